@@ -1,0 +1,250 @@
+/* ast.h: tokens and the surface syntax tree of .dpia files (spec section 2).
+ *
+ * This is the functional/imperative *source* tree, exactly as written (with
+ * `|>` and `let` kept so messages can point at them).  The type checker
+ * (check.c) elaborates it into typed phrases (phrase.h); later stages never
+ * look at Ast nodes. */
+#ifndef DPIA_AST_H
+#define DPIA_AST_H
+
+#include "diag.h"
+#include "prims.h"
+
+/* X(ID, "spelling") */
+#define DPIA_TOKENS(X)                         \
+  X(EOF, "end of file")                        \
+  X(IDENT, "identifier")                       \
+  X(INT, "integer literal")                    \
+  X(FLOAT, "decimal literal")                  \
+  X(KW_DEF, "def")                             \
+  X(KW_KERNEL, "kernel")                       \
+  X(KW_LET, "let")                             \
+  X(KW_IN, "in")                               \
+  X(KW_TRUE, "true")                           \
+  X(KW_FALSE, "false")                         \
+  X(LPAREN, "(")                               \
+  X(RPAREN, ")")                               \
+  X(LBRACKET, "[")                             \
+  X(RBRACKET, "]")                             \
+  X(LBRACE, "{")                               \
+  X(RBRACE, "}")                               \
+  X(COMMA, ",")                                \
+  X(COLON, ":")                                \
+  X(EQ, "=")                                   \
+  X(ARROW, "->")                               \
+  X(ARROW_P, "->p")                            \
+  X(LAMBDA, "\\")                              \
+  X(PIPE, "|>")                                \
+  X(COMPOSE, ">>")                             \
+  X(SEMI, ";")                                 \
+  X(ASSIGN, ":=")                              \
+  X(PLUS, "+")                                 \
+  X(MINUS, "-")                                \
+  X(STAR, "*")                                 \
+  X(SLASH, "/")                                \
+  X(PERCENT, "%")                              \
+  X(LT, "<")                                   \
+  X(LE, "<=")                                  \
+  X(GT, ">")                                   \
+  X(GE, ">=")                                  \
+  X(EQEQ, "==")                                \
+  X(NE, "!=")                                  \
+  X(ANDAND, "&&")                              \
+  X(OROR, "||")                                \
+  X(BANG, "!")                                 \
+  X(AMP, "&")                                  \
+  X(PROJ1, ".1")                               \
+  X(PROJ2, ".2")
+
+typedef enum TokKind {
+#define X(id, s) TOK_##id,
+  DPIA_TOKENS(X)
+#undef X
+  TOK_COUNT
+} TokKind;
+
+extern const char *const tok_spelling[TOK_COUNT];
+
+typedef struct Token {
+  TokKind kind;
+  Span span;
+  Sym ident;          /* TOK_IDENT: interned name */
+  uint64_t int_value; /* TOK_INT; int_overflow set if it does not fit 64 bits */
+  double float_value; /* TOK_FLOAT */
+  bool int_overflow;
+  bool float_suffix_f; /* 1.5f */
+} Token;
+
+/* ---- sizes in source form (`nat` in the grammar) ---- */
+typedef enum SizeAstKind { SZA_NUM, SZA_VAR, SZA_ADD, SZA_SUB, SZA_MUL, SZA_DIV } SizeAstKind;
+typedef struct SizeAst SizeAst;
+struct SizeAst {
+  SizeAstKind kind;
+  Span span;
+  uint64_t num;         /* SZA_NUM (fits 64 bits; the lexer rejects more) */
+  Sym name;             /* SZA_VAR */
+  SizeAst *lhs, *rhs;   /* SZA_ADD .. SZA_DIV */
+};
+
+/* ---- types in source form (`type` and `ptype`) ---- */
+typedef enum ScalarKind { SC_INT, SC_FLOAT, SC_DOUBLE, SC_BOOL } ScalarKind;
+
+#define DPIA_TYPE_AST_KINDS(X)                                          \
+  X(SCALAR)   /* scalar, vec_width (1 = scalar; 2 3 4 8 16 = vector) */ \
+  X(ARRAY)    /* size, elem: [size]elem */                               \
+  X(PAIR)     /* fst, snd: (fst, snd) */                                 \
+  X(IDX)      /* size: idx[size] */                                      \
+  X(NAMED)    /* name: a `data` parameter */                             \
+  X(EXP)      /* elem: exp[elem] */                                      \
+  X(ACC)      /* elem: acc[elem] */                                      \
+  X(VAR)      /* elem: var[elem] = acc[elem] & exp[elem] */              \
+  X(COMM)     /* comm */                                                 \
+  X(WITH)     /* fst, snd: fst & snd (phrase pair) */                    \
+  X(FN)       /* fst, snd: fst -> snd */                                 \
+  X(FN_P)     /* fst, snd: fst ->p snd (passive function) */
+
+typedef enum TypeAstKind {
+#define X(id) TYA_##id,
+  DPIA_TYPE_AST_KINDS(X)
+#undef X
+} TypeAstKind;
+
+typedef struct TypeAst TypeAst;
+struct TypeAst {
+  TypeAstKind kind;
+  Span span;
+  ScalarKind scalar; /* TYA_SCALAR */
+  int vec_width;     /* TYA_SCALAR: 1, or 2 3 4 8 16 */
+  SizeAst *size;     /* TYA_ARRAY, TYA_IDX */
+  TypeAst *elem;     /* TYA_ARRAY, TYA_EXP, TYA_ACC, TYA_VAR */
+  TypeAst *fst, *snd; /* TYA_PAIR, TYA_WITH, TYA_FN, TYA_FN_P */
+  Sym name;          /* TYA_NAMED */
+};
+
+/* ---- expressions and commands ---- */
+typedef enum BinOp {
+  BIN_MUL, BIN_DIV, BIN_MOD, BIN_ADD, BIN_SUB,
+  BIN_LT, BIN_LE, BIN_GT, BIN_GE, BIN_EQ, BIN_NE,
+  BIN_AND, BIN_OR,
+  BIN_COUNT
+} BinOp;
+extern const char *const binop_spelling[BIN_COUNT];
+
+#define DPIA_AST_KINDS(X)                                                        \
+  X(VAR)     /* name */                                                          \
+  X(INT)     /* int_value: integer literal */                                    \
+  X(FLOAT)   /* float_value, float_suffix_f: decimal literal */                  \
+  X(BOOL)    /* bool_value */                                                    \
+  X(PRIM)    /* prim, dim, sizes[nsizes], type_arg: primitive with its static    \
+                arguments (split 2048, new float, mapLocal1) */                  \
+  X(LAMBDA)  /* name, name_span, body: \name -> body (one parameter; \a b -> e   \
+                is two nested LAMBDAs) */                                        \
+  X(LET)     /* name, name_span, lhs = value, rhs = body */                      \
+  X(APP)     /* lhs = function, rhs = argument; pipe set if written rhs |> lhs */ \
+  X(COMPOSE) /* lhs >> rhs: \x -> rhs (lhs x) */                                 \
+  X(SEQ)     /* lhs; rhs */                                                      \
+  X(ASSIGN)  /* lhs := rhs */                                                    \
+  X(BINOP)   /* op, lhs, rhs */                                                  \
+  X(NEG)     /* lhs: -lhs */                                                     \
+  X(NOT)     /* lhs: !lhs */                                                     \
+  X(PROJ)    /* lhs, proj (1 or 2): lhs.1, lhs.2 */                              \
+  X(TUPLE)   /* lhs, rhs: data pair (lhs, rhs) */                                \
+  X(PPAIR)   /* lhs, rhs: phrase pair {lhs, rhs} */                              \
+  X(ASCRIBE) /* lhs, type: (lhs : type) */
+
+typedef enum AstKind {
+#define X(id) AST_##id,
+  DPIA_AST_KINDS(X)
+#undef X
+  AST_COUNT
+} AstKind;
+extern const char *const ast_kind_name[AST_COUNT];
+
+typedef struct Ast Ast;
+struct Ast {
+  AstKind kind;
+  Span span; /* the whole phrase as written */
+  union {
+    Sym name;            /* VAR */
+    uint64_t int_value;  /* INT */
+    struct {             /* FLOAT */
+      double float_value;
+      bool float_suffix_f;
+    };
+    bool bool_value;     /* BOOL */
+    struct {             /* PRIM */
+      Prim prim;
+      int dim;           /* 0..2; dim_written if the suffix was spelled */
+      bool dim_written;
+      SizeAst *sizes[2];
+      TypeAst *type_arg;
+    };
+    struct {             /* LAMBDA, LET */
+      Sym bound;
+      Span bound_span;
+      Ast *body;         /* LAMBDA: body; LET: body */
+      Ast *value;        /* LET: the bound value */
+    };
+    struct {             /* APP COMPOSE SEQ ASSIGN BINOP NEG NOT PROJ TUPLE PPAIR ASCRIBE */
+      Ast *lhs, *rhs;
+      BinOp op;          /* BINOP */
+      int proj;          /* PROJ: 1 or 2 */
+      bool pipe;         /* APP written with |> */
+      TypeAst *type;     /* ASCRIBE */
+    };
+  };
+};
+
+/* ---- declarations ---- */
+typedef enum ParamKind { PARAM_NAT, PARAM_DATA, PARAM_PHRASE } ParamKind;
+
+typedef struct Param {
+  Sym name;
+  Span span;        /* the name */
+  ParamKind kind;
+  TypeAst *type;    /* PARAM_PHRASE: as written; a data type T means exp[T] */
+} Param;
+
+typedef struct Decl {
+  bool is_kernel;
+  Sym name;
+  Span span;        /* the whole declaration */
+  Span name_span;
+  Param *params;
+  int nparams;
+  TypeAst *result;  /* optional ': type' */
+  Ast *body;
+} Decl;
+
+typedef struct Program {
+  const Source *src;
+  Decl **decls;
+  int ndecls;
+} Program;
+
+/* Limits that keep any input from exhausting the stack (issue: bad input). */
+enum { DPIA_MAX_NESTING = 1000 };
+
+/* lex.c */
+typedef struct Lexer {
+  const Source *src;
+  Interner *interner;
+  Diag *diag;
+  uint32_t pos;
+} Lexer;
+void lexer_init(Lexer *lx, const Source *src, Interner *in, Diag *diag);
+/* Next token; lexical errors are reported to diag and skipped. */
+Token lexer_next(Lexer *lx);
+
+/* parse.c: parse a whole file.  Returns a Program even with errors (the
+ * declarations that parsed); diag->nerrors tells whether it is usable. */
+Program *parse_program(Arena *a, Interner *in, Diag *diag, const Source *src);
+
+/* ast_print.c: print in surface syntax, fully parenthesised where needed so
+ * that the output parses back to the same tree. */
+void ast_print(Buf *out, const Ast *e);
+void type_ast_print(Buf *out, const TypeAst *t);
+void size_ast_print(Buf *out, const SizeAst *s);
+void program_print(Buf *out, const Program *p);
+
+#endif

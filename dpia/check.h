@@ -1,0 +1,46 @@
+/* check.h: type checking of a parsed program (spec sections 3-5).
+ *
+ * check_program elaborates every declaration into typed phrases
+ * (phrase.h), inferring implicit size and data type arguments, then runs
+ * the interference check (scir.c, paper Figure 3) and, on kernels, the
+ * OpenCL strategy rules (strategy.c, spec section 5).  Errors go to diag;
+ * a declaration with errors has ok == false. */
+#ifndef DPIA_CHECK_H
+#define DPIA_CHECK_H
+
+#include "phrase.h"
+
+typedef struct CheckedProgram {
+  const Program *program;
+  int ndefs;
+  DefInfo **defs; /* one per declaration, in source order */
+} CheckedProgram;
+
+CheckedProgram *check_program(Arena *a, Interner *in, Diag *diag, TypeCtx *tc, const Program *p);
+
+/* scir.c: Syntactic Control of Interference with passivity over a checked
+ * body (paper Figure 3).  Returns false after reporting errors. */
+bool scir_check_def(Arena *a, Diag *diag, DefInfo *def);
+
+/* normalize.c: inline every def and beta-reduce, giving the first-order
+ * program the translation works on (spec section 2: defs are inlined; let
+ * is substitution).  Spans are kept so later messages point at the source. */
+Phrase *normalize_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def);
+/* beta-normalise any phrase (also used after translation stage II);
+ * NULL after reporting that the program grew beyond the node limit */
+Phrase *normalize_phrase(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p);
+/* copy with fresh binders (so a phrase can be used in two places) */
+Phrase *phrase_copy(Arena *a, TypeCtx *tc, const Phrase *p);
+
+/* strategy.c: the OpenCL hierarchy and address space rules of spec
+ * section 5 on a normalized kernel body. */
+bool strategy_check_kernel(Arena *a, Diag *diag, DefInfo *kernel, Phrase *normal_body);
+
+/* Most phrase nodes a declaration may grow to by inlining (issue 7). */
+enum { DPIA_MAX_NORMAL_NODES = 4000000 };
+
+/* printing of phrases in the surface syntax (phrase_print.c), so that every
+ * stage's dump can be checked again (spec section 9, Library). */
+void phrase_print(Buf *out, const Phrase *p, int indent);
+
+#endif

@@ -1,0 +1,182 @@
+/* diag.c: collecting and rendering diagnostics (diag.h, spec section 9). */
+#include "diag.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void diag_init(Diag *d, Arena *a) {
+  memset(d, 0, sizeof *d);
+  d->arena = a;
+  d->max_errors = 100;
+}
+
+static Diagnostic *make(Diag *d, DiagLevel level, Span span, const char *fmt, va_list ap) {
+  Diagnostic *g = NEW(d->arena, Diagnostic);
+  Buf b;
+  buf_init(&b, d->arena);
+  vemit(&b, fmt, ap);
+  g->level = level;
+  g->span = span;
+  g->message = b.data;
+  return g;
+}
+
+Diagnostic *diag_error(Diag *d, Span span, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  Diagnostic *g = make(d, DIAG_ERROR, span, fmt, ap);
+  va_end(ap);
+  d->nerrors++;
+  if (d->last) d->last->next = g;
+  else d->first = g;
+  d->last = g;
+  d->last_error = g;
+  return g;
+}
+
+void diag_note(Diag *d, Span span, const char *fmt, ...) {
+  if (!d->last_error) INTERNAL("a note with no error to attach it to");
+  va_list ap;
+  va_start(ap, fmt);
+  Diagnostic *g = make(d, DIAG_NOTE, span, fmt, ap);
+  va_end(ap);
+  Diagnostic **p = &d->last_error->notes;
+  while (*p) p = &(*p)->next;
+  *p = g;
+}
+
+/* ---- sources ---- */
+
+void source_init(Source *src, Arena *a, const char *name, const char *text, size_t len) {
+  memset(src, 0, sizeof *src);
+  src->name = name;
+  src->text = text;
+  src->len = len;
+  uint32_t n = 1;
+  for (size_t i = 0; i < len; i++) n += text[i] == '\n';
+  src->line_starts = NEWARRAY(a, uint32_t, n);
+  src->nlines = n;
+  uint32_t k = 0;
+  src->line_starts[k++] = 0;
+  for (size_t i = 0; i < len; i++)
+    if (text[i] == '\n') src->line_starts[k++] = (uint32_t)(i + 1);
+}
+
+/* binary search for the line holding offset */
+static uint32_t line_index(const Source *src, uint32_t offset) {
+  uint32_t lo = 0, hi = src->nlines;
+  while (hi - lo > 1) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (src->line_starts[mid] <= offset) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+void source_position(const Source *src, uint32_t offset, uint32_t *line, uint32_t *col) {
+  if (!src || !src->line_starts) {
+    *line = 0;
+    *col = 0;
+    return;
+  }
+  if (offset > src->len) offset = (uint32_t)src->len;
+  uint32_t li = line_index(src, offset);
+  *line = li + 1;
+  *col = offset - src->line_starts[li] + 1;
+}
+
+/* ---- text rendering ---- */
+
+static void render_one(Buf *out, const Diagnostic *g) {
+  const Source *src = g->span.src;
+  const char *level = g->level == DIAG_ERROR ? "error" : "note";
+  if (!src) {
+    emit(out, "dpia: %s: %s\n", level, g->message);
+    return;
+  }
+  uint32_t line, col;
+  source_position(src, g->span.begin, &line, &col);
+  emit(out, "%s:%u:%u: %s: %s\n", src->name, line, col, level, g->message);
+
+  /* the source line, then a caret under the span (clipped to this line);
+   * tabs are copied into the caret line so the caret stays aligned */
+  uint32_t start = src->line_starts[line - 1];
+  uint32_t end = start;
+  while (end < src->len && src->text[end] != '\n' && src->text[end] != '\r') end++;
+  buf_put(out, src->text + start, end - start);
+  buf_putc(out, '\n');
+  uint32_t caret = g->span.begin < start ? start : g->span.begin;
+  if (caret > end) caret = end;
+  for (uint32_t i = start; i < caret; i++) buf_putc(out, src->text[i] == '\t' ? '\t' : ' ');
+  buf_putc(out, '^');
+  uint32_t stop = g->span.end < end ? g->span.end : end;
+  /* count continuation bytes of UTF-8 as no column */
+  for (uint32_t i = caret + 1; i < stop; i++)
+    if (((unsigned char)src->text[i] & 0xC0) != 0x80) buf_putc(out, '~');
+  buf_putc(out, '\n');
+}
+
+void diag_render_text(const Diag *d, Buf *out) {
+  int shown = 0;
+  for (const Diagnostic *g = d->first; g; g = g->next) {
+    if (d->max_errors && shown == d->max_errors) {
+      emit(out, "dpia: error: too many errors (%d), stopping here\n", d->nerrors);
+      break;
+    }
+    render_one(out, g);
+    for (const Diagnostic *n = g->notes; n; n = n->next) render_one(out, n);
+    shown++;
+  }
+}
+
+/* ---- JSON rendering ---- */
+
+void emit_json_string(Buf *out, const char *s) {
+  buf_putc(out, '"');
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    switch (*p) {
+    case '"': buf_puts(out, "\\\""); break;
+    case '\\': buf_puts(out, "\\\\"); break;
+    case '\n': buf_puts(out, "\\n"); break;
+    case '\t': buf_puts(out, "\\t"); break;
+    case '\r': buf_puts(out, "\\r"); break;
+    default:
+      if (*p < 0x20) emit(out, "\\u%04x", *p);
+      else buf_putc(out, (char)*p);
+    }
+  }
+  buf_putc(out, '"');
+}
+
+static void render_json_one(Buf *out, const Diagnostic *g) {
+  emit(out, "{\"level\": \"%s\", ", g->level == DIAG_ERROR ? "error" : "note");
+  if (g->span.src) {
+    uint32_t line, col, eline, ecol;
+    source_position(g->span.src, g->span.begin, &line, &col);
+    source_position(g->span.src, g->span.end, &eline, &ecol);
+    buf_puts(out, "\"file\": ");
+    emit_json_string(out, g->span.src->name);
+    emit(out, ", \"line\": %u, \"column\": %u, \"end_line\": %u, \"end_column\": %u, ", line, col,
+         eline, ecol);
+  }
+  buf_puts(out, "\"message\": ");
+  emit_json_string(out, g->message);
+  if (g->level == DIAG_ERROR) {
+    buf_puts(out, ", \"notes\": [");
+    for (const Diagnostic *n = g->notes; n; n = n->next) {
+      render_json_one(out, n);
+      if (n->next) buf_puts(out, ", ");
+    }
+    buf_putc(out, ']');
+  }
+  buf_putc(out, '}');
+}
+
+void diag_render_json(const Diag *d, Buf *out) {
+  buf_putc(out, '[');
+  for (const Diagnostic *g = d->first; g; g = g->next) {
+    render_json_one(out, g);
+    if (g->next) buf_puts(out, ", ");
+  }
+  buf_puts(out, "]\n");
+}

@@ -1,0 +1,74 @@
+/* diag.h: the one diagnostics module (spec section 9).
+ *
+ * User errors are collected here and printed as
+ *   file:line:col: error: message
+ *   <source line>
+ *   <caret under the span>
+ * followed by attached notes; or as JSON with --diagnostics=json.
+ * Internal bugs do not come here: they abort through INTERNAL (exit 70). */
+#ifndef DPIA_DIAG_H
+#define DPIA_DIAG_H
+
+#include "util.h"
+
+/* One source text.  Line starts are computed on first use. */
+typedef struct Source {
+  const char *name; /* as given on the command line, or "<input>" */
+  const char *text;
+  size_t len;
+  uint32_t *line_starts;
+  uint32_t nlines;
+} Source;
+
+/* A half-open byte range [begin, end) of one source. */
+typedef struct Span {
+  const Source *src;
+  uint32_t begin, end;
+} Span;
+
+typedef enum DiagLevel { DIAG_ERROR, DIAG_NOTE } DiagLevel;
+
+typedef struct Diagnostic Diagnostic;
+struct Diagnostic {
+  DiagLevel level;
+  Span span;
+  char *message;
+  Diagnostic *notes; /* notes attached to an error, in order */
+  Diagnostic *next;  /* next error, or next note of the same error */
+};
+
+typedef struct Diag {
+  Arena *arena;
+  Diagnostic *first, *last; /* errors in the order reported */
+  Diagnostic *last_error;   /* where diag_note attaches */
+  int nerrors;
+  int max_errors; /* stop collecting past this many (0: no limit) */
+} Diag;
+
+void diag_init(Diag *d, Arena *a);
+/* Report an error; returns it so notes can be attached. */
+Diagnostic *diag_error(Diag *d, Span span, const char *fmt, ...) DPIA_PRINTF(3, 4);
+/* Attach a note to the most recent error. */
+void diag_note(Diag *d, Span span, const char *fmt, ...) DPIA_PRINTF(3, 4);
+
+/* Line and column (both 1-based, column counted in bytes) of an offset. */
+void source_position(const Source *src, uint32_t offset, uint32_t *line, uint32_t *col);
+void source_init(Source *src, Arena *a, const char *name, const char *text, size_t len);
+
+/* Render every diagnostic as text (with source lines and carets) or as one
+ * JSON array. */
+void diag_render_text(const Diag *d, Buf *out);
+void diag_render_json(const Diag *d, Buf *out);
+/* JSON string literal with escapes. */
+void emit_json_string(Buf *out, const char *s);
+
+static inline Span span_join(Span a, Span b) {
+  Span s = a;
+  if (b.src == a.src) {
+    if (b.begin < s.begin) s.begin = b.begin;
+    if (b.end > s.end) s.end = b.end;
+  }
+  return s;
+}
+
+#endif

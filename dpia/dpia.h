@@ -1,0 +1,64 @@
+/* dpia.h: the public interface of libdpia.
+ *
+ * One call translates one program held in memory; everything it allocates
+ * is released by dpia_result_free.  There is no global state: calls from
+ * several threads at once are safe. */
+#ifndef DPIA_H
+#define DPIA_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DPIA_VERSION "0.1.0"
+
+/* Exit codes of spec section 9, also the status of a result. */
+enum {
+  DPIA_OK = 0,
+  DPIA_EUSER = 1,     /* error in the user's program */
+  DPIA_EUSAGE = 2,    /* bad command line or options */
+  DPIA_EVERIFY = 3,   /* verification failed */
+  DPIA_EOPENCL = 4,   /* OpenCL runtime unavailable or failing */
+  DPIA_EINTERNAL = 70 /* bug in dpia */
+};
+
+typedef enum DpiaAction {
+  DPIA_CHECK,     /* parse and type check; output: kernel types if verbose */
+} DpiaAction;
+
+typedef struct DpiaOptions {
+  DpiaAction action;
+  int verbose;          /* DPIA_CHECK: print each kernel's type */
+  int diagnostics_json; /* diagnostics as a JSON array instead of text */
+  /* Allocation: every byte of a translation comes from alloc (NULL: malloc).
+   * When alloc fails the translation stops with an out-of-memory error. */
+  void *(*alloc)(void *user, size_t size);
+  void (*release)(void *user, void *ptr);
+  void *alloc_user;
+} DpiaOptions;
+
+typedef struct DpiaResult DpiaResult;
+
+/* Process one source text.  name is used in diagnostics.  Returns the
+ * status (DPIA_OK, DPIA_EUSER, ...); *result (always set, even on error,
+ * unless out of memory before it existed: then NULL) holds the outputs. */
+int dpia_process(const char *name, const char *text, size_t len, const DpiaOptions *opt, DpiaResult **result);
+
+int dpia_result_status(const DpiaResult *r);
+/* The primary output (what the command line prints on stdout or writes to
+ * -o); "" if none. */
+const char *dpia_result_output(const DpiaResult *r, size_t *len);
+/* Rendered diagnostics (text or JSON as asked); "" if none. */
+const char *dpia_result_diagnostics(const DpiaResult *r);
+int dpia_result_error_count(const DpiaResult *r);
+void dpia_result_free(DpiaResult *r);
+
+void dpia_options_init(DpiaOptions *opt);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,167 @@
+/* driver.c: the pass list of one translation, behind the public API.
+ *
+ * A translation is one Ctx: its arena, interner, diagnostics and type
+ * context.  The passes run in order over the Ctx; each may stop the
+ * pipeline by reporting errors.  Out of memory longjmps back here. */
+#include "dpia.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+struct DpiaResult {
+  DpiaMem mem;
+  Arena arena;
+  int status;
+  int nerrors;
+  const char *output;
+  size_t output_len;
+  const char *diagnostics;
+};
+
+typedef struct Ctx {
+  const DpiaOptions *opt;
+  Arena *arena;
+  Interner in;
+  Diag diag;
+  TypeCtx tc;
+  Source src;
+  Program *prog;
+  CheckedProgram *checked;
+  Phrase **normal; /* per declaration: the normalized kernel body */
+  Buf out;
+} Ctx;
+
+void dpia_options_init(DpiaOptions *opt) {
+  memset(opt, 0, sizeof *opt);
+  opt->action = DPIA_CHECK;
+}
+
+/* ---- passes ---- */
+
+static bool pass_parse(Ctx *c) {
+  c->prog = parse_program(c->arena, &c->in, &c->diag, &c->src);
+  return c->diag.nerrors == 0;
+}
+
+static bool pass_check(Ctx *c) {
+  c->checked = check_program(c->arena, &c->in, &c->diag, &c->tc, c->prog);
+  return c->diag.nerrors == 0;
+}
+
+/* inline and normalise each kernel, then apply the strategy rules */
+static bool pass_strategy(Ctx *c) {
+  c->normal = NEWARRAY(c->arena, Phrase *, c->checked->ndefs);
+  for (int i = 0; i < c->checked->ndefs; i++) {
+    DefInfo *def = c->checked->defs[i];
+    if (!def->is_kernel || !def->ok) continue;
+    c->normal[i] = normalize_def(c->arena, &c->tc, &c->diag, def);
+    if (c->normal[i]) def->ok = strategy_check_kernel(c->arena, &c->diag, def, c->normal[i]);
+    else def->ok = false;
+  }
+  return c->diag.nerrors == 0;
+}
+
+/* -v: each declaration's type, and a kernel's preconditions */
+static void emit_types(Ctx *c) {
+  for (int i = 0; i < c->checked->ndefs; i++) {
+    DefInfo *def = c->checked->defs[i];
+    if (def->is_kernel) {
+      emit(&c->out, "kernel %s : ", def->name);
+      dt_print(&c->out, def->result->data);
+    } else {
+      emit(&c->out, "def %s : ", def->name);
+      for (int j = 0; j < def->nsize_params; j++) emit(&c->out, "(%s: nat) -> ", def->size_params[j]);
+      for (int j = 0; j < def->ndata_params; j++) emit(&c->out, "(%s: data) -> ", def->data_params[j]);
+      pt_print(&c->out, def->type);
+    }
+    buf_putc(&c->out, '\n');
+    for (int j = 0; j < def->nprecond; j++) emit(&c->out, "  requires %s\n", def->preconds[j]);
+  }
+}
+
+typedef bool (*Pass)(Ctx *);
+
+static int run_passes(Ctx *c) {
+  static const Pass check_passes[] = {pass_parse, pass_check, pass_strategy};
+  for (size_t i = 0; i < DPIA_COUNTOF(check_passes); i++)
+    if (!check_passes[i](c)) return DPIA_EUSER;
+  if (c->opt->verbose) emit_types(c);
+  return DPIA_OK;
+}
+
+int dpia_process(const char *name, const char *text, size_t len, const DpiaOptions *opt, DpiaResult **result) {
+  DpiaMem boot;
+  dpia_mem_default(&boot);
+  if (opt->alloc) {
+    boot.alloc = opt->alloc;
+    boot.release = opt->release;
+    boot.user = opt->alloc_user;
+  }
+  *result = NULL;
+  DpiaResult *r = boot.alloc(boot.user, sizeof *r);
+  if (!r) return DPIA_EINTERNAL;
+  memset(r, 0, sizeof *r);
+  r->mem = boot;
+  jmp_buf oom;
+  r->mem.on_oom = &oom;
+  arena_init(&r->arena, &r->mem);
+  *result = r;
+  r->output = "";
+  r->diagnostics = "";
+
+  Ctx *volatile c = NULL;
+  if (setjmp(oom)) {
+    /* out of memory: drop everything but the result itself */
+    arena_free(&r->arena);
+    r->status = DPIA_EUSER;
+    r->nerrors = 1;
+    r->output = "";
+    r->output_len = 0;
+    r->diagnostics = opt->diagnostics_json
+                         ? "[{\"level\": \"error\", \"message\": \"out of memory\", \"notes\": []}]\n"
+                         : "dpia: error: out of memory\n";
+    return r->status;
+  }
+  c = NEW(&r->arena, Ctx);
+  c->opt = opt;
+  c->arena = &r->arena;
+  intern_init(&c->in, c->arena);
+  diag_init(&c->diag, c->arena);
+  type_ctx_init(&c->tc, c->arena);
+  source_init(&c->src, c->arena, arena_strndup(c->arena, name, strlen(name)), arena_dup(c->arena, text, len), len);
+  buf_init(&c->out, c->arena);
+
+  r->status = run_passes(c);
+  r->nerrors = c->diag.nerrors;
+  r->output = c->out.data;
+  r->output_len = c->out.len;
+  Buf d;
+  buf_init(&d, c->arena);
+  if (c->diag.nerrors) {
+    if (opt->diagnostics_json) diag_render_json(&c->diag, &d);
+    else diag_render_text(&c->diag, &d);
+  } else if (opt->diagnostics_json) {
+    buf_puts(&d, "[]\n");
+  }
+  r->diagnostics = d.data;
+  return r->status;
+}
+
+int dpia_result_status(const DpiaResult *r) { return r ? r->status : DPIA_EINTERNAL; }
+
+const char *dpia_result_output(const DpiaResult *r, size_t *len) {
+  if (len) *len = r ? r->output_len : 0;
+  return r ? r->output : "";
+}
+
+const char *dpia_result_diagnostics(const DpiaResult *r) { return r ? r->diagnostics : ""; }
+
+int dpia_result_error_count(const DpiaResult *r) { return r ? r->nerrors : 0; }
+
+void dpia_result_free(DpiaResult *r) {
+  if (!r) return;
+  arena_free(&r->arena);
+  r->mem.release(r->mem.user, r);
+}

@@ -1,0 +1,375 @@
+/* lex.c: the tokens of .dpia source text (spec section 2; tokens in ast.h).
+ *
+ * The source is UTF-8.  Tokens are ASCII except `λ` (U+03BB), which is the
+ * lambda token like `\`.  Anything the lexer cannot use (a stray character,
+ * a NUL byte, bytes that are not UTF-8, a bad number suffix) is reported at
+ * its position and skipped, so one bad byte never hides the rest of the
+ * file.  Every read is bounds-checked against the source length: the text
+ * need not be NUL-terminated.
+ *
+ * Decisions the spec leaves open:
+ *  - keywords are only def kernel let in true false; the type words (int,
+ *    float, exp, acc, idx, nat, data, comm, ...) are identifiers, because
+ *    `exp` and `idx` are also primitive names and the parser decides by
+ *    context;
+ *  - a decimal literal has a '.' followed by digits and/or an exponent
+ *    (1.5, 1.5e3, 1.5e-3, 2e3); the `f` suffix is allowed only on decimal
+ *    literals (1.5f, 2e3f), so `2f` is an error that suggests `2.0f`, as in
+ *    C; any other letter or digit run glued to a number is an error too;
+ *  - `.1` and `.2` are projections when the '.' is not part of a number and
+ *    the digit is not followed by another digit (`x.12` is an error);
+ *  - `->p` is the passive arrow only when no identifier character follows
+ *    the p, so `x ->pq` is `->` then `pq`;
+ *  - a UTF-8 byte order mark at the very start is skipped;
+ *  - decimal literals are converted with strtod, which assumes the "C"
+ *    numeric locale (dpia never calls setlocale). */
+#include "ast.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const tok_spelling[TOK_COUNT] = {
+#define X(id, s) [TOK_##id] = s,
+    DPIA_TOKENS(X)
+#undef X
+};
+
+void lexer_init(Lexer *lx, const Source *src, Interner *in, Diag *diag) {
+  lx->src = src;
+  lx->interner = in;
+  lx->diag = diag;
+  lx->pos = 0;
+  const unsigned char *t = (const unsigned char *)src->text;
+  if (src->len >= 3 && t[0] == 0xEF && t[1] == 0xBB && t[2] == 0xBF) lx->pos = 3;
+}
+
+/* ---- character access (never past the end) ---- */
+
+/* The byte at pos + ahead, or -1 past the end of the source. */
+static int peek_at(const Lexer *lx, uint32_t ahead) {
+  size_t at = (size_t)lx->pos + ahead;
+  if (at >= lx->src->len) return -1;
+  return (unsigned char)lx->src->text[at];
+}
+
+static int peek(const Lexer *lx) { return peek_at(lx, 0); }
+
+static Span span_of(const Lexer *lx, uint32_t begin, uint32_t end) {
+  Span s = {lx->src, begin, end};
+  return s;
+}
+
+static bool is_digit(int c) { return c >= '0' && c <= '9'; }
+static bool is_ident_start(int c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+static bool is_ident_char(int c) { return is_ident_start(c) || is_digit(c) || c == '\''; }
+
+/* Length (2-4) of the well-formed UTF-8 sequence of a non-ASCII character
+ * at pos, with its code point; 0 if the bytes there are not UTF-8 (overlong
+ * forms, surrogates and code points above U+10FFFF are rejected, as RFC 3629
+ * requires). */
+static int utf8_sequence(const Lexer *lx, uint32_t *codepoint) {
+  int lead = peek(lx);
+  int len;
+  uint32_t cp;
+  int lo = 0x80, hi = 0xBF; /* allowed range of the second byte */
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    len = 2;
+    cp = (uint32_t)lead & 0x1F;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    len = 3;
+    cp = (uint32_t)lead & 0x0F;
+    if (lead == 0xE0) lo = 0xA0;
+    if (lead == 0xED) hi = 0x9F;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    len = 4;
+    cp = (uint32_t)lead & 0x07;
+    if (lead == 0xF0) lo = 0x90;
+    if (lead == 0xF4) hi = 0x8F;
+  } else {
+    return 0;
+  }
+  for (int i = 1; i < len; i++) {
+    int c = peek_at(lx, (uint32_t)i);
+    if (c < (i == 1 ? lo : 0x80) || c > (i == 1 ? hi : 0xBF)) return 0;
+    cp = (cp << 6) | ((uint32_t)c & 0x3F);
+  }
+  *codepoint = cp;
+  return len;
+}
+
+/* Report a run of bytes that are not UTF-8 as one error naming the first,
+ * and skip it. */
+static void skip_invalid_utf8(Lexer *lx) {
+  uint32_t begin = lx->pos;
+  int first = peek(lx);
+  uint32_t cp;
+  do {
+    lx->pos++;
+  } while (peek(lx) >= 0x80 && utf8_sequence(lx, &cp) == 0);
+  diag_error(lx->diag, span_of(lx, begin, lx->pos), "invalid UTF-8 byte 0x%02x", (unsigned)first);
+}
+
+/* Report a run of NUL bytes (a binary file, usually) as one error. */
+static void skip_nul_bytes(Lexer *lx) {
+  uint32_t begin = lx->pos;
+  while (peek(lx) == 0) lx->pos++;
+  diag_error(lx->diag, span_of(lx, begin, lx->pos), "unexpected NUL byte");
+}
+
+/* Skip a `--` comment to the end of the line.  Its text is free, but must
+ * still be UTF-8 without NUL bytes: diagnostics quote source lines. */
+static void skip_comment(Lexer *lx) {
+  lx->pos += 2;
+  for (;;) {
+    int c = peek(lx);
+    if (c < 0 || c == '\n') return;
+    if (c == 0) {
+      skip_nul_bytes(lx);
+    } else if (c >= 0x80) {
+      uint32_t cp;
+      int n = utf8_sequence(lx, &cp);
+      if (n == 0) skip_invalid_utf8(lx);
+      else lx->pos += (uint32_t)n;
+    } else {
+      lx->pos++;
+    }
+  }
+}
+
+static void skip_whitespace_and_comments(Lexer *lx) {
+  for (;;) {
+    int c = peek(lx);
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      lx->pos++;
+    } else if (c == '-' && peek_at(lx, 1) == '-') {
+      skip_comment(lx);
+    } else {
+      return;
+    }
+  }
+}
+
+/* A character no token starts with: report it and skip it. */
+static void skip_stray_character(Lexer *lx) {
+  uint32_t begin = lx->pos;
+  int c = peek(lx);
+  if (c == 0) {
+    skip_nul_bytes(lx);
+    return;
+  }
+  if (c >= 0x80) {
+    uint32_t cp;
+    int n = utf8_sequence(lx, &cp);
+    if (n == 0) {
+      skip_invalid_utf8(lx);
+      return;
+    }
+    lx->pos += (uint32_t)n;
+    diag_error(lx->diag, span_of(lx, begin, lx->pos), "unexpected character '%.*s' (U+%04X)", n,
+               lx->src->text + begin, (unsigned)cp);
+    return;
+  }
+  lx->pos++;
+  if (c < 0x20 || c == 0x7F)
+    diag_error(lx->diag, span_of(lx, begin, lx->pos), "unexpected control character 0x%02x",
+               (unsigned)c);
+  else if (c == '.')
+    diag_error(lx->diag, span_of(lx, begin, lx->pos),
+               "unexpected '.': a projection is written '.1' or '.2'");
+  else
+    diag_error(lx->diag, span_of(lx, begin, lx->pos), "unexpected character '%c'", c);
+}
+
+/* ---- tokens ---- */
+
+static Token make_token(const Lexer *lx, TokKind kind, uint32_t begin) {
+  Token t;
+  memset(&t, 0, sizeof t);
+  t.kind = kind;
+  t.span = span_of(lx, begin, lx->pos);
+  return t;
+}
+
+static const struct {
+  const char *word;
+  TokKind kind;
+} keywords[] = {
+    {"def", TOK_KW_DEF},   {"kernel", TOK_KW_KERNEL}, {"let", TOK_KW_LET},
+    {"in", TOK_KW_IN},     {"true", TOK_KW_TRUE},     {"false", TOK_KW_FALSE},
+};
+
+static Token lex_identifier(Lexer *lx) {
+  uint32_t begin = lx->pos;
+  while (is_ident_char(peek(lx))) lx->pos++;
+  const char *text = lx->src->text + begin;
+  size_t len = lx->pos - begin;
+  for (size_t i = 0; i < DPIA_COUNTOF(keywords); i++)
+    if (strncmp(keywords[i].word, text, len) == 0 && keywords[i].word[len] == '\0')
+      return make_token(lx, keywords[i].kind, begin);
+  Token t = make_token(lx, TOK_IDENT, begin);
+  t.ident = intern(lx->interner, text, len);
+  return t;
+}
+
+static void skip_digits(Lexer *lx) {
+  while (is_digit(peek(lx))) lx->pos++;
+}
+
+/* INT:   digits
+ * FLOAT: digits '.' digits [exponent] ['f'] | digits exponent ['f']
+ * exponent: ('e'|'E') ['+'|'-'] digits */
+static Token lex_number(Lexer *lx) {
+  uint32_t begin = lx->pos;
+  uint64_t value = 0;
+  bool overflow = false;
+  while (is_digit(peek(lx))) {
+    unsigned digit = (unsigned)(peek(lx) - '0');
+    if (value > (UINT64_MAX - digit) / 10) overflow = true;
+    else value = value * 10 + digit;
+    lx->pos++;
+  }
+  bool decimal = false;
+  if (peek(lx) == '.' && is_digit(peek_at(lx, 1))) {
+    decimal = true;
+    lx->pos++;
+    skip_digits(lx);
+  }
+  int e = peek(lx);
+  if (e == 'e' || e == 'E') {
+    int sign = peek_at(lx, 1);
+    uint32_t digits_at = (sign == '+' || sign == '-') ? 2 : 1;
+    if (is_digit(peek_at(lx, digits_at))) {
+      decimal = true;
+      lx->pos += digits_at;
+      skip_digits(lx);
+    }
+  }
+  uint32_t number_end = lx->pos;
+  bool suffix_f = false;
+  if (decimal && peek(lx) == 'f' && !is_ident_char(peek_at(lx, 1))) {
+    suffix_f = true;
+    lx->pos++;
+  }
+  if (is_ident_char(peek(lx))) {
+    /* 2f, 12abc, 1.5x: one error for the whole glued suffix */
+    uint32_t suffix_begin = lx->pos;
+    while (is_ident_char(peek(lx))) lx->pos++;
+    const char *suffix = lx->src->text + suffix_begin;
+    int suffix_len = (int)(lx->pos - suffix_begin);
+    Span at = span_of(lx, suffix_begin, lx->pos);
+    if (!decimal && suffix_len == 1 && suffix[0] == 'f')
+      diag_error(lx->diag, at,
+                 "invalid suffix 'f' on integer literal: a decimal literal needs a '.' or an "
+                 "exponent, as in %.*s.0f",
+                 (int)(number_end - begin), lx->src->text + begin);
+    else
+      diag_error(lx->diag, at, "invalid suffix '%.*s' on %s literal", suffix_len, suffix,
+                 decimal ? "decimal" : "integer");
+  }
+  if (!decimal) {
+    Token t = make_token(lx, TOK_INT, begin);
+    t.int_value = overflow ? UINT64_MAX : value;
+    t.int_overflow = overflow;
+    return t;
+  }
+  Token t = make_token(lx, TOK_FLOAT, begin);
+  t.float_suffix_f = suffix_f;
+  /* strtod needs a terminated copy: the source text need not end in NUL */
+  char *text = arena_strndup(lx->interner->arena, lx->src->text + begin, number_end - begin);
+  double d = strtod(text, NULL);
+  if (isinf(d)) {
+    diag_error(lx->diag, span_of(lx, begin, number_end), "decimal literal too large");
+    d = 0.0;
+  }
+  t.float_value = d;
+  return t;
+}
+
+/* `c` was matched at pos: if the next byte is `second`, the token is the
+ * two-byte `two`, else the one-byte `one`. */
+static Token one_or_two(Lexer *lx, int second, TokKind two, TokKind one) {
+  uint32_t begin = lx->pos;
+  lx->pos += peek_at(lx, 1) == second ? 2 : 1;
+  return make_token(lx, lx->pos - begin == 2 ? two : one, begin);
+}
+
+/* A two-byte token already recognised at pos. */
+static Token pair(Lexer *lx, TokKind kind) {
+  uint32_t begin = lx->pos;
+  lx->pos += 2;
+  return make_token(lx, kind, begin);
+}
+
+static Token single(Lexer *lx, TokKind kind) {
+  uint32_t begin = lx->pos;
+  lx->pos += 1;
+  return make_token(lx, kind, begin);
+}
+
+Token lexer_next(Lexer *lx) {
+  for (;;) {
+    skip_whitespace_and_comments(lx);
+    uint32_t begin = lx->pos;
+    int c = peek(lx);
+    if (c < 0) return make_token(lx, TOK_EOF, begin);
+    if (is_ident_start(c)) return lex_identifier(lx);
+    if (is_digit(c)) return lex_number(lx);
+    switch (c) {
+    case '(': return single(lx, TOK_LPAREN);
+    case ')': return single(lx, TOK_RPAREN);
+    case '[': return single(lx, TOK_LBRACKET);
+    case ']': return single(lx, TOK_RBRACKET);
+    case '{': return single(lx, TOK_LBRACE);
+    case '}': return single(lx, TOK_RBRACE);
+    case ',': return single(lx, TOK_COMMA);
+    case ';': return single(lx, TOK_SEMI);
+    case '\\': return single(lx, TOK_LAMBDA);
+    case '+': return single(lx, TOK_PLUS);
+    case '*': return single(lx, TOK_STAR);
+    case '/': return single(lx, TOK_SLASH);
+    case '%': return single(lx, TOK_PERCENT);
+    case ':': return one_or_two(lx, '=', TOK_ASSIGN, TOK_COLON);
+    case '=': return one_or_two(lx, '=', TOK_EQEQ, TOK_EQ);
+    case '<': return one_or_two(lx, '=', TOK_LE, TOK_LT);
+    case '!': return one_or_two(lx, '=', TOK_NE, TOK_BANG);
+    case '&': return one_or_two(lx, '&', TOK_ANDAND, TOK_AMP);
+    case '>':
+      if (peek_at(lx, 1) == '>') return pair(lx, TOK_COMPOSE);
+      return one_or_two(lx, '=', TOK_GE, TOK_GT);
+    case '|':
+      if (peek_at(lx, 1) == '>') return pair(lx, TOK_PIPE);
+      if (peek_at(lx, 1) == '|') return pair(lx, TOK_OROR);
+      break; /* a lone '|' is a stray character */
+    case '-':
+      if (peek_at(lx, 1) == '>') {
+        if (peek_at(lx, 2) == 'p' && !is_ident_char(peek_at(lx, 3))) {
+          lx->pos += 3;
+          return make_token(lx, TOK_ARROW_P, begin);
+        }
+        lx->pos += 2;
+        return make_token(lx, TOK_ARROW, begin);
+      }
+      return single(lx, TOK_MINUS);
+    case '.': {
+      int digit = peek_at(lx, 1);
+      if ((digit == '1' || digit == '2') && !is_digit(peek_at(lx, 2))) {
+        lx->pos += 2;
+        return make_token(lx, digit == '1' ? TOK_PROJ1 : TOK_PROJ2, begin);
+      }
+      break;
+    }
+    case 0xCE:
+      if (peek_at(lx, 1) == 0xBB) { /* λ, U+03BB */
+        lx->pos += 2;
+        return make_token(lx, TOK_LAMBDA, begin);
+      }
+      break;
+    default:
+      break;
+    }
+    skip_stray_character(lx);
+  }
+}

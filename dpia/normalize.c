@@ -1,0 +1,237 @@
+/* normalize.c: inlining of defs and beta-normalisation.
+ *
+ * DPIA has no recursion, so every program normalises to one without
+ * lambdas except those passed to primitives (the subformula property the
+ * paper relies on in section 4.1).  let-bound and def-bound phrases are
+ * substituted, not shared (spec section 2).  Substituting a phrase into
+ * several places copies it with fresh binders, so every binder of the
+ * result is bound exactly once: code generation can name variables after
+ * their binders. */
+#include "check.h"
+
+typedef struct BindMap BindMap;
+struct BindMap {
+  const Binder *from;
+  Phrase *to; /* the replacement: copied again (fresh binders) at each use */
+  bool fresh_var; /* to is a VAR of a fresh binder: no need to copy again */
+  BindMap *next;
+};
+
+typedef struct Norm {
+  Arena *arena;
+  TypeCtx *tc;
+  Diag *diag;
+  long nodes;
+  bool too_big;
+  Span where;
+} Norm;
+
+static Phrase *node(Norm *n, const Phrase *like, PhraseType *type) {
+  if (++n->nodes > DPIA_MAX_NORMAL_NODES) n->too_big = true;
+  Phrase *p = arena_dup(n->arena, like, sizeof *like);
+  p->type = type;
+  return p;
+}
+
+static Binder *fresh_binder(Norm *n, const Binder *b, PhraseType *type) {
+  Binder *c = arena_dup(n->arena, b, sizeof *b);
+  c->type = type;
+  c->id = ++n->tc->next_binder;
+  return c;
+}
+
+static Phrase *copy(Norm *n, const Phrase *p, BindMap *m, const TypeSubst *ts);
+
+static PhraseType *sub_type(Norm *n, PhraseType *t, const TypeSubst *ts) {
+  return ts ? pt_subst(n->tc, ts, t) : t;
+}
+
+/* Copy p, replacing the binders in m and the type variables in ts, with
+ * fresh binders for every lambda inside. */
+static Phrase *copy(Norm *n, const Phrase *p, BindMap *m, const TypeSubst *ts) {
+  if (n->too_big) return NULL;
+  switch (p->kind) {
+  case PH_VAR:
+    for (BindMap *e = m; e; e = e->next) {
+      if (e->from != p->binder) continue;
+      if (e->fresh_var) {
+        Phrase *v = node(n, e->to, e->to->type);
+        v->span = p->span;
+        return v;
+      }
+      return copy(n, e->to, NULL, NULL);
+    }
+    return node(n, p, p->type);
+  case PH_LIT: return node(n, p, sub_type(n, p->type, ts));
+  case PH_PRIM: {
+    Phrase *q = node(n, p, sub_type(n, p->type, ts));
+    if (ts) {
+      if (q->type_arg) q->type_arg = dt_subst(n->tc, ts, q->type_arg);
+      for (int i = 0; i < prim_info[p->prim].nsizes; i++) {
+        for (int j = 0; j < ts->n; j++) {
+          if (!ts->is_size[j] || !size_has_var(q->sizes[i], ts->names[j])) continue;
+          if (!size_subst(&n->tc->sizes, q->sizes[i], ts->names[j], ts->sizes[j], &q->sizes[i]))
+            INTERNAL("static size argument does not instantiate");
+        }
+      }
+    }
+    return q;
+  }
+  case PH_DEF: {
+    Phrase *q = node(n, p, sub_type(n, p->type, ts));
+    if (ts) {
+      TypeSubst *s2 = NEW(n->arena, TypeSubst);
+      *s2 = *p->subst;
+      s2->sizes = NEWARRAY(n->arena, Size, s2->n);
+      s2->datas = NEWARRAY(n->arena, DataType *, s2->n);
+      for (int i = 0; i < s2->n; i++) {
+        if (s2->is_size[i]) {
+          Size v = p->subst->sizes[i];
+          for (int j = 0; j < ts->n; j++)
+            if (ts->is_size[j] && size_has_var(v, ts->names[j]))
+              size_subst(&n->tc->sizes, v, ts->names[j], ts->sizes[j], &v);
+          s2->sizes[i] = v;
+        } else {
+          s2->datas[i] = dt_subst(n->tc, ts, p->subst->datas[i]);
+        }
+      }
+      q->subst = s2;
+    }
+    return q;
+  }
+  case PH_LAM: {
+    Phrase *q = node(n, p, sub_type(n, p->type, ts));
+    Binder *b = fresh_binder(n, p->lam_binder, sub_type(n, p->lam_binder->type, ts));
+    Phrase *v = node(n, p, b->type);
+    v->kind = PH_VAR;
+    v->binder = b;
+    BindMap e = {p->lam_binder, v, true, m};
+    q->lam_binder = b;
+    q->body = copy(n, p->body, &e, ts);
+    return q->body ? q : NULL;
+  }
+  default: {
+    Phrase *q = node(n, p, sub_type(n, p->type, ts));
+    q->fst = copy(n, p->fst, m, ts);
+    if (p->kind != PH_PROJ && p->kind != PH_UNOP) q->snd = copy(n, p->snd, m, ts);
+    return q;
+  }
+  }
+}
+
+/* The body of a def as a closed phrase  \p1 ... pn -> body  at the
+ * instantiation given by a use. */
+static Phrase *instantiate(Norm *n, const Phrase *use) {
+  const DefInfo *def = use->def;
+  BindMap *m = NULL;
+  Binder **fresh = NEWARRAY(n->arena, Binder *, def->nparams);
+  for (int i = 0; i < def->nparams; i++) {
+    fresh[i] = fresh_binder(n, def->params[i], pt_subst(n->tc, use->subst, def->params[i]->type));
+    Phrase *v = NEW(n->arena, Phrase);
+    v->kind = PH_VAR;
+    v->span = def->params[i]->span;
+    v->type = fresh[i]->type;
+    v->binder = fresh[i];
+    BindMap *e = NEW(n->arena, BindMap);
+    *e = (BindMap){def->params[i], v, true, m};
+    m = e;
+  }
+  Phrase *body = copy(n, def->body, m, use->subst);
+  if (!body) return NULL;
+  for (int i = def->nparams - 1; i >= 0; i--) {
+    Phrase *lam = NEW(n->arena, Phrase);
+    lam->kind = PH_LAM;
+    lam->span = use->span;
+    lam->lam_binder = fresh[i];
+    lam->body = body;
+    lam->type = pt_fn(n->tc, fresh[i]->type, body->type);
+    body = lam;
+  }
+  return body;
+}
+
+static Phrase *norm(Norm *n, Phrase *p);
+
+/* (\x -> body) arg: substitute, then normalise what the substitution made */
+static Phrase *beta(Norm *n, Phrase *lam, Phrase *arg, Span span) {
+  BindMap e = {lam->lam_binder, arg, arg->kind == PH_VAR, NULL};
+  Phrase *body = copy(n, lam->body, &e, NULL);
+  if (!body) return NULL;
+  (void)span;
+  return norm(n, body);
+}
+
+static Phrase *norm(Norm *n, Phrase *p) {
+  if (n->too_big || !p) return NULL;
+  switch (p->kind) {
+  case PH_VAR:
+  case PH_LIT:
+  case PH_PRIM: return p;
+  case PH_DEF: return norm(n, instantiate(n, p));
+  case PH_LAM: {
+    Phrase *body = norm(n, p->body);
+    if (!body) return NULL;
+    if (body == p->body) return p;
+    Phrase *q = node(n, p, p->type);
+    q->body = body;
+    return q;
+  }
+  case PH_APP: {
+    Phrase *f = norm(n, p->fst);
+    Phrase *a = norm(n, p->snd);
+    if (!f || !a) return NULL;
+    if (f->kind == PH_LAM) return beta(n, f, a, p->span);
+    if (f == p->fst && a == p->snd) return p;
+    Phrase *q = node(n, p, p->type);
+    q->fst = f;
+    q->snd = a;
+    return q;
+  }
+  case PH_PROJ: {
+    Phrase *x = norm(n, p->fst);
+    if (!x) return NULL;
+    if (x->kind == PH_PAIR) return p->index == 1 ? x->fst : x->snd;
+    if (x == p->fst) return p;
+    Phrase *q = node(n, p, p->type);
+    q->fst = x;
+    return q;
+  }
+  case PH_UNOP: {
+    Phrase *x = norm(n, p->fst);
+    if (!x) return NULL;
+    if (x == p->fst) return p;
+    Phrase *q = node(n, p, p->type);
+    q->fst = x;
+    return q;
+  }
+  default: {
+    Phrase *a = norm(n, p->fst);
+    Phrase *b = norm(n, p->snd);
+    if (!a || !b) return NULL;
+    if (a == p->fst && b == p->snd) return p;
+    Phrase *q = node(n, p, p->type);
+    q->fst = a;
+    q->snd = b;
+    return q;
+  }
+  }
+}
+
+Phrase *normalize_phrase(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p) {
+  Norm n = {a, tc, diag, 0, false, p->span};
+  Phrase *r = norm(&n, p);
+  if (n.too_big) {
+    diag_error(diag, p->span, "program too large: more than %d phrase nodes after inlining defs", DPIA_MAX_NORMAL_NODES);
+    return NULL;
+  }
+  return r;
+}
+
+Phrase *normalize_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def) {
+  return normalize_phrase(a, tc, diag, def->body);
+}
+
+Phrase *phrase_copy(Arena *a, TypeCtx *tc, const Phrase *p) {
+  Norm n = {a, tc, NULL, 0, false, p->span};
+  return copy(&n, p, NULL, NULL);
+}

@@ -1,0 +1,1162 @@
+/* parse.c: recursive descent parser for .dpia files (spec section 2).
+ *
+ * One function per grammar rule, the rule in a comment above it.  Binary
+ * operators are parsed by precedence climbing over one table (binary_ops),
+ * loosest first as spec section 2 lists them:
+ *   lambda and let bodies extend as far right as possible;
+ *   ';' (right associative); ':=' (non-associative: `a := b := c` is an
+ *   error); '|>' (left); '>>' (left); '||'; '&&'; comparisons
+ *   (non-associative: `a < b < c` is an error, not a silent (a < b) < c);
+ *   '+ -'; '* / %'; unary '-' and '!'; application (left); '.1 .2' postfix.
+ * A lambda or let may also stand where an operand or the last argument of an
+ * application is expected (`f \x -> x + 1` is f (\x -> (x + 1))): its body
+ * then takes the rest of the expression, as the rule above says.
+ *
+ * Errors.  A syntax error is reported at the offending token ("expected ')'
+ * after ..., found 'x'", or at the end of the file), then the declaration is
+ * abandoned: the current token is replaced by end-of-file, so every parse
+ * function unwinds without reporting anything more, and parsing resumes at
+ * the next top-level `def` or `kernel` (no expression contains those
+ * keywords).  So independent errors in different declarations are all
+ * reported and one error never cascades.  A syntax error at a token that
+ * directly follows a lexical error is not reported: the skipped character
+ * is the likely cause and has its own message.
+ *
+ * Limits (ast.h, DPIA_MAX_NESTING).  Every construct that makes the parser
+ * recurse (parentheses, brackets, braces, lambda and let bodies, unary
+ * operators, the right operand of ';', the result of '->') counts one level;
+ * the deepest allowed is DPIA_MAX_NESTING, so no input can exhaust the
+ * stack.  Left-associative chains (a + b + c, f x y z, x |> f |> g) are
+ * parsed by loops but still build trees as deep as they are long, so every
+ * declaration's tree is measured afterwards (check_decl_depth, without
+ * recursion) and rejected if any node has more than DPIA_MAX_NESTING
+ * ancestors: later passes, which recurse over the tree, can rely on that. */
+#include "ast.h"
+
+#include <string.h>
+
+enum Prec {
+  PREC_SEQ = 1,
+  PREC_ASSIGN,
+  PREC_PIPE,
+  PREC_COMPOSE,
+  PREC_OR,
+  PREC_AND,
+  PREC_CMP,
+  PREC_ADD,
+  PREC_MUL,
+};
+
+typedef enum Assoc { ASSOC_LEFT, ASSOC_NONE } Assoc;
+
+typedef struct BinaryOp {
+  TokKind tok;
+  int prec;
+  Assoc assoc;
+  AstKind kind; /* AST_BINOP, AST_ASSIGN, AST_COMPOSE, or AST_APP for |> */
+  BinOp op;     /* AST_BINOP */
+} BinaryOp;
+
+/* ';' is not here: it is right associative and parsed by parse_expr. */
+static const BinaryOp binary_ops[] = {
+    {TOK_ASSIGN, PREC_ASSIGN, ASSOC_NONE, AST_ASSIGN, BIN_COUNT},
+    {TOK_PIPE, PREC_PIPE, ASSOC_LEFT, AST_APP, BIN_COUNT},
+    {TOK_COMPOSE, PREC_COMPOSE, ASSOC_LEFT, AST_COMPOSE, BIN_COUNT},
+    {TOK_OROR, PREC_OR, ASSOC_LEFT, AST_BINOP, BIN_OR},
+    {TOK_ANDAND, PREC_AND, ASSOC_LEFT, AST_BINOP, BIN_AND},
+    {TOK_LT, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_LT},
+    {TOK_LE, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_LE},
+    {TOK_GT, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_GT},
+    {TOK_GE, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_GE},
+    {TOK_EQEQ, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_EQ},
+    {TOK_NE, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_NE},
+    {TOK_PLUS, PREC_ADD, ASSOC_LEFT, AST_BINOP, BIN_ADD},
+    {TOK_MINUS, PREC_ADD, ASSOC_LEFT, AST_BINOP, BIN_SUB},
+    {TOK_STAR, PREC_MUL, ASSOC_LEFT, AST_BINOP, BIN_MUL},
+    {TOK_SLASH, PREC_MUL, ASSOC_LEFT, AST_BINOP, BIN_DIV},
+    {TOK_PERCENT, PREC_MUL, ASSOC_LEFT, AST_BINOP, BIN_MOD},
+};
+
+static const BinaryOp *binary_op_of(TokKind kind) {
+  for (size_t i = 0; i < DPIA_COUNTOF(binary_ops); i++)
+    if (binary_ops[i].tok == kind) return &binary_ops[i];
+  return NULL;
+}
+
+/* A node of any of the three trees, for the depth measurement. */
+typedef enum NodeKind { NODE_AST, NODE_TYPE, NODE_SIZE } NodeKind;
+typedef struct NodeRef {
+  NodeKind kind;
+  int depth; /* number of ancestors */
+  const void *node;
+} NodeRef;
+
+typedef struct Parser {
+  Arena *arena;
+  Interner *interner;
+  Diag *diag;
+  const Source *src;
+  Lexer lexer;
+  Token tok;              /* current token; TOK_EOF once the declaration failed */
+  bool tok_after_lex_error; /* the lexer reported errors while finding tok */
+  Span prev;              /* the last consumed token: nodes end at prev.end */
+  int depth;              /* recursion levels, at most DPIA_MAX_NESTING */
+  bool failed;            /* a syntax error abandoned the current declaration */
+  bool error_reported;    /* ... and it was reported (notes may follow) */
+  Token resume;           /* the real token where the declaration failed */
+  Sym error_name;         /* name of the placeholder nodes built after an error */
+  NodeRef *stack;         /* work list of check_decl_depth, reused */
+  int stack_len, stack_cap;
+} Parser;
+
+/* ---- tokens ---- */
+
+static void advance(Parser *p) {
+  if (p->failed) return; /* stay on the end-of-file that stops the parse */
+  p->prev = p->tok.span;
+  int errors_before = p->diag->nerrors;
+  p->tok = lexer_next(&p->lexer);
+  p->tok_after_lex_error = p->diag->nerrors != errors_before;
+}
+
+static bool at(const Parser *p, TokKind kind) { return p->tok.kind == kind; }
+
+static Span span_from(const Parser *p, uint32_t begin) {
+  Span s = {p->src, begin, p->prev.end};
+  if (s.end < begin) s.end = begin; /* only after a failure, on placeholders */
+  return s;
+}
+
+static const char *text_of(const Parser *p, Span s) { return p->src->text + s.begin; }
+static int length_of(Span s) { return (int)(s.end - s.begin); }
+
+/* The current token as an error message quotes it. */
+static void describe_token(const Parser *p, Buf *b, const Token *t) {
+  if (t->kind == TOK_EOF) buf_puts(b, "end of file");
+  else emit(b, "'%.*s'", length_of(t->span), text_of(p, t->span));
+}
+
+/* ---- errors ---- */
+
+/* Report a syntax error at the current token and abandon the declaration
+ * (see the comment at the top).  The report is skipped when the token
+ * directly follows a lexical error. */
+static void fail(Parser *p, const char *message) {
+  if (p->failed) return;
+  if (!p->tok_after_lex_error) {
+    diag_error(p->diag, p->tok.span, "%s", message);
+    p->error_reported = true;
+  }
+  p->failed = true;
+  p->resume = p->tok;
+  p->tok.kind = TOK_EOF;
+}
+
+/* "expected <what>, found <current token>" */
+static void expected(Parser *p, const char *fmt, ...) DPIA_PRINTF(2, 3);
+static void expected(Parser *p, const char *fmt, ...) {
+  if (p->failed) return;
+  Buf msg;
+  buf_init(&msg, p->arena);
+  buf_puts(&msg, "expected ");
+  va_list ap;
+  va_start(ap, fmt);
+  vemit(&msg, fmt, ap);
+  va_end(ap);
+  buf_puts(&msg, ", found ");
+  describe_token(p, &msg, &p->tok);
+  fail(p, msg.data);
+}
+
+/* A syntax error whose message is complete as given. */
+static void syntax_error(Parser *p, const char *fmt, ...) DPIA_PRINTF(2, 3);
+static void syntax_error(Parser *p, const char *fmt, ...) {
+  if (p->failed) return;
+  Buf msg;
+  buf_init(&msg, p->arena);
+  va_list ap;
+  va_start(ap, fmt);
+  vemit(&msg, fmt, ap);
+  va_end(ap);
+  fail(p, msg.data);
+}
+
+/* A note on the error just reported, pointing at the bracket it leaves
+ * open.  Only for an error this very check reported: a failure deeper down
+ * has unwound to here and says nothing about this bracket. */
+static void note_opener(Parser *p, bool failed_before, Span opener) {
+  if (!failed_before && p->failed && p->error_reported)
+    diag_note(p->diag, opener, "to match this '%.*s'", length_of(opener), text_of(p, opener));
+}
+
+/* Consume a token of the given kind, or report "expected 'k' after <after>". */
+static bool expect(Parser *p, TokKind kind, const char *after) {
+  if (at(p, kind)) {
+    advance(p);
+    return true;
+  }
+  expected(p, "'%s' after %s", tok_spelling[kind], after);
+  return false;
+}
+
+/* Consume the closing bracket of `opener`, or report and point at both. */
+static bool expect_closer(Parser *p, TokKind closer, Span opener, const char *after) {
+  bool failed_before = p->failed;
+  if (expect(p, closer, after)) return true;
+  note_opener(p, failed_before, opener);
+  return false;
+}
+
+/* Enter one level of nesting; false (after the one error) past the limit. */
+static bool enter(Parser *p) {
+  if (p->depth >= DPIA_MAX_NESTING) {
+    syntax_error(p, "nesting too deep (more than %d levels)", DPIA_MAX_NESTING);
+    return false;
+  }
+  p->depth++;
+  return true;
+}
+
+static void leave(Parser *p) {
+  ASSERT(p->depth > 0);
+  p->depth--;
+}
+
+/* A user error that does not disturb the parse (the tree stays usable to
+ * find further errors, but diag->nerrors marks the program unusable). */
+static void report(Parser *p, Span at_span, const char *fmt, ...) DPIA_PRINTF(3, 4);
+static void report(Parser *p, Span at_span, const char *fmt, ...) {
+  if (p->failed) return;
+  Buf msg;
+  buf_init(&msg, p->arena);
+  va_list ap;
+  va_start(ap, fmt);
+  vemit(&msg, fmt, ap);
+  va_end(ap);
+  diag_error(p->diag, at_span, "%s", msg.data);
+}
+
+/* prims.h: primitive names are reserved and cannot be rebound. */
+static void check_binder(Parser *p, Sym name, Span at_span) {
+  int dim;
+  if (prim_lookup(name, strlen(name), &dim) != PRIM_COUNT)
+    report(p, at_span, "'%s' is a primitive and cannot be rebound", name);
+}
+
+/* ---- nodes ---- */
+
+static Ast *new_ast(Parser *p, AstKind kind, uint32_t begin) {
+  Ast *e = NEW(p->arena, Ast);
+  e->kind = kind;
+  e->span = span_from(p, begin);
+  return e;
+}
+
+/* Stands for a phrase that failed to parse; never leaves the parser, since
+ * a failed declaration is dropped. */
+static Ast *placeholder(Parser *p) {
+  Ast *e = new_ast(p, AST_VAR, p->tok.span.begin);
+  e->name = p->error_name;
+  return e;
+}
+
+static TypeAst *new_type(Parser *p, TypeAstKind kind, uint32_t begin) {
+  TypeAst *t = NEW(p->arena, TypeAst);
+  t->kind = kind;
+  t->span = span_from(p, begin);
+  t->vec_width = 1;
+  return t;
+}
+
+static SizeAst *new_size(Parser *p, SizeAstKind kind, uint32_t begin) {
+  SizeAst *s = NEW(p->arena, SizeAst);
+  s->kind = kind;
+  s->span = span_from(p, begin);
+  return s;
+}
+
+/* The value of the current INT token, reporting one that does not fit. */
+static uint64_t int_literal(Parser *p) {
+  if (p->tok.int_overflow) report(p, p->tok.span, "integer literal too large");
+  uint64_t v = p->tok.int_overflow ? 0 : p->tok.int_value;
+  advance(p);
+  return v;
+}
+
+/* ---- sizes (spec section 2, `nat`) ---- */
+
+static SizeAst *parse_size(Parser *p);
+
+/* nat_atom ::= INT | IDENT | '(' nat ')' */
+static SizeAst *parse_size_atom(Parser *p, const char *context) {
+  uint32_t begin = p->tok.span.begin;
+  if (at(p, TOK_INT)) {
+    uint64_t v = int_literal(p);
+    SizeAst *s = new_size(p, SZA_NUM, begin);
+    s->num = v;
+    return s;
+  }
+  if (at(p, TOK_IDENT)) {
+    Sym name = p->tok.ident;
+    advance(p);
+    SizeAst *s = new_size(p, SZA_VAR, begin);
+    s->name = name;
+    return s;
+  }
+  if (at(p, TOK_LPAREN)) {
+    Span open = p->tok.span;
+    advance(p);
+    if (!enter(p)) return new_size(p, SZA_NUM, begin);
+    SizeAst *inner = parse_size(p);
+    expect_closer(p, TOK_RPAREN, open, "the size expression");
+    leave(p);
+    return inner;
+  }
+  expected(p, "%s (an integer, a nat parameter or a parenthesised size expression)", context);
+  return new_size(p, SZA_NUM, begin);
+}
+
+/* nat_term ::= nat_atom (('*' | '/') nat_atom)*     -- left associative */
+static SizeAst *parse_size_term(Parser *p) {
+  uint32_t begin = p->tok.span.begin;
+  SizeAst *lhs = parse_size_atom(p, "a size");
+  while (at(p, TOK_STAR) || at(p, TOK_SLASH)) {
+    SizeAstKind kind = at(p, TOK_STAR) ? SZA_MUL : SZA_DIV;
+    advance(p);
+    SizeAst *rhs = parse_size_atom(p, "a size");
+    SizeAst *s = new_size(p, kind, begin);
+    s->lhs = lhs;
+    s->rhs = rhs;
+    lhs = s;
+  }
+  return lhs;
+}
+
+/* nat ::= nat_term (('+' | '-') nat_term)*          -- left associative */
+static SizeAst *parse_size(Parser *p) {
+  uint32_t begin = p->tok.span.begin;
+  SizeAst *lhs = parse_size_term(p);
+  while (at(p, TOK_PLUS) || at(p, TOK_MINUS)) {
+    SizeAstKind kind = at(p, TOK_PLUS) ? SZA_ADD : SZA_SUB;
+    advance(p);
+    SizeAst *rhs = parse_size_term(p);
+    SizeAst *s = new_size(p, kind, begin);
+    s->lhs = lhs;
+    s->rhs = rhs;
+    lhs = s;
+  }
+  return lhs;
+}
+
+/* ---- types (spec section 2, `type` and `ptype`; section 3) ---- */
+
+static bool is_data_type(const TypeAst *t) {
+  return t->kind == TYA_SCALAR || t->kind == TYA_ARRAY || t->kind == TYA_PAIR ||
+         t->kind == TYA_IDX || t->kind == TYA_NAMED;
+}
+
+static bool name_is(Sym name, const char *word) { return strcmp(name, word) == 0; }
+
+static bool is_phrase_type_word(Sym name) {
+  return name_is(name, "exp") || name_is(name, "acc") || name_is(name, "var") ||
+         name_is(name, "comm");
+}
+
+/* scalar VEC: int float double bool, then nothing or a width 2 3 4 8 16.
+ * Returns false if the name is not a scalar or vector type name at all. */
+static bool parse_scalar_name(Parser *p, Sym name, Span at_span, TypeAst *t) {
+  static const struct {
+    const char *word;
+    ScalarKind kind;
+  } scalars[] = {{"int", SC_INT}, {"float", SC_FLOAT}, {"double", SC_DOUBLE}, {"bool", SC_BOOL}};
+  for (size_t i = 0; i < DPIA_COUNTOF(scalars); i++) {
+    size_t n = strlen(scalars[i].word);
+    if (strncmp(name, scalars[i].word, n) != 0) continue;
+    const char *width = name + n;
+    if (*width == '\0') {
+      t->scalar = scalars[i].kind;
+      t->vec_width = 1;
+      return true;
+    }
+    for (const char *c = width; *c; c++)
+      if (*c < '0' || *c > '9') return false; /* `integer`, `float4x`: a data parameter */
+    t->scalar = scalars[i].kind;
+    t->vec_width = 1;
+    if (scalars[i].kind == SC_BOOL) {
+      report(p, at_span, "there are no bool vectors ('%s'); vectors are int, float or double", name);
+      return true;
+    }
+    if (strcmp(width, "2") == 0 || strcmp(width, "3") == 0 || strcmp(width, "4") == 0 ||
+        strcmp(width, "8") == 0 || strcmp(width, "16") == 0) {
+      t->vec_width = width[0] == '1' ? 16 : width[0] - '0';
+      return true;
+    }
+    report(p, at_span, "'%s' is not a vector type: vector widths are 2, 3, 4, 8 and 16", name);
+    return true;
+  }
+  return false;
+}
+
+/* type ::= scalar | scalar VEC | '[' nat ']' type | '(' type ',' type ')'
+ *        | 'idx' '[' nat ']' | IDENT
+ * (also '(' type ')', harmlessly).  `context` names what is being read for
+ * the error message, e.g. "a data type after 'new'". */
+static TypeAst *parse_data_type(Parser *p, const char *context) {
+  uint32_t begin = p->tok.span.begin;
+  if (at(p, TOK_LBRACKET)) {
+    Span open = p->tok.span;
+    advance(p);
+    if (!enter(p)) return new_type(p, TYA_COMM, begin);
+    SizeAst *size = parse_size(p);
+    expect_closer(p, TOK_RBRACKET, open, "the array size");
+    TypeAst *elem = parse_data_type(p, "the element type of the array");
+    leave(p);
+    TypeAst *t = new_type(p, TYA_ARRAY, begin);
+    t->size = size;
+    t->elem = elem;
+    return t;
+  }
+  if (at(p, TOK_LPAREN)) {
+    Span open = p->tok.span;
+    advance(p);
+    if (!enter(p)) return new_type(p, TYA_COMM, begin);
+    TypeAst *fst = parse_data_type(p, "a data type after '('");
+    if (at(p, TOK_COMMA)) {
+      advance(p);
+      TypeAst *snd = parse_data_type(p, "the second type of the pair");
+      expect_closer(p, TOK_RPAREN, open, "the second type of the pair");
+      leave(p);
+      TypeAst *t = new_type(p, TYA_PAIR, begin);
+      t->fst = fst;
+      t->snd = snd;
+      return t;
+    }
+    expect_closer(p, TOK_RPAREN, open, "the type");
+    leave(p);
+    return fst;
+  }
+  if (!at(p, TOK_IDENT)) {
+    expected(p, "%s", context);
+    return new_type(p, TYA_COMM, begin);
+  }
+  Sym name = p->tok.ident;
+  Span name_span = p->tok.span;
+  if (name_is(name, "idx")) {
+    advance(p);
+    Span open = p->tok.span;
+    expect(p, TOK_LBRACKET, "'idx'");
+    SizeAst *size = parse_size(p);
+    expect_closer(p, TOK_RBRACKET, open, "the size of the index type");
+    TypeAst *t = new_type(p, TYA_IDX, begin);
+    t->size = size;
+    return t;
+  }
+  if (name_is(name, "nat") || name_is(name, "data")) {
+    syntax_error(p, "'%s' is a kind, not a type; it can only follow the ':' of a parameter", name);
+    return new_type(p, TYA_COMM, begin);
+  }
+  if (is_phrase_type_word(name)) {
+    syntax_error(p, "'%s' is a phrase type, but a data type is expected here", name);
+    return new_type(p, TYA_COMM, begin);
+  }
+  advance(p);
+  TypeAst *t = new_type(p, TYA_SCALAR, begin);
+  if (!parse_scalar_name(p, name, name_span, t)) {
+    t->kind = TYA_NAMED;
+    t->name = name;
+  }
+  return t;
+}
+
+static TypeAst *parse_ptype(Parser *p);
+
+/* ptype_atom ::= 'exp' '[' type ']' | 'acc' '[' type ']' | 'var' '[' type ']'
+ *              | 'comm' | '(' ptype ')' | '(' type ',' type ')' | type */
+static TypeAst *parse_ptype_atom(Parser *p) {
+  uint32_t begin = p->tok.span.begin;
+  if (at(p, TOK_IDENT) && is_phrase_type_word(p->tok.ident)) {
+    Sym word = p->tok.ident;
+    advance(p);
+    if (name_is(word, "comm")) return new_type(p, TYA_COMM, begin);
+    TypeAstKind kind = name_is(word, "exp") ? TYA_EXP : name_is(word, "acc") ? TYA_ACC : TYA_VAR;
+    Span open = p->tok.span;
+    Buf after;
+    buf_init(&after, p->arena);
+    emit(&after, "'%s'", word);
+    if (!expect(p, TOK_LBRACKET, after.data)) return new_type(p, kind, begin);
+    buf_clear(&after);
+    emit(&after, "a data type after '%s['", word);
+    TypeAst *elem = parse_data_type(p, after.data);
+    buf_clear(&after);
+    emit(&after, "the data type of '%s'", word);
+    expect_closer(p, TOK_RBRACKET, open, after.data);
+    TypeAst *t = new_type(p, kind, begin);
+    t->elem = elem;
+    return t;
+  }
+  if (at(p, TOK_LPAREN)) {
+    Span open = p->tok.span;
+    advance(p);
+    if (!enter(p)) return new_type(p, TYA_COMM, begin);
+    TypeAst *inner = parse_ptype(p);
+    if (at(p, TOK_COMMA)) {
+      if (!is_data_type(inner))
+        report(p, inner->span,
+               "a pair '(a, b)' holds data types, but this is a phrase type; a pair of phrases "
+               "is written 'a & b'");
+      advance(p);
+      TypeAst *snd = parse_data_type(p, "the second type of the pair");
+      expect_closer(p, TOK_RPAREN, open, "the second type of the pair");
+      leave(p);
+      TypeAst *t = new_type(p, TYA_PAIR, begin);
+      t->fst = inner;
+      t->snd = snd;
+      return t;
+    }
+    expect_closer(p, TOK_RPAREN, open, "the type");
+    leave(p);
+    return inner;
+  }
+  return parse_data_type(p, "a type");
+}
+
+/* with_type ::= ptype_atom ('&' ptype_atom)*        -- left associative,
+ * binding tighter than the arrows */
+static TypeAst *parse_with_type(Parser *p) {
+  uint32_t begin = p->tok.span.begin;
+  TypeAst *lhs = parse_ptype_atom(p);
+  while (at(p, TOK_AMP)) {
+    advance(p);
+    TypeAst *rhs = parse_ptype_atom(p);
+    TypeAst *t = new_type(p, TYA_WITH, begin);
+    t->fst = lhs;
+    t->snd = rhs;
+    lhs = t;
+  }
+  return lhs;
+}
+
+/* ptype ::= with_type [('->' | '->p') ptype]        -- right associative */
+static TypeAst *parse_ptype(Parser *p) {
+  uint32_t begin = p->tok.span.begin;
+  TypeAst *lhs = parse_with_type(p);
+  if (!at(p, TOK_ARROW) && !at(p, TOK_ARROW_P)) return lhs;
+  TypeAstKind kind = at(p, TOK_ARROW) ? TYA_FN : TYA_FN_P;
+  advance(p);
+  if (!enter(p)) return lhs;
+  TypeAst *rhs = parse_ptype(p);
+  leave(p);
+  TypeAst *t = new_type(p, kind, begin);
+  t->fst = lhs;
+  t->snd = rhs;
+  return t;
+}
+
+/* ---- expressions ---- */
+
+static Ast *parse_expr(Parser *p);
+static Ast *parse_binary(Parser *p, int min_prec);
+
+static bool starts_atom(TokKind kind) {
+  switch (kind) {
+  case TOK_IDENT:
+  case TOK_INT:
+  case TOK_FLOAT:
+  case TOK_KW_TRUE:
+  case TOK_KW_FALSE:
+  case TOK_LPAREN:
+  case TOK_LBRACE:
+  case TOK_LAMBDA:
+  case TOK_KW_LET:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* prim ::= PRIMNAME size_atom^nsizes [type]
+ * The static arguments the spec says are written (split k, slide s t,
+ * for n, vec k, new T) follow the name directly (prims.h). */
+static Ast *parse_prim(Parser *p, Prim prim, int dim) {
+  uint32_t begin = p->tok.span.begin;
+  const PrimInfo *info = &prim_info[prim];
+  bool dim_written = (size_t)length_of(p->tok.span) > strlen(info->name);
+  advance(p);
+  Ast *e = new_ast(p, AST_PRIM, begin);
+  e->prim = prim;
+  e->dim = dim;
+  e->dim_written = dim_written;
+  Buf context;
+  buf_init(&context, p->arena);
+  for (int i = 0; i < info->nsizes; i++) {
+    buf_clear(&context);
+    if (info->nsizes == 1) emit(&context, "a size argument after '%s'", info->name);
+    else emit(&context, "size argument %d of '%s'", i + 1, info->name);
+    e->sizes[i] = parse_size_atom(p, context.data);
+  }
+  if (info->takes_type) {
+    buf_clear(&context);
+    emit(&context, "a data type after '%s'", info->name);
+    e->type_arg = parse_data_type(p, context.data);
+  }
+  e->span = span_from(p, begin);
+  return e;
+}
+
+/* lambda ::= ('\' | 'λ') IDENT+ '->' expr
+ * \a b -> e is two nested single-parameter LAMBDA nodes; the inner one's
+ * text (and span) starts at its parameter. */
+static Ast *parse_lambda(Parser *p) {
+  uint32_t begin = p->tok.span.begin;
+  advance(p);
+  Ast *outer = NULL, *innermost = NULL;
+  while (at(p, TOK_IDENT)) {
+    Ast *lam = new_ast(p, AST_LAMBDA, outer ? p->tok.span.begin : begin);
+    lam->bound = p->tok.ident;
+    lam->bound_span = p->tok.span;
+    check_binder(p, lam->bound, lam->bound_span);
+    if (innermost) innermost->body = lam;
+    else outer = lam;
+    innermost = lam;
+    advance(p);
+  }
+  if (!outer) {
+    if (at(p, TOK_LPAREN))
+      syntax_error(p, "lambda parameters are written without types: their types come from "
+                      "the primitive the lambda is passed to");
+    else
+      expected(p, "a parameter name after '\\'");
+    return placeholder(p);
+  }
+  if (at(p, TOK_ARROW_P)) {
+    /* `\x->p` is `\x -> p`: a lambda has no passive arrow, so read the
+     * lexer's `->p` as `->` followed by the variable p */
+    Span arrow = p->tok.span;
+    p->prev = arrow;
+    p->prev.end = arrow.end - 1;
+    p->tok.kind = TOK_IDENT;
+    p->tok.span.begin = arrow.end - 1;
+    p->tok.ident = intern(p->interner, "p", 1);
+    p->tok_after_lex_error = false;
+  } else if (!expect(p, TOK_ARROW, "the parameters of the lambda")) {
+    return placeholder(p);
+  }
+  if (!enter(p)) return placeholder(p);
+  innermost->body = parse_expr(p);
+  leave(p);
+  for (Ast *lam = outer;; lam = lam->body) {
+    lam->span.end = p->prev.end;
+    if (lam == innermost) break;
+  }
+  return outer;
+}
+
+/* let ::= 'let' IDENT '=' expr 'in' expr */
+static Ast *parse_let(Parser *p) {
+  uint32_t begin = p->tok.span.begin;
+  Span let_span = p->tok.span;
+  advance(p);
+  if (!at(p, TOK_IDENT)) {
+    expected(p, "a name after 'let'");
+    return placeholder(p);
+  }
+  Sym name = p->tok.ident;
+  Span name_span = p->tok.span;
+  check_binder(p, name, name_span);
+  advance(p);
+  Buf after;
+  buf_init(&after, p->arena);
+  emit(&after, "'let %s'", name);
+  if (!expect(p, TOK_EQ, after.data)) return placeholder(p);
+  if (!enter(p)) return placeholder(p);
+  Ast *value = parse_expr(p);
+  buf_clear(&after);
+  emit(&after, "the value of '%s'", name);
+  bool failed_before = p->failed;
+  if (!expect(p, TOK_KW_IN, after.data)) {
+    if (!failed_before && p->error_reported)
+      diag_note(p->diag, let_span, "'%s' is bound by this 'let'", name);
+    leave(p);
+    return placeholder(p);
+  }
+  Ast *body = parse_expr(p);
+  leave(p);
+  Ast *e = new_ast(p, AST_LET, begin);
+  e->bound = name;
+  e->bound_span = name_span;
+  e->value = value;
+  e->body = body;
+  return e;
+}
+
+/* paren ::= '(' expr ')' | '(' expr ',' expr ')' | '(' expr ':' ptype ')' */
+static Ast *parse_paren(Parser *p) {
+  uint32_t begin = p->tok.span.begin;
+  Span open = p->tok.span;
+  advance(p);
+  if (!enter(p)) return placeholder(p);
+  Ast *first = parse_expr(p);
+  Ast *e = first;
+  if (at(p, TOK_COMMA)) {
+    advance(p);
+    Ast *second = parse_expr(p);
+    if (at(p, TOK_COMMA)) {
+      syntax_error(p, "a pair has exactly two components; nest pairs as (a, (b, c))");
+      note_opener(p, false, open);
+    } else {
+      expect_closer(p, TOK_RPAREN, open, "the second component of the pair");
+    }
+    e = new_ast(p, AST_TUPLE, begin);
+    e->lhs = first;
+    e->rhs = second;
+  } else if (at(p, TOK_COLON)) {
+    advance(p);
+    TypeAst *type = parse_ptype(p);
+    expect_closer(p, TOK_RPAREN, open, "the type of the ascription");
+    e = new_ast(p, AST_ASCRIBE, begin);
+    e->lhs = first;
+    e->type = type;
+  } else {
+    expect_closer(p, TOK_RPAREN, open, "the parenthesised expression");
+  }
+  leave(p);
+  return e;
+}
+
+/* ppair ::= '{' expr ',' expr '}' */
+static Ast *parse_phrase_pair(Parser *p) {
+  uint32_t begin = p->tok.span.begin;
+  Span open = p->tok.span;
+  advance(p);
+  if (!enter(p)) return placeholder(p);
+  Ast *first = parse_expr(p);
+  bool failed_before = p->failed;
+  if (!expect(p, TOK_COMMA, "the first component of the phrase pair '{a, b}'")) {
+    note_opener(p, failed_before, open);
+    leave(p);
+    return placeholder(p);
+  }
+  Ast *second = parse_expr(p);
+  expect_closer(p, TOK_RBRACE, open, "the second component of the phrase pair");
+  leave(p);
+  Ast *e = new_ast(p, AST_PPAIR, begin);
+  e->lhs = first;
+  e->rhs = second;
+  return e;
+}
+
+/* atom ::= IDENT | prim | INT | FLOAT | 'true' | 'false'
+ *        | paren | ppair | lambda | let */
+static Ast *parse_atom(Parser *p) {
+  uint32_t begin = p->tok.span.begin;
+  switch (p->tok.kind) {
+  case TOK_IDENT: {
+    Sym name = p->tok.ident;
+    int dim;
+    Prim prim = prim_lookup(name, (size_t)length_of(p->tok.span), &dim);
+    if (prim != PRIM_COUNT) return parse_prim(p, prim, dim);
+    advance(p);
+    Ast *e = new_ast(p, AST_VAR, begin);
+    e->name = name;
+    return e;
+  }
+  case TOK_INT: {
+    uint64_t v = int_literal(p);
+    Ast *e = new_ast(p, AST_INT, begin);
+    e->int_value = v;
+    return e;
+  }
+  case TOK_FLOAT: {
+    double v = p->tok.float_value;
+    bool suffix_f = p->tok.float_suffix_f;
+    advance(p);
+    Ast *e = new_ast(p, AST_FLOAT, begin);
+    e->float_value = v;
+    e->float_suffix_f = suffix_f;
+    return e;
+  }
+  case TOK_KW_TRUE:
+  case TOK_KW_FALSE: {
+    bool v = at(p, TOK_KW_TRUE);
+    advance(p);
+    Ast *e = new_ast(p, AST_BOOL, begin);
+    e->bool_value = v;
+    return e;
+  }
+  case TOK_LPAREN: return parse_paren(p);
+  case TOK_LBRACE: return parse_phrase_pair(p);
+  case TOK_LAMBDA: return parse_lambda(p);
+  case TOK_KW_LET: return parse_let(p);
+  default:
+    break;
+  }
+  if (p->prev.end > p->prev.begin)
+    expected(p, "an expression after '%.*s'", length_of(p->prev), text_of(p, p->prev));
+  else
+    expected(p, "an expression");
+  return placeholder(p);
+}
+
+/* postfix ::= atom ('.1' | '.2')* */
+static Ast *parse_postfix(Parser *p) {
+  uint32_t begin = p->tok.span.begin;
+  Ast *e = parse_atom(p);
+  while (at(p, TOK_PROJ1) || at(p, TOK_PROJ2)) {
+    int which = at(p, TOK_PROJ1) ? 1 : 2;
+    advance(p);
+    Ast *proj = new_ast(p, AST_PROJ, begin);
+    proj->lhs = e;
+    proj->proj = which;
+    e = proj;
+  }
+  return e;
+}
+
+/* app ::= postfix postfix*                          -- left associative */
+static Ast *parse_app(Parser *p) {
+  uint32_t begin = p->tok.span.begin;
+  Ast *fn = parse_postfix(p);
+  while (starts_atom(p->tok.kind)) {
+    Ast *arg = parse_postfix(p);
+    Ast *app = new_ast(p, AST_APP, begin);
+    app->lhs = fn;
+    app->rhs = arg;
+    fn = app;
+  }
+  return fn;
+}
+
+/* unary ::= ('-' | '!') unary | app */
+static Ast *parse_unary(Parser *p) {
+  if (!at(p, TOK_MINUS) && !at(p, TOK_BANG)) return parse_app(p);
+  uint32_t begin = p->tok.span.begin;
+  AstKind kind = at(p, TOK_MINUS) ? AST_NEG : AST_NOT;
+  advance(p);
+  if (!enter(p)) return placeholder(p);
+  Ast *operand = parse_unary(p);
+  leave(p);
+  Ast *e = new_ast(p, kind, begin);
+  e->lhs = operand;
+  return e;
+}
+
+static Ast *make_binary(Parser *p, const BinaryOp *op, Ast *lhs, Ast *rhs, uint32_t begin) {
+  Ast *e = new_ast(p, op->kind, begin);
+  e->op = op->op;
+  if (op->tok == TOK_PIPE) {
+    /* x |> f is f x (spec section 2): lhs is the function */
+    e->lhs = rhs;
+    e->rhs = lhs;
+    e->pipe = true;
+  } else {
+    e->lhs = lhs;
+    e->rhs = rhs;
+  }
+  return e;
+}
+
+/* binary(min) ::= unary (op unary)*  for the operators of binary_ops whose
+ * precedence is at least min, by precedence climbing: the right operand of
+ * an operator of precedence q is binary(q + 1), so operators of one level
+ * associate to the left, and the non-associative levels refuse a second
+ * operator of the same level. */
+static Ast *parse_binary(Parser *p, int min_prec) {
+  uint32_t begin = p->tok.span.begin;
+  Ast *lhs = parse_unary(p);
+  for (;;) {
+    const BinaryOp *op = binary_op_of(p->tok.kind);
+    if (!op || op->prec < min_prec) return lhs;
+    advance(p);
+    Ast *rhs = parse_binary(p, op->prec + 1);
+    lhs = make_binary(p, op, lhs, rhs, begin);
+    const BinaryOp *next = binary_op_of(p->tok.kind);
+    if (op->assoc == ASSOC_NONE && next && next->prec == op->prec) {
+      if (op->prec == PREC_CMP)
+        syntax_error(p, "comparisons do not chain: '%s' cannot follow another comparison "
+                        "without parentheses", tok_spelling[next->tok]);
+      else
+        syntax_error(p, "assignments do not chain: ':=' cannot follow another ':=' without "
+                        "parentheses");
+      return lhs;
+    }
+  }
+}
+
+/* expr ::= binary(PREC_ASSIGN) [';' expr]            -- ';' right associative
+ * (lambda and let are atoms whose body is an expr, which gives them the
+ * loosest precedence) */
+static Ast *parse_expr(Parser *p) {
+  uint32_t begin = p->tok.span.begin;
+  Ast *first = parse_binary(p, PREC_ASSIGN);
+  if (!at(p, TOK_SEMI)) return first;
+  advance(p);
+  if (!enter(p)) return first;
+  Ast *rest = parse_expr(p);
+  leave(p);
+  Ast *e = new_ast(p, AST_SEQ, begin);
+  e->lhs = first;
+  e->rhs = rest;
+  return e;
+}
+
+/* ---- declarations ---- */
+
+/* param ::= '(' IDENT+ ':' ('nat' | 'data' | ptype) ')'
+ * Appends one Param per name to `params`; the names share one TypeAst. */
+static void parse_param_group(Parser *p, Vec *params) {
+  Span open = p->tok.span;
+  advance(p);
+  int first = params->len;
+  while (at(p, TOK_IDENT)) {
+    Param *param = NEW(p->arena, Param);
+    param->name = p->tok.ident;
+    param->span = p->tok.span;
+    check_binder(p, param->name, param->span);
+    vec_push(p->arena, params, param);
+    advance(p);
+  }
+  if (params->len == first) {
+    expected(p, "a parameter name after '('");
+    return;
+  }
+  if (!expect(p, TOK_COLON, "the parameter names (a parameter is written '(x: type)')")) return;
+  ParamKind kind = PARAM_PHRASE;
+  TypeAst *type = NULL;
+  if (at(p, TOK_IDENT) && (name_is(p->tok.ident, "nat") || name_is(p->tok.ident, "data"))) {
+    kind = name_is(p->tok.ident, "nat") ? PARAM_NAT : PARAM_DATA;
+    advance(p);
+  } else {
+    type = parse_ptype(p);
+  }
+  expect_closer(p, TOK_RPAREN, open, "the parameter's type");
+  for (int i = first; i < params->len; i++) {
+    Param *param = params->items[i];
+    param->kind = kind;
+    param->type = type;
+  }
+}
+
+/* decl ::= ('def' | 'kernel') IDENT param* [':' ptype] '=' expr */
+static Decl *parse_decl(Parser *p) {
+  uint32_t begin = p->tok.span.begin;
+  Decl *d = NEW(p->arena, Decl);
+  d->is_kernel = at(p, TOK_KW_KERNEL);
+  const char *keyword = d->is_kernel ? "kernel" : "def";
+  advance(p);
+  if (!at(p, TOK_IDENT)) {
+    expected(p, "a name after '%s'", keyword);
+    return NULL;
+  }
+  d->name = p->tok.ident;
+  d->name_span = p->tok.span;
+  check_binder(p, d->name, d->name_span);
+  advance(p);
+  Vec params = {0};
+  while (at(p, TOK_LPAREN)) parse_param_group(p, &params);
+  d->nparams = params.len;
+  d->params = NEWARRAY(p->arena, Param, params.len);
+  for (int i = 0; i < params.len; i++) d->params[i] = *(Param *)params.items[i];
+  Buf after;
+  buf_init(&after, p->arena);
+  if (at(p, TOK_COLON)) {
+    advance(p);
+    d->result = parse_ptype(p);
+    emit(&after, "the result type of '%s'", d->name);
+  } else if (at(p, TOK_IDENT)) {
+    /* either the '=' is missing or a parameter lacks its parentheses */
+    expected(p, "'=' after the parameters of '%s' (a parameter is written '(%s: type)')",
+             d->name, p->tok.ident);
+    return NULL;
+  } else {
+    emit(&after, "the parameters of '%s'", d->name);
+  }
+  if (!expect(p, TOK_EQ, after.data)) return NULL;
+  d->body = parse_expr(p);
+  if (p->failed) return NULL;
+  switch (p->tok.kind) {
+  case TOK_EOF:
+  case TOK_KW_DEF:
+  case TOK_KW_KERNEL:
+    break;
+  case TOK_RPAREN:
+  case TOK_RBRACKET:
+  case TOK_RBRACE:
+    syntax_error(p, "unexpected '%s' with no matching opening bracket", tok_spelling[p->tok.kind]);
+    return NULL;
+  case TOK_EQ:
+    syntax_error(p, "unexpected '=': comparison is written '==' and assignment ':='");
+    return NULL;
+  case TOK_KW_IN:
+    syntax_error(p, "unexpected 'in' without a 'let'");
+    return NULL;
+  default:
+    syntax_error(p, "unexpected '%.*s' after the body of '%s'", length_of(p->tok.span),
+                 text_of(p, p->tok.span), d->name);
+    return NULL;
+  }
+  d->span = span_from(p, begin);
+  return d;
+}
+
+/* ---- the depth limit on finished trees ---- */
+
+static void push_node(Parser *p, NodeKind kind, const void *node, int depth) {
+  if (!node) return;
+  if (p->stack_len == p->stack_cap) {
+    int cap = p->stack_cap ? p->stack_cap * 2 : 64;
+    NodeRef *stack = NEWARRAY(p->arena, NodeRef, cap);
+    if (p->stack_len) memcpy(stack, p->stack, sizeof(NodeRef) * (size_t)p->stack_len);
+    p->stack = stack;
+    p->stack_cap = cap;
+  }
+  NodeRef r = {kind, depth, node};
+  p->stack[p->stack_len++] = r;
+}
+
+static Span node_span(const NodeRef *r) {
+  switch (r->kind) {
+  case NODE_AST: return ((const Ast *)r->node)->span;
+  case NODE_TYPE: return ((const TypeAst *)r->node)->span;
+  case NODE_SIZE: return ((const SizeAst *)r->node)->span;
+  }
+  INTERNAL("bad node kind %d", (int)r->kind);
+}
+
+static void push_children(Parser *p, const NodeRef *r) {
+  int d = r->depth + 1;
+  switch (r->kind) {
+  case NODE_SIZE: {
+    const SizeAst *s = r->node;
+    if (s->kind != SZA_NUM && s->kind != SZA_VAR) {
+      push_node(p, NODE_SIZE, s->lhs, d);
+      push_node(p, NODE_SIZE, s->rhs, d);
+    }
+    return;
+  }
+  case NODE_TYPE: {
+    const TypeAst *t = r->node;
+    push_node(p, NODE_SIZE, t->size, d);
+    push_node(p, NODE_TYPE, t->elem, d);
+    push_node(p, NODE_TYPE, t->fst, d);
+    push_node(p, NODE_TYPE, t->snd, d);
+    return;
+  }
+  case NODE_AST: {
+    const Ast *e = r->node;
+    switch (e->kind) {
+    case AST_VAR:
+    case AST_INT:
+    case AST_FLOAT:
+    case AST_BOOL:
+      return;
+    case AST_PRIM:
+      for (int i = 0; i < prim_info[e->prim].nsizes; i++) push_node(p, NODE_SIZE, e->sizes[i], d);
+      push_node(p, NODE_TYPE, e->type_arg, d);
+      return;
+    case AST_LAMBDA:
+      push_node(p, NODE_AST, e->body, d);
+      return;
+    case AST_LET:
+      push_node(p, NODE_AST, e->value, d);
+      push_node(p, NODE_AST, e->body, d);
+      return;
+    case AST_NEG:
+    case AST_NOT:
+    case AST_PROJ:
+      push_node(p, NODE_AST, e->lhs, d);
+      return;
+    case AST_ASCRIBE:
+      push_node(p, NODE_AST, e->lhs, d);
+      push_node(p, NODE_TYPE, e->type, d);
+      return;
+    case AST_APP:
+    case AST_COMPOSE:
+    case AST_SEQ:
+    case AST_ASSIGN:
+    case AST_BINOP:
+    case AST_TUPLE:
+    case AST_PPAIR:
+      push_node(p, NODE_AST, e->lhs, d);
+      push_node(p, NODE_AST, e->rhs, d);
+      return;
+    case AST_COUNT:
+      break;
+    }
+    INTERNAL("bad Ast kind %d", (int)e->kind);
+  }
+  }
+}
+
+/* Reject a declaration with a node more than DPIA_MAX_NESTING levels deep
+ * (see the top of the file), walking with an explicit stack. */
+static bool check_decl_depth(Parser *p, const Decl *d) {
+  p->stack_len = 0;
+  for (int i = 0; i < d->nparams; i++) push_node(p, NODE_TYPE, d->params[i].type, 0);
+  push_node(p, NODE_TYPE, d->result, 0);
+  push_node(p, NODE_AST, d->body, 0);
+  while (p->stack_len > 0) {
+    NodeRef r = p->stack[--p->stack_len];
+    if (r.depth > DPIA_MAX_NESTING) {
+      diag_error(p->diag, node_span(&r), "nesting too deep (more than %d levels)",
+                 DPIA_MAX_NESTING);
+      return false;
+    }
+    push_children(p, &r);
+  }
+  return true;
+}
+
+/* ---- the program ---- */
+
+/* After a failed declaration: back to the real token stream, then on to the
+ * next top-level `def` or `kernel`. */
+static void resynchronise(Parser *p) {
+  p->failed = false;
+  p->error_reported = false;
+  p->depth = 0;
+  p->tok = p->resume;
+  while (!at(p, TOK_EOF) && !at(p, TOK_KW_DEF) && !at(p, TOK_KW_KERNEL)) advance(p);
+}
+
+/* program ::= decl* */
+Program *parse_program(Arena *a, Interner *in, Diag *diag, const Source *src) {
+  Program *prog = NEW(a, Program);
+  prog->src = src;
+  if (src->len >= UINT32_MAX) {
+    /* spans are 32-bit offsets */
+    Span whole = {src, 0, 0};
+    diag_error(diag, whole, "file too large (4 GiB or more)");
+    return prog;
+  }
+  Parser parser;
+  memset(&parser, 0, sizeof parser);
+  Parser *p = &parser;
+  p->arena = a;
+  p->interner = in;
+  p->diag = diag;
+  p->src = src;
+  p->error_name = intern_cstr(in, "<error>");
+  lexer_init(&p->lexer, src, in, diag);
+  Span start = {src, 0, 0};
+  p->prev = start;
+  p->tok.span = start;
+  advance(p);
+  Vec decls = {0};
+  while (!at(p, TOK_EOF)) {
+    if (at(p, TOK_KW_DEF) || at(p, TOK_KW_KERNEL)) {
+      Decl *d = parse_decl(p);
+      if (!p->failed) {
+        ASSERT(d && p->depth == 0);
+        if (check_decl_depth(p, d)) vec_push(a, &decls, d);
+        continue;
+      }
+    } else {
+      expected(p, "'def' or 'kernel' at the start of a declaration");
+    }
+    resynchronise(p);
+  }
+  prog->ndecls = decls.len;
+  prog->decls = NEWARRAY(a, Decl *, decls.len);
+  for (int i = 0; i < decls.len; i++) prog->decls[i] = decls.items[i];
+  return prog;
+}

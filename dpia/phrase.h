@@ -1,0 +1,115 @@
+/* phrase.h: elaborated DPIA phrases, the typed core language that the
+ * checker produces and the translation consumes.
+ *
+ * A phrase is the paper's term language (Figure 3 plus the primitives of
+ * Figure 4): identifiers, lambdas, applications, phrase pairs and
+ * projections, and primitives with their implicit size and type arguments
+ * made explicit (as the instantiated type of the primitive).  Functional
+ * and imperative DPIA are one language, so one type serves both; the C-level
+ * imperative IR of code generation is separate (codegen/).
+ *
+ * Surface sugar is gone: `x |> f` is an application, `let x = a in b` is
+ * (\x -> b) a, `f >> g` is \x -> g (f x), `(a, b)` is pair a b.  Binary
+ * operators stay as PH_BINOP for readability of the dumps.  Every phrase
+ * carries its (zonked) type and the span of the source it came from. */
+#ifndef DPIA_PHRASE_H
+#define DPIA_PHRASE_H
+
+#include "types.h"
+
+/* A binding occurrence: lambda parameter, def parameter or kernel input.
+ * Identity is the pointer; the name is for printing. */
+typedef struct Binder {
+  Sym name;
+  Span span;
+  PhraseType *type;
+  int id; /* unique within a translation, for deterministic renaming */
+} Binder;
+
+typedef struct Decl Decl;
+typedef struct DefInfo DefInfo;
+
+#define DPIA_PHRASE_TERM_KINDS(X)                                                 \
+  X(VAR)    /* binder */                                                          \
+  X(LIT)    /* lit_int or lit_float (lit_is_float), type exp[scalar or vector] */  \
+  X(PRIM)   /* prim, dim, type = the instantiated type of the primitive */        \
+  X(DEF)    /* def, subst: a use of a def, with its nat/data parameters */        \
+  X(LAM)    /* binder, body; promoted: checked against a ->p type */              \
+  X(APP)    /* fn, arg */                                                         \
+  X(PAIR)   /* fst, snd: phrase pair {fst, snd} */                                \
+  X(PROJ)   /* fst, index (1 or 2): fst.1, fst.2 */                               \
+  X(SEQ)    /* fst; snd */                                                        \
+  X(ASSIGN) /* fst := snd (scalar or vector data; compound is expanded later) */  \
+  X(BINOP)  /* op, fst, snd */                                                    \
+  X(UNOP)   /* unop ('-' or '!'), fst */
+
+typedef enum PhraseTermKind {
+#define X(id) PH_##id,
+  DPIA_PHRASE_TERM_KINDS(X)
+#undef X
+  PH_COUNT
+} PhraseTermKind;
+extern const char *const phrase_kind_name[PH_COUNT];
+
+typedef struct Phrase Phrase;
+struct Phrase {
+  PhraseTermKind kind;
+  Span span;
+  PhraseType *type;
+  union {
+    Binder *binder;                     /* VAR */
+    struct {                            /* LIT */
+      int64_t lit_int;
+      double lit_float;
+      bool lit_is_float;                /* written with a '.' or exponent */
+    };
+    struct {                            /* PRIM */
+      Prim prim;
+      int dim;
+      Size sizes[2];                    /* static size arguments (split k) */
+      DataType *type_arg;               /* new T */
+    };
+    struct {                            /* DEF */
+      DefInfo *def;
+      TypeSubst *subst;                 /* values of the def's nat/data params */
+    };
+    struct {                            /* LAM */
+      Binder *lam_binder;
+      Phrase *body;
+      bool promoted;                    /* type is ->p: SCIR Promote applies */
+    };
+    struct {                            /* APP PAIR PROJ SEQ ASSIGN BINOP UNOP */
+      Phrase *fst, *snd;                /* APP: fn = fst, arg = snd */
+      int index;                        /* PROJ */
+      BinOp op;                         /* BINOP */
+      char unop;                        /* UNOP: '-' or '!' */
+    };
+  };
+};
+
+/* A checked declaration. */
+struct DefInfo {
+  const Decl *decl;
+  Sym name;
+  bool is_kernel;
+  bool ok;                 /* checked without errors */
+  int nsize_params, ndata_params;
+  Sym *size_params;        /* the def's (N: nat) parameters, in order */
+  Sym *data_params;        /* the def's (d: data) parameters */
+  int nparams;             /* phrase parameters */
+  Binder **params;
+  PhraseType *type;        /* full type: params -> result */
+  PhraseType *result;
+  Phrase *body;            /* checked body; params bound by params[] */
+  /* kernels: preconditions as C expressions over the nat params, deduped,
+   * in the order they arose (spec section 3, metadata "preconditions") */
+  int nprecond;
+  const char **preconds;
+  /* the same requirements as sizes over the nat parameters, instantiated at
+   * every use of a def (positive: >= 1; else: a natural number) */
+  int nreqs;
+  Size *req_sizes;
+  bool *req_positive;
+};
+
+#endif

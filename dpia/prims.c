@@ -1,0 +1,41 @@
+/* prims.c: the primitive table (prims.h, spec section 4) and name lookup. */
+/* prims.h uses size_t without including <stddef.h>, so it comes first */
+#include <stddef.h>
+
+#include "prims.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+const PrimInfo prim_info[PRIM_COUNT] = {
+#define X(id, name, nsizes, ntype, flags) [PRIM_##id] = {name, nsizes, ntype, flags},
+    DPIA_PRIMS(X)
+#undef X
+};
+
+/* Does the table name `full` spell exactly the len bytes at `name`?  The
+ * first-byte test keeps the scan cheap: the parser asks about every
+ * identifier of the program. */
+static bool spells(const char *full, const char *name, size_t len) {
+  return full[0] == name[0] && strncmp(full, name, len) == 0 && full[len] == '\0';
+}
+
+Prim prim_lookup(const char *name, size_t len, int *dim) {
+  *dim = 0;
+  if (len == 0) return PRIM_COUNT;
+  for (int p = 0; p < PRIM_COUNT; p++)
+    if (spells(prim_info[p].name, name, len)) return (Prim)p;
+  /* Spec section 4: mapGlobal, mapWorkgroup, mapLocal (and their parfor and
+   * mapI forms) take an optional OpenCL dimension suffix 0, 1 or 2; no other
+   * primitive does, so `mapSeq1` is an ordinary identifier. */
+  char last = name[len - 1];
+  if (len < 2 || last < '0' || last > '2') return PRIM_COUNT;
+  for (int p = 0; p < PRIM_COUNT; p++) {
+    if (!(prim_info[p].flags & PF_DIM)) continue;
+    if (spells(prim_info[p].name, name, len - 1)) {
+      *dim = last - '0';
+      return (Prim)p;
+    }
+  }
+  return PRIM_COUNT;
+}

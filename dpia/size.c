@@ -1,0 +1,753 @@
+/* size.c: canonical forms of type-level natural numbers (size.h, spec
+ * section 3).
+ *
+ * Representation invariants of every Size handed out (established by
+ * normalise and the operations that provably preserve them, relied on by
+ * size_eq and the printer):
+ *   - each term has num != 0, den > 0, gcd(|num|, den) == 1;
+ *   - each term's factors are sorted by strcmp of the name, with distinct
+ *     variables and exponents 0 < |exp| <= SIZE_MAX_EXPONENT;
+ *   - terms are sorted by compare_monomials and have distinct monomials;
+ *   - at most SIZE_MAX_TERMS terms.
+ * Sizes are immutable, so results freely share factor arrays with operands.
+ *
+ * Internally every operation returns false when a coefficient leaves int64
+ * or a limit is exceeded; the public wrappers turn that into sc->overflow and
+ * the zero size.  Intermediate coefficient arithmetic is done in 128 bits so
+ * that only a result that really leaves int64 counts as overflow. */
+#include "size.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+__extension__ typedef __int128 Wide;
+__extension__ typedef unsigned __int128 UWide;
+
+/* ---- exact arithmetic on coefficients ---- */
+
+static bool fits_int64(Wide w) { return w >= INT64_MIN && w <= INT64_MAX; }
+
+static UWide wide_magnitude(Wide w) { return w < 0 ? -(UWide)w : (UWide)w; }
+
+static UWide wide_gcd(UWide a, UWide b) {
+  while (b != 0) {
+    UWide rest = a % b;
+    a = b;
+    b = rest;
+  }
+  return a;
+}
+
+/* Reduces n/d (d != 0) to lowest terms with a positive denominator.  Fails
+ * only for a magnitude of 2^127 (the Wide minimum), which cannot be negated. */
+static bool wide_reduce(Wide *n, Wide *d) {
+  ASSERT(*d != 0);
+  UWide mn = wide_magnitude(*n), md = wide_magnitude(*d);
+  if ((mn >> 127) != 0 || (md >> 127) != 0) return false;
+  if (*n == 0) {
+    *d = 1;
+    return true;
+  }
+  Wide g = (Wide)wide_gcd(mn, md);
+  *n /= g;
+  *d /= g;
+  if (*d < 0) {
+    *n = -*n;
+    *d = -*d;
+  }
+  return true;
+}
+
+/* n/d (d != 0, any sign) as an int64 coefficient in lowest terms. */
+static bool make_coefficient(Wide n, Wide d, int64_t *num, int64_t *den) {
+  if (!wide_reduce(&n, &d)) return false;
+  if (!fits_int64(n) || !fits_int64(d)) return false;
+  *num = (int64_t)n;
+  *den = (int64_t)d;
+  return true;
+}
+
+static bool coefficient_mul(int64_t an, int64_t ad, int64_t bn, int64_t bd, int64_t *num,
+                            int64_t *den) {
+  return make_coefficient((Wide)an * bn, (Wide)ad * bd, num, den);
+}
+
+/* A running exact sum of rationals, for merging equal monomials and for
+ * evaluation: only the final value has to fit int64. */
+typedef struct RationalSum {
+  Wide num, den; /* den > 0, lowest terms */
+  bool overflow;
+} RationalSum;
+
+static void rational_sum_init(RationalSum *s) {
+  s->num = 0;
+  s->den = 1;
+  s->overflow = false;
+}
+
+/* adds num/den, den > 0 and below 2^127 */
+static void rational_sum_add(RationalSum *s, Wide num, Wide den) {
+  if (s->overflow) return;
+  Wide g = (Wide)wide_gcd((UWide)s->den, (UWide)den);
+  Wide scaled_left, scaled_right, new_num, new_den;
+  if (__builtin_mul_overflow(s->num, den / g, &scaled_left) ||
+      __builtin_mul_overflow(num, s->den / g, &scaled_right) ||
+      __builtin_add_overflow(scaled_left, scaled_right, &new_num) ||
+      __builtin_mul_overflow(s->den, den / g, &new_den) || !wide_reduce(&new_num, &new_den)) {
+    s->overflow = true;
+    return;
+  }
+  s->num = new_num;
+  s->den = new_den;
+}
+
+/* ---- monomials ---- */
+
+static int compare_vars(Sym a, Sym b) {
+  if (a == b) return 0;
+  int c = strcmp(a, b);
+  return (c > 0) - (c < 0);
+}
+
+static int64_t monomial_degree(const SizeTerm *t) {
+  int64_t degree = 0;
+  for (int i = 0; i < t->nfactors; i++) degree += t->factors[i].exp;
+  return degree;
+}
+
+/* The term order of the canonical form (and of printing): the constant term
+ * last; otherwise higher total degree first, then lexicographically by
+ * factors (smaller name first, for the same name the larger exponent first,
+ * a proper prefix first).  Returns 0 exactly for identical monomials. */
+static int compare_monomials(const SizeTerm *a, const SizeTerm *b) {
+  bool a_const = a->nfactors == 0, b_const = b->nfactors == 0;
+  if (a_const || b_const) return (int)a_const - (int)b_const;
+  int64_t da = monomial_degree(a), db = monomial_degree(b);
+  if (da != db) return da > db ? -1 : 1;
+  int n = a->nfactors < b->nfactors ? a->nfactors : b->nfactors;
+  for (int i = 0; i < n; i++) {
+    int c = compare_vars(a->factors[i].var, b->factors[i].var);
+    if (c != 0) return c;
+    int64_t ea = a->factors[i].exp, eb = b->factors[i].exp;
+    if (ea != eb) return ea > eb ? -1 : 1;
+  }
+  return (a->nfactors > b->nfactors) - (a->nfactors < b->nfactors);
+}
+
+static bool exponent_in_range(int64_t e) {
+  return e >= -SIZE_MAX_EXPONENT && e <= SIZE_MAX_EXPONENT;
+}
+
+/* Sets out's factors to the product of the monomials of a and b. */
+static bool multiply_monomials(Arena *arena, const SizeTerm *a, const SizeTerm *b,
+                               SizeTerm *out) {
+  if (a->nfactors == 0 || b->nfactors == 0) {
+    const SizeTerm *other = a->nfactors == 0 ? b : a;
+    out->nfactors = other->nfactors;
+    out->factors = other->factors;
+    return true;
+  }
+  SizeFactor *f = NEWARRAY(arena, SizeFactor, a->nfactors + b->nfactors);
+  int i = 0, j = 0, n = 0;
+  while (i < a->nfactors && j < b->nfactors) {
+    int c = compare_vars(a->factors[i].var, b->factors[j].var);
+    if (c < 0) {
+      f[n++] = a->factors[i++];
+    } else if (c > 0) {
+      f[n++] = b->factors[j++];
+    } else {
+      int64_t e;
+      if (__builtin_add_overflow(a->factors[i].exp, b->factors[j].exp, &e) ||
+          !exponent_in_range(e)) {
+        return false;
+      }
+      if (e != 0) f[n++] = (SizeFactor){a->factors[i].var, e};
+      i++;
+      j++;
+    }
+  }
+  while (i < a->nfactors) f[n++] = a->factors[i++];
+  while (j < b->nfactors) f[n++] = b->factors[j++];
+  out->nfactors = n;
+  out->factors = n > 0 ? f : NULL;
+  return true;
+}
+
+/* ---- normalisation ---- */
+
+/* Stable sort by compare_monomials (stable, so that merging equal monomials
+ * adds their coefficients in a deterministic order). */
+static void sort_terms(Arena *arena, SizeTerm *terms, int n) {
+  if (n < 2) return;
+  if (n <= 16) {
+    for (int i = 1; i < n; i++) {
+      SizeTerm key = terms[i];
+      int j = i;
+      while (j > 0 && compare_monomials(&terms[j - 1], &key) > 0) {
+        terms[j] = terms[j - 1];
+        j--;
+      }
+      terms[j] = key;
+    }
+    return;
+  }
+  SizeTerm *scratch = NEWARRAY(arena, SizeTerm, n);
+  SizeTerm *src = terms, *dst = scratch;
+  for (int width = 1; width < n; width *= 2) {
+    for (int lo = 0; lo < n; lo += 2 * width) {
+      int mid = lo + width < n ? lo + width : n;
+      int hi = lo + 2 * width < n ? lo + 2 * width : n;
+      int i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) {
+        dst[k++] = compare_monomials(&src[j], &src[i]) < 0 ? src[j++] : src[i++];
+      }
+      while (i < mid) dst[k++] = src[i++];
+      while (j < hi) dst[k++] = src[j++];
+    }
+    SizeTerm *swap = src;
+    src = dst;
+    dst = swap;
+  }
+  if (src != terms) memcpy(terms, src, sizeof(SizeTerm) * (size_t)n);
+}
+
+/* Turns n arbitrary terms (valid coefficients and monomials, in any order,
+ * possibly with equal monomials) into a canonical Size, reusing the array. */
+static bool normalise(Arena *arena, SizeTerm *terms, int n, Size *out) {
+  sort_terms(arena, terms, n);
+  int kept = 0;
+  for (int i = 0; i < n;) {
+    int j = i + 1;
+    while (j < n && compare_monomials(&terms[i], &terms[j]) == 0) j++;
+    SizeTerm merged = terms[i];
+    if (j > i + 1) {
+      RationalSum sum;
+      rational_sum_init(&sum);
+      for (int k = i; k < j; k++) rational_sum_add(&sum, terms[k].num, terms[k].den);
+      if (sum.overflow || !make_coefficient(sum.num, sum.den, &merged.num, &merged.den)) {
+        return false;
+      }
+    }
+    if (merged.num != 0) terms[kept++] = merged;
+    i = j;
+  }
+  if (kept > SIZE_MAX_TERMS) return false;
+  out->nterms = kept;
+  out->terms = kept > 0 ? terms : NULL;
+  return true;
+}
+
+/* ---- internal arithmetic (false on overflow) ---- */
+
+static Size zero_size(void) { return (Size){0, NULL}; }
+
+static Size single_term(Arena *arena, SizeTerm t) {
+  SizeTerm *terms = NEW(arena, SizeTerm);
+  *terms = t;
+  return (Size){1, terms};
+}
+
+static bool add_sizes(Arena *arena, Size a, Size b, Size *out) {
+  if (a.nterms == 0 || b.nterms == 0) {
+    *out = a.nterms == 0 ? b : a;
+    return true;
+  }
+  int n = a.nterms + b.nterms;
+  SizeTerm *terms = NEWARRAY(arena, SizeTerm, n);
+  memcpy(terms, a.terms, sizeof(SizeTerm) * (size_t)a.nterms);
+  memcpy(terms + a.nterms, b.terms, sizeof(SizeTerm) * (size_t)b.nterms);
+  return normalise(arena, terms, n, out);
+}
+
+static bool negate_size(Arena *arena, Size a, Size *out) {
+  SizeTerm *terms = NEWARRAY(arena, SizeTerm, a.nterms);
+  for (int i = 0; i < a.nterms; i++) {
+    terms[i] = a.terms[i];
+    if (__builtin_sub_overflow((int64_t)0, a.terms[i].num, &terms[i].num)) return false;
+  }
+  /* negation keeps monomials, hence order and distinctness */
+  out->nterms = a.nterms;
+  out->terms = a.nterms > 0 ? terms : NULL;
+  return true;
+}
+
+static bool mul_sizes(Arena *arena, Size a, Size b, Size *out) {
+  if (a.nterms == 0 || b.nterms == 0) {
+    *out = zero_size();
+    return true;
+  }
+  int n = a.nterms * b.nterms; /* both <= SIZE_MAX_TERMS: no int overflow */
+  SizeTerm *terms = NEWARRAY(arena, SizeTerm, n);
+  int k = 0;
+  for (int i = 0; i < a.nterms; i++) {
+    for (int j = 0; j < b.nterms; j++) {
+      const SizeTerm *x = &a.terms[i], *y = &b.terms[j];
+      SizeTerm *t = &terms[k++];
+      if (!coefficient_mul(x->num, x->den, y->num, y->den, &t->num, &t->den) ||
+          !multiply_monomials(arena, x, y, t)) {
+        return false;
+      }
+    }
+  }
+  if (a.nterms == 1 || b.nterms == 1) {
+    /* Multiplying by one term keeps the monomials distinct, but not
+     * necessarily in order (a negative exponent changes degrees unevenly). */
+    sort_terms(arena, terms, n);
+    *out = (Size){n, terms};
+    return true;
+  }
+  return normalise(arena, terms, n, out);
+}
+
+/* 1/t for a single non-zero term. */
+static bool invert_term(Arena *arena, const SizeTerm *t, SizeTerm *out) {
+  ASSERT(t->num != 0);
+  if (!make_coefficient(t->den, t->num, &out->num, &out->den)) return false;
+  SizeFactor *f = NEWARRAY(arena, SizeFactor, t->nfactors);
+  for (int i = 0; i < t->nfactors; i++) {
+    f[i].var = t->factors[i].var;
+    if (__builtin_sub_overflow((int64_t)0, t->factors[i].exp, &f[i].exp) ||
+        !exponent_in_range(f[i].exp)) {
+      return false;
+    }
+  }
+  out->nfactors = t->nfactors;
+  out->factors = t->nfactors > 0 ? f : NULL;
+  return true;
+}
+
+static bool power_size(Arena *arena, Size base, uint64_t exponent, Size *out) {
+  Size result = single_term(arena, (SizeTerm){1, 1, 0, NULL});
+  Size square = base;
+  while (exponent > 0) {
+    if (exponent & 1) {
+      if (!mul_sizes(arena, result, square, &result)) return false;
+    }
+    exponent >>= 1;
+    if (exponent > 0 && !mul_sizes(arena, square, square, &square)) return false;
+  }
+  *out = result;
+  return true;
+}
+
+/* The term t without its factor on v (t must contain v), as a Size. */
+static Size term_without_var(Arena *arena, const SizeTerm *t, Sym v) {
+  SizeTerm rest = *t;
+  rest.nfactors = t->nfactors - 1;
+  rest.factors = NULL;
+  if (rest.nfactors > 0) {
+    rest.factors = NEWARRAY(arena, SizeFactor, rest.nfactors);
+    int n = 0;
+    for (int i = 0; i < t->nfactors; i++) {
+      if (t->factors[i].var != v) rest.factors[n++] = t->factors[i];
+    }
+    ASSERT(n == rest.nfactors);
+  }
+  return single_term(arena, rest);
+}
+
+/* exponent of v in t, 0 if absent */
+static int64_t exponent_of(const SizeTerm *t, Sym v) {
+  for (int i = 0; i < t->nfactors; i++) {
+    if (t->factors[i].var == v) return t->factors[i].exp;
+  }
+  return 0;
+}
+
+static bool subst_sizes(Arena *arena, Size a, Sym v, Size value, Size *out, bool *shape_ok) {
+  *shape_ok = true;
+  Size inverse = zero_size();
+  bool have_inverse = false;
+  Size sum = zero_size();
+  for (int i = 0; i < a.nterms; i++) {
+    SizeTerm *t = &a.terms[i];
+    int64_t e = exponent_of(t, v);
+    Size piece;
+    if (e == 0) {
+      piece = (Size){1, t};
+    } else {
+      Size base = value;
+      if (e < 0) {
+        if (value.nterms != 1) {
+          *shape_ok = false;
+          return true;
+        }
+        if (!have_inverse) {
+          SizeTerm inv;
+          if (!invert_term(arena, &value.terms[0], &inv)) return false;
+          inverse = single_term(arena, inv);
+          have_inverse = true;
+        }
+        base = inverse;
+      }
+      Size powered;
+      uint64_t magnitude = e < 0 ? (uint64_t)0 - (uint64_t)e : (uint64_t)e;
+      if (!power_size(arena, base, magnitude, &powered) ||
+          !mul_sizes(arena, term_without_var(arena, t, v), powered, &piece)) {
+        return false;
+      }
+    }
+    if (!add_sizes(arena, sum, piece, &sum)) return false;
+  }
+  *out = sum;
+  return true;
+}
+
+/* ---- public arithmetic ---- */
+
+static Size overflowed(SizeCtx *sc) {
+  sc->overflow = true;
+  return zero_size();
+}
+
+Size size_const(SizeCtx *sc, int64_t n) {
+  if (n == 0) return zero_size();
+  return single_term(sc->arena, (SizeTerm){n, 1, 0, NULL});
+}
+
+Size size_var(SizeCtx *sc, Sym v) {
+  ASSERT(v != NULL);
+  SizeFactor *f = NEW(sc->arena, SizeFactor);
+  *f = (SizeFactor){v, 1};
+  return single_term(sc->arena, (SizeTerm){1, 1, 1, f});
+}
+
+Size size_add(SizeCtx *sc, Size a, Size b) {
+  Size out;
+  return add_sizes(sc->arena, a, b, &out) ? out : overflowed(sc);
+}
+
+Size size_sub(SizeCtx *sc, Size a, Size b) {
+  Size negated, out;
+  if (!negate_size(sc->arena, b, &negated) || !add_sizes(sc->arena, a, negated, &out)) {
+    return overflowed(sc);
+  }
+  return out;
+}
+
+Size size_mul(SizeCtx *sc, Size a, Size b) {
+  Size out;
+  return mul_sizes(sc->arena, a, b, &out) ? out : overflowed(sc);
+}
+
+bool size_div(SizeCtx *sc, Size a, Size b, Size *out) {
+  if (b.nterms != 1) return false;
+  SizeTerm inverse;
+  if (!invert_term(sc->arena, &b.terms[0], &inverse) ||
+      !mul_sizes(sc->arena, a, single_term(sc->arena, inverse), out)) {
+    *out = overflowed(sc);
+  }
+  return true;
+}
+
+/* ---- queries ---- */
+
+bool size_eq(Size a, Size b) {
+  if (a.nterms != b.nterms) return false;
+  for (int i = 0; i < a.nterms; i++) {
+    const SizeTerm *x = &a.terms[i], *y = &b.terms[i];
+    if (x->num != y->num || x->den != y->den || x->nfactors != y->nfactors) return false;
+    for (int j = 0; j < x->nfactors; j++) {
+      if (x->factors[j].var != y->factors[j].var || x->factors[j].exp != y->factors[j].exp) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+bool size_is_zero(Size a) { return a.nterms == 0; }
+
+bool size_const_value(Size a, int64_t *value) {
+  if (a.nterms == 0) {
+    *value = 0;
+    return true;
+  }
+  if (a.nterms == 1 && a.terms[0].nfactors == 0 && a.terms[0].den == 1) {
+    *value = a.terms[0].num;
+    return true;
+  }
+  return false;
+}
+
+bool size_is_polynomial(Size a) {
+  for (int i = 0; i < a.nterms; i++) {
+    if (a.terms[i].den != 1) return false;
+    for (int j = 0; j < a.terms[i].nfactors; j++) {
+      if (a.terms[i].factors[j].exp < 0) return false;
+    }
+  }
+  return true;
+}
+
+bool size_has_var(Size a, Sym v) {
+  for (int i = 0; i < a.nterms; i++) {
+    if (exponent_of(&a.terms[i], v) != 0) return true;
+  }
+  return false;
+}
+
+static bool is_meta(Sym v) { return v[0] == '?'; }
+
+Sym size_first_meta(Size a) {
+  for (int i = 0; i < a.nterms; i++) {
+    for (int j = 0; j < a.terms[i].nfactors; j++) {
+      if (is_meta(a.terms[i].factors[j].var)) return a.terms[i].factors[j].var;
+    }
+  }
+  return NULL;
+}
+
+bool size_subst(SizeCtx *sc, Size a, Sym v, Size value, Size *out) {
+  bool shape_ok;
+  Size result;
+  if (!subst_sizes(sc->arena, a, v, value, &result, &shape_ok)) {
+    *out = overflowed(sc);
+    return true;
+  }
+  if (!shape_ok) return false;
+  *out = result;
+  return true;
+}
+
+bool size_solve(SizeCtx *sc, Size lhs, Size rhs, Sym m, Size *out) {
+  Arena *arena = sc->arena;
+  Size difference;
+  if (!negate_size(arena, rhs, &difference) || !add_sizes(arena, lhs, difference, &difference)) {
+    sc->overflow = true;
+    return false;
+  }
+  /* difference == coefficient*m + rest, coefficient and rest free of m */
+  SizeTerm *with_m = NEWARRAY(arena, SizeTerm, difference.nterms);
+  SizeTerm *without_m = NEWARRAY(arena, SizeTerm, difference.nterms);
+  int n_with = 0, n_without = 0;
+  for (int i = 0; i < difference.nterms; i++) {
+    const SizeTerm *t = &difference.terms[i];
+    int64_t e = exponent_of(t, m);
+    if (e == 0) {
+      without_m[n_without++] = *t;
+    } else if (e == 1) {
+      with_m[n_with++] = term_without_var(arena, t, m).terms[0];
+    } else {
+      return false;
+    }
+  }
+  Size coefficient, rest;
+  /* both subsets keep distinct monomials; normalise only re-sorts them */
+  if (!normalise(arena, with_m, n_with, &coefficient) ||
+      !normalise(arena, without_m, n_without, &rest)) {
+    INTERNAL("re-sorting a canonical size cannot overflow");
+  }
+  /* A coefficient that is a sum has no place in the canonical form, and one
+   * that mentions another metavariable makes the equation non-linear in the
+   * unknowns (?n*?m == 8). */
+  if (coefficient.nterms != 1 || size_first_meta(coefficient) != NULL) return false;
+  Size negated_rest;
+  SizeTerm inverse;
+  if (!negate_size(arena, rest, &negated_rest) ||
+      !invert_term(arena, &coefficient.terms[0], &inverse) ||
+      !mul_sizes(arena, negated_rest, single_term(arena, inverse), out)) {
+    sc->overflow = true;
+    return false;
+  }
+  return true;
+}
+
+/* ---- evaluation ---- */
+
+static bool wide_power(Wide base, uint64_t exponent, Wide *out) {
+  Wide result = 1;
+  while (exponent > 0) {
+    if ((exponent & 1) && __builtin_mul_overflow(result, base, &result)) return false;
+    exponent >>= 1;
+    if (exponent > 0 && __builtin_mul_overflow(base, base, &base)) return false;
+  }
+  *out = result;
+  return true;
+}
+
+bool size_eval(Size a, SizeLookup lookup, void *user, int64_t *value) {
+  RationalSum sum;
+  rational_sum_init(&sum);
+  for (int i = 0; i < a.nterms; i++) {
+    const SizeTerm *t = &a.terms[i];
+    Wide num = t->num, den = t->den;
+    for (int j = 0; j < t->nfactors; j++) {
+      int64_t v;
+      if (!lookup(user, t->factors[j].var, &v)) return false;
+      int64_t e = t->factors[j].exp;
+      if (e < 0 && v == 0) return false; /* division by zero */
+      uint64_t magnitude = e < 0 ? (uint64_t)0 - (uint64_t)e : (uint64_t)e;
+      Wide power;
+      Wide *scaled = e > 0 ? &num : &den;
+      if (!wide_power(v, magnitude, &power) || __builtin_mul_overflow(*scaled, power, scaled) ||
+          !wide_reduce(&num, &den)) {
+        return false;
+      }
+    }
+    rational_sum_add(&sum, num, den);
+  }
+  if (sum.overflow || sum.den != 1 || !fits_int64(sum.num)) return false;
+  *value = (int64_t)sum.num;
+  return true;
+}
+
+/* ---- printing ---- */
+
+static void print_magnitude(Buf *out, int64_t v) {
+  uint64_t magnitude = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+  emit(out, "%" PRIu64, magnitude);
+}
+
+/* v*v*...*w for positive exponents; nothing for no factors. */
+static void print_product(Buf *out, const SizeFactor *factors, int n, bool need_star) {
+  for (int i = 0; i < n; i++) {
+    ASSERT(factors[i].exp > 0);
+    for (int64_t k = 0; k < factors[i].exp; k++) {
+      if (need_star) buf_putc(out, '*');
+      buf_puts(out, factors[i].var);
+      need_star = true;
+    }
+  }
+}
+
+/* |coefficient| times the monomial of a term with integer coefficient and
+ * positive exponents. */
+static void print_term_magnitude(Buf *out, const SizeTerm *t) {
+  ASSERT(t->den == 1);
+  bool print_coefficient = (t->num != 1 && t->num != -1) || t->nfactors == 0;
+  if (print_coefficient) print_magnitude(out, t->num);
+  print_product(out, t->factors, t->nfactors, print_coefficient);
+}
+
+/* A polynomial (integer coefficients, positive exponents) in canonical term
+ * order, except that when the first term is negative the first positive term
+ * is moved to the front: `N - M` rather than `-M + N`. */
+static void print_polynomial(Buf *out, Size p) {
+  ASSERT(p.nterms > 0);
+  int lead = 0;
+  if (p.terms[0].num < 0) {
+    for (int i = 1; i < p.nterms; i++) {
+      if (p.terms[i].num > 0) {
+        lead = i;
+        break;
+      }
+    }
+  }
+  const SizeTerm *first = &p.terms[lead];
+  if (first->num < 0) buf_putc(out, '-');
+  print_term_magnitude(out, first);
+  for (int i = 0; i < p.nterms; i++) {
+    if (i == lead) continue;
+    buf_puts(out, p.terms[i].num < 0 ? " - " : " + ");
+    print_term_magnitude(out, &p.terms[i]);
+  }
+}
+
+/* Does a print as a product without `/` or sign (with single_factor_only: as
+ * one integer or one identifier), so that it needs no parentheses as an
+ * operand of * (or as a divisor)? */
+static bool is_plain_product(Size a, bool single_factor_only) {
+  if (a.nterms == 0) return true;
+  if (a.nterms != 1) return false;
+  const SizeTerm *t = &a.terms[0];
+  if (t->num <= 0 || t->den != 1) return false;
+  int64_t printed_factors = t->num != 1 ? 1 : 0;
+  for (int i = 0; i < t->nfactors; i++) {
+    if (t->factors[i].exp < 0) return false;
+    printed_factors += t->factors[i].exp;
+  }
+  return !single_factor_only || printed_factors <= 1;
+}
+
+/* The common denominator of a's terms: lcm of the coefficient denominators
+ * times each variable to its largest negative exponent, as a single term. */
+static bool common_denominator(Arena *arena, Size a, Size *out) {
+  Wide lcm = 1;
+  int capacity = 0;
+  for (int i = 0; i < a.nterms; i++) capacity += a.terms[i].nfactors;
+  SizeFactor *vars = NEWARRAY(arena, SizeFactor, capacity);
+  int nvars = 0;
+  for (int i = 0; i < a.nterms; i++) {
+    const SizeTerm *t = &a.terms[i];
+    UWide g = wide_gcd((UWide)lcm, (UWide)t->den);
+    if (__builtin_mul_overflow(lcm, (Wide)t->den / (Wide)g, &lcm) || !fits_int64(lcm)) {
+      return false;
+    }
+    for (int j = 0; j < t->nfactors; j++) {
+      if (t->factors[j].exp > 0) continue;
+      Sym v = t->factors[j].var;
+      int64_t wanted = -t->factors[j].exp;
+      /* insertion into vars, kept sorted by name */
+      int k = 0;
+      while (k < nvars && compare_vars(vars[k].var, v) < 0) k++;
+      if (k < nvars && vars[k].var == v) {
+        if (vars[k].exp < wanted) vars[k].exp = wanted;
+      } else {
+        memmove(&vars[k + 1], &vars[k], sizeof(SizeFactor) * (size_t)(nvars - k));
+        vars[k] = (SizeFactor){v, wanted};
+        nvars++;
+      }
+    }
+  }
+  *out = single_term(arena, (SizeTerm){(int64_t)lcm, 1, nvars, nvars > 0 ? vars : NULL});
+  return true;
+}
+
+/* numerator/denominator over the common denominator; false if that leaves
+ * int64. */
+static bool print_fraction(Buf *out, Size a) {
+  Arena *arena = out->arena;
+  Size denominator, numerator;
+  if (!common_denominator(arena, a, &denominator) ||
+      !mul_sizes(arena, a, denominator, &numerator)) {
+    return false;
+  }
+  ASSERT(size_is_polynomial(numerator) && numerator.nterms > 0);
+  int64_t d;
+  if (size_const_value(denominator, &d) && d == 1) {
+    print_polynomial(out, numerator);
+    return true;
+  }
+  bool wrap_numerator = numerator.nterms > 1;
+  if (wrap_numerator) buf_putc(out, '(');
+  print_polynomial(out, numerator);
+  if (wrap_numerator) buf_putc(out, ')');
+  buf_putc(out, '/');
+  bool wrap_denominator = !is_plain_product(denominator, true);
+  if (wrap_denominator) buf_putc(out, '(');
+  print_term_magnitude(out, &denominator.terms[0]);
+  if (wrap_denominator) buf_putc(out, ')');
+  return true;
+}
+
+void size_print(Buf *out, Size a) {
+  if (a.nterms == 0) {
+    buf_putc(out, '0');
+    return;
+  }
+  if (print_fraction(out, a)) return;
+  /* The common denominator leaves int64 (coprime huge divisors): no 64-bit
+   * C expression computes the value exactly, so fall back to one fraction
+   * per term, which is at least exact whenever each term is integral. */
+  for (int i = 0; i < a.nterms; i++) {
+    SizeTerm t = a.terms[i];
+    bool negative = t.num < 0 && t.num != INT64_MIN;
+    if (negative) t.num = -t.num;
+    if (i > 0) buf_puts(out, negative ? " - " : " + ");
+    else if (negative) buf_putc(out, '-');
+    bool ok = print_fraction(out, single_term(out->arena, t));
+    ASSERT(ok); /* a single term's denominator is its own */
+  }
+}
+
+static void print_wrapped(Buf *out, Size a, bool single_factor_only) {
+  bool wrap = !is_plain_product(a, single_factor_only);
+  if (wrap) buf_putc(out, '(');
+  size_print(out, a);
+  if (wrap) buf_putc(out, ')');
+}
+
+void size_print_operand(Buf *out, Size a) { print_wrapped(out, a, false); }
+
+void size_print_divisor(Buf *out, Size a) { print_wrapped(out, a, true); }

@@ -1,0 +1,100 @@
+/* size.h: type-level natural numbers in canonical form (spec section 3,
+ * paper Figure 1c).
+ *
+ * A size is a sum of terms  coef * v1^e1 * ... * vk^ek  where coef is a
+ * rational num/den (den > 0, gcd(num, den) = 1, num != 0), the exponents are
+ * non-zero integers (x/y is x * y^-1) and the factors are sorted by name.
+ * Terms are sorted (see size_print) and have pairwise distinct monomials, so
+ * two sizes are equal as numbers for every value of their variables exactly
+ * when their canonical forms are identical: size_eq compares structure.
+ *
+ * Sizes are immutable and live in the arena.  Arithmetic never wraps: any
+ * coefficient or constant that leaves int64 sets sc->overflow and returns a
+ * zero size; the caller reports it.  Variables are interned Syms; the type
+ * checker uses names beginning with '?' for its inference metavariables. */
+#ifndef DPIA_SIZE_H
+#define DPIA_SIZE_H
+
+#include "util.h"
+
+typedef struct SizeFactor {
+  Sym var;
+  int64_t exp; /* != 0 */
+} SizeFactor;
+
+typedef struct SizeTerm {
+  int64_t num, den; /* coefficient num/den, den > 0, in lowest terms */
+  int nfactors;
+  SizeFactor *factors; /* sorted by strcmp of var, distinct vars */
+} SizeTerm;
+
+typedef struct Size {
+  int nterms; /* 0 means the constant 0 */
+  SizeTerm *terms;
+} Size;
+
+typedef struct SizeCtx {
+  Arena *arena;
+  bool overflow; /* sticky: set by any operation that left int64 */
+} SizeCtx;
+
+Size size_const(SizeCtx *sc, int64_t n);
+Size size_var(SizeCtx *sc, Sym v);
+Size size_add(SizeCtx *sc, Size a, Size b);
+Size size_sub(SizeCtx *sc, Size a, Size b);
+Size size_mul(SizeCtx *sc, Size a, Size b);
+/* Exact division a / b.  b must be a single non-zero term (a monomial with
+ * a coefficient); otherwise returns false and leaves *out untouched (the
+ * canonical form has no room for 1/(N+1)). */
+bool size_div(SizeCtx *sc, Size a, Size b, Size *out);
+
+bool size_eq(Size a, Size b);
+bool size_is_zero(Size a);
+/* true and *value if a is a constant integer (no variables, den == 1) */
+bool size_const_value(Size a, int64_t *value);
+/* every coefficient an integer and every exponent positive: a is a natural
+ * number for all natural values of its variables, so a divisibility
+ * requirement that produced it holds trivially */
+bool size_is_polynomial(Size a);
+bool size_has_var(Size a, Sym v);
+/* first variable whose name starts with '?' (a metavariable), or NULL */
+Sym size_first_meta(Size a);
+/* replace every occurrence of v by value (v^-1 by 1/value, which needs
+ * value to be a monomial: returns false otherwise) */
+bool size_subst(SizeCtx *sc, Size a, Sym v, Size value, Size *out);
+
+/* Solve lhs == rhs for the metavariable m, when the equation is linear in m
+ * (m occurs only with exponent 1, in terms whose other factors do not
+ * contain m): *out = the value of m.  Returns false when it is not. */
+bool size_solve(SizeCtx *sc, Size lhs, Size rhs, Sym m, Size *out);
+
+/* Evaluate with integer values for the variables (lookup returns false for
+ * an unknown variable).  Returns false if a variable is unknown, a division
+ * is not exact, or anything overflows. */
+typedef bool (*SizeLookup)(void *user, Sym v, int64_t *value);
+bool size_eval(Size a, SizeLookup lookup, void *user, int64_t *value);
+
+/* Print as a C integer expression over the variables, with `/` exact:
+ * terms over a common denominator,  N/2048,  (N + M)/2,  2*N + 1,  N*M/K.
+ * Terms of higher degree first, then by variable names; constant last.
+ * Deterministic. */
+void size_print(Buf *out, Size a);
+/* Same, parenthesised if it is not a single atom or product, for use as an
+ * operand of * / % in a larger expression. */
+void size_print_operand(Buf *out, Size a);
+
+/* Limits of the canonical form.  An exponent beyond SIZE_MAX_EXPONENT (any
+ * variable >= 2 raised to it leaves int64 anyway) or a result of more than
+ * SIZE_MAX_TERMS terms counts as overflow like a coefficient that leaves
+ * int64; this also bounds the length of printed sizes.  On overflow
+ * size_div and size_subst set sc->overflow, store the zero size and still
+ * return true (their false means "not expressible"); size_solve sets it and
+ * returns false. */
+#define SIZE_MAX_EXPONENT 62
+#define SIZE_MAX_TERMS 256
+
+/* Same as size_print_operand, but a product of several factors is also
+ * parenthesised: for the right operand of / and % (x/(2*N), not x/2*N). */
+void size_print_divisor(Buf *out, Size a);
+
+#endif

@@ -1,0 +1,241 @@
+/* strategy.c: the OpenCL hierarchy and address space rules (spec section 5;
+ * the paper leaves them as future work in its section 9).
+ *
+ * Works on the normalized kernel body, where every def is inlined, so a
+ * rule sees the nesting the kernel really has.  Messages name both
+ * constructs and point at the inner one, with a note at the outer one. */
+#include "check.h"
+
+#include <string.h>
+
+/* An enclosing construct whose function argument we are inside. */
+typedef struct Frame Frame;
+struct Frame {
+  Prim prim;
+  int dim;
+  Span span;
+  const Frame *up;
+};
+
+typedef struct Strategy {
+  Arena *arena;
+  Diag *diag;
+  const DefInfo *kernel;
+  bool ok;
+  Vec reported; /* spans already reported (an inlined def appears twice) */
+} Strategy;
+
+/* How the value of a phrase is used: written straight to the output
+ * buffer through acceptors (the acceptor translation reaches it), or read
+ * after being materialised (the continuation translation). */
+typedef struct Position {
+  bool to_output;
+  Span reader; /* the construct that reads it, when !to_output */
+  Prim reader_prim;
+} Position;
+
+static const char *construct_name(Arena *a, Prim p, int dim) {
+  if (prim_info[p].flags & PF_DIM) return arena_printf(a, "%s%d", prim_info[p].name, dim);
+  return prim_info[p].name;
+}
+
+static bool first_report(Strategy *s, Span span) {
+  for (int i = 0; i < s->reported.len; i++) {
+    const Span *t = s->reported.items[i];
+    if (t->src == span.src && t->begin == span.begin && t->end == span.end) return false;
+  }
+  Span *copy = NEW(s->arena, Span);
+  *copy = span;
+  vec_push(s->arena, &s->reported, copy);
+  return true;
+}
+
+static const Frame *find(const Frame *f, bool (*pred)(const Frame *, const void *), const void *arg) {
+  for (; f; f = f->up)
+    if (pred(f, arg)) return f;
+  return NULL;
+}
+
+static bool is_workgroup(const Frame *f, const void *arg) {
+  (void)arg;
+  return f->prim == PRIM_MAP_WORKGROUP;
+}
+
+static bool is_local_same_dim(const Frame *f, const void *arg) {
+  return f->prim == PRIM_MAP_LOCAL && f->dim == *(const int *)arg;
+}
+
+static bool is_sequential_or_local(const Frame *f, const void *arg) {
+  (void)arg;
+  return f->prim == PRIM_MAP_LOCAL || f->prim == PRIM_MAP_SEQ || f->prim == PRIM_REDUCE_SEQ || f->prim == PRIM_REDUCE;
+}
+
+static bool is_grid_same_dim(const Frame *f, const void *arg) {
+  return (f->prim == PRIM_MAP_WORKGROUP || f->prim == PRIM_MAP_GLOBAL) && f->dim == *(const int *)arg;
+}
+
+static bool is_parallel_map(Prim p) { return p == PRIM_MAP_GLOBAL || p == PRIM_MAP_WORKGROUP; }
+
+static void violation(Strategy *s, Span inner, const Frame *outer, const char *fmt, const char *a, const char *b) {
+  s->ok = false;
+  if (!first_report(s, inner)) return;
+  diag_error(s->diag, inner, fmt, a, b);
+  if (outer)
+    diag_note(s->diag, outer->span, "the enclosing '%s' is here", construct_name(s->arena, outer->prim, outer->dim));
+}
+
+/* The rules about where a primitive may appear. */
+static void check_placement(Strategy *s, const Phrase *head, const Frame *f) {
+  const char *name = construct_name(s->arena, head->prim, head->dim);
+  const Frame *o;
+  switch (head->prim) {
+  case PRIM_MAP:
+    s->ok = false;
+    if (first_report(s, head->span))
+      diag_error(s->diag, head->span,
+                 "plain 'map' has no OpenCL level in a kernel; choose one of mapGlobal, mapWorkgroup, mapLocal, "
+                 "mapSeq");
+    return;
+  case PRIM_MAP_LOCAL:
+    if ((o = find(f, is_local_same_dim, &head->dim)))
+      violation(s, head->span, o, "'%s' inside another '%s' of the same dimension", name,
+                construct_name(s->arena, o->prim, o->dim));
+    else if (!find(f, is_workgroup, NULL)) {
+      s->ok = false;
+      if (first_report(s, head->span))
+        diag_error(s->diag, head->span, "'%s' outside of any mapWorkgroup: mapLocal must be inside the body of a "
+                   "mapWorkgroup", name);
+    }
+    return;
+  case PRIM_MAP_WORKGROUP:
+  case PRIM_MAP_GLOBAL:
+    if ((o = find(f, is_sequential_or_local, NULL)))
+      violation(s, head->span, o, "'%s' inside '%s': work-group and global parallelism cannot be nested in "
+                "local or sequential code", name, construct_name(s->arena, o->prim, o->dim));
+    else if ((o = find(f, is_grid_same_dim, &head->dim)))
+      violation(s, head->span, o, "'%s' inside '%s' of the same dimension", name,
+                construct_name(s->arena, o->prim, o->dim));
+    return;
+  case PRIM_TO_LOCAL:
+    if (!find(f, is_workgroup, NULL)) {
+      s->ok = false;
+      if (first_report(s, head->span))
+        diag_error(s->diag, head->span, "'toLocal' outside of any mapWorkgroup: local memory belongs to a "
+                   "work-group, so toLocal must be inside the body of a mapWorkgroup");
+    }
+    return;
+  default: return;
+  }
+}
+
+/* Views through which the acceptor translation passes (Figure 5a and the
+ * acceptor forms of spec section 4): a value produced under them still
+ * goes straight to the output. */
+static bool passes_acceptor(Prim p) {
+  switch (p) {
+  case PRIM_JOIN:
+  case PRIM_SPLIT:
+  case PRIM_AS_SCALAR:
+  case PRIM_AS_VECTOR:
+  case PRIM_TRANSPOSE:
+  case PRIM_ZIP:
+  case PRIM_PAIR: return true;
+  default: return false;
+  }
+}
+
+/* Which arguments of a primitive are functions run inside it (its body). */
+static bool is_body_arg(Prim p, int i) {
+  switch (p) {
+  case PRIM_MAP:
+  case PRIM_MAP_SEQ:
+  case PRIM_MAP_GLOBAL:
+  case PRIM_MAP_WORKGROUP:
+  case PRIM_MAP_LOCAL:
+  case PRIM_REDUCE:
+  case PRIM_REDUCE_SEQ:
+  case PRIM_TO_GLOBAL:
+  case PRIM_TO_LOCAL:
+  case PRIM_TO_PRIVATE: return i == 0;
+  default: return false;
+  }
+}
+
+static void walk(Strategy *s, const Phrase *p, const Frame *f, Position pos);
+
+static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position pos) {
+  int nargs = 0;
+  const Phrase *head = p;
+  while (head->kind == PH_APP) {
+    nargs++;
+    head = head->fst;
+  }
+  const Phrase **args = NEWARRAY(s->arena, const Phrase *, nargs);
+  const Phrase *a = p;
+  for (int i = nargs - 1; i >= 0; i--) {
+    args[i] = a->snd;
+    a = a->fst;
+  }
+  if (head->kind != PH_PRIM) {
+    walk(s, head, f, (Position){false, head->span, PRIM_COUNT});
+    for (int i = 0; i < nargs; i++) walk(s, args[i], f, (Position){false, head->span, PRIM_COUNT});
+    return;
+  }
+  check_placement(s, head, f);
+  Prim prim = head->prim;
+  if (!f && is_parallel_map(prim) && !pos.to_output) {
+    /* spec section 5: no barrier across work-groups */
+    s->ok = false;
+    if (first_report(s, head->span)) {
+      const char *name = construct_name(s->arena, prim, head->dim);
+      diag_error(s->diag, head->span,
+                 "the result of this '%s' is read by a later stage of the same kernel, but OpenCL has no barrier "
+                 "across work-groups; split the computation into two kernels",
+                 name);
+      if (pos.reader_prim != PRIM_COUNT)
+        diag_note(s->diag, pos.reader, "it is read here by '%s'", prim_info[pos.reader_prim].name);
+    }
+  }
+  if (!f && prim == PRIM_TO_PRIVATE && pos.to_output) {
+    s->ok = false;
+    if (first_report(s, head->span))
+      diag_error(s->diag, head->span,
+                 "the result of kernel '%s' would be produced in private memory; a kernel's result is written to "
+                 "global memory (the output buffer): remove this toPrivate",
+                 s->kernel->name);
+  }
+  Frame inner = {prim, head->dim, head->span, f};
+  for (int i = 0; i < nargs; i++) {
+    if (is_body_arg(prim, i)) {
+      walk(s, args[i], &inner, (Position){true, head->span, prim});
+    } else {
+      Position ap = {f == NULL && pos.to_output && passes_acceptor(prim), head->span, prim};
+      /* inside a parallel map's body the rule is the hierarchy's, not this one */
+      if (f) ap.to_output = true;
+      walk(s, args[i], f, ap);
+    }
+  }
+}
+
+static void walk(Strategy *s, const Phrase *p, const Frame *f, Position pos) {
+  switch (p->kind) {
+  case PH_VAR:
+  case PH_LIT:
+  case PH_DEF: return;
+  case PH_PRIM:
+  case PH_APP: walk_spine(s, p, f, pos); return;
+  case PH_LAM: walk(s, p->body, f, pos); return;
+  case PH_PROJ:
+  case PH_UNOP: walk(s, p->fst, f, (Position){false, p->span, PRIM_COUNT}); return;
+  default:
+    walk(s, p->fst, f, (Position){false, p->span, PRIM_COUNT});
+    walk(s, p->snd, f, (Position){false, p->span, PRIM_COUNT});
+    return;
+  }
+}
+
+bool strategy_check_kernel(Arena *a, Diag *diag, DefInfo *kernel, Phrase *normal_body) {
+  Strategy s = {a, diag, kernel, true, {0}};
+  walk(&s, normal_body, NULL, (Position){true, normal_body->span, PRIM_COUNT});
+  return s.ok;
+}

@@ -1,0 +1,136 @@
+/* types.h: data types and phrase types (spec section 3, paper Figures 1, 2).
+ *
+ * Types are arena-allocated and mostly immutable.  During inference the
+ * checker uses metavariables: DT_META for data types (a cell that is
+ * solved at most once; follow it with dt_resolve) and size variables named
+ * "?n..." inside Size values (solved in the checker's size table).  After a
+ * declaration is checked, every type it carries is "zonked": no solved
+ * metavariable remains. */
+#ifndef DPIA_TYPES_H
+#define DPIA_TYPES_H
+
+#include "ast.h"
+#include "size.h"
+
+/* What an unsolved data metavariable may still become. */
+typedef enum MetaClass {
+  MC_ANY,      /* any data type (a lambda parameter nothing has fixed yet) */
+  MC_NUMERIC,  /* int float double or a vector of them (an integer literal) */
+  MC_FLOATING, /* float double or a vector of them (a decimal literal, fabs) */
+} MetaClass;
+
+typedef struct DataType DataType;
+typedef struct DataMeta {
+  int id;
+  MetaClass cls;
+  DataType *solution; /* NULL while unsolved */
+  Span origin;        /* what introduced it, for "cannot infer" messages */
+} DataMeta;
+
+#define DPIA_DATA_KINDS(X)                                             \
+  X(SCALAR) /* scalar, width: int float double bool, width 1 or a vector */ \
+  X(ARRAY)  /* size, elem: [size]elem */                               \
+  X(PAIR)   /* fst, snd: (fst, snd) */                                 \
+  X(IDX)    /* size: idx[size] */                                      \
+  X(VAR)    /* name: a rigid `data` parameter of a def */              \
+  X(META)   /* meta: an inference metavariable */
+
+typedef enum DataKind {
+#define X(id) DT_##id,
+  DPIA_DATA_KINDS(X)
+#undef X
+} DataKind;
+
+struct DataType {
+  DataKind kind;
+  ScalarKind scalar; /* DT_SCALAR */
+  int width;         /* DT_SCALAR: 1 for a scalar, 2 3 4 8 16 for a vector */
+  Size size;         /* DT_ARRAY, DT_IDX */
+  DataType *elem;    /* DT_ARRAY */
+  DataType *fst, *snd; /* DT_PAIR */
+  Sym name;          /* DT_VAR */
+  DataMeta *meta;    /* DT_META */
+};
+
+#define DPIA_PHRASE_KINDS(X)                                     \
+  X(EXP)  /* data: exp[data] */                                  \
+  X(ACC)  /* data: acc[data] */                                  \
+  X(COMM) /* comm */                                             \
+  X(WITH) /* fst, snd: fst & snd (var[d] = acc[d] & exp[d]) */   \
+  X(FN)   /* fst -> snd */                                       \
+  X(FN_P) /* fst ->p snd: a passive function */
+
+typedef enum PhraseKind {
+#define X(id) PT_##id,
+  DPIA_PHRASE_KINDS(X)
+#undef X
+} PhraseKind;
+
+typedef struct PhraseType PhraseType;
+struct PhraseType {
+  PhraseKind kind;
+  DataType *data;           /* PT_EXP, PT_ACC */
+  PhraseType *fst, *snd;    /* PT_WITH, PT_FN, PT_FN_P */
+};
+
+typedef struct TypeCtx {
+  Arena *arena;
+  SizeCtx sizes;
+  int next_meta;
+  int next_binder; /* ids of binders (phrase.h), unique per translation */
+  /* common types, made once per context */
+  DataType *t_int, *t_float, *t_double, *t_bool;
+  PhraseType *t_comm;
+} TypeCtx;
+
+void type_ctx_init(TypeCtx *tc, Arena *a);
+
+DataType *dt_scalar(TypeCtx *tc, ScalarKind s, int width);
+DataType *dt_array(TypeCtx *tc, Size n, DataType *elem);
+DataType *dt_pair(TypeCtx *tc, DataType *a, DataType *b);
+DataType *dt_idx(TypeCtx *tc, Size n);
+DataType *dt_var(TypeCtx *tc, Sym name);
+DataType *dt_meta(TypeCtx *tc, MetaClass cls, Span origin);
+/* follow solved metavariables (not inside sub-terms) */
+DataType *dt_resolve(DataType *t);
+bool dt_is_numeric(const DataType *t); /* resolved scalar int/float/double, any width */
+bool dt_is_floating(const DataType *t);
+
+PhraseType *pt_exp(TypeCtx *tc, DataType *d);
+PhraseType *pt_acc(TypeCtx *tc, DataType *d);
+PhraseType *pt_var(TypeCtx *tc, DataType *d); /* acc[d] & exp[d] */
+PhraseType *pt_with(TypeCtx *tc, PhraseType *a, PhraseType *b);
+PhraseType *pt_fn(TypeCtx *tc, PhraseType *a, PhraseType *b);
+PhraseType *pt_fn_p(TypeCtx *tc, PhraseType *a, PhraseType *b);
+
+/* Passive phrase types, paper Figure 2: exp[d]; phi1 & phi2; theta -> phi;
+ * theta ->p theta'. */
+bool pt_is_passive(const PhraseType *t);
+
+/* Printing in the surface syntax of spec section 2/3 ([N]float, (float, int),
+ * exp[[N]float] -> acc[float] ->p comm).  Unsolved metavariables print as
+ * ?1, ?2 (only ever in error messages). */
+void dt_print(Buf *out, const DataType *t);
+void pt_print(Buf *out, const PhraseType *t);
+const char *dt_str(Arena *a, const DataType *t);
+const char *pt_str(Arena *a, const PhraseType *t);
+const char *scalar_name(ScalarKind s);
+
+/* Structural equality of zonked types (sizes compared by canonical form). */
+bool dt_equal(const DataType *a, const DataType *b);
+bool pt_equal(const PhraseType *a, const PhraseType *b);
+
+/* Substitution of rigid variables (a def's nat and data parameters) by
+ * values, used when a def is inlined.  Sizes are substituted with
+ * size_subst. */
+typedef struct TypeSubst {
+  int n;
+  Sym *names;
+  bool *is_size;     /* true: sizes[i] replaces name; false: datas[i] */
+  Size *sizes;
+  DataType **datas;
+} TypeSubst;
+DataType *dt_subst(TypeCtx *tc, const TypeSubst *s, DataType *t);
+PhraseType *pt_subst(TypeCtx *tc, const TypeSubst *s, PhraseType *t);
+
+#endif

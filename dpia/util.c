@@ -1,0 +1,249 @@
+/* util.c: the allocator, arenas, text buffers and the interner (util.h). */
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the one allocation function ---- */
+
+static void *default_alloc(void *user, size_t size) {
+  (void)user;
+  return malloc(size);
+}
+
+static void default_release(void *user, void *ptr) {
+  (void)user;
+  free(ptr);
+}
+
+void dpia_mem_default(DpiaMem *mem) {
+  mem->alloc = default_alloc;
+  mem->release = default_release;
+  mem->user = NULL;
+  mem->on_oom = NULL;
+}
+
+void *mem_alloc(DpiaMem *mem, size_t size) {
+  void *p = mem->alloc(mem->user, size);
+  if (!p) {
+    /* Out of memory is a user-visible condition, not a bug: the driver
+     * reports it and frees the arena (issue 7, allocation failure). */
+    if (!mem->on_oom) INTERNAL("out of memory with no handler installed");
+    longjmp(*mem->on_oom, 1);
+  }
+  return p;
+}
+
+void mem_release(DpiaMem *mem, void *ptr) {
+  if (ptr) mem->release(mem->user, ptr);
+}
+
+void dpia_internal_error(const char *file, int line, const char *fmt, ...) {
+  va_list ap;
+  fprintf(stderr, "dpia: internal error at %s:%d: ", file, line);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputs("\nThis is a bug in dpia; please report it with the input that caused it.\n", stderr);
+  exit(70);
+}
+
+/* ---- arena ---- */
+
+struct ArenaBlock {
+  ArenaBlock *next;
+  size_t size;
+  max_align_t data[]; /* aligned for any type */
+};
+
+enum { ARENA_BLOCK_SIZE = 64 * 1024 };
+
+void arena_init(Arena *a, DpiaMem *mem) {
+  a->mem = mem;
+  a->blocks = NULL;
+  a->cur = a->end = NULL;
+  a->total = 0;
+}
+
+static size_t align_up(size_t n) {
+  size_t al = _Alignof(max_align_t);
+  return (n + al - 1) & ~(al - 1);
+}
+
+void *arena_alloc(Arena *a, size_t size) {
+  size = align_up(size ? size : 1);
+  if ((size_t)(a->end - a->cur) < size) {
+    size_t want = size > ARENA_BLOCK_SIZE / 4 ? size : ARENA_BLOCK_SIZE;
+    if (want > SIZE_MAX - sizeof(ArenaBlock)) longjmp(*a->mem->on_oom, 1);
+    ArenaBlock *b = mem_alloc(a->mem, sizeof(ArenaBlock) + want);
+    b->size = want;
+    if (size > ARENA_BLOCK_SIZE / 4 && a->blocks) {
+      /* a large object gets a block of its own; keep filling the current one */
+      b->next = a->blocks->next;
+      a->blocks->next = b;
+      memset(b->data, 0, size);
+      a->total += size;
+      return b->data;
+    }
+    b->next = a->blocks;
+    a->blocks = b;
+    a->cur = (char *)b->data;
+    a->end = a->cur + want;
+  }
+  void *p = a->cur;
+  a->cur += size;
+  a->total += size;
+  memset(p, 0, size);
+  return p;
+}
+
+void *arena_dup(Arena *a, const void *p, size_t size) {
+  void *q = arena_alloc(a, size);
+  if (size) memcpy(q, p, size);
+  return q;
+}
+
+char *arena_strndup(Arena *a, const char *s, size_t n) {
+  char *q = arena_alloc(a, n + 1);
+  memcpy(q, s, n);
+  q[n] = 0;
+  return q;
+}
+
+char *arena_printf(Arena *a, const char *fmt, ...) {
+  Buf b;
+  buf_init(&b, a);
+  va_list ap;
+  va_start(ap, fmt);
+  vemit(&b, fmt, ap);
+  va_end(ap);
+  return b.data;
+}
+
+void arena_free(Arena *a) {
+  ArenaBlock *b = a->blocks;
+  while (b) {
+    ArenaBlock *next = b->next;
+    mem_release(a->mem, b);
+    b = next;
+  }
+  a->blocks = NULL;
+  a->cur = a->end = NULL;
+}
+
+/* ---- Buf ---- */
+
+void buf_init(Buf *b, Arena *a) {
+  b->arena = a;
+  b->data = "";
+  b->len = 0;
+  b->cap = 0;
+}
+
+static void buf_reserve(Buf *b, size_t extra) {
+  if (b->len + extra + 1 <= b->cap) return;
+  size_t cap = b->cap ? b->cap : 64;
+  while (cap < b->len + extra + 1) cap *= 2;
+  char *data = arena_alloc(b->arena, cap);
+  memcpy(data, b->data, b->len + 1);
+  b->data = data;
+  b->cap = cap;
+}
+
+void buf_put(Buf *b, const char *s, size_t n) {
+  buf_reserve(b, n);
+  memcpy(b->data + b->len, s, n);
+  b->len += n;
+  b->data[b->len] = 0;
+}
+
+void buf_puts(Buf *b, const char *s) { buf_put(b, s, strlen(s)); }
+
+void buf_putc(Buf *b, char c) { buf_put(b, &c, 1); }
+
+void vemit(Buf *b, const char *fmt, va_list ap) {
+  va_list ap2;
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap2);
+  va_end(ap2);
+  if (n < 0) INTERNAL("bad format string '%s'", fmt);
+  buf_reserve(b, (size_t)n);
+  vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+  b->len += (size_t)n;
+}
+
+void emit(Buf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vemit(b, fmt, ap);
+  va_end(ap);
+}
+
+void buf_indent(Buf *b, int level) {
+  for (int i = 0; i < level; i++) buf_put(b, "  ", 2);
+}
+
+void buf_clear(Buf *b) {
+  b->len = 0;
+  if (b->cap) b->data[0] = 0;
+}
+
+/* ---- Vec ---- */
+
+void vec_push(Arena *a, Vec *v, void *item) {
+  if (v->len == v->cap) {
+    int cap = v->cap ? v->cap * 2 : 8;
+    void **items = NEWARRAY(a, void *, cap);
+    if (v->len) memcpy(items, v->items, sizeof(void *) * (size_t)v->len);
+    v->items = items;
+    v->cap = cap;
+  }
+  v->items[v->len++] = item;
+}
+
+/* ---- interner: open addressing, FNV-1a ---- */
+
+static uint32_t hash_bytes(const char *s, size_t n) {
+  uint32_t h = 2166136261u;
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+  return h;
+}
+
+void intern_init(Interner *in, Arena *a) {
+  in->arena = a;
+  in->count = 0;
+  in->cap = 256;
+  in->slots = NEWARRAY(a, Sym, in->cap);
+}
+
+static void intern_grow(Interner *in) {
+  uint32_t cap = in->cap * 2;
+  Sym *slots = NEWARRAY(in->arena, Sym, cap);
+  for (uint32_t i = 0; i < in->cap; i++) {
+    Sym s = in->slots[i];
+    if (!s) continue;
+    uint32_t h = hash_bytes(s, strlen(s)) & (cap - 1);
+    while (slots[h]) h = (h + 1) & (cap - 1);
+    slots[h] = s;
+  }
+  in->slots = slots;
+  in->cap = cap;
+}
+
+Sym intern(Interner *in, const char *s, size_t n) {
+  if ((in->count + 1) * 2 > in->cap) intern_grow(in);
+  uint32_t h = hash_bytes(s, n) & (in->cap - 1);
+  for (;;) {
+    Sym t = in->slots[h];
+    if (!t) break;
+    if (strncmp(t, s, n) == 0 && t[n] == 0) return t;
+    h = (h + 1) & (in->cap - 1);
+  }
+  Sym t = arena_strndup(in->arena, s, n);
+  in->slots[h] = t;
+  in->count++;
+  return t;
+}
+
+Sym intern_cstr(Interner *in, const char *s) { return intern(in, s, strlen(s)); }

@@ -1,0 +1,101 @@
+/* util.h: memory, growable text buffers and interned identifiers.
+ *
+ * Every allocation of a translation goes through one DpiaMem (so tests can
+ * swap in an allocator that fails after n calls) into one Arena, freed all at
+ * once.  Running out of memory longjmps to the handler installed by the
+ * driver (dpia_ctx_run): callers never check for NULL.  Nothing here is
+ * global: two threads with two contexts never share state. */
+#ifndef DPIA_UTIL_H
+#define DPIA_UTIL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define DPIA_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define DPIA_NORETURN __attribute__((noreturn))
+#else
+#define DPIA_PRINTF(f, a)
+#define DPIA_NORETURN
+#endif
+
+#define DPIA_COUNTOF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The one allocation function of a translation.  alloc(user, n) returns n
+ * bytes or NULL; release(user, p) frees what alloc returned. */
+typedef struct DpiaMem {
+  void *(*alloc)(void *user, size_t size);
+  void (*release)(void *user, void *ptr);
+  void *user;
+  jmp_buf *on_oom; /* where to go when alloc returns NULL; must be set */
+} DpiaMem;
+
+void dpia_mem_default(DpiaMem *mem);
+void *mem_alloc(DpiaMem *mem, size_t size); /* never returns NULL */
+void mem_release(DpiaMem *mem, void *ptr);
+
+/* Abort on a bug in dpia itself (spec section 9: exit code 70). */
+DPIA_NORETURN void dpia_internal_error(const char *file, int line, const char *fmt, ...)
+    DPIA_PRINTF(3, 4);
+#define INTERNAL(...) dpia_internal_error(__FILE__, __LINE__, __VA_ARGS__)
+#define ASSERT(c) ((c) ? (void)0 : INTERNAL("assertion failed: %s", #c))
+
+/* Bump allocator; every object of a translation lives here. */
+typedef struct ArenaBlock ArenaBlock;
+typedef struct Arena {
+  DpiaMem *mem;
+  ArenaBlock *blocks;
+  char *cur, *end;
+  size_t total; /* bytes handed out, for limits and benchmarks */
+} Arena;
+
+void arena_init(Arena *a, DpiaMem *mem);
+void *arena_alloc(Arena *a, size_t size);      /* zeroed, aligned for any type */
+void *arena_dup(Arena *a, const void *p, size_t size);
+char *arena_strndup(Arena *a, const char *s, size_t n);
+char *arena_printf(Arena *a, const char *fmt, ...) DPIA_PRINTF(2, 3);
+void arena_free(Arena *a);
+#define NEW(a, T) ((T *)arena_alloc((a), sizeof(T)))
+#define NEWARRAY(a, T, n) ((T *)arena_alloc((a), sizeof(T) * (size_t)(n)))
+
+/* Growable byte buffer: all generated text goes through emit(). data is
+ * always NUL-terminated.  Storage comes from the arena (old chunks are
+ * abandoned on growth, reclaimed with the arena). */
+typedef struct Buf {
+  Arena *arena;
+  char *data;
+  size_t len, cap;
+} Buf;
+
+void buf_init(Buf *b, Arena *a);
+void emit(Buf *b, const char *fmt, ...) DPIA_PRINTF(2, 3);
+void vemit(Buf *b, const char *fmt, va_list ap);
+void buf_put(Buf *b, const char *s, size_t n);
+void buf_puts(Buf *b, const char *s);
+void buf_putc(Buf *b, char c);
+void buf_indent(Buf *b, int level); /* 2 spaces a level (spec section 8) */
+void buf_clear(Buf *b);
+
+/* Growable array of pointers, arena-backed. */
+typedef struct Vec {
+  void **items;
+  int len, cap;
+} Vec;
+void vec_push(Arena *a, Vec *v, void *item);
+
+/* Interned identifiers: equal names are equal pointers. */
+typedef const char *Sym;
+typedef struct Interner {
+  Arena *arena;
+  Sym *slots;
+  uint32_t count, cap;
+} Interner;
+
+void intern_init(Interner *in, Arena *a);
+Sym intern(Interner *in, const char *s, size_t n);
+Sym intern_cstr(Interner *in, const char *s);
+
+#endif

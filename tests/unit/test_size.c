@@ -1,0 +1,736 @@
+/* test_size.c: unit and property tests of the canonical sizes (dpia/size.h).
+ *
+ * Prints `size: P passed, F failed` and exits non-zero if anything failed.
+ * The property test uses a fixed-seed PRNG held in a local struct, so every
+ * run checks the same expressions. */
+#include "size.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+__extension__ typedef __int128 Wide;
+
+typedef struct Tester {
+  Arena *arena;
+  Interner *names;
+  SizeCtx *sc;
+  int passed, failed;
+} Tester;
+
+static void record(Tester *t, bool ok, int line, const char *what) {
+  if (ok) {
+    t->passed++;
+  } else {
+    t->failed++;
+    fprintf(stderr, "test_size.c:%d: FAILED: %s\n", line, what);
+  }
+}
+
+#define CHECK(cond) record(t, (cond), __LINE__, #cond)
+
+/* ---- building sizes tersely ---- */
+
+static Size var(Tester *t, const char *name) {
+  return size_var(t->sc, intern_cstr(t->names, name));
+}
+static Size num(Tester *t, int64_t n) { return size_const(t->sc, n); }
+static Size add(Tester *t, Size a, Size b) { return size_add(t->sc, a, b); }
+static Size sub(Tester *t, Size a, Size b) { return size_sub(t->sc, a, b); }
+static Size mul(Tester *t, Size a, Size b) { return size_mul(t->sc, a, b); }
+
+/* a / b where the caller knows b is a single term */
+static Size divide(Tester *t, Size a, Size b) {
+  Size out = {0, NULL};
+  bool ok = size_div(t->sc, a, b, &out);
+  record(t, ok, __LINE__, "size_div by a single term");
+  return out;
+}
+
+static const char *print(Tester *t, Size a) {
+  Buf b;
+  buf_init(&b, t->arena);
+  size_print(&b, a);
+  return b.data;
+}
+
+static const char *print_operand(Tester *t, Size a) {
+  Buf b;
+  buf_init(&b, t->arena);
+  size_print_operand(&b, a);
+  return b.data;
+}
+
+static const char *print_divisor(Tester *t, Size a) {
+  Buf b;
+  buf_init(&b, t->arena);
+  size_print_divisor(&b, a);
+  return b.data;
+}
+
+static void check_print_at(Tester *t, Size a, const char *expected, int line) {
+  const char *got = print(t, a);
+  bool ok = strcmp(got, expected) == 0;
+  t->passed += ok;
+  t->failed += !ok;
+  if (!ok) fprintf(stderr, "test_size.c:%d: FAILED: printed `%s`, expected `%s`\n", line, got, expected);
+}
+#define CHECK_PRINT(a, expected) check_print_at(t, (a), (expected), __LINE__)
+
+static void check_string_at(Tester *t, const char *got, const char *expected, int line) {
+  bool ok = strcmp(got, expected) == 0;
+  t->passed += ok;
+  t->failed += !ok;
+  if (!ok) fprintf(stderr, "test_size.c:%d: FAILED: got `%s`, expected `%s`\n", line, got, expected);
+}
+#define CHECK_STRING(got, expected) check_string_at(t, (got), (expected), __LINE__)
+
+/* ---- variable assignments for size_eval ---- */
+
+enum { MAX_BINDINGS = 4 };
+typedef struct Bindings {
+  int count;
+  Sym names[MAX_BINDINGS];
+  int64_t values[MAX_BINDINGS];
+} Bindings;
+
+static bool lookup_binding(void *user, Sym v, int64_t *value) {
+  const Bindings *b = user;
+  for (int i = 0; i < b->count; i++) {
+    if (b->names[i] == v) {
+      *value = b->values[i];
+      return true;
+    }
+  }
+  return false;
+}
+
+static Bindings bind(Tester *t, const char *n1, int64_t v1, const char *n2, int64_t v2) {
+  Bindings b = {0, {NULL}, {0}};
+  if (n1) {
+    b.names[b.count] = intern_cstr(t->names, n1);
+    b.values[b.count++] = v1;
+  }
+  if (n2) {
+    b.names[b.count] = intern_cstr(t->names, n2);
+    b.values[b.count++] = v2;
+  }
+  return b;
+}
+
+static bool eval_is(Size a, Bindings b, int64_t expected) {
+  int64_t value;
+  return size_eval(a, lookup_binding, &b, &value) && value == expected;
+}
+
+static bool eval_fails(Size a, Bindings b) {
+  int64_t value;
+  return !size_eval(a, lookup_binding, &b, &value);
+}
+
+/* ---- unit tests ---- */
+
+static void test_equality(Tester *t) {
+  Size n = var(t, "N"), m = var(t, "M");
+  CHECK(size_eq(divide(t, mul(t, n, num(t, 2048)), num(t, 2048)), n));
+  CHECK(size_eq(mul(t, add(t, n, m), num(t, 2)), add(t, mul(t, num(t, 2), m), mul(t, num(t, 2), n))));
+  CHECK(size_eq(mul(t, divide(t, n, m), m), n));
+  CHECK(size_eq(mul(t, num(t, 2048), num(t, 128)), num(t, 262144)));
+  CHECK(size_eq(mul(t, divide(t, n, num(t, 2048)), num(t, 128)), divide(t, n, num(t, 16))));
+  CHECK(size_eq(add(t, sub(t, n, num(t, 1)), num(t, 1)), n));
+  CHECK(size_eq(mul(t, add(t, n, num(t, 1)), sub(t, n, num(t, 1))),
+                sub(t, mul(t, n, n), num(t, 1))));
+  CHECK(size_eq(divide(t, divide(t, n, num(t, 2)), num(t, 3)), divide(t, n, num(t, 6))));
+  CHECK(size_eq(divide(t, add(t, n, m), num(t, 2)),
+                add(t, divide(t, n, num(t, 2)), divide(t, m, num(t, 2)))));
+  CHECK(size_is_zero(sub(t, n, n)));
+  CHECK(size_eq(mul(t, mul(t, divide(t, n, num(t, 2)), divide(t, n, num(t, 2))), num(t, 4)),
+                mul(t, n, n)));
+  CHECK(size_eq(mul(t, m, n), mul(t, n, m)));
+  CHECK(size_eq(divide(t, n, n), num(t, 1)));
+  CHECK(size_eq(divide(t, mul(t, n, m), mul(t, m, num(t, 4))), divide(t, n, num(t, 4))));
+}
+
+static void test_inequality(Tester *t) {
+  Size n = var(t, "N"), m = var(t, "M");
+  CHECK(!size_eq(n, m));
+  CHECK(!size_eq(divide(t, n, num(t, 2)), divide(t, n, num(t, 3))));
+  CHECK(!size_eq(add(t, n, num(t, 1)), n));
+  CHECK(!size_eq(mul(t, n, n), mul(t, n, num(t, 2))));
+  CHECK(!size_eq(divide(t, n, m), divide(t, m, n)));
+  CHECK(!size_eq(num(t, 2), num(t, -2)));
+  CHECK(!size_eq(n, sub(t, num(t, 0), n)));
+  CHECK(!size_is_zero(n));
+  CHECK(!size_eq(add(t, n, m), add(t, n, n)));
+}
+
+static void test_printing(Tester *t) {
+  Size n = var(t, "N"), m = var(t, "M"), k = var(t, "K");
+  CHECK_PRINT(n, "N");
+  CHECK_PRINT(num(t, 0), "0");
+  CHECK_PRINT(num(t, 42), "42");
+  CHECK_PRINT(num(t, -5), "-5");
+  CHECK_PRINT(num(t, INT64_MIN), "-9223372036854775808");
+  CHECK_PRINT(divide(t, n, num(t, 2048)), "N/2048");
+  CHECK_PRINT(mul(t, divide(t, n, num(t, 2048)), num(t, 128)), "N/16");
+  CHECK_PRINT(divide(t, mul(t, n, num(t, 2048)), num(t, 2048)), "N");
+  CHECK_PRINT(mul(t, mul(t, num(t, 3), n), m), "3*M*N");
+  CHECK_PRINT(mul(t, n, n), "N*N");
+  CHECK_PRINT(divide(t, add(t, n, m), num(t, 2)), "(M + N)/2");
+  CHECK_PRINT(divide(t, n, mul(t, num(t, 2), m)), "N/(2*M)");
+  CHECK_PRINT(divide(t, mul(t, n, m), k), "M*N/K");
+  CHECK_PRINT(add(t, mul(t, num(t, 2), n), num(t, 1)), "2*N + 1");
+  CHECK_PRINT(sub(t, n, num(t, 1)), "N - 1");
+  CHECK_PRINT(add(t, add(t, mul(t, n, m), n), num(t, 3)), "M*N + N + 3");
+  CHECK_PRINT(sub(t, num(t, 1), n), "1 - N");
+  CHECK_PRINT(sub(t, num(t, 0), n), "-N");
+  CHECK_PRINT(sub(t, sub(t, num(t, 0), n), num(t, 1)), "-N - 1");
+  CHECK_PRINT(sub(t, n, m), "N - M");
+  CHECK_PRINT(sub(t, m, n), "M - N");
+  CHECK_PRINT(add(t, divide(t, n, num(t, 2)), num(t, 1)), "(N + 2)/2");
+  CHECK_PRINT(add(t, divide(t, n, m), num(t, 1)), "(M + N)/M");
+  CHECK_PRINT(divide(t, n, mul(t, m, m)), "N/(M*M)");
+  CHECK_PRINT(add(t, divide(t, n, num(t, 2)), divide(t, m, num(t, 3))), "(2*M + 3*N)/6");
+  CHECK_PRINT(divide(t, num(t, 2), n), "2/N");
+  CHECK_PRINT(divide(t, sub(t, num(t, 0), n), num(t, 2)), "-N/2");
+  CHECK_PRINT(add(t, mul(t, n, n), mul(t, m, n)), "M*N + N*N");
+  CHECK_PRINT(mul(t, add(t, n, num(t, 1)), add(t, n, num(t, 1))), "N*N + 2*N + 1");
+  /* the slide input size t*(n-1)+s */
+  CHECK_PRINT(add(t, mul(t, var(t, "t"), sub(t, n, num(t, 1))), var(t, "s")), "N*t + s - t");
+
+  CHECK_STRING(print_operand(t, n), "N");
+  CHECK_STRING(print_operand(t, num(t, 7)), "7");
+  CHECK_STRING(print_operand(t, mul(t, num(t, 2), n)), "2*N");
+  CHECK_STRING(print_operand(t, add(t, n, num(t, 1))), "(N + 1)");
+  CHECK_STRING(print_operand(t, divide(t, n, num(t, 2))), "(N/2)");
+  CHECK_STRING(print_operand(t, num(t, -3)), "(-3)");
+  CHECK_STRING(print_divisor(t, n), "N");
+  CHECK_STRING(print_divisor(t, num(t, 2048)), "2048");
+  CHECK_STRING(print_divisor(t, mul(t, num(t, 2), n)), "(2*N)");
+  CHECK_STRING(print_divisor(t, mul(t, n, n)), "(N*N)");
+}
+
+static void test_queries(Tester *t) {
+  Size n = var(t, "N"), m = var(t, "M");
+  Sym meta_n = intern_cstr(t->names, "?n");
+  int64_t value = -1;
+  CHECK(size_is_polynomial(add(t, mul(t, n, n), num(t, 1))));
+  CHECK(!size_is_polynomial(divide(t, n, num(t, 2))));
+  CHECK(!size_is_polynomial(divide(t, n, m)));
+  CHECK(size_is_polynomial(mul(t, divide(t, n, num(t, 2)), num(t, 2))));
+  CHECK(size_is_polynomial(num(t, 0)));
+  CHECK(!size_is_polynomial(add(t, divide(t, n, m), num(t, 1))));
+  CHECK(size_const_value(mul(t, num(t, 2048), num(t, 128)), &value) && value == 262144);
+  CHECK(!size_const_value(n, &value));
+  CHECK(size_const_value(sub(t, n, n), &value) && value == 0);
+  CHECK(!size_const_value(divide(t, num(t, 1), num(t, 2)), &value));
+  CHECK(size_const_value(divide(t, n, n), &value) && value == 1);
+  CHECK(size_has_var(divide(t, num(t, 1), m), intern_cstr(t->names, "M")));
+  CHECK(!size_has_var(mul(t, divide(t, n, m), m), intern_cstr(t->names, "M")));
+  CHECK(size_first_meta(add(t, mul(t, size_var(t->sc, meta_n), num(t, 2)), n)) == meta_n);
+  CHECK(size_first_meta(add(t, n, m)) == NULL);
+
+  /* size_div refuses a divisor that is not a single term, and leaves *out */
+  Size out = n;
+  CHECK(!size_div(t->sc, n, add(t, m, num(t, 1)), &out) && size_eq(out, n));
+  CHECK(!size_div(t->sc, n, num(t, 0), &out) && size_eq(out, n));
+}
+
+static void test_solve(Tester *t) {
+  Size n = var(t, "N"), k = var(t, "K");
+  Sym meta_n = intern_cstr(t->names, "?n");
+  Size mn = size_var(t->sc, meta_n), mm = var(t, "?m");
+  Size out = {0, NULL};
+  CHECK(size_solve(t->sc, mul(t, mn, num(t, 2048)), n, meta_n, &out) &&
+        strcmp(print(t, out), "N/2048") == 0);
+  CHECK(size_solve(t->sc, n, mul(t, mn, num(t, 2048)), meta_n, &out) &&
+        strcmp(print(t, out), "N/2048") == 0);
+  CHECK(size_solve(t->sc, add(t, mn, num(t, 3)), n, meta_n, &out) &&
+        strcmp(print(t, out), "N - 3") == 0);
+  CHECK(!size_solve(t->sc, mul(t, mn, mm), num(t, 8), meta_n, &out));
+  CHECK(size_solve(t->sc, mul(t, mn, k), mul(t, n, k), meta_n, &out) && size_eq(out, n));
+  CHECK(!size_solve(t->sc, mul(t, mn, mn), n, meta_n, &out));
+  CHECK(!size_solve(t->sc, n, n, meta_n, &out));
+  CHECK(!size_solve(t->sc, mul(t, mn, k), mul(t, mn, k), meta_n, &out));
+  CHECK(size_solve(t->sc, mn, mm, meta_n, &out) && size_eq(out, mm));
+  CHECK(size_solve(t->sc, add(t, mul(t, num(t, 2), mn), n), mul(t, num(t, 3), n), meta_n, &out) &&
+        size_eq(out, n));
+  CHECK(!size_solve(t->sc, add(t, mul(t, mn, n), mn), num(t, 5), meta_n, &out));
+  CHECK(size_solve(t->sc, divide(t, mn, num(t, 2)), n, meta_n, &out) &&
+        strcmp(print(t, out), "2*N") == 0);
+  /* a solution substituted back satisfies the equation */
+  Size lhs = add(t, mul(t, mn, num(t, 64)), k);
+  Size rhs = mul(t, n, num(t, 4));
+  Size back = {0, NULL};
+  CHECK(size_solve(t->sc, lhs, rhs, meta_n, &out) && size_subst(t->sc, lhs, meta_n, out, &back) &&
+        size_eq(back, rhs));
+}
+
+static void test_subst(Tester *t) {
+  Size n = var(t, "N"), m = var(t, "M"), k = var(t, "K");
+  Sym sym_n = intern_cstr(t->names, "N"), sym_m = intern_cstr(t->names, "M");
+  Sym meta_n = intern_cstr(t->names, "?n");
+  Size out = {0, NULL};
+  CHECK(size_subst(t->sc, add(t, n, m), sym_n, mul(t, num(t, 2), k), &out) &&
+        strcmp(print(t, out), "2*K + M") == 0);
+  CHECK(size_subst(t->sc, divide(t, n, m), sym_m, num(t, 4), &out) &&
+        strcmp(print(t, out), "N/4") == 0);
+  out = n;
+  CHECK(!size_subst(t->sc, divide(t, n, m), sym_m, add(t, k, num(t, 1)), &out) && size_eq(out, n));
+  CHECK(!size_subst(t->sc, divide(t, n, m), sym_m, num(t, 0), &out));
+  CHECK(size_subst(t->sc, mul(t, n, n), sym_n, add(t, m, num(t, 1)), &out) &&
+        strcmp(print(t, out), "M*M + 2*M + 1") == 0);
+  CHECK(size_subst(t->sc, mul(t, var(t, "?n"), num(t, 2048)), meta_n, divide(t, n, num(t, 2048)),
+                   &out) &&
+        size_eq(out, n));
+  CHECK(size_subst(t->sc, add(t, m, num(t, 1)), sym_n, k, &out) &&
+        size_eq(out, add(t, m, num(t, 1))));
+  CHECK(size_subst(t->sc, mul(t, n, m), sym_n, num(t, 0), &out) && size_is_zero(out));
+  CHECK(size_subst(t->sc, divide(t, k, mul(t, n, n)), sym_n, mul(t, num(t, 2), m), &out) &&
+        strcmp(print(t, out), "K/(4*M*M)") == 0);
+}
+
+static void test_eval(Tester *t) {
+  Size n = var(t, "N"), m = var(t, "M");
+  CHECK(eval_is(mul(t, divide(t, n, num(t, 2048)), num(t, 128)), bind(t, "N", 4096, NULL, 0), 256));
+  CHECK(eval_fails(divide(t, n, num(t, 2)), bind(t, "N", 3, NULL, 0)));
+  CHECK(eval_is(divide(t, add(t, n, m), num(t, 2)), bind(t, "N", 1, "M", 3), 2));
+  CHECK(eval_fails(add(t, n, m), bind(t, "N", 1, NULL, 0)));
+  CHECK(eval_fails(divide(t, n, m), bind(t, "N", 1, "M", 0)));
+  CHECK(eval_is(num(t, 0), bind(t, NULL, 0, NULL, 0), 0));
+  CHECK(eval_is(divide(t, n, m), bind(t, "N", 12, "M", 4), 3));
+  CHECK(eval_fails(divide(t, n, m), bind(t, "N", 12, "M", 5)));
+  /* the sum is integral although each term is not */
+  CHECK(eval_is(add(t, divide(t, n, num(t, 2)), divide(t, m, num(t, 2))), bind(t, "N", 3, "M", 5), 4));
+  CHECK(eval_fails(mul(t, n, n), bind(t, "N", INT64_C(1) << 32, NULL, 0)));
+  CHECK(eval_fails(mul(t, num(t, 2), n), bind(t, "N", INT64_C(1) << 62, NULL, 0)));
+  /* an intermediate beyond int64 is fine when the result fits */
+  CHECK(eval_is(sub(t, mul(t, num(t, 2), n), m), bind(t, "N", INT64_C(1) << 62, "M", 2), INT64_MAX - 1));
+  CHECK(eval_is(sub(t, num(t, 0), n), bind(t, "N", 7, NULL, 0), -7));
+}
+
+static void test_overflow(Tester *t) {
+  SizeCtx *sc = t->sc;
+  Size n = var(t, "N");
+  sc->overflow = false;
+  Size r = mul(t, num(t, INT64_C(1) << 62), num(t, 4));
+  CHECK(sc->overflow && size_is_zero(r));
+  sc->overflow = false;
+  r = sub(t, num(t, 0), num(t, INT64_MIN));
+  CHECK(sc->overflow && size_is_zero(r));
+  sc->overflow = false;
+  r = mul(t, num(t, INT64_MIN), num(t, -1));
+  CHECK(sc->overflow && size_is_zero(r));
+  sc->overflow = false;
+  r = add(t, num(t, INT64_MAX), num(t, 1));
+  CHECK(sc->overflow && size_is_zero(r));
+  sc->overflow = false;
+  r = add(t, num(t, INT64_MAX), num(t, -1));
+  CHECK(!sc->overflow && size_eq(r, num(t, INT64_MAX - 1)));
+  r = sub(t, num(t, INT64_MIN + 1), num(t, 1));
+  CHECK(!sc->overflow && size_eq(r, num(t, INT64_MIN)));
+  r = add(t, mul(t, num(t, INT64_MAX), n), n);
+  CHECK(sc->overflow && size_is_zero(r));
+  /* the flag is sticky */
+  r = add(t, n, n);
+  CHECK(sc->overflow && size_eq(r, mul(t, num(t, 2), n)));
+  sc->overflow = false;
+  /* 1/INT64_MIN has the denominator 2^63 */
+  Size out = n;
+  CHECK(size_div(sc, num(t, 1), num(t, INT64_MIN), &out) && sc->overflow && size_is_zero(out));
+  sc->overflow = false;
+  CHECK(size_div(sc, divide(t, n, num(t, INT64_MAX)), num(t, 2), &out) && sc->overflow);
+  sc->overflow = false;
+  /* huge exponents: N^32 is representable, N^64 is not */
+  Size power = n;
+  for (int i = 0; i < 5; i++) power = mul(t, power, power);
+  CHECK(!sc->overflow && power.nterms == 1 && power.terms[0].factors[0].exp == 32);
+  power = mul(t, power, power);
+  CHECK(sc->overflow && size_is_zero(power));
+  sc->overflow = false;
+  Size inverse = divide(t, num(t, 1), n);
+  for (int i = 0; i < 6; i++) inverse = mul(t, inverse, inverse);
+  CHECK(sc->overflow && size_is_zero(inverse));
+  sc->overflow = false;
+  /* substitution that overflows still succeeds structurally */
+  Sym sym_n = intern_cstr(t->names, "N");
+  CHECK(size_subst(sc, mul(t, n, n), sym_n, num(t, INT64_C(1) << 40), &out) && sc->overflow &&
+        size_is_zero(out));
+  sc->overflow = false;
+  /* too many terms: the square of a sum of 23 variables has 276 */
+  Size many = num(t, 0);
+  for (int i = 0; i < 23; i++) {
+    Buf name;
+    buf_init(&name, t->arena);
+    emit(&name, "v%d", i);
+    many = add(t, many, var(t, name.data));
+  }
+  CHECK(!sc->overflow && many.nterms == 23);
+  r = mul(t, many, many);
+  CHECK(sc->overflow && size_is_zero(r));
+  sc->overflow = false;
+  /* overflow in size_solve */
+  Sym meta_n = intern_cstr(t->names, "?n");
+  CHECK(!size_solve(sc, size_var(sc, meta_n), num(t, INT64_MIN), meta_n, &out) && sc->overflow);
+  sc->overflow = false;
+  CHECK(!size_solve(sc, add(t, size_var(sc, meta_n), num(t, INT64_MAX)), num(t, -2), meta_n, &out) &&
+        sc->overflow);
+  sc->overflow = false;
+}
+
+/* ---- property test ---- */
+
+typedef struct Rng {
+  uint64_t state;
+} Rng;
+
+static uint64_t rng_next(Rng *r) {
+  /* xorshift64* */
+  r->state ^= r->state >> 12;
+  r->state ^= r->state << 25;
+  r->state ^= r->state >> 27;
+  return r->state * UINT64_C(2685821657736338717);
+}
+
+static int rng_below(Rng *r, int n) { return (int)(rng_next(r) % (uint64_t)n); }
+
+typedef enum { EXPR_CONST, EXPR_VAR, EXPR_ADD, EXPR_SUB, EXPR_MUL, EXPR_DIV } ExprKind;
+
+typedef struct Expr {
+  ExprKind kind;
+  int64_t value; /* EXPR_CONST */
+  int var;       /* EXPR_VAR: index into the variable table */
+  struct Expr *left, *right;
+} Expr;
+
+enum { NVARS = 3 };
+static const char *const var_names[NVARS] = {"N", "M", "K"};
+
+static Expr *expr_new(Arena *a, ExprKind kind, Expr *left, Expr *right) {
+  Expr *e = NEW(a, Expr);
+  e->kind = kind;
+  e->left = left;
+  e->right = right;
+  return e;
+}
+
+static Expr *expr_const(Arena *a, int64_t value) {
+  Expr *e = expr_new(a, EXPR_CONST, NULL, NULL);
+  e->value = value;
+  return e;
+}
+
+static Expr *expr_var(Arena *a, int index) {
+  Expr *e = expr_new(a, EXPR_VAR, NULL, NULL);
+  e->var = index;
+  return e;
+}
+
+/* a random monomial divisor: c, c*v or c*v*w with c in 1..6 */
+static Expr *random_divisor(Arena *a, Rng *r) {
+  Expr *d = expr_const(a, 1 + rng_below(r, 6));
+  int nvars = rng_below(r, 3);
+  for (int i = 0; i < nvars; i++) d = expr_new(a, EXPR_MUL, d, expr_var(a, rng_below(r, NVARS)));
+  return d;
+}
+
+static Expr *random_expr(Arena *a, Rng *r, int depth) {
+  int choice = depth <= 0 ? rng_below(r, 2) : rng_below(r, 8);
+  switch (choice) {
+  case 0: return expr_const(a, rng_below(r, 12) - 3);
+  case 1: return expr_var(a, rng_below(r, NVARS));
+  case 2:
+  case 3: return expr_new(a, EXPR_ADD, random_expr(a, r, depth - 1), random_expr(a, r, depth - 1));
+  case 4: return expr_new(a, EXPR_SUB, random_expr(a, r, depth - 1), random_expr(a, r, depth - 1));
+  case 5:
+  case 6: return expr_new(a, EXPR_MUL, random_expr(a, r, depth - 1), random_expr(a, r, depth - 1));
+  default: return expr_new(a, EXPR_DIV, random_expr(a, r, depth - 1), random_divisor(a, r));
+  }
+}
+
+/* An expression equal to e as a number, written differently: operands
+ * swapped, subtraction as addition of -1 times, division as multiplication
+ * by a reciprocal, multiplication distributed over a sum. */
+static Expr *rewrite(Arena *a, const Expr *e) {
+  switch (e->kind) {
+  case EXPR_CONST: return expr_const(a, e->value);
+  case EXPR_VAR: return expr_var(a, e->var);
+  case EXPR_ADD: return expr_new(a, EXPR_ADD, rewrite(a, e->right), rewrite(a, e->left));
+  case EXPR_SUB:
+    return expr_new(a, EXPR_ADD, expr_new(a, EXPR_MUL, expr_const(a, -1), rewrite(a, e->right)),
+                    rewrite(a, e->left));
+  case EXPR_MUL:
+    if (e->right->kind == EXPR_ADD) {
+      return expr_new(a, EXPR_ADD, expr_new(a, EXPR_MUL, rewrite(a, e->left), rewrite(a, e->right->left)),
+                      expr_new(a, EXPR_MUL, rewrite(a, e->right->right), rewrite(a, e->left)));
+    }
+    return expr_new(a, EXPR_MUL, rewrite(a, e->right), rewrite(a, e->left));
+  case EXPR_DIV:
+    return expr_new(a, EXPR_MUL, expr_new(a, EXPR_DIV, expr_const(a, 1), rewrite(a, e->right)),
+                    rewrite(a, e->left));
+  }
+  return NULL;
+}
+
+static Size expr_to_size(Tester *t, const Expr *e) {
+  switch (e->kind) {
+  case EXPR_CONST: return num(t, e->value);
+  case EXPR_VAR: return var(t, var_names[e->var]);
+  case EXPR_ADD: return add(t, expr_to_size(t, e->left), expr_to_size(t, e->right));
+  case EXPR_SUB: return sub(t, expr_to_size(t, e->left), expr_to_size(t, e->right));
+  case EXPR_MUL: return mul(t, expr_to_size(t, e->left), expr_to_size(t, e->right));
+  case EXPR_DIV: return divide(t, expr_to_size(t, e->left), expr_to_size(t, e->right));
+  }
+  return num(t, 0);
+}
+
+/* exact rational value of an expression tree, independent of size.c */
+typedef struct Rational {
+  Wide num, den; /* den > 0, lowest terms */
+} Rational;
+
+static Wide gcd_wide(Wide a, Wide b) {
+  if (a < 0) a = -a;
+  if (b < 0) b = -b;
+  while (b != 0) {
+    Wide rest = a % b;
+    a = b;
+    b = rest;
+  }
+  return a;
+}
+
+/* values stay far below 2^100 for the depths used, so plain Wide is exact;
+ * the bound is checked rather than assumed */
+static bool rational_make(Wide num, Wide den, Rational *out) {
+  const Wide bound = (Wide)1 << 100;
+  if (den == 0 || num > bound || num < -bound || den > bound || den < -bound) return false;
+  Wide g = gcd_wide(num, den);
+  if (g == 0) g = 1;
+  num /= g;
+  den /= g;
+  if (den < 0) {
+    num = -num;
+    den = -den;
+  }
+  *out = (Rational){num, den};
+  return true;
+}
+
+/* false on division by zero or excessive magnitude */
+static bool expr_eval(const Expr *e, const int64_t *values, Rational *out, bool *all_divisions_exact) {
+  Rational l, r;
+  switch (e->kind) {
+  case EXPR_CONST: return rational_make(e->value, 1, out);
+  case EXPR_VAR: return rational_make(values[e->var], 1, out);
+  default: break;
+  }
+  if (!expr_eval(e->left, values, &l, all_divisions_exact) ||
+      !expr_eval(e->right, values, &r, all_divisions_exact)) {
+    return false;
+  }
+  switch (e->kind) {
+  case EXPR_ADD: return rational_make(l.num * r.den + r.num * l.den, l.den * r.den, out);
+  case EXPR_SUB: return rational_make(l.num * r.den - r.num * l.den, l.den * r.den, out);
+  case EXPR_MUL: return rational_make(l.num * r.num, l.den * r.den, out);
+  case EXPR_DIV:
+    if (r.num == 0) return false;
+    if (l.den != 1 || r.den != 1 || l.num % r.num != 0) *all_divisions_exact = false;
+    return rational_make(l.num * r.den, l.den * r.num, out);
+  default: return false;
+  }
+}
+
+/* A strict evaluator for printed sizes with C semantics (int64, truncating
+ * `/`): terms separated by exactly " + " / " - ", no other spaces. */
+typedef struct CParser {
+  const char *p;
+  const int64_t *values;
+  bool ok;
+} CParser;
+
+static int64_t c_expr(CParser *c);
+
+static int64_t c_primary(CParser *c) {
+  if (*c->p == '(') {
+    c->p++;
+    int64_t v = c_expr(c);
+    if (*c->p != ')') c->ok = false;
+    else c->p++;
+    return v;
+  }
+  if (*c->p >= '0' && *c->p <= '9') {
+    int64_t v = 0;
+    while (*c->p >= '0' && *c->p <= '9') {
+      if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, *c->p - '0', &v)) c->ok = false;
+      c->p++;
+    }
+    return v;
+  }
+  for (int i = 0; i < NVARS; i++) {
+    size_t len = strlen(var_names[i]);
+    if (strncmp(c->p, var_names[i], len) == 0) {
+      c->p += len;
+      return c->values[i];
+    }
+  }
+  c->ok = false;
+  return 0;
+}
+
+static int64_t c_unary(CParser *c) {
+  if (*c->p == '-') {
+    c->p++;
+    int64_t v = c_unary(c), negated = 0;
+    if (__builtin_sub_overflow((int64_t)0, v, &negated)) c->ok = false;
+    return negated;
+  }
+  return c_primary(c);
+}
+
+static int64_t c_product(CParser *c) {
+  int64_t v = c_unary(c);
+  while (c->ok && (*c->p == '*' || *c->p == '/')) {
+    char op = *c->p++;
+    int64_t rhs = c_unary(c);
+    if (op == '*') {
+      if (__builtin_mul_overflow(v, rhs, &v)) c->ok = false;
+    } else if (rhs == 0 || (v == INT64_MIN && rhs == -1)) {
+      c->ok = false;
+    } else {
+      v /= rhs;
+    }
+  }
+  return v;
+}
+
+static int64_t c_expr(CParser *c) {
+  int64_t v = c_product(c);
+  while (c->ok && *c->p == ' ') {
+    bool plus = strncmp(c->p, " + ", 3) == 0, minus = strncmp(c->p, " - ", 3) == 0;
+    if (!plus && !minus) {
+      c->ok = false;
+      break;
+    }
+    c->p += 3;
+    int64_t rhs = c_product(c);
+    if (plus ? __builtin_add_overflow(v, rhs, &v) : __builtin_sub_overflow(v, rhs, &v)) c->ok = false;
+  }
+  return v;
+}
+
+static bool eval_printed(const char *text, const int64_t *values, int64_t *out) {
+  CParser c = {text, values, true};
+  *out = c_expr(&c);
+  return c.ok && *c.p == '\0';
+}
+
+typedef struct PropertyStats {
+  int expressions, integral_points, fractional_points, rewrites;
+} PropertyStats;
+
+static void check_point(Tester *t, const Expr *e, Size s, const char *printed, const int64_t *values,
+                        PropertyStats *stats) {
+  Rational exact;
+  bool all_exact = true;
+  if (!expr_eval(e, values, &exact, &all_exact)) return; /* division by zero */
+  Bindings b = {NVARS, {NULL}, {0}};
+  for (int i = 0; i < NVARS; i++) {
+    b.names[i] = intern_cstr(t->names, var_names[i]);
+    b.values[i] = values[i];
+  }
+  int64_t value = 0;
+  bool evaluated = size_eval(s, lookup_binding, &b, &value);
+  if (exact.den != 1) {
+    stats->fractional_points++;
+    record(t, !evaluated, __LINE__, "size_eval refuses a non-integral value");
+    return;
+  }
+  stats->integral_points++;
+  bool same = evaluated && (Wide)value == exact.num;
+  record(t, same, __LINE__, "size_eval of the canonical form equals the exact value");
+  /* (b) the printed C expression, wherever the value is integral (which
+   * includes every point where all divisions of the original are exact) */
+  int64_t c_value = 0;
+  bool c_ok = eval_printed(printed, values, &c_value);
+  bool c_same = c_ok && (Wide)c_value == exact.num;
+  record(t, c_same, __LINE__, "the printed C expression evaluates to the exact value");
+  if (!same || !c_same) {
+    fprintf(stderr, "  at N=%" PRId64 " M=%" PRId64 " K=%" PRId64 ": printed `%s` (all divisions exact: %d)\n",
+            values[0], values[1], values[2], printed, all_exact);
+  }
+}
+
+static void test_properties(Tester *t) {
+  Rng rng = {UINT64_C(0x9E3779B97F4A7C15)};
+  PropertyStats stats = {0, 0, 0, 0};
+  Size previous = {0, NULL};
+  const char *previous_printed = "0";
+  for (int iteration = 0; iteration < 3000; iteration++) {
+    Expr *e = random_expr(t->arena, &rng, 1 + rng_below(&rng, 3));
+    Size s = expr_to_size(t, e);
+    if (t->sc->overflow) {
+      record(t, false, __LINE__, "small random expressions do not overflow");
+      t->sc->overflow = false;
+      continue;
+    }
+    stats.expressions++;
+    const char *printed = print(t, s);
+    for (int point = 0; point < 6; point++) {
+      int64_t values[NVARS];
+      for (int i = 0; i < NVARS; i++) values[i] = rng_below(&rng, 10);
+      check_point(t, e, s, printed, values, &stats);
+    }
+    /* (c) an equal expression written differently has the same canonical
+     * form and prints identically */
+    Size rewritten = expr_to_size(t, rewrite(t->arena, e));
+    bool equal = size_eq(s, rewritten);
+    bool printed_equal = strcmp(printed, print(t, rewritten)) == 0;
+    record(t, equal && printed_equal, __LINE__, "a rewritten expression has the same canonical form");
+    if (!equal || !printed_equal) fprintf(stderr, "  `%s` vs `%s`\n", printed, print(t, rewritten));
+    stats.rewrites++;
+    /* equal printing and equal canonical forms go together */
+    bool same_text = strcmp(printed, previous_printed) == 0;
+    record(t, same_text == size_eq(s, previous), __LINE__, "printing is injective on canonical forms");
+    previous = s;
+    previous_printed = printed;
+  }
+  /* the generator must actually exercise both outcomes of evaluation */
+  CHECK(stats.integral_points > 5000);
+  CHECK(stats.fractional_points > 200);
+  printf("size: property test: %d expressions, %d integral and %d fractional points, %d rewrites\n",
+         stats.expressions, stats.integral_points, stats.fractional_points, stats.rewrites);
+}
+
+int main(void) {
+  DpiaMem mem;
+  jmp_buf on_oom;
+  dpia_mem_default(&mem);
+  mem.on_oom = &on_oom;
+  if (setjmp(on_oom) != 0) {
+    fprintf(stderr, "size: out of memory\n");
+    return 1;
+  }
+  Arena arena;
+  arena_init(&arena, &mem);
+  Interner names;
+  intern_init(&names, &arena);
+  SizeCtx sc = {&arena, false};
+  Tester tester = {&arena, &names, &sc, 0, 0};
+  Tester *t = &tester;
+
+  test_equality(t);
+  test_inequality(t);
+  test_printing(t);
+  test_queries(t);
+  test_solve(t);
+  test_subst(t);
+  test_eval(t);
+  CHECK(!sc.overflow);
+  test_overflow(t);
+  test_properties(t);
+
+  printf("size: %d passed, %d failed\n", t->passed, t->failed);
+  arena_free(&arena);
+  return t->failed == 0 ? 0 : 1;
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Install what is missing (Debian 12, as root), then configure and build dpia
+# in build/ (and, with --sanitize, an ASan+UBSan build in build-san/).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(gcc libc6-dev pkg-config python3 meson ninja-build
+          libclang-dev libpcre2-dev ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+werror=false
+[ "${CI:-}" = "true" ] && werror=true
+
+configure() { # dir, extra meson options...
+  local dir=$1; shift
+  if [ ! -f "$dir/build.ninja" ]; then
+    meson setup "$dir" -Dwerror=$werror "$@" >/dev/null
+  fi
+  ninja -C "$dir" >/dev/null
+}
+
+configure build
+if [ "${1:-}" = "--sanitize" ]; then
+  configure build-san -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
+fi
+echo "setup: built build/dpia"
