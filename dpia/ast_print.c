@@ -228,8 +228,19 @@ static void print_float(Buf *out, double v, bool suffix_f) {
     emit(&digits, "%.*g", precision, v);
     if (strtod(digits.data, NULL) == v) break;
   }
-  buf_puts(out, digits.data);
-  if (!strpbrk(digits.data, ".e")) buf_puts(out, ".0");
+  /* 1e+10 -> 1e10, 2.5e-08 -> 2.5e-8: the same number, as people write it */
+  const char *exponent = strchr(digits.data, 'e');
+  if (exponent) {
+    buf_put(out, digits.data, (size_t)(exponent - digits.data) + 1);
+    const char *digit = exponent + 1;
+    if (*digit == '-') buf_putc(out, *digit);
+    if (*digit == '-' || *digit == '+') digit++;
+    while (digit[0] == '0' && digit[1] != '\0') digit++;
+    buf_puts(out, digit);
+  } else {
+    buf_puts(out, digits.data);
+    if (!strchr(digits.data, '.')) buf_puts(out, ".0");
+  }
   if (suffix_f) buf_putc(out, 'f');
 }
 

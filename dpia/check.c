@@ -85,6 +85,7 @@ typedef struct Checker {
   Vec postponed;  /* Postponed* */
   Vec lits;       /* Phrase* literals of the current declaration (range check) */
   Span unify_span; /* where size equations found while unifying arose */
+  int current;     /* index of the declaration being checked */
   int depth;
   int def_depth;
   bool failed; /* the current declaration has an error */
@@ -111,6 +112,27 @@ DPIA_PRINTF(3, 4) static void error(Checker *c, Span span, const char *fmt, ...)
   diag_error(c->diag, span, "%s", b.data);
   c->failed = true;
 }
+
+/* Types in messages: an unsolved metavariable is "_" (any), or "n" for
+ * the one size a message is about, never the internal ?n3. */
+static const char *for_message(Checker *c, const char *text, Sym focus) {
+  Buf b;
+  buf_init(&b, c->arena);
+  for (const char *p = text; *p;) {
+    if (p[0] == '?' && (p[1] == 'n' || (p[1] >= '0' && p[1] <= '9'))) {
+      const char *q = p + 1 + (p[1] == 'n');
+      while (*q >= '0' && *q <= '9') q++;
+      bool is_focus = focus && strncmp(p, focus, (size_t)(q - p)) == 0 && focus[q - p] == 0;
+      buf_puts(&b, is_focus ? "n" : "_");
+      p = q;
+    } else {
+      buf_putc(&b, *p++);
+    }
+  }
+  return b.data;
+}
+
+static const char *size_str(Checker *c, Size s);
 
 /* ---- sizes ---- */
 
@@ -174,12 +196,43 @@ static bool check_overflow(Checker *c, Span span) {
   return false;
 }
 
+static bool size_has_any_var(Size s) {
+  for (int i = 0; i < s.nterms; i++)
+    if (s.terms[i].nfactors) return true;
+  return false;
+}
+
+static bool is_unnatural_const(Size s) {
+  int64_t v;
+  if (size_has_any_var(s)) return false;
+  return !size_const_value(s, &v) || v < 0;
+}
+
+/* A size equation whose only solution is not a natural number, reported
+ * at the primitive that introduced the unknown:  split 3  on 8 elements. */
+static void report_unfit(Checker *c, SizeMeta *m, Size a, Size b, Size value, const char *what) {
+  Buf sa, sb, sv;
+  buf_init(&sa, c->arena);
+  buf_init(&sb, c->arena);
+  buf_init(&sv, c->arena);
+  size_print(&sa, a);
+  size_print(&sb, b);
+  size_print(&sv, value);
+  bool a_has = size_has_var(a, m->name);
+  error(c, m->origin, "size %s does not fit %s here: n would have to be %s, which is %s",
+        for_message(c, a_has ? sb.data : sa.data, m->name), for_message(c, a_has ? sa.data : sb.data, m->name),
+        sv.data, what);
+}
+
 /* Unify two sizes; false if they are certainly different.  An equation
  * that no metavariable can be solved from yet is postponed. */
 static bool unify_size(Checker *c, Size a, Size b, Span span) {
   a = zonk_size(c, a);
   b = zonk_size(c, b);
   if (size_eq(a, b)) return true;
+  /* a constant that is not a natural number was already reported (by
+   * report_unfit); equations about it would only repeat the message */
+  if (c->failed && (is_unnatural_const(a) || is_unnatural_const(b))) return true;
   Size diff = size_sub(&c->tc->sizes, a, b);
   if (!size_first_meta(diff)) return false;
   for (int i = 0; i < diff.nterms; i++) {
@@ -190,8 +243,15 @@ static bool unify_size(Checker *c, Size a, Size b, Span span) {
       SizeMeta *sm = find_size_meta(c, m);
       sm->solved = true;
       sm->value = value;
-      /* a size is a natural number: N/2048 needs N % 2048 == 0 */
-      require(c, REQ_NATURAL, value, span, NULL);
+      int64_t v;
+      if (size_first_meta(value) == NULL && size_const_value(value, &v) && v < 0) {
+        report_unfit(c, sm, a, b, value, "negative");
+      } else if (!size_first_meta(value) && !size_has_any_var(value) && !size_is_polynomial(value)) {
+        report_unfit(c, sm, a, b, value, "not a whole number");
+      } else {
+        /* a size is a natural number: N/2048 needs N % 2048 == 0 */
+        require(c, REQ_NATURAL, value, sm->origin, NULL);
+      }
       return true;
     }
   }
@@ -321,8 +381,8 @@ static bool expect_type(Checker *c, Span span, PhraseType *want, PhraseType *hav
   bool ok = unify_phrase(c, want, have);
   c->unify_span = saved;
   if (ok) return true;
-  const char *w = pt_str(c->arena, zonk_phrase_type(c, want));
-  const char *h = pt_str(c->arena, zonk_phrase_type(c, have));
+  const char *w = for_message(c, pt_str(c->arena, zonk_phrase_type(c, want)), NULL);
+  const char *h = for_message(c, pt_str(c->arena, zonk_phrase_type(c, have)), NULL);
   if (ctx) error(c, span, "type mismatch in %s: expected %s, found %s", ctx, w, h);
   else error(c, span, "type mismatch: expected %s, found %s", w, h);
   return false;
@@ -806,6 +866,15 @@ static Phrase *elab_prim(Checker *c, Env *env, const Ast *e) {
     ok = p->type_arg && ok;
   }
   if (!ok) return NULL;
+  for (int i = 0; i < info->nsizes; i++) {
+    int64_t v;
+    bool may_be_zero = p->prim == PRIM_PAD_CLAMP || p->prim == PRIM_PAD_CST || p->prim == PRIM_TAKE ||
+                       p->prim == PRIM_DROP;
+    if (!may_be_zero && size_const_value(p->sizes[i], &v) && v < 1) {
+      error(c, e->sizes[i]->span, "%s needs a size of at least 1, found %lld", info->name, (long long)v);
+      return NULL;
+    }
+  }
   p->type = prim_type(c, p, e);
   return p->type ? p : NULL;
 }
@@ -847,10 +916,6 @@ static DataType *exp_data(Checker *c, Phrase *p, const char *what) {
   return dt_resolve(p->type->data);
 }
 
-static bool is_lit_meta(DataType *t) {
-  return t->kind == DT_META && t->meta->cls != MC_ANY;
-}
-
 /* Result type of an arithmetic operator (spec section 4: numeric scalars
  * and vectors, elementwise; scalar op vector broadcasts). */
 static DataType *arith_type(Checker *c, const Ast *e, DataType *a, DataType *b, bool int_only) {
@@ -865,9 +930,10 @@ static DataType *arith_type(Checker *c, const Ast *e, DataType *a, DataType *b, 
   if (a->kind == DT_META || b->kind == DT_META) {
     DataType *m = a->kind == DT_META ? a : b, *k = a->kind == DT_META ? b : a;
     if (k->kind != DT_SCALAR || k->scalar == SC_BOOL) goto bad;
-    /* a literal next to a vector is the scalar, broadcast (spec section 2) */
-    DataType *target = is_lit_meta(m) ? dt_scalar(c->tc, k->scalar, 1) : k;
-    if (!unify_data(c, m, target)) goto bad;
+    /* a literal (or a type not fixed yet) next to a vector takes the vector
+     * type: a vector literal is the scalar broadcast (spec section 2), and
+     * an accumulator started from 0.0 and added to float4s is a float4 */
+    if (!unify_data(c, m, k)) goto bad;
     if (int_only && k->scalar != SC_INT) goto bad;
     return k;
   }
@@ -970,8 +1036,12 @@ static int find_decl(Checker *c, Sym name) {
  * requirements). */
 static Phrase *elab_def_use(Checker *c, const Ast *e, int index) {
   if (c->state[index] == 1) {
-    error(c, e->span, "recursive definition: '%s' refers to itself (directly or through other defs); DPIA has no recursion",
-          e->name);
+    const char *current = c->prog->decls[c->current]->name;
+    if (c->current == index)
+      error(c, e->span, "recursive definition: '%s' uses itself; DPIA has no recursion", e->name);
+    else
+      error(c, e->span, "recursive definitions: '%s' uses '%s', which uses '%s' again; DPIA has no recursion",
+            current, e->name, current);
     return NULL;
   }
   if (c->state[index] == 0) {
@@ -1078,6 +1148,7 @@ static bool is_function_literal(const Ast *e) {
 }
 
 static Phrase *elab_lambda(Checker *c, Env *env, const Ast *e, PhraseType *want);
+static Phrase *elab_function_literal(Checker *c, Env *env, const Ast *e, PhraseType *want);
 
 /* Apply fn to args.  want (optional) is the type the whole application
  * must have; unifying it early lets lambda arguments see it. */
@@ -1208,13 +1279,13 @@ static Phrase *elab_compose(Checker *c, Env *env, const Ast *e, PhraseType *want
     fx = apply_spine(c, env, f, &arg1, 1, NULL);
   } else {
     /* elaborate f as the head of a spine applied to x */
-    Phrase *fh = is_function_literal(e->lhs) ? elab_lambda(c, env, e->lhs, pt_fn(c->tc, param, NULL))
+    Phrase *fh = is_function_literal(e->lhs) ? elab_function_literal(c, env, e->lhs, pt_fn(c->tc, param, NULL))
                                                : infer(c, env, e->lhs);
     fx = fh ? apply_spine(c, env, fh, &arg1, 1, NULL) : NULL;
   }
   if (!fx) return NULL;
   Arg arg2 = {.ast = NULL, .ready = fx, .app_span = e->span};
-  Phrase *g = is_function_literal(e->rhs) ? elab_lambda(c, env, e->rhs, pt_fn(c->tc, fx->type, NULL))
+  Phrase *g = is_function_literal(e->rhs) ? elab_function_literal(c, env, e->rhs, pt_fn(c->tc, fx->type, NULL))
                                           : infer(c, env, e->rhs);
   if (!g) return NULL;
   Phrase *body = apply_spine(c, env, g, &arg2, 1, want ? want->snd : NULL);
@@ -1225,6 +1296,10 @@ static Phrase *elab_compose(Checker *c, Env *env, const Ast *e, PhraseType *want
   p->body = body;
   p->promoted = passive;
   return p;
+}
+
+static Phrase *elab_function_literal(Checker *c, Env *env, const Ast *e, PhraseType *want) {
+  return e->kind == AST_LAMBDA ? elab_lambda(c, env, e, want) : elab_compose(c, env, e, want);
 }
 
 static Phrase *elab_let(Checker *c, Env *env, const Ast *e, PhraseType *want) {
@@ -1501,17 +1576,85 @@ static void size_fraction(Checker *c, Size s, Size *num, Size *den) {
   *num = size_mul(sc, s, D);
 }
 
+/* num with every integer coefficient reduced modulo a constant den, which
+ * leaves num % den unchanged: (N - 64) % 64 is N % 64 */
+static Size reduce_mod(Checker *c, Size num, Size den) {
+  int64_t d;
+  if (!size_const_value(den, &d) || d <= 1) return num;
+  Size out = size_const(&c->tc->sizes, 0);
+  for (int i = 0; i < num.nterms; i++) {
+    if (num.terms[i].den != 1) return num;
+    SizeTerm *t = arena_dup(c->arena, &num.terms[i], sizeof *t); /* sizes keep pointers */
+    t->num %= d;
+    if (t->num == 0) continue;
+    out = size_add(&c->tc->sizes, out, (Size){1, t});
+  }
+  return size_is_zero(out) ? num : out;
+}
+
 static const char *size_str(Checker *c, Size s) {
   Buf b;
   buf_init(&b, c->arena);
   size_print(&b, s);
-  return b.data;
+  return for_message(c, b.data, NULL);
 }
 
-static void add_precond(Checker *c, Vec *out, const char *text) {
-  for (int i = 0; i < out->len; i++)
-    if (strcmp(out->items[i], text) == 0) return;
-  vec_push(c->arena, out, (void *)text);
+/* A kernel precondition: lhs % rhs == 0 (DIV) or lhs >= rhs (GE). */
+typedef struct Precond {
+  bool div;
+  Size lhs, rhs;
+} Precond;
+
+static int64_t gcd64(int64_t a, int64_t b) {
+  while (b) {
+    int64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a < 0 ? -a : a;
+}
+
+/* Add a precondition unless it is already there; divisibility of the same
+ * numerator by constants merges into one by their lcm (N % 4 and N % 8192
+ * are N % 8192). */
+static void add_precond(Checker *c, Vec *out, bool div, Size lhs, Size rhs) {
+  int64_t d, e;
+  for (int i = 0; i < out->len; i++) {
+    Precond *p = out->items[i];
+    if (p->div != div || !size_eq(p->lhs, lhs)) continue;
+    if (size_eq(p->rhs, rhs)) return;
+    if (div && size_const_value(p->rhs, &d) && size_const_value(rhs, &e)) {
+      int64_t l;
+      if (!__builtin_mul_overflow(d / gcd64(d, e), e, &l)) {
+        p->rhs = size_const(&c->tc->sizes, l);
+        return;
+      }
+    }
+  }
+  Precond *p = NEW(c->arena, Precond);
+  *p = (Precond){div, lhs, rhs};
+  vec_push(c->arena, out, p);
+}
+
+static const char **print_preconds(Checker *c, const Vec *pre) {
+  const char **out = NEWARRAY(c->arena, const char *, pre->len);
+  for (int i = 0; i < pre->len; i++) {
+    const Precond *p = pre->items[i];
+    Buf b;
+    buf_init(&b, c->arena);
+    if (p->div) {
+      size_print_operand(&b, p->lhs);
+      buf_puts(&b, " % ");
+      size_print_divisor(&b, p->rhs);
+      buf_puts(&b, " == 0");
+    } else {
+      size_print(&b, p->lhs);
+      buf_puts(&b, " >= ");
+      size_print(&b, p->rhs);
+    }
+    out[i] = b.data;
+  }
+  return out;
 }
 
 /* Settle the requirements of a declaration: constant ones are decided now,
@@ -1535,11 +1678,10 @@ static void settle_requirements(Checker *c, DefInfo *def) {
       if (size_const_value(s, &v)) {
         if (v < 1) error(c, r->span, "%s needs a size of at least 1, found %lld", r->what, (long long)v);
       } else {
-        Buf b;
-        buf_init(&b, c->arena);
-        size_print(&b, s);
-        buf_puts(&b, " >= 1");
-        add_precond(c, &pre, b.data);
+        /* s >= 1 as num >= den, e.g. N/64 >= 1 is N >= 64 */
+        Size num, den;
+        size_fraction(c, s, &num, &den);
+        add_precond(c, &pre, false, num, den);
       }
       continue;
     }
@@ -1558,19 +1700,13 @@ static void settle_requirements(Checker *c, DefInfo *def) {
     }
     int64_t d;
     if (!(size_const_value(den, &d) && d == 1)) {
-      Buf b;
-      buf_init(&b, c->arena);
-      size_print_operand(&b, num);
-      buf_puts(&b, " % ");
-      size_print_divisor(&b, den);
-      buf_puts(&b, " == 0");
-      add_precond(c, &pre, b.data);
+      add_precond(c, &pre, true, reduce_mod(c, num, den), den);
     }
     /* non-negativity: positive terms >= negated negative terms */
     Size pos = {0}, neg = {0};
     bool has_neg = false;
     for (int t = 0; t < num.nterms; t++) {
-      Size term = {1, &num.terms[t]};
+      Size term = {1, &num.terms[t]}; /* num outlives term */
       if (num.terms[t].num < 0) {
         neg = size_sub(&c->tc->sizes, neg, term);
         has_neg = true;
@@ -1583,16 +1719,11 @@ static void settle_requirements(Checker *c, DefInfo *def) {
         error(c, r->span, "size %s is negative", size_str(c, s));
         continue;
       }
-      Buf b;
-      buf_init(&b, c->arena);
-      size_print(&b, pos);
-      buf_puts(&b, " >= ");
-      size_print(&b, neg);
-      add_precond(c, &pre, b.data);
+      add_precond(c, &pre, false, pos, neg);
     }
   }
   def->nprecond = pre.len;
-  def->preconds = (const char **)pre.items;
+  def->preconds = print_preconds(c, &pre);
 }
 
 static void finish_decl(Checker *c, DefInfo *def) {
@@ -1637,6 +1768,7 @@ static void check_decl(Checker *c, int index) {
   const Decl *d = c->prog->decls[index];
   DefInfo *def = c->defs[index];
   c->state[index] = 1;
+  c->current = index;
   c->failed = false;
   Env *env = NULL;
   Vec sizes = {0}, datas = {0}, params = {0};

@@ -195,10 +195,11 @@ static Token make_token(const Lexer *lx, TokKind kind, uint32_t begin) {
 
 static const struct {
   const char *word;
+  size_t len; /* compared first: most identifiers are no keyword */
   TokKind kind;
 } keywords[] = {
-    {"def", TOK_KW_DEF},   {"kernel", TOK_KW_KERNEL}, {"let", TOK_KW_LET},
-    {"in", TOK_KW_IN},     {"true", TOK_KW_TRUE},     {"false", TOK_KW_FALSE},
+    {"def", 3, TOK_KW_DEF}, {"kernel", 6, TOK_KW_KERNEL}, {"let", 3, TOK_KW_LET},
+    {"in", 2, TOK_KW_IN},   {"true", 4, TOK_KW_TRUE},     {"false", 5, TOK_KW_FALSE},
 };
 
 static Token lex_identifier(Lexer *lx) {
@@ -207,7 +208,7 @@ static Token lex_identifier(Lexer *lx) {
   const char *text = lx->src->text + begin;
   size_t len = lx->pos - begin;
   for (size_t i = 0; i < DPIA_COUNTOF(keywords); i++)
-    if (strncmp(keywords[i].word, text, len) == 0 && keywords[i].word[len] == '\0')
+    if (keywords[i].len == len && memcmp(keywords[i].word, text, len) == 0)
       return make_token(lx, keywords[i].kind, begin);
   Token t = make_token(lx, TOK_IDENT, begin);
   t.ident = intern(lx->interner, text, len);

@@ -91,6 +91,14 @@ typedef struct NodeRef {
   const void *node;
 } NodeRef;
 
+/* Which identifiers are primitives, memoised per interned name: the parser
+ * asks about every identifier, and prim_lookup scans the whole table. */
+typedef struct PrimMemo {
+  Sym name; /* NULL: empty slot */
+  Prim prim;
+  int dim;
+} PrimMemo;
+
 typedef struct Parser {
   Arena *arena;
   Interner *interner;
@@ -107,6 +115,8 @@ typedef struct Parser {
   Sym error_name;         /* name of the placeholder nodes built after an error */
   NodeRef *stack;         /* work list of check_decl_depth, reused */
   int stack_len, stack_cap;
+  PrimMemo *prim_memo;    /* open addressing, a power of two in size */
+  uint32_t prim_memo_cap, prim_memo_count;
 } Parser;
 
 /* ---- tokens ---- */
@@ -123,28 +133,35 @@ static bool at(const Parser *p, TokKind kind) { return p->tok.kind == kind; }
 
 static Span span_from(const Parser *p, uint32_t begin) {
   Span s = {p->src, begin, p->prev.end};
-  if (s.end < begin) s.end = begin; /* only after a failure, on placeholders */
+  /* a node made before its last token is read (its span is set again once
+   * it is), or a placeholder after a failure */
+  if (s.end < begin) s.end = begin;
   return s;
 }
 
 static const char *text_of(const Parser *p, Span s) { return p->src->text + s.begin; }
 static int length_of(Span s) { return (int)(s.end - s.begin); }
 
-/* The current token as an error message quotes it. */
+/* The current token as an error message quotes it (a very long
+ * identifier or number cut short). */
 static void describe_token(const Parser *p, Buf *b, const Token *t) {
+  enum { MAX_QUOTED = 40 };
+  int len = length_of(t->span);
   if (t->kind == TOK_EOF) buf_puts(b, "end of file");
-  else emit(b, "'%.*s'", length_of(t->span), text_of(p, t->span));
+  else if (len > MAX_QUOTED) emit(b, "'%.*s...'", MAX_QUOTED, text_of(p, t->span));
+  else emit(b, "'%.*s'", len, text_of(p, t->span));
 }
 
 /* ---- errors ---- */
 
-/* Report a syntax error at the current token and abandon the declaration
+/* Report a syntax error (at the current token, or for the nesting limit at
+ * the token that opened one level too many) and abandon the declaration
  * (see the comment at the top).  The report is skipped when the token
  * directly follows a lexical error. */
-static void fail(Parser *p, const char *message) {
+static void fail_at(Parser *p, Span at_span, const char *message) {
   if (p->failed) return;
   if (!p->tok_after_lex_error) {
-    diag_error(p->diag, p->tok.span, "%s", message);
+    diag_error(p->diag, at_span, "%s", message);
     p->error_reported = true;
   }
   p->failed = true;
@@ -152,20 +169,35 @@ static void fail(Parser *p, const char *message) {
   p->tok.kind = TOK_EOF;
 }
 
-/* "expected <what>, found <current token>" */
-static void expected(Parser *p, const char *fmt, ...) DPIA_PRINTF(2, 3);
-static void expected(Parser *p, const char *fmt, ...) {
+/* At the end of the file the error points just after the last token, on a
+ * line that shows what is unfinished, rather than past trailing blank lines
+ * and comments. */
+static void fail(Parser *p, const char *message) {
+  Span at_span = p->tok.span;
+  if (p->tok.kind == TOK_EOF && p->prev.end > 0) at_span.begin = at_span.end = p->prev.end;
+  fail_at(p, at_span, message);
+}
+
+/* "expected <head><what>, found <current token>".  Messages are only
+ * formatted here, on failure: the parse of a correct program formats none. */
+static void vexpected(Parser *p, const char *head, const char *fmt, va_list ap) {
   if (p->failed) return;
   Buf msg;
   buf_init(&msg, p->arena);
   buf_puts(&msg, "expected ");
-  va_list ap;
-  va_start(ap, fmt);
+  buf_puts(&msg, head);
   vemit(&msg, fmt, ap);
-  va_end(ap);
   buf_puts(&msg, ", found ");
   describe_token(p, &msg, &p->tok);
   fail(p, msg.data);
+}
+
+static void expected(Parser *p, const char *fmt, ...) DPIA_PRINTF(2, 3);
+static void expected(Parser *p, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vexpected(p, "", fmt, ap);
+  va_end(ap);
 }
 
 /* A syntax error whose message is complete as given. */
@@ -190,27 +222,48 @@ static void note_opener(Parser *p, bool failed_before, Span opener) {
 }
 
 /* Consume a token of the given kind, or report "expected 'k' after <after>". */
-static bool expect(Parser *p, TokKind kind, const char *after) {
+static bool vexpect(Parser *p, TokKind kind, const char *after_fmt, va_list ap) {
   if (at(p, kind)) {
     advance(p);
     return true;
   }
-  expected(p, "'%s' after %s", tok_spelling[kind], after);
+  Buf head;
+  buf_init(&head, p->arena);
+  emit(&head, "'%s' after ", tok_spelling[kind]);
+  vexpected(p, head.data, after_fmt, ap);
   return false;
+}
+
+static bool expect(Parser *p, TokKind kind, const char *after_fmt, ...) DPIA_PRINTF(3, 4);
+static bool expect(Parser *p, TokKind kind, const char *after_fmt, ...) {
+  va_list ap;
+  va_start(ap, after_fmt);
+  bool ok = vexpect(p, kind, after_fmt, ap);
+  va_end(ap);
+  return ok;
 }
 
 /* Consume the closing bracket of `opener`, or report and point at both. */
-static bool expect_closer(Parser *p, TokKind closer, Span opener, const char *after) {
+static bool expect_closer(Parser *p, TokKind closer, Span opener, const char *after_fmt, ...)
+    DPIA_PRINTF(4, 5);
+static bool expect_closer(Parser *p, TokKind closer, Span opener, const char *after_fmt, ...) {
   bool failed_before = p->failed;
-  if (expect(p, closer, after)) return true;
-  note_opener(p, failed_before, opener);
-  return false;
+  va_list ap;
+  va_start(ap, after_fmt);
+  bool ok = vexpect(p, closer, after_fmt, ap);
+  va_end(ap);
+  if (!ok) note_opener(p, failed_before, opener);
+  return ok;
 }
 
-/* Enter one level of nesting; false (after the one error) past the limit. */
+/* Enter one level of nesting, opened by the token just consumed; false
+ * (after the one error, which points at that token) past the limit. */
 static bool enter(Parser *p) {
   if (p->depth >= DPIA_MAX_NESTING) {
-    syntax_error(p, "nesting too deep (more than %d levels)", DPIA_MAX_NESTING);
+    Buf msg;
+    buf_init(&msg, p->arena);
+    emit(&msg, "nesting too deep (more than %d levels)", DPIA_MAX_NESTING);
+    fail_at(p, p->prev, msg.data);
     return false;
   }
   p->depth++;
@@ -236,10 +289,46 @@ static void report(Parser *p, Span at_span, const char *fmt, ...) {
   diag_error(p->diag, at_span, "%s", msg.data);
 }
 
+static uint32_t memo_slot(Sym name, uint32_t cap) {
+  uint64_t h = (uint64_t)(uintptr_t)name * UINT64_C(0x9E3779B97F4A7C15);
+  return (uint32_t)(h >> 32) & (cap - 1);
+}
+
+static void prim_memo_grow(Parser *p) {
+  uint32_t cap = p->prim_memo_cap ? p->prim_memo_cap * 2 : 256;
+  PrimMemo *memo = NEWARRAY(p->arena, PrimMemo, cap);
+  for (uint32_t i = 0; i < p->prim_memo_cap; i++) {
+    if (!p->prim_memo[i].name) continue;
+    uint32_t h = memo_slot(p->prim_memo[i].name, cap);
+    while (memo[h].name) h = (h + 1) & (cap - 1);
+    memo[h] = p->prim_memo[i];
+  }
+  p->prim_memo = memo;
+  p->prim_memo_cap = cap;
+}
+
+/* prim_lookup of an interned name, memoised. */
+static Prim lookup_prim(Parser *p, Sym name, int *dim) {
+  if ((p->prim_memo_count + 1) * 2 > p->prim_memo_cap) prim_memo_grow(p);
+  uint32_t h = memo_slot(name, p->prim_memo_cap);
+  for (; p->prim_memo[h].name; h = (h + 1) & (p->prim_memo_cap - 1)) {
+    if (p->prim_memo[h].name == name) {
+      *dim = p->prim_memo[h].dim;
+      return p->prim_memo[h].prim;
+    }
+  }
+  PrimMemo *m = &p->prim_memo[h];
+  m->name = name;
+  m->prim = prim_lookup(name, strlen(name), &m->dim);
+  p->prim_memo_count++;
+  *dim = m->dim;
+  return m->prim;
+}
+
 /* prims.h: primitive names are reserved and cannot be rebound. */
 static void check_binder(Parser *p, Sym name, Span at_span) {
   int dim;
-  if (prim_lookup(name, strlen(name), &dim) != PRIM_COUNT)
+  if (lookup_prim(p, name, &dim) != PRIM_COUNT)
     report(p, at_span, "'%s' is a primitive and cannot be rebound", name);
 }
 
@@ -287,8 +376,10 @@ static uint64_t int_literal(Parser *p) {
 
 static SizeAst *parse_size(Parser *p);
 
-/* nat_atom ::= INT | IDENT | '(' nat ')' */
-static SizeAst *parse_size_atom(Parser *p, const char *context) {
+/* nat_atom ::= INT | IDENT | '(' nat ')'
+ * `prim` is the primitive whose static argument `arg` this is, or NULL
+ * inside a size expression; it only shapes the error message. */
+static SizeAst *parse_size_atom(Parser *p, const PrimInfo *prim, int arg) {
   uint32_t begin = p->tok.span.begin;
   if (at(p, TOK_INT)) {
     uint64_t v = int_literal(p);
@@ -312,18 +403,21 @@ static SizeAst *parse_size_atom(Parser *p, const char *context) {
     leave(p);
     return inner;
   }
-  expected(p, "%s (an integer, a nat parameter or a parenthesised size expression)", context);
+  static const char *const what = "(an integer, a nat parameter or a parenthesised size expression)";
+  if (!prim) expected(p, "a size %s", what);
+  else if (prim->nsizes == 1) expected(p, "a size argument after '%s' %s", prim->name, what);
+  else expected(p, "size argument %d of '%s' %s", arg + 1, prim->name, what);
   return new_size(p, SZA_NUM, begin);
 }
 
 /* nat_term ::= nat_atom (('*' | '/') nat_atom)*     -- left associative */
 static SizeAst *parse_size_term(Parser *p) {
   uint32_t begin = p->tok.span.begin;
-  SizeAst *lhs = parse_size_atom(p, "a size");
+  SizeAst *lhs = parse_size_atom(p, NULL, 0);
   while (at(p, TOK_STAR) || at(p, TOK_SLASH)) {
     SizeAstKind kind = at(p, TOK_STAR) ? SZA_MUL : SZA_DIV;
     advance(p);
-    SizeAst *rhs = parse_size_atom(p, "a size");
+    SizeAst *rhs = parse_size_atom(p, NULL, 0);
     SizeAst *s = new_size(p, kind, begin);
     s->lhs = lhs;
     s->rhs = rhs;
@@ -399,9 +493,10 @@ static bool parse_scalar_name(Parser *p, Sym name, Span at_span, TypeAst *t) {
 
 /* type ::= scalar | scalar VEC | '[' nat ']' type | '(' type ',' type ')'
  *        | 'idx' '[' nat ']' | IDENT
- * (also '(' type ')', harmlessly).  `context` names what is being read for
- * the error message, e.g. "a data type after 'new'". */
-static TypeAst *parse_data_type(Parser *p, const char *context) {
+ * (also '(' type ')', harmlessly).  The error message says what was
+ * expected: "a data type after '<after>'" when `after` is given (new, exp[),
+ * else `context`. */
+static TypeAst *parse_data_type(Parser *p, const char *context, const char *after) {
   uint32_t begin = p->tok.span.begin;
   if (at(p, TOK_LBRACKET)) {
     Span open = p->tok.span;
@@ -409,7 +504,7 @@ static TypeAst *parse_data_type(Parser *p, const char *context) {
     if (!enter(p)) return new_type(p, TYA_COMM, begin);
     SizeAst *size = parse_size(p);
     expect_closer(p, TOK_RBRACKET, open, "the array size");
-    TypeAst *elem = parse_data_type(p, "the element type of the array");
+    TypeAst *elem = parse_data_type(p, "the element type of the array", NULL);
     leave(p);
     TypeAst *t = new_type(p, TYA_ARRAY, begin);
     t->size = size;
@@ -420,10 +515,10 @@ static TypeAst *parse_data_type(Parser *p, const char *context) {
     Span open = p->tok.span;
     advance(p);
     if (!enter(p)) return new_type(p, TYA_COMM, begin);
-    TypeAst *fst = parse_data_type(p, "a data type after '('");
+    TypeAst *fst = parse_data_type(p, NULL, "(");
     if (at(p, TOK_COMMA)) {
       advance(p);
-      TypeAst *snd = parse_data_type(p, "the second type of the pair");
+      TypeAst *snd = parse_data_type(p, "the second type of the pair", NULL);
       expect_closer(p, TOK_RPAREN, open, "the second type of the pair");
       leave(p);
       TypeAst *t = new_type(p, TYA_PAIR, begin);
@@ -436,7 +531,8 @@ static TypeAst *parse_data_type(Parser *p, const char *context) {
     return fst;
   }
   if (!at(p, TOK_IDENT)) {
-    expected(p, "%s", context);
+    if (after) expected(p, "a data type after '%s'", after);
+    else expected(p, "%s", context);
     return new_type(p, TYA_COMM, begin);
   }
   Sym name = p->tok.ident;
@@ -480,16 +576,9 @@ static TypeAst *parse_ptype_atom(Parser *p) {
     if (name_is(word, "comm")) return new_type(p, TYA_COMM, begin);
     TypeAstKind kind = name_is(word, "exp") ? TYA_EXP : name_is(word, "acc") ? TYA_ACC : TYA_VAR;
     Span open = p->tok.span;
-    Buf after;
-    buf_init(&after, p->arena);
-    emit(&after, "'%s'", word);
-    if (!expect(p, TOK_LBRACKET, after.data)) return new_type(p, kind, begin);
-    buf_clear(&after);
-    emit(&after, "a data type after '%s['", word);
-    TypeAst *elem = parse_data_type(p, after.data);
-    buf_clear(&after);
-    emit(&after, "the data type of '%s'", word);
-    expect_closer(p, TOK_RBRACKET, open, after.data);
+    if (!expect(p, TOK_LBRACKET, "'%s'", word)) return new_type(p, kind, begin);
+    TypeAst *elem = parse_data_type(p, NULL, kind == TYA_EXP ? "exp[" : kind == TYA_ACC ? "acc[" : "var[");
+    expect_closer(p, TOK_RBRACKET, open, "the data type of '%s'", word);
     TypeAst *t = new_type(p, kind, begin);
     t->elem = elem;
     return t;
@@ -505,7 +594,7 @@ static TypeAst *parse_ptype_atom(Parser *p) {
                "a pair '(a, b)' holds data types, but this is a phrase type; a pair of phrases "
                "is written 'a & b'");
       advance(p);
-      TypeAst *snd = parse_data_type(p, "the second type of the pair");
+      TypeAst *snd = parse_data_type(p, "the second type of the pair", NULL);
       expect_closer(p, TOK_RPAREN, open, "the second type of the pair");
       leave(p);
       TypeAst *t = new_type(p, TYA_PAIR, begin);
@@ -517,7 +606,7 @@ static TypeAst *parse_ptype_atom(Parser *p) {
     leave(p);
     return inner;
   }
-  return parse_data_type(p, "a type");
+  return parse_data_type(p, "a type", NULL);
 }
 
 /* with_type ::= ptype_atom ('&' ptype_atom)*        -- left associative,
@@ -586,19 +675,8 @@ static Ast *parse_prim(Parser *p, Prim prim, int dim) {
   e->prim = prim;
   e->dim = dim;
   e->dim_written = dim_written;
-  Buf context;
-  buf_init(&context, p->arena);
-  for (int i = 0; i < info->nsizes; i++) {
-    buf_clear(&context);
-    if (info->nsizes == 1) emit(&context, "a size argument after '%s'", info->name);
-    else emit(&context, "size argument %d of '%s'", i + 1, info->name);
-    e->sizes[i] = parse_size_atom(p, context.data);
-  }
-  if (info->takes_type) {
-    buf_clear(&context);
-    emit(&context, "a data type after '%s'", info->name);
-    e->type_arg = parse_data_type(p, context.data);
-  }
+  for (int i = 0; i < info->nsizes; i++) e->sizes[i] = parse_size_atom(p, info, i);
+  if (info->takes_type) e->type_arg = parse_data_type(p, NULL, info->name);
   e->span = span_from(p, begin);
   return e;
 }
@@ -664,16 +742,11 @@ static Ast *parse_let(Parser *p) {
   Span name_span = p->tok.span;
   check_binder(p, name, name_span);
   advance(p);
-  Buf after;
-  buf_init(&after, p->arena);
-  emit(&after, "'let %s'", name);
-  if (!expect(p, TOK_EQ, after.data)) return placeholder(p);
+  if (!expect(p, TOK_EQ, "'let %s'", name)) return placeholder(p);
   if (!enter(p)) return placeholder(p);
   Ast *value = parse_expr(p);
-  buf_clear(&after);
-  emit(&after, "the value of '%s'", name);
   bool failed_before = p->failed;
-  if (!expect(p, TOK_KW_IN, after.data)) {
+  if (!expect(p, TOK_KW_IN, "the value of '%s'", name)) {
     if (!failed_before && p->error_reported)
       diag_note(p->diag, let_span, "'%s' is bound by this 'let'", name);
     leave(p);
@@ -753,7 +826,7 @@ static Ast *parse_atom(Parser *p) {
   case TOK_IDENT: {
     Sym name = p->tok.ident;
     int dim;
-    Prim prim = prim_lookup(name, (size_t)length_of(p->tok.span), &dim);
+    Prim prim = lookup_prim(p, name, &dim);
     if (prim != PRIM_COUNT) return parse_prim(p, prim, dim);
     advance(p);
     Ast *e = new_ast(p, AST_VAR, begin);
@@ -956,21 +1029,18 @@ static Decl *parse_decl(Parser *p) {
   d->nparams = params.len;
   d->params = NEWARRAY(p->arena, Param, params.len);
   for (int i = 0; i < params.len; i++) d->params[i] = *(Param *)params.items[i];
-  Buf after;
-  buf_init(&after, p->arena);
   if (at(p, TOK_COLON)) {
     advance(p);
     d->result = parse_ptype(p);
-    emit(&after, "the result type of '%s'", d->name);
   } else if (at(p, TOK_IDENT)) {
     /* either the '=' is missing or a parameter lacks its parentheses */
     expected(p, "'=' after the parameters of '%s' (a parameter is written '(%s: type)')",
              d->name, p->tok.ident);
     return NULL;
-  } else {
-    emit(&after, "the parameters of '%s'", d->name);
   }
-  if (!expect(p, TOK_EQ, after.data)) return NULL;
+  bool has_eq = d->result ? expect(p, TOK_EQ, "the result type of '%s'", d->name)
+                          : expect(p, TOK_EQ, "the parameters of '%s'", d->name);
+  if (!has_eq) return NULL;
   d->body = parse_expr(p);
   if (p->failed) return NULL;
   switch (p->tok.kind) {
@@ -988,6 +1058,12 @@ static Decl *parse_decl(Parser *p) {
     return NULL;
   case TOK_KW_IN:
     syntax_error(p, "unexpected 'in' without a 'let'");
+    return NULL;
+  case TOK_COLON:
+    syntax_error(p, "unexpected ':': a type ascription is written in parentheses, (e : type)");
+    return NULL;
+  case TOK_COMMA:
+    syntax_error(p, "unexpected ',': a pair is written in parentheses, (a, b)");
     return NULL;
   default:
     syntax_error(p, "unexpected '%.*s' after the body of '%s'", length_of(p->tok.span),

@@ -110,11 +110,14 @@ static Span head_span(const Phrase *fn) {
 
 static void usage(Scir *s, const Phrase *p, Context ctx, Uses *out);
 
-/* Promote: no identifier may be active. */
-static void require_passive(Scir *s, const Uses *u, Context ctx, const char *what) {
+/* Promote: no identifier may be active.  Those that are get reported and
+ * dropped, so the same mistake is not reported again by App further up. */
+static void require_passive(Scir *s, Uses *u, Context ctx, const char *what) {
   for (int i = 0; i < u->n; i++) {
-    const Use *x = &u->items[i];
+    Use copy = u->items[i];
+    const Use *x = &copy;
     if (!x->active) continue;
+    u->items[i--] = u->items[--u->n];
     s->ok = false;
     if (ctx.name) {
       diag_error(s->diag, x->span,
@@ -170,9 +173,9 @@ static void usage_app(Scir *s, const Phrase *p, Uses *out) {
     s->ok = false;
     const Use *act = y->active ? y : x, *other = y->active ? x : y;
     diag_error(s->diag, act->span,
-               "'%s' is used actively here and also %s by the function it is passed to; a function and its "
-               "argument must not interfere (SCIR App, paper Figure 3)",
-               x->binder->name, other->active ? "actively" : "");
+               "'%s' is used actively here and also %s on the other side of this application; a function and "
+               "its argument must not interfere (SCIR App, paper Figure 3)",
+               x->binder->name, other->active ? "actively" : "passively");
     diag_note(s->diag, other->span, "the other use of '%s' is here", x->binder->name);
   }
   *out = fu;

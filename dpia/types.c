@@ -182,8 +182,8 @@ void dt_print(Buf *out, const DataType *t) {
   case DT_META:
     switch (t->meta->cls) {
     case MC_ANY: emit(out, "?%d", t->meta->id); return;
-    case MC_NUMERIC: buf_puts(out, "(a numeric literal)"); return;
-    case MC_FLOATING: buf_puts(out, "(a decimal literal)"); return;
+    case MC_NUMERIC: buf_puts(out, "num"); return;
+    case MC_FLOATING: buf_puts(out, "real"); return;
     }
   }
 }
