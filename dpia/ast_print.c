@@ -13,6 +13,7 @@
 #include "ast.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -221,6 +222,8 @@ static int expr_prec(const Ast *e) {
 /* The shortest %g form that reads back as the same double, always with a
  * '.' or an exponent so that it lexes as a decimal literal (lex.c). */
 static void print_float(Buf *out, double v, bool suffix_f) {
+  /* the lexer only makes finite, non-negative literals (-x is AST_NEG) */
+  ASSERT(isfinite(v) && !signbit(v));
   Buf digits;
   buf_init(&digits, out->arena);
   for (int precision = 1; precision <= 17; precision++) {

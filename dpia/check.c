@@ -26,6 +26,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *const phrase_kind_name[PH_COUNT] = {
+#define X(id) #id,
+    DPIA_PHRASE_TERM_KINDS(X)
+#undef X
+};
+
 typedef enum EnvKind { ENV_BINDER, ENV_SIZE, ENV_DATA } EnvKind;
 
 typedef struct Env Env;

@@ -31,6 +31,8 @@ Phrase *normalize_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def);
 Phrase *normalize_phrase(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p);
 /* copy with fresh binders (so a phrase can be used in two places) */
 Phrase *phrase_copy(Arena *a, TypeCtx *tc, const Phrase *p);
+/* body with every use of x replaced by (a fresh copy of) value */
+Phrase *phrase_subst(Arena *a, TypeCtx *tc, const Phrase *body, const Binder *x, Phrase *value);
 
 /* strategy.c: the OpenCL hierarchy and address space rules of spec
  * section 5 on a normalized kernel body. */

@@ -26,11 +26,24 @@ enum {
 
 typedef enum DpiaAction {
   DPIA_CHECK,     /* parse and type check; output: kernel types if verbose */
+  DPIA_TRANSLATE, /* translate; output: what emit says */
+  DPIA_VERIFY,    /* translate and verify (SCIR re-check, libclang); no output */
 } DpiaAction;
+
+typedef enum DpiaEmit {
+  DPIA_EMIT_OPENCL,       /* OpenCL C (default) */
+  DPIA_EMIT_INTERMEDIATE, /* after stage I: mapI/reduceI */
+  DPIA_EMIT_IMPERATIVE,   /* after stage II and hoisting */
+  DPIA_EMIT_JSON,         /* metadata (spec section 9) */
+} DpiaEmit;
 
 typedef struct DpiaOptions {
   DpiaAction action;
   int verbose;          /* DPIA_CHECK: print each kernel's type */
+  const char *kernel;   /* only this kernel (NULL: all) */
+  DpiaEmit emit;
+  int verify;           /* DPIA_TRANSLATE: verify the result too */
+  long local_size[3], global_size[3]; /* user launch sizes; 0: not given */
   int diagnostics_json; /* diagnostics as a JSON array instead of text */
   /* Allocation: every byte of a translation comes from alloc (NULL: malloc).
    * When alloc fails the translation stops with an out-of-memory error. */

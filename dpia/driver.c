@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "translate.h"
 
 struct DpiaResult {
   DpiaMem mem;
@@ -30,7 +31,10 @@ typedef struct Ctx {
   Program *prog;
   CheckedProgram *checked;
   Phrase **normal; /* per declaration: the normalized kernel body */
+  /* per declaration, for kernels being translated: the stages' results */
+  DefInfo **intermediate, **imperative, **hoisted;
   Buf out;
+  int status; /* a verification failure (3) is not a user error (1) */
 } Ctx;
 
 void dpia_options_init(DpiaOptions *opt) {
@@ -81,13 +85,101 @@ static void emit_types(Ctx *c) {
   }
 }
 
+/* the kernels the command works on: -k NAME, or every kernel */
+static bool selected(Ctx *c, const DefInfo *def) {
+  return def->is_kernel && (!c->opt->kernel || strcmp(def->name, c->opt->kernel) == 0);
+}
+
+static bool pass_select(Ctx *c) {
+  if (!c->opt->kernel) return true;
+  for (int i = 0; i < c->checked->ndefs; i++)
+    if (selected(c, c->checked->defs[i])) return true;
+  diag_error(&c->diag, (Span){0}, "no kernel named '%s' in %s", c->opt->kernel, c->src.name);
+  return false;
+}
+
+/* Stages I and II and hoisting, for each selected kernel. */
+static bool pass_translate(Ctx *c) {
+  int n = c->checked->ndefs;
+  c->intermediate = NEWARRAY(c->arena, DefInfo *, n);
+  c->imperative = NEWARRAY(c->arena, DefInfo *, n);
+  c->hoisted = NEWARRAY(c->arena, DefInfo *, n);
+  for (int i = 0; i < n; i++) {
+    DefInfo *def = c->checked->defs[i];
+    if (!selected(c, def)) continue;
+    c->intermediate[i] = translate_stage1(c->arena, &c->tc, &c->in, def, c->normal[i]);
+    c->imperative[i] = translate_stage2(c->arena, &c->tc, &c->in, &c->diag, c->intermediate[i]);
+    if (!c->imperative[i]) return false;
+    c->hoisted[i] = translate_hoist(c->arena, &c->tc, &c->in, &c->diag, c->imperative[i]);
+    if (!c->hoisted[i]) return false;
+  }
+  return true;
+}
+
+/* Theorem 4.1 says the translation preserves typing; check it on every
+ * translation: print the imperative program (before hoisting, which is an
+ * OpenCL-specific step outside the theorem), parse it and check it again
+ * under the same SCIR rules.  Failing is a bug of dpia, reported as a
+ * verification failure (exit 3). */
+static bool pass_recheck(Ctx *c) {
+  for (int i = 0; i < c->checked->ndefs; i++) {
+    if (!c->imperative || !c->imperative[i]) continue;
+    const DefInfo *imp = c->imperative[i];
+    Buf text;
+    buf_init(&text, c->arena);
+    def_print(&text, imp, imp->name);
+    Source *src = NEW(c->arena, Source);
+    source_init(src, c->arena, arena_printf(c->arena, "<imperative %s>", imp->name), text.data, text.len);
+    Diag d;
+    diag_init(&d, c->arena);
+    Program *p = parse_program(c->arena, &c->in, &d, src);
+    if (!d.nerrors) check_program(c->arena, &c->in, &d, &c->tc, p);
+    if (d.nerrors) {
+      Buf why;
+      buf_init(&why, c->arena);
+      diag_render_text(&d, &why);
+      diag_error(&c->diag, imp->decl->name_span,
+                 "internal: the imperative program of kernel '%s' does not type check again (translation "
+                 "must preserve typing, paper Theorem 4.1):\n%s",
+                 imp->name, why.data);
+      c->status = DPIA_EVERIFY;
+      return false;
+    }
+  }
+  return true;
+}
+
+static void emit_stage(Ctx *c, DefInfo **stage) {
+  bool first = true;
+  for (int i = 0; i < c->checked->ndefs; i++) {
+    if (!stage[i]) continue;
+    if (!first) buf_putc(&c->out, '\n');
+    first = false;
+    def_print(&c->out, stage[i], stage[i]->name);
+  }
+}
+
 typedef bool (*Pass)(Ctx *);
 
 static int run_passes(Ctx *c) {
   static const Pass check_passes[] = {pass_parse, pass_check, pass_strategy};
   for (size_t i = 0; i < DPIA_COUNTOF(check_passes); i++)
     if (!check_passes[i](c)) return DPIA_EUSER;
-  if (c->opt->verbose) emit_types(c);
+  if (c->opt->action == DPIA_CHECK) {
+    if (c->opt->verbose) emit_types(c);
+    return DPIA_OK;
+  }
+  if (!pass_select(c)) return DPIA_EUSAGE;
+  if (!pass_translate(c)) return c->status ? c->status : DPIA_EUSER;
+  if (c->opt->action == DPIA_VERIFY || c->opt->verify) {
+    if (!pass_recheck(c)) return c->status;
+  }
+  if (c->opt->action == DPIA_VERIFY) return DPIA_OK;
+  switch (c->opt->emit) {
+  case DPIA_EMIT_INTERMEDIATE: emit_stage(c, c->intermediate); break;
+  case DPIA_EMIT_IMPERATIVE: emit_stage(c, c->hoisted); break;
+  default: break;
+  }
   return DPIA_OK;
 }
 

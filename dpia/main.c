@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "dpia.h"
 
@@ -14,16 +15,18 @@ enum { MAX_SOURCE_BYTES = 64 * 1024 * 1024 };
 static const char usage_text[] =
     "usage: dpia COMMAND [options] FILE\n"
     "\n"
-    "Translate Data Parallel Idealised Algol programs into OpenCL C kernels.\n"
+    "Translate Data Parallel Idealised Algol programs into OpenCL C kernels,\n"
+    "keeping the parallelisation strategy written in the program.\n"
     "\n"
     "commands:\n"
-    "  check FILE      parse and type check (sizes, SCIR interference control,\n"
-    "                  OpenCL strategy rules); -v prints each kernel's type\n"
+    "  check FILE        parse and type check (sizes, SCIR interference control,\n"
+    "                    OpenCL strategy rules); -v prints each kernel's type\n"
+    "  translate FILE    translate to OpenCL C (or --emit=intermediate|imperative|json)\n"
+    "  verify FILE       translate and verify the result\n"
     "\n"
-    "options:\n"
-    "  --diagnostics=text|json   format of error messages (default text)\n"
-    "  --help                    this text (dpia COMMAND --help for a command)\n"
-    "  --version                 print the version\n"
+    "Run 'dpia COMMAND --help' for the options of a command.\n"
+    "  --help      this text\n"
+    "  --version   print the version\n"
     "\n"
     "exit codes: 0 success, 1 error in the program, 2 bad command line,\n"
     "            3 verification failed, 4 OpenCL unavailable, 70 internal error\n";
@@ -35,6 +38,26 @@ static const char check_help[] =
     "with passivity (paper Figure 3) and the OpenCL hierarchy and address space\n"
     "rules.  Prints nothing on success, or with -v each declaration's type and\n"
     "each kernel's preconditions.  Errors go to stderr as file:line:col.\n";
+
+static const char translate_help[] =
+    "usage: dpia translate FILE [-k KERNEL] [--emit=KIND] [-o OUT] [--no-verify]\n"
+    "                      [--local-size=a[,b[,c]]] [--global-size=a[,b[,c]]]\n"
+    "                      [--diagnostics=text|json]\n"
+    "\n"
+    "Translate the kernels of FILE (or only KERNEL).  KIND is one of\n"
+    "  opencl        OpenCL C (default)\n"
+    "  intermediate  imperative DPIA after translation stage I (mapI, reduceI)\n"
+    "  imperative    imperative DPIA after stage II (for/parfor) and hoisting\n"
+    "  json          metadata: parameters, launch sizes, preconditions\n"
+    "The result goes to stdout, or to OUT (written atomically: an error leaves\n"
+    "no partial file).  The translation is verified unless --no-verify.\n";
+
+static const char verify_help[] =
+    "usage: dpia verify FILE [-k KERNEL] [--diagnostics=text|json]\n"
+    "\n"
+    "Translate the kernels of FILE (or only KERNEL) and verify the result: the\n"
+    "imperative program is type checked again under the SCIR rules (the\n"
+    "translation must preserve typing, paper Theorem 4.1).  Exit 3 on failure.\n";
 
 static int usage_error(const char *fmt, const char *arg) {
   fputs("dpia: error: ", stderr);
@@ -91,41 +114,131 @@ static char *read_file(const char *path, size_t *len) {
   return buf;
 }
 
-static int cmd_check(int argc, char **argv) {
+/* Write out to path atomically: a temporary file in the same directory,
+ * renamed over path only when complete (issue 7: no partial output). */
+static bool write_atomically(const char *path, const char *data, size_t len) {
+  size_t n = strlen(path);
+  char *tmp = malloc(n + 16);
+  if (!tmp) return false;
+  snprintf(tmp, n + 16, "%s.tmpXXXXXX", path);
+  int fd = mkstemp(tmp);
+  if (fd < 0) {
+    fprintf(stderr, "dpia: error: cannot write '%s': %s\n", path, strerror(errno));
+    free(tmp);
+    return false;
+  }
+  FILE *f = fdopen(fd, "wb");
+  bool ok = f && fwrite(data, 1, len, f) == len;
+  ok = f && fclose(f) == 0 && ok;
+  if (!f) close(fd);
+  if (ok && rename(tmp, path) != 0) ok = false;
+  if (!ok) {
+    fprintf(stderr, "dpia: error: cannot write '%s': %s\n", path, strerror(errno));
+    unlink(tmp);
+  }
+  free(tmp);
+  return ok;
+}
+
+/* --local-size=a[,b[,c]] */
+static bool parse_sizes(const char *text, long out[3]) {
+  for (int d = 0; d < 3; d++) out[d] = 0;
+  const char *p = text;
+  for (int d = 0; d < 3; d++) {
+    char *end;
+    errno = 0;
+    long v = strtol(p, &end, 10);
+    if (end == p || errno || v < 1 || v > (1L << 30)) return false;
+    out[d] = v;
+    if (*end == 0) return true;
+    if (*end != ',') return false;
+    p = end + 1;
+  }
+  return false;
+}
+
+typedef struct Command {
+  const char *name;
+  DpiaAction action;
+  const char *help;
+} Command;
+
+static const Command commands[] = {
+    {"check", DPIA_CHECK, check_help},
+    {"translate", DPIA_TRANSLATE, translate_help},
+    {"verify", DPIA_VERIFY, verify_help},
+};
+
+static int run_command(const Command *cmd, int argc, char **argv) {
   DpiaOptions opt;
   dpia_options_init(&opt);
-  opt.action = DPIA_CHECK;
-  const char *file = NULL;
+  opt.action = cmd->action;
+  opt.verify = cmd->action == DPIA_TRANSLATE;
+  const char *file = NULL, *out_path = NULL;
+  bool translate = cmd->action != DPIA_CHECK;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      fputs(check_help, stdout);
+      fputs(cmd->help, stdout);
       return DPIA_OK;
-    } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+    } else if (cmd->action == DPIA_CHECK && (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0)) {
       opt.verbose = 1;
     } else if (strcmp(a, "--diagnostics=json") == 0) {
       opt.diagnostics_json = 1;
     } else if (strcmp(a, "--diagnostics=text") == 0) {
       opt.diagnostics_json = 0;
+    } else if (translate && (strcmp(a, "-k") == 0 || strcmp(a, "--kernel") == 0)) {
+      if (i + 1 == argc) return usage_error("%s needs a kernel name", a);
+      opt.kernel = argv[++i];
+    } else if (translate && strncmp(a, "--kernel=", 9) == 0) {
+      opt.kernel = a + 9;
+    } else if (cmd->action == DPIA_TRANSLATE && strncmp(a, "--emit=", 7) == 0) {
+      const char *k = a + 7;
+      if (strcmp(k, "opencl") == 0) opt.emit = DPIA_EMIT_OPENCL;
+      else if (strcmp(k, "intermediate") == 0) opt.emit = DPIA_EMIT_INTERMEDIATE;
+      else if (strcmp(k, "imperative") == 0) opt.emit = DPIA_EMIT_IMPERATIVE;
+      else if (strcmp(k, "json") == 0) opt.emit = DPIA_EMIT_JSON;
+      else return usage_error("unknown --emit kind '%s' (opencl, intermediate, imperative, json)", k);
+    } else if (cmd->action == DPIA_TRANSLATE && strcmp(a, "-o") == 0) {
+      if (i + 1 == argc) return usage_error("%s", "-o needs a file name");
+      out_path = argv[++i];
+    } else if (cmd->action == DPIA_TRANSLATE && strcmp(a, "--no-verify") == 0) {
+      opt.verify = 0;
+    } else if (translate && strncmp(a, "--local-size=", 13) == 0) {
+      if (!parse_sizes(a + 13, opt.local_size)) return usage_error("bad --local-size '%s' (e.g. 64 or 16,16)", a + 13);
+    } else if (translate && strncmp(a, "--global-size=", 14) == 0) {
+      if (!parse_sizes(a + 14, opt.global_size)) return usage_error("bad --global-size '%s'", a + 14);
     } else if (a[0] == '-' && a[1]) {
-      return usage_error("unknown option '%s' for 'dpia check'", a);
+      fprintf(stderr, "dpia: error: unknown option '%s' for 'dpia %s'\nRun 'dpia %s --help' for usage.\n", a,
+              cmd->name, cmd->name);
+      return DPIA_EUSAGE;
     } else if (file) {
       return usage_error("more than one input file ('%s')", a);
     } else {
       file = a;
     }
   }
-  if (!file) return usage_error("%s", "'dpia check' needs an input FILE");
+  if (!file) {
+    fprintf(stderr, "dpia: error: 'dpia %s' needs an input FILE\nRun 'dpia %s --help' for usage.\n", cmd->name,
+            cmd->name);
+    return DPIA_EUSAGE;
+  }
   size_t len = 0;
   char *text = read_file(file, &len);
   if (!text) return DPIA_EUSAGE;
   DpiaResult *r;
   int status = dpia_process(file, text, len, &opt, &r);
   free(text);
+  fputs(dpia_result_diagnostics(r), stderr);
   size_t olen;
   const char *out = dpia_result_output(r, &olen);
-  fwrite(out, 1, olen, stdout);
-  fputs(dpia_result_diagnostics(r), stderr);
+  if (status == DPIA_OK) {
+    if (out_path) {
+      if (!write_atomically(out_path, out, olen)) status = DPIA_EUSAGE;
+    } else {
+      fwrite(out, 1, olen, stdout);
+    }
+  }
   dpia_result_free(r);
   return status;
 }
@@ -144,6 +257,7 @@ int main(int argc, char **argv) {
     printf("dpia %s\n", DPIA_VERSION);
     return DPIA_OK;
   }
-  if (strcmp(cmd, "check") == 0) return cmd_check(argc - 2, argv + 2);
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    if (strcmp(cmd, commands[i].name) == 0) return run_command(&commands[i], argc - 2, argv + 2);
   return usage_error("unknown command '%s'", cmd);
 }

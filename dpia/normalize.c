@@ -235,3 +235,9 @@ Phrase *phrase_copy(Arena *a, TypeCtx *tc, const Phrase *p) {
   Norm n = {a, tc, NULL, 0, false, p->span};
   return copy(&n, p, NULL, NULL);
 }
+
+Phrase *phrase_subst(Arena *a, TypeCtx *tc, const Phrase *body, const Binder *x, Phrase *value) {
+  Norm n = {a, tc, NULL, 0, false, body->span};
+  BindMap e = {x, value, value->kind == PH_VAR, NULL};
+  return copy(&n, body, &e, NULL);
+}

@@ -403,7 +403,8 @@ static SizeAst *parse_size_atom(Parser *p, const PrimInfo *prim, int arg) {
     leave(p);
     return inner;
   }
-  static const char *const what = "(an integer, a nat parameter or a parenthesised size expression)";
+  static const char *const what =
+      "(an integer, a nat parameter or a parenthesised size expression)";
   if (!prim) expected(p, "a size %s", what);
   else if (prim->nsizes == 1) expected(p, "a size argument after '%s' %s", prim->name, what);
   else expected(p, "size argument %d of '%s' %s", arg + 1, prim->name, what);
@@ -477,7 +478,8 @@ static bool parse_scalar_name(Parser *p, Sym name, Span at_span, TypeAst *t) {
     t->scalar = scalars[i].kind;
     t->vec_width = 1;
     if (scalars[i].kind == SC_BOOL) {
-      report(p, at_span, "there are no bool vectors ('%s'); vectors are int, float or double", name);
+      report(p, at_span, "there are no bool vectors ('%s'); vectors are int, float or double",
+             name);
       return true;
     }
     if (strcmp(width, "2") == 0 || strcmp(width, "3") == 0 || strcmp(width, "4") == 0 ||
@@ -577,7 +579,8 @@ static TypeAst *parse_ptype_atom(Parser *p) {
     TypeAstKind kind = name_is(word, "exp") ? TYA_EXP : name_is(word, "acc") ? TYA_ACC : TYA_VAR;
     Span open = p->tok.span;
     if (!expect(p, TOK_LBRACKET, "'%s'", word)) return new_type(p, kind, begin);
-    TypeAst *elem = parse_data_type(p, NULL, kind == TYA_EXP ? "exp[" : kind == TYA_ACC ? "acc[" : "var[");
+    const char *opened = kind == TYA_EXP ? "exp[" : kind == TYA_ACC ? "acc[" : "var[";
+    TypeAst *elem = parse_data_type(p, NULL, opened);
     expect_closer(p, TOK_RBRACKET, open, "the data type of '%s'", word);
     TypeAst *t = new_type(p, kind, begin);
     t->elem = elem;

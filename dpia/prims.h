@@ -11,6 +11,8 @@
 #ifndef DPIA_PRIMS_H
 #define DPIA_PRIMS_H
 
+#include <stddef.h>
+
 /* flags */
 #define PF_FUNC 0x01   /* functional primitive (Figure 4a, section 6.2, views) */
 #define PF_IMP 0x02    /* imperative primitive (Figure 4b) */

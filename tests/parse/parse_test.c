@@ -462,7 +462,8 @@ static void test_precedence(Tester *t, DpiaMem *mem) {
     Arena scratch;
     arena_init(&scratch, mem);
     const char *text = c->kind == CASE_EXPR   ? arena_printf(&scratch, "def t = %s", c->source)
-                       : c->kind == CASE_TYPE ? arena_printf(&scratch, "def t (x: %s) = x", c->source)
+                       : c->kind == CASE_TYPE
+                           ? arena_printf(&scratch, "def t (x: %s) = x", c->source)
                                               : arena_printf(&scratch, "def t (x: [%s]float) = x",
                                                              c->source);
     Parsed ps;
@@ -571,7 +572,8 @@ static const ErrorCase error_cases[] = {
     {"def f = x : float",
      "t.dpia:1:11: error: unexpected ':': a type ascription is written in parentheses, (e : "
      "type)\n"},
-    {"def f = a, b", "t.dpia:1:10: error: unexpected ',': a pair is written in parentheses, (a, b)\n"},
+    {"def f = a, b",
+     "t.dpia:1:10: error: unexpected ',': a pair is written in parentheses, (a, b)\n"},
     /* at the end of the file: just after the last token, not past the
      * trailing lines */
     {"def f = (a   \n\n-- the end\n\n",
@@ -711,7 +713,8 @@ static void test_limits(Tester *t, DpiaMem *mem) {
     int ndecls;
     const char *errors;
   } byte_cases[] = {
-      {"invalid UTF-8", BYTES("def f = x \xff y"), 1, "t.dpia:1:11: error: invalid UTF-8 byte 0xff\n"},
+      {"invalid UTF-8", BYTES("def f = x \xff y"), 1,
+       "t.dpia:1:11: error: invalid UTF-8 byte 0xff\n"},
       {"overlong UTF-8 (one error for the run)", BYTES("def f = x \xc0\xaf\xc0 y"), 1,
        "t.dpia:1:11: error: invalid UTF-8 byte 0xc0\n"},
       {"UTF-8 surrogate", BYTES("def f = x \xed\xa0\x80 y"), 1,
@@ -743,7 +746,8 @@ static void test_limits(Tester *t, DpiaMem *mem) {
        "t.dpia:1:10: error: unexpected '.': a projection is written '.1' or '.2'\n"},
       {"exponent at the very end", BYTES("def f = 1e"), 1,
        "t.dpia:1:10: error: invalid suffix 'e' on integer literal\n"},
-      {"'|' at the very end", BYTES("def f = x |"), 1, "t.dpia:1:11: error: unexpected character '|'\n"},
+      {"'|' at the very end", BYTES("def f = x |"), 1,
+       "t.dpia:1:11: error: unexpected character '|'\n"},
   };
   for (size_t i = 0; i < DPIA_COUNTOF(byte_cases); i++) {
     parse_text(&ps, mem, "t.dpia", byte_cases[i].text, byte_cases[i].len);
@@ -773,7 +777,8 @@ static const LexCase lex_cases[] = {
                                         "decimal(2000) decimal(2000f) decimal(0.1)"},
     {"42 0 007", "integer(42) integer(0) integer(7)"},
     {"\xce\xbbx \\y", "\\ identifier(x) \\ identifier(y)"},
-    {"|> || >> >= > <= < == = != ! && & := : ; , -", "|> || >> >= > <= < == = != ! && & := : ; , -"},
+    {"|> || >> >= > <= < == = != ! && & := : ; , -",
+     "|> || >> >= > <= < == = != ! && & := : ; , -"},
     {"( ) [ ] { } + * / %", "( ) [ ] { } + * / %"},
     {"def kernel let in true false", "def kernel let in true false"},
     {"define kernels lets int float exp nat", "identifier(define) identifier(kernels) "

@@ -1,0 +1,151 @@
+/* build.c: typed phrase constructors (build.h). */
+#include "build.h"
+
+#include <string.h>
+
+static Phrase *node(Builder *b, PhraseTermKind k, PhraseType *type) {
+  Phrase *p = NEW(b->arena, Phrase);
+  p->kind = k;
+  p->span = b->span;
+  p->type = type;
+  return p;
+}
+
+Binder *b_binder(Builder *b, const char *name, PhraseType *type) {
+  Binder *x = NEW(b->arena, Binder);
+  x->name = intern_cstr(b->in, name);
+  x->span = b->span;
+  x->type = type;
+  x->id = ++b->tc->next_binder;
+  return x;
+}
+
+Phrase *b_var(Builder *b, Binder *x) {
+  Phrase *p = node(b, PH_VAR, x->type);
+  p->binder = x;
+  return p;
+}
+
+Phrase *b_lam(Builder *b, Binder *x, Phrase *body, bool passive) {
+  PhraseType *t = passive ? pt_fn_p(b->tc, x->type, body->type) : pt_fn(b->tc, x->type, body->type);
+  Phrase *p = node(b, PH_LAM, t);
+  p->lam_binder = x;
+  p->body = body;
+  p->promoted = passive;
+  return p;
+}
+
+Phrase *b_app(Builder *b, Phrase *fn, Phrase *arg) {
+  if (fn->type->kind != PT_FN && fn->type->kind != PT_FN_P)
+    INTERNAL("applying a phrase of type %s", pt_str(b->arena, fn->type));
+  Phrase *p = node(b, PH_APP, fn->type->snd);
+  p->fst = fn;
+  p->snd = arg;
+  return p;
+}
+
+Phrase *b_app2(Builder *b, Phrase *fn, Phrase *a1, Phrase *a2) { return b_app(b, b_app(b, fn, a1), a2); }
+
+Phrase *b_proj(Builder *b, Phrase *pair, int index) {
+  if (pair->type->kind != PT_WITH) INTERNAL("projection of a non-pair");
+  if (pair->kind == PH_PAIR) return index == 1 ? pair->fst : pair->snd;
+  Phrase *p = node(b, PH_PROJ, index == 1 ? pair->type->fst : pair->type->snd);
+  p->fst = pair;
+  p->index = index;
+  return p;
+}
+
+Phrase *b_pair(Builder *b, Phrase *x, Phrase *y) {
+  Phrase *p = node(b, PH_PAIR, pt_with(b->tc, x->type, y->type));
+  p->fst = x;
+  p->snd = y;
+  return p;
+}
+
+Phrase *b_seq(Builder *b, Phrase *c1, Phrase *c2) {
+  if (c1->kind == PH_PRIM && c1->prim == PRIM_SKIP) return c2;
+  if (c2->kind == PH_PRIM && c2->prim == PRIM_SKIP) return c1;
+  Phrase *p = node(b, PH_SEQ, b->tc->t_comm);
+  p->fst = c1;
+  p->snd = c2;
+  return p;
+}
+
+Phrase *b_skip(Builder *b) {
+  Phrase *p = node(b, PH_PRIM, b->tc->t_comm);
+  p->prim = PRIM_SKIP;
+  return p;
+}
+
+Phrase *b_prim(Builder *b, Prim prim, int dim, PhraseType *type) {
+  Phrase *p = node(b, PH_PRIM, type);
+  p->prim = prim;
+  p->dim = dim;
+  return p;
+}
+
+DataType *b_data(const Phrase *p) {
+  if (p->type->kind != PT_EXP && p->type->kind != PT_ACC) INTERNAL("data type of a %s", phrase_kind_name[p->kind]);
+  return dt_resolve(p->type->data);
+}
+
+static PhraseType *E(Builder *b, DataType *d) { return pt_exp(b->tc, d); }
+static PhraseType *A(Builder *b, DataType *d) { return pt_acc(b->tc, d); }
+static PhraseType *F(Builder *b, PhraseType *x, PhraseType *y) { return pt_fn(b->tc, x, y); }
+
+Phrase *b_idx(Builder *b, Phrase *array, Phrase *index) {
+  DataType *t = b_data(array);
+  ASSERT(t->kind == DT_ARRAY);
+  PhraseType *ty = F(b, E(b, t), F(b, E(b, dt_idx(b->tc, t->size)), E(b, t->elem)));
+  return b_app2(b, b_prim(b, PRIM_IDX, 0, ty), array, index);
+}
+
+Phrase *b_idx_acc(Builder *b, Phrase *acc, Phrase *index) {
+  DataType *t = b_data(acc);
+  ASSERT(t->kind == DT_ARRAY);
+  PhraseType *ty = F(b, A(b, t), F(b, E(b, dt_idx(b->tc, t->size)), A(b, t->elem)));
+  return b_app2(b, b_prim(b, PRIM_IDX_ACC, 0, ty), acc, index);
+}
+
+static Phrase *pair_part(Builder *b, Prim prim, Phrase *x, bool first) {
+  DataType *t = b_data(x);
+  ASSERT(t->kind == DT_PAIR);
+  DataType *part = first ? t->fst : t->snd;
+  PhraseType *ty = x->type->kind == PT_EXP ? F(b, E(b, t), E(b, part)) : F(b, A(b, t), A(b, part));
+  return b_app(b, b_prim(b, prim, 0, ty), x);
+}
+
+Phrase *b_fst(Builder *b, Phrase *e) { return pair_part(b, PRIM_FST, e, true); }
+Phrase *b_snd(Builder *b, Phrase *e) { return pair_part(b, PRIM_SND, e, false); }
+
+Phrase *b_assign(Builder *b, Phrase *acc, Phrase *exp) {
+  DataType *t = b_data(acc);
+  switch (t->kind) {
+  case DT_ARRAY: {
+    /* mapISeq n d d (\x a -> a :=d x) E A, already in its stage II form:
+     * for n (\i -> idxAcc A i :=d idx E i) */
+    Binder *i = b_binder(b, "i", E(b, dt_idx(b->tc, t->size)));
+    Phrase *body = b_assign(b, b_idx_acc(b, acc, b_var(b, i)), b_idx(b, exp, b_var(b, i)));
+    PhraseType *ty = F(b, F(b, E(b, dt_idx(b->tc, t->size)), b->tc->t_comm), b->tc->t_comm);
+    Phrase *loop = b_prim(b, PRIM_FOR, 0, ty);
+    loop->sizes[0] = t->size;
+    return b_app(b, loop, b_lam(b, i, body, false));
+  }
+  case DT_PAIR:
+    return b_seq(b, b_assign(b, pair_part(b, PRIM_PAIR_ACC1, acc, true), b_fst(b, exp)),
+                 b_assign(b, pair_part(b, PRIM_PAIR_ACC2, acc, false), b_snd(b, exp)));
+  default: {
+    Phrase *p = node(b, PH_ASSIGN, b->tc->t_comm);
+    p->fst = acc;
+    p->snd = exp;
+    return p;
+  }
+  }
+}
+
+Phrase *b_new(Builder *b, Prim prim, DataType *t, Binder *v, Phrase *body) {
+  PhraseType *ty = F(b, F(b, pt_var(b->tc, t), b->tc->t_comm), b->tc->t_comm);
+  Phrase *p = b_prim(b, prim, 0, ty);
+  p->type_arg = t;
+  return b_app(b, p, b_lam(b, v, body, false));
+}

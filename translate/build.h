@@ -1,0 +1,51 @@
+/* build.h: constructing typed imperative phrases, for the translation
+ * stages (stage1.c, stage2.c, hoist.c).
+ *
+ * Every constructor gives its result the type the paper's Figure 4 assigns,
+ * instantiated with the sizes and data types it is given, so the result of
+ * every stage is a well-typed phrase that can be printed, re-parsed and
+ * checked again. */
+#ifndef DPIA_BUILD_H
+#define DPIA_BUILD_H
+
+#include "check.h"
+
+typedef struct Builder {
+  Arena *arena;
+  TypeCtx *tc;
+  Interner *in;
+  Span span; /* given to every phrase built: the source construct it comes from */
+} Builder;
+
+Binder *b_binder(Builder *b, const char *name, PhraseType *type);
+Phrase *b_var(Builder *b, Binder *x);
+Phrase *b_lam(Builder *b, Binder *x, Phrase *body, bool passive);
+Phrase *b_app(Builder *b, Phrase *fn, Phrase *arg);
+Phrase *b_app2(Builder *b, Phrase *fn, Phrase *a1, Phrase *a2);
+Phrase *b_proj(Builder *b, Phrase *pair, int index);
+Phrase *b_pair(Builder *b, Phrase *x, Phrase *y); /* phrase pair {x, y} */
+Phrase *b_seq(Builder *b, Phrase *c1, Phrase *c2);
+Phrase *b_skip(Builder *b);
+/* a primitive with its instantiated type (the caller computes it) */
+Phrase *b_prim(Builder *b, Prim p, int dim, PhraseType *type);
+
+/* A :=d E for any data type d: the paper's generalised assignment
+ * (section 4.1).  Arrays are copied by a sequential loop (mapISeq): a plain
+ * parallel mapI has no OpenCL level, and a copy the program did not ask to
+ * parallelise must not become parallel (strategy preservation). */
+Phrase *b_assign(Builder *b, Phrase *acc, Phrase *exp);
+
+/* views and indexing, typed from their arguments */
+Phrase *b_idx(Builder *b, Phrase *array, Phrase *index);
+Phrase *b_idx_acc(Builder *b, Phrase *array_acc, Phrase *index);
+Phrase *b_fst(Builder *b, Phrase *e);
+Phrase *b_snd(Builder *b, Phrase *e);
+
+/* new-like allocation: prim (new, newGlobal, newLocal, newPrivate) of data
+ * type t; body receives the var. */
+Phrase *b_new(Builder *b, Prim prim, DataType *t, Binder *v, Phrase *body);
+
+/* the data type of an exp or acc phrase */
+DataType *b_data(const Phrase *p);
+
+#endif

@@ -1,0 +1,79 @@
+/* kernel.h: an imperative kernel, the interface between the translation
+ * (translate/) and code generation (codegen/).
+ *
+ * The translation produces, for each functional kernel, an imperative
+ * def (a DefInfo of phrase.h) of the shape that `--emit=imperative`
+ * prints and `dpia check` accepts again:
+ *
+ *   def NAME (N: nat) ... (output: acc[T]) (xs: exp[[N]float]) (alpha: exp[float]) ...
+ *            (tmp: var[[K]float]) ... =
+ *     newLocal [64]float (\loc -> ... body ...)
+ *
+ * Parameters by role: acc[T] -> output; exp[array] -> input buffer;
+ * exp[scalar or vector] -> scalar argument; var[T] -> hoisted global
+ * temporary; nat -> size argument.  Local memory is allocated by newLocal
+ * phrases wrapped around the whole body (kernel scope, spec section 7).
+ * kernel_from_def derives the ImpKernel below from such a def, whether the
+ * translation made it or a user wrote it by hand. */
+#ifndef DPIA_KERNEL_H
+#define DPIA_KERNEL_H
+
+#include "check.h"
+
+#define DPIA_KPARAM_ROLES(X)                                 \
+  X(OUTPUT, "output")     /* global T *restrict, written */  \
+  X(INPUT, "input")       /* const global T *restrict */     \
+  X(SCALAR, "scalar")     /* T, by value */                  \
+  X(NAT, "nat")           /* int */                          \
+  X(TEMP, "temp")         /* global T *restrict, hoisted newGlobal */ \
+  X(LOCAL, "local")       /* local T *, newLocal of symbolic size */
+
+typedef enum KParamRole {
+#define X(id, s) KP_##id,
+  DPIA_KPARAM_ROLES(X)
+#undef X
+} KParamRole;
+extern const char *const kparam_role_name[];
+
+typedef struct KParam {
+  Sym name;         /* C name */
+  KParamRole role;
+  DataType *type;   /* the data type of the whole buffer or value */
+  Binder *binder;   /* the def's parameter (NULL for KP_NAT) */
+  Size elements;    /* buffers: number of scalar-or-vector elements */
+  DataType *elem;   /* buffers: the element type stored (float, float4, a pair struct) */
+} KParam;
+
+typedef struct ImpKernel {
+  Sym name;
+  const char *source_name; /* file name for the header comment */
+  DefInfo *def;            /* the imperative def (body: comm) */
+  int nparams;
+  KParam *params;          /* in the order of the kernel interface (spec section 8) */
+  int nprecond;
+  const char **preconds;
+  /* natural NDRange, derived from the top-level parallel loops; a
+   * dimension d is used when ndims > d.  has_local false: the strategy does
+   * not fix the local size (metadata "local_size": null). */
+  int ndims;
+  Size global_size[3];
+  bool has_local;
+  Size local_size[3];
+} ImpKernel;
+
+/* codegen/kernel.c: the kernel interface and launch sizes of an imperative
+ * def.  Reports to diag and returns NULL if the def does not have the
+ * shape above. */
+ImpKernel *kernel_from_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def, const char *source_name);
+
+typedef struct CodegenOptions {
+  /* user launch sizes (--local-size, --global-size); 0 = not given */
+  int64_t local_size[3], global_size[3];
+} CodegenOptions;
+
+/* codegen/opencl.c: the OpenCL C source of one kernel. */
+void codegen_opencl(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions *opt, Buf *out);
+/* codegen/metadata.c: the JSON object of spec section 9 (with "source"). */
+void codegen_metadata(Arena *a, const ImpKernel *k, const char *source, Buf *out);
+
+#endif

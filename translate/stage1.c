@@ -1,0 +1,305 @@
+/* stage1.c: translation stage I, the acceptor-passing translation A and the
+ * continuation-passing translation C of paper Figure 5, with the OpenCL
+ * readings of spec section 6.
+ *
+ *   A[[E]](A)  a command that writes the value of E into acceptor A;
+ *   C[[E]](K)  a command that computes E and passes it to K : exp[d] -> comm.
+ *
+ * Continuations are object-level lambdas; applying one substitutes at once
+ * (no administrative redexes are left, cf. the paper's remark on one-pass
+ * CPS).  The input is a normalized functional body: spines of primitives,
+ * lambdas only as their function arguments, binary operators, literals and
+ * variables. */
+#include "translate.h"
+
+#include "build.h"
+
+typedef struct Stage1 {
+  Builder b;
+  /* where C[[map]] allocates its temporary: newGlobal, or the memory of the
+   * enclosing toLocal/toPrivate (spec section 6) */
+  Prim temp_memory;
+} Stage1;
+
+static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc);
+static Phrase *con_tr(Stage1 *s, Phrase *e, Phrase *k);
+
+/* ---- spines ---- */
+
+typedef struct Spine {
+  Phrase *head;
+  int nargs;
+  Phrase *args[8];
+} Spine;
+
+static bool spine_of(Phrase *e, Spine *sp) {
+  sp->nargs = 0;
+  Phrase *h = e;
+  while (h->kind == PH_APP) {
+    if (sp->nargs == (int)DPIA_COUNTOF(sp->args)) INTERNAL("primitive applied to too many arguments");
+    sp->nargs++;
+    h = h->fst;
+  }
+  sp->head = h;
+  Phrase *a = e;
+  for (int i = sp->nargs - 1; i >= 0; i--) {
+    sp->args[i] = a->snd;
+    a = a->fst;
+  }
+  return h->kind == PH_PRIM;
+}
+
+/* ---- continuations ---- */
+
+static Phrase *apply_k(Stage1 *s, Phrase *k, Phrase *v) {
+  if (k->kind == PH_LAM) return phrase_subst(s->b.arena, s->b.tc, k->body, k->lam_binder, v);
+  return b_app(&s->b, k, v);
+}
+
+/* K = \x -> body, where body is built by the caller after the binder exists */
+static Binder *k_binder(Stage1 *s, const char *name, DataType *t) { return b_binder(&s->b, name, pt_exp(s->b.tc, t)); }
+
+/* f applied to x, beta-reduced when f is a lambda: the body of a map */
+static Phrase *apply_fn(Stage1 *s, Phrase *f, Phrase *x) {
+  if (f->kind == PH_LAM) return phrase_subst(s->b.arena, s->b.tc, f->body, f->lam_binder, x);
+  return b_app(&s->b, f, x);
+}
+
+/* Name a new binder after the lambda it replaces, so generated code keeps
+ * the program's names (spec section 8). */
+static const char *param_name(const Phrase *f, const char *fallback) {
+  return f->kind == PH_LAM ? f->lam_binder->name : fallback;
+}
+
+/* ---- maps and reductions ---- */
+
+static Prim map_i_for(Prim map) {
+  switch (map) {
+  case PRIM_MAP_SEQ: return PRIM_MAP_I_SEQ;
+  case PRIM_MAP_GLOBAL: return PRIM_MAP_I_GLOBAL;
+  case PRIM_MAP_WORKGROUP: return PRIM_MAP_I_WORKGROUP;
+  case PRIM_MAP_LOCAL: return PRIM_MAP_I_LOCAL;
+  default: return PRIM_MAP_I;
+  }
+}
+
+/* mapIX n d1 d2 (\x o -> A[[f x]](o)) input acc */
+static Phrase *map_i(Stage1 *s, const Spine *sp, Phrase *input, Phrase *acc) {
+  Builder *b = &s->b;
+  TypeCtx *tc = b->tc;
+  Phrase *f = sp->args[0];
+  DataType *in_t = b_data(input), *out_t = b_data(acc);
+  DataType *d1 = in_t->elem, *d2 = out_t->elem;
+  Binder *x = b_binder(b, param_name(f, "x"), pt_exp(tc, d1));
+  Binder *o = b_binder(b, "o", pt_acc(tc, d2));
+  Phrase *body = acc_tr(s, apply_fn(s, f, b_var(b, x)), b_var(b, o));
+  /* the body is passive (->p): each iteration writes only through o */
+  Phrase *fn = b_lam(b, x, b_lam(b, o, body, true), false);
+  PhraseType *ty = pt_fn(tc, fn->type, pt_fn(tc, input->type, pt_fn(tc, acc->type, tc->t_comm)));
+  Phrase *prim = b_prim(b, map_i_for(sp->head->prim), sp->head->dim, ty);
+  return b_app(b, b_app2(b, prim, fn, input), acc);
+}
+
+/* reduceI n d1 d2 (\x y o -> A[[f x y]](o)) init input k   (Figure 5) */
+static Phrase *reduce_i(Stage1 *s, const Spine *sp, Phrase *init, Phrase *input, Phrase *k) {
+  Builder *b = &s->b;
+  TypeCtx *tc = b->tc;
+  Phrase *f = sp->args[0];
+  DataType *d1 = b_data(input)->elem, *d2 = b_data(init);
+  Binder *x = b_binder(b, param_name(f, "x"), pt_exp(tc, d1));
+  Phrase *fx = apply_fn(s, f, b_var(b, x));
+  Binder *y = b_binder(b, param_name(fx, "acc"), pt_exp(tc, d2));
+  Binder *o = b_binder(b, "o", pt_acc(tc, d2));
+  Phrase *body = acc_tr(s, apply_fn(s, fx, b_var(b, y)), b_var(b, o));
+  Phrase *fn = b_lam(b, x, b_lam(b, y, b_lam(b, o, body, false), false), false);
+  PhraseType *k_t = pt_fn(tc, pt_exp(tc, d2), tc->t_comm);
+  PhraseType *ty = pt_fn(tc, fn->type, pt_fn(tc, init->type, pt_fn(tc, input->type, pt_fn(tc, k_t, tc->t_comm))));
+  Phrase *prim = b_prim(b, PRIM_REDUCE_I, 0, ty);
+  return b_app(b, b_app(b, b_app2(b, prim, fn, init), input), k);
+}
+
+static Prim memory_of(Prim to) {
+  switch (to) {
+  case PRIM_TO_LOCAL: return PRIM_NEW_LOCAL;
+  case PRIM_TO_PRIVATE: return PRIM_NEW_PRIVATE;
+  default: return PRIM_NEW_GLOBAL;
+  }
+}
+
+static bool is_map(Prim p) {
+  return p == PRIM_MAP || p == PRIM_MAP_SEQ || p == PRIM_MAP_GLOBAL || p == PRIM_MAP_WORKGROUP || p == PRIM_MAP_LOCAL;
+}
+
+static bool is_reduce(Prim p) { return p == PRIM_REDUCE || p == PRIM_REDUCE_SEQ; }
+
+static bool is_to(Prim p) { return p == PRIM_TO_GLOBAL || p == PRIM_TO_LOCAL || p == PRIM_TO_PRIVATE; }
+
+/* newM d (\tmp -> A[[e]](tmp.1); K(tmp.2)) */
+static Phrase *materialise(Stage1 *s, Prim memory, const char *name, Phrase *e, Phrase *k) {
+  Builder *b = &s->b;
+  DataType *t = b_data(e);
+  Binder *tmp = b_binder(b, name, pt_var(b->tc, t));
+  Phrase *v = b_var(b, tmp);
+  Phrase *body = b_seq(b, acc_tr(s, e, b_proj(b, v, 1)), apply_k(s, k, b_proj(b, v, 2)));
+  return b_new(b, memory, t, tmp, body);
+}
+
+/* ---- C[[E]](K) ---- */
+
+/* C each argument in turn, then K applied to head x1 ... xn (the layout
+ * views and scalar primitives pass straight through, Figure 5b). */
+static Phrase *con_args(Stage1 *s, const Spine *sp, int from, Phrase **vals, Phrase *k) {
+  Builder *b = &s->b;
+  if (from == sp->nargs) {
+    Phrase *e = sp->head;
+    for (int i = 0; i < sp->nargs; i++) e = b_app(b, e, vals[i]);
+    return apply_k(s, k, e);
+  }
+  Phrase *a = sp->args[from];
+  if (a->type->kind != PT_EXP || a->kind == PH_VAR || a->kind == PH_LIT) {
+    vals[from] = a;
+    return con_args(s, sp, from + 1, vals, k);
+  }
+  Binder *x = k_binder(s, "x", b_data(a));
+  vals[from] = b_var(b, x);
+  Phrase *rest = con_args(s, sp, from + 1, vals, k);
+  return con_tr(s, a, b_lam(b, x, rest, false));
+}
+
+static Phrase *con_tr(Stage1 *s, Phrase *e, Phrase *k) {
+  Builder *b = &s->b;
+  Span saved = b->span;
+  b->span = e->span;
+  Phrase *r;
+  switch (e->kind) {
+  case PH_VAR:
+  case PH_LIT: r = apply_k(s, k, e); break;
+  case PH_BINOP:
+  case PH_UNOP: {
+    Binder *x = k_binder(s, "x", b_data(e->fst));
+    Phrase *op = arena_dup(b->arena, e, sizeof *e);
+    op->fst = b_var(b, x);
+    if (e->kind == PH_UNOP) {
+      r = con_tr(s, e->fst, b_lam(b, x, apply_k(s, k, op), false));
+      break;
+    }
+    Binder *y = k_binder(s, "y", b_data(e->snd));
+    op->snd = b_var(b, y);
+    Phrase *inner = con_tr(s, e->snd, b_lam(b, y, apply_k(s, k, op), false));
+    r = con_tr(s, e->fst, b_lam(b, x, inner, false));
+    break;
+  }
+  case PH_APP:
+  case PH_PRIM: {
+    Spine sp;
+    if (!spine_of(e, &sp)) INTERNAL("stage I: application of a %s", phrase_kind_name[sp.head->kind]);
+    Prim p = sp.head->prim;
+    if (is_map(p) && sp.nargs == 2) {
+      /* C[[map f e]](K) = newM (n.d2) (\tmp -> A[[map f e]](tmp.1); K(tmp.2)) */
+      r = materialise(s, s->temp_memory, "tmp", e, k);
+    } else if (is_reduce(p) && sp.nargs == 3) {
+      Binder *x = k_binder(s, "x", b_data(sp.args[2]));
+      Binder *y = k_binder(s, "y", b_data(sp.args[1]));
+      Phrase *red = reduce_i(s, &sp, b_var(b, y), b_var(b, x), k);
+      r = con_tr(s, sp.args[2], b_lam(b, x, con_tr(s, sp.args[1], b_lam(b, y, red, false)), false));
+    } else if (is_to(p) && sp.nargs == 2) {
+      /* toM f x = newM d2 (\t -> A[[f x]](t.1); K(t.2))   (spec section 6) */
+      Prim saved_mem = s->temp_memory;
+      s->temp_memory = memory_of(p);
+      const char *name = p == PRIM_TO_LOCAL ? "loc" : p == PRIM_TO_PRIVATE ? "priv" : "tmp";
+      r = materialise(s, memory_of(p), name, apply_fn(s, sp.args[0], sp.args[1]), k);
+      s->temp_memory = saved_mem;
+    } else {
+      Phrase **vals = NEWARRAY(b->arena, Phrase *, sp.nargs);
+      r = con_args(s, &sp, 0, vals, k);
+    }
+    break;
+  }
+  default: INTERNAL("stage I: %s in expression position", phrase_kind_name[e->kind]);
+  }
+  b->span = saved;
+  return r;
+}
+
+/* ---- A[[E]](A) ---- */
+
+/* The acceptor view that makes A an acceptor for the argument e of a view
+ * (Figure 5a): its type is acc[type of A] -> acc[type of e]. */
+static Phrase *acc_view(Stage1 *s, Prim view, const Phrase *head, Phrase *acc, Phrase *e) {
+  Builder *b = &s->b;
+  PhraseType *ty = pt_fn(b->tc, acc->type, pt_acc(b->tc, b_data(e)));
+  Phrase *p = b_prim(b, view, 0, ty);
+  p->sizes[0] = head->sizes[0];
+  return b_app(b, p, acc);
+}
+
+/* A[[E]](A) by way of C: C[[E]](\x -> A :=d x) */
+static Phrase *acc_by_con(Stage1 *s, Phrase *e, Phrase *acc) {
+  Builder *b = &s->b;
+  Binder *x = k_binder(s, "x", b_data(e));
+  return con_tr(s, e, b_lam(b, x, b_assign(b, acc, b_var(b, x)), false));
+}
+
+static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
+  Builder *b = &s->b;
+  Span saved = b->span;
+  b->span = e->span;
+  Phrase *r = NULL;
+  Spine sp;
+  if ((e->kind == PH_APP || e->kind == PH_PRIM) && spine_of(e, &sp)) {
+    Prim p = sp.head->prim;
+    if (is_map(p) && sp.nargs == 2) {
+      Binder *x = k_binder(s, "x", b_data(sp.args[1]));
+      Phrase *loop = map_i(s, &sp, b_var(b, x), acc);
+      r = con_tr(s, sp.args[1], b_lam(b, x, loop, false));
+    } else if (is_reduce(p) && sp.nargs == 3) {
+      Binder *x = k_binder(s, "x", b_data(sp.args[2]));
+      Binder *y = k_binder(s, "y", b_data(sp.args[1]));
+      Binder *res = k_binder(s, "r", b_data(sp.args[1]));
+      Phrase *k = b_lam(b, res, b_assign(b, acc, b_var(b, res)), false);
+      Phrase *red = reduce_i(s, &sp, b_var(b, y), b_var(b, x), k);
+      r = con_tr(s, sp.args[2], b_lam(b, x, con_tr(s, sp.args[1], b_lam(b, y, red, false)), false));
+    } else if ((p == PRIM_ZIP || p == PRIM_PAIR) && sp.nargs == 2) {
+      Prim v1 = p == PRIM_ZIP ? PRIM_ZIP_ACC1 : PRIM_PAIR_ACC1, v2 = p == PRIM_ZIP ? PRIM_ZIP_ACC2 : PRIM_PAIR_ACC2;
+      Phrase *c1 = acc_tr(s, sp.args[0], acc_view(s, v1, sp.head, acc, sp.args[0]));
+      Phrase *c2 = acc_tr(s, sp.args[1], acc_view(s, v2, sp.head, acc, sp.args[1]));
+      r = b_seq(b, c1, c2);
+    } else if (sp.nargs == 1 && (p == PRIM_SPLIT || p == PRIM_JOIN || p == PRIM_AS_SCALAR || p == PRIM_AS_VECTOR ||
+                                 p == PRIM_TRANSPOSE)) {
+      Prim view = p == PRIM_SPLIT      ? PRIM_SPLIT_ACC
+                  : p == PRIM_JOIN     ? PRIM_JOIN_ACC
+                  : p == PRIM_AS_SCALAR ? PRIM_AS_SCALAR_ACC
+                  : p == PRIM_AS_VECTOR ? PRIM_AS_VECTOR_ACC
+                                        : PRIM_TRANSPOSE_ACC;
+      Phrase *view_acc = acc_view(s, view, sp.head, acc, sp.args[0]);
+      if (p == PRIM_AS_SCALAR) {
+        /* asScalarAcc k: the vector width, which asScalar leaves implicit */
+        DataType *v = b_data(sp.args[0])->elem;
+        view_acc->fst->sizes[0] = size_const(&b->tc->sizes, dt_resolve(v)->width);
+      }
+      r = acc_tr(s, sp.args[0], view_acc);
+    }
+  }
+  if (!r) r = acc_by_con(s, e, acc);
+  b->span = saved;
+  return r;
+}
+
+DefInfo *translate_stage1(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *kernel, Phrase *normal_body) {
+  Stage1 s = {{a, tc, in, normal_body->span}, PRIM_NEW_GLOBAL};
+  DefInfo *d = NEW(a, DefInfo);
+  *d = *kernel;
+  d->is_kernel = false;
+  Binder *out = b_binder(&s.b, "output", pt_acc(tc, b_data(normal_body)));
+  out->span = kernel->decl->name_span;
+  d->nparams = kernel->nparams + 1;
+  d->params = NEWARRAY(a, Binder *, d->nparams);
+  d->params[0] = out;
+  for (int i = 0; i < kernel->nparams; i++) d->params[i + 1] = kernel->params[i];
+  d->body = acc_tr(&s, normal_body, b_var(&s.b, out));
+  d->result = tc->t_comm;
+  PhraseType *t = tc->t_comm;
+  for (int i = d->nparams - 1; i >= 0; i--) t = pt_fn(tc, d->params[i]->type, t);
+  d->type = t;
+  return d;
+}

@@ -1,0 +1,145 @@
+/* stage2.c: translation stage II (paper section 4.2, spec section 7):
+ *
+ *   mapIX n d1 d2 F E A = parforX n d2 A (\i a -> F (idx E i) a)
+ *   mapISeq n d1 d2 F E A = for n (\i -> F (idx E i) (idxAcc A i))
+ *   reduceI n d1 d2 F I E C = newPrivate d2 (\acc -> acc.1 :=d2 I;
+ *                               for n (\i -> F (idx E i) acc.2 acc.1); C acc.2)
+ *
+ * (with the .1/.2 typo of the paper fixed, spec section 12), then
+ * beta-normalised: F and C are lambdas, applied by substitution. */
+#include "translate.h"
+
+#include "build.h"
+
+typedef struct Stage2 {
+  Builder b;
+} Stage2;
+
+static Phrase *rewrite(Stage2 *s, Phrase *p);
+
+/* F x y ...: substitute when F is a lambda (it always is after stage I) */
+static Phrase *apply(Stage2 *s, Phrase *f, Phrase *x) {
+  if (f->kind == PH_LAM) return phrase_subst(s->b.arena, s->b.tc, f->body, f->lam_binder, x);
+  return b_app(&s->b, f, x);
+}
+
+static Prim parfor_for(Prim map_i) {
+  switch (map_i) {
+  case PRIM_MAP_I_GLOBAL: return PRIM_PARFOR_GLOBAL;
+  case PRIM_MAP_I_WORKGROUP: return PRIM_PARFOR_WORKGROUP;
+  case PRIM_MAP_I_LOCAL: return PRIM_PARFOR_LOCAL;
+  default: return PRIM_PARFOR;
+  }
+}
+
+static Phrase *for_loop(Stage2 *s, Size n, Binder *i, Phrase *body) {
+  Builder *b = &s->b;
+  TypeCtx *tc = b->tc;
+  PhraseType *ty = pt_fn(tc, pt_fn(tc, pt_exp(tc, dt_idx(tc, n)), tc->t_comm), tc->t_comm);
+  Phrase *loop = b_prim(b, PRIM_FOR, 0, ty);
+  loop->sizes[0] = n;
+  return b_app(b, loop, b_lam(b, i, body, false));
+}
+
+static Phrase *lower_map_i(Stage2 *s, Phrase *head, Phrase *f, Phrase *e, Phrase *acc) {
+  Builder *b = &s->b;
+  TypeCtx *tc = b->tc;
+  DataType *out_t = b_data(acc);
+  Size n = out_t->size;
+  Binder *i = b_binder(b, "i", pt_exp(tc, dt_idx(tc, n)));
+  Phrase *fx = apply(s, f, b_idx(b, e, b_var(b, i)));
+  if (head->prim == PRIM_MAP_I_SEQ || head->prim == PRIM_MAP_I) {
+    /* mapI with no OpenCL level runs sequentially: see b_assign */
+    return for_loop(s, n, i, apply(s, fx, b_idx_acc(b, acc, b_var(b, i))));
+  }
+  /* fx is \o -> body: keep its binder as the parfor's element acceptor */
+  ASSERT(fx->kind == PH_LAM);
+  Phrase *body = b_lam(b, i, b_lam(b, fx->lam_binder, fx->body, true), false);
+  PhraseType *ty = pt_fn(tc, acc->type, pt_fn(tc, body->type, tc->t_comm));
+  Phrase *loop = b_prim(b, parfor_for(head->prim), head->dim, ty);
+  return b_app2(b, loop, acc, body);
+}
+
+static Phrase *lower_reduce_i(Stage2 *s, Phrase *f, Phrase *init, Phrase *e, Phrase *k) {
+  Builder *b = &s->b;
+  TypeCtx *tc = b->tc;
+  DataType *d2 = b_data(init);
+  Size n = b_data(e)->size;
+  Binder *acc = b_binder(b, "acc", pt_var(tc, d2));
+  Phrase *v = b_var(b, acc);
+  Binder *i = b_binder(b, "i", pt_exp(tc, dt_idx(tc, n)));
+  /* F (idx E i) acc.2 acc.1 */
+  Phrase *step = apply(s, apply(s, apply(s, f, b_idx(b, e, b_var(b, i))), b_proj(b, v, 2)), b_proj(b, v, 1));
+  Phrase *body = b_seq(b, b_assign(b, b_proj(b, v, 1), init),
+                       b_seq(b, for_loop(s, n, i, step), apply(s, k, b_proj(b, v, 2))));
+  return b_new(b, PRIM_NEW_PRIVATE, d2, acc, body);
+}
+
+static Phrase *rewrite(Stage2 *s, Phrase *p) {
+  switch (p->kind) {
+  case PH_VAR:
+  case PH_LIT:
+  case PH_PRIM:
+  case PH_DEF: return p;
+  case PH_LAM: {
+    Phrase *q = arena_dup(s->b.arena, p, sizeof *p);
+    q->body = rewrite(s, p->body);
+    return q;
+  }
+  case PH_APP: {
+    /* collect the spine, rewriting the arguments first */
+    Phrase *args[8];
+    int n = 0;
+    Phrase *h = p;
+    while (h->kind == PH_APP && n < 8) {
+      n++;
+      h = h->fst;
+    }
+    if (h->kind == PH_APP) INTERNAL("stage II: spine too long");
+    Phrase *a = p;
+    for (int k = n - 1; k >= 0; k--) {
+      args[k] = rewrite(s, a->snd);
+      a = a->fst;
+    }
+    Span saved = s->b.span;
+    s->b.span = p->span;
+    Phrase *r = NULL;
+    if (h->kind == PH_PRIM) {
+      switch (h->prim) {
+      case PRIM_MAP_I:
+      case PRIM_MAP_I_SEQ:
+      case PRIM_MAP_I_GLOBAL:
+      case PRIM_MAP_I_WORKGROUP:
+      case PRIM_MAP_I_LOCAL:
+        if (n == 3) r = lower_map_i(s, h, args[0], args[1], args[2]);
+        break;
+      case PRIM_REDUCE_I:
+        if (n == 4) r = lower_reduce_i(s, args[0], args[1], args[2], args[3]);
+        break;
+      default: break;
+      }
+    }
+    if (!r) {
+      r = h;
+      for (int k = 0; k < n; k++) r = b_app(&s->b, r, args[k]); /* redexes: normalised below */
+    }
+    s->b.span = saved;
+    return r;
+  }
+  default: {
+    Phrase *q = arena_dup(s->b.arena, p, sizeof *p);
+    q->fst = rewrite(s, p->fst);
+    if (p->kind != PH_PROJ && p->kind != PH_UNOP) q->snd = rewrite(s, p->snd);
+    return q;
+  }
+  }
+}
+
+DefInfo *translate_stage2(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *intermediate) {
+  Stage2 s = {{a, tc, in, intermediate->body->span}};
+  DefInfo *d = NEW(a, DefInfo);
+  *d = *intermediate;
+  Phrase *body = rewrite(&s, intermediate->body);
+  d->body = normalize_phrase(a, tc, diag, body);
+  return d->body ? d : NULL;
+}

@@ -1,0 +1,21 @@
+/* translate.h: the translation of a checked functional kernel into
+ * imperative DPIA (spec sections 6 and 7, paper sections 4.1, 4.2, 6.4).
+ *
+ * Each stage returns an imperative def (translate/kernel.h describes its
+ * shape) that can be printed with def_print and checked again. */
+#ifndef DPIA_TRANSLATE_H
+#define DPIA_TRANSLATE_H
+
+#include "check.h"
+
+/* Stage I (Figure 5): A[[body]](output), with mapI/reduceI.  normal_body is
+ * the kernel body after normalize_def. */
+DefInfo *translate_stage1(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *kernel, Phrase *normal_body);
+/* Stage II (section 4.2): mapI/reduceI replaced by parfor/for loops, then
+ * beta-normalised. */
+DefInfo *translate_stage2(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *intermediate);
+/* Hoisting (section 6.4, spec section 7): newGlobal to kernel parameters,
+ * newLocal to kernel scope, widened across the parallel loops they leave. */
+DefInfo *translate_hoist(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *imperative);
+
+#endif

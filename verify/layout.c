@@ -1,0 +1,204 @@
+/* layout.c: nat values and host/device data layouts (layout.h). */
+#include "layout.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+bool nat_lookup(void *user, Sym v, int64_t *value) {
+  const NatValues *nats = user;
+  for (int i = 0; i < nats->n; i++) {
+    if (strcmp(nats->names[i], v) == 0) {
+      *value = nats->values[i];
+      return true;
+    }
+  }
+  return false;
+}
+
+/* the first variable of s that has no value, or NULL */
+static Sym unknown_var(Size s, const NatValues *nats) {
+  for (int i = 0; i < s.nterms; i++) {
+    for (int j = 0; j < s.terms[i].nfactors; j++) {
+      int64_t v;
+      Sym name = s.terms[i].factors[j].var;
+      if (!nat_lookup((void *)nats, name, &v)) return name;
+    }
+  }
+  return NULL;
+}
+
+bool nat_eval_size(Size s, const NatValues *nats, int64_t *value, Buf *err) {
+  if (size_eval(s, nat_lookup, (void *)nats, value)) return true;
+  Buf text;
+  buf_init(&text, err->arena);
+  size_print(&text, s);
+  Sym unknown = unknown_var(s, nats);
+  if (unknown) {
+    emit(err, "size %s: no value for the nat parameter %s", text.data, unknown);
+  } else {
+    emit(err, "size %s is not a whole number for these nat values (an inexact division, or too large)",
+         text.data);
+  }
+  return false;
+}
+
+/* ---- layouts ---- */
+
+/* lanes a vector occupies in the device layout (OpenCL: a 3-vector has the
+ * size of a 4-vector) */
+static int64_t device_lanes(int width) { return width == 3 ? 4 : width; }
+
+static int64_t scalar_bytes(ScalarKind s) { return s == SC_DOUBLE ? 8 : 4; }
+
+/* keep every layout small enough that byte counts of whole buffers stay far
+ * from overflow */
+enum { LAY_MAX_LOG2 = 48 };
+
+static bool too_big(int64_t x) { return x < 0 || x > ((int64_t)1 << LAY_MAX_LOG2); }
+
+static int64_t round_up(int64_t x, int64_t align) { return (x + align - 1) / align * align; }
+
+const Lay *lay_of(Arena *a, const DataType *t, const NatValues *nats, Buf *err) {
+  t = dt_resolve((DataType *)t);
+  Lay *l = NEW(a, Lay);
+  switch (t->kind) {
+  case DT_SCALAR:
+    l->kind = LAY_NUM;
+    l->scalar = t->scalar;
+    l->width = t->width;
+    l->flat = t->width;
+    l->bytes = scalar_bytes(t->scalar) * device_lanes(t->width);
+    l->align = l->bytes;
+    return l;
+  case DT_ARRAY: {
+    int64_t n;
+    if (!nat_eval_size(t->size, nats, &n, err)) return NULL;
+    if (n < 0) {
+      emit(err, "array size %" PRId64 " is negative for these nat values", n);
+      return NULL;
+    }
+    const Lay *e = lay_of(a, t->elem, nats, err);
+    if (!e) return NULL;
+    l->kind = LAY_ARRAY;
+    l->n = n;
+    l->elem = e;
+    if (n > 0 && (too_big(n) || e->bytes > ((int64_t)1 << LAY_MAX_LOG2) / n)) {
+      emit(err, "array of %" PRId64 " elements is too large", n);
+      return NULL;
+    }
+    l->flat = n * e->flat;
+    l->bytes = n * e->bytes;
+    l->align = e->align;
+    return l;
+  }
+  case DT_PAIR: {
+    const Lay *f = lay_of(a, t->fst, nats, err);
+    const Lay *s = f ? lay_of(a, t->snd, nats, err) : NULL;
+    if (!s) return NULL;
+    l->kind = LAY_PAIR;
+    l->fst = f;
+    l->snd = s;
+    l->flat = f->flat + s->flat;
+    l->align = f->align > s->align ? f->align : s->align;
+    l->snd_offset = round_up(f->bytes, s->align);
+    l->bytes = round_up(l->snd_offset + s->bytes, l->align);
+    if (too_big(l->bytes)) {
+      emit(err, "pair value is too large");
+      return NULL;
+    }
+    return l;
+  }
+  case DT_IDX:
+  case DT_VAR:
+  case DT_META: break;
+  }
+  emit(err, "type %s has no data layout (only scalars, vectors, arrays and pairs do)", dt_str(a, t));
+  return NULL;
+}
+
+static void pack_lane(ScalarKind s, double v, unsigned char *dst) {
+  switch (s) {
+  case SC_FLOAT: {
+    float f = (float)v;
+    memcpy(dst, &f, sizeof f);
+    return;
+  }
+  case SC_DOUBLE: memcpy(dst, &v, sizeof v); return;
+  case SC_INT:
+  case SC_BOOL: {
+    int32_t i;
+    if (isnan(v)) i = INT32_MIN;
+    else if (v >= 2147483647.0) i = INT32_MAX;
+    else if (v <= -2147483648.0) i = INT32_MIN;
+    else i = (int32_t)v;
+    memcpy(dst, &i, sizeof i);
+    return;
+  }
+  }
+}
+
+static double unpack_lane(ScalarKind s, const unsigned char *src) {
+  switch (s) {
+  case SC_FLOAT: {
+    float f;
+    memcpy(&f, src, sizeof f);
+    return f;
+  }
+  case SC_DOUBLE: {
+    double d;
+    memcpy(&d, src, sizeof d);
+    return d;
+  }
+  case SC_INT:
+  case SC_BOOL: break;
+  }
+  int32_t i;
+  memcpy(&i, src, sizeof i);
+  return i == INT32_MIN ? NAN : (double)i;
+}
+
+void lay_pack(const Lay *l, const double *src, unsigned char *dst) {
+  switch (l->kind) {
+  case LAY_NUM: {
+    int64_t lane = scalar_bytes(l->scalar);
+    memset(dst, 0, (size_t)l->bytes);
+    for (int j = 0; j < l->width; j++) pack_lane(l->scalar, src[j], dst + j * lane);
+    return;
+  }
+  case LAY_ARRAY:
+    for (int64_t i = 0; i < l->n; i++) lay_pack(l->elem, src + i * l->elem->flat, dst + i * l->elem->bytes);
+    return;
+  case LAY_PAIR:
+    memset(dst, 0, (size_t)l->bytes);
+    lay_pack(l->fst, src, dst);
+    lay_pack(l->snd, src + l->fst->flat, dst + l->snd_offset);
+    return;
+  }
+}
+
+void lay_unpack(const Lay *l, const unsigned char *src, double *dst) {
+  switch (l->kind) {
+  case LAY_NUM: {
+    int64_t lane = scalar_bytes(l->scalar);
+    for (int j = 0; j < l->width; j++) dst[j] = unpack_lane(l->scalar, src + j * lane);
+    return;
+  }
+  case LAY_ARRAY:
+    for (int64_t i = 0; i < l->n; i++) lay_unpack(l->elem, src + i * l->elem->bytes, dst + i * l->elem->flat);
+    return;
+  case LAY_PAIR:
+    lay_unpack(l->fst, src, dst);
+    lay_unpack(l->snd, src + l->snd_offset, dst + l->fst->flat);
+    return;
+  }
+}
+
+bool lay_has_scalar(const Lay *l, ScalarKind s) {
+  switch (l->kind) {
+  case LAY_NUM: return l->scalar == s;
+  case LAY_ARRAY: return lay_has_scalar(l->elem, s);
+  case LAY_PAIR: return lay_has_scalar(l->fst, s) || lay_has_scalar(l->snd, s);
+  }
+  return false;
+}

@@ -1,0 +1,77 @@
+/* layout.h: values of nat parameters, and the layout of data on the host
+ * and in OpenCL buffers (spec sections 8, 9 and 11).
+ *
+ * Host layout.  A value of data type T is a flat array of doubles, laid out
+ * like the C struct OpenCL uses, without padding:
+ *   - a scalar is 1 double (int and bool values are exact integers; a bool
+ *     is 0 or 1), a vector sN is N doubles (a 3-vector is 3 doubles);
+ *   - [n]T is n values of T one after the other (row-major: the innermost
+ *     index varies fastest);
+ *   - (T1, T2) is T1's doubles followed by T2's (an array of pairs is an
+ *     array of structs, as in OpenCL).
+ * So a top-level pair of arrays is its first array followed by its second,
+ * which is also the concatenation of the kernel's two output buffers.
+ *
+ * Device layout.  The same value in an OpenCL buffer (or a by-value kernel
+ * argument): int and float 4 bytes, double 8, bool as an int (0 or 1);
+ * vectors sN of N lanes, size and alignment N lanes (a 3-vector occupies 4
+ * lanes); arrays without padding between elements; pairs as
+ * struct { T1 x1; T2 x2; } with C alignment (the second field at the next
+ * multiple of its alignment, the size a multiple of the largest alignment).
+ * lay_pack and lay_unpack convert one value between the two layouts.
+ *
+ * Sizes are evaluated once, with the values of the nat parameters, when a
+ * Lay is made. */
+#ifndef DPIA_LAYOUT_H
+#define DPIA_LAYOUT_H
+
+#include "types.h"
+
+/* Values of a kernel's nat parameters, matched by name. */
+typedef struct NatValues {
+  int n;
+  const char *const *names;
+  const int64_t *values;
+} NatValues;
+
+/* A SizeLookup (size.h) over a NatValues (pass it as user). */
+bool nat_lookup(void *user, Sym v, int64_t *value);
+
+/* Evaluate a size; on failure a message naming the size goes to err. */
+bool nat_eval_size(Size s, const NatValues *nats, int64_t *value, Buf *err);
+
+typedef enum LayKind { LAY_NUM, LAY_ARRAY, LAY_PAIR } LayKind;
+
+typedef struct Lay Lay;
+struct Lay {
+  LayKind kind;
+  ScalarKind scalar; /* LAY_NUM */
+  int width;         /* LAY_NUM: 1, or the vector width */
+  int64_t n;         /* LAY_ARRAY: element count */
+  const Lay *elem;   /* LAY_ARRAY */
+  const Lay *fst, *snd; /* LAY_PAIR */
+  int64_t flat;       /* doubles in the host layout */
+  int64_t bytes;      /* sizeof in the device layout */
+  int64_t align;      /* alignof in the device layout */
+  int64_t snd_offset; /* LAY_PAIR: byte offset of the second field */
+};
+
+/* The layout of t with the sizes evaluated.  Returns NULL after a message
+ * in err when a size cannot be evaluated (an unknown nat parameter, an
+ * inexact division), is negative or makes the value too large, or when t
+ * is not a concrete data type (idx, a data parameter). */
+const Lay *lay_of(Arena *a, const DataType *t, const NatValues *nats, Buf *err);
+
+/* Host <-> device conversion of one value of layout l.  Float lanes are
+ * rounded to float; int and bool lanes truncated towards zero and
+ * saturated to the int range, and NaN becomes INT32_MIN, the poison value
+ * of int lanes.  Padding bytes are written as zero.  lay_unpack reads
+ * INT32_MIN in an int or bool lane back as NaN (a poisoned, unwritten
+ * element). */
+void lay_pack(const Lay *l, const double *src, unsigned char *dst);
+void lay_unpack(const Lay *l, const unsigned char *src, double *dst);
+
+/* Does any lane of l have scalar type s? */
+bool lay_has_scalar(const Lay *l, ScalarKind s);
+
+#endif
