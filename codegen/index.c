@@ -252,7 +252,7 @@ bool ix_equal(const Ix *a, const Ix *b) {
   if (a->kind != b->kind) return false;
   switch (a->kind) {
   case IX_CONST: return a->value == b->value;
-  case IX_VAR: return a->name == b->name;
+  case IX_VAR: return a->name == b->name || strcmp(a->name, b->name) == 0;
   default: return ix_equal(a->a, b->a) && ix_equal(a->b, b->b);
   }
 }
@@ -286,7 +286,7 @@ static bool right_needs_parens(IxKind parent, const Ix *right) {
   switch (parent) {
   case IX_ADD: return false;
   case IX_SUB: return p <= 1;
-  case IX_MUL: return p < 2 || right->kind != IX_MUL;
+  case IX_MUL: return p < 2 || (p == 2 && right->kind != IX_MUL);
   default: return p <= 2;
   }
 }
@@ -360,28 +360,1017 @@ static size_t printed_length(const Ix *e) {
   return p.length;
 }
 
-/* ---- simplification ---- */
+/* ---- the normal form: sums of products ----
+ *
+ * ix_simplify turns an expression into a polynomial: a sum of terms, each an
+ * integer coefficient times a product of atoms.  Atoms are variables and the
+ * quotients and remainders that no rule removes (with operands in normal
+ * form themselves).  Terms are sorted with pairwise distinct monomials, so
+ * like terms are collected and equal polynomials print the same.  The
+ * polynomial is printed back with common factors pulled out where that is
+ * shorter: (wg*64 + l)*2048 + i rather than wg*131072 + l*2048 + i.
+ *
+ * All arithmetic is on mathematical integers: generated index expressions
+ * never overflow `int` for arrays that fit in memory.  A coefficient that
+ * leaves int64 makes the simplifier keep that subexpression as written. */
 
-static const Ix *rebuild(IxCtx *x, const Ix *e) {
-  switch (e->kind) {
-  case IX_CONST:
-  case IX_VAR: return e;
-  case IX_ADD: return ix_add(x, rebuild(x, e->a), rebuild(x, e->b));
-  case IX_SUB: return ix_sub(x, rebuild(x, e->a), rebuild(x, e->b));
-  case IX_MUL: return ix_mul(x, rebuild(x, e->a), rebuild(x, e->b));
-  case IX_DIV: return ix_div(x, rebuild(x, e->a), rebuild(x, e->b));
-  case IX_MOD: return ix_mod(x, rebuild(x, e->a), rebuild(x, e->b));
-  }
-  INTERNAL("bad index kind %d", (int)e->kind);
+enum {
+  MAX_POLY_TERMS = 64,        /* beyond: keep the expression as written */
+  PROVER_BUDGET = 4000,       /* substitution steps per simplification */
+  MAX_ELIMINATION_STEPS = 16, /* substitutions per inequality */
+  BUILD_BUDGET = 256,         /* factorings tried when printing one polynomial */
+  MAX_IDENTITY_ROUNDS = 8,    /* (x/k)*k + x%k rewrites per sum */
+};
+
+typedef struct Term {
+  int64_t coef; /* != 0 */
+  int natoms;
+  const Ix **atoms; /* sorted by compare_atoms; a power repeats its atom */
+} Term;
+
+typedef struct Poly {
+  int nterms;
+  Term *terms; /* sorted by compare_monomials, pairwise distinct monomials */
+} Poly;
+
+typedef enum Known { KNOWN_NOT_YET, KNOWN_PENDING, KNOWN_TRUE, KNOWN_FALSE } Known;
+
+/* A quotient or remainder atom made by the simplifier, with its operands in
+ * normal form, so that rules and bounds need not convert it again. */
+typedef struct Quotient {
+  const Ix *atom;
+  IxKind kind; /* IX_DIV or IX_MOD */
+  Poly dividend, divisor;
+  Known nonneg;
+} Quotient;
+
+/* The bounds of one pushed range as polynomials, computed when first used. */
+typedef struct RangeBounds {
+  Known state;  /* KNOWN_PENDING while computing: a range bounded by itself */
+  bool bounded; /* hi was given */
+  Poly lo, max; /* lo <= v <= max */
+} RangeBounds;
+
+typedef struct Simplifier {
+  IxCtx *x;
+  Arena *arena;
+  bool overflow; /* sticky: a coefficient left int64 or a polynomial grew too big */
+  int prover_budget;
+  Quotient *quotients;
+  int nquotients, quotients_cap;
+  RangeBounds *bounds; /* indexed like x->ranges */
+} Simplifier;
+
+static void simplifier_init(Simplifier *s, IxCtx *x) {
+  s->x = x;
+  s->arena = x->arena;
+  s->overflow = false;
+  s->prover_budget = PROVER_BUDGET;
+  s->quotients = NULL;
+  s->nquotients = s->quotients_cap = 0;
+  /* zeroed: every state KNOWN_NOT_YET */
+  s->bounds = NEWARRAY(x->arena, RangeBounds, x->nranges > 0 ? x->nranges : 1);
 }
 
+/* The innermost range of v, or -1. */
+static int range_of(const IxCtx *x, Sym v) {
+  for (int i = x->nranges - 1; i >= 0; i--) {
+    if (x->ranges[i].var == v) return i;
+  }
+  return -1;
+}
+
+static uint64_t magnitude(int64_t v) { return v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v; }
+
+static int64_t checked_add(Simplifier *s, int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) {
+    s->overflow = true;
+    return 1;
+  }
+  return r;
+}
+
+static int64_t checked_mul(Simplifier *s, int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) {
+    s->overflow = true;
+    return 1;
+  }
+  return r;
+}
+
+/* ---- orders ---- */
+
+/* Structural order, independent of any context. */
+static int compare_ix(const Ix *a, const Ix *b) {
+  if (a == b) return 0;
+  if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
+  switch (a->kind) {
+  case IX_CONST: return (a->value > b->value) - (a->value < b->value);
+  case IX_VAR: return a->name == b->name ? 0 : strcmp(a->name, b->name);
+  default: {
+    int c = compare_ix(a->a, b->a);
+    return c != 0 ? c : compare_ix(a->b, b->b);
+  }
+  }
+}
+
+/* Order of factors in a product: quotients first, which then print without
+ * parentheses (x/4*i, not i*(x/4)), then loop variables, then parameters
+ * (i*N), then expressions kept as written. */
+static int atom_class(const Simplifier *s, const Ix *a) {
+  switch (a->kind) {
+  case IX_DIV:
+  case IX_MOD: return 0;
+  case IX_VAR: return range_of(s->x, a->name) >= 0 ? 1 : 2;
+  default: return 3;
+  }
+}
+
+static int compare_atoms(const Simplifier *s, const Ix *a, const Ix *b) {
+  int ca = atom_class(s, a), cb = atom_class(s, b);
+  if (ca != cb) return ca < cb ? -1 : 1;
+  return compare_ix(a, b);
+}
+
+/* Higher degree first; the constant term (no atoms) last. */
+static int compare_monomials(const Simplifier *s, const Term *a, const Term *b) {
+  if (a->natoms != b->natoms) return a->natoms > b->natoms ? -1 : 1;
+  for (int i = 0; i < a->natoms; i++) {
+    int c = compare_atoms(s, a->atoms[i], b->atoms[i]);
+    if (c != 0) return c;
+  }
+  return 0;
+}
+
+/* ---- polynomial arithmetic ---- */
+
+static Poly poly_zero(void) { return (Poly){0, NULL}; }
+
+static Poly poly_of_term(Simplifier *s, Term t) {
+  Term *copy = NEW(s->arena, Term);
+  *copy = t;
+  return (Poly){1, copy};
+}
+
+static Poly poly_const(Simplifier *s, int64_t c) {
+  if (c == 0) return poly_zero();
+  return poly_of_term(s, (Term){c, 0, NULL});
+}
+
+static Poly poly_atom(Simplifier *s, const Ix *a) {
+  const Ix **atoms = NEWARRAY(s->arena, const Ix *, 1);
+  atoms[0] = a;
+  return poly_of_term(s, (Term){1, 1, atoms});
+}
+
+/* Sorts and merges terms in place (the array must be the caller's own). */
+static Poly poly_from_terms(Simplifier *s, Term *terms, int n) {
+  for (int i = 1; i < n; i++) {
+    Term t = terms[i];
+    int j = i;
+    while (j > 0 && compare_monomials(s, &terms[j - 1], &t) > 0) {
+      terms[j] = terms[j - 1];
+      j--;
+    }
+    terms[j] = t;
+  }
+  int merged = 0;
+  for (int i = 0; i < n; i++) {
+    if (merged > 0 && compare_monomials(s, &terms[merged - 1], &terms[i]) == 0) {
+      terms[merged - 1].coef = checked_add(s, terms[merged - 1].coef, terms[i].coef);
+    } else {
+      terms[merged++] = terms[i];
+    }
+  }
+  int kept = 0;
+  for (int i = 0; i < merged; i++) {
+    if (terms[i].coef != 0) terms[kept++] = terms[i];
+  }
+  if (kept > MAX_POLY_TERMS) s->overflow = true;
+  return (Poly){kept, kept > 0 ? terms : NULL};
+}
+
+static Poly poly_add(Simplifier *s, Poly a, Poly b) {
+  int n = a.nterms + b.nterms;
+  if (n == 0) return poly_zero();
+  Term *terms = NEWARRAY(s->arena, Term, n);
+  for (int i = 0; i < a.nterms; i++) terms[i] = a.terms[i];
+  for (int i = 0; i < b.nterms; i++) terms[a.nterms + i] = b.terms[i];
+  return poly_from_terms(s, terms, n);
+}
+
+static Poly poly_scale(Simplifier *s, Poly a, int64_t c) {
+  if (c == 0 || a.nterms == 0) return poly_zero();
+  Term *terms = NEWARRAY(s->arena, Term, a.nterms);
+  for (int i = 0; i < a.nterms; i++) {
+    terms[i] = a.terms[i];
+    terms[i].coef = checked_mul(s, a.terms[i].coef, c);
+  }
+  return (Poly){a.nterms, terms};
+}
+
+static Poly poly_sub(Simplifier *s, Poly a, Poly b) { return poly_add(s, a, poly_scale(s, b, -1)); }
+
+static Term term_product(Simplifier *s, const Term *a, const Term *b) {
+  Term t = {checked_mul(s, a->coef, b->coef), a->natoms + b->natoms, NULL};
+  if (t.natoms == 0) return t;
+  const Ix **atoms = NEWARRAY(s->arena, const Ix *, t.natoms);
+  int i = 0, j = 0, n = 0;
+  while (i < a->natoms || j < b->natoms) {
+    bool take_a = j == b->natoms ||
+                  (i < a->natoms && compare_atoms(s, a->atoms[i], b->atoms[j]) <= 0);
+    atoms[n++] = take_a ? a->atoms[i++] : b->atoms[j++];
+  }
+  t.atoms = atoms;
+  return t;
+}
+
+static Poly poly_mul(Simplifier *s, Poly a, Poly b) {
+  int n = a.nterms * b.nterms;
+  if (n == 0) return poly_zero();
+  if (n > 4 * MAX_POLY_TERMS) {
+    s->overflow = true;
+    return poly_zero();
+  }
+  Term *terms = NEWARRAY(s->arena, Term, n);
+  for (int i = 0; i < a.nterms; i++) {
+    for (int j = 0; j < b.nterms; j++) {
+      terms[i * b.nterms + j] = term_product(s, &a.terms[i], &b.terms[j]);
+    }
+  }
+  return poly_from_terms(s, terms, n);
+}
+
+static Poly poly_power(Simplifier *s, Poly a, int e) {
+  Poly r = poly_const(s, 1);
+  for (int k = 0; k < e && !s->overflow; k++) r = poly_mul(s, r, a);
+  return r;
+}
+
+static bool poly_const_value(Poly p, int64_t *v) {
+  if (p.nterms == 0) {
+    *v = 0;
+    return true;
+  }
+  if (p.nterms != 1 || p.terms[0].natoms != 0) return false;
+  *v = p.terms[0].coef;
+  return true;
+}
+
+/* The atom p is (coefficient 1, one factor), or NULL. */
+static const Ix *poly_single_atom(Poly p) {
+  if (p.nterms != 1 || p.terms[0].coef != 1 || p.terms[0].natoms != 1) return NULL;
+  return p.terms[0].atoms[0];
+}
+
+static bool same_monomial(const Term *a, const Term *b) {
+  if (a->natoms != b->natoms) return false;
+  for (int i = 0; i < a->natoms; i++) {
+    if (!ix_equal(a->atoms[i], b->atoms[i])) return false;
+  }
+  return true;
+}
+
+/* The term of p with t's monomial, or NULL. */
+static const Term *find_monomial(Poly p, const Term *t) {
+  for (int i = 0; i < p.nterms; i++) {
+    if (same_monomial(&p.terms[i], t)) return &p.terms[i];
+  }
+  return NULL;
+}
+
+/* t/k when k (positive coefficient) divides t: k's coefficient divides t's
+ * and k's atoms are among t's. */
+static bool term_divide(Simplifier *s, const Term *t, const Term *k, Term *out) {
+  ASSERT(k->coef > 0);
+  if (t->coef % k->coef != 0 || t->natoms < k->natoms) return false;
+  int natoms = t->natoms - k->natoms;
+  const Ix **rest = natoms > 0 ? NEWARRAY(s->arena, const Ix *, natoms) : NULL;
+  int j = 0, n = 0;
+  for (int i = 0; i < t->natoms; i++) {
+    int c = j < k->natoms ? compare_atoms(s, t->atoms[i], k->atoms[j]) : -1;
+    if (c == 0) {
+      j++;
+    } else if (c > 0 || n == natoms) {
+      return false; /* an atom of k that t lacks */
+    } else {
+      rest[n++] = t->atoms[i];
+    }
+  }
+  if (j < k->natoms) return false;
+  *out = (Term){t->coef / k->coef, natoms, rest};
+  return true;
+}
+
+/* t without its atom at index drop */
+static Term term_without(Simplifier *s, const Term *t, int drop) {
+  Term r = {t->coef, t->natoms - 1, NULL};
+  if (r.natoms == 0) return r;
+  const Ix **atoms = NEWARRAY(s->arena, const Ix *, r.natoms);
+  for (int i = 0, n = 0; i < t->natoms; i++) {
+    if (i != drop) atoms[n++] = t->atoms[i];
+  }
+  r.atoms = atoms;
+  return r;
+}
+
+/* ---- quotient atoms ---- */
+
+static const Ix *build(Simplifier *s, Poly p);
+static bool monomial_nonneg(Simplifier *s, const Term *t);
+
+static int find_quotient(const Simplifier *s, const Ix *atom) {
+  if (atom->kind != IX_DIV && atom->kind != IX_MOD) return -1;
+  for (int i = 0; i < s->nquotients; i++) {
+    if (ix_equal(s->quotients[i].atom, atom)) return i;
+  }
+  return -1;
+}
+
+/* A divisor that is one positive term with several factors. */
+static bool is_product_divisor(Simplifier *s, Poly k) {
+  if (k.nterms != 1 || k.terms[0].coef <= 0) return false;
+  int factors = k.terms[0].natoms + (k.terms[0].coef != 1);
+  return factors > 1 && monomial_nonneg(s, &k.terms[0]);
+}
+
+/* The expression a/k or a%k.  A quotient by a product of positive factors
+ * divides by one factor at a time, x/N/2048 rather than x/(N*2048): the
+ * same value for positive factors (also for negative x, as C truncates
+ * towards zero) and fewer parentheses. */
+static const Ix *quotient_ix(Simplifier *s, IxKind kind, Poly a, Poly k) {
+  const Ix *dividend = build(s, a);
+  if (kind == IX_DIV && is_product_divisor(s, k)) {
+    const Term *t = &k.terms[0];
+    const Ix *e = dividend;
+    for (int i = 0; i < t->natoms; i++) e = new_node(s->x, IX_DIV, e, t->atoms[i]);
+    if (t->coef != 1) e = new_node(s->x, IX_DIV, e, ix_const(s->x, t->coef));
+    return e;
+  }
+  return new_node(s->x, kind, dividend, build(s, k));
+}
+
+static Poly make_quotient(Simplifier *s, IxKind kind, Poly a, Poly k) {
+  const Ix *atom = quotient_ix(s, kind, a, k);
+  if (find_quotient(s, atom) < 0) {
+    if (s->nquotients == s->quotients_cap) {
+      int cap = s->quotients_cap ? s->quotients_cap * 2 : 8;
+      Quotient *grown = NEWARRAY(s->arena, Quotient, cap);
+      if (s->nquotients) memcpy(grown, s->quotients, sizeof(Quotient) * (size_t)s->nquotients);
+      s->quotients = grown;
+      s->quotients_cap = cap;
+    }
+    s->quotients[s->nquotients++] = (Quotient){atom, kind, a, k, KNOWN_NOT_YET};
+  }
+  return poly_atom(s, atom);
+}
+
+/* ---- the prover: lower bounds by substituting bounds of atoms ----
+ *
+ * To show p >= 0, replace an atom v of a negative term by its bounds: for
+ * p = sum over e of v^e*A_e + B, v^e*A_e >= lo^e*A_e when A_e >= 0 and
+ * >= max^e*A_e when A_e <= 0 (v >= 0, so v^e grows with v); otherwise term
+ * by term.  Each step gives a polynomial that is nowhere larger than p; when
+ * one has only non-negative terms, p >= 0.  Inner loop variables go first,
+ * since their bounds may mention outer ones; quotients before the
+ * variables inside them. */
+
+static bool prove_nonneg(Simplifier *s, Poly p);
+static Poly fold_identities(Simplifier *s, Poly p);
+static Poly to_poly(Simplifier *s, const Ix *e);
+
+static bool atom_nonneg(Simplifier *s, const Ix *a) {
+  if (a->kind == IX_VAR) return true; /* every variable is >= 0 */
+  int qi = find_quotient(s, a);
+  if (qi < 0) return false;
+  if (s->quotients[qi].nonneg == KNOWN_NOT_YET) {
+    s->quotients[qi].nonneg = KNOWN_PENDING;
+    Quotient q = s->quotients[qi];
+    /* C's remainder has the sign of the dividend; the quotient of two
+     * non-negative numbers is non-negative */
+    bool yes = prove_nonneg(s, q.dividend) && (q.kind == IX_MOD || prove_nonneg(s, q.divisor));
+    s->quotients[qi].nonneg = yes ? KNOWN_TRUE : KNOWN_FALSE;
+  }
+  return s->quotients[qi].nonneg == KNOWN_TRUE;
+}
+
+static bool monomial_nonneg(Simplifier *s, const Term *t) {
+  for (int i = 0; i < t->natoms; i++) {
+    if (!atom_nonneg(s, t->atoms[i])) return false;
+  }
+  return true;
+}
+
+/* every term non-negative */
+static bool quick_nonneg(Simplifier *s, Poly p) {
+  for (int i = 0; i < p.nterms; i++) {
+    if (p.terms[i].coef < 0 || !monomial_nonneg(s, &p.terms[i])) return false;
+  }
+  return true;
+}
+
+static const RangeBounds *range_bounds(Simplifier *s, int index) {
+  RangeBounds *b = &s->bounds[index];
+  if (b->state == KNOWN_PENDING) return NULL;
+  if (b->state == KNOWN_NOT_YET) {
+    b->state = KNOWN_PENDING;
+    const IxRange *r = &s->x->ranges[index];
+    bool outer = s->overflow;
+    s->overflow = false;
+    Poly lo = r->lo ? to_poly(s, r->lo) : poly_zero();
+    /* the variable is >= 0 anyway; a lower bound that may be negative would
+     * break the monotonicity of powers */
+    if (!quick_nonneg(s, lo)) lo = poly_zero();
+    Poly max = r->hi ? poly_sub(s, to_poly(s, r->hi), poly_const(s, 1)) : poly_zero();
+    b->bounded = r->hi != NULL && !s->overflow;
+    b->lo = s->overflow ? poly_zero() : lo;
+    b->max = max;
+    s->overflow = outer;
+    b->state = KNOWN_TRUE;
+  }
+  return b;
+}
+
+static Poly eliminate(Simplifier *s, Poly p);
+
+/* p <= *max for a constant *max */
+static bool upper_constant(Simplifier *s, Poly p, int64_t *max) {
+  Poly lower = eliminate(s, poly_scale(s, p, -1)); /* lower <= -p */
+  int64_t constant = 0;
+  for (int i = 0; i < lower.nterms; i++) {
+    const Term *t = &lower.terms[i];
+    if (t->natoms == 0) {
+      constant = t->coef;
+    } else if (t->coef < 0 || !monomial_nonneg(s, t)) {
+      return false;
+    }
+  }
+  if (constant == INT64_MIN) return false;
+  *max = -constant;
+  return true;
+}
+
+/* lo <= a <= max */
+static bool atom_bounds(Simplifier *s, const Ix *a, Poly *lo, Poly *max) {
+  if (a->kind == IX_VAR) {
+    int index = range_of(s->x, a->name);
+    const RangeBounds *b = index >= 0 ? range_bounds(s, index) : NULL;
+    if (!b || !b->bounded) return false;
+    *lo = b->lo;
+    *max = b->max;
+    return true;
+  }
+  int qi = find_quotient(s, a);
+  if (qi < 0 || !atom_nonneg(s, a)) return false;
+  Quotient q = s->quotients[qi];
+  if (!prove_nonneg(s, q.divisor)) return false;
+  /* from here the divisor is positive: C leaves division by 0 undefined */
+  *lo = poly_zero();
+  if (q.kind == IX_MOD) {
+    *max = poly_sub(s, q.divisor, poly_const(s, 1));
+    return true;
+  }
+  int64_t divisor, dividend_max;
+  if (poly_const_value(q.divisor, &divisor) && divisor > 0 &&
+      upper_constant(s, q.dividend, &dividend_max)) {
+    *max = poly_const(s, dividend_max / divisor);
+  } else {
+    *max = q.dividend; /* x/k <= x for k >= 1 */
+  }
+  return true;
+}
+
+static int node_count(const Ix *e) {
+  if (e->kind == IX_CONST || e->kind == IX_VAR) return 1;
+  return 1 + node_count(e->a) + node_count(e->b);
+}
+
+/* Which atom to eliminate first: quotients (larger first), then variables
+ * from the innermost range out.  0: nothing to substitute. */
+static int atom_rank(const Simplifier *s, const Ix *a) {
+  switch (a->kind) {
+  case IX_VAR: return range_of(s->x, a->name) + 1;
+  case IX_DIV:
+  case IX_MOD: return s->x->nranges + 1 + node_count(a);
+  default: return 0;
+  }
+}
+
+static int multiplicity(const Term *t, const Ix *v) {
+  int n = 0;
+  for (int i = 0; i < t->natoms; i++) n += ix_equal(t->atoms[i], v);
+  return n;
+}
+
+/* t with every occurrence of v removed */
+static Term term_without_all(Simplifier *s, const Term *t, const Ix *v) {
+  Term r = *t;
+  for (int i = r.natoms - 1; i >= 0; i--) {
+    if (ix_equal(r.atoms[i], v)) r = term_without(s, &r, i);
+  }
+  return r;
+}
+
+static bool substitute_bounds(Simplifier *s, Poly p, const Ix *v, Poly lo, Poly max, Poly *out) {
+  int highest = 0;
+  for (int i = 0; i < p.nterms; i++) {
+    int e = multiplicity(&p.terms[i], v);
+    if (e > highest) highest = e;
+  }
+  Term *kept = NEWARRAY(s->arena, Term, p.nterms);
+  int nkept = 0;
+  for (int i = 0; i < p.nterms; i++) {
+    if (multiplicity(&p.terms[i], v) == 0) kept[nkept++] = p.terms[i];
+  }
+  Poly result = poly_from_terms(s, kept, nkept);
+  for (int e = 1; e <= highest; e++) {
+    Term *with = NEWARRAY(s->arena, Term, p.nterms);
+    int n = 0;
+    for (int i = 0; i < p.nterms; i++) {
+      if (multiplicity(&p.terms[i], v) == e) with[n++] = term_without_all(s, &p.terms[i], v);
+    }
+    if (n == 0) continue;
+    Poly factor = poly_from_terms(s, with, n);
+    Poly lo_power = poly_power(s, lo, e), max_power = poly_power(s, max, e);
+    if (quick_nonneg(s, factor)) {
+      result = poly_add(s, result, poly_mul(s, factor, lo_power));
+    } else if (quick_nonneg(s, poly_scale(s, factor, -1))) {
+      result = poly_add(s, result, poly_mul(s, factor, max_power));
+    } else {
+      for (int i = 0; i < factor.nterms; i++) {
+        const Term *t = &factor.terms[i];
+        if (!monomial_nonneg(s, t)) return false;
+        Poly bound = t->coef > 0 ? lo_power : max_power;
+        result = poly_add(s, result, poly_mul(s, poly_of_term(s, *t), bound));
+      }
+    }
+  }
+  *out = result;
+  return true;
+}
+
+/* Atoms of the terms that are not known non-negative (with obstacle), or of
+ * the others, not yet in candidates. */
+static void collect_candidates(Simplifier *s, Poly p, bool obstacle, const Ix **candidates,
+                               int *n) {
+  int first = *n;
+  for (int i = 0; i < p.nterms; i++) {
+    bool harmless = p.terms[i].coef > 0 && monomial_nonneg(s, &p.terms[i]);
+    if (harmless == obstacle) continue;
+    for (int j = 0; j < p.terms[i].natoms; j++) {
+      const Ix *a = p.terms[i].atoms[j];
+      bool seen = atom_rank(s, a) == 0;
+      for (int k = 0; k < *n && !seen; k++) seen = ix_equal(candidates[k], a);
+      if (!seen) candidates[(*n)++] = a;
+    }
+  }
+  /* highest rank first; ties in structural order, for determinism */
+  for (int i = first + 1; i < *n; i++) {
+    const Ix *a = candidates[i];
+    int j = i;
+    while (j > first && (atom_rank(s, candidates[j - 1]) < atom_rank(s, a) ||
+                         (atom_rank(s, candidates[j - 1]) == atom_rank(s, a) &&
+                          compare_ix(candidates[j - 1], a) > 0))) {
+      candidates[j] = candidates[j - 1];
+      j--;
+    }
+    candidates[j] = a;
+  }
+}
+
+/* One substitution step; false if no atom has bounds.  Atoms of the
+ * obstacles (negative terms) go first; lower bounds of the others help
+ * against a negative constant (i - 1 with 1 <= i). */
+static bool eliminate_one(Simplifier *s, Poly p, Poly *out) {
+  int capacity = 0;
+  for (int i = 0; i < p.nterms; i++) capacity += p.terms[i].natoms;
+  const Ix **candidates = NEWARRAY(s->arena, const Ix *, capacity > 0 ? capacity : 1);
+  int n = 0;
+  collect_candidates(s, p, true, candidates, &n);
+  collect_candidates(s, p, false, candidates, &n);
+  for (int i = 0; i < n; i++) {
+    Poly lo, max;
+    if (atom_bounds(s, candidates[i], &lo, &max) &&
+        substitute_bounds(s, p, candidates[i], lo, max, out)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+static Poly eliminate(Simplifier *s, Poly p) {
+  for (int step = 0; step < MAX_ELIMINATION_STEPS && !quick_nonneg(s, p); step++) {
+    if (s->prover_budget <= 0) break;
+    s->prover_budget--;
+    Poly next;
+    if (!eliminate_one(s, p, &next)) break;
+    p = fold_identities(s, next);
+  }
+  return p;
+}
+
+static bool prove_nonneg(Simplifier *s, Poly p) {
+  bool outer = s->overflow;
+  s->overflow = false;
+  Poly lower = eliminate(s, p);
+  bool yes = !s->overflow && quick_nonneg(s, lower);
+  s->overflow = outer;
+  return yes;
+}
+
+/* a < b */
+static bool prove_less(Simplifier *s, Poly a, Poly b) {
+  bool outer = s->overflow;
+  s->overflow = false;
+  Poly gap = poly_sub(s, poly_sub(s, b, a), poly_const(s, 1));
+  bool yes = !s->overflow && prove_nonneg(s, gap);
+  s->overflow = outer;
+  return yes;
+}
+
+/* ---- division and remainder ---- */
+
+static Poly simplify_division(Simplifier *s, IxKind kind, Poly a, Poly k);
+
+/* The largest common factor of the terms of a and k: the gcd of the
+ * coefficients and the atoms they all share. */
+static Term common_factor(Simplifier *s, Poly a, Poly k) {
+  int64_t g = 0;
+  const Term *first = a.nterms > 0 ? &a.terms[0] : &k.terms[0];
+  Term common = *first;
+  for (int pass = 0; pass < 2; pass++) {
+    Poly p = pass == 0 ? a : k;
+    for (int i = 0; i < p.nterms; i++) {
+      const Term *t = &p.terms[i];
+      g = gcd64(g, t->coef == INT64_MIN ? INT64_MAX : t->coef);
+      /* multiset intersection of the atoms */
+      const Ix **shared = common.natoms ? NEWARRAY(s->arena, const Ix *, common.natoms) : NULL;
+      int n = 0, j = 0;
+      for (int c = 0; c < common.natoms; c++) {
+        while (j < t->natoms && compare_atoms(s, t->atoms[j], common.atoms[c]) < 0) j++;
+        if (j < t->natoms && compare_atoms(s, t->atoms[j], common.atoms[c]) == 0) {
+          shared[n++] = common.atoms[c];
+          j++;
+        }
+      }
+      common.natoms = n;
+      common.atoms = shared;
+    }
+  }
+  common.coef = g > 0 ? g : 1;
+  return common;
+}
+
+static Poly divide_exactly(Simplifier *s, Poly p, const Term *g) {
+  Term *terms = NEWARRAY(s->arena, Term, p.nterms > 0 ? p.nterms : 1);
+  for (int i = 0; i < p.nterms; i++) {
+    if (!term_divide(s, &p.terms[i], g, &terms[i])) INTERNAL("common factor does not divide");
+  }
+  return poly_from_terms(s, terms, p.nterms);
+}
+
+/* a/k or a%k when a has no multiple of k left to split off. */
+static Poly divide_remainder(Simplifier *s, IxKind kind, Poly a, Poly k) {
+  if (prove_nonneg(s, a) && prove_nonneg(s, k) && prove_less(s, a, k)) {
+    return kind == IX_DIV ? poly_zero() : a; /* 0 <= a < k */
+  }
+  const Ix *single = poly_single_atom(a);
+  int qi = single ? find_quotient(s, single) : -1;
+  if (qi >= 0) {
+    Quotient inner = s->quotients[qi];
+    /* (x/a)/b = x/(a*b) for x >= 0 and a, b > 0 */
+    if (kind == IX_DIV && inner.kind == IX_DIV && prove_nonneg(s, inner.dividend) &&
+        prove_nonneg(s, inner.divisor) && prove_nonneg(s, k)) {
+      return simplify_division(s, IX_DIV, inner.dividend, poly_mul(s, inner.divisor, k));
+    }
+    /* (x%(a*b))%b = x%b for a, b > 0, whatever the sign of x (C's
+     * remainder is that of |x| with the sign of x) */
+    Term ratio;
+    if (kind == IX_MOD && inner.kind == IX_MOD && k.nterms == 1 && k.terms[0].coef > 0 &&
+        monomial_nonneg(s, &k.terms[0]) && inner.divisor.nterms == 1 &&
+        inner.divisor.terms[0].coef > 0 && monomial_nonneg(s, &inner.divisor.terms[0]) &&
+        term_divide(s, &inner.divisor.terms[0], &k.terms[0], &ratio)) {
+      return simplify_division(s, IX_MOD, inner.dividend, k);
+    }
+  }
+  return make_quotient(s, kind, a, k);
+}
+
+static Poly simplify_division(Simplifier *s, IxKind kind, Poly a, Poly k) {
+  int64_t va, vk, folded;
+  bool a_const = poly_const_value(a, &va), k_const = poly_const_value(k, &vk);
+  if (k_const && vk == 0) return make_quotient(s, kind, a, k); /* undefined in C: as written */
+  if (a_const && k_const) {
+    return fold_division(kind, va, vk, &folded) ? poly_const(s, folded) : make_quotient(s, kind, a, k);
+  }
+  if (a.nterms == 0) return poly_zero();
+  if (k_const && vk == 1) return kind == IX_DIV ? a : poly_zero();
+  /* (g*a)/(g*k) = a/k and (g*a)%(g*k) = g*(a%k) for any g != 0 (and g
+   * divides k != 0): truncation sees the same rational number */
+  Term g = common_factor(s, a, k);
+  if (g.coef != 1 || g.natoms != 0) {
+    Poly r = simplify_division(s, kind, divide_exactly(s, a, &g), divide_exactly(s, k, &g));
+    return kind == IX_DIV ? r : poly_mul(s, r, poly_of_term(s, g));
+  }
+  if (k.nterms == 1 && k.terms[0].coef > 0 && monomial_nonneg(s, &k.terms[0])) {
+    Term *multiples = NEWARRAY(s->arena, Term, a.nterms);
+    Term *others = NEWARRAY(s->arena, Term, a.nterms);
+    int nmultiples = 0, nothers = 0;
+    for (int i = 0; i < a.nterms; i++) {
+      if (!term_divide(s, &a.terms[i], &k.terms[0], &multiples[nmultiples])) {
+        others[nothers++] = a.terms[i];
+      } else {
+        nmultiples++;
+      }
+    }
+    Poly q = poly_from_terms(s, multiples, nmultiples), r = poly_from_terms(s, others, nothers);
+    if (r.nterms == 0) return kind == IX_DIV ? q : poly_zero(); /* exact */
+    /* a = k*q + r with a >= 0 and r >= 0: C's truncation is floor
+     * division there, and floor((k*q + r)/k) = q + floor(r/k) */
+    if (q.nterms > 0 && prove_nonneg(s, a) && prove_nonneg(s, r)) {
+      Poly rest = simplify_division(s, kind, r, k);
+      return kind == IX_DIV ? poly_add(s, q, rest) : rest;
+    }
+  }
+  return divide_remainder(s, kind, a, k);
+}
+
+/* ---- identities of quotient and remainder ---- */
+
+/* c*F*(x/k)*k + c*F*(x%k) = c*F*x: C's `/` and `%` always satisfy
+ * (x/k)*k + x%k == x. */
+static bool fold_quotient_and_remainder(Simplifier *s, Poly p, Poly *out) {
+  for (int ti = 0; ti < p.nterms; ti++) {
+    const Term *t = &p.terms[ti];
+    for (int ai = 0; ai < t->natoms; ai++) {
+      int qi = t->atoms[ai]->kind == IX_MOD ? find_quotient(s, t->atoms[ai]) : -1;
+      if (qi < 0 || s->quotients[qi].divisor.nterms != 1) continue;
+      Quotient q = s->quotients[qi];
+      Term rest = term_without(s, t, ai);
+      Poly quotient = poly_atom(s, quotient_ix(s, IX_DIV, q.dividend, q.divisor));
+      Term wanted = term_product(s, &rest, &quotient.terms[0]);
+      wanted = term_product(s, &wanted, &q.divisor.terms[0]);
+      const Term *u = find_monomial(p, &wanted);
+      if (!u || u->coef != wanted.coef) continue;
+      Poly both = poly_add(s, poly_of_term(s, *t), poly_of_term(s, *u));
+      *out = poly_add(s, poly_sub(s, p, both), poly_mul(s, poly_of_term(s, rest), q.dividend));
+      return true;
+    }
+  }
+  return false;
+}
+
+/* c*F*x - c*F*k*(x/k) = c*F*(x%k), the same identity the other way. */
+static bool fold_remainder(Simplifier *s, Poly p, Poly *out) {
+  for (int ui = 0; ui < p.nterms; ui++) {
+    const Term *u = &p.terms[ui];
+    for (int ai = 0; ai < u->natoms; ai++) {
+      int qi = u->atoms[ai]->kind == IX_DIV ? find_quotient(s, u->atoms[ai]) : -1;
+      if (qi < 0) continue;
+      Quotient q = s->quotients[qi];
+      if (q.divisor.nterms != 1 || q.divisor.terms[0].coef <= 0) continue;
+      Term others = term_without(s, u, ai), scale;
+      if (!term_divide(s, &others, &q.divisor.terms[0], &scale)) continue;
+      scale.coef = checked_mul(s, scale.coef, -1);
+      Poly multiple = poly_mul(s, poly_of_term(s, scale), q.dividend); /* c*F*x */
+      bool present = multiple.nterms > 0;
+      for (int i = 0; i < multiple.nterms && present; i++) {
+        const Term *m = find_monomial(p, &multiple.terms[i]);
+        present = m != NULL && m->coef == multiple.terms[i].coef;
+      }
+      if (!present) continue;
+      Poly remainder = simplify_division(s, IX_MOD, q.dividend, q.divisor);
+      Poly without = poly_sub(s, poly_sub(s, p, multiple), poly_of_term(s, *u));
+      *out = poly_add(s, without, poly_mul(s, poly_of_term(s, scale), remainder));
+      return true;
+    }
+  }
+  return false;
+}
+
+static Poly fold_identities(Simplifier *s, Poly p) {
+  for (int round = 0; round < MAX_IDENTITY_ROUNDS; round++) {
+    Poly next;
+    if (!fold_quotient_and_remainder(s, p, &next) && !fold_remainder(s, p, &next)) break;
+    p = next;
+  }
+  return p;
+}
+
+static Poly to_poly(Simplifier *s, const Ix *e) {
+  switch (e->kind) {
+  case IX_CONST: return poly_const(s, e->value);
+  case IX_VAR: return poly_atom(s, e);
+  default: break;
+  }
+  bool outer = s->overflow;
+  s->overflow = false;
+  Poly a = to_poly(s, e->a), b = to_poly(s, e->b), result;
+  switch (e->kind) {
+  case IX_ADD: result = fold_identities(s, poly_add(s, a, b)); break;
+  case IX_SUB: result = fold_identities(s, poly_sub(s, a, b)); break;
+  case IX_MUL: result = fold_identities(s, poly_mul(s, a, b)); break;
+  default: result = simplify_division(s, e->kind, a, b); break;
+  }
+  if (s->overflow) result = poly_atom(s, e); /* kept as written */
+  s->overflow = outer;
+  return result;
+}
+
+/* ---- back to expressions ----
+ *
+ * A sum prints as parts added or subtracted: terms, and groups g*(...)
+ * where pulling out a common factor g (a constant or an atom) is shorter.
+ * Which factorings to use is searched, within BUILD_BUDGET, for the
+ * shortest text; ties keep the flat sum. */
+
+typedef struct Part {
+  const Ix *magnitude;
+  bool negative;
+  const Term *first; /* its leading term, for the order of parts */
+} Part;
+
+typedef struct Parts {
+  int n;
+  Part *items;
+} Parts;
+
+static int count_quotients(const Term *t) {
+  int n = 0;
+  for (int i = 0; i < t->natoms; i++) n += t->atoms[i]->kind == IX_DIV || t->atoms[i]->kind == IX_MOD;
+  return n;
+}
+
+/* Higher degree first, then fewer quotients (i + j/2048), then larger
+ * coefficients (wg*64 + l), then the canonical monomial order; the
+ * constant last. */
+static int compare_for_print(const Simplifier *s, const Term *a, const Term *b) {
+  if (a->natoms != b->natoms) return a->natoms > b->natoms ? -1 : 1;
+  int qa = count_quotients(a), qb = count_quotients(b);
+  if (qa != qb) return qa < qb ? -1 : 1;
+  uint64_t ma = magnitude(a->coef), mb = magnitude(b->coef);
+  if (ma != mb) return ma > mb ? -1 : 1;
+  return compare_monomials(s, a, b);
+}
+
+/* atoms, then the coefficient: i*N*2048 */
+static const Ix *term_magnitude(Simplifier *s, const Term *t, bool *negative) {
+  const Ix *e = NULL;
+  for (int i = 0; i < t->natoms; i++) e = e ? new_node(s->x, IX_MUL, e, t->atoms[i]) : t->atoms[i];
+  int64_t c = t->coef;
+  *negative = c < 0 && c != INT64_MIN;
+  if (*negative) c = -c;
+  if (c != 1 || !e) {
+    const Ix *k = ix_const(s->x, c);
+    e = e ? new_node(s->x, IX_MUL, e, k) : k;
+  }
+  return e;
+}
+
+static Parts flat_parts(Simplifier *s, Poly p) {
+  Parts parts = {p.nterms, NEWARRAY(s->arena, Part, p.nterms > 0 ? p.nterms : 1)};
+  for (int i = 0; i < p.nterms; i++) {
+    parts.items[i].magnitude = term_magnitude(s, &p.terms[i], &parts.items[i].negative);
+    parts.items[i].first = &p.terms[i];
+  }
+  return parts;
+}
+
+/* added parts first, each group in the order of its leading term */
+static const Ix *assemble(Simplifier *s, Parts parts) {
+  if (parts.n == 0) return ix_const(s->x, 0);
+  Part *sorted = NEWARRAY(s->arena, Part, parts.n);
+  for (int i = 0; i < parts.n; i++) {
+    Part part = parts.items[i];
+    int j = i;
+    while (j > 0 && (sorted[j - 1].negative > part.negative ||
+                     (sorted[j - 1].negative == part.negative &&
+                      compare_for_print(s, sorted[j - 1].first, part.first) > 0))) {
+      sorted[j] = sorted[j - 1];
+      j--;
+    }
+    sorted[j] = part;
+  }
+  const Ix *e = NULL;
+  for (int i = 0; i < parts.n; i++) {
+    const Part *part = &sorted[i];
+    if (!e) {
+      e = part->negative ? new_node(s->x, IX_SUB, ix_const(s->x, 0), part->magnitude)
+                         : part->magnitude;
+    } else {
+      e = new_node(s->x, part->negative ? IX_SUB : IX_ADD, e, part->magnitude);
+    }
+  }
+  return e;
+}
+
+static Parts best_parts(Simplifier *s, Poly p, int *budget);
+
+/* Keep p = (the terms f divides)/f * f + the rest, if it prints shorter. */
+static void try_factor(Simplifier *s, Poly p, const Term *f, const Ix *f_ix, int *budget,
+                       Parts *best, size_t *best_length) {
+  if (*budget <= 0) return;
+  (*budget)--;
+  Term *divided = NEWARRAY(s->arena, Term, p.nterms);
+  Term *rest = NEWARRAY(s->arena, Term, p.nterms);
+  int ndivided = 0, nrest = 0;
+  const Term *first = NULL;
+  bool all_negative = true;
+  for (int i = 0; i < p.nterms; i++) {
+    const Term *t = &p.terms[i];
+    if (!term_divide(s, t, f, &divided[ndivided])) {
+      rest[nrest++] = *t;
+      continue;
+    }
+    if (divided[ndivided].coef == INT64_MIN) return;
+    all_negative &= divided[ndivided].coef < 0;
+    ndivided++;
+    if (!first || compare_for_print(s, t, first) < 0) first = t;
+  }
+  if (ndivided < 2) return;
+  Poly inner = poly_from_terms(s, divided, ndivided);
+  if (all_negative) inner = poly_scale(s, inner, -1);
+  const Ix *group = new_node(s->x, IX_MUL, assemble(s, best_parts(s, inner, budget)), f_ix);
+  Parts others = best_parts(s, poly_from_terms(s, rest, nrest), budget);
+  Parts candidate = {others.n + 1, NEWARRAY(s->arena, Part, others.n + 1)};
+  for (int i = 0; i < others.n; i++) candidate.items[i] = others.items[i];
+  candidate.items[others.n] = (Part){group, all_negative, first};
+  size_t length = printed_length(assemble(s, candidate));
+  if (length < *best_length) {
+    *best = candidate;
+    *best_length = length;
+  }
+}
+
+static bool appears_before(const Term *terms, int upto, int upto_atom, const Ix *a) {
+  for (int i = 0; i <= upto; i++) {
+    int n = i < upto ? terms[i].natoms : upto_atom;
+    for (int j = 0; j < n; j++) {
+      if (ix_equal(terms[i].atoms[j], a)) return true;
+    }
+  }
+  return false;
+}
+
+static Parts best_parts(Simplifier *s, Poly p, int *budget) {
+  Parts best = flat_parts(s, p);
+  if (p.nterms < 2) return best;
+  size_t best_length = printed_length(assemble(s, best));
+  /* constant factors: the gcd of two coefficients */
+  int64_t *tried = NEWARRAY(s->arena, int64_t, p.nterms * p.nterms);
+  int ntried = 0;
+  for (int i = 0; i < p.nterms; i++) {
+    for (int j = i + 1; j < p.nterms; j++) {
+      if (p.terms[i].coef == INT64_MIN || p.terms[j].coef == INT64_MIN) continue;
+      int64_t g = gcd64(p.terms[i].coef, p.terms[j].coef);
+      bool seen = g <= 1;
+      for (int k = 0; k < ntried && !seen; k++) seen = tried[k] == g;
+      if (seen) continue;
+      tried[ntried++] = g;
+      Term f = {g, 0, NULL};
+      try_factor(s, p, &f, ix_const(s->x, g), budget, &best, &best_length);
+    }
+  }
+  /* atom factors: atoms of at least two terms */
+  for (int i = 0; i < p.nterms; i++) {
+    for (int j = 0; j < p.terms[i].natoms; j++) {
+      const Ix *a = p.terms[i].atoms[j];
+      if (appears_before(p.terms, i, j, a)) continue;
+      int holders = 0;
+      for (int k = i; k < p.nterms; k++) holders += multiplicity(&p.terms[k], a) > 0;
+      if (holders < 2) continue;
+      const Ix **atoms = NEWARRAY(s->arena, const Ix *, 1);
+      atoms[0] = a;
+      Term f = {1, 1, atoms};
+      try_factor(s, p, &f, a, budget, &best, &best_length);
+    }
+  }
+  return best;
+}
+
+static const Ix *build(Simplifier *s, Poly p) {
+  int64_t v;
+  if (poly_const_value(p, &v)) return ix_const(s->x, v);
+  int budget = BUILD_BUDGET;
+  return assemble(s, best_parts(s, p, &budget));
+}
+
+/* ---- the interface ---- */
+
 const Ix *ix_simplify(IxCtx *x, const Ix *e) {
-  const Ix *folded = rebuild(x, e);
-  return printed_length(folded) <= printed_length(e) ? folded : e;
+  Simplifier s;
+  simplifier_init(&s, x);
+  const Ix *simplified = build(&s, to_poly(&s, e));
+  /* never longer than what came in: the normal form distributes products,
+   * which lengthens (a + b)*(c + d) */
+  return printed_length(simplified) <= printed_length(e) ? simplified : e;
 }
 
 bool ix_provably_less(IxCtx *x, const Ix *e, const Ix *bound) {
-  int64_t ve, vb;
-  const Ix *se = ix_simplify(x, e), *sb = ix_simplify(x, bound);
-  return ix_const_value(se, &ve) && ix_const_value(sb, &vb) && ve < vb;
+  Simplifier s;
+  simplifier_init(&s, x);
+  Poly pe = to_poly(&s, e), pb = to_poly(&s, bound);
+  return prove_less(&s, pe, pb);
 }

@@ -42,7 +42,18 @@ bool strategy_check_kernel(Arena *a, Diag *diag, DefInfo *kernel, Phrase *normal
 enum { DPIA_MAX_NORMAL_NODES = 4000000 };
 
 /* printing of phrases in the surface syntax (phrase_print.c), so that every
- * stage's dump can be checked again (spec section 9, Library). */
+ * stage's dump can be checked again (spec section 9, Library).  The output
+ * parses and checks back to the same phrases, types and layout: printing a
+ * re-checked printout gives the same text.  phrase_print continues the
+ * current line of out; indent is that line's indentation level (2 spaces
+ * a level), relative to which continuation lines are indented. */
 void phrase_print(Buf *out, const Phrase *p, int indent);
+/* A whole declaration, ending in a newline:
+ *   kernel|def NAME (N M: nat) (d: data) (xs ys: exp[[N]float]) ... [: RESULT] =
+ *     body
+ * nat, then data, then phrase parameters (consecutive ones of equal type in
+ * one group); the result type only when the body is a function or a phrase
+ * pair.  name_override (if not NULL) replaces def->name. */
+void def_print(Buf *out, const DefInfo *def, Sym name_override);
 
 #endif

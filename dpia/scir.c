@@ -22,7 +22,21 @@
  *             actively;
  *   Derelict  a passive function may be used where a plain one is wanted.
  *
- * Primitives and defs are closed (Prim rule): they use nothing. */
+ * Primitives and defs are closed (Prim rule): they use nothing.
+ *
+ * One extension, for hoisted allocations (spec section 7, paper section
+ * 6.4): in the body of a parfor with index i, an identifier whose every
+ * active use is indexed by i itself (idxAcc ... i, at any depth of the
+ * access path) writes a different part of the store in every iteration:
+ * acceptor views are bijections, so distinct i give distinct elements.
+ * Promote accepts such an identifier.  It is what the hoisted program
+ * needs: a temporary widened across the loop is written as idxAcc tmp.1 i.
+ * The App rule is unchanged, so the parfor's own acceptor still cannot be
+ * written through another path.  Likewise local memory (a variable bound
+ * by newLocal) exists once per work-group (OpenCL's address spaces, spec
+ * section 5), so the body of a parforWorkgroup, whose iterations run in
+ * different groups or one after the other in the same group, may write it:
+ * that is where hoisting puts it (kernel scope, spec section 7). */
 #include "check.h"
 
 #include <string.h>
@@ -31,6 +45,9 @@ typedef struct Use {
   Binder *binder;
   bool active;
   Span span; /* the first use (the first active use if active) */
+  /* loop indices that index every active use (see the extension above);
+   * NULL-terminated, NULL if some active use is not indexed at all */
+  const Binder **sliced_by;
 } Use;
 
 typedef struct Uses {
@@ -49,14 +66,45 @@ typedef struct Scir {
   Diag *diag;
   bool ok;
   int depth;
+  /* the index variables of the idxAcc applications around the current
+   * phrase (innermost last) */
+  const Binder **slices;
+  int nslices, cap_slices;
+  Vec local_memory; /* binders of newLocal allocations */
 } Scir;
 
-static void uses_add(Scir *s, Uses *u, Binder *b, bool active, Span span) {
+/* the indices common to two slice lists */
+static const Binder **slices_meet(Scir *s, const Binder **a, const Binder **b) {
+  if (!a || !b) return NULL;
+  int n = 0;
+  while (a[n]) n++;
+  const Binder **out = NEWARRAY(s->arena, const Binder *, n + 1);
+  int k = 0;
+  for (int i = 0; a[i]; i++)
+    for (int j = 0; b[j]; j++)
+      if (a[i] == b[j]) {
+        out[k++] = a[i];
+        break;
+      }
+  return k ? out : NULL;
+}
+
+static const Binder **current_slices(Scir *s) {
+  if (!s->nslices) return NULL;
+  const Binder **out = NEWARRAY(s->arena, const Binder *, s->nslices + 1);
+  for (int i = 0; i < s->nslices; i++) out[i] = s->slices[i];
+  return out;
+}
+
+static void uses_add_sliced(Scir *s, Uses *u, Binder *b, bool active, Span span, const Binder **sliced_by) {
   for (int i = 0; i < u->n; i++) {
     if (u->items[i].binder != b) continue;
     if (active && !u->items[i].active) {
       u->items[i].active = true;
       u->items[i].span = span;
+      u->items[i].sliced_by = sliced_by;
+    } else if (active) {
+      u->items[i].sliced_by = slices_meet(s, u->items[i].sliced_by, sliced_by);
     }
     return;
   }
@@ -67,7 +115,11 @@ static void uses_add(Scir *s, Uses *u, Binder *b, bool active, Span span) {
     u->items = items;
     u->cap = cap;
   }
-  u->items[u->n++] = (Use){b, active, span};
+  u->items[u->n++] = (Use){b, active, span, active ? sliced_by : NULL};
+}
+
+static void uses_add(Scir *s, Uses *u, Binder *b, bool active, Span span) {
+  uses_add_sliced(s, u, b, active, span, current_slices(s));
 }
 
 static void uses_passify(Uses *u) {
@@ -90,7 +142,9 @@ static const Use *uses_find(const Uses *u, Binder *b) {
 
 /* Pair rule (shared context): the union; active wins. */
 static void uses_merge(Scir *s, Uses *into, const Uses *from) {
-  for (int i = 0; i < from->n; i++) uses_add(s, into, from->items[i].binder, from->items[i].active, from->items[i].span);
+  for (int i = 0; i < from->n; i++)
+    uses_add_sliced(s, into, from->items[i].binder, from->items[i].active, from->items[i].span,
+                    from->items[i].sliced_by);
 }
 
 static const char *head_name(const Phrase *fn) {
@@ -109,14 +163,23 @@ static Span head_span(const Phrase *fn) {
 }
 
 static void usage(Scir *s, const Phrase *p, Context ctx, Uses *out);
+static void usage_in(Scir *s, const Phrase *p, Context ctx, Uses *out, const Binder *outer_lambda);
 
 /* Promote: no identifier may be active.  Those that are get reported and
  * dropped, so the same mistake is not reported again by App further up. */
-static void require_passive(Scir *s, Uses *u, Context ctx, const char *what) {
+static void require_passive(Scir *s, Uses *u, Context ctx, const char *what, const Binder *index) {
   for (int i = 0; i < u->n; i++) {
     Use copy = u->items[i];
     const Use *x = &copy;
     if (!x->active) continue;
+    bool sliced = false;
+    for (int k = 0; index && x->sliced_by && x->sliced_by[k]; k++) sliced |= x->sliced_by[k] == index;
+    if (sliced) continue;
+    if (ctx.name && strncmp(ctx.name, "parforWorkgroup", 15) == 0) {
+      bool local = false;
+      for (int k = 0; k < s->local_memory.len; k++) local |= s->local_memory.items[k] == x->binder;
+      if (local) continue;
+    }
     u->items[i--] = u->items[--u->n];
     s->ok = false;
     if (ctx.name) {
@@ -149,6 +212,8 @@ static bool arrows_fit(const PhraseType *have, const PhraseType *want, bool top)
 
 static void usage_app(Scir *s, const Phrase *p, Uses *out) {
   Uses fu = {0}, au = {0};
+  if (p->fst->kind == PH_PRIM && p->fst->prim == PRIM_NEW_LOCAL && p->snd->kind == PH_LAM)
+    vec_push(s->arena, &s->local_memory, p->snd->lam_binder);
   Context inner = {head_name(p->fst), head_span(p->fst)};
   usage(s, p->fst, inner, &fu);
   usage(s, p->snd, inner, &au);
@@ -160,7 +225,7 @@ static void usage_app(Scir *s, const Phrase *p, Uses *out) {
       diag_error(s->diag, p->snd->span, "a passive function is required here (%s), but this has type %s",
                  pt_str(s->arena, want), pt_str(s->arena, have));
     } else if (want->kind == PT_FN_P && have->kind == PT_FN) {
-      require_passive(s, &au, inner, "argument");
+      require_passive(s, &au, inner, "argument", NULL);
       uses_passify(&au);
     }
   }
@@ -173,9 +238,9 @@ static void usage_app(Scir *s, const Phrase *p, Uses *out) {
     s->ok = false;
     const Use *act = y->active ? y : x, *other = y->active ? x : y;
     diag_error(s->diag, act->span,
-               "'%s' is used actively here and also %s on the other side of this application; a function and "
+               "'%s' is used actively here and also %son the other side of this application; a function and "
                "its argument must not interfere (SCIR App, paper Figure 3)",
-               x->binder->name, other->active ? "actively" : "passively");
+               x->binder->name, other->active ? "actively " : "");
     diag_note(s->diag, other->span, "the other use of '%s' is here", x->binder->name);
   }
   *out = fu;
@@ -183,7 +248,20 @@ static void usage_app(Scir *s, const Phrase *p, Uses *out) {
   if (pt_is_passive(p->type)) uses_passify(out);
 }
 
-static void usage(Scir *s, const Phrase *p, Context ctx, Uses *out) {
+static void usage(Scir *s, const Phrase *p, Context ctx, Uses *out) { usage_in(s, p, ctx, out, NULL); }
+
+static bool is_parfor_name(const char *name) { return name && strncmp(name, "parfor", 6) == 0; }
+
+/* idxAcc A i: A is used with index i */
+static const Binder *acc_index_of(const Phrase *p) {
+  if (p->kind != PH_APP || p->fst->kind != PH_APP || p->fst->fst->kind != PH_PRIM) return NULL;
+  if (p->fst->fst->prim != PRIM_IDX_ACC || p->snd->kind != PH_VAR) return NULL;
+  return p->snd->binder;
+}
+
+/* outer_lambda: the binder of the lambda directly around p, when p is a
+ * lambda too: the index i of a parfor body \i o -> ... */
+static void usage_in(Scir *s, const Phrase *p, Context ctx, Uses *out, const Binder *outer_lambda) {
   *out = (Uses){0};
   if (++s->depth > 100000) INTERNAL("phrase nested beyond the checker's limits");
   switch (p->kind) {
@@ -192,13 +270,28 @@ static void usage(Scir *s, const Phrase *p, Context ctx, Uses *out) {
   case PH_PRIM:
   case PH_DEF: break;
   case PH_LAM: {
-    usage(s, p->body, ctx, out);
+    usage_in(s, p->body, ctx, out, p->lam_binder);
     uses_remove(out, p->lam_binder);
-    if (p->promoted) require_passive(s, out, ctx, "body");
+    if (p->promoted) require_passive(s, out, ctx, "body", is_parfor_name(ctx.name) ? outer_lambda : NULL);
     if (pt_is_passive(p->type)) uses_passify(out);
     break;
   }
-  case PH_APP: usage_app(s, p, out); break;
+  case PH_APP: {
+    const Binder *index = acc_index_of(p);
+    if (index) {
+      if (s->nslices == s->cap_slices) {
+        int cap = s->cap_slices ? s->cap_slices * 2 : 8;
+        const Binder **items = NEWARRAY(s->arena, const Binder *, cap);
+        for (int i = 0; i < s->nslices; i++) items[i] = s->slices[i];
+        s->slices = items;
+        s->cap_slices = cap;
+      }
+      s->slices[s->nslices++] = index;
+    }
+    usage_app(s, p, out);
+    if (index) s->nslices--;
+    break;
+  }
   case PH_PAIR:
   case PH_SEQ:
   case PH_ASSIGN:
@@ -221,7 +314,7 @@ static void usage(Scir *s, const Phrase *p, Context ctx, Uses *out) {
 }
 
 bool scir_check_def(Arena *a, Diag *diag, DefInfo *def) {
-  Scir s = {a, diag, true, 0};
+  Scir s = {a, diag, true, 0, NULL, 0, 0, {0}};
   Uses u;
   usage(&s, def->body, (Context){NULL, def->body->span}, &u);
   return s.ok;

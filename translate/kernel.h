@@ -42,6 +42,10 @@ typedef struct KParam {
   Binder *binder;   /* the def's parameter (NULL for KP_NAT) */
   Size elements;    /* buffers: number of scalar-or-vector elements */
   DataType *elem;   /* buffers: the element type stored (float, float4, a pair struct) */
+  /* a component of a pair-typed parameter split into buffers (spec section
+   * 8: output_1, output_2, depth-first): the fields leading from the
+   * binder's type to this component, e.g. "1", "21"; "" if not split */
+  const char *fields;
 } KParam;
 
 typedef struct ImpKernel {
@@ -59,6 +63,7 @@ typedef struct ImpKernel {
   Size global_size[3];
   bool has_local;
   Size local_size[3];
+  Diag *diag; /* where code generation reports what it cannot generate */
 } ImpKernel;
 
 /* codegen/kernel.c: the kernel interface and launch sizes of an imperative
@@ -71,8 +76,11 @@ typedef struct CodegenOptions {
   int64_t local_size[3], global_size[3];
 } CodegenOptions;
 
-/* codegen/opencl.c: the OpenCL C source of one kernel. */
-void codegen_opencl(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions *opt, Buf *out);
+/* codegen/opencl.c: the OpenCL C source of one kernel.  Returns false after
+ * reporting to k->diag what it cannot generate (kernel_from_def already
+ * tried the natural NDRange; user launch sizes can still make a barrier
+ * unreachable for some work-items). */
+bool codegen_opencl(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions *opt, Buf *out);
 /* codegen/metadata.c: the JSON object of spec section 9 (with "source"). */
 void codegen_metadata(Arena *a, const ImpKernel *k, const char *source, Buf *out);
 

@@ -988,11 +988,10 @@ static void test_perf(Tester *t, DpiaMem *mem) {
   printf("parsed %zu bytes, %d declarations: %.3f s wall, %.3f s user, %.3f s system "
          "(%zu bytes of arena)\n",
          text.len, ps.program->ndecls, wall, user, sys, ps.arena.total);
-  check(t, ps.diag.nerrors == 0 && ps.program->ndecls == 2 * n, "10 MB file parses", "");
-  /* The parser's own work is user time, which a loaded machine does not
-   * inflate; system time is the kernel zeroing the arena's fresh pages, a
-   * property of the machine (several times the user time on a busy VM). */
-  check(t, user < 1.0, "10 MB file parses in under a second of CPU time", "");
+  check(t, ps.diag.nerrors == 0 && ps.program->ndecls == 2 * n, "a 10 MB file of valid declarations parses", "");
+  /* Speed is a figure printed above, not a pass/fail condition: machines
+   * here are shared and noisy, and sanitizer builds are several times
+   * slower (DEVELOPERS.md: speed targets are checked by benchmarks). */
   arena_free(&ps.arena);
   arena_free(&scratch);
 }

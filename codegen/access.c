@@ -1,0 +1,715 @@
+/* access.c: acceptors to l-values and expressions to r-values (paper
+ * Figure 6 b and c, spec section 8).
+ *
+ * gen_acc(A, ps) and gen_exp(E, ps) push the access path ps through the
+ * layout views of A or E until an identifier is reached; the identifier's
+ * storage (cgen.h) then turns the path into C: flat indices into buffers,
+ * struct fields, vector lanes.  Index arithmetic is built with
+ * codegen/index.h and simplified there with the ranges of the enclosing
+ * loops. */
+#include "cgen.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- paths ---- */
+
+static const Step *mk_step(CG *cg, StepKind kind, const Ix *ix, int n, const Step *next) {
+  Step *s = NEW(cg->arena, Step);
+  s->kind = kind;
+  s->ix = ix;
+  s->n = n;
+  s->next = next;
+  return s;
+}
+
+const Step *step_idx(CG *cg, const Ix *ix, const Step *next) { return mk_step(cg, STEP_IDX, ix, 0, next); }
+const Step *step_field(CG *cg, int field, const Step *next) { return mk_step(cg, STEP_FIELD, NULL, field, next); }
+static const Step *step_lane(CG *cg, const Ix *lane, const Step *next) {
+  return mk_step(cg, STEP_LANE, lane, 0, next);
+}
+
+const Step *step_append(CG *cg, const Step *ps, Step s) {
+  if (!ps) return mk_step(cg, s.kind, s.ix, s.n, NULL);
+  return mk_step(cg, ps->kind, ps->ix, ps->n, step_append(cg, ps->next, s));
+}
+
+static const Ix *K(CG *cg, int64_t v) { return ix_const(&cg->ix, v); }
+
+/* ---- phrase shapes ---- */
+
+bool spine_of(const Phrase *p, Spine *s) {
+  int n = 0;
+  const Phrase *q = p;
+  while (q->kind == PH_APP) {
+    n++;
+    q = q->fst;
+  }
+  s->head = NULL;
+  s->nargs = 0;
+  if (q->kind != PH_PRIM || n > (int)DPIA_COUNTOF(s->args)) return false;
+  s->head = q;
+  s->nargs = n;
+  q = p;
+  for (int i = n - 1; i >= 0; i--) {
+    s->args[i] = q->snd;
+    q = q->fst;
+  }
+  return true;
+}
+
+PhraseType *fn_param(PhraseType *t, int k) {
+  for (int i = 0; i < k; i++) t = t->snd;
+  ASSERT(t->kind == PT_FN || t->kind == PT_FN_P);
+  return t->fst;
+}
+
+PhraseType *fn_result(PhraseType *t, int n) {
+  for (int i = 0; i < n; i++) t = t->snd;
+  return t;
+}
+
+/* number of arguments of an instantiated primitive */
+static int prim_arity(const Phrase *head) {
+  int n = 0;
+  for (const PhraseType *t = head->type; t->kind == PT_FN || t->kind == PT_FN_P; t = t->snd) n++;
+  return n;
+}
+
+/* the data type of the k-th parameter of an instantiated primitive */
+static DataType *arg_data(const Spine *s, int k) {
+  PhraseType *t = fn_param(s->head->type, k);
+  ASSERT(t->kind == PT_EXP || t->kind == PT_ACC);
+  return t->data;
+}
+
+static EnvEntry *env_find(CG *cg, const Binder *b) {
+  for (EnvEntry *e = cg->env; e; e = e->next)
+    if (e->binder == b) return e;
+  return NULL;
+}
+
+Storage *phrase_storage(CG *cg, const Phrase *p) {
+  if (p->kind == PH_PROJ) p = p->fst;
+  if (p->kind != PH_VAR) return NULL;
+  EnvEntry *e = env_find(cg, p->binder);
+  return e && e->kind == ENV_STORAGE ? e->st : NULL;
+}
+
+const Binder *acc_root(CG *cg, const Phrase *a) {
+  for (;;) {
+    if (a->kind == PH_PROJ) a = a->fst;
+    if (a->kind == PH_VAR) {
+      EnvEntry *e = env_find(cg, a->binder);
+      if (!e) return NULL;
+      if (e->kind == ENV_ALIAS) {
+        a = e->acc;
+        continue;
+      }
+      return e->kind == ENV_STORAGE ? e->st->root : NULL;
+    }
+    Spine s;
+    if (!spine_of(a, &s) || s.nargs < 1) return NULL;
+    a = s.args[0]; /* every acceptor view takes its acceptor first */
+  }
+}
+
+/* ---- text helpers ---- */
+
+static CExpr cx(const char *text, int prec) { return (CExpr){text, prec}; }
+
+static const char *paren_below(CG *cg, CExpr e, int prec) {
+  return e.prec < prec ? arena_printf(cg->arena, "(%s)", e.text) : e.text;
+}
+
+const char *cg_ix_text(CG *cg, const Ix *ix) {
+  Buf b;
+  buf_init(&b, cg->arena);
+  ix_print(&b, ix);
+  return b.data;
+}
+
+CExpr cg_ix_expr(CG *cg, const Ix *ix) {
+  int prec = PREC_POSTFIX;
+  int64_t v;
+  switch (ix->kind) {
+  case IX_ADD:
+  case IX_SUB: prec = PREC_ADD; break;
+  case IX_MUL:
+  case IX_DIV:
+  case IX_MOD: prec = PREC_MUL; break;
+  case IX_CONST:
+    if (ix_const_value(ix, &v) && v < 0) prec = PREC_UNARY;
+    break;
+  case IX_VAR: break;
+  }
+  return cx(cg_ix_text(cg, ix), prec);
+}
+
+static const char *vector_ctype(CG *cg, ScalarKind s, int width) {
+  if (s == SC_DOUBLE) cg->uses_double = true;
+  return width > 1 ? arena_printf(cg->arena, "%s%d", scalar_name(s), width) : scalar_name(s);
+}
+
+static const char *lane_suffix(CG *cg, int64_t lane) {
+  return arena_printf(cg->arena, ".s%c", "0123456789abcdef"[lane & 15]);
+}
+
+static const char *space_qual(Space sp, bool read_only) {
+  switch (sp) {
+  case SP_GLOBAL: return read_only ? "const global " : "global ";
+  case SP_LOCAL: return "local ";
+  case SP_PRIVATE: break;
+  }
+  return "";
+}
+
+static CExpr unsupported(CG *cg, Span span, const char *what) {
+  cg_error(cg, span, "cannot generate OpenCL for %s", what);
+  return cx("0", PREC_POSTFIX);
+}
+
+static Target bad_target(void) { return (Target){TG_LVALUE, "x", 0, NULL, NULL, NULL}; }
+
+static Target lvalue(const char *s) { return (Target){TG_LVALUE, s, 0, NULL, NULL, NULL}; }
+
+/* ---- literals ---- */
+
+/* the shortest decimal that reads back as the same float (or double) */
+static const char *float_text(CG *cg, double v, bool single) {
+  const char *s = NULL;
+  for (int p = 1; p <= 17; p++) {
+    s = arena_printf(cg->arena, "%.*g", p, v);
+    double back = strtod(s, NULL);
+    if (single ? (float)back == (float)v : back == v) break;
+  }
+  if (!strpbrk(s, ".en")) s = arena_printf(cg->arena, "%s.0", s);
+  if (strchr(s, 'n')) return single ? "INFINITY" : "(double)INFINITY"; /* inf: 1e999 */
+  return single ? arena_printf(cg->arena, "%sf", s) : s;
+}
+
+static const char *scalar_literal(CG *cg, ScalarKind s, const Phrase *lit) {
+  switch (s) {
+  case SC_BOOL: return lit->lit_int ? "true" : "false";
+  case SC_INT: return arena_printf(cg->arena, "%lld", (long long)lit->lit_int);
+  case SC_FLOAT: return float_text(cg, lit->lit_is_float ? lit->lit_float : (double)lit->lit_int, true);
+  case SC_DOUBLE:
+    cg->uses_double = true;
+    return float_text(cg, lit->lit_is_float ? lit->lit_float : (double)lit->lit_int, false);
+  }
+  INTERNAL("scalar kind");
+}
+
+/* A literal of vector type is the scalar broadcast (spec section 2):
+ * printed as the scalar where C broadcasts it (an operand of arithmetic),
+ * as (float4)(0.0f) where a vector value is needed. */
+static CExpr gen_literal(CG *cg, const Phrase *lit, const Step *ps, bool operand) {
+  DataType *t = dt_resolve(lit->type->data);
+  if (t->kind != DT_SCALAR) return unsupported(cg, lit->span, "a literal of compound type");
+  const char *s = scalar_literal(cg, t->scalar, lit);
+  if (ps && ps->kind == STEP_LANE) return cx(s, PREC_POSTFIX);
+  if (t->width == 1 || operand) return cx(s, PREC_POSTFIX);
+  return cx(arena_printf(cg->arena, "(%s)(%s)", vector_ctype(cg, t->scalar, t->width), s), PREC_UNARY);
+}
+
+/* ---- identifiers: the storage end of a path ---- */
+
+static bool split_indices(CG *cg, DataType **t, const Step **ps, const Ix **flat) {
+  const Ix *f = NULL;
+  while ((*t)->kind == DT_ARRAY) {
+    if (!*ps || (*ps)->kind != STEP_IDX) return false;
+    const Ix *n = ix_from_size(&cg->ix, (*t)->size);
+    f = f ? ix_add(&cg->ix, ix_mul(&cg->ix, f, n), (*ps)->ix) : (*ps)->ix;
+    *t = (*t)->elem;
+    *ps = (*ps)->next;
+  }
+  *flat = ix_simplify(&cg->ix, f ? f : K(cg, 0));
+  return true;
+}
+
+static void note_access(CG *cg, const Storage *st, bool write) {
+  if (st->space == SP_PRIVATE || st->read_only) return;
+  if (write) {
+    if (cg->distributed > 0) binder_set_add(cg, &cg->pending_writes, st->root);
+  } else {
+    binder_set_add(cg, &cg->pending_reads, st->root);
+  }
+}
+
+/* eta(x)(ps) of Figure 6: the identifier's storage with the path applied;
+ * the result is an l-value (also used as an r-value). */
+static Target storage_access(CG *cg, const Storage *st, const Step *ps, bool write, Span span) {
+  while (st->kind == STORE_SPLIT) {
+    if (!ps || ps->kind != STEP_FIELD) {
+      cg_error(cg, span, "cannot generate OpenCL for a whole access to the split output '%s'", st->name);
+      return bad_target();
+    }
+    st = st->part[ps->n - 1];
+    ps = ps->next;
+  }
+  note_access(cg, st, write);
+  DataType *t = st->type;
+  const char *text = st->name;
+  const char *base = NULL, *elem = NULL;
+  const Ix *flat = NULL;
+  int64_t lane = -1;
+  int width = 0;
+  if (st->kind == STORE_BUFFER) {
+    if (!split_indices(cg, &t, &ps, &flat)) goto bad;
+    base = text;
+    text = arena_printf(cg->arena, "%s[%s]", base, cg_ix_text(cg, flat));
+  }
+  while (ps) {
+    switch (ps->kind) {
+    case STEP_FIELD:
+      if (t->kind != DT_PAIR) goto bad;
+      text = arena_printf(cg->arena, "%s.%s", text, ps->n == 1 ? "fst" : "snd");
+      t = ps->n == 1 ? t->fst : t->snd;
+      ps = ps->next;
+      base = NULL;
+      if (t->kind == DT_ARRAY) {
+        if (!split_indices(cg, &t, &ps, &flat)) goto bad;
+        base = text;
+        text = arena_printf(cg->arena, "%s[%s]", base, cg_ix_text(cg, flat));
+      }
+      break;
+    case STEP_LANE:
+      if (t->kind != DT_SCALAR || t->width == 1) goto bad;
+      elem = text;
+      width = t->width;
+      if (ix_const_value(ps->ix, &lane) && lane >= 0 && lane < width) {
+        text = arena_printf(cg->arena, "%s%s", text, lane_suffix(cg, lane));
+      } else {
+        /* a lane chosen at run time: the vector as an array of scalars */
+        lane = -2;
+        text = arena_printf(cg->arena, "((%s%s *)&%s)[%s]", space_qual(st->space, st->read_only),
+                            scalar_name(t->scalar), text, cg_ix_text(cg, ps->ix));
+      }
+      t = cg->tc->t_int; /* any scalar: nothing may follow a lane */
+      ps = ps->next;
+      if (ps) goto bad;
+      break;
+    case STEP_IDX: goto bad;
+    }
+  }
+  if (cg->probe) {
+    Probe *p = cg->probe;
+    p->count++;
+    p->ok = lane == -1 ? base != NULL : lane >= 0;
+    p->base = base;
+    p->flat = flat;
+    p->lane = lane >= 0 ? (int)lane : -1;
+    p->width = width;
+    p->space = st->space;
+    p->read_only = st->read_only;
+    p->elem = elem;
+  }
+  return lvalue(text);
+bad:
+  INTERNAL("access path does not fit the type of '%s'", st->name);
+}
+
+/* ---- whole vectors through asVector / asScalarAcc ---- */
+
+static bool lanes_consecutive(CG *cg, const Probe *pr, int k) {
+  for (int l = 0; l < k; l++) {
+    if (pr[l].count != 1 || !pr[l].ok || pr[l].lane != -1 || strcmp(pr[l].base, pr[0].base) != 0) return false;
+    if (l == 0) continue;
+    int64_t d;
+    const Ix *diff = ix_simplify(&cg->ix, ix_sub(&cg->ix, pr[l].flat, pr[0].flat));
+    if (!(ix_const_value(diff, &d) && d == l) &&
+        !ix_equal(ix_simplify(&cg->ix, ix_add(&cg->ix, pr[0].flat, K(cg, l))), pr[l].flat))
+      return false;
+  }
+  return true;
+}
+
+static bool lanes_of_one_vector(const Probe *pr, int k) {
+  for (int l = 0; l < k; l++)
+    if (pr[l].count != 1 || pr[l].lane != l || pr[l].width != k || strcmp(pr[l].elem, pr[0].elem) != 0)
+      return false;
+  return true;
+}
+
+/* vloadn/vstoren offset (in vectors) and pointer for k scalars at flat */
+static void vector_address(CG *cg, const Probe *p, int k, const char **offset, const char **ptr) {
+  int64_t r;
+  const Ix *rem = ix_simplify(&cg->ix, ix_mod(&cg->ix, p->flat, K(cg, k)));
+  if (ix_const_value(rem, &r) && r == 0) {
+    *offset = cg_ix_text(cg, ix_simplify(&cg->ix, ix_div(&cg->ix, p->flat, K(cg, k))));
+    *ptr = p->base;
+  } else {
+    int64_t z;
+    *offset = "0";
+    *ptr = ix_const_value(p->flat, &z) && z == 0
+               ? p->base
+               : arena_printf(cg->arena, "%s + %s", p->base, paren_below(cg, cg_ix_expr(cg, p->flat), PREC_MUL));
+  }
+}
+
+/* E read as a vector of k scalars E[first + l] (asVector k, section 6.3) */
+static CExpr gen_vector_read(CG *cg, const Phrase *e, const Ix *first, int k, DataType *scalar) {
+  Probe *saved = cg->probe;
+  Probe *pr = NEWARRAY(cg->arena, Probe, k);
+  CExpr *lanes = NEWARRAY(cg->arena, CExpr, k);
+  for (int l = 0; l < k; l++) {
+    cg->probe = &pr[l];
+    lanes[l] = gen_exp(cg, e, step_idx(cg, ix_add(&cg->ix, first, K(cg, l)), NULL));
+  }
+  cg->probe = saved;
+  if (saved) saved->ok = false, saved->count += 2;
+  if (lanes_consecutive(cg, pr, k)) {
+    const char *offset, *ptr;
+    vector_address(cg, &pr[0], k, &offset, &ptr);
+    return cx(arena_printf(cg->arena, "vload%d(%s, %s)", k, offset, ptr), PREC_POSTFIX);
+  }
+  if (lanes_of_one_vector(pr, k)) return cx(pr[0].elem, PREC_POSTFIX);
+  Buf b;
+  buf_init(&b, cg->arena);
+  emit(&b, "(%s)(", vector_ctype(cg, scalar->scalar, k));
+  for (int l = 0; l < k; l++) emit(&b, "%s%s", l ? ", " : "", paren_below(cg, lanes[l], PREC_ASSIGN));
+  buf_putc(&b, ')');
+  return cx(b.data, PREC_UNARY);
+}
+
+/* A written as a vector of k scalars A[first + l] (asScalarAcc k) */
+static Target gen_vector_write(CG *cg, const Phrase *a, const Ix *first, int k) {
+  Probe *saved = cg->probe;
+  Probe *pr = NEWARRAY(cg->arena, Probe, k);
+  const char **lanes = NEWARRAY(cg->arena, const char *, k);
+  bool plain = true;
+  for (int l = 0; l < k; l++) {
+    cg->probe = &pr[l];
+    Target t = gen_acc(cg, a, step_idx(cg, ix_add(&cg->ix, first, K(cg, l)), NULL));
+    plain = plain && t.kind == TG_LVALUE;
+    lanes[l] = t.lvalue;
+  }
+  cg->probe = saved;
+  if (saved) saved->ok = false, saved->count += 2;
+  if (!plain) INTERNAL("nested vector write");
+  if (lanes_consecutive(cg, pr, k)) {
+    Target t = {TG_VSTORE, NULL, k, NULL, NULL, NULL};
+    vector_address(cg, &pr[0], k, &t.offset, &t.ptr);
+    return t;
+  }
+  if (lanes_of_one_vector(pr, k)) return lvalue(pr[0].elem);
+  return (Target){TG_LANES, NULL, k, NULL, NULL, lanes};
+}
+
+/* ---- indices ---- */
+
+const Ix *gen_index(CG *cg, const Phrase *i) {
+  if (i->kind == PH_VAR) {
+    EnvEntry *e = env_find(cg, i->binder);
+    if (e && e->kind == ENV_INDEX) return e->ix;
+    if (e && e->kind == ENV_STORAGE && e->st->kind == STORE_VALUE) return ix_var(&cg->ix, e->st->name);
+  }
+  unsupported(cg, i->span, "this index expression (only loop variables and idx parameters are indices)");
+  return K(cg, 0);
+}
+
+/* ---- expressions (Figure 6c) ---- */
+
+static CExpr gen_exp_f(CG *cg, const Phrase *e, const Step *ps, bool operand);
+
+static const Step *need_idx(CG *cg, const Step *ps, const Phrase *e, const Ix **i) {
+  if (!ps || ps->kind != STEP_IDX) INTERNAL("%s: array view without an index", phrase_kind_name[e->kind]);
+  *i = ps->ix;
+  (void)cg;
+  return ps->next;
+}
+
+static CExpr gen_binop(CG *cg, const Phrase *e) {
+  static const int prec[BIN_COUNT] = {
+      [BIN_MUL] = PREC_MUL, [BIN_DIV] = PREC_MUL, [BIN_MOD] = PREC_MUL, [BIN_ADD] = PREC_ADD,
+      [BIN_SUB] = PREC_ADD, [BIN_LT] = PREC_REL,  [BIN_LE] = PREC_REL,  [BIN_GT] = PREC_REL,
+      [BIN_GE] = PREC_REL,  [BIN_EQ] = PREC_EQ,   [BIN_NE] = PREC_EQ,   [BIN_AND] = PREC_AND,
+      [BIN_OR] = PREC_OR,
+  };
+  int p = prec[e->op];
+  /* a vector literal next to a non-literal operand is broadcast by C */
+  CExpr l = gen_exp_f(cg, e->fst, NULL, e->snd->kind != PH_LIT);
+  CExpr r = gen_exp_f(cg, e->snd, NULL, true);
+  /* no redundant parentheses, but keep the ones that -Wparentheses wants
+   * (&& inside ||, a comparison inside ==) */
+  int lmin = p, rmin = p + 1;
+  if (p == PREC_OR || p == PREC_EQ) lmin = rmin = p + 2;
+  return cx(arena_printf(cg->arena, "%s %s %s", paren_below(cg, l, lmin), binop_spelling[e->op], paren_below(cg, r, rmin)),
+            p);
+}
+
+static CExpr gen_unop(CG *cg, const Phrase *e) {
+  CExpr x = gen_exp_f(cg, e->fst, NULL, true);
+  const char *t = paren_below(cg, x, PREC_UNARY);
+  if (t[0] == '-' || t[0] == '!') t = arena_printf(cg->arena, "(%s)", t);
+  return cx(arena_printf(cg->arena, "%c%s", e->unop, t), PREC_UNARY);
+}
+
+static CExpr call(CG *cg, const char *fn, int n, const CExpr *args) {
+  Buf b;
+  buf_init(&b, cg->arena);
+  emit(&b, "%s(", fn);
+  for (int i = 0; i < n; i++) emit(&b, "%s%s", i ? ", " : "", paren_below(cg, args[i], PREC_ASSIGN));
+  buf_putc(&b, ')');
+  return cx(b.data, PREC_POSTFIX);
+}
+
+/* clamp(x, 0, n - 1) as an opaque index whose range is [0, n) */
+static const Ix *clamp_index(CG *cg, const Ix *x, Size n, bool low, bool high) {
+  const Ix *nn = ix_from_size(&cg->ix, n);
+  const Ix *top = ix_simplify(&cg->ix, ix_sub(&cg->ix, nn, K(cg, 1)));
+  x = ix_simplify(&cg->ix, x);
+  if (high && ix_provably_less(&cg->ix, x, nn)) high = false;
+  const char *xt = cg_ix_text(cg, x), *name;
+  if (low && high) name = arena_printf(cg->arena, "clamp(%s, 0, %s)", xt, cg_ix_text(cg, top));
+  else if (low) name = arena_printf(cg->arena, "max(%s, 0)", xt);
+  else if (high) name = arena_printf(cg->arena, "min(%s, %s)", xt, cg_ix_text(cg, top));
+  else return x;
+  const Ix *v = ix_var(&cg->ix, name);
+  ix_push_range(&cg->ix, v->name, NULL, nn);
+  cg->nranges_stmt++;
+  return v;
+}
+
+static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *ps) {
+  const Phrase *h = s->head;
+  Prim prim = h->prim;
+  const Ix *i, *j;
+  const Step *rest;
+  IxCtx *x = &cg->ix;
+  if (s->nargs != prim_arity(h))
+    return unsupported(cg, e->span, arena_printf(cg->arena, "a partial application of %s", prim_info[prim].name));
+  switch (prim) {
+  case PRIM_IDX: return gen_exp(cg, s->args[0], step_idx(cg, gen_index(cg, s->args[1]), ps));
+  case PRIM_ZIP:
+    rest = need_idx(cg, ps, e, &i);
+    if (!rest || rest->kind != STEP_FIELD) return unsupported(cg, e->span, "a whole element of a zip");
+    return gen_exp(cg, s->args[rest->n - 1], step_idx(cg, i, rest->next));
+  case PRIM_PAIR:
+    if (!ps || ps->kind != STEP_FIELD) return unsupported(cg, e->span, "a whole pair value");
+    return gen_exp(cg, s->args[ps->n - 1], ps->next);
+  case PRIM_FST:
+  case PRIM_SND: return gen_exp(cg, s->args[0], step_field(cg, prim == PRIM_FST ? 1 : 2, ps));
+  case PRIM_SPLIT: { /* Figure 6c: split n, i::j::ps -> i*n + j */
+    rest = need_idx(cg, ps, e, &i);
+    rest = need_idx(cg, rest, e, &j);
+    const Ix *k = ix_from_size(x, h->sizes[0]);
+    return gen_exp(cg, s->args[0], step_idx(cg, ix_add(x, ix_mul(x, i, k), j), rest));
+  }
+  case PRIM_JOIN: { /* Figure 6c: join, i::ps -> i/n :: i%n */
+    rest = need_idx(cg, ps, e, &i);
+    const Ix *m = ix_from_size(x, arg_data(s, 0)->elem->size);
+    return gen_exp(cg, s->args[0], step_idx(cg, ix_div(x, i, m), step_idx(cg, ix_mod(x, i, m), rest)));
+  }
+  case PRIM_AS_VECTOR: {
+    rest = need_idx(cg, ps, e, &i);
+    int64_t k;
+    if (!size_const_value(h->sizes[0], &k)) INTERNAL("asVector width");
+    const Ix *first = ix_mul(x, i, K(cg, k));
+    if (rest && rest->kind == STEP_LANE)
+      return gen_exp(cg, s->args[0], step_idx(cg, ix_add(x, first, rest->ix), rest->next));
+    return gen_vector_read(cg, s->args[0], first, (int)k, arg_data(s, 0)->elem);
+  }
+  case PRIM_AS_SCALAR: {
+    rest = need_idx(cg, ps, e, &i);
+    const Ix *k = K(cg, arg_data(s, 0)->elem->width);
+    return gen_exp(cg, s->args[0], step_idx(cg, ix_div(x, i, k), step_lane(cg, ix_simplify(x, ix_mod(x, i, k)), rest)));
+  }
+  case PRIM_TRANSPOSE:
+    rest = need_idx(cg, ps, e, &i);
+    rest = need_idx(cg, rest, e, &j);
+    return gen_exp(cg, s->args[0], step_idx(cg, j, step_idx(cg, i, rest)));
+  case PRIM_SLIDE: { /* [n][s]: element (i, j) is i*t + j */
+    rest = need_idx(cg, ps, e, &i);
+    rest = need_idx(cg, rest, e, &j);
+    const Ix *t = ix_from_size(x, h->sizes[1]);
+    return gen_exp(cg, s->args[0], step_idx(cg, ix_add(x, ix_mul(x, i, t), j), rest));
+  }
+  case PRIM_PAD_CLAMP: {
+    rest = need_idx(cg, ps, e, &i);
+    Size n = arg_data(s, 0)->size;
+    bool low = !size_is_zero(h->sizes[0]), high = !size_is_zero(h->sizes[1]);
+    const Ix *at = clamp_index(cg, ix_sub(x, i, ix_from_size(x, h->sizes[0])), n, low, high);
+    return gen_exp(cg, s->args[0], step_idx(cg, at, rest));
+  }
+  case PRIM_PAD_CST: { /* i < l || i >= l + n ? v : E[i - l] */
+    rest = need_idx(cg, ps, e, &i);
+    Size n = arg_data(s, 1)->size;
+    const Ix *l = ix_from_size(x, h->sizes[0]);
+    const Ix *end = ix_simplify(x, ix_add(x, l, ix_from_size(x, n)));
+    CExpr in = gen_exp(cg, s->args[1], step_idx(cg, ix_sub(x, i, l), rest));
+    const char *cond = NULL;
+    const char *it = paren_below(cg, cg_ix_expr(cg, i), PREC_REL + 1);
+    if (!size_is_zero(h->sizes[0])) cond = arena_printf(cg->arena, "%s < %s", it, paren_below(cg, cg_ix_expr(cg, l), PREC_REL + 1));
+    if (!size_is_zero(h->sizes[1]) && !ix_provably_less(x, i, end)) {
+      const char *c2 = arena_printf(cg->arena, "%s >= %s", it, paren_below(cg, cg_ix_expr(cg, end), PREC_REL + 1));
+      cond = cond ? arena_printf(cg->arena, "%s || %s", cond, c2) : c2;
+    }
+    if (!cond) return in;
+    CExpr v = gen_exp(cg, s->args[0], rest);
+    return cx(arena_printf(cg->arena, "%s ? %s : %s", cond, paren_below(cg, v, PREC_COND + 1), paren_below(cg, in, PREC_COND)),
+              PREC_COND);
+  }
+  case PRIM_REORDER_STRIDE: { /* element i is E[i/m + s*(i%m)], m = n/s */
+    rest = need_idx(cg, ps, e, &i);
+    Size m;
+    if (!size_div(&cg->tc->sizes, arg_data(s, 0)->size, h->sizes[0], &m))
+      return unsupported(cg, e->span, "reorderStride with this stride");
+    const Ix *mm = ix_from_size(x, m);
+    const Ix *at = ix_add(x, ix_div(x, i, mm), ix_mul(x, ix_from_size(x, h->sizes[0]), ix_mod(x, i, mm)));
+    return gen_exp(cg, s->args[0], step_idx(cg, at, rest));
+  }
+  case PRIM_TAKE: return gen_exp(cg, s->args[0], ps);
+  case PRIM_DROP:
+    rest = need_idx(cg, ps, e, &i);
+    return gen_exp(cg, s->args[0], step_idx(cg, ix_add(x, i, ix_from_size(x, h->sizes[0])), rest));
+  case PRIM_SELECT: {
+    CExpr c = gen_exp(cg, s->args[0], NULL);
+    CExpr a = gen_exp(cg, s->args[1], ps);
+    CExpr b = gen_exp(cg, s->args[2], ps);
+    return cx(arena_printf(cg->arena, "%s ? %s : %s", paren_below(cg, c, PREC_COND + 1), paren_below(cg, a, PREC_COND + 1),
+                           paren_below(cg, b, PREC_COND)),
+              PREC_COND);
+  }
+  case PRIM_VEC: {
+    CExpr v = gen_exp(cg, s->args[0], NULL);
+    if (ps && ps->kind == STEP_LANE) return v;
+    DataType *t = fn_result(h->type, 1)->data;
+    return cx(arena_printf(cg->arena, "(%s)(%s)", vector_ctype(cg, t->scalar, t->width), v.text), PREC_UNARY);
+  }
+  case PRIM_TO_FLOAT:
+  case PRIM_TO_INT:
+  case PRIM_TO_DOUBLE: {
+    DataType *from = arg_data(s, 0), *to = fn_result(h->type, 1)->data;
+    CExpr v = gen_exp(cg, s->args[0], NULL);
+    if (dt_equal(from, to)) return v;
+    const char *ct = vector_ctype(cg, to->scalar, to->width);
+    if (to->width > 1) return call(cg, arena_printf(cg->arena, "convert_%s", ct), 1, &v);
+    return cx(arena_printf(cg->arena, "(%s)%s", ct, paren_below(cg, v, PREC_UNARY)), PREC_UNARY);
+  }
+  default:
+    if (prim_info[prim].flags & PF_MATH) {
+      int arity = s->nargs;
+      CExpr args[3];
+      for (int a = 0; a < arity; a++) args[a] = gen_exp(cg, s->args[a], NULL);
+      return call(cg, prim_info[prim].name, arity, args);
+    }
+    break;
+  }
+  return unsupported(cg, e->span,
+                     arena_printf(cg->arena, "%s here (not an expression of an imperative kernel)", prim_info[prim].name));
+}
+
+static CExpr gen_exp_f(CG *cg, const Phrase *e, const Step *ps, bool operand) {
+  switch (e->kind) {
+  case PH_VAR: {
+    EnvEntry *en = env_find(cg, e->binder);
+    if (!en) INTERNAL("unbound identifier %s", e->binder->name);
+    if (en->kind == ENV_INDEX) {
+      if (ps) INTERNAL("path on an index");
+      return cg_ix_expr(cg, en->ix);
+    }
+    if (en->kind != ENV_STORAGE) INTERNAL("acceptor %s read", e->binder->name);
+    return cx(storage_access(cg, en->st, ps, false, e->span).lvalue, PREC_POSTFIX);
+  }
+  case PH_PROJ: {
+    Storage *st = phrase_storage(cg, e);
+    if (!st || e->index != 2) return unsupported(cg, e->span, "this projection");
+    return cx(storage_access(cg, st, ps, false, e->span).lvalue, PREC_POSTFIX);
+  }
+  case PH_LIT: return gen_literal(cg, e, ps, operand);
+  case PH_BINOP:
+    if (ps) return unsupported(cg, e->span, "a lane of an arithmetic result");
+    return gen_binop(cg, e);
+  case PH_UNOP:
+    if (ps) return unsupported(cg, e->span, "a lane of an arithmetic result");
+    return gen_unop(cg, e);
+  case PH_APP: {
+    Spine s;
+    if (!spine_of(e, &s)) return unsupported(cg, e->span, "this application");
+    return gen_prim_exp(cg, e, &s, ps);
+  }
+  case PH_PRIM: return unsupported(cg, e->span, arena_printf(cg->arena, "%s without arguments", prim_info[e->prim].name));
+  default: return unsupported(cg, e->span, arena_printf(cg->arena, "a %s phrase as an expression", phrase_kind_name[e->kind]));
+  }
+}
+
+CExpr gen_exp(CG *cg, const Phrase *e, const Step *ps) { return gen_exp_f(cg, e, ps, false); }
+CExpr gen_exp_operand(CG *cg, const Phrase *e, const Step *ps) { return gen_exp_f(cg, e, ps, true); }
+
+/* ---- acceptors (Figure 6b) ---- */
+
+static Target gen_prim_acc(CG *cg, const Phrase *a, const Spine *s, const Step *ps) {
+  const Phrase *h = s->head;
+  IxCtx *x = &cg->ix;
+  const Ix *i, *j;
+  const Step *rest;
+  if (s->nargs != prim_arity(h)) goto bad;
+  switch (h->prim) {
+  case PRIM_IDX_ACC: return gen_acc(cg, s->args[0], step_idx(cg, gen_index(cg, s->args[1]), ps));
+  case PRIM_SPLIT_ACC: { /* Figure 6b: splitAcc m, i::ps -> i/m :: i%m */
+    rest = need_idx(cg, ps, a, &i);
+    const Ix *k = ix_from_size(x, h->sizes[0]);
+    return gen_acc(cg, s->args[0], step_idx(cg, ix_div(x, i, k), step_idx(cg, ix_mod(x, i, k), rest)));
+  }
+  case PRIM_JOIN_ACC: { /* Figure 6b: joinAcc m, i::j::ps -> i*m + j */
+    rest = need_idx(cg, ps, a, &i);
+    rest = need_idx(cg, rest, a, &j);
+    const Ix *m = ix_from_size(x, fn_result(h->type, 1)->data->elem->size);
+    return gen_acc(cg, s->args[0], step_idx(cg, ix_add(x, ix_mul(x, i, m), j), rest));
+  }
+  case PRIM_PAIR_ACC1:
+  case PRIM_PAIR_ACC2: return gen_acc(cg, s->args[0], step_field(cg, h->prim == PRIM_PAIR_ACC1 ? 1 : 2, ps));
+  case PRIM_ZIP_ACC1:
+  case PRIM_ZIP_ACC2:
+    rest = need_idx(cg, ps, a, &i);
+    return gen_acc(cg, s->args[0], step_idx(cg, i, step_field(cg, h->prim == PRIM_ZIP_ACC1 ? 1 : 2, rest)));
+  case PRIM_AS_SCALAR_ACC: {
+    rest = need_idx(cg, ps, a, &i);
+    int64_t k;
+    if (!size_const_value(h->sizes[0], &k)) INTERNAL("asScalarAcc width");
+    const Ix *first = ix_mul(x, i, K(cg, k));
+    if (rest && rest->kind == STEP_LANE)
+      return gen_acc(cg, s->args[0], step_idx(cg, ix_add(x, first, rest->ix), rest->next));
+    return gen_vector_write(cg, s->args[0], first, (int)k);
+  }
+  case PRIM_AS_VECTOR_ACC: {
+    rest = need_idx(cg, ps, a, &i);
+    const Ix *k = K(cg, fn_param(h->type, 0)->data->elem->width);
+    return gen_acc(cg, s->args[0], step_idx(cg, ix_div(x, i, k), step_lane(cg, ix_simplify(x, ix_mod(x, i, k)), rest)));
+  }
+  case PRIM_TRANSPOSE_ACC:
+    rest = need_idx(cg, ps, a, &i);
+    rest = need_idx(cg, rest, a, &j);
+    return gen_acc(cg, s->args[0], step_idx(cg, j, step_idx(cg, i, rest)));
+  default: break;
+  }
+bad:
+  unsupported(cg, a->span, arena_printf(cg->arena, "%s as an acceptor", prim_info[h->prim].name));
+  return bad_target();
+}
+
+Target gen_acc(CG *cg, const Phrase *a, const Step *ps) {
+  switch (a->kind) {
+  case PH_VAR: {
+    EnvEntry *en = env_find(cg, a->binder);
+    if (!en) INTERNAL("unbound identifier %s", a->binder->name);
+    if (en->kind == ENV_ALIAS) return gen_acc(cg, en->acc, step_idx(cg, en->ix, ps)); /* o = idxAcc A i */
+    if (en->kind != ENV_STORAGE) INTERNAL("index %s written", a->binder->name);
+    return storage_access(cg, en->st, ps, true, a->span);
+  }
+  case PH_PROJ: {
+    Storage *st = phrase_storage(cg, a);
+    if (!st || a->index != 1) break;
+    return storage_access(cg, st, ps, true, a->span);
+  }
+  case PH_APP: {
+    Spine s;
+    if (!spine_of(a, &s)) break;
+    return gen_prim_acc(cg, a, &s, ps);
+  }
+  default: break;
+  }
+  unsupported(cg, a->span, "this acceptor");
+  return bad_target();
+}

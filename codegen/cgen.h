@@ -1,0 +1,214 @@
+/* cgen.h: internals of the OpenCL code generator (spec section 8, paper
+ * Figure 6 and section 6), shared by opencl.c (commands, loops, barriers,
+ * the kernel text), access.c (acceptors to l-values, expressions to
+ * r-values) and kernel.c (the dry run that validates a kernel).
+ *
+ * Figure 6 translates a command by pushing an access path through the
+ * layout views of its acceptors and expressions until an identifier is
+ * reached.  A path here is a list of steps, the first one applied to the
+ * identifier first: an array index, a pair field (.x1/.x2, printed as the
+ * struct fields fst/snd), or a vector lane (asScalar, asVectorAcc: section
+ * 6.2 "Vectorisation").  A whole-vector access through asVector or
+ * asScalarAcc is generated lane by lane and becomes one vloadn/vstoren when
+ * the lanes are provably consecutive scalars of one buffer (a Probe records
+ * where each lane went), or one vector element when they are the lanes of
+ * one vector in order; otherwise it stays a vector of lanes.
+ * Every buffer is flat: an index path [i, j] on a [N][M]T buffer is the
+ * element i*M + j; index arithmetic goes through codegen/index.h. */
+#ifndef DPIA_CGEN_H
+#define DPIA_CGEN_H
+
+#include "codegen/index.h"
+#include "translate/kernel.h"
+
+typedef enum Space { SP_GLOBAL, SP_LOCAL, SP_PRIVATE } Space;
+
+#define DPIA_STORE_KINDS(X)                                                 \
+  X(BUFFER) /* a flat array: global/local pointer or private array; a     \
+               non-array value in a buffer is element 0 */                \
+  X(VALUE)  /* a C variable holding the whole value (by-value parameter,  \
+               private scalar, vector or struct) */                        \
+  X(SPLIT)  /* a pair stored as two storages (pair-typed output) */
+
+typedef enum StoreKind {
+#define X(id) STORE_##id,
+  DPIA_STORE_KINDS(X)
+#undef X
+} StoreKind;
+
+typedef struct Storage Storage;
+struct Storage {
+  StoreKind kind;
+  Space space;
+  const char *name; /* C name */
+  DataType *type;   /* logical data type of the whole value */
+  const Binder *root; /* the binder owning it (barrier analysis) */
+  bool read_only;   /* an input: const global */
+  Storage *part[2]; /* STORE_SPLIT */
+};
+
+typedef enum StepKind { STEP_IDX, STEP_FIELD, STEP_LANE } StepKind;
+
+typedef struct Step Step;
+struct Step {
+  StepKind kind;
+  const Ix *ix;     /* STEP_IDX: the index; STEP_LANE: the lane */
+  int n;            /* STEP_FIELD: 1 or 2 */
+  const Step *next;
+};
+
+/* What an identifier of the imperative program stands for (the paper's
+ * environment eta). */
+typedef enum EnvKind {
+  ENV_STORAGE, /* a parameter or a new variable: both v.1 and v.2 */
+  ENV_INDEX,   /* a loop variable: an index expression */
+  ENV_ALIAS,   /* the o of a parfor: idxAcc A i (Figure 6, parfor rule) */
+} EnvKind;
+
+typedef struct EnvEntry EnvEntry;
+struct EnvEntry {
+  const Binder *binder;
+  EnvKind kind;
+  Storage *st;        /* ENV_STORAGE */
+  const Ix *ix;       /* ENV_INDEX; ENV_ALIAS: the index i */
+  const Phrase *acc;  /* ENV_ALIAS: the acceptor A */
+  EnvEntry *next;
+};
+
+/* A C expression with the precedence of its top operator (C's table,
+ * higher binds tighter), so that no redundant parentheses are printed. */
+typedef struct CExpr {
+  const char *text;
+  int prec;
+} CExpr;
+
+enum {
+  PREC_COMMA = 1,
+  PREC_ASSIGN = 2,
+  PREC_COND = 3,
+  PREC_OR = 4,
+  PREC_AND = 5,
+  PREC_EQ = 9,
+  PREC_REL = 10,
+  PREC_ADD = 12,
+  PREC_MUL = 13,
+  PREC_UNARY = 14,
+  PREC_POSTFIX = 16,
+};
+
+/* Where an assignment goes: an l-value, a vstoren of a vector into scalar
+ * memory, or the lanes of a vector written one by one. */
+typedef enum TargetKind { TG_LVALUE, TG_VSTORE, TG_LANES } TargetKind;
+typedef struct Target {
+  TargetKind kind;
+  const char *lvalue; /* TG_LVALUE */
+  int width;          /* TG_VSTORE, TG_LANES */
+  const char *offset; /* TG_VSTORE: in units of vectors */
+  const char *ptr;    /* TG_VSTORE */
+  const char **lanes; /* TG_LANES: width l-values */
+} Target;
+
+/* Where the one scalar access of a lane went (see above). */
+typedef struct Probe {
+  int count;        /* storage accesses made */
+  bool ok;          /* the last one was a scalar array element or a vector lane */
+  const char *base; /* the array: "xs", "p[i].fst" */
+  const Ix *flat;   /* index of the element in base */
+  const char *elem; /* lane >= 0: the vector element, "ys[i]", "acc" */
+  int lane;         /* -1: a scalar element; else the constant lane of a vector element */
+  int width;        /* vector width of the element (lane >= 0) */
+  Space space;
+  bool read_only;
+} Probe;
+
+/* Launch sizes known when generating (natural NDRange of the kernel or the
+ * user's --local-size / --global-size): they decide which loops are elided. */
+typedef struct Launch {
+  bool local_known[3], global_known[3], groups_known[3];
+  Size local[3], global[3], groups[3];
+} Launch;
+
+/* A set of binders (roots of buffers), for the barrier analysis. */
+typedef struct BinderSet {
+  int n, cap;
+  const Binder **items;
+} BinderSet;
+
+typedef struct CG {
+  Arena *arena;
+  TypeCtx *tc;
+  Diag *diag;
+  const ImpKernel *k;
+  IxCtx ix;
+  Launch launch;
+  Buf *out;
+  int indent;
+  EnvEntry *env;
+  /* C names visible at the current point (no shadowing: spec section 8) */
+  int nnames, capnames;
+  const char **names;
+  /* pair types seen, in order of first use (struct typedefs) */
+  Vec structs;
+  bool uses_double;
+  bool failed; /* an error was reported */
+  /* barrier analysis (spec section 8): see opencl.c */
+  BinderSet pending_writes; /* written by work-items of the group, not fenced */
+  BinderSet pending_reads;  /* read in the group body since the last barrier */
+  int distributed;          /* > 0 inside a parforLocal body */
+  bool uniform;             /* every work-item of the group gets here equally often */
+  int nranges_stmt;         /* index ranges pushed for the current statement */
+  Probe *probe;             /* when set, storage accesses are recorded here */
+} CG;
+
+/* ---- access.c: acceptors and expressions (Figure 6 b, c) ---- */
+const Step *step_idx(CG *cg, const Ix *ix, const Step *next);
+const Step *step_field(CG *cg, int field, const Step *next);
+const Step *step_append(CG *cg, const Step *ps, Step s);
+CExpr gen_exp(CG *cg, const Phrase *e, const Step *ps);
+/* as gen_exp, but a vector-typed literal may print as its scalar (it is an
+ * operand of an arithmetic operator, which broadcasts) */
+CExpr gen_exp_operand(CG *cg, const Phrase *e, const Step *ps);
+Target gen_acc(CG *cg, const Phrase *a, const Step *ps);
+const Ix *gen_index(CG *cg, const Phrase *i);
+/* the binder of the buffer an acceptor writes (NULL: none found) */
+const Binder *acc_root(CG *cg, const Phrase *a);
+/* the storage of a phrase that denotes an identifier (var, param) or NULL */
+Storage *phrase_storage(CG *cg, const Phrase *p);
+
+/* decomposition of an application spine  prim a1 ... an */
+typedef struct Spine {
+  const Phrase *head; /* PH_PRIM, or NULL if the spine has another head */
+  int nargs;
+  const Phrase *args[6];
+} Spine;
+bool spine_of(const Phrase *p, Spine *s);
+/* the type of the k-th parameter of a function phrase type, and the final
+ * result type after n arguments */
+PhraseType *fn_param(PhraseType *t, int k);
+PhraseType *fn_result(PhraseType *t, int n);
+
+/* ---- opencl.c: names, types, text ---- */
+const char *cg_name(CG *cg, const char *base); /* declare a fresh C name */
+void cg_scope_enter(CG *cg, int *mark);
+void cg_scope_leave(CG *cg, int mark);
+/* the C type of a scalar, vector or pair (struct typedef) data type */
+const char *cg_ctype(CG *cg, DataType *t);
+/* element type of a flat buffer of t: t without its outer arrays */
+DataType *cg_elem_type(DataType *t);
+/* number of elements of a flat buffer of t (product of outer arrays) */
+Size cg_elem_count(CG *cg, DataType *t);
+void cg_error(CG *cg, Span span, const char *fmt, ...) DPIA_PRINTF(3, 4);
+const char *cg_ix_text(CG *cg, const Ix *ix);
+CExpr cg_ix_expr(CG *cg, const Ix *ix);
+void binder_set_add(CG *cg, BinderSet *s, const Binder *b);
+bool binder_set_has(const BinderSet *s, const Binder *b);
+
+/* Set up cg for kernel k (environment of the parameters, launch sizes) and
+ * generate the whole kernel into out.  Returns false after reporting to
+ * k->diag. */
+bool cg_generate(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions *opt, Buf *out);
+
+/* ---- kernel.c ---- */
+bool cg_is_reserved(const char *name);
+
+#endif

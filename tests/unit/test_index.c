@@ -1,0 +1,785 @@
+/* test_index.c: tests of index expressions and their simplification
+ * (codegen/index.h).
+ *
+ * Every simplification case states the ranges, the input and the expected
+ * text, and is also checked by evaluating input and output with C's integer
+ * semantics over every value the variables can take in small domains: the
+ * output must agree wherever the input is defined (no division by zero, no
+ * overflow).  A property test does the same for a few thousand random
+ * expressions, built from a fixed-seed PRNG held in a local struct, and
+ * checks that simplification never lengthens the text.
+ *
+ * Prints `index: P passed, F failed` and exits non-zero if anything failed. */
+#include "index.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct Tester {
+  Arena *arena;
+  Interner *names;
+  int passed, failed;
+} Tester;
+
+static void record_at(Tester *t, bool ok, int line, const char *what) {
+  if (ok) {
+    t->passed++;
+  } else {
+    t->failed++;
+    fprintf(stderr, "test_index.c:%d: FAILED: %s\n", line, what);
+  }
+}
+#define CHECK(cond) record_at(t, (cond), __LINE__, #cond)
+
+static const char *print(Tester *t, const Ix *e) {
+  Buf b;
+  buf_init(&b, t->arena);
+  ix_print(&b, e);
+  return b.data;
+}
+
+/* ---- a parser for C index expressions, built with the constructors ---- */
+
+typedef struct Parser {
+  Tester *t;
+  IxCtx *ix;
+  const char *p;
+  bool ok;
+} Parser;
+
+static void skip_spaces(Parser *ps) {
+  while (*ps->p == ' ') ps->p++;
+}
+
+static bool is_name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+static const Ix *parse_sum(Parser *ps);
+
+/* number | name | name(digits) (a work-item function) | ( sum ) */
+static const Ix *parse_atom(Parser *ps) {
+  skip_spaces(ps);
+  const char *start = ps->p;
+  if (*ps->p == '(') {
+    ps->p++;
+    const Ix *e = parse_sum(ps);
+    skip_spaces(ps);
+    if (*ps->p != ')') ps->ok = false;
+    else ps->p++;
+    return e;
+  }
+  if (*ps->p >= '0' && *ps->p <= '9') {
+    int64_t v = 0;
+    while (*ps->p >= '0' && *ps->p <= '9') {
+      if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, *ps->p - '0', &v)) {
+        ps->ok = false;
+      }
+      ps->p++;
+    }
+    return ix_const(ps->ix, v);
+  }
+  if (!is_name_char(*ps->p)) {
+    ps->ok = false;
+    return ix_const(ps->ix, 0);
+  }
+  while (is_name_char(*ps->p)) ps->p++;
+  if (*ps->p == '(') {
+    while (*ps->p && *ps->p != ')') ps->p++;
+    if (*ps->p == ')') ps->p++;
+  }
+  return ix_var(ps->ix, intern(ps->t->names, start, (size_t)(ps->p - start)));
+}
+
+static const Ix *parse_product(Parser *ps) {
+  const Ix *e = parse_atom(ps);
+  for (;;) {
+    skip_spaces(ps);
+    char op = *ps->p;
+    if (op != '*' && op != '/' && op != '%') return e;
+    ps->p++;
+    const Ix *rhs = parse_atom(ps);
+    e = op == '*' ? ix_mul(ps->ix, e, rhs) : op == '/' ? ix_div(ps->ix, e, rhs) : ix_mod(ps->ix, e, rhs);
+  }
+}
+
+static const Ix *parse_sum(Parser *ps) {
+  const Ix *e = parse_product(ps);
+  for (;;) {
+    skip_spaces(ps);
+    char op = *ps->p;
+    if (op != '+' && op != '-') return e;
+    ps->p++;
+    const Ix *rhs = parse_product(ps);
+    e = op == '+' ? ix_add(ps->ix, e, rhs) : ix_sub(ps->ix, e, rhs);
+  }
+}
+
+static const Ix *parse_at(Tester *t, IxCtx *ix, const char *text, size_t n, int line) {
+  const char *copy = arena_strndup(t->arena, text, n);
+  Parser ps = {t, ix, copy, true};
+  const Ix *e = parse_sum(&ps);
+  skip_spaces(&ps);
+  bool ok = ps.ok && *ps.p == '\0';
+  if (!ok) record_at(t, false, line, arena_printf(t->arena, "cannot parse `%s`", copy));
+  return e;
+}
+
+/* ---- evaluation with C semantics ---- */
+
+typedef struct Env {
+  int n;
+  Sym *names;
+  int64_t *values;
+} Env;
+
+/* false where C leaves the value undefined: division by zero, overflow */
+static bool eval(const Ix *e, const Env *env, int64_t *out) {
+  int64_t a, b;
+  switch (e->kind) {
+  case IX_CONST: *out = e->value; return true;
+  case IX_VAR:
+    for (int i = env->n - 1; i >= 0; i--) {
+      if (env->names[i] == e->name) {
+        *out = env->values[i];
+        return true;
+      }
+    }
+    return false;
+  default: break;
+  }
+  if (!eval(e->a, env, &a) || !eval(e->b, env, &b)) return false;
+  switch (e->kind) {
+  case IX_ADD: return !__builtin_add_overflow(a, b, out);
+  case IX_SUB: return !__builtin_sub_overflow(a, b, out);
+  case IX_MUL: return !__builtin_mul_overflow(a, b, out);
+  case IX_DIV:
+  case IX_MOD:
+    if (b == 0 || (a == INT64_MIN && b == -1)) return false;
+    *out = e->kind == IX_DIV ? a / b : a % b;
+    return true;
+  default: return false;
+  }
+}
+
+/* ---- exhaustive comparison over small domains ---- */
+
+/* A parameter's test values: lo, lo + step, ..., up to hi. */
+typedef struct ParamDomain {
+  Sym name;
+  int64_t lo, hi, step;
+} ParamDomain;
+
+typedef struct Comparison {
+  const Ix *original, *simplified;
+  const IxCtx *ix;
+  int nparams;
+  ParamDomain *params;
+  Env env;
+  long assignments, defined, mismatches;
+  const char *first_mismatch;
+  Arena *arena;
+} Comparison;
+
+enum { MAX_ASSIGNMENTS = 4000000 };
+
+static void describe_assignment(Comparison *c, int64_t want, bool got_defined, int64_t got) {
+  Buf b;
+  buf_init(&b, c->arena);
+  for (int i = 0; i < c->env.n; i++) emit(&b, "%s=%" PRId64 " ", c->env.names[i], c->env.values[i]);
+  if (got_defined) emit(&b, "gives %" PRId64 ", expected %" PRId64, got, want);
+  else emit(&b, "is undefined, expected %" PRId64, want);
+  c->first_mismatch = b.data;
+}
+
+static void compare_at_leaf(Comparison *c) {
+  c->assignments++;
+  int64_t want, got;
+  if (!eval(c->original, &c->env, &want)) return; /* undefined in C: anything goes */
+  c->defined++;
+  bool got_defined = eval(c->simplified, &c->env, &got);
+  if (got_defined && got == want) return;
+  if (c->mismatches++ == 0) describe_assignment(c, want, got_defined, got);
+}
+
+/* level < nparams: a parameter; then the ranges, outermost first */
+static void enumerate(Comparison *c, int level) {
+  if (c->assignments > MAX_ASSIGNMENTS) return;
+  int nranges = c->ix->nranges;
+  if (level == c->nparams + nranges) {
+    compare_at_leaf(c);
+    return;
+  }
+  int slot = c->env.n++;
+  if (level < c->nparams) {
+    const ParamDomain *d = &c->params[level];
+    c->env.names[slot] = d->name;
+    for (int64_t v = d->lo; v <= d->hi; v += d->step) {
+      c->env.values[slot] = v;
+      enumerate(c, level + 1);
+    }
+  } else {
+    const IxRange *r = &c->ix->ranges[level - c->nparams];
+    int64_t lo = 0, hi = 0;
+    c->env.n--; /* bounds are evaluated without the variable itself */
+    bool defined = (!r->lo || eval(r->lo, &c->env, &lo)) && eval(r->hi, &c->env, &hi);
+    c->env.n++;
+    c->env.names[slot] = r->var;
+    if (lo < 0) lo = 0; /* every variable is >= 0 */
+    for (int64_t v = lo; defined && v < hi; v++) {
+      c->env.values[slot] = v;
+      enumerate(c, level + 1);
+    }
+  }
+  c->env.n--;
+}
+
+static bool is_ranged(const IxCtx *ix, Sym v) {
+  for (int i = 0; i < ix->nranges; i++) {
+    if (ix->ranges[i].var == v) return true;
+  }
+  return false;
+}
+
+static void collect_params(const IxCtx *ix, const Ix *e, Sym *found, int *n) {
+  if (!e) return;
+  if (e->kind == IX_VAR) {
+    if (is_ranged(ix, e->name)) return;
+    for (int i = 0; i < *n; i++) {
+      if (found[i] == e->name) return;
+    }
+    found[(*n)++] = e->name;
+    return;
+  }
+  if (e->kind == IX_CONST) return;
+  collect_params(ix, e->a, found, n);
+  collect_params(ix, e->b, found, n);
+}
+
+static int count_vars(const Ix *e) {
+  if (!e || e->kind == IX_CONST) return 0;
+  if (e->kind == IX_VAR) return 1;
+  return count_vars(e->a) + count_vars(e->b);
+}
+
+/* Parameter domains: "N=2048..8192:2048; M=1..4"; others 0..6. */
+static int64_t domain_number(const char **p) {
+  int64_t v = 0;
+  while (**p >= '0' && **p <= '9') v = v * 10 + (*(*p)++ - '0');
+  return v;
+}
+
+static ParamDomain domain_of(const char *spec, Sym name) {
+  ParamDomain d = {name, 0, 6, 1};
+  size_t len = strlen(name);
+  for (const char *p = spec; p && *p; p++) {
+    bool starts = (p == spec || p[-1] == ' ' || p[-1] == ';') && strncmp(p, name, len) == 0 &&
+                  p[len] == '=';
+    if (!starts) continue;
+    p += len + 1;
+    d.lo = domain_number(&p);
+    if (strncmp(p, "..", 2) == 0) {
+      p += 2;
+      d.hi = domain_number(&p);
+    } else {
+      d.hi = d.lo;
+    }
+    if (*p == ':') {
+      p++;
+      d.step = domain_number(&p);
+    }
+    break;
+  }
+  return d;
+}
+
+static void compare_exhaustively(Tester *t, Comparison *c, const char *param_spec) {
+  int capacity = count_vars(c->original) + count_vars(c->simplified) + 1;
+  for (int i = 0; i < c->ix->nranges; i++) {
+    capacity += count_vars(c->ix->ranges[i].lo) + count_vars(c->ix->ranges[i].hi);
+  }
+  Sym *found = NEWARRAY(t->arena, Sym, capacity);
+  int n = 0;
+  collect_params(c->ix, c->original, found, &n);
+  collect_params(c->ix, c->simplified, found, &n);
+  for (int i = 0; i < c->ix->nranges; i++) {
+    collect_params(c->ix, c->ix->ranges[i].lo, found, &n);
+    collect_params(c->ix, c->ix->ranges[i].hi, found, &n);
+  }
+  c->nparams = n;
+  c->params = NEWARRAY(t->arena, ParamDomain, n > 0 ? n : 1);
+  for (int i = 0; i < n; i++) c->params[i] = domain_of(param_spec, found[i]);
+  int slots = n + c->ix->nranges + 1;
+  c->env = (Env){0, NEWARRAY(t->arena, Sym, slots), NEWARRAY(t->arena, int64_t, slots)};
+  c->arena = t->arena;
+  enumerate(c, 0);
+}
+
+/* ---- simplification cases ---- */
+
+typedef struct Case {
+  int line;
+  const char *ranges; /* "wg<N/2048; 2<=i<6": pushed in this order */
+  const char *params; /* test values of parameters, default 0..6 */
+  const char *input;
+  const char *expected;
+} Case;
+
+typedef struct CaseStats {
+  long assignments, defined;
+} CaseStats;
+
+static void push_ranges(Tester *t, IxCtx *ix, const char *spec, int line) {
+  const char *p = spec;
+  while (*p) {
+    const char *end = strchr(p, ';');
+    if (!end) end = p + strlen(p);
+    const char *lt = NULL, *le = NULL;
+    for (const char *q = p; q < end; q++) {
+      if (q[0] != '<') continue;
+      if (q[1] == '=') le = q;
+      else lt = q;
+    }
+    const char *name_start = le ? le + 2 : p;
+    const Ix *lo = le ? parse_at(t, ix, p, (size_t)(le - p), line) : NULL;
+    while (*name_start == ' ') name_start++;
+    const char *name_end = lt;
+    while (name_end > name_start && name_end[-1] == ' ') name_end--;
+    if (!lt || name_end <= name_start) {
+      record_at(t, false, line, "bad range");
+      return;
+    }
+    Sym var = intern(t->names, name_start, (size_t)(name_end - name_start));
+    const Ix *hi = parse_at(t, ix, lt + 1, (size_t)(end - lt - 1), line);
+    ix_push_range(ix, var, lo, hi);
+    p = *end ? end + 1 : end;
+  }
+}
+
+static void run_case(Tester *t, const Case *k, CaseStats *stats) {
+  IxCtx ix;
+  ix_init(&ix, t->arena);
+  push_ranges(t, &ix, k->ranges, k->line);
+  const Ix *input = parse_at(t, &ix, k->input, strlen(k->input), k->line);
+  const Ix *simplified = ix_simplify(&ix, input);
+  const char *got = print(t, simplified);
+  if (strcmp(got, k->expected) == 0) {
+    t->passed++;
+  } else {
+    record_at(t, false, k->line,
+              arena_printf(t->arena, "`%s` simplified to `%s`, expected `%s`", k->input, got,
+                           k->expected));
+  }
+  Comparison c = {.original = input, .simplified = simplified, .ix = &ix};
+  compare_exhaustively(t, &c, k->params);
+  stats->assignments += c.assignments;
+  stats->defined += c.defined;
+  if (c.assignments > MAX_ASSIGNMENTS) {
+    record_at(t, false, k->line, "test domain too large");
+  } else if (c.mismatches > 0) {
+    record_at(t, false, k->line,
+              arena_printf(t->arena, "`%s` -> `%s` changes the value %ld times, first: %s",
+                           k->input, got, c.mismatches, c.first_mismatch));
+  } else {
+    t->passed++;
+  }
+  bool not_longer = strlen(got) <= strlen(print(t, input));
+  record_at(t, not_longer, k->line, arena_printf(t->arena, "`%s` got longer", k->input));
+}
+
+#define CASE(ranges, params, input, expected) {__LINE__, ranges, params, input, expected}
+
+static const Case cases[] = {
+    /* constant folding and the normal form of sums of products */
+    CASE("", "", "2 + 3*4", "14"),
+    CASE("", "", "3 - 5", "-2"),
+    CASE("", "", "i + 0", "i"),
+    CASE("", "", "i*1", "i"),
+    CASE("", "", "i*0 + j", "j"),
+    CASE("", "", "j + i", "i + j"),
+    CASE("", "", "i + j - i", "j"),
+    CASE("", "", "i*2 + i*3", "i*5"),
+    CASE("", "", "(a - b) - (a - b)", "0"),
+    CASE("", "", "a - (b + c)", "a - b - c"),
+    CASE("", "", "0 - x", "0 - x"),
+    CASE("", "", "x - y*2", "x - y*2"),
+    CASE("", "", "(i + 1)*(i + 1)", "i*i + i*2 + 1"),
+    CASE("", "", "4*i + 4*j + 4*k", "(i + j + k)*4"),
+    CASE("", "", "n*i + n", "i*n + n"),
+    CASE("", "", "(a + b)*(c + d)", "(a + b)*(c + d)"),
+    CASE("i<4; j<4", "", "j*4 + i", "j*4 + i"),
+    CASE("i<4; j<4", "", "i + 4*j", "j*4 + i"),
+    CASE("i<N; j<M", "", "M*i + j", "i*M + j"),
+    CASE("", "", "9223372036854775807 + 1", "9223372036854775807 + 1"),
+    CASE("", "", "i*4611686018427387904*4", "i*4611686018427387904*4"),
+    /* division and remainder by constants */
+    CASE("i<8", "", "i/8", "0"),
+    CASE("i<8", "", "i%8", "i"),
+    CASE("i<9", "", "i/8", "i/8"),
+    CASE("i<9", "", "i%8", "i%8"),
+    CASE("j<2048", "", "(i*2048 + j)/2048", "i"),
+    CASE("j<2048", "", "(i*2048 + j)%2048", "j"),
+    CASE("j<2048", "", "(j + i*2048)/2048", "i"),
+    CASE("", "", "(i*2048 + j)/2048", "i + j/2048"),
+    CASE("", "", "(i*2048 + j)%2048", "j%2048"),
+    CASE("", "", "i*4/8", "i/2"),
+    CASE("", "", "i*4%8", "i%2*4"),
+    CASE("", "", "(i*4 + 2)/2", "i*2 + 1"),
+    CASE("", "", "(i*6 + 3)%3", "0"),
+    CASE("", "", "i/4/2", "i/8"),
+    CASE("", "", "i%8%4", "i%4"),
+    CASE("", "", "i%4%8", "i%4"),
+    CASE("", "", "i/4*4 + i%4", "i"),
+    CASE("", "", "i - i/4*4", "i%4"),
+    CASE("", "", "i/4*8 + i%4*2", "i*2"),
+    CASE("j<4", "", "(i*4 + j)/4*4 + (i*4 + j)%4", "i*4 + j"),
+    CASE("i<65", "", "(i + 63)/64", "(i + 63)/64"),
+    CASE("1<=i<64", "", "(i - 1)/64", "0"),
+    CASE("i<64", "", "(i - 1)/64", "(i - 1)/64"),
+    CASE("i<64", "", "(i - 1)%64", "(i - 1)%64"),
+    CASE("", "", "(5 - 7)/2", "-1"),
+    CASE("", "", "7/0", "7/0"),
+    CASE("i<8", "", "(i*3 + 2)%3", "2"),
+    CASE("i<8", "", "(i*3 + 5)/3", "i + 1"),
+    CASE("i<8", "", "(i*3 + 5)%3", "2"),
+    CASE("i<N; j<4", "", "(i*4 + j)/2", "i*2 + j/2"),
+    CASE("i<N; j<4", "", "(i*4 + j)%2", "j%2"),
+    CASE("2<=i<6", "", "(i - 2)%4", "i - 2"),
+    CASE("2<=i<6", "", "(i - 2)/4", "0"),
+    CASE("2<=i<7", "", "(i - 2)/4", "(i - 2)/4"),
+    /* symbolic divisors */
+    CASE("j<M", "", "(i*M + j)/M", "i"),
+    CASE("j<M", "", "(i*M + j)%M", "j"),
+    CASE("", "", "(i*M + j)/M", "i + j/M"),
+    CASE("", "", "i*M/M", "i"),
+    CASE("", "", "i*M%M", "0"),
+    CASE("j<M", "", "(j + M)/M", "1"),
+    CASE("i<N; j<M", "", "(i*M + j)/M%N", "i"),
+    CASE("i<N; j<M; k<K", "", "(i*M*K + j*K + k)/K", "i*M + j"),
+    CASE("i<N; j<M; k<K", "", "((i*M + j)*K + k)%K", "k"),
+    CASE("i<N; j<M; k<K", "", "((i*M + j)*K + k)/K%M", "j"),
+    CASE("i<N; j<M; k<K", "", "((i*M + j)*K + k)/(M*K)", "i"),
+    CASE("i<N; j<M; k<K", "", "((i*M + j)*K + k)/K/M", "i"),
+    CASE("i<N; j<M; k<K", "", "((i*M + j)*K + k)%(M*K)", "j*K + k"),
+    CASE("", "", "x/K/M", "x/K/M"),
+    CASE("", "", "x/M/K", "x/K/M"),
+    CASE("", "", "x/(M*K)", "x/K/M"),
+    CASE("", "", "x/(2*M)", "x/M/2"),
+    /* the paper's vectorised dot product (section 6.3) */
+    CASE("wg<N/131072; l<64; i<2048", "N=0..393216:131072", "((wg*64 + l)*2048 + i)/2048",
+         "wg*64 + l"),
+    CASE("wg<N/131072; l<64; i<2048", "N=0..393216:131072", "((wg*64 + l)*2048 + i)%2048", "i"),
+    CASE("wg<N/131072; l<64; i<2048", "N=0..393216:131072", "((wg*64 + l)*2048 + i)/131072",
+         "wg"),
+    CASE("wg<N/131072; l<64; i<2048", "N=0..393216:131072",
+         "((wg*64 + l)*2048 + i)%131072/2048", "l"),
+    CASE("wg<N/131072; l<64; i<2048", "N=0..393216:131072", "wg*131072 + l*2048 + i",
+         "(wg*64 + l)*2048 + i"),
+    CASE("wg<N/131072; l<64; i<2048", "N=0..393216:131072", "2048*l + 8192*4*wg + i",
+         "(wg*16 + l)*2048 + i"),
+    CASE("wg<N/524288; l<64; i<2048", "N=0..1048576:524288", "((wg*64 + l)*2048 + i)/2048",
+         "wg*64 + l"),
+    CASE("get_group_id(0)<N/131072; get_local_id(0)<64; i<2048", "N=131072..262144:131072",
+         "((get_group_id(0)*64 + get_local_id(0))*2048 + i)/2048",
+         "get_group_id(0)*64 + get_local_id(0)"),
+    /* dependent ranges and subtraction */
+    CASE("i<n; j<i", "", "j%i", "j"),
+    CASE("i<n; j<i", "", "(i*n + j)/n", "i"),
+    CASE("i<n", "", "(n - 1 - i)%n", "n - i - 1"),
+    CASE("i<n", "", "(n - i)%n", "(n - i)%n"),
+    CASE("wg<N/2048; i<2048", "N=0..8200:1025", "(wg*2048 + i)%N", "wg*2048 + i"),
+    CASE("wg<N/2048; i<2048", "N=0..8200:1025", "(wg*2048 + i)/N", "0"),
+    CASE("i<N/4; j<4", "N=0..24:4", "(i*4 + j)/4*4 + (i*4 + j)%4", "i*4 + j"),
+    CASE("", "", "x - x%8", "x - x%8"),
+};
+
+static void test_cases(Tester *t) {
+  CaseStats stats = {0, 0};
+  for (size_t i = 0; i < DPIA_COUNTOF(cases); i++) run_case(t, &cases[i], &stats);
+  printf("index: %zu cases, %ld assignments, %ld where the input is defined\n",
+         DPIA_COUNTOF(cases), stats.assignments, stats.defined);
+}
+
+/* ---- printing: the fewest parentheses that keep the value ---- */
+
+static void check_print_at(Tester *t, const Ix *e, const char *expected, int line) {
+  const char *got = print(t, e);
+  record_at(t, strcmp(got, expected) == 0, line,
+            arena_printf(t->arena, "printed `%s`, expected `%s`", got, expected));
+}
+#define CHECK_PRINT(e, expected) check_print_at(t, (e), (expected), __LINE__)
+
+static void test_printing(Tester *t) {
+  IxCtx ix;
+  ix_init(&ix, t->arena);
+  const Ix *a = ix_var(&ix, intern_cstr(t->names, "a"));
+  const Ix *b = ix_var(&ix, intern_cstr(t->names, "b"));
+  const Ix *c = ix_var(&ix, intern_cstr(t->names, "c"));
+  CHECK_PRINT(ix_sub(&ix, a, ix_add(&ix, b, c)), "a - (b + c)");
+  CHECK_PRINT(ix_sub(&ix, a, ix_sub(&ix, b, c)), "a - (b - c)");
+  CHECK_PRINT(ix_add(&ix, a, ix_sub(&ix, b, c)), "a + b - c");
+  CHECK_PRINT(ix_sub(&ix, ix_add(&ix, a, b), c), "a + b - c");
+  CHECK_PRINT(ix_div(&ix, ix_mul(&ix, a, b), c), "a*b/c");
+  CHECK_PRINT(ix_div(&ix, a, ix_mul(&ix, b, c)), "a/(b*c)");
+  CHECK_PRINT(ix_mul(&ix, a, ix_div(&ix, b, c)), "a*(b/c)");
+  CHECK_PRINT(ix_mul(&ix, a, ix_mul(&ix, b, c)), "a*b*c");
+  CHECK_PRINT(ix_mul(&ix, ix_add(&ix, a, b), c), "(a + b)*c");
+  CHECK_PRINT(ix_mul(&ix, c, ix_add(&ix, a, b)), "c*(a + b)");
+  CHECK_PRINT(ix_mod(&ix, a, ix_mod(&ix, b, c)), "a%(b%c)");
+  CHECK_PRINT(ix_mod(&ix, ix_div(&ix, a, b), c), "a/b%c");
+  CHECK_PRINT(ix_div(&ix, ix_sub(&ix, a, b), ix_const(&ix, 2)), "(a - b)/2");
+  CHECK_PRINT(ix_sub(&ix, a, ix_mul(&ix, b, c)), "a - b*c");
+  CHECK_PRINT(ix_add(&ix, ix_mul(&ix, a, ix_const(&ix, 2048)), b), "a*2048 + b");
+  CHECK_PRINT(ix_mul(&ix, a, ix_const(&ix, -2)), "a*(-2)");
+  CHECK_PRINT(ix_sub(&ix, a, ix_const(&ix, -2)), "a - (-2)");
+  CHECK_PRINT(ix_add(&ix, ix_const(&ix, -2), a), "-2 + a");
+  CHECK_PRINT(ix_const(&ix, -7), "-7");
+  /* the constructors fold constants and the neutral elements only */
+  CHECK_PRINT(ix_add(&ix, ix_const(&ix, 2), ix_const(&ix, 3)), "5");
+  CHECK_PRINT(ix_mul(&ix, a, ix_const(&ix, 1)), "a");
+  CHECK_PRINT(ix_mul(&ix, ix_const(&ix, 0), a), "0");
+  CHECK_PRINT(ix_add(&ix, ix_const(&ix, 0), a), "a");
+  CHECK_PRINT(ix_sub(&ix, a, a), "0");
+  CHECK_PRINT(ix_div(&ix, a, ix_const(&ix, 1)), "a");
+  CHECK_PRINT(ix_mod(&ix, a, ix_const(&ix, 1)), "0");
+  CHECK_PRINT(ix_div(&ix, ix_const(&ix, -7), ix_const(&ix, 2)), "-3");
+  CHECK_PRINT(ix_mod(&ix, ix_const(&ix, -7), ix_const(&ix, 2)), "-1");
+  CHECK_PRINT(ix_div(&ix, ix_const(&ix, 7), ix_const(&ix, 0)), "7/0");
+  CHECK_PRINT(ix_add(&ix, ix_const(&ix, INT64_MAX), ix_const(&ix, 1)), "9223372036854775807 + 1");
+
+  int64_t v = 0;
+  CHECK(ix_const_value(ix_mul(&ix, ix_const(&ix, 6), ix_const(&ix, 7)), &v) && v == 42);
+  CHECK(!ix_const_value(a, &v));
+  CHECK(ix_equal(ix_add(&ix, a, b), ix_add(&ix, ix_var(&ix, intern_cstr(t->names, "a")), b)));
+  CHECK(!ix_equal(ix_add(&ix, a, b), ix_add(&ix, b, a)));
+  CHECK(!ix_equal(ix_div(&ix, a, b), ix_mod(&ix, a, b)));
+}
+
+/* ---- sizes as index expressions ---- */
+
+static void check_size_at(Tester *t, IxCtx *ix, Size s, const char *expected, int line) {
+  check_print_at(t, ix_from_size(ix, s), expected, line);
+}
+#define CHECK_SIZE(s, expected) check_size_at(t, &ix, (s), (expected), __LINE__)
+
+static void test_from_size(Tester *t) {
+  IxCtx ix;
+  ix_init(&ix, t->arena);
+  SizeCtx sc = {t->arena, false};
+  Size n = size_var(&sc, intern_cstr(t->names, "N"));
+  Size m = size_var(&sc, intern_cstr(t->names, "M"));
+  Size k2048 = size_const(&sc, 2048), two = size_const(&sc, 2);
+  Size q;
+  CHECK_SIZE(size_const(&sc, 0), "0");
+  CHECK_SIZE(size_const(&sc, 7), "7");
+  CHECK_SIZE(n, "N");
+  CHECK(size_div(&sc, n, k2048, &q));
+  CHECK_SIZE(q, "N/2048");
+  CHECK_SIZE(size_add(&sc, size_mul(&sc, two, n), size_const(&sc, 1)), "N*2 + 1");
+  CHECK_SIZE(size_sub(&sc, n, m), "N - M");
+  CHECK_SIZE(size_sub(&sc, size_const(&sc, 1), n), "1 - N");
+  CHECK_SIZE(size_mul(&sc, n, m), "M*N");
+  CHECK(size_div(&sc, size_mul(&sc, n, m), size_const(&sc, 4), &q));
+  CHECK_SIZE(q, "M*N/4");
+  CHECK(size_div(&sc, size_add(&sc, n, m), two, &q));
+  CHECK_SIZE(q, "(M + N)/2");
+  CHECK(size_div(&sc, n, size_mul(&sc, two, m), &q));
+  CHECK_SIZE(q, "N/(M*2)");
+  CHECK(size_div(&sc, size_mul(&sc, n, size_const(&sc, 128)), k2048, &q));
+  CHECK_SIZE(q, "N/16");
+  CHECK_SIZE(size_mul(&sc, n, n), "N*N");
+  CHECK(!sc.overflow);
+
+  /* the value agrees with size_eval wherever the division is exact */
+  CHECK(size_div(&sc, size_sub(&sc, size_mul(&sc, n, m), n), size_mul(&sc, two, m), &q));
+  const Ix *e = ix_from_size(&ix, q);
+  Sym names[2] = {intern_cstr(t->names, "N"), intern_cstr(t->names, "M")};
+  int64_t values[2];
+  Env env = {2, names, values};
+  int agreements = 0, exact = 0;
+  for (values[0] = 0; values[0] < 40; values[0]++) {
+    for (values[1] = 1; values[1] < 9; values[1]++) {
+      int64_t from_ix;
+      if ((values[0] * values[1] - values[0]) % (2 * values[1]) != 0) continue;
+      exact++;
+      agreements += eval(e, &env, &from_ix) &&
+                    from_ix == (values[0] * values[1] - values[0]) / (2 * values[1]);
+    }
+  }
+  CHECK(exact > 20 && agreements == exact);
+}
+
+/* ---- bounds ---- */
+
+static void test_bounds(Tester *t) {
+  IxCtx ix;
+  ix_init(&ix, t->arena);
+  Sym i = intern_cstr(t->names, "i"), j = intern_cstr(t->names, "j");
+  Sym wg = intern_cstr(t->names, "wg"), m = intern_cstr(t->names, "M");
+  Sym n = intern_cstr(t->names, "N");
+  const Ix *vi = ix_var(&ix, i), *vj = ix_var(&ix, j), *vm = ix_var(&ix, m);
+  const Ix *vwg = ix_var(&ix, wg), *vn = ix_var(&ix, n);
+  ix_push_range(&ix, i, NULL, ix_const(&ix, 64));
+  CHECK(ix_provably_less(&ix, vi, ix_const(&ix, 64)));
+  CHECK(!ix_provably_less(&ix, vi, ix_const(&ix, 63)));
+  CHECK(ix_provably_less(&ix, ix_mul(&ix, vi, ix_const(&ix, 2)), ix_const(&ix, 127)));
+  CHECK(!ix_provably_less(&ix, ix_const(&ix, 0), vi)); /* i may be 0 */
+  ix_push_range(&ix, j, NULL, vm);
+  CHECK(ix_provably_less(&ix, vj, vm));
+  CHECK(ix_provably_less(&ix, vj, ix_add(&ix, vm, ix_const(&ix, 1))));
+  CHECK(!ix_provably_less(&ix, ix_mul(&ix, vj, ix_const(&ix, 2)), vm));
+  CHECK(ix_provably_less(&ix, ix_add(&ix, ix_mul(&ix, vi, vm), vj), ix_mul(&ix, ix_const(&ix, 64), vm)));
+  /* j is no longer in range after its loop */
+  ix_pop_range(&ix);
+  CHECK(!ix_provably_less(&ix, vj, vm));
+  CHECK(ix_equal(ix_simplify(&ix, ix_mod(&ix, vi, ix_const(&ix, 64))), vi));
+  ix_pop_range(&ix);
+  CHECK(!ix_provably_less(&ix, vi, ix_const(&ix, 64)));
+  CHECK(strcmp(print(t, ix_simplify(&ix, ix_mod(&ix, vi, ix_const(&ix, 64)))), "i%64") == 0);
+  /* symbolic bound: wg < N/2048 gives wg*2048 + i < N for i < 2048 */
+  ix_push_range(&ix, wg, NULL, ix_div(&ix, vn, ix_const(&ix, 2048)));
+  ix_push_range(&ix, i, NULL, ix_const(&ix, 2048));
+  CHECK(ix_provably_less(&ix, ix_add(&ix, ix_mul(&ix, vwg, ix_const(&ix, 2048)), vi), vn));
+  CHECK(!ix_provably_less(&ix, ix_add(&ix, ix_mul(&ix, vwg, ix_const(&ix, 2049)), vi), vn));
+  ix_pop_range(&ix);
+  ix_pop_range(&ix);
+  CHECK(ix.nranges == 0);
+}
+
+/* ---- random expressions ---- */
+
+typedef struct Rng {
+  uint64_t state;
+} Rng;
+
+static uint64_t rng_next(Rng *r) {
+  r->state ^= r->state << 13;
+  r->state ^= r->state >> 7;
+  r->state ^= r->state << 17;
+  return r->state;
+}
+
+static int rng_below(Rng *r, int n) { return (int)(rng_next(r) % (uint64_t)n); }
+
+typedef struct Generator {
+  IxCtx *ix;
+  Rng *rng;
+  const Ix *vars[3];
+  const Ix *param;
+} Generator;
+
+static const Ix *random_constant(Generator *g) {
+  static const int64_t constants[] = {0, 1, 2, 3, 4, 5, 7, 8, 16, 32};
+  return ix_const(g->ix, constants[rng_below(g->rng, (int)DPIA_COUNTOF(constants))]);
+}
+
+static const Ix *random_leaf(Generator *g) {
+  int pick = rng_below(g->rng, 8);
+  if (pick < 3) return g->vars[pick];
+  if (pick == 3) return g->param;
+  return random_constant(g);
+}
+
+/* mostly positive constants and the parameter; now and then 0, which
+ * makes the input undefined, or a small expression */
+static const Ix *random_divisor(Generator *g) {
+  static const int64_t constants[] = {1, 2, 3, 4, 8, 16, 2, 4};
+  int pick = rng_below(g->rng, 16);
+  if (pick < 9) return ix_const(g->ix, constants[rng_below(g->rng, (int)DPIA_COUNTOF(constants))]);
+  if (pick < 11) return g->param;
+  if (pick == 11) return ix_mul(g->ix, g->param, ix_const(g->ix, 2));
+  if (pick == 12) return ix_add(g->ix, g->param, ix_const(g->ix, 1));
+  if (pick == 13) return ix_const(g->ix, 0);
+  return random_leaf(g);
+}
+
+static const Ix *random_expr(Generator *g, int depth) {
+  if (depth == 0 || rng_below(g->rng, 5) == 0) return random_leaf(g);
+  IxCtx *ix = g->ix;
+  switch (rng_below(g->rng, 9)) {
+  case 0: return ix_add(ix, random_expr(g, depth - 1), random_expr(g, depth - 1));
+  case 1: return ix_sub(ix, random_expr(g, depth - 1), random_expr(g, depth - 1));
+  case 2: return ix_mul(ix, random_expr(g, depth - 1), random_constant(g));
+  case 3: return ix_mul(ix, random_expr(g, depth - 1), random_expr(g, depth - 1));
+  case 4: return ix_div(ix, random_expr(g, depth - 1), random_divisor(g));
+  case 5: return ix_mod(ix, random_expr(g, depth - 1), random_divisor(g));
+  default: {
+    /* the shape of flattened array indices: (a*d + b)/d, (a*d + b)%d */
+    const Ix *d = random_divisor(g);
+    const Ix *base = ix_add(ix, ix_mul(ix, random_expr(g, depth - 1), d), random_expr(g, depth - 1));
+    int how = rng_below(g->rng, 3);
+    return how == 0 ? ix_div(ix, base, d) : how == 1 ? ix_mod(ix, base, d) : base;
+  }
+  }
+}
+
+static void test_random(Tester *t) {
+  static const char *const range_sets[] = {
+      "i<4; j<n; k<8",
+      "i<n; j<3; 1<=k<i + 2",
+      "2<=i<6; j<n*2; k<4",
+      "i<n + 1; j<i + 1; k<n*3",
+  };
+  enum { EXPRESSIONS = 4000 };
+  Rng rng = {0x9e3779b97f4a7c15u};
+  int failures = 0, changed = 0, shorter = 0;
+  long assignments = 0, defined = 0;
+  for (int e = 0; e < EXPRESSIONS; e++) {
+    IxCtx ix;
+    ix_init(&ix, t->arena);
+    push_ranges(t, &ix, range_sets[e % (int)DPIA_COUNTOF(range_sets)], __LINE__);
+    Generator g = {&ix, &rng, {NULL, NULL, NULL}, ix_var(&ix, intern_cstr(t->names, "n"))};
+    g.vars[0] = ix_var(&ix, intern_cstr(t->names, "i"));
+    g.vars[1] = ix_var(&ix, intern_cstr(t->names, "j"));
+    g.vars[2] = ix_var(&ix, intern_cstr(t->names, "k"));
+    const Ix *input = random_expr(&g, 1 + rng_below(&rng, 4));
+    const Ix *simplified = ix_simplify(&ix, input);
+    const char *before = print(t, input), *after = print(t, simplified);
+    const char *again = print(t, ix_simplify(&ix, simplified));
+    Comparison c = {.original = input, .simplified = simplified, .ix = &ix};
+    compare_exhaustively(t, &c, "n=0..5");
+    assignments += c.assignments;
+    defined += c.defined;
+    changed += strcmp(before, after) != 0;
+    shorter += strlen(after) < strlen(before);
+    const char *problem = NULL;
+    if (c.mismatches > 0) problem = arena_printf(t->arena, "changes the value: %s", c.first_mismatch);
+    else if (strlen(after) > strlen(before)) problem = "got longer";
+    else if (strcmp(again, after) != 0) problem = arena_printf(t->arena, "simplifies again to `%s`", again);
+    if (problem && failures++ < 10) {
+      fprintf(stderr, "test_index.c: random %d [%s]: `%s` -> `%s` %s\n", e,
+              range_sets[e % (int)DPIA_COUNTOF(range_sets)], before, after, problem);
+    }
+    record_at(t, problem == NULL, __LINE__, "random expression (see above)");
+  }
+  printf("index: random: %d expressions, %d changed, %d shorter, %ld assignments, %ld defined\n",
+         EXPRESSIONS, changed, shorter, assignments, defined);
+}
+
+int main(void) {
+  DpiaMem mem;
+  jmp_buf on_oom;
+  dpia_mem_default(&mem);
+  mem.on_oom = &on_oom;
+  if (setjmp(on_oom) != 0) {
+    fprintf(stderr, "index: out of memory\n");
+    return 1;
+  }
+  Arena arena;
+  arena_init(&arena, &mem);
+  Interner names;
+  intern_init(&names, &arena);
+  Tester tester = {&arena, &names, 0, 0};
+  Tester *t = &tester;
+
+  test_printing(t);
+  test_from_size(t);
+  test_bounds(t);
+  test_cases(t);
+  test_random(t);
+
+  printf("index: %d passed, %d failed\n", t->passed, t->failed);
+  arena_free(&arena);
+  return t->failed == 0 ? 0 : 1;
+}

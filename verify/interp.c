@@ -1,0 +1,858 @@
+/* interp.c: the reference interpreter of functional DPIA (interp.h).
+ *
+ * A value is a number (a scalar or a vector of doubles), a pair, an array
+ * or a function.  An array is an index function (paper section 5.1): a
+ * buffer of doubles in the host layout, or a view of other arrays (zip,
+ * split, join, transpose, slide, pads, reorderStride, take, drop, asVector,
+ * asScalar) that maps an index to the element without copying anything.
+ * Indexing never evaluates program code: only map (into a fresh buffer)
+ * and reduce (into an accumulator buffer) apply functions, and both do it
+ * as soon as they are applied, so every element of a map is computed
+ * exactly once however often it is read.
+ *
+ * Memory.  Evaluation allocates small values all the time.  They live in a
+ * scratch stack (chunks taken from the arena and reused): map and reduce
+ * mark the stack before each element and release it once the element's
+ * result is stored as doubles in their buffer, so a kernel over millions of
+ * elements runs in memory proportional to its buffers, not to its work.
+ * Only the stored doubles outlive an element, which is what makes the
+ * release safe.
+ *
+ * Errors in the input (nat values that violate a precondition, inputs of
+ * the wrong size, an imperative primitive) longjmp to interp_run with a
+ * message; a value that contradicts its checked type is a bug (INTERNAL). */
+#include "interp.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+/* ---- values ---- */
+
+typedef enum ValKind { V_NUM, V_PAIR, V_ARR, V_FUN } ValKind;
+
+typedef struct Arr Arr;
+typedef struct Fun Fun;
+typedef struct Val Val;
+
+struct Val {
+  ValKind kind;
+  int width; /* V_NUM: lanes (1 for a scalar) */
+  union {
+    double s;          /* V_NUM of width 1 */
+    const double *v;   /* V_NUM of width > 1 */
+    const Val *pair;   /* V_PAIR: pair[0], pair[1] */
+    const Arr *arr;    /* V_ARR */
+    const Fun *fun;    /* V_FUN */
+  };
+};
+
+typedef enum ArrKind {
+  A_BUF,        /* data, lay: element i at data + i * lay->flat */
+  A_SLICE,      /* src, k: element i is src[k + i] */
+  A_ZIP,        /* src, src2: (src[i], src2[i]) */
+  A_SPLIT,      /* src, k: a slice of k elements at i * k */
+  A_JOIN,       /* src, m: src[i / m][i % m] */
+  A_TRANSPOSE,  /* src: element i is column i of src */
+  A_COLUMN,     /* src, k: element j is src[j][k] */
+  A_SLIDE,      /* src, k, m: a slice of k (window) elements at i * m (step) */
+  A_PAD_CLAMP,  /* src, k: src[clamp(i - k, 0, src->n - 1)] */
+  A_PAD_CST,    /* src, k, cst: src[i - k] inside, cst outside */
+  A_REORDER,    /* src, k, m: src[i / m + k * (i % m)], m = n / k */
+  A_AS_VECTOR,  /* src, k: lanes src[i * k .. i * k + k - 1] */
+  A_AS_SCALAR,  /* src, k: lane i % k of src[i / k] */
+} ArrKind;
+
+struct Arr {
+  ArrKind kind;
+  int64_t n;
+  const double *data; /* A_BUF */
+  const Lay *lay;     /* A_BUF: the element layout */
+  const Arr *src, *src2;
+  int64_t k, m;
+  Val cst; /* A_PAD_CST */
+};
+
+typedef struct Env Env;
+struct Env {
+  const Binder *binder;
+  Val val;
+  const Env *next;
+};
+
+/* A closure (lam, env), or a primitive applied to fewer arguments than its
+ * arity (no functional primitive takes more than 3). */
+enum { MAX_PRIM_ARGS = 3 };
+struct Fun {
+  const Phrase *lam;
+  const Env *env;
+  const Phrase *prim;
+  int arity, nargs;
+  Val args[MAX_PRIM_ARGS];
+};
+
+/* ---- the interpreter state and its scratch stack ---- */
+
+typedef struct Chunk Chunk;
+struct Chunk {
+  Chunk *next;
+  size_t size, used;
+  max_align_t data[];
+};
+
+typedef struct Mark {
+  Chunk *chunk;
+  size_t used;
+} Mark;
+
+typedef struct LayEntry {
+  const DataType *type;
+  const Lay *lay;
+} LayEntry;
+
+typedef struct Interp {
+  Arena *arena;
+  const NatValues *nats;
+  Buf *err;
+  jmp_buf *fail;
+  Chunk *cur; /* the chunk being filled; later chunks are free */
+  LayEntry *lays; /* layouts by type: open addressing, cap a power of 2 */
+  size_t nlays, cap_lays;
+} Interp;
+
+enum { CHUNK_SIZE = 256 * 1024 };
+
+static size_t align_size(size_t n) {
+  size_t al = _Alignof(max_align_t);
+  return (n + al - 1) & ~(al - 1);
+}
+
+static Chunk *new_chunk(Interp *I, size_t size) {
+  size_t want = size > CHUNK_SIZE ? size : CHUNK_SIZE;
+  Chunk *c = arena_alloc(I->arena, sizeof(Chunk) + want);
+  c->size = want;
+  c->used = 0;
+  c->next = NULL;
+  return c;
+}
+
+static void *salloc(Interp *I, size_t size) {
+  size = align_size(size ? size : 1);
+  Chunk *c = I->cur;
+  if (c->size - c->used < size) {
+    if (c->next && c->next->size >= size) {
+      c = c->next;
+    } else {
+      Chunk *fresh = new_chunk(I, size);
+      fresh->next = c->next;
+      c->next = fresh;
+      c = fresh;
+    }
+    c->used = 0;
+    I->cur = c;
+  }
+  void *p = (char *)c->data + c->used;
+  c->used += size;
+  return p;
+}
+
+static Mark mark(Interp *I) { return (Mark){I->cur, I->cur->used}; }
+
+static void release(Interp *I, Mark m) {
+  I->cur = m.chunk;
+  I->cur->used = m.used;
+}
+
+DPIA_NORETURN DPIA_PRINTF(3, 4) static void fail(Interp *I, Span span, const char *fmt, ...) {
+  if (span.src) {
+    uint32_t line, col;
+    source_position(span.src, span.begin, &line, &col);
+    emit(I->err, "%s:%u:%u: ", span.src->name, line, col);
+  }
+  buf_puts(I->err, "reference interpreter: ");
+  va_list ap;
+  va_start(ap, fmt);
+  vemit(I->err, fmt, ap);
+  va_end(ap);
+  longjmp(*I->fail, 1);
+}
+
+/* The layout of t (sizes evaluated), made once per type. */
+static const Lay *layout(Interp *I, const DataType *t, Span span) {
+  if (I->nlays * 2 >= I->cap_lays) {
+    size_t cap = I->cap_lays ? I->cap_lays * 2 : 64;
+    LayEntry *slots = NEWARRAY(I->arena, LayEntry, cap);
+    for (size_t i = 0; i < I->cap_lays; i++) {
+      if (!I->lays[i].type) continue;
+      size_t h = ((uintptr_t)I->lays[i].type >> 4) & (cap - 1);
+      while (slots[h].type) h = (h + 1) & (cap - 1);
+      slots[h] = I->lays[i];
+    }
+    I->lays = slots;
+    I->cap_lays = cap;
+  }
+  size_t h = ((uintptr_t)t >> 4) & (I->cap_lays - 1);
+  while (I->lays[h].type) {
+    if (I->lays[h].type == t) return I->lays[h].lay;
+    h = (h + 1) & (I->cap_lays - 1);
+  }
+  Buf why;
+  buf_init(&why, I->arena);
+  const Lay *l = lay_of(I->arena, t, I->nats, &why);
+  if (!l) fail(I, span, "%s", why.data);
+  I->lays[h] = (LayEntry){t, l};
+  I->nlays++;
+  return l;
+}
+
+static int64_t eval_size(Interp *I, Size s, Span span) {
+  Buf why;
+  buf_init(&why, I->arena);
+  int64_t v;
+  if (!nat_eval_size(s, I->nats, &v, &why)) fail(I, span, "%s", why.data);
+  return v;
+}
+
+/* ---- constructing and reading values ---- */
+
+static Val num1(double x) {
+  Val v = {.kind = V_NUM, .width = 1};
+  v.s = x;
+  return v;
+}
+
+/* a number of width lanes, copied from lanes[] */
+static Val num(Interp *I, int width, const double *lanes) {
+  if (width == 1) return num1(lanes[0]);
+  double *d = salloc(I, sizeof(double) * (size_t)width);
+  memcpy(d, lanes, sizeof(double) * (size_t)width);
+  Val v = {.kind = V_NUM, .width = width};
+  v.v = d;
+  return v;
+}
+
+/* lane j of a number; a scalar broadcasts to every lane */
+static double lane(Val v, int j) { return v.width == 1 ? v.s : v.v[j]; }
+
+static Val pair_val(Interp *I, Val a, Val b) {
+  Val *p = salloc(I, sizeof(Val) * 2);
+  p[0] = a;
+  p[1] = b;
+  Val v = {.kind = V_PAIR};
+  v.pair = p;
+  return v;
+}
+
+static Val arr_val(const Arr *a) {
+  Val v = {.kind = V_ARR};
+  v.arr = a;
+  return v;
+}
+
+static Arr *new_arr(Interp *I, ArrKind kind, int64_t n) {
+  Arr *a = salloc(I, sizeof *a);
+  memset(a, 0, sizeof *a);
+  a->kind = kind;
+  a->n = n;
+  return a;
+}
+
+static const Arr *buf_arr(Interp *I, const double *data, int64_t n, const Lay *elem) {
+  Arr *a = new_arr(I, A_BUF, n);
+  a->data = data;
+  a->lay = elem;
+  return a;
+}
+
+/* the value of layout l stored at p */
+static Val load(Interp *I, const Lay *l, const double *p) {
+  switch (l->kind) {
+  case LAY_NUM:
+    if (l->width == 1) return num1(p[0]);
+    else {
+      Val v = {.kind = V_NUM, .width = l->width};
+      v.v = p;
+      return v;
+    }
+  case LAY_PAIR: return pair_val(I, load(I, l->fst, p), load(I, l->snd, p + l->fst->flat));
+  case LAY_ARRAY: return arr_val(buf_arr(I, p, l->n, l->elem));
+  }
+  INTERNAL("bad layout kind %d", (int)l->kind);
+}
+
+/* elements [off, off + len) of a */
+static const Arr *slice(Interp *I, const Arr *a, int64_t off, int64_t len) {
+  ASSERT(off >= 0 && len >= 0 && off + len <= a->n);
+  if (a->kind == A_BUF) return buf_arr(I, a->data + off * a->lay->flat, len, a->lay);
+  Arr *s = new_arr(I, A_SLICE, len);
+  if (a->kind == A_SLICE) {
+    s->src = a->src;
+    s->k = a->k + off;
+  } else {
+    s->src = a;
+    s->k = off;
+  }
+  return s;
+}
+
+static Val arr_index(Interp *I, const Arr *a, int64_t i);
+
+static const Arr *index_arr(Interp *I, const Arr *a, int64_t i) {
+  Val v = arr_index(I, a, i);
+  if (v.kind != V_ARR) INTERNAL("element of a nested array is not an array");
+  return v.arr;
+}
+
+static Val arr_index(Interp *I, const Arr *a, int64_t i) {
+  if (i < 0 || i >= a->n) INTERNAL("index %" PRId64 " out of range [0, %" PRId64 ")", i, a->n);
+  switch (a->kind) {
+  case A_BUF: return load(I, a->lay, a->data + i * a->lay->flat);
+  case A_SLICE: return arr_index(I, a->src, a->k + i);
+  case A_ZIP: return pair_val(I, arr_index(I, a->src, i), arr_index(I, a->src2, i));
+  case A_SPLIT: return arr_val(slice(I, a->src, i * a->k, a->k));
+  case A_JOIN: return arr_index(I, index_arr(I, a->src, i / a->m), i % a->m);
+  case A_TRANSPOSE: {
+    Arr *c = new_arr(I, A_COLUMN, a->src->n);
+    c->src = a->src;
+    c->k = i;
+    return arr_val(c);
+  }
+  case A_COLUMN: return arr_index(I, index_arr(I, a->src, i), a->k);
+  case A_SLIDE: return arr_val(slice(I, a->src, i * a->m, a->k));
+  case A_PAD_CLAMP: {
+    int64_t j = i - a->k;
+    if (j < 0) j = 0;
+    if (j > a->src->n - 1) j = a->src->n - 1;
+    return arr_index(I, a->src, j);
+  }
+  case A_PAD_CST: {
+    int64_t j = i - a->k;
+    if (j < 0 || j >= a->src->n) return a->cst;
+    return arr_index(I, a->src, j);
+  }
+  case A_REORDER: return arr_index(I, a->src, i / a->m + a->k * (i % a->m));
+  case A_AS_VECTOR: {
+    double *lanes = salloc(I, sizeof(double) * (size_t)a->k);
+    for (int64_t j = 0; j < a->k; j++) {
+      Val x = arr_index(I, a->src, i * a->k + j);
+      if (x.kind != V_NUM || x.width != 1) INTERNAL("asVector of a non-scalar array");
+      lanes[j] = x.s;
+    }
+    Val v = {.kind = V_NUM, .width = (int)a->k};
+    v.v = lanes;
+    return v;
+  }
+  case A_AS_SCALAR: {
+    Val x = arr_index(I, a->src, i / a->k);
+    if (x.kind != V_NUM || x.width != a->k) INTERNAL("asScalar of an array that is not of %" PRId64 "-vectors", a->k);
+    return num1(x.v[i % a->k]);
+  }
+  }
+  INTERNAL("bad array kind %d", (int)a->kind);
+}
+
+/* Store v, of layout l, as l->flat doubles at dst. */
+static void store(Interp *I, Val v, const Lay *l, double *dst) {
+  switch (l->kind) {
+  case LAY_NUM:
+    if (v.kind != V_NUM || v.width != l->width) INTERNAL("value does not match its type (a number of width %d)", l->width);
+    for (int j = 0; j < l->width; j++) dst[j] = lane(v, j);
+    return;
+  case LAY_PAIR:
+    if (v.kind != V_PAIR) INTERNAL("value does not match its type (a pair)");
+    store(I, v.pair[0], l->fst, dst);
+    store(I, v.pair[1], l->snd, dst + l->fst->flat);
+    return;
+  case LAY_ARRAY: {
+    if (v.kind != V_ARR || v.arr->n != l->n)
+      INTERNAL("value does not match its type (an array of %" PRId64 " elements)", l->n);
+    const Arr *a = v.arr;
+    if (a->kind == A_BUF && a->lay->flat == l->elem->flat) {
+      if (l->flat > 0) memmove(dst, a->data, sizeof(double) * (size_t)l->flat);
+      return;
+    }
+    for (int64_t i = 0; i < a->n; i++) {
+      Mark m = mark(I);
+      store(I, arr_index(I, a, i), l->elem, dst + i * l->elem->flat);
+      release(I, m);
+    }
+    return;
+  }
+  }
+}
+
+/* ---- evaluation ---- */
+
+static Val eval(Interp *I, const Phrase *p, const Env *env);
+
+/* The data type of argument i (0-based) of a primitive, or of its result
+ * after all arity arguments (i == arity). */
+static const DataType *prim_data(const Phrase *prim, int i) {
+  const PhraseType *t = prim->type;
+  for (int j = 0; j < i; j++) t = t->snd;
+  if (t->kind == PT_FN) t = t->fst;
+  ASSERT(t->kind == PT_EXP);
+  return dt_resolve(t->data);
+}
+
+static int prim_arity(const Phrase *prim) {
+  int n = 0;
+  for (const PhraseType *t = prim->type; t->kind == PT_FN; t = t->snd) n++;
+  return n;
+}
+
+static const Arr *need_arr(Val v, const Phrase *where) {
+  if (v.kind != V_ARR) INTERNAL("%s expects an array", where->kind == PH_PRIM ? prim_info[where->prim].name : "phrase");
+  return v.arr;
+}
+
+static Val need_num(Val v, const Phrase *where) {
+  if (v.kind != V_NUM) INTERNAL("%s expects a number", where->kind == PH_PRIM ? prim_info[where->prim].name : "operator");
+  return v;
+}
+
+static Val run_prim(Interp *I, const Phrase *p, const Val *args);
+
+static Val apply(Interp *I, Val f, Val arg) {
+  if (f.kind != V_FUN) INTERNAL("application of a value that is not a function");
+  const Fun *fn = f.fun;
+  if (fn->lam) {
+    Env *e = salloc(I, sizeof *e);
+    *e = (Env){fn->lam->lam_binder, arg, fn->env};
+    return eval(I, fn->lam->body, e);
+  }
+  Val args[MAX_PRIM_ARGS];
+  memcpy(args, fn->args, sizeof(Val) * (size_t)fn->nargs);
+  args[fn->nargs] = arg;
+  if (fn->nargs + 1 == fn->arity) return run_prim(I, fn->prim, args);
+  Fun *g = salloc(I, sizeof *g);
+  *g = *fn;
+  g->args[g->nargs++] = arg;
+  Val v = {.kind = V_FUN};
+  v.fun = g;
+  return v;
+}
+
+static Val run_map(Interp *I, const Phrase *p, Val f, Val xs) {
+  const Arr *src = need_arr(xs, p);
+  const Lay *rl = layout(I, prim_data(p, 2), p->span);
+  if (rl->kind != LAY_ARRAY || rl->n != src->n) INTERNAL("map result size differs from its input's");
+  const Lay *el = rl->elem;
+  double *out = salloc(I, sizeof(double) * (size_t)rl->flat);
+  for (int64_t i = 0; i < src->n; i++) {
+    Mark m = mark(I);
+    store(I, apply(I, f, arr_index(I, src, i)), el, out + i * el->flat);
+    release(I, m);
+  }
+  return arr_val(buf_arr(I, out, src->n, el));
+}
+
+/* fold left: acc = init; acc = f x_i acc for i = 0 .. n-1 */
+static Val run_reduce(Interp *I, const Phrase *p, Val f, Val init, Val xs) {
+  const Arr *src = need_arr(xs, p);
+  const Lay *al = layout(I, prim_data(p, 3), p->span);
+  size_t bytes = sizeof(double) * (size_t)al->flat;
+  double *cur = salloc(I, bytes), *next = salloc(I, bytes);
+  Mark m = mark(I);
+  store(I, init, al, cur);
+  release(I, m);
+  for (int64_t i = 0; i < src->n; i++) {
+    m = mark(I);
+    Val acc = load(I, al, cur);
+    store(I, apply(I, apply(I, f, arr_index(I, src, i)), acc), al, next);
+    release(I, m);
+    double *t = cur;
+    cur = next;
+    next = t;
+  }
+  return load(I, al, cur);
+}
+
+typedef double (*Math1)(double);
+
+static double rsqrt(double x) { return 1.0 / sqrt(x); }
+
+static Val lanewise1(Interp *I, Val x, Math1 fn) {
+  double lanes[16];
+  for (int j = 0; j < x.width; j++) lanes[j] = fn(lane(x, j));
+  return num(I, x.width, lanes);
+}
+
+static int max_width(Val a, Val b) { return a.width > b.width ? a.width : b.width; }
+
+/* a / x for the static size argument k of p: the element count n must be a
+ * multiple of k */
+static int64_t exact_div(Interp *I, const Phrase *p, int64_t n, int64_t k) {
+  if (k <= 0 || n % k != 0)
+    fail(I, p->span, "%s %" PRId64 " of an array of %" PRId64 " elements: the size is not a multiple (check the kernel's preconditions)",
+         prim_info[p->prim].name, k, n);
+  return n / k;
+}
+
+static Val run_prim(Interp *I, const Phrase *p, const Val *args) {
+  switch (p->prim) {
+  case PRIM_MAP:
+  case PRIM_MAP_SEQ:
+  case PRIM_MAP_GLOBAL:
+  case PRIM_MAP_WORKGROUP:
+  case PRIM_MAP_LOCAL: return run_map(I, p, args[0], args[1]);
+  case PRIM_REDUCE:
+  case PRIM_REDUCE_SEQ: return run_reduce(I, p, args[0], args[1], args[2]);
+  case PRIM_ZIP: {
+    const Arr *a = need_arr(args[0], p), *b = need_arr(args[1], p);
+    if (a->n != b->n) INTERNAL("zip of arrays of different sizes");
+    Arr *z = new_arr(I, A_ZIP, a->n);
+    z->src = a;
+    z->src2 = b;
+    return arr_val(z);
+  }
+  case PRIM_SPLIT: {
+    const Arr *a = need_arr(args[0], p);
+    int64_t k = eval_size(I, p->sizes[0], p->span);
+    Arr *s = new_arr(I, A_SPLIT, exact_div(I, p, a->n, k));
+    s->src = a;
+    s->k = k;
+    return arr_val(s);
+  }
+  case PRIM_JOIN: {
+    const Arr *a = need_arr(args[0], p);
+    const DataType *t = prim_data(p, 0);
+    int64_t m = eval_size(I, dt_resolve(t->elem)->size, p->span);
+    Arr *j = new_arr(I, A_JOIN, a->n * m);
+    j->src = a;
+    j->m = m;
+    return arr_val(j);
+  }
+  case PRIM_PAIR: return pair_val(I, args[0], args[1]);
+  case PRIM_FST:
+  case PRIM_SND:
+    if (args[0].kind != V_PAIR) INTERNAL("fst/snd of a value that is not a pair");
+    return args[0].pair[p->prim == PRIM_FST ? 0 : 1];
+  case PRIM_AS_VECTOR: {
+    const Arr *a = need_arr(args[0], p);
+    int64_t k = eval_size(I, p->sizes[0], p->span);
+    Arr *v = new_arr(I, A_AS_VECTOR, exact_div(I, p, a->n, k));
+    v->src = a;
+    v->k = k;
+    return arr_val(v);
+  }
+  case PRIM_AS_SCALAR: {
+    const Arr *a = need_arr(args[0], p);
+    const DataType *e = dt_resolve(prim_data(p, 0)->elem);
+    ASSERT(e->kind == DT_SCALAR);
+    Arr *s = new_arr(I, A_AS_SCALAR, a->n * e->width);
+    s->src = a;
+    s->k = e->width;
+    return arr_val(s);
+  }
+  case PRIM_TRANSPOSE: {
+    const Arr *a = need_arr(args[0], p);
+    int64_t m = eval_size(I, dt_resolve(prim_data(p, 0)->elem)->size, p->span);
+    Arr *t = new_arr(I, A_TRANSPOSE, m);
+    t->src = a;
+    return arr_val(t);
+  }
+  case PRIM_SLIDE: {
+    const Arr *a = need_arr(args[0], p);
+    int64_t size = eval_size(I, p->sizes[0], p->span), step = eval_size(I, p->sizes[1], p->span);
+    if (size < 1 || step < 1 || a->n < size || (a->n - size) % step != 0)
+      fail(I, p->span, "slide %" PRId64 " %" PRId64 " of an array of %" PRId64 " elements: the windows do not fit exactly",
+           size, step, a->n);
+    Arr *s = new_arr(I, A_SLIDE, (a->n - size) / step + 1);
+    s->src = a;
+    s->k = size;
+    s->m = step;
+    return arr_val(s);
+  }
+  case PRIM_PAD_CLAMP:
+  case PRIM_PAD_CST: {
+    bool cst = p->prim == PRIM_PAD_CST;
+    const Arr *a = need_arr(args[cst ? 1 : 0], p);
+    int64_t l = eval_size(I, p->sizes[0], p->span), r = eval_size(I, p->sizes[1], p->span);
+    if (l < 0 || r < 0) fail(I, p->span, "%s with a negative size", prim_info[p->prim].name);
+    if (!cst && a->n == 0 && l + r > 0) fail(I, p->span, "padClamp of an empty array has no element to repeat");
+    Arr *q = new_arr(I, cst ? A_PAD_CST : A_PAD_CLAMP, l + a->n + r);
+    q->src = a;
+    q->k = l;
+    if (cst) q->cst = args[0];
+    return arr_val(q);
+  }
+  case PRIM_REORDER_STRIDE: {
+    const Arr *a = need_arr(args[0], p);
+    int64_t s = eval_size(I, p->sizes[0], p->span);
+    Arr *q = new_arr(I, A_REORDER, a->n);
+    q->src = a;
+    q->k = s;
+    q->m = exact_div(I, p, a->n, s);
+    return arr_val(q);
+  }
+  case PRIM_TAKE:
+  case PRIM_DROP: {
+    const Arr *a = need_arr(args[0], p);
+    int64_t k = eval_size(I, p->sizes[0], p->span);
+    if (k < 0 || k > a->n)
+      fail(I, p->span, "%s %" PRId64 " of an array of %" PRId64 " elements", prim_info[p->prim].name, k, a->n);
+    return arr_val(p->prim == PRIM_TAKE ? slice(I, a, 0, k) : slice(I, a, k, a->n - k));
+  }
+  case PRIM_TO_GLOBAL:
+  case PRIM_TO_LOCAL:
+  case PRIM_TO_PRIVATE: return apply(I, args[0], args[1]);
+  case PRIM_SELECT: return lane(need_num(args[0], p), 0) != 0 ? args[1] : args[2];
+  case PRIM_VEC: {
+    int64_t k = eval_size(I, p->sizes[0], p->span);
+    double x = lane(need_num(args[0], p), 0), lanes[16];
+    ASSERT(k >= 1 && k <= 16);
+    for (int64_t j = 0; j < k; j++) lanes[j] = x;
+    return num(I, (int)k, lanes);
+  }
+  case PRIM_FABS: return lanewise1(I, need_num(args[0], p), fabs);
+  case PRIM_SQRT: return lanewise1(I, need_num(args[0], p), sqrt);
+  case PRIM_RSQRT: return lanewise1(I, need_num(args[0], p), rsqrt);
+  case PRIM_EXP: return lanewise1(I, need_num(args[0], p), exp);
+  case PRIM_LOG: return lanewise1(I, need_num(args[0], p), log);
+  case PRIM_SIN: return lanewise1(I, need_num(args[0], p), sin);
+  case PRIM_COS: return lanewise1(I, need_num(args[0], p), cos);
+  case PRIM_FLOOR: return lanewise1(I, need_num(args[0], p), floor);
+  case PRIM_CEIL: return lanewise1(I, need_num(args[0], p), ceil);
+  case PRIM_TO_INT: return lanewise1(I, need_num(args[0], p), trunc);
+  case PRIM_TO_FLOAT:
+  case PRIM_TO_DOUBLE: return need_num(args[0], p);
+  case PRIM_MIN:
+  case PRIM_MAX:
+  case PRIM_POW: {
+    Val a = need_num(args[0], p), b = need_num(args[1], p);
+    int w = max_width(a, b);
+    double lanes[16];
+    for (int j = 0; j < w; j++) {
+      double x = lane(a, j), y = lane(b, j);
+      lanes[j] = p->prim == PRIM_MIN ? fmin(x, y) : p->prim == PRIM_MAX ? fmax(x, y) : pow(x, y);
+    }
+    return num(I, w, lanes);
+  }
+  case PRIM_FMA: {
+    Val a = need_num(args[0], p), b = need_num(args[1], p), c = need_num(args[2], p);
+    int w = max_width(a, b);
+    if (c.width > w) w = c.width;
+    double lanes[16];
+    for (int j = 0; j < w; j++) lanes[j] = fma(lane(a, j), lane(b, j), lane(c, j));
+    return num(I, w, lanes);
+  }
+  default: break;
+  }
+  fail(I, p->span, "primitive %s is not part of the functional language", prim_info[p->prim].name);
+}
+
+/* a primitive as a function value (or its result, for a primitive without
+ * arguments) */
+static Val prim_value(Interp *I, const Phrase *p) {
+  if (!(prim_info[p->prim].flags & PF_FUNC))
+    fail(I, p->span, "primitive %s is not part of the functional language", prim_info[p->prim].name);
+  int arity = prim_arity(p);
+  if (arity == 0) return run_prim(I, p, NULL);
+  if (arity > MAX_PRIM_ARGS) INTERNAL("primitive %s takes %d arguments", prim_info[p->prim].name, arity);
+  Fun *f = salloc(I, sizeof *f);
+  memset(f, 0, sizeof *f);
+  f->prim = p;
+  f->arity = arity;
+  Val v = {.kind = V_FUN};
+  v.fun = f;
+  return v;
+}
+
+static Val literal(Interp *I, const Phrase *p) {
+  const DataType *t = dt_resolve(p->type->data);
+  if (t->kind != DT_SCALAR) INTERNAL("literal of a non-scalar type");
+  double x = p->lit_is_float ? p->lit_float : (double)p->lit_int, lanes[16];
+  for (int j = 0; j < t->width; j++) lanes[j] = x;
+  return num(I, t->width, lanes);
+}
+
+/* an int64 for integer arithmetic, or false when x is not finite or out of
+ * range */
+static bool to_i64(double x, int64_t *out) {
+  if (!(x > -9.2e18 && x < 9.2e18)) return false;
+  *out = (int64_t)x;
+  return true;
+}
+
+static double arith(BinOp op, bool is_int, double x, double y) {
+  int64_t a, b;
+  switch (op) {
+  case BIN_ADD: return x + y;
+  case BIN_SUB: return x - y;
+  case BIN_MUL: return x * y;
+  case BIN_DIV:
+    if (!is_int) return x / y;
+    if (!to_i64(x, &a) || !to_i64(y, &b) || b == 0) return NAN;
+    return (double)(a / b);
+  case BIN_MOD:
+    if (!is_int) return fmod(x, y);
+    if (!to_i64(x, &a) || !to_i64(y, &b) || b == 0) return NAN;
+    return (double)(a % b);
+  case BIN_LT: return x < y;
+  case BIN_LE: return x <= y;
+  case BIN_GT: return x > y;
+  case BIN_GE: return x >= y;
+  case BIN_EQ: return x == y;
+  case BIN_NE: return x != y;
+  case BIN_AND: return x != 0 && y != 0;
+  case BIN_OR: return x != 0 || y != 0;
+  case BIN_COUNT: break;
+  }
+  INTERNAL("bad binary operator %d", (int)op);
+}
+
+static Val binop(Interp *I, const Phrase *p, const Env *env) {
+  Val a = need_num(eval(I, p->fst, env), p), b = need_num(eval(I, p->snd, env), p);
+  const DataType *t = dt_resolve(p->fst->type->data);
+  bool is_int = t->kind == DT_SCALAR && t->scalar == SC_INT;
+  int w = max_width(a, b);
+  double lanes[16];
+  for (int j = 0; j < w; j++) lanes[j] = arith(p->op, is_int, lane(a, j), lane(b, j));
+  return num(I, w, lanes);
+}
+
+static Val eval(Interp *I, const Phrase *p, const Env *env) {
+  switch (p->kind) {
+  case PH_VAR:
+    for (const Env *e = env; e; e = e->next)
+      if (e->binder == p->binder) return e->val;
+    INTERNAL("unbound variable %s", p->binder->name);
+  case PH_LIT: return literal(I, p);
+  case PH_PRIM: return prim_value(I, p);
+  case PH_LAM: {
+    Fun *f = salloc(I, sizeof *f);
+    memset(f, 0, sizeof *f);
+    f->lam = p;
+    f->env = env;
+    Val v = {.kind = V_FUN};
+    v.fun = f;
+    return v;
+  }
+  case PH_APP: {
+    Val f = eval(I, p->fst, env);
+    return apply(I, f, eval(I, p->snd, env));
+  }
+  case PH_PAIR: return pair_val(I, eval(I, p->fst, env), eval(I, p->snd, env));
+  case PH_PROJ: {
+    Val v = eval(I, p->fst, env);
+    if (v.kind != V_PAIR) INTERNAL("projection of a value that is not a pair");
+    return v.pair[p->index == 1 ? 0 : 1];
+  }
+  case PH_BINOP: return binop(I, p, env);
+  case PH_UNOP: {
+    Val x = need_num(eval(I, p->fst, env), p);
+    double lanes[16];
+    for (int j = 0; j < x.width; j++) lanes[j] = p->unop == '-' ? -lane(x, j) : (double)(lane(x, j) == 0);
+    return num(I, x.width, lanes);
+  }
+  case PH_DEF: fail(I, p->span, "use of def %s: the body must be normalized (normalize_def)", p->def->name);
+  case PH_SEQ:
+  case PH_ASSIGN: fail(I, p->span, "imperative command in a functional kernel");
+  case PH_COUNT: break;
+  }
+  INTERNAL("bad phrase kind %d", (int)p->kind);
+}
+
+/* ---- entry points ---- */
+
+static void interp_init(Interp *I, Arena *a, const NatValues *nats, Buf *err, jmp_buf *on_fail) {
+  memset(I, 0, sizeof *I);
+  I->arena = a;
+  I->nats = nats;
+  I->err = err;
+  I->fail = on_fail;
+  I->cur = new_chunk(I, CHUNK_SIZE);
+}
+
+const Lay *interp_param_layout(Arena *a, const DefInfo *def, int i, const NatValues *nats, Buf *err) {
+  ASSERT(i >= 0 && i < def->nparams);
+  const PhraseType *t = def->params[i]->type;
+  if (t->kind != PT_EXP) {
+    emit(err, "kernel parameter %s is not data", def->params[i]->name);
+    return NULL;
+  }
+  Buf why;
+  buf_init(&why, a);
+  const Lay *l = lay_of(a, t->data, nats, &why);
+  if (!l) emit(err, "kernel parameter %s: %s", def->params[i]->name, why.data);
+  return l;
+}
+
+const Lay *interp_result_layout(Arena *a, const DefInfo *def, const NatValues *nats, Buf *err) {
+  if (!def->result || def->result->kind != PT_EXP) {
+    emit(err, "kernel %s does not produce data", def->name);
+    return NULL;
+  }
+  Buf why;
+  buf_init(&why, a);
+  const Lay *l = lay_of(a, def->result->data, nats, &why);
+  if (!l) emit(err, "result of kernel %s: %s", def->name, why.data);
+  return l;
+}
+
+static bool nats_complete(const DefInfo *def, const NatValues *nats, Buf *err) {
+  for (int i = 0; i < def->nsize_params; i++) {
+    int64_t v;
+    if (!nat_lookup((void *)nats, def->size_params[i], &v)) {
+      emit(err, "no value for the nat parameter %s of kernel %s", def->size_params[i], def->name);
+      return false;
+    }
+    if (v < 0) {
+      emit(err, "nat parameter %s = %" PRId64 " is negative", def->size_params[i], v);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool interp_random_inputs(Arena *a, const DefInfo *def, const NatValues *nats, Rng *rng, double ***inputs,
+                          size_t **counts, Buf *err) {
+  if (!nats_complete(def, nats, err)) return false;
+  double **in = NEWARRAY(a, double *, def->nparams > 0 ? def->nparams : 1);
+  size_t *n = NEWARRAY(a, size_t, def->nparams > 0 ? def->nparams : 1);
+  for (int i = 0; i < def->nparams; i++) {
+    const Lay *l = interp_param_layout(a, def, i, nats, err);
+    if (!l) return false;
+    n[i] = (size_t)l->flat;
+    in[i] = NEWARRAY(a, double, l->flat > 0 ? l->flat : 1);
+    rng_fill(rng, l, in[i]);
+  }
+  *inputs = in;
+  *counts = n;
+  return true;
+}
+
+bool interp_run(Arena *a, const DefInfo *def, const Phrase *body, const NatValues *nats, const double *const *inputs,
+                const size_t *counts, double **out, size_t *out_count, Buf *err) {
+  if (!def->is_kernel) {
+    emit(err, "%s is not a kernel", def->name);
+    return false;
+  }
+  if (!nats_complete(def, nats, err)) return false;
+  jmp_buf on_fail;
+  Interp interp, *I = &interp;
+  interp_init(I, a, nats, err, &on_fail);
+  if (setjmp(on_fail)) return false;
+  const Env *env = NULL;
+  for (int i = 0; i < def->nparams; i++) {
+    const Lay *l = interp_param_layout(a, def, i, nats, err);
+    if (!l) return false;
+    if (counts[i] != (size_t)l->flat) {
+      emit(err, "input %s of kernel %s: expected %" PRId64 " values, got %zu", def->params[i]->name, def->name,
+           l->flat, counts[i]);
+      return false;
+    }
+    Env *e = salloc(I, sizeof *e);
+    *e = (Env){def->params[i], load(I, l, inputs[i]), env};
+    env = e;
+  }
+  const Lay *rl = interp_result_layout(a, def, nats, err);
+  if (!rl) return false;
+  double *result = NEWARRAY(a, double, rl->flat > 0 ? rl->flat : 1);
+  Val v = eval(I, body, env);
+  store(I, v, rl, result);
+  *out = result;
+  *out_count = (size_t)rl->flat;
+  return true;
+}

@@ -1,0 +1,124 @@
+/* runtime.h: the OpenCL host side of `dpia run` (spec sections 8, 9, 11).
+ *
+ * rt_open picks a platform and device (default: the first platform's first
+ * device, PoCL where it is the only ICD) and makes a context and a
+ * profiling queue.  rt_run builds a kernel's source, allocates a buffer for
+ * every parameter of an ImpKernel by role (element counts evaluated with
+ * the nat values), uploads the inputs, fills the outputs (and temporaries)
+ * with NaN, sets the arguments in the order of the kernel interface,
+ * launches R times with the kernel's natural NDRange or the user's, times
+ * each launch with profiling events and reads the outputs back.  Every
+ * OpenCL object it makes is released before it returns, on every path.
+ *
+ * Host data is in the layout of layout.h (flat doubles), converted to and
+ * from the element types of the buffers (float, int, double, vectors, pair
+ * structs).  Inputs are given per data parameter of the functional kernel,
+ * in declaration order, which is the order of the kernel interface's input
+ * and scalar parameters; they are consumed as one stream, each input or
+ * scalar parameter taking the flat size of its type, so a parameter that
+ * the interface splits into several buffers is still given as one value.
+ * Likewise the outputs come back per output parameter and concatenated in
+ * parameter order, which is the host layout of the kernel's result (a
+ * top-level pair: its first component, then its second).
+ *
+ * Errors are messages in an error Buf and an RtStatus.  Nothing is global;
+ * a Runtime may be used by one thread at a time.
+ *
+ * Usage:
+ *   Runtime rt;
+ *   if (rt_open(&rt, arena, 0, 0, &err) != RT_OK) ... exit 4
+ *   if (!rt_check_preconditions(k, &nats, &err)) ...
+ *   RtLaunch launch;
+ *   rt_launch_init(&launch);
+ *   launch.repeat = 10;
+ *   RtResult res;
+ *   RtStatus st = rt_run(&rt, arena, k, source, &nats, def->nparams,
+ *                        (const double *const *)inputs, counts, &launch, &res, &err);
+ *   ... compare_values(res.output, ref, res.output_count, bound, &cmp) ...
+ *   rt_close(&rt);
+ */
+#ifndef DPIA_RUNTIME_H
+#define DPIA_RUNTIME_H
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#ifndef CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#endif
+#include <CL/cl.h>
+
+#include "layout.h"
+#include "translate/kernel.h"
+
+typedef enum RtStatus {
+  RT_OK = 0,
+  RT_UNAVAILABLE,   /* no platform or device, or no context or queue */
+  RT_BUILD_FAILED,  /* the source did not build (err holds the build log) */
+  RT_BAD_ARGS,      /* sizes, inputs or launch sizes do not fit the kernel */
+  RT_LAUNCH_FAILED, /* an OpenCL call failed making buffers, running or reading back */
+} RtStatus;
+
+typedef struct Runtime {
+  cl_platform_id platform;
+  cl_device_id device;
+  cl_context context;
+  cl_command_queue queue;
+  const char *platform_name, *device_name; /* in the arena given to rt_open */
+  bool has_fp64;
+  size_t max_work_group_size;
+} Runtime;
+
+/* platform_index and device_index count from 0 in the order OpenCL lists
+ * them (clinfo -l).  On failure nothing is left to release. */
+RtStatus rt_open(Runtime *rt, Arena *a, int platform_index, int device_index, Buf *err);
+void rt_close(Runtime *rt);
+
+/* "Platform #0: NAME" / " `-- Device #0: NAME" lines, like clinfo -l. */
+RtStatus rt_list_devices(Arena *a, Buf *out, Buf *err);
+
+typedef struct RtLaunch {
+  int64_t global_size[3]; /* per dimension; 0: the kernel's natural size */
+  int64_t local_size[3];  /* 0: natural (NULL local size if it has none) */
+  int repeat;             /* timed launches, at least 1 */
+  const char *build_options; /* clBuildProgram options, NULL for none */
+} RtLaunch;
+
+void rt_launch_init(RtLaunch *l); /* everything natural, repeat 1 */
+
+typedef struct RtResult {
+  int noutputs;          /* one per output parameter, in parameter order */
+  double **outputs;
+  size_t *output_counts;
+  double *output;        /* all outputs concatenated: the result's host layout */
+  size_t output_count;
+  int ndims;             /* the NDRange used */
+  size_t global_size[3], local_size[3];
+  bool has_local;        /* false: launched with a NULL local size */
+  int repeat;
+  double *times_ms;      /* each launch, in order */
+  double min_ms, median_ms;
+} RtResult;
+
+/* Build source, run the kernel k->name with these nat values and inputs
+ * (ninputs values: inputs[i] holds counts[i] doubles), fill res (arrays in
+ * the arena).  Does not check the preconditions (rt_check_preconditions). */
+RtStatus rt_run(Runtime *rt, Arena *a, const ImpKernel *k, const char *source, const NatValues *nats, int ninputs,
+                const double *const *inputs, const size_t *counts, const RtLaunch *launch, RtResult *res, Buf *err);
+
+/* Evaluate one precondition of ImpKernel.preconds (a C integer expression
+ * over the nat parameters: integers, names, + - * / % (C truncation),
+ * == != < <= > >=, && ||, ! and unary -, parentheses).  false after a
+ * message in err if it does not parse, names an unknown parameter, divides
+ * by zero or overflows. */
+bool precond_eval(const char *expr, const NatValues *nats, int64_t *value, Buf *err);
+
+/* true if every precondition of k holds; else false, with one line per
+ * violated or unevaluable precondition in err:
+ *   precondition N % 262144 == 0 does not hold for N = 1000 */
+bool rt_check_preconditions(const ImpKernel *k, const NatValues *nats, Buf *err);
+
+/* the name of an OpenCL error code ("CL_INVALID_VALUE"), or "unknown" */
+const char *rt_error_name(cl_int code);
+
+#endif
