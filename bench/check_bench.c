@@ -3,7 +3,7 @@
  * not a test: it prints figures (machines here are shared and noisy; compare
  * figures from one run).
  *
- *   build/bench/check_bench samples/*.dpia */
+ *   DPIA=build/dpia build/bench/check_bench samples/dot_partial.dpia ... */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>

@@ -158,6 +158,7 @@ typedef struct CG {
   bool uniform;             /* every work-item of the group gets here equally often */
   int nranges_stmt;         /* index ranges pushed for the current statement */
   Probe *probe;             /* when set, storage accesses are recorded here */
+  Span where;               /* the command being generated, for messages */
 } CG;
 
 /* ---- access.c: acceptors and expressions (Figure 6 b, c) ---- */

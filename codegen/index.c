@@ -750,7 +750,10 @@ static bool atom_nonneg(Simplifier *s, const Ix *a) {
     Quotient q = s->quotients[qi];
     /* C's remainder has the sign of the dividend; the quotient of two
      * non-negative numbers is non-negative */
-    bool yes = prove_nonneg(s, q.dividend) && (q.kind == IX_MOD || prove_nonneg(s, q.divisor));
+    int64_t divisor;
+    bool by_zero = poly_const_value(q.divisor, &divisor) && divisor == 0;
+    bool yes = !by_zero && prove_nonneg(s, q.dividend) &&
+               (q.kind == IX_MOD || prove_nonneg(s, q.divisor));
     s->quotients[qi].nonneg = yes ? KNOWN_TRUE : KNOWN_FALSE;
   }
   return s->quotients[qi].nonneg == KNOWN_TRUE;
@@ -1033,7 +1036,11 @@ static Poly divide_exactly(Simplifier *s, Poly p, const Term *g) {
 
 /* a/k or a%k when a has no multiple of k left to split off. */
 static Poly divide_remainder(Simplifier *s, IxKind kind, Poly a, Poly k) {
-  if (prove_nonneg(s, a) && prove_nonneg(s, k) && prove_less(s, a, k)) {
+  /* A monomial divisor c*v*w... is at least c: it is not 0, so neither is
+   * any of its (non-negative) atoms. */
+  bool monomial = k.nterms == 1 && k.terms[0].coef > 0 && monomial_nonneg(s, &k.terms[0]);
+  if (prove_nonneg(s, a) && prove_nonneg(s, k) &&
+      (prove_less(s, a, k) || (monomial && prove_less(s, a, poly_const(s, k.terms[0].coef))))) {
     return kind == IX_DIV ? poly_zero() : a; /* 0 <= a < k */
   }
   const Ix *single = poly_single_atom(a);

@@ -193,12 +193,13 @@ int dpia_process(const char *name, const char *text, size_t len, const DpiaOptio
   }
   *result = NULL;
   DpiaResult *r = boot.alloc(boot.user, sizeof *r);
-  if (!r) return DPIA_EINTERNAL;
+  if (!r) return DPIA_EUSER; /* dpia_result_diagnostics(NULL) says why */
   memset(r, 0, sizeof *r);
   r->mem = boot;
   jmp_buf oom;
   r->mem.on_oom = &oom;
   arena_init(&r->arena, &r->mem);
+  if (opt->arena_block_size) r->arena.block_size = opt->arena_block_size;
   *result = r;
   r->output = "";
   r->diagnostics = "";
@@ -241,16 +242,17 @@ int dpia_process(const char *name, const char *text, size_t len, const DpiaOptio
   return r->status;
 }
 
-int dpia_result_status(const DpiaResult *r) { return r ? r->status : DPIA_EINTERNAL; }
+int dpia_result_status(const DpiaResult *r) { return r ? r->status : DPIA_EUSER; }
 
 const char *dpia_result_output(const DpiaResult *r, size_t *len) {
   if (len) *len = r ? r->output_len : 0;
   return r ? r->output : "";
 }
 
-const char *dpia_result_diagnostics(const DpiaResult *r) { return r ? r->diagnostics : ""; }
+/* a NULL result means even the result could not be allocated */
+const char *dpia_result_diagnostics(const DpiaResult *r) { return r ? r->diagnostics : "dpia: error: out of memory\n"; }
 
-int dpia_result_error_count(const DpiaResult *r) { return r ? r->nerrors : 0; }
+int dpia_result_error_count(const DpiaResult *r) { return r ? r->nerrors : 1; }
 
 void dpia_result_free(DpiaResult *r) {
   if (!r) return;

@@ -1,4 +1,5 @@
 /* main.c: the dpia command line (spec section 9). */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>

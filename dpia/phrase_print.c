@@ -27,14 +27,20 @@
  *    or keyword.  Renaming depends only on the names in scope, so printing a
  *    printed program again gives the same text.
  *
- * Layout, for people: a lambda whose body is a command, or a `;` block, or
- * a `let`, continues on the next line indented one level (2 spaces) deeper
- * than the line the lambda starts on; so does one whose body does not fit
+ * Layout, for people: a lambda whose body is a command, a `;` block or a
+ * `let` continues on the next line, indented one level (2 spaces) deeper
+ * than the line the lambda starts on; so does a lambda that begins its line
+ * (an argument on a line of its own, a def's body) if its body does not fit
  * in LINE_WIDTH columns.  `c1; c2` puts each command on a line of its own
- * at the indentation of the first.  Everything else stays on one line.  The
- * width test renders the body flat into a scratch buffer, giving up as soon
- * as it is too long, so printing stays linear in the size of the phrase
- * times LINE_WIDTH. */
+ * at the indentation of the first.  An application keeps its arguments on
+ * its line unless one before the last spans lines (a lambda with a command
+ * body, or a lambda too long for the line when the application begins in
+ * the left half of its line): then each argument goes on a line of its own,
+ * one level deeper, so that none hides behind the end of another's body.
+ * Everything else stays on one line, however long.  Widths are measured by
+ * rendering flat into a scratch buffer, giving up as soon as the text is
+ * too long (LINE_WIDTH, or LONG_EXPRESSION when looking for command
+ * blocks), so printing stays linear in the size of the phrase. */
 #include "check.h"
 
 #include <inttypes.h>

@@ -64,6 +64,7 @@ void arena_init(Arena *a, DpiaMem *mem) {
   a->blocks = NULL;
   a->cur = a->end = NULL;
   a->total = 0;
+  a->block_size = ARENA_BLOCK_SIZE;
 }
 
 static size_t align_up(size_t n) {
@@ -74,11 +75,11 @@ static size_t align_up(size_t n) {
 void *arena_alloc(Arena *a, size_t size) {
   size = align_up(size ? size : 1);
   if ((size_t)(a->end - a->cur) < size) {
-    size_t want = size > ARENA_BLOCK_SIZE / 4 ? size : ARENA_BLOCK_SIZE;
+    size_t want = size > a->block_size / 4 ? size : a->block_size;
     if (want > SIZE_MAX - sizeof(ArenaBlock)) longjmp(*a->mem->on_oom, 1);
     ArenaBlock *b = mem_alloc(a->mem, sizeof(ArenaBlock) + want);
     b->size = want;
-    if (size > ARENA_BLOCK_SIZE / 4 && a->blocks) {
+    if (size > a->block_size / 4 && a->blocks) {
       /* a large object gets a block of its own; keep filling the current one */
       b->next = a->blocks->next;
       a->blocks->next = b;

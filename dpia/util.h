@@ -49,7 +49,8 @@ typedef struct Arena {
   DpiaMem *mem;
   ArenaBlock *blocks;
   char *cur, *end;
-  size_t total; /* bytes handed out, for limits and benchmarks */
+  size_t total;      /* bytes handed out, for limits and benchmarks */
+  size_t block_size; /* bytes asked from the allocator at a time */
 } Arena;
 
 void arena_init(Arena *a, DpiaMem *mem);

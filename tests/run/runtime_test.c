@@ -382,16 +382,14 @@ static void types(Tester *t) {
     compare_to(t, "mixed types match", &res, ref, 2 * N, COMPARE_BOUND_FLOAT, true);
 
   /* inputs as one stream: the same values split differently still work */
-  const double *in2[] = {xs, alpha};
-  double *rest = NEWARRAY(&t->arena, double, N + 2 + 5 * N);
+  double *first = NEWARRAY(&t->arena, double, 4 * N + 1), *rest = NEWARRAY(&t->arena, double, N + 2 + 5 * N);
+  memcpy(first, xs, sizeof(double) * 4 * N);
+  first[4 * N] = alpha[0];
   memcpy(rest, ds, sizeof(double) * N);
   memcpy(rest + N, shift, sizeof shift);
   memcpy(rest + N + 2, pv, sizeof(double) * 5 * N);
+  const double *in2[] = {first, rest};
   size_t counts2[] = {4 * N + 1, N + 2 + 5 * N};
-  in2[0] = NEWARRAY(&t->arena, double, 4 * N + 1);
-  memcpy((double *)in2[0], xs, sizeof(double) * 4 * N);
-  ((double *)in2[0])[4 * N] = alpha[0];
-  in2[1] = rest;
   if (run(t, "inputs consumed as one stream", k, src, nat1(t, "N", N), 2, in2, counts2, NULL, &res))
     compare_to(t, "stream inputs match", &res, ref, 2 * N, COMPARE_BOUND_FLOAT, true);
 

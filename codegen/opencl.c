@@ -1,0 +1,977 @@
+/* opencl.c: imperative DPIA to an OpenCL C kernel (spec section 8, paper
+ * Figure 6a and section 6): commands to statements, the loop forms of the
+ * parallel loops, barriers, names, types and the text of the kernel.
+ * Acceptors and expressions are in access.c.
+ *
+ * Barriers (spec section 8).  A barrier synchronises the work-items of one
+ * group, so only work-items of a group matter.  While generating, the
+ * buffers (global or local memory) written by the work-items of a
+ * parforLocal since the last barrier are pending writes, and the buffers
+ * read in the group body since the last barrier pending reads.
+ *  - After a parforLocal, if a pending write is read by the rest of the
+ *    group body (including the next iterations of enclosing loops in the
+ *    group body), emit a barrier (read after write).
+ *  - Before a parforLocal that writes a pending read, and at the end of a
+ *    loop body in the group body whose parforLocals write a pending read,
+ *    emit a barrier (write after read: a late work-item may still read).
+ * A barrier is only emitted where every work-item of the group arrives
+ * equally often (elided exactly-once loops, sequential loops, work-group
+ * loops); a barrier needed elsewhere is an error (spec section 5). */
+#include "cgen.h"
+
+#include <string.h>
+
+/* ---- names: C keywords, OpenCL types and built-ins are never used ---- */
+
+static const char *const reserved_names[] = {
+    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
+    "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return",
+    "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
+    "volatile", "while", "bool", "true", "false", "half", "uchar", "ushort", "uint", "ulong", "size_t",
+    "ptrdiff_t", "intptr_t", "uintptr_t", "kernel", "global", "local", "constant", "private", "read_only",
+    "write_only", "read_write", "image1d_t", "image2d_t", "image3d_t", "sampler_t", "event_t", "vector",
+    "pixel", "complex", "imaginary", "get_global_id", "get_local_id", "get_group_id", "get_global_size",
+    "get_local_size", "get_num_groups", "get_work_dim", "get_global_offset", "barrier", "mem_fence",
+    "read_mem_fence", "write_mem_fence", "fabs", "sqrt", "rsqrt", "exp", "exp2", "exp10", "log", "log2",
+    "log10", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "floor", "ceil",
+    "round", "trunc", "rint", "min", "max", "fmin", "fmax", "fmod", "pow", "pown", "powr", "fma", "mad",
+    "clamp", "mix", "step", "smoothstep", "sign", "abs", "abs_diff", "dot", "cross", "length", "distance",
+    "normalize", "select", "any", "all", "isnan", "isinf", "isfinite", "hypot", "cbrt", "printf",
+    "main", "NULL", "INFINITY", "NAN", "MAXFLOAT", "HUGE_VAL", "HUGE_VALF", "output_buffer",
+    "async_work_group_copy", "wait_group_events", "prefetch", "shuffle", "shuffle2", "bitselect",
+    "upsample", "popcount", "rotate", "clz", "hadd", "rhadd", "mul24", "mad24", "degrees", "radians",
+};
+
+static const char *const reserved_prefixes[] = {
+    "vload", "vstore", "convert_", "as_", "native_", "half_", "atomic_", "atom_", "CLK_", "FLT_",
+    "DBL_", "CL_", "M_", "INT_", "UINT_", "CHAR_", "SCHAR_", "UCHAR_", "SHRT_", "USHRT_", "LONG_",
+    "ULONG_", "__", "pair_", "get_", "work_group_", "sub_group_",
+};
+
+bool cg_is_reserved(const char *name) {
+  for (size_t i = 0; i < DPIA_COUNTOF(reserved_names); i++)
+    if (strcmp(name, reserved_names[i]) == 0) return true;
+  for (size_t i = 0; i < DPIA_COUNTOF(reserved_prefixes); i++)
+    if (strncmp(name, reserved_prefixes[i], strlen(reserved_prefixes[i])) == 0) return true;
+  /* vector types: float4, int16, uchar2, ... */
+  static const char *const scalars[] = {"char", "uchar", "short", "ushort", "int",   "uint",
+                                        "long", "ulong", "float", "double", "half", "bool"};
+  for (size_t i = 0; i < DPIA_COUNTOF(scalars); i++) {
+    size_t n = strlen(scalars[i]);
+    if (strncmp(name, scalars[i], n) == 0) {
+      const char *w = name + n;
+      if (!strcmp(w, "2") || !strcmp(w, "3") || !strcmp(w, "4") || !strcmp(w, "8") || !strcmp(w, "16")) return true;
+    }
+  }
+  return false;
+}
+
+static bool name_visible(const CG *cg, const char *name) {
+  for (int i = 0; i < cg->nnames; i++)
+    if (strcmp(cg->names[i], name) == 0) return true;
+  return false;
+}
+
+static void declare_name(CG *cg, const char *name) {
+  if (cg->nnames == cg->capnames) {
+    int cap = cg->capnames ? 2 * cg->capnames : 32;
+    const char **n = NEWARRAY(cg->arena, const char *, cap);
+    if (cg->nnames) memcpy(n, cg->names, sizeof *n * (size_t)cg->nnames);
+    cg->names = n;
+    cg->capnames = cap;
+  }
+  cg->names[cg->nnames++] = name;
+}
+
+/* the binder's own name, with _2, _3 ... only when it would clash */
+const char *cg_name(CG *cg, const char *base) {
+  const char *name = base;
+  for (int n = 2; cg_is_reserved(name) || name_visible(cg, name); n++) name = arena_printf(cg->arena, "%s_%d", base, n);
+  declare_name(cg, name);
+  return name;
+}
+
+void cg_scope_enter(CG *cg, int *mark) { *mark = cg->nnames; }
+void cg_scope_leave(CG *cg, int mark) { cg->nnames = mark; }
+
+void cg_error(CG *cg, Span span, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  Buf b;
+  buf_init(&b, cg->arena);
+  vemit(&b, fmt, ap);
+  va_end(ap);
+  diag_error(cg->diag, span, "%s", b.data);
+  cg->failed = true;
+}
+
+void binder_set_add(CG *cg, BinderSet *s, const Binder *b) {
+  if (!b || binder_set_has(s, b)) return;
+  if (s->n == s->cap) {
+    int cap = s->cap ? 2 * s->cap : 8;
+    const Binder **n = NEWARRAY(cg->arena, const Binder *, cap);
+    if (s->n) memcpy(n, s->items, sizeof *n * (size_t)s->n);
+    s->items = n;
+    s->cap = cap;
+  }
+  s->items[s->n++] = b;
+}
+
+bool binder_set_has(const BinderSet *s, const Binder *b) {
+  for (int i = 0; i < s->n; i++)
+    if (s->items[i] == b) return true;
+  return false;
+}
+
+/* ---- types ---- */
+
+DataType *cg_elem_type(DataType *t) {
+  t = dt_resolve(t);
+  while (t->kind == DT_ARRAY) t = dt_resolve(t->elem);
+  return t;
+}
+
+Size cg_elem_count(CG *cg, DataType *t) {
+  Size n = size_const(&cg->tc->sizes, 1);
+  for (t = dt_resolve(t); t->kind == DT_ARRAY; t = dt_resolve(t->elem)) n = size_mul(&cg->tc->sizes, n, t->size);
+  return n;
+}
+
+/* typedef names: pair_float_int, pair_arr4_float_int (Polish notation, so
+ * distinct types get distinct names) */
+static void type_tag(Buf *b, DataType *t) {
+  t = dt_resolve(t);
+  int64_t n;
+  switch (t->kind) {
+  case DT_SCALAR:
+    buf_puts(b, scalar_name(t->scalar));
+    if (t->width > 1) emit(b, "%d", t->width);
+    return;
+  case DT_PAIR:
+    buf_puts(b, "pair_");
+    type_tag(b, t->fst);
+    buf_putc(b, '_');
+    type_tag(b, t->snd);
+    return;
+  case DT_ARRAY:
+    emit(b, "arr%lld_", size_const_value(t->size, &n) ? (long long)n : 0LL);
+    type_tag(b, t->elem);
+    return;
+  case DT_IDX: buf_puts(b, "int"); return;
+  default: INTERNAL("type tag of %d", (int)t->kind);
+  }
+}
+
+static bool struct_fields_ok(CG *cg, DataType *t) {
+  for (DataType *f = t; f->kind == DT_ARRAY; f = dt_resolve(f->elem)) {
+    int64_t n;
+    if (!size_const_value(f->size, &n)) return false;
+  }
+  (void)cg;
+  return true;
+}
+
+const char *cg_ctype(CG *cg, DataType *t) {
+  t = dt_resolve(t);
+  switch (t->kind) {
+  case DT_SCALAR:
+    if (t->scalar == SC_DOUBLE) cg->uses_double = true;
+    return t->width > 1 ? arena_printf(cg->arena, "%s%d", scalar_name(t->scalar), t->width) : scalar_name(t->scalar);
+  case DT_IDX: return "int";
+  case DT_PAIR: {
+    /* fields first, so the typedefs come out in dependency order */
+    DataType *f[2] = {dt_resolve(t->fst), dt_resolve(t->snd)};
+    for (int i = 0; i < 2; i++) {
+      if (!struct_fields_ok(cg, f[i])) {
+        cg_error(cg, cg->where, "cannot generate OpenCL for the pair type %s: an array of symbolic size "
+                                "cannot be a struct field",
+                 dt_str(cg->arena, t));
+      }
+      cg_ctype(cg, cg_elem_type(f[i]));
+    }
+    Buf b;
+    buf_init(&b, cg->arena);
+    type_tag(&b, t);
+    for (int i = 0; i < cg->structs.len; i++)
+      if (dt_equal(cg->structs.items[i], t)) return b.data;
+    vec_push(cg->arena, &cg->structs, t);
+    return b.data;
+  }
+  default: INTERNAL("no C type for %s", dt_str(cg->arena, t));
+  }
+}
+
+static void emit_struct(CG *cg, Buf *out, DataType *t) {
+  emit(out, "typedef struct {\n");
+  DataType *f[2] = {dt_resolve(t->fst), dt_resolve(t->snd)};
+  for (int i = 0; i < 2; i++) {
+    emit(out, "  %s %s", cg_ctype(cg, cg_elem_type(f[i])), i ? "snd" : "fst");
+    if (f[i]->kind == DT_ARRAY) {
+      int64_t n = 0;
+      size_const_value(cg_elem_count(cg, f[i]), &n);
+      emit(out, "[%lld]", (long long)n);
+    }
+    emit(out, ";\n");
+  }
+  emit(out, "} %s;\n\n", cg_ctype(cg, t));
+}
+
+/* ---- output ---- */
+
+static void line(CG *cg, const char *fmt, ...) DPIA_PRINTF(2, 3);
+static void line(CG *cg, const char *fmt, ...) {
+  buf_indent(cg->out, cg->indent);
+  va_list ap;
+  va_start(ap, fmt);
+  vemit(cg->out, fmt, ap);
+  va_end(ap);
+  buf_putc(cg->out, '\n');
+}
+
+static void env_add(CG *cg, const Binder *b, EnvKind kind, Storage *st, const Ix *ix, const Phrase *acc) {
+  EnvEntry *e = NEW(cg->arena, EnvEntry);
+  e->binder = b;
+  e->kind = kind;
+  e->st = st;
+  e->ix = ix;
+  e->acc = acc;
+  e->next = cg->env;
+  cg->env = e;
+}
+
+static Storage *new_storage(CG *cg, StoreKind kind, Space space, const char *name, DataType *type, const Binder *root) {
+  Storage *st = NEW(cg->arena, Storage);
+  st->kind = kind;
+  st->space = space;
+  st->name = name;
+  st->type = dt_resolve(type);
+  st->root = root;
+  return st;
+}
+
+static void pop_statement_ranges(CG *cg) {
+  for (; cg->nranges_stmt > 0; cg->nranges_stmt--) ix_pop_range(&cg->ix);
+}
+
+/* ---- barrier analysis ---- */
+
+/* continuation of a command within the group body: what runs after it */
+typedef struct Cont Cont;
+struct Cont {
+  const Phrase *cmd;
+  const Cont *next;
+};
+
+typedef struct Alias Alias;
+struct Alias {
+  const Binder *o;
+  const Phrase *acc;
+  const Alias *next;
+};
+
+static Space root_space(CG *cg, const Binder *b, bool *found) {
+  for (EnvEntry *e = cg->env; e; e = e->next) {
+    if (e->kind != ENV_STORAGE || e->st->root != b) continue;
+    const Storage *st = e->st;
+    while (st->kind == STORE_SPLIT) st = st->part[0];
+    *found = !st->read_only;
+    return st->space;
+  }
+  *found = false;
+  return SP_PRIVATE;
+}
+
+static bool shared_root(CG *cg, const Binder *b) {
+  bool found;
+  Space sp = root_space(cg, b, &found);
+  return found && sp != SP_PRIVATE;
+}
+
+static const Binder *static_acc_root(CG *cg, const Phrase *a, const Alias *al) {
+  for (;;) {
+    if (a->kind == PH_PROJ) a = a->fst;
+    if (a->kind == PH_VAR) {
+      for (const Alias *x = al; x; x = x->next)
+        if (x->o == a->binder) return static_acc_root(cg, x->acc, x->next);
+      return acc_root(cg, a);
+    }
+    Spine s;
+    if (!spine_of(a, &s) || s.nargs < 1) return NULL;
+    a = s.args[0];
+  }
+}
+
+static bool is_parfor(Prim p) {
+  return p == PRIM_PARFOR || p == PRIM_PARFOR_GLOBAL || p == PRIM_PARFOR_WORKGROUP || p == PRIM_PARFOR_LOCAL;
+}
+
+/* buffers in global or local memory written by p; only_local: only the
+ * writes inside parforLocal bodies */
+static void scan_writes(CG *cg, const Phrase *p, const Alias *al, bool only_local, bool in_local, BinderSet *out) {
+  switch (p->kind) {
+  case PH_ASSIGN:
+    if (!only_local || in_local) {
+      const Binder *r = static_acc_root(cg, p->fst, al);
+      if (r && shared_root(cg, r)) binder_set_add(cg, out, r);
+    }
+    return;
+  case PH_SEQ:
+    scan_writes(cg, p->fst, al, only_local, in_local, out);
+    scan_writes(cg, p->snd, al, only_local, in_local, out);
+    return;
+  case PH_LAM: scan_writes(cg, p->body, al, only_local, in_local, out); return;
+  case PH_APP: {
+    Spine s;
+    if (!spine_of(p, &s)) return;
+    if (is_parfor(s.head->prim) && s.nargs == 2 && s.args[1]->kind == PH_LAM && s.args[1]->body->kind == PH_LAM) {
+      const Phrase *inner = s.args[1]->body;
+      Alias a = {inner->lam_binder, s.args[0], al};
+      scan_writes(cg, inner->body, &a, only_local, in_local || s.head->prim == PRIM_PARFOR_LOCAL, out);
+      return;
+    }
+    for (int i = 0; i < s.nargs; i++)
+      if (s.args[i]->kind == PH_LAM) scan_writes(cg, s.args[i], al, only_local, in_local, out);
+    return;
+  }
+  default: return;
+  }
+}
+
+/* buffers in global or local memory read by p */
+static void scan_reads(CG *cg, const Phrase *p, BinderSet *out) {
+  switch (p->kind) {
+  case PH_VAR:
+    if (p->type->kind == PT_EXP) {
+      Storage *st = phrase_storage(cg, p);
+      if (st && shared_root(cg, st->root)) binder_set_add(cg, out, st->root);
+    }
+    return;
+  case PH_PROJ:
+    if (p->index == 2) {
+      Storage *st = phrase_storage(cg, p);
+      if (st && shared_root(cg, st->root)) binder_set_add(cg, out, st->root);
+    }
+    return;
+  case PH_LIT:
+  case PH_PRIM: return;
+  case PH_LAM: scan_reads(cg, p->body, out); return;
+  case PH_ASSIGN: scan_reads(cg, p->snd, out); return; /* the acceptor side only writes */
+  case PH_UNOP: scan_reads(cg, p->fst, out); return;
+  default:
+    if (p->fst) scan_reads(cg, p->fst, out);
+    if (p->snd) scan_reads(cg, p->snd, out);
+    return;
+  }
+}
+
+/* the pending writes that the continuation reads */
+static BinderSet needed_after(CG *cg, const Cont *after) {
+  BinderSet reads = {0}, need = {0};
+  for (const Cont *c = after; c; c = c->next) scan_reads(cg, c->cmd, &reads);
+  for (int i = 0; i < cg->pending_writes.n; i++)
+    if (binder_set_has(&reads, cg->pending_writes.items[i])) binder_set_add(cg, &need, cg->pending_writes.items[i]);
+  return need;
+}
+
+static BinderSet intersect(CG *cg, const BinderSet *a, const BinderSet *b) {
+  BinderSet r = {0};
+  for (int i = 0; i < a->n; i++)
+    if (binder_set_has(b, a->items[i])) binder_set_add(cg, &r, a->items[i]);
+  return r;
+}
+
+static void remove_space(CG *cg, BinderSet *s, bool loc, bool glob) {
+  int n = 0;
+  for (int i = 0; i < s->n; i++) {
+    bool found;
+    Space sp = root_space(cg, s->items[i], &found);
+    if ((sp == SP_LOCAL && loc) || (sp == SP_GLOBAL && glob)) continue;
+    s->items[n++] = s->items[i];
+  }
+  s->n = n;
+}
+
+/* barrier(CLK_LOCAL_MEM_FENCE) for local buffers, the global fence for
+ * global ones (spec section 8) */
+static void emit_barrier(CG *cg, const BinderSet *need) {
+  bool loc = false, glob = false;
+  for (int i = 0; i < need->n; i++) {
+    bool found;
+    Space sp = root_space(cg, need->items[i], &found);
+    loc = loc || sp == SP_LOCAL;
+    glob = glob || sp == SP_GLOBAL;
+  }
+  line(cg, "barrier(%s);",
+       loc && glob ? "CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE" : loc ? "CLK_LOCAL_MEM_FENCE" : "CLK_GLOBAL_MEM_FENCE");
+  remove_space(cg, &cg->pending_writes, loc, glob);
+  remove_space(cg, &cg->pending_reads, loc, glob);
+}
+
+static const char *names_of(CG *cg, const BinderSet *s) {
+  Buf b;
+  buf_init(&b, cg->arena);
+  for (int i = 0; i < s->n; i++) emit(&b, "%s'%s'", i ? (i + 1 == s->n ? " and " : ", ") : "", s->items[i]->name);
+  return b.data;
+}
+
+/* ---- commands (Figure 6a) ---- */
+
+static void gen_comm(CG *cg, const Phrase *p, const Cont *after, const Cont *region);
+
+/* A :=T E, the paper's generalised assignment (section 4.1) on compound T:
+ * field by field and element by element. */
+static void gen_assign(CG *cg, const Phrase *acc, const Phrase *val, const Step *ps, DataType *t) {
+  t = dt_resolve(t);
+  if (t->kind == DT_PAIR) {
+    gen_assign(cg, acc, val, step_append(cg, ps, (Step){STEP_FIELD, NULL, 1, NULL}), t->fst);
+    gen_assign(cg, acc, val, step_append(cg, ps, (Step){STEP_FIELD, NULL, 2, NULL}), t->snd);
+    return;
+  }
+  if (t->kind == DT_ARRAY) {
+    int mark;
+    cg_scope_enter(cg, &mark);
+    const char *i = cg_name(cg, "i");
+    const Ix *n = ix_from_size(&cg->ix, t->size);
+    line(cg, "for (int %s = 0; %s < %s; %s += 1) { /* copy */", i, i, cg_ix_text(cg, n), i);
+    ix_push_range(&cg->ix, i, NULL, n);
+    cg->indent++;
+    gen_assign(cg, acc, val, step_append(cg, ps, (Step){STEP_IDX, ix_var(&cg->ix, i), 0, NULL}), t->elem);
+    cg->indent--;
+    ix_pop_range(&cg->ix);
+    line(cg, "}");
+    cg_scope_leave(cg, mark);
+    return;
+  }
+  Target tg = gen_acc(cg, acc, ps);
+  CExpr v = gen_exp(cg, val, ps);
+  switch (tg.kind) {
+  case TG_LVALUE: line(cg, "%s = %s;", tg.lvalue, v.text); break;
+  case TG_VSTORE: line(cg, "vstore%d(%s, %s, %s);", tg.width, v.text, tg.offset, tg.ptr); break;
+  case TG_LANES: {
+    line(cg, "{");
+    cg->indent++;
+    int mark;
+    cg_scope_enter(cg, &mark);
+    const char *tmp = cg_name(cg, "v");
+    line(cg, "%s %s = %s;", cg_ctype(cg, t), tmp, v.text);
+    for (int l = 0; l < tg.width; l++) line(cg, "%s = %s.s%c;", tg.lanes[l], tmp, "0123456789abcdef"[l]);
+    cg_scope_leave(cg, mark);
+    cg->indent--;
+    line(cg, "}");
+    break;
+  }
+  }
+  pop_statement_ranges(cg);
+}
+
+/* the leaf commands of a sequence */
+static void leaves(CG *cg, const Phrase *p, Vec *out) {
+  if (p->kind == PH_SEQ) {
+    leaves(cg, p->fst, out);
+    leaves(cg, p->snd, out);
+  } else {
+    vec_push(cg->arena, out, (void *)p);
+  }
+}
+
+/* A for loop around updates of a private accumulator that read it back
+ * came from reduceSeq (spec section 7: reduceI); otherwise from mapSeq. */
+static bool is_reduction(CG *cg, const Phrase *body) {
+  Vec cmds = {0};
+  leaves(cg, body, &cmds);
+  for (int i = 0; i < cmds.len; i++) {
+    const Phrase *c = cmds.items[i];
+    if (c->kind != PH_ASSIGN) return false;
+    Storage *st = phrase_storage(cg, c->fst);
+    if (!st || st->space != SP_PRIVATE || c->fst->kind != PH_PROJ) return false;
+    bool reads_acc = false;
+    const Binder *v = c->fst->fst->binder;
+    Vec stack = {0};
+    vec_push(cg->arena, &stack, (void *)c->snd);
+    while (stack.len && !reads_acc) {
+      const Phrase *q = stack.items[--stack.len];
+      if (q->kind == PH_PROJ && q->index == 2 && q->fst->kind == PH_VAR && q->fst->binder == v) reads_acc = true;
+      else if (q->kind == PH_LAM) vec_push(cg->arena, &stack, (void *)q->body);
+      else if (q->kind != PH_VAR && q->kind != PH_LIT && q->kind != PH_PRIM) {
+        if (q->fst) vec_push(cg->arena, &stack, (void *)q->fst);
+        if (q->kind != PH_PROJ && q->kind != PH_UNOP && q->snd) vec_push(cg->arena, &stack, (void *)q->snd);
+      }
+    }
+    if (!reads_acc) return false;
+  }
+  return cmds.len > 0;
+}
+
+static void gen_new(CG *cg, const Phrase *p, const Spine *s, const Cont *after, const Cont *region) {
+  const Phrase *lam = s->args[0];
+  DataType *t = dt_resolve(s->head->type_arg);
+  const Binder *b = lam->lam_binder;
+  if (s->head->prim == PRIM_NEW_LOCAL) {
+    bool declared = false;
+    for (EnvEntry *e = cg->env; e; e = e->next) declared = declared || e->binder == b;
+    if (!declared)
+      cg_error(cg, p->span, "newLocal inside a parforLocal or parforGlobal cannot be generated: local memory "
+                            "belongs to the whole work-group (allocate it around the kernel body)");
+    gen_comm(cg, lam->body, after, region);
+    return;
+  }
+  if (s->head->prim == PRIM_NEW_GLOBAL) {
+    cg_error(cg, p->span, "newGlobal inside a kernel body cannot be generated: global temporaries are kernel "
+                          "parameters (spec section 7, hoisting)");
+    return;
+  }
+  /* new / newPrivate: a private variable (spec section 8) */
+  const char *name = cg_name(cg, b->name);
+  Storage *st;
+  if (t->kind == DT_ARRAY) {
+    int64_t n;
+    if (!size_const_value(cg_elem_count(cg, t), &n)) {
+      cg_error(cg, p->span, "a private array of symbolic size %s cannot be generated (OpenCL has no dynamic "
+                            "private memory)",
+               dt_str(cg->arena, t));
+      return;
+    }
+    line(cg, "%s %s[%lld];", cg_ctype(cg, cg_elem_type(t)), name, (long long)n);
+    st = new_storage(cg, STORE_BUFFER, SP_PRIVATE, name, t, b);
+  } else {
+    line(cg, "%s %s;", cg_ctype(cg, t), name);
+    st = new_storage(cg, STORE_VALUE, SP_PRIVATE, name, t, b);
+  }
+  env_add(cg, b, ENV_STORAGE, st, NULL, NULL);
+  gen_comm(cg, lam->body, after, region);
+}
+
+static void gen_for(CG *cg, const Phrase *p, const Spine *s, const Cont *after, const Cont *region) {
+  const Phrase *lam = s->args[0];
+  Size n = s->head->sizes[0];
+  int mark;
+  cg_scope_enter(cg, &mark);
+  const char *i = cg_name(cg, lam->lam_binder->name);
+  const Ix *nix = ix_from_size(&cg->ix, n);
+  line(cg, "for (int %s = 0; %s < %s; %s += 1) { /* %s */", i, i, cg_ix_text(cg, nix), i,
+       is_reduction(cg, lam->body) ? "reduceSeq" : "mapSeq");
+  ix_push_range(&cg->ix, i, NULL, nix);
+  env_add(cg, lam->lam_binder, ENV_INDEX, NULL, ix_var(&cg->ix, i), NULL);
+  cg->indent++;
+  Cont again = {lam->body, after}, again_r = {lam->body, region};
+  gen_comm(cg, lam->body, &again, &again_r);
+  int64_t trips;
+  if (cg->uniform && !(size_const_value(n, &trips) && trips <= 1)) {
+    /* write after read across iterations */
+    BinderSet w = {0};
+    scan_writes(cg, lam->body, NULL, true, false, &w);
+    BinderSet need = intersect(cg, &w, &cg->pending_reads);
+    if (need.n) emit_barrier(cg, &need);
+  }
+  cg->indent--;
+  ix_pop_range(&cg->ix);
+  line(cg, "}");
+  cg_scope_leave(cg, mark);
+  (void)p;
+}
+
+typedef enum LoopForm { FORM_LOOP, FORM_ONCE, FORM_AT_MOST_ONCE } LoopForm;
+
+static LoopForm loop_form(Size n, bool known, Size launch) {
+  if (!known) return FORM_LOOP;
+  if (size_eq(n, launch)) return FORM_ONCE;
+  int64_t a, b;
+  if (size_const_value(n, &a) && size_const_value(launch, &b) && a <= b) return FORM_AT_MOST_ONCE;
+  return FORM_LOOP;
+}
+
+/* parforGlobal / parforWorkgroup / parforLocal d (spec section 8) */
+static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *after, const Cont *region) {
+  const Phrase *h = s->head;
+  int d = h->dim;
+  Size n = fn_param(h->type, 0)->data->size;
+  const Phrase *lam_i = s->args[1];
+  if (lam_i->kind != PH_LAM || lam_i->body->kind != PH_LAM) {
+    cg_error(cg, p->span, "the body of %s must be a lambda \\i o -> ...", prim_info[h->prim].name);
+    return;
+  }
+  const Phrase *lam_o = lam_i->body, *body = lam_o->body;
+  const char *idfn, *sizefn, *what;
+  bool known;
+  Size launch;
+  switch (h->prim) {
+  case PRIM_PARFOR_GLOBAL:
+    idfn = "get_global_id", sizefn = "get_global_size", what = "mapGlobal";
+    known = cg->launch.global_known[d], launch = cg->launch.global[d];
+    break;
+  case PRIM_PARFOR_WORKGROUP:
+    idfn = "get_group_id", sizefn = "get_num_groups", what = "mapWorkgroup";
+    known = cg->launch.groups_known[d], launch = cg->launch.groups[d];
+    break;
+  default:
+    idfn = "get_local_id", sizefn = "get_local_size", what = "mapLocal";
+    known = cg->launch.local_known[d], launch = cg->launch.local[d];
+    break;
+  }
+  const char *comment = d ? arena_printf(cg->arena, "%s%d", what, d) : what;
+  LoopForm form = loop_form(n, known, launch);
+  bool is_local = h->prim == PRIM_PARFOR_LOCAL, is_wg = h->prim == PRIM_PARFOR_WORKGROUP;
+
+  /* write after read: work-items may still read what this loop overwrites */
+  if (is_local && cg->uniform) {
+    BinderSet w = {0};
+    scan_writes(cg, p, NULL, false, true, &w);
+    BinderSet need = intersect(cg, &w, &cg->pending_reads);
+    if (need.n) emit_barrier(cg, &need);
+  }
+  /* OpenCL has no barrier across work-groups (spec section 5) */
+  if (!is_local && cg->uniform && cg->distributed == 0) {
+    BinderSet w = {0}, reads = {0};
+    scan_writes(cg, p, NULL, false, true, &w);
+    for (const Cont *c = after; c; c = c->next) scan_reads(cg, c->cmd, &reads);
+    BinderSet bad = intersect(cg, &w, &reads);
+    if (bad.n)
+      cg_error(cg, p->span, "%s written by this %s is read later in the same kernel, but OpenCL has no barrier "
+                            "across work-groups; split the computation into two kernels",
+               names_of(cg, &bad), prim_info[h->prim].name);
+  }
+
+  int mark;
+  cg_scope_enter(cg, &mark);
+  const char *i = cg_name(cg, lam_i->lam_binder->name);
+  const Ix *nix = ix_from_size(&cg->ix, n);
+  const char *nt = cg_ix_text(cg, nix);
+  switch (form) {
+  case FORM_ONCE: line(cg, "int %s = %s(%d); /* %s */", i, idfn, d, comment); break;
+  case FORM_AT_MOST_ONCE:
+    line(cg, "int %s = %s(%d);", i, idfn, d);
+    line(cg, "if (%s < %s) { /* %s */", i, nt, comment);
+    cg->indent++;
+    break;
+  case FORM_LOOP:
+    line(cg, "for (int %s = %s(%d); %s < %s; %s += %s(%d)) { /* %s */", i, idfn, d, i, nt, i, sizefn, d, comment);
+    cg->indent++;
+    break;
+  }
+  ix_push_range(&cg->ix, i, NULL, nix);
+  env_add(cg, lam_i->lam_binder, ENV_INDEX, NULL, ix_var(&cg->ix, i), NULL);
+  env_add(cg, lam_o->lam_binder, ENV_ALIAS, NULL, ix_var(&cg->ix, i), s->args[0]); /* o = idxAcc A i */
+
+  bool saved_uniform = cg->uniform;
+  Cont again = {body, NULL};
+  if (is_wg) {
+    /* a new group body: its own pending sets and continuation */
+    BinderSet pw = cg->pending_writes, pr = cg->pending_reads;
+    cg->pending_writes = (BinderSet){0};
+    cg->pending_reads = (BinderSet){0};
+    gen_comm(cg, body, form == FORM_LOOP ? &again : NULL, NULL);
+    if (form == FORM_LOOP && cg->uniform) {
+      /* the next group id of this work-group overwrites what late items read */
+      BinderSet w = {0};
+      scan_writes(cg, body, NULL, true, false, &w);
+      BinderSet need = intersect(cg, &w, &cg->pending_reads);
+      if (need.n) emit_barrier(cg, &need);
+    }
+    cg->pending_writes = pw;
+    cg->pending_reads = pr;
+  } else {
+    bool body_uniform = cg->uniform && form == FORM_ONCE;
+    Cont again_after = {body, after};
+    const Cont *a2 = form == FORM_LOOP ? &again_after : after;
+    const Cont *r2 = region;
+    if (!body_uniform) {
+      Cont *r = NEW(cg->arena, Cont);
+      *r = (Cont){body, cg->uniform ? NULL : region};
+      r2 = form == FORM_LOOP ? r : (cg->uniform ? NULL : region);
+    }
+    cg->uniform = body_uniform;
+    cg->distributed++;
+    gen_comm(cg, body, a2, r2);
+    cg->distributed--;
+    cg->uniform = saved_uniform;
+  }
+  ix_pop_range(&cg->ix);
+  if (form != FORM_ONCE) {
+    cg->indent--;
+    line(cg, "}");
+    cg_scope_leave(cg, mark);
+  }
+
+  /* read after write: the rest of the group body reads what this loop's
+   * work-items wrote */
+  if (is_local) {
+    if (cg->uniform) {
+      BinderSet need = needed_after(cg, after);
+      if (need.n) emit_barrier(cg, &need);
+    } else {
+      BinderSet need = needed_after(cg, region);
+      if (need.n) {
+        cg_error(cg, p->span, "%s written by this %s is read by other work-items of the group afterwards, which "
+                              "needs a barrier, but not all work-items of the group reach this point",
+                 names_of(cg, &need), prim_info[h->prim].name);
+        cg->pending_writes.n = 0;
+      }
+    }
+  }
+}
+
+static void gen_comm(CG *cg, const Phrase *p, const Cont *after, const Cont *region) {
+  cg->where = p->span;
+  switch (p->kind) {
+  case PH_SEQ: {
+    Cont a = {p->snd, after}, r = {p->snd, region};
+    gen_comm(cg, p->fst, &a, &r);
+    gen_comm(cg, p->snd, after, region);
+    return;
+  }
+  case PH_ASSIGN: gen_assign(cg, p->fst, p->snd, NULL, p->fst->type->data); return;
+  case PH_PRIM:
+    if (p->prim == PRIM_SKIP) return; /* Figure 6a: skip is nothing */
+    break;
+  case PH_APP: {
+    Spine s;
+    if (!spine_of(p, &s)) break;
+    switch (s.head->prim) {
+    case PRIM_NEW:
+    case PRIM_NEW_PRIVATE:
+    case PRIM_NEW_LOCAL:
+    case PRIM_NEW_GLOBAL:
+      if (s.nargs != 1 || s.args[0]->kind != PH_LAM) break;
+      gen_new(cg, p, &s, after, region);
+      return;
+    case PRIM_FOR:
+      if (s.nargs != 1 || s.args[0]->kind != PH_LAM) break;
+      gen_for(cg, p, &s, after, region);
+      return;
+    case PRIM_PARFOR_GLOBAL:
+    case PRIM_PARFOR_WORKGROUP:
+    case PRIM_PARFOR_LOCAL:
+      if (s.nargs != 2) break;
+      gen_parfor(cg, p, &s, after, region);
+      return;
+    case PRIM_PARFOR:
+      cg_error(cg, p->span, "parfor has no OpenCL level: use parforGlobal, parforWorkgroup or parforLocal");
+      return;
+    default: break;
+    }
+    cg_error(cg, p->span, "cannot generate OpenCL for %s here: the kernel body must be purely imperative "
+                          "(skip, ;, :=, new, for, parforGlobal, parforWorkgroup, parforLocal)",
+             prim_info[s.head->prim].name);
+    return;
+  }
+  default: break;
+  }
+  cg_error(cg, p->span, "cannot generate OpenCL for this command");
+}
+
+/* ---- the kernel ---- */
+
+static void compute_launch(CG *cg, const ImpKernel *k, const CodegenOptions *opt) {
+  SizeCtx *sc = &cg->tc->sizes;
+  bool user_local = false, user_global = false;
+  for (int d = 0; d < 3; d++) {
+    user_local = user_local || (opt && opt->local_size[d] > 0);
+    user_global = user_global || (opt && opt->global_size[d] > 0);
+  }
+  Launch *l = &cg->launch;
+  for (int d = 0; d < 3; d++) {
+    if (user_local) {
+      l->local_known[d] = true;
+      l->local[d] = size_const(sc, opt->local_size[d] > 0 ? opt->local_size[d] : 1);
+    } else if (k->has_local) {
+      l->local_known[d] = true;
+      l->local[d] = d < k->ndims ? k->local_size[d] : size_const(sc, 1);
+    }
+    if (user_global) {
+      l->global_known[d] = true;
+      l->global[d] = size_const(sc, opt->global_size[d] > 0 ? opt->global_size[d] : 1);
+    } else if (!user_local || !k->has_local) {
+      l->global_known[d] = true;
+      l->global[d] = d < k->ndims ? k->global_size[d] : size_const(sc, 1);
+    }
+    if (l->local_known[d] && l->global_known[d])
+      l->groups_known[d] = size_div(sc, l->global[d], l->local[d], &l->groups[d]);
+  }
+}
+
+static void param_decl(CG *cg, Buf *b, const KParam *p) {
+  switch (p->role) {
+  case KP_OUTPUT:
+  case KP_TEMP: emit(b, "global %s *restrict %s", cg_ctype(cg, p->elem), p->name); return;
+  case KP_INPUT: emit(b, "const global %s *restrict %s", cg_ctype(cg, p->elem), p->name); return;
+  case KP_SCALAR: emit(b, "%s %s", cg_ctype(cg, p->type), p->name); return;
+  case KP_NAT: emit(b, "int %s", p->name); return;
+  case KP_LOCAL: emit(b, "local %s *%s", cg_ctype(cg, p->elem), p->name); return;
+  }
+}
+
+/* the storage of a parameter binder: one buffer or value, or a split pair
+ * of them (fields "1", "21", ...) */
+static Storage *param_storage(CG *cg, const ImpKernel *k, const Binder *b, DataType *t, const char *prefix) {
+  for (int i = 0; i < k->nparams; i++) {
+    const KParam *p = &k->params[i];
+    if (p->binder != b || strcmp(p->fields, prefix) != 0) continue;
+    switch (p->role) {
+    case KP_SCALAR: return new_storage(cg, STORE_VALUE, SP_PRIVATE, p->name, t, b);
+    case KP_LOCAL: return new_storage(cg, STORE_BUFFER, SP_LOCAL, p->name, t, b);
+    default: {
+      Storage *st = new_storage(cg, STORE_BUFFER, SP_GLOBAL, p->name, t, b);
+      st->read_only = p->role == KP_INPUT;
+      return st;
+    }
+    }
+  }
+  t = dt_resolve(t);
+  if (t->kind != DT_PAIR) INTERNAL("no kernel parameter for %s.%s", b->name, prefix);
+  Storage *st = new_storage(cg, STORE_SPLIT, SP_GLOBAL, b->name, t, b);
+  st->part[0] = param_storage(cg, k, b, t->fst, arena_printf(cg->arena, "%s1", prefix));
+  st->part[1] = param_storage(cg, k, b, t->snd, arena_printf(cg->arena, "%s2", prefix));
+  st->name = st->part[0]->name;
+  return st;
+}
+
+static DataType *binder_data(const Binder *b) {
+  PhraseType *t = b->type;
+  if (t->kind == PT_WITH) t = t->fst; /* var[T] = acc[T] & exp[T] */
+  return t->data;
+}
+
+/* newLocal of constant size outside per-work-item code: kernel scope */
+static void collect_locals(CG *cg, const Phrase *p, bool per_item, Buf *decls) {
+  switch (p->kind) {
+  case PH_SEQ:
+    collect_locals(cg, p->fst, per_item, decls);
+    collect_locals(cg, p->snd, per_item, decls);
+    return;
+  case PH_LAM: collect_locals(cg, p->body, per_item, decls); return;
+  case PH_APP: {
+    Spine s;
+    if (!spine_of(p, &s)) return;
+    Prim pr = s.head->prim;
+    if (pr == PRIM_NEW_LOCAL && !per_item && s.nargs == 1 && s.args[0]->kind == PH_LAM) {
+      const Binder *b = s.args[0]->lam_binder;
+      bool declared = false;
+      for (EnvEntry *e = cg->env; e; e = e->next) declared = declared || e->binder == b;
+      DataType *t = dt_resolve(s.head->type_arg);
+      int64_t n;
+      if (!declared && size_const_value(cg_elem_count(cg, t), &n)) {
+        const char *name = cg_name(cg, b->name);
+        buf_indent(decls, 1);
+        emit(decls, "local %s %s[%lld];\n", cg_ctype(cg, cg_elem_type(t)), name, (long long)n);
+        env_add(cg, b, ENV_STORAGE, new_storage(cg, STORE_BUFFER, SP_LOCAL, name, t, b), NULL, NULL);
+      }
+    }
+    bool inner = per_item || pr == PRIM_PARFOR_LOCAL || pr == PRIM_PARFOR_GLOBAL;
+    for (int i = 0; i < s.nargs; i++)
+      if (s.args[i]->kind == PH_LAM) collect_locals(cg, s.args[i], inner, decls);
+    return;
+  }
+  default: return;
+  }
+}
+
+static void comment_text(Buf *out, const char *s) {
+  for (; *s; s++) {
+    buf_putc(out, *s);
+    if (s[0] == '*' && s[1] == '/') buf_putc(out, ' '); /* never close the comment */
+  }
+}
+
+static void emit_sizes(Buf *out, int n, const Size *s) {
+  if (n > 1) buf_putc(out, '(');
+  for (int d = 0; d < n; d++) {
+    if (d) buf_puts(out, ", ");
+    size_print(out, s[d]);
+  }
+  if (n > 1) buf_putc(out, ')');
+}
+
+bool cg_generate(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions *opt, Buf *out) {
+  CG cgs = {0}, *cg = &cgs;
+  cg->arena = a;
+  cg->tc = tc;
+  cg->diag = k->diag;
+  cg->k = k;
+  cg->uniform = true;
+  cg->where = k->def->body->span;
+  ix_init(&cg->ix, a);
+  compute_launch(cg, k, opt);
+
+  /* parameters: names in the outermost scope, storages in the environment */
+  Buf sig;
+  buf_init(&sig, a);
+  for (int i = 0; i < k->nparams; i++) declare_name(cg, k->params[i].name);
+  const char **decls = NEWARRAY(a, const char *, k->nparams);
+  size_t width = 0;
+  for (int i = 0; i < k->nparams; i++) {
+    Buf pb;
+    buf_init(&pb, a);
+    param_decl(cg, &pb, &k->params[i]);
+    decls[i] = pb.data;
+    width += pb.len + 2;
+  }
+  for (int i = 0; i < k->nparams; i++) {
+    const KParam *p = &k->params[i];
+    if (!p->binder) continue;
+    bool seen = false;
+    for (EnvEntry *e = cg->env; e; e = e->next) seen = seen || e->binder == p->binder;
+    if (seen) continue;
+    env_add(cg, p->binder, ENV_STORAGE, param_storage(cg, k, p->binder, binder_data(p->binder), ""), NULL, NULL);
+    DataType *pt = dt_resolve(p->type);
+    if (pt->kind == DT_IDX) /* an index parameter: 0 <= i < n */
+      ix_push_range(&cg->ix, p->name, NULL, ix_from_size(&cg->ix, pt->size));
+  }
+
+  Buf locals, body;
+  buf_init(&locals, a);
+  buf_init(&body, a);
+  collect_locals(cg, k->def->body, false, &locals);
+  cg->out = &body;
+  cg->indent = 1;
+  gen_comm(cg, k->def->body, NULL, NULL);
+  if (cg->failed) return false;
+
+  /* header comment (spec section 8) */
+  emit(out, "/* Kernel %s, generated by dpia from ", k->name);
+  comment_text(out, k->source_name ? k->source_name : "<input>");
+  emit(out, ".\n * Preconditions:");
+  if (k->nprecond == 0) emit(out, " none");
+  for (int i = 0; i < k->nprecond; i++) emit(out, "%s%s", i ? ", " : " ", k->preconds[i]);
+  emit(out, ".\n * NDRange: global size ");
+  emit_sizes(out, k->ndims, k->global_size);
+  if (k->has_local) {
+    emit(out, ", local size ");
+    emit_sizes(out, k->ndims, k->local_size);
+  } else {
+    emit(out, ", local size not fixed");
+  }
+  emit(out, ".\n */\n");
+  if (cg->uses_double) emit(out, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
+  emit(out, "\n");
+  for (int i = 0; i < cg->structs.len; i++) emit_struct(cg, out, cg->structs.items[i]);
+
+  /* signature */
+  bool reqd = cg->launch.local_known[0];
+  int64_t ls[3] = {1, 1, 1};
+  for (int d = 0; d < 3 && reqd; d++) reqd = size_const_value(cg->launch.local[d], &ls[d]);
+  if (reqd) {
+    emit(out, "kernel __attribute__((reqd_work_group_size(%lld, %lld, %lld)))\nvoid %s(", (long long)ls[0],
+         (long long)ls[1], (long long)ls[2], k->name);
+  } else {
+    emit(out, "kernel void %s(", k->name);
+  }
+  size_t col = (reqd ? 6 : 13) + strlen(k->name);
+  bool one_line = col + width <= 100;
+  for (int i = 0; i < k->nparams; i++) {
+    if (i) {
+      if (one_line) {
+        buf_puts(out, ", ");
+      } else {
+        buf_puts(out, ",\n");
+        for (size_t c = 0; c < col; c++) buf_putc(out, ' ');
+      }
+    }
+    buf_puts(out, decls[i]);
+  }
+  emit(out, ") {\n%s%s}\n", locals.data, body.data);
+  return true;
+}
+
+bool codegen_opencl(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions *opt, Buf *out) {
+  return cg_generate(a, tc, k, opt, out);
+}
