@@ -380,6 +380,7 @@ enum {
   MAX_ELIMINATION_STEPS = 16, /* substitutions per inequality */
   BUILD_BUDGET = 256,         /* factorings tried when printing one polynomial */
   MAX_IDENTITY_ROUNDS = 8,    /* (x/k)*k + x%k rewrites per sum */
+  MAX_FACTOR_DEPTH = 8,       /* nested divisions by one factor of a product */
 };
 
 typedef struct Term {
@@ -416,6 +417,7 @@ typedef struct Simplifier {
   Arena *arena;
   bool overflow; /* sticky: a coefficient left int64 or a polynomial grew too big */
   int prover_budget;
+  int factor_depth; /* divide_by_one_factor calls in progress */
   Quotient *quotients;
   int nquotients, quotients_cap;
   RangeBounds *bounds; /* indexed like x->ranges */
@@ -426,6 +428,7 @@ static void simplifier_init(Simplifier *s, IxCtx *x) {
   s->arena = x->arena;
   s->overflow = false;
   s->prover_budget = PROVER_BUDGET;
+  s->factor_depth = 0;
   s->quotients = NULL;
   s->nquotients = s->quotients_cap = 0;
   /* zeroed: every state KNOWN_NOT_YET */
@@ -1065,6 +1068,39 @@ static Poly divide_remainder(Simplifier *s, IxKind kind, Poly a, Poly k) {
   return make_quotient(s, kind, a, k);
 }
 
+/* a/(f*g*...) = (a/f)/(g*...) for a >= 0 and positive factors.  Dividing
+ * by one factor first can split off what the whole product does not
+ * divide: (i*M + j)/(M*2) = (i + j/M)/2 = i/2 for j < M.  Used when it
+ * changes anything, so that the result does not depend on whether the
+ * input divided by the product or by its factors one after the other. */
+static bool divide_by_one_factor(Simplifier *s, Poly a, Poly k, Poly *out) {
+  if (!is_product_divisor(s, k) || s->factor_depth >= MAX_FACTOR_DEPTH || !prove_nonneg(s, a)) {
+    return false;
+  }
+  const Term *t = &k.terms[0];
+  for (int i = 0; i <= t->natoms; i++) {
+    Term factor, rest;
+    if (i < t->natoms) {
+      if (i > 0 && ix_equal(t->atoms[i], t->atoms[i - 1])) continue;
+      factor = (Term){1, 1, &t->atoms[i]};
+      rest = term_without(s, t, i);
+    } else {
+      if (t->coef == 1) continue;
+      factor = (Term){t->coef, 0, NULL};
+      rest = (Term){1, t->natoms, t->atoms};
+    }
+    Poly by = poly_of_term(s, factor);
+    s->factor_depth++;
+    Poly inner = simplify_division(s, IX_DIV, a, by);
+    const Ix *single = poly_single_atom(inner);
+    bool changed = !single || !ix_equal(single, quotient_ix(s, IX_DIV, a, by));
+    if (changed) *out = simplify_division(s, IX_DIV, inner, poly_of_term(s, rest));
+    s->factor_depth--;
+    if (changed) return true;
+  }
+  return false;
+}
+
 static Poly simplify_division(Simplifier *s, IxKind kind, Poly a, Poly k) {
   int64_t va, vk, folded;
   bool a_const = poly_const_value(a, &va), k_const = poly_const_value(k, &vk);
@@ -1081,6 +1117,8 @@ static Poly simplify_division(Simplifier *s, IxKind kind, Poly a, Poly k) {
     Poly r = simplify_division(s, kind, divide_exactly(s, a, &g), divide_exactly(s, k, &g));
     return kind == IX_DIV ? r : poly_mul(s, r, poly_of_term(s, g));
   }
+  Poly by_factors;
+  if (kind == IX_DIV && divide_by_one_factor(s, a, k, &by_factors)) return by_factors;
   if (k.nterms == 1 && k.terms[0].coef > 0 && monomial_nonneg(s, &k.terms[0])) {
     Term *multiples = NEWARRAY(s->arena, Term, a.nterms);
     Term *others = NEWARRAY(s->arena, Term, a.nterms);

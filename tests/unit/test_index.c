@@ -466,6 +466,11 @@ static const Case cases[] = {
     CASE("", "", "x/M/K", "x/K/M"),
     CASE("", "", "x/(M*K)", "x/K/M"),
     CASE("", "", "x/(2*M)", "x/M/2"),
+    CASE("j<M", "", "(i*M + j)/(M*2)", "i/2"),
+    CASE("j<M", "", "(i*M*2 + j)/(M*2)", "i"),
+    CASE("j<M", "", "(i*M*2 + j)%(M*2)", "j"),
+    CASE("", "", "1/(n*2)", "0"),
+    CASE("", "", "(n + 1)/(n*2)", "(1/n + 1)/2"),
     /* the paper's vectorised dot product (section 6.3) */
     CASE("wg<N/131072; l<64; i<2048", "N=0..393216:131072", "((wg*64 + l)*2048 + i)/2048",
          "wg*64 + l"),

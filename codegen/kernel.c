@@ -1,0 +1,313 @@
+/* kernel.c: the kernel interface of an imperative def (spec section 8,
+ * "Kernel interface"; translate/kernel.h) and its natural NDRange.
+ *
+ * Parameters by role: acc[T] -> output (a pair type is split into
+ * output_1, output_2, depth-first; a single output is named `output`; a
+ * scalar output is a one-element buffer), exp[T] with an array inside ->
+ * input buffer, other exp[T] -> scalar argument, var[T] -> hoisted global
+ * temporary, nat -> int, newLocal of symbolic size -> local buffer.  Order:
+ * outputs; inputs and scalars in declaration order; nats; temporaries;
+ * local buffers.
+ *
+ * NDRange: per dimension d, the work-group loops (parforWorkgroup d) give
+ * the number of groups and the parforLocal d loops the local size (the
+ * largest trip count when several are constants, else the first); a
+ * dimension with only parforGlobal d loops has global size = their trip
+ * count and leaves the local size to the host unless work-group loops fix
+ * it in another dimension. */
+#include "cgen.h"
+
+#include <string.h>
+
+const char *const kparam_role_name[] = {
+#define X(id, s) s,
+    DPIA_KPARAM_ROLES(X)
+#undef X
+};
+
+typedef struct KB {
+  Arena *arena;
+  TypeCtx *tc;
+  Diag *diag;
+  DefInfo *def;
+  bool ok;
+  int nnames;
+  const char *names[64];
+  Vec names_more; /* beyond the first 64 */
+  Vec params;     /* KParam *, in the order they are made */
+} KB;
+
+static bool kb_taken(KB *kb, const char *name) {
+  for (int i = 0; i < kb->nnames && i < 64; i++)
+    if (strcmp(kb->names[i], name) == 0) return true;
+  for (int i = 0; i < kb->names_more.len; i++)
+    if (strcmp(kb->names_more.items[i], name) == 0) return true;
+  return false;
+}
+
+static void kb_take(KB *kb, const char *name) {
+  if (kb->nnames < 64) kb->names[kb->nnames++] = name;
+  else vec_push(kb->arena, &kb->names_more, (void *)name);
+}
+
+static const char *kb_unique(KB *kb, const char *base) {
+  const char *name = base;
+  for (int n = 2; cg_is_reserved(name) || kb_taken(kb, name); n++) name = arena_printf(kb->arena, "%s_%d", base, n);
+  kb_take(kb, name);
+  return name;
+}
+
+static Span param_span(KB *kb, const Binder *b) { return b ? b->span : kb->def->body->span; }
+
+static bool has_array(DataType *t) {
+  t = dt_resolve(t);
+  switch (t->kind) {
+  case DT_ARRAY: return true;
+  case DT_PAIR: return has_array(t->fst) || has_array(t->snd);
+  default: return false;
+  }
+}
+
+/* scalars, vectors, indices and pairs of them may be stored */
+static bool storable(KB *kb, DataType *t, const Binder *b, bool in_buffer) {
+  t = dt_resolve(t);
+  switch (t->kind) {
+  case DT_SCALAR:
+    if (t->scalar == SC_BOOL && in_buffer) {
+      diag_error(kb->diag, param_span(kb, b), "'%s' holds bool values, which OpenCL does not allow in kernel "
+                                              "parameters or buffers; use int",
+                 b ? b->name : "a local buffer");
+      return false;
+    }
+    return true;
+  case DT_IDX: return true;
+  case DT_ARRAY: return storable(kb, t->elem, b, in_buffer);
+  case DT_PAIR: return storable(kb, t->fst, b, in_buffer) && storable(kb, t->snd, b, in_buffer);
+  default:
+    diag_error(kb->diag, param_span(kb, b), "the type %s of '%s' is not a concrete data type", dt_str(kb->arena, t),
+               b ? b->name : "?");
+    return false;
+  }
+}
+
+static KParam *kb_param(KB *kb, KParamRole role, const char *name, DataType *t, Binder *b, const char *fields) {
+  KParam *p = NEW(kb->arena, KParam);
+  p->role = role;
+  p->name = name;
+  p->type = dt_resolve(t);
+  p->binder = b;
+  p->fields = fields;
+  SizeCtx *sc = &kb->tc->sizes;
+  p->elements = size_const(sc, 1);
+  DataType *e = p->type;
+  for (; e->kind == DT_ARRAY; e = dt_resolve(e->elem)) p->elements = size_mul(sc, p->elements, e->size);
+  p->elem = e;
+  vec_push(kb->arena, &kb->params, p);
+  return p;
+}
+
+/* a buffer parameter, split into its components if it is a pair that
+ * cannot be one struct (an output always, spec section 8) */
+static void kb_buffer(KB *kb, KParamRole role, Binder *b, DataType *t, const char *name, const char *fields) {
+  t = dt_resolve(t);
+  if (t->kind == DT_PAIR && (role == KP_OUTPUT || has_array(t))) {
+    kb_buffer(kb, role, b, t->fst, kb_unique(kb, arena_printf(kb->arena, "%s_1", name)),
+              arena_printf(kb->arena, "%s1", fields));
+    kb_buffer(kb, role, b, t->snd, kb_unique(kb, arena_printf(kb->arena, "%s_2", name)),
+              arena_printf(kb->arena, "%s2", fields));
+    return;
+  }
+  if (role == KP_INPUT && !has_array(t)) role = KP_SCALAR;
+  if (!storable(kb, t, b, true)) {
+    kb->ok = false;
+    return;
+  }
+  kb_param(kb, role, name, t, b, fields);
+}
+
+typedef struct Trips {
+  Vec wg[3], loc[3], glob[3]; /* Size * trip counts per dimension */
+} Trips;
+
+static void collect_trips(KB *kb, const Phrase *p, Trips *t) {
+  switch (p->kind) {
+  case PH_SEQ:
+    collect_trips(kb, p->fst, t);
+    collect_trips(kb, p->snd, t);
+    return;
+  case PH_LAM: collect_trips(kb, p->body, t); return;
+  case PH_APP: {
+    Spine s;
+    if (!spine_of(p, &s)) return;
+    const Phrase *h = s.head;
+    Vec *v = NULL;
+    switch (h->prim) {
+    case PRIM_PARFOR_GLOBAL: v = t->glob; break;
+    case PRIM_PARFOR_WORKGROUP: v = t->wg; break;
+    case PRIM_PARFOR_LOCAL: v = t->loc; break;
+    default: break;
+    }
+    if (v && s.nargs == 2) {
+      Size *n = NEW(kb->arena, Size);
+      *n = fn_param(h->type, 0)->data->size;
+      vec_push(kb->arena, &v[h->dim], n);
+    }
+    for (int i = 0; i < s.nargs; i++)
+      if (s.args[i]->kind == PH_LAM) collect_trips(kb, s.args[i], t);
+    return;
+  }
+  default: return;
+  }
+}
+
+/* the largest of constant trip counts, else the first */
+static Size choose(KB *kb, const Vec *v) {
+  if (v->len == 0) return size_const(&kb->tc->sizes, 1);
+  int64_t best = -1, c;
+  for (int i = 0; i < v->len; i++) {
+    if (!size_const_value(*(Size *)v->items[i], &c)) return *(Size *)v->items[0];
+    if (c > best) best = c;
+  }
+  return size_const(&kb->tc->sizes, best);
+}
+
+/* newLocal of symbolic size outside per-work-item code: KP_LOCAL */
+static void collect_local_params(KB *kb, const Phrase *p, bool per_item) {
+  switch (p->kind) {
+  case PH_SEQ:
+    collect_local_params(kb, p->fst, per_item);
+    collect_local_params(kb, p->snd, per_item);
+    return;
+  case PH_LAM: collect_local_params(kb, p->body, per_item); return;
+  case PH_APP: {
+    Spine s;
+    if (!spine_of(p, &s)) return;
+    Prim pr = s.head->prim;
+    if (pr == PRIM_NEW_LOCAL && !per_item && s.nargs == 1 && s.args[0]->kind == PH_LAM) {
+      DataType *t = dt_resolve(s.head->type_arg);
+      Binder *b = s.args[0]->lam_binder;
+      Size n = size_const(&kb->tc->sizes, 1);
+      for (DataType *e = t; e->kind == DT_ARRAY; e = dt_resolve(e->elem)) n = size_mul(&kb->tc->sizes, n, e->size);
+      int64_t c;
+      if (!size_const_value(n, &c)) {
+        if (storable(kb, t, b, true)) kb_param(kb, KP_LOCAL, kb_unique(kb, b->name), t, b, "");
+        else kb->ok = false;
+      }
+    }
+    if (pr == PRIM_NEW_GLOBAL) {
+      diag_error(kb->diag, p->span, "newGlobal inside a kernel body cannot be generated: global temporaries are "
+                                    "kernel parameters (spec section 7, hoisting)");
+      kb->ok = false;
+    }
+    bool inner = per_item || pr == PRIM_PARFOR_LOCAL || pr == PRIM_PARFOR_GLOBAL;
+    for (int i = 0; i < s.nargs; i++)
+      if (s.args[i]->kind == PH_LAM) collect_local_params(kb, s.args[i], inner);
+    return;
+  }
+  default: return;
+  }
+}
+
+ImpKernel *kernel_from_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def, const char *source_name) {
+  KB kbs = {0}, *kb = &kbs;
+  kb->arena = a;
+  kb->tc = tc;
+  kb->diag = diag;
+  kb->def = def;
+  kb->ok = true;
+  Span where = def->decl ? def->decl->name_span : def->body->span;
+  if (!def->ok || !def->body) INTERNAL("kernel_from_def on a def with errors");
+  if (def->ndata_params) {
+    diag_error(diag, where, "'%s' has data type parameters: a kernel needs concrete types", def->name);
+    return NULL;
+  }
+  if (def->result->kind != PT_COMM) {
+    diag_error(diag, where, "'%s' is not an imperative procedure (its result is %s, not comm)", def->name,
+               pt_str(a, def->result));
+    return NULL;
+  }
+
+  /* names: nat parameters keep theirs (sizes in types refer to them) */
+  for (int i = 0; i < def->nsize_params; i++) {
+    Sym n = def->size_params[i];
+    if (cg_is_reserved(n) || kb_taken(kb, n)) {
+      diag_error(diag, where, "the size parameter '%s' cannot be named '%s' in OpenCL C; rename it", n, n);
+      return NULL;
+    }
+    kb_take(kb, n);
+  }
+  int nout = 0;
+  for (int i = 0; i < def->nparams; i++) nout += def->params[i]->type->kind == PT_ACC;
+
+  /* outputs first, then inputs and scalars, then temporaries */
+  for (int pass = 0; pass < 3; pass++) {
+    for (int i = 0; i < def->nparams; i++) {
+      Binder *b = def->params[i];
+      PhraseType *t = b->type;
+      bool is_var = t->kind == PT_WITH && t->fst->kind == PT_ACC && t->snd->kind == PT_EXP &&
+                    dt_equal(t->fst->data, t->snd->data);
+      if (pass == 0 && t->kind == PT_ACC) {
+        kb_buffer(kb, KP_OUTPUT, b, t->data, kb_unique(kb, nout == 1 ? "output" : b->name), "");
+      } else if (pass == 1 && t->kind == PT_EXP) {
+        kb_buffer(kb, KP_INPUT, b, t->data, kb_unique(kb, b->name), "");
+      } else if (pass == 2 && is_var) {
+        kb_buffer(kb, KP_TEMP, b, t->fst->data, kb_unique(kb, b->name), "");
+      } else if (pass == 0 && t->kind != PT_ACC && t->kind != PT_EXP && !is_var) {
+        diag_error(diag, b->span, "parameter '%s' of type %s cannot be a kernel parameter (expected acc[T], exp[T] "
+                                  "or var[T])",
+                   b->name, pt_str(a, t));
+        kb->ok = false;
+      }
+    }
+    if (pass == 1) {
+      for (int i = 0; i < def->nsize_params; i++) {
+        KParam *p = kb_param(kb, KP_NAT, def->size_params[i], tc->t_int, NULL, "");
+        p->elements = size_const(&tc->sizes, 0);
+      }
+    }
+  }
+  collect_local_params(kb, def->body, false);
+  if (!kb->ok) return NULL;
+
+  ImpKernel *k = NEW(a, ImpKernel);
+  k->name = def->name;
+  k->source_name = source_name;
+  k->def = def;
+  k->diag = diag;
+  k->nparams = kb->params.len;
+  k->params = NEWARRAY(a, KParam, k->nparams);
+  for (int i = 0; i < k->nparams; i++) k->params[i] = *(KParam *)kb->params.items[i];
+  k->nprecond = def->nprecond;
+  k->preconds = def->preconds;
+
+  /* the natural NDRange */
+  Trips tr = {0};
+  collect_trips(kb, def->body, &tr);
+  SizeCtx *sc = &tc->sizes;
+  k->ndims = 1;
+  for (int d = 0; d < 3; d++) {
+    if (tr.wg[d].len || tr.loc[d].len || tr.glob[d].len) k->ndims = d + 1;
+    k->has_local = k->has_local || tr.wg[d].len || tr.loc[d].len;
+  }
+  for (int d = 0; d < 3; d++) {
+    Size one = size_const(sc, 1);
+    k->global_size[d] = k->local_size[d] = one;
+    if (d >= k->ndims) continue;
+    if (tr.wg[d].len || tr.loc[d].len) {
+      k->local_size[d] = choose(kb, &tr.loc[d]);
+      k->global_size[d] = size_mul(sc, choose(kb, &tr.wg[d]), k->local_size[d]);
+    } else {
+      k->global_size[d] = choose(kb, &tr.glob[d]);
+    }
+  }
+  if (sc->overflow) {
+    diag_error(diag, where, "the launch size of '%s' does not fit in 64 bits", def->name);
+    return NULL;
+  }
+
+  /* a dry run with the natural NDRange reports what cannot be generated */
+  Buf scratch;
+  buf_init(&scratch, a);
+  if (!cg_generate(a, tc, k, NULL, &scratch)) return NULL;
+  return k;
+}

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Command-line behaviour of dpia (spec section 9, issue 7): exit codes,
+messages for bad invocations, --help for each command, and output files
+written atomically (an error leaves no partial -o file and never truncates
+an existing one).  Expectations are inline: (arguments, exit code, text that
+must appear in stdout+stderr)."""
+import os, subprocess, sys, tempfile
+
+dpia = os.path.abspath(sys.argv[1])
+samples = os.path.abspath(sys.argv[2])
+passed = failed = 0
+
+def run(args, cwd=None):
+    p = subprocess.run([dpia] + args, capture_output=True, timeout=60, cwd=cwd)
+    return p.returncode, p.stdout.decode(), p.stderr.decode()
+
+def expect(args, code, text='', cwd=None, absent=None):
+    global passed, failed
+    rc, out, err = run(args, cwd)
+    both = out + err
+    problems = []
+    if rc != code:
+        problems.append(f'exit {rc}, expected {code}')
+    if text and text not in both:
+        problems.append(f'{text!r} not in output')
+    if absent and absent in both:
+        problems.append(f'{absent!r} should not be in output')
+    if problems:
+        failed += 1
+        print(f'FAIL dpia {" ".join(args)}: {"; ".join(problems)}\n  output: {both[:600]}')
+    else:
+        passed += 1
+        print(f'PASS dpia {" ".join(args)}')
+    return out
+
+dot = os.path.join(samples, 'dot_partial.dpia')
+with tempfile.TemporaryDirectory() as tmp:
+    bad = os.path.join(tmp, 'bad.dpia')
+    with open(bad, 'w') as f:
+        f.write('kernel k (N: nat) (xs: [N]float) =\n  xs |> map (\\x -> x)\n')
+    # usage
+    expect([], 2, 'usage: dpia COMMAND')
+    expect(['--help'], 0, 'commands:')
+    expect(['--version'], 0, 'dpia ')
+    expect(['frobnicate'], 2, "unknown command 'frobnicate'")
+    for cmd in ('check', 'translate', 'verify'):
+        expect([cmd, '--help'], 0, f'usage: dpia {cmd}')
+        expect([cmd], 2, 'needs an input FILE')
+        expect([cmd, '--bogus', dot], 2, "unknown option '--bogus'")
+        expect([cmd, dot, dot], 2, 'more than one input file')
+        expect([cmd, os.path.join(tmp, 'missing.dpia')], 2, 'No such file or directory')
+        expect([cmd, tmp], 2, 'is a directory')
+    expect(['check', '-k', 'dotPartial', dot], 2, "unknown option '-k'")
+    expect(['translate', '-k'], 2, '-k needs a kernel name')
+    expect(['translate', '--emit=pdf', dot], 2, "unknown --emit kind 'pdf'")
+    expect(['translate', '--local-size=0', dot], 2, 'bad --local-size')
+    expect(['translate', '--local-size=1,2,3,4', dot], 2, 'bad --local-size')
+    expect(['translate', '-k', 'nope', dot], 2, "no kernel named 'nope'")
+    expect(['translate', '-o'], 2, '-o needs a file name')
+    # results
+    expect(['check', dot], 0)
+    expect(['check', '-v', dot], 0, 'kernel dotPartial : [N/2048]float')
+    expect(['check', bad], 1, 'bad.dpia:2:9: error:')
+    expect(['check', '--diagnostics=json', bad], 1, '"line": 2, "column": 9')
+    expect(['translate', '--emit=imperative', '-k', 'dotPartial', dot], 0, 'parforWorkgroup')
+    expect(['verify', dot], 0)
+    # atomic output: success writes the file; failure leaves an existing file alone
+    out = os.path.join(tmp, 'out.dpia')
+    expect(['translate', '--emit=imperative', '-o', out, dot], 0)
+    ok = os.path.exists(out) and 'parforLocal' in open(out).read()
+    with open(out, 'w') as f:
+        f.write('precious\n')
+    expect(['translate', '--emit=imperative', '-o', out, bad], 1, 'error:')
+    ok = ok and open(out).read() == 'precious\n'
+    fresh = os.path.join(tmp, 'fresh.dpia')
+    expect(['translate', '--emit=imperative', '-o', fresh, bad], 1)
+    ok = ok and not os.path.exists(fresh)
+    ok = ok and not [f for f in os.listdir(tmp) if '.tmp' in f]
+    expect(['translate', '--emit=imperative', '-o', os.path.join(tmp, 'no', 'such', 'dir', 'x'), dot], 2,
+           'cannot write')
+    if ok:
+        passed += 1
+        print('PASS atomic -o: written on success, untouched on error, no temporary left behind')
+    else:
+        failed += 1
+        print('FAIL atomic -o')
+
+print(f'{passed} passed, {failed} failed')
+sys.exit(1 if failed else 0)
