@@ -343,7 +343,7 @@ static void vector_address(CG *cg, const Probe *p, int k, const char **offset, c
     *offset = "0";
     *ptr = ix_const_value(p->flat, &z) && z == 0
                ? p->base
-               : arena_printf(cg->arena, "%s + %s", p->base, paren_below(cg, cg_ix_expr(cg, p->flat), PREC_MUL));
+               : arena_printf(cg->arena, "%s + %s", p->base, paren_below(cg, cg_ix_expr(cg, p->flat), PREC_ADD));
   }
 }
 
@@ -459,6 +459,8 @@ static const Ix *clamp_index(CG *cg, const Ix *x, Size n, bool low, bool high) {
   const Ix *nn = ix_from_size(&cg->ix, n);
   const Ix *top = ix_simplify(&cg->ix, ix_sub(&cg->ix, nn, K(cg, 1)));
   x = ix_simplify(&cg->ix, x);
+  int64_t t;
+  if (ix_const_value(top, &t) && t == 0) return K(cg, 0); /* one element */
   if (high && ix_provably_less(&cg->ix, x, nn)) high = false;
   const char *xt = cg_ix_text(cg, x), *name;
   if (low && high) name = arena_printf(cg->arena, "clamp(%s, 0, %s)", xt, cg_ix_text(cg, top));

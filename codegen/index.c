@@ -435,10 +435,11 @@ static void simplifier_init(Simplifier *s, IxCtx *x) {
   s->bounds = NEWARRAY(x->arena, RangeBounds, x->nranges > 0 ? x->nranges : 1);
 }
 
-/* The innermost range of v, or -1. */
+/* The innermost range of v, or -1.  Names are compared as text: a
+ * generated name such as "min(i, n - 1)" need not be interned. */
 static int range_of(const IxCtx *x, Sym v) {
   for (int i = x->nranges - 1; i >= 0; i--) {
-    if (x->ranges[i].var == v) return i;
+    if (x->ranges[i].var == v || strcmp(x->ranges[i].var, v) == 0) return i;
   }
   return -1;
 }
@@ -1004,13 +1005,15 @@ static Poly simplify_division(Simplifier *s, IxKind kind, Poly a, Poly k);
  * coefficients and the atoms they all share. */
 static Term common_factor(Simplifier *s, Poly a, Poly k) {
   int64_t g = 0;
+  bool has_min = false; /* INT64_MIN has no magnitude in int64 */
   const Term *first = a.nterms > 0 ? &a.terms[0] : &k.terms[0];
   Term common = *first;
   for (int pass = 0; pass < 2; pass++) {
     Poly p = pass == 0 ? a : k;
     for (int i = 0; i < p.nterms; i++) {
       const Term *t = &p.terms[i];
-      g = gcd64(g, t->coef == INT64_MIN ? INT64_MAX : t->coef);
+      has_min |= t->coef == INT64_MIN;
+      if (!has_min) g = gcd64(g, t->coef);
       /* multiset intersection of the atoms */
       const Ix **shared = common.natoms ? NEWARRAY(s->arena, const Ix *, common.natoms) : NULL;
       int n = 0, j = 0;
@@ -1025,7 +1028,7 @@ static Term common_factor(Simplifier *s, Poly a, Poly k) {
       common.atoms = shared;
     }
   }
-  common.coef = g > 0 ? g : 1;
+  common.coef = g > 0 && !has_min ? g : 1;
   return common;
 }
 
@@ -1066,6 +1069,29 @@ static Poly divide_remainder(Simplifier *s, IxKind kind, Poly a, Poly k) {
     }
   }
   return make_quotient(s, kind, a, k);
+}
+
+/* a = k*q + r where no term of r is a multiple of k's leading term (for a
+ * monomial k: r is the terms k does not divide).  False if that does not
+ * end within MAX_POLY_TERMS steps. */
+static bool long_divide(Simplifier *s, Poly a, Poly k, Poly *q, Poly *r) {
+  const Term *lead = &k.terms[0];
+  ASSERT(lead->coef > 0);
+  Poly quotient = poly_zero(), rest = a;
+  for (int step = 0; step < MAX_POLY_TERMS; step++) {
+    Term multiple;
+    int i = 0;
+    while (i < rest.nterms && !term_divide(s, &rest.terms[i], lead, &multiple)) i++;
+    if (i == rest.nterms) {
+      *q = quotient;
+      *r = rest;
+      return true;
+    }
+    Poly m = poly_of_term(s, multiple);
+    quotient = poly_add(s, quotient, m);
+    rest = poly_sub(s, rest, poly_mul(s, m, k));
+  }
+  return false;
 }
 
 /* a/(f*g*...) = (a/f)/(g*...) for a >= 0 and positive factors.  Dividing
@@ -1119,24 +1145,16 @@ static Poly simplify_division(Simplifier *s, IxKind kind, Poly a, Poly k) {
   }
   Poly by_factors;
   if (kind == IX_DIV && divide_by_one_factor(s, a, k, &by_factors)) return by_factors;
-  if (k.nterms == 1 && k.terms[0].coef > 0 && monomial_nonneg(s, &k.terms[0])) {
-    Term *multiples = NEWARRAY(s->arena, Term, a.nterms);
-    Term *others = NEWARRAY(s->arena, Term, a.nterms);
-    int nmultiples = 0, nothers = 0;
-    for (int i = 0; i < a.nterms; i++) {
-      if (!term_divide(s, &a.terms[i], &k.terms[0], &multiples[nmultiples])) {
-        others[nothers++] = a.terms[i];
-      } else {
-        nmultiples++;
+  if (k.terms[0].coef > 0 && prove_nonneg(s, k)) {
+    Poly q, r;
+    if (long_divide(s, a, k, &q, &r)) {
+      if (r.nterms == 0) return kind == IX_DIV ? q : poly_zero(); /* exact */
+      /* a = k*q + r with a >= 0 and r >= 0: C's truncation is floor
+       * division there, and floor((k*q + r)/k) = q + floor(r/k) */
+      if (q.nterms > 0 && prove_nonneg(s, a) && prove_nonneg(s, r)) {
+        Poly rest = simplify_division(s, kind, r, k);
+        return kind == IX_DIV ? poly_add(s, q, rest) : rest;
       }
-    }
-    Poly q = poly_from_terms(s, multiples, nmultiples), r = poly_from_terms(s, others, nothers);
-    if (r.nterms == 0) return kind == IX_DIV ? q : poly_zero(); /* exact */
-    /* a = k*q + r with a >= 0 and r >= 0: C's truncation is floor
-     * division there, and floor((k*q + r)/k) = q + floor(r/k) */
-    if (q.nterms > 0 && prove_nonneg(s, a) && prove_nonneg(s, r)) {
-      Poly rest = simplify_division(s, kind, r, k);
-      return kind == IX_DIV ? poly_add(s, q, rest) : rest;
     }
   }
   return divide_remainder(s, kind, a, k);
@@ -1313,9 +1331,10 @@ static const Ix *assemble(Simplifier *s, Parts parts) {
 
 static Parts best_parts(Simplifier *s, Poly p, int *budget);
 
-/* Keep p = (the terms f divides)/f * f + the rest, if it prints shorter. */
-static void try_factor(Simplifier *s, Poly p, const Term *f, const Ix *f_ix, int *budget,
-                       Parts *best, size_t *best_length) {
+/* Keep p = (the terms f divides)/f * f + the rest, if it prints shorter
+ * (or as short, with win_ties). */
+static void try_factor(Simplifier *s, Poly p, const Term *f, const Ix *f_ix, bool win_ties,
+                       int *budget, Parts *best, size_t *best_length) {
   if (*budget <= 0) return;
   (*budget)--;
   Term *divided = NEWARRAY(s->arena, Term, p.nterms);
@@ -1337,13 +1356,20 @@ static void try_factor(Simplifier *s, Poly p, const Term *f, const Ix *f_ix, int
   if (ndivided < 2) return;
   Poly inner = poly_from_terms(s, divided, ndivided);
   if (all_negative) inner = poly_scale(s, inner, -1);
-  const Ix *group = new_node(s->x, IX_MUL, assemble(s, best_parts(s, inner, budget)), f_ix);
+  /* a stride, not a power: (i + 2)*i does not beat i*i + i*2 on a tie */
+  for (int i = 0; i < inner.nterms && win_ties; i++) {
+    for (int j = 0; j < f->natoms; j++) win_ties &= multiplicity(&inner.terms[i], f->atoms[j]) == 0;
+  }
+  /* a quotient goes first, where it needs no parentheses: n%16*(i + j) */
+  const Ix *sum = assemble(s, best_parts(s, inner, budget));
+  bool quotient = f_ix->kind == IX_DIV || f_ix->kind == IX_MOD;
+  const Ix *group = quotient ? new_node(s->x, IX_MUL, f_ix, sum) : new_node(s->x, IX_MUL, sum, f_ix);
   Parts others = best_parts(s, poly_from_terms(s, rest, nrest), budget);
   Parts candidate = {others.n + 1, NEWARRAY(s->arena, Part, others.n + 1)};
   for (int i = 0; i < others.n; i++) candidate.items[i] = others.items[i];
   candidate.items[others.n] = (Part){group, all_negative, first};
   size_t length = printed_length(assemble(s, candidate));
-  if (length < *best_length) {
+  if (length < *best_length || (win_ties && length == *best_length)) {
     *best = candidate;
     *best_length = length;
   }
@@ -1363,6 +1389,21 @@ static Parts best_parts(Simplifier *s, Poly p, int *budget) {
   Parts best = flat_parts(s, p);
   if (p.nterms < 2) return best;
   size_t best_length = printed_length(assemble(s, best));
+  /* atom factors: atoms of at least two terms; first, and kept on a tie,
+   * for the row-major form (bi*16 + i)*N + bj*16 + j */
+  for (int i = 0; i < p.nterms; i++) {
+    for (int j = 0; j < p.terms[i].natoms; j++) {
+      const Ix *a = p.terms[i].atoms[j];
+      if (appears_before(p.terms, i, j, a)) continue;
+      int holders = 0;
+      for (int k = i; k < p.nterms; k++) holders += multiplicity(&p.terms[k], a) > 0;
+      if (holders < 2) continue;
+      const Ix **atoms = NEWARRAY(s->arena, const Ix *, 1);
+      atoms[0] = a;
+      Term f = {1, 1, atoms};
+      try_factor(s, p, &f, a, true, budget, &best, &best_length);
+    }
+  }
   /* constant factors: the gcd of two coefficients */
   int64_t *tried = NEWARRAY(s->arena, int64_t, p.nterms * p.nterms);
   int ntried = 0;
@@ -1375,21 +1416,7 @@ static Parts best_parts(Simplifier *s, Poly p, int *budget) {
       if (seen) continue;
       tried[ntried++] = g;
       Term f = {g, 0, NULL};
-      try_factor(s, p, &f, ix_const(s->x, g), budget, &best, &best_length);
-    }
-  }
-  /* atom factors: atoms of at least two terms */
-  for (int i = 0; i < p.nterms; i++) {
-    for (int j = 0; j < p.terms[i].natoms; j++) {
-      const Ix *a = p.terms[i].atoms[j];
-      if (appears_before(p.terms, i, j, a)) continue;
-      int holders = 0;
-      for (int k = i; k < p.nterms; k++) holders += multiplicity(&p.terms[k], a) > 0;
-      if (holders < 2) continue;
-      const Ix **atoms = NEWARRAY(s->arena, const Ix *, 1);
-      atoms[0] = a;
-      Term f = {1, 1, atoms};
-      try_factor(s, p, &f, a, budget, &best, &best_length);
+      try_factor(s, p, &f, ix_const(s->x, g), false, budget, &best, &best_length);
     }
   }
   return best;

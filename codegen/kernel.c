@@ -11,7 +11,7 @@
  *
  * NDRange: per dimension d, the work-group loops (parforWorkgroup d) give
  * the number of groups and the parforLocal d loops the local size (the
- * largest trip count when several are constants, else the first); a
+ * largest trip count; see choose() when some are symbolic); a
  * dimension with only parforGlobal d loops has global size = their trip
  * count and leaves the local size to the host unless work-group loops fix
  * it in another dimension. */
@@ -31,24 +31,17 @@ typedef struct KB {
   Diag *diag;
   DefInfo *def;
   bool ok;
-  int nnames;
-  const char *names[64];
-  Vec names_more; /* beyond the first 64 */
+  Vec names;      /* C names taken */
   Vec params;     /* KParam *, in the order they are made */
 } KB;
 
 static bool kb_taken(KB *kb, const char *name) {
-  for (int i = 0; i < kb->nnames && i < 64; i++)
-    if (strcmp(kb->names[i], name) == 0) return true;
-  for (int i = 0; i < kb->names_more.len; i++)
-    if (strcmp(kb->names_more.items[i], name) == 0) return true;
+  for (int i = 0; i < kb->names.len; i++)
+    if (strcmp(kb->names.items[i], name) == 0) return true;
   return false;
 }
 
-static void kb_take(KB *kb, const char *name) {
-  if (kb->nnames < 64) kb->names[kb->nnames++] = name;
-  else vec_push(kb->arena, &kb->names_more, (void *)name);
-}
+static void kb_take(KB *kb, const char *name) { vec_push(kb->arena, &kb->names, (void *)name); }
 
 static const char *kb_unique(KB *kb, const char *base) {
   const char *name = base;
@@ -160,14 +153,24 @@ static void collect_trips(KB *kb, const Phrase *p, Trips *t) {
   }
 }
 
-/* the largest of constant trip counts, else the first */
-static Size choose(KB *kb, const Vec *v) {
+/* The launch size of one dimension from the trip counts of its loops: the
+ * largest when they are all constants.  Mixed with symbolic ones (whose
+ * maximum is unknown), a local size takes the largest constant (a work-group
+ * of fixed size that the device can run; the other loops stride) and a
+ * group count or global size the first symbolic one (the large one). */
+static Size choose(KB *kb, const Vec *v, bool local) {
   if (v->len == 0) return size_const(&kb->tc->sizes, 1);
   int64_t best = -1, c;
+  const Size *sym = NULL;
   for (int i = 0; i < v->len; i++) {
-    if (!size_const_value(*(Size *)v->items[i], &c)) return *(Size *)v->items[0];
-    if (c > best) best = c;
+    const Size *s = v->items[i];
+    if (!size_const_value(*s, &c)) {
+      if (!sym) sym = s;
+    } else if (c > best) {
+      best = c;
+    }
   }
+  if (sym && (!local || best < 0)) return *sym;
   return size_const(&kb->tc->sizes, best);
 }
 
@@ -294,10 +297,10 @@ ImpKernel *kernel_from_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def, cons
     k->global_size[d] = k->local_size[d] = one;
     if (d >= k->ndims) continue;
     if (tr.wg[d].len || tr.loc[d].len) {
-      k->local_size[d] = choose(kb, &tr.loc[d]);
-      k->global_size[d] = size_mul(sc, choose(kb, &tr.wg[d]), k->local_size[d]);
+      k->local_size[d] = choose(kb, &tr.loc[d], true);
+      k->global_size[d] = size_mul(sc, choose(kb, &tr.wg[d], false), k->local_size[d]);
     } else {
-      k->global_size[d] = choose(kb, &tr.glob[d]);
+      k->global_size[d] = choose(kb, &tr.glob[d], false);
     }
   }
   if (sc->overflow) {

@@ -4,19 +4,20 @@
  * Acceptors and expressions are in access.c.
  *
  * Barriers (spec section 8).  A barrier synchronises the work-items of one
- * group, so only work-items of a group matter.  While generating, the
- * buffers (global or local memory) written by the work-items of a
- * parforLocal since the last barrier are pending writes, and the buffers
- * read in the group body since the last barrier pending reads.
- *  - After a parforLocal, if a pending write is read by the rest of the
- *    group body (including the next iterations of enclosing loops in the
- *    group body), emit a barrier (read after write).
- *  - Before a parforLocal that writes a pending read, and at the end of a
- *    loop body in the group body whose parforLocals write a pending read,
- *    emit a barrier (write after read: a late work-item may still read).
- * A barrier is only emitted where every work-item of the group arrives
- * equally often (elided exactly-once loops, sequential loops, work-group
- * loops); a barrier needed elsewhere is an error (spec section 5). */
+ * group, so only work-items of a group matter.  While generating the group
+ * body, the buffers (global or local memory) written by the work-items of
+ * a parforLocal since the last barrier are pending writes, and the buffers
+ * read since the last barrier pending reads.  A barrier is emitted
+ *  - before a command that reads a pending write (read after write: the
+ *    barrier comes after the parforLocal that wrote, as late as possible,
+ *    so two mapLocal stages whose outputs are read by a third need one);
+ *  - before a command that writes a pending read (write after read: a late
+ *    work-item may still be reading);
+ *  - at the end of a loop body in the group body when the next iteration
+ *    reads a pending write or overwrites a pending read.
+ * It is only emitted where every work-item of the group arrives equally
+ * often (elided exactly-once loops, sequential loops, work-group loops); a
+ * barrier needed elsewhere is an error (spec section 5). */
 #include "cgen.h"
 
 #include <string.h>
@@ -364,15 +365,6 @@ static void scan_reads(CG *cg, const Phrase *p, BinderSet *out) {
   }
 }
 
-/* the pending writes that the continuation reads */
-static BinderSet needed_after(CG *cg, const Cont *after) {
-  BinderSet reads = {0}, need = {0};
-  for (const Cont *c = after; c; c = c->next) scan_reads(cg, c->cmd, &reads);
-  for (int i = 0; i < cg->pending_writes.n; i++)
-    if (binder_set_has(&reads, cg->pending_writes.items[i])) binder_set_add(cg, &need, cg->pending_writes.items[i]);
-  return need;
-}
-
 static BinderSet intersect(CG *cg, const BinderSet *a, const BinderSet *b) {
   BinderSet r = {0};
   for (int i = 0; i < a->n; i++)
@@ -414,9 +406,53 @@ static const char *names_of(CG *cg, const BinderSet *s) {
   return b.data;
 }
 
+static void set_union(CG *cg, BinderSet *a, const BinderSet *b) {
+  for (int i = 0; i < b->n; i++) binder_set_add(cg, a, b->items[i]);
+}
+
+/* The barrier command p needs before it: pending writes it reads, pending
+ * reads it writes (the latter only where barriers may go). */
+static void sync_before(CG *cg, const Phrase *p) {
+  BinderSet need = {0};
+  if (cg->pending_writes.n) {
+    BinderSet reads = {0};
+    scan_reads(cg, p, &reads);
+    need = intersect(cg, &cg->pending_writes, &reads);
+  }
+  if (!cg->uniform) {
+    if (need.n) {
+      cg_error(cg, p->span, "this reads %s, written by other work-items of the group before it, which needs a "
+                            "barrier, but not all work-items of the group reach this point",
+               names_of(cg, &need));
+      cg->pending_writes.n = 0;
+    }
+    return;
+  }
+  if (cg->pending_reads.n) {
+    BinderSet writes = {0};
+    scan_writes(cg, p, NULL, false, false, &writes);
+    BinderSet war = intersect(cg, &writes, &cg->pending_reads);
+    set_union(cg, &need, &war);
+  }
+  if (need.n) emit_barrier(cg, &need);
+}
+
+/* At the end of a loop body of the group body: the next iteration reads
+ * pending writes or overwrites pending reads. */
+static void sync_loop_end(CG *cg, const Phrase *body) {
+  if (!cg->uniform) return;
+  BinderSet reads = {0}, writes = {0};
+  scan_reads(cg, body, &reads);
+  scan_writes(cg, body, NULL, false, false, &writes);
+  BinderSet need = intersect(cg, &cg->pending_writes, &reads);
+  BinderSet war = intersect(cg, &writes, &cg->pending_reads);
+  set_union(cg, &need, &war);
+  if (need.n) emit_barrier(cg, &need);
+}
+
 /* ---- commands (Figure 6a) ---- */
 
-static void gen_comm(CG *cg, const Phrase *p, const Cont *after, const Cont *region);
+static void gen_comm(CG *cg, const Phrase *p, const Cont *after);
 
 /* A :=T E, the paper's generalised assignment (section 4.1) on compound T:
  * field by field and element by element. */
@@ -502,7 +538,7 @@ static bool is_reduction(CG *cg, const Phrase *body) {
   return cmds.len > 0;
 }
 
-static void gen_new(CG *cg, const Phrase *p, const Spine *s, const Cont *after, const Cont *region) {
+static void gen_new(CG *cg, const Phrase *p, const Spine *s, const Cont *after) {
   const Phrase *lam = s->args[0];
   DataType *t = dt_resolve(s->head->type_arg);
   const Binder *b = lam->lam_binder;
@@ -512,7 +548,7 @@ static void gen_new(CG *cg, const Phrase *p, const Spine *s, const Cont *after, 
     if (!declared)
       cg_error(cg, p->span, "newLocal inside a parforLocal or parforGlobal cannot be generated: local memory "
                             "belongs to the whole work-group (allocate it around the kernel body)");
-    gen_comm(cg, lam->body, after, region);
+    gen_comm(cg, lam->body, after);
     return;
   }
   if (s->head->prim == PRIM_NEW_GLOBAL) {
@@ -538,10 +574,17 @@ static void gen_new(CG *cg, const Phrase *p, const Spine *s, const Cont *after, 
     st = new_storage(cg, STORE_VALUE, SP_PRIVATE, name, t, b);
   }
   env_add(cg, b, ENV_STORAGE, st, NULL, NULL);
-  gen_comm(cg, lam->body, after, region);
+  gen_comm(cg, lam->body, after);
 }
 
-static void gen_for(CG *cg, const Phrase *p, const Spine *s, const Cont *after, const Cont *region) {
+/* the index of a loop: its variable, or 0 when it runs once */
+static const Ix *index_of(CG *cg, const char *name, Size trips) {
+  int64_t n;
+  if (size_const_value(trips, &n) && n == 1) return ix_const(&cg->ix, 0);
+  return ix_var(&cg->ix, name);
+}
+
+static void gen_for(CG *cg, const Phrase *p, const Spine *s, const Cont *after) {
   const Phrase *lam = s->args[0];
   Size n = s->head->sizes[0];
   int mark;
@@ -551,18 +594,12 @@ static void gen_for(CG *cg, const Phrase *p, const Spine *s, const Cont *after, 
   line(cg, "for (int %s = 0; %s < %s; %s += 1) { /* %s */", i, i, cg_ix_text(cg, nix), i,
        is_reduction(cg, lam->body) ? "reduceSeq" : "mapSeq");
   ix_push_range(&cg->ix, i, NULL, nix);
-  env_add(cg, lam->lam_binder, ENV_INDEX, NULL, ix_var(&cg->ix, i), NULL);
+  env_add(cg, lam->lam_binder, ENV_INDEX, NULL, index_of(cg, i, n), NULL);
   cg->indent++;
-  Cont again = {lam->body, after}, again_r = {lam->body, region};
-  gen_comm(cg, lam->body, &again, &again_r);
+  Cont again = {lam->body, after};
+  gen_comm(cg, lam->body, &again);
   int64_t trips;
-  if (cg->uniform && !(size_const_value(n, &trips) && trips <= 1)) {
-    /* write after read across iterations */
-    BinderSet w = {0};
-    scan_writes(cg, lam->body, NULL, true, false, &w);
-    BinderSet need = intersect(cg, &w, &cg->pending_reads);
-    if (need.n) emit_barrier(cg, &need);
-  }
+  if (!(size_const_value(n, &trips) && trips <= 1)) sync_loop_end(cg, lam->body);
   cg->indent--;
   ix_pop_range(&cg->ix);
   line(cg, "}");
@@ -581,7 +618,7 @@ static LoopForm loop_form(Size n, bool known, Size launch) {
 }
 
 /* parforGlobal / parforWorkgroup / parforLocal d (spec section 8) */
-static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *after, const Cont *region) {
+static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *after) {
   const Phrase *h = s->head;
   int d = h->dim;
   Size n = fn_param(h->type, 0)->data->size;
@@ -612,13 +649,6 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
   LoopForm form = loop_form(n, known, launch);
   bool is_local = h->prim == PRIM_PARFOR_LOCAL, is_wg = h->prim == PRIM_PARFOR_WORKGROUP;
 
-  /* write after read: work-items may still read what this loop overwrites */
-  if (is_local && cg->uniform) {
-    BinderSet w = {0};
-    scan_writes(cg, p, NULL, false, true, &w);
-    BinderSet need = intersect(cg, &w, &cg->pending_reads);
-    if (need.n) emit_barrier(cg, &need);
-  }
   /* OpenCL has no barrier across work-groups (spec section 5) */
   if (!is_local && cg->uniform && cg->distributed == 0) {
     BinderSet w = {0}, reads = {0};
@@ -649,39 +679,26 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
     break;
   }
   ix_push_range(&cg->ix, i, NULL, nix);
-  env_add(cg, lam_i->lam_binder, ENV_INDEX, NULL, ix_var(&cg->ix, i), NULL);
-  env_add(cg, lam_o->lam_binder, ENV_ALIAS, NULL, ix_var(&cg->ix, i), s->args[0]); /* o = idxAcc A i */
+  const Ix *iv = index_of(cg, i, n);
+  env_add(cg, lam_i->lam_binder, ENV_INDEX, NULL, iv, NULL);
+  env_add(cg, lam_o->lam_binder, ENV_ALIAS, NULL, iv, s->args[0]); /* o = idxAcc A i */
 
   bool saved_uniform = cg->uniform;
-  Cont again = {body, NULL};
+  Cont again = {body, after};
   if (is_wg) {
-    /* a new group body: its own pending sets and continuation */
+    /* a new group body: its own pending sets */
     BinderSet pw = cg->pending_writes, pr = cg->pending_reads;
     cg->pending_writes = (BinderSet){0};
     cg->pending_reads = (BinderSet){0};
-    gen_comm(cg, body, form == FORM_LOOP ? &again : NULL, NULL);
-    if (form == FORM_LOOP && cg->uniform) {
-      /* the next group id of this work-group overwrites what late items read */
-      BinderSet w = {0};
-      scan_writes(cg, body, NULL, true, false, &w);
-      BinderSet need = intersect(cg, &w, &cg->pending_reads);
-      if (need.n) emit_barrier(cg, &need);
-    }
+    gen_comm(cg, body, form == FORM_LOOP ? &again : after);
+    /* the next group id of this work-group reuses its memory */
+    if (form == FORM_LOOP) sync_loop_end(cg, body);
     cg->pending_writes = pw;
     cg->pending_reads = pr;
   } else {
-    bool body_uniform = cg->uniform && form == FORM_ONCE;
-    Cont again_after = {body, after};
-    const Cont *a2 = form == FORM_LOOP ? &again_after : after;
-    const Cont *r2 = region;
-    if (!body_uniform) {
-      Cont *r = NEW(cg->arena, Cont);
-      *r = (Cont){body, cg->uniform ? NULL : region};
-      r2 = form == FORM_LOOP ? r : (cg->uniform ? NULL : region);
-    }
-    cg->uniform = body_uniform;
+    cg->uniform = cg->uniform && form == FORM_ONCE;
     cg->distributed++;
-    gen_comm(cg, body, a2, r2);
+    gen_comm(cg, body, form == FORM_LOOP ? &again : after);
     cg->distributed--;
     cg->uniform = saved_uniform;
   }
@@ -692,34 +709,21 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
     cg_scope_leave(cg, mark);
   }
 
-  /* read after write: the rest of the group body reads what this loop's
-   * work-items wrote */
-  if (is_local) {
-    if (cg->uniform) {
-      BinderSet need = needed_after(cg, after);
-      if (need.n) emit_barrier(cg, &need);
-    } else {
-      BinderSet need = needed_after(cg, region);
-      if (need.n) {
-        cg_error(cg, p->span, "%s written by this %s is read by other work-items of the group afterwards, which "
-                              "needs a barrier, but not all work-items of the group reach this point",
-                 names_of(cg, &need), prim_info[h->prim].name);
-        cg->pending_writes.n = 0;
-      }
-    }
-  }
 }
 
-static void gen_comm(CG *cg, const Phrase *p, const Cont *after, const Cont *region) {
+static void gen_comm(CG *cg, const Phrase *p, const Cont *after) {
   cg->where = p->span;
   switch (p->kind) {
   case PH_SEQ: {
-    Cont a = {p->snd, after}, r = {p->snd, region};
-    gen_comm(cg, p->fst, &a, &r);
-    gen_comm(cg, p->snd, after, region);
+    Cont a = {p->snd, after};
+    gen_comm(cg, p->fst, &a);
+    gen_comm(cg, p->snd, after);
     return;
   }
-  case PH_ASSIGN: gen_assign(cg, p->fst, p->snd, NULL, p->fst->type->data); return;
+  case PH_ASSIGN:
+    sync_before(cg, p);
+    gen_assign(cg, p->fst, p->snd, NULL, p->fst->type->data);
+    return;
   case PH_PRIM:
     if (p->prim == PRIM_SKIP) return; /* Figure 6a: skip is nothing */
     break;
@@ -732,17 +736,19 @@ static void gen_comm(CG *cg, const Phrase *p, const Cont *after, const Cont *reg
     case PRIM_NEW_LOCAL:
     case PRIM_NEW_GLOBAL:
       if (s.nargs != 1 || s.args[0]->kind != PH_LAM) break;
-      gen_new(cg, p, &s, after, region);
+      gen_new(cg, p, &s, after); /* transparent for barriers */
       return;
     case PRIM_FOR:
       if (s.nargs != 1 || s.args[0]->kind != PH_LAM) break;
-      gen_for(cg, p, &s, after, region);
+      sync_before(cg, p);
+      gen_for(cg, p, &s, after);
       return;
     case PRIM_PARFOR_GLOBAL:
     case PRIM_PARFOR_WORKGROUP:
     case PRIM_PARFOR_LOCAL:
       if (s.nargs != 2) break;
-      gen_parfor(cg, p, &s, after, region);
+      sync_before(cg, p);
+      gen_parfor(cg, p, &s, after);
       return;
     case PRIM_PARFOR:
       cg_error(cg, p->span, "parfor has no OpenCL level: use parforGlobal, parforWorkgroup or parforLocal");
@@ -872,11 +878,12 @@ static void comment_text(Buf *out, const char *s) {
   }
 }
 
-static void emit_sizes(Buf *out, int n, const Size *s) {
+static void emit_sizes(Buf *out, int n, const Size *s, const int64_t *user) {
   if (n > 1) buf_putc(out, '(');
   for (int d = 0; d < n; d++) {
     if (d) buf_puts(out, ", ");
-    size_print(out, s[d]);
+    if (user) emit(out, "%lld", (long long)(user[d] > 0 ? user[d] : 1));
+    else size_print(out, s[d]);
   }
   if (n > 1) buf_putc(out, ')');
 }
@@ -923,24 +930,34 @@ bool cg_generate(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions
   collect_locals(cg, k->def->body, false, &locals);
   cg->out = &body;
   cg->indent = 1;
-  gen_comm(cg, k->def->body, NULL, NULL);
+  gen_comm(cg, k->def->body, NULL);
   if (cg->failed) return false;
 
   /* header comment (spec section 8) */
   emit(out, "/* Kernel %s, generated by dpia from ", k->name);
   comment_text(out, k->source_name ? k->source_name : "<input>");
-  emit(out, ".\n * Preconditions:");
+  emit(out, "\n * Preconditions:");
   if (k->nprecond == 0) emit(out, " none");
   for (int i = 0; i < k->nprecond; i++) emit(out, "%s%s", i ? ", " : " ", k->preconds[i]);
-  emit(out, ".\n * NDRange: global size ");
-  emit_sizes(out, k->ndims, k->global_size);
-  if (k->has_local) {
+  /* the launch sizes the code was generated for: the natural NDRange or
+   * the user's */
+  bool ul = false, ug = false;
+  int nd = k->ndims;
+  for (int d = 0; d < 3; d++) {
+    if (opt && opt->local_size[d] > 0) ul = true, nd = d + 1 > nd ? d + 1 : nd;
+    if (opt && opt->global_size[d] > 0) ug = true, nd = d + 1 > nd ? d + 1 : nd;
+  }
+  emit(out, "\n * NDRange: global size ");
+  if (ug || !(ul && k->has_local)) emit_sizes(out, nd, k->global_size, ug ? opt->global_size : NULL);
+  else emit(out, "not fixed");
+  if (ul || k->has_local) {
     emit(out, ", local size ");
-    emit_sizes(out, k->ndims, k->local_size);
+    emit_sizes(out, nd, k->local_size, ul ? opt->local_size : NULL);
   } else {
     emit(out, ", local size not fixed");
   }
-  emit(out, ".\n */\n");
+  if (ul || ug) emit(out, " (given by the user)");
+  emit(out, "\n */\n");
   if (cg->uses_double) emit(out, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
   emit(out, "\n");
   for (int i = 0; i < cg->structs.len; i++) emit_struct(cg, out, cg->structs.items[i]);

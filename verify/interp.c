@@ -518,6 +518,9 @@ static Val run_prim(Interp *I, const Phrase *p, const Val *args) {
     const Arr *a = need_arr(args[0], p);
     const DataType *t = prim_data(p, 0);
     int64_t m = eval_size(I, dt_resolve(t->elem)->size, p->span);
+    /* a buffer of [m]T rows is a buffer of n*m T's: no view needed */
+    if (a->kind == A_BUF && a->lay->kind == LAY_ARRAY && a->lay->n == m)
+      return arr_val(buf_arr(I, a->data, a->n * m, a->lay->elem));
     Arr *j = new_arr(I, A_JOIN, a->n * m);
     j->src = a;
     j->m = m;

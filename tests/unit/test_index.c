@@ -471,6 +471,22 @@ static const Case cases[] = {
     CASE("j<M", "", "(i*M*2 + j)%(M*2)", "j"),
     CASE("", "", "1/(n*2)", "0"),
     CASE("", "", "(n + 1)/(n*2)", "(1/n + 1)/2"),
+    /* deep tiling: six nested splits by 4 */
+    CASE("a<N; b<4; c<4; d<4; e<4; f<4", "N=0..3", "((((a*4 + b)*4 + c)*4 + d)*4 + e)*4 + f",
+         "(a*16 + b*4 + c)*64 + d*16 + e*4 + f"),
+    CASE("a<N; b<4; c<4; d<4; e<4; f<4", "N=0..3", "(((((a*4 + b)*4 + c)*4 + d)*4 + e)*4 + f)/256",
+         "a*4 + b"),
+    CASE("a<N; b<4; c<4; d<4; e<4; f<4", "N=0..3", "(((((a*4 + b)*4 + c)*4 + d)*4 + e)*4 + f)%256",
+         "c*64 + d*16 + e*4 + f"),
+    CASE("a<N; b<4; c<4; d<4; e<4; f<4", "N=0..3",
+         "(((((a*4 + b)*4 + c)*4 + d)*4 + e)*4 + f)%256/16%4", "d"),
+    /* polynomial divisors, as padded sizes make them */
+    CASE("i<N; j<n + 2", "", "(i*(n + 2) + j)/(n + 2)", "i"),
+    CASE("i<N; j<n + 2", "", "(i*(n + 2) + j)%(n + 2)", "j"),
+    CASE("", "", "(j*2*(n + 1) + 40)/(n + 1)", "j*2 + 40/(n + 1)"),
+    CASE("", "", "(n*j + 3)/(n + 1)", "(j*n + 3)/(n + 1)"),
+    CASE("", "", "x/4*y + x/4*z", "x/4*(y + z)"),
+    CASE("", "", "(16 + n%(n*2))%16*32*(j + i)", "n%16*(i + j)*32"),
     /* the paper's vectorised dot product (section 6.3) */
     CASE("wg<N/131072; l<64; i<2048", "N=0..393216:131072", "((wg*64 + l)*2048 + i)/2048",
          "wg*64 + l"),

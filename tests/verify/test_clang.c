@@ -108,7 +108,7 @@ static const BadCase bad_cases[] = {
      "  float4 v = vload4(0, xs);\n"
      "  vstore5(v, 0, output);\n"
      "}\n",
-     "bad.cl:3:3: error: implicit declaration of function 'vstore5' is invalid in OpenCL", "  vstore5(v, 0, output);",
+     "bad.cl:3:3: error: use of undeclared identifier 'vstore5'", "  vstore5(v, 0, output);",
      "  ^"},
     {"type error",
      "typedef struct {\n"

@@ -1,0 +1,69 @@
+/* metadata.c: the JSON description of a kernel (spec section 9,
+ * `--emit=json`): its parameters with roles, element types and element
+ * counts, the launch sizes, the preconditions and the OpenCL source.
+ * Sizes are C integer expressions over the nat parameters (size_print).
+ * Deterministic: the same kernel gives the same bytes. */
+#include "translate/kernel.h"
+
+static void json_size(Arena *a, Buf *out, Size s) {
+  Buf b;
+  buf_init(&b, a);
+  size_print(&b, s);
+  emit_json_string(out, b.data);
+}
+
+/* a data type in the syntax of spec section 3; an index is an int */
+static void json_type(Arena *a, Buf *out, DataType *t) {
+  Buf b;
+  buf_init(&b, a);
+  t = dt_resolve(t);
+  if (t->kind == DT_IDX) buf_puts(&b, "int");
+  else dt_print(&b, t);
+  emit_json_string(out, b.data);
+}
+
+static void json_sizes(Arena *a, Buf *out, int n, const Size *s) {
+  buf_putc(out, '[');
+  for (int d = 0; d < n; d++) {
+    if (d) buf_puts(out, ", ");
+    json_size(a, out, s[d]);
+  }
+  buf_putc(out, ']');
+}
+
+void codegen_metadata(Arena *a, const ImpKernel *k, const char *source, Buf *out) {
+  emit(out, "{\"kernel\": ");
+  emit_json_string(out, k->name);
+  emit(out, ", \"file\": ");
+  emit_json_string(out, k->source_name ? k->source_name : "<input>");
+  emit(out, ",\n \"params\": [");
+  for (int i = 0; i < k->nparams; i++) {
+    const KParam *p = &k->params[i];
+    emit(out, "%s\n   {\"name\": ", i ? "," : "");
+    emit_json_string(out, p->name);
+    emit(out, ", \"role\": \"%s\", \"type\": ", kparam_role_name[p->role]);
+    switch (p->role) {
+    case KP_NAT: emit_json_string(out, "int"); break;
+    case KP_SCALAR: json_type(a, out, p->type); break;
+    default:
+      json_type(a, out, p->elem);
+      emit(out, ", \"space\": \"%s\", \"elements\": ", p->role == KP_LOCAL ? "local" : "global");
+      json_size(a, out, p->elements);
+      break;
+    }
+    buf_putc(out, '}');
+  }
+  emit(out, "],\n \"global_size\": ");
+  json_sizes(a, out, k->ndims, k->global_size);
+  emit(out, ", \"local_size\": ");
+  if (k->has_local) json_sizes(a, out, k->ndims, k->local_size);
+  else buf_puts(out, "null");
+  emit(out, ",\n \"preconditions\": [");
+  for (int i = 0; i < k->nprecond; i++) {
+    if (i) buf_puts(out, ", ");
+    emit_json_string(out, k->preconds[i]);
+  }
+  emit(out, "],\n \"source\": ");
+  emit_json_string(out, source ? source : "");
+  emit(out, "}\n");
+}
