@@ -177,12 +177,14 @@ static Target lvalue(const char *s) { return (Target){TG_LVALUE, s, 0, NULL, NUL
 
 /* the shortest decimal that reads back as the same float (or double) */
 static const char *float_text(CG *cg, double v, bool single) {
-  const char *s = NULL;
+  char *s = NULL;
   for (int p = 1; p <= 17; p++) {
     s = arena_printf(cg->arena, "%.*g", p, v);
-    double back = strtod(s, NULL);
+    double back = strtod(s, NULL); /* same locale as the printf: round trip */
     if (single ? (float)back == (float)v : back == v) break;
   }
+  for (char *c = s; *c; c++)
+    if (*c == ',') *c = '.'; /* a host's locale must not leak into C source */
   if (!strpbrk(s, ".en")) s = arena_printf(cg->arena, "%s.0", s);
   if (strchr(s, 'n')) return single ? "INFINITY" : "(double)INFINITY"; /* inf: 1e999 */
   return single ? arena_printf(cg->arena, "%sf", s) : s;

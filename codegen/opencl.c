@@ -256,7 +256,8 @@ static void pop_statement_ranges(CG *cg) {
 
 /* ---- barrier analysis ---- */
 
-/* continuation of a command within the group body: what runs after it */
+/* continuation of a command: what runs after it (the cross-work-group
+ * check of gen_parfor) */
 typedef struct Cont Cont;
 struct Cont {
   const Phrase *cmd;
@@ -306,32 +307,31 @@ static bool is_parfor(Prim p) {
   return p == PRIM_PARFOR || p == PRIM_PARFOR_GLOBAL || p == PRIM_PARFOR_WORKGROUP || p == PRIM_PARFOR_LOCAL;
 }
 
-/* buffers in global or local memory written by p; only_local: only the
- * writes inside parforLocal bodies */
-static void scan_writes(CG *cg, const Phrase *p, const Alias *al, bool only_local, bool in_local, BinderSet *out) {
+/* buffers in global or local memory written by p (al: the o of the
+ * parfors entered on the way, which are not in the environment yet) */
+static void scan_writes(CG *cg, const Phrase *p, const Alias *al, BinderSet *out) {
   switch (p->kind) {
-  case PH_ASSIGN:
-    if (!only_local || in_local) {
-      const Binder *r = static_acc_root(cg, p->fst, al);
-      if (r && shared_root(cg, r)) binder_set_add(cg, out, r);
-    }
+  case PH_ASSIGN: {
+    const Binder *r = static_acc_root(cg, p->fst, al);
+    if (r && shared_root(cg, r)) binder_set_add(cg, out, r);
     return;
+  }
   case PH_SEQ:
-    scan_writes(cg, p->fst, al, only_local, in_local, out);
-    scan_writes(cg, p->snd, al, only_local, in_local, out);
+    scan_writes(cg, p->fst, al, out);
+    scan_writes(cg, p->snd, al, out);
     return;
-  case PH_LAM: scan_writes(cg, p->body, al, only_local, in_local, out); return;
+  case PH_LAM: scan_writes(cg, p->body, al, out); return;
   case PH_APP: {
     Spine s;
     if (!spine_of(p, &s)) return;
     if (is_parfor(s.head->prim) && s.nargs == 2 && s.args[1]->kind == PH_LAM && s.args[1]->body->kind == PH_LAM) {
       const Phrase *inner = s.args[1]->body;
       Alias a = {inner->lam_binder, s.args[0], al};
-      scan_writes(cg, inner->body, &a, only_local, in_local || s.head->prim == PRIM_PARFOR_LOCAL, out);
+      scan_writes(cg, inner->body, &a, out);
       return;
     }
     for (int i = 0; i < s.nargs; i++)
-      if (s.args[i]->kind == PH_LAM) scan_writes(cg, s.args[i], al, only_local, in_local, out);
+      if (s.args[i]->kind == PH_LAM) scan_writes(cg, s.args[i], al, out);
     return;
   }
   default: return;
@@ -430,7 +430,7 @@ static void sync_before(CG *cg, const Phrase *p) {
   }
   if (cg->pending_reads.n) {
     BinderSet writes = {0};
-    scan_writes(cg, p, NULL, false, false, &writes);
+    scan_writes(cg, p, NULL, &writes);
     BinderSet war = intersect(cg, &writes, &cg->pending_reads);
     set_union(cg, &need, &war);
   }
@@ -443,7 +443,7 @@ static void sync_loop_end(CG *cg, const Phrase *body) {
   if (!cg->uniform) return;
   BinderSet reads = {0}, writes = {0};
   scan_reads(cg, body, &reads);
-  scan_writes(cg, body, NULL, false, false, &writes);
+  scan_writes(cg, body, NULL, &writes);
   BinderSet need = intersect(cg, &cg->pending_writes, &reads);
   BinderSet war = intersect(cg, &writes, &cg->pending_reads);
   set_union(cg, &need, &war);
@@ -652,7 +652,7 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
   /* OpenCL has no barrier across work-groups (spec section 5) */
   if (!is_local && cg->uniform && cg->distributed == 0) {
     BinderSet w = {0}, reads = {0};
-    scan_writes(cg, p, NULL, false, true, &w);
+    scan_writes(cg, p, NULL, &w);
     for (const Cont *c = after; c; c = c->next) scan_reads(cg, c->cmd, &reads);
     BinderSet bad = intersect(cg, &w, &reads);
     if (bad.n)

@@ -28,6 +28,7 @@ typedef enum DpiaAction {
   DPIA_CHECK,     /* parse and type check; output: kernel types if verbose */
   DPIA_TRANSLATE, /* translate; output: what emit says */
   DPIA_VERIFY,    /* translate and verify (SCIR re-check, libclang); no output */
+  DPIA_RUN,       /* translate, verify, run on an OpenCL device; output: a report */
 } DpiaAction;
 
 typedef enum DpiaEmit {
@@ -37,6 +38,13 @@ typedef enum DpiaEmit {
   DPIA_EMIT_JSON,         /* metadata (spec section 9) */
 } DpiaEmit;
 
+/* The libclang verifier of generated OpenCL.  Creating one costs a few
+ * milliseconds; a caller translating many programs (a search driver, batch
+ * mode) makes one per thread and passes it in DpiaOptions.verifier. */
+typedef struct OpenclVerifier DpiaVerifier;
+DpiaVerifier *dpia_verifier_new(void);
+void dpia_verifier_free(DpiaVerifier *v);
+
 typedef struct DpiaOptions {
   DpiaAction action;
   int verbose;          /* DPIA_CHECK: print each kernel's type */
@@ -44,6 +52,15 @@ typedef struct DpiaOptions {
   DpiaEmit emit;
   int verify;           /* DPIA_TRANSLATE: verify the result too */
   long local_size[3], global_size[3]; /* user launch sizes; 0: not given */
+  DpiaVerifier *verifier; /* NULL: one is made for the call when needed */
+  /* DPIA_RUN: values of the kernel's nat parameters (--size N=VALUE) */
+  int nsizes;
+  const char *const *size_names;
+  const long long *size_values;
+  int check;            /* compare with the reference interpreter */
+  int repeat;           /* timed launches (at least 1) */
+  unsigned long long seed; /* random inputs (the command line picks one and prints it) */
+  int platform, device; /* OpenCL platform and device index */
   int diagnostics_json; /* diagnostics as a JSON array instead of text */
   /* Allocation: every byte of a translation comes from alloc (NULL: malloc).
    * When alloc fails the translation stops with an out-of-memory error. */
@@ -56,6 +73,7 @@ typedef struct DpiaOptions {
 } DpiaOptions;
 
 typedef struct DpiaResult DpiaResult;
+
 
 /* Process one source text.  name is used in diagnostics.  Returns the
  * status (DPIA_OK, DPIA_EUSER, ...); *result (always set, even on error,

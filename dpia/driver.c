@@ -9,6 +9,10 @@
 #include <string.h>
 
 #include "check.h"
+#include "clang_check.h"
+#include "interp.h"
+#include "kernel.h"
+#include "runtime.h"
 #include "translate.h"
 
 struct DpiaResult {
@@ -33,6 +37,8 @@ typedef struct Ctx {
   Phrase **normal; /* per declaration: the normalized kernel body */
   /* per declaration, for kernels being translated: the stages' results */
   DefInfo **intermediate, **imperative, **hoisted;
+  ImpKernel **kernels; /* per declaration: the generated kernel */
+  const char **sources; /* its OpenCL C */
   Buf out;
   int status; /* a verification failure (3) is not a user error (1) */
 } Ctx;
@@ -149,6 +155,60 @@ static bool pass_recheck(Ctx *c) {
   return true;
 }
 
+/* Code generation (spec section 8) for each translated kernel. */
+static bool pass_codegen(Ctx *c) {
+  int n = c->checked->ndefs;
+  c->kernels = NEWARRAY(c->arena, ImpKernel *, n);
+  c->sources = NEWARRAY(c->arena, const char *, n);
+  CodegenOptions copt = {0};
+  for (int d = 0; d < 3; d++) {
+    copt.local_size[d] = c->opt->local_size[d];
+    copt.global_size[d] = c->opt->global_size[d];
+  }
+  for (int i = 0; i < n; i++) {
+    if (!c->hoisted[i]) continue;
+    c->kernels[i] = kernel_from_def(c->arena, &c->tc, &c->diag, c->hoisted[i], c->src.name);
+    if (!c->kernels[i]) return false;
+    Buf src;
+    buf_init(&src, c->arena);
+    codegen_opencl(c->arena, &c->tc, c->kernels[i], &copt, &src);
+    c->sources[i] = src.data;
+  }
+  return c->diag.nerrors == 0;
+}
+
+/* Re-parse every generated kernel with libclang (-x cl -cl-std=CL1.2);
+ * any warning or error is a verification failure (exit 3). */
+static bool pass_clang(Ctx *c) {
+  DpiaVerifier *v = c->opt->verifier;
+  bool own = false;
+  bool ok = true;
+  for (int i = 0; i < c->checked->ndefs && ok; i++) {
+    if (!c->sources[i]) continue;
+    if (!v) {
+      v = opencl_verifier_new();
+      own = true;
+      if (!v) {
+        diag_error(&c->diag, (Span){0}, "cannot start libclang to verify the generated OpenCL");
+        c->status = DPIA_EVERIFY;
+        return false;
+      }
+    }
+    Buf report;
+    buf_init(&report, c->arena);
+    const char *name = arena_printf(c->arena, "%s.cl", c->kernels[i]->name);
+    if (!opencl_verify(v, name, c->sources[i], strlen(c->sources[i]), &report)) {
+      diag_error(&c->diag, c->checked->defs[i]->decl->name_span,
+                 "internal: the OpenCL generated for kernel '%s' does not compile cleanly:\n%s",
+                 c->kernels[i]->name, report.data);
+      c->status = DPIA_EVERIFY;
+      ok = false;
+    }
+  }
+  if (own) opencl_verifier_free(v);
+  return ok;
+}
+
 static void emit_stage(Ctx *c, DefInfo **stage) {
   bool first = true;
   for (int i = 0; i < c->checked->ndefs; i++) {
@@ -157,6 +217,154 @@ static void emit_stage(Ctx *c, DefInfo **stage) {
     first = false;
     def_print(&c->out, stage[i], stage[i]->name);
   }
+}
+
+/* dpia run (spec section 9, section 11): run one kernel on an OpenCL device
+ * with random inputs, time it, and with --check compare its output with
+ * the reference interpreter of the functional program. */
+static int pass_run(Ctx *c) {
+  const DpiaOptions *o = c->opt;
+  int index = -1, nkernels = 0;
+  for (int i = 0; i < c->checked->ndefs; i++)
+    if (c->sources[i]) {
+      index = i;
+      nkernels++;
+    }
+  if (nkernels != 1) {
+    diag_error(&c->diag, (Span){0}, "'dpia run' runs one kernel: choose it with -k (%s has %d)", c->src.name,
+               nkernels);
+    return DPIA_EUSAGE;
+  }
+  DefInfo *def = c->checked->defs[index];
+  ImpKernel *k = c->kernels[index];
+  Arena *a = c->arena;
+  Buf err;
+  buf_init(&err, a);
+  /* nat values, all of them given */
+  NatValues nats = {o->nsizes, o->size_names, NULL};
+  int64_t *values = NEWARRAY(a, int64_t, o->nsizes + 1);
+  for (int i = 0; i < o->nsizes; i++) values[i] = o->size_values[i];
+  nats.values = values;
+  for (int i = 0; i < def->nsize_params; i++) {
+    bool given = false;
+    for (int j = 0; j < o->nsizes; j++) given |= strcmp(o->size_names[j], def->size_params[i]) == 0;
+    if (!given) {
+      diag_error(&c->diag, (Span){0}, "kernel '%s' needs a value for its size %s: add --size %s=VALUE", def->name,
+                 def->size_params[i], def->size_params[i]);
+      return DPIA_EUSAGE;
+    }
+  }
+  for (int j = 0; j < o->nsizes; j++) {
+    bool known = false;
+    for (int i = 0; i < def->nsize_params; i++) known |= strcmp(o->size_names[j], def->size_params[i]) == 0;
+    if (!known) {
+      diag_error(&c->diag, (Span){0}, "kernel '%s' has no size named %s", def->name, o->size_names[j]);
+      return DPIA_EUSAGE;
+    }
+  }
+  if (!rt_check_preconditions(k, &nats, &err)) {
+    diag_error(&c->diag, def->decl->name_span, "%s", err.data);
+    return DPIA_EUSER;
+  }
+  Rng rng;
+  rng_seed(&rng, o->seed);
+  double **inputs;
+  size_t *counts;
+  if (!interp_random_inputs(a, def, &nats, &rng, &inputs, &counts, &err)) {
+    diag_error(&c->diag, def->decl->name_span, "%s", err.data);
+    return DPIA_EUSER;
+  }
+  Runtime rt;
+  RtStatus st = rt_open(&rt, a, o->platform, o->device, &err);
+  if (st != RT_OK) {
+    diag_error(&c->diag, (Span){0}, "OpenCL: %s", err.data);
+    return DPIA_EOPENCL;
+  }
+  RtLaunch launch;
+  rt_launch_init(&launch);
+  launch.repeat = o->repeat > 0 ? o->repeat : 1;
+  for (int d = 0; d < 3; d++) {
+    launch.global_size[d] = o->global_size[d];
+    launch.local_size[d] = o->local_size[d];
+  }
+  RtResult res;
+  st = rt_run(&rt, a, k, c->sources[index], &nats, def->nparams, (const double *const *)inputs, counts, &launch,
+              &res, &err);
+  if (st != RT_OK) {
+    rt_close(&rt);
+    diag_error(&c->diag, (Span){0}, "OpenCL: %s", err.data);
+    return st == RT_BAD_ARGS ? DPIA_EUSAGE : DPIA_EOPENCL;
+  }
+  /* the bytes the kernel must move: every input and output buffer once */
+  double bytes = 0;
+  for (int i = 0; i < k->nparams; i++) {
+    const KParam *p = &k->params[i];
+    if (p->role != KP_INPUT && p->role != KP_OUTPUT) continue;
+    const Lay *l = lay_of(a, p->type, &nats, &err);
+    if (l) bytes += (double)l->bytes;
+  }
+  emit(&c->out, "kernel %s on %s (%s)\n", k->name, rt.device_name, rt.platform_name);
+  buf_puts(&c->out, "  sizes:");
+  for (int i = 0; i < o->nsizes; i++) emit(&c->out, " %s=%lld", o->size_names[i], (long long)o->size_values[i]);
+  emit(&c->out, "\n  NDRange: global");
+  for (int d = 0; d < res.ndims; d++) emit(&c->out, "%s%zu", d ? "," : " ", res.global_size[d]);
+  if (res.has_local) {
+    buf_puts(&c->out, ", local");
+    for (int d = 0; d < res.ndims; d++) emit(&c->out, "%s%zu", d ? "," : " ", res.local_size[d]);
+  }
+  emit(&c->out, "\n  time: min %.3f ms, median %.3f ms over %d run%s; %.2f GB/s\n", res.min_ms, res.median_ms,
+       res.repeat, res.repeat == 1 ? "" : "s", res.min_ms > 0 ? bytes / (res.min_ms * 1e6) : 0.0);
+  rt_close(&rt);
+  if (!o->check) return DPIA_OK;
+  double *ref;
+  size_t nref;
+  if (!interp_run(a, def, c->normal[index], &nats, (const double *const *)inputs, counts, &ref, &nref, &err)) {
+    diag_error(&c->diag, def->decl->name_span, "reference interpreter: %s", err.data);
+    return DPIA_EINTERNAL;
+  }
+  const Lay *rl = interp_result_layout(a, def, &nats, &err);
+  if (!rl || nref != res.output_count) {
+    diag_error(&c->diag, def->decl->name_span, "the kernel produced %zu values, the reference %zu", res.output_count,
+               nref);
+    return DPIA_EVERIFY;
+  }
+  Comparison cmp;
+  compare_values(res.output, ref, nref, compare_bound(rl), &cmp);
+  Buf rep;
+  buf_init(&rep, a);
+  compare_report(&cmp, &rep);
+  emit(&c->out, "  check (seed %llu): %s\n", (unsigned long long)o->seed, rep.data);
+  if (!cmp.ok) {
+    diag_error(&c->diag, def->decl->name_span, "kernel '%s' differs from the reference interpreter: %s", def->name,
+               rep.data);
+    return DPIA_EVERIFY;
+  }
+  return DPIA_OK;
+}
+
+static void emit_sources(Ctx *c) {
+  bool first = true;
+  for (int i = 0; i < c->checked->ndefs; i++) {
+    if (!c->sources[i]) continue;
+    if (!first) buf_putc(&c->out, '\n');
+    first = false;
+    buf_puts(&c->out, c->sources[i]);
+  }
+}
+
+/* one object with -k, else an array of one object per kernel (spec 9) */
+static void emit_metadata(Ctx *c) {
+  bool array = !c->opt->kernel;
+  if (array) buf_puts(&c->out, "[");
+  bool first = true;
+  for (int i = 0; i < c->checked->ndefs; i++) {
+    if (!c->sources[i]) continue;
+    if (!first) buf_puts(&c->out, ",\n ");
+    first = false;
+    codegen_metadata(c->arena, c->kernels[i], c->sources[i], &c->out);
+  }
+  if (array) buf_puts(&c->out, "]");
+  buf_putc(&c->out, '\n');
 }
 
 typedef bool (*Pass)(Ctx *);
@@ -171,14 +379,17 @@ static int run_passes(Ctx *c) {
   }
   if (!pass_select(c)) return DPIA_EUSAGE;
   if (!pass_translate(c)) return c->status ? c->status : DPIA_EUSER;
-  if (c->opt->action == DPIA_VERIFY || c->opt->verify) {
-    if (!pass_recheck(c)) return c->status;
-  }
+  bool verify = c->opt->action == DPIA_VERIFY || c->opt->verify;
+  if (verify && !pass_recheck(c)) return c->status;
+  if (!pass_codegen(c)) return c->status ? c->status : DPIA_EUSER;
+  if (verify && !pass_clang(c)) return c->status;
   if (c->opt->action == DPIA_VERIFY) return DPIA_OK;
+  if (c->opt->action == DPIA_RUN) return pass_run(c);
   switch (c->opt->emit) {
   case DPIA_EMIT_INTERMEDIATE: emit_stage(c, c->intermediate); break;
   case DPIA_EMIT_IMPERATIVE: emit_stage(c, c->hoisted); break;
-  default: break;
+  case DPIA_EMIT_OPENCL: emit_sources(c); break;
+  case DPIA_EMIT_JSON: emit_metadata(c); break;
   }
   return DPIA_OK;
 }
@@ -259,3 +470,7 @@ void dpia_result_free(DpiaResult *r) {
   arena_free(&r->arena);
   r->mem.release(r->mem.user, r);
 }
+
+DpiaVerifier *dpia_verifier_new(void) { return opencl_verifier_new(); }
+
+void dpia_verifier_free(DpiaVerifier *v) { opencl_verifier_free(v); }

@@ -46,7 +46,13 @@ static Phrase *lower_map_i(Stage2 *s, Phrase *head, Phrase *f, Phrase *e, Phrase
   TypeCtx *tc = b->tc;
   DataType *out_t = b_data(acc);
   Size n = out_t->size;
-  Binder *i = b_binder(b, "i", pt_exp(tc, dt_idx(tc, n)));
+  /* loop variables named after the level they iterate over, as a person
+   * writing OpenCL would (gid, wg, lid), so generated code reads well */
+  const char *name = head->prim == PRIM_MAP_I_GLOBAL      ? "gid"
+                     : head->prim == PRIM_MAP_I_WORKGROUP ? "wg"
+                     : head->prim == PRIM_MAP_I_LOCAL     ? "lid"
+                                                          : "i";
+  Binder *i = b_binder(b, name, pt_exp(tc, dt_idx(tc, n)));
   Phrase *fx = apply(s, f, b_idx(b, e, b_var(b, i)));
   if (head->prim == PRIM_MAP_I_SEQ || head->prim == PRIM_MAP_I) {
     /* mapI with no OpenCL level runs sequentially: see b_assign */

@@ -298,8 +298,6 @@ static void clang_compile(Tester *t, const char *file, const char *base, int i, 
   char *cmd = malloc(n);
   snprintf(cmd, n, "'%s' -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -fsyntax-only '%s' 2>&1", t->clang, path);
   FILE *p = popen(cmd, "r");
-  Buf dummy;
-  (void)dummy;
   size_t cap = 1024, m = 0;
   char *outp = malloc(cap);
   for (size_t r; p && (r = fread(outp + m, 1, cap - m - 1, p)) > 0;) {
