@@ -61,6 +61,9 @@ typedef struct DpiaOptions {
   int repeat;           /* timed launches (at least 1) */
   unsigned long long seed; /* random inputs (the command line picks one and prints it) */
   int platform, device; /* OpenCL platform and device index */
+  /* DPIA_RUN: run this OpenCL C instead of the generated kernel (same
+   * interface), e.g. a hand-tuned or deliberately broken variant */
+  const char *opencl_source;
   int diagnostics_json; /* diagnostics as a JSON array instead of text */
   /* Allocation: every byte of a translation comes from alloc (NULL: malloc).
    * When alloc fails the translation stops with an out-of-memory error. */

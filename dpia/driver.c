@@ -171,7 +171,7 @@ static bool pass_codegen(Ctx *c) {
     if (!c->kernels[i]) return false;
     Buf src;
     buf_init(&src, c->arena);
-    codegen_opencl(c->arena, &c->tc, c->kernels[i], &copt, &src);
+    if (!codegen_opencl(c->arena, &c->tc, c->kernels[i], &copt, &src)) return false;
     c->sources[i] = src.data;
   }
   return c->diag.nerrors == 0;
@@ -288,7 +288,8 @@ static int pass_run(Ctx *c) {
     launch.local_size[d] = o->local_size[d];
   }
   RtResult res;
-  st = rt_run(&rt, a, k, c->sources[index], &nats, def->nparams, (const double *const *)inputs, counts, &launch,
+  const char *source = o->opencl_source ? o->opencl_source : c->sources[index];
+  st = rt_run(&rt, a, k, source, &nats, def->nparams, (const double *const *)inputs, counts, &launch,
               &res, &err);
   if (st != RT_OK) {
     rt_close(&rt);

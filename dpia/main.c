@@ -73,7 +73,8 @@ static const char run_help[] =
     "(min and median of R runs, OpenCL profiling events) and the bandwidth.  With\n"
     "--check, compare the output with the reference interpreter of the functional\n"
     "program: relative error ||out - ref|| / ||ref|| <= 1e-4 (float), 1e-12 (double).\n"
-    "The seed is printed; --seed repeats a run.  Exit 3 on a mismatch, 4 if OpenCL\n"
+    "--opencl-source=FILE runs FILE in place of the generated kernel (same\n"
+    "interface).  The seed is printed; --seed repeats a run.  Exit 3 on a mismatch, 4 if OpenCL\n"
     "is unavailable, 1 if a precondition does not hold for the sizes given.\n";
 
 static int usage_error(const char *fmt, const char *arg) {
@@ -222,6 +223,7 @@ static int run_command(const Command *cmd, int argc, char **argv) {
   const char *size_names[MAX_SIZES];
   long long size_values[MAX_SIZES];
   bool seed_given = false;
+  char *opencl_text = NULL;
   opt.size_names = size_names;
   opt.size_values = size_values;
   opt.repeat = 1;
@@ -264,6 +266,11 @@ static int run_command(const Command *cmd, int argc, char **argv) {
       if (!parse_size_binding(binding, &size_names[opt.nsizes], &size_values[opt.nsizes]))
         return usage_error("bad --size '%s' (expected NAME=VALUE, a natural number)", binding);
       opt.nsizes++;
+    } else if (run && strncmp(a, "--opencl-source=", 16) == 0) {
+      size_t n;
+      opencl_text = read_file(a + 16, &n);
+      if (!opencl_text) return DPIA_EUSAGE;
+      opt.opencl_source = opencl_text;
     } else if (run && strcmp(a, "--check") == 0) {
       opt.check = 1;
     } else if (run && (strcmp(a, "--repeat") == 0 || strcmp(a, "--seed") == 0 || strcmp(a, "--platform") == 0 ||
@@ -313,6 +320,7 @@ static int run_command(const Command *cmd, int argc, char **argv) {
   }
   dpia_result_free(r);
   for (int i = 0; i < opt.nsizes; i++) free((void *)size_names[i]);
+  free(opencl_text);
   return status;
 }
 
