@@ -109,7 +109,10 @@ static char *read_file(const char *path, size_t *len) {
       return NULL;
     }
     n += fread(buf + n, 1, cap - n, f);
-    if (n < cap) break;
+    if (n < cap) {
+      buf[n] = 0; /* callers may use the text as a C string */
+      break;
+    }
     if (cap > MAX_SOURCE_BYTES) {
       fclose(f);
       free(buf);
