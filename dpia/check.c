@@ -1622,13 +1622,18 @@ static int64_t gcd64(int64_t a, int64_t b) {
 
 /* Add a precondition unless it is already there; divisibility of the same
  * numerator by constants merges into one by their lcm (N % 4 and N % 8192
- * are N % 8192). */
+ * are N % 8192), lower bounds of the same size into the largest. */
 static void add_precond(Checker *c, Vec *out, bool div, Size lhs, Size rhs) {
   int64_t d, e;
   for (int i = 0; i < out->len; i++) {
     Precond *p = out->items[i];
     if (p->div != div || !size_eq(p->lhs, lhs)) continue;
     if (size_eq(p->rhs, rhs)) return;
+    if (!div && size_const_value(p->rhs, &d) && size_const_value(rhs, &e)) {
+      /* N >= 3 and N >= 2 are N >= 3 */
+      if (e > d) p->rhs = rhs;
+      return;
+    }
     if (div && size_const_value(p->rhs, &d) && size_const_value(rhs, &e)) {
       int64_t l;
       if (!__builtin_mul_overflow(d / gcd64(d, e), e, &l)) {
