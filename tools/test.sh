@@ -6,4 +6,5 @@ cd "$(dirname "$0")/.."
 ./tools/setup.sh --sanitize
 meson test -C build --print-errorlogs
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  LSAN_OPTIONS=suppressions="$PWD/tools/lsan.supp":print_suppressions=0 \
   meson test -C build-san --print-errorlogs
