@@ -241,3 +241,23 @@ Phrase *phrase_subst(Arena *a, TypeCtx *tc, const Phrase *body, const Binder *x,
   BindMap e = {x, value, value->kind == PH_VAR, NULL};
   return copy(&n, body, &e, NULL);
 }
+
+Phrase *phrase_map_children(Arena *a, const Phrase *p, Phrase *(*f)(void *ctx, Phrase *child), void *ctx) {
+  switch (p->kind) {
+  case PH_VAR:
+  case PH_LIT:
+  case PH_PRIM:
+  case PH_DEF: return (Phrase *)p;
+  case PH_LAM: {
+    Phrase *q = arena_dup(a, p, sizeof *p);
+    q->body = f(ctx, p->body);
+    return q;
+  }
+  default: {
+    Phrase *q = arena_dup(a, p, sizeof *p);
+    q->fst = f(ctx, p->fst);
+    if (p->kind != PH_PROJ && p->kind != PH_UNOP) q->snd = f(ctx, p->snd);
+    return q;
+  }
+  }
+}

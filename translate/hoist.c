@@ -57,18 +57,10 @@ static Phrase *hoist_allocation(Hoist *h, Prim memory, DataType *t, Phrase *lam)
   return hoist(h, body);
 }
 
+static Phrase *hoist_child(void *h, Phrase *p) { return hoist(h, p); }
+
 static Phrase *hoist(Hoist *h, Phrase *p) {
-  switch (p->kind) {
-  case PH_VAR:
-  case PH_LIT:
-  case PH_PRIM:
-  case PH_DEF: return p;
-  case PH_LAM: {
-    Phrase *q = arena_dup(h->b.arena, p, sizeof *p);
-    q->body = hoist(h, p->body);
-    return q;
-  }
-  case PH_APP: {
+  if (p->kind == PH_APP) {
     Phrase *fn = p->fst;
     if (fn->kind == PH_PRIM && (fn->prim == PRIM_NEW_GLOBAL || fn->prim == PRIM_NEW_LOCAL) &&
         p->snd->kind == PH_LAM) {
@@ -95,18 +87,8 @@ static Phrase *hoist(Hoist *h, Phrase *p) {
       h->nloops--;
       return q;
     }
-    Phrase *q = arena_dup(h->b.arena, p, sizeof *p);
-    q->fst = hoist(h, p->fst);
-    q->snd = hoist(h, p->snd);
-    return q;
   }
-  default: {
-    Phrase *q = arena_dup(h->b.arena, p, sizeof *p);
-    q->fst = hoist(h, p->fst);
-    if (p->kind != PH_PROJ && p->kind != PH_UNOP) q->snd = hoist(h, p->snd);
-    return q;
-  }
-  }
+  return phrase_map_children(h->b.arena, p, hoist_child, h);
 }
 
 DefInfo *translate_hoist(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *imperative) {

@@ -81,18 +81,10 @@ static Phrase *lower_reduce_i(Stage2 *s, Phrase *f, Phrase *init, Phrase *e, Phr
   return b_new(b, PRIM_NEW_PRIVATE, d2, acc, body);
 }
 
+static Phrase *rewrite_child(void *s, Phrase *p) { return rewrite(s, p); }
+
 static Phrase *rewrite(Stage2 *s, Phrase *p) {
-  switch (p->kind) {
-  case PH_VAR:
-  case PH_LIT:
-  case PH_PRIM:
-  case PH_DEF: return p;
-  case PH_LAM: {
-    Phrase *q = arena_dup(s->b.arena, p, sizeof *p);
-    q->body = rewrite(s, p->body);
-    return q;
-  }
-  case PH_APP: {
+  if (p->kind == PH_APP) {
     /* collect the spine, rewriting the arguments first */
     Phrase *args[8];
     int n = 0;
@@ -132,13 +124,7 @@ static Phrase *rewrite(Stage2 *s, Phrase *p) {
     s->b.span = saved;
     return r;
   }
-  default: {
-    Phrase *q = arena_dup(s->b.arena, p, sizeof *p);
-    q->fst = rewrite(s, p->fst);
-    if (p->kind != PH_PROJ && p->kind != PH_UNOP) q->snd = rewrite(s, p->snd);
-    return q;
-  }
-  }
+  return phrase_map_children(s->b.arena, p, rewrite_child, s);
 }
 
 DefInfo *translate_stage2(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *intermediate) {
