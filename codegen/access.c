@@ -464,6 +464,7 @@ static const Ix *clamp_index(CG *cg, const Ix *x, Size n, bool low, bool high) {
   int64_t t;
   if (ix_const_value(top, &t) && t == 0) return K(cg, 0); /* one element */
   if (high && ix_provably_less(&cg->ix, x, nn)) high = false;
+  if (low && ix_provably_less(&cg->ix, K(cg, -1), x)) low = false; /* x >= 0 */
   const char *xt = cg_ix_text(cg, x), *name;
   if (low && high) name = arena_printf(cg->arena, "clamp(%s, 0, %s)", xt, cg_ix_text(cg, top));
   else if (low) name = arena_printf(cg->arena, "max(%s, 0)", xt);

@@ -1672,13 +1672,20 @@ static const char **print_preconds(Checker *c, const Vec *pre) {
  * symbolic ones become preconditions (spec section 3). */
 static void settle_requirements(Checker *c, DefInfo *def) {
   Vec pre = {0};
-  def->nreqs = c->reqs.len;
+  /* what a use instantiates: each distinct requirement once, or a def
+   * using the one before it twice would carry 2^n (issue 7 limits) */
+  def->nreqs = 0;
   def->req_sizes = NEWARRAY(c->arena, Size, c->reqs.len);
   def->req_positive = NEWARRAY(c->arena, bool, c->reqs.len);
   for (int i = 0; i < c->reqs.len; i++) {
     Requirement *r = c->reqs.items[i];
-    def->req_sizes[i] = zonk_size(c, r->size);
-    def->req_positive[i] = r->kind == REQ_POSITIVE;
+    Size s = zonk_size(c, r->size);
+    bool positive = r->kind == REQ_POSITIVE, seen = false;
+    for (int j = 0; j < def->nreqs && !seen; j++)
+      seen = def->req_positive[j] == positive && size_eq(def->req_sizes[j], s);
+    if (seen) continue;
+    def->req_sizes[def->nreqs] = s;
+    def->req_positive[def->nreqs++] = positive;
   }
   for (int i = 0; i < c->reqs.len; i++) {
     Requirement *r = c->reqs.items[i];
@@ -1743,7 +1750,11 @@ static void finish_decl(Checker *c, DefInfo *def) {
   for (int round = 0; round < 3; round++) {
     while (wake_deferred(c)) {
     }
-    for (int i = 0; i < c->postponed.len; i++) {
+    /* only the equations postponed before this round: one that
+     * unify_size postpones again waits for the next round (else this loop
+     * never ends) */
+    int npostponed = c->postponed.len;
+    for (int i = 0; i < npostponed; i++) {
       Postponed *p = c->postponed.items[i];
       if (!p) continue;
       c->postponed.items[i] = NULL;

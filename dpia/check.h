@@ -44,6 +44,11 @@ bool strategy_check_kernel(Arena *a, Diag *diag, DefInfo *kernel, Phrase *normal
 
 /* Most phrase nodes a declaration may grow to by inlining (issue 7). */
 enum { DPIA_MAX_NORMAL_NODES = 4000000 };
+/* Deepest a kernel body may nest after inlining (issue 7): normalisation
+ * and the later stages recurse on the phrase tree, and this keeps them
+ * well within an 8 MiB stack, even with AddressSanitizer's larger frames
+ * (tests/limits). */
+enum { DPIA_MAX_NORMAL_DEPTH = 10000 };
 
 /* printing of phrases in the surface syntax (phrase_print.c), so that every
  * stage's dump can be checked again (spec section 9, Library).  The output

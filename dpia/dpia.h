@@ -7,6 +7,7 @@
 #define DPIA_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -36,6 +37,7 @@ typedef enum DpiaEmit {
   DPIA_EMIT_INTERMEDIATE, /* after stage I: mapI/reduceI */
   DPIA_EMIT_IMPERATIVE,   /* after stage II and hoisting */
   DPIA_EMIT_JSON,         /* metadata (spec section 9) */
+  DPIA_EMIT_HEADER,       /* C header embedding the kernels and their launchers */
 } DpiaEmit;
 
 /* The libclang verifier of generated OpenCL.  Creating one costs a few
@@ -44,6 +46,8 @@ typedef enum DpiaEmit {
 typedef struct OpenclVerifier DpiaVerifier;
 DpiaVerifier *dpia_verifier_new(void);
 void dpia_verifier_free(DpiaVerifier *v);
+
+#define DPIA_DEFAULT_MEMORY_LIMIT ((size_t)1 << 30)
 
 typedef struct DpiaOptions {
   DpiaAction action;
@@ -73,7 +77,17 @@ typedef struct DpiaOptions {
   /* Bytes the arena asks alloc for at a time (0: 64 KiB).  Tests make it
    * small so that allocation failure can be injected at many points. */
   size_t arena_block_size;
+  /* Most bytes one call may allocate (0: DPIA_DEFAULT_MEMORY_LIMIT).  A
+   * program whose translation needs more (inlining and the translation
+   * stages can grow a small program a lot) fails with a "program too
+   * large" error instead of exhausting the machine. */
+  size_t memory_limit;
+  /* DPIA_TRANSLATE: more outputs of the same translation besides emit, as
+   * a set of DPIA_EMIT_BIT(kind); read them with dpia_result_emitted. */
+  unsigned emit_also;
 } DpiaOptions;
+
+#define DPIA_EMIT_BIT(kind) (1u << (unsigned)(kind))
 
 typedef struct DpiaResult DpiaResult;
 
@@ -90,9 +104,58 @@ const char *dpia_result_output(const DpiaResult *r, size_t *len);
 /* Rendered diagnostics (text or JSON as asked); "" if none. */
 const char *dpia_result_diagnostics(const DpiaResult *r);
 int dpia_result_error_count(const DpiaResult *r);
+/* The output of one emit kind: opt->emit's (the primary output) or one of
+ * opt->emit_also; NULL when it was not asked for or the translation
+ * failed. */
+const char *dpia_result_emitted(const DpiaResult *r, DpiaEmit kind, size_t *len);
+/* The diagnostics as a JSON array, whatever diagnostics_json asked for
+ * ("[]\n" if none): objects with level, file, line, column, end_line,
+ * end_column (when the diagnostic has a position), message and notes. */
+const char *dpia_result_diagnostics_json(const DpiaResult *r);
+
+/* One diagnostic, for programs that look at them one by one. */
+typedef struct DpiaDiagnostic {
+  int is_note;         /* a note attached to the error before it */
+  const char *file;    /* NULL when it has no position */
+  int line, column;    /* 1-based; 0 without a position */
+  int end_line, end_column;
+  const char *message; /* may span several lines */
+} DpiaDiagnostic;
+/* Errors and their notes, in order: dpia_result_diagnostic(r, i) for
+ * 0 <= i < dpia_result_diagnostic_count(r); NULL out of range.  The
+ * strings live as long as the result. */
+int dpia_result_diagnostic_count(const DpiaResult *r);
+const DpiaDiagnostic *dpia_result_diagnostic(const DpiaResult *r, int i);
 void dpia_result_free(DpiaResult *r);
 
 void dpia_options_init(DpiaOptions *opt);
+
+/* dpia batch (spec section 9): one JSON request per line of in, one JSON
+ * response per line of out, in order, each flushed when written (so a
+ * caller can talk to it through pipes).  A request:
+ *   {"id": ANY, "source": "program text", "kernel": "k",
+ *    "emit": ["opencl", "json"], "local_size": [64], "global_size": [1024],
+ *    "verify": true, "action": "translate", "name": "k.dpia"}
+ * ("source" required; "action" translate, check or verify; "emit" one kind
+ * or a list, default opencl; "verify" default defaults->verify, or true
+ * when defaults is NULL; "name" the file name of the diagnostics).  A
+ * response:
+ *   {"id": ANY, "status": "ok", "exit_code": 0,
+ *    "outputs": {"opencl": "...", "json": {...metadata...}}, "diagnostics": [...]}
+ * with status ok, error, bad_request, verification_failed,
+ * opencl_unavailable or internal_error and the matching exit code.  A line
+ * that is not valid JSON or not a valid request gets a bad_request
+ * response (with its id, or null) and the batch goes on.  defaults (may be
+ * NULL) gives the allocator, the platform and a verifier to use; otherwise one libclang
+ * verifier is made on first use and serves every line.  Returns DPIA_OK
+ * after the end of in, DPIA_EUSAGE if reading in or writing out failed. */
+int dpia_batch(FILE *in, FILE *out, const DpiaOptions *defaults);
+
+/* "opencl", "intermediate", "imperative", "json", "header"; NULL for a
+ * value that is not a DpiaEmit. */
+const char *dpia_emit_name(DpiaEmit kind);
+/* The kind of such a name; -1 if there is none. */
+int dpia_emit_from_name(const char *name);
 
 #ifdef __cplusplus
 }

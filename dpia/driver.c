@@ -15,6 +15,11 @@
 #include "runtime.h"
 #include "translate.h"
 
+/* the names of the emit kinds (DpiaEmit order) */
+static const char *const emit_names[] = {"opencl", "intermediate", "imperative", "json", "header"};
+enum { NEMIT = (int)DPIA_COUNTOF(emit_names) };
+_Static_assert(NEMIT == DPIA_EMIT_HEADER + 1, "a name for every DpiaEmit");
+
 struct DpiaResult {
   DpiaMem mem;
   Arena arena;
@@ -23,6 +28,11 @@ struct DpiaResult {
   const char *output;
   size_t output_len;
   const char *diagnostics;
+  const char *diagnostics_json;
+  const char *emitted[NEMIT]; /* NULL: not asked for */
+  size_t emitted_len[NEMIT];
+  int ndiags;
+  const DpiaDiagnostic *diags;
 };
 
 typedef struct Ctx {
@@ -40,6 +50,7 @@ typedef struct Ctx {
   ImpKernel **kernels; /* per declaration: the generated kernel */
   const char **sources; /* its OpenCL C */
   Buf out;
+  Buf *also[NEMIT]; /* the outputs of opt->emit_also */
   int status; /* a verification failure (3) is not a user error (1) */
 } Ctx;
 
@@ -368,6 +379,35 @@ static void emit_metadata(Ctx *c) {
   buf_putc(&c->out, '\n');
 }
 
+/* one C header for every selected kernel of the file (spec section 9) */
+static void emit_header(Ctx *c) {
+  int n = 0;
+  const ImpKernel **kernels = NEWARRAY(c->arena, const ImpKernel *, c->checked->ndefs);
+  const char **sources = NEWARRAY(c->arena, const char *, c->checked->ndefs);
+  for (int i = 0; i < c->checked->ndefs; i++) {
+    if (!c->sources[i]) continue;
+    kernels[n] = c->kernels[i];
+    sources[n++] = c->sources[i];
+  }
+  CodegenOptions copt = {0};
+  for (int d = 0; d < 3; d++) {
+    copt.local_size[d] = c->opt->local_size[d];
+    copt.global_size[d] = c->opt->global_size[d];
+  }
+  codegen_header(c->arena, c->src.name, n, kernels, sources, &copt, &c->out);
+}
+
+/* one output of DPIA_TRANSLATE into c->out */
+static void emit_kind(Ctx *c, DpiaEmit kind) {
+  switch (kind) {
+  case DPIA_EMIT_INTERMEDIATE: emit_stage(c, c->intermediate); break;
+  case DPIA_EMIT_IMPERATIVE: emit_stage(c, c->hoisted); break;
+  case DPIA_EMIT_OPENCL: emit_sources(c); break;
+  case DPIA_EMIT_JSON: emit_metadata(c); break;
+  case DPIA_EMIT_HEADER: emit_header(c); break;
+  }
+}
+
 typedef bool (*Pass)(Ctx *);
 
 static int run_passes(Ctx *c) {
@@ -386,14 +426,26 @@ static int run_passes(Ctx *c) {
   if (verify && !pass_clang(c)) return c->status;
   if (c->opt->action == DPIA_VERIFY) return DPIA_OK;
   if (c->opt->action == DPIA_RUN) return pass_run(c);
-  switch (c->opt->emit) {
-  case DPIA_EMIT_INTERMEDIATE: emit_stage(c, c->intermediate); break;
-  case DPIA_EMIT_IMPERATIVE: emit_stage(c, c->hoisted); break;
-  case DPIA_EMIT_OPENCL: emit_sources(c); break;
-  case DPIA_EMIT_JSON: emit_metadata(c); break;
+  emit_kind(c, c->opt->emit);
+  /* the other outputs asked for, each into its own buffer */
+  for (int k = 0; k < NEMIT; k++) {
+    if (k == (int)c->opt->emit || !(c->opt->emit_also & DPIA_EMIT_BIT(k))) continue;
+    Buf primary = c->out;
+    buf_init(&c->out, c->arena);
+    emit_kind(c, (DpiaEmit)k);
+    c->also[k] = NEW(c->arena, Buf);
+    *c->also[k] = c->out;
+    c->out = primary;
   }
   return DPIA_OK;
 }
+
+static void flatten_diagnostics(DpiaResult *r, const Diag *diag);
+static const DpiaDiagnostic oom_diagnostic = {0, NULL, 0, 0, 0, 0, "out of memory"};
+#define LIMIT_MESSAGE                                                                                            \
+  "program too large: translating it needs more memory than the limit (DpiaOptions.memory_limit, by default "   \
+  "1 GiB)"
+static const DpiaDiagnostic limit_diagnostic = {0, NULL, 0, 0, 0, 0, LIMIT_MESSAGE};
 
 int dpia_process(const char *name, const char *text, size_t len, const DpiaOptions *opt, DpiaResult **result) {
   DpiaMem boot;
@@ -412,21 +464,32 @@ int dpia_process(const char *name, const char *text, size_t len, const DpiaOptio
   r->mem.on_oom = &oom;
   arena_init(&r->arena, &r->mem);
   if (opt->arena_block_size) r->arena.block_size = opt->arena_block_size;
+  r->arena.limit = opt->memory_limit ? opt->memory_limit : DPIA_DEFAULT_MEMORY_LIMIT;
   *result = r;
   r->output = "";
   r->diagnostics = "";
 
   Ctx *volatile c = NULL;
   if (setjmp(oom)) {
-    /* out of memory: drop everything but the result itself */
+    /* out of memory (or over the memory limit): drop everything but the
+     * result itself */
+    bool over_limit = r->arena.over_limit;
     arena_free(&r->arena);
     r->status = DPIA_EUSER;
     r->nerrors = 1;
     r->output = "";
     r->output_len = 0;
-    r->diagnostics = opt->diagnostics_json
-                         ? "[{\"level\": \"error\", \"message\": \"out of memory\", \"notes\": []}]\n"
-                         : "dpia: error: out of memory\n";
+    if (over_limit) {
+      r->diagnostics_json = "[{\"level\": \"error\", \"message\": \"" LIMIT_MESSAGE "\", \"notes\": []}]\n";
+      r->diagnostics = opt->diagnostics_json ? r->diagnostics_json : "dpia: error: " LIMIT_MESSAGE "\n";
+      r->diags = &limit_diagnostic;
+    } else {
+      r->diagnostics_json = "[{\"level\": \"error\", \"message\": \"out of memory\", \"notes\": []}]\n";
+      r->diagnostics = opt->diagnostics_json ? r->diagnostics_json : "dpia: error: out of memory\n";
+      r->diags = &oom_diagnostic;
+    }
+    r->ndiags = 1;
+    for (int k = 0; k < NEMIT; k++) r->emitted[k] = NULL;
     return r->status;
   }
   c = NEW(&r->arena, Ctx);
@@ -442,16 +505,62 @@ int dpia_process(const char *name, const char *text, size_t len, const DpiaOptio
   r->nerrors = c->diag.nerrors;
   r->output = c->out.data;
   r->output_len = c->out.len;
-  Buf d;
-  buf_init(&d, c->arena);
-  if (c->diag.nerrors) {
-    if (opt->diagnostics_json) diag_render_json(&c->diag, &d);
-    else diag_render_text(&c->diag, &d);
-  } else if (opt->diagnostics_json) {
-    buf_puts(&d, "[]\n");
+  if (r->status == DPIA_OK && opt->action == DPIA_TRANSLATE) {
+    r->emitted[opt->emit] = r->output;
+    r->emitted_len[opt->emit] = r->output_len;
+    for (int k = 0; k < NEMIT; k++)
+      if (c->also[k]) {
+        r->emitted[k] = c->also[k]->data;
+        r->emitted_len[k] = c->also[k]->len;
+      }
   }
-  r->diagnostics = d.data;
+  Buf json;
+  buf_init(&json, c->arena);
+  if (c->diag.nerrors) diag_render_json(&c->diag, &json);
+  else buf_puts(&json, "[]\n");
+  r->diagnostics_json = json.data;
+  if (opt->diagnostics_json) {
+    r->diagnostics = json.data;
+  } else if (c->diag.nerrors) {
+    Buf d;
+    buf_init(&d, c->arena);
+    diag_render_text(&c->diag, &d);
+    r->diagnostics = d.data;
+  }
+  flatten_diagnostics(r, &c->diag);
   return r->status;
+}
+
+/* the errors and their notes as DpiaDiagnostics */
+static DpiaDiagnostic diagnostic_of(const Diagnostic *g) {
+  DpiaDiagnostic d = {g->level == DIAG_NOTE, NULL, 0, 0, 0, 0, g->message};
+  if (g->span.src) {
+    uint32_t line, col, eline, ecol;
+    source_position(g->span.src, g->span.begin, &line, &col);
+    source_position(g->span.src, g->span.end, &eline, &ecol);
+    d.file = g->span.src->name;
+    d.line = (int)line;
+    d.column = (int)col;
+    d.end_line = (int)eline;
+    d.end_column = (int)ecol;
+  }
+  return d;
+}
+
+static void flatten_diagnostics(DpiaResult *r, const Diag *diag) {
+  int n = 0;
+  for (const Diagnostic *g = diag->first; g; g = g->next) {
+    n++;
+    for (const Diagnostic *note = g->notes; note; note = note->next) n++;
+  }
+  DpiaDiagnostic *all = NEWARRAY(&r->arena, DpiaDiagnostic, n > 0 ? n : 1);
+  int i = 0;
+  for (const Diagnostic *g = diag->first; g; g = g->next) {
+    all[i++] = diagnostic_of(g);
+    for (const Diagnostic *note = g->notes; note; note = note->next) all[i++] = diagnostic_of(note);
+  }
+  r->ndiags = n;
+  r->diags = all;
 }
 
 int dpia_result_status(const DpiaResult *r) { return r ? r->status : DPIA_EUSER; }
@@ -465,6 +574,34 @@ const char *dpia_result_output(const DpiaResult *r, size_t *len) {
 const char *dpia_result_diagnostics(const DpiaResult *r) { return r ? r->diagnostics : "dpia: error: out of memory\n"; }
 
 int dpia_result_error_count(const DpiaResult *r) { return r ? r->nerrors : 1; }
+
+const char *dpia_result_emitted(const DpiaResult *r, DpiaEmit kind, size_t *len) {
+  bool ok = r && (int)kind >= 0 && (int)kind < NEMIT && r->emitted[kind];
+  if (len) *len = ok ? r->emitted_len[kind] : 0;
+  return ok ? r->emitted[kind] : NULL;
+}
+
+const char *dpia_result_diagnostics_json(const DpiaResult *r) {
+  return r ? r->diagnostics_json : "[{\"level\": \"error\", \"message\": \"out of memory\", \"notes\": []}]\n";
+}
+
+/* a NULL result is the out of memory error */
+int dpia_result_diagnostic_count(const DpiaResult *r) { return r ? r->ndiags : 1; }
+
+const DpiaDiagnostic *dpia_result_diagnostic(const DpiaResult *r, int i) {
+  if (!r) return i == 0 ? &oom_diagnostic : NULL;
+  return i >= 0 && i < r->ndiags ? &r->diags[i] : NULL;
+}
+
+const char *dpia_emit_name(DpiaEmit kind) {
+  return (int)kind >= 0 && (int)kind < NEMIT ? emit_names[kind] : NULL;
+}
+
+int dpia_emit_from_name(const char *name) {
+  for (int k = 0; k < NEMIT; k++)
+    if (strcmp(name, emit_names[k]) == 0) return k;
+  return -1;
+}
 
 void dpia_result_free(DpiaResult *r) {
   if (!r) return;

@@ -23,10 +23,12 @@ static const char usage_text[] =
     "commands:\n"
     "  check FILE        parse and type check (sizes, SCIR interference control,\n"
     "                    OpenCL strategy rules); -v prints each kernel's type\n"
-    "  translate FILE    translate to OpenCL C (or --emit=intermediate|imperative|json)\n"
+    "  translate FILE    translate to OpenCL C (or --emit=intermediate|imperative|json|header)\n"
     "  verify FILE       translate and verify the result\n"
     "  run FILE -k K     translate, verify, run on an OpenCL device (PoCL by default)\n"
     "                    and compare with the reference interpreter (--check)\n"
+    "  batch             JSON lines: one request per line on stdin (program text and\n"
+    "                    options), one response per line on stdout\n"
     "\n"
     "Run 'dpia COMMAND --help' for the options of a command.\n"
     "  --help      this text\n"
@@ -53,6 +55,7 @@ static const char translate_help[] =
     "  intermediate  imperative DPIA after translation stage I (mapI, reduceI)\n"
     "  imperative    imperative DPIA after stage II (for/parfor) and hoisting\n"
     "  json          metadata: parameters, launch sizes, preconditions\n"
+    "  header        a C/C++ header embedding the kernels, with a launcher each\n"
     "The result goes to stdout, or to OUT (written atomically: an error leaves\n"
     "no partial file).  The translation is verified unless --no-verify.\n";
 
@@ -76,6 +79,21 @@ static const char run_help[] =
     "--opencl-source=FILE runs FILE in place of the generated kernel (same\n"
     "interface).  The seed is printed; --seed repeats a run.  Exit 3 on a mismatch, 4 if OpenCL\n"
     "is unavailable, 1 if a precondition does not hold for the sizes given.\n";
+
+static const char batch_help[] =
+    "usage: dpia batch [--no-verify] < requests.jsonl > responses.jsonl\n"
+    "\n"
+    "Translate many programs in one process: each line of stdin is a JSON request,\n"
+    "  {\"id\": 1, \"source\": \"kernel k ...\", \"kernel\": \"k\", \"emit\": [\"opencl\", \"json\"],\n"
+    "   \"local_size\": [64], \"global_size\": [1024], \"verify\": true}\n"
+    "(only source is required; also \"action\": translate|check|verify and \"name\",\n"
+    "the file name of the diagnostics), answered by one JSON line on stdout,\n"
+    "  {\"id\": 1, \"status\": \"ok\", \"exit_code\": 0, \"outputs\": {\"opencl\": \"...\",\n"
+    "   \"json\": {...}}, \"diagnostics\": []}\n"
+    "status: ok, error, bad_request, verification_failed, opencl_unavailable,\n"
+    "internal_error.  A bad line gets a bad_request answer and the batch goes on.\n"
+    "--no-verify makes \"verify\": false the default.  Exit 0 at the end of stdin,\n"
+    "2 if reading or writing fails.\n";
 
 static int usage_error(const char *fmt, const char *arg) {
   fputs("dpia: error: ", stderr);
@@ -252,7 +270,8 @@ static int run_command(const Command *cmd, int argc, char **argv) {
       else if (strcmp(k, "intermediate") == 0) opt.emit = DPIA_EMIT_INTERMEDIATE;
       else if (strcmp(k, "imperative") == 0) opt.emit = DPIA_EMIT_IMPERATIVE;
       else if (strcmp(k, "json") == 0) opt.emit = DPIA_EMIT_JSON;
-      else return usage_error("unknown --emit kind '%s' (opencl, intermediate, imperative, json)", k);
+      else if (strcmp(k, "header") == 0) opt.emit = DPIA_EMIT_HEADER;
+      else return usage_error("unknown --emit kind '%s' (opencl, intermediate, imperative, json, header)", k);
     } else if (cmd->action == DPIA_TRANSLATE && strcmp(a, "-o") == 0) {
       if (i + 1 == argc) return usage_error("%s", "-o needs a file name");
       out_path = argv[++i];
@@ -327,6 +346,28 @@ static int run_command(const Command *cmd, int argc, char **argv) {
   return status;
 }
 
+/* dpia batch: JSON lines on stdin, JSON lines on stdout (dpia_batch) */
+static int batch_command(int argc, char **argv) {
+  DpiaOptions opt;
+  dpia_options_init(&opt);
+  opt.verify = 1;
+  for (int i = 0; i < argc; i++) {
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      fputs(batch_help, stdout);
+      return DPIA_OK;
+    }
+    if (strcmp(argv[i], "--no-verify") == 0) {
+      opt.verify = 0;
+      continue;
+    }
+    fprintf(stderr, "dpia: error: unknown argument '%s' for 'dpia batch' (it reads stdin)\n"
+                    "Run 'dpia batch --help' for usage.\n",
+            argv[i]);
+    return DPIA_EUSAGE;
+  }
+  return dpia_batch(stdin, stdout, &opt);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fputs(usage_text, stderr);
@@ -341,6 +382,7 @@ int main(int argc, char **argv) {
     printf("dpia %s\n", DPIA_VERSION);
     return DPIA_OK;
   }
+  if (strcmp(cmd, "batch") == 0) return batch_command(argc - 2, argv + 2);
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (strcmp(cmd, commands[i].name) == 0) return run_command(&commands[i], argc - 2, argv + 2);
   return usage_error("unknown command '%s'", cmd);

@@ -24,7 +24,22 @@ typedef struct Norm {
   long nodes;
   bool too_big;
   Span where;
+  /* recursion depth of copy and norm, which bounds the depth of the
+   * result; normalize_phrase limits it (the later stages recurse on it) */
+  int depth, max_depth;
+  bool too_deep;
 } Norm;
+
+/* Enter one level of recursion; false (and the phrase counts as too big,
+ * so that every caller unwinds) past the depth limit. */
+static bool enter(Norm *n) {
+  if (n->max_depth && n->depth >= n->max_depth) {
+    n->too_deep = n->too_big = true;
+    return false;
+  }
+  n->depth++;
+  return true;
+}
 
 static Phrase *node(Norm *n, const Phrase *like, PhraseType *type) {
   if (++n->nodes > DPIA_MAX_NORMAL_NODES) n->too_big = true;
@@ -41,6 +56,7 @@ static Binder *fresh_binder(Norm *n, const Binder *b, PhraseType *type) {
 }
 
 static Phrase *copy(Norm *n, const Phrase *p, BindMap *m, const TypeSubst *ts);
+static Phrase *copy_node(Norm *n, const Phrase *p, BindMap *m, const TypeSubst *ts);
 
 static PhraseType *sub_type(Norm *n, PhraseType *t, const TypeSubst *ts) {
   return ts ? pt_subst(n->tc, ts, t) : t;
@@ -49,7 +65,13 @@ static PhraseType *sub_type(Norm *n, PhraseType *t, const TypeSubst *ts) {
 /* Copy p, replacing the binders in m and the type variables in ts, with
  * fresh binders for every lambda inside. */
 static Phrase *copy(Norm *n, const Phrase *p, BindMap *m, const TypeSubst *ts) {
-  if (n->too_big) return NULL;
+  if (n->too_big || !enter(n)) return NULL;
+  Phrase *q = copy_node(n, p, m, ts);
+  n->depth--;
+  return q;
+}
+
+static Phrase *copy_node(Norm *n, const Phrase *p, BindMap *m, const TypeSubst *ts) {
   switch (p->kind) {
   case PH_VAR:
     for (BindMap *e = m; e; e = e->next) {
@@ -151,6 +173,7 @@ static Phrase *instantiate(Norm *n, const Phrase *use) {
 }
 
 static Phrase *norm(Norm *n, Phrase *p);
+static Phrase *norm_node(Norm *n, Phrase *p);
 
 /* (\x -> body) arg: substitute, then normalise what the substitution made */
 static Phrase *beta(Norm *n, Phrase *lam, Phrase *arg, Span span) {
@@ -162,7 +185,13 @@ static Phrase *beta(Norm *n, Phrase *lam, Phrase *arg, Span span) {
 }
 
 static Phrase *norm(Norm *n, Phrase *p) {
-  if (n->too_big || !p) return NULL;
+  if (n->too_big || !p || !enter(n)) return NULL;
+  Phrase *q = norm_node(n, p);
+  n->depth--;
+  return q;
+}
+
+static Phrase *norm_node(Norm *n, Phrase *p) {
   switch (p->kind) {
   case PH_VAR:
   case PH_LIT:
@@ -218,8 +247,14 @@ static Phrase *norm(Norm *n, Phrase *p) {
 }
 
 Phrase *normalize_phrase(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p) {
-  Norm n = {a, tc, diag, 0, false, p->span};
+  Norm n = {a, tc, diag, 0, false, p->span, 0, 0, false};
+  n.max_depth = DPIA_MAX_NORMAL_DEPTH;
   Phrase *r = norm(&n, p);
+  if (n.too_deep) {
+    diag_error(diag, p->span, "program nested too deeply: more than %d levels after inlining defs",
+               DPIA_MAX_NORMAL_DEPTH);
+    return NULL;
+  }
   if (n.too_big) {
     diag_error(diag, p->span, "program too large: more than %d phrase nodes after inlining defs", DPIA_MAX_NORMAL_NODES);
     return NULL;
@@ -232,12 +267,12 @@ Phrase *normalize_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def) {
 }
 
 Phrase *phrase_copy(Arena *a, TypeCtx *tc, const Phrase *p) {
-  Norm n = {a, tc, NULL, 0, false, p->span};
+  Norm n = {a, tc, NULL, 0, false, p->span, 0, 0, false};
   return copy(&n, p, NULL, NULL);
 }
 
 Phrase *phrase_subst(Arena *a, TypeCtx *tc, const Phrase *body, const Binder *x, Phrase *value) {
-  Norm n = {a, tc, NULL, 0, false, body->span};
+  Norm n = {a, tc, NULL, 0, false, body->span, 0, 0, false};
   BindMap e = {x, value, value->kind == PH_VAR, NULL};
   return copy(&n, body, &e, NULL);
 }

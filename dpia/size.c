@@ -694,16 +694,19 @@ static bool common_denominator(Arena *arena, Size a, Size *out) {
   return true;
 }
 
-/* numerator/denominator over the common denominator; false if that leaves
- * int64. */
+/* a as numerator/denominator over the common denominator; false if that
+ * leaves int64. */
+static bool fraction_parts(Arena *arena, Size a, Size *numerator, Size *denominator) {
+  if (!common_denominator(arena, a, denominator) || !mul_sizes(arena, a, *denominator, numerator)) return false;
+  ASSERT(size_is_polynomial(*numerator) && numerator->nterms > 0);
+  return true;
+}
+
+/* numerator/denominator over the common denominator; false (and nothing
+ * printed) if that leaves int64. */
 static bool print_fraction(Buf *out, Size a) {
-  Arena *arena = out->arena;
   Size denominator, numerator;
-  if (!common_denominator(arena, a, &denominator) ||
-      !mul_sizes(arena, a, denominator, &numerator)) {
-    return false;
-  }
-  ASSERT(size_is_polynomial(numerator) && numerator.nterms > 0);
+  if (!fraction_parts(out->arena, a, &numerator, &denominator)) return false;
   int64_t d;
   if (size_const_value(denominator, &d) && d == 1) {
     print_polynomial(out, numerator);
@@ -721,23 +724,68 @@ static bool print_fraction(Buf *out, Size a) {
   return true;
 }
 
+/* When a has no int64 common form (huge coefficients): split a + b/d
+ * (|b| < d) off each coefficient of a term with positive exponents; the
+ * terms that are not integers for all values (b/d*N, x/K) go to
+ * *fractional, the integral ones (a*N, a huge constant) to *integral. */
+static void split_mixed(Arena *arena, Size a, Size *fractional, Size *integral) {
+  *fractional = (Size){0, NEWARRAY(arena, SizeTerm, a.nterms)};
+  *integral = (Size){0, NEWARRAY(arena, SizeTerm, a.nterms)};
+  for (int i = 0; i < a.nterms; i++) {
+    SizeTerm t = a.terms[i];
+    bool positive_exponents = true;
+    for (int j = 0; j < t.nfactors; j++) positive_exponents &= t.factors[j].exp > 0;
+    if (!positive_exponents) {
+      fractional->terms[fractional->nterms++] = t;
+      continue;
+    }
+    SizeTerm whole = t, part = t;
+    whole.num = t.num / t.den;
+    whole.den = 1;
+    part.num = t.num % t.den; /* gcd(part.num, den) = gcd(num, den) = 1 */
+    if (whole.num) integral->terms[integral->nterms++] = whole;
+    if (part.num) fractional->terms[fractional->nterms++] = part;
+  }
+  ASSERT(fractional->nterms > 0); /* a polynomial has a common form */
+}
+
+bool size_print_is_exact(Arena *arena, Size a) {
+  Size numerator, denominator, fractional, integral;
+  if (a.nterms == 0 || fraction_parts(arena, a, &numerator, &denominator)) return true;
+  split_mixed(arena, a, &fractional, &integral);
+  return fraction_parts(arena, fractional, &numerator, &denominator);
+}
+
 void size_print(Buf *out, Size a) {
   if (a.nterms == 0) {
     buf_putc(out, '0');
     return;
   }
   if (print_fraction(out, a)) return;
-  /* The common denominator leaves int64 (coprime huge divisors): no 64-bit
-   * C expression computes the value exactly, so fall back to one fraction
-   * per term, which is at least exact whenever each term is integral. */
-  for (int i = 0; i < a.nterms; i++) {
-    SizeTerm t = a.terms[i];
-    bool negative = t.num < 0 && t.num != INT64_MIN;
-    if (negative) t.num = -t.num;
-    if (i > 0) buf_puts(out, negative ? " - " : " + ");
-    else if (negative) buf_putc(out, '-');
-    bool ok = print_fraction(out, single_term(out->arena, t));
-    ASSERT(ok); /* a single term's denominator is its own */
+  /* The numerator or the common denominator leaves int64.  Print the
+   * fractional part over its own common denominator, then the integral
+   * terms apart (split_mixed): exact whenever the value is integral, since
+   * the fractional part is then.  If even that has no int64 common form
+   * (coprime huge divisors), no such C expression computes the value
+   * exactly: fall back to one fraction per term, at least exact whenever
+   * each term is integral (size_print_is_exact is false). */
+  Arena *arena = out->arena;
+  Size fractional, integral;
+  split_mixed(arena, a, &fractional, &integral);
+  if (!print_fraction(out, fractional)) {
+    for (int i = 0; i < fractional.nterms; i++) {
+      SizeTerm t = fractional.terms[i];
+      bool negative = t.num < 0 && t.num != INT64_MIN;
+      if (negative) t.num = -t.num;
+      if (i > 0) buf_puts(out, negative ? " - " : " + ");
+      else if (negative) buf_putc(out, '-');
+      bool ok = print_fraction(out, single_term(arena, t));
+      ASSERT(ok); /* a single term's denominator is its own */
+    }
+  }
+  for (int i = 0; i < integral.nterms; i++) {
+    buf_puts(out, integral.terms[i].num < 0 ? " - " : " + ");
+    print_term_magnitude(out, &integral.terms[i]);
   }
 }
 

@@ -97,4 +97,11 @@ void size_print_operand(Buf *out, Size a);
  * parenthesised: for the right operand of / and % (x/(2*N), not x/2*N). */
 void size_print_divisor(Buf *out, Size a);
 
+/* Does size_print give a C expression (int64, truncating /) equal to a's
+ * value wherever that value is an integer and the evaluation does not
+ * overflow?  False only for huge coefficients with no 64-bit common
+ * denominator; size_print then gives one fraction per term, exact only
+ * where every term is an integer. */
+bool size_print_is_exact(Arena *arena, Size a);
+
 #endif

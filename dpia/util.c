@@ -65,6 +65,8 @@ void arena_init(Arena *a, DpiaMem *mem) {
   a->cur = a->end = NULL;
   a->total = 0;
   a->block_size = ARENA_BLOCK_SIZE;
+  a->limit = 0;
+  a->over_limit = false;
 }
 
 static size_t align_up(size_t n) {
@@ -73,7 +75,12 @@ static size_t align_up(size_t n) {
 }
 
 void *arena_alloc(Arena *a, size_t size) {
+  if (size > SIZE_MAX / 2) longjmp(*a->mem->on_oom, 1); /* align_up would wrap */
   size = align_up(size ? size : 1);
+  if (a->limit && size > a->limit - a->total) {
+    a->over_limit = true;
+    longjmp(*a->mem->on_oom, 1);
+  }
   if ((size_t)(a->end - a->cur) < size) {
     size_t want = size > a->block_size / 4 ? size : a->block_size;
     if (want > SIZE_MAX - sizeof(ArenaBlock)) longjmp(*a->mem->on_oom, 1);

@@ -51,6 +51,10 @@ typedef struct Arena {
   char *cur, *end;
   size_t total;      /* bytes handed out, for limits and benchmarks */
   size_t block_size; /* bytes asked from the allocator at a time */
+  /* Most bytes it may hand out (0: no limit).  Past it, arena_alloc sets
+   * over_limit and longjmps to mem->on_oom like an allocation failure. */
+  size_t limit;
+  bool over_limit;
 } Arena;
 
 void arena_init(Arena *a, DpiaMem *mem);

@@ -83,5 +83,10 @@ typedef struct CodegenOptions {
 bool codegen_opencl(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions *opt, Buf *out);
 /* codegen/metadata.c: the JSON object of spec section 9 (with "source"). */
 void codegen_metadata(Arena *a, const ImpKernel *k, const char *source, Buf *out);
+/* codegen/header.c: the C header of spec section 9 (`--emit=header`) for
+ * the kernels of one source file and their OpenCL sources; opt (NULL: none)
+ * holds the user launch sizes the sources were generated for. */
+void codegen_header(Arena *a, const char *source_name, int nkernels, const ImpKernel *const *kernels,
+                    const char *const *sources, const CodegenOptions *opt, Buf *out);
 
 #endif

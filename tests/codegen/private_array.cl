@@ -6,14 +6,18 @@
 kernel void privArray(global float *restrict output, const global float *restrict xs, int N) {
   int i = get_global_id(0); /* mapGlobal */
   float tmp[4];
-  for (int j = 0; j < 4; j += 1) { /* mapSeq */
-    tmp[j] = xs[i*4 + j] * 2.0f;
-  }
+  /* mapSeq, 4 steps */
+  tmp[0] = xs[i*4] * 2.0f;
+  tmp[1] = xs[i*4 + 1] * 2.0f;
+  tmp[2] = xs[i*4 + 2] * 2.0f;
+  tmp[3] = xs[i*4 + 3] * 2.0f;
   float s;
   s = 0.0f;
-  for (int j = 0; j < 4; j += 1) { /* reduceSeq */
-    s = s + tmp[j];
-  }
+  /* reduceSeq, 4 steps */
+  s = s + tmp[0];
+  s = s + tmp[1];
+  s = s + tmp[2];
+  s = s + tmp[3];
   output[i] = s;
 }
 
@@ -26,13 +30,13 @@ kernel void privMatrix(global float *restrict output, const global float *restri
   int i = get_global_id(0); /* mapGlobal */
   float pts[6];
   for (int r = 0; r < 3; r += 1) { /* mapSeq */
-    for (int c = 0; c < 2; c += 1) { /* mapSeq */
-      pts[r*2 + c] = xs[i*6 + c*3 + r];
-    }
+    /* mapSeq, 2 steps */
+    pts[r*2] = xs[i*6 + r];
+    pts[r*2 + 1] = xs[i*6 + r + 3];
   }
   for (int r = 0; r < 3; r += 1) { /* mapSeq */
-    for (int c = 0; c < 2; c += 1) { /* mapSeq */
-      output[i*6 + r*2 + c] = pts[r*2 + c] + 1.0f;
-    }
+    /* mapSeq, 2 steps */
+    output[i*6 + r*2] = pts[r*2] + 1.0f;
+    output[i*6 + r*2 + 1] = pts[r*2 + 1] + 1.0f;
   }
 }

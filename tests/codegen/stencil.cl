@@ -7,9 +7,10 @@ kernel void stencil(global float *restrict output, const global float *restrict 
   int i = get_global_id(0); /* mapGlobal */
   float acc;
   acc = 0.0f;
-  for (int j = 0; j < 3; j += 1) { /* reduceSeq */
-    acc = xs[clamp(i + j - 1, 0, N - 1)] + acc;
-  }
+  /* reduceSeq, 3 steps */
+  acc = xs[max(i - 1, 0)] + acc;
+  acc = xs[i] + acc;
+  acc = xs[min(i + 1, N - 1)] + acc;
   output[i] = acc / 3.0f;
 }
 
@@ -29,9 +30,10 @@ void stencilTiled(global float *restrict output, const global float *restrict xs
   if (l_2 < 64) { /* mapLocal */
     float acc;
     acc = 0.0f;
-    for (int j = 0; j < 3; j += 1) { /* reduceSeq */
-      acc = tile[j + l_2] + acc;
-    }
+    /* reduceSeq, 3 steps */
+    acc = tile[l_2] + acc;
+    acc = tile[l_2 + 1] + acc;
+    acc = tile[l_2 + 2] + acc;
     output[g*64 + l_2] = acc / 3.0f;
   }
 }

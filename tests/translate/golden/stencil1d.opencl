@@ -7,9 +7,10 @@ kernel void stencil(global float *restrict output, const global float *restrict 
   int gid = get_global_id(0); /* mapGlobal */
   float acc;
   acc = 0.0f;
-  for (int i = 0; i < 3; i += 1) { /* reduceSeq */
-    acc = xs[clamp(gid + i - 1, 0, N - 1)] + acc;
-  }
+  /* reduceSeq, 3 steps */
+  acc = xs[max(gid - 1, 0)] + acc;
+  acc = xs[gid] + acc;
+  acc = xs[min(gid + 1, N - 1)] + acc;
   output[gid] = acc / 3.0f;
 }
 
@@ -29,9 +30,10 @@ void stencilTiled(global float *restrict output, const global float *restrict xs
   if (lid_2 < 64) { /* mapLocal */
     float acc;
     acc = 0.0f;
-    for (int i = 0; i < 3; i += 1) { /* reduceSeq */
-      acc = loc[i + lid_2] + acc;
-    }
+    /* reduceSeq, 3 steps */
+    acc = loc[lid_2] + acc;
+    acc = loc[lid_2 + 1] + acc;
+    acc = loc[lid_2 + 2] + acc;
     output[wg*64 + lid_2] = acc / 3.0f;
   }
 }

@@ -1,0 +1,1280 @@
+/* blas_bench.c: the kernels dpia generates from the samples (samples/NAME.dpia) against
+ * hand-written OpenCL (bench/kernels/blas.cl), CLBlast on the same OpenCL
+ * device, OpenBLAS on the host and a bandwidth roof (a plain C loop with
+ * OpenMP over all cores doing the same reads and writes), for scal, asum,
+ * dot and gemv at two sizes each, plus a tiled matrix multiply (against
+ * CLBlast SGEMM and OpenBLAS) and the stencils.  A benchmark, not a test:
+ * it prints figures.  bench/run.sh runs it and writes BENCHMARKS.md.
+ *
+ *   build/bench/blas_bench [--root DIR] [--reps R] [--quick] [--only OP]
+ *                          [--md FILE] [--dat FILE]
+ *
+ * Every implementation is first run once and its result compared with a
+ * host reference computed in double precision; one that differs is
+ * reported and not timed.  Then each implementation runs R times in a row
+ * (default 15) after 2 warm-up runs, with a pause before it so that the
+ * worker threads of the previous one (OpenBLAS's spin for a while after a
+ * call, as do OpenMP's and PoCL's) do not compete with it; the figure is
+ * the median of the R times.  Times are
+ * wall clock around enqueue ... clFinish, plus, for the reductions, reading
+ * the partial sums back and adding them up on the host (CLBlast's events
+ * may cover only one of its kernels).  GB/s counts the bytes the operation
+ * must move: scal 8N, asum 4N, dot 8N, gemv 4(MN + N + 2M), stencils 8N.
+ *
+ * dpia kernels are translated in process through libdpia (the --emit=json
+ * metadata: parameters by role, element counts, NDRange) and launched
+ * exactly as the metadata says. */
+#define _POSIX_C_SOURCE 200809L
+#define CL_TARGET_OPENCL_VERSION 120
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#include <CL/cl.h>
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#ifdef HAVE_CLBLAST
+#include <clblast_c.h>
+#endif
+#ifdef HAVE_OPENBLAS
+#include <cblas.h>
+#endif
+
+#include "dpia.h"
+
+#ifndef DPIA_SOURCE_ROOT
+#define DPIA_SOURCE_ROOT "."
+#endif
+
+enum { MAX_IMPLS = 16, MAX_REPS = 200, MAX_ARGS = 16, MAX_OPS = 16 };
+
+/* ---- utilities ---- */
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static _Noreturn void die(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "blas_bench: ");
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "\n");
+  va_end(ap);
+  exit(1);
+}
+
+static void *xmalloc(size_t n) {
+  void *p = malloc(n ? n : 1);
+  if (!p) die("out of memory (%zu bytes)", n);
+  return p;
+}
+
+static float *falloc(size_t n) {
+  float *p = aligned_alloc(64, ((n * sizeof(float) + 63) / 64) * 64);
+  if (!p) die("out of memory (%zu floats)", n);
+  return p;
+}
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *buf = xmalloc((size_t)n + 1);
+  if (fread(buf, 1, (size_t)n, f) != (size_t)n) n = 0;
+  buf[n] = 0;
+  fclose(f);
+  return buf;
+}
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static float rnd(float lo, float hi) { /* xorshift64* */
+  rng_state ^= rng_state >> 12;
+  rng_state ^= rng_state << 25;
+  rng_state ^= rng_state >> 27;
+  uint64_t r = rng_state * 2685821657736338717ull;
+  return lo + (hi - lo) * (float)((double)(r >> 40) / (double)(1ull << 24));
+}
+
+static void fill(float *p, size_t n, float lo, float hi) {
+  for (size_t i = 0; i < n; i++) p[i] = rnd(lo, hi);
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(const double *v, int n) {
+  double *s = xmalloc(sizeof(double) * (size_t)n);
+  memcpy(s, v, sizeof(double) * (size_t)n);
+  qsort(s, (size_t)n, sizeof(double), cmp_double);
+  double m = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+  free(s);
+  return m;
+}
+
+/* ---- a small JSON reader (the metadata of spec section 9) ---- */
+
+typedef enum JKind { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ } JKind;
+typedef struct J J;
+struct J {
+  JKind kind;
+  double num;
+  char *str;
+  int n;
+  J **items;
+  char **keys; /* J_OBJ */
+};
+
+typedef struct JP {
+  const char *s;
+  bool bad;
+} JP;
+
+static void jws(JP *p) {
+  while (isspace((unsigned char)*p->s)) p->s++;
+}
+
+static J *jnew(JKind k) {
+  J *j = xmalloc(sizeof *j);
+  memset(j, 0, sizeof *j);
+  j->kind = k;
+  return j;
+}
+
+static char *jstring(JP *p) {
+  if (*p->s != '"') {
+    p->bad = true;
+    return NULL;
+  }
+  p->s++;
+  size_t cap = 64, n = 0;
+  char *out = xmalloc(cap);
+  while (*p->s && *p->s != '"') {
+    char c = *p->s++;
+    if (c == '\\') {
+      char e = *p->s++;
+      switch (e) {
+      case 'n': c = '\n'; break;
+      case 't': c = '\t'; break;
+      case 'r': c = '\r'; break;
+      case 'b': c = '\b'; break;
+      case 'f': c = '\f'; break;
+      case 'u': { /* the metadata escapes only control characters */
+        unsigned v = 0;
+        for (int k = 0; k < 4 && *p->s; k++) {
+          char h = *p->s++;
+          v = v * 16 + (unsigned)(isdigit((unsigned char)h) ? h - '0' : (tolower((unsigned char)h) - 'a' + 10));
+        }
+        c = v < 128 ? (char)v : '?';
+        break;
+      }
+      default: c = e; break;
+      }
+    }
+    if (n + 2 > cap) {
+      cap *= 2;
+      char *grown = realloc(out, cap);
+      if (!grown) die("out of memory");
+      out = grown;
+    }
+    out[n++] = c;
+  }
+  if (*p->s != '"') p->bad = true;
+  else p->s++;
+  out[n] = 0;
+  return out;
+}
+
+static J *jvalue(JP *p) {
+  jws(p);
+  char c = *p->s;
+  if (c == '{' || c == '[') {
+    J *j = jnew(c == '{' ? J_OBJ : J_ARR);
+    p->s++;
+    int cap = 8;
+    j->items = xmalloc(sizeof(J *) * (size_t)cap);
+    j->keys = xmalloc(sizeof(char *) * (size_t)cap);
+    jws(p);
+    if (*p->s == (c == '{' ? '}' : ']')) {
+      p->s++;
+      return j;
+    }
+    for (;;) {
+      if (j->n == cap) {
+        cap *= 2;
+        J **items = realloc(j->items, sizeof(J *) * (size_t)cap);
+        char **keys = realloc(j->keys, sizeof(char *) * (size_t)cap);
+        if (!items || !keys) die("out of memory");
+        j->items = items;
+        j->keys = keys;
+      }
+      jws(p);
+      j->keys[j->n] = NULL;
+      if (c == '{') {
+        j->keys[j->n] = jstring(p);
+        jws(p);
+        if (*p->s++ != ':') p->bad = true;
+      }
+      j->items[j->n++] = jvalue(p);
+      jws(p);
+      if (*p->s == ',') {
+        p->s++;
+        continue;
+      }
+      if (*p->s == (c == '{' ? '}' : ']')) {
+        p->s++;
+        return j;
+      }
+      p->bad = true;
+      return j;
+    }
+  }
+  if (c == '"') {
+    J *j = jnew(J_STR);
+    j->str = jstring(p);
+    return j;
+  }
+  if (!strncmp(p->s, "null", 4)) {
+    p->s += 4;
+    return jnew(J_NULL);
+  }
+  if (!strncmp(p->s, "true", 4) || !strncmp(p->s, "false", 5)) {
+    J *j = jnew(J_BOOL);
+    j->num = *p->s == 't';
+    p->s += *p->s == 't' ? 4 : 5;
+    return j;
+  }
+  J *j = jnew(J_NUM);
+  char *end;
+  j->num = strtod(p->s, &end);
+  if (end == p->s) p->bad = true;
+  p->s = end;
+  return j;
+}
+
+static J *jget(const J *o, const char *key) {
+  if (!o || o->kind != J_OBJ) return NULL;
+  for (int i = 0; i < o->n; i++)
+    if (o->keys[i] && !strcmp(o->keys[i], key)) return o->items[i];
+  return NULL;
+}
+
+static const char *jstr(const J *o, const char *key) {
+  J *v = jget(o, key);
+  return v && v->kind == J_STR ? v->str : NULL;
+}
+
+/* ---- size expressions of the metadata: + - * / % ( ) over nat names ---- */
+
+typedef struct Nats {
+  int n;
+  const char *names[4];
+  long long values[4];
+} Nats;
+
+typedef struct EP {
+  const char *s;
+  const Nats *nats;
+  bool bad;
+} EP;
+
+static long long e_sum(EP *p);
+
+static void e_ws(EP *p) {
+  while (*p->s == ' ') p->s++;
+}
+
+static long long e_atom(EP *p) {
+  e_ws(p);
+  if (*p->s == '(') {
+    p->s++;
+    long long v = e_sum(p);
+    e_ws(p);
+    if (*p->s++ != ')') p->bad = true;
+    return v;
+  }
+  if (*p->s == '-') {
+    p->s++;
+    return -e_atom(p);
+  }
+  if (isdigit((unsigned char)*p->s)) return strtoll(p->s, (char **)&p->s, 10);
+  const char *start = p->s;
+  while (isalnum((unsigned char)*p->s) || *p->s == '_') p->s++;
+  size_t len = (size_t)(p->s - start);
+  for (int i = 0; i < p->nats->n; i++)
+    if (strlen(p->nats->names[i]) == len && !strncmp(p->nats->names[i], start, len)) return p->nats->values[i];
+  p->bad = true;
+  return 0;
+}
+
+static long long e_product(EP *p) {
+  long long v = e_atom(p);
+  for (;;) {
+    e_ws(p);
+    char op = *p->s;
+    if (op != '*' && op != '/' && op != '%') return v;
+    p->s++;
+    long long w = e_atom(p);
+    if (op == '*') v *= w;
+    else if (w == 0) p->bad = true;
+    else v = op == '/' ? v / w : v % w;
+  }
+}
+
+static long long e_sum(EP *p) {
+  long long v = e_product(p);
+  for (;;) {
+    e_ws(p);
+    char op = *p->s;
+    if (op != '+' && op != '-') return v;
+    p->s++;
+    long long w = e_product(p);
+    v = op == '+' ? v + w : v - w;
+  }
+}
+
+static long long eval_size(const char *s, const Nats *nats) {
+  EP p = {s, nats, false};
+  long long v = e_sum(&p);
+  e_ws(&p);
+  if (p.bad || *p.s) die("cannot evaluate the size expression '%s'", s);
+  return v;
+}
+
+/* a precondition such as "N % 262144 == 0" or "N >= 64" */
+static bool eval_precondition(const char *s, const Nats *nats) {
+  const char *ops[] = {"==", ">=", "<=", "!=", ">", "<"};
+  for (int i = 0; i < 6; i++) {
+    const char *at = strstr(s, ops[i]);
+    if (!at) continue;
+    char *lhs = xmalloc((size_t)(at - s) + 1);
+    memcpy(lhs, s, (size_t)(at - s));
+    lhs[at - s] = 0;
+    long long a = eval_size(lhs, nats), b = eval_size(at + strlen(ops[i]), nats);
+    free(lhs);
+    switch (i) {
+    case 0: return a == b;
+    case 1: return a >= b;
+    case 2: return a <= b;
+    case 3: return a != b;
+    case 4: return a > b;
+    default: return a < b;
+    }
+  }
+  die("cannot read the precondition '%s'", s);
+}
+
+static size_t type_bytes(const char *t) {
+  size_t scalar = !strncmp(t, "float", 5) ? 4 : !strncmp(t, "int", 3) ? 4 : !strncmp(t, "double", 6) ? 8 : 0;
+  if (!scalar) die("element type %s is not supported by the benchmark", t);
+  const char *w = t;
+  while (*w && !isdigit((unsigned char)*w)) w++;
+  return scalar * (*w ? (size_t)atoi(w) : 1);
+}
+
+/* ---- OpenCL ---- */
+
+static cl_context ctx;
+static cl_command_queue queue;
+static cl_device_id device;
+static char device_name[256], platform_version[256];
+
+#define CL_CHECK(call)                                                               \
+  do {                                                                               \
+    cl_int err_ = (call);                                                            \
+    if (err_ != CL_SUCCESS) die("%s failed: OpenCL error %d", #call, (int)err_);   \
+  } while (0)
+
+static void cl_setup(void) {
+  cl_platform_id platform;
+  cl_uint n;
+  CL_CHECK(clGetPlatformIDs(1, &platform, &n));
+  CL_CHECK(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, &n));
+  clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof device_name, device_name, NULL);
+  clGetPlatformInfo(platform, CL_PLATFORM_VERSION, sizeof platform_version, platform_version, NULL);
+  cl_int err;
+  ctx = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+  if (err != CL_SUCCESS) die("clCreateContext: %d", (int)err);
+  queue = clCreateCommandQueue(ctx, device, 0, &err);
+  if (err != CL_SUCCESS) die("clCreateCommandQueue: %d", (int)err);
+}
+
+static cl_mem buffer(size_t bytes, const void *init) {
+  cl_int err;
+  cl_mem m = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes ? bytes : 4, NULL, &err);
+  if (err != CL_SUCCESS) die("clCreateBuffer(%zu): %d", bytes, (int)err);
+  if (init) CL_CHECK(clEnqueueWriteBuffer(queue, m, CL_TRUE, 0, bytes, init, 0, NULL, NULL));
+  return m;
+}
+
+static void read_buffer(cl_mem m, size_t bytes, void *out) {
+  CL_CHECK(clEnqueueReadBuffer(queue, m, CL_TRUE, 0, bytes, out, 0, NULL, NULL));
+}
+
+static cl_program build(const char *source, const char *what) {
+  cl_int err;
+  cl_program p = clCreateProgramWithSource(ctx, 1, &source, NULL, &err);
+  if (err != CL_SUCCESS) die("clCreateProgramWithSource(%s): %d", what, (int)err);
+  if (clBuildProgram(p, 1, &device, "", NULL, NULL) != CL_SUCCESS) {
+    size_t n = 0;
+    clGetProgramBuildInfo(p, device, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
+    char *log = xmalloc(n + 1);
+    clGetProgramBuildInfo(p, device, CL_PROGRAM_BUILD_LOG, n, log, NULL);
+    log[n] = 0;
+    die("building %s failed:\n%s", what, log);
+  }
+  return p;
+}
+
+/* ---- implementations ---- */
+
+typedef enum ImplKind { IK_CL, IK_CLBLAST, IK_OPENBLAS, IK_ROOF } ImplKind;
+typedef enum ArgKind { A_MEM, A_FLOAT, A_INT, A_LOCAL } ArgKind;
+typedef struct Arg {
+  ArgKind kind;
+  cl_mem mem;
+  float f;
+  int i;
+  size_t bytes;
+} Arg;
+
+struct Op;
+typedef struct Impl Impl;
+struct Impl {
+  char name[96];
+  const char *family; /* "dpia", "hand", "CLBlast", "OpenBLAS", "roof" */
+  ImplKind kind;
+  /* IK_CL */
+  cl_kernel kernel;
+  int nargs;
+  Arg args[MAX_ARGS];
+  cl_uint ndims;
+  size_t global[3], local[3];
+  bool has_local;
+  cl_mem out;          /* the output buffer (for scal in place: x) */
+  size_t out_floats;   /* floats in out */
+  float *partials;     /* host copy of the partial sums (reductions) */
+  /* IK_CLBLAST, IK_OPENBLAS: private copies for operations in place */
+  cl_mem own_x, own_y;
+  float *host_out;
+  double scalar; /* the result of a reduction */
+  /* figures */
+  int ntimes;
+  double times[MAX_REPS];
+  double ms, gbs, gflops;
+  bool ok;
+  char note[160];
+};
+
+typedef enum OpKind { OP_SCAL, OP_ASUM, OP_DOT, OP_GEMV, OP_GEMM, OP_STENCIL1D, OP_JACOBI2D } OpKind;
+
+typedef struct Op {
+  OpKind kind;
+  char name[32];  /* "scal" */
+  char size[48];  /* "N=16M" */
+  bool large;
+  long long n, m, k;
+  double bytes, flops;
+  float alpha, beta;
+  float *x, *y, *a, *b; /* host inputs */
+  cl_mem dx, dy, da, db;
+  double ref_scalar;
+  double *ref_vec;
+  size_t ref_count;
+  int nimpls;
+  Impl impls[MAX_IMPLS];
+} Op;
+
+static Impl *add_impl(Op *op, ImplKind kind, const char *family, const char *fmt, ...) {
+  if (op->nimpls == MAX_IMPLS) die("too many implementations");
+  Impl *im = &op->impls[op->nimpls++];
+  memset(im, 0, sizeof *im);
+  im->kind = kind;
+  im->family = family;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(im->name, sizeof im->name, fmt, ap);
+  va_end(ap);
+  return im;
+}
+
+static bool is_reduction(const Op *op) { return op->kind == OP_ASUM || op->kind == OP_DOT; }
+
+/* elements of the result vector */
+static size_t result_count(const Op *op) {
+  switch (op->kind) {
+  case OP_SCAL:
+  case OP_STENCIL1D: return (size_t)op->n;
+  case OP_GEMV: return (size_t)op->m;
+  case OP_GEMM:
+  case OP_JACOBI2D: return (size_t)(op->m * op->n);
+  default: return 0;
+  }
+}
+
+/* ---- dpia kernels through libdpia ---- */
+
+static const char *root = DPIA_SOURCE_ROOT;
+
+/* the metadata (spec section 9) of one kernel of a sample */
+static J *dpia_metadata(const char *sample, const char *kernel) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/samples/%s", root, sample);
+  char *text = slurp(path);
+  if (!text) die("cannot read %s", path);
+  DpiaOptions opt;
+  dpia_options_init(&opt);
+  opt.action = DPIA_TRANSLATE;
+  opt.emit = DPIA_EMIT_JSON;
+  opt.kernel = kernel;
+  DpiaResult *r = NULL;
+  int st = dpia_process(sample, text, strlen(text), &opt, &r);
+  if (st != DPIA_OK) die("dpia translate %s -k %s failed:\n%s", sample, kernel, r ? dpia_result_diagnostics(r) : "");
+  size_t len;
+  const char *json = dpia_result_output(r, &len);
+  JP p = {json, false};
+  J *meta = jvalue(&p);
+  if (p.bad) die("cannot read the metadata of %s -k %s", sample, kernel);
+  dpia_result_free(r);
+  free(text);
+  return meta;
+}
+
+/* A dpia kernel with its inputs bound by parameter name: xs ys x y mat a b
+ * (buffers), alpha beta (scalars); nat parameters from the op's sizes.
+ * Returns NULL (with a note printed) if a precondition does not hold. */
+static Impl *add_dpia(Op *op, const char *sample, const char *kernel) {
+  J *meta = dpia_metadata(sample, kernel);
+  Nats nats = {0};
+  const char *nat_names[] = {"N", "M", "K"};
+  long long nat_values[] = {op->n, op->m, op->k};
+  for (int i = 0; i < 3; i++) nats.names[nats.n] = nat_names[i], nats.values[nats.n++] = nat_values[i];
+  J *pre = jget(meta, "preconditions");
+  for (int i = 0; pre && i < pre->n; i++) {
+    if (!eval_precondition(pre->items[i]->str, &nats)) {
+      printf("  (dpia %s: precondition %s does not hold at %s: skipped)\n", kernel, pre->items[i]->str, op->size);
+      return NULL;
+    }
+  }
+  Impl *im = add_impl(op, IK_CL, "dpia", "dpia %s", kernel);
+  const char *source = jstr(meta, "source");
+  cl_program prog = build(source, im->name);
+  cl_int err;
+  im->kernel = clCreateKernel(prog, kernel, &err);
+  if (err != CL_SUCCESS) die("clCreateKernel(%s): %d", kernel, (int)err);
+  J *params = jget(meta, "params");
+  for (int i = 0; i < params->n; i++) {
+    J *p = params->items[i];
+    const char *name = jstr(p, "name"), *role = jstr(p, "role"), *type = jstr(p, "type");
+    Arg *a = &im->args[im->nargs++];
+    if (!strcmp(role, "output") || !strcmp(role, "temp") || !strcmp(role, "local")) {
+      size_t bytes = (size_t)eval_size(jstr(p, "elements"), &nats) * type_bytes(type);
+      if (!strcmp(role, "local")) {
+        *a = (Arg){A_LOCAL, NULL, 0, 0, bytes};
+        continue;
+      }
+      *a = (Arg){A_MEM, buffer(bytes, NULL), 0, 0, 0};
+      if (!strcmp(role, "output")) {
+        if (im->out) die("%s: more than one output", kernel);
+        im->out = a->mem;
+        im->out_floats = bytes / sizeof(float);
+      }
+    } else if (!strcmp(role, "input")) {
+      cl_mem m = !strcmp(name, "xs") || !strcmp(name, "x") ? op->dx
+                 : !strcmp(name, "ys") || !strcmp(name, "y") ? op->dy
+                 : !strcmp(name, "mat") || !strcmp(name, "a") ? op->da
+                 : !strcmp(name, "b") ? op->db : NULL;
+      if (!m) die("%s: no input named %s", kernel, name);
+      *a = (Arg){A_MEM, m, 0, 0, 0};
+    } else if (!strcmp(role, "scalar")) {
+      if (strcmp(name, "alpha") && strcmp(name, "beta")) die("%s: no scalar named %s", kernel, name);
+      *a = (Arg){A_FLOAT, NULL, !strcmp(name, "alpha") ? op->alpha : op->beta, 0, 0};
+    } else if (!strcmp(role, "nat")) {
+      *a = (Arg){A_INT, NULL, 0, (int)eval_size(name, &nats), 0};
+    } else {
+      die("%s: parameter role %s", kernel, role);
+    }
+  }
+  J *gs = jget(meta, "global_size"), *ls = jget(meta, "local_size");
+  im->ndims = (cl_uint)gs->n;
+  for (int d = 0; d < gs->n; d++) im->global[d] = (size_t)eval_size(gs->items[d]->str, &nats);
+  im->has_local = ls && ls->kind == J_ARR;
+  for (int d = 0; im->has_local && d < ls->n; d++) im->local[d] = (size_t)eval_size(ls->items[d]->str, &nats);
+  if (is_reduction(op)) im->partials = falloc(im->out_floats);
+  snprintf(im->note, sizeof im->note, "%s", sample);
+  return im;
+}
+
+/* ---- hand-written kernels (bench/kernels/blas.cl) ---- */
+
+static cl_program hand_program;
+
+static Impl *add_hand(Op *op, const char *kernel, const char *label, cl_uint ndims, const size_t *global,
+                      const size_t *local, size_t out_floats, int nargs, const Arg *args) {
+  Impl *im = add_impl(op, IK_CL, "hand", "hand %s", label);
+  cl_int err;
+  im->kernel = clCreateKernel(hand_program, kernel, &err);
+  if (err != CL_SUCCESS) die("clCreateKernel(%s): %d", kernel, (int)err);
+  im->out = buffer(out_floats * sizeof(float), NULL);
+  im->out_floats = out_floats;
+  im->args[0] = (Arg){A_MEM, im->out, 0, 0, 0};
+  for (int i = 0; i < nargs; i++) im->args[1 + i] = args[i];
+  im->nargs = nargs + 1;
+  im->ndims = ndims;
+  for (cl_uint d = 0; d < ndims; d++) {
+    im->global[d] = global[d];
+    im->local[d] = local ? local[d] : 0;
+  }
+  im->has_local = local != NULL;
+  if (is_reduction(op)) im->partials = falloc(out_floats);
+  snprintf(im->note, sizeof im->note, "%s", kernel);
+  return im;
+}
+
+static Arg amem(cl_mem m) { return (Arg){A_MEM, m, 0, 0, 0}; }
+static Arg afloat(float f) { return (Arg){A_FLOAT, NULL, f, 0, 0}; }
+static Arg aint(long long i) { return (Arg){A_INT, NULL, 0, (int)i, 0}; }
+static Arg alocal(size_t bytes) { return (Arg){A_LOCAL, NULL, 0, 0, bytes}; }
+
+/* ---- running one implementation once ---- */
+
+static void run_cl(Op *op, Impl *im) {
+  for (int i = 0; i < im->nargs; i++) {
+    Arg *a = &im->args[i];
+    switch (a->kind) {
+    case A_MEM: CL_CHECK(clSetKernelArg(im->kernel, (cl_uint)i, sizeof(cl_mem), &a->mem)); break;
+    case A_FLOAT: CL_CHECK(clSetKernelArg(im->kernel, (cl_uint)i, sizeof(float), &a->f)); break;
+    case A_INT: CL_CHECK(clSetKernelArg(im->kernel, (cl_uint)i, sizeof(int), &a->i)); break;
+    case A_LOCAL: CL_CHECK(clSetKernelArg(im->kernel, (cl_uint)i, a->bytes, NULL)); break;
+    }
+  }
+  CL_CHECK(clEnqueueNDRangeKernel(queue, im->kernel, im->ndims, NULL, im->global, im->has_local ? im->local : NULL,
+                                  0, NULL, NULL));
+  CL_CHECK(clFinish(queue));
+  if (is_reduction(op)) {
+    read_buffer(im->out, im->out_floats * sizeof(float), im->partials);
+    double s = 0;
+    for (size_t i = 0; i < im->out_floats; i++) s += im->partials[i];
+    im->scalar = s;
+  }
+}
+
+#ifdef HAVE_CLBLAST
+static void clblast_check(CLBlastStatusCode st, const char *what) {
+  if (st != CLBlastSuccess) die("CLBlast %s failed: status %d", what, (int)st);
+}
+
+static void run_clblast(Op *op, Impl *im) {
+  cl_event ev = NULL;
+  switch (op->kind) {
+  case OP_SCAL: clblast_check(CLBlastSscal((size_t)op->n, op->alpha, im->own_x, 0, 1, &queue, &ev), "Sscal"); break;
+  case OP_ASUM: clblast_check(CLBlastSasum((size_t)op->n, im->out, 0, op->dx, 0, 1, &queue, &ev), "Sasum"); break;
+  case OP_DOT:
+    clblast_check(CLBlastSdot((size_t)op->n, im->out, 0, op->dx, 0, 1, op->dy, 0, 1, &queue, &ev), "Sdot");
+    break;
+  case OP_GEMV:
+    clblast_check(CLBlastSgemv(CLBlastLayoutRowMajor, CLBlastTransposeNo, (size_t)op->m, (size_t)op->n, op->alpha,
+                               op->da, 0, (size_t)op->n, op->dx, 0, 1, op->beta, im->own_y, 0, 1, &queue, &ev),
+                  "Sgemv");
+    break;
+  case OP_GEMM:
+    clblast_check(CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeNo, (size_t)op->m,
+                               (size_t)op->n, (size_t)op->k, 1.0f, op->da, 0, (size_t)op->k, op->db, 0, (size_t)op->n,
+                               0.0f, im->out, 0, (size_t)op->n, &queue, &ev),
+                  "Sgemm");
+    break;
+  default: die("no CLBlast routine for %s", op->name);
+  }
+  CL_CHECK(clFinish(queue));
+  if (ev) clReleaseEvent(ev);
+  if (is_reduction(op)) {
+    float r;
+    read_buffer(im->out, sizeof r, &r);
+    im->scalar = r;
+  }
+}
+#endif
+
+#ifdef HAVE_OPENBLAS
+static void run_openblas(Op *op, Impl *im) {
+  int n = (int)op->n, m = (int)op->m;
+  switch (op->kind) {
+  case OP_SCAL: cblas_sscal(n, op->alpha, im->host_out, 1); break;
+  case OP_ASUM: im->scalar = cblas_sasum(n, op->x, 1); break;
+  case OP_DOT: im->scalar = cblas_sdot(n, op->x, 1, op->y, 1); break;
+  case OP_GEMV: cblas_sgemv(CblasRowMajor, CblasNoTrans, m, n, op->alpha, op->a, n, op->x, 1, op->beta, im->host_out, 1); break;
+  case OP_GEMM:
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, (int)op->k, 1.0f, op->a, (int)op->k, op->b, n, 0.0f,
+                im->host_out, n);
+    break;
+  default: die("no OpenBLAS routine for %s", op->name);
+  }
+}
+#endif
+
+/* The bandwidth roof: the same reads and writes as the operation, in a
+ * plain loop over all cores (OpenMP; simd reductions, which the compiler
+ * may reorder like any of the kernels do). */
+static void run_roof(Op *op, Impl *im) {
+  long long n = op->n, m = op->m;
+  const float *x = op->x, *y = op->y, *a = op->a;
+  float *out = im->host_out, alpha = op->alpha, beta = op->beta;
+  double s = 0;
+  switch (op->kind) {
+  case OP_SCAL: {
+#pragma omp parallel for simd schedule(static)
+    for (long long i = 0; i < n; i++) out[i] = alpha * x[i];
+    break;
+  }
+  case OP_ASUM: {
+    float t = 0;
+#pragma omp parallel for simd schedule(static) reduction(+ : t)
+    for (long long i = 0; i < n; i++) t += fabsf(x[i]);
+    s = t;
+    break;
+  }
+  case OP_DOT: {
+    float t = 0;
+#pragma omp parallel for simd schedule(static) reduction(+ : t)
+    for (long long i = 0; i < n; i++) t += x[i] * y[i];
+    s = t;
+    break;
+  }
+  case OP_GEMV: {
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < m; i++) {
+      float t = 0;
+      const float *r = a + i * n;
+#pragma omp simd reduction(+ : t)
+      for (long long j = 0; j < n; j++) t += r[j] * x[j];
+      out[i] = alpha * t + beta * y[i];
+    }
+    break;
+  }
+  case OP_STENCIL1D: {
+#pragma omp parallel for simd schedule(static)
+    for (long long i = 0; i < n; i++) {
+      long long l = i > 0 ? i - 1 : 0, r = i + 1 < n ? i + 1 : n - 1;
+      out[i] = (x[l] + x[i] + x[r]) / 3.0f;
+    }
+    break;
+  }
+  case OP_JACOBI2D: {
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < m; i++) {
+      long long up = i > 0 ? i - 1 : 0, down = i + 1 < m ? i + 1 : m - 1;
+#pragma omp simd
+      for (long long j = 0; j < n; j++) {
+        long long l = j > 0 ? j - 1 : 0, r = j + 1 < n ? j + 1 : n - 1;
+        out[i * n + j] = (x[up * n + j] + x[i * n + l] + x[i * n + j] + x[i * n + r] + x[down * n + j]) * 0.2f;
+      }
+    }
+    break;
+  }
+  default: die("no roof for %s", op->name);
+  }
+  im->scalar = s;
+}
+
+static void run_once(Op *op, Impl *im) {
+  switch (im->kind) {
+  case IK_CL: run_cl(op, im); return;
+#ifdef HAVE_CLBLAST
+  case IK_CLBLAST: run_clblast(op, im); return;
+#endif
+#ifdef HAVE_OPENBLAS
+  case IK_OPENBLAS: run_openblas(op, im); return;
+#endif
+  case IK_ROOF: run_roof(op, im); return;
+  default: die("implementation kind %d not built", (int)im->kind);
+  }
+}
+
+/* ---- references and checks ---- */
+
+static void reference(Op *op) {
+  long long n = op->n, m = op->m, k = op->k;
+  size_t count = result_count(op);
+  op->ref_count = count;
+  op->ref_vec = count ? xmalloc(sizeof(double) * count) : NULL;
+  double s = 0;
+  switch (op->kind) {
+  case OP_SCAL:
+    for (long long i = 0; i < n; i++) op->ref_vec[i] = (double)op->alpha * op->x[i];
+    break;
+  case OP_ASUM:
+    for (long long i = 0; i < n; i++) s += fabs((double)op->x[i]);
+    break;
+  case OP_DOT:
+    for (long long i = 0; i < n; i++) s += (double)op->x[i] * op->y[i];
+    break;
+  case OP_GEMV:
+#pragma omp parallel for
+    for (long long i = 0; i < m; i++) {
+      double t = 0;
+      for (long long j = 0; j < n; j++) t += (double)op->a[i * n + j] * op->x[j];
+      op->ref_vec[i] = op->alpha * t + (double)op->beta * op->y[i];
+    }
+    break;
+  case OP_GEMM:
+#pragma omp parallel for
+    for (long long i = 0; i < m; i++) {
+      double *row = op->ref_vec + i * n;
+      for (long long j = 0; j < n; j++) row[j] = 0;
+      for (long long l = 0; l < k; l++) {
+        double av = op->a[i * k + l];
+        const float *brow = op->b + l * n;
+        for (long long j = 0; j < n; j++) row[j] += av * brow[j];
+      }
+    }
+    break;
+  case OP_STENCIL1D:
+    for (long long i = 0; i < n; i++) {
+      long long l = i > 0 ? i - 1 : 0, r = i + 1 < n ? i + 1 : n - 1;
+      op->ref_vec[i] = ((double)op->x[l] + op->x[i] + op->x[r]) / 3.0;
+    }
+    break;
+  case OP_JACOBI2D:
+    for (long long i = 0; i < m; i++) {
+      long long up = i > 0 ? i - 1 : 0, down = i + 1 < m ? i + 1 : m - 1;
+      for (long long j = 0; j < n; j++) {
+        long long l = j > 0 ? j - 1 : 0, r = j + 1 < n ? j + 1 : n - 1;
+        op->ref_vec[i * n + j] = ((double)op->x[up * n + j] + op->x[i * n + l] + op->x[i * n + j] +
+                                  op->x[i * n + r] + op->x[down * n + j]) * 0.2;
+      }
+    }
+    break;
+  }
+  op->ref_scalar = s;
+}
+
+/* the result vector of an implementation after one run */
+static const float *result_vector(Op *op, Impl *im, float *scratch) {
+  size_t count = result_count(op);
+  switch (im->kind) {
+  case IK_CL: read_buffer(im->out, count * sizeof(float), scratch); return scratch;
+  case IK_CLBLAST:
+    read_buffer(op->kind == OP_SCAL ? im->own_x : op->kind == OP_GEMV ? im->own_y : im->out, count * sizeof(float),
+                scratch);
+    return scratch;
+  default: return im->host_out;
+  }
+}
+
+/* relative error ||out - ref|| / ||ref|| (spec section 11) */
+static bool check(Op *op, Impl *im) {
+  double err;
+  if (is_reduction(op)) {
+    err = fabs(im->scalar - op->ref_scalar) / fabs(op->ref_scalar);
+  } else {
+    float *scratch = falloc(op->ref_count);
+    const float *v = result_vector(op, im, scratch);
+    double num = 0, den = 0;
+    for (size_t i = 0; i < op->ref_count; i++) {
+      double d = v[i] - op->ref_vec[i];
+      num += d * d;
+      den += op->ref_vec[i] * op->ref_vec[i];
+    }
+    free(scratch);
+    err = isnan(num) ? INFINITY : sqrt(num / den);
+  }
+  if (err <= 1e-4) return true;
+  snprintf(im->note, sizeof im->note, "WRONG RESULT: relative error %.3g", err);
+  return false;
+}
+
+/* ---- the operations ---- */
+
+static bool have(const char *only, const char *name) { return !only || !strcmp(only, name); }
+
+static void make_op(Op *op, OpKind kind, const char *name, long long m, long long n, long long k) {
+  memset(op, 0, sizeof *op);
+  op->kind = kind;
+  snprintf(op->name, sizeof op->name, "%s", name);
+  op->m = m, op->n = n, op->k = k;
+  op->alpha = kind == OP_SCAL ? 0.999f : 1.5f;
+  op->beta = 0.5f;
+  long long nn = kind == OP_GEMV || kind == OP_GEMM || kind == OP_JACOBI2D ? m * n : n;
+  const char *unit = nn >= (1 << 20) ? "M" : "K";
+  long long scale = nn >= (1 << 20) ? 1 << 20 : 1 << 10;
+  switch (kind) {
+  case OP_GEMV:
+  case OP_JACOBI2D: snprintf(op->size, sizeof op->size, "%lldx%lld", m, n); break;
+  case OP_GEMM: snprintf(op->size, sizeof op->size, "%lldx%lldx%lld", m, n, k); break;
+  default: snprintf(op->size, sizeof op->size, "N=%lld%s", n / scale, unit); break;
+  }
+  /* inputs: positive for the reductions (a relative error is meaningful) */
+  bool two_d = kind == OP_GEMV || kind == OP_GEMM || kind == OP_JACOBI2D;
+  size_t nx = (size_t)(kind == OP_GEMV ? n : kind == OP_GEMM ? 0 : two_d ? m * n : n);
+  if (nx) {
+    op->x = falloc(nx);
+    fill(op->x, nx, kind == OP_ASUM ? -1.0f : 0.0f, 1.0f);
+    op->dx = buffer(nx * sizeof(float), op->x);
+  }
+  if (kind == OP_DOT || kind == OP_GEMV) {
+    size_t ny = (size_t)(kind == OP_GEMV ? m : n);
+    op->y = falloc(ny);
+    fill(op->y, ny, 0.0f, 1.0f);
+    op->dy = buffer(ny * sizeof(float), op->y);
+  }
+  if (kind == OP_GEMV || kind == OP_GEMM) {
+    size_t na = (size_t)(m * (kind == OP_GEMM ? k : n));
+    op->a = falloc(na);
+    fill(op->a, na, -1.0f, 1.0f);
+    op->da = buffer(na * sizeof(float), op->a);
+  }
+  if (kind == OP_GEMM) {
+    op->b = falloc((size_t)(k * n));
+    fill(op->b, (size_t)(k * n), -1.0f, 1.0f);
+    op->db = buffer((size_t)(k * n) * sizeof(float), op->b);
+  }
+  switch (kind) {
+  case OP_SCAL: op->bytes = 8.0 * n; break;
+  case OP_ASUM: op->bytes = 4.0 * n; break;
+  case OP_DOT: op->bytes = 8.0 * n; break;
+  case OP_GEMV: op->bytes = 4.0 * ((double)m * n + n + 2.0 * m); op->flops = 2.0 * m * n; break;
+  case OP_GEMM: op->bytes = 4.0 * ((double)m * k + (double)k * n + (double)m * n); op->flops = 2.0 * m * n * k; break;
+  case OP_STENCIL1D: op->bytes = 8.0 * n; break;
+  case OP_JACOBI2D: op->bytes = 8.0 * m * n; break;
+  }
+  reference(op);
+}
+
+/* implementations in place get their own copy of the operand they update */
+static void add_library_impls(Op *op) {
+#ifdef HAVE_CLBLAST
+  if (op->kind <= OP_GEMM) {
+    Impl *im = add_impl(op, IK_CLBLAST, "CLBlast", "CLBlast %s", op->kind == OP_SCAL ? "Sscal" : op->kind == OP_ASUM ? "Sasum"
+                                                               : op->kind == OP_DOT ? "Sdot" : op->kind == OP_GEMV ? "Sgemv" : "Sgemm");
+    if (op->kind == OP_SCAL) im->own_x = buffer((size_t)op->n * sizeof(float), op->x);
+    if (op->kind == OP_GEMV) im->own_y = buffer((size_t)op->m * sizeof(float), op->y);
+    if (is_reduction(op)) im->out = buffer(sizeof(float), NULL);
+    if (op->kind == OP_GEMM) im->out = buffer((size_t)(op->m * op->n) * sizeof(float), NULL);
+  }
+#endif
+#ifdef HAVE_OPENBLAS
+  if (op->kind <= OP_GEMM) {
+    Impl *im = add_impl(op, IK_OPENBLAS, "OpenBLAS", "OpenBLAS cblas_s%s", op->name);
+    size_t count = result_count(op);
+    if (count) {
+      im->host_out = falloc(count);
+      if (op->kind == OP_SCAL) memcpy(im->host_out, op->x, count * sizeof(float));
+      if (op->kind == OP_GEMV) memcpy(im->host_out, op->y, count * sizeof(float));
+    }
+    if (op->kind == OP_GEMM) snprintf(im->name, sizeof im->name, "OpenBLAS cblas_sgemm");
+  }
+#endif
+  if (op->kind != OP_GEMM) {
+    Impl *im = add_impl(op, IK_ROOF, "roof", "roof (C loop, OpenMP)");
+    size_t count = result_count(op);
+    if (count) im->host_out = falloc(count);
+  }
+}
+
+static void setup_impls(Op *op) {
+  long long n = op->n, m = op->m, k = op->k;
+  switch (op->kind) {
+  case OP_SCAL: {
+    add_dpia(op, "scal.dpia", "scal");
+    add_dpia(op, "scal.dpia", "scalVec");
+    add_dpia(op, "scal_vec.dpia", "scalVec16");
+    add_dpia(op, "scal_vec.dpia", "scalChunk");
+    size_t g1[] = {(size_t)n};
+    add_hand(op, "scal_simple", "scal_simple", 1, g1, NULL, (size_t)n, 2, (Arg[]){amem(op->dx), afloat(op->alpha)});
+    int chunk = 64;
+    size_t g2[] = {(size_t)n / 16 / (size_t)chunk};
+    add_hand(op, "scal_vec", "scal_vec (float16)", 1, g2, NULL, (size_t)n, 3,
+             (Arg[]){amem(op->dx), afloat(op->alpha), aint(chunk)});
+    break;
+  }
+  case OP_ASUM: {
+    add_dpia(op, "asum.dpia", "asumPartial");
+    add_dpia(op, "asum_reorder.dpia", "asumReorder");
+    add_dpia(op, "asum_vec.dpia", "asumVec16");
+    size_t g1[] = {64 * 64}, l1[] = {64};
+    add_hand(op, "asum_simple", "asum_simple (tree)", 1, g1, l1, 64, 3, (Arg[]){amem(op->dx), aint(n), alocal(64 * 4)});
+    int chunk = 256;
+    size_t g2[] = {(size_t)n / 16 / (size_t)chunk};
+    add_hand(op, "asum_vec", "asum_vec (float16)", 1, g2, NULL, g2[0], 2, (Arg[]){amem(op->dx), aint(chunk)});
+    break;
+  }
+  case OP_DOT: {
+    add_dpia(op, "dot_partial.dpia", "dotPartial");
+    add_dpia(op, "dot_vec.dpia", "dotVec");
+    add_dpia(op, "dot_vec16.dpia", "dotVec16");
+    size_t g1[] = {64 * 64}, l1[] = {64};
+    add_hand(op, "dot_simple", "dot_simple (tree)", 1, g1, l1, 64, 4,
+             (Arg[]){amem(op->dx), amem(op->dy), aint(n), alocal(64 * 4)});
+    int chunk = 256;
+    size_t g2[] = {(size_t)n / 16 / (size_t)chunk};
+    add_hand(op, "dot_vec", "dot_vec (float16)", 1, g2, NULL, g2[0], 3, (Arg[]){amem(op->dx), amem(op->dy), aint(chunk)});
+    break;
+  }
+  case OP_GEMV: {
+    add_dpia(op, "gemv.dpia", "gemv");
+    add_dpia(op, "gemv_vec.dpia", "gemvVec");
+    size_t g[] = {(size_t)m};
+    Arg args[] = {amem(op->da), amem(op->dx), amem(op->dy), afloat(op->alpha), afloat(op->beta), aint(n)};
+    add_hand(op, "gemv_simple", "gemv_simple", 1, g, NULL, (size_t)m, 6, args);
+    add_hand(op, "gemv_vec", "gemv_vec (float16)", 1, g, NULL, (size_t)m, 6, args);
+    break;
+  }
+  case OP_GEMM: {
+    add_dpia(op, "mm_tiled.dpia", "mmTiled");
+    size_t g[] = {(size_t)n, (size_t)m}, l[] = {16, 16};
+    add_hand(op, "mm_simple", "mm_simple", 2, g, NULL, (size_t)(m * n), 4,
+             (Arg[]){amem(op->da), amem(op->db), aint(n), aint(k)});
+    add_hand(op, "mm_tiled", "mm_tiled (16x16 local tiles)", 2, g, l, (size_t)(m * n), 4,
+             (Arg[]){amem(op->da), amem(op->db), aint(n), aint(k)});
+    break;
+  }
+  case OP_STENCIL1D: {
+    add_dpia(op, "stencil1d.dpia", "stencil");
+    add_dpia(op, "stencil1d.dpia", "stencilTiled");
+    size_t g[] = {(size_t)n};
+    add_hand(op, "stencil1d", "stencil1d", 1, g, NULL, (size_t)n, 2, (Arg[]){amem(op->dx), aint(n)});
+    break;
+  }
+  case OP_JACOBI2D: {
+    add_dpia(op, "jacobi2d.dpia", "jacobi2d");
+    size_t g[] = {(size_t)n, (size_t)m};
+    add_hand(op, "jacobi2d", "jacobi2d", 2, g, NULL, (size_t)(m * n), 3, (Arg[]){amem(op->dx), aint(m), aint(n)});
+    break;
+  }
+  }
+  add_library_impls(op);
+}
+
+static void free_op(Op *op) {
+  for (int i = 0; i < op->nimpls; i++) {
+    Impl *im = &op->impls[i];
+    if (im->kernel) clReleaseKernel(im->kernel);
+    for (int a = 0; a < im->nargs; a++)
+      if (im->args[a].kind == A_MEM && im->args[a].mem != op->dx && im->args[a].mem != op->dy &&
+          im->args[a].mem != op->da && im->args[a].mem != op->db)
+        clReleaseMemObject(im->args[a].mem);
+    if (im->kind != IK_CL && im->out) clReleaseMemObject(im->out);
+    if (im->own_x) clReleaseMemObject(im->own_x);
+    if (im->own_y) clReleaseMemObject(im->own_y);
+    free(im->partials);
+    free(im->host_out);
+  }
+  cl_mem ms[] = {op->dx, op->dy, op->da, op->db};
+  for (int i = 0; i < 4; i++)
+    if (ms[i]) clReleaseMemObject(ms[i]);
+  free(op->x), free(op->y), free(op->a), free(op->b), free(op->ref_vec);
+  /* keep the figures: free nothing else */
+  op->x = op->y = op->a = op->b = NULL;
+  op->ref_vec = NULL;
+}
+
+static void measure(Op *op, int reps) {
+  /* check each implementation once on fresh inputs */
+  for (int i = 0; i < op->nimpls; i++) {
+    Impl *im = &op->impls[i];
+    run_once(op, im);
+    im->ok = check(op, im);
+    if (!im->ok) printf("  %-40s %s\n", im->name, im->note);
+  }
+  const int warmup = 2;
+  for (int i = 0; i < op->nimpls; i++) {
+    Impl *im = &op->impls[i];
+    if (!im->ok) continue;
+    /* let the worker threads of the previous implementation fall asleep
+     * (OpenBLAS's spin for about 0.1 s after a call) */
+    nanosleep(&(struct timespec){0, 300000000}, NULL);
+    for (int r = -warmup; r < reps; r++) {
+      double t0 = now();
+      run_once(op, im);
+      double t = now() - t0;
+      if (r >= 0) im->times[im->ntimes++] = t;
+    }
+  }
+  for (int i = 0; i < op->nimpls; i++) {
+    Impl *im = &op->impls[i];
+    if (!im->ok) continue;
+    double s = median(im->times, im->ntimes);
+    im->ms = s * 1e3;
+    im->gbs = op->bytes / s * 1e-9;
+    im->gflops = op->flops / s * 1e-9;
+  }
+}
+
+/* best dpia implementation of an op, or NULL */
+static const Impl *best_of(const Op *op, const char *family) {
+  const Impl *best = NULL;
+  for (int i = 0; i < op->nimpls; i++) {
+    const Impl *im = &op->impls[i];
+    if (im->ok && !strcmp(im->family, family) && (!best || im->ms < best->ms)) best = im;
+  }
+  return best;
+}
+
+/* the careful hand-written kernel: the faster of the two */
+static const Impl *best_hand(const Op *op) { return best_of(op, "hand"); }
+
+static void print_op(FILE *f, const Op *op, bool markdown) {
+  const Impl *dp = best_of(op, "dpia");
+  bool gemm = op->kind == OP_GEMM;
+  if (markdown) {
+    fprintf(f, "\n### %s, %s\n\n", op->name, op->size);
+    fprintf(f, "| implementation | time (ms) | %s | best dpia ÷ this |\n|---|---:|---:|---:|\n", gemm ? "GFLOP/s" : "GB/s");
+  } else {
+    printf("\n%s %s (%s %.0f MB per call)\n", op->name, op->size, gemm ? "flops" : "moves",
+           gemm ? op->flops * 1e-6 : op->bytes * 1e-6);
+  }
+  for (int i = 0; i < op->nimpls; i++) {
+    const Impl *im = &op->impls[i];
+    if (!im->ok) {
+      if (markdown) fprintf(f, "| %s | – | – | %s |\n", im->name, im->note);
+      else printf("  %-44s %s\n", im->name, im->note);
+      continue;
+    }
+    double fig = gemm ? im->gflops : im->gbs;
+    double ratio = dp ? im->ms / dp->ms : 0;
+    if (markdown) {
+      fprintf(f, "| %s%s%s | %.2f | %.2f | %.2fx |\n", im == dp ? "**" : "", im->name, im == dp ? "**" : "", im->ms, fig,
+              ratio);
+    } else {
+      printf("  %-44s %9.3f ms %8.2f %s  best dpia/this %5.2fx\n", im->name, im->ms, fig, gemm ? "GFLOP/s" : "GB/s ",
+             ratio);
+    }
+  }
+}
+
+int main(int argc, char **argv) {
+  int reps = 15;
+  bool quick = false;
+  const char *only = NULL, *md = NULL, *dat = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--root") && i + 1 < argc) root = argv[++i];
+    else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--quick")) quick = true;
+    else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
+    else if (!strcmp(argv[i], "--md") && i + 1 < argc) md = argv[++i];
+    else if (!strcmp(argv[i], "--dat") && i + 1 < argc) dat = argv[++i];
+    else {
+      fprintf(stderr, "usage: blas_bench [--root DIR] [--reps R] [--quick] [--only OP] [--md FILE] [--dat FILE]\n");
+      return 2;
+    }
+  }
+  if (reps < 1 || reps > MAX_REPS) die("--reps between 1 and %d", MAX_REPS);
+  cl_setup();
+  char path[1024];
+  snprintf(path, sizeof path, "%s/bench/kernels/blas.cl", root);
+  char *hand = slurp(path);
+  if (!hand) die("cannot read %s", path);
+  hand_program = build(hand, path);
+  free(hand);
+
+  printf("device: %s (%s)\n", device_name, platform_version);
+#ifdef _OPENMP
+  const char *wait = getenv("OMP_WAIT_POLICY");
+  printf("roof: OpenMP, %d threads, OMP_WAIT_POLICY=%s\n", omp_get_max_threads(), wait ? wait : "(unset)");
+#endif
+#ifdef HAVE_OPENBLAS
+  printf("OpenBLAS: %s, core %s, %d threads", openblas_get_config(), openblas_get_corename(), openblas_get_num_threads());
+  const char *ct = getenv("OPENBLAS_CORETYPE");
+  printf("%s%s\n", ct ? ", OPENBLAS_CORETYPE=" : "", ct ? ct : "");
+#endif
+  printf("timing: median of %d runs in a row after 2 warm-up runs\n", reps);
+
+  static Op ops[MAX_OPS];
+  int nops = 0;
+  long long big = quick ? 1 << 22 : 1 << 26, small = quick ? 1 << 20 : 1 << 24;
+  long long gbig = quick ? 2048 : 8192, gsmall = quick ? 1024 : 4096;
+  struct {
+    OpKind kind;
+    const char *name;
+    long long m, n, k;
+    bool large;
+  } plan[] = {
+      {OP_SCAL, "scal", 0, small, 0, false},         {OP_SCAL, "scal", 0, big, 0, true},
+      {OP_ASUM, "asum", 0, small, 0, false},         {OP_ASUM, "asum", 0, big, 0, true},
+      {OP_DOT, "dot", 0, small, 0, false},           {OP_DOT, "dot", 0, big, 0, true},
+      {OP_GEMV, "gemv", gsmall, gsmall, 0, false},   {OP_GEMV, "gemv", gbig, gbig, 0, true},
+      {OP_STENCIL1D, "stencil1d", 0, small, 0, false}, {OP_JACOBI2D, "jacobi2d", gsmall, gsmall, 0, false},
+      {OP_GEMM, "gemm", quick ? 256 : 1024, quick ? 256 : 1024, quick ? 256 : 1024, false},
+  };
+  for (size_t p = 0; p < sizeof plan / sizeof plan[0]; p++) {
+    if (!have(only, plan[p].name)) continue;
+    Op *op = &ops[nops++];
+    make_op(op, plan[p].kind, plan[p].name, plan[p].m, plan[p].n, plan[p].k);
+    op->large = plan[p].large;
+    setup_impls(op);
+    measure(op, reps);
+    print_op(stdout, op, false);
+    fflush(stdout);
+    free_op(op);
+  }
+
+  /* targets (issue 6) */
+  printf("\nbest dpia strategy against the careful hand-written kernel and the roof:\n");
+  double logsum = 0;
+  int count = 0;
+  for (int i = 0; i < nops; i++) {
+    const Op *op = &ops[i];
+    const Impl *dp = best_of(op, "dpia"), *hd = best_hand(op), *rf = best_of(op, "roof");
+    if (!dp || !hd) continue;
+    double r = hd->ms / dp->ms;
+    logsum += log(r);
+    count++;
+    printf("  %-10s %-14s %-22s %5.2fx hand", op->name, op->size, dp->name, r);
+    if (rf) printf("   %5.2fx roof%s", rf->ms / dp->ms, op->large ? " (large size)" : "");
+    printf("\n");
+  }
+  if (count) printf("  geometric mean against hand-written: %.2fx\n", exp(logsum / count));
+
+  if (md) {
+    FILE *f = fopen(md, "w");
+    if (!f) die("cannot write %s", md);
+    for (int i = 0; i < nops; i++) print_op(f, &ops[i], true);
+    fprintf(f, "\n### Targets: best dpia strategy ÷ careful hand-written kernel and ÷ roof\n\n");
+    fprintf(f, "| operation | size | best dpia strategy | ÷ hand-written | ÷ roof |\n|---|---|---|---:|---:|\n");
+    for (int i = 0; i < nops; i++) {
+      const Op *op = &ops[i];
+      const Impl *dp = best_of(op, "dpia"), *hd = best_hand(op), *rf = best_of(op, "roof");
+      if (!dp || !hd) continue;
+      fprintf(f, "| %s | %s | %s | %.2fx | ", op->name, op->size, dp->name + 5, hd->ms / dp->ms);
+      if (rf) fprintf(f, "%.2fx |\n", rf->ms / dp->ms);
+      else fprintf(f, "– |\n");
+    }
+    if (count) fprintf(f, "\nGeometric mean of best dpia ÷ hand-written: **%.2fx**.\n", exp(logsum / count));
+    fclose(f);
+  }
+  if (dat) {
+    /* gnuplot: one row per operation, one column per implementation family */
+    FILE *f = fopen(dat, "w");
+    if (!f) die("cannot write %s", dat);
+    fprintf(f, "operation\t\"best dpia\"\t\"hand-written (best)\"\tCLBlast\tOpenBLAS\troof\n");
+    const char *fams[] = {"dpia", "hand", "CLBlast", "OpenBLAS", "roof"};
+    for (int i = 0; i < nops; i++) {
+      const Op *op = &ops[i];
+      if (op->kind == OP_GEMM) continue;
+      fprintf(f, "\"%s %s\"", op->name, op->size);
+      for (int k = 0; k < 5; k++) {
+        const Impl *im = best_of(op, fams[k]);
+        fprintf(f, "\t%.3f", im ? im->gbs : 0.0);
+      }
+      fprintf(f, "\n");
+    }
+    fclose(f);
+  }
+  clReleaseProgram(hand_program);
+  clReleaseCommandQueue(queue);
+  clReleaseContext(ctx);
+  return 0;
+}

@@ -1,0 +1,887 @@
+/* header.c: `--emit=header` (spec section 9): a self-contained C header,
+ * usable from C11 and C++17, that embeds the kernels of one source file and
+ * launches them.
+ *
+ * For each kernel NAME the header holds its OpenCL C source as string
+ * constants and the static inline functions
+ *   int dpia_NAME_launch(cl_command_queue q, <kernel parameters without the
+ *                        temporaries and local buffers>);
+ *   int dpia_NAME_enqueue(<the same>, cl_uint num_events, const cl_event *wait_list, cl_event *event);
+ *   void dpia_NAME_release(void);
+ * A launcher checks the sizes and the preconditions (evaluated in C from the
+ * int size arguments, in long long with every + - * / % checked for
+ * overflow and division by zero), evaluates the NDRange and the sizes of
+ * the temporaries, takes the program of the queue's context from a small
+ * lock-free cache (building it on first use), makes a kernel object,
+ * allocates the global temporaries, sets the arguments in the order of the
+ * kernel interface (spec section 8), enqueues the kernel and releases what
+ * it made (OpenCL keeps buffers alive until the kernel using them is done).
+ *
+ * The part every header shares (error codes, dpia_error_string, checked
+ * arithmetic, the cache) is guarded by DPIA_HEADER_COMMON, host typedefs of
+ * pair types by one macro per type, so several headers can be included in
+ * one translation unit.  The threading rule is written into the header's
+ * leading comment (see threading_rule below). */
+#include <string.h>
+
+#include "dpia.h"
+#include "translate/kernel.h"
+
+/* Version of the shared part: headers of different versions cannot be
+ * included together. */
+enum { HEADER_COMMON_VERSION = 1 };
+
+/* Error codes of the launchers, besides OpenCL's own (passed through). */
+#define DPIA_HEADER_ERRORS(X)                                                                                   \
+  X(DPIA_ERROR_PRECONDITION, -9001,                                                                             \
+    "a precondition of the kernel does not hold for the size arguments")                                      \
+  X(DPIA_ERROR_SIZE, -9002,                                                                                     \
+    "a size argument is negative, or a launch or buffer size computed from the size arguments overflows, "     \
+    "divides by zero or does not fit a size_t")
+
+/* OpenCL error codes (cl.h), by value so that the names are known whatever
+ * version of the OpenCL headers the user compiles with. */
+#define DPIA_CL_ERRORS(X)                                                                                      \
+  X(-1, CL_DEVICE_NOT_FOUND) X(-2, CL_DEVICE_NOT_AVAILABLE) X(-3, CL_COMPILER_NOT_AVAILABLE)                   \
+  X(-4, CL_MEM_OBJECT_ALLOCATION_FAILURE) X(-5, CL_OUT_OF_RESOURCES) X(-6, CL_OUT_OF_HOST_MEMORY)              \
+  X(-7, CL_PROFILING_INFO_NOT_AVAILABLE) X(-8, CL_MEM_COPY_OVERLAP) X(-9, CL_IMAGE_FORMAT_MISMATCH)            \
+  X(-10, CL_IMAGE_FORMAT_NOT_SUPPORTED) X(-11, CL_BUILD_PROGRAM_FAILURE) X(-12, CL_MAP_FAILURE)                \
+  X(-13, CL_MISALIGNED_SUB_BUFFER_OFFSET) X(-14, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)                 \
+  X(-15, CL_COMPILE_PROGRAM_FAILURE) X(-16, CL_LINKER_NOT_AVAILABLE) X(-17, CL_LINK_PROGRAM_FAILURE)           \
+  X(-18, CL_DEVICE_PARTITION_FAILED) X(-19, CL_KERNEL_ARG_INFO_NOT_AVAILABLE) X(-30, CL_INVALID_VALUE)         \
+  X(-31, CL_INVALID_DEVICE_TYPE) X(-32, CL_INVALID_PLATFORM) X(-33, CL_INVALID_DEVICE)                         \
+  X(-34, CL_INVALID_CONTEXT) X(-35, CL_INVALID_QUEUE_PROPERTIES) X(-36, CL_INVALID_COMMAND_QUEUE)              \
+  X(-37, CL_INVALID_HOST_PTR) X(-38, CL_INVALID_MEM_OBJECT) X(-39, CL_INVALID_IMAGE_FORMAT_DESCRIPTOR)         \
+  X(-40, CL_INVALID_IMAGE_SIZE) X(-41, CL_INVALID_SAMPLER) X(-42, CL_INVALID_BINARY)                           \
+  X(-43, CL_INVALID_BUILD_OPTIONS) X(-44, CL_INVALID_PROGRAM) X(-45, CL_INVALID_PROGRAM_EXECUTABLE)            \
+  X(-46, CL_INVALID_KERNEL_NAME) X(-47, CL_INVALID_KERNEL_DEFINITION) X(-48, CL_INVALID_KERNEL)                \
+  X(-49, CL_INVALID_ARG_INDEX) X(-50, CL_INVALID_ARG_VALUE) X(-51, CL_INVALID_ARG_SIZE)                        \
+  X(-52, CL_INVALID_KERNEL_ARGS) X(-53, CL_INVALID_WORK_DIMENSION) X(-54, CL_INVALID_WORK_GROUP_SIZE)          \
+  X(-55, CL_INVALID_WORK_ITEM_SIZE) X(-56, CL_INVALID_GLOBAL_OFFSET) X(-57, CL_INVALID_EVENT_WAIT_LIST)        \
+  X(-58, CL_INVALID_EVENT) X(-59, CL_INVALID_OPERATION) X(-60, CL_INVALID_GL_OBJECT)                           \
+  X(-61, CL_INVALID_BUFFER_SIZE) X(-62, CL_INVALID_MIP_LEVEL) X(-63, CL_INVALID_GLOBAL_WORK_SIZE)              \
+  X(-64, CL_INVALID_PROPERTY) X(-65, CL_INVALID_IMAGE_DESCRIPTOR) X(-66, CL_INVALID_COMPILER_OPTIONS)          \
+  X(-67, CL_INVALID_LINKER_OPTIONS) X(-68, CL_INVALID_DEVICE_PARTITION_COUNT) X(-69, CL_INVALID_PIPE_SIZE)     \
+  X(-70, CL_INVALID_DEVICE_QUEUE) X(-71, CL_INVALID_SPEC_ID) X(-72, CL_MAX_SIZE_RESTRICTION_EXCEEDED)          \
+  X(-1001, CL_PLATFORM_NOT_FOUND_KHR)
+
+/* Names a parameter of a launcher cannot have: C++ keywords and
+ * alternative tokens (the OpenCL generator already avoids C's), and
+ * macros or identifiers of the headers the header includes. */
+static const char *const host_reserved[] = {
+    "alignas", "alignof", "and", "and_eq", "asm", "bitand", "bitor", "catch", "char16_t", "char32_t",
+    "char8_t", "class", "co_await", "co_return", "co_yield", "compl", "concept", "consteval", "constexpr",
+    "constinit", "const_cast", "decltype", "delete", "dynamic_cast", "explicit", "export", "friend",
+    "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq",
+    "protected", "public", "reinterpret_cast", "requires", "static_assert", "static_cast", "template",
+    "this", "thread_local", "throw", "try", "typeid", "typename", "using", "virtual", "wchar_t", "xor",
+    "xor_eq", "errno", "assert", "offsetof", "std", "q",
+};
+static const char *const host_reserved_prefixes[] = {"dpia_", "DPIA_", "cl_", "memory_order", "LLONG_", "SIZE_",
+                                                     "ULLONG_", "kill_dependency"};
+
+typedef struct H {
+  Arena *a;
+  Buf *out;
+  const CodegenOptions *opt;
+} H;
+
+static bool host_is_reserved(const char *name) {
+  for (size_t i = 0; i < DPIA_COUNTOF(host_reserved); i++)
+    if (strcmp(name, host_reserved[i]) == 0) return true;
+  for (size_t i = 0; i < DPIA_COUNTOF(host_reserved_prefixes); i++)
+    if (strncmp(name, host_reserved_prefixes[i], strlen(host_reserved_prefixes[i])) == 0) return true;
+  return false;
+}
+
+/* The launcher's name for a kernel parameter: its own, or with a trailing
+ * underscore when the host side reserves it.  The launcher's own locals all
+ * begin with dpia_ and never end in an underscore, so they cannot clash. */
+static const char *host_name(H *h, const char *name) {
+  return host_is_reserved(name) ? arena_printf(h->a, "%s_", name) : name;
+}
+
+/* ---- types ---- */
+
+/* the typedef name of a pair: dpia_pair_float_int, as the kernel's
+ * pair_float_int (Polish notation: distinct types, distinct names) */
+static void type_tag(Buf *b, DataType *t) {
+  t = dt_resolve(t);
+  int64_t n = 0;
+  switch (t->kind) {
+  case DT_SCALAR:
+    buf_puts(b, scalar_name(t->scalar));
+    if (t->width > 1) emit(b, "%d", t->width);
+    return;
+  case DT_PAIR:
+    buf_puts(b, "pair_");
+    type_tag(b, t->fst);
+    buf_putc(b, '_');
+    type_tag(b, t->snd);
+    return;
+  case DT_ARRAY:
+    size_const_value(t->size, &n);
+    emit(b, "arr%lld_", (long long)n);
+    type_tag(b, t->elem);
+    return;
+  case DT_IDX: buf_puts(b, "int"); return;
+  default: INTERNAL("no host type for data type kind %d", (int)t->kind);
+  }
+}
+
+static DataType *elem_of(DataType *t) {
+  t = dt_resolve(t);
+  while (t->kind == DT_ARRAY) t = dt_resolve(t->elem);
+  return t;
+}
+
+/* The host type of a scalar, vector, index or pair.  A by-value scalar is
+ * `float`, `int`, `double` as in the kernel interface; in a struct or a
+ * buffer element the cl_ type of cl_platform.h (identical in size and
+ * alignment to the device's, vectors included). */
+static const char *host_type(H *h, DataType *t, bool cl) {
+  t = dt_resolve(t);
+  switch (t->kind) {
+  case DT_SCALAR:
+    if (t->scalar == SC_BOOL) INTERNAL("bool in a kernel interface");
+    if (t->width > 1) return arena_printf(h->a, "cl_%s%d", scalar_name(t->scalar), t->width);
+    return cl ? arena_printf(h->a, "cl_%s", scalar_name(t->scalar)) : scalar_name(t->scalar);
+  case DT_IDX: return cl ? "cl_int" : "int";
+  case DT_PAIR: {
+    Buf b;
+    buf_init(&b, h->a);
+    buf_puts(&b, "dpia_");
+    type_tag(&b, t);
+    return b.data;
+  }
+  default: INTERNAL("no host type for %s", dt_str(h->a, t));
+  }
+}
+
+/* pair types in dependency order (fields first), each once */
+static void collect_pairs(H *h, Vec *pairs, DataType *t) {
+  t = elem_of(t);
+  if (t->kind != DT_PAIR) return;
+  collect_pairs(h, pairs, t->fst);
+  collect_pairs(h, pairs, t->snd);
+  for (int i = 0; i < pairs->len; i++)
+    if (dt_equal(pairs->items[i], t)) return;
+  vec_push(h->a, pairs, t);
+}
+
+static void emit_host_struct(H *h, DataType *t) {
+  const char *name = host_type(h, t, true);
+  emit(h->out, "#ifndef DPIA_TYPE_%s\n#define DPIA_TYPE_%s\n", name + 5, name + 5);
+  emit(h->out, "typedef struct {\n");
+  DataType *f[2] = {dt_resolve(t->fst), dt_resolve(t->snd)};
+  for (int i = 0; i < 2; i++) {
+    emit(h->out, "  %s %s", host_type(h, elem_of(f[i]), true), i ? "snd" : "fst");
+    int64_t n = 1, m;
+    for (DataType *e = f[i]; e->kind == DT_ARRAY; e = dt_resolve(e->elem))
+      if (size_const_value(e->size, &m)) n *= m;
+    if (f[i]->kind == DT_ARRAY) emit(h->out, "[%lld]", (long long)n);
+    emit(h->out, ";\n");
+  }
+  emit(h->out, "} %s;\n#endif\n\n", name);
+}
+
+/* ---- size expressions ----
+ *
+ * Sizes (size_print) and preconditions are C integer expressions over the
+ * nat parameters: integers, names, + - * / % (exact or C truncation),
+ * == != < <= > >=, && || !, unary -, parentheses.  They are re-emitted as C
+ * over long long with the arithmetic checked: dpia_mul_(a, b, &dpia_bad)
+ * sets dpia_bad instead of overflowing or dividing by zero. */
+
+typedef struct Ex {
+  H *h;
+  const ImpKernel *k;
+  const char *s;
+  size_t pos;
+} Ex;
+
+static void ex_space(Ex *e) {
+  while (e->s[e->pos] == ' ') e->pos++;
+}
+
+static bool ex_accept(Ex *e, const char *op) {
+  ex_space(e);
+  size_t n = strlen(op);
+  if (strncmp(e->s + e->pos, op, n) != 0) return false;
+  /* < is not the start of <=, nor = of == */
+  if (n == 1 && (op[0] == '<' || op[0] == '>' || op[0] == '!') && e->s[e->pos + 1] == '=') return false;
+  e->pos += n;
+  return true;
+}
+
+static const char *ex_or(Ex *e);
+
+static const char *ex_primary(Ex *e) {
+  ex_space(e);
+  const char *p = e->s + e->pos;
+  if (*p == '(') {
+    e->pos++;
+    const char *inner = ex_or(e);
+    if (!ex_accept(e, ")")) INTERNAL("size expression '%s': missing ')'", e->s);
+    return arena_printf(e->h->a, "(%s)", inner);
+  }
+  size_t n = 0;
+  if (*p >= '0' && *p <= '9') {
+    while (p[n] >= '0' && p[n] <= '9') n++;
+    e->pos += n;
+    return arena_printf(e->h->a, "%.*sLL", (int)n, p);
+  }
+  while ((p[n] >= 'a' && p[n] <= 'z') || (p[n] >= 'A' && p[n] <= 'Z') || p[n] == '_' ||
+         (n > 0 && p[n] >= '0' && p[n] <= '9'))
+    n++;
+  if (n == 0) INTERNAL("size expression '%s': unexpected '%s'", e->s, p);
+  e->pos += n;
+  for (int i = 0; i < e->k->nparams; i++) {
+    const KParam *kp = &e->k->params[i];
+    if (kp->role == KP_NAT && strlen(kp->name) == n && strncmp(kp->name, p, n) == 0)
+      return host_name(e->h, kp->name); /* an int: converted to long long */
+  }
+  INTERNAL("size expression '%s' names '%.*s', not a nat parameter of %s", e->s, (int)n, p, e->k->name);
+}
+
+static const char *ex_unary(Ex *e) {
+  if (ex_accept(e, "-")) return arena_printf(e->h->a, "dpia_neg_(%s, &dpia_bad)", ex_unary(e));
+  if (ex_accept(e, "!")) return arena_printf(e->h->a, "!%s", ex_unary(e));
+  return ex_primary(e);
+}
+
+static const char *ex_mul(Ex *e) {
+  const char *l = ex_unary(e);
+  for (;;) {
+    const char *f = ex_accept(e, "*") ? "mul" : ex_accept(e, "/") ? "div" : ex_accept(e, "%") ? "mod" : NULL;
+    if (!f) return l;
+    l = arena_printf(e->h->a, "dpia_%s_(%s, %s, &dpia_bad)", f, l, ex_unary(e));
+  }
+}
+
+static const char *ex_add(Ex *e) {
+  const char *l = ex_mul(e);
+  for (;;) {
+    const char *f = ex_accept(e, "+") ? "add" : ex_accept(e, "-") ? "sub" : NULL;
+    if (!f) return l;
+    l = arena_printf(e->h->a, "dpia_%s_(%s, %s, &dpia_bad)", f, l, ex_mul(e));
+  }
+}
+
+static const char *ex_rel(Ex *e) {
+  const char *l = ex_add(e);
+  static const char *const ops[] = {"==", "!=", "<=", ">=", "<", ">"};
+  for (;;) {
+    const char *op = NULL;
+    for (size_t i = 0; i < DPIA_COUNTOF(ops) && !op; i++)
+      if (ex_accept(e, ops[i])) op = ops[i];
+    if (!op) return l;
+    l = arena_printf(e->h->a, "(%s %s %s)", l, op, ex_add(e));
+  }
+}
+
+static const char *ex_and(Ex *e) {
+  const char *l = ex_rel(e);
+  while (ex_accept(e, "&&")) l = arena_printf(e->h->a, "(%s && %s)", l, ex_rel(e));
+  return l;
+}
+
+static const char *ex_or(Ex *e) {
+  const char *l = ex_and(e);
+  while (ex_accept(e, "||")) l = arena_printf(e->h->a, "(%s || %s)", l, ex_and(e));
+  return l;
+}
+
+static const char *c_expr(H *h, const ImpKernel *k, const char *text) {
+  Ex e = {h, k, text, 0};
+  const char *c = ex_or(&e);
+  ex_space(&e);
+  if (text[e.pos]) INTERNAL("size expression '%s': unexpected '%s'", text, text + e.pos);
+  return c;
+}
+
+static const char *c_size(H *h, const ImpKernel *k, Size s) {
+  Buf b;
+  buf_init(&b, h->a);
+  size_print(&b, s);
+  return c_expr(h, k, b.data);
+}
+
+/* ---- the shared part ---- */
+
+static const char threading_rule[] =
+    " * Threading: every function may be called from several threads at once,\n"
+    " * with no set-up call.  The first launch of a kernel in a cl_context builds\n"
+    " * its program for the context's devices and publishes it in a lock-free\n"
+    " * cache of DPIA_CACHE_SLOTS contexts per kernel (C11 atomics, std::atomic in\n"
+    " * C++); later launches in that context only read it.  Two threads that\n"
+    " * launch a kernel for the first time in one context at the same moment may\n"
+    " * both build it: one program is kept, the other released after its launch.\n"
+    " * A context beyond the cache's slots gets a program built and released per\n"
+    " * launch (correct, but slow).  Every launch makes its own cl_kernel, since\n"
+    " * clSetKernelArg on a shared kernel is not thread-safe, so two launches\n"
+    " * share no mutable OpenCL state.  A cached program keeps its context alive\n"
+    " * (so a context address is never reused while cached) until\n"
+    " * dpia_NAME_release(), which must not run while that kernel is launched\n"
+    " * from another thread.  Why: no initialisation call to forget, no mutex\n"
+    " * (C11 <threads.h> is optional and absent on several platforms), and an\n"
+    " * occasional duplicate build costs less than making every launch wait.\n"
+    " * The functions are static inline: each translation unit has its own\n"
+    " * cache; include the header in one unit to share it.\n";
+
+static void emit_common(H *h) {
+  Buf *o = h->out;
+  emit(o,
+       "/* ---- shared by every dpia header: defined once per translation unit ---- */\n"
+       "#ifndef DPIA_HEADER_COMMON\n"
+       "#define DPIA_HEADER_COMMON %d\n"
+       "\n"
+       "#ifdef __cplusplus\n"
+       "#define DPIA_ATOMIC_(T) std::atomic<T>\n"
+       "#define DPIA_LOAD_(p) (p)->load(std::memory_order_acquire)\n"
+       "#define DPIA_STORE_(p, v) (p)->store((v), std::memory_order_release)\n"
+       "#define DPIA_EXCHANGE_(p, v) (p)->exchange((v), std::memory_order_acq_rel)\n"
+       "#define DPIA_CAS_(p, e, d) \\\n"
+       "  (p)->compare_exchange_strong(*(e), (d), std::memory_order_acq_rel, std::memory_order_acquire)\n"
+       "#else\n"
+       "#define DPIA_ATOMIC_(T) _Atomic(T)\n"
+       "#define DPIA_LOAD_(p) atomic_load_explicit((p), memory_order_acquire)\n"
+       "#define DPIA_STORE_(p, v) atomic_store_explicit((p), (v), memory_order_release)\n"
+       "#define DPIA_EXCHANGE_(p, v) atomic_exchange_explicit((p), (v), memory_order_acq_rel)\n"
+       "#define DPIA_CAS_(p, e, d) \\\n"
+       "  atomic_compare_exchange_strong_explicit((p), (e), (d), memory_order_acq_rel, memory_order_acquire)\n"
+       "#endif\n"
+       "#ifdef __cplusplus\n"
+       "#define DPIA_NULL_ nullptr\n"
+       "#define DPIA_CAST_(T, v) static_cast<T>(v)\n"
+       "#else\n"
+       "#define DPIA_NULL_ NULL\n"
+       "#define DPIA_CAST_(T, v) ((T)(v))\n"
+       "#endif\n"
+       "\n"
+       "#ifdef __cplusplus\n"
+       "extern \"C\" {\n"
+       "#endif\n"
+       "\n"
+       "/* Return values of the launchers: 0, one of these, or an OpenCL error\n"
+       " * code (CL_*, negative) passed through unchanged. */\n"
+       "enum {\n"
+       "  DPIA_SUCCESS = 0,\n",
+       HEADER_COMMON_VERSION);
+#define X(name, value, text) emit(o, "  %s = %d, /* %s */\n", #name, value, text);
+  DPIA_HEADER_ERRORS(X)
+#undef X
+  emit(o, "};\n\n"
+          "/* The name of a return value of a launcher (\"DPIA_ERROR_SIZE: ...\",\n"
+          " * \"CL_INVALID_WORK_GROUP_SIZE\"); never NULL. */\n"
+          "static inline const char *dpia_error_string(int code) {\n"
+          "  switch (code) {\n"
+          "  case DPIA_SUCCESS: return \"DPIA_SUCCESS\";\n");
+#define X(name, value, text) emit(o, "  case %s: return \"%s: %s\";\n", #name, #name, text);
+  DPIA_HEADER_ERRORS(X)
+#undef X
+#define X(value, name) emit(o, "  case %d: return \"%s\";\n", value, #name);
+  DPIA_CL_ERRORS(X)
+#undef X
+  buf_puts(o,
+           "  default: return \"unknown error code\";\n"
+           "  }\n"
+           "}\n"
+           "\n"
+           "/* the kernel interface passes sizes as OpenCL ints */\n"
+           "typedef char dpia_int_is_cl_int_[sizeof(int) == sizeof(cl_int) ? 1 : -1];\n"
+           "\n"
+           "/* Size arithmetic in long long: an overflow or a division by zero sets\n"
+           " * *bad and gives 0. */\n"
+           "static inline long long dpia_add_(long long a, long long b, int *bad) {\n"
+           "  if ((b > 0 && a > LLONG_MAX - b) || (b < 0 && a < LLONG_MIN - b)) {\n"
+           "    *bad = 1;\n"
+           "    return 0;\n"
+           "  }\n"
+           "  return a + b;\n"
+           "}\n"
+           "static inline long long dpia_sub_(long long a, long long b, int *bad) {\n"
+           "  if ((b < 0 && a > LLONG_MAX + b) || (b > 0 && a < LLONG_MIN + b)) {\n"
+           "    *bad = 1;\n"
+           "    return 0;\n"
+           "  }\n"
+           "  return a - b;\n"
+           "}\n"
+           "static inline long long dpia_mul_(long long a, long long b, int *bad) {\n"
+           "  if (a == 0 || b == 0) return 0;\n"
+           "  if (a > 0 ? (b > 0 ? a > LLONG_MAX / b : b < LLONG_MIN / a)\n"
+           "            : (b > 0 ? a < LLONG_MIN / b : b < LLONG_MAX / a))\n"
+           "  {\n"
+           "    *bad = 1;\n"
+           "    return 0;\n"
+           "  }\n"
+           "  return a * b;\n"
+           "}\n"
+           "static inline long long dpia_div_(long long a, long long b, int *bad) {\n"
+           "  if (b == 0 || (a == LLONG_MIN && b == -1)) {\n"
+           "    *bad = 1;\n"
+           "    return 0;\n"
+           "  }\n"
+           "  return a / b;\n"
+           "}\n"
+           "static inline long long dpia_mod_(long long a, long long b, int *bad) {\n"
+           "  if (b == 0 || (a == LLONG_MIN && b == -1)) {\n"
+           "    *bad = 1;\n"
+           "    return 0;\n"
+           "  }\n"
+           "  return a % b;\n"
+           "}\n"
+           "static inline long long dpia_neg_(long long a, int *bad) {\n"
+           "  if (a == LLONG_MIN) {\n"
+           "    *bad = 1;\n"
+           "    return 0;\n"
+           "  }\n"
+           "  return -a;\n"
+           "}\n"
+           "/* a launch or buffer size: 0 <= v and v fits a size_t */\n"
+           "static inline size_t dpia_size_(long long v, int *bad) {\n"
+           "  size_t s = DPIA_CAST_(size_t, v);\n"
+           "  if (v < 0 || DPIA_CAST_(long long, s) != v) *bad = 1;\n"
+           "  return s;\n"
+           "}\n"
+           "\n"
+           "/* Programs per context, for one kernel (see the threading rule above).\n"
+           " * Slots are claimed in order and never given back while in use, so a\n"
+           " * lookup stops at the first empty one. */\n"
+           "#define DPIA_CACHE_SLOTS 8\n"
+           "typedef struct dpia_program_cache_ {\n"
+           "  DPIA_ATOMIC_(cl_context) context[DPIA_CACHE_SLOTS];\n"
+           "  DPIA_ATOMIC_(cl_program) program[DPIA_CACHE_SLOTS];\n"
+           "} dpia_program_cache_;\n"
+           "\n"
+           "/* The built program of the source for context: cached, or built now.\n"
+           " * *owned = 1 when the caller must release it (not cached). */\n"
+           "static inline cl_program dpia_program_(dpia_program_cache_ *cache, cl_context context,\n"
+           "                                       const char *const *source, cl_uint nsource, int *owned,\n"
+           "                                       cl_int *err) {\n"
+           "  cl_program program;\n"
+           "  const char **strings; /* what clCreateProgramWithSource takes */\n"
+           "  int i;\n"
+           "  *owned = 0;\n"
+           "  *err = CL_SUCCESS;\n"
+           "  for (i = 0; i < DPIA_CACHE_SLOTS; i++) {\n"
+           "    cl_context c = DPIA_LOAD_(&cache->context[i]);\n"
+           "    if (!c) break;\n"
+           "    if (c == context) {\n"
+           "      program = DPIA_LOAD_(&cache->program[i]);\n"
+           "      if (program) return program;\n"
+           "      break; /* another thread is publishing it: build our own */\n"
+           "    }\n"
+           "  }\n"
+           "  memcpy(&strings, &source, sizeof strings);\n"
+           "  program = clCreateProgramWithSource(context, nsource, strings, DPIA_NULL_, err);\n"
+           "  if (*err != CL_SUCCESS) return DPIA_NULL_;\n"
+           "  *err = clBuildProgram(program, 0, DPIA_NULL_, DPIA_NULL_, DPIA_NULL_, DPIA_NULL_);\n"
+           "  if (*err != CL_SUCCESS) {\n"
+           "    clReleaseProgram(program);\n"
+           "    return DPIA_NULL_;\n"
+           "  }\n"
+           "  for (i = 0; i < DPIA_CACHE_SLOTS; i++) {\n"
+           "    cl_context expected = DPIA_NULL_;\n"
+           "    if (DPIA_CAS_(&cache->context[i], &expected, context)) {\n"
+           "      DPIA_STORE_(&cache->program[i], program);\n"
+           "      return program;\n"
+           "    }\n"
+           "    if (expected == context) break;\n"
+           "  }\n"
+           "  *owned = 1;\n"
+           "  return program;\n"
+           "}\n"
+           "\n"
+           "/* Release every cached program (not while the kernel is launched). */\n"
+           "static inline void dpia_cache_release_(dpia_program_cache_ *cache) {\n"
+           "  int i;\n"
+           "  for (i = 0; i < DPIA_CACHE_SLOTS; i++) {\n"
+           "    cl_program program = DPIA_EXCHANGE_(&cache->program[i], DPIA_NULL_);\n"
+           "    if (program) clReleaseProgram(program);\n"
+           "  }\n"
+           "  for (i = 0; i < DPIA_CACHE_SLOTS; i++) DPIA_STORE_(&cache->context[i], DPIA_NULL_);\n"
+           "}\n"
+           "\n"
+           "#ifdef __cplusplus\n"
+           "}\n"
+           "#endif\n");
+  emit(o, "#elif DPIA_HEADER_COMMON != %d\n"
+          "#error \"dpia headers of different versions cannot be included together\"\n"
+          "#endif\n\n",
+       HEADER_COMMON_VERSION);
+}
+
+/* ---- one kernel ---- */
+
+/* text inside a C comment: no comment end, no line break */
+static void comment_text(Buf *out, const char *s) {
+  for (; *s; s++) {
+    if (s[0] == '*' && s[1] == '/') buf_puts(out, "* /");
+    else buf_putc(out, *s == '\n' ? ' ' : *s);
+  }
+}
+
+
+/* the source as string constants of whole lines, each under the 4095
+ * characters every C compiler must accept in one literal */
+static void emit_source(H *h, const ImpKernel *k, const char *source) {
+  Buf *o = h->out;
+  emit(o, "/* the OpenCL C source of %s: concatenate the strings */\n", k->name);
+  emit(o, "static const char *const dpia_%s_source[] = {\n  \"", k->name);
+  size_t chunk = 0;
+  char prev = 0;
+  for (const char *p = source; *p; p++) {
+    if (chunk > 3900 && (p[-1] == '\n' || chunk > 4000)) {
+      buf_puts(o, "\",\n  \"");
+      chunk = 0;
+      prev = 0;
+    }
+    switch (*p) {
+    case '\n':
+      buf_puts(o, p[1] ? "\\n\"\n  \"" : "\\n");
+      break;
+    case '"': buf_puts(o, "\\\""); break;
+    case '\\': buf_puts(o, "\\\\"); break;
+    case '\t': buf_puts(o, "\\t"); break;
+    case '?': buf_puts(o, prev == '?' ? "\\?" : "?"); break; /* no trigraphs */
+    default: buf_putc(o, *p);
+    }
+    prev = *p;
+    chunk++;
+  }
+  buf_puts(o, "\",\n};\n\n");
+}
+
+/* the NDRange the source was generated for: the natural one, or the user's
+ * launch sizes (spec section 8) */
+static int launch_dims(const ImpKernel *k, const CodegenOptions *opt, bool *has_local) {
+  int nd = k->ndims > 0 ? k->ndims : 1;
+  *has_local = k->has_local;
+  for (int d = 0; d < 3; d++) {
+    if (opt && (opt->global_size[d] > 0 || opt->local_size[d] > 0) && d + 1 > nd) nd = d + 1;
+    if (opt && opt->local_size[d] > 0) *has_local = true;
+  }
+  return nd;
+}
+
+static const char *launch_size(H *h, const ImpKernel *k, int d, bool local) {
+  int64_t user = h->opt ? (local ? h->opt->local_size[d] : h->opt->global_size[d]) : 0;
+  if (user > 0) return arena_printf(h->a, "%lldLL", (long long)user);
+  if (d >= k->ndims || (local && !k->has_local)) return "1LL";
+  return c_size(h, k, local ? k->local_size[d] : k->global_size[d]);
+}
+
+/* static inline int dpia_NAME_FN(cl_command_queue q, ...), wrapped at 100
+ * columns */
+static void emit_signature(H *h, const ImpKernel *k, const char *fn, bool events) {
+  Buf *o = h->out;
+  Vec parts = {0};
+  vec_push(h->a, &parts, "cl_command_queue q");
+  for (int i = 0; i < k->nparams; i++) {
+    const KParam *p = &k->params[i];
+    const char *n = host_name(h, p->name);
+    switch (p->role) {
+    case KP_OUTPUT:
+    case KP_INPUT: vec_push(h->a, &parts, arena_printf(h->a, "cl_mem %s", n)); break;
+    case KP_SCALAR: vec_push(h->a, &parts, arena_printf(h->a, "%s %s", host_type(h, p->type, false), n)); break;
+    case KP_NAT: vec_push(h->a, &parts, arena_printf(h->a, "int %s", n)); break;
+    case KP_TEMP:
+    case KP_LOCAL: break;
+    }
+  }
+  if (events) {
+    vec_push(h->a, &parts, "cl_uint dpia_num_events");
+    vec_push(h->a, &parts, "const cl_event *dpia_wait_list");
+    vec_push(h->a, &parts, "cl_event *dpia_event");
+  }
+  size_t start = o->len;
+  emit(o, "static inline int dpia_%s_%s(", k->name, fn);
+  size_t col = o->len - start;
+  for (int i = 0; i < parts.len; i++) {
+    const char *part = parts.items[i];
+    size_t n = strlen(part) + 2;
+    if (i && col + n > 100) {
+      buf_puts(o, ",\n    ");
+      col = 4;
+    } else if (i) {
+      buf_puts(o, ", ");
+      col += 2;
+    }
+    buf_puts(o, part);
+    col += n - 2;
+  }
+  buf_puts(o, ")");
+}
+
+static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
+  Buf *o = h->out;
+  Arena *a = h->a;
+  bool has_local;
+  int nd = launch_dims(k, h->opt, &has_local);
+
+  /* documentation */
+  emit(o, "/* ---- kernel %s ----\n *\n * dpia_%s_launch(q", k->name, k->name);
+  for (int i = 0; i < k->nparams; i++)
+    if (k->params[i].role != KP_TEMP && k->params[i].role != KP_LOCAL) emit(o, ", %s", host_name(h, k->params[i].name));
+  emit(o, ")\n");
+  for (int i = 0; i < k->nparams; i++) {
+    const KParam *p = &k->params[i];
+    Buf t;
+    buf_init(&t, a);
+    dt_print(&t, p->role == KP_SCALAR || p->role == KP_NAT ? p->type : elem_of(p->type));
+    Buf n;
+    buf_init(&n, a);
+    size_print(&n, p->elements);
+    const char *name = host_name(h, p->name);
+    switch (p->role) {
+    case KP_OUTPUT: emit(o, " *   %s: output buffer of %s %s\n", name, n.data, t.data); break;
+    case KP_INPUT: emit(o, " *   %s: input buffer of %s %s\n", name, n.data, t.data); break;
+    case KP_SCALAR: emit(o, " *   %s: %s\n", name, t.data); break;
+    case KP_NAT: emit(o, " *   %s: size (int, at least 0)\n", name); break;
+    case KP_TEMP: emit(o, " *   (allocated by the launcher: global temporary %s of %s %s)\n", name, n.data, t.data); break;
+    case KP_LOCAL: emit(o, " *   (set by the launcher: local memory %s of %s %s per work-group)\n", name, n.data, t.data); break;
+    }
+  }
+  emit(o, " * Preconditions:");
+  if (!k->nprecond) emit(o, " none");
+  for (int i = 0; i < k->nprecond; i++) emit(o, "%s%s", i ? ", " : " ", k->preconds[i]);
+  emit(o, "\n * NDRange: global size");
+  for (int d = 0; d < nd; d++) {
+    Buf s;
+    buf_init(&s, a);
+    if (h->opt && h->opt->global_size[d] > 0) emit(&s, "%lld", (long long)h->opt->global_size[d]);
+    else if (d < k->ndims) size_print(&s, k->global_size[d]);
+    else buf_puts(&s, "1");
+    emit(o, "%s%s", d ? ", " : " ", s.data);
+  }
+  if (!has_local) emit(o, ", local size left to the OpenCL implementation");
+  else {
+    emit(o, ", local size");
+    for (int d = 0; d < nd; d++) {
+      Buf s;
+      buf_init(&s, a);
+      if (h->opt && h->opt->local_size[d] > 0) emit(&s, "%lld", (long long)h->opt->local_size[d]);
+      else if (d < k->ndims && k->has_local) size_print(&s, k->local_size[d]);
+      else buf_puts(&s, "1");
+      emit(o, "%s%s", d ? ", " : " ", s.data);
+    }
+  }
+  emit(o, "\n */\n\n");
+
+  emit_source(h, k, source);
+
+  /* the cache */
+  emit(o, "static inline dpia_program_cache_ *dpia_%s_cache_(void) {\n"
+          "  static dpia_program_cache_ cache;\n"
+          "  return &cache;\n"
+          "}\n\n",
+       k->name);
+  emit(o, "/* Release the programs cached for %s (not while it is being launched). */\n"
+          "static inline void dpia_%s_release(void) { dpia_cache_release_(dpia_%s_cache_()); }\n\n",
+       k->name, k->name, k->name);
+
+  /* the enqueue function */
+  emit(o, "/* Enqueue %s on q after the events of the wait list; *dpia_event (if not\n"
+          " * NULL) is set to the kernel's event.  Returns 0 or an error code. */\n",
+       k->name);
+  emit_signature(h, k, "enqueue", true);
+  emit(o, " {\n");
+  int ntemps = 0;
+  for (int i = 0; i < k->nparams; i++) ntemps += k->params[i].role == KP_TEMP;
+  emit(o, "  int dpia_bad = 0, dpia_owned = 0;\n"
+          "  cl_int dpia_err = CL_SUCCESS;\n"
+          "  cl_context dpia_context = DPIA_NULL_;\n"
+          "  cl_program dpia_program = DPIA_NULL_;\n"
+          "  cl_kernel dpia_kernel = DPIA_NULL_;\n"
+          "  size_t dpia_global[%d], dpia_local[%d];\n",
+       nd, nd);
+  if (ntemps) emit(o, "  cl_mem dpia_temp[%d] = {DPIA_NULL_};\n", ntemps);
+  for (int i = 0; i < k->nparams; i++) {
+    const KParam *p = &k->params[i];
+    if (p->role == KP_TEMP || p->role == KP_LOCAL) emit(o, "  size_t dpia_bytes_%d;\n", i);
+  }
+  emit(o, "  int dpia_i;\n");
+  /* sizes */
+  bool any_nat = false;
+  for (int i = 0; i < k->nparams; i++) any_nat |= k->params[i].role == KP_NAT;
+  if (any_nat) {
+    emit(o, "  if (");
+    bool first = true;
+    for (int i = 0; i < k->nparams; i++)
+      if (k->params[i].role == KP_NAT) {
+        emit(o, "%s%s < 0", first ? "" : " || ", host_name(h, k->params[i].name));
+        first = false;
+      }
+    emit(o, ") return DPIA_ERROR_SIZE;\n");
+  }
+  for (int i = 0; i < k->nprecond; i++) {
+    buf_puts(o, "  /* ");
+    comment_text(o, k->preconds[i]);
+    buf_puts(o, " */\n");
+    emit(o, "  if (!%s) return dpia_bad ? DPIA_ERROR_SIZE : DPIA_ERROR_PRECONDITION;\n",
+         c_expr(h, k, k->preconds[i]));
+  }
+  for (int d = 0; d < nd; d++) {
+    emit(o, "  dpia_global[%d] = dpia_size_(%s, &dpia_bad);\n", d, launch_size(h, k, d, false));
+    emit(o, "  dpia_local[%d] = dpia_size_(%s, &dpia_bad);\n", d, launch_size(h, k, d, true));
+  }
+  for (int i = 0; i < k->nparams; i++) {
+    const KParam *p = &k->params[i];
+    if (p->role != KP_TEMP && p->role != KP_LOCAL) continue;
+    /* at least one element: OpenCL refuses empty buffers */
+    emit(o, "  dpia_bytes_%d = dpia_size_(dpia_mul_(%s, DPIA_CAST_(long long, sizeof(%s)), &dpia_bad), &dpia_bad);\n", i,
+         c_size(h, k, p->elements), host_type(h, elem_of(p->type), true));
+    emit(o, "  if (dpia_bytes_%d == 0) dpia_bytes_%d = sizeof(%s);\n", i, i, host_type(h, elem_of(p->type), true));
+  }
+  emit(o, "  if (dpia_bad) return DPIA_ERROR_SIZE;\n");
+  emit(o, "  for (dpia_i = 0; dpia_i < %d; dpia_i++) {\n", nd);
+  if (has_local)
+    emit(o, "    if (dpia_local[dpia_i] == 0 || dpia_global[dpia_i] %% dpia_local[dpia_i] != 0) return DPIA_ERROR_SIZE;\n");
+  emit(o, "    if (dpia_global[dpia_i] == 0) /* nothing to compute */\n"
+          "      return (dpia_event || dpia_num_events)\n"
+          "                 ? clEnqueueMarkerWithWaitList(q, dpia_num_events, dpia_wait_list, dpia_event)\n"
+          "                 : DPIA_SUCCESS;\n"
+          "  }\n");
+  /* program, kernel, temporaries, arguments */
+  emit(o, "  dpia_err = clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof dpia_context, &dpia_context, DPIA_NULL_);\n"
+          "  if (dpia_err == CL_SUCCESS)\n"
+          "    dpia_program = dpia_program_(dpia_%s_cache_(), dpia_context, dpia_%s_source,\n"
+          "                                 DPIA_CAST_(cl_uint, sizeof dpia_%s_source / sizeof dpia_%s_source[0]),\n"
+          "                                 &dpia_owned, &dpia_err);\n"
+          "  if (dpia_err == CL_SUCCESS) dpia_kernel = clCreateKernel(dpia_program, \"%s\", &dpia_err);\n",
+       k->name, k->name, k->name, k->name, k->name);
+  int t = 0;
+  for (int i = 0; i < k->nparams; i++) {
+    const KParam *p = &k->params[i];
+    const char *n = host_name(h, p->name);
+    switch (p->role) {
+    case KP_OUTPUT:
+    case KP_INPUT:
+      emit(o, "  if (dpia_err == CL_SUCCESS) dpia_err = clSetKernelArg(dpia_kernel, %d, sizeof(cl_mem), &%s);\n", i, n);
+      break;
+    case KP_SCALAR:
+    case KP_NAT:
+      emit(o, "  if (dpia_err == CL_SUCCESS) dpia_err = clSetKernelArg(dpia_kernel, %d, sizeof %s, &%s);\n", i, n, n);
+      break;
+    case KP_TEMP:
+      emit(o, "  if (dpia_err == CL_SUCCESS) /* %s */\n"
+              "    dpia_temp[%d] = clCreateBuffer(dpia_context, CL_MEM_READ_WRITE, dpia_bytes_%d, DPIA_NULL_, &dpia_err);\n"
+              "  if (dpia_err == CL_SUCCESS) dpia_err = clSetKernelArg(dpia_kernel, %d, sizeof(cl_mem), &dpia_temp[%d]);\n",
+           p->name, t, i, i, t);
+      t++;
+      break;
+    case KP_LOCAL:
+      emit(o, "  if (dpia_err == CL_SUCCESS) /* %s */\n"
+              "    dpia_err = clSetKernelArg(dpia_kernel, %d, dpia_bytes_%d, DPIA_NULL_);\n",
+           p->name, i, i);
+      break;
+    }
+  }
+  emit(o, "  if (dpia_err == CL_SUCCESS)\n"
+          "    dpia_err = clEnqueueNDRangeKernel(q, dpia_kernel, %d, DPIA_NULL_, dpia_global, %s, dpia_num_events,\n"
+          "                                      dpia_wait_list, dpia_event);\n",
+       nd, has_local ? "dpia_local" : "DPIA_NULL_");
+  if (!has_local) emit(o, "  (void)dpia_local;\n");
+  /* release: OpenCL keeps what the enqueued kernel uses until it is done */
+  if (ntemps)
+    emit(o, "  for (dpia_i = 0; dpia_i < %d; dpia_i++)\n"
+            "    if (dpia_temp[dpia_i]) clReleaseMemObject(dpia_temp[dpia_i]);\n",
+         ntemps);
+  emit(o, "  if (dpia_kernel) clReleaseKernel(dpia_kernel);\n"
+          "  if (dpia_owned) clReleaseProgram(dpia_program);\n"
+          "  return dpia_err;\n"
+          "}\n\n");
+
+  /* the launch function */
+  emit(o, "/* Enqueue %s on q.  Returns 0 or an error code (dpia_error_string). */\n", k->name);
+  emit_signature(h, k, "launch", false);
+  emit(o, " {\n  return dpia_%s_enqueue(q", k->name);
+  for (int i = 0; i < k->nparams; i++)
+    if (k->params[i].role != KP_TEMP && k->params[i].role != KP_LOCAL) emit(o, ", %s", host_name(h, k->params[i].name));
+  emit(o, ", 0, DPIA_NULL_, DPIA_NULL_);\n}\n\n");
+}
+
+/* ---- the header ---- */
+
+/* DPIA_GENERATED_GEMV_H for samples/gemv.dpia */
+static const char *guard_name(Arena *a, const char *source_name) {
+  const char *base = source_name ? source_name : "input";
+  const char *slash = strrchr(base, '/');
+  if (slash) base = slash + 1;
+  size_t n = strlen(base);
+  if (n > 5 && strcmp(base + n - 5, ".dpia") == 0) n -= 5;
+  Buf b;
+  buf_init(&b, a);
+  buf_puts(&b, "DPIA_GENERATED_");
+  for (size_t i = 0; i < n; i++) {
+    char c = base[i];
+    if (c >= 'a' && c <= 'z') c = (char)(c - 'a' + 'A');
+    else if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))) c = '_';
+    buf_putc(&b, c);
+  }
+  buf_puts(&b, "_H");
+  return b.data;
+}
+
+void codegen_header(Arena *a, const char *source_name, int nkernels, const ImpKernel *const *kernels,
+                    const char *const *sources, const CodegenOptions *opt, Buf *out) {
+  H hs = {a, out, opt}, *h = &hs;
+  const char *guard = guard_name(a, source_name);
+  emit(out, "/* C header generated by dpia %s from ", DPIA_VERSION);
+  comment_text(out, source_name ? source_name : "<input>");
+  emit(out, ": do not edit.\n *\n * Kernels:");
+  for (int i = 0; i < nkernels; i++) emit(out, "%s%s", i ? ", " : " ", kernels[i]->name);
+  buf_puts(out, ".  For each kernel NAME:\n"
+                " *   dpia_NAME_source[]   its OpenCL C source, as strings to concatenate\n"
+                " *   dpia_NAME_launch(q, ...)\n"
+                " *                        checks the sizes and preconditions, builds the\n"
+                " *                        program once per context, allocates and frees the\n"
+                " *                        temporaries and enqueues the kernel on q with its\n"
+                " *                        NDRange; the arguments are the kernel's parameters\n"
+                " *                        (spec section 8) without temporaries and local\n"
+                " *                        buffers: cl_mem for buffers, values for scalars,\n"
+                " *                        int for sizes\n"
+                " *   dpia_NAME_enqueue(q, ..., num_events, wait_list, event)\n"
+                " *                        the same with a wait list and an event\n"
+                " *   dpia_NAME_release()  releases the programs cached for NAME\n"
+                " * Both return 0 (DPIA_SUCCESS), DPIA_ERROR_PRECONDITION, DPIA_ERROR_SIZE or\n"
+                " * an OpenCL error code, all negative; dpia_error_string(code) names it.\n"
+                " * The kernel runs asynchronously: wait for the queue (clFinish) or the\n"
+                " * event before reading the outputs.\n"
+                " *\n");
+  buf_puts(out, threading_rule);
+  buf_puts(out, " *\n"
+                " * C11 (with <stdatomic.h>) or C++17; link with the OpenCL library. */\n");
+  emit(out, "#ifndef %s\n#define %s\n\n", guard, guard);
+  buf_puts(out, "#ifndef CL_TARGET_OPENCL_VERSION\n"
+                "#define CL_TARGET_OPENCL_VERSION 120\n"
+                "#endif\n"
+                "#ifdef __APPLE__\n"
+                "#include <OpenCL/opencl.h>\n"
+                "#else\n"
+                "#include <CL/cl.h>\n"
+                "#endif\n"
+                "#include <limits.h>\n"
+                "#include <stddef.h>\n"
+                "#include <string.h>\n"
+                "#ifdef __cplusplus\n"
+                "#include <atomic>\n"
+                "#elif defined(__STDC_NO_ATOMICS__)\n"
+                "#error \"this dpia header needs C11 atomics (<stdatomic.h>) or C++\"\n"
+                "#else\n"
+                "#include <stdatomic.h>\n"
+                "#endif\n\n");
+  emit_common(h);
+
+  Vec pairs = {0};
+  for (int i = 0; i < nkernels; i++)
+    for (int j = 0; j < kernels[i]->nparams; j++) collect_pairs(h, &pairs, kernels[i]->params[j].type);
+  if (pairs.len) buf_puts(out, "/* host types of the pair types (the kernels' structs) */\n");
+  for (int i = 0; i < pairs.len; i++) emit_host_struct(h, pairs.items[i]);
+
+  buf_puts(out, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
+  for (int i = 0; i < nkernels; i++) emit_kernel(h, kernels[i], sources[i]);
+  buf_puts(out, "#ifdef __cplusplus\n}\n#endif\n\n");
+  emit(out, "#endif /* %s */\n", guard);
+}

@@ -1,0 +1,360 @@
+/* batch.c: `dpia batch` (spec section 9): JSON lines in, JSON lines out.
+ *
+ * Each input line is one request object:
+ *   {"id": 7, "source": "kernel k ...", "kernel": "k", "emit": ["opencl", "json"],
+ *    "local_size": [64], "global_size": [1024], "verify": true,
+ *    "action": "translate", "name": "k.dpia"}
+ * where only "source" is required: "id" is any JSON value (echoed, null if
+ * absent), "action" is "translate" (default), "check" or "verify", "emit"
+ * one kind or a list (default "opencl"; the kinds of --emit), "verify"
+ * defaults to the defaults' verify (true without defaults, as in `dpia
+ * translate`; false with `dpia batch --no-verify`), "name" is the file name the
+ * diagnostics use (default "<line N>").  Any other member is an error.
+ *
+ * Each request gets one response line, in order, flushed at once:
+ *   {"id": 7, "status": "ok", "exit_code": 0,
+ *    "outputs": {"opencl": "kernel void k(...", "json": {"kernel": "k", ...}},
+ *    "diagnostics": []}
+ * status is ok, error (in the program), bad_request (the line: invalid
+ * JSON, missing or ill-typed fields), verification_failed,
+ * opencl_unavailable or internal_error, with the exit code `dpia translate`
+ * would give; outputs (only when ok and translating) holds each kind asked
+ * for, as a string except "json", which is the metadata value itself;
+ * diagnostics is the JSON array of --diagnostics=json.  A bad line gets a
+ * response with its id (null if it has none) and the batch goes on; blank
+ * lines are skipped.  One libclang verifier serves every line.
+ *
+ * Memory: each line has its own arena, freed when its response is
+ * written; running out of memory answers that line with internal_error. */
+#include <string.h>
+
+#include "diag.h"
+#include "dpia.h"
+#include "json.h"
+
+/* what a response says for an exit code */
+#define DPIA_BATCH_STATUSES(X)            \
+  X(DPIA_OK, "ok")                        \
+  X(DPIA_EUSER, "error")                  \
+  X(DPIA_EUSAGE, "bad_request")           \
+  X(DPIA_EVERIFY, "verification_failed")  \
+  X(DPIA_EOPENCL, "opencl_unavailable")   \
+  X(DPIA_EINTERNAL, "internal_error")
+
+static const char *status_name(int code) {
+  switch (code) {
+#define X(c, s) \
+  case c: return s;
+    DPIA_BATCH_STATUSES(X)
+#undef X
+  }
+  return "internal_error";
+}
+
+/* The state of a batch.  It lives in allocated memory, not in
+ * dpia_batch's frame: it changes between the setjmp and a longjmp on out
+ * of memory, which would leave a local variable indeterminate. */
+typedef struct Batch {
+  FILE *in, *out;
+  const DpiaOptions *defaults;
+  DpiaVerifier *verifier; /* made on first use unless the defaults give one */
+  bool own_verifier;
+  long line;
+  DpiaMem mem;
+  jmp_buf oom;
+  Arena arena;          /* of the current line */
+  DpiaResult *pending;  /* the current line's result, until freed */
+  bool read_failed, write_failed;
+} Batch;
+
+typedef struct Request {
+  const Json *id;
+  const char *source;
+  size_t source_len;
+  const char *name;
+  DpiaOptions opt;
+  bool want[DPIA_EMIT_HEADER + 1];
+} Request;
+
+/* ---- reading ---- */
+
+/* the next line into b (without its newline); false at the end of input */
+static bool read_line(FILE *in, Buf *b, bool *failed) {
+  char chunk[4096];
+  bool any = false;
+  while (fgets(chunk, sizeof chunk, in)) {
+    any = true;
+    size_t n = strlen(chunk);
+    bool end = n > 0 && chunk[n - 1] == '\n';
+    buf_put(b, chunk, end ? n - 1 : n);
+    if (end) return true;
+  }
+  *failed = ferror(in) != 0;
+  return any;
+}
+
+static bool blank(const Buf *b) {
+  for (size_t i = 0; i < b->len; i++)
+    if (!strchr(" \t\r", b->data[i])) return false;
+  return true;
+}
+
+/* ---- requests ---- */
+
+static bool bad(Buf *why, const char *fmt, const char *arg) {
+  emit(why, fmt, arg);
+  return false;
+}
+
+static bool launch_sizes(const Json *v, const char *field, long out[3], Buf *why) {
+  if (!v) return true;
+  if (v->kind != JSON_ARRAY || v->n < 1 || v->n > 3)
+    return bad(why, "\"%s\" must be an array of 1 to 3 positive integers", field);
+  for (int d = 0; d < v->n; d++) {
+    long long n;
+    if (!json_integer(v->items[d], 1, 1L << 30, &n))
+      return bad(why, "\"%s\" must be an array of 1 to 3 positive integers (at most 2^30)", field);
+    out[d] = (long)n;
+  }
+  return true;
+}
+
+static bool emit_kind(Request *rq, const Json *v, bool first, Buf *why) {
+  if (v->kind != JSON_STRING) return bad(why, "%s", "\"emit\" must be a string or an array of strings");
+  int k = dpia_emit_from_name(v->str);
+  if (k < 0)
+    return bad(why, "unknown emit kind \"%s\" (opencl, intermediate, imperative, json, header)", v->str);
+  if (first) rq->opt.emit = (DpiaEmit)k;
+  else rq->opt.emit_also |= DPIA_EMIT_BIT(k);
+  rq->want[k] = true;
+  return true;
+}
+
+static const char *const request_fields[] = {"id", "source", "name", "action", "kernel",
+                                             "emit", "local_size", "global_size", "verify"};
+
+/* The request of one parsed line; false after a message in why. */
+static bool read_request(Batch *b, Arena *a, const Json *v, Request *rq, Buf *why) {
+  if (v->kind != JSON_OBJECT) return bad(why, "a request must be a JSON object, not %s", json_kind_name(v->kind));
+  rq->id = json_get(v, "id");
+  for (int i = 0; i < v->n; i++) {
+    bool known = false;
+    for (size_t f = 0; f < DPIA_COUNTOF(request_fields); f++) known |= strcmp(v->keys[i], request_fields[f]) == 0;
+    if (!known) return bad(why, "unknown field \"%s\"", v->keys[i]);
+  }
+  rq->opt = *b->defaults;
+  rq->opt.action = DPIA_TRANSLATE;
+  rq->opt.verify = b->defaults->verify;
+  rq->opt.emit = DPIA_EMIT_OPENCL;
+  rq->opt.emit_also = 0;
+  rq->opt.diagnostics_json = 1;
+  rq->opt.kernel = NULL;
+  for (int d = 0; d < 3; d++) rq->opt.local_size[d] = rq->opt.global_size[d] = 0;
+
+  const Json *source = json_get(v, "source");
+  if (!source) return bad(why, "%s", "missing field \"source\" (the program text)");
+  if (source->kind != JSON_STRING) return bad(why, "\"source\" must be a string, not %s", json_kind_name(source->kind));
+  rq->source = source->str;
+  rq->source_len = source->len;
+
+  const Json *name = json_get(v, "name");
+  if (name && (name->kind != JSON_STRING || strlen(name->str) != name->len || !name->len))
+    return bad(why, "%s", "\"name\" must be a non-empty string");
+  rq->name = name ? name->str : arena_printf(a, "<line %ld>", b->line);
+
+  const Json *action = json_get(v, "action");
+  if (action) {
+    static const struct {
+      const char *name;
+      DpiaAction action;
+    } actions[] = {{"translate", DPIA_TRANSLATE}, {"check", DPIA_CHECK}, {"verify", DPIA_VERIFY}};
+    bool found = false;
+    for (size_t i = 0; i < DPIA_COUNTOF(actions) && action->kind == JSON_STRING; i++)
+      if (strcmp(action->str, actions[i].name) == 0) {
+        rq->opt.action = actions[i].action;
+        found = true;
+      }
+    if (!found) return bad(why, "%s", "\"action\" must be \"translate\", \"check\" or \"verify\"");
+  }
+
+  const Json *kernel = json_get(v, "kernel");
+  if (kernel && (kernel->kind != JSON_STRING || strlen(kernel->str) != kernel->len))
+    return bad(why, "%s", "\"kernel\" must be a string");
+  if (kernel) rq->opt.kernel = kernel->str;
+
+  const Json *verify = json_get(v, "verify");
+  if (verify && verify->kind != JSON_BOOL) return bad(why, "%s", "\"verify\" must be true or false");
+  if (verify) rq->opt.verify = verify->boolean;
+
+  const Json *emit = json_get(v, "emit");
+  if (emit && rq->opt.action != DPIA_TRANSLATE) return bad(why, "%s", "\"emit\" applies to the action translate only");
+  if (!emit) {
+    rq->want[DPIA_EMIT_OPENCL] = rq->opt.action == DPIA_TRANSLATE;
+  } else if (emit->kind == JSON_ARRAY) {
+    if (emit->n == 0) return bad(why, "%s", "\"emit\" must name at least one kind");
+    for (int i = 0; i < emit->n; i++)
+      if (!emit_kind(rq, emit->items[i], i == 0, why)) return false;
+  } else if (!emit_kind(rq, emit, true, why)) {
+    return false;
+  }
+
+  if (!launch_sizes(json_get(v, "local_size"), "local_size", rq->opt.local_size, why)) return false;
+  if (!launch_sizes(json_get(v, "global_size"), "global_size", rq->opt.global_size, why)) return false;
+
+  bool verifies = rq->opt.action == DPIA_VERIFY || (rq->opt.action == DPIA_TRANSLATE && rq->opt.verify);
+  if (verifies && !b->verifier) {
+    b->verifier = dpia_verifier_new(); /* NULL: each translation reports it */
+    b->own_verifier = b->verifier != NULL;
+  }
+  rq->opt.verifier = b->verifier;
+  return true;
+}
+
+/* ---- responses ---- */
+
+static void response_start(Buf *out, const Json *id, int code) {
+  buf_puts(out, "{\"id\": ");
+  if (id) json_write(out, id);
+  else buf_puts(out, "null");
+  emit(out, ", \"status\": \"%s\", \"exit_code\": %d", status_name(code), code);
+}
+
+/* a response with one error and no outputs */
+static void error_response(Buf *out, const Json *id, int code, const char *message) {
+  response_start(out, id, code);
+  buf_puts(out, ", \"diagnostics\": [{\"level\": \"error\", \"message\": ");
+  emit_json_string(out, message);
+  buf_puts(out, ", \"notes\": []}]}\n");
+}
+
+/* the response to a well-formed request */
+static void translate_request(Batch *b, Arena *a, const Request *rq, Buf *out) {
+  DpiaResult *r;
+  int code = dpia_process(rq->name, rq->source, rq->source_len, &rq->opt, &r);
+  b->pending = r;
+  Buf outputs;
+  buf_init(&outputs, a);
+  if (code == DPIA_OK && rq->opt.action == DPIA_TRANSLATE) {
+    buf_puts(&outputs, ", \"outputs\": {");
+    bool first = true;
+    for (int k = 0; k <= DPIA_EMIT_HEADER; k++) {
+      if (!rq->want[k]) continue;
+      size_t len;
+      const char *text = dpia_result_emitted(r, (DpiaEmit)k, &len);
+      emit(&outputs, "%s\"%s\": ", first ? "" : ", ", dpia_emit_name((DpiaEmit)k));
+      first = false;
+      if (k == DPIA_EMIT_JSON) {
+        /* the metadata as a JSON value, on one line */
+        Buf why;
+        buf_init(&why, a);
+        Json *meta = text ? json_parse(a, text, len, &why) : NULL;
+        if (!meta) {
+          Buf message;
+          buf_init(&message, a);
+          emit(&message, "internal: the metadata of this translation is not valid JSON: %s", why.data);
+          error_response(out, rq->id, DPIA_EINTERNAL, message.data);
+          dpia_result_free(r);
+          b->pending = NULL;
+          return;
+        }
+        json_write(&outputs, meta);
+      } else {
+        emit_json_string(&outputs, text ? text : "");
+      }
+    }
+    buf_putc(&outputs, '}');
+  }
+  response_start(out, rq->id, code);
+  buf_puts(out, outputs.data);
+  buf_puts(out, ", \"diagnostics\": ");
+  const char *diags = dpia_result_diagnostics_json(r);
+  size_t n = strlen(diags);
+  while (n > 0 && diags[n - 1] == '\n') n--;
+  buf_put(out, diags, n);
+  buf_puts(out, "}\n");
+  dpia_result_free(r);
+  b->pending = NULL;
+}
+
+/* the response to one line */
+static void answer(Batch *b, Arena *a, const Buf *line, Buf *out) {
+  Buf why;
+  buf_init(&why, a);
+  Json *v = json_parse(a, line->data, line->len, &why);
+  if (!v) {
+    Buf message;
+    buf_init(&message, a);
+    emit(&message, "line %ld is not valid JSON: %s", b->line, why.data);
+    error_response(out, NULL, DPIA_EUSAGE, message.data);
+    return;
+  }
+  Request rq = {0};
+  if (!read_request(b, a, v, &rq, &why)) {
+    Buf message;
+    buf_init(&message, a);
+    emit(&message, "line %ld: %s", b->line, why.data);
+    error_response(out, v->kind == JSON_OBJECT ? json_get(v, "id") : NULL, DPIA_EUSAGE, message.data);
+    return;
+  }
+  translate_request(b, a, &rq, out);
+}
+
+/* Read, answer and write one line (in b->arena); false at the end of the
+ * input or when the response cannot be written. */
+static bool step(Batch *b) {
+  Buf line, response;
+  buf_init(&line, &b->arena);
+  if (!read_line(b->in, &line, &b->read_failed)) return false;
+  b->line++;
+  if (blank(&line)) return true;
+  buf_init(&response, &b->arena);
+  answer(b, &b->arena, &line, &response);
+  if (fwrite(response.data, 1, response.len, b->out) != response.len || fflush(b->out) != 0) {
+    b->write_failed = true;
+    return false;
+  }
+  return true;
+}
+
+int dpia_batch(FILE *in, FILE *out, const DpiaOptions *defaults) {
+  DpiaOptions none;
+  dpia_options_init(&none);
+  none.verify = 1;
+  DpiaMem mem;
+  dpia_mem_default(&mem);
+  if (defaults && defaults->alloc) {
+    mem.alloc = defaults->alloc;
+    mem.release = defaults->release;
+    mem.user = defaults->alloc_user;
+  }
+  Batch *b = mem.alloc(mem.user, sizeof *b);
+  if (!b) return DPIA_EINTERNAL;
+  memset(b, 0, sizeof *b);
+  b->in = in;
+  b->out = out;
+  b->defaults = defaults ? defaults : &none;
+  b->verifier = b->defaults->verifier;
+  b->mem = mem;
+  b->mem.on_oom = &b->oom;
+  for (;;) {
+    arena_init(&b->arena, &b->mem);
+    if (setjmp(b->oom)) {
+      /* out of memory in this line: answer it without the arena */
+      arena_free(&b->arena);
+      dpia_result_free(b->pending);
+      b->pending = NULL;
+      fputs("{\"id\": null, \"status\": \"internal_error\", \"exit_code\": 70, \"diagnostics\": "
+            "[{\"level\": \"error\", \"message\": \"out of memory\", \"notes\": []}]}\n",
+            b->out);
+      if (fflush(b->out) != 0) break;
+      continue;
+    }
+    bool more = step(b);
+    arena_free(&b->arena);
+    if (!more) break;
+  }
+  int status = b->read_failed || b->write_failed || ferror(b->out) ? DPIA_EUSAGE : DPIA_OK;
+  if (b->own_verifier) dpia_verifier_free(b->verifier);
+  mem.release(mem.user, b);
+  return status;
+}

@@ -1,0 +1,184 @@
+/* api_test.c: the public API of libdpia (dpia.h) as a library user sees it
+ * (issue 5): several outputs of one translation, diagnostics as text, as
+ * JSON and one by one, emit kind names, a failing allocator.
+ *
+ * usage: api_test SAMPLES_DIR */
+#define _POSIX_C_SOURCE 200809L
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dpia.h"
+
+static int failures;
+
+#define CHECK(c, ...)                                 \
+  do {                                                \
+    if (!(c)) {                                       \
+      fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); \
+      fprintf(stderr, __VA_ARGS__);                   \
+      fputc('\n', stderr);                            \
+      failures++;                                     \
+    }                                                 \
+  } while (0)
+
+static char *slurp(const char *dir, const char *name) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    fprintf(stderr, "cannot read %s\n", path);
+    exit(1);
+  }
+  static char buf[1 << 16];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = 0;
+  return strdup(buf);
+}
+
+/* the primary output of translating text with emit kind */
+static char *translate(const char *text, DpiaEmit kind) {
+  DpiaOptions opt;
+  dpia_options_init(&opt);
+  opt.action = DPIA_TRANSLATE;
+  opt.emit = kind;
+  DpiaResult *r;
+  int st = dpia_process("gemv.dpia", text, strlen(text), &opt, &r);
+  char *out = strdup(st == DPIA_OK ? dpia_result_output(r, NULL) : "");
+  dpia_result_free(r);
+  return out;
+}
+
+static void test_outputs(const char *samples) {
+  char *text = slurp(samples, "gemv.dpia");
+  DpiaOptions opt;
+  dpia_options_init(&opt);
+  opt.action = DPIA_TRANSLATE;
+  opt.emit = DPIA_EMIT_OPENCL;
+  opt.emit_also = DPIA_EMIT_BIT(DPIA_EMIT_JSON) | DPIA_EMIT_BIT(DPIA_EMIT_HEADER) | DPIA_EMIT_BIT(DPIA_EMIT_OPENCL);
+  DpiaResult *r;
+  int st = dpia_process("gemv.dpia", text, strlen(text), &opt, &r);
+  CHECK(st == DPIA_OK, "gemv translates: %s", dpia_result_diagnostics(r));
+  /* every output of one translation equals that of its own translation */
+  for (int k = DPIA_EMIT_OPENCL; k <= DPIA_EMIT_HEADER; k++) {
+    size_t len = 0;
+    const char *got = dpia_result_emitted(r, (DpiaEmit)k, &len);
+    bool asked = k == DPIA_EMIT_OPENCL || k == DPIA_EMIT_JSON || k == DPIA_EMIT_HEADER;
+    if (!asked) {
+      CHECK(got == NULL && len == 0, "%s was not asked for", dpia_emit_name((DpiaEmit)k));
+      continue;
+    }
+    char *want = translate(text, (DpiaEmit)k);
+    CHECK(got && strcmp(got, want) == 0 && len == strlen(want), "emit_also %s differs from --emit=%s",
+          dpia_emit_name((DpiaEmit)k), dpia_emit_name((DpiaEmit)k));
+    free(want);
+  }
+  size_t len;
+  CHECK(dpia_result_emitted(r, DPIA_EMIT_OPENCL, &len) == dpia_result_output(r, NULL), "primary output");
+  CHECK(strstr(dpia_result_emitted(r, DPIA_EMIT_HEADER, NULL), "dpia_gemv_launch") != NULL, "header");
+  CHECK(strcmp(dpia_result_diagnostics(r), "") == 0, "no text diagnostics");
+  CHECK(strcmp(dpia_result_diagnostics_json(r), "[]\n") == 0, "no JSON diagnostics");
+  CHECK(dpia_result_diagnostic_count(r) == 0 && dpia_result_diagnostic(r, 0) == NULL, "no diagnostics");
+  CHECK(dpia_result_emitted(r, (DpiaEmit)99, NULL) == NULL, "an emit kind out of range");
+  dpia_result_free(r);
+
+  /* dpia check has no outputs to emit */
+  opt.action = DPIA_CHECK;
+  st = dpia_process("gemv.dpia", text, strlen(text), &opt, &r);
+  CHECK(st == DPIA_OK && dpia_result_emitted(r, DPIA_EMIT_JSON, NULL) == NULL, "check emits nothing");
+  dpia_result_free(r);
+  free(text);
+}
+
+static void test_diagnostics(void) {
+  /* two independent errors: an unknown name, and a racy parfor with a note */
+  const char *text = "kernel k (N: nat) (xs: [N]float) =\n"
+                     "  xs |> mapGlobal (\\x -> x + nope)\n"
+                     "\n"
+                     "def racy (N: nat) (xs: [N]float) (out: acc[[N]float]) (b: acc[float]) =\n"
+                     "  parfor out (\\i o -> b := idx xs i)\n";
+  DpiaOptions opt;
+  dpia_options_init(&opt);
+  opt.action = DPIA_CHECK;
+  DpiaResult *r;
+  int st = dpia_process("bad.dpia", text, strlen(text), &opt, &r);
+  CHECK(st == DPIA_EUSER, "errors: status %d", st);
+  int n = dpia_result_diagnostic_count(r), errors = 0;
+  CHECK(n >= 2, "at least two diagnostics, got %d", n);
+  for (int i = 0; i < n; i++) {
+    const DpiaDiagnostic *d = dpia_result_diagnostic(r, i);
+    CHECK(d && d->message && d->message[0], "diagnostic %d has a message", i);
+    if (!d || d->is_note) continue;
+    errors++;
+    CHECK(d->file && strcmp(d->file, "bad.dpia") == 0, "diagnostic %d names the file", i);
+    CHECK(d->line >= 1 && d->column >= 1 && d->end_line >= d->line, "diagnostic %d has a position", i);
+  }
+  CHECK(errors == dpia_result_error_count(r), "%d errors listed, %d counted", errors, dpia_result_error_count(r));
+  const DpiaDiagnostic *first = dpia_result_diagnostic(r, 0);
+  CHECK(first && first->line == 2 && strstr(first->message, "nope"), "the first error is about 'nope' on line 2");
+  const DpiaDiagnostic *last = dpia_result_diagnostic(r, n - 1);
+  CHECK(last && strstr(last->message, "b"), "the last diagnostic is about b");
+  /* text and JSON agree */
+  const char *json = dpia_result_diagnostics_json(r);
+  CHECK(json[0] == '[' && strstr(json, "\"line\": 2") && strstr(json, "nope"), "JSON diagnostics: %s", json);
+  CHECK(strstr(dpia_result_diagnostics(r), "bad.dpia:2:") != NULL, "text diagnostics");
+  dpia_result_free(r);
+
+  /* JSON asked for: the primary diagnostics are the JSON ones */
+  opt.diagnostics_json = 1;
+  dpia_process("bad.dpia", text, strlen(text), &opt, &r);
+  CHECK(strcmp(dpia_result_diagnostics(r), dpia_result_diagnostics_json(r)) == 0, "diagnostics_json");
+  dpia_result_free(r);
+}
+
+static void *no_memory(void *user, size_t size) {
+  (void)user;
+  (void)size;
+  return NULL;
+}
+
+static void never_called(void *user, void *ptr) {
+  (void)user;
+  (void)ptr;
+}
+
+static void test_out_of_memory(void) {
+  DpiaOptions opt;
+  dpia_options_init(&opt);
+  opt.action = DPIA_TRANSLATE;
+  opt.alloc = no_memory;
+  opt.release = never_called;
+  DpiaResult *r = (DpiaResult *)&opt; /* must be overwritten */
+  int st = dpia_process("x.dpia", "kernel k (N: nat) (xs: [N]float) = xs", 37, &opt, &r);
+  CHECK(st != DPIA_OK && r == NULL, "no memory at all: no result");
+  CHECK(dpia_result_diagnostic_count(r) == 1, "the NULL result has one diagnostic");
+  CHECK(strcmp(dpia_result_diagnostic(r, 0)->message, "out of memory") == 0, "out of memory");
+  CHECK(strstr(dpia_result_diagnostics_json(r), "out of memory") != NULL, "JSON out of memory");
+  CHECK(dpia_result_emitted(r, DPIA_EMIT_OPENCL, NULL) == NULL, "no output");
+  dpia_result_free(r);
+}
+
+static void test_names(void) {
+  for (int k = DPIA_EMIT_OPENCL; k <= DPIA_EMIT_HEADER; k++) {
+    const char *name = dpia_emit_name((DpiaEmit)k);
+    CHECK(name && dpia_emit_from_name(name) == k, "emit kind %d round trip", k);
+  }
+  CHECK(strcmp(dpia_emit_name(DPIA_EMIT_HEADER), "header") == 0, "header");
+  CHECK(dpia_emit_from_name("pdf") == -1 && dpia_emit_name((DpiaEmit)-1) == NULL, "unknown kinds");
+}
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: api_test SAMPLES_DIR\n");
+    return 2;
+  }
+  test_outputs(argv[1]);
+  test_diagnostics();
+  test_out_of_memory();
+  test_names();
+  if (failures) fprintf(stderr, "%d failure(s)\n", failures);
+  else printf("ok\n");
+  return failures != 0;
+}

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""`meson install` puts dpia.h, libdpia and dpia.pc in place, and a small
+program builds against them with `pkg-config --cflags --libs dpia` and
+translates a kernel.
+
+usage: install_test.py BUILD_DIR CC
+"""
+import glob
+import os
+import subprocess
+import sys
+import tempfile
+
+PROGRAM = r'''
+#include <dpia.h>
+#include <stdio.h>
+#include <string.h>
+
+int main(void) {
+  const char *text = "kernel scal (N: nat) (alpha: float) (xs: [N]float) =\n"
+                     "  xs |> mapGlobal (\\x -> alpha * x)\n";
+  DpiaOptions opt;
+  dpia_options_init(&opt);
+  opt.action = DPIA_TRANSLATE;
+  opt.emit = DPIA_EMIT_OPENCL;
+  opt.emit_also = DPIA_EMIT_BIT(DPIA_EMIT_JSON);
+  DpiaResult *r;
+  int status = dpia_process("scal.dpia", text, strlen(text), &opt, &r);
+  const char *json = dpia_result_emitted(r, DPIA_EMIT_JSON, NULL);
+  int ok = status == DPIA_OK && strstr(dpia_result_output(r, NULL), "kernel void scal(") &&
+           json && strstr(json, "\"role\": \"scalar\"");
+  printf("%s%s", ok ? "translated\n" : "failed\n", dpia_result_diagnostics(r));
+  dpia_result_free(r);
+  return ok ? 0 : 1;
+}
+'''
+
+
+def run(cmd, env=None):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    if p.returncode != 0:
+        print("$ %s\n%s" % (" ".join(cmd), p.stdout))
+        sys.exit(1)
+    return p.stdout
+
+
+def main():
+    build, cc = sys.argv[1:3]
+    with tempfile.TemporaryDirectory() as dest:
+        run(["meson", "install", "-C", build, "--no-rebuild", "--quiet", "--destdir", dest])
+        found = {}
+        for pattern in ("dpia.h", "libdpia.so*", "dpia.pc", "dpia"):
+            hits = [p for p in glob.glob(os.path.join(dest, "**", pattern), recursive=True) if os.path.isfile(p)]
+            if not hits:
+                print("meson install did not install", pattern)
+                return 1
+            found[pattern] = hits[0]
+        print("installed:", ", ".join(os.path.relpath(p, dest) for p in found.values()))
+        env = dict(os.environ)
+        env["PKG_CONFIG_PATH"] = os.path.dirname(found["dpia.pc"])
+        env["PKG_CONFIG_SYSROOT_DIR"] = dest
+        flags = run(["pkg-config", "--cflags", "--libs", "dpia"], env).split()
+        print("pkg-config --cflags --libs dpia:", " ".join(flags))
+        if not any(f.startswith("-I" + dest) for f in flags) or "-ldpia" not in flags:
+            print("pkg-config flags do not point into the installation")
+            return 1
+        src = os.path.join(dest, "prog.c")
+        exe = os.path.join(dest, "prog")
+        with open(src, "w") as f:
+            f.write(PROGRAM)
+        run([cc, "-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror", src, "-o", exe] + flags)
+        env["LD_LIBRARY_PATH"] = os.path.dirname(found["libdpia.so*"])
+        out = run([exe], env)
+        print(out, end="")
+        if "translated" not in out:
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

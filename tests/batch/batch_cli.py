@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""`dpia batch` on the command line: responses come back one per request
+and are flushed at once (a request is answered before the next is sent),
+--no-verify changes the default, bad arguments are refused.
+
+usage: batch_cli.py DPIA SAMPLES_DIR
+"""
+import json
+import os
+import subprocess
+import sys
+
+
+def main():
+    dpia, samples = sys.argv[1:3]
+    source = open(os.path.join(samples, "dot_vec.dpia")).read()
+    failures = []
+    p = subprocess.Popen([dpia, "batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    # one request at a time: the answer must arrive before the next request
+    for i, req in enumerate([{"id": i, "source": source, "emit": ["json"]} for i in range(3)] +
+                            [{"id": "last", "source": source, "kernel": "dotVec", "emit": "opencl",
+                              "verify": False}]):
+        p.stdin.write(json.dumps(req) + "\n")
+        p.stdin.flush()
+        line = p.stdout.readline()
+        resp = json.loads(line)
+        if resp["id"] != req["id"] or resp["status"] != "ok":
+            failures.append("request %r: %s" % (req["id"], line))
+        elif "json" in req["emit"] and resp["outputs"]["json"][0]["local_size"] != ["64"]:
+            failures.append("metadata of request %r" % req["id"])
+    p.stdin.close()
+    if p.stdout.read() != "" or p.wait() != 0:
+        failures.append("dpia batch did not end cleanly")
+    # --no-verify and its default
+    out = subprocess.run([dpia, "batch", "--no-verify"], input=json.dumps({"source": source}) + "\n",
+                         capture_output=True, text=True)
+    if out.returncode != 0 or json.loads(out.stdout)["status"] != "ok":
+        failures.append("--no-verify: %s %s" % (out.stdout, out.stderr))
+    out = subprocess.run([dpia, "batch", "FILE"], input="", capture_output=True, text=True)
+    if out.returncode != 2 or "unknown argument 'FILE'" not in out.stderr:
+        failures.append("dpia batch FILE must be refused: %s" % out.stderr)
+    out = subprocess.run([dpia, "batch", "--help"], capture_output=True, text=True)
+    if out.returncode != 0 or "usage: dpia batch" not in out.stdout:
+        failures.append("dpia batch --help")
+    for f in failures:
+        print("FAIL", f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

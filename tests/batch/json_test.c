@@ -1,0 +1,163 @@
+/* json_test.c: the strict JSON parser of dpia/json.h: what it accepts and
+ * how it decodes it, what it rejects and where it says the problem is, and
+ * json_write's compact form (parse . write is the identity on values). */
+#include <stdio.h>
+#include <string.h>
+
+#include "diag.h"
+#include "json.h"
+
+static int failures;
+
+#define CHECK(c, ...)                                 \
+  do {                                                \
+    if (!(c)) {                                       \
+      fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); \
+      fprintf(stderr, __VA_ARGS__);                   \
+      fputc('\n', stderr);                            \
+      failures++;                                     \
+    }                                                 \
+  } while (0)
+
+static Json *parse(Arena *a, const char *text, Buf *err) {
+  buf_init(err, a);
+  return json_parse(a, text, strlen(text), err);
+}
+
+/* text parses, and writes back as want (NULL: as text itself) */
+static void accept(Arena *a, const char *text, const char *want) {
+  Buf err;
+  Json *v = parse(a, text, &err);
+  CHECK(v != NULL, "rejected %s: %s", text, err.data);
+  if (!v) return;
+  Buf out;
+  buf_init(&out, a);
+  json_write(&out, v);
+  CHECK(strcmp(out.data, want ? want : text) == 0, "%s wrote back as %s", text, out.data);
+  /* the written form parses to the same written form */
+  Json *again = parse(a, out.data, &err);
+  Buf out2;
+  buf_init(&out2, a);
+  if (again) json_write(&out2, again);
+  CHECK(again && strcmp(out.data, out2.data) == 0, "round trip of %s", out.data);
+}
+
+/* text is rejected with a message that contains want */
+static void reject(Arena *a, const char *text, size_t len, const char *want) {
+  Buf err;
+  buf_init(&err, a);
+  Json *v = json_parse(a, text, len, &err);
+  CHECK(v == NULL, "accepted %s", text);
+  CHECK(strstr(err.data, want) != NULL, "%s: message '%s' lacks '%s'", text, err.data, want);
+}
+
+static void test_accept(Arena *a) {
+  accept(a, "null", NULL);
+  accept(a, "true", NULL);
+  accept(a, " \t\r\n false \n", "false");
+  accept(a, "0", NULL);
+  accept(a, "-0", NULL);
+  accept(a, "1.5e3", NULL);
+  accept(a, "-12.25E-2", NULL);
+  accept(a, "\"\"", NULL);
+  accept(a, "\"a\\\"b\\\\c\\/d\\b\\f\\n\\r\\t\"", "\"a\\\"b\\\\c/d\\u0008\\u000c\\n\\r\\t\"");
+  accept(a, "\"\\u00e9\\u20ac\\ud83d\\ude00\"", "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"");
+  accept(a, "\"\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"", NULL);
+  accept(a, "\"nul\\u0000inside\"", "\"nul\\u0000inside\"");
+  accept(a, "[]", NULL);
+  accept(a, "{}", NULL);
+  accept(a, "[1,2 , 3]", "[1, 2, 3]");
+  accept(a, "{\"a\":{\"b\":[true,null,{}]},\"c\":\"d\"}", "{\"a\": {\"b\": [true, null, {}]}, \"c\": \"d\"}");
+
+  /* decoding */
+  Buf err;
+  Json *v = parse(a, "{\"id\": 7, \"s\": \"x\\u0000y\", \"n\": -3, \"f\": 2.5, \"big\": 99999999999999999999}", &err);
+  CHECK(v && v->kind == JSON_OBJECT && v->n == 5, "object of 5 members");
+  const Json *s = json_get(v, "s");
+  CHECK(s && s->kind == JSON_STRING && s->len == 3 && memcmp(s->str, "x\0y", 3) == 0, "string with a NUL");
+  long long n;
+  CHECK(json_integer(json_get(v, "id"), 0, 10, &n) && n == 7, "integer 7");
+  CHECK(json_integer(json_get(v, "n"), -5, 5, &n) && n == -3, "integer -3");
+  CHECK(!json_integer(json_get(v, "n"), 0, 5, &n), "-3 out of [0, 5]");
+  CHECK(!json_integer(json_get(v, "f"), -5, 5, &n), "2.5 is not an integer");
+  CHECK(!json_integer(json_get(v, "big"), 0, 1LL << 62, &n), "20 digits overflow");
+  CHECK(!json_integer(json_get(v, "s"), 0, 5, &n), "a string is not an integer");
+  CHECK(json_get(v, "missing") == NULL && json_get(s, "id") == NULL, "json_get misses");
+  CHECK(strcmp(json_kind_name(JSON_OBJECT), "an object") == 0, "kind names");
+
+  /* nesting up to the limit */
+  char deep[2 * JSON_MAX_DEPTH + 3];
+  size_t k = 0;
+  for (int i = 0; i < JSON_MAX_DEPTH; i++) deep[k++] = '[';
+  for (int i = 0; i < JSON_MAX_DEPTH; i++) deep[k++] = ']';
+  deep[k] = 0;
+  buf_init(&err, a);
+  CHECK(json_parse(a, deep, k, &err) != NULL, "%d levels: %s", JSON_MAX_DEPTH, err.data);
+}
+
+static void test_reject(Arena *a) {
+#define R(text, want) reject(a, text, sizeof text - 1, want)
+  R("", "column 1: expected a JSON value, found the end of the input");
+  R("   ", "column 4:");
+  R("nul", "expected null");
+  R("True", "expected a JSON value, found 'T'");
+  R("01", "leading zero");
+  R("-", "expected a digit");
+  R("1.", "expected a digit after '.'");
+  R("1e", "digit in the exponent");
+  R(".5", "expected a JSON value");
+  R("+1", "expected a JSON value");
+  R("NaN", "expected a JSON value");
+  R("1 2", "column 3: unexpected '2' after the JSON value");
+  R("[1,]", "trailing comma");
+  R("{\"a\":1,}", "trailing comma");
+  R("[1 2]", "expected ',' or ']'");
+  R("{\"a\" 1}", "expected ':'");
+  R("{a:1}", "expected a member name");
+  R("{\"a\":1 \"b\":2}", "expected ',' or '}'");
+  R("{\"a\":1,\"a\":2}", "duplicate member name \"a\"");
+  R("{\"a\\u0000\":1}", "cannot hold \\u0000");
+  R("[", "found the end of the input");
+  R("\"abc", "unterminated string");
+  R("\"a\nb\"", "control character");
+  R("\"a\tb\"", "control character");
+  R("\"\\x\"", "invalid escape \\x");
+  R("\"\\u12\"", "four hexadecimal digits");
+  R("\"\\ud83d\"", "followed by a \\u low surrogate");
+  R("\"\\ud83d\\u0041\"", "followed by a \\u low surrogate");
+  R("\"\\ude00\"", "low surrogate without a high one");
+  R("\"\xc3\"", "invalid UTF-8");
+  R("\"\xc0\xaf\"", "invalid UTF-8");          /* overlong '/' */
+  R("\"\xed\xa0\x80\"", "invalid UTF-8");      /* an encoded surrogate */
+  R("\"\xf4\x90\x80\x80\"", "invalid UTF-8");  /* beyond U+10FFFF */
+  R("\xef\xbb\xbfnull", "byte 0xef");          /* no byte order mark */
+  R("// comment\nnull", "found '/'");
+#undef R
+  /* a NUL outside a string, with the length given */
+  reject(a, "[1]\0", 4, "unexpected byte 0x00");
+  /* one level too deep */
+  char deep[2 * JSON_MAX_DEPTH + 5];
+  size_t k = 0;
+  for (int i = 0; i <= JSON_MAX_DEPTH + 1; i++) deep[k++] = '[';
+  deep[k] = 0;
+  reject(a, deep, k, "nested deeper than");
+}
+
+int main(void) {
+  DpiaMem mem;
+  dpia_mem_default(&mem);
+  jmp_buf oom;
+  mem.on_oom = &oom;
+  if (setjmp(oom)) {
+    fprintf(stderr, "out of memory\n");
+    return 1;
+  }
+  Arena a;
+  arena_init(&a, &mem);
+  test_accept(&a);
+  test_reject(&a);
+  arena_free(&a);
+  if (failures) fprintf(stderr, "%d failure(s)\n", failures);
+  else printf("ok\n");
+  return failures != 0;
+}

@@ -1,0 +1,1023 @@
+#!/usr/bin/env python3
+"""gen.py: a generator of random well-typed DPIA strategy programs (issue 4).
+
+A small typed program synthesiser.  It builds one kernel per program from
+the strategy primitives of spec section 4 (split/join/zip/transpose/slide/
+padClamp/padCst/take/drop/reorderStride/asVector/asScalar, mapGlobal,
+mapWorkgroup + mapLocal, mapSeq, reduceSeq, toPrivate/toLocal/toGlobal,
+pairs, vectors, math built-ins, scalar kernel parameters), tracking the type
+of every phrase it writes (array shapes as symbolic sizes over the kernel's
+nat parameters, element types), so that every program type checks, and
+respecting the hierarchy rules of spec section 5: mapLocal only inside a
+mapWorkgroup body, no mapGlobal/mapWorkgroup inside local or sequential
+code, toLocal only inside a mapWorkgroup body, no plain map, and at most one
+parallel stage per grid level unless its output goes straight to the result
+through acceptor views.
+
+Every split, asVector, slide, reorderStride, take and drop records the
+divisibility or range requirement it needs; the sizes (N, and M for 2-D
+programs) are then chosen as random values satisfying all of them, within a
+work budget (so that the reference interpreter stays fast).
+
+Usage:  gen.py --seed S [--index I] [--count K]   prints programs with their
+`-- run:` line.  run_diff.py imports generate().
+"""
+import argparse
+import math
+import random
+import re
+import sys
+from fractions import Fraction
+
+# --------------------------------------------------------------------------
+# Sizes: polynomials over the nat parameters with rational coefficients,
+# the canonical form of spec section 3 (so equal sizes compare equal).
+
+
+class Size:
+    __slots__ = ('terms',)
+
+    def __init__(self, terms):
+        self.terms = {m: Fraction(c) for m, c in terms.items() if c != 0}
+
+    @staticmethod
+    def const(k):
+        return Size({(): Fraction(k)})
+
+    @staticmethod
+    def var(v):
+        return Size({((v, 1),): Fraction(1)})
+
+    def __add__(self, o):
+        o = o if isinstance(o, Size) else Size.const(o)
+        t = dict(self.terms)
+        for m, c in o.terms.items():
+            t[m] = t.get(m, 0) + c
+        return Size(t)
+
+    def __sub__(self, o):
+        o = o if isinstance(o, Size) else Size.const(o)
+        return self + Size({m: -c for m, c in o.terms.items()})
+
+    def __mul__(self, o):
+        o = o if isinstance(o, Size) else Size.const(o)
+        t = {}
+        for m1, c1 in self.terms.items():
+            for m2, c2 in o.terms.items():
+                e = dict(m1)
+                for v, k in m2:
+                    e[v] = e.get(v, 0) + k
+                m = tuple(sorted((v, k) for v, k in e.items() if k != 0))
+                t[m] = t.get(m, 0) + c1 * c2
+        return Size(t)
+
+    def divc(self, c):
+        return Size({m: v / c for m, v in self.terms.items()})
+
+    def is_const(self):
+        return all(m == () for m in self.terms)
+
+    def const_value(self):
+        assert self.is_const()
+        return self.terms.get((), Fraction(0))
+
+    def single_term(self):
+        return len(self.terms) == 1 and () not in self.terms
+
+    def key(self):
+        return tuple(sorted(self.terms.items()))
+
+    def __eq__(self, o):
+        return isinstance(o, Size) and self.key() == o.key()
+
+    def __hash__(self):
+        return hash(self.key())
+
+    def value(self, env):
+        v = Fraction(0)
+        for m, c in self.terms.items():
+            p = c
+            for x, k in m:
+                p *= Fraction(env[x]) ** k
+            v += p
+        return v
+
+    def compile(self):
+        """(f, D): value(env) == f(env) / D with f integer-valued."""
+        d = 1
+        for c in self.terms.values():
+            d = d * c.denominator // math.gcd(d, c.denominator)
+        parts = []
+        for m, c in self.terms.items():
+            k = int(c * d)
+            parts.append(str(k) + ''.join(f'*e[{x!r}]**{p}' for x, p in m))
+        src = 'lambda e: ' + (' + '.join(parts) if parts else '0')
+        return eval(src), d  # noqa: S307 (our own generated arithmetic)
+
+    def __str__(self):
+        if not self.terms:
+            return '0'
+        d = 1
+        for c in self.terms.values():
+            d = d * c.denominator // math.gcd(d, c.denominator)
+
+        def order(item):
+            m, c = item
+            return (c < 0, -sum(k for _, k in m), m)
+        out = ''
+        for i, (m, c) in enumerate(sorted(self.terms.items(), key=order)):
+            k = int(c * d)
+            vs = []
+            for x, p in m:
+                vs += [x] * p
+            mag = abs(k)
+            body = '*'.join(([str(mag)] if mag != 1 or not vs else []) + vs)
+            if i == 0:
+                out = ('-' if k < 0 else '') + body
+            else:
+                out += (' - ' if k < 0 else ' + ') + body
+        if d != 1:
+            out = (f'({out})' if len(self.terms) > 1 else out) + f'/{d}'
+        return out
+
+    def arg(self):
+        s = str(self)
+        return s if re.fullmatch(r'[0-9]+|[A-Za-z_]\w*', s) else f'({s})'
+
+
+def S(k):
+    return Size.const(k)
+
+
+# --------------------------------------------------------------------------
+# Data types: ('num', scalar, width) | ('arr', Size, elem) | ('pair', a, b)
+
+
+def num(s, w=1):
+    return ('num', s, w)
+
+
+def arr(n, e):
+    return ('arr', n, e)
+
+
+def pair(a, b):
+    return ('pair', a, b)
+
+
+def tstr(t):
+    if t[0] == 'num':
+        return t[1] if t[2] == 1 else f'{t[1]}{t[2]}'
+    if t[0] == 'arr':
+        return f'[{t[1]}]{tstr(t[2])}'
+    return f'({tstr(t[1])}, {tstr(t[2])})'
+
+
+def has_arrays(t):
+    if t[0] == 'num':
+        return False
+    if t[0] == 'arr':
+        return True
+    return has_arrays(t[1]) or has_arrays(t[2])
+
+
+def leaves(t):
+    """The numeric leaf types of t."""
+    if t[0] == 'num':
+        return [t]
+    if t[0] == 'arr':
+        return leaves(t[2])
+    return leaves(t[1]) + leaves(t[2])
+
+
+def can_make(t, target):
+    """A value of numeric type target can be computed from a t (same scalar,
+    a leaf of the same width or a scalar leaf to broadcast)."""
+    return any(l[1] == target[1] and l[2] in (1, target[2]) for l in leaves(t))
+
+
+def flat(t):
+    if t[0] == 'num':
+        return S(1)
+    if t[0] == 'arr':
+        return t[1] * flat(t[2])
+    return flat(t[1]) + flat(t[2])
+
+
+def const_sized(t):
+    if t[0] == 'num':
+        return True
+    if t[0] == 'arr':
+        return t[1].is_const() and const_sized(t[2])
+    return const_sized(t[1]) and const_sized(t[2])
+
+
+def par(t):
+    return t if re.fullmatch(r'[A-Za-z_]\w*|[0-9]+(\.[0-9]+)?', t) else f'({t})'
+
+
+# --------------------------------------------------------------------------
+
+
+class Ctx:
+    """Where a phrase is generated.
+
+    level: top | global | wg | local | seq (the innermost construct kind)
+    in_wg: inside some mapWorkgroup body (toLocal allowed)
+    grid: dims of the enclosing mapGlobal/mapWorkgroup
+    local: dims of the enclosing mapLocal
+    loops: trip counts of the enclosing maps/reductions (work estimate)
+    local_loops: trip counts of enclosing mapLocal (local memory widening)
+    scalars: numeric phrases in scope [(text, type)]
+    arrays: array phrases in scope [(text, type)]
+    depth: nesting budget; ind: indentation of a new pipeline line
+    """
+
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+    def but(self, **kw):
+        c = Ctx(**self.__dict__)
+        c.__dict__.update(kw)
+        return c
+
+
+class GenFail(Exception):
+    pass
+
+
+class Program:
+    def __init__(self, text, kernel, sizes, features):
+        self.text = text
+        self.kernel = kernel
+        self.sizes = sizes
+        self.features = features
+
+    def size_args(self):
+        out = []
+        for k, v in self.sizes.items():
+            out += ['--size', f'{k}={v}']
+        return out
+
+    def run_line(self):
+        return '-- run: -k ' + self.kernel + ''.join(f' --size {k}={v}' for k, v in self.sizes.items())
+
+
+MAX_LOCAL = 256        # work-items per group
+MAX_LOCAL_MEM = 8192   # elements of local memory per group
+MAX_PRIVATE = 64       # elements of a private array
+MAX_ELEMS = 1 << 16    # elements of one buffer
+WORK_BUDGET = 150000   # sum over loops of their total trip counts
+NMAX = 6000
+
+# Patterns that are valid programs but hit known dpia bugs: run_diff can
+# leave them out (--avoid) while hunting for new bugs.
+AVOIDABLE = ('local-in-local',)
+
+
+class Gen:
+    def __init__(self, rng, avoid=()):
+        self.r = rng
+        self.avoid = set(avoid)
+        self.params = []          # (name, text) in declaration order
+        self.input_names = ['xs', 'ys', 'zs', 'ws', 'us', 'vs']
+        self.ninputs = 0
+        self.constraints = set()  # ('div', Size, c) | ('ge', Size, c) | ('le', Size, c)
+        self.costs = []
+        self.counter = 0
+        self.features = set()
+
+    # ---- helpers ---------------------------------------------------------
+
+    def chance(self, p):
+        return self.r.random() < p
+
+    def pick(self, xs, weights=None):
+        return self.r.choices(xs, weights=weights)[0] if weights else self.r.choice(xs)
+
+    def fresh(self, base):
+        self.counter += 1
+        return f'{base}{self.counter}'
+
+    def feat(self, name):
+        self.features.add(name)
+
+    def need_div(self, n, c):
+        if c == 1:
+            return
+        if n.is_const():
+            if n.const_value() % c != 0:
+                raise GenFail(f'{n} not divisible by {c}')
+            return
+        self.constraints.add(('div', n, c))
+
+    def need_ge(self, n, c):
+        if n.is_const():
+            if n.const_value() < c:
+                raise GenFail(f'{n} < {c}')
+            return
+        self.constraints.add(('ge', n, c))
+
+    def need_le(self, n, c):
+        if n.is_const():
+            if n.const_value() > c:
+                raise GenFail(f'{n} > {c}')
+            return
+        self.constraints.add(('le', n, c))
+
+    def mk_arr(self, n, e):
+        self.need_ge(n, 1)
+        return arr(n, e)
+
+    def cost(self, ctx, n):
+        p = n
+        for l in ctx.loops:
+            p = p * l
+        self.costs.append(p)
+
+    def new_input(self, t, ctx=None):
+        if self.ninputs < len(self.input_names):
+            name = self.input_names[self.ninputs]
+        else:
+            name = f'in{self.ninputs}'
+        self.ninputs += 1
+        self.params.append((name, f'({name}: {tstr(t)})'))
+        self.need_le(flat(t), MAX_ELEMS)
+        return name
+
+    # ---- literals and scalar expressions -----------------------------
+
+    def lit(self, s, kind='any'):
+        if s == 'int':
+            return self.pick(['1', '2', '3', '0', '5'])
+        return self.pick(['0.5', '1.5', '2.0', '0.25', '3.0', '0.75'])
+
+    def scalar_expr(self, vars_, out, depth):
+        """An expression of numeric type out from the numeric phrases vars_
+        (broadcasting scalars to vectors).  Uses at least one variable when
+        one fits."""
+        s, w = out[1], out[2]
+        usable = [(t, ty) for t, ty in vars_ if ty[0] == 'num' and ty[1] == s and ty[2] in (1, w)]
+        text, tw, used = self._sx(usable, s, w, depth)
+        if not used and usable:
+            v, vt = self.pick(usable)
+            text, tw = f'{par(text)} + {par(v)}', max(tw, vt[2])
+        if tw != w:
+            text = f'vec {w} {par(text)}'
+        return text
+
+    def _unify(self, parts, w):
+        return [t if pw == w or w == 1 else f'vec {w} {par(t)}' for t, pw in parts]
+
+    def _sx(self, usable, s, w, depth):
+        r = self.r
+        if depth <= 0 or self.chance(0.25):
+            if usable and self.chance(0.85):
+                t, ty = self.pick(usable)
+                return t, ty[2], True
+            return self.lit(s), 1, False
+        if s == 'int':
+            ops = ['add', 'sub', 'mulc', 'modc', 'divc', 'neg', 'sel', 'add', 'sub']
+        else:
+            ops = ['add', 'sub', 'mul', 'mulc', 'neg', 'fabs', 'sin', 'cos', 'sqrt1', 'rsqrt1', 'log1', 'expn',
+                   'min', 'max', 'fma', 'div1', 'divc', 'pow', 'leaky', 'floor', 'conv', 'add', 'mulc']
+        op = self.pick(ops)
+        if op in ('leaky', 'sel', 'conv') and w != 1:
+            op = 'add'
+        self.feat('math:' + op)
+
+        def sub(d=depth - 1):
+            return self._sx(usable, s, w, d)
+        if op in ('add', 'sub', 'mul'):
+            (a, wa, ua), (b, wb, ub) = sub(), sub()
+            sym = {'add': '+', 'sub': '-', 'mul': '*'}[op]
+            return f'{par(a)} {sym} {par(b)}', max(wa, wb), ua or ub
+        if op == 'mulc':
+            a, wa, ua = sub()
+            c = self.pick(['2', '3', '-2']) if s == 'int' else self.pick(['0.5', '1.5', '-0.75', '2.0'])
+            return f'{par(a)} * {par(c)}', wa, ua
+        if op == 'modc':
+            a, wa, ua = sub()
+            return f'{par(a)} % {self.pick(["3", "7", "16"])}', wa, ua
+        if op == 'divc':
+            a, wa, ua = sub()
+            c = self.pick(['2', '3', '4']) if s == 'int' else self.pick(['2.0', '4.0', '3.0'])
+            return f'{par(a)} / {c}', wa, ua
+        if op == 'neg':
+            a, wa, ua = sub()
+            return f'-{par(a)}', wa, ua
+        if op == 'sel':
+            (a, _, ua), (b, _, ub) = sub(), sub()
+            return f'select ({par(a)} > {par(b)}) {par(a)} {par(b)}', 1, ua or ub
+        if op in ('fabs', 'sin', 'cos', 'floor'):
+            a, wa, ua = sub()
+            return f'{op} {par(a)}', wa, ua
+        if op == 'sqrt1':
+            a, wa, ua = sub()
+            return f'sqrt (1.0 + fabs {par(a)})', wa, ua
+        if op == 'rsqrt1':
+            a, wa, ua = sub()
+            return f'rsqrt (1.0 + fabs {par(a)})', wa, ua
+        if op == 'log1':
+            a, wa, ua = sub()
+            return f'log (1.0 + fabs {par(a)})', wa, ua
+        if op == 'expn':
+            a, wa, ua = sub()
+            return f'exp (-(fabs {par(a)}))', wa, ua
+        if op in ('min', 'max'):
+            (a, wa, ua), (b, wb, ub) = sub(), sub()
+            ww = max(wa, wb)
+            a, b = self._unify([(a, wa), (b, wb)], ww)
+            return f'{op} {par(a)} {par(b)}', ww, ua or ub
+        if op == 'fma':
+            (a, wa, ua), (b, wb, ub), (c, wc, uc) = sub(), sub(), sub()
+            ww = max(wa, wb, wc)
+            a, b, c = self._unify([(a, wa), (b, wb), (c, wc)], ww)
+            return f'fma {par(a)} {par(b)} {par(c)}', ww, ua or ub or uc
+        if op == 'div1':
+            (a, wa, ua), (b, wb, ub) = sub(), sub()
+            return f'{par(a)} / (1.0 + fabs {par(b)})', max(wa, wb), ua or ub
+        if op == 'pow':
+            a, wa, ua = sub()
+            e = self.pick(['2.0', '0.5', '1.5'])
+            if wa != 1:
+                e = f'(vec {wa} {e})'
+            return f'pow (1.0 + fabs {par(a)}) {e}', wa, ua
+        if op == 'leaky':
+            a, _, ua = sub()
+            return f'select ({par(a)} > 0.0) {par(a)} ({par(a)} * 0.25)', 1, ua
+        if op == 'conv':
+            a, _, ua = sub()
+            back = 'toDouble' if s == 'double' else 'toFloat'
+            return f'{back} (toInt ({par(a)} * 4.0)) * 0.25', 1, ua
+        raise AssertionError(op)
+
+    # ---- phrase components -------------------------------------------
+
+    def components(self, e, t):
+        if t[0] == 'pair':
+            return self.components(f'fst {par(e)}', t[1]) + self.components(f'snd {par(e)}', t[2])
+        return [(e, t)]
+
+    # ---- values of a given numeric (or pair of numeric) type -----------
+
+    def choose_out(self, nums, ctx):
+        """An output type for a scalar body over the phrases nums."""
+        if nums:
+            t = self.pick([ty for _, ty in nums])
+        else:
+            t = num(ctx.stype)
+        if self.chance(0.08):
+            self.feat('pair-result')
+            t2 = self.pick([ty for _, ty in nums]) if nums else t
+            return pair(t, t2)
+        return t
+
+    def value_of(self, vars_, out, ctx):
+        if out[0] == 'pair':
+            a = self.value_of(vars_, out[1], ctx)
+            b = self.value_of(vars_, out[2], ctx)
+            return f'({a}, {b})'
+        return self.scalar_expr(vars_, out, self.pick([1, 2, 2, 3]))
+
+    def body(self, e, t, ctx, target=None):
+        """The body of a function from e : t, of type target when given
+        (a numeric type or a pair of equal numeric types).  Returns
+        (text, type)."""
+        comps = self.components(e, t)
+        arrs = [c for c in comps if c[1][0] == 'arr']
+        nums = [c for c in comps if c[1][0] == 'num']
+        ctx = ctx.but(scalars=ctx.scalars + nums, arrays=ctx.arrays + arrs)
+        if target is not None:
+            leaf = target if target[0] == 'num' else target[1]
+            arrs = [c for c in arrs if can_make(c[1], leaf)]
+        if arrs and (not nums or self.chance(0.85)):
+            main, mt = self.pick(arrs)
+            text, u = self.pipeline(main, mt, ctx.but(depth=ctx.depth - 1), target)
+            if u[0] == 'num' and nums and self.chance(0.4):
+                extra = [c for c in ctx.scalars if c[1][1] == u[1] and c[1][2] in (1, u[2])]
+                if extra:
+                    v, vt = self.pick(extra)
+                    self.feat('combine-outer-scalar')
+                    text = f'{par(text)} * 0.5 + {par(v)}'
+            return text, u
+        vars_ = ctx.scalars
+        out = target if target is not None else self.choose_out(nums or vars_, ctx)
+        text = self.value_of(vars_, out, ctx)
+        # the body reads its argument (an unused parameter is no test)
+        if nums and not any(re.search(r'\b' + re.escape(v.split()[-1]) + r'\b', text) for v, _ in nums):
+            leaf = out if out[0] == 'num' else out[1]
+            fit = [(v, vt) for v, vt in nums if vt[1] == leaf[1] and vt[2] in (1, leaf[2])]
+            if fit:
+                v, vt = self.pick(fit)
+                v = v if vt[2] == leaf[2] else f'vec {leaf[2]} {par(v)}'
+                text = f'{par(text)} + {par(v)}' if out[0] == 'num' else f'({par(v)}, {text})'
+                if out[0] == 'pair':
+                    out = pair(leaf, out)
+        return text, out
+
+    # ---- array pipelines ---------------------------------------------
+
+    def nl(self, ctx):
+        return '\n' + ctx.ind
+
+    def views(self, e, t, ctx, count, target=None, acceptor_only=False):
+        for _ in range(count):
+            e, t = self.view(e, t, ctx, target, acceptor_only)
+        return e, t
+
+    def view(self, e, t, ctx, target=None, acceptor_only=False):
+        """One random layout view applied to e : t (an array)."""
+        assert t[0] == 'arr'
+        n, el = t[1], t[2]
+        opts = ['split', 'reorder', 'take', 'drop', 'pad', 'slide', 'vec', 'split']
+        if el[0] == 'arr':
+            opts += ['join', 'join', 'transpose']
+        if el[0] == 'num' and el[2] > 1:
+            opts += ['scalar', 'scalar']
+        if acceptor_only:
+            opts = [o for o in opts if o in ('split', 'join', 'transpose', 'vec', 'scalar')]
+        for _ in range(6):
+            o = self.pick(opts)
+            try:
+                res = self.try_view(o, e, t, ctx, target)
+            except GenFail:
+                res = None
+            if res is not None:
+                if target is not None and not can_make(res[1], target):
+                    continue
+                self.feat('view:' + o)
+                return res
+        return e, t
+
+    def chunk(self, n, choices=(2, 3, 4, 5, 8, 16, 32)):
+        if n.is_const():
+            v = int(n.const_value())
+            ds = [c for c in choices if v % c == 0 and c <= v]
+            if not ds:
+                ds = [d for d in range(2, v + 1) if v % d == 0]
+            if not ds:
+                raise GenFail('no divisor')
+            return self.pick(ds)
+        return self.pick(choices, [3, 1, 4, 1, 3, 2, 1][:len(choices)] if len(choices) == 7 else None)
+
+    def try_view(self, o, e, t, ctx, target):
+        n, el = t[1], t[2]
+        nl = self.nl(ctx)
+        if o == 'split':
+            if n.single_term() and self.chance(0.2):
+                c = self.pick([2, 4, 8, 16])
+                k = n.divc(c)
+                self.need_div(n, c)
+                self.feat('split-symbolic')
+                return f'{e}{nl}|> split {k.arg()}', arr(S(c), self.mk_arr(k, el))
+            c = self.chunk(n)
+            self.need_div(n, c)
+            return f'{e}{nl}|> split {c}', self.mk_arr(n.divc(c), arr(S(c), el))
+        if o == 'join':
+            return f'{e}{nl}|> join', self.mk_arr(n * el[1], el[2])
+        if o == 'transpose':
+            return f'{e}{nl}|> transpose', arr(el[1], arr(n, el[2]))
+        if o == 'vec':
+            if el[0] != 'num' or el[2] != 1 or el[1] == 'bool':
+                return None
+            k = self.pick([2, 4, 8, 4, 2, 16, 3], [4, 4, 3, 0, 0, 1, 1])
+            self.need_div(n, k)
+            self.feat(f'asVector{k}')
+            return f'{e}{nl}|> asVector {k}', self.mk_arr(n.divc(k), num(el[1], k))
+        if o == 'scalar':
+            return f'{e}{nl}|> asScalar', self.mk_arr(n * el[2], num(el[1], 1))
+        if o == 'reorder':
+            s = self.pick([2, 3, 4])
+            self.need_div(n, s)
+            return f'{e}{nl}|> reorderStride {s}', t
+        if o == 'take':
+            if n.single_term() and self.chance(0.3):
+                k = n.divc(2)
+                self.need_div(n, 2)
+            else:
+                k = S(self.pick([1, 2, 3, 4]))
+            self.need_ge(n - k, 1)
+            return f'{e}{nl}|> take {k.arg()}', self.mk_arr(k, el)
+        if o == 'drop':
+            k = S(self.pick([1, 2, 3]))
+            self.need_ge(n - k, 1)
+            return f'{e}{nl}|> drop {k.arg()}', self.mk_arr(n - k, el)
+        if o == 'pad':
+            l, r = self.pick([(1, 1), (0, 2), (2, 1), (1, 0), (3, 3)])
+            self.need_ge(n, 1)
+            if el[0] == 'num' and self.chance(0.4):
+                v = self.lit(el[1])
+                if el[2] != 1:
+                    v = f'(vec {el[2]} {v})'
+                self.feat('padCst')
+                return f'{e}{nl}|> padCst {l} {r} {v}', self.mk_arr(n + (l + r), el)
+            self.feat('padClamp')
+            return f'{e}{nl}|> padClamp {l} {r}', self.mk_arr(n + (l + r), el)
+        if o == 'slide':
+            s, st = self.pick([(3, 1), (2, 1), (4, 2), (5, 1), (2, 2), (4, 4), (3, 2)])
+            self.need_ge(n - s, 0)
+            m = (n - s).divc(st) + 1
+            if st != 1:
+                self.need_div(n - s, st)
+            return f'{e}{nl}|> slide {s} {st}', self.mk_arr(m, arr(S(s), el))
+        raise AssertionError(o)
+
+    def same_length_partner(self, e, t, ctx, target=None):
+        """Another array of the same length as e : t, for a zip."""
+        n = t[1]
+        kinds = ['derived', 'derived', 'input', 'outer']
+        k = self.pick(kinds)
+        if k == 'outer':
+            cands = [(a, at) for a, at in ctx.arrays if at[1] == n and a != e]
+            if cands:
+                self.feat('zip-outer')
+                return self.pick(cands)
+            k = 'input'
+        if k == 'input' or ctx.depth <= 0:
+            el = self.pick([num(ctx.stype), num(ctx.stype), t[2] if not has_arrays(t[2]) else num(ctx.stype)])
+            if self.chance(0.2) and ctx.vectors:
+                el = num(ctx.stype, self.pick([2, 4]))
+            name = self.new_input(arr(n, el), ctx)
+            self.feat('zip-input')
+            return name, arr(n, el)
+        # derived from e itself: a length-preserving chain
+        self.feat('zip-derived')
+        inner = ctx.but(ind=ctx.ind + '  ')
+        d, dt = e, t
+        how = self.pick(['reorder', 'map', 'map', 'pad', 'splitjoin'])
+        nl = self.nl(inner)
+        if how == 'reorder':
+            s = self.pick([2, 4])
+            self.need_div(n, s)
+            d = f'{e}{nl}|> reorderStride {s}'
+        elif how == 'pad':
+            d = f'{e}{nl}|> padClamp 1 2{nl}|> drop 2{nl}|> take {n.arg()}'
+            self.need_ge(n, 1)
+        elif how == 'splitjoin':
+            c = self.chunk(n, (2, 4, 8))
+            self.need_div(n, c)
+            d = f'{e}{nl}|> split {c}{nl}|> join'
+        else:
+            d, dt = self.map_stage(e, t, inner, final=False, zip_side=True)
+        return f'({d})', dt
+
+    def map_kinds(self, ctx, final):
+        """The map primitives allowed at ctx, with weights."""
+        out = []
+        if ctx.level == 'top':
+            return [('mapGlobal', 1)]
+        free_grid = [d for d in (0, 1) if d not in ctx.grid]
+        free_local = [d for d in (0, 1) if d not in ctx.local]
+        if ctx.level == 'global':
+            out.append(('mapSeq', 6))
+            if final and free_grid and ctx.grid_ok:
+                out.append(('mapGlobal', 3))
+        elif ctx.level == 'wg':
+            if free_local:
+                out.append(('mapLocal', 10))
+            if final and free_grid and ctx.grid_ok:
+                out.append(('mapWorkgroup', 3))
+            out.append(('mapSeq', 1))
+        elif ctx.level == 'local':
+            out.append(('mapSeq', 6))
+            if free_local and 'local-in-local' not in self.avoid:
+                out.append(('mapLocal', 2))
+        else:
+            out.append(('mapSeq', 1))
+        return out
+
+    def map_stage(self, e, t, ctx, final, target=None, zip_side=False):
+        """e |> mapX f, materialised (toPrivate/toLocal/toGlobal or the
+        implicit global temporary) unless final."""
+        n, el = t[1], t[2]
+        kinds = self.map_kinds(ctx, final)
+        names = [k for k, _ in kinds]
+        kind = self.pick(names, [w for _, w in kinds])
+        free_grid = [d for d in (0, 1) if d not in ctx.grid]
+        free_local = [d for d in (0, 1) if d not in ctx.local]
+        dim = None
+        if kind in ('mapGlobal', 'mapWorkgroup'):
+            dim = self.pick(free_grid)
+        elif kind == 'mapLocal':
+            dim = self.pick(free_local, [3, 1] if len(free_local) == 2 else None)
+        if dim is None or (dim == 0 and self.chance(0.6)):
+            prim = kind
+        else:
+            prim = f'{kind}{dim}'
+        self.last_kind = kind
+        self.feat(kind + (str(dim) if dim else ''))
+        self.cost(ctx, n)
+        v = self.fresh(self.var_base(el))
+        inner = self.inner_ctx(ctx, kind, dim, n)
+        if kind == 'mapLocal':
+            self.need_le(self.local_product(ctx, n), MAX_LOCAL)
+        btarget = None
+        if target is not None:
+            btarget = target if target[0] == 'num' else target[1]
+        b, u = self.body(v, el, inner, btarget)
+        lam = self.lam(v, b, ctx)
+        res_t = arr(n, u)
+        if final:
+            return f'{e}{self.nl(ctx)}|> {prim} {lam}', res_t
+        # materialisation of an intermediate stage
+        mems = []
+        if kind in ('mapSeq', 'mapLocal'):
+            mems += [('toGlobal', 2), ('', 2)]
+            if ctx.in_wg:
+                mems.append(('toLocal', 4 if kind == 'mapLocal' else 2))
+            if kind == 'mapSeq' and const_sized(res_t) and ctx.level != 'wg':
+                mems.append(('toPrivate', 4))
+        else:
+            mems = [('', 1)]
+        mem = self.pick([m for m, _ in mems], [w for _, w in mems])
+        self.feat('mem:' + (mem or 'implicit') + ':' + kind)
+        if mem == 'toPrivate':
+            self.need_le(flat(res_t), MAX_PRIVATE)
+        if mem == 'toLocal':
+            self.need_le(self.local_product(ctx, flat(res_t)), MAX_LOCAL_MEM)
+        if mem:
+            return f'{e}{self.nl(ctx)}|> {mem} ({prim} {lam})', res_t
+        return f'{e}{self.nl(ctx)}|> {prim} {lam}', res_t
+
+    def local_product(self, ctx, n):
+        p = n
+        for l in ctx.local_loops:
+            p = p * l
+        return p
+
+    def var_base(self, t):
+        if t[0] == 'num':
+            return 'x' if t[2] == 1 else 'v'
+        if t[0] == 'pair':
+            return 'p'
+        return 'c' if t[2][0] != 'arr' else 'b'
+
+    def lam(self, v, body, ctx):
+        if '\n' in body:
+            return f'(\\{v} ->{self.nl(ctx)}    {body})'
+        return f'(\\{v} -> {body})'
+
+    def inner_ctx(self, ctx, kind, dim, n):
+        ind = ctx.ind + '      '
+        loops = ctx.loops + (n,)
+        if kind == 'mapGlobal':
+            return ctx.but(level='global', grid=ctx.grid | {dim}, loops=loops, ind=ind)
+        if kind == 'mapWorkgroup':
+            return ctx.but(level='wg', in_wg=True, grid=ctx.grid | {dim}, loops=loops, ind=ind)
+        if kind == 'mapLocal':
+            return ctx.but(level='local', local=ctx.local | {dim}, loops=loops,
+                           local_loops=ctx.local_loops + (n,), ind=ind, grid_ok=False)
+        return ctx.but(level='seq', loops=loops, ind=ind, grid_ok=False)
+
+    def reduce_stage(self, e, t, ctx, target=None):
+        n, el = t[1], t[2]
+        self.cost(ctx, n)
+        if target is None:
+            lv = [l for l in leaves(el) if l[1] != 'bool']
+            leaf = self.pick(lv)
+            target = pair(leaf, leaf) if self.chance(0.15) else leaf
+        leaf = target if target[0] == 'num' else target[1]
+        y = self.fresh(self.var_base(el))
+        a = self.fresh('a')
+        inner = ctx.but(level='seq', loops=ctx.loops + (n,), ind=ctx.ind + '      ', grid_ok=False)
+        self.feat('reduceSeq' + ('-pair' if target[0] == 'pair' else '') + ('-vec' if leaf[2] > 1 else ''))
+
+        def comb(acc, val, ty):
+            if ty[1] == 'int':
+                f = self.pick(['({a} * 3 + {v}) % 1009', '({v} - {a} * 2) % 1009'])
+            else:
+                f = self.pick(['{a} * 0.5 + {v}', '{v} - {a} * 0.5', 'fma {a} 0.5 {v}', '{a} * 0.75 + {v} * 0.25'])
+            if f.startswith('fma'):
+                return f.format(a=acc, v=par(val))
+            return f.format(a=acc, v=par(val))
+
+        if target[0] == 'pair':
+            v1, _ = self.body(y, el, inner, leaf)
+            v2, _ = self.body(y, el, inner, leaf)
+            bod = f'({comb(f"fst {a}", v1, leaf)}, {comb(f"snd {a}", v2, leaf)})'
+            init = f'({self.lit(leaf[1])}, {self.lit(leaf[1])})'
+        else:
+            v1, _ = self.body(y, el, inner, leaf)
+            bod = comb(a, v1, leaf)
+            init = self.lit(leaf[1])
+            if leaf[2] > 1 and self.chance(0.5):
+                init = f'(vec {leaf[2]} {init})'
+        lam = f'(\\{y} {a} -> {bod})' if '\n' not in bod else f'(\\{y} {a} ->{self.nl(ctx)}    {bod})'
+        return f'{e}{self.nl(ctx)}|> reduceSeq {lam} {init}', target
+
+    def pipeline(self, e, t, ctx, target=None):
+        """A pipeline over the array e : t at ctx: views, zips, map stages,
+        ending in a final map or (with a target: always) a reduction."""
+        can_reduce = ctx.level in ('global', 'local', 'seq') or (ctx.level == 'wg' and self.chance(0.1))
+        nstages = self.pick([1, 1, 2, 2, 3]) if ctx.depth > 0 else 1
+        for st in range(nstages):
+            last = st == nstages - 1
+            e, t = self.views(e, t, ctx, self.pick([0, 0, 1, 1, 2]), target)
+            if self.chance(0.15):
+                p, pt = self.same_length_partner(e, t, ctx, target)
+                e, t = f'zip {par(e)} {par(p)}', arr(t[1], pair(t[2], pt[2]))
+                self.feat('zip')
+            if not last:
+                e, t = self.map_stage(e, t, ctx, final=False, target=target)
+                continue
+            if target is not None:
+                return self.reduce_stage(e, t, ctx, target)
+            if can_reduce and self.chance(0.35):
+                return self.reduce_stage(e, t, ctx)
+            if self.chance(0.05):
+                self.feat('view-only-body')
+                return self.views(e, t, ctx, 1)
+            # the final map; views after it only pass through acceptors when
+            # it was a grid-level map (no barrier across work-groups)
+            e, t = self.map_stage(e, t, ctx, final=True)
+            grid_final = self.last_kind in ('mapGlobal', 'mapWorkgroup')
+            if self.chance(0.3):
+                e, t = self.views(e, t, ctx, 1, acceptor_only=grid_final)
+            return e, t
+        raise AssertionError
+
+    # ---- kernels -----------------------------------------------------
+
+    def source(self, ctx, two_d):
+        """A kernel input (maybe zipped with another), with views."""
+        N = Size.var('N')
+        s = ctx.stype
+        r = self.r.random()
+        if two_d:
+            M = Size.var('M')
+            t = arr(M, arr(N, num(s)))
+        elif r < 0.12 and ctx.vectors:
+            t = arr(N, num(s, self.pick([2, 4])))
+            self.feat('vector-input')
+        elif r < 0.2:
+            t = arr(N, pair(num(s), num(s)))
+            self.feat('pair-input')
+        elif r < 0.25:
+            c = self.pick([2, 3])
+            t = arr(N * c, num(s))
+        else:
+            t = arr(N, num(s))
+        e = self.new_input(t, ctx)
+        if self.chance(0.25):
+            p, pt = self.same_length_partner(e, t, ctx.but(depth=0))
+            e, t = f'zip {par(e)} {par(p)}', arr(t[1], pair(t[2], pt[2]))
+            self.feat('zip-top')
+        return e, t
+
+    def top_stage(self, ctx, two_d, kind=None):
+        e, t = self.source(ctx, two_d)
+        e, t = self.views(e, t, ctx, self.pick([0, 1, 1, 2, 3]))
+        kind = kind or self.pick(['mapGlobal', 'mapWorkgroup'])
+        dim = 1 if two_d and self.chance(0.5) else 0
+        n = t[1]
+        if kind == 'mapWorkgroup' and t[2][0] != 'arr':
+            c = self.chunk(n, (4, 8, 16, 32, 64, 128) if not n.is_const() else (2, 4, 8, 16, 32))
+            self.need_div(n, c)
+            e, t = f'{e}{self.nl(ctx)}|> split {c}', self.mk_arr(n.divc(c), arr(S(c), t[2]))
+            n = t[1]
+        self.need_le(n, MAX_ELEMS)
+        self.cost(ctx, n)
+        v = self.fresh(self.var_base(t[2]))
+        prim = kind if dim == 0 and self.chance(0.6) else f'{kind}{dim}'
+        self.feat(f'top-{kind}{dim}')
+        inner = self.inner_ctx(ctx, kind, dim, n)
+        b, u = self.body(v, t[2], inner)
+        e = f'{e}{self.nl(ctx)}|> {prim} {self.lam(v, b, ctx)}'
+        t = arr(n, u)
+        e, t = self.views(e, t, ctx, self.pick([0, 0, 1, 2]), acceptor_only=True)
+        return e, t
+
+    def kernel(self):
+        r = self.r
+        stype = self.pick(['float', 'double', 'int'], [70, 15, 15])
+        two_d = self.chance(0.25)
+        nats = ['M', 'N'] if two_d else ['N']
+        ctx = Ctx(level='top', in_wg=False, grid=frozenset(), local=frozenset(), loops=(), local_loops=(),
+                  scalars=[], arrays=[], depth=self.pick([1, 2, 2, 3]), ind='  ', stype=stype,
+                  vectors=True, grid_ok=True)
+        self.feat('type:' + stype)
+        if self.chance(0.3):
+            self.params.append(('alpha', f'(alpha: {stype})'))
+            ctx.scalars = [('alpha', num(stype))]
+            self.feat('scalar-param')
+        shape = self.pick(['stage', 'pair', 'zip', 'seq'], [80, 7, 7, 6])
+        self.feat('kernel:' + shape)
+        if shape == 'stage':
+            e, t = self.top_stage(ctx, two_d)
+        elif shape == 'pair':
+            e1, _ = self.top_stage(ctx.but(ind='    '), two_d)
+            e2, _ = self.top_stage(ctx.but(ind='    '), two_d)
+            e = f'(\n    {e1},\n    {e2})'
+        elif shape == 'zip':
+            # two parallel stages over arrays of the same length, zipped
+            src, st = self.source(ctx, False)
+            n = st[1]
+            ind = ctx.ind + '    '
+            v1, v2 = self.fresh(self.var_base(st[2])), self.fresh('x')
+            inner = self.inner_ctx(ctx, 'mapGlobal', 0, n)
+            self.cost(ctx, n)
+            self.cost(ctx, n)
+            b1, _ = self.body(v1, st[2], inner)
+            other = self.new_input(arr(n, num(stype)))
+            b2, _ = self.body(v2, num(stype), inner)
+            e = (f'zip\n{ind}({src}\n{ind}|> mapGlobal {self.lam(v1, b1, ctx.but(ind=ind))})'
+                 f'\n{ind}({other} |> mapGlobal {self.lam(v2, b2, ctx.but(ind=ind))})')
+        else:
+            src, st = self.source(ctx, two_d)
+            sctx = ctx.but(level='seq', grid_ok=False)
+            if self.chance(0.5):
+                e, t = self.reduce_stage(src, st, sctx)
+            else:
+                e, t = self.map_stage(src, st, sctx, final=True)
+        nat_decl = f'({" ".join(nats)}: nat)'
+        params = ' '.join([nat_decl] + [p for _, p in self.params])
+        return f'kernel k {params} =\n  {e}\n', nats
+
+    # ---- sizes -------------------------------------------------------
+
+    def solve(self, nats):
+        cons = []
+        for kind, n, c in self.constraints:
+            f, d = n.compile()
+            cons.append((kind, f, d, c, set(x for m in n.terms for x, _ in m)))
+        costs = [c.compile() for c in self.costs]
+
+        def ok(env, only=None):
+            for kind, f, d, c, vs in cons:
+                if only is not None and not vs <= only:
+                    continue
+                v = f(env)
+                if kind == 'div':
+                    if v % (d * c) != 0:
+                        return False
+                elif kind == 'ge':
+                    if v < c * d:
+                        return False
+                elif v > c * d:
+                    return False
+            return True
+
+        def work(env):
+            return sum(Fraction(f(env), d) for f, d in costs)
+
+        # N: a multiple of the lcm of the moduli of requirements on N alone
+        base = 1
+        for kind, n, c in self.constraints:
+            if kind == 'div' and n.single_term() and set(x for m in n.terms for x, _ in m) == {'N'}:
+                (m, coef), = n.terms.items()
+                if m == (('N', 1),):
+                    q = coef.denominator * c
+                    g = q // math.gcd(q, coef.numerator)
+                    base = base * g // math.gcd(base, g)
+        for attempt in range(8):
+            env = {}
+            if 'M' in nats:
+                ms = [m for m in range(1, 65) if ok({'M': m, 'N': 1}, only={'M'})]
+                if not ms:
+                    raise GenFail('no M')
+                env['M'] = self.pick(ms)
+            target = math.exp(self.r.uniform(math.log(max(base, 24)), math.log(NMAX)))
+            cands = list(range(base, NMAX + 1, base)) or [base]
+            cands.sort(key=lambda x: abs(math.log(x) - math.log(target)) + self.r.random() * 0.3)
+            for nv in cands[:400]:
+                env['N'] = nv
+                if ok(env) and work(env) <= WORK_BUDGET:
+                    return dict((k, env[k]) for k in nats)
+            if 'M' not in nats:
+                break
+        raise GenFail('no sizes')
+
+
+def generate(seed, index, avoid=()):
+    """Program number index of the stream seed: a Program (deterministic)."""
+    for retry in range(200):
+        rng = random.Random(f'{seed}:{index}:{retry}')
+        g = Gen(rng, avoid)
+        try:
+            text, nats = g.kernel()
+            sizes = g.solve(nats)
+        except GenFail:
+            continue
+        header = f'-- generated by tests/diff/gen.py --seed {seed} --index {index}\n'
+        prog = Program(None, 'k', sizes, sorted(g.features))
+        prog.text = header + prog.run_line() + '\n' + text
+        return prog
+    raise RuntimeError(f'no program for seed {seed} index {index}')
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    ap.add_argument('--seed', type=int, default=1)
+    ap.add_argument('--index', type=int, default=0)
+    ap.add_argument('--count', type=int, default=1)
+    ap.add_argument('--avoid', default='', help='comma-separated patterns to leave out: ' + ', '.join(AVOIDABLE))
+    a = ap.parse_args()
+    avoid = [x for x in a.avoid.split(',') if x]
+    for i in range(a.index, a.index + a.count):
+        p = generate(a.seed, i, avoid)
+        sys.stdout.write(p.text + '\n')
+
+
+if __name__ == '__main__':
+    main()

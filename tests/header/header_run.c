@@ -1,0 +1,340 @@
+/* header_run.c: the launchers of `--emit=header` on an OpenCL device (PoCL
+ * in CI), compiled as C11 with the headers generated at build time from
+ * tests/header/kernels.dpia and samples/mm_tiled.dpia, both included in
+ * this one translation unit (the shared part must come out once).
+ *
+ * Modes (one meson test each):
+ *   kernels   a global temporary (twice), struct buffers and a struct by
+ *             value (swap), a vector by value (vecscale), 2D with local
+ *             buffers of symbolic size (mmTiled): results against the host
+ *   errors    preconditions, negative sizes, checked arithmetic, empty
+ *             launches, error strings, a wait list and an event
+ *   cache     one program per context in the cache, two contexts, release
+ *   threads   8 threads with their own queues launching into one context
+ *             at once, every result checked
+ * Without an OpenCL platform the test fails saying so. */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels.h"
+#include "mm_tiled.h"
+
+static int failures;
+
+#define CHECK(c, ...)                                    \
+  do {                                                   \
+    if (!(c)) {                                          \
+      fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);    \
+      fprintf(stderr, __VA_ARGS__);                      \
+      fputc('\n', stderr);                               \
+      failures++;                                        \
+    }                                                    \
+  } while (0)
+
+typedef struct Cl {
+  cl_device_id device;
+  cl_context context;
+  cl_command_queue queue;
+} Cl;
+
+static int cl_open(Cl *cl) {
+  cl_platform_id platform;
+  cl_uint n = 0;
+  if (clGetPlatformIDs(1, &platform, &n) != CL_SUCCESS || n == 0) {
+    fprintf(stderr, "no OpenCL platform: the launcher tests need one (PoCL)\n");
+    return 0;
+  }
+  if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &cl->device, &n) != CL_SUCCESS || n == 0) {
+    fprintf(stderr, "no OpenCL device\n");
+    return 0;
+  }
+  cl_int err;
+  cl->context = clCreateContext(NULL, 1, &cl->device, NULL, NULL, &err);
+  if (err != CL_SUCCESS) return 0;
+  cl->queue = clCreateCommandQueue(cl->context, cl->device, 0, &err);
+  return err == CL_SUCCESS;
+}
+
+static void cl_close(Cl *cl) {
+  clReleaseCommandQueue(cl->queue);
+  clReleaseContext(cl->context);
+}
+
+static cl_mem buffer(Cl *cl, size_t bytes, const void *data) {
+  cl_int err;
+  cl_mem m = clCreateBuffer(cl->context, CL_MEM_READ_WRITE | (data ? CL_MEM_COPY_HOST_PTR : 0), bytes,
+                            (void *)data, &err);
+  if (err != CL_SUCCESS) {
+    fprintf(stderr, "clCreateBuffer: %s\n", dpia_error_string(err));
+    exit(1);
+  }
+  return m;
+}
+
+static void read_back(Cl *cl, cl_mem m, size_t bytes, void *out) {
+  cl_int err = clEnqueueReadBuffer(cl->queue, m, CL_TRUE, 0, bytes, out, 0, NULL, NULL);
+  if (err != CL_SUCCESS) {
+    fprintf(stderr, "clEnqueueReadBuffer: %s\n", dpia_error_string(err));
+    exit(1);
+  }
+}
+
+static float value(int i) { return (float)((i * 7919) % 101) / 16.0f - 3.0f; }
+
+/* twice with n elements on a queue: 0 if every partial sum is right */
+static int run_twice(Cl *cl, cl_command_queue q, int n) {
+  float *xs = malloc(sizeof(float) * (size_t)n), *out = malloc(sizeof(float) * (size_t)(n / 4));
+  for (int i = 0; i < n; i++) xs[i] = value(i);
+  cl_mem dxs = buffer(cl, sizeof(float) * (size_t)n, xs), dout = buffer(cl, sizeof(float) * (size_t)(n / 4), NULL);
+  int rc = dpia_twice_launch(q, dout, dxs, n);
+  int bad = rc != DPIA_SUCCESS;
+  if (!bad) {
+    clEnqueueReadBuffer(q, dout, CL_TRUE, 0, sizeof(float) * (size_t)(n / 4), out, 0, NULL, NULL);
+    for (int g = 0; g < n / 4; g++) {
+      float want = 0;
+      for (int i = 0; i < 4; i++) want = xs[4 * g + i] * 2.0f + want;
+      if (fabsf(out[g] - want) > 1e-5f * (1 + fabsf(want))) bad++;
+    }
+  }
+  clReleaseMemObject(dxs);
+  clReleaseMemObject(dout);
+  free(xs);
+  free(out);
+  return bad;
+}
+
+static void test_kernels(Cl *cl) {
+  CHECK(run_twice(cl, cl->queue, 4096) == 0, "twice: wrong result");
+
+  /* swap: [N](int, float) and a (float, int) by value */
+  enum { N = 1000 };
+  dpia_pair_int_float zs[N];
+  dpia_pair_float_int out[N];
+  for (int i = 0; i < N; i++) {
+    zs[i].fst = i - 500;
+    zs[i].snd = value(i);
+  }
+  dpia_pair_float_int s = {0.5f, 3};
+  cl_mem dzs = buffer(cl, sizeof zs, zs), dout = buffer(cl, sizeof out, NULL);
+  int rc = dpia_swap_launch(cl->queue, dout, dzs, s, N);
+  CHECK(rc == DPIA_SUCCESS, "swap: %s", dpia_error_string(rc));
+  read_back(cl, dout, sizeof out, out);
+  int bad = 0;
+  for (int i = 0; i < N; i++) bad += out[i].fst != zs[i].snd + 0.5f || out[i].snd != zs[i].fst + 3;
+  CHECK(bad == 0, "swap: %d wrong elements", bad);
+  clReleaseMemObject(dzs);
+  clReleaseMemObject(dout);
+
+  /* vecscale: a float4 by value */
+  float xs[N], ys[N];
+  for (int i = 0; i < N; i++) xs[i] = value(i);
+  cl_float4 a = {{1.0f, -2.0f, 0.5f, 4.0f}};
+  cl_mem dxs = buffer(cl, sizeof xs, xs), dys = buffer(cl, sizeof ys, NULL);
+  rc = dpia_vecscale_launch(cl->queue, dys, a, dxs, N);
+  CHECK(rc == DPIA_SUCCESS, "vecscale: %s", dpia_error_string(rc));
+  read_back(cl, dys, sizeof ys, ys);
+  bad = 0;
+  for (int i = 0; i < N; i++) bad += ys[i] != a.s[i % 4] * xs[i];
+  CHECK(bad == 0, "vecscale: %d wrong elements", bad);
+  clReleaseMemObject(dxs);
+  clReleaseMemObject(dys);
+
+  /* mmTiled: 2D NDRange, two local buffers of 16*K floats */
+  enum { M = 32, MN = 48, K = 20 };
+  static float ma[M * K], mb[K * MN], mc[M * MN];
+  for (int i = 0; i < M * K; i++) ma[i] = value(i);
+  for (int i = 0; i < K * MN; i++) mb[i] = value(3 * i + 1);
+  cl_mem da = buffer(cl, sizeof ma, ma), db = buffer(cl, sizeof mb, mb), dc = buffer(cl, sizeof mc, NULL);
+  rc = dpia_mmTiled_launch(cl->queue, dc, da, db, M, MN, K);
+  CHECK(rc == DPIA_SUCCESS, "mmTiled: %s", dpia_error_string(rc));
+  read_back(cl, dc, sizeof mc, mc);
+  bad = 0;
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < MN; j++) {
+      float want = 0;
+      for (int k = 0; k < K; k++) want = ma[i * K + k] * mb[k * MN + j] + want;
+      bad += fabsf(mc[i * MN + j] - want) > 1e-4f * (1 + fabsf(want));
+    }
+  CHECK(bad == 0, "mmTiled: %d wrong elements", bad);
+  clReleaseMemObject(da);
+  clReleaseMemObject(db);
+  clReleaseMemObject(dc);
+}
+
+static void test_errors(Cl *cl) {
+  cl_mem m = buffer(cl, 4096, NULL);
+  /* N % 4 == 0 */
+  int rc = dpia_twice_launch(cl->queue, m, m, 1022);
+  CHECK(rc == DPIA_ERROR_PRECONDITION, "twice N=1022: %d", rc);
+  /* M % 16 == 0, N % 16 == 0 */
+  rc = dpia_mmTiled_launch(cl->queue, m, m, m, 16, 17, 4);
+  CHECK(rc == DPIA_ERROR_PRECONDITION, "mmTiled N=17: %d", rc);
+  rc = dpia_twice_launch(cl->queue, m, m, -4);
+  CHECK(rc == DPIA_ERROR_SIZE, "twice N=-4: %d", rc);
+  /* OpenCL's own errors come back unchanged */
+  rc = dpia_twice_launch(NULL, m, m, 8);
+  CHECK(rc == CL_INVALID_COMMAND_QUEUE, "twice on a NULL queue: %s", dpia_error_string(rc));
+
+  /* an empty launch enqueues nothing, or a marker when an event is wanted */
+  rc = dpia_twice_launch(cl->queue, m, m, 0);
+  CHECK(rc == DPIA_SUCCESS, "twice N=0: %s", dpia_error_string(rc));
+  cl_event ev = NULL;
+  rc = dpia_twice_enqueue(cl->queue, m, m, 0, 0, NULL, &ev);
+  CHECK(rc == DPIA_SUCCESS && ev, "twice N=0 with an event: %s", dpia_error_string(rc));
+  if (ev) {
+    CHECK(clWaitForEvents(1, &ev) == CL_SUCCESS, "waiting for the marker");
+    clReleaseEvent(ev);
+  }
+
+  /* a wait list and an event: the kernel waits for a user event */
+  cl_int err;
+  cl_event gate = clCreateUserEvent(cl->context, &err);
+  CHECK(err == CL_SUCCESS, "clCreateUserEvent");
+  float xs[8] = {1, 2, 3, 4, 5, 6, 7, 8}, out[2] = {0, 0};
+  cl_mem dxs = buffer(cl, sizeof xs, xs), dout = buffer(cl, sizeof out, NULL);
+  ev = NULL;
+  rc = dpia_twice_enqueue(cl->queue, dout, dxs, 8, 1, &gate, &ev);
+  CHECK(rc == DPIA_SUCCESS && ev, "twice with a wait list: %s", dpia_error_string(rc));
+  cl_int status = CL_COMPLETE;
+  clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL);
+  CHECK(status != CL_COMPLETE, "the kernel ran before its wait list completed");
+  clSetUserEventStatus(gate, CL_COMPLETE);
+  CHECK(clWaitForEvents(1, &ev) == CL_SUCCESS, "waiting for the kernel");
+  read_back(cl, dout, sizeof out, out);
+  CHECK(out[0] == 20 && out[1] == 52, "twice after the wait list: %g %g", out[0], out[1]);
+  clReleaseEvent(ev);
+  clReleaseEvent(gate);
+  clReleaseMemObject(dxs);
+  clReleaseMemObject(dout);
+  clReleaseMemObject(m);
+
+  /* checked arithmetic */
+  int bad = 0;
+  CHECK(dpia_mul_(LLONG_MAX / 2 + 1, 2, &bad) == 0 && bad, "mul overflow");
+  bad = 0;
+  CHECK(dpia_mul_(-3, LLONG_MAX / 3, &bad) == -(LLONG_MAX / 3) * 3 && !bad, "mul in range");
+  CHECK(dpia_mul_(LLONG_MIN, -1, &bad) == 0 && bad, "mul LLONG_MIN * -1");
+  bad = 0;
+  CHECK(dpia_add_(LLONG_MAX, 1, &bad) == 0 && bad, "add overflow");
+  bad = 0;
+  CHECK(dpia_sub_(LLONG_MIN, 1, &bad) == 0 && bad, "sub overflow");
+  bad = 0;
+  CHECK(dpia_div_(7, 0, &bad) == 0 && bad, "div by zero");
+  bad = 0;
+  CHECK(dpia_mod_(-7, 4, &bad) == -3 && !bad, "C truncation of %%");
+  CHECK(dpia_neg_(LLONG_MIN, &bad) == 0 && bad, "neg overflow");
+  bad = 0;
+  dpia_size_(-1, &bad);
+  CHECK(bad, "negative size");
+
+  /* error strings */
+  CHECK(strstr(dpia_error_string(DPIA_ERROR_PRECONDITION), "precondition") != NULL, "precondition string");
+  CHECK(strncmp(dpia_error_string(DPIA_ERROR_SIZE), "DPIA_ERROR_SIZE", 15) == 0, "size string");
+  CHECK(strcmp(dpia_error_string(CL_INVALID_WORK_GROUP_SIZE), "CL_INVALID_WORK_GROUP_SIZE") == 0, "CL string");
+  CHECK(strcmp(dpia_error_string(DPIA_SUCCESS), "DPIA_SUCCESS") == 0, "success string");
+  CHECK(strcmp(dpia_error_string(12345), "unknown error code") == 0, "unknown code");
+}
+
+static void test_cache(Cl *cl) {
+  dpia_program_cache_ *cache = dpia_twice_cache_();
+  CHECK(run_twice(cl, cl->queue, 64) == 0, "twice");
+  CHECK(DPIA_LOAD_(&cache->context[0]) == cl->context, "the first context is in slot 0");
+  cl_program p = DPIA_LOAD_(&cache->program[0]);
+  CHECK(p != NULL, "its program is cached");
+  CHECK(run_twice(cl, cl->queue, 128) == 0, "twice again");
+  CHECK(DPIA_LOAD_(&cache->program[0]) == p && DPIA_LOAD_(&cache->context[1]) == NULL,
+        "the second launch reuses the program");
+  Cl other;
+  if (!cl_open(&other)) {
+    failures++;
+    return;
+  }
+  CHECK(run_twice(&other, other.queue, 64) == 0, "twice in a second context");
+  CHECK(DPIA_LOAD_(&cache->context[1]) == other.context && DPIA_LOAD_(&cache->program[1]) != NULL,
+        "the second context is in slot 1");
+  /* a full cache still launches (a program per launch) */
+  dpia_program_cache_ saved;
+  memcpy(&saved, cache, sizeof saved);
+  for (int i = 2; i < DPIA_CACHE_SLOTS; i++) DPIA_STORE_(&cache->context[i], (cl_context)&saved);
+  Cl third;
+  if (!cl_open(&third)) {
+    failures++;
+    return;
+  }
+  CHECK(run_twice(&third, third.queue, 64) == 0, "twice with a full cache");
+  for (int i = 2; i < DPIA_CACHE_SLOTS; i++) DPIA_STORE_(&cache->context[i], (cl_context)NULL);
+  cl_close(&third);
+  clFinish(other.queue);
+  dpia_twice_release();
+  for (int i = 0; i < DPIA_CACHE_SLOTS; i++)
+    CHECK(DPIA_LOAD_(&cache->context[i]) == NULL && DPIA_LOAD_(&cache->program[i]) == NULL, "slot %d released", i);
+  cl_close(&other);
+  CHECK(run_twice(cl, cl->queue, 64) == 0, "twice after release");
+  CHECK(DPIA_LOAD_(&cache->context[0]) == cl->context, "cached again after release");
+}
+
+enum { THREADS = 8, ROUNDS = 10 };
+
+typedef struct Worker {
+  Cl *cl;
+  int bad;
+} Worker;
+
+static void *worker(void *arg) {
+  Worker *w = arg;
+  cl_int err;
+  cl_command_queue q = clCreateCommandQueue(w->cl->context, w->cl->device, 0, &err);
+  if (err != CL_SUCCESS) {
+    w->bad = 1;
+    return NULL;
+  }
+  for (int r = 0; r < ROUNDS; r++) w->bad += run_twice(w->cl, q, 256 * (r + 1));
+  clReleaseCommandQueue(q);
+  return NULL;
+}
+
+static void test_threads(Cl *cl) {
+  dpia_twice_release();
+  pthread_t t[THREADS];
+  Worker w[THREADS];
+  for (int i = 0; i < THREADS; i++) {
+    w[i] = (Worker){cl, 0};
+    pthread_create(&t[i], NULL, worker, &w[i]);
+  }
+  for (int i = 0; i < THREADS; i++) {
+    pthread_join(t[i], NULL);
+    CHECK(w[i].bad == 0, "thread %d: %d bad launches", i, w[i].bad);
+  }
+  dpia_program_cache_ *cache = dpia_twice_cache_();
+  CHECK(DPIA_LOAD_(&cache->context[0]) == cl->context && DPIA_LOAD_(&cache->program[0]) != NULL,
+        "one program cached for the shared context");
+  CHECK(DPIA_LOAD_(&cache->context[1]) == NULL, "and only one slot used");
+}
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: header_run kernels|errors|cache|threads\n");
+    return 2;
+  }
+  Cl cl;
+  if (!cl_open(&cl)) return 1;
+  if (strcmp(argv[1], "kernels") == 0) test_kernels(&cl);
+  else if (strcmp(argv[1], "errors") == 0) test_errors(&cl);
+  else if (strcmp(argv[1], "cache") == 0) test_cache(&cl);
+  else if (strcmp(argv[1], "threads") == 0) test_threads(&cl);
+  else {
+    fprintf(stderr, "unknown mode %s\n", argv[1]);
+    return 2;
+  }
+  dpia_twice_release();
+  dpia_swap_release();
+  dpia_vecscale_release();
+  dpia_mmTiled_release();
+  cl_close(&cl);
+  if (failures) fprintf(stderr, "%d failure(s)\n", failures);
+  else printf("ok\n");
+  return failures != 0;
+}
