@@ -352,7 +352,13 @@ static bool unify_phrase(Checker *c, PhraseType *a, PhraseType *b) {
   }
 }
 
-/* ---- zonking: replace solved metavariables everywhere ---- */
+/* ---- zonking: replace solved metavariables everywhere ----
+ *
+ * A type with nothing to replace is returned as it is, not copied: zonking
+ * runs over every phrase of a declaration (translation throughput, issue
+ * 5), and types are immutable once zonked. */
+
+static bool same_size(Size a, Size b) { return a.terms == b.terms && a.nterms == b.nterms; }
 
 static DataType *zonk_data(Checker *c, DataType *t) {
   t = dt_resolve(t);
@@ -360,21 +366,38 @@ static DataType *zonk_data(Checker *c, DataType *t) {
   case DT_SCALAR:
   case DT_VAR:
   case DT_META: return t;
-  case DT_ARRAY: return dt_array(c->tc, zonk_size(c, t->size), zonk_data(c, t->elem));
-  case DT_PAIR: return dt_pair(c->tc, zonk_data(c, t->fst), zonk_data(c, t->snd));
-  case DT_IDX: return dt_idx(c->tc, zonk_size(c, t->size));
+  case DT_ARRAY: {
+    Size n = zonk_size(c, t->size);
+    DataType *e = zonk_data(c, t->elem);
+    return same_size(n, t->size) && e == t->elem ? t : dt_array(c->tc, n, e);
+  }
+  case DT_PAIR: {
+    DataType *a = zonk_data(c, t->fst), *b = zonk_data(c, t->snd);
+    return a == t->fst && b == t->snd ? t : dt_pair(c->tc, a, b);
+  }
+  case DT_IDX: {
+    Size n = zonk_size(c, t->size);
+    return same_size(n, t->size) ? t : dt_idx(c->tc, n);
+  }
   }
   return t;
 }
 
 static PhraseType *zonk_phrase_type(Checker *c, PhraseType *t) {
   switch (t->kind) {
-  case PT_EXP: return pt_exp(c->tc, zonk_data(c, t->data));
-  case PT_ACC: return pt_acc(c->tc, zonk_data(c, t->data));
+  case PT_EXP:
+  case PT_ACC: {
+    DataType *d = zonk_data(c, t->data);
+    return d == t->data ? t : t->kind == PT_EXP ? pt_exp(c->tc, d) : pt_acc(c->tc, d);
+  }
   case PT_COMM: return t;
-  case PT_WITH: return pt_with(c->tc, zonk_phrase_type(c, t->fst), zonk_phrase_type(c, t->snd));
-  case PT_FN: return pt_fn(c->tc, zonk_phrase_type(c, t->fst), zonk_phrase_type(c, t->snd));
-  case PT_FN_P: return pt_fn_p(c->tc, zonk_phrase_type(c, t->fst), zonk_phrase_type(c, t->snd));
+  case PT_WITH:
+  case PT_FN:
+  case PT_FN_P: {
+    PhraseType *a = zonk_phrase_type(c, t->fst), *b = zonk_phrase_type(c, t->snd);
+    if (a == t->fst && b == t->snd) return t;
+    return t->kind == PT_WITH ? pt_with(c->tc, a, b) : t->kind == PT_FN ? pt_fn(c->tc, a, b) : pt_fn_p(c->tc, a, b);
+  }
   }
   return t;
 }
@@ -1153,11 +1176,18 @@ static bool is_function_literal(const Ast *e) {
   return e && (e->kind == AST_LAMBDA || e->kind == AST_COMPOSE);
 }
 
+/* An argument checked after the data arguments: a function literal, or
+ * anything passed where a function is expected (toGlobal (mapSeq f) x:
+ * mapSeq f must see the element type of x before its lambda is checked). */
+static bool check_late(const Ast *e, const PhraseType *param) {
+  return is_function_literal(e) || param->kind == PT_FN || param->kind == PT_FN_P;
+}
+
 static Phrase *elab_lambda(Checker *c, Env *env, const Ast *e, PhraseType *want);
 static Phrase *elab_function_literal(Checker *c, Env *env, const Ast *e, PhraseType *want);
 
 /* Apply fn to args.  want (optional) is the type the whole application
- * must have; unifying it early lets lambda arguments see it. */
+ * must have; unifying it early lets function arguments see it. */
 static Phrase *apply_spine(Checker *c, Env *env, Phrase *fn, Arg *args, int nargs, PhraseType *want) {
   /* collect the parameter types */
   PhraseType **params = NEWARRAY(c->arena, PhraseType *, nargs);
@@ -1183,7 +1213,7 @@ static Phrase *apply_spine(Checker *c, Env *env, Phrase *fn, Arg *args, int narg
     if (args[i].ready) {
       elab[i] = args[i].ready;
       if (!expect_type(c, args[i].ready->span, params[i], args[i].ready->type, NULL)) ok = false;
-    } else if (!is_function_literal(args[i].ast)) {
+    } else if (!check_late(args[i].ast, params[i])) {
       elab[i] = check(c, env, args[i].ast, params[i]);
       if (!elab[i]) ok = false;
     }
@@ -1191,7 +1221,7 @@ static Phrase *apply_spine(Checker *c, Env *env, Phrase *fn, Arg *args, int narg
   if (ok && want && !expect_type(c, args[nargs - 1].app_span, want, t, NULL)) ok = false;
   wake_deferred(c);
   for (int i = 0; i < nargs; i++) {
-    if (!args[i].ready && is_function_literal(args[i].ast)) {
+    if (!args[i].ready && check_late(args[i].ast, params[i])) {
       elab[i] = check(c, env, args[i].ast, params[i]);
       if (!elab[i]) ok = false;
       wake_deferred(c);

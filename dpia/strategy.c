@@ -15,6 +15,7 @@ struct Frame {
   int dim;
   Span span;
   const Frame *up;
+  bool has_nested_grid; /* a grid-level map whose body holds another one */
 };
 
 typedef struct Strategy {
@@ -70,11 +71,55 @@ static bool is_sequential_or_local(const Frame *f, const void *arg) {
   return f->prim == PRIM_MAP_LOCAL || f->prim == PRIM_MAP_SEQ || f->prim == PRIM_REDUCE_SEQ || f->prim == PRIM_REDUCE;
 }
 
+static bool is_to_private(const Frame *f, const void *arg) {
+  (void)arg;
+  return f->prim == PRIM_TO_PRIVATE;
+}
+
 static bool is_grid_same_dim(const Frame *f, const void *arg) {
   return (f->prim == PRIM_MAP_WORKGROUP || f->prim == PRIM_MAP_GLOBAL) && f->dim == *(const int *)arg;
 }
 
 static bool is_parallel_map(Prim p) { return p == PRIM_MAP_GLOBAL || p == PRIM_MAP_WORKGROUP; }
+
+static bool is_any_map(Prim p) {
+  return p == PRIM_MAP || p == PRIM_MAP_SEQ || p == PRIM_MAP_GLOBAL || p == PRIM_MAP_WORKGROUP || p == PRIM_MAP_LOCAL;
+}
+
+/* Only grid-level maps (mapGlobal, mapWorkgroup) around: code here runs in
+ * work-items of different work-groups, which no barrier orders. */
+static bool grid_context(const Frame *f) {
+  for (; f; f = f->up)
+    if (!is_parallel_map(f->prim)) return false;
+  return true;
+}
+
+static const Frame *innermost_grid(const Frame *f) {
+  for (; f; f = f->up)
+    if (is_parallel_map(f->prim)) return f;
+  return NULL;
+}
+
+/* where a temporary made at this point lives: the memory of the nearest
+ * toGlobal/toLocal/toPrivate below the grid map g (spec section 6) */
+static Prim temp_memory(const Frame *f, const Frame *g) {
+  for (; f && f != g; f = f->up)
+    if (f->prim == PRIM_TO_GLOBAL || f->prim == PRIM_TO_LOCAL || f->prim == PRIM_TO_PRIVATE) return f->prim;
+  return PRIM_TO_GLOBAL;
+}
+
+static bool contains_grid_map(const Phrase *p) {
+  switch (p->kind) {
+  case PH_PRIM: return is_parallel_map(p->prim);
+  case PH_VAR:
+  case PH_LIT:
+  case PH_DEF: return false;
+  case PH_LAM: return contains_grid_map(p->body);
+  case PH_PROJ:
+  case PH_UNOP: return contains_grid_map(p->fst);
+  default: return contains_grid_map(p->fst) || contains_grid_map(p->snd);
+  }
+}
 
 static void violation(Strategy *s, Span inner, const Frame *outer, const char *fmt, const char *a, const char *b) {
   s->ok = false;
@@ -97,7 +142,10 @@ static void check_placement(Strategy *s, const Phrase *head, const Frame *f) {
                  "mapSeq");
     return;
   case PRIM_MAP_LOCAL:
-    if ((o = find(f, is_local_same_dim, &head->dim)))
+    if ((o = find(f, is_to_private, NULL)))
+      violation(s, head->span, o, "'%s' inside '%s': private memory belongs to one work-item, so a parallel map "
+                "cannot produce it", name, construct_name(s->arena, o->prim, o->dim));
+    else if ((o = find(f, is_local_same_dim, &head->dim)))
       violation(s, head->span, o, "'%s' inside another '%s' of the same dimension", name,
                 construct_name(s->arena, o->prim, o->dim));
     else if (!find(f, is_workgroup, NULL)) {
@@ -109,7 +157,10 @@ static void check_placement(Strategy *s, const Phrase *head, const Frame *f) {
     return;
   case PRIM_MAP_WORKGROUP:
   case PRIM_MAP_GLOBAL:
-    if ((o = find(f, is_sequential_or_local, NULL)))
+    if ((o = find(f, is_to_private, NULL)))
+      violation(s, head->span, o, "'%s' inside '%s': private memory belongs to one work-item, so a parallel map "
+                "cannot produce it", name, construct_name(s->arena, o->prim, o->dim));
+    else if ((o = find(f, is_sequential_or_local, NULL)))
       violation(s, head->span, o, "'%s' inside '%s': work-group and global parallelism cannot be nested in "
                 "local or sequential code", name, construct_name(s->arena, o->prim, o->dim));
     else if ((o = find(f, is_grid_same_dim, &head->dim)))
@@ -183,8 +234,9 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
   }
   check_placement(s, head, f);
   Prim prim = head->prim;
-  if (!f && is_parallel_map(prim) && !pos.to_output) {
-    /* spec section 5: no barrier across work-groups */
+  if (is_parallel_map(prim) && grid_context(f) && !pos.to_output) {
+    /* spec section 5: no barrier across work-groups, at the top of the
+     * kernel or inside another grid-level map */
     s->ok = false;
     if (first_report(s, head->span)) {
       const char *name = construct_name(s->arena, prim, head->dim);
@@ -196,7 +248,25 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
         diag_note(s->diag, pos.reader, "it is read here by '%s'", prim_info[pos.reader_prim].name);
     }
   }
-  if (!f && prim == PRIM_TO_PRIVATE && pos.to_output) {
+  const Frame *g = innermost_grid(f);
+  bool materialises = prim == PRIM_TO_GLOBAL || prim == PRIM_TO_LOCAL ||
+                      (is_any_map(prim) && !pos.to_output && temp_memory(f, g) != PRIM_TO_PRIVATE);
+  if (g && g->has_nested_grid && materialises) {
+    /* the body of g runs in every work-item of the nested grid map's
+     * dimension: a temporary made here would be written by all of them at
+     * once (temporaries are widened per iteration of g only) */
+    s->ok = false;
+    if (first_report(s, head->span)) {
+      diag_error(s->diag, head->span,
+                 "'%s' materialises its result in the body of '%s', which holds another grid-level map: every "
+                 "work-item of that map would compute it at once; move it inside that map, use toPrivate, or "
+                 "split the kernel",
+                 construct_name(s->arena, prim, head->dim), construct_name(s->arena, g->prim, g->dim));
+      diag_note(s->diag, g->span, "the enclosing '%s' is here", construct_name(s->arena, g->prim, g->dim));
+    }
+  }
+  bool result_in_private = !f && prim == PRIM_TO_PRIVATE && pos.to_output;
+  if (result_in_private) {
     s->ok = false;
     if (first_report(s, head->span))
       diag_error(s->diag, head->span,
@@ -204,15 +274,15 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
                  "global memory (the output buffer): remove this toPrivate",
                  s->kernel->name);
   }
-  Frame inner = {prim, head->dim, head->span, f};
+  Frame inner = {prim, head->dim, head->span, f, false};
   for (int i = 0; i < nargs; i++) {
     if (is_body_arg(prim, i)) {
-      walk(s, args[i], &inner, (Position){true, head->span, prim});
+      inner.has_nested_grid = is_parallel_map(prim) && contains_grid_map(args[i]);
+      /* a misplaced toPrivate was reported: its body is not checked as
+       * private code again (no cascade) */
+      walk(s, args[i], result_in_private ? f : &inner, (Position){true, head->span, prim});
     } else {
-      Position ap = {f == NULL && pos.to_output && passes_acceptor(prim), head->span, prim};
-      /* inside a parallel map's body the rule is the hierarchy's, not this one */
-      if (f) ap.to_output = true;
-      walk(s, args[i], f, ap);
+      walk(s, args[i], f, (Position){pos.to_output && passes_acceptor(prim), head->span, prim});
     }
   }
 }
