@@ -11,11 +11,13 @@
  *
  * Every implementation is first run once and its result compared with a
  * host reference computed in double precision; one that differs is
- * reported and not timed.  Then each implementation runs R times in a row
- * (default 15) after 2 warm-up runs, with a pause before it so that the
- * worker threads of the previous one (OpenBLAS's spin for a while after a
- * call, as do OpenMP's and PoCL's) do not compete with it; the figure is
- * the median of the R times.  Times are
+ * reported and not timed.  Then the implementations of one operation are
+ * timed in R rounds (default 15) after 2 warm-up rounds, each round running
+ * each implementation once in turn, so that the load of a shared machine
+ * spreads evenly over them; the figure is the median of the R times.  The
+ * worker threads of OpenMP and OpenBLAS must not spin after a call, or they
+ * slow down whatever runs next: bench/run.sh sets OMP_WAIT_POLICY=passive
+ * and OPENBLAS_THREAD_TIMEOUT=4.  Times are
  * wall clock around enqueue ... clFinish, plus, for the reductions, reading
  * the partial sums back and adding them up on the host (CLBlast's events
  * may cover only one of its kernels).  GB/s counts the bytes the operation
@@ -265,6 +267,18 @@ static J *jvalue(JP *p) {
   return j;
 }
 
+static void jfree(J *j) {
+  if (!j) return;
+  for (int i = 0; i < j->n; i++) {
+    jfree(j->items[i]);
+    free(j->keys[i]);
+  }
+  free(j->items);
+  free(j->keys);
+  free(j->str);
+  free(j);
+}
+
 static J *jget(const J *o, const char *key) {
   if (!o || o->kind != J_OBJ) return NULL;
   for (int i = 0; i < o->n; i++)
@@ -458,6 +472,7 @@ struct Impl {
   const char *family; /* "dpia", "hand", "CLBlast", "OpenBLAS", "roof" */
   ImplKind kind;
   /* IK_CL */
+  cl_program program; /* dpia kernels: their own program */
   cl_kernel kernel;
   int nargs;
   Arg args[MAX_ARGS];
@@ -566,6 +581,7 @@ static Impl *add_dpia(Op *op, const char *sample, const char *kernel) {
   for (int i = 0; pre && i < pre->n; i++) {
     if (!eval_precondition(pre->items[i]->str, &nats)) {
       printf("  (dpia %s: precondition %s does not hold at %s: skipped)\n", kernel, pre->items[i]->str, op->size);
+      jfree(meta);
       return NULL;
     }
   }
@@ -615,18 +631,21 @@ static Impl *add_dpia(Op *op, const char *sample, const char *kernel) {
   for (int d = 0; im->has_local && d < ls->n; d++) im->local[d] = (size_t)eval_size(ls->items[d]->str, &nats);
   if (is_reduction(op)) im->partials = falloc(im->out_floats);
   snprintf(im->note, sizeof im->note, "%s", sample);
+  im->program = prog;
+  jfree(meta);
   return im;
 }
 
 /* ---- hand-written kernels (bench/kernels/blas.cl) ---- */
 
-static cl_program hand_program;
+static cl_program hand_program, before_program;
 
-static Impl *add_hand(Op *op, const char *kernel, const char *label, cl_uint ndims, const size_t *global,
-                      const size_t *local, size_t out_floats, int nargs, const Arg *args) {
-  Impl *im = add_impl(op, IK_CL, "hand", "hand %s", label);
+static Impl *add_cl(Op *op, cl_program program, const char *family, const char *kernel, const char *label,
+                    cl_uint ndims, const size_t *global, const size_t *local, size_t out_floats, int nargs,
+                    const Arg *args) {
+  Impl *im = add_impl(op, IK_CL, family, "%s", label);
   cl_int err;
-  im->kernel = clCreateKernel(hand_program, kernel, &err);
+  im->kernel = clCreateKernel(program, kernel, &err);
   if (err != CL_SUCCESS) die("clCreateKernel(%s): %d", kernel, (int)err);
   im->out = buffer(out_floats * sizeof(float), NULL);
   im->out_floats = out_floats;
@@ -642,6 +661,13 @@ static Impl *add_hand(Op *op, const char *kernel, const char *label, cl_uint ndi
   if (is_reduction(op)) im->partials = falloc(out_floats);
   snprintf(im->note, sizeof im->note, "%s", kernel);
   return im;
+}
+
+static Impl *add_hand(Op *op, const char *kernel, const char *label, cl_uint ndims, const size_t *global,
+                      const size_t *local, size_t out_floats, int nargs, const Arg *args) {
+  char name[96];
+  snprintf(name, sizeof name, "hand %s", label);
+  return add_cl(op, hand_program, "hand", kernel, name, ndims, global, local, out_floats, nargs, args);
 }
 
 static Arg amem(cl_mem m) { return (Arg){A_MEM, m, 0, 0, 0}; }
@@ -727,7 +753,10 @@ static void run_openblas(Op *op, Impl *im) {
 
 /* The bandwidth roof: the same reads and writes as the operation, in a
  * plain loop over all cores (OpenMP; simd reductions, which the compiler
- * may reorder like any of the kernels do). */
+ * may reorder like any of the kernels do).  Chunks are handed out
+ * dynamically, as PoCL hands out work-groups: with a static split, one
+ * thread that the machine's other load holds up holds up the whole loop. */
+enum { ROOF_CHUNK = 1 << 16 };
 static void run_roof(Op *op, Impl *im) {
   long long n = op->n, m = op->m;
   const float *x = op->x, *y = op->y, *a = op->a;
@@ -735,26 +764,26 @@ static void run_roof(Op *op, Impl *im) {
   double s = 0;
   switch (op->kind) {
   case OP_SCAL: {
-#pragma omp parallel for simd schedule(static)
+#pragma omp parallel for simd schedule(dynamic, ROOF_CHUNK)
     for (long long i = 0; i < n; i++) out[i] = alpha * x[i];
     break;
   }
   case OP_ASUM: {
     float t = 0;
-#pragma omp parallel for simd schedule(static) reduction(+ : t)
+#pragma omp parallel for simd schedule(dynamic, ROOF_CHUNK) reduction(+ : t)
     for (long long i = 0; i < n; i++) t += fabsf(x[i]);
     s = t;
     break;
   }
   case OP_DOT: {
     float t = 0;
-#pragma omp parallel for simd schedule(static) reduction(+ : t)
+#pragma omp parallel for simd schedule(dynamic, ROOF_CHUNK) reduction(+ : t)
     for (long long i = 0; i < n; i++) t += x[i] * y[i];
     s = t;
     break;
   }
   case OP_GEMV: {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(dynamic, 8)
     for (long long i = 0; i < m; i++) {
       float t = 0;
       const float *r = a + i * n;
@@ -764,23 +793,22 @@ static void run_roof(Op *op, Impl *im) {
     }
     break;
   }
-  case OP_STENCIL1D: {
-#pragma omp parallel for simd schedule(static)
-    for (long long i = 0; i < n; i++) {
-      long long l = i > 0 ? i - 1 : 0, r = i + 1 < n ? i + 1 : n - 1;
-      out[i] = (x[l] + x[i] + x[r]) / 3.0f;
-    }
+  case OP_STENCIL1D: { /* the edges apart, so that the interior needs no clamp */
+    out[0] = (x[0] + x[0] + x[n > 1 ? 1 : 0]) / 3.0f;
+#pragma omp parallel for simd schedule(dynamic, ROOF_CHUNK)
+    for (long long i = 1; i < n - 1; i++) out[i] = (x[i - 1] + x[i] + x[i + 1]) / 3.0f;
+    if (n > 1) out[n - 1] = (x[n - 2] + x[n - 1] + x[n - 1]) / 3.0f;
     break;
   }
   case OP_JACOBI2D: {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(dynamic, 8)
     for (long long i = 0; i < m; i++) {
-      long long up = i > 0 ? i - 1 : 0, down = i + 1 < m ? i + 1 : m - 1;
+      const float *up = x + (i > 0 ? i - 1 : 0) * n, *row = x + i * n, *down = x + (i + 1 < m ? i + 1 : m - 1) * n;
+      float *o = out + i * n;
+      o[0] = (up[0] + row[0] + row[0] + row[n > 1 ? 1 : 0] + down[0]) * 0.2f;
 #pragma omp simd
-      for (long long j = 0; j < n; j++) {
-        long long l = j > 0 ? j - 1 : 0, r = j + 1 < n ? j + 1 : n - 1;
-        out[i * n + j] = (x[up * n + j] + x[i * n + l] + x[i * n + j] + x[i * n + r] + x[down * n + j]) * 0.2f;
-      }
+      for (long long j = 1; j < n - 1; j++) o[j] = (up[j] + row[j - 1] + row[j] + row[j + 1] + down[j]) * 0.2f;
+      if (n > 1) o[n - 1] = (up[n - 1] + row[n - 2] + row[n - 1] + row[n - 1] + down[n - 1]) * 0.2f;
     }
     break;
   }
@@ -891,7 +919,11 @@ static bool check(Op *op, Impl *im) {
     free(scratch);
     err = isnan(num) ? INFINITY : sqrt(num / den);
   }
-  if (err <= 1e-4) return true;
+  /* 1e-4 as dpia run --check (spec section 11); sums of 2^25 floats and
+   * more (the roof's and OpenBLAS's float accumulators) may be off by a few
+   * 1e-4, a missing or doubled chunk of the input by far more */
+  double bound = is_reduction(op) && op->n >= (1 << 25) ? 1e-3 : 1e-4;
+  if (err <= bound) return true;
   snprintf(im->note, sizeof im->note, "WRONG RESULT: relative error %.3g", err);
   return false;
 }
@@ -1004,6 +1036,7 @@ static void setup_impls(Op *op) {
     add_dpia(op, "asum.dpia", "asumPartial");
     add_dpia(op, "asum_reorder.dpia", "asumReorder");
     add_dpia(op, "asum_vec.dpia", "asumVec16");
+    add_dpia(op, "asum_vec.dpia", "asumVec16x2");
     size_t g1[] = {64 * 64}, l1[] = {64};
     add_hand(op, "asum_simple", "asum_simple (tree)", 1, g1, l1, 64, 3, (Arg[]){amem(op->dx), aint(n), alocal(64 * 4)});
     int chunk = 256;
@@ -1015,6 +1048,7 @@ static void setup_impls(Op *op) {
     add_dpia(op, "dot_partial.dpia", "dotPartial");
     add_dpia(op, "dot_vec.dpia", "dotVec");
     add_dpia(op, "dot_vec16.dpia", "dotVec16");
+    add_dpia(op, "dot_vec16.dpia", "dotVec16x2");
     size_t g1[] = {64 * 64}, l1[] = {64};
     add_hand(op, "dot_simple", "dot_simple (tree)", 1, g1, l1, 64, 4,
              (Arg[]){amem(op->dx), amem(op->dy), aint(n), alocal(64 * 4)});
@@ -1026,6 +1060,7 @@ static void setup_impls(Op *op) {
   case OP_GEMV: {
     add_dpia(op, "gemv.dpia", "gemv");
     add_dpia(op, "gemv_vec.dpia", "gemvVec");
+    add_dpia(op, "gemv_vec.dpia", "gemvVec2");
     size_t g[] = {(size_t)m};
     Arg args[] = {amem(op->da), amem(op->dx), amem(op->dy), afloat(op->alpha), afloat(op->beta), aint(n)};
     add_hand(op, "gemv_simple", "gemv_simple", 1, g, NULL, (size_t)m, 6, args);
@@ -1034,10 +1069,15 @@ static void setup_impls(Op *op) {
   }
   case OP_GEMM: {
     add_dpia(op, "mm_tiled.dpia", "mmTiled");
+    add_dpia(op, "mm_vec.dpia", "mmVec");
+    add_dpia(op, "mm_vec.dpia", "mmBlock");
     size_t g[] = {(size_t)n, (size_t)m}, l[] = {16, 16};
     add_hand(op, "mm_simple", "mm_simple", 2, g, NULL, (size_t)(m * n), 4,
              (Arg[]){amem(op->da), amem(op->db), aint(n), aint(k)});
     add_hand(op, "mm_tiled", "mm_tiled (16x16 local tiles)", 2, g, l, (size_t)(m * n), 4,
+             (Arg[]){amem(op->da), amem(op->db), aint(n), aint(k)});
+    size_t gb[] = {(size_t)n / 16, (size_t)m / 4};
+    add_hand(op, "mm_block", "mm_block (4x16 per work-item, float16)", 2, gb, NULL, (size_t)(m * n), 4,
              (Arg[]){amem(op->da), amem(op->db), aint(n), aint(k)});
     break;
   }
@@ -1046,12 +1086,16 @@ static void setup_impls(Op *op) {
     add_dpia(op, "stencil1d.dpia", "stencilTiled");
     size_t g[] = {(size_t)n};
     add_hand(op, "stencil1d", "stencil1d", 1, g, NULL, (size_t)n, 2, (Arg[]){amem(op->dx), aint(n)});
+    add_cl(op, before_program, "dpia-before", "stencil_before", "dpia stencil, generator before unrolling", 1, g,
+           NULL, (size_t)n, 2, (Arg[]){amem(op->dx), aint(n)});
     break;
   }
   case OP_JACOBI2D: {
     add_dpia(op, "jacobi2d.dpia", "jacobi2d");
     size_t g[] = {(size_t)n, (size_t)m};
     add_hand(op, "jacobi2d", "jacobi2d", 2, g, NULL, (size_t)(m * n), 3, (Arg[]){amem(op->dx), aint(m), aint(n)});
+    add_cl(op, before_program, "dpia-before", "jacobi2d_before", "dpia jacobi2d, generator before unrolling", 2, g,
+           NULL, (size_t)(m * n), 3, (Arg[]){amem(op->dx), aint(m), aint(n)});
     break;
   }
   }
@@ -1062,6 +1106,7 @@ static void free_op(Op *op) {
   for (int i = 0; i < op->nimpls; i++) {
     Impl *im = &op->impls[i];
     if (im->kernel) clReleaseKernel(im->kernel);
+    if (im->program) clReleaseProgram(im->program);
     for (int a = 0; a < im->nargs; a++)
       if (im->args[a].kind == A_MEM && im->args[a].mem != op->dx && im->args[a].mem != op->dy &&
           im->args[a].mem != op->da && im->args[a].mem != op->db)
@@ -1090,13 +1135,10 @@ static void measure(Op *op, int reps) {
     if (!im->ok) printf("  %-40s %s\n", im->name, im->note);
   }
   const int warmup = 2;
-  for (int i = 0; i < op->nimpls; i++) {
-    Impl *im = &op->impls[i];
-    if (!im->ok) continue;
-    /* let the worker threads of the previous implementation fall asleep
-     * (OpenBLAS's spin for about 0.1 s after a call) */
-    nanosleep(&(struct timespec){0, 300000000}, NULL);
-    for (int r = -warmup; r < reps; r++) {
+  for (int r = -warmup; r < reps; r++) {
+    for (int i = 0; i < op->nimpls; i++) {
+      Impl *im = &op->impls[i];
+      if (!im->ok) continue;
       double t0 = now();
       run_once(op, im);
       double t = now() - t0;
@@ -1179,6 +1221,11 @@ int main(int argc, char **argv) {
   if (!hand) die("cannot read %s", path);
   hand_program = build(hand, path);
   free(hand);
+  snprintf(path, sizeof path, "%s/bench/kernels/before.cl", root);
+  char *before = slurp(path);
+  if (!before) die("cannot read %s", path);
+  before_program = build(before, path);
+  free(before);
 
   printf("device: %s (%s)\n", device_name, platform_version);
 #ifdef _OPENMP
@@ -1190,7 +1237,9 @@ int main(int argc, char **argv) {
   const char *ct = getenv("OPENBLAS_CORETYPE");
   printf("%s%s\n", ct ? ", OPENBLAS_CORETYPE=" : "", ct ? ct : "");
 #endif
-  printf("timing: median of %d runs in a row after 2 warm-up runs\n", reps);
+  printf("timing: median of %d rounds after 2 warm-up rounds, implementations interleaved\n", reps);
+  const char *tt = getenv("OPENBLAS_THREAD_TIMEOUT");
+  if (tt) printf("OPENBLAS_THREAD_TIMEOUT=%s\n", tt);
 
   static Op ops[MAX_OPS];
   int nops = 0;
@@ -1274,6 +1323,7 @@ int main(int argc, char **argv) {
     fclose(f);
   }
   clReleaseProgram(hand_program);
+  clReleaseProgram(before_program);
   clReleaseCommandQueue(queue);
   clReleaseContext(ctx);
   return 0;

@@ -39,6 +39,9 @@ reps=${REPS:-15}
 # threads.  (Binding them with OMP_PROC_BIND pins the main thread, and with
 # it PoCL's and OpenBLAS's threads, to one core.)
 export OMP_WAIT_POLICY=passive
+# Likewise OpenBLAS's threads spin for about 0.1 s after a call unless told
+# to sleep at once (2^4 cycles)
+export OPENBLAS_THREAD_TIMEOUT=4
 # OpenBLAS 0.3.21 does not know this processor and falls back to its
 # Prescott (SSE3) kernels; on a CPU with AVX-512 ask for the SkylakeX ones
 # (every result is checked against the reference before it is timed).  A
@@ -46,9 +49,11 @@ export OMP_WAIT_POLICY=passive
 if [ -z "${OPENBLAS_CORETYPE:-}" ] && grep -qw avx512f /proc/cpuinfo; then
   export OPENBLAS_CORETYPE=SkylakeX
 fi
-envs="OMP_WAIT_POLICY=$OMP_WAIT_POLICY${OPENBLAS_CORETYPE:+ OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE}"
+envs="OMP_WAIT_POLICY=$OMP_WAIT_POLICY OPENBLAS_THREAD_TIMEOUT=4${OPENBLAS_CORETYPE:+ OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE}"
 cmd="build/bench/blas_bench --reps $reps ${quick[*]}"
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 $cmd --md $out/results.md --dat $out/results.dat | tee $out/results.txt
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 gnuplot <<GP
 set terminal pngcairo size 1400,760 font "DejaVu Sans,11"
@@ -75,12 +80,14 @@ blas=$(grep -m1 '^OpenBLAS:' $out/results.txt || true)
   echo
   echo "Made by \`bench/run.sh\` (which ran \`$envs $cmd\`) on $(date -u +%Y-%m-%d)."
   echo "One process, one run: every implementation is checked against a double-precision host"
-  echo "reference first, then timed: median of $reps runs after 2 warm-up runs, wall clock around"
+  echo "reference first, then timed: median of $reps rounds after 2 warm-up rounds (each round runs every"
+  echo "implementation of the operation once, in turn), wall clock around"
   echo "enqueue ... clFinish (reductions: plus reading back and adding the partial sums)."
   echo "GB/s counts the bytes each operation must move (scal 8N, asum 4N, dot 8N, gemv 4(MN+N+2M),"
   echo "stencils 8N); gemm is in GFLOP/s. \"best dpia ÷ this\" is this implementation's time over"
   echo "the best dpia strategy's: above 1.00x the dpia kernel is faster. The machine is shared"
-  echo "with other work, so figures move by some percent from run to run."
+  echo "with other work (load average $load_before before the run, $load_after after it, on"
+  echo "$(nproc) cores), so figures move from run to run; compare figures of one run."
   echo
   echo "## Machine"
   echo
@@ -94,6 +101,43 @@ blas=$(grep -m1 '^OpenBLAS:' $out/results.txt || true)
   echo
   echo "## Results"
   cat $out/results.md
+  echo
+  cat <<'TEXT'
+
+## Reading the figures
+
+- PoCL runs the work-items of a work-group as a loop around the kernel
+  body and vectorises that loop (across work-items) when the body is
+  straight-line code; a loop inside the body runs as scalar code per
+  work-item. So on this device the vector width has to be in the program:
+  the strategies that reach memory speed are the vectorised ones (scalVec16,
+  asumVec16, dotVec16, gemvVec, mmBlock: the paper's section 6.3
+  vectorisation with 16 lanes, one AVX-512 register).
+- The reductions of the paper's GPU strategies (asumPartial, dotPartial:
+  one sequential sum per work-item) add one float at a time on a chain of
+  dependent additions, a few GB/s; a float16 accumulator is 16 independent
+  chains. The careful hand-written kernels do the same (with two float16
+  accumulators), and the best dpia strategy and the careful kernel run
+  within the noise of each other: they compile to nearly the same code.
+- asumReorder is the strategy Lift used for GPUs (reorderStride for
+  coalesced reads): on a CPU, where one work-item's loop runs on its own,
+  it reads with a stride of 512 bytes and is slower than asumPartial.
+- CLBlast's kernels (grid-stride loops and reductions in local memory,
+  default parameters for a device it has no tuning for) are, like the
+  straightforward hand-written kernels, far below the bandwidth on PoCL
+  for asum, dot and gemv; its scal and SGEMM are reasonable.
+- scal: BLAS's scal updates x in place (CLBlast, OpenBLAS); a dpia kernel
+  writes a separate output, as the roof loop does, so it also reads the
+  output's cache lines before writing them (write-allocate): the same
+  bytes by the count above, more traffic in fact.
+- gemm: mmTiled (16 x 16 blocks with both strips in local memory) does one
+  scalar multiply-add at a time per work-item; mmBlock (4 rows x 16
+  columns per work-item in float16 registers, no local memory) is the
+  strategy for this device. OpenBLAS's SGEMM is in another league.
+- Stencils: the rows "generator before unrolling" are the kernels dpia
+  generated before loops of at most 4 steps were written out (see
+  bench/kernels/before.cl): PoCL did not vectorise around the loop of 3.
+TEXT
   echo
   echo "## Full output"
   echo

@@ -333,12 +333,47 @@ static bool lanes_of_one_vector(const Probe *pr, int k) {
   return true;
 }
 
-/* vloadn/vstoren offset (in vectors) and pointer for k scalars at flat */
+/* e with the variable v replaced by r */
+static const Ix *ix_subst(CG *cg, const Ix *e, const char *v, const Ix *r) {
+  IxCtx *x = &cg->ix;
+  switch (e->kind) {
+  case IX_CONST: return e;
+  case IX_VAR: return strcmp(e->name, v) == 0 ? r : e;
+  case IX_ADD: return ix_add(x, ix_subst(cg, e->a, v, r), ix_subst(cg, e->b, v, r));
+  case IX_SUB: return ix_sub(x, ix_subst(cg, e->a, v, r), ix_subst(cg, e->b, v, r));
+  case IX_MUL: return ix_mul(x, ix_subst(cg, e->a, v, r), ix_subst(cg, e->b, v, r));
+  case IX_DIV: return ix_div(x, ix_subst(cg, e->a, v, r), ix_subst(cg, e->b, v, r));
+  case IX_MOD: return ix_mod(x, ix_subst(cg, e->a, v, r), ix_subst(cg, e->b, v, r));
+  }
+  return e;
+}
+
+/* flat with every nat parameter N that a precondition makes a multiple of
+ * k (N % c == 0, c % k == 0) written (N/k)*k, the quotient an atom that
+ * prints as "(N/k)"; flat itself if there is none */
+static const Ix *with_multiples(CG *cg, const Ix *flat, int k) {
+  for (int i = 0; i < cg->nmultiples; i++) {
+    if (cg->multiple_of[i] % k != 0) continue;
+    const Ix *q = ix_var(&cg->ix, arena_printf(cg->arena, "(%s/%d)", cg->multiple_var[i], k));
+    flat = ix_subst(cg, flat, cg->multiple_var[i], ix_mul(&cg->ix, q, K(cg, k)));
+  }
+  return flat;
+}
+
+/* vloadn/vstoren offset (in vectors) and pointer for k scalars at flat:
+ * offset flat/k when flat is a multiple of k, by the ranges or by the
+ * preconditions (a row of a [M][N] buffer starts at a multiple of 16 when
+ * N % 16 == 0) */
 static void vector_address(CG *cg, const Probe *p, int k, const char **offset, const char **ptr) {
   int64_t r;
-  const Ix *rem = ix_simplify(&cg->ix, ix_mod(&cg->ix, p->flat, K(cg, k)));
+  const Ix *flat = p->flat;
+  const Ix *rem = ix_simplify(&cg->ix, ix_mod(&cg->ix, flat, K(cg, k)));
+  if (!(ix_const_value(rem, &r) && r == 0)) {
+    flat = with_multiples(cg, p->flat, k);
+    rem = ix_simplify(&cg->ix, ix_mod(&cg->ix, flat, K(cg, k)));
+  }
   if (ix_const_value(rem, &r) && r == 0) {
-    *offset = cg_ix_text(cg, ix_simplify(&cg->ix, ix_div(&cg->ix, p->flat, K(cg, k))));
+    *offset = cg_ix_text(cg, ix_simplify(&cg->ix, ix_div(&cg->ix, flat, K(cg, k))));
     *ptr = p->base;
   } else {
     int64_t z;
@@ -542,15 +577,23 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     Size n = arg_data(s, 1)->size;
     const Ix *l = ix_from_size(x, h->sizes[0]);
     const Ix *end = ix_simplify(x, ix_add(x, l, ix_from_size(x, n)));
+    /* no test on a side the index provably stays clear of (i >= l, i < l + n),
+     * and v alone where the index is provably in the padding */
+    bool low = !size_is_zero(h->sizes[0]) && !ix_provably_less(x, ix_sub(x, l, K(cg, 1)), i);
+    bool high = !size_is_zero(h->sizes[1]) && !ix_provably_less(x, i, end);
+    if ((low && ix_provably_less(x, i, l)) || (high && ix_provably_less(x, ix_sub(x, end, K(cg, 1)), i)))
+      return gen_exp(cg, s->args[0], rest);
     CExpr in = gen_exp(cg, s->args[1], step_idx(cg, ix_sub(x, i, l), rest));
     const char *cond = NULL;
     const char *it = paren_below(cg, cg_ix_expr(cg, i), PREC_REL + 1);
-    if (!size_is_zero(h->sizes[0])) cond = arena_printf(cg->arena, "%s < %s", it, paren_below(cg, cg_ix_expr(cg, l), PREC_REL + 1));
-    if (!size_is_zero(h->sizes[1]) && !ix_provably_less(x, i, end)) {
+    if (low) cond = arena_printf(cg->arena, "%s < %s", it, paren_below(cg, cg_ix_expr(cg, l), PREC_REL + 1));
+    if (high) {
       const char *c2 = arena_printf(cg->arena, "%s >= %s", it, paren_below(cg, cg_ix_expr(cg, end), PREC_REL + 1));
       cond = cond ? arena_printf(cg->arena, "%s || %s", cond, c2) : c2;
     }
     if (!cond) return in;
+    /* a lane that is a choice is not the element it may read: no vloadn */
+    if (cg->probe) cg->probe->count += 2;
     CExpr v = gen_exp(cg, s->args[0], rest);
     return cx(arena_printf(cg->arena, "%s ? %s : %s", cond, paren_below(cg, v, PREC_COND + 1), paren_below(cg, in, PREC_COND)),
               PREC_COND);

@@ -159,6 +159,11 @@ typedef struct CG {
   int nranges_stmt;         /* index ranges pushed for the current statement */
   Probe *probe;             /* when set, storage accesses are recorded here */
   Span where;               /* the command being generated, for messages */
+  /* nat parameters that the preconditions make multiples of a constant
+   * ("N % 16 == 0"): vloadn/vstoren offsets in vectors (access.c) */
+  int nmultiples;
+  const char **multiple_var;
+  int64_t *multiple_of;
 } CG;
 
 /* ---- access.c: acceptors and expressions (Figure 6 b, c) ---- */

@@ -309,8 +309,9 @@ ImpKernel *kernel_from_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def, cons
   }
 
   /* a dry run with the natural NDRange reports what cannot be generated */
-  Buf scratch;
-  buf_init(&scratch, a);
-  if (!cg_generate(a, tc, k, NULL, &scratch)) return NULL;
+  Buf source;
+  buf_init(&source, a);
+  if (!cg_generate(a, tc, k, NULL, &source)) return NULL;
+  k->natural_source = source.data;
   return k;
 }

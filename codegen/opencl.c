@@ -20,6 +20,7 @@
  * barrier needed elsewhere is an error (spec section 5). */
 #include "cgen.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* ---- names: C keywords, OpenCL types and built-ins are never used ---- */
@@ -49,17 +50,20 @@ static const char *const reserved_prefixes[] = {
     "ULONG_", "__", "pair_", "get_", "work_group_", "sub_group_",
 };
 
+/* called for every name the generator declares: the first character
+ * decides most comparisons without a call */
 bool cg_is_reserved(const char *name) {
   for (size_t i = 0; i < DPIA_COUNTOF(reserved_names); i++)
-    if (strcmp(name, reserved_names[i]) == 0) return true;
+    if (reserved_names[i][0] == name[0] && strcmp(name, reserved_names[i]) == 0) return true;
   for (size_t i = 0; i < DPIA_COUNTOF(reserved_prefixes); i++)
-    if (strncmp(name, reserved_prefixes[i], strlen(reserved_prefixes[i])) == 0) return true;
+    if (reserved_prefixes[i][0] == name[0] && strncmp(name, reserved_prefixes[i], strlen(reserved_prefixes[i])) == 0)
+      return true;
   /* vector types: float4, int16, uchar2, ... */
   static const char *const scalars[] = {"char", "uchar", "short", "ushort", "int",   "uint",
                                         "long", "ulong", "float", "double", "half", "bool"};
   for (size_t i = 0; i < DPIA_COUNTOF(scalars); i++) {
     size_t n = strlen(scalars[i]);
-    if (strncmp(name, scalars[i], n) == 0) {
+    if (scalars[i][0] == name[0] && strncmp(name, scalars[i], n) == 0) {
       const char *w = name + n;
       if (!strcmp(w, "2") || !strcmp(w, "3") || !strcmp(w, "4") || !strcmp(w, "8") || !strcmp(w, "16")) return true;
     }
@@ -510,18 +514,37 @@ static void leaves(CG *cg, const Phrase *p, Vec *out) {
   }
 }
 
+/* the leaves of a sequence, and those of the bodies of the for loops in it */
+static void leaves_through_for(CG *cg, const Phrase *p, Vec *out) {
+  Spine s;
+  if (p->kind == PH_SEQ) {
+    leaves_through_for(cg, p->fst, out);
+    leaves_through_for(cg, p->snd, out);
+  } else if (p->kind == PH_APP && spine_of(p, &s) && s.head->prim == PRIM_FOR && s.nargs == 1 &&
+             s.args[0]->kind == PH_LAM) {
+    leaves_through_for(cg, s.args[0]->body, out);
+  } else {
+    vec_push(cg->arena, out, (void *)p);
+  }
+}
+
 /* A for loop around updates of a private accumulator that read it back
- * came from reduceSeq (spec section 7: reduceI); otherwise from mapSeq. */
+ * came from reduceSeq (spec section 7: reduceI); otherwise from mapSeq.
+ * The accumulator may be an array updated element by element (a reduceSeq
+ * whose function is a mapSeq, e.g. register blocking: acc[r] = ... + acc[r]). */
 static bool is_reduction(CG *cg, const Phrase *body) {
   Vec cmds = {0};
-  leaves(cg, body, &cmds);
+  leaves_through_for(cg, body, &cmds);
   for (int i = 0; i < cmds.len; i++) {
     const Phrase *c = cmds.items[i];
     if (c->kind != PH_ASSIGN) return false;
-    Storage *st = phrase_storage(cg, c->fst);
-    if (!st || st->space != SP_PRIVATE || c->fst->kind != PH_PROJ) return false;
+    const Phrase *a = c->fst;
+    Spine sp;
+    while (a->kind == PH_APP && spine_of(a, &sp) && sp.head->prim == PRIM_IDX_ACC && sp.nargs == 2) a = sp.args[0];
+    Storage *st = phrase_storage(cg, a);
+    if (!st || st->space != SP_PRIVATE || a->kind != PH_PROJ) return false;
     bool reads_acc = false;
-    const Binder *v = c->fst->fst->binder;
+    const Binder *v = a->fst->binder;
     Vec stack = {0};
     vec_push(cg->arena, &stack, (void *)c->snd);
     while (stack.len && !reads_acc) {
@@ -694,13 +717,24 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
                names_of(cg, &bad), prim_info[h->prim].name);
   }
 
+  /* the variable of an elided loop (FORM_ONCE, FORM_AT_MOST_ONCE) is
+   * declared in the enclosing C scope, so its name belongs to that scope and
+   * outlives the if block: name it before entering the loop's scope */
   int mark;
+  const char *i = NULL;
+  if (form != FORM_LOOP) i = cg_name(cg, lam_i->lam_binder->name);
   cg_scope_enter(cg, &mark);
-  const char *i = cg_name(cg, lam_i->lam_binder->name);
+  if (form == FORM_LOOP) i = cg_name(cg, lam_i->lam_binder->name);
   const Ix *nix = ix_from_size(&cg->ix, n);
   const char *nt = cg_ix_text(cg, nix);
+  int64_t trips;
+  bool single = size_const_value(n, &trips) && trips == 1;
   switch (form) {
-  case FORM_ONCE: line(cg, "int %s = %s(%d); /* %s */", i, idfn, d, comment); break;
+  case FORM_ONCE:
+    /* one iteration: its index is 0 (index_of), the variable would be unused */
+    if (single) line(cg, "/* %s over one element */", comment);
+    else line(cg, "int %s = %s(%d); /* %s */", i, idfn, d, comment);
+    break;
   case FORM_AT_MOST_ONCE:
     line(cg, "int %s = %s(%d);", i, idfn, d);
     line(cg, "if (%s < %s) { /* %s */", i, nt, comment);
@@ -931,6 +965,19 @@ bool cg_generate(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions
   cg->where = k->def->body->span;
   ix_init(&cg->ix, a);
   compute_launch(cg, k, opt);
+  /* preconditions of the form NAME % C == 0 */
+  cg->multiple_var = NEWARRAY(a, const char *, k->nprecond > 0 ? k->nprecond : 1);
+  cg->multiple_of = NEWARRAY(a, int64_t, k->nprecond > 0 ? k->nprecond : 1);
+  for (int i = 0; i < k->nprecond; i++) {
+    char name[64];
+    long long m;
+    int end = 0;
+    if (sscanf(k->preconds[i], "%63[A-Za-z0-9_] %% %lld == 0%n", name, &m, &end) == 2 && end > 0 &&
+        k->preconds[i][end] == '\0' && m > 1) {
+      cg->multiple_var[cg->nmultiples] = arena_printf(a, "%s", name);
+      cg->multiple_of[cg->nmultiples++] = (int64_t)m;
+    }
+  }
 
   /* parameters: names in the outermost scope, storages in the environment */
   Buf sig;
@@ -1023,5 +1070,12 @@ bool cg_generate(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions
 }
 
 bool codegen_opencl(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions *opt, Buf *out) {
+  /* the natural NDRange: kernel_from_def generated this text already */
+  bool natural = true;
+  for (int d = 0; d < 3 && opt; d++) natural = natural && opt->local_size[d] <= 0 && opt->global_size[d] <= 0;
+  if (natural && k->natural_source) {
+    buf_puts(out, k->natural_source);
+    return true;
+  }
   return cg_generate(a, tc, k, opt, out);
 }

@@ -77,7 +77,24 @@ typedef struct Postponed {
   Span span;
 } Postponed;
 
+/* zonk_size's results by size, valid while no more metavariables are
+ * solved: a direct-mapped cache (translation throughput, issue 5: the
+ * same sizes are zonked at every phrase that mentions them).  It lives
+ * outside the Checker, which nested defs save and restore, so that its
+ * stamp only grows. */
+enum { ZONK_MEMO_SIZE = 512 };
+typedef struct ZonkMemo {
+  unsigned long solved; /* metavariables solved so far: the stamp of valid entries */
+  struct {
+    const SizeTerm *terms;
+    int nterms;
+    unsigned long stamp;
+    Size value;
+  } entry[ZONK_MEMO_SIZE];
+} ZonkMemo;
+
 typedef struct Checker {
+  ZonkMemo *zonk_memo;
   Arena *arena;
   Interner *in;
   Diag *diag;
@@ -161,8 +178,26 @@ static SizeMeta *find_size_meta(Checker *c, Sym name) {
   return m;
 }
 
+static Size zonk_size_now(Checker *c, Size s);
+
 /* replace solved size metavariables */
 static Size zonk_size(Checker *c, Size s) {
+  if (s.nterms == 0) return s;
+  ZonkMemo *memo = c->zonk_memo;
+  size_t h = ((uintptr_t)s.terms >> 4) * 31 + (size_t)s.nterms;
+  h = (h ^ (h >> 9)) % ZONK_MEMO_SIZE;
+  if (memo->entry[h].terms == s.terms && memo->entry[h].nterms == s.nterms && memo->entry[h].stamp == memo->solved)
+    return memo->entry[h].value;
+  Size z = zonk_size_now(c, s);
+  if (c->tc->sizes.overflow) return z; /* reported once, where it happens */
+  memo->entry[h].terms = s.terms;
+  memo->entry[h].nterms = s.nterms;
+  memo->entry[h].stamp = memo->solved;
+  memo->entry[h].value = z;
+  return z;
+}
+
+static Size zonk_size_now(Checker *c, Size s) {
   for (int guard = 0; guard < 10000; guard++) {
     bool changed = false;
     for (int i = 0; i < s.nterms; i++) {
@@ -249,6 +284,7 @@ static bool unify_size(Checker *c, Size a, Size b, Span span) {
       SizeMeta *sm = find_size_meta(c, m);
       sm->solved = true;
       sm->value = value;
+      c->zonk_memo->solved++;
       int64_t v;
       if (size_first_meta(value) == NULL && size_const_value(value, &v) && v < 0) {
         report_unfit(c, sm, a, b, value, "negative");
@@ -1889,6 +1925,7 @@ static void check_decl(Checker *c, int index) {
 
 CheckedProgram *check_program(Arena *a, Interner *in, Diag *diag, TypeCtx *tc, const Program *p) {
   Checker c = {0};
+  c.zonk_memo = NEW(a, ZonkMemo);
   c.arena = a;
   c.in = in;
   c.diag = diag;

@@ -126,6 +126,11 @@ typedef struct DpiaDiagnostic {
  * strings live as long as the result. */
 int dpia_result_diagnostic_count(const DpiaResult *r);
 const DpiaDiagnostic *dpia_result_diagnostic(const DpiaResult *r, int i);
+/* DPIA_RUN: 1 when the kernel was launched, with the fastest and the
+ * median time of its launches in milliseconds (OpenCL profiling events);
+ * 0 (and times 0) otherwise.  A launched kernel whose output then differs
+ * from the reference still has its times. */
+int dpia_result_run_time(const DpiaResult *r, double *min_ms, double *median_ms);
 void dpia_result_free(DpiaResult *r);
 
 void dpia_options_init(DpiaOptions *opt);

@@ -12,6 +12,7 @@
 #include "clang_check.h"
 #include "interp.h"
 #include "kernel.h"
+#include "run_limits.h"
 #include "runtime.h"
 #include "translate.h"
 
@@ -33,6 +34,8 @@ struct DpiaResult {
   size_t emitted_len[NEMIT];
   int ndiags;
   const DpiaDiagnostic *diags;
+  bool ran; /* DPIA_RUN launched the kernel: its times */
+  double min_ms, median_ms;
 };
 
 typedef struct Ctx {
@@ -51,6 +54,8 @@ typedef struct Ctx {
   const char **sources; /* its OpenCL C */
   Buf out;
   Buf *also[NEMIT]; /* the outputs of opt->emit_also */
+  bool ran;         /* pass_run launched the kernel, in these times */
+  double min_ms, median_ms;
   int status; /* a verification failure (3) is not a user error (1) */
 } Ctx;
 
@@ -277,14 +282,6 @@ static int pass_run(Ctx *c) {
     diag_error(&c->diag, def->decl->name_span, "%s", err.data);
     return DPIA_EUSER;
   }
-  Rng rng;
-  rng_seed(&rng, o->seed);
-  double **inputs;
-  size_t *counts;
-  if (!interp_random_inputs(a, def, &nats, &rng, &inputs, &counts, &err)) {
-    diag_error(&c->diag, def->decl->name_span, "%s", err.data);
-    return DPIA_EUSER;
-  }
   Runtime rt;
   RtStatus st = rt_open(&rt, a, o->platform, o->device, &err);
   if (st != RT_OK) {
@@ -298,8 +295,28 @@ static int pass_run(Ctx *c) {
     launch.global_size[d] = o->global_size[d];
     launch.local_size[d] = o->local_size[d];
   }
-  RtResult res;
+  /* sizes the generated code's int indices and the device can take,
+   * before anything is allocated (issue 7, run_limits.h) */
   const char *source = o->opencl_source ? o->opencl_source : c->sources[index];
+  RunLimit limit = run_check_limits(a, &rt, k, source, &nats, &launch, &err);
+  if (limit != RUN_LIMIT_OK) {
+    rt_close(&rt);
+    diag_error(&c->diag, def->decl->name_span, "%s", err.data);
+    return limit == RUN_LIMIT_INT ? DPIA_EUSAGE : DPIA_EOPENCL;
+  }
+  /* the data are as large as the sizes say: the translation's memory
+   * limit no longer applies */
+  a->limit = 0;
+  Rng rng;
+  rng_seed(&rng, o->seed);
+  double **inputs;
+  size_t *counts;
+  if (!interp_random_inputs(a, def, &nats, &rng, &inputs, &counts, &err)) {
+    rt_close(&rt);
+    diag_error(&c->diag, def->decl->name_span, "%s", err.data);
+    return DPIA_EUSER;
+  }
+  RtResult res;
   st = rt_run(&rt, a, k, source, &nats, def->nparams, (const double *const *)inputs, counts, &launch,
               &res, &err);
   if (st != RT_OK) {
@@ -307,6 +324,9 @@ static int pass_run(Ctx *c) {
     diag_error(&c->diag, (Span){0}, "OpenCL: %s", err.data);
     return st == RT_BAD_ARGS ? DPIA_EUSAGE : DPIA_EOPENCL;
   }
+  c->ran = true;
+  c->min_ms = res.min_ms;
+  c->median_ms = res.median_ms;
   /* the bytes the kernel must move: every input and output buffer once */
   double bytes = 0;
   for (int i = 0; i < k->nparams; i++) {
@@ -503,6 +523,9 @@ int dpia_process(const char *name, const char *text, size_t len, const DpiaOptio
 
   r->status = run_passes(c);
   r->nerrors = c->diag.nerrors;
+  r->ran = c->ran;
+  r->min_ms = c->min_ms;
+  r->median_ms = c->median_ms;
   r->output = c->out.data;
   r->output_len = c->out.len;
   if (r->status == DPIA_OK && opt->action == DPIA_TRANSLATE) {
@@ -591,6 +614,13 @@ int dpia_result_diagnostic_count(const DpiaResult *r) { return r ? r->ndiags : 1
 const DpiaDiagnostic *dpia_result_diagnostic(const DpiaResult *r, int i) {
   if (!r) return i == 0 ? &oom_diagnostic : NULL;
   return i >= 0 && i < r->ndiags ? &r->diags[i] : NULL;
+}
+
+int dpia_result_run_time(const DpiaResult *r, double *min_ms, double *median_ms) {
+  bool ran = r && r->ran;
+  if (min_ms) *min_ms = ran ? r->min_ms : 0;
+  if (median_ms) *median_ms = ran ? r->median_ms : 0;
+  return ran;
 }
 
 const char *dpia_emit_name(DpiaEmit kind) {

@@ -57,7 +57,8 @@ static const char translate_help[] =
     "  json          metadata: parameters, launch sizes, preconditions\n"
     "  header        a C/C++ header embedding the kernels, with a launcher each\n"
     "The result goes to stdout, or to OUT (written atomically: an error leaves\n"
-    "no partial file).  The translation is verified unless --no-verify.\n";
+    "no partial file).  The translation is verified unless --no-verify.\n"
+    "-k, --emit, -o, --local-size and --global-size may each be given once.\n";
 
 static const char verify_help[] =
     "usage: dpia verify FILE [-k KERNEL] [--diagnostics=text|json]\n"
@@ -113,6 +114,10 @@ static char *read_file(const char *path, size_t *len) {
     fprintf(stderr, "dpia: error: '%s' is a directory, not a .dpia file\n", path);
     return NULL;
   }
+  if (S_ISREG(st.st_mode) && st.st_size > MAX_SOURCE_BYTES) {
+    fprintf(stderr, "dpia: error: '%s' is larger than %d MiB\n", path, MAX_SOURCE_BYTES >> 20);
+    return NULL;
+  }
   FILE *f = fopen(path, "rb");
   if (!f) {
     fprintf(stderr, "dpia: error: cannot read '%s': %s\n", path, strerror(errno));
@@ -127,15 +132,15 @@ static char *read_file(const char *path, size_t *len) {
       return NULL;
     }
     n += fread(buf + n, 1, cap - n, f);
-    if (n < cap) {
-      buf[n] = 0; /* callers may use the text as a C string */
-      break;
-    }
-    if (cap > MAX_SOURCE_BYTES) {
+    if (n > MAX_SOURCE_BYTES) { /* not a regular file, or one that grew */
       fclose(f);
       free(buf);
       fprintf(stderr, "dpia: error: '%s' is larger than %d MiB\n", path, MAX_SOURCE_BYTES >> 20);
       return NULL;
+    }
+    if (n < cap) {
+      buf[n] = 0; /* callers may use the text as a C string */
+      break;
     }
     cap *= 2;
     char *bigger = realloc(buf, cap);
@@ -156,6 +161,16 @@ static char *read_file(const char *path, size_t *len) {
 /* Write out to path atomically: a temporary file in the same directory,
  * renamed over path only when complete (issue 7: no partial output). */
 static bool write_atomically(const char *path, const char *data, size_t len) {
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    /* a device or a pipe (-o /dev/null, -o /dev/stdout): written as it is;
+     * a rename would replace the device by a regular file */
+    FILE *f = fopen(path, "wb");
+    bool ok = f && fwrite(data, 1, len, f) == len;
+    ok = f && fclose(f) == 0 && ok;
+    if (!ok) fprintf(stderr, "dpia: error: cannot write '%s': %s\n", path, strerror(errno));
+    return ok;
+  }
   size_t n = strlen(path);
   char *tmp = malloc(n + 16);
   if (!tmp) return false;
@@ -196,6 +211,10 @@ static bool parse_sizes(const char *text, long out[3]) {
   return false;
 }
 
+/* An option that selects one thing given twice (issue 7): an error rather
+ * than silently taking the last. */
+static int given_twice(const char *option) { return usage_error("%s given twice", option); }
+
 typedef struct Command {
   const char *name;
   DpiaAction action;
@@ -233,7 +252,14 @@ static bool parse_int_option(const char *text, long lo, long hi, long *out) {
   return true;
 }
 
-static int run_command(const Command *cmd, int argc, char **argv) {
+/* What run_command_in allocates; run_command frees it on every path. */
+typedef struct Owned {
+  const char *size_names[MAX_SIZES];
+  int nsizes;
+  char *opencl_text;
+} Owned;
+
+static int run_command_in(const Command *cmd, int argc, char **argv, Owned *own) {
   DpiaOptions opt;
   dpia_options_init(&opt);
   opt.action = cmd->action;
@@ -241,10 +267,9 @@ static int run_command(const Command *cmd, int argc, char **argv) {
   const char *file = NULL, *out_path = NULL;
   bool translate = cmd->action != DPIA_CHECK;
   bool run = cmd->action == DPIA_RUN;
-  const char *size_names[MAX_SIZES];
+  const char **size_names = own->size_names;
   long long size_values[MAX_SIZES];
-  bool seed_given = false;
-  char *opencl_text = NULL;
+  bool seed_given = false, emit_given = false;
   opt.size_names = size_names;
   opt.size_values = size_values;
   opt.repeat = 1;
@@ -261,11 +286,15 @@ static int run_command(const Command *cmd, int argc, char **argv) {
       opt.diagnostics_json = 0;
     } else if (translate && (strcmp(a, "-k") == 0 || strcmp(a, "--kernel") == 0)) {
       if (i + 1 == argc) return usage_error("%s needs a kernel name", a);
+      if (opt.kernel) return given_twice("-k");
       opt.kernel = argv[++i];
     } else if (translate && strncmp(a, "--kernel=", 9) == 0) {
+      if (opt.kernel) return given_twice("-k");
       opt.kernel = a + 9;
     } else if (cmd->action == DPIA_TRANSLATE && strncmp(a, "--emit=", 7) == 0) {
       const char *k = a + 7;
+      if (emit_given) return given_twice("--emit");
+      emit_given = true;
       if (strcmp(k, "opencl") == 0) opt.emit = DPIA_EMIT_OPENCL;
       else if (strcmp(k, "intermediate") == 0) opt.emit = DPIA_EMIT_INTERMEDIATE;
       else if (strcmp(k, "imperative") == 0) opt.emit = DPIA_EMIT_IMPERATIVE;
@@ -274,12 +303,15 @@ static int run_command(const Command *cmd, int argc, char **argv) {
       else return usage_error("unknown --emit kind '%s' (opencl, intermediate, imperative, json, header)", k);
     } else if (cmd->action == DPIA_TRANSLATE && strcmp(a, "-o") == 0) {
       if (i + 1 == argc) return usage_error("%s", "-o needs a file name");
+      if (out_path) return given_twice("-o");
       out_path = argv[++i];
     } else if (cmd->action == DPIA_TRANSLATE && strcmp(a, "--no-verify") == 0) {
       opt.verify = 0;
     } else if (translate && strncmp(a, "--local-size=", 13) == 0) {
+      if (opt.local_size[0]) return given_twice("--local-size");
       if (!parse_sizes(a + 13, opt.local_size)) return usage_error("bad --local-size '%s' (e.g. 64 or 16,16)", a + 13);
     } else if (translate && strncmp(a, "--global-size=", 14) == 0) {
+      if (opt.global_size[0]) return given_twice("--global-size");
       if (!parse_sizes(a + 14, opt.global_size)) return usage_error("bad --global-size '%s'", a + 14);
     } else if (run && (strcmp(a, "--size") == 0 || strncmp(a, "--size=", 7) == 0)) {
       const char *binding = a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
@@ -287,12 +319,13 @@ static int run_command(const Command *cmd, int argc, char **argv) {
       if (opt.nsizes == MAX_SIZES) return usage_error("%s", "too many --size options");
       if (!parse_size_binding(binding, &size_names[opt.nsizes], &size_values[opt.nsizes]))
         return usage_error("bad --size '%s' (expected NAME=VALUE, a natural number)", binding);
-      opt.nsizes++;
+      own->nsizes = ++opt.nsizes;
     } else if (run && strncmp(a, "--opencl-source=", 16) == 0) {
       size_t n;
-      opencl_text = read_file(a + 16, &n);
-      if (!opencl_text) return DPIA_EUSAGE;
-      opt.opencl_source = opencl_text;
+      if (own->opencl_text) return given_twice("--opencl-source");
+      own->opencl_text = read_file(a + 16, &n);
+      if (!own->opencl_text) return DPIA_EUSAGE;
+      opt.opencl_source = own->opencl_text;
     } else if (run && strcmp(a, "--check") == 0) {
       opt.check = 1;
     } else if (run && (strcmp(a, "--repeat") == 0 || strcmp(a, "--seed") == 0 || strcmp(a, "--platform") == 0 ||
@@ -341,8 +374,14 @@ static int run_command(const Command *cmd, int argc, char **argv) {
     }
   }
   dpia_result_free(r);
-  for (int i = 0; i < opt.nsizes; i++) free((void *)size_names[i]);
-  free(opencl_text);
+  return status;
+}
+
+static int run_command(const Command *cmd, int argc, char **argv) {
+  Owned own = {{NULL}, 0, NULL};
+  int status = run_command_in(cmd, argc, argv, &own);
+  for (int i = 0; i < own.nsizes; i++) free((void *)own.size_names[i]);
+  free(own.opencl_text);
   return status;
 }
 

@@ -12,9 +12,11 @@ if [ -z "$cc" ]; then
   done
 fi
 [ -n "$cc" ] || { echo "fuzz/build.sh: clang not found (apt-get install clang-14 libclang-rt-14-dev)" >&2; exit 1; }
+werror=false
+[ "${CI:-}" = "true" ] && werror=true
 if [ ! -f "$dir/build.ninja" ]; then
   CC=$cc meson setup "$dir" -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false \
-    -Dbuildtype=debugoptimized >/dev/null
+    -Dbuildtype=debugoptimized -Dwerror=$werror >/dev/null
 fi
 ninja -C "$dir" fuzz/fuzz_parse fuzz/fuzz_check fuzz/fuzz_translate fuzz/fuzz_size >/dev/null
 echo "fuzz/build.sh: built $dir/fuzz/fuzz_{parse,check,translate,size} with $cc"

@@ -36,6 +36,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * of one object instead of landing in its neighbour in a 64 KiB block. */
 enum { FUZZ_ARENA_BLOCK = 16 };
 
+/* A translation may use this much (DpiaOptions.memory_limit) before it
+ * stops with "program too large": with AddressSanitizer's overhead on
+ * 16-byte blocks, the default 1 GiB would pass libFuzzer's RSS limit, and
+ * inputs of a few hundred bytes reach it (defs doubling in size). */
+enum { FUZZ_MEMORY_LIMIT = 128 << 20 };
+
 /* Run dpia_process on the input (copied to an exact-size heap buffer, so an
  * over-read of the source is caught too) and check the result's
  * invariants: a known status, diagnostics exactly when it failed, the
@@ -45,6 +51,7 @@ static inline void fuzz_process(const uint8_t *data, size_t size, DpiaOptions *o
   if (!text) abort();
   if (size) memcpy(text, data, size);
   opt->arena_block_size = FUZZ_ARENA_BLOCK;
+  opt->memory_limit = FUZZ_MEMORY_LIMIT;
   DpiaResult *r = NULL;
   int status = dpia_process("fuzz.dpia", text, size, opt, &r);
   free(text);

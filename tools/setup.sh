@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(gcc libc6-dev pkg-config python3 meson ninja-build
-          libclang-15-dev libpcre2-dev ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd)
+          libclang-15-dev libpcre2-dev ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd
+          valgrind clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -64,6 +64,10 @@ typedef struct ImpKernel {
   bool has_local;
   Size local_size[3];
   Diag *diag; /* where code generation reports what it cannot generate */
+  /* the OpenCL C of kernel_from_def's dry run with the natural NDRange:
+   * codegen_opencl without user launch sizes returns it instead of
+   * generating the same text again */
+  const char *natural_source;
 } ImpKernel;
 
 /* codegen/kernel.c: the kernel interface and launch sizes of an imperative

@@ -1,6 +1,7 @@
 /* api_test.c: the public API of libdpia (dpia.h) as a library user sees it
  * (issue 5): several outputs of one translation, diagnostics as text, as
- * JSON and one by one, emit kind names, a failing allocator.
+ * JSON and one by one, emit kind names, a failing allocator, run times
+ * (on the OpenCL device: PoCL in CI).
  *
  * usage: api_test SAMPLES_DIR */
 #define _POSIX_C_SOURCE 200809L
@@ -160,6 +161,34 @@ static void test_out_of_memory(void) {
   dpia_result_free(r);
 }
 
+/* DPIA_RUN gives the kernel's times; other actions none */
+static void test_run_time(const char *samples) {
+  char *text = slurp(samples, "scal.dpia");
+  DpiaOptions opt;
+  dpia_options_init(&opt);
+  opt.action = DPIA_RUN;
+  opt.kernel = "scal";
+  opt.repeat = 3;
+  const char *names[] = {"N"};
+  const long long values[] = {4096};
+  opt.nsizes = 1;
+  opt.size_names = names;
+  opt.size_values = values;
+  DpiaResult *r;
+  int st = dpia_process("scal.dpia", text, strlen(text), &opt, &r);
+  double min_ms = -1, median_ms = -1;
+  CHECK(st == DPIA_OK, "run scal: %s", dpia_result_diagnostics(r));
+  CHECK(dpia_result_run_time(r, &min_ms, &median_ms) == 1 && min_ms > 0 && median_ms >= min_ms,
+        "run times %g %g", min_ms, median_ms);
+  dpia_result_free(r);
+  opt.action = DPIA_TRANSLATE;
+  dpia_process("scal.dpia", text, strlen(text), &opt, &r);
+  CHECK(dpia_result_run_time(r, &min_ms, &median_ms) == 0 && min_ms == 0 && median_ms == 0, "no run, no times");
+  dpia_result_free(r);
+  CHECK(dpia_result_run_time(NULL, NULL, NULL) == 0, "NULL result");
+  free(text);
+}
+
 static void test_names(void) {
   for (int k = DPIA_EMIT_OPENCL; k <= DPIA_EMIT_HEADER; k++) {
     const char *name = dpia_emit_name((DpiaEmit)k);
@@ -178,6 +207,7 @@ int main(int argc, char **argv) {
   test_diagnostics();
   test_out_of_memory();
   test_names();
+  test_run_time(argv[1]);
   if (failures) fprintf(stderr, "%d failure(s)\n", failures);
   else printf("ok\n");
   return failures != 0;

@@ -3,7 +3,9 @@
 program builds against them with `pkg-config --cflags --libs dpia` and
 translates a kernel.
 
-usage: install_test.py BUILD_DIR CC
+usage: install_test.py BUILD_DIR CC [SANITIZE]
+(SANITIZE: meson's b_sanitize, e.g. address,undefined; the program is then
+built with the same -fsanitize, as a sanitized libdpia needs)
 """
 import glob
 import os
@@ -46,6 +48,7 @@ def run(cmd, env=None):
 
 def main():
     build, cc = sys.argv[1:3]
+    sanitize = sys.argv[3] if len(sys.argv) > 3 and sys.argv[3] not in ("", "none") else None
     with tempfile.TemporaryDirectory() as dest:
         run(["meson", "install", "-C", build, "--no-rebuild", "--quiet", "--destdir", dest])
         found = {}
@@ -68,7 +71,8 @@ def main():
         exe = os.path.join(dest, "prog")
         with open(src, "w") as f:
             f.write(PROGRAM)
-        run([cc, "-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror", src, "-o", exe] + flags)
+        extra = ["-fsanitize=" + sanitize] if sanitize else []
+        run([cc, "-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror", src, "-o", exe] + extra + flags)
         env["LD_LIBRARY_PATH"] = os.path.dirname(found["libdpia.so*"])
         out = run([exe], env)
         print(out, end="")

@@ -85,5 +85,42 @@ with tempfile.TemporaryDirectory() as tmp:
         failed += 1
         print('FAIL atomic -o')
 
+    # issue 7: -o that cannot be written, and options given twice (an
+    # error, never silently the last one)
+    outdir = os.path.join(tmp, 'outdir')
+    os.mkdir(outdir)
+    expect(['translate', '-o', outdir, dot], 2, f"cannot write '{outdir}': Is a directory")
+    expect(['translate', '-o', '/dev/full', dot], 2, "cannot write '/dev/full': No space left on device")
+    # an unwritable directory: sysfs refuses new files even to root; a
+    # read-only directory refuses them to anyone else
+    expect(['translate', '-o', '/sys/dpia-test.cl', dot], 2, "cannot write '/sys/dpia-test.cl'")
+    if os.geteuid() != 0:
+        locked = os.path.join(tmp, 'locked')
+        os.mkdir(locked, 0o555)
+        expect(['translate', '-o', os.path.join(locked, 'k.cl'), dot], 2, 'Permission denied')
+        os.chmod(locked, 0o755)
+    leftovers = [f for f in os.listdir(tmp) if '.tmp' in f] + os.listdir(outdir)
+    if leftovers:
+        failed += 1
+        print(f'FAIL unwritable -o left {leftovers}')
+    else:
+        passed += 1
+        print('PASS unwritable -o leaves nothing behind')
+    for args, option in ((['--emit=json', '--emit=opencl'], '--emit'),
+                         (['--emit=json', '--emit=json'], '--emit'),
+                         (['-k', 'dotPartial', '--kernel=dotPartial'], '-k'),
+                         (['-o', os.path.join(tmp, 'a.cl'), '-o', os.path.join(tmp, 'b.cl')], '-o'),
+                         (['--local-size=64', '--local-size=128'], '--local-size'),
+                         (['--global-size=64', '--global-size=128'], '--global-size')):
+        expect(['translate'] + args + [dot], 2, f'dpia: error: {option} given twice')
+    expect(['verify', '-k', 'a', '-k', 'b', dot], 2, 'dpia: error: -k given twice')
+    ok = not os.path.exists(os.path.join(tmp, 'a.cl')) and not os.path.exists(os.path.join(tmp, 'b.cl'))
+    if ok:
+        passed += 1
+        print('PASS options given twice write nothing')
+    else:
+        failed += 1
+        print('FAIL options given twice wrote a file')
+
 print(f'{passed} passed, {failed} failed')
 sys.exit(1 if failed else 0)

@@ -204,6 +204,15 @@ def flat(t):
     return flat(t[1]) + flat(t[2])
 
 
+def pair_with_array(t):
+    """t holds a pair with an array component (not a kernel output)."""
+    if t[0] == 'num':
+        return False
+    if t[0] == 'arr':
+        return pair_with_array(t[2])
+    return has_arrays(t)
+
+
 def const_sized(t):
     if t[0] == 'num':
         return True
@@ -272,7 +281,7 @@ NMAX = 6000
 
 # Patterns that are valid programs but hit known dpia bugs: run_diff can
 # leave them out (--avoid) while hunting for new bugs.
-AVOIDABLE = ('local-in-local',)
+AVOIDABLE = ('local-in-local', 'single-item-map', 'redundant-grid', 'pad-vector', 'infer-to', 'own-tmp')
 
 
 class Gen:
@@ -286,6 +295,9 @@ class Gen:
         self.costs = []
         self.counter = 0
         self.features = set()
+        self.nested_grid = []
+        self.no_bcast = False
+        self.helper = None  # (name, scalar type) of a def'd scalar function
 
     # ---- helpers ---------------------------------------------------------
 
@@ -347,9 +359,19 @@ class Gen:
 
     # ---- literals and scalar expressions -----------------------------
 
-    def lit(self, s, kind='any'):
+    def lit(self, s, scalar_only=True):
+        """A literal of scalar type s (integer literals in float contexts
+        too; 1.5f only where a scalar float is meant: it does not take a
+        vector type, and in a function typed before its argument it fixes
+        the argument's type, see regress/infer_broadcast_in_to_private.dpia)."""
         if s == 'int':
             return self.pick(['1', '2', '3', '0', '5'])
+        if not self.no_bcast and self.chance(0.08):
+            self.feat('int-literal-as-' + s)
+            return self.pick(['2', '3', '1'])
+        if s == 'float' and scalar_only and not self.no_bcast and self.chance(0.1):
+            self.feat('literal-1.5f')
+            return '1.5f'
         return self.pick(['0.5', '1.5', '2.0', '0.25', '3.0', '0.75'])
 
     def scalar_expr(self, vars_, out, depth):
@@ -358,6 +380,8 @@ class Gen:
         one fits."""
         s, w = out[1], out[2]
         usable = [(t, ty) for t, ty in vars_ if ty[0] == 'num' and ty[1] == s and ty[2] in (1, w)]
+        if self.no_bcast:
+            usable = [(t, ty) for t, ty in usable if ty[2] == w]
         text, tw, used = self._sx(usable, s, w, depth)
         if not used and usable:
             v, vt = self.pick(usable)
@@ -375,7 +399,7 @@ class Gen:
             if usable and self.chance(0.85):
                 t, ty = self.pick(usable)
                 return t, ty[2], True
-            return self.lit(s), 1, False
+            return self.lit(s, w == 1), 1, False
         if s == 'int':
             ops = ['add', 'sub', 'mulc', 'modc', 'divc', 'neg', 'sel', 'add', 'sub']
         else:
@@ -384,6 +408,8 @@ class Gen:
         op = self.pick(ops)
         if op in ('leaky', 'sel', 'conv') and w != 1:
             op = 'add'
+        if self.helper and self.helper[1] == s and self.chance(0.15):
+            op = 'helper'
         self.feat('math:' + op)
 
         def sub(d=depth - 1):
@@ -392,6 +418,11 @@ class Gen:
             (a, wa, ua), (b, wb, ub) = sub(), sub()
             sym = {'add': '+', 'sub': '-', 'mul': '*'}[op]
             return f'{par(a)} {sym} {par(b)}', max(wa, wb), ua or ub
+        if op == 'helper':
+            a, wa, ua = sub()
+            if wa != 1:
+                return f'{par(a)} * 0.5', wa, ua
+            return f'{self.helper[0]} {par(a)}', 1, ua
         if op == 'mulc':
             a, wa, ua = sub()
             c = self.pick(['2', '3', '-2']) if s == 'int' else self.pick(['0.5', '1.5', '-0.75', '2.0'])
@@ -408,6 +439,8 @@ class Gen:
             return f'-{par(a)}', wa, ua
         if op == 'sel':
             (a, _, ua), (b, _, ub) = sub(), sub()
+            if a == b:  # x > x: libclang warns (see regress/tautological_int_compare.dpia)
+                b, ub = self.lit(s), False
             return f'select ({par(a)} > {par(b)}) {par(a)} {par(b)}', 1, ua or ub
         if op in ('fabs', 'sin', 'cos', 'floor'):
             a, wa, ua = sub()
@@ -474,10 +507,18 @@ class Gen:
         return t
 
     def value_of(self, vars_, out, ctx):
+        self.no_bcast = ctx.no_bcast
         if out[0] == 'pair':
             a = self.value_of(vars_, out[1], ctx)
             b = self.value_of(vars_, out[2], ctx)
             return f'({a}, {b})'
+        if self.chance(0.06):
+            # let (substitution): the bound expression used twice
+            t = self.fresh('t')
+            bound = self.scalar_expr(vars_, out, 2)
+            use = self.scalar_expr([(t, out)], out, 2)
+            self.feat('let')
+            return f'let {t} = {bound} in {use} + {t}'
         return self.scalar_expr(vars_, out, self.pick([1, 2, 2, 3]))
 
     def body(self, e, t, ctx, target=None):
@@ -499,7 +540,9 @@ class Gen:
                 if extra:
                     v, vt = self.pick(extra)
                     self.feat('combine-outer-scalar')
-                    text = f'{par(text)} * 0.5 + {par(v)}'
+                    if vt[2] != u[2]:
+                        v = f'vec {u[2]} {par(v)}'
+                    text = f'{par(text)} * {"2" if u[1] == "int" else "0.5"} + {par(v)}'
             return text, u
         vars_ = ctx.scalars
         out = target if target is not None else self.choose_out(nums or vars_, ctx)
@@ -508,6 +551,8 @@ class Gen:
         if nums and not any(re.search(r'\b' + re.escape(v.split()[-1]) + r'\b', text) for v, _ in nums):
             leaf = out if out[0] == 'num' else out[1]
             fit = [(v, vt) for v, vt in nums if vt[1] == leaf[1] and vt[2] in (1, leaf[2])]
+            if ctx.no_bcast:
+                fit = [(v, vt) for v, vt in fit if vt[2] == leaf[2]]
             if fit:
                 v, vt = self.pick(fit)
                 v = v if vt[2] == leaf[2] else f'vec {leaf[2]} {par(v)}'
@@ -581,6 +626,8 @@ class Gen:
         if o == 'vec':
             if el[0] != 'num' or el[2] != 1 or el[1] == 'bool':
                 return None
+            if 'pad-vector' in self.avoid and 'padCst' in e:
+                return None
             k = self.pick([2, 4, 8, 4, 2, 16, 3], [4, 4, 3, 0, 0, 1, 1])
             self.need_div(n, k)
             self.feat(f'asVector{k}')
@@ -646,6 +693,8 @@ class Gen:
         inner = ctx.but(ind=ctx.ind + '  ')
         d, dt = e, t
         how = self.pick(['reorder', 'map', 'map', 'pad', 'splitjoin'])
+        if how == 'map' and 'own-tmp' in self.avoid and ctx.level not in ('wg', 'top'):
+            how = 'reorder'
         nl = self.nl(inner)
         if how == 'reorder':
             s = self.pick([2, 4])
@@ -681,7 +730,11 @@ class Gen:
             out.append(('mapSeq', 1))
         elif ctx.level == 'local':
             out.append(('mapSeq', 6))
-            if free_local and 'local-in-local' not in self.avoid:
+            # a mapLocal of another dimension inside a mapLocal: only as the
+            # final stage (its result goes to the enclosing one's output),
+            # since a barrier inside the enclosing loop is not possible when
+            # not all work-items run it (spec section 5, last rule)
+            if free_local and final and 'local-in-local' not in self.avoid:
                 out.append(('mapLocal', 2))
         else:
             out.append(('mapSeq', 1))
@@ -705,8 +758,11 @@ class Gen:
             prim = kind
         else:
             prim = f'{kind}{dim}'
-        self.last_kind = kind
         self.feat(kind + (str(dim) if dim else ''))
+        if kind in ('mapGlobal', 'mapWorkgroup'):
+            self.nested_grid.append(n)
+        if kind in ('mapGlobal', 'mapWorkgroup', 'mapLocal') and 'single-item-map' in self.avoid:
+            self.need_ge(n, 2)
         self.cost(ctx, n)
         v = self.fresh(self.var_base(el))
         inner = self.inner_ctx(ctx, kind, dim, n)
@@ -715,22 +771,27 @@ class Gen:
         btarget = None
         if target is not None:
             btarget = target if target[0] == 'num' else target[1]
+        # materialisation of an intermediate stage
+        mem = ''
+        if not final and kind in ('mapSeq', 'mapLocal'):
+            mems = [('toGlobal', 2), ('', 2)]
+            if ctx.in_wg:
+                mems.append(('toLocal', 4 if kind == 'mapLocal' else 2))
+            if kind == 'mapSeq' and ctx.level != 'wg':
+                mems.append(('toPrivate', 4))
+            if 'own-tmp' in self.avoid and ctx.level != 'wg':
+                mems = [('toPrivate', 1)] + ([('toLocal', 1)] if ctx.in_wg else [])
+            mem = self.pick([m for m, _ in mems], [w for _, w in mems])
+        if mem and 'infer-to' in self.avoid:
+            inner = inner.but(scalars=[], no_bcast=True)
         b, u = self.body(v, el, inner, btarget)
+        self.last_kind = kind
         lam = self.lam(v, b, ctx)
         res_t = arr(n, u)
         if final:
             return f'{e}{self.nl(ctx)}|> {prim} {lam}', res_t
-        # materialisation of an intermediate stage
-        mems = []
-        if kind in ('mapSeq', 'mapLocal'):
-            mems += [('toGlobal', 2), ('', 2)]
-            if ctx.in_wg:
-                mems.append(('toLocal', 4 if kind == 'mapLocal' else 2))
-            if kind == 'mapSeq' and const_sized(res_t) and ctx.level != 'wg':
-                mems.append(('toPrivate', 4))
-        else:
-            mems = [('', 1)]
-        mem = self.pick([m for m, _ in mems], [w for _, w in mems])
+        if mem == 'toPrivate' and not const_sized(res_t):
+            mem = 'toLocal' if ctx.in_wg else 'toGlobal'
         self.feat('mem:' + (mem or 'implicit') + ':' + kind)
         if mem == 'toPrivate':
             self.need_le(flat(res_t), MAX_PRIVATE)
@@ -773,6 +834,9 @@ class Gen:
     def reduce_stage(self, e, t, ctx, target=None):
         n, el = t[1], t[2]
         self.cost(ctx, n)
+        if (target is None and el[0] == 'arr' and el[1].is_const() and el[1].const_value() <= 16
+                and el[2][0] == 'num' and self.chance(0.3)):
+            return self.reduce_array_acc(e, t, ctx)
         if target is None:
             lv = [l for l in leaves(el) if l[1] != 'bool']
             leaf = self.pick(lv)
@@ -788,29 +852,50 @@ class Gen:
                 f = self.pick(['({a} * 3 + {v}) % 1009', '({v} - {a} * 2) % 1009'])
             else:
                 f = self.pick(['{a} * 0.5 + {v}', '{v} - {a} * 0.5', 'fma {a} 0.5 {v}', '{a} * 0.75 + {v} * 0.25'])
-            if f.startswith('fma'):
-                return f.format(a=acc, v=par(val))
-            return f.format(a=acc, v=par(val))
+            return f.format(a=par(acc), v=par(val))
 
         if target[0] == 'pair':
             v1, _ = self.body(y, el, inner, leaf)
             v2, _ = self.body(y, el, inner, leaf)
             bod = f'({comb(f"fst {a}", v1, leaf)}, {comb(f"snd {a}", v2, leaf)})'
-            init = f'({self.lit(leaf[1])}, {self.lit(leaf[1])})'
+            init = f'({self.lit(leaf[1], leaf[2] == 1)}, {self.lit(leaf[1], leaf[2] == 1)})'
         else:
             v1, _ = self.body(y, el, inner, leaf)
             bod = comb(a, v1, leaf)
-            init = self.lit(leaf[1])
+            init = self.lit(leaf[1], leaf[2] == 1)
             if leaf[2] > 1 and self.chance(0.5):
                 init = f'(vec {leaf[2]} {init})'
         lam = f'(\\{y} {a} -> {bod})' if '\n' not in bod else f'(\\{y} {a} ->{self.nl(ctx)}    {bod})'
         return f'{e}{self.nl(ctx)}|> reduceSeq {lam} {init}', target
+
+    def reduce_array_acc(self, e, t, ctx):
+        """reduceSeq with an array accumulator (compound assignment), its
+        initial value a kernel input."""
+        n, el = t[1], t[2]
+        m, leaf = el[1], el[2]
+        self.cost(ctx, n * m)
+        init = self.new_input(arr(m, leaf))
+        y, a, p = self.fresh('c'), self.fresh('a'), self.fresh('p')
+        inner = ctx.but(level='seq', loops=ctx.loops + (n, m), grid_ok=False)
+        self.no_bcast = ctx.no_bcast
+        val = self.scalar_expr(inner.scalars + [(f'fst {p}', leaf)], leaf, 2)
+        if f'fst {p}' not in val:
+            val = f'{par(val)} + fst {p}'
+        if leaf[1] == 'int':
+            bod = f'(snd {p} * 3 + {par(val)}) % 1009'
+        else:
+            bod = self.pick([f'snd {p} * 0.5 + {par(val)}', f'{par(val)} - snd {p} * 0.5'])
+        self.feat('reduceSeq-array-acc')
+        return (f'{e}{self.nl(ctx)}|> reduceSeq (\\{y} {a} -> zip {y} {a} |> mapSeq (\\{p} -> {bod})) {init}',
+                el)
 
     def pipeline(self, e, t, ctx, target=None):
         """A pipeline over the array e : t at ctx: views, zips, map stages,
         ending in a final map or (with a target: always) a reduction."""
         can_reduce = ctx.level in ('global', 'local', 'seq') or (ctx.level == 'wg' and self.chance(0.1))
         nstages = self.pick([1, 1, 2, 2, 3]) if ctx.depth > 0 else 1
+        if 'own-tmp' in self.avoid and ctx.level not in ('wg', 'top'):
+            nstages = 1
         for st in range(nstages):
             last = st == nstages - 1
             e, t = self.views(e, t, ctx, self.pick([0, 0, 1, 1, 2]), target)
@@ -818,21 +903,26 @@ class Gen:
                 p, pt = self.same_length_partner(e, t, ctx, target)
                 e, t = f'zip {par(e)} {par(p)}', arr(t[1], pair(t[2], pt[2]))
                 self.feat('zip')
+                if 'redundant-grid' in self.avoid and '|> map' in p:
+                    ctx = ctx.but(grid_ok=False)
             if not last:
                 e, t = self.map_stage(e, t, ctx, final=False, target=target)
+                if 'redundant-grid' in self.avoid:
+                    ctx = ctx.but(grid_ok=False)
                 continue
             if target is not None:
                 return self.reduce_stage(e, t, ctx, target)
             if can_reduce and self.chance(0.35):
                 return self.reduce_stage(e, t, ctx)
-            if self.chance(0.05):
+            if self.chance(0.05) and not pair_with_array(t):
                 self.feat('view-only-body')
                 return self.views(e, t, ctx, 1)
             # the final map; views after it only pass through acceptors when
             # it was a grid-level map (no barrier across work-groups)
             e, t = self.map_stage(e, t, ctx, final=True)
-            grid_final = self.last_kind in ('mapGlobal', 'mapWorkgroup')
-            if self.chance(0.3):
+            grid_final = self.last_kind in ('mapGlobal', 'mapWorkgroup') or \
+                (self.last_kind == 'mapLocal' and ctx.level == 'local')
+            if self.chance(0.3) and not ('own-tmp' in self.avoid and ctx.level != 'wg'):
                 e, t = self.views(e, t, ctx, 1, acceptor_only=grid_final)
             return e, t
         raise AssertionError
@@ -859,17 +949,23 @@ class Gen:
         else:
             t = arr(N, num(s))
         e = self.new_input(t, ctx)
+        if t[2] == num(s) and self.chance(0.15):
+            k = self.pick([2, 4, 8])
+            self.need_div(t[1], k)
+            self.feat(f'asVector{k}')
+            e, t = f'{e} |> asVector {k}', self.mk_arr(t[1].divc(k), num(s, k))
         if self.chance(0.25):
             p, pt = self.same_length_partner(e, t, ctx.but(depth=0))
             e, t = f'zip {par(e)} {par(p)}', arr(t[1], pair(t[2], pt[2]))
             self.feat('zip-top')
         return e, t
 
-    def top_stage(self, ctx, two_d, kind=None):
+    def top_stage(self, ctx, two_d, kind=None, dim=None):
         e, t = self.source(ctx, two_d)
         e, t = self.views(e, t, ctx, self.pick([0, 1, 1, 2, 3]))
         kind = kind or self.pick(['mapGlobal', 'mapWorkgroup'])
-        dim = 1 if two_d and self.chance(0.5) else 0
+        if dim is None:
+            dim = 1 if two_d and self.chance(0.5) else 0
         n = t[1]
         if kind == 'mapWorkgroup' and t[2][0] != 'arr':
             c = self.chunk(n, (4, 8, 16, 32, 64, 128) if not n.is_const() else (2, 4, 8, 16, 32))
@@ -877,12 +973,20 @@ class Gen:
             e, t = f'{e}{self.nl(ctx)}|> split {c}', self.mk_arr(n.divc(c), arr(S(c), t[2]))
             n = t[1]
         self.need_le(n, MAX_ELEMS)
+        if 'single-item-map' in self.avoid:
+            self.need_ge(n, 2)
         self.cost(ctx, n)
         v = self.fresh(self.var_base(t[2]))
         prim = kind if dim == 0 and self.chance(0.6) else f'{kind}{dim}'
         self.feat(f'top-{kind}{dim}')
         inner = self.inner_ctx(ctx, kind, dim, n)
+        first_cost, self.nested_grid = len(self.costs), []
         b, u = self.body(v, t[2], inner)
+        # the stages before a nested grid-level map run in each of its
+        # work-items: count that work
+        for g in self.nested_grid:
+            for i in range(first_cost, len(self.costs)):
+                self.costs[i] = self.costs[i] * g
         e = f'{e}{self.nl(ctx)}|> {prim} {self.lam(v, b, ctx)}'
         t = arr(n, u)
         e, t = self.views(e, t, ctx, self.pick([0, 0, 1, 2]), acceptor_only=True)
@@ -895,19 +999,28 @@ class Gen:
         nats = ['M', 'N'] if two_d else ['N']
         ctx = Ctx(level='top', in_wg=False, grid=frozenset(), local=frozenset(), loops=(), local_loops=(),
                   scalars=[], arrays=[], depth=self.pick([1, 2, 2, 3]), ind='  ', stype=stype,
-                  vectors=True, grid_ok=True)
+                  vectors=True, grid_ok=True, no_bcast=False)
         self.feat('type:' + stype)
         if self.chance(0.3):
             self.params.append(('alpha', f'(alpha: {stype})'))
             ctx.scalars = [('alpha', num(stype))]
             self.feat('scalar-param')
+        helper_def = ''
+        if self.chance(0.12):
+            # a helper def, inlined where it is used (spec section 2)
+            body = self.scalar_expr([('y', num(stype))], num(stype), 2)
+            helper_def = f'def h (y: {stype}) =\n  {body}\n\n'
+            self.helper = ('h', stype)
+            self.feat('def-helper')
         shape = self.pick(['stage', 'pair', 'zip', 'seq'], [80, 7, 7, 6])
         self.feat('kernel:' + shape)
         if shape == 'stage':
             e, t = self.top_stage(ctx, two_d)
         elif shape == 'pair':
-            e1, _ = self.top_stage(ctx.but(ind='    '), two_d)
-            e2, _ = self.top_stage(ctx.but(ind='    '), two_d)
+            # two stages on the same grid dimension (else each one runs
+            # redundantly in every work-item of the other's dimension)
+            e1, _ = self.top_stage(ctx.but(ind='    ', grid_ok=False), two_d, dim=0)
+            e2, _ = self.top_stage(ctx.but(ind='    ', grid_ok=False), two_d, dim=0)
             e = f'(\n    {e1},\n    {e2})'
         elif shape == 'zip':
             # two parallel stages over arrays of the same length, zipped
@@ -932,7 +1045,7 @@ class Gen:
                 e, t = self.map_stage(src, st, sctx, final=True)
         nat_decl = f'({" ".join(nats)}: nat)'
         params = ' '.join([nat_decl] + [p for _, p in self.params])
-        return f'kernel k {params} =\n  {e}\n', nats
+        return f'{helper_def}kernel k {params} =\n  {e}\n', nats
 
     # ---- sizes -------------------------------------------------------
 

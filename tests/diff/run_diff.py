@@ -22,7 +22,10 @@ Prints `N passed, M failed` at the end; exit 1 if anything failed.
 """
 import argparse
 import concurrent.futures
+import json
+import math
 import os
+import random
 import re
 import subprocess
 import sys
@@ -34,15 +37,19 @@ sys.path.insert(0, HERE)
 import gen  # noqa: E402
 
 RUN_TIMEOUT = 300
+LAUNCH_FRACTION = 0.3
 
 
-def run(cmd, env):
+def run(cmd, env, split=False):
+    """(exit status, output), or (status, stdout, stderr) when split."""
     for attempt in range(30):
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=RUN_TIMEOUT, env=env)
             if p.returncode == 127 and 'error while loading shared libraries' in p.stderr and attempt < 29:
                 time.sleep(2)  # libdpia is being relinked by a concurrent build
                 continue
+            if split:
+                return p.returncode, p.stdout, p.stderr
             return p.returncode, p.stdout + p.stderr
         except (PermissionError, FileNotFoundError):
             if attempt == 29:  # dpia missing: being relinked for too long
@@ -50,7 +57,8 @@ def run(cmd, env):
             time.sleep(2)  # the binary is being relinked by a concurrent build
         except subprocess.TimeoutExpired as e:
             out = e.stdout.decode(errors='replace') if isinstance(e.stdout, bytes) else (e.stdout or '')
-            return 'timeout', out + f'\n(timed out after {RUN_TIMEOUT} s)'
+            out += f'\n(timed out after {RUN_TIMEOUT} s)'
+            return ('timeout', out, '') if split else ('timeout', out)
 
 
 def parse_header(text):
@@ -77,36 +85,88 @@ def parse_header(text):
     return kernel, sizes, expect
 
 
-def test_one(dpia, path, text, kernel, sizes, expect, seed, env):
-    """(status, detail): status in ok, skip, FAIL."""
+def size_expr(expr, values):
+    """The value of a metadata size expression (C syntax, exact '/')."""
+    if not re.fullmatch(r'[0-9A-Za-z_+\-*/%() ]+', expr):
+        raise ValueError(expr)
+    return eval(expr.replace('/', '//'), {'__builtins__': {}}, dict(values))  # noqa: S307
+
+
+def choose_launch(dpia, path, kernel, sizes, rng, env):
+    """Launch options other than the kernel's natural NDRange (fewer
+    work-items or groups than elements: loops; more work-items than
+    elements: guards; another local size), chosen with rng from the
+    kernel's metadata.  [] when there is nothing to vary."""
+    rc, out, _ = run([dpia, 'translate', path, '-k', kernel, '--emit=json', '--no-verify'], env, split=True)
+    if rc != 0:
+        return []
+    meta = json.loads(out)
+    values = [a.split('=', 1) for a in sizes if '=' in a]
+    values = {k: int(v) for k, v in values}
+    try:
+        glob = [size_expr(x, values) for x in meta['global_size']]
+        loc = [size_expr(x, values) for x in meta['local_size']] if meta.get('local_size') else None
+    except (ValueError, SyntaxError, ZeroDivisionError, NameError):
+        return []
+    if loc is None:
+        g2 = [rng.randint(1, g) if g > 1 and rng.random() < 0.8 else g for g in glob]
+        if rng.random() < 0.3:
+            l2 = [rng.choice([1, 2, 4, 8, 16, 32]) if d == 0 else 1 for d in range(len(g2))]
+            g2 = [-(-g // l) * l for g, l in zip(g2, l2)]
+            return [f'--global-size={",".join(map(str, g2))}', f'--local-size={",".join(map(str, l2))}']
+        return [f'--global-size={",".join(map(str, g2))}']
+    groups = [max(1, g // max(1, l)) for g, l in zip(glob, loc)]
+    l2 = []
+    for l in loc:
+        cands = [l, max(1, rng.randint(1, l))]
+        if l % 2 == 0:
+            cands.append(l // 2)
+        if l * 2 <= 128:
+            cands.append(l * 2)
+        l2.append(rng.choice(cands))
+    while math.prod(l2) > 256:
+        l2[l2.index(max(l2))] //= 2
+    gr2 = [rng.randint(1, g) if rng.random() < 0.5 else g for g in groups]
+    opts = [f'--local-size={",".join(map(str, l2))}']
+    if gr2 != groups or l2 != loc or rng.random() < 0.5:
+        opts.append(f'--global-size={",".join(str(a * b) for a, b in zip(gr2, l2))}')
+    return opts
+
+
+def test_one(dpia, path, kernel, sizes, expect, seed, env, launch_rng=None, check_only=False):
+    """(status, detail, launch options): status in ok, skip, FAIL."""
     rc, out = run([dpia, 'check', path], env)
     if expect in ('reject', 'reject-or-ok'):
         if rc == 1:
-            return 'ok', ''
+            return 'ok', '', []
         if expect == 'reject-or-ok' and rc == 0:
             rc, out = run([dpia, 'run', path, '-k', kernel, *sizes, '--check', '--seed', str(seed)], env)
             if rc == 0:
-                return 'ok', out
+                return 'ok', out, []
             return 'FAIL', f'dpia check accepts the program, but dpia run exits {rc} (expected a rejection by check, ' \
-                f'or a correct run):\n{out}'
+                f'or a correct run):\n{out}', []
         if rc != 0:
-            return 'FAIL', f'dpia check exited {rc} (expected 1: a rejection)\n{out}'
+            return 'FAIL', f'dpia check exited {rc} (expected 1: a rejection)\n{out}', []
         detail = 'dpia check accepted a program it must reject'
         rc, out = run([dpia, 'run', path, '-k', kernel, *sizes, '--check', '--seed', str(seed)], env)
-        return 'FAIL', f'{detail}; dpia run exits {rc}:\n{out}'
+        return 'FAIL', f'{detail}; dpia run exits {rc}:\n{out}', []
     if rc != 0:
         what = 'REJECTED by dpia check (a generator bug, or a wrong rejection)' if rc == 1 else \
             f'dpia check exited {rc}'
-        return 'FAIL', f'{what}:\n{out}'
-    rc, out = run([dpia, 'run', path, '-k', kernel, *sizes, '--check', '--seed', str(seed)], env)
+        return 'FAIL', f'{what}:\n{out}', []
+    if check_only:
+        return 'ok', out, []
+    launch = choose_launch(dpia, path, kernel, sizes, launch_rng, env) if launch_rng else []
+    cmd = ['dpia', 'run', os.path.basename(path), '-k', kernel, *sizes, *launch, '--check', '--seed', str(seed)]
+    rc, out = run([dpia, *cmd[1:2], path, *cmd[3:]], env)
     if rc == 0:
-        return 'ok', out
+        return 'ok', out, launch
     if rc == 4:
-        return 'skip', out
+        return 'skip', out, launch
     what = {1: 'exit 1 (error in the program: a generator bug if it is a precondition, else a wrong rejection)',
             3: 'exit 3 (verification failed or the result differs from the reference)',
             70: 'exit 70 (internal error)'}.get(rc, f'exit {rc}')
-    return 'FAIL', f'dpia run: {what}:\n{out}'
+    return 'FAIL', f'$ {" ".join(cmd)}\ndpia run: {what}:\n{out}', launch
 
 
 def main():
@@ -122,6 +182,8 @@ def main():
                     + ', '.join(gen.AVOIDABLE))
     ap.add_argument('--no-regress', action='store_true', help='do not run regress/*.dpia')
     ap.add_argument('--quiet', action='store_true', help='print only failures and the summary')
+    ap.add_argument('--check-only', action='store_true', help='only `dpia check` the programs (a fast test of '
+                    'the generator)')
     a = ap.parse_args()
     dpia = os.path.abspath(a.dpia)
     env = dict(os.environ, POCL_KERNEL_CACHE='0')
@@ -129,10 +191,13 @@ def main():
     if a.keep:
         os.makedirs(a.keep, exist_ok=True)
 
-    cases = []  # (name, text, kernel, sizes, expect)
+    cases = []  # (name, text, kernel, sizes, expect, launch rng)
     for i in range(a.start, a.start + a.count):
         p = gen.generate(a.seed, i, avoid)
-        cases.append((f'seed {a.seed} #{i}', p.text, p.kernel, p.size_args(), 'ok'))
+        # a third of the programs run with another launch size than their natural NDRange
+        lr = random.Random(f'launch:{a.seed}:{i}')
+        cases.append((f'seed {a.seed} #{i}', p.text, p.kernel, p.size_args(), 'ok',
+                      lr if lr.random() < LAUNCH_FRACTION else None))
     regress = os.path.join(HERE, 'regress')
     if not a.no_regress and os.path.isdir(regress):
         for f in sorted(os.listdir(regress)):
@@ -140,21 +205,24 @@ def main():
                 with open(os.path.join(regress, f)) as fh:
                     text = fh.read()
                 kernel, sizes, expect = parse_header(text)
-                cases.append((f'regress/{f}', text, kernel, sizes, expect))
+                cases.append((f'regress/{f}', text, kernel, sizes, expect, None))
 
     passed = failed = skipped = 0
     start = time.time()
     with tempfile.TemporaryDirectory() as tmp:
         def job(k):
-            name, text, kernel, sizes, expect = cases[k]
+            name, text, kernel, sizes, expect, lr = cases[k]
             path = os.path.join(tmp, f'p{k}.dpia')
             with open(path, 'w') as fh:
                 fh.write(text)
-            return test_one(dpia, path, text, kernel, sizes, expect, a.seed, env)
+            return test_one(dpia, path, kernel, sizes, expect, a.seed, env, lr, a.check_only)
 
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
-            for k, (status, detail) in enumerate(ex.map(job, range(len(cases)))):
-                name, text, kernel, sizes, expect = cases[k]
+            for k, (status, detail, launch) in enumerate(ex.map(job, range(len(cases)))):
+                name, text, kernel, sizes, expect, _ = cases[k]
+                if launch:  # the run line says how it was launched
+                    text = re.sub(r'^(-- run:.*)$', lambda m: m.group(1) + ' ' + ' '.join(launch), text, count=1,
+                                  flags=re.M)
                 if status == 'ok':
                     passed += 1
                     if not a.quiet:

@@ -7,7 +7,7 @@ in one translation unit (the shared part is defined once); two translation
 units including the same header link into one program (everything in it
 has internal linkage); a header for one kernel (-k) with user launch sizes.
 
-usage: compile_headers.py DPIA SAMPLES_DIR CC CXX
+usage: compile_headers.py DPIA SAMPLES_DIR CC CXX [MORE.dpia...]
 """
 import glob
 import os
@@ -37,7 +37,7 @@ def compile_unit(cc, flags, source, obj, what):
 
 def main():
     dpia, samples, cc, cxx = sys.argv[1:5]
-    files = sorted(glob.glob(os.path.join(samples, "*.dpia")))
+    files = sorted(glob.glob(os.path.join(samples, "*.dpia"))) + sys.argv[5:]
     if not files:
         print("no samples in", samples)
         return 1

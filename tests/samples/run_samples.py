@@ -20,6 +20,19 @@ RUNS = [  # file, kernel, sizes at two points
     ('mm_tiled.dpia', 'mmTiled', [{'M': 32, 'N': 48, 'K': 40}, {'M': 64, 'N': 64, 'K': 64}]),
     ('stencil1d.dpia', 'stencil', [{'N': 1000}, {'N': 1024}]),
     ('stencil1d.dpia', 'stencilTiled', [{'N': 640}, {'N': 1024}]),
+    # beyond the paper (issue 8) and the strategies of bench/blas_bench (issue 6)
+    ('jacobi2d.dpia', 'jacobi2d', [{'M': 100, 'N': 77}, {'M': 64, 'N': 128}]),
+    ('asum_reorder.dpia', 'asumReorder', [{'N': 262144}, {'N': 786432}]),
+    ('asum_vec.dpia', 'asumVec16', [{'N': 4096}, {'N': 12288}]),
+    ('asum_vec.dpia', 'asumVec16x2', [{'N': 4096}, {'N': 12288}]),
+    ('dot_vec16.dpia', 'dotVec16', [{'N': 4096}, {'N': 12288}]),
+    ('dot_vec16.dpia', 'dotVec16x2', [{'N': 4096}, {'N': 12288}]),
+    ('scal_vec.dpia', 'scalVec16', [{'N': 1008}, {'N': 4096}]),
+    ('scal_vec.dpia', 'scalChunk', [{'N': 1024}, {'N': 3072}]),
+    ('gemv_vec.dpia', 'gemvVec', [{'M': 100, 'N': 640}, {'M': 64, 'N': 1024}]),
+    ('gemv_vec.dpia', 'gemvVec2', [{'M': 100, 'N': 640}, {'M': 64, 'N': 1024}]),
+    ('mm_vec.dpia', 'mmVec', [{'M': 32, 'N': 48, 'K': 40}, {'M': 64, 'N': 64, 'K': 64}]),
+    ('mm_vec.dpia', 'mmBlock', [{'M': 32, 'N': 48, 'K': 40}, {'M': 64, 'N': 64, 'K': 64}]),
 ]
 
 passed = failed = 0

@@ -8,14 +8,14 @@ kernel void jacobi2d(global float *restrict output, const global float *restrict
   int gid_2 = get_global_id(0); /* mapGlobal */
   float acc;
   acc = 0.0f;
-  /* reduceSeq, 3 steps */
-  acc = xs[max(gid - 1, 0)*N + gid_2] + acc;
-  acc = xs[gid*N + gid_2] + acc;
-  acc = xs[min(gid + 1, M - 1)*N + gid_2] + acc;
-  float acc_2;
-  acc_2 = 0.0f;
   /* reduceSeq, 2 steps */
-  acc_2 = xs[gid*N + max(gid_2 - 1, 0)] + acc_2;
-  acc_2 = xs[gid*N + min(gid_2 + 1, N - 1)] + acc_2;
-  output[gid*N + gid_2] = (acc + acc_2) * 0.2f;
+  acc = xs[gid*N + max(gid_2 - 1, 0)] + acc;
+  acc = xs[gid*N + min(gid_2 + 1, N - 1)] + acc;
+  float acc_2;
+  acc_2 = acc;
+  /* reduceSeq, 3 steps */
+  acc_2 = xs[max(gid - 1, 0)*N + gid_2] + acc_2;
+  acc_2 = xs[gid*N + gid_2] + acc_2;
+  acc_2 = xs[min(gid + 1, M - 1)*N + gid_2] + acc_2;
+  output[gid*N + gid_2] = acc_2 * 0.2f;
 }

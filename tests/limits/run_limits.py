@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""Limits (issue 7): each case is a program (written inline or generated
+here), a command, and the expected exit code and message.  Every limit
+fails with a clear error, in bounded time, never with a crash (a signal),
+an internal error (exit 70) or an exhausted machine.
+
+Usage: run_limits.py DPIA SAMPLES [--no-run]
+(--no-run: skip the `dpia run` cases, which need an OpenCL device).
+
+The limits, and where they are enforced:
+  source nesting      1000 levels (dpia/ast.h DPIA_MAX_NESTING; parser)
+  nesting after inlining defs  10000 levels (dpia/check.h
+                      DPIA_MAX_NORMAL_DEPTH; normalisation, also stage II)
+  phrase nodes after inlining  4000000 (DPIA_MAX_NORMAL_NODES)
+  memory of one translation    1 GiB (DpiaOptions.memory_limit)
+  input file          64 MiB (dpia/main.c)
+  sizes               64-bit arithmetic, exact; split k, asVector k
+  dpia run            int indices: sizes, element counts and loop steps
+                      below 2^31; buffers within the device's
+                      CL_DEVICE_MAX_MEM_ALLOC_SIZE (verify/run_limits.h)"""
+import os, subprocess, sys, tempfile, time
+
+dpia = os.path.abspath(sys.argv[1])
+samples = os.path.abspath(sys.argv[2])
+with_run = '--no-run' not in sys.argv[3:]
+passed = failed = 0
+
+def expect(what, args, code, text, seconds=240):
+    """dpia ARGS must exit with code, with text in its output, in time"""
+    global passed, failed
+    start = time.monotonic()
+    try:
+        p = subprocess.run([dpia] + args, capture_output=True, timeout=seconds)
+    except subprocess.TimeoutExpired:
+        failed += 1
+        print(f'FAIL {what}: no answer within {seconds} s')
+        return
+    took = time.monotonic() - start
+    out = p.stdout.decode(errors='replace') + p.stderr.decode(errors='replace')
+    problems = []
+    if p.returncode != code:
+        problems.append(f'exit {p.returncode}, expected {code}')
+    if text not in out:
+        problems.append(f'{text!r} not in the output')
+    if problems:
+        failed += 1
+        print(f'FAIL {what}: {"; ".join(problems)}\n  output: {out[:700]}')
+    else:
+        passed += 1
+        print(f'PASS {what} ({took:.1f} s)')
+
+def write(directory, name, text):
+    path = os.path.join(directory, name)
+    with open(path, 'w') as f:
+        f.write(text)
+    return path
+
+def defs_chain(body0, step, count, kernel):
+    """def f0 = body0; def f{i} = step(f{i-1}); then the kernel"""
+    lines = [f'def f0 {body0}']
+    for i in range(1, count + 1):
+        lines.append(f'def f{i} {step(f"f{i-1}")}')
+    lines.append(kernel(f'f{count}'))
+    return '\n'.join(lines) + '\n'
+
+with tempfile.TemporaryDirectory() as tmp:
+    both = (['check'], ['translate'])
+
+    # source nesting: the parser's limit (its own message, no stack overflow)
+    deep = write(tmp, 'deep.dpia',
+                 'kernel k (xs: [4]float) = ' + '(' * 1200 + 'xs' + ')' * 1200 + '\n')
+    for cmd in both:
+        expect(f'{cmd[0]}: 1200 nested parentheses', cmd + [deep], 1,
+               'deep.dpia:1:1027: error: nesting too deep (more than 1000 levels)')
+    deep_lambda = write(tmp, 'lambdas.dpia', 'kernel k (N: nat) (xs: [N]float) = xs |> mapGlobal ('
+                        + '\\x -> ' * 3000 + 'x)\n')
+    expect('check: 3000 nested lambdas', ['check', deep_lambda], 1, 'nesting too deep (more than 1000 levels)')
+
+    # nesting after inlining: each def one level deeper than the one before
+    linear = write(tmp, 'linear.dpia', defs_chain(
+        '(x: float) = x + 1.0', lambda f: f'(x: float) = {f} x + 1.0', 4000,
+        lambda f: f'kernel k (N: nat) (xs: [N]float) = xs |> mapGlobal (\\x -> {f} x)'))
+    for cmd in both:
+        expect(f'{cmd[0]}: 4000 defs, each nesting one more level', cmd + [linear], 1,
+               'error: program nested too deeply: more than 10000 levels after inlining defs')
+    # ... and a chain of maps whose length doubles with each def
+    maps = write(tmp, 'maps.dpia', defs_chain(
+        '(N: nat) (xs: [N]float) = xs |> mapSeq (\\x -> x + 1.0)',
+        lambda f: f'(N: nat) (xs: [N]float) = xs |> {f} |> {f}', 14,
+        lambda f: f'kernel k (N: nat) (xs: [N]float) = xs |> split 64 |> mapGlobal (\\c -> {f} c) |> join'))
+    for cmd in both:  # translate overflowed the stack in stage I before the limit
+        expect(f'{cmd[0]}: 2^14 maps in sequence by doubling defs', cmd + [maps], 1,
+               'error: program nested too deeply: more than 10000 levels after inlining defs')
+
+    # phrase nodes after inlining: defs that double in size each level
+    wide = write(tmp, 'wide.dpia', defs_chain(
+        '(x: float) = x + 1.0', lambda f: f'(x: float) = {f} x * {f} x', 40,
+        lambda f: f'kernel k (N: nat) (xs: [N]float) = xs |> mapGlobal (\\x -> {f} x)'))
+    for cmd in both:
+        expect(f'{cmd[0]}: defs doubling in size 40 times', cmd + [wide], 1,
+               'error: program too large: more than 4000000 phrase nodes after inlining defs')
+    # ... while type checking such defs (without a kernel) stays linear: each
+    # def's requirements are kept once, not once per use (they doubled)
+    defs_only = write(tmp, 'defs_only.dpia', defs_chain(
+        '(N: nat) (xs: [N]float) = xs |> split 2 |> join',
+        lambda f: f'(N: nat) (xs: [N]float) = xs |> {f} |> {f}', 60, lambda f: ''))
+    expect('check: 60 defs each using the one before twice (no kernel)', ['check', '-v', defs_only], 0,
+           'def f60 : (N: nat) -> exp[[N]float] -> exp[[N]float]', seconds=60)
+
+    # memory of one translation: a program within the node and depth limits
+    # whose translation grows quadratically
+    chain = write(tmp, 'chain.dpia', defs_chain(
+        '(N: nat) (xs: [N]float) = xs |> mapSeq (\\x -> x + 1.0)',
+        lambda f: f'(N: nat) (xs: [N]float) = xs |> {f} |> {f}', 11,
+        lambda f: f'kernel k (N: nat) (xs: [N]float) = xs |> split 64 |> mapGlobal (\\c -> {f} c) |> join'))
+    expect('check: 2^11 maps in sequence', ['check', chain], 0, '')
+    expect('translate: 2^11 maps in sequence', ['translate', '--no-verify', chain], 1,
+           'dpia: error: program too large: translating it needs more memory than the limit')
+
+    # input size: 64 MiB and one byte (a comment) is refused before parsing;
+    # exactly 64 MiB is read
+    line = '-- ' + 'x' * 60 + '\n'
+    limit = 64 << 20
+    text = (line * (limit // len(line) + 1))[:limit - 1] + '\n'
+    exact = write(tmp, 'exact.dpia', text)
+    expect('check: a file of exactly 64 MiB', ['check', exact], 0, '')
+    big = write(tmp, 'big.dpia', text + '\n')
+    expect('check: a file of 64 MiB + 1 byte', ['check', big], 2, "'" + big + "' is larger than 64 MiB")
+    os.unlink(exact)
+    os.unlink(big)
+
+    # sizes
+    cases = [
+        ('size overflowing 64 bits', 'kernel k (xs: [4611686018427387904*8]float) = xs |> mapGlobal (\\x -> x)',
+         'error: size arithmetic overflows 64 bits'),
+        ('size literal beyond 64 bits', 'kernel k (xs: [99999999999999999999]float) = xs |> mapGlobal (\\x -> x)',
+         'size.dpia:1:16: error: integer literal too large'),
+        ('symbolic size overflowing 64 bits',
+         'kernel k (N: nat) (xs: [N*9223372036854775807*2]float) = xs |> mapGlobal (\\x -> x)',
+         'error: size arithmetic overflows 64 bits'),
+        ('split 0', 'kernel k (N: nat) (xs: [N]float) = xs |> split 0 |> mapGlobal (\\x -> x) |> join',
+         'error: split needs a size of at least 1, found 0'),
+        ('asVector 5', 'kernel k (xs: [20]float) = xs |> asVector 5 |> mapGlobal (\\x -> x) |> asScalar',
+         'error: asVector needs a vector width of 2, 3, 4, 8 or 16'),
+        ('asVector 5 on a symbolic size',
+         'kernel k (N: nat) (xs: [N]float) = xs |> asVector 5 |> mapGlobal (\\x -> x) |> asScalar',
+         'error: asVector needs a vector width of 2, 3, 4, 8 or 16'),
+    ]
+    for what, program, message in cases:
+        path = write(tmp, 'size.dpia', program + '\n')
+        for cmd in both:
+            expect(f'{cmd[0]}: {what}', cmd + [path], 1, message)
+
+    if with_run:
+        scal = os.path.join(samples, 'scal.dpia')
+        # the generated code indexes with int: sizes that do not fit are
+        # refused before anything is allocated (N = 2^31 would be 8 GiB of
+        # floats on the device and 16 GiB of doubles on the host)
+        expect('run: scal with N = 2^31', ['run', scal, '-k', 'scal', '--size', 'N=2147483648'], 2,
+               'size N = 2147483648 is too large: the generated kernel takes it as an int (at most 2147483647)',
+               seconds=120)
+        expect('run: scal with N = 2^31, its buffers',
+               ['run', scal, '-k', 'scal', '--size', 'N=2147483648'], 2,
+               'input buffer xs would have 2147483648 elements: the generated kernel indexes it with int',
+               seconds=120)
+        matrix = write(tmp, 'matrix.dpia',
+                       'kernel rows (N M: nat) (xs: [N][M]float) =\n'
+                       '  xs |> mapGlobal (\\row -> reduceSeq (\\x a -> x + a) 0.0 row)\n')
+        expect('run: N*M = 2^32 elements, N and M below 2^31',
+               ['run', matrix, '--size', 'N=65536', '--size', 'M=65536'], 2,
+               'input buffer xs would have 4294967296 elements', seconds=120)
+        expect('run: a loop index stepping by the global size past 2^31 - 1',
+               ['run', scal, '-k', 'scal', '--size', 'N=2000000000', '--global-size=1000000000'], 2,
+               'global size 1000000000 of dimension 0 is too large for int indices', seconds=120)
+        # a temporary larger than any device allows (256 GiB of double16,
+        # 2^31 - 1024 elements), refused with the device's limit
+        temp = write(tmp, 'temp.dpia',
+                     'kernel bigTemp (N: nat) (xs: [N + 1023]float) =\n'
+                     '  xs |> slide 1024 1\n'
+                     '     |> mapGlobal (\\w -> w |> toGlobal (mapSeq (\\x -> vec 16 (toDouble x)))\n'
+                     '                           |> reduceSeq (\\v a -> a + v) (vec 16 0.0))\n')
+        expect('run: a 256 GiB temporary', ['run', temp, '--size', 'N=2097151'], 4,
+               "temporary tmp needs 274877775872 bytes, more than the device's largest buffer "
+               "(CL_DEVICE_MAX_MEM_ALLOC_SIZE", seconds=120)
+
+print(f'{passed} passed, {failed} failed')
+sys.exit(1 if failed else 0)

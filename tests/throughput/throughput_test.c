@@ -1,0 +1,233 @@
+/* throughput_test.c: the shortcuts taken for translation throughput
+ * (issue 5, bench/throughput.c) change no output.
+ *
+ *   emit      emit() formats its fast-path conversions (%s %c %d %u %ld %lu
+ *             %lld %llu %zu %zd %%) exactly as snprintf does, and hands
+ *             everything else to vsnprintf (widths, flags, %x, %g...),
+ *             including texts longer than the buffer's room
+ *   arena     arena_alloc and arena_dup (inline fast paths) return zeroed,
+ *             aligned, distinct memory, big objects and limits included
+ *   natural   codegen_opencl without user launch sizes returns the text of
+ *             kernel_from_def's dry run: it must equal a fresh generation
+ *             with zero launch sizes, for every imperative def of the given
+ *             files and for the imperative programs of the given kernels
+ *
+ * usage: throughput_test emit | arena | natural FILE.dpia... */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgen.h"
+#include "dpia.h"
+
+static int failures;
+
+#define CHECK(c, ...)                                 \
+  do {                                                \
+    if (!(c)) {                                       \
+      fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); \
+      fprintf(stderr, __VA_ARGS__);                   \
+      fputc('\n', stderr);                            \
+      failures++;                                     \
+    }                                                 \
+  } while (0)
+
+static Arena arena;
+
+/* emit(fmt, ...) into a buffer that already holds some text, against snprintf */
+#define SAME(...)                                                                      \
+  do {                                                                                 \
+    Buf b;                                                                             \
+    buf_init(&b, &arena);                                                              \
+    buf_puts(&b, "<>");                                                                \
+    emit(&b, __VA_ARGS__);                                                             \
+    char want[4096];                                                                   \
+    want[0] = '<', want[1] = '>';                                                      \
+    snprintf(want + 2, sizeof want - 2, __VA_ARGS__);                                  \
+    CHECK(strcmp(b.data, want) == 0 && b.len == strlen(want), "emit(%s): got [%s], want [%s]", #__VA_ARGS__, \
+          b.data, want);                                                               \
+  } while (0)
+
+static void test_emit(void) {
+  SAME("plain text");
+  SAME("%s", "");
+  SAME("%s=%d;", "x", -5);
+  SAME("%d %d %d", INT_MIN, INT_MAX, 0);
+  SAME("%u %lu %llu %zu", UINT_MAX, ULONG_MAX, ULLONG_MAX, (size_t)123);
+  SAME("%ld %lld %zd", LONG_MIN, LLONG_MIN, (ptrdiff_t)-7);
+  SAME("100%% %c%c%%", 'o', 'k');
+  SAME("%%d %%s");
+  SAME("%5d|%-3s|%x|%.2f|%08.3f", 42, "a", 255, 1.5, 3.14159);
+  SAME("%lld/%s*%d", 9007199254740993LL, "N", 2048);
+  /* longer than any first guess of the room left */
+  char big[1500];
+  memset(big, 'x', sizeof big - 1);
+  big[sizeof big - 1] = 0;
+  SAME("[%s] [%s]", big, big + 700);
+  SAME("[%.3s] [%10s]", big, "pad");
+  /* many pieces into one buffer */
+  Buf b;
+  buf_init(&b, &arena);
+  char want[8192] = "";
+  for (int i = 0; i < 500; i++) {
+    emit(&b, "%d,", i * 7919 - 1000000);
+    snprintf(want + strlen(want), sizeof want - strlen(want), "%d,", i * 7919 - 1000000);
+  }
+  CHECK(strcmp(b.data, want) == 0, "500 pieces");
+}
+
+static void test_arena(void) {
+  DpiaMem mem;
+  dpia_mem_default(&mem);
+  jmp_buf oom;
+  mem.on_oom = &oom;
+  Arena a;
+  arena_init(&a, &mem);
+  a.block_size = 256; /* many blocks */
+  if (setjmp(oom)) {
+    CHECK(a.over_limit, "only the limit may stop this test");
+    arena_free(&a);
+    return;
+  }
+  char *prev = NULL;
+  for (int i = 0; i < 2000; i++) {
+    size_t n = (size_t)(i % 97) + (i % 13 == 0 ? 5000 : 0); /* sizes 0..96 and some big ones */
+    unsigned char *p = arena_alloc(&a, n);
+    CHECK(((uintptr_t)p % _Alignof(max_align_t)) == 0, "alignment of %zu bytes", n);
+    for (size_t k = 0; k < n; k++)
+      if (p[k]) {
+        CHECK(0, "arena_alloc(%zu) is not zeroed at %zu", n, k);
+        break;
+      }
+    memset(p, 0xAB, n);
+    char text[64];
+    snprintf(text, sizeof text, "copy %d", i);
+    char *q = arena_dup(&a, text, strlen(text) + 1);
+    CHECK(strcmp(q, text) == 0 && q != prev, "arena_dup %d", i);
+    prev = q;
+  }
+  size_t used = a.total;
+  CHECK(used > 2000 * 16, "total counts what was handed out (%zu)", used);
+  /* a limit stops allocation through the same path as running out */
+  a.limit = a.total + 100;
+  for (int i = 0; i < 100; i++) arena_alloc(&a, 16);
+  CHECK(0, "the limit did not stop allocation");
+}
+
+/* The imperative defs of text: parse, check, normalise, kernel_from_def,
+ * then a fresh generation with zero launch sizes against the dry run's. */
+static int compare_natural(const char *name, const char *text, size_t len) {
+  DpiaMem mem;
+  dpia_mem_default(&mem);
+  jmp_buf oom;
+  mem.on_oom = &oom;
+  if (setjmp(oom)) {
+    fprintf(stderr, "out of memory\n");
+    exit(1);
+  }
+  Arena a;
+  arena_init(&a, &mem);
+  Interner in;
+  intern_init(&in, &a);
+  Diag diag;
+  diag_init(&diag, &a);
+  TypeCtx tc;
+  type_ctx_init(&tc, &a);
+  Source src;
+  source_init(&src, &a, name, text, len);
+  Program *prog = parse_program(&a, &in, &diag, &src);
+  CheckedProgram *cp = diag.nerrors ? NULL : check_program(&a, &in, &diag, &tc, prog);
+  int compared = 0;
+  for (int i = 0; cp && i < cp->ndefs; i++) {
+    DefInfo *d = cp->defs[i];
+    if (d->is_kernel || !d->ok || d->result->kind != PT_COMM) continue;
+    Phrase *body = normalize_def(&a, &tc, &diag, d);
+    if (!body) continue;
+    d->body = body;
+    ImpKernel *k = kernel_from_def(&a, &tc, &diag, d, name);
+    if (!k) continue;
+    CHECK(k->natural_source != NULL, "%s: %s has no dry-run text", name, d->name);
+    CodegenOptions zero = {{0}, {0}};
+    Buf fresh, shortcut;
+    buf_init(&fresh, &a);
+    buf_init(&shortcut, &a);
+    bool ok = cg_generate(&a, &tc, k, &zero, &fresh) && codegen_opencl(&a, &tc, k, &zero, &shortcut);
+    CHECK(ok && strcmp(fresh.data, k->natural_source) == 0 && strcmp(shortcut.data, fresh.data) == 0,
+          "%s: %s: the dry run's text differs from a fresh generation", name, d->name);
+    /* user launch sizes are generated afresh */
+    CodegenOptions user = {{32, 0, 0}, {0}};
+    Buf sized;
+    buf_init(&sized, &a);
+    if (codegen_opencl(&a, &tc, k, &user, &sized))
+      CHECK(strstr(sized.data, "given by the user") != NULL, "%s: %s: --local-size=32 ignored", name, d->name);
+    compared++;
+  }
+  arena_free(&a);
+  return compared;
+}
+
+static char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  Buf b;
+  buf_init(&b, &arena);
+  char chunk[4096];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) buf_put(&b, chunk, n);
+  fclose(f);
+  *len = b.len;
+  return b.data;
+}
+
+static void test_natural(int nfiles, char **files) {
+  int total = 0;
+  for (int i = 0; i < nfiles; i++) {
+    size_t len;
+    char *text = slurp(files[i], &len);
+    if (!text) {
+      CHECK(0, "cannot read %s", files[i]);
+      continue;
+    }
+    /* a file of kernels: its imperative programs (after hoisting) */
+    DpiaOptions opt;
+    dpia_options_init(&opt);
+    opt.action = DPIA_TRANSLATE;
+    opt.emit = DPIA_EMIT_IMPERATIVE;
+    DpiaResult *r;
+    if (strstr(text, "kernel ") && dpia_process(files[i], text, len, &opt, &r) == DPIA_OK) {
+      size_t n;
+      const char *imp = dpia_result_output(r, &n);
+      total += compare_natural(files[i], imp, n);
+      dpia_result_free(r);
+    } else {
+      if (strstr(text, "kernel ")) dpia_result_free(r);
+      total += compare_natural(files[i], text, len);
+    }
+  }
+  CHECK(total >= nfiles, "only %d kernels compared for %d files", total, nfiles);
+  printf("%d kernels compared\n", total);
+}
+
+int main(int argc, char **argv) {
+  DpiaMem mem;
+  dpia_mem_default(&mem);
+  jmp_buf oom;
+  mem.on_oom = &oom;
+  if (setjmp(oom)) {
+    fprintf(stderr, "out of memory\n");
+    return 1;
+  }
+  arena_init(&arena, &mem);
+  if (argc >= 2 && strcmp(argv[1], "emit") == 0) test_emit();
+  else if (argc >= 2 && strcmp(argv[1], "arena") == 0) test_arena();
+  else if (argc >= 3 && strcmp(argv[1], "natural") == 0) test_natural(argc - 2, argv + 2);
+  else {
+    fprintf(stderr, "usage: throughput_test emit | arena | natural FILE.dpia...\n");
+    return 2;
+  }
+  arena_free(&arena);
+  if (failures) fprintf(stderr, "%d failure(s)\n", failures);
+  else printf("ok\n");
+  return failures != 0;
+}

@@ -1,0 +1,32 @@
+/* run_limits.h: what `dpia run` checks about the sizes given, before it
+ * allocates anything (issue 7, limits).
+ *
+ * The generated OpenCL indexes every buffer and counts every loop with
+ * `int` (spec section 8), so the sizes must keep those in range: every nat
+ * value, every buffer's element count and every global size at most
+ * 2^31 - 1, and a loop index (below the largest of them) plus the step of
+ * a parallel loop (a global size) must not pass 2^31 - 1 either.  dpia
+ * rejects larger sizes rather than generating `long` indices for every
+ * kernel; the message says which size is too large.  Then every global
+ * buffer (output, input, hoisted temporary) must fit the device's
+ * CL_DEVICE_MAX_MEM_ALLOC_SIZE, all of them together its
+ * CL_DEVICE_GLOBAL_MEM_SIZE, and the local temporaries its
+ * CL_DEVICE_LOCAL_MEM_SIZE. */
+#ifndef DPIA_RUN_LIMITS_H
+#define DPIA_RUN_LIMITS_H
+
+#include "runtime.h"
+
+typedef enum RunLimit {
+  RUN_LIMIT_OK,
+  RUN_LIMIT_INT,    /* a size does not fit the kernel's int indices */
+  RUN_LIMIT_DEVICE, /* a buffer does not fit the device's memory */
+} RunLimit;
+
+/* One line per problem in err; source is the OpenCL C that will run (its
+ * stepping loops are looked for), launch gives the user's launch sizes
+ * (0: the kernel's natural ones). */
+RunLimit run_check_limits(Arena *a, const Runtime *rt, const ImpKernel *k, const char *source,
+                          const NatValues *nats, const RtLaunch *launch, Buf *err);
+
+#endif
