@@ -81,6 +81,10 @@ static int run_one(const char *path, DpiaAction action, DpiaEmit emit, int *pass
     size_t olen;
     dpia_result_output(r, &olen);
     bool ok = status == DPIA_EUSER && strstr(diag, "out of memory") != NULL && olen == 0;
+    /* the count can differ by a call or two between runs (the checker's
+     * zonk memo is keyed by addresses): a run that never made call n had
+     * nothing to fail */
+    if (!ok && status == DPIA_OK && c.calls <= n) ok = true;
     dpia_result_free(r);
     if (!ok || c.live != 0) {
       if (bad++ < 5)
