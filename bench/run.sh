@@ -50,7 +50,7 @@ if [ -z "${OPENBLAS_CORETYPE:-}" ] && grep -qw avx512f /proc/cpuinfo; then
   export OPENBLAS_CORETYPE=SkylakeX
 fi
 envs="OMP_WAIT_POLICY=$OMP_WAIT_POLICY OPENBLAS_THREAD_TIMEOUT=4${OPENBLAS_CORETYPE:+ OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE}"
-cmd="build/bench/blas_bench --reps $reps ${quick[*]}"
+cmd="build/bench/blas_bench --reps $reps --cold${quick:+ ${quick[*]}}"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 $cmd --md $out/results.md --dat $out/results.dat | tee $out/results.txt
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -64,7 +64,7 @@ set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set key top left
+set key top right
 set grid ytics
 set yrange [0:*]
 set xtics rotate by -25 nomirror
@@ -81,7 +81,8 @@ blas=$(grep -m1 '^OpenBLAS:' $out/results.txt || true)
   echo "Made by \`bench/run.sh\` (which ran \`$envs $cmd\`) on $(date -u +%Y-%m-%d)."
   echo "One process, one run: every implementation is checked against a double-precision host"
   echo "reference first, then timed: median of $reps rounds after 2 warm-up rounds (each round runs every"
-  echo "implementation of the operation once, in turn), wall clock around"
+  echo "implementation of the operation once, in turn; the caches flushed before each run, so that"
+  echo "every implementation reads its operands from memory, whatever ran before it), wall clock around"
   echo "enqueue ... clFinish (reductions: plus reading back and adding the partial sums)."
   echo "GB/s counts the bytes each operation must move (scal 8N, asum 4N, dot 8N, gemv 4(MN+N+2M),"
   echo "stencils 8N); gemm is in GFLOP/s. \"best dpia ÷ this\" is this implementation's time over"

@@ -52,14 +52,16 @@ void source_init(Source *src, Arena *a, const char *name, const char *text, size
   src->name = name;
   src->text = text;
   src->len = len;
+  /* memchr: every translation starts here, over comments and all */
   uint32_t n = 1;
-  for (size_t i = 0; i < len; i++) n += text[i] == '\n';
+  const char *end = len ? text + len : text;
+  for (const char *p = text; p != end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++) n++;
   src->line_starts = NEWARRAY(a, uint32_t, n);
   src->nlines = n;
   uint32_t k = 0;
   src->line_starts[k++] = 0;
-  for (size_t i = 0; i < len; i++)
-    if (text[i] == '\n') src->line_starts[k++] = (uint32_t)(i + 1);
+  for (const char *p = text; p != end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
+    src->line_starts[k++] = (uint32_t)(p - text + 1);
 }
 
 /* binary search for the line holding offset */

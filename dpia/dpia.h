@@ -74,7 +74,7 @@ typedef struct DpiaOptions {
   void *(*alloc)(void *user, size_t size);
   void (*release)(void *user, void *ptr);
   void *alloc_user;
-  /* Bytes the arena asks alloc for at a time (0: 64 KiB).  Tests make it
+  /* Bytes the arena asks alloc for at a time (0: 1 MiB).  Tests make it
    * small so that allocation failure can be injected at many points. */
   size_t arena_block_size;
   /* Most bytes one call may allocate (0: DPIA_DEFAULT_MEMORY_LIMIT).  A

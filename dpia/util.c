@@ -57,7 +57,13 @@ struct ArenaBlock {
   max_align_t data[]; /* aligned for any type */
 };
 
-enum { ARENA_BLOCK_SIZE = 64 * 1024 };
+/* 1 MiB: a translation of a sample fits in one or two blocks.  With 64 KiB
+ * blocks, glibc gave the heap back after every translation (its top chunk
+ * grew past the trim threshold) and the next one page-faulted it in again:
+ * a third of a translation's CPU time in the kernel.  A block this large is
+ * first mmapped, which raises glibc's mmap and trim thresholds, and later
+ * blocks are reused from the heap (translation throughput, issue 5). */
+enum { ARENA_BLOCK_SIZE = 1024 * 1024 };
 
 void arena_init(Arena *a, DpiaMem *mem) {
   a->mem = mem;

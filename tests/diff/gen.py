@@ -1,26 +1,47 @@
 #!/usr/bin/env python3
 """gen.py: a generator of random well-typed DPIA strategy programs (issue 4).
 
-A small typed program synthesiser.  It builds one kernel per program from
-the strategy primitives of spec section 4 (split/join/zip/transpose/slide/
-padClamp/padCst/take/drop/reorderStride/asVector/asScalar, mapGlobal,
-mapWorkgroup + mapLocal, mapSeq, reduceSeq, toPrivate/toLocal/toGlobal,
-pairs, vectors, math built-ins, scalar kernel parameters), tracking the type
-of every phrase it writes (array shapes as symbolic sizes over the kernel's
-nat parameters, element types), so that every program type checks, and
-respecting the hierarchy rules of spec section 5: mapLocal only inside a
-mapWorkgroup body, no mapGlobal/mapWorkgroup inside local or sequential
-code, toLocal only inside a mapWorkgroup body, no plain map, and at most one
-parallel stage per grid level unless its output goes straight to the result
-through acceptor views.
+A small typed program synthesiser: one kernel per program, built from the
+primitives of spec section 4, tracking the type of every phrase it writes
+(array shapes as symbolic sizes over the kernel's nat parameters, element
+types), so that every program type checks.
 
-Every split, asVector, slide, reorderStride, take and drop records the
-divisibility or range requirement it needs; the sizes (N, and M for 2-D
-programs) are then chosen as random values satisfying all of them, within a
-work budget (so that the reference interpreter stays fast).
+Coverage:
+- layout views: split (constant and symbolic `split (N/4)`), join,
+  transpose, asVector 2/3/4/8/16 and asScalar, reorderStride, take, drop,
+  padClamp, padCst, slide, zip (of two inputs, of an array with a view or a
+  map of itself, with an enclosing array, with an input of another size or
+  scalar type), pairs (fst/snd, pair results, arrays of pairs, nested);
+- maps: mapGlobal and mapWorkgroup at the top (dimensions 0 and 1, nested
+  2-D grids), mapLocal (0 and 1, nested 2-D) inside mapWorkgroup bodies,
+  mapSeq anywhere sequential code may run (also redundantly in a group);
+- reduceSeq with non-commutative bodies (a*0.5 + x, x - a*0.5, fma,
+  (a*3 + x) % 1009 for int) over scalars, vectors, pairs (pair
+  accumulators), rows (nested reductions) and with an array accumulator;
+- memory: toPrivate, toLocal, toGlobal and the implicit global temporary
+  of a map read by a later stage; stages of one work-group that read what
+  other work-items wrote (barriers), and views after the last map of a body;
+- kernels: one parallel stage (plus acceptor views: join, split, asScalar,
+  asVector, transpose), a pair of stages (two outputs), a zip of two
+  stages, sequential kernels; float, double and int programs; a scalar
+  parameter (alpha); a `def` helper; `let`; integer and `1.5f` literals;
+  conversions (toFloat/toInt/toDouble); math built-ins (sin cos exp log
+  sqrt rsqrt fabs floor pow fma min max select) on scalars and vectors.
 
-Usage:  gen.py --seed S [--index I] [--count K]   prints programs with their
-`-- run:` line.  run_diff.py imports generate().
+The hierarchy rules of spec section 5 hold by construction: mapLocal only
+inside a mapWorkgroup body (and inside a mapLocal of the other dimension
+only as its last stage), no mapGlobal/mapWorkgroup inside local or
+sequential code, toLocal only inside a mapWorkgroup body, no plain map, a
+grid-level map's result read by nothing but acceptor views, and no
+temporary other than a private one in the body of a grid-level map that
+holds another one.  Every split, asVector, slide, reorderStride, take and
+drop records the divisibility or range requirement it needs; the sizes (N,
+and M for 2-D programs) are then chosen as random values satisfying all of
+them (often not powers of two), within a work budget so that the reference
+interpreter stays fast, and within 256 work-items per group.
+
+Usage:  gen.py --seed S [--index I] [--count K] [--avoid P,...]   prints
+programs with their `-- run:` line.  run_diff.py imports generate().
 """
 import argparse
 import math
@@ -279,9 +300,17 @@ MAX_ELEMS = 1 << 16    # elements of one buffer
 WORK_BUDGET = 150000   # sum over loops of their total trip counts
 NMAX = 6000
 
-# Patterns that are valid programs but hit known dpia bugs: run_diff can
-# leave them out (--avoid) while hunting for new bugs.
-AVOIDABLE = ('local-in-local', 'single-item-map', 'redundant-grid', 'pad-vector', 'infer-to', 'own-tmp')
+# Patterns of valid programs that hit open dpia bugs (open/*.dpia): --avoid
+# leaves them out while hunting for new bugs.  By default all are generated.
+AVOIDABLE = {
+    'own-tmp': 'no temporaries read back by the same work-item inside parallel/sequential bodies '
+               '(open/barrier_own_tmp_rejected.dpia)',
+    'nested-wg': 'no mapWorkgroup nested in another (open/nested_workgroup_symbolic_local.dpia, '
+                 'open/local_mem_cross_group_check.dpia)',
+    'mixed-types': 'no inputs of another scalar type than the program\'s (open/float_input_double_result.dpia)',
+    'literal-types': 'no 1.5f literals, no conversions of constants (open/infer_size_as_scalar_typed_literal.dpia, '
+                     'open/conversion_of_literal_compared.dpia)',
+}
 
 
 class Gen:
@@ -296,8 +325,8 @@ class Gen:
         self.counter = 0
         self.features = set()
         self.nested_grid = []
-        self.no_bcast = False
         self.helper = None  # (name, scalar type) of a def'd scalar function
+        self.local_sizes = {0: [], 1: []}  # trip counts of the mapLocal of each dimension
 
     # ---- helpers ---------------------------------------------------------
 
@@ -347,7 +376,7 @@ class Gen:
             p = p * l
         self.costs.append(p)
 
-    def new_input(self, t, ctx=None):
+    def new_input(self, t):
         if self.ninputs < len(self.input_names):
             name = self.input_names[self.ninputs]
         else:
@@ -366,10 +395,10 @@ class Gen:
         the argument's type, see regress/infer_broadcast_in_to_private.dpia)."""
         if s == 'int':
             return self.pick(['1', '2', '3', '0', '5'])
-        if not self.no_bcast and self.chance(0.08):
+        if self.chance(0.08):
             self.feat('int-literal-as-' + s)
             return self.pick(['2', '3', '1'])
-        if s == 'float' and scalar_only and not self.no_bcast and self.chance(0.1):
+        if s == 'float' and scalar_only and 'literal-types' not in self.avoid and self.chance(0.1):
             self.feat('literal-1.5f')
             return '1.5f'
         return self.pick(['0.5', '1.5', '2.0', '0.25', '3.0', '0.75'])
@@ -379,9 +408,14 @@ class Gen:
         (broadcasting scalars to vectors).  Uses at least one variable when
         one fits."""
         s, w = out[1], out[2]
+        conv = {'float': 'toFloat', 'double': 'toDouble', 'int': 'toInt'}[s]
+        # other scalar types converted (toFloat x), when nothing else fits
+        others = [(f'{conv} {par(t)}', num(s)) for t, ty in vars_
+                  if ty[0] == 'num' and ty[1] != s and ty[1] != 'bool' and ty[2] == 1]
         usable = [(t, ty) for t, ty in vars_ if ty[0] == 'num' and ty[1] == s and ty[2] in (1, w)]
-        if self.no_bcast:
-            usable = [(t, ty) for t, ty in usable if ty[2] == w]
+        if others and (not usable or self.chance(0.3)):
+            usable += others
+            self.feat('conversion')
         text, tw, used = self._sx(usable, s, w, depth)
         if not used and usable:
             v, vt = self.pick(usable)
@@ -394,7 +428,6 @@ class Gen:
         return [t if pw == w or w == 1 else f'vec {w} {par(t)}' for t, pw in parts]
 
     def _sx(self, usable, s, w, depth):
-        r = self.r
         if depth <= 0 or self.chance(0.25):
             if usable and self.chance(0.85):
                 t, ty = self.pick(usable)
@@ -416,12 +449,14 @@ class Gen:
             return self._sx(usable, s, w, d)
         if op in ('add', 'sub', 'mul'):
             (a, wa, ua), (b, wb, ub) = sub(), sub()
+            if op == 'sub' and a == b:  # x - x: a zero that a long reduction would underflow
+                b, wb = self.lit(s), 1
             sym = {'add': '+', 'sub': '-', 'mul': '*'}[op]
             return f'{par(a)} {sym} {par(b)}', max(wa, wb), ua or ub
         if op == 'helper':
             a, wa, ua = sub()
             if wa != 1:
-                return f'{par(a)} * 0.5', wa, ua
+                return f'{par(a)} * {"2" if s == "int" else "0.5"}', wa, ua
             return f'{self.helper[0]} {par(a)}', 1, ua
         if op == 'mulc':
             a, wa, ua = sub()
@@ -481,8 +516,12 @@ class Gen:
             return f'select ({par(a)} > 0.0) {par(a)} ({par(a)} * 0.25)', 1, ua
         if op == 'conv':
             a, _, ua = sub()
+            if not ua and 'literal-types' in self.avoid:
+                return a, 1, ua
             back = 'toDouble' if s == 'double' else 'toFloat'
-            return f'{back} (toInt ({par(a)} * 4.0)) * 0.25', 1, ua
+            # plus a: toInt alone is 0 on most small values, and a long
+            # reduction of zeros underflows in float (a false mismatch)
+            return f'{back} (toInt ({par(a)} * 4.0)) * 0.25 + {par(a)}', 1, ua
         raise AssertionError(op)
 
     # ---- phrase components -------------------------------------------
@@ -507,7 +546,6 @@ class Gen:
         return t
 
     def value_of(self, vars_, out, ctx):
-        self.no_bcast = ctx.no_bcast
         if out[0] == 'pair':
             a = self.value_of(vars_, out[1], ctx)
             b = self.value_of(vars_, out[2], ctx)
@@ -551,8 +589,6 @@ class Gen:
         if nums and not any(re.search(r'\b' + re.escape(v.split()[-1]) + r'\b', text) for v, _ in nums):
             leaf = out if out[0] == 'num' else out[1]
             fit = [(v, vt) for v, vt in nums if vt[1] == leaf[1] and vt[2] in (1, leaf[2])]
-            if ctx.no_bcast:
-                fit = [(v, vt) for v, vt in fit if vt[2] == leaf[2]]
             if fit:
                 v, vt = self.pick(fit)
                 v = v if vt[2] == leaf[2] else f'vec {leaf[2]} {par(v)}'
@@ -574,7 +610,7 @@ class Gen:
     def view(self, e, t, ctx, target=None, acceptor_only=False):
         """One random layout view applied to e : t (an array)."""
         assert t[0] == 'arr'
-        n, el = t[1], t[2]
+        el = t[2]
         opts = ['split', 'reorder', 'take', 'drop', 'pad', 'slide', 'vec', 'split']
         if el[0] == 'arr':
             opts += ['join', 'join', 'transpose']
@@ -625,8 +661,6 @@ class Gen:
             return f'{e}{nl}|> transpose', arr(el[1], arr(n, el[2]))
         if o == 'vec':
             if el[0] != 'num' or el[2] != 1 or el[1] == 'bool':
-                return None
-            if 'pad-vector' in self.avoid and 'padCst' in e:
                 return None
             k = self.pick([2, 4, 8, 4, 2, 16, 3], [4, 4, 3, 0, 0, 1, 1])
             self.need_div(n, k)
@@ -685,7 +719,11 @@ class Gen:
             el = self.pick([num(ctx.stype), num(ctx.stype), t[2] if not has_arrays(t[2]) else num(ctx.stype)])
             if self.chance(0.2) and ctx.vectors:
                 el = num(ctx.stype, self.pick([2, 4]))
-            name = self.new_input(arr(n, el), ctx)
+            elif self.chance(0.15) and 'mixed-types' not in self.avoid:
+                # an input of another scalar type, read through toFloat/toInt/toDouble
+                el = num(self.pick([x for x in ('float', 'double', 'int') if x != ctx.stype]))
+                self.feat('mixed-types')
+            name = self.new_input(arr(n, el))
             self.feat('zip-input')
             return name, arr(n, el)
         # derived from e itself: a length-preserving chain
@@ -708,7 +746,7 @@ class Gen:
             self.need_div(n, c)
             d = f'{e}{nl}|> split {c}{nl}|> join'
         else:
-            d, dt = self.map_stage(e, t, inner, final=False, zip_side=True)
+            d, dt = self.map_stage(e, t, inner, final=False)
         return f'({d})', dt
 
     def map_kinds(self, ctx, final):
@@ -725,7 +763,7 @@ class Gen:
         elif ctx.level == 'wg':
             if free_local:
                 out.append(('mapLocal', 10))
-            if final and free_grid and ctx.grid_ok:
+            if final and free_grid and ctx.grid_ok and 'nested-wg' not in self.avoid:
                 out.append(('mapWorkgroup', 3))
             out.append(('mapSeq', 1))
         elif ctx.level == 'local':
@@ -734,13 +772,13 @@ class Gen:
             # final stage (its result goes to the enclosing one's output),
             # since a barrier inside the enclosing loop is not possible when
             # not all work-items run it (spec section 5, last rule)
-            if free_local and final and 'local-in-local' not in self.avoid:
+            if free_local and final:
                 out.append(('mapLocal', 2))
         else:
             out.append(('mapSeq', 1))
         return out
 
-    def map_stage(self, e, t, ctx, final, target=None, zip_side=False):
+    def map_stage(self, e, t, ctx, final, target=None):
         """e |> mapX f, materialised (toPrivate/toLocal/toGlobal or the
         implicit global temporary) unless final."""
         n, el = t[1], t[2]
@@ -761,13 +799,12 @@ class Gen:
         self.feat(kind + (str(dim) if dim else ''))
         if kind in ('mapGlobal', 'mapWorkgroup'):
             self.nested_grid.append(n)
-        if kind in ('mapGlobal', 'mapWorkgroup', 'mapLocal') and 'single-item-map' in self.avoid:
-            self.need_ge(n, 2)
         self.cost(ctx, n)
         v = self.fresh(self.var_base(el))
         inner = self.inner_ctx(ctx, kind, dim, n)
         if kind == 'mapLocal':
             self.need_le(self.local_product(ctx, n), MAX_LOCAL)
+            self.local_sizes[dim].append(n)
         btarget = None
         if target is not None:
             btarget = target if target[0] == 'num' else target[1]
@@ -782,8 +819,6 @@ class Gen:
             if 'own-tmp' in self.avoid and ctx.level != 'wg':
                 mems = [('toPrivate', 1)] + ([('toLocal', 1)] if ctx.in_wg else [])
             mem = self.pick([m for m, _ in mems], [w for _, w in mems])
-        if mem and 'infer-to' in self.avoid:
-            inner = inner.but(scalars=[], no_bcast=True)
         b, u = self.body(v, el, inner, btarget)
         self.last_kind = kind
         lam = self.lam(v, b, ctx)
@@ -792,6 +827,7 @@ class Gen:
             return f'{e}{self.nl(ctx)}|> {prim} {lam}', res_t
         if mem == 'toPrivate' and not const_sized(res_t):
             mem = 'toLocal' if ctx.in_wg else 'toGlobal'
+        self.last_mem = mem
         self.feat('mem:' + (mem or 'implicit') + ':' + kind)
         if mem == 'toPrivate':
             self.need_le(flat(res_t), MAX_PRIVATE)
@@ -858,7 +894,8 @@ class Gen:
             v1, _ = self.body(y, el, inner, leaf)
             v2, _ = self.body(y, el, inner, leaf)
             bod = f'({comb(f"fst {a}", v1, leaf)}, {comb(f"snd {a}", v2, leaf)})'
-            init = f'({self.lit(leaf[1], leaf[2] == 1)}, {self.lit(leaf[1], leaf[2] == 1)})'
+            i1, i2 = self.lit(leaf[1], leaf[2] == 1), self.lit(leaf[1], leaf[2] == 1)
+            init = f'({i1}, {i2})'
         else:
             v1, _ = self.body(y, el, inner, leaf)
             bod = comb(a, v1, leaf)
@@ -877,7 +914,6 @@ class Gen:
         init = self.new_input(arr(m, leaf))
         y, a, p = self.fresh('c'), self.fresh('a'), self.fresh('p')
         inner = ctx.but(level='seq', loops=ctx.loops + (n, m), grid_ok=False)
-        self.no_bcast = ctx.no_bcast
         val = self.scalar_expr(inner.scalars + [(f'fst {p}', leaf)], leaf, 2)
         if f'fst {p}' not in val:
             val = f'{par(val)} + fst {p}'
@@ -903,11 +939,14 @@ class Gen:
                 p, pt = self.same_length_partner(e, t, ctx, target)
                 e, t = f'zip {par(e)} {par(p)}', arr(t[1], pair(t[2], pt[2]))
                 self.feat('zip')
-                if 'redundant-grid' in self.avoid and '|> map' in p:
+                if re.search(r'\bmap(Seq|Local|Global|Workgroup)', p):  # a temporary: no nested grid map after it
                     ctx = ctx.but(grid_ok=False)
             if not last:
                 e, t = self.map_stage(e, t, ctx, final=False, target=target)
-                if 'redundant-grid' in self.avoid:
+                # a grid-level map's body that holds another grid-level map
+                # runs in every work-item of the inner one: it may make no
+                # temporary but a private one (dpia rejects it, strategy.c)
+                if self.last_mem != 'toPrivate' or 'toGlobal' in e or 'toLocal' in e:
                     ctx = ctx.but(grid_ok=False)
                 continue
             if target is not None:
@@ -948,7 +987,7 @@ class Gen:
             t = arr(N * c, num(s))
         else:
             t = arr(N, num(s))
-        e = self.new_input(t, ctx)
+        e = self.new_input(t)
         if t[2] == num(s) and self.chance(0.15):
             k = self.pick([2, 4, 8])
             self.need_div(t[1], k)
@@ -973,8 +1012,6 @@ class Gen:
             e, t = f'{e}{self.nl(ctx)}|> split {c}', self.mk_arr(n.divc(c), arr(S(c), t[2]))
             n = t[1]
         self.need_le(n, MAX_ELEMS)
-        if 'single-item-map' in self.avoid:
-            self.need_ge(n, 2)
         self.cost(ctx, n)
         v = self.fresh(self.var_base(t[2]))
         prim = kind if dim == 0 and self.chance(0.6) else f'{kind}{dim}'
@@ -993,13 +1030,12 @@ class Gen:
         return e, t
 
     def kernel(self):
-        r = self.r
         stype = self.pick(['float', 'double', 'int'], [70, 15, 15])
         two_d = self.chance(0.25)
         nats = ['M', 'N'] if two_d else ['N']
         ctx = Ctx(level='top', in_wg=False, grid=frozenset(), local=frozenset(), loops=(), local_loops=(),
                   scalars=[], arrays=[], depth=self.pick([1, 2, 2, 3]), ind='  ', stype=stype,
-                  vectors=True, grid_ok=True, no_bcast=False)
+                  vectors=True, grid_ok=True)
         self.feat('type:' + stype)
         if self.chance(0.3):
             self.params.append(('alpha', f'(alpha: {stype})'))
@@ -1050,6 +1086,10 @@ class Gen:
     # ---- sizes -------------------------------------------------------
 
     def solve(self, nats):
+        # the work-group size is the largest mapLocal of each dimension
+        for a in self.local_sizes[0]:
+            for b in self.local_sizes[1]:
+                self.need_le(a * b, MAX_LOCAL)
         cons = []
         for kind, n, c in self.constraints:
             f, d = n.compile()
@@ -1083,7 +1123,7 @@ class Gen:
                     q = coef.denominator * c
                     g = q // math.gcd(q, coef.numerator)
                     base = base * g // math.gcd(base, g)
-        for attempt in range(8):
+        for _ in range(8):
             env = {}
             if 'M' in nats:
                 ms = [m for m in range(1, 65) if ok({'M': m, 'N': 1}, only={'M'})]
@@ -1124,7 +1164,8 @@ def main():
     ap.add_argument('--seed', type=int, default=1)
     ap.add_argument('--index', type=int, default=0)
     ap.add_argument('--count', type=int, default=1)
-    ap.add_argument('--avoid', default='', help='comma-separated patterns to leave out: ' + ', '.join(AVOIDABLE))
+    ap.add_argument('--avoid', default='', help='comma-separated patterns to leave out: ' +
+                    '; '.join(f'{k}: {v}' for k, v in AVOIDABLE.items()))
     a = ap.parse_args()
     avoid = [x for x in a.avoid.split(',') if x]
     for i in range(a.index, a.index + a.count):

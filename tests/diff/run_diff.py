@@ -6,9 +6,16 @@ for each one: `dpia check` must accept it (a rejection is a generator bug or
 a wrong rejection: both are reported), then `dpia run --check` runs it on the
 OpenCL device with the generator's sizes and compares it with the reference
 interpreter; any exit status other than 0 is a FAILURE, printed with the
-program text and dpia's output.  Exit 4 (OpenCL unavailable) skips the run.
-Then every tests/diff/regress/*.dpia file is run the same way: its first
-line says which bug it shows, its second `-- run: -k KERNEL --size N=...`
+program text, the command and dpia's output.  Exit 4 (OpenCL unavailable)
+skips the run.  A third of the programs (chosen by the seed) run with a
+launch size other than their natural NDRange (--global-size/--local-size
+from the kernel's metadata: fewer groups or work-items than elements, so
+that the maps become loops, more work-items than elements, so that they
+become guarded, another local size), exercising the other loop forms of
+spec section 8.  PoCL compiles every kernel afresh (POCL_KERNEL_CACHE=0).
+Then every tests/diff/regress/*.dpia file (a fixed bug) is run the same
+way, and with --open every open/*.dpia file (an open bug; reported, not
+counted): its first line says which bug it shows, its second `-- run: -k KERNEL --size N=...`
 gives the command line; a third line `-- expect: reject` means the program
 must be rejected by `dpia check` (a wrong acceptance), with exit 1, and
 `-- expect: reject-or-ok` that it must be rejected or run correctly.
@@ -17,7 +24,10 @@ The meson test runs 200 programs:
     tests/diff/run_diff.py --dpia build/dpia --seed 1 --count 200
 A longer run, for hunting bugs:
     tests/diff/run_diff.py --dpia build/dpia --seed S --count 5000 --keep /tmp/fails
-One program again:  tests/diff/gen.py --seed S --index I
+One program again:  tests/diff/gen.py --seed S --index I  (its `-- run:`
+line has the sizes; a failure report shows the launch options too).
+While hunting, --avoid leaves out the patterns of bugs already found (see
+gen.AVOIDABLE) and --check-only tests the generator alone (fast).
 Prints `N passed, M failed` at the end; exit 1 if anything failed.
 """
 import argparse
@@ -162,7 +172,7 @@ def test_one(dpia, path, kernel, sizes, expect, seed, env, launch_rng=None, chec
     if rc == 0:
         return 'ok', out, launch
     if rc == 4:
-        return 'skip', out, launch
+        return 'skip', f'$ {" ".join(cmd)}\n{out}', launch
     what = {1: 'exit 1 (error in the program: a generator bug if it is a precondition, else a wrong rejection)',
             3: 'exit 3 (verification failed or the result differs from the reference)',
             70: 'exit 70 (internal error)'}.get(rc, f'exit {rc}')
@@ -178,9 +188,11 @@ def main():
     ap.add_argument('--start', type=int, default=0, help='first program index')
     ap.add_argument('--keep', help='directory for failing programs')
     ap.add_argument('--jobs', type=int, default=os.cpu_count() or 1)
-    ap.add_argument('--avoid', default='', help='leave out these generator patterns (comma-separated): '
-                    + ', '.join(gen.AVOIDABLE))
+    ap.add_argument('--avoid', default='', help='leave out these generator patterns (comma-separated; they hit '
+                    'known bugs): ' + '; '.join(f'{k}: {v}' for k, v in gen.AVOIDABLE.items()))
     ap.add_argument('--no-regress', action='store_true', help='do not run regress/*.dpia')
+    ap.add_argument('--open', action='store_true', help='also run open/*.dpia (open bugs): they are reported, '
+                    'not counted as failures, and one that passes is flagged to be moved to regress/')
     ap.add_argument('--quiet', action='store_true', help='print only failures and the summary')
     ap.add_argument('--check-only', action='store_true', help='only `dpia check` the programs (a fast test of '
                     'the generator)')
@@ -188,6 +200,9 @@ def main():
     dpia = os.path.abspath(a.dpia)
     env = dict(os.environ, POCL_KERNEL_CACHE='0')
     avoid = [x for x in a.avoid.split(',') if x]
+    for x in avoid:
+        if x not in gen.AVOIDABLE:
+            ap.error(f'unknown pattern {x!r} for --avoid')
     if a.keep:
         os.makedirs(a.keep, exist_ok=True)
 
@@ -198,16 +213,19 @@ def main():
         lr = random.Random(f'launch:{a.seed}:{i}')
         cases.append((f'seed {a.seed} #{i}', p.text, p.kernel, p.size_args(), 'ok',
                       lr if lr.random() < LAUNCH_FRACTION else None))
-    regress = os.path.join(HERE, 'regress')
-    if not a.no_regress and os.path.isdir(regress):
-        for f in sorted(os.listdir(regress)):
+    for sub, wanted in (('regress', not a.no_regress), ('open', a.open)):
+        folder = os.path.join(HERE, sub)
+        if not wanted or not os.path.isdir(folder):
+            continue
+        for f in sorted(os.listdir(folder)):
             if f.endswith('.dpia'):
-                with open(os.path.join(regress, f)) as fh:
+                with open(os.path.join(folder, f)) as fh:
                     text = fh.read()
                 kernel, sizes, expect = parse_header(text)
-                cases.append((f'regress/{f}', text, kernel, sizes, expect, None))
+                cases.append((f'{sub}/{f}', text, kernel, sizes, expect, None))
 
     passed = failed = skipped = 0
+    durations = []
     start = time.time()
     with tempfile.TemporaryDirectory() as tmp:
         def job(k):
@@ -215,7 +233,10 @@ def main():
             path = os.path.join(tmp, f'p{k}.dpia')
             with open(path, 'w') as fh:
                 fh.write(text)
-            return test_one(dpia, path, kernel, sizes, expect, a.seed, env, lr, a.check_only)
+            t0 = time.time()
+            res = test_one(dpia, path, kernel, sizes, expect, a.seed, env, lr, a.check_only)
+            durations.append((time.time() - t0, name))
+            return res
 
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
             for k, (status, detail, launch) in enumerate(ex.map(job, range(len(cases)))):
@@ -223,13 +244,21 @@ def main():
                 if launch:  # the run line says how it was launched
                     text = re.sub(r'^(-- run:.*)$', lambda m: m.group(1) + ' ' + ' '.join(launch), text, count=1,
                                   flags=re.M)
+                if name.startswith('open/'):
+                    if status == 'ok':
+                        print(f'NOW PASSES {name}: move it to regress/', flush=True)
+                    else:
+                        lines = [x for x in detail.splitlines() if 'error' in x or 'Assertion' in x] or [status]
+                        first = re.sub(r'^\S*\.dpia:\d+:\d+: ', '', lines[-1].strip())
+                        print(f'OPEN {name}: {first[:160]}', flush=True)
+                    continue
                 if status == 'ok':
                     passed += 1
                     if not a.quiet:
                         print(f'PASS {name}', flush=True)
                 elif status == 'skip':
                     skipped += 1
-                    print(f'SKIP {name}: OpenCL unavailable', flush=True)
+                    print(f'SKIP {name}: OpenCL unavailable or failing (exit 4):\n{detail.rstrip()}', flush=True)
                 else:
                     failed += 1
                     print(f'FAILURE {name}\n--- program ---\n{text}--- output ---\n{detail.rstrip()}\n---', flush=True)
@@ -237,7 +266,9 @@ def main():
                         base = name.replace('/', '_').replace(' ', '_').replace('#', '')
                         with open(os.path.join(a.keep, base + '.dpia'), 'w') as fh:
                             fh.write(text)
-    print(f'({time.time() - start:.0f} s, {skipped} skipped)')
+    durations.sort(reverse=True)
+    print(f'({time.time() - start:.0f} s, {skipped} skipped; slowest: '
+          + ', '.join(f'{n} {d:.1f} s' for d, n in durations[:3]) + ')')
     print(f'{passed} passed, {failed} failed')
     return 1 if failed else 0
 

@@ -5,8 +5,9 @@
  *
  * Modes (one meson test each):
  *   kernels   a global temporary (twice), struct buffers and a struct by
- *             value (swap), a vector by value (vecscale), 2D with local
- *             buffers of symbolic size (mmTiled): results against the host
+ *             value (swap), a vector by value (vecscale), a pair of scalars
+ *             (pairUp), 2D with local buffers of symbolic size (mmTiled):
+ *             results against the host
  *   errors    preconditions, negative sizes, checked arithmetic, empty
  *             launches, error strings, a wait list and an event
  *   cache     one program per context in the cache, two contexts, release
@@ -141,6 +142,18 @@ static void test_kernels(Cl *cl) {
   CHECK(bad == 0, "vecscale: %d wrong elements", bad);
   clReleaseMemObject(dxs);
   clReleaseMemObject(dys);
+
+  /* pairUp: a pair of scalars, two one-element outputs, no nat parameter */
+  float first = 0;
+  int second = 0;
+  cl_mem d1 = buffer(cl, sizeof first, NULL), d2 = buffer(cl, sizeof second, NULL);
+  rc = dpia_pairUp_launch(cl->queue, d1, d2, 1.25f, 41);
+  CHECK(rc == DPIA_SUCCESS, "pairUp: %s", dpia_error_string(rc));
+  read_back(cl, d1, sizeof first, &first);
+  read_back(cl, d2, sizeof second, &second);
+  CHECK(first == 2.5f && second == 42, "pairUp: %g %d", first, second);
+  clReleaseMemObject(d1);
+  clReleaseMemObject(d2);
 
   /* mmTiled: 2D NDRange, two local buffers of 16*K floats */
   enum { M = 32, MN = 48, K = 20 };
@@ -332,6 +345,7 @@ int main(int argc, char **argv) {
   dpia_twice_release();
   dpia_swap_release();
   dpia_vecscale_release();
+  dpia_pairUp_release();
   dpia_mmTiled_release();
   cl_close(&cl);
   if (failures) fprintf(stderr, "%d failure(s)\n", failures);
