@@ -232,7 +232,7 @@ static bool split_indices(CG *cg, DataType **t, const Step **ps, const Ix **flat
 static void note_access(CG *cg, const Storage *st, bool write) {
   if (st->space == SP_PRIVATE || st->read_only) return;
   if (write) {
-    if (cg->distributed > 0) binder_set_add(cg, &cg->pending_writes, st->root);
+    if (cg->distributed > 0) binder_set_add(cg, &cg->own_writes, st->root);
   } else {
     binder_set_add(cg, &cg->pending_reads, st->root);
   }
@@ -498,6 +498,11 @@ static const Ix *clamp_index(CG *cg, const Ix *x, Size n, bool low, bool high) {
   x = ix_simplify(&cg->ix, x);
   int64_t t;
   if (ix_const_value(top, &t) && t == 0) return K(cg, 0); /* one element */
+  int64_t c;
+  if (ix_const_value(x, &c)) { /* an unrolled step: clamp now */
+    if (low && c < 0) return K(cg, 0);
+    if (high && ix_const_value(top, &t) && c > t) return K(cg, t);
+  }
   if (high && ix_provably_less(&cg->ix, x, nn)) high = false;
   if (low && ix_provably_less(&cg->ix, K(cg, -1), x)) low = false; /* x >= 0 */
   const char *xt = cg_ix_text(cg, x), *name;

@@ -154,6 +154,8 @@ typedef struct CG {
   /* barrier analysis (spec section 8): see opencl.c */
   BinderSet pending_writes; /* written by work-items of the group, not fenced */
   BinderSet pending_reads;  /* read in the group body since the last barrier */
+  BinderSet own_writes;     /* written in the innermost parforLocal/Global body so far: by the
+                             * work-item itself, which reads them in program order */
   int distributed;          /* > 0 inside a parforLocal body */
   bool uniform;             /* every work-item of the group gets here equally often */
   int nranges_stmt;         /* index ranges pushed for the current statement */

@@ -261,11 +261,13 @@ static void pop_statement_ranges(CG *cg) {
 /* ---- barrier analysis ---- */
 
 /* continuation of a command: what runs after it (the cross-work-group
- * check of gen_parfor) */
+ * check of gen_parfor).  again: cmd is the body of an enclosing loop, run
+ * again in its next iteration. */
 typedef struct Cont Cont;
 struct Cont {
   const Phrase *cmd;
   const Cont *next;
+  bool again;
 };
 
 typedef struct Alias Alias;
@@ -342,8 +344,10 @@ static void scan_writes(CG *cg, const Phrase *p, const Alias *al, BinderSet *out
   }
 }
 
-/* buffers in global or local memory read by p */
-static void scan_reads(CG *cg, const Phrase *p, BinderSet *out) {
+/* buffers in global or local memory read by p, outside the subtree skip
+ * (NULL: none) */
+static void scan_reads_except(CG *cg, const Phrase *p, const Phrase *skip, BinderSet *out) {
+  if (p == skip) return;
   switch (p->kind) {
   case PH_VAR:
     if (p->type->kind == PT_EXP) {
@@ -359,15 +363,17 @@ static void scan_reads(CG *cg, const Phrase *p, BinderSet *out) {
     return;
   case PH_LIT:
   case PH_PRIM: return;
-  case PH_LAM: scan_reads(cg, p->body, out); return;
-  case PH_ASSIGN: scan_reads(cg, p->snd, out); return; /* the acceptor side only writes */
-  case PH_UNOP: scan_reads(cg, p->fst, out); return;
+  case PH_LAM: scan_reads_except(cg, p->body, skip, out); return;
+  case PH_ASSIGN: scan_reads_except(cg, p->snd, skip, out); return; /* the acceptor side only writes */
+  case PH_UNOP: scan_reads_except(cg, p->fst, skip, out); return;
   default:
-    if (p->fst) scan_reads(cg, p->fst, out);
-    if (p->snd) scan_reads(cg, p->snd, out);
+    if (p->fst) scan_reads_except(cg, p->fst, skip, out);
+    if (p->snd) scan_reads_except(cg, p->snd, skip, out);
     return;
   }
 }
+
+static void scan_reads(CG *cg, const Phrase *p, BinderSet *out) { scan_reads_except(cg, p, NULL, out); }
 
 static BinderSet intersect(CG *cg, const BinderSet *a, const BinderSet *b) {
   BinderSet r = {0};
@@ -633,7 +639,7 @@ static bool gen_for_unrolled(CG *cg, const Phrase *lam, Size n, const Cont *afte
     line(cg, "/* %s, %lld steps */", is_reduction(cg, lam->body) ? "reduceSeq" : "mapSeq", (long long)trips);
   for (int64_t t = 0; t < trips; t++) {
     env_add(cg, lam->lam_binder, ENV_INDEX, NULL, ix_const(&cg->ix, t), NULL);
-    Cont again = {lam->body, after};
+    Cont again = {lam->body, after, true};
     gen_comm(cg, lam->body, t + 1 < trips ? &again : after);
   }
   return true;
@@ -652,7 +658,7 @@ static void gen_for(CG *cg, const Phrase *p, const Spine *s, const Cont *after) 
   ix_push_range(&cg->ix, i, NULL, nix);
   env_add(cg, lam->lam_binder, ENV_INDEX, NULL, index_of(cg, i, n), NULL);
   cg->indent++;
-  Cont again = {lam->body, after};
+  Cont again = {lam->body, after, true};
   gen_comm(cg, lam->body, &again);
   int64_t trips;
   if (!(size_const_value(n, &trips) && trips <= 1)) sync_loop_end(cg, lam->body);
@@ -705,11 +711,17 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
   LoopForm form = loop_form(n, known, launch);
   bool is_local = h->prim == PRIM_PARFOR_LOCAL, is_wg = h->prim == PRIM_PARFOR_WORKGROUP;
 
-  /* OpenCL has no barrier across work-groups (spec section 5) */
+  /* OpenCL has no barrier across work-groups (spec section 5): nothing
+   * after p may read what p's groups wrote.  When an enclosing loop runs p
+   * again, p's own reads are not "after" p: they read what the same
+   * execution of p wrote first (a temporary allocated in p's body, widened
+   * by p's index when hoisted, is a slice per group; local memory is one
+   * group's), which is p's own affair, checked with p.  The rest of the
+   * enclosing loop's body, run again, is after p. */
   if (!is_local && cg->uniform && cg->distributed == 0) {
     BinderSet w = {0}, reads = {0};
     scan_writes(cg, p, NULL, &w);
-    for (const Cont *c = after; c; c = c->next) scan_reads(cg, c->cmd, &reads);
+    for (const Cont *c = after; c; c = c->next) scan_reads_except(cg, c->cmd, c->again ? p : NULL, &reads);
     BinderSet bad = intersect(cg, &w, &reads);
     if (bad.n)
       cg_error(cg, p->span, "%s written by this %s is read later in the same kernel, but OpenCL has no barrier "
@@ -751,7 +763,7 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
   env_add(cg, lam_o->lam_binder, ENV_ALIAS, NULL, iv, s->args[0]); /* o = idxAcc A i */
 
   bool saved_uniform = cg->uniform;
-  Cont again = {body, after};
+  Cont again = {body, after, true};
   if (is_wg) {
     /* a new group body: its own pending sets */
     BinderSet pw = cg->pending_writes, pr = cg->pending_reads;
@@ -763,11 +775,19 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
     cg->pending_writes = pw;
     cg->pending_reads = pr;
   } else {
+    /* Inside the body, what it wrote is the work-item's own (a temporary
+     * allocated in the body is widened by the index when hoisted, and the
+     * output is written through o only, SCIR): reading it needs no
+     * barrier.  After the parfor, other work-items read it. */
+    BinderSet outer_own = cg->own_writes;
+    cg->own_writes = (BinderSet){0};
     cg->uniform = cg->uniform && form == FORM_ONCE;
     cg->distributed++;
     gen_comm(cg, body, form == FORM_LOOP ? &again : after);
     cg->distributed--;
     cg->uniform = saved_uniform;
+    set_union(cg, &cg->pending_writes, &cg->own_writes);
+    cg->own_writes = outer_own;
   }
   ix_pop_range(&cg->ix);
   if (form != FORM_ONCE) {
@@ -782,7 +802,7 @@ static void gen_comm(CG *cg, const Phrase *p, const Cont *after) {
   cg->where = p->span;
   switch (p->kind) {
   case PH_SEQ: {
-    Cont a = {p->snd, after};
+    Cont a = {p->snd, after, false};
     gen_comm(cg, p->fst, &a);
     gen_comm(cg, p->snd, after);
     return;
