@@ -1,0 +1,107 @@
+/* check_int.h: private interface between check.c (elaboration of the
+ * surface tree) and unify.c (metavariables, unification, zonking, deferred
+ * constraints, requirements).  Not part of the library's interface: only
+ * those two files include it. */
+#ifndef DPIA_CHECK_INT_H
+#define DPIA_CHECK_INT_H
+
+#include "check.h"
+
+typedef struct SizeMeta {
+  Sym name;
+  bool solved;
+  Size value;
+  Span origin;
+} SizeMeta;
+
+/* A size that must be a natural number (kind NATURAL) or at least one
+ * (POSITIVE), recorded where it arose. */
+typedef enum ReqKind { REQ_NATURAL, REQ_POSITIVE } ReqKind;
+typedef struct Requirement {
+  ReqKind kind;
+  Size size;
+  Span span;
+  const char *what; /* "split 3", for messages */
+} Requirement;
+
+/* Deferred constraints between data metavariables (woken when one side is
+ * known):  VECTOR_OF: vec = scalar<width>;  CONVERT: dst = target<width of
+ * src>. */
+typedef enum DeferKind { DEFER_VECTOR_OF, DEFER_CONVERT } DeferKind;
+typedef struct Deferred {
+  DeferKind kind;
+  DataType *a, *b; /* VECTOR_OF: scalar, vector; CONVERT: src, dst */
+  Size width;      /* VECTOR_OF */
+  ScalarKind target;
+  Span span;
+  bool done;
+} Deferred;
+
+typedef struct Postponed {
+  Size lhs, rhs;
+  Span span;
+} Postponed;
+
+/* zonk_size's results by size, valid while no more metavariables are
+ * solved: a direct-mapped cache (translation throughput, issue 5: the
+ * same sizes are zonked at every phrase that mentions them).  It lives
+ * outside the Checker, which nested defs save and restore, so that its
+ * stamp only grows. */
+enum { ZONK_MEMO_SIZE = 512 };
+typedef struct ZonkMemo {
+  unsigned long solved; /* metavariables solved so far: the stamp of valid entries */
+  struct {
+    const SizeTerm *terms;
+    int nterms;
+    unsigned long stamp;
+    Size value;
+  } entry[ZONK_MEMO_SIZE];
+} ZonkMemo;
+
+typedef struct Checker {
+  ZonkMemo *zonk_memo;
+  Arena *arena;
+  Interner *in;
+  Diag *diag;
+  TypeCtx *tc;
+  const Program *prog;
+  DefInfo **defs; /* by declaration index */
+  int *state;     /* 0 unchecked, 1 in progress, 2 done */
+  Vec size_metas; /* SizeMeta* */
+  Vec reqs;       /* Requirement* of the current declaration */
+  Vec deferred;   /* Deferred* */
+  Vec postponed;  /* Postponed* */
+  Vec lits;       /* Phrase* literals of the current declaration (range check) */
+  Span unify_span; /* where size equations found while unifying arose */
+  int current;     /* index of the declaration being checked */
+  int depth;
+  int def_depth;
+  bool failed; /* the current declaration has an error */
+} Checker;
+
+/* ---- check.c ---- */
+
+/* Report an error at span and mark the current declaration as failed. */
+void check_error(Checker *c, Span span, const char *fmt, ...) DPIA_PRINTF(3, 4);
+
+/* ---- unify.c ---- */
+
+/* A fresh size metavariable ?n<k>, introduced at origin. */
+Sym fresh_size_meta(Checker *c, Span origin);
+/* Record that size s must be a natural number or positive (spec section 3). */
+void require(Checker *c, ReqKind kind, Size s, Span span, const char *what);
+/* false (after reporting it at span) if size arithmetic overflowed */
+bool check_overflow(Checker *c, Span span);
+bool unify_data(Checker *c, DataType *a, DataType *b);
+/* Unify want with have; report a mismatch at span (ctx, if not NULL,
+ * names the context). */
+bool expect_type(Checker *c, Span span, PhraseType *want, PhraseType *have, const char *ctx);
+/* t with solved metavariables replaced */
+PhraseType *zonk_phrase_type(Checker *c, PhraseType *t);
+void defer(Checker *c, DeferKind kind, DataType *a, DataType *b, Size width, ScalarKind target, Span span);
+bool wake_deferred(Checker *c);
+/* Settle a checked declaration: deferred constraints, postponed size
+ * equations, literal defaults, zonking, literal ranges, requirements. */
+void finish_decl(Checker *c, DefInfo *def);
+
+#endif

@@ -1,0 +1,729 @@
+/* unify.c: the inference machinery of the checker (check.c): size and
+ * data type metavariables, unification (sizes through their canonical
+ * forms, spec section 3), zonking, the deferred constraints between data
+ * metavariables, and finishing a declaration: settling postponed size
+ * equations, defaulting literal types and turning its requirements into
+ * errors or kernel preconditions (spec section 3, section 9 metadata
+ * `preconditions`). */
+#include "check_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Types in messages: an unsolved metavariable is "_" (any), or "n" for
+ * the one size a message is about, never the internal ?n3. */
+static const char *for_message(Checker *c, const char *text, Sym focus) {
+  Buf b;
+  buf_init(&b, c->arena);
+  for (const char *p = text; *p;) {
+    if (p[0] == '?' && (p[1] == 'n' || (p[1] >= '0' && p[1] <= '9'))) {
+      const char *q = p + 1 + (p[1] == 'n');
+      while (*q >= '0' && *q <= '9') q++;
+      bool is_focus = focus && strncmp(p, focus, (size_t)(q - p)) == 0 && focus[q - p] == 0;
+      buf_puts(&b, is_focus ? "n" : "_");
+      p = q;
+    } else {
+      buf_putc(&b, *p++);
+    }
+  }
+  return b.data;
+}
+
+/* ---- sizes ---- */
+
+Sym fresh_size_meta(Checker *c, Span origin) {
+  SizeMeta *m = NEW(c->arena, SizeMeta);
+  char name[32];
+  snprintf(name, sizeof name, "?n%d", c->size_metas.len + 1);
+  m->name = intern_cstr(c->in, name);
+  m->origin = origin;
+  vec_push(c->arena, &c->size_metas, m);
+  return m->name;
+}
+
+static SizeMeta *find_size_meta(Checker *c, Sym name) {
+  /* metas are named ?n<k> with k their 1-based position */
+  int k = atoi(name + 2);
+  ASSERT(k >= 1 && k <= c->size_metas.len);
+  SizeMeta *m = c->size_metas.items[k - 1];
+  ASSERT(m->name == name);
+  return m;
+}
+
+static Size zonk_size_now(Checker *c, Size s);
+
+/* replace solved size metavariables */
+static Size zonk_size(Checker *c, Size s) {
+  if (s.nterms == 0) return s;
+  ZonkMemo *memo = c->zonk_memo;
+  size_t h = ((uintptr_t)s.terms >> 4) * 31 + (size_t)s.nterms;
+  h = (h ^ (h >> 9)) % ZONK_MEMO_SIZE;
+  if (memo->entry[h].terms == s.terms && memo->entry[h].nterms == s.nterms && memo->entry[h].stamp == memo->solved)
+    return memo->entry[h].value;
+  Size z = zonk_size_now(c, s);
+  if (c->tc->sizes.overflow) return z; /* reported once, where it happens */
+  memo->entry[h].terms = s.terms;
+  memo->entry[h].nterms = s.nterms;
+  memo->entry[h].stamp = memo->solved;
+  memo->entry[h].value = z;
+  return z;
+}
+
+static Size zonk_size_now(Checker *c, Size s) {
+  for (int guard = 0; guard < 10000; guard++) {
+    bool changed = false;
+    for (int i = 0; i < s.nterms; i++) {
+      for (int j = 0; j < s.terms[i].nfactors; j++) {
+        Sym v = s.terms[i].factors[j].var;
+        if (v[0] != '?') continue;
+        SizeMeta *m = find_size_meta(c, v);
+        if (!m->solved) continue;
+        Size out;
+        if (!size_subst(&c->tc->sizes, s, v, m->value, &out)) return s;
+        s = out;
+        changed = true;
+        goto again;
+      }
+    }
+  again:
+    if (!changed) return s;
+  }
+  INTERNAL("size metavariables do not settle");
+}
+
+static Size size_from_int(Checker *c, int64_t n) { return size_const(&c->tc->sizes, n); }
+
+void require(Checker *c, ReqKind kind, Size s, Span span, const char *what) {
+  Requirement *r = NEW(c->arena, Requirement);
+  r->kind = kind;
+  r->size = s;
+  r->span = span;
+  r->what = what;
+  vec_push(c->arena, &c->reqs, r);
+}
+
+bool check_overflow(Checker *c, Span span) {
+  if (!c->tc->sizes.overflow) return true;
+  c->tc->sizes.overflow = false;
+  check_error(c, span, "size arithmetic overflows 64 bits");
+  return false;
+}
+
+static bool size_has_any_var(Size s) {
+  for (int i = 0; i < s.nterms; i++)
+    if (s.terms[i].nfactors) return true;
+  return false;
+}
+
+static bool is_unnatural_const(Size s) {
+  int64_t v;
+  if (size_has_any_var(s)) return false;
+  return !size_const_value(s, &v) || v < 0;
+}
+
+/* A size equation whose only solution is not a natural number, reported
+ * at the primitive that introduced the unknown:  split 3  on 8 elements. */
+static void report_unfit(Checker *c, SizeMeta *m, Size a, Size b, Size value, const char *what) {
+  Buf sa, sb, sv;
+  buf_init(&sa, c->arena);
+  buf_init(&sb, c->arena);
+  buf_init(&sv, c->arena);
+  size_print(&sa, a);
+  size_print(&sb, b);
+  size_print(&sv, value);
+  bool a_has = size_has_var(a, m->name);
+  check_error(c, m->origin, "size %s does not fit %s here: n would have to be %s, which is %s",
+        for_message(c, a_has ? sb.data : sa.data, m->name), for_message(c, a_has ? sa.data : sb.data, m->name),
+        sv.data, what);
+}
+
+/* Unify two sizes; false if they are certainly different.  An equation
+ * that no metavariable can be solved from yet is postponed. */
+static bool unify_size(Checker *c, Size a, Size b, Span span) {
+  a = zonk_size(c, a);
+  b = zonk_size(c, b);
+  if (size_eq(a, b)) return true;
+  /* a constant that is not a natural number was already reported (by
+   * report_unfit); equations about it would only repeat the message */
+  if (c->failed && (is_unnatural_const(a) || is_unnatural_const(b))) return true;
+  Size diff = size_sub(&c->tc->sizes, a, b);
+  if (!size_first_meta(diff)) return false;
+  for (int i = 0; i < diff.nterms; i++) {
+    for (int j = 0; j < diff.terms[i].nfactors; j++) {
+      Sym m = diff.terms[i].factors[j].var;
+      Size value;
+      if (m[0] != '?' || !size_solve(&c->tc->sizes, a, b, m, &value) || size_has_var(value, m)) continue;
+      SizeMeta *sm = find_size_meta(c, m);
+      sm->solved = true;
+      sm->value = value;
+      c->zonk_memo->solved++;
+      int64_t v;
+      if (size_first_meta(value) == NULL && size_const_value(value, &v) && v < 0) {
+        report_unfit(c, sm, a, b, value, "negative");
+      } else if (!size_first_meta(value) && !size_has_any_var(value) && !size_is_polynomial(value)) {
+        report_unfit(c, sm, a, b, value, "not a whole number");
+      } else {
+        /* a size is a natural number: N/2048 needs N % 2048 == 0 */
+        require(c, REQ_NATURAL, value, sm->origin, NULL);
+      }
+      return true;
+    }
+  }
+  Postponed *p = NEW(c->arena, Postponed);
+  p->lhs = a;
+  p->rhs = b;
+  p->span = span;
+  vec_push(c->arena, &c->postponed, p);
+  return true;
+}
+
+/* ---- data types ---- */
+
+static bool occurs(DataMeta *m, DataType *t) {
+  t = dt_resolve(t);
+  switch (t->kind) {
+  case DT_META: return t->meta == m;
+  case DT_ARRAY: return occurs(m, t->elem);
+  case DT_PAIR: return occurs(m, t->fst) || occurs(m, t->snd);
+  default: return false;
+  }
+}
+
+static bool class_admits(MetaClass cls, DataType *t) {
+  t = dt_resolve(t);
+  if (cls == MC_ANY) return true;
+  if (t->kind == DT_META) return true;
+  if (t->kind != DT_SCALAR) return false;
+  if (cls == MC_NUMERIC) return t->scalar != SC_BOOL;
+  return t->scalar == SC_FLOAT || t->scalar == SC_DOUBLE;
+}
+
+static MetaClass class_meet(MetaClass a, MetaClass b) { return a > b ? a : b; }
+
+bool unify_data(Checker *c, DataType *a, DataType *b) {
+  a = dt_resolve(a);
+  b = dt_resolve(b);
+  if (a == b) return true;
+  if (a->kind == DT_META && b->kind == DT_META) {
+    b->meta->cls = class_meet(a->meta->cls, b->meta->cls);
+    a->meta->solution = b;
+    return true;
+  }
+  if (b->kind == DT_META) {
+    DataType *t = a;
+    a = b;
+    b = t;
+  }
+  if (a->kind == DT_META) {
+    if (!class_admits(a->meta->cls, b) || occurs(a->meta, b)) return false;
+    a->meta->solution = b;
+    return true;
+  }
+  if (a->kind != b->kind) return false;
+  switch (a->kind) {
+  case DT_SCALAR: return a->scalar == b->scalar && a->width == b->width;
+  case DT_ARRAY: {
+    bool ok = unify_size(c, a->size, b->size, c->unify_span);
+    return unify_data(c, a->elem, b->elem) && ok;
+  }
+  case DT_PAIR: {
+    bool ok = unify_data(c, a->fst, b->fst);
+    return unify_data(c, a->snd, b->snd) && ok;
+  }
+  case DT_IDX: return unify_size(c, a->size, b->size, c->unify_span);
+  case DT_VAR: return a->name == b->name;
+  case DT_META: return false;
+  }
+  return false;
+}
+
+/* Phrase types have no metavariables of their own; their data do.  The
+ * passive arrow ->p and the plain one unify: passivity is the business of
+ * the interference check (Promote and Derelict, Figure 3c). */
+static bool unify_phrase(Checker *c, PhraseType *a, PhraseType *b) {
+  bool fa = a->kind == PT_FN || a->kind == PT_FN_P;
+  bool fb = b->kind == PT_FN || b->kind == PT_FN_P;
+  if (fa && fb) {
+    bool ok = unify_phrase(c, a->fst, b->fst);
+    return unify_phrase(c, a->snd, b->snd) && ok;
+  }
+  if (a->kind != b->kind) return false;
+  switch (a->kind) {
+  case PT_EXP:
+  case PT_ACC: return unify_data(c, a->data, b->data);
+  case PT_COMM: return true;
+  case PT_WITH: {
+    bool ok = unify_phrase(c, a->fst, b->fst);
+    return unify_phrase(c, a->snd, b->snd) && ok;
+  }
+  default: return false;
+  }
+}
+
+/* ---- zonking: replace solved metavariables everywhere ----
+ *
+ * A type with nothing to replace is returned as it is, not copied: zonking
+ * runs over every phrase of a declaration (translation throughput, issue
+ * 5), and types are immutable once zonked. */
+
+static bool same_size(Size a, Size b) { return a.terms == b.terms && a.nterms == b.nterms; }
+
+static DataType *zonk_data(Checker *c, DataType *t) {
+  t = dt_resolve(t);
+  switch (t->kind) {
+  case DT_SCALAR:
+  case DT_VAR:
+  case DT_META: return t;
+  case DT_ARRAY: {
+    Size n = zonk_size(c, t->size);
+    DataType *e = zonk_data(c, t->elem);
+    return same_size(n, t->size) && e == t->elem ? t : dt_array(c->tc, n, e);
+  }
+  case DT_PAIR: {
+    DataType *a = zonk_data(c, t->fst), *b = zonk_data(c, t->snd);
+    return a == t->fst && b == t->snd ? t : dt_pair(c->tc, a, b);
+  }
+  case DT_IDX: {
+    Size n = zonk_size(c, t->size);
+    return same_size(n, t->size) ? t : dt_idx(c->tc, n);
+  }
+  }
+  return t;
+}
+
+PhraseType *zonk_phrase_type(Checker *c, PhraseType *t) {
+  switch (t->kind) {
+  case PT_EXP:
+  case PT_ACC: {
+    DataType *d = zonk_data(c, t->data);
+    return d == t->data ? t : t->kind == PT_EXP ? pt_exp(c->tc, d) : pt_acc(c->tc, d);
+  }
+  case PT_COMM: return t;
+  case PT_WITH:
+  case PT_FN:
+  case PT_FN_P: {
+    PhraseType *a = zonk_phrase_type(c, t->fst), *b = zonk_phrase_type(c, t->snd);
+    if (a == t->fst && b == t->snd) return t;
+    return t->kind == PT_WITH ? pt_with(c->tc, a, b) : t->kind == PT_FN ? pt_fn(c->tc, a, b) : pt_fn_p(c->tc, a, b);
+  }
+  }
+  return t;
+}
+
+/* Report a type mismatch between what a context wants and what a phrase
+ * has, unless they unify. */
+bool expect_type(Checker *c, Span span, PhraseType *want, PhraseType *have, const char *ctx) {
+  Span saved = c->unify_span;
+  c->unify_span = span;
+  bool ok = unify_phrase(c, want, have);
+  c->unify_span = saved;
+  if (ok) return true;
+  const char *w = for_message(c, pt_str(c->arena, zonk_phrase_type(c, want)), NULL);
+  const char *h = for_message(c, pt_str(c->arena, zonk_phrase_type(c, have)), NULL);
+  if (ctx) check_error(c, span, "type mismatch in %s: expected %s, found %s", ctx, w, h);
+  else check_error(c, span, "type mismatch: expected %s, found %s", w, h);
+  return false;
+}
+
+/* ---- deferred constraints ---- */
+
+void defer(Checker *c, DeferKind kind, DataType *a, DataType *b, Size width, ScalarKind target, Span span) {
+  Deferred *d = NEW(c->arena, Deferred);
+  d->kind = kind;
+  d->a = a;
+  d->b = b;
+  d->width = width;
+  d->target = target;
+  d->span = span;
+  vec_push(c->arena, &c->deferred, d);
+}
+
+/* Try to make progress on deferred constraints; returns true if any did. */
+bool wake_deferred(Checker *c) {
+  bool progress = false;
+  for (int i = 0; i < c->deferred.len; i++) {
+    Deferred *d = c->deferred.items[i];
+    if (d->done) continue;
+    DataType *a = dt_resolve(d->a), *b = dt_resolve(d->b);
+    Span saved = c->unify_span;
+    c->unify_span = d->span;
+    if (d->kind == DEFER_VECTOR_OF) {
+      /* b = a<width>: a is a scalar, b a vector of it */
+      int64_t w;
+      if (a->kind != DT_META) {
+        if (a->kind != DT_SCALAR || a->width != 1) {
+          check_error(c, d->span, "expected an array of scalars, found elements of type %s", dt_str(c->arena, a));
+          d->done = true;
+        } else if (size_const_value(zonk_size(c, d->width), &w)) {
+          d->done = true;
+          if (!unify_data(c, b, dt_scalar(c->tc, a->scalar, (int)w)))
+            check_error(c, d->span, "type mismatch: expected %s%d, found %s", scalar_name(a->scalar), (int)w,
+                  dt_str(c->arena, b));
+        }
+      } else if (b->kind == DT_SCALAR) {
+        d->done = true;
+        if (b->width == 1) {
+          check_error(c, d->span, "expected a vector type, found %s", dt_str(c->arena, b));
+        } else {
+          unify_data(c, a, dt_scalar(c->tc, b->scalar, 1));
+          if (!unify_size(c, d->width, size_from_int(c, b->width), d->span))
+            check_error(c, d->span, "vector width mismatch: %s", dt_str(c->arena, b));
+        }
+      } else if (b->kind != DT_META) {
+        d->done = true;
+        check_error(c, d->span, "expected a vector type, found %s", dt_str(c->arena, b));
+      }
+    } else {
+      if (a->kind != DT_META) {
+        d->done = true;
+        if (a->kind != DT_SCALAR || a->scalar == SC_BOOL)
+          check_error(c, d->span, "conversion to %s needs a numeric argument, found %s", scalar_name(d->target),
+                dt_str(c->arena, a));
+        else if (!unify_data(c, b, dt_scalar(c->tc, d->target, a->width)))
+          check_error(c, d->span, "type mismatch: conversion gives %s%s", scalar_name(d->target),
+                a->width > 1 ? "<vector>" : "");
+      }
+    }
+    c->unify_span = saved;
+    if (d->done) progress = true;
+  }
+  return progress;
+}
+
+/* ---- finishing a declaration ---- */
+
+static void default_metas_in(Checker *c, DataType *t) {
+  t = dt_resolve(t);
+  switch (t->kind) {
+  case DT_META:
+    if (t->meta->cls == MC_NUMERIC) t->meta->solution = c->tc->t_int;
+    else if (t->meta->cls == MC_FLOATING) t->meta->solution = c->tc->t_float;
+    return;
+  case DT_ARRAY: default_metas_in(c, t->elem); return;
+  case DT_PAIR:
+    default_metas_in(c, t->fst);
+    default_metas_in(c, t->snd);
+    return;
+  default: return;
+  }
+}
+
+/* first unsolved metavariable (data or size) in a zonked type, for the
+ * "cannot infer" message */
+static bool has_unsolved(Checker *c, DataType *t) {
+  t = dt_resolve(t);
+  switch (t->kind) {
+  case DT_META: return true;
+  case DT_ARRAY: return size_first_meta(zonk_size(c, t->size)) || has_unsolved(c, t->elem);
+  case DT_PAIR: return has_unsolved(c, t->fst) || has_unsolved(c, t->snd);
+  case DT_IDX: return size_first_meta(zonk_size(c, t->size)) != NULL;
+  default: return false;
+  }
+}
+
+static bool pt_has_unsolved(Checker *c, PhraseType *t) {
+  switch (t->kind) {
+  case PT_EXP:
+  case PT_ACC: return has_unsolved(c, t->data);
+  case PT_COMM: return false;
+  default: return pt_has_unsolved(c, t->fst) || pt_has_unsolved(c, t->snd);
+  }
+}
+
+typedef struct Finish {
+  Checker *c;
+  bool reported_unsolved;
+} Finish;
+
+/* Zonk every type in the tree; report the first phrase whose type cannot
+ * be inferred. */
+static void zonk_tree(Finish *f, Phrase *p) {
+  Checker *c = f->c;
+  if (!f->reported_unsolved && pt_has_unsolved(c, p->type)) {
+    f->reported_unsolved = true;
+    check_error(c, p->span, "cannot infer the type of this phrase: %s; add a type ascription (e : type)",
+          pt_str(c->arena, zonk_phrase_type(c, p->type)));
+  }
+  p->type = zonk_phrase_type(c, p->type);
+  switch (p->kind) {
+  case PH_VAR:
+    break;
+  case PH_LIT:
+    break;
+  case PH_PRIM:
+    if (p->type_arg) p->type_arg = zonk_data(c, p->type_arg);
+    break;
+  case PH_DEF:
+    for (int i = 0; i < p->subst->n; i++) {
+      if (p->subst->is_size[i]) p->subst->sizes[i] = zonk_size(c, p->subst->sizes[i]);
+      else p->subst->datas[i] = zonk_data(c, p->subst->datas[i]);
+    }
+    break;
+  case PH_LAM:
+    p->lam_binder->type = zonk_phrase_type(c, p->lam_binder->type);
+    zonk_tree(f, p->body);
+    break;
+  default:
+    zonk_tree(f, p->fst);
+    if (p->kind != PH_PROJ && p->kind != PH_UNOP) zonk_tree(f, p->snd);
+    break;
+  }
+}
+
+static void default_tree(Checker *c, Phrase *p) {
+  if (p->type->kind == PT_EXP) default_metas_in(c, p->type->data);
+  switch (p->kind) {
+  case PH_VAR:
+  case PH_LIT:
+  case PH_PRIM:
+  case PH_DEF: return;
+  case PH_LAM: default_tree(c, p->body); return;
+  default:
+    default_tree(c, p->fst);
+    if (p->kind != PH_PROJ && p->kind != PH_UNOP) default_tree(c, p->snd);
+  }
+}
+
+static void check_literal_ranges(Checker *c) {
+  for (int i = 0; i < c->lits.len; i++) {
+    Phrase *p = c->lits.items[i];
+    DataType *t = dt_resolve(p->type->data);
+    if (t->kind != DT_SCALAR) continue;
+    if (t->scalar == SC_INT && !p->lit_is_float && p->lit_int > INT32_MAX)
+      check_error(c, p->span, "integer literal %lld does not fit its type int", (long long)p->lit_int);
+  }
+}
+
+/* s as num/den with num a polynomial over the variables and den a
+ * monomial, for printing  num % den == 0 */
+static void size_fraction(Checker *c, Size s, Size *num, Size *den) {
+  SizeCtx *sc = &c->tc->sizes;
+  int64_t l = 1;
+  for (int i = 0; i < s.nterms; i++) {
+    int64_t d = s.terms[i].den, g = l, h = d;
+    while (h) {
+      int64_t t = g % h;
+      g = h;
+      h = t;
+    }
+    if (__builtin_mul_overflow(l / g, d, &l)) sc->overflow = true;
+  }
+  Size D = size_const(sc, l);
+  /* each variable to its largest negative power */
+  for (int i = 0; i < s.nterms; i++) {
+    for (int j = 0; j < s.terms[i].nfactors; j++) {
+      SizeFactor f = s.terms[i].factors[j];
+      if (f.exp >= 0) continue;
+      int64_t have = 0;
+      for (int t = 0; t < D.nterms; t++)
+        for (int u = 0; u < D.terms[t].nfactors; u++)
+          if (D.terms[t].factors[u].var == f.var) have = D.terms[t].factors[u].exp;
+      for (int64_t e = have; e < -f.exp; e++) D = size_mul(sc, D, size_var(sc, f.var));
+    }
+  }
+  *den = D;
+  *num = size_mul(sc, s, D);
+}
+
+/* num with every integer coefficient reduced modulo a constant den, which
+ * leaves num % den unchanged: (N - 64) % 64 is N % 64 */
+static Size reduce_mod(Checker *c, Size num, Size den) {
+  int64_t d;
+  if (!size_const_value(den, &d) || d <= 1) return num;
+  Size out = size_const(&c->tc->sizes, 0);
+  for (int i = 0; i < num.nterms; i++) {
+    if (num.terms[i].den != 1) return num;
+    SizeTerm *t = arena_dup(c->arena, &num.terms[i], sizeof *t); /* sizes keep pointers */
+    t->num %= d;
+    if (t->num == 0) continue;
+    out = size_add(&c->tc->sizes, out, (Size){1, t});
+  }
+  return size_is_zero(out) ? num : out;
+}
+
+static const char *size_str(Checker *c, Size s) {
+  Buf b;
+  buf_init(&b, c->arena);
+  size_print(&b, s);
+  return for_message(c, b.data, NULL);
+}
+
+/* A kernel precondition: lhs % rhs == 0 (DIV) or lhs >= rhs (GE). */
+typedef struct Precond {
+  bool div;
+  Size lhs, rhs;
+} Precond;
+
+static int64_t gcd64(int64_t a, int64_t b) {
+  while (b) {
+    int64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a < 0 ? -a : a;
+}
+
+/* Add a precondition unless it is already there; divisibility of the same
+ * numerator by constants merges into one by their lcm (N % 4 and N % 8192
+ * are N % 8192), lower bounds of the same size into the largest. */
+static void add_precond(Checker *c, Vec *out, bool div, Size lhs, Size rhs) {
+  int64_t d, e;
+  for (int i = 0; i < out->len; i++) {
+    Precond *p = out->items[i];
+    if (p->div != div || !size_eq(p->lhs, lhs)) continue;
+    if (size_eq(p->rhs, rhs)) return;
+    if (!div && size_const_value(p->rhs, &d) && size_const_value(rhs, &e)) {
+      /* N >= 3 and N >= 2 are N >= 3 */
+      if (e > d) p->rhs = rhs;
+      return;
+    }
+    if (div && size_const_value(p->rhs, &d) && size_const_value(rhs, &e)) {
+      int64_t l;
+      if (!__builtin_mul_overflow(d / gcd64(d, e), e, &l)) {
+        p->rhs = size_const(&c->tc->sizes, l);
+        return;
+      }
+    }
+  }
+  Precond *p = NEW(c->arena, Precond);
+  *p = (Precond){div, lhs, rhs};
+  vec_push(c->arena, out, p);
+}
+
+static const char **print_preconds(Checker *c, const Vec *pre) {
+  const char **out = NEWARRAY(c->arena, const char *, pre->len);
+  for (int i = 0; i < pre->len; i++) {
+    const Precond *p = pre->items[i];
+    Buf b;
+    buf_init(&b, c->arena);
+    if (p->div) {
+      size_print_operand(&b, p->lhs);
+      buf_puts(&b, " % ");
+      size_print_divisor(&b, p->rhs);
+      buf_puts(&b, " == 0");
+    } else {
+      size_print(&b, p->lhs);
+      buf_puts(&b, " >= ");
+      size_print(&b, p->rhs);
+    }
+    out[i] = b.data;
+  }
+  return out;
+}
+
+/* Settle the requirements of a declaration: constant ones are decided now,
+ * symbolic ones become preconditions (spec section 3). */
+static void settle_requirements(Checker *c, DefInfo *def) {
+  Vec pre = {0};
+  /* what a use instantiates: each distinct requirement once, or a def
+   * using the one before it twice would carry 2^n (issue 7 limits) */
+  def->nreqs = 0;
+  def->req_sizes = NEWARRAY(c->arena, Size, c->reqs.len);
+  def->req_positive = NEWARRAY(c->arena, bool, c->reqs.len);
+  for (int i = 0; i < c->reqs.len; i++) {
+    Requirement *r = c->reqs.items[i];
+    Size s = zonk_size(c, r->size);
+    bool positive = r->kind == REQ_POSITIVE, seen = false;
+    for (int j = 0; j < def->nreqs && !seen; j++)
+      seen = def->req_positive[j] == positive && size_eq(def->req_sizes[j], s);
+    if (seen) continue;
+    def->req_sizes[def->nreqs] = s;
+    def->req_positive[def->nreqs++] = positive;
+  }
+  for (int i = 0; i < c->reqs.len; i++) {
+    Requirement *r = c->reqs.items[i];
+    Size s = zonk_size(c, r->size);
+    if (size_first_meta(s)) continue; /* reported as "cannot infer" */
+    int64_t v;
+    if (r->kind == REQ_POSITIVE) {
+      if (size_const_value(s, &v)) {
+        if (v < 1) check_error(c, r->span, "%s needs a size of at least 1, found %lld", r->what, (long long)v);
+      } else {
+        /* s >= 1 as num >= den, e.g. N/64 >= 1 is N >= 64 */
+        Size num, den;
+        size_fraction(c, s, &num, &den);
+        add_precond(c, &pre, false, num, den);
+      }
+      continue;
+    }
+    Size num, den;
+    size_fraction(c, s, &num, &den);
+    if (!check_overflow(c, r->span)) continue;
+    if (size_const_value(num, &v)) {
+      int64_t d;
+      if (!size_const_value(den, &d)) INTERNAL("constant numerator over a symbolic denominator");
+      if (v % d != 0)
+        check_error(c, r->span, "size %s is not a whole number: %lld is not divisible by %lld", size_str(c, s),
+              (long long)v, (long long)d);
+      else if (v < 0)
+        check_error(c, r->span, "size %s is negative", size_str(c, s));
+      continue;
+    }
+    int64_t d;
+    if (!(size_const_value(den, &d) && d == 1)) {
+      add_precond(c, &pre, true, reduce_mod(c, num, den), den);
+    }
+    /* non-negativity: positive terms >= negated negative terms */
+    Size pos = {0}, neg = {0};
+    bool has_neg = false;
+    for (int t = 0; t < num.nterms; t++) {
+      Size term = {1, &num.terms[t]}; /* num outlives term */
+      if (num.terms[t].num < 0) {
+        neg = size_sub(&c->tc->sizes, neg, term);
+        has_neg = true;
+      } else {
+        pos = size_add(&c->tc->sizes, pos, term);
+      }
+    }
+    if (has_neg) {
+      if (size_is_zero(pos)) {
+        check_error(c, r->span, "size %s is negative", size_str(c, s));
+        continue;
+      }
+      add_precond(c, &pre, false, pos, neg);
+    }
+  }
+  def->nprecond = pre.len;
+  def->preconds = print_preconds(c, &pre);
+}
+
+void finish_decl(Checker *c, DefInfo *def) {
+  /* let deferred constraints and postponed equations settle; default
+   * literal types; settle again */
+  for (int round = 0; round < 3; round++) {
+    while (wake_deferred(c)) {
+    }
+    /* only the equations postponed before this round: one that
+     * unify_size postpones again waits for the next round (else this loop
+     * never ends) */
+    int npostponed = c->postponed.len;
+    for (int i = 0; i < npostponed; i++) {
+      Postponed *p = c->postponed.items[i];
+      if (!p) continue;
+      c->postponed.items[i] = NULL;
+      Size l = zonk_size(c, p->lhs), r = zonk_size(c, p->rhs);
+      if (size_eq(l, r)) continue;
+      if (!size_first_meta(size_sub(&c->tc->sizes, l, r))) {
+        check_error(c, p->span, "size mismatch: %s is not equal to %s", size_str(c, l), size_str(c, r));
+        continue;
+      }
+      if (round < 2) {
+        unify_size(c, l, r, p->span); /* may postpone again */
+      } else {
+        check_error(c, p->span, "cannot infer the sizes in %s == %s; add a type ascription", size_str(c, l),
+              size_str(c, r));
+      }
+    }
+    if (round == 1 && def->body) default_tree(c, def->body);
+  }
+  if (!c->failed && def->body) {
+    Finish f = {c, false};
+    zonk_tree(&f, def->body);
+    for (int i = 0; i < def->nparams; i++) def->params[i]->type = zonk_phrase_type(c, def->params[i]->type);
+    def->result = zonk_phrase_type(c, def->result);
+    def->type = zonk_phrase_type(c, def->type);
+    check_literal_ranges(c);
+  }
+  if (!c->failed) settle_requirements(c, def);
+}
