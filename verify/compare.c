@@ -52,7 +52,9 @@ void rng_fill(Rng *r, const Lay *l, double *dst) {
   case LAY_NUM:
     for (int j = 0; j < l->width; j++) {
       switch (l->scalar) {
-      case SC_FLOAT:
+      /* a float lane is a float: the device holds exactly this value, so
+       * the reference sees it too (spec section 11; interp.c, precision) */
+      case SC_FLOAT: dst[j] = (float)rng_value(r); break;
       case SC_DOUBLE: dst[j] = rng_value(r); break;
       case SC_INT: dst[j] = rng_int(r); break;
       case SC_BOOL: dst[j] = (double)(rng_next(r) >> 63); break;

@@ -27,7 +27,9 @@ int rng_int(Rng *r);
 #define RNG_INT_RANGE 8
 
 /* Fill one value of layout l (l->flat doubles at dst): float and double
- * lanes with rng_value, int lanes with rng_int, bool lanes with 0 or 1. */
+ * lanes with rng_value (float lanes rounded to float, so that the host value
+ * is exactly the device's: lay_device_exact holds; a float lane may be -1
+ * or 1), int lanes with rng_int, bool lanes with 0 or 1. */
 void rng_fill(Rng *r, const Lay *l, double *dst);
 
 /* ---- comparison ---- */
@@ -38,7 +40,8 @@ void rng_fill(Rng *r, const Lay *l, double *dst);
 
 /* The bound for results of layout l: the float bound if any lane is float,
  * else the double bound (int results are compared to the double bound, so
- * in effect exactly). */
+ * in effect exactly).  It looks at the result type only; interp_bound
+ * (interp.h) also knows whether float arithmetic fed a double result. */
 double compare_bound(const Lay *l);
 
 typedef struct Comparison {

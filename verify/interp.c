@@ -18,6 +18,30 @@
  * Only the stored doubles outlive an element, which is what makes the
  * release safe.
  *
+ * Precision (spec section 11: "evaluating in double precision", compared
+ * with a relative bound of 1e-4 for float and 1e-12 for double).  The rule:
+ * the reference computes in double precision, but on exactly the values the
+ * device holds wherever the program fixes a representation, and nowhere
+ * else:
+ *   - inputs: a float lane is what the device's buffer holds, the input
+ *     rounded to float (int and bool lanes as lay_pack stores them):
+ *     interp_run rounds every input by lay_round (rng_fill already makes
+ *     them exact);
+ *   - literals of type float are the float constant the kernel contains;
+ *   - a conversion (toFloat, toInt, toDouble) takes its argument as the
+ *     device holds it (a float argument rounded to float) and gives what
+ *     the device's conversion gives: toFloat rounds to float, toInt
+ *     truncates, toDouble is exact.
+ * Float arithmetic itself (+ - * / % and the math built-ins on float) is
+ * evaluated in double: that difference is the device's float error, which
+ * the float bound measures.  So a result that no float arithmetic reaches
+ * (double arithmetic on float inputs, toDouble (toFloat x)) is reproduced
+ * to double precision and held to the double bound, and one that float
+ * arithmetic may reach is held to the float bound whatever its type
+ * (interp_bound).  Without the rounding of inputs and conversions, a double
+ * result of a float input differed by the input's rounding (~1e-8) and
+ * failed the double bound (tests/diff/regress/float_input_double_result.dpia).
+ *
  * Errors in the input (nat values that violate a precondition, inputs of
  * the wrong size, an imperative primitive) longjmp to interp_run with a
  * message; a value that contradicts its checked type is a bug (INTERNAL). */
@@ -478,6 +502,21 @@ static Val lanewise1(Interp *I, Val x, Math1 fn) {
   return num(I, x.width, lanes);
 }
 
+/* A conversion as the device does it (precision rule, top of file): the
+ * argument held in its own type, then converted.  (float)x of a double
+ * beyond the float range is infinity (C11 Annex F, IEC 60559, as the
+ * device's conversion). */
+static Val convert(Interp *I, const Phrase *p, Val x) {
+  ScalarKind from = prim_data(p, 0)->scalar, to = prim_data(p, 1)->scalar;
+  double lanes[16];
+  for (int j = 0; j < x.width; j++) {
+    double v = lane(x, j);
+    if (from == SC_FLOAT) v = (float)v;
+    lanes[j] = to == SC_FLOAT ? (double)(float)v : to == SC_INT ? trunc(v) : v;
+  }
+  return num(I, x.width, lanes);
+}
+
 static int max_width(Val a, Val b) { return a.width > b.width ? a.width : b.width; }
 
 /* a / x for the static size argument k of p: the element count n must be a
@@ -617,9 +656,9 @@ static Val run_prim(Interp *I, const Phrase *p, const Val *args) {
   case PRIM_COS: return lanewise1(I, need_num(args[0], p), cos);
   case PRIM_FLOOR: return lanewise1(I, need_num(args[0], p), floor);
   case PRIM_CEIL: return lanewise1(I, need_num(args[0], p), ceil);
-  case PRIM_TO_INT: return lanewise1(I, need_num(args[0], p), trunc);
+  case PRIM_TO_INT:
   case PRIM_TO_FLOAT:
-  case PRIM_TO_DOUBLE: return need_num(args[0], p);
+  case PRIM_TO_DOUBLE: return convert(I, p, need_num(args[0], p));
   case PRIM_MIN:
   case PRIM_MAX:
   case PRIM_POW: {
@@ -666,6 +705,7 @@ static Val literal(Interp *I, const Phrase *p) {
   const DataType *t = dt_resolve(p->type->data);
   if (t->kind != DT_SCALAR) INTERNAL("literal of a non-scalar type");
   double x = p->lit_is_float ? p->lit_float : (double)p->lit_int, lanes[16];
+  if (t->scalar == SC_FLOAT) x = (float)x; /* the kernel's constant (precision rule) */
   for (int j = 0; j < t->width; j++) lanes[j] = x;
   return num(I, t->width, lanes);
 }
@@ -846,8 +886,17 @@ bool interp_run(Arena *a, const DefInfo *def, const Phrase *body, const NatValue
            l->flat, counts[i]);
       return false;
     }
+    /* the input as the device holds it (precision rule): a copy only when
+     * rounding changes something */
+    const double *in = inputs[i];
+    if (!lay_device_exact(l, in)) {
+      double *rounded = NEWARRAY(a, double, l->flat > 0 ? l->flat : 1);
+      memcpy(rounded, in, sizeof(double) * (size_t)l->flat);
+      lay_round(l, rounded);
+      in = rounded;
+    }
     Env *e = salloc(I, sizeof *e);
-    *e = (Env){def->params[i], load(I, l, inputs[i]), env};
+    *e = (Env){def->params[i], load(I, l, in), env};
     env = e;
   }
   const Lay *rl = interp_result_layout(a, def, nats, err);
@@ -858,4 +907,43 @@ bool interp_run(Arena *a, const DefInfo *def, const Phrase *body, const NatValue
   *out = result;
   *out_count = (size_t)rl->flat;
   return true;
+}
+
+/* Float arithmetic that the device may round differently from this
+ * interpreter's double (precision rule, top of file): + - * / % on float
+ * operands, and the float math built-ins other than the exact ones (fabs,
+ * floor, ceil, min, max). */
+static bool float_rounding(const Phrase *p) {
+  if (!p) return false;
+  switch (p->kind) {
+  case PH_BINOP: {
+    const DataType *t = dt_resolve(p->fst->type->data);
+    bool arith = p->op == BIN_ADD || p->op == BIN_SUB || p->op == BIN_MUL || p->op == BIN_DIV || p->op == BIN_MOD;
+    if (arith && t->kind == DT_SCALAR && t->scalar == SC_FLOAT) return true;
+    return float_rounding(p->fst) || float_rounding(p->snd);
+  }
+  case PH_PRIM:
+    switch (p->prim) {
+    case PRIM_SQRT:
+    case PRIM_RSQRT:
+    case PRIM_EXP:
+    case PRIM_LOG:
+    case PRIM_SIN:
+    case PRIM_COS:
+    case PRIM_POW:
+    case PRIM_FMA: return prim_data(p, 0)->scalar == SC_FLOAT;
+    default: return false;
+    }
+  case PH_LAM: return float_rounding(p->body);
+  case PH_APP:
+  case PH_PAIR: return float_rounding(p->fst) || float_rounding(p->snd);
+  case PH_PROJ:
+  case PH_UNOP: return float_rounding(p->fst);
+  default: return false;
+  }
+}
+
+double interp_bound(const Phrase *body, const Lay *result) {
+  if (lay_has_scalar(result, SC_FLOAT) || float_rounding(body)) return COMPARE_BOUND_FLOAT;
+  return COMPARE_BOUND_DOUBLE;
 }

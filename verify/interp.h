@@ -11,7 +11,9 @@
  * toPrivate are plain application.  Arithmetic is in double precision,
  * vectors are tuples of doubles; int values use integer semantics (`/`
  * truncates, `%` is C's remainder, toInt truncates; an int division by zero
- * gives NaN).
+ * gives NaN).  Inputs, float literals and conversions are what the device
+ * holds: float lanes rounded to float (the precision rule of interp.c), so
+ * results that float arithmetic does not reach match to double precision.
  *
  * Values enter and leave in the host layout of layout.h.  Everything is
  * allocated in the arena given (out of memory longjmps to its handler);
@@ -42,6 +44,14 @@
  * functional) returns false after a message in err. */
 bool interp_run(Arena *a, const DefInfo *def, const Phrase *body, const NatValues *nats, const double *const *inputs,
                 const size_t *counts, double **out, size_t *out_count, Buf *err);
+
+/* The relative error bound (spec section 11) for comparing a device result
+ * of layout result with the reference for the normalized kernel body: the
+ * float bound (COMPARE_BOUND_FLOAT) if the result has a float lane or if
+ * the body does float arithmetic that the device may round differently
+ * from the reference (then a double or int result can be no more accurate
+ * than float), else the double bound.  Use it in place of compare_bound. */
+double interp_bound(const Phrase *body, const Lay *result);
 
 /* The layouts of a kernel's inputs (one per def->params[i]) and of its
  * result, for these nat values; NULL after a message in err. */

@@ -194,6 +194,45 @@ void lay_unpack(const Lay *l, const unsigned char *src, double *dst) {
   }
 }
 
+double lay_round_lane(ScalarKind s, double v) {
+  unsigned char bytes[8];
+  if (isnan(v)) return v; /* unpack_lane would read an int NaN back as NaN too */
+  pack_lane(s, v, bytes);
+  return unpack_lane(s, bytes);
+}
+
+void lay_round(const Lay *l, double *vals) {
+  switch (l->kind) {
+  case LAY_NUM:
+    for (int j = 0; j < l->width; j++) vals[j] = lay_round_lane(l->scalar, vals[j]);
+    return;
+  case LAY_ARRAY:
+    for (int64_t i = 0; i < l->n; i++) lay_round(l->elem, vals + i * l->elem->flat);
+    return;
+  case LAY_PAIR:
+    lay_round(l->fst, vals);
+    lay_round(l->snd, vals + l->fst->flat);
+    return;
+  }
+}
+
+bool lay_device_exact(const Lay *l, const double *vals) {
+  switch (l->kind) {
+  case LAY_NUM:
+    for (int j = 0; j < l->width; j++) {
+      double v = lay_round_lane(l->scalar, vals[j]);
+      if (!(v == vals[j] || (isnan(v) && isnan(vals[j])))) return false;
+    }
+    return true;
+  case LAY_ARRAY:
+    for (int64_t i = 0; i < l->n; i++)
+      if (!lay_device_exact(l->elem, vals + i * l->elem->flat)) return false;
+    return true;
+  case LAY_PAIR: return lay_device_exact(l->fst, vals) && lay_device_exact(l->snd, vals + l->fst->flat);
+  }
+  return true;
+}
+
 bool lay_has_scalar(const Lay *l, ScalarKind s) {
   switch (l->kind) {
   case LAY_NUM: return l->scalar == s;

@@ -71,6 +71,17 @@ const Lay *lay_of(Arena *a, const DataType *t, const NatValues *nats, Buf *err);
 void lay_pack(const Lay *l, const double *src, unsigned char *dst);
 void lay_unpack(const Lay *l, const unsigned char *src, double *dst);
 
+/* The value of layout l at vals (l->flat doubles), in place, as the device
+ * holds it: each lane converted to its device type and back exactly as
+ * lay_pack and lay_unpack do (float lanes rounded to float; int and bool
+ * lanes truncated and saturated; NaN stays NaN).  lay_device_exact says
+ * whether that changes nothing. */
+void lay_round(const Lay *l, double *vals);
+bool lay_device_exact(const Lay *l, const double *vals);
+
+/* One lane of scalar type s as lay_round leaves it. */
+double lay_round_lane(ScalarKind s, double v);
+
 /* Does any lane of l have scalar type s? */
 bool lay_has_scalar(const Lay *l, ScalarKind s);
 

@@ -9,6 +9,8 @@
  *                              random inputs against direct C computations
  *   interp_test layout         host and device layouts, pack and unpack
  *   interp_test compare        the comparison helper and the PRNG
+ *   interp_test precision      inputs, float literals and conversions are
+ *                              what the device holds; interp_bound
  *
  * Programs go through parse_program, check_program, normalize_def and
  * strategy_check_kernel exactly as dpia/driver.c runs them.  Each mode
@@ -381,6 +383,125 @@ static void errors(Tester *t, DpiaMem *mem) {
   expect_error(t, mem, "split of an indivisible array",
                "kernel s (N: nat) (xs: [N]float) = xs |> split 4 |> mapGlobal (reduceSeq (\\x a -> x + a) 0.0)\n", "s",
                one_nat("N", 6, nn, nv), 1, (Vals[]){V(1, 2, 3, 4, 5, 6)}, "N/4");
+}
+
+/* ---- precision: the reference sees what the device holds (spec 11) ---- */
+
+/* the bound interp_bound gives kernel `name` of src (N = 4), or -1 */
+static double bound_of(Tester *t, DpiaMem *mem, const char *what, const char *src, const char *name) {
+  Arena a;
+  arena_init(&a, mem);
+  Compiled c;
+  double bound = -1;
+  const Phrase *body = NULL;
+  const DefInfo *def = compile(&c, &a, what, src) ? find_kernel(&c, name, &body) : NULL;
+  Buf err;
+  buf_init(&err, &a);
+  NatValues nats = {1, NATS("N"), NATV(4)};
+  const Lay *result = def && body ? interp_result_layout(&a, def, &nats, &err) : NULL;
+  if (result) bound = interp_bound(body, result);
+  check(t, result != NULL, what, "the kernel does not compile");
+  arena_free(&a);
+  return bound;
+}
+
+static void precision(Tester *t, DpiaMem *mem) {
+  const char *nn[2];
+  int64_t nv[2];
+  double f01 = (float)0.1, f09 = (float)0.9, near1 = 1 - 0x1p-26; /* (float)near1 is 1 */
+
+  /* tests/diff/regress/float_input_double_result.dpia: the device's xs
+   * holds (float)0.1, so the double result is (float)0.1 + y exactly; a
+   * reference on the unrounded 0.1 is off by 1.5e-9 relative, far beyond
+   * the double bound */
+  run_case(t, mem, "a float input is what the device holds",
+           "kernel k (N: nat) (xs: [N]float) (ys: [N]double) =\n"
+           "  zip xs ys |> mapGlobal (\\p -> toDouble (fst p) + snd p)\n",
+           "k", one_nat("N", 2, nn, nv), 2, (Vals[]){V(0.1, 0.9), V(0.25, -0.5)}, V(f01 + 0.25, f09 - 0.5));
+  run_case(t, mem, "float lanes of vector and pair inputs too",
+           "kernel k (N: nat) (ps: [N](float2, int)) =\n"
+           "  ps |> mapGlobal (\\p -> toDouble (fst p) * 2.0 + toDouble (snd p))\n",
+           "k", one_nat("N", 1, nn, nv), 1, (Vals[]){V(0.1, 0.9, 3)}, V(f01 * 2 + 3, f09 * 2 + 3));
+  run_case(t, mem, "toFloat rounds to float",
+           "kernel k (N: nat) (xs: [N]double) = xs |> mapGlobal (\\x -> toDouble (toFloat x))\n", "k",
+           one_nat("N", 2, nn, nv), 1, (Vals[]){V(0.1, -0.9)}, V(f01, -f09));
+  run_case(t, mem, "toFloat of an int rounds to float",
+           "kernel k (N: nat) (xs: [N]int) = xs |> mapGlobal (\\x -> toDouble (toFloat x))\n", "k",
+           one_nat("N", 2, nn, nv), 1, (Vals[]){V(16777217, -3)}, V(16777216, -3));
+  /* near1 is below 1 in double, 1.0f on the device: toInt gives 1 */
+  run_case(t, mem, "toInt of a float input truncates the device's float",
+           "kernel k (N: nat) (xs: [N]float) = xs |> mapGlobal (\\x -> toInt x)\n", "k", one_nat("N", 2, nn, nv),
+           1, (Vals[]){V(near1, -near1)}, V(1, -1));
+  /* a double argument of toInt is not rounded to float */
+  run_case(t, mem, "toInt of a double does not round to float",
+           "kernel k (N: nat) (xs: [N]double) = xs |> mapGlobal (\\x -> toInt x)\n", "k", one_nat("N", 1, nn, nv),
+           1, (Vals[]){V(near1)}, V(0));
+  /* the float value x * 3.0 (x = 0.1f) held as a float before toDouble */
+  run_case(t, mem, "toDouble of float arithmetic takes the float value",
+           "kernel k (N: nat) (xs: [N]float) = xs |> mapGlobal (\\x -> toDouble (x * 3.0))\n", "k",
+           one_nat("N", 1, nn, nv), 1, (Vals[]){V(0.1)}, V((float)(f01 * 3)));
+  run_case(t, mem, "a float literal is the kernel's float constant",
+           "kernel k (N: nat) (xs: [N]float) = xs |> mapGlobal (\\x -> x + 0.1)\n", "k", one_nat("N", 1, nn, nv),
+           1, (Vals[]){V(0.5)}, V(0.5 + f01));
+  run_case(t, mem, "double literals and inputs stay double",
+           "kernel k (N: nat) (xs: [N]double) = xs |> mapGlobal (\\x -> x + 0.1)\n", "k", one_nat("N", 1, nn, nv),
+           1, (Vals[]){V(0.1)}, V(0.1 + 0.1));
+
+  /* the bound: float when float arithmetic may reach the result */
+  check(t,
+        bound_of(t, mem, "bound: float input, double result",
+                 "kernel k (N: nat) (xs: [N]float) (ys: [N]double) =\n"
+                 "  zip xs ys |> mapGlobal (\\p -> toDouble (fst p) + snd p)\n",
+                 "k") == COMPARE_BOUND_DOUBLE,
+        "no float arithmetic: a double result keeps the double bound", "");
+  check(t,
+        bound_of(t, mem, "bound: float arithmetic, double result",
+                 "kernel k (N: nat) (xs: [N]float) = xs |> mapGlobal (\\x -> toDouble (x * x + 1.0))\n",
+                 "k") == COMPARE_BOUND_FLOAT,
+        "float arithmetic reaching a double result gives the float bound", "");
+  check(t,
+        bound_of(t, mem, "bound: float math built-in",
+                 "kernel k (N: nat) (xs: [N]float4) = xs |> mapGlobal (\\x -> toDouble (sqrt x))\n",
+                 "k") == COMPARE_BOUND_FLOAT,
+        "a float math built-in gives the float bound", "");
+  check(t,
+        bound_of(t, mem, "bound: exact float built-ins",
+                 "kernel k (N: nat) (xs: [N]float) = xs |> mapGlobal (\\x -> toDouble (max (fabs x) (floor x)))\n",
+                 "k") == COMPARE_BOUND_DOUBLE,
+        "fabs, max, floor are exact: the double bound", "");
+  check(t,
+        bound_of(t, mem, "bound: double arithmetic",
+                 "kernel k (N: nat) (xs: [N]double) = xs |> mapGlobal (\\x -> x * x + toDouble (toFloat x))\n",
+                 "k") == COMPARE_BOUND_DOUBLE,
+        "double arithmetic and conversions: the double bound", "");
+  check(t,
+        bound_of(t, mem, "bound: float result",
+                 "kernel k (N: nat) (xs: [N]float) = xs |> mapGlobal (\\x -> x)\n", "k") == COMPARE_BOUND_FLOAT,
+        "a float result: the float bound", "");
+
+  /* lay_round and lay_device_exact */
+  Arena a;
+  arena_init(&a, mem);
+  TypeCtx tc;
+  type_ctx_init(&tc, &a);
+  Buf err;
+  buf_init(&err, &a);
+  NatValues none = {0, NULL, NULL};
+  const Lay *l = lay_of(&a, dt_pair(&tc, dt_scalar(&tc, SC_FLOAT, 2), dt_pair(&tc, tc.t_int, tc.t_double)), &none, &err);
+  double v[4] = {0.1, 0.5, -2.75, 0.1};
+  check(t, !lay_device_exact(l, v), "0.1 in a float lane is not what the device holds", "");
+  lay_round(l, v);
+  check(t, v[0] == f01 && v[1] == 0.5 && v[2] == -2 && v[3] == 0.1, "lay_round: float lanes to float, int truncated, double kept",
+        fmt_vals(&a, v, 4));
+  check(t, lay_device_exact(l, v), "a rounded value is what the device holds", "");
+  /* random inputs are already what the device holds */
+  const Lay *arr = lay_of(&a, dt_array(&tc, size_const(&tc.sizes, 1000), tc.t_float), &none, &err);
+  double *vals = NEWARRAY(&a, double, arr->flat);
+  Rng r;
+  rng_seed(&r, 11);
+  rng_fill(&r, arr, vals);
+  check(t, lay_device_exact(arr, vals), "rng_fill gives float lanes the device holds exactly", "");
+  arena_free(&a);
 }
 
 /* ---- samples: direct C computations on random inputs ---- */
@@ -774,14 +895,15 @@ static void compare(Tester *t, DpiaMem *mem) {
   double *vals = NEWARRAY(&a, double, pl->flat);
   rng_fill(&r1, pl, vals);
   bool typed = true;
-  for (int k = 0; k < 100; k++) typed = typed && vals[2 * k + 1] == trunc(vals[2 * k + 1]) && fabs(vals[2 * k]) < 1;
-  check(t, typed, "rng_fill: float lanes in [-1, 1), int lanes integers", "");
+  for (int k = 0; k < 100; k++) typed = typed && vals[2 * k + 1] == trunc(vals[2 * k + 1]) && fabs(vals[2 * k]) <= 1;
+  for (int k = 0; k < 100; k++) typed = typed && vals[2 * k] == (float)vals[2 * k];
+  check(t, typed, "rng_fill: float lanes in [-1, 1] and floats, int lanes integers", "");
   arena_free(&a);
 }
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: interp_test units|errors|samples DIR|layout|compare\n");
+    fprintf(stderr, "usage: interp_test units|errors|samples DIR|layout|compare|precision\n");
     return 2;
   }
   DpiaMem mem;
@@ -799,6 +921,7 @@ int main(int argc, char **argv) {
   else if (strcmp(mode, "samples") == 0 && argc == 3) samples(&t, &mem, argv[2]);
   else if (strcmp(mode, "layout") == 0) layout(&t, &mem);
   else if (strcmp(mode, "compare") == 0) compare(&t, &mem);
+  else if (strcmp(mode, "precision") == 0) precision(&t, &mem);
   else {
     fprintf(stderr, "interp_test: unknown mode %s\n", mode);
     return 2;
