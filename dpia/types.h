@@ -25,6 +25,10 @@ typedef struct DataMeta {
   MetaClass cls;
   DataType *solution; /* NULL while unsolved */
   Span origin;        /* what introduced it, for "cannot infer" messages */
+  /* set by the checker while it defaults literal types: a pending deferred
+   * constraint (a conversion's result, a vector of a scalar) will solve it
+   * once its other side is known, so it is not defaulted itself */
+  bool awaited;
 } DataMeta;
 
 #define DPIA_DATA_KINDS(X)                                             \

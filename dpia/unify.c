@@ -397,6 +397,7 @@ static void default_metas_in(Checker *c, DataType *t) {
   t = dt_resolve(t);
   switch (t->kind) {
   case DT_META:
+    if (t->meta->awaited) return;
     if (t->meta->cls == MC_NUMERIC) t->meta->solution = c->tc->t_int;
     else if (t->meta->cls == MC_FLOATING) t->meta->solution = c->tc->t_float;
     return;
@@ -468,6 +469,19 @@ static void zonk_tree(Finish *f, Phrase *p) {
     zonk_tree(f, p->fst);
     if (p->kind != PH_PROJ && p->kind != PH_UNOP) zonk_tree(f, p->snd);
     break;
+  }
+}
+
+/* Mark (or unmark) the metavariables that a pending deferred constraint
+ * solves from its other side: the result of a conversion, the vector of
+ * vec k x or asScalar, which then are not defaulted (spec section 2: an
+ * unconstrained literal is int or float, but the conversion's result is
+ * constrained by the conversion). */
+static void mark_awaited(Checker *c, bool on) {
+  for (int i = 0; i < c->deferred.len; i++) {
+    Deferred *d = c->deferred.items[i];
+    DataType *b = dt_resolve(d->b);
+    if (!d->done && b->kind == DT_META) b->meta->awaited = on;
   }
 }
 
@@ -715,7 +729,15 @@ void finish_decl(Checker *c, DefInfo *def) {
               size_str(c, r));
       }
     }
-    if (round == 1 && def->body) default_tree(c, def->body);
+    if (round == 1 && def->body) {
+      /* toDouble 2 > 0.5: the literal 2 defaults to int, and the
+       * conversion then makes the comparison's type double; defaulting
+       * the conversion's result as well (to the float of 0.5) would
+       * contradict it */
+      mark_awaited(c, true);
+      default_tree(c, def->body);
+      mark_awaited(c, false);
+    }
   }
   if (!c->failed && def->body) {
     Finish f = {c, false};
