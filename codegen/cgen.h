@@ -157,6 +157,7 @@ typedef struct CG {
   BinderSet own_writes;     /* written in the innermost parforLocal/Global body so far: by the
                              * work-item itself, which reads them in program order */
   int distributed;          /* > 0 inside a parforLocal body */
+  int group_depth;          /* > 0 inside a parforWorkgroup body */
   bool uniform;             /* every work-item of the group gets here equally often */
   int nranges_stmt;         /* index ranges pushed for the current statement */
   Probe *probe;             /* when set, storage accesses are recorded here */

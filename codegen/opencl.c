@@ -394,17 +394,23 @@ static void remove_space(CG *cg, BinderSet *s, bool loc, bool glob) {
 }
 
 /* barrier(CLK_LOCAL_MEM_FENCE) for local buffers, the global fence for
- * global ones (spec section 8) */
-static void emit_barrier(CG *cg, const BinderSet *need) {
-  bool loc = false, glob = false;
+ * global ones (spec section 8); *loc and *glob say which */
+static const char *barrier_fences(CG *cg, const BinderSet *need, bool *loc, bool *glob) {
+  *loc = *glob = false;
   for (int i = 0; i < need->n; i++) {
     bool found;
     Space sp = root_space(cg, need->items[i], &found);
-    loc = loc || sp == SP_LOCAL;
-    glob = glob || sp == SP_GLOBAL;
+    *loc = *loc || sp == SP_LOCAL;
+    *glob = *glob || sp == SP_GLOBAL;
   }
-  line(cg, "barrier(%s);",
-       loc && glob ? "CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE" : loc ? "CLK_LOCAL_MEM_FENCE" : "CLK_GLOBAL_MEM_FENCE");
+  return *loc && *glob ? "CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE"
+         : *loc        ? "CLK_LOCAL_MEM_FENCE"
+                       : "CLK_GLOBAL_MEM_FENCE";
+}
+
+static void emit_barrier(CG *cg, const BinderSet *need) {
+  bool loc, glob;
+  line(cg, "barrier(%s);", barrier_fences(cg, need, &loc, &glob));
   remove_space(cg, &cg->pending_writes, loc, glob);
   remove_space(cg, &cg->pending_reads, loc, glob);
 }
@@ -458,6 +464,34 @@ static void sync_loop_end(CG *cg, const Phrase *body) {
   BinderSet war = intersect(cg, &writes, &cg->pending_reads);
   set_union(cg, &need, &war);
   if (need.n) emit_barrier(cg, &need);
+}
+
+/* The barrier a work-group loop (mapWorkgroup with fewer groups than
+ * iterations) needs between iterations goes at the top of its body, where
+ * it also runs, harmlessly, before the first iteration: at the end of the
+ * body, just before the loop's latch, PoCL 3.1 miscompiles it (all writes
+ * lost, tests/diff/known/pocl_loop_barrier.cl) or aborts
+ * (tests/diff/known/pocl_parallel_region_assert.cl).  body_start: where the
+ * body's text begins in cg->out.  The pending sets are left as they are
+ * (the loop's last iteration ends without a barrier). */
+static void sync_group_loop_top(CG *cg, const Phrase *body, size_t body_start) {
+  if (!cg->uniform) return;
+  BinderSet reads = {0}, writes = {0};
+  scan_reads(cg, body, &reads);
+  scan_writes(cg, body, NULL, &writes);
+  BinderSet need = intersect(cg, &cg->pending_writes, &reads);
+  BinderSet war = intersect(cg, &writes, &cg->pending_reads);
+  set_union(cg, &need, &war);
+  if (!need.n) return;
+  Buf *out = cg->out;
+  size_t n = out->len - body_start;
+  char *tail = arena_alloc(cg->arena, n + 1);
+  memcpy(tail, out->data + body_start, n + 1);
+  out->len = body_start;
+  bool loc, glob;
+  line(cg, "barrier(%s); /* the previous iteration is done with %s */", barrier_fences(cg, &need, &loc, &glob),
+       names_of(cg, &need));
+  buf_put(out, tail, n);
 }
 
 /* ---- commands (Figure 6a) ---- */
@@ -769,9 +803,12 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
     BinderSet pw = cg->pending_writes, pr = cg->pending_reads;
     cg->pending_writes = (BinderSet){0};
     cg->pending_reads = (BinderSet){0};
+    cg->group_depth++;
+    size_t body_start = cg->out->len;
     gen_comm(cg, body, form == FORM_LOOP ? &again : after);
     /* the next group id of this work-group reuses its memory */
-    if (form == FORM_LOOP) sync_loop_end(cg, body);
+    if (form == FORM_LOOP) sync_group_loop_top(cg, body, body_start);
+    cg->group_depth--;
     cg->pending_writes = pw;
     cg->pending_reads = pr;
   } else {
@@ -798,8 +835,97 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
 
 }
 
+/* ---- one writer for the group's result ---- */
+
+static bool is_output(CG *cg, const Binder *root) {
+  for (int i = 0; i < cg->k->nparams; i++)
+    if (cg->k->params[i].role == KP_OUTPUT && cg->k->params[i].binder == root) return true;
+  return false;
+}
+
+/* Does command p write nothing but kernel outputs and private variables it
+ * declares itself, with no parallel loop inside?  *writes_output: it writes
+ * an output.  inner: the private variables declared in p so far. */
+static bool writes_outputs_only(CG *cg, const Phrase *p, BinderSet *inner, bool *writes_output) {
+  switch (p->kind) {
+  case PH_PRIM: return p->prim == PRIM_SKIP;
+  case PH_SEQ:
+    return writes_outputs_only(cg, p->fst, inner, writes_output) &&
+           writes_outputs_only(cg, p->snd, inner, writes_output);
+  case PH_ASSIGN: {
+    const Phrase *a = p->fst;
+    for (;;) { /* a variable declared in p */
+      if (a->kind == PH_PROJ) a = a->fst;
+      if (a->kind == PH_VAR) break;
+      Spine s;
+      if (!spine_of(a, &s) || s.nargs < 1) return false;
+      a = s.args[0];
+    }
+    if (binder_set_has(inner, a->binder)) return true;
+    const Binder *root = acc_root(cg, p->fst);
+    if (!root || !is_output(cg, root)) return false;
+    *writes_output = true;
+    return true;
+  }
+  case PH_APP: {
+    Spine s;
+    if (!spine_of(p, &s) || s.nargs != 1 || s.args[0]->kind != PH_LAM) return false;
+    switch (s.head->prim) {
+    case PRIM_NEW:
+    case PRIM_NEW_PRIVATE: binder_set_add(cg, inner, s.args[0]->lam_binder); break;
+    case PRIM_FOR: break;
+    default: return false;
+    }
+    return writes_outputs_only(cg, s.args[0]->body, inner, writes_output);
+  }
+  default: return false;
+  }
+}
+
+/* Sequential code in a group body runs in every work-item of the group
+ * (the paper's redundant execution).  Where it writes the kernel's output,
+ * every work-item would write the same element: a race, however benign,
+ * and no program of ours is racy.  So one work-item, local id 0 in every
+ * dimension whose local size may exceed 1, writes it (likewise global id 0
+ * for sequential code at the top of a kernel launched on more than one
+ * work-item).  Outputs are never read in the kernel, so no barrier follows
+ * (spec section 5: the result goes to the output buffer). */
+static bool gen_single_writer(CG *cg, const Phrase *p, const Cont *after) {
+  if (cg->distributed > 0) return false;
+  BinderSet inner = {0};
+  bool writes_output = false;
+  if (!writes_outputs_only(cg, p, &inner, &writes_output) || !writes_output) return false;
+  bool group = cg->group_depth > 0;
+  const bool *known = group ? cg->launch.local_known : cg->launch.global_known;
+  const Size *size = group ? cg->launch.local : cg->launch.global;
+  Buf cond;
+  buf_init(&cond, cg->arena);
+  for (int d = 0; d < (cg->k->ndims > 0 ? cg->k->ndims : 1); d++) {
+    int64_t n;
+    if (known[d] && size_const_value(size[d], &n) && n == 1) continue;
+    emit(&cond, "%s%s(%d) == 0", cond.len ? " && " : "", group ? "get_local_id" : "get_global_id", d);
+  }
+  if (!cond.len) return false; /* one work-item anyway */
+  sync_before(cg, p);
+  line(cg, "if (%s) { /* one work-item writes the %s */", cond.data, group ? "group's result" : "result");
+  cg->indent++;
+  int mark;
+  cg_scope_enter(cg, &mark);
+  bool saved_uniform = cg->uniform;
+  cg->uniform = false;
+  cg->distributed++;
+  gen_comm(cg, p, after);
+  cg->distributed--;
+  cg->uniform = saved_uniform;
+  cg_scope_leave(cg, mark);
+  cg->indent--;
+  line(cg, "}");
+  return true;
+}
+
 static void gen_comm(CG *cg, const Phrase *p, const Cont *after) {
   cg->where = p->span;
+  if ((p->kind == PH_ASSIGN || p->kind == PH_SEQ || p->kind == PH_APP) && gen_single_writer(cg, p, after)) return;
   switch (p->kind) {
   case PH_SEQ: {
     Cont a = {p->snd, after, false};

@@ -64,5 +64,7 @@ kernel void nested(global float *restrict output_1_1,
   output_1_1[i] = ps_1[i];
   int i_2 = get_global_id(0); /* mapGlobal */
   output_1_2[i_2] = ps_2[i_2];
-  output_2[0] = 1.5f;
+  if (get_global_id(0) == 0) { /* one work-item writes the result */
+    output_2[0] = 1.5f;
+  }
 }
