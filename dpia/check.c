@@ -548,7 +548,7 @@ static DataType *arith_type(Checker *c, const Ast *e, DataType *a, DataType *b, 
   if (a->kind != DT_SCALAR || b->kind != DT_SCALAR || a->scalar == SC_BOOL || b->scalar == SC_BOOL) goto bad;
   if (a->scalar != b->scalar) {
     check_error(c, e->span, "operands of '%s' have different types %s and %s; convert one with toFloat, toInt or toDouble",
-          op, dt_str(c->arena, a), dt_str(c->arena, b));
+                op, dt_str(c->arena, a), dt_str(c->arena, b));
     return NULL;
   }
   if (int_only && a->scalar != SC_INT) goto bad;
@@ -594,7 +594,7 @@ static Phrase *elab_binop(Checker *c, Env *env, const Ast *e) {
   case BIN_OR:
     if (!unify_data(c, a, c->tc->t_bool) || !unify_data(c, b, c->tc->t_bool)) {
       check_error(c, e->span, "operator '%s' needs bool operands, found %s and %s", op, dt_str(c->arena, a),
-            dt_str(c->arena, b));
+                  dt_str(c->arena, b));
       return NULL;
     }
     t = c->tc->t_bool;
@@ -649,7 +649,7 @@ static Phrase *elab_def_use(Checker *c, const Ast *e, int index) {
       check_error(c, e->span, "recursive definition: '%s' uses itself; DPIA has no recursion", e->name);
     else
       check_error(c, e->span, "recursive definitions: '%s' uses '%s', which uses '%s' again; DPIA has no recursion",
-            current, e->name, current);
+                  current, e->name, current);
     return NULL;
   }
   if (c->state[index] == 0) {
@@ -776,7 +776,7 @@ static Phrase *apply_spine(Checker *c, Env *env, Phrase *fn, Arg *args, int narg
       Span at = args[i].ast ? args[i].ast->span : args[i].ready->span;
       if (i == 0)
         check_error(c, at, "this is applied to an argument, but it has type %s, which is not a function",
-              pt_str(c->arena, zonk_phrase_type(c, fn->type)));
+                    pt_str(c->arena, zonk_phrase_type(c, fn->type)));
       else
         check_error(c, at, "too many arguments: the function takes %d here", i);
       return NULL;
@@ -981,7 +981,7 @@ static Phrase *infer_inner(Checker *c, Env *env, const Ast *e) {
     if (x->type->kind != PT_WITH) {
       if (x->type->kind == PT_EXP)
         check_error(c, e->span, "'.%d' projects a phrase pair ({a, b} or a var); for a data pair use %s", e->proj,
-              e->proj == 1 ? "fst" : "snd");
+                    e->proj == 1 ? "fst" : "snd");
       else
         check_error(c, e->span, "'.%d' needs a phrase pair, found %s", e->proj, pt_str(c->arena, x->type));
       return NULL;
@@ -1086,7 +1086,7 @@ static void check_decl(Checker *c, int index) {
       PhraseType *t = conv_phrase(c, env, pa->type);
       if (t && d->is_kernel && t->kind != PT_EXP) {
         check_error(c, pa->span, "kernel parameter '%s' has phrase type %s; kernel parameters are nat parameters and data",
-              pa->name, pt_str(c->arena, t));
+                    pa->name, pt_str(c->arena, t));
         t = NULL;
       }
       Binder *b = new_binder(c, pa->name, pa->span, t);
@@ -1112,7 +1112,7 @@ static void check_decl(Checker *c, int index) {
     PhraseType *t = body->type;
     if (t->kind != PT_EXP) {
       check_error(c, d->name_span, "kernel '%s' must produce data, but its body has type %s", d->name,
-            pt_str(c->arena, zonk_phrase_type(c, t)));
+                  pt_str(c->arena, zonk_phrase_type(c, t)));
       body = NULL;
     }
   }

@@ -134,8 +134,8 @@ static void report_unfit(Checker *c, SizeMeta *m, Size a, Size b, Size value, co
   size_print(&sv, value);
   bool a_has = size_has_var(a, m->name);
   check_error(c, m->origin, "size %s does not fit %s here: n would have to be %s, which is %s",
-        for_message(c, a_has ? sb.data : sa.data, m->name), for_message(c, a_has ? sa.data : sb.data, m->name),
-        sv.data, what);
+              for_message(c, a_has ? sb.data : sa.data, m->name), for_message(c, a_has ? sa.data : sb.data, m->name),
+              sv.data, what);
 }
 
 /* Unify two sizes; false if they are certainly different.  An equation
@@ -351,15 +351,26 @@ bool wake_deferred(Checker *c) {
     if (d->kind == DEFER_VECTOR_OF) {
       /* b = a<width>: a is a scalar, b a vector of it */
       int64_t w;
+      bool width_known = size_const_value(zonk_size(c, d->width), &w);
+      if (!width_known && a->kind == DT_SCALAR && b->kind == DT_SCALAR && b->width > 1) {
+        /* asScalar of float8s whose scalar type is known first (xs |>
+         * asScalar |> padCst 2 1 1.5f): the width still comes from the
+         * vector type, and with it the size n*k of the scalars */
+        unify_size(c, d->width, size_from_int(c, b->width), d->span);
+        width_known = size_const_value(zonk_size(c, d->width), &w);
+      }
       if (a->kind != DT_META) {
         if (a->kind != DT_SCALAR || a->width != 1) {
           check_error(c, d->span, "expected an array of scalars, found elements of type %s", dt_str(c->arena, a));
           d->done = true;
-        } else if (size_const_value(zonk_size(c, d->width), &w)) {
+        } else if (width_known) {
           d->done = true;
           if (!unify_data(c, b, dt_scalar(c->tc, a->scalar, (int)w)))
             check_error(c, d->span, "type mismatch: expected %s%d, found %s", scalar_name(a->scalar), (int)w,
-                  dt_str(c->arena, b));
+                        dt_str(c->arena, b));
+        } else if (b->kind != DT_META && !(b->kind == DT_SCALAR && b->width > 1)) {
+          d->done = true;
+          check_error(c, d->span, "expected a vector type, found %s", dt_str(c->arena, b));
         }
       } else if (b->kind == DT_SCALAR) {
         d->done = true;
@@ -379,10 +390,10 @@ bool wake_deferred(Checker *c) {
         d->done = true;
         if (a->kind != DT_SCALAR || a->scalar == SC_BOOL)
           check_error(c, d->span, "conversion to %s needs a numeric argument, found %s", scalar_name(d->target),
-                dt_str(c->arena, a));
+                      dt_str(c->arena, a));
         else if (!unify_data(c, b, dt_scalar(c->tc, d->target, a->width)))
           check_error(c, d->span, "type mismatch: conversion gives %s%s", scalar_name(d->target),
-                a->width > 1 ? "<vector>" : "");
+                      a->width > 1 ? "<vector>" : "");
       }
     }
     c->unify_span = saved;
@@ -444,7 +455,7 @@ static void zonk_tree(Finish *f, Phrase *p) {
   if (!f->reported_unsolved && pt_has_unsolved(c, p->type)) {
     f->reported_unsolved = true;
     check_error(c, p->span, "cannot infer the type of this phrase: %s; add a type ascription (e : type)",
-          pt_str(c->arena, zonk_phrase_type(c, p->type)));
+                pt_str(c->arena, zonk_phrase_type(c, p->type)));
   }
   p->type = zonk_phrase_type(c, p->type);
   switch (p->kind) {
@@ -669,7 +680,7 @@ static void settle_requirements(Checker *c, DefInfo *def) {
       if (!size_const_value(den, &d)) INTERNAL("constant numerator over a symbolic denominator");
       if (v % d != 0)
         check_error(c, r->span, "size %s is not a whole number: %lld is not divisible by %lld", size_str(c, s),
-              (long long)v, (long long)d);
+                    (long long)v, (long long)d);
       else if (v < 0)
         check_error(c, r->span, "size %s is negative", size_str(c, s));
       continue;
@@ -726,7 +737,7 @@ void finish_decl(Checker *c, DefInfo *def) {
         unify_size(c, l, r, p->span); /* may postpone again */
       } else {
         check_error(c, p->span, "cannot infer the sizes in %s == %s; add a type ascription", size_str(c, l),
-              size_str(c, r));
+                    size_str(c, r));
       }
     }
     if (round == 1 && def->body) {
