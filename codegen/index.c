@@ -381,6 +381,7 @@ enum {
   BUILD_BUDGET = 256,         /* factorings tried when printing one polynomial */
   MAX_IDENTITY_ROUNDS = 8,    /* (x/k)*k + x%k rewrites per sum */
   MAX_FACTOR_DEPTH = 8,       /* nested divisions by one factor of a product */
+  STRIDE_SLACK = 2,           /* characters a row-major form may cost (build) */
 };
 
 typedef struct Term {
@@ -1369,7 +1370,10 @@ static void try_factor(Simplifier *s, Poly p, const Term *f, const Ix *f_ix, boo
   for (int i = 0; i < others.n; i++) candidate.items[i] = others.items[i];
   candidate.items[others.n] = (Part){group, all_negative, first};
   size_t length = printed_length(assemble(s, candidate));
-  if (length < *best_length || (win_ties && length == *best_length)) {
+  /* a stride wins up to STRIDE_SLACK characters longer: (gid*4 + 1)*K + i
+   * reads as row gid*4 + 1 of a matrix, next to (gid*4 + 2)*K + i, where
+   * gid*K*4 + i + K is a puzzle */
+  if (length < *best_length || (win_ties && length <= *best_length + STRIDE_SLACK)) {
     *best = candidate;
     *best_length = length;
   }

@@ -804,11 +804,14 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
     cg->pending_writes = (BinderSet){0};
     cg->pending_reads = (BinderSet){0};
     cg->group_depth++;
+    unsigned saved_dims = cg->group_dims;
+    cg->group_dims |= 1u << d;
     size_t body_start = cg->out->len;
     gen_comm(cg, body, form == FORM_LOOP ? &again : after);
     /* the next group id of this work-group reuses its memory */
     if (form == FORM_LOOP) sync_group_loop_top(cg, body, body_start);
     cg->group_depth--;
+    cg->group_dims = saved_dims;
     cg->pending_writes = pw;
     cg->pending_reads = pr;
   } else {
@@ -843,6 +846,11 @@ static bool is_output(CG *cg, const Binder *root) {
   return false;
 }
 
+static bool size_is_one(bool known, Size n) {
+  int64_t v;
+  return known && size_const_value(n, &v) && v == 1;
+}
+
 /* Does command p write nothing but kernel outputs and private variables it
  * declares itself, with no parallel loop inside?  *writes_output: it writes
  * an output.  inner: the private variables declared in p so far. */
@@ -863,7 +871,10 @@ static bool writes_outputs_only(CG *cg, const Phrase *p, BinderSet *inner, bool 
     }
     if (binder_set_has(inner, a->binder)) return true;
     const Binder *root = acc_root(cg, p->fst);
-    if (!root || !is_output(cg, root)) return false;
+    /* a temporary in global or local memory only in a group body: at the
+     * top of a kernel, the other work-items would read it without a barrier
+     * (each computes its own copy instead) */
+    if (!root || !(is_output(cg, root) || (cg->group_depth > 0 && shared_root(cg, root)))) return false;
     *writes_output = true;
     return true;
   }
@@ -883,40 +894,51 @@ static bool writes_outputs_only(CG *cg, const Phrase *p, BinderSet *inner, bool 
 }
 
 /* Sequential code in a group body runs in every work-item of the group
- * (the paper's redundant execution).  Where it writes the kernel's output,
- * every work-item would write the same element: a race, however benign,
- * and no program of ours is racy.  So one work-item, local id 0 in every
- * dimension whose local size may exceed 1, writes it (likewise global id 0
+ * (the paper's redundant execution).  Where it writes the kernel's output
+ * or a temporary in global or local memory, every work-item would write
+ * the same element: a race, however benign, and no program of ours is
+ * racy.  So one work-item, local id 0 in every
+ * dimension whose local size may exceed 1 (and group id 0 in a dimension
+ * whose mapWorkgroup does not enclose the code), writes it (likewise global id 0
  * for sequential code at the top of a kernel launched on more than one
- * work-item).  Outputs are never read in the kernel, so no barrier follows
- * (spec section 5: the result goes to the output buffer). */
+ * work-item, where it writes an output).  What it writes is then pending
+ * for the other work-items: a barrier comes before they read it. */
 static bool gen_single_writer(CG *cg, const Phrase *p, const Cont *after) {
   if (cg->distributed > 0) return false;
   BinderSet inner = {0};
   bool writes_output = false;
   if (!writes_outputs_only(cg, p, &inner, &writes_output) || !writes_output) return false;
   bool group = cg->group_depth > 0;
-  const bool *known = group ? cg->launch.local_known : cg->launch.global_known;
-  const Size *size = group ? cg->launch.local : cg->launch.global;
+  const Launch *l = &cg->launch;
   Buf cond;
   buf_init(&cond, cg->arena);
-  for (int d = 0; d < (cg->k->ndims > 0 ? cg->k->ndims : 1); d++) {
-    int64_t n;
-    if (known[d] && size_const_value(size[d], &n) && n == 1) continue;
-    emit(&cond, "%s%s(%d) == 0", cond.len ? " && " : "", group ? "get_local_id" : "get_global_id", d);
+  int ndims = cg->k->ndims > 0 ? cg->k->ndims : 1;
+  /* the groups of a dimension whose mapWorkgroup is not around p all run
+   * p too (a nested grid's outer body) */
+  for (int d = 0; group && d < ndims; d++)
+    if (!(cg->group_dims & 1u << d) && !size_is_one(l->groups_known[d], l->groups[d]))
+      emit(&cond, "%sget_group_id(%d) == 0", cond.len ? " && " : "", d);
+  for (int d = 0; d < ndims; d++) {
+    bool known = group ? l->local_known[d] : l->global_known[d];
+    if (!size_is_one(known, group ? l->local[d] : l->global[d]))
+      emit(&cond, "%s%s(%d) == 0", cond.len ? " && " : "", group ? "get_local_id" : "get_global_id", d);
   }
   if (!cond.len) return false; /* one work-item anyway */
   sync_before(cg, p);
-  line(cg, "if (%s) { /* one work-item writes the %s */", cond.data, group ? "group's result" : "result");
+  line(cg, "if (%s) { /* written once%s, not by every work-item */", cond.data, group ? " per group" : "");
   cg->indent++;
   int mark;
   cg_scope_enter(cg, &mark);
   bool saved_uniform = cg->uniform;
+  BinderSet outer_own = cg->own_writes;
+  cg->own_writes = (BinderSet){0};
   cg->uniform = false;
   cg->distributed++;
   gen_comm(cg, p, after);
   cg->distributed--;
   cg->uniform = saved_uniform;
+  set_union(cg, &cg->pending_writes, &cg->own_writes); /* the others read them after a barrier */
+  cg->own_writes = outer_own;
   cg_scope_leave(cg, mark);
   cg->indent--;
   line(cg, "}");

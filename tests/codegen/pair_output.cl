@@ -64,7 +64,7 @@ kernel void nested(global float *restrict output_1_1,
   output_1_1[i] = ps_1[i];
   int i_2 = get_global_id(0); /* mapGlobal */
   output_1_2[i_2] = ps_2[i_2];
-  if (get_global_id(0) == 0) { /* one work-item writes the result */
+  if (get_global_id(0) == 0) { /* written once, not by every work-item */
     output_2[0] = 1.5f;
   }
 }

@@ -406,7 +406,8 @@ static const Case cases[] = {
     CASE("", "", "x - y*2", "x - y*2"),
     CASE("", "", "(i + 1)*(i + 1)", "i*i + i*2 + 1"),
     CASE("", "", "4*i + 4*j + 4*k", "(i + j + k)*4"),
-    CASE("", "", "n*i + n", "i*n + n"),
+    CASE("", "", "n*i + n", "n*i + n"), /* (i + 1)*n, the row-major form, is longer than the input */
+    CASE("", "", "(i*4 + 1)*n + c", "(i*4 + 1)*n + c"), /* not i*n*4 + n + c: row i*4 + 1 */
     CASE("", "", "(a + b)*(c + d)", "(a + b)*(c + d)"),
     CASE("i<4; j<4", "", "j*4 + i", "j*4 + i"),
     CASE("i<4; j<4", "", "i + 4*j", "j*4 + i"),

@@ -41,7 +41,7 @@ kernel void mmBlock(global float *restrict output,
   for (int i = 0; i < K; i += 1) { /* reduceSeq */
     /* reduceSeq, 4 steps */
     acc[0] = a[gid*K*4 + i] * vload16(N/16*i + gid_2, b) + acc[0];
-    acc[1] = a[gid*K*4 + i + K] * vload16(N/16*i + gid_2, b) + acc[1];
+    acc[1] = a[(gid*4 + 1)*K + i] * vload16(N/16*i + gid_2, b) + acc[1];
     acc[2] = a[(gid*4 + 2)*K + i] * vload16(N/16*i + gid_2, b) + acc[2];
     acc[3] = a[(gid*4 + 3)*K + i] * vload16(N/16*i + gid_2, b) + acc[3];
   }
