@@ -10,10 +10,11 @@
  *   <caret under the column>
  * with clang's notes (if any) in the same form right after their diagnostic.
  *
- * An OpenclVerifier owns one libclang index, created once and reused for
- * every kernel it checks, since creating an index is the expensive part
- * that does not depend on the input.  A verifier is not reentrant: use one
- * per thread (two threads with two verifiers share nothing). */
+ * An OpenclVerifier owns one libclang index (or one helper process),
+ * created once and reused for every kernel it checks, since creating it
+ * is the expensive part that does not depend on the input.  A verifier is
+ * not reentrant: use one per thread (two threads with two verifiers share
+ * nothing). */
 #ifndef DPIA_CLANG_CHECK_H
 #define DPIA_CLANG_CHECK_H
 
@@ -25,10 +26,36 @@
 typedef struct OpenclVerifier OpenclVerifier;
 
 /* A new verifier, or NULL if the system is out of memory or libclang cannot
- * create an index.  It is allocated with malloc, not in a translation's
- * arena: it outlives translations, so one verifier serves many of them. */
+ * be loaded or create an index.  It is allocated with malloc, not in a
+ * translation's arena: it outlives translations, so one verifier serves
+ * many of them.  It parses in this process, with libclang (loaded with
+ * dlopen): each parse after the first costs a few milliseconds. */
 OpenclVerifier *opencl_verifier_new(void);
 void opencl_verifier_free(OpenclVerifier *verifier);
+
+/* A verifier that parses in a helper process, dpia-clang-check (clang's
+ * parser linked statically: no libclang to load, so it starts in a few
+ * milliseconds; verify/clang_helper.cpp), started now so that its start
+ * overlaps whatever comes before the first verification: the way for a
+ * one-shot command line call.  It gives the same reports as
+ * opencl_verifier_new's.  path is the helper program; NULL looks for it
+ * next to libdpia in the build tree, then where it is installed.  NULL if
+ * there is no helper or it cannot be started.  If the helper stops
+ * answering, the verifier goes on with libclang in this process.  Free it
+ * with opencl_verifier_free, which ends the helper. */
+OpenclVerifier *opencl_verifier_new_helper(const char *path);
+
+/* Loading libclang (dlopen of libclang and libLLVM: most of a command line
+ * call's time) started on a thread of its own, so that it overlaps the
+ * translation that comes before the first verification.  Start it where a
+ * verification will follow; opencl_verifier_new then finds the library
+ * loaded, or waits for the load in progress.  Finish waits for the load and
+ * drops the preload's reference (the library stays for the verifiers that
+ * use it).  Start returns NULL when no thread can be started: then nothing
+ * is loaded early, and finish(NULL) does nothing. */
+typedef struct OpenclPreload OpenclPreload;
+OpenclPreload *opencl_preload_start(void);
+void opencl_preload_finish(OpenclPreload *preload);
 
 /* Parse source[0, len) (it need not be NUL-terminated) as OpenCL C 1.2.
  * name is what the report calls the text (e.g. "dot.dpia:dotPartial").

@@ -2,7 +2,8 @@
 """Command-line behaviour of dpia (spec section 9, issue 7): exit codes,
 messages for bad invocations, --help for each command, and output files
 written atomically (an error leaves no partial -o file and never truncates
-an existing one).  Expectations are inline: (arguments, exit code, text that
+an existing one); the verification in the helper process or in process
+gives the same output (issue 5).  Expectations are inline: (arguments, exit code, text that
 must appear in stdout+stderr)."""
 import os, subprocess, sys, tempfile
 
@@ -121,6 +122,43 @@ with tempfile.TemporaryDirectory() as tmp:
     else:
         failed += 1
         print('FAIL options given twice wrote a file')
+
+# The one verification of a call runs in the helper process
+# dpia-clang-check (issue 5); with DPIA_CLANG_HELPER empty, or naming a
+# helper that is missing or stops at once, in process with libclang: the
+# same output every way.
+def run_env(args, env):
+    p = subprocess.run([dpia] + args, capture_output=True, timeout=60, env=dict(os.environ, **env))
+    return p.returncode, p.stdout.decode(), p.stderr.decode()
+
+ways = {'helper': {}, 'in process': {'DPIA_CLANG_HELPER': ''},
+        'missing helper': {'DPIA_CLANG_HELPER': '/nonexistent/dpia-clang-check'},
+        'helper that stops': {'DPIA_CLANG_HELPER': '/bin/true'}}
+for sample in ('dot_partial', 'gemv', 'mm_tiled'):
+    path = os.path.join(samples, sample + '.dpia')
+    results = {way: run_env(['translate', path], env) for way, env in ways.items()}
+    if all(r == results['helper'] for r in results.values()) and results['helper'][0] == 0:
+        passed += 1
+        print(f'PASS translate {sample}: same output with the helper, in process, without a helper')
+    else:
+        failed += 1
+        print(f'FAIL translate {sample}: outputs differ: ' +
+              '; '.join(f'{w}: exit {r[0]}, {len(r[1])} bytes, {r[2][:200]!r}' for w, r in results.items()))
+rc, _, err = run_env(['verify', dot], {})
+if rc == 0 and not err:
+    passed += 1
+    print('PASS verify with the helper')
+else:
+    failed += 1
+    print(f'FAIL verify with the helper: exit {rc}, {err[:300]!r}')
+# a failed write to stdout is an error, not a silent loss
+p = subprocess.run([dpia, 'translate', dot], stdout=open('/dev/full', 'w'), stderr=subprocess.PIPE, timeout=60)
+if p.returncode == 2 and b'cannot write the output' in p.stderr:
+    passed += 1
+    print('PASS translate > /dev/full fails')
+else:
+    failed += 1
+    print(f'FAIL translate > /dev/full: exit {p.returncode}, {p.stderr[:300]!r}')
 
 print(f'{passed} passed, {failed} failed')
 sys.exit(1 if failed else 0)

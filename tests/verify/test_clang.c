@@ -6,7 +6,11 @@
  * report naming the line of the defect, its column, the generated line and
  * a caret.  Then one verifier checks the same kernel many times: its
  * resident memory must not keep growing (the sanitizer build checks the
- * same for leaks), and the time per verification is printed.
+ * same for leaks), and the time per verification is printed.  All of it
+ * runs twice: with libclang in this process (opencl_verifier_new) and with
+ * the helper process dpia-clang-check (opencl_verifier_new_helper), whose
+ * reports must be byte for byte the same; a helper that is missing or
+ * stops leaves verification to libclang in process.
  *
  * Prints one line per failure and a summary; exit status 1 if anything
  * failed. */
@@ -340,7 +344,56 @@ static void test_repeated(Tester *t, Arena *a, OpenclVerifier *v, int rounds) {
   }
 }
 
-/* All tests; out of memory longjmps to main. */
+/* More texts for the comparison of the two verifiers: a macro expansion
+ * (notes from clang's renderer), a note in one of clang's headers (a file
+ * name in the report), a range over two lines, a fatal error. */
+static const char *const more_sources[] = {
+    "#define TWICE(x) ((x) + undefined_thing)\n"
+    "kernel void k(global float *restrict output) {\n"
+    "  output[0] = TWICE(1.0f);\n"
+    "}\n",
+    "typedef int float4;\n"
+    "kernel void k(global float *restrict output) {\n"
+    "  output[0] = 1.0f;\n"
+    "}\n",
+    "kernel void k(global float *restrict output, const global float *restrict xs) {\n"
+    "  output[0] = xs[0]\n"
+    "    * 0.5;\n"
+    "}\n",
+    "#include \"no_such_header.h\"\n"
+    "kernel void k(global float *restrict output) {\n"
+    "  output[0] = 1.0f;\n"
+    "}\n",
+    "kernel void k(global float *restrict output) {\n"
+    "  output[0] = CLK_LOCAL_MEM_FENCE * 1.5;\n"
+    "  int unused;\n"
+    "}\n",
+};
+
+/* The helper process (opencl_verifier_new_helper) reports exactly what
+ * libclang in this process reports, for every text of this file. */
+static void test_same_reports(Tester *t, Arena *a, OpenclVerifier *in_process, OpenclVerifier *helper) {
+  const char *texts[DPIA_COUNTOF(bad_cases) + DPIA_COUNTOF(more_sources) + 2];
+  size_t n = 0;
+  texts[n++] = good_kernel;
+  texts[n++] = "";
+  for (size_t i = 0; i < DPIA_COUNTOF(bad_cases); i++) texts[n++] = bad_cases[i].source;
+  for (size_t i = 0; i < DPIA_COUNTOF(more_sources); i++) texts[n++] = more_sources[i];
+  for (size_t i = 0; i < n; i++) {
+    Buf r1, r2;
+    buf_init(&r1, a);
+    buf_init(&r2, a);
+    bool ok1 = opencl_verify(in_process, "same.cl", texts[i], strlen(texts[i]), &r1);
+    bool ok2 = opencl_verify(helper, "same.cl", texts[i], strlen(texts[i]), &r2);
+    check(t, ok1 == ok2 && strcmp(r1.data, r2.data) == 0,
+          arena_printf(a, "text %zu: the helper reports what libclang in process reports", i),
+          arena_printf(a, "in process (%s):\n%s\nhelper (%s):\n%s", ok1 ? "pass" : "fail", r1.data,
+                       ok2 ? "pass" : "fail", r2.data));
+  }
+}
+
+/* All tests; out of memory longjmps to main.  Every behaviour test runs
+ * with both kinds of verifier. */
 static void run_tests(Tester *t, Arena *arena) {
   OpenclVerifier *v = opencl_verifier_new();
   check(t, v != NULL, "a verifier can be created", "");
@@ -348,7 +401,35 @@ static void run_tests(Tester *t, Arena *arena) {
     test_good(t, arena, v);
     test_bad(t, arena, v);
     test_repeated(t, arena, v, t->rounds);
-    opencl_verifier_free(v);
+  }
+  OpenclVerifier *h = opencl_verifier_new_helper(NULL);
+  check(t, h != NULL, "a helper verifier can be created (dpia-clang-check is built next to libdpia)", "");
+  if (h) {
+    printf("clang-verify: the same with the helper process\n");
+    test_good(t, arena, h);
+    test_bad(t, arena, h);
+    test_repeated(t, arena, h, t->rounds / 4 > 0 ? t->rounds / 4 : 1);
+    if (v) test_same_reports(t, arena, v, h);
+    opencl_verifier_free(h);
+  }
+  opencl_verifier_free(v);
+
+  /* no helper there, or one that stops: libclang in process instead */
+  check(t, opencl_verifier_new_helper("/nonexistent/dpia-clang-check") == NULL, "a missing helper gives no verifier",
+        "");
+  OpenclVerifier *gone = opencl_verifier_new_helper("/bin/true");
+  check(t, gone != NULL, "a helper that exits at once can be started", "");
+  if (gone) {
+    Buf report;
+    buf_init(&report, arena);
+    bool ok = opencl_verify(gone, "good.cl", good_kernel, strlen(good_kernel), &report);
+    check(t, ok && report.len == 0, "a helper that stopped: verification goes on in process", report.data);
+    const BadCase *c = &bad_cases[0];
+    buf_clear(&report);
+    ok = opencl_verify(gone, "bad.cl", c->source, strlen(c->source), &report);
+    check(t, !ok && strcmp(nth_line(arena, report.data, 1), c->first_line) == 0,
+          "a helper that stopped: errors are still found", report.data);
+    opencl_verifier_free(gone);
   }
   /* two verifiers at once share nothing */
   OpenclVerifier *first = opencl_verifier_new(), *second = opencl_verifier_new();
