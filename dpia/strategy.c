@@ -23,7 +23,8 @@ typedef struct Strategy {
   Diag *diag;
   const DefInfo *kernel;
   bool ok;
-  Vec reported; /* spans already reported (an inlined def appears twice) */
+  bool has_grid; /* the kernel has a grid-level map: it runs on many work-items */
+  Vec reported;  /* spans already reported (an inlined def appears twice) */
 } Strategy;
 
 /* How the value of a phrase is used: written straight to the output
@@ -265,6 +266,19 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
       diag_note(s->diag, g->span, "the enclosing '%s' is here", construct_name(s->arena, g->prim, g->dim));
     }
   }
+  bool body_has_grid = nargs > 0 && is_body_arg(prim, 0) && contains_grid_map(args[0]);
+  bool sequential_temp = materialises && !is_parallel_map(prim) && !body_has_grid;
+  if (!g && s->has_grid && sequential_temp) {
+    /* the same at the top of a kernel: every work-item of the grid would
+     * write the whole temporary, which the grid map then reads */
+    s->ok = false;
+    if (first_report(s, head->span))
+      diag_error(s->diag, head->span,
+                 "'%s' materialises its result at the top of kernel '%s', outside its grid-level maps: every "
+                 "work-item would compute it and write it at once; move it inside the map that reads it, use "
+                 "toPrivate, or split the kernel",
+                 construct_name(s->arena, prim, head->dim), s->kernel->name);
+  }
   bool result_in_private = !f && prim == PRIM_TO_PRIVATE && pos.to_output;
   if (result_in_private) {
     s->ok = false;
@@ -305,7 +319,7 @@ static void walk(Strategy *s, const Phrase *p, const Frame *f, Position pos) {
 }
 
 bool strategy_check_kernel(Arena *a, Diag *diag, DefInfo *kernel, Phrase *normal_body) {
-  Strategy s = {a, diag, kernel, true, {0}};
+  Strategy s = {a, diag, kernel, true, contains_grid_map(normal_body), {0}};
   walk(&s, normal_body, NULL, (Position){true, normal_body->span, PRIM_COUNT});
   return s.ok;
 }
