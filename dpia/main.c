@@ -375,7 +375,7 @@ static int run_command_in(const Command *cmd, int argc, char **argv, Owned *own)
   char *text = read_file(file, &len);
   DpiaResult *r = NULL;
   int status = text ? dpia_process(file, text, len, &opt, &r) : DPIA_EUSAGE;
-  opencl_verifier_free(verifier);
+  opencl_verifier_free_at_exit(verifier); /* the call ends soon after: not waiting for the helper */
   opencl_preload_finish(preload);
   if (!text) return status;
   free(text);

@@ -261,19 +261,22 @@ static char *find_helper(void) {
   return NULL;
 }
 
-static void stop_helper(OpenclVerifier *v) {
+/* Tell the helper its input has ended (it exits then) and, if wait,
+ * wait for it to exit. */
+static void end_helper(OpenclVerifier *v, bool wait) {
   if (!v->helper) return;
-  /* end of its stdin: it exits */
   shutdown(v->sock, SHUT_WR);
   if (v->from_helper) fclose(v->from_helper); /* closes sock */
   else close(v->sock);
   int status;
-  while (waitpid(v->helper, &status, 0) < 0 && errno == EINTR) {
+  while (wait && waitpid(v->helper, &status, 0) < 0 && errno == EINTR) {
   }
   v->helper = 0;
   v->from_helper = NULL;
   v->sock = -1;
 }
+
+static void stop_helper(OpenclVerifier *v) { end_helper(v, true); }
 
 /* Start the helper at path with clang_args; false if it cannot be. */
 static bool start_helper(OpenclVerifier *v, const char *path) {
@@ -358,15 +361,19 @@ OpenclVerifier *opencl_verifier_new_helper(const char *path) {
   return v;
 }
 
-void opencl_verifier_free(OpenclVerifier *v) {
+static void verifier_free(OpenclVerifier *v, bool wait) {
   if (!v) return;
-  stop_helper(v);
+  end_helper(v, wait);
   if (v->library) {
     v->api.clang_disposeIndex(v->index);
     dlclose(v->library);
   }
   free(v);
 }
+
+void opencl_verifier_free(OpenclVerifier *v) { verifier_free(v, true); }
+
+void opencl_verifier_free_at_exit(OpenclVerifier *v) { verifier_free(v, false); }
 
 /* ---- diagnostics, from either ---- */
 
