@@ -165,16 +165,16 @@ static void units(Tester *t, DpiaMem *mem) {
 
   /* dot product: map then a sequential reduction, written per work-item */
   run_case(t, mem, "dot product",
-           "kernel dot (N: nat) (xs ys: [N]float) =\n"
+           "kernel dotp (N: nat) (xs ys: [N]float) =\n"
            "  zip xs ys |> split N\n"
            "  |> mapGlobal (\\zs -> zs |> mapSeq (\\p -> fst p * snd p) |> reduceSeq (\\x a -> x + a) 0.0)\n",
-           "dot", one_nat("N", 4, nn, nv), 2, (Vals[]){V(1, 2, 3, 4), V(5, 6, 7, 8)}, V(70));
+           "dotp", one_nat("N", 4, nn, nv), 2, (Vals[]){V(1, 2, 3, 4), V(5, 6, 7, 8)}, V(70));
 
   /* a scalar result: one element */
   run_case(t, mem, "dot product, fused, scalar result",
-           "kernel dot (N: nat) (xs ys: [N]float) =\n"
+           "kernel dotp (N: nat) (xs ys: [N]float) =\n"
            "  zip xs ys |> reduceSeq (\\p a -> fst p * snd p + a) 0.0\n",
-           "dot", one_nat("N", 3, nn, nv), 2, (Vals[]){V(1, 2, 3), V(-1, 0.5, 2)}, V(6));
+           "dotp", one_nat("N", 3, nn, nv), 2, (Vals[]){V(1, 2, 3), V(-1, 0.5, 2)}, V(6));
 
   run_case(t, mem, "split/join identity",
            "kernel sj (N: nat) (xs: [N]float) = xs |> split 2 |> mapGlobal (mapSeq (\\x -> x)) |> join\n", "sj",
@@ -372,13 +372,13 @@ static void expect_error(Tester *t, DpiaMem *mem, const char *what, const char *
 static void errors(Tester *t, DpiaMem *mem) {
   const char *nn[2];
   int64_t nv[2];
-  const char *dot = "kernel dot (N: nat) (xs ys: [N]float) =\n"
+  const char *dot = "kernel dotp (N: nat) (xs ys: [N]float) =\n"
                     "  zip xs ys |> split 2 |> mapGlobal (reduceSeq (\\p a -> fst p * snd p + a) 0.0)\n";
-  expect_error(t, mem, "missing nat value", dot, "dot", (NatValues){0, NULL, NULL}, 2,
+  expect_error(t, mem, "missing nat value", dot, "dotp", (NatValues){0, NULL, NULL}, 2,
                (Vals[]){V(1, 2), V(3, 4)}, "no value for the nat parameter N");
-  expect_error(t, mem, "wrong input size", dot, "dot", one_nat("N", 2, nn, nv), 2, (Vals[]){V(1, 2), V(3, 4, 5)},
-               "input ys of kernel dot: expected 2 values, got 3");
-  expect_error(t, mem, "precondition violated", dot, "dot", one_nat("N", 3, nn, nv), 2,
+  expect_error(t, mem, "wrong input size", dot, "dotp", one_nat("N", 2, nn, nv), 2, (Vals[]){V(1, 2), V(3, 4, 5)},
+               "input ys of kernel dotp: expected 2 values, got 3");
+  expect_error(t, mem, "precondition violated", dot, "dotp", one_nat("N", 3, nn, nv), 2,
                (Vals[]){V(1, 2, 3), V(3, 4, 5)}, "not a whole number");
   expect_error(t, mem, "split of an indivisible array",
                "kernel s (N: nat) (xs: [N]float) = xs |> split 4 |> mapGlobal (reduceSeq (\\x a -> x + a) 0.0)\n", "s",
