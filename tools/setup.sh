@@ -4,8 +4,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(gcc libc6-dev pkg-config python3 meson ninja-build
-          libclang-15-dev libpcre2-dev ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd
+# g++, llvm-15-dev, zlib1g-dev, libxml2-dev: the C++ embedding sample and
+# dpia-clang-check (verify/clang_helper.cpp: clang's parser linked
+# statically, for the CLI's verification speed, issue 5)
+packages=(gcc g++ libc6-dev pkg-config python3 meson ninja-build
+          libclang-15-dev llvm-15-dev zlib1g-dev libxml2-dev libpcre2-dev
+          ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd
           valgrind clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
