@@ -1,5 +1,10 @@
 /* clang_check.h: re-parse generated OpenCL C with libclang (spec section 1,
- * step 6; exit code 3 of section 9 when it fails).
+ * step 6; exit code 3 of section 9 when it fails): in this process through
+ * libclang's C API, or in the helper process dpia-clang-check, clang 15's
+ * parser (the same release as libclang, from the same packages) linked
+ * statically, which gives the same report and is what a command line call
+ * uses (issue 5: it starts in about a millisecond where loading libclang
+ * takes 10-15).
  *
  * The generated text is parsed in memory as OpenCL C 1.2 with the OpenCL
  * built-ins declared and a strict warning set; any warning or error fails
