@@ -300,8 +300,6 @@ MAX_ELEMS = 1 << 16    # elements of one buffer
 WORK_BUDGET = 150000   # sum over loops of their total trip counts
 NMAX = 6000
 
-# Patterns of valid programs that hit open dpia bugs (open/*.dpia): --avoid
-# leaves them out while hunting for new bugs.  By default all are generated.
 # Patterns that once hit bugs, all fixed now (their programs are in
 # regress/); --avoid leaves them out, to tell a new bug from an old one
 # coming back while hunting.
