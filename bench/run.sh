@@ -119,7 +119,17 @@ blas=$(grep -m1 '^OpenBLAS:' $out/results.txt || true)
   dependent additions, a few GB/s; a float16 accumulator is 16 independent
   chains. The careful hand-written kernels do the same (with two float16
   accumulators), and the best dpia strategy and the careful kernel run
-  within the noise of each other: they compile to nearly the same code.
+  within a few per cent of each other: they compile to the same inner loop.
+- Where the best dpia strategy is slower than the careful kernel (asum by
+  about 10%, gemm by about 7%, in several runs), the inner loops are the
+  same machine code (objdump of PoCL's kernel library: for asum two zmm
+  accumulators, vandps + vaddps per 64 bytes, the same addressing; for
+  gemm four broadcast vfmadd231ps per vector of b).  What differs is
+  outside them: the dpia asum stores its float16 accumulator (16 partial
+  sums per work-item, added on the host) where the careful kernel adds the
+  lanes first; the language has no lane access, and summing the lanes
+  through asScalar of the private accumulator array puts it in memory and
+  is slower.  The rest of the gap is not explained yet.
 - asumReorder is the strategy Lift used for GPUs (reorderStride for
   coalesced reads): on a CPU, where one work-item's loop runs on its own,
   it reads with a stride of 512 bytes and is slower than asumPartial.
