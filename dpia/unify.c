@@ -687,7 +687,25 @@ static void settle_requirements(Checker *c, DefInfo *def) {
     }
     int64_t d;
     if (!(size_const_value(den, &d) && d == 1)) {
-      add_precond(c, &pre, true, reduce_mod(c, num, den), den);
+      Size rest = reduce_mod(c, num, den);
+      int64_t k;
+      /* (4*N + 3)/4: the symbolic part divides, the constant never does */
+      if (size_const_value(den, &d) && size_const_value(rest, &k)) {
+        bool reported = false; /* once per size, at its first use */
+        for (int j = 0; j < i && !reported; j++) {
+          const Requirement *q = c->reqs.items[j];
+          reported = q->kind == REQ_NATURAL && size_eq(zonk_size(c, q->size), s);
+        }
+        if (k % d != 0) {
+          if (!reported)
+            check_error(c, r->span,
+                        "size %s is never a whole number: %lld is not divisible by %lld, whatever the sizes",
+                        size_str(c, s), (long long)k, (long long)d);
+          continue;
+        }
+      } else {
+        add_precond(c, &pre, true, rest, den);
+      }
     }
     /* non-negativity: positive terms >= negated negative terms */
     Size pos = {0}, neg = {0};
