@@ -198,6 +198,15 @@ PhraseType *fn_param(PhraseType *t, int k);
 PhraseType *fn_result(PhraseType *t, int n);
 
 /* ---- opencl.c: names, types, text ---- */
+/* a C name is reserved: OpenCL C's (opencl_name_reserved, check.h) or the
+ * generator's own (pair_*: struct typedefs) */
+bool cg_is_reserved(const char *name);
+/* The C name for a binder called base (spec section 8): base itself if it
+ * is a valid C name neither reserved nor taken, else a readable variant
+ * (primes as _p, _2 _3 suffixes, leading underscores dropped, v_ prefix;
+ * see opencl.c).  taken(ctx, name): the name is in use where it goes. */
+typedef bool (*CNameTaken)(const void *ctx, const char *name);
+const char *cg_c_name(Arena *a, const char *base, CNameTaken taken, const void *ctx);
 const char *cg_name(CG *cg, const char *base); /* declare a fresh C name */
 void cg_scope_enter(CG *cg, int *mark);
 void cg_scope_leave(CG *cg, int mark);
@@ -217,8 +226,5 @@ bool binder_set_has(const BinderSet *s, const Binder *b);
  * generate the whole kernel into out.  Returns false after reporting to
  * k->diag. */
 bool cg_generate(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions *opt, Buf *out);
-
-/* ---- kernel.c ---- */
-bool cg_is_reserved(const char *name);
 
 #endif

@@ -95,10 +95,13 @@ static bool host_is_reserved(const char *name) {
 }
 
 /* The launcher's name for a kernel parameter: its own, or with a trailing
- * underscore when the host side reserves it.  The launcher's own locals all
- * begin with dpia_ and never end in an underscore, so they cannot clash. */
+ * underscore when the host side reserves it or it ends in one (so that q
+ * and q_ become q_ and q__: distinct names stay distinct).  The launcher's
+ * own locals all begin with dpia_ and never end in an underscore, so they
+ * cannot clash. */
 static const char *host_name(H *h, const char *name) {
-  return host_is_reserved(name) ? arena_printf(h->a, "%s_", name) : name;
+  size_t n = strlen(name);
+  return host_is_reserved(name) || (n && name[n - 1] == '_') ? arena_printf(h->a, "%s_", name) : name;
 }
 
 /* ---- types ---- */

@@ -2,8 +2,10 @@
  * "Kernel interface"; translate/kernel.h) and its natural NDRange.
  *
  * Parameters by role: acc[T] -> output (a pair type is split into
- * output_1, output_2, depth-first; a single output is named `output`; a
- * scalar output is a one-element buffer), exp[T] with an array inside ->
+ * output_1, output_2, depth-first; a single output is named `output`, or
+ * output_2 ... when a parameter of the program has that name: the
+ * program's own names come first; a scalar output is a one-element
+ * buffer), exp[T] with an array inside ->
  * input buffer, other exp[T] -> scalar argument, var[T] -> hoisted global
  * temporary, nat -> int, newLocal of symbolic size -> local buffer.  Order:
  * outputs; inputs and scalars in declaration order; nats; temporaries;
@@ -35,7 +37,8 @@ typedef struct KB {
   Vec params;     /* KParam *, in the order they are made */
 } KB;
 
-static bool kb_taken(KB *kb, const char *name) {
+static bool kb_taken(const void *ctx, const char *name) {
+  const KB *kb = ctx;
   for (int i = 0; i < kb->names.len; i++)
     if (strcmp(kb->names.items[i], name) == 0) return true;
   return false;
@@ -43,9 +46,9 @@ static bool kb_taken(KB *kb, const char *name) {
 
 static void kb_take(KB *kb, const char *name) { vec_push(kb->arena, &kb->names, (void *)name); }
 
+/* a fresh C name after base (cg_c_name: valid, not reserved, not taken) */
 static const char *kb_unique(KB *kb, const char *base) {
-  const char *name = base;
-  for (int n = 2; cg_is_reserved(name) || kb_taken(kb, name); n++) name = arena_printf(kb->arena, "%s_%d", base, n);
+  const char *name = cg_c_name(kb->arena, base, kb_taken, kb);
   kb_take(kb, name);
   return name;
 }
@@ -230,17 +233,40 @@ ImpKernel *kernel_from_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def, cons
     return NULL;
   }
 
-  /* names: nat parameters keep theirs (sizes in types refer to them) */
+  /* names (spec section 8): the kernel and its nat parameters keep theirs
+   * (sizes in types refer to them; the checker rejects reserved ones in a
+   * functional kernel, a hand-written def is checked here) */
+  if (opencl_name_reserved(def->name) || strcmp(def->name, "main") == 0) {
+    diag_error(diag, where,
+               "kernel name '%s' is not free in OpenCL C (a keyword, type, built-in or reserved name); rename it",
+               def->name);
+    return NULL;
+  }
   for (int i = 0; i < def->nsize_params; i++) {
     Sym n = def->size_params[i];
-    if (cg_is_reserved(n) || kb_taken(kb, n)) {
-      diag_error(diag, where, "the size parameter '%s' cannot be named '%s' in OpenCL C; rename it", n, n);
+    if (opencl_name_reserved(n) || kb_taken(kb, n)) {
+      Span at = where;
+      for (int j = 0; def->decl && j < def->decl->nparams; j++)
+        if (def->decl->params[j].kind == PARAM_NAT && strcmp(def->decl->params[j].name, n) == 0)
+          at = def->decl->params[j].span;
+      diag_error(diag, at, "nat parameter name '%s' is not a free C name in OpenCL C; a kernel's nat parameters "
+                           "keep their names: rename it",
+                 n);
       return NULL;
     }
     kb_take(kb, n);
   }
   int nout = 0;
   for (int i = 0; i < def->nparams; i++) nout += def->params[i]->type->kind == PT_ACC;
+  /* then the other parameters' own names, made C names, in declaration
+   * order; only then the generated ones: a single output is `output` (the
+   * kernel interface) if no parameter has that name, else output_2 ...
+   * (as in the imperative program, translate/stage1.c), and the parts of a
+   * split pair are name_1, name_2 */
+  const char **own = NEWARRAY(a, const char *, def->nparams > 0 ? def->nparams : 1);
+  for (int i = 0; i < def->nparams; i++)
+    if (!(nout == 1 && def->params[i]->type->kind == PT_ACC)) own[i] = kb_unique(kb, def->params[i]->name);
+  const char *output = nout == 1 ? kb_unique(kb, "output") : NULL;
 
   /* outputs first, then inputs and scalars, then temporaries */
   for (int pass = 0; pass < 3; pass++) {
@@ -250,11 +276,11 @@ ImpKernel *kernel_from_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def, cons
       bool is_var = t->kind == PT_WITH && t->fst->kind == PT_ACC && t->snd->kind == PT_EXP &&
                     dt_equal(t->fst->data, t->snd->data);
       if (pass == 0 && t->kind == PT_ACC) {
-        kb_buffer(kb, KP_OUTPUT, b, t->data, kb_unique(kb, nout == 1 ? "output" : b->name), "");
+        kb_buffer(kb, KP_OUTPUT, b, t->data, nout == 1 ? output : own[i], "");
       } else if (pass == 1 && t->kind == PT_EXP) {
-        kb_buffer(kb, KP_INPUT, b, t->data, kb_unique(kb, b->name), "");
+        kb_buffer(kb, KP_INPUT, b, t->data, own[i], "");
       } else if (pass == 2 && is_var) {
-        kb_buffer(kb, KP_TEMP, b, t->fst->data, kb_unique(kb, b->name), "");
+        kb_buffer(kb, KP_TEMP, b, t->fst->data, own[i], "");
       } else if (pass == 0 && t->kind != PT_ACC && t->kind != PT_EXP && !is_var) {
         diag_error(diag, b->span, "parameter '%s' of type %s cannot be a kernel parameter (expected acc[T], exp[T] "
                                   "or var[T])",

@@ -23,55 +23,61 @@
 #include <stdio.h>
 #include <string.h>
 
-/* ---- names: C keywords, OpenCL types and built-ins are never used ---- */
+/* ---- names (spec section 8: the program's own names, with _2, _3 only
+ * when needed) ----
+ *
+ * Which names OpenCL C takes is the checker's one list
+ * (opencl_name_reserved, dpia/check.c).  The generator keeps one family for
+ * itself: names beginning with `pair_`, the struct typedefs of pair types
+ * (cg_ctype), so that no variable or parameter can hide one. */
 
-static const char *const reserved_names[] = {
-    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
-    "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return",
-    "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
-    "volatile", "while", "bool", "true", "false", "half", "uchar", "ushort", "uint", "ulong", "size_t",
-    "ptrdiff_t", "intptr_t", "uintptr_t", "kernel", "global", "local", "constant", "private", "read_only",
-    "write_only", "read_write", "image1d_t", "image2d_t", "image3d_t", "sampler_t", "event_t", "vector",
-    "pixel", "complex", "imaginary", "get_global_id", "get_local_id", "get_group_id", "get_global_size",
-    "get_local_size", "get_num_groups", "get_work_dim", "get_global_offset", "barrier", "mem_fence",
-    "read_mem_fence", "write_mem_fence", "fabs", "sqrt", "rsqrt", "exp", "exp2", "exp10", "log", "log2",
-    "log10", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "floor", "ceil",
-    "round", "trunc", "rint", "min", "max", "fmin", "fmax", "fmod", "pow", "pown", "powr", "fma", "mad",
-    "clamp", "mix", "step", "smoothstep", "sign", "abs", "abs_diff", "dot", "cross", "length", "distance",
-    "normalize", "select", "any", "all", "isnan", "isinf", "isfinite", "hypot", "cbrt", "printf",
-    "main", "NULL", "INFINITY", "NAN", "MAXFLOAT", "HUGE_VAL", "HUGE_VALF", "output_buffer",
-    "async_work_group_copy", "wait_group_events", "prefetch", "shuffle", "shuffle2", "bitselect",
-    "upsample", "popcount", "rotate", "clz", "hadd", "rhadd", "mul24", "mad24", "degrees", "radians",
-};
+static bool generated_family(const char *name) { return strncmp(name, "pair_", 5) == 0; }
 
-static const char *const reserved_prefixes[] = {
-    "vload", "vstore", "convert_", "as_", "native_", "half_", "atomic_", "atom_", "CLK_", "FLT_",
-    "DBL_", "CL_", "M_", "INT_", "UINT_", "CHAR_", "SCHAR_", "UCHAR_", "SHRT_", "USHRT_", "LONG_",
-    "ULONG_", "__", "pair_", "get_", "work_group_", "sub_group_",
-};
+bool cg_is_reserved(const char *name) { return opencl_name_reserved(name) || generated_family(name); }
 
-/* called for every name the generator declares: the first character
- * decides most comparisons without a call */
-bool cg_is_reserved(const char *name) {
-  for (size_t i = 0; i < DPIA_COUNTOF(reserved_names); i++)
-    if (reserved_names[i][0] == name[0] && strcmp(name, reserved_names[i]) == 0) return true;
-  for (size_t i = 0; i < DPIA_COUNTOF(reserved_prefixes); i++)
-    if (reserved_prefixes[i][0] == name[0] && strncmp(name, reserved_prefixes[i], strlen(reserved_prefixes[i])) == 0)
-      return true;
-  /* vector types: float4, int16, uchar2, ... */
-  static const char *const scalars[] = {"char", "uchar", "short", "ushort", "int",   "uint",
-                                        "long", "ulong", "float", "double", "half", "bool"};
-  for (size_t i = 0; i < DPIA_COUNTOF(scalars); i++) {
-    size_t n = strlen(scalars[i]);
-    if (scalars[i][0] == name[0] && strncmp(name, scalars[i], n) == 0) {
-      const char *w = name + n;
-      if (!strcmp(w, "2") || !strcmp(w, "3") || !strcmp(w, "4") || !strcmp(w, "8") || !strcmp(w, "16")) return true;
-    }
+/* A C name for a binder called base (cgen.h).  Three steps:
+ *  1. a prime is no C character: a run of k primes becomes _ and k p's
+ *     (xs' is xs_p, xs'' xs_pp);
+ *  2. a reserved name loses its leading underscores (__x is x, _Tmp Tmp);
+ *  3. the first of name, name_2, name_3, ... that is neither taken nor
+ *     reserved (dot_2, while_2).  A reserved name_n means a whole reserved
+ *     family (CLK_a_2, CL_2, pair_x_2: a prefix), which no suffix leaves;
+ *     then the candidates are v_name, v_name_2, ...: no reserved name
+ *     begins with v_ (check.h).  Each step ends after as many candidates as
+ *     there are taken names, so the search is quick and always ends. */
+const char *cg_c_name(Arena *a, const char *base, CNameTaken taken, const void *ctx) {
+  Buf b;
+  buf_init(&b, a);
+  for (const char *s = base; *s; s++) {
+    if (*s != '\'') buf_putc(&b, *s);
+    else if (s > base && s[-1] == '\'') buf_putc(&b, 'p');
+    else buf_puts(&b, "_p");
   }
-  return false;
+  const char *name = b.data ? b.data : "";
+  if (!*name) name = "v";
+  if (cg_is_reserved(name)) {
+    const char *t = name;
+    while (*t == '_') t++;
+    if (!*t) name = "v";
+    else if (*t >= '0' && *t <= '9') name = arena_printf(a, "v_%s", t);
+    else if (t != name) name = t;
+  }
+  if (!cg_is_reserved(name) && !taken(ctx, name)) return name;
+  for (int n = 2;; n++) {
+    const char *c = arena_printf(a, "%s_%d", name, n);
+    if (cg_is_reserved(c)) break;
+    if (!taken(ctx, c)) return c;
+  }
+  const char *v = arena_printf(a, "v_%s", name);
+  for (int n = 1;; n++) {
+    const char *c = n == 1 ? v : arena_printf(a, "%s_%d", v, n);
+    if (cg_is_reserved(c)) INTERNAL("the C name '%s' is reserved", c);
+    if (!taken(ctx, c)) return c;
+  }
 }
 
-static bool name_visible(const CG *cg, const char *name) {
+static bool name_visible(const void *ctx, const char *name) {
+  const CG *cg = ctx;
   for (int i = 0; i < cg->nnames; i++)
     if (strcmp(cg->names[i], name) == 0) return true;
   return false;
@@ -88,10 +94,9 @@ static void declare_name(CG *cg, const char *name) {
   cg->names[cg->nnames++] = name;
 }
 
-/* the binder's own name, with _2, _3 ... only when it would clash */
+/* the binder's own name, made a C name not visible here (no shadowing) */
 const char *cg_name(CG *cg, const char *base) {
-  const char *name = base;
-  for (int n = 2; cg_is_reserved(name) || name_visible(cg, name); n++) name = arena_printf(cg->arena, "%s_%d", base, n);
+  const char *name = cg_c_name(cg->arena, base, name_visible, cg);
   declare_name(cg, name);
   return name;
 }
@@ -143,7 +148,11 @@ Size cg_elem_count(CG *cg, DataType *t) {
 }
 
 /* typedef names: pair_float_int, pair_arr4_float_int (Polish notation, so
- * distinct types get distinct names) */
+ * distinct types get distinct names).  No variable or parameter name the
+ * generator makes begins with pair_ (cg_is_reserved); the names it keeps,
+ * the kernel's and its nat parameters', may, and a typedef of that name
+ * takes _t (then _t_t ...: no tag ends in _t, so the names stay distinct;
+ * see struct_name). */
 static void type_tag(Buf *b, DataType *t) {
   t = dt_resolve(t);
   int64_t n;
@@ -165,6 +174,24 @@ static void type_tag(Buf *b, DataType *t) {
   case DT_IDX: buf_puts(b, "int"); return;
   default: INTERNAL("type tag of %d", (int)t->kind);
   }
+}
+
+/* a name the kernel keeps: its own, its nat parameters' (file scope and
+ * the function's outermost scope, where a typedef of the same name would
+ * be hidden or clash) */
+static bool kept_name(const CG *cg, const char *name) {
+  if (strcmp(name, cg->k->name) == 0) return true;
+  for (int i = 0; i < cg->k->nparams; i++)
+    if (cg->k->params[i].role == KP_NAT && strcmp(cg->k->params[i].name, name) == 0) return true;
+  return false;
+}
+
+static const char *struct_name(CG *cg, DataType *t) {
+  Buf b;
+  buf_init(&b, cg->arena);
+  type_tag(&b, t);
+  while (kept_name(cg, b.data)) buf_puts(&b, "_t");
+  return b.data;
 }
 
 static bool struct_fields_ok(CG *cg, DataType *t) {
@@ -194,13 +221,11 @@ const char *cg_ctype(CG *cg, DataType *t) {
       }
       cg_ctype(cg, cg_elem_type(f[i]));
     }
-    Buf b;
-    buf_init(&b, cg->arena);
-    type_tag(&b, t);
+    const char *name = struct_name(cg, t);
     for (int i = 0; i < cg->structs.len; i++)
-      if (dt_equal(cg->structs.items[i], t)) return b.data;
+      if (dt_equal(cg->structs.items[i], t)) return name;
     vec_push(cg->arena, &cg->structs, t);
-    return b.data;
+    return name;
   }
   default: INTERNAL("no C type for %s", dt_str(cg->arena, t));
   }

@@ -1245,6 +1245,12 @@ static const char *opencl_name_use(const char *name) {
   return NULL;
 }
 
+/* check.h; the one list of OpenCL C's names, shared with the code
+ * generator (codegen/opencl.c, cg_is_reserved).  No name that begins with
+ * `v_` is in it: no table above has one, and no prefix or family matches
+ * one (the code generator relies on that to leave the reserved set). */
+bool opencl_name_reserved(const char *name) { return opencl_name_use(name) != NULL; }
+
 /* The kernel's name and its nat parameters' names become C names as they
  * are; false after reporting one that OpenCL C does not allow. */
 static bool check_kernel_names(Checker *c, const Decl *d) {

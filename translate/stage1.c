@@ -14,11 +14,17 @@
 
 #include "build.h"
 
+#include <string.h>
+
 typedef struct Stage1 {
   Builder b;
   /* where C[[map]] allocates its temporary: newGlobal, or the memory of the
    * enclosing toLocal/toPrivate (spec section 6) */
   Prim temp_memory;
+  /* names of the def's parameters so far: the kernel's, the output and
+   * the global temporaries, which hoisting makes parameters (see
+   * param_name_for) */
+  Vec params;
 } Stage1;
 
 static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc);
@@ -134,10 +140,31 @@ static bool is_reduce(Prim p) { return p == PRIM_REDUCE || p == PRIM_REDUCE_SEQ;
 
 static bool is_to(Prim p) { return p == PRIM_TO_GLOBAL || p == PRIM_TO_LOCAL || p == PRIM_TO_PRIVATE; }
 
+/* A name for a new parameter of the imperative def: base, or base_2,
+ * base_3 ... when a parameter has that name already.  The output acceptor
+ * is `output` unless the kernel has a nat or data parameter of that name
+ * (the program's own names are kept: a nat parameter's must be, sizes
+ * refer to it); a global temporary, which hoisting makes a parameter
+ * (spec section 7), is `tmp`, tmp_2 ... So the def's parameters stay
+ * distinct, and every stage's printout checks again (paper Theorem 4.1,
+ * --emit=imperative). */
+static const char *param_name_for(Stage1 *s, const char *base) {
+  const char *name = base;
+  for (int n = 2;; n++) {
+    bool taken = false;
+    for (int i = 0; i < s->params.len && !taken; i++) taken = strcmp(s->params.items[i], name) == 0;
+    if (!taken) break;
+    name = arena_printf(s->b.arena, "%s_%d", base, n);
+  }
+  vec_push(s->b.arena, &s->params, (void *)name);
+  return name;
+}
+
 /* newM d (\tmp -> A[[e]](tmp.1); K(tmp.2)) */
 static Phrase *materialise(Stage1 *s, Prim memory, const char *name, Phrase *e, Phrase *k) {
   Builder *b = &s->b;
   DataType *t = b_data(e);
+  if (memory == PRIM_NEW_GLOBAL) name = param_name_for(s, name);
   Binder *tmp = b_binder(b, name, pt_var(b->tc, t));
   Phrase *v = b_var(b, tmp);
   Phrase *body = b_seq(b, acc_tr(s, e, b_proj(b, v, 1)), apply_k(s, k, b_proj(b, v, 2)));
@@ -286,11 +313,14 @@ static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
 }
 
 DefInfo *translate_stage1(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *kernel, Phrase *normal_body) {
-  Stage1 s = {{a, tc, in, normal_body->span}, PRIM_NEW_GLOBAL};
+  Stage1 s = {{a, tc, in, normal_body->span}, PRIM_NEW_GLOBAL, {0}};
   DefInfo *d = NEW(a, DefInfo);
   *d = *kernel;
   d->is_kernel = false;
-  Binder *out = b_binder(&s.b, "output", pt_acc(tc, b_data(normal_body)));
+  for (int i = 0; i < kernel->nsize_params; i++) vec_push(a, &s.params, (void *)kernel->size_params[i]);
+  for (int i = 0; i < kernel->ndata_params; i++) vec_push(a, &s.params, (void *)kernel->data_params[i]);
+  for (int i = 0; i < kernel->nparams; i++) vec_push(a, &s.params, (void *)kernel->params[i]->name);
+  Binder *out = b_binder(&s.b, param_name_for(&s, "output"), pt_acc(tc, b_data(normal_body)));
   out->span = kernel->decl->name_span;
   d->nparams = kernel->nparams + 1;
   d->params = NEWARRAY(a, Binder *, d->nparams);

@@ -9,7 +9,9 @@
 #include "check.h"
 
 /* Stage I (Figure 5): A[[body]](output), with mapI/reduceI.  normal_body is
- * the kernel body after normalize_def. */
+ * the kernel body after normalize_def.  The output acceptor is the def's
+ * first parameter, named `output`, or output_2 ... when the kernel has a
+ * parameter of that name (the program's own names are kept). */
 DefInfo *translate_stage1(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *kernel, Phrase *normal_body);
 /* Stage II (section 4.2): mapI/reduceI replaced by parfor/for loops, then
  * beta-normalised. */
