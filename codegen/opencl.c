@@ -480,14 +480,19 @@ static void sync_before(CG *cg, const Phrase *p) {
 
 /* At the end of a loop body of the group body: the next iteration reads
  * pending writes or overwrites pending reads. */
-static void sync_loop_end(CG *cg, const Phrase *body) {
-  if (!cg->uniform) return;
+static BinderSet loop_carried(CG *cg, const Phrase *body) {
   BinderSet reads = {0}, writes = {0};
   scan_reads(cg, body, &reads);
   scan_writes(cg, body, NULL, &writes);
   BinderSet need = intersect(cg, &cg->pending_writes, &reads);
   BinderSet war = intersect(cg, &writes, &cg->pending_reads);
   set_union(cg, &need, &war);
+  return need;
+}
+
+static void sync_loop_end(CG *cg, const Phrase *body) {
+  if (!cg->uniform) return;
+  BinderSet need = loop_carried(cg, body);
   if (need.n) emit_barrier(cg, &need);
 }
 
@@ -501,12 +506,7 @@ static void sync_loop_end(CG *cg, const Phrase *body) {
  * (the loop's last iteration ends without a barrier). */
 static void sync_group_loop_top(CG *cg, const Phrase *body, size_t body_start) {
   if (!cg->uniform) return;
-  BinderSet reads = {0}, writes = {0};
-  scan_reads(cg, body, &reads);
-  scan_writes(cg, body, NULL, &writes);
-  BinderSet need = intersect(cg, &cg->pending_writes, &reads);
-  BinderSet war = intersect(cg, &writes, &cg->pending_reads);
-  set_union(cg, &need, &war);
+  BinderSet need = loop_carried(cg, body);
   if (!need.n) return;
   Buf *out = cg->out;
   size_t n = out->len - body_start;
