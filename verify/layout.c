@@ -195,7 +195,7 @@ void lay_unpack(const Lay *l, const unsigned char *src, double *dst) {
 }
 
 double lay_round_lane(ScalarKind s, double v) {
-  unsigned char bytes[8];
+  unsigned char bytes[8] = {0}; /* = {0}: gcc -O2 sees a path past both switches */
   if (isnan(v)) return v; /* unpack_lane would read an int NaN back as NaN too */
   pack_lane(s, v, bytes);
   return unpack_lane(s, bytes);
