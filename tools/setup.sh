@@ -30,7 +30,16 @@ configure() { # dir, extra meson options...
   if [ ! -f "$dir/build.ninja" ]; then
     meson setup "$dir" -Dwerror=$werror "$@" >/dev/null
   fi
-  ninja -C "$dir" >/dev/null
+  # quiet when it works; the whole build log when it does not
+  local log
+  log=$(mktemp)
+  if ! ninja -C "$dir" >"$log" 2>&1; then
+    cat "$log" >&2
+    rm -f "$log"
+    echo "setup: building $dir failed" >&2
+    return 1
+  fi
+  rm -f "$log"
 }
 
 configure build
