@@ -12,17 +12,7 @@
 
 #include "dpia.h"
 
-static int failures;
-
-#define CHECK(c, ...)                                 \
-  do {                                                \
-    if (!(c)) {                                       \
-      fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                   \
-      fputc('\n', stderr);                            \
-      failures++;                                     \
-    }                                                 \
-  } while (0)
+#include "tests/test_check.h"
 
 static char *slurp(const char *dir, const char *name) {
   char path[4096];

@@ -7,17 +7,7 @@
 #include "diag.h"
 #include "json.h"
 
-static int failures;
-
-#define CHECK(c, ...)                                 \
-  do {                                                \
-    if (!(c)) {                                       \
-      fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                   \
-      fputc('\n', stderr);                            \
-      failures++;                                     \
-    }                                                 \
-  } while (0)
+#include "tests/test_check.h"
 
 static Json *parse(Arena *a, const char *text, Buf *err) {
   buf_init(err, a);
