@@ -479,6 +479,7 @@ struct Impl {
   cl_uint ndims;
   size_t global[3], local[3];
   bool has_local;
+  Impl *before;        /* a kernel run first, whose output this one reads (dpia pipelines), or NULL */
   cl_mem out;          /* the output buffer (for scal in place: x) */
   size_t out_floats;   /* floats in out */
   float *partials;     /* host copy of the partial sums (reductions) */
@@ -568,10 +569,11 @@ static J *dpia_metadata(const char *sample, const char *kernel) {
   return meta;
 }
 
-/* A dpia kernel with its inputs bound by parameter name: xs ys x y mat a b
- * (buffers), alpha beta (scalars); nat parameters from the op's sizes.
- * Returns NULL (with a note printed) if a precondition does not hold. */
-static Impl *add_dpia(Op *op, const char *sample, const char *kernel) {
+/* One dpia kernel into im, its inputs bound by parameter name: xs ys x y
+ * mat a b (buffers), alpha beta (scalars), any other buffer to the output
+ * of `prev` (the kernel before it in a pipeline); nat parameters from the
+ * op's sizes.  False (with a note printed) if a precondition does not hold. */
+static bool dpia_kernel(Op *op, Impl *im, const char *sample, const char *kernel, const Impl *prev) {
   J *meta = dpia_metadata(sample, kernel);
   Nats nats = {0};
   const char *nat_names[] = {"N", "M", "K"};
@@ -582,10 +584,9 @@ static Impl *add_dpia(Op *op, const char *sample, const char *kernel) {
     if (!eval_precondition(pre->items[i]->str, &nats)) {
       printf("  (dpia %s: precondition %s does not hold at %s: skipped)\n", kernel, pre->items[i]->str, op->size);
       jfree(meta);
-      return NULL;
+      return false;
     }
   }
-  Impl *im = add_impl(op, IK_CL, "dpia", "dpia %s", kernel);
   const char *source = jstr(meta, "source");
   cl_program prog = build(source, im->name);
   cl_int err;
@@ -612,7 +613,8 @@ static Impl *add_dpia(Op *op, const char *sample, const char *kernel) {
       cl_mem m = !strcmp(name, "xs") || !strcmp(name, "x") ? op->dx
                  : !strcmp(name, "ys") || !strcmp(name, "y") ? op->dy
                  : !strcmp(name, "mat") || !strcmp(name, "a") ? op->da
-                 : !strcmp(name, "b") ? op->db : NULL;
+                 : !strcmp(name, "b") ? op->db
+                 : prev ? prev->out : NULL;
       if (!m) die("%s: no input named %s", kernel, name);
       *a = (Arg){A_MEM, m, 0, 0, 0};
     } else if (!strcmp(role, "scalar")) {
@@ -633,7 +635,30 @@ static Impl *add_dpia(Op *op, const char *sample, const char *kernel) {
   snprintf(im->note, sizeof im->note, "%s", sample);
   im->program = prog;
   jfree(meta);
-  return im;
+  return true;
+}
+
+static Impl *add_dpia(Op *op, const char *sample, const char *kernel) {
+  Impl *im = add_impl(op, IK_CL, "dpia", "dpia %s", kernel);
+  if (dpia_kernel(op, im, sample, kernel, NULL)) return im;
+  op->nimpls--;
+  return NULL;
+}
+
+/* Two dpia kernels of a sample, the second reading the first's output,
+ * timed as one implementation (both enqueued, then one clFinish). */
+static Impl *add_dpia_pair(Op *op, const char *sample, const char *first, const char *second) {
+  Impl *im = add_impl(op, IK_CL, "dpia", "dpia %s", second);
+  im->before = calloc(1, sizeof *im->before);
+  if (!im->before) die("out of memory");
+  im->before->kind = IK_CL;
+  if (dpia_kernel(op, im->before, sample, first, NULL) && dpia_kernel(op, im, sample, second, im->before)) {
+    snprintf(im->name, sizeof im->name, "dpia %s + %s", first, second);
+    return im;
+  }
+  free(im->before);
+  op->nimpls--;
+  return NULL;
 }
 
 /* ---- hand-written kernels (bench/kernels/blas.cl) ---- */
@@ -677,7 +702,8 @@ static Arg alocal(size_t bytes) { return (Arg){A_LOCAL, NULL, 0, 0, bytes}; }
 
 /* ---- running one implementation once ---- */
 
-static void run_cl(Op *op, Impl *im) {
+static void enqueue_cl(Impl *im) {
+  if (im->before) enqueue_cl(im->before);
   for (int i = 0; i < im->nargs; i++) {
     Arg *a = &im->args[i];
     switch (a->kind) {
@@ -689,6 +715,10 @@ static void run_cl(Op *op, Impl *im) {
   }
   CL_CHECK(clEnqueueNDRangeKernel(queue, im->kernel, im->ndims, NULL, im->global, im->has_local ? im->local : NULL,
                                   0, NULL, NULL));
+}
+
+static void run_cl(Op *op, Impl *im) {
+  enqueue_cl(im);
   CL_CHECK(clFinish(queue));
   if (is_reduction(op)) {
     read_buffer(im->out, im->out_floats * sizeof(float), im->partials);
@@ -1076,6 +1106,7 @@ static void setup_impls(Op *op) {
     add_dpia(op, "mm_tiled.dpia", "mmTiled");
     add_dpia(op, "mm_vec.dpia", "mmVec");
     add_dpia(op, "mm_vec.dpia", "mmBlock");
+    add_dpia_pair(op, "mm_vec.dpia", "packB", "mmBlockPacked");
     size_t g[] = {(size_t)n, (size_t)m}, l[] = {16, 16};
     add_hand(op, "mm_simple", "mm_simple", 2, g, NULL, (size_t)(m * n), 4,
              (Arg[]){amem(op->da), amem(op->db), aint(n), aint(k)});
@@ -1097,8 +1128,13 @@ static void setup_impls(Op *op) {
   }
   case OP_JACOBI2D: {
     add_dpia(op, "jacobi2d.dpia", "jacobi2d");
-    size_t g[] = {(size_t)n, (size_t)m};
+    add_dpia(op, "jacobi2d.dpia", "jacobi2dTiled");
+    size_t g[] = {(size_t)n, (size_t)m}, l[] = {64, 4};
     add_hand(op, "jacobi2d", "jacobi2d", 2, g, NULL, (size_t)(m * n), 3, (Arg[]){amem(op->dx), aint(m), aint(n)});
+    /* the same kernel launched with jacobi2dTiled's work-groups: what a
+     * careful programmer would choose after measuring */
+    add_hand(op, "jacobi2d", "jacobi2d (local size 64x4)", 2, g, l, (size_t)(m * n), 3,
+             (Arg[]){amem(op->dx), aint(m), aint(n)});
     add_cl(op, before_program, "dpia-before", "jacobi2d_before", "dpia jacobi2d, generator before unrolling", 2, g,
            NULL, (size_t)(m * n), 3, (Arg[]){amem(op->dx), aint(m), aint(n)});
     break;
@@ -1107,20 +1143,35 @@ static void setup_impls(Op *op) {
   add_library_impls(op);
 }
 
+/* releases what im holds; `shared` is a buffer it reads but does not own
+ * (the output of the kernel before it) */
+static void free_cl(const Op *op, Impl *im, cl_mem shared) {
+  if (im->before) {
+    free_cl(op, im->before, NULL);
+    free(im->before);
+  }
+  cl_mem owned_elsewhere[] = {op->dx, op->dy, op->da, op->db, shared};
+  if (im->kernel) clReleaseKernel(im->kernel);
+  if (im->program) clReleaseProgram(im->program);
+  for (int a = 0; a < im->nargs; a++) {
+    if (im->args[a].kind != A_MEM) continue;
+    bool owned = true;
+    for (size_t e = 0; e < sizeof owned_elsewhere / sizeof owned_elsewhere[0]; e++)
+      if (im->args[a].mem == owned_elsewhere[e]) owned = false;
+    if (owned) clReleaseMemObject(im->args[a].mem);
+  }
+  if (im->kind != IK_CL && im->out) clReleaseMemObject(im->out);
+  if (im->own_x) clReleaseMemObject(im->own_x);
+  if (im->own_y) clReleaseMemObject(im->own_y);
+  free(im->partials);
+  free(im->host_out);
+}
+
 static void free_op(Op *op) {
   for (int i = 0; i < op->nimpls; i++) {
     Impl *im = &op->impls[i];
-    if (im->kernel) clReleaseKernel(im->kernel);
-    if (im->program) clReleaseProgram(im->program);
-    for (int a = 0; a < im->nargs; a++)
-      if (im->args[a].kind == A_MEM && im->args[a].mem != op->dx && im->args[a].mem != op->dy &&
-          im->args[a].mem != op->da && im->args[a].mem != op->db)
-        clReleaseMemObject(im->args[a].mem);
-    if (im->kind != IK_CL && im->out) clReleaseMemObject(im->out);
-    if (im->own_x) clReleaseMemObject(im->own_x);
-    if (im->own_y) clReleaseMemObject(im->own_y);
-    free(im->partials);
-    free(im->host_out);
+    free_cl(op, im, im->before ? im->before->out : NULL);
+    im->before = NULL;
   }
   cl_mem ms[] = {op->dx, op->dy, op->da, op->db};
   for (int i = 0; i < 4; i++)
@@ -1158,10 +1209,12 @@ static void measure(Op *op, int reps) {
     im->ok = check(op, im);
     if (!im->ok) printf("  %-40s %s\n", im->name, im->note);
   }
+  /* each round starts with another implementation, so that none always
+   * runs first (or right after the same neighbour) */
   const int warmup = 2;
   for (int r = -warmup; r < reps; r++) {
-    for (int i = 0; i < op->nimpls; i++) {
-      Impl *im = &op->impls[i];
+    for (int j = 0; j < op->nimpls; j++) {
+      Impl *im = &op->impls[(j + r + warmup) % op->nimpls];
       if (!im->ok) continue;
       flush_caches();
       double t0 = now();
@@ -1192,6 +1245,40 @@ static const Impl *best_of(const Op *op, const char *family) {
 
 /* the careful hand-written kernel: the faster of the two */
 static const Impl *best_hand(const Op *op) { return best_of(op, "hand"); }
+
+/* The speed of `fast` over `slow` round by round (both ran in each round,
+ * milliseconds apart, so that a change of the machine's load between
+ * rounds cancels), with a distribution-free 95% confidence interval of its
+ * median: the order statistics k and n + 1 - k of the n sorted ratios, k
+ * the largest with P(Binomial(n, 1/2) < k) <= 0.025 (n = 15: k = 4, 96.5%).
+ * If the interval holds 1.00, this run cannot tell the two apart. */
+typedef struct PairedRatio {
+  double median, lo, hi;
+  bool has_interval; /* n >= 6 */
+} PairedRatio;
+
+static PairedRatio paired_ratio(const Impl *slow, const Impl *fast) {
+  int n = slow->ntimes < fast->ntimes ? slow->ntimes : fast->ntimes;
+  double r[MAX_REPS];
+  for (int i = 0; i < n; i++) r[i] = slow->times[i] / fast->times[i];
+  qsort(r, (size_t)n, sizeof r[0], cmp_double);
+  PairedRatio pr = {median(r, n), 0, 0, false};
+  double term = pow(0.5, n), below = 0; /* term = C(n, k) / 2^n */
+  int k = 0;
+  while (k < n / 2 && below + term <= 0.025) {
+    below += term;
+    term = term * (n - k) / (k + 1);
+    k++;
+  }
+  if (k >= 1) pr = (PairedRatio){pr.median, r[k - 1], r[n - k], true};
+  return pr;
+}
+
+static const char *verdict(PairedRatio pr) {
+  if (pr.median >= 1.0) return "met";
+  if (pr.has_interval && pr.hi >= 1.0) return "within noise";
+  return "NOT met";
+}
 
 static void print_op(FILE *f, const Op *op, bool markdown) {
   const Impl *dp = best_of(op, "dpia");
@@ -1312,11 +1399,12 @@ int main(int argc, char **argv) {
     const Op *op = &ops[i];
     const Impl *dp = best_of(op, "dpia"), *hd = best_hand(op), *rf = best_of(op, "roof");
     if (!dp || !hd) continue;
-    double r = hd->ms / dp->ms;
-    logsum += log(r);
+    PairedRatio h = paired_ratio(hd, dp);
+    logsum += log(h.median);
     count++;
-    printf("  %-10s %-14s %-22s %5.2fx hand", op->name, op->size, dp->name, r);
-    if (rf) printf("   %5.2fx roof%s", rf->ms / dp->ms, op->large ? " (large size)" : "");
+    printf("  %-10s %-14s %-22s %5.2fx hand [%.2f, %.2f] %-12s", op->name, op->size, dp->name, h.median, h.lo, h.hi,
+           verdict(h));
+    if (rf) printf("   %5.2fx roof%s", paired_ratio(rf, dp).median, op->large ? " (large size)" : "");
     printf("\n");
   }
   if (count) printf("  geometric mean against hand-written: %.2fx\n", exp(logsum / count));
@@ -1326,13 +1414,20 @@ int main(int argc, char **argv) {
     if (!f) die("cannot write %s", md);
     for (int i = 0; i < nops; i++) print_op(f, &ops[i], true);
     fprintf(f, "\n### Targets: speed of the best dpia strategy over the careful hand-written kernel's and the roof's\n\n");
-    fprintf(f, "| operation | size | best dpia strategy | ÷ best hand-written | ÷ roof |\n|---|---|---|---:|---:|\n");
+    fprintf(f, "Medians of the ratios round by round, with their 95%% confidence interval (see above); "
+               "\"within noise\": below 1.00x, but the interval holds 1.00x.\n\n");
+    fprintf(f, "| operation | size | best dpia strategy | ÷ best hand-written | 95%% interval | 1.00x target | ÷ roof |\n"
+               "|---|---|---|---:|---|---|---:|\n");
     for (int i = 0; i < nops; i++) {
       const Op *op = &ops[i];
       const Impl *dp = best_of(op, "dpia"), *hd = best_hand(op), *rf = best_of(op, "roof");
       if (!dp || !hd) continue;
-      fprintf(f, "| %s | %s | %s | %.2fx | ", op->name, op->size, dp->name + 5, hd->ms / dp->ms);
-      if (rf) fprintf(f, "%.2fx |\n", rf->ms / dp->ms);
+      PairedRatio h = paired_ratio(hd, dp);
+      fprintf(f, "| %s | %s | %s | %.2fx | ", op->name, op->size, dp->name + 5, h.median);
+      if (h.has_interval) fprintf(f, "%.2f – %.2f | ", h.lo, h.hi);
+      else fprintf(f, "– | ");
+      fprintf(f, "%s | ", verdict(h));
+      if (rf) fprintf(f, "%.2fx |\n", paired_ratio(rf, dp).median);
       else fprintf(f, "– |\n");
     }
     if (count) fprintf(f, "\nGeometric mean of best dpia ÷ hand-written: **%.2fx**.\n", exp(logsum / count));

@@ -22,6 +22,7 @@ RUNS = [  # file, kernel, sizes at two points
     ('stencil1d.dpia', 'stencilTiled', [{'N': 640}, {'N': 1024}]),
     # beyond the paper (issue 8) and the strategies of bench/blas_bench (issue 6)
     ('jacobi2d.dpia', 'jacobi2d', [{'M': 100, 'N': 77}, {'M': 64, 'N': 128}]),
+    ('jacobi2d.dpia', 'jacobi2dTiled', [{'M': 4, 'N': 64}, {'M': 100, 'N': 192}]),
     ('asum_reorder.dpia', 'asumReorder', [{'N': 262144}, {'N': 786432}]),
     ('asum_vec.dpia', 'asumVec16', [{'N': 4096}, {'N': 12288}]),
     ('asum_vec.dpia', 'asumVec16x2', [{'N': 4096}, {'N': 12288}]),
@@ -33,6 +34,8 @@ RUNS = [  # file, kernel, sizes at two points
     ('gemv_vec.dpia', 'gemvVec2', [{'M': 100, 'N': 640}, {'M': 64, 'N': 1024}]),
     ('mm_vec.dpia', 'mmVec', [{'M': 32, 'N': 48, 'K': 40}, {'M': 64, 'N': 64, 'K': 64}]),
     ('mm_vec.dpia', 'mmBlock', [{'M': 32, 'N': 48, 'K': 40}, {'M': 64, 'N': 64, 'K': 64}]),
+    ('mm_vec.dpia', 'packB', [{'N': 48, 'K': 40}, {'N': 64, 'K': 64}]),
+    ('mm_vec.dpia', 'mmBlockPacked', [{'M': 32, 'N': 48, 'K': 40}, {'M': 64, 'N': 64, 'K': 64}]),
 ]
 
 passed = failed = 0
@@ -48,6 +51,7 @@ def report(ok, what, detail=''):
 for f, k, points in RUNS:
     path = os.path.join(samples, f)
     if not os.path.exists(path):
+        report(False, f'{k}: {f} is missing', path)
         continue
     for sizes in points:
         args = [dpia, 'run', path, '-k', k, '--check', '--seed', '7']
