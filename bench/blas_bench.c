@@ -1423,7 +1423,7 @@ int main(int argc, char **argv) {
       const Impl *dp = best_of(op, "dpia"), *hd = best_hand(op), *rf = best_of(op, "roof");
       if (!dp || !hd) continue;
       PairedRatio h = paired_ratio(hd, dp);
-      fprintf(f, "| %s | %s | %s | %.2fx | ", op->name, op->size, dp->name + 5, h.median);
+      fprintf(f, "| %s | %s | %s | %.3fx | ", op->name, op->size, dp->name + 5, h.median);
       if (h.has_interval) fprintf(f, "%.2f – %.2f | ", h.lo, h.hi);
       else fprintf(f, "– | ");
       fprintf(f, "%s | ", verdict(h));

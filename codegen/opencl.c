@@ -593,11 +593,30 @@ static void leaves_through_for(CG *cg, const Phrase *p, Vec *out) {
   }
 }
 
-/* A for loop around updates of a private accumulator that read it back
- * came from reduceSeq (spec section 7: reduceI); otherwise from mapSeq.
- * The accumulator may be an array updated element by element (a reduceSeq
- * whose function is a mapSeq, e.g. register blocking: acc[r] = ... + acc[r]). */
-static bool is_reduction(CG *cg, const Phrase *body) {
+/* Whether phrase p mentions binder b (b's scope is a lambda, so no
+ * shadowing to mind). */
+static bool mentions(CG *cg, const Phrase *p, const Binder *b) {
+  Vec stack = {0};
+  vec_push(cg->arena, &stack, (void *)p);
+  while (stack.len) {
+    const Phrase *q = stack.items[--stack.len];
+    if (q->kind == PH_VAR && q->binder == b) return true;
+    if (q->kind == PH_LAM) vec_push(cg->arena, &stack, (void *)q->body);
+    else if (q->kind != PH_VAR && q->kind != PH_LIT && q->kind != PH_PRIM) {
+      if (q->fst) vec_push(cg->arena, &stack, (void *)q->fst);
+      if (q->kind != PH_PROJ && q->kind != PH_UNOP && q->snd) vec_push(cg->arena, &stack, (void *)q->snd);
+    }
+  }
+  return false;
+}
+
+/* A for loop (over `index`) around updates of a private accumulator that
+ * read it back came from reduceSeq (spec section 7: reduceI); otherwise
+ * from mapSeq.  The accumulator may be an array updated element by element
+ * (a reduceSeq whose function is a mapSeq, e.g. register blocking:
+ * acc[r] = ... + acc[r]): the loop over r, whose index picks the element
+ * written, is that mapSeq, and the loop around it the reduceSeq. */
+static bool is_reduction(CG *cg, const Phrase *body, const Binder *index) {
   Vec cmds = {0};
   leaves_through_for(cg, body, &cmds);
   for (int i = 0; i < cmds.len; i++) {
@@ -605,7 +624,10 @@ static bool is_reduction(CG *cg, const Phrase *body) {
     if (c->kind != PH_ASSIGN) return false;
     const Phrase *a = c->fst;
     Spine sp;
-    while (a->kind == PH_APP && spine_of(a, &sp) && sp.head->prim == PRIM_IDX_ACC && sp.nargs == 2) a = sp.args[0];
+    while (a->kind == PH_APP && spine_of(a, &sp) && sp.head->prim == PRIM_IDX_ACC && sp.nargs == 2) {
+      if (mentions(cg, sp.args[1], index)) return false;
+      a = sp.args[0];
+    }
     Storage *st = phrase_storage(cg, a);
     if (!st || st->space != SP_PRIVATE || a->kind != PH_PROJ) return false;
     bool reads_acc = false;
@@ -695,7 +717,8 @@ static bool gen_for_unrolled(CG *cg, const Phrase *lam, Size n, const Cont *afte
   if (!size_const_value(n, &trips) || trips < 1 || trips > UNROLL_MAX) return false;
   if (trips > 1 && !only_assignments(cg, lam->body)) return false;
   if (trips > 1)
-    line(cg, "/* %s, %lld steps */", is_reduction(cg, lam->body) ? "reduceSeq" : "mapSeq", (long long)trips);
+    line(cg, "/* %s, %lld steps */", is_reduction(cg, lam->body, lam->lam_binder) ? "reduceSeq" : "mapSeq",
+         (long long)trips);
   for (int64_t t = 0; t < trips; t++) {
     env_add(cg, lam->lam_binder, ENV_INDEX, NULL, ix_const(&cg->ix, t), NULL);
     Cont again = {lam->body, after, true};
@@ -713,7 +736,7 @@ static void gen_for(CG *cg, const Phrase *p, const Spine *s, const Cont *after) 
   const char *i = cg_name(cg, lam->lam_binder->name);
   const Ix *nix = ix_from_size(&cg->ix, n);
   line(cg, "for (int %s = 0; %s < %s; %s += 1) { /* %s */", i, i, cg_ix_text(cg, nix), i,
-       is_reduction(cg, lam->body) ? "reduceSeq" : "mapSeq");
+       is_reduction(cg, lam->body, lam->lam_binder) ? "reduceSeq" : "mapSeq");
   ix_push_range(&cg->ix, i, NULL, nix);
   env_add(cg, lam->lam_binder, ENV_INDEX, NULL, index_of(cg, i, n), NULL);
   cg->indent++;

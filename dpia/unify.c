@@ -616,6 +616,55 @@ static void add_precond(Checker *c, Vec *out, bool div, Size lhs, Size rhs) {
   vec_push(c->arena, out, p);
 }
 
+/* The divisor g of `v % g == 0` if precondition p is one (a single nat
+ * parameter over a constant), else 0. */
+static int64_t var_divisor(const Precond *p, Sym *var) {
+  int64_t g;
+  if (!p->div || p->lhs.nterms != 1 || !size_const_value(p->rhs, &g)) return 0;
+  const SizeTerm *t = &p->lhs.terms[0];
+  if (t->num != 1 || t->den != 1 || t->nfactors != 1 || t->factors[0].exp != 1) return 0;
+  *var = t->factors[0].var;
+  return g;
+}
+
+/* Whether `lhs % d == 0` follows from the preconditions of the form
+ * v % g == 0 other than pre[self]: every term coef * v1^e1 * ... of lhs is
+ * then a multiple of coef * g1^e1 * ..., and d must divide that.  (K*N % 16
+ * follows from N % 16, and printing it would only make the reader check.) */
+static bool implied_divisibility(const Vec *pre, int self, Size lhs, int64_t d) {
+  for (int t = 0; t < lhs.nterms; t++) {
+    const SizeTerm *term = &lhs.terms[t];
+    if (term->den != 1) return false;
+    int64_t need = d / gcd64(d, term->num);
+    for (int f = 0; f < term->nfactors && need > 1; f++) {
+      if (term->factors[f].exp < 0) return false;
+      int64_t g = 0;
+      for (int i = 0; i < pre->len && !g; i++) {
+        Sym v;
+        int64_t gi = i == self ? 0 : var_divisor(pre->items[i], &v);
+        if (gi && v == term->factors[f].var) g = gi;
+      }
+      for (int64_t e = 0; g && e < term->factors[f].exp && need > 1; e++) need /= gcd64(need, g);
+    }
+    if (need != 1) return false;
+  }
+  return true;
+}
+
+/* Drop the divisibility preconditions that the others imply. */
+static void drop_implied(Vec *pre) {
+  int kept = 0;
+  for (int i = 0; i < pre->len; i++) {
+    Precond *p = pre->items[i];
+    int64_t d;
+    Sym v;
+    bool implied = p->div && !var_divisor(p, &v) && size_const_value(p->rhs, &d) && d > 0 &&
+                   implied_divisibility(pre, i, p->lhs, d);
+    if (!implied) pre->items[kept++] = p;
+  }
+  pre->len = kept;
+}
+
 static const char **print_preconds(Checker *c, const Vec *pre) {
   const char **out = NEWARRAY(c->arena, const char *, pre->len);
   for (int i = 0; i < pre->len; i++) {
@@ -727,6 +776,7 @@ static void settle_requirements(Checker *c, DefInfo *def) {
       add_precond(c, &pre, false, pos, neg);
     }
   }
+  drop_implied(&pre);
   def->nprecond = pre.len;
   def->preconds = print_preconds(c, &pre);
 }

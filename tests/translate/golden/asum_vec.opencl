@@ -25,7 +25,7 @@ kernel void asumVec16x2(global float *restrict output, const global float *restr
   acc[0] = (float16)(0.0f);
   acc[1] = (float16)(0.0f);
   for (int i = 0; i < 128; i += 1) { /* reduceSeq */
-    /* reduceSeq, 2 steps */
+    /* mapSeq, 2 steps */
     acc[0] = fabs(vload16(gid*256 + i*2, xs)) + acc[0];
     acc[1] = fabs(vload16(gid*256 + i*2 + 1, xs)) + acc[1];
   }

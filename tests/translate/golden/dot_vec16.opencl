@@ -31,7 +31,7 @@ kernel void dotVec16x2(global float *restrict output,
   acc[0] = (float16)(0.0f);
   acc[1] = (float16)(0.0f);
   for (int i = 0; i < 128; i += 1) { /* reduceSeq */
-    /* reduceSeq, 2 steps */
+    /* mapSeq, 2 steps */
     acc[0] = vload16(gid*256 + i*2, xs) * vload16(gid*256 + i*2, ys) + acc[0];
     acc[1] = vload16(gid*256 + i*2 + 1, xs) * vload16(gid*256 + i*2 + 1, ys) + acc[1];
   }

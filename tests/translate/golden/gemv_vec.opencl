@@ -47,7 +47,7 @@ kernel void gemvVec2(global float *restrict output,
   acc[0] = (float16)(0.0f);
   acc[1] = (float16)(0.0f);
   for (int i = 0; i < N/32; i += 1) { /* reduceSeq */
-    /* reduceSeq, 2 steps */
+    /* mapSeq, 2 steps */
     acc[0] = vload16(gid*(N/16) + i*2, mat) * vload16(i*2, x) + acc[0];
     acc[1] = vload16(gid*(N/16) + i*2 + 1, mat) * vload16(i*2 + 1, x) + acc[1];
   }
