@@ -6,8 +6,10 @@
  * Modes (one meson test each):
  *   kernels   a global temporary (twice), struct buffers and a struct by
  *             value (swap), a vector by value (vecscale), a pair of scalars
- *             (pairUp), 2D with local buffers of symbolic size (mmTiled):
- *             results against the host
+ *             (pairUp), 2D with local buffers of symbolic size (mmTiled),
+ *             two kernels in a row, one reading the other's output
+ *             (packB, mmBlockPacked of samples/mm_vec.dpia): results
+ *             against the host
  *   errors    preconditions, negative sizes, checked arithmetic, empty
  *             launches, error strings, a wait list and an event
  *   cache     one program per context in the cache, two contexts, release
@@ -22,6 +24,7 @@
 
 #include "kernels.h"
 #include "mm_tiled.h"
+#include "mm_vec.h"
 
 static int failures;
 
@@ -172,6 +175,25 @@ static void test_kernels(Cl *cl) {
       bad += fabsf(mc[i * MN + j] - want) > 1e-4f * (1 + fabsf(want));
     }
   CHECK(bad == 0, "mmTiled: %d wrong elements", bad);
+
+  /* the same product by packB (b into contiguous column blocks of 16)
+   * then mmBlockPacked, on one in-order queue */
+  cl_mem dbp = buffer(cl, sizeof mb, NULL);
+  memset(mc, 0, sizeof mc);
+  rc = dpia_packB_launch(cl->queue, dbp, db, MN, K);
+  CHECK(rc == DPIA_SUCCESS, "packB: %s", dpia_error_string(rc));
+  rc = dpia_mmBlockPacked_launch(cl->queue, dc, da, dbp, M, MN, K);
+  CHECK(rc == DPIA_SUCCESS, "mmBlockPacked: %s", dpia_error_string(rc));
+  read_back(cl, dc, sizeof mc, mc);
+  bad = 0;
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < MN; j++) {
+      float want = 0;
+      for (int k = 0; k < K; k++) want = ma[i * K + k] * mb[k * MN + j] + want;
+      bad += fabsf(mc[i * MN + j] - want) > 1e-4f * (1 + fabsf(want));
+    }
+  CHECK(bad == 0, "packB + mmBlockPacked: %d wrong elements", bad);
+  clReleaseMemObject(dbp);
   clReleaseMemObject(da);
   clReleaseMemObject(db);
   clReleaseMemObject(dc);
@@ -347,6 +369,10 @@ int main(int argc, char **argv) {
   dpia_vecscale_release();
   dpia_pairUp_release();
   dpia_mmTiled_release();
+  dpia_mmVec_release();
+  dpia_mmBlock_release();
+  dpia_packB_release();
+  dpia_mmBlockPacked_release();
   cl_close(&cl);
   if (failures) fprintf(stderr, "%d failure(s)\n", failures);
   else printf("ok\n");
