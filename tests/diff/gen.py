@@ -318,6 +318,7 @@ class Gen:
     def __init__(self, rng, avoid=()):
         self.r = rng
         self.avoid = set(avoid)
+        self.implicit_symbolic = []  # stages materialised implicitly, of symbolic size
         self.params = []          # (name, text) in declaration order
         self.input_names = ['xs', 'ys', 'zs', 'ws', 'us', 'vs']
         self.ninputs = 0
@@ -826,8 +827,14 @@ class Gen:
         res_t = arr(n, u)
         if final:
             return f'{e}{self.nl(ctx)}|> {prim} {lam}', res_t
-        if mem == 'toPrivate' and not const_sized(res_t):
+        # toPrivate f x makes every implicit temporary in f and x private
+        # (spec section 6: newGlobal unless inside toLocal/toPrivate), and
+        # a private array needs a constant size (seed 11, index 321 had one of [N + 4])
+        if mem == 'toPrivate' and (not const_sized(res_t)
+                                   or any(t in e or t in b for t in self.implicit_symbolic)):
             mem = 'toLocal' if ctx.in_wg else 'toGlobal'
+        if not mem and not const_sized(res_t):
+            self.implicit_symbolic.append(f'{prim} {lam}')
         self.last_mem = mem
         self.feat('mem:' + (mem or 'implicit') + ':' + kind)
         if mem == 'toPrivate':

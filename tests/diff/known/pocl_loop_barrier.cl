@@ -2,8 +2,8 @@
  * every barrier the same number of times, yet the output is all NaN (the
  * poisoned initial value): the writes of tmp_2 or tmp are lost.  Without the
  * strided loop over j, or without the last barrier, it is correct.  Run it in
- * place of the kernel of open/pocl_loop_barrier_guard.dpia:
- *   dpia run tests/diff/open/pocl_loop_barrier_guard.dpia -k k --size N=128 \
+ * place of the kernel of regress/pocl_loop_barrier_guard.dpia:
+ *   dpia run tests/diff/regress/pocl_loop_barrier_guard.dpia -k k --size N=128 \
  *     --local-size=16 --global-size=16 --check --opencl-source=tests/diff/known/pocl_loop_barrier.cl
  * expected: "relative error ... exceeds the bound" (it writes 5.0, not the
  * kernel's values), observed: "element 0 is NaN (not written?)". */

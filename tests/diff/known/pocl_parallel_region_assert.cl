@@ -1,7 +1,7 @@
 /* PoCL 3.1 (pthread device) aborts compiling this valid kernel (reduced from
- * the code dpia generates for open/pocl_parallel_region_assert.dpia):
+ * the code dpia generates for regress/pocl_parallel_region_assert.dpia):
  *   ParallelRegion.cc:346: ... Assertion `exit != NULL' failed.
- *   dpia run tests/diff/open/pocl_parallel_region_assert.dpia -k k --size N=99 \
+ *   dpia run tests/diff/regress/pocl_parallel_region_assert.dpia -k k --size N=99 \
  *     --local-size=2 --global-size=48 --opencl-source=tests/diff/known/pocl_parallel_region_assert.cl */
 typedef struct {
   float fst;
