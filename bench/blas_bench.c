@@ -1414,7 +1414,7 @@ int main(int argc, char **argv) {
     if (!f) die("cannot write %s", md);
     for (int i = 0; i < nops; i++) print_op(f, &ops[i], true);
     fprintf(f, "\n### Targets: speed of the best dpia strategy over the careful hand-written kernel's and the roof's\n\n");
-    fprintf(f, "Medians of the ratios round by round, with their 95%% confidence interval (see above); "
+    fprintf(f, "Medians of the ratios round by round, with their 95%% confidence interval (see \"Reading the figures\" below); "
                "\"within noise\": below 1.00x, but the interval holds 1.00x.\n\n");
     fprintf(f, "| operation | size | best dpia strategy | ÷ best hand-written | 95%% interval | 1.00x target | ÷ roof |\n"
                "|---|---|---|---:|---|---|---:|\n");
