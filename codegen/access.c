@@ -449,6 +449,25 @@ const Ix *gen_index(CG *cg, const Phrase *i) {
 
 static CExpr gen_exp_f(CG *cg, const Phrase *e, const Step *ps, bool operand);
 
+/* A whole element of a padCst view: counted while gen_assign renders its
+ * statement the first time, its variable's name the second time if it is
+ * bound to one. */
+static CExpr padded_read(CG *cg, CExpr read, DataType *type) {
+  for (int k = 0; k < cg->padded_reads.len; k++) {
+    PaddedRead *r = cg->padded_reads.items[k];
+    if (strcmp(r->text, read.text) != 0) continue;
+    if (r->name) return cx(r->name, PREC_POSTFIX);
+    if (cg->count_padded_reads) r->count++;
+    return read;
+  }
+  if (cg->count_padded_reads) {
+    PaddedRead *r = NEW(cg->arena, PaddedRead);
+    *r = (PaddedRead){read.text, type, 1, NULL};
+    vec_push(cg->arena, &cg->padded_reads, r);
+  }
+  return read;
+}
+
 static const Step *need_idx(CG *cg, const Step *ps, const Phrase *e, const Ix **i) {
   if (!ps || ps->kind != STEP_IDX) INTERNAL("%s: array view without an index", phrase_kind_name[e->kind]);
   *i = ps->ix;
@@ -600,8 +619,12 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     /* a lane that is a choice is not the element it may read: no vloadn */
     if (cg->probe) cg->probe->count += 2;
     CExpr v = gen_exp(cg, s->args[0], rest);
-    return cx(arena_printf(cg->arena, "%s ? %s : %s", cond, paren_below(cg, v, PREC_COND + 1), paren_below(cg, in, PREC_COND)),
-              PREC_COND);
+    CExpr read = cx(arena_printf(cg->arena, "%s ? %s : %s", cond, paren_below(cg, v, PREC_COND + 1),
+                                 paren_below(cg, in, PREC_COND)),
+                    PREC_COND);
+    DataType *elem = dt_resolve(arg_data(s, 1)->elem);
+    if (!cg->probe && !rest && elem->kind == DT_SCALAR) return padded_read(cg, read, elem);
+    return read;
   }
   case PRIM_REORDER_STRIDE: { /* element i is E[i/m + s*(i%m)], m = n/s */
     rest = need_idx(cg, ps, e, &i);

@@ -168,7 +168,20 @@ typedef struct CG {
   int nmultiples;
   const char **multiple_var;
   int64_t *multiple_of;
+  /* a padded element read more than once in one assignment is read once
+   * into a variable (opencl.c, gen_assign): the padCst reads of the
+   * statement (PaddedRead), counted in a first rendering, and those bound
+   * to a variable for the second */
+  Vec padded_reads;
+  bool count_padded_reads;
 } CG;
+
+typedef struct PaddedRead {
+  const char *text; /* i < l || i >= l + n ? v : E[i - l] */
+  DataType *type;   /* a scalar or vector */
+  int count;
+  const char *name; /* bound to this variable, or NULL */
+} PaddedRead;
 
 /* ---- access.c: acceptors and expressions (Figure 6 b, c) ---- */
 const Step *step_idx(CG *cg, const Ix *ix, const Step *next);

@@ -523,6 +523,41 @@ static void sync_group_loop_top(CG *cg, const Phrase *body, size_t body_start) {
 
 static void gen_comm(CG *cg, const Phrase *p, const Cont *after);
 
+/* The value of an assignment, with each element of a padCst view that it
+ * reads more than once (a lambda's variable used twice: \x -> x * x)
+ * read once, into a variable declared before the statement, as one would
+ * write it by hand:
+ *   const float x = i < 1 ? 0.25f : xs[i - 1];
+ *   output[i] = x * x;
+ * rather than the conditional read twice.  The expression is rendered
+ * once to count the reads, then again with the variables, only when some
+ * read repeats; a read inside another one that is bound goes with it. */
+static CExpr gen_value_once(CG *cg, const Phrase *val, const Step *ps) {
+  cg->padded_reads.len = 0;
+  cg->count_padded_reads = true;
+  bool failed_before = cg->failed;
+  CExpr v = gen_exp(cg, val, ps);
+  cg->count_padded_reads = false;
+  bool repeats = false;
+  /* after an error, not again: it would be reported twice */
+  for (int k = 0; k < cg->padded_reads.len && cg->failed == failed_before; k++) {
+    PaddedRead *r = cg->padded_reads.items[k];
+    if (r->count < 2) continue;
+    bool inside_another = false; /* read only as part of a longer repeated one */
+    for (int j = 0; j < cg->padded_reads.len; j++) {
+      PaddedRead *o = cg->padded_reads.items[j];
+      if (o != r && o->count >= r->count && strstr(o->text, r->text)) inside_another = true;
+    }
+    if (inside_another) continue;
+    r->name = cg_name(cg, "x");
+    line(cg, "const %s %s = %s;", cg_ctype(cg, r->type), r->name, r->text);
+    repeats = true;
+  }
+  if (repeats) v = gen_exp(cg, val, ps);
+  cg->padded_reads.len = 0;
+  return v;
+}
+
 /* A :=T E, the paper's generalised assignment (section 4.1) on compound T:
  * field by field and element by element. */
 static void gen_assign(CG *cg, const Phrase *acc, const Phrase *val, const Step *ps, DataType *t) {
@@ -548,7 +583,7 @@ static void gen_assign(CG *cg, const Phrase *acc, const Phrase *val, const Step 
     return;
   }
   Target tg = gen_acc(cg, acc, ps);
-  CExpr v = gen_exp(cg, val, ps);
+  CExpr v = gen_value_once(cg, val, ps);
   switch (tg.kind) {
   case TG_LVALUE: line(cg, "%s = %s;", tg.lvalue, v.text); break;
   case TG_VSTORE: line(cg, "vstore%d(%s, %s, %s);", tg.width, v.text, tg.offset, tg.ptr); break;

@@ -1,5 +1,6 @@
 /* PoCL 3.1 (pthread device, LLVM 15) aborts compiling this valid kernel,
- * the code dpia generates for known/pocl_cannot_select.dpia:
+ * the code dpia generated for known/pocl_cannot_select.dpia before it read
+ * a padded element used more than once into a variable:
  *   LLVM ERROR: Cannot select: ... v8f32 = and (masked_load ...)
  * (the loop over i vectorised with masked loads for the padded read, then
  * fabs of a masked load as a bitwise and).  The same computation with the
