@@ -161,10 +161,10 @@ else:
     print(f'FAIL translate > /dev/full: exit {p.returncode}, {p.stderr[:300]!r}')
 
 # the OpenCL implementation aborting (PoCL 3.1's compiler on a valid
-# kernel, tests/diff/known/pocl_cannot_select.*) ends `dpia run` with exit 4
+# kernel, tests/diff/known/pocl_cannot_select.cl) ends `dpia run` with exit 4
 # and a message, not with the signal
 known = os.path.join(os.path.dirname(samples), 'tests', 'diff', 'known')
-rc, out, err = run(['run', os.path.join(known, 'pocl_cannot_select.dpia'), '--size', 'N=55',
+rc, out, err = run(['run', os.path.join(known, '..', 'regress', 'pocl_cannot_select.dpia'), '--size', 'N=55',
                     '--opencl-source=' + os.path.join(known, 'pocl_cannot_select.cl')])
 if rc == 4 and 'failure of the OpenCL implementation' in err and 'signal 6' in err:
     passed += 1
