@@ -239,6 +239,10 @@ Token lexer_next(Lexer *lx);
 /* parse.c: parse a whole file.  Returns a Program even with errors (the
  * declarations that parsed); diag->nerrors tells whether it is usable. */
 Program *parse_program(Arena *a, Interner *in, Diag *diag, const Source *src);
+/* The same with another nesting limit: for text dpia printed itself (the
+ * re-check of an imperative program, which nests deeper than its source),
+ * up to the checker's own bound, DPIA_MAX_NESTING * 4. */
+Program *parse_program_deep(Arena *a, Interner *in, Diag *diag, const Source *src, int max_nesting);
 
 /* ast_print.c: print in surface syntax, fully parenthesised where needed so
  * that the output parses back to the same tree. */

@@ -825,6 +825,7 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
     head = head->lhs;
   }
   if (++c->depth > DPIA_MAX_NESTING * 4) {
+    c->diag->limit_hit = true;
     check_error(c, e->span, "expression nested too deeply");
     c->depth--;
     return NULL;
@@ -1022,6 +1023,7 @@ static Phrase *infer_inner(Checker *c, Env *env, const Ast *e) {
 static Phrase *infer(Checker *c, Env *env, const Ast *e) {
   if (++c->depth > DPIA_MAX_NESTING * 4) {
     c->depth--;
+    c->diag->limit_hit = true;
     check_error(c, e->span, "expression nested too deeply");
     return NULL;
   }

@@ -43,6 +43,7 @@ typedef struct Diag {
   Diagnostic *last_error;   /* where diag_note attaches */
   int nerrors;
   int max_errors; /* stop collecting past this many (0: no limit) */
+  bool limit_hit; /* an error was a nesting limit (issue 7), not a fault of the text */
 } Diag;
 
 void diag_init(Diag *d, Arena *a);

@@ -154,8 +154,17 @@ static bool pass_recheck(Ctx *c) {
     source_init(src, c->arena, arena_printf(c->arena, "<imperative %s>", imp->name), text.data, text.len);
     Diag d;
     diag_init(&d, c->arena);
-    Program *p = parse_program(c->arena, &c->in, &d, src);
+    Program *p = parse_program_deep(c->arena, &c->in, &d, src, DPIA_MAX_NESTING * 4);
     if (!d.nerrors) check_program(c->arena, &c->in, &d, &c->tc, p);
+    if (d.nerrors && d.limit_hit) {
+      /* a limit of the re-check, not a fault of the translation */
+      diag_error(&c->diag, imp->decl->name_span,
+                 "kernel '%s' is too deep to verify: its imperative program nests more than %d levels "
+                 "(every materialised stage adds a few); split it into several kernels",
+                 imp->name, DPIA_MAX_NESTING * 4);
+      c->status = DPIA_EUSER;
+      return false;
+    }
     if (d.nerrors) {
       Buf why;
       buf_init(&why, c->arena);

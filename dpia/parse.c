@@ -108,7 +108,8 @@ typedef struct Parser {
   Token tok;              /* current token; TOK_EOF once the declaration failed */
   bool tok_after_lex_error; /* the lexer reported errors while finding tok */
   Span prev;              /* the last consumed token: nodes end at prev.end */
-  int depth;              /* recursion levels, at most DPIA_MAX_NESTING */
+  int depth;              /* recursion levels, at most max_depth */
+  int max_depth;          /* DPIA_MAX_NESTING, or more for generated text (parse_program_deep) */
   bool failed;            /* a syntax error abandoned the current declaration */
   bool error_reported;    /* ... and it was reported (notes may follow) */
   Token resume;           /* the real token where the declaration failed */
@@ -259,10 +260,11 @@ static bool expect_closer(Parser *p, TokKind closer, Span opener, const char *af
 /* Enter one level of nesting, opened by the token just consumed; false
  * (after the one error, which points at that token) past the limit. */
 static bool enter(Parser *p) {
-  if (p->depth >= DPIA_MAX_NESTING) {
+  if (p->depth >= p->max_depth) {
     Buf msg;
     buf_init(&msg, p->arena);
-    emit(&msg, "nesting too deep (more than %d levels)", DPIA_MAX_NESTING);
+    emit(&msg, "nesting too deep (more than %d levels)", p->max_depth);
+    p->diag->limit_hit = true;
     fail_at(p, p->prev, msg.data);
     return false;
   }
@@ -1175,9 +1177,9 @@ static bool check_decl_depth(Parser *p, const Decl *d) {
   push_node(p, NODE_AST, d->body, 0);
   while (p->stack_len > 0) {
     NodeRef r = p->stack[--p->stack_len];
-    if (r.depth > DPIA_MAX_NESTING) {
-      diag_error(p->diag, node_span(&r), "nesting too deep (more than %d levels)",
-                 DPIA_MAX_NESTING);
+    if (r.depth > p->max_depth) {
+      diag_error(p->diag, node_span(&r), "nesting too deep (more than %d levels)", p->max_depth);
+      p->diag->limit_hit = true;
       return false;
     }
     push_children(p, &r);
@@ -1199,6 +1201,10 @@ static void resynchronise(Parser *p) {
 
 /* program ::= decl* */
 Program *parse_program(Arena *a, Interner *in, Diag *diag, const Source *src) {
+  return parse_program_deep(a, in, diag, src, DPIA_MAX_NESTING);
+}
+
+Program *parse_program_deep(Arena *a, Interner *in, Diag *diag, const Source *src, int max_nesting) {
   Program *prog = NEW(a, Program);
   prog->src = src;
   if (src->len >= UINT32_MAX) {
@@ -1214,6 +1220,7 @@ Program *parse_program(Arena *a, Interner *in, Diag *diag, const Source *src) {
   p->interner = in;
   p->diag = diag;
   p->src = src;
+  p->max_depth = max_nesting;
   p->error_name = intern_cstr(in, "<error>");
   lexer_init(&p->lexer, src, in, diag);
   Span start = {src, 0, 0};

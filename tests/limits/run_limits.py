@@ -9,6 +9,8 @@ Usage: run_limits.py DPIA SAMPLES [--no-run]
 
 The limits, and where they are enforced:
   source nesting      1000 levels (dpia/ast.h DPIA_MAX_NESTING; parser)
+  imperative nesting  4000 levels (the re-check of the translation,
+                      dpia/driver.c pass_recheck)
   nesting after inlining defs  10000 levels (dpia/check.h
                       DPIA_MAX_NORMAL_DEPTH; normalisation, also stage II)
   phrase nodes after inlining  4000000 (DPIA_MAX_NORMAL_NODES)
@@ -106,6 +108,23 @@ with tempfile.TemporaryDirectory() as tmp:
         lambda f: f'(N: nat) (xs: [N]float) = xs |> {f} |> {f}', 60, lambda f: ''))
     expect('check: 60 defs each using the one before twice (no kernel)', ['check', '-v', defs_only], 0,
            'def f60 : (N: nat) -> exp[[N]float] -> exp[[N]float]', seconds=60)
+
+    # verification re-parses and re-checks the imperative program, which
+    # nests deeper than its source (about 2.5 levels a materialised stage):
+    # it allows 4 times the source's nesting (the checker's own bound), so a
+    # chain as deep as the parser accepts verifies (at 400 stages it was an
+    # internal error, exit 3) ...
+    stages = write(tmp, 'stages.dpia', 'kernel k (N: nat) (xs: [N]float) =\n'
+                   '  xs |> split 16 |> mapGlobal (\\row -> row\n'
+                   + '  |> toPrivate (mapSeq (\\x -> x + 1.0))\n' * 990 + '  ) |> join\n')
+    expect('translate: 990 materialised stages, verified', ['translate', stages], 0, 'kernel void k(')
+    # ... and deeper ones, made by defs, get a clear error
+    deeper = write(tmp, 'deeper.dpia', defs_chain(
+        '(N: nat) (xs: [N]float) = xs |> toPrivate (mapSeq (\\x -> x + 1.0))',
+        lambda f: f'(N: nat) (xs: [N]float) = xs |> {f} |> {f}', 11,
+        lambda f: f'kernel k (N: nat) (xs: [N]float) = xs |> split 64 |> mapGlobal (\\c -> {f} c) |> join'))
+    expect('translate: 2^11 materialised stages by doubling defs', ['translate', deeper], 1,
+           "error: kernel 'k' is too deep to verify: its imperative program nests more than 4000 levels")
 
     # memory of one translation: a program within the node and depth limits
     # whose translation grows quadratically
