@@ -124,13 +124,22 @@ blas=$(grep -m1 '^OpenBLAS:' $out/results.txt || true)
   the careful hand-written kernel timed in the same round (each round
   starts with another implementation), and gives the median of these
   ratios with a distribution-free 95% interval (order statistics 4 and 12
-  of 15).  Where the dpia kernel and the hand-written one compile to the
-  same code (scal: both one multiply per element; jacobi2d: the same five
-  clamped loads; the vectorised reductions: the same inner loop, two zmm
-  accumulators, vandps + vaddps per 64 bytes in PoCL's kernel library),
-  their ratio is 1.00x give or take the noise of the machine, and the
-  interval shows whether a difference in one run is one at all: an
-  interval that holds 1.00x is marked "within noise".
+  of 15).  Where the dpia kernel and the hand-written one are the same
+  code (scal: one multiply per element; jacobi2dTiled and the hand kernel
+  launched with the same work-groups: the same five clamped loads), their
+  ratio is 1.00x give or take the noise of the machine, and the interval
+  shows whether a difference in one run is one at all: an interval that
+  holds 1.00x is marked "within noise".
+- The vectorised reductions and gemv are not the same code: the careful
+  hand-written kernels keep two float16 accumulators and add their lanes
+  in the kernel, the dpia strategies one (asumVec16 and dotVec16 leave
+  its 16 lanes for the host to add, gemvVec adds them in the kernel
+  through a private array).  In these runs the dpia kernels
+  are the faster, and asumVec16x2, the same chunks with two accumulators
+  as in the hand-written kernel, is slower than asumVec16: measured, the
+  reason not looked into.  (In earlier runs, on a loaded machine, the
+  hand-written asum was up to 10% faster: compare intervals, not single
+  runs.)
 - asumReorder is the strategy Lift used for GPUs (reorderStride for
   coalesced reads): on a CPU, where one work-item's loop runs on its own,
   it reads with a stride of 512 bytes and is slower than asumPartial.
