@@ -1437,19 +1437,28 @@ int main(int argc, char **argv) {
     /* gnuplot: one row per operation, one column per implementation family */
     FILE *f = fopen(dat, "w");
     if (!f) die("cannot write %s", dat);
-    fprintf(f, "operation\t\"best dpia\"\t\"hand-written (best)\"\tCLBlast\tOpenBLAS\troof\n");
+    /* GB/s in FILE, GFLOP/s of gemm in FILE.gemm (a panel of its own) */
+    char gemm_path[1024];
+    snprintf(gemm_path, sizeof gemm_path, "%s.gemm", dat);
+    FILE *g = fopen(gemm_path, "w");
+    if (!g) die("cannot write %s", gemm_path);
+    const char *header = "operation\t\"best dpia\"\t\"hand-written (best)\"\tCLBlast\tOpenBLAS\troof\n";
+    fputs(header, f);
+    fputs(header, g);
     const char *fams[] = {"dpia", "hand", "CLBlast", "OpenBLAS", "roof"};
     for (int i = 0; i < nops; i++) {
       const Op *op = &ops[i];
-      if (op->kind == OP_GEMM) continue;
-      fprintf(f, "\"%s %s\"", op->name, op->size);
+      bool gemm = op->kind == OP_GEMM;
+      FILE *to = gemm ? g : f;
+      fprintf(to, "\"%s %s\"", op->name, op->size);
       for (int k = 0; k < 5; k++) {
         const Impl *im = best_of(op, fams[k]);
-        fprintf(f, "\t%.3f", im ? im->gbs : 0.0);
+        fprintf(to, "\t%.3f", im ? (gemm ? im->gflops : im->gbs) : 0.0);
       }
-      fprintf(f, "\n");
+      fprintf(to, "\n");
     }
     fclose(f);
+    fclose(g);
   }
   clReleaseProgram(hand_program);
   clReleaseProgram(before_program);

@@ -56,19 +56,29 @@ $cmd --md $out/results.md --dat $out/results.dat | tee $out/results.txt
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 gnuplot <<GP
-set terminal pngcairo size 1400,760 font "DejaVu Sans,11"
+set terminal pngcairo size 1600,760 font "DejaVu Sans,11"
 set output "$png"
-set title "GB/s per operation and implementation (higher is better; best strategy of each family)"
-set ylabel "GB/s (bytes the operation must move / median time)"
+set multiplot layout 1,2 columnsfirst
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set key top right
 set grid ytics
 set yrange [0:*]
 set xtics rotate by -25 nomirror
+set lmargin at screen 0.05
+set rmargin at screen 0.78
+set title "GB/s per operation and implementation (higher is better; best strategy of each family)"
+set ylabel "GB/s (bytes the operation must move / median time)"
+set key top right
 plot for [i=2:6] "$out/results.dat" using i:xtic(1) title columnheader(i)
+set lmargin at screen 0.84
+set rmargin at screen 0.98
+set title "gemm, GFLOP/s"
+set ylabel "GFLOP/s"
+unset key
+plot for [i=2:6] "$out/results.dat.gemm" using i:xtic(1) title columnheader(i)
+unset multiplot
 GP
 
 cpu=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
@@ -98,7 +108,7 @@ blas=$(grep -m1 '^OpenBLAS:' $out/results.txt || true)
   echo "- CLBlast $(dpkg-query -W -f='${Version}' libclblast1 2>/dev/null || echo 'not installed'), on the same PoCL device"
   echo "- roof: a plain C loop doing the same reads and writes, OpenMP over all cores (gcc $(gcc -dumpfullversion), -O3 -march=native)"
   echo
-  echo "![GB/s per operation and implementation]($png)"
+  echo "![GB/s per operation and implementation, and gemm in GFLOP/s]($png)"
   echo
   echo "## Results"
   cat $out/results.md
