@@ -110,6 +110,18 @@ static int run_twice(Cl *cl, cl_command_queue q, int n) {
   return bad;
 }
 
+/* elements of c = a b (a: m x k, b: k x n) off the host's product */
+static int wrong_products(const float *a, const float *b, const float *c, int m, int n, int k) {
+  int bad = 0;
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++) {
+      float want = 0;
+      for (int l = 0; l < k; l++) want = a[i * k + l] * b[l * n + j] + want;
+      bad += fabsf(c[i * n + j] - want) > 1e-4f * (1 + fabsf(want));
+    }
+  return bad;
+}
+
 static void test_kernels(Cl *cl) {
   CHECK(run_twice(cl, cl->queue, 4096) == 0, "twice: wrong result");
 
@@ -167,13 +179,7 @@ static void test_kernels(Cl *cl) {
   rc = dpia_mmTiled_launch(cl->queue, dc, da, db, M, MN, K);
   CHECK(rc == DPIA_SUCCESS, "mmTiled: %s", dpia_error_string(rc));
   read_back(cl, dc, sizeof mc, mc);
-  bad = 0;
-  for (int i = 0; i < M; i++)
-    for (int j = 0; j < MN; j++) {
-      float want = 0;
-      for (int k = 0; k < K; k++) want = ma[i * K + k] * mb[k * MN + j] + want;
-      bad += fabsf(mc[i * MN + j] - want) > 1e-4f * (1 + fabsf(want));
-    }
+  bad = wrong_products(ma, mb, mc, M, MN, K);
   CHECK(bad == 0, "mmTiled: %d wrong elements", bad);
 
   /* the same product by packB (b into contiguous column blocks of 16)
@@ -185,13 +191,7 @@ static void test_kernels(Cl *cl) {
   rc = dpia_mmBlockPacked_launch(cl->queue, dc, da, dbp, M, MN, K);
   CHECK(rc == DPIA_SUCCESS, "mmBlockPacked: %s", dpia_error_string(rc));
   read_back(cl, dc, sizeof mc, mc);
-  bad = 0;
-  for (int i = 0; i < M; i++)
-    for (int j = 0; j < MN; j++) {
-      float want = 0;
-      for (int k = 0; k < K; k++) want = ma[i * K + k] * mb[k * MN + j] + want;
-      bad += fabsf(mc[i * MN + j] - want) > 1e-4f * (1 + fabsf(want));
-    }
+  bad = wrong_products(ma, mb, mc, M, MN, K);
   CHECK(bad == 0, "packB + mmBlockPacked: %d wrong elements", bad);
   clReleaseMemObject(dbp);
   clReleaseMemObject(da);
