@@ -628,14 +628,14 @@ static void leaves_through_for(CG *cg, const Phrase *p, Vec *out) {
   }
 }
 
-/* Whether phrase p mentions binder b (b's scope is a lambda, so no
- * shadowing to mind). */
-static bool mentions(CG *cg, const Phrase *p, const Binder *b) {
+/* Whether some subphrase q of p has match(q, b) (lambda bodies included:
+ * b's scope is a lambda, so there is no shadowing to mind). */
+static bool has_subphrase(CG *cg, const Phrase *p, bool (*match)(const Phrase *, const Binder *), const Binder *b) {
   Vec stack = {0};
   vec_push(cg->arena, &stack, (void *)p);
   while (stack.len) {
     const Phrase *q = stack.items[--stack.len];
-    if (q->kind == PH_VAR && q->binder == b) return true;
+    if (match(q, b)) return true;
     if (q->kind == PH_LAM) vec_push(cg->arena, &stack, (void *)q->body);
     else if (q->kind != PH_VAR && q->kind != PH_LIT && q->kind != PH_PRIM) {
       if (q->fst) vec_push(cg->arena, &stack, (void *)q->fst);
@@ -643,6 +643,13 @@ static bool mentions(CG *cg, const Phrase *p, const Binder *b) {
     }
   }
   return false;
+}
+
+static bool is_use_of(const Phrase *q, const Binder *b) { return q->kind == PH_VAR && q->binder == b; }
+
+/* v.2, the expression half of the variable v */
+static bool is_read_of(const Phrase *q, const Binder *v) {
+  return q->kind == PH_PROJ && q->index == 2 && q->fst->kind == PH_VAR && q->fst->binder == v;
 }
 
 /* A for loop (over `index`) around updates of a private accumulator that
@@ -660,25 +667,12 @@ static bool is_reduction(CG *cg, const Phrase *body, const Binder *index) {
     const Phrase *a = c->fst;
     Spine sp;
     while (a->kind == PH_APP && spine_of(a, &sp) && sp.head->prim == PRIM_IDX_ACC && sp.nargs == 2) {
-      if (mentions(cg, sp.args[1], index)) return false;
+      if (has_subphrase(cg, sp.args[1], is_use_of, index)) return false;
       a = sp.args[0];
     }
     Storage *st = phrase_storage(cg, a);
     if (!st || st->space != SP_PRIVATE || a->kind != PH_PROJ) return false;
-    bool reads_acc = false;
-    const Binder *v = a->fst->binder;
-    Vec stack = {0};
-    vec_push(cg->arena, &stack, (void *)c->snd);
-    while (stack.len && !reads_acc) {
-      const Phrase *q = stack.items[--stack.len];
-      if (q->kind == PH_PROJ && q->index == 2 && q->fst->kind == PH_VAR && q->fst->binder == v) reads_acc = true;
-      else if (q->kind == PH_LAM) vec_push(cg->arena, &stack, (void *)q->body);
-      else if (q->kind != PH_VAR && q->kind != PH_LIT && q->kind != PH_PRIM) {
-        if (q->fst) vec_push(cg->arena, &stack, (void *)q->fst);
-        if (q->kind != PH_PROJ && q->kind != PH_UNOP && q->snd) vec_push(cg->arena, &stack, (void *)q->snd);
-      }
-    }
-    if (!reads_acc) return false;
+    if (!has_subphrase(cg, c->snd, is_read_of, a->fst->binder)) return false;
   }
   return cmds.len > 0;
 }
