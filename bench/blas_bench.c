@@ -6,8 +6,12 @@
  * CLBlast SGEMM and OpenBLAS) and the stencils.  A benchmark, not a test:
  * it prints figures.  bench/run.sh runs it and writes BENCHMARKS.md.
  *
- *   build/bench/blas_bench [--root DIR] [--reps R] [--quick] [--only OP]
+ *   build/bench/blas_bench [--root DIR] [--reps R] [--quick] [--cold] [--only OP]
  *                          [--md FILE] [--dat FILE]
+ *
+ * --md writes the tables in Markdown; --dat the chart's data for gnuplot
+ * (GB/s; gemm's GFLOP/s in FILE.gemm).  The targets of issue 6 are ratios
+ * round by round with a 95% interval (paired_ratio).
  *
  * Every implementation is first run once and its result compared with a
  * host reference computed in double precision; one that differs is
