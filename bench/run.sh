@@ -76,6 +76,7 @@ set lmargin at screen 0.84
 set rmargin at screen 0.98
 set title "gemm, GFLOP/s"
 set ylabel "GFLOP/s"
+set xtics norotate
 unset key
 plot for [i=2:6] "$out/results.dat.gemm" using i:xtic(1) title columnheader(i)
 unset multiplot
