@@ -651,17 +651,20 @@ static bool implied_divisibility(const Vec *pre, int self, Size lhs, int64_t d) 
   return true;
 }
 
-/* Drop the divisibility preconditions that the others imply. */
-static void drop_implied(Vec *pre) {
-  int kept = 0;
+/* Drop the divisibility preconditions that the others imply: each is
+ * decided against the whole list, then the list is compacted. */
+static void drop_implied(Arena *a, Vec *pre) {
+  bool *implied = NEWARRAY(a, bool, pre->len);
   for (int i = 0; i < pre->len; i++) {
-    Precond *p = pre->items[i];
+    const Precond *p = pre->items[i];
     int64_t d;
     Sym v;
-    bool implied = p->div && !var_divisor(p, &v) && size_const_value(p->rhs, &d) && d > 0 &&
-                   implied_divisibility(pre, i, p->lhs, d);
-    if (!implied) pre->items[kept++] = p;
+    implied[i] = p->div && !var_divisor(p, &v) && size_const_value(p->rhs, &d) && d > 0 &&
+                 implied_divisibility(pre, i, p->lhs, d);
   }
+  int kept = 0;
+  for (int i = 0; i < pre->len; i++)
+    if (!implied[i]) pre->items[kept++] = pre->items[i];
   pre->len = kept;
 }
 
@@ -776,7 +779,7 @@ static void settle_requirements(Checker *c, DefInfo *def) {
       add_precond(c, &pre, false, pos, neg);
     }
   }
-  drop_implied(&pre);
+  drop_implied(c->arena, &pre);
   def->nprecond = pre.len;
   def->preconds = print_preconds(c, &pre);
 }
