@@ -677,6 +677,13 @@ static bool is_reduction(CG *cg, const Phrase *body, const Binder *index) {
   return cmds.len > 0;
 }
 
+/* the comment of a loop: what the source says, when stage II recorded it;
+ * else what its body does (user-written imperative loops, copies) */
+static const char *loop_label(CG *cg, const Phrase *loop, const Phrase *lam) {
+  if (loop->origin) return loop->origin;
+  return is_reduction(cg, lam->body, lam->lam_binder) ? "reduceSeq" : "mapSeq";
+}
+
 static void gen_new(CG *cg, const Phrase *p, const Spine *s, const Cont *after) {
   const Phrase *lam = s->args[0];
   DataType *t = dt_resolve(s->head->type_arg);
@@ -741,13 +748,12 @@ static bool only_assignments(CG *cg, const Phrase *body) {
   return cmds.len > 0;
 }
 
-static bool gen_for_unrolled(CG *cg, const Phrase *lam, Size n, const Cont *after) {
+static bool gen_for_unrolled(CG *cg, const Phrase *loop, const Phrase *lam, Size n, const Cont *after) {
   int64_t trips;
   if (!size_const_value(n, &trips) || trips < 1 || trips > UNROLL_MAX) return false;
   if (trips > 1 && !only_assignments(cg, lam->body)) return false;
   if (trips > 1)
-    line(cg, "/* %s, %lld steps */", is_reduction(cg, lam->body, lam->lam_binder) ? "reduceSeq" : "mapSeq",
-         (long long)trips);
+    line(cg, "/* %s, %lld steps */", loop_label(cg, loop, lam), (long long)trips);
   for (int64_t t = 0; t < trips; t++) {
     env_add(cg, lam->lam_binder, ENV_INDEX, NULL, ix_const(&cg->ix, t), NULL);
     Cont again = {lam->body, after, true};
@@ -759,13 +765,13 @@ static bool gen_for_unrolled(CG *cg, const Phrase *lam, Size n, const Cont *afte
 static void gen_for(CG *cg, const Phrase *p, const Spine *s, const Cont *after) {
   const Phrase *lam = s->args[0];
   Size n = s->head->sizes[0];
-  if (gen_for_unrolled(cg, lam, n, after)) return;
+  if (gen_for_unrolled(cg, s->head, lam, n, after)) return;
   int mark;
   cg_scope_enter(cg, &mark);
   const char *i = cg_name(cg, lam->lam_binder->name);
   const Ix *nix = ix_from_size(&cg->ix, n);
   line(cg, "for (int %s = 0; %s < %s; %s += 1) { /* %s */", i, i, cg_ix_text(cg, nix), i,
-       is_reduction(cg, lam->body, lam->lam_binder) ? "reduceSeq" : "mapSeq");
+       loop_label(cg, s->head, lam));
   ix_push_range(&cg->ix, i, NULL, nix);
   env_add(cg, lam->lam_binder, ENV_INDEX, NULL, index_of(cg, i, n), NULL);
   cg->indent++;

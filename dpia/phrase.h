@@ -68,6 +68,9 @@ struct Phrase {
       int dim;
       Size sizes[2];                    /* static size arguments (split k) */
       DataType *type_arg;               /* new T */
+      const char *origin;               /* for: the source primitive the loop
+                                           comes from (mapSeq, reduceSeq), for
+                                           its comment; NULL when unknown */
     };
     struct {                            /* DEF */
       DefInfo *def;

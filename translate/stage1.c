@@ -29,6 +29,7 @@ typedef struct Stage1 {
 
 static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc);
 static Phrase *con_tr(Stage1 *s, Phrase *e, Phrase *k);
+static Phrase *materialise(Stage1 *s, Prim memory, const char *name, Phrase *e, Phrase *k);
 
 /* ---- spines ---- */
 
@@ -106,6 +107,106 @@ static Phrase *map_i(Stage1 *s, const Spine *sp, Phrase *input, Phrase *acc) {
   return b_app(b, b_app2(b, prim, fn, input), acc);
 }
 
+/* ---- compound accumulators ----
+ *
+ * Stage II gives reduceI one variable for the accumulator: F reads it as
+ * acc.2 and writes it as acc.1 (spec section 7).  The paper's rule is sound
+ * when A[[f x y]](o) reads all of y before it writes any of o, which holds
+ * for a scalar or vector accumulator (one assignment at the end).  For a
+ * compound accumulator the acceptor translation writes component by
+ * component (pair, section 4.1) or element by element (map), so a later
+ * component may read what an earlier one has just overwritten:
+ * (\x a -> (snd a + x, fst a)) would read the new fst.  There the step is
+ * evaluated into a fresh variable and then copied:
+ *   newM d2 (\t -> A[[f x y]](t.1); o :=d2 t.2)
+ * a deviation from the paper documented in docs/language.md.  The direct
+ * form is kept where it provably reads before it writes (direct_ok), so
+ * the common accumulators read as before. */
+
+static int uses_of(const Phrase *p, const Binder *x) {
+  switch (p->kind) {
+  case PH_VAR: return p->binder == x;
+  case PH_LIT:
+  case PH_PRIM:
+  case PH_DEF: return 0;
+  case PH_LAM: return uses_of(p->body, x);
+  case PH_PROJ:
+  case PH_UNOP: return uses_of(p->fst, x);
+  case PH_APP:
+  case PH_PAIR:
+  case PH_SEQ:
+  case PH_ASSIGN:
+  case PH_BINOP: return uses_of(p->fst, x) + uses_of(p->snd, x);
+  case PH_COUNT: break;
+  }
+  INTERNAL("stage I: phrase kind %d", (int)p->kind);
+}
+
+/* uses of x that are `snd x` (or inside it) */
+static int snd_uses_of(const Phrase *p, const Binder *x) {
+  Spine sp;
+  if ((p->kind == PH_APP || p->kind == PH_PRIM) && spine_of((Phrase *)p, &sp) && sp.head->prim == PRIM_SND &&
+      sp.nargs == 1 && sp.args[0]->kind == PH_VAR && sp.args[0]->binder == x)
+    return 1;
+  switch (p->kind) {
+  case PH_LAM: return snd_uses_of(p->body, x);
+  case PH_PROJ:
+  case PH_UNOP: return snd_uses_of(p->fst, x);
+  case PH_APP:
+  case PH_PAIR:
+  case PH_SEQ:
+  case PH_ASSIGN:
+  case PH_BINOP: return snd_uses_of(p->fst, x) + snd_uses_of(p->snd, x);
+  default: return 0;
+  }
+}
+
+static bool is_scalar_data(const DataType *t) { return dt_resolve((DataType *)t)->kind == DT_SCALAR; }
+
+/* e reads element i of y only while it computes element i: y itself, or a
+ * zip of such arrays and arrays that do not mention y */
+static bool pointwise_in(const Phrase *e, const Binder *y) {
+  if (e->kind == PH_VAR) return true;
+  if (!uses_of(e, y)) return true;
+  Spine sp;
+  if (!(e->kind == PH_APP && spine_of((Phrase *)e, &sp))) return false;
+  return sp.head->prim == PRIM_ZIP && sp.nargs == 2 && pointwise_in(sp.args[0], y) && pointwise_in(sp.args[1], y);
+}
+
+/* A[[e]](o) reads every part of y before it writes that part of o */
+static bool direct_ok(const Phrase *e, const Binder *y) {
+  if (!uses_of(e, y) || is_scalar_data(b_data(e))) return true;
+  Spine sp;
+  if (!((e->kind == PH_APP || e->kind == PH_PRIM) && spine_of((Phrase *)e, &sp))) return false;
+  Prim p = sp.head->prim;
+  if (p == PRIM_PAIR && sp.nargs == 2) {
+    /* o.1 is written first: the second component may read only snd y */
+    const Phrase *c1 = sp.args[0], *c2 = sp.args[1];
+    return (is_scalar_data(b_data(c1)) || !uses_of(c1, y)) && (is_scalar_data(b_data(c2)) || !uses_of(c2, y)) &&
+           snd_uses_of(c2, y) == uses_of(c2, y);
+  }
+  /* a sequential map writes o[i] after reading y[i] only (a parallel one
+   * may not read what it writes at all: SCIR, paper Figure 3) */
+  if (p == PRIM_MAP_SEQ && sp.nargs == 2)
+    return !uses_of(sp.args[0], y) && pointwise_in(sp.args[1], y) && is_scalar_data(b_data(e)->elem);
+  return false;
+}
+
+static bool mentions_prim(const Phrase *p, Prim prim) {
+  switch (p->kind) {
+  case PH_PRIM: return p->prim == prim;
+  case PH_LAM: return mentions_prim(p->body, prim);
+  case PH_PROJ:
+  case PH_UNOP: return mentions_prim(p->fst, prim);
+  case PH_APP:
+  case PH_PAIR:
+  case PH_SEQ:
+  case PH_ASSIGN:
+  case PH_BINOP: return mentions_prim(p->fst, prim) || mentions_prim(p->snd, prim);
+  default: return false;
+  }
+}
+
 /* reduceI n d1 d2 (\x y o -> A[[f x y]](o)) init input k   (Figure 5) */
 static Phrase *reduce_i(Stage1 *s, const Spine *sp, Phrase *init, Phrase *input, Phrase *k) {
   Builder *b = &s->b;
@@ -116,7 +217,18 @@ static Phrase *reduce_i(Stage1 *s, const Spine *sp, Phrase *init, Phrase *input,
   Phrase *fx = apply_fn(s, f, b_var(b, x));
   Binder *y = b_binder(b, param_name(fx, "acc"), pt_exp(tc, d2));
   Binder *o = b_binder(b, "o", pt_acc(tc, d2));
-  Phrase *body = acc_tr(s, apply_fn(s, fx, b_var(b, y)), b_var(b, o));
+  Phrase *step = apply_fn(s, fx, b_var(b, y));
+  Phrase *body;
+  if (direct_ok(step, y)) {
+    body = acc_tr(s, step, b_var(b, o));
+  } else {
+    /* the work-items of a group share the new value when a mapLocal
+     * computes it (each writes its elements, all read them) */
+    Prim memory = mentions_prim(step, PRIM_MAP_LOCAL) ? PRIM_NEW_LOCAL : PRIM_NEW_PRIVATE;
+    Binder *r = k_binder(s, "r", d2);
+    Phrase *copy = b_lam(b, r, b_assign(b, b_var(b, o), b_var(b, r)), false);
+    body = materialise(s, memory, "next", step, copy);
+  }
   Phrase *fn = b_lam(b, x, b_lam(b, y, b_lam(b, o, body, false), false), false);
   PhraseType *k_t = pt_fn(tc, pt_exp(tc, d2), tc->t_comm);
   PhraseType *ty = pt_fn(tc, fn->type, pt_fn(tc, init->type, pt_fn(tc, input->type, pt_fn(tc, k_t, tc->t_comm))));

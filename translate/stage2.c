@@ -32,12 +32,13 @@ static Prim parfor_for(Prim map_i) {
   }
 }
 
-static Phrase *for_loop(Stage2 *s, Size n, Binder *i, Phrase *body) {
+static Phrase *for_loop(Stage2 *s, Size n, Binder *i, Phrase *body, const char *origin) {
   Builder *b = &s->b;
   TypeCtx *tc = b->tc;
   PhraseType *ty = pt_fn(tc, pt_fn(tc, pt_exp(tc, dt_idx(tc, n)), tc->t_comm), tc->t_comm);
   Phrase *loop = b_prim(b, PRIM_FOR, 0, ty);
   loop->sizes[0] = n;
+  loop->origin = origin;
   return b_app(b, loop, b_lam(b, i, body, false));
 }
 
@@ -56,7 +57,7 @@ static Phrase *lower_map_i(Stage2 *s, Phrase *head, Phrase *f, Phrase *e, Phrase
   Phrase *fx = apply(s, f, b_idx(b, e, b_var(b, i)));
   if (head->prim == PRIM_MAP_I_SEQ || head->prim == PRIM_MAP_I) {
     /* mapI with no OpenCL level runs sequentially: see b_assign */
-    return for_loop(s, n, i, apply(s, fx, b_idx_acc(b, acc, b_var(b, i))));
+    return for_loop(s, n, i, apply(s, fx, b_idx_acc(b, acc, b_var(b, i))), "mapSeq");
   }
   /* fx is \o -> body: keep its binder as the parfor's element acceptor */
   ASSERT(fx->kind == PH_LAM);
@@ -77,7 +78,7 @@ static Phrase *lower_reduce_i(Stage2 *s, Phrase *f, Phrase *init, Phrase *e, Phr
   /* F (idx E i) acc.2 acc.1 */
   Phrase *step = apply(s, apply(s, apply(s, f, b_idx(b, e, b_var(b, i))), b_proj(b, v, 2)), b_proj(b, v, 1));
   Phrase *body = b_seq(b, b_assign(b, b_proj(b, v, 1), init),
-                       b_seq(b, for_loop(s, n, i, step), apply(s, k, b_proj(b, v, 2))));
+                       b_seq(b, for_loop(s, n, i, step, "reduceSeq"), apply(s, k, b_proj(b, v, 2))));
   return b_new(b, PRIM_NEW_PRIVATE, d2, acc, body);
 }
 
