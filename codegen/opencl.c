@@ -451,8 +451,21 @@ static void set_union(CG *cg, BinderSet *a, const BinderSet *b) {
   for (int i = 0; i < b->n; i++) binder_set_add(cg, a, b->items[i]);
 }
 
+/* Pending writes to local memory that p writes again: two work-items
+ * writing one element unordered leave either value (a shared accumulator,
+ * initialised and then updated by a mapLocal that may split it differently:
+ * stage2.c, lower_reduce_i).  Global memory is left out: its buffers share
+ * one root binder per output (pairs of arrays), and work-groups are not
+ * ordered by a barrier anyway (spec section 5). */
+static BinderSet local_waw(CG *cg, const BinderSet *writes) {
+  BinderSet waw = intersect(cg, writes, &cg->pending_writes);
+  remove_space(cg, &waw, false, true);
+  return waw;
+}
+
 /* The barrier command p needs before it: pending writes it reads, pending
- * reads it writes (the latter only where barriers may go). */
+ * reads it writes, pending local writes it writes (the latter two only
+ * where barriers may go). */
 static void sync_before(CG *cg, const Phrase *p) {
   BinderSet need = {0};
   if (cg->pending_writes.n) {
@@ -469,11 +482,12 @@ static void sync_before(CG *cg, const Phrase *p) {
     }
     return;
   }
-  if (cg->pending_reads.n) {
+  if (cg->pending_reads.n || cg->pending_writes.n) {
     BinderSet writes = {0};
     scan_writes(cg, p, NULL, &writes);
-    BinderSet war = intersect(cg, &writes, &cg->pending_reads);
+    BinderSet war = intersect(cg, &writes, &cg->pending_reads), waw = local_waw(cg, &writes);
     set_union(cg, &need, &war);
+    set_union(cg, &need, &waw);
   }
   if (need.n) emit_barrier(cg, &need);
 }
@@ -485,8 +499,9 @@ static BinderSet loop_carried(CG *cg, const Phrase *body) {
   scan_reads(cg, body, &reads);
   scan_writes(cg, body, NULL, &writes);
   BinderSet need = intersect(cg, &cg->pending_writes, &reads);
-  BinderSet war = intersect(cg, &writes, &cg->pending_reads);
+  BinderSet war = intersect(cg, &writes, &cg->pending_reads), waw = local_waw(cg, &writes);
   set_union(cg, &need, &war);
+  set_union(cg, &need, &waw);
   return need;
 }
 

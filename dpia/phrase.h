@@ -71,6 +71,10 @@ struct Phrase {
       const char *origin;               /* for: the source primitive the loop
                                            comes from (mapSeq, reduceSeq), for
                                            its comment; NULL when unknown */
+      const Phrase *shared_by;          /* reduceI: the mapLocal primitive
+                                           through which the work-items of a
+                                           group write its accumulator, which
+                                           is then newLocal (stage1.c) */
     };
     struct {                            /* DEF */
       DefInfo *def;

@@ -192,19 +192,32 @@ static bool direct_ok(const Phrase *e, const Binder *y) {
   return false;
 }
 
-static bool mentions_prim(const Phrase *p, Prim prim) {
+/* the first use of primitive prim in p, or NULL */
+static const Phrase *find_prim(const Phrase *p, Prim prim) {
   switch (p->kind) {
-  case PH_PRIM: return p->prim == prim;
-  case PH_LAM: return mentions_prim(p->body, prim);
+  case PH_PRIM: return p->prim == prim ? p : NULL;
+  case PH_LAM: return find_prim(p->body, prim);
   case PH_PROJ:
-  case PH_UNOP: return mentions_prim(p->fst, prim);
+  case PH_UNOP: return find_prim(p->fst, prim);
   case PH_APP:
   case PH_PAIR:
   case PH_SEQ:
   case PH_ASSIGN:
-  case PH_BINOP: return mentions_prim(p->fst, prim) || mentions_prim(p->snd, prim);
-  default: return false;
+  case PH_BINOP: {
+    const Phrase *q = find_prim(p->fst, prim);
+    return q ? q : find_prim(p->snd, prim);
   }
+  default: return NULL;
+  }
+}
+
+/* A[[level (\v -> v) e]](acc): e copied into acc by the map primitive
+ * `level` (its work-items each copy their own elements) */
+static Phrase *map_copy(Stage1 *s, const Phrase *level, Phrase *e, Phrase *acc) {
+  Builder *b = &s->b;
+  Binder *v = k_binder(s, "v", b_data(e)->elem);
+  Spine copy = {.head = (Phrase *)level, .nargs = 2, .args = {b_lam(b, v, b_var(b, v), false), e}};
+  return map_i(s, &copy, e, acc);
 }
 
 /* reduceI n d1 d2 (\x y o -> A[[f x y]](o)) init input k   (Figure 5) */
@@ -218,21 +231,25 @@ static Phrase *reduce_i(Stage1 *s, const Spine *sp, Phrase *init, Phrase *input,
   Binder *y = b_binder(b, param_name(fx, "acc"), pt_exp(tc, d2));
   Binder *o = b_binder(b, "o", pt_acc(tc, d2));
   Phrase *step = apply_fn(s, fx, b_var(b, y));
+  /* The work-items of a group write an array accumulator together when a
+   * mapLocal computes the step (each its elements; all read them after):
+   * it lives in local memory then, not in each work-item's private memory
+   * (shine's oclReduceSeq with AddressSpace.Local), and so does `next`,
+   * copied back by the same mapLocal. */
+  const Phrase *shared = is_scalar_data(d2) ? NULL : find_prim(step, PRIM_MAP_LOCAL);
   Phrase *body;
   if (direct_ok(step, y)) {
     body = acc_tr(s, step, b_var(b, o));
   } else {
-    /* the work-items of a group share the new value when a mapLocal
-     * computes it (each writes its elements, all read them) */
-    Prim memory = mentions_prim(step, PRIM_MAP_LOCAL) ? PRIM_NEW_LOCAL : PRIM_NEW_PRIVATE;
     Binder *r = k_binder(s, "r", d2);
-    Phrase *copy = b_lam(b, r, b_assign(b, b_var(b, o), b_var(b, r)), false);
-    body = materialise(s, memory, "next", step, copy);
+    Phrase *copy = shared ? map_copy(s, shared, b_var(b, r), b_var(b, o)) : b_assign(b, b_var(b, o), b_var(b, r));
+    body = materialise(s, shared ? PRIM_NEW_LOCAL : PRIM_NEW_PRIVATE, "next", step, b_lam(b, r, copy, false));
   }
   Phrase *fn = b_lam(b, x, b_lam(b, y, b_lam(b, o, body, false), false), false);
   PhraseType *k_t = pt_fn(tc, pt_exp(tc, d2), tc->t_comm);
   PhraseType *ty = pt_fn(tc, fn->type, pt_fn(tc, init->type, pt_fn(tc, input->type, pt_fn(tc, k_t, tc->t_comm))));
   Phrase *prim = b_prim(b, PRIM_REDUCE_I, 0, ty);
+  prim->shared_by = shared;
   return b_app(b, b_app(b, b_app2(b, prim, fn, init), input), k);
 }
 

@@ -5,6 +5,9 @@
  *   reduceI n d1 d2 F I E C = newPrivate d2 (\acc -> acc.1 :=d2 I;
  *                               for n (\i -> F (idx E i) acc.2 acc.1); C acc.2)
  *
+ * (newLocal instead of newPrivate when the work-items of a group write the
+ * accumulator together, through a mapLocal in F: see stage1.c, reduce_i)
+ *
  * (with the .1/.2 typo of the paper fixed, spec section 12), then
  * beta-normalised: F and C are lambdas, applied by substitution. */
 #include "translate.h"
@@ -67,7 +70,21 @@ static Phrase *lower_map_i(Stage2 *s, Phrase *head, Phrase *f, Phrase *e, Phrase
   return b_app2(b, loop, acc, body);
 }
 
-static Phrase *lower_reduce_i(Stage2 *s, Phrase *f, Phrase *init, Phrase *e, Phrase *k) {
+/* parforLocal acc (\i o -> o := idx e i): a shared accumulator is
+ * initialised by the work-items that update it, each its own elements, so
+ * no work-item's update races with another's initialisation */
+static Phrase *parallel_copy(Stage2 *s, const Phrase *level, Phrase *e, Phrase *acc) {
+  Builder *b = &s->b;
+  TypeCtx *tc = b->tc;
+  DataType *t = b_data(acc);
+  Binder *i = b_binder(b, "lid", pt_exp(tc, dt_idx(tc, t->size)));
+  Binder *o = b_binder(b, "o", pt_acc(tc, t->elem));
+  Phrase *body = b_lam(b, i, b_lam(b, o, b_assign(b, b_var(b, o), b_idx(b, e, b_var(b, i))), true), false);
+  PhraseType *ty = pt_fn(tc, acc->type, pt_fn(tc, body->type, tc->t_comm));
+  return b_app2(b, b_prim(b, PRIM_PARFOR_LOCAL, level->dim, ty), acc, body);
+}
+
+static Phrase *lower_reduce_i(Stage2 *s, Phrase *head, Phrase *f, Phrase *init, Phrase *e, Phrase *k) {
   Builder *b = &s->b;
   TypeCtx *tc = b->tc;
   DataType *d2 = b_data(init);
@@ -77,9 +94,10 @@ static Phrase *lower_reduce_i(Stage2 *s, Phrase *f, Phrase *init, Phrase *e, Phr
   Binder *i = b_binder(b, "i", pt_exp(tc, dt_idx(tc, n)));
   /* F (idx E i) acc.2 acc.1 */
   Phrase *step = apply(s, apply(s, apply(s, f, b_idx(b, e, b_var(b, i))), b_proj(b, v, 2)), b_proj(b, v, 1));
-  Phrase *body = b_seq(b, b_assign(b, b_proj(b, v, 1), init),
-                       b_seq(b, for_loop(s, n, i, step, "reduceSeq"), apply(s, k, b_proj(b, v, 2))));
-  return b_new(b, PRIM_NEW_PRIVATE, d2, acc, body);
+  const Phrase *shared = head->shared_by;
+  Phrase *start = shared ? parallel_copy(s, shared, init, b_proj(b, v, 1)) : b_assign(b, b_proj(b, v, 1), init);
+  Phrase *body = b_seq(b, start, b_seq(b, for_loop(s, n, i, step, "reduceSeq"), apply(s, k, b_proj(b, v, 2))));
+  return b_new(b, shared ? PRIM_NEW_LOCAL : PRIM_NEW_PRIVATE, d2, acc, body);
 }
 
 static Phrase *rewrite_child(void *s, Phrase *p) { return rewrite(s, p); }
@@ -113,7 +131,7 @@ static Phrase *rewrite(Stage2 *s, Phrase *p) {
         if (n == 3) r = lower_map_i(s, h, args[0], args[1], args[2]);
         break;
       case PRIM_REDUCE_I:
-        if (n == 4) r = lower_reduce_i(s, args[0], args[1], args[2], args[3]);
+        if (n == 4) r = lower_reduce_i(s, h, args[0], args[1], args[2], args[3]);
         break;
       default: break;
       }
