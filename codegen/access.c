@@ -441,6 +441,14 @@ const Ix *gen_index(CG *cg, const Phrase *i) {
     if (e && e->kind == ENV_INDEX) return e->ix;
     if (e && e->kind == ENV_STORAGE && e->st->kind == STORE_VALUE) return ix_var(&cg->ix, e->st->name);
   }
+  if (i->type->kind == PT_EXP) {
+    /* an index read from data (a gather: idx xs (idx nbh j)): its value is
+     * an atom of the index expression, in 0 <= v < n by the type idx[n]
+     * (the host and the reference interpreter check inputs against it) */
+    CExpr v = gen_exp(cg, i, NULL);
+    if (v.prec < PREC_POSTFIX) v.text = arena_printf(cg->arena, "(%s)", v.text);
+    return ix_var(&cg->ix, v.text);
+  }
   unsupported(cg, i->span, "this index expression (only loop variables and idx parameters are indices)");
   return K(cg, 0);
 }

@@ -56,7 +56,8 @@ void rng_fill(Rng *r, const Lay *l, double *dst) {
        * the reference sees it too (spec section 11; interp.c, precision) */
       case SC_FLOAT: dst[j] = (float)rng_value(r); break;
       case SC_DOUBLE: dst[j] = rng_value(r); break;
-      case SC_INT: dst[j] = rng_int(r); break;
+      /* an idx[n] input is a valid index: a gather reads xs[nbh[i]] */
+      case SC_INT: dst[j] = l->bound ? (double)(rng_next(r) % (uint64_t)l->bound) : rng_int(r); break;
       case SC_BOOL: dst[j] = (double)(rng_next(r) >> 63); break;
       }
     }

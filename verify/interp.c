@@ -679,6 +679,15 @@ static Val run_prim(Interp *I, const Phrase *p, const Val *args) {
     for (int j = 0; j < w; j++) lanes[j] = fma(lane(a, j), lane(b, j), lane(c, j));
     return num(I, w, lanes);
   }
+  case PRIM_IDX: {
+    /* an index read from data (a gather) is checked, not trusted: the
+     * device would read out of bounds */
+    const Arr *a = need_arr(args[0], p);
+    double i = lane(need_num(args[1], p), 0);
+    if (!(i >= 0 && i < (double)a->n))
+      fail(I, p->span, "index value %.17g is out of range for an array of %" PRId64 " elements", i, a->n);
+    return arr_index(I, a, (int64_t)i);
+  }
   default: break;
   }
   fail(I, p->span, "primitive %s is not part of the functional language", prim_info[p->prim].name);
@@ -687,7 +696,7 @@ static Val run_prim(Interp *I, const Phrase *p, const Val *args) {
 /* a primitive as a function value (or its result, for a primitive without
  * arguments) */
 static Val prim_value(Interp *I, const Phrase *p) {
-  if (!(prim_info[p->prim].flags & PF_FUNC))
+  if (!(prim_info[p->prim].flags & PF_FUNC) && p->prim != PRIM_IDX) /* idx xs i: element access */
     fail(I, p->span, "primitive %s is not part of the functional language", prim_info[p->prim].name);
   int arity = prim_arity(p);
   if (arity == 0) return run_prim(I, p, NULL);

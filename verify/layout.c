@@ -109,7 +109,17 @@ const Lay *lay_of(Arena *a, const DataType *t, const NatValues *nats, Buf *err) 
     }
     return l;
   }
-  case DT_IDX:
+  case DT_IDX: {
+    int64_t n;
+    if (!nat_eval_size(t->size, nats, &n, err)) return NULL;
+    l->kind = LAY_NUM;
+    l->scalar = SC_INT;
+    l->width = 1;
+    l->bound = n > 0 ? n : 1; /* idx[0] has no value: any int is out of range */
+    l->flat = 1;
+    l->bytes = l->align = 4;
+    return l;
+  }
   case DT_VAR:
   case DT_META: break;
   }

@@ -47,6 +47,8 @@ struct Lay {
   LayKind kind;
   ScalarKind scalar; /* LAY_NUM */
   int width;         /* LAY_NUM: 1, or the vector width */
+  int64_t bound;     /* LAY_NUM: an idx[bound] (an int in 0 <= v < bound);
+                        0 for a number */
   int64_t n;         /* LAY_ARRAY: element count */
   const Lay *elem;   /* LAY_ARRAY */
   const Lay *fst, *snd; /* LAY_PAIR */
@@ -59,7 +61,7 @@ struct Lay {
 /* The layout of t with the sizes evaluated.  Returns NULL after a message
  * in err when a size cannot be evaluated (an unknown nat parameter, an
  * inexact division), is negative or makes the value too large, or when t
- * is not a concrete data type (idx, a data parameter). */
+ * is not a concrete data type (a data parameter).  An idx[n] is an int. */
 const Lay *lay_of(Arena *a, const DataType *t, const NatValues *nats, Buf *err);
 
 /* Host <-> device conversion of one value of layout l.  Float lanes are
