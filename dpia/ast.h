@@ -196,7 +196,10 @@ struct Ast {
 };
 
 /* ---- declarations ---- */
-typedef enum ParamKind { PARAM_NAT, PARAM_DATA, PARAM_PHRASE } ParamKind;
+/* PARAM_UNTYPED: a bare name in a def (`def square x = x * x`): the def is
+ * a template, its body checked at each use with the arguments' types, like
+ * a lambda's (docs/language.md); all or none of a def's parameters are. */
+typedef enum ParamKind { PARAM_NAT, PARAM_DATA, PARAM_PHRASE, PARAM_UNTYPED } ParamKind;
 
 typedef struct Param {
   Sym name;
@@ -215,6 +218,9 @@ typedef struct Decl {
   TypeAst *result;  /* optional ': type' */
   Ast *body;
 } Decl;
+
+/* a def whose parameters are untyped (PARAM_UNTYPED) */
+static inline bool decl_is_template(const Decl *d) { return d->nparams > 0 && d->params[0].kind == PARAM_UNTYPED; }
 
 typedef struct Program {
   const Source *src;

@@ -417,6 +417,10 @@ void ast_print(Buf *out, const Ast *e) {
  * share one TypeAst, and print together again. */
 static int print_param_group(Buf *out, const Param *params, int i, int n) {
   const Param *first = &params[i];
+  if (first->kind == PARAM_UNTYPED) {
+    emit(out, " %s", first->name);
+    return i + 1;
+  }
   int end = i + 1;
   if (first->kind == PARAM_PHRASE)
     while (end < n && params[end].kind == PARAM_PHRASE && params[end].type == first->type) end++;
@@ -427,6 +431,7 @@ static int print_param_group(Buf *out, const Param *params, int i, int n) {
   case PARAM_NAT: buf_puts(out, "nat"); break;
   case PARAM_DATA: buf_puts(out, "data"); break;
   case PARAM_PHRASE: print_type(out, first->type, TP_ARROW); break;
+  case PARAM_UNTYPED: break;
   }
   buf_putc(out, ')');
   return end;

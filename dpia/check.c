@@ -48,6 +48,7 @@ struct Env {
 static Phrase *infer(Checker *c, Env *env, const Ast *e);
 static Phrase *check(Checker *c, Env *env, const Ast *e, PhraseType *want);
 static void check_decl(Checker *c, int index);
+static Phrase *elab_lambda(Checker *c, Env *env, const Ast *e, PhraseType *want);
 
 /* ---- errors ---- */
 
@@ -718,6 +719,61 @@ static Phrase *elab_def_use(Checker *c, const Ast *e, int index) {
   return p;
 }
 
+/* ---- templates: defs with untyped parameters (ast.h, PARAM_UNTYPED) ----
+ *
+ * `def square x = x * x` is checked at each use as the lambda
+ * \x -> (x * x : result) would be there, in the scope of the declarations
+ * only (a def sees no local name of its user).  So square may be used at
+ * several types.  An error in its body is reported at the body, once
+ * (diag.c drops repeats). */
+
+static const Ast *template_lambda(Checker *c, int index) {
+  if (c->template_lambda[index]) return c->template_lambda[index];
+  const Decl *d = c->prog->decls[index];
+  Ast *body = d->body;
+  if (d->result) {
+    Ast *asc = NEW(c->arena, Ast);
+    asc->kind = AST_ASCRIBE;
+    asc->span = d->body->span;
+    asc->lhs = body;
+    asc->type = d->result;
+    body = asc;
+  }
+  for (int i = d->nparams - 1; i >= 0; i--) {
+    Ast *lam = NEW(c->arena, Ast);
+    lam->kind = AST_LAMBDA;
+    lam->span = d->span;
+    lam->bound = d->params[i].name;
+    lam->bound_span = d->params[i].span;
+    lam->body = body;
+    body = lam;
+  }
+  return c->template_lambda[index] = body;
+}
+
+/* the declaration index of the template that e (a variable) names, or -1 */
+static int template_named(Checker *c, Env *env, const Ast *e) {
+  if (e->kind != AST_VAR || env_find(env, e->name)) return -1;
+  int index = find_decl(c, e->name);
+  return index >= 0 && decl_is_template(c->prog->decls[index]) ? index : -1;
+}
+
+/* The template's lambda elaborated at a use: checked against want, or
+ * inferred (want NULL), or with its first parameter of type arg0 (when the
+ * use is applied). */
+static Phrase *template_use(Checker *c, const Ast *use, int index, PhraseType *want, PhraseType *arg0) {
+  if (c->state[index] == 1) {
+    check_error(c, use->span, "recursive definition: '%s' uses itself; DPIA has no recursion", use->name);
+    return NULL;
+  }
+  const Ast *lam = template_lambda(c, index);
+  c->state[index] = 1;
+  Phrase *p = arg0 ? elab_lambda(c, NULL, lam, pt_fn(c->tc, arg0, NULL)) : want ? check(c, NULL, lam, want)
+                                                                              : infer(c, NULL, lam);
+  c->state[index] = 2;
+  return p;
+}
+
 static Phrase *elab_var(Checker *c, Env *env, const Ast *e) {
   Env *found = env_find(env, e->name);
   if (found) {
@@ -739,6 +795,7 @@ static Phrase *elab_var(Checker *c, Env *env, const Ast *e) {
     return p;
   }
   int index = find_decl(c, e->name);
+  if (index >= 0 && decl_is_template(c->prog->decls[index])) return template_use(c, e, index, NULL, NULL);
   if (index >= 0) return elab_def_use(c, e, index);
   check_error(c, e->span, "unknown identifier '%s'", e->name);
   return NULL;
@@ -763,7 +820,6 @@ static bool check_late(const Ast *e, const PhraseType *param) {
   return is_function_literal(e) || param->kind == PT_FN || param->kind == PT_FN_P;
 }
 
-static Phrase *elab_lambda(Checker *c, Env *env, const Ast *e, PhraseType *want);
 static Phrase *elab_function_literal(Checker *c, Env *env, const Ast *e, PhraseType *want);
 
 /* Apply fn to args.  want (optional) is the type the whole application
@@ -817,6 +873,54 @@ static Phrase *apply_spine(Checker *c, Env *env, Phrase *fn, Arg *args, int narg
   return p;
 }
 
+/* An argument in size syntax: an integer literal, a nat parameter, or
+ * + - * / of them. */
+static bool is_size_arg(Env *env, const Ast *e) {
+  switch (e->kind) {
+  case AST_INT: return true;
+  case AST_VAR: {
+    Env *found = env_find(env, e->name);
+    return found && found->kind == ENV_SIZE;
+  }
+  case AST_BINOP:
+    return (e->op == BIN_ADD || e->op == BIN_SUB || e->op == BIN_MUL || e->op == BIN_DIV) &&
+           is_size_arg(env, e->lhs) && is_size_arg(env, e->rhs);
+  default: return false;
+  }
+}
+
+/* the same argument as a size AST, for conv_size */
+static SizeAst *size_ast_of(Checker *c, const Ast *e) {
+  SizeAst *s = NEW(c->arena, SizeAst);
+  s->span = e->span;
+  switch (e->kind) {
+  case AST_INT: s->kind = SZA_NUM; s->num = e->int_value; return s;
+  case AST_VAR: s->kind = SZA_VAR; s->name = e->name; return s;
+  default: break;
+  }
+  s->kind = e->op == BIN_ADD ? SZA_ADD : e->op == BIN_SUB ? SZA_SUB : e->op == BIN_MUL ? SZA_MUL : SZA_DIV;
+  s->lhs = size_ast_of(c, e->lhs);
+  s->rhs = size_ast_of(c, e->rhs);
+  return s;
+}
+
+/* A def's nat parameters may be given explicitly, first and in the order
+ * they are declared (docs/language.md): `firstN 3 xs` for
+ * def firstN (K: nat) (M: nat) (v: [M]float).  Those not given are
+ * inferred.  Returns how many leading arguments were sizes, -1 after an
+ * error. */
+static int explicit_sizes(Checker *c, Env *env, Phrase *fn, Arg *args, int nargs) {
+  if (fn->kind != PH_DEF) return 0;
+  int given = 0;
+  while (given < fn->def->nsize_params && given < nargs && args[given].ast && is_size_arg(env, args[given].ast)) {
+    Size s;
+    if (!conv_size(c, env, size_ast_of(c, args[given].ast), &s)) return -1;
+    if (!unify_sizes(c, fn->subst->sizes[given], s, args[given].ast->span)) INTERNAL("fresh size did not unify");
+    given++;
+  }
+  return given;
+}
+
 static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
   int nargs = 0;
   const Ast *head = e;
@@ -838,7 +942,8 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
     a = a->lhs;
   }
   Phrase *fn;
-  if (head->kind == AST_LAMBDA) {
+  int template = template_named(c, env, head);
+  if (head->kind == AST_LAMBDA || template >= 0) {
     /* (\x -> body) arg, as a let is: the argument gives x its type */
     Phrase *arg0 = infer(c, env, args[0].ast);
     if (!arg0) {
@@ -847,9 +952,19 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
     }
     args[0].ready = arg0;
     args[0].ast = NULL;
-    fn = elab_lambda(c, env, head, pt_fn(c->tc, arg0->type, NULL));
+    fn = template >= 0 ? template_use(c, head, template, NULL, arg0->type)
+                       : elab_lambda(c, env, head, pt_fn(c->tc, arg0->type, NULL));
   } else {
     fn = infer(c, env, head);
+    int given = fn ? explicit_sizes(c, env, fn, args, nargs) : 0;
+    if (given < 0) fn = NULL;
+    else if (given == nargs) {
+      c->depth--;
+      return fn;
+    } else {
+      args += given;
+      nargs -= given;
+    }
   }
   Phrase *p = fn ? apply_spine(c, env, fn, args, nargs, want) : NULL;
   c->depth--;
@@ -1047,6 +1162,11 @@ static Phrase *check(Checker *c, Env *env, const Ast *e, PhraseType *want) {
     }
     return elab_compose(c, env, e, want);
   case AST_LET: return elab_let(c, env, e, want);
+  case AST_VAR: {
+    int index = template_named(c, env, e);
+    if (index >= 0) return template_use(c, e, index, want, NULL);
+    break;
+  }
   case AST_APP: {
     Phrase *p = elab_app(c, env, e, want);
     return p;
@@ -1279,6 +1399,20 @@ static bool check_kernel_names(Checker *c, const Decl *d) {
 static void check_decl(Checker *c, int index) {
   const Decl *d = c->prog->decls[index];
   DefInfo *def = c->defs[index];
+  if (decl_is_template(d)) {
+    /* checked at each use, with its arguments' types (template_use) */
+    for (int i = 0; i < d->nparams; i++)
+      for (int j = 0; j < i; j++)
+        if (d->params[j].name == d->params[i].name) {
+          diag_error(c->diag, d->params[i].span, "duplicate parameter '%s'", d->params[i].name);
+          diag_note(c->diag, d->params[j].span, "'%s' was first declared here", d->params[i].name);
+          c->state[index] = 2;
+          return;
+        }
+    def->ok = true;
+    c->state[index] = 2;
+    return;
+  }
   c->state[index] = 1;
   c->current = index;
   c->failed = false;
@@ -1302,6 +1436,7 @@ static void check_decl(Checker *c, int index) {
       vec_push(c->arena, &datas, (void *)pa->name);
       env = env_push(c, env, pa->name, ENV_DATA, NULL);
       break;
+    case PARAM_UNTYPED: INTERNAL("template parameter in a checked declaration");
     case PARAM_PHRASE: {
       PhraseType *t = conv_phrase(c, env, pa->type);
       if (t && d->is_kernel && t->kind != PT_EXP) {
@@ -1360,6 +1495,7 @@ CheckedProgram *check_program(Arena *a, Interner *in, Diag *diag, TypeCtx *tc, c
   c.prog = p;
   c.defs = NEWARRAY(a, DefInfo *, p->ndecls);
   c.state = NEWARRAY(a, int, p->ndecls);
+  c.template_lambda = NEWARRAY(a, const Ast *, p->ndecls);
   for (int i = 0; i < p->ndecls; i++) {
     const Decl *d = p->decls[i];
     DefInfo *def = NEW(a, DefInfo);

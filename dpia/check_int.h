@@ -66,7 +66,10 @@ typedef struct Checker {
   TypeCtx *tc;
   const Program *prog;
   DefInfo **defs; /* by declaration index */
-  int *state;     /* 0 unchecked, 1 in progress, 2 done */
+  int *state;     /* 0 unchecked, 1 in progress (a template: being
+                     expanded), 2 done */
+  const Ast **template_lambda; /* by declaration index: a template's
+                                  \x y -> body, made at its first use */
   Vec size_metas; /* SizeMeta* */
   Vec reqs;       /* Requirement* of the current declaration */
   Vec deferred;   /* Deferred* */
@@ -93,6 +96,8 @@ void require(Checker *c, ReqKind kind, Size s, Span span, const char *what);
 /* false (after reporting it at span) if size arithmetic overflowed */
 bool check_overflow(Checker *c, Span span);
 bool unify_data(Checker *c, DataType *a, DataType *b);
+/* a == b as sizes, solving metavariables (unify.c) */
+bool unify_sizes(Checker *c, Size a, Size b, Span span);
 /* Unify want with have; report a mismatch at span (ctx, if not NULL,
  * names the context). */
 bool expect_type(Checker *c, Span span, PhraseType *want, PhraseType *have, const char *ctx);

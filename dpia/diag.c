@@ -21,12 +21,26 @@ static Diagnostic *make(Diag *d, DiagLevel level, Span span, const char *fmt, va
   return g;
 }
 
+static bool same_error(const Diagnostic *a, const Diagnostic *b) {
+  return a->span.src == b->span.src && a->span.begin == b->span.begin && a->span.end == b->span.end &&
+         strcmp(a->message, b->message) == 0;
+}
+
 Diagnostic *diag_error(Diag *d, Span span, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   Diagnostic *g = make(d, DIAG_ERROR, span, fmt, ap);
   va_end(ap);
   d->nerrors++;
+  /* a repeat is counted (the program is still wrong) but not listed; its
+   * notes attach to it and so are dropped with it */
+  for (const Diagnostic *e = d->first; e; e = e->next) {
+    if (same_error(e, g)) {
+      d->nrepeats++;
+      d->last_error = g;
+      return g;
+    }
+  }
   if (d->last) d->last->next = g;
   else d->first = g;
   d->last = g;
@@ -122,7 +136,7 @@ void diag_render_text(const Diag *d, Buf *out) {
   int shown = 0;
   for (const Diagnostic *g = d->first; g; g = g->next) {
     if (d->max_errors && shown == d->max_errors) {
-      emit(out, "dpia: error: too many errors (%d), stopping here\n", d->nerrors);
+      emit(out, "dpia: error: too many errors (%d), stopping here\n", d->nerrors - d->nrepeats);
       break;
     }
     render_one(out, g);

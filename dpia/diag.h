@@ -41,7 +41,10 @@ typedef struct Diag {
   Arena *arena;
   Diagnostic *first, *last; /* errors in the order reported */
   Diagnostic *last_error;   /* where diag_note attaches */
-  int nerrors;
+  int nerrors;     /* errors reported, repeats included: 0 means usable */
+  int nrepeats;    /* of which repeats of an earlier error (same place, same
+                      message: a def or let body checked once per use),
+                      shown once */
   int max_errors; /* stop collecting past this many (0: no limit) */
   bool limit_hit; /* an error was a nesting limit (issue 7), not a fault of the text */
 } Diag;

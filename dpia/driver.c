@@ -96,6 +96,11 @@ static void emit_types(Ctx *c) {
     if (def->is_kernel) {
       emit(&c->out, "kernel %s : ", def->name);
       dt_print(&c->out, def->result->data);
+    } else if (decl_is_template(def->decl)) {
+      /* no type of its own: typed at each use (check.c, templates) */
+      emit(&c->out, "def %s", def->name);
+      for (int j = 0; j < def->decl->nparams; j++) emit(&c->out, " %s", def->decl->params[j].name);
+      buf_puts(&c->out, " : typed at each use");
     } else {
       emit(&c->out, "def %s : ", def->name);
       for (int j = 0; j < def->nsize_params; j++) emit(&c->out, "(%s: nat) -> ", def->size_params[j]);
@@ -531,7 +536,7 @@ int dpia_process(const char *name, const char *text, size_t len, const DpiaOptio
   buf_init(&c->out, c->arena);
 
   r->status = run_passes(c);
-  r->nerrors = c->diag.nerrors;
+  r->nerrors = c->diag.nerrors - c->diag.nrepeats;
   r->ran = c->ran;
   r->min_ms = c->min_ms;
   r->median_ms = c->median_ms;

@@ -1014,7 +1014,8 @@ static void parse_param_group(Parser *p, Vec *params) {
   }
 }
 
-/* decl ::= ('def' | 'kernel') IDENT param* [':' ptype] '=' expr */
+/* decl ::= ('def' | 'kernel') IDENT param* [':' ptype] '=' expr
+ *        | 'def' IDENT IDENT+ [':' ptype] '=' expr        (a template) */
 static Decl *parse_decl(Parser *p) {
   uint32_t begin = p->tok.span.begin;
   Decl *d = NEW(p->arena, Decl);
@@ -1030,7 +1031,36 @@ static Decl *parse_decl(Parser *p) {
   check_binder(p, d->name, d->name_span);
   advance(p);
   Vec params = {0};
-  while (at(p, TOK_LPAREN)) parse_param_group(p, &params);
+  int untyped = 0;
+  while (at(p, TOK_LPAREN) || (!d->is_kernel && at(p, TOK_IDENT))) {
+    if (at(p, TOK_LPAREN)) {
+      parse_param_group(p, &params);
+      continue;
+    }
+    /* def square x = x * x: a template parameter (ast.h, PARAM_UNTYPED) */
+    Param *param = NEW(p->arena, Param);
+    param->name = p->tok.ident;
+    param->span = p->tok.span;
+    param->kind = PARAM_UNTYPED;
+    check_binder(p, param->name, param->span);
+    vec_push(p->arena, &params, param);
+    untyped++;
+    advance(p);
+  }
+  if (untyped && untyped != params.len) {
+    for (int i = 0; i < params.len; i++) {
+      const Param *pa = params.items[i];
+      if (pa->kind == PARAM_UNTYPED) continue;
+      Buf msg;
+      buf_init(&msg, p->arena);
+      emit(&msg,
+           "'%s' is declared with a type, but other parameters of '%s' are not: write the types of all of a "
+           "def's parameters, or of none (then the def is checked at each use, like a lambda)",
+           pa->name, d->name);
+      fail_at(p, pa->span, msg.data);
+      return NULL;
+    }
+  }
   d->nparams = params.len;
   d->params = NEWARRAY(p->arena, Param, params.len);
   for (int i = 0; i < params.len; i++) d->params[i] = *(Param *)params.items[i];
@@ -1038,7 +1068,7 @@ static Decl *parse_decl(Parser *p) {
     advance(p);
     d->result = parse_ptype(p);
   } else if (at(p, TOK_IDENT)) {
-    /* either the '=' is missing or a parameter lacks its parentheses */
+    /* a kernel parameter lacks its parentheses */
     expected(p, "'=' after the parameters of '%s' (a parameter is written '(%s: type)')",
              d->name, p->tok.ident);
     return NULL;

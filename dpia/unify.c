@@ -138,6 +138,10 @@ static void report_unfit(Checker *c, SizeMeta *m, Size a, Size b, Size value, co
               sv.data, what);
 }
 
+static bool unify_size(Checker *c, Size a, Size b, Span span);
+
+bool unify_sizes(Checker *c, Size a, Size b, Span span) { return unify_size(c, a, b, span); }
+
 /* Unify two sizes; false if they are certainly different.  An equation
  * that no metavariable can be solved from yet is postponed. */
 static bool unify_size(Checker *c, Size a, Size b, Span span) {
@@ -470,6 +474,21 @@ static void zonk_tree(Finish *f, Phrase *p) {
     for (int i = 0; i < p->subst->n; i++) {
       if (p->subst->is_size[i]) p->subst->sizes[i] = zonk_size(c, p->subst->sizes[i]);
       else p->subst->datas[i] = zonk_data(c, p->subst->datas[i]);
+      bool unsolved = p->subst->is_size[i] ? size_first_meta(p->subst->sizes[i]) != NULL
+                                           : has_unsolved(c, p->subst->datas[i]);
+      if (unsolved && !f->reported_unsolved) {
+        /* nothing at this use fixes it: it would reach the kernel as an
+         * unknown (spec section 3: every size is determined) */
+        f->reported_unsolved = true;
+        if (p->subst->is_size[i])
+          check_error(c, p->span,
+                      "the size %s of '%s' is not determined by the arguments here: pass it explicitly (size "
+                      "arguments come first, in the order of the def's nat parameters: %s 4 ...)",
+                      p->subst->names[i], p->def->name, p->def->name);
+        else
+          check_error(c, p->span, "the data type %s of '%s' is not determined by the arguments here",
+                      p->subst->names[i], p->def->name);
+      }
     }
     break;
   case PH_LAM:

@@ -253,6 +253,7 @@ static void full_program(Buf *b, const Program *p) {
       emit(b, " (%s: ", pa->name);
       if (pa->kind == PARAM_NAT) buf_puts(b, "nat");
       else if (pa->kind == PARAM_DATA) buf_puts(b, "data");
+      else if (pa->kind == PARAM_UNTYPED) buf_puts(b, "untyped");
       else full_type(b, pa->type);
       buf_putc(b, ')');
       /* sharing of one TypeAst by a parameter group is part of the tree */
