@@ -327,7 +327,8 @@ static int run_command_in(const Command *cmd, int argc, char **argv, Owned *own)
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       fputs(cmd->help, stdout);
       return DPIA_OK;
-    } else if (cmd->action == DPIA_CHECK && (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0)) {
+    } else if ((cmd->action == DPIA_CHECK || cmd->action == DPIA_VERIFY) &&
+               (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0)) {
       opt.verbose = 1;
     } else if (strcmp(a, "--diagnostics=json") == 0) {
       opt.diagnostics_json = 1;
