@@ -273,7 +273,7 @@ SemStatus semantic_check(Arena *a, const DefInfo *def, const Phrase *body, const
    * ordering fault */
   bool second = false;
   NatValues next = s.nats;
-  if (s.np > 0 && steps < SEMANTIC_MAX_STEPS / 4) {
+  if (s.np > 0 && steps < SEMANTIC_SECOND_STEPS) {
     for (int j = 0; j < s.np; j++) s.lower[j] = rank[j] + 1 < s.len[j] ? rank[j] + 1 : rank[j];
     if (search(&s, rank)) {
       next.values = arena_dup(a, s.values, sizeof(int64_t) * (size_t)s.np);
@@ -294,6 +294,6 @@ SemStatus semantic_check(Arena *a, const DefInfo *def, const Phrase *body, const
     buf_puts(message, " and at ");
     print_sizes(message, &next);
   }
-  buf_puts(message, " (parallel loops in increasing and in decreasing order)");
+  emit(message, " (parallel loops in increasing and in decreasing order; %" PRId64 " interpreter steps)", steps);
   return SEM_OK;
 }
