@@ -11,6 +11,7 @@
 
 #include "check.h"
 #include "clang_check.h"
+#include "semantic.h"
 #include "kernel.h"
 #include "translate.h"
 
@@ -20,9 +21,9 @@ static double now(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-enum { STAGES = 9 };
+enum { STAGES = 10 };
 static const char *const stage_names[STAGES] = {"parse", "check", "normalize", "stage I", "stage II",
-                                                "re-check", "hoist", "codegen", "libclang"};
+                                                "re-check", "hoist", "codegen", "libclang", "semantic"};
 
 /* One whole translation, adding each stage's time to t[]. */
 static void translate_once(const char *name, const char *text, size_t len, OpenclVerifier *v, double t[STAGES]) {
@@ -92,6 +93,15 @@ static void translate_once(const char *name, const char *text, size_t len, Openc
       exit(1);
     }
     double s7 = now();
+    /* the semantic check (issue 13): both interpreters at small sizes */
+    Buf sem;
+    buf_init(&sem, &a);
+    if (semantic_check(&a, def, normal, hoisted, &sem) == SEM_MISMATCH) {
+      fprintf(stderr, "%s\n", sem.data);
+      exit(1);
+    }
+    double s8 = now();
+    t[9] += s8 - s7;
     t[2] += s1 - s0;
     t[3] += s2 - s1;
     t[4] += s3 - s2;

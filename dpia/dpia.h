@@ -51,10 +51,17 @@ void dpia_verifier_free(DpiaVerifier *v);
 
 typedef struct DpiaOptions {
   DpiaAction action;
-  int verbose;          /* DPIA_CHECK: print each kernel's type */
+  int verbose;          /* DPIA_CHECK: print each kernel's type; DPIA_VERIFY: say what the
+                           semantic check did for each kernel (sizes used, or why not done) */
   const char *kernel;   /* only this kernel (NULL: all) */
   DpiaEmit emit;
   int verify;           /* DPIA_TRANSLATE: verify the result too */
+  /* Verification (DPIA_VERIFY, DPIA_RUN, DPIA_TRANSLATE with verify) is
+   * three checks: the SCIR re-check of the imperative program, the libclang
+   * re-parse of the OpenCL, and the semantic check (the imperative program
+   * interpreted at small sizes must compute the reference interpreter's
+   * values; no device needed).  Non-zero: leave out the semantic check. */
+  int skip_semantic_check;
   long local_size[3], global_size[3]; /* user launch sizes; 0: not given */
   DpiaVerifier *verifier; /* NULL: one is made for the call when needed */
   /* DPIA_RUN: values of the kernel's nat parameters (--size N=VALUE) */

@@ -14,6 +14,7 @@
 #include "kernel.h"
 #include "run_limits.h"
 #include "runtime.h"
+#include "semantic.h"
 #include "translate.h"
 
 /* the names of the emit kinds (DpiaEmit order) */
@@ -239,6 +240,36 @@ static bool pass_clang(Ctx *c) {
   return ok;
 }
 
+/* Semantic translation validation (issue 13; semantic.h): the imperative
+ * program that becomes OpenCL, interpreted at small sizes with parallel
+ * loops in both orders, must compute what the reference interpreter of the
+ * functional program computes (spec section 11).  A difference is a wrong
+ * translation (exit 3); a check too large for its budget is skipped and
+ * said so with -v, never counted as passing. */
+static bool pass_semantic(Ctx *c) {
+  if (c->opt->skip_semantic_check) return true;
+  for (int i = 0; i < c->checked->ndefs; i++) {
+    if (!c->hoisted[i]) continue;
+    DefInfo *def = c->checked->defs[i];
+    Buf msg;
+    buf_init(&msg, c->arena);
+    SemStatus st = semantic_check(c->arena, def, c->normal[i], c->hoisted[i], &msg);
+    if (st == SEM_MISMATCH) {
+      diag_error(&c->diag, def->decl->name_span, "wrong translation: %s", msg.data);
+      c->status = DPIA_EVERIFY;
+      return false;
+    }
+    if (st == SEM_ERROR) {
+      diag_error(&c->diag, def->decl->name_span, "internal: semantic check of kernel '%s': %s", def->name, msg.data);
+      c->status = DPIA_EINTERNAL;
+      return false;
+    }
+    if (c->opt->verbose && c->opt->action == DPIA_VERIFY)
+      emit(&c->out, "kernel %s: semantic check %s: %s\n", def->name, st == SEM_OK ? "passed" : "not done", msg.data);
+  }
+  return true;
+}
+
 static void emit_stage(Ctx *c, DefInfo **stage) {
   bool first = true;
   for (int i = 0; i < c->checked->ndefs; i++) {
@@ -458,6 +489,7 @@ static int run_passes(Ctx *c) {
   if (verify && !pass_recheck(c)) return c->status;
   if (!pass_codegen(c)) return c->status ? c->status : DPIA_EUSER;
   if (verify && !pass_clang(c)) return c->status;
+  if (verify && !pass_semantic(c)) return c->status;
   if (c->opt->action == DPIA_VERIFY) return DPIA_OK;
   if (c->opt->action == DPIA_RUN) return pass_run(c);
   emit_kind(c, c->opt->emit);

@@ -59,15 +59,23 @@ static const char translate_help[] =
     "  json          metadata: parameters, launch sizes, preconditions\n"
     "  header        a C/C++ header embedding the kernels, with a launcher each\n"
     "The result goes to stdout, or to OUT (written atomically: an error leaves\n"
-    "no partial file).  The translation is verified unless --no-verify.\n"
+    "no partial file).  The translation is verified as by 'dpia verify' (SCIR\n"
+    "re-check, libclang, semantic check) unless --no-verify.\n"
     "-k, --emit, -o, --local-size and --global-size may each be given once.\n";
 
 static const char verify_help[] =
-    "usage: dpia verify FILE [-k KERNEL] [--diagnostics=text|json]\n"
+    "usage: dpia verify FILE [-k KERNEL] [-v] [--diagnostics=text|json]\n"
     "\n"
-    "Translate the kernels of FILE (or only KERNEL) and verify the result: the\n"
-    "imperative program is type checked again under the SCIR rules (the\n"
-    "translation must preserve typing, paper Theorem 4.1).  Exit 3 on failure.\n";
+    "Translate the kernels of FILE (or only KERNEL) and verify the result, with no\n"
+    "OpenCL device: the imperative program is type checked again under the SCIR\n"
+    "rules (the translation must preserve typing, paper Theorem 4.1), the OpenCL C\n"
+    "is re-parsed by libclang, and the imperative program is interpreted at the\n"
+    "smallest sizes that satisfy the preconditions, on random inputs (fixed seed),\n"
+    "with parallel loops in increasing and in decreasing order, and compared with\n"
+    "the reference interpreter of the functional program (semantic check).  Exit 3\n"
+    "on failure, naming the kernel, the sizes and the first differing element.\n"
+    "-v prints, for each kernel, the sizes the semantic check used, or why it was\n"
+    "not done (smallest valid sizes too large for its budget).\n";
 
 static const char run_help[] =
     "usage: dpia run FILE [-k KERNEL] --size N=VALUE... [--check] [--repeat R] [--seed S]\n"
@@ -97,7 +105,9 @@ static const char batch_help[] =
     "   \"json\": {...}}, \"diagnostics\": []}\n"
     "status: ok, error, bad_request, verification_failed, opencl_unavailable,\n"
     "internal_error.  A bad line gets a bad_request answer and the batch goes on.\n"
-    "--no-verify makes \"verify\": false the default.  Exit 0 at the end of stdin,\n"
+    "\"verify\" (default true) runs the checks of 'dpia verify' (SCIR re-check,\n"
+    "libclang, semantic check); --no-verify makes \"verify\": false the default.\n"
+    "Exit 0 at the end of stdin,\n"
     "2 if reading or writing fails.\n";
 
 static int usage_error(const char *fmt, const char *arg) {
@@ -327,7 +337,8 @@ static int run_command_in(const Command *cmd, int argc, char **argv, Owned *own)
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       fputs(cmd->help, stdout);
       return DPIA_OK;
-    } else if (cmd->action == DPIA_CHECK && (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0)) {
+    } else if ((cmd->action == DPIA_CHECK || cmd->action == DPIA_VERIFY) &&
+               (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0)) {
       opt.verbose = 1;
     } else if (strcmp(a, "--diagnostics=json") == 0) {
       opt.diagnostics_json = 1;

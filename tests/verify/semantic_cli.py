@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""The semantic check of `dpia verify` (issue 13), from the command line,
+with no OpenCL device: OCL_ICD_VENDORS points to an empty directory, so the
+ICD loader finds no platform.
+
+  semantic_cli.py --dpia DPIA --expect DIR
+      every X.dpia of DIR: `dpia verify X.dpia` exits with its
+      `-- expect-exit: N` and prints each `-- expect: TEXT` on stderr.
+  semantic_cli.py --dpia DPIA --accepted DIR...
+      the invariant: every .dpia of the DIRs that `dpia check` accepts
+      translates and verifies (exit 0 from `dpia verify -v` and from
+      `dpia translate`), and never with an internal error (exit 70 or the
+      word "internal" on stderr).
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def run(cmd, env):
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
+
+
+def expect_mode(dpia, d, env):
+    failures, count = [], 0
+    for name in sorted(os.listdir(d)):
+        if not name.endswith('.dpia'):
+            continue
+        path = os.path.join(d, name)
+        lines = open(path, encoding='utf-8').read().splitlines()
+        want_exit = [int(l.split(':', 1)[1]) for l in lines if l.startswith('-- expect-exit:')]
+        needles = [l[len('-- expect: '):] for l in lines if l.startswith('-- expect: ')]
+        if len(want_exit) != 1:
+            failures.append(f'{name}: needs one "-- expect-exit: N" line')
+            continue
+        count += 1
+        r = run([dpia, 'verify', path], env)
+        if r.returncode != want_exit[0]:
+            failures.append(f'{name}: exit {r.returncode}, expected {want_exit[0]}\n{r.stderr}')
+        for n in needles:
+            if n not in r.stderr:
+                failures.append(f'{name}: stderr lacks {n!r}\n{r.stderr}')
+    return failures, count
+
+
+def accepted_mode(dpia, dirs, env):
+    failures, count = [], 0
+    for d in dirs:
+        for name in sorted(os.listdir(d)):
+            if not name.endswith('.dpia'):
+                continue
+            path = os.path.join(d, name)
+            if run([dpia, 'check', path], env).returncode != 0:
+                continue
+            count += 1
+            for cmd in ([dpia, 'verify', '-v', path], [dpia, 'translate', path]):
+                r = run(cmd, env)
+                if r.returncode != 0 or 'internal' in r.stderr:
+                    failures.append(f'{" ".join(cmd[1:])}: exit {r.returncode}\n{r.stderr}')
+    return failures, count
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--dpia', required=True)
+    ap.add_argument('--expect')
+    ap.add_argument('--accepted', nargs='*')
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory() as no_vendors:
+        env = dict(os.environ, OCL_ICD_VENDORS=no_vendors)
+        if a.expect:
+            failures, count = expect_mode(a.dpia, a.expect, env)
+        else:
+            failures, count = accepted_mode(a.dpia, a.accepted or [], env)
+    for f in failures:
+        print('FAIL', f, file=sys.stderr)
+    print(f'{count} files, {len(failures)} failures')
+    return 1 if failures or count == 0 else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

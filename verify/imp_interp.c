@@ -1,0 +1,1006 @@
+/* imp_interp.c: the interpreter of imperative DPIA (imp_interp.h).
+ *
+ * A phrase evaluates to a value: a number (a scalar or a vector of
+ * doubles), a data pair, an array (an index function over memory, like the
+ * reference interpreter's views), a function (closure or partially applied
+ * primitive), an acceptor (a place in memory reached through acceptor
+ * views), a phrase pair (var[T] = acc[T] & exp[T]: an acceptor and a
+ * reference), a reference (the exp side of a variable: read when used), or
+ * a command (a thunk, run by run_comm).  Commands are values so that a
+ * closure or a primitive applied to all its arguments can be passed around
+ * and run later, as the phrase language allows.
+ *
+ * Reads happen when a value is needed: a reference is read when the .2
+ * projection or the variable is evaluated, an array element when it is
+ * indexed, so `a := e` reads e's memory before it writes a, and a later
+ * statement sees the writes of an earlier one (paper section 4: commands
+ * are state transformers, run in sequence). */
+#include "imp_interp.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+/* ---- values ---- */
+
+typedef enum ValKind { V_NUM, V_PAIR, V_ARR, V_FUN, V_ACC, V_WITH, V_REF, V_COMM } ValKind;
+
+typedef struct Arr Arr;
+typedef struct Acc Acc;
+typedef struct Fun Fun;
+typedef struct Val Val;
+typedef struct Env Env;
+
+struct Val {
+  ValKind kind;
+  int width; /* V_NUM: lanes */
+  union {
+    const double *lanes; /* V_NUM: width doubles (a snapshot, never live memory) */
+    const Val *pair;     /* V_PAIR, V_WITH: pair[0], pair[1] */
+    const Arr *arr;      /* V_ARR */
+    const Acc *acc;      /* V_ACC */
+    const Fun *fun;      /* V_FUN, V_COMM */
+    struct {             /* V_REF: the value of layout lay stored at mem */
+      double *mem;
+      const Lay *lay;
+    };
+  };
+};
+
+/* Expression arrays: the views of the functional language over memory
+ * (the same index rules as interp.c, which stays independent of this
+ * file: spec section 11). */
+typedef enum ArrKind {
+  A_BUF,       /* mem, lay: element i at mem + i * lay->flat */
+  A_SLICE,     /* src, k: src[k + i] */
+  A_ZIP,       /* src, src2 */
+  A_SPLIT,     /* src, k: a slice of k at i * k */
+  A_JOIN,      /* src, m: src[i / m][i % m] */
+  A_TRANSPOSE, /* src: column i */
+  A_COLUMN,    /* src, k: src[j][k] */
+  A_SLIDE,     /* src, k (window), m (step) */
+  A_PAD_CLAMP, /* src, k: left pad */
+  A_PAD_CST,   /* src, k, cst */
+  A_REORDER,   /* src, k (stride), m = n / k */
+  A_AS_VECTOR, /* src, k */
+  A_AS_SCALAR, /* src, k */
+} ArrKind;
+
+struct Arr {
+  ArrKind kind;
+  int64_t n;
+  const double *mem;
+  const Lay *lay;
+  const Arr *src, *src2;
+  int64_t k, m;
+  Val cst;
+};
+
+/* Acceptors: a place to write, pushed through the acceptor views (paper
+ * Figure 4b, spec section 4) until it is memory (like code generation's
+ * access paths, Figure 6, but with the indices evaluated). */
+typedef enum AccKind {
+  C_BUF,       /* mem, lay */
+  C_SLICE,     /* src, k: element i is src[k + i] (an element of splitAcc) */
+  C_SPLIT,     /* joinAcc src (rows of k): element i is a slice of k at i * k */
+  C_JOIN,      /* splitAcc k src: element i is src[i / k][i % k] */
+  C_ZIP,       /* zipAcc1/2 src (field k): element i is field k of src[i] */
+  C_AS_SCALAR, /* asScalarAcc k src: element i is the vector VECOF(src, i * k) */
+  C_VECOF,     /* a k-vector whose lane j is the scalar src[k_off + j] */
+  C_AS_VECTOR, /* asVectorAcc src (k lanes): element i is lane i % k of src[i / k] */
+  C_LANE,      /* lane k of the vector acceptor src */
+  C_TRANSPOSE, /* transposeAcc src: element i is column i of src */
+  C_COLUMN,    /* src, k: element j is src[j][k] */
+} AccKind;
+
+struct Acc {
+  AccKind kind;
+  double *mem;
+  const Lay *lay;
+  const Acc *src;
+  int64_t k, off;
+};
+
+struct Env {
+  const Binder *binder;
+  Val val;
+  const Env *next;
+};
+
+/* a closure (lam, env), a primitive with nargs of its arity arguments, or
+ * (V_COMM) a command: a phrase to run in env, or a primitive with all its
+ * arguments */
+enum { MAX_PRIM_ARGS = 3 };
+struct Fun {
+  const Phrase *lam; /* V_FUN closure; V_COMM: the command phrase */
+  const Env *env;
+  const Phrase *prim;
+  int arity, nargs;
+  Val args[MAX_PRIM_ARGS];
+};
+
+/* ---- state and scratch stack (as interp.c: released after every loop
+ * iteration, so memory stays proportional to the buffers) ---- */
+
+typedef struct Chunk Chunk;
+struct Chunk {
+  Chunk *next;
+  size_t size, used;
+  max_align_t data[];
+};
+
+typedef struct Mark {
+  Chunk *chunk;
+  size_t used;
+} Mark;
+
+typedef struct Imp {
+  Arena *arena;
+  const NatValues *nats;
+  Buf *err;
+  jmp_buf *fail;
+  Chunk *cur;
+  ImpRun *run;
+  bool over_budget;
+  bool fault; /* the failure is an index out of range: wrong code */
+} Imp;
+
+enum { CHUNK_SIZE = 256 * 1024 };
+
+static size_t align_size(size_t n) {
+  size_t al = _Alignof(max_align_t);
+  return (n + al - 1) & ~(al - 1);
+}
+
+static Chunk *new_chunk(Imp *I, size_t size) {
+  size_t want = size > CHUNK_SIZE ? size : CHUNK_SIZE;
+  Chunk *c = arena_alloc(I->arena, sizeof(Chunk) + want);
+  c->size = want;
+  return c;
+}
+
+static void *salloc(Imp *I, size_t size) {
+  size = align_size(size ? size : 1);
+  Chunk *c = I->cur;
+  if (c->size - c->used < size) {
+    if (c->next && c->next->size >= size) {
+      c = c->next;
+    } else {
+      Chunk *fresh = new_chunk(I, size);
+      fresh->next = c->next;
+      c->next = fresh;
+      c = fresh;
+    }
+    c->used = 0;
+    I->cur = c;
+  }
+  void *p = (char *)c->data + c->used;
+  c->used += size;
+  return p;
+}
+
+static Mark mark(Imp *I) { return (Mark){I->cur, I->cur->used}; }
+
+static void release(Imp *I, Mark m) {
+  I->cur = m.chunk;
+  I->cur->used = m.used;
+}
+
+DPIA_NORETURN DPIA_PRINTF(3, 4) static void fail(Imp *I, const Phrase *where, const char *fmt, ...) {
+  if (where && where->span.src) {
+    uint32_t line, col;
+    source_position(where->span.src, where->span.begin, &line, &col);
+    emit(I->err, "%s:%u:%u: ", where->span.src->name, line, col);
+  }
+  va_list ap;
+  va_start(ap, fmt);
+  vemit(I->err, fmt, ap);
+  va_end(ap);
+  longjmp(*I->fail, 1);
+}
+
+static void step(Imp *I) {
+  if (I->run->max_steps && ++I->run->steps > I->run->max_steps) {
+    I->over_budget = true;
+    longjmp(*I->fail, 1);
+  }
+}
+
+static const Lay *layout(Imp *I, const DataType *t, const Phrase *where) {
+  Buf why;
+  buf_init(&why, I->arena);
+  const Lay *l = lay_of(I->arena, t, I->nats, &why);
+  if (!l) fail(I, where, "%s", why.data);
+  return l;
+}
+
+static int64_t eval_size(Imp *I, Size s, const Phrase *where) {
+  Buf why;
+  buf_init(&why, I->arena);
+  int64_t v;
+  if (!nat_eval_size(s, I->nats, &v, &why)) fail(I, where, "%s", why.data);
+  return v;
+}
+
+/* ---- values ---- */
+
+static Val num(Imp *I, int width, const double *lanes) {
+  double *d = salloc(I, sizeof(double) * (size_t)width);
+  memcpy(d, lanes, sizeof(double) * (size_t)width);
+  Val v = {.kind = V_NUM, .width = width};
+  v.lanes = d;
+  return v;
+}
+
+static Val num1(Imp *I, double x) { return num(I, 1, &x); }
+
+/* lane j; a scalar broadcasts */
+static double lane(Val v, int j) { return v.width == 1 ? v.lanes[0] : v.lanes[j]; }
+
+static Val pair_of(Imp *I, ValKind kind, Val a, Val b) {
+  Val *p = salloc(I, sizeof(Val) * 2);
+  p[0] = a;
+  p[1] = b;
+  Val v = {.kind = kind};
+  v.pair = p;
+  return v;
+}
+
+static Val arr_val(const Arr *a) {
+  Val v = {.kind = V_ARR};
+  v.arr = a;
+  return v;
+}
+
+static Val acc_val(const Acc *a) {
+  Val v = {.kind = V_ACC};
+  v.acc = a;
+  return v;
+}
+
+static Arr *new_arr(Imp *I, ArrKind kind, int64_t n, const Arr *src) {
+  Arr *a = salloc(I, sizeof *a);
+  memset(a, 0, sizeof *a);
+  a->kind = kind;
+  a->n = n;
+  a->src = src;
+  return a;
+}
+
+static Acc *new_acc(Imp *I, AccKind kind, const Acc *src, int64_t k) {
+  Acc *a = salloc(I, sizeof *a);
+  memset(a, 0, sizeof *a);
+  a->kind = kind;
+  a->src = src;
+  a->k = k;
+  return a;
+}
+
+/* the value of layout l in memory at p, read now (arrays: a view, read
+ * when indexed) */
+static Val load(Imp *I, const Lay *l, const double *p) {
+  switch (l->kind) {
+  case LAY_NUM: return num(I, l->width, p);
+  case LAY_PAIR: return pair_of(I, V_PAIR, load(I, l->fst, p), load(I, l->snd, p + l->fst->flat));
+  case LAY_ARRAY: {
+    Arr *a = new_arr(I, A_BUF, l->n, NULL);
+    a->mem = p;
+    a->lay = l->elem;
+    return arr_val(a);
+  }
+  }
+  INTERNAL("bad layout kind %d", (int)l->kind);
+}
+
+/* a reference is read where its value is used */
+static Val deref(Imp *I, Val v) { return v.kind == V_REF ? load(I, v.lay, v.mem) : v; }
+
+static Val arr_index(Imp *I, const Arr *a, int64_t i, const Phrase *where);
+
+static const Arr *need_arr(Imp *I, Val v, const Phrase *where) {
+  if (v.kind != V_ARR) fail(I, where, "an array was expected");
+  return v.arr;
+}
+
+static Val need_num(Imp *I, Val v, const Phrase *where) {
+  if (v.kind != V_NUM) fail(I, where, "a number was expected");
+  return v;
+}
+
+static const Arr *slice(Imp *I, const Arr *a, int64_t off, int64_t len) {
+  if (a->kind == A_BUF) {
+    Arr *s = new_arr(I, A_BUF, len, NULL);
+    s->mem = a->mem + off * a->lay->flat;
+    s->lay = a->lay;
+    return s;
+  }
+  Arr *s = new_arr(I, A_SLICE, len, a);
+  s->k = off;
+  return s;
+}
+
+static Val arr_index(Imp *I, const Arr *a, int64_t i, const Phrase *where) {
+  if (i < 0 || i >= a->n) I->fault = true;
+  if (i < 0 || i >= a->n) fail(I, where, "index %" PRId64 " out of range [0, %" PRId64 ")", i, a->n);
+  switch (a->kind) {
+  case A_BUF: return load(I, a->lay, a->mem + i * a->lay->flat);
+  case A_SLICE: return arr_index(I, a->src, a->k + i, where);
+  case A_ZIP: return pair_of(I, V_PAIR, arr_index(I, a->src, i, where), arr_index(I, a->src2, i, where));
+  case A_SPLIT: return arr_val(slice(I, a->src, i * a->k, a->k));
+  case A_JOIN: {
+    Val row = arr_index(I, a->src, i / a->m, where);
+    return arr_index(I, need_arr(I, row, where), i % a->m, where);
+  }
+  case A_TRANSPOSE: {
+    Arr *c = new_arr(I, A_COLUMN, a->src->n, a->src);
+    c->k = i;
+    return arr_val(c);
+  }
+  case A_COLUMN: return arr_index(I, need_arr(I, arr_index(I, a->src, i, where), where), a->k, where);
+  case A_SLIDE: return arr_val(slice(I, a->src, i * a->m, a->k));
+  case A_PAD_CLAMP: {
+    int64_t j = i - a->k;
+    if (j < 0) j = 0;
+    if (j > a->src->n - 1) j = a->src->n - 1;
+    return arr_index(I, a->src, j, where);
+  }
+  case A_PAD_CST: {
+    int64_t j = i - a->k;
+    if (j < 0 || j >= a->src->n) return a->cst;
+    return arr_index(I, a->src, j, where);
+  }
+  case A_REORDER: return arr_index(I, a->src, i / a->m + a->k * (i % a->m), where);
+  case A_AS_VECTOR: {
+    double lanes[16];
+    for (int64_t j = 0; j < a->k; j++) lanes[j] = lane(need_num(I, arr_index(I, a->src, i * a->k + j, where), where), 0);
+    return num(I, (int)a->k, lanes);
+  }
+  case A_AS_SCALAR: {
+    Val x = need_num(I, arr_index(I, a->src, i / a->k, where), where);
+    return num1(I, lane(x, (int)(i % a->k)));
+  }
+  }
+  INTERNAL("bad array kind %d", (int)a->kind);
+}
+
+/* ---- acceptors ---- */
+
+static const Acc *acc_index(Imp *I, const Acc *a, int64_t i, const Phrase *where);
+
+static const Acc *acc_buf(Imp *I, double *mem, const Lay *lay) {
+  Acc *b = new_acc(I, C_BUF, NULL, 0);
+  b->mem = mem;
+  b->lay = lay;
+  return b;
+}
+
+/* field k (1 or 2) of a pair acceptor: pairs live only in memory */
+static const Acc *acc_field(Imp *I, const Acc *a, int k, const Phrase *where) {
+  if (a->kind != C_BUF || a->lay->kind != LAY_PAIR) fail(I, where, "a pair acceptor that is not memory");
+  return k == 1 ? acc_buf(I, a->mem, a->lay->fst) : acc_buf(I, a->mem + a->lay->fst->flat, a->lay->snd);
+}
+
+static const Acc *acc_index(Imp *I, const Acc *a, int64_t i, const Phrase *where) {
+  switch (a->kind) {
+  case C_BUF: {
+    if (a->lay->kind != LAY_ARRAY) fail(I, where, "indexing an acceptor that is not an array");
+    if (i < 0 || i >= a->lay->n) I->fault = true;
+    if (i < 0 || i >= a->lay->n) fail(I, where, "write index %" PRId64 " out of range [0, %" PRId64 ")", i, a->lay->n);
+    return acc_buf(I, a->mem + i * a->lay->elem->flat, a->lay->elem);
+  }
+  case C_SLICE: return acc_index(I, a->src, a->k + i, where);
+  case C_SPLIT: return new_acc(I, C_SLICE, a->src, i * a->k);
+  case C_JOIN: return acc_index(I, acc_index(I, a->src, i / a->k, where), i % a->k, where);
+  case C_ZIP: return acc_field(I, acc_index(I, a->src, i, where), (int)a->k, where);
+  case C_AS_SCALAR: {
+    Acc *v = new_acc(I, C_VECOF, a->src, a->k);
+    v->off = i * a->k;
+    return v;
+  }
+  case C_AS_VECTOR: return new_acc(I, C_LANE, acc_index(I, a->src, i / a->k, where), i % a->k);
+  case C_TRANSPOSE: return new_acc(I, C_COLUMN, a->src, i);
+  case C_COLUMN: return acc_index(I, acc_index(I, a->src, i, where), a->k, where);
+  case C_VECOF:
+  case C_LANE: break;
+  }
+  fail(I, where, "indexing an acceptor of a number");
+}
+
+static void write_lane(Imp *I, const Acc *a, int j, double x, const Phrase *where);
+
+/* store a number (width lanes) through a */
+static void write_num(Imp *I, const Acc *a, Val v, const Phrase *where) {
+  switch (a->kind) {
+  case C_BUF:
+    if (a->lay->kind != LAY_NUM) fail(I, where, "a number written to an acceptor of compound data");
+    for (int j = 0; j < a->lay->width; j++) a->mem[j] = lay_round_lane(a->lay->scalar, lane(v, j));
+    return;
+  case C_VECOF:
+    for (int j = 0; j < a->k; j++) write_num(I, acc_index(I, a->src, a->off + j, where), num1(I, lane(v, j)), where);
+    return;
+  case C_LANE: write_lane(I, a->src, (int)a->k, lane(v, 0), where); return;
+  default: fail(I, where, "a number written to an array acceptor");
+  }
+}
+
+/* lane j of the vector acceptor a */
+static void write_lane(Imp *I, const Acc *a, int j, double x, const Phrase *where) {
+  switch (a->kind) {
+  case C_BUF:
+    if (a->lay->kind != LAY_NUM || j >= a->lay->width) fail(I, where, "a lane of an acceptor that is not a vector");
+    a->mem[j] = lay_round_lane(a->lay->scalar, x);
+    return;
+  case C_VECOF: write_num(I, acc_index(I, a->src, a->off + j, where), num1(I, x), where); return;
+  default: fail(I, where, "a lane of an acceptor that is not a vector");
+  }
+}
+
+/* a :=δ v on any data type δ (paper section 4.1): element by element */
+static void write_val(Imp *I, const Acc *a, const DataType *t, Val v, const Phrase *where) {
+  t = dt_resolve((DataType *)t);
+  v = deref(I, v);
+  switch (t->kind) {
+  case DT_SCALAR:
+  case DT_IDX: write_num(I, a, need_num(I, v, where), where); return;
+  case DT_PAIR:
+    if (v.kind != V_PAIR) fail(I, where, "a pair was expected");
+    write_val(I, acc_field(I, a, 1, where), t->fst, v.pair[0], where);
+    write_val(I, acc_field(I, a, 2, where), t->snd, v.pair[1], where);
+    return;
+  case DT_ARRAY: {
+    const Arr *src = need_arr(I, v, where);
+    for (int64_t i = 0; i < src->n; i++) {
+      Mark m = mark(I);
+      write_val(I, acc_index(I, a, i, where), t->elem, arr_index(I, src, i, where), where);
+      release(I, m);
+    }
+    return;
+  }
+  default: fail(I, where, "assignment of a value whose type is not concrete");
+  }
+}
+
+/* ---- evaluation ---- */
+
+static Val eval(Imp *I, const Phrase *p, const Env *env);
+static void exec(Imp *I, const Phrase *p, const Env *env);
+static void run_comm(Imp *I, Val c, const Phrase *where);
+
+/* the phrase type of argument i of a primitive (i == arity: its result) */
+static const PhraseType *prim_arg(const Phrase *prim, int i) {
+  const PhraseType *t = prim->type;
+  for (int j = 0; j < i; j++) t = t->snd;
+  return (t->kind == PT_FN || t->kind == PT_FN_P) ? t->fst : t;
+}
+
+static const DataType *prim_data(const Phrase *prim, int i) {
+  const PhraseType *t = prim_arg(prim, i);
+  ASSERT(t->kind == PT_EXP || t->kind == PT_ACC);
+  return dt_resolve(t->data);
+}
+
+static int prim_arity(const Phrase *prim) {
+  int n = 0;
+  for (const PhraseType *t = prim->type; t->kind == PT_FN || t->kind == PT_FN_P; t = t->snd) n++;
+  return n;
+}
+
+static const Acc *need_acc(Imp *I, Val v, const Phrase *where) {
+  if (v.kind != V_ACC) fail(I, where, "an acceptor was expected");
+  return v.acc;
+}
+
+static Val run_prim(Imp *I, const Phrase *p, const Val *args);
+
+static Val apply(Imp *I, Val f, Val arg, const Phrase *where) {
+  if (f.kind != V_FUN) fail(I, where, "application of a value that is not a function");
+  const Fun *fn = f.fun;
+  if (fn->lam) {
+    Env *e = salloc(I, sizeof *e);
+    *e = (Env){fn->lam->lam_binder, arg, fn->env};
+    return eval(I, fn->lam->body, e);
+  }
+  Val args[MAX_PRIM_ARGS];
+  memcpy(args, fn->args, sizeof(Val) * (size_t)fn->nargs);
+  args[fn->nargs] = arg;
+  if (fn->nargs + 1 == fn->arity) {
+    if (prim_arg(fn->prim, fn->arity)->kind == PT_COMM) {
+      /* a command primitive with all its arguments: run it when the
+       * command runs */
+      Fun *c = salloc(I, sizeof *c);
+      *c = *fn;
+      c->args[c->nargs++] = arg;
+      Val v = {.kind = V_COMM};
+      v.fun = c;
+      return v;
+    }
+    return run_prim(I, fn->prim, args);
+  }
+  Fun *g = salloc(I, sizeof *g);
+  *g = *fn;
+  g->args[g->nargs++] = arg;
+  Val v = {.kind = V_FUN};
+  v.fun = g;
+  return v;
+}
+
+/* run the body F of a loop for index i (with the acceptor of the element
+ * for a parfor), releasing what the iteration allocated */
+static void iterate(Imp *I, Val body, int64_t i, const Acc *elem, const Phrase *where) {
+  Mark m = mark(I);
+  Val c = apply(I, body, num1(I, (double)i), where);
+  if (elem) c = apply(I, c, acc_val(elem), where);
+  run_comm(I, c, where);
+  release(I, m);
+}
+
+/* newX T (\v -> body): a fresh block poisoned with NaN */
+static void run_new(Imp *I, const Phrase *p, Val body) {
+  const Lay *l = layout(I, p->type_arg, p);
+  Mark m = mark(I);
+  double *mem = salloc(I, sizeof(double) * (size_t)(l->flat > 0 ? l->flat : 1));
+  for (int64_t j = 0; j < l->flat; j++) mem[j] = NAN;
+  Val ref = {.kind = V_REF};
+  ref.mem = mem;
+  ref.lay = l;
+  run_comm(I, apply(I, body, pair_of(I, V_WITH, acc_val(acc_buf(I, mem, l)), ref), p), p);
+  release(I, m);
+}
+
+static void run_imp_prim(Imp *I, const Phrase *p, const Val *args) {
+  switch (p->prim) {
+  case PRIM_SKIP: return;
+  case PRIM_NEW:
+  case PRIM_NEW_GLOBAL:
+  case PRIM_NEW_LOCAL:
+  case PRIM_NEW_PRIVATE: run_new(I, p, args[0]); return;
+  case PRIM_FOR: {
+    int64_t n = eval_size(I, p->sizes[0], p);
+    for (int64_t i = 0; i < n; i++) iterate(I, args[0], i, NULL, p);
+    return;
+  }
+  case PRIM_PARFOR:
+  case PRIM_PARFOR_GLOBAL:
+  case PRIM_PARFOR_WORKGROUP:
+  case PRIM_PARFOR_LOCAL: {
+    const DataType *t = prim_data(p, 0);
+    if (t->kind != DT_ARRAY) fail(I, p, "parfor over an acceptor that is not an array");
+    int64_t n = eval_size(I, t->size, p);
+    const Acc *out = need_acc(I, args[0], p);
+    for (int64_t j = 0; j < n; j++) {
+      int64_t i = I->run->reverse_parallel ? n - 1 - j : j;
+      Mark m = mark(I);
+      iterate(I, args[1], i, acc_index(I, out, i, p), p);
+      release(I, m);
+    }
+    return;
+  }
+  default: fail(I, p, "primitive %s is not a command of imperative DPIA", prim_info[p->prim].name);
+  }
+}
+
+static void run_comm(Imp *I, Val c, const Phrase *where) {
+  if (c.kind != V_COMM) fail(I, where, "a command was expected");
+  const Fun *f = c.fun;
+  if (f->prim) run_imp_prim(I, f->prim, f->args);
+  else exec(I, f->lam, f->env);
+}
+
+typedef double (*Math1)(double);
+static double rsqrt(double x) { return 1.0 / sqrt(x); }
+
+static Val lanewise1(Imp *I, Val x, Math1 fn) {
+  double lanes[16];
+  for (int j = 0; j < x.width; j++) lanes[j] = fn(lane(x, j));
+  return num(I, x.width, lanes);
+}
+
+/* conversions as the reference interpreter does them (interp.c, precision
+ * rule): the argument as the device holds it, then converted */
+static Val convert(Imp *I, const Phrase *p, Val x) {
+  ScalarKind from = prim_data(p, 0)->scalar, to = prim_data(p, 1)->scalar;
+  double lanes[16];
+  for (int j = 0; j < x.width; j++) {
+    double v = lane(x, j);
+    if (from == SC_FLOAT) v = (float)v;
+    lanes[j] = to == SC_FLOAT ? (double)(float)v : to == SC_INT ? trunc(v) : v;
+  }
+  return num(I, x.width, lanes);
+}
+
+static int64_t exact_div(Imp *I, const Phrase *p, int64_t n, int64_t k) {
+  if (k <= 0 || n % k != 0) fail(I, p, "%s %" PRId64 " of %" PRId64 " elements", prim_info[p->prim].name, k, n);
+  return n / k;
+}
+
+static int64_t index_of(Imp *I, Val v, const Phrase *where) { return (int64_t)lane(need_num(I, deref(I, v), where), 0); }
+
+static Val run_prim(Imp *I, const Phrase *p, const Val *argv) {
+  Val args[MAX_PRIM_ARGS];
+  int arity = prim_arity(p);
+  for (int j = 0; j < arity; j++) args[j] = prim_arg(p, j)->kind == PT_EXP ? deref(I, argv[j]) : argv[j];
+  switch (p->prim) {
+  /* imperative views */
+  case PRIM_IDX: return arr_index(I, need_arr(I, args[0], p), index_of(I, args[1], p), p);
+  case PRIM_IDX_ACC: return acc_val(acc_index(I, need_acc(I, args[0], p), index_of(I, args[1], p), p));
+  /* the acceptor views go the other way from their functional namesakes
+   * (Figure 4b): splitAcc k : acc[[n][k]d] -> acc[[n*k]d] (A[[split k e]]
+   * writes through joinAcc, A[[join e]] through splitAcc) */
+  case PRIM_SPLIT_ACC: return acc_val(new_acc(I, C_JOIN, need_acc(I, args[0], p), eval_size(I, p->sizes[0], p)));
+  case PRIM_JOIN_ACC: {
+    const DataType *t = prim_data(p, 1); /* acc[[n][m]d] */
+    return acc_val(new_acc(I, C_SPLIT, need_acc(I, args[0], p), eval_size(I, dt_resolve(t->elem)->size, p)));
+  }
+  case PRIM_PAIR_ACC1:
+  case PRIM_PAIR_ACC2: return acc_val(acc_field(I, need_acc(I, args[0], p), p->prim == PRIM_PAIR_ACC1 ? 1 : 2, p));
+  case PRIM_ZIP_ACC1:
+  case PRIM_ZIP_ACC2: return acc_val(new_acc(I, C_ZIP, need_acc(I, args[0], p), p->prim == PRIM_ZIP_ACC1 ? 1 : 2));
+  case PRIM_AS_SCALAR_ACC:
+    return acc_val(new_acc(I, C_AS_SCALAR, need_acc(I, args[0], p), eval_size(I, p->sizes[0], p)));
+  case PRIM_AS_VECTOR_ACC: {
+    const DataType *t = prim_data(p, 0);
+    return acc_val(new_acc(I, C_AS_VECTOR, need_acc(I, args[0], p), dt_resolve(t->elem)->width));
+  }
+  case PRIM_TRANSPOSE_ACC: return acc_val(new_acc(I, C_TRANSPOSE, need_acc(I, args[0], p), 0));
+  /* functional views */
+  case PRIM_ZIP: {
+    const Arr *a = need_arr(I, args[0], p), *b = need_arr(I, args[1], p);
+    Arr *z = new_arr(I, A_ZIP, a->n, a);
+    z->src2 = b;
+    return arr_val(z);
+  }
+  case PRIM_SPLIT: {
+    const Arr *a = need_arr(I, args[0], p);
+    int64_t k = eval_size(I, p->sizes[0], p);
+    Arr *s = new_arr(I, A_SPLIT, exact_div(I, p, a->n, k), a);
+    s->k = k;
+    return arr_val(s);
+  }
+  case PRIM_JOIN: {
+    const Arr *a = need_arr(I, args[0], p);
+    int64_t m = eval_size(I, dt_resolve(prim_data(p, 0)->elem)->size, p);
+    Arr *j = new_arr(I, A_JOIN, a->n * m, a);
+    j->m = m;
+    return arr_val(j);
+  }
+  case PRIM_PAIR: return pair_of(I, V_PAIR, args[0], args[1]);
+  case PRIM_FST:
+  case PRIM_SND:
+    if (args[0].kind != V_PAIR) fail(I, p, "fst/snd of a value that is not a pair");
+    return args[0].pair[p->prim == PRIM_FST ? 0 : 1];
+  case PRIM_AS_VECTOR: {
+    const Arr *a = need_arr(I, args[0], p);
+    int64_t k = eval_size(I, p->sizes[0], p);
+    Arr *v = new_arr(I, A_AS_VECTOR, exact_div(I, p, a->n, k), a);
+    v->k = k;
+    return arr_val(v);
+  }
+  case PRIM_AS_SCALAR: {
+    const Arr *a = need_arr(I, args[0], p);
+    int k = dt_resolve(prim_data(p, 0)->elem)->width;
+    Arr *s = new_arr(I, A_AS_SCALAR, a->n * k, a);
+    s->k = k;
+    return arr_val(s);
+  }
+  case PRIM_TRANSPOSE: {
+    const Arr *a = need_arr(I, args[0], p);
+    int64_t m = eval_size(I, dt_resolve(prim_data(p, 0)->elem)->size, p);
+    return arr_val(new_arr(I, A_TRANSPOSE, m, a));
+  }
+  case PRIM_SLIDE: {
+    const Arr *a = need_arr(I, args[0], p);
+    int64_t size = eval_size(I, p->sizes[0], p), stp = eval_size(I, p->sizes[1], p);
+    if (size < 1 || stp < 1 || a->n < size || (a->n - size) % stp != 0) fail(I, p, "slide windows do not fit");
+    Arr *s = new_arr(I, A_SLIDE, (a->n - size) / stp + 1, a);
+    s->k = size;
+    s->m = stp;
+    return arr_val(s);
+  }
+  case PRIM_PAD_CLAMP:
+  case PRIM_PAD_CST: {
+    bool cst = p->prim == PRIM_PAD_CST;
+    const Arr *a = need_arr(I, args[cst ? 1 : 0], p);
+    int64_t l = eval_size(I, p->sizes[0], p), r = eval_size(I, p->sizes[1], p);
+    if (!cst && a->n == 0 && l + r > 0) fail(I, p, "padClamp of an empty array");
+    Arr *q = new_arr(I, cst ? A_PAD_CST : A_PAD_CLAMP, l + a->n + r, a);
+    q->k = l;
+    if (cst) q->cst = args[0];
+    return arr_val(q);
+  }
+  case PRIM_REORDER_STRIDE: {
+    const Arr *a = need_arr(I, args[0], p);
+    int64_t s = eval_size(I, p->sizes[0], p);
+    Arr *q = new_arr(I, A_REORDER, a->n, a);
+    q->k = s;
+    q->m = exact_div(I, p, a->n, s);
+    return arr_val(q);
+  }
+  case PRIM_TAKE:
+  case PRIM_DROP: {
+    const Arr *a = need_arr(I, args[0], p);
+    int64_t k = eval_size(I, p->sizes[0], p);
+    if (k < 0 || k > a->n) fail(I, p, "%s %" PRId64 " of %" PRId64 " elements", prim_info[p->prim].name, k, a->n);
+    return arr_val(p->prim == PRIM_TAKE ? slice(I, a, 0, k) : slice(I, a, k, a->n - k));
+  }
+  /* scalars */
+  case PRIM_SELECT: return lane(need_num(I, args[0], p), 0) != 0 ? args[1] : args[2];
+  case PRIM_VEC: {
+    int64_t k = eval_size(I, p->sizes[0], p);
+    double x = lane(need_num(I, args[0], p), 0), lanes[16];
+    if (k < 1 || k > 16) fail(I, p, "vec %" PRId64, k);
+    for (int64_t j = 0; j < k; j++) lanes[j] = x;
+    return num(I, (int)k, lanes);
+  }
+  case PRIM_FABS: return lanewise1(I, need_num(I, args[0], p), fabs);
+  case PRIM_SQRT: return lanewise1(I, need_num(I, args[0], p), sqrt);
+  case PRIM_RSQRT: return lanewise1(I, need_num(I, args[0], p), rsqrt);
+  case PRIM_EXP: return lanewise1(I, need_num(I, args[0], p), exp);
+  case PRIM_LOG: return lanewise1(I, need_num(I, args[0], p), log);
+  case PRIM_SIN: return lanewise1(I, need_num(I, args[0], p), sin);
+  case PRIM_COS: return lanewise1(I, need_num(I, args[0], p), cos);
+  case PRIM_FLOOR: return lanewise1(I, need_num(I, args[0], p), floor);
+  case PRIM_CEIL: return lanewise1(I, need_num(I, args[0], p), ceil);
+  case PRIM_TO_INT:
+  case PRIM_TO_FLOAT:
+  case PRIM_TO_DOUBLE: return convert(I, p, need_num(I, args[0], p));
+  case PRIM_MIN:
+  case PRIM_MAX:
+  case PRIM_POW: {
+    Val a = need_num(I, args[0], p), b = need_num(I, args[1], p);
+    int w = a.width > b.width ? a.width : b.width;
+    double lanes[16];
+    for (int j = 0; j < w; j++) {
+      double x = lane(a, j), y = lane(b, j);
+      lanes[j] = p->prim == PRIM_MIN ? fmin(x, y) : p->prim == PRIM_MAX ? fmax(x, y) : pow(x, y);
+    }
+    return num(I, w, lanes);
+  }
+  case PRIM_FMA: {
+    Val a = need_num(I, args[0], p), b = need_num(I, args[1], p), c = need_num(I, args[2], p);
+    int w = a.width > b.width ? a.width : b.width;
+    if (c.width > w) w = c.width;
+    double lanes[16];
+    for (int j = 0; j < w; j++) lanes[j] = fma(lane(a, j), lane(b, j), lane(c, j));
+    return num(I, w, lanes);
+  }
+  default: break;
+  }
+  /* map, reduce, toGlobal ... and the intermediate mapI/reduceI are gone
+   * after stage II (spec section 7): meeting one is a fault of the
+   * translation or of this interpreter */
+  fail(I, p, "primitive %s has no meaning in an imperative kernel", prim_info[p->prim].name);
+}
+
+static Val prim_value(Imp *I, const Phrase *p) {
+  int arity = prim_arity(p);
+  if (arity == 0) {
+    if (p->prim == PRIM_SKIP) {
+      Fun *c = salloc(I, sizeof *c);
+      memset(c, 0, sizeof *c);
+      c->prim = p;
+      Val v = {.kind = V_COMM};
+      v.fun = c;
+      return v;
+    }
+    return run_prim(I, p, NULL);
+  }
+  if (arity > MAX_PRIM_ARGS) fail(I, p, "primitive %s takes %d arguments", prim_info[p->prim].name, arity);
+  Fun *f = salloc(I, sizeof *f);
+  memset(f, 0, sizeof *f);
+  f->prim = p;
+  f->arity = arity;
+  Val v = {.kind = V_FUN};
+  v.fun = f;
+  return v;
+}
+
+static Val literal(Imp *I, const Phrase *p) {
+  const DataType *t = dt_resolve(p->type->data);
+  if (t->kind != DT_SCALAR) fail(I, p, "literal of a non-scalar type");
+  double x = p->lit_is_float ? p->lit_float : (double)p->lit_int, lanes[16];
+  if (t->scalar == SC_FLOAT) x = (float)x; /* the kernel's constant (interp.c, precision rule) */
+  for (int j = 0; j < t->width; j++) lanes[j] = x;
+  return num(I, t->width, lanes);
+}
+
+static bool to_i64(double x, int64_t *out) {
+  if (!(x > -9.2e18 && x < 9.2e18)) return false;
+  *out = (int64_t)x;
+  return true;
+}
+
+/* as interp.c's arith: the reference's meaning of each operator */
+static double arith(BinOp op, bool is_int, double x, double y) {
+  int64_t a, b;
+  switch (op) {
+  case BIN_ADD: return x + y;
+  case BIN_SUB: return x - y;
+  case BIN_MUL: return x * y;
+  case BIN_DIV:
+    if (!is_int) return x / y;
+    if (!to_i64(x, &a) || !to_i64(y, &b) || b == 0) return NAN;
+    return (double)(a / b);
+  case BIN_MOD:
+    if (!is_int) return fmod(x, y);
+    if (!to_i64(x, &a) || !to_i64(y, &b) || b == 0) return NAN;
+    return (double)(a % b);
+  case BIN_LT: return x < y;
+  case BIN_LE: return x <= y;
+  case BIN_GT: return x > y;
+  case BIN_GE: return x >= y;
+  case BIN_EQ: return x == y;
+  case BIN_NE: return x != y;
+  case BIN_AND: return x != 0 && y != 0;
+  case BIN_OR: return x != 0 || y != 0;
+  case BIN_COUNT: break;
+  }
+  INTERNAL("bad binary operator %d", (int)op);
+}
+
+static Val eval(Imp *I, const Phrase *p, const Env *env) {
+  step(I);
+  if (p->type->kind == PT_COMM) {
+    /* a command is run where it is sequenced, not where it is built */
+    Fun *c = salloc(I, sizeof *c);
+    memset(c, 0, sizeof *c);
+    c->lam = p;
+    c->env = env;
+    Val v = {.kind = V_COMM};
+    v.fun = c;
+    return v;
+  }
+  switch (p->kind) {
+  case PH_VAR:
+    for (const Env *e = env; e; e = e->next)
+      if (e->binder == p->binder) return p->type->kind == PT_EXP ? deref(I, e->val) : e->val;
+    fail(I, p, "unbound identifier %s", p->binder->name);
+  case PH_LIT: return literal(I, p);
+  case PH_PRIM: return prim_value(I, p);
+  case PH_LAM: {
+    Fun *f = salloc(I, sizeof *f);
+    memset(f, 0, sizeof *f);
+    f->lam = p;
+    f->env = env;
+    Val v = {.kind = V_FUN};
+    v.fun = f;
+    return v;
+  }
+  case PH_APP: {
+    Val f = eval(I, p->fst, env);
+    return apply(I, f, eval(I, p->snd, env), p);
+  }
+  case PH_PAIR: return pair_of(I, V_WITH, eval(I, p->fst, env), eval(I, p->snd, env));
+  case PH_PROJ: {
+    Val v = eval(I, p->fst, env);
+    if (v.kind != V_WITH) fail(I, p, "projection of a value that is not a phrase pair");
+    return deref(I, v.pair[p->index == 1 ? 0 : 1]);
+  }
+  case PH_BINOP: {
+    Val a = need_num(I, eval(I, p->fst, env), p), b = need_num(I, eval(I, p->snd, env), p);
+    const DataType *t = dt_resolve(p->fst->type->data);
+    bool is_int = t->kind == DT_IDX || (t->kind == DT_SCALAR && t->scalar == SC_INT);
+    int w = a.width > b.width ? a.width : b.width;
+    double lanes[16];
+    for (int j = 0; j < w; j++) lanes[j] = arith(p->op, is_int, lane(a, j), lane(b, j));
+    return num(I, w, lanes);
+  }
+  case PH_UNOP: {
+    Val x = need_num(I, eval(I, p->fst, env), p);
+    double lanes[16];
+    for (int j = 0; j < x.width; j++) lanes[j] = p->unop == '-' ? -lane(x, j) : (double)(lane(x, j) == 0);
+    return num(I, x.width, lanes);
+  }
+  case PH_DEF: fail(I, p, "use of def %s: the kernel must be inlined", p->def->name);
+  case PH_SEQ:
+  case PH_ASSIGN:
+  case PH_COUNT: break;
+  }
+  fail(I, p, "a %s phrase where a value was expected", p->kind < PH_COUNT ? phrase_kind_name[p->kind] : "bad");
+}
+
+static void exec(Imp *I, const Phrase *p, const Env *env) {
+  step(I);
+  switch (p->kind) {
+  case PH_SEQ:
+    exec(I, p->fst, env);
+    exec(I, p->snd, env);
+    return;
+  case PH_ASSIGN: {
+    /* the right-hand side is evaluated (its memory read) before the write */
+    const Acc *a = need_acc(I, eval(I, p->fst, env), p);
+    Val v = eval(I, p->snd, env);
+    write_val(I, a, p->snd->type->data, v, p);
+    return;
+  }
+  case PH_PRIM:
+    if (p->prim == PRIM_SKIP) return;
+    break;
+  case PH_APP: {
+    Val f = eval(I, p->fst, env);
+    run_comm(I, apply(I, f, eval(I, p->snd, env), p), p);
+    return;
+  }
+  case PH_VAR:
+  case PH_PROJ: {
+    /* a command bound to a name (a lambda's comm parameter) */
+    Val v;
+    if (p->kind == PH_VAR) {
+      const Env *e = env;
+      while (e && e->binder != p->binder) e = e->next;
+      if (!e) fail(I, p, "unbound identifier %s", p->binder->name);
+      v = e->val;
+    } else {
+      Val w = eval(I, p->fst, env);
+      if (w.kind != V_WITH) fail(I, p, "projection of a value that is not a phrase pair");
+      v = w.pair[p->index == 1 ? 0 : 1];
+    }
+    run_comm(I, v, p);
+    return;
+  }
+  default: break;
+  }
+  fail(I, p, "a %s phrase where a command was expected", p->kind < PH_COUNT ? phrase_kind_name[p->kind] : "bad");
+}
+
+/* ---- entry point ---- */
+
+static double *poisoned(Arena *a, const Lay *l) {
+  double *mem = NEWARRAY(a, double, l->flat > 0 ? l->flat : 1);
+  for (int64_t j = 0; j < l->flat; j++) mem[j] = NAN;
+  return mem;
+}
+
+ImpStatus imp_interp_run(Arena *a, const DefInfo *imp, const NatValues *nats, int ninputs,
+                         const double *const *inputs, const size_t *counts, ImpRun *run, double **out,
+                         size_t *out_count, Buf *err) {
+  jmp_buf on_fail;
+  Imp state, *I = &state;
+  memset(I, 0, sizeof *I);
+  I->arena = a;
+  I->nats = nats;
+  I->err = err;
+  I->fail = &on_fail;
+  I->run = run;
+  run->steps = 0;
+  I->cur = new_chunk(I, CHUNK_SIZE);
+  if (setjmp(on_fail)) return I->over_budget ? IMP_BUDGET : I->fault ? IMP_FAULT : IMP_ERROR;
+  if (imp->nparams < 1 || imp->params[0]->type->kind != PT_ACC) fail(I, NULL, "the first parameter of %s is not the output acceptor", imp->name);
+  const Lay *ol = layout(I, imp->params[0]->type->data, NULL);
+  double *output = poisoned(a, ol);
+  const Env *env = NULL;
+  int next_input = 0;
+  for (int i = 0; i < imp->nparams; i++) {
+    const Binder *b = imp->params[i];
+    Val v;
+    if (i == 0) {
+      v = acc_val(acc_buf(I, output, ol));
+    } else if (b->type->kind == PT_EXP) {
+      const Lay *l = layout(I, b->type->data, NULL);
+      if (next_input >= ninputs || counts[next_input] != (size_t)l->flat)
+        fail(I, NULL, "input %s of %s: no value of %" PRId64 " elements", b->name, imp->name, l->flat);
+      /* inputs as the device holds them (interp.c, precision rule) */
+      double *mem = NEWARRAY(a, double, l->flat > 0 ? l->flat : 1);
+      memcpy(mem, inputs[next_input++], sizeof(double) * (size_t)l->flat);
+      lay_round(l, mem);
+      v = load(I, l, mem);
+    } else if (b->type->kind == PT_WITH && b->type->fst->kind == PT_ACC) {
+      /* a hoisted temporary (var[T]) */
+      const Lay *l = layout(I, b->type->fst->data, NULL);
+      double *mem = poisoned(a, l);
+      Val ref = {.kind = V_REF};
+      ref.mem = mem;
+      ref.lay = l;
+      v = pair_of(I, V_WITH, acc_val(acc_buf(I, mem, l)), ref);
+    } else {
+      fail(I, NULL, "parameter %s of %s has a type the kernel interface does not have", b->name, imp->name);
+    }
+    Env *e = salloc(I, sizeof *e);
+    *e = (Env){b, v, env};
+    env = e;
+  }
+  if (next_input != ninputs) fail(I, NULL, "%s has %d inputs, %d given", imp->name, next_input, ninputs);
+  exec(I, imp->body, env);
+  *out = output;
+  *out_count = (size_t)ol->flat;
+  return IMP_OK;
+}

@@ -1,0 +1,299 @@
+/* semantic.c: semantic translation validation (semantic.h). */
+#include "semantic.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "imp_interp.h"
+#include "interp.h"
+
+/* ---- small sizes that satisfy the preconditions ---- */
+
+/* Candidate values of a nat parameter: the numbers 2^a 3^b 5^c 7^d up to
+ * MAX_CANDIDATE, ascending.  Preconditions are divisibilities by products
+ * of the program's split, asVector and slide constants and lower bounds
+ * (spec section 3), whose smallest solutions are of this form. */
+enum { MAX_CANDIDATE = 1 << 20, MAX_PER_PARAM = 48, MAX_TUPLES = 20000, MAX_PARAMS = 8, MAX_RETRIES = 3 };
+
+static int cmp_i64(const void *x, const void *y) {
+  int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+  return (a > b) - (a < b);
+}
+
+static int candidates(Arena *a, int64_t **out) {
+  int cap = 8192, n = 0; /* more than the 2^a 3^b 5^c 7^d up to 2^20 */
+  int64_t *c = NEWARRAY(a, int64_t, cap);
+  for (int64_t p2 = 1; p2 <= MAX_CANDIDATE; p2 *= 2)
+    for (int64_t p3 = p2; p3 <= MAX_CANDIDATE; p3 *= 3)
+      for (int64_t p5 = p3; p5 <= MAX_CANDIDATE; p5 *= 5)
+        for (int64_t p7 = p5; p7 <= MAX_CANDIDATE; p7 *= 7)
+          if (n < cap) c[n++] = p7;
+  qsort(c, (size_t)n, sizeof *c, cmp_i64);
+  *out = c;
+  return n;
+}
+
+typedef struct Search {
+  const DefInfo *def;
+  int np;                    /* nat parameters */
+  int64_t *values;           /* the assignment being tried (NatValues.values) */
+  NatValues nats;
+  int64_t *lists[MAX_PARAMS]; /* per parameter: candidates meeting its own requirements */
+  int len[MAX_PARAMS];
+  int lower[MAX_PARAMS];      /* smallest rank allowed per parameter */
+  int tried;
+} Search;
+
+static bool requirement_holds(const DefInfo *def, int r, const NatValues *nats) {
+  int64_t v;
+  if (!size_eval(def->req_sizes[r], nat_lookup, (void *)nats, &v)) return false;
+  return v >= (def->req_positive[r] ? 1 : 0);
+}
+
+static bool all_hold(Search *s) {
+  for (int r = 0; r < s->def->nreqs; r++)
+    if (!requirement_holds(s->def, r, &s->nats)) return false;
+  return true;
+}
+
+/* assign ranks to parameters j.. with rank sum exactly left */
+static bool enumerate(Search *s, int j, int left) {
+  if (j == s->np) {
+    if (left != 0 || ++s->tried > MAX_TUPLES) return false;
+    return all_hold(s);
+  }
+  for (int r = s->lower[j]; r < s->len[j] && r - s->lower[j] <= left; r++) {
+    s->values[j] = s->lists[j][r];
+    if (enumerate(s, j + 1, left - (r - s->lower[j]))) return true;
+    if (s->tried > MAX_TUPLES) return false;
+  }
+  return false;
+}
+
+/* the valid assignment of least rank sum above s->lower (into s->values);
+ * ranks found go to rank[] */
+static bool search(Search *s, int *rank) {
+  s->tried = 0;
+  int most = 0;
+  for (int j = 0; j < s->np; j++) most += s->len[j] - 1 - s->lower[j];
+  for (int sum = 0; sum <= most; sum++) {
+    if (enumerate(s, 0, sum)) {
+      for (int j = 0; j < s->np; j++) {
+        rank[j] = s->lower[j];
+        while (s->lists[j][rank[j]] != s->values[j]) rank[j]++;
+      }
+      return true;
+    }
+    if (s->tried > MAX_TUPLES) return false;
+  }
+  return false;
+}
+
+static bool init_search(Arena *a, Search *s, const DefInfo *def) {
+  memset(s, 0, sizeof *s);
+  s->def = def;
+  s->np = def->nsize_params;
+  if (s->np > MAX_PARAMS) return false;
+  s->values = NEWARRAY(a, int64_t, s->np > 0 ? s->np : 1);
+  s->nats = (NatValues){s->np, (const char *const *)def->size_params, s->values};
+  int64_t *cand;
+  int ncand = candidates(a, &cand);
+  for (int j = 0; j < s->np; j++) {
+    s->lists[j] = NEWARRAY(a, int64_t, MAX_PER_PARAM);
+    NatValues one = {1, (const char *const *)&def->size_params[j], NULL};
+    for (int c = 0; c < ncand && s->len[j] < MAX_PER_PARAM; c++) {
+      one.values = &cand[c];
+      bool ok = true;
+      for (int r = 0; r < def->nreqs && ok; r++) {
+        int vars = 0;
+        for (int k = 0; k < s->np; k++) vars += size_has_var(def->req_sizes[r], def->size_params[k]);
+        /* a requirement on this parameter alone */
+        if (vars == 1 && size_has_var(def->req_sizes[r], def->size_params[j])) ok = requirement_holds(def, r, &one);
+      }
+      if (ok) s->lists[j][s->len[j]++] = cand[c];
+    }
+    if (s->len[j] == 0) return false;
+  }
+  return true;
+}
+
+/* ---- one run at one size assignment ---- */
+
+static void print_sizes(Buf *b, const NatValues *nats) {
+  if (nats->n == 0) buf_puts(b, "no sizes");
+  for (int j = 0; j < nats->n; j++) emit(b, "%s%s=%" PRId64, j ? ", " : "", nats->names[j], nats->values[j]);
+}
+
+/* the first element whose own difference exceeds the bound (or whose
+ * non-finite value differs); else the comparison's reported element */
+static int64_t first_difference(const double *out, const double *ref, size_t n, double bound, const Comparison *c) {
+  for (size_t i = 0; i < n; i++) {
+    double o = out[i], r = ref[i];
+    if (isnan(r) || isnan(o) || isinf(r) || isinf(o)) {
+      if (!(isnan(r) && isnan(o)) && o != r) return (int64_t)i;
+      continue;
+    }
+    if (fabs(o - r) > bound * fmax(fabs(r), 1e-30)) return (int64_t)i;
+  }
+  return c->worst;
+}
+
+/* run_at only: these sizes do not give the functional program a meaning */
+enum { SEM_RETRY = SEM_ERROR + 1 };
+
+/* the inputs of the imperative def, in the order of its exp parameters:
+ * the functional kernel's inputs, in declaration order (kernel.h) */
+static int run_at(Arena *a, const DefInfo *def, const Phrase *body, const DefInfo *imp, const NatValues *nats,
+                        int64_t *steps, Buf *msg) {
+  Buf err;
+  buf_init(&err, a);
+  /* memory first: inputs, output, temporaries */
+  int64_t elements = 0;
+  for (int i = 0; i < imp->nparams; i++) {
+    const PhraseType *t = imp->params[i]->type;
+    const DataType *d = t->kind == PT_WITH ? t->fst->data : t->data;
+    const Lay *l = lay_of(a, d, nats, &err);
+    if (!l) {
+      emit(msg, "skipped at ");
+      print_sizes(msg, nats);
+      emit(msg, ": %s", err.data);
+      return SEM_SKIPPED;
+    }
+    elements += l->flat;
+  }
+  if (elements > SEMANTIC_MAX_ELEMENTS) {
+    emit(msg, "skipped: the smallest valid sizes (");
+    print_sizes(msg, nats);
+    emit(msg, ") need %" PRId64 " values of memory, more than the %d the check interprets", elements,
+         SEMANTIC_MAX_ELEMENTS);
+    return SEM_SKIPPED;
+  }
+  Rng rng;
+  rng_seed(&rng, SEMANTIC_SEED);
+  double **inputs;
+  size_t *counts;
+  if (!interp_random_inputs(a, def, nats, &rng, &inputs, &counts, &err)) {
+    emit(msg, "skipped at ");
+    print_sizes(msg, nats);
+    emit(msg, ": %s", err.data);
+    return SEM_SKIPPED;
+  }
+  /* the reference first: sizes that satisfy the recorded preconditions
+   * can still leave the functional program without a meaning (padClamp of
+   * an array that drop emptied): such sizes are not a test (SEM_RETRY) */
+  double *ref;
+  size_t nref;
+  if (!interp_run(a, def, body, nats, (const double *const *)inputs, counts, &ref, &nref, &err)) {
+    emit(msg, "skipped: the reference interpreter cannot run kernel '%s' at ", def->name);
+    print_sizes(msg, nats);
+    emit(msg, ": %s", err.data);
+    return SEM_RETRY;
+  }
+  double *outs[2];
+  size_t nout[2];
+  for (int pass = 0; pass < 2; pass++) {
+    ImpRun run = {.reverse_parallel = pass == 1, .max_steps = SEMANTIC_MAX_STEPS};
+    ImpStatus st = imp_interp_run(a, imp, nats, def->nparams, (const double *const *)inputs, counts, &run,
+                                  &outs[pass], &nout[pass], &err);
+    *steps += run.steps;
+    if (st == IMP_BUDGET) {
+      emit(msg, "skipped: at the smallest valid sizes (");
+      print_sizes(msg, nats);
+      emit(msg, ") the imperative program takes more than %d interpreter steps", SEMANTIC_MAX_STEPS);
+      return SEM_SKIPPED;
+    }
+    if (st == IMP_FAULT) {
+      emit(msg, "the imperative program of kernel '%s' at ", def->name);
+      print_sizes(msg, nats);
+      emit(msg, " (parallel loops in %s order): %s", pass ? "decreasing" : "increasing", err.data);
+      return SEM_MISMATCH;
+    }
+    if (st != IMP_OK) {
+      emit(msg, "cannot interpret the imperative program of kernel '%s' at ", def->name);
+      print_sizes(msg, nats);
+      emit(msg, ": %s", err.data);
+      return SEM_ERROR;
+    }
+  }
+  const Lay *rl = interp_result_layout(a, def, nats, &err);
+  if (!rl) {
+    emit(msg, "%s", err.data);
+    return SEM_ERROR;
+  }
+  double bound = interp_bound(body, rl);
+  for (int pass = 0; pass < 2; pass++) {
+    if (nout[pass] != nref) {
+      emit(msg, "the imperative program of kernel '%s' produces %zu values, the reference %zu", def->name,
+           nout[pass], nref);
+      return SEM_MISMATCH;
+    }
+    Comparison cmp;
+    compare_values(outs[pass], ref, nref, bound, &cmp);
+    if (cmp.ok) continue;
+    int64_t i = first_difference(outs[pass], ref, nref, bound, &cmp);
+    emit(msg, "the imperative program of kernel '%s' computes other values than the reference interpreter at ",
+         def->name);
+    print_sizes(msg, nats);
+    emit(msg, " (random inputs, seed %d; parallel loops in %s order): first difference at element %" PRId64
+              " of %zu: got %.9g, expected %.9g (",
+         SEMANTIC_SEED, pass ? "decreasing" : "increasing", i, nref, outs[pass][i], ref[i]);
+    compare_report(&cmp, msg);
+    buf_putc(msg, ')');
+    return SEM_MISMATCH;
+  }
+  return SEM_OK;
+}
+
+SemStatus semantic_check(Arena *a, const DefInfo *def, const Phrase *body, const DefInfo *imp, Buf *message) {
+  Search s;
+  int rank[MAX_PARAMS];
+  if (!init_search(a, &s, def) || !search(&s, rank)) {
+    emit(message, "skipped: no sizes up to %d satisfy the preconditions of kernel '%s'", MAX_CANDIDATE, def->name);
+    return SEM_SKIPPED;
+  }
+  int64_t steps = 0;
+  NatValues first = s.nats;
+  int st;
+  for (int attempt = 0;; attempt++) {
+    first.values = arena_dup(a, s.values, sizeof(int64_t) * (size_t)(s.np > 0 ? s.np : 1));
+    buf_clear(message);
+    st = run_at(a, def, body, imp, &first, &steps, message);
+    if (st != SEM_RETRY) break;
+    /* the next larger sizes, a few times */
+    if (s.np == 0 || attempt == MAX_RETRIES) return SEM_SKIPPED;
+    for (int j = 0; j < s.np; j++) s.lower[j] = rank[j] + 1 < s.len[j] ? rank[j] + 1 : rank[j];
+    if (!search(&s, rank)) return SEM_SKIPPED;
+  }
+  if (st != SEM_OK) return (SemStatus)st;
+  /* a second, larger assignment (every parameter at a larger candidate),
+   * when the first was cheap: loops of one iteration cannot show an
+   * ordering fault */
+  bool second = false;
+  NatValues next = s.nats;
+  if (s.np > 0 && steps < SEMANTIC_SECOND_STEPS) {
+    for (int j = 0; j < s.np; j++) s.lower[j] = rank[j] + 1 < s.len[j] ? rank[j] + 1 : rank[j];
+    if (search(&s, rank)) {
+      next.values = arena_dup(a, s.values, sizeof(int64_t) * (size_t)s.np);
+      Buf why;
+      buf_init(&why, a);
+      st = run_at(a, def, body, imp, &next, &steps, &why);
+      if (st == SEM_MISMATCH || st == SEM_ERROR) {
+        buf_clear(message);
+        buf_puts(message, why.data);
+        return (SemStatus)st;
+      }
+      second = st == SEM_OK;
+    }
+  }
+  emit(message, "the imperative program computes the reference's values at ");
+  print_sizes(message, &first);
+  if (second) {
+    buf_puts(message, " and at ");
+    print_sizes(message, &next);
+  }
+  emit(message, " (parallel loops in increasing and in decreasing order; %" PRId64 " interpreter steps)", steps);
+  return SEM_OK;
+}

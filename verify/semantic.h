@@ -1,0 +1,44 @@
+/* semantic.h: semantic translation validation (issue 13), the third check
+ * of `dpia verify` after the SCIR re-check and the libclang re-parse.
+ *
+ * For one kernel: choose small values of its nat parameters that satisfy
+ * its preconditions (DefInfo req_sizes), make random inputs with a fixed
+ * seed (interp_random_inputs), run the reference interpreter of the
+ * functional program (interp.c, spec section 11) and the interpreter of
+ * the imperative program that becomes OpenCL (imp_interp.c) with parallel
+ * loops in increasing and in decreasing order, and compare the results
+ * with the bounds of spec section 11 (compare.c, interp_bound).  No OpenCL
+ * device is needed.
+ *
+ * The check is bounded: if the smallest valid sizes need more than
+ * SEMANTIC_MAX_STEPS interpreter steps or SEMANTIC_MAX_ELEMENTS values of
+ * memory, it is not done (SEM_SKIPPED, never reported as passing). */
+#ifndef DPIA_SEMANTIC_H
+#define DPIA_SEMANTIC_H
+
+#include "check.h"
+
+/* The bounds of one kernel's check.  Steps are phrases evaluated by the
+ * imperative interpreter, both loop orders counted; the reference
+ * interpreter does about the same work.  A second, larger size assignment
+ * is tried only when the first took fewer than SEMANTIC_SECOND_STEPS. */
+#define SEMANTIC_MAX_STEPS 40000
+#define SEMANTIC_SECOND_STEPS 10000
+#define SEMANTIC_MAX_ELEMENTS (1 << 18)
+#define SEMANTIC_SEED 0x13
+
+typedef enum SemStatus {
+  SEM_OK,       /* the imperative program computes the reference's values */
+  SEM_MISMATCH, /* it does not: a wrong translation (message) */
+  SEM_SKIPPED,  /* not checked: no small valid sizes (message says why) */
+  SEM_ERROR,    /* an interpreter could not run the program (message): a bug */
+} SemStatus;
+
+/* Check the imperative kernel imp (after stage II and hoisting) against
+ * the checked functional kernel def whose normalized body is body.
+ * message gets one line (no newline): for SEM_OK the sizes used, for the
+ * others what happened, naming the kernel, the sizes and for a mismatch
+ * the first differing element. */
+SemStatus semantic_check(Arena *a, const DefInfo *def, const Phrase *body, const DefInfo *imp, Buf *message);
+
+#endif
