@@ -896,9 +896,17 @@ static Phrase *apply_spine(Checker *c, Env *env, Phrase *fn, Arg *args, int narg
       if (!elab[i]) ok = false;
     }
   }
-  if (ok && want && !expect_type(c, args[nargs - 1].app_span, want, t, NULL)) ok = false;
+  bool want_failed = false;
+  if (ok && want && !expect_type(c, args[nargs - 1].app_span, want, t, NULL)) {
+    ok = false;
+    want_failed = true; /* the functions would only repeat it (no cascades) */
+    if (fn->kind == PH_PRIM && (fn->prim == PRIM_REDUCE || fn->prim == PRIM_REDUCE_SEQ) && nargs == 2 &&
+        (t->kind == PT_FN || t->kind == PT_FN_P))
+      diag_note(c->diag, fn->span, "%s takes its function, the initial value of the accumulator, then the array: "
+                "%s f init xs", prim_info[fn->prim].name, prim_info[fn->prim].name);
+  }
   wake_deferred(c);
-  for (int i = 0; i < nargs; i++) {
+  for (int i = 0; i < nargs && !want_failed; i++) {
     if (!args[i].ready && check_late(args[i].ast, params[i])) {
       if (!lambda_arity_ok(c, fn, args[i].ast, params[i])) {
         ok = false;

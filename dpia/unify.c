@@ -299,7 +299,23 @@ static bool pt_is_fn(const PhraseType *t) { return t->kind == PT_FN || t->kind =
 
 /* Report a type mismatch between what a context wants and what a phrase
  * has, unless they unify. */
+/* levels of arrays around a data type, and the type inside them */
+static int array_depth(DataType *t, DataType **inner) {
+  int depth = 0;
+  for (t = dt_resolve(t); t->kind == DT_ARRAY; t = dt_resolve(t->elem)) depth++;
+  *inner = t;
+  return depth;
+}
+
 bool expect_type(Checker *c, Span span, PhraseType *want, PhraseType *have, const char *ctx) {
+  /* an array of arrays where a flat one is wanted: join is missing (the
+   * shapes are taken before unifying, which may solve parts of them) */
+  bool flatten = false;
+  if (want->kind == PT_EXP && have->kind == PT_EXP) {
+    DataType *wi, *hi;
+    int dw = array_depth(want->data, &wi), dh = array_depth(have->data, &hi);
+    flatten = dw >= 1 && dh > dw && wi->kind == DT_SCALAR && hi->kind == DT_SCALAR && dt_equal(wi, hi);
+  }
   Span saved = c->unify_span;
   c->unify_span = span;
   bool ok = unify_phrase(c, want, have);
@@ -324,6 +340,7 @@ bool expect_type(Checker *c, Span span, PhraseType *want, PhraseType *have, cons
   }
   if (ctx) check_error(c, span, "type mismatch in %s: expected %s, found %s", ctx, w, h);
   else check_error(c, span, "type mismatch: expected %s, found %s", w, h);
+  if (flatten) diag_note(c->diag, span, "this is an array of arrays; 'join' flattens it");
   return false;
 }
 
