@@ -21,6 +21,13 @@
 
 #include <string.h>
 
+/* a phrase type in a message (types.h: as the user writes it) */
+static const char *user_phrase(Arena *a, const PhraseType *t) {
+  TypeNamer tn;
+  tn_init(&tn, a, NULL, 0);
+  return tn_phrase(&tn, t);
+}
+
 const char *const kparam_role_name[] = {
 #define X(id, s) s,
     DPIA_KPARAM_ROLES(X)
@@ -228,8 +235,10 @@ ImpKernel *kernel_from_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def, cons
     return NULL;
   }
   if (def->result->kind != PT_COMM) {
+    TypeNamer tn;
+    tn_init(&tn, a, NULL, 0);
     diag_error(diag, where, "'%s' is not an imperative procedure (its result is %s, not comm)", def->name,
-               pt_str(a, def->result));
+               tn_phrase(&tn, def->result));
     return NULL;
   }
 
@@ -284,7 +293,7 @@ ImpKernel *kernel_from_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def, cons
       } else if (pass == 0 && t->kind != PT_ACC && t->kind != PT_EXP && !is_var) {
         diag_error(diag, b->span, "parameter '%s' of type %s cannot be a kernel parameter (expected acc[T], exp[T] "
                                   "or var[T])",
-                   b->name, pt_str(a, t));
+                   b->name, user_phrase(a, t));
         kb->ok = false;
       }
     }

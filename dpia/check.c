@@ -25,6 +25,7 @@
  * settling of a declaration's requirements live in unify.c (check_int.h
  * is the interface between the two). */
 #include "check_int.h"
+#include "hints.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,7 @@ struct Env {
 };
 
 static Phrase *infer(Checker *c, Env *env, const Ast *e);
+static const char *unknown_name_hint(Checker *c, Env *env, Sym name, EnvKind kind);
 static Phrase *check(Checker *c, Env *env, const Ast *e, PhraseType *want);
 static void check_decl(Checker *c, int index);
 static Phrase *elab_lambda(Checker *c, Env *env, const Ast *e, PhraseType *want);
@@ -94,7 +96,7 @@ static bool conv_size(Checker *c, Env *env, const SizeAst *s, Size *out) {
     Env *e = env_find(env, s->name);
     if (!e || e->kind != ENV_SIZE) {
       if (e) check_error(c, s->span, "'%s' is not a size: only nat parameters can be used in sizes", s->name);
-      else check_error(c, s->span, "unknown size variable '%s'", s->name);
+      else check_error(c, s->span, "unknown size variable '%s'%s", s->name, unknown_name_hint(c, env, s->name, ENV_SIZE));
       return false;
     }
     *out = size_var(sc, s->name);
@@ -150,7 +152,7 @@ static DataType *conv_data(Checker *c, Env *env, const TypeAst *t) {
   case TYA_NAMED: {
     Env *e = env_find(env, t->name);
     if (!e || e->kind != ENV_DATA) {
-      check_error(c, t->span, "unknown type '%s'", t->name);
+      check_error(c, t->span, "unknown type '%s'%s", t->name, unknown_name_hint(c, env, t->name, ENV_DATA));
       return NULL;
     }
     return dt_var(c->tc, t->name);
@@ -520,7 +522,9 @@ static Phrase *elab_literal(Checker *c, const Ast *e) {
 
 static DataType *exp_data(Checker *c, Phrase *p, const char *what) {
   if (p->type->kind != PT_EXP) {
-    check_error(c, p->span, "%s needs an expression, found a phrase of type %s", what, pt_str(c->arena, p->type));
+    TypeNamer tn;
+    check_namer(c, &tn);
+    check_error(c, p->span, "%s needs a value, found %s", what, tn_describe_phrase(&tn, zonk_phrase_type(c, p->type)));
     return NULL;
   }
   return dt_resolve(p->type->data);
@@ -550,24 +554,34 @@ static DataType *arith_type(Checker *c, const Ast *e, DataType *a, DataType *b, 
   if (a->kind != DT_SCALAR || b->kind != DT_SCALAR || a->scalar == SC_BOOL || b->scalar == SC_BOOL) goto bad;
   if (a->scalar != b->scalar) {
     check_error(c, e->span, "operands of '%s' have different types %s and %s; convert one with toFloat, toInt or toDouble",
-                op, dt_str(c->arena, a), dt_str(c->arena, b));
+                op, check_describe(c, pt_exp(c->tc, a)), check_describe(c, pt_exp(c->tc, b)));
     return NULL;
   }
   if (int_only && a->scalar != SC_INT) goto bad;
   if (a->width == b->width) return a;
   if (a->width == 1) return b;
   if (b->width == 1) return a;
-bad:
-  check_error(c, e->span, "operator '%s' cannot be applied to %s and %s", op, dt_str(c->arena, a), dt_str(c->arena, b));
+bad: {
+  TypeNamer tn;
+  check_namer(c, &tn);
+  check_error(c, e->span, "operator '%s' cannot be applied to %s and %s", op, tn_describe_data(&tn, a),
+              tn_describe_data(&tn, b));
   return NULL;
+}
 }
 
 static Phrase *elab_binop(Checker *c, Env *env, const Ast *e) {
+  const char *slip = static_size_operator_hint(c->arena, e); /* split 2048 * 128 */
+  if (slip) {
+    check_error(c, e->span, "%s", slip);
+    return NULL;
+  }
   Phrase *l = infer(c, env, e->lhs);
   Phrase *r = infer(c, env, e->rhs);
   if (!l || !r) return NULL;
   const char *op = binop_spelling[e->op];
-  DataType *a = exp_data(c, l, op), *b = a ? exp_data(c, r, op) : NULL;
+  const char *what = arena_printf(c->arena, "operator '%s'", op);
+  DataType *a = exp_data(c, l, what), *b = a ? exp_data(c, r, what) : NULL;
   if (!a || !b) return NULL;
   DataType *t = NULL;
   switch (e->op) {
@@ -595,8 +609,10 @@ static Phrase *elab_binop(Checker *c, Env *env, const Ast *e) {
   case BIN_AND:
   case BIN_OR:
     if (!unify_data(c, a, c->tc->t_bool) || !unify_data(c, b, c->tc->t_bool)) {
-      check_error(c, e->span, "operator '%s' needs bool operands, found %s and %s", op, dt_str(c->arena, a),
-                  dt_str(c->arena, b));
+      TypeNamer tn;
+      check_namer(c, &tn);
+      check_error(c, e->span, "operator '%s' needs bool operands, found %s and %s", op, tn_describe_data(&tn, a),
+                  tn_describe_data(&tn, b));
       return NULL;
     }
     t = c->tc->t_bool;
@@ -620,11 +636,11 @@ static Phrase *elab_unop(Checker *c, Env *env, const Ast *e) {
     if (t->kind == DT_META) {
       if (t->meta->cls == MC_ANY) t->meta->cls = MC_NUMERIC;
     } else if (t->kind != DT_SCALAR || t->scalar == SC_BOOL) {
-      check_error(c, e->span, "'-' cannot be applied to %s", dt_str(c->arena, t));
+      check_error(c, e->span, "'-' cannot be applied to %s", check_describe(c, pt_exp(c->tc, t)));
       return NULL;
     }
   } else if (!unify_data(c, t, c->tc->t_bool)) {
-    check_error(c, e->span, "'!' needs a bool operand, found %s", dt_str(c->arena, t));
+    check_error(c, e->span, "'!' needs a bool operand, found %s", check_describe(c, pt_exp(c->tc, t)));
     return NULL;
   }
   Phrase *p = mk(c, PH_UNOP, e->span, pt_exp(c->tc, e->kind == AST_NEG ? t : c->tc->t_bool));
@@ -639,6 +655,35 @@ static int find_decl(Checker *c, Sym name) {
   for (int i = 0; i < c->prog->ndecls; i++)
     if (c->prog->decls[i]->name == name) return i;
   return -1;
+}
+
+/* The rest of an "unknown name" message: the close name the user may have
+ * meant (hints.h), or for a size, where to declare it. */
+static const char *unknown_name_hint(Checker *c, Env *env, Sym name, EnvKind kind) {
+  int dim;
+  size_t len = strlen(name);
+  if (kind == ENV_BINDER && len > 1 && name[len - 1] >= '0' && name[len - 1] <= '9' &&
+      prim_lookup(name, len - 1, &dim) != PRIM_COUNT && (prim_info[prim_lookup(name, len - 1, &dim)].flags & PF_DIM))
+    return arena_printf(c->arena, "; the dimension suffix of %.*s is 0, 1 or 2", (int)(len - 1), name);
+  NameGuess g;
+  guess_init(&g, name);
+  for (Env *e = env; e; e = e->next)
+    if (e->kind == kind) guess_offer(&g, e->name);
+  if (kind == ENV_BINDER) {
+    for (int i = 0; i < c->prog->ndecls; i++) guess_offer(&g, c->prog->decls[i]->name);
+    guess_offer_prims(&g, true);
+  } else if (kind == ENV_DATA) {
+    static const char *const scalars[] = {"int", "float", "double", "bool"};
+    for (size_t i = 0; i < DPIA_COUNTOF(scalars); i++) guess_offer(&g, scalars[i]);
+  }
+  const char *best = guess_best(&g);
+  if (best) return arena_printf(c->arena, "; did you mean '%s'?", best);
+  if (kind == ENV_SIZE && c->current >= 0 && c->current < c->prog->ndecls) {
+    const Decl *d = c->prog->decls[c->current];
+    return arena_printf(c->arena, "; add '(%s: nat)' to the parameters of %s '%s'", name,
+                        d->is_kernel ? "kernel" : "def", d->name);
+  }
+  return "";
 }
 
 /* A use of a def: fresh metavariables for its nat and data parameters,
@@ -797,7 +842,7 @@ static Phrase *elab_var(Checker *c, Env *env, const Ast *e) {
   int index = find_decl(c, e->name);
   if (index >= 0 && decl_is_template(c->prog->decls[index])) return template_use(c, e, index, NULL, NULL);
   if (index >= 0) return elab_def_use(c, e, index);
-  check_error(c, e->span, "unknown identifier '%s'", e->name);
+  check_error(c, e->span, "unknown identifier '%s'%s", e->name, unknown_name_hint(c, env, e->name, ENV_BINDER));
   return NULL;
 }
 
@@ -822,6 +867,59 @@ static bool check_late(const Ast *e, const PhraseType *param) {
 
 static Phrase *elab_function_literal(Checker *c, Env *env, const Ast *e, PhraseType *want);
 
+/* What a function argument is given to, for messages: "mapSeq's
+ * function", "the function given to 'f'". */
+static const char *function_role(Checker *c, const Phrase *fn) {
+  if (fn->kind == PH_PRIM) return arena_printf(c->arena, "%s's function", prim_display_name(c->arena, fn->prim, fn->dim, fn->span));
+  if (fn->kind == PH_DEF) return arena_printf(c->arena, "the function given to '%s'", fn->def->name);
+  if (fn->kind == PH_VAR) return arena_printf(c->arena, "the function given to '%s'", fn->binder->name);
+  return "the function expected here";
+}
+
+/* A lambda with more parameters than the function it stands for takes
+ * (mapSeq (\x y -> ...)); false after reporting it. */
+static bool lambda_arity_ok(Checker *c, const Phrase *fn, const Ast *arg, const PhraseType *want) {
+  int have = 0, takes = 0;
+  for (const Ast *l = arg; l->kind == AST_LAMBDA; l = l->body) have++;
+  for (const PhraseType *t = want; t && (t->kind == PT_FN || t->kind == PT_FN_P); t = t->snd) {
+    takes++;
+    if (!t->snd) return true; /* a result not known yet */
+  }
+  if (have <= takes || takes == 0) return true;
+  Buf names;
+  buf_init(&names, c->arena);
+  for (const Ast *l = arg; l->kind == AST_LAMBDA; l = l->body) emit(&names, "%s%s", names.len ? " " : "", l->bound);
+  const char *extra = fn->kind == PH_PRIM && (fn->prim == PRIM_REDUCE || fn->prim == PRIM_REDUCE_SEQ)
+                          ? " (the element, then the accumulator)" : "";
+  check_error(c, arg->span, "%s takes %d parameter%s%s, but this lambda has %d (\\%s)", function_role(c, fn), takes,
+              takes == 1 ? "" : "s", extra, have, names.data);
+  return false;
+}
+
+/* After an error inside the function of a reduce whose element and
+ * accumulator types differ: the order of its parameters may be the cause
+ * (\acc x -> ...), so say which comes first. */
+static void reduce_order_note(Checker *c, const Phrase *fn, const Ast *arg, const PhraseType *want) {
+  if (fn->kind != PH_PRIM || (fn->prim != PRIM_REDUCE && fn->prim != PRIM_REDUCE_SEQ)) return;
+  if (arg->kind != AST_LAMBDA || arg->body->kind != AST_LAMBDA) return;
+  if (want->kind != PT_FN || want->fst->kind != PT_EXP || !want->snd || want->snd->kind != PT_FN ||
+      want->snd->fst->kind != PT_EXP)
+    return;
+  DataType *elem = dt_resolve(want->fst->data), *acc = dt_resolve(want->snd->fst->data);
+  /* types that could be the same: the order does not matter to the types */
+  if (dt_has_unknowns(elem) || dt_equal(elem, acc)) return;
+  if (acc->kind == DT_META &&
+      (acc->meta->cls == MC_ANY || (acc->meta->cls == MC_NUMERIC ? dt_is_numeric(elem) : dt_is_floating(elem))))
+    return;
+  if (acc->kind != DT_META && dt_has_unknowns(acc)) return;
+  TypeNamer tn;
+  check_namer(c, &tn);
+  diag_note(c->diag, arg->span,
+            "%s takes the element first and the accumulator second: \\x acc -> ...; here an element is %s and "
+            "the accumulator is %s", function_role(c, fn), tn_data(&tn, elem),
+            acc->kind == DT_META && acc->meta->cls == MC_NUMERIC ? "a number" : tn_data(&tn, acc));
+}
+
 /* Apply fn to args.  want (optional) is the type the whole application
  * must have; unifying it early lets function arguments see it. */
 static Phrase *apply_spine(Checker *c, Env *env, Phrase *fn, Arg *args, int nargs, PhraseType *want) {
@@ -832,8 +930,8 @@ static Phrase *apply_spine(Checker *c, Env *env, Phrase *fn, Arg *args, int narg
     if (t->kind != PT_FN && t->kind != PT_FN_P) {
       Span at = args[i].ast ? args[i].ast->span : args[i].ready->span;
       if (i == 0)
-        check_error(c, at, "this is applied to an argument, but it has type %s, which is not a function",
-                    pt_str(c->arena, zonk_phrase_type(c, fn->type)));
+        check_error(c, at, "this is applied to an argument, but it %s %s, which is not a function",
+                    pt_has_unknowns(fn->type) ? "is" : "has type", check_describe(c, fn->type));
       else
         check_error(c, at, "too many arguments: the function takes %d here", i);
       return NULL;
@@ -854,12 +952,26 @@ static Phrase *apply_spine(Checker *c, Env *env, Phrase *fn, Arg *args, int narg
       if (!elab[i]) ok = false;
     }
   }
-  if (ok && want && !expect_type(c, args[nargs - 1].app_span, want, t, NULL)) ok = false;
+  bool want_failed = false;
+  if (ok && want && !expect_type(c, args[nargs - 1].app_span, want, t, NULL)) {
+    ok = false;
+    want_failed = true; /* the functions would only repeat it (no cascades) */
+    if (fn->kind == PH_PRIM && (fn->prim == PRIM_REDUCE || fn->prim == PRIM_REDUCE_SEQ) && nargs == 2 &&
+        (t->kind == PT_FN || t->kind == PT_FN_P))
+      diag_note(c->diag, fn->span, "%s takes its function, the initial value of the accumulator, then the array: "
+                "%s f init xs", prim_info[fn->prim].name, prim_info[fn->prim].name);
+  }
   wake_deferred(c);
-  for (int i = 0; i < nargs; i++) {
+  for (int i = 0; i < nargs && !want_failed; i++) {
     if (!args[i].ready && check_late(args[i].ast, params[i])) {
+      if (!lambda_arity_ok(c, fn, args[i].ast, params[i])) {
+        ok = false;
+        continue;
+      }
+      int errors = c->diag->nerrors;
       elab[i] = check(c, env, args[i].ast, params[i]);
       if (!elab[i]) ok = false;
+      if (!elab[i] && c->diag->nerrors > errors) reduce_order_note(c, fn, args[i].ast, params[i]);
       wake_deferred(c);
     }
   }
@@ -997,7 +1109,7 @@ static Phrase *elab_compose(Checker *c, Env *env, const Ast *e, PhraseType *want
     f = infer(c, env, e->lhs);
     if (!f) return NULL;
     if (f->type->kind != PT_FN && f->type->kind != PT_FN_P) {
-      check_error(c, e->lhs->span, "the left side of '>>' must be a function, found %s", pt_str(c->arena, f->type));
+      check_error(c, e->lhs->span, "the left side of '>>' must be a function, found %s", check_describe(c, f->type));
       return NULL;
     }
     param = f->type->fst;
@@ -1079,7 +1191,8 @@ static Phrase *infer_inner(Checker *c, Env *env, const Ast *e) {
       if (l->type->kind == PT_WITH && l->type->fst->kind == PT_ACC)
         check_error(c, e->lhs->span, "the left side of ':=' must be an acceptor; this is a variable: write .1 to assign to it");
       else
-        check_error(c, e->lhs->span, "the left side of ':=' must be an acceptor, found %s", pt_str(c->arena, l->type));
+        check_error(c, e->lhs->span, "the left side of ':=' must be an acceptor, found %s%s",
+                    l->type->kind == PT_EXP ? "an expression of type " : "", check_describe(c, l->type));
       return NULL;
     }
     Phrase *r = check(c, env, e->rhs, pt_exp(c->tc, l->type->data));
@@ -1100,7 +1213,7 @@ static Phrase *infer_inner(Checker *c, Env *env, const Ast *e) {
         check_error(c, e->span, "'.%d' projects a phrase pair ({a, b} or a var); for a data pair use %s", e->proj,
                     e->proj == 1 ? "fst" : "snd");
       else
-        check_error(c, e->span, "'.%d' needs a phrase pair, found %s", e->proj, pt_str(c->arena, x->type));
+        check_error(c, e->span, "'.%d' needs a phrase pair, found %s", e->proj, check_describe(c, x->type));
       return NULL;
     }
     Phrase *p = mk(c, PH_PROJ, e->span, e->proj == 1 ? x->type->fst : x->type->snd);
@@ -1151,13 +1264,13 @@ static Phrase *check(Checker *c, Env *env, const Ast *e, PhraseType *want) {
   switch (e->kind) {
   case AST_LAMBDA:
     if (want->kind != PT_FN && want->kind != PT_FN_P) {
-      check_error(c, e->span, "a function is not allowed here: expected %s", pt_str(c->arena, zonk_phrase_type(c, want)));
+      check_error(c, e->span, "a function is not allowed here: expected %s", check_describe(c, want));
       return NULL;
     }
     return elab_lambda(c, env, e, want);
   case AST_COMPOSE:
     if (want->kind != PT_FN && want->kind != PT_FN_P) {
-      check_error(c, e->span, "a function is not allowed here: expected %s", pt_str(c->arena, zonk_phrase_type(c, want)));
+      check_error(c, e->span, "a function is not allowed here: expected %s", check_describe(c, want));
       return NULL;
     }
     return elab_compose(c, env, e, want);
@@ -1440,8 +1553,10 @@ static void check_decl(Checker *c, int index) {
     case PARAM_PHRASE: {
       PhraseType *t = conv_phrase(c, env, pa->type);
       if (t && d->is_kernel && t->kind != PT_EXP) {
+        TypeNamer tn;
+        check_namer(c, &tn);
         check_error(c, pa->span, "kernel parameter '%s' has phrase type %s; kernel parameters are nat parameters and data",
-                    pa->name, pt_str(c->arena, t));
+                    pa->name, tn_phrase(&tn, t));
         t = NULL;
       }
       Binder *b = new_binder(c, pa->name, pa->span, t);
@@ -1466,8 +1581,8 @@ static void check_decl(Checker *c, int index) {
   if (body && d->is_kernel) {
     PhraseType *t = body->type;
     if (t->kind != PT_EXP) {
-      check_error(c, d->name_span, "kernel '%s' must produce data, but its body has type %s", d->name,
-                  pt_str(c->arena, zonk_phrase_type(c, t)));
+      check_error(c, d->name_span, "kernel '%s' must produce data, but its body is %s", d->name,
+                  check_describe(c, t));
       body = NULL;
     }
   }

@@ -89,6 +89,13 @@ void check_error(Checker *c, Span span, const char *fmt, ...) DPIA_PRINTF(3, 4);
 
 /* ---- unify.c ---- */
 
+/* A namer for the types of one message (types.h), avoiding the names of
+ * the declaration being checked. */
+void check_namer(Checker *c, TypeNamer *tn);
+/* what a phrase of type t is, for a message of its own: its type, or
+ * words where a part is unknown (zonked first) */
+const char *check_describe(Checker *c, PhraseType *t);
+
 /* A fresh size metavariable ?n<k>, introduced at origin. */
 Sym fresh_size_meta(Checker *c, Span origin);
 /* Record that size s must be a natural number or positive (spec section 3). */

@@ -38,6 +38,7 @@
  * different groups or one after the other in the same group, may write it:
  * that is where hoisting puts it (kernel scope, spec section 7). */
 #include "check.h"
+#include "hints.h"
 
 #include <string.h>
 
@@ -147,10 +148,10 @@ static void uses_merge(Scir *s, Uses *into, const Uses *from) {
                     from->items[i].sliced_by);
 }
 
-static const char *head_name(const Phrase *fn) {
+static const char *head_name(Arena *arena, const Phrase *fn) {
   while (fn->kind == PH_APP) fn = fn->fst;
   switch (fn->kind) {
-  case PH_PRIM: return prim_info[fn->prim].name;
+  case PH_PRIM: return prim_display_name(arena, fn->prim, fn->dim, fn->span);
   case PH_DEF: return fn->def->name;
   case PH_VAR: return fn->binder->name;
   default: return NULL;
@@ -214,7 +215,7 @@ static void usage_app(Scir *s, const Phrase *p, Uses *out) {
   Uses fu = {0}, au = {0};
   if (p->fst->kind == PH_PRIM && p->fst->prim == PRIM_NEW_LOCAL && p->snd->kind == PH_LAM)
     vec_push(s->arena, &s->local_memory, p->snd->lam_binder);
-  Context inner = {head_name(p->fst), head_span(p->fst)};
+  Context inner = {head_name(s->arena, p->fst), head_span(p->fst)};
   usage(s, p->fst, inner, &fu);
   usage(s, p->snd, inner, &au);
 
@@ -222,8 +223,10 @@ static void usage_app(Scir *s, const Phrase *p, Uses *out) {
   if (p->snd->kind != PH_LAM) {
     if (!arrows_fit(have, want, true)) {
       s->ok = false;
+      TypeNamer tn;
+      tn_init(&tn, s->arena, NULL, 0);
       diag_error(s->diag, p->snd->span, "a passive function is required here (%s), but this has type %s",
-                 pt_str(s->arena, want), pt_str(s->arena, have));
+                 tn_phrase(&tn, want), tn_phrase(&tn, have));
     } else if (want->kind == PT_FN_P && have->kind == PT_FN) {
       require_passive(s, &au, inner, "argument", NULL);
       uses_passify(&au);

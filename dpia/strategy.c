@@ -5,6 +5,7 @@
  * rule sees the nesting the kernel really has.  Messages name both
  * constructs and point at the inner one, with a note at the outer one. */
 #include "check.h"
+#include "hints.h"
 
 #include <string.h>
 
@@ -36,10 +37,8 @@ typedef struct Position {
   Prim reader_prim;
 } Position;
 
-static const char *construct_name(Arena *a, Prim p, int dim) {
-  if (prim_info[p].flags & PF_DIM) return arena_printf(a, "%s%d", prim_info[p].name, dim);
-  return prim_info[p].name;
-}
+/* as the user wrote it: mapGlobal, mapGlobal1 (hints.h) */
+static const char *construct_name(Arena *a, Prim p, int dim, Span at) { return prim_display_name(a, p, dim, at); }
 
 static bool first_report(Strategy *s, Span span) {
   for (int i = 0; i < s->reported.len; i++) {
@@ -127,12 +126,12 @@ static void violation(Strategy *s, Span inner, const Frame *outer, const char *f
   if (!first_report(s, inner)) return;
   diag_error(s->diag, inner, fmt, a, b);
   if (outer)
-    diag_note(s->diag, outer->span, "the enclosing '%s' is here", construct_name(s->arena, outer->prim, outer->dim));
+    diag_note(s->diag, outer->span, "the enclosing '%s' is here", construct_name(s->arena, outer->prim, outer->dim, outer->span));
 }
 
 /* The rules about where a primitive may appear. */
 static void check_placement(Strategy *s, const Phrase *head, const Frame *f) {
-  const char *name = construct_name(s->arena, head->prim, head->dim);
+  const char *name = construct_name(s->arena, head->prim, head->dim, head->span);
   const Frame *o;
   switch (head->prim) {
   case PRIM_MAP:
@@ -145,10 +144,10 @@ static void check_placement(Strategy *s, const Phrase *head, const Frame *f) {
   case PRIM_MAP_LOCAL:
     if ((o = find(f, is_to_private, NULL)))
       violation(s, head->span, o, "'%s' inside '%s': private memory belongs to one work-item, so a parallel map "
-                "cannot produce it", name, construct_name(s->arena, o->prim, o->dim));
+                "cannot produce it", name, construct_name(s->arena, o->prim, o->dim, o->span));
     else if ((o = find(f, is_local_same_dim, &head->dim)))
       violation(s, head->span, o, "'%s' inside another '%s' of the same dimension", name,
-                construct_name(s->arena, o->prim, o->dim));
+                construct_name(s->arena, o->prim, o->dim, o->span));
     else if (!find(f, is_workgroup, NULL)) {
       s->ok = false;
       if (first_report(s, head->span))
@@ -160,13 +159,13 @@ static void check_placement(Strategy *s, const Phrase *head, const Frame *f) {
   case PRIM_MAP_GLOBAL:
     if ((o = find(f, is_to_private, NULL)))
       violation(s, head->span, o, "'%s' inside '%s': private memory belongs to one work-item, so a parallel map "
-                "cannot produce it", name, construct_name(s->arena, o->prim, o->dim));
+                "cannot produce it", name, construct_name(s->arena, o->prim, o->dim, o->span));
     else if ((o = find(f, is_sequential_or_local, NULL)))
       violation(s, head->span, o, "'%s' inside '%s': work-group and global parallelism cannot be nested in "
-                "local or sequential code", name, construct_name(s->arena, o->prim, o->dim));
+                "local or sequential code", name, construct_name(s->arena, o->prim, o->dim, o->span));
     else if ((o = find(f, is_grid_same_dim, &head->dim)))
       violation(s, head->span, o, "'%s' inside '%s' of the same dimension", name,
-                construct_name(s->arena, o->prim, o->dim));
+                construct_name(s->arena, o->prim, o->dim, o->span));
     return;
   case PRIM_TO_LOCAL:
     if (!find(f, is_workgroup, NULL)) {
@@ -240,13 +239,13 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
      * kernel or inside another grid-level map */
     s->ok = false;
     if (first_report(s, head->span)) {
-      const char *name = construct_name(s->arena, prim, head->dim);
+      const char *name = construct_name(s->arena, prim, head->dim, head->span);
       diag_error(s->diag, head->span,
                  "the result of this '%s' is read by a later stage of the same kernel, but OpenCL has no barrier "
                  "across work-groups; split the computation into two kernels",
                  name);
       if (pos.reader_prim != PRIM_COUNT)
-        diag_note(s->diag, pos.reader, "it is read here by '%s'", prim_info[pos.reader_prim].name);
+        diag_note(s->diag, pos.reader, "it is read here by '%s'", construct_name(s->arena, pos.reader_prim, 0, pos.reader));
     }
   }
   const Frame *g = innermost_grid(f);
@@ -262,8 +261,8 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
                  "'%s' materialises its result in the body of '%s', which holds another grid-level map: every "
                  "work-item of that map would compute it at once; move it inside that map, use toPrivate, or "
                  "split the kernel",
-                 construct_name(s->arena, prim, head->dim), construct_name(s->arena, g->prim, g->dim));
-      diag_note(s->diag, g->span, "the enclosing '%s' is here", construct_name(s->arena, g->prim, g->dim));
+                 construct_name(s->arena, prim, head->dim, head->span), construct_name(s->arena, g->prim, g->dim, g->span));
+      diag_note(s->diag, g->span, "the enclosing '%s' is here", construct_name(s->arena, g->prim, g->dim, g->span));
     }
   }
   bool body_has_grid = nargs > 0 && is_body_arg(prim, 0) && contains_grid_map(args[0]);
@@ -277,7 +276,7 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
                  "'%s' materialises its result at the top of kernel '%s', outside its grid-level maps: every "
                  "work-item would compute it and write it at once; move it inside the map that reads it, use "
                  "toPrivate, or split the kernel",
-                 construct_name(s->arena, prim, head->dim), s->kernel->name);
+                 construct_name(s->arena, prim, head->dim, head->span), s->kernel->name);
   }
   bool result_in_private = !f && prim == PRIM_TO_PRIVATE && pos.to_output;
   if (result_in_private) {

@@ -315,3 +315,270 @@ PhraseType *pt_subst(TypeCtx *tc, const TypeSubst *s, PhraseType *t) {
   }
   return t;
 }
+
+/* ---- types in diagnostics (types.h, issues 21 and 13) ---- */
+
+void tn_init(TypeNamer *tn, Arena *a, const char *avoid, size_t avoid_len) {
+  memset(tn, 0, sizeof *tn);
+  tn->arena = a;
+  tn->avoid = avoid;
+  tn->avoid_len = avoid_len;
+}
+
+static bool ident_char(char ch) {
+  return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '\'';
+}
+
+/* is name an identifier of the avoided text, or already given? */
+static bool name_taken(const TypeNamer *tn, const char *name) {
+  for (int i = 0; i < tn->size_names.len; i++)
+    if (strcmp(tn->size_names.items[i], name) == 0) return true;
+  for (int i = 0; i < tn->data_names.len; i++)
+    if (strcmp(tn->data_names.items[i], name) == 0) return true;
+  size_t n = strlen(name);
+  for (size_t i = 0; tn->avoid && i + n <= tn->avoid_len; i++) {
+    if (memcmp(tn->avoid + i, name, n) != 0) continue;
+    bool before = i > 0 && ident_char(tn->avoid[i - 1]);
+    bool after = i + n < tn->avoid_len && ident_char(tn->avoid[i + n]);
+    if (!before && !after) return true;
+  }
+  return false;
+}
+
+static const char *fresh_name(TypeNamer *tn, const char *const *letters, int nletters, int *next) {
+  for (;; (*next)++) {
+    int round = *next / nletters;
+    const char *name = round == 0 ? letters[*next % nletters]
+                                  : arena_printf(tn->arena, "%s%d", letters[*next % nletters], round);
+    if (!name_taken(tn, name)) {
+      (*next)++;
+      return name;
+    }
+  }
+}
+
+static const char *name_size_key(TypeNamer *tn, const char *key) {
+  for (int i = 0; i < tn->size_keys.len; i++)
+    if (strcmp(tn->size_keys.items[i], key) == 0) return tn->size_names.items[i];
+  static const char *const letters[] = {"n", "m", "k", "p", "q", "r", "s", "t", "u", "v", "w"};
+  const char *name = fresh_name(tn, letters, DPIA_COUNTOF(letters), &tn->next_size);
+  vec_push(tn->arena, &tn->size_keys, arena_strndup(tn->arena, key, strlen(key)));
+  vec_push(tn->arena, &tn->size_names, (void *)name);
+  return name;
+}
+
+const char *tn_size_meta(TypeNamer *tn, Sym m) { return name_size_key(tn, m); }
+
+/* text with every size metavariable ?n<k> renamed */
+static void put_renamed(TypeNamer *tn, Buf *out, const char *text) {
+  for (const char *p = text; *p;) {
+    if (p[0] == '?' && p[1] == 'n') {
+      const char *q = p + 2;
+      while (*q >= '0' && *q <= '9') q++;
+      buf_puts(out, name_size_key(tn, arena_strndup(tn->arena, p, (size_t)(q - p))));
+      p = q;
+    } else {
+      buf_putc(out, *p++);
+    }
+  }
+}
+
+static void tn_put_size(TypeNamer *tn, Buf *out, Size s) {
+  Buf b;
+  buf_init(&b, tn->arena);
+  size_print(&b, s);
+  put_renamed(tn, out, b.data);
+}
+
+const char *tn_size(TypeNamer *tn, Size s) {
+  Buf b;
+  buf_init(&b, tn->arena);
+  tn_put_size(tn, &b, s);
+  return b.data;
+}
+
+static const char *name_data_meta(TypeNamer *tn, const DataMeta *m) {
+  for (int i = 0; i < tn->data_keys.len; i++)
+    if (tn->data_keys.items[i] == m) return tn->data_names.items[i];
+  static const char *const letters[] = {"a", "b", "c", "d", "e", "f", "g", "h"};
+  const char *name = fresh_name(tn, letters, DPIA_COUNTOF(letters), &tn->next_data);
+  vec_push(tn->arena, &tn->data_keys, (void *)m);
+  vec_push(tn->arena, &tn->data_names, (void *)name);
+  return name;
+}
+
+static void tn_put_data(TypeNamer *tn, Buf *out, const DataType *t) {
+  t = dt_resolve((DataType *)t);
+  switch (t->kind) {
+  case DT_SCALAR:
+    buf_puts(out, scalar_name(t->scalar));
+    if (t->width > 1) emit(out, "%d", t->width);
+    return;
+  case DT_ARRAY:
+    buf_putc(out, '[');
+    tn_put_size(tn, out, t->size);
+    buf_putc(out, ']');
+    tn_put_data(tn, out, t->elem);
+    return;
+  case DT_PAIR:
+    buf_putc(out, '(');
+    tn_put_data(tn, out, t->fst);
+    buf_puts(out, ", ");
+    tn_put_data(tn, out, t->snd);
+    buf_putc(out, ')');
+    return;
+  case DT_IDX:
+    buf_puts(out, "idx[");
+    tn_put_size(tn, out, t->size);
+    buf_putc(out, ']');
+    return;
+  case DT_VAR: buf_puts(out, t->name); return;
+  case DT_META:
+    /* a decimal literal nothing else fixes is a float (spec section 2) */
+    buf_puts(out, t->meta->cls == MC_FLOATING ? "float" : name_data_meta(tn, t->meta));
+    return;
+  }
+}
+
+const char *tn_data(TypeNamer *tn, const DataType *t) {
+  Buf b;
+  buf_init(&b, tn->arena);
+  tn_put_data(tn, &b, t);
+  return b.data;
+}
+
+bool pt_is_imperative(const PhraseType *t) {
+  switch (t->kind) {
+  case PT_EXP: return false;
+  case PT_ACC:
+  case PT_COMM: return true;
+  default: return pt_is_imperative(t->fst) || pt_is_imperative(t->snd);
+  }
+}
+
+/* precedence: 0 arrow, 1 with, 2 atom; exp[d] printed as d unless keep_exp */
+static void tn_put_phrase(TypeNamer *tn, Buf *out, const PhraseType *t, int prec, bool keep_exp) {
+  switch (t->kind) {
+  case PT_EXP:
+    if (!keep_exp) {
+      tn_put_data(tn, out, t->data);
+      return;
+    }
+    buf_puts(out, "exp[");
+    tn_put_data(tn, out, t->data);
+    buf_putc(out, ']');
+    return;
+  case PT_ACC:
+    buf_puts(out, "acc[");
+    tn_put_data(tn, out, t->data);
+    buf_putc(out, ']');
+    return;
+  case PT_COMM: buf_puts(out, "comm"); return;
+  case PT_WITH:
+    if (t->fst->kind == PT_ACC && t->snd->kind == PT_EXP && dt_equal(t->fst->data, t->snd->data)) {
+      buf_puts(out, "var[");
+      tn_put_data(tn, out, t->fst->data);
+      buf_putc(out, ']');
+      return;
+    }
+    if (prec > 1) buf_putc(out, '(');
+    tn_put_phrase(tn, out, t->fst, 1, keep_exp);
+    buf_puts(out, " & ");
+    tn_put_phrase(tn, out, t->snd, 2, keep_exp);
+    if (prec > 1) buf_putc(out, ')');
+    return;
+  case PT_FN:
+  case PT_FN_P:
+    if (prec > 0) buf_putc(out, '(');
+    tn_put_phrase(tn, out, t->fst, 1, keep_exp);
+    buf_puts(out, t->kind == PT_FN ? " -> " : " ->p ");
+    tn_put_phrase(tn, out, t->snd, 0, keep_exp);
+    if (prec > 0) buf_putc(out, ')');
+    return;
+  }
+}
+
+const char *tn_phrase(TypeNamer *tn, const PhraseType *t) {
+  Buf b;
+  buf_init(&b, tn->arena);
+  tn_put_phrase(tn, &b, t, 0, pt_is_imperative(t));
+  return b.data;
+}
+
+static bool size_has_meta(Size s) { return size_first_meta(s) != NULL; }
+
+bool dt_has_unknowns(const DataType *t) {
+  t = dt_resolve((DataType *)t);
+  switch (t->kind) {
+  case DT_META: return true;
+  case DT_ARRAY: return size_has_meta(t->size) || dt_has_unknowns(t->elem);
+  case DT_PAIR: return dt_has_unknowns(t->fst) || dt_has_unknowns(t->snd);
+  case DT_IDX: return size_has_meta(t->size);
+  default: return false;
+  }
+}
+
+bool pt_has_unknowns(const PhraseType *t) {
+  switch (t->kind) {
+  case PT_EXP:
+  case PT_ACC: return dt_has_unknowns(t->data);
+  case PT_COMM: return false;
+  default: return pt_has_unknowns(t->fst) || pt_has_unknowns(t->snd);
+  }
+}
+
+/* unknown data types (not only unknown sizes: those print as letters) */
+static bool has_data_unknowns(const DataType *t) {
+  t = dt_resolve((DataType *)t);
+  switch (t->kind) {
+  case DT_META: return true;
+  case DT_ARRAY: return has_data_unknowns(t->elem);
+  case DT_PAIR: return has_data_unknowns(t->fst) || has_data_unknowns(t->snd);
+  default: return false;
+  }
+}
+
+/* "arrays", "pairs", "floats", "numbers"; NULL for an unknown type */
+static const char *plural(TypeNamer *tn, const DataType *t) {
+  t = dt_resolve((DataType *)t);
+  switch (t->kind) {
+  case DT_SCALAR: return arena_printf(tn->arena, "%ss", tn_data(tn, t));
+  case DT_ARRAY: return "arrays";
+  case DT_PAIR: return "pairs";
+  case DT_IDX: return "indices";
+  case DT_VAR: return arena_printf(tn->arena, "values of type %s", t->name);
+  case DT_META: return t->meta->cls == MC_ANY ? NULL : "numbers";
+  }
+  return NULL;
+}
+
+const char *tn_describe_data(TypeNamer *tn, const DataType *t) {
+  t = dt_resolve((DataType *)t);
+  if (!has_data_unknowns(t)) return tn_data(tn, t);
+  switch (t->kind) {
+  case DT_META: return t->meta->cls == MC_ANY ? "a value" : "a number";
+  case DT_ARRAY: {
+    const char *of = plural(tn, t->elem);
+    return of ? arena_printf(tn->arena, "an array of %s", of) : "an array";
+  }
+  case DT_PAIR: return "a pair";
+  default: return tn_data(tn, t);
+  }
+}
+
+const char *tn_describe_phrase(TypeNamer *tn, const PhraseType *t) {
+  bool known = !pt_has_unknowns(t);
+  switch (t->kind) {
+  case PT_EXP: return tn_describe_data(tn, t->data);
+  case PT_ACC: return known ? arena_printf(tn->arena, "an acceptor of type %s", tn_phrase(tn, t)) : "an acceptor";
+  case PT_COMM: return "a command (comm)";
+  case PT_WITH:
+    if (t->fst->kind == PT_ACC && t->snd->kind == PT_EXP && dt_equal(t->fst->data, t->snd->data))
+      return arena_printf(tn->arena, "a variable of type %s", tn_phrase(tn, t));
+    return known ? arena_printf(tn->arena, "a phrase pair of type %s", tn_phrase(tn, t)) : "a phrase pair";
+  case PT_FN:
+  case PT_FN_P:
+    return known ? arena_printf(tn->arena, "a function of type %s", tn_phrase(tn, t)) : "a function";
+  }
+  return tn_phrase(tn, t);
+}

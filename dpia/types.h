@@ -120,6 +120,48 @@ const char *dt_str(Arena *a, const DataType *t);
 const char *pt_str(Arena *a, const PhraseType *t);
 const char *scalar_name(ScalarKind s);
 
+/* ---- types in diagnostics (issues 21, 13) ----
+ *
+ * Every type a user-facing message shows goes through a TypeNamer, which
+ * prints types as the user writes them:
+ *  - a value of data type d is d, not exp[d], unless the type also has an
+ *    acceptor or a command in it (an imperative phrase, where the
+ *    distinction matters);
+ *  - an unknown size is n, m, k, ... and an unknown data type a, b, c, ...:
+ *    letters that no identifier of the declaration uses (avoid), the same
+ *    letter for the same unknown within one message (one namer per message);
+ *  - an unknown number type is "a number" in words, or float (a decimal
+ *    literal's default) inside a type; never the internal ?n2, ?3, _, num
+ *    or real.
+ * The describe functions say what a type is in words when it has unknown
+ * parts ("an array of pairs", "a function"), and print it otherwise. */
+typedef struct TypeNamer {
+  Arena *arena;
+  const char *avoid; /* text whose identifiers are not given to unknowns */
+  size_t avoid_len;
+  Vec size_keys, size_names; /* a size metavariable's text ?n<k>, its name */
+  Vec data_keys, data_names; /* a DataMeta*, its name */
+  int next_size, next_data;
+} TypeNamer;
+
+void tn_init(TypeNamer *tn, Arena *a, const char *avoid, size_t avoid_len);
+/* the name of size metavariable m (a Sym "?n<k>") */
+const char *tn_size_meta(TypeNamer *tn, Sym m);
+const char *tn_size(TypeNamer *tn, Size s);
+const char *tn_data(TypeNamer *tn, const DataType *t);
+const char *tn_phrase(TypeNamer *tn, const PhraseType *t);
+/* words for a type with unknown parts ("a pair", "an array of arrays",
+ * "a number", "a function"), else the type as tn_data/tn_phrase print it;
+ * describe_phrase says what kind of phrase a non-expression is ("a
+ * function of type float -> float", "an acceptor acc[float]") */
+const char *tn_describe_data(TypeNamer *tn, const DataType *t);
+const char *tn_describe_phrase(TypeNamer *tn, const PhraseType *t);
+/* does the type have unknown parts (unsolved metavariables)? */
+bool dt_has_unknowns(const DataType *t);
+bool pt_has_unknowns(const PhraseType *t);
+/* is it a phrase type with an acceptor or command in it? */
+bool pt_is_imperative(const PhraseType *t);
+
 /* Structural equality of zonked types (sizes compared by canonical form). */
 bool dt_equal(const DataType *a, const DataType *b);
 bool pt_equal(const PhraseType *a, const PhraseType *b);

@@ -11,23 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Types in messages: an unsolved metavariable is "_" (any), or "n" for
- * the one size a message is about, never the internal ?n3. */
-static const char *for_message(Checker *c, const char *text, Sym focus) {
-  Buf b;
-  buf_init(&b, c->arena);
-  for (const char *p = text; *p;) {
-    if (p[0] == '?' && (p[1] == 'n' || (p[1] >= '0' && p[1] <= '9'))) {
-      const char *q = p + 1 + (p[1] == 'n');
-      while (*q >= '0' && *q <= '9') q++;
-      bool is_focus = focus && strncmp(p, focus, (size_t)(q - p)) == 0 && focus[q - p] == 0;
-      buf_puts(&b, is_focus ? "n" : "_");
-      p = q;
-    } else {
-      buf_putc(&b, *p++);
-    }
-  }
-  return b.data;
+/* A namer for the types of one message (types.h): unknowns get letters
+ * that no identifier of the declaration being checked uses. */
+void check_namer(Checker *c, TypeNamer *tn) {
+  const Span *sp = c->prog && c->current >= 0 && c->current < c->prog->ndecls ? &c->prog->decls[c->current]->span : NULL;
+  if (sp && sp->src) tn_init(tn, c->arena, sp->src->text + sp->begin, sp->end - sp->begin);
+  else tn_init(tn, c->arena, NULL, 0);
 }
 
 /* ---- sizes ---- */
@@ -125,17 +114,12 @@ static bool is_unnatural_const(Size s) {
 /* A size equation whose only solution is not a natural number, reported
  * at the primitive that introduced the unknown:  split 3  on 8 elements. */
 static void report_unfit(Checker *c, SizeMeta *m, Size a, Size b, Size value, const char *what) {
-  Buf sa, sb, sv;
-  buf_init(&sa, c->arena);
-  buf_init(&sb, c->arena);
-  buf_init(&sv, c->arena);
-  size_print(&sa, a);
-  size_print(&sb, b);
-  size_print(&sv, value);
+  TypeNamer tn;
+  check_namer(c, &tn);
+  const char *n = tn_size_meta(&tn, m->name); /* the unknown the message is about */
   bool a_has = size_has_var(a, m->name);
-  check_error(c, m->origin, "size %s does not fit %s here: n would have to be %s, which is %s",
-              for_message(c, a_has ? sb.data : sa.data, m->name), for_message(c, a_has ? sa.data : sb.data, m->name),
-              sv.data, what);
+  check_error(c, m->origin, "size %s does not fit %s here: %s would have to be %s, which is %s",
+              tn_size(&tn, a_has ? b : a), tn_size(&tn, a_has ? a : b), n, tn_size(&tn, value), what);
 }
 
 static bool unify_size(Checker *c, Size a, Size b, Span span);
@@ -315,22 +299,69 @@ PhraseType *zonk_phrase_type(Checker *c, PhraseType *t) {
   return t;
 }
 
+static bool pt_is_fn(const PhraseType *t) { return t->kind == PT_FN || t->kind == PT_FN_P; }
+
 /* Report a type mismatch between what a context wants and what a phrase
  * has, unless they unify. */
+/* levels of arrays around a data type, and the type inside them */
+static int array_depth(DataType *t, DataType **inner) {
+  int depth = 0;
+  for (t = dt_resolve(t); t->kind == DT_ARRAY; t = dt_resolve(t->elem)) depth++;
+  *inner = t;
+  return depth;
+}
+
 bool expect_type(Checker *c, Span span, PhraseType *want, PhraseType *have, const char *ctx) {
+  /* an array of arrays where a flat one is wanted: join is missing (the
+   * shapes are taken before unifying, which may solve parts of them) */
+  bool flatten = false;
+  if (want->kind == PT_EXP && have->kind == PT_EXP) {
+    DataType *wi, *hi;
+    int dw = array_depth(want->data, &wi), dh = array_depth(have->data, &hi);
+    flatten = dw >= 1 && dh > dw && wi->kind == DT_SCALAR && hi->kind == DT_SCALAR && dt_equal(wi, hi);
+  }
   Span saved = c->unify_span;
   c->unify_span = span;
   bool ok = unify_phrase(c, want, have);
   c->unify_span = saved;
   if (ok) return true;
-  const char *w = for_message(c, pt_str(c->arena, zonk_phrase_type(c, want)), NULL);
-  const char *h = for_message(c, pt_str(c->arena, zonk_phrase_type(c, have)), NULL);
+  TypeNamer tn;
+  check_namer(c, &tn);
+  want = zonk_phrase_type(c, want);
+  have = zonk_phrase_type(c, have);
+  const char *w, *h;
+  if (want->kind == PT_EXP && have->kind == PT_EXP) {
+    /* values: their types, or in words what they are where a part is
+     * unknown (expected a pair, found float) */
+    w = tn_describe_data(&tn, want->data);
+    h = tn_describe_data(&tn, have->data);
+  } else if (want->kind != have->kind && !(pt_is_fn(want) && pt_is_fn(have))) {
+    w = tn_describe_phrase(&tn, want);
+    h = tn_describe_phrase(&tn, have);
+  } else {
+    w = tn_phrase(&tn, want);
+    h = tn_phrase(&tn, have);
+  }
   if (ctx) check_error(c, span, "type mismatch in %s: expected %s, found %s", ctx, w, h);
   else check_error(c, span, "type mismatch: expected %s, found %s", w, h);
+  if (flatten) diag_note(c->diag, span, "this is an array of arrays; 'join' flattens it");
   return false;
 }
 
 /* ---- deferred constraints ---- */
+
+const char *check_describe(Checker *c, PhraseType *t) {
+  TypeNamer tn;
+  check_namer(c, &tn);
+  return tn_describe_phrase(&tn, zonk_phrase_type(c, t));
+}
+
+/* a data type for a message of its own (types.h) */
+static const char *user_data(Checker *c, DataType *t) {
+  TypeNamer tn;
+  check_namer(c, &tn);
+  return tn_describe_data(&tn, zonk_data(c, t));
+}
 
 void defer(Checker *c, DeferKind kind, DataType *a, DataType *b, Size width, ScalarKind target, Span span) {
   Deferred *d = NEW(c->arena, Deferred);
@@ -365,36 +396,36 @@ bool wake_deferred(Checker *c) {
       }
       if (a->kind != DT_META) {
         if (a->kind != DT_SCALAR || a->width != 1) {
-          check_error(c, d->span, "expected an array of scalars, found elements of type %s", dt_str(c->arena, a));
+          check_error(c, d->span, "expected an array of scalars, found elements of type %s", user_data(c, a));
           d->done = true;
         } else if (width_known) {
           d->done = true;
           if (!unify_data(c, b, dt_scalar(c->tc, a->scalar, (int)w)))
             check_error(c, d->span, "type mismatch: expected %s%d, found %s", scalar_name(a->scalar), (int)w,
-                        dt_str(c->arena, b));
+                        user_data(c, b));
         } else if (b->kind != DT_META && !(b->kind == DT_SCALAR && b->width > 1)) {
           d->done = true;
-          check_error(c, d->span, "expected a vector type, found %s", dt_str(c->arena, b));
+          check_error(c, d->span, "expected a vector type, found %s", user_data(c, b));
         }
       } else if (b->kind == DT_SCALAR) {
         d->done = true;
         if (b->width == 1) {
-          check_error(c, d->span, "expected a vector type, found %s", dt_str(c->arena, b));
+          check_error(c, d->span, "expected a vector type, found %s", user_data(c, b));
         } else {
           unify_data(c, a, dt_scalar(c->tc, b->scalar, 1));
           if (!unify_size(c, d->width, size_from_int(c, b->width), d->span))
-            check_error(c, d->span, "vector width mismatch: %s", dt_str(c->arena, b));
+            check_error(c, d->span, "vector width mismatch: %s", user_data(c, b));
         }
       } else if (b->kind != DT_META) {
         d->done = true;
-        check_error(c, d->span, "expected a vector type, found %s", dt_str(c->arena, b));
+        check_error(c, d->span, "expected a vector type, found %s", user_data(c, b));
       }
     } else {
       if (a->kind != DT_META) {
         d->done = true;
         if (a->kind != DT_SCALAR || a->scalar == SC_BOOL)
           check_error(c, d->span, "conversion to %s needs a numeric argument, found %s", scalar_name(d->target),
-                      dt_str(c->arena, a));
+                      user_data(c, a));
         else if (!unify_data(c, b, dt_scalar(c->tc, d->target, a->width)))
           check_error(c, d->span, "type mismatch: conversion gives %s%s", scalar_name(d->target),
                       a->width > 1 ? "<vector>" : "");
@@ -458,8 +489,10 @@ static void zonk_tree(Finish *f, Phrase *p) {
   Checker *c = f->c;
   if (!f->reported_unsolved && pt_has_unsolved(c, p->type)) {
     f->reported_unsolved = true;
+    TypeNamer tn;
+    check_namer(c, &tn);
     check_error(c, p->span, "cannot infer the type of this phrase: %s; add a type ascription (e : type)",
-                pt_str(c->arena, zonk_phrase_type(c, p->type)));
+                tn_phrase(&tn, zonk_phrase_type(c, p->type)));
   }
   p->type = zonk_phrase_type(c, p->type);
   switch (p->kind) {
@@ -587,10 +620,9 @@ static Size reduce_mod(Checker *c, Size num, Size den) {
 }
 
 static const char *size_str(Checker *c, Size s) {
-  Buf b;
-  buf_init(&b, c->arena);
-  size_print(&b, s);
-  return for_message(c, b.data, NULL);
+  TypeNamer tn;
+  check_namer(c, &tn);
+  return tn_size(&tn, s);
 }
 
 /* A kernel precondition: lhs % rhs == 0 (DIV) or lhs >= rhs (GE). */
