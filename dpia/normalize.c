@@ -175,8 +175,117 @@ static Phrase *instantiate(Norm *n, const Phrase *use) {
 static Phrase *norm(Norm *n, Phrase *p);
 static Phrase *norm_node(Norm *n, Phrase *p);
 
+/* ---- sharing (docs/language.md, lets and arguments) ----
+ *
+ * (\x -> body) arg, from a let, a def use or a lambda the program applies,
+ * substitutes arg for x (spec section 2), except when that would compute
+ * arg more than once: arg is a value of scalar, vector or tuple type that
+ * is not a variable or a literal, and body uses x more than once (a use
+ * inside a lambda counts as many: the lambda may run once per element).
+ * Then the redex stays, its lambda marked `shares`, and stage I evaluates
+ * arg once into a private variable named x.  An arg that itself computes
+ * (a map, a reduction, a materialisation) is shared only when no use is
+ * inside a lambda, so that it is computed where the program computes it:
+ * at the same level of the strategy. */
+
+static bool shareable_data(const DataType *t) {
+  t = dt_resolve((DataType *)t);
+  if (t->kind == DT_SCALAR) return true;
+  return t->kind == DT_PAIR && shareable_data(t->fst) && shareable_data(t->snd);
+}
+
+/* uses of x in p: inside a lambda each counts 2; *in_lambda is set when
+ * one is inside a lambda */
+static int uses_of(const Phrase *p, const Binder *x, int weight, bool *in_lambda) {
+  switch (p->kind) {
+  case PH_VAR:
+    if (p->binder != x) return 0;
+    if (weight > 1) *in_lambda = true;
+    return weight;
+  case PH_LIT:
+  case PH_PRIM:
+  case PH_DEF: return 0;
+  case PH_LAM: return uses_of(p->body, x, p->shares ? weight : 2, in_lambda); /* a let's body runs once */
+  case PH_PROJ:
+  case PH_UNOP: return uses_of(p->fst, x, weight, in_lambda);
+  default: return uses_of(p->fst, x, weight, in_lambda) + uses_of(p->snd, x, weight, in_lambda);
+  }
+}
+
+/* a variable or literal, or a component of one: reading it is as cheap as
+ * reading a variable holding it */
+static bool trivial(const Phrase *p) {
+  if (p->kind == PH_VAR || p->kind == PH_LIT) return true;
+  if (p->kind == PH_PROJ) return trivial(p->fst); /* v.2 of a var */
+  return p->kind == PH_APP && p->fst->kind == PH_PRIM && (p->fst->prim == PRIM_FST || p->fst->prim == PRIM_SND) &&
+         trivial(p->snd);
+}
+
+static bool computes(const Phrase *p) {
+  switch (p->kind) {
+  case PH_PRIM:
+    switch (p->prim) {
+    case PRIM_MAP:
+    case PRIM_MAP_SEQ:
+    case PRIM_MAP_GLOBAL:
+    case PRIM_MAP_WORKGROUP:
+    case PRIM_MAP_LOCAL:
+    case PRIM_REDUCE:
+    case PRIM_REDUCE_SEQ:
+    case PRIM_TO_GLOBAL:
+    case PRIM_TO_LOCAL:
+    case PRIM_TO_PRIVATE: return true;
+    default: return false;
+    }
+  case PH_VAR:
+  case PH_LIT:
+  case PH_DEF: return false;
+  case PH_LAM: return computes(p->body);
+  case PH_PROJ:
+  case PH_UNOP: return computes(p->fst);
+  default: return computes(p->fst) || computes(p->snd);
+  }
+}
+
+/* the body of \x -> \y -> ... -> body: the further parameters of a
+ * function of several arguments (a def's, or \x y -> ...) */
+static const Phrase *curried_body(const Phrase *lam) {
+  const Phrase *b = lam->body;
+  while (b->kind == PH_LAM && !b->shares) b = b->body;
+  return b;
+}
+
+static bool shares(const Phrase *lam, const Phrase *arg) {
+  const PhraseType *t = lam->lam_binder->type;
+  if (!t || t->kind != PT_EXP || !shareable_data(t->data) || trivial(arg)) return false;
+  bool in_lambda = false;
+  if (uses_of(curried_body(lam), lam->lam_binder, 1, &in_lambda) < 2) return false;
+  return !(in_lambda && computes(arg));
+}
+
+/* (\x -> body) arg kept as a sharing let; when body is the function of
+ * the further parameters, the let goes inside it (binders are unique, so
+ * y is not free in arg):  (\x -> \y -> b) arg  =  \y -> (\x -> b) arg */
+static Phrase *share(Norm *n, Phrase *lam, Phrase *arg, Span span) {
+  if (lam->body->kind == PH_LAM && !lam->body->shares) {
+    Phrase *inner = lam->body;
+    Phrase *l = node(n, lam, pt_fn(n->tc, lam->lam_binder->type, inner->body->type));
+    l->body = inner->body;
+    Phrase *q = node(n, inner, inner->type);
+    q->body = share(n, l, arg, span);
+    return q;
+  }
+  Phrase *l = node(n, lam, lam->type);
+  l->shares = true;
+  Phrase app = {.kind = PH_APP, .span = span};
+  app.fst = l;
+  app.snd = arg;
+  return node(n, &app, lam->body->type);
+}
+
 /* (\x -> body) arg: substitute, then normalise what the substitution made */
 static Phrase *beta(Norm *n, Phrase *lam, Phrase *arg, Span span) {
+  if (shares(lam, arg)) return share(n, lam, arg, span);
   BindMap e = {lam->lam_binder, arg, arg->kind == PH_VAR, NULL};
   Phrase *body = copy(n, lam->body, &e, NULL);
   if (!body) return NULL;

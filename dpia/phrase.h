@@ -84,6 +84,10 @@ struct Phrase {
       Binder *lam_binder;
       Phrase *body;
       bool promoted;                    /* type is ->p: SCIR Promote applies */
+      bool shares;                      /* applied to an argument that is
+                                           evaluated once, into a private
+                                           variable: a sharing let
+                                           (normalize.c, docs/language.md) */
     };
     struct {                            /* APP PAIR PROJ SEQ ASSIGN BINOP UNOP */
       Phrase *fst, *snd;                /* APP: fn = fst, arg = snd */

@@ -227,6 +227,12 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
     args[i] = a->snd;
     a = a->fst;
   }
+  if (head->kind == PH_LAM && head->shares && nargs == 1) {
+    /* a sharing let (normalize.c): its body is where the let is */
+    walk(s, head->body, f, pos);
+    walk(s, args[0], f, (Position){false, head->span, PRIM_COUNT});
+    return;
+  }
   if (head->kind != PH_PRIM) {
     walk(s, head, f, (Position){false, head->span, PRIM_COUNT});
     for (int i = 0; i < nargs; i++) walk(s, args[i], f, (Position){false, head->span, PRIM_COUNT});

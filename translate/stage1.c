@@ -312,7 +312,7 @@ static Phrase *con_args(Stage1 *s, const Spine *sp, int from, Phrase **vals, Phr
     return apply_k(s, k, e);
   }
   Phrase *a = sp->args[from];
-  if (a->type->kind != PT_EXP || a->kind == PH_VAR || a->kind == PH_LIT) {
+  if (a->type->kind != PT_EXP || a->kind == PH_VAR || a->kind == PH_LIT || a->kind == PH_PROJ) {
     vals[from] = a;
     return con_args(s, sp, from + 1, vals, k);
   }
@@ -322,14 +322,40 @@ static Phrase *con_args(Stage1 *s, const Spine *sp, int from, Phrase **vals, Phr
   return con_tr(s, a, b_lam(b, x, rest, false));
 }
 
+/* A sharing let, (\x -> body) arg with the lambda marked `shares`
+ * (normalize.c): arg is evaluated once into a private variable named x,
+ * and body reads it (docs/language.md):
+ *   C[[let x = e in b]](K) = newPrivate d (\x -> A[[e]](x.1); C[[b[x.2/x]]](K))
+ * and likewise A[[let x = e in b]](A) with A[[b[x.2/x]]](A). */
+static bool is_sharing_let(const Phrase *e) {
+  return e->kind == PH_APP && e->fst->kind == PH_LAM && e->fst->shares;
+}
+
+static Phrase *shared_let(Stage1 *s, Phrase *e, Phrase *acc, Phrase *k) {
+  Builder *b = &s->b;
+  const Binder *x = e->fst->lam_binder;
+  DataType *t = b_data(e->snd);
+  Binder *var = b_binder(b, x->name, pt_var(b->tc, t));
+  Phrase *v = b_var(b, var);
+  Phrase *body = phrase_subst(b->arena, b->tc, e->fst->body, x, b_proj(b, v, 2));
+  Phrase *rest = acc ? acc_tr(s, body, acc) : con_tr(s, body, k);
+  return b_new(b, PRIM_NEW_PRIVATE, t, var, b_seq(b, acc_tr(s, e->snd, b_proj(b, v, 1)), rest));
+}
+
 static Phrase *con_tr(Stage1 *s, Phrase *e, Phrase *k) {
   Builder *b = &s->b;
   Span saved = b->span;
   b->span = e->span;
   Phrase *r;
+  if (is_sharing_let(e)) {
+    r = shared_let(s, e, NULL, k);
+    b->span = saved;
+    return r;
+  }
   switch (e->kind) {
   case PH_VAR:
-  case PH_LIT: r = apply_k(s, k, e); break;
+  case PH_LIT:
+  case PH_PROJ: r = apply_k(s, k, e); break; /* a variable, or a sharing let's x.2 */
   case PH_BINOP:
   case PH_UNOP: {
     Binder *x = k_binder(s, "x", b_data(e->fst));
@@ -402,7 +428,9 @@ static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
   b->span = e->span;
   Phrase *r = NULL;
   Spine sp;
-  if ((e->kind == PH_APP || e->kind == PH_PRIM) && spine_of(e, &sp)) {
+  if (is_sharing_let(e)) {
+    r = shared_let(s, e, acc, NULL);
+  } else if ((e->kind == PH_APP || e->kind == PH_PRIM) && spine_of(e, &sp)) {
     Prim p = sp.head->prim;
     if (is_map(p) && sp.nargs == 2) {
       Binder *x = k_binder(s, "x", b_data(sp.args[1]));
