@@ -112,11 +112,25 @@ static bool selected(Ctx *c, const DefInfo *def) {
   return def->is_kernel && (!c->opt->kernel || strcmp(def->name, c->opt->kernel) == 0);
 }
 
+/* "its kernels: a, b" (or "it has no kernel") for messages about -k */
+static const char *kernel_names(Ctx *c) {
+  Buf b;
+  buf_init(&b, c->arena);
+  int n = 0;
+  for (int i = 0; i < c->checked->ndefs; i++) {
+    const DefInfo *def = c->checked->defs[i];
+    if (!def->is_kernel) continue;
+    emit(&b, "%s%s", n++ ? ", " : "its kernels: ", def->name);
+  }
+  if (!n) buf_puts(&b, "it has no kernel");
+  return b.data;
+}
+
 static bool pass_select(Ctx *c) {
   if (!c->opt->kernel) return true;
   for (int i = 0; i < c->checked->ndefs; i++)
     if (selected(c, c->checked->defs[i])) return true;
-  diag_error(&c->diag, (Span){0}, "no kernel named '%s' in %s", c->opt->kernel, c->src.name);
+  diag_error(&c->diag, (Span){0}, "no kernel named '%s' in %s; %s", c->opt->kernel, c->src.name, kernel_names(c));
   return false;
 }
 
@@ -198,6 +212,9 @@ static bool pass_codegen(Ctx *c) {
     buf_init(&src, c->arena);
     if (!codegen_opencl(c->arena, &c->tc, c->kernels[i], &copt, &src)) return false;
     c->sources[i] = src.data;
+    /* from here on the kernel is the one launched as generated: metadata,
+     * header and dpia run all describe that launch */
+    c->kernels[i] = kernel_with_launch(c->arena, &c->tc, c->kernels[i], &copt);
   }
   return c->diag.nerrors == 0;
 }
@@ -256,8 +273,8 @@ static int pass_run(Ctx *c) {
       nkernels++;
     }
   if (nkernels != 1) {
-    diag_error(&c->diag, (Span){0}, "'dpia run' runs one kernel: choose it with -k (%s has %d)", c->src.name,
-               nkernels);
+    diag_error(&c->diag, (Span){0}, "'dpia run' runs one kernel: choose it with -k NAME (%s has %d; %s)",
+               c->src.name, nkernels, kernel_names(c));
     return DPIA_EUSAGE;
   }
   DefInfo *def = c->checked->defs[index];
@@ -300,10 +317,7 @@ static int pass_run(Ctx *c) {
   RtLaunch launch;
   rt_launch_init(&launch);
   launch.repeat = o->repeat > 0 ? o->repeat : 1;
-  for (int d = 0; d < 3; d++) {
-    launch.global_size[d] = o->global_size[d];
-    launch.local_size[d] = o->local_size[d];
-  }
+  /* k already holds the user's launch sizes (kernel_with_launch) */
   /* sizes the generated code's int indices and the device can take,
    * before anything is allocated (issue 7, run_limits.h) */
   const char *source = o->opencl_source ? o->opencl_source : c->sources[index];
