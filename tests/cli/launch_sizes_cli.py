@@ -98,6 +98,12 @@ for path in sorted(glob.glob(os.path.join(samples, '*.dpia'))):
     for natural in json.loads(p.stdout):
         k = natural['kernel']
         kernels_seen += 1
+        # spec section 9's roles only: a local temporary is a temp in local memory
+        roles = [(q['role'], q.get('space')) for q in natural['params']]
+        bad = [r for r in roles if r[0] not in ('output', 'input', 'scalar', 'nat', 'temp')
+               or (r[0] in ('output', 'input', 'temp')) != (r[1] is not None)]
+        if bad:
+            report(False, f'{k}: parameter roles of spec section 9', str(bad))
         if k not in SIZES:
             report(False, f'{k}: sizes for this test', 'add the kernel to SIZES')
             continue
