@@ -308,6 +308,7 @@ ImpKernel *kernel_from_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def, cons
   for (int i = 0; i < k->nparams; i++) k->params[i] = *(KParam *)kb->params.items[i];
   k->nprecond = def->nprecond;
   k->preconds = def->preconds;
+  k->precond_spans = def->precond_spans;
 
   /* the natural NDRange */
   Trips tr = {0};
@@ -394,7 +395,10 @@ ImpKernel *kernel_with_launch(Arena *a, TypeCtx *tc, const ImpKernel *k, const C
     e->local_size[d] = d < nd ? l : one;
     if (d < nd && e->has_local && (ug || !k->has_local)) launch_multiple(a, sc, &pre, g, l);
   }
+  Span *spans = NEWARRAY(a, Span, pre.len > 0 ? pre.len : 1);
+  for (int i = 0; i < k->nprecond; i++) spans[i] = k->precond_spans ? k->precond_spans[i] : (Span){0};
   e->nprecond = pre.len;
   e->preconds = (const char **)pre.items;
+  e->precond_spans = spans;
   return e;
 }

@@ -261,6 +261,104 @@ static void emit_stage(Ctx *c, DefInfo **stage) {
   }
 }
 
+/* Does nat parameter name occur in the C expression expr (as a whole word)? */
+static bool mentions(const char *expr, const char *name) {
+  size_t n = strlen(name);
+  for (const char *p = strstr(expr, name); p; p = strstr(p + 1, name)) {
+    bool before = p > expr && (p[-1] == '_' || (p[-1] >= '0' && p[-1] <= '9') || ((p[-1] | 32) >= 'a' && (p[-1] | 32) <= 'z'));
+    char c = p[n];
+    bool after = c == '_' || (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z');
+    if (!before && !after) return true;
+  }
+  return false;
+}
+
+/* every precondition of k that mentions name holds at these values */
+static bool all_hold(const ImpKernel *k, const NatValues *nats, const char *name, Buf *scratch) {
+  for (int i = 0; i < k->nprecond; i++) {
+    int64_t v;
+    if (!mentions(k->preconds[i], name)) continue;
+    if (!precond_eval(k->preconds[i], nats, &v, scratch) || !v) return false;
+  }
+  return true;
+}
+
+enum { NEAREST_STEPS = 1 << 20 }; /* values tried each way */
+
+/* The values of nat j nearest to its own (below and above, the others
+ * fixed) at which every precondition on it holds; -1 where none is near. */
+static void nearest_valid(const ImpKernel *k, const NatValues *nats, int j, int64_t *below, int64_t *above,
+                          Buf *scratch) {
+  int64_t *values = NEWARRAY(scratch->arena, int64_t, nats->n);
+  for (int i = 0; i < nats->n; i++) values[i] = nats->values[i];
+  NatValues try = {nats->n, nats->names, values};
+  int64_t v = nats->values[j];
+  *below = *above = -1;
+  for (int64_t step = 1; step <= NEAREST_STEPS && v - step >= 1; step++) {
+    values[j] = v - step;
+    if (all_hold(k, &try, nats->names[j], scratch)) {
+      *below = v - step;
+      break;
+    }
+  }
+  for (int64_t step = 1; step <= NEAREST_STEPS && v <= INT32_MAX - step; step++) {
+    values[j] = v + step;
+    if (all_hold(k, &try, nats->names[j], scratch)) {
+      *above = v + step;
+      break;
+    }
+  }
+}
+
+/* dpia run: the preconditions at the sizes given.  Each failing one is an
+ * error at the construct that requires it (a split, ...; the kernel's name
+ * for a launch size's), with the values and the nearest valid sizes:
+ *   N = 1000 does not satisfy N % 64 == 0; nearest valid: 960 or 1024 */
+static bool check_run_preconditions(Ctx *c, const DefInfo *def, const ImpKernel *k, const NatValues *nats) {
+  bool ok = true;
+  Buf why, scratch;
+  buf_init(&why, c->arena);
+  buf_init(&scratch, c->arena);
+  for (int i = 0; i < k->nprecond; i++) {
+    const char *pre = k->preconds[i];
+    Span at = k->precond_spans && k->precond_spans[i].src ? k->precond_spans[i] : def->decl->name_span;
+    int64_t v;
+    buf_clear(&why);
+    if (!precond_eval(pre, nats, &v, &why)) {
+      diag_error(&c->diag, at, "cannot evaluate the precondition %s: %s", pre, why.data);
+      ok = false;
+      continue;
+    }
+    if (v) continue;
+    ok = false;
+    Buf m;
+    buf_init(&m, c->arena);
+    int nvars = 0;
+    for (int j = 0; j < nats->n; j++) {
+      if (!mentions(pre, nats->names[j])) continue;
+      emit(&m, "%s%s = %lld", nvars++ ? ", " : "", nats->names[j], (long long)nats->values[j]);
+    }
+    emit(&m, " %s %s", nvars > 1 ? "do not satisfy" : "does not satisfy", pre);
+    if (!k->precond_spans || !k->precond_spans[i].src) emit(&m, " (required by the launch size)");
+    bool first = true;
+    for (int j = 0; j < nats->n; j++) {
+      if (!mentions(pre, nats->names[j])) continue;
+      int64_t lo, hi;
+      buf_clear(&scratch);
+      nearest_valid(k, nats, j, &lo, &hi, &scratch);
+      if (lo < 0 && hi < 0) continue;
+      emit(&m, "%s", first ? "; nearest valid: " : "; or ");
+      first = false;
+      const char *name = nvars > 1 ? arena_printf(c->arena, "%s = ", nats->names[j]) : "";
+      if (lo >= 0) emit(&m, "%s%lld", name, (long long)lo);
+      if (lo >= 0 && hi >= 0) buf_puts(&m, " or ");
+      if (hi >= 0) emit(&m, "%s%lld", name, (long long)hi);
+    }
+    diag_error(&c->diag, at, "%s", m.data);
+  }
+  return ok;
+}
+
 /* dpia run (spec section 9, section 11): run one kernel on an OpenCL device
  * with random inputs, time it, and with --check compare its output with
  * the reference interpreter of the functional program. */
@@ -304,10 +402,7 @@ static int pass_run(Ctx *c) {
       return DPIA_EUSAGE;
     }
   }
-  if (!rt_check_preconditions(k, &nats, &err)) {
-    diag_error(&c->diag, def->decl->name_span, "%s", err.data);
-    return DPIA_EUSER;
-  }
+  if (!check_run_preconditions(c, def, k, &nats)) return DPIA_EPRECONDITION;
   Runtime rt;
   RtStatus st = rt_open(&rt, a, o->platform, o->device, &err);
   if (st != RT_OK) {
@@ -332,6 +427,7 @@ static int pass_run(Ctx *c) {
   a->limit = 0;
   Rng rng;
   rng_seed(&rng, o->seed);
+  rng.inputs = o->inputs == DPIA_INPUTS_POSITIVE ? RNG_POSITIVE : o->inputs == DPIA_INPUTS_UNIT ? RNG_UNIT : RNG_SIGNED;
   double **inputs;
   size_t *counts;
   if (!interp_random_inputs(a, def, &nats, &rng, &inputs, &counts, &err)) {
@@ -389,6 +485,10 @@ static int pass_run(Ctx *c) {
   buf_init(&rep, a);
   compare_report(&cmp, &rep);
   emit(&c->out, "  check (seed %llu): %s\n", (unsigned long long)o->seed, rep.data);
+  if (cmp.ref_nonfinite >= 0) {
+    diag_error(&c->diag, def->decl->name_span, "kernel '%s' cannot be checked: %s", def->name, rep.data);
+    return DPIA_EVERIFY;
+  }
   if (!cmp.ok) {
     diag_error(&c->diag, def->decl->name_span, "kernel '%s' differs from the reference interpreter: %s", def->name,
                rep.data);

@@ -75,7 +75,8 @@ static const char verify_help[] =
 
 static const char run_help[] =
     "usage: dpia run FILE [-k KERNEL] --size N=VALUE... [--check] [--repeat R] [--seed S]\n"
-    "                [--platform P] [--device D] [--local-size=...] [--global-size=...]\n"
+    "                [--inputs=signed|positive|unit] [--platform P] [--device D]\n"
+    "                [--local-size=...] [--global-size=...] [--diagnostics=text|json]\n"
     "\n"
     "Translate and verify KERNEL, build it on an OpenCL device (platform P, device D;\n"
     "default the first: PoCL on the CPU), run it on fresh random inputs (never zeros)\n"
@@ -87,7 +88,12 @@ static const char run_help[] =
     "interface).  The seed is printed; --seed repeats a run.  Exit 3 on a mismatch, 4 if OpenCL\n"
     "is unavailable or fails (the kernel is built and run in a child process, so\n"
     "that the OpenCL compiler aborting is reported, not a crash), 1 if a\n"
-    "precondition does not hold for the sizes given.\n";
+    "precondition does not hold for the sizes given (each failing one is shown at\n"
+    "the construct requiring it, with the nearest valid sizes).\n"
+    "--size takes N=VALUE, M=10,N=128, or several words: --size M=10 N=128.\n"
+    "--inputs: signed (default; either sign, |x| in [1/16, 1)), positive (in\n"
+    "[1/16, 1)) or unit ([0, 1)).  A reference that is not finite (sqrt of a\n"
+    "negative input) fails --check (exit 3): choose inputs in the program's domain.\n";
 
 static const char batch_help[] =
     "usage: dpia batch [--no-verify] < requests.jsonl > responses.jsonl\n"
@@ -484,6 +490,11 @@ static int run_command_in(const Command *cmd, int argc, char **argv, Owned *own)
       own->opencl_text = read_file(a + 16, &n);
       if (!own->opencl_text) return DPIA_EUSAGE;
       opt.opencl_source = own->opencl_text;
+    } else if (run && strncmp(a, "--inputs=", 9) == 0) {
+      if (strcmp(a + 9, "signed") == 0) opt.inputs = DPIA_INPUTS_SIGNED;
+      else if (strcmp(a + 9, "positive") == 0) opt.inputs = DPIA_INPUTS_POSITIVE;
+      else if (strcmp(a + 9, "unit") == 0) opt.inputs = DPIA_INPUTS_UNIT;
+      else return command_usage_error(cmd->name, "unknown --inputs kind '%s' (signed, positive, unit)", a + 9);
     } else if (run && strcmp(a, "--check") == 0) {
       opt.check = 1;
     } else if (run && (strcmp(a, "--repeat") == 0 || strcmp(a, "--seed") == 0 || strcmp(a, "--platform") == 0 ||
@@ -611,6 +622,8 @@ static int batch_command(int argc, char **argv) {
  * issue 5), so the output is flushed here (a failed write is an error) and
  * the process ends with _exit. */
 static int finish(int status) {
+  /* a precondition failing at the sizes of dpia run: exit 1 (spec section 9) */
+  if (status == DPIA_EPRECONDITION) status = DPIA_EUSER;
   if (fflush(stdout) != 0) {
     fprintf(stderr, "dpia: error: cannot write the output: %s\n", strerror(errno));
     if (status == DPIA_OK) status = DPIA_EUSAGE;

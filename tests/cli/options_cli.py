@@ -3,7 +3,10 @@
 or an existing file's mode) and an identical -o file is not rewritten;
 --diagnostics=json goes to stdout; hints for '--emit header', '-k' without
 a value and unknown or missing kernels (the file's kernel names); --size
-takes M=10,N=128 and several NAME=VALUE words.
+takes M=10,N=128 and several NAME=VALUE words; failing preconditions of
+dpia run at their construct with the nearest valid sizes; run --check
+catches an all-NaN result and a reference outside the domain
+(--inputs=positive).
 
 usage: options_cli.py DPIA SAMPLES_DIR"""
 import json, os, stat, subprocess, sys, tempfile, time
@@ -120,6 +123,50 @@ for sizes in (['--size', 'M=64', '--size', 'N=128'], ['--size', 'M=64,N=128'], [
            f'dpia run gemv {" ".join(sizes)}', f'exit {p.returncode}\n{p.stdout}{p.stderr}')
 expect(['run', gemv, '--size', 'M=64,N='], 2, ["bad --size 'M=64,N='"])
 expect(['run', gemv, '--size', 'M=64', 'N=128', gemv], 2, ['more than one input file'])
+
+# dpia run: failing preconditions at the construct requiring them, with the
+# nearest valid sizes, every line an error:, exit 1
+p = run(['run', gemv, '--size', 'M=10,N=1000'])
+lines = p.stderr.splitlines()
+report(p.returncode == 1 and 'gemv.dpia:20:18: error: N = 1000 does not satisfy N % 64 == 0; nearest valid: 960 or 1024'
+       in p.stderr and '|> split (N / 64)' in p.stderr and '^~~~~~' in p.stderr,
+       'dpia run gemv N=1000: the error at the split, nearest valid 960 or 1024', p.stderr)
+mm = os.path.join(samples, 'mm_tiled.dpia')
+p = run(['run', mm, '--size', 'M=30', 'N=50', 'K=64'])
+errs = [l for l in p.stderr.splitlines() if 'does not satisfy' in l]
+report(p.returncode == 1 and len(errs) >= 2 and all(': error: ' in l for l in errs)
+       and 'M = 30 does not satisfy M % 16 == 0; nearest valid: 16 or 32' in p.stderr
+       and 'N = 50 does not satisfy N % 16 == 0; nearest valid: 48 or 64' in p.stderr
+       and 'mmTiled' not in ''.join(errs),
+       'dpia run mm_tiled M=30 N=50: one error: line per failing precondition, at the split', p.stderr)
+scal = os.path.join(samples, 'scal.dpia')
+p = run(['run', scal, '-k', 'scal', '--size', 'N=1000', '--local-size=64'])
+report(p.returncode == 1 and 'error: N = 1000 does not satisfy N % 64 == 0 (required by the launch size); '
+       'nearest valid: 960 or 1024' in p.stderr, 'a launch size precondition names itself', p.stderr)
+
+# run --check: an all-NaN result is caught; a reference that is not finite
+# is reported as inputs outside the domain; --inputs=positive checks sqrt
+with tempfile.TemporaryDirectory() as tmp:
+    neg = os.path.join(tmp, 'sqrtneg.dpia')
+    with open(neg, 'w') as f:
+        f.write('kernel k (N: nat) (xs: [N]float) = xs |> mapGlobal (\\x -> sqrt (0.0 - fabs x - 1.0))\n')
+    sq = os.path.join(tmp, 'sqrt.dpia')
+    with open(sq, 'w') as f:
+        f.write('kernel k (N: nat) (xs: [N]float) = xs |> mapGlobal (\\x -> sqrt x)\n')
+    p = run(['run', neg, '--size', 'N=1024', '--check', '--seed', '1'])
+    report(p.returncode == 3 and 'the reference is not finite at element 0: the inputs are outside the program\'s '
+           'domain; try --inputs=positive' in p.stderr and ': ok' not in p.stdout,
+           'an all-NaN kernel does not pass --check', f'exit {p.returncode}\n{p.stdout}{p.stderr}')
+    p = run(['run', sq, '--size', 'N=1024', '--check', '--seed', '1'])
+    report(p.returncode == 3 and 'the reference is not finite' in p.stderr,
+           'sqrt on signed inputs: the reference is not finite', f'exit {p.returncode}\n{p.stdout}{p.stderr}')
+    for kind in ('positive', 'unit'):
+        p = run(['run', sq, '--size', 'N=1024', '--check', '--seed', '1', '--inputs=' + kind])
+        report(p.returncode == 0 and ': ok' in p.stdout, f'sqrt passes --check with --inputs={kind}',
+               f'exit {p.returncode}\n{p.stdout}{p.stderr}')
+    p = run(['run', sq, '--size', 'N=1024', '--inputs=negative'])
+    report(p.returncode == 2 and "unknown --inputs kind 'negative'" in p.stderr, '--inputs=negative is refused',
+           p.stderr)
 
 print(f'{passed} passed, {failed} failed')
 sys.exit(1 if failed else 0)
