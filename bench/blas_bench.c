@@ -601,9 +601,9 @@ static bool dpia_kernel(Op *op, Impl *im, const char *sample, const char *kernel
     J *p = params->items[i];
     const char *name = jstr(p, "name"), *role = jstr(p, "role"), *type = jstr(p, "type");
     Arg *a = &im->args[im->nargs++];
-    if (!strcmp(role, "output") || !strcmp(role, "temp") || !strcmp(role, "local")) {
+    if (!strcmp(role, "output") || !strcmp(role, "temp")) {
       size_t bytes = (size_t)eval_size(jstr(p, "elements"), &nats) * type_bytes(type);
-      if (!strcmp(role, "local")) {
+      if (!strcmp(jstr(p, "space"), "local")) { /* a local temporary: clSetKernelArg(NULL) */
         *a = (Arg){A_LOCAL, NULL, 0, 0, bytes};
         continue;
       }

@@ -8,6 +8,8 @@
  *                        temporaries and local buffers>);
  *   int dpia_NAME_enqueue(<the same>, cl_uint num_events, const cl_event *wait_list, cl_event *event);
  *   void dpia_NAME_release(void);
+ *   int dpia_NAME_check(<nat parameters>, char *msg, size_t n);  which check fails, with the values
+ *   size_t dpia_NAME_PARAM_elements(<nat parameters>);  per buffer parameter (outputs, inputs, temporaries)
  * A launcher checks the sizes and the preconditions (evaluated in C from the
  * int size arguments, in long long with every + - * / % checked for
  * overflow and division by zero), evaluates the NDRange and the sizes of
@@ -617,6 +619,94 @@ static void emit_signature(H *h, const ImpKernel *k, const char *fn, bool events
   buf_puts(o, ")");
 }
 
+/* "int N, int M" (the nat parameters) and "(void)N; (void)M; ", or "" */
+static void nat_params(H *h, const ImpKernel *k, Buf *params, Buf *voids) {
+  for (int i = 0; i < k->nparams; i++) {
+    if (k->params[i].role != KP_NAT) continue;
+    const char *n = host_name(h, k->params[i].name);
+    emit(params, "%sint %s", params->len ? ", " : "", n);
+    emit(voids, "(void)%s; ", n);
+  }
+}
+
+/* int dpia_NAME_check(sizes..., char *dpia_msg, size_t dpia_msg_size): the
+ * launcher's checks of the size arguments, saying which one fails */
+static void emit_check(H *h, const ImpKernel *k) {
+  Buf *o = h->out;
+  Buf params, voids, values, args;
+  buf_init(&params, h->a);
+  buf_init(&voids, h->a);
+  buf_init(&values, h->a);
+  buf_init(&args, h->a);
+  nat_params(h, k, &params, &voids);
+  for (int i = 0; i < k->nparams; i++) {
+    if (k->params[i].role != KP_NAT) continue;
+    emit(&values, "%s%s = %%d", values.len ? ", " : "", k->params[i].name);
+    emit(&args, ", %s", host_name(h, k->params[i].name));
+  }
+  emit(o, "/* Check the size arguments of %s as its launcher does: 0 if they are\n"
+          " * valid, else DPIA_ERROR_SIZE or DPIA_ERROR_PRECONDITION with a message\n"
+          " * naming the failing check and the values in dpia_msg (if not NULL; at\n"
+          " * most dpia_msg_size bytes with the terminating 0). */\n"
+          "static inline int dpia_%s_check(%s%schar *dpia_msg, size_t dpia_msg_size) {\n",
+       k->name, k->name, params.data, params.len ? ", " : "");
+  emit(o, "  int dpia_bad = 0;\n  %s(void)dpia_bad;\n", voids.data);
+  for (int i = 0; i < k->nparams; i++) {
+    if (k->params[i].role != KP_NAT) continue;
+    const char *n = host_name(h, k->params[i].name);
+    emit(o, "  if (%s < 0) {\n"
+            "    if (dpia_msg && dpia_msg_size) (void)snprintf(dpia_msg, dpia_msg_size, \"size %s = %%d is negative\", %s);\n"
+            "    return DPIA_ERROR_SIZE;\n"
+            "  }\n",
+         n, k->params[i].name, n);
+  }
+  for (int i = 0; i < k->nprecond; i++) {
+    const char *pre = k->preconds[i];
+    emit(o, "  if (!%s) {\n"
+            "    if (dpia_msg && dpia_msg_size)\n"
+            "      (void)snprintf(dpia_msg, dpia_msg_size, \"precondition %%s %%s for %s\", \"%s\",\n"
+            "                     dpia_bad ? \"cannot be evaluated (overflow)\" : \"does not hold\"%s);\n"
+            "    return dpia_bad ? DPIA_ERROR_SIZE : DPIA_ERROR_PRECONDITION;\n"
+            "  }\n",
+         c_expr(h, k, pre), values.data, pre, args.data);
+  }
+  emit(o, "  if (dpia_msg && dpia_msg_size) dpia_msg[0] = 0;\n  return DPIA_SUCCESS;\n}\n\n");
+}
+
+/* size_t dpia_NAME_PARAM_elements(sizes...) for every buffer parameter:
+ * its number of elements (per work-group for local memory), 0 if that
+ * overflows or a size is negative */
+static void emit_element_counts(H *h, const ImpKernel *k) {
+  Buf *o = h->out;
+  Buf params, voids;
+  buf_init(&params, h->a);
+  buf_init(&voids, h->a);
+  nat_params(h, k, &params, &voids);
+  for (int i = 0; i < k->nparams; i++) {
+    const KParam *p = &k->params[i];
+    const char *what = p->role == KP_OUTPUT ? "output buffer"
+                       : p->role == KP_INPUT ? "input buffer"
+                       : p->role == KP_TEMP  ? "global temporary (allocated by the launcher)"
+                       : p->role == KP_LOCAL ? "local temporary, per work-group (set by the launcher)"
+                                             : NULL;
+    if (!what) continue;
+    Buf t;
+    buf_init(&t, h->a);
+    dt_print(&t, elem_of(p->type));
+    emit(o, "/* elements (%s) of %s %s of %s */\n"
+            "static inline size_t dpia_%s_%s_elements(%s) {\n"
+            "  int dpia_bad = 0;\n"
+            "  size_t dpia_n;\n"
+            "  %s(void)dpia_bad;\n"
+            "  dpia_n = dpia_size_(%s, &dpia_bad);\n"
+            "  return dpia_bad ? 0 : dpia_n;\n"
+            "}\n",
+         t.data, what, p->name, k->name, k->name, host_name(h, p->name), params.len ? params.data : "void",
+         voids.data, c_size(h, k, p->elements));
+  }
+  buf_putc(o, '\n');
+}
+
 static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
   Buf *o = h->out;
   Arena *a = h->a;
@@ -796,6 +886,9 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
           "  return dpia_err;\n"
           "}\n\n");
 
+  emit_check(h, k);
+  emit_element_counts(h, k);
+
   /* the launch function */
   emit(o, "/* Enqueue %s on q.  Returns 0 or an error code (dpia_error_string). */\n", k->name);
   emit_signature(h, k, "launch", false);
@@ -867,6 +960,7 @@ void codegen_header(Arena *a, const char *source_name, int nkernels, const ImpKe
                 "#endif\n"
                 "#include <limits.h>\n"
                 "#include <stddef.h>\n"
+                "#include <stdio.h>\n"
                 "#include <string.h>\n"
                 "#ifdef __cplusplus\n"
                 "#include <atomic>\n"

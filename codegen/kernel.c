@@ -317,6 +317,7 @@ ImpKernel *kernel_from_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def, cons
   for (int i = 0; i < k->nparams; i++) k->params[i] = *(KParam *)kb->params.items[i];
   k->nprecond = def->nprecond;
   k->preconds = def->preconds;
+  k->precond_spans = def->precond_spans;
 
   /* the natural NDRange */
   Trips tr = {0};
@@ -349,4 +350,64 @@ ImpKernel *kernel_from_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def, cons
   if (!cg_generate(a, tc, k, NULL, &source)) return NULL;
   k->natural_source = source.data;
   return k;
+}
+
+/* "(G) % L == 0" for a global size that must be a multiple of a local
+ * size, unless that is evident (an integer polynomial quotient) */
+static void launch_multiple(Arena *a, SizeCtx *sc, Vec *pre, Size g, Size l) {
+  Size q;
+  if (!size_div(sc, g, l, &q) || size_is_polynomial(q)) return;
+  Buf b;
+  buf_init(&b, a);
+  size_print_operand(&b, g);
+  buf_puts(&b, " % ");
+  size_print_divisor(&b, l);
+  buf_puts(&b, " == 0");
+  vec_push(a, pre, b.data);
+}
+
+ImpKernel *kernel_with_launch(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions *opt) {
+  bool ul = false, ug = false;
+  int nd = k->ndims > 0 ? k->ndims : 1;
+  for (int d = 0; d < 3 && opt; d++) {
+    if (opt->local_size[d] > 0) ul = true, nd = d + 1 > nd ? d + 1 : nd;
+    if (opt->global_size[d] > 0) ug = true, nd = d + 1 > nd ? d + 1 : nd;
+  }
+  if (!ul && !ug) return (ImpKernel *)k;
+  SizeCtx *sc = &tc->sizes;
+  ImpKernel *e = NEW(a, ImpKernel);
+  *e = *k;
+  e->natural_source = NULL;
+  e->ndims = nd;
+  e->has_local = ul || k->has_local;
+  Vec pre = {0};
+  for (int i = 0; i < k->nprecond; i++) vec_push(a, &pre, (void *)k->preconds[i]);
+  for (int d = 0; d < 3; d++) {
+    Size one = size_const(sc, 1);
+    Size ng = d < k->ndims ? k->global_size[d] : one;
+    Size nl = d < k->ndims && k->has_local ? k->local_size[d] : one;
+    /* as codegen/opencl.c's compute_launch assumes */
+    Size l = ul ? size_const(sc, opt->local_size[d] > 0 ? opt->local_size[d] : 1) : nl;
+    Size g;
+    if (ug) {
+      g = size_const(sc, opt->global_size[d] > 0 ? opt->global_size[d] : 1);
+    } else if (ul && k->has_local) {
+      /* the code does not depend on the global size: keep the natural
+       * number of work-groups */
+      Size groups;
+      if (!size_div(sc, ng, nl, &groups)) groups = one;
+      g = size_mul(sc, groups, l);
+    } else {
+      g = ng;
+    }
+    e->global_size[d] = d < nd ? g : one;
+    e->local_size[d] = d < nd ? l : one;
+    if (d < nd && e->has_local && (ug || !k->has_local)) launch_multiple(a, sc, &pre, g, l);
+  }
+  Span *spans = NEWARRAY(a, Span, pre.len > 0 ? pre.len : 1);
+  for (int i = 0; i < k->nprecond; i++) spans[i] = k->precond_spans ? k->precond_spans[i] : (Span){0};
+  e->nprecond = pre.len;
+  e->preconds = (const char **)pre.items;
+  e->precond_spans = spans;
+  return e;
 }

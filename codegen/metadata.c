@@ -41,7 +41,9 @@ void codegen_metadata(Arena *a, const ImpKernel *k, const char *source, Buf *out
     const KParam *p = &k->params[i];
     emit(out, "%s\n   {\"name\": ", i ? "," : "");
     emit_json_string(out, p->name);
-    emit(out, ", \"role\": \"%s\", \"type\": ", kparam_role_name[p->role]);
+    /* spec section 9 has no "local" role: a local temporary is a temp in
+     * local memory ("space": "local") */
+    emit(out, ", \"role\": \"%s\", \"type\": ", kparam_role_name[p->role == KP_LOCAL ? KP_TEMP : p->role]);
     switch (p->role) {
     case KP_NAT: emit_json_string(out, "int"); break;
     case KP_SCALAR: json_type(a, out, p->type); break;

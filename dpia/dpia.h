@@ -22,6 +22,11 @@ enum {
   DPIA_EUSAGE = 2,    /* bad command line or options */
   DPIA_EVERIFY = 3,   /* verification failed */
   DPIA_EOPENCL = 4,   /* OpenCL runtime unavailable or failing */
+  /* DPIA_RUN only: the program is valid but a precondition of the kernel
+   * (N % 64 == 0, ...) does not hold at the sizes given; the diagnostics
+   * name each failing one with the nearest valid sizes.  The command line
+   * exits with 1 for it (spec section 9 has no code of its own). */
+  DPIA_EPRECONDITION = 5,
   DPIA_EINTERNAL = 70 /* bug in dpia */
 };
 
@@ -31,6 +36,13 @@ typedef enum DpiaAction {
   DPIA_VERIFY,    /* translate and verify (SCIR re-check, libclang); no output */
   DPIA_RUN,       /* translate, verify, run on an OpenCL device; output: a report */
 } DpiaAction;
+
+/* DPIA_RUN: the random inputs (DpiaOptions.inputs) */
+typedef enum DpiaInputs {
+  DPIA_INPUTS_SIGNED = 0, /* either sign, magnitude in [1/16, 1) (default) */
+  DPIA_INPUTS_POSITIVE,   /* in [1/16, 1): for programs defined on positive numbers (sqrt, log) */
+  DPIA_INPUTS_UNIT,       /* in [0, 1) */
+} DpiaInputs;
 
 typedef enum DpiaEmit {
   DPIA_EMIT_OPENCL,       /* OpenCL C (default) */
@@ -75,6 +87,10 @@ typedef struct DpiaOptions {
   /* DPIA_RUN: run this OpenCL C instead of the generated kernel (same
    * interface), e.g. a hand-tuned or deliberately broken variant */
   const char *opencl_source;
+  /* DPIA_RUN: the random inputs, a DpiaInputs.  --check fails (status
+   * DPIA_EVERIFY) where the reference itself is not finite: the inputs
+   * are then outside the program's domain, and another kind may fit. */
+  int inputs;
   int diagnostics_json; /* diagnostics as a JSON array instead of text */
   /* Allocation: every byte of a translation comes from alloc (NULL: malloc).
    * When alloc fails the translation stops with an out-of-memory error. */

@@ -118,11 +118,25 @@ static bool selected(Ctx *c, const DefInfo *def) {
   return def->is_kernel && (!c->opt->kernel || strcmp(def->name, c->opt->kernel) == 0);
 }
 
+/* "its kernels: a, b" (or "it has no kernel") for messages about -k */
+static const char *kernel_names(Ctx *c) {
+  Buf b;
+  buf_init(&b, c->arena);
+  int n = 0;
+  for (int i = 0; i < c->checked->ndefs; i++) {
+    const DefInfo *def = c->checked->defs[i];
+    if (!def->is_kernel) continue;
+    emit(&b, "%s%s", n++ ? ", " : "its kernels: ", def->name);
+  }
+  if (!n) buf_puts(&b, "it has no kernel");
+  return b.data;
+}
+
 static bool pass_select(Ctx *c) {
   if (!c->opt->kernel) return true;
   for (int i = 0; i < c->checked->ndefs; i++)
     if (selected(c, c->checked->defs[i])) return true;
-  diag_error(&c->diag, (Span){0}, "no kernel named '%s' in %s", c->opt->kernel, c->src.name);
+  diag_error(&c->diag, (Span){0}, "no kernel named '%s' in %s; %s", c->opt->kernel, c->src.name, kernel_names(c));
   return false;
 }
 
@@ -204,6 +218,9 @@ static bool pass_codegen(Ctx *c) {
     buf_init(&src, c->arena);
     if (!codegen_opencl(c->arena, &c->tc, c->kernels[i], &copt, &src)) return false;
     c->sources[i] = src.data;
+    /* from here on the kernel is the one launched as generated: metadata,
+     * header and dpia run all describe that launch */
+    c->kernels[i] = kernel_with_launch(c->arena, &c->tc, c->kernels[i], &copt);
   }
   return c->diag.nerrors == 0;
 }
@@ -280,6 +297,104 @@ static void emit_stage(Ctx *c, DefInfo **stage) {
   }
 }
 
+/* Does nat parameter name occur in the C expression expr (as a whole word)? */
+static bool mentions(const char *expr, const char *name) {
+  size_t n = strlen(name);
+  for (const char *p = strstr(expr, name); p; p = strstr(p + 1, name)) {
+    bool before = p > expr && (p[-1] == '_' || (p[-1] >= '0' && p[-1] <= '9') || ((p[-1] | 32) >= 'a' && (p[-1] | 32) <= 'z'));
+    char c = p[n];
+    bool after = c == '_' || (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z');
+    if (!before && !after) return true;
+  }
+  return false;
+}
+
+/* every precondition of k that mentions name holds at these values */
+static bool all_hold(const ImpKernel *k, const NatValues *nats, const char *name, Buf *scratch) {
+  for (int i = 0; i < k->nprecond; i++) {
+    int64_t v;
+    if (!mentions(k->preconds[i], name)) continue;
+    if (!precond_eval(k->preconds[i], nats, &v, scratch) || !v) return false;
+  }
+  return true;
+}
+
+enum { NEAREST_STEPS = 1 << 20 }; /* values tried each way */
+
+/* The values of nat j nearest to its own (below and above, the others
+ * fixed) at which every precondition on it holds; -1 where none is near. */
+static void nearest_valid(const ImpKernel *k, const NatValues *nats, int j, int64_t *below, int64_t *above,
+                          Buf *scratch) {
+  int64_t *values = NEWARRAY(scratch->arena, int64_t, nats->n);
+  for (int i = 0; i < nats->n; i++) values[i] = nats->values[i];
+  NatValues try = {nats->n, nats->names, values};
+  int64_t v = nats->values[j];
+  *below = *above = -1;
+  for (int64_t step = 1; step <= NEAREST_STEPS && v - step >= 1; step++) {
+    values[j] = v - step;
+    if (all_hold(k, &try, nats->names[j], scratch)) {
+      *below = v - step;
+      break;
+    }
+  }
+  for (int64_t step = 1; step <= NEAREST_STEPS && v <= INT32_MAX - step; step++) {
+    values[j] = v + step;
+    if (all_hold(k, &try, nats->names[j], scratch)) {
+      *above = v + step;
+      break;
+    }
+  }
+}
+
+/* dpia run: the preconditions at the sizes given.  Each failing one is an
+ * error at the construct that requires it (a split, ...; the kernel's name
+ * for a launch size's), with the values and the nearest valid sizes:
+ *   N = 1000 does not satisfy N % 64 == 0; nearest valid: 960 or 1024 */
+static bool check_run_preconditions(Ctx *c, const DefInfo *def, const ImpKernel *k, const NatValues *nats) {
+  bool ok = true;
+  Buf why, scratch;
+  buf_init(&why, c->arena);
+  buf_init(&scratch, c->arena);
+  for (int i = 0; i < k->nprecond; i++) {
+    const char *pre = k->preconds[i];
+    Span at = k->precond_spans && k->precond_spans[i].src ? k->precond_spans[i] : def->decl->name_span;
+    int64_t v;
+    buf_clear(&why);
+    if (!precond_eval(pre, nats, &v, &why)) {
+      diag_error(&c->diag, at, "cannot evaluate the precondition %s: %s", pre, why.data);
+      ok = false;
+      continue;
+    }
+    if (v) continue;
+    ok = false;
+    Buf m;
+    buf_init(&m, c->arena);
+    int nvars = 0;
+    for (int j = 0; j < nats->n; j++) {
+      if (!mentions(pre, nats->names[j])) continue;
+      emit(&m, "%s%s = %lld", nvars++ ? ", " : "", nats->names[j], (long long)nats->values[j]);
+    }
+    emit(&m, " %s %s", nvars > 1 ? "do not satisfy" : "does not satisfy", pre);
+    if (!k->precond_spans || !k->precond_spans[i].src) emit(&m, " (required by the launch size)");
+    bool first = true;
+    for (int j = 0; j < nats->n; j++) {
+      if (!mentions(pre, nats->names[j])) continue;
+      int64_t lo, hi;
+      buf_clear(&scratch);
+      nearest_valid(k, nats, j, &lo, &hi, &scratch);
+      if (lo < 0 && hi < 0) continue;
+      emit(&m, "%s", first ? "; nearest valid: " : "; or ");
+      first = false;
+      const char *name = nvars > 1 ? arena_printf(c->arena, "%s = ", nats->names[j]) : "";
+      if (lo >= 0) emit(&m, "%s%lld", name, (long long)lo);
+      if (lo >= 0 && hi >= 0) buf_puts(&m, " or ");
+      if (hi >= 0) emit(&m, "%s%lld", name, (long long)hi);
+    }
+    diag_error(&c->diag, at, "%s", m.data);
+  }
+  return ok;
+}
+
 /* dpia run (spec section 9, section 11): run one kernel on an OpenCL device
  * with random inputs, time it, and with --check compare its output with
  * the reference interpreter of the functional program. */
@@ -292,8 +407,8 @@ static int pass_run(Ctx *c) {
       nkernels++;
     }
   if (nkernels != 1) {
-    diag_error(&c->diag, (Span){0}, "'dpia run' runs one kernel: choose it with -k (%s has %d)", c->src.name,
-               nkernels);
+    diag_error(&c->diag, (Span){0}, "'dpia run' runs one kernel: choose it with -k NAME (%s has %d; %s)",
+               c->src.name, nkernels, kernel_names(c));
     return DPIA_EUSAGE;
   }
   DefInfo *def = c->checked->defs[index];
@@ -323,10 +438,7 @@ static int pass_run(Ctx *c) {
       return DPIA_EUSAGE;
     }
   }
-  if (!rt_check_preconditions(k, &nats, &err)) {
-    diag_error(&c->diag, def->decl->name_span, "%s", err.data);
-    return DPIA_EUSER;
-  }
+  if (!check_run_preconditions(c, def, k, &nats)) return DPIA_EPRECONDITION;
   Runtime rt;
   RtStatus st = rt_open(&rt, a, o->platform, o->device, &err);
   if (st != RT_OK) {
@@ -336,10 +448,7 @@ static int pass_run(Ctx *c) {
   RtLaunch launch;
   rt_launch_init(&launch);
   launch.repeat = o->repeat > 0 ? o->repeat : 1;
-  for (int d = 0; d < 3; d++) {
-    launch.global_size[d] = o->global_size[d];
-    launch.local_size[d] = o->local_size[d];
-  }
+  /* k already holds the user's launch sizes (kernel_with_launch) */
   /* sizes the generated code's int indices and the device can take,
    * before anything is allocated (issue 7, run_limits.h) */
   const char *source = o->opencl_source ? o->opencl_source : c->sources[index];
@@ -354,6 +463,7 @@ static int pass_run(Ctx *c) {
   a->limit = 0;
   Rng rng;
   rng_seed(&rng, o->seed);
+  rng.inputs = o->inputs == DPIA_INPUTS_POSITIVE ? RNG_POSITIVE : o->inputs == DPIA_INPUTS_UNIT ? RNG_UNIT : RNG_SIGNED;
   double **inputs;
   size_t *counts;
   if (!interp_random_inputs(a, def, &nats, &rng, &inputs, &counts, &err)) {
@@ -411,6 +521,10 @@ static int pass_run(Ctx *c) {
   buf_init(&rep, a);
   compare_report(&cmp, &rep);
   emit(&c->out, "  check (seed %llu): %s\n", (unsigned long long)o->seed, rep.data);
+  if (cmp.ref_nonfinite >= 0) {
+    diag_error(&c->diag, def->decl->name_span, "kernel '%s' cannot be checked: %s", def->name, rep.data);
+    return DPIA_EVERIFY;
+  }
   if (!cmp.ok) {
     diag_error(&c->diag, def->decl->name_span, "kernel '%s' differs from the reference interpreter: %s", def->name,
                rep.data);

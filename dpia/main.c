@@ -45,7 +45,8 @@ static const char check_help[] =
     "Parse and type check FILE: sizes in types, Syntactic Control of Interference\n"
     "with passivity (paper Figure 3) and the OpenCL hierarchy and address space\n"
     "rules.  Prints nothing on success, or with -v each declaration's type and\n"
-    "each kernel's preconditions.  Errors go to stderr as file:line:col.\n";
+    "each kernel's preconditions.  Errors go to stderr as file:line:col;\n"
+    "--diagnostics=json prints them as a JSON array on stdout instead.\n";
 
 static const char translate_help[] =
     "usage: dpia translate FILE [-k KERNEL] [--emit=KIND] [-o OUT] [--no-verify]\n"
@@ -61,7 +62,10 @@ static const char translate_help[] =
     "The result goes to stdout, or to OUT (written atomically: an error leaves\n"
     "no partial file).  The translation is verified as by 'dpia verify' (SCIR\n"
     "re-check, libclang, semantic check) unless --no-verify.\n"
-    "-k, --emit, -o, --local-size and --global-size may each be given once.\n";
+    "-k, --emit, -o, --local-size and --global-size may each be given once.\n"
+    "--diagnostics=json prints errors as a JSON array on stdout (stderr when the\n"
+    "output itself goes to stdout).  OUT keeps its mode, or gets the umask's, and\n"
+    "an OUT that already holds the result is left untouched.\n";
 
 static const char verify_help[] =
     "usage: dpia verify FILE [-k KERNEL] [-v] [--diagnostics=text|json]\n"
@@ -79,7 +83,8 @@ static const char verify_help[] =
 
 static const char run_help[] =
     "usage: dpia run FILE [-k KERNEL] --size N=VALUE... [--check] [--repeat R] [--seed S]\n"
-    "                [--platform P] [--device D] [--local-size=...] [--global-size=...]\n"
+    "                [--inputs=signed|positive|unit] [--platform P] [--device D]\n"
+    "                [--local-size=...] [--global-size=...] [--diagnostics=text|json]\n"
     "\n"
     "Translate and verify KERNEL, build it on an OpenCL device (platform P, device D;\n"
     "default the first: PoCL on the CPU), run it on fresh random inputs (never zeros)\n"
@@ -91,7 +96,12 @@ static const char run_help[] =
     "interface).  The seed is printed; --seed repeats a run.  Exit 3 on a mismatch, 4 if OpenCL\n"
     "is unavailable or fails (the kernel is built and run in a child process, so\n"
     "that the OpenCL compiler aborting is reported, not a crash), 1 if a\n"
-    "precondition does not hold for the sizes given.\n";
+    "precondition does not hold for the sizes given (each failing one is shown at\n"
+    "the construct requiring it, with the nearest valid sizes).\n"
+    "--size takes N=VALUE, M=10,N=128, or several words: --size M=10 N=128.\n"
+    "--inputs: signed (default; either sign, |x| in [1/16, 1)), positive (in\n"
+    "[1/16, 1)) or unit ([0, 1)).  A reference that is not finite (sqrt of a\n"
+    "negative input) fails --check (exit 3): choose inputs in the program's domain.\n";
 
 static const char batch_help[] =
     "usage: dpia batch [--no-verify] < requests.jsonl > responses.jsonl\n"
@@ -116,6 +126,19 @@ static int usage_error(const char *fmt, const char *arg) {
   fputs("\nRun 'dpia --help' for usage.\n", stderr);
   return DPIA_EUSAGE;
 }
+
+/* A bad command line of one command: points at that command's --help. */
+static int command_usage_error(const char *command, const char *fmt, const char *arg) {
+  fputs("dpia: error: ", stderr);
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\nRun 'dpia %s --help' for usage.\n", command);
+  return DPIA_EUSAGE;
+}
+
+/* Options written --NAME=VALUE; given as '--NAME VALUE' or '--NAME', a
+ * hint at the right spelling. */
+static const char *const valued_options[] = {"--emit", "--local-size", "--global-size", "--diagnostics",
+                                              "--opencl-source", "--inputs"};
 
 /* Read a whole file; on failure print why and return NULL. */
 static char *read_file(const char *path, size_t *len) {
@@ -172,6 +195,22 @@ static char *read_file(const char *path, size_t *len) {
   return buf;
 }
 
+/* Does the file at path hold exactly data? */
+static bool same_contents(const char *path, const char *data, size_t len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return false;
+  char chunk[65536];
+  size_t at = 0, n;
+  bool same = true;
+  while (same && (n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+    same = at + n <= len && memcmp(chunk, data + at, n) == 0;
+    at += n;
+  }
+  same = same && !ferror(f) && at == len;
+  fclose(f);
+  return same;
+}
+
 /* Write out to path atomically: a temporary file in the same directory,
  * renamed over path only when complete (issue 7: no partial output). */
 static bool write_atomically(const char *path, const char *data, size_t len) {
@@ -185,6 +224,19 @@ static bool write_atomically(const char *path, const char *data, size_t len) {
     if (!ok) fprintf(stderr, "dpia: error: cannot write '%s': %s\n", path, strerror(errno));
     return ok;
   }
+  /* an identical file stays as it is (its mtime too: make sees no change) */
+  if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size == len && same_contents(path, data, len))
+    return true;
+  /* the mode '>' would give: an existing file's, else 0666 less the umask
+   * (mkstemp makes its file 0600) */
+  mode_t mode;
+  if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+    mode = st.st_mode & 07777;
+  } else {
+    mode_t mask = umask(0);
+    umask(mask);
+    mode = 0666 & ~mask;
+  }
   size_t n = strlen(path);
   char *tmp = malloc(n + 16);
   if (!tmp) return false;
@@ -192,6 +244,13 @@ static bool write_atomically(const char *path, const char *data, size_t len) {
   int fd = mkstemp(tmp);
   if (fd < 0) {
     fprintf(stderr, "dpia: error: cannot write '%s': %s\n", path, strerror(errno));
+    free(tmp);
+    return false;
+  }
+  if (fchmod(fd, mode) != 0) {
+    fprintf(stderr, "dpia: error: cannot write '%s': %s\n", path, strerror(errno));
+    close(fd);
+    unlink(tmp);
     free(tmp);
     return false;
   }
@@ -229,6 +288,12 @@ static bool parse_sizes(const char *text, long out[3]) {
  * than silently taking the last. */
 static int given_twice(const char *option) { return usage_error("%s given twice", option); }
 
+static bool valued_option(const char *a) {
+  for (size_t i = 0; i < sizeof valued_options / sizeof valued_options[0]; i++)
+    if (strcmp(a, valued_options[i]) == 0) return true;
+  return false;
+}
+
 typedef struct Command {
   const char *name;
   DpiaAction action;
@@ -257,6 +322,58 @@ static bool parse_size_binding(const char *text, const char **name, long long *v
   return *name != NULL;
 }
 
+/* What run_command_in allocates; run_command frees it on every path. */
+typedef struct Owned {
+  const char *size_names[MAX_SIZES];
+  int nsizes;
+  char *opencl_text;
+} Owned;
+
+/* NAME=VALUE[,NAME=VALUE...] of --size, appended to opt's sizes */
+static int add_size_bindings(const char *command, const char *text, DpiaOptions *opt, Owned *own,
+                             long long *values) {
+  const char *p = text;
+  for (;;) {
+    const char *comma = strchr(p, ',');
+    size_t n = comma ? (size_t)(comma - p) : strlen(p);
+    char *one = strndup(p, n);
+    if (!one) return usage_error("%s", "out of memory");
+    if (opt->nsizes == MAX_SIZES) {
+      free(one);
+      return command_usage_error(command, "%s", "too many --size values");
+    }
+    bool ok = parse_size_binding(one, &own->size_names[opt->nsizes], &values[opt->nsizes]);
+    if (!ok) {
+      int status = command_usage_error(command, "bad --size '%s' (expected NAME=VALUE, a natural number; "
+                                                "several as M=10,N=128)", text);
+      free(one);
+      return status;
+    }
+    free(one);
+    own->nsizes = ++opt->nsizes;
+    if (!comma) return DPIA_OK;
+    p = comma + 1;
+  }
+}
+
+/* a word that is NAME=VALUE[,...] (not an option, not a file name) */
+static bool is_size_binding(const char *text) {
+  if (text[0] == '-' || !strchr(text, '=')) return false;
+  for (const char *p = text; *p; p++) {
+    const char *eq = strchr(p, '=');
+    if (!eq || eq == p) return false;
+    for (const char *q = p; q < eq; q++)
+      if (!(*q == '_' || (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (q > p && *q >= '0' && *q <= '9')))
+        return false;
+    p = eq + 1;
+    if (*p < '0' || *p > '9') return false;
+    while (*p >= '0' && *p <= '9') p++;
+    if (*p == 0) return true;
+    if (*p != ',') return false;
+  }
+  return false;
+}
+
 static bool parse_int_option(const char *text, long lo, long hi, long *out) {
   char *end;
   errno = 0;
@@ -265,13 +382,6 @@ static bool parse_int_option(const char *text, long lo, long hi, long *out) {
   *out = v;
   return true;
 }
-
-/* What run_command_in allocates; run_command frees it on every path. */
-typedef struct Owned {
-  const char *size_names[MAX_SIZES];
-  int nsizes;
-  char *opencl_text;
-} Owned;
 
 /* dpia run builds and runs the kernel through the OpenCL implementation,
  * inside the calling process, where a bug of that implementation can end
@@ -307,7 +417,7 @@ static int run_in_child(const char *file, const DpiaOptions *opt) {
   DpiaResult *r = NULL;
   int status = dpia_process(file, text, len, &vopt, &r);
   free(text);
-  fputs(dpia_result_diagnostics(r), stderr);
+  fputs(dpia_result_diagnostics(r), opt->diagnostics_json ? stdout : stderr);
   dpia_result_free(r);
   if (status != DPIA_OK) return status;
   fprintf(stderr,
@@ -345,7 +455,8 @@ static int run_command_in(const Command *cmd, int argc, char **argv, Owned *own)
     } else if (strcmp(a, "--diagnostics=text") == 0) {
       opt.diagnostics_json = 0;
     } else if (translate && (strcmp(a, "-k") == 0 || strcmp(a, "--kernel") == 0)) {
-      if (i + 1 == argc) return usage_error("%s needs a kernel name", a);
+      if (i + 1 == argc || argv[i + 1][0] == '-')
+        return command_usage_error(cmd->name, "%s needs a kernel name (-k NAME)", a);
       if (opt.kernel) return given_twice("-k");
       opt.kernel = argv[++i];
     } else if (translate && strncmp(a, "--kernel=", 9) == 0) {
@@ -374,18 +485,27 @@ static int run_command_in(const Command *cmd, int argc, char **argv, Owned *own)
       if (opt.global_size[0]) return given_twice("--global-size");
       if (!parse_sizes(a + 14, opt.global_size)) return usage_error("bad --global-size '%s'", a + 14);
     } else if (run && (strcmp(a, "--size") == 0 || strncmp(a, "--size=", 7) == 0)) {
+      /* --size N=1024, --size=N=1024, --size M=10,N=128, --size M=10 N=128 */
       const char *binding = a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
-      if (!binding) return usage_error("%s", "--size needs N=VALUE");
-      if (opt.nsizes == MAX_SIZES) return usage_error("%s", "too many --size options");
-      if (!parse_size_binding(binding, &size_names[opt.nsizes], &size_values[opt.nsizes]))
-        return usage_error("bad --size '%s' (expected NAME=VALUE, a natural number)", binding);
-      own->nsizes = ++opt.nsizes;
+      if (!binding) return command_usage_error(cmd->name, "%s", "--size needs N=VALUE");
+      int status = add_size_bindings(cmd->name, binding, &opt, own, size_values);
+      if (status != DPIA_OK) return status;
+      /* more NAME=VALUE words after the first belong to the same --size */
+      while (a[6] != '=' && i + 1 < argc && is_size_binding(argv[i + 1])) {
+        status = add_size_bindings(cmd->name, argv[++i], &opt, own, size_values);
+        if (status != DPIA_OK) return status;
+      }
     } else if (run && strncmp(a, "--opencl-source=", 16) == 0) {
       size_t n;
       if (own->opencl_text) return given_twice("--opencl-source");
       own->opencl_text = read_file(a + 16, &n);
       if (!own->opencl_text) return DPIA_EUSAGE;
       opt.opencl_source = own->opencl_text;
+    } else if (run && strncmp(a, "--inputs=", 9) == 0) {
+      if (strcmp(a + 9, "signed") == 0) opt.inputs = DPIA_INPUTS_SIGNED;
+      else if (strcmp(a + 9, "positive") == 0) opt.inputs = DPIA_INPUTS_POSITIVE;
+      else if (strcmp(a + 9, "unit") == 0) opt.inputs = DPIA_INPUTS_UNIT;
+      else return command_usage_error(cmd->name, "unknown --inputs kind '%s' (signed, positive, unit)", a + 9);
     } else if (run && strcmp(a, "--check") == 0) {
       opt.check = 1;
     } else if (run && (strcmp(a, "--repeat") == 0 || strcmp(a, "--seed") == 0 || strcmp(a, "--platform") == 0 ||
@@ -400,6 +520,11 @@ static int run_command_in(const Command *cmd, int argc, char **argv, Owned *own)
         seed_given = true;
       } else if (strcmp(a, "--platform") == 0) opt.platform = (int)v;
       else opt.device = (int)v;
+    } else if (a[0] == '-' && a[1] && valued_option(a)) {
+      const char *v = i + 1 < argc && argv[i + 1][0] != '-' ? argv[i + 1] : "VALUE";
+      fprintf(stderr, "dpia: error: '%s' takes its value after '=': write %s=%s\nRun 'dpia %s --help' for usage.\n",
+              a, a, v, cmd->name);
+      return DPIA_EUSAGE;
     } else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "dpia: error: unknown option '%s' for 'dpia %s'\nRun 'dpia %s --help' for usage.\n", a,
               cmd->name, cmd->name);
@@ -442,9 +567,13 @@ static int run_command_in(const Command *cmd, int argc, char **argv, Owned *own)
   opencl_preload_finish(preload);
   if (!text) return status;
   free(text);
-  fputs(dpia_result_diagnostics(r), stderr);
   size_t olen;
   const char *out = dpia_result_output(r, &olen);
+  /* JSON diagnostics are for programs: on stdout, unless the output proper
+   * goes there (a success, whose diagnostics are "[]", keeps stdout for the
+   * output); text diagnostics on stderr */
+  bool output_on_stdout = status == DPIA_OK && !out_path && olen > 0;
+  fputs(dpia_result_diagnostics(r), opt.diagnostics_json && !output_on_stdout ? stdout : stderr);
   if (status == DPIA_OK) {
     if (out_path) {
       if (!write_atomically(out_path, out, olen)) status = DPIA_EUSAGE;
@@ -504,6 +633,8 @@ static int batch_command(int argc, char **argv) {
  * issue 5), so the output is flushed here (a failed write is an error) and
  * the process ends with _exit. */
 static int finish(int status) {
+  /* a precondition failing at the sizes of dpia run: exit 1 (spec section 9) */
+  if (status == DPIA_EPRECONDITION) status = DPIA_EUSER;
   if (fflush(stdout) != 0) {
     fprintf(stderr, "dpia: error: cannot write the output: %s\n", strerror(errno));
     if (status == DPIA_OK) status = DPIA_EUSAGE;

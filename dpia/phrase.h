@@ -116,6 +116,7 @@ struct DefInfo {
    * in the order they arose (spec section 3, metadata "preconditions") */
   int nprecond;
   const char **preconds;
+  Span *precond_spans;     /* where each arose (the split, slide, ... requiring it) */
   /* the same requirements as sizes over the nat parameters, instantiated at
    * every use of a def (positive: >= 1; else: a natural number) */
   int nreqs;

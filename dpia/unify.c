@@ -629,6 +629,7 @@ static const char *size_str(Checker *c, Size s) {
 typedef struct Precond {
   bool div;
   Size lhs, rhs;
+  Span span; /* the construct that requires it (a split, a slide, ...) */
 } Precond;
 
 static int64_t gcd64(int64_t a, int64_t b) {
@@ -643,7 +644,7 @@ static int64_t gcd64(int64_t a, int64_t b) {
 /* Add a precondition unless it is already there; divisibility of the same
  * numerator by constants merges into one by their lcm (N % 4 and N % 8192
  * are N % 8192), lower bounds of the same size into the largest. */
-static void add_precond(Checker *c, Vec *out, bool div, Size lhs, Size rhs) {
+static void add_precond(Checker *c, Vec *out, bool div, Size lhs, Size rhs, Span span) {
   int64_t d, e;
   for (int i = 0; i < out->len; i++) {
     Precond *p = out->items[i];
@@ -651,19 +652,20 @@ static void add_precond(Checker *c, Vec *out, bool div, Size lhs, Size rhs) {
     if (size_eq(p->rhs, rhs)) return;
     if (!div && size_const_value(p->rhs, &d) && size_const_value(rhs, &e)) {
       /* N >= 3 and N >= 2 are N >= 3 */
-      if (e > d) p->rhs = rhs;
+      if (e > d) p->rhs = rhs, p->span = span;
       return;
     }
     if (div && size_const_value(p->rhs, &d) && size_const_value(rhs, &e)) {
       int64_t l;
       if (!__builtin_mul_overflow(d / gcd64(d, e), e, &l)) {
         p->rhs = size_const(&c->tc->sizes, l);
+        if (l == e && l != d) p->span = span; /* the new one decides */
         return;
       }
     }
   }
   Precond *p = NEW(c->arena, Precond);
-  *p = (Precond){div, lhs, rhs};
+  *p = (Precond){div, lhs, rhs, span};
   vec_push(c->arena, out, p);
 }
 
@@ -771,7 +773,7 @@ static void settle_requirements(Checker *c, DefInfo *def) {
         /* s >= 1 as num >= den, e.g. N/64 >= 1 is N >= 64 */
         Size num, den;
         size_fraction(c, s, &num, &den);
-        add_precond(c, &pre, false, num, den);
+        add_precond(c, &pre, false, num, den, r->span);
       }
       continue;
     }
@@ -807,7 +809,7 @@ static void settle_requirements(Checker *c, DefInfo *def) {
           continue;
         }
       } else {
-        add_precond(c, &pre, true, rest, den);
+        add_precond(c, &pre, true, rest, den, r->span);
       }
     }
     /* non-negativity: positive terms >= negated negative terms */
@@ -827,12 +829,14 @@ static void settle_requirements(Checker *c, DefInfo *def) {
         check_error(c, r->span, "size %s is negative", size_str(c, s));
         continue;
       }
-      add_precond(c, &pre, false, pos, neg);
+      add_precond(c, &pre, false, pos, neg, r->span);
     }
   }
   drop_implied(c->arena, &pre);
   def->nprecond = pre.len;
   def->preconds = print_preconds(c, &pre);
+  def->precond_spans = NEWARRAY(c->arena, Span, pre.len > 0 ? pre.len : 1);
+  for (int i = 0; i < pre.len; i++) def->precond_spans[i] = ((const Precond *)pre.items[i])->span;
 }
 
 void finish_decl(Checker *c, DefInfo *def) {

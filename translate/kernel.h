@@ -56,6 +56,7 @@ typedef struct ImpKernel {
   KParam *params;          /* in the order of the kernel interface (spec section 8) */
   int nprecond;
   const char **preconds;
+  const Span *precond_spans; /* where each arose; a zero Span for the launch's "G % L == 0" */
   /* natural NDRange, derived from the top-level parallel loops; a
    * dimension d is used when ndims > d.  has_local false: the strategy does
    * not fix the local size (metadata "local_size": null). */
@@ -85,6 +86,11 @@ typedef struct CodegenOptions {
  * tried the natural NDRange; user launch sizes can still make a barrier
  * unreachable for some work-items). */
 bool codegen_opencl(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions *opt, Buf *out);
+/* codegen/kernel.c: k as launched under the user launch sizes opt (the
+ * launch codegen_opencl generated its code for): the NDRange the metadata,
+ * the header's launcher and dpia run use, and the preconditions plus any
+ * "G % L == 0" that launch needs.  k itself when opt gives no size. */
+ImpKernel *kernel_with_launch(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions *opt);
 /* codegen/metadata.c: the JSON object of spec section 9 (with "source"). */
 void codegen_metadata(Arena *a, const ImpKernel *k, const char *source, Buf *out);
 /* codegen/header.c: the C header of spec section 9 (`--emit=header`) for

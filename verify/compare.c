@@ -2,6 +2,7 @@
 #include "compare.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 /* ---- PRNG: xoshiro256** with a splitmix64 seeding ---- */
 
@@ -15,6 +16,7 @@ static uint64_t splitmix64(uint64_t *x) {
 void rng_seed(Rng *r, uint64_t seed) {
   uint64_t x = seed;
   for (int i = 0; i < 4; i++) r->s[i] = splitmix64(&x);
+  r->inputs = RNG_SIGNED;
 }
 
 static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
@@ -47,6 +49,25 @@ int rng_int(Rng *r) {
   return v < RNG_INT_RANGE ? v - RNG_INT_RANGE : v - RNG_INT_RANGE + 1;
 }
 
+/* one real or int of the kind r->inputs asks for */
+static double rng_real(Rng *r) {
+  switch (r->inputs) {
+  case RNG_POSITIVE: return fabs(rng_value(r));
+  case RNG_UNIT: return rng_unit(r);
+  case RNG_SIGNED: break;
+  }
+  return rng_value(r);
+}
+
+static int rng_integer(Rng *r) {
+  switch (r->inputs) {
+  case RNG_POSITIVE: return abs(rng_int(r));
+  case RNG_UNIT: return (int)(rng_next(r) % RNG_INT_RANGE);
+  case RNG_SIGNED: break;
+  }
+  return rng_int(r);
+}
+
 void rng_fill(Rng *r, const Lay *l, double *dst) {
   switch (l->kind) {
   case LAY_NUM:
@@ -54,10 +75,10 @@ void rng_fill(Rng *r, const Lay *l, double *dst) {
       switch (l->scalar) {
       /* a float lane is a float: the device holds exactly this value, so
        * the reference sees it too (spec section 11; interp.c, precision) */
-      case SC_FLOAT: dst[j] = (float)rng_value(r); break;
-      case SC_DOUBLE: dst[j] = rng_value(r); break;
+      case SC_FLOAT: dst[j] = (float)rng_real(r); break;
+      case SC_DOUBLE: dst[j] = rng_real(r); break;
       /* an idx[n] input is a valid index: a gather reads xs[nbh[i]] */
-      case SC_INT: dst[j] = l->bound ? (double)(rng_next(r) % (uint64_t)l->bound) : rng_int(r); break;
+      case SC_INT: dst[j] = l->bound ? (double)(rng_next(r) % (uint64_t)l->bound) : rng_integer(r); break;
       case SC_BOOL: dst[j] = (double)(rng_next(r) >> 63); break;
       }
     }
@@ -87,6 +108,7 @@ void compare_values(const double *out, const double *ref, size_t count, double b
   c->nan_count = 0;
   c->worst = -1;
   c->worst_out = c->worst_ref = c->worst_rel = 0;
+  c->ref_nonfinite = -1;
   bool nonfinite_mismatch = false;
   int64_t first_nan = -1, first_bad_nonfinite = -1;
   /* scaled 2-norms, robust against overflow of the squares */
@@ -94,6 +116,7 @@ void compare_values(const double *out, const double *ref, size_t count, double b
   for (size_t i = 0; i < count; i++) {
     double o = out[i], r = ref[i];
     if (!isfinite(r)) {
+      if (c->ref_nonfinite < 0) c->ref_nonfinite = (int64_t)i;
       if (!same_nonfinite(o, r)) {
         nonfinite_mismatch = true;
         if (first_bad_nonfinite < 0) first_bad_nonfinite = (int64_t)i;
@@ -147,10 +170,15 @@ void compare_values(const double *out, const double *ref, size_t count, double b
     double m = fabs(c->worst_ref);
     c->worst_rel = fabs(c->worst_out - c->worst_ref) / (m > 1e-30 ? m : 1e-30);
   }
-  c->ok = !nonfinite_mismatch && c->rel_error <= bound;
+  c->ok = !nonfinite_mismatch && c->ref_nonfinite < 0 && c->rel_error <= bound;
 }
 
 void compare_report(const Comparison *c, Buf *out) {
+  if (c->ref_nonfinite >= 0) {
+    emit(out, "the reference is not finite at element %lld: the inputs are outside the program's domain; "
+              "try --inputs=positive (or --inputs=unit)", (long long)c->ref_nonfinite);
+    return;
+  }
   if (c->nan_count > 0) {
     emit(out, "element %lld is NaN (not written?), expected %.9g; %zu such element%s of %zu", (long long)c->worst,
          c->worst_ref, c->nan_count, c->nan_count == 1 ? "" : "s", c->count);

@@ -11,8 +11,16 @@
 
 /* A small PRNG (xoshiro256**, seeded through splitmix64).  All its state is
  * in the struct: two generators with the same seed give the same values. */
+/* what rng_fill gives (dpia run --inputs=...) */
+typedef enum RngInputs {
+  RNG_SIGNED,   /* rng_value, rng_int: either sign, never near zero */
+  RNG_POSITIVE, /* their magnitudes: in [RNG_MIN_MAGNITUDE, 1), 1..RNG_INT_RANGE */
+  RNG_UNIT,     /* rng_unit: [0, 1); ints 0..RNG_INT_RANGE-1 */
+} RngInputs;
+
 typedef struct Rng {
   uint64_t s[4];
+  RngInputs inputs; /* rng_seed sets RNG_SIGNED */
 } Rng;
 
 void rng_seed(Rng *r, uint64_t seed);
@@ -27,7 +35,7 @@ int rng_int(Rng *r);
 #define RNG_INT_RANGE 8
 
 /* Fill one value of layout l (l->flat doubles at dst): float and double
- * lanes with rng_value (float lanes rounded to float, so that the host value
+ * lanes with rng_value (r->inputs: RNG_SIGNED; float lanes rounded to float, so that the host value
  * is exactly the device's: lay_device_exact holds; a float lane may be -1
  * or 1), int lanes with rng_int, bool lanes with 0 or 1. */
 void rng_fill(Rng *r, const Lay *l, double *dst);
@@ -60,6 +68,10 @@ typedef struct Comparison {
    * with the largest relative difference |out - ref| / max(|ref|, 1e-30) */
   int64_t worst;
   double worst_out, worst_ref, worst_rel;
+  /* the first element where ref itself is not finite, -1 if none: the
+   * inputs are outside the program's domain and nothing can be compared
+   * there (ok is then false) */
+  int64_t ref_nonfinite;
 } Comparison;
 
 void compare_values(const double *out, const double *ref, size_t count, double bound, Comparison *c);
@@ -68,7 +80,8 @@ void compare_values(const double *out, const double *ref, size_t count, double b
  *   relative error 3.1e-07 (bound 1e-04): ok
  *   relative error 0.5 exceeds the bound 1e-04; largest at element 17: got 1.5, expected 2.5
  *   element 1023 is NaN (not written?), expected 0.25; 1 such element of 1024
- *   element 5: got inf, expected 2                 (a non-finite mismatch) */
+ *   element 5: got inf, expected 2                 (a non-finite mismatch)
+ *   the reference is not finite at element 3: the inputs are outside the program's domain; try --inputs=positive */
 void compare_report(const Comparison *c, Buf *out);
 
 #endif

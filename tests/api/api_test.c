@@ -179,6 +179,50 @@ static void test_run_time(const char *samples) {
   free(text);
 }
 
+/* DPIA_RUN at sizes where a precondition fails: DPIA_EPRECONDITION, not
+ * the DPIA_EUSER of an invalid program; the error points at the split
+ * requiring it and gives the nearest valid sizes */
+static void test_run_precondition(const char *samples) {
+  char *text = slurp(samples, "gemv.dpia");
+  DpiaOptions opt;
+  dpia_options_init(&opt);
+  opt.action = DPIA_RUN;
+  const char *names[] = {"M", "N"};
+  const long long values[] = {10, 1000};
+  opt.nsizes = 2;
+  opt.size_names = names;
+  opt.size_values = values;
+  DpiaResult *r;
+  int st = dpia_process("gemv.dpia", text, strlen(text), &opt, &r);
+  CHECK(st == DPIA_EPRECONDITION && dpia_result_status(r) == DPIA_EPRECONDITION,
+        "a failing precondition: status %d, want DPIA_EPRECONDITION (%d): %s", st, DPIA_EPRECONDITION,
+        dpia_result_diagnostics(r));
+  CHECK(DPIA_EPRECONDITION != DPIA_EUSER && DPIA_EPRECONDITION != DPIA_EUSAGE && DPIA_EPRECONDITION != DPIA_EVERIFY &&
+            DPIA_EPRECONDITION != DPIA_EOPENCL && DPIA_EPRECONDITION != DPIA_EINTERNAL,
+        "DPIA_EPRECONDITION is distinct");
+  const DpiaDiagnostic *d = dpia_result_diagnostic(r, 0);
+  CHECK(d && !d->is_note && strstr(d->message, "N = 1000 does not satisfy N % 64 == 0") &&
+            strstr(d->message, "nearest valid: 960 or 1024"),
+        "the message names the precondition, the value and the nearest valid sizes: %s", d ? d->message : "none");
+  /* the position is the split's, not the kernel name's */
+  const char *at = text;
+  for (int line = 1; d && line < d->line && at; line++) at = strchr(at, '\n') ? strchr(at, '\n') + 1 : NULL;
+  CHECK(at && strncmp(at + d->column - 1, "N / 64", 6) == 0, "the error points at the split's size: line %d col %d",
+        d ? d->line : 0, d ? d->column : 0);
+  dpia_result_free(r);
+  /* an invalid program is still DPIA_EUSER */
+  const char *bad = "kernel k (N: nat) (xs: [N]float) = xs |> mapGlobal (\\x -> nope)\n";
+  const char *n1[] = {"N"};
+  const long long v1[] = {64};
+  opt.nsizes = 1;
+  opt.size_names = n1;
+  opt.size_values = v1;
+  st = dpia_process("bad.dpia", bad, strlen(bad), &opt, &r);
+  CHECK(st == DPIA_EUSER, "an invalid program: status %d", st);
+  dpia_result_free(r);
+  free(text);
+}
+
 static void test_names(void) {
   for (int k = DPIA_EMIT_OPENCL; k <= DPIA_EMIT_HEADER; k++) {
     const char *name = dpia_emit_name((DpiaEmit)k);
@@ -198,6 +242,7 @@ int main(int argc, char **argv) {
   test_out_of_memory();
   test_names();
   test_run_time(argv[1]);
+  test_run_precondition(argv[1]);
   if (failures) fprintf(stderr, "%d failure(s)\n", failures);
   else printf("ok\n");
   return failures != 0;

@@ -54,6 +54,7 @@ def main():
         found = {}
         for pattern in ("dpia.h", "libdpia.so*", "dpia.pc", "dpia"):
             hits = [p for p in glob.glob(os.path.join(dest, "**", pattern), recursive=True) if os.path.isfile(p)]
+            hits.sort(key=lambda p: "/bin/" not in p)  # the dpia of bin/
             if not hits:
                 print("meson install did not install", pattern)
                 return 1
@@ -73,6 +74,36 @@ def main():
             f.write(PROGRAM)
         extra = ["-fsanitize=" + sanitize] if sanitize else []
         run([cc, "-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror", src, "-o", exe] + extra + flags)
+        # the installed dpia starts with a clean environment (its RPATH finds
+        # libdpia) and libdpia carries a versioned SONAME (issue 13)
+        clean = {"PATH": "/usr/bin:/bin"}
+        p = subprocess.run([found["dpia"], "--version"], capture_output=True, text=True, env=clean)
+        print("installed dpia --version:", p.returncode, p.stdout.strip(), p.stderr.strip())
+        if p.returncode != 0 or not p.stdout.startswith("dpia "):
+            print("the installed dpia does not start without LD_LIBRARY_PATH")
+            return 1
+        sample = os.path.join(dest, "scal.dpia")
+        with open(sample, "w") as f:
+            f.write("kernel scal (N: nat) (xs: [N]float) = xs |> mapGlobal (\\x -> 2.0 * x)\n")
+        p = subprocess.run([found["dpia"], "translate", "--no-verify", sample], capture_output=True, text=True,
+                           env=clean)
+        if p.returncode != 0 or "kernel void scal(" not in p.stdout:
+            print("the installed dpia does not translate:", p.returncode, p.stdout, p.stderr)
+            return 1
+        libs = [p for p in glob.glob(os.path.join(dest, "**", "libdpia.so*"), recursive=True)]
+        names = sorted(os.path.basename(p) for p in libs)
+        print("installed libraries:", ", ".join(names))
+        if "libdpia.so.0" not in names or "libdpia.so" not in names:
+            print("libdpia is not installed as libdpia.so.0 with a libdpia.so link")
+            return 1
+        dyn = run(["readelf", "-d", [p for p in libs if os.path.basename(p) == "libdpia.so.0"][0]])
+        if "Library soname: [libdpia.so.0]" not in dyn:
+            print("libdpia has no SONAME libdpia.so.0:\n" + dyn)
+            return 1
+        needed = run(["readelf", "-d", found["dpia"]])
+        if "Shared library: [libdpia.so.0]" not in needed:
+            print("dpia does not depend on libdpia.so.0:\n" + needed)
+            return 1
         env["LD_LIBRARY_PATH"] = os.path.dirname(found["libdpia.so*"])
         out = run([exe], env)
         print(out, end="")

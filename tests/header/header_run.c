@@ -199,7 +199,47 @@ static void test_kernels(Cl *cl) {
   clReleaseMemObject(dc);
 }
 
+/* dpia_NAME_check names the failing check with the values; the element
+ * counts of every buffer (issue 13) */
+static void test_check_and_counts(void) {
+  char msg[200];
+  int rc = dpia_twice_check(1022, msg, sizeof msg);
+  CHECK(rc == DPIA_ERROR_PRECONDITION && strcmp(msg, "precondition N % 4 == 0 does not hold for N = 1022") == 0,
+        "twice_check N=1022: %d '%s'", rc, msg);
+  rc = dpia_mmTiled_check(16, 17, 4, msg, sizeof msg);
+  CHECK(rc == DPIA_ERROR_PRECONDITION &&
+            strcmp(msg, "precondition N % 16 == 0 does not hold for M = 16, N = 17, K = 4") == 0,
+        "mmTiled_check N=17: %d '%s'", rc, msg);
+  rc = dpia_mmTiled_check(-16, 16, 4, msg, sizeof msg);
+  CHECK(rc == DPIA_ERROR_SIZE && strcmp(msg, "size M = -16 is negative") == 0, "mmTiled_check M=-16: %d '%s'", rc,
+        msg);
+  rc = dpia_mmTiled_check(32, 48, 5, msg, sizeof msg);
+  CHECK(rc == DPIA_SUCCESS && msg[0] == 0, "mmTiled_check valid: %d '%s'", rc, msg);
+  volatile size_t small = 10; /* not a constant: no truncation warning */
+  rc = dpia_twice_check(1022, msg, small);
+  CHECK(rc == DPIA_ERROR_PRECONDITION && strlen(msg) == 9, "a short message buffer is not overrun: '%s'", msg);
+  CHECK(dpia_twice_check(8, NULL, 0) == DPIA_SUCCESS && dpia_twice_check(6, NULL, 0) == DPIA_ERROR_PRECONDITION,
+        "check without a message buffer");
+  CHECK(dpia_pairUp_check(msg, sizeof msg) == DPIA_SUCCESS, "pairUp has nothing to check");
+  /* the launchers agree with the checks */
+  CHECK(dpia_twice_output_elements(1024) == 256 && dpia_twice_xs_elements(1024) == 1024 &&
+            dpia_twice_tmp_elements(1024) == 1024,
+        "twice: output %zu, xs %zu, tmp %zu", dpia_twice_output_elements(1024), dpia_twice_xs_elements(1024),
+        dpia_twice_tmp_elements(1024));
+  CHECK(dpia_swap_output_elements(10) == 10 && dpia_swap_zs_elements(10) == 10, "swap counts");
+  CHECK(dpia_vecscale_output_elements(16) == 16 && dpia_vecscale_xs_elements(16) == 16, "vecscale counts floats: %zu",
+        dpia_vecscale_output_elements(16));
+  CHECK(dpia_pairUp_output_1_elements() == 1 && dpia_pairUp_output_2_elements() == 1, "pairUp counts");
+  CHECK(dpia_mmTiled_output_elements(32, 48, 5) == 32 * 48 && dpia_mmTiled_a_elements(32, 48, 5) == 32 * 5 &&
+            dpia_mmTiled_b_elements(32, 48, 5) == 5 * 48 && dpia_mmTiled_loc_elements(32, 48, 5) == 16 * 5,
+        "mmTiled counts");
+  CHECK(dpia_mmTiled_output_elements(-1, 48, 5) == 0 && dpia_mmTiled_output_elements(0x7fffffff, 0x7fffffff, 1) ==
+                                                            (size_t)0x7fffffff * 0x7fffffff,
+        "negative sizes count 0");
+}
+
 static void test_errors(Cl *cl) {
+  test_check_and_counts();
   cl_mem m = buffer(cl, 4096, NULL);
   /* N % 4 == 0 */
   int rc = dpia_twice_launch(cl->queue, m, m, 1022);

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Issue 21: under --local-size / --global-size the metadata, the header's
+launcher, `dpia batch` and `dpia run` describe the launch the kernel was
+generated for.  Every kernel of every sample (samples/*.dpia) is translated
+with a user local size (half the natural one, or a divisor of the global
+size when the strategy leaves it open); its metadata must match the
+kernel's reqd_work_group_size, its preconditions must hold at the sizes
+chosen, and `dpia run --check` with the same options must launch exactly
+the NDRange the metadata gives and match the reference.
+
+usage: launch_sizes_cli.py DPIA SAMPLES_DIR"""
+import glob, json, os, re, subprocess, sys
+
+dpia, samples = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+env = dict(os.environ, POCL_KERNEL_CACHE='0')
+
+# sizes valid for each kernel's preconditions (a kernel not listed fails)
+SIZES = {
+    'dotPartial': {'N': 262144}, 'dotProducts': {'N': 4096}, 'sumPartial': {'N': 1024},
+    'dotVec': {'N': 524288}, 'scal': {'N': 4096}, 'scalVec': {'N': 4096},
+    'asumPartial': {'N': 262144}, 'gemv': {'M': 64, 'N': 1024}, 'mmTiled': {'M': 64, 'N': 64, 'K': 64},
+    'stencil': {'N': 1024}, 'stencilTiled': {'N': 1024}, 'jacobi2d': {'M': 64, 'N': 128},
+    'jacobi2dTiled': {'M': 64, 'N': 128}, 'asumReorder': {'N': 262144}, 'asumVec16': {'N': 4096},
+    'asumVec16x2': {'N': 4096}, 'dotVec16': {'N': 4096}, 'dotVec16x2': {'N': 4096},
+    'scalVec16': {'N': 4096}, 'scalChunk': {'N': 3072}, 'gemvVec': {'M': 64, 'N': 1024},
+    'gemvVec2': {'M': 64, 'N': 1024}, 'mmVec': {'M': 64, 'N': 64, 'K': 64},
+    'mmBlock': {'M': 64, 'N': 64, 'K': 64}, 'packB': {'N': 64, 'K': 64},
+    'mmBlockPacked': {'M': 64, 'N': 64, 'K': 64},
+}
+
+passed = failed = 0
+def report(ok, what, detail=''):
+    global passed, failed
+    if ok:
+        passed += 1
+        print(f'PASS {what}')
+    else:
+        failed += 1
+        print(f'FAIL {what}\n  {detail}')
+
+def c_eval(expr, sizes):
+    """a size or precondition of the metadata (C integer arithmetic on naturals)"""
+    return eval(expr.replace('/', '//'), {'__builtins__': {}}, dict(sizes))
+
+def translate_json(path, kernel, opts):
+    p = subprocess.run([dpia, 'translate', path, '-k', kernel, '--emit=json'] + opts,
+                       capture_output=True, text=True, timeout=120)
+    if p.returncode != 0:
+        return None, p.stderr
+    return json.loads(p.stdout), ''
+
+def user_local(meta, sizes):
+    """a local size other than the natural one, valid at these sizes"""
+    g = [c_eval(e, sizes) for e in meta['global_size']]
+    if meta['local_size'] is not None:
+        nat = [c_eval(e, sizes) for e in meta['local_size']]
+        return [l // 2 if l % 2 == 0 and l > 1 else l for l in nat]
+    for l in (32, 16, 8, 4, 2):
+        if g[0] % l == 0:
+            return [l] + [1] * (len(g) - 1)
+    return [1] * len(g)
+
+def check_launch(path, kernel, sizes, opts, what):
+    meta, err = translate_json(path, kernel, opts)
+    if meta is None:
+        report(False, what, err)
+        return
+    gs = [c_eval(e, sizes) for e in meta['global_size']]
+    ls = None if meta['local_size'] is None else [c_eval(e, sizes) for e in meta['local_size']]
+    m = re.search(r'reqd_work_group_size\((\d+), (\d+), (\d+)\)', meta['source'])
+    reqd = [int(x) for x in m.groups()] if m else None
+    if reqd is not None:
+        padded = (ls or []) + [1] * (3 - len(ls or []))
+        if padded != reqd:
+            report(False, what, f'metadata local_size {ls} but reqd_work_group_size{tuple(reqd)}')
+            return
+    pre = [c for c in meta['preconditions'] if not c_eval(c, sizes)]
+    if pre:
+        report(False, what, f'preconditions {pre} fail at {sizes} (test sizes invalid)')
+        return
+    if ls and any(g % l for g, l in zip(gs, ls)):
+        report(False, what, f'global {gs} is not a multiple of local {ls}')
+        return
+    args = [dpia, 'run', path, '-k', kernel, '--check', '--seed', '3'] + opts
+    for n, v in sizes.items():
+        args += ['--size', f'{n}={v}']
+    p = subprocess.run(args, capture_output=True, text=True, timeout=300, env=env)
+    want = 'NDRange: global ' + ','.join(map(str, gs)) + ('' if ls is None else ', local ' + ','.join(map(str, ls)))
+    report(p.returncode == 0 and ': ok' in p.stdout and want + '\n' in p.stdout, what,
+           f'metadata says "{want}"; exit {p.returncode}\n{p.stdout}{p.stderr}')
+
+kernels_seen = 0
+for path in sorted(glob.glob(os.path.join(samples, '*.dpia'))):
+    p = subprocess.run([dpia, 'translate', path, '--emit=json'], capture_output=True, text=True, timeout=120)
+    if p.returncode != 0:
+        report(False, f'{path} translates', p.stderr)
+        continue
+    for natural in json.loads(p.stdout):
+        k = natural['kernel']
+        kernels_seen += 1
+        # spec section 9's roles only: a local temporary is a temp in local memory
+        roles = [(q['role'], q.get('space')) for q in natural['params']]
+        bad = [r for r in roles if r[0] not in ('output', 'input', 'scalar', 'nat', 'temp')
+               or (r[0] in ('output', 'input', 'temp')) != (r[1] is not None)]
+        if bad:
+            report(False, f'{k}: parameter roles of spec section 9', str(bad))
+        if k not in SIZES:
+            report(False, f'{k}: sizes for this test', 'add the kernel to SIZES')
+            continue
+        sizes = SIZES[k]
+        loc = user_local(natural, sizes)
+        opt = '--local-size=' + ','.join(map(str, loc))
+        check_launch(path, k, sizes, [opt], f'{os.path.basename(path)} {k} {opt}')
+        if natural['local_size'] is None:
+            # a user global size too: twice the natural one's first dimension
+            g = [c_eval(e, sizes) for e in natural['global_size']]
+            gopt = '--global-size=' + ','.join(map(str, [g[0] * 2] + g[1:]))
+            check_launch(path, k, sizes, [gopt], f'{os.path.basename(path)} {k} {gopt}')
+
+# dpia batch gives the same metadata as dpia translate
+path = os.path.join(samples, 'dot_partial.dpia')
+req = {'id': 1, 'source': open(path).read(), 'name': path, 'kernel': 'dotPartial', 'emit': 'json',
+       'local_size': [64], 'verify': False}
+p = subprocess.run([dpia, 'batch'], input=json.dumps(req) + '\n', capture_output=True, text=True, timeout=120)
+resp = json.loads(p.stdout)
+meta = resp.get('outputs', {}).get('json') or {}
+report(meta.get('local_size') == ['64'] and 'reqd_work_group_size(64, 1, 1)' in meta.get('source', ''),
+       'dpia batch "local_size": [64]: metadata local_size ["64"] with reqd_work_group_size(64, 1, 1)', p.stdout)
+
+report(kernels_seen >= 20, f'{kernels_seen} sample kernels seen')
+print(f'{passed} passed, {failed} failed')
+sys.exit(1 if failed else 0)
