@@ -52,6 +52,8 @@ static Binder *fresh_binder(Norm *n, const Binder *b, PhraseType *type) {
   Binder *c = arena_dup(n->arena, b, sizeof *b);
   c->type = type;
   c->id = ++n->tc->next_binder;
+  c->nuses = 0; /* its variables here are not the builder's */
+  c->sole_use = NULL;
   return c;
 }
 

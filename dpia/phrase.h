@@ -24,6 +24,12 @@ typedef struct Binder {
   Span span;
   PhraseType *type;
   int id; /* unique within a translation, for deterministic renaming */
+  /* the variables the translation's builder made of it (translate/build.c,
+   * b_var): with exactly one, stage I applies a continuation \x -> body
+   * by overwriting that one node, without copying body (stage1.c,
+   * apply_k); copies of the binder start at 0 */
+  int nuses;
+  struct Phrase *sole_use;
 } Binder;
 
 typedef struct Decl Decl;

@@ -23,6 +23,8 @@ Binder *b_binder(Builder *b, const char *name, PhraseType *type) {
 Phrase *b_var(Builder *b, Binder *x) {
   Phrase *p = node(b, PH_VAR, x->type);
   p->binder = x;
+  x->nuses++;
+  x->sole_use = p;
   return p;
 }
 

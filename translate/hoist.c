@@ -21,13 +21,63 @@ typedef struct Loop {
   Binder *index;
 } Loop;
 
+/* A hoisted allocation: the variable v of newM d (\v -> body) is now nv,
+ * widened by the parallel loops around the allocation (their indices, from
+ * the outermost). */
+typedef struct Hoisted {
+  const Binder *v;
+  Binder *nv;
+  int nindices;
+  Binder **indices;
+} Hoisted;
+
 typedef struct Hoist {
   Builder b;
   Loop *loops;
   int nloops, cap;
   Vec globals; /* Binder* of the new kernel parameters */
   Vec locals;  /* Binder* of kernel-scope local memory */
+  /* hoisted variables by binder id, open addressing: each use is replaced
+   * as the walk reaches it, so hoisting is one pass over the program (a
+   * substitution into the rest of the program per allocation made it
+   * quadratic in the number of stages) */
+  Hoisted **table;
+  int table_cap, table_len;
 } Hoist;
+
+static Hoisted **slot(Hoist *h, const Binder *v) {
+  unsigned i = (unsigned)v->id * 2654435761u & (unsigned)(h->table_cap - 1);
+  while (h->table[i] && h->table[i]->v != v) i = (i + 1) & (unsigned)(h->table_cap - 1);
+  return &h->table[i];
+}
+
+static void remember(Hoist *h, Hoisted *e) {
+  if (2 * (h->table_len + 1) > h->table_cap) {
+    Hoisted **old = h->table;
+    int old_cap = h->table_cap;
+    h->table_cap = old_cap ? old_cap * 2 : 64;
+    h->table = NEWARRAY(h->b.arena, Hoisted *, h->table_cap);
+    for (int k = 0; k < old_cap; k++)
+      if (old[k]) *slot(h, old[k]->v) = old[k];
+  }
+  *slot(h, e->v) = e;
+  h->table_len++;
+}
+
+static const Hoisted *hoisted(Hoist *h, const Binder *v) { return h->table_cap ? *slot(h, v) : NULL; }
+
+/* the use v.index (1: acceptor, 2: expression; 0: v itself) of a hoisted
+ * variable: nv's slice for the iteration, {idxAcc nv.1 i, idx nv.2 i} */
+static Phrase *hoisted_use(Hoist *h, const Hoisted *e, int index) {
+  Builder *b = &h->b;
+  Phrase *acc = index != 2 ? b_proj(b, b_var(b, e->nv), 1) : NULL;
+  Phrase *exp = index != 1 ? b_proj(b, b_var(b, e->nv), 2) : NULL;
+  for (int k = 0; k < e->nindices; k++) {
+    if (acc) acc = b_idx_acc(b, acc, b_var(b, e->indices[k]));
+    if (exp) exp = b_idx(b, exp, b_var(b, e->indices[k]));
+  }
+  return index == 1 ? acc : index == 2 ? exp : b_pair(b, acc, exp);
+}
 
 static Phrase *hoist(Hoist *h, Phrase *p);
 
@@ -43,23 +93,31 @@ static Phrase *hoist_allocation(Hoist *h, Prim memory, DataType *t, Phrase *lam)
   DataType *wide = t;
   for (int k = h->nloops - 1; k >= 0; k--)
     if (widens(memory, h->loops[k].prim)) wide = dt_array(tc, h->loops[k].n, wide);
-  Binder *v = lam->lam_binder;
-  Binder *nv = b_binder(b, v->name, pt_var(tc, wide));
-  nv->span = v->span;
-  Phrase *acc = b_proj(b, b_var(b, nv), 1), *exp = b_proj(b, b_var(b, nv), 2);
-  for (int k = 0; k < h->nloops; k++) {
-    if (!widens(memory, h->loops[k].prim)) continue;
-    acc = b_idx_acc(b, acc, b_var(b, h->loops[k].index));
-    exp = b_idx(b, exp, b_var(b, h->loops[k].index));
-  }
-  vec_push(b->arena, memory == PRIM_NEW_LOCAL ? &h->locals : &h->globals, nv);
-  Phrase *body = phrase_subst(b->arena, tc, lam->body, v, b_pair(b, acc, exp));
-  return hoist(h, body);
+  Hoisted *e = NEW(b->arena, Hoisted);
+  e->v = lam->lam_binder;
+  e->nv = b_binder(b, e->v->name, pt_var(tc, wide));
+  e->nv->span = e->v->span;
+  e->indices = NEWARRAY(b->arena, Binder *, h->nloops ? h->nloops : 1);
+  for (int k = 0; k < h->nloops; k++)
+    if (widens(memory, h->loops[k].prim)) e->indices[e->nindices++] = h->loops[k].index;
+  vec_push(b->arena, memory == PRIM_NEW_LOCAL ? &h->locals : &h->globals, e->nv);
+  remember(h, e);
+  return hoist(h, lam->body);
 }
 
 static Phrase *hoist_child(void *h, Phrase *p) { return hoist(h, p); }
 
 static Phrase *hoist(Hoist *h, Phrase *p) {
+  if (p->kind == PH_VAR || (p->kind == PH_PROJ && p->fst->kind == PH_VAR)) {
+    const Binder *v = p->kind == PH_VAR ? p->binder : p->fst->binder;
+    const Hoisted *e = hoisted(h, v);
+    if (!e) return p;
+    Span saved = h->b.span;
+    h->b.span = p->span;
+    Phrase *r = hoisted_use(h, e, p->kind == PH_VAR ? 0 : p->index);
+    h->b.span = saved;
+    return r;
+  }
   if (p->kind == PH_APP) {
     Phrase *fn = p->fst;
     if (fn->kind == PH_PRIM && (fn->prim == PRIM_NEW_GLOBAL || fn->prim == PRIM_NEW_LOCAL) &&
@@ -74,6 +132,7 @@ static Phrase *hoist(Hoist *h, Phrase *p) {
     if (fn->kind == PH_APP && fn->fst->kind == PH_PRIM && p->snd->kind == PH_LAM &&
         (fn->fst->prim == PRIM_PARFOR || fn->fst->prim == PRIM_PARFOR_GLOBAL ||
          fn->fst->prim == PRIM_PARFOR_WORKGROUP || fn->fst->prim == PRIM_PARFOR_LOCAL)) {
+      Phrase *head = hoist(h, fn); /* parforX A: A is outside the loop */
       if (h->nloops == h->cap) {
         int cap = h->cap ? h->cap * 2 : 8;
         Loop *loops = NEWARRAY(h->b.arena, Loop, cap);
@@ -83,6 +142,7 @@ static Phrase *hoist(Hoist *h, Phrase *p) {
       }
       h->loops[h->nloops++] = (Loop){fn->fst->prim, b_data(fn->snd)->size, p->snd->lam_binder};
       Phrase *q = arena_dup(h->b.arena, p, sizeof *p);
+      q->fst = head;
       q->snd = hoist(h, p->snd);
       h->nloops--;
       return q;
@@ -92,7 +152,7 @@ static Phrase *hoist(Hoist *h, Phrase *p) {
 }
 
 DefInfo *translate_hoist(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *imperative) {
-  Hoist h = {{a, tc, in, imperative->body->span}, NULL, 0, 0, {0}, {0}};
+  Hoist h = {{a, tc, in, imperative->body->span}, NULL, 0, 0, {0}, {0}, NULL, 0, 0};
   Phrase *body = hoist(&h, imperative->body);
   /* local memory at kernel scope, first allocation outermost */
   for (int k = h.locals.len - 1; k >= 0; k--) {

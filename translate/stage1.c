@@ -58,9 +58,22 @@ static bool spine_of(Phrase *e, Spine *sp) {
 
 /* ---- continuations ---- */
 
+/* K v.  A continuation's parameter is used once (each continuation of
+ * this file names its value in one place) and K is applied once, so the
+ * one variable is overwritten with v in place: no copy of K's body, which
+ * holds the rest of the program (copying it at every stage made the
+ * translation quadratic in the number of stages).  A continuation whose
+ * parameter has another number of variables (a copy) is substituted. */
 static Phrase *apply_k(Stage1 *s, Phrase *k, Phrase *v) {
-  if (k->kind == PH_LAM) return phrase_subst(s->b.arena, s->b.tc, k->body, k->lam_binder, v);
-  return b_app(&s->b, k, v);
+  if (k->kind != PH_LAM) return b_app(&s->b, k, v);
+  Binder *x = k->lam_binder;
+  Phrase *use = x->sole_use;
+  if (x->nuses != 1 || use->kind != PH_VAR || use->binder != x)
+    return phrase_subst(s->b.arena, s->b.tc, k->body, x, v);
+  *use = *v;
+  x->nuses = 0; /* no variable of x is left */
+  if (v->kind == PH_VAR && v->binder->sole_use == v) v->binder->sole_use = use;
+  return k->body;
 }
 
 /* K = \x -> body, where body is built by the caller after the binder exists */
