@@ -147,6 +147,7 @@ typedef struct CG {
   /* C names visible at the current point (no shadowing: spec section 8) */
   int nnames, capnames;
   const char **names;
+  NameSet visible; /* the same names, for constant-time look-up */
   /* pair types seen, in order of first use (struct typedefs) */
   Vec structs;
   bool uses_double;
@@ -219,7 +220,9 @@ bool cg_is_reserved(const char *name);
  * (primes as _p, _2 _3 suffixes, leading underscores dropped, v_ prefix;
  * see opencl.c).  taken(ctx, name): the name is in use where it goes. */
 typedef bool (*CNameTaken)(const void *ctx, const char *name);
-const char *cg_c_name(Arena *a, const char *base, CNameTaken taken, const void *ctx);
+/* hints (may be NULL): where the suffixes of a name were tried before, for
+ * callers that never give a name up (nameset_hint) */
+const char *cg_c_name(Arena *a, const char *base, CNameTaken taken, const void *ctx, NameSet *hints);
 const char *cg_name(CG *cg, const char *base); /* declare a fresh C name */
 void cg_scope_enter(CG *cg, int *mark);
 void cg_scope_leave(CG *cg, int mark);

@@ -40,22 +40,20 @@ typedef struct KB {
   Diag *diag;
   DefInfo *def;
   bool ok;
-  Vec names;      /* C names taken */
+  NameSet names;  /* C names taken (never given up) */
   Vec params;     /* KParam *, in the order they are made */
 } KB;
 
 static bool kb_taken(const void *ctx, const char *name) {
   const KB *kb = ctx;
-  for (int i = 0; i < kb->names.len; i++)
-    if (strcmp(kb->names.items[i], name) == 0) return true;
-  return false;
+  return nameset_has(&kb->names, name);
 }
 
-static void kb_take(KB *kb, const char *name) { vec_push(kb->arena, &kb->names, (void *)name); }
+static void kb_take(KB *kb, const char *name) { nameset_add(&kb->names, name); }
 
 /* a fresh C name after base (cg_c_name: valid, not reserved, not taken) */
 static const char *kb_unique(KB *kb, const char *base) {
-  const char *name = cg_c_name(kb->arena, base, kb_taken, kb);
+  const char *name = cg_c_name(kb->arena, base, kb_taken, kb, &kb->names);
   kb_take(kb, name);
   return name;
 }
@@ -224,6 +222,7 @@ static void collect_local_params(KB *kb, const Phrase *p, bool per_item) {
 ImpKernel *kernel_from_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def, const char *source_name) {
   KB kbs = {0}, *kb = &kbs;
   kb->arena = a;
+  kb->names.arena = a;
   kb->tc = tc;
   kb->diag = diag;
   kb->def = def;

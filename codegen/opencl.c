@@ -45,7 +45,7 @@ bool cg_is_reserved(const char *name) { return opencl_name_reserved(name) || gen
  *     then the candidates are v_name, v_name_2, ...: no reserved name
  *     begins with v_ (check.h).  Each step ends after as many candidates as
  *     there are taken names, so the search is quick and always ends. */
-const char *cg_c_name(Arena *a, const char *base, CNameTaken taken, const void *ctx) {
+const char *cg_c_name(Arena *a, const char *base, CNameTaken taken, const void *ctx, NameSet *hints) {
   Buf b;
   buf_init(&b, a);
   for (const char *s = base; *s; s++) {
@@ -63,10 +63,14 @@ const char *cg_c_name(Arena *a, const char *base, CNameTaken taken, const void *
     else if (t != name) name = t;
   }
   if (!cg_is_reserved(name) && !taken(ctx, name)) return name;
-  for (int n = 2;; n++) {
+  int *hint = hints ? nameset_hint(hints, name) : NULL;
+  for (int n = hint && *hint > 2 ? *hint : 2;; n++) {
     const char *c = arena_printf(a, "%s_%d", name, n);
     if (cg_is_reserved(c)) break;
-    if (!taken(ctx, c)) return c;
+    if (!taken(ctx, c)) {
+      if (hint) *hint = n + 1;
+      return c;
+    }
   }
   const char *v = arena_printf(a, "v_%s", name);
   for (int n = 1;; n++) {
@@ -78,9 +82,7 @@ const char *cg_c_name(Arena *a, const char *base, CNameTaken taken, const void *
 
 static bool name_visible(const void *ctx, const char *name) {
   const CG *cg = ctx;
-  for (int i = 0; i < cg->nnames; i++)
-    if (strcmp(cg->names[i], name) == 0) return true;
-  return false;
+  return nameset_has(&cg->visible, name);
 }
 
 static void declare_name(CG *cg, const char *name) {
@@ -92,17 +94,20 @@ static void declare_name(CG *cg, const char *name) {
     cg->capnames = cap;
   }
   cg->names[cg->nnames++] = name;
+  nameset_add(&cg->visible, name);
 }
 
 /* the binder's own name, made a C name not visible here (no shadowing) */
 const char *cg_name(CG *cg, const char *base) {
-  const char *name = cg_c_name(cg->arena, base, name_visible, cg);
+  const char *name = cg_c_name(cg->arena, base, name_visible, cg, NULL);
   declare_name(cg, name);
   return name;
 }
 
 void cg_scope_enter(CG *cg, int *mark) { *mark = cg->nnames; }
-void cg_scope_leave(CG *cg, int mark) { cg->nnames = mark; }
+void cg_scope_leave(CG *cg, int mark) {
+  while (cg->nnames > mark) nameset_remove(&cg->visible, cg->names[--cg->nnames]);
+}
 
 void cg_error(CG *cg, Span span, const char *fmt, ...) {
   va_list ap;
@@ -1224,6 +1229,7 @@ static void emit_sizes(Buf *out, int n, const Size *s, const int64_t *user) {
 bool cg_generate(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions *opt, Buf *out) {
   CG cgs = {0}, *cg = &cgs;
   cg->arena = a;
+  cg->visible.arena = a;
   cg->tc = tc;
   cg->diag = k->diag;
   cg->k = k;

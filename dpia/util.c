@@ -325,3 +325,46 @@ Sym intern(Interner *in, const char *s, size_t n) {
 }
 
 Sym intern_cstr(Interner *in, const char *s) { return intern(in, s, strlen(s)); }
+
+/* ---- name sets ---- */
+
+static NameEntry *nameset_find(const NameSet *s, const char *name) {
+  if (!s->cap) return NULL;
+  size_t n = strlen(name);
+  for (uint32_t i = hash_bytes(name, n) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
+    NameEntry *e = &s->slots[i];
+    if (!e->name || strcmp(e->name, name) == 0) return e;
+  }
+}
+
+static NameEntry *nameset_entry(NameSet *s, const char *name) {
+  if (2 * (s->used + 1) > s->cap) {
+    NameEntry *old = s->slots;
+    uint32_t old_cap = s->cap;
+    s->cap = old_cap ? 2 * old_cap : 64;
+    s->slots = NEWARRAY(s->arena, NameEntry, s->cap);
+    for (uint32_t i = 0; i < old_cap; i++)
+      if (old[i].name) *nameset_find(s, old[i].name) = old[i];
+  }
+  NameEntry *e = nameset_find(s, name);
+  if (!e->name) {
+    e->name = name;
+    s->used++;
+  }
+  return e;
+}
+
+void nameset_add(NameSet *s, const char *name) { nameset_entry(s, name)->count++; }
+
+void nameset_remove(NameSet *s, const char *name) {
+  NameEntry *e = nameset_find(s, name);
+  if (!e || !e->name || e->count == 0) INTERNAL("removing the name '%s', which is not in the set", name);
+  e->count--;
+}
+
+bool nameset_has(const NameSet *s, const char *name) {
+  const NameEntry *e = nameset_find(s, name);
+  return e && e->name && e->count > 0;
+}
+
+int *nameset_hint(NameSet *s, const char *base) { return &nameset_entry(s, base)->hint; }

@@ -133,4 +133,25 @@ void intern_init(Interner *in, Arena *a);
 Sym intern(Interner *in, const char *s, size_t n);
 Sym intern_cstr(Interner *in, const char *s);
 
+/* A multiset of names (a zeroed NameSet is empty), for choosing fresh
+ * names in constant time: base, base_2, base_3 ...  Each entry also keeps
+ * a hint, the next suffix worth trying after base, for sets that never
+ * remove a name (then every suffix below the hint is taken). */
+typedef struct NameEntry {
+  const char *name;
+  int count; /* how many times it is in the set */
+  int hint;  /* as base: the next suffix to try (0: 2) */
+} NameEntry;
+typedef struct NameSet {
+  Arena *arena;
+  NameEntry *slots;
+  uint32_t used, cap;
+} NameSet;
+
+void nameset_add(NameSet *s, const char *name);
+void nameset_remove(NameSet *s, const char *name);
+bool nameset_has(const NameSet *s, const char *name);
+/* the hint of base (created at 0) */
+int *nameset_hint(NameSet *s, const char *base);
+
 #endif

@@ -24,7 +24,7 @@ typedef struct Stage1 {
   /* names of the def's parameters so far: the kernel's, the output and
    * the global temporaries, which hoisting makes parameters (see
    * param_name_for) */
-  Vec params;
+  NameSet params;
 } Stage1;
 
 static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc);
@@ -292,13 +292,17 @@ static bool is_to(Prim p) { return p == PRIM_TO_GLOBAL || p == PRIM_TO_LOCAL || 
  * --emit=imperative). */
 static const char *param_name_for(Stage1 *s, const char *base) {
   const char *name = base;
-  for (int n = 2;; n++) {
-    bool taken = false;
-    for (int i = 0; i < s->params.len && !taken; i++) taken = strcmp(s->params.items[i], name) == 0;
-    if (!taken) break;
-    name = arena_printf(s->b.arena, "%s_%d", base, n);
+  if (nameset_has(&s->params, name)) {
+    int *hint = nameset_hint(&s->params, base); /* no name is given up */
+    for (int n = *hint > 2 ? *hint : 2;; n++) {
+      name = arena_printf(s->b.arena, "%s_%d", base, n);
+      if (!nameset_has(&s->params, name)) {
+        *hint = n + 1;
+        break;
+      }
+    }
   }
-  vec_push(s->b.arena, &s->params, (void *)name);
+  nameset_add(&s->params, name);
   return name;
 }
 
@@ -483,13 +487,13 @@ static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
 }
 
 DefInfo *translate_stage1(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *kernel, Phrase *normal_body) {
-  Stage1 s = {{a, tc, in, normal_body->span}, PRIM_NEW_GLOBAL, {0}};
+  Stage1 s = {{a, tc, in, normal_body->span}, PRIM_NEW_GLOBAL, {.arena = a}};
   DefInfo *d = NEW(a, DefInfo);
   *d = *kernel;
   d->is_kernel = false;
-  for (int i = 0; i < kernel->nsize_params; i++) vec_push(a, &s.params, (void *)kernel->size_params[i]);
-  for (int i = 0; i < kernel->ndata_params; i++) vec_push(a, &s.params, (void *)kernel->data_params[i]);
-  for (int i = 0; i < kernel->nparams; i++) vec_push(a, &s.params, (void *)kernel->params[i]->name);
+  for (int i = 0; i < kernel->nsize_params; i++) nameset_add(&s.params, kernel->size_params[i]);
+  for (int i = 0; i < kernel->ndata_params; i++) nameset_add(&s.params, kernel->data_params[i]);
+  for (int i = 0; i < kernel->nparams; i++) nameset_add(&s.params, kernel->params[i]->name);
   Binder *out = b_binder(&s.b, param_name_for(&s, "output"), pt_acc(tc, b_data(normal_body)));
   out->span = kernel->decl->name_span;
   d->nparams = kernel->nparams + 1;

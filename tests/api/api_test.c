@@ -151,6 +151,28 @@ static void test_out_of_memory(void) {
   dpia_result_free(r);
 }
 
+/* A translation over DpiaOptions.memory_limit stops with "program too
+ * large" (the command line's limits test no longer reaches the default
+ * limit: translation is linear in the program since issue 14) */
+static void test_memory_limit(const char *samples) {
+  char *text = slurp(samples, "mm_vec.dpia");
+  DpiaOptions opt;
+  dpia_options_init(&opt);
+  opt.action = DPIA_TRANSLATE;
+  opt.memory_limit = 256 * 1024;
+  DpiaResult *r;
+  int st = dpia_process("mm_vec.dpia", text, strlen(text), &opt, &r);
+  CHECK(st == DPIA_EUSER, "over the memory limit: status %d", st);
+  CHECK(strstr(dpia_result_diagnostics(r), "program too large: translating it needs more memory than the limit"),
+        "the limit's message: %s", dpia_result_diagnostics(r));
+  dpia_result_free(r);
+  opt.memory_limit = 0; /* the default */
+  st = dpia_process("mm_vec.dpia", text, strlen(text), &opt, &r);
+  CHECK(st == DPIA_OK, "within the default limit: %s", dpia_result_diagnostics(r));
+  dpia_result_free(r);
+  free(text);
+}
+
 /* DPIA_RUN gives the kernel's times; other actions none */
 static void test_run_time(const char *samples) {
   char *text = slurp(samples, "scal.dpia");
@@ -240,6 +262,7 @@ int main(int argc, char **argv) {
   test_outputs(argv[1]);
   test_diagnostics();
   test_out_of_memory();
+  test_memory_limit(argv[1]);
   test_names();
   test_run_time(argv[1]);
   test_run_precondition(argv[1]);

@@ -33,7 +33,7 @@ static int failures, checks;
 static void expect(Arena *a, const char *base, const char *taken, const char *want) {
   Taken t = {0};
   if (taken) t.names[t.n++] = taken;
-  const char *got = cg_c_name(a, base, is_taken, &t);
+  const char *got = cg_c_name(a, base, is_taken, &t, NULL);
   checks++;
   if (strcmp(got, want) != 0) {
     failures++;
@@ -109,7 +109,7 @@ int main(void) {
     char first[2] = {base[0], 0};
     if (!c_identifier(first)) continue; /* an identifier starts as in C (the lexer) */
     if (t->n == MAX_TAKEN || x % 50 == 0) t->n = 0;
-    const char *got = cg_c_name(a, base, is_taken, t);
+    const char *got = cg_c_name(a, base, is_taken, t, NULL);
     checks++;
     if (!c_identifier(got) || cg_is_reserved(got) || opencl_name_reserved(got) || is_taken(t, got)) {
       failures++;

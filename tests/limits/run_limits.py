@@ -126,15 +126,15 @@ with tempfile.TemporaryDirectory() as tmp:
     expect('translate: 2^11 materialised stages by doubling defs', ['translate', deeper], 1,
            "error: kernel 'k' is too deep to verify: its imperative program nests more than 4000 levels")
 
-    # memory of one translation: a program within the node and depth limits
-    # whose translation grows quadratically
+    # a chain of 2^11 maps, within the node and depth limits: its
+    # translation grew quadratically and went over the memory limit; it is
+    # linear now (the limit itself: tests/api/api_test.c, memory_limit)
     chain = write(tmp, 'chain.dpia', defs_chain(
         '(N: nat) (xs: [N]float) = xs |> mapSeq (\\x -> x + 1.0)',
         lambda f: f'(N: nat) (xs: [N]float) = xs |> {f} |> {f}', 11,
         lambda f: f'kernel k (N: nat) (xs: [N]float) = xs |> split 64 |> mapGlobal (\\c -> {f} c) |> join'))
     expect('check: 2^11 maps in sequence', ['check', chain], 0, '')
-    expect('translate: 2^11 maps in sequence', ['translate', '--no-verify', chain], 1,
-           'dpia: error: program too large: translating it needs more memory than the limit')
+    expect('translate: 2^11 maps in sequence', ['translate', '--no-verify', chain], 0, 'kernel void k(')
 
     # input size: 64 MiB and one byte (a comment) is refused before parsing;
     # exactly 64 MiB is read
