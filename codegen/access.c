@@ -83,11 +83,7 @@ static DataType *arg_data(const Spine *s, int k) {
   return t->data;
 }
 
-static EnvEntry *env_find(CG *cg, const Binder *b) {
-  for (EnvEntry *e = cg->env; e; e = e->next)
-    if (e->binder == b) return e;
-  return NULL;
-}
+static EnvEntry *env_find(CG *cg, const Binder *b) { return env_index_get(&cg->by_binder, b); }
 
 Storage *phrase_storage(CG *cg, const Phrase *p) {
   if (p->kind == PH_PROJ) p = p->fst;

@@ -75,6 +75,14 @@ struct EnvEntry {
   EnvEntry *next;
 };
 
+/* Binder -> EnvEntry, open addressing (opencl.c, env_add). */
+typedef struct EnvIndex {
+  const Binder **keys;
+  EnvEntry **vals;
+  uint32_t used, cap;
+} EnvIndex;
+EnvEntry *env_index_get(const EnvIndex *x, const Binder *b);
+
 /* A C expression with the precedence of its top operator (C's table,
  * higher binds tighter), so that no redundant parentheses are printed. */
 typedef struct CExpr {
@@ -144,6 +152,11 @@ typedef struct CG {
   Buf *out;
   int indent;
   EnvEntry *env;
+  /* the newest entry of env for a binder, and the newest storage entry
+   * whose root is a binder: env only grows, so these are what a walk of
+   * env finds first, in constant time (a kernel may hold thousands of
+   * temporaries) */
+  EnvIndex by_binder, by_root;
   /* C names visible at the current point (no shadowing: spec section 8) */
   int nnames, capnames;
   const char **names;

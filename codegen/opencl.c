@@ -263,6 +263,37 @@ static void line(CG *cg, const char *fmt, ...) {
   buf_putc(cg->out, '\n');
 }
 
+static uint32_t env_slot(const EnvIndex *x, const Binder *b) {
+  uint32_t i = (uint32_t)(((uintptr_t)b >> 4) * 2654435761u) & (x->cap - 1);
+  while (x->keys[i] && x->keys[i] != b) i = (i + 1) & (x->cap - 1);
+  return i;
+}
+
+static void env_index_put(Arena *a, EnvIndex *x, const Binder *b, EnvEntry *e) {
+  if (2 * (x->used + 1) > x->cap) {
+    EnvIndex old = *x;
+    x->cap = old.cap ? 2 * old.cap : 64;
+    x->keys = NEWARRAY(a, const Binder *, x->cap);
+    x->vals = NEWARRAY(a, EnvEntry *, x->cap);
+    for (uint32_t i = 0; i < old.cap; i++) {
+      if (!old.keys[i]) continue;
+      uint32_t j = env_slot(x, old.keys[i]);
+      x->keys[j] = old.keys[i];
+      x->vals[j] = old.vals[i];
+    }
+  }
+  uint32_t i = env_slot(x, b);
+  if (!x->keys[i]) x->used++;
+  x->keys[i] = b;
+  x->vals[i] = e;
+}
+
+EnvEntry *env_index_get(const EnvIndex *x, const Binder *b) {
+  if (!x->cap || !b) return NULL;
+  uint32_t i = env_slot(x, b);
+  return x->keys[i] ? x->vals[i] : NULL;
+}
+
 static void env_add(CG *cg, const Binder *b, EnvKind kind, Storage *st, const Ix *ix, const Phrase *acc) {
   EnvEntry *e = NEW(cg->arena, EnvEntry);
   e->binder = b;
@@ -272,6 +303,8 @@ static void env_add(CG *cg, const Binder *b, EnvKind kind, Storage *st, const Ix
   e->acc = acc;
   e->next = cg->env;
   cg->env = e;
+  env_index_put(cg->arena, &cg->by_binder, b, e);
+  if (kind == ENV_STORAGE && st->root) env_index_put(cg->arena, &cg->by_root, st->root, e);
 }
 
 static Storage *new_storage(CG *cg, StoreKind kind, Space space, const char *name, DataType *type, const Binder *root) {
@@ -308,8 +341,8 @@ struct Alias {
 };
 
 static Space root_space(CG *cg, const Binder *b, bool *found) {
-  for (EnvEntry *e = cg->env; e; e = e->next) {
-    if (e->kind != ENV_STORAGE || e->st->root != b) continue;
+  const EnvEntry *e = env_index_get(&cg->by_root, b);
+  if (e) {
     const Storage *st = e->st;
     while (st->kind == STORE_SPLIT) st = st->part[0];
     *found = !st->read_only;
@@ -710,7 +743,7 @@ static void gen_new(CG *cg, const Phrase *p, const Spine *s, const Cont *after) 
   const Binder *b = lam->lam_binder;
   if (s->head->prim == PRIM_NEW_LOCAL) {
     bool declared = false;
-    for (EnvEntry *e = cg->env; e; e = e->next) declared = declared || e->binder == b;
+    declared = env_index_get(&cg->by_binder, b) != NULL;
     if (!declared)
       cg_error(cg, p->span, "newLocal inside a parforLocal or parforGlobal cannot be generated: local memory "
                             "belongs to the whole work-group (allocate it around the kernel body)");
@@ -1190,7 +1223,7 @@ static void collect_locals(CG *cg, const Phrase *p, bool per_item, Buf *decls) {
     if (pr == PRIM_NEW_LOCAL && !per_item && s.nargs == 1 && s.args[0]->kind == PH_LAM) {
       const Binder *b = s.args[0]->lam_binder;
       bool declared = false;
-      for (EnvEntry *e = cg->env; e; e = e->next) declared = declared || e->binder == b;
+      declared = env_index_get(&cg->by_binder, b) != NULL;
       DataType *t = dt_resolve(s.head->type_arg);
       int64_t n;
       if (!declared && size_const_value(cg_elem_count(cg, t), &n)) {
@@ -1267,9 +1300,7 @@ bool cg_generate(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions
   for (int i = 0; i < k->nparams; i++) {
     const KParam *p = &k->params[i];
     if (!p->binder) continue;
-    bool seen = false;
-    for (EnvEntry *e = cg->env; e; e = e->next) seen = seen || e->binder == p->binder;
-    if (seen) continue;
+    if (env_index_get(&cg->by_binder, p->binder)) continue; /* seen */
     env_add(cg, p->binder, ENV_STORAGE, param_storage(cg, k, p->binder, binder_data(p->binder), ""), NULL, NULL);
     DataType *pt = dt_resolve(p->type);
     if (pt->kind == DT_IDX) /* an index parameter: 0 <= i < n */
