@@ -342,8 +342,10 @@ static Phrase *con_args(Stage1 *s, const Spine *sp, int from, Phrase **vals, Phr
 /* A sharing let, (\x -> body) arg with the lambda marked `shares`
  * (normalize.c): arg is evaluated once into a private variable named x,
  * and body reads it (docs/language.md):
- *   C[[let x = e in b]](K) = newPrivate d (\x -> A[[e]](x.1); C[[b[x.2/x]]](K))
- * and likewise A[[let x = e in b]](A) with A[[b[x.2/x]]](A). */
+ *   C[[let x = e in b]](K) = C[[e]](\v -> newPrivate d (\x -> x.1 := v; C[[b[x.2/x]]](K)))
+ * and likewise A[[let x = e in b]](A) with A[[b[x.2/x]]](A).  e comes
+ * first, so the variables of lets inside e are declared (and named)
+ * before x, in the order they are computed. */
 static bool is_sharing_let(const Phrase *e) {
   return e->kind == PH_APP && e->fst->kind == PH_LAM && e->fst->shares;
 }
@@ -352,11 +354,13 @@ static Phrase *shared_let(Stage1 *s, Phrase *e, Phrase *acc, Phrase *k) {
   Builder *b = &s->b;
   const Binder *x = e->fst->lam_binder;
   DataType *t = b_data(e->snd);
+  Binder *value = k_binder(s, "v", t);
   Binder *var = b_binder(b, x->name, pt_var(b->tc, t));
-  Phrase *v = b_var(b, var);
-  Phrase *body = phrase_subst(b->arena, b->tc, e->fst->body, x, b_proj(b, v, 2));
+  Phrase *body = phrase_subst(b->arena, b->tc, e->fst->body, x, b_proj(b, b_var(b, var), 2));
   Phrase *rest = acc ? acc_tr(s, body, acc) : con_tr(s, body, k);
-  return b_new(b, PRIM_NEW_PRIVATE, t, var, b_seq(b, acc_tr(s, e->snd, b_proj(b, v, 1)), rest));
+  Phrase *store = b_assign(b, b_proj(b, b_var(b, var), 1), b_var(b, value));
+  Phrase *let = b_new(b, PRIM_NEW_PRIVATE, t, var, b_seq(b, store, rest));
+  return con_tr(s, e->snd, b_lam(b, value, let, false));
 }
 
 static Phrase *con_tr(Stage1 *s, Phrase *e, Phrase *k) {
