@@ -18,13 +18,33 @@ Coverage:
 - reduceSeq with non-commutative bodies (a*0.5 + x, x - a*0.5, fma,
   (a*3 + x) % 1009 for int) over scalars, vectors, pairs (pair
   accumulators), rows (nested reductions) and with an array accumulator;
+- compound accumulators whose new components read each other: pairs
+  (`(snd a + x, fst a)`, linear mixes) and nested pairs `((p, q), r)`,
+  projected to a scalar by `|> (\s -> ...)` when the context wants one;
+- array accumulators updated by a mapSeq (also over the rows of a split)
+  that reads other elements of the old accumulator: `reorderStride`,
+  `split k |> transpose |> join`, a shift `padClamp 1 0 |> take m`;
+- a work-group's reduceSeq over rows whose array accumulator is updated by
+  a mapLocal (it lives in local memory): `zip row acc |> mapLocal f`, with
+  acc permuted, `zip row acc |> split 2 |> mapLocal (mapSeq f) |> join`,
+  and `row |> mapLocal f` (acc not read), maybe followed by a map;
+- gathers through idx-typed kernel inputs: `[N]idx[L]` into a data input
+  (`idx ds j`) or into the rows of a 2-D input (`idx rows j`, then a
+  pipeline over the row), neighbour lists `[N][K]idx[N]` (K constant or
+  M; maybe zipped with the data they index), and scalar `idx[N]` inputs
+  (`idx ts col`, and `idx row col` for the arrays of length N in scope);
 - memory: toPrivate, toLocal, toGlobal and the implicit global temporary
   of a map read by a later stage; stages of one work-group that read what
   other work-items wrote (barriers), and views after the last map of a body;
 - kernels: one parallel stage (plus acceptor views: join, split, asScalar,
   asVector, transpose), a pair of stages (two outputs), a zip of two
   stages, sequential kernels; float, double and int programs; a scalar
-  parameter (alpha); a `def` helper; `let`; integer and `1.5f` literals;
+  parameter (alpha); a `def` helper; untyped (template) defs (`def twice
+  x = x + x`, `halfSum`, `lerp`, `inc`) used at the program's type, at a
+  vector type and at a second scalar type through conversions, and as a
+  function argument (`mapSeq twice`); defs with nat parameters (`firstN K
+  L v` as a reduction, passed `firstN 3 v` or `firstN 3 N v`; `tile T` as
+  a split); `let`; integer and `1.5f` literals;
   conversions (toFloat/toInt/toDouble); math built-ins (sin cos exp log
   sqrt rsqrt fabs floor pow fma min max select) on scalars and vectors.
 
