@@ -18,13 +18,33 @@ Coverage:
 - reduceSeq with non-commutative bodies (a*0.5 + x, x - a*0.5, fma,
   (a*3 + x) % 1009 for int) over scalars, vectors, pairs (pair
   accumulators), rows (nested reductions) and with an array accumulator;
+- compound accumulators whose new components read each other: pairs
+  (`(snd a + x, fst a)`, linear mixes) and nested pairs `((p, q), r)`,
+  projected to a scalar by `|> (\s -> ...)` when the context wants one;
+- array accumulators updated by a mapSeq (also over the rows of a split)
+  that reads other elements of the old accumulator: `reorderStride`,
+  `split k |> transpose |> join`, a shift `padClamp 1 0 |> take m`;
+- a work-group's reduceSeq over rows whose array accumulator is updated by
+  a mapLocal (it lives in local memory): `zip row acc |> mapLocal f`, with
+  acc permuted, `zip row acc |> split 2 |> mapLocal (mapSeq f) |> join`,
+  and `row |> mapLocal f` (acc not read), maybe followed by a map;
+- gathers through idx-typed kernel inputs: `[N]idx[L]` into a data input
+  (`idx ds j`) or into the rows of a 2-D input (`idx rows j`, then a
+  pipeline over the row), neighbour lists `[N][K]idx[N]` (K constant or
+  M; maybe zipped with the data they index), and scalar `idx[N]` inputs
+  (`idx ts col`, and `idx row col` for the arrays of length N in scope);
 - memory: toPrivate, toLocal, toGlobal and the implicit global temporary
   of a map read by a later stage; stages of one work-group that read what
   other work-items wrote (barriers), and views after the last map of a body;
 - kernels: one parallel stage (plus acceptor views: join, split, asScalar,
   asVector, transpose), a pair of stages (two outputs), a zip of two
   stages, sequential kernels; float, double and int programs; a scalar
-  parameter (alpha); a `def` helper; `let`; integer and `1.5f` literals;
+  parameter (alpha); a `def` helper; untyped (template) defs (`def twice
+  x = x + x`, `halfSum`, `lerp`, `inc`) used at the program's type, at a
+  vector type and at a second scalar type through conversions, and as a
+  function argument (`mapSeq twice`); defs with nat parameters (`firstN K
+  L v` as a reduction, passed `firstN 3 v` or `firstN 3 N v`; `tile T` as
+  a split); `let`; integer and `1.5f` literals;
   conversions (toFloat/toInt/toDouble); math built-ins (sin cos exp log
   sqrt rsqrt fabs floor pow fma min max select) on scalars and vectors.
 
@@ -172,6 +192,8 @@ def S(k):
 
 # --------------------------------------------------------------------------
 # Data types: ('num', scalar, width) | ('arr', Size, elem) | ('pair', a, b)
+# | ('idx', Size, array, elem): an index into the kernel input `array` (of
+# that length, elements elem); the generator reads it only as `idx array j`.
 
 
 def num(s, w=1):
@@ -186,7 +208,13 @@ def pair(a, b):
     return ('pair', a, b)
 
 
+def idx_t(n, array, el):
+    return ('idx', n, array, el)
+
+
 def tstr(t):
+    if t[0] == 'idx':
+        return f'idx[{t[1]}]'
     if t[0] == 'num':
         return t[1] if t[2] == 1 else f'{t[1]}{t[2]}'
     if t[0] == 'arr':
@@ -195,7 +223,7 @@ def tstr(t):
 
 
 def has_arrays(t):
-    if t[0] == 'num':
+    if t[0] in ('num', 'idx'):
         return False
     if t[0] == 'arr':
         return True
@@ -203,9 +231,11 @@ def has_arrays(t):
 
 
 def leaves(t):
-    """The numeric leaf types of t."""
+    """The numeric leaf types of t (of an index: of what it gathers)."""
     if t[0] == 'num':
         return [t]
+    if t[0] == 'idx':
+        return leaves(t[3])
     if t[0] == 'arr':
         return leaves(t[2])
     return leaves(t[1]) + leaves(t[2])
@@ -217,8 +247,18 @@ def can_make(t, target):
     return any(l[1] == target[1] and l[2] in (1, target[2]) for l in leaves(t))
 
 
-def flat(t):
+def has_idx(t):
     if t[0] == 'num':
+        return False
+    if t[0] == 'idx':
+        return True
+    if t[0] == 'arr':
+        return has_idx(t[2])
+    return has_idx(t[1]) or has_idx(t[2])
+
+
+def flat(t):
+    if t[0] in ('num', 'idx'):
         return S(1)
     if t[0] == 'arr':
         return t[1] * flat(t[2])
@@ -227,7 +267,7 @@ def flat(t):
 
 def pair_with_array(t):
     """t holds a pair with an array component (not a kernel output)."""
-    if t[0] == 'num':
+    if t[0] in ('num', 'idx'):
         return False
     if t[0] == 'arr':
         return pair_with_array(t[2])
@@ -235,7 +275,7 @@ def pair_with_array(t):
 
 
 def const_sized(t):
-    if t[0] == 'num':
+    if t[0] in ('num', 'idx'):
         return True
     if t[0] == 'arr':
         return t[1].is_const() and const_sized(t[2])
@@ -329,6 +369,11 @@ class Gen:
         self.nested_grid = []
         self.helper = None  # (name, scalar type) of a def'd scalar function
         self.local_sizes = {0: [], 1: []}  # trip counts of the mapLocal of each dimension
+        self.scalar_idx = []  # (name, Size) of the idx[n] kernel inputs
+        self.defs = {}        # name -> text of the defs a program may use
+        self.used_defs = []   # the ones it does use, in order
+        self.template = None  # (name, arity) of an untyped (template) def
+        self.nat_defs = set() # defs with nat parameters: firstN, tile
 
     # ---- helpers ---------------------------------------------------------
 
@@ -445,6 +490,8 @@ class Gen:
             op = 'add'
         if self.helper and self.helper[1] == s and self.chance(0.15):
             op = 'helper'
+        if self.template and self.chance(0.2):
+            op = 'template'
         self.feat('math:' + op)
 
         def sub(d=depth - 1):
@@ -455,6 +502,31 @@ class Gen:
                 b, wb = self.lit(s), 1
             sym = {'add': '+', 'sub': '-', 'mul': '*'}[op]
             return f'{par(a)} {sym} {par(b)}', max(wa, wb), ua or ub
+        if op == 'template':
+            name, arity = self.template
+            args = [sub() for _ in range(min(arity, 2))]
+            ww = max(w for _, w, _ in args)
+            texts = self._unify([(x, wx) for x, wx, _ in args], ww)
+            used = any(u for _, _, u in args)
+            self.use_def(name)
+            self.feat('def-template' + ('-vector' if ww > 1 else ''))
+
+            def call(xs, lit_s):
+                extra = [] if arity < 3 else ['1' if lit_s == 'int' else '0.25']
+                return f'{name} ' + ' '.join(par(x) for x in xs + extra)
+            text = call(texts, s)
+            if ww == 1 and self.chance(0.7):
+                # the same def at a second type, converted back
+                if s == 'int':
+                    other = self.pick(['float', 'double'])
+                    to = {'float': 'toFloat', 'double': 'toDouble'}[other]
+                    text = f'{par(text)} + toInt ({call([f"{to} {par(x)}" for x in texts], other)})'
+                else:
+                    back = 'toDouble' if s == 'double' else 'toFloat'
+                    ints = [f'toInt ({par(x)} * 4.0)' for x in texts]
+                    text = f'{par(text)} + {back} ({call(ints, "int")}) * 0.25'
+                self.feat('def-template-two-types')
+            return text, ww, used
         if op == 'helper':
             a, wa, ua = sub()
             if wa != 1:
@@ -529,6 +601,9 @@ class Gen:
     # ---- phrase components -------------------------------------------
 
     def components(self, e, t):
+        if t[0] == 'idx':  # a gather
+            self.feat('gather-' + ('row' if t[3][0] == 'arr' else 'scalar'))
+            return self.components(f'idx {t[2]} {par(e)}', t[3])
         if t[0] == 'pair':
             return self.components(f'fst {par(e)}', t[1]) + self.components(f'snd {par(e)}', t[2])
         return [(e, t)]
@@ -568,6 +643,11 @@ class Gen:
         comps = self.components(e, t)
         arrs = [c for c in comps if c[1][0] == 'arr']
         nums = [c for c in comps if c[1][0] == 'num']
+        for col, n in self.scalar_idx:  # an element chosen by an idx[n] input
+            for a, at in arrs:
+                if at[1] == n and at[2][0] == 'num' and self.chance(0.6):
+                    nums.append((f'idx {par(a)} {col}', at[2]))
+                    self.feat('gather-scalar-idx-of-array')
         ctx = ctx.but(scalars=ctx.scalars + nums, arrays=ctx.arrays + arrs)
         if target is not None:
             leaf = target if target[0] == 'num' else target[1]
@@ -656,6 +736,10 @@ class Gen:
                 return f'{e}{nl}|> split {k.arg()}', arr(S(c), self.mk_arr(k, el))
             c = self.chunk(n)
             self.need_div(n, c)
+            if 'tile' in self.nat_defs and el == num(ctx.stype) and self.chance(0.5):
+                self.use_def('tile')
+                self.feat('def-nat-tile')
+                return f'{e}{nl}|> tile {c}', self.mk_arr(n.divc(c), arr(S(c), el))
             return f'{e}{nl}|> split {c}', self.mk_arr(n.divc(c), arr(S(c), el))
         if o == 'join':
             return f'{e}{nl}|> join', self.mk_arr(n * el[1], el[2])
@@ -821,9 +905,17 @@ class Gen:
             if 'own-tmp' in self.avoid and ctx.level != 'wg':
                 mems = [('toPrivate', 1)] + ([('toLocal', 1)] if ctx.in_wg else [])
             mem = self.pick([m for m, _ in mems], [w for _, w in mems])
-        b, u = self.body(v, el, inner, btarget)
+        if (self.template and self.template[1] == 1 and kind == 'mapSeq' and el[0] == 'num'
+                and el[1] != 'bool' and btarget in (None, el) and self.chance(0.5)):
+            # the template def as a function argument: mapSeq twice
+            self.use_def(self.template[0])
+            self.feat('def-template-as-argument')
+            b, u = None, el
+            lam = self.template[0]
+        else:
+            b, u = self.body(v, el, inner, btarget)
+            lam = self.lam(v, b, ctx)
         self.last_kind = kind
-        lam = self.lam(v, b, ctx)
         res_t = arr(n, u)
         if final:
             return f'{e}{self.nl(ctx)}|> {prim} {lam}', res_t
@@ -831,7 +923,7 @@ class Gen:
         # (spec section 6: newGlobal unless inside toLocal/toPrivate), and
         # a private array needs a constant size (seed 11, index 321 had one of [N + 4])
         if mem == 'toPrivate' and (not const_sized(res_t)
-                                   or any(t in e or t in b for t in self.implicit_symbolic)):
+                                   or any(t in e or t in lam for t in self.implicit_symbolic)):
             mem = 'toLocal' if ctx.in_wg else 'toGlobal'
         if not mem and not const_sized(res_t):
             self.implicit_symbolic.append(f'{prim} {lam}')
@@ -852,6 +944,8 @@ class Gen:
         return p
 
     def var_base(self, t):
+        if t[0] == 'idx':
+            return 'j'
         if t[0] == 'num':
             return 'x' if t[2] == 1 else 'v'
         if t[0] == 'pair':
@@ -879,7 +973,13 @@ class Gen:
         n, el = t[1], t[2]
         self.cost(ctx, n)
         if (target is None and el[0] == 'arr' and el[1].is_const() and el[1].const_value() <= 16
-                and el[2][0] == 'num' and self.chance(0.3)):
+                and el[2][0] == 'num' and self.chance(0.5)):
+            return self.reduce_array_acc(e, t, ctx)
+        if target is None and el[0] == 'num' and el[1] != 'bool' and self.chance(0.12):
+            # rows of a split, reduced into an array accumulator
+            c = self.chunk(n, (2, 4, 8, 16)) if n.is_const() else self.pick([2, 4, 8, 16])
+            self.need_div(n, c)
+            e, t = f'{e}{self.nl(ctx)}|> split {c}', self.mk_arr(n.divc(c), arr(S(c), el))
             return self.reduce_array_acc(e, t, ctx)
         if target is None:
             lv = [l for l in leaves(el) if l[1] != 'bool']
@@ -898,6 +998,43 @@ class Gen:
                 f = self.pick(['{a} * 0.5 + {v}', '{v} - {a} * 0.5', 'fma {a} 0.5 {v}', '{a} * 0.75 + {v} * 0.25'])
             return f.format(a=par(acc), v=par(val))
 
+        compound = None
+        if target[0] == 'pair' and self.chance(0.4):
+            compound = 'pair'
+        elif target[0] == 'num' and self.chance(0.12):
+            compound = self.pick(['pair', 'nested'])
+        if compound:
+            # a compound accumulator whose new components read each other
+            # (the step must not update it component by component)
+            v1, _ = self.body(y, el, inner, leaf)
+            v2, _ = self.body(y, el, inner, leaf)
+            v1, v2 = par(v1), par(v2)
+            F, Sn = f'fst {a}', f'snd {a}'
+            if compound == 'nested':
+                F, Sn, R = f'fst (fst {a})', f'snd (fst {a})', Sn
+            ii = leaf[1] == 'int'
+            if compound == 'pair':
+                bod = self.pick([
+                    f'({Sn} + {v1}, {F})' if not ii else f'(({Sn} + {v1}) % 1009, {F})',
+                    f'(({Sn} * 3 + {v1}) % 1009, ({F} * 2 - {Sn} + {v2}) % 1009)' if ii else
+                    f'({Sn} * 0.5 + {v1}, {F} * 0.5 - {Sn} * 0.25 + {v2})',
+                    f'(({F} + {Sn} * 2 + {v1}) % 1009, ({F} - {v2}) % 1009)' if ii else
+                    f'({F} * 0.5 + {Sn} * 0.25 + {v1}, {F} * 0.25 - {Sn} * 0.5 + {v2})'])
+                init = f'({self.lit(leaf[1], leaf[2] == 1)}, {self.lit(leaf[1], leaf[2] == 1)})'
+                proj = f'fst {{s}} + snd {{s}} * {"2" if ii else "0.5"}'
+            else:
+                bod = (f'((({Sn} * 3 + {v1}) % 1009, ({R} * 2 + {F}) % 1009), ({F} - {Sn} * 2 + {v2}) % 1009)' if ii
+                       else f'(({Sn} * 0.5 + {v1}, {R} * 0.5 + {F} * 0.25), {F} * 0.5 - {Sn} * 0.25 + {v2})')
+                ls = [self.lit(leaf[1], leaf[2] == 1) for _ in range(3)]
+                init = f'(({ls[0]}, {ls[1]}), {ls[2]})'
+                proj = f'fst (fst {{s}}) + snd (fst {{s}}) * {"2" if ii else "0.5"} + snd {{s}}'
+            self.feat('reduceSeq-compound-' + compound)
+            lam = f'(\\{y} {a} -> {bod})' if '\n' not in bod else f'(\\{y} {a} ->{self.nl(ctx)}    {bod})'
+            e = f'{e}{self.nl(ctx)}|> reduceSeq {lam} {init}'
+            if target[0] == 'pair':
+                return e, target
+            sv = self.fresh('s')
+            return f'{e}{self.nl(ctx)}|> (\\{sv} -> {proj.format(s=sv)})', target
         if target[0] == 'pair':
             v1, _ = self.body(y, el, inner, leaf)
             v2, _ = self.body(y, el, inner, leaf)
@@ -912,6 +1049,25 @@ class Gen:
                 init = f'(vec {leaf[2]} {init})'
         lam = f'(\\{y} {a} -> {bod})' if '\n' not in bod else f'(\\{y} {a} ->{self.nl(ctx)}    {bod})'
         return f'{e}{self.nl(ctx)}|> reduceSeq {lam} {init}', target
+
+    def first_n(self, e, t, ctx):
+        """firstN K e or firstN K L e: a def with nat parameters, the
+        first one passed explicitly (the second inferred or passed too)."""
+        n = t[1]
+        k = S(self.pick([1, 2, 3, 4]))
+        if n.is_const() and n.const_value() > 4 and self.chance(0.3):
+            k = n - 1
+        elif not n.is_const() and n.single_term() and self.chance(0.3):
+            k = n.divc(2)
+            self.need_div(n, 2)
+        self.need_ge(n - k, 1)
+        self.cost(ctx, k)
+        self.use_def('firstN')
+        self.feat('def-nat-firstN')
+        if self.chance(0.4):
+            self.feat('def-nat-firstN-both')
+            return f'{e}{self.nl(ctx)}|> firstN {k.arg()} {n.arg()}', t[2]
+        return f'{e}{self.nl(ctx)}|> firstN {k.arg()}', t[2]
 
     def reduce_array_acc(self, e, t, ctx):
         """reduceSeq with an array accumulator (compound assignment), its
@@ -930,8 +1086,83 @@ class Gen:
         else:
             bod = self.pick([f'snd {p} * 0.5 + {par(val)}', f'{par(val)} - snd {p} * 0.5'])
         self.feat('reduceSeq-array-acc')
-        return (f'{e}{self.nl(ctx)}|> reduceSeq (\\{y} {a} -> zip {y} {a} |> mapSeq (\\{p} -> {bod})) {init}',
-                el)
+        return (f'{e}{self.nl(ctx)}|> reduceSeq (\\{y} {a} -> zip {y} {self.permuted(a, m, 0.7)} |> mapSeq (\\{p} -> {bod}))'
+                f' {init}', el)
+
+    def permuted(self, a, m, p=0.5):
+        """The accumulator a : [m]_ as read by its update: itself or (with
+        chance p) a permutation or shift of it, so that each new element
+        reads other old ones."""
+        mv = int(m.const_value())
+        if not self.chance(p) or mv < 2:
+            return a
+        ds = [d for d in (2, 3, 4) if mv % d == 0 and d < mv]
+        how = self.pick(['reorder', 'transpose', 'shift'] if ds else ['shift'])
+        self.feat('array-acc-read-' + how)
+        if how == 'reorder':
+            return f'({a} |> reorderStride {self.pick(ds)})'
+        if how == 'transpose':
+            return f'({a} |> split {self.pick(ds)} |> transpose |> join)'
+        return f'({a} |> padClamp 1 0 |> take {mv})'
+
+    def wg_array_acc(self, e, t, ctx):
+        """A work-group's reduceSeq over rows whose array accumulator is
+        updated by a mapLocal (the CGO 2017 gemv strategy): it lives in
+        local memory.  None when t does not fit."""
+        n, el = t[1], t[2]
+        free_local = [d for d in (0, 1) if d not in ctx.local]
+        if not free_local:
+            return None
+        if el[0] == 'num' and el[1] != 'bool':
+            m = self.chunk(n, (4, 8, 16, 32, 64)) if not n.is_const() else self.chunk(n, (2, 4, 8, 16, 32))
+            self.need_div(n, m)
+            rows = n.divc(m)
+            e, leaf, m = f'{e}{self.nl(ctx)}|> split {m}', el, S(m)
+            self.need_ge(rows, 1)
+        elif (el[0] == 'arr' and el[2][0] == 'num' and el[2][1] != 'bool' and el[1].is_const()
+              and 2 <= el[1].const_value() <= MAX_LOCAL):
+            rows, m, leaf = n, el[1], el[2]
+        else:
+            return None
+        mv = int(m.const_value())
+        dim = self.pick(free_local, [3, 1] if len(free_local) == 2 else None)
+        prim = 'mapLocal' if dim == 0 and self.chance(0.6) else f'mapLocal{dim}'
+        how = self.pick(['zip', 'zip', 'noread', 'split', 'split'])
+        if how == 'split' and mv % 2:
+            how = 'zip'
+        width = S(mv // 2) if how == 'split' else m
+        self.need_le(self.local_product(ctx, width), MAX_LOCAL)
+        self.local_sizes[dim].append(width)
+        self.need_le(self.local_product(ctx, m), MAX_LOCAL_MEM)
+        self.cost(ctx, rows * m)
+        row, a, p = self.fresh('r'), self.fresh('a'), self.fresh('p')
+        init = self.new_input(arr(m, leaf))
+        inner = ctx.but(level='local', local=ctx.local | {dim}, loops=ctx.loops + (rows, width),
+                        local_loops=ctx.local_loops + (width,), grid_ok=False)
+        ii = leaf[1] == 'int'
+        if how == 'noread':
+            x = self.fresh('x')
+            val = self.scalar_expr(inner.scalars + [(x, leaf)], leaf, 2)
+            if not re.search(r'' + x + r'', val):
+                val = f'{par(val)} + {x}'
+            upd = f'{row} |> {prim} (\\{x} -> {val})'
+        else:
+            val = self.scalar_expr(inner.scalars + [(f'fst {p}', leaf)], leaf, 2)
+            if f'fst {p}' not in val:
+                val = f'{par(val)} + fst {p}'
+            bod = f'(snd {p} * 3 + {par(val)}) % 1009' if ii else f'snd {p} * 0.5 + {par(val)}'
+            acc = self.permuted(a, m, 0.4)
+            if how == 'split':
+                upd = f'zip {row} {acc} |> split 2 |> {prim} (mapSeq (\\{p} -> {bod})) |> join'
+            else:
+                upd = f'zip {row} {acc} |> {prim} (\\{p} -> {bod})'
+        self.feat('wg-array-acc-' + how)
+        e = f'{e}{self.nl(ctx)}|> reduceSeq (\\{row} {a} -> {upd}){self.nl(ctx)}     {init}'
+        t = arr(m, leaf)
+        self.last_kind = prim
+        if self.chance(0.4):
+            e, t = self.map_stage(e, t, ctx.but(grid_ok=False), final=True)
+        return e, t
 
     def pipeline(self, e, t, ctx, target=None):
         """A pipeline over the array e : t at ctx: views, zips, map stages,
@@ -957,11 +1188,18 @@ class Gen:
                 if self.last_mem != 'toPrivate' or 'toGlobal' in e or 'toLocal' in e:
                     ctx = ctx.but(grid_ok=False)
                 continue
+            if ctx.level == 'wg' and target is None and self.chance(0.25):
+                res = self.wg_array_acc(e, t, ctx)
+                if res is not None:
+                    return res
+            if ('firstN' in self.nat_defs and t[2] == num(ctx.stype) and target in (None, t[2])
+                    and (can_reduce or target is not None) and self.chance(0.5)):
+                return self.first_n(e, t, ctx)
             if target is not None:
                 return self.reduce_stage(e, t, ctx, target)
             if can_reduce and self.chance(0.35):
                 return self.reduce_stage(e, t, ctx)
-            if self.chance(0.05) and not pair_with_array(t):
+            if self.chance(0.05) and not pair_with_array(t) and not has_idx(t):
                 self.feat('view-only-body')
                 return self.views(e, t, ctx, 1)
             # the final map; views after it only pass through acceptors when
@@ -980,6 +1218,8 @@ class Gen:
         """A kernel input (maybe zipped with another), with views."""
         N = Size.var('N')
         s = ctx.stype
+        if self.chance(0.1):
+            return self.gather_source(ctx, two_d)
         r = self.r.random()
         if two_d:
             M = Size.var('M')
@@ -1005,6 +1245,32 @@ class Gen:
             p, pt = self.same_length_partner(e, t, ctx.but(depth=0))
             e, t = f'zip {par(e)} {par(p)}', arr(t[1], pair(t[2], pt[2]))
             self.feat('zip-top')
+        return e, t
+
+    def gather_source(self, ctx, two_d):
+        """An array of indices read from data (idx-typed kernel inputs),
+        each one used as `idx data j`: a 1-D index array into a data input,
+        into the rows of a 2-D input, or a 2-D neighbour list."""
+        N, s = Size.var('N'), ctx.stype
+        L = Size.var('M') if two_d and self.chance(0.5) else N  # length of the data indexed
+        how = self.pick(['scalar', 'rows', 'nbh'])
+        if how == 'rows':
+            w = Size.var('N') if two_d and L != N and self.chance(0.5) else S(self.pick([4, 8, 16]))
+            data = self.new_input(arr(L, arr(w, num(s))))
+            el = idx_t(L, data, arr(w, num(s)))
+        else:
+            data = self.new_input(arr(L, num(s)))
+            el = idx_t(L, data, num(s))
+        if how == 'nbh':
+            k = Size.var('M') if two_d and L == N and self.chance(0.6) else S(self.pick([3, 4, 8]))
+            t = arr(N, arr(k, el))
+        else:
+            t = arr(N, el)
+        e = self.new_input(t)
+        self.feat('gather-input-' + how)
+        if how == 'nbh' and L == N and self.chance(0.5):
+            # the particle with its neighbours (molecular dynamics)
+            e, t = f'zip {data} {e}', arr(N, pair(num(s), t[2]))
         return e, t
 
     def top_stage(self, ctx, two_d, kind=None, dim=None):
@@ -1056,6 +1322,31 @@ class Gen:
             helper_def = f'def h (y: {stype}) =\n  {body}\n\n'
             self.helper = ('h', stype)
             self.feat('def-helper')
+        if self.chance(0.13):
+            # an untyped def: a template checked at each use (spec section 2)
+            name, arity, text = self.pick([
+                ('twice', 1, 'def twice x = x + x'),
+                ('halfSum', 2, 'def halfSum x y = x + y / 2'),
+                ('lerp', 3, 'def lerp x y t = x + (y - x) * t'),
+                ('inc', 1, 'def inc x = x + 1')])
+            self.defs[name] = text
+            self.template = (name, arity)
+        if self.chance(0.15):
+            # defs with nat parameters, passed explicitly (firstN 3 v) or inferred
+            red = '(a * 3 + x) % 1009' if stype == 'int' else 'a * 0.5 + x'
+            self.defs['firstN'] = (f'def firstN (K: nat) (L: nat) (v: [L]{stype}) =\n'
+                                   f'  v |> take K |> reduceSeq (\\x a -> {red}) 0')
+            self.defs['tile'] = f'def tile (T: nat) (L: nat) (v: [L * T]{stype}) = v |> split T'
+            self.nat_defs = {'firstN', 'tile'}
+        if self.chance(0.1):
+            # an index input used directly: idx ts col, and idx row col for
+            # the arrays of its length
+            n = Size.var('M') if two_d and self.chance(0.2) else Size.var('N')  # N: a row's length in 2-D
+            data = self.new_input(arr(n, num(stype)))
+            col = self.new_input(idx_t(n, data, num(stype)))
+            self.scalar_idx.append((col, n))
+            ctx.scalars = ctx.scalars + [(f'idx {data} {col}', num(stype))]
+            self.feat('scalar-idx-input')
         shape = self.pick(['stage', 'pair', 'zip', 'seq'], [80, 7, 7, 6])
         self.feat('kernel:' + shape)
         if shape == 'stage':
@@ -1087,9 +1378,20 @@ class Gen:
                 e, t = self.reduce_stage(src, st, sctx)
             else:
                 e, t = self.map_stage(src, st, sctx, final=True)
+        for col, _ in self.scalar_idx:
+            if not re.search(r'\b' + col + r'\b', e):
+                raise GenFail('idx input unused')  # no test: try another program
+            self.feat('scalar-idx-used')
         nat_decl = f'({" ".join(nats)}: nat)'
         params = ' '.join([nat_decl] + [p for _, p in self.params])
-        return f'{helper_def}kernel k {params} =\n  {e}\n', nats
+        defs = ''.join(self.defs[d] + '\n' for d in self.used_defs)
+        if defs:
+            defs += '\n'
+        return f'{helper_def}{defs}kernel k {params} =\n  {e}\n', nats
+
+    def use_def(self, name):
+        if name not in self.used_defs:
+            self.used_defs.append(name)
 
     # ---- sizes -------------------------------------------------------
 
