@@ -39,7 +39,8 @@ Coverage:
 - kernels: one parallel stage (plus acceptor views: join, split, asScalar,
   asVector, transpose), a pair of stages (two outputs), a zip of two
   stages, sequential kernels; float, double and int programs; a scalar
-  parameter (alpha); a `def` helper; untyped (template) defs (`def twice
+  parameter (alpha); a `def` helper; lets and applied lambdas whose
+  value is used two or three times (sharing); untyped (template) defs (`def twice
   x = x + x`, `halfSum`, `lerp`, `inc`) used at the program's type, at a
   vector type and at a second scalar type through conversions, and as a
   function argument (`mapSeq twice`); defs with nat parameters (`firstN K
@@ -492,6 +493,8 @@ class Gen:
             op = 'helper'
         if self.template and self.chance(0.2):
             op = 'template'
+        if depth >= 2 and self.chance(0.12):
+            op = self.pick(['let', 'apply'])  # sharing (docs/language.md)
         self.feat('math:' + op)
 
         def sub(d=depth - 1):
@@ -527,6 +530,21 @@ class Gen:
                     text = f'{par(text)} + {back} ({call(ints, "int")}) * 0.25'
                 self.feat('def-template-two-types')
             return text, ww, used
+        if op in ('let', 'apply'):
+            # a value used two or three times: a let, or a lambda the
+            # program applies itself, both computed once (sharing)
+            a, wa, ua = sub()
+            name = self.fresh('t')
+            inner = usable + [(name, num(s, wa))]
+            b, wb, ub = self._sx(inner, s, w, depth - 1)
+            ww = max(wa, wb)
+            body = f'{name} * {par(b)} + {name}'
+            if self.chance(0.4):
+                body = f'{body} - {name} * {"2" if s == "int" else "0.5"}'
+            self.feat('share-' + op)
+            if op == 'let':
+                return f'(let {name} = {a} in {body})', ww, ua or ub
+            return f'({par(a)} |> (\\{name} -> {body}))', ww, ua or ub
         if op == 'helper':
             a, wa, ua = sub()
             if wa != 1:
