@@ -7,7 +7,9 @@ a wrong rejection: both are reported), then `dpia run --check` runs it on the
 OpenCL device with the generator's sizes and compares it with the reference
 interpreter; any exit status other than 0 is a FAILURE, printed with the
 program text, the command and dpia's output.  Exit 4 (OpenCL unavailable)
-skips the run.  A third of the programs (chosen by the seed) run with a
+skips the run.  Inputs of type idx[n] (index arrays, scalar indices) need
+nothing here: `dpia run` fills them with random valid indices in [0, n)
+from --seed, like the other inputs.  A third of the programs (chosen by the seed) run with a
 launch size other than their natural NDRange (--global-size/--local-size
 from the kernel's metadata: fewer groups or work-items than elements, so
 that the maps become loops, more work-items than elements, so that they
