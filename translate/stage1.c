@@ -255,7 +255,11 @@ static Phrase *reduce_i(Stage1 *s, const Spine *sp, Phrase *init, Phrase *input,
     body = acc_tr(s, step, b_var(b, o));
   } else {
     Binder *r = k_binder(s, "r", d2);
-    Phrase *copy = shared ? map_copy(s, shared, b_var(b, r), b_var(b, o)) : b_assign(b, b_var(b, o), b_var(b, r));
+    /* an array is copied back by its own work-items; a pair holding one
+     * by the generalised assignment (sequential, one work-item writing,
+     * with the barriers around it that code generation places) */
+    bool by_elements = shared && dt_resolve(d2)->kind == DT_ARRAY;
+    Phrase *copy = by_elements ? map_copy(s, shared, b_var(b, r), b_var(b, o)) : b_assign(b, b_var(b, o), b_var(b, r));
     body = materialise(s, shared ? PRIM_NEW_LOCAL : PRIM_NEW_PRIVATE, "next", step, b_lam(b, r, copy, false));
   }
   Phrase *fn = b_lam(b, x, b_lam(b, y, b_lam(b, o, body, false), false), false);

@@ -95,7 +95,8 @@ static Phrase *lower_reduce_i(Stage2 *s, Phrase *head, Phrase *f, Phrase *init, 
   /* F (idx E i) acc.2 acc.1 */
   Phrase *step = apply(s, apply(s, apply(s, f, b_idx(b, e, b_var(b, i))), b_proj(b, v, 2)), b_proj(b, v, 1));
   const Phrase *shared = head->shared_by;
-  Phrase *start = shared ? parallel_copy(s, shared, init, b_proj(b, v, 1)) : b_assign(b, b_proj(b, v, 1), init);
+  Phrase *start = shared && d2->kind == DT_ARRAY ? parallel_copy(s, shared, init, b_proj(b, v, 1))
+                                                 : b_assign(b, b_proj(b, v, 1), init);
   Phrase *body = b_seq(b, start, b_seq(b, for_loop(s, n, i, step, "reduceSeq"), apply(s, k, b_proj(b, v, 2))));
   return b_new(b, shared ? PRIM_NEW_LOCAL : PRIM_NEW_PRIVATE, d2, acc, body);
 }
