@@ -108,6 +108,30 @@ static Prim temp_memory(const Frame *f, const Frame *g) {
   return PRIM_TO_GLOBAL;
 }
 
+static bool contains_prim(const Phrase *p, Prim prim) {
+  switch (p->kind) {
+  case PH_PRIM: return p->prim == prim;
+  case PH_VAR:
+  case PH_LIT:
+  case PH_DEF: return false;
+  case PH_LAM: return contains_prim(p->body, prim);
+  case PH_PROJ:
+  case PH_UNOP: return contains_prim(p->fst, prim);
+  default: return contains_prim(p->fst, prim) || contains_prim(p->snd, prim);
+  }
+}
+
+/* an array whose size is not a constant, anywhere in t */
+static bool has_symbolic_array(const DataType *t) {
+  t = dt_resolve((DataType *)t);
+  int64_t n;
+  switch (t->kind) {
+  case DT_ARRAY: return !size_const_value(t->size, &n) || has_symbolic_array(t->elem);
+  case DT_PAIR: return has_symbolic_array(t->fst) || has_symbolic_array(t->snd);
+  default: return false;
+  }
+}
+
 static bool contains_grid_map(const Phrase *p) {
   switch (p->kind) {
   case PH_PRIM: return is_parallel_map(p->prim);
@@ -284,7 +308,26 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
                  "toPrivate, or split the kernel",
                  construct_name(s->arena, prim, head->dim, head->span), s->kernel->name);
   }
-  bool result_in_private = !f && prim == PRIM_TO_PRIVATE && pos.to_output;
+  /* private memory has constant sizes (spec section 8: a newPrivate array
+   * of constant size is a private array): a toPrivate result, a
+   * temporary inside a toPrivate and a reduction's array accumulator of
+   * symbolic size cannot be generated, so check rejects them here rather
+   * than translate later */
+  const DataType *private_t = NULL;
+  if (prim == PRIM_TO_PRIVATE && nargs == 2) private_t = p->type->data;
+  else if (is_any_map(prim) && nargs == 2 && !pos.to_output && temp_memory(f, g) == PRIM_TO_PRIVATE)
+    private_t = p->type->data;
+  else if ((prim == PRIM_REDUCE || prim == PRIM_REDUCE_SEQ) && nargs == 3 && !contains_prim(args[0], PRIM_MAP_LOCAL))
+    private_t = args[1]->type->data; /* a mapLocal's accumulator is local (docs/language.md) */
+  bool result_in_private = !f && prim == PRIM_TO_PRIVATE && pos.to_output; /* reported below */
+  if (private_t && !result_in_private && has_symbolic_array(private_t)) {
+    s->ok = false;
+    if (first_report(s, head->span))
+      diag_error(s->diag, head->span,
+                 "'%s' keeps %s in private memory, but its size is not a constant and OpenCL has no private "
+                 "memory of variable size; use toLocal or toGlobal, or split by a constant",
+                 construct_name(s->arena, prim, head->dim, head->span), dt_str(s->arena, private_t));
+  }
   if (result_in_private) {
     s->ok = false;
     if (first_report(s, head->span))
