@@ -17,6 +17,9 @@
  * are state transformers, run in sequence). */
 #include "imp_interp.h"
 
+#include "numeric.h"
+#include "scratch.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
@@ -119,72 +122,21 @@ struct Fun {
   Val args[MAX_PRIM_ARGS];
 };
 
-/* ---- state and scratch stack (as interp.c: released after every loop
- * iteration, so memory stays proportional to the buffers) ---- */
-
-typedef struct Chunk Chunk;
-struct Chunk {
-  Chunk *next;
-  size_t size, used;
-  max_align_t data[];
-};
-
-typedef struct Mark {
-  Chunk *chunk;
-  size_t used;
-} Mark;
+/* ---- state (the scratch stack is released after every loop iteration,
+ * so memory stays proportional to the buffers) ---- */
 
 typedef struct Imp {
   Arena *arena;
   const NatValues *nats;
   Buf *err;
   jmp_buf *fail;
-  Chunk *cur;
+  Scratch scratch;
   ImpRun *run;
   bool over_budget;
   bool fault; /* the failure is an index out of range: wrong code */
 } Imp;
 
-enum { CHUNK_SIZE = 256 * 1024 };
-
-static size_t align_size(size_t n) {
-  size_t al = _Alignof(max_align_t);
-  return (n + al - 1) & ~(al - 1);
-}
-
-static Chunk *new_chunk(Imp *I, size_t size) {
-  size_t want = size > CHUNK_SIZE ? size : CHUNK_SIZE;
-  Chunk *c = arena_alloc(I->arena, sizeof(Chunk) + want);
-  c->size = want;
-  return c;
-}
-
-static void *salloc(Imp *I, size_t size) {
-  size = align_size(size ? size : 1);
-  Chunk *c = I->cur;
-  if (c->size - c->used < size) {
-    if (c->next && c->next->size >= size) {
-      c = c->next;
-    } else {
-      Chunk *fresh = new_chunk(I, size);
-      fresh->next = c->next;
-      c->next = fresh;
-      c = fresh;
-    }
-    c->used = 0;
-    I->cur = c;
-  }
-  void *p = (char *)c->data + c->used;
-  c->used += size;
-  return p;
-}
-
-static Mark mark(Imp *I) { return (Mark){I->cur, I->cur->used}; }
-
-static void release(Imp *I, Mark m) {
-  I->cur = m.chunk;
-  I->cur->used = m.used;
-}
+static void *salloc(Imp *I, size_t size) { return scratch_alloc(&I->scratch, size); }
 
 DPIA_NORETURN DPIA_PRINTF(3, 4) static void fail(Imp *I, const Phrase *where, const char *fmt, ...) {
   if (where && where->span.src) {
@@ -234,8 +186,11 @@ static Val num(Imp *I, int width, const double *lanes) {
 
 static Val num1(Imp *I, double x) { return num(I, 1, &x); }
 
+/* v (a number) as numeric.h reads it */
+static Num num_view(Val v) { return (Num){v.width, v.lanes}; }
+
 /* lane j; a scalar broadcasts */
-static double lane(Val v, int j) { return v.width == 1 ? v.lanes[0] : v.lanes[j]; }
+static double lane(Val v, int j) { return num_lane(num_view(v), j); }
 
 static Val pair_of(Imp *I, ValKind kind, Val a, Val b) {
   Val *p = salloc(I, sizeof(Val) * 2);
@@ -351,7 +306,7 @@ static Val arr_index(Imp *I, const Arr *a, int64_t i, const Phrase *where) {
   }
   case A_REORDER: return arr_index(I, a->src, i / a->m + a->k * (i % a->m), where);
   case A_AS_VECTOR: {
-    double lanes[16];
+    double lanes[NUM_MAX_LANES];
     for (int64_t j = 0; j < a->k; j++) lanes[j] = lane(need_num(I, arr_index(I, a->src, i * a->k + j, where), where), 0);
     return num(I, (int)a->k, lanes);
   }
@@ -450,9 +405,9 @@ static void write_val(Imp *I, const Acc *a, const DataType *t, Val v, const Phra
   case DT_ARRAY: {
     const Arr *src = need_arr(I, v, where);
     for (int64_t i = 0; i < src->n; i++) {
-      Mark m = mark(I);
+      ScratchMark m = scratch_mark(&I->scratch);
       write_val(I, acc_index(I, a, i, where), t->elem, arr_index(I, src, i, where), where);
-      release(I, m);
+      scratch_release(&I->scratch, m);
     }
     return;
   }
@@ -527,24 +482,24 @@ static Val apply(Imp *I, Val f, Val arg, const Phrase *where) {
 /* run the body F of a loop for index i (with the acceptor of the element
  * for a parfor), releasing what the iteration allocated */
 static void iterate(Imp *I, Val body, int64_t i, const Acc *elem, const Phrase *where) {
-  Mark m = mark(I);
+  ScratchMark m = scratch_mark(&I->scratch);
   Val c = apply(I, body, num1(I, (double)i), where);
   if (elem) c = apply(I, c, acc_val(elem), where);
   run_comm(I, c, where);
-  release(I, m);
+  scratch_release(&I->scratch, m);
 }
 
 /* newX T (\v -> body): a fresh block poisoned with NaN */
 static void run_new(Imp *I, const Phrase *p, Val body) {
   const Lay *l = layout(I, p->type_arg, p);
-  Mark m = mark(I);
+  ScratchMark m = scratch_mark(&I->scratch);
   double *mem = salloc(I, sizeof(double) * (size_t)(l->flat > 0 ? l->flat : 1));
   for (int64_t j = 0; j < l->flat; j++) mem[j] = NAN;
   Val ref = {.kind = V_REF};
   ref.mem = mem;
   ref.lay = l;
   run_comm(I, apply(I, body, pair_of(I, V_WITH, acc_val(acc_buf(I, mem, l)), ref), p), p);
-  release(I, m);
+  scratch_release(&I->scratch, m);
 }
 
 static void run_imp_prim(Imp *I, const Phrase *p, const Val *args) {
@@ -569,9 +524,9 @@ static void run_imp_prim(Imp *I, const Phrase *p, const Val *args) {
     const Acc *out = need_acc(I, args[0], p);
     for (int64_t j = 0; j < n; j++) {
       int64_t i = I->run->reverse_parallel ? n - 1 - j : j;
-      Mark m = mark(I);
+      ScratchMark m = scratch_mark(&I->scratch);
       iterate(I, args[1], i, acc_index(I, out, i, p), p);
-      release(I, m);
+      scratch_release(&I->scratch, m);
     }
     return;
   }
@@ -586,26 +541,12 @@ static void run_comm(Imp *I, Val c, const Phrase *where) {
   else exec(I, f->lam, f->env);
 }
 
-typedef double (*Math1)(double);
-static double rsqrt(double x) { return 1.0 / sqrt(x); }
-
-static Val lanewise1(Imp *I, Val x, Math1 fn) {
-  double lanes[16];
-  for (int j = 0; j < x.width; j++) lanes[j] = fn(lane(x, j));
-  return num(I, x.width, lanes);
-}
-
-/* conversions as the reference interpreter does them (interp.c, precision
- * rule): the argument as the device holds it, then converted */
-static Val convert(Imp *I, const Phrase *p, Val x) {
-  ScalarKind from = prim_data(p, 0)->scalar, to = prim_data(p, 1)->scalar;
-  double lanes[16];
-  for (int j = 0; j < x.width; j++) {
-    double v = lane(x, j);
-    if (from == SC_FLOAT) v = (float)v;
-    lanes[j] = to == SC_FLOAT ? (double)(float)v : to == SC_INT ? trunc(v) : v;
-  }
-  return num(I, x.width, lanes);
+/* a numeric built-in (numeric.h) */
+static Val numeric_prim(Imp *I, const Phrase *p, const Val *args) {
+  Num x[NUM_MAX_ARGS];
+  for (int j = 0; j < num_prim_arity(p->prim); j++) x[j] = num_view(need_num(I, args[j], p));
+  double lanes[NUM_MAX_LANES];
+  return num(I, num_prim(p, x, lanes), lanes);
 }
 
 static int64_t exact_div(Imp *I, const Phrase *p, int64_t n, int64_t k) {
@@ -726,44 +667,13 @@ static Val run_prim(Imp *I, const Phrase *p, const Val *argv) {
   case PRIM_SELECT: return lane(need_num(I, args[0], p), 0) != 0 ? args[1] : args[2];
   case PRIM_VEC: {
     int64_t k = eval_size(I, p->sizes[0], p);
-    double x = lane(need_num(I, args[0], p), 0), lanes[16];
-    if (k < 1 || k > 16) fail(I, p, "vec %" PRId64, k);
-    for (int64_t j = 0; j < k; j++) lanes[j] = x;
-    return num(I, (int)k, lanes);
+    double x = lane(need_num(I, args[0], p), 0), lanes[NUM_MAX_LANES];
+    if (k < 1 || k > NUM_MAX_LANES) fail(I, p, "vec %" PRId64, k);
+    return num(I, num_broadcast(x, k, lanes), lanes);
   }
-  case PRIM_FABS: return lanewise1(I, need_num(I, args[0], p), fabs);
-  case PRIM_SQRT: return lanewise1(I, need_num(I, args[0], p), sqrt);
-  case PRIM_RSQRT: return lanewise1(I, need_num(I, args[0], p), rsqrt);
-  case PRIM_EXP: return lanewise1(I, need_num(I, args[0], p), exp);
-  case PRIM_LOG: return lanewise1(I, need_num(I, args[0], p), log);
-  case PRIM_SIN: return lanewise1(I, need_num(I, args[0], p), sin);
-  case PRIM_COS: return lanewise1(I, need_num(I, args[0], p), cos);
-  case PRIM_FLOOR: return lanewise1(I, need_num(I, args[0], p), floor);
-  case PRIM_CEIL: return lanewise1(I, need_num(I, args[0], p), ceil);
-  case PRIM_TO_INT:
-  case PRIM_TO_FLOAT:
-  case PRIM_TO_DOUBLE: return convert(I, p, need_num(I, args[0], p));
-  case PRIM_MIN:
-  case PRIM_MAX:
-  case PRIM_POW: {
-    Val a = need_num(I, args[0], p), b = need_num(I, args[1], p);
-    int w = a.width > b.width ? a.width : b.width;
-    double lanes[16];
-    for (int j = 0; j < w; j++) {
-      double x = lane(a, j), y = lane(b, j);
-      lanes[j] = p->prim == PRIM_MIN ? fmin(x, y) : p->prim == PRIM_MAX ? fmax(x, y) : pow(x, y);
-    }
-    return num(I, w, lanes);
-  }
-  case PRIM_FMA: {
-    Val a = need_num(I, args[0], p), b = need_num(I, args[1], p), c = need_num(I, args[2], p);
-    int w = a.width > b.width ? a.width : b.width;
-    if (c.width > w) w = c.width;
-    double lanes[16];
-    for (int j = 0; j < w; j++) lanes[j] = fma(lane(a, j), lane(b, j), lane(c, j));
-    return num(I, w, lanes);
-  }
-  default: break;
+  default:
+    if (num_prim_arity(p->prim)) return numeric_prim(I, p, args);
+    break;
   }
   /* map, reduce, toGlobal ... and the intermediate mapI/reduceI are gone
    * after stage II (spec section 7): meeting one is a fault of the
@@ -795,46 +705,10 @@ static Val prim_value(Imp *I, const Phrase *p) {
 }
 
 static Val literal(Imp *I, const Phrase *p) {
-  const DataType *t = dt_resolve(p->type->data);
-  if (t->kind != DT_SCALAR) fail(I, p, "literal of a non-scalar type");
-  double x = p->lit_is_float ? p->lit_float : (double)p->lit_int, lanes[16];
-  if (t->scalar == SC_FLOAT) x = (float)x; /* the kernel's constant (interp.c, precision rule) */
-  for (int j = 0; j < t->width; j++) lanes[j] = x;
-  return num(I, t->width, lanes);
-}
-
-static bool to_i64(double x, int64_t *out) {
-  if (!(x > -9.2e18 && x < 9.2e18)) return false;
-  *out = (int64_t)x;
-  return true;
-}
-
-/* as interp.c's arith: the reference's meaning of each operator */
-static double arith(BinOp op, bool is_int, double x, double y) {
-  int64_t a, b;
-  switch (op) {
-  case BIN_ADD: return x + y;
-  case BIN_SUB: return x - y;
-  case BIN_MUL: return x * y;
-  case BIN_DIV:
-    if (!is_int) return x / y;
-    if (!to_i64(x, &a) || !to_i64(y, &b) || b == 0) return NAN;
-    return (double)(a / b);
-  case BIN_MOD:
-    if (!is_int) return fmod(x, y);
-    if (!to_i64(x, &a) || !to_i64(y, &b) || b == 0) return NAN;
-    return (double)(a % b);
-  case BIN_LT: return x < y;
-  case BIN_LE: return x <= y;
-  case BIN_GT: return x > y;
-  case BIN_GE: return x >= y;
-  case BIN_EQ: return x == y;
-  case BIN_NE: return x != y;
-  case BIN_AND: return x != 0 && y != 0;
-  case BIN_OR: return x != 0 || y != 0;
-  case BIN_COUNT: break;
-  }
-  INTERNAL("bad binary operator %d", (int)op);
+  double lanes[NUM_MAX_LANES];
+  int w = num_literal(p, lanes);
+  if (!w) fail(I, p, "literal of a non-scalar type");
+  return num(I, w, lanes);
 }
 
 static Val eval(Imp *I, const Phrase *p, const Env *env) {
@@ -879,16 +753,13 @@ static Val eval(Imp *I, const Phrase *p, const Env *env) {
     Val a = need_num(I, eval(I, p->fst, env), p), b = need_num(I, eval(I, p->snd, env), p);
     const DataType *t = dt_resolve(p->fst->type->data);
     bool is_int = t->kind == DT_IDX || (t->kind == DT_SCALAR && t->scalar == SC_INT);
-    int w = a.width > b.width ? a.width : b.width;
-    double lanes[16];
-    for (int j = 0; j < w; j++) lanes[j] = arith(p->op, is_int, lane(a, j), lane(b, j));
-    return num(I, w, lanes);
+    double lanes[NUM_MAX_LANES];
+    return num(I, num_binop(p->op, is_int, num_view(a), num_view(b), lanes), lanes);
   }
   case PH_UNOP: {
     Val x = need_num(I, eval(I, p->fst, env), p);
-    double lanes[16];
-    for (int j = 0; j < x.width; j++) lanes[j] = p->unop == '-' ? -lane(x, j) : (double)(lane(x, j) == 0);
-    return num(I, x.width, lanes);
+    double lanes[NUM_MAX_LANES];
+    return num(I, num_unop(p->unop, num_view(x), lanes), lanes);
   }
   case PH_DEF: fail(I, p, "use of def %s: the kernel must be inlined", p->def->name);
   case PH_SEQ:
@@ -962,7 +833,7 @@ ImpStatus imp_interp_run(Arena *a, const DefInfo *imp, const NatValues *nats, in
   I->fail = &on_fail;
   I->run = run;
   run->steps = 0;
-  I->cur = new_chunk(I, CHUNK_SIZE);
+  scratch_init(&I->scratch, a);
   if (setjmp(on_fail)) return I->over_budget ? IMP_BUDGET : I->fault ? IMP_FAULT : IMP_ERROR;
   if (imp->nparams < 1 || imp->params[0]->type->kind != PT_ACC) fail(I, NULL, "the first parameter of %s is not the output acceptor", imp->name);
   const Lay *ol = layout(I, imp->params[0]->type->data, NULL);
