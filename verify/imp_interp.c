@@ -196,39 +196,57 @@ static Val pair_of(Imp *I, ValKind kind, Val a, Val b) {
   Val *p = salloc(I, sizeof(Val) * 2);
   p[0] = a;
   p[1] = b;
-  Val v = {.kind = kind};
-  v.pair = p;
-  return v;
+  return (Val){.kind = kind, .pair = p};
 }
 
-static Val arr_val(const Arr *a) {
-  Val v = {.kind = V_ARR};
-  v.arr = a;
-  return v;
-}
+static Val arr_val(const Arr *a) { return (Val){.kind = V_ARR, .arr = a}; }
 
-static Val acc_val(const Acc *a) {
-  Val v = {.kind = V_ACC};
-  v.acc = a;
-  return v;
-}
+static Val acc_val(const Acc *a) { return (Val){.kind = V_ACC, .acc = a}; }
 
 static Arr *new_arr(Imp *I, ArrKind kind, int64_t n, const Arr *src) {
   Arr *a = salloc(I, sizeof *a);
-  memset(a, 0, sizeof *a);
-  a->kind = kind;
-  a->n = n;
-  a->src = src;
+  *a = (Arr){.kind = kind, .n = n, .src = src};
   return a;
 }
 
 static Acc *new_acc(Imp *I, AccKind kind, const Acc *src, int64_t k) {
   Acc *a = salloc(I, sizeof *a);
-  memset(a, 0, sizeof *a);
-  a->kind = kind;
-  a->src = src;
-  a->k = k;
+  *a = (Acc){.kind = kind, .src = src, .k = k};
   return a;
+}
+
+/* a V_FUN or V_COMM value: the closure (lam, env), or the primitive prim
+ * of arity arity without arguments */
+static Val fun_val(Imp *I, ValKind kind, const Phrase *lam, const Env *env, const Phrase *prim, int arity) {
+  Fun *f = salloc(I, sizeof *f);
+  *f = (Fun){.lam = lam, .env = env, .prim = prim, .arity = arity};
+  return (Val){.kind = kind, .fun = f};
+}
+
+/* the primitive fn with one argument more, as a V_FUN or V_COMM value */
+static Val add_arg(Imp *I, ValKind kind, const Fun *fn, Val arg) {
+  Fun *g = salloc(I, sizeof *g);
+  *g = *fn;
+  g->args[g->nargs++] = arg;
+  return (Val){.kind = kind, .fun = g};
+}
+
+/* a variable (var[T]) over the memory mem of layout l: its acceptor and
+ * its reference */
+static Val var_val(Imp *I, double *mem, const Lay *l);
+
+/* memory nothing wrote: NaN, so that a read of it shows in the result */
+static double *poison(double *mem, const Lay *l) {
+  for (int64_t j = 0; j < l->flat; j++) mem[j] = NAN;
+  return mem;
+}
+
+/* i must be in [0, n): otherwise the program indexes outside an array,
+ * which is wrong code (IMP_FAULT) */
+static void check_index(Imp *I, int64_t i, int64_t n, const char *what, const Phrase *where) {
+  if (i >= 0 && i < n) return;
+  I->fault = true;
+  fail(I, where, "%s %" PRId64 " out of range [0, %" PRId64 ")", what, i, n);
 }
 
 /* the value of layout l in memory at p, read now (arrays: a view, read
@@ -275,8 +293,7 @@ static const Arr *slice(Imp *I, const Arr *a, int64_t off, int64_t len) {
 }
 
 static Val arr_index(Imp *I, const Arr *a, int64_t i, const Phrase *where) {
-  if (i < 0 || i >= a->n) I->fault = true;
-  if (i < 0 || i >= a->n) fail(I, where, "index %" PRId64 " out of range [0, %" PRId64 ")", i, a->n);
+  check_index(I, i, a->n, "index", where);
   switch (a->kind) {
   case A_BUF: return load(I, a->lay, a->mem + i * a->lay->flat);
   case A_SLICE: return arr_index(I, a->src, a->k + i, where);
@@ -329,6 +346,11 @@ static const Acc *acc_buf(Imp *I, double *mem, const Lay *lay) {
   return b;
 }
 
+static Val var_val(Imp *I, double *mem, const Lay *l) {
+  Val ref = {.kind = V_REF, .mem = mem, .lay = l};
+  return pair_of(I, V_WITH, acc_val(acc_buf(I, mem, l)), ref);
+}
+
 /* field k (1 or 2) of a pair acceptor: pairs live only in memory */
 static const Acc *acc_field(Imp *I, const Acc *a, int k, const Phrase *where) {
   if (a->kind != C_BUF || a->lay->kind != LAY_PAIR) fail(I, where, "a pair acceptor that is not memory");
@@ -339,8 +361,7 @@ static const Acc *acc_index(Imp *I, const Acc *a, int64_t i, const Phrase *where
   switch (a->kind) {
   case C_BUF: {
     if (a->lay->kind != LAY_ARRAY) fail(I, where, "indexing an acceptor that is not an array");
-    if (i < 0 || i >= a->lay->n) I->fault = true;
-    if (i < 0 || i >= a->lay->n) fail(I, where, "write index %" PRId64 " out of range [0, %" PRId64 ")", i, a->lay->n);
+    check_index(I, i, a->lay->n, "write index", where);
     return acc_buf(I, a->mem + i * a->lay->elem->flat, a->lay->elem);
   }
   case C_SLICE: return acc_index(I, a->src, a->k + i, where);
@@ -455,28 +476,14 @@ static Val apply(Imp *I, Val f, Val arg, const Phrase *where) {
     *e = (Env){fn->lam->lam_binder, arg, fn->env};
     return eval(I, fn->lam->body, e);
   }
+  if (fn->nargs + 1 < fn->arity) return add_arg(I, V_FUN, fn, arg);
+  /* a command primitive with all its arguments: run it when the command
+   * runs */
+  if (prim_arg(fn->prim, fn->arity)->kind == PT_COMM) return add_arg(I, V_COMM, fn, arg);
   Val args[MAX_PRIM_ARGS];
   memcpy(args, fn->args, sizeof(Val) * (size_t)fn->nargs);
   args[fn->nargs] = arg;
-  if (fn->nargs + 1 == fn->arity) {
-    if (prim_arg(fn->prim, fn->arity)->kind == PT_COMM) {
-      /* a command primitive with all its arguments: run it when the
-       * command runs */
-      Fun *c = salloc(I, sizeof *c);
-      *c = *fn;
-      c->args[c->nargs++] = arg;
-      Val v = {.kind = V_COMM};
-      v.fun = c;
-      return v;
-    }
-    return run_prim(I, fn->prim, args);
-  }
-  Fun *g = salloc(I, sizeof *g);
-  *g = *fn;
-  g->args[g->nargs++] = arg;
-  Val v = {.kind = V_FUN};
-  v.fun = g;
-  return v;
+  return run_prim(I, fn->prim, args);
 }
 
 /* run the body F of a loop for index i (with the acceptor of the element
@@ -493,12 +500,8 @@ static void iterate(Imp *I, Val body, int64_t i, const Acc *elem, const Phrase *
 static void run_new(Imp *I, const Phrase *p, Val body) {
   const Lay *l = layout(I, p->type_arg, p);
   ScratchMark m = scratch_mark(&I->scratch);
-  double *mem = salloc(I, sizeof(double) * (size_t)(l->flat > 0 ? l->flat : 1));
-  for (int64_t j = 0; j < l->flat; j++) mem[j] = NAN;
-  Val ref = {.kind = V_REF};
-  ref.mem = mem;
-  ref.lay = l;
-  run_comm(I, apply(I, body, pair_of(I, V_WITH, acc_val(acc_buf(I, mem, l)), ref), p), p);
+  double *mem = poison(salloc(I, sizeof(double) * (size_t)(l->flat > 0 ? l->flat : 1)), l);
+  run_comm(I, apply(I, body, var_val(I, mem, l), p), p);
   scratch_release(&I->scratch, m);
 }
 
@@ -683,25 +686,9 @@ static Val run_prim(Imp *I, const Phrase *p, const Val *argv) {
 
 static Val prim_value(Imp *I, const Phrase *p) {
   int arity = prim_arity(p);
-  if (arity == 0) {
-    if (p->prim == PRIM_SKIP) {
-      Fun *c = salloc(I, sizeof *c);
-      memset(c, 0, sizeof *c);
-      c->prim = p;
-      Val v = {.kind = V_COMM};
-      v.fun = c;
-      return v;
-    }
-    return run_prim(I, p, NULL);
-  }
+  if (arity == 0) return p->prim == PRIM_SKIP ? fun_val(I, V_COMM, NULL, NULL, p, 0) : run_prim(I, p, NULL);
   if (arity > MAX_PRIM_ARGS) fail(I, p, "primitive %s takes %d arguments", prim_info[p->prim].name, arity);
-  Fun *f = salloc(I, sizeof *f);
-  memset(f, 0, sizeof *f);
-  f->prim = p;
-  f->arity = arity;
-  Val v = {.kind = V_FUN};
-  v.fun = f;
-  return v;
+  return fun_val(I, V_FUN, NULL, NULL, p, arity);
 }
 
 static Val literal(Imp *I, const Phrase *p) {
@@ -711,44 +698,38 @@ static Val literal(Imp *I, const Phrase *p) {
   return num(I, w, lanes);
 }
 
+/* the value bound to the variable p */
+static Val lookup(Imp *I, const Phrase *p, const Env *env) {
+  for (const Env *e = env; e; e = e->next)
+    if (e->binder == p->binder) return e->val;
+  fail(I, p, "unbound identifier %s", p->binder->name);
+}
+
+/* the projection p (.1 or .2) of a phrase pair, not read */
+static Val project(Imp *I, const Phrase *p, const Env *env) {
+  Val w = eval(I, p->fst, env);
+  if (w.kind != V_WITH) fail(I, p, "projection of a value that is not a phrase pair");
+  return w.pair[p->index == 1 ? 0 : 1];
+}
+
 static Val eval(Imp *I, const Phrase *p, const Env *env) {
   step(I);
-  if (p->type->kind == PT_COMM) {
-    /* a command is run where it is sequenced, not where it is built */
-    Fun *c = salloc(I, sizeof *c);
-    memset(c, 0, sizeof *c);
-    c->lam = p;
-    c->env = env;
-    Val v = {.kind = V_COMM};
-    v.fun = c;
-    return v;
-  }
+  /* a command is run where it is sequenced, not where it is built */
+  if (p->type->kind == PT_COMM) return fun_val(I, V_COMM, p, env, NULL, 0);
   switch (p->kind) {
-  case PH_VAR:
-    for (const Env *e = env; e; e = e->next)
-      if (e->binder == p->binder) return p->type->kind == PT_EXP ? deref(I, e->val) : e->val;
-    fail(I, p, "unbound identifier %s", p->binder->name);
+  case PH_VAR: {
+    Val v = lookup(I, p, env);
+    return p->type->kind == PT_EXP ? deref(I, v) : v;
+  }
   case PH_LIT: return literal(I, p);
   case PH_PRIM: return prim_value(I, p);
-  case PH_LAM: {
-    Fun *f = salloc(I, sizeof *f);
-    memset(f, 0, sizeof *f);
-    f->lam = p;
-    f->env = env;
-    Val v = {.kind = V_FUN};
-    v.fun = f;
-    return v;
-  }
+  case PH_LAM: return fun_val(I, V_FUN, p, env, NULL, 0);
   case PH_APP: {
     Val f = eval(I, p->fst, env);
     return apply(I, f, eval(I, p->snd, env), p);
   }
   case PH_PAIR: return pair_of(I, V_WITH, eval(I, p->fst, env), eval(I, p->snd, env));
-  case PH_PROJ: {
-    Val v = eval(I, p->fst, env);
-    if (v.kind != V_WITH) fail(I, p, "projection of a value that is not a phrase pair");
-    return deref(I, v.pair[p->index == 1 ? 0 : 1]);
-  }
+  case PH_PROJ: return deref(I, project(I, p, env));
   case PH_BINOP: {
     Val a = need_num(I, eval(I, p->fst, env), p), b = need_num(I, eval(I, p->snd, env), p);
     const DataType *t = dt_resolve(p->fst->type->data);
@@ -794,18 +775,7 @@ static void exec(Imp *I, const Phrase *p, const Env *env) {
   case PH_VAR:
   case PH_PROJ: {
     /* a command bound to a name (a lambda's comm parameter) */
-    Val v;
-    if (p->kind == PH_VAR) {
-      const Env *e = env;
-      while (e && e->binder != p->binder) e = e->next;
-      if (!e) fail(I, p, "unbound identifier %s", p->binder->name);
-      v = e->val;
-    } else {
-      Val w = eval(I, p->fst, env);
-      if (w.kind != V_WITH) fail(I, p, "projection of a value that is not a phrase pair");
-      v = w.pair[p->index == 1 ? 0 : 1];
-    }
-    run_comm(I, v, p);
+    run_comm(I, p->kind == PH_VAR ? lookup(I, p, env) : project(I, p, env), p);
     return;
   }
   default: break;
@@ -815,11 +785,7 @@ static void exec(Imp *I, const Phrase *p, const Env *env) {
 
 /* ---- entry point ---- */
 
-static double *poisoned(Arena *a, const Lay *l) {
-  double *mem = NEWARRAY(a, double, l->flat > 0 ? l->flat : 1);
-  for (int64_t j = 0; j < l->flat; j++) mem[j] = NAN;
-  return mem;
-}
+static double *poisoned(Arena *a, const Lay *l) { return poison(NEWARRAY(a, double, l->flat > 0 ? l->flat : 1), l); }
 
 ImpStatus imp_interp_run(Arena *a, const DefInfo *imp, const NatValues *nats, int ninputs,
                          const double *const *inputs, const size_t *counts, ImpRun *run, double **out,
@@ -857,11 +823,7 @@ ImpStatus imp_interp_run(Arena *a, const DefInfo *imp, const NatValues *nats, in
     } else if (b->type->kind == PT_WITH && b->type->fst->kind == PT_ACC) {
       /* a hoisted temporary (var[T]) */
       const Lay *l = layout(I, b->type->fst->data, NULL);
-      double *mem = poisoned(a, l);
-      Val ref = {.kind = V_REF};
-      ref.mem = mem;
-      ref.lay = l;
-      v = pair_of(I, V_WITH, acc_val(acc_buf(I, mem, l)), ref);
+      v = var_val(I, poisoned(a, l), l);
     } else {
       fail(I, NULL, "parameter %s of %s has a type the kernel interface does not have", b->name, imp->name);
     }
