@@ -17,6 +17,9 @@
  * are state transformers, run in sequence). */
 #include "imp_interp.h"
 
+#include "numeric.h"
+#include "scratch.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
@@ -119,72 +122,21 @@ struct Fun {
   Val args[MAX_PRIM_ARGS];
 };
 
-/* ---- state and scratch stack (as interp.c: released after every loop
- * iteration, so memory stays proportional to the buffers) ---- */
-
-typedef struct Chunk Chunk;
-struct Chunk {
-  Chunk *next;
-  size_t size, used;
-  max_align_t data[];
-};
-
-typedef struct Mark {
-  Chunk *chunk;
-  size_t used;
-} Mark;
+/* ---- state (the scratch stack is released after every loop iteration,
+ * so memory stays proportional to the buffers) ---- */
 
 typedef struct Imp {
   Arena *arena;
   const NatValues *nats;
   Buf *err;
   jmp_buf *fail;
-  Chunk *cur;
+  Scratch scratch;
   ImpRun *run;
   bool over_budget;
   bool fault; /* the failure is an index out of range: wrong code */
 } Imp;
 
-enum { CHUNK_SIZE = 256 * 1024 };
-
-static size_t align_size(size_t n) {
-  size_t al = _Alignof(max_align_t);
-  return (n + al - 1) & ~(al - 1);
-}
-
-static Chunk *new_chunk(Imp *I, size_t size) {
-  size_t want = size > CHUNK_SIZE ? size : CHUNK_SIZE;
-  Chunk *c = arena_alloc(I->arena, sizeof(Chunk) + want);
-  c->size = want;
-  return c;
-}
-
-static void *salloc(Imp *I, size_t size) {
-  size = align_size(size ? size : 1);
-  Chunk *c = I->cur;
-  if (c->size - c->used < size) {
-    if (c->next && c->next->size >= size) {
-      c = c->next;
-    } else {
-      Chunk *fresh = new_chunk(I, size);
-      fresh->next = c->next;
-      c->next = fresh;
-      c = fresh;
-    }
-    c->used = 0;
-    I->cur = c;
-  }
-  void *p = (char *)c->data + c->used;
-  c->used += size;
-  return p;
-}
-
-static Mark mark(Imp *I) { return (Mark){I->cur, I->cur->used}; }
-
-static void release(Imp *I, Mark m) {
-  I->cur = m.chunk;
-  I->cur->used = m.used;
-}
+static void *salloc(Imp *I, size_t size) { return scratch_alloc(&I->scratch, size); }
 
 DPIA_NORETURN DPIA_PRINTF(3, 4) static void fail(Imp *I, const Phrase *where, const char *fmt, ...) {
   if (where && where->span.src) {
@@ -234,46 +186,67 @@ static Val num(Imp *I, int width, const double *lanes) {
 
 static Val num1(Imp *I, double x) { return num(I, 1, &x); }
 
+/* v (a number) as numeric.h reads it */
+static Num num_view(Val v) { return (Num){v.width, v.lanes}; }
+
 /* lane j; a scalar broadcasts */
-static double lane(Val v, int j) { return v.width == 1 ? v.lanes[0] : v.lanes[j]; }
+static double lane(Val v, int j) { return num_lane(num_view(v), j); }
 
 static Val pair_of(Imp *I, ValKind kind, Val a, Val b) {
   Val *p = salloc(I, sizeof(Val) * 2);
   p[0] = a;
   p[1] = b;
-  Val v = {.kind = kind};
-  v.pair = p;
-  return v;
+  return (Val){.kind = kind, .pair = p};
 }
 
-static Val arr_val(const Arr *a) {
-  Val v = {.kind = V_ARR};
-  v.arr = a;
-  return v;
-}
+static Val arr_val(const Arr *a) { return (Val){.kind = V_ARR, .arr = a}; }
 
-static Val acc_val(const Acc *a) {
-  Val v = {.kind = V_ACC};
-  v.acc = a;
-  return v;
-}
+static Val acc_val(const Acc *a) { return (Val){.kind = V_ACC, .acc = a}; }
 
 static Arr *new_arr(Imp *I, ArrKind kind, int64_t n, const Arr *src) {
   Arr *a = salloc(I, sizeof *a);
-  memset(a, 0, sizeof *a);
-  a->kind = kind;
-  a->n = n;
-  a->src = src;
+  *a = (Arr){.kind = kind, .n = n, .src = src};
   return a;
 }
 
 static Acc *new_acc(Imp *I, AccKind kind, const Acc *src, int64_t k) {
   Acc *a = salloc(I, sizeof *a);
-  memset(a, 0, sizeof *a);
-  a->kind = kind;
-  a->src = src;
-  a->k = k;
+  *a = (Acc){.kind = kind, .src = src, .k = k};
   return a;
+}
+
+/* a V_FUN or V_COMM value: the closure (lam, env), or the primitive prim
+ * of arity arity without arguments */
+static Val fun_val(Imp *I, ValKind kind, const Phrase *lam, const Env *env, const Phrase *prim, int arity) {
+  Fun *f = salloc(I, sizeof *f);
+  *f = (Fun){.lam = lam, .env = env, .prim = prim, .arity = arity};
+  return (Val){.kind = kind, .fun = f};
+}
+
+/* the primitive fn with one argument more, as a V_FUN or V_COMM value */
+static Val add_arg(Imp *I, ValKind kind, const Fun *fn, Val arg) {
+  Fun *g = salloc(I, sizeof *g);
+  *g = *fn;
+  g->args[g->nargs++] = arg;
+  return (Val){.kind = kind, .fun = g};
+}
+
+/* a variable (var[T]) over the memory mem of layout l: its acceptor and
+ * its reference */
+static Val var_val(Imp *I, double *mem, const Lay *l);
+
+/* memory nothing wrote: NaN, so that a read of it shows in the result */
+static double *poison(double *mem, const Lay *l) {
+  for (int64_t j = 0; j < l->flat; j++) mem[j] = NAN;
+  return mem;
+}
+
+/* i must be in [0, n): otherwise the program indexes outside an array,
+ * which is wrong code (IMP_FAULT) */
+static void check_index(Imp *I, int64_t i, int64_t n, const char *what, const Phrase *where) {
+  if (i >= 0 && i < n) return;
+  I->fault = true;
+  fail(I, where, "%s %" PRId64 " out of range [0, %" PRId64 ")", what, i, n);
 }
 
 /* the value of layout l in memory at p, read now (arrays: a view, read
@@ -320,8 +293,7 @@ static const Arr *slice(Imp *I, const Arr *a, int64_t off, int64_t len) {
 }
 
 static Val arr_index(Imp *I, const Arr *a, int64_t i, const Phrase *where) {
-  if (i < 0 || i >= a->n) I->fault = true;
-  if (i < 0 || i >= a->n) fail(I, where, "index %" PRId64 " out of range [0, %" PRId64 ")", i, a->n);
+  check_index(I, i, a->n, "index", where);
   switch (a->kind) {
   case A_BUF: return load(I, a->lay, a->mem + i * a->lay->flat);
   case A_SLICE: return arr_index(I, a->src, a->k + i, where);
@@ -351,7 +323,7 @@ static Val arr_index(Imp *I, const Arr *a, int64_t i, const Phrase *where) {
   }
   case A_REORDER: return arr_index(I, a->src, i / a->m + a->k * (i % a->m), where);
   case A_AS_VECTOR: {
-    double lanes[16];
+    double lanes[NUM_MAX_LANES];
     for (int64_t j = 0; j < a->k; j++) lanes[j] = lane(need_num(I, arr_index(I, a->src, i * a->k + j, where), where), 0);
     return num(I, (int)a->k, lanes);
   }
@@ -374,6 +346,11 @@ static const Acc *acc_buf(Imp *I, double *mem, const Lay *lay) {
   return b;
 }
 
+static Val var_val(Imp *I, double *mem, const Lay *l) {
+  Val ref = {.kind = V_REF, .mem = mem, .lay = l};
+  return pair_of(I, V_WITH, acc_val(acc_buf(I, mem, l)), ref);
+}
+
 /* field k (1 or 2) of a pair acceptor: pairs live only in memory */
 static const Acc *acc_field(Imp *I, const Acc *a, int k, const Phrase *where) {
   if (a->kind != C_BUF || a->lay->kind != LAY_PAIR) fail(I, where, "a pair acceptor that is not memory");
@@ -384,8 +361,7 @@ static const Acc *acc_index(Imp *I, const Acc *a, int64_t i, const Phrase *where
   switch (a->kind) {
   case C_BUF: {
     if (a->lay->kind != LAY_ARRAY) fail(I, where, "indexing an acceptor that is not an array");
-    if (i < 0 || i >= a->lay->n) I->fault = true;
-    if (i < 0 || i >= a->lay->n) fail(I, where, "write index %" PRId64 " out of range [0, %" PRId64 ")", i, a->lay->n);
+    check_index(I, i, a->lay->n, "write index", where);
     return acc_buf(I, a->mem + i * a->lay->elem->flat, a->lay->elem);
   }
   case C_SLICE: return acc_index(I, a->src, a->k + i, where);
@@ -450,9 +426,9 @@ static void write_val(Imp *I, const Acc *a, const DataType *t, Val v, const Phra
   case DT_ARRAY: {
     const Arr *src = need_arr(I, v, where);
     for (int64_t i = 0; i < src->n; i++) {
-      Mark m = mark(I);
+      ScratchMark m = scratch_mark(&I->scratch);
       write_val(I, acc_index(I, a, i, where), t->elem, arr_index(I, src, i, where), where);
-      release(I, m);
+      scratch_release(&I->scratch, m);
     }
     return;
   }
@@ -500,51 +476,33 @@ static Val apply(Imp *I, Val f, Val arg, const Phrase *where) {
     *e = (Env){fn->lam->lam_binder, arg, fn->env};
     return eval(I, fn->lam->body, e);
   }
+  if (fn->nargs + 1 < fn->arity) return add_arg(I, V_FUN, fn, arg);
+  /* a command primitive with all its arguments: run it when the command
+   * runs */
+  if (prim_arg(fn->prim, fn->arity)->kind == PT_COMM) return add_arg(I, V_COMM, fn, arg);
   Val args[MAX_PRIM_ARGS];
   memcpy(args, fn->args, sizeof(Val) * (size_t)fn->nargs);
   args[fn->nargs] = arg;
-  if (fn->nargs + 1 == fn->arity) {
-    if (prim_arg(fn->prim, fn->arity)->kind == PT_COMM) {
-      /* a command primitive with all its arguments: run it when the
-       * command runs */
-      Fun *c = salloc(I, sizeof *c);
-      *c = *fn;
-      c->args[c->nargs++] = arg;
-      Val v = {.kind = V_COMM};
-      v.fun = c;
-      return v;
-    }
-    return run_prim(I, fn->prim, args);
-  }
-  Fun *g = salloc(I, sizeof *g);
-  *g = *fn;
-  g->args[g->nargs++] = arg;
-  Val v = {.kind = V_FUN};
-  v.fun = g;
-  return v;
+  return run_prim(I, fn->prim, args);
 }
 
 /* run the body F of a loop for index i (with the acceptor of the element
  * for a parfor), releasing what the iteration allocated */
 static void iterate(Imp *I, Val body, int64_t i, const Acc *elem, const Phrase *where) {
-  Mark m = mark(I);
+  ScratchMark m = scratch_mark(&I->scratch);
   Val c = apply(I, body, num1(I, (double)i), where);
   if (elem) c = apply(I, c, acc_val(elem), where);
   run_comm(I, c, where);
-  release(I, m);
+  scratch_release(&I->scratch, m);
 }
 
 /* newX T (\v -> body): a fresh block poisoned with NaN */
 static void run_new(Imp *I, const Phrase *p, Val body) {
   const Lay *l = layout(I, p->type_arg, p);
-  Mark m = mark(I);
-  double *mem = salloc(I, sizeof(double) * (size_t)(l->flat > 0 ? l->flat : 1));
-  for (int64_t j = 0; j < l->flat; j++) mem[j] = NAN;
-  Val ref = {.kind = V_REF};
-  ref.mem = mem;
-  ref.lay = l;
-  run_comm(I, apply(I, body, pair_of(I, V_WITH, acc_val(acc_buf(I, mem, l)), ref), p), p);
-  release(I, m);
+  ScratchMark m = scratch_mark(&I->scratch);
+  double *mem = poison(salloc(I, sizeof(double) * (size_t)(l->flat > 0 ? l->flat : 1)), l);
+  run_comm(I, apply(I, body, var_val(I, mem, l), p), p);
+  scratch_release(&I->scratch, m);
 }
 
 static void run_imp_prim(Imp *I, const Phrase *p, const Val *args) {
@@ -569,9 +527,9 @@ static void run_imp_prim(Imp *I, const Phrase *p, const Val *args) {
     const Acc *out = need_acc(I, args[0], p);
     for (int64_t j = 0; j < n; j++) {
       int64_t i = I->run->reverse_parallel ? n - 1 - j : j;
-      Mark m = mark(I);
+      ScratchMark m = scratch_mark(&I->scratch);
       iterate(I, args[1], i, acc_index(I, out, i, p), p);
-      release(I, m);
+      scratch_release(&I->scratch, m);
     }
     return;
   }
@@ -586,26 +544,12 @@ static void run_comm(Imp *I, Val c, const Phrase *where) {
   else exec(I, f->lam, f->env);
 }
 
-typedef double (*Math1)(double);
-static double rsqrt(double x) { return 1.0 / sqrt(x); }
-
-static Val lanewise1(Imp *I, Val x, Math1 fn) {
-  double lanes[16];
-  for (int j = 0; j < x.width; j++) lanes[j] = fn(lane(x, j));
-  return num(I, x.width, lanes);
-}
-
-/* conversions as the reference interpreter does them (interp.c, precision
- * rule): the argument as the device holds it, then converted */
-static Val convert(Imp *I, const Phrase *p, Val x) {
-  ScalarKind from = prim_data(p, 0)->scalar, to = prim_data(p, 1)->scalar;
-  double lanes[16];
-  for (int j = 0; j < x.width; j++) {
-    double v = lane(x, j);
-    if (from == SC_FLOAT) v = (float)v;
-    lanes[j] = to == SC_FLOAT ? (double)(float)v : to == SC_INT ? trunc(v) : v;
-  }
-  return num(I, x.width, lanes);
+/* a numeric built-in (numeric.h) */
+static Val numeric_prim(Imp *I, const Phrase *p, const Val *args) {
+  Num x[NUM_MAX_ARGS];
+  for (int j = 0; j < num_prim_arity(p->prim); j++) x[j] = num_view(need_num(I, args[j], p));
+  double lanes[NUM_MAX_LANES];
+  return num(I, num_prim(p, x, lanes), lanes);
 }
 
 static int64_t exact_div(Imp *I, const Phrase *p, int64_t n, int64_t k) {
@@ -726,44 +670,13 @@ static Val run_prim(Imp *I, const Phrase *p, const Val *argv) {
   case PRIM_SELECT: return lane(need_num(I, args[0], p), 0) != 0 ? args[1] : args[2];
   case PRIM_VEC: {
     int64_t k = eval_size(I, p->sizes[0], p);
-    double x = lane(need_num(I, args[0], p), 0), lanes[16];
-    if (k < 1 || k > 16) fail(I, p, "vec %" PRId64, k);
-    for (int64_t j = 0; j < k; j++) lanes[j] = x;
-    return num(I, (int)k, lanes);
+    double x = lane(need_num(I, args[0], p), 0), lanes[NUM_MAX_LANES];
+    if (k < 1 || k > NUM_MAX_LANES) fail(I, p, "vec %" PRId64, k);
+    return num(I, num_broadcast(x, k, lanes), lanes);
   }
-  case PRIM_FABS: return lanewise1(I, need_num(I, args[0], p), fabs);
-  case PRIM_SQRT: return lanewise1(I, need_num(I, args[0], p), sqrt);
-  case PRIM_RSQRT: return lanewise1(I, need_num(I, args[0], p), rsqrt);
-  case PRIM_EXP: return lanewise1(I, need_num(I, args[0], p), exp);
-  case PRIM_LOG: return lanewise1(I, need_num(I, args[0], p), log);
-  case PRIM_SIN: return lanewise1(I, need_num(I, args[0], p), sin);
-  case PRIM_COS: return lanewise1(I, need_num(I, args[0], p), cos);
-  case PRIM_FLOOR: return lanewise1(I, need_num(I, args[0], p), floor);
-  case PRIM_CEIL: return lanewise1(I, need_num(I, args[0], p), ceil);
-  case PRIM_TO_INT:
-  case PRIM_TO_FLOAT:
-  case PRIM_TO_DOUBLE: return convert(I, p, need_num(I, args[0], p));
-  case PRIM_MIN:
-  case PRIM_MAX:
-  case PRIM_POW: {
-    Val a = need_num(I, args[0], p), b = need_num(I, args[1], p);
-    int w = a.width > b.width ? a.width : b.width;
-    double lanes[16];
-    for (int j = 0; j < w; j++) {
-      double x = lane(a, j), y = lane(b, j);
-      lanes[j] = p->prim == PRIM_MIN ? fmin(x, y) : p->prim == PRIM_MAX ? fmax(x, y) : pow(x, y);
-    }
-    return num(I, w, lanes);
-  }
-  case PRIM_FMA: {
-    Val a = need_num(I, args[0], p), b = need_num(I, args[1], p), c = need_num(I, args[2], p);
-    int w = a.width > b.width ? a.width : b.width;
-    if (c.width > w) w = c.width;
-    double lanes[16];
-    for (int j = 0; j < w; j++) lanes[j] = fma(lane(a, j), lane(b, j), lane(c, j));
-    return num(I, w, lanes);
-  }
-  default: break;
+  default:
+    if (num_prim_arity(p->prim)) return numeric_prim(I, p, args);
+    break;
   }
   /* map, reduce, toGlobal ... and the intermediate mapI/reduceI are gone
    * after stage II (spec section 7): meeting one is a fault of the
@@ -773,122 +686,61 @@ static Val run_prim(Imp *I, const Phrase *p, const Val *argv) {
 
 static Val prim_value(Imp *I, const Phrase *p) {
   int arity = prim_arity(p);
-  if (arity == 0) {
-    if (p->prim == PRIM_SKIP) {
-      Fun *c = salloc(I, sizeof *c);
-      memset(c, 0, sizeof *c);
-      c->prim = p;
-      Val v = {.kind = V_COMM};
-      v.fun = c;
-      return v;
-    }
-    return run_prim(I, p, NULL);
-  }
+  if (arity == 0) return p->prim == PRIM_SKIP ? fun_val(I, V_COMM, NULL, NULL, p, 0) : run_prim(I, p, NULL);
   if (arity > MAX_PRIM_ARGS) fail(I, p, "primitive %s takes %d arguments", prim_info[p->prim].name, arity);
-  Fun *f = salloc(I, sizeof *f);
-  memset(f, 0, sizeof *f);
-  f->prim = p;
-  f->arity = arity;
-  Val v = {.kind = V_FUN};
-  v.fun = f;
-  return v;
+  return fun_val(I, V_FUN, NULL, NULL, p, arity);
 }
 
 static Val literal(Imp *I, const Phrase *p) {
-  const DataType *t = dt_resolve(p->type->data);
-  if (t->kind != DT_SCALAR) fail(I, p, "literal of a non-scalar type");
-  double x = p->lit_is_float ? p->lit_float : (double)p->lit_int, lanes[16];
-  if (t->scalar == SC_FLOAT) x = (float)x; /* the kernel's constant (interp.c, precision rule) */
-  for (int j = 0; j < t->width; j++) lanes[j] = x;
-  return num(I, t->width, lanes);
+  double lanes[NUM_MAX_LANES];
+  int w = num_literal(p, lanes);
+  if (!w) fail(I, p, "literal of a non-scalar type");
+  return num(I, w, lanes);
 }
 
-static bool to_i64(double x, int64_t *out) {
-  if (!(x > -9.2e18 && x < 9.2e18)) return false;
-  *out = (int64_t)x;
-  return true;
+/* the value bound to the variable p */
+static Val lookup(Imp *I, const Phrase *p, const Env *env) {
+  for (const Env *e = env; e; e = e->next)
+    if (e->binder == p->binder) return e->val;
+  fail(I, p, "unbound identifier %s", p->binder->name);
 }
 
-/* as interp.c's arith: the reference's meaning of each operator */
-static double arith(BinOp op, bool is_int, double x, double y) {
-  int64_t a, b;
-  switch (op) {
-  case BIN_ADD: return x + y;
-  case BIN_SUB: return x - y;
-  case BIN_MUL: return x * y;
-  case BIN_DIV:
-    if (!is_int) return x / y;
-    if (!to_i64(x, &a) || !to_i64(y, &b) || b == 0) return NAN;
-    return (double)(a / b);
-  case BIN_MOD:
-    if (!is_int) return fmod(x, y);
-    if (!to_i64(x, &a) || !to_i64(y, &b) || b == 0) return NAN;
-    return (double)(a % b);
-  case BIN_LT: return x < y;
-  case BIN_LE: return x <= y;
-  case BIN_GT: return x > y;
-  case BIN_GE: return x >= y;
-  case BIN_EQ: return x == y;
-  case BIN_NE: return x != y;
-  case BIN_AND: return x != 0 && y != 0;
-  case BIN_OR: return x != 0 || y != 0;
-  case BIN_COUNT: break;
-  }
-  INTERNAL("bad binary operator %d", (int)op);
+/* the projection p (.1 or .2) of a phrase pair, not read */
+static Val project(Imp *I, const Phrase *p, const Env *env) {
+  Val w = eval(I, p->fst, env);
+  if (w.kind != V_WITH) fail(I, p, "projection of a value that is not a phrase pair");
+  return w.pair[p->index == 1 ? 0 : 1];
 }
 
 static Val eval(Imp *I, const Phrase *p, const Env *env) {
   step(I);
-  if (p->type->kind == PT_COMM) {
-    /* a command is run where it is sequenced, not where it is built */
-    Fun *c = salloc(I, sizeof *c);
-    memset(c, 0, sizeof *c);
-    c->lam = p;
-    c->env = env;
-    Val v = {.kind = V_COMM};
-    v.fun = c;
-    return v;
-  }
+  /* a command is run where it is sequenced, not where it is built */
+  if (p->type->kind == PT_COMM) return fun_val(I, V_COMM, p, env, NULL, 0);
   switch (p->kind) {
-  case PH_VAR:
-    for (const Env *e = env; e; e = e->next)
-      if (e->binder == p->binder) return p->type->kind == PT_EXP ? deref(I, e->val) : e->val;
-    fail(I, p, "unbound identifier %s", p->binder->name);
+  case PH_VAR: {
+    Val v = lookup(I, p, env);
+    return p->type->kind == PT_EXP ? deref(I, v) : v;
+  }
   case PH_LIT: return literal(I, p);
   case PH_PRIM: return prim_value(I, p);
-  case PH_LAM: {
-    Fun *f = salloc(I, sizeof *f);
-    memset(f, 0, sizeof *f);
-    f->lam = p;
-    f->env = env;
-    Val v = {.kind = V_FUN};
-    v.fun = f;
-    return v;
-  }
+  case PH_LAM: return fun_val(I, V_FUN, p, env, NULL, 0);
   case PH_APP: {
     Val f = eval(I, p->fst, env);
     return apply(I, f, eval(I, p->snd, env), p);
   }
   case PH_PAIR: return pair_of(I, V_WITH, eval(I, p->fst, env), eval(I, p->snd, env));
-  case PH_PROJ: {
-    Val v = eval(I, p->fst, env);
-    if (v.kind != V_WITH) fail(I, p, "projection of a value that is not a phrase pair");
-    return deref(I, v.pair[p->index == 1 ? 0 : 1]);
-  }
+  case PH_PROJ: return deref(I, project(I, p, env));
   case PH_BINOP: {
     Val a = need_num(I, eval(I, p->fst, env), p), b = need_num(I, eval(I, p->snd, env), p);
     const DataType *t = dt_resolve(p->fst->type->data);
     bool is_int = t->kind == DT_IDX || (t->kind == DT_SCALAR && t->scalar == SC_INT);
-    int w = a.width > b.width ? a.width : b.width;
-    double lanes[16];
-    for (int j = 0; j < w; j++) lanes[j] = arith(p->op, is_int, lane(a, j), lane(b, j));
-    return num(I, w, lanes);
+    double lanes[NUM_MAX_LANES];
+    return num(I, num_binop(p->op, is_int, num_view(a), num_view(b), lanes), lanes);
   }
   case PH_UNOP: {
     Val x = need_num(I, eval(I, p->fst, env), p);
-    double lanes[16];
-    for (int j = 0; j < x.width; j++) lanes[j] = p->unop == '-' ? -lane(x, j) : (double)(lane(x, j) == 0);
-    return num(I, x.width, lanes);
+    double lanes[NUM_MAX_LANES];
+    return num(I, num_unop(p->unop, num_view(x), lanes), lanes);
   }
   case PH_DEF: fail(I, p, "use of def %s: the kernel must be inlined", p->def->name);
   case PH_SEQ:
@@ -923,18 +775,7 @@ static void exec(Imp *I, const Phrase *p, const Env *env) {
   case PH_VAR:
   case PH_PROJ: {
     /* a command bound to a name (a lambda's comm parameter) */
-    Val v;
-    if (p->kind == PH_VAR) {
-      const Env *e = env;
-      while (e && e->binder != p->binder) e = e->next;
-      if (!e) fail(I, p, "unbound identifier %s", p->binder->name);
-      v = e->val;
-    } else {
-      Val w = eval(I, p->fst, env);
-      if (w.kind != V_WITH) fail(I, p, "projection of a value that is not a phrase pair");
-      v = w.pair[p->index == 1 ? 0 : 1];
-    }
-    run_comm(I, v, p);
+    run_comm(I, p->kind == PH_VAR ? lookup(I, p, env) : project(I, p, env), p);
     return;
   }
   default: break;
@@ -944,11 +785,7 @@ static void exec(Imp *I, const Phrase *p, const Env *env) {
 
 /* ---- entry point ---- */
 
-static double *poisoned(Arena *a, const Lay *l) {
-  double *mem = NEWARRAY(a, double, l->flat > 0 ? l->flat : 1);
-  for (int64_t j = 0; j < l->flat; j++) mem[j] = NAN;
-  return mem;
-}
+static double *poisoned(Arena *a, const Lay *l) { return poison(NEWARRAY(a, double, l->flat > 0 ? l->flat : 1), l); }
 
 ImpStatus imp_interp_run(Arena *a, const DefInfo *imp, const NatValues *nats, int ninputs,
                          const double *const *inputs, const size_t *counts, ImpRun *run, double **out,
@@ -962,7 +799,7 @@ ImpStatus imp_interp_run(Arena *a, const DefInfo *imp, const NatValues *nats, in
   I->fail = &on_fail;
   I->run = run;
   run->steps = 0;
-  I->cur = new_chunk(I, CHUNK_SIZE);
+  scratch_init(&I->scratch, a);
   if (setjmp(on_fail)) return I->over_budget ? IMP_BUDGET : I->fault ? IMP_FAULT : IMP_ERROR;
   if (imp->nparams < 1 || imp->params[0]->type->kind != PT_ACC) fail(I, NULL, "the first parameter of %s is not the output acceptor", imp->name);
   const Lay *ol = layout(I, imp->params[0]->type->data, NULL);
@@ -986,11 +823,7 @@ ImpStatus imp_interp_run(Arena *a, const DefInfo *imp, const NatValues *nats, in
     } else if (b->type->kind == PT_WITH && b->type->fst->kind == PT_ACC) {
       /* a hoisted temporary (var[T]) */
       const Lay *l = layout(I, b->type->fst->data, NULL);
-      double *mem = poisoned(a, l);
-      Val ref = {.kind = V_REF};
-      ref.mem = mem;
-      ref.lay = l;
-      v = pair_of(I, V_WITH, acc_val(acc_buf(I, mem, l)), ref);
+      v = var_val(I, poisoned(a, l), l);
     } else {
       fail(I, NULL, "parameter %s of %s has a type the kernel interface does not have", b->name, imp->name);
     }

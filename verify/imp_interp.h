@@ -12,8 +12,8 @@
  * the functional views (zip split join transpose slide pads reorderStride
  * take drop asVector asScalar pair fst snd) are index transformations, and
  * scalar and vector arithmetic, comparisons, math built-ins and conversions
- * are evaluated in double precision exactly as the reference interpreter
- * (interp.c, precision rule) does.
+ * are evaluated in double precision by the code the reference interpreter
+ * uses (numeric.h: interp.c's precision rule).
  *
  * Parallel loops run one iteration after the other, each iteration to
  * completion, in increasing order or (ImpRun.reverse_parallel) in

@@ -47,6 +47,9 @@
  * message; a value that contradicts its checked type is a bug (INTERNAL). */
 #include "interp.h"
 
+#include "numeric.h"
+#include "scratch.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
@@ -117,18 +120,6 @@ struct Fun {
 
 /* ---- the interpreter state and its scratch stack ---- */
 
-typedef struct Chunk Chunk;
-struct Chunk {
-  Chunk *next;
-  size_t size, used;
-  max_align_t data[];
-};
-
-typedef struct Mark {
-  Chunk *chunk;
-  size_t used;
-} Mark;
-
 typedef struct LayEntry {
   const DataType *type;
   const Lay *lay;
@@ -139,53 +130,12 @@ typedef struct Interp {
   const NatValues *nats;
   Buf *err;
   jmp_buf *fail;
-  Chunk *cur; /* the chunk being filled; later chunks are free */
+  Scratch scratch;
   LayEntry *lays; /* layouts by type: open addressing, cap a power of 2 */
   size_t nlays, cap_lays;
 } Interp;
 
-enum { CHUNK_SIZE = 256 * 1024 };
-
-static size_t align_size(size_t n) {
-  size_t al = _Alignof(max_align_t);
-  return (n + al - 1) & ~(al - 1);
-}
-
-static Chunk *new_chunk(Interp *I, size_t size) {
-  size_t want = size > CHUNK_SIZE ? size : CHUNK_SIZE;
-  Chunk *c = arena_alloc(I->arena, sizeof(Chunk) + want);
-  c->size = want;
-  c->used = 0;
-  c->next = NULL;
-  return c;
-}
-
-static void *salloc(Interp *I, size_t size) {
-  size = align_size(size ? size : 1);
-  Chunk *c = I->cur;
-  if (c->size - c->used < size) {
-    if (c->next && c->next->size >= size) {
-      c = c->next;
-    } else {
-      Chunk *fresh = new_chunk(I, size);
-      fresh->next = c->next;
-      c->next = fresh;
-      c = fresh;
-    }
-    c->used = 0;
-    I->cur = c;
-  }
-  void *p = (char *)c->data + c->used;
-  c->used += size;
-  return p;
-}
-
-static Mark mark(Interp *I) { return (Mark){I->cur, I->cur->used}; }
-
-static void release(Interp *I, Mark m) {
-  I->cur = m.chunk;
-  I->cur->used = m.used;
-}
+static void *salloc(Interp *I, size_t size) { return scratch_alloc(&I->scratch, size); }
 
 DPIA_NORETURN DPIA_PRINTF(3, 4) static void fail(Interp *I, Span span, const char *fmt, ...) {
   if (span.src) {
@@ -255,8 +205,11 @@ static Val num(Interp *I, int width, const double *lanes) {
   return v;
 }
 
+/* v (a number) as numeric.h reads it: its lanes stay where v is */
+static Num num_view(const Val *v) { return (Num){v->width, v->width == 1 ? &v->s : v->v}; }
+
 /* lane j of a number; a scalar broadcasts to every lane */
-static double lane(Val v, int j) { return v.width == 1 ? v.s : v.v[j]; }
+static double lane(Val v, int j) { return num_lane(num_view(&v), j); }
 
 static Val pair_val(Interp *I, Val a, Val b) {
   Val *p = salloc(I, sizeof(Val) * 2);
@@ -396,9 +349,9 @@ static void store(Interp *I, Val v, const Lay *l, double *dst) {
       return;
     }
     for (int64_t i = 0; i < a->n; i++) {
-      Mark m = mark(I);
+      ScratchMark m = scratch_mark(&I->scratch);
       store(I, arr_index(I, a, i), l->elem, dst + i * l->elem->flat);
-      release(I, m);
+      scratch_release(&I->scratch, m);
     }
     return;
   }
@@ -464,9 +417,9 @@ static Val run_map(Interp *I, const Phrase *p, Val f, Val xs) {
   const Lay *el = rl->elem;
   double *out = salloc(I, sizeof(double) * (size_t)rl->flat);
   for (int64_t i = 0; i < src->n; i++) {
-    Mark m = mark(I);
+    ScratchMark m = scratch_mark(&I->scratch);
     store(I, apply(I, f, arr_index(I, src, i)), el, out + i * el->flat);
-    release(I, m);
+    scratch_release(&I->scratch, m);
   }
   return arr_val(buf_arr(I, out, src->n, el));
 }
@@ -477,14 +430,14 @@ static Val run_reduce(Interp *I, const Phrase *p, Val f, Val init, Val xs) {
   const Lay *al = layout(I, prim_data(p, 3), p->span);
   size_t bytes = sizeof(double) * (size_t)al->flat;
   double *cur = salloc(I, bytes), *next = salloc(I, bytes);
-  Mark m = mark(I);
+  ScratchMark m = scratch_mark(&I->scratch);
   store(I, init, al, cur);
-  release(I, m);
+  scratch_release(&I->scratch, m);
   for (int64_t i = 0; i < src->n; i++) {
-    m = mark(I);
+    m = scratch_mark(&I->scratch);
     Val acc = load(I, al, cur);
     store(I, apply(I, apply(I, f, arr_index(I, src, i)), acc), al, next);
-    release(I, m);
+    scratch_release(&I->scratch, m);
     double *t = cur;
     cur = next;
     next = t;
@@ -492,32 +445,16 @@ static Val run_reduce(Interp *I, const Phrase *p, Val f, Val init, Val xs) {
   return load(I, al, cur);
 }
 
-typedef double (*Math1)(double);
-
-static double rsqrt(double x) { return 1.0 / sqrt(x); }
-
-static Val lanewise1(Interp *I, Val x, Math1 fn) {
-  double lanes[16];
-  for (int j = 0; j < x.width; j++) lanes[j] = fn(lane(x, j));
-  return num(I, x.width, lanes);
-}
-
-/* A conversion as the device does it (precision rule, top of file): the
- * argument held in its own type, then converted.  (float)x of a double
- * beyond the float range is infinity (C11 Annex F, IEC 60559, as the
- * device's conversion). */
-static Val convert(Interp *I, const Phrase *p, Val x) {
-  ScalarKind from = prim_data(p, 0)->scalar, to = prim_data(p, 1)->scalar;
-  double lanes[16];
-  for (int j = 0; j < x.width; j++) {
-    double v = lane(x, j);
-    if (from == SC_FLOAT) v = (float)v;
-    lanes[j] = to == SC_FLOAT ? (double)(float)v : to == SC_INT ? trunc(v) : v;
+/* a numeric built-in (numeric.h) */
+static Val numeric_prim(Interp *I, const Phrase *p, const Val *args) {
+  Num x[NUM_MAX_ARGS];
+  for (int j = 0; j < num_prim_arity(p->prim); j++) {
+    need_num(args[j], p);
+    x[j] = num_view(&args[j]);
   }
-  return num(I, x.width, lanes);
+  double lanes[NUM_MAX_LANES];
+  return num(I, num_prim(p, x, lanes), lanes);
 }
-
-static int max_width(Val a, Val b) { return a.width > b.width ? a.width : b.width; }
 
 /* a / x for the static size argument k of p: the element count n must be a
  * multiple of k */
@@ -642,42 +579,8 @@ static Val run_prim(Interp *I, const Phrase *p, const Val *args) {
   case PRIM_SELECT: return lane(need_num(args[0], p), 0) != 0 ? args[1] : args[2];
   case PRIM_VEC: {
     int64_t k = eval_size(I, p->sizes[0], p->span);
-    double x = lane(need_num(args[0], p), 0), lanes[16];
-    ASSERT(k >= 1 && k <= 16);
-    for (int64_t j = 0; j < k; j++) lanes[j] = x;
-    return num(I, (int)k, lanes);
-  }
-  case PRIM_FABS: return lanewise1(I, need_num(args[0], p), fabs);
-  case PRIM_SQRT: return lanewise1(I, need_num(args[0], p), sqrt);
-  case PRIM_RSQRT: return lanewise1(I, need_num(args[0], p), rsqrt);
-  case PRIM_EXP: return lanewise1(I, need_num(args[0], p), exp);
-  case PRIM_LOG: return lanewise1(I, need_num(args[0], p), log);
-  case PRIM_SIN: return lanewise1(I, need_num(args[0], p), sin);
-  case PRIM_COS: return lanewise1(I, need_num(args[0], p), cos);
-  case PRIM_FLOOR: return lanewise1(I, need_num(args[0], p), floor);
-  case PRIM_CEIL: return lanewise1(I, need_num(args[0], p), ceil);
-  case PRIM_TO_INT:
-  case PRIM_TO_FLOAT:
-  case PRIM_TO_DOUBLE: return convert(I, p, need_num(args[0], p));
-  case PRIM_MIN:
-  case PRIM_MAX:
-  case PRIM_POW: {
-    Val a = need_num(args[0], p), b = need_num(args[1], p);
-    int w = max_width(a, b);
-    double lanes[16];
-    for (int j = 0; j < w; j++) {
-      double x = lane(a, j), y = lane(b, j);
-      lanes[j] = p->prim == PRIM_MIN ? fmin(x, y) : p->prim == PRIM_MAX ? fmax(x, y) : pow(x, y);
-    }
-    return num(I, w, lanes);
-  }
-  case PRIM_FMA: {
-    Val a = need_num(args[0], p), b = need_num(args[1], p), c = need_num(args[2], p);
-    int w = max_width(a, b);
-    if (c.width > w) w = c.width;
-    double lanes[16];
-    for (int j = 0; j < w; j++) lanes[j] = fma(lane(a, j), lane(b, j), lane(c, j));
-    return num(I, w, lanes);
+    double lanes[NUM_MAX_LANES];
+    return num(I, num_broadcast(lane(need_num(args[0], p), 0), k, lanes), lanes);
   }
   case PRIM_IDX: {
     /* an index read from data (a gather) is checked, not trusted: the
@@ -688,7 +591,9 @@ static Val run_prim(Interp *I, const Phrase *p, const Val *args) {
       fail(I, p->span, "index value %.17g is out of range for an array of %" PRId64 " elements", i, a->n);
     return arr_index(I, a, (int64_t)i);
   }
-  default: break;
+  default:
+    if (num_prim_arity(p->prim)) return numeric_prim(I, p, args);
+    break;
   }
   fail(I, p->span, "primitive %s is not part of the functional language", prim_info[p->prim].name);
 }
@@ -711,57 +616,18 @@ static Val prim_value(Interp *I, const Phrase *p) {
 }
 
 static Val literal(Interp *I, const Phrase *p) {
-  const DataType *t = dt_resolve(p->type->data);
-  if (t->kind != DT_SCALAR) INTERNAL("literal of a non-scalar type");
-  double x = p->lit_is_float ? p->lit_float : (double)p->lit_int, lanes[16];
-  if (t->scalar == SC_FLOAT) x = (float)x; /* the kernel's constant (precision rule) */
-  for (int j = 0; j < t->width; j++) lanes[j] = x;
-  return num(I, t->width, lanes);
-}
-
-/* an int64 for integer arithmetic, or false when x is not finite or out of
- * range */
-static bool to_i64(double x, int64_t *out) {
-  if (!(x > -9.2e18 && x < 9.2e18)) return false;
-  *out = (int64_t)x;
-  return true;
-}
-
-static double arith(BinOp op, bool is_int, double x, double y) {
-  int64_t a, b;
-  switch (op) {
-  case BIN_ADD: return x + y;
-  case BIN_SUB: return x - y;
-  case BIN_MUL: return x * y;
-  case BIN_DIV:
-    if (!is_int) return x / y;
-    if (!to_i64(x, &a) || !to_i64(y, &b) || b == 0) return NAN;
-    return (double)(a / b);
-  case BIN_MOD:
-    if (!is_int) return fmod(x, y);
-    if (!to_i64(x, &a) || !to_i64(y, &b) || b == 0) return NAN;
-    return (double)(a % b);
-  case BIN_LT: return x < y;
-  case BIN_LE: return x <= y;
-  case BIN_GT: return x > y;
-  case BIN_GE: return x >= y;
-  case BIN_EQ: return x == y;
-  case BIN_NE: return x != y;
-  case BIN_AND: return x != 0 && y != 0;
-  case BIN_OR: return x != 0 || y != 0;
-  case BIN_COUNT: break;
-  }
-  INTERNAL("bad binary operator %d", (int)op);
+  double lanes[NUM_MAX_LANES];
+  int w = num_literal(p, lanes);
+  if (!w) INTERNAL("literal of a non-scalar type");
+  return num(I, w, lanes);
 }
 
 static Val binop(Interp *I, const Phrase *p, const Env *env) {
   Val a = need_num(eval(I, p->fst, env), p), b = need_num(eval(I, p->snd, env), p);
   const DataType *t = dt_resolve(p->fst->type->data);
   bool is_int = t->kind == DT_SCALAR && t->scalar == SC_INT;
-  int w = max_width(a, b);
-  double lanes[16];
-  for (int j = 0; j < w; j++) lanes[j] = arith(p->op, is_int, lane(a, j), lane(b, j));
-  return num(I, w, lanes);
+  double lanes[NUM_MAX_LANES];
+  return num(I, num_binop(p->op, is_int, num_view(&a), num_view(&b), lanes), lanes);
 }
 
 static Val eval(Interp *I, const Phrase *p, const Env *env) {
@@ -794,9 +660,8 @@ static Val eval(Interp *I, const Phrase *p, const Env *env) {
   case PH_BINOP: return binop(I, p, env);
   case PH_UNOP: {
     Val x = need_num(eval(I, p->fst, env), p);
-    double lanes[16];
-    for (int j = 0; j < x.width; j++) lanes[j] = p->unop == '-' ? -lane(x, j) : (double)(lane(x, j) == 0);
-    return num(I, x.width, lanes);
+    double lanes[NUM_MAX_LANES];
+    return num(I, num_unop(p->unop, num_view(&x), lanes), lanes);
   }
   case PH_DEF: fail(I, p->span, "use of def %s: the body must be normalized (normalize_def)", p->def->name);
   case PH_SEQ:
@@ -814,7 +679,7 @@ static void interp_init(Interp *I, Arena *a, const NatValues *nats, Buf *err, jm
   I->nats = nats;
   I->err = err;
   I->fail = on_fail;
-  I->cur = new_chunk(I, CHUNK_SIZE);
+  scratch_init(&I->scratch, a);
 }
 
 const Lay *interp_param_layout(Arena *a, const DefInfo *def, int i, const NatValues *nats, Buf *err) {
