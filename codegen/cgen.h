@@ -19,6 +19,7 @@
 #define DPIA_CGEN_H
 
 #include "codegen/index.h"
+#include "dpia.h"
 #include "translate/kernel.h"
 
 typedef enum Space { SP_GLOBAL, SP_LOCAL, SP_PRIVATE } Space;

@@ -14,7 +14,10 @@
  * int size arguments, in long long with every + - * / % checked for
  * overflow and division by zero), evaluates the NDRange and the sizes of
  * the temporaries, takes the program of the queue's context from a small
- * lock-free cache (building it on first use), makes a kernel object,
+ * lock-free cache (building it on first use, with the options of
+ * dpia_NAME_set_build_options; a failed build leaves its log for
+ * dpia_last_build_log), checks every buffer argument's CL_MEM_SIZE, takes a
+ * kernel object from the program's pool,
  * allocates the global temporaries, sets the arguments in the order of the
  * kernel interface (spec section 8), enqueues the kernel and releases what
  * it made (OpenCL keeps buffers alive until the kernel using them is done).
@@ -31,7 +34,7 @@
 
 /* Version of the shared part: headers of different versions cannot be
  * included together. */
-enum { HEADER_COMMON_VERSION = 1 };
+enum { HEADER_COMMON_VERSION = 2 };
 
 /* Error codes of the launchers, besides OpenCL's own (passed through). */
 #define DPIA_HEADER_ERRORS(X)                                                                                   \
@@ -39,7 +42,9 @@ enum { HEADER_COMMON_VERSION = 1 };
     "a precondition of the kernel does not hold for the size arguments")                                      \
   X(DPIA_ERROR_SIZE, -9002,                                                                                     \
     "a size argument is negative, or a launch or buffer size computed from the size arguments overflows, "     \
-    "divides by zero or does not fit a size_t")
+    "divides by zero or does not fit a size_t")                                                                \
+  X(DPIA_ERROR_BUFFER_SIZE, -9003,                                                                              \
+    "a buffer argument is smaller (CL_MEM_SIZE) than the bytes the kernel reads or writes in it")
 
 /* OpenCL error codes (cl.h), by value so that the names are known whatever
  * version of the OpenCL headers the user compiles with. */
@@ -323,12 +328,18 @@ static const char threading_rule[] =
     " * launch a kernel for the first time in one context at the same moment may\n"
     " * both build it: one program is kept, the other released after its launch.\n"
     " * A context beyond the cache's slots gets a program built and released per\n"
-    " * launch (correct, but slow).  Every launch makes its own cl_kernel, since\n"
-    " * clSetKernelArg on a shared kernel is not thread-safe, so two launches\n"
-    " * share no mutable OpenCL state.  A cached program keeps its context alive\n"
+    " * launch (correct, but slow).  Kernel objects: clSetKernelArg on a shared\n"
+    " * cl_kernel is not thread-safe, so each cached program has a pool of\n"
+    " * DPIA_KERNEL_POOL cl_kernels; a launch takes one out of the pool (an atomic\n"
+    " * exchange: no other thread can hold it meanwhile), sets its arguments,\n"
+    " * enqueues it (OpenCL captures the arguments at the enqueue) and puts it\n"
+    " * back, or makes one when the pool is empty (as many launches at once as\n"
+    " * the pool holds never create one) and releases it when the pool is full.\n"
+    " * Build options (dpia_NAME_set_build_options) are part of the cache key: a\n"
+    " * launch uses the options set when it starts.  A cached program keeps its context alive\n"
     " * (so a context address is never reused while cached) until\n"
     " * dpia_NAME_release(), which must not run while that kernel is launched\n"
-    " * from another thread.  Why: no initialisation call to forget, no mutex\n"
+    " * from another thread.  dpia_last_build_log() is per thread.  Why: no initialisation call to forget, no mutex\n"
     " * (C11 <threads.h> is optional and absent on several platforms), and an\n"
     " * occasional duplicate build costs less than making every launch wait.\n"
     " * The functions are static inline: each translation unit has its own\n"
@@ -355,6 +366,11 @@ static void emit_common(H *h) {
        "#define DPIA_EXCHANGE_(p, v) atomic_exchange_explicit((p), (v), memory_order_acq_rel)\n"
        "#define DPIA_CAS_(p, e, d) \\\n"
        "  atomic_compare_exchange_strong_explicit((p), (e), (d), memory_order_acq_rel, memory_order_acquire)\n"
+       "#endif\n"
+       "#ifdef __cplusplus\n"
+       "#define DPIA_THREAD_LOCAL_ thread_local\n"
+       "#else\n"
+       "#define DPIA_THREAD_LOCAL_ _Thread_local\n"
        "#endif\n"
        "#ifdef __cplusplus\n"
        "#define DPIA_NULL_ nullptr\n"
@@ -450,60 +466,180 @@ static void emit_common(H *h) {
            "  return s;\n"
            "}\n"
            "\n"
-           "/* Programs per context, for one kernel (see the threading rule above).\n"
-           " * Slots are claimed in order and never given back while in use, so a\n"
-           " * lookup stops at the first empty one. */\n"
+           );
+  buf_puts(o,
+           "/* The build log of the last program that failed to build in a launch by\n"
+           " * this thread (of this translation unit), with the options used and the\n"
+           " * log of each device, cut at DPIA_BUILD_LOG_SIZE - 1 characters; \"\" if\n"
+           " * none failed.  Valid until this thread's next failed build. */\n"
+           "#define DPIA_BUILD_LOG_SIZE 16384\n"
+           "static inline char *dpia_build_log_buffer_(void) {\n"
+           "  static DPIA_THREAD_LOCAL_ char log[DPIA_BUILD_LOG_SIZE];\n"
+           "  return log;\n"
+           "}\n"
+           "static inline const char *dpia_last_build_log(void) { return dpia_build_log_buffer_(); }\n"
+           "\n"
+           "/* append text (n bytes) to the thread's build log, cutting it at the end */\n"
+           "static inline void dpia_log_append_(const char *text, size_t n) {\n"
+           "  char *log = dpia_build_log_buffer_();\n"
+           "  size_t used = strlen(log);\n"
+           "  if (n > DPIA_BUILD_LOG_SIZE - 1 - used) n = DPIA_BUILD_LOG_SIZE - 1 - used;\n"
+           "  memcpy(log + used, text, n);\n"
+           "  log[used + n] = 0;\n"
+           "}\n"
+           "\n"
+           "/* the build log of a program that failed to build (err) */\n"
+           "static inline void dpia_record_build_log_(cl_program program, const char *kernel, const char *options,\n"
+           "                                          cl_int err) {\n"
+           "  cl_device_id devices[8];\n"
+           "  cl_uint ndevices = 0, i;\n"
+           "  char head[256];\n"
+           "  dpia_build_log_buffer_()[0] = 0;\n"
+           "  snprintf(head, sizeof head, \"dpia: building the program of kernel %s failed (%s)\", kernel,\n"
+           "           err == CL_INVALID_BUILD_OPTIONS ? \"CL_INVALID_BUILD_OPTIONS\" : err == CL_BUILD_PROGRAM_FAILURE ? \"CL_BUILD_PROGRAM_FAILURE\" : \"OpenCL error\");\n"
+           "  dpia_log_append_(head, strlen(head));\n"
+           "  dpia_log_append_(\" with options '\", 15);\n"
+           "  dpia_log_append_(options, strlen(options));\n"
+           "  dpia_log_append_(\"'\\n\", 2);\n"
+           "  if (clGetProgramInfo(program, CL_PROGRAM_NUM_DEVICES, sizeof ndevices, &ndevices, DPIA_NULL_) != CL_SUCCESS)\n"
+           "    return;\n"
+           "  if (ndevices > 8) ndevices = 8;\n"
+           "  if (clGetProgramInfo(program, CL_PROGRAM_DEVICES, ndevices * sizeof devices[0], devices, DPIA_NULL_) !=\n"
+           "      CL_SUCCESS)\n"
+           "    return;\n"
+           "  for (i = 0; i < ndevices; i++) {\n"
+           "    size_t size = 0;\n"
+           "    char *text;\n"
+           "    if (clGetProgramBuildInfo(program, devices[i], CL_PROGRAM_BUILD_LOG, 0, DPIA_NULL_, &size) != CL_SUCCESS ||\n"
+           "        size == 0)\n"
+           "      continue;\n"
+           "    text = DPIA_CAST_(char *, malloc(size));\n"
+           "    if (!text) return;\n"
+           "    if (clGetProgramBuildInfo(program, devices[i], CL_PROGRAM_BUILD_LOG, size, text, DPIA_NULL_) == CL_SUCCESS)\n"
+           "      dpia_log_append_(text, memchr(text, 0, size) ? strlen(text) : size);\n"
+           "    free(text);\n"
+           "  }\n"
+           "}\n"
+           "\n"
+           );
+  buf_puts(o,
+           "/* Programs per context and build options, for one kernel (see the\n"
+           " * threading rule above), each with a pool of kernel objects.  Slots are\n"
+           " * claimed in order and never given back while in use, so a lookup stops\n"
+           " * at the first empty one.  A slot's options are stored before its\n"
+           " * program (release), so a reader that sees the program sees them. */\n"
            "#define DPIA_CACHE_SLOTS 8\n"
+           "#define DPIA_KERNEL_POOL 4\n"
            "typedef struct dpia_program_cache_ {\n"
            "  DPIA_ATOMIC_(cl_context) context[DPIA_CACHE_SLOTS];\n"
            "  DPIA_ATOMIC_(cl_program) program[DPIA_CACHE_SLOTS];\n"
+           "  DPIA_ATOMIC_(const char *) options[DPIA_CACHE_SLOTS];\n"
+           "  DPIA_ATOMIC_(cl_kernel) kernel[DPIA_CACHE_SLOTS][DPIA_KERNEL_POOL];\n"
+           "  DPIA_ATOMIC_(const char *) build_options; /* of the next builds; NULL: \"\" */\n"
            "} dpia_program_cache_;\n"
            "\n"
-           "/* The built program of the source for context: cached, or built now.\n"
-           " * *owned = 1 when the caller must release it (not cached). */\n"
+           "static inline int dpia_same_options_(const char *a, const char *b) {\n"
+           "  return strcmp(a ? a : \"\", b ? b : \"\") == 0;\n"
+           "}\n"
+           "\n"
+           "/* The built program of the source for context and the cache's build\n"
+           " * options: cached (*slot its slot), or built now (*slot = -1: the caller\n"
+           " * releases it).  A failed build records its log (dpia_last_build_log). */\n"
            "static inline cl_program dpia_program_(dpia_program_cache_ *cache, cl_context context,\n"
-           "                                       const char *const *source, cl_uint nsource, int *owned,\n"
-           "                                       cl_int *err) {\n"
+           "                                       const char *const *source, cl_uint nsource, const char *kernel,\n"
+           "                                       int *slot, cl_int *err) {\n"
            "  cl_program program;\n"
            "  const char **strings; /* what clCreateProgramWithSource takes */\n"
+           "  const char *options = DPIA_LOAD_(&cache->build_options);\n"
            "  int i;\n"
-           "  *owned = 0;\n"
+           "  *slot = -1;\n"
            "  *err = CL_SUCCESS;\n"
            "  for (i = 0; i < DPIA_CACHE_SLOTS; i++) {\n"
            "    cl_context c = DPIA_LOAD_(&cache->context[i]);\n"
            "    if (!c) break;\n"
            "    if (c == context) {\n"
            "      program = DPIA_LOAD_(&cache->program[i]);\n"
-           "      if (program) return program;\n"
-           "      break; /* another thread is publishing it: build our own */\n"
+           "      /* NULL: another thread is publishing it; build our own */\n"
+           "      if (program && dpia_same_options_(DPIA_LOAD_(&cache->options[i]), options)) {\n"
+           "        *slot = i;\n"
+           "        return program;\n"
+           "      }\n"
            "    }\n"
            "  }\n"
            "  memcpy(&strings, &source, sizeof strings);\n"
            "  program = clCreateProgramWithSource(context, nsource, strings, DPIA_NULL_, err);\n"
            "  if (*err != CL_SUCCESS) return DPIA_NULL_;\n"
-           "  *err = clBuildProgram(program, 0, DPIA_NULL_, DPIA_NULL_, DPIA_NULL_, DPIA_NULL_);\n"
+           "  *err = clBuildProgram(program, 0, DPIA_NULL_, options ? options : \"\", DPIA_NULL_, DPIA_NULL_);\n"
            "  if (*err != CL_SUCCESS) {\n"
+           "    dpia_record_build_log_(program, kernel, options ? options : \"\", *err);\n"
            "    clReleaseProgram(program);\n"
            "    return DPIA_NULL_;\n"
            "  }\n"
            "  for (i = 0; i < DPIA_CACHE_SLOTS; i++) {\n"
            "    cl_context expected = DPIA_NULL_;\n"
            "    if (DPIA_CAS_(&cache->context[i], &expected, context)) {\n"
+           "      DPIA_STORE_(&cache->options[i], options);\n"
            "      DPIA_STORE_(&cache->program[i], program);\n"
+           "      *slot = i;\n"
            "      return program;\n"
            "    }\n"
-           "    if (expected == context) break;\n"
+           "    /* another thread cached one for this context at the same time: keep\n"
+           "     * its slot (unless it has other options) and release ours */\n"
+           "    if (expected == context && (!DPIA_LOAD_(&cache->program[i]) ||\n"
+           "                                dpia_same_options_(DPIA_LOAD_(&cache->options[i]), options)))\n"
+           "      break;\n"
            "  }\n"
-           "  *owned = 1;\n"
            "  return program;\n"
            "}\n"
            "\n"
-           "/* Release every cached program (not while the kernel is launched). */\n"
-           "static inline void dpia_cache_release_(dpia_program_cache_ *cache) {\n"
+           );
+  buf_puts(o,
+           "/* A kernel object of the program in slot (taken from its pool), or a new\n"
+           " * one; give it back with dpia_kernel_put_. */\n"
+           "static inline cl_kernel dpia_kernel_take_(dpia_program_cache_ *cache, int slot, cl_program program,\n"
+           "                                         const char *name, cl_int *err) {\n"
            "  int i;\n"
+           "  if (slot >= 0)\n"
+           "    for (i = 0; i < DPIA_KERNEL_POOL; i++) {\n"
+           "      cl_kernel k = DPIA_LOAD_(&cache->kernel[slot][i]) ? DPIA_EXCHANGE_(&cache->kernel[slot][i], DPIA_NULL_)\n"
+           "                                                       : DPIA_NULL_;\n"
+           "      if (k) return k;\n"
+           "    }\n"
+           "  return clCreateKernel(program, name, err);\n"
+           "}\n"
+           "static inline void dpia_kernel_put_(dpia_program_cache_ *cache, int slot, cl_kernel k) {\n"
+           "  int i;\n"
+           "  if (slot >= 0)\n"
+           "    for (i = 0; i < DPIA_KERNEL_POOL; i++) {\n"
+           "      cl_kernel expected = DPIA_NULL_;\n"
+           "      if (DPIA_CAS_(&cache->kernel[slot][i], &expected, k)) return;\n"
+           "    }\n"
+           "  clReleaseKernel(k);\n"
+           "}\n"
+           "\n"
+           "/* A buffer argument holds at least bytes: CL_SUCCESS, DPIA_ERROR_BUFFER_SIZE\n"
+           " * or the error of clGetMemObjectInfo (CL_INVALID_MEM_OBJECT). */\n"
+           "static inline cl_int dpia_check_buffer_(cl_mem buffer, size_t bytes) {\n"
+           "  size_t size = 0;\n"
+           "  cl_int err;\n"
+           "  if (bytes == 0) return CL_SUCCESS;\n"
+           "  err = clGetMemObjectInfo(buffer, CL_MEM_SIZE, sizeof size, &size, DPIA_NULL_);\n"
+           "  if (err != CL_SUCCESS) return err;\n"
+           "  return size < bytes ? DPIA_ERROR_BUFFER_SIZE : CL_SUCCESS;\n"
+           "}\n"
+           "\n"
+           "/* Release every cached program and kernel (not while the kernel is launched). */\n"
+           "static inline void dpia_cache_release_(dpia_program_cache_ *cache) {\n"
+           "  int i, j;\n"
            "  for (i = 0; i < DPIA_CACHE_SLOTS; i++) {\n"
-           "    cl_program program = DPIA_EXCHANGE_(&cache->program[i], DPIA_NULL_);\n"
+           "    cl_program program;\n"
+           "    for (j = 0; j < DPIA_KERNEL_POOL; j++) {\n"
+           "      cl_kernel k = DPIA_EXCHANGE_(&cache->kernel[i][j], DPIA_NULL_);\n"
+           "      if (k) clReleaseKernel(k);\n"
+           "    }\n"
+           "    program = DPIA_EXCHANGE_(&cache->program[i], DPIA_NULL_);\n"
            "    if (program) clReleaseProgram(program);\n"
+           "    DPIA_STORE_(&cache->options[i], DPIA_NULL_);\n"
            "  }\n"
            "  for (i = 0; i < DPIA_CACHE_SLOTS; i++) DPIA_STORE_(&cache->context[i], DPIA_NULL_);\n"
            "}\n"
@@ -773,6 +909,13 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
   emit(o, "/* Release the programs cached for %s (not while it is being launched). */\n"
           "static inline void dpia_%s_release(void) { dpia_cache_release_(dpia_%s_cache_()); }\n\n",
        k->name, k->name, k->name);
+  emit(o, "/* Build the programs of %s with these options (clBuildProgram; NULL: none)\n"
+          " * from the next launch on.  The string must stay valid until dpia_%s_release().\n"
+          " * Programs built with other options stay cached beside them. */\n"
+          "static inline void dpia_%s_set_build_options(const char *dpia_options) {\n"
+          "  DPIA_STORE_(&dpia_%s_cache_()->build_options, dpia_options);\n"
+          "}\n\n",
+       k->name, k->name, k->name, k->name);
 
   /* the enqueue function */
   emit(o, "/* Enqueue %s on q after the events of the wait list; *dpia_event (if not\n"
@@ -782,7 +925,7 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
   emit(o, " {\n");
   int ntemps = 0;
   for (int i = 0; i < k->nparams; i++) ntemps += k->params[i].role == KP_TEMP;
-  emit(o, "  int dpia_bad = 0, dpia_owned = 0;\n"
+  emit(o, "  int dpia_bad = 0, dpia_slot = -1;\n"
           "  cl_int dpia_err = CL_SUCCESS;\n"
           "  cl_context dpia_context = DPIA_NULL_;\n"
           "  cl_program dpia_program = DPIA_NULL_;\n"
@@ -792,7 +935,8 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
   if (ntemps) emit(o, "  cl_mem dpia_temp[%d] = {DPIA_NULL_};\n", ntemps);
   for (int i = 0; i < k->nparams; i++) {
     const KParam *p = &k->params[i];
-    if (p->role == KP_TEMP || p->role == KP_LOCAL) emit(o, "  size_t dpia_bytes_%d;\n", i);
+    if (p->role == KP_TEMP || p->role == KP_LOCAL || p->role == KP_OUTPUT || p->role == KP_INPUT)
+      emit(o, "  size_t dpia_bytes_%d;\n", i);
   }
   emit(o, "  int dpia_i;\n");
   /* sizes */
@@ -821,6 +965,11 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
   }
   for (int i = 0; i < k->nparams; i++) {
     const KParam *p = &k->params[i];
+    if (p->role == KP_OUTPUT || p->role == KP_INPUT) {
+      emit(o, "  dpia_bytes_%d = dpia_size_(dpia_mul_(%s, DPIA_CAST_(long long, sizeof(%s)), &dpia_bad), &dpia_bad);\n",
+           i, c_size(h, k, p->elements), host_type(h, elem_of(p->type), true));
+      continue;
+    }
     if (p->role != KP_TEMP && p->role != KP_LOCAL) continue;
     /* at least one element: OpenCL refuses empty buffers */
     emit(o, "  dpia_bytes_%d = dpia_size_(dpia_mul_(%s, DPIA_CAST_(long long, sizeof(%s)), &dpia_bad), &dpia_bad);\n", i,
@@ -828,6 +977,13 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
     emit(o, "  if (dpia_bytes_%d == 0) dpia_bytes_%d = sizeof(%s);\n", i, i, host_type(h, elem_of(p->type), true));
   }
   emit(o, "  if (dpia_bad) return DPIA_ERROR_SIZE;\n");
+  /* every buffer holds what the kernel touches, before anything is enqueued */
+  for (int i = 0; i < k->nparams; i++) {
+    const KParam *p = &k->params[i];
+    if (p->role == KP_OUTPUT || p->role == KP_INPUT)
+      emit(o, "  if (dpia_err == CL_SUCCESS) dpia_err = dpia_check_buffer_(%s, dpia_bytes_%d);\n", host_name(h, p->name), i);
+  }
+  emit(o, "  if (dpia_err != CL_SUCCESS) return dpia_err;\n");
   emit(o, "  for (dpia_i = 0; dpia_i < %d; dpia_i++) {\n", nd);
   if (has_local)
     emit(o, "    if (dpia_local[dpia_i] == 0 || dpia_global[dpia_i] %% dpia_local[dpia_i] != 0) return DPIA_ERROR_SIZE;\n");
@@ -841,9 +997,10 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
           "  if (dpia_err == CL_SUCCESS)\n"
           "    dpia_program = dpia_program_(dpia_%s_cache_(), dpia_context, dpia_%s_source,\n"
           "                                 DPIA_CAST_(cl_uint, sizeof dpia_%s_source / sizeof dpia_%s_source[0]),\n"
-          "                                 &dpia_owned, &dpia_err);\n"
-          "  if (dpia_err == CL_SUCCESS) dpia_kernel = clCreateKernel(dpia_program, \"%s\", &dpia_err);\n",
-       k->name, k->name, k->name, k->name, k->name);
+          "                                 \"%s\", &dpia_slot, &dpia_err);\n"
+          "  if (dpia_err == CL_SUCCESS)\n"
+          "    dpia_kernel = dpia_kernel_take_(dpia_%s_cache_(), dpia_slot, dpia_program, \"%s\", &dpia_err);\n",
+       k->name, k->name, k->name, k->name, k->name, k->name, k->name);
   int t = 0;
   for (int i = 0; i < k->nparams; i++) {
     const KParam *p = &k->params[i];
@@ -881,10 +1038,11 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
     emit(o, "  for (dpia_i = 0; dpia_i < %d; dpia_i++)\n"
             "    if (dpia_temp[dpia_i]) clReleaseMemObject(dpia_temp[dpia_i]);\n",
          ntemps);
-  emit(o, "  if (dpia_kernel) clReleaseKernel(dpia_kernel);\n"
-          "  if (dpia_owned) clReleaseProgram(dpia_program);\n"
+  emit(o, "  if (dpia_kernel) dpia_kernel_put_(dpia_%s_cache_(), dpia_slot, dpia_kernel);\n"
+          "  if (dpia_slot < 0 && dpia_program) clReleaseProgram(dpia_program);\n"
           "  return dpia_err;\n"
-          "}\n\n");
+          "}\n\n",
+       k->name);
 
   emit_check(h, k);
   emit_element_counts(h, k);
@@ -924,7 +1082,8 @@ void codegen_header(Arena *a, const char *source_name, int nkernels, const ImpKe
                     const char *const *sources, const CodegenOptions *opt, Buf *out) {
   H hs = {a, out, opt}, *h = &hs;
   const char *guard = guard_name(a, source_name);
-  emit(out, "/* C header generated by dpia %s from ", DPIA_VERSION);
+  if (opt && opt->stamp) emit(out, "/* C header generated by dpia %s from ", DPIA_VERSION);
+  else buf_puts(out, "/* C header generated by dpia from ");
   comment_text(out, source_name ? source_name : "<input>");
   emit(out, ": do not edit.\n *\n * Kernels:");
   for (int i = 0; i < nkernels; i++) emit(out, "%s%s", i ? ", " : " ", kernels[i]->name);
@@ -940,9 +1099,32 @@ void codegen_header(Arena *a, const char *source_name, int nkernels, const ImpKe
                 " *                        int for sizes\n"
                 " *   dpia_NAME_enqueue(q, ..., num_events, wait_list, event)\n"
                 " *                        the same with a wait list and an event\n"
-                " *   dpia_NAME_release()  releases the programs cached for NAME\n"
-                " * Both return 0 (DPIA_SUCCESS), DPIA_ERROR_PRECONDITION, DPIA_ERROR_SIZE or\n"
-                " * an OpenCL error code, all negative; dpia_error_string(code) names it.\n"
+                " *   dpia_NAME_release()  releases the programs and kernel objects cached for NAME\n"
+                " *   dpia_NAME_set_build_options(options)\n"
+                " *                        clBuildProgram options of NAME's next builds\n"
+                " *   dpia_last_build_log() the log of this thread's last failed build\n"
+                " *\n"
+                " * Return values of dpia_NAME_launch and dpia_NAME_enqueue (dpia_error_string\n"
+                " * names each); nothing is enqueued unless the value is DPIA_SUCCESS or an\n"
+                " * error of clEnqueueNDRangeKernel itself:\n"
+                " *   DPIA_SUCCESS (0)     the kernel is enqueued (or, with no work, nothing\n"
+                " *                        or a marker for the event)\n"
+                " *   DPIA_ERROR_PRECONDITION (-9001)\n"
+                " *                        a precondition of the kernel (listed at the kernel)\n"
+                " *                        does not hold for the size arguments\n"
+                " *   DPIA_ERROR_SIZE (-9002)\n"
+                " *                        a size argument is negative, or a launch or buffer\n"
+                " *                        size computed from them overflows or divides by zero\n"
+                " *   DPIA_ERROR_BUFFER_SIZE (-9003)\n"
+                " *                        a buffer argument is smaller (CL_MEM_SIZE) than the\n"
+                " *                        bytes the kernel touches in it (dpia_NAME_PARAM_elements\n"
+                " *                        times the element size); checked before any enqueue\n"
+                " *   CL_BUILD_PROGRAM_FAILURE (-11), CL_INVALID_BUILD_OPTIONS (-43)\n"
+                " *                        the program did not build (with the options set):\n"
+                " *                        dpia_last_build_log() holds the compiler's messages\n"
+                " *   CL_INVALID_MEM_OBJECT (-38) a buffer argument is not a buffer\n"
+                " *   any other CL_* code  passed through from the OpenCL call that failed\n"
+                " *                        (CL_INVALID_COMMAND_QUEUE, CL_OUT_OF_RESOURCES, ...)\n"
                 " * The kernel runs asynchronously: wait for the queue (clFinish) or the\n"
                 " * event before reading the outputs.\n"
                 " *\n");
@@ -961,6 +1143,7 @@ void codegen_header(Arena *a, const char *source_name, int nkernels, const ImpKe
                 "#include <limits.h>\n"
                 "#include <stddef.h>\n"
                 "#include <stdio.h>\n"
+                "#include <stdlib.h>\n"
                 "#include <string.h>\n"
                 "#ifdef __cplusplus\n"
                 "#include <atomic>\n"

@@ -3,13 +3,15 @@
  * Each input line is one request object:
  *   {"id": 7, "source": "kernel k ...", "kernel": "k", "emit": ["opencl", "json"],
  *    "local_size": [64], "global_size": [1024], "verify": true,
- *    "action": "translate", "name": "k.dpia"}
+ *    "action": "translate", "name": "k.dpia", "source_name": "k.dpia", "stamp": false}
  * where only "source" is required: "id" is any JSON value (echoed, null if
  * absent), "action" is "translate" (default), "check" or "verify", "emit"
  * one kind or a list (default "opencl"; the kinds of --emit), "verify"
  * defaults to the defaults' verify (true without defaults, as in `dpia
  * translate`; false with `dpia batch --no-verify`), "name" is the file name the
- * diagnostics use (default "<line N>").  Any other member is an error.
+ * diagnostics use (default "<line N>"), "source_name" the name generated text
+ * gives the source (default "name"), "stamp" true names dpia's version in
+ * generated text (default false).  Any other member is an error.
  *
  * Each request gets one response line, in order, flushed at once:
  *   {"id": 7, "status": "ok", "exit_code": 0,
@@ -131,7 +133,7 @@ static bool emit_kind(Request *rq, const Json *v, bool first, Buf *why) {
 }
 
 static const char *const request_fields[] = {"id", "source", "name", "action", "kernel",
-                                             "emit", "local_size", "global_size", "verify"};
+                                             "emit", "local_size", "global_size", "verify", "source_name", "stamp"};
 
 /* The request of one parsed line; false after a message in why. */
 static bool read_request(Batch *b, Arena *a, const Json *v, Request *rq, Buf *why) {
@@ -161,6 +163,14 @@ static bool read_request(Batch *b, Arena *a, const Json *v, Request *rq, Buf *wh
   if (name && (name->kind != JSON_STRING || strlen(name->str) != name->len || !name->len))
     return bad(why, "%s", "\"name\" must be a non-empty string");
   rq->name = name ? name->str : arena_printf(a, "<line %ld>", b->line);
+  rq->opt.source_name = NULL;
+  const Json *source_name = json_get(v, "source_name");
+  if (source_name && (source_name->kind != JSON_STRING || strlen(source_name->str) != source_name->len || !source_name->len))
+    return bad(why, "%s", "\"source_name\" must be a non-empty string");
+  if (source_name) rq->opt.source_name = source_name->str;
+  const Json *stamp = json_get(v, "stamp");
+  if (stamp && stamp->kind != JSON_BOOL) return bad(why, "%s", "\"stamp\" must be true or false");
+  rq->opt.stamp = stamp ? stamp->boolean : b->defaults->stamp;
 
   const Json *action = json_get(v, "action");
   if (action) {

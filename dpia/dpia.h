@@ -108,6 +108,17 @@ typedef struct DpiaOptions {
   /* DPIA_TRANSLATE: more outputs of the same translation besides emit, as
    * a set of DPIA_EMIT_BIT(kind); read them with dpia_result_emitted. */
   unsigned emit_also;
+  /* DPIA_TRANSLATE: the name generated text gives the source (the comment
+   * of each kernel, the metadata's "file", the header's comment and include
+   * guard); NULL: dpia_process's name.  Diagnostics always use that name.
+   * Goldens and build outputs stay byte-identical wherever they are made
+   * when this names the file as the user sees it (`dpia translate` passes
+   * the path relative to the current directory, or --source-name). */
+  const char *source_name;
+  /* Non-zero: generated text names the version of dpia that made it
+   * (`--stamp`); by default it does not, so that outputs do not change
+   * with the translator's version alone. */
+  int stamp;
 } DpiaOptions;
 
 #define DPIA_EMIT_BIT(kind) (1u << (unsigned)(kind))

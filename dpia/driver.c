@@ -200,6 +200,11 @@ static bool pass_recheck(Ctx *c) {
   return true;
 }
 
+/* the source's name in generated text (DpiaOptions.source_name) */
+static const char *generated_name(const Ctx *c) {
+  return c->opt->source_name ? c->opt->source_name : c->src.name;
+}
+
 /* Code generation (spec section 8) for each translated kernel. */
 static bool pass_codegen(Ctx *c) {
   int n = c->checked->ndefs;
@@ -210,9 +215,10 @@ static bool pass_codegen(Ctx *c) {
     copt.local_size[d] = c->opt->local_size[d];
     copt.global_size[d] = c->opt->global_size[d];
   }
+  copt.stamp = c->opt->stamp;
   for (int i = 0; i < n; i++) {
     if (!c->hoisted[i]) continue;
-    c->kernels[i] = kernel_from_def(c->arena, &c->tc, &c->diag, c->hoisted[i], c->src.name);
+    c->kernels[i] = kernel_from_def(c->arena, &c->tc, &c->diag, c->hoisted[i], generated_name(c));
     if (!c->kernels[i]) return false;
     Buf src;
     buf_init(&src, c->arena);
@@ -573,7 +579,8 @@ static void emit_header(Ctx *c) {
     copt.local_size[d] = c->opt->local_size[d];
     copt.global_size[d] = c->opt->global_size[d];
   }
-  codegen_header(c->arena, c->src.name, n, kernels, sources, &copt, &c->out);
+  copt.stamp = c->opt->stamp;
+  codegen_header(c->arena, generated_name(c), n, kernels, sources, &copt, &c->out);
 }
 
 /* one output of DPIA_TRANSLATE into c->out */

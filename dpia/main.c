@@ -51,7 +51,7 @@ static const char check_help[] =
 static const char translate_help[] =
     "usage: dpia translate FILE [-k KERNEL] [--emit=KIND] [-o OUT] [--no-verify]\n"
     "                      [--local-size=a[,b[,c]]] [--global-size=a[,b[,c]]]\n"
-    "                      [--diagnostics=text|json]\n"
+    "                      [--diagnostics=text|json] [--source-name NAME] [--stamp]\n"
     "\n"
     "Translate the kernels of FILE (or only KERNEL).  KIND is one of\n"
     "  opencl        OpenCL C (default)\n"
@@ -65,7 +65,11 @@ static const char translate_help[] =
     "-k, --emit, -o, --local-size and --global-size may each be given once.\n"
     "--diagnostics=json prints errors as a JSON array on stdout (stderr when the\n"
     "output itself goes to stdout).  OUT keeps its mode, or gets the umask's, and\n"
-    "an OUT that already holds the result is left untouched.\n";
+    "an OUT that already holds the result is left untouched.\n"
+    "Generated text names the source FILE relative to the current directory (an\n"
+    "absolute FILE too), or NAME with --source-name, and names no version of dpia\n"
+    "unless --stamp: outputs kept as goldens or build products are the same on\n"
+    "every machine.\n";
 
 static const char verify_help[] =
     "usage: dpia verify FILE [-k KERNEL] [-v] [--diagnostics=text|json]\n"
@@ -110,7 +114,9 @@ static const char batch_help[] =
     "  {\"id\": 1, \"source\": \"kernel k ...\", \"kernel\": \"k\", \"emit\": [\"opencl\", \"json\"],\n"
     "   \"local_size\": [64], \"global_size\": [1024], \"verify\": true}\n"
     "(only source is required; also \"action\": translate|check|verify and \"name\",\n"
-    "the file name of the diagnostics), answered by one JSON line on stdout,\n"
+    "the file name of the diagnostics, \"source_name\", the name generated text gives\n"
+    "the source (default: \"name\"), and \"stamp\": true to name dpia's version in it),\n"
+    "answered by one JSON line on stdout,\n"
     "  {\"id\": 1, \"status\": \"ok\", \"exit_code\": 0, \"outputs\": {\"opencl\": \"...\",\n"
     "   \"json\": {...}}, \"diagnostics\": []}\n"
     "status: ok, error, bad_request, verification_failed, opencl_unavailable,\n"
@@ -428,6 +434,43 @@ static int run_in_child(const char *file, const DpiaOptions *opt) {
   return DPIA_EOPENCL;
 }
 
+/* The name generated text gives the file at path: path itself when it is
+ * relative, else the same file relative to the current directory (with
+ * ../ as needed), so that outputs do not hold the machine's directories.
+ * Written to buf (n bytes); path if it does not fit or the current
+ * directory is unknown. */
+static const char *relative_name(const char *path, char *buf, size_t n) {
+  char cwd[4096];
+  if (path[0] != '/' || !getcwd(cwd, sizeof cwd)) return path;
+  size_t len = strlen(cwd);
+  if (len > 1 && cwd[len - 1] == '/') cwd[--len] = 0;
+  /* the longest common prefix of whole components */
+  size_t common = 0;
+  if (len == 1) common = 0; /* cwd is / */
+  else
+    for (size_t i = 1;; i++) {
+      bool cwd_end = cwd[i] == '/' || cwd[i] == 0, path_end = path[i] == '/' || path[i] == 0;
+      if (cwd_end && path_end) common = i;
+      if (cwd[i] == 0 || path[i] == 0 || cwd[i] != path[i]) break;
+    }
+  size_t ups = 0;
+  for (size_t i = common; i < len; i++) ups += cwd[i] == '/';
+  const char *rest = path + common;
+  while (*rest == '/') rest++;
+  size_t used = 0;
+  for (size_t i = 0; i < ups; i++) {
+    if (used + 3 >= n) return path;
+    memcpy(buf + used, "../", 3);
+    used += 3;
+  }
+  size_t rn = strlen(rest);
+  if (used + rn + 1 > n) return path;
+  memcpy(buf + used, rest, rn + 1);
+  if (used + rn == 0) return path; /* the directory itself */
+  if (rn == 0) buf[used - 1] = 0;  /* ../.. */
+  return buf;
+}
+
 static int run_command_in(const Command *cmd, int argc, char **argv, Owned *own) {
   DpiaOptions opt;
   dpia_options_init(&opt);
@@ -478,6 +521,14 @@ static int run_command_in(const Command *cmd, int argc, char **argv, Owned *own)
       out_path = argv[++i];
     } else if (cmd->action == DPIA_TRANSLATE && strcmp(a, "--no-verify") == 0) {
       opt.verify = 0;
+    } else if (cmd->action == DPIA_TRANSLATE && strcmp(a, "--stamp") == 0) {
+      opt.stamp = 1;
+    } else if (cmd->action == DPIA_TRANSLATE &&
+               (strcmp(a, "--source-name") == 0 || strncmp(a, "--source-name=", 14) == 0)) {
+      const char *v = a[13] == '=' ? a + 14 : i + 1 < argc ? argv[++i] : NULL;
+      if (!v || !*v) return command_usage_error(cmd->name, "%s", "--source-name needs a name (--source-name NAME)");
+      if (opt.source_name) return given_twice("--source-name");
+      opt.source_name = v;
     } else if (translate && strncmp(a, "--local-size=", 13) == 0) {
       if (opt.local_size[0]) return given_twice("--local-size");
       if (!parse_sizes(a + 13, opt.local_size)) return usage_error("bad --local-size '%s' (e.g. 64 or 16,16)", a + 13);
@@ -540,6 +591,8 @@ static int run_command_in(const Command *cmd, int argc, char **argv, Owned *own)
             cmd->name);
     return DPIA_EUSAGE;
   }
+  char relative[4096];
+  if (!opt.source_name) opt.source_name = relative_name(file, relative, sizeof relative);
   if (run && !seed_given) opt.seed = (unsigned long long)time(NULL) % 1000000;
   if (run) opt.verify = 1;
   if (run) {

@@ -4,13 +4,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# cmake: the CMake package test (tests/api/cmake_test.py, issue 20)
 # g++, llvm-15-dev, zlib1g-dev, libxml2-dev: the C++ embedding sample and
 # dpia-clang-check (verify/clang_helper.cpp: clang's parser linked
 # statically, for the CLI's verification speed, issue 5)
 packages=(gcc g++ libc6-dev pkg-config python3 meson ninja-build
           libclang-15-dev llvm-15-dev zlib1g-dev libxml2-dev libpcre2-dev
           ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd
-          valgrind clang-14 libclang-rt-14-dev)
+          valgrind clang-14 libclang-rt-14-dev cmake)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -79,6 +79,7 @@ ImpKernel *kernel_from_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def, cons
 typedef struct CodegenOptions {
   /* user launch sizes (--local-size, --global-size); 0 = not given */
   int64_t local_size[3], global_size[3];
+  bool stamp; /* name dpia's version in the generated comments */
 } CodegenOptions;
 
 /* codegen/opencl.c: the OpenCL C source of one kernel.  Returns false after

@@ -202,7 +202,7 @@ static void generate(const char *name, const char *text, size_t len, Output *o) 
     d->body = body;
     ImpKernel *k = kernel_from_def(&arena, &tc, &diag, d, name);
     if (!k) continue;
-    CodegenOptions opt = {{0}, {0}};
+    CodegenOptions opt = {{0}, {0}, false};
     launch_sizes(text, "-- local-size: ", opt.local_size);
     launch_sizes(text, "-- global-size: ", opt.global_size);
     Buf src_k;

@@ -15,6 +15,11 @@
  *   cache     one program per context in the cache, two contexts, release
  *   threads   8 threads with their own queues launching into one context
  *             at once, every result checked
+ *   buffers   a buffer smaller than the kernel touches: DPIA_ERROR_BUFFER_SIZE,
+ *             nothing enqueued (no event, the output untouched)
+ *   build     build options: a failing build reports its log
+ *             (dpia_last_build_log, per thread), other options get their
+ *             own program; kernel objects come from the pool
  * Without an OpenCL platform the test fails saying so. */
 #include <math.h>
 #include <pthread.h>
@@ -389,6 +394,115 @@ static void test_threads(Cl *cl) {
   CHECK(DPIA_LOAD_(&cache->context[1]) == NULL, "and only one slot used");
 }
 
+/* a buffer of floats all equal to v */
+static cl_mem filled(Cl *cl, size_t n, float v) {
+  float *data = malloc(n * sizeof(float));
+  for (size_t i = 0; i < n; i++) data[i] = v;
+  cl_mem m = buffer(cl, n * sizeof(float), data);
+  free(data);
+  return m;
+}
+
+static int all_equal(Cl *cl, cl_mem m, size_t n, float v) {
+  float *data = malloc(n * sizeof(float));
+  read_back(cl, m, n * sizeof(float), data);
+  int ok = 1;
+  for (size_t i = 0; i < n; i++) ok &= data[i] == v;
+  free(data);
+  return ok;
+}
+
+static void test_buffers(Cl *cl) {
+  enum { N = 256 };
+  cl_mem xs = filled(cl, N, 1.0f), small_xs = filled(cl, N - 1, 1.0f);
+  cl_mem out = filled(cl, N / 4, 7.0f), small_out = filled(cl, N / 4 - 1, 7.0f);
+  cl_event ev = NULL;
+  int rc = dpia_twice_enqueue(cl->queue, small_out, xs, N, 0, NULL, &ev);
+  CHECK(rc == DPIA_ERROR_BUFFER_SIZE, "output one float short: %s", dpia_error_string(rc));
+  CHECK(ev == NULL, "an event for a launch that failed its checks");
+  rc = dpia_twice_enqueue(cl->queue, out, small_xs, N, 0, NULL, &ev);
+  CHECK(rc == DPIA_ERROR_BUFFER_SIZE, "input one float short: %s", dpia_error_string(rc));
+  CHECK(ev == NULL, "an event for a launch that failed its checks");
+  clFinish(cl->queue);
+  CHECK(all_equal(cl, small_out, N / 4 - 1, 7.0f), "the too-small output was written");
+  CHECK(all_equal(cl, out, N / 4, 7.0f), "the output was written though the input is too small");
+  /* a smaller N fits: the check is against what this launch touches */
+  rc = dpia_twice_launch(cl->queue, small_out, small_xs, N - 4);
+  CHECK(rc == DPIA_SUCCESS, "N - 4 in the short buffers: %s", dpia_error_string(rc));
+  rc = dpia_twice_launch(cl->queue, out, xs, N);
+  CHECK(rc == DPIA_SUCCESS, "exact sizes: %s", dpia_error_string(rc));
+  clFinish(cl->queue);
+  CHECK(all_equal(cl, out, N / 4, 8.0f), "twice of ones");
+  /* not a buffer */
+  rc = dpia_twice_launch(cl->queue, NULL, xs, N);
+  CHECK(rc == CL_INVALID_MEM_OBJECT, "a NULL output: %s", dpia_error_string(rc));
+  CHECK(strncmp(dpia_error_string(DPIA_ERROR_BUFFER_SIZE), "DPIA_ERROR_BUFFER_SIZE", 22) == 0, "string");
+  clReleaseMemObject(xs);
+  clReleaseMemObject(small_xs);
+  clReleaseMemObject(out);
+  clReleaseMemObject(small_out);
+}
+
+static void *log_of_other_thread(void *arg) {
+  *(const char **)arg = dpia_last_build_log();
+  return NULL;
+}
+
+static void test_build(Cl *cl) {
+  dpia_program_cache_ *cache = dpia_twice_cache_();
+  dpia_twice_release();
+  CHECK(dpia_last_build_log()[0] == 0, "a build log before any failure");
+  CHECK(run_twice(cl, cl->queue, 64) == 0, "twice");
+  cl_kernel k = DPIA_LOAD_(&cache->kernel[0][0]);
+  CHECK(k != NULL, "the kernel object is pooled after a launch");
+  CHECK(run_twice(cl, cl->queue, 64) == 0 && DPIA_LOAD_(&cache->kernel[0][0]) == k && !DPIA_LOAD_(&cache->kernel[0][1]),
+        "the next launch reuses it");
+
+  /* a define that breaks the source: the compiler's messages */
+  static const char broken[] = "-Dkernel=dpia_not_a_qualifier";
+  dpia_twice_set_build_options(broken);
+  int rc = run_twice(cl, cl->queue, 64);
+  CHECK(rc != 0, "a launch whose build fails succeeded");
+  const char *log = dpia_last_build_log();
+  CHECK(strstr(log, "twice") && strstr(log, broken), "the log names the kernel and the options: %s", log);
+  CHECK(strstr(log, "dpia_not_a_qualifier") != NULL, "the log holds the compiler's messages: %s", log);
+  pthread_t t;
+  const char *other = NULL;
+  pthread_create(&t, NULL, log_of_other_thread, &other);
+  pthread_join(t, NULL);
+  CHECK(other && other[0] == 0, "another thread sees the log");
+  float xs[4] = {1, 2, 3, 4};
+  cl_mem dxs = buffer(cl, sizeof xs, xs), dout = buffer(cl, sizeof(float), NULL);
+  int code = dpia_twice_launch(cl->queue, dout, dxs, 4);
+  CHECK(code == CL_BUILD_PROGRAM_FAILURE || code == CL_INVALID_BUILD_OPTIONS, "code %s", dpia_error_string(code));
+
+  /* an option the compiler refuses */
+  static const char bad_std[] = "-DXX -cl-std=CL9.9";
+  dpia_twice_set_build_options(bad_std);
+  code = dpia_twice_launch(cl->queue, dout, dxs, 4);
+  CHECK(code == CL_BUILD_PROGRAM_FAILURE || code == CL_INVALID_BUILD_OPTIONS, "-cl-std=CL9.9: %s",
+        dpia_error_string(code));
+  CHECK(strstr(dpia_last_build_log(), bad_std) != NULL, "the log names the options: %s", dpia_last_build_log());
+  CHECK(DPIA_LOAD_(&cache->context[1]) == NULL, "a failed build is cached");
+
+  /* valid options: a program of their own beside the first */
+  static const char fast[] = "-cl-fast-relaxed-math";
+  dpia_twice_set_build_options(fast);
+  CHECK(run_twice(cl, cl->queue, 64) == 0, "twice with %s", fast);
+  CHECK(DPIA_LOAD_(&cache->context[1]) == cl->context && DPIA_LOAD_(&cache->options[1]) == fast &&
+            DPIA_LOAD_(&cache->program[1]) != DPIA_LOAD_(&cache->program[0]),
+        "the options have their own slot");
+  dpia_twice_set_build_options(NULL);
+  CHECK(run_twice(cl, cl->queue, 64) == 0, "twice without options again");
+  CHECK(DPIA_LOAD_(&cache->context[2]) == NULL, "without options: the first slot again");
+  clFinish(cl->queue);
+  dpia_twice_release();
+  for (int i = 0; i < DPIA_CACHE_SLOTS; i++)
+    CHECK(!DPIA_LOAD_(&cache->program[i]) && !DPIA_LOAD_(&cache->kernel[i][0]), "slot %d released", i);
+  clReleaseMemObject(dxs);
+  clReleaseMemObject(dout);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: header_run kernels|errors|cache|threads\n");
@@ -400,6 +514,8 @@ int main(int argc, char **argv) {
   else if (strcmp(argv[1], "errors") == 0) test_errors(&cl);
   else if (strcmp(argv[1], "cache") == 0) test_cache(&cl);
   else if (strcmp(argv[1], "threads") == 0) test_threads(&cl);
+  else if (strcmp(argv[1], "buffers") == 0) test_buffers(&cl);
+  else if (strcmp(argv[1], "build") == 0) test_build(&cl);
   else {
     fprintf(stderr, "unknown mode %s\n", argv[1]);
     return 2;

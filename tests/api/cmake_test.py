@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""The CMake package (issue 20): `meson install` puts dpiaConfig.cmake in
+place; samples/cmake, configured against the installation with
+-DCMAKE_PREFIX_PATH, builds with dpia_add_kernels, runs scal on PoCL and
+checks the result; editing scal.dpia regenerates scal.h on the next build.
+
+usage: cmake_test.py BUILD_DIR SOURCE_ROOT
+
+Steps: install into a temporary DESTDIR; copy samples/cmake there; cmake
+-G Ninja; build; run scal_app (exit 0); a second build does nothing; a
+comment appended to scal.dpia reruns dpia (the header is the same); a new
+kernel in scal.dpia appears in scal.h and the app rebuilds and runs; the
+header names no absolute path; SET with values and two KERNELS are refused
+at configure time.
+"""
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+
+def run(cmd, cwd=None, ok=True):
+    p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
+    if ok and p.returncode != 0:
+        print("$ %s\n%s" % (" ".join(cmd), p.stdout))
+        sys.exit(1)
+    return p
+
+
+def main():
+    build, root = sys.argv[1:3]
+    if not shutil.which("cmake"):
+        print("cmake not found (tools/setup.sh installs it)")
+        return 1
+    failures = []
+
+    def check(cond, msg):
+        if not cond:
+            failures.append(msg)
+            print("FAIL:", msg)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        dest = os.path.join(tmp, "dest")
+        run(["meson", "install", "-C", build, "--no-rebuild", "--quiet", "--destdir", dest])
+        configs = glob.glob(os.path.join(dest, "**", "cmake", "dpia", "dpiaConfig.cmake"), recursive=True)
+        versions = glob.glob(os.path.join(dest, "**", "cmake", "dpia", "dpiaConfigVersion.cmake"), recursive=True)
+        if not configs or not versions:
+            print("meson install did not install dpiaConfig.cmake and dpiaConfigVersion.cmake")
+            return 1
+        # <prefix>/<libdir>/cmake/dpia/dpiaConfig.cmake: the prefix holds bin/dpia
+        prefix = os.path.dirname(configs[0])
+        while not os.path.isfile(os.path.join(prefix, "bin", "dpia")) and prefix != dest:
+            prefix = os.path.dirname(prefix)
+        print("installed:", os.path.relpath(configs[0], dest), "prefix", os.path.relpath(prefix, dest))
+        src = os.path.join(tmp, "sample")
+        shutil.copytree(os.path.join(root, "samples", "cmake"), src)
+        bld = os.path.join(tmp, "build")
+        run(["cmake", "-S", src, "-B", bld, "-G", "Ninja", "-DCMAKE_PREFIX_PATH=" + prefix])
+        out = run(["cmake", "--build", bld]).stdout
+        check("dpia: scal.dpia -> scal.h" in out, "the first build does not run dpia")
+        header = os.path.join(bld, "scal.h")
+        check(os.path.isfile(header), "no scal.h in the target's binary directory")
+        app = os.path.join(bld, "scal_app")
+        p = run([app], ok=False)
+        print(p.stdout.strip())
+        check(p.returncode == 0 and "0 of 4096 elements wrong" in p.stdout, "scal_app failed: %s" % p.stdout)
+        text = open(header).read()
+        check(tmp not in text and "from scal.dpia" in text, "scal.h names an absolute path")
+
+        out = run(["cmake", "--build", bld]).stdout
+        check("no work to do" in out, "a second build does something:\n" + out)
+
+        dpia_src = os.path.join(src, "scal.dpia")
+        with open(dpia_src, "a") as f:
+            f.write("-- a comment changes nothing\n")
+        out = run(["cmake", "--build", bld]).stdout
+        check("dpia: scal.dpia -> scal.h" in out, "editing scal.dpia does not rerun dpia:\n" + out)
+        check(open(header).read() == text, "a comment changed scal.h")
+
+        with open(dpia_src, "a") as f:
+            f.write("kernel scalTwice (N: nat) (xs: [N]float) =\n  xs |> mapGlobal (\\x -> 2.0 * x)\n")
+        out = run(["cmake", "--build", bld]).stdout
+        check("dpia: scal.dpia -> scal.h" in out and "dpia_scalTwice_launch" in open(header).read(),
+              "a new kernel in scal.dpia is not in scal.h after the rebuild:\n" + out)
+        check("Linking CXX executable scal_app" in out, "the app is not rebuilt with the new header:\n" + out)
+        p = run([app], ok=False)
+        check(p.returncode == 0, "scal_app after the edit: %s" % p.stdout)
+
+        # SET (reserved) and several KERNELS are refused at configure time
+        for extra, what in (("SET N=1024", "SET"), ("KERNELS scal scalTwice", "KERNELS")):
+            bad = os.path.join(tmp, "bad_" + what)
+            shutil.copytree(src, bad)
+            with open(os.path.join(bad, "CMakeLists.txt"), "a") as f:
+                f.write("add_executable(other main.cpp)\ndpia_add_kernels(other SOURCES scal.dpia %s)\n" % extra)
+            p = run(["cmake", "-S", bad, "-B", os.path.join(bad, "b"), "-G", "Ninja",
+                     "-DCMAKE_PREFIX_PATH=" + prefix], ok=False)
+            check(p.returncode != 0 and what in p.stdout, "%s is not refused:\n%s" % (extra, p.stdout))
+
+    print("%s: %d failures" % ("FAIL" if failures else "PASS", len(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
