@@ -8,10 +8,12 @@ Two families of programs, each translated with `dpia translate --no-verify`
 (the translation itself; verification is measured by bench/stage_bench):
 
   chain K   a mapGlobal whose body is K mapSeq stages in sequence, each
-            materialised in a global temporary: K = 100, 250, 500, 900 as
-            one `|>` chain (the parser's nesting limit is 1000 levels), and
-            K = 1024 and 2048 made by defs that each apply the one before
-            twice (2^12 stages pass the limit of 10000 levels after inlining);
+            materialised in a global temporary: K = 100, 1000, 5000 as one
+            `|>` chain (past 1000 levels, dpia translates on its own deep
+            stack: dpia/driver.c), and K = 1024, 2048 and 8192 made by defs
+            that each apply the one before twice;
+  defs K    K defs, each applying the one before to its argument and adding
+            1.0 (K = 1000, 2000, 4000, 8000): normalisation was quadratic;
   compose D `def f x = x * x * 0.5 + x * 0.25` applied D times to an input
             element (D = 5, 10, 20, 40): with sharing, D assignments.
 
@@ -46,6 +48,13 @@ def doubling_source(log2):
     return '\n'.join(lines) + '\n'
 
 
+def defs_source(count):
+    lines = ['def f0 (x: float) = x + 1.0']
+    lines += [f'def f{i} (x: float) = f{i-1} x + 1.0' for i in range(1, count + 1)]
+    lines.append(f'kernel k (N: nat) (xs: [N]float) = xs |> mapGlobal (\\x -> f{count} x)')
+    return '\n'.join(lines) + '\n'
+
+
 def compose_source(depth):
     body = 'x'
     for _ in range(depth):
@@ -73,8 +82,9 @@ def main():
     ap.add_argument('--dpia', default=os.path.join('build', 'dpia'))
     ap.add_argument('--repeat', type=int, default=3)
     args = ap.parse_args()
-    cases = [('chain', k, chain_source(k)) for k in (100, 250, 500, 900)]
-    cases += [('chain', 1 << n, doubling_source(n)) for n in (10, 11)]
+    cases = [('chain', k, chain_source(k)) for k in (100, 1000, 5000)]
+    cases += [('chain', 1 << n, doubling_source(n)) for n in (10, 11, 13)]
+    cases += [('defs', k, defs_source(k)) for k in (1000, 2000, 4000, 8000)]
     cases += [('compose', d, compose_source(d)) for d in (5, 10, 20, 40)]
     print(f'{"program":<10} {"size":>6} {"time ms":>9} {"peak MiB":>9} {"us/unit":>8} {"KiB/unit":>9}')
     with tempfile.TemporaryDirectory() as tmp:

@@ -651,11 +651,18 @@ static Phrase *elab_unop(Checker *c, Env *env, const Ast *e) {
 
 /* ---- identifiers and defs ---- */
 
-static int find_decl(Checker *c, Sym name) {
-  for (int i = 0; i < c->prog->ndecls; i++)
-    if (c->prog->decls[i]->name == name) return i;
-  return -1;
+/* The slot of name in c->decl_slots: where it is, or the empty slot where
+ * it goes.  Names are interned, so the pointer is the key.  (A linear search
+ * made checking n defs that each use the one before quadratic.) */
+static size_t decl_slot(const Checker *c, Sym name) {
+  size_t h = ((uintptr_t)name >> 3) * 0x9E3779B97F4A7C15u;
+  for (size_t i = h & c->decl_mask;; i = (i + 1) & c->decl_mask) {
+    int k = c->decl_slots[i];
+    if (k == 0 || c->prog->decls[k - 1]->name == name) return i;
+  }
 }
+
+static int find_decl(Checker *c, Sym name) { return c->decl_slots[decl_slot(c, name)] - 1; }
 
 /* The rest of an "unknown name" message: the close name the user may have
  * meant (hints.h), or for a size, where to declare it. */
@@ -1040,7 +1047,7 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
     nargs++;
     head = head->lhs;
   }
-  if (++c->depth > DPIA_MAX_NESTING * 4) {
+  if (++c->depth > diag_depth_limit(c->diag, DPIA_MAX_NESTING * 4)) {
     c->diag->limit_hit = true;
     check_error(c, e->span, "expression nested too deeply");
     c->depth--;
@@ -1249,7 +1256,7 @@ static Phrase *infer_inner(Checker *c, Env *env, const Ast *e) {
 }
 
 static Phrase *infer(Checker *c, Env *env, const Ast *e) {
-  if (++c->depth > DPIA_MAX_NESTING * 4) {
+  if (++c->depth > diag_depth_limit(c->diag, DPIA_MAX_NESTING * 4)) {
     c->depth--;
     c->diag->limit_hit = true;
     check_error(c, e->span, "expression nested too deeply");
@@ -1611,6 +1618,10 @@ CheckedProgram *check_program(Arena *a, Interner *in, Diag *diag, TypeCtx *tc, c
   c.defs = NEWARRAY(a, DefInfo *, p->ndecls);
   c.state = NEWARRAY(a, int, p->ndecls);
   c.template_lambda = NEWARRAY(a, const Ast *, p->ndecls);
+  size_t nslots = 16;
+  while (nslots < 2 * (size_t)p->ndecls) nslots *= 2;
+  c.decl_slots = NEWARRAY(a, int, nslots);
+  c.decl_mask = nslots - 1;
   for (int i = 0; i < p->ndecls; i++) {
     const Decl *d = p->decls[i];
     DefInfo *def = NEW(a, DefInfo);
@@ -1618,11 +1629,14 @@ CheckedProgram *check_program(Arena *a, Interner *in, Diag *diag, TypeCtx *tc, c
     def->name = d->name;
     def->is_kernel = d->is_kernel;
     c.defs[i] = def;
-    for (int j = 0; j < i; j++)
-      if (p->decls[j]->name == d->name) {
-        diag_error(diag, d->name_span, "duplicate declaration of '%s'", d->name);
-        diag_note(diag, p->decls[j]->name_span, "'%s' was first declared here", d->name);
-      }
+    size_t slot = decl_slot(&c, d->name);
+    if (c.decl_slots[slot]) {
+      const Decl *first = p->decls[c.decl_slots[slot] - 1];
+      diag_error(diag, d->name_span, "duplicate declaration of '%s'", d->name);
+      diag_note(diag, first->name_span, "'%s' was first declared here", d->name);
+    } else {
+      c.decl_slots[slot] = i + 1;
+    }
     if (prim_lookup(d->name, strlen(d->name), &(int){0}) != PRIM_COUNT)
       diag_error(diag, d->name_span, "'%s' is a primitive; it cannot be redefined", d->name);
   }

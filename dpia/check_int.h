@@ -70,6 +70,9 @@ typedef struct Checker {
                      expanded), 2 done */
   const Ast **template_lambda; /* by declaration index: a template's
                                   \x y -> body, made at its first use */
+  int *decl_slots; /* open addressing by name: declaration index + 1, 0
+                      empty; the first declaration of each name */
+  size_t decl_mask; /* slots - 1 (a power of two, at least twice ndecls) */
   Vec size_metas; /* SizeMeta* */
   Vec reqs;       /* Requirement* of the current declaration */
   Vec deferred;   /* Deferred* */

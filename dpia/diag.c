@@ -8,6 +8,7 @@ void diag_init(Diag *d, Arena *a) {
   memset(d, 0, sizeof *d);
   d->arena = a;
   d->max_errors = 100;
+  d->depth_scale = 1;
 }
 
 static Diagnostic *make(Diag *d, DiagLevel level, Span span, const char *fmt, va_list ap) {

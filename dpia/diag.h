@@ -47,7 +47,16 @@ typedef struct Diag {
                       shown once */
   int max_errors; /* stop collecting past this many (0: no limit) */
   bool limit_hit; /* an error was a nesting limit (issue 7), not a fault of the text */
+  /* The nesting limits of the recursive passes are their base values times
+   * this: 1 on the caller's stack (the bases keep every pass within 8 MiB,
+   * AddressSanitizer included), DPIA_DEEP_SCALE when dpia_process retries a
+   * program that hit one on a thread with a stack that many times larger
+   * (driver.c). */
+  int depth_scale;
 } Diag;
+
+/* A nesting limit as the passes enforce it (see Diag.depth_scale). */
+static inline int diag_depth_limit(const Diag *d, int base) { return base * d->depth_scale; }
 
 void diag_init(Diag *d, Arena *a);
 /* Report an error; returns it so notes can be attached. */

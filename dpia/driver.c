@@ -5,6 +5,7 @@
  * pipeline by reporting errors.  Out of memory longjmps back here. */
 #include "dpia.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,7 @@ struct DpiaResult {
   DpiaMem mem;
   Arena arena;
   int status;
+  bool depth_limited; /* a nesting limit stopped it (Diag.limit_hit) */
   int nerrors;
   const char *output;
   size_t output_len;
@@ -174,14 +176,17 @@ static bool pass_recheck(Ctx *c) {
     source_init(src, c->arena, arena_printf(c->arena, "<imperative %s>", imp->name), text.data, text.len);
     Diag d;
     diag_init(&d, c->arena);
-    Program *p = parse_program_deep(c->arena, &c->in, &d, src, DPIA_MAX_NESTING * 4);
+    d.depth_scale = c->diag.depth_scale;
+    int max_nesting = diag_depth_limit(&d, DPIA_MAX_NESTING * 4);
+    Program *p = parse_program_deep(c->arena, &c->in, &d, src, max_nesting);
     if (!d.nerrors) check_program(c->arena, &c->in, &d, &c->tc, p);
     if (d.nerrors && d.limit_hit) {
       /* a limit of the re-check, not a fault of the translation */
+      c->diag.limit_hit = true;
       diag_error(&c->diag, imp->decl->name_span,
                  "kernel '%s' is too deep to verify: its imperative program nests more than %d levels "
                  "(every materialised stage adds a few); split it into several kernels",
-                 imp->name, DPIA_MAX_NESTING * 4);
+                 imp->name, max_nesting);
       c->status = DPIA_EUSER;
       return false;
     }
@@ -634,7 +639,10 @@ static const DpiaDiagnostic oom_diagnostic = {0, NULL, 0, 0, 0, 0, "out of memor
   "1 GiB)"
 static const DpiaDiagnostic limit_diagnostic = {0, NULL, 0, 0, 0, 0, LIMIT_MESSAGE};
 
-int dpia_process(const char *name, const char *text, size_t len, const DpiaOptions *opt, DpiaResult **result) {
+/* One translation on the current stack, with the nesting limits scaled by
+ * depth_scale (Diag.depth_scale). */
+static int process(const char *name, const char *text, size_t len, const DpiaOptions *opt, int depth_scale,
+                   DpiaResult **result) {
   DpiaMem boot;
   dpia_mem_default(&boot);
   if (opt->alloc) {
@@ -684,11 +692,13 @@ int dpia_process(const char *name, const char *text, size_t len, const DpiaOptio
   c->arena = &r->arena;
   intern_init(&c->in, c->arena);
   diag_init(&c->diag, c->arena);
+  c->diag.depth_scale = depth_scale;
   type_ctx_init(&c->tc, c->arena);
   source_init(&c->src, c->arena, arena_strndup(c->arena, name, strlen(name)), arena_dup(c->arena, text, len), len);
   buf_init(&c->out, c->arena);
 
   r->status = run_passes(c);
+  r->depth_limited = c->diag.limit_hit;
   r->nerrors = c->diag.nerrors - c->diag.nrepeats;
   r->ran = c->ran;
   r->min_ms = c->min_ms;
@@ -719,6 +729,50 @@ int dpia_process(const char *name, const char *text, size_t len, const DpiaOptio
   }
   flatten_diagnostics(r, &c->diag);
   return r->status;
+}
+
+/* Deep programs (a chain of thousands of stages).  Every pass recurses on
+ * the tree, and the caller's stack may be no more than the usual 8 MiB, for
+ * which the base nesting limits are made.  A program that hits one is
+ * translated again from the start on a thread of dpia's own, whose stack is
+ * DPIA_DEEP_SCALE times as large, with limits that many times higher.  Only
+ * such programs pay for the thread (and for the first attempt); the stack
+ * is reserved address space, touched only as deep as the program goes. */
+enum { DPIA_DEEP_SCALE = 32 };
+#define DPIA_BASE_STACK ((size_t)8 << 20)
+
+typedef struct DeepCall {
+  const char *name, *text;
+  size_t len;
+  const DpiaOptions *opt;
+  DpiaResult *result;
+  int status;
+} DeepCall;
+
+static void *deep_main(void *arg) {
+  DeepCall *d = arg;
+  d->status = process(d->name, d->text, d->len, d->opt, DPIA_DEEP_SCALE, &d->result);
+  return NULL;
+}
+
+int dpia_process(const char *name, const char *text, size_t len, const DpiaOptions *opt, DpiaResult **result) {
+  int status = process(name, text, len, opt, 1, result);
+  if (!*result || !(*result)->depth_limited) return status;
+  dpia_result_free(*result); /* its memory is needed for the second try */
+  DeepCall d = {name, text, len, opt, NULL, 0};
+  pthread_attr_t attr;
+  pthread_t thread;
+  bool started = false;
+  if (pthread_attr_init(&attr) == 0) {
+    started = pthread_attr_setstacksize(&attr, DPIA_DEEP_SCALE * DPIA_BASE_STACK) == 0 &&
+              pthread_create(&thread, &attr, deep_main, &d) == 0;
+    pthread_attr_destroy(&attr);
+  }
+  /* without the thread, the limit's error again */
+  if (!started) return process(name, text, len, opt, 1, result);
+  pthread_join(thread, NULL);
+  *result = d.result;
+  return d.status;
 }
 
 /* the errors and their notes as DpiaDiagnostics */

@@ -12,8 +12,10 @@
 typedef struct BindMap BindMap;
 struct BindMap {
   const Binder *from;
-  Phrase *to; /* the replacement: copied again (fresh binders) at each use */
+  Phrase *to; /* the replacement: itself at its first use, copied again
+                 (fresh binders) at each other one */
   bool fresh_var; /* to is a VAR of a fresh binder: no need to copy again */
+  bool used;      /* to itself is in the result */
   BindMap *next;
 };
 
@@ -28,6 +30,7 @@ typedef struct Norm {
    * result; normalize_phrase limits it (the later stages recurse on it) */
   int depth, max_depth;
   bool too_deep;
+  int run; /* this normalisation's Phrase.normal_run */
 } Norm;
 
 /* Enter one level of recursion; false (and the phrase counts as too big,
@@ -44,6 +47,7 @@ static bool enter(Norm *n) {
 static Phrase *node(Norm *n, const Phrase *like, PhraseType *type) {
   if (++n->nodes > DPIA_MAX_NORMAL_NODES) n->too_big = true;
   Phrase *p = arena_dup(n->arena, like, sizeof *like);
+  p->normal_run = 0; /* not known to be normal: a copy may hold a redex */
   p->type = type;
   return p;
 }
@@ -82,6 +86,13 @@ static Phrase *copy_node(Norm *n, const Phrase *p, BindMap *m, const TypeSubst *
         Phrase *v = node(n, e->to, e->to->type);
         v->span = p->span;
         return v;
+      }
+      /* The argument itself at its first use, already normal, so that
+       * substituting a large argument through k nested defs neither copies
+       * nor walks it k times (a tree stays a tree: to appears once). */
+      if (!e->used) {
+        e->used = true;
+        return e->to;
       }
       return copy(n, e->to, NULL, NULL);
     }
@@ -129,7 +140,7 @@ static Phrase *copy_node(Norm *n, const Phrase *p, BindMap *m, const TypeSubst *
     Phrase *v = node(n, p, b->type);
     v->kind = PH_VAR;
     v->binder = b;
-    BindMap e = {p->lam_binder, v, true, m};
+    BindMap e = {p->lam_binder, v, true, false, m};
     q->lam_binder = b;
     q->body = copy(n, p->body, &e, ts);
     return q->body ? q : NULL;
@@ -157,7 +168,7 @@ static Phrase *instantiate(Norm *n, const Phrase *use) {
     v->type = fresh[i]->type;
     v->binder = fresh[i];
     BindMap *e = NEW(n->arena, BindMap);
-    *e = (BindMap){def->params[i], v, true, m};
+    *e = (BindMap){def->params[i], v, true, false, m};
     m = e;
   }
   Phrase *body = copy(n, def->body, m, use->subst);
@@ -210,6 +221,11 @@ static int uses_of(const Phrase *p, const Binder *x, int weight, bool *in_lambda
   case PH_LAM: return uses_of(p->body, x, p->shares ? weight : 2, in_lambda); /* a let's body runs once */
   case PH_PROJ:
   case PH_UNOP: return uses_of(p->fst, x, weight, in_lambda);
+  case PH_APP:
+    /* a redex not yet reduced (see head): its body runs once */
+    if (p->fst->kind == PH_LAM)
+      return uses_of(p->fst->body, x, weight, in_lambda) + uses_of(p->snd, x, weight, in_lambda);
+    return uses_of(p->fst, x, weight, in_lambda) + uses_of(p->snd, x, weight, in_lambda);
   default: return uses_of(p->fst, x, weight, in_lambda) + uses_of(p->snd, x, weight, in_lambda);
   }
 }
@@ -287,18 +303,47 @@ static Phrase *share(Norm *n, Phrase *lam, Phrase *arg, Span span) {
 
 /* (\x -> body) arg: substitute, then normalise what the substitution made */
 static Phrase *beta(Norm *n, Phrase *lam, Phrase *arg, Span span) {
-  if (shares(lam, arg)) return share(n, lam, arg, span);
-  BindMap e = {lam->lam_binder, arg, arg->kind == PH_VAR, NULL};
+  if (shares(lam, arg)) {
+    /* the let keeps its body: normalise it here (head left it as it was) */
+    Phrase *body = norm(n, lam->body);
+    if (!body) return NULL;
+    if (body != lam->body) {
+      Phrase *l = node(n, lam, lam->type);
+      l->body = body;
+      lam = l;
+    }
+    return share(n, lam, arg, span);
+  }
+  BindMap e = {lam->lam_binder, arg, arg->kind == PH_VAR, false, NULL};
   Phrase *body = copy(n, lam->body, &e, NULL);
   if (!body) return NULL;
   (void)span;
   return norm(n, body);
 }
 
+/* The function of an application, reduced only as far as needed to see a
+ * lambda: a def is instantiated and a lambda taken as it is, bodies not
+ * normalised, since beta normalises the body after substituting anyway.
+ * Normalising first walked and copied a body of size O(k) at each of the
+ * k nested uses in  f_k x = f_(k-1) x + 1.0, ...: quadratic (issue 14). */
+static Phrase *head(Norm *n, Phrase *f) {
+  if (f->kind == PH_LAM) return f;
+  if (f->kind == PH_DEF) {
+    Phrase *body = instantiate(n, f);
+    return body && body->kind == PH_LAM ? body : norm(n, body);
+  }
+  return norm(n, f);
+}
+
+/* Normalise p.  A phrase this run made or found normal is taken as it is:
+ * nothing changes phrases during a run, and a normal phrase put somewhere
+ * else can only make a redex at its root, which its parent reduces. */
 static Phrase *norm(Norm *n, Phrase *p) {
+  if (p && p->normal_run == n->run) return p;
   if (n->too_big || !p || !enter(n)) return NULL;
   Phrase *q = norm_node(n, p);
   n->depth--;
+  if (q) q->normal_run = n->run;
   return q;
 }
 
@@ -317,7 +362,7 @@ static Phrase *norm_node(Norm *n, Phrase *p) {
     return q;
   }
   case PH_APP: {
-    Phrase *f = norm(n, p->fst);
+    Phrase *f = head(n, p->fst);
     Phrase *a = norm(n, p->snd);
     if (!f || !a) return NULL;
     if (f->kind == PH_LAM) return beta(n, f, a, p->span);
@@ -357,13 +402,55 @@ static Phrase *norm_node(Norm *n, Phrase *p) {
   }
 }
 
+/* Whether p is more than max levels deep, walked with an explicit stack.
+ * The depth of norm's recursion does not bound the result's: an argument
+ * goes in as it is (copy_node), and a normal phrase is not walked again
+ * (norm), however deep they sit in the result.  The later stages recurse on
+ * the result, within the stack its limit is made for. */
+static bool deeper_than(Arena *a, const Phrase *p, int max) {
+  typedef struct { const Phrase *p; int depth; } Item;
+  int cap = 64, len = 0;
+  Item *stack = NEWARRAY(a, Item, cap);
+  stack[len++] = (Item){p, 1};
+  while (len > 0) {
+    Item it = stack[--len];
+    if (it.depth > max) return true;
+    const Phrase *kids[2] = {NULL, NULL};
+    switch (it.p->kind) {
+    case PH_VAR:
+    case PH_LIT:
+    case PH_PRIM:
+    case PH_DEF: break;
+    case PH_LAM: kids[0] = it.p->body; break;
+    case PH_PROJ:
+    case PH_UNOP: kids[0] = it.p->fst; break;
+    default:
+      kids[0] = it.p->fst;
+      kids[1] = it.p->snd;
+      break;
+    }
+    for (int i = 0; i < 2; i++) {
+      if (!kids[i]) continue;
+      if (len == cap) {
+        Item *bigger = NEWARRAY(a, Item, cap * 2);
+        memcpy(bigger, stack, sizeof *stack * (size_t)len);
+        stack = bigger;
+        cap *= 2;
+      }
+      stack[len++] = (Item){kids[i], it.depth + 1};
+    }
+  }
+  return false;
+}
+
 Phrase *normalize_phrase(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p) {
-  Norm n = {a, tc, diag, 0, false, p->span, 0, 0, false};
-  n.max_depth = DPIA_MAX_NORMAL_DEPTH;
+  Norm n = {a, tc, diag, 0, false, p->span, 0, 0, false, ++tc->norm_runs};
+  n.max_depth = diag_depth_limit(diag, DPIA_MAX_NORMAL_DEPTH);
   Phrase *r = norm(&n, p);
+  if (r && !n.too_big && deeper_than(a, r, n.max_depth)) n.too_deep = true;
   if (n.too_deep) {
-    diag_error(diag, p->span, "program nested too deeply: more than %d levels after inlining defs",
-               DPIA_MAX_NORMAL_DEPTH);
+    diag->limit_hit = true;
+    diag_error(diag, p->span, "program nested too deeply: more than %d levels after inlining defs", n.max_depth);
     return NULL;
   }
   if (n.too_big) {
@@ -378,13 +465,14 @@ Phrase *normalize_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def) {
 }
 
 Phrase *phrase_copy(Arena *a, TypeCtx *tc, const Phrase *p) {
-  Norm n = {a, tc, NULL, 0, false, p->span, 0, 0, false};
+  Norm n = {a, tc, NULL, 0, false, p->span, 0, 0, false, 0};
   return copy(&n, p, NULL, NULL);
 }
 
 Phrase *phrase_subst(Arena *a, TypeCtx *tc, const Phrase *body, const Binder *x, Phrase *value) {
-  Norm n = {a, tc, NULL, 0, false, body->span, 0, 0, false};
-  BindMap e = {x, value, value->kind == PH_VAR, NULL};
+  Norm n = {a, tc, NULL, 0, false, body->span, 0, 0, false, 0};
+  /* value may be in use elsewhere: copied at every use (used already) */
+  BindMap e = {x, value, value->kind == PH_VAR, true, NULL};
   return copy(&n, body, &e, NULL);
 }
 

@@ -109,7 +109,7 @@ typedef struct Parser {
   bool tok_after_lex_error; /* the lexer reported errors while finding tok */
   Span prev;              /* the last consumed token: nodes end at prev.end */
   int depth;              /* recursion levels, at most max_depth */
-  int max_depth;          /* DPIA_MAX_NESTING, or more for generated text (parse_program_deep) */
+  int max_depth;          /* DPIA_MAX_NESTING (scaled), or more for generated text (parse_program_deep) */
   bool failed;            /* a syntax error abandoned the current declaration */
   bool error_reported;    /* ... and it was reported (notes may follow) */
   Token resume;           /* the real token where the declaration failed */
@@ -1231,7 +1231,7 @@ static void resynchronise(Parser *p) {
 
 /* program ::= decl* */
 Program *parse_program(Arena *a, Interner *in, Diag *diag, const Source *src) {
-  return parse_program_deep(a, in, diag, src, DPIA_MAX_NESTING);
+  return parse_program_deep(a, in, diag, src, diag_depth_limit(diag, DPIA_MAX_NESTING));
 }
 
 Program *parse_program_deep(Arena *a, Interner *in, Diag *diag, const Source *src, int max_nesting) {

@@ -60,6 +60,9 @@ extern const char *const phrase_kind_name[PH_COUNT];
 typedef struct Phrase Phrase;
 struct Phrase {
   PhraseTermKind kind;
+  int normal_run; /* the normalisation (TypeCtx.norm_runs) that made it or
+                     found it normal, which then takes it as it is
+                     (normalize.c); 0 for none */
   Span span;
   PhraseType *type;
   union {

@@ -82,6 +82,7 @@ typedef struct TypeCtx {
   SizeCtx sizes;
   int next_meta;
   int next_binder; /* ids of binders (phrase.h), unique per translation */
+  int norm_runs;   /* normalisations so far (Phrase.normal_run) */
   /* common types, made once per context */
   DataType *t_int, *t_float, *t_double, *t_bool;
   PhraseType *t_comm;
