@@ -308,7 +308,7 @@ static void compare(Test *t, const char *ext, const char *what, const char *actu
     return;
   }
   const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-  fail(t, "%s differs from %s", what, base);
+  fail(t, "differs from %s (the %s)", base, what);
   diff_unified(t->arena, base, expected, elen, what, actual, len, &t->report);
 }
 
@@ -436,13 +436,13 @@ static void run_test(Test *t) {
     size_t olen = 0;
     const char *out = dpia_result_output(checked, &olen);
     compare(t, ".err", "diagnostics", diags, strlen(diags), want != DPIA_OK);
-    compare(t, ".out", "check -v", out, olen, false);
+    compare(t, ".out", "check -v output", out, olen, false);
     for (size_t i = 0; status == DPIA_OK && i < DPIA_COUNTOF(translation_files); i++) {
       const Expected *e = &translation_files[i];
       if (!(wanted & DPIA_EMIT_BIT(e->kind))) continue;
       size_t len = 0;
       const char *text = dpia_result_emitted(translated, e->kind, &len);
-      if (text) compare(t, e->ext, arena_printf(t->arena, "--emit=%s", dpia_emit_name(e->kind)), text, len, false);
+      if (text) compare(t, e->ext, arena_printf(t->arena, "--emit=%s output", dpia_emit_name(e->kind)), text, len, false);
       else fail(t, "no --emit=%s output", dpia_emit_name(e->kind));
     }
     for (int i = 0; i < t->expects.len; i++)
