@@ -543,6 +543,25 @@ static int find(Checker *c, const Directive *d, size_t from, size_t limit, bool 
   return rc >= 0 ? 1 : rc == PCRE2_ERROR_NOMATCH ? 0 : -1;
 }
 
+/* For a failing directive that uses variables: each one's value, since
+ * that (not the pattern as written) is what was looked for. */
+static void var_notes(Checker *c, const Directive *d) {
+  if (!d->uses_vars) return;
+  const char *p = d->pattern;
+  for (const char *at = strstr(p, "[["); at; at = strstr(at + 2, "[[")) {
+    if (at[2] == '[') continue;
+    size_t n = 0;
+    while (isalnum((unsigned char)at[2 + n]) || at[2 + n] == '_') n++;
+    if (at[2 + n] != ']' || at[3 + n] != ']') continue;
+    const Var *v = lookup_var(c, at + 2, n);
+    const char *first = strstr(p, arena_strndup(c->arena, at, n + 4));
+    if (!v || first != at) continue; /* unbound, or noted already */
+    emit(c->out, "%s:%zu: note: [[%.*s]] is \"", c->checks.name, d->line, (int)n, at + 2);
+    buf_put(c->out, v->value, v->len);
+    buf_puts(c->out, "\"\n");
+  }
+}
+
 /* rep: how many matches of a CHECK-COUNT were found before this one */
 static void not_found(Checker *c, const Directive *d, size_t from, long rep) {
   if (d->kind == CHECK_COUNT)
@@ -552,6 +571,7 @@ static void not_found(Checker *c, const Directive *d, size_t from, long rep) {
     directive_error(c, d, d->pattern_col, "expected string not found on the line of the previous match");
   else
     directive_error(c, d, d->pattern_col, "expected string not found in input");
+  var_notes(c, d);
   input_note(c, from, from, CONTEXT_LINES_AFTER, "scanning from here");
 }
 
@@ -563,6 +583,7 @@ static bool check_nots(Checker *c, Directive **nots, size_t nnots, size_t from, 
     if (found < 0) return false;
     if (found) {
       directive_error(c, nots[i], nots[i]->pattern_col, "excluded string found in input");
+      var_notes(c, nots[i]);
       input_note(c, begin, end, 0, "found here");
       return false;
     }
