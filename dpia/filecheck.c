@@ -174,6 +174,18 @@ static void input_note(const Checker *c, size_t at, size_t mark_end, int after, 
   }
 }
 
+/* ---- arrays ---- */
+
+/* items (n of them, room for *cap) with room for one more: a copy twice as
+ * large in the arena when full */
+static void *grow(Arena *a, void *items, size_t n, size_t *cap, size_t size) {
+  if (n < *cap) return items;
+  *cap = *cap ? *cap * 2 : 8;
+  void *bigger = arena_alloc(a, *cap * size);
+  if (n) memcpy(bigger, items, n * size);
+  return bigger;
+}
+
 /* ---- variables ---- */
 
 static const Var *lookup_var(const Checker *c, const char *name, size_t n) {
@@ -189,13 +201,7 @@ static void bind_var(Checker *c, const char *name, const char *value, size_t len
       c->vars[i].len = len;
       return;
     }
-  if (c->nvars == c->varcap) {
-    size_t cap = c->varcap ? c->varcap * 2 : 8;
-    Var *vars = NEWARRAY(c->arena, Var, cap);
-    if (c->nvars) memcpy(vars, c->vars, c->nvars * sizeof *vars);
-    c->vars = vars;
-    c->varcap = cap;
-  }
+  c->vars = grow(c->arena, c->vars, c->nvars, &c->varcap, sizeof *c->vars);
   c->vars[c->nvars++] = (Var){name, arena_strndup(c->arena, value, len), len};
 }
 
@@ -238,13 +244,7 @@ typedef struct Translation {
 } Translation;
 
 static void add_part(Checker *c, Translation *t, size_t in_pattern, size_t len) {
-  if (t->nparts == t->cap) {
-    size_t cap = t->cap ? t->cap * 2 : 4;
-    RegexPart *parts = NEWARRAY(c->arena, RegexPart, cap);
-    if (t->nparts) memcpy(parts, t->parts, t->nparts * sizeof *parts);
-    t->parts = parts;
-    t->cap = cap;
-  }
+  t->parts = grow(c->arena, t->parts, t->nparts, &t->cap, sizeof *t->parts);
   t->parts[t->nparts++] = (RegexPart){t->re.len, in_pattern, len};
 }
 
@@ -490,12 +490,7 @@ static bool parse_checks(Checker *c) {
       if (d.kind != CHECK_NOT) positive_before = true;
       d.regex = compile_pattern(c, &d, false, true);
       if (!d.regex) ok = false;
-      if (c->ndirs == c->cap) {
-        c->cap = c->cap ? c->cap * 2 : 16;
-        Directive *dirs = NEWARRAY(c->arena, Directive, c->cap);
-        if (c->ndirs) memcpy(dirs, c->dirs, c->ndirs * sizeof *dirs);
-        c->dirs = dirs;
-      }
+      c->dirs = grow(c->arena, c->dirs, c->ndirs, &c->cap, sizeof *c->dirs);
       c->dirs[c->ndirs++] = d;
     }
     begin = end + 1;

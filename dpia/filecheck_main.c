@@ -18,13 +18,10 @@
 static bool read_all(Arena *a, FILE *f, FilecheckText *t) {
   Buf b;
   buf_init(&b, a);
-  buf_puts(&b, "");
-  char *chunk = arena_alloc(a, 1 << 16);
-  size_t got;
-  while ((got = fread(chunk, 1, 1 << 16, f)) > 0) buf_put(&b, chunk, got);
+  bool ok = buf_read(&b, f);
   t->data = b.data;
   t->len = b.len;
-  return !ferror(f);
+  return ok;
 }
 
 static bool read_path(Arena *a, const char *path, FilecheckText *t) {

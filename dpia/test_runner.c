@@ -127,11 +127,7 @@ static char *read_text(Arena *a, const char *path, size_t *len) {
   if (!f) return NULL;
   Buf b;
   buf_init(&b, a);
-  buf_puts(&b, "");
-  char *chunk = arena_alloc(a, 1 << 16);
-  size_t got;
-  while ((got = fread(chunk, 1, 1 << 16, f)) > 0) buf_put(&b, chunk, got);
-  bool ok = !ferror(f);
+  bool ok = buf_read(&b, f);
   fclose(f);
   *len = b.len;
   return ok ? b.data : NULL;
