@@ -6,13 +6,17 @@
  * lengths, when it has at most MAX_CELLS cells; past that (two outputs with
  * nothing in common over thousands of lines) the diff is every middle line
  * removed then every new one added, still correct, only longer.  Expected
- * files are a few hundred lines, so the table is small. */
+ * files are a few hundred lines, so the table is small.  At most MAX_SHOWN
+ * lines are shown. */
 #include "diff.h"
 
 #include <stdint.h>
 
 enum { CONTEXT = 3 };
 enum { MAX_CELLS = 4 * 1024 * 1024 };
+/* Diff lines shown at the most: past them a failure is no more readable,
+ * and the rest is one `dpia test --update` and `git diff` away. */
+enum { MAX_SHOWN = 300 };
 
 typedef struct Line {
   const char *text;
@@ -106,6 +110,7 @@ void diff_unified(Arena *arena, const char *name_a, const char *a, size_t alen, 
   Edit *edits = NEWARRAY(arena, Edit, la.n + lb.n + 1);
   size_t ne = edit_script(arena, la, lb, edits);
   bool header = false;
+  size_t shown = 0;
   for (size_t k = 0; k < ne;) {
     if (edits[k].op == KEEP) {
       k++;
@@ -137,6 +142,12 @@ void diff_unified(Arena *arena, const char *name_a, const char *a, size_t alen, 
     hunk_range(out, '+', fb, nb);
     buf_puts(out, " @@\n");
     for (size_t t = start; t < end; t++) {
+      if (shown++ == MAX_SHOWN) {
+        size_t left = 0;
+        for (size_t r = t; r < ne; r++) left += edits[r].op != KEEP;
+        emit(out, "... (the diff goes on: %zu more changed lines)\n", left);
+        return;
+      }
       if (edits[t].op == KEEP) put_line(out, ' ', &la.at[edits[t].ia]);
       else if (edits[t].op == DEL) put_line(out, '-', &la.at[edits[t].ia]);
       else put_line(out, '+', &lb.at[edits[t].ib]);
