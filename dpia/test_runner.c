@@ -171,8 +171,9 @@ static bool collect(Arena *a, const char *path, Vec *files) {
     return false;
   }
   Vec names = {0};
+  const char *sep = ends_with(path, "/") ? "" : "/";
   for (struct dirent *e; (e = readdir(dir));)
-    if (e->d_name[0] != '.') vec_push(a, &names, arena_printf(a, "%s%s%s", path, ends_with(path, "/") ? "" : "/", e->d_name));
+    if (e->d_name[0] != '.') vec_push(a, &names, arena_printf(a, "%s%s%s", path, sep, e->d_name));
   closedir(dir);
   if (names.len) qsort(names.items, (size_t)names.len, sizeof names.items[0], compare_names);
   bool ok = true;
@@ -390,68 +391,70 @@ static OpenclVerifier *verifier(Runner *r) {
  * failure is 1). */
 static int exit_status(int status) { return status == DPIA_EPRECONDITION ? DPIA_EUSER : status; }
 
+/* Everything but the exit status, which matched: the kept files, the
+ * expect, CHECK and RUN lines.  wanted: the translation's kept outputs. */
+static void compare_outputs(Test *t, int want, int status, unsigned wanted, bool has_checks,
+                            const DpiaResult *checked, const DpiaResult *translated) {
+  const char *diags = dpia_result_diagnostics(translated ? translated : checked);
+  size_t olen = 0;
+  const char *out = dpia_result_output(checked, &olen);
+  compare(t, ".err", "diagnostics", diags, strlen(diags), want != DPIA_OK);
+  compare(t, ".out", "check -v output", out, olen, false);
+  for (size_t i = 0; status == DPIA_OK && i < DPIA_COUNTOF(translation_files); i++) {
+    const Expected *e = &translation_files[i];
+    if (!(wanted & DPIA_EMIT_BIT(e->kind))) continue;
+    size_t len = 0;
+    const char *text = dpia_result_emitted(translated, e->kind, &len);
+    if (text) compare(t, e->ext, arena_printf(t->arena, "--emit=%s output", dpia_emit_name(e->kind)), text, len, false);
+    else fail(t, "no --emit=%s output", dpia_emit_name(e->kind));
+  }
+  for (int i = 0; i < t->expects.len; i++)
+    if (!strstr(diags, t->expects.items[i]) && !strstr(out, t->expects.items[i]))
+      fail(t, "expected text not in the diagnostics: %s", (const char *)t->expects.items[i]);
+  if (has_checks && status != DPIA_OK) {
+    fail(t, "CHECK lines but no OpenCL (the translation failed)");
+  } else if (has_checks) {
+    size_t len = 0;
+    const char *opencl = dpia_result_emitted(translated, DPIA_EMIT_OPENCL, &len);
+    check_lines(t, opencl ? opencl : "", len);
+  }
+  for (int i = 0; i < t->runs.len; i++) run_line(t, t->runs.items[i]);
+}
+
 static void run_test(Test *t) {
   read_lines(t);
+  DpiaOptions translate;
+  dpia_options_init(&translate);
+  translate.action = DPIA_TRANSLATE;
+  translate.verify = 1; /* as `dpia translate` */
+  translate.emit = DPIA_EMIT_OPENCL;
+  if (!translation_options(t, &translate)) return;
   bool has_checks = filecheck_has_directives(t->text, t->len);
-  unsigned wanted = 0;
   for (size_t i = 0; i < DPIA_COUNTOF(translation_files); i++)
     if (exists(arena_printf(t->arena, "%s%s", t->stem, translation_files[i].ext)))
-      wanted |= DPIA_EMIT_BIT(translation_files[i].kind);
-  int want = t->exit_line >= 0                                           ? t->exit_line
+      translate.emit_also |= DPIA_EMIT_BIT(translation_files[i].kind);
+  int want = t->exit_line >= 0                                   ? t->exit_line
              : exists(arena_printf(t->arena, "%s.err", t->stem)) ? DPIA_EUSER
-                                                                         : DPIA_OK;
+                                                                 : DPIA_OK;
 
-  DpiaOptions opt;
-  dpia_options_init(&opt);
-  opt.action = DPIA_CHECK;
-  opt.verbose = 1;
+  DpiaOptions check;
+  dpia_options_init(&check);
+  check.action = DPIA_CHECK;
+  check.verbose = 1;
   DpiaResult *checked = NULL, *translated = NULL;
-  int status = dpia_process(t->base, t->text, t->len, &opt, &checked);
-  const DpiaResult *last = checked;
-  if (status == DPIA_OK && (wanted || has_checks || want == DPIA_EVERIFY)) {
-    opt.action = DPIA_TRANSLATE;
-    opt.verbose = 0;
-    opt.verify = 1;
-    opt.emit = DPIA_EMIT_OPENCL;
-    opt.emit_also = wanted;
-    opt.verifier = verifier(t->runner);
-    if (translation_options(t, &opt)) {
-      status = dpia_process(t->base, t->text, t->len, &opt, &translated);
-      last = translated;
-    }
+  int status = dpia_process(t->base, t->text, t->len, &check, &checked);
+  if (status == DPIA_OK && (translate.emit_also || has_checks || want == DPIA_EVERIFY)) {
+    translate.verifier = verifier(t->runner);
+    status = dpia_process(t->base, t->text, t->len, &translate, &translated);
   }
-  if (t->nfailures) {
-    /* a bad -- ARGS: line */
-  } else if (!last) {
+  const DpiaResult *last = translated ? translated : checked;
+  if (!last) {
     fail(t, "out of memory");
   } else if (exit_status(status) != want) {
     fail(t, "exit %d, expected %d", exit_status(status), want);
     detail(t, dpia_result_diagnostics(last));
   } else {
-    const char *diags = dpia_result_diagnostics(last);
-    size_t olen = 0;
-    const char *out = dpia_result_output(checked, &olen);
-    compare(t, ".err", "diagnostics", diags, strlen(diags), want != DPIA_OK);
-    compare(t, ".out", "check -v output", out, olen, false);
-    for (size_t i = 0; status == DPIA_OK && i < DPIA_COUNTOF(translation_files); i++) {
-      const Expected *e = &translation_files[i];
-      if (!(wanted & DPIA_EMIT_BIT(e->kind))) continue;
-      size_t len = 0;
-      const char *text = dpia_result_emitted(translated, e->kind, &len);
-      if (text) compare(t, e->ext, arena_printf(t->arena, "--emit=%s output", dpia_emit_name(e->kind)), text, len, false);
-      else fail(t, "no --emit=%s output", dpia_emit_name(e->kind));
-    }
-    for (int i = 0; i < t->expects.len; i++)
-      if (!strstr(diags, t->expects.items[i]) && !strstr(out, t->expects.items[i]))
-        fail(t, "expected text not in the diagnostics: %s", (const char *)t->expects.items[i]);
-    if (has_checks && status != DPIA_OK) {
-      fail(t, "CHECK lines but no OpenCL (the translation failed)");
-    } else if (has_checks) {
-      size_t len = 0;
-      const char *opencl = dpia_result_emitted(translated, DPIA_EMIT_OPENCL, &len);
-      check_lines(t, opencl ? opencl : "", len);
-    }
-    for (int i = 0; i < t->runs.len; i++) run_line(t, t->runs.items[i]);
+    compare_outputs(t, want, status, translate.emit_also, has_checks, checked, translated);
   }
   dpia_result_free(checked);
   dpia_result_free(translated);
