@@ -46,9 +46,11 @@ def main():
         work = os.path.join(tmp, 'cases')
         shutil.copytree(casedir, work)
 
-        npass = len([f for f in os.listdir(os.path.join(work, 'pass')) if f.endswith('.dpia')])
-        rc, out, err = dpia_test(dpia, work, 'pass')
-        expect(rc == 0 and out.endswith('%d passed, 0 failed\n' % npass), 'pass: exit %d' % rc, out + err)
+        npass = sum(len([f for f in files if f.endswith('.dpia')])
+                    for _, _, files in os.walk(os.path.join(work, 'pass')))
+        rc, out, err = dpia_test(dpia, work, '-v', 'pass')
+        expect(rc == 0 and out.endswith('%d passed, 0 failed\n' % npass) and 'PASS pass/nested/deep.dpia\n' in out,
+               'pass: exit %d' % rc, out + err)
 
         for f in sorted(os.listdir(os.path.join(work, 'fail'))):
             if not f.endswith('.dpia'):
