@@ -18,7 +18,9 @@
  *   X.cl, X.json, X.h, X.intermediate, X.imperative
  *                 `dpia translate --emit=opencl|json|header|intermediate|
  *                 imperative`, with the options of the `-- ARGS:` lines
- *   -- expect: TEXT        TEXT occurs in the diagnostics or X.out's text
+ *   -- expect: TEXT        TEXT occurs in the diagnostics, X.out's text or
+ *                 the generated OpenCL
+ *   -- expect-not: TEXT    TEXT occurs in none of them
  *   -- CHECK...: PATTERN   FileCheck directives (dpia/filecheck.c: CHECK,
  *                 -NEXT, -SAME, -NOT, -DAG, -COUNT-n, -LABEL, {{regex}},
  *                 [[VAR:regex]] and [[VAR]]) run against the generated
@@ -27,7 +29,13 @@
  *                 OpenCL stays out of this one) must exit 0
  *   -- ARGS: OPTIONS       translation options: -k K, --kernel=K,
  *                 --local-size=a[,b[,c]], --global-size=..., --no-verify
- *                 (verification is on, as in `dpia translate`)
+ *                 (verification is on, as in `dpia translate`), and
+ *                 --imperative-defs: code generation alone, for
+ *                 hand-written imperative defs (tests/codegen): they are
+ *                 generated without the translation (codegen/defs.c),
+ *                 twice (the same bytes), each kernel re-parsed by
+ *                 libclang; X.cl, X.json and X.err are compared, and the
+ *                 exit status is 1 when a def cannot be generated
  *
  * Only the expected files that exist are compared; the program is
  * translated only when one of the translation's outputs or a CHECK line
@@ -35,10 +43,9 @@
  * Each failure is a line `FAIL X.dpia: what` followed by a unified diff
  * (or the FileCheck report, the run's output); then `N passed, M failed`.
  * Exit status 0 if every test passed, 1 if one failed, 2 for a bad command
- * line.  --update writes the expected files that exist (and X.err when
- * `-- exit:` expects a failure) from the actual outputs, for tests whose
- * exit status is the expected one; the .dpia, its CHECK lines included, is
- * never written.  -v also prints `PASS X.dpia`. */
+ * line.  --update rewrites the expected files that exist (it creates
+ * none) from the actual outputs, for tests whose exit status is the
+ * expected one; the .dpia, its CHECK lines included, is never written.  -v also prints `PASS X.dpia`. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "test_runner.h"
@@ -52,6 +59,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "codegen/defs.h"
 #include "diff.h"
 #include "dpia.h"
 #include "filecheck.h"
@@ -73,9 +81,12 @@ static const char test_help[] =
     "                                   ({{regex}}, [[VAR:regex]], [[VAR]])\n"
     "  -- RUN: -k K --size N=1024      'dpia run X.dpia ... --check' must pass\n"
     "  -- ARGS: -k K --local-size=64   translation options (-k, --kernel=,\n"
-    "                                  --local-size=, --global-size=, --no-verify)\n"
+    "                                  --local-size=, --global-size=, --no-verify,\n"
+    "                                  --imperative-defs: hand-written imperative\n"
+    "                                  defs, code generation alone)\n"
     "  -- exit: N                      the expected exit status\n"
-    "  -- expect: TEXT                 TEXT occurs in the diagnostics\n"
+    "  -- expect: TEXT                 TEXT occurs in the diagnostics or outputs\n"
+    "  -- expect-not: TEXT             TEXT occurs in none of them\n"
     "Prints 'FAIL X.dpia: what' and a unified diff per failure, then\n"
     "'N passed, M failed'; exit 1 if a test failed.  --update rewrites the\n"
     "expected files that exist from the actual outputs (never X.dpia).\n"
@@ -113,7 +124,8 @@ typedef struct Test {
   size_t len;
   /* its lines */
   int exit_line; /* -- exit: N; -1 if none */
-  Vec expects, runs, args;
+  Vec expects, expect_nots, runs, args;
+  bool imperative_defs; /* -- ARGS: --imperative-defs */
   Buf report; /* its failures, printed at the end of the test */
   int nfailures;
 } Test;
@@ -210,6 +222,7 @@ static void read_lines(Test *t) {
     const char *v;
     if ((v = line_value(t->arena, p, end, "exit:")) && t->exit_line < 0) t->exit_line = atoi(v);
     else if ((v = line_value(t->arena, p, end, "expect:")) && *v) vec_push(t->arena, &t->expects, (void *)v);
+    else if ((v = line_value(t->arena, p, end, "expect-not:")) && *v) vec_push(t->arena, &t->expect_nots, (void *)v);
     else if ((v = line_value(t->arena, p, end, "RUN:"))) vec_push(t->arena, &t->runs, (void *)v);
     else if ((v = line_value(t->arena, p, end, "ARGS:"))) vec_push(t->arena, &t->args, (void *)v);
     p = end + 1;
@@ -276,11 +289,12 @@ static bool translation_options(Test *t, DpiaOptions *opt) {
       if (strcmp(a, "-k") == 0 && k + 1 < w.len) opt->kernel = w.items[++k];
       else if (strncmp(a, "--kernel=", 9) == 0) opt->kernel = a + 9;
       else if (strcmp(a, "--no-verify") == 0) opt->verify = 0;
+      else if (strcmp(a, "--imperative-defs") == 0) t->imperative_defs = true;
       else if (strncmp(a, "--local-size=", 13) == 0 && launch_size(a + 13, opt->local_size)) continue;
       else if (strncmp(a, "--global-size=", 14) == 0 && launch_size(a + 14, opt->global_size)) continue;
       else {
         fail(t, "bad option '%s' in '-- ARGS:' (-k K, --kernel=K, --local-size=a[,b[,c]], --global-size=..., "
-                "--no-verify)", a);
+                "--no-verify, --imperative-defs)", a);
         return false;
       }
     }
@@ -291,14 +305,14 @@ static bool translation_options(Test *t, DpiaOptions *opt) {
 /* ---- comparing ---- */
 
 /* actual against the expected file stem + ext when it exists (what: the
- * actual output's name in the diff); --update writes it instead.  create:
- * also write a missing file on --update. */
-static void compare(Test *t, const char *ext, const char *what, const char *actual, size_t len, bool create) {
+ * actual output's name in the diff); --update writes it instead (but never
+ * creates one: which files are kept is the test's choice). */
+static void compare(Test *t, const char *ext, const char *what, const char *actual, size_t len) {
   const char *path = arena_printf(t->arena, "%s%s", t->stem, ext);
   size_t elen = 0;
   const char *expected = read_text(t->arena, path, &elen);
-  if (!expected && !(create && t->runner->update)) return;
-  if (expected && elen == len && memcmp(expected, actual, len) == 0) return;
+  if (!expected) return;
+  if (elen == len && memcmp(expected, actual, len) == 0) return;
   if (t->runner->update) {
     if (write_text(path, actual, len)) printf("updated %s\n", path);
     else fail(t, "cannot write %s: %s", path, strerror(errno));
@@ -391,34 +405,80 @@ static OpenclVerifier *verifier(Runner *r) {
  * failure is 1). */
 static int exit_status(int status) { return status == DPIA_EPRECONDITION ? DPIA_EUSER : status; }
 
+/* The expect, expect-not, CHECK and RUN lines; opencl NULL when there is
+ * none (the translation failed or was not made). */
+static void test_lines(Test *t, bool has_checks, const char *diags, const char *out, const char *opencl,
+                       size_t len) {
+  for (int i = 0; i < t->expects.len + t->expect_nots.len; i++) {
+    bool not = i >= t->expects.len;
+    const char *text = not ? t->expect_nots.items[i - t->expects.len] : t->expects.items[i];
+    bool found = strstr(diags, text) || strstr(out, text) || (opencl && strstr(opencl, text));
+    if (found == not) fail(t, not ? "unexpected text in the output: %s" : "expected text not in the output: %s", text);
+  }
+  if (has_checks && !opencl) fail(t, "CHECK lines but no OpenCL (the translation failed)");
+  else if (has_checks) check_lines(t, opencl, len);
+  for (int i = 0; i < t->runs.len; i++) run_line(t, t->runs.items[i]);
+}
+
 /* Everything but the exit status, which matched: the kept files, the
  * expect, CHECK and RUN lines.  wanted: the translation's kept outputs. */
-static void compare_outputs(Test *t, int want, int status, unsigned wanted, bool has_checks,
-                            const DpiaResult *checked, const DpiaResult *translated) {
+static void compare_outputs(Test *t, int status, unsigned wanted, bool has_checks, const DpiaResult *checked,
+                            const DpiaResult *translated) {
   const char *diags = dpia_result_diagnostics(translated ? translated : checked);
   size_t olen = 0;
   const char *out = dpia_result_output(checked, &olen);
-  compare(t, ".err", "diagnostics", diags, strlen(diags), want != DPIA_OK);
-  compare(t, ".out", "check -v output", out, olen, false);
+  compare(t, ".err", "diagnostics", diags, strlen(diags));
+  compare(t, ".out", "check -v output", out, olen);
   for (size_t i = 0; status == DPIA_OK && i < DPIA_COUNTOF(translation_files); i++) {
     const Expected *e = &translation_files[i];
     if (!(wanted & DPIA_EMIT_BIT(e->kind))) continue;
     size_t len = 0;
     const char *text = dpia_result_emitted(translated, e->kind, &len);
-    if (text) compare(t, e->ext, arena_printf(t->arena, "--emit=%s output", dpia_emit_name(e->kind)), text, len, false);
+    if (text) compare(t, e->ext, arena_printf(t->arena, "--emit=%s output", dpia_emit_name(e->kind)), text, len);
     else fail(t, "no --emit=%s output", dpia_emit_name(e->kind));
   }
-  for (int i = 0; i < t->expects.len; i++)
-    if (!strstr(diags, t->expects.items[i]) && !strstr(out, t->expects.items[i]))
-      fail(t, "expected text not in the diagnostics: %s", (const char *)t->expects.items[i]);
-  if (has_checks && status != DPIA_OK) {
-    fail(t, "CHECK lines but no OpenCL (the translation failed)");
-  } else if (has_checks) {
-    size_t len = 0;
-    const char *opencl = dpia_result_emitted(translated, DPIA_EMIT_OPENCL, &len);
-    check_lines(t, opencl ? opencl : "", len);
+  size_t len = 0;
+  const char *opencl = status == DPIA_OK && translated ? dpia_result_emitted(translated, DPIA_EMIT_OPENCL, &len) : NULL;
+  test_lines(t, has_checks, diags, out, opencl, len);
+}
+
+/* -- ARGS: --imperative-defs: the program's imperative defs generated
+ * without the translation (codegen/defs.c), twice (the same bytes each
+ * time), each kernel re-parsed by libclang; the exit status is 1 when a
+ * def cannot be generated. */
+static void run_imperative_defs(Test *t, const DpiaOptions *opt, bool has_checks, int want) {
+  CodegenOptions co;
+  memset(&co, 0, sizeof co);
+  for (int d = 0; d < 3; d++) {
+    co.local_size[d] = opt->local_size[d];
+    co.global_size[d] = opt->global_size[d];
   }
-  for (int i = 0; i < t->runs.len; i++) run_line(t, t->runs.items[i]);
+  DefsOutput a, b;
+  codegen_imperative_defs(t->arena, t->base, t->text, t->len, &co, &a);
+  codegen_imperative_defs(t->arena, t->base, t->text, t->len, &co, &b);
+  if (strcmp(a.opencl.data, b.opencl.data) || strcmp(a.json.data, b.json.data) ||
+      strcmp(a.diagnostics.data, b.diagnostics.data))
+    fail(t, "not deterministic: two generations differ");
+  int status = a.diagnostics.len ? DPIA_EUSER : DPIA_OK;
+  if (!a.nkernels && status == DPIA_OK) fail(t, "no imperative def to generate");
+  if (status != want) {
+    fail(t, "exit %d, expected %d", status, want);
+    detail(t, a.diagnostics.data);
+    return;
+  }
+  compare(t, ".err", "diagnostics", a.diagnostics.data, a.diagnostics.len);
+  compare(t, ".cl", "generated OpenCL", a.opencl.data, a.opencl.len);
+  compare(t, ".json", "generated metadata", a.json.data, a.json.len);
+  OpenclVerifier *v = verifier(t->runner);
+  for (int i = 0; v && i < a.nkernels; i++) {
+    Buf report;
+    buf_init(&report, t->arena);
+    if (!opencl_verify(v, t->base, a.kernels[i], a.kernel_lens[i], &report)) {
+      fail(t, "libclang rejects generated kernel %d", i + 1);
+      detail(t, report.data);
+    }
+  }
+  test_lines(t, has_checks, a.diagnostics.data, "", a.nkernels ? a.opencl.data : NULL, a.opencl.len);
 }
 
 static void run_test(Test *t) {
@@ -437,6 +497,10 @@ static void run_test(Test *t) {
              : exists(arena_printf(t->arena, "%s.err", t->stem)) ? DPIA_EUSER
                                                                  : DPIA_OK;
 
+  if (t->imperative_defs) {
+    run_imperative_defs(t, &translate, has_checks, want);
+    return;
+  }
   DpiaOptions check;
   dpia_options_init(&check);
   check.action = DPIA_CHECK;
@@ -454,7 +518,7 @@ static void run_test(Test *t) {
     fail(t, "exit %d, expected %d", exit_status(status), want);
     detail(t, dpia_result_diagnostics(last));
   } else {
-    compare_outputs(t, want, status, translate.emit_also, has_checks, checked, translated);
+    compare_outputs(t, status, translate.emit_also, has_checks, checked, translated);
   }
   dpia_result_free(checked);
   dpia_result_free(translated);

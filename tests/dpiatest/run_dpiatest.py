@@ -5,8 +5,9 @@
 
   * cases/pass: every directive and expected file that holds (CHECK,
     CHECK-NEXT, CHECK-SAME, CHECK-NOT, CHECK-DAG, CHECK-COUNT-n, CHECK-LABEL,
-    captures, -- ARGS:, -- exit:, -- expect:, X.err, X.out, X.cl, X.json,
-    X.h, X.intermediate, X.imperative): exit 0, 'N passed, 0 failed';
+    captures, -- ARGS: (with --imperative-defs too), -- exit:, -- expect:,
+    -- expect-not:, X.err, X.out, X.cl, X.json, X.h, X.intermediate,
+    X.imperative, a nested directory): exit 0, 'N passed, 0 failed';
   * cases/fail/NAME.dpia, one at a time: exit 1 and standard output equal to
     the golden NAME.stdout (each directive failing, a capture, an edited
     kept file, a bad -- ARGS: line ...); --update rewrites the goldens;
