@@ -173,6 +173,10 @@ static bool collect(Arena *a, const char *path, Vec *files) {
     fprintf(stderr, "dpia: error: cannot read '%s': %s\n", path, strerror(errno));
     return false;
   }
+  if (!S_ISDIR(st.st_mode) && !ends_with(path, ".dpia")) {
+    fprintf(stderr, "dpia: error: '%s' is not a .dpia file or a directory\n", path);
+    return false;
+  }
   if (!S_ISDIR(st.st_mode)) {
     vec_push(a, files, arena_strndup(a, path, strlen(path)));
     return true;
@@ -542,7 +546,7 @@ static bool test_file(Runner *r, const char *path) {
   t.arena = &arena;
   t.path = path;
   t.base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-  t.stem = ends_with(path, ".dpia") ? arena_strndup(&arena, path, strlen(path) - 5) : path;
+  t.stem = arena_strndup(&arena, path, strlen(path) - 5); /* collect took only .dpia files */
   buf_init(&t.report, &arena);
   char *text = read_text(&arena, path, &t.len);
   if (!text) fail(&t, "cannot read it: %s", strerror(errno));

@@ -89,7 +89,7 @@ def main():
             rc, out, err = dpia_test(dpia, work, 'pass')
             expect(rc == 0, 'after --update of %s: exit %d' % (name, rc), out + err)
 
-        for bad in [[], ['--bogus', 'pass'], ['no_such_dir']]:
+        for bad in [[], ['--bogus', 'pass'], ['no_such_dir'], ['pass/kept.cl']]:
             rc, out, err = dpia_test(dpia, work, *bad)
             expect(rc == 2 and 'error' in err, 'dpia test %s: exit %d, expected 2' % (' '.join(bad), rc), err)
         rc, out, _ = dpia_test(dpia, work, '--help')
