@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "dpia.h"
+#include "test_runner.h"
 #include "verify/clang_check.h"
 
 /* Programs larger than this are refused before parsing (issue 7 limits). */
@@ -31,6 +32,8 @@ static const char usage_text[] =
     "                    and compare with the reference interpreter (--check)\n"
     "  batch             JSON lines: one request per line on stdin (program text and\n"
     "                    options), one response per line on stdout\n"
+    "  test PATH...      test each .dpia under PATH against its expected outputs\n"
+    "                    (X.cl, X.err, ...) and its CHECK and RUN lines\n"
     "\n"
     "Run 'dpia COMMAND --help' for the options of a command.\n"
     "  --help      this text\n"
@@ -712,6 +715,7 @@ static int dispatch(int argc, char **argv) {
     return DPIA_OK;
   }
   if (strcmp(cmd, "batch") == 0) return batch_command(argc - 2, argv + 2);
+  if (strcmp(cmd, "test") == 0) return dpia_test_command(argc - 2, argv + 2);
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (strcmp(cmd, commands[i].name) == 0) return run_command(&commands[i], argc - 2, argv + 2);
   return usage_error("unknown command '%s'", cmd);

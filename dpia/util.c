@@ -267,6 +267,17 @@ void buf_clear(Buf *b) {
   if (b->cap) b->data[0] = 0;
 }
 
+bool buf_read(Buf *b, FILE *f) {
+  buf_reserve(b, 0); /* data NUL-terminated and writable even for an empty file */
+  for (;;) {
+    buf_reserve(b, 1 << 16);
+    size_t got = fread(b->data + b->len, 1, b->cap - b->len - 1, f);
+    b->len += got;
+    b->data[b->len] = 0;
+    if (got == 0) return !ferror(f);
+  }
+}
+
 /* ---- Vec ---- */
 
 void vec_push(Arena *a, Vec *v, void *item) {

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #if defined(__GNUC__)
@@ -113,6 +114,9 @@ void buf_puts(Buf *b, const char *s);
 void buf_putc(Buf *b, char c);
 void buf_indent(Buf *b, int level); /* 2 spaces a level (spec section 8) */
 void buf_clear(Buf *b);
+/* Append the rest of f (for tools reading whole files: dpia test,
+ * dpia-filecheck); false if reading failed. */
+bool buf_read(Buf *b, FILE *f);
 
 /* Growable array of pointers, arena-backed. */
 typedef struct Vec {

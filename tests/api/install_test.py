@@ -90,6 +90,23 @@ def main():
         if p.returncode != 0 or "kernel void scal(" not in p.stdout:
             print("the installed dpia does not translate:", p.returncode, p.stdout, p.stderr)
             return 1
+        # dpia test and dpia-filecheck come with dpia (issue 20)
+        with open(sample, "a") as f:
+            f.write("-- ARGS: --no-verify\n-- CHECK: kernel void scal(\n-- CHECK-SAME: output\n")
+        p = subprocess.run([found["dpia"], "test", sample], capture_output=True, text=True, env=clean)
+        if p.returncode != 0 or "1 passed, 0 failed" not in p.stdout:
+            print("the installed dpia test fails:", p.returncode, p.stdout, p.stderr)
+            return 1
+        filecheck = [p for p in glob.glob(os.path.join(dest, "**", "bin", "dpia-filecheck"), recursive=True)]
+        if not filecheck:
+            print("meson install did not install dpia-filecheck")
+            return 1
+        p = subprocess.run([filecheck[0], sample], input="kernel void scal(global float *restrict output,\n",
+                           capture_output=True, text=True, env=clean)
+        if p.returncode != 0:
+            print("the installed dpia-filecheck fails:", p.returncode, p.stdout, p.stderr)
+            return 1
+        print("installed dpia test and dpia-filecheck run")
         libs = [p for p in glob.glob(os.path.join(dest, "**", "libdpia.so*"), recursive=True)]
         names = sorted(os.path.basename(p) for p in libs)
         print("installed libraries:", ", ".join(names))
