@@ -374,6 +374,15 @@ void defer(Checker *c, DeferKind kind, DataType *a, DataType *b, Size width, Sca
   vec_push(c->arena, &c->deferred, d);
 }
 
+/* The pending deferred constraint whose result is m, or NULL */
+static const Deferred *pending_with_result(const Checker *c, const DataType *m) {
+  for (int i = 0; i < c->deferred.len; i++) {
+    const Deferred *d = c->deferred.items[i];
+    if (!d->done && dt_resolve(d->b) == m) return d;
+  }
+  return NULL;
+}
+
 /* Try to make progress on deferred constraints; returns true if any did. */
 bool wake_deferred(Checker *c) {
   bool progress = false;
@@ -421,14 +430,36 @@ bool wake_deferred(Checker *c) {
         check_error(c, d->span, "expected a vector type, found %s", user_data(c, b));
       }
     } else {
+      const Deferred *inner = a->kind == DT_META ? pending_with_result(c, a) : NULL;
+      if (a->kind == DT_META && b->kind == DT_SCALAR && b->width > 1 && b->scalar != SC_BOOL &&
+          (!inner || inner->kind == DEFER_CONVERT)) {
+        /* x * toFloat (toInt (1.5 * 4.0)) with x a float2: the result,
+         * not fixed when the operator met it, took the vector type
+         * (arith_type); conversions are elementwise, so the argument, not
+         * fixed either, is the vector of the same width (every lane the
+         * value the scalar would have: the broadcast), of the type another
+         * conversion gives it, if one does.  It was a type
+         * mismatch, and an internal error when a def's scalar parameter,
+         * inlined, left only literals (differential test, seed 41 #535). */
+        ScalarKind s = inner ? inner->target : a->meta->cls == MC_FLOATING ? SC_FLOAT : SC_INT;
+        unify_data(c, a, dt_scalar(c->tc, s, b->width));
+        a = dt_resolve(d->a);
+      }
       if (a->kind != DT_META) {
         d->done = true;
         if (a->kind != DT_SCALAR || a->scalar == SC_BOOL)
           check_error(c, d->span, "conversion to %s needs a numeric argument, found %s", scalar_name(d->target),
                       user_data(c, a));
-        else if (!unify_data(c, b, dt_scalar(c->tc, d->target, a->width)))
-          check_error(c, d->span, "type mismatch: conversion gives %s%s", scalar_name(d->target),
-                      a->width > 1 ? "<vector>" : "");
+        else if (!unify_data(c, b, dt_scalar(c->tc, d->target, a->width))) {
+          DataType *want = dt_resolve(b);
+          if (a->width == 1 && want->kind == DT_SCALAR && want->width > 1)
+            /* the result met a vector before the argument's type was known */
+            check_error(c, d->span, "type mismatch: conversion gives %s where %s is needed; broadcast it: vec %d (...)",
+                        scalar_name(d->target), user_data(c, want), want->width);
+          else
+            check_error(c, d->span, "type mismatch: conversion gives %s%s", scalar_name(d->target),
+                        a->width > 1 ? "<vector>" : "");
+        }
       }
     }
     c->unify_span = saved;
