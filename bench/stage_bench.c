@@ -96,7 +96,7 @@ static void translate_once(const char *name, const char *text, size_t len, Openc
     /* the semantic check (issue 13): both interpreters at small sizes */
     Buf sem;
     buf_init(&sem, &a);
-    if (semantic_check(&a, def, normal, hoisted, &sem) == SEM_MISMATCH) {
+    if (semantic_check(&a, def, normal, hoisted, &SEMANTIC_BUDGET_QUICK, &sem) == SEM_MISMATCH) {
       fprintf(stderr, "%s\n", sem.data);
       exit(1);
     }

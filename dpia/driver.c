@@ -276,12 +276,15 @@ static bool pass_clang(Ctx *c) {
  * said so with -v, never counted as passing. */
 static bool pass_semantic(Ctx *c) {
   if (c->opt->skip_semantic_check) return true;
+  /* dpia verify checks thoroughly; a translation (often one of thousands
+   * a search driver makes) quickly */
+  SemanticBudget budget = c->opt->action == DPIA_VERIFY ? SEMANTIC_BUDGET_THOROUGH : SEMANTIC_BUDGET_QUICK;
   for (int i = 0; i < c->checked->ndefs; i++) {
     if (!c->hoisted[i]) continue;
     DefInfo *def = c->checked->defs[i];
     Buf msg;
     buf_init(&msg, c->arena);
-    SemStatus st = semantic_check(c->arena, def, c->normal[i], c->hoisted[i], &msg);
+    SemStatus st = semantic_check(c->arena, def, c->normal[i], c->hoisted[i], &budget, &msg);
     if (st == SEM_MISMATCH) {
       diag_error(&c->diag, def->decl->name_span, "wrong translation: %s", msg.data);
       c->status = DPIA_EVERIFY;

@@ -168,7 +168,7 @@ static bool same_where_not_finite(Arena *a, const double *out, const double *ref
 }
 
 static int run_at(Arena *a, const DefInfo *def, const Phrase *body, const DefInfo *imp, const NatValues *nats,
-                        int64_t *steps, Buf *msg) {
+                  const SemanticBudget *budget, int64_t *steps, Buf *msg) {
   Buf err;
   buf_init(&err, a);
   /* memory first: inputs, output, temporaries */
@@ -185,11 +185,11 @@ static int run_at(Arena *a, const DefInfo *def, const Phrase *body, const DefInf
     }
     elements += l->flat;
   }
-  if (elements > SEMANTIC_MAX_ELEMENTS) {
+  if (elements > budget->max_elements) {
     emit(msg, "skipped: the smallest valid sizes (");
     print_sizes(msg, nats);
-    emit(msg, ") need %" PRId64 " values of memory, more than the %d the check interprets", elements,
-         SEMANTIC_MAX_ELEMENTS);
+    emit(msg, ") need %" PRId64 " values of memory, more than the %" PRId64 " the check interprets", elements,
+         budget->max_elements);
     return SEM_SKIPPED;
   }
   Rng rng;
@@ -216,14 +216,14 @@ static int run_at(Arena *a, const DefInfo *def, const Phrase *body, const DefInf
   double *outs[2];
   size_t nout[2];
   for (int pass = 0; pass < 2; pass++) {
-    ImpRun run = {.reverse_parallel = pass == 1, .max_steps = SEMANTIC_MAX_STEPS};
+    ImpRun run = {.reverse_parallel = pass == 1, .max_steps = budget->max_steps};
     ImpStatus st = imp_interp_run(a, imp, nats, def->nparams, (const double *const *)inputs, counts, &run,
                                   &outs[pass], &nout[pass], &err);
     *steps += run.steps;
     if (st == IMP_BUDGET) {
       emit(msg, "skipped: at the smallest valid sizes (");
       print_sizes(msg, nats);
-      emit(msg, ") the imperative program takes more than %d interpreter steps", SEMANTIC_MAX_STEPS);
+      emit(msg, ") the imperative program takes more than %" PRId64 " interpreter steps", budget->max_steps);
       return SEM_SKIPPED;
     }
     if (st == IMP_FAULT) {
@@ -268,7 +268,8 @@ static int run_at(Arena *a, const DefInfo *def, const Phrase *body, const DefInf
   return SEM_OK;
 }
 
-SemStatus semantic_check(Arena *a, const DefInfo *def, const Phrase *body, const DefInfo *imp, Buf *message) {
+SemStatus semantic_check(Arena *a, const DefInfo *def, const Phrase *body, const DefInfo *imp,
+                         const SemanticBudget *budget, Buf *message) {
   Search s;
   int rank[MAX_PARAMS];
   if (!init_search(a, &s, def) || !search(&s, rank)) {
@@ -281,7 +282,7 @@ SemStatus semantic_check(Arena *a, const DefInfo *def, const Phrase *body, const
   for (int attempt = 0;; attempt++) {
     first.values = arena_dup(a, s.values, sizeof(int64_t) * (size_t)(s.np > 0 ? s.np : 1));
     buf_clear(message);
-    st = run_at(a, def, body, imp, &first, &steps, message);
+    st = run_at(a, def, body, imp, &first, budget, &steps, message);
     if (st != SEM_RETRY) break;
     /* the next larger sizes, a few times */
     if (s.np == 0 || attempt == MAX_RETRIES) return SEM_SKIPPED;
@@ -294,13 +295,13 @@ SemStatus semantic_check(Arena *a, const DefInfo *def, const Phrase *body, const
    * ordering fault */
   bool second = false;
   NatValues next = s.nats;
-  if (s.np > 0 && steps < SEMANTIC_SECOND_STEPS) {
+  if (s.np > 0 && steps < budget->second_steps) {
     for (int j = 0; j < s.np; j++) s.lower[j] = rank[j] + 1 < s.len[j] ? rank[j] + 1 : rank[j];
     if (search(&s, rank)) {
       next.values = arena_dup(a, s.values, sizeof(int64_t) * (size_t)s.np);
       Buf why;
       buf_init(&why, a);
-      st = run_at(a, def, body, imp, &next, &steps, &why);
+      st = run_at(a, def, body, imp, &next, budget, &steps, &why);
       if (st == SEM_MISMATCH || st == SEM_ERROR) {
         buf_clear(message);
         buf_puts(message, why.data);

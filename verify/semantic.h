@@ -10,21 +10,28 @@
  * with the bounds of spec section 11 (compare.c, interp_bound).  No OpenCL
  * device is needed.
  *
- * The check is bounded: if the smallest valid sizes need more than
- * SEMANTIC_MAX_STEPS interpreter steps or SEMANTIC_MAX_ELEMENTS values of
- * memory, it is not done (SEM_SKIPPED, never reported as passing). */
+ * The check is bounded (SemanticBudget): if the smallest valid sizes need
+ * more interpreter steps or values of memory than the budget, it is not
+ * done (SEM_SKIPPED, never reported as passing). */
 #ifndef DPIA_SEMANTIC_H
 #define DPIA_SEMANTIC_H
 
 #include "check.h"
 
 /* The bounds of one kernel's check.  Steps are phrases evaluated by the
- * imperative interpreter, both loop orders counted; the reference
- * interpreter does about the same work.  A second, larger size assignment
- * is tried only when the first took fewer than SEMANTIC_SECOND_STEPS. */
-#define SEMANTIC_MAX_STEPS 40000
-#define SEMANTIC_SECOND_STEPS 10000
-#define SEMANTIC_MAX_ELEMENTS (1 << 18)
+ * imperative interpreter in one loop order (it runs about 40 million a
+ * second); the reference interpreter does about the same work.  A second,
+ * larger size assignment is tried only when the first took fewer than
+ * second_steps (both orders). */
+typedef struct SemanticBudget {
+  int64_t max_steps, second_steps, max_elements;
+} SemanticBudget;
+/* what every translation checks: a few milliseconds a kernel, so that a
+ * search driver's thousands of translations stay fast */
+#define SEMANTIC_BUDGET_QUICK ((SemanticBudget){40000, 10000, 1 << 18})
+/* what `dpia verify` checks: up to about a second a kernel, enough for the
+ * fixed tiles of the BLAS samples (asum's 2048 * 128 elements) */
+#define SEMANTIC_BUDGET_THOROUGH ((SemanticBudget){20000000, 10000, 1 << 22})
 #define SEMANTIC_SEED 0x13
 
 typedef enum SemStatus {
@@ -39,6 +46,7 @@ typedef enum SemStatus {
  * message gets one line (no newline): for SEM_OK the sizes used, for the
  * others what happened, naming the kernel, the sizes and for a mismatch
  * the first differing element. */
-SemStatus semantic_check(Arena *a, const DefInfo *def, const Phrase *body, const DefInfo *imp, Buf *message);
+SemStatus semantic_check(Arena *a, const DefInfo *def, const Phrase *body, const DefInfo *imp,
+                         const SemanticBudget *budget, Buf *message);
 
 #endif

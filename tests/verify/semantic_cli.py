@@ -11,6 +11,10 @@ ICD loader finds no platform.
       translates and verifies (exit 0 from `dpia verify -v` and from
       `dpia translate`), and never with an internal error (exit 70 or the
       word "internal" on stderr).
+  semantic_cli.py --dpia DPIA --accepted DIR... --all-checked DIR
+      also: every kernel of DIR (the samples) passes the semantic check
+      (`dpia verify -v` says "semantic check passed"): none is skipped
+      for the budget.
 """
 import argparse
 import os
@@ -45,7 +49,7 @@ def expect_mode(dpia, d, env):
     return failures, count
 
 
-def accepted_mode(dpia, dirs, env):
+def accepted_mode(dpia, dirs, env, all_checked):
     failures, count = [], 0
     for d in dirs:
         for name in sorted(os.listdir(d)):
@@ -59,6 +63,10 @@ def accepted_mode(dpia, dirs, env):
                 r = run(cmd, env)
                 if r.returncode != 0 or 'internal' in r.stderr:
                     failures.append(f'{" ".join(cmd[1:])}: exit {r.returncode}\n{r.stderr}')
+                if cmd[1] == 'verify' and all_checked and os.path.samefile(d, all_checked):
+                    for line in r.stdout.splitlines():
+                        if 'semantic check' in line and 'semantic check passed' not in line:
+                            failures.append(f'{name}: {line}')
     return failures, count
 
 
@@ -67,13 +75,14 @@ def main():
     ap.add_argument('--dpia', required=True)
     ap.add_argument('--expect')
     ap.add_argument('--accepted', nargs='*')
+    ap.add_argument('--all-checked')
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as no_vendors:
         env = dict(os.environ, OCL_ICD_VENDORS=no_vendors)
         if a.expect:
             failures, count = expect_mode(a.dpia, a.expect, env)
         else:
-            failures, count = accepted_mode(a.dpia, a.accepted or [], env)
+            failures, count = accepted_mode(a.dpia, a.accepted or [], env, a.all_checked)
     for f in failures:
         print('FAIL', f, file=sys.stderr)
     print(f'{count} files, {len(failures)} failures')
