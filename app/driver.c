@@ -809,3 +809,11 @@ void dpia_result_free(DpiaResult *r) {
 DpiaVerifier *dpia_verifier_new(void) { return opencl_verifier_new(); }
 
 void dpia_verifier_free(DpiaVerifier *v) { opencl_verifier_free(v); }
+
+DpiaVerifier *dpia_verifier_new_helper(const char *path) { return opencl_verifier_new_helper(path); }
+
+void dpia_verifier_free_at_exit(DpiaVerifier *v) { opencl_verifier_free_at_exit(v); }
+
+DpiaPreload *dpia_preload_start(void) { return opencl_preload_start(); }
+
+void dpia_preload_finish(DpiaPreload *p) { opencl_preload_finish(p); }

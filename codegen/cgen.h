@@ -18,9 +18,9 @@
 #ifndef DPIA_CGEN_H
 #define DPIA_CGEN_H
 
-#include "codegen/index.h"
+#include "index.h"
 #include "dpia.h"
-#include "translate/kernel.h"
+#include "kernel.h"
 
 typedef enum Space { SP_GLOBAL, SP_LOCAL, SP_PRIVATE } Space;
 
