@@ -104,6 +104,24 @@ struct Phrase {
   };
 };
 
+/* The spine of an application f a1 ... an: its head f (no application)
+ * and its arguments in order; a phrase that is no application is a head
+ * with no arguments.  The passes that look at a primitive with its
+ * arguments (strategy rules, stage I, stage II, code generation) take
+ * applications apart with this one walk. */
+typedef struct PhraseSpine {
+  Phrase *head;
+  int nargs;
+  Phrase **args; /* args[0..nargs): in few_args, or in the arena when more */
+  /* most spines are a primitive and its few arguments: no allocation */
+  Phrase *few_args[6];
+} PhraseSpine;
+/* Fills s with p's spine; there is no limit on the number of arguments.
+ * s->args may point into s itself: use s, not a copy of it.  Like strchr,
+ * it gives p's own phrases whatever p's constness: a pass that must not
+ * change them reads them through const pointers. */
+void phrase_spine(Arena *a, const Phrase *p, PhraseSpine *s);
+
 /* A checked declaration. */
 struct DefInfo {
   const Decl *decl;
