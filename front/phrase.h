@@ -122,6 +122,13 @@ typedef struct PhraseSpine {
  * change them reads them through const pointers. */
 void phrase_spine(Arena *a, const Phrase *p, PhraseSpine *s);
 
+/* The translation stages whose output phrase_invariant_violation checks */
+typedef enum PhraseStage {
+  PHRASE_INTERMEDIATE, /* after stage I: mapI, reduceI */
+  PHRASE_IMPERATIVE,   /* after stage II: for, parfor */
+  PHRASE_HOISTED,      /* after hoisting */
+} PhraseStage;
+
 /* A checked declaration. */
 struct DefInfo {
   const Decl *decl;
@@ -147,5 +154,15 @@ struct DefInfo {
   Size *req_sizes;
   bool *req_positive;
 };
+
+/* invariant.c: what is wrong with def, the output of stage, or NULL when
+ * its invariants hold: every phrase has a type, a lambda's is a function
+ * type, a command's is comm, every variable is in the scope of its binder
+ * (an enclosing lambda or a parameter of def), and no primitive that the
+ * stages so far translate away is left (functional maps, reductions and
+ * toX after stage I, mapI and reduceI after stage II, newGlobal after
+ * hoisting).  The driver checks it between the passes in debug builds
+ * (DPIA_CHECK_INVARIANTS). */
+const char *phrase_invariant_violation(Arena *a, const DefInfo *def, PhraseStage stage);
 
 #endif

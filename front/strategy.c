@@ -220,21 +220,7 @@ static bool passes_acceptor(Prim p) {
 }
 
 /* Which arguments of a primitive are functions run inside it (its body). */
-static bool is_body_arg(Prim p, int i) {
-  switch (p) {
-  case PRIM_MAP:
-  case PRIM_MAP_SEQ:
-  case PRIM_MAP_GLOBAL:
-  case PRIM_MAP_WORKGROUP:
-  case PRIM_MAP_LOCAL:
-  case PRIM_REDUCE:
-  case PRIM_REDUCE_SEQ:
-  case PRIM_TO_GLOBAL:
-  case PRIM_TO_LOCAL:
-  case PRIM_TO_PRIVATE: return i == 0;
-  default: return false;
-  }
-}
+static bool is_body_arg(Prim p, int i) { return prim_computes(p) && i == 0; }
 
 static void walk(Strategy *s, const Phrase *p, const Frame *f, Position pos);
 
