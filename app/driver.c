@@ -8,14 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "clang_check.h"
-#include "interp.h"
-#include "kernel.h"
-#include "run_limits.h"
-#include "runtime.h"
-#include "semantic.h"
-#include "translate.h"
+#include "dpia_codegen.h"
+#include "dpia_front.h"
+#include "dpia_translate.h"
+#include "dpia_verify.h"
 
 /* the names of the emit kinds (DpiaEmit order) */
 static const char *const emit_names[] = {"opencl", "intermediate", "imperative", "json", "header"};

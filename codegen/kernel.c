@@ -1,5 +1,5 @@
 /* kernel.c: the kernel interface of an imperative def (spec section 8,
- * "Kernel interface"; translate/kernel.h) and its natural NDRange.
+ * "Kernel interface"; codegen/kernel.h) and its natural NDRange.
  *
  * Parameters by role: acc[T] -> output (a pair type is split into
  * output_1, output_2, depth-first; a single output is named `output`, or

@@ -4,7 +4,7 @@
  *   codegen_test [--update] [--clang PATH] [--tmp DIR] DIR...
  *
  * For every X.dpia of each DIR (hand-written imperative defs, the input
- * shape of translate/kernel.h), every def whose parameters are acc/exp/var
+ * shape of codegen/kernel.h), every def whose parameters are acc/exp/var
  * phrases and whose result is comm goes through parse, check, normalize,
  * kernel_from_def, codegen_opencl and codegen_metadata.  Then:
  *   - X.cl must equal the concatenated kernels, X.json the array of their
@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "translate/kernel.h"
+#include "codegen/kernel.h"
 
 typedef struct Tester {
   int checks, failures;

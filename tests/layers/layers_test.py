@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """The layers of the library (front/meson.build): a source of a layer sees
-the headers of its own layer and of the layers below it, and no header of a
-layer above; the dpia command (app/main.c) sees only the public header.
-Each check preprocesses a one-line file with the include flags the build
-really uses for a source of that layer (compile_commands.json), so an
-include across layers in the sources fails the build the same way.
+its own headers, the one header of each layer below it
+(LAYER/include/dpia_LAYER.h) and dpia.h; no header of a layer above it and
+none of the other headers of a layer below.  The dpia command (app/main.c)
+sees only dpia.h.  Each check preprocesses a one-line file with the include
+flags the build really uses for a source of that layer
+(compile_commands.json), so such an include in the sources fails the build
+the same way.
 
 usage: layers_test.py BUILD_DIR SOURCE_DIR
 """
@@ -64,27 +66,38 @@ def main():
         return None
 
     headers = {l: sorted(os.path.basename(h) for h in glob.glob(os.path.join(source, l, "*.h"))) for l in LAYERS}
+    # the one header each layer shows the layers above it (none for app: its
+    # interface is dpia.h)
+    umbrella = {l: os.path.basename(h) for l in LAYERS for h in glob.glob(os.path.join(source, l, "include", "*.h"))}
     failures = []
     checks = 0
+
+    def expect(flags, directory, header, visible, what):
+        nonlocal checks
+        ok, err = preprocess(flags, directory, header)
+        checks += 1
+        if visible and not ok:
+            failures.append("%s cannot include %s:\n%s" % (what, header, err))
+        elif not visible and (ok or "No such file" not in err):
+            failures.append("%s can include %s" % (what, header))
+
     for i, layer in enumerate(LAYERS):
         e = command_of(os.path.join(source, layer, REPRESENTATIVE[layer]))
         if not e:
             failures.append("no compile command for %s/%s" % (layer, REPRESENTATIVE[layer]))
             continue
         flags = include_flags(e["command"])
-        # its own layer and those below: all at once (each header compiles by itself)
-        for below in LAYERS[:i + 1] + ["include"]:
-            for h in headers.get(below) or ["dpia.h"]:
-                ok, err = preprocess(flags, e["directory"], h)
-                checks += 1
-                if not ok:
-                    failures.append("%s cannot include %s/%s:\n%s" % (layer, below, h, err))
+        expect(flags, e["directory"], "dpia.h", True, layer)
+        for h in headers[layer]:
+            expect(flags, e["directory"], h, True, layer + " (its own header)")
+        for below in LAYERS[:i]:
+            if below in umbrella:
+                expect(flags, e["directory"], umbrella[below], True, layer + " (the header of %s below it)" % below)
+            for h in headers[below]:
+                expect(flags, e["directory"], h, False, layer + " (a header of %s below it, not its one header)" % below)
         for above in LAYERS[i + 1:]:
-            for h in headers[above]:
-                ok, err = preprocess(flags, e["directory"], h)
-                checks += 1
-                if ok or "No such file" not in err:
-                    failures.append("%s can include %s/%s, a layer above it" % (layer, above, h))
+            for h in headers[above] + ([umbrella[above]] if above in umbrella else []):
+                expect(flags, e["directory"], h, False, layer + " (a header of %s above it)" % above)
     # the command: only dpia.h
     e = command_of(os.path.join(source, "app", "main.c"))
     if not e:
@@ -92,15 +105,9 @@ def main():
     else:
         flags = include_flags(e["command"])
         for layer in LAYERS:
-            for h in headers[layer]:
-                ok, err = preprocess(flags, e["directory"], h)
-                checks += 1
-                if ok:
-                    failures.append("app/main.c can include %s/%s: it should see only dpia.h" % (layer, h))
-        ok, err = preprocess(flags, e["directory"], "dpia.h")
-        checks += 1
-        if not ok:
-            failures.append("app/main.c cannot include dpia.h:\n" + err)
+            for h in headers[layer] + ([umbrella[layer]] if layer in umbrella else []):
+                expect(flags, e["directory"], h, False, "app/main.c (it should see only dpia.h)")
+        expect(flags, e["directory"], "dpia.h", True, "app/main.c")
     for f in failures:
         print("FAIL", f)
     print("layers: %d includes checked, %d failures" % (checks, len(failures)))
