@@ -6,14 +6,21 @@
 #include "phrase.h"
 
 /* The binders in scope, a set of pointers with a count each (a binder can
- * be bound again inside its own scope by a copied continuation): open
- * addressing over a table at least twice the number of binders the def
- * can bind, so it is never full. */
+ * be bound again inside its own scope by a copied continuation), by open
+ * addressing over a table kept at most half full: when it fills, it is
+ * made again with room for four times the binders then in scope, without
+ * those that went out of scope. */
 typedef struct Scope {
+  Arena *arena;
   const Binder **keys;
   int *count;
   size_t mask;
+  size_t used, live; /* slots taken; binders in scope (count > 0) */
 } Scope;
+
+static void scope_init(Scope *s, Arena *a, size_t cap) {
+  *s = (Scope){a, NEWARRAY(a, const Binder *, cap), NEWARRAY(a, int, cap), cap - 1, 0, 0};
+}
 
 static size_t slot(const Scope *s, const Binder *b) {
   size_t i = ((uintptr_t)b >> 4) * 0x9E3779B97F4A7C15u & s->mask;
@@ -21,29 +28,39 @@ static size_t slot(const Scope *s, const Binder *b) {
   return i;
 }
 
-static void bind(Scope *s, const Binder *b, int delta) {
+static void rehash(Scope *s) {
+  Scope old = *s;
+  size_t cap = 16;
+  while (cap < 4 * (old.live + 1)) cap *= 2;
+  scope_init(s, old.arena, cap);
+  for (size_t i = 0; i <= old.mask; i++) {
+    if (old.count[i] <= 0) continue;
+    size_t j = slot(s, old.keys[i]);
+    s->keys[j] = old.keys[i];
+    s->count[j] = old.count[i];
+    s->used++;
+    s->live++;
+  }
+}
+
+static void bind(Scope *s, const Binder *b) {
+  if (2 * (s->used + 1) > s->mask + 1) rehash(s);
   size_t i = slot(s, b);
-  s->keys[i] = b;
-  s->count[i] += delta;
+  if (!s->keys[i]) {
+    s->keys[i] = b;
+    s->used++;
+  }
+  if (s->count[i]++ == 0) s->live++;
+}
+
+static void unbind(Scope *s, const Binder *b) {
+  size_t i = slot(s, b);
+  if (--s->count[i] == 0) s->live--;
 }
 
 static bool in_scope(const Scope *s, const Binder *b) {
   size_t i = slot(s, b);
   return s->keys[i] == b && s->count[i] > 0;
-}
-
-static size_t count_lambdas(const Phrase *p) {
-  switch (p->kind) {
-  case PH_LAM: return 1 + count_lambdas(p->body);
-  case PH_APP:
-  case PH_PAIR:
-  case PH_SEQ:
-  case PH_ASSIGN:
-  case PH_BINOP: return count_lambdas(p->fst) + count_lambdas(p->snd);
-  case PH_PROJ:
-  case PH_UNOP: return count_lambdas(p->fst);
-  default: return 0;
-  }
 }
 
 typedef struct Checker {
@@ -88,9 +105,9 @@ static void walk(Checker *c, const Phrase *p) {
     return;
   case PH_LAM:
     if (!is_fn(p->type)) fail(c, p, "a lambda without a function type");
-    bind(&c->scope, p->lam_binder, 1);
+    bind(&c->scope, p->lam_binder);
     walk(c, p->body);
-    bind(&c->scope, p->lam_binder, -1);
+    unbind(&c->scope, p->lam_binder);
     return;
   case PH_APP:
     if (!is_fn(p->fst->type)) fail(c, p, "an application of a phrase without a function type");
@@ -112,14 +129,10 @@ static void walk(Checker *c, const Phrase *p) {
 }
 
 const char *phrase_invariant_violation(Arena *a, const DefInfo *def, PhraseStage stage) {
-  Checker c = {a, {NULL, NULL, 0}, stage, NULL};
+  Checker c = {a, {0}, stage, NULL};
   if (!def->body) return "a def without a body";
-  size_t binders = count_lambdas(def->body) + (size_t)def->nparams, cap = 16;
-  while (cap < 2 * binders) cap *= 2;
-  c.scope.keys = NEWARRAY(a, const Binder *, cap);
-  c.scope.count = NEWARRAY(a, int, cap);
-  c.scope.mask = cap - 1;
-  for (int i = 0; i < def->nparams; i++) bind(&c.scope, def->params[i], 1);
+  scope_init(&c.scope, a, 64);
+  for (int i = 0; i < def->nparams; i++) bind(&c.scope, def->params[i]);
   if (def->body->type && def->body->type->kind != PT_COMM) return "the body of the def is not a command";
   walk(&c, def->body);
   return c.violation;
