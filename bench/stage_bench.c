@@ -21,9 +21,12 @@ static double now(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-enum { STAGES = 10 };
-static const char *const stage_names[STAGES] = {"parse", "check", "normalize", "stage I", "stage II",
-                                                "re-check", "hoist", "codegen", "libclang", "semantic"};
+/* "invariants": the checks between the stages that debug builds add
+ * (DPIA_CHECK_INVARIANTS, front/invariant.c), timed whatever the build */
+enum { STAGES = 11 };
+static const char *const stage_names[STAGES] = {"parse",   "check",    "normalize", "stage I",
+                                                "stage II", "re-check", "hoist",     "codegen",
+                                                "libclang", "semantic", "invariants"};
 
 /* One whole translation, adding each stage's time to t[]. */
 static void translate_once(const char *name, const char *text, size_t len, OpenclVerifier *v, double t[STAGES]) {
@@ -101,6 +104,13 @@ static void translate_once(const char *name, const char *text, size_t len, Openc
       exit(1);
     }
     double s8 = now();
+    if (phrase_invariant_violation(&a, inter, PHRASE_INTERMEDIATE) ||
+        phrase_invariant_violation(&a, imp, PHRASE_IMPERATIVE) || phrase_invariant_violation(&a, hoisted, PHRASE_HOISTED)) {
+      fprintf(stderr, "%s: an invariant does not hold\n", name);
+      exit(1);
+    }
+    double s9 = now();
+    t[10] += s9 - s8;
     t[9] += s8 - s7;
     t[2] += s1 - s0;
     t[3] += s2 - s1;

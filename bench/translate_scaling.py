@@ -10,7 +10,7 @@ Two families of programs, each translated with `dpia translate --no-verify`
   chain K   a mapGlobal whose body is K mapSeq stages in sequence, each
             materialised in a global temporary: K = 100, 1000, 5000 as one
             `|>` chain (past 1000 levels, dpia translates on its own deep
-            stack: dpia/driver.c), and K = 1024, 2048 and 8192 made by defs
+            stack: app/driver.c), and K = 1024, 2048 and 8192 made by defs
             that each apply the one before twice;
   defs K    K defs, each applying the one before to its argument and adding
             1.0 (K = 1000, 2000, 4000, 8000): normalisation was quadratic;

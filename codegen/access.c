@@ -38,24 +38,12 @@ static const Ix *K(CG *cg, int64_t v) { return ix_const(&cg->ix, v); }
 
 /* ---- phrase shapes ---- */
 
-bool spine_of(const Phrase *p, Spine *s) {
-  int n = 0;
-  const Phrase *q = p;
-  while (q->kind == PH_APP) {
-    n++;
-    q = q->fst;
-  }
+bool spine_of(Arena *a, const Phrase *p, Spine *s) {
+  phrase_spine(a, p, s);
+  if (s->head->kind == PH_PRIM) return true;
   s->head = NULL;
   s->nargs = 0;
-  if (q->kind != PH_PRIM || n > (int)DPIA_COUNTOF(s->args)) return false;
-  s->head = q;
-  s->nargs = n;
-  q = p;
-  for (int i = n - 1; i >= 0; i--) {
-    s->args[i] = q->snd;
-    q = q->fst;
-  }
-  return true;
+  return false;
 }
 
 PhraseType *fn_param(PhraseType *t, int k) {
@@ -105,7 +93,7 @@ const Binder *acc_root(CG *cg, const Phrase *a) {
       return e->kind == ENV_STORAGE ? e->st->root : NULL;
     }
     Spine s;
-    if (!spine_of(a, &s) || s.nargs < 1) return NULL;
+    if (!spine_of(cg->arena, a, &s) || s.nargs < 1) return NULL;
     a = s.args[0]; /* every acceptor view takes its acceptor first */
   }
 }
@@ -706,7 +694,7 @@ static CExpr gen_exp_f(CG *cg, const Phrase *e, const Step *ps, bool operand) {
     return gen_unop(cg, e);
   case PH_APP: {
     Spine s;
-    if (!spine_of(e, &s)) return unsupported(cg, e->span, "this application");
+    if (!spine_of(cg->arena, e, &s)) return unsupported(cg, e->span, "this application");
     return gen_prim_exp(cg, e, &s, ps);
   }
   case PH_PRIM: return unsupported(cg, e->span, arena_printf(cg->arena, "%s without arguments", prim_info[e->prim].name));
@@ -785,7 +773,7 @@ Target gen_acc(CG *cg, const Phrase *a, const Step *ps) {
   }
   case PH_APP: {
     Spine s;
-    if (!spine_of(a, &s)) break;
+    if (!spine_of(cg->arena, a, &s)) break;
     return gen_prim_acc(cg, a, &s, ps);
   }
   default: break;

@@ -18,9 +18,9 @@
 #ifndef DPIA_CGEN_H
 #define DPIA_CGEN_H
 
-#include "codegen/index.h"
+#include "index.h"
 #include "dpia.h"
-#include "translate/kernel.h"
+#include "kernel.h"
 
 typedef enum Space { SP_GLOBAL, SP_LOCAL, SP_PRIVATE } Space;
 
@@ -214,12 +214,10 @@ const Binder *acc_root(CG *cg, const Phrase *a);
 Storage *phrase_storage(CG *cg, const Phrase *p);
 
 /* decomposition of an application spine  prim a1 ... an */
-typedef struct Spine {
-  const Phrase *head; /* PH_PRIM, or NULL if the spine has another head */
-  int nargs;
-  const Phrase *args[6];
-} Spine;
-bool spine_of(const Phrase *p, Spine *s);
+typedef PhraseSpine Spine;
+/* p's spine (phrase.h) when its head is a primitive; else false, with
+ * s->head NULL and no arguments */
+bool spine_of(Arena *a, const Phrase *p, Spine *s);
 /* the type of the k-th parameter of a function phrase type, and the final
  * result type after n arguments */
 PhraseType *fn_param(PhraseType *t, int k);

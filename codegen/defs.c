@@ -6,7 +6,7 @@
  * translation makes of a functional one. */
 #include "defs.h"
 
-#include "check.h"
+#include "dpia_front.h"
 
 static bool imperative_def(const DefInfo *d) {
   if (d->is_kernel || !d->ok || d->result->kind != PT_COMM) return false;

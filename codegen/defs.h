@@ -3,7 +3,7 @@
 #ifndef DPIA_CODEGEN_DEFS_H
 #define DPIA_CODEGEN_DEFS_H
 
-#include "translate/kernel.h"
+#include "kernel.h"
 
 typedef struct DefsOutput {
   Buf opencl;      /* the kernels, a blank line between two */
@@ -16,7 +16,7 @@ typedef struct DefsOutput {
 
 /* Parse and check text (named name), then generate every imperative def:
  * a def, not a kernel, whose parameters are acc, exp or acc-with phrases
- * and whose result is comm (the input shape of translate/kernel.h, written
+ * and whose result is comm (the input shape of codegen/kernel.h, written
  * by hand).  Everything lives in arena, whose DpiaMem's on_oom must be set. */
 void codegen_imperative_defs(Arena *arena, const char *name, const char *text, size_t len,
                              const CodegenOptions *opt, DefsOutput *out);

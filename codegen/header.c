@@ -30,7 +30,7 @@
 #include <string.h>
 
 #include "dpia.h"
-#include "translate/kernel.h"
+#include "kernel.h"
 
 /* Version of the shared part: headers of different versions cannot be
  * included together. */

@@ -10,7 +10,7 @@
 #ifndef DPIA_INDEX_H
 #define DPIA_INDEX_H
 
-#include "size.h"
+#include "dpia_front.h"
 
 #define DPIA_IX_KINDS(X)                                    \
   X(CONST) /* value */                                      \

@@ -1,5 +1,5 @@
 /* kernel.c: the kernel interface of an imperative def (spec section 8,
- * "Kernel interface"; translate/kernel.h) and its natural NDRange.
+ * "Kernel interface"; codegen/kernel.h) and its natural NDRange.
  *
  * Parameters by role: acc[T] -> output (a pair type is split into
  * output_1, output_2, depth-first; a single output is named `output`, or
@@ -139,7 +139,7 @@ static void collect_trips(KB *kb, const Phrase *p, Trips *t) {
   case PH_LAM: collect_trips(kb, p->body, t); return;
   case PH_APP: {
     Spine s;
-    if (!spine_of(p, &s)) return;
+    if (!spine_of(kb->arena, p, &s)) return;
     const Phrase *h = s.head;
     Vec *v = NULL;
     switch (h->prim) {
@@ -192,7 +192,7 @@ static void collect_local_params(KB *kb, const Phrase *p, bool per_item) {
   case PH_LAM: collect_local_params(kb, p->body, per_item); return;
   case PH_APP: {
     Spine s;
-    if (!spine_of(p, &s)) return;
+    if (!spine_of(kb->arena, p, &s)) return;
     Prim pr = s.head->prim;
     if (pr == PRIM_NEW_LOCAL && !per_item && s.nargs == 1 && s.args[0]->kind == PH_LAM) {
       DataType *t = dt_resolve(s.head->type_arg);

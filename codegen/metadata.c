@@ -3,7 +3,7 @@
  * counts, the launch sizes, the preconditions and the OpenCL source.
  * Sizes are C integer expressions over the nat parameters (size_print).
  * Deterministic: the same kernel gives the same bytes. */
-#include "translate/kernel.h"
+#include "kernel.h"
 
 static void json_size(Arena *a, Buf *out, Size s) {
   Buf b;

@@ -27,7 +27,7 @@
  * when needed) ----
  *
  * Which names OpenCL C takes is the checker's one list
- * (opencl_name_reserved, dpia/check.c).  The generator keeps one family for
+ * (opencl_name_reserved, front/check.c).  The generator keeps one family for
  * itself: names beginning with `pair_`, the struct typedefs of pair types
  * (cg_ctype), so that no variable or parameter can hide one. */
 
@@ -367,7 +367,7 @@ static const Binder *static_acc_root(CG *cg, const Phrase *a, const Alias *al) {
       return acc_root(cg, a);
     }
     Spine s;
-    if (!spine_of(a, &s) || s.nargs < 1) return NULL;
+    if (!spine_of(cg->arena, a, &s) || s.nargs < 1) return NULL;
     a = s.args[0];
   }
 }
@@ -392,7 +392,7 @@ static void scan_writes(CG *cg, const Phrase *p, const Alias *al, BinderSet *out
   case PH_LAM: scan_writes(cg, p->body, al, out); return;
   case PH_APP: {
     Spine s;
-    if (!spine_of(p, &s)) return;
+    if (!spine_of(cg->arena, p, &s)) return;
     if (is_parfor(s.head->prim) && s.nargs == 2 && s.args[1]->kind == PH_LAM && s.args[1]->body->kind == PH_LAM) {
       const Phrase *inner = s.args[1]->body;
       Alias a = {inner->lam_binder, s.args[0], al};
@@ -673,7 +673,7 @@ static void leaves_through_for(CG *cg, const Phrase *p, Vec *out) {
   if (p->kind == PH_SEQ) {
     leaves_through_for(cg, p->fst, out);
     leaves_through_for(cg, p->snd, out);
-  } else if (p->kind == PH_APP && spine_of(p, &s) && s.head->prim == PRIM_FOR && s.nargs == 1 &&
+  } else if (p->kind == PH_APP && spine_of(cg->arena, p, &s) && s.head->prim == PRIM_FOR && s.nargs == 1 &&
              s.args[0]->kind == PH_LAM) {
     leaves_through_for(cg, s.args[0]->body, out);
   } else {
@@ -719,7 +719,7 @@ static bool is_reduction(CG *cg, const Phrase *body, const Binder *index) {
     if (c->kind != PH_ASSIGN) return false;
     const Phrase *a = c->fst;
     Spine sp;
-    while (a->kind == PH_APP && spine_of(a, &sp) && sp.head->prim == PRIM_IDX_ACC && sp.nargs == 2) {
+    while (a->kind == PH_APP && spine_of(cg->arena, a, &sp) && sp.head->prim == PRIM_IDX_ACC && sp.nargs == 2) {
       if (has_subphrase(cg, sp.args[1], is_use_of, index)) return false;
       a = sp.args[0];
     }
@@ -1002,7 +1002,7 @@ static bool writes_outputs_only(CG *cg, const Phrase *p, BinderSet *inner, bool 
       if (a->kind == PH_PROJ) a = a->fst;
       if (a->kind == PH_VAR) break;
       Spine s;
-      if (!spine_of(a, &s) || s.nargs < 1) return false;
+      if (!spine_of(cg->arena, a, &s) || s.nargs < 1) return false;
       a = s.args[0];
     }
     if (binder_set_has(inner, a->binder)) return true;
@@ -1016,7 +1016,7 @@ static bool writes_outputs_only(CG *cg, const Phrase *p, BinderSet *inner, bool 
   }
   case PH_APP: {
     Spine s;
-    if (!spine_of(p, &s) || s.nargs != 1 || s.args[0]->kind != PH_LAM) return false;
+    if (!spine_of(cg->arena, p, &s) || s.nargs != 1 || s.args[0]->kind != PH_LAM) return false;
     switch (s.head->prim) {
     case PRIM_NEW:
     case PRIM_NEW_PRIVATE: binder_set_add(cg, inner, s.args[0]->lam_binder); break;
@@ -1100,7 +1100,7 @@ static void gen_comm(CG *cg, const Phrase *p, const Cont *after) {
     break;
   case PH_APP: {
     Spine s;
-    if (!spine_of(p, &s)) break;
+    if (!spine_of(cg->arena, p, &s)) break;
     switch (s.head->prim) {
     case PRIM_NEW:
     case PRIM_NEW_PRIVATE:
@@ -1218,7 +1218,7 @@ static void collect_locals(CG *cg, const Phrase *p, bool per_item, Buf *decls) {
   case PH_LAM: collect_locals(cg, p->body, per_item, decls); return;
   case PH_APP: {
     Spine s;
-    if (!spine_of(p, &s)) return;
+    if (!spine_of(cg->arena, p, &s)) return;
     Prim pr = s.head->prim;
     if (pr == PRIM_NEW_LOCAL && !per_item && s.nargs == 1 && s.args[0]->kind == PH_LAM) {
       const Binder *b = s.args[0]->lam_binder;

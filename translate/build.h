@@ -8,7 +8,7 @@
 #ifndef DPIA_BUILD_H
 #define DPIA_BUILD_H
 
-#include "check.h"
+#include "dpia_front.h"
 
 typedef struct Builder {
   Arena *arena;

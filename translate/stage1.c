@@ -33,27 +33,12 @@ static Phrase *materialise(Stage1 *s, Prim memory, const char *name, Phrase *e, 
 
 /* ---- spines ---- */
 
-typedef struct Spine {
-  Phrase *head;
-  int nargs;
-  Phrase *args[8];
-} Spine;
+typedef PhraseSpine Spine;
 
-static bool spine_of(Phrase *e, Spine *sp) {
-  sp->nargs = 0;
-  Phrase *h = e;
-  while (h->kind == PH_APP) {
-    if (sp->nargs == (int)DPIA_COUNTOF(sp->args)) INTERNAL("primitive applied to too many arguments");
-    sp->nargs++;
-    h = h->fst;
-  }
-  sp->head = h;
-  Phrase *a = e;
-  for (int i = sp->nargs - 1; i >= 0; i--) {
-    sp->args[i] = a->snd;
-    a = a->fst;
-  }
-  return h->kind == PH_PRIM;
+/* e's spine (phrase.h), true when its head is a primitive */
+static bool spine_of(Arena *a, Phrase *e, Spine *sp) {
+  phrase_spine(a, e, sp);
+  return sp->head->kind == PH_PRIM;
 }
 
 /* ---- continuations ---- */
@@ -156,20 +141,20 @@ static int uses_of(const Phrase *p, const Binder *x) {
 }
 
 /* uses of x that are `snd x` (or inside it) */
-static int snd_uses_of(const Phrase *p, const Binder *x) {
+static int snd_uses_of(Arena *a, const Phrase *p, const Binder *x) {
   Spine sp;
-  if ((p->kind == PH_APP || p->kind == PH_PRIM) && spine_of((Phrase *)p, &sp) && sp.head->prim == PRIM_SND &&
+  if ((p->kind == PH_APP || p->kind == PH_PRIM) && spine_of(a, (Phrase *)p, &sp) && sp.head->prim == PRIM_SND &&
       sp.nargs == 1 && sp.args[0]->kind == PH_VAR && sp.args[0]->binder == x)
     return 1;
   switch (p->kind) {
-  case PH_LAM: return snd_uses_of(p->body, x);
+  case PH_LAM: return snd_uses_of(a, p->body, x);
   case PH_PROJ:
-  case PH_UNOP: return snd_uses_of(p->fst, x);
+  case PH_UNOP: return snd_uses_of(a, p->fst, x);
   case PH_APP:
   case PH_PAIR:
   case PH_SEQ:
   case PH_ASSIGN:
-  case PH_BINOP: return snd_uses_of(p->fst, x) + snd_uses_of(p->snd, x);
+  case PH_BINOP: return snd_uses_of(a, p->fst, x) + snd_uses_of(a, p->snd, x);
   default: return 0;
   }
 }
@@ -178,30 +163,31 @@ static bool is_scalar_data(const DataType *t) { return dt_resolve((DataType *)t)
 
 /* e reads element i of y only while it computes element i: y itself, or a
  * zip of such arrays and arrays that do not mention y */
-static bool pointwise_in(const Phrase *e, const Binder *y) {
+static bool pointwise_in(Arena *a, const Phrase *e, const Binder *y) {
   if (e->kind == PH_VAR) return true;
   if (!uses_of(e, y)) return true;
   Spine sp;
-  if (!(e->kind == PH_APP && spine_of((Phrase *)e, &sp))) return false;
-  return sp.head->prim == PRIM_ZIP && sp.nargs == 2 && pointwise_in(sp.args[0], y) && pointwise_in(sp.args[1], y);
+  if (!(e->kind == PH_APP && spine_of(a, (Phrase *)e, &sp))) return false;
+  return sp.head->prim == PRIM_ZIP && sp.nargs == 2 && pointwise_in(a, sp.args[0], y) &&
+         pointwise_in(a, sp.args[1], y);
 }
 
 /* A[[e]](o) reads every part of y before it writes that part of o */
-static bool direct_ok(const Phrase *e, const Binder *y) {
+static bool direct_ok(Arena *a, const Phrase *e, const Binder *y) {
   if (!uses_of(e, y) || is_scalar_data(b_data(e))) return true;
   Spine sp;
-  if (!((e->kind == PH_APP || e->kind == PH_PRIM) && spine_of((Phrase *)e, &sp))) return false;
+  if (!((e->kind == PH_APP || e->kind == PH_PRIM) && spine_of(a, (Phrase *)e, &sp))) return false;
   Prim p = sp.head->prim;
   if (p == PRIM_PAIR && sp.nargs == 2) {
     /* o.1 is written first: the second component may read only snd y */
     const Phrase *c1 = sp.args[0], *c2 = sp.args[1];
     return (is_scalar_data(b_data(c1)) || !uses_of(c1, y)) && (is_scalar_data(b_data(c2)) || !uses_of(c2, y)) &&
-           snd_uses_of(c2, y) == uses_of(c2, y);
+           snd_uses_of(a, c2, y) == uses_of(c2, y);
   }
   /* a sequential map writes o[i] after reading y[i] only (a parallel one
    * may not read what it writes at all: SCIR, paper Figure 3) */
   if (p == PRIM_MAP_SEQ && sp.nargs == 2)
-    return !uses_of(sp.args[0], y) && pointwise_in(sp.args[1], y) && is_scalar_data(b_data(e)->elem);
+    return !uses_of(sp.args[0], y) && pointwise_in(a, sp.args[1], y) && is_scalar_data(b_data(e)->elem);
   return false;
 }
 
@@ -229,7 +215,8 @@ static const Phrase *find_prim(const Phrase *p, Prim prim) {
 static Phrase *map_copy(Stage1 *s, const Phrase *level, Phrase *e, Phrase *acc) {
   Builder *b = &s->b;
   Binder *v = k_binder(s, "v", b_data(e)->elem);
-  Spine copy = {.head = (Phrase *)level, .nargs = 2, .args = {b_lam(b, v, b_var(b, v), false), e}};
+  Phrase *args[2] = {b_lam(b, v, b_var(b, v), false), e};
+  Spine copy = {.head = (Phrase *)level, .nargs = 2, .args = args};
   return map_i(s, &copy, e, acc);
 }
 
@@ -251,7 +238,7 @@ static Phrase *reduce_i(Stage1 *s, const Spine *sp, Phrase *init, Phrase *input,
    * copied back by the same mapLocal. */
   const Phrase *shared = is_scalar_data(d2) ? NULL : find_prim(step, PRIM_MAP_LOCAL);
   Phrase *body;
-  if (direct_ok(step, y)) {
+  if (direct_ok(s->b.arena, step, y)) {
     body = acc_tr(s, step, b_var(b, o));
   } else {
     Binder *r = k_binder(s, "r", d2);
@@ -399,7 +386,7 @@ static Phrase *con_tr(Stage1 *s, Phrase *e, Phrase *k) {
   case PH_APP:
   case PH_PRIM: {
     Spine sp;
-    if (!spine_of(e, &sp)) INTERNAL("stage I: application of a %s", phrase_kind_name[sp.head->kind]);
+    if (!spine_of(s->b.arena, e, &sp)) INTERNAL("stage I: application of a %s", phrase_kind_name[sp.head->kind]);
     Prim p = sp.head->prim;
     if (is_map(p) && sp.nargs == 2) {
       /* C[[map f e]](K) = newM (n.d2) (\tmp -> A[[map f e]](tmp.1); K(tmp.2)) */
@@ -455,7 +442,7 @@ static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
   Spine sp;
   if (is_sharing_let(e)) {
     r = shared_let(s, e, acc, NULL);
-  } else if ((e->kind == PH_APP || e->kind == PH_PRIM) && spine_of(e, &sp)) {
+  } else if ((e->kind == PH_APP || e->kind == PH_PRIM) && spine_of(s->b.arena, e, &sp)) {
     Prim p = sp.head->prim;
     if (is_map(p) && sp.nargs == 2) {
       Binder *x = k_binder(s, "x", b_data(sp.args[1]));

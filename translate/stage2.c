@@ -105,20 +105,12 @@ static Phrase *rewrite_child(void *s, Phrase *p) { return rewrite(s, p); }
 
 static Phrase *rewrite(Stage2 *s, Phrase *p) {
   if (p->kind == PH_APP) {
-    /* collect the spine, rewriting the arguments first */
-    Phrase *args[8];
-    int n = 0;
-    Phrase *h = p;
-    while (h->kind == PH_APP && n < 8) {
-      n++;
-      h = h->fst;
-    }
-    if (h->kind == PH_APP) INTERNAL("stage II: spine too long");
-    Phrase *a = p;
-    for (int k = n - 1; k >= 0; k--) {
-      args[k] = rewrite(s, a->snd);
-      a = a->fst;
-    }
+    /* the spine, its arguments rewritten first (the last one first) */
+    PhraseSpine sp;
+    phrase_spine(s->b.arena, p, &sp);
+    Phrase *h = sp.head, **args = sp.args;
+    int n = sp.nargs;
+    for (int k = n - 1; k >= 0; k--) args[k] = rewrite(s, args[k]);
     Span saved = s->b.span;
     s->b.span = p->span;
     Phrase *r = NULL;

@@ -1,12 +1,12 @@
 /* translate.h: the translation of a checked functional kernel into
  * imperative DPIA (spec sections 6 and 7, paper sections 4.1, 4.2, 6.4).
  *
- * Each stage returns an imperative def (translate/kernel.h describes its
+ * Each stage returns an imperative def (codegen/kernel.h describes its
  * shape) that can be printed with def_print and checked again. */
 #ifndef DPIA_TRANSLATE_H
 #define DPIA_TRANSLATE_H
 
-#include "check.h"
+#include "dpia_front.h"
 
 /* Stage I (Figure 5): A[[body]](output), with mapI/reduceI.  normal_body is
  * the kernel body after normalize_def.  The output acceptor is the def's

@@ -26,7 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "util.h"
+#include "dpia_front.h"
 
 typedef struct OpenclVerifier OpenclVerifier;
 

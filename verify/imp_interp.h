@@ -33,7 +33,7 @@
 #ifndef DPIA_IMP_INTERP_H
 #define DPIA_IMP_INTERP_H
 
-#include "check.h"
+#include "dpia_front.h"
 #include "layout.h"
 
 typedef enum ImpStatus {

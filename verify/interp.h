@@ -31,7 +31,7 @@
 #ifndef DPIA_INTERP_H
 #define DPIA_INTERP_H
 
-#include "check.h"
+#include "dpia_front.h"
 #include "compare.h"
 #include "layout.h"
 

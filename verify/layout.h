@@ -25,7 +25,7 @@
 #ifndef DPIA_LAYOUT_H
 #define DPIA_LAYOUT_H
 
-#include "types.h"
+#include "dpia_front.h"
 
 /* Values of a kernel's nat parameters, matched by name. */
 typedef struct NatValues {

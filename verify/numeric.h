@@ -16,7 +16,7 @@
 #ifndef DPIA_NUMERIC_H
 #define DPIA_NUMERIC_H
 
-#include "check.h"
+#include "dpia_front.h"
 
 enum { NUM_MAX_LANES = 16, NUM_MAX_ARGS = 3 };
 

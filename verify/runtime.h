@@ -49,7 +49,7 @@
 #include <CL/cl.h>
 
 #include "layout.h"
-#include "translate/kernel.h"
+#include "dpia_codegen.h"
 
 typedef enum RtStatus {
   RT_OK = 0,

@@ -7,7 +7,7 @@
 #ifndef DPIA_SCRATCH_H
 #define DPIA_SCRATCH_H
 
-#include "util.h"
+#include "dpia_front.h"
 
 typedef struct ScratchChunk ScratchChunk;
 struct ScratchChunk {

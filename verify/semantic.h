@@ -16,7 +16,7 @@
 #ifndef DPIA_SEMANTIC_H
 #define DPIA_SEMANTIC_H
 
-#include "check.h"
+#include "dpia_front.h"
 
 /* The bounds of one kernel's check.  Steps are phrases evaluated by the
  * imperative interpreter in one loop order (it runs about 40 million a

@@ -254,6 +254,33 @@ static void test_names(void) {
   CHECK(dpia_emit_from_name("pdf") == -1 && dpia_emit_name((DpiaEmit)-1) == NULL, "unknown kinds");
 }
 
+/* The verifiers of a one-shot call (what the dpia command uses): the
+ * helper process when it is built next to libdpia, else none; libclang
+ * loaded on a thread beforehand. */
+static void test_verifiers(void) {
+  CHECK(dpia_verifier_new_helper("/nonexistent/dpia-clang-check") == NULL, "a missing helper gives no verifier");
+  dpia_verifier_free_at_exit(NULL);
+  DpiaVerifier *h = dpia_verifier_new_helper(NULL);
+  if (h) {
+    const char *text = "kernel scal (N: nat) (xs: [N]float) = xs |> mapGlobal (\\x -> 2.0 * x)\n";
+    DpiaOptions opt;
+    dpia_options_init(&opt);
+    opt.action = DPIA_VERIFY;
+    opt.verifier = h;
+    DpiaResult *r;
+    int st = dpia_process("scal.dpia", text, strlen(text), &opt, &r);
+    CHECK(st == DPIA_OK, "verified with the helper: %s", dpia_result_diagnostics(r));
+    dpia_result_free(r);
+    dpia_verifier_free_at_exit(h);
+  }
+  DpiaPreload *p = dpia_preload_start();
+  DpiaVerifier *v = dpia_verifier_new();
+  CHECK(v != NULL, "a verifier after a preload");
+  dpia_verifier_free(v);
+  dpia_preload_finish(p);
+  dpia_preload_finish(NULL);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: api_test SAMPLES_DIR\n");
@@ -266,6 +293,7 @@ int main(int argc, char **argv) {
   test_names();
   test_run_time(argv[1]);
   test_run_precondition(argv[1]);
+  test_verifiers();
   if (failures) fprintf(stderr, "%d failure(s)\n", failures);
   else printf("ok\n");
   return failures != 0;

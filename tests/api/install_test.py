@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """`meson install` puts dpia.h, libdpia and dpia.pc in place, and a small
 program builds against them with `pkg-config --cflags --libs dpia` and
-translates a kernel.
+translates a kernel; the installed library exports exactly the dpia_*
+functions the installed dpia.h declares (`nm -D --defined-only`).
 
 usage: install_test.py BUILD_DIR CC [SANITIZE]
 (SANITIZE: meson's b_sanitize, e.g. address,undefined; the program is then
@@ -9,6 +10,7 @@ built with the same -fsanitize, as a sanitized libdpia needs)
 """
 import glob
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -116,6 +118,22 @@ def main():
         dyn = run(["readelf", "-d", [p for p in libs if os.path.basename(p) == "libdpia.so.0"][0]])
         if "Library soname: [libdpia.so.0]" not in dyn:
             print("libdpia has no SONAME libdpia.so.0:\n" + dyn)
+            return 1
+        # issue 15: the library exports the dpia_* functions of dpia.h and
+        # nothing else (hidden visibility, DPIA_API)
+        exported = set()
+        for line in run(["nm", "-D", "--defined-only", os.path.realpath(found["libdpia.so*"])]).splitlines():
+            fields = line.split()
+            if fields:
+                exported.add(fields[-1].split("@")[0])
+        with open(found["dpia.h"]) as f:
+            declared = set(re.findall(r"^DPIA_API [^;]*?\b(dpia_\w+)\(", f.read(), re.M))
+        print("exported: %d symbols, dpia.h declares %d functions" % (len(exported), len(declared)))
+        if exported - declared:
+            print("libdpia exports what dpia.h does not declare:", " ".join(sorted(exported - declared)))
+            return 1
+        if declared - exported:
+            print("libdpia does not export:", " ".join(sorted(declared - exported)))
             return 1
         needed = run(["readelf", "-d", found["dpia"]])
         if "Shared library: [libdpia.so.0]" not in needed:

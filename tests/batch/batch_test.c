@@ -4,7 +4,7 @@
  * every JSON kind echoed as given, blank and CRLF lines, a last line
  * without a newline, and allocation failure at every allocation (each line
  * still gets one response and the batch goes on).  Every response line is
- * parsed with the strict parser of dpia/json.h.
+ * parsed with the strict parser of app/json.h.
  *
  * usage: batch_test SAMPLES_DIR */
 #define _POSIX_C_SOURCE 200809L

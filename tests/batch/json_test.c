@@ -1,4 +1,4 @@
-/* json_test.c: the strict JSON parser of dpia/json.h: what it accepts and
+/* json_test.c: the strict JSON parser of app/json.h: what it accepts and
  * how it decodes it, what it rejects and where it says the problem is, and
  * json_write's compact form (parse . write is the identity on values). */
 #include <stdio.h>

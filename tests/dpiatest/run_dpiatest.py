@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tests of `dpia test` itself (dpia/test_runner.c), on a copy of cases/.
+"""Tests of `dpia test` itself (app/test_runner.c), on a copy of cases/.
 
   run_dpiatest.py DPIA CASEDIR [--run] [--update]
 

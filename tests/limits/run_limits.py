@@ -9,16 +9,16 @@ Usage: run_limits.py DPIA SAMPLES [--no-run]
 
 The nesting limits, and where they are enforced; each is its base value
 times 32 (DPIA_DEEP_SCALE), since a program that hits a base limit is
-translated again on a thread with a 256 MiB stack (dpia/driver.c):
-  source nesting      1000 levels (dpia/ast.h DPIA_MAX_NESTING; parser)
+translated again on a thread with a 256 MiB stack (app/driver.c):
+  source nesting      1000 levels (front/ast.h DPIA_MAX_NESTING; parser)
   imperative nesting  4000 levels (the re-check of the translation,
-                      dpia/driver.c pass_recheck)
-  nesting after inlining defs  10000 levels (dpia/check.h
+                      app/driver.c pass_recheck)
+  nesting after inlining defs  10000 levels (front/check.h
                       DPIA_MAX_NORMAL_DEPTH; normalisation, also stage II)
 The other limits:
   phrase nodes after inlining  4000000 (DPIA_MAX_NORMAL_NODES)
   memory of one translation    1 GiB (DpiaOptions.memory_limit)
-  input file          64 MiB (dpia/main.c)
+  input file          64 MiB (app/main.c)
   sizes               64-bit arithmetic, exact; split k, asVector k
   dpia run            int indices: sizes, element counts and loop steps
                       below 2^31; buffers within the device's

@@ -13,7 +13,7 @@
  *                              what the device holds; interp_bound
  *
  * Programs go through parse_program, check_program, normalize_def and
- * strategy_check_kernel exactly as dpia/driver.c runs them.  Each mode
+ * strategy_check_kernel exactly as app/driver.c runs them.  Each mode
  * prints one line per failure and a summary; exit status 1 on failure. */
 #define _POSIX_C_SOURCE 200809L
 

@@ -241,20 +241,7 @@ static bool trivial(const Phrase *p) {
 
 static bool computes(const Phrase *p) {
   switch (p->kind) {
-  case PH_PRIM:
-    switch (p->prim) {
-    case PRIM_MAP:
-    case PRIM_MAP_SEQ:
-    case PRIM_MAP_GLOBAL:
-    case PRIM_MAP_WORKGROUP:
-    case PRIM_MAP_LOCAL:
-    case PRIM_REDUCE:
-    case PRIM_REDUCE_SEQ:
-    case PRIM_TO_GLOBAL:
-    case PRIM_TO_LOCAL:
-    case PRIM_TO_PRIVATE: return true;
-    default: return false;
-    }
+  case PH_PRIM: return prim_computes(p->prim);
   case PH_VAR:
   case PH_LIT:
   case PH_DEF: return false;

@@ -9,14 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "clang_check.h"
-#include "interp.h"
-#include "kernel.h"
-#include "run_limits.h"
-#include "runtime.h"
-#include "semantic.h"
-#include "translate.h"
+#include "dpia_codegen.h"
+#include "dpia_front.h"
+#include "dpia_translate.h"
+#include "dpia_verify.h"
 
 /* the names of the emit kinds (DpiaEmit order) */
 static const char *const emit_names[] = {"opencl", "intermediate", "imperative", "json", "header"};
@@ -142,6 +138,25 @@ static bool pass_select(Ctx *c) {
   return false;
 }
 
+#ifndef DPIA_CHECK_INVARIANTS
+#define DPIA_CHECK_INVARIANTS 0
+#endif
+
+/* Debug builds (meson.build sets DPIA_CHECK_INVARIANTS) check each
+ * stage's output before the next stage reads it, as QBE's ssacheck does:
+ * a broken invariant is a bug of the stage that made it, reported there
+ * (exit 70) instead of as a wrong kernel further on. */
+static bool invariants_hold(Ctx *c, const DefInfo *kernel, const DefInfo *out, PhraseStage stage) {
+  if (!DPIA_CHECK_INVARIANTS || !out) return true;
+  const char *why = phrase_invariant_violation(c->arena, out, stage);
+  if (!why) return true;
+  static const char *const stage_name[] = {"stage I", "stage II", "hoisting"};
+  diag_error(&c->diag, kernel->decl->name_span, "internal: %s broke an invariant of kernel '%s': %s",
+             stage_name[stage], kernel->name, why);
+  c->status = DPIA_EINTERNAL;
+  return false;
+}
+
 /* Stages I and II and hoisting, for each selected kernel. */
 static bool pass_translate(Ctx *c) {
   int n = c->checked->ndefs;
@@ -152,10 +167,11 @@ static bool pass_translate(Ctx *c) {
     DefInfo *def = c->checked->defs[i];
     if (!selected(c, def)) continue;
     c->intermediate[i] = translate_stage1(c->arena, &c->tc, &c->in, def, c->normal[i]);
+    if (!invariants_hold(c, def, c->intermediate[i], PHRASE_INTERMEDIATE)) return false;
     c->imperative[i] = translate_stage2(c->arena, &c->tc, &c->in, &c->diag, c->intermediate[i]);
-    if (!c->imperative[i]) return false;
+    if (!c->imperative[i] || !invariants_hold(c, def, c->imperative[i], PHRASE_IMPERATIVE)) return false;
     c->hoisted[i] = translate_hoist(c->arena, &c->tc, &c->in, &c->diag, c->imperative[i]);
-    if (!c->hoisted[i]) return false;
+    if (!c->hoisted[i] || !invariants_hold(c, def, c->hoisted[i], PHRASE_HOISTED)) return false;
   }
   return true;
 }
@@ -866,3 +882,11 @@ void dpia_result_free(DpiaResult *r) {
 DpiaVerifier *dpia_verifier_new(void) { return opencl_verifier_new(); }
 
 void dpia_verifier_free(DpiaVerifier *v) { opencl_verifier_free(v); }
+
+DpiaVerifier *dpia_verifier_new_helper(const char *path) { return opencl_verifier_new_helper(path); }
+
+void dpia_verifier_free_at_exit(DpiaVerifier *v) { opencl_verifier_free_at_exit(v); }
+
+DpiaPreload *dpia_preload_start(void) { return opencl_preload_start(); }
+
+void dpia_preload_finish(DpiaPreload *p) { opencl_preload_finish(p); }

@@ -15,6 +15,15 @@ extern "C" {
 
 #define DPIA_VERSION "0.1.0"
 
+/* What libdpia exports: the library is built with hidden visibility, so
+ * that only the declarations marked here are its interface (its internal
+ * functions can change without breaking a program linked against it). */
+#if defined(__GNUC__) || defined(__clang__)
+#define DPIA_API __attribute__((visibility("default")))
+#else
+#define DPIA_API
+#endif
+
 /* Exit codes of spec section 9, also the status of a result. */
 enum {
   DPIA_OK = 0,
@@ -56,8 +65,26 @@ typedef enum DpiaEmit {
  * milliseconds; a caller translating many programs (a search driver, batch
  * mode) makes one per thread and passes it in DpiaOptions.verifier. */
 typedef struct OpenclVerifier DpiaVerifier;
-DpiaVerifier *dpia_verifier_new(void);
-void dpia_verifier_free(DpiaVerifier *v);
+DPIA_API DpiaVerifier *dpia_verifier_new(void);
+DPIA_API void dpia_verifier_free(DpiaVerifier *v);
+/* A verifier that parses in a helper process, dpia-clang-check (clang's
+ * parser linked statically: it starts in a few milliseconds where loading
+ * libclang takes 10-15), started now so that its start overlaps whatever
+ * comes before the first verification: the way for a one-shot call (the
+ * `dpia` command).  path is the helper program; NULL looks for it next to
+ * libdpia in the build tree, then where it is installed.  NULL if there is
+ * no helper or it cannot be started.  Free it with dpia_verifier_free. */
+DPIA_API DpiaVerifier *dpia_verifier_new_helper(const char *path);
+/* dpia_verifier_free for a process that is about to exit: a helper is not
+ * waited for (it exits by itself when its input ends). */
+DPIA_API void dpia_verifier_free_at_exit(DpiaVerifier *v);
+/* Loading libclang on a thread of its own, so that it overlaps the
+ * translation before the first verification with an in-process verifier.
+ * Finish waits for the load; start returns NULL when no thread can be
+ * started (then finish(NULL) does nothing). */
+typedef struct OpenclPreload DpiaPreload;
+DPIA_API DpiaPreload *dpia_preload_start(void);
+DPIA_API void dpia_preload_finish(DpiaPreload *p);
 
 #define DPIA_DEFAULT_MEMORY_LIMIT ((size_t)1 << 30)
 
@@ -129,23 +156,23 @@ typedef struct DpiaResult DpiaResult;
 /* Process one source text.  name is used in diagnostics.  Returns the
  * status (DPIA_OK, DPIA_EUSER, ...); *result (always set, even on error,
  * unless out of memory before it existed: then NULL) holds the outputs. */
-int dpia_process(const char *name, const char *text, size_t len, const DpiaOptions *opt, DpiaResult **result);
+DPIA_API int dpia_process(const char *name, const char *text, size_t len, const DpiaOptions *opt, DpiaResult **result);
 
-int dpia_result_status(const DpiaResult *r);
+DPIA_API int dpia_result_status(const DpiaResult *r);
 /* The primary output (what the command line prints on stdout or writes to
  * -o); "" if none. */
-const char *dpia_result_output(const DpiaResult *r, size_t *len);
+DPIA_API const char *dpia_result_output(const DpiaResult *r, size_t *len);
 /* Rendered diagnostics (text or JSON as asked); "" if none. */
-const char *dpia_result_diagnostics(const DpiaResult *r);
-int dpia_result_error_count(const DpiaResult *r);
+DPIA_API const char *dpia_result_diagnostics(const DpiaResult *r);
+DPIA_API int dpia_result_error_count(const DpiaResult *r);
 /* The output of one emit kind: opt->emit's (the primary output) or one of
  * opt->emit_also; NULL when it was not asked for or the translation
  * failed. */
-const char *dpia_result_emitted(const DpiaResult *r, DpiaEmit kind, size_t *len);
+DPIA_API const char *dpia_result_emitted(const DpiaResult *r, DpiaEmit kind, size_t *len);
 /* The diagnostics as a JSON array, whatever diagnostics_json asked for
  * ("[]\n" if none): objects with level, file, line, column, end_line,
  * end_column (when the diagnostic has a position), message and notes. */
-const char *dpia_result_diagnostics_json(const DpiaResult *r);
+DPIA_API const char *dpia_result_diagnostics_json(const DpiaResult *r);
 
 /* One diagnostic, for programs that look at them one by one. */
 typedef struct DpiaDiagnostic {
@@ -158,16 +185,16 @@ typedef struct DpiaDiagnostic {
 /* Errors and their notes, in order: dpia_result_diagnostic(r, i) for
  * 0 <= i < dpia_result_diagnostic_count(r); NULL out of range.  The
  * strings live as long as the result. */
-int dpia_result_diagnostic_count(const DpiaResult *r);
-const DpiaDiagnostic *dpia_result_diagnostic(const DpiaResult *r, int i);
+DPIA_API int dpia_result_diagnostic_count(const DpiaResult *r);
+DPIA_API const DpiaDiagnostic *dpia_result_diagnostic(const DpiaResult *r, int i);
 /* DPIA_RUN: 1 when the kernel was launched, with the fastest and the
  * median time of its launches in milliseconds (OpenCL profiling events);
  * 0 (and times 0) otherwise.  A launched kernel whose output then differs
  * from the reference still has its times. */
-int dpia_result_run_time(const DpiaResult *r, double *min_ms, double *median_ms);
-void dpia_result_free(DpiaResult *r);
+DPIA_API int dpia_result_run_time(const DpiaResult *r, double *min_ms, double *median_ms);
+DPIA_API void dpia_result_free(DpiaResult *r);
 
-void dpia_options_init(DpiaOptions *opt);
+DPIA_API void dpia_options_init(DpiaOptions *opt);
 
 /* dpia batch (spec section 9): one JSON request per line of in, one JSON
  * response per line of out, in order, each flushed when written (so a
@@ -188,13 +215,13 @@ void dpia_options_init(DpiaOptions *opt);
  * NULL) gives the allocator, the platform and a verifier to use; otherwise one libclang
  * verifier is made on first use and serves every line.  Returns DPIA_OK
  * after the end of in, DPIA_EUSAGE if reading in or writing out failed. */
-int dpia_batch(FILE *in, FILE *out, const DpiaOptions *defaults);
+DPIA_API int dpia_batch(FILE *in, FILE *out, const DpiaOptions *defaults);
 
 /* "opencl", "intermediate", "imperative", "json", "header"; NULL for a
  * value that is not a DpiaEmit. */
-const char *dpia_emit_name(DpiaEmit kind);
+DPIA_API const char *dpia_emit_name(DpiaEmit kind);
 /* The kind of such a name; -1 if there is none. */
-int dpia_emit_from_name(const char *name);
+DPIA_API int dpia_emit_from_name(const char *name);
 
 #ifdef __cplusplus
 }

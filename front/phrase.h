@@ -107,6 +107,31 @@ struct Phrase {
   };
 };
 
+/* The spine of an application f a1 ... an: its head f (no application)
+ * and its arguments in order; a phrase that is no application is a head
+ * with no arguments.  The passes that look at a primitive with its
+ * arguments (strategy rules, stage I, stage II, code generation) take
+ * applications apart with this one walk. */
+typedef struct PhraseSpine {
+  Phrase *head;
+  int nargs;
+  Phrase **args; /* args[0..nargs): in few_args, or in the arena when more */
+  /* most spines are a primitive and its few arguments: no allocation */
+  Phrase *few_args[6];
+} PhraseSpine;
+/* Fills s with p's spine; there is no limit on the number of arguments.
+ * s->args may point into s itself: use s, not a copy of it.  Like strchr,
+ * it gives p's own phrases whatever p's constness: a pass that must not
+ * change them reads them through const pointers. */
+void phrase_spine(Arena *a, const Phrase *p, PhraseSpine *s);
+
+/* The translation stages whose output phrase_invariant_violation checks */
+typedef enum PhraseStage {
+  PHRASE_INTERMEDIATE, /* after stage I: mapI, reduceI */
+  PHRASE_IMPERATIVE,   /* after stage II: for, parfor */
+  PHRASE_HOISTED,      /* after hoisting */
+} PhraseStage;
+
 /* A checked declaration. */
 struct DefInfo {
   const Decl *decl;
@@ -132,5 +157,15 @@ struct DefInfo {
   Size *req_sizes;
   bool *req_positive;
 };
+
+/* invariant.c: what is wrong with def, the output of stage, or NULL when
+ * its invariants hold: every phrase has a type, a lambda's is a function
+ * type, a command's is comm, every variable is in the scope of its binder
+ * (an enclosing lambda or a parameter of def), and no primitive that the
+ * stages so far translate away is left (functional maps, reductions and
+ * toX after stage I, mapI and reduceI after stage II, newGlobal after
+ * hoisting).  The driver checks it between the passes in debug builds
+ * (DPIA_CHECK_INVARIANTS). */
+const char *phrase_invariant_violation(Arena *a, const DefInfo *def, PhraseStage stage);
 
 #endif

@@ -39,3 +39,19 @@ Prim prim_lookup(const char *name, size_t len, int *dim) {
   }
   return PRIM_COUNT;
 }
+
+bool prim_computes(Prim p) {
+  switch (p) {
+  case PRIM_MAP:
+  case PRIM_MAP_SEQ:
+  case PRIM_MAP_GLOBAL:
+  case PRIM_MAP_WORKGROUP:
+  case PRIM_MAP_LOCAL:
+  case PRIM_REDUCE:
+  case PRIM_REDUCE_SEQ:
+  case PRIM_TO_GLOBAL:
+  case PRIM_TO_LOCAL:
+  case PRIM_TO_PRIVATE: return true;
+  default: return false;
+  }
+}

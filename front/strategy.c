@@ -220,37 +220,16 @@ static bool passes_acceptor(Prim p) {
 }
 
 /* Which arguments of a primitive are functions run inside it (its body). */
-static bool is_body_arg(Prim p, int i) {
-  switch (p) {
-  case PRIM_MAP:
-  case PRIM_MAP_SEQ:
-  case PRIM_MAP_GLOBAL:
-  case PRIM_MAP_WORKGROUP:
-  case PRIM_MAP_LOCAL:
-  case PRIM_REDUCE:
-  case PRIM_REDUCE_SEQ:
-  case PRIM_TO_GLOBAL:
-  case PRIM_TO_LOCAL:
-  case PRIM_TO_PRIVATE: return i == 0;
-  default: return false;
-  }
-}
+static bool is_body_arg(Prim p, int i) { return prim_computes(p) && i == 0; }
 
 static void walk(Strategy *s, const Phrase *p, const Frame *f, Position pos);
 
 static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position pos) {
-  int nargs = 0;
-  const Phrase *head = p;
-  while (head->kind == PH_APP) {
-    nargs++;
-    head = head->fst;
-  }
-  const Phrase **args = NEWARRAY(s->arena, const Phrase *, nargs);
-  const Phrase *a = p;
-  for (int i = nargs - 1; i >= 0; i--) {
-    args[i] = a->snd;
-    a = a->fst;
-  }
+  PhraseSpine spine;
+  phrase_spine(s->arena, p, &spine);
+  const Phrase *head = spine.head;
+  int nargs = spine.nargs;
+  const Phrase *const *args = (const Phrase *const *)spine.args;
   if (head->kind == PH_LAM && head->shares && nargs == 1) {
     /* a sharing let (normalize.c): its body is where the let is */
     walk(s, head->body, f, pos);

@@ -16,7 +16,7 @@
 #ifndef DPIA_JSON_H
 #define DPIA_JSON_H
 
-#include "util.h"
+#include "dpia_front.h"
 
 #define JSON_MAX_DEPTH 200
 

@@ -3,7 +3,7 @@
 #ifndef DPIA_DIFF_H
 #define DPIA_DIFF_H
 
-#include "util.h"
+#include "dpia_front.h"
 
 /* Append to out the unified diff (3 lines of context) turning text a (named
  * name_a on its --- line) into b; nothing when they are equal. */

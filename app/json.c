@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "dpia_front.h"
 
 static const char *const kind_names[] = {
 #define X(id, s) s,

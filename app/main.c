@@ -11,8 +11,9 @@
 #include <unistd.h>
 
 #include "dpia.h"
-#include "test_runner.h"
-#include "verify/clang_check.h"
+/* app/test_runner.c, linked into the command (it is not part of
+ * libdpia) */
+int dpia_test_command(int argc, char **argv);
 
 /* Programs larger than this are refused before parsing (issue 7 limits). */
 enum { MAX_SOURCE_BYTES = 64 * 1024 * 1024 };
@@ -607,20 +608,20 @@ static int run_command_in(const Command *cmd, int argc, char **argv, Owned *own)
    * started now so that its start overlaps the translation; without it,
    * libclang in this process, loaded on a thread meanwhile (10-15 ms).
    * DPIA_CLANG_HELPER names another helper program; empty, none. */
-  OpenclVerifier *verifier = NULL;
-  OpenclPreload *preload = NULL;
+  DpiaVerifier *verifier = NULL;
+  DpiaPreload *preload = NULL;
   if (opt.verify || cmd->action == DPIA_VERIFY) {
     const char *helper = getenv("DPIA_CLANG_HELPER");
-    if (!helper || *helper) verifier = opencl_verifier_new_helper(helper);
+    if (!helper || *helper) verifier = dpia_verifier_new_helper(helper);
     if (verifier) opt.verifier = verifier;
-    else preload = opencl_preload_start();
+    else preload = dpia_preload_start();
   }
   size_t len = 0;
   char *text = read_file(file, &len);
   DpiaResult *r = NULL;
   int status = text ? dpia_process(file, text, len, &opt, &r) : DPIA_EUSAGE;
-  opencl_verifier_free_at_exit(verifier); /* the call ends soon after: not waiting for the helper */
-  opencl_preload_finish(preload);
+  dpia_verifier_free_at_exit(verifier); /* the call ends soon after: not waiting for the helper */
+  dpia_preload_finish(preload);
   if (!text) return status;
   free(text);
   size_t olen;

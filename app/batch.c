@@ -30,7 +30,7 @@
  * written; running out of memory answers that line with internal_error. */
 #include <string.h>
 
-#include "diag.h"
+#include "dpia_front.h"
 #include "dpia.h"
 #include "json.h"
 

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "util.h"
+#include "dpia_front.h"
 
 /* The status of a run, also dpia-filecheck's exit status. */
 enum {

@@ -18,7 +18,7 @@
 #ifndef DPIA_KERNEL_H
 #define DPIA_KERNEL_H
 
-#include "check.h"
+#include "dpia_front.h"
 
 #define DPIA_KPARAM_ROLES(X)                                 \
   X(OUTPUT, "output")     /* global T *restrict, written */  \

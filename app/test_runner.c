@@ -21,7 +21,7 @@
  *   -- expect: TEXT        TEXT occurs in the diagnostics, X.out's text or
  *                 the generated OpenCL
  *   -- expect-not: TEXT    TEXT occurs in none of them
- *   -- CHECK...: PATTERN   FileCheck directives (dpia/filecheck.c: CHECK,
+ *   -- CHECK...: PATTERN   FileCheck directives (app/filecheck.c: CHECK,
  *                 -NEXT, -SAME, -NOT, -DAG, -COUNT-n, -LABEL, {{regex}},
  *                 [[VAR:regex]] and [[VAR]]) run against the generated
  *                 OpenCL
@@ -59,12 +59,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "codegen/defs.h"
+#include "dpia_codegen.h"
 #include "diff.h"
 #include "dpia.h"
 #include "filecheck.h"
-#include "util.h"
-#include "verify/clang_check.h"
+#include "dpia_front.h"
+#include "dpia_verify.h"
 
 static const char test_help[] =
     "usage: dpia test [--update] [-v] PATH...\n"

@@ -11,6 +11,7 @@
 #ifndef DPIA_PRIMS_H
 #define DPIA_PRIMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* flags */
@@ -114,6 +115,11 @@ typedef struct PrimInfo {
 } PrimInfo;
 
 extern const PrimInfo prim_info[PRIM_COUNT];
+
+/* The functional primitives that compute: the maps, the reductions and
+ * toGlobal, toLocal, toPrivate.  Each runs the function that is its first
+ * argument, and stage I translates every one of them away. */
+bool prim_computes(Prim p);
 
 /* Look a name up, accepting a dimension suffix 0-2 on PF_DIM primitives.
  * Returns PRIM_COUNT if the name is not a primitive; *dim gets the suffix

@@ -1,0 +1,139 @@
+/* test_invariant.c: the invariants checked between the translation stages
+ * in debug builds (front/invariant.c, phrase_invariant_violation): each
+ * stage's real output holds those of its stage, and outputs broken on
+ * purpose (a primitive the stage should have removed, a variable out of
+ * its binder's scope, a phrase without a type) are caught with the reason.
+ * Prints `invariant: P passed, F failed`. */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "translate.h"
+
+static const char program[] =
+    "kernel scal (N: nat) (alpha: float) (xs: [N]float) =\n"
+    "  xs |> split 64 |> mapWorkgroup (\\c -> c |> mapLocal (\\x -> alpha * x)) |> join\n"
+    "\n"
+    "def staged (N: nat) (output: acc[[N]float]) (xs: exp[[N]float]) =\n"
+    "  newGlobal [N]float (\\tmp ->\n"
+    "    parforGlobal tmp.1 (\\i o -> o := idx xs i);\n"
+    "    parforGlobal output (\\i o -> o := idx tmp.2 i))\n";
+
+typedef struct Tally {
+  int passed, failed;
+} Tally;
+
+/* why is the violation expected (NULL: none) */
+static void expect(Tally *t, const char *what, const char *why, const char *needle) {
+  bool ok = needle ? why && strstr(why, needle) : !why;
+  if (ok) {
+    t->passed++;
+    return;
+  }
+  t->failed++;
+  fprintf(stderr, "test_invariant: %s: got %s, expected %s\n", what, why ? why : "no violation",
+          needle ? needle : "no violation");
+}
+
+static DefInfo *find(CheckedProgram *cp, const char *name) {
+  for (int i = 0; i < cp->ndefs; i++)
+    if (strcmp(cp->defs[i]->name, name) == 0) return cp->defs[i];
+  return NULL;
+}
+
+/* the first phrase of kind in p (depth first), or NULL */
+static Phrase *first_of(Phrase *p, PhraseTermKind kind) {
+  if (p->kind == kind) return p;
+  switch (p->kind) {
+  case PH_LAM: return first_of(p->body, kind);
+  case PH_PROJ:
+  case PH_UNOP: return first_of(p->fst, kind);
+  case PH_APP:
+  case PH_PAIR:
+  case PH_SEQ:
+  case PH_ASSIGN:
+  case PH_BINOP: {
+    Phrase *q = first_of(p->fst, kind);
+    return q ? q : first_of(p->snd, kind);
+  }
+  default: return NULL;
+  }
+}
+
+int main(void) {
+  DpiaMem mem;
+  dpia_mem_default(&mem);
+  jmp_buf oom;
+  mem.on_oom = &oom;
+  Arena arena;
+  arena_init(&arena, &mem);
+  if (setjmp(oom)) {
+    fprintf(stderr, "test_invariant: out of memory\n");
+    return 1;
+  }
+  Interner in;
+  intern_init(&in, &arena);
+  Diag diag;
+  diag_init(&diag, &arena);
+  TypeCtx tc;
+  type_ctx_init(&tc, &arena);
+  Source src;
+  source_init(&src, &arena, "invariant.dpia", program, strlen(program));
+  Program *p = parse_program(&arena, &in, &diag, &src);
+  CheckedProgram *cp = diag.nerrors ? NULL : check_program(&arena, &in, &diag, &tc, p);
+  DefInfo *k = cp ? find(cp, "scal") : NULL, *staged = cp ? find(cp, "staged") : NULL;
+  Phrase *body = k ? normalize_def(&arena, &tc, &diag, k) : NULL;
+  if (diag.nerrors || !body || !staged) {
+    Buf b;
+    buf_init(&b, &arena);
+    diag_render_text(&diag, &b);
+    fprintf(stderr, "test_invariant: the test program does not check:\n%s", b.data);
+    arena_free(&arena);
+    return 1;
+  }
+  Tally t = {0, 0};
+  DefInfo *intermediate = translate_stage1(&arena, &tc, &in, k, body);
+  DefInfo *imperative = translate_stage2(&arena, &tc, &in, &diag, intermediate);
+  DefInfo *hoisted = imperative ? translate_hoist(&arena, &tc, &in, &diag, imperative) : NULL;
+  if (!hoisted) {
+    fprintf(stderr, "test_invariant: scal does not translate\n");
+    arena_free(&arena);
+    return 1;
+  }
+  /* each stage's output, against its own stage and a later one */
+  expect(&t, "stage I output", phrase_invariant_violation(&arena, intermediate, PHRASE_INTERMEDIATE), NULL);
+  expect(&t, "stage I output as stage II's", phrase_invariant_violation(&arena, intermediate, PHRASE_IMPERATIVE),
+         "primitive mapI");
+  expect(&t, "stage II output", phrase_invariant_violation(&arena, imperative, PHRASE_IMPERATIVE), NULL);
+  expect(&t, "hoisted output", phrase_invariant_violation(&arena, hoisted, PHRASE_HOISTED), NULL);
+  /* a newGlobal is fine before hoisting, not after */
+  expect(&t, "newGlobal before hoisting", phrase_invariant_violation(&arena, staged, PHRASE_IMPERATIVE), NULL);
+  expect(&t, "newGlobal after hoisting", phrase_invariant_violation(&arena, staged, PHRASE_HOISTED),
+         "primitive newGlobal");
+  /* a variable whose binder is nowhere above it */
+  Phrase *var = first_of(imperative->body, PH_VAR);
+  if (var) {
+    Binder *saved = var->binder, stray = *saved;
+    var->binder = &stray;
+    expect(&t, "a stray variable", phrase_invariant_violation(&arena, imperative, PHRASE_IMPERATIVE),
+           "outside the scope of its binder");
+    var->binder = saved;
+  } else {
+    expect(&t, "a variable in the imperative program", NULL, "a variable");
+  }
+  /* a phrase without a type */
+  Phrase *assign = first_of(imperative->body, PH_ASSIGN);
+  if (assign) {
+    PhraseType *saved = assign->snd->type;
+    assign->snd->type = NULL;
+    expect(&t, "an untyped phrase", phrase_invariant_violation(&arena, imperative, PHRASE_IMPERATIVE),
+           "without a type");
+    assign->snd->type = saved;
+  } else {
+    expect(&t, "an assignment in the imperative program", NULL, "an assignment");
+  }
+  expect(&t, "stage II output, repaired", phrase_invariant_violation(&arena, imperative, PHRASE_IMPERATIVE), NULL);
+  printf("invariant: %d passed, %d failed\n", t.passed, t.failed);
+  arena_free(&arena);
+  return t.failed ? 1 : 0;
+}

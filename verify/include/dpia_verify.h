@@ -1,0 +1,14 @@
+/* dpia_verify.h: verification and running as the layer above it sees it
+ * (the one header of verify/ on its include path; front/meson.build): the
+ * libclang re-parse, the reference interpreter, the semantic check, the
+ * OpenCL runtime and its limits. */
+#ifndef DPIA_VERIFY_LAYER_H
+#define DPIA_VERIFY_LAYER_H
+
+#include "../clang_check.h"
+#include "../interp.h"
+#include "../run_limits.h"
+#include "../runtime.h"
+#include "../semantic.h"
+
+#endif
