@@ -22,7 +22,7 @@ static double now(void) {
 }
 
 /* "invariants": the checks between the stages that debug builds add
- * (DPIA_CHECK_INVARIANTS, front/invariant.c), timed whatever the build */
+ * (DPIA_CHECK_INVARIANTS, dpia/invariant.c), timed whatever the build */
 enum { STAGES = 11 };
 static const char *const stage_names[STAGES] = {"parse",   "check",    "normalize", "stage I",
                                                 "stage II", "re-check", "hoist",     "codegen",

@@ -1,4 +1,4 @@
-/* fuzz_size.c: libFuzzer target for the size arithmetic (front/size.c).
+/* fuzz_size.c: libFuzzer target for the size arithmetic (dpia/size.c).
  *
  * The input is a byte code: 16 bytes of variable values (4 points, each
  * giving N, M, K and the metavariable ?m), then one or two size

@@ -1,5 +1,5 @@
 /* dpia_codegen.h: code generation as the layers above it see it (the one
- * header of codegen/ on their include path; front/meson.build): imperative
+ * header of codegen/ on their include path; the top-level meson.build): imperative
  * kernels, their OpenCL C, metadata and headers. */
 #ifndef DPIA_CODEGEN_LAYER_H
 #define DPIA_CODEGEN_LAYER_H

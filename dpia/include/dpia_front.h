@@ -1,5 +1,5 @@
 /* dpia_front.h: the front end as the layers above it see it (the one
- * header of front/ on their include path; front/meson.build): parsing,
+ * header of dpia/ on their include path; the top-level meson.build): parsing,
  * checking, normalisation, printing, and what they are made of (arena,
  * buffers, diagnostics, sizes, types, phrases).  The front end's other
  * headers are its own. */

@@ -3,7 +3,7 @@
 
 Scans every .err golden under ROOT (build directories excluded) and checks
 the message of each `file:line:col: error|note: message` line.  Types in
-messages are printed as the user writes them (front/types.h, TypeNamer), so
+messages are printed as the user writes them (dpia/types.h, TypeNamer), so
 none of these may appear:
 
   ?n2  ?3          size and data type metavariables

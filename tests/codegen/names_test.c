@@ -1,6 +1,6 @@
 /* names_test.c: the C names of generated code (spec section 8;
  * codegen/opencl.c, cg_c_name, on the checker's list of OpenCL C's names,
- * opencl_name_reserved in front/check.h).
+ * opencl_name_reserved in dpia/check.h).
  *
  * Exact names for primes, reserved names and reserved families (the
  * renaming used to append _2, _3 ... to a name in a reserved family for

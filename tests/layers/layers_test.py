@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The layers of the library (front/meson.build): a source of a layer sees
+"""The layers of the library (the top-level meson.build): a source of a layer sees
 its own headers, the one header of each layer below it
 (LAYER/include/dpia_LAYER.h) and dpia.h; no header of a layer above it and
 none of the other headers of a layer below.  The dpia command (app/main.c)
@@ -19,9 +19,9 @@ import sys
 import tempfile
 
 # lowest first; a layer may include the headers of itself and those before it
-LAYERS = ["front", "translate", "codegen", "verify", "app"]
+LAYERS = ["dpia", "translate", "codegen", "verify", "app"]
 # a source whose compile command stands for the whole layer
-REPRESENTATIVE = {"front": "util.c", "translate": "build.c", "codegen": "index.c", "verify": "numeric.c",
+REPRESENTATIVE = {"dpia": "util.c", "translate": "build.c", "codegen": "index.c", "verify": "numeric.c",
                   "app": "driver.c"}
 
 

@@ -10,10 +10,10 @@ Usage: run_limits.py DPIA SAMPLES [--no-run]
 The nesting limits, and where they are enforced; each is its base value
 times 32 (DPIA_DEEP_SCALE), since a program that hits a base limit is
 translated again on a thread with a 256 MiB stack (app/driver.c):
-  source nesting      1000 levels (front/ast.h DPIA_MAX_NESTING; parser)
+  source nesting      1000 levels (dpia/ast.h DPIA_MAX_NESTING; parser)
   imperative nesting  4000 levels (the re-check of the translation,
                       app/driver.c pass_recheck)
-  nesting after inlining defs  10000 levels (front/check.h
+  nesting after inlining defs  10000 levels (dpia/check.h
                       DPIA_MAX_NORMAL_DEPTH; normalisation, also stage II)
 The other limits:
   phrase nodes after inlining  4000000 (DPIA_MAX_NORMAL_NODES)

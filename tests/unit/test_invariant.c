@@ -1,5 +1,5 @@
 /* test_invariant.c: the invariants checked between the translation stages
- * in debug builds (front/invariant.c, phrase_invariant_violation): each
+ * in debug builds (dpia/invariant.c, phrase_invariant_violation): each
  * stage's real output holds those of its stage, and outputs broken on
  * purpose (a primitive the stage should have removed, a variable out of
  * its binder's scope, a phrase without a type) are caught with the reason.

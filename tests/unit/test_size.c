@@ -1,4 +1,4 @@
-/* test_size.c: unit and property tests of the canonical sizes (front/size.h).
+/* test_size.c: unit and property tests of the canonical sizes (dpia/size.h).
  *
  * Prints `size: P passed, F failed` and exits non-zero if anything failed.
  * The property test uses a fixed-seed PRNG held in a local struct, so every

@@ -1,5 +1,5 @@
 /* dpia_verify.h: verification and running as the layer above it sees it
- * (the one header of verify/ on its include path; front/meson.build): the
+ * (the one header of verify/ on its include path; the top-level meson.build): the
  * libclang re-parse, the reference interpreter, the semantic check, the
  * OpenCL runtime and its limits. */
 #ifndef DPIA_VERIFY_LAYER_H
