@@ -174,6 +174,7 @@ typedef struct CG {
   int distributed;          /* > 0 inside a parforLocal body */
   int group_depth;          /* > 0 inside a parforWorkgroup body */
   unsigned group_dims;      /* bit d: inside the body of a parforWorkgroup of dimension d */
+  unsigned local_dims;      /* bit d: inside the body of a parforLocal of dimension d */
   bool uniform;             /* every work-item of the group gets here equally often */
   int nranges_stmt;         /* index ranges pushed for the current statement */
   Probe *probe;             /* when set, storage accesses are recorded here */

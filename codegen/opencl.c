@@ -575,6 +575,7 @@ static void sync_group_loop_top(CG *cg, const Phrase *body, size_t body_start) {
 /* ---- commands (Figure 6a) ---- */
 
 static void gen_comm(CG *cg, const Phrase *p, const Cont *after);
+static bool gen_local_single_writer(CG *cg, const Phrase *body, const Cont *after);
 
 /* The value of an assignment, with each element of a padCst view that it
  * reads more than once (a lambda's variable used twice: \x -> x * x)
@@ -959,7 +960,11 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
     cg->own_writes = (BinderSet){0};
     cg->uniform = cg->uniform && form == FORM_ONCE;
     cg->distributed++;
-    gen_comm(cg, body, form == FORM_LOOP ? &again : after);
+    unsigned saved_local = cg->local_dims;
+    if (is_local) cg->local_dims |= 1u << d;
+    if (!is_local || !gen_local_single_writer(cg, body, form == FORM_LOOP ? &again : after))
+      gen_comm(cg, body, form == FORM_LOOP ? &again : after);
+    cg->local_dims = saved_local;
     cg->distributed--;
     cg->uniform = saved_uniform;
     set_union(cg, &cg->pending_writes, &cg->own_writes);
@@ -1075,6 +1080,40 @@ static bool gen_single_writer(CG *cg, const Phrase *p, const Cont *after) {
   cg->uniform = saved_uniform;
   set_union(cg, &cg->pending_writes, &cg->own_writes); /* the others read them after a barrier */
   cg->own_writes = outer_own;
+  cg_scope_leave(cg, mark);
+  cg->indent--;
+  line(cg, "}");
+  return true;
+}
+
+/* The body of a parforLocal of dimension d runs in every work-item whose
+ * local id in d is the index: where the group has more than one work-item
+ * in a dimension no enclosing parforLocal distributes, they all run it, and
+ * where it writes the output or a temporary in global or local memory,
+ * they write the same element: a race, however benign (an optimising
+ * OpenCL compiler made a wrong result of one: differential test, seed 42
+ * #632).  So the one with local id 0 in those dimensions runs a body that
+ * writes only such memory and private variables of its own; the others
+ * read what it wrote after the barrier that follows the parforLocal.  A
+ * body that also writes anything else is left as it is. */
+static bool gen_local_single_writer(CG *cg, const Phrase *body, const Cont *after) {
+  if (cg->group_depth == 0) return false;
+  BinderSet inner = {0};
+  bool writes_output = false;
+  if (!writes_outputs_only(cg, body, &inner, &writes_output) || !writes_output) return false;
+  const Launch *l = &cg->launch;
+  Buf cond;
+  buf_init(&cond, cg->arena);
+  int ndims = cg->k->ndims > 0 ? cg->k->ndims : 1;
+  for (int d = 0; d < ndims; d++)
+    if (!(cg->local_dims & 1u << d) && !size_is_one(l->local_known[d], l->local[d]))
+      emit(&cond, "%sget_local_id(%d) == 0", cond.len ? " && " : "", d);
+  if (!cond.len) return false;
+  line(cg, "if (%s) { /* the other work-items would write the same */", cond.data);
+  cg->indent++;
+  int mark;
+  cg_scope_enter(cg, &mark);
+  gen_comm(cg, body, after);
   cg_scope_leave(cg, mark);
   cg->indent--;
   line(cg, "}");
