@@ -284,7 +284,7 @@ static bool pass_clang(Ctx *c) {
   return ok;
 }
 
-/* Semantic translation validation (issue 13; semantic.h): the imperative
+/* Semantic translation validation (semantic.h): the imperative
  * program that becomes OpenCL, interpreted at small sizes with parallel
  * loops in both orders, must compute what the reference interpreter of the
  * functional program computes (spec section 11).  A difference is a wrong
@@ -480,7 +480,7 @@ static int pass_run(Ctx *c) {
   launch.repeat = o->repeat > 0 ? o->repeat : 1;
   /* k already holds the user's launch sizes (kernel_with_launch) */
   /* sizes the generated code's int indices and the device can take,
-   * before anything is allocated (issue 7, run_limits.h) */
+   * before anything is allocated (run_limits.h, tests/limits) */
   const char *source = o->opencl_source ? o->opencl_source : c->sources[index];
   RunLimit limit = run_check_limits(a, &rt, k, source, &nats, &launch, &err);
   if (limit != RUN_LIMIT_OK) {

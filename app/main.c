@@ -15,7 +15,7 @@
  * libdpia) */
 int dpia_test_command(int argc, char **argv);
 
-/* Programs larger than this are refused before parsing (issue 7 limits). */
+/* Programs larger than this are refused before parsing (tests/limits). */
 enum { MAX_SOURCE_BYTES = 64 * 1024 * 1024 };
 
 static const char usage_text[] =
@@ -222,7 +222,7 @@ static bool same_contents(const char *path, const char *data, size_t len) {
 }
 
 /* Write out to path atomically: a temporary file in the same directory,
- * renamed over path only when complete (issue 7: no partial output). */
+ * renamed over path only when complete (no partial output file: tests/cli). */
 static bool write_atomically(const char *path, const char *data, size_t len) {
   struct stat st;
   if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
@@ -294,7 +294,7 @@ static bool parse_sizes(const char *text, long out[3]) {
   return false;
 }
 
-/* An option that selects one thing given twice (issue 7): an error rather
+/* An option that selects one thing given twice: an error rather
  * than silently taking the last. */
 static int given_twice(const char *option) { return usage_error("%s given twice", option); }
 
@@ -603,7 +603,7 @@ static int run_command_in(const Command *cmd, int argc, char **argv, Owned *own)
     int status = run_in_child(file, &opt);
     if (status >= 0) return status;
   }
-  /* The one verification of this call (issue 5: under 20 ms a call): in
+  /* The one verification of this call (under 20 ms a call: bench/throughput): in
    * the helper process (clang linked statically, no libclang to load),
    * started now so that its start overlaps the translation; without it,
    * libclang in this process, loaded on a thread meanwhile (10-15 ms).
@@ -687,7 +687,7 @@ static int batch_command(int argc, char **argv) {
 /* The end of the process.  Everything dpia allocated is freed by now; what
  * exit() would add is running the static destructors of libclang and
  * libLLVM when a verification loaded them (about 0.5 ms of a 15 ms call,
- * issue 5), so the output is flushed here (a failed write is an error) and
+ * bench/throughput), so the output is flushed here (a failed write is an error) and
  * the process ends with _exit. */
 static int finish(int status) {
   /* a precondition failing at the sizes of dpia run: exit 1 (spec section 9) */

@@ -1,5 +1,5 @@
 /* test_runner.c: dpia test, the golden-file and FileCheck runner for .dpia
- * programs (issue 20), installed with dpia:
+ * programs, installed with dpia:
  *
  *   dpia test [--update] [-v] PATH...
  *

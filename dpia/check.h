@@ -51,9 +51,9 @@ bool strategy_check_kernel(Arena *a, Diag *diag, DefInfo *kernel, Phrase *normal
  * them.  No name beginning with `v_` is reserved. */
 bool opencl_name_reserved(const char *name);
 
-/* Most phrase nodes a declaration may grow to by inlining (issue 7). */
+/* Most phrase nodes a declaration may grow to by inlining (tests/limits). */
 enum { DPIA_MAX_NORMAL_NODES = 4000000 };
-/* Deepest a kernel body may nest after inlining (issue 7): normalisation
+/* Deepest a kernel body may nest after inlining (tests/limits): normalisation
  * and the later stages recurse on the phrase tree, and this keeps them
  * well within an 8 MiB stack, even with AddressSanitizer's larger frames
  * (tests/limits). */

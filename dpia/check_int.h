@@ -43,7 +43,7 @@ typedef struct Postponed {
 } Postponed;
 
 /* zonk_size's results by size, valid while no more metavariables are
- * solved: a direct-mapped cache (translation throughput, issue 5: the
+ * solved: a direct-mapped cache (translation throughput, bench/check_bench: the
  * same sizes are zonked at every phrase that mentions them).  It lives
  * outside the Checker, which nested defs save and restore, so that its
  * stamp only grows. */

@@ -46,7 +46,7 @@ typedef struct Diag {
                       message: a def or let body checked once per use),
                       shown once */
   int max_errors; /* stop collecting past this many (0: no limit) */
-  bool limit_hit; /* an error was a nesting limit (issue 7), not a fault of the text */
+  bool limit_hit; /* an error was a nesting limit (tests/limits), not a fault of the text */
   /* The nesting limits of the recursive passes are their base values times
    * this: 1 on the caller's stack (the bases keep every pass within 8 MiB,
    * AddressSanitizer included), DPIA_DEEP_SCALE when dpia_process retries a

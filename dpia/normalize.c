@@ -312,7 +312,7 @@ static Phrase *beta(Norm *n, Phrase *lam, Phrase *arg, Span span) {
  * lambda: a def is instantiated and a lambda taken as it is, bodies not
  * normalised, since beta normalises the body after substituting anyway.
  * Normalising first walked and copied a body of size O(k) at each of the
- * k nested uses in  f_k x = f_(k-1) x + 1.0, ...: quadratic (issue 14). */
+ * k nested uses in  f_k x = f_(k-1) x + 1.0, ...: quadratic (bench/translate_scaling.py, family defs). */
 static Phrase *head(Norm *n, Phrase *f) {
   if (f->kind == PH_LAM) return f;
   if (f->kind == PH_DEF) {

@@ -778,7 +778,7 @@ static const char **print_preconds(Checker *c, const Vec *pre) {
 static void settle_requirements(Checker *c, DefInfo *def) {
   Vec pre = {0};
   /* what a use instantiates: each distinct requirement once, or a def
-   * using the one before it twice would carry 2^n (issue 7 limits) */
+   * using the one before it twice would carry 2^n (tests/limits) */
   def->nreqs = 0;
   def->req_sizes = NEWARRAY(c->arena, Size, c->reqs.len);
   def->req_positive = NEWARRAY(c->arena, bool, c->reqs.len);

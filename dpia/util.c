@@ -28,7 +28,7 @@ void *mem_alloc(DpiaMem *mem, size_t size) {
   void *p = mem->alloc(mem->user, size);
   if (!p) {
     /* Out of memory is a user-visible condition, not a bug: the driver
-     * reports it and frees the arena (issue 7, allocation failure). */
+     * reports it and frees the arena (tests/unit/test_oom.c: allocation failure). */
     if (!mem->on_oom) INTERNAL("out of memory with no handler installed");
     longjmp(*mem->on_oom, 1);
   }
@@ -62,7 +62,7 @@ struct ArenaBlock {
  * grew past the trim threshold) and the next one page-faulted it in again:
  * a third of a translation's CPU time in the kernel.  A block this large is
  * first mmapped, which raises glibc's mmap and trim thresholds, and later
- * blocks are reused from the heap (translation throughput, issue 5). */
+ * blocks are reused from the heap (translation throughput: bench/throughput). */
 enum { ARENA_BLOCK_SIZE = 1024 * 1024 };
 
 void arena_init(Arena *a, DpiaMem *mem) {
@@ -178,7 +178,7 @@ void buf_putc(Buf *b, char c) { buf_put(b, &c, 1); }
 
 /* The conversions of the formats generated text uses most: %s %c %d %u
  * %ld %lu %lld %llu %zu %% with no flags, width or precision.  Anything
- * else goes to vsnprintf.  (Translation throughput, issue 5: emit was a
+ * else goes to vsnprintf.  (Translation throughput, bench/throughput: emit was a
  * fifth of a translation's instructions, half of them measuring.) */
 static bool simple_format(const char *fmt) {
   for (const char *p = fmt; (p = strchr(p, '%')) != NULL; p++) {

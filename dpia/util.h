@@ -62,7 +62,7 @@ typedef struct Arena {
 void arena_init(Arena *a, DpiaMem *mem);
 /* zeroed, aligned for any type.  The common case (a small object, room in
  * the current block and under the limit) is inline: a translation makes
- * tens of thousands of small allocations (translation throughput, issue 5). */
+ * tens of thousands of small allocations (translation throughput: bench/throughput). */
 void *arena_alloc_slow(Arena *a, size_t size); /* every other case */
 static inline void *arena_alloc(Arena *a, size_t size) {
   size_t align = _Alignof(max_align_t);

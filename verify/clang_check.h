@@ -3,7 +3,7 @@
  * libclang's C API, or in the helper process dpia-clang-check, clang 15's
  * parser (the same release as libclang, from the same packages) linked
  * statically, which gives the same report and is what a command line call
- * uses (issue 5: it starts in about a millisecond where loading libclang
+ * uses (for speed: it starts in about a millisecond where loading libclang
  * takes 10-15).
  *
  * The generated text is parsed in memory as OpenCL C 1.2 with the OpenCL

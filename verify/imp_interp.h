@@ -1,6 +1,6 @@
 /* imp_interp.h: an interpreter of imperative DPIA, the program that becomes
  * OpenCL C (after stage II and hoisting: `--emit=imperative`), for the
- * semantic translation validation of `dpia verify` (semantic.h, issue 13).
+ * semantic translation validation of `dpia verify` (semantic.h).
  *
  * Semantics (paper section 4, spec sections 4 and 7): memory is flat doubles
  * in the host layout of layout.h; `new`/`newGlobal`/`newLocal`/`newPrivate T`

@@ -1,5 +1,5 @@
 /* run_limits.h: what `dpia run` checks about the sizes given, before it
- * allocates anything (issue 7, limits).
+ * allocates anything (tests/limits).
  *
  * The generated OpenCL indexes every buffer and counts every loop with
  * `int` (spec section 8), so the sizes must keep those in range: every nat

@@ -1,4 +1,4 @@
-/* semantic.h: semantic translation validation (issue 13), the third check
+/* semantic.h: semantic translation validation, the third check
  * of `dpia verify` after the SCIR re-check and the libclang re-parse.
  *
  * For one kernel: choose small values of its nat parameters that satisfy
