@@ -10,7 +10,8 @@ Steps: install into a temporary DESTDIR; copy samples/cmake there; cmake
 -G Ninja; build; run scal_app (exit 0); a second build does nothing; a
 comment appended to scal.dpia reruns dpia (the header is the same); a new
 kernel in scal.dpia appears in scal.h and the app rebuilds and runs; the
-header names no absolute path; SET with values and two KERNELS are refused
+header names no absolute path; SET WG=64 specialises a tuned kernel; a
+malformed SET and two KERNELS are refused
 at configure time.
 """
 import glob
@@ -88,8 +89,25 @@ def main():
         p = run([app], ok=False)
         check(p.returncode == 0, "scal_app after the edit: %s" % p.stdout)
 
-        # SET (reserved) and several KERNELS are refused at configure time
-        for extra, what in (("SET N=1024", "SET"), ("KERNELS scal scalTwice", "KERNELS")):
+        # SET the tuning parameter of a kernel: the header is specialised
+        tuned = os.path.join(tmp, "tuned")
+        shutil.copytree(src, tuned)
+        with open(os.path.join(tuned, "scalT.dpia"), "w") as f:
+            f.write("kernel scalT (N: nat) (WG: tune [32, 64]) (xs: [N]float) =\n"
+                    "  xs |> split WG |> mapWorkgroup (\\c -> c |> mapLocal (\\x -> 2.0 * x)) |> join\n")
+        with open(os.path.join(tuned, "tuned.cpp"), "w") as f:
+            f.write('#include "scalT.h"\nint main() { return 0; }\n')
+        with open(os.path.join(tuned, "CMakeLists.txt"), "a") as f:
+            f.write("add_executable(tuned tuned.cpp)\ndpia_add_kernels(tuned SOURCES scalT.dpia SET WG=64)\n")
+        tb = os.path.join(tuned, "b")
+        run(["cmake", "-S", tuned, "-B", tb, "-G", "Ninja", "-DCMAKE_PREFIX_PATH=" + prefix])
+        run(["cmake", "--build", tb])
+        theader = os.path.join(tb, "scalT.h")
+        check(os.path.isfile(theader) and "reqd_work_group_size(64, 1, 1)" in open(theader).read(),
+              "SET WG=64 does not specialise scalT.h")
+
+        # a malformed SET and several KERNELS are refused at configure time
+        for extra, what in (("SET WG", "SET"), ("KERNELS scal scalTwice", "KERNELS")):
             bad = os.path.join(tmp, "bad_" + what)
             shutil.copytree(src, bad)
             with open(os.path.join(bad, "CMakeLists.txt"), "a") as f:
