@@ -166,18 +166,34 @@ static void collect_trips(KB *kb, const Phrase *p, Trips *t) {
  * maximum is unknown), a local size takes the largest constant (a work-group
  * of fixed size that the device can run; the other loops stride) and a
  * group count or global size the first symbolic one (the large one). */
+/* Is s a size over the kernel's tune parameters only (bounded by their
+ * domains, docs/language.md section 6)? */
+static bool over_tune_params(const KB *kb, Size s) {
+  const Decl *d = kb->def->decl;
+  if (!d) return false;
+  for (int i = 0; i < d->nparams; i++)
+    if (d->params[i].kind == PARAM_NAT && !d->params[i].tune && size_has_var(s, d->params[i].name)) return false;
+  return true;
+}
+
 static Size choose(KB *kb, const Vec *v, bool local) {
   if (v->len == 0) return size_const(&kb->tc->sizes, 1);
   int64_t best = -1, c;
-  const Size *sym = NULL;
+  const Size *sym = NULL, *tuned = NULL;
   for (int i = 0; i < v->len; i++) {
     const Size *s = v->items[i];
     if (!size_const_value(*s, &c)) {
       if (!sym) sym = s;
+      if (!tuned && over_tune_params(kb, *s)) tuned = s;
     } else if (c > best) {
       best = c;
     }
   }
+  /* Issue 19: a mapLocal over a tune parameter (split WG |> mapLocal) sets
+   * the work-group size, symbolic (launch shape WG in the metadata, no
+   * reqd_work_group_size), rather than a mapLocal over one element making
+   * it 1 and the work-items of the WG loop run one after the other. */
+  if (local && tuned && best <= 1) return *tuned;
   if (sym && (!local || best < 0)) return *sym;
   return size_const(&kb->tc->sizes, best);
 }
