@@ -1564,7 +1564,8 @@ static void check_decl(Checker *c, int index) {
        * mentions it is the size the literal would give and every
        * requirement on it is decided now (docs/language.md section 6) */
       int set = -1;
-      for (int j = 0; pa->tune && c->set && j < c->set->n; j++)
+      bool here = c->set && (!c->set->kernel || strcmp(c->set->kernel, d->name) == 0);
+      for (int j = 0; pa->tune && here && j < c->set->n; j++)
         if (strcmp(c->set->names[j], pa->name) == 0) set = j;
       env = env_push(c, env, pa->name, ENV_SIZE, NULL);
       if (set >= 0) {

@@ -24,6 +24,7 @@ typedef struct TuneSettings {
   int n;
   const char *const *names;
   const long long *values;
+  const char *kernel; /* only in this kernel; NULL: every kernel */
 } TuneSettings;
 /* check_program with each kernel's tune parameter named in set bound to
  * its value: the kernel is checked as if the program had the literal in

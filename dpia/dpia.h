@@ -119,6 +119,18 @@ typedef struct DpiaOptions {
    * (`--stamp`); by default it does not, so that outputs do not change
    * with the translator's version alone. */
   int stamp;
+  /* Values of tune parameters (`--set WG=128`, issue 19; docs/language.md
+   * section 6): each set_names[i] must be a tune parameter of the kernels
+   * worked on (all, or opt->kernel's) and set_values[i] in its declared
+   * domain, else the status is DPIA_EUSAGE with a message listing the tune
+   * parameters.  The kernel is then checked and translated as if the
+   * program had the value written in place of the parameter: it is no
+   * longer a nat parameter of the kernel (nor of DPIA_RUN's sizes), and a
+   * precondition that the value violates is an error (DPIA_EUSER) quoting
+   * it. */
+  int nsets;
+  const char *const *set_names;
+  const long long *set_values;
 } DpiaOptions;
 
 #define DPIA_EMIT_BIT(kind) (1u << (unsigned)(kind))

@@ -74,8 +74,119 @@ static bool pass_parse(Ctx *c) {
   return c->diag.nerrors == 0;
 }
 
+/* The tune parameters of the kernels worked on, for messages: "WG, C"
+ * (with the kernel's name when several kernels are worked on). */
+static const char *tune_names(Ctx *c) {
+  Buf b;
+  buf_init(&b, c->arena);
+  int nkernels = 0;
+  for (int i = 0; i < c->prog->ndecls; i++) nkernels += c->prog->decls[i]->is_kernel;
+  for (int i = 0; i < c->prog->ndecls; i++) {
+    const Decl *d = c->prog->decls[i];
+    if (!d->is_kernel || (c->opt->kernel && strcmp(c->opt->kernel, d->name) != 0)) continue;
+    for (int j = 0; j < d->nparams; j++) {
+      if (!d->params[j].tune) continue;
+      emit(&b, "%s%s", b.len ? ", " : "", d->params[j].name);
+      if (nkernels > 1 && !c->opt->kernel) emit(&b, " (kernel %s)", d->name);
+    }
+  }
+  return b.len ? arena_printf(c->arena, "the tune parameters are %s", b.data)
+               : "there is no tune parameter: declare one as (WG: tune [32, 64, 128])";
+}
+
+static void print_domain(Buf *b, const Param *pa) {
+  if (pa->tune_range) {
+    emit(b, "tune [%llu .. %llu]", (unsigned long long)pa->tune_lo, (unsigned long long)pa->tune_hi);
+    return;
+  }
+  buf_puts(b, "tune [");
+  for (int i = 0; i < pa->ntune_values; i++) emit(b, "%s%llu", i ? ", " : "", (unsigned long long)pa->tune_values[i]);
+  buf_putc(b, ']');
+}
+
+static bool mentions(const char *expr, const char *name);
+static bool selected(Ctx *c, const DefInfo *def);
+
+/* --set NAME=VALUE (issue 19, docs/language.md section 6): each name must
+ * be a tune parameter of a kernel worked on and each value in its domain
+ * (else a usage error); then every precondition the symbolic check derived
+ * that the values decide must hold (else an error quoting it, at the
+ * construct that requires it). */
+static bool check_settings(Ctx *c) {
+  const DpiaOptions *o = c->opt;
+  for (int s = 0; s < o->nsets; s++) {
+    const char *name = o->set_names[s];
+    long long value = o->set_values[s];
+    const Param *tune = NULL, *nat = NULL;
+    const Decl *owner = NULL;
+    for (int i = 0; i < c->prog->ndecls; i++) {
+      const Decl *d = c->prog->decls[i];
+      if (!d->is_kernel || (o->kernel && strcmp(o->kernel, d->name) != 0)) continue;
+      for (int j = 0; j < d->nparams; j++) {
+        const Param *pa = &d->params[j];
+        if (pa->kind != PARAM_NAT || strcmp(pa->name, name) != 0) continue;
+        if (pa->tune && (!tune || !param_tune_allows(pa, (uint64_t)value))) tune = pa, owner = d;
+        else if (!pa->tune && !nat) nat = pa, owner = owner ? owner : d;
+      }
+    }
+    if (!tune) {
+      const char *what = nat ? arena_printf(c->arena, "%s is a nat parameter of kernel '%s', not a tune parameter%s", name,
+                                            owner->name, o->action == DPIA_RUN ? " (give it with --size)" : "")
+                             : arena_printf(c->arena, "no kernel %shas a tune parameter %s",
+                                            o->kernel ? "worked on " : "", name);
+      diag_error(&c->diag, (Span){0}, "--set %s=%lld: %s; %s", name, value, what, tune_names(c));
+      c->status = DPIA_EUSAGE;
+      continue;
+    }
+    if (!param_tune_allows(tune, (uint64_t)value)) {
+      Buf dom;
+      buf_init(&dom, c->arena);
+      print_domain(&dom, tune);
+      diag_error(&c->diag, tune->span, "--set %s=%lld: %lld is not a value of the tune parameter %s of kernel '%s': %s",
+                 name, value, value, name, owner->name, dom.data);
+      c->status = DPIA_EUSAGE;
+    }
+  }
+  if (c->status) return false;
+  /* the preconditions of the symbolic kernel that the values decide */
+  NatValues nats = {o->nsets, o->set_names, NULL};
+  int64_t *values = NEWARRAY(c->arena, int64_t, o->nsets);
+  for (int s = 0; s < o->nsets; s++) values[s] = o->set_values[s];
+  nats.values = values;
+  Buf why;
+  buf_init(&why, c->arena);
+  for (int i = 0; i < c->checked->ndefs; i++) {
+    const DefInfo *def = c->checked->defs[i];
+    if (!selected(c, def)) continue;
+    for (int j = 0; j < def->nprecond; j++) {
+      const char *pre = def->preconds[j];
+      int64_t v;
+      buf_clear(&why);
+      /* one that mentions a nat parameter is decided at launch */
+      if (!precond_eval(pre, &nats, &v, &why) || v) continue;
+      Buf m;
+      buf_init(&m, c->arena);
+      for (int s = 0; s < o->nsets; s++)
+        if (mentions(pre, o->set_names[s])) emit(&m, "%s%s=%lld", m.len ? " " : "--set ", o->set_names[s], o->set_values[s]);
+      Span at = def->precond_spans && def->precond_spans[j].src ? def->precond_spans[j] : def->decl->name_span;
+      diag_error(&c->diag, at, "%s violates the precondition %s of kernel '%s', which this requires", m.data, pre,
+                 def->name);
+    }
+  }
+  return c->diag.nerrors == 0;
+}
+
 static bool pass_check(Ctx *c) {
   c->checked = check_program(c->arena, &c->in, &c->diag, &c->tc, c->prog);
+  if (c->diag.nerrors || !c->opt->nsets) return c->diag.nerrors == 0;
+  if (!check_settings(c)) return false;
+  /* Specialisation: the kernel is checked again with each set parameter
+   * bound to its constant (check_program_set), which is exactly checking
+   * the program with the literal written in its place: every size, local
+   * array and loop bound that mentions it becomes the constant, and what
+   * the symbolic check left as a precondition on it is decided. */
+  TuneSettings set = {c->opt->nsets, c->opt->set_names, c->opt->set_values, c->opt->kernel};
+  c->checked = check_program_set(c->arena, &c->in, &c->diag, &c->tc, c->prog, &set);
   return c->diag.nerrors == 0;
 }
 
@@ -604,7 +715,7 @@ typedef bool (*Pass)(Ctx *);
 static int run_passes(Ctx *c) {
   static const Pass check_passes[] = {pass_parse, pass_check, pass_strategy};
   for (size_t i = 0; i < DPIA_COUNTOF(check_passes); i++)
-    if (!check_passes[i](c)) return DPIA_EUSER;
+    if (!check_passes[i](c)) return c->status ? c->status : DPIA_EUSER;
   if (c->opt->action == DPIA_CHECK) {
     if (c->opt->verbose) emit_types(c);
     return DPIA_OK;
