@@ -222,6 +222,13 @@ static void emit_types(Ctx *c) {
       pt_print(&c->out, def->type);
     }
     buf_putc(&c->out, '\n');
+    for (int j = 0; def->is_kernel && j < def->decl->nparams; j++) {
+      const Param *pa = &def->decl->params[j];
+      if (!pa->tune) continue;
+      emit(&c->out, "  %s: ", pa->name);
+      print_domain(&c->out, pa);
+      buf_putc(&c->out, '\n');
+    }
     for (int j = 0; j < def->nprecond; j++) emit(&c->out, "  requires %s\n", def->preconds[j]);
   }
 }
