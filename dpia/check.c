@@ -1558,14 +1558,14 @@ static void check_decl(Checker *c, int index) {
                     "'%s' is a tune parameter of def '%s': only a kernel's parameters can be tuned; a def takes "
                     "'(%s: nat)' and its user passes the kernel's tune parameter",
                     pa->name, d->name, pa->name);
-        break;
+        /* then checked as the nat it would be: no cascade at its uses */
       }
       /* --set: the parameter is bound to the constant, so every size that
        * mentions it is the size the literal would give and every
        * requirement on it is decided now (docs/language.md section 6) */
       int set = -1;
       bool here = c->set && (!c->set->kernel || strcmp(c->set->kernel, d->name) == 0);
-      for (int j = 0; pa->tune && here && j < c->set->n; j++)
+      for (int j = 0; pa->tune && d->is_kernel && here && j < c->set->n; j++)
         if (strcmp(c->set->names[j], pa->name) == 0) set = j;
       env = env_push(c, env, pa->name, ENV_SIZE, NULL);
       if (set >= 0) {
