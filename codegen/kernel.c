@@ -176,7 +176,7 @@ static bool over_tune_params(const KB *kb, Size s) {
   return true;
 }
 
-static Size choose(KB *kb, const Vec *v, bool local) {
+static Size choose(KB *kb, const Vec *v, bool local, const Size **collapsed) {
   if (v->len == 0) return size_const(&kb->tc->sizes, 1);
   int64_t best = -1, c;
   const Size *sym = NULL, *tuned = NULL;
@@ -195,6 +195,7 @@ static Size choose(KB *kb, const Vec *v, bool local) {
    * it 1 and the work-items of the WG loop run one after the other. */
   if (local && tuned && best <= 1) return *tuned;
   if (sym && (!local || best < 0)) return *sym;
+  if (local && sym && best == 1 && collapsed) *collapsed = sym;
   return size_const(&kb->tc->sizes, best);
 }
 
@@ -348,10 +349,10 @@ ImpKernel *kernel_from_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def, cons
     k->global_size[d] = k->local_size[d] = one;
     if (d >= k->ndims) continue;
     if (tr.wg[d].len || tr.loc[d].len) {
-      k->local_size[d] = choose(kb, &tr.loc[d], true);
-      k->global_size[d] = size_mul(sc, choose(kb, &tr.wg[d], false), k->local_size[d]);
+      k->local_size[d] = choose(kb, &tr.loc[d], true, &k->local_collapsed[d]);
+      k->global_size[d] = size_mul(sc, choose(kb, &tr.wg[d], false, NULL), k->local_size[d]);
     } else {
-      k->global_size[d] = choose(kb, &tr.glob[d], false);
+      k->global_size[d] = choose(kb, &tr.glob[d], false, NULL);
     }
   }
   if (sc->overflow) {

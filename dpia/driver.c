@@ -343,6 +343,25 @@ static bool pass_codegen(Ctx *c) {
     if (!c->hoisted[i]) continue;
     c->kernels[i] = kernel_from_def(c->arena, &c->tc, &c->diag, c->hoisted[i], generated_name(c));
     if (!c->kernels[i]) return false;
+    /* Issue 19: a work-group size that the program leaves symbolic never
+     * silently becomes 1 (every work-item of its mapLocal one after the
+     * other in a single one): refused unless the user chose the launch */
+    for (int d = 0; d < 3 && !c->opt->local_size[0]; d++) {
+      const Size *s = c->kernels[i]->local_collapsed[d];
+      if (!s) continue;
+      Buf m;
+      buf_init(&m, c->arena);
+      size_print(&m, *s);
+      diag_error(&c->diag, c->hoisted[i]->decl ? c->hoisted[i]->decl->name_span : (Span){0},
+                 "the work-group size of kernel '%s' (dimension %d) is not fixed: a mapLocal runs over %s work-items "
+                 "and another over one, so it would be 1; %s",
+                 c->kernels[i]->name, d, m.data,
+                 strspn(m.data, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789") == m.len
+                     ? arena_printf(c->arena, "declare %s as a tune parameter ((%s: tune [32, 64, 128])) or give the "
+                                              "work-group size with --local-size", m.data, m.data)
+                     : "give the work-group size with --local-size");
+      return false;
+    }
     Buf src;
     buf_init(&src, c->arena);
     if (!codegen_opencl(c->arena, &c->tc, c->kernels[i], &copt, &src)) return false;

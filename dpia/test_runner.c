@@ -533,7 +533,8 @@ static void run_test(Test *t) {
   check.verbose = 1;
   DpiaResult *checked = NULL, *translated = NULL;
   int status = dpia_process(t->base, t->text, t->len, &check, &checked);
-  if (status == DPIA_OK && (translate.emit_also || has_checks || want == DPIA_EVERIFY || translate.nsets)) {
+  if (status == DPIA_OK && (translate.emit_also || has_checks || want == DPIA_EVERIFY || translate.nsets ||
+                             t->exit_line > 0)) {
     translate.verifier = verifier(t->runner);
     status = dpia_process(t->base, t->text, t->len, &translate, &translated);
   }
