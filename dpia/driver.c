@@ -586,6 +586,19 @@ static int pass_run(Ctx *c) {
       return DPIA_EUSAGE;
     }
   }
+  /* a tune parameter left symbolic takes a --size in its domain */
+  for (int j = 0; j < o->nsizes; j++)
+    for (int i = 0; i < def->decl->nparams; i++) {
+      const Param *pa = &def->decl->params[i];
+      if (!pa->tune || strcmp(pa->name, o->size_names[j]) != 0 || param_tune_allows(pa, (uint64_t)o->size_values[j]))
+        continue;
+      Buf dom;
+      buf_init(&dom, a);
+      print_domain(&dom, pa);
+      diag_error(&c->diag, pa->span, "--size %s=%lld: %lld is not a value of the tune parameter %s of kernel '%s': %s",
+                 pa->name, o->size_values[j], o->size_values[j], pa->name, def->name, dom.data);
+      return DPIA_EUSAGE;
+    }
   if (!check_run_preconditions(c, def, k, &nats)) return DPIA_EPRECONDITION;
   Runtime rt;
   RtStatus st = rt_open(&rt, a, o->platform, o->device, &err);
