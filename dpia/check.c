@@ -297,7 +297,10 @@ static PhraseType *prim_type(Checker *c, Phrase *p, const Ast *e) {
     Size w = k;
     if (p->prim == PRIM_AS_VECTOR || p->prim == PRIM_AS_SCALAR_ACC) {
       if (!size_const_value(k, &kv) || !vector_width_ok(kv)) {
-        check_error(c, e->span, "%s needs a vector width of 2, 3, 4, 8 or 16", prim_info[p->prim].name);
+        /* a width of tune parameters is known once --set gives them
+         * (docs/language.md section 6) */
+        check_error(c, e->span, "%s needs a vector width of 2, 3, 4, 8 or 16%s", prim_info[p->prim].name,
+                    size_const_value(k, &kv) ? "" : " (a constant: a tune parameter used as the width needs --set)");
         return NULL;
       }
     } else {
@@ -360,7 +363,8 @@ static PhraseType *prim_type(Checker *c, Phrase *p, const Ast *e) {
   }
   case PRIM_VEC: {
     if (!size_const_value(k, &kv) || !vector_width_ok(kv)) {
-      check_error(c, e->span, "vec needs a vector width of 2, 3, 4, 8 or 16");
+      check_error(c, e->span, "vec needs a vector width of 2, 3, 4, 8 or 16%s",
+                  size_const_value(k, &kv) ? "" : " (a constant: a tune parameter used as the width needs --set)");
       return NULL;
     }
     DataType *s = fresh(c, MC_NUMERIC, e->span), *v = D(b);

@@ -109,10 +109,10 @@ static bool selected(Ctx *c, const DefInfo *def);
 
 /* --set NAME=VALUE (issue 19, docs/language.md section 6): each name must
  * be a tune parameter of a kernel worked on and each value in its domain
- * (else a usage error); then every precondition the symbolic check derived
- * that the values decide must hold (else an error quoting it, at the
- * construct that requires it). */
-static bool check_settings(Ctx *c) {
+ * (else a usage error); then every precondition of the symbolic check
+ * (NULL when it failed) that the values decide must hold (else an error
+ * quoting it, at the construct that requires it). */
+static bool check_settings(Ctx *c, const CheckedProgram *symbolic) {
   const DpiaOptions *o = c->opt;
   for (int s = 0; s < o->nsets; s++) {
     const char *name = o->set_names[s];
@@ -148,6 +148,7 @@ static bool check_settings(Ctx *c) {
     }
   }
   if (c->status) return false;
+  if (!symbolic) return true;
   /* the preconditions of the symbolic kernel that the values decide */
   NatValues nats = {o->nsets, o->set_names, NULL};
   int64_t *values = NEWARRAY(c->arena, int64_t, o->nsets);
@@ -155,8 +156,8 @@ static bool check_settings(Ctx *c) {
   nats.values = values;
   Buf why;
   buf_init(&why, c->arena);
-  for (int i = 0; i < c->checked->ndefs; i++) {
-    const DefInfo *def = c->checked->defs[i];
+  for (int i = 0; i < symbolic->ndefs; i++) {
+    const DefInfo *def = symbolic->defs[i];
     if (!selected(c, def)) continue;
     for (int j = 0; j < def->nprecond; j++) {
       const char *pre = def->preconds[j];
@@ -177,9 +178,19 @@ static bool check_settings(Ctx *c) {
 }
 
 static bool pass_check(Ctx *c) {
-  c->checked = check_program(c->arena, &c->in, &c->diag, &c->tc, c->prog);
-  if (c->diag.nerrors || !c->opt->nsets) return c->diag.nerrors == 0;
-  if (!check_settings(c)) return false;
+  if (!c->opt->nsets) {
+    c->checked = check_program(c->arena, &c->in, &c->diag, &c->tc, c->prog);
+    return c->diag.nerrors == 0;
+  }
+  /* The symbolic check gives the preconditions that check_settings
+   * evaluates.  Its errors are not reported: a program may need the value
+   * (asVector V with V a tune parameter), and an error that does not
+   * depend on it is found again by the specialised check below. */
+  Diag symbolic;
+  diag_init(&symbolic, c->arena);
+  symbolic.depth_scale = c->diag.depth_scale;
+  c->checked = check_program(c->arena, &c->in, &symbolic, &c->tc, c->prog);
+  if (!check_settings(c, symbolic.nerrors ? NULL : c->checked)) return false;
   /* Specialisation: the kernel is checked again with each set parameter
    * bound to its constant (check_program_set), which is exactly checking
    * the program with the literal written in its place: every size, local

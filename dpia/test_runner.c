@@ -531,6 +531,11 @@ static void run_test(Test *t) {
   dpia_options_init(&check);
   check.action = DPIA_CHECK;
   check.verbose = 1;
+  /* --set: the program is checked as specialised (asVector V needs V) */
+  check.nsets = translate.nsets;
+  check.set_names = translate.set_names;
+  check.set_values = translate.set_values;
+  check.kernel = translate.nsets ? translate.kernel : NULL;
   DpiaResult *checked = NULL, *translated = NULL;
   int status = dpia_process(t->base, t->text, t->len, &check, &checked);
   if (status == DPIA_OK && (translate.emit_also || has_checks || want == DPIA_EVERIFY || translate.nsets ||
