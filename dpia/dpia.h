@@ -188,7 +188,8 @@ void dpia_options_init(DpiaOptions *opt);
  *    "emit": ["opencl", "json"], "local_size": [64], "global_size": [1024],
  *    "verify": true, "action": "translate", "name": "k.dpia"}
  * ("source" required; "action" translate, check or verify; "emit" one kind
- * or a list, default opencl; "verify" default defaults->verify, or true
+ * or a list, default opencl; "set" {"WG": 128} the values of tune
+ * parameters, as DpiaOptions.set_names; "verify" default defaults->verify, or true
  * when defaults is NULL; "name" the file name of the diagnostics).  A
  * response:
  *   {"id": ANY, "status": "ok", "exit_code": 0,
