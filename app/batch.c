@@ -11,7 +11,8 @@
  * translate`; false with `dpia batch --no-verify`), "name" is the file name the
  * diagnostics use (default "<line N>"), "source_name" the name generated text
  * gives the source (default "name"), "stamp" true names dpia's version in
- * generated text (default false).  Any other member is an error.
+ * generated text (default false), "set" the values of tune parameters
+ * ({"WG": 128}, as --set WG=128).  Any other member is an error.
  *
  * Each request gets one response line, in order, flushed at once:
  *   {"id": 7, "status": "ok", "exit_code": 0,
@@ -28,6 +29,8 @@
  *
  * Memory: each line has its own arena, freed when its response is
  * written; running out of memory answers that line with internal_error. */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dpia_front.h"
@@ -133,7 +136,7 @@ static bool emit_kind(Request *rq, const Json *v, bool first, Buf *why) {
 }
 
 static const char *const request_fields[] = {"id", "source", "name", "action", "kernel",
-                                             "emit", "local_size", "global_size", "verify", "source_name", "stamp"};
+                                             "emit", "local_size", "global_size", "verify", "source_name", "stamp", "set"};
 
 /* The request of one parsed line; false after a message in why. */
 static bool read_request(Batch *b, Arena *a, const Json *v, Request *rq, Buf *why) {
@@ -191,6 +194,28 @@ static bool read_request(Batch *b, Arena *a, const Json *v, Request *rq, Buf *wh
   if (kernel && (kernel->kind != JSON_STRING || strlen(kernel->str) != kernel->len))
     return bad(why, "%s", "\"kernel\" must be a string");
   if (kernel) rq->opt.kernel = kernel->str;
+
+  /* "set": {"WG": 128}: --set (issue 19) */
+  rq->opt.nsets = 0;
+  const Json *set = json_get(v, "set");
+  if (set) {
+    if (set->kind != JSON_OBJECT) return bad(why, "%s", "\"set\" must be an object of tune parameter values");
+    const char **names = NEWARRAY(a, const char *, set->n > 0 ? set->n : 1);
+    long long *values = NEWARRAY(a, long long, set->n > 0 ? set->n : 1);
+    for (int i = 0; i < set->n; i++) {
+      const Json *x = set->items[i];
+      char *end = NULL;
+      errno = 0;
+      long long n = x->kind == JSON_NUMBER ? strtoll(x->str, &end, 10) : -1;
+      if (x->kind != JSON_NUMBER || *end || errno || n < 0)
+        return bad(why, "\"set\": the value of \"%s\" must be a natural number", set->keys[i]);
+      names[i] = set->keys[i];
+      values[i] = n;
+    }
+    rq->opt.nsets = set->n;
+    rq->opt.set_names = names;
+    rq->opt.set_values = values;
+  }
 
   const Json *verify = json_get(v, "verify");
   if (verify && verify->kind != JSON_BOOL) return bad(why, "%s", "\"verify\" must be true or false");

@@ -70,8 +70,130 @@ static bool pass_parse(Ctx *c) {
   return c->diag.nerrors == 0;
 }
 
+/* The tune parameters of the kernels worked on, for messages: "WG, C"
+ * (with the kernel's name when several kernels are worked on). */
+static const char *tune_names(Ctx *c) {
+  Buf b;
+  buf_init(&b, c->arena);
+  int nkernels = 0;
+  for (int i = 0; i < c->prog->ndecls; i++) nkernels += c->prog->decls[i]->is_kernel;
+  for (int i = 0; i < c->prog->ndecls; i++) {
+    const Decl *d = c->prog->decls[i];
+    if (!d->is_kernel || (c->opt->kernel && strcmp(c->opt->kernel, d->name) != 0)) continue;
+    for (int j = 0; j < d->nparams; j++) {
+      if (!d->params[j].tune) continue;
+      emit(&b, "%s%s", b.len ? ", " : "", d->params[j].name);
+      if (nkernels > 1 && !c->opt->kernel) emit(&b, " (kernel %s)", d->name);
+    }
+  }
+  return b.len ? arena_printf(c->arena, "the tune parameters are %s", b.data)
+               : "there is no tune parameter: declare one as (WG: tune [32, 64, 128])";
+}
+
+static void print_domain(Buf *b, const Param *pa) {
+  if (pa->tune_range) {
+    emit(b, "tune [%llu .. %llu]", (unsigned long long)pa->tune_lo, (unsigned long long)pa->tune_hi);
+    return;
+  }
+  buf_puts(b, "tune [");
+  for (int i = 0; i < pa->ntune_values; i++) emit(b, "%s%llu", i ? ", " : "", (unsigned long long)pa->tune_values[i]);
+  buf_putc(b, ']');
+}
+
+static bool mentions(const char *expr, const char *name);
+static bool selected(Ctx *c, const DefInfo *def);
+
+/* --set NAME=VALUE (issue 19, docs/language.md section 6): each name must
+ * be a tune parameter of a kernel worked on and each value in its domain
+ * (else a usage error); then every precondition of the symbolic check
+ * (NULL when it failed) that the values decide must hold (else an error
+ * quoting it, at the construct that requires it). */
+static bool check_settings(Ctx *c, const CheckedProgram *symbolic) {
+  const DpiaOptions *o = c->opt;
+  for (int s = 0; s < o->nsets; s++) {
+    const char *name = o->set_names[s];
+    long long value = o->set_values[s];
+    const Param *tune = NULL, *nat = NULL;
+    const Decl *owner = NULL;
+    for (int i = 0; i < c->prog->ndecls; i++) {
+      const Decl *d = c->prog->decls[i];
+      if (!d->is_kernel || (o->kernel && strcmp(o->kernel, d->name) != 0)) continue;
+      for (int j = 0; j < d->nparams; j++) {
+        const Param *pa = &d->params[j];
+        if (pa->kind != PARAM_NAT || strcmp(pa->name, name) != 0) continue;
+        if (pa->tune && (!tune || !param_tune_allows(pa, (uint64_t)value))) tune = pa, owner = d;
+        else if (!pa->tune && !nat) nat = pa, owner = owner ? owner : d;
+      }
+    }
+    if (!tune) {
+      const char *what = nat ? arena_printf(c->arena, "%s is a nat parameter of kernel '%s', not a tune parameter%s", name,
+                                            owner->name, o->action == DPIA_RUN ? " (give it with --size)" : "")
+                             : arena_printf(c->arena, "no kernel %shas a tune parameter %s",
+                                            o->kernel ? "worked on " : "", name);
+      diag_error(&c->diag, (Span){0}, "--set %s=%lld: %s; %s", name, value, what, tune_names(c));
+      c->status = DPIA_EUSAGE;
+      continue;
+    }
+    if (!param_tune_allows(tune, (uint64_t)value)) {
+      Buf dom;
+      buf_init(&dom, c->arena);
+      print_domain(&dom, tune);
+      diag_error(&c->diag, tune->span, "--set %s=%lld: %lld is not a value of the tune parameter %s of kernel '%s': %s",
+                 name, value, value, name, owner->name, dom.data);
+      c->status = DPIA_EUSAGE;
+    }
+  }
+  if (c->status) return false;
+  if (!symbolic) return true;
+  /* the preconditions of the symbolic kernel that the values decide */
+  NatValues nats = {o->nsets, o->set_names, NULL};
+  int64_t *values = NEWARRAY(c->arena, int64_t, o->nsets);
+  for (int s = 0; s < o->nsets; s++) values[s] = o->set_values[s];
+  nats.values = values;
+  Buf why;
+  buf_init(&why, c->arena);
+  for (int i = 0; i < symbolic->ndefs; i++) {
+    const DefInfo *def = symbolic->defs[i];
+    if (!selected(c, def)) continue;
+    for (int j = 0; j < def->nprecond; j++) {
+      const char *pre = def->preconds[j];
+      int64_t v;
+      buf_clear(&why);
+      /* one that mentions a nat parameter is decided at launch */
+      if (!precond_eval(pre, &nats, &v, &why) || v) continue;
+      Buf m;
+      buf_init(&m, c->arena);
+      for (int s = 0; s < o->nsets; s++)
+        if (mentions(pre, o->set_names[s])) emit(&m, "%s%s=%lld", m.len ? " " : "--set ", o->set_names[s], o->set_values[s]);
+      Span at = def->precond_spans && def->precond_spans[j].src ? def->precond_spans[j] : def->decl->name_span;
+      diag_error(&c->diag, at, "%s violates the precondition %s of kernel '%s', which this requires", m.data, pre,
+                 def->name);
+    }
+  }
+  return c->diag.nerrors == 0;
+}
+
 static bool pass_check(Ctx *c) {
-  c->checked = check_program(c->arena, &c->in, &c->diag, &c->tc, c->prog);
+  if (!c->opt->nsets) {
+    c->checked = check_program(c->arena, &c->in, &c->diag, &c->tc, c->prog);
+    return c->diag.nerrors == 0;
+  }
+  /* The symbolic check gives the preconditions that check_settings
+   * evaluates.  Its errors are not reported: a program may need the value
+   * (asVector V with V a tune parameter), and an error that does not
+   * depend on it is found again by the specialised check below. */
+  Diag symbolic;
+  diag_init(&symbolic, c->arena);
+  symbolic.depth_scale = c->diag.depth_scale;
+  c->checked = check_program(c->arena, &c->in, &symbolic, &c->tc, c->prog);
+  if (!check_settings(c, symbolic.nerrors ? NULL : c->checked)) return false;
+  /* Specialisation: the kernel is checked again with each set parameter
+   * bound to its constant (check_program_set), which is exactly checking
+   * the program with the literal written in its place: every size, local
+   * array and loop bound that mentions it becomes the constant, and what
+   * the symbolic check left as a precondition on it is decided. */
+  TuneSettings set = {c->opt->nsets, c->opt->set_names, c->opt->set_values, c->opt->kernel};
+  c->checked = check_program_set(c->arena, &c->in, &c->diag, &c->tc, c->prog, &set);
   return c->diag.nerrors == 0;
 }
 
@@ -107,6 +229,13 @@ static void emit_types(Ctx *c) {
       pt_print(&c->out, def->type);
     }
     buf_putc(&c->out, '\n');
+    for (int j = 0; def->is_kernel && j < def->decl->nparams; j++) {
+      const Param *pa = &def->decl->params[j];
+      if (!pa->tune) continue;
+      emit(&c->out, "  %s: ", pa->name);
+      print_domain(&c->out, pa);
+      buf_putc(&c->out, '\n');
+    }
     for (int j = 0; j < def->nprecond; j++) emit(&c->out, "  requires %s\n", def->preconds[j]);
   }
 }
@@ -241,6 +370,25 @@ static bool pass_codegen(Ctx *c) {
     if (!c->hoisted[i]) continue;
     c->kernels[i] = kernel_from_def(c->arena, &c->tc, &c->diag, c->hoisted[i], generated_name(c));
     if (!c->kernels[i]) return false;
+    /* Issue 19: a work-group size that the program leaves symbolic never
+     * silently becomes 1 (every work-item of its mapLocal one after the
+     * other in a single one): refused unless the user chose the launch */
+    for (int d = 0; d < 3 && !c->opt->local_size[0]; d++) {
+      const Size *s = c->kernels[i]->local_collapsed[d];
+      if (!s) continue;
+      Buf m;
+      buf_init(&m, c->arena);
+      size_print(&m, *s);
+      diag_error(&c->diag, c->hoisted[i]->decl ? c->hoisted[i]->decl->name_span : (Span){0},
+                 "the work-group size of kernel '%s' (dimension %d) is not fixed: a mapLocal runs over %s work-items "
+                 "and another over one, so it would be 1; %s",
+                 c->kernels[i]->name, d, m.data,
+                 strspn(m.data, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789") == m.len
+                     ? arena_printf(c->arena, "declare %s as a tune parameter ((%s: tune [32, 64, 128])) or give the "
+                                              "work-group size with --local-size", m.data, m.data)
+                     : "give the work-group size with --local-size");
+      return false;
+    }
     Buf src;
     buf_init(&src, c->arena);
     if (!codegen_opencl(c->arena, &c->tc, c->kernels[i], &copt, &src)) return false;
@@ -468,6 +616,19 @@ static int pass_run(Ctx *c) {
       return DPIA_EUSAGE;
     }
   }
+  /* a tune parameter left symbolic takes a --size in its domain */
+  for (int j = 0; j < o->nsizes; j++)
+    for (int i = 0; i < def->decl->nparams; i++) {
+      const Param *pa = &def->decl->params[i];
+      if (!pa->tune || strcmp(pa->name, o->size_names[j]) != 0 || param_tune_allows(pa, (uint64_t)o->size_values[j]))
+        continue;
+      Buf dom;
+      buf_init(&dom, a);
+      print_domain(&dom, pa);
+      diag_error(&c->diag, pa->span, "--size %s=%lld: %lld is not a value of the tune parameter %s of kernel '%s': %s",
+                 pa->name, o->size_values[j], o->size_values[j], pa->name, def->name, dom.data);
+      return DPIA_EUSAGE;
+    }
   if (!check_run_preconditions(c, def, k, &nats)) return DPIA_EPRECONDITION;
   Runtime rt;
   RtStatus st = rt_open(&rt, a, o->platform, o->device, &err);
@@ -623,7 +784,7 @@ typedef bool (*Pass)(Ctx *);
 static int run_passes(Ctx *c) {
   static const Pass check_passes[] = {pass_parse, pass_check, pass_strategy};
   for (size_t i = 0; i < DPIA_COUNTOF(check_passes); i++)
-    if (!check_passes[i](c)) return DPIA_EUSER;
+    if (!check_passes[i](c)) return c->status ? c->status : DPIA_EUSER;
   if (c->opt->action == DPIA_CHECK) {
     if (c->opt->verbose) emit_types(c);
     return DPIA_OK;

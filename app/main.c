@@ -54,7 +54,7 @@ static const char check_help[] =
 
 static const char translate_help[] =
     "usage: dpia translate FILE [-k KERNEL] [--emit=KIND] [-o OUT] [--no-verify]\n"
-    "                      [--local-size=a[,b[,c]]] [--global-size=a[,b[,c]]]\n"
+    "                      [--local-size=a[,b[,c]]] [--global-size=a[,b[,c]]] [--set NAME=VALUE]...\n"
     "                      [--diagnostics=text|json] [--source-name NAME] [--stamp]\n"
     "\n"
     "Translate the kernels of FILE (or only KERNEL).  KIND is one of\n"
@@ -67,6 +67,9 @@ static const char translate_help[] =
     "no partial file).  The translation is verified as by 'dpia verify' (SCIR\n"
     "re-check, libclang, semantic check) unless --no-verify.\n"
     "-k, --emit, -o, --local-size and --global-size may each be given once.\n"
+    "--set WG=128 (repeatable; also for verify and run) gives a tune parameter\n"
+    "(WG: tune [...]) its value: the kernel is translated as if the program had\n"
+    "128 in place of WG (docs/language.md, tuning parameters).\n"
     "--diagnostics=json prints errors as a JSON array on stdout (stderr when the\n"
     "output itself goes to stdout).  OUT keeps its mode, or gets the umask's, and\n"
     "an OUT that already holds the result is left untouched.\n"
@@ -76,7 +79,7 @@ static const char translate_help[] =
     "every machine.\n";
 
 static const char verify_help[] =
-    "usage: dpia verify FILE [-k KERNEL] [-v] [--diagnostics=text|json]\n"
+    "usage: dpia verify FILE [-k KERNEL] [-v] [--set NAME=VALUE]... [--diagnostics=text|json]\n"
     "\n"
     "Translate the kernels of FILE (or only KERNEL) and verify the result, with no\n"
     "OpenCL device: the imperative program is type checked again under the SCIR\n"
@@ -92,7 +95,8 @@ static const char verify_help[] =
 static const char run_help[] =
     "usage: dpia run FILE [-k KERNEL] --size N=VALUE... [--check] [--repeat R] [--seed S]\n"
     "                [--inputs=signed|positive|unit] [--platform P] [--device D]\n"
-    "                [--local-size=...] [--global-size=...] [--diagnostics=text|json]\n"
+    "                [--local-size=...] [--global-size=...] [--set NAME=VALUE]...\n"
+    "                [--diagnostics=text|json]\n"
     "\n"
     "Translate and verify KERNEL, build it on an OpenCL device (platform P, device D;\n"
     "default the first: PoCL on the CPU), run it on fresh random inputs (never zeros)\n"
@@ -336,6 +340,8 @@ static bool parse_size_binding(const char *text, const char **name, long long *v
 typedef struct Owned {
   const char *size_names[MAX_SIZES];
   int nsizes;
+  const char *set_names[MAX_SIZES]; /* --set */
+  int nsets;
   char *opencl_text;
 } Owned;
 
@@ -484,8 +490,10 @@ static int run_command_in(const Command *cmd, int argc, char **argv, Owned *own)
   bool translate = cmd->action != DPIA_CHECK;
   bool run = cmd->action == DPIA_RUN;
   const char **size_names = own->size_names;
-  long long size_values[MAX_SIZES];
+  long long size_values[MAX_SIZES], set_values[MAX_SIZES];
   bool seed_given = false, emit_given = false;
+  opt.set_names = own->set_names;
+  opt.set_values = set_values;
   opt.size_names = size_names;
   opt.size_values = size_values;
   opt.repeat = 1;
@@ -550,6 +558,19 @@ static int run_command_in(const Command *cmd, int argc, char **argv, Owned *own)
         status = add_size_bindings(cmd->name, argv[++i], &opt, own, size_values);
         if (status != DPIA_OK) return status;
       }
+    } else if (translate && (strcmp(a, "--set") == 0 || strncmp(a, "--set=", 6) == 0)) {
+      /* --set WG=128, --set=WG=128 (issue 19) */
+      const char *binding = a[5] == '=' ? a + 6 : (i + 1 < argc ? argv[++i] : NULL);
+      if (!binding) return command_usage_error(cmd->name, "%s", "--set needs NAME=VALUE");
+      if (own->nsets == MAX_SIZES) return command_usage_error(cmd->name, "%s", "too many --set values");
+      if (!parse_size_binding(binding, &own->set_names[own->nsets], &set_values[own->nsets]))
+        return command_usage_error(cmd->name, "bad --set '%s' (expected NAME=VALUE, a natural number)", binding);
+      for (int j = 0; j < own->nsets; j++)
+        if (strcmp(own->set_names[j], own->set_names[own->nsets]) == 0) {
+          own->nsets++;
+          return command_usage_error(cmd->name, "--set %s is given twice", own->set_names[j]);
+        }
+      opt.nsets = ++own->nsets;
     } else if (run && strncmp(a, "--opencl-source=", 16) == 0) {
       size_t n;
       if (own->opencl_text) return given_twice("--opencl-source");
@@ -643,9 +664,10 @@ static int run_command_in(const Command *cmd, int argc, char **argv, Owned *own)
 }
 
 static int run_command(const Command *cmd, int argc, char **argv) {
-  Owned own = {{NULL}, 0, NULL};
+  Owned own = {0};
   int status = run_command_in(cmd, argc, argv, &own);
   for (int i = 0; i < own.nsizes; i++) free((void *)own.size_names[i]);
+  for (int i = 0; i < own.nsets; i++) free((void *)own.set_names[i]);
   free(own.opencl_text);
   return status;
 }

@@ -28,7 +28,7 @@
  *   -- RUN: ARGS           `dpia run X.dpia ARGS --check` (a child process:
  *                 OpenCL stays out of this one) must exit 0
  *   -- ARGS: OPTIONS       translation options: -k K, --kernel=K,
- *                 --local-size=a[,b[,c]], --global-size=..., --no-verify
+ *                 --local-size=a[,b[,c]], --global-size=..., --set NAME=V, --no-verify
  *                 (verification is on, as in `dpia translate`), and
  *                 --imperative-defs: code generation alone, for
  *                 hand-written imperative defs (tests/codegen): they are
@@ -81,7 +81,8 @@ static const char test_help[] =
     "                                   ({{regex}}, [[VAR:regex]], [[VAR]])\n"
     "  -- RUN: -k K --size N=1024      'dpia run X.dpia ... --check' must pass\n"
     "  -- ARGS: -k K --local-size=64   translation options (-k, --kernel=,\n"
-    "                                  --local-size=, --global-size=, --no-verify,\n"
+    "                                  --local-size=, --global-size=, --set NAME=V,\n"
+    "                                  --no-verify,\n"
     "                                  --imperative-defs: hand-written imperative\n"
     "                                  defs, code generation alone)\n"
     "  -- exit: N                      the expected exit status\n"
@@ -284,6 +285,26 @@ static bool launch_size(const char *text, long out[3]) {
   return *end == 0;
 }
 
+enum { MAX_SETS = 32 };
+
+/* --set NAME=VALUE (issue 19) appended to opt's settings, in t's arena */
+static bool set_value(Test *t, DpiaOptions *opt, const char *binding) {
+  const char *eq = strchr(binding, '=');
+  if (!eq || eq == binding || !eq[1] || opt->nsets == MAX_SETS) return false;
+  char *end;
+  errno = 0;
+  long long v = strtoll(eq + 1, &end, 10);
+  if (*end || errno || v < 0) return false;
+  if (!opt->nsets) {
+    opt->set_names = NEWARRAY(t->arena, const char *, MAX_SETS);
+    opt->set_values = NEWARRAY(t->arena, long long, MAX_SETS);
+  }
+  ((const char **)opt->set_names)[opt->nsets] = arena_strndup(t->arena, binding, (size_t)(eq - binding));
+  ((long long *)opt->set_values)[opt->nsets] = v;
+  opt->nsets++;
+  return true;
+}
+
 /* The options of the -- ARGS: lines into opt; false after a failure. */
 static bool translation_options(Test *t, DpiaOptions *opt) {
   for (int i = 0; i < t->args.len; i++) {
@@ -296,9 +317,10 @@ static bool translation_options(Test *t, DpiaOptions *opt) {
       else if (strcmp(a, "--imperative-defs") == 0) t->imperative_defs = true;
       else if (strncmp(a, "--local-size=", 13) == 0 && launch_size(a + 13, opt->local_size)) continue;
       else if (strncmp(a, "--global-size=", 14) == 0 && launch_size(a + 14, opt->global_size)) continue;
+      else if (strcmp(a, "--set") == 0 && k + 1 < w.len && set_value(t, opt, w.items[k + 1])) k++;
       else {
         fail(t, "bad option '%s' in '-- ARGS:' (-k K, --kernel=K, --local-size=a[,b[,c]], --global-size=..., "
-                "--no-verify, --imperative-defs)", a);
+                "--set NAME=VALUE, --no-verify, --imperative-defs)", a);
         return false;
       }
     }
@@ -509,9 +531,15 @@ static void run_test(Test *t) {
   dpia_options_init(&check);
   check.action = DPIA_CHECK;
   check.verbose = 1;
+  /* --set: the program is checked as specialised (asVector V needs V) */
+  check.nsets = translate.nsets;
+  check.set_names = translate.set_names;
+  check.set_values = translate.set_values;
+  check.kernel = translate.nsets ? translate.kernel : NULL;
   DpiaResult *checked = NULL, *translated = NULL;
   int status = dpia_process(t->base, t->text, t->len, &check, &checked);
-  if (status == DPIA_OK && (translate.emit_also || has_checks || want == DPIA_EVERIFY)) {
+  if (status == DPIA_OK && (translate.emit_also || has_checks || want == DPIA_EVERIFY || translate.nsets ||
+                             t->exit_line > 0)) {
     translate.verifier = verifier(t->runner);
     status = dpia_process(t->base, t->text, t->len, &translate, &translated);
   }

@@ -166,19 +166,36 @@ static void collect_trips(KB *kb, const Phrase *p, Trips *t) {
  * maximum is unknown), a local size takes the largest constant (a work-group
  * of fixed size that the device can run; the other loops stride) and a
  * group count or global size the first symbolic one (the large one). */
-static Size choose(KB *kb, const Vec *v, bool local) {
+/* Is s a size over the kernel's tune parameters only (bounded by their
+ * domains, docs/language.md section 6)? */
+static bool over_tune_params(const KB *kb, Size s) {
+  const Decl *d = kb->def->decl;
+  if (!d) return false;
+  for (int i = 0; i < d->nparams; i++)
+    if (d->params[i].kind == PARAM_NAT && !d->params[i].tune && size_has_var(s, d->params[i].name)) return false;
+  return true;
+}
+
+static Size choose(KB *kb, const Vec *v, bool local, const Size **collapsed) {
   if (v->len == 0) return size_const(&kb->tc->sizes, 1);
   int64_t best = -1, c;
-  const Size *sym = NULL;
+  const Size *sym = NULL, *tuned = NULL;
   for (int i = 0; i < v->len; i++) {
     const Size *s = v->items[i];
     if (!size_const_value(*s, &c)) {
       if (!sym) sym = s;
+      if (!tuned && over_tune_params(kb, *s)) tuned = s;
     } else if (c > best) {
       best = c;
     }
   }
+  /* Issue 19: a mapLocal over a tune parameter (split WG |> mapLocal) sets
+   * the work-group size, symbolic (launch shape WG in the metadata, no
+   * reqd_work_group_size), rather than a mapLocal over one element making
+   * it 1 and the work-items of the WG loop run one after the other. */
+  if (local && tuned && best <= 1) return *tuned;
   if (sym && (!local || best < 0)) return *sym;
+  if (local && sym && best == 1 && collapsed) *collapsed = sym;
   return size_const(&kb->tc->sizes, best);
 }
 
@@ -332,10 +349,10 @@ ImpKernel *kernel_from_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def, cons
     k->global_size[d] = k->local_size[d] = one;
     if (d >= k->ndims) continue;
     if (tr.wg[d].len || tr.loc[d].len) {
-      k->local_size[d] = choose(kb, &tr.loc[d], true);
-      k->global_size[d] = size_mul(sc, choose(kb, &tr.wg[d], false), k->local_size[d]);
+      k->local_size[d] = choose(kb, &tr.loc[d], true, &k->local_collapsed[d]);
+      k->global_size[d] = size_mul(sc, choose(kb, &tr.wg[d], false, NULL), k->local_size[d]);
     } else {
-      k->global_size[d] = choose(kb, &tr.glob[d], false);
+      k->global_size[d] = choose(kb, &tr.glob[d], false, NULL);
     }
   }
   if (sc->overflow) {

@@ -64,6 +64,10 @@ typedef struct ImpKernel {
   Size global_size[3];
   bool has_local;
   Size local_size[3];
+  /* per dimension: a mapLocal runs over this symbolic size (not of tune
+   * parameters only) while a single-element mapLocal made the natural
+   * local size 1; NULL otherwise (issue 19: never silently 1) */
+  const Size *local_collapsed[3];
   Diag *diag; /* where code generation reports what it cannot generate */
   /* the OpenCL C of kernel_from_def's dry run with the natural NDRange:
    * codegen_opencl without user launch sizes returns it instead of

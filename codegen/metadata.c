@@ -45,7 +45,26 @@ void codegen_metadata(Arena *a, const ImpKernel *k, const char *source, Buf *out
      * local memory ("space": "local") */
     emit(out, ", \"role\": \"%s\", \"type\": ", kparam_role_name[p->role == KP_LOCAL ? KP_TEMP : p->role]);
     switch (p->role) {
-    case KP_NAT: emit_json_string(out, "int"); break;
+    case KP_NAT: {
+      emit_json_string(out, "int");
+      /* a tune parameter left symbolic: its domain, for a search driver
+       * (issue 19, docs/language.md section 6) */
+      const Decl *d = k->def ? k->def->decl : NULL;
+      for (int j = 0; d && j < d->nparams; j++) {
+        const Param *pa = &d->params[j];
+        if (!pa->tune || strcmp(pa->name, p->name) != 0) continue;
+        if (pa->tune_range) {
+          emit(out, ", \"tune\": {\"min\": %llu, \"max\": %llu}", (unsigned long long)pa->tune_lo,
+               (unsigned long long)pa->tune_hi);
+        } else {
+          buf_puts(out, ", \"tune\": [");
+          for (int v = 0; v < pa->ntune_values; v++)
+            emit(out, "%s%llu", v ? ", " : "", (unsigned long long)pa->tune_values[v]);
+          buf_putc(out, ']');
+        }
+      }
+      break;
+    }
     case KP_SCALAR: json_type(a, out, p->type); break;
     default:
       json_type(a, out, p->elem);

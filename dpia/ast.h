@@ -53,6 +53,7 @@
   X(OROR, "||")                                \
   X(BANG, "!")                                 \
   X(AMP, "&")                                  \
+  X(DOTDOT, "..")                              \
   X(PROJ1, ".1")                               \
   X(PROJ2, ".2")
 
@@ -206,7 +207,23 @@ typedef struct Param {
   Span span;        /* the name */
   ParamKind kind;
   TypeAst *type;    /* PARAM_PHRASE: as written; a data type T means exp[T] */
+  /* A tuning parameter, `(WG: tune [32, 64])` or `(C: tune [1 .. 4096])`
+   * (issue 19, docs/language.md section 6): a PARAM_NAT of a kernel with a
+   * declared domain, either the ntune_values listed or tune_lo..tune_hi. */
+  bool tune;
+  bool tune_range;
+  int ntune_values;
+  uint64_t *tune_values;
+  uint64_t tune_lo, tune_hi;
 } Param;
+
+/* Is v in the domain of the tune parameter pa? */
+static inline bool param_tune_allows(const Param *pa, uint64_t v) {
+  if (pa->tune_range) return v >= pa->tune_lo && v <= pa->tune_hi;
+  for (int i = 0; i < pa->ntune_values; i++)
+    if (pa->tune_values[i] == v) return true;
+  return false;
+}
 
 typedef struct Decl {
   bool is_kernel;

@@ -428,7 +428,18 @@ static int print_param_group(Buf *out, const Param *params, int i, int n) {
   for (int j = i; j < end; j++) emit(out, j > i ? " %s" : "%s", params[j].name);
   buf_puts(out, ": ");
   switch (first->kind) {
-  case PARAM_NAT: buf_puts(out, "nat"); break;
+  case PARAM_NAT:
+    if (!first->tune) {
+      buf_puts(out, "nat");
+    } else if (first->tune_range) {
+      emit(out, "tune [%llu .. %llu]", (unsigned long long)first->tune_lo, (unsigned long long)first->tune_hi);
+    } else {
+      buf_puts(out, "tune [");
+      for (int j = 0; j < first->ntune_values; j++)
+        emit(out, "%s%llu", j ? ", " : "", (unsigned long long)first->tune_values[j]);
+      buf_putc(out, ']');
+    }
+    break;
   case PARAM_DATA: buf_puts(out, "data"); break;
   case PARAM_PHRASE: print_type(out, first->type, TP_ARROW); break;
   case PARAM_UNTYPED: break;

@@ -43,6 +43,10 @@ struct Env {
   Sym name;
   EnvKind kind;
   Binder *binder; /* ENV_BINDER */
+  /* ENV_SIZE: a tune parameter bound by --set stands for this constant
+   * (check_program_set) */
+  bool fixed;
+  int64_t value;
   Env *next;
 };
 
@@ -99,7 +103,7 @@ static bool conv_size(Checker *c, Env *env, const SizeAst *s, Size *out) {
       else check_error(c, s->span, "unknown size variable '%s'%s", s->name, unknown_name_hint(c, env, s->name, ENV_SIZE));
       return false;
     }
-    *out = size_var(sc, s->name);
+    *out = e->fixed ? size_const(sc, e->value) : size_var(sc, s->name);
     return true;
   }
   default: break;
@@ -293,7 +297,10 @@ static PhraseType *prim_type(Checker *c, Phrase *p, const Ast *e) {
     Size w = k;
     if (p->prim == PRIM_AS_VECTOR || p->prim == PRIM_AS_SCALAR_ACC) {
       if (!size_const_value(k, &kv) || !vector_width_ok(kv)) {
-        check_error(c, e->span, "%s needs a vector width of 2, 3, 4, 8 or 16", prim_info[p->prim].name);
+        /* a width of tune parameters is known once --set gives them
+         * (docs/language.md section 6) */
+        check_error(c, e->span, "%s needs a vector width of 2, 3, 4, 8 or 16%s", prim_info[p->prim].name,
+                    size_const_value(k, &kv) ? "" : " (a constant: a tune parameter used as the width needs --set)");
         return NULL;
       }
     } else {
@@ -356,7 +363,8 @@ static PhraseType *prim_type(Checker *c, Phrase *p, const Ast *e) {
   }
   case PRIM_VEC: {
     if (!size_const_value(k, &kv) || !vector_width_ok(kv)) {
-      check_error(c, e->span, "vec needs a vector width of 2, 3, 4, 8 or 16");
+      check_error(c, e->span, "vec needs a vector width of 2, 3, 4, 8 or 16%s",
+                  size_const_value(k, &kv) ? "" : " (a constant: a tune parameter used as the width needs --set)");
       return NULL;
     }
     DataType *s = fresh(c, MC_NUMERIC, e->span), *v = D(b);
@@ -1548,10 +1556,30 @@ static void check_decl(Checker *c, int index) {
         diag_note(c->diag, d->params[j].span, "'%s' was first declared here", pa->name);
       }
     switch (pa->kind) {
-    case PARAM_NAT:
-      vec_push(c->arena, &sizes, (void *)pa->name);
+    case PARAM_NAT: {
+      if (pa->tune && !d->is_kernel) {
+        check_error(c, pa->span,
+                    "'%s' is a tune parameter of def '%s': only a kernel's parameters can be tuned; a def takes "
+                    "'(%s: nat)' and its user passes the kernel's tune parameter",
+                    pa->name, d->name, pa->name);
+        /* then checked as the nat it would be: no cascade at its uses */
+      }
+      /* --set: the parameter is bound to the constant, so every size that
+       * mentions it is the size the literal would give and every
+       * requirement on it is decided now (docs/language.md section 6) */
+      int set = -1;
+      bool here = c->set && (!c->set->kernel || strcmp(c->set->kernel, d->name) == 0);
+      for (int j = 0; pa->tune && d->is_kernel && here && j < c->set->n; j++)
+        if (strcmp(c->set->names[j], pa->name) == 0) set = j;
       env = env_push(c, env, pa->name, ENV_SIZE, NULL);
+      if (set >= 0) {
+        env->fixed = true;
+        env->value = c->set->values[set];
+      } else {
+        vec_push(c->arena, &sizes, (void *)pa->name);
+      }
       break;
+    }
     case PARAM_DATA:
       vec_push(c->arena, &datas, (void *)pa->name);
       env = env_push(c, env, pa->name, ENV_DATA, NULL);
@@ -1608,7 +1636,13 @@ static void check_decl(Checker *c, int index) {
 }
 
 CheckedProgram *check_program(Arena *a, Interner *in, Diag *diag, TypeCtx *tc, const Program *p) {
+  return check_program_set(a, in, diag, tc, p, NULL);
+}
+
+CheckedProgram *check_program_set(Arena *a, Interner *in, Diag *diag, TypeCtx *tc, const Program *p,
+                                  const TuneSettings *set) {
   Checker c = {0};
+  c.set = set;
   c.zonk_memo = NEW(a, ZonkMemo);
   c.arena = a;
   c.in = in;

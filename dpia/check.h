@@ -18,6 +18,21 @@ typedef struct CheckedProgram {
 
 CheckedProgram *check_program(Arena *a, Interner *in, Diag *diag, TypeCtx *tc, const Program *p);
 
+/* Values of kernels' tune parameters (`--set WG=128`, issue 19).  The
+ * caller has checked each against its parameter's domain. */
+typedef struct TuneSettings {
+  int n;
+  const char *const *names;
+  const long long *values;
+  const char *kernel; /* only in this kernel; NULL: every kernel */
+} TuneSettings;
+/* check_program with each kernel's tune parameter named in set bound to
+ * its value: the kernel is checked as if the program had the literal in
+ * every place the parameter is written, and the parameter is no longer one
+ * of its nat parameters (docs/language.md section 6). */
+CheckedProgram *check_program_set(Arena *a, Interner *in, Diag *diag, TypeCtx *tc, const Program *p,
+                                  const TuneSettings *set);
+
 /* scir.c: Syntactic Control of Interference with passivity over a checked
  * body (paper Figure 3).  Returns false after reporting errors. */
 bool scir_check_def(Arena *a, Diag *diag, DefInfo *def);

@@ -83,6 +83,7 @@ typedef struct Checker {
   int depth;
   int def_depth;
   bool failed; /* the current declaration has an error */
+  const TuneSettings *set; /* tune parameters bound to constants; NULL: none */
 } Checker;
 
 /* ---- check.c ---- */

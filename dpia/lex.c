@@ -356,6 +356,10 @@ Token lexer_next(Lexer *lx) {
       return single(lx, TOK_MINUS);
     case '.': {
       int digit = peek_at(lx, 1);
+      if (digit == '.') { /* a tune range, [1 .. 4096] */
+        lx->pos += 2;
+        return make_token(lx, TOK_DOTDOT, begin);
+      }
       if ((digit == '1' || digit == '2') && !is_digit(peek_at(lx, 2))) {
         lx->pos += 2;
         return make_token(lx, digit == '1' ? TOK_PROJ1 : TOK_PROJ2, begin);

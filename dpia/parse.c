@@ -979,7 +979,66 @@ static Ast *parse_expr(Parser *p) {
 
 /* ---- declarations ---- */
 
-/* param ::= '(' IDENT+ ':' ('nat' | 'data' | ptype) ')'
+/* Sizes are positive (a split by 0 divides by 0), and the values a search
+ * driver may try must fit the generated code's int. */
+enum { TUNE_MAX = 2147483647 };
+
+/* tune ::= 'tune' '[' INT (',' INT)* ']' | 'tune' '[' INT '..' INT ']'
+ * (issue 19, docs/language.md section 6), after 'tune'.  Errors in the
+ * values (0, a duplicate, an empty range) are reported without stopping the
+ * parse; false after a syntax error. */
+static bool parse_tune_domain(Parser *p, Param *into) {
+  Span open = p->tok.span;
+  if (!expect(p, TOK_LBRACKET, "'tune' (its values are written 'tune [32, 64]' or 'tune [1 .. 4096]')")) return false;
+  Vec values = {0};
+  Span first_span = p->tok.span;
+  for (;;) {
+    if (!at(p, TOK_INT)) {
+      expected(p, "a positive integer in the values of 'tune'");
+      return false;
+    }
+    Span vs = p->tok.span;
+    uint64_t v = int_literal(p);
+    if (v == 0 || v > TUNE_MAX)
+      report(p, vs, v == 0 ? "a tune value is a size and cannot be 0" : "a tune value must be at most 2147483647");
+    for (int i = 0; i < values.len; i++)
+      if (*(uint64_t *)values.items[i] == v) report(p, vs, "duplicate value in the values of 'tune'");
+    uint64_t *slot = NEW(p->arena, uint64_t);
+    *slot = v;
+    vec_push(p->arena, &values, slot);
+    if (values.len == 1 && at(p, TOK_DOTDOT)) {
+      advance(p);
+      if (!at(p, TOK_INT)) {
+        expected(p, "the last value of the range after '..'");
+        return false;
+      }
+      Span hs = p->tok.span;
+      uint64_t hi = int_literal(p);
+      if (hi > TUNE_MAX) report(p, hs, "a tune value must be at most 2147483647");
+      else if (hi < v && v != 0) {
+        Span whole = first_span;
+        whole.end = hs.end;
+        report(p, whole, "empty range: the first value of a tune range must not exceed the last");
+      }
+      into->tune_range = true;
+      into->tune_lo = v;
+      into->tune_hi = hi;
+      break;
+    }
+    if (!at(p, TOK_COMMA)) break;
+    advance(p);
+  }
+  if (!expect_closer(p, TOK_RBRACKET, open, "the values of 'tune'")) return false;
+  if (!into->tune_range) {
+    into->ntune_values = values.len;
+    into->tune_values = NEWARRAY(p->arena, uint64_t, values.len);
+    for (int i = 0; i < values.len; i++) into->tune_values[i] = *(uint64_t *)values.items[i];
+  }
+  into->tune = true;
+  return true;
+}
+
+/* param ::= '(' IDENT+ ':' ('nat' | 'data' | 'tune' domain | ptype) ')'
  * Appends one Param per name to `params`; the names share one TypeAst. */
 static void parse_param_group(Parser *p, Vec *params) {
   Span open = p->tok.span;
@@ -1000,9 +1059,14 @@ static void parse_param_group(Parser *p, Vec *params) {
   if (!expect(p, TOK_COLON, "the parameter names (a parameter is written '(x: type)')")) return;
   ParamKind kind = PARAM_PHRASE;
   TypeAst *type = NULL;
+  Param tune = {0};
   if (at(p, TOK_IDENT) && (name_is(p->tok.ident, "nat") || name_is(p->tok.ident, "data"))) {
     kind = name_is(p->tok.ident, "nat") ? PARAM_NAT : PARAM_DATA;
     advance(p);
+  } else if (at(p, TOK_IDENT) && name_is(p->tok.ident, "tune")) {
+    kind = PARAM_NAT;
+    advance(p);
+    if (!parse_tune_domain(p, &tune)) return;
   } else {
     type = parse_ptype(p);
   }
@@ -1011,6 +1075,12 @@ static void parse_param_group(Parser *p, Vec *params) {
     Param *param = params->items[i];
     param->kind = kind;
     param->type = type;
+    param->tune = tune.tune;
+    param->tune_range = tune.tune_range;
+    param->ntune_values = tune.ntune_values;
+    param->tune_values = tune.tune_values;
+    param->tune_lo = tune.tune_lo;
+    param->tune_hi = tune.tune_hi;
   }
 }
 

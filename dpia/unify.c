@@ -813,7 +813,13 @@ static void settle_requirements(Checker *c, DefInfo *def) {
     if (!check_overflow(c, r->span)) continue;
     if (size_const_value(num, &v)) {
       int64_t d;
-      if (!size_const_value(den, &d)) INTERNAL("constant numerator over a symbolic denominator");
+      if (!size_const_value(den, &d)) {
+        /* 1024/C (split C of a [1024] array, C a nat or tune parameter,
+         * issue 19): C must divide 1024; was an internal error */
+        if (v < 0) check_error(c, r->span, "size %s is negative", size_str(c, s));
+        else add_precond(c, &pre, true, num, den, r->span);
+        continue;
+      }
       if (v % d != 0)
         check_error(c, r->span, "size %s is not a whole number: %lld is not divisible by %lld", size_str(c, s),
                     (long long)v, (long long)d);

@@ -146,6 +146,18 @@ typedef struct DpiaOptions {
    * (`--stamp`); by default it does not, so that outputs do not change
    * with the translator's version alone. */
   int stamp;
+  /* Values of tune parameters (`--set WG=128`, issue 19; docs/language.md
+   * section 6): each set_names[i] must be a tune parameter of the kernels
+   * worked on (all, or opt->kernel's) and set_values[i] in its declared
+   * domain, else the status is DPIA_EUSAGE with a message listing the tune
+   * parameters.  The kernel is then checked and translated as if the
+   * program had the value written in place of the parameter: it is no
+   * longer a nat parameter of the kernel (nor of DPIA_RUN's sizes), and a
+   * precondition that the value violates is an error (DPIA_EUSER) quoting
+   * it. */
+  int nsets;
+  const char *const *set_names;
+  const long long *set_values;
 } DpiaOptions;
 
 #define DPIA_EMIT_BIT(kind) (1u << (unsigned)(kind))
@@ -203,7 +215,8 @@ DPIA_API void dpia_options_init(DpiaOptions *opt);
  *    "emit": ["opencl", "json"], "local_size": [64], "global_size": [1024],
  *    "verify": true, "action": "translate", "name": "k.dpia"}
  * ("source" required; "action" translate, check or verify; "emit" one kind
- * or a list, default opencl; "verify" default defaults->verify, or true
+ * or a list, default opencl; "set" {"WG": 128} the values of tune
+ * parameters, as DpiaOptions.set_names; "verify" default defaults->verify, or true
  * when defaults is NULL; "name" the file name of the diagnostics).  A
  * response:
  *   {"id": ANY, "status": "ok", "exit_code": 0,

@@ -36,6 +36,21 @@ def main():
                          capture_output=True, text=True)
     if out.returncode != 0 or json.loads(out.stdout)["status"] != "ok":
         failures.append("--no-verify: %s %s" % (out.stdout, out.stderr))
+    # "set": the values of tune parameters, as --set (issue 19)
+    tuned = ("kernel k (N: nat) (WG: tune [32, 64]) (xs: [N]float) =\n"
+             "  xs |> split WG |> mapWorkgroup (\\v -> v |> mapLocal (\\x -> x + 1.0)) |> join\n")
+    lines = [{"id": 1, "source": tuned, "set": {"WG": 64}, "emit": "json", "verify": False},
+             {"id": 2, "source": tuned, "set": {"WG": 48}},
+             {"id": 3, "source": tuned, "set": {"WG": "x"}}]
+    out = subprocess.run([dpia, "batch"], input="".join(json.dumps(l) + "\n" for l in lines),
+                         capture_output=True, text=True)
+    got = [json.loads(l) for l in out.stdout.splitlines()]
+    if len(got) != 3 or got[0]["status"] != "ok" or got[0]["outputs"]["json"][0]["local_size"] != ["64"]:
+        failures.append("set WG=64: %s" % out.stdout)
+    elif got[1]["exit_code"] != 2 or "48 is not a value of the tune parameter WG" not in got[1]["diagnostics"][0]["message"]:
+        failures.append("set WG=48: %s" % got[1])
+    elif got[2]["status"] != "bad_request":
+        failures.append("set WG=\"x\": %s" % got[2])
     out = subprocess.run([dpia, "batch", "FILE"], input="", capture_output=True, text=True)
     if out.returncode != 2 or "unknown argument 'FILE'" not in out.stderr:
         failures.append("dpia batch FILE must be refused: %s" % out.stderr)
