@@ -5,6 +5,7 @@
  * pipeline by reporting errors.  Out of memory longjmps back here. */
 #include "dpia.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -576,6 +577,46 @@ static bool check_run_preconditions(Ctx *c, const DefInfo *def, const ImpKernel 
 /* dpia run (spec section 9, section 11): run one kernel on an OpenCL device
  * with random inputs, time it, and with --check compare its output with
  * the reference interpreter of the functional program. */
+/* --json (DpiaOptions.run_json): a number, or null where JSON has none
+ * (an infinite relative error: a NaN in the output) */
+static void json_number(Buf *out, double v) {
+  if (isfinite(v)) emit(out, "%.9g", v);
+  else buf_puts(out, "null");
+}
+
+/* --json: the report up to the check, an object left open */
+static void run_json_head(Buf *out, const DpiaOptions *o, const char *kernel, const Runtime *rt,
+                          const RtResult *res, double gbps) {
+  buf_puts(out, "{\"kernel\": ");
+  emit_json_string(out, kernel);
+  buf_puts(out, ", \"device\": ");
+  emit_json_string(out, rt->device_name);
+  buf_puts(out, ", \"platform\": ");
+  emit_json_string(out, rt->platform_name);
+  buf_puts(out, ", \"sizes\": {");
+  for (int i = 0; i < o->nsizes; i++) {
+    buf_puts(out, i ? ", " : "");
+    emit_json_string(out, o->size_names[i]);
+    emit(out, ": %lld", (long long)o->size_values[i]);
+  }
+  buf_puts(out, "}, \"global_size\": [");
+  for (int d = 0; d < res->ndims; d++) emit(out, "%s%zu", d ? ", " : "", res->global_size[d]);
+  buf_puts(out, "], \"local_size\": ");
+  if (res->has_local) {
+    buf_putc(out, '[');
+    for (int d = 0; d < res->ndims; d++) emit(out, "%s%zu", d ? ", " : "", res->local_size[d]);
+    buf_putc(out, ']');
+  } else {
+    buf_puts(out, "null");
+  }
+  emit(out, ", \"runs\": %d, \"min_ms\": ", res->repeat);
+  json_number(out, res->min_ms);
+  buf_puts(out, ", \"median_ms\": ");
+  json_number(out, res->median_ms);
+  buf_puts(out, ", \"gb_per_s\": ");
+  json_number(out, gbps);
+}
+
 static int pass_run(Ctx *c) {
   const DpiaOptions *o = c->opt;
   int index = -1, nkernels = 0;
@@ -681,19 +722,27 @@ static int pass_run(Ctx *c) {
     const Lay *l = lay_of(a, p->type, &nats, &err);
     if (l) bytes += (double)l->bytes;
   }
-  emit(&c->out, "kernel %s on %s (%s)\n", k->name, rt.device_name, rt.platform_name);
-  buf_puts(&c->out, "  sizes:");
-  for (int i = 0; i < o->nsizes; i++) emit(&c->out, " %s=%lld", o->size_names[i], (long long)o->size_values[i]);
-  emit(&c->out, "\n  NDRange: global");
-  for (int d = 0; d < res.ndims; d++) emit(&c->out, "%s%zu", d ? "," : " ", res.global_size[d]);
-  if (res.has_local) {
-    buf_puts(&c->out, ", local");
-    for (int d = 0; d < res.ndims; d++) emit(&c->out, "%s%zu", d ? "," : " ", res.local_size[d]);
+  double gbps = res.min_ms > 0 ? bytes / (res.min_ms * 1e6) : 0.0;
+  if (o->run_json) {
+    run_json_head(&c->out, o, k->name, &rt, &res, gbps);
+  } else {
+    emit(&c->out, "kernel %s on %s (%s)\n", k->name, rt.device_name, rt.platform_name);
+    buf_puts(&c->out, "  sizes:");
+    for (int i = 0; i < o->nsizes; i++) emit(&c->out, " %s=%lld", o->size_names[i], (long long)o->size_values[i]);
+    emit(&c->out, "\n  NDRange: global");
+    for (int d = 0; d < res.ndims; d++) emit(&c->out, "%s%zu", d ? "," : " ", res.global_size[d]);
+    if (res.has_local) {
+      buf_puts(&c->out, ", local");
+      for (int d = 0; d < res.ndims; d++) emit(&c->out, "%s%zu", d ? "," : " ", res.local_size[d]);
+    }
+    emit(&c->out, "\n  time: min %.3f ms, median %.3f ms over %d run%s; %.2f GB/s\n", res.min_ms, res.median_ms,
+         res.repeat, res.repeat == 1 ? "" : "s", gbps);
   }
-  emit(&c->out, "\n  time: min %.3f ms, median %.3f ms over %d run%s; %.2f GB/s\n", res.min_ms, res.median_ms,
-       res.repeat, res.repeat == 1 ? "" : "s", res.min_ms > 0 ? bytes / (res.min_ms * 1e6) : 0.0);
   rt_close(&rt);
-  if (!o->check) return DPIA_OK;
+  if (!o->check) {
+    if (o->run_json) buf_puts(&c->out, ", \"check\": null}\n");
+    return DPIA_OK;
+  }
   double *ref;
   size_t nref;
   if (!interp_run(a, def, c->normal[index], &nats, (const double *const *)inputs, counts, &ref, &nref, &err)) {
@@ -711,7 +760,18 @@ static int pass_run(Ctx *c) {
   Buf rep;
   buf_init(&rep, a);
   compare_report(&cmp, &rep);
-  emit(&c->out, "  check (seed %llu): %s\n", (unsigned long long)o->seed, rep.data);
+  if (o->run_json) {
+    emit(&c->out, ", \"check\": {\"seed\": %llu, \"ok\": %s, \"relative_error\": ", (unsigned long long)o->seed,
+         cmp.ok && cmp.ref_nonfinite < 0 ? "true" : "false");
+    json_number(&c->out, cmp.rel_error);
+    buf_puts(&c->out, ", \"bound\": ");
+    json_number(&c->out, cmp.bound);
+    buf_puts(&c->out, ", \"report\": ");
+    emit_json_string(&c->out, rep.data);
+    buf_puts(&c->out, "}}\n");
+  } else {
+    emit(&c->out, "  check (seed %llu): %s\n", (unsigned long long)o->seed, rep.data);
+  }
   if (cmp.ref_nonfinite >= 0) {
     diag_error(&c->diag, def->decl->name_span, "kernel '%s' cannot be checked: %s", def->name, rep.data);
     return DPIA_EVERIFY;

@@ -96,7 +96,7 @@ static const char run_help[] =
     "usage: dpia run FILE [-k KERNEL] --size N=VALUE... [--check] [--repeat R] [--seed S]\n"
     "                [--inputs=signed|positive|unit] [--platform P] [--device D]\n"
     "                [--local-size=...] [--global-size=...] [--set NAME=VALUE]...\n"
-    "                [--diagnostics=text|json]\n"
+    "                [--diagnostics=text|json] [--json]\n"
     "\n"
     "Translate and verify KERNEL, build it on an OpenCL device (platform P, device D;\n"
     "default the first: PoCL on the CPU), run it on fresh random inputs (never zeros)\n"
@@ -113,7 +113,10 @@ static const char run_help[] =
     "--size takes N=VALUE, M=10,N=128, or several words: --size M=10 N=128.\n"
     "--inputs: signed (default; either sign, |x| in [1/16, 1)), positive (in\n"
     "[1/16, 1)) or unit ([0, 1)).  A reference that is not finite (sqrt of a\n"
-    "negative input) fails --check (exit 3): choose inputs in the program's domain.\n";
+    "negative input) fails --check (exit 3): choose inputs in the program's domain.\n"
+    "--json prints the report as one JSON object (kernel, device, platform, sizes,\n"
+    "global_size, local_size, runs, min_ms, median_ms, gb_per_s, check: seed, ok,\n"
+    "relative_error, bound, report), also when the check fails.\n";
 
 static const char batch_help[] =
     "usage: dpia batch [--no-verify] < requests.jsonl > responses.jsonl\n"
@@ -584,6 +587,8 @@ static int run_command_in(const Command *cmd, int argc, char **argv, Owned *own)
       else return command_usage_error(cmd->name, "unknown --inputs kind '%s' (signed, positive, unit)", a + 9);
     } else if (run && strcmp(a, "--check") == 0) {
       opt.check = 1;
+    } else if (run && strcmp(a, "--json") == 0) {
+      opt.run_json = 1;
     } else if (run && (strcmp(a, "--repeat") == 0 || strcmp(a, "--seed") == 0 || strcmp(a, "--platform") == 0 ||
                        strcmp(a, "--device") == 0)) {
       if (i + 1 == argc) return usage_error("%s needs a number", a);
@@ -650,9 +655,11 @@ static int run_command_in(const Command *cmd, int argc, char **argv, Owned *own)
   /* JSON diagnostics are for programs: on stdout, unless the output proper
    * goes there (a success, whose diagnostics are "[]", keeps stdout for the
    * output); text diagnostics on stderr */
-  bool output_on_stdout = status == DPIA_OK && !out_path && olen > 0;
+  /* dpia run --json reports a check that fails too: its JSON says how */
+  bool report = status == DPIA_OK || (opt.run_json && status == DPIA_EVERIFY && olen > 0);
+  bool output_on_stdout = report && !out_path && olen > 0;
   fputs(dpia_result_diagnostics(r), opt.diagnostics_json && !output_on_stdout ? stdout : stderr);
-  if (status == DPIA_OK) {
+  if (report) {
     if (out_path) {
       if (!write_atomically(out_path, out, olen)) status = DPIA_EUSAGE;
     } else {

@@ -119,6 +119,11 @@ typedef struct DpiaOptions {
    * are then outside the program's domain, and another kind may fit. */
   int inputs;
   int diagnostics_json; /* diagnostics as a JSON array instead of text */
+  /* DPIA_RUN: the report as one JSON object instead of text: kernel,
+   * device, platform, sizes, global_size, local_size (null when OpenCL
+   * chooses), runs, min_ms, median_ms, gb_per_s, and check (null without
+   * check; else seed, ok, relative_error, bound, report) */
+  int run_json;
   /* Allocation: every byte of a translation comes from alloc (NULL: malloc).
    * When alloc fails the translation stops with an out-of-memory error. */
   void *(*alloc)(void *user, size_t size);

@@ -174,5 +174,35 @@ else:
     print(f'FAIL run of known/pocl_cannot_select.cl: exit {rc} (4 expected; if PoCL now builds it, '
           f'this test needs another kernel that aborts it), {err[-400:]!r}')
 
+# --json: the report as one JSON object, also when the check fails
+import json
+def json_report(args, code, check):
+    global passed, failed
+    rc, out, err = run(args)
+    try:
+        d = json.loads(out)
+        ok = (rc == code and d['kernel'] and d['device'] and d['sizes'] and d['global_size']
+              and d['min_ms'] >= 0 and d['runs'] >= 1 and check(d))
+    except (ValueError, KeyError, TypeError) as e:
+        ok, d = False, repr(e)
+    if ok:
+        passed += 1
+        print(f'PASS dpia {" ".join(args)}')
+    else:
+        failed += 1
+        print(f'FAIL dpia {" ".join(args)}: exit {rc} (expected {code}), report {out[:500]!r} {err[-300:]!r}')
+scal = os.path.join(samples, 'scal.dpia')
+json_report(['run', scal, '-k', 'scal', '--size', 'N=1024', '--json'], 0,
+            lambda d: d['check'] is None and d['sizes'] == {'N': 1024} and d['local_size'] is None)
+json_report(['run', scal, '-k', 'scal', '--size', 'N=1024', '--json', '--check', '--seed', '5'], 0,
+            lambda d: d['check']['ok'] is True and d['check']['seed'] == 5 and d['check']['relative_error'] < 1e-4)
+with tempfile.TemporaryDirectory() as tmp:
+    wrong = os.path.join(tmp, 'wrong.cl')
+    text = run(['translate', scal, '-k', 'scal'])[1]
+    with open(wrong, 'w') as f:
+        f.write(text.replace('alpha * xs[gid]', '2.0f * alpha * xs[gid]'))
+    json_report(['run', scal, '-k', 'scal', '--size', 'N=1024', '--json', '--check', '--opencl-source=' + wrong], 3,
+                lambda d: d['check']['ok'] is False and 'exceeds the bound' in d['check']['report'])
+
 print(f'{passed} passed, {failed} failed')
 sys.exit(1 if failed else 0)
