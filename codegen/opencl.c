@@ -27,7 +27,7 @@
  * when needed) ----
  *
  * Which names OpenCL C takes is the checker's one list
- * (opencl_name_reserved, dpia/check.c).  The generator keeps one family for
+ * (opencl_name_reserved, dpia/opencl_names.c).  The generator keeps one family for
  * itself: names beginning with `pair_`, the struct typedefs of pair types
  * (cg_ctype), so that no variable or parameter can hide one. */
 

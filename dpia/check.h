@@ -57,7 +57,7 @@ Phrase *phrase_subst(Arena *a, TypeCtx *tc, const Phrase *body, const Binder *x,
  * section 5 on a normalized kernel body. */
 bool strategy_check_kernel(Arena *a, Diag *diag, DefInfo *kernel, Phrase *normal_body);
 
-/* check.c: name is not free in OpenCL C 1.2, 2.0 and 3.0: a keyword or
+/* opencl_names.c: name is not free in OpenCL C 1.2, 2.0 and 3.0: a keyword or
  * reserved word, a built-in type (any vector width), function, macro or
  * constant, a reserved prefix (`__`, `_` and a capital, `cl_`, `CL_`,
  * `CLK_`, ...), or not a C identifier (it has a prime).  The checker
@@ -65,6 +65,9 @@ bool strategy_check_kernel(Arena *a, Diag *diag, DefInfo *kernel, Phrase *normal
  * are); the code generator renames every other name it emits away from
  * them.  No name beginning with `v_` is reserved. */
 bool opencl_name_reserved(const char *name);
+/* What name is in OpenCL C, for a message (opencl_names.c), or NULL if it
+ * is free. */
+const char *opencl_name_use(const char *name);
 
 /* Most phrase nodes a declaration may grow to by inlining (tests/limits). */
 enum { DPIA_MAX_NORMAL_NODES = 4000000 };

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""opencl_names.py: every name in the OpenCL C name tables of dpia/check.c
+"""opencl_names.py: every name in the OpenCL C name tables of dpia/opencl_names.c
 (kernel names, spec section 8) is rejected as a kernel name and as a kernel's
 nat parameter name, and each table is sorted and free of duplicates (the
 checker looks names up by binary search).
@@ -63,9 +63,9 @@ def run_one(dpia, names, tmp):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--dpia', required=True)
-    ap.add_argument('check_c')
+    ap.add_argument('names_c')
     a = ap.parse_args()
-    with open(a.check_c) as f:
+    with open(a.names_c) as f:
         tabs = tables(f.read())
     failures = []
     for name, items in tabs.items():

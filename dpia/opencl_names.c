@@ -1,0 +1,202 @@
+/* opencl_names.c: the names OpenCL C gives a meaning to, so that a kernel's
+ * name and its nat parameters' names (which become C names as they are)
+ * can be refused by the checker (check.c, check_kernel_names), and the
+ * code generator can rename everything else away from them. */
+#include "check.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Kernel names (spec section 8: kernel void NAME(...)).
+ *
+ * A kernel is named after its declaration, and its nat parameters keep
+ * their names (sizes in types refer to them); data parameters and local
+ * names are renamed by the code generator when they clash.  So a kernel's
+ * name and its nat parameters' names must be free in OpenCL C 1.2, 2.0 and
+ * 3.0: `kernel dot` compiles, then fails at clCreateKernel with
+ * CL_INVALID_KERNEL_NAME, `kernel float4` does not compile.  They must not be
+ * a keyword or reserved word, a built-in type (with any vector width), a
+ * built-in function (math, geometric, relational, integer, work-item,
+ * synchronisation, vector load and store, conversion, reinterpretation,
+ * atomic, image, pipe, enqueue, work-group and sub-group functions, and the
+ * Khronos extensions' ones; vendor extensions such as intel_* are not
+ * included) or a predefined macro or constant.  Names beginning with `__`,
+ * or `_` and a capital letter, are reserved by C; `cl_` names OpenCL
+ * extensions and `CL_`, `CLK_` its macros.  `get_` is not reserved as a
+ * whole: every get_* built-in is listed, and `get_rows` is a fine name.
+ *
+ * Each table is sorted (in strcmp order) for binary search. */
+
+static const char *const opencl_keywords[] = {
+    "auto", "break", "case", "complex", "const", "constant", "continue", "default", "do", "else", "enum", "extern",
+    "false", "for", "generic", "global", "goto", "if", "imaginary", "inline", "kernel", "local", "pipe", "private",
+    "read_only", "read_write", "register", "restrict", "return", "signed", "sizeof", "static", "struct", "switch",
+    "true", "typedef", "uniform", "union", "unsigned", "vec_step", "volatile", "while", "write_only",
+};
+static const char *const opencl_types[] = {
+    "clk_event_t", "clk_profiling_info", "event_t", "image1d_array_t", "image1d_buffer_t", "image1d_t",
+    "image2d_array_depth_t", "image2d_array_msaa_depth_t", "image2d_array_msaa_t", "image2d_array_t",
+    "image2d_depth_t", "image2d_msaa_depth_t", "image2d_msaa_t", "image2d_t", "image3d_t", "intptr_t",
+    "kernel_enqueue_flags_t", "memory_order", "memory_scope", "ndrange_t", "ptrdiff_t", "queue_t", "reserve_id_t",
+    "sampler_t", "size_t", "uintptr_t", "void",
+};
+static const char *const opencl_functions[] = {
+    "abs", "abs_diff", "acos", "acosh", "acospi", "add_sat", "all", "any", "asin", "asinh", "asinpi",
+    "async_work_group_copy", "async_work_group_strided_copy", "atan", "atan2", "atan2pi", "atanh", "atanpi",
+    "barrier", "bit_reverse", "bitfield_extract_signed", "bitfield_extract_unsigned", "bitfield_insert",
+    "bitselect", "capture_event_profiling_info", "cbrt", "ceil", "clamp", "clz", "commit_read_pipe",
+    "commit_write_pipe", "copysign", "cos", "cosh", "cospi", "create_user_event", "cross", "ctz", "degrees",
+    "distance", "dot", "dot_4x8packed_ss_int", "dot_4x8packed_su_int", "dot_4x8packed_us_int",
+    "dot_4x8packed_uu_uint", "dot_acc_sat", "dot_acc_sat_4x8packed_ss_int", "dot_acc_sat_4x8packed_su_int",
+    "dot_acc_sat_4x8packed_us_int", "dot_acc_sat_4x8packed_uu_uint", "enqueue_kernel", "enqueue_marker", "erf",
+    "erfc", "exp", "exp10", "exp2", "expm1", "fabs", "fast_distance", "fast_length", "fast_normalize", "fdim",
+    "floor", "fma", "fmax", "fmin", "fmod", "fract", "frexp", "get_default_queue", "get_enqueued_local_size",
+    "get_enqueued_num_sub_groups", "get_fence", "get_global_id", "get_global_linear_id", "get_global_offset",
+    "get_global_size", "get_group_id", "get_image_array_size", "get_image_channel_data_type",
+    "get_image_channel_order", "get_image_depth", "get_image_dim", "get_image_height", "get_image_num_mip_levels",
+    "get_image_num_samples", "get_image_width", "get_kernel_max_sub_group_size_for_ndrange",
+    "get_kernel_preferred_work_group_size_multiple", "get_kernel_sub_group_count_for_ndrange",
+    "get_kernel_work_group_size", "get_local_id", "get_local_linear_id", "get_local_size", "get_max_sub_group_size",
+    "get_num_groups", "get_num_sub_groups", "get_pipe_max_packets", "get_pipe_num_packets", "get_sub_group_eq_mask",
+    "get_sub_group_ge_mask", "get_sub_group_gt_mask", "get_sub_group_id", "get_sub_group_le_mask",
+    "get_sub_group_local_id", "get_sub_group_lt_mask", "get_sub_group_size", "get_work_dim", "hadd", "half_cos",
+    "half_divide", "half_exp", "half_exp10", "half_exp2", "half_log", "half_log10", "half_log2", "half_powr",
+    "half_recip", "half_rsqrt", "half_sin", "half_sqrt", "half_tan", "hypot", "ilogb", "is_valid_event",
+    "is_valid_reserve_id", "isequal", "isfinite", "isgreater", "isgreaterequal", "isinf", "isless", "islessequal",
+    "islessgreater", "isnan", "isnormal", "isnotequal", "isordered", "isunordered", "ldexp", "length", "lgamma",
+    "lgamma_r", "log", "log10", "log1p", "log2", "logb", "mad", "mad24", "mad_hi", "mad_sat", "max", "maxmag",
+    "mem_fence", "min", "minmag", "mix", "modf", "mul24", "mul_hi", "nan", "native_cos", "native_divide",
+    "native_exp", "native_exp10", "native_exp2", "native_log", "native_log10", "native_log2", "native_powr",
+    "native_recip", "native_rsqrt", "native_sin", "native_sqrt", "native_tan", "ndrange_1D", "ndrange_2D",
+    "ndrange_3D", "nextafter", "normalize", "popcount", "pow", "pown", "powr", "prefetch", "printf", "radians",
+    "read_imagef", "read_imageh", "read_imagei", "read_imageui", "read_mem_fence", "read_pipe", "release_event",
+    "remainder", "remquo", "reserve_read_pipe", "reserve_write_pipe", "retain_event", "rhadd", "rint", "rootn",
+    "rotate", "round", "rsqrt", "select", "set_user_event_status", "shuffle", "shuffle2", "sign", "signbit", "sin",
+    "sincos", "sinh", "sinpi", "smoothstep", "sqrt", "step", "sub_sat", "tan", "tanh", "tanpi", "tgamma",
+    "to_global", "to_local", "to_private", "trunc", "upsample", "wait_group_events", "write_imagef", "write_imageh",
+    "write_imagei", "write_imageui", "write_mem_fence", "write_pipe",
+};
+static const char *const opencl_macros[] = {
+    "ATOMIC_FLAG_INIT", "ATOMIC_VAR_INIT", "CHAR_BIT", "CHAR_MAX", "CHAR_MIN", "DBL_DIG", "DBL_EPSILON",
+    "DBL_MANT_DIG", "DBL_MAX", "DBL_MAX_10_EXP", "DBL_MAX_EXP", "DBL_MIN", "DBL_MIN_10_EXP", "DBL_MIN_EXP",
+    "DBL_RADIX", "FLT_DIG", "FLT_EPSILON", "FLT_MANT_DIG", "FLT_MAX", "FLT_MAX_10_EXP", "FLT_MAX_EXP", "FLT_MIN",
+    "FLT_MIN_10_EXP", "FLT_MIN_EXP", "FLT_RADIX", "FP_FAST_FMA", "FP_FAST_FMAF", "FP_FAST_FMA_HALF", "FP_ILOGB0",
+    "FP_ILOGBNAN", "HALF_DIG", "HALF_EPSILON", "HALF_MANT_DIG", "HALF_MAX", "HALF_MAX_10_EXP", "HALF_MAX_EXP",
+    "HALF_MIN", "HALF_MIN_10_EXP", "HALF_MIN_EXP", "HALF_RADIX", "HUGE_VAL", "HUGE_VALF", "INFINITY", "INT_MAX",
+    "INT_MIN", "LONG_MAX", "LONG_MIN", "MAXFLOAT", "MAX_WORK_DIM", "M_1_PI", "M_1_PI_F", "M_1_PI_H", "M_2_PI",
+    "M_2_PI_F", "M_2_PI_H", "M_2_SQRTPI", "M_2_SQRTPI_F", "M_2_SQRTPI_H", "M_E", "M_E_F", "M_E_H", "M_LN10",
+    "M_LN10_F", "M_LN10_H", "M_LN2", "M_LN2_F", "M_LN2_H", "M_LOG10E", "M_LOG10E_F", "M_LOG10E_H", "M_LOG2E",
+    "M_LOG2E_F", "M_LOG2E_H", "M_PI", "M_PI_2", "M_PI_2_F", "M_PI_2_H", "M_PI_4", "M_PI_4_F", "M_PI_4_H", "M_PI_F",
+    "M_PI_H", "M_SQRT1_2", "M_SQRT1_2_F", "M_SQRT1_2_H", "M_SQRT2", "M_SQRT2_F", "M_SQRT2_H", "NAN", "NULL",
+    "SCHAR_MAX", "SCHAR_MIN", "SHRT_MAX", "SHRT_MIN", "UCHAR_MAX", "UINT_MAX", "ULONG_MAX", "USHRT_MAX",
+    "kernel_exec", "memory_order_acq_rel", "memory_order_acquire", "memory_order_relaxed", "memory_order_release",
+    "memory_order_seq_cst", "memory_scope_all_devices", "memory_scope_all_svm_devices", "memory_scope_device",
+    "memory_scope_sub_group", "memory_scope_work_group", "memory_scope_work_item",
+};
+
+/* Families of names, matched by their shape rather than listed. */
+static const char *const opencl_prefixes[][2] = {
+    {"__", "reserved in C and OpenCL C (it begins with '__')"},
+    {"cl_", "reserved for OpenCL extensions (it begins with 'cl_')"},
+    {"CL_", "an OpenCL C predefined macro (it begins with 'CL_')"},
+    {"CLK_", "an OpenCL C predefined macro (it begins with 'CLK_')"},
+    {"atomic_", "an OpenCL C atomic function or type (it begins with 'atomic_')"},
+    {"atom_", "an OpenCL C atomic function (it begins with 'atom_')"},
+    {"sub_group_", "an OpenCL C sub-group function (it begins with 'sub_group_')"},
+    {"work_group_", "an OpenCL C work-group function (it begins with 'work_group_')"},
+};
+
+static int compare_name(const void *key, const void *entry) { return strcmp(key, *(const char *const *)entry); }
+
+static bool in_table(const char *name, const char *const *table, size_t n) {
+  return bsearch(name, table, n, sizeof *table, compare_name) != NULL;
+}
+
+/* s after an optional vector width 2 3 4 8 16 (*has_width says whether
+ * there was one) */
+static const char *skip_width(const char *s, bool *has_width) {
+  *has_width = true;
+  if (s[0] == '1' && s[1] == '6') return s + 2;
+  if (s[0] == '2' || s[0] == '3' || s[0] == '4' || s[0] == '8') return s + 1;
+  *has_width = false;
+  return s;
+}
+
+/* s after a rounding mode suffix _rte _rtz _rtp _rtn, if it has one */
+static const char *skip_rounding(const char *s) {
+  if (s[0] == '_' && s[1] == 'r' && s[2] == 't' && (s[3] == 'e' || s[3] == 'z' || s[3] == 'p' || s[3] == 'n'))
+    return s + 4;
+  return s;
+}
+
+enum { TYPE_PLAIN, TYPE_CONVERT, TYPE_AS };
+
+/* s is an OpenCL C scalar or vector type name (float, float4; the
+ * reserved bool2, quad, float4x4 too), followed for TYPE_CONVERT by an
+ * optional _sat and rounding mode (convert_int4_sat_rte), for TYPE_AS
+ * nothing (as_float4, as_size_t). */
+static bool is_type_name(const char *s, int what) {
+  static const char *const scalars[] = {"bool", "char", "double", "float", "half", "int", "long", "quad",
+                                        "short", "uchar", "uint", "ulong", "ulonglong", "ushort"};
+  static const char *const integer_types[] = {"intptr_t", "ptrdiff_t", "size_t", "uintptr_t"};
+  if (what == TYPE_AS && in_table(s, integer_types, DPIA_COUNTOF(integer_types))) return true; /* as_size_t */
+  for (size_t i = 0; i < DPIA_COUNTOF(scalars); i++) {
+    size_t n = strlen(scalars[i]);
+    if (strncmp(s, scalars[i], n) != 0) continue;
+    bool width, width2;
+    const char *p = skip_width(s + n, &width);
+    if (width && *p == 'x' && (s[0] == 'f' || s[0] == 'd')) {
+      const char *q = skip_width(p + 1, &width2); /* matrix types float4x4, reserved */
+      if (width2) p = q;
+    }
+    if (what == TYPE_CONVERT) {
+      if (strncmp(p, "_sat", 4) == 0) p += 4;
+      p = skip_rounding(p);
+    }
+    if (*p == 0) return true;
+  }
+  return false;
+}
+
+/* vloadN vstoreN vload_half[N] vloada_halfN vstore_half[N][_rtX]
+ * vstorea_halfN[_rtX] */
+static bool is_vector_load_store(const char *s) {
+  static const struct {
+    const char *head;
+    bool width_needed, rounding;
+  } forms[] = {{"vload", true, false},        {"vstore", true, false},      {"vload_half", false, false},
+               {"vloada_half", false, false}, {"vstore_half", false, true}, {"vstorea_half", false, true}};
+  for (size_t i = 0; i < DPIA_COUNTOF(forms); i++) {
+    size_t n = strlen(forms[i].head);
+    if (strncmp(s, forms[i].head, n) != 0) continue;
+    bool width;
+    const char *p = skip_width(s + n, &width);
+    if (forms[i].rounding) p = skip_rounding(p);
+    if (*p == 0 && (width || !forms[i].width_needed)) return true;
+  }
+  return false;
+}
+
+/* What name is in OpenCL C, for a message, or NULL if it is free. */
+const char *opencl_name_use(const char *name) {
+  if (strchr(name, '\'')) return "not an OpenCL C identifier (C names have no ')";
+  if (name[0] == '_' && name[1] >= 'A' && name[1] <= 'Z')
+    return "reserved in C and OpenCL C (it begins with '_' and a capital letter)";
+  for (size_t i = 0; i < DPIA_COUNTOF(opencl_prefixes); i++)
+    if (strncmp(name, opencl_prefixes[i][0], strlen(opencl_prefixes[i][0])) == 0) return opencl_prefixes[i][1];
+  if (in_table(name, opencl_keywords, DPIA_COUNTOF(opencl_keywords))) return "an OpenCL C keyword";
+  if (in_table(name, opencl_types, DPIA_COUNTOF(opencl_types)) || is_type_name(name, TYPE_PLAIN))
+    return "an OpenCL C type name";
+  if (in_table(name, opencl_functions, DPIA_COUNTOF(opencl_functions)) || is_vector_load_store(name) ||
+      (strncmp(name, "convert_", 8) == 0 && is_type_name(name + 8, TYPE_CONVERT)) ||
+      (strncmp(name, "as_", 3) == 0 && is_type_name(name + 3, TYPE_AS)))
+    return "an OpenCL C built-in function";
+  if (in_table(name, opencl_macros, DPIA_COUNTOF(opencl_macros))) return "an OpenCL C predefined macro or constant";
+  return NULL;
+}
+
+/* check.h; the one list of OpenCL C's names, shared with the code
+ * generator (codegen/opencl.c, cg_is_reserved).  No name that begins with
+ * `v_` is in it: no table above has one, and no prefix or family matches
+ * one (the code generator relies on that to leave the reserved set). */
+bool opencl_name_reserved(const char *name) { return opencl_name_use(name) != NULL; }
