@@ -656,7 +656,7 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     return cx(arena_printf(cg->arena, "(%s)%s", ct, paren_below(cg, v, PREC_UNARY)), PREC_UNARY);
   }
   default:
-    if (prim_info[prim].flags & PF_MATH) {
+    if (prim_family(prim) == PFAM_MATH) {
       int arity = s->nargs;
       CExpr args[3];
       for (int a = 0; a < arity; a++) args[a] = gen_exp(cg, s->args[a], NULL);

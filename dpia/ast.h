@@ -266,6 +266,9 @@ Program *parse_program(Arena *a, Interner *in, Diag *diag, const Source *src);
  * re-check of an imperative program, which nests deeper than its source),
  * up to the checker's own bound, DPIA_MAX_NESTING * 4. */
 Program *parse_program_deep(Arena *a, Interner *in, Diag *diag, const Source *src, int max_nesting);
+/* parse.c: a phrase type alone (spec section 2, `ptype`), as the signatures
+ * of the primitive table are written; NULL after reporting an error. */
+TypeAst *parse_phrase_type_text(Arena *a, Interner *in, Diag *diag, const Source *src);
 
 /* ast_print.c: print in surface syntax, fully parenthesised where needed so
  * that the output parses back to the same tree. */

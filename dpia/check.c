@@ -221,257 +221,6 @@ static Phrase *mk_app(Checker *c, Phrase *fn, Phrase *arg, Span span, PhraseType
 
 static DataType *fresh(Checker *c, MetaClass cls, Span span) { return dt_meta(c->tc, cls, span); }
 
-/* ---- primitive types (spec section 4, paper Figure 4) ---- */
-
-typedef struct Build {
-  Checker *c;
-  Span span;
-} Build;
-
-static PhraseType *E(Build *b, DataType *d) { return pt_exp(b->c->tc, d); }
-static PhraseType *A(Build *b, DataType *d) { return pt_acc(b->c->tc, d); }
-static PhraseType *F(Build *b, PhraseType *x, PhraseType *y) { return pt_fn(b->c->tc, x, y); }
-static PhraseType *FP(Build *b, PhraseType *x, PhraseType *y) { return pt_fn_p(b->c->tc, x, y); }
-static DataType *ARR(Build *b, Size n, DataType *d) { return dt_array(b->c->tc, n, d); }
-static DataType *D(Build *b) { return fresh(b->c, MC_ANY, b->span); }
-static Size N(Build *b) { return size_var(&b->c->tc->sizes, fresh_size_meta(b->c, b->span)); }
-static Size MUL(Build *b, Size x, Size y) { return size_mul(&b->c->tc->sizes, x, y); }
-static Size ADD(Build *b, Size x, Size y) { return size_add(&b->c->tc->sizes, x, y); }
-
-static bool vector_width_ok(int64_t w) { return w == 2 || w == 3 || w == 4 || w == 8 || w == 16; }
-
-/* The instantiated type of a primitive with its static arguments. */
-static PhraseType *prim_type(Checker *c, Phrase *p, const Ast *e) {
-  Build bb = {c, e->span}, *b = &bb;
-  TypeCtx *tc = c->tc;
-  PhraseType *comm = tc->t_comm;
-  Size k = p->sizes[0], k2 = p->sizes[1];
-  int64_t kv;
-  switch (p->prim) {
-  case PRIM_MAP:
-  case PRIM_MAP_SEQ:
-  case PRIM_MAP_GLOBAL:
-  case PRIM_MAP_WORKGROUP:
-  case PRIM_MAP_LOCAL: {
-    Size n = N(b);
-    DataType *d1 = D(b), *d2 = D(b);
-    return F(b, F(b, E(b, d1), E(b, d2)), F(b, E(b, ARR(b, n, d1)), E(b, ARR(b, n, d2))));
-  }
-  case PRIM_REDUCE:
-  case PRIM_REDUCE_SEQ: {
-    Size n = N(b);
-    DataType *d1 = D(b), *d2 = D(b);
-    return F(b, F(b, E(b, d1), F(b, E(b, d2), E(b, d2))), F(b, E(b, d2), F(b, E(b, ARR(b, n, d1)), E(b, d2))));
-  }
-  case PRIM_ZIP: {
-    Size n = N(b);
-    DataType *d1 = D(b), *d2 = D(b);
-    return F(b, E(b, ARR(b, n, d1)), F(b, E(b, ARR(b, n, d2)), E(b, ARR(b, n, dt_pair(tc, d1, d2)))));
-  }
-  case PRIM_SPLIT: {
-    Size n = N(b);
-    DataType *d = D(b);
-    require(c, REQ_POSITIVE, k, e->span, "split");
-    return F(b, E(b, ARR(b, MUL(b, n, k), d)), E(b, ARR(b, n, ARR(b, k, d))));
-  }
-  case PRIM_JOIN: {
-    Size n = N(b), m = N(b);
-    DataType *d = D(b);
-    return F(b, E(b, ARR(b, n, ARR(b, m, d))), E(b, ARR(b, MUL(b, n, m), d)));
-  }
-  case PRIM_PAIR: {
-    DataType *d1 = D(b), *d2 = D(b);
-    return F(b, E(b, d1), F(b, E(b, d2), E(b, dt_pair(tc, d1, d2))));
-  }
-  case PRIM_FST:
-  case PRIM_SND: {
-    DataType *d1 = D(b), *d2 = D(b);
-    return F(b, E(b, dt_pair(tc, d1, d2)), E(b, p->prim == PRIM_FST ? d1 : d2));
-  }
-  case PRIM_AS_VECTOR:
-  case PRIM_AS_SCALAR_ACC:
-  case PRIM_AS_SCALAR:
-  case PRIM_AS_VECTOR_ACC: {
-    Size n = N(b);
-    DataType *s = fresh(c, MC_NUMERIC, e->span), *v = D(b);
-    Size w = k;
-    if (p->prim == PRIM_AS_VECTOR || p->prim == PRIM_AS_SCALAR_ACC) {
-      if (!size_const_value(k, &kv) || !vector_width_ok(kv)) {
-        /* a width of tune parameters is known once --set gives them
-         * (docs/language.md section 6) */
-        check_error(c, e->span, "%s needs a vector width of 2, 3, 4, 8 or 16%s", prim_info[p->prim].name,
-                    size_const_value(k, &kv) ? "" : " (a constant: a tune parameter used as the width needs --set)");
-        return NULL;
-      }
-    } else {
-      w = N(b);
-    }
-    defer(c, DEFER_VECTOR_OF, s, v, w, SC_INT, e->span);
-    DataType *scalars = ARR(b, MUL(b, n, w), s), *vectors = ARR(b, n, v);
-    switch (p->prim) {
-    case PRIM_AS_VECTOR: return F(b, E(b, scalars), E(b, vectors));
-    case PRIM_AS_SCALAR: return F(b, E(b, vectors), E(b, scalars));
-    case PRIM_AS_SCALAR_ACC: return F(b, A(b, scalars), A(b, vectors));
-    default: return F(b, A(b, vectors), A(b, scalars));
-    }
-  }
-  case PRIM_TRANSPOSE:
-  case PRIM_TRANSPOSE_ACC: {
-    Size n = N(b), m = N(b);
-    DataType *d = D(b);
-    DataType *nm = ARR(b, n, ARR(b, m, d)), *mn = ARR(b, m, ARR(b, n, d));
-    return p->prim == PRIM_TRANSPOSE ? F(b, E(b, nm), E(b, mn)) : F(b, A(b, mn), A(b, nm));
-  }
-  case PRIM_SLIDE: {
-    /* slide s t : [t*(n-1)+s]d -> [n][s]d, written [t*n' + s] with n' = n-1 */
-    Size n1 = N(b);
-    DataType *d = D(b);
-    require(c, REQ_POSITIVE, k, e->span, "slide window");
-    require(c, REQ_POSITIVE, k2, e->span, "slide step");
-    Size one = size_const(&tc->sizes, 1);
-    return F(b, E(b, ARR(b, ADD(b, MUL(b, k2, n1), k), d)), E(b, ARR(b, ADD(b, n1, one), ARR(b, k, d))));
-  }
-  case PRIM_PAD_CLAMP:
-  case PRIM_PAD_CST: {
-    Size n = N(b);
-    DataType *d = D(b);
-    PhraseType *t = F(b, E(b, ARR(b, n, d)), E(b, ARR(b, ADD(b, ADD(b, k, n), k2), d)));
-    return p->prim == PRIM_PAD_CLAMP ? t : F(b, E(b, d), t);
-  }
-  case PRIM_REORDER_STRIDE: {
-    Size m = N(b);
-    DataType *d = D(b);
-    require(c, REQ_POSITIVE, k, e->span, "reorderStride");
-    DataType *t = ARR(b, MUL(b, m, k), d);
-    return F(b, E(b, t), E(b, t));
-  }
-  case PRIM_TAKE:
-  case PRIM_DROP: {
-    Size rest = N(b);
-    DataType *d = D(b);
-    return F(b, E(b, ARR(b, ADD(b, k, rest), d)), E(b, ARR(b, p->prim == PRIM_TAKE ? k : rest, d)));
-  }
-  case PRIM_TO_GLOBAL:
-  case PRIM_TO_LOCAL:
-  case PRIM_TO_PRIVATE: {
-    DataType *d1 = D(b), *d2 = D(b);
-    return F(b, F(b, E(b, d1), E(b, d2)), F(b, E(b, d1), E(b, d2)));
-  }
-  case PRIM_SELECT: {
-    DataType *t = D(b);
-    return F(b, E(b, tc->t_bool), F(b, E(b, t), F(b, E(b, t), E(b, t))));
-  }
-  case PRIM_VEC: {
-    if (!size_const_value(k, &kv) || !vector_width_ok(kv)) {
-      check_error(c, e->span, "vec needs a vector width of 2, 3, 4, 8 or 16%s",
-                  size_const_value(k, &kv) ? "" : " (a constant: a tune parameter used as the width needs --set)");
-      return NULL;
-    }
-    DataType *s = fresh(c, MC_NUMERIC, e->span), *v = D(b);
-    defer(c, DEFER_VECTOR_OF, s, v, k, SC_INT, e->span);
-    return F(b, E(b, s), E(b, v));
-  }
-  case PRIM_FABS:
-  case PRIM_SQRT:
-  case PRIM_RSQRT:
-  case PRIM_EXP:
-  case PRIM_LOG:
-  case PRIM_SIN:
-  case PRIM_COS:
-  case PRIM_FLOOR:
-  case PRIM_CEIL: {
-    DataType *t = fresh(c, MC_FLOATING, e->span);
-    return F(b, E(b, t), E(b, t));
-  }
-  case PRIM_MIN:
-  case PRIM_MAX: {
-    DataType *t = fresh(c, MC_NUMERIC, e->span);
-    return F(b, E(b, t), F(b, E(b, t), E(b, t)));
-  }
-  case PRIM_POW: {
-    DataType *t = fresh(c, MC_FLOATING, e->span);
-    return F(b, E(b, t), F(b, E(b, t), E(b, t)));
-  }
-  case PRIM_FMA: {
-    DataType *t = fresh(c, MC_FLOATING, e->span);
-    return F(b, E(b, t), F(b, E(b, t), F(b, E(b, t), E(b, t))));
-  }
-  case PRIM_TO_FLOAT:
-  case PRIM_TO_INT:
-  case PRIM_TO_DOUBLE: {
-    DataType *s = fresh(c, MC_NUMERIC, e->span), *r = D(b);
-    ScalarKind target = p->prim == PRIM_TO_FLOAT ? SC_FLOAT : p->prim == PRIM_TO_INT ? SC_INT : SC_DOUBLE;
-    defer(c, DEFER_CONVERT, s, r, size_const(&tc->sizes, 0), target, e->span);
-    return F(b, E(b, s), E(b, r));
-  }
-  case PRIM_SKIP: return comm;
-  case PRIM_NEW:
-  case PRIM_NEW_GLOBAL:
-  case PRIM_NEW_LOCAL:
-  case PRIM_NEW_PRIVATE:
-    return F(b, F(b, pt_var(tc, p->type_arg), comm), comm);
-  case PRIM_FOR:
-    return F(b, F(b, E(b, dt_idx(tc, k)), comm), comm);
-  case PRIM_PARFOR:
-  case PRIM_PARFOR_GLOBAL:
-  case PRIM_PARFOR_WORKGROUP:
-  case PRIM_PARFOR_LOCAL: {
-    Size n = N(b);
-    DataType *d = D(b);
-    return F(b, A(b, ARR(b, n, d)), F(b, F(b, E(b, dt_idx(tc, n)), FP(b, A(b, d), comm)), comm));
-  }
-  case PRIM_IDX:
-  case PRIM_IDX_ACC: {
-    Size n = N(b);
-    DataType *d = D(b);
-    PhraseType *i = E(b, dt_idx(tc, n));
-    return p->prim == PRIM_IDX ? F(b, E(b, ARR(b, n, d)), F(b, i, E(b, d)))
-                               : F(b, A(b, ARR(b, n, d)), F(b, i, A(b, d)));
-  }
-  case PRIM_SPLIT_ACC: {
-    Size n = N(b);
-    DataType *d = D(b);
-    require(c, REQ_POSITIVE, k, e->span, "splitAcc");
-    return F(b, A(b, ARR(b, n, ARR(b, k, d))), A(b, ARR(b, MUL(b, n, k), d)));
-  }
-  case PRIM_JOIN_ACC: {
-    Size n = N(b), m = N(b);
-    DataType *d = D(b);
-    return F(b, A(b, ARR(b, MUL(b, n, m), d)), A(b, ARR(b, n, ARR(b, m, d))));
-  }
-  case PRIM_PAIR_ACC1:
-  case PRIM_PAIR_ACC2: {
-    DataType *d1 = D(b), *d2 = D(b);
-    return F(b, A(b, dt_pair(tc, d1, d2)), A(b, p->prim == PRIM_PAIR_ACC1 ? d1 : d2));
-  }
-  case PRIM_ZIP_ACC1:
-  case PRIM_ZIP_ACC2: {
-    Size n = N(b);
-    DataType *d1 = D(b), *d2 = D(b);
-    return F(b, A(b, ARR(b, n, dt_pair(tc, d1, d2))), A(b, ARR(b, n, p->prim == PRIM_ZIP_ACC1 ? d1 : d2)));
-  }
-  case PRIM_MAP_I:
-  case PRIM_MAP_I_SEQ:
-  case PRIM_MAP_I_GLOBAL:
-  case PRIM_MAP_I_WORKGROUP:
-  case PRIM_MAP_I_LOCAL: {
-    Size n = N(b);
-    DataType *d1 = D(b), *d2 = D(b);
-    PhraseType *f = F(b, E(b, d1), FP(b, A(b, d2), comm));
-    return F(b, f, F(b, E(b, ARR(b, n, d1)), F(b, A(b, ARR(b, n, d2)), comm)));
-  }
-  case PRIM_REDUCE_I: {
-    Size n = N(b);
-    DataType *d1 = D(b), *d2 = D(b);
-    PhraseType *f = F(b, E(b, d1), F(b, E(b, d2), F(b, A(b, d2), comm)));
-    PhraseType *k_ = F(b, E(b, d2), comm);
-    return F(b, f, F(b, E(b, d2), F(b, E(b, ARR(b, n, d1)), F(b, k_, comm))));
-  }
-  case PRIM_COUNT: break;
-  }
-  INTERNAL("no type for primitive %d", (int)p->prim);
-}
-
 static Phrase *elab_prim(Checker *c, Env *env, const Ast *e) {
   Phrase *p = mk(c, PH_PRIM, e->span, NULL);
   p->prim = e->prim;
@@ -488,14 +237,12 @@ static Phrase *elab_prim(Checker *c, Env *env, const Ast *e) {
   if (!ok) return NULL;
   for (int i = 0; i < info->nsizes; i++) {
     int64_t v;
-    bool may_be_zero = p->prim == PRIM_PAD_CLAMP || p->prim == PRIM_PAD_CST || p->prim == PRIM_TAKE ||
-                       p->prim == PRIM_DROP;
-    if (!may_be_zero && size_const_value(p->sizes[i], &v) && v < 1) {
+    if (!(info->flags & PF_ZERO_SIZES) && size_const_value(p->sizes[i], &v) && v < 1) {
       check_error(c, e->sizes[i]->span, "%s needs a size of at least 1, found %lld", info->name, (long long)v);
       return NULL;
     }
   }
-  p->type = prim_type(c, p, e);
+  p->type = prim_type(c, p, e->span);
   return p->type ? p : NULL;
 }
 
@@ -1240,7 +987,7 @@ static Phrase *infer_inner(Checker *c, Env *env, const Ast *e) {
     /* (a, b) is pair a b */
     Phrase *pr = mk(c, PH_PRIM, e->span, NULL);
     pr->prim = PRIM_PAIR;
-    pr->type = prim_type(c, pr, e);
+    pr->type = prim_type(c, pr, e->span);
     Arg args[2] = {{.ast = e->lhs, .app_span = e->span}, {.ast = e->rhs, .app_span = e->span}};
     return apply_spine(c, env, pr, args, 2, NULL);
   }
@@ -1451,6 +1198,7 @@ CheckedProgram *check_program_set(Arena *a, Interner *in, Diag *diag, TypeCtx *t
   Checker c = {0};
   c.set = set;
   c.zonk_memo = NEW(a, ZonkMemo);
+  c.prim_sigs = NEWARRAY(a, PrimSig *, PRIM_COUNT);
   c.arena = a;
   c.in = in;
   c.diag = diag;

@@ -1,7 +1,7 @@
 /* check_int.h: private interface between check.c (elaboration of the
  * surface tree) and unify.c (metavariables, unification, zonking, deferred
  * constraints, requirements).  Not part of the library's interface: only
- * those two files include it. */
+ * those files (and prim_type.c) include it. */
 #ifndef DPIA_CHECK_INT_H
 #define DPIA_CHECK_INT_H
 
@@ -58,8 +58,11 @@ typedef struct ZonkMemo {
   } entry[ZONK_MEMO_SIZE];
 } ZonkMemo;
 
+typedef struct PrimSig PrimSig;
+
 typedef struct Checker {
   ZonkMemo *zonk_memo;
+  PrimSig **prim_sigs; /* by Prim: the signatures read so far (prim_type.c) */
   Arena *arena;
   Interner *in;
   Diag *diag;
@@ -90,6 +93,12 @@ typedef struct Checker {
 
 /* Report an error at span and mark the current declaration as failed. */
 void check_error(Checker *c, Span span, const char *fmt, ...) DPIA_PRINTF(3, 4);
+
+/* ---- prim_type.c ---- */
+
+/* The type of primitive p (its sizes and type argument converted) at one
+ * use, from its signature in prims.h; NULL after reporting an error at span. */
+PhraseType *prim_type(Checker *c, const Phrase *p, Span span);
 
 /* ---- unify.c ---- */
 

@@ -1299,6 +1299,29 @@ static void resynchronise(Parser *p) {
   while (!at(p, TOK_EOF) && !at(p, TOK_KW_DEF) && !at(p, TOK_KW_KERNEL)) advance(p);
 }
 
+static void parser_init(Parser *p, Arena *a, Interner *in, Diag *diag, const Source *src, int max_nesting) {
+  memset(p, 0, sizeof *p);
+  p->arena = a;
+  p->interner = in;
+  p->diag = diag;
+  p->src = src;
+  p->max_depth = max_nesting;
+  p->error_name = intern_cstr(in, "<error>");
+  lexer_init(&p->lexer, src, in, diag);
+  Span start = {src, 0, 0};
+  p->prev = start;
+  p->tok.span = start;
+  advance(p);
+}
+
+TypeAst *parse_phrase_type_text(Arena *a, Interner *in, Diag *diag, const Source *src) {
+  Parser parser;
+  parser_init(&parser, a, in, diag, src, DPIA_MAX_NESTING);
+  TypeAst *t = parse_ptype(&parser);
+  if (!at(&parser, TOK_EOF)) expected(&parser, "the end of the type");
+  return parser.failed ? NULL : t;
+}
+
 /* program ::= decl* */
 Program *parse_program(Arena *a, Interner *in, Diag *diag, const Source *src) {
   return parse_program_deep(a, in, diag, src, diag_depth_limit(diag, DPIA_MAX_NESTING));
@@ -1314,19 +1337,8 @@ Program *parse_program_deep(Arena *a, Interner *in, Diag *diag, const Source *sr
     return prog;
   }
   Parser parser;
-  memset(&parser, 0, sizeof parser);
   Parser *p = &parser;
-  p->arena = a;
-  p->interner = in;
-  p->diag = diag;
-  p->src = src;
-  p->max_depth = max_nesting;
-  p->error_name = intern_cstr(in, "<error>");
-  lexer_init(&p->lexer, src, in, diag);
-  Span start = {src, 0, 0};
-  p->prev = start;
-  p->tok.span = start;
-  advance(p);
+  parser_init(p, a, in, diag, src, max_nesting);
   Vec decls = {0};
   while (!at(p, TOK_EOF)) {
     if (at(p, TOK_KW_DEF) || at(p, TOK_KW_KERNEL)) {

@@ -8,7 +8,8 @@
 #include <string.h>
 
 const PrimInfo prim_info[PRIM_COUNT] = {
-#define X(id, name, nsizes, ntype, flags) [PRIM_##id] = {name, nsizes, ntype, flags},
+#define X(id, name, nsizes, ntype, flags, family, level, lowered, sig) \
+  [PRIM_##id] = {name, nsizes, ntype, flags, PFAM_##family, PLVL_##level, PRIM_##lowered, sig},
     DPIA_PRIMS(X)
 #undef X
 };
@@ -41,17 +42,6 @@ Prim prim_lookup(const char *name, size_t len, int *dim) {
 }
 
 bool prim_computes(Prim p) {
-  switch (p) {
-  case PRIM_MAP:
-  case PRIM_MAP_SEQ:
-  case PRIM_MAP_GLOBAL:
-  case PRIM_MAP_WORKGROUP:
-  case PRIM_MAP_LOCAL:
-  case PRIM_REDUCE:
-  case PRIM_REDUCE_SEQ:
-  case PRIM_TO_GLOBAL:
-  case PRIM_TO_LOCAL:
-  case PRIM_TO_PRIVATE: return true;
-  default: return false;
-  }
+  PrimFamily f = prim_family(p);
+  return f == PFAM_MAP || f == PFAM_REDUCE || f == PFAM_MEMORY;
 }

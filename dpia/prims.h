@@ -1,13 +1,42 @@
 /* prims.h: the table of DPIA primitives (spec section 4, paper Figure 4).
  *
- * One X-macro row per primitive, so the enum, the names the parser knows and
- * every printer come from one place:
- *   X(ID, "surface name", static size arguments, takes a type argument, flags)
+ * One X-macro row describes a primitive completely; the enum, the parser's
+ * names, every printer, the checker's types and the translation's choices
+ * come from it:
+ *
+ *   X(ID, "surface name", static sizes, takes a type, flags,
+ *     FAMILY, LEVEL, LOWERED, "signature")
+ *
  * Static arguments are the ones the spec says are written because nothing
  * else determines them: `split k`, `asVector k`, `slide s t`, `for n`,
  * `new T`.  The parser reads them right after the name, in size syntax (or
  * type syntax), so `split (N / 64) xs` is PRIM(split, sizes = [N/64]) applied
- * to xs.  Primitive names are reserved: they cannot be rebound. */
+ * to xs.  Primitive names are reserved: they cannot be rebound.
+ *
+ * FAMILY says what kind of primitive it is (PrimFamily below), LEVEL the
+ * OpenCL level it runs at or the address space it allocates in (PrimLevel),
+ * and LOWERED what the translation turns it into: a map its mapI of the same
+ * level (stage I, paper section 5.1), a mapI its parfor or for (stage II,
+ * section 5.2), a reduction reduceI, toGlobal/toLocal/toPrivate the new of
+ * their address space, a view in acceptor position its acceptor twin (zip
+ * and pair: zipAcc1 and pairAcc1, whose second projection follows them in
+ * the table); COUNT for none.
+ *
+ * The signature is the primitive's type in the language's own type syntax
+ * (spec section 2, `ptype`), as shine writes its primitives.  Lower-case
+ * names are implicit arguments, instantiated with fresh metavariables at
+ * every use (prim_type.c): a name in a size position is a size, one in a
+ * type position a data type.  The names before a leading "k." are the static
+ * arguments in order (sizes; `T` the type argument of new).  Constraints
+ * follow "where", separated by commas:
+ *   numeric s / floating t   the data type is a scalar (or vector) of that class
+ *   vector v s w             v is the vector of w elements of scalar s
+ *   convert s r float        r is float (int, double) with the width of s
+ *   width k                  the static size k is a vector width 2 3 4 8 16
+ *   positive k (what)        k >= 1, a precondition when symbolic ("what"
+ *                            names it in messages; the primitive's name if absent)
+ * A static size must be at least 1 when it is a constant, except with
+ * PF_ZERO_SIZES (padding, take, drop). */
 #ifndef DPIA_PRIMS_H
 #define DPIA_PRIMS_H
 
@@ -15,93 +44,191 @@
 #include <stddef.h>
 
 /* flags */
-#define PF_FUNC 0x01   /* functional primitive (Figure 4a, section 6.2, views) */
-#define PF_IMP 0x02    /* imperative primitive (Figure 4b) */
-#define PF_INTER 0x04  /* intermediate combinator (Figure 4c) */
-#define PF_DIM 0x08    /* takes an OpenCL dimension suffix 0, 1, 2 (mapGlobal1) */
-#define PF_MATH 0x10   /* OpenCL math built-in, elementwise over float vectors */
-#define PF_VIEW 0x20   /* data layout view: resolved by index code generation */
+#define PF_FUNC 0x01       /* functional primitive (Figure 4a, section 6.2, views) */
+#define PF_IMP 0x02        /* imperative primitive (Figure 4b) */
+#define PF_INTER 0x04      /* intermediate combinator (Figure 4c) */
+#define PF_DIM 0x08        /* takes an OpenCL dimension suffix 0, 1, 2 (mapGlobal1) */
+#define PF_VIEW 0x20       /* data layout view: resolved by index code generation */
+#define PF_ZERO_SIZES 0x40 /* its static sizes may be 0 */
 
 #define DPIA_PRIMS(X)                                          \
-  /* functional: maps and reductions */                        \
-  X(MAP, "map", 0, 0, PF_FUNC)                                 \
-  X(MAP_SEQ, "mapSeq", 0, 0, PF_FUNC)                          \
-  X(MAP_GLOBAL, "mapGlobal", 0, 0, PF_FUNC | PF_DIM)           \
-  X(MAP_WORKGROUP, "mapWorkgroup", 0, 0, PF_FUNC | PF_DIM)     \
-  X(MAP_LOCAL, "mapLocal", 0, 0, PF_FUNC | PF_DIM)             \
-  X(REDUCE, "reduce", 0, 0, PF_FUNC)                           \
-  X(REDUCE_SEQ, "reduceSeq", 0, 0, PF_FUNC)                    \
-  /* functional: data layout */                                \
-  X(ZIP, "zip", 0, 0, PF_FUNC | PF_VIEW)                       \
-  X(SPLIT, "split", 1, 0, PF_FUNC | PF_VIEW)                   \
-  X(JOIN, "join", 0, 0, PF_FUNC | PF_VIEW)                     \
-  X(PAIR, "pair", 0, 0, PF_FUNC | PF_VIEW)                     \
-  X(FST, "fst", 0, 0, PF_FUNC | PF_VIEW)                       \
-  X(SND, "snd", 0, 0, PF_FUNC | PF_VIEW)                       \
-  X(AS_VECTOR, "asVector", 1, 0, PF_FUNC | PF_VIEW)            \
-  X(AS_SCALAR, "asScalar", 0, 0, PF_FUNC | PF_VIEW)            \
-  X(TRANSPOSE, "transpose", 0, 0, PF_FUNC | PF_VIEW)           \
-  X(SLIDE, "slide", 2, 0, PF_FUNC | PF_VIEW)                   \
-  X(PAD_CLAMP, "padClamp", 2, 0, PF_FUNC | PF_VIEW)            \
-  X(PAD_CST, "padCst", 2, 0, PF_FUNC | PF_VIEW)                \
-  X(REORDER_STRIDE, "reorderStride", 1, 0, PF_FUNC | PF_VIEW)  \
-  X(TAKE, "take", 1, 0, PF_FUNC | PF_VIEW)                     \
-  X(DROP, "drop", 1, 0, PF_FUNC | PF_VIEW)                     \
-  /* functional: memory (section 6.2) */                       \
-  X(TO_GLOBAL, "toGlobal", 0, 0, PF_FUNC)                      \
-  X(TO_LOCAL, "toLocal", 0, 0, PF_FUNC)                        \
-  X(TO_PRIVATE, "toPrivate", 0, 0, PF_FUNC)                    \
-  /* functional: scalars */                                    \
-  X(SELECT, "select", 0, 0, PF_FUNC)                           \
-  X(VEC, "vec", 1, 0, PF_FUNC)                                 \
-  X(FABS, "fabs", 0, 0, PF_FUNC | PF_MATH)                     \
-  X(SQRT, "sqrt", 0, 0, PF_FUNC | PF_MATH)                     \
-  X(RSQRT, "rsqrt", 0, 0, PF_FUNC | PF_MATH)                   \
-  X(EXP, "exp", 0, 0, PF_FUNC | PF_MATH)                       \
-  X(LOG, "log", 0, 0, PF_FUNC | PF_MATH)                       \
-  X(SIN, "sin", 0, 0, PF_FUNC | PF_MATH)                       \
-  X(COS, "cos", 0, 0, PF_FUNC | PF_MATH)                       \
-  X(FLOOR, "floor", 0, 0, PF_FUNC | PF_MATH)                   \
-  X(CEIL, "ceil", 0, 0, PF_FUNC | PF_MATH)                     \
-  X(MIN, "min", 0, 0, PF_FUNC | PF_MATH)                       \
-  X(MAX, "max", 0, 0, PF_FUNC | PF_MATH)                       \
-  X(POW, "pow", 0, 0, PF_FUNC | PF_MATH)                       \
-  X(FMA, "fma", 0, 0, PF_FUNC | PF_MATH)                       \
-  X(TO_FLOAT, "toFloat", 0, 0, PF_FUNC)                        \
-  X(TO_INT, "toInt", 0, 0, PF_FUNC)                            \
-  X(TO_DOUBLE, "toDouble", 0, 0, PF_FUNC)                      \
-  /* imperative (Figure 4b) */                                 \
-  X(SKIP, "skip", 0, 0, PF_IMP)                                \
-  X(NEW, "new", 0, 1, PF_IMP)                                  \
-  X(NEW_GLOBAL, "newGlobal", 0, 1, PF_IMP)                     \
-  X(NEW_LOCAL, "newLocal", 0, 1, PF_IMP)                       \
-  X(NEW_PRIVATE, "newPrivate", 0, 1, PF_IMP)                   \
-  X(FOR, "for", 1, 0, PF_IMP)                                  \
-  X(PARFOR, "parfor", 0, 0, PF_IMP)                            \
-  X(PARFOR_GLOBAL, "parforGlobal", 0, 0, PF_IMP | PF_DIM)      \
-  X(PARFOR_WORKGROUP, "parforWorkgroup", 0, 0, PF_IMP | PF_DIM) \
-  X(PARFOR_LOCAL, "parforLocal", 0, 0, PF_IMP | PF_DIM)        \
-  X(IDX, "idx", 0, 0, PF_IMP | PF_VIEW)                        \
-  X(IDX_ACC, "idxAcc", 0, 0, PF_IMP | PF_VIEW)                 \
-  X(SPLIT_ACC, "splitAcc", 1, 0, PF_IMP | PF_VIEW)             \
-  X(JOIN_ACC, "joinAcc", 0, 0, PF_IMP | PF_VIEW)               \
-  X(PAIR_ACC1, "pairAcc1", 0, 0, PF_IMP | PF_VIEW)             \
-  X(PAIR_ACC2, "pairAcc2", 0, 0, PF_IMP | PF_VIEW)             \
-  X(ZIP_ACC1, "zipAcc1", 0, 0, PF_IMP | PF_VIEW)               \
-  X(ZIP_ACC2, "zipAcc2", 0, 0, PF_IMP | PF_VIEW)               \
-  X(AS_SCALAR_ACC, "asScalarAcc", 1, 0, PF_IMP | PF_VIEW)      \
-  X(AS_VECTOR_ACC, "asVectorAcc", 0, 0, PF_IMP | PF_VIEW)      \
-  X(TRANSPOSE_ACC, "transposeAcc", 0, 0, PF_IMP | PF_VIEW)     \
-  /* intermediate (Figure 4c) */                               \
-  X(MAP_I, "mapI", 0, 0, PF_INTER)                             \
-  X(MAP_I_SEQ, "mapISeq", 0, 0, PF_INTER)                      \
-  X(MAP_I_GLOBAL, "mapIGlobal", 0, 0, PF_INTER | PF_DIM)       \
-  X(MAP_I_WORKGROUP, "mapIWorkgroup", 0, 0, PF_INTER | PF_DIM) \
-  X(MAP_I_LOCAL, "mapILocal", 0, 0, PF_INTER | PF_DIM)         \
-  X(REDUCE_I, "reduceI", 0, 0, PF_INTER)
+  /* functional: maps and reductions */ \
+  X(MAP, "map", 0, 0, PF_FUNC, MAP, NONE, MAP_I, \
+    "(exp[a] -> exp[b]) -> exp[[n]a] -> exp[[n]b]") \
+  X(MAP_SEQ, "mapSeq", 0, 0, PF_FUNC, MAP, SEQ, MAP_I_SEQ, \
+    "(exp[a] -> exp[b]) -> exp[[n]a] -> exp[[n]b]") \
+  X(MAP_GLOBAL, "mapGlobal", 0, 0, PF_FUNC | PF_DIM, MAP, GLOBAL, MAP_I_GLOBAL, \
+    "(exp[a] -> exp[b]) -> exp[[n]a] -> exp[[n]b]") \
+  X(MAP_WORKGROUP, "mapWorkgroup", 0, 0, PF_FUNC | PF_DIM, MAP, WORKGROUP, MAP_I_WORKGROUP, \
+    "(exp[a] -> exp[b]) -> exp[[n]a] -> exp[[n]b]") \
+  X(MAP_LOCAL, "mapLocal", 0, 0, PF_FUNC | PF_DIM, MAP, LOCAL, MAP_I_LOCAL, \
+    "(exp[a] -> exp[b]) -> exp[[n]a] -> exp[[n]b]") \
+  X(REDUCE, "reduce", 0, 0, PF_FUNC, REDUCE, NONE, REDUCE_I, \
+    "(exp[a] -> exp[b] -> exp[b]) -> exp[b] -> exp[[n]a] -> exp[b]") \
+  X(REDUCE_SEQ, "reduceSeq", 0, 0, PF_FUNC, REDUCE, SEQ, REDUCE_I, \
+    "(exp[a] -> exp[b] -> exp[b]) -> exp[b] -> exp[[n]a] -> exp[b]") \
+  /* functional: data layout (views) */ \
+  X(ZIP, "zip", 0, 0, PF_FUNC | PF_VIEW, VIEW, NONE, ZIP_ACC1, \
+    "exp[[n]a] -> exp[[n]b] -> exp[[n](a, b)]") \
+  X(SPLIT, "split", 1, 0, PF_FUNC | PF_VIEW, VIEW, NONE, SPLIT_ACC, \
+    "k. exp[[n*k]a] -> exp[[n][k]a] where positive k") \
+  X(JOIN, "join", 0, 0, PF_FUNC | PF_VIEW, VIEW, NONE, JOIN_ACC, \
+    "exp[[n][m]a] -> exp[[n*m]a]") \
+  X(PAIR, "pair", 0, 0, PF_FUNC | PF_VIEW, VIEW, NONE, PAIR_ACC1, \
+    "exp[a] -> exp[b] -> exp[(a, b)]") \
+  X(FST, "fst", 0, 0, PF_FUNC | PF_VIEW, VIEW, NONE, COUNT, \
+    "exp[(a, b)] -> exp[a]") \
+  X(SND, "snd", 0, 0, PF_FUNC | PF_VIEW, VIEW, NONE, COUNT, \
+    "exp[(a, b)] -> exp[b]") \
+  X(AS_VECTOR, "asVector", 1, 0, PF_FUNC | PF_VIEW, VIEW, NONE, AS_VECTOR_ACC, \
+    "k. exp[[n*k]s] -> exp[[n]v] where width k, numeric s, vector v s k") \
+  X(AS_SCALAR, "asScalar", 0, 0, PF_FUNC | PF_VIEW, VIEW, NONE, AS_SCALAR_ACC, \
+    "exp[[n]v] -> exp[[n*w]s] where numeric s, vector v s w") \
+  X(TRANSPOSE, "transpose", 0, 0, PF_FUNC | PF_VIEW, VIEW, NONE, TRANSPOSE_ACC, \
+    "exp[[n][m]a] -> exp[[m][n]a]") \
+  X(SLIDE, "slide", 2, 0, PF_FUNC | PF_VIEW, VIEW, NONE, COUNT, \
+    "s t. exp[[t*n+s]a] -> exp[[n+1][s]a] where positive s (slide window), positive t (slide step)") \
+  X(PAD_CLAMP, "padClamp", 2, 0, PF_FUNC | PF_VIEW | PF_ZERO_SIZES, VIEW, NONE, COUNT, \
+    "l r. exp[[n]a] -> exp[[l+n+r]a]") \
+  X(PAD_CST, "padCst", 2, 0, PF_FUNC | PF_VIEW | PF_ZERO_SIZES, VIEW, NONE, COUNT, \
+    "l r. exp[a] -> exp[[n]a] -> exp[[l+n+r]a]") \
+  X(REORDER_STRIDE, "reorderStride", 1, 0, PF_FUNC | PF_VIEW, VIEW, NONE, COUNT, \
+    "s. exp[[m*s]a] -> exp[[m*s]a] where positive s") \
+  X(TAKE, "take", 1, 0, PF_FUNC | PF_VIEW | PF_ZERO_SIZES, VIEW, NONE, COUNT, \
+    "k. exp[[k+r]a] -> exp[[k]a]") \
+  X(DROP, "drop", 1, 0, PF_FUNC | PF_VIEW | PF_ZERO_SIZES, VIEW, NONE, COUNT, \
+    "k. exp[[k+r]a] -> exp[[r]a]") \
+  /* functional: memory (section 6.2) */ \
+  X(TO_GLOBAL, "toGlobal", 0, 0, PF_FUNC, MEMORY, GLOBAL, NEW_GLOBAL, \
+    "(exp[a] -> exp[b]) -> exp[a] -> exp[b]") \
+  X(TO_LOCAL, "toLocal", 0, 0, PF_FUNC, MEMORY, LOCAL, NEW_LOCAL, \
+    "(exp[a] -> exp[b]) -> exp[a] -> exp[b]") \
+  X(TO_PRIVATE, "toPrivate", 0, 0, PF_FUNC, MEMORY, PRIVATE, NEW_PRIVATE, \
+    "(exp[a] -> exp[b]) -> exp[a] -> exp[b]") \
+  /* functional: scalars */ \
+  X(SELECT, "select", 0, 0, PF_FUNC, SCALAR, NONE, COUNT, \
+    "exp[bool] -> exp[a] -> exp[a] -> exp[a]") \
+  X(VEC, "vec", 1, 0, PF_FUNC, SCALAR, NONE, COUNT, \
+    "k. exp[s] -> exp[v] where width k, numeric s, vector v s k") \
+  X(FABS, "fabs", 0, 0, PF_FUNC, MATH, NONE, COUNT, \
+    "exp[t] -> exp[t] where floating t") \
+  X(SQRT, "sqrt", 0, 0, PF_FUNC, MATH, NONE, COUNT, \
+    "exp[t] -> exp[t] where floating t") \
+  X(RSQRT, "rsqrt", 0, 0, PF_FUNC, MATH, NONE, COUNT, \
+    "exp[t] -> exp[t] where floating t") \
+  X(EXP, "exp", 0, 0, PF_FUNC, MATH, NONE, COUNT, \
+    "exp[t] -> exp[t] where floating t") \
+  X(LOG, "log", 0, 0, PF_FUNC, MATH, NONE, COUNT, \
+    "exp[t] -> exp[t] where floating t") \
+  X(SIN, "sin", 0, 0, PF_FUNC, MATH, NONE, COUNT, \
+    "exp[t] -> exp[t] where floating t") \
+  X(COS, "cos", 0, 0, PF_FUNC, MATH, NONE, COUNT, \
+    "exp[t] -> exp[t] where floating t") \
+  X(FLOOR, "floor", 0, 0, PF_FUNC, MATH, NONE, COUNT, \
+    "exp[t] -> exp[t] where floating t") \
+  X(CEIL, "ceil", 0, 0, PF_FUNC, MATH, NONE, COUNT, \
+    "exp[t] -> exp[t] where floating t") \
+  X(MIN, "min", 0, 0, PF_FUNC, MATH, NONE, COUNT, \
+    "exp[t] -> exp[t] -> exp[t] where numeric t") \
+  X(MAX, "max", 0, 0, PF_FUNC, MATH, NONE, COUNT, \
+    "exp[t] -> exp[t] -> exp[t] where numeric t") \
+  X(POW, "pow", 0, 0, PF_FUNC, MATH, NONE, COUNT, \
+    "exp[t] -> exp[t] -> exp[t] where floating t") \
+  X(FMA, "fma", 0, 0, PF_FUNC, MATH, NONE, COUNT, \
+    "exp[t] -> exp[t] -> exp[t] -> exp[t] where floating t") \
+  X(TO_FLOAT, "toFloat", 0, 0, PF_FUNC, CONVERT, NONE, COUNT, \
+    "exp[s] -> exp[r] where numeric s, convert s r float") \
+  X(TO_INT, "toInt", 0, 0, PF_FUNC, CONVERT, NONE, COUNT, \
+    "exp[s] -> exp[r] where numeric s, convert s r int") \
+  X(TO_DOUBLE, "toDouble", 0, 0, PF_FUNC, CONVERT, NONE, COUNT, \
+    "exp[s] -> exp[r] where numeric s, convert s r double") \
+  /* imperative (Figure 4b) */ \
+  X(SKIP, "skip", 0, 0, PF_IMP, SKIP, NONE, COUNT, \
+    "comm") \
+  X(NEW, "new", 0, 1, PF_IMP, NEW, NONE, COUNT, \
+    "T. (var[T] -> comm) -> comm") \
+  X(NEW_GLOBAL, "newGlobal", 0, 1, PF_IMP, NEW, GLOBAL, COUNT, \
+    "T. (var[T] -> comm) -> comm") \
+  X(NEW_LOCAL, "newLocal", 0, 1, PF_IMP, NEW, LOCAL, COUNT, \
+    "T. (var[T] -> comm) -> comm") \
+  X(NEW_PRIVATE, "newPrivate", 0, 1, PF_IMP, NEW, PRIVATE, COUNT, \
+    "T. (var[T] -> comm) -> comm") \
+  X(FOR, "for", 1, 0, PF_IMP, FOR, SEQ, COUNT, \
+    "n. (exp[idx[n]] -> comm) -> comm") \
+  X(PARFOR, "parfor", 0, 0, PF_IMP, PARFOR, NONE, COUNT, \
+    "acc[[n]a] -> (exp[idx[n]] -> acc[a] ->p comm) -> comm") \
+  X(PARFOR_GLOBAL, "parforGlobal", 0, 0, PF_IMP | PF_DIM, PARFOR, GLOBAL, COUNT, \
+    "acc[[n]a] -> (exp[idx[n]] -> acc[a] ->p comm) -> comm") \
+  X(PARFOR_WORKGROUP, "parforWorkgroup", 0, 0, PF_IMP | PF_DIM, PARFOR, WORKGROUP, COUNT, \
+    "acc[[n]a] -> (exp[idx[n]] -> acc[a] ->p comm) -> comm") \
+  X(PARFOR_LOCAL, "parforLocal", 0, 0, PF_IMP | PF_DIM, PARFOR, LOCAL, COUNT, \
+    "acc[[n]a] -> (exp[idx[n]] -> acc[a] ->p comm) -> comm") \
+  X(IDX, "idx", 0, 0, PF_IMP | PF_VIEW, VIEW, NONE, IDX_ACC, \
+    "exp[[n]a] -> exp[idx[n]] -> exp[a]") \
+  X(IDX_ACC, "idxAcc", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
+    "acc[[n]a] -> exp[idx[n]] -> acc[a]") \
+  X(SPLIT_ACC, "splitAcc", 1, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
+    "k. acc[[n][k]a] -> acc[[n*k]a] where positive k") \
+  X(JOIN_ACC, "joinAcc", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
+    "acc[[n*m]a] -> acc[[n][m]a]") \
+  X(PAIR_ACC1, "pairAcc1", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
+    "acc[(a, b)] -> acc[a]") \
+  X(PAIR_ACC2, "pairAcc2", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
+    "acc[(a, b)] -> acc[b]") \
+  X(ZIP_ACC1, "zipAcc1", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
+    "acc[[n](a, b)] -> acc[[n]a]") \
+  X(ZIP_ACC2, "zipAcc2", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
+    "acc[[n](a, b)] -> acc[[n]b]") \
+  X(AS_SCALAR_ACC, "asScalarAcc", 1, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
+    "k. acc[[n*k]s] -> acc[[n]v] where width k, numeric s, vector v s k") \
+  X(AS_VECTOR_ACC, "asVectorAcc", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
+    "acc[[n]v] -> acc[[n*w]s] where numeric s, vector v s w") \
+  X(TRANSPOSE_ACC, "transposeAcc", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
+    "acc[[m][n]a] -> acc[[n][m]a]") \
+  /* intermediate (Figure 4c) */ \
+  X(MAP_I, "mapI", 0, 0, PF_INTER, MAP_I, NONE, FOR, \
+    "(exp[a] -> acc[b] ->p comm) -> exp[[n]a] -> acc[[n]b] -> comm") \
+  X(MAP_I_SEQ, "mapISeq", 0, 0, PF_INTER, MAP_I, SEQ, FOR, \
+    "(exp[a] -> acc[b] ->p comm) -> exp[[n]a] -> acc[[n]b] -> comm") \
+  X(MAP_I_GLOBAL, "mapIGlobal", 0, 0, PF_INTER | PF_DIM, MAP_I, GLOBAL, PARFOR_GLOBAL, \
+    "(exp[a] -> acc[b] ->p comm) -> exp[[n]a] -> acc[[n]b] -> comm") \
+  X(MAP_I_WORKGROUP, "mapIWorkgroup", 0, 0, PF_INTER | PF_DIM, MAP_I, WORKGROUP, PARFOR_WORKGROUP, \
+    "(exp[a] -> acc[b] ->p comm) -> exp[[n]a] -> acc[[n]b] -> comm") \
+  X(MAP_I_LOCAL, "mapILocal", 0, 0, PF_INTER | PF_DIM, MAP_I, LOCAL, PARFOR_LOCAL, \
+    "(exp[a] -> acc[b] ->p comm) -> exp[[n]a] -> acc[[n]b] -> comm") \
+  X(REDUCE_I, "reduceI", 0, 0, PF_INTER, REDUCE_I, NONE, COUNT, \
+    "(exp[a] -> exp[b] -> acc[b] -> comm) -> exp[b] -> exp[[n]a] -> (exp[b] -> comm) -> comm")
+
+/* What kind of primitive a row is. */
+#define DPIA_PRIM_FAMILIES(X)                                                   \
+  X(MAP)      /* map, mapSeq, mapGlobal, mapWorkgroup, mapLocal */              \
+  X(REDUCE)   /* reduce, reduceSeq */                                           \
+  X(VIEW)     /* a data layout view of expressions (zip, split, ..., idx) */    \
+  X(MEMORY)   /* toGlobal, toLocal, toPrivate */                                \
+  X(SCALAR)   /* select, vec */                                                 \
+  X(MATH)     /* an OpenCL math built-in of the same name, lane-wise */         \
+  X(CONVERT)  /* toFloat, toInt, toDouble */                                    \
+  X(SKIP)     /* skip */                                                        \
+  X(NEW)      /* new, newGlobal, newLocal, newPrivate */                        \
+  X(FOR)      /* for */                                                         \
+  X(PARFOR)   /* parfor, parforGlobal, parforWorkgroup, parforLocal */          \
+  X(VIEW_ACC) /* a data layout view of acceptors (idxAcc, splitAcc, ...) */     \
+  X(MAP_I)    /* mapI and its levels */                                         \
+  X(REDUCE_I) /* reduceI */
+
+typedef enum PrimFamily {
+#define X(id) PFAM_##id,
+  DPIA_PRIM_FAMILIES(X)
+#undef X
+} PrimFamily;
+
+/* The OpenCL level a loop runs at (SEQ: sequential in one work-item; NONE:
+ * a level the strategy leaves open, translated sequentially), or the address
+ * space a memory primitive allocates in. */
+typedef enum PrimLevel { PLVL_NONE, PLVL_SEQ, PLVL_GLOBAL, PLVL_WORKGROUP, PLVL_LOCAL, PLVL_PRIVATE } PrimLevel;
 
 typedef enum Prim {
-#define X(id, name, nsizes, ntype, flags) PRIM_##id,
+#define X(id, name, nsizes, ntype, flags, family, level, lowered, sig) PRIM_##id,
   DPIA_PRIMS(X)
 #undef X
   PRIM_COUNT
@@ -109,12 +236,20 @@ typedef enum Prim {
 
 typedef struct PrimInfo {
   const char *name;
-  int nsizes;   /* static size arguments written after the name */
+  int nsizes;     /* static size arguments written after the name */
   int takes_type; /* a type argument written after the sizes (new T) */
   int flags;
+  PrimFamily family;
+  PrimLevel level;
+  Prim lowered;
+  const char *signature;
 } PrimInfo;
 
 extern const PrimInfo prim_info[PRIM_COUNT];
+
+static inline PrimFamily prim_family(Prim p) { return prim_info[p].family; }
+static inline PrimLevel prim_level(Prim p) { return prim_info[p].level; }
+static inline Prim prim_lowered(Prim p) { return prim_info[p].lowered; }
 
 /* The functional primitives that compute: the maps, the reductions and
  * toGlobal, toLocal, toPrivate.  Each runs the function that is its first
@@ -125,5 +260,11 @@ bool prim_computes(Prim p);
  * Returns PRIM_COUNT if the name is not a primitive; *dim gets the suffix
  * (0 when absent). */
 Prim prim_lookup(const char *name, size_t len, int *dim);
+
+/* A switch over Prim (or PrimFamily) between these has no default and
+ * names every value, so that a new row breaks the build at each place that
+ * must decide what the new primitive does there. */
+#define DPIA_EXHAUSTIVE_BEGIN _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic error \"-Wswitch-enum\"")
+#define DPIA_EXHAUSTIVE_END _Pragma("GCC diagnostic pop")
 
 #endif

@@ -1,0 +1,317 @@
+/* prim_type.c: the type of a primitive at one use, instantiated from its
+ * signature in the primitive table (prims.h; spec section 4, paper
+ * Figure 4).
+ *
+ * A signature is parsed once per checker, by the parser of the language's
+ * own types, into a PrimSig: the type, the names of the static arguments and
+ * the constraints after "where".  Each use then walks the type, giving every
+ * implicit name a fresh metavariable (a size metavariable in a size
+ * position, a data metavariable in a type position) and every static name
+ * the argument written after the primitive, and records the constraints.
+ *
+ * A signature the parser rejects or that breaks these rules is a bug of the
+ * table, not of the program: it aborts (tests/check's prims-table test
+ * instantiates every row). */
+#include "check_int.h"
+
+#include <string.h>
+
+typedef enum ClauseKind {
+  CL_NUMERIC,  /* a: numeric scalar or vector */
+  CL_FLOATING, /* a: floating scalar or vector */
+  CL_VECTOR,   /* `vector v s w`: a v, b s, c w */
+  CL_CONVERT,  /* a s, b r, target: r is target with the width of s */
+  CL_WIDTH,    /* a: a static size that is a vector width */
+  CL_POSITIVE, /* a: a size >= 1; what names it */
+} ClauseKind;
+
+typedef struct Clause {
+  ClauseKind kind;
+  Sym a, b, c;
+  ScalarKind target; /* CL_CONVERT */
+  const char *what;  /* CL_POSITIVE */
+} Clause;
+
+enum { SIG_MAX_STATICS = 3, SIG_MAX_CLAUSES = 4, SIG_MAX_NAMES = 12 };
+
+struct PrimSig {
+  Sym statics[SIG_MAX_STATICS]; /* the static sizes, then the type argument */
+  int nstatics;
+  const TypeAst *type;
+  Clause clauses[SIG_MAX_CLAUSES];
+  int nclauses;
+};
+
+/* ---- reading a signature ---- */
+
+typedef struct SigReader {
+  Checker *c;
+  Prim prim;
+  const char *at;
+} SigReader;
+
+static void sig_bug(const SigReader *r, const char *what) {
+  INTERNAL("the signature of %s in prims.h: %s", prim_info[r->prim].name, what);
+}
+
+static void skip_blanks(SigReader *r) {
+  while (*r->at == ' ' || *r->at == ',') r->at++;
+}
+
+static bool is_word_char(char ch) { return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9'); }
+
+/* the next word of a where-clause, interned */
+static Sym sig_word(SigReader *r) {
+  skip_blanks(r);
+  const char *start = r->at;
+  while (is_word_char(*r->at)) r->at++;
+  if (r->at == start) sig_bug(r, "a name is missing in a constraint");
+  return intern(r->c->in, start, (size_t)(r->at - start));
+}
+
+static bool word_is(Sym w, const char *text) { return strcmp(w, text) == 0; }
+
+static Clause read_clause(SigReader *r) {
+  Clause cl = {0};
+  Sym kind = sig_word(r);
+  if (word_is(kind, "numeric") || word_is(kind, "floating")) {
+    cl.kind = word_is(kind, "numeric") ? CL_NUMERIC : CL_FLOATING;
+    cl.a = sig_word(r);
+  } else if (word_is(kind, "vector")) {
+    cl.kind = CL_VECTOR;
+    cl.a = sig_word(r);
+    cl.b = sig_word(r);
+    cl.c = sig_word(r);
+  } else if (word_is(kind, "convert")) {
+    cl.kind = CL_CONVERT;
+    cl.a = sig_word(r);
+    cl.b = sig_word(r);
+    Sym target = sig_word(r);
+    cl.target = word_is(target, "float") ? SC_FLOAT : word_is(target, "int") ? SC_INT : SC_DOUBLE;
+    if (cl.target == SC_DOUBLE && !word_is(target, "double")) sig_bug(r, "a conversion to an unknown type");
+  } else if (word_is(kind, "width")) {
+    cl.kind = CL_WIDTH;
+    cl.a = sig_word(r);
+  } else if (word_is(kind, "positive")) {
+    cl.kind = CL_POSITIVE;
+    cl.a = sig_word(r);
+    skip_blanks(r);
+    cl.what = prim_info[r->prim].name;
+    if (*r->at == '(') {
+      const char *close = strchr(r->at, ')');
+      if (!close) sig_bug(r, "an unclosed '(' in a constraint");
+      cl.what = arena_printf(r->c->arena, "%.*s", (int)(close - r->at - 1), r->at + 1);
+      r->at = close + 1;
+    }
+  } else {
+    sig_bug(r, "an unknown constraint");
+  }
+  return cl;
+}
+
+static PrimSig *read_signature(Checker *c, Prim prim) {
+  const PrimInfo *info = &prim_info[prim];
+  SigReader r = {c, prim, info->signature};
+  PrimSig *sig = NEW(c->arena, PrimSig);
+  /* "k t. type": the static arguments */
+  const char *dot = strchr(r.at, '.');
+  if (dot) {
+    while (r.at < dot) {
+      skip_blanks(&r);
+      if (r.at == dot) break;
+      if (sig->nstatics == SIG_MAX_STATICS) sig_bug(&r, "too many static arguments");
+      const char *start = r.at;
+      while (is_word_char(*r.at)) r.at++;
+      if (r.at == start) sig_bug(&r, "a static argument is not a name");
+      sig->statics[sig->nstatics++] = intern(c->in, start, (size_t)(r.at - start));
+    }
+    r.at = dot + 1;
+  }
+  if (sig->nstatics != info->nsizes + info->takes_type) sig_bug(&r, "the static arguments do not match the row");
+  /* "type where clauses" */
+  const char *where = strstr(r.at, " where ");
+  size_t type_len = where ? (size_t)(where - r.at) : strlen(r.at);
+  Source *src = NEW(c->arena, Source);
+  source_init(src, c->arena, info->name, arena_printf(c->arena, "%.*s", (int)type_len, r.at), type_len);
+  Diag scratch;
+  diag_init(&scratch, c->arena);
+  sig->type = parse_phrase_type_text(c->arena, c->in, &scratch, src);
+  if (!sig->type || scratch.nerrors) sig_bug(&r, scratch.first ? scratch.first->message : "it does not parse");
+  if (where) {
+    r.at = where + strlen(" where ");
+    for (skip_blanks(&r); *r.at; skip_blanks(&r)) {
+      if (sig->nclauses == SIG_MAX_CLAUSES) sig_bug(&r, "too many constraints");
+      sig->clauses[sig->nclauses++] = read_clause(&r);
+    }
+  }
+  return sig;
+}
+
+/* ---- instantiating ---- */
+
+typedef struct Binding {
+  Sym name;
+  bool is_size;
+  Size size;      /* is_size */
+  DataType *data; /* !is_size */
+} Binding;
+
+typedef struct Inst {
+  Checker *c;
+  Prim prim;
+  Span span;
+  Binding names[SIG_MAX_NAMES];
+  int nnames;
+} Inst;
+
+static Binding *bind(Inst *in, Sym name, bool is_size) {
+  for (int i = 0; i < in->nnames; i++) {
+    Binding *b = &in->names[i];
+    if (b->name != name) continue;
+    if (b->is_size != is_size)
+      INTERNAL("the signature of %s in prims.h uses '%s' as a size and as a type", prim_info[in->prim].name, name);
+    return b;
+  }
+  if (in->nnames == SIG_MAX_NAMES) INTERNAL("the signature of %s in prims.h has too many names", prim_info[in->prim].name);
+  Binding *b = &in->names[in->nnames++];
+  b->name = name;
+  b->is_size = is_size;
+  /* an implicit argument: a fresh metavariable */
+  if (is_size) b->size = size_var(&in->c->tc->sizes, fresh_size_meta(in->c, in->span));
+  else b->data = dt_meta(in->c->tc, MC_ANY, in->span);
+  return b;
+}
+
+static Size inst_size(Inst *in, const SizeAst *s) {
+  SizeCtx *sc = &in->c->tc->sizes;
+  switch (s->kind) {
+  case SZA_NUM: return size_const(sc, (int64_t)s->num);
+  case SZA_VAR: return bind(in, s->name, true)->size;
+  case SZA_ADD: return size_add(sc, inst_size(in, s->lhs), inst_size(in, s->rhs));
+  case SZA_MUL: return size_mul(sc, inst_size(in, s->lhs), inst_size(in, s->rhs));
+  case SZA_SUB:
+  case SZA_DIV: break;
+  }
+  INTERNAL("the signature of %s in prims.h subtracts or divides sizes", prim_info[in->prim].name);
+}
+
+static DataType *inst_data(Inst *in, const TypeAst *t) {
+  TypeCtx *tc = in->c->tc;
+  switch (t->kind) {
+  case TYA_SCALAR: return dt_scalar(tc, t->scalar, t->vec_width);
+  case TYA_ARRAY: {
+    Size n = inst_size(in, t->size);
+    return dt_array(tc, n, inst_data(in, t->elem));
+  }
+  case TYA_PAIR: {
+    DataType *a = inst_data(in, t->fst);
+    return dt_pair(tc, a, inst_data(in, t->snd));
+  }
+  case TYA_IDX: return dt_idx(tc, inst_size(in, t->size));
+  case TYA_NAMED: return bind(in, t->name, false)->data;
+  case TYA_EXP:
+  case TYA_ACC:
+  case TYA_VAR:
+  case TYA_COMM:
+  case TYA_WITH:
+  case TYA_FN:
+  case TYA_FN_P: break;
+  }
+  INTERNAL("the signature of %s in prims.h has a phrase type inside a data type", prim_info[in->prim].name);
+}
+
+static PhraseType *inst_phrase(Inst *in, const TypeAst *t) {
+  TypeCtx *tc = in->c->tc;
+  switch (t->kind) {
+  case TYA_EXP: return pt_exp(tc, inst_data(in, t->elem));
+  case TYA_ACC: return pt_acc(tc, inst_data(in, t->elem));
+  case TYA_VAR: return pt_var(tc, inst_data(in, t->elem));
+  case TYA_COMM: return tc->t_comm;
+  case TYA_WITH:
+  case TYA_FN:
+  case TYA_FN_P: {
+    PhraseType *a = inst_phrase(in, t->fst), *b = inst_phrase(in, t->snd);
+    return t->kind == TYA_WITH ? pt_with(tc, a, b) : t->kind == TYA_FN ? pt_fn(tc, a, b) : pt_fn_p(tc, a, b);
+  }
+  case TYA_SCALAR:
+  case TYA_ARRAY:
+  case TYA_PAIR:
+  case TYA_IDX:
+  case TYA_NAMED: break;
+  }
+  /* a data type where a phrase type is expected means exp[T], as in a
+   * program; the table writes exp[...] everywhere */
+  INTERNAL("the signature of %s in prims.h has a bare data type", prim_info[in->prim].name);
+}
+
+static bool vector_width_ok(int64_t w) { return w == 2 || w == 3 || w == 4 || w == 8 || w == 16; }
+
+/* Constraints that must hold before the type is built: a vector width must
+ * be a constant now, because the type's vector depends on it. */
+static bool check_widths(Inst *in, const PrimSig *sig) {
+  for (int i = 0; i < sig->nclauses; i++) {
+    const Clause *cl = &sig->clauses[i];
+    if (cl->kind != CL_WIDTH) continue;
+    int64_t kv;
+    Size k = bind(in, cl->a, true)->size;
+    if (!size_const_value(k, &kv) || !vector_width_ok(kv)) {
+      /* a width of tune parameters is known once --set gives them
+       * (docs/language.md section 6) */
+      check_error(in->c, in->span, "%s needs a vector width of 2, 3, 4, 8 or 16%s", prim_info[in->prim].name,
+                  size_const_value(k, &kv) ? "" : " (a constant: a tune parameter used as the width needs --set)");
+      return false;
+    }
+  }
+  return true;
+}
+
+static void record_constraints(Inst *in, const PrimSig *sig) {
+  Checker *c = in->c;
+  for (int i = 0; i < sig->nclauses; i++) {
+    const Clause *cl = &sig->clauses[i];
+    switch (cl->kind) {
+    case CL_VECTOR:
+      defer(c, DEFER_VECTOR_OF, bind(in, cl->b, false)->data, bind(in, cl->a, false)->data,
+            bind(in, cl->c, true)->size, SC_INT, in->span);
+      break;
+    case CL_CONVERT:
+      defer(c, DEFER_CONVERT, bind(in, cl->a, false)->data, bind(in, cl->b, false)->data,
+            size_const(&c->tc->sizes, 0), cl->target, in->span);
+      break;
+    case CL_POSITIVE: require(c, REQ_POSITIVE, bind(in, cl->a, true)->size, in->span, cl->what); break;
+    case CL_NUMERIC:
+    case CL_FLOATING:
+    case CL_WIDTH: break; /* before the type was built */
+    }
+  }
+}
+
+static const PrimSig *prim_signature(Checker *c, Prim prim) {
+  if (!c->prim_sigs[prim]) c->prim_sigs[prim] = read_signature(c, prim);
+  return c->prim_sigs[prim];
+}
+
+PhraseType *prim_type(Checker *c, const Phrase *p, Span span) {
+  const PrimSig *sig = prim_signature(c, p->prim);
+  Inst in = {.c = c, .prim = p->prim, .span = span};
+  /* the static arguments, as written */
+  for (int i = 0; i < sig->nstatics; i++) {
+    Binding *b = &in.names[in.nnames++];
+    b->name = sig->statics[i];
+    b->is_size = i < prim_info[p->prim].nsizes;
+    if (b->is_size) b->size = p->sizes[i];
+    else b->data = p->type_arg;
+  }
+  if (!check_widths(&in, sig)) return NULL;
+  /* metavariables of a class first, in the order of the constraints */
+  for (int i = 0; i < sig->nclauses; i++) {
+    const Clause *cl = &sig->clauses[i];
+    if (cl->kind != CL_NUMERIC && cl->kind != CL_FLOATING) continue;
+    Binding *b = &in.names[in.nnames++];
+    b->name = cl->a;
+    b->data = dt_meta(c->tc, cl->kind == CL_NUMERIC ? MC_NUMERIC : MC_FLOATING, span);
+  }
+  PhraseType *t = inst_phrase(&in, sig->type);
+  record_constraints(&in, sig);
+  return t;
+}
