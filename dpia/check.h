@@ -33,6 +33,14 @@ typedef struct TuneSettings {
 CheckedProgram *check_program_set(Arena *a, Interner *in, Diag *diag, TypeCtx *tc, const Program *p,
                                   const TuneSettings *set);
 
+/* The type of primitive prim with the given static sizes and type argument
+ * (NULL if it takes none), its implicit arguments fresh metavariables: the
+ * table's signature instantiated outside a program (prim_type.c; the
+ * prims-table unit test prints every row's).  NULL with an error in diag if
+ * a static size is not one the primitive accepts. */
+PhraseType *check_prim_instance(Arena *a, Interner *in, Diag *diag, TypeCtx *tc, Prim prim, const Size *sizes,
+                                DataType *type_arg);
+
 /* scir.c: Syntactic Control of Interference with passivity over a checked
  * body (paper Figure 3).  Returns false after reporting errors. */
 bool scir_check_def(Arena *a, Diag *diag, DefInfo *def);

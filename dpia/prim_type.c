@@ -187,8 +187,12 @@ static Size inst_size(Inst *in, const SizeAst *s) {
   switch (s->kind) {
   case SZA_NUM: return size_const(sc, (int64_t)s->num);
   case SZA_VAR: return bind(in, s->name, true)->size;
-  case SZA_ADD: return size_add(sc, inst_size(in, s->lhs), inst_size(in, s->rhs));
-  case SZA_MUL: return size_mul(sc, inst_size(in, s->lhs), inst_size(in, s->rhs));
+  case SZA_ADD:
+  case SZA_MUL: {
+    /* left first: implicit names are numbered in the order they appear */
+    Size a = inst_size(in, s->lhs), b = inst_size(in, s->rhs);
+    return s->kind == SZA_ADD ? size_add(sc, a, b) : size_mul(sc, a, b);
+  }
   case SZA_SUB:
   case SZA_DIV: break;
   }
@@ -314,4 +318,14 @@ PhraseType *prim_type(Checker *c, const Phrase *p, Span span) {
   PhraseType *t = inst_phrase(&in, sig->type);
   record_constraints(&in, sig);
   return t;
+}
+
+PhraseType *check_prim_instance(Arena *a, Interner *in, Diag *diag, TypeCtx *tc, Prim prim, const Size *sizes,
+                                DataType *type_arg) {
+  Checker c = {.arena = a, .in = in, .diag = diag, .tc = tc};
+  c.prim_sigs = NEWARRAY(a, PrimSig *, PRIM_COUNT);
+  Span nowhere = {0};
+  Phrase p = {.kind = PH_PRIM, .prim = prim, .type_arg = type_arg};
+  for (int i = 0; i < prim_info[prim].nsizes; i++) p.sizes[i] = sizes[i];
+  return prim_type(&c, &p, nowhere);
 }

@@ -163,7 +163,7 @@
     "acc[[n]a] -> (exp[idx[n]] -> acc[a] ->p comm) -> comm") \
   X(PARFOR_LOCAL, "parforLocal", 0, 0, PF_IMP | PF_DIM, PARFOR, LOCAL, COUNT, \
     "acc[[n]a] -> (exp[idx[n]] -> acc[a] ->p comm) -> comm") \
-  X(IDX, "idx", 0, 0, PF_IMP | PF_VIEW, VIEW, NONE, IDX_ACC, \
+  X(IDX, "idx", 0, 0, PF_IMP | PF_VIEW, VIEW, NONE, COUNT, \
     "exp[[n]a] -> exp[idx[n]] -> exp[a]") \
   X(IDX_ACC, "idxAcc", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
     "acc[[n]a] -> exp[idx[n]] -> acc[a]") \

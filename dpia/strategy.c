@@ -57,33 +57,36 @@ static const Frame *find(const Frame *f, bool (*pred)(const Frame *, const void 
   return NULL;
 }
 
+static bool is_map_at(Prim p, PrimLevel level) { return prim_family(p) == PFAM_MAP && prim_level(p) == level; }
+
+/* a grid-level map: mapGlobal or mapWorkgroup */
+static bool is_parallel_map(Prim p) { return is_map_at(p, PLVL_GLOBAL) || is_map_at(p, PLVL_WORKGROUP); }
+
+static bool is_any_map(Prim p) { return prim_family(p) == PFAM_MAP; }
+
+static bool is_to_private_prim(Prim p) { return prim_family(p) == PFAM_MEMORY && prim_level(p) == PLVL_PRIVATE; }
+
 static bool is_workgroup(const Frame *f, const void *arg) {
   (void)arg;
-  return f->prim == PRIM_MAP_WORKGROUP;
+  return is_map_at(f->prim, PLVL_WORKGROUP);
 }
 
 static bool is_local_same_dim(const Frame *f, const void *arg) {
-  return f->prim == PRIM_MAP_LOCAL && f->dim == *(const int *)arg;
+  return is_map_at(f->prim, PLVL_LOCAL) && f->dim == *(const int *)arg;
 }
 
 static bool is_sequential_or_local(const Frame *f, const void *arg) {
   (void)arg;
-  return f->prim == PRIM_MAP_LOCAL || f->prim == PRIM_MAP_SEQ || f->prim == PRIM_REDUCE_SEQ || f->prim == PRIM_REDUCE;
+  return is_map_at(f->prim, PLVL_LOCAL) || is_map_at(f->prim, PLVL_SEQ) || prim_family(f->prim) == PFAM_REDUCE;
 }
 
 static bool is_to_private(const Frame *f, const void *arg) {
   (void)arg;
-  return f->prim == PRIM_TO_PRIVATE;
+  return is_to_private_prim(f->prim);
 }
 
 static bool is_grid_same_dim(const Frame *f, const void *arg) {
-  return (f->prim == PRIM_MAP_WORKGROUP || f->prim == PRIM_MAP_GLOBAL) && f->dim == *(const int *)arg;
-}
-
-static bool is_parallel_map(Prim p) { return p == PRIM_MAP_GLOBAL || p == PRIM_MAP_WORKGROUP; }
-
-static bool is_any_map(Prim p) {
-  return p == PRIM_MAP || p == PRIM_MAP_SEQ || p == PRIM_MAP_GLOBAL || p == PRIM_MAP_WORKGROUP || p == PRIM_MAP_LOCAL;
+  return is_parallel_map(f->prim) && f->dim == *(const int *)arg;
 }
 
 /* Only grid-level maps (mapGlobal, mapWorkgroup) around: code here runs in
@@ -104,7 +107,7 @@ static const Frame *innermost_grid(const Frame *f) {
  * toGlobal/toLocal/toPrivate below the grid map g (spec section 6) */
 static Prim temp_memory(const Frame *f, const Frame *g) {
   for (; f && f != g; f = f->up)
-    if (f->prim == PRIM_TO_GLOBAL || f->prim == PRIM_TO_LOCAL || f->prim == PRIM_TO_PRIVATE) return f->prim;
+    if (prim_family(f->prim) == PFAM_MEMORY) return f->prim;
   return PRIM_TO_GLOBAL;
 }
 
@@ -157,15 +160,13 @@ static void violation(Strategy *s, Span inner, const Frame *outer, const char *f
 static void check_placement(Strategy *s, const Phrase *head, const Frame *f) {
   const char *name = construct_name(s->arena, head->prim, head->dim, head->span);
   const Frame *o;
-  switch (head->prim) {
-  case PRIM_MAP:
+  if (is_map_at(head->prim, PLVL_NONE)) {
     s->ok = false;
     if (first_report(s, head->span))
       diag_error(s->diag, head->span,
                  "plain 'map' has no OpenCL level in a kernel; choose one of mapGlobal, mapWorkgroup, mapLocal, "
                  "mapSeq");
-    return;
-  case PRIM_MAP_LOCAL:
+  } else if (is_map_at(head->prim, PLVL_LOCAL)) {
     if ((o = find(f, is_to_private, NULL)))
       violation(s, head->span, o, "'%s' inside '%s': private memory belongs to one work-item, so a parallel map "
                 "cannot produce it", name, construct_name(s->arena, o->prim, o->dim, o->span));
@@ -178,9 +179,7 @@ static void check_placement(Strategy *s, const Phrase *head, const Frame *f) {
         diag_error(s->diag, head->span, "'%s' outside of any mapWorkgroup: mapLocal must be inside the body of a "
                    "mapWorkgroup", name);
     }
-    return;
-  case PRIM_MAP_WORKGROUP:
-  case PRIM_MAP_GLOBAL:
+  } else if (is_parallel_map(head->prim)) {
     if ((o = find(f, is_to_private, NULL)))
       violation(s, head->span, o, "'%s' inside '%s': private memory belongs to one work-item, so a parallel map "
                 "cannot produce it", name, construct_name(s->arena, o->prim, o->dim, o->span));
@@ -190,34 +189,20 @@ static void check_placement(Strategy *s, const Phrase *head, const Frame *f) {
     else if ((o = find(f, is_grid_same_dim, &head->dim)))
       violation(s, head->span, o, "'%s' inside '%s' of the same dimension", name,
                 construct_name(s->arena, o->prim, o->dim, o->span));
-    return;
-  case PRIM_TO_LOCAL:
+  } else if (prim_family(head->prim) == PFAM_MEMORY && prim_level(head->prim) == PLVL_LOCAL) {
     if (!find(f, is_workgroup, NULL)) {
       s->ok = false;
       if (first_report(s, head->span))
         diag_error(s->diag, head->span, "'toLocal' outside of any mapWorkgroup: local memory belongs to a "
                    "work-group, so toLocal must be inside the body of a mapWorkgroup");
     }
-    return;
-  default: return;
   }
 }
 
 /* Views through which the acceptor translation passes (Figure 5a and the
  * acceptor forms of spec section 4): a value produced under them still
  * goes straight to the output. */
-static bool passes_acceptor(Prim p) {
-  switch (p) {
-  case PRIM_JOIN:
-  case PRIM_SPLIT:
-  case PRIM_AS_SCALAR:
-  case PRIM_AS_VECTOR:
-  case PRIM_TRANSPOSE:
-  case PRIM_ZIP:
-  case PRIM_PAIR: return true;
-  default: return false;
-  }
-}
+static bool passes_acceptor(Prim p) { return prim_family(p) == PFAM_VIEW && prim_lowered(p) != PRIM_COUNT; }
 
 /* Which arguments of a primitive are functions run inside it (its body). */
 static bool is_body_arg(Prim p, int i) { return prim_computes(p) && i == 0; }
@@ -258,8 +243,8 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
     }
   }
   const Frame *g = innermost_grid(f);
-  bool materialises = prim == PRIM_TO_GLOBAL || prim == PRIM_TO_LOCAL ||
-                      (is_any_map(prim) && !pos.to_output && temp_memory(f, g) != PRIM_TO_PRIVATE);
+  bool materialises = (prim_family(prim) == PFAM_MEMORY && !is_to_private_prim(prim)) ||
+                      (is_any_map(prim) && !pos.to_output && !is_to_private_prim(temp_memory(f, g)));
   if (g && g->has_nested_grid && materialises) {
     /* the body of g runs in every work-item of the nested grid map's
      * dimension: a temporary made here would be written by all of them at
@@ -293,12 +278,12 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
    * symbolic size cannot be generated, so check rejects them here rather
    * than translate later */
   const DataType *private_t = NULL;
-  if (prim == PRIM_TO_PRIVATE && nargs == 2) private_t = p->type->data;
-  else if (is_any_map(prim) && nargs == 2 && !pos.to_output && temp_memory(f, g) == PRIM_TO_PRIVATE)
+  if (is_to_private_prim(prim) && nargs == 2) private_t = p->type->data;
+  else if (is_any_map(prim) && nargs == 2 && !pos.to_output && is_to_private_prim(temp_memory(f, g)))
     private_t = p->type->data;
-  else if ((prim == PRIM_REDUCE || prim == PRIM_REDUCE_SEQ) && nargs == 3 && !contains_prim(args[0], PRIM_MAP_LOCAL))
+  else if (prim_family(prim) == PFAM_REDUCE && nargs == 3 && !contains_prim(args[0], PRIM_MAP_LOCAL))
     private_t = args[1]->type->data; /* a mapLocal's accumulator is local (docs/language.md) */
-  bool result_in_private = !f && prim == PRIM_TO_PRIVATE && pos.to_output; /* reported below */
+  bool result_in_private = !f && is_to_private_prim(prim) && pos.to_output; /* reported below */
   if (private_t && !result_in_private && has_symbolic_array(private_t)) {
     s->ok = false;
     if (first_report(s, head->span))

@@ -81,10 +81,13 @@ static Phrase *hoisted_use(Hoist *h, const Hoisted *e, int index) {
 
 static Phrase *hoist(Hoist *h, Phrase *p);
 
+/* Does a buffer allocated in memory inside a parallel loop need one
+ * element per iteration of that loop?  Local memory is shared by a work
+ * group, so it is widened by the loops over its work-items only; global
+ * memory by every parallel loop (spec section 6, allocation hoisting). */
 static bool widens(Prim memory, Prim loop) {
-  if (memory == PRIM_NEW_LOCAL) return loop == PRIM_PARFOR_LOCAL;
-  return loop == PRIM_PARFOR_GLOBAL || loop == PRIM_PARFOR_WORKGROUP || loop == PRIM_PARFOR_LOCAL ||
-         loop == PRIM_PARFOR;
+  if (prim_family(loop) != PFAM_PARFOR) return false;
+  return prim_level(memory) != PLVL_LOCAL || prim_level(loop) == PLVL_LOCAL;
 }
 
 static Phrase *hoist_allocation(Hoist *h, Prim memory, DataType *t, Phrase *lam) {
@@ -100,7 +103,7 @@ static Phrase *hoist_allocation(Hoist *h, Prim memory, DataType *t, Phrase *lam)
   e->indices = NEWARRAY(b->arena, Binder *, h->nloops ? h->nloops : 1);
   for (int k = 0; k < h->nloops; k++)
     if (widens(memory, h->loops[k].prim)) e->indices[e->nindices++] = h->loops[k].index;
-  vec_push(b->arena, memory == PRIM_NEW_LOCAL ? &h->locals : &h->globals, e->nv);
+  vec_push(b->arena, prim_level(memory) == PLVL_LOCAL ? &h->locals : &h->globals, e->nv);
   remember(h, e);
   return hoist(h, lam->body);
 }
@@ -120,7 +123,8 @@ static Phrase *hoist(Hoist *h, Phrase *p) {
   }
   if (p->kind == PH_APP) {
     Phrase *fn = p->fst;
-    if (fn->kind == PH_PRIM && (fn->prim == PRIM_NEW_GLOBAL || fn->prim == PRIM_NEW_LOCAL) &&
+    if (fn->kind == PH_PRIM && prim_family(fn->prim) == PFAM_NEW &&
+        (prim_level(fn->prim) == PLVL_GLOBAL || prim_level(fn->prim) == PLVL_LOCAL) &&
         p->snd->kind == PH_LAM) {
       Span saved = h->b.span;
       h->b.span = p->span;
@@ -130,8 +134,7 @@ static Phrase *hoist(Hoist *h, Phrase *p) {
     }
     /* parforX A (\i o -> body): the body runs once per i */
     if (fn->kind == PH_APP && fn->fst->kind == PH_PRIM && p->snd->kind == PH_LAM &&
-        (fn->fst->prim == PRIM_PARFOR || fn->fst->prim == PRIM_PARFOR_GLOBAL ||
-         fn->fst->prim == PRIM_PARFOR_WORKGROUP || fn->fst->prim == PRIM_PARFOR_LOCAL)) {
+        prim_family(fn->fst->prim) == PFAM_PARFOR) {
       Phrase *head = hoist(h, fn); /* parforX A: A is outside the loop */
       if (h->nloops == h->cap) {
         int cap = h->cap ? h->cap * 2 : 8;

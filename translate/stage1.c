@@ -78,16 +78,6 @@ static const char *param_name(const Phrase *f, const char *fallback) {
 
 /* ---- maps and reductions ---- */
 
-static Prim map_i_for(Prim map) {
-  switch (map) {
-  case PRIM_MAP_SEQ: return PRIM_MAP_I_SEQ;
-  case PRIM_MAP_GLOBAL: return PRIM_MAP_I_GLOBAL;
-  case PRIM_MAP_WORKGROUP: return PRIM_MAP_I_WORKGROUP;
-  case PRIM_MAP_LOCAL: return PRIM_MAP_I_LOCAL;
-  default: return PRIM_MAP_I;
-  }
-}
-
 /* mapIX n d1 d2 (\x o -> A[[f x]](o)) input acc */
 static Phrase *map_i(Stage1 *s, const Spine *sp, Phrase *input, Phrase *acc) {
   Builder *b = &s->b;
@@ -101,7 +91,7 @@ static Phrase *map_i(Stage1 *s, const Spine *sp, Phrase *input, Phrase *acc) {
   /* the body is passive (->p): each iteration writes only through o */
   Phrase *fn = b_lam(b, x, b_lam(b, o, body, true), false);
   PhraseType *ty = pt_fn(tc, fn->type, pt_fn(tc, input->type, pt_fn(tc, acc->type, tc->t_comm)));
-  Phrase *prim = b_prim(b, map_i_for(sp->head->prim), sp->head->dim, ty);
+  Phrase *prim = b_prim(b, prim_lowered(sp->head->prim), sp->head->dim, ty);
   return b_app(b, b_app2(b, prim, fn, input), acc);
 }
 
@@ -252,26 +242,10 @@ static Phrase *reduce_i(Stage1 *s, const Spine *sp, Phrase *init, Phrase *input,
   Phrase *fn = b_lam(b, x, b_lam(b, y, b_lam(b, o, body, false), false), false);
   PhraseType *k_t = pt_fn(tc, pt_exp(tc, d2), tc->t_comm);
   PhraseType *ty = pt_fn(tc, fn->type, pt_fn(tc, init->type, pt_fn(tc, input->type, pt_fn(tc, k_t, tc->t_comm))));
-  Phrase *prim = b_prim(b, PRIM_REDUCE_I, 0, ty);
+  Phrase *prim = b_prim(b, prim_lowered(sp->head->prim), 0, ty);
   prim->shared_by = shared;
   return b_app(b, b_app(b, b_app2(b, prim, fn, init), input), k);
 }
-
-static Prim memory_of(Prim to) {
-  switch (to) {
-  case PRIM_TO_LOCAL: return PRIM_NEW_LOCAL;
-  case PRIM_TO_PRIVATE: return PRIM_NEW_PRIVATE;
-  default: return PRIM_NEW_GLOBAL;
-  }
-}
-
-static bool is_map(Prim p) {
-  return p == PRIM_MAP || p == PRIM_MAP_SEQ || p == PRIM_MAP_GLOBAL || p == PRIM_MAP_WORKGROUP || p == PRIM_MAP_LOCAL;
-}
-
-static bool is_reduce(Prim p) { return p == PRIM_REDUCE || p == PRIM_REDUCE_SEQ; }
-
-static bool is_to(Prim p) { return p == PRIM_TO_GLOBAL || p == PRIM_TO_LOCAL || p == PRIM_TO_PRIVATE; }
 
 /* A name for a new parameter of the imperative def: base, or base_2,
  * base_3 ... when a parameter has that name already.  The output acceptor
@@ -388,20 +362,21 @@ static Phrase *con_tr(Stage1 *s, Phrase *e, Phrase *k) {
     Spine sp;
     if (!spine_of(s->b.arena, e, &sp)) INTERNAL("stage I: application of a %s", phrase_kind_name[sp.head->kind]);
     Prim p = sp.head->prim;
-    if (is_map(p) && sp.nargs == 2) {
+    if (prim_family(p) == PFAM_MAP && sp.nargs == 2) {
       /* C[[map f e]](K) = newM (n.d2) (\tmp -> A[[map f e]](tmp.1); K(tmp.2)) */
       r = materialise(s, s->temp_memory, "tmp", e, k);
-    } else if (is_reduce(p) && sp.nargs == 3) {
+    } else if (prim_family(p) == PFAM_REDUCE && sp.nargs == 3) {
       Binder *x = k_binder(s, "x", b_data(sp.args[2]));
       Binder *y = k_binder(s, "y", b_data(sp.args[1]));
       Phrase *red = reduce_i(s, &sp, b_var(b, y), b_var(b, x), k);
       r = con_tr(s, sp.args[2], b_lam(b, x, con_tr(s, sp.args[1], b_lam(b, y, red, false)), false));
-    } else if (is_to(p) && sp.nargs == 2) {
+    } else if (prim_family(p) == PFAM_MEMORY && sp.nargs == 2) {
       /* toM f x = newM d2 (\t -> A[[f x]](t.1); K(t.2))   (spec section 6) */
       Prim saved_mem = s->temp_memory;
-      s->temp_memory = memory_of(p);
-      const char *name = p == PRIM_TO_LOCAL ? "loc" : p == PRIM_TO_PRIVATE ? "priv" : "tmp";
-      r = materialise(s, memory_of(p), name, apply_fn(s, sp.args[0], sp.args[1]), k);
+      s->temp_memory = prim_lowered(p);
+      PrimLevel space = prim_level(p);
+      const char *name = space == PLVL_LOCAL ? "loc" : space == PLVL_PRIVATE ? "priv" : "tmp";
+      r = materialise(s, prim_lowered(p), name, apply_fn(s, sp.args[0], sp.args[1]), k);
       s->temp_memory = saved_mem;
     } else {
       Phrase **vals = NEWARRAY(b->arena, Phrase *, sp.nargs);
@@ -444,31 +419,28 @@ static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
     r = shared_let(s, e, acc, NULL);
   } else if ((e->kind == PH_APP || e->kind == PH_PRIM) && spine_of(s->b.arena, e, &sp)) {
     Prim p = sp.head->prim;
-    if (is_map(p) && sp.nargs == 2) {
+    if (prim_family(p) == PFAM_MAP && sp.nargs == 2) {
       Binder *x = k_binder(s, "x", b_data(sp.args[1]));
       Phrase *loop = map_i(s, &sp, b_var(b, x), acc);
       r = con_tr(s, sp.args[1], b_lam(b, x, loop, false));
-    } else if (is_reduce(p) && sp.nargs == 3) {
+    } else if (prim_family(p) == PFAM_REDUCE && sp.nargs == 3) {
       Binder *x = k_binder(s, "x", b_data(sp.args[2]));
       Binder *y = k_binder(s, "y", b_data(sp.args[1]));
       Binder *res = k_binder(s, "r", b_data(sp.args[1]));
       Phrase *k = b_lam(b, res, b_assign(b, acc, b_var(b, res)), false);
       Phrase *red = reduce_i(s, &sp, b_var(b, y), b_var(b, x), k);
       r = con_tr(s, sp.args[2], b_lam(b, x, con_tr(s, sp.args[1], b_lam(b, y, red, false)), false));
-    } else if ((p == PRIM_ZIP || p == PRIM_PAIR) && sp.nargs == 2) {
-      Prim v1 = p == PRIM_ZIP ? PRIM_ZIP_ACC1 : PRIM_PAIR_ACC1, v2 = p == PRIM_ZIP ? PRIM_ZIP_ACC2 : PRIM_PAIR_ACC2;
+    } else if (prim_family(p) == PFAM_VIEW && prim_lowered(p) != PRIM_COUNT && sp.nargs == 2) {
+      /* zip, pair: each half written through its own acceptor view, the
+       * twin and the second projection after it in the table */
+      Prim v1 = prim_lowered(p), v2 = (Prim)(v1 + 1);
       Phrase *c1 = acc_tr(s, sp.args[0], acc_view(s, v1, sp.head, acc, sp.args[0]));
       Phrase *c2 = acc_tr(s, sp.args[1], acc_view(s, v2, sp.head, acc, sp.args[1]));
       r = b_seq(b, c1, c2);
-    } else if (sp.nargs == 1 && (p == PRIM_SPLIT || p == PRIM_JOIN || p == PRIM_AS_SCALAR || p == PRIM_AS_VECTOR ||
-                                 p == PRIM_TRANSPOSE)) {
-      Prim view = p == PRIM_SPLIT      ? PRIM_SPLIT_ACC
-                  : p == PRIM_JOIN     ? PRIM_JOIN_ACC
-                  : p == PRIM_AS_SCALAR ? PRIM_AS_SCALAR_ACC
-                  : p == PRIM_AS_VECTOR ? PRIM_AS_VECTOR_ACC
-                                        : PRIM_TRANSPOSE_ACC;
+    } else if (prim_family(p) == PFAM_VIEW && prim_lowered(p) != PRIM_COUNT && sp.nargs == 1) {
+      Prim view = prim_lowered(p);
       Phrase *view_acc = acc_view(s, view, sp.head, acc, sp.args[0]);
-      if (p == PRIM_AS_SCALAR) {
+      if (prim_info[view].nsizes > prim_info[p].nsizes) {
         /* asScalarAcc k: the vector width, which asScalar leaves implicit */
         DataType *v = b_data(sp.args[0])->elem;
         view_acc->fst->sizes[0] = size_const(&b->tc->sizes, dt_resolve(v)->width);

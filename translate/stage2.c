@@ -26,15 +26,6 @@ static Phrase *apply(Stage2 *s, Phrase *f, Phrase *x) {
   return b_app(&s->b, f, x);
 }
 
-static Prim parfor_for(Prim map_i) {
-  switch (map_i) {
-  case PRIM_MAP_I_GLOBAL: return PRIM_PARFOR_GLOBAL;
-  case PRIM_MAP_I_WORKGROUP: return PRIM_PARFOR_WORKGROUP;
-  case PRIM_MAP_I_LOCAL: return PRIM_PARFOR_LOCAL;
-  default: return PRIM_PARFOR;
-  }
-}
-
 static Phrase *for_loop(Stage2 *s, Size n, Binder *i, Phrase *body, const char *origin) {
   Builder *b = &s->b;
   TypeCtx *tc = b->tc;
@@ -52,13 +43,11 @@ static Phrase *lower_map_i(Stage2 *s, Phrase *head, Phrase *f, Phrase *e, Phrase
   Size n = out_t->size;
   /* loop variables named after the level they iterate over, as a person
    * writing OpenCL would (gid, wg, lid), so generated code reads well */
-  const char *name = head->prim == PRIM_MAP_I_GLOBAL      ? "gid"
-                     : head->prim == PRIM_MAP_I_WORKGROUP ? "wg"
-                     : head->prim == PRIM_MAP_I_LOCAL     ? "lid"
-                                                          : "i";
+  PrimLevel level = prim_level(head->prim);
+  const char *name = level == PLVL_GLOBAL ? "gid" : level == PLVL_WORKGROUP ? "wg" : level == PLVL_LOCAL ? "lid" : "i";
   Binder *i = b_binder(b, name, pt_exp(tc, dt_idx(tc, n)));
   Phrase *fx = apply(s, f, b_idx(b, e, b_var(b, i)));
-  if (head->prim == PRIM_MAP_I_SEQ || head->prim == PRIM_MAP_I) {
+  if (prim_family(prim_lowered(head->prim)) == PFAM_FOR) {
     /* mapI with no OpenCL level runs sequentially: see b_assign */
     return for_loop(s, n, i, apply(s, fx, b_idx_acc(b, acc, b_var(b, i))), "mapSeq");
   }
@@ -66,7 +55,7 @@ static Phrase *lower_map_i(Stage2 *s, Phrase *head, Phrase *f, Phrase *e, Phrase
   ASSERT(fx->kind == PH_LAM);
   Phrase *body = b_lam(b, i, b_lam(b, fx->lam_binder, fx->body, true), false);
   PhraseType *ty = pt_fn(tc, acc->type, pt_fn(tc, body->type, tc->t_comm));
-  Phrase *loop = b_prim(b, parfor_for(head->prim), head->dim, ty);
+  Phrase *loop = b_prim(b, prim_lowered(head->prim), head->dim, ty);
   return b_app2(b, loop, acc, body);
 }
 
@@ -115,19 +104,8 @@ static Phrase *rewrite(Stage2 *s, Phrase *p) {
     s->b.span = p->span;
     Phrase *r = NULL;
     if (h->kind == PH_PRIM) {
-      switch (h->prim) {
-      case PRIM_MAP_I:
-      case PRIM_MAP_I_SEQ:
-      case PRIM_MAP_I_GLOBAL:
-      case PRIM_MAP_I_WORKGROUP:
-      case PRIM_MAP_I_LOCAL:
-        if (n == 3) r = lower_map_i(s, h, args[0], args[1], args[2]);
-        break;
-      case PRIM_REDUCE_I:
-        if (n == 4) r = lower_reduce_i(s, h, args[0], args[1], args[2], args[3]);
-        break;
-      default: break;
-      }
+      if (prim_family(h->prim) == PFAM_MAP_I && n == 3) r = lower_map_i(s, h, args[0], args[1], args[2]);
+      if (prim_family(h->prim) == PFAM_REDUCE_I && n == 4) r = lower_reduce_i(s, h, args[0], args[1], args[2], args[3]);
     }
     if (!r) {
       r = h;

@@ -1,0 +1,137 @@
+/* test_prims.c: the primitive table (dpia/prims.h) is consistent, and every
+ * row's signature instantiates.
+ *
+ * Lists each primitive's type, instantiated with the static sizes 4 and
+ * the type argument float, and compares the listing with the file given
+ * (prims_types.txt; `--update FILE` rewrites it), so a change to a
+ * signature shows as a diff of readable types.  The consistency rules are
+ * the ones the translation relies on when it reads the LOWERED and LEVEL
+ * columns instead of naming primitives. */
+#include "check.h"
+
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+
+static void expect(bool ok, const char *prim, const char *rule) {
+  if (ok) return;
+  failures++;
+  fprintf(stderr, "test_prims: %s: %s\n", prim, rule);
+}
+
+static bool is_parallel_level(PrimLevel l) { return l == PLVL_GLOBAL || l == PLVL_WORKGROUP || l == PLVL_LOCAL; }
+
+static void check_row(Prim p) {
+  const PrimInfo *info = &prim_info[p];
+  const char *name = info->name;
+  Prim low = info->lowered;
+  switch (info->family) {
+  case PFAM_MAP:
+    expect(low != PRIM_COUNT && prim_family(low) == PFAM_MAP_I && prim_level(low) == info->level, name,
+           "a map lowers to the mapI of its level");
+    break;
+  case PFAM_MAP_I:
+    expect(low != PRIM_COUNT &&
+               ((prim_family(low) == PFAM_PARFOR && prim_level(low) == info->level) || prim_family(low) == PFAM_FOR),
+           name, "a mapI lowers to the parfor of its level, or a for");
+    expect(is_parallel_level(info->level) == (prim_family(low) == PFAM_PARFOR), name,
+           "a mapI lowers to a parfor exactly when it has an OpenCL level");
+    break;
+  case PFAM_REDUCE: expect(low == PRIM_REDUCE_I, name, "a reduction lowers to reduceI"); break;
+  case PFAM_MEMORY:
+    expect(low != PRIM_COUNT && prim_family(low) == PFAM_NEW && prim_level(low) == info->level, name,
+           "toX lowers to the new of its address space");
+    break;
+  case PFAM_VIEW:
+    expect(low == PRIM_COUNT || prim_family(low) == PFAM_VIEW_ACC, name, "a view's acceptor twin is an acceptor view");
+    expect(info->flags & PF_VIEW, name, "a view has PF_VIEW");
+    break;
+  case PFAM_VIEW_ACC: expect(info->flags & PF_VIEW, name, "an acceptor view has PF_VIEW"); /* fall through */
+  case PFAM_SCALAR:
+  case PFAM_MATH:
+  case PFAM_CONVERT:
+  case PFAM_SKIP:
+  case PFAM_NEW:
+  case PFAM_FOR:
+  case PFAM_PARFOR:
+  case PFAM_REDUCE_I:
+    expect(low == PRIM_COUNT || info->family == PFAM_VIEW_ACC, name, "nothing to lower to");
+    break;
+  }
+  bool loop = info->family == PFAM_MAP || info->family == PFAM_MAP_I || info->family == PFAM_PARFOR;
+  expect(!!(info->flags & PF_DIM) == (loop && is_parallel_level(info->level)), name,
+         "a dimension suffix exactly on the loops of an OpenCL level");
+}
+
+int main(int argc, char **argv) {
+  bool update = argc == 3 && strcmp(argv[1], "--update") == 0;
+  if (argc != 2 && !update) {
+    fprintf(stderr, "usage: test_prims [--update] prims_types.txt\n");
+    return 2;
+  }
+  const char *expected_path = argv[argc - 1];
+  DpiaMem mem;
+  dpia_mem_default(&mem);
+  jmp_buf oom;
+  mem.on_oom = &oom;
+  Arena arena;
+  arena_init(&arena, &mem);
+  if (setjmp(oom)) {
+    fprintf(stderr, "test_prims: out of memory\n");
+    return 1;
+  }
+  Interner in;
+  intern_init(&in, &arena);
+  Diag diag;
+  diag_init(&diag, &arena);
+  TypeCtx tc;
+  type_ctx_init(&tc, &arena);
+  /* the acceptor twins of zip and pair are followed by their second halves */
+  expect(PRIM_ZIP_ACC2 == PRIM_ZIP_ACC1 + 1 && PRIM_PAIR_ACC2 == PRIM_PAIR_ACC1 + 1, "zipAcc2, pairAcc2",
+         "the second projection follows the first in the table");
+  Buf listing;
+  buf_init(&listing, &arena);
+  for (int p = 0; p < PRIM_COUNT; p++) {
+    check_row((Prim)p);
+    /* widths must be vector widths: 4 is one, and a positive size */
+    type_ctx_init(&tc, &arena); /* metavariables numbered from 1 on each line */
+    Size sizes[2] = {size_const(&tc.sizes, 4), size_const(&tc.sizes, 4)};
+    PhraseType *t = check_prim_instance(&arena, &in, &diag, &tc, (Prim)p, sizes, tc.t_float);
+    expect(t != NULL && diag.nerrors == 0, prim_info[p].name, "the signature instantiates");
+    if (t) emit(&listing, "%s: %s\n", prim_info[p].name, pt_str(&arena, t));
+  }
+  FILE *f = fopen(expected_path, update ? "w" : "r");
+  if (!f) {
+    perror(expected_path);
+    return 2;
+  }
+  if (update) {
+    fputs(listing.data, f);
+  } else {
+    /* line by line, so a failure names the primitive that changed */
+    char line[512];
+    const char *at = listing.data;
+    int lineno = 0;
+    while (fgets(line, sizeof line, f)) {
+      lineno++;
+      size_t n = strcspn(at, "\n");
+      if (strncmp(line, at, n) != 0 || line[n] != '\n') {
+        fprintf(stderr, "%s:%d: expected: %s       got: %.*s\n", expected_path, lineno, line, (int)n, at);
+        failures++;
+        break;
+      }
+      at += n + (at[n] == '\n');
+    }
+    if (!failures && *at) {
+      fprintf(stderr, "%s: %d lines, but the table has more: %s", expected_path, lineno, at);
+      failures++;
+    }
+  }
+  fclose(f);
+  arena_free(&arena);
+  if (failures) fprintf(stderr, "test_prims: %d failed\n", failures);
+  return failures ? 1 : 0;
+}
