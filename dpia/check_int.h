@@ -58,11 +58,9 @@ typedef struct ZonkMemo {
   } entry[ZONK_MEMO_SIZE];
 } ZonkMemo;
 
-typedef struct PrimSig PrimSig;
 
 typedef struct Checker {
   ZonkMemo *zonk_memo;
-  PrimSig **prim_sigs; /* by Prim: the signatures read so far (prim_type.c) */
   Arena *arena;
   Interner *in;
   Diag *diag;
