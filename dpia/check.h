@@ -41,6 +41,13 @@ CheckedProgram *check_program_set(Arena *a, Interner *in, Diag *diag, TypeCtx *t
 PhraseType *check_prim_instance(Arena *a, Interner *in, Diag *diag, TypeCtx *tc, Prim prim, const Size *sizes,
                                 DataType *type_arg);
 
+/* Is the type p carries an instance of its primitive's signature, with
+ * p's static arguments?  The translation builds the types of the
+ * primitives it introduces by hand (translate/build.c, stage1.c,
+ * stage2.c); test prim-instances checks them against the table on the
+ * samples.  May bind metavariables left in p's type. */
+bool prim_type_is_instance(Arena *a, Interner *in, TypeCtx *tc, const Phrase *p);
+
 /* scir.c: Syntactic Control of Interference with passivity over a checked
  * body (paper Figure 3).  Returns false after reporting errors. */
 bool scir_check_def(Arena *a, Diag *diag, DefInfo *def);

@@ -347,9 +347,25 @@ PhraseType *prim_type(Checker *c, const Phrase *p, Span span) {
   return t;
 }
 
+/* a checker for one primitive outside a program */
+static Checker scratch_checker(Arena *a, Interner *in, Diag *diag, TypeCtx *tc) {
+  Checker c = {.arena = a, .in = in, .diag = diag, .tc = tc};
+  c.zonk_memo = NEW(a, ZonkMemo);
+  return c;
+}
+
+bool prim_type_is_instance(Arena *a, Interner *in, TypeCtx *tc, const Phrase *p) {
+  Diag diag;
+  diag_init(&diag, a);
+  Checker c = scratch_checker(a, in, &diag, tc);
+  Span nowhere = {0};
+  PhraseType *t = prim_type(&c, p, nowhere);
+  return t && unify_phrase_types(&c, t, p->type) && diag.nerrors == 0;
+}
+
 PhraseType *check_prim_instance(Arena *a, Interner *in, Diag *diag, TypeCtx *tc, Prim prim, const Size *sizes,
                                 DataType *type_arg) {
-  Checker c = {.arena = a, .in = in, .diag = diag, .tc = tc};
+  Checker c = scratch_checker(a, in, diag, tc);
   Span nowhere = {0};
   Phrase p = {.kind = PH_PRIM, .prim = prim, .type_arg = type_arg};
   for (int i = 0; i < prim_info[prim].nsizes; i++) p.sizes[i] = sizes[i];

@@ -249,6 +249,8 @@ static bool unify_phrase(Checker *c, PhraseType *a, PhraseType *b) {
   }
 }
 
+bool unify_phrase_types(Checker *c, PhraseType *a, PhraseType *b) { return unify_phrase(c, a, b); }
+
 /* ---- zonking: replace solved metavariables everywhere ----
  *
  * A type with nothing to replace is returned as it is, not copied: zonking
