@@ -195,7 +195,7 @@ static Size choose(KB *kb, const Vec *v, bool local, const Size **collapsed) {
       best = c;
     }
   }
-  /* Issue 19: a mapLocal over a tune parameter (split WG |> mapLocal) sets
+  /* A mapLocal over a tune parameter (split WG |> mapLocal) sets
    * the work-group size, symbolic (launch shape WG in the metadata, no
    * reqd_work_group_size), rather than a mapLocal over one element making
    * it 1 and the work-items of the WG loop run one after the other. */

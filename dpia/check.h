@@ -18,7 +18,7 @@ typedef struct CheckedProgram {
 
 CheckedProgram *check_program(Arena *a, Interner *in, Diag *diag, TypeCtx *tc, const Program *p);
 
-/* Values of kernels' tune parameters (`--set WG=128`, issue 19).  The
+/* Values of kernels' tune parameters (`--set WG=128`, docs/language.md section 6).  The
  * caller has checked each against its parameter's domain. */
 typedef struct TuneSettings {
   int n;
