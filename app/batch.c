@@ -78,7 +78,7 @@ typedef struct Request {
   size_t source_len;
   const char *name;
   DpiaOptions opt;
-  bool want[DPIA_EMIT_HEADER + 1];
+  bool want[DPIA_EMIT_SPACE + 1];
 } Request;
 
 /* ---- reading ---- */
@@ -128,7 +128,7 @@ static bool emit_kind(Request *rq, const Json *v, bool first, Buf *why) {
   if (v->kind != JSON_STRING) return bad(why, "%s", "\"emit\" must be a string or an array of strings");
   int k = dpia_emit_from_name(v->str);
   if (k < 0)
-    return bad(why, "unknown emit kind \"%s\" (opencl, intermediate, imperative, json, header)", v->str);
+    return bad(why, "unknown emit kind \"%s\" (opencl, intermediate, imperative, json, header, space)", v->str);
   if (first) rq->opt.emit = (DpiaEmit)k;
   else rq->opt.emit_also |= DPIA_EMIT_BIT(k);
   rq->want[k] = true;
@@ -272,14 +272,14 @@ static void translate_request(Batch *b, Arena *a, const Request *rq, Buf *out) {
   if (code == DPIA_OK && rq->opt.action == DPIA_TRANSLATE) {
     buf_puts(&outputs, ", \"outputs\": {");
     bool first = true;
-    for (int k = 0; k <= DPIA_EMIT_HEADER; k++) {
+    for (int k = 0; k <= DPIA_EMIT_SPACE; k++) {
       if (!rq->want[k]) continue;
       size_t len;
       const char *text = dpia_result_emitted(r, (DpiaEmit)k, &len);
       emit(&outputs, "%s\"%s\": ", first ? "" : ", ", dpia_emit_name((DpiaEmit)k));
       first = false;
-      if (k == DPIA_EMIT_JSON) {
-        /* the metadata as a JSON value, on one line */
+      if (k == DPIA_EMIT_JSON || k == DPIA_EMIT_SPACE) {
+        /* the metadata (or space) as a JSON value, on one line */
         Buf why;
         buf_init(&why, a);
         Json *meta = text ? json_parse(a, text, len, &why) : NULL;

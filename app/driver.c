@@ -14,11 +14,12 @@
 #include "dpia_front.h"
 #include "dpia_translate.h"
 #include "dpia_verify.h"
+#include "space.h"
 
 /* the names of the emit kinds (DpiaEmit order) */
-static const char *const emit_names[] = {"opencl", "intermediate", "imperative", "json", "header"};
+static const char *const emit_names[] = {"opencl", "intermediate", "imperative", "json", "header", "space"};
 enum { NEMIT = (int)DPIA_COUNTOF(emit_names) };
-_Static_assert(NEMIT == DPIA_EMIT_HEADER + 1, "a name for every DpiaEmit");
+_Static_assert(NEMIT == DPIA_EMIT_SPACE + 1, "a name for every DpiaEmit");
 
 struct DpiaResult {
   DpiaMem mem;
@@ -828,6 +829,21 @@ static void emit_header(Ctx *c) {
   codegen_header(c->arena, generated_name(c), n, kernels, sources, &copt, &c->out);
 }
 
+/* the search space of each selected kernel (app/space.c): as the
+ * metadata, one object with -k, else an array of one object per kernel */
+static void emit_space(Ctx *c) {
+  bool array = !c->opt->kernel;
+  bool first = true;
+  if (array) buf_puts(&c->out, "[");
+  for (int i = 0; i < c->checked->ndefs; i++) {
+    if (!c->sources[i]) continue;
+    if (!first) buf_puts(&c->out, ",\n ");
+    first = false;
+    space_emit(c->arena, c->kernels[i], &c->out);
+  }
+  if (array) buf_puts(&c->out, "]\n");
+}
+
 /* one output of DPIA_TRANSLATE into c->out */
 static void emit_kind(Ctx *c, DpiaEmit kind) {
   switch (kind) {
@@ -836,6 +852,7 @@ static void emit_kind(Ctx *c, DpiaEmit kind) {
   case DPIA_EMIT_OPENCL: emit_sources(c); break;
   case DPIA_EMIT_JSON: emit_metadata(c); break;
   case DPIA_EMIT_HEADER: emit_header(c); break;
+  case DPIA_EMIT_SPACE: emit_space(c); break;
   }
 }
 

@@ -59,6 +59,7 @@ typedef enum DpiaEmit {
   DPIA_EMIT_IMPERATIVE,   /* after stage II and hoisting */
   DPIA_EMIT_JSON,         /* metadata (spec section 9) */
   DPIA_EMIT_HEADER,       /* C header embedding the kernels and their launchers */
+  DPIA_EMIT_SPACE,        /* the tune parameters' search space as JSON (docs/language.md 6.1) */
 } DpiaEmit;
 
 /* The libclang verifier of generated OpenCL.  Creating one costs a few
@@ -235,7 +236,7 @@ DPIA_API void dpia_options_init(DpiaOptions *opt);
  * after the end of in, DPIA_EUSAGE if reading in or writing out failed. */
 DPIA_API int dpia_batch(FILE *in, FILE *out, const DpiaOptions *defaults);
 
-/* "opencl", "intermediate", "imperative", "json", "header"; NULL for a
+/* "opencl", "intermediate", "imperative", "json", "header", "space"; NULL for a
  * value that is not a DpiaEmit. */
 DPIA_API const char *dpia_emit_name(DpiaEmit kind);
 /* The kind of such a name; -1 if there is none. */
