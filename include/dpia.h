@@ -220,7 +220,9 @@ DPIA_API void dpia_options_init(DpiaOptions *opt);
  *   {"id": ANY, "source": "program text", "kernel": "k",
  *    "emit": ["opencl", "json"], "local_size": [64], "global_size": [1024],
  *    "verify": true, "action": "translate", "name": "k.dpia"}
- * ("source" required; "action" translate, check or verify; "emit" one kind
+ * ("source" required; "action" translate, check, verify or run (then
+ * "sizes" {"N": 1024}, "repeat", "check", "seed" as `dpia run`, and the
+ * response's "run" is the report of DpiaOptions.run_json); "emit" one kind
  * or a list, default opencl; "set" {"WG": 128} the values of tune
  * parameters, as DpiaOptions.set_names; "verify" default defaults->verify, or true
  * when defaults is NULL; "name" the file name of the diagnostics).  A
