@@ -65,6 +65,8 @@ void dpia_options_init(DpiaOptions *opt) {
   opt->action = DPIA_CHECK;
 }
 
+size_t dpia_options_size(void) { return sizeof(DpiaOptions); }
+
 /* ---- passes ---- */
 
 static bool pass_parse(Ctx *c) {

@@ -213,6 +213,9 @@ DPIA_API int dpia_result_run_time(const DpiaResult *r, double *min_ms, double *m
 DPIA_API void dpia_result_free(DpiaResult *r);
 
 DPIA_API void dpia_options_init(DpiaOptions *opt);
+/* sizeof(DpiaOptions): bindings that lay the struct out themselves (the
+ * Python package's ctypes, python/dpia) check theirs against it. */
+DPIA_API size_t dpia_options_size(void);
 
 /* dpia batch (spec section 9): one JSON request per line of in, one JSON
  * response per line of out, in order, each flushed when written (so a
