@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# python3-pyopencl ... python3-venv: the Python package (python/, tests/python)
+# and the Kernel Tuner sample (samples/tune, its venv in build/tune-venv)
 # cmake: the CMake package test (tests/api/cmake_test.py, issue 20)
 # g++, llvm-15-dev, zlib1g-dev, libxml2-dev: the C++ embedding sample and
 # dpia-clang-check (verify/clang_helper.cpp: clang's parser linked
@@ -11,7 +13,8 @@ cd "$(dirname "$0")/.."
 packages=(gcc g++ libc6-dev pkg-config python3 meson ninja-build
           libclang-15-dev llvm-15-dev zlib1g-dev libxml2-dev libpcre2-dev
           ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd
-          valgrind clang-14 libclang-rt-14-dev cmake)
+          valgrind clang-14 libclang-rt-14-dev cmake
+          python3-pyopencl python3-numpy python3-setuptools python3-wheel python3-pip python3-venv)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
