@@ -47,6 +47,20 @@ configure() { # dir, extra meson options...
 }
 
 configure build
+
+# Kernel Tuner (PyPI) for samples/tune/tune_kt.py and its suite test, in a
+# venv of its own: it needs numpy 2, which Debian's pyopencl (numpy 1) is
+# not built for, so the venv takes pyopencl from PyPI too.  Without network
+# the test installs it itself or is skipped (77).
+if [ ! -x build/tune-venv/bin/python ] ||
+   ! build/tune-venv/bin/python -c 'import kernel_tuner, pyopencl' 2>/dev/null; then
+  if /usr/bin/python3 -m venv build/tune-venv &&
+     build/tune-venv/bin/python -m pip install -q kernel_tuner pyopencl; then
+    echo "setup: Kernel Tuner in build/tune-venv"
+  else
+    echo "setup: could not install Kernel Tuner in build/tune-venv (no network?); tests/tune installs it or skips" >&2
+  fi
+fi
 if [ "${1:-}" = "--sanitize" ]; then
   configure build-san -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
 fi
