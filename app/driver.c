@@ -480,16 +480,7 @@ static void emit_stage(Ctx *c, DefInfo **stage) {
 }
 
 /* Does nat parameter name occur in the C expression expr (as a whole word)? */
-static bool mentions(const char *expr, const char *name) {
-  size_t n = strlen(name);
-  for (const char *p = strstr(expr, name); p; p = strstr(p + 1, name)) {
-    bool before = p > expr && (p[-1] == '_' || (p[-1] >= '0' && p[-1] <= '9') || ((p[-1] | 32) >= 'a' && (p[-1] | 32) <= 'z'));
-    char c = p[n];
-    bool after = c == '_' || (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z');
-    if (!before && !after) return true;
-  }
-  return false;
-}
+static bool mentions(const char *expr, const char *name) { return expr_mentions(expr, name); }
 
 /* every precondition of k that mentions name holds at these values */
 static bool all_hold(const ImpKernel *k, const NatValues *nats, const char *name, Buf *scratch) {

@@ -47,8 +47,7 @@ static void json_size(Arena *a, Buf *out, Size s) {
   json_python(a, out, b.data);
 }
 
-/* Does name occur in expr as a whole identifier? */
-static bool names(const char *expr, const char *name) {
+bool expr_mentions(const char *expr, const char *name) {
   size_t n = strlen(name);
   for (const char *p = strstr(expr, name); p; p = strstr(p + 1, name)) {
     bool before = p > expr && (p[-1] == '_' || (p[-1] >= '0' && p[-1] <= '9') || ((p[-1] | 32) >= 'a' && (p[-1] | 32) <= 'z'));
@@ -177,7 +176,7 @@ void space_emit(Arena *a, const ImpKernel *k, Buf *out) {
     const char *pre = k->preconds[i];
     bool sized = false, tuned = false;
     for (int j = 0; j < k->nparams; j++) {
-      if (k->params[j].role != KP_NAT || !names(pre, k->params[j].name)) continue;
+      if (k->params[j].role != KP_NAT || !expr_mentions(pre, k->params[j].name)) continue;
       bool is_tune = false;
       for (int t = 0; t < nopen; t++) is_tune |= strcmp(open[t]->name, k->params[j].name) == 0;
       if (is_tune) tuned = true;

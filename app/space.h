@@ -9,4 +9,8 @@
  * a newline */
 void space_emit(Arena *a, const ImpKernel *k, Buf *out);
 
+/* Does name occur in the C expression expr as a whole identifier (N in
+ * "N % 64", not in "NB")? */
+bool expr_mentions(const char *expr, const char *name);
+
 #endif

@@ -16,6 +16,7 @@ import itertools
 import json
 import os
 import re
+import threading
 
 __all__ = ["translate", "check", "verify", "space", "run", "Result", "Diagnostic", "Space", "DpiaError",
            "library", "EMIT_KINDS"]
@@ -161,6 +162,31 @@ def _find_library():
 
 
 _lib = None
+_local = threading.local()  # per thread: a libclang verifier, made on first use
+
+
+def _verifier():
+    """this thread's verifier: making one costs milliseconds (libclang), so
+    that every verifying call of the thread shares one, as dpia batch does"""
+    v = getattr(_local, "verifier", None)
+    if v is None:
+        lib = library()
+        v = _local.verifier = lib.dpia_verifier_new()
+        if v:
+            # threading.local drops it with the thread; free it then
+            _local.finalizer = _Freer(lib, v)
+    return v
+
+
+class _Freer:
+    def __init__(self, lib, v):
+        self.lib, self.v = lib, v
+
+    def __del__(self):
+        try:
+            self.lib.dpia_verifier_free(self.v)
+        except Exception:
+            pass
 
 
 def library():
@@ -186,6 +212,8 @@ def library():
     lib.dpia_result_free.restype = None
     lib.dpia_verifier_new.argtypes = []
     lib.dpia_verifier_new.restype = ctypes.c_void_p
+    lib.dpia_verifier_free.argtypes = [ctypes.c_void_p]
+    lib.dpia_verifier_free.restype = None
     if lib.dpia_options_size() != ctypes.sizeof(_Options):
         raise ImportError("dpia: libdpia's DpiaOptions has %d bytes, these bindings lay out %d: they do not match "
                           "this libdpia (%s)" % (lib.dpia_options_size(), ctypes.sizeof(_Options), _find_library()))
@@ -223,6 +251,8 @@ def _process(src, action, kernel=None, set=None, emit=("opencl",), verify=False,
     for e in emit[1:]:
         opt.emit_also |= 1 << EMIT_KINDS.index(e)
     opt.verify = int(bool(verify))
+    if verify or action == "verify":
+        opt.verifier = _verifier()
     opt.diagnostics_json = 1
     if source_name:
         opt.source_name = source_name.encode()
