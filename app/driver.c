@@ -853,8 +853,18 @@ typedef bool (*Pass)(Ctx *);
 
 static int run_passes(Ctx *c) {
   static const Pass check_passes[] = {pass_parse, pass_check, pass_strategy};
-  for (size_t i = 0; i < DPIA_COUNTOF(check_passes); i++)
-    if (!check_passes[i](c)) return c->status ? c->status : DPIA_EUSER;
+  for (size_t i = 0; i < DPIA_COUNTOF(check_passes); i++) {
+    if (check_passes[i](c)) continue;
+    /* --emit=space of a kernel whose tune parameter must be a constant
+     * (a vector width): the spaces of its values, merged (app/space.c) */
+    if (i > 0 && !c->status && space_split(c->arena, c->prog, c->opt, &c->out)) {
+      int scale = c->diag.depth_scale;
+      diag_init(&c->diag, c->arena);
+      c->diag.depth_scale = scale;
+      return DPIA_OK;
+    }
+    return c->status ? c->status : DPIA_EUSER;
+  }
   if (c->opt->action == DPIA_CHECK) {
     if (c->opt->verbose) emit_types(c);
     return DPIA_OK;

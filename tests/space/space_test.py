@@ -24,6 +24,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 
 # program (from the project's root), kernel, problem sizes to judge the
 # points at; the last one's constraint is on tune parameters only, decided
@@ -31,6 +32,8 @@ import sys
 CASES = [
     ("samples/tune/dot_tune.dpia", "dotPartial", [{"N": 3 << 10}, {"N": 1 << 16}, {"N": 5 * 7 * 64}]),
     ("samples/tune/gemv_tune.dpia", "gemv", [{"M": 4, "N": 48}, {"M": 4, "N": 96}, {"M": 2, "N": 1024}]),
+    # a vector width: the space split on V, whose constraints hold under its values
+    ("samples/tune/dot_vec_tune.dpia", "dotVec", [{"N": 1001}, {"N": 3 << 12}, {"N": 1 << 16}, {"N": 6 << 6}]),
     ("tests/check/accept_v/tune_params.dpia", "chunks", [{}]),
 ]
 
@@ -135,9 +138,35 @@ def main():
             want = "ok" if accepted else "precondition_failed"
             if r["status"] != want:
                 failures.append("%s: run at %s: %s, expected %s: %s" % (sample, env, r["status"], want, r["diagnostics"]))
+    failures += errors_kept(dpia)
     for f in failures:
         print("FAIL", f)
     return 1 if failures else 0
+
+
+def errors_kept(dpia):
+    """A program that no value of its tune parameters makes valid is still
+    an error with --emit=space (the symbolic check's), as one whose vector
+    width is a tune parameter when several kernels are asked for at once."""
+    failures = []
+    wrong = ("kernel k (N: nat) (V: tune [2, 4]) (xs: [N]float) =\n"
+             "  xs |> asVector V |> mapGlobal (\\x -> x * y) |> asScalar\n")
+    two = ("kernel a (N: nat) (V: tune [2, 4]) (xs: [N]float) = xs |> asVector V |> mapGlobal (\\x -> x) |> asScalar\n"
+           "kernel b (N: nat) (xs: [N]float) = xs |> mapGlobal (\\x -> x)\n")
+    for label, src, args, want in [("no value helps", wrong, [], "'y'"),
+                                   ("two kernels", two, [], "asVector needs a vector width"),
+                                   ("one of two", two, ["-k", "a"], None)]:
+        with tempfile.NamedTemporaryFile("w", suffix=".dpia") as f:
+            f.write(src)
+            f.flush()
+            out = subprocess.run([dpia, "translate", f.name, "--emit=space"] + args, capture_output=True, text=True)
+        if want is None:
+            ok = out.returncode == 0 and json.loads(out.stdout)["split"] == ["V"]
+        else:
+            ok = out.returncode == 1 and want in out.stderr and out.stdout == ""
+        if not ok:
+            failures.append("%s: exit %d\n%s%s" % (label, out.returncode, out.stdout, out.stderr))
+    return failures
 
 
 if __name__ == "__main__":
