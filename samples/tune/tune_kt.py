@@ -3,15 +3,16 @@
 (--emit=space) and the kernels dpia specialises at each point (--set).
 
 For each problem (the dot product's partial sums, samples/tune/dot_tune.dpia,
-and gemv, samples/tune/gemv_tune.dpia) it hands Kernel Tuner:
+vectorised, dot_vec_tune.dpia, and gemv, gemv_tune.dpia) it hands Kernel
+Tuner:
   - tune_params: the space's domains;
   - restrictions: the space's constraints at the problem sizes;
   - the kernel: a function of the point that returns dpia's specialised
     OpenCL C (reqd_work_group_size, constants), with no #define added;
   - the launch: the work-group size is the space's local size, the number
     of work-groups its global size over its local size;
-  - the arguments: from the metadata of the kernel (buffers as large as
-    the largest point needs).
+  - the arguments: from the metadata of the specialised kernels (buffers
+    as large as the largest point needs).
 Kernel Tuner checks every point's output against numpy; the sample reports
 the best configuration of each problem, then checks it with dpia run
 --check (the reference interpreter) on the same device.
@@ -51,32 +52,43 @@ def gemv_ok(a, out):
 PROBLEMS = [
     # name, file, kernel, problem sizes, scalar arguments, check
     ("dot", "dot_tune.dpia", "dotPartial", {"N": 1 << 22}, {}, dot_ok),
+    ("dot_vec", "dot_vec_tune.dpia", "dotVec", {"N": 1 << 22}, {}, dot_ok),
     ("gemv", "gemv_tune.dpia", "gemv", {"M": 1024, "N": 4096}, {"alpha": 1.5, "beta": 0.5}, gemv_ok),
 ]
-SMALL = {"dot": {"N": 1 << 16}, "gemv": {"M": 64, "N": 1024}}
+SMALL = {"dot": {"N": 1 << 16}, "dot_vec": {"N": 1 << 16}, "gemv": {"M": 64, "N": 1024}}
 
 _NUMPY = {"float": np.float32, "double": np.float64, "int": np.int32}
 
 
-def arguments(meta, space, sizes, scalars, rng):
-    """Kernel Tuner's argument list for the kernel as specialised at every
-    point: the symbolic kernel's parameters less the tune parameters and
-    the local buffers (static arrays once specialised), each buffer as
-    large as the largest valid point needs"""
-    points = list(space.points(sizes))
+def arguments(src, kernel, space, sizes, scalars, rng):
+    """Kernel Tuner's argument list for the kernels specialised at the
+    valid points (their interfaces are the same: the tune parameters are
+    constants), each buffer as large as the largest point needs, in
+    scalars (a float4 buffer of n elements is 4*n floats)"""
+    params = {}
+    for point in space.points(sizes):
+        meta = dpia.translate(src, kernel=kernel, set=point, emit="json").raise_for_status().metadata
+        for p in meta["params"]:
+            n = 0
+            if "elements" in p:
+                base, lanes = (p["type"].rstrip("0123456789"), int(p["type"][len(p["type"].rstrip("0123456789")):] or 1))
+                n = dpia.evaluate(p["elements"].replace("/", "//"), sizes) * (4 if lanes == 3 else lanes)
+                p = dict(p, type=base)
+            if p["name"] not in params:
+                params[p["name"]] = dict(p, count=n)
+            params[p["name"]]["count"] = max(params[p["name"]]["count"], n)
     names, args = [], []
-    for p in meta["params"]:
-        if p["name"] in space.names or p.get("space") == "local":
+    for name, p in params.items():
+        if p.get("space") == "local":
             continue
-        names.append((p["name"], p["role"]))
+        names.append((name, p["role"]))
         if p["role"] == "nat":
-            args.append(np.int32(sizes[p["name"]]))
+            args.append(np.int32(sizes[name]))
         elif p["role"] == "scalar":
-            args.append(_NUMPY[p["type"]](scalars[p["name"]]))
+            args.append(_NUMPY[p["type"]](scalars[name]))
         else:
-            n = max(dpia.evaluate(p["elements"].replace("/", "//"), dict(sizes, **pt)) for pt in points)
             dtype = _NUMPY[p["type"]]
-            args.append(rng.random(n).astype(dtype) if p["role"] == "input" else np.zeros(n, dtype=dtype))
+            args.append(rng.random(p["count"]).astype(dtype) if p["role"] == "input" else np.zeros(p["count"], dtype=dtype))
     return names, args
 
 
@@ -85,9 +97,6 @@ def tune(name, path, kernel, sizes, scalars, ok, budget, seed, verbose):
 
     src = open(path).read()
     space = dpia.Space(dpia.space(src, kernel, name=os.path.basename(path)))
-    meta = dpia.translate(src, kernel=kernel, emit="json").raise_for_status().metadata
-    if isinstance(meta, list):
-        meta = meta[0]
     rng = np.random.default_rng(seed)
     # the work-group size: a tune parameter's name, or a constant
     local = space.data["local_size"]
@@ -115,7 +124,7 @@ def tune(name, path, kernel, sizes, scalars, ok, budget, seed, verbose):
         g, loc = space.launch({n: int(params[n]) for n in space.names}, sizes)
         return tuple(gi // li for gi, li in zip(g, loc))
 
-    names, args = arguments(meta, space, sizes, scalars, rng)
+    names, args = arguments(src, kernel, space, sizes, scalars, rng)
     by_name = {n: a for (n, role), a in zip(names, args)}
     outputs = [i for i, (n, role) in enumerate(names) if role == "output"]
     if len(outputs) != 1:

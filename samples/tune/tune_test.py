@@ -5,7 +5,8 @@ kt:     tune_kt.py (Kernel Tuner) with 4 random points per problem at small
         sizes, in the venv build/tune-venv (made here with Kernel Tuner and
         pyopencl from PyPI when tools/setup.sh has not made it; exit 77,
         skipped, only when PyPI cannot be reached)
-search: search_space.py (dpia batch) at small sizes
+search: search_space.py (dpia batch) with 6 random points per problem at
+        small sizes
 Each must report for each problem a best point that the space allows and
 that dpia run --check accepted.
 
@@ -50,7 +51,7 @@ def main():
             return 77
         cmd = [py, os.path.join(HERE, "tune_kt.py"), "--small", "--budget", "4"]
     else:
-        cmd = [sys.executable, os.path.join(HERE, "search_space.py"), "--dpia", dpia_exe, "--small"]
+        cmd = [sys.executable, os.path.join(HERE, "search_space.py"), "--dpia", dpia_exe, "--small", "--budget", "6"]
     out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1200)
     print(out.stdout, out.stderr[-3000:])
     if out.returncode != 0 or not out.stdout.strip():
@@ -60,13 +61,13 @@ def main():
     import dpia
     failures = []
     for r in reports:
-        src = open(os.path.join(HERE, {"dot": "dot_tune.dpia", "gemv": "gemv_tune.dpia"}[r["problem"]])).read()
+        src = open(os.path.join(HERE, {"dot": "dot_tune.dpia", "dot_vec": "dot_vec_tune.dpia", "gemv": "gemv_tune.dpia"}[r["problem"]])).read()
         space = dpia.Space(dpia.space(src, r["kernel"]))
         if not space.valid(r["best"], r["sizes"]):
             failures.append("%s: the best point %s is not in the space" % (r["problem"], r["best"]))
         if not r["checked"] or r["timed"] < 1 or not r["best_ms"] > 0:
             failures.append("%s: %s" % (r["problem"], r))
-    if {r["problem"] for r in reports} != {"dot", "gemv"}:
+    if {r["problem"] for r in reports} != {"dot", "dot_vec", "gemv"}:
         failures.append("problems reported: %s" % [r["problem"] for r in reports])
     for f in failures:
         print("FAIL", f)
