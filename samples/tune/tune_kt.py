@@ -26,7 +26,9 @@ build/tune-venv); libdpia through the dpia package (python/, DPIA_LIBRARY).
 import argparse
 import json
 import os
+import shutil
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -137,19 +139,26 @@ def tune(name, path, kernel, sizes, scalars, ok, budget, seed, verbose):
 
     strategy, options = ("brute_force", None) if budget is None else ("random_sample", {"max_fevals": budget})
     t0 = time.time()
-    results, env = kernel_tuner.tune_kernel(
-        kernel, source, groups, args, tune_params, answer=answer, verify=verify,
-        grid_div_x=[], grid_div_y=[], grid_div_z=[], block_size_names=block_names,
-        restrictions=space.restrictions(sizes), lang="OpenCL", defines={}, strategy=strategy,
-        strategy_options=options, iterations=3, verbose=verbose, quiet=not verbose)
+    # Kernel Tuner writes its temporary files into the current directory
+    here = os.getcwd()
+    os.chdir(tempfile.mkdtemp(prefix="dpia-kt-"))
+    try:
+        results, env = kernel_tuner.tune_kernel(
+            kernel, source, groups, args, tune_params, answer=answer, verify=verify,
+            grid_div_x=[], grid_div_y=[], grid_div_z=[], block_size_names=block_names,
+            restrictions=space.restrictions(sizes), lang="OpenCL", defines={}, strategy=strategy,
+            strategy_options=options, iterations=3, verbose=verbose, quiet=not verbose)
+    finally:
+        shutil.rmtree(os.getcwd(), ignore_errors=True)
+        os.chdir(here)
     seconds = time.time() - t0
     timed = [r for r in results if isinstance(r.get("time"), (int, float))]
     if not timed:
         raise SystemExit("%s: Kernel Tuner timed no configuration" % name)
     best = min(timed, key=lambda r: r["time"])
     point = {n: int(best[n]) for n in space.names}
-    # the winner against dpia's reference interpreter, at small sizes
-    check = dpia.run(src, kernel, SMALL[name], set=point, check=True)
+    # the winner against dpia's reference interpreter, at the same sizes
+    check = dpia.run(src, kernel, sizes, set=point, check=True)
     ok = check.ok and check.run and check.run["check"]["ok"]
     return {"problem": name, "kernel": kernel, "sizes": sizes, "device": env.get("device_name"),
             "points": sum(1 for _ in space.points(sizes)), "timed": len(timed), "seconds": round(seconds, 2),
