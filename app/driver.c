@@ -107,7 +107,7 @@ static void print_domain(Buf *b, const Param *pa) {
 static bool mentions(const char *expr, const char *name);
 static bool selected(Ctx *c, const DefInfo *def);
 
-/* --set NAME=VALUE (issue 19, docs/language.md section 6): each name must
+/* --set NAME=VALUE (docs/language.md section 6): each name must
  * be a tune parameter of a kernel worked on and each value in its domain
  * (else a usage error); then every precondition of the symbolic check
  * (NULL when it failed) that the values decide must hold (else an error
@@ -374,7 +374,7 @@ static bool pass_codegen(Ctx *c) {
     if (!c->hoisted[i]) continue;
     c->kernels[i] = kernel_from_def(c->arena, &c->tc, &c->diag, c->hoisted[i], generated_name(c));
     if (!c->kernels[i]) return false;
-    /* Issue 19: a work-group size that the program leaves symbolic never
+    /* A work-group size that the program leaves symbolic never
      * silently becomes 1 (every work-item of its mapLocal one after the
      * other in a single one): refused unless the user chose the launch */
     for (int d = 0; d < 3 && !c->opt->local_size[0]; d++) {

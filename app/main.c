@@ -565,7 +565,7 @@ static int run_command_in(const Command *cmd, int argc, char **argv, Owned *own)
         if (status != DPIA_OK) return status;
       }
     } else if (translate && (strcmp(a, "--set") == 0 || strncmp(a, "--set=", 6) == 0)) {
-      /* --set WG=128, --set=WG=128 (issue 19) */
+      /* --set WG=128, --set=WG=128 */
       const char *binding = a[5] == '=' ? a + 6 : (i + 1 < argc ? argv[++i] : NULL);
       if (!binding) return command_usage_error(cmd->name, "%s", "--set needs NAME=VALUE");
       if (own->nsets == MAX_SIZES) return command_usage_error(cmd->name, "%s", "too many --set values");

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""gen.py: a generator of random well-typed DPIA strategy programs (issue 4).
+"""gen.py: a generator of random well-typed DPIA strategy programs.
 
 A small typed program synthesiser: one kernel per program, built from the
 primitives of spec section 4, tracking the type of every phrase it writes
