@@ -157,6 +157,16 @@ def main():
     want = float(xs.astype(np.float64) @ ys)
     expect("dot partial sums: %d, sum %g vs %g" % (partial.size, partial.sum(dtype=np.float64), want),
            partial.size == (1 << 16) // 16 and abs(partial.sum(dtype=np.float64) - want) < 1e-4 * want)
+    # a 2-D launch with temporaries (samples/mm_tiled.dpia: local tiles)
+    mm = open(os.path.join(root, "samples", "mm_tiled.dpia")).read()
+    r = dpia.translate(mm, kernel="mmTiled")
+    temps = [p for p in r.metadata["params"] if p["role"] == "temp"]
+    M, N, K = 32, 48, 16
+    a = rng.random((M, K), dtype=np.float32)
+    b = rng.random((K, N), dtype=np.float32)
+    out = dpia.opencl.Kernel(ctx, r.metadata)(queue, {"M": M, "N": N, "K": K}, {"a": a, "b": b})
+    err = np.abs(out["output"].reshape(M, N) - a.astype(np.float64) @ b).max()
+    expect("mmTiled: %d temporaries, error %g" % (len(temps), err), len(temps) == 2 and err < 1e-4)
     return report(failures)
 
 
