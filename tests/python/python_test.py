@@ -104,6 +104,14 @@ def main():
     expect("points: %s, dpia accepts %s" % (points, accepted), [p for p in points if p["C"] <= 48] == accepted
            and accepted)
     expect("launch", space.launch({"WG": 64, "C": 16}, sizes) == ([192], [64]))
+    g = dpia.Space(dpia.space(gemv, "gemv"))
+    expect("gemv local memory", g.local_memory_bytes({"WG": 128}, {"M": 1, "N": 1024}) == 512)
+    # a split space (the vector width): its conditional launch size
+    vec = dpia.Space(dpia.space(open(os.path.join(root, "samples", "tune", "dot_vec_tune.dpia")).read(), "dotVec"))
+    expect("split: %s" % vec.data.get("split"), vec.data.get("split") == ["V"]
+           and vec.launch({"V": 4, "WG": 64, "C": 16}, {"N": 1 << 16}) == ([1024], [64])
+           and not vec.valid({"V": 1, "WG": 64, "C": 16}, {"N": 1 << 16})
+           and vec.valid({"V": 8, "WG": 64, "C": 16}, {"N": 1 << 16}))
 
     # run: dpia run --json through the library
     r = dpia.run(gemv, "gemv", {"M": 8, "N": 1024}, set={"WG": 32}, check=True, repeat=2)

@@ -80,6 +80,10 @@ def main():
         elif open(expected_path).read() != out.stdout:
             failures.append("%s: --emit=space differs from %s:\n%s" % (sample, expected_path, out.stdout))
         space = json.loads(out.stdout)
+        # the same through dpia batch ("emit": "space", a JSON value)
+        via = batch(dpia, [{"source": open(path).read(), "name": sample, "kernel": kernel, "emit": "space"}])
+        if via[0].get("outputs", {}).get("space") != space:
+            failures.append("%s: dpia batch's space differs: %s" % (sample, via[0]))
         names = [t["name"] for t in space["tune"]]
         points = list(itertools.product(*[domain(t) for t in space["tune"]]))
         source = open(path).read()
