@@ -865,15 +865,19 @@ static int run_passes(Ctx *c) {
     }
     return c->status ? c->status : DPIA_EUSER;
   }
-  if (c->opt->action == DPIA_CHECK) {
-    if (c->opt->verbose) emit_types(c);
-    return DPIA_OK;
-  }
   if (!pass_select(c)) return DPIA_EUSAGE;
+  /* check translates and generates code too, without printing either: a
+   * program check accepts must translate, so the rules only translation
+   * and code generation can decide (a work-group size the program leaves
+   * open, pass_codegen) reject it at check, with the same message */
   if (!pass_translate(c)) return c->status ? c->status : DPIA_EUSER;
   bool verify = c->opt->action == DPIA_VERIFY || c->opt->verify;
   if (verify && !pass_recheck(c)) return c->status;
   if (!pass_codegen(c)) return c->status ? c->status : DPIA_EUSER;
+  if (c->opt->action == DPIA_CHECK) {
+    if (c->opt->verbose) emit_types(c);
+    return DPIA_OK;
+  }
   if (verify && !pass_clang(c)) return c->status;
   if (verify && !pass_semantic(c)) return c->status;
   if (c->opt->action == DPIA_VERIFY) return DPIA_OK;
