@@ -215,8 +215,8 @@ static bool pass_strategy(Ctx *c) {
 static void emit_types(Ctx *c) {
   for (int i = 0; i < c->checked->ndefs; i++) {
     DefInfo *def = c->checked->defs[i];
-    if (def->is_kernel) {
-      emit(&c->out, "kernel %s : ", def->name);
+    if (def->is_kernel || def->is_pipeline) {
+      emit(&c->out, "%s %s : ", def->is_kernel ? "kernel" : "pipeline", def->name);
       dt_print(&c->out, def->result->data);
     } else if (decl_is_template(def->decl)) {
       /* no type of its own: typed at each use (check.c, templates) */
@@ -238,6 +238,7 @@ static void emit_types(Ctx *c) {
       buf_putc(&c->out, '\n');
     }
     for (int j = 0; j < def->nprecond; j++) emit(&c->out, "  requires %s\n", def->preconds[j]);
+    if (def->pipeline) pipeline_print_launches(c->arena, &c->out, def->pipeline);
   }
 }
 
