@@ -52,6 +52,10 @@ typedef struct Ctx {
   DefInfo **intermediate, **imperative, **hoisted;
   ImpKernel **kernels; /* per declaration: the generated kernel */
   const char **sources; /* its OpenCL C */
+  /* -k names a pipeline (dpia/pipeline.h): its launches; the kernels it
+   * launches are the ones worked on */
+  const Pipeline *pipe;
+  PipeDesc **pipe_descs; /* per declaration: a described pipeline */
   Buf out;
   Buf *also[NEMIT]; /* the outputs of opt->emit_also */
   bool ran;         /* pass_run launched the kernel, in these times */
@@ -242,9 +246,14 @@ static void emit_types(Ctx *c) {
   }
 }
 
-/* the kernels the command works on: -k NAME, or every kernel */
+/* the kernels the command works on: -k NAME, the kernels of pipeline
+ * -k NAME, or every kernel */
 static bool selected(Ctx *c, const DefInfo *def) {
-  return def->is_kernel && (!c->opt->kernel || strcmp(def->name, c->opt->kernel) == 0);
+  if (!def->is_kernel) return false;
+  if (!c->opt->kernel || strcmp(def->name, c->opt->kernel) == 0) return true;
+  for (int i = 0; c->pipe && i < c->pipe->nlaunches; i++)
+    if (c->pipe->launches[i].kernel == def) return true;
+  return false;
 }
 
 /* "its kernels: a, b" (or "it has no kernel") for messages about -k */
@@ -258,11 +267,21 @@ static const char *kernel_names(Ctx *c) {
     emit(&b, "%s%s", n++ ? ", " : "its kernels: ", def->name);
   }
   if (!n) buf_puts(&b, "it has no kernel");
+  int np = 0;
+  for (int i = 0; i < c->checked->ndefs; i++)
+    if (c->checked->defs[i]->is_pipeline) emit(&b, "%s%s", np++ ? ", " : "; its pipelines: ", c->checked->defs[i]->name);
   return b.data;
 }
 
 static bool pass_select(Ctx *c) {
   if (!c->opt->kernel) return true;
+  for (int i = 0; i < c->checked->ndefs; i++) {
+    const DefInfo *def = c->checked->defs[i];
+    if (def->is_pipeline && strcmp(def->name, c->opt->kernel) == 0) {
+      c->pipe = def->pipeline;
+      return true;
+    }
+  }
   for (int i = 0; i < c->checked->ndefs; i++)
     if (selected(c, c->checked->defs[i])) return true;
   diag_error(&c->diag, (Span){0}, "no kernel named '%s' in %s; %s", c->opt->kernel, c->src.name, kernel_names(c));
@@ -795,16 +814,46 @@ static void emit_sources(Ctx *c) {
   }
 }
 
-/* one object with -k, else an array of one object per kernel (spec 9) */
+/* Each pipeline worked on (-k names it, or no -k) against its generated
+ * kernels (pipeline_emit.h). */
+static bool pass_pipelines(Ctx *c) {
+  c->pipe_descs = NEWARRAY(c->arena, PipeDesc *, c->checked->ndefs);
+  for (int i = 0; i < c->checked->ndefs; i++) {
+    const DefInfo *def = c->checked->defs[i];
+    if (!def->pipeline || (c->opt->kernel && def->pipeline != c->pipe)) continue;
+    c->pipe_descs[i] = pipeline_describe(c->arena, &c->tc, &c->diag, def->pipeline, c->kernels);
+    if (!c->pipe_descs[i]) return false;
+  }
+  return true;
+}
+
+/* the OpenCL C of every kernel worked on, as one program */
+static const char *all_sources(Ctx *c) {
+  Buf saved = c->out;
+  buf_init(&c->out, c->arena);
+  emit_sources(c);
+  const char *all = c->out.data;
+  c->out = saved;
+  return all;
+}
+
+/* one object with -k, else an array of one object per kernel and one per
+ * pipeline (spec 9, docs/language.md section 7) */
 static void emit_metadata(Ctx *c) {
   bool array = !c->opt->kernel;
   if (array) buf_puts(&c->out, "[");
   bool first = true;
-  for (int i = 0; i < c->checked->ndefs; i++) {
+  for (int i = 0; i < c->checked->ndefs && !c->pipe; i++) {
     if (!c->sources[i]) continue;
     if (!first) buf_puts(&c->out, ",\n ");
     first = false;
     codegen_metadata(c->arena, c->kernels[i], c->sources[i], &c->out);
+  }
+  for (int i = 0; i < c->checked->ndefs; i++) {
+    if (!c->pipe_descs[i]) continue;
+    if (!first) buf_puts(&c->out, ",\n ");
+    first = false;
+    codegen_pipeline_metadata(c->arena, c->pipe_descs[i], generated_name(c), all_sources(c), &c->out);
   }
   if (array) buf_puts(&c->out, "]");
   buf_putc(&c->out, '\n');
@@ -826,7 +875,11 @@ static void emit_header(Ctx *c) {
     copt.global_size[d] = c->opt->global_size[d];
   }
   copt.stamp = c->opt->stamp;
-  codegen_header(c->arena, generated_name(c), n, kernels, sources, &copt, &c->out);
+  int npipes = 0;
+  const PipeDesc **pipes = NEWARRAY(c->arena, const PipeDesc *, c->checked->ndefs);
+  for (int i = 0; i < c->checked->ndefs; i++)
+    if (c->pipe_descs[i]) pipes[npipes++] = c->pipe_descs[i];
+  codegen_header_pipelines(c->arena, generated_name(c), n, kernels, sources, npipes, pipes, &copt, &c->out);
 }
 
 /* one output of DPIA_TRANSLATE into c->out */
@@ -854,7 +907,7 @@ static int run_passes(Ctx *c) {
   if (!pass_translate(c)) return c->status ? c->status : DPIA_EUSER;
   bool verify = c->opt->action == DPIA_VERIFY || c->opt->verify;
   if (verify && !pass_recheck(c)) return c->status;
-  if (!pass_codegen(c)) return c->status ? c->status : DPIA_EUSER;
+  if (!pass_codegen(c) || !pass_pipelines(c)) return c->status ? c->status : DPIA_EUSER;
   if (verify && !pass_clang(c)) return c->status;
   if (verify && !pass_semantic(c)) return c->status;
   if (c->opt->action == DPIA_VERIFY) return DPIA_OK;
