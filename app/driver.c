@@ -637,8 +637,90 @@ static void run_json_head(Buf *out, const DpiaOptions *o, const char *kernel, co
   json_number(out, gbps);
 }
 
+/* dpia run: the --size values, one for each nat parameter of def (a
+ * kernel or a pipeline) and no other; false after a usage error */
+static bool run_sizes(Ctx *c, const DefInfo *def, NatValues *nats) {
+  const DpiaOptions *o = c->opt;
+  const char *what = def->is_pipeline ? "pipeline" : "kernel";
+  int64_t *values = NEWARRAY(c->arena, int64_t, o->nsizes + 1);
+  for (int i = 0; i < o->nsizes; i++) values[i] = o->size_values[i];
+  *nats = (NatValues){o->nsizes, o->size_names, values};
+  for (int i = 0; i < def->nsize_params; i++) {
+    bool given = false;
+    for (int j = 0; j < o->nsizes; j++) given |= strcmp(o->size_names[j], def->size_params[i]) == 0;
+    if (!given) {
+      diag_error(&c->diag, (Span){0}, "%s '%s' needs a value for its size %s: add --size %s=VALUE", what, def->name,
+                 def->size_params[i], def->size_params[i]);
+      return false;
+    }
+  }
+  for (int j = 0; j < o->nsizes; j++) {
+    bool known = false;
+    for (int i = 0; i < def->nsize_params; i++) known |= strcmp(o->size_names[j], def->size_params[i]) == 0;
+    if (!known) {
+      diag_error(&c->diag, (Span){0}, "%s '%s' has no size named %s", what, def->name, o->size_names[j]);
+      return false;
+    }
+  }
+  return true;
+}
+
+/* dpia run --check: the result of the kernel or pipeline def (normalized
+ * body) on these inputs against the reference interpreter (spec section 11) */
+static int run_compare(Ctx *c, const DefInfo *def, const Phrase *body, const NatValues *nats, double **inputs,
+                       size_t *counts, const RtResult *res) {
+  const DpiaOptions *o = c->opt;
+  Arena *a = c->arena;
+  const char *what = def->is_pipeline ? "pipeline" : "kernel";
+  Buf err;
+  buf_init(&err, a);
+  double *ref;
+  size_t nref;
+  if (!interp_run(a, def, body, nats, (const double *const *)inputs, counts, &ref, &nref, &err)) {
+    diag_error(&c->diag, def->decl->name_span, "reference interpreter: %s", err.data);
+    return DPIA_EINTERNAL;
+  }
+  const Lay *rl = interp_result_layout(a, def, nats, &err);
+  if (!rl || nref != res->output_count) {
+    diag_error(&c->diag, def->decl->name_span, "the %s produced %zu values, the reference %zu", what,
+               res->output_count, nref);
+    return DPIA_EVERIFY;
+  }
+  Comparison cmp;
+  compare_values(res->output, ref, nref, interp_bound(body, rl), &cmp);
+  Buf rep;
+  buf_init(&rep, a);
+  compare_report(&cmp, &rep);
+  if (o->run_json) {
+    emit(&c->out, ", \"check\": {\"seed\": %llu, \"ok\": %s, \"relative_error\": ", (unsigned long long)o->seed,
+         cmp.ok && cmp.ref_nonfinite < 0 ? "true" : "false");
+    json_number(&c->out, cmp.rel_error);
+    buf_puts(&c->out, ", \"bound\": ");
+    json_number(&c->out, cmp.bound);
+    buf_puts(&c->out, ", \"report\": ");
+    emit_json_string(&c->out, rep.data);
+    buf_puts(&c->out, "}}\n");
+  } else {
+    emit(&c->out, "  check (seed %llu): %s\n", (unsigned long long)o->seed, rep.data);
+  }
+  if (cmp.ref_nonfinite >= 0) {
+    diag_error(&c->diag, def->decl->name_span, "%s '%s' cannot be checked: %s", what, def->name, rep.data);
+    return DPIA_EVERIFY;
+  }
+  if (!cmp.ok) {
+    diag_error(&c->diag, def->decl->name_span, "%s '%s' differs from the reference interpreter: %s", what,
+               def->name, rep.data);
+    return DPIA_EVERIFY;
+  }
+  return DPIA_OK;
+}
+
+static int pass_run_pipeline(Ctx *c);
+static const char *all_sources(Ctx *c);
+
 static int pass_run(Ctx *c) {
   const DpiaOptions *o = c->opt;
+  if (c->pipe) return pass_run_pipeline(c);
   int index = -1, nkernels = 0;
   for (int i = 0; i < c->checked->ndefs; i++)
     if (c->sources[i]) {
@@ -656,27 +738,8 @@ static int pass_run(Ctx *c) {
   Buf err;
   buf_init(&err, a);
   /* nat values, all of them given */
-  NatValues nats = {o->nsizes, o->size_names, NULL};
-  int64_t *values = NEWARRAY(a, int64_t, o->nsizes + 1);
-  for (int i = 0; i < o->nsizes; i++) values[i] = o->size_values[i];
-  nats.values = values;
-  for (int i = 0; i < def->nsize_params; i++) {
-    bool given = false;
-    for (int j = 0; j < o->nsizes; j++) given |= strcmp(o->size_names[j], def->size_params[i]) == 0;
-    if (!given) {
-      diag_error(&c->diag, (Span){0}, "kernel '%s' needs a value for its size %s: add --size %s=VALUE", def->name,
-                 def->size_params[i], def->size_params[i]);
-      return DPIA_EUSAGE;
-    }
-  }
-  for (int j = 0; j < o->nsizes; j++) {
-    bool known = false;
-    for (int i = 0; i < def->nsize_params; i++) known |= strcmp(o->size_names[j], def->size_params[i]) == 0;
-    if (!known) {
-      diag_error(&c->diag, (Span){0}, "kernel '%s' has no size named %s", def->name, o->size_names[j]);
-      return DPIA_EUSAGE;
-    }
-  }
+  NatValues nats;
+  if (!run_sizes(c, def, &nats)) return DPIA_EUSAGE;
   /* a tune parameter left symbolic takes a --size in its domain */
   for (int j = 0; j < o->nsizes; j++)
     for (int i = 0; i < def->decl->nparams; i++) {
@@ -763,45 +826,101 @@ static int pass_run(Ctx *c) {
     if (o->run_json) buf_puts(&c->out, ", \"check\": null}\n");
     return DPIA_OK;
   }
-  double *ref;
-  size_t nref;
-  if (!interp_run(a, def, c->normal[index], &nats, (const double *const *)inputs, counts, &ref, &nref, &err)) {
-    diag_error(&c->diag, def->decl->name_span, "reference interpreter: %s", err.data);
-    return DPIA_EINTERNAL;
+  return run_compare(c, def, c->normal[index], &nats, inputs, counts, &res);
+}
+
+/* dpia run -k PIPELINE (docs/language.md section 7): its preconditions and
+ * every launch's at the given sizes, then the whole pipeline on the device
+ * (pipe_run.h), its time one figure from the first kernel's start to the
+ * last one's end, and with --check its output against the reference
+ * interpreter of the composed program (the kernels inlined into the
+ * pipeline's body). */
+static int pass_run_pipeline(Ctx *c) {
+  const DpiaOptions *o = c->opt;
+  Arena *a = c->arena;
+  DefInfo *def = c->pipe->def;
+  const PipeDesc *d = NULL;
+  for (int i = 0; i < c->checked->ndefs; i++)
+    if (c->checked->defs[i] == def) d = c->pipe_descs[i];
+  Buf err;
+  buf_init(&err, a);
+  NatValues nats;
+  if (!run_sizes(c, def, &nats)) return DPIA_EUSAGE;
+  if (!check_run_preconditions(c, def, &d->iface, &nats)) return DPIA_EPRECONDITION;
+  for (int li = 0; li < d->nlaunches; li++) {
+    const PipeLaunchDesc *l = &d->launches[li];
+    const char **names = NEWARRAY(a, const char *, l->k->nparams + 1);
+    int64_t *values = NEWARRAY(a, int64_t, l->k->nparams + 1);
+    int n = 0;
+    for (int i = 0; i < l->k->nparams; i++) {
+      if (l->binds[i].kind != PBIND_NAT) continue;
+      names[n] = l->k->params[i].name;
+      if (!nat_eval_size(l->binds[i].size, &nats, &values[n++], &err)) break;
+    }
+    NatValues kn = {n, names, values};
+    if (err.len || !rt_check_preconditions(l->k, &kn, &err)) {
+      diag_error(&c->diag, l->launch->span, "launch of kernel '%s' in pipeline '%s': %s", l->k->name, def->name,
+                 err.data);
+      return DPIA_EPRECONDITION;
+    }
   }
-  const Lay *rl = interp_result_layout(a, def, &nats, &err);
-  if (!rl || nref != res.output_count) {
-    diag_error(&c->diag, def->decl->name_span, "the kernel produced %zu values, the reference %zu", res.output_count,
-               nref);
-    return DPIA_EVERIFY;
+  Phrase *body = normalize_def(a, &c->tc, &c->diag, def);
+  if (!body) return DPIA_EUSER;
+  Runtime rt;
+  RtStatus st = rt_open(&rt, a, o->platform, o->device, &err);
+  if (st != RT_OK) {
+    diag_error(&c->diag, (Span){0}, "OpenCL: %s", err.data);
+    return DPIA_EOPENCL;
   }
-  Comparison cmp;
-  compare_values(res.output, ref, nref, interp_bound(c->normal[index], rl), &cmp);
-  Buf rep;
-  buf_init(&rep, a);
-  compare_report(&cmp, &rep);
+  a->limit = 0; /* the data are as large as the sizes say */
+  Rng rng;
+  rng_seed(&rng, o->seed);
+  rng.inputs = o->inputs == DPIA_INPUTS_POSITIVE ? RNG_POSITIVE : o->inputs == DPIA_INPUTS_UNIT ? RNG_UNIT : RNG_SIGNED;
+  double **inputs;
+  size_t *counts;
+  RtResult res;
+  if (!interp_random_inputs(a, def, &nats, &rng, &inputs, &counts, &err)) {
+    rt_close(&rt);
+    diag_error(&c->diag, def->decl->name_span, "%s", err.data);
+    return DPIA_EUSER;
+  }
+  const char *source = o->opencl_source ? o->opencl_source : all_sources(c);
+  st = rt_run_pipeline(&rt, a, d, source, &nats, def->nparams, (const double *const *)inputs, counts,
+                       o->repeat > 0 ? o->repeat : 1, &res, &err);
+  if (st != RT_OK) {
+    rt_close(&rt);
+    diag_error(&c->diag, (Span){0}, "OpenCL: %s", err.data);
+    return st == RT_BAD_ARGS ? DPIA_EUSAGE : DPIA_EOPENCL;
+  }
+  c->ran = true;
+  c->min_ms = res.min_ms;
+  c->median_ms = res.median_ms;
+  /* the bytes a user's call must move: every input and the output once */
+  double bytes = 0;
+  for (int i = 0; i < d->iface.nparams; i++) {
+    const KParam *p = &d->iface.params[i];
+    if (p->role != KP_INPUT && p->role != KP_OUTPUT) continue;
+    const Lay *l = lay_of(a, p->type, &nats, &err);
+    if (l) bytes += (double)l->bytes;
+  }
+  double gbps = res.min_ms > 0 ? bytes / (res.min_ms * 1e6) : 0.0;
   if (o->run_json) {
-    emit(&c->out, ", \"check\": {\"seed\": %llu, \"ok\": %s, \"relative_error\": ", (unsigned long long)o->seed,
-         cmp.ok && cmp.ref_nonfinite < 0 ? "true" : "false");
-    json_number(&c->out, cmp.rel_error);
-    buf_puts(&c->out, ", \"bound\": ");
-    json_number(&c->out, cmp.bound);
-    buf_puts(&c->out, ", \"report\": ");
-    emit_json_string(&c->out, rep.data);
-    buf_puts(&c->out, "}}\n");
+    run_json_head(&c->out, o, def->name, &rt, &res, gbps);
   } else {
-    emit(&c->out, "  check (seed %llu): %s\n", (unsigned long long)o->seed, rep.data);
+    emit(&c->out, "pipeline %s on %s (%s)\n", def->name, rt.device_name, rt.platform_name);
+    buf_puts(&c->out, "  sizes:");
+    for (int i = 0; i < o->nsizes; i++) emit(&c->out, " %s=%lld", o->size_names[i], (long long)o->size_values[i]);
+    buf_puts(&c->out, "\n  launches:");
+    for (int li = 0; li < d->nlaunches; li++) emit(&c->out, "%s%s", li ? ", " : " ", d->launches[li].k->name);
+    emit(&c->out, "\n  time: min %.3f ms, median %.3f ms over %d run%s; %.2f GB/s\n", res.min_ms, res.median_ms,
+         res.repeat, res.repeat == 1 ? "" : "s", gbps);
   }
-  if (cmp.ref_nonfinite >= 0) {
-    diag_error(&c->diag, def->decl->name_span, "kernel '%s' cannot be checked: %s", def->name, rep.data);
-    return DPIA_EVERIFY;
+  rt_close(&rt);
+  if (!o->check) {
+    if (o->run_json) buf_puts(&c->out, ", \"check\": null}\n");
+    return DPIA_OK;
   }
-  if (!cmp.ok) {
-    diag_error(&c->diag, def->decl->name_span, "kernel '%s' differs from the reference interpreter: %s", def->name,
-               rep.data);
-    return DPIA_EVERIFY;
-  }
-  return DPIA_OK;
+  return run_compare(c, def, body, &nats, inputs, counts, &res);
 }
 
 static void emit_sources(Ctx *c) {
