@@ -956,8 +956,8 @@ static const char *all_sources(Ctx *c) {
   return all;
 }
 
-/* one object with -k, else an array of one object per kernel and one per
- * pipeline (spec 9, docs/language.md section 7) */
+/* one object with -k (a kernel or a pipeline), else an array of one object
+ * per kernel (spec 9, docs/language.md section 7) */
 static void emit_metadata(Ctx *c) {
   bool array = !c->opt->kernel;
   if (array) buf_puts(&c->out, "[");
@@ -968,7 +968,7 @@ static void emit_metadata(Ctx *c) {
     first = false;
     codegen_metadata(c->arena, c->kernels[i], c->sources[i], &c->out);
   }
-  for (int i = 0; i < c->checked->ndefs; i++) {
+  for (int i = 0; i < c->checked->ndefs && c->pipe; i++) {
     if (!c->pipe_descs[i]) continue;
     if (!first) buf_puts(&c->out, ",\n ");
     first = false;
