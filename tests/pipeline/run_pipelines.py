@@ -3,7 +3,8 @@
 `dpia run --check` and matches the reference interpreter of the composed
 program, at two sizes each; the report has one time line; a wrong second
 kernel (patched in the generated program) is caught by --check; sizes
-that violate a precondition are refused before anything runs."""
+that violate a precondition are refused before anything runs; `dpia
+batch` takes a pipeline like a kernel."""
 import os, re, subprocess, sys, tempfile
 
 dpia, samples = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
@@ -59,6 +60,19 @@ report(p.returncode == 1 and 'N = 1000 does not satisfy N % 262144 == 0' in p.st
 p = run(path, 'dot', {})
 report(p.returncode == 2 and "pipeline 'dot' needs a value for its size N" in p.stderr,
        'a missing size is a usage error', f'exit {p.returncode}\n{p.stderr}')
+
+# dpia batch takes a pipeline as it takes a kernel
+import json
+req = json.dumps({'id': 1, 'source': open(path).read(), 'kernel': 'dot', 'emit': ['json', 'header']})
+p = subprocess.run([dpia, 'batch'], input=req + '\n', capture_output=True, text=True, timeout=300)
+try:
+    r = json.loads(p.stdout)
+    ok = (r['status'] == 'ok' and r['outputs']['json']['pipeline'] == 'dot'
+          and [l['kernel'] for l in r['outputs']['json']['launches']] == ['dotParts', 'dotSum']
+          and 'dpia_dot_launch' in r['outputs']['header'])
+except (ValueError, KeyError, TypeError):
+    ok = False
+report(ok, 'dpia batch translates a pipeline', p.stdout + p.stderr)
 
 print(f'{passed} passed, {failed} failed')
 sys.exit(1 if failed else 0)
