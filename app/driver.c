@@ -716,6 +716,34 @@ static int run_compare(Ctx *c, const DefInfo *def, const Phrase *body, const Nat
 }
 
 static int pass_run_pipeline(Ctx *c);
+
+/* dpia run: fresh random inputs for def's data parameters (--seed, --inputs) */
+static bool run_inputs(Ctx *c, const DefInfo *def, const NatValues *nats, double ***inputs, size_t **counts) {
+  const DpiaOptions *o = c->opt;
+  Rng rng;
+  rng_seed(&rng, o->seed);
+  rng.inputs = o->inputs == DPIA_INPUTS_POSITIVE ? RNG_POSITIVE : o->inputs == DPIA_INPUTS_UNIT ? RNG_UNIT : RNG_SIGNED;
+  Buf err;
+  buf_init(&err, c->arena);
+  if (interp_random_inputs(c->arena, def, nats, &rng, inputs, counts, &err)) return true;
+  diag_error(&c->diag, def->decl->name_span, "%s", err.data);
+  return false;
+}
+
+/* the bandwidth of a run of min_ms: the bytes of every input and output
+ * buffer of k (a kernel, or a pipeline's interface) once */
+static double run_gbps(Arena *a, const ImpKernel *k, const NatValues *nats, double min_ms) {
+  Buf err;
+  buf_init(&err, a);
+  double bytes = 0;
+  for (int i = 0; i < k->nparams; i++) {
+    const KParam *p = &k->params[i];
+    if (p->role != KP_INPUT && p->role != KP_OUTPUT) continue;
+    const Lay *l = lay_of(a, p->type, nats, &err);
+    if (l) bytes += (double)l->bytes;
+  }
+  return min_ms > 0 ? bytes / (min_ms * 1e6) : 0.0;
+}
 static const char *all_sources(Ctx *c);
 
 static int pass_run(Ctx *c) {
@@ -776,14 +804,10 @@ static int pass_run(Ctx *c) {
   /* the data are as large as the sizes say: the translation's memory
    * limit no longer applies */
   a->limit = 0;
-  Rng rng;
-  rng_seed(&rng, o->seed);
-  rng.inputs = o->inputs == DPIA_INPUTS_POSITIVE ? RNG_POSITIVE : o->inputs == DPIA_INPUTS_UNIT ? RNG_UNIT : RNG_SIGNED;
   double **inputs;
   size_t *counts;
-  if (!interp_random_inputs(a, def, &nats, &rng, &inputs, &counts, &err)) {
+  if (!run_inputs(c, def, &nats, &inputs, &counts)) {
     rt_close(&rt);
-    diag_error(&c->diag, def->decl->name_span, "%s", err.data);
     return DPIA_EUSER;
   }
   RtResult res;
@@ -797,15 +821,7 @@ static int pass_run(Ctx *c) {
   c->ran = true;
   c->min_ms = res.min_ms;
   c->median_ms = res.median_ms;
-  /* the bytes the kernel must move: every input and output buffer once */
-  double bytes = 0;
-  for (int i = 0; i < k->nparams; i++) {
-    const KParam *p = &k->params[i];
-    if (p->role != KP_INPUT && p->role != KP_OUTPUT) continue;
-    const Lay *l = lay_of(a, p->type, &nats, &err);
-    if (l) bytes += (double)l->bytes;
-  }
-  double gbps = res.min_ms > 0 ? bytes / (res.min_ms * 1e6) : 0.0;
+  double gbps = run_gbps(a, k, &nats, res.min_ms);
   if (o->run_json) {
     run_json_head(&c->out, o, k->name, &rt, &res, gbps);
   } else {
@@ -873,15 +889,11 @@ static int pass_run_pipeline(Ctx *c) {
     return DPIA_EOPENCL;
   }
   a->limit = 0; /* the data are as large as the sizes say */
-  Rng rng;
-  rng_seed(&rng, o->seed);
-  rng.inputs = o->inputs == DPIA_INPUTS_POSITIVE ? RNG_POSITIVE : o->inputs == DPIA_INPUTS_UNIT ? RNG_UNIT : RNG_SIGNED;
   double **inputs;
   size_t *counts;
   RtResult res;
-  if (!interp_random_inputs(a, def, &nats, &rng, &inputs, &counts, &err)) {
+  if (!run_inputs(c, def, &nats, &inputs, &counts)) {
     rt_close(&rt);
-    diag_error(&c->diag, def->decl->name_span, "%s", err.data);
     return DPIA_EUSER;
   }
   const char *source = o->opencl_source ? o->opencl_source : all_sources(c);
@@ -895,15 +907,7 @@ static int pass_run_pipeline(Ctx *c) {
   c->ran = true;
   c->min_ms = res.min_ms;
   c->median_ms = res.median_ms;
-  /* the bytes a user's call must move: every input and the output once */
-  double bytes = 0;
-  for (int i = 0; i < d->iface.nparams; i++) {
-    const KParam *p = &d->iface.params[i];
-    if (p->role != KP_INPUT && p->role != KP_OUTPUT) continue;
-    const Lay *l = lay_of(a, p->type, &nats, &err);
-    if (l) bytes += (double)l->bytes;
-  }
-  double gbps = res.min_ms > 0 ? bytes / (res.min_ms * 1e6) : 0.0;
+  double gbps = run_gbps(a, &d->iface, &nats, res.min_ms);
   if (o->run_json) {
     run_json_head(&c->out, o, def->name, &rt, &res, gbps);
   } else {

@@ -24,18 +24,7 @@
 #include "atax.h"
 #include "dot_full.h"
 #include "mm_packed.h"
-
-static int failures;
-
-#define CHECK(c, ...)                                 \
-  do {                                                \
-    if (!(c)) {                                       \
-      fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                   \
-      fputc('\n', stderr);                            \
-      failures++;                                     \
-    }                                                 \
-  } while (0)
+#include "tests/test_check.h"
 
 static cl_context context;
 static cl_command_queue queue, other;
