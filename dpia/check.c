@@ -1126,7 +1126,12 @@ static void check_decl(Checker *c, int index) {
       }
     switch (pa->kind) {
     case PARAM_NAT: {
-      if (pa->tune && !d->is_kernel) {
+      if (pa->tune && d->is_pipeline) {
+        check_error(c, pa->span,
+                    "'%s' is a tune parameter of pipeline '%s': only a kernel's parameters can be tuned; a "
+                    "pipeline's kernels get their values from the pipeline's sizes",
+                    pa->name, d->name);
+      } else if (pa->tune && !d->is_kernel) {
         check_error(c, pa->span,
                     "'%s' is a tune parameter of def '%s': only a kernel's parameters can be tuned; a def takes "
                     "'(%s: nat)' and its user passes the kernel's tune parameter",
