@@ -1093,9 +1093,79 @@ static const char *launch_arg(H *h, const PipeDesc *d, int li, int i, int *nat) 
   switch (b->buf.kind) {
   case PB_OUTPUT: return host_name(h, "output");
   case PB_INPUT: return host_name(h, d->pipe->def->params[b->buf.index]->name);
-  case PB_TEMP: return arena_printf(h->a, "dpia_temp[%d]", b->buf.index);
+  case PB_TEMP: return arena_printf(h->a, "dpia_temps->mem[%d]", b->buf.index);
   }
   INTERNAL("bad pipeline buffer");
+}
+
+/* The temporaries of pipeline NAME kept between calls: a set per in-order
+ * queue, in DPIA_CACHE_SLOTS slots.  Slot i belongs to the queue key[i]
+ * (claimed once, by compare-and-swap); set[i] holds that queue's set when
+ * no call is using it.  A call takes its queue's set (an atomic exchange:
+ * no other call can hold it meanwhile), grows what is too small, enqueues,
+ * and puts it back: the next call on that queue runs its kernels after
+ * this one's (an in-order queue), so they may share the buffers.  Calls on
+ * other queues, or on an out-of-order queue, never see them.  A set
+ * retains its queue, so that the queue's address is not reused while the
+ * set is cached; dpia_NAME_release() releases every set. */
+static void emit_temp_cache(H *h, const PipeDesc *d) {
+  Buf *o = h->out;
+  const char *n = d->iface.name;
+  int nt = d->pipe->ntemps;
+  emit(o, "/* the temporaries of %s kept for the next call on the same in-order queue */\n"
+          "typedef struct dpia_%s_temps_ {\n"
+          "  cl_command_queue queue; /* retained */\n"
+          "  cl_mem mem[%d];\n"
+          "  size_t bytes[%d];\n"
+          "} dpia_%s_temps_;\n"
+          "typedef struct dpia_%s_temp_cache_ {\n"
+          "  DPIA_ATOMIC_(cl_command_queue) key[DPIA_CACHE_SLOTS];\n"
+          "  DPIA_ATOMIC_(dpia_%s_temps_ *) set[DPIA_CACHE_SLOTS];\n"
+          "} dpia_%s_temp_cache_;\n"
+          "static inline dpia_%s_temp_cache_ *dpia_%s_temps_cache_(void) {\n"
+          "  static dpia_%s_temp_cache_ cache;\n"
+          "  return &cache;\n"
+          "}\n\n",
+       n, n, nt, nt, n, n, n, n, n, n, n);
+  emit(o, "static inline void dpia_%s_temps_free_(dpia_%s_temps_ *t) {\n"
+          "  int i;\n"
+          "  for (i = 0; i < %d; i++)\n"
+          "    if (t->mem[i]) clReleaseMemObject(t->mem[i]);\n"
+          "  clReleaseCommandQueue(t->queue);\n"
+          "  free(t);\n"
+          "}\n\n",
+       n, n, nt);
+  emit(o, "/* q's cached set (keep: q is in order), or a new empty one; NULL when out of memory */\n"
+          "static inline dpia_%s_temps_ *dpia_%s_temps_take_(cl_command_queue q, int keep) {\n"
+          "  dpia_%s_temp_cache_ *cache = dpia_%s_temps_cache_();\n"
+          "  dpia_%s_temps_ *t;\n"
+          "  int i;\n"
+          "  for (i = 0; keep && i < DPIA_CACHE_SLOTS; i++)\n"
+          "    if (DPIA_LOAD_(&cache->key[i]) == q && (t = DPIA_EXCHANGE_(&cache->set[i], DPIA_NULL_)) != DPIA_NULL_)\n"
+          "      return t;\n"
+          "  t = DPIA_CAST_(dpia_%s_temps_ *, calloc(1, sizeof *t));\n"
+          "  if (!t) return DPIA_NULL_;\n"
+          "  clRetainCommandQueue(q);\n"
+          "  t->queue = q;\n"
+          "  return t;\n"
+          "}\n\n",
+       n, n, n, n, n, n);
+  emit(o, "/* after a call: t back into its queue's slot (keep), or released */\n"
+          "static inline void dpia_%s_temps_put_(dpia_%s_temps_ *t, int keep) {\n"
+          "  dpia_%s_temp_cache_ *cache = dpia_%s_temps_cache_();\n"
+          "  int i;\n"
+          "  for (i = 0; keep && i < DPIA_CACHE_SLOTS; i++) {\n"
+          "    cl_command_queue expected = DPIA_NULL_;\n"
+          "    dpia_%s_temps_ *none = DPIA_NULL_;\n"
+          "    if (DPIA_LOAD_(&cache->key[i]) != t->queue && !DPIA_CAS_(&cache->key[i], &expected, t->queue) &&\n"
+          "        expected != t->queue)\n"
+          "      continue;\n"
+          "    if (DPIA_CAS_(&cache->set[i], &none, t)) return;\n"
+          "    break; /* the queue's slot holds another call's set */\n"
+          "  }\n"
+          "  dpia_%s_temps_free_(t);\n"
+          "}\n\n",
+       n, n, n, n, n, n);
 }
 
 static void emit_pipeline(H *h, const PipeDesc *d) {
@@ -1141,7 +1211,7 @@ static void emit_pipeline(H *h, const PipeDesc *d) {
     }
     buf_putc(o, ')');
   }
-  emit(o, "\n * Temporaries (allocated at each call, released once the launches are done):");
+  emit(o, "\n * Temporaries (kept for the next call on the same in-order queue):");
   if (!p->ntemps) emit(o, " none");
   for (int i = 0; i < p->ntemps; i++) {
     Buf t, n;
@@ -1152,6 +1222,8 @@ static void emit_pipeline(H *h, const PipeDesc *d) {
     emit(o, "%s%s of %s %s", i ? ", " : " ", d->temps[i].name, n.data, t.data);
   }
   emit(o, "\n */\n\n");
+
+  if (p->ntemps) emit_temp_cache(h, d);
 
   /* the check: the pipeline's preconditions, then each launch's */
   Buf more;
@@ -1192,7 +1264,12 @@ static void emit_pipeline(H *h, const PipeDesc *d) {
   emit_signature(h, k, "enqueue", true);
   emit(o, " {\n  int dpia_bad = 0, dpia_i;\n  cl_int dpia_err = CL_SUCCESS;\n  cl_context dpia_context = DPIA_NULL_;\n");
   emit(o, "  cl_event dpia_events[%d] = {DPIA_NULL_};\n", d->nlaunches);
-  if (p->ntemps) emit(o, "  cl_mem dpia_temp[%d] = {DPIA_NULL_};\n  size_t dpia_temp_bytes[%d];\n", p->ntemps, p->ntemps);
+  if (p->ntemps)
+    emit(o, "  dpia_%s_temps_ *dpia_temps = DPIA_NULL_;\n"
+            "  cl_command_queue_properties dpia_props = 0;\n"
+            "  int dpia_keep = 0;\n"
+            "  size_t dpia_temp_bytes[%d];\n",
+         k->name, p->ntemps);
   for (int i = 0; i < k->nparams; i++)
     if (k->params[i].role == KP_OUTPUT || k->params[i].role == KP_INPUT) emit(o, "  size_t dpia_bytes_%d;\n", i);
   declare_launch_nats(d, o);
@@ -1222,10 +1299,27 @@ static void emit_pipeline(H *h, const PipeDesc *d) {
            host_name(h, k->params[i].name), i);
   emit(o, "  if (dpia_err == CL_SUCCESS)\n"
           "    dpia_err = clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof dpia_context, &dpia_context, DPIA_NULL_);\n");
-  for (int t = 0; t < p->ntemps; t++)
-    emit(o, "  if (dpia_err == CL_SUCCESS) /* %s */\n"
-            "    dpia_temp[%d] = clCreateBuffer(dpia_context, CL_MEM_READ_WRITE, dpia_temp_bytes[%d], DPIA_NULL_, &dpia_err);\n",
-         d->temps[t].name, t, t);
+  if (p->ntemps) {
+    emit(o, "  /* the temporaries: this queue's from the last call when it is in order */\n"
+            "  if (dpia_err == CL_SUCCESS)\n"
+            "    dpia_err = clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof dpia_props, &dpia_props, DPIA_NULL_);\n"
+            "  dpia_keep = !(dpia_props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);\n"
+            "  if (dpia_err == CL_SUCCESS) {\n"
+            "    dpia_temps = dpia_%s_temps_take_(q, dpia_keep);\n"
+            "    if (!dpia_temps) dpia_err = CL_OUT_OF_HOST_MEMORY;\n"
+            "  }\n",
+         k->name);
+    emit(o, "  for (dpia_i = 0; dpia_err == CL_SUCCESS && dpia_i < %d; dpia_i++) {\n"
+            "    if (dpia_temps->bytes[dpia_i] >= dpia_temp_bytes[dpia_i]) continue;\n"
+            "    if (dpia_temps->mem[dpia_i]) clReleaseMemObject(dpia_temps->mem[dpia_i]);\n"
+            "    dpia_temps->bytes[dpia_i] = 0;\n"
+            "    dpia_temps->mem[dpia_i] =\n"
+            "        clCreateBuffer(dpia_context, CL_MEM_READ_WRITE, dpia_temp_bytes[dpia_i], DPIA_NULL_, &dpia_err);\n"
+            "    if (dpia_err == CL_SUCCESS) dpia_temps->bytes[dpia_i] = dpia_temp_bytes[dpia_i];\n"
+            "    else dpia_temps->mem[dpia_i] = DPIA_NULL_;\n"
+            "  }\n",
+         p->ntemps);
+  }
   for (int li = 0; li < d->nlaunches; li++) {
     const PipeLaunchDesc *l = &d->launches[li];
     emit(o, "  if (dpia_err == CL_SUCCESS)\n    dpia_err = dpia_%s_enqueue(q", l->k->name);
@@ -1243,10 +1337,10 @@ static void emit_pipeline(H *h, const PipeDesc *d) {
   emit(o, "  for (dpia_i = 0; dpia_i < %d; dpia_i++)\n"
           "    if (dpia_events[dpia_i]) clReleaseEvent(dpia_events[dpia_i]);\n",
        d->nlaunches);
+  /* kept for the next call on q, whose kernels run after these; released
+   * after a failure (OpenCL keeps them until the kernels using them are done) */
   if (p->ntemps)
-    emit(o, "  for (dpia_i = 0; dpia_i < %d; dpia_i++)\n"
-            "    if (dpia_temp[dpia_i]) clReleaseMemObject(dpia_temp[dpia_i]);\n",
-         p->ntemps);
+    emit(o, "  if (dpia_temps) dpia_%s_temps_put_(dpia_temps, dpia_keep && dpia_err == CL_SUCCESS);\n", k->name);
   emit(o, "  return dpia_err;\n}\n\n");
 
   /* launch and release */
@@ -1255,8 +1349,18 @@ static void emit_pipeline(H *h, const PipeDesc *d) {
   emit(o, " {\n  return dpia_%s_enqueue(q", k->name);
   for (int i = 0; i < k->nparams; i++) emit(o, ", %s", host_name(h, k->params[i].name));
   emit(o, ", 0, DPIA_NULL_, DPIA_NULL_);\n}\n\n");
-  emit(o, "/* Release the programs cached for the kernels of %s. */\nstatic inline void dpia_%s_release(void) {\n",
-       k->name, k->name);
+  emit(o, "/* Release the programs cached for the kernels of %s%s (not while it is\n"
+          " * being launched). */\nstatic inline void dpia_%s_release(void) {\n",
+       k->name, p->ntemps ? " and its temporaries" : "", k->name);
+  if (p->ntemps)
+    emit(o, "  dpia_%s_temp_cache_ *dpia_cache = dpia_%s_temps_cache_();\n"
+            "  int dpia_i;\n"
+            "  for (dpia_i = 0; dpia_i < DPIA_CACHE_SLOTS; dpia_i++) {\n"
+            "    dpia_%s_temps_ *dpia_t = DPIA_EXCHANGE_(&dpia_cache->set[dpia_i], DPIA_NULL_);\n"
+            "    if (dpia_t) dpia_%s_temps_free_(dpia_t);\n"
+            "    DPIA_STORE_(&dpia_cache->key[dpia_i], DPIA_NULL_);\n"
+            "  }\n",
+         k->name, k->name, k->name, k->name);
   for (int li = 0; li < d->nlaunches; li++) {
     bool again = false;
     for (int j = 0; j < li; j++) again |= d->launches[j].k == d->launches[li].k;

@@ -752,8 +752,62 @@ static inline int dpia_sumAll_launch(cl_command_queue q, cl_mem output, cl_mem p
  *   N: size (int, at least 0)
  * Preconditions: N >= 2048, N % 262144 == 0 (and those of each launch, checked before the first is enqueued)
  * Launches, in order: dotPartial(tmp0, xs, ys, N), sumAll(output, tmp0, N/2048)
- * Temporaries (allocated at each call, released once the launches are done): tmp0 of N/2048 float
+ * Temporaries (kept for the next call on the same in-order queue): tmp0 of N/2048 float
  */
+
+/* the temporaries of dot kept for the next call on the same in-order queue */
+typedef struct dpia_dot_temps_ {
+  cl_command_queue queue; /* retained */
+  cl_mem mem[1];
+  size_t bytes[1];
+} dpia_dot_temps_;
+typedef struct dpia_dot_temp_cache_ {
+  DPIA_ATOMIC_(cl_command_queue) key[DPIA_CACHE_SLOTS];
+  DPIA_ATOMIC_(dpia_dot_temps_ *) set[DPIA_CACHE_SLOTS];
+} dpia_dot_temp_cache_;
+static inline dpia_dot_temp_cache_ *dpia_dot_temps_cache_(void) {
+  static dpia_dot_temp_cache_ cache;
+  return &cache;
+}
+
+static inline void dpia_dot_temps_free_(dpia_dot_temps_ *t) {
+  int i;
+  for (i = 0; i < 1; i++)
+    if (t->mem[i]) clReleaseMemObject(t->mem[i]);
+  clReleaseCommandQueue(t->queue);
+  free(t);
+}
+
+/* q's cached set (keep: q is in order), or a new empty one; NULL when out of memory */
+static inline dpia_dot_temps_ *dpia_dot_temps_take_(cl_command_queue q, int keep) {
+  dpia_dot_temp_cache_ *cache = dpia_dot_temps_cache_();
+  dpia_dot_temps_ *t;
+  int i;
+  for (i = 0; keep && i < DPIA_CACHE_SLOTS; i++)
+    if (DPIA_LOAD_(&cache->key[i]) == q && (t = DPIA_EXCHANGE_(&cache->set[i], DPIA_NULL_)) != DPIA_NULL_)
+      return t;
+  t = DPIA_CAST_(dpia_dot_temps_ *, calloc(1, sizeof *t));
+  if (!t) return DPIA_NULL_;
+  clRetainCommandQueue(q);
+  t->queue = q;
+  return t;
+}
+
+/* after a call: t back into its queue's slot (keep), or released */
+static inline void dpia_dot_temps_put_(dpia_dot_temps_ *t, int keep) {
+  dpia_dot_temp_cache_ *cache = dpia_dot_temps_cache_();
+  int i;
+  for (i = 0; keep && i < DPIA_CACHE_SLOTS; i++) {
+    cl_command_queue expected = DPIA_NULL_;
+    dpia_dot_temps_ *none = DPIA_NULL_;
+    if (DPIA_LOAD_(&cache->key[i]) != t->queue && !DPIA_CAS_(&cache->key[i], &expected, t->queue) &&
+        expected != t->queue)
+      continue;
+    if (DPIA_CAS_(&cache->set[i], &none, t)) return;
+    break; /* the queue's slot holds another call's set */
+  }
+  dpia_dot_temps_free_(t);
+}
 
 /* Check the size arguments of dot as its launcher does: 0 if they are
  * valid, else DPIA_ERROR_SIZE or DPIA_ERROR_PRECONDITION with a message
@@ -818,7 +872,9 @@ static inline int dpia_dot_enqueue(cl_command_queue q, cl_mem output, cl_mem xs,
   cl_int dpia_err = CL_SUCCESS;
   cl_context dpia_context = DPIA_NULL_;
   cl_event dpia_events[2] = {DPIA_NULL_};
-  cl_mem dpia_temp[1] = {DPIA_NULL_};
+  dpia_dot_temps_ *dpia_temps = DPIA_NULL_;
+  cl_command_queue_properties dpia_props = 0;
+  int dpia_keep = 0;
   size_t dpia_temp_bytes[1];
   size_t dpia_bytes_0;
   size_t dpia_bytes_1;
@@ -846,16 +902,30 @@ static inline int dpia_dot_enqueue(cl_command_queue q, cl_mem output, cl_mem xs,
   if (dpia_err == CL_SUCCESS) dpia_err = dpia_check_buffer_(ys, dpia_bytes_2);
   if (dpia_err == CL_SUCCESS)
     dpia_err = clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof dpia_context, &dpia_context, DPIA_NULL_);
-  if (dpia_err == CL_SUCCESS) /* tmp0 */
-    dpia_temp[0] = clCreateBuffer(dpia_context, CL_MEM_READ_WRITE, dpia_temp_bytes[0], DPIA_NULL_, &dpia_err);
+  /* the temporaries: this queue's from the last call when it is in order */
   if (dpia_err == CL_SUCCESS)
-    dpia_err = dpia_dotPartial_enqueue(q, dpia_temp[0], xs, ys, dpia_l0_0, dpia_num_events, dpia_wait_list, &dpia_events[0]);
+    dpia_err = clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof dpia_props, &dpia_props, DPIA_NULL_);
+  dpia_keep = !(dpia_props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+  if (dpia_err == CL_SUCCESS) {
+    dpia_temps = dpia_dot_temps_take_(q, dpia_keep);
+    if (!dpia_temps) dpia_err = CL_OUT_OF_HOST_MEMORY;
+  }
+  for (dpia_i = 0; dpia_err == CL_SUCCESS && dpia_i < 1; dpia_i++) {
+    if (dpia_temps->bytes[dpia_i] >= dpia_temp_bytes[dpia_i]) continue;
+    if (dpia_temps->mem[dpia_i]) clReleaseMemObject(dpia_temps->mem[dpia_i]);
+    dpia_temps->bytes[dpia_i] = 0;
+    dpia_temps->mem[dpia_i] =
+        clCreateBuffer(dpia_context, CL_MEM_READ_WRITE, dpia_temp_bytes[dpia_i], DPIA_NULL_, &dpia_err);
+    if (dpia_err == CL_SUCCESS) dpia_temps->bytes[dpia_i] = dpia_temp_bytes[dpia_i];
+    else dpia_temps->mem[dpia_i] = DPIA_NULL_;
+  }
   if (dpia_err == CL_SUCCESS)
-    dpia_err = dpia_sumAll_enqueue(q, output, dpia_temp[0], dpia_l1_0, 1, &dpia_events[0], dpia_event ? dpia_event : &dpia_events[1]);
+    dpia_err = dpia_dotPartial_enqueue(q, dpia_temps->mem[0], xs, ys, dpia_l0_0, dpia_num_events, dpia_wait_list, &dpia_events[0]);
+  if (dpia_err == CL_SUCCESS)
+    dpia_err = dpia_sumAll_enqueue(q, output, dpia_temps->mem[0], dpia_l1_0, 1, &dpia_events[0], dpia_event ? dpia_event : &dpia_events[1]);
   for (dpia_i = 0; dpia_i < 2; dpia_i++)
     if (dpia_events[dpia_i]) clReleaseEvent(dpia_events[dpia_i]);
-  for (dpia_i = 0; dpia_i < 1; dpia_i++)
-    if (dpia_temp[dpia_i]) clReleaseMemObject(dpia_temp[dpia_i]);
+  if (dpia_temps) dpia_dot_temps_put_(dpia_temps, dpia_keep && dpia_err == CL_SUCCESS);
   return dpia_err;
 }
 
@@ -864,8 +934,16 @@ static inline int dpia_dot_launch(cl_command_queue q, cl_mem output, cl_mem xs, 
   return dpia_dot_enqueue(q, output, xs, ys, N, 0, DPIA_NULL_, DPIA_NULL_);
 }
 
-/* Release the programs cached for the kernels of dot. */
+/* Release the programs cached for the kernels of dot and its temporaries (not while it is
+ * being launched). */
 static inline void dpia_dot_release(void) {
+  dpia_dot_temp_cache_ *dpia_cache = dpia_dot_temps_cache_();
+  int dpia_i;
+  for (dpia_i = 0; dpia_i < DPIA_CACHE_SLOTS; dpia_i++) {
+    dpia_dot_temps_ *dpia_t = DPIA_EXCHANGE_(&dpia_cache->set[dpia_i], DPIA_NULL_);
+    if (dpia_t) dpia_dot_temps_free_(dpia_t);
+    DPIA_STORE_(&dpia_cache->key[dpia_i], DPIA_NULL_);
+  }
   dpia_dotPartial_release();
   dpia_sumAll_release();
 }

@@ -10,7 +10,8 @@
  *     event, it has not run (its event is not complete, the output
  *     untouched, read through a second queue) until the event is set, and
  *     then computes the right result;
- *   - dpia_dot_release.
+ *   - the temporaries kept between calls on one queue: results right when
+ *     N grows, on a second queue, and after dpia_dot_release.
  * Without an OpenCL platform the test fails saying so. */
 #define _POSIX_C_SOURCE 200809L
 
@@ -107,7 +108,36 @@ static void test_dot(void) {
   CHECK(close_to(out, want), "dot after the user event: %g, the host says %g", out, want);
   clReleaseEvent(gate);
 
+  /* the temporaries are kept for the next call on the queue, grow with N,
+   * another queue has its own, and dpia_dot_release releases them */
+  const int n2 = 2 * n;
+  float *xs2 = values((size_t)n2, 7), *ys2 = values((size_t)n2, 8);
+  double want2 = 0;
+  for (int i = 0; i < n2; i++) want2 += (double)xs2[i] * ys2[i];
+  cl_mem dxs2 = buffer((size_t)n2, xs2), dys2 = buffer((size_t)n2, ys2);
+  for (int round = 0; round < 3; round++) {
+    int big = round == 1;
+    rc = dpia_dot_launch(round == 2 ? other : queue, dout, big ? dxs2 : dxs, big ? dys2 : dys, big ? n2 : n);
+    CHECK(rc == DPIA_SUCCESS, "dot, round %d: %s", round, dpia_error_string(rc));
+    clFinish(round == 2 ? other : queue);
+    read_floats(queue, dout, 1, &out);
+    CHECK(close_to(out, big ? want2 : want), "dot, round %d: %g, the host says %g", round, out, big ? want2 : want);
+  }
+  /* (the header's cache, looked into: the set of round 0 served round 1) */
+  dpia_dot_temps_ *kept = DPIA_LOAD_(&dpia_dot_temps_cache_()->set[0]);
+  CHECK(kept && kept->queue == queue && kept->bytes[0] == (size_t)n2 / 2048 * sizeof(float),
+        "the temporaries of the calls on one queue are one set, grown to N = %d", n2);
   dpia_dot_release();
+  CHECK(!DPIA_LOAD_(&dpia_dot_temps_cache_()->set[0]) && !DPIA_LOAD_(&dpia_dot_temps_cache_()->set[1]),
+        "dpia_dot_release empties the cache");
+  /* and after the release, a call makes new ones */
+  rc = dpia_dot_launch(queue, dout, dxs, dys, n);
+  read_floats(queue, dout, 1, &out);
+  CHECK(rc == DPIA_SUCCESS && close_to(out, want), "dot after dpia_dot_release: %s, %g", dpia_error_string(rc), out);
+  clReleaseMemObject(dxs2);
+  clReleaseMemObject(dys2);
+  free(xs2);
+  free(ys2);
   clReleaseMemObject(dxs);
   clReleaseMemObject(dys);
   clReleaseMemObject(dout);
