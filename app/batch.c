@@ -195,7 +195,7 @@ static bool read_request(Batch *b, Arena *a, const Json *v, Request *rq, Buf *wh
     return bad(why, "%s", "\"kernel\" must be a string");
   if (kernel) rq->opt.kernel = kernel->str;
 
-  /* "set": {"WG": 128}: --set (issue 19) */
+  /* "set": {"WG": 128}: --set */
   rq->opt.nsets = 0;
   const Json *set = json_get(v, "set");
   if (set) {

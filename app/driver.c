@@ -108,7 +108,7 @@ static void print_domain(Buf *b, const Param *pa) {
 static bool mentions(const char *expr, const char *name);
 static bool selected(Ctx *c, const DefInfo *def);
 
-/* --set NAME=VALUE (issue 19, docs/language.md section 6): each name must
+/* --set NAME=VALUE (docs/language.md section 6): each name must
  * be a tune parameter of a kernel worked on and each value in its domain
  * (else a usage error); then every precondition of the symbolic check
  * (NULL when it failed) that the values decide must hold (else an error
@@ -391,7 +391,7 @@ static bool pass_codegen(Ctx *c) {
     if (!c->hoisted[i]) continue;
     c->kernels[i] = kernel_from_def(c->arena, &c->tc, &c->diag, c->hoisted[i], generated_name(c));
     if (!c->kernels[i]) return false;
-    /* Issue 19: a work-group size that the program leaves symbolic never
+    /* A work-group size that the program leaves symbolic never
      * silently becomes 1 (every work-item of its mapLocal one after the
      * other in a single one): refused unless the user chose the launch */
     for (int d = 0; d < 3 && !c->opt->local_size[0]; d++) {
@@ -1022,15 +1022,19 @@ static int run_passes(Ctx *c) {
   static const Pass check_passes[] = {pass_parse, pass_check, pass_strategy};
   for (size_t i = 0; i < DPIA_COUNTOF(check_passes); i++)
     if (!check_passes[i](c)) return c->status ? c->status : DPIA_EUSER;
-  if (c->opt->action == DPIA_CHECK) {
-    if (c->opt->verbose) emit_types(c);
-    return DPIA_OK;
-  }
   if (!pass_select(c)) return DPIA_EUSAGE;
+  /* check translates and generates code too, without printing either: a
+   * program check accepts must translate, so the rules only translation
+   * and code generation can decide (a work-group size the program leaves
+   * open, pass_codegen) reject it at check, with the same message */
   if (!pass_translate(c)) return c->status ? c->status : DPIA_EUSER;
   bool verify = c->opt->action == DPIA_VERIFY || c->opt->verify;
   if (verify && !pass_recheck(c)) return c->status;
   if (!pass_codegen(c) || !pass_pipelines(c)) return c->status ? c->status : DPIA_EUSER;
+  if (c->opt->action == DPIA_CHECK) {
+    if (c->opt->verbose) emit_types(c);
+    return DPIA_OK;
+  }
   if (verify && !pass_clang(c)) return c->status;
   if (verify && !pass_semantic(c)) return c->status;
   if (c->opt->action == DPIA_VERIFY) return DPIA_OK;

@@ -44,12 +44,17 @@ static const char usage_text[] =
     "            3 verification failed, 4 OpenCL unavailable, 70 internal error\n";
 
 static const char check_help[] =
-    "usage: dpia check [-v] [--diagnostics=text|json] FILE\n"
+    "usage: dpia check [-v] [--local-size=a[,b[,c]]] [--global-size=a[,b[,c]]]\n"
+    "                  [--diagnostics=text|json] FILE\n"
     "\n"
     "Parse and type check FILE: sizes in types, Syntactic Control of Interference\n"
     "with passivity (paper Figure 3) and the OpenCL hierarchy and address space\n"
-    "rules.  Prints nothing on success, or with -v each declaration's type and\n"
-    "each kernel's preconditions.  Errors go to stderr as file:line:col;\n"
+    "rules.  The kernels are also translated and their code generated (nothing\n"
+    "printed), so a program check accepts translates: a rule only the launch\n"
+    "shape decides (a work-group size the program leaves open) is reported here\n"
+    "too, and --local-size and --global-size say the launch as for translate.\n"
+    "Prints nothing on success, or with -v each declaration's type and each\n"
+    "kernel's preconditions.  Errors go to stderr as file:line:col;\n"
     "--diagnostics=json prints them as a JSON array on stdout instead.\n";
 
 static const char translate_help[] =
@@ -544,10 +549,10 @@ static int run_command_in(const Command *cmd, int argc, char **argv, Owned *own)
       if (!v || !*v) return command_usage_error(cmd->name, "%s", "--source-name needs a name (--source-name NAME)");
       if (opt.source_name) return given_twice("--source-name");
       opt.source_name = v;
-    } else if (translate && strncmp(a, "--local-size=", 13) == 0) {
+    } else if (strncmp(a, "--local-size=", 13) == 0) { /* check too: it decides what translates */
       if (opt.local_size[0]) return given_twice("--local-size");
       if (!parse_sizes(a + 13, opt.local_size)) return usage_error("bad --local-size '%s' (e.g. 64 or 16,16)", a + 13);
-    } else if (translate && strncmp(a, "--global-size=", 14) == 0) {
+    } else if (strncmp(a, "--global-size=", 14) == 0) {
       if (opt.global_size[0]) return given_twice("--global-size");
       if (!parse_sizes(a + 14, opt.global_size)) return usage_error("bad --global-size '%s'", a + 14);
     } else if (run && (strcmp(a, "--size") == 0 || strncmp(a, "--size=", 7) == 0)) {
@@ -562,7 +567,7 @@ static int run_command_in(const Command *cmd, int argc, char **argv, Owned *own)
         if (status != DPIA_OK) return status;
       }
     } else if (translate && (strcmp(a, "--set") == 0 || strncmp(a, "--set=", 6) == 0)) {
-      /* --set WG=128, --set=WG=128 (issue 19) */
+      /* --set WG=128, --set=WG=128 */
       const char *binding = a[5] == '=' ? a + 6 : (i + 1 < argc ? argv[++i] : NULL);
       if (!binding) return command_usage_error(cmd->name, "%s", "--set needs NAME=VALUE");
       if (own->nsets == MAX_SIZES) return command_usage_error(cmd->name, "%s", "too many --set values");

@@ -287,7 +287,7 @@ static bool launch_size(const char *text, long out[3]) {
 
 enum { MAX_SETS = 32 };
 
-/* --set NAME=VALUE (issue 19) appended to opt's settings, in t's arena */
+/* --set NAME=VALUE appended to opt's settings, in t's arena */
 static bool set_value(Test *t, DpiaOptions *opt, const char *binding) {
   const char *eq = strchr(binding, '=');
   if (!eq || eq == binding || !eq[1] || opt->nsets == MAX_SETS) return false;

@@ -10,7 +10,7 @@
  *                          [--md FILE] [--dat FILE]
  *
  * --md writes the tables in Markdown; --dat the chart's data for gnuplot
- * (GB/s; gemm's GFLOP/s in FILE.gemm).  The targets of issue 6 are ratios
+ * (GB/s; gemm's GFLOP/s in FILE.gemm).  The targets are ratios
  * round by round with a 95% interval (paired_ratio).
  *
  * Every implementation is first run once and its result compared with a
@@ -1395,7 +1395,7 @@ int main(int argc, char **argv) {
     free_op(op);
   }
 
-  /* targets (issue 6) */
+  /* targets */
   printf("\nbest dpia strategy against the careful hand-written kernel and the roof:\n");
   double logsum = 0;
   int count = 0;

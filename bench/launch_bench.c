@@ -1,4 +1,4 @@
-/* launch_bench.c: host overhead of a generated launcher (issue 20).
+/* launch_bench.c: host overhead of a generated launcher.
  *
  *   build/bench/launch_bench [LAUNCHES]
  *

@@ -96,7 +96,7 @@ static void translate_once(const char *name, const char *text, size_t len, Openc
       exit(1);
     }
     double s7 = now();
-    /* the semantic check (issue 13): both interpreters at small sizes */
+    /* the semantic check: both interpreters at small sizes */
     Buf sem;
     buf_init(&sem, &a);
     if (semantic_check(&a, def, normal, hoisted, &SEMANTIC_BUDGET_QUICK, &sem) == SEM_MISMATCH) {

@@ -1,4 +1,4 @@
-/* throughput.c: translation throughput (issue 5).  For each sample file:
+/* throughput.c: translation throughput.  For each sample file:
  * in-process translations per second to OpenCL C (dpia_process,
  * DPIA_TRANSLATE) without verification and with it (one libclang verifier
  * reused across calls, as a search driver does), and, when DPIA names the
@@ -165,7 +165,7 @@ int main(int argc, char **argv) {
     double plain = rate(argv[i], text, len, &opt, seconds, count);
     opt.verify = 1;
     opt.verifier = v;
-    /* verification without and with the semantic check (issue 13) */
+    /* verification without and with the semantic check */
     opt.skip_semantic_check = 1;
     double no_semantic = no_verify ? 0 : rate(argv[i], text, len, &opt, seconds, count);
     opt.skip_semantic_check = 0;

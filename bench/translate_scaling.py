@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Translation time and peak memory against program size (issue 14): a
+"""Translation time and peak memory against program size: a
 benchmark that prints figures, not a test.
 
   bench/translate_scaling.py [--dpia build/dpia] [--repeat 3]

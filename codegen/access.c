@@ -535,6 +535,7 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
   IxCtx *x = &cg->ix;
   if (s->nargs != prim_arity(h))
     return unsupported(cg, e->span, arena_printf(cg->arena, "a partial application of %s", prim_info[prim].name));
+  DPIA_EXHAUSTIVE_BEGIN
   switch (prim) {
   case PRIM_IDX: return gen_exp(cg, s->args[0], step_idx(cg, gen_index(cg, s->args[1]), ps));
   case PRIM_ZIP:
@@ -645,9 +646,7 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     DataType *t = fn_result(h->type, 1)->data;
     return cx(arena_printf(cg->arena, "(%s)(%s)", vector_ctype(cg, t->scalar, t->width), v.text), PREC_UNARY);
   }
-  case PRIM_TO_FLOAT:
-  case PRIM_TO_INT:
-  case PRIM_TO_DOUBLE: {
+  PRIM_CASES_CONVERT: {
     DataType *from = arg_data(s, 0), *to = fn_result(h->type, 1)->data;
     CExpr v = gen_exp(cg, s->args[0], NULL);
     if (dt_equal(from, to)) return v;
@@ -655,15 +654,26 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     if (to->width > 1) return call(cg, arena_printf(cg->arena, "convert_%s", ct), 1, &v);
     return cx(arena_printf(cg->arena, "(%s)%s", ct, paren_below(cg, v, PREC_UNARY)), PREC_UNARY);
   }
-  default:
-    if (prim_family(prim) == PFAM_MATH) {
-      int arity = s->nargs;
-      CExpr args[3];
-      for (int a = 0; a < arity; a++) args[a] = gen_exp(cg, s->args[a], NULL);
-      return call(cg, prim_info[prim].name, arity, args);
-    }
-    break;
+  PRIM_CASES_MATH: { /* the OpenCL built-in of the same name */
+    int arity = s->nargs;
+    CExpr args[3];
+    for (int a = 0; a < arity; a++) args[a] = gen_exp(cg, s->args[a], NULL);
+    return call(cg, prim_info[prim].name, arity, args);
   }
+  /* gone after stage II, or commands and acceptors */
+  PRIM_CASES_MAP:
+  PRIM_CASES_REDUCE:
+  PRIM_CASES_MEMORY:
+  PRIM_CASES_SKIP:
+  PRIM_CASES_NEW:
+  PRIM_CASES_FOR:
+  PRIM_CASES_PARFOR:
+  PRIM_CASES_VIEW_ACC:
+  PRIM_CASES_MAP_I:
+  PRIM_CASES_REDUCE_I:
+  case PRIM_COUNT: break;
+  }
+  DPIA_EXHAUSTIVE_END
   return unsupported(cg, e->span,
                      arena_printf(cg->arena, "%s here (not an expression of an imperative kernel)", prim_info[prim].name));
 }
@@ -713,6 +723,7 @@ static Target gen_prim_acc(CG *cg, const Phrase *a, const Spine *s, const Step *
   const Ix *i, *j;
   const Step *rest;
   if (s->nargs != prim_arity(h)) goto bad;
+  DPIA_EXHAUSTIVE_BEGIN
   switch (h->prim) {
   case PRIM_IDX_ACC: return gen_acc(cg, s->args[0], step_idx(cg, gen_index(cg, s->args[1]), ps));
   case PRIM_SPLIT_ACC: { /* Figure 6b: splitAcc m, i::ps -> i/m :: i%m */
@@ -750,8 +761,24 @@ static Target gen_prim_acc(CG *cg, const Phrase *a, const Spine *s, const Step *
     rest = need_idx(cg, ps, a, &i);
     rest = need_idx(cg, rest, a, &j);
     return gen_acc(cg, s->args[0], step_idx(cg, j, step_idx(cg, i, rest)));
-  default: break;
+  /* not acceptors (stage I writes through an expression view's acceptor
+   * twin, prims.h LOWERED) */
+  PRIM_CASES_MAP:
+  PRIM_CASES_REDUCE:
+  PRIM_CASES_VIEW:
+  PRIM_CASES_MEMORY:
+  PRIM_CASES_SCALAR:
+  PRIM_CASES_MATH:
+  PRIM_CASES_CONVERT:
+  PRIM_CASES_SKIP:
+  PRIM_CASES_NEW:
+  PRIM_CASES_FOR:
+  PRIM_CASES_PARFOR:
+  PRIM_CASES_MAP_I:
+  PRIM_CASES_REDUCE_I:
+  case PRIM_COUNT: break;
   }
+  DPIA_EXHAUSTIVE_END
 bad:
   unsupported(cg, a->span, arena_printf(cg->arena, "%s as an acceptor", prim_info[h->prim].name));
   return bad_target();

@@ -142,11 +142,17 @@ static void collect_trips(KB *kb, const Phrase *p, Trips *t) {
     if (!spine_of(kb->arena, p, &s)) return;
     const Phrase *h = s.head;
     Vec *v = NULL;
-    switch (h->prim) {
-    case PRIM_PARFOR_GLOBAL: v = t->glob; break;
-    case PRIM_PARFOR_WORKGROUP: v = t->wg; break;
-    case PRIM_PARFOR_LOCAL: v = t->loc; break;
-    default: break;
+    if (prim_family(h->prim) == PFAM_PARFOR) {
+      DPIA_EXHAUSTIVE_BEGIN
+      switch (prim_level(h->prim)) {
+      case PLVL_GLOBAL: v = t->glob; break;
+      case PLVL_WORKGROUP: v = t->wg; break;
+      case PLVL_LOCAL: v = t->loc; break;
+      case PLVL_NONE: /* parfor: refused by code generation */
+      case PLVL_SEQ:
+      case PLVL_PRIVATE: break;
+      }
+      DPIA_EXHAUSTIVE_END
     }
     if (v && s.nargs == 2) {
       Size *n = NEW(kb->arena, Size);
@@ -189,7 +195,7 @@ static Size choose(KB *kb, const Vec *v, bool local, const Size **collapsed) {
       best = c;
     }
   }
-  /* Issue 19: a mapLocal over a tune parameter (split WG |> mapLocal) sets
+  /* A mapLocal over a tune parameter (split WG |> mapLocal) sets
    * the work-group size, symbolic (launch shape WG in the metadata, no
    * reqd_work_group_size), rather than a mapLocal over one element making
    * it 1 and the work-items of the WG loop run one after the other. */
@@ -227,7 +233,7 @@ static void collect_local_params(KB *kb, const Phrase *p, bool per_item) {
                                     "kernel parameters (spec section 7, hoisting)");
       kb->ok = false;
     }
-    bool inner = per_item || pr == PRIM_PARFOR_LOCAL || pr == PRIM_PARFOR_GLOBAL;
+    bool inner = per_item || prim_parfor_per_item(pr);
     for (int i = 0; i < s.nargs; i++)
       if (s.args[i]->kind == PH_LAM) collect_local_params(kb, s.args[i], inner);
     return;

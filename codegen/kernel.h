@@ -66,7 +66,8 @@ typedef struct ImpKernel {
   Size local_size[3];
   /* per dimension: a mapLocal runs over this symbolic size (not of tune
    * parameters only) while a single-element mapLocal made the natural
-   * local size 1; NULL otherwise (issue 19: never silently 1) */
+   * local size 1; NULL otherwise (a symbolic work-group size never silently
+   * becomes 1) */
   const Size *local_collapsed[3];
   Diag *diag; /* where code generation reports what it cannot generate */
   /* the OpenCL C of kernel_from_def's dry run with the natural NDRange:

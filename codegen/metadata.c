@@ -46,7 +46,7 @@ static void json_params(Arena *a, const ImpKernel *k, Buf *out) {
     case KP_NAT: {
       emit_json_string(out, "int");
       /* a tune parameter left symbolic: its domain, for a search driver
-       * (issue 19, docs/language.md section 6) */
+       * (docs/language.md section 6) */
       const Decl *d = k->def ? k->def->decl : NULL;
       for (int j = 0; d && j < d->nparams; j++) {
         const Param *pa = &d->params[j];

@@ -372,9 +372,7 @@ static const Binder *static_acc_root(CG *cg, const Phrase *a, const Alias *al) {
   }
 }
 
-static bool is_parfor(Prim p) {
-  return p == PRIM_PARFOR || p == PRIM_PARFOR_GLOBAL || p == PRIM_PARFOR_WORKGROUP || p == PRIM_PARFOR_LOCAL;
-}
+static bool is_parfor(Prim p) { return prim_family(p) == PFAM_PARFOR; }
 
 /* buffers in global or local memory written by p (al: the o of the
  * parfors entered on the way, which are not in the environment yet) */
@@ -864,23 +862,30 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
   const char *idfn, *sizefn, *what;
   bool known;
   Size launch;
-  switch (h->prim) {
-  case PRIM_PARFOR_GLOBAL:
+  PrimLevel level = prim_level(h->prim);
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (level) {
+  case PLVL_GLOBAL:
     idfn = "get_global_id", sizefn = "get_global_size", what = "mapGlobal";
     known = cg->launch.global_known[d], launch = cg->launch.global[d];
     break;
-  case PRIM_PARFOR_WORKGROUP:
+  case PLVL_WORKGROUP:
     idfn = "get_group_id", sizefn = "get_num_groups", what = "mapWorkgroup";
     known = cg->launch.groups_known[d], launch = cg->launch.groups[d];
     break;
-  default:
+  case PLVL_LOCAL:
     idfn = "get_local_id", sizefn = "get_local_size", what = "mapLocal";
     known = cg->launch.local_known[d], launch = cg->launch.local[d];
     break;
+  case PLVL_NONE: /* parfor: refused by gen_comm */
+  case PLVL_SEQ:
+  case PLVL_PRIVATE:
+  default: INTERNAL("%s is not an OpenCL parallel loop", prim_info[h->prim].name);
   }
+  DPIA_EXHAUSTIVE_END
   const char *comment = d ? arena_printf(cg->arena, "%s%d", what, d) : what;
   LoopForm form = loop_form(n, known, launch);
-  bool is_local = h->prim == PRIM_PARFOR_LOCAL, is_wg = h->prim == PRIM_PARFOR_WORKGROUP;
+  bool is_local = level == PLVL_LOCAL, is_wg = level == PLVL_WORKGROUP;
 
   /* OpenCL has no barrier across work-groups (spec section 5): nothing
    * after p may read what p's groups wrote.  When an enclosing loop runs p
@@ -1022,12 +1027,30 @@ static bool writes_outputs_only(CG *cg, const Phrase *p, BinderSet *inner, bool 
   case PH_APP: {
     Spine s;
     if (!spine_of(cg->arena, p, &s) || s.nargs != 1 || s.args[0]->kind != PH_LAM) return false;
-    switch (s.head->prim) {
-    case PRIM_NEW:
-    case PRIM_NEW_PRIVATE: binder_set_add(cg, inner, s.args[0]->lam_binder); break;
-    case PRIM_FOR: break;
-    default: return false;
+    /* a private variable is the work-item's own; a sequential loop
+     * repeats what it does; anything else may be shared */
+    PrimLevel level = prim_level(s.head->prim);
+    DPIA_EXHAUSTIVE_BEGIN
+    switch (prim_family(s.head->prim)) {
+    case PFAM_NEW:
+      if (level != PLVL_NONE && level != PLVL_PRIVATE) return false;
+      binder_set_add(cg, inner, s.args[0]->lam_binder);
+      break;
+    case PFAM_FOR: break;
+    case PFAM_PARFOR:
+    case PFAM_MAP:
+    case PFAM_REDUCE:
+    case PFAM_VIEW:
+    case PFAM_MEMORY:
+    case PFAM_SCALAR:
+    case PFAM_MATH:
+    case PFAM_CONVERT:
+    case PFAM_SKIP:
+    case PFAM_VIEW_ACC:
+    case PFAM_MAP_I:
+    case PFAM_REDUCE_I: return false;
     }
+    DPIA_EXHAUSTIVE_END
     return writes_outputs_only(cg, s.args[0]->body, inner, writes_output);
   }
   default: return false;
@@ -1140,31 +1163,40 @@ static void gen_comm(CG *cg, const Phrase *p, const Cont *after) {
   case PH_APP: {
     Spine s;
     if (!spine_of(cg->arena, p, &s)) break;
-    switch (s.head->prim) {
-    case PRIM_NEW:
-    case PRIM_NEW_PRIVATE:
-    case PRIM_NEW_LOCAL:
-    case PRIM_NEW_GLOBAL:
+    DPIA_EXHAUSTIVE_BEGIN
+    switch (prim_family(s.head->prim)) {
+    case PFAM_NEW:
       if (s.nargs != 1 || s.args[0]->kind != PH_LAM) break;
       gen_new(cg, p, &s, after); /* transparent for barriers */
       return;
-    case PRIM_FOR:
+    case PFAM_FOR:
       if (s.nargs != 1 || s.args[0]->kind != PH_LAM) break;
       sync_before(cg, p);
       gen_for(cg, p, &s, after);
       return;
-    case PRIM_PARFOR_GLOBAL:
-    case PRIM_PARFOR_WORKGROUP:
-    case PRIM_PARFOR_LOCAL:
+    case PFAM_PARFOR:
+      if (prim_level(s.head->prim) == PLVL_NONE) {
+        cg_error(cg, p->span, "parfor has no OpenCL level: use parforGlobal, parforWorkgroup or parforLocal");
+        return;
+      }
       if (s.nargs != 2) break;
       sync_before(cg, p);
       gen_parfor(cg, p, &s, after);
       return;
-    case PRIM_PARFOR:
-      cg_error(cg, p->span, "parfor has no OpenCL level: use parforGlobal, parforWorkgroup or parforLocal");
-      return;
-    default: break;
+    /* not commands of an imperative kernel */
+    case PFAM_MAP:
+    case PFAM_REDUCE:
+    case PFAM_VIEW:
+    case PFAM_MEMORY:
+    case PFAM_SCALAR:
+    case PFAM_MATH:
+    case PFAM_CONVERT:
+    case PFAM_SKIP: /* without arguments: PH_PRIM above */
+    case PFAM_VIEW_ACC:
+    case PFAM_MAP_I:
+    case PFAM_REDUCE_I: break;
     }
+    DPIA_EXHAUSTIVE_END
     cg_error(cg, p->span, "cannot generate OpenCL for %s here: the kernel body must be purely imperative "
                           "(skip, ;, :=, new, for, parforGlobal, parforWorkgroup, parforLocal)",
              prim_info[s.head->prim].name);
@@ -1272,7 +1304,7 @@ static void collect_locals(CG *cg, const Phrase *p, bool per_item, Buf *decls) {
         env_add(cg, b, ENV_STORAGE, new_storage(cg, STORE_BUFFER, SP_LOCAL, name, t, b), NULL, NULL);
       }
     }
-    bool inner = per_item || pr == PRIM_PARFOR_LOCAL || pr == PRIM_PARFOR_GLOBAL;
+    bool inner = per_item || prim_parfor_per_item(pr);
     for (int i = 0; i < s.nargs; i++)
       if (s.args[i]->kind == PH_LAM) collect_locals(cg, s.args[i], inner, decls);
     return;

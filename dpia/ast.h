@@ -209,7 +209,7 @@ typedef struct Param {
   ParamKind kind;
   TypeAst *type;    /* PARAM_PHRASE: as written; a data type T means exp[T] */
   /* A tuning parameter, `(WG: tune [32, 64])` or `(C: tune [1 .. 4096])`
-   * (issue 19, docs/language.md section 6): a PARAM_NAT of a kernel with a
+   * (docs/language.md section 6): a PARAM_NAT of a kernel with a
    * declared domain, either the ntune_values listed or tune_lo..tune_hi. */
   bool tune;
   bool tune_range;

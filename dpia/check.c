@@ -1225,7 +1225,6 @@ CheckedProgram *check_program_set(Arena *a, Interner *in, Diag *diag, TypeCtx *t
   Checker c = {0};
   c.set = set;
   c.zonk_memo = NEW(a, ZonkMemo);
-  c.prim_sigs = NEWARRAY(a, PrimSig *, PRIM_COUNT);
   c.arena = a;
   c.in = in;
   c.diag = diag;

@@ -18,7 +18,7 @@ typedef struct CheckedProgram {
 
 CheckedProgram *check_program(Arena *a, Interner *in, Diag *diag, TypeCtx *tc, const Program *p);
 
-/* Values of kernels' tune parameters (`--set WG=128`, issue 19).  The
+/* Values of kernels' tune parameters (`--set WG=128`, docs/language.md section 6).  The
  * caller has checked each against its parameter's domain. */
 typedef struct TuneSettings {
   int n;
@@ -40,6 +40,13 @@ CheckedProgram *check_program_set(Arena *a, Interner *in, Diag *diag, TypeCtx *t
  * a static size is not one the primitive accepts. */
 PhraseType *check_prim_instance(Arena *a, Interner *in, Diag *diag, TypeCtx *tc, Prim prim, const Size *sizes,
                                 DataType *type_arg);
+
+/* Is the type p carries an instance of its primitive's signature, with
+ * p's static arguments?  The translation builds the types of the
+ * primitives it introduces by hand (translate/build.c, stage1.c,
+ * stage2.c); test prim-instances checks them against the table on the
+ * samples.  May bind metavariables left in p's type. */
+bool prim_type_is_instance(Arena *a, Interner *in, TypeCtx *tc, const Phrase *p);
 
 /* scir.c: Syntactic Control of Interference with passivity over a checked
  * body (paper Figure 3).  Returns false after reporting errors. */

@@ -58,11 +58,9 @@ typedef struct ZonkMemo {
   } entry[ZONK_MEMO_SIZE];
 } ZonkMemo;
 
-typedef struct PrimSig PrimSig;
 
 typedef struct Checker {
   ZonkMemo *zonk_memo;
-  PrimSig **prim_sigs; /* by Prim: the signatures read so far (prim_type.c) */
   Arena *arena;
   Interner *in;
   Diag *diag;
@@ -116,6 +114,8 @@ void require(Checker *c, ReqKind kind, Size s, Span span, const char *what);
 /* false (after reporting it at span) if size arithmetic overflowed */
 bool check_overflow(Checker *c, Span span);
 bool unify_data(Checker *c, DataType *a, DataType *b);
+/* a == b as phrase types (-> and ->p alike), solving metavariables */
+bool unify_phrase_types(Checker *c, PhraseType *a, PhraseType *b);
 /* a == b as sizes, solving metavariables (unify.c) */
 bool unify_sizes(Checker *c, Size a, Size b, Span span);
 /* Unify want with have; report a mismatch at span (ctx, if not NULL,

@@ -1,5 +1,5 @@
 /* hints.h: what the checker's messages suggest to someone learning DPIA
- * (issues 13 and 21): the name a construct was written with, "did you
+ * (tests/check's message goldens): the name a construct was written with, "did you
  * mean" for unknown names, and the text of a fix for common slips.  Pure
  * functions of their arguments (the library is reentrant); text is built in
  * the caller's arena. */

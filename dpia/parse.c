@@ -984,7 +984,7 @@ static Ast *parse_expr(Parser *p) {
 enum { TUNE_MAX = 2147483647 };
 
 /* tune ::= 'tune' '[' INT (',' INT)* ']' | 'tune' '[' INT '..' INT ']'
- * (issue 19, docs/language.md section 6), after 'tune'.  Errors in the
+ * (docs/language.md section 6), after 'tune'.  Errors in the
  * values (0, a duplicate, an empty range) are reported without stopping the
  * parse; false after a syntax error. */
 static bool parse_tune_domain(Parser *p, Param *into) {

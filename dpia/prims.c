@@ -45,3 +45,22 @@ bool prim_computes(Prim p) {
   PrimFamily f = prim_family(p);
   return f == PFAM_MAP || f == PFAM_REDUCE || f == PFAM_MEMORY;
 }
+
+/* Counts the arrows outside parentheses and brackets, after the static
+ * arguments' "k." prefix and before the "where" clause (the signature
+ * syntax of prims.h). */
+int prim_arity_of(Prim p) {
+  const char *s = prim_info[p].signature;
+  const char *dot = strchr(s, '.');
+  if (dot && strcspn(s, "([") > (size_t)(dot - s)) s = dot + 1;
+  const char *where = strstr(s, " where ");
+  size_t len = where ? (size_t)(where - s) : strlen(s);
+  int depth = 0, arrows = 0;
+  for (size_t i = 0; i < len; i++) {
+    char c = s[i];
+    if (c == '(' || c == '[') depth++;
+    else if (c == ')' || c == ']') depth--;
+    else if (c == '-' && s[i + 1] == '>' && depth == 0) arrows++;
+  }
+  return arrows;
+}

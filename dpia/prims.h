@@ -50,6 +50,7 @@
 #define PF_DIM 0x08        /* takes an OpenCL dimension suffix 0, 1, 2 (mapGlobal1) */
 #define PF_VIEW 0x20       /* data layout view: resolved by index code generation */
 #define PF_ZERO_SIZES 0x40 /* its static sizes may be 0 */
+#define PF_EXACT 0x80      /* a math built-in exact in float (no rounding: fabs, min) */
 
 #define DPIA_PRIMS(X)                                          \
   /* functional: maps and reductions */ \
@@ -110,7 +111,7 @@
     "exp[bool] -> exp[a] -> exp[a] -> exp[a]") \
   X(VEC, "vec", 1, 0, PF_FUNC, SCALAR, NONE, COUNT, \
     "k. exp[s] -> exp[v] where width k, numeric s, vector v s k") \
-  X(FABS, "fabs", 0, 0, PF_FUNC, MATH, NONE, COUNT, \
+  X(FABS, "fabs", 0, 0, PF_FUNC | PF_EXACT, MATH, NONE, COUNT, \
     "exp[t] -> exp[t] where floating t") \
   X(SQRT, "sqrt", 0, 0, PF_FUNC, MATH, NONE, COUNT, \
     "exp[t] -> exp[t] where floating t") \
@@ -124,13 +125,13 @@
     "exp[t] -> exp[t] where floating t") \
   X(COS, "cos", 0, 0, PF_FUNC, MATH, NONE, COUNT, \
     "exp[t] -> exp[t] where floating t") \
-  X(FLOOR, "floor", 0, 0, PF_FUNC, MATH, NONE, COUNT, \
+  X(FLOOR, "floor", 0, 0, PF_FUNC | PF_EXACT, MATH, NONE, COUNT, \
     "exp[t] -> exp[t] where floating t") \
-  X(CEIL, "ceil", 0, 0, PF_FUNC, MATH, NONE, COUNT, \
+  X(CEIL, "ceil", 0, 0, PF_FUNC | PF_EXACT, MATH, NONE, COUNT, \
     "exp[t] -> exp[t] where floating t") \
-  X(MIN, "min", 0, 0, PF_FUNC, MATH, NONE, COUNT, \
+  X(MIN, "min", 0, 0, PF_FUNC | PF_EXACT, MATH, NONE, COUNT, \
     "exp[t] -> exp[t] -> exp[t] where numeric t") \
-  X(MAX, "max", 0, 0, PF_FUNC, MATH, NONE, COUNT, \
+  X(MAX, "max", 0, 0, PF_FUNC | PF_EXACT, MATH, NONE, COUNT, \
     "exp[t] -> exp[t] -> exp[t] where numeric t") \
   X(POW, "pow", 0, 0, PF_FUNC, MATH, NONE, COUNT, \
     "exp[t] -> exp[t] -> exp[t] where floating t") \
@@ -251,6 +252,16 @@ static inline PrimFamily prim_family(Prim p) { return prim_info[p].family; }
 static inline PrimLevel prim_level(Prim p) { return prim_info[p].level; }
 static inline Prim prim_lowered(Prim p) { return prim_info[p].lowered; }
 
+/* The number of arguments a primitive takes after its static ones: the
+ * arrows of its signature's spine (map: 2, fma: 3, skip: 0). */
+int prim_arity_of(Prim p);
+
+/* A parfor whose iterations are work-items (parforGlobal, parforLocal),
+ * not work-groups or one work-item's sequence. */
+static inline bool prim_parfor_per_item(Prim p) {
+  return prim_family(p) == PFAM_PARFOR && (prim_level(p) == PLVL_GLOBAL || prim_level(p) == PLVL_LOCAL);
+}
+
 /* The functional primitives that compute: the maps, the reductions and
  * toGlobal, toLocal, toPrivate.  Each runs the function that is its first
  * argument, and stage I translates every one of them away. */
@@ -264,7 +275,44 @@ Prim prim_lookup(const char *name, size_t len, int *dim);
 /* A switch over Prim (or PrimFamily) between these has no default and
  * names every value, so that a new row breaks the build at each place that
  * must decide what the new primitive does there. */
-#define DPIA_EXHAUSTIVE_BEGIN _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic error \"-Wswitch-enum\"")
+#define DPIA_EXHAUSTIVE_BEGIN                                                        \
+  _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic error \"-Wswitch\"") \
+      _Pragma("GCC diagnostic error \"-Wswitch-enum\"")
 #define DPIA_EXHAUSTIVE_END _Pragma("GCC diagnostic pop")
+
+/* The case labels of each family, for exhaustive switches that treat a
+ * whole family alike: `PRIM_CASES_VIEW: return false;`.  A switch that
+ * names a family's primitives one by one breaks when a row is added to it;
+ * one that uses these lists does not need to.  tests/unit/test_prims.c
+ * checks each list against the FAMILY column, so they cannot drift. */
+#define PRIM_CASES_MAP \
+  case PRIM_MAP: case PRIM_MAP_SEQ: case PRIM_MAP_GLOBAL: case PRIM_MAP_WORKGROUP: \
+  case PRIM_MAP_LOCAL
+#define PRIM_CASES_REDUCE case PRIM_REDUCE: case PRIM_REDUCE_SEQ
+#define PRIM_CASES_VIEW \
+  case PRIM_ZIP: case PRIM_SPLIT: case PRIM_JOIN: case PRIM_PAIR: case PRIM_FST: case PRIM_SND: \
+  case PRIM_AS_VECTOR: case PRIM_AS_SCALAR: case PRIM_TRANSPOSE: case PRIM_SLIDE: \
+  case PRIM_PAD_CLAMP: case PRIM_PAD_CST: case PRIM_REORDER_STRIDE: case PRIM_TAKE: case PRIM_DROP: \
+  case PRIM_IDX
+#define PRIM_CASES_MEMORY case PRIM_TO_GLOBAL: case PRIM_TO_LOCAL: case PRIM_TO_PRIVATE
+#define PRIM_CASES_SCALAR case PRIM_SELECT: case PRIM_VEC
+#define PRIM_CASES_MATH \
+  case PRIM_FABS: case PRIM_SQRT: case PRIM_RSQRT: case PRIM_EXP: case PRIM_LOG: case PRIM_SIN: \
+  case PRIM_COS: case PRIM_FLOOR: case PRIM_CEIL: case PRIM_MIN: case PRIM_MAX: case PRIM_POW: \
+  case PRIM_FMA
+#define PRIM_CASES_CONVERT case PRIM_TO_FLOAT: case PRIM_TO_INT: case PRIM_TO_DOUBLE
+#define PRIM_CASES_SKIP case PRIM_SKIP
+#define PRIM_CASES_NEW case PRIM_NEW: case PRIM_NEW_GLOBAL: case PRIM_NEW_LOCAL: case PRIM_NEW_PRIVATE
+#define PRIM_CASES_FOR case PRIM_FOR
+#define PRIM_CASES_PARFOR \
+  case PRIM_PARFOR: case PRIM_PARFOR_GLOBAL: case PRIM_PARFOR_WORKGROUP: case PRIM_PARFOR_LOCAL
+#define PRIM_CASES_VIEW_ACC \
+  case PRIM_IDX_ACC: case PRIM_SPLIT_ACC: case PRIM_JOIN_ACC: case PRIM_PAIR_ACC1: \
+  case PRIM_PAIR_ACC2: case PRIM_ZIP_ACC1: case PRIM_ZIP_ACC2: case PRIM_AS_SCALAR_ACC: \
+  case PRIM_AS_VECTOR_ACC: case PRIM_TRANSPOSE_ACC
+#define PRIM_CASES_MAP_I \
+  case PRIM_MAP_I: case PRIM_MAP_I_SEQ: case PRIM_MAP_I_GLOBAL: case PRIM_MAP_I_WORKGROUP: \
+  case PRIM_MAP_I_LOCAL
+#define PRIM_CASES_REDUCE_I case PRIM_REDUCE_I
 
 #endif

@@ -316,7 +316,7 @@ PhraseType *pt_subst(TypeCtx *tc, const TypeSubst *s, PhraseType *t) {
   return t;
 }
 
-/* ---- types in diagnostics (types.h, issues 21 and 13) ---- */
+/* ---- types in diagnostics (types.h) ---- */
 
 void tn_init(TypeNamer *tn, Arena *a, const char *avoid, size_t avoid_len) {
   memset(tn, 0, sizeof *tn);

@@ -121,7 +121,7 @@ const char *dt_str(Arena *a, const DataType *t);
 const char *pt_str(Arena *a, const PhraseType *t);
 const char *scalar_name(ScalarKind s);
 
-/* ---- types in diagnostics (issues 21, 13) ----
+/* ---- types in diagnostics ----
  *
  * Every type a user-facing message shows goes through a TypeNamer, which
  * prints types as the user writes them:

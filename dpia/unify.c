@@ -249,6 +249,8 @@ static bool unify_phrase(Checker *c, PhraseType *a, PhraseType *b) {
   }
 }
 
+bool unify_phrase_types(Checker *c, PhraseType *a, PhraseType *b) { return unify_phrase(c, a, b); }
+
 /* ---- zonking: replace solved metavariables everywhere ----
  *
  * A type with nothing to replace is returned as it is, not copied: zonking
@@ -814,8 +816,8 @@ static void settle_requirements(Checker *c, DefInfo *def) {
     if (size_const_value(num, &v)) {
       int64_t d;
       if (!size_const_value(den, &d)) {
-        /* 1024/C (split C of a [1024] array, C a nat or tune parameter,
-         * issue 19): C must divide 1024; was an internal error */
+        /* 1024/C (split C of a [1024] array, C a nat or tune parameter):
+         * C must divide 1024 (tests/check/accept_v/tune_params.dpia) */
         if (v < 0) check_error(c, r->span, "size %s is negative", size_str(c, s));
         else add_precond(c, &pre, true, num, den, r->span);
         continue;

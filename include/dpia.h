@@ -151,7 +151,7 @@ typedef struct DpiaOptions {
    * (`--stamp`); by default it does not, so that outputs do not change
    * with the translator's version alone. */
   int stamp;
-  /* Values of tune parameters (`--set WG=128`, issue 19; docs/language.md
+  /* Values of tune parameters (`--set WG=128`, docs/language.md
    * section 6): each set_names[i] must be a tune parameter of the kernels
    * worked on (all, or opt->kernel's) and set_values[i] in its declared
    * domain, else the status is DPIA_EUSAGE with a message listing the tune

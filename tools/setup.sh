@@ -4,10 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# cmake: the CMake package test (tests/api/cmake_test.py, issue 20)
+# cmake: the CMake package test (tests/api/cmake_test.py)
 # g++, llvm-15-dev, zlib1g-dev, libxml2-dev: the C++ embedding sample and
 # dpia-clang-check (verify/clang_helper.cpp: clang's parser linked
-# statically, for the CLI's verification speed, issue 5)
+# statically, for the CLI's verification speed, bench/throughput.c)
 packages=(gcc g++ libc6-dev pkg-config python3 meson ninja-build
           libclang-15-dev llvm-15-dev zlib1g-dev libxml2-dev libpcre2-dev
           ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd

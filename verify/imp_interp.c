@@ -506,21 +506,16 @@ static void run_new(Imp *I, const Phrase *p, Val body) {
 }
 
 static void run_imp_prim(Imp *I, const Phrase *p, const Val *args) {
+  DPIA_EXHAUSTIVE_BEGIN
   switch (p->prim) {
   case PRIM_SKIP: return;
-  case PRIM_NEW:
-  case PRIM_NEW_GLOBAL:
-  case PRIM_NEW_LOCAL:
-  case PRIM_NEW_PRIVATE: run_new(I, p, args[0]); return;
+  PRIM_CASES_NEW: run_new(I, p, args[0]); return;
   case PRIM_FOR: {
     int64_t n = eval_size(I, p->sizes[0], p);
     for (int64_t i = 0; i < n; i++) iterate(I, args[0], i, NULL, p);
     return;
   }
-  case PRIM_PARFOR:
-  case PRIM_PARFOR_GLOBAL:
-  case PRIM_PARFOR_WORKGROUP:
-  case PRIM_PARFOR_LOCAL: {
+  PRIM_CASES_PARFOR: {
     const DataType *t = prim_data(p, 0);
     if (t->kind != DT_ARRAY) fail(I, p, "parfor over an acceptor that is not an array");
     int64_t n = eval_size(I, t->size, p);
@@ -533,8 +528,21 @@ static void run_imp_prim(Imp *I, const Phrase *p, const Val *args) {
     }
     return;
   }
-  default: fail(I, p, "primitive %s is not a command of imperative DPIA", prim_info[p->prim].name);
+  /* expressions and acceptors, and what stage II removes (spec section 7) */
+  PRIM_CASES_MAP:
+  PRIM_CASES_REDUCE:
+  PRIM_CASES_VIEW:
+  PRIM_CASES_MEMORY:
+  PRIM_CASES_SCALAR:
+  PRIM_CASES_MATH:
+  PRIM_CASES_CONVERT:
+  PRIM_CASES_VIEW_ACC:
+  PRIM_CASES_MAP_I:
+  PRIM_CASES_REDUCE_I:
+  case PRIM_COUNT: break;
   }
+  DPIA_EXHAUSTIVE_END
+  fail(I, p, "primitive %s is not a command of imperative DPIA", prim_info[p->prim].name);
 }
 
 static void run_comm(Imp *I, Val c, const Phrase *where) {
@@ -563,6 +571,7 @@ static Val run_prim(Imp *I, const Phrase *p, const Val *argv) {
   Val args[MAX_PRIM_ARGS];
   int arity = prim_arity(p);
   for (int j = 0; j < arity; j++) args[j] = prim_arg(p, j)->kind == PT_EXP ? deref(I, argv[j]) : argv[j];
+  DPIA_EXHAUSTIVE_BEGIN
   switch (p->prim) {
   /* imperative views */
   case PRIM_IDX: return arr_index(I, need_arr(I, args[0], p), index_of(I, args[1], p), p);
@@ -674,13 +683,24 @@ static Val run_prim(Imp *I, const Phrase *p, const Val *argv) {
     if (k < 1 || k > NUM_MAX_LANES) fail(I, p, "vec %" PRId64, k);
     return num(I, num_broadcast(x, k, lanes), lanes);
   }
-  default:
-    if (num_prim_arity(p->prim)) return numeric_prim(I, p, args);
-    break;
-  }
+  PRIM_CASES_MATH:
+  PRIM_CASES_CONVERT: return numeric_prim(I, p, args);
+  /* commands are values run by run_imp_prim */
+  PRIM_CASES_SKIP:
+  PRIM_CASES_NEW:
+  PRIM_CASES_FOR:
+  PRIM_CASES_PARFOR:
   /* map, reduce, toGlobal ... and the intermediate mapI/reduceI are gone
    * after stage II (spec section 7): meeting one is a fault of the
    * translation or of this interpreter */
+  PRIM_CASES_MAP:
+  PRIM_CASES_REDUCE:
+  PRIM_CASES_MEMORY:
+  PRIM_CASES_MAP_I:
+  PRIM_CASES_REDUCE_I:
+  case PRIM_COUNT: break;
+  }
+  DPIA_EXHAUSTIVE_END
   fail(I, p, "primitive %s has no meaning in an imperative kernel", prim_info[p->prim].name);
 }
 

@@ -466,14 +466,10 @@ static int64_t exact_div(Interp *I, const Phrase *p, int64_t n, int64_t k) {
 }
 
 static Val run_prim(Interp *I, const Phrase *p, const Val *args) {
+  DPIA_EXHAUSTIVE_BEGIN
   switch (p->prim) {
-  case PRIM_MAP:
-  case PRIM_MAP_SEQ:
-  case PRIM_MAP_GLOBAL:
-  case PRIM_MAP_WORKGROUP:
-  case PRIM_MAP_LOCAL: return run_map(I, p, args[0], args[1]);
-  case PRIM_REDUCE:
-  case PRIM_REDUCE_SEQ: return run_reduce(I, p, args[0], args[1], args[2]);
+  PRIM_CASES_MAP: return run_map(I, p, args[0], args[1]);
+  PRIM_CASES_REDUCE: return run_reduce(I, p, args[0], args[1], args[2]);
   case PRIM_ZIP: {
     const Arr *a = need_arr(args[0], p), *b = need_arr(args[1], p);
     if (a->n != b->n) INTERNAL("zip of arrays of different sizes");
@@ -573,9 +569,7 @@ static Val run_prim(Interp *I, const Phrase *p, const Val *args) {
       fail(I, p->span, "%s %" PRId64 " of an array of %" PRId64 " elements", prim_info[p->prim].name, k, a->n);
     return arr_val(p->prim == PRIM_TAKE ? slice(I, a, 0, k) : slice(I, a, k, a->n - k));
   }
-  case PRIM_TO_GLOBAL:
-  case PRIM_TO_LOCAL:
-  case PRIM_TO_PRIVATE: return apply(I, args[0], args[1]);
+  PRIM_CASES_MEMORY: return apply(I, args[0], args[1]);
   case PRIM_SELECT: return lane(need_num(args[0], p), 0) != 0 ? args[1] : args[2];
   case PRIM_VEC: {
     int64_t k = eval_size(I, p->sizes[0], p->span);
@@ -591,10 +585,19 @@ static Val run_prim(Interp *I, const Phrase *p, const Val *args) {
       fail(I, p->span, "index value %.17g is out of range for an array of %" PRId64 " elements", i, a->n);
     return arr_index(I, a, (int64_t)i);
   }
-  default:
-    if (num_prim_arity(p->prim)) return numeric_prim(I, p, args);
-    break;
+  PRIM_CASES_MATH:
+  PRIM_CASES_CONVERT: return numeric_prim(I, p, args);
+  /* imperative and intermediate: not in a functional program */
+  PRIM_CASES_SKIP:
+  PRIM_CASES_NEW:
+  PRIM_CASES_FOR:
+  PRIM_CASES_PARFOR:
+  PRIM_CASES_VIEW_ACC:
+  PRIM_CASES_MAP_I:
+  PRIM_CASES_REDUCE_I:
+  case PRIM_COUNT: break;
   }
+  DPIA_EXHAUSTIVE_END
   fail(I, p->span, "primitive %s is not part of the functional language", prim_info[p->prim].name);
 }
 
@@ -797,17 +800,8 @@ static bool float_rounding(const Phrase *p) {
     return float_rounding(p->fst) || float_rounding(p->snd);
   }
   case PH_PRIM:
-    switch (p->prim) {
-    case PRIM_SQRT:
-    case PRIM_RSQRT:
-    case PRIM_EXP:
-    case PRIM_LOG:
-    case PRIM_SIN:
-    case PRIM_COS:
-    case PRIM_POW:
-    case PRIM_FMA: return prim_data(p, 0)->scalar == SC_FLOAT;
-    default: return false;
-    }
+    if (prim_family(p->prim) != PFAM_MATH || (prim_info[p->prim].flags & PF_EXACT)) return false;
+    return prim_data(p, 0)->scalar == SC_FLOAT;
   case PH_LAM: return float_rounding(p->body);
   case PH_APP:
   case PH_PAIR: return float_rounding(p->fst) || float_rounding(p->snd);

@@ -88,25 +88,8 @@ static int convert(ScalarKind from, ScalarKind to, Num x, double *out) {
 }
 
 int num_prim_arity(Prim prim) {
-  switch (prim) {
-  case PRIM_FABS:
-  case PRIM_SQRT:
-  case PRIM_RSQRT:
-  case PRIM_EXP:
-  case PRIM_LOG:
-  case PRIM_SIN:
-  case PRIM_COS:
-  case PRIM_FLOOR:
-  case PRIM_CEIL:
-  case PRIM_TO_INT:
-  case PRIM_TO_FLOAT:
-  case PRIM_TO_DOUBLE: return 1;
-  case PRIM_MIN:
-  case PRIM_MAX:
-  case PRIM_POW: return 2;
-  case PRIM_FMA: return 3;
-  default: return 0;
-  }
+  PrimFamily f = prim_family(prim);
+  return f == PFAM_MATH || f == PFAM_CONVERT ? prim_arity_of(prim) : 0;
 }
 
 /* the scalar type of a conversion's argument (i == 0) or result (i == 1) */
@@ -120,6 +103,7 @@ static ScalarKind conversion_scalar(const Phrase *p, int i) {
 
 int num_prim(const Phrase *p, const Num *args, double *out) {
   Prim prim = p->prim;
+  DPIA_EXHAUSTIVE_BEGIN
   switch (prim) {
   case PRIM_FABS: return lanewise1(args[0], fabs, out);
   case PRIM_SQRT: return lanewise1(args[0], sqrt, out);
@@ -130,9 +114,7 @@ int num_prim(const Phrase *p, const Num *args, double *out) {
   case PRIM_COS: return lanewise1(args[0], cos, out);
   case PRIM_FLOOR: return lanewise1(args[0], floor, out);
   case PRIM_CEIL: return lanewise1(args[0], ceil, out);
-  case PRIM_TO_INT:
-  case PRIM_TO_FLOAT:
-  case PRIM_TO_DOUBLE: return convert(conversion_scalar(p, 0), conversion_scalar(p, 1), args[0], out);
+  PRIM_CASES_CONVERT: return convert(conversion_scalar(p, 0), conversion_scalar(p, 1), args[0], out);
   case PRIM_MIN:
   case PRIM_MAX:
   case PRIM_POW: {
@@ -151,7 +133,21 @@ int num_prim(const Phrase *p, const Num *args, double *out) {
     for (int j = 0; j < w; j++) out[j] = fma(num_lane(a, j), num_lane(b, j), num_lane(c, j));
     return w;
   }
-  default: break;
+  /* not numeric built-ins (num_prim_arity is 0) */
+  PRIM_CASES_MAP:
+  PRIM_CASES_REDUCE:
+  PRIM_CASES_VIEW:
+  PRIM_CASES_MEMORY:
+  PRIM_CASES_SCALAR:
+  PRIM_CASES_SKIP:
+  PRIM_CASES_NEW:
+  PRIM_CASES_FOR:
+  PRIM_CASES_PARFOR:
+  PRIM_CASES_VIEW_ACC:
+  PRIM_CASES_MAP_I:
+  PRIM_CASES_REDUCE_I:
+  case PRIM_COUNT: break;
   }
+  DPIA_EXHAUSTIVE_END
   INTERNAL("primitive %s is not a numeric built-in", prim_info[prim].name);
 }

@@ -1,4 +1,4 @@
-// Embedding dpia kernels in a C++17 program (issue 5).
+// Embedding dpia kernels in a C++17 program.
 //
 // The build runs `dpia translate --emit=header` on samples/dot_vec.dpia and
 // samples/gemv.dpia; this program includes the two headers, makes its own

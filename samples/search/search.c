@@ -1,4 +1,4 @@
-/* search.c: a strategy search driver on top of libdpia (issue 5).
+/* search.c: a strategy search driver on top of libdpia.
  *
  * It enumerates parallelisation strategies for a dot product and for gemv
  * (the structure of the parallel maps, where partial sums live, split

@@ -1,5 +1,5 @@
-/* api_test.c: the public API of libdpia (dpia.h) as a library user sees it
- * (issue 5): several outputs of one translation, diagnostics as text, as
+/* api_test.c: the public API of libdpia (dpia.h) as a library user sees it:
+ * several outputs of one translation, diagnostics as text, as
  * JSON and one by one, emit kind names, a failing allocator, run times
  * (on the OpenCL device: PoCL in CI).
  *
@@ -153,7 +153,7 @@ static void test_out_of_memory(void) {
 
 /* A translation over DpiaOptions.memory_limit stops with "program too
  * large" (the command line's limits test no longer reaches the default
- * limit: translation is linear in the program since issue 14) */
+ * limit: translation is linear in the program's size) */
 static void test_memory_limit(const char *samples) {
   char *text = slurp(samples, "mm_vec.dpia");
   DpiaOptions opt;

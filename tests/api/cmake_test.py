@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The CMake package (issue 20): `meson install` puts dpiaConfig.cmake in
+"""The CMake package: `meson install` puts dpiaConfig.cmake in
 place; samples/cmake, configured against the installation with
 -DCMAKE_PREFIX_PATH, builds with dpia_add_kernels, runs scal on PoCL and
 checks the result; editing scal.dpia regenerates scal.h on the next build.

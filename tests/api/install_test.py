@@ -77,7 +77,7 @@ def main():
         extra = ["-fsanitize=" + sanitize] if sanitize else []
         run([cc, "-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror", src, "-o", exe] + extra + flags)
         # the installed dpia starts with a clean environment (its RPATH finds
-        # libdpia) and libdpia carries a versioned SONAME (issue 13)
+        # libdpia) and libdpia carries a versioned SONAME
         clean = {"PATH": "/usr/bin:/bin"}
         p = subprocess.run([found["dpia"], "--version"], capture_output=True, text=True, env=clean)
         print("installed dpia --version:", p.returncode, p.stdout.strip(), p.stderr.strip())
@@ -92,7 +92,7 @@ def main():
         if p.returncode != 0 or "kernel void scal(" not in p.stdout:
             print("the installed dpia does not translate:", p.returncode, p.stdout, p.stderr)
             return 1
-        # dpia test and dpia-filecheck come with dpia (issue 20)
+        # dpia test and dpia-filecheck come with dpia
         with open(sample, "a") as f:
             f.write("-- ARGS: --no-verify\n-- CHECK: kernel void scal(\n-- CHECK-SAME: output\n")
         p = subprocess.run([found["dpia"], "test", sample], capture_output=True, text=True, env=clean)
@@ -119,7 +119,7 @@ def main():
         if "Library soname: [libdpia.so.0]" not in dyn:
             print("libdpia has no SONAME libdpia.so.0:\n" + dyn)
             return 1
-        # issue 15: the library exports the dpia_* functions of dpia.h and
+        # the library exports the dpia_* functions of dpia.h and
         # nothing else (hidden visibility, DPIA_API)
         exported = set()
         for line in run(["nm", "-D", "--defined-only", os.path.realpath(found["libdpia.so*"])]).splitlines():

@@ -36,7 +36,7 @@ def main():
                          capture_output=True, text=True)
     if out.returncode != 0 or json.loads(out.stdout)["status"] != "ok":
         failures.append("--no-verify: %s %s" % (out.stdout, out.stderr))
-    # "set": the values of tune parameters, as --set (issue 19)
+    # "set": the values of tune parameters, as --set
     tuned = ("kernel k (N: nat) (WG: tune [32, 64]) (xs: [N]float) =\n"
              "  xs |> split WG |> mapWorkgroup (\\v -> v |> mapLocal (\\x -> x + 1.0)) |> join\n")
     lines = [{"id": 1, "source": tuned, "set": {"WG": 64}, "emit": "json", "verify": False},

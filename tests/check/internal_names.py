@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fail if a reviewed diagnostic golden shows an internal name (issue 21).
+"""Fail if a reviewed diagnostic golden shows an internal name.
 
 Scans every .err golden under ROOT (build directories excluded) and checks
 the message of each `file:line:col: error|note: message` line.  Types in

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 21: under --local-size / --global-size the metadata, the header's
+"""Under --local-size / --global-size the metadata, the header's
 launcher, `dpia batch` and `dpia run` describe the launch the kernel was
 generated for.  Every kernel of every sample (samples/*.dpia) is translated
 with a user local size (half the natural one, or a divisor of the global

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 13, command-line details: -o files get the mode '>' gives (umask,
+"""Command-line details: -o files get the mode '>' gives (umask,
 or an existing file's mode) and an identical -o file is not rewritten;
 --diagnostics=json goes to stdout; hints for '--emit header', '-k' without
 a value and unknown or missing kernels (the file's kernel names); --size

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Command-line behaviour of dpia (spec section 9, issue 7): exit codes,
+"""Command-line behaviour of dpia (spec section 9): exit codes,
 messages for bad invocations, --help for each command, and output files
 written atomically (an error leaves no partial -o file and never truncates
 an existing one); the verification in the helper process or in process
-gives the same output (issue 5).  Expectations are inline: (arguments, exit code, text that
+gives the same output.  Expectations are inline: (arguments, exit code, text that
 must appear in stdout+stderr)."""
 import os, subprocess, sys, tempfile
 
@@ -86,7 +86,7 @@ with tempfile.TemporaryDirectory() as tmp:
         failed += 1
         print('FAIL atomic -o')
 
-    # issue 7: -o that cannot be written, and options given twice (an
+    # -o that cannot be written, and options given twice (an
     # error, never silently the last one)
     outdir = os.path.join(tmp, 'outdir')
     os.mkdir(outdir)
@@ -124,7 +124,7 @@ with tempfile.TemporaryDirectory() as tmp:
         print('FAIL options given twice wrote a file')
 
 # The one verification of a call runs in the helper process
-# dpia-clang-check (issue 5); with DPIA_CLANG_HELPER empty, or naming a
+# dpia-clang-check; with DPIA_CLANG_HELPER empty, or naming a
 # helper that is missing or stops at once, in process with libclang: the
 # same output every way.
 def run_env(args, env):

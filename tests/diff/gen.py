@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""gen.py: a generator of random well-typed DPIA strategy programs (issue 4).
+"""gen.py: a generator of random well-typed DPIA strategy programs.
 
 A small typed program synthesiser: one kernel per program, built from the
 primitives of spec section 4, tracking the type of every phrase it writes
@@ -1429,6 +1429,13 @@ class Gen:
     # ---- sizes -------------------------------------------------------
 
     def solve(self, nats):
+        # A dimension whose constant mapLocals all run over one element and
+        # another over a symbolic size has no work-group size dpia can fix:
+        # check rejects it (codegen/kernel.c, choose: never silently 1)
+        for d in (0, 1):
+            consts = [n.const_value() for n in self.local_sizes[d] if n.is_const()]
+            if consts and max(consts) == 1 and any(not n.is_const() for n in self.local_sizes[d]):
+                raise GenFail()
         # the work-group size is the largest mapLocal of each dimension
         for a in self.local_sizes[0]:
             for b in self.local_sizes[1]:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""run_diff.py: differential test of the translator (issue 4, item 6).
+"""run_diff.py: differential test of the translator.
 
 Generates COUNT random well-typed strategy programs from SEED (gen.py), and
 for each one: `dpia check` must accept it (a rejection is a generator bug or

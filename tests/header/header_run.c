@@ -205,7 +205,7 @@ static void test_kernels(Cl *cl) {
 }
 
 /* dpia_NAME_check names the failing check with the values; the element
- * counts of every buffer (issue 13) */
+ * counts of every buffer */
 static void test_check_and_counts(void) {
   char msg[200];
   int rc = dpia_twice_check(1022, msg, sizeof msg);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Limits (issue 7): each case is a program (written inline or generated
+"""Limits: each case is a program (written inline or generated
 here), a command, and the expected exit code and message.  Every limit
 fails with a clear error, in bounded time, never with a crash (a signal),
 an internal error (exit 70) or an exhausted machine.
@@ -86,7 +86,7 @@ with tempfile.TemporaryDirectory() as tmp:
                         + '\\x -> ' * 33000 + 'x)\n')
     expect('check: 33000 nested lambdas', ['check', deep_lambda], 1, 'nesting too deep (more than 32000 levels)')
 
-    # a chain of 5000 stages in one |> chain (issue 14): past the base
+    # a chain of 5000 stages in one |> chain: past the base
     # limit, within the deep one, and linear in time and memory
     chain5000 = write(tmp, 'chain5000.dpia', 'kernel k (N: nat) (xs: [N]float) =\n'
                       '  xs |> split 16 |> mapGlobal (\\row -> row\n'

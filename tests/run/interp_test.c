@@ -837,7 +837,7 @@ static void compare(Tester *t, DpiaMem *mem) {
   buf_clear(&rep);
   compare_report(&c, &rep);
   /* a NaN reference means inputs outside the program's domain: no check
-   * passes there, not even an all-NaN output (issue 13) */
+   * passes there, not even an all-NaN output */
   check(t, !c.ok && c.ref_nonfinite == 0 && strstr(rep.data, "the reference is not finite at element 0") &&
                strstr(rep.data, "--inputs=positive"),
         "NaN where the reference is NaN is not a pass", rep.data);

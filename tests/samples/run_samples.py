@@ -2,7 +2,7 @@
 """Every required sample kernel (spec section 10) runs on PoCL and matches
 the reference interpreter, at two sizes each (one not a power of two where
 the preconditions allow it); and a generated kernel with one index patched
-is caught by --check (issue 4)."""
+is caught by --check."""
 import os, re, subprocess, sys, tempfile
 
 dpia, samples = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
@@ -20,7 +20,7 @@ RUNS = [  # file, kernel, sizes at two points
     ('mm_tiled.dpia', 'mmTiled', [{'M': 32, 'N': 48, 'K': 40}, {'M': 64, 'N': 64, 'K': 64}]),
     ('stencil1d.dpia', 'stencil', [{'N': 1000}, {'N': 1024}]),
     ('stencil1d.dpia', 'stencilTiled', [{'N': 640}, {'N': 1024}]),
-    # beyond the paper (issue 8) and the strategies of bench/blas_bench (issue 6)
+    # beyond the paper and the strategies of bench/blas_bench
     ('jacobi2d.dpia', 'jacobi2d', [{'M': 100, 'N': 77}, {'M': 64, 'N': 128}]),
     ('jacobi2d.dpia', 'jacobi2dTiled', [{'M': 4, 'N': 64}, {'M': 100, 'N': 192}]),
     ('asum_reorder.dpia', 'asumReorder', [{'N': 262144}, {'N': 786432}]),

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Goldens hold no machine path and no version (issue 20).
+"""Goldens hold no machine path and no version.
 
 Usage: scan_goldens.py SOURCE_ROOT VERSION
 

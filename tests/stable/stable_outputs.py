@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generated text names the source as the user sees it (issue 20).
+"""Generated text names the source as the user sees it.
 
 Usage: stable_outputs.py DPIA SAMPLES_DIR VERSION
 

@@ -1,5 +1,5 @@
 /* throughput_test.c: the shortcuts taken for translation throughput
- * (issue 5, bench/throughput.c) change no output.
+ * (bench/throughput.c) change no output.
  *
  *   emit      emit() formats its fast-path conversions (%s %c %d %u %ld %lu
  *             %lld %llu %zu %zd %%) exactly as snprintf does, and hands

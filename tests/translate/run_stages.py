@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Translation stage tests (issue 3, spec section 9 "Library").
+"""Translation stage tests (spec section 9 "Library").
 
 For every .dpia file given (directories are scanned), for every kernel:
   * each stage's printout (--emit=intermediate, --emit=imperative) is

@@ -1,4 +1,4 @@
-/* test_oom.c: allocation failure (issue 7).  Every byte of a translation
+/* test_oom.c: allocation failure.  Every byte of a translation
  * comes from one allocation function (DpiaOptions.alloc), so a test can
  * make the n-th call fail.  For every n up to the number of calls a whole
  * translation of a sample makes, the translation must stop with an

@@ -66,6 +66,39 @@ static void check_row(Prim p) {
          "a dimension suffix exactly on the loops of an OpenCL level");
 }
 
+/* The family whose PRIM_CASES_ list names p (prims.h), by an exhaustive
+ * switch built from those lists only: it compiles only if the lists cover
+ * every primitive, and main compares its answer with the FAMILY column. */
+static PrimFamily listed_family(Prim p) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (p) {
+  PRIM_CASES_MAP: return PFAM_MAP;
+  PRIM_CASES_REDUCE: return PFAM_REDUCE;
+  PRIM_CASES_VIEW: return PFAM_VIEW;
+  PRIM_CASES_MEMORY: return PFAM_MEMORY;
+  PRIM_CASES_SCALAR: return PFAM_SCALAR;
+  PRIM_CASES_MATH: return PFAM_MATH;
+  PRIM_CASES_CONVERT: return PFAM_CONVERT;
+  PRIM_CASES_SKIP: return PFAM_SKIP;
+  PRIM_CASES_NEW: return PFAM_NEW;
+  PRIM_CASES_FOR: return PFAM_FOR;
+  PRIM_CASES_PARFOR: return PFAM_PARFOR;
+  PRIM_CASES_VIEW_ACC: return PFAM_VIEW_ACC;
+  PRIM_CASES_MAP_I: return PFAM_MAP_I;
+  PRIM_CASES_REDUCE_I: return PFAM_REDUCE_I;
+  case PRIM_COUNT: break;
+  }
+  DPIA_EXHAUSTIVE_END
+  abort();
+}
+
+/* the arguments of a type's spine: exp[a] -> exp[b] -> exp[c] has two */
+static int type_arity(const PhraseType *t) {
+  int n = 0;
+  for (; t->kind == PT_FN || t->kind == PT_FN_P; t = t->snd) n++;
+  return n;
+}
+
 int main(int argc, char **argv) {
   bool update = argc == 3 && strcmp(argv[1], "--update") == 0;
   if (argc != 2 && !update) {
@@ -102,6 +135,10 @@ int main(int argc, char **argv) {
     PhraseType *t = check_prim_instance(&arena, &in, &diag, &tc, (Prim)p, sizes, tc.t_float);
     expect(t != NULL && diag.nerrors == 0, prim_info[p].name, "the signature instantiates");
     if (t) emit(&listing, "%s: %s\n", prim_info[p].name, pt_str(&arena, t));
+    expect(t && prim_arity_of((Prim)p) == type_arity(t), prim_info[p].name,
+           "prim_arity_of counts the arguments of the signature");
+    expect(listed_family((Prim)p) == prim_family((Prim)p), prim_info[p].name,
+           "the PRIM_CASES_ list of its family names it");
   }
   FILE *f = fopen(expected_path, update ? "w" : "r");
   if (!f) {

@@ -1,12 +1,12 @@
-/* test_semantic.c: the semantic check of `dpia verify` (verify/semantic.h,
- * issue 13) on deliberately wrong imperative programs.
+/* test_semantic.c: the semantic check of `dpia verify` (verify/semantic.h)
+ * on deliberately wrong imperative programs.
  *
  * The "translations" here are written by hand as imperative defs next to
  * the functional kernel they claim to implement, checked by the same
  * checker (so they are well-typed imperative DPIA), and given to
  * semantic_check in place of the translator's output.  This injects
  * translation bugs without a hook in the library:
- *   - the defect of issue 13: a pair accumulator updated component by
+ *   - the defect: a pair accumulator updated component by
  *     component, the second reading the already-updated first (the
  *     compound assignment expanded in the wrong way);
  *   - a race: a parallel loop reading elements of the array it writes,

@@ -1,4 +1,4 @@
-/* test_threads.c: the library is reentrant (spec section 9, issue 5): four
+/* test_threads.c: the library is reentrant (spec section 9): four
  * threads translating the samples at once give byte for byte the results of
  * a serial run. */
 #include <pthread.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Valgrind memcheck of the command line (issue 7): every sample through
+"""Valgrind memcheck of the command line: every sample through
 `dpia check`, `dpia translate` (verified, written with -o) and `dpia
 verify`, plus the error paths (a program with errors, a bad option), each
 under

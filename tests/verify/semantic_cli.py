@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The semantic check of `dpia verify` (issue 13), from the command line,
+"""The semantic check of `dpia verify`, from the command line,
 with no OpenCL device: OCL_ICD_VENDORS points to an empty directory, so the
 ICD loader finds no platform.
 
