@@ -1091,6 +1091,26 @@ static bool check_kernel_names(Checker *c, const Decl *d) {
   return ok;
 }
 
+/* A pipeline's name and parameters are names of its C launcher
+ * (dpia_NAME_launch(q, output, xs, N)): any C identifier, OpenCL's
+ * built-in names included, but no prime. */
+static bool check_pipeline_names(Checker *c, const Decl *d) {
+  bool ok = true;
+  if (strchr(d->name, '\'')) {
+    diag_error(c->diag, d->name_span, "pipeline name '%s' is not a C identifier (its launcher is a C function); rename "
+               "the pipeline", d->name);
+    ok = false;
+  }
+  for (int i = 0; i < d->nparams; i++)
+    if (strchr(d->params[i].name, '\'')) {
+      diag_error(c->diag, d->params[i].span,
+                 "parameter name '%s' is not a C identifier: a pipeline's parameters are its launcher's; rename it",
+                 d->params[i].name);
+      ok = false;
+    }
+  return ok;
+}
+
 /* ---- declarations ---- */
 
 static void check_decl(Checker *c, int index) {
@@ -1114,7 +1134,7 @@ static void check_decl(Checker *c, int index) {
   c->current = index;
   c->failed = false;
   /* reported first, but independent of the rest: the body is checked too */
-  bool names_ok = !d->is_kernel || check_kernel_names(c, d);
+  bool names_ok = d->is_kernel ? check_kernel_names(c, d) : !d->is_pipeline || check_pipeline_names(c, d);
   Env *env = NULL;
   Vec sizes = {0}, datas = {0}, params = {0};
   for (int i = 0; i < d->nparams; i++) {
@@ -1206,7 +1226,7 @@ static void check_decl(Checker *c, int index) {
   }
   def->ok = params_ok && body && !c->failed;
   if (def->ok) def->ok = scir_check_def(c->arena, c->diag, def);
-  if (d->is_kernel && !names_ok) def->ok = false;
+  if (!names_ok) def->ok = false;
   /* a pipeline's launches (pipeline.c): what its body may not do outside
    * a kernel is found there */
   if (def->ok && d->is_pipeline) {
