@@ -1,8 +1,8 @@
 /* pipe_header_run.c: the launchers of pipelines (docs/language.md section
  * 7) from C11, with the headers generated at build time from the samples
- * dot_full.dpia (-k dot), atax.dpia and mm_packed.dpia, all in this one
- * translation unit, on an OpenCL device (PoCL in CI):
- *   - dot, atax and mm, each in one call, against the host;
+ * dot_full.dpia, asum_full.dpia, atax.dpia and mm_packed.dpia, all in this
+ * one translation unit, on an OpenCL device (PoCL in CI):
+ *   - dot, asum, atax and mm, each in one call, against the host;
  *   - a violated precondition: the launcher returns
  *     DPIA_ERROR_PRECONDITION, dpia_dot_check says which, and nothing is
  *     enqueued (no event made, the output untouched);
@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "asum_full.h"
 #include "atax.h"
 #include "dot_full.h"
 #include "mm_packed.h"
@@ -146,6 +147,21 @@ static void test_dot(void) {
   free(ys);
 }
 
+static void test_asum(int n) {
+  float *xs = values((size_t)n, 9), out = 0;
+  double want = 0;
+  for (int i = 0; i < n; i++) want += fabs((double)xs[i]);
+  cl_mem dxs = buffer((size_t)n, xs), dout = buffer(1, NULL);
+  int rc = dpia_asum_launch(queue, dout, dxs, n);
+  CHECK(rc == DPIA_SUCCESS, "asum: %s", dpia_error_string(rc));
+  read_floats(queue, dout, 1, &out);
+  CHECK(close_to(out, want), "asum N=%d: %g, the host says %g", n, out, want);
+  dpia_asum_release();
+  clReleaseMemObject(dxs);
+  clReleaseMemObject(dout);
+  free(xs);
+}
+
 static void test_atax(int m, int n) {
   float *a = values((size_t)(m * n), 3), *x = values((size_t)n, 4), *y = malloc(sizeof(float) * (size_t)n);
   cl_mem da = buffer((size_t)(m * n), a), dx = buffer((size_t)n, x), dy = buffer((size_t)n, NULL);
@@ -212,6 +228,7 @@ int main(void) {
     return 1;
   }
   test_dot();
+  test_asum(524288);
   test_atax(100, 77);
   test_mm(32, 48, 40);
   test_mm(64, 64, 64);
