@@ -929,12 +929,20 @@ static int pass_run_pipeline(Ctx *c) {
 
 static void emit_sources(Ctx *c) {
   bool first = true;
+  Buf program;
+  buf_init(&program, c->arena);
   for (int i = 0; i < c->checked->ndefs; i++) {
     if (!c->sources[i]) continue;
+    /* a pipeline's kernels are one program: each struct type once */
+    if (c->pipe) {
+      codegen_program_add(&program, c->sources[i]);
+      continue;
+    }
     if (!first) buf_putc(&c->out, '\n');
     first = false;
     buf_puts(&c->out, c->sources[i]);
   }
+  if (c->pipe) buf_puts(&c->out, program.data);
 }
 
 /* Each pipeline worked on (-k names it, or no -k) against its generated

@@ -159,3 +159,27 @@ PipeDesc *pipeline_describe(Arena *a, TypeCtx *tc, Diag *diag, const Pipeline *p
   }
   return d;
 }
+
+/* Generated kernels define a pair type as one block (opencl.c):
+ *   typedef struct {\n ... } pair_float_int;\n\n
+ * so a block is recognised by its exact text. */
+void codegen_program_add(Buf *program, const char *source) {
+  static const char open[] = "typedef struct {\n";
+  if (program->len) buf_putc(program, '\n');
+  const char *p = source;
+  for (const char *t = strstr(p, open); t; t = strstr(p, open)) {
+    const char *end = strstr(t, "} ");
+    const char *semi = end ? strstr(end, ";\n") : NULL;
+    if (!semi) break;
+    size_t n = (size_t)(semi + 2 - t);
+    if (semi[2] == '\n') n++; /* the blank line after it */
+    buf_put(program, p, (size_t)(t - p));
+    /* does the program so far hold this very block? */
+    bool seen = false;
+    for (const char *q = program->data; q && !seen && (q = strstr(q, open)) != NULL; q++)
+      seen = strncmp(q, t, n) == 0;
+    if (!seen) buf_put(program, t, n);
+    p = t + n;
+  }
+  buf_puts(program, p);
+}

@@ -54,6 +54,12 @@ PipeDesc *pipeline_describe(Arena *a, TypeCtx *tc, Diag *diag, const Pipeline *p
  * kernel it launches). */
 void codegen_pipeline_metadata(Arena *a, const PipeDesc *d, const char *source_name, const char *source, Buf *out);
 
+/* Append the OpenCL source of one kernel to program (the sources of a
+ * pipeline's kernels, in order, as one program): a blank line between
+ * kernels, and the typedef of a struct type (a pair) that an earlier
+ * kernel of the program already defines left out. */
+void codegen_program_add(Buf *program, const char *source);
+
 /* codegen/header.c: codegen_header with the launchers of pipelines too
  * (their kernels among kernels): dpia_NAME_launch, _enqueue (the last
  * kernel's event), _check (every precondition of every launch, before
