@@ -730,6 +730,20 @@ static bool run_inputs(Ctx *c, const DefInfo *def, const NatValues *nats, double
   return false;
 }
 
+/* after rt_run or rt_run_pipeline: on a failure its exit status (the
+ * runtime closed); else DPIA_OK, the times recorded for the result */
+static int run_finished(Ctx *c, Runtime *rt, RtStatus st, const RtResult *res, const Buf *err) {
+  if (st != RT_OK) {
+    rt_close(rt);
+    diag_error(&c->diag, (Span){0}, "OpenCL: %s", err->data);
+    return st == RT_BAD_ARGS ? DPIA_EUSAGE : DPIA_EOPENCL;
+  }
+  c->ran = true;
+  c->min_ms = res->min_ms;
+  c->median_ms = res->median_ms;
+  return DPIA_OK;
+}
+
 /* the bandwidth of a run of min_ms: the bytes of every input and output
  * buffer of k (a kernel, or a pipeline's interface) once */
 static double run_gbps(Arena *a, const ImpKernel *k, const NatValues *nats, double min_ms) {
@@ -813,14 +827,8 @@ static int pass_run(Ctx *c) {
   RtResult res;
   st = rt_run(&rt, a, k, source, &nats, def->nparams, (const double *const *)inputs, counts, &launch,
               &res, &err);
-  if (st != RT_OK) {
-    rt_close(&rt);
-    diag_error(&c->diag, (Span){0}, "OpenCL: %s", err.data);
-    return st == RT_BAD_ARGS ? DPIA_EUSAGE : DPIA_EOPENCL;
-  }
-  c->ran = true;
-  c->min_ms = res.min_ms;
-  c->median_ms = res.median_ms;
+  int done = run_finished(c, &rt, st, &res, &err);
+  if (done != DPIA_OK) return done;
   double gbps = run_gbps(a, k, &nats, res.min_ms);
   if (o->run_json) {
     run_json_head(&c->out, o, k->name, &rt, &res, gbps);
@@ -899,14 +907,8 @@ static int pass_run_pipeline(Ctx *c) {
   const char *source = o->opencl_source ? o->opencl_source : all_sources(c);
   st = rt_run_pipeline(&rt, a, d, source, &nats, def->nparams, (const double *const *)inputs, counts,
                        o->repeat > 0 ? o->repeat : 1, &res, &err);
-  if (st != RT_OK) {
-    rt_close(&rt);
-    diag_error(&c->diag, (Span){0}, "OpenCL: %s", err.data);
-    return st == RT_BAD_ARGS ? DPIA_EUSAGE : DPIA_EOPENCL;
-  }
-  c->ran = true;
-  c->min_ms = res.min_ms;
-  c->median_ms = res.median_ms;
+  int done = run_finished(c, &rt, st, &res, &err);
+  if (done != DPIA_OK) return done;
   double gbps = run_gbps(a, &d->iface, &nats, res.min_ms);
   if (o->run_json) {
     run_json_head(&c->out, o, def->name, &rt, &res, gbps);
