@@ -14,6 +14,15 @@
  * generated text (default false), "set" the values of tune parameters
  * ({"WG": 128}, as --set WG=128).  Any other member is an error.
  *
+ * "action": "run" runs the kernel on the OpenCL device of the defaults
+ * (`dpia run --json`): "kernel" chooses it when the source has several,
+ * "sizes" gives its nat parameters ({"N": 1048576}, as --size), "repeat"
+ * the timed launches (default 1), "check" true compares with the
+ * reference interpreter, "seed" the random inputs (default 1).  The
+ * response's "run" is the report of `dpia run --json` (kernel, device,
+ * sizes, NDRange, times, check); a precondition that the sizes violate is
+ * status precondition_failed (exit code 1, as the command's).
+ *
  * Each request gets one response line, in order, flushed at once:
  *   {"id": 7, "status": "ok", "exit_code": 0,
  *    "outputs": {"opencl": "kernel void k(...", "json": {"kernel": "k", ...}},
@@ -44,6 +53,7 @@
   X(DPIA_EUSAGE, "bad_request")           \
   X(DPIA_EVERIFY, "verification_failed")  \
   X(DPIA_EOPENCL, "opencl_unavailable")   \
+  X(DPIA_EPRECONDITION, "precondition_failed") \
   X(DPIA_EINTERNAL, "internal_error")
 
 static const char *status_name(int code) {
@@ -78,7 +88,7 @@ typedef struct Request {
   size_t source_len;
   const char *name;
   DpiaOptions opt;
-  bool want[DPIA_EMIT_HEADER + 1];
+  bool want[DPIA_EMIT_SPACE + 1];
 } Request;
 
 /* ---- reading ---- */
@@ -128,7 +138,7 @@ static bool emit_kind(Request *rq, const Json *v, bool first, Buf *why) {
   if (v->kind != JSON_STRING) return bad(why, "%s", "\"emit\" must be a string or an array of strings");
   int k = dpia_emit_from_name(v->str);
   if (k < 0)
-    return bad(why, "unknown emit kind \"%s\" (opencl, intermediate, imperative, json, header)", v->str);
+    return bad(why, "unknown emit kind \"%s\" (opencl, intermediate, imperative, json, header, space)", v->str);
   if (first) rq->opt.emit = (DpiaEmit)k;
   else rq->opt.emit_also |= DPIA_EMIT_BIT(k);
   rq->want[k] = true;
@@ -136,7 +146,50 @@ static bool emit_kind(Request *rq, const Json *v, bool first, Buf *why) {
 }
 
 static const char *const request_fields[] = {"id", "source", "name", "action", "kernel",
-                                             "emit", "local_size", "global_size", "verify", "source_name", "stamp", "set"};
+                                             "emit", "local_size", "global_size", "verify", "source_name", "stamp", "set",
+                                             "sizes", "repeat", "check", "seed"};
+
+/* a natural number member of v (absent: *out unchanged) */
+static bool natural(const Json *v, const char *field, long long lo, long long *out, Buf *why) {
+  const Json *x = json_get(v, field);
+  if (!x) return true;
+  if (!json_integer(x, lo, 1LL << 62, out)) return bad(why, "\"%s\" must be a natural number", field);
+  return true;
+}
+
+/* "action": "run"'s members (and none of them for another action) */
+static bool run_fields(Arena *a, const Json *v, Request *rq, Buf *why) {
+  static const char *const only_run[] = {"sizes", "repeat", "check", "seed"};
+  bool run = rq->opt.action == DPIA_RUN;
+  for (size_t i = 0; i < DPIA_COUNTOF(only_run); i++)
+    if (!run && json_get(v, only_run[i])) return bad(why, "\"%s\" applies to the action run only", only_run[i]);
+  rq->opt.run_json = run;
+  rq->opt.nsizes = 0;
+  if (!run) return true;
+  const Json *sizes = json_get(v, "sizes");
+  if (sizes) {
+    if (sizes->kind != JSON_OBJECT) return bad(why, "%s", "\"sizes\" must be an object of nat parameter values");
+    const char **names = NEWARRAY(a, const char *, sizes->n > 0 ? sizes->n : 1);
+    long long *values = NEWARRAY(a, long long, sizes->n > 0 ? sizes->n : 1);
+    for (int i = 0; i < sizes->n; i++) {
+      if (!json_integer(sizes->items[i], 1, INT32_MAX, &values[i]))
+        return bad(why, "\"sizes\": the value of \"%s\" must be a positive integer (at most 2^31-1)", sizes->keys[i]);
+      names[i] = sizes->keys[i];
+    }
+    rq->opt.nsizes = sizes->n;
+    rq->opt.size_names = names;
+    rq->opt.size_values = values;
+  }
+  long long repeat = 1, seed = 1;
+  if (!natural(v, "repeat", 1, &repeat, why) || !natural(v, "seed", 0, &seed, why)) return false;
+  if (repeat > 1000000) return bad(why, "%s", "\"repeat\" must be at most 1000000");
+  rq->opt.repeat = (int)repeat;
+  rq->opt.seed = (unsigned long long)seed;
+  const Json *check = json_get(v, "check");
+  if (check && check->kind != JSON_BOOL) return bad(why, "%s", "\"check\" must be true or false");
+  rq->opt.check = check && check->boolean;
+  return true;
+}
 
 /* The request of one parsed line; false after a message in why. */
 static bool read_request(Batch *b, Arena *a, const Json *v, Request *rq, Buf *why) {
@@ -180,15 +233,16 @@ static bool read_request(Batch *b, Arena *a, const Json *v, Request *rq, Buf *wh
     static const struct {
       const char *name;
       DpiaAction action;
-    } actions[] = {{"translate", DPIA_TRANSLATE}, {"check", DPIA_CHECK}, {"verify", DPIA_VERIFY}};
+    } actions[] = {{"translate", DPIA_TRANSLATE}, {"check", DPIA_CHECK}, {"verify", DPIA_VERIFY}, {"run", DPIA_RUN}};
     bool found = false;
     for (size_t i = 0; i < DPIA_COUNTOF(actions) && action->kind == JSON_STRING; i++)
       if (strcmp(action->str, actions[i].name) == 0) {
         rq->opt.action = actions[i].action;
         found = true;
       }
-    if (!found) return bad(why, "%s", "\"action\" must be \"translate\", \"check\" or \"verify\"");
+    if (!found) return bad(why, "%s", "\"action\" must be \"translate\", \"check\", \"verify\" or \"run\"");
   }
+  if (!run_fields(a, v, rq, why)) return false;
 
   const Json *kernel = json_get(v, "kernel");
   if (kernel && (kernel->kind != JSON_STRING || strlen(kernel->str) != kernel->len))
@@ -236,7 +290,7 @@ static bool read_request(Batch *b, Arena *a, const Json *v, Request *rq, Buf *wh
   if (!launch_sizes(json_get(v, "local_size"), "local_size", rq->opt.local_size, why)) return false;
   if (!launch_sizes(json_get(v, "global_size"), "global_size", rq->opt.global_size, why)) return false;
 
-  bool verifies = rq->opt.action == DPIA_VERIFY || (rq->opt.action == DPIA_TRANSLATE && rq->opt.verify);
+  bool verifies = rq->opt.action == DPIA_VERIFY || (rq->opt.action != DPIA_CHECK && rq->opt.verify);
   if (verifies && !b->verifier) {
     b->verifier = dpia_verifier_new(); /* NULL: each translation reports it */
     b->own_verifier = b->verifier != NULL;
@@ -251,7 +305,9 @@ static void response_start(Buf *out, const Json *id, int code) {
   buf_puts(out, "{\"id\": ");
   if (id) json_write(out, id);
   else buf_puts(out, "null");
-  emit(out, ", \"status\": \"%s\", \"exit_code\": %d", status_name(code), code);
+  /* a precondition the sizes violate is an error in the program's use:
+   * `dpia run` exits with 1 for it */
+  emit(out, ", \"status\": \"%s\", \"exit_code\": %d", status_name(code), code == DPIA_EPRECONDITION ? DPIA_EUSER : code);
 }
 
 /* a response with one error and no outputs */
@@ -272,14 +328,14 @@ static void translate_request(Batch *b, Arena *a, const Request *rq, Buf *out) {
   if (code == DPIA_OK && rq->opt.action == DPIA_TRANSLATE) {
     buf_puts(&outputs, ", \"outputs\": {");
     bool first = true;
-    for (int k = 0; k <= DPIA_EMIT_HEADER; k++) {
+    for (int k = 0; k <= DPIA_EMIT_SPACE; k++) {
       if (!rq->want[k]) continue;
       size_t len;
       const char *text = dpia_result_emitted(r, (DpiaEmit)k, &len);
       emit(&outputs, "%s\"%s\": ", first ? "" : ", ", dpia_emit_name((DpiaEmit)k));
       first = false;
-      if (k == DPIA_EMIT_JSON) {
-        /* the metadata as a JSON value, on one line */
+      if (k == DPIA_EMIT_JSON || k == DPIA_EMIT_SPACE) {
+        /* the metadata (or space) as a JSON value, on one line */
         Buf why;
         buf_init(&why, a);
         Json *meta = text ? json_parse(a, text, len, &why) : NULL;
@@ -298,6 +354,18 @@ static void translate_request(Batch *b, Arena *a, const Request *rq, Buf *out) {
       }
     }
     buf_putc(&outputs, '}');
+  }
+  if (rq->opt.action == DPIA_RUN) {
+    /* the report of a launched kernel, also when its check failed */
+    size_t len;
+    const char *text = dpia_result_output(r, &len);
+    Buf why;
+    buf_init(&why, a);
+    Json *report = len ? json_parse(a, text, len, &why) : NULL;
+    if (report) {
+      buf_puts(&outputs, ", \"run\": ");
+      json_write(&outputs, report);
+    }
   }
   response_start(out, rq->id, code);
   buf_puts(out, outputs.data);

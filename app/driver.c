@@ -14,11 +14,12 @@
 #include "dpia_front.h"
 #include "dpia_translate.h"
 #include "dpia_verify.h"
+#include "space.h"
 
 /* the names of the emit kinds (DpiaEmit order) */
-static const char *const emit_names[] = {"opencl", "intermediate", "imperative", "json", "header"};
+static const char *const emit_names[] = {"opencl", "intermediate", "imperative", "json", "header", "space"};
 enum { NEMIT = (int)DPIA_COUNTOF(emit_names) };
-_Static_assert(NEMIT == DPIA_EMIT_HEADER + 1, "a name for every DpiaEmit");
+_Static_assert(NEMIT == DPIA_EMIT_SPACE + 1, "a name for every DpiaEmit");
 
 struct DpiaResult {
   DpiaMem mem;
@@ -67,6 +68,8 @@ void dpia_options_init(DpiaOptions *opt) {
   memset(opt, 0, sizeof *opt);
   opt->action = DPIA_CHECK;
 }
+
+size_t dpia_options_size(void) { return sizeof(DpiaOptions); }
 
 /* ---- passes ---- */
 
@@ -497,16 +500,7 @@ static void emit_stage(Ctx *c, DefInfo **stage) {
 }
 
 /* Does nat parameter name occur in the C expression expr (as a whole word)? */
-static bool mentions(const char *expr, const char *name) {
-  size_t n = strlen(name);
-  for (const char *p = strstr(expr, name); p; p = strstr(p + 1, name)) {
-    bool before = p > expr && (p[-1] == '_' || (p[-1] >= '0' && p[-1] <= '9') || ((p[-1] | 32) >= 'a' && (p[-1] | 32) <= 'z'));
-    char c = p[n];
-    bool after = c == '_' || (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z');
-    if (!before && !after) return true;
-  }
-  return false;
-}
+static bool mentions(const char *expr, const char *name) { return expr_mentions(expr, name); }
 
 /* every precondition of k that mentions name holds at these values */
 static bool all_hold(const ImpKernel *k, const NatValues *nats, const char *name, Buf *scratch) {
@@ -853,7 +847,7 @@ static int pass_run(Ctx *c) {
   return run_compare(c, def, c->normal[index], &nats, inputs, counts, &res);
 }
 
-/* dpia run -k PIPELINE (docs/language.md section 7): its preconditions and
+/* dpia run -k PIPELINE (docs/language.md section 8): its preconditions and
  * every launch's at the given sizes, then the whole pipeline on the device
  * (pipe_run.h), its time one figure from the first kernel's start to the
  * last one's end, and with --check its output against the reference
@@ -971,7 +965,7 @@ static const char *all_sources(Ctx *c) {
 }
 
 /* one object with -k (a kernel or a pipeline), else an array of one object
- * per kernel (spec 9, docs/language.md section 7) */
+ * per kernel (spec 9, docs/language.md section 8) */
 static void emit_metadata(Ctx *c) {
   bool array = !c->opt->kernel;
   if (array) buf_puts(&c->out, "[");
@@ -1015,6 +1009,21 @@ static void emit_header(Ctx *c) {
   codegen_header_pipelines(c->arena, generated_name(c), n, kernels, sources, npipes, pipes, &copt, &c->out);
 }
 
+/* the search space of each selected kernel (app/space.c): as the
+ * metadata, one object with -k, else an array of one object per kernel */
+static void emit_space(Ctx *c) {
+  bool array = !c->opt->kernel;
+  bool first = true;
+  if (array) buf_puts(&c->out, "[");
+  for (int i = 0; i < c->checked->ndefs; i++) {
+    if (!c->sources[i]) continue;
+    if (!first) buf_puts(&c->out, ",\n ");
+    first = false;
+    space_emit(c->arena, c->kernels[i], &c->out);
+  }
+  if (array) buf_puts(&c->out, "]\n");
+}
+
 /* one output of DPIA_TRANSLATE into c->out */
 static void emit_kind(Ctx *c, DpiaEmit kind) {
   switch (kind) {
@@ -1023,6 +1032,7 @@ static void emit_kind(Ctx *c, DpiaEmit kind) {
   case DPIA_EMIT_OPENCL: emit_sources(c); break;
   case DPIA_EMIT_JSON: emit_metadata(c); break;
   case DPIA_EMIT_HEADER: emit_header(c); break;
+  case DPIA_EMIT_SPACE: emit_space(c); break;
   }
 }
 
@@ -1030,8 +1040,18 @@ typedef bool (*Pass)(Ctx *);
 
 static int run_passes(Ctx *c) {
   static const Pass check_passes[] = {pass_parse, pass_check, pass_strategy};
-  for (size_t i = 0; i < DPIA_COUNTOF(check_passes); i++)
-    if (!check_passes[i](c)) return c->status ? c->status : DPIA_EUSER;
+  for (size_t i = 0; i < DPIA_COUNTOF(check_passes); i++) {
+    if (check_passes[i](c)) continue;
+    /* --emit=space of a kernel whose tune parameter must be a constant
+     * (a vector width): the spaces of its values, merged (app/space.c) */
+    if (i > 0 && !c->status && space_split(c->arena, c->prog, c->opt, &c->out)) {
+      int scale = c->diag.depth_scale;
+      diag_init(&c->diag, c->arena);
+      c->diag.depth_scale = scale;
+      return DPIA_OK;
+    }
+    return c->status ? c->status : DPIA_EUSER;
+  }
   if (!pass_select(c)) return DPIA_EUSAGE;
   /* check translates and generates code too, without printing either: a
    * program check accepts must translate, so the rules only translation

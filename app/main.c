@@ -27,7 +27,7 @@ static const char usage_text[] =
     "commands:\n"
     "  check FILE        parse and type check (sizes, SCIR interference control,\n"
     "                    OpenCL strategy rules); -v prints each kernel's type\n"
-    "  translate FILE    translate to OpenCL C (or --emit=intermediate|imperative|json|header)\n"
+    "  translate FILE    translate to OpenCL C (or --emit=intermediate|imperative|json|header|space)\n"
     "  verify FILE       translate and verify the result\n"
     "  run FILE -k K     translate, verify, run on an OpenCL device (PoCL by default)\n"
     "                    and compare with the reference interpreter (--check)\n"
@@ -68,6 +68,8 @@ static const char translate_help[] =
     "  imperative    imperative DPIA after stage II (for/parfor) and hoisting\n"
     "  json          metadata: parameters, launch sizes, preconditions\n"
     "  header        a C/C++ header embedding the kernels, with a launcher each\n"
+    "  space         the tune parameters' search space: domains, constraints,\n"
+    "                launch sizes and local memory as Python expressions\n"
     "The result goes to stdout, or to OUT (written atomically: an error leaves\n"
     "no partial file).  The translation is verified as by 'dpia verify' (SCIR\n"
     "re-check, libclang, semantic check) unless --no-verify.\n"
@@ -534,7 +536,8 @@ static int run_command_in(const Command *cmd, int argc, char **argv, Owned *own)
       else if (strcmp(k, "imperative") == 0) opt.emit = DPIA_EMIT_IMPERATIVE;
       else if (strcmp(k, "json") == 0) opt.emit = DPIA_EMIT_JSON;
       else if (strcmp(k, "header") == 0) opt.emit = DPIA_EMIT_HEADER;
-      else return usage_error("unknown --emit kind '%s' (opencl, intermediate, imperative, json, header)", k);
+      else if (strcmp(k, "space") == 0) opt.emit = DPIA_EMIT_SPACE;
+      else return usage_error("unknown --emit kind '%s' (opencl, intermediate, imperative, json, header, space)", k);
     } else if (cmd->action == DPIA_TRANSLATE && strcmp(a, "-o") == 0) {
       if (i + 1 == argc) return usage_error("%s", "-o needs a file name");
       if (out_path) return given_twice("-o");

@@ -704,7 +704,7 @@ static Arg afloat(float f) { return (Arg){A_FLOAT, NULL, f, 0, 0}; }
 static Arg aint(long long i) { return (Arg){A_INT, NULL, 0, (int)i, 0}; }
 static Arg alocal(size_t bytes) { return (Arg){A_LOCAL, NULL, 0, 0, bytes}; }
 
-/* A pipeline of a sample (docs/language.md section 7), timed as a user's
+/* A pipeline of a sample (docs/language.md section 8), timed as a user's
  * call of its launcher would run it: its launches as its metadata lists
  * them, chained through Impl.before (each enqueued after the one before,
  * then one clFinish), its temporaries allocated once.  Inputs are bound by

@@ -265,8 +265,18 @@ static Target storage_access(CG *cg, const Storage *st, const Step *ps, bool wri
       width = t->width;
       if (ix_const_value(ps->ix, &lane) && lane >= 0 && lane < width) {
         text = arena_printf(cg->arena, "%s%s", text, lane_suffix(cg, lane));
+      } else if (base) {
+        /* a lane chosen at run time of an array element: the array as an
+         * array of scalars, indexed from its start.  Not through the
+         * element's address (((global double *)&tmp[i])[j]): PoCL 3.1's
+         * optimiser then reads the element before an earlier store to it
+         * (tests/diff/regress/dynamic_lane_of_temporary.dpia). */
+        lane = -2;
+        const Ix *at = ix_simplify(&cg->ix, ix_add(&cg->ix, ix_mul(&cg->ix, flat, K(cg, t->width)), ps->ix));
+        text = arena_printf(cg->arena, "((%s%s *)%s)[%s]", space_qual(st->space, st->read_only),
+                            scalar_name(t->scalar), base, cg_ix_text(cg, at));
       } else {
-        /* a lane chosen at run time: the vector as an array of scalars */
+        /* a lane chosen at run time of a vector variable */
         lane = -2;
         text = arena_printf(cg->arena, "((%s%s *)&%s)[%s]", space_qual(st->space, st->read_only),
                             scalar_name(t->scalar), text, cg_ix_text(cg, ps->ix));
@@ -420,6 +430,7 @@ static Target gen_vector_write(CG *cg, const Phrase *a, const Ix *first, int k) 
 /* ---- indices ---- */
 
 const Ix *gen_index(CG *cg, const Phrase *i) {
+  if (i->kind == PH_LIT) return K(cg, i->lit_int); /* idx nbh 4 */
   if (i->kind == PH_VAR) {
     EnvEntry *e = env_find(cg, i->binder);
     if (e && e->kind == ENV_INDEX) return e->ix;

@@ -1059,7 +1059,7 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
   emit(o, ", 0, DPIA_NULL_, DPIA_NULL_);\n}\n\n");
 }
 
-/* ---- one pipeline (docs/language.md section 7) ---- */
+/* ---- one pipeline (docs/language.md section 8) ---- */
 
 /* The arguments of launch li's nat parameters are computed into
  * int dpia_lLI_J (the J-th nat parameter of its kernel): C code that sets

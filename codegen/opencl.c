@@ -472,6 +472,7 @@ static const char *barrier_fences(CG *cg, const BinderSet *need, bool *loc, bool
 static void emit_barrier(CG *cg, const BinderSet *need) {
   bool loc, glob;
   line(cg, "barrier(%s);", barrier_fences(cg, need, &loc, &glob));
+  cg->local_dim_unfenced = -1;
   remove_space(cg, &cg->pending_writes, loc, glob);
   remove_space(cg, &cg->pending_reads, loc, glob);
 }
@@ -526,6 +527,22 @@ static void sync_before(CG *cg, const Phrase *p) {
     set_union(cg, &need, &waw);
   }
   if (need.n) emit_barrier(cg, &need);
+}
+
+/* Before a parforLocal of dimension d in the body of a work-group loop:
+ * when the group body's last parforLocal, with no barrier since, ran over
+ * another dimension, PoCL 3.1 miscompiles the pair (an element written in
+ * the second loop's iteration of the work-group loop is lost:
+ * tests/diff/regress/pocl_2d_local_loop.dpia; right with -cl-opt-disable,
+ * with a barrier between the two, with the two in the other order, or
+ * without the work-group loop).  No barrier is needed there, but one is
+ * harmless where every work-item of the group gets (cg->uniform). */
+static void sync_local_dims(CG *cg, int d) {
+  if (!cg->uniform || cg->group_loop_depth == 0 || cg->local_dim_unfenced < 0 || cg->local_dim_unfenced == d) return;
+  line(cg, "barrier(CLK_LOCAL_MEM_FENCE); /* PoCL 3.1 needs it between loops over different dimensions */");
+  remove_space(cg, &cg->pending_writes, true, false);
+  remove_space(cg, &cg->pending_reads, true, false);
+  cg->local_dim_unfenced = -1;
 }
 
 /* At the end of a loop body of the group body: the next iteration reads
@@ -945,6 +962,9 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
     BinderSet pw = cg->pending_writes, pr = cg->pending_reads;
     cg->pending_writes = (BinderSet){0};
     cg->pending_reads = (BinderSet){0};
+    int saved_unfenced = cg->local_dim_unfenced;
+    cg->local_dim_unfenced = -1;
+    if (form == FORM_LOOP) cg->group_loop_depth++;
     cg->group_depth++;
     unsigned saved_dims = cg->group_dims;
     cg->group_dims |= 1u << d;
@@ -953,6 +973,8 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
     /* the next group id of this work-group reuses its memory */
     if (form == FORM_LOOP) sync_group_loop_top(cg, body, body_start);
     cg->group_depth--;
+    if (form == FORM_LOOP) cg->group_loop_depth--;
+    cg->local_dim_unfenced = saved_unfenced;
     cg->group_dims = saved_dims;
     cg->pending_writes = pw;
     cg->pending_reads = pr;
@@ -1180,8 +1202,10 @@ static void gen_comm(CG *cg, const Phrase *p, const Cont *after) {
         return;
       }
       if (s.nargs != 2) break;
+      if (prim_level(s.head->prim) == PLVL_LOCAL) sync_local_dims(cg, s.head->dim);
       sync_before(cg, p);
       gen_parfor(cg, p, &s, after);
+      if (prim_level(s.head->prim) == PLVL_LOCAL && cg->group_depth > 0) cg->local_dim_unfenced = s.head->dim;
       return;
     /* not commands of an imperative kernel */
     case PFAM_MAP:
@@ -1338,6 +1362,7 @@ bool cg_generate(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions
   cg->diag = k->diag;
   cg->k = k;
   cg->uniform = true;
+  cg->local_dim_unfenced = -1;
   cg->where = k->def->body->span;
   ix_init(&cg->ix, a);
   compute_launch(cg, k, opt);

@@ -1,7 +1,7 @@
 /* pipeline_emit.h: a pipeline (dpia/pipeline.h) against the generated
  * kernels it launches: its host interface, its temporaries and each
  * launch's arguments, with every size over the pipeline's nat parameters;
- * and the metadata of `--emit=json` for it (docs/language.md section 7).
+ * and the metadata of `--emit=json` for it (docs/language.md section 8).
  * The header's launcher (header.c) and `dpia run` (verify/pipe_run.c)
  * read the same description. */
 #ifndef DPIA_PIPELINE_EMIT_H

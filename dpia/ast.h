@@ -229,7 +229,7 @@ static inline bool param_tune_allows(const Param *pa, uint64_t v) {
 typedef struct Decl {
   bool is_kernel;
   /* `pipeline NAME params = body`: kernels of the file applied on the host,
-   * one after the other (docs/language.md section 7); never also is_kernel */
+   * one after the other (docs/language.md section 8); never also is_kernel */
   bool is_pipeline;
   Sym name;
   Span span;        /* the whole declaration */

@@ -1037,8 +1037,40 @@ static Phrase *infer(Checker *c, Env *env, const Ast *e) {
   return p;
 }
 
+/* An integer literal where an index is expected, `idx nbh 4`: an index
+ * of that type.  0 <= k < n is checked now when n is a constant, else it
+ * is the kernel's precondition n >= k + 1 (docs/language.md section 7). */
+static Phrase *elab_index_literal(Checker *c, const Ast *e, PhraseType *want) {
+  if (e->int_value > (uint64_t)INT64_MAX) {
+    check_error(c, e->span, "integer literal too large");
+    return NULL;
+  }
+  int64_t k = (int64_t)e->int_value, n;
+  SizeCtx *sc = &c->tc->sizes;
+  PhraseType *t = zonk_phrase_type(c, want);
+  Size size = dt_resolve(t->data)->size;
+  if (size_const_value(size, &n)) {
+    if (k >= n) {
+      check_error(c, e->span, "index %lld is out of range: the array has %lld element%s (indices 0 to %lld)",
+                  (long long)k, (long long)n, n == 1 ? "" : "s", (long long)(n - 1));
+      return NULL;
+    }
+  } else {
+    /* n - k - 1 >= 0, printed as n >= k + 1 */
+    require(c, REQ_NATURAL, size_sub(sc, size, size_const(sc, k + 1)), e->span,
+            arena_printf(c->arena, "index %lld", (long long)k));
+  }
+  Phrase *p = mk(c, PH_LIT, e->span, t);
+  p->lit_int = k;
+  p->lit_float = (double)k;
+  return p;
+}
+
 static Phrase *check(Checker *c, Env *env, const Ast *e, PhraseType *want) {
   switch (e->kind) {
+  case AST_INT:
+    if (want->kind == PT_EXP && dt_resolve(want->data)->kind == DT_IDX) return elab_index_literal(c, e, want);
+    break;
   case AST_LAMBDA:
     if (want->kind != PT_FN && want->kind != PT_FN_P) {
       check_error(c, e->span, "a function is not allowed here: expected %s", check_describe(c, want));

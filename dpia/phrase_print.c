@@ -301,6 +301,10 @@ static void print_magnitude_decimal(Buf *out, const Phrase *p) {
 static void print_literal(Printer *pr, const Phrase *p) {
   Buf *out = pr->out;
   DataType *t = dt_resolve(p->type->data);
+  if (t->kind == DT_IDX) { /* idx nbh 4: re-checked where an index is expected */
+    emit(out, "%" PRId64, p->lit_int);
+    return;
+  }
   ASSERT(t->kind == DT_SCALAR);
   if (t->scalar == SC_BOOL) {
     buf_puts(out, p->lit_int ? "true" : "false");

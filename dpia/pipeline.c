@@ -1,5 +1,5 @@
 /* pipeline.c: the launches of a checked pipeline (pipeline.h,
- * docs/language.md section 7).
+ * docs/language.md section 8).
  *
  * The checked body is evaluated symbolically, each phrase to the buffer
  * that holds its value: a pipeline input is its parameter's buffer, a

@@ -1,5 +1,5 @@
 /* pipeline.h: whole computations made of several kernels (docs/language.md
- * section 7).
+ * section 8).
  *
  *   pipeline dot (N: nat) (xs ys: [N]float) = dotPartial xs ys |> sumAll
  *

@@ -59,6 +59,7 @@ typedef enum DpiaEmit {
   DPIA_EMIT_IMPERATIVE,   /* after stage II and hoisting */
   DPIA_EMIT_JSON,         /* metadata (spec section 9) */
   DPIA_EMIT_HEADER,       /* C header embedding the kernels and their launchers */
+  DPIA_EMIT_SPACE,        /* the tune parameters' search space as JSON (docs/language.md 6.1) */
 } DpiaEmit;
 
 /* The libclang verifier of generated OpenCL.  Creating one costs a few
@@ -212,6 +213,9 @@ DPIA_API int dpia_result_run_time(const DpiaResult *r, double *min_ms, double *m
 DPIA_API void dpia_result_free(DpiaResult *r);
 
 DPIA_API void dpia_options_init(DpiaOptions *opt);
+/* sizeof(DpiaOptions): bindings that lay the struct out themselves (the
+ * Python package's ctypes, python/dpia) check theirs against it. */
+DPIA_API size_t dpia_options_size(void);
 
 /* dpia batch (spec section 9): one JSON request per line of in, one JSON
  * response per line of out, in order, each flushed when written (so a
@@ -219,7 +223,9 @@ DPIA_API void dpia_options_init(DpiaOptions *opt);
  *   {"id": ANY, "source": "program text", "kernel": "k",
  *    "emit": ["opencl", "json"], "local_size": [64], "global_size": [1024],
  *    "verify": true, "action": "translate", "name": "k.dpia"}
- * ("source" required; "action" translate, check or verify; "emit" one kind
+ * ("source" required; "action" translate, check, verify or run (then
+ * "sizes" {"N": 1024}, "repeat", "check", "seed" as `dpia run`, and the
+ * response's "run" is the report of DpiaOptions.run_json); "emit" one kind
  * or a list, default opencl; "set" {"WG": 128} the values of tune
  * parameters, as DpiaOptions.set_names; "verify" default defaults->verify, or true
  * when defaults is NULL; "name" the file name of the diagnostics).  A
@@ -235,7 +241,7 @@ DPIA_API void dpia_options_init(DpiaOptions *opt);
  * after the end of in, DPIA_EUSAGE if reading in or writing out failed. */
 DPIA_API int dpia_batch(FILE *in, FILE *out, const DpiaOptions *defaults);
 
-/* "opencl", "intermediate", "imperative", "json", "header"; NULL for a
+/* "opencl", "intermediate", "imperative", "json", "header", "space"; NULL for a
  * value that is not a DpiaEmit. */
 DPIA_API const char *dpia_emit_name(DpiaEmit kind);
 /* The kind of such a name; -1 if there is none. */

@@ -22,7 +22,7 @@ kernel void gemvVec(global float *restrict output,
   float acc_2;
   acc_2 = 0.0f;
   for (int i = 0; i < 16; i += 1) { /* reduceSeq */
-    acc_2 = ((float *)&priv[0])[i] + acc_2;
+    acc_2 = ((float *)priv)[i] + acc_2;
   }
   output[gid] = alpha * acc_2 + beta * y[gid];
 }
@@ -60,7 +60,7 @@ kernel void gemvVec2(global float *restrict output,
   float acc_3;
   acc_3 = 0.0f;
   for (int i = 0; i < 16; i += 1) { /* reduceSeq */
-    acc_3 = ((float *)&priv[0])[i] + acc_3;
+    acc_3 = ((float *)priv)[i] + acc_3;
   }
   output[gid] = alpha * acc_3 + beta * y[gid];
 }

@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# python3-pyopencl ... python3-venv: the Python package (python/, tests/python)
+# and the Kernel Tuner sample (samples/tune, its venv in build/tune-venv)
 # cmake: the CMake package test (tests/api/cmake_test.py)
 # g++, llvm-15-dev, zlib1g-dev, libxml2-dev: the C++ embedding sample and
 # dpia-clang-check (verify/clang_helper.cpp: clang's parser linked
@@ -11,7 +13,8 @@ cd "$(dirname "$0")/.."
 packages=(gcc g++ libc6-dev pkg-config python3 meson ninja-build
           libclang-15-dev llvm-15-dev zlib1g-dev libxml2-dev libpcre2-dev
           ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd
-          valgrind clang-14 libclang-rt-14-dev cmake)
+          valgrind clang-14 libclang-rt-14-dev cmake
+          python3-pyopencl python3-numpy python3-setuptools python3-wheel python3-pip python3-venv)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -44,6 +47,20 @@ configure() { # dir, extra meson options...
 }
 
 configure build
+
+# Kernel Tuner (PyPI) for samples/tune/tune_kt.py and its suite test, in a
+# venv of its own: it needs numpy 2, which Debian's pyopencl (numpy 1) is
+# not built for, so the venv takes pyopencl from PyPI too.  Without network
+# the test installs it itself or is skipped (77).
+if [ ! -x build/tune-venv/bin/python ] ||
+   ! build/tune-venv/bin/python -c 'import kernel_tuner, pyopencl' 2>/dev/null; then
+  if /usr/bin/python3 -m venv build/tune-venv &&
+     build/tune-venv/bin/python -m pip install -q kernel_tuner pyopencl; then
+    echo "setup: Kernel Tuner in build/tune-venv"
+  else
+    echo "setup: could not install Kernel Tuner in build/tune-venv (no network?); tests/tune installs it or skips" >&2
+  fi
+fi
 if [ "${1:-}" = "--sanitize" ]; then
   configure build-san -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
 fi

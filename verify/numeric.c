@@ -53,6 +53,7 @@ int num_unop(char unop, Num x, double *out) {
 
 int num_literal(const Phrase *p, double *out) {
   const DataType *t = dt_resolve(p->type->data);
+  if (t->kind == DT_IDX) return num_broadcast((double)p->lit_int, 1, out); /* idx nbh 4 */
   if (t->kind != DT_SCALAR) return 0;
   double x = p->lit_is_float ? p->lit_float : (double)p->lit_int;
   if (t->scalar == SC_FLOAT) x = (float)x; /* the kernel's constant (interp.c, precision rule) */

@@ -1,5 +1,5 @@
 /* pipe_run.c: `dpia run` of a pipeline (pipe_run.h, docs/language.md
- * section 7).
+ * section 8).
  *
  * The program holding every kernel is built once; the pipeline's buffers
  * (inputs uploaded, output and temporaries poisoned with NaN so that an

@@ -1,5 +1,5 @@
 /* pipe_run.h: running a whole pipeline on an OpenCL device (`dpia run -k
- * PIPELINE`, docs/language.md section 7). */
+ * PIPELINE`, docs/language.md section 8). */
 #ifndef DPIA_PIPE_RUN_H
 #define DPIA_PIPE_RUN_H
 

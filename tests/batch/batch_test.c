@@ -144,7 +144,7 @@ static void test_requests(const char *samples) {
   emit(&in, "{\"id\": 7, \"source\": \"x\", \"emit\": [\"pdf\"]}\n");
   emit(&in, "{\"id\": 8, \"source\": \"x\", \"local_size\": [0]}\n");
   emit(&in, "{\"id\": 9, \"source\": \"x\", \"verify\": \"yes\"}\n");
-  emit(&in, "{\"id\": 10, \"source\": \"x\", \"sizes\": [1]}\n");
+  emit(&in, "{\"id\": 10, \"source\": \"x\", \"tile\": [1]}\n");
   emit(&in, "[10, 11]\n");
   emit(&in, "{\"id\": 12, \"source\": \"x\", \"action\": \"check\", \"emit\": \"json\"}\n");
   /* 13: no such kernel (a bad request, as on the command line) */
@@ -217,7 +217,7 @@ static void test_requests(const char *samples) {
       {"7", "unknown emit kind \"pdf\""},
       {"8", "\"local_size\" must be an array of 1 to 3 positive integers"},
       {"9", "\"verify\" must be true or false"},
-      {"10", "unknown field \"sizes\""},
+      {"10", "unknown field \"tile\""},
       {"null", "a request must be a JSON object, not an array"},
       {"12", "\"emit\" applies to the action translate only"},
   };

@@ -20,13 +20,13 @@ SIZES = {
     'dotVec': {'N': 524288}, 'scal': {'N': 4096}, 'scalVec': {'N': 4096},
     'asumPartial': {'N': 262144}, 'gemv': {'M': 64, 'N': 1024}, 'mmTiled': {'M': 64, 'N': 64, 'K': 64},
     'stencil': {'N': 1024}, 'stencilTiled': {'N': 1024}, 'jacobi2d': {'M': 64, 'N': 128},
-    'jacobi2dTiled': {'M': 64, 'N': 128}, 'asumReorder': {'N': 262144}, 'asumVec16': {'N': 4096},
+    'jacobi2dTiled': {'M': 64, 'N': 128}, 'jacobi2dIdx': {'M': 64, 'N': 128}, 'asumReorder': {'N': 262144}, 'asumVec16': {'N': 4096},
     'asumVec16x2': {'N': 4096}, 'dotVec16': {'N': 4096}, 'dotVec16x2': {'N': 4096},
     'scalVec16': {'N': 4096}, 'scalChunk': {'N': 3072}, 'gemvVec': {'M': 64, 'N': 1024},
     'gemvVec2': {'M': 64, 'N': 1024}, 'mmVec': {'M': 64, 'N': 64, 'K': 64},
     'mmBlock': {'M': 64, 'N': 64, 'K': 64}, 'packB': {'N': 64, 'K': 64},
     'mmBlockPacked': {'M': 64, 'N': 64, 'K': 64},
-    # the kernels of the sample pipelines (docs/language.md section 7)
+    # the kernels of the sample pipelines (docs/language.md section 8)
     'dotParts': {'N': 262144}, 'dotSum': {'M': 1000}, 'asumParts': {'N': 262144}, 'asumSum': {'M': 1000},
     'ax': {'M': 64, 'N': 96}, 'atv': {'M': 64, 'N': 96}, 'mmPackB': {'N': 64, 'K': 64},
     'mmPackedBlock': {'M': 64, 'N': 64, 'K': 64},

@@ -1,5 +1,5 @@
 /* pipe_header_run.c: the launchers of pipelines (docs/language.md section
- * 7) from C11, with the headers generated at build time from the samples
+ * 8) from C11, with the headers generated at build time from the samples
  * dot_full.dpia, asum_full.dpia, atax.dpia and mm_packed.dpia, all in this
  * one translation unit, on an OpenCL device (PoCL in CI):
  *   - dot, asum, atax and mm, each in one call, against the host;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Every sample pipeline (docs/language.md section 7) runs on PoCL through
+"""Every sample pipeline (docs/language.md section 8) runs on PoCL through
 `dpia run --check` and matches the reference interpreter of the composed
 program, at two sizes each; the report has one time line; a wrong second
 kernel (patched in the generated program) is caught by --check; sizes

@@ -217,6 +217,13 @@ static int round_trip_tree(Tester *t, DpiaMem *mem, const char *path) {
       printf("FAIL cannot read %s\n", path);
       return 0;
     }
+    /* a program that checks only with the values of its tune parameters
+     * (a vector width: `dpia test` checks it with its `-- ARGS: --set`)
+     * has no symbolic form to print */
+    if (strstr(text, "\n-- ARGS: --set ")) {
+      free(text);
+      return 0;
+    }
     round_trip(t, mem, path, text, len, CHECKED, NULL);
     round_trip(t, mem, path, text, len, NORMALIZED, NULL);
     free(text);

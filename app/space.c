@@ -1,0 +1,472 @@
+/* space.c: the search space of a kernel's tune parameters as data
+ * (`--emit=space`, docs/language.md section 6.1), for auto-tuners such as
+ * Kernel Tuner, whose `restrictions` are Python expressions over the
+ * parameter names:
+ *
+ *   {"kernel": "gemv", "file": "gemv.dpia",
+ *    "tune": [{"name": "WG", "values": [32, 64, 128, 256]}],
+ *    "sizes": ["M", "N"],
+ *    "constraints": ["N % WG == 0", "N >= WG"],
+ *    "global_size": ["M*WG"], "local_size": ["WG"],
+ *    "local_memory_bytes": "4*WG"}
+ *
+ * The constraints are the kernel's preconditions (the checker's and the
+ * launch's, spec section 3) written in Python: `/` is `//` (both truncate:
+ * every operand is a size, so non-negative), `&&` and `||` are `and` and
+ * `or`.  A precondition over tune parameters only that every point of
+ * their domains satisfies (WG >= 1) is left out: it constrains nothing.
+ * Sizes use the same syntax.  Deterministic. */
+#include <string.h>
+
+#include "dpia_codegen.h"
+#include "dpia_front.h"
+#include "dpia_verify.h"
+#include "json.h"
+#include "space.h"
+
+/* the C expression of a size or precondition, in Python */
+static void python_expr(Buf *out, const char *c) {
+  for (const char *p = c; *p; p++) {
+    if (*p == '/') buf_puts(out, "//");
+    else if (p[0] == '&' && p[1] == '&') buf_puts(out, "and"), p++;
+    else if (p[0] == '|' && p[1] == '|') buf_puts(out, "or"), p++;
+    else buf_putc(out, *p);
+  }
+}
+
+static void json_python(Arena *a, Buf *out, const char *c) {
+  Buf b;
+  buf_init(&b, a);
+  python_expr(&b, c);
+  emit_json_string(out, b.data);
+}
+
+static void json_size(Arena *a, Buf *out, Size s) {
+  Buf b;
+  buf_init(&b, a);
+  size_print(&b, s);
+  json_python(a, out, b.data);
+}
+
+bool expr_mentions(const char *expr, const char *name) {
+  size_t n = strlen(name);
+  for (const char *p = strstr(expr, name); p; p = strstr(p + 1, name)) {
+    bool before = p > expr && (p[-1] == '_' || (p[-1] >= '0' && p[-1] <= '9') || ((p[-1] | 32) >= 'a' && (p[-1] | 32) <= 'z'));
+    char c = p[n];
+    bool after = c == '_' || (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z');
+    if (!before && !after) return true;
+  }
+  return false;
+}
+
+static uint64_t domain_count(const Param *pa) {
+  return pa->tune_range ? pa->tune_hi - pa->tune_lo + 1 : (uint64_t)pa->ntune_values;
+}
+
+static uint64_t domain_value(const Param *pa, uint64_t i) {
+  return pa->tune_range ? pa->tune_lo + i : pa->tune_values[i];
+}
+
+enum { MOST_POINTS = 1 << 16 }; /* a larger domain product is not enumerated */
+
+/* Does pre, which mentions no nat parameter but the tune parameters tune[],
+ * hold at every point of their domains?  False when it cannot be told
+ * (too many points, or an evaluation error such as a division by zero). */
+static bool always_holds(Arena *a, const char *pre, int ntune, const Param *const *tune) {
+  uint64_t points = 1;
+  for (int i = 0; i < ntune; i++) {
+    points *= domain_count(tune[i]);
+    if (points > MOST_POINTS) return false;
+  }
+  const char **vn = NEWARRAY(a, const char *, ntune > 0 ? ntune : 1);
+  int64_t *vv = NEWARRAY(a, int64_t, ntune > 0 ? ntune : 1);
+  for (int i = 0; i < ntune; i++) vn[i] = tune[i]->name;
+  NatValues nats = {ntune, vn, vv};
+  Buf why;
+  buf_init(&why, a);
+  for (uint64_t p = 0; p < points; p++) {
+    uint64_t rest = p;
+    for (int i = 0; i < ntune; i++) {
+      vv[i] = (int64_t)domain_value(tune[i], rest % domain_count(tune[i]));
+      rest /= domain_count(tune[i]);
+    }
+    int64_t v;
+    buf_clear(&why);
+    if (!precond_eval(pre, &nats, &v, &why) || !v) return false;
+  }
+  return true;
+}
+
+/* the local memory of the kernel: every newLocal's bytes, summed */
+static void local_bytes(Arena *a, SizeCtx *sc, const Phrase *p, Size *total) {
+  if (!p) return;
+  switch (p->kind) {
+  case PH_PRIM:
+    if (p->prim == PRIM_NEW_LOCAL && p->type_arg) {
+      DataType *t = dt_resolve(p->type_arg);
+      Size n = size_const(sc, 1);
+      for (; t->kind == DT_ARRAY; t = dt_resolve(t->elem)) n = size_mul(sc, n, t->size);
+      Buf why;
+      buf_init(&why, a);
+      NatValues none = {0, NULL, NULL};
+      const Lay *l = lay_of(a, t, &none, &why);
+      if (l) *total = size_add(sc, *total, size_mul(sc, n, size_const(sc, l->bytes)));
+    }
+    return;
+  case PH_LAM: local_bytes(a, sc, p->body, total); return;
+  case PH_APP:
+  case PH_PAIR:
+  case PH_SEQ:
+  case PH_ASSIGN:
+  case PH_BINOP:
+    local_bytes(a, sc, p->fst, total);
+    local_bytes(a, sc, p->snd, total);
+    return;
+  case PH_PROJ:
+  case PH_UNOP: local_bytes(a, sc, p->fst, total); return;
+  default: return;
+  }
+}
+
+/* one member of "tune": {"name": "WG", "values": [32, 64]} */
+static void emit_tune_entry(Buf *out, const Param *pa, bool first) {
+  emit(out, "%s\n   {\"name\": ", first ? "" : ",");
+  emit_json_string(out, pa->name);
+  if (pa->tune_range) {
+    emit(out, ", \"range\": {\"min\": %llu, \"max\": %llu}}", (unsigned long long)pa->tune_lo,
+         (unsigned long long)pa->tune_hi);
+  } else {
+    buf_puts(out, ", \"values\": [");
+    for (int v = 0; v < pa->ntune_values; v++) emit(out, "%s%llu", v ? ", " : "", (unsigned long long)pa->tune_values[v]);
+    buf_puts(out, "]}");
+  }
+}
+
+void space_emit(Arena *a, const ImpKernel *k, Buf *out) {
+  const Decl *d = k->def ? k->def->decl : NULL;
+  int nparams = d ? d->nparams : 0;
+  const Param **tune = NEWARRAY(a, const Param *, nparams > 0 ? nparams : 1);
+  int ntune = 0;
+  for (int i = 0; i < nparams; i++)
+    if (d->params[i].tune) tune[ntune++] = &d->params[i];
+  emit(out, "{\"kernel\": ");
+  emit_json_string(out, k->name);
+  emit(out, ", \"file\": ");
+  emit_json_string(out, k->source_name ? k->source_name : "<input>");
+  emit(out, ",\n \"tune\": [");
+  /* the parameters still symbolic: one given by --set is a constant */
+  const Param **open = NEWARRAY(a, const Param *, ntune > 0 ? ntune : 1);
+  int nopen = 0;
+  for (int i = 0; i < ntune; i++) {
+    bool symbolic = false;
+    for (int j = 0; j < k->nparams; j++)
+      symbolic |= k->params[j].role == KP_NAT && strcmp(k->params[j].name, tune[i]->name) == 0;
+    if (!symbolic) continue;
+    open[nopen] = tune[i];
+    emit_tune_entry(out, tune[i], nopen++ == 0);
+  }
+  emit(out, "],\n \"sizes\": [");
+  int nsizes = 0;
+  for (int j = 0; j < k->nparams; j++) {
+    const KParam *p = &k->params[j];
+    bool is_tune = false;
+    for (int i = 0; i < nopen; i++) is_tune |= strcmp(open[i]->name, p->name) == 0;
+    if (p->role != KP_NAT || is_tune) continue;
+    if (nsizes++) buf_puts(out, ", ");
+    emit_json_string(out, p->name);
+  }
+  emit(out, "],\n \"constraints\": [");
+  int ncons = 0;
+  for (int i = 0; i < k->nprecond; i++) {
+    const char *pre = k->preconds[i];
+    bool sized = false, tuned = false;
+    for (int j = 0; j < k->nparams; j++) {
+      if (k->params[j].role != KP_NAT || !expr_mentions(pre, k->params[j].name)) continue;
+      bool is_tune = false;
+      for (int t = 0; t < nopen; t++) is_tune |= strcmp(open[t]->name, k->params[j].name) == 0;
+      if (is_tune) tuned = true;
+      else sized = true;
+    }
+    if (tuned && !sized && always_holds(a, pre, nopen, open)) continue;
+    if (ncons++) buf_puts(out, ", ");
+    json_python(a, out, pre);
+  }
+  emit(out, "],\n \"global_size\": [");
+  for (int i = 0; i < k->ndims; i++) {
+    if (i) buf_puts(out, ", ");
+    json_size(a, out, k->global_size[i]);
+  }
+  emit(out, "], \"local_size\": ");
+  if (k->has_local) {
+    buf_putc(out, '[');
+    for (int i = 0; i < k->ndims; i++) {
+      if (i) buf_puts(out, ", ");
+      json_size(a, out, k->local_size[i]);
+    }
+    buf_putc(out, ']');
+  } else {
+    buf_puts(out, "null");
+  }
+  SizeCtx sc = {a, false};
+  Size bytes = size_const(&sc, 0);
+  local_bytes(a, &sc, k->def ? k->def->body : NULL, &bytes);
+  emit(out, ",\n \"local_memory_bytes\": ");
+  json_size(a, out, bytes);
+  emit(out, "}\n");
+}
+
+/* ---- a space split on the values of tune parameters ----
+ *
+ * A tune parameter that must be a constant (a vector width: asVector V)
+ * makes the symbolic kernel an error, so it has no space of its own.  The
+ * space is then the union of the spaces of the kernels specialised at each
+ * value of such parameters (`--set V=4`): for the smallest set of listed
+ * (not range) tune parameters at whose values some kernel translates, each
+ * combination of their values is translated on its own, and
+ *   - a constraint of every kernel that translates holds as it is;
+ *   - one of some of them only holds under its values: "V != 4 or (c)";
+ *   - values at which the kernel does not translate are excluded: "V != 1";
+ *   - a size that differs between values is a conditional expression,
+ *     "(N//4 if V == 4 else N//8)".
+ * "split" names those parameters. */
+
+typedef struct Part {
+  const long long *values; /* of the split parameters */
+  const Json *space;       /* NULL: the kernel does not translate at them */
+  const char *cond;        /* "V == 4" */
+} Part;
+
+static const char *part_condition(Arena *a, int nsplit, const Param *const *split, const long long *values) {
+  Buf b;
+  buf_init(&b, a);
+  for (int i = 0; i < nsplit; i++) emit(&b, "%s%s == %lld", i ? " and " : "", split[i]->name, values[i]);
+  return b.data;
+}
+
+/* "c holds unless the parameters have these values" */
+static void emit_unless(Buf *out, int nsplit, const Part *p, const char *c) {
+  Buf b;
+  buf_init(&b, out->arena);
+  if (nsplit == 1) {
+    const char *eq = strstr(p->cond, " == ");
+    emit(&b, "%.*s != %s", (int)(eq - p->cond), p->cond, eq + 4);
+  } else {
+    emit(&b, "not (%s)", p->cond);
+  }
+  if (c) emit(&b, " or (%s)", c);
+  emit_json_string(out, b.data);
+}
+
+static bool has_string(const Json *array, const char *s) {
+  for (int i = 0; array && i < array->n; i++)
+    if (array->items[i]->kind == JSON_STRING && strcmp(array->items[i]->str, s) == 0) return true;
+  return false;
+}
+
+/* The string at index d of member key of each translated part (index -1:
+ * the member itself), as one expression: the same for all, or a
+ * conditional over their values.  False when a part lacks it. */
+static bool emit_merged(Buf *out, int nparts, const Part *parts, const char *key, int d) {
+  const char *first = NULL;
+  bool same = true;
+  int last = -1;
+  for (int i = 0; i < nparts; i++) {
+    if (!parts[i].space) continue;
+    const Json *v = json_get(parts[i].space, key);
+    if (v && d >= 0) v = v->kind == JSON_ARRAY && d < v->n ? v->items[d] : NULL;
+    if (!v || v->kind != JSON_STRING) return false;
+    if (!first) first = v->str;
+    same &= strcmp(first, v->str) == 0;
+    last = i;
+  }
+  if (same) {
+    emit_json_string(out, first);
+    return true;
+  }
+  Buf b;
+  buf_init(&b, out->arena);
+  buf_putc(&b, '(');
+  for (int i = 0; i < nparts; i++) {
+    if (!parts[i].space) continue;
+    const Json *v = json_get(parts[i].space, key);
+    if (d >= 0) v = v->items[d];
+    if (i == last) emit(&b, "%s)", v->str);
+    else emit(&b, "%s if %s else ", v->str, parts[i].cond);
+  }
+  emit_json_string(out, b.data);
+  return true;
+}
+
+/* the launch sizes of the parts: false when they differ in shape */
+static bool emit_launch(Buf *out, int nparts, const Part *parts) {
+  int ndims = -1, nlocal = -2;
+  for (int i = 0; i < nparts; i++) {
+    if (!parts[i].space) continue;
+    const Json *g = json_get(parts[i].space, "global_size"), *l = json_get(parts[i].space, "local_size");
+    int nl = l && l->kind == JSON_ARRAY ? l->n : -1;
+    if (!g || g->kind != JSON_ARRAY || (ndims >= 0 && g->n != ndims) || (nlocal != -2 && nl != nlocal)) return false;
+    ndims = g->n;
+    nlocal = nl;
+  }
+  emit(out, "],\n \"global_size\": [");
+  for (int d = 0; d < ndims; d++) {
+    if (d) buf_puts(out, ", ");
+    if (!emit_merged(out, nparts, parts, "global_size", d)) return false;
+  }
+  emit(out, "], \"local_size\": ");
+  if (nlocal < 0) {
+    buf_puts(out, "null");
+  } else {
+    buf_putc(out, '[');
+    for (int d = 0; d < nlocal; d++) {
+      if (d) buf_puts(out, ", ");
+      if (!emit_merged(out, nparts, parts, "local_size", d)) return false;
+    }
+    buf_putc(out, ']');
+  }
+  emit(out, ",\n \"local_memory_bytes\": ");
+  if (!emit_merged(out, nparts, parts, "local_memory_bytes", -1)) return false;
+  emit(out, "}\n");
+  return true;
+}
+
+static bool emit_split(Arena *a, const Decl *d, int nsplit, const Param *const *split, int nparts, const Part *parts,
+                       bool array, Buf *out) {
+  const Json *any = NULL;
+  for (int i = 0; i < nparts && !any; i++) any = parts[i].space;
+  const Json *kernel = json_get(any, "kernel"), *file = json_get(any, "file"), *sizes = json_get(any, "sizes");
+  if (!kernel || !file || !sizes || sizes->kind != JSON_ARRAY) return false;
+  Buf b;
+  buf_init(&b, a);
+  if (array) buf_putc(&b, '[');
+  emit(&b, "{\"kernel\": ");
+  emit_json_string(&b, kernel->str);
+  emit(&b, ", \"file\": ");
+  emit_json_string(&b, file->str);
+  emit(&b, ",\n \"tune\": [");
+  for (int i = 0, n = 0; i < d->nparams; i++)
+    if (d->params[i].tune) emit_tune_entry(&b, &d->params[i], n++ == 0);
+  emit(&b, "],\n \"split\": [");
+  for (int i = 0; i < nsplit; i++) {
+    if (i) buf_puts(&b, ", ");
+    emit_json_string(&b, split[i]->name);
+  }
+  emit(&b, "],\n \"sizes\": [");
+  for (int i = 0; i < sizes->n; i++) {
+    if (i) buf_puts(&b, ", ");
+    emit_json_string(&b, sizes->items[i]->str);
+  }
+  emit(&b, "],\n \"constraints\": [");
+  int ncons = 0;
+  /* the values at which the kernel does not translate */
+  for (int i = 0; i < nparts; i++) {
+    if (parts[i].space) continue;
+    if (ncons++) buf_puts(&b, ", ");
+    emit_unless(&b, nsplit, &parts[i], NULL);
+  }
+  /* each part's constraints, in the order of the parts, each once */
+  for (int i = 0; i < nparts; i++) {
+    const Json *cs = parts[i].space ? json_get(parts[i].space, "constraints") : NULL;
+    for (int j = 0; cs && j < cs->n; j++) {
+      const char *c = cs->items[j]->str;
+      bool seen = false, everywhere = true;
+      for (int k = 0; k < nparts; k++) {
+        const Json *other = parts[k].space ? json_get(parts[k].space, "constraints") : NULL;
+        if (!other) continue;
+        bool here = has_string(other, c);
+        if (k < i && here) seen = true;
+        everywhere &= here;
+      }
+      if (seen) continue;
+      if (everywhere) {
+        if (ncons++) buf_puts(&b, ", ");
+        emit_json_string(&b, c);
+        continue;
+      }
+      for (int k = i; k < nparts; k++) {
+        const Json *other = parts[k].space ? json_get(parts[k].space, "constraints") : NULL;
+        if (!other || !has_string(other, c)) continue;
+        if (ncons++) buf_puts(&b, ", ");
+        emit_unless(&b, nsplit, &parts[k], c);
+      }
+    }
+  }
+  if (!emit_launch(&b, nparts, parts)) return false;
+  if (array) buf_puts(&b, "]\n");
+  buf_puts(out, b.data);
+  return true;
+}
+
+enum { MOST_PARTS = 64 }; /* combinations of split values tried */
+
+/* The parts of one set of split parameters (bit i of mask: listed[i]);
+ * false when none translates or a translation fails otherwise than by an
+ * error in the program (then the caller reports the symbolic errors). */
+static bool try_split(Arena *a, const Source *src, const DpiaOptions *opt, const Decl *d, int nlisted,
+                      const Param *const *listed, unsigned mask, Buf *out) {
+  const Param **split = NEWARRAY(a, const Param *, nlisted);
+  const char **names = NEWARRAY(a, const char *, nlisted);
+  int nsplit = 0;
+  long nparts = 1;
+  for (int i = 0; i < nlisted; i++) {
+    if (!(mask & (1u << i))) continue;
+    names[nsplit] = listed[i]->name;
+    split[nsplit++] = listed[i];
+    nparts *= listed[i]->ntune_values;
+    if (nparts > MOST_PARTS) return false;
+  }
+  Part *parts = NEWARRAY(a, Part, nparts);
+  bool any = false;
+  for (long p = 0; p < nparts; p++) {
+    long long *values = NEWARRAY(a, long long, nsplit);
+    long rest = p;
+    for (int i = nsplit - 1; i >= 0; i--) {
+      values[i] = (long long)split[i]->tune_values[rest % split[i]->ntune_values];
+      rest /= split[i]->ntune_values;
+    }
+    DpiaOptions sub = *opt;
+    sub.kernel = d->name;
+    sub.nsets = nsplit;
+    sub.set_names = names;
+    sub.set_values = values;
+    DpiaResult *r;
+    int st = dpia_process(src->name, src->text, src->len, &sub, &r);
+    parts[p].values = values;
+    parts[p].cond = part_condition(a, nsplit, split, values);
+    parts[p].space = NULL;
+    if (st == DPIA_OK) {
+      size_t len;
+      const char *text = dpia_result_output(r, &len);
+      Buf why;
+      buf_init(&why, a);
+      parts[p].space = json_parse(a, text, len, &why);
+      if (!parts[p].space || parts[p].space->kind != JSON_OBJECT) st = DPIA_EINTERNAL;
+      any = true;
+    }
+    dpia_result_free(r);
+    if (st != DPIA_OK && st != DPIA_EUSER) return false;
+  }
+  return any && emit_split(a, d, nsplit, split, (int)nparts, parts, !opt->kernel, out);
+}
+
+bool space_split(Arena *a, const Program *prog, const DpiaOptions *opt, Buf *out) {
+  if (opt->action != DPIA_TRANSLATE || opt->emit != DPIA_EMIT_SPACE || opt->emit_also || opt->nsets) return false;
+  const Decl *d = NULL;
+  int nkernels = 0;
+  for (int i = 0; i < prog->ndecls; i++) {
+    const Decl *k = prog->decls[i];
+    if (!k->is_kernel || (opt->kernel && strcmp(opt->kernel, k->name) != 0)) continue;
+    d = k;
+    nkernels++;
+  }
+  if (nkernels != 1) return false;
+  const Param **listed = NEWARRAY(a, const Param *, d->nparams > 0 ? d->nparams : 1);
+  int nlisted = 0;
+  for (int i = 0; i < d->nparams && nlisted < 8; i++)
+    if (d->params[i].tune && !d->params[i].tune_range) listed[nlisted++] = &d->params[i];
+  /* the smallest sets first, each in the order of the parameters */
+  for (int size = 1; size <= nlisted; size++)
+    for (unsigned mask = 1; mask < (1u << nlisted); mask++)
+      if (__builtin_popcount(mask) == size && try_split(a, prog->src, opt, d, nlisted, listed, mask, out)) return true;
+  return false;
+}

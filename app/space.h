@@ -1,0 +1,25 @@
+/* space.h: `--emit=space` (space.c), the search space of a kernel's tune
+ * parameters as JSON. */
+#ifndef DPIA_SPACE_H
+#define DPIA_SPACE_H
+
+#include "dpia.h"
+#include "dpia_codegen.h"
+
+/* the JSON object of one kernel (docs/language.md section 6.1), ending in
+ * a newline */
+void space_emit(Arena *a, const ImpKernel *k, Buf *out);
+
+/* --emit=space of a program whose kernel does not check with its tune
+ * parameters symbolic (a vector width must be a constant): the spaces of
+ * the kernels specialised at each value of the fewest listed tune
+ * parameters that make it translate, merged into out (docs/language.md
+ * section 6.1).  False when that does not apply or does not help: the
+ * caller then reports the symbolic errors. */
+bool space_split(Arena *a, const Program *prog, const DpiaOptions *opt, Buf *out);
+
+/* Does name occur in the C expression expr as a whole identifier (N in
+ * "N % 64", not in "NB")? */
+bool expr_mentions(const char *expr, const char *name);
+
+#endif

@@ -1,0 +1,397 @@
+"""dpia: the DPIA to OpenCL C translator (libdpia) from Python, through ctypes.
+
+    translate(src, kernel=None, set=None, emit="opencl", ...) -> Result
+    check(src, ...) -> Result                 (parse and type check)
+    space(src, kernel, set=None) -> dict      (--emit=space)
+    run(src, kernel, sizes, set=None, ...) -> Result with .run (dpia run --json)
+    Space(space_dict): the points of a space and their validity
+
+Every call is one dpia_process of libdpia (include/dpia.h); libdpia has no
+global state, so calls from several threads are safe.  dpia.opencl launches
+a translated kernel with pyopencl from its metadata.
+"""
+import ctypes
+import ctypes.util
+import itertools
+import json
+import os
+import re
+import threading
+
+__all__ = ["translate", "check", "verify", "space", "run", "Result", "Diagnostic", "Space", "DpiaError",
+           "library", "EMIT_KINDS"]
+
+# the DpiaAction, DpiaEmit and DpiaInputs values of include/dpia.h
+_ACTIONS = {"check": 0, "translate": 1, "verify": 2, "run": 3}
+EMIT_KINDS = ("opencl", "intermediate", "imperative", "json", "header", "space")
+_INPUTS = {"signed": 0, "positive": 1, "unit": 2}
+# exit codes (spec section 9), the status of a result
+STATUS_NAMES = {0: "ok", 1: "error", 2: "usage", 3: "verification_failed", 4: "opencl_unavailable",
+                5: "precondition_failed", 70: "internal_error"}
+
+
+class _Options(ctypes.Structure):
+    """DpiaOptions, field by field (include/dpia.h); checked against
+    dpia_options_size() when the library is loaded."""
+    _fields_ = [
+        ("action", ctypes.c_int),
+        ("verbose", ctypes.c_int),
+        ("kernel", ctypes.c_char_p),
+        ("emit", ctypes.c_int),
+        ("verify", ctypes.c_int),
+        ("skip_semantic_check", ctypes.c_int),
+        ("local_size", ctypes.c_long * 3),
+        ("global_size", ctypes.c_long * 3),
+        ("verifier", ctypes.c_void_p),
+        ("nsizes", ctypes.c_int),
+        ("size_names", ctypes.POINTER(ctypes.c_char_p)),
+        ("size_values", ctypes.POINTER(ctypes.c_longlong)),
+        ("check", ctypes.c_int),
+        ("repeat", ctypes.c_int),
+        ("seed", ctypes.c_ulonglong),
+        ("platform", ctypes.c_int),
+        ("device", ctypes.c_int),
+        ("opencl_source", ctypes.c_char_p),
+        ("inputs", ctypes.c_int),
+        ("diagnostics_json", ctypes.c_int),
+        ("run_json", ctypes.c_int),
+        ("alloc", ctypes.c_void_p),
+        ("release", ctypes.c_void_p),
+        ("alloc_user", ctypes.c_void_p),
+        ("arena_block_size", ctypes.c_size_t),
+        ("memory_limit", ctypes.c_size_t),
+        ("emit_also", ctypes.c_uint),
+        ("source_name", ctypes.c_char_p),
+        ("stamp", ctypes.c_int),
+        ("nsets", ctypes.c_int),
+        ("set_names", ctypes.POINTER(ctypes.c_char_p)),
+        ("set_values", ctypes.POINTER(ctypes.c_longlong)),
+    ]
+
+
+class DpiaError(Exception):
+    """A failed call, when asked to raise (Result.raise_for_status): the
+    result is its .result, the first error's message its text."""
+
+    def __init__(self, result):
+        self.result = result
+        first = result.diagnostics[0].message if result.diagnostics else STATUS_NAMES.get(result.status, "?")
+        super().__init__("dpia: %s (status %d, %s)" % (first, result.status, STATUS_NAMES.get(result.status, "?")))
+
+
+class Diagnostic:
+    """One diagnostic (dpia_result_diagnostics_json): level ("error"),
+    file, line, column, end_line, end_column (None without a position),
+    message, notes (Diagnostic objects)."""
+
+    def __init__(self, d):
+        self.level = d.get("level", "error")
+        self.file = d.get("file")
+        self.line = d.get("line")
+        self.column = d.get("column")
+        self.end_line = d.get("end_line")
+        self.end_column = d.get("end_column")
+        self.message = d.get("message", "")
+        self.notes = [Diagnostic(n) for n in d.get("notes", [])]
+
+    def __repr__(self):
+        where = "%s:%s:%s: " % (self.file, self.line, self.column) if self.file else ""
+        return "<Diagnostic %s%s: %s>" % (where, self.level, self.message)
+
+    def __str__(self):
+        where = "%s:%s:%s: " % (self.file, self.line, self.column) if self.file else ""
+        return "%s%s: %s" % (where, self.level, self.message)
+
+
+class Result:
+    """What one call gives: status (the exit code; ok when 0), outputs
+    ({emit kind: text}, "json" and "space" parsed), diagnostics, and for
+    run the report (run)."""
+
+    def __init__(self, status, outputs, diagnostics, run=None, text=""):
+        self.status = status
+        self.outputs = outputs
+        self.diagnostics = diagnostics
+        self.run = run
+        self.text = text  # the primary output as printed (check -v's types, ...)
+
+    @property
+    def ok(self):
+        return self.status == 0
+
+    @property
+    def status_name(self):
+        return STATUS_NAMES.get(self.status, "internal_error")
+
+    @property
+    def source(self):
+        """the OpenCL C, when asked for"""
+        return self.outputs.get("opencl")
+
+    @property
+    def metadata(self):
+        """the metadata (spec section 9) of the kernel, or a list of one per
+        kernel when no kernel was chosen; None when not asked for"""
+        return self.outputs.get("json")
+
+    @property
+    def space(self):
+        return self.outputs.get("space")
+
+    def raise_for_status(self):
+        if not self.ok:
+            raise DpiaError(self)
+        return self
+
+    def __repr__(self):
+        return "<dpia.Result %s, outputs %s, %d diagnostics>" % (self.status_name, sorted(self.outputs),
+                                                                  len(self.diagnostics))
+
+
+def _find_library():
+    env = os.environ.get("DPIA_LIBRARY")
+    if env:
+        return env
+    # a checkout: python/dpia/__init__.py next to build/libdpia.so
+    here = os.path.dirname(os.path.abspath(__file__))
+    for build in ("build", "builddir"):
+        candidate = os.path.join(here, "..", "..", build, "libdpia.so")
+        if os.path.exists(candidate):
+            return os.path.normpath(candidate)
+    return ctypes.util.find_library("dpia") or "libdpia.so.0"
+
+
+_lib = None
+_local = threading.local()  # per thread: a libclang verifier, made on first use
+
+
+def _verifier():
+    """this thread's verifier: making one costs milliseconds (libclang), so
+    that every verifying call of the thread shares one, as dpia batch does"""
+    v = getattr(_local, "verifier", None)
+    if v is None:
+        lib = library()
+        v = _local.verifier = lib.dpia_verifier_new()
+        if v:
+            # threading.local drops it with the thread; free it then
+            _local.finalizer = _Freer(lib, v)
+    return v
+
+
+class _Freer:
+    def __init__(self, lib, v):
+        self.lib, self.v = lib, v
+
+    def __del__(self):
+        try:
+            self.lib.dpia_verifier_free(self.v)
+        except Exception:
+            pass
+
+
+def library():
+    """libdpia, loaded on first use (DPIA_LIBRARY names it explicitly)."""
+    global _lib
+    if _lib is not None:
+        return _lib
+    lib = ctypes.CDLL(_find_library())
+    lib.dpia_options_init.argtypes = [ctypes.POINTER(_Options)]
+    lib.dpia_options_init.restype = None
+    lib.dpia_options_size.argtypes = []
+    lib.dpia_options_size.restype = ctypes.c_size_t
+    lib.dpia_process.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(_Options),
+                                 ctypes.POINTER(ctypes.c_void_p)]
+    lib.dpia_process.restype = ctypes.c_int
+    lib.dpia_result_emitted.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_size_t)]
+    lib.dpia_result_emitted.restype = ctypes.c_void_p
+    lib.dpia_result_output.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t)]
+    lib.dpia_result_output.restype = ctypes.c_void_p
+    lib.dpia_result_diagnostics_json.argtypes = [ctypes.c_void_p]
+    lib.dpia_result_diagnostics_json.restype = ctypes.c_char_p
+    lib.dpia_result_free.argtypes = [ctypes.c_void_p]
+    lib.dpia_result_free.restype = None
+    lib.dpia_verifier_new.argtypes = []
+    lib.dpia_verifier_new.restype = ctypes.c_void_p
+    lib.dpia_verifier_free.argtypes = [ctypes.c_void_p]
+    lib.dpia_verifier_free.restype = None
+    if lib.dpia_options_size() != ctypes.sizeof(_Options):
+        raise ImportError("dpia: libdpia's DpiaOptions has %d bytes, these bindings lay out %d: they do not match "
+                          "this libdpia (%s)" % (lib.dpia_options_size(), ctypes.sizeof(_Options), _find_library()))
+    _lib = lib
+    return lib
+
+
+def _names_values(d):
+    names = (ctypes.c_char_p * max(1, len(d)))(*[str(k).encode() for k in d])
+    values = (ctypes.c_longlong * max(1, len(d)))(*[int(v) for v in d.values()])
+    return names, values
+
+
+def _text(ptr, n):
+    return ctypes.string_at(ptr, n).decode("utf-8") if ptr else None
+
+
+def _process(src, action, kernel=None, set=None, emit=("opencl",), verify=False, name="<python>",
+             source_name=None, sizes=None, check=False, repeat=1, seed=1, platform=0, device=0,
+             opencl_source=None, inputs="signed", local_size=None, global_size=None, verbose=False):
+    lib = library()
+    if isinstance(emit, str):
+        emit = (emit,)
+    for e in emit:
+        if e not in EMIT_KINDS:
+            raise ValueError("dpia: unknown emit kind %r (%s)" % (e, ", ".join(EMIT_KINDS)))
+    opt = _Options()
+    lib.dpia_options_init(ctypes.byref(opt))
+    opt.action = _ACTIONS[action]
+    opt.verbose = int(bool(verbose))
+    keep = []  # what opt points to lives as long as the call
+    if kernel:
+        opt.kernel = kernel.encode()
+    opt.emit = EMIT_KINDS.index(emit[0]) if emit else 0
+    for e in emit[1:]:
+        opt.emit_also |= 1 << EMIT_KINDS.index(e)
+    opt.verify = int(bool(verify))
+    if verify or action == "verify":
+        opt.verifier = _verifier()
+    opt.diagnostics_json = 1
+    if source_name:
+        opt.source_name = source_name.encode()
+    for d, field in ((local_size, "local_size"), (global_size, "global_size")):
+        for i, v in enumerate(d or ()):
+            getattr(opt, field)[i] = int(v)
+    if set:
+        names, values = _names_values(set)
+        keep += [names, values]
+        opt.nsets, opt.set_names, opt.set_values = len(set), names, values
+    if action == "run":
+        sizes = sizes or {}
+        names, values = _names_values(sizes)
+        keep += [names, values]
+        opt.nsizes, opt.size_names, opt.size_values = len(sizes), names, values
+        opt.check, opt.repeat, opt.seed = int(bool(check)), int(repeat), int(seed)
+        opt.platform, opt.device, opt.run_json = int(platform), int(device), 1
+        opt.inputs = _INPUTS[inputs]
+        if opencl_source:
+            opt.opencl_source = opencl_source.encode()
+    data = src.encode("utf-8")
+    result = ctypes.c_void_p()
+    status = lib.dpia_process(name.encode(), data, len(data), ctypes.byref(opt), ctypes.byref(result))
+    try:
+        diags = lib.dpia_result_diagnostics_json(result) if result else None
+        diagnostics = [Diagnostic(d) for d in json.loads(diags.decode("utf-8"))] if diags else []
+        outputs, report = {}, None
+        n = ctypes.c_size_t()
+        text = _text(lib.dpia_result_output(result, ctypes.byref(n)), n.value) if result else ""
+        if action == "translate" and status == 0:
+            for e in emit:
+                out = _text(lib.dpia_result_emitted(result, EMIT_KINDS.index(e), ctypes.byref(n)), n.value)
+                outputs[e] = json.loads(out) if e in ("json", "space") and out is not None else out
+        if action == "run" and text:
+            report = json.loads(text)
+        return Result(status, outputs, diagnostics, report, text or "")
+    finally:
+        if result:
+            lib.dpia_result_free(result)
+
+
+def translate(src, kernel=None, set=None, emit=("opencl", "json"), verify=False, name="<python>",
+              source_name=None, local_size=None, global_size=None):
+    """Translate the program text src (all kernels, or kernel's): a Result
+    whose outputs hold each kind of emit ("opencl", "json" parsed, "space"
+    parsed, "header", "intermediate", "imperative").  set gives tune
+    parameters their values ({"WG": 128}, as --set); verify runs dpia's
+    verification too (as `dpia translate` does by default: slower)."""
+    return _process(src, "translate", kernel=kernel, set=set, emit=emit, verify=verify, name=name,
+                    source_name=source_name, local_size=local_size, global_size=global_size)
+
+
+def check(src, kernel=None, set=None, name="<python>", verbose=False):
+    """Parse and type check (dpia check): result.text holds the types when verbose."""
+    return _process(src, "check", kernel=kernel, set=set, emit=(), name=name, verbose=verbose)
+
+
+def verify(src, kernel=None, set=None, name="<python>"):
+    """Translate and verify (dpia verify)."""
+    return _process(src, "verify", kernel=kernel, set=set, emit=(), name=name)
+
+
+def run(src, kernel, sizes, set=None, check=False, repeat=1, seed=1, platform=0, device=0, name="<python>",
+        verify=False, inputs="signed"):
+    """Run the kernel on an OpenCL device with random inputs (dpia run
+    --json): result.run is the report (times, sizes, NDRange, check)."""
+    return _process(src, "run", kernel=kernel, set=set, emit=(), name=name, sizes=sizes, check=check,
+                    repeat=repeat, seed=seed, platform=platform, device=device, verify=verify, inputs=inputs)
+
+
+def space(src, kernel, set=None, name="<python>"):
+    """The search space of kernel's tune parameters (--emit=space) as a
+    dict; raises DpiaError when the program does not translate."""
+    r = _process(src, "translate", kernel=kernel, set=set, emit=("space",), name=name).raise_for_status()
+    return r.space
+
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+
+
+def substitute(expr, values):
+    """expr with each name of values replaced by its value"""
+    return _WORD.sub(lambda m: str(values[m.group(0)]) if m.group(0) in values else m.group(0), expr)
+
+
+def evaluate(expr, values):
+    """a constraint or size expression of a space (Python syntax) at values"""
+    return eval(expr, {"__builtins__": {}}, dict(values))
+
+
+class Space:
+    """A space of --emit=space: its parameters' domains, the constraints at
+    given problem sizes, and the valid points."""
+
+    def __init__(self, space):
+        self.data = space
+        self.names = [t["name"] for t in space["tune"]]
+        self.sizes = list(space["sizes"])
+
+    def domain(self, name):
+        t = next(t for t in self.data["tune"] if t["name"] == name)
+        return list(t["values"]) if "values" in t else list(range(t["range"]["min"], t["range"]["max"] + 1))
+
+    def tune_params(self):
+        """{name: [values]}: Kernel Tuner's tune_params"""
+        return {n: self.domain(n) for n in self.names}
+
+    def restrictions(self, sizes=None):
+        """the constraints with the problem sizes substituted: Kernel
+        Tuner's restrictions (each a Python expression over the tune
+        parameters); a constraint on sizes alone is left out when it holds
+        and raises ValueError when it does not"""
+        out = []
+        for c in self.data["constraints"]:
+            e = substitute(c, sizes or {})
+            if not any(n in self.names for n in _WORD.findall(e)):
+                if not evaluate(e, {}):
+                    raise ValueError("dpia: the sizes %s violate %s" % (sizes, c))
+                continue
+            out.append(e)
+        return out
+
+    def valid(self, point, sizes=None):
+        values = dict(sizes or {}, **point)
+        return all(evaluate(c, values) for c in self.data["constraints"])
+
+    def points(self, sizes=None):
+        """every valid point, as dicts, in the order of the domains"""
+        for p in itertools.product(*[self.domain(n) for n in self.names]):
+            point = dict(zip(self.names, p))
+            if self.valid(point, sizes):
+                yield point
+
+    def launch(self, point, sizes=None):
+        """(global size, local size or None) at a point"""
+        values = dict(sizes or {}, **point)
+        g = [evaluate(e, values) for e in self.data["global_size"]]
+        loc = self.data["local_size"]
+        return g, ([evaluate(e, values) for e in loc] if loc is not None else None)
+
+    def local_memory_bytes(self, point, sizes=None):
+        return evaluate(self.data["local_memory_bytes"], dict(sizes or {}, **point))

@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""The Python package (python/dpia) against libdpia and PoCL: installed by
+pip from the repository into a temporary directory, then translate (source,
+metadata, diagnostics), check, space and Space (against `dpia translate
+--emit=space` and dpia's specialised translation), run, and dpia.opencl
+launching the tune samples (gemv specialised and with its work-group size
+symbolic, so with a local buffer; the dot product's partial sums) against
+numpy, with its precondition and argument checks.
+
+usage: python_test.py DPIA LIBDPIA PROJECT_ROOT
+"""
+import atexit
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SYSTEM_PYTHON = "/usr/bin/python3"  # Debian's, which has python3-pyopencl
+
+
+def main():
+    dpia_exe, libdpia, root = sys.argv[1:4]
+    try:
+        import numpy as np
+        import pyopencl as cl
+    except ImportError:
+        if os.path.exists(SYSTEM_PYTHON) and os.path.realpath(sys.executable) != os.path.realpath(SYSTEM_PYTHON):
+            os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON] + sys.argv)
+        raise
+    failures = []
+
+    def expect(what, ok):
+        if not ok:
+            failures.append(what)
+        return ok
+
+    target = tempfile.mkdtemp(prefix="dpia-python-")
+    atexit.register(shutil.rmtree, target, True)
+    # from a copy: building writes build/ and an egg-info next to the sources
+    package = os.path.join(target, "src")
+    shutil.copytree(os.path.join(root, "python"), package)
+    pip = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-build-isolation", "--no-deps",
+                          "--no-index", "--target", os.path.join(target, "site"), package],
+                         capture_output=True, text=True, cwd=target)
+    if not expect("pip install: %s" % pip.stderr, pip.returncode == 0):
+        return report(failures)
+    os.environ["DPIA_LIBRARY"] = os.path.abspath(libdpia)
+    sys.path.insert(0, os.path.join(target, "site"))
+    import dpia
+    import dpia.opencl
+    expect("dpia imported from %s, not the pip install" % dpia.__file__,
+           dpia.__file__.startswith(os.path.join(target, "site")))
+
+    gemv = open(os.path.join(root, "samples", "tune", "gemv_tune.dpia")).read()
+    dot = open(os.path.join(root, "samples", "tune", "dot_tune.dpia")).read()
+
+    # translate: source and metadata of the specialised kernel
+    r = dpia.translate(gemv, kernel="gemv", set={"WG": 64}, verify=True, name="gemv_tune.dpia")
+    expect("translate WG=64: %r %s" % (r, r.diagnostics), r.ok and r.diagnostics == [])
+    expect("reqd_work_group_size(64, 1, 1) in the source", "reqd_work_group_size(64, 1, 1)" in (r.source or ""))
+    expect("metadata: %s" % r.metadata, r.metadata and r.metadata["local_size"] == ["64"]
+           and r.metadata["preconditions"] == ["N % 64 == 0", "N >= 64"] and r.metadata["source"] == r.source)
+    # the same as the command line
+    cli = subprocess.run([dpia_exe, "translate", os.path.join(root, "samples", "tune", "gemv_tune.dpia"), "-k", "gemv",
+                          "--set", "WG=64", "--source-name", "gemv_tune.dpia"], capture_output=True, text=True)
+    expect("the source differs from dpia translate's", cli.returncode == 0 and cli.stdout == r.source)
+    # diagnostics as objects
+    r = dpia.translate(gemv, kernel="gemv", set={"WG": 48}, name="g.dpia")
+    d = r.diagnostics[0] if r.diagnostics else None
+    expect("WG=48: %r %s" % (r, r.diagnostics), r.status == 2 and r.status_name == "usage" and d is not None
+           and d.file == "g.dpia" and d.line == 5 and "48 is not a value of the tune parameter WG" in d.message
+           and r.source is None)
+    r = dpia.translate("kernel k (xs: [8]float) = xs |> mapGlobal (\\x -> x + y)\n", name="bad.dpia")
+    expect("a type error: %r %s" % (r, r.diagnostics), r.status == 1 and r.diagnostics
+           and r.diagnostics[0].line == 1 and r.diagnostics[0].level == "error")
+    try:
+        r.raise_for_status()
+        expect("raise_for_status did not raise", False)
+    except dpia.DpiaError as e:
+        expect("DpiaError: %s" % e, e.result is r)
+    r = dpia.check(gemv, verbose=True)
+    expect("check -v: %r %s" % (r, r.text), r.ok and "requires N % WG == 0" in r.text)
+    expect("emit kinds", dpia.translate(gemv, emit=["intermediate", "header"]).outputs.keys() == {"intermediate", "header"})
+
+    # space: the command line's, and its points those dpia accepts
+    sp = dpia.space(dot, "dotPartial")
+    cli = subprocess.run([dpia_exe, "translate", os.path.join(root, "samples", "tune", "dot_tune.dpia"), "-k",
+                          "dotPartial", "--emit=space"], capture_output=True, text=True)
+    cli_space = json.loads(cli.stdout)
+    expect("space: %s vs %s" % (sp, cli_space), {k: v for k, v in sp.items() if k != "file"}
+           == {k: v for k, v in cli_space.items() if k != "file"})
+    space = dpia.Space(sp)
+    sizes = {"N": 3 << 10}
+    points = list(space.points(sizes))
+    expect("restrictions: %s" % space.restrictions(sizes), space.restrictions(sizes) == ["3072 % (C*WG) == 0"])
+    accepted = []
+    for WG in space.domain("WG"):
+        for C in range(1, 49):
+            r = dpia.translate(dot, kernel="dotPartial", set={"WG": WG, "C": C}, emit="json")
+            if r.ok and all(dpia.opencl.evaluate(p, sizes) for p in r.metadata["preconditions"]):
+                accepted.append({"WG": WG, "C": C})
+    expect("points: %s, dpia accepts %s" % (points, accepted), [p for p in points if p["C"] <= 48] == accepted
+           and accepted)
+    expect("launch", space.launch({"WG": 64, "C": 16}, sizes) == ([192], [64]))
+    g = dpia.Space(dpia.space(gemv, "gemv"))
+    expect("gemv local memory", g.local_memory_bytes({"WG": 128}, {"M": 1, "N": 1024}) == 512)
+    # a split space (the vector width): its conditional launch size
+    vec = dpia.Space(dpia.space(open(os.path.join(root, "samples", "tune", "dot_vec_tune.dpia")).read(), "dotVec"))
+    expect("split: %s" % vec.data.get("split"), vec.data.get("split") == ["V"]
+           and vec.launch({"V": 4, "WG": 64, "C": 16}, {"N": 1 << 16}) == ([1024], [64])
+           and not vec.valid({"V": 1, "WG": 64, "C": 16}, {"N": 1 << 16})
+           and vec.valid({"V": 8, "WG": 64, "C": 16}, {"N": 1 << 16}))
+
+    # run: dpia run --json through the library
+    r = dpia.run(gemv, "gemv", {"M": 8, "N": 1024}, set={"WG": 32}, check=True, repeat=2)
+    if r.status == 4:
+        print("SKIP no OpenCL device:", r.diagnostics)
+        return 77
+    expect("run: %r %s" % (r, r.run), r.ok and r.run["check"]["ok"] and r.run["local_size"] == [32]
+           and r.run["runs"] == 2)
+    r = dpia.run(gemv, "gemv", {"M": 8, "N": 1000}, set={"WG": 32})
+    expect("run N=1000: %r" % r, r.status == 5 and r.run is None and "does not satisfy" in r.diagnostics[0].message)
+
+    # dpia.opencl on PoCL
+    ctx = cl.create_some_context(interactive=False)
+    queue = cl.CommandQueue(ctx, properties=cl.command_queue_properties.PROFILING_ENABLE)
+    rng = np.random.default_rng(1)
+    M, N = 8, 1024
+    A = rng.random((M, N), dtype=np.float32)
+    x = rng.random(N, dtype=np.float32)
+    y = rng.random(M, dtype=np.float32)
+    want = 2 * A.astype(np.float64) @ x + 0.5 * y
+    args = {"mat": A, "x": x, "y": y, "alpha": 2.0, "beta": 0.5}
+    for label, setting, sizes in [("WG=64", {"WG": 64}, {"M": M, "N": N}),
+                                  ("symbolic WG", None, {"M": M, "N": N, "WG": 128})]:
+        r = dpia.translate(gemv, kernel="gemv", set=setting)
+        k = dpia.opencl.Kernel(ctx, r.metadata)
+        out = k(queue, sizes, args)
+        err = np.abs(out["output"] - want).max() / np.abs(want).max()
+        expect("gemv %s: relative error %g" % (label, err), err < 1e-5)
+        expect("gemv %s: time %s" % (label, k.last_ms), k.last_ms is not None and k.last_ms > 0)
+    expect("the symbolic gemv has a local buffer", any(p.get("space") == "local" for p in r.metadata["params"]))
+    try:
+        k(queue, {"M": M, "N": 1000, "WG": 128}, args)
+        expect("N=1000 launched", False)
+    except dpia.opencl.PreconditionError as e:
+        expect("PreconditionError: %s" % e, "N % WG == 0" in str(e))
+    try:
+        k(queue, {"M": M, "N": 512, "WG": 128}, args)
+        expect("an input of the wrong size launched", False)
+    except ValueError as e:
+        expect("wrong size: %s" % e, "has 8192 elements" in str(e))
+    try:
+        k(queue, {"M": M, "N": N, "WG": 128}, dict(args, x=x.astype(np.float64)))
+        expect("an input of the wrong type launched", False)
+    except TypeError as e:
+        expect("wrong type: %s" % e, "float64" in str(e))
+    r = dpia.translate(dot, kernel="dotPartial", set={"WG": 64, "C": 16})
+    xs = rng.random(1 << 16, dtype=np.float32)
+    ys = rng.random(1 << 16, dtype=np.float32)
+    out = dpia.opencl.Kernel(ctx, r.metadata)(queue, {"N": 1 << 16}, {"xs": xs, "ys": ys})
+    partial = out["output"]
+    want = float(xs.astype(np.float64) @ ys)
+    expect("dot partial sums: %d, sum %g vs %g" % (partial.size, partial.sum(dtype=np.float64), want),
+           partial.size == (1 << 16) // 16 and abs(partial.sum(dtype=np.float64) - want) < 1e-4 * want)
+    # a 2-D launch with temporaries (samples/mm_tiled.dpia: local tiles)
+    mm = open(os.path.join(root, "samples", "mm_tiled.dpia")).read()
+    r = dpia.translate(mm, kernel="mmTiled")
+    temps = [p for p in r.metadata["params"] if p["role"] == "temp"]
+    M, N, K = 32, 48, 16
+    a = rng.random((M, K), dtype=np.float32)
+    b = rng.random((K, N), dtype=np.float32)
+    out = dpia.opencl.Kernel(ctx, r.metadata)(queue, {"M": M, "N": N, "K": K}, {"a": a, "b": b})
+    err = np.abs(out["output"].reshape(M, N) - a.astype(np.float64) @ b).max()
+    expect("mmTiled: %d temporaries, error %g" % (len(temps), err), len(temps) == 2 and err < 1e-4)
+    return report(failures)
+
+
+def report(failures):
+    for f in failures:
+        print("FAIL", f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
