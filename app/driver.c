@@ -1010,9 +1010,10 @@ static void emit_header(Ctx *c) {
 }
 
 /* the search space of each selected kernel (app/space.c): as the
- * metadata, one object with -k, else an array of one object per kernel */
+ * metadata, one object with -k, else an array of one object per kernel
+ * (also with -k PIPELINE: its kernels') */
 static void emit_space(Ctx *c) {
-  bool array = !c->opt->kernel;
+  bool array = !c->opt->kernel || c->pipe;
   bool first = true;
   if (array) buf_puts(&c->out, "[");
   for (int i = 0; i < c->checked->ndefs; i++) {
