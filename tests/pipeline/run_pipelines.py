@@ -74,5 +74,13 @@ except (ValueError, KeyError, TypeError):
     ok = False
 report(ok, 'dpia batch translates a pipeline', p.stdout + p.stderr)
 
+# --emit=space of a pipeline: its kernels' search spaces, as a JSON array
+p = subprocess.run([dpia, 'translate', path, '-k', 'dot', '--emit=space'], capture_output=True, text=True, timeout=120)
+try:
+    ok = p.returncode == 0 and [o['kernel'] for o in json.loads(p.stdout)] == ['dotParts', 'dotSum']
+except (ValueError, KeyError, TypeError):
+    ok = False
+report(ok, '--emit=space -k dot is the array of its kernels\' spaces', p.stdout + p.stderr)
+
 print(f'{passed} passed, {failed} failed')
 sys.exit(1 if failed else 0)
