@@ -599,9 +599,9 @@ static void json_number(Buf *out, double v) {
 }
 
 /* --json: the report up to the check, an object left open */
-static void run_json_head(Buf *out, const DpiaOptions *o, const char *kernel, const Runtime *rt,
+static void run_json_head(Buf *out, const DpiaOptions *o, const char *what, const char *kernel, const Runtime *rt,
                           const RtResult *res, double gbps) {
-  buf_puts(out, "{\"kernel\": ");
+  emit(out, "{\"%s\": ", what); /* "kernel", or "pipeline" (its NDRange: the last launch's) */
   emit_json_string(out, kernel);
   buf_puts(out, ", \"device\": ");
   emit_json_string(out, rt->device_name);
@@ -825,7 +825,7 @@ static int pass_run(Ctx *c) {
   if (done != DPIA_OK) return done;
   double gbps = run_gbps(a, k, &nats, res.min_ms);
   if (o->run_json) {
-    run_json_head(&c->out, o, k->name, &rt, &res, gbps);
+    run_json_head(&c->out, o, "kernel", k->name, &rt, &res, gbps);
   } else {
     emit(&c->out, "kernel %s on %s (%s)\n", k->name, rt.device_name, rt.platform_name);
     buf_puts(&c->out, "  sizes:");
@@ -905,7 +905,7 @@ static int pass_run_pipeline(Ctx *c) {
   if (done != DPIA_OK) return done;
   double gbps = run_gbps(a, &d->iface, &nats, res.min_ms);
   if (o->run_json) {
-    run_json_head(&c->out, o, def->name, &rt, &res, gbps);
+    run_json_head(&c->out, o, "pipeline", def->name, &rt, &res, gbps);
   } else {
     emit(&c->out, "pipeline %s on %s (%s)\n", def->name, rt.device_name, rt.platform_name);
     buf_puts(&c->out, "  sizes:");

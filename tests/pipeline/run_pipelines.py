@@ -74,6 +74,15 @@ except (ValueError, KeyError, TypeError):
     ok = False
 report(ok, 'dpia batch translates a pipeline', p.stdout + p.stderr)
 
+# dpia run --json of a pipeline: one report object naming it
+p = run(path, 'dot', {'N': 262144}, '--json')
+try:
+    r = json.loads(p.stdout)
+    ok = p.returncode == 0 and r['pipeline'] == 'dot' and r['check']['ok'] is True and r['min_ms'] > 0
+except (ValueError, KeyError, TypeError):
+    ok = False
+report(ok, 'dpia run --json of a pipeline', p.stdout + p.stderr)
+
 # --emit=space of a pipeline: its kernels' search spaces, as a JSON array
 p = subprocess.run([dpia, 'translate', path, '-k', 'dot', '--emit=space'], capture_output=True, text=True, timeout=120)
 try:
