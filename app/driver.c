@@ -53,6 +53,10 @@ typedef struct Ctx {
   DefInfo **intermediate, **imperative, **hoisted;
   ImpKernel **kernels; /* per declaration: the generated kernel */
   const char **sources; /* its OpenCL C */
+  /* -k names a pipeline (dpia/pipeline.h): its launches; the kernels it
+   * launches are the ones worked on */
+  const Pipeline *pipe;
+  PipeDesc **pipe_descs; /* per declaration: a described pipeline */
   Buf out;
   Buf *also[NEMIT]; /* the outputs of opt->emit_also */
   bool ran;         /* pass_run launched the kernel, in these times */
@@ -218,8 +222,8 @@ static bool pass_strategy(Ctx *c) {
 static void emit_types(Ctx *c) {
   for (int i = 0; i < c->checked->ndefs; i++) {
     DefInfo *def = c->checked->defs[i];
-    if (def->is_kernel) {
-      emit(&c->out, "kernel %s : ", def->name);
+    if (def->is_kernel || def->is_pipeline) {
+      emit(&c->out, "%s %s : ", def->is_kernel ? "kernel" : "pipeline", def->name);
       dt_print(&c->out, def->result->data);
     } else if (decl_is_template(def->decl)) {
       /* no type of its own: typed at each use (check.c, templates) */
@@ -241,12 +245,18 @@ static void emit_types(Ctx *c) {
       buf_putc(&c->out, '\n');
     }
     for (int j = 0; j < def->nprecond; j++) emit(&c->out, "  requires %s\n", def->preconds[j]);
+    if (def->pipeline) pipeline_print_launches(c->arena, &c->out, def->pipeline);
   }
 }
 
-/* the kernels the command works on: -k NAME, or every kernel */
+/* the kernels the command works on: -k NAME, the kernels of pipeline
+ * -k NAME, or every kernel */
 static bool selected(Ctx *c, const DefInfo *def) {
-  return def->is_kernel && (!c->opt->kernel || strcmp(def->name, c->opt->kernel) == 0);
+  if (!def->is_kernel) return false;
+  if (!c->opt->kernel || strcmp(def->name, c->opt->kernel) == 0) return true;
+  for (int i = 0; c->pipe && i < c->pipe->nlaunches; i++)
+    if (c->pipe->launches[i].kernel == def) return true;
+  return false;
 }
 
 /* "its kernels: a, b" (or "it has no kernel") for messages about -k */
@@ -260,11 +270,21 @@ static const char *kernel_names(Ctx *c) {
     emit(&b, "%s%s", n++ ? ", " : "its kernels: ", def->name);
   }
   if (!n) buf_puts(&b, "it has no kernel");
+  int np = 0;
+  for (int i = 0; i < c->checked->ndefs; i++)
+    if (c->checked->defs[i]->is_pipeline) emit(&b, "%s%s", np++ ? ", " : "; its pipelines: ", c->checked->defs[i]->name);
   return b.data;
 }
 
 static bool pass_select(Ctx *c) {
   if (!c->opt->kernel) return true;
+  for (int i = 0; i < c->checked->ndefs; i++) {
+    const DefInfo *def = c->checked->defs[i];
+    if (def->is_pipeline && strcmp(def->name, c->opt->kernel) == 0) {
+      c->pipe = def->pipeline;
+      return true;
+    }
+  }
   for (int i = 0; i < c->checked->ndefs; i++)
     if (selected(c, c->checked->defs[i])) return true;
   diag_error(&c->diag, (Span){0}, "no kernel named '%s' in %s; %s", c->opt->kernel, c->src.name, kernel_names(c));
@@ -579,9 +599,9 @@ static void json_number(Buf *out, double v) {
 }
 
 /* --json: the report up to the check, an object left open */
-static void run_json_head(Buf *out, const DpiaOptions *o, const char *kernel, const Runtime *rt,
+static void run_json_head(Buf *out, const DpiaOptions *o, const char *what, const char *kernel, const Runtime *rt,
                           const RtResult *res, double gbps) {
-  buf_puts(out, "{\"kernel\": ");
+  emit(out, "{\"%s\": ", what); /* "kernel", or "pipeline" (its NDRange: the last launch's) */
   emit_json_string(out, kernel);
   buf_puts(out, ", \"device\": ");
   emit_json_string(out, rt->device_name);
@@ -611,8 +631,132 @@ static void run_json_head(Buf *out, const DpiaOptions *o, const char *kernel, co
   json_number(out, gbps);
 }
 
+/* dpia run: the --size values, one for each nat parameter of def (a
+ * kernel or a pipeline) and no other; false after a usage error */
+static bool run_sizes(Ctx *c, const DefInfo *def, NatValues *nats) {
+  const DpiaOptions *o = c->opt;
+  const char *what = def->is_pipeline ? "pipeline" : "kernel";
+  int64_t *values = NEWARRAY(c->arena, int64_t, o->nsizes + 1);
+  for (int i = 0; i < o->nsizes; i++) values[i] = o->size_values[i];
+  *nats = (NatValues){o->nsizes, o->size_names, values};
+  for (int i = 0; i < def->nsize_params; i++) {
+    bool given = false;
+    for (int j = 0; j < o->nsizes; j++) given |= strcmp(o->size_names[j], def->size_params[i]) == 0;
+    if (!given) {
+      diag_error(&c->diag, (Span){0}, "%s '%s' needs a value for its size %s: add --size %s=VALUE", what, def->name,
+                 def->size_params[i], def->size_params[i]);
+      return false;
+    }
+  }
+  for (int j = 0; j < o->nsizes; j++) {
+    bool known = false;
+    for (int i = 0; i < def->nsize_params; i++) known |= strcmp(o->size_names[j], def->size_params[i]) == 0;
+    if (!known) {
+      diag_error(&c->diag, (Span){0}, "%s '%s' has no size named %s", what, def->name, o->size_names[j]);
+      return false;
+    }
+  }
+  return true;
+}
+
+/* dpia run --check: the result of the kernel or pipeline def (normalized
+ * body) on these inputs against the reference interpreter (spec section 11) */
+static int run_compare(Ctx *c, const DefInfo *def, const Phrase *body, const NatValues *nats, double **inputs,
+                       size_t *counts, const RtResult *res) {
+  const DpiaOptions *o = c->opt;
+  Arena *a = c->arena;
+  const char *what = def->is_pipeline ? "pipeline" : "kernel";
+  Buf err;
+  buf_init(&err, a);
+  double *ref;
+  size_t nref;
+  if (!interp_run(a, def, body, nats, (const double *const *)inputs, counts, &ref, &nref, &err)) {
+    diag_error(&c->diag, def->decl->name_span, "reference interpreter: %s", err.data);
+    return DPIA_EINTERNAL;
+  }
+  const Lay *rl = interp_result_layout(a, def, nats, &err);
+  if (!rl || nref != res->output_count) {
+    diag_error(&c->diag, def->decl->name_span, "the %s produced %zu values, the reference %zu", what,
+               res->output_count, nref);
+    return DPIA_EVERIFY;
+  }
+  Comparison cmp;
+  compare_values(res->output, ref, nref, interp_bound(body, rl), &cmp);
+  Buf rep;
+  buf_init(&rep, a);
+  compare_report(&cmp, &rep);
+  if (o->run_json) {
+    emit(&c->out, ", \"check\": {\"seed\": %llu, \"ok\": %s, \"relative_error\": ", (unsigned long long)o->seed,
+         cmp.ok && cmp.ref_nonfinite < 0 ? "true" : "false");
+    json_number(&c->out, cmp.rel_error);
+    buf_puts(&c->out, ", \"bound\": ");
+    json_number(&c->out, cmp.bound);
+    buf_puts(&c->out, ", \"report\": ");
+    emit_json_string(&c->out, rep.data);
+    buf_puts(&c->out, "}}\n");
+  } else {
+    emit(&c->out, "  check (seed %llu): %s\n", (unsigned long long)o->seed, rep.data);
+  }
+  if (cmp.ref_nonfinite >= 0) {
+    diag_error(&c->diag, def->decl->name_span, "%s '%s' cannot be checked: %s", what, def->name, rep.data);
+    return DPIA_EVERIFY;
+  }
+  if (!cmp.ok) {
+    diag_error(&c->diag, def->decl->name_span, "%s '%s' differs from the reference interpreter: %s", what,
+               def->name, rep.data);
+    return DPIA_EVERIFY;
+  }
+  return DPIA_OK;
+}
+
+static int pass_run_pipeline(Ctx *c);
+
+/* dpia run: fresh random inputs for def's data parameters (--seed, --inputs) */
+static bool run_inputs(Ctx *c, const DefInfo *def, const NatValues *nats, double ***inputs, size_t **counts) {
+  const DpiaOptions *o = c->opt;
+  Rng rng;
+  rng_seed(&rng, o->seed);
+  rng.inputs = o->inputs == DPIA_INPUTS_POSITIVE ? RNG_POSITIVE : o->inputs == DPIA_INPUTS_UNIT ? RNG_UNIT : RNG_SIGNED;
+  Buf err;
+  buf_init(&err, c->arena);
+  if (interp_random_inputs(c->arena, def, nats, &rng, inputs, counts, &err)) return true;
+  diag_error(&c->diag, def->decl->name_span, "%s", err.data);
+  return false;
+}
+
+/* after rt_run or rt_run_pipeline: on a failure its exit status (the
+ * runtime closed); else DPIA_OK, the times recorded for the result */
+static int run_finished(Ctx *c, Runtime *rt, RtStatus st, const RtResult *res, const Buf *err) {
+  if (st != RT_OK) {
+    rt_close(rt);
+    diag_error(&c->diag, (Span){0}, "OpenCL: %s", err->data);
+    return st == RT_BAD_ARGS ? DPIA_EUSAGE : DPIA_EOPENCL;
+  }
+  c->ran = true;
+  c->min_ms = res->min_ms;
+  c->median_ms = res->median_ms;
+  return DPIA_OK;
+}
+
+/* the bandwidth of a run of min_ms: the bytes of every input and output
+ * buffer of k (a kernel, or a pipeline's interface) once */
+static double run_gbps(Arena *a, const ImpKernel *k, const NatValues *nats, double min_ms) {
+  Buf err;
+  buf_init(&err, a);
+  double bytes = 0;
+  for (int i = 0; i < k->nparams; i++) {
+    const KParam *p = &k->params[i];
+    if (p->role != KP_INPUT && p->role != KP_OUTPUT) continue;
+    const Lay *l = lay_of(a, p->type, nats, &err);
+    if (l) bytes += (double)l->bytes;
+  }
+  return min_ms > 0 ? bytes / (min_ms * 1e6) : 0.0;
+}
+static const char *all_sources(Ctx *c);
+
 static int pass_run(Ctx *c) {
   const DpiaOptions *o = c->opt;
+  if (c->pipe) return pass_run_pipeline(c);
   int index = -1, nkernels = 0;
   for (int i = 0; i < c->checked->ndefs; i++)
     if (c->sources[i]) {
@@ -630,27 +774,8 @@ static int pass_run(Ctx *c) {
   Buf err;
   buf_init(&err, a);
   /* nat values, all of them given */
-  NatValues nats = {o->nsizes, o->size_names, NULL};
-  int64_t *values = NEWARRAY(a, int64_t, o->nsizes + 1);
-  for (int i = 0; i < o->nsizes; i++) values[i] = o->size_values[i];
-  nats.values = values;
-  for (int i = 0; i < def->nsize_params; i++) {
-    bool given = false;
-    for (int j = 0; j < o->nsizes; j++) given |= strcmp(o->size_names[j], def->size_params[i]) == 0;
-    if (!given) {
-      diag_error(&c->diag, (Span){0}, "kernel '%s' needs a value for its size %s: add --size %s=VALUE", def->name,
-                 def->size_params[i], def->size_params[i]);
-      return DPIA_EUSAGE;
-    }
-  }
-  for (int j = 0; j < o->nsizes; j++) {
-    bool known = false;
-    for (int i = 0; i < def->nsize_params; i++) known |= strcmp(o->size_names[j], def->size_params[i]) == 0;
-    if (!known) {
-      diag_error(&c->diag, (Span){0}, "kernel '%s' has no size named %s", def->name, o->size_names[j]);
-      return DPIA_EUSAGE;
-    }
-  }
+  NatValues nats;
+  if (!run_sizes(c, def, &nats)) return DPIA_EUSAGE;
   /* a tune parameter left symbolic takes a --size in its domain */
   for (int j = 0; j < o->nsizes; j++)
     for (int i = 0; i < def->decl->nparams; i++) {
@@ -687,38 +812,20 @@ static int pass_run(Ctx *c) {
   /* the data are as large as the sizes say: the translation's memory
    * limit no longer applies */
   a->limit = 0;
-  Rng rng;
-  rng_seed(&rng, o->seed);
-  rng.inputs = o->inputs == DPIA_INPUTS_POSITIVE ? RNG_POSITIVE : o->inputs == DPIA_INPUTS_UNIT ? RNG_UNIT : RNG_SIGNED;
   double **inputs;
   size_t *counts;
-  if (!interp_random_inputs(a, def, &nats, &rng, &inputs, &counts, &err)) {
+  if (!run_inputs(c, def, &nats, &inputs, &counts)) {
     rt_close(&rt);
-    diag_error(&c->diag, def->decl->name_span, "%s", err.data);
     return DPIA_EUSER;
   }
   RtResult res;
   st = rt_run(&rt, a, k, source, &nats, def->nparams, (const double *const *)inputs, counts, &launch,
               &res, &err);
-  if (st != RT_OK) {
-    rt_close(&rt);
-    diag_error(&c->diag, (Span){0}, "OpenCL: %s", err.data);
-    return st == RT_BAD_ARGS ? DPIA_EUSAGE : DPIA_EOPENCL;
-  }
-  c->ran = true;
-  c->min_ms = res.min_ms;
-  c->median_ms = res.median_ms;
-  /* the bytes the kernel must move: every input and output buffer once */
-  double bytes = 0;
-  for (int i = 0; i < k->nparams; i++) {
-    const KParam *p = &k->params[i];
-    if (p->role != KP_INPUT && p->role != KP_OUTPUT) continue;
-    const Lay *l = lay_of(a, p->type, &nats, &err);
-    if (l) bytes += (double)l->bytes;
-  }
-  double gbps = res.min_ms > 0 ? bytes / (res.min_ms * 1e6) : 0.0;
+  int done = run_finished(c, &rt, st, &res, &err);
+  if (done != DPIA_OK) return done;
+  double gbps = run_gbps(a, k, &nats, res.min_ms);
   if (o->run_json) {
-    run_json_head(&c->out, o, k->name, &rt, &res, gbps);
+    run_json_head(&c->out, o, "kernel", k->name, &rt, &res, gbps);
   } else {
     emit(&c->out, "kernel %s on %s (%s)\n", k->name, rt.device_name, rt.platform_name);
     buf_puts(&c->out, "  sizes:");
@@ -737,67 +844,143 @@ static int pass_run(Ctx *c) {
     if (o->run_json) buf_puts(&c->out, ", \"check\": null}\n");
     return DPIA_OK;
   }
-  double *ref;
-  size_t nref;
-  if (!interp_run(a, def, c->normal[index], &nats, (const double *const *)inputs, counts, &ref, &nref, &err)) {
-    diag_error(&c->diag, def->decl->name_span, "reference interpreter: %s", err.data);
-    return DPIA_EINTERNAL;
+  return run_compare(c, def, c->normal[index], &nats, inputs, counts, &res);
+}
+
+/* dpia run -k PIPELINE (docs/language.md section 8): its preconditions and
+ * every launch's at the given sizes, then the whole pipeline on the device
+ * (pipe_run.h), its time one figure from the first kernel's start to the
+ * last one's end, and with --check its output against the reference
+ * interpreter of the composed program (the kernels inlined into the
+ * pipeline's body). */
+static int pass_run_pipeline(Ctx *c) {
+  const DpiaOptions *o = c->opt;
+  Arena *a = c->arena;
+  DefInfo *def = c->pipe->def;
+  const PipeDesc *d = NULL;
+  for (int i = 0; i < c->checked->ndefs; i++)
+    if (c->checked->defs[i] == def) d = c->pipe_descs[i];
+  Buf err;
+  buf_init(&err, a);
+  NatValues nats;
+  if (!run_sizes(c, def, &nats)) return DPIA_EUSAGE;
+  if (!check_run_preconditions(c, def, &d->iface, &nats)) return DPIA_EPRECONDITION;
+  for (int li = 0; li < d->nlaunches; li++) {
+    const PipeLaunchDesc *l = &d->launches[li];
+    const char **names = NEWARRAY(a, const char *, l->k->nparams + 1);
+    int64_t *values = NEWARRAY(a, int64_t, l->k->nparams + 1);
+    int n = 0;
+    for (int i = 0; i < l->k->nparams; i++) {
+      if (l->binds[i].kind != PBIND_NAT) continue;
+      names[n] = l->k->params[i].name;
+      if (!nat_eval_size(l->binds[i].size, &nats, &values[n++], &err)) break;
+    }
+    NatValues kn = {n, names, values};
+    if (err.len || !rt_check_preconditions(l->k, &kn, &err)) {
+      diag_error(&c->diag, l->launch->span, "launch of kernel '%s' in pipeline '%s': %s", l->k->name, def->name,
+                 err.data);
+      return DPIA_EPRECONDITION;
+    }
   }
-  const Lay *rl = interp_result_layout(a, def, &nats, &err);
-  if (!rl || nref != res.output_count) {
-    diag_error(&c->diag, def->decl->name_span, "the kernel produced %zu values, the reference %zu", res.output_count,
-               nref);
-    return DPIA_EVERIFY;
+  Phrase *body = normalize_def(a, &c->tc, &c->diag, def);
+  if (!body) return DPIA_EUSER;
+  Runtime rt;
+  RtStatus st = rt_open(&rt, a, o->platform, o->device, &err);
+  if (st != RT_OK) {
+    diag_error(&c->diag, (Span){0}, "OpenCL: %s", err.data);
+    return DPIA_EOPENCL;
   }
-  Comparison cmp;
-  compare_values(res.output, ref, nref, interp_bound(c->normal[index], rl), &cmp);
-  Buf rep;
-  buf_init(&rep, a);
-  compare_report(&cmp, &rep);
+  a->limit = 0; /* the data are as large as the sizes say */
+  double **inputs;
+  size_t *counts;
+  RtResult res;
+  if (!run_inputs(c, def, &nats, &inputs, &counts)) {
+    rt_close(&rt);
+    return DPIA_EUSER;
+  }
+  const char *source = o->opencl_source ? o->opencl_source : all_sources(c);
+  st = rt_run_pipeline(&rt, a, d, source, &nats, def->nparams, (const double *const *)inputs, counts,
+                       o->repeat > 0 ? o->repeat : 1, &res, &err);
+  int done = run_finished(c, &rt, st, &res, &err);
+  if (done != DPIA_OK) return done;
+  double gbps = run_gbps(a, &d->iface, &nats, res.min_ms);
   if (o->run_json) {
-    emit(&c->out, ", \"check\": {\"seed\": %llu, \"ok\": %s, \"relative_error\": ", (unsigned long long)o->seed,
-         cmp.ok && cmp.ref_nonfinite < 0 ? "true" : "false");
-    json_number(&c->out, cmp.rel_error);
-    buf_puts(&c->out, ", \"bound\": ");
-    json_number(&c->out, cmp.bound);
-    buf_puts(&c->out, ", \"report\": ");
-    emit_json_string(&c->out, rep.data);
-    buf_puts(&c->out, "}}\n");
+    run_json_head(&c->out, o, "pipeline", def->name, &rt, &res, gbps);
   } else {
-    emit(&c->out, "  check (seed %llu): %s\n", (unsigned long long)o->seed, rep.data);
+    emit(&c->out, "pipeline %s on %s (%s)\n", def->name, rt.device_name, rt.platform_name);
+    buf_puts(&c->out, "  sizes:");
+    for (int i = 0; i < o->nsizes; i++) emit(&c->out, " %s=%lld", o->size_names[i], (long long)o->size_values[i]);
+    buf_puts(&c->out, "\n  launches:");
+    for (int li = 0; li < d->nlaunches; li++) emit(&c->out, "%s%s", li ? ", " : " ", d->launches[li].k->name);
+    emit(&c->out, "\n  time: min %.3f ms, median %.3f ms over %d run%s; %.2f GB/s\n", res.min_ms, res.median_ms,
+         res.repeat, res.repeat == 1 ? "" : "s", gbps);
   }
-  if (cmp.ref_nonfinite >= 0) {
-    diag_error(&c->diag, def->decl->name_span, "kernel '%s' cannot be checked: %s", def->name, rep.data);
-    return DPIA_EVERIFY;
+  rt_close(&rt);
+  if (!o->check) {
+    if (o->run_json) buf_puts(&c->out, ", \"check\": null}\n");
+    return DPIA_OK;
   }
-  if (!cmp.ok) {
-    diag_error(&c->diag, def->decl->name_span, "kernel '%s' differs from the reference interpreter: %s", def->name,
-               rep.data);
-    return DPIA_EVERIFY;
-  }
-  return DPIA_OK;
+  return run_compare(c, def, body, &nats, inputs, counts, &res);
 }
 
 static void emit_sources(Ctx *c) {
   bool first = true;
+  Buf program;
+  buf_init(&program, c->arena);
   for (int i = 0; i < c->checked->ndefs; i++) {
     if (!c->sources[i]) continue;
+    /* a pipeline's kernels are one program: each struct type once */
+    if (c->pipe) {
+      codegen_program_add(&program, c->sources[i]);
+      continue;
+    }
     if (!first) buf_putc(&c->out, '\n');
     first = false;
     buf_puts(&c->out, c->sources[i]);
   }
+  if (c->pipe) buf_puts(&c->out, program.data);
 }
 
-/* one object with -k, else an array of one object per kernel (spec 9) */
+/* Each pipeline worked on (-k names it, or no -k) against its generated
+ * kernels (pipeline_emit.h). */
+static bool pass_pipelines(Ctx *c) {
+  c->pipe_descs = NEWARRAY(c->arena, PipeDesc *, c->checked->ndefs);
+  for (int i = 0; i < c->checked->ndefs; i++) {
+    const DefInfo *def = c->checked->defs[i];
+    if (!def->pipeline || (c->opt->kernel && def->pipeline != c->pipe)) continue;
+    c->pipe_descs[i] = pipeline_describe(c->arena, &c->tc, &c->diag, def->pipeline, c->kernels);
+    if (!c->pipe_descs[i]) return false;
+  }
+  return true;
+}
+
+/* the OpenCL C of every kernel worked on, as one program */
+static const char *all_sources(Ctx *c) {
+  Buf saved = c->out;
+  buf_init(&c->out, c->arena);
+  emit_sources(c);
+  const char *all = c->out.data;
+  c->out = saved;
+  return all;
+}
+
+/* one object with -k (a kernel or a pipeline), else an array of one object
+ * per kernel (spec 9, docs/language.md section 8) */
 static void emit_metadata(Ctx *c) {
   bool array = !c->opt->kernel;
   if (array) buf_puts(&c->out, "[");
   bool first = true;
-  for (int i = 0; i < c->checked->ndefs; i++) {
+  for (int i = 0; i < c->checked->ndefs && !c->pipe; i++) {
     if (!c->sources[i]) continue;
     if (!first) buf_puts(&c->out, ",\n ");
     first = false;
     codegen_metadata(c->arena, c->kernels[i], c->sources[i], &c->out);
+  }
+  for (int i = 0; i < c->checked->ndefs && c->pipe; i++) {
+    if (!c->pipe_descs[i]) continue;
+    if (!first) buf_puts(&c->out, ",\n ");
+    first = false;
+    codegen_pipeline_metadata(c->arena, c->pipe_descs[i], generated_name(c), all_sources(c), &c->out);
   }
   if (array) buf_puts(&c->out, "]");
   buf_putc(&c->out, '\n');
@@ -819,13 +1002,18 @@ static void emit_header(Ctx *c) {
     copt.global_size[d] = c->opt->global_size[d];
   }
   copt.stamp = c->opt->stamp;
-  codegen_header(c->arena, generated_name(c), n, kernels, sources, &copt, &c->out);
+  int npipes = 0;
+  const PipeDesc **pipes = NEWARRAY(c->arena, const PipeDesc *, c->checked->ndefs);
+  for (int i = 0; i < c->checked->ndefs; i++)
+    if (c->pipe_descs[i]) pipes[npipes++] = c->pipe_descs[i];
+  codegen_header_pipelines(c->arena, generated_name(c), n, kernels, sources, npipes, pipes, &copt, &c->out);
 }
 
 /* the search space of each selected kernel (app/space.c): as the
- * metadata, one object with -k, else an array of one object per kernel */
+ * metadata, one object with -k, else an array of one object per kernel
+ * (also with -k PIPELINE: its kernels') */
 static void emit_space(Ctx *c) {
-  bool array = !c->opt->kernel;
+  bool array = !c->opt->kernel || c->pipe;
   bool first = true;
   if (array) buf_puts(&c->out, "[");
   for (int i = 0; i < c->checked->ndefs; i++) {
@@ -873,7 +1061,7 @@ static int run_passes(Ctx *c) {
   if (!pass_translate(c)) return c->status ? c->status : DPIA_EUSER;
   bool verify = c->opt->action == DPIA_VERIFY || c->opt->verify;
   if (verify && !pass_recheck(c)) return c->status;
-  if (!pass_codegen(c)) return c->status ? c->status : DPIA_EUSER;
+  if (!pass_codegen(c) || !pass_pipelines(c)) return c->status ? c->status : DPIA_EUSER;
   if (c->opt->action == DPIA_CHECK) {
     if (c->opt->verbose) emit_types(c);
     return DPIA_OK;

@@ -704,6 +704,95 @@ static Arg afloat(float f) { return (Arg){A_FLOAT, NULL, f, 0, 0}; }
 static Arg aint(long long i) { return (Arg){A_INT, NULL, 0, (int)i, 0}; }
 static Arg alocal(size_t bytes) { return (Arg){A_LOCAL, NULL, 0, 0, bytes}; }
 
+/* A pipeline of a sample (docs/language.md section 8), timed as a user's
+ * call of its launcher would run it: its launches as its metadata lists
+ * them, chained through Impl.before (each enqueued after the one before,
+ * then one clFinish), its temporaries allocated once.  Inputs are bound by
+ * name as for a kernel.  The chain's first Impl owns the program; every
+ * Impl holds its own reference to each buffer it binds (free_cl). */
+static Impl *add_dpia_pipeline(Op *op, const char *sample, const char *pipeline) {
+  J *meta = dpia_metadata(sample, pipeline);
+  Nats nats = {0};
+  const char *nat_names[] = {"N", "M", "K"};
+  long long nat_values[] = {op->n, op->m, op->k};
+  for (int i = 0; i < 3; i++) nats.names[nats.n] = nat_names[i], nats.values[nats.n++] = nat_values[i];
+  J *pre = jget(meta, "preconditions");
+  for (int i = 0; pre && i < pre->n; i++)
+    if (!eval_precondition(pre->items[i]->str, &nats)) {
+      printf("  (dpia %s: precondition %s does not hold at %s: skipped)\n", pipeline, pre->items[i]->str, op->size);
+      jfree(meta);
+      return NULL;
+    }
+  Impl *top = add_impl(op, IK_CL, "dpia", "dpia %s (pipeline)", pipeline);
+  cl_program prog = build(jstr(meta, "source"), top->name);
+  J *params = jget(meta, "params"), *temps = jget(meta, "temporaries"), *launches = jget(meta, "launches");
+  cl_mem out = NULL, tmp[8] = {NULL};
+  size_t out_floats = 0;
+  for (int i = 0; i < params->n; i++) {
+    J *p = params->items[i];
+    if (strcmp(jstr(p, "role"), "output")) continue;
+    size_t bytes = (size_t)eval_size(jstr(p, "elements"), &nats) * type_bytes(jstr(p, "type"));
+    out = buffer(bytes, NULL);
+    out_floats = bytes / sizeof(float);
+  }
+  if (temps->n > 8) die("%s: more than 8 temporaries", pipeline);
+  for (int t = 0; t < temps->n; t++)
+    tmp[t] = buffer((size_t)eval_size(jstr(temps->items[t], "elements"), &nats) * type_bytes(jstr(temps->items[t], "type")),
+                    NULL);
+  Impl *prev = NULL;
+  for (int li = 0; li < launches->n; li++) {
+    J *l = launches->items[li];
+    Impl *im = li == launches->n - 1 ? top : calloc(1, sizeof *im);
+    if (!im) die("out of memory");
+    im->kind = IK_CL;
+    im->before = prev;
+    im->program = li == 0 ? prog : NULL;
+    cl_int err;
+    im->kernel = clCreateKernel(prog, jstr(l, "kernel"), &err);
+    if (err != CL_SUCCESS) die("clCreateKernel(%s): %d", jstr(l, "kernel"), (int)err);
+    J *args = jget(l, "args");
+    for (int i = 0; i < args->n; i++) {
+      J *a = args->items[i];
+      Arg *arg = &im->args[im->nargs++];
+      const char *b = jstr(a, "buffer"), *v = jstr(a, "value"), *size = jstr(a, "size");
+      if (size) {
+        *arg = aint(eval_size(size, &nats));
+      } else if (v) {
+        if (strcmp(v, "alpha") && strcmp(v, "beta")) die("%s: no scalar named %s", pipeline, v);
+        *arg = afloat(!strcmp(v, "alpha") ? op->alpha : op->beta);
+      } else if (b) {
+        cl_mem m = !strcmp(b, "output") ? out
+                   : !strncmp(b, "tmp", 3) ? tmp[atoi(b + 3)]
+                   : !strcmp(b, "xs") || !strcmp(b, "x") ? op->dx
+                   : !strcmp(b, "ys") || !strcmp(b, "y") ? op->dy
+                   : !strcmp(b, "mat") || !strcmp(b, "a") ? op->da
+                   : !strcmp(b, "b") ? op->db
+                   : NULL;
+        if (!m) die("%s: no buffer named %s", pipeline, b);
+        if (m == out || !strncmp(b, "tmp", 3)) clRetainMemObject(m); /* this Impl's reference */
+        *arg = amem(m);
+      } else {
+        die("%s: an argument the bench does not bind (local memory)", pipeline);
+      }
+    }
+    J *gs = jget(l, "global_size"), *ls = jget(l, "local_size");
+    im->ndims = (cl_uint)gs->n;
+    for (int d = 0; d < gs->n; d++) im->global[d] = (size_t)eval_size(gs->items[d]->str, &nats);
+    im->has_local = ls && ls->kind == J_ARR;
+    for (int d = 0; im->has_local && d < ls->n; d++) im->local[d] = (size_t)eval_size(ls->items[d]->str, &nats);
+    prev = im;
+  }
+  /* the references made here: each Impl holds its own */
+  clReleaseMemObject(out);
+  for (int t = 0; t < temps->n; t++) clReleaseMemObject(tmp[t]);
+  top->out = out;
+  top->out_floats = out_floats;
+  if (is_reduction(op)) top->partials = falloc(out_floats);
+  snprintf(top->note, sizeof top->note, "%s: %d kernels", sample, launches->n);
+  jfree(meta);
+  return top;
+}
+
 /* ---- running one implementation once ---- */
 
 static void enqueue_cl(Impl *im) {
@@ -1073,6 +1162,7 @@ static void setup_impls(Op *op) {
   }
   case OP_ASUM: {
     add_dpia(op, "asum.dpia", "asumPartial");
+    add_dpia_pipeline(op, "asum_full.dpia", "asum");
     add_dpia(op, "asum_reorder.dpia", "asumReorder");
     add_dpia(op, "asum_vec.dpia", "asumVec16");
     add_dpia(op, "asum_vec.dpia", "asumVec16x2");
@@ -1085,6 +1175,7 @@ static void setup_impls(Op *op) {
   }
   case OP_DOT: {
     add_dpia(op, "dot_partial.dpia", "dotPartial");
+    add_dpia_pipeline(op, "dot_full.dpia", "dot");
     add_dpia(op, "dot_vec.dpia", "dotVec");
     add_dpia(op, "dot_vec16.dpia", "dotVec16");
     add_dpia(op, "dot_vec16.dpia", "dotVec16x2");
@@ -1111,6 +1202,7 @@ static void setup_impls(Op *op) {
     add_dpia(op, "mm_vec.dpia", "mmVec");
     add_dpia(op, "mm_vec.dpia", "mmBlock");
     add_dpia_pair(op, "mm_vec.dpia", "packB", "mmBlockPacked");
+    add_dpia_pipeline(op, "mm_packed.dpia", "mm");
     size_t g[] = {(size_t)n, (size_t)m}, l[] = {16, 16};
     add_hand(op, "mm_simple", "mm_simple", 2, g, NULL, (size_t)(m * n), 4,
              (Arg[]){amem(op->da), amem(op->db), aint(n), aint(k)});

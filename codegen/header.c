@@ -31,6 +31,7 @@
 
 #include "dpia.h"
 #include "kernel.h"
+#include "pipeline_emit.h"
 
 /* Version of the shared part: headers of different versions cannot be
  * included together. */
@@ -766,8 +767,9 @@ static void nat_params(H *h, const ImpKernel *k, Buf *params, Buf *voids) {
 }
 
 /* int dpia_NAME_check(sizes..., char *dpia_msg, size_t dpia_msg_size): the
- * launcher's checks of the size arguments, saying which one fails */
-static void emit_check(H *h, const ImpKernel *k) {
+ * launcher's checks of the size arguments, saying which one fails; more
+ * (NULL: none) is C run after them (a pipeline's checks of its launches) */
+static void emit_check(H *h, const ImpKernel *k, const char *more) {
   Buf *o = h->out;
   Buf params, voids, values, args;
   buf_init(&params, h->a);
@@ -806,6 +808,7 @@ static void emit_check(H *h, const ImpKernel *k) {
             "  }\n",
          c_expr(h, k, pre), values.data, pre, args.data);
   }
+  if (more) buf_puts(o, more);
   emit(o, "  if (dpia_msg && dpia_msg_size) dpia_msg[0] = 0;\n  return DPIA_SUCCESS;\n}\n\n");
 }
 
@@ -1044,7 +1047,7 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
           "}\n\n",
        k->name);
 
-  emit_check(h, k);
+  emit_check(h, k, NULL);
   emit_element_counts(h, k);
 
   /* the launch function */
@@ -1054,6 +1057,316 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
   for (int i = 0; i < k->nparams; i++)
     if (k->params[i].role != KP_TEMP && k->params[i].role != KP_LOCAL) emit(o, ", %s", host_name(h, k->params[i].name));
   emit(o, ", 0, DPIA_NULL_, DPIA_NULL_);\n}\n\n");
+}
+
+/* ---- one pipeline (docs/language.md section 8) ---- */
+
+/* The arguments of launch li's nat parameters are computed into
+ * int dpia_lLI_J (the J-th nat parameter of its kernel): C code that sets
+ * dpia_bad when one overflows, is negative or does not fit an int. */
+static void emit_launch_nats(H *h, const PipeDesc *d, int li, Buf *o, const char *indent) {
+  const PipeLaunchDesc *l = &d->launches[li];
+  int j = 0;
+  for (int i = 0; i < l->k->nparams; i++) {
+    if (l->binds[i].kind != PBIND_NAT) continue;
+    emit(o, "%sdpia_v = %s;\n", indent, c_size(h, &d->iface, l->binds[i].size));
+    emit(o, "%sif (dpia_v < 0 || dpia_v > INT_MAX) dpia_bad = 1;\n", indent);
+    emit(o, "%sdpia_l%d_%d = DPIA_CAST_(int, dpia_v); /* %s of %s */\n", indent, li, j++, l->k->params[i].name,
+         l->k->name);
+  }
+}
+
+static void declare_launch_nats(const PipeDesc *d, Buf *o) {
+  for (int li = 0; li < d->nlaunches; li++) {
+    const PipeLaunchDesc *l = &d->launches[li];
+    int j = 0;
+    for (int i = 0; i < l->k->nparams; i++)
+      if (l->binds[i].kind == PBIND_NAT) emit(o, "  int dpia_l%d_%d = 0;\n", li, j++);
+  }
+  emit(o, "  long long dpia_v = 0;\n");
+}
+
+/* the C argument of a kernel parameter bound in a pipeline's launch */
+static const char *launch_arg(H *h, const PipeDesc *d, int li, int i, int *nat) {
+  const PipeBind *b = &d->launches[li].binds[i];
+  if (b->kind == PBIND_NAT) return arena_printf(h->a, "dpia_l%d_%d", li, (*nat)++);
+  switch (b->buf.kind) {
+  case PB_OUTPUT: return host_name(h, "output");
+  case PB_INPUT: return host_name(h, d->pipe->def->params[b->buf.index]->name);
+  case PB_TEMP: return arena_printf(h->a, "dpia_temps->mem[%d]", b->buf.index);
+  }
+  INTERNAL("bad pipeline buffer");
+}
+
+/* The temporaries of pipeline NAME kept between calls: a set per in-order
+ * queue, in DPIA_CACHE_SLOTS slots.  Slot i belongs to the queue key[i]
+ * (claimed once, by compare-and-swap); set[i] holds that queue's set when
+ * no call is using it.  A call takes its queue's set (an atomic exchange:
+ * no other call can hold it meanwhile), grows what is too small, enqueues,
+ * and puts it back: the next call on that queue runs its kernels after
+ * this one's (an in-order queue), so they may share the buffers.  Calls on
+ * other queues, or on an out-of-order queue, never see them.  A set
+ * retains its queue, so that the queue's address is not reused while the
+ * set is cached; dpia_NAME_release() releases every set. */
+static void emit_temp_cache(H *h, const PipeDesc *d) {
+  Buf *o = h->out;
+  const char *n = d->iface.name;
+  int nt = d->pipe->ntemps;
+  emit(o, "/* the temporaries of %s kept for the next call on the same in-order queue */\n"
+          "typedef struct dpia_%s_temps_ {\n"
+          "  cl_command_queue queue; /* retained */\n"
+          "  cl_mem mem[%d];\n"
+          "  size_t bytes[%d];\n"
+          "} dpia_%s_temps_;\n"
+          "typedef struct dpia_%s_temp_cache_ {\n"
+          "  DPIA_ATOMIC_(cl_command_queue) key[DPIA_CACHE_SLOTS];\n"
+          "  DPIA_ATOMIC_(dpia_%s_temps_ *) set[DPIA_CACHE_SLOTS];\n"
+          "} dpia_%s_temp_cache_;\n"
+          "static inline dpia_%s_temp_cache_ *dpia_%s_temps_cache_(void) {\n"
+          "  static dpia_%s_temp_cache_ cache;\n"
+          "  return &cache;\n"
+          "}\n\n",
+       n, n, nt, nt, n, n, n, n, n, n, n);
+  emit(o, "static inline void dpia_%s_temps_free_(dpia_%s_temps_ *t) {\n"
+          "  int i;\n"
+          "  for (i = 0; i < %d; i++)\n"
+          "    if (t->mem[i]) clReleaseMemObject(t->mem[i]);\n"
+          "  clReleaseCommandQueue(t->queue);\n"
+          "  free(t);\n"
+          "}\n\n",
+       n, n, nt);
+  emit(o, "/* q's cached set (keep: q is in order), or a new empty one; NULL when out of memory */\n"
+          "static inline dpia_%s_temps_ *dpia_%s_temps_take_(cl_command_queue q, int keep) {\n"
+          "  dpia_%s_temp_cache_ *cache = dpia_%s_temps_cache_();\n"
+          "  dpia_%s_temps_ *t;\n"
+          "  int i;\n"
+          "  for (i = 0; keep && i < DPIA_CACHE_SLOTS; i++)\n"
+          "    if (DPIA_LOAD_(&cache->key[i]) == q && (t = DPIA_EXCHANGE_(&cache->set[i], DPIA_NULL_)) != DPIA_NULL_)\n"
+          "      return t;\n"
+          "  t = DPIA_CAST_(dpia_%s_temps_ *, calloc(1, sizeof *t));\n"
+          "  if (!t) return DPIA_NULL_;\n"
+          "  clRetainCommandQueue(q);\n"
+          "  t->queue = q;\n"
+          "  return t;\n"
+          "}\n\n",
+       n, n, n, n, n, n);
+  emit(o, "/* after a call: t back into its queue's slot (keep), or released */\n"
+          "static inline void dpia_%s_temps_put_(dpia_%s_temps_ *t, int keep) {\n"
+          "  dpia_%s_temp_cache_ *cache = dpia_%s_temps_cache_();\n"
+          "  int i;\n"
+          "  for (i = 0; keep && i < DPIA_CACHE_SLOTS; i++) {\n"
+          "    cl_command_queue expected = DPIA_NULL_;\n"
+          "    dpia_%s_temps_ *none = DPIA_NULL_;\n"
+          "    if (DPIA_LOAD_(&cache->key[i]) != t->queue && !DPIA_CAS_(&cache->key[i], &expected, t->queue) &&\n"
+          "        expected != t->queue)\n"
+          "      continue;\n"
+          "    if (DPIA_CAS_(&cache->set[i], &none, t)) return;\n"
+          "    break; /* the queue's slot holds another call's set */\n"
+          "  }\n"
+          "  dpia_%s_temps_free_(t);\n"
+          "}\n\n",
+       n, n, n, n, n, n);
+}
+
+static void emit_pipeline(H *h, const PipeDesc *d) {
+  Buf *o = h->out;
+  Arena *a = h->a;
+  const ImpKernel *k = &d->iface;
+  const Pipeline *p = d->pipe;
+  /* documentation */
+  emit(o, "/* ---- pipeline %s ----\n *\n * dpia_%s_launch(q", k->name, k->name);
+  for (int i = 0; i < k->nparams; i++) emit(o, ", %s", host_name(h, k->params[i].name));
+  emit(o, ")\n");
+  for (int i = 0; i < k->nparams; i++) {
+    const KParam *kp = &k->params[i];
+    Buf t, n;
+    buf_init(&t, a);
+    buf_init(&n, a);
+    dt_print(&t, kp->role == KP_SCALAR || kp->role == KP_NAT ? kp->type : kp->elem);
+    size_print(&n, kp->elements);
+    const char *name = host_name(h, kp->name);
+    switch (kp->role) {
+    case KP_OUTPUT: emit(o, " *   %s: output buffer of %s %s\n", name, n.data, t.data); break;
+    case KP_INPUT: emit(o, " *   %s: input buffer of %s %s\n", name, n.data, t.data); break;
+    case KP_SCALAR: emit(o, " *   %s: %s\n", name, t.data); break;
+    default: emit(o, " *   %s: size (int, at least 0)\n", name); break;
+    }
+  }
+  emit(o, " * Preconditions:");
+  if (!k->nprecond) emit(o, " none");
+  for (int i = 0; i < k->nprecond; i++) emit(o, "%s%s", i ? ", " : " ", k->preconds[i]);
+  emit(o, " (and those of each launch, checked before the first is enqueued)\n * Launches, in order:");
+  for (int li = 0; li < d->nlaunches; li++) {
+    const PipeLaunchDesc *l = &d->launches[li];
+    emit(o, "%s%s(", li ? ", " : " ", l->k->name);
+    int nat = 0;
+    for (int i = 0; i < l->k->nparams; i++) {
+      const PipeBind *b = &l->binds[i];
+      Buf v;
+      buf_init(&v, a);
+      if (b->kind == PBIND_LOCAL) continue;
+      if (b->kind == PBIND_NAT) size_print(&v, b->size);
+      else buf_puts(&v, b->buf.kind == PB_TEMP ? d->temps[b->buf.index].name : pipeline_buf_name(a, p, b->buf));
+      emit(o, "%s%s", nat++ ? ", " : "", v.data);
+    }
+    buf_putc(o, ')');
+  }
+  emit(o, "\n * Temporaries (kept for the next call on the same in-order queue):");
+  if (!p->ntemps) emit(o, " none");
+  for (int i = 0; i < p->ntemps; i++) {
+    Buf t, n;
+    buf_init(&t, a);
+    buf_init(&n, a);
+    dt_print(&t, d->temps[i].elem);
+    size_print(&n, d->temps[i].elements);
+    emit(o, "%s%s of %s %s", i ? ", " : " ", d->temps[i].name, n.data, t.data);
+  }
+  emit(o, "\n */\n\n");
+
+  if (p->ntemps) emit_temp_cache(h, d);
+
+  /* the check: the pipeline's preconditions, then each launch's */
+  Buf more;
+  buf_init(&more, a);
+  buf_puts(&more, "  {\n    int dpia_err = DPIA_SUCCESS;\n");
+  Buf decls;
+  buf_init(&decls, a);
+  declare_launch_nats(d, &decls);
+  for (const char *line = decls.data; *line;) {
+    const char *end = strchr(line, '\n');
+    emit(&more, "  %.*s\n", (int)(end - line), line);
+    line = end + 1;
+  }
+  for (int li = 0; li < d->nlaunches; li++) {
+    const PipeLaunchDesc *l = &d->launches[li];
+    emit_launch_nats(h, d, li, &more, "    ");
+    emit(&more, "    if (dpia_bad) {\n"
+                "      if (dpia_msg && dpia_msg_size)\n"
+                "        (void)snprintf(dpia_msg, dpia_msg_size, \"a size of launch %d (%s) is negative or overflows\");\n"
+                "      return DPIA_ERROR_SIZE;\n"
+                "    }\n"
+                "    dpia_err = dpia_%s_check(",
+         li, l->k->name, l->k->name);
+    int nat = 0;
+    for (int i = 0; i < l->k->nparams; i++)
+      if (l->binds[i].kind == PBIND_NAT) emit(&more, "dpia_l%d_%d, ", li, nat++);
+    emit(&more, "dpia_msg, dpia_msg_size);\n    if (dpia_err != DPIA_SUCCESS) return dpia_err;\n");
+  }
+  buf_puts(&more, "  }\n");
+  emit_check(h, k, more.data);
+
+  /* the enqueue function */
+  emit(o, "/* Check the sizes of every launch of %s, then enqueue its kernels on q in\n"
+          " * order, the first after the events of the wait list, each after the one\n"
+          " * before; *dpia_event (if not NULL) is set to the last kernel's event.\n"
+          " * Returns 0 or an error code; on a failed check nothing is enqueued. */\n",
+       k->name);
+  emit_signature(h, k, "enqueue", true);
+  emit(o, " {\n  int dpia_bad = 0, dpia_i;\n  cl_int dpia_err = CL_SUCCESS;\n  cl_context dpia_context = DPIA_NULL_;\n");
+  emit(o, "  cl_event dpia_events[%d] = {DPIA_NULL_};\n", d->nlaunches);
+  if (p->ntemps)
+    emit(o, "  dpia_%s_temps_ *dpia_temps = DPIA_NULL_;\n"
+            "  cl_command_queue_properties dpia_props = 0;\n"
+            "  int dpia_keep = 0;\n"
+            "  size_t dpia_temp_bytes[%d];\n",
+         k->name, p->ntemps);
+  for (int i = 0; i < k->nparams; i++)
+    if (k->params[i].role == KP_OUTPUT || k->params[i].role == KP_INPUT) emit(o, "  size_t dpia_bytes_%d;\n", i);
+  declare_launch_nats(d, o);
+  emit(o, "  dpia_err = dpia_%s_check(", k->name);
+  for (int i = 0; i < k->nparams; i++)
+    if (k->params[i].role == KP_NAT) emit(o, "%s, ", host_name(h, k->params[i].name));
+  emit(o, "DPIA_NULL_, 0);\n  if (dpia_err != DPIA_SUCCESS) return dpia_err;\n");
+  for (int li = 0; li < d->nlaunches; li++) emit_launch_nats(h, d, li, o, "  ");
+  for (int i = 0; i < k->nparams; i++) {
+    const KParam *kp = &k->params[i];
+    if (kp->role != KP_OUTPUT && kp->role != KP_INPUT) continue;
+    emit(o, "  dpia_bytes_%d = dpia_size_(dpia_mul_(%s, DPIA_CAST_(long long, sizeof(%s)), &dpia_bad), &dpia_bad);\n",
+         i, c_size(h, k, kp->elements), host_type(h, kp->elem, true));
+  }
+  for (int t = 0; t < p->ntemps; t++) {
+    /* at least one element: OpenCL refuses empty buffers */
+    emit(o, "  dpia_temp_bytes[%d] = dpia_size_(dpia_mul_(%s, DPIA_CAST_(long long, sizeof(%s)), &dpia_bad), &dpia_bad);\n",
+         t, c_size(h, k, d->temps[t].elements), host_type(h, d->temps[t].elem, true));
+    emit(o, "  if (dpia_temp_bytes[%d] == 0) dpia_temp_bytes[%d] = sizeof(%s);\n", t, t,
+         host_type(h, d->temps[t].elem, true));
+  }
+  emit(o, "  if (dpia_bad) return DPIA_ERROR_SIZE;\n");
+  emit(o, "  /* every buffer holds what the kernels touch, before anything is enqueued */\n");
+  for (int i = 0; i < k->nparams; i++)
+    if (k->params[i].role == KP_OUTPUT || k->params[i].role == KP_INPUT)
+      emit(o, "  if (dpia_err == CL_SUCCESS) dpia_err = dpia_check_buffer_(%s, dpia_bytes_%d);\n",
+           host_name(h, k->params[i].name), i);
+  emit(o, "  if (dpia_err == CL_SUCCESS)\n"
+          "    dpia_err = clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof dpia_context, &dpia_context, DPIA_NULL_);\n");
+  if (p->ntemps) {
+    emit(o, "  /* the temporaries: this queue's from the last call when it is in order */\n"
+            "  if (dpia_err == CL_SUCCESS)\n"
+            "    dpia_err = clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof dpia_props, &dpia_props, DPIA_NULL_);\n"
+            "  dpia_keep = !(dpia_props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);\n"
+            "  if (dpia_err == CL_SUCCESS) {\n"
+            "    dpia_temps = dpia_%s_temps_take_(q, dpia_keep);\n"
+            "    if (!dpia_temps) dpia_err = CL_OUT_OF_HOST_MEMORY;\n"
+            "  }\n",
+         k->name);
+    emit(o, "  for (dpia_i = 0; dpia_err == CL_SUCCESS && dpia_i < %d; dpia_i++) {\n"
+            "    if (dpia_temps->bytes[dpia_i] >= dpia_temp_bytes[dpia_i]) continue;\n"
+            "    if (dpia_temps->mem[dpia_i]) clReleaseMemObject(dpia_temps->mem[dpia_i]);\n"
+            "    dpia_temps->bytes[dpia_i] = 0;\n"
+            "    dpia_temps->mem[dpia_i] =\n"
+            "        clCreateBuffer(dpia_context, CL_MEM_READ_WRITE, dpia_temp_bytes[dpia_i], DPIA_NULL_, &dpia_err);\n"
+            "    if (dpia_err == CL_SUCCESS) dpia_temps->bytes[dpia_i] = dpia_temp_bytes[dpia_i];\n"
+            "    else dpia_temps->mem[dpia_i] = DPIA_NULL_;\n"
+            "  }\n",
+         p->ntemps);
+  }
+  for (int li = 0; li < d->nlaunches; li++) {
+    const PipeLaunchDesc *l = &d->launches[li];
+    emit(o, "  if (dpia_err == CL_SUCCESS)\n    dpia_err = dpia_%s_enqueue(q", l->k->name);
+    int nat = 0;
+    for (int i = 0; i < l->k->nparams; i++) {
+      if (l->k->params[i].role == KP_TEMP || l->k->params[i].role == KP_LOCAL) continue;
+      emit(o, ", %s", launch_arg(h, d, li, i, &nat));
+    }
+    if (li == 0) emit(o, ", dpia_num_events, dpia_wait_list, ");
+    else emit(o, ", 1, &dpia_events[%d], ", li - 1);
+    if (li == d->nlaunches - 1) emit(o, "dpia_event ? dpia_event : &dpia_events[%d]);\n", li);
+    else emit(o, "&dpia_events[%d]);\n", li);
+  }
+  /* OpenCL keeps the temporaries until the kernels using them are done */
+  emit(o, "  for (dpia_i = 0; dpia_i < %d; dpia_i++)\n"
+          "    if (dpia_events[dpia_i]) clReleaseEvent(dpia_events[dpia_i]);\n",
+       d->nlaunches);
+  /* kept for the next call on q, whose kernels run after these; released
+   * after a failure (OpenCL keeps them until the kernels using them are done) */
+  if (p->ntemps)
+    emit(o, "  if (dpia_temps) dpia_%s_temps_put_(dpia_temps, dpia_keep && dpia_err == CL_SUCCESS);\n", k->name);
+  emit(o, "  return dpia_err;\n}\n\n");
+
+  /* launch and release */
+  emit(o, "/* Enqueue the kernels of %s on q.  Returns 0 or an error code (dpia_error_string). */\n", k->name);
+  emit_signature(h, k, "launch", false);
+  emit(o, " {\n  return dpia_%s_enqueue(q", k->name);
+  for (int i = 0; i < k->nparams; i++) emit(o, ", %s", host_name(h, k->params[i].name));
+  emit(o, ", 0, DPIA_NULL_, DPIA_NULL_);\n}\n\n");
+  emit(o, "/* Release the programs cached for the kernels of %s%s (not while it is\n"
+          " * being launched). */\nstatic inline void dpia_%s_release(void) {\n",
+       k->name, p->ntemps ? " and its temporaries" : "", k->name);
+  if (p->ntemps)
+    emit(o, "  dpia_%s_temp_cache_ *dpia_cache = dpia_%s_temps_cache_();\n"
+            "  int dpia_i;\n"
+            "  for (dpia_i = 0; dpia_i < DPIA_CACHE_SLOTS; dpia_i++) {\n"
+            "    dpia_%s_temps_ *dpia_t = DPIA_EXCHANGE_(&dpia_cache->set[dpia_i], DPIA_NULL_);\n"
+            "    if (dpia_t) dpia_%s_temps_free_(dpia_t);\n"
+            "    DPIA_STORE_(&dpia_cache->key[dpia_i], DPIA_NULL_);\n"
+            "  }\n",
+         k->name, k->name, k->name, k->name);
+  for (int li = 0; li < d->nlaunches; li++) {
+    bool again = false;
+    for (int j = 0; j < li; j++) again |= d->launches[j].k == d->launches[li].k;
+    if (!again) emit(o, "  dpia_%s_release();\n", d->launches[li].k->name);
+  }
+  emit(o, "}\n\n");
 }
 
 /* ---- the header ---- */
@@ -1080,6 +1393,12 @@ static const char *guard_name(Arena *a, const char *source_name) {
 
 void codegen_header(Arena *a, const char *source_name, int nkernels, const ImpKernel *const *kernels,
                     const char *const *sources, const CodegenOptions *opt, Buf *out) {
+  codegen_header_pipelines(a, source_name, nkernels, kernels, sources, 0, NULL, opt, out);
+}
+
+void codegen_header_pipelines(Arena *a, const char *source_name, int nkernels, const ImpKernel *const *kernels,
+                              const char *const *sources, int npipes, const PipeDesc *const *pipes,
+                              const CodegenOptions *opt, Buf *out) {
   H hs = {a, out, opt}, *h = &hs;
   const char *guard = guard_name(a, source_name);
   if (opt && opt->stamp) emit(out, "/* C header generated by dpia %s from ", DPIA_VERSION);
@@ -1087,6 +1406,12 @@ void codegen_header(Arena *a, const char *source_name, int nkernels, const ImpKe
   comment_text(out, source_name ? source_name : "<input>");
   emit(out, ": do not edit.\n *\n * Kernels:");
   for (int i = 0; i < nkernels; i++) emit(out, "%s%s", i ? ", " : " ", kernels[i]->name);
+  if (npipes) {
+    emit(out, ".\n * Pipelines (several kernels launched in order by one call):");
+    for (int i = 0; i < npipes; i++) emit(out, "%s%s", i ? ", " : " ", pipes[i]->iface.name);
+    buf_puts(out, ";\n * each has dpia_NAME_launch, _enqueue (returning its last kernel's event),\n"
+                  " * _check and _release like a kernel");
+  }
   buf_puts(out, ".  For each kernel NAME:\n"
                 " *   dpia_NAME_source[]   its OpenCL C source, as strings to concatenate\n"
                 " *   dpia_NAME_launch(q, ...)\n"
@@ -1162,6 +1487,7 @@ void codegen_header(Arena *a, const char *source_name, int nkernels, const ImpKe
 
   buf_puts(out, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
   for (int i = 0; i < nkernels; i++) emit_kernel(h, kernels[i], sources[i]);
+  for (int i = 0; i < npipes; i++) emit_pipeline(h, pipes[i]);
   buf_puts(out, "#ifdef __cplusplus\n}\n#endif\n\n");
   emit(out, "#endif /* %s */\n", guard);
 }

@@ -4,6 +4,7 @@
  * Sizes are C integer expressions over the nat parameters (size_print).
  * Deterministic: the same kernel gives the same bytes. */
 #include "kernel.h"
+#include "pipeline_emit.h"
 
 static void json_size(Arena *a, Buf *out, Size s) {
   Buf b;
@@ -31,12 +32,9 @@ static void json_sizes(Arena *a, Buf *out, int n, const Size *s) {
   buf_putc(out, ']');
 }
 
-void codegen_metadata(Arena *a, const ImpKernel *k, const char *source, Buf *out) {
-  emit(out, "{\"kernel\": ");
-  emit_json_string(out, k->name);
-  emit(out, ", \"file\": ");
-  emit_json_string(out, k->source_name ? k->source_name : "<input>");
-  emit(out, ",\n \"params\": [");
+/* the "params" list of a kernel (or a pipeline's interface), from '[' to ']' */
+static void json_params(Arena *a, const ImpKernel *k, Buf *out) {
+  buf_putc(out, '[');
   for (int i = 0; i < k->nparams; i++) {
     const KParam *p = &k->params[i];
     emit(out, "%s\n   {\"name\": ", i ? "," : "");
@@ -74,15 +72,101 @@ void codegen_metadata(Arena *a, const ImpKernel *k, const char *source, Buf *out
     }
     buf_putc(out, '}');
   }
-  emit(out, "],\n \"global_size\": ");
+  buf_putc(out, ']');
+}
+
+static void json_preconditions(const ImpKernel *k, Buf *out) {
+  buf_putc(out, '[');
+  for (int i = 0; i < k->nprecond; i++) {
+    if (i) buf_puts(out, ", ");
+    emit_json_string(out, k->preconds[i]);
+  }
+  buf_putc(out, ']');
+}
+
+void codegen_metadata(Arena *a, const ImpKernel *k, const char *source, Buf *out) {
+  emit(out, "{\"kernel\": ");
+  emit_json_string(out, k->name);
+  emit(out, ", \"file\": ");
+  emit_json_string(out, k->source_name ? k->source_name : "<input>");
+  emit(out, ",\n \"params\": ");
+  json_params(a, k, out);
+  emit(out, ",\n \"global_size\": ");
   json_sizes(a, out, k->ndims, k->global_size);
   emit(out, ", \"local_size\": ");
   if (k->has_local) json_sizes(a, out, k->ndims, k->local_size);
   else buf_puts(out, "null");
-  emit(out, ",\n \"preconditions\": [");
-  for (int i = 0; i < k->nprecond; i++) {
-    if (i) buf_puts(out, ", ");
-    emit_json_string(out, k->preconds[i]);
+  emit(out, ",\n \"preconditions\": ");
+  json_preconditions(k, out);
+  emit(out, ",\n \"source\": ");
+  emit_json_string(out, source ? source : "");
+  emit(out, "}\n");
+}
+
+/* a pipeline (pipeline_emit.h): its interface as a kernel's, then what a
+ * host needs to run it: the temporaries to allocate and the launches in
+ * order, each argument bound to a buffer of the pipeline or a size */
+void codegen_pipeline_metadata(Arena *a, const PipeDesc *d, const char *source_name, const char *source, Buf *out) {
+  const Pipeline *p = d->pipe;
+  emit(out, "{\"pipeline\": ");
+  emit_json_string(out, d->iface.name);
+  emit(out, ", \"file\": ");
+  emit_json_string(out, source_name ? source_name : "<input>");
+  emit(out, ",\n \"params\": ");
+  json_params(a, &d->iface, out);
+  emit(out, ",\n \"temporaries\": [");
+  for (int i = 0; i < d->ntemps; i++) {
+    emit(out, "%s\n   {\"name\": ", i ? "," : "");
+    emit_json_string(out, d->temps[i].name);
+    emit(out, ", \"type\": ");
+    json_type(a, out, d->temps[i].elem);
+    emit(out, ", \"space\": \"global\", \"elements\": ");
+    json_size(a, out, d->temps[i].elements);
+    buf_putc(out, '}');
+  }
+  emit(out, "],\n \"launches\": [");
+  for (int li = 0; li < d->nlaunches; li++) {
+    const PipeLaunchDesc *l = &d->launches[li];
+    emit(out, "%s\n   {\"kernel\": ", li ? "," : "");
+    emit_json_string(out, l->k->name);
+    emit(out, ", \"args\": [");
+    for (int i = 0; i < l->k->nparams; i++) {
+      const PipeBind *b = &l->binds[i];
+      emit(out, "%s{\"param\": ", i ? ", " : "");
+      emit_json_string(out, l->k->params[i].name);
+      switch (b->kind) {
+      case PBIND_BUFFER:
+        emit(out, ", \"%s\": ", l->k->params[i].role == KP_SCALAR ? "value" : "buffer");
+        emit_json_string(out, b->buf.kind == PB_TEMP ? d->temps[b->buf.index].name : pipeline_buf_name(a, p, b->buf));
+        break;
+      case PBIND_NAT:
+        emit(out, ", \"size\": ");
+        json_size(a, out, b->size);
+        break;
+      case PBIND_LOCAL:
+        emit(out, ", \"local_elements\": ");
+        json_size(a, out, b->size);
+        break;
+      }
+      buf_putc(out, '}');
+    }
+    emit(out, "],\n    \"global_size\": ");
+    json_sizes(a, out, l->ndims, l->global_size);
+    emit(out, ", \"local_size\": ");
+    if (l->has_local) json_sizes(a, out, l->ndims, l->local_size);
+    else buf_puts(out, "null");
+    buf_putc(out, '}');
+  }
+  emit(out, "],\n \"preconditions\": ");
+  json_preconditions(&d->iface, out);
+  emit(out, ",\n \"kernels\": [");
+  int n = 0;
+  for (int li = 0; li < d->nlaunches; li++) {
+    bool again = false;
+    for (int j = 0; j < li; j++) again |= d->launches[j].k == d->launches[li].k;
+    if (again) continue;
+    if (n++) buf_puts(out, ", ");
+    emit_json_string(out, d->launches[li].k->name);
   }
   emit(out, "],\n \"source\": ");
   emit_json_string(out, source ? source : "");

@@ -18,6 +18,7 @@
   X(FLOAT, "decimal literal")                  \
   X(KW_DEF, "def")                             \
   X(KW_KERNEL, "kernel")                       \
+  X(KW_PIPELINE, "pipeline")                   \
   X(KW_LET, "let")                             \
   X(KW_IN, "in")                               \
   X(KW_TRUE, "true")                           \
@@ -227,6 +228,9 @@ static inline bool param_tune_allows(const Param *pa, uint64_t v) {
 
 typedef struct Decl {
   bool is_kernel;
+  /* `pipeline NAME params = body`: kernels of the file applied on the host,
+   * one after the other (docs/language.md section 8); never also is_kernel */
+  bool is_pipeline;
   Sym name;
   Span span;        /* the whole declaration */
   Span name_span;

@@ -452,7 +452,7 @@ void program_print(Buf *out, const Program *p) {
   for (int i = 0; i < p->ndecls; i++) {
     const Decl *d = p->decls[i];
     if (i > 0) buf_putc(out, '\n');
-    emit(out, "%s %s", d->is_kernel ? "kernel" : "def", d->name);
+    emit(out, "%s %s", d->is_kernel ? "kernel" : d->is_pipeline ? "pipeline" : "def", d->name);
     for (int j = 0; j < d->nparams;) j = print_param_group(out, d->params, j, d->nparams);
     if (d->result) {
       buf_puts(out, " : ");

@@ -26,6 +26,7 @@
  * is the interface between the two). */
 #include "check_int.h"
 #include "hints.h"
+#include "pipeline.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -443,7 +444,7 @@ static const char *unknown_name_hint(Checker *c, Env *env, Sym name, EnvKind kin
   if (kind == ENV_SIZE && c->current >= 0 && c->current < c->prog->ndecls) {
     const Decl *d = c->prog->decls[c->current];
     return arena_printf(c->arena, "; add '(%s: nat)' to the parameters of %s '%s'", name,
-                        d->is_kernel ? "kernel" : "def", d->name);
+                        d->is_kernel ? "kernel" : d->is_pipeline ? "pipeline" : "def", d->name);
   }
   return "";
 }
@@ -487,7 +488,20 @@ static Phrase *elab_def_use(Checker *c, const Ast *e, int index) {
     c->failed = true; /* already reported at the def */
     return NULL;
   }
-  if (def->is_kernel) {
+  bool in_pipeline = c->prog->decls[c->current]->is_pipeline;
+  if (def->is_pipeline) {
+    check_error(c, e->span,
+                "'%s' is a pipeline: the host launches it, one kernel after the other; it cannot be used inside %s",
+                e->name, in_pipeline ? "another pipeline" : "a kernel or a def");
+    return NULL;
+  }
+  if (in_pipeline && !def->is_kernel) {
+    check_error(c, e->span,
+                "'%s' is a def; a pipeline's body applies kernels (computation outside a kernel belongs in one)",
+                e->name);
+    return NULL;
+  }
+  if (def->is_kernel && !in_pipeline) {
     check_error(c, e->span, "'%s' is a kernel; kernels cannot be called, only defs can", e->name);
     return NULL;
   }
@@ -604,7 +618,8 @@ static Phrase *elab_var(Checker *c, Env *env, const Ast *e) {
   int index = find_decl(c, e->name);
   if (index >= 0 && decl_is_template(c->prog->decls[index])) return template_use(c, e, index, NULL, NULL);
   if (index >= 0) return elab_def_use(c, e, index);
-  check_error(c, e->span, "unknown identifier '%s'%s", e->name, unknown_name_hint(c, env, e->name, ENV_BINDER));
+  check_error(c, e->span, "unknown %s '%s'%s", c->prog->decls[c->current]->is_pipeline ? "kernel" : "identifier",
+              e->name, unknown_name_hint(c, env, e->name, ENV_BINDER));
   return NULL;
 }
 
@@ -1122,6 +1137,26 @@ static bool check_kernel_names(Checker *c, const Decl *d) {
   return ok;
 }
 
+/* A pipeline's name and parameters are names of its C launcher
+ * (dpia_NAME_launch(q, output, xs, N)): any C identifier, OpenCL's
+ * built-in names included, but no prime. */
+static bool check_pipeline_names(Checker *c, const Decl *d) {
+  bool ok = true;
+  if (strchr(d->name, '\'')) {
+    diag_error(c->diag, d->name_span, "pipeline name '%s' is not a C identifier (its launcher is a C function); rename "
+               "the pipeline", d->name);
+    ok = false;
+  }
+  for (int i = 0; i < d->nparams; i++)
+    if (strchr(d->params[i].name, '\'')) {
+      diag_error(c->diag, d->params[i].span,
+                 "parameter name '%s' is not a C identifier: a pipeline's parameters are its launcher's; rename it",
+                 d->params[i].name);
+      ok = false;
+    }
+  return ok;
+}
+
 /* ---- declarations ---- */
 
 static void check_decl(Checker *c, int index) {
@@ -1145,7 +1180,7 @@ static void check_decl(Checker *c, int index) {
   c->current = index;
   c->failed = false;
   /* reported first, but independent of the rest: the body is checked too */
-  bool names_ok = !d->is_kernel || check_kernel_names(c, d);
+  bool names_ok = d->is_kernel ? check_kernel_names(c, d) : !d->is_pipeline || check_pipeline_names(c, d);
   Env *env = NULL;
   Vec sizes = {0}, datas = {0}, params = {0};
   for (int i = 0; i < d->nparams; i++) {
@@ -1157,7 +1192,12 @@ static void check_decl(Checker *c, int index) {
       }
     switch (pa->kind) {
     case PARAM_NAT: {
-      if (pa->tune && !d->is_kernel) {
+      if (pa->tune && d->is_pipeline) {
+        check_error(c, pa->span,
+                    "'%s' is a tune parameter of pipeline '%s': only a kernel's parameters can be tuned; a "
+                    "pipeline's kernels get their values from the pipeline's sizes",
+                    pa->name, d->name);
+      } else if (pa->tune && !d->is_kernel) {
         check_error(c, pa->span,
                     "'%s' is a tune parameter of def '%s': only a kernel's parameters can be tuned; a def takes "
                     "'(%s: nat)' and its user passes the kernel's tune parameter",
@@ -1187,11 +1227,12 @@ static void check_decl(Checker *c, int index) {
     case PARAM_UNTYPED: INTERNAL("template parameter in a checked declaration");
     case PARAM_PHRASE: {
       PhraseType *t = conv_phrase(c, env, pa->type);
-      if (t && d->is_kernel && t->kind != PT_EXP) {
+      if (t && (d->is_kernel || d->is_pipeline) && t->kind != PT_EXP) {
         TypeNamer tn;
         check_namer(c, &tn);
-        check_error(c, pa->span, "kernel parameter '%s' has phrase type %s; kernel parameters are nat parameters and data",
-                    pa->name, tn_phrase(&tn, t));
+        const char *what = d->is_kernel ? "kernel" : "pipeline";
+        check_error(c, pa->span, "%s parameter '%s' has phrase type %s; %s parameters are nat parameters and data",
+                    what, pa->name, tn_phrase(&tn, t), what);
         t = NULL;
       }
       Binder *b = new_binder(c, pa->name, pa->span, t);
@@ -1213,11 +1254,11 @@ static void check_decl(Checker *c, int index) {
   Phrase *body = NULL;
   if (d->body) body = want ? check(c, env, d->body, want) : infer(c, env, d->body);
   if (!body) c->failed = true;
-  if (body && d->is_kernel) {
+  if (body && (d->is_kernel || d->is_pipeline)) {
     PhraseType *t = body->type;
     if (t->kind != PT_EXP) {
-      check_error(c, d->name_span, "kernel '%s' must produce data, but its body is %s", d->name,
-                  check_describe(c, t));
+      check_error(c, d->name_span, "%s '%s' must produce data, but its body is %s",
+                  d->is_kernel ? "kernel" : "pipeline", d->name, check_describe(c, t));
       body = NULL;
     }
   }
@@ -1231,7 +1272,13 @@ static void check_decl(Checker *c, int index) {
   }
   def->ok = params_ok && body && !c->failed;
   if (def->ok) def->ok = scir_check_def(c->arena, c->diag, def);
-  if (d->is_kernel && !names_ok) def->ok = false;
+  if (!names_ok) def->ok = false;
+  /* a pipeline's launches (pipeline.c): what its body may not do outside
+   * a kernel is found there */
+  if (def->ok && d->is_pipeline) {
+    def->pipeline = pipeline_plan(c->arena, c->diag, c->defs, c->prog->ndecls, def);
+    def->ok = def->pipeline != NULL;
+  }
   c->state[index] = 2;
 }
 
@@ -1262,6 +1309,7 @@ CheckedProgram *check_program_set(Arena *a, Interner *in, Diag *diag, TypeCtx *t
     def->decl = d;
     def->name = d->name;
     def->is_kernel = d->is_kernel;
+    def->is_pipeline = d->is_pipeline;
     c.defs[i] = def;
     size_t slot = decl_slot(&c, d->name);
     if (c.decl_slots[slot]) {

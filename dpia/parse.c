@@ -1084,13 +1084,14 @@ static void parse_param_group(Parser *p, Vec *params) {
   }
 }
 
-/* decl ::= ('def' | 'kernel') IDENT param* [':' ptype] '=' expr
+/* decl ::= ('def' | 'kernel' | 'pipeline') IDENT param* [':' ptype] '=' expr
  *        | 'def' IDENT IDENT+ [':' ptype] '=' expr        (a template) */
 static Decl *parse_decl(Parser *p) {
   uint32_t begin = p->tok.span.begin;
   Decl *d = NEW(p->arena, Decl);
   d->is_kernel = at(p, TOK_KW_KERNEL);
-  const char *keyword = d->is_kernel ? "kernel" : "def";
+  d->is_pipeline = at(p, TOK_KW_PIPELINE);
+  const char *keyword = d->is_kernel ? "kernel" : d->is_pipeline ? "pipeline" : "def";
   advance(p);
   if (!at(p, TOK_IDENT)) {
     expected(p, "a name after '%s'", keyword);
@@ -1102,7 +1103,7 @@ static Decl *parse_decl(Parser *p) {
   advance(p);
   Vec params = {0};
   int untyped = 0;
-  while (at(p, TOK_LPAREN) || (!d->is_kernel && at(p, TOK_IDENT))) {
+  while (at(p, TOK_LPAREN) || (!d->is_kernel && !d->is_pipeline && at(p, TOK_IDENT))) {
     if (at(p, TOK_LPAREN)) {
       parse_param_group(p, &params);
       continue;
@@ -1152,6 +1153,7 @@ static Decl *parse_decl(Parser *p) {
   case TOK_EOF:
   case TOK_KW_DEF:
   case TOK_KW_KERNEL:
+  case TOK_KW_PIPELINE:
     break;
   case TOK_RPAREN:
   case TOK_RBRACKET:
@@ -1296,7 +1298,7 @@ static void resynchronise(Parser *p) {
   p->error_reported = false;
   p->depth = 0;
   p->tok = p->resume;
-  while (!at(p, TOK_EOF) && !at(p, TOK_KW_DEF) && !at(p, TOK_KW_KERNEL)) advance(p);
+  while (!at(p, TOK_EOF) && !at(p, TOK_KW_DEF) && !at(p, TOK_KW_KERNEL) && !at(p, TOK_KW_PIPELINE)) advance(p);
 }
 
 static void parser_init(Parser *p, Arena *a, Interner *in, Diag *diag, const Source *src, int max_nesting) {
@@ -1341,7 +1343,7 @@ Program *parse_program_deep(Arena *a, Interner *in, Diag *diag, const Source *sr
   parser_init(p, a, in, diag, src, max_nesting);
   Vec decls = {0};
   while (!at(p, TOK_EOF)) {
-    if (at(p, TOK_KW_DEF) || at(p, TOK_KW_KERNEL)) {
+    if (at(p, TOK_KW_DEF) || at(p, TOK_KW_KERNEL) || at(p, TOK_KW_PIPELINE)) {
       Decl *d = parse_decl(p);
       if (!p->failed) {
         ASSERT(d && p->depth == 0);

@@ -141,6 +141,8 @@ struct DefInfo {
   const Decl *decl;
   Sym name;
   bool is_kernel;
+  bool is_pipeline;        /* a pipeline (pipeline.h); never also is_kernel */
+  struct Pipeline *pipeline; /* a pipeline checked without errors: its launches */
   bool ok;                 /* checked without errors */
   int nsize_params, ndata_params;
   Sym *size_params;        /* the def's (N: nat) parameters, in order */

@@ -749,7 +749,7 @@ bool interp_random_inputs(Arena *a, const DefInfo *def, const NatValues *nats, R
 
 bool interp_run(Arena *a, const DefInfo *def, const Phrase *body, const NatValues *nats, const double *const *inputs,
                 const size_t *counts, double **out, size_t *out_count, Buf *err) {
-  if (!def->is_kernel) {
+  if (!def->is_kernel && !def->is_pipeline) {
     emit(err, "%s is not a kernel", def->name);
     return false;
   }

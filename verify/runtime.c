@@ -1,5 +1,6 @@
 /* runtime.c: the OpenCL host side of `dpia run` (runtime.h). */
 #include "runtime.h"
+#include "runtime_int.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -76,7 +77,7 @@ const char *rt_error_name(cl_int code) {
   }
 }
 
-static RtStatus cl_fail(Buf *err, RtStatus st, cl_int code, const char *what) {
+RtStatus rt_cl_fail(Buf *err, RtStatus st, cl_int code, const char *what) {
   emit(err, "OpenCL error %s (%d) in %s", rt_error_name(code), (int)code, what);
   return st;
 }
@@ -113,10 +114,10 @@ static RtStatus get_platforms(Arena *a, cl_platform_id **out, cl_uint *count, Bu
     buf_puts(err, no_platform_message);
     return RT_UNAVAILABLE;
   }
-  if (e != CL_SUCCESS) return cl_fail(err, RT_UNAVAILABLE, e, "clGetPlatformIDs");
+  if (e != CL_SUCCESS) return rt_cl_fail(err, RT_UNAVAILABLE, e, "clGetPlatformIDs");
   cl_platform_id *ps = NEWARRAY(a, cl_platform_id, n);
   e = clGetPlatformIDs(n, ps, NULL);
-  if (e != CL_SUCCESS) return cl_fail(err, RT_UNAVAILABLE, e, "clGetPlatformIDs");
+  if (e != CL_SUCCESS) return rt_cl_fail(err, RT_UNAVAILABLE, e, "clGetPlatformIDs");
   *out = ps;
   *count = n;
   return RT_OK;
@@ -128,11 +129,11 @@ static RtStatus get_devices(Arena *a, cl_platform_id p, cl_device_id **out, cl_u
   cl_int e = clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, NULL, &n);
   *count = 0;
   if (e == CL_DEVICE_NOT_FOUND) return RT_OK;
-  if (e != CL_SUCCESS) return cl_fail(err, RT_UNAVAILABLE, e, "clGetDeviceIDs");
+  if (e != CL_SUCCESS) return rt_cl_fail(err, RT_UNAVAILABLE, e, "clGetDeviceIDs");
   cl_device_id *ds = NEWARRAY(a, cl_device_id, n ? n : 1);
   if (n > 0) {
     e = clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, n, ds, NULL);
-    if (e != CL_SUCCESS) return cl_fail(err, RT_UNAVAILABLE, e, "clGetDeviceIDs");
+    if (e != CL_SUCCESS) return rt_cl_fail(err, RT_UNAVAILABLE, e, "clGetDeviceIDs");
   }
   *out = ds;
   *count = n;
@@ -183,13 +184,13 @@ RtStatus rt_open(Runtime *rt, Arena *a, int platform_index, int device_index, Bu
   if (e != CL_SUCCESS) fp64 = 0; /* no double support reported */
   size_t max_wg = 0;
   e = clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_wg, &max_wg, NULL);
-  if (e != CL_SUCCESS) return cl_fail(err, RT_UNAVAILABLE, e, "clGetDeviceInfo(CL_DEVICE_MAX_WORK_GROUP_SIZE)");
+  if (e != CL_SUCCESS) return rt_cl_fail(err, RT_UNAVAILABLE, e, "clGetDeviceInfo(CL_DEVICE_MAX_WORK_GROUP_SIZE)");
   cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)p, 0};
   cl_context ctx = clCreateContext(props, 1, &d, NULL, NULL, &e);
-  if (e != CL_SUCCESS || !ctx) return cl_fail(err, RT_UNAVAILABLE, e, "clCreateContext");
+  if (e != CL_SUCCESS || !ctx) return rt_cl_fail(err, RT_UNAVAILABLE, e, "clCreateContext");
   cl_command_queue q = clCreateCommandQueue(ctx, d, CL_QUEUE_PROFILING_ENABLE, &e);
   if (e != CL_SUCCESS || !q) {
-    cl_fail(err, RT_UNAVAILABLE, e, "clCreateCommandQueue");
+    rt_cl_fail(err, RT_UNAVAILABLE, e, "clCreateCommandQueue");
     cl_int e2 = clReleaseContext(ctx);
     if (e2 != CL_SUCCESS) emit(err, "; then %s in clReleaseContext", rt_error_name(e2));
     return RT_UNAVAILABLE;
@@ -227,15 +228,8 @@ void rt_launch_init(RtLaunch *l) {
 
 /* ---- running a kernel ---- */
 
-typedef struct ParamPlan {
-  const Lay *lay;   /* buffers: the element; scalars: the value */
-  int64_t elements; /* buffers */
-  size_t bytes;
-  const double *host; /* INPUT, SCALAR: the values in the host layout */
-  unsigned char *packed;
-} ParamPlan;
 
-static RtStatus param_layout(Arena *a, const KParam *p, const NatValues *nats, ParamPlan *plan, Buf *err) {
+RtStatus rt_param_layout(Arena *a, const KParam *p, const NatValues *nats, ParamPlan *plan, Buf *err) {
   Buf why;
   buf_init(&why, a);
   const DataType *t = p->role == KP_SCALAR ? p->type : p->elem;
@@ -265,7 +259,7 @@ static RtStatus param_layout(Arena *a, const KParam *p, const NatValues *nats, P
   return RT_OK;
 }
 
-static unsigned char *pack_all(Arena *a, const ParamPlan *plan, const double *src) {
+unsigned char *rt_pack_all(Arena *a, const ParamPlan *plan, const double *src) {
   unsigned char *dst = arena_alloc(a, plan->bytes ? plan->bytes : 1);
   for (int64_t i = 0; i < plan->elements; i++)
     lay_pack(plan->lay, src + i * plan->lay->flat, dst + i * plan->lay->bytes);
@@ -273,7 +267,7 @@ static unsigned char *pack_all(Arena *a, const ParamPlan *plan, const double *sr
 }
 
 /* every element NaN (INT32_MIN in int lanes) */
-static unsigned char *poisoned(Arena *a, const ParamPlan *plan) {
+unsigned char *rt_poisoned(Arena *a, const ParamPlan *plan) {
   double *nans = NEWARRAY(a, double, plan->lay->flat > 0 ? plan->lay->flat : 1);
   for (int64_t j = 0; j < plan->lay->flat; j++) nans[j] = NAN;
   unsigned char *one = arena_alloc(a, (size_t)plan->lay->bytes + 1);
@@ -283,7 +277,7 @@ static unsigned char *poisoned(Arena *a, const ParamPlan *plan) {
   return dst;
 }
 
-static RtStatus launch_sizes(const ImpKernel *k, const NatValues *nats, const RtLaunch *launch, RtResult *res,
+RtStatus rt_launch_sizes(const ImpKernel *k, const NatValues *nats, const RtLaunch *launch, RtResult *res,
                              Buf *err) {
   int ndims = k->ndims > 0 ? k->ndims : 1;
   bool has_local = k->has_local;
@@ -365,17 +359,17 @@ static RtStatus plan_inputs(const ImpKernel *k, ParamPlan *plans, int ninputs, c
   return RT_OK;
 }
 
-static RtStatus build(Runtime *rt, Arena *a, const ImpKernel *k, const char *source, const char *options,
-                      cl_program *prog, cl_kernel *kern, Buf *err) {
+RtStatus rt_build_program(Runtime *rt, Arena *a, const char *name, const char *source, const char *options,
+                          cl_program *prog, Buf *err) {
   cl_int e;
   *prog = clCreateProgramWithSource(rt->context, 1, &source, NULL, &e);
   if (e != CL_SUCCESS || !*prog) {
     *prog = NULL;
-    return cl_fail(err, RT_BUILD_FAILED, e, "clCreateProgramWithSource");
+    return rt_cl_fail(err, RT_BUILD_FAILED, e, "clCreateProgramWithSource");
   }
   e = clBuildProgram(*prog, 1, &rt->device, options ? options : "", NULL, NULL);
   if (e != CL_SUCCESS) {
-    emit(err, "building the OpenCL program of kernel %s failed (%s)", k->name, rt_error_name(e));
+    emit(err, "building the OpenCL program of %s failed (%s)", name, rt_error_name(e));
     size_t n = 0;
     cl_int e2 = clGetProgramBuildInfo(*prog, rt->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
     if (e2 == CL_SUCCESS && n > 0) {
@@ -390,15 +384,23 @@ static RtStatus build(Runtime *rt, Arena *a, const ImpKernel *k, const char *sou
     emit(err, "; no build log (%s)", rt_error_name(e2));
     return RT_BUILD_FAILED;
   }
+  return RT_OK;
+}
+
+static RtStatus build(Runtime *rt, Arena *a, const ImpKernel *k, const char *source, const char *options,
+                      cl_program *prog, cl_kernel *kern, Buf *err) {
+  cl_int e;
+  RtStatus st = rt_build_program(rt, a, arena_printf(a, "kernel %s", k->name), source, options, prog, err);
+  if (st != RT_OK) return st;
   *kern = clCreateKernel(*prog, k->name, &e);
   if (e != CL_SUCCESS || !*kern) {
     *kern = NULL;
     emit(err, "the OpenCL program has no kernel %s: ", k->name);
-    return cl_fail(err, RT_BUILD_FAILED, e, "clCreateKernel");
+    return rt_cl_fail(err, RT_BUILD_FAILED, e, "clCreateKernel");
   }
   cl_uint nargs = 0;
   e = clGetKernelInfo(*kern, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs, NULL);
-  if (e != CL_SUCCESS) return cl_fail(err, RT_LAUNCH_FAILED, e, "clGetKernelInfo(CL_KERNEL_NUM_ARGS)");
+  if (e != CL_SUCCESS) return rt_cl_fail(err, RT_LAUNCH_FAILED, e, "clGetKernelInfo(CL_KERNEL_NUM_ARGS)");
   if ((int)nargs != k->nparams) {
     emit(err, "kernel %s takes %u arguments, but its interface lists %d parameters", k->name, nargs, k->nparams);
     return RT_BAD_ARGS;
@@ -418,19 +420,19 @@ static RtStatus set_args(Runtime *rt, Arena *a, const ImpKernel *k, const NatVal
     case KP_INPUT:
     case KP_OUTPUT:
     case KP_TEMP: {
-      plan->packed = p->role == KP_INPUT ? pack_all(a, plan, plan->host) : poisoned(a, plan);
+      plan->packed = p->role == KP_INPUT ? rt_pack_all(a, plan, plan->host) : rt_poisoned(a, plan);
       cl_mem_flags flags = (p->role == KP_INPUT ? CL_MEM_READ_ONLY : CL_MEM_READ_WRITE) | CL_MEM_COPY_HOST_PTR;
       mems[i] = clCreateBuffer(rt->context, flags, plan->bytes ? plan->bytes : 1, plan->packed, &e);
       if (e != CL_SUCCESS || !mems[i]) {
         mems[i] = NULL;
         emit(err, "buffer %s (%zu bytes): ", p->name, plan->bytes);
-        return cl_fail(err, RT_LAUNCH_FAILED, e, "clCreateBuffer");
+        return rt_cl_fail(err, RT_LAUNCH_FAILED, e, "clCreateBuffer");
       }
       e = clSetKernelArg(kern, (cl_uint)i, sizeof(cl_mem), &mems[i]);
       break;
     }
     case KP_SCALAR:
-      plan->packed = pack_all(a, plan, plan->host);
+      plan->packed = rt_pack_all(a, plan, plan->host);
       e = clSetKernelArg(kern, (cl_uint)i, plan->bytes, plan->packed);
       break;
     case KP_NAT: {
@@ -455,7 +457,7 @@ static RtStatus set_args(Runtime *rt, Arena *a, const ImpKernel *k, const NatVal
     }
     if (e != CL_SUCCESS) {
       emit(err, "argument %d (%s): ", i, p->name);
-      return cl_fail(err, RT_LAUNCH_FAILED, e, what);
+      return rt_cl_fail(err, RT_LAUNCH_FAILED, e, what);
     }
   }
   return RT_OK;
@@ -470,7 +472,7 @@ static RtStatus launch_timed(Runtime *rt, Arena *a, cl_kernel kern, const RtLaun
     cl_event ev = NULL;
     cl_int e = clEnqueueNDRangeKernel(rt->queue, kern, (cl_uint)res->ndims, NULL, res->global_size,
                                       res->has_local ? res->local_size : NULL, 0, NULL, &ev);
-    if (e != CL_SUCCESS) return cl_fail(err, RT_LAUNCH_FAILED, e, "clEnqueueNDRangeKernel");
+    if (e != CL_SUCCESS) return rt_cl_fail(err, RT_LAUNCH_FAILED, e, "clEnqueueNDRangeKernel");
     e = clWaitForEvents(1, &ev);
     cl_ulong start = 0, end = 0;
     const char *what = "clWaitForEvents (the kernel failed)";
@@ -480,15 +482,20 @@ static RtStatus launch_timed(Runtime *rt, Arena *a, cl_kernel kern, const RtLaun
       if (e == CL_SUCCESS) e = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL);
     }
     cl_int e2 = clReleaseEvent(ev);
-    if (e != CL_SUCCESS) return cl_fail(err, RT_LAUNCH_FAILED, e, what);
-    if (e2 != CL_SUCCESS) return cl_fail(err, RT_LAUNCH_FAILED, e2, "clReleaseEvent");
+    if (e != CL_SUCCESS) return rt_cl_fail(err, RT_LAUNCH_FAILED, e, what);
+    if (e2 != CL_SUCCESS) return rt_cl_fail(err, RT_LAUNCH_FAILED, e2, "clReleaseEvent");
     res->times_ms[r] = end > start ? (double)(end - start) * 1e-6 : 0.0;
   }
+  rt_time_stats(a, res);
+  return RT_OK;
+}
+
+void rt_time_stats(Arena *a, RtResult *res) {
+  int repeat = res->repeat;
   double *sorted = arena_dup(a, res->times_ms, sizeof(double) * (size_t)repeat);
   qsort(sorted, (size_t)repeat, sizeof(double), cmp_double);
   res->min_ms = sorted[0];
   res->median_ms = repeat % 2 ? sorted[repeat / 2] : (sorted[repeat / 2 - 1] + sorted[repeat / 2]) / 2;
-  return RT_OK;
 }
 
 static RtStatus read_outputs(Runtime *rt, Arena *a, const ImpKernel *k, ParamPlan *plans, cl_mem *mems, RtResult *res,
@@ -512,7 +519,7 @@ static RtStatus read_outputs(Runtime *rt, Arena *a, const ImpKernel *k, ParamPla
     cl_int e = clEnqueueReadBuffer(rt->queue, mems[i], CL_TRUE, 0, plan->bytes ? plan->bytes : 1, bytes, 0, NULL, NULL);
     if (e != CL_SUCCESS) {
       emit(err, "output %s: ", k->params[i].name);
-      return cl_fail(err, RT_LAUNCH_FAILED, e, "clEnqueueReadBuffer");
+      return rt_cl_fail(err, RT_LAUNCH_FAILED, e, "clEnqueueReadBuffer");
     }
     double *dst = res->output + at;
     for (int64_t j = 0; j < plan->elements; j++)
@@ -531,11 +538,11 @@ RtStatus rt_run(Runtime *rt, Arena *a, const ImpKernel *k, const char *source, c
   ParamPlan *plans = NEWARRAY(a, ParamPlan, k->nparams > 0 ? k->nparams : 1);
   for (int i = 0; i < k->nparams; i++) {
     if (k->params[i].role == KP_NAT) continue;
-    RtStatus st = param_layout(a, &k->params[i], nats, &plans[i], err);
+    RtStatus st = rt_param_layout(a, &k->params[i], nats, &plans[i], err);
     if (st != RT_OK) return st;
   }
   RtStatus st = plan_inputs(k, plans, ninputs, inputs, counts, a, err);
-  if (st == RT_OK) st = launch_sizes(k, nats, launch, res, err);
+  if (st == RT_OK) st = rt_launch_sizes(k, nats, launch, res, err);
   if (st != RT_OK) return st;
 
   cl_program prog = NULL;
@@ -550,15 +557,15 @@ RtStatus rt_run(Runtime *rt, Arena *a, const ImpKernel *k, const char *source, c
   for (int i = 0; i < k->nparams; i++) {
     if (!mems[i]) continue;
     cl_int e = clReleaseMemObject(mems[i]);
-    if (e != CL_SUCCESS && st == RT_OK) st = cl_fail(err, RT_LAUNCH_FAILED, e, "clReleaseMemObject");
+    if (e != CL_SUCCESS && st == RT_OK) st = rt_cl_fail(err, RT_LAUNCH_FAILED, e, "clReleaseMemObject");
   }
   if (kern) {
     cl_int e = clReleaseKernel(kern);
-    if (e != CL_SUCCESS && st == RT_OK) st = cl_fail(err, RT_LAUNCH_FAILED, e, "clReleaseKernel");
+    if (e != CL_SUCCESS && st == RT_OK) st = rt_cl_fail(err, RT_LAUNCH_FAILED, e, "clReleaseKernel");
   }
   if (prog) {
     cl_int e = clReleaseProgram(prog);
-    if (e != CL_SUCCESS && st == RT_OK) st = cl_fail(err, RT_LAUNCH_FAILED, e, "clReleaseProgram");
+    if (e != CL_SUCCESS && st == RT_OK) st = rt_cl_fail(err, RT_LAUNCH_FAILED, e, "clReleaseProgram");
   }
   return st;
 }

@@ -6,5 +6,6 @@
 
 #include "../kernel.h"
 #include "../defs.h"
+#include "../pipeline_emit.h"
 
 #endif

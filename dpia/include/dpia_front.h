@@ -7,5 +7,6 @@
 #define DPIA_FRONT_H
 
 #include "../check.h"
+#include "../pipeline.h"
 
 #endif

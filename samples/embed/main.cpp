@@ -4,7 +4,11 @@
 // samples/gemv.dpia; this program includes the two headers, makes its own
 // OpenCL context, queues and buffers, runs the vectorised dot product and
 // the fused gemv through the generated launchers, checks them against the
-// host and prints the results.  It also launches dotVec from several
+// host and prints the results.  The pipelines of samples/dot_full.dpia and
+// samples/mm_packed.dpia compute a whole dot product and a whole matrix
+// product in one call each (dpia_dot_launch, dpia_mm_launch: the launcher
+// allocates the intermediate buffer and enqueues both kernels).  It also
+// launches dotVec from several
 // std::threads at once, each with its own queue in the shared context (the
 // headers' launchers need no set-up and are thread-safe).
 //
@@ -17,8 +21,10 @@
 #include <utility>
 #include <vector>
 
+#include "dot_full.h"
 #include "dot_vec.h"
 #include "gemv.h"
+#include "mm_packed.h"
 
 namespace {
 
@@ -180,6 +186,30 @@ bool run(int n, int m) {
               gerr <= 1e-4 ? "ok" : "WRONG");
   ok &= gerr <= 1e-4;
 
+  // the whole dot product in one call: a pipeline of two kernels
+  Mem dsum = make_output(d, 1);
+  check(dpia_dot_launch(queue.get(), dsum.get(), dx.get(), dy.get(), n), "dpia_dot_launch");
+  double whole = read(queue.get(), dsum, 1)[0];
+  double werr = std::fabs(whole - want) / std::fabs(want);
+  std::printf("dot     N=%d: %.6f in one call (relative error %.1e) %s\n", n, whole, werr, werr <= 1e-4 ? "ok" : "WRONG");
+  ok &= werr <= 1e-4;
+
+  // the whole matrix product in one call: packing b, then the blocked multiply
+  const int mm = 128;
+  std::vector<float> a = inputs(static_cast<size_t>(mm) * mm, 6), b = inputs(static_cast<size_t>(mm) * mm, 7);
+  std::vector<double> cwant(static_cast<size_t>(mm) * mm);
+  for (int i = 0; i < mm; i++)
+    for (int j = 0; j < mm; j++) {
+      double s = 0;
+      for (int l = 0; l < mm; l++) s += static_cast<double>(a[i * mm + l]) * b[l * mm + j];
+      cwant[static_cast<size_t>(i) * mm + j] = s;
+    }
+  Mem da = make_buffer(d, a), db = make_buffer(d, b), dc = make_output(d, static_cast<size_t>(mm) * mm);
+  check(dpia_mm_launch(queue.get(), dc.get(), da.get(), db.get(), mm, mm, mm), "dpia_mm_launch");
+  double cerr = relative_error(cwant, read(queue.get(), dc, static_cast<size_t>(mm) * mm));
+  std::printf("mm      %dx%dx%d in one call: relative error %.1e %s\n", mm, mm, mm, cerr, cerr <= 1e-4 ? "ok" : "WRONG");
+  ok &= cerr <= 1e-4;
+
   // several threads, one queue each, one context: launchers are thread-safe
   const int threads = 4;
   std::vector<double> results(threads);
@@ -204,6 +234,8 @@ bool run(int n, int m) {
   ok &= same;
   dpia_dotVec_release();
   dpia_gemv_release();
+  dpia_dot_release();
+  dpia_mm_release();
   return ok;
 }
 

@@ -9,6 +9,7 @@
 #include "../interp.h"
 #include "../run_limits.h"
 #include "../runtime.h"
+#include "../pipe_run.h"
 #include "../semantic.h"
 
 #endif

@@ -1,0 +1,267 @@
+/* pipeline.c: the launches of a checked pipeline (pipeline.h,
+ * docs/language.md section 8).
+ *
+ * The checked body is evaluated symbolically, each phrase to the buffer
+ * that holds its value: a pipeline input is its parameter's buffer, a
+ * kernel applied to all of its data arguments is a launch whose result is a
+ * new temporary, and a view that keeps the array's layout in memory (split,
+ * join, asVector, asScalar: the flat order of the elements does not change)
+ * is the buffer of its argument.  A `let` (or a lambda the body applies)
+ * binds its value once, so a kernel result used twice is computed once.
+ * Anything else is computation, which belongs in a kernel, or a view that
+ * moves elements (transpose, zip, ...), which the kernel reading the array
+ * applies itself; both are errors at the phrase.  Finally the temporary
+ * holding the body's value becomes the output, and launches whose result
+ * nothing reads are dropped. */
+#include "pipeline.h"
+
+#include <string.h>
+
+typedef struct PEnv PEnv;
+struct PEnv {
+  const Binder *binder;
+  PipeBuf buf;
+  PEnv *next;
+};
+
+typedef struct Planner {
+  Arena *a;
+  Diag *diag;
+  DefInfo *const *defs;
+  int ndefs;
+  DefInfo *def;
+  Vec launches; /* PipeLaunch* */
+  Vec temps;    /* PipeTemp* */
+} Planner;
+
+static bool keeps_layout(Prim p) {
+  return p == PRIM_SPLIT || p == PRIM_JOIN || p == PRIM_AS_VECTOR || p == PRIM_AS_SCALAR;
+}
+
+static bool eval(Planner *pl, PEnv *env, const Phrase *p, PipeBuf *out);
+
+/* what p computes, for a message: the primitive or operator at its head */
+static const char *head_name(Arena *a, const Phrase *p) {
+  PhraseSpine s;
+  phrase_spine(a, p, &s);
+  switch (s.head->kind) {
+  case PH_PRIM: return arena_printf(a, "'%s'", prim_info[s.head->prim].name);
+  case PH_BINOP: return arena_printf(a, "'%s'", binop_spelling[s.head->op]);
+  case PH_UNOP: return arena_printf(a, "'%c'", s.head->unop);
+  case PH_LIT: return "a literal";
+  case PH_LAM: return "a function";
+  default: return "this";
+  }
+}
+
+static bool computation_error(Planner *pl, const Phrase *p) {
+  PhraseSpine s;
+  phrase_spine(pl->a, p, &s);
+  /* at the primitive (mapSeq), or at the whole operation (a + b) */
+  diag_error(pl->diag, s.head->kind == PH_PRIM ? s.head->span : p->span,
+             "computation outside a kernel: %s in pipeline '%s'; a pipeline's body only applies kernels and "
+             "rearranges their results with split, join, asVector and asScalar; move it into a kernel",
+             head_name(pl->a, p), pl->def->name);
+  return false;
+}
+
+static int decl_index_of(Planner *pl, const DefInfo *k) {
+  for (int i = 0; i < pl->ndefs; i++)
+    if (pl->defs[i] == k) return i;
+  INTERNAL("kernel %s is not a declaration", k->name);
+}
+
+static bool launch(Planner *pl, PEnv *env, const Phrase *app, const PhraseSpine *s, PipeBuf *out) {
+  DefInfo *k = s->head->def;
+  if (s->nargs != k->nparams) {
+    diag_error(pl->diag, app->span, "kernel '%s' takes %d data argument%s, here it is given %d; a pipeline applies a "
+               "kernel to all of its data arguments (its nat parameters are inferred)",
+               k->name, k->nparams, k->nparams == 1 ? "" : "s", s->nargs);
+    return false;
+  }
+  DataType *rt = dt_resolve(app->type->data);
+  if (rt->kind == DT_PAIR) {
+    diag_error(pl->diag, app->span,
+               "kernel '%s' produces a pair (two output buffers); a pipeline's kernels have one output each",
+               k->name);
+    return false;
+  }
+  PipeLaunch *l = NEW(pl->a, PipeLaunch);
+  l->kernel = k;
+  l->decl_index = decl_index_of(pl, k);
+  l->span = app->span;
+  l->result_type = rt;
+  l->args = NEWARRAY(pl->a, PipeBuf, s->nargs > 0 ? s->nargs : 1);
+  bool ok = true;
+  for (int i = 0; i < s->nargs; i++) {
+    if (!eval(pl, env, s->args[i], &l->args[i])) {
+      ok = false;
+      continue;
+    }
+    DataType *pt = dt_resolve(k->params[i]->type->data);
+    if (l->args[i].kind == PB_TEMP && pt->kind != DT_ARRAY) {
+      diag_error(pl->diag, s->args[i]->span,
+                 "kernel '%s' takes '%s' by value, but this is a kernel's result, which stays on the device; "
+                 "make '%s' an array of one element",
+                 k->name, k->params[i]->name, k->params[i]->name);
+      ok = false;
+    }
+  }
+  if (!ok) return false;
+  l->nats = NEWARRAY(pl->a, Size, k->nsize_params > 0 ? k->nsize_params : 1);
+  for (int i = 0; i < k->nsize_params; i++) {
+    bool found = false;
+    for (int j = 0; j < s->head->subst->n && !found; j++)
+      if (s->head->subst->names[j] == k->size_params[i] && s->head->subst->is_size[j]) {
+        l->nats[i] = s->head->subst->sizes[j];
+        found = true;
+      }
+    if (!found) INTERNAL("kernel %s: no size for %s", k->name, k->size_params[i]);
+  }
+  PipeTemp *t = NEW(pl->a, PipeTemp);
+  t->type = rt;
+  t->made_by = pl->launches.len;
+  l->result = (PipeBuf){PB_TEMP, pl->temps.len};
+  vec_push(pl->a, &pl->temps, t);
+  vec_push(pl->a, &pl->launches, l);
+  *out = l->result;
+  return true;
+}
+
+static bool eval(Planner *pl, PEnv *env, const Phrase *p, PipeBuf *out) {
+  PhraseSpine s;
+  phrase_spine(pl->a, p, &s);
+  switch (s.head->kind) {
+  case PH_VAR:
+    if (s.nargs) break;
+    for (PEnv *e = env; e; e = e->next)
+      if (e->binder == s.head->binder) {
+        *out = e->buf;
+        return true;
+      }
+    INTERNAL("pipeline %s: unbound %s", pl->def->name, s.head->binder->name);
+  case PH_DEF:
+    if (s.head->def->is_kernel) return launch(pl, env, p, &s, out);
+    break; /* the checker lets only kernels into a pipeline */
+  case PH_LAM: {
+    /* let x = v in b, or (\x -> b) v: v once, then b with x bound to it */
+    if (s.nargs != 1) break;
+    PEnv *e = NEW(pl->a, PEnv);
+    if (!eval(pl, env, s.args[0], &e->buf)) return false;
+    e->binder = s.head->lam_binder;
+    e->next = env;
+    return eval(pl, e, s.head->body, out);
+  }
+  case PH_PRIM: {
+    Prim prim = s.head->prim;
+    if (!(prim_info[prim].flags & PF_VIEW)) return computation_error(pl, p);
+    if (!keeps_layout(prim)) {
+      diag_error(pl->diag, s.head->span,
+                 "'%s' between kernels is not supported: it moves the elements of an array in memory; only split, "
+                 "join, asVector and asScalar, which keep the layout, can rearrange data in pipeline '%s'; apply "
+                 "'%s' inside the kernel that reads the array",
+                 prim_info[prim].name, pl->def->name, prim_info[prim].name);
+      return false;
+    }
+    if (s.nargs != 1) break;
+    return eval(pl, env, s.args[0], out);
+  }
+  default: break;
+  }
+  return computation_error(pl, p);
+}
+
+/* Drop the launches whose result nothing reads (a let-bound kernel result
+ * that is not used), renumbering the temporaries. */
+static void prune(Planner *pl, Pipeline *pipe) {
+  int n = pl->launches.len;
+  bool *needed = NEWARRAY(pl->a, bool, n > 0 ? n : 1);
+  for (int i = n - 1; i >= 0; i--) {
+    const PipeLaunch *l = pl->launches.items[i];
+    needed[i] = needed[i] || l->result.kind == PB_OUTPUT;
+    if (!needed[i]) continue;
+    for (int j = 0; j < l->kernel->nparams; j++)
+      if (l->args[j].kind == PB_TEMP) needed[((PipeTemp *)pl->temps.items[l->args[j].index])->made_by] = true;
+  }
+  int *renum = NEWARRAY(pl->a, int, pl->temps.len > 0 ? pl->temps.len : 1);
+  pipe->launches = NEWARRAY(pl->a, PipeLaunch, n > 0 ? n : 1);
+  pipe->temps = NEWARRAY(pl->a, PipeTemp, pl->temps.len > 0 ? pl->temps.len : 1);
+  for (int i = 0; i < n; i++) {
+    PipeLaunch *l = pl->launches.items[i];
+    if (!needed[i]) continue;
+    if (l->result.kind == PB_TEMP) {
+      renum[l->result.index] = pipe->ntemps;
+      PipeTemp t = *(PipeTemp *)pl->temps.items[l->result.index];
+      t.made_by = pipe->nlaunches;
+      l->result.index = pipe->ntemps;
+      pipe->temps[pipe->ntemps++] = t;
+    }
+    for (int j = 0; j < l->kernel->nparams; j++)
+      if (l->args[j].kind == PB_TEMP) l->args[j].index = renum[l->args[j].index];
+    pipe->launches[pipe->nlaunches++] = *l;
+  }
+}
+
+Pipeline *pipeline_plan(Arena *a, Diag *diag, DefInfo *const *defs, int ndefs, DefInfo *def) {
+  ASSERT(def->is_pipeline && def->body);
+  Planner pl = {a, diag, defs, ndefs, def, {0}, {0}};
+  PEnv *env = NULL;
+  for (int i = 0; i < def->nparams; i++) {
+    PEnv *e = NEW(a, PEnv);
+    e->binder = def->params[i];
+    e->buf = (PipeBuf){PB_INPUT, i};
+    e->next = env;
+    env = e;
+  }
+  PipeBuf result;
+  if (!eval(&pl, env, def->body, &result)) return NULL;
+  if (result.kind == PB_INPUT) {
+    diag_error(diag, def->body->span,
+               "the result of pipeline '%s' is its input '%s'; a pipeline computes its result with kernels",
+               def->name, def->params[result.index]->name);
+    return NULL;
+  }
+  /* the temporary holding the result is the output, wherever it is used */
+  int out_temp = result.index;
+  for (int i = 0; i < pl.launches.len; i++) {
+    PipeLaunch *l = pl.launches.items[i];
+    for (int j = 0; j < l->kernel->nparams; j++)
+      if (l->args[j].kind == PB_TEMP && l->args[j].index == out_temp) l->args[j] = (PipeBuf){PB_OUTPUT, 0};
+    if (l->result.kind == PB_TEMP && l->result.index == out_temp) l->result = (PipeBuf){PB_OUTPUT, 0};
+  }
+  Pipeline *pipe = NEW(a, Pipeline);
+  pipe->def = def;
+  prune(&pl, pipe);
+  return pipe;
+}
+
+bool pipeline_uses(const Pipeline *p, int decl_index) {
+  for (int i = 0; p && i < p->nlaunches; i++)
+    if (p->launches[i].decl_index == decl_index) return true;
+  return false;
+}
+
+/* the name of a pipeline buffer in messages, metadata and printouts */
+const char *pipeline_buf_name(Arena *a, const Pipeline *p, PipeBuf b) {
+  switch (b.kind) {
+  case PB_INPUT: return p->def->params[b.index]->name;
+  case PB_TEMP: return arena_printf(a, "tmp%d", b.index);
+  case PB_OUTPUT: return "output";
+  }
+  INTERNAL("bad buffer kind %d", (int)b.kind);
+}
+
+void pipeline_print_launches(Arena *a, Buf *out, const Pipeline *p) {
+  for (int i = 0; i < p->nlaunches; i++) {
+    const PipeLaunch *l = &p->launches[i];
+    emit(out, "  launch %s", l->kernel->name);
+    for (int j = 0; j < l->kernel->nsize_params; j++) {
+      emit(out, " %s=", l->kernel->size_params[j]);
+      size_print(out, l->nats[j]);
+    }
+    for (int j = 0; j < l->kernel->nparams; j++) emit(out, " %s", pipeline_buf_name(a, p, l->args[j]));
+    emit(out, " -> %s : ", pipeline_buf_name(a, p, l->result));
+    dt_print(out, l->result_type);
+    buf_putc(out, '\n');
+  }
+}

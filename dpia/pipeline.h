@@ -1,0 +1,74 @@
+/* pipeline.h: whole computations made of several kernels (docs/language.md
+ * section 8).
+ *
+ *   pipeline dot (N: nat) (xs ys: [N]float) = dotPartial xs ys |> sumAll
+ *
+ * A kernel ends where a global synchronisation is needed (spec section 5),
+ * so a reduction over a whole array takes two kernels.  A pipeline is a
+ * host-side declaration: its body applies kernels of the file to the
+ * pipeline's inputs and to other kernels' results, with layout-preserving
+ * views between them.  The checker types its body like a def's (kernels are
+ * used like defs there, their nat parameters inferred, their requirements
+ * becoming the pipeline's preconditions); pipeline_plan then turns the
+ * checked body into the ordered launches the host makes, each result a
+ * global temporary except the last one, which is the pipeline's output.
+ *
+ * The plan is what every consumer uses: the metadata and the header's
+ * launcher (codegen/pipeline_emit.c) and `dpia run` (verify/pipe_run.c).
+ * Its meaning, for the reference interpreter, is the checked body itself
+ * with the kernels inlined (normalize_def). */
+#ifndef DPIA_PIPELINE_H
+#define DPIA_PIPELINE_H
+
+#include "phrase.h"
+
+/* A buffer of the pipeline: one of its inputs (an array, or a scalar passed
+ * by value), a temporary, or its output. */
+typedef enum PipeBufKind { PB_INPUT, PB_TEMP, PB_OUTPUT } PipeBufKind;
+typedef struct PipeBuf {
+  PipeBufKind kind;
+  int index; /* PB_INPUT: the pipeline's data parameter; PB_TEMP: the temporary */
+} PipeBuf;
+
+/* One kernel launch, in the order the host makes them. */
+typedef struct PipeLaunch {
+  DefInfo *kernel;  /* the checked kernel */
+  int decl_index;   /* its declaration's index (CheckedProgram.defs) */
+  Size *nats;       /* per kernel->size_params: its value over the pipeline's nat parameters */
+  PipeBuf *args;    /* per kernel->params (its data parameters) */
+  PipeBuf result;   /* what its output parameter is bound to */
+  DataType *result_type; /* the kernel's result at these sizes */
+  Span span;        /* the application in the pipeline's body */
+} PipeLaunch;
+
+typedef struct PipeTemp {
+  DataType *type; /* the data it holds (a kernel's result type at its sizes) */
+  int made_by;    /* the launch that writes it */
+} PipeTemp;
+
+typedef struct Pipeline {
+  DefInfo *def; /* the checked pipeline (is_pipeline) */
+  int nlaunches;
+  PipeLaunch *launches;
+  int ntemps;
+  PipeTemp *temps;
+} Pipeline;
+
+/* The launches of the checked pipeline def (body checked without errors),
+ * or NULL after reporting at the offending phrase what a pipeline cannot
+ * do: computation outside a kernel, a view that moves data between
+ * kernels, a result that no kernel computes.  defs[0..ndefs) are the
+ * program's declarations (a launch records its kernel's index there). */
+Pipeline *pipeline_plan(Arena *a, Diag *diag, DefInfo *const *defs, int ndefs, DefInfo *def);
+
+/* "xs" (an input), "tmp0" (a temporary), "output" */
+const char *pipeline_buf_name(Arena *a, const Pipeline *p, PipeBuf b);
+
+/* dpia check -v: one line per launch, in order:
+ *   launch sumAll M=N/2048 tmp0 -> output : [1]float */
+void pipeline_print_launches(Arena *a, Buf *out, const Pipeline *p);
+
+/* Does the pipeline launch the kernel whose declaration index is i? */
+bool pipeline_uses(const Pipeline *p, int decl_index);
+
+#endif

@@ -1,0 +1,241 @@
+/* pipe_header_run.c: the launchers of pipelines (docs/language.md section
+ * 8) from C11, with the headers generated at build time from the samples
+ * dot_full.dpia, asum_full.dpia, atax.dpia and mm_packed.dpia, all in this
+ * one translation unit, on an OpenCL device (PoCL in CI):
+ *   - dot, asum, atax and mm, each in one call, against the host;
+ *   - a violated precondition: the launcher returns
+ *     DPIA_ERROR_PRECONDITION, dpia_dot_check says which, and nothing is
+ *     enqueued (no event made, the output untouched);
+ *   - the asynchronous form waits for its wait list: enqueued after a user
+ *     event, it has not run (its event is not complete, the output
+ *     untouched, read through a second queue) until the event is set, and
+ *     then computes the right result;
+ *   - the temporaries kept between calls on one queue: results right when
+ *     N grows, on a second queue, and after dpia_dot_release.
+ * Without an OpenCL platform the test fails saying so. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "asum_full.h"
+#include "atax.h"
+#include "dot_full.h"
+#include "mm_packed.h"
+#include "tests/test_check.h"
+
+static cl_context context;
+static cl_command_queue queue, other;
+
+static cl_mem buffer(size_t n, const float *data) {
+  cl_int err;
+  cl_mem m = clCreateBuffer(context, CL_MEM_READ_WRITE | (data ? CL_MEM_COPY_HOST_PTR : 0), n * sizeof(float),
+                            (void *)(uintptr_t)data, &err);
+  if (err != CL_SUCCESS) {
+    fprintf(stderr, "clCreateBuffer: %s\n", dpia_error_string(err));
+    exit(1);
+  }
+  return m;
+}
+
+static void read_floats(cl_command_queue q, cl_mem m, size_t n, float *out) {
+  cl_int err = clEnqueueReadBuffer(q, m, CL_TRUE, 0, n * sizeof(float), out, 0, NULL, NULL);
+  if (err != CL_SUCCESS) {
+    fprintf(stderr, "clEnqueueReadBuffer: %s\n", dpia_error_string(err));
+    exit(1);
+  }
+}
+
+static float *values(size_t n, int seed) {
+  float *v = malloc(n * sizeof(float));
+  for (size_t i = 0; i < n; i++) v[i] = (float)((int)((i * 7919 + (size_t)seed * 104729) % 101)) / 32.0f - 1.5f;
+  return v;
+}
+
+static int close_to(double got, double want) { return fabs(got - want) <= 1e-4 * (1 + fabs(want)); }
+
+static void test_dot(void) {
+  const int n = 262144;
+  float *xs = values((size_t)n, 1), *ys = values((size_t)n, 2), sentinel = 42.0f, out = 0;
+  double want = 0;
+  for (int i = 0; i < n; i++) want += (double)xs[i] * ys[i];
+  cl_mem dxs = buffer((size_t)n, xs), dys = buffer((size_t)n, ys), dout = buffer(1, &sentinel);
+
+  int rc = dpia_dot_launch(queue, dout, dxs, dys, n);
+  CHECK(rc == DPIA_SUCCESS, "dot: %s", dpia_error_string(rc));
+  clFinish(queue);
+  read_floats(queue, dout, 1, &out);
+  CHECK(close_to(out, want), "dot: %g, the host says %g", out, want);
+
+  /* a violated precondition: nothing is enqueued */
+  char msg[256];
+  rc = dpia_dot_check(1000, msg, sizeof msg);
+  CHECK(rc == DPIA_ERROR_PRECONDITION && strstr(msg, "N >= 2048"), "dot_check(1000): %d '%s'", rc, msg);
+  CHECK(dpia_dot_check(n, msg, sizeof msg) == DPIA_SUCCESS && msg[0] == 0, "dot_check(%d): '%s'", n, msg);
+  cl_mem dfresh = buffer(1, &sentinel);
+  cl_event done = NULL;
+  rc = dpia_dot_enqueue(queue, dfresh, dxs, dys, 1000, 0, NULL, &done);
+  CHECK(rc == DPIA_ERROR_PRECONDITION, "dot N=1000: %s", dpia_error_string(rc));
+  rc = dpia_dot_enqueue(queue, dfresh, dxs, dys, 2 * n + 2048, 0, NULL, &done);
+  CHECK(rc == DPIA_ERROR_PRECONDITION, "dot N=%d: %s", 2 * n + 2048, dpia_error_string(rc));
+  CHECK(done == NULL, "a refused launch made an event");
+  clFinish(queue);
+  read_floats(queue, dfresh, 1, &out);
+  CHECK(out == sentinel, "a refused launch wrote the output: %g", out);
+
+  /* asynchronous: after a user event */
+  cl_int err;
+  cl_event gate = clCreateUserEvent(context, &err);
+  CHECK(err == CL_SUCCESS, "clCreateUserEvent: %s", dpia_error_string(err));
+  rc = dpia_dot_enqueue(queue, dfresh, dxs, dys, n, 1, &gate, &done);
+  CHECK(rc == DPIA_SUCCESS && done, "dot after a user event: %s", dpia_error_string(rc));
+  struct timespec pause = {0, 100 * 1000 * 1000};
+  nanosleep(&pause, NULL);
+  cl_int status = CL_COMPLETE;
+  if (done) clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL);
+  CHECK(status != CL_COMPLETE, "the last kernel completed before the user event");
+  read_floats(other, dfresh, 1, &out);
+  CHECK(out == sentinel, "the pipeline ran before the user event: %g", out);
+  clSetUserEventStatus(gate, CL_COMPLETE);
+  if (done) {
+    CHECK(clWaitForEvents(1, &done) == CL_SUCCESS, "waiting for the last kernel");
+    clReleaseEvent(done);
+  }
+  read_floats(queue, dfresh, 1, &out);
+  CHECK(close_to(out, want), "dot after the user event: %g, the host says %g", out, want);
+  clReleaseEvent(gate);
+
+  /* the temporaries are kept for the next call on the queue, grow with N,
+   * another queue has its own, and dpia_dot_release releases them */
+  const int n2 = 2 * n;
+  float *xs2 = values((size_t)n2, 7), *ys2 = values((size_t)n2, 8);
+  double want2 = 0;
+  for (int i = 0; i < n2; i++) want2 += (double)xs2[i] * ys2[i];
+  cl_mem dxs2 = buffer((size_t)n2, xs2), dys2 = buffer((size_t)n2, ys2);
+  for (int round = 0; round < 3; round++) {
+    int big = round == 1;
+    rc = dpia_dot_launch(round == 2 ? other : queue, dout, big ? dxs2 : dxs, big ? dys2 : dys, big ? n2 : n);
+    CHECK(rc == DPIA_SUCCESS, "dot, round %d: %s", round, dpia_error_string(rc));
+    clFinish(round == 2 ? other : queue);
+    read_floats(queue, dout, 1, &out);
+    CHECK(close_to(out, big ? want2 : want), "dot, round %d: %g, the host says %g", round, out, big ? want2 : want);
+  }
+  /* (the header's cache, looked into: the set of round 0 served round 1) */
+  dpia_dot_temps_ *kept = DPIA_LOAD_(&dpia_dot_temps_cache_()->set[0]);
+  CHECK(kept && kept->queue == queue && kept->bytes[0] == (size_t)n2 / 2048 * sizeof(float),
+        "the temporaries of the calls on one queue are one set, grown to N = %d", n2);
+  dpia_dot_release();
+  CHECK(!DPIA_LOAD_(&dpia_dot_temps_cache_()->set[0]) && !DPIA_LOAD_(&dpia_dot_temps_cache_()->set[1]),
+        "dpia_dot_release empties the cache");
+  /* and after the release, a call makes new ones */
+  rc = dpia_dot_launch(queue, dout, dxs, dys, n);
+  read_floats(queue, dout, 1, &out);
+  CHECK(rc == DPIA_SUCCESS && close_to(out, want), "dot after dpia_dot_release: %s, %g", dpia_error_string(rc), out);
+  clReleaseMemObject(dxs2);
+  clReleaseMemObject(dys2);
+  free(xs2);
+  free(ys2);
+  clReleaseMemObject(dxs);
+  clReleaseMemObject(dys);
+  clReleaseMemObject(dout);
+  clReleaseMemObject(dfresh);
+  free(xs);
+  free(ys);
+}
+
+static void test_asum(int n) {
+  float *xs = values((size_t)n, 9), out = 0;
+  double want = 0;
+  for (int i = 0; i < n; i++) want += fabs((double)xs[i]);
+  cl_mem dxs = buffer((size_t)n, xs), dout = buffer(1, NULL);
+  int rc = dpia_asum_launch(queue, dout, dxs, n);
+  CHECK(rc == DPIA_SUCCESS, "asum: %s", dpia_error_string(rc));
+  read_floats(queue, dout, 1, &out);
+  CHECK(close_to(out, want), "asum N=%d: %g, the host says %g", n, out, want);
+  dpia_asum_release();
+  clReleaseMemObject(dxs);
+  clReleaseMemObject(dout);
+  free(xs);
+}
+
+static void test_atax(int m, int n) {
+  float *a = values((size_t)(m * n), 3), *x = values((size_t)n, 4), *y = malloc(sizeof(float) * (size_t)n);
+  cl_mem da = buffer((size_t)(m * n), a), dx = buffer((size_t)n, x), dy = buffer((size_t)n, NULL);
+  int rc = dpia_atax_launch(queue, dy, da, dx, m, n);
+  CHECK(rc == DPIA_SUCCESS, "atax: %s", dpia_error_string(rc));
+  read_floats(queue, dy, (size_t)n, y);
+  int bad = 0;
+  for (int j = 0; j < n; j++) {
+    double want = 0;
+    for (int i = 0; i < m; i++) {
+      double t = 0;
+      for (int l = 0; l < n; l++) t += (double)a[i * n + l] * x[l];
+      want += (double)a[i * n + j] * (float)t;
+    }
+    bad += !close_to(y[j], want);
+  }
+  CHECK(bad == 0, "atax %dx%d: %d wrong elements", m, n, bad);
+  clReleaseMemObject(da);
+  clReleaseMemObject(dx);
+  clReleaseMemObject(dy);
+  free(a);
+  free(x);
+  free(y);
+}
+
+static void test_mm(int m, int n, int k) {
+  float *a = values((size_t)(m * k), 5), *b = values((size_t)(k * n), 6), *c = malloc(sizeof(float) * (size_t)(m * n));
+  cl_mem da = buffer((size_t)(m * k), a), db = buffer((size_t)(k * n), b), dc = buffer((size_t)(m * n), NULL);
+  int rc = dpia_mm_launch(queue, dc, da, db, m, n, k);
+  CHECK(rc == DPIA_SUCCESS, "mm: %s", dpia_error_string(rc));
+  read_floats(queue, dc, (size_t)(m * n), c);
+  int bad = 0;
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++) {
+      double want = 0;
+      for (int l = 0; l < k; l++) want += (double)a[i * k + l] * b[l * n + j];
+      bad += !close_to(c[i * n + j], want);
+    }
+  CHECK(bad == 0, "mm %dx%dx%d: %d wrong elements", m, n, k, bad);
+  CHECK(dpia_mm_launch(queue, dc, da, db, m, 40, k) == DPIA_ERROR_PRECONDITION, "mm with N = 40 is refused");
+  clReleaseMemObject(da);
+  clReleaseMemObject(db);
+  clReleaseMemObject(dc);
+  free(a);
+  free(b);
+  free(c);
+}
+
+int main(void) {
+  cl_platform_id platform;
+  cl_device_id device;
+  cl_uint np = 0, nd = 0;
+  if (clGetPlatformIDs(1, &platform, &np) != CL_SUCCESS || np == 0 ||
+      clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, &nd) != CL_SUCCESS || nd == 0) {
+    fprintf(stderr, "no OpenCL platform or device: the launcher tests need one (PoCL)\n");
+    return 1;
+  }
+  cl_int err;
+  context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+  if (err == CL_SUCCESS) queue = clCreateCommandQueue(context, device, 0, &err);
+  if (err == CL_SUCCESS) other = clCreateCommandQueue(context, device, 0, &err);
+  if (err != CL_SUCCESS) {
+    fprintf(stderr, "no context or queue: %s\n", dpia_error_string(err));
+    return 1;
+  }
+  test_dot();
+  test_asum(524288);
+  test_atax(100, 77);
+  test_mm(32, 48, 40);
+  test_mm(64, 64, 64);
+  clReleaseCommandQueue(other);
+  clReleaseCommandQueue(queue);
+  clReleaseContext(context);
+  if (failures) fprintf(stderr, "%d failure(s)\n", failures);
+  else printf("pipeline launchers: ok\n");
+  return failures ? 1 : 0;
+}

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Every sample pipeline (docs/language.md section 8) runs on PoCL through
+`dpia run --check` and matches the reference interpreter of the composed
+program, at two sizes each; the report has one time line; a wrong second
+kernel (patched in the generated program) is caught by --check; sizes
+that violate a precondition are refused before anything runs; `dpia
+batch` takes a pipeline like a kernel."""
+import os, re, subprocess, sys, tempfile
+
+dpia, samples = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+env = dict(os.environ, POCL_KERNEL_CACHE='0')
+
+RUNS = [  # file, pipeline, sizes at two points
+    ('dot_full.dpia', 'dot', [{'N': 262144}, {'N': 786432}]),
+    ('asum_full.dpia', 'asum', [{'N': 262144}, {'N': 524288}]),
+    ('atax.dpia', 'atax', [{'M': 100, 'N': 77}, {'M': 64, 'N': 128}]),
+    ('mm_packed.dpia', 'mm', [{'M': 32, 'N': 48, 'K': 40}, {'M': 64, 'N': 64, 'K': 64}]),
+]
+
+passed = failed = 0
+def report(ok, what, detail=''):
+    global passed, failed
+    if ok:
+        passed += 1
+        print(f'PASS {what}')
+    else:
+        failed += 1
+        print(f'FAIL {what}\n  {detail}')
+
+def run(path, name, sizes, *more):
+    args = [dpia, 'run', path, '-k', name, '--check', '--seed', '7', *more]
+    for n, v in sizes.items():
+        args += ['--size', f'{n}={v}']
+    return subprocess.run(args, capture_output=True, text=True, timeout=300, env=env)
+
+for f, k, points in RUNS:
+    path = os.path.join(samples, f)
+    for sizes in points:
+        p = run(path, k, sizes, '--repeat', '2')
+        ok = (p.returncode == 0 and ': ok' in p.stdout and p.stdout.startswith(f'pipeline {k} on ')
+              and len(re.findall(r'^  time: min [0-9.]+ ms, median [0-9.]+ ms over 2 runs', p.stdout, re.M)) == 1)
+        report(ok, f'{k} {sizes}', p.stdout + p.stderr)
+
+path = os.path.join(samples, 'dot_full.dpia')
+with tempfile.TemporaryDirectory() as tmp:
+    # sumAll made to skip the first partial sum: only the whole pipeline's
+    # result against the reference can see it
+    src = subprocess.run([dpia, 'translate', path, '-k', 'dot'], capture_output=True, text=True).stdout
+    patched, n = re.subn(r'for \(int i = 0; i < M;', 'for (int i = 1; i < M;', src)
+    bad = os.path.join(tmp, 'bad.cl')
+    with open(bad, 'w') as fh:
+        fh.write(patched)
+    p = run(path, 'dot', {'N': 262144}, '--opencl-source=' + bad)
+    report(n == 1 and p.returncode == 3 and "pipeline 'dot' differs from the reference" in p.stderr,
+           'a patched second kernel is caught by --check', f'patched {n} site(s); exit {p.returncode}\n{p.stderr}')
+
+p = run(path, 'dot', {'N': 1000})
+report(p.returncode == 1 and 'N = 1000 does not satisfy N % 262144 == 0' in p.stderr and not p.stdout,
+       'a violated precondition stops the run', f'exit {p.returncode}\n{p.stdout}{p.stderr}')
+p = run(path, 'dot', {})
+report(p.returncode == 2 and "pipeline 'dot' needs a value for its size N" in p.stderr,
+       'a missing size is a usage error', f'exit {p.returncode}\n{p.stderr}')
+
+# dpia batch takes a pipeline as it takes a kernel
+import json
+req = json.dumps({'id': 1, 'source': open(path).read(), 'kernel': 'dot', 'emit': ['json', 'header']})
+p = subprocess.run([dpia, 'batch'], input=req + '\n', capture_output=True, text=True, timeout=300)
+try:
+    r = json.loads(p.stdout)
+    ok = (r['status'] == 'ok' and r['outputs']['json']['pipeline'] == 'dot'
+          and [l['kernel'] for l in r['outputs']['json']['launches']] == ['dotParts', 'dotSum']
+          and 'dpia_dot_launch' in r['outputs']['header'])
+except (ValueError, KeyError, TypeError):
+    ok = False
+report(ok, 'dpia batch translates a pipeline', p.stdout + p.stderr)
+
+# dpia run --json of a pipeline: one report object naming it
+p = run(path, 'dot', {'N': 262144}, '--json')
+try:
+    r = json.loads(p.stdout)
+    ok = p.returncode == 0 and r['pipeline'] == 'dot' and r['check']['ok'] is True and r['min_ms'] > 0
+except (ValueError, KeyError, TypeError):
+    ok = False
+report(ok, 'dpia run --json of a pipeline', p.stdout + p.stderr)
+
+# --emit=space of a pipeline: its kernels' search spaces, as a JSON array
+p = subprocess.run([dpia, 'translate', path, '-k', 'dot', '--emit=space'], capture_output=True, text=True, timeout=120)
+try:
+    ok = p.returncode == 0 and [o['kernel'] for o in json.loads(p.stdout)] == ['dotParts', 'dotSum']
+except (ValueError, KeyError, TypeError):
+    ok = False
+report(ok, '--emit=space -k dot is the array of its kernels\' spaces', p.stdout + p.stderr)
+
+print(f'{passed} passed, {failed} failed')
+sys.exit(1 if failed else 0)
