@@ -176,8 +176,8 @@ typedef struct CG {
   unsigned group_dims;      /* bit d: inside the body of a parforWorkgroup of dimension d */
   unsigned local_dims;      /* bit d: inside the body of a parforLocal of dimension d */
   int group_loop_depth;     /* > 0 inside the body of a parforWorkgroup that loops */
-  int local_dim_unfenced;   /* the dimension of the last parforLocal of the group body
-                             * since the last barrier, or -1 (sync_local_dims) */
+  bool guard_unfenced;      /* a parforLocal body written by one work-item (a single
+                             * writer's guard) since the last barrier (sync_after_guard) */
   bool uniform;             /* every work-item of the group gets here equally often */
   int nranges_stmt;         /* index ranges pushed for the current statement */
   Probe *probe;             /* when set, storage accesses are recorded here */

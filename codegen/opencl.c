@@ -472,7 +472,7 @@ static const char *barrier_fences(CG *cg, const BinderSet *need, bool *loc, bool
 static void emit_barrier(CG *cg, const BinderSet *need) {
   bool loc, glob;
   line(cg, "barrier(%s);", barrier_fences(cg, need, &loc, &glob));
-  cg->local_dim_unfenced = -1;
+  cg->guard_unfenced = false;
   remove_space(cg, &cg->pending_writes, loc, glob);
   remove_space(cg, &cg->pending_reads, loc, glob);
 }
@@ -529,20 +529,20 @@ static void sync_before(CG *cg, const Phrase *p) {
   if (need.n) emit_barrier(cg, &need);
 }
 
-/* Before a parforLocal of dimension d in the body of a work-group loop:
- * when the group body's last parforLocal, with no barrier since, ran over
- * another dimension, PoCL 3.1 miscompiles the pair (an element written in
- * the second loop's iteration of the work-group loop is lost:
- * tests/diff/regress/pocl_2d_local_loop.dpia; right with -cl-opt-disable,
- * with a barrier between the two, with the two in the other order, or
- * without the work-group loop).  No barrier is needed there, but one is
- * harmless where every work-item of the group gets (cg->uniform). */
-static void sync_local_dims(CG *cg, int d) {
-  if (!cg->uniform || cg->group_loop_depth == 0 || cg->local_dim_unfenced < 0 || cg->local_dim_unfenced == d) return;
-  line(cg, "barrier(CLK_LOCAL_MEM_FENCE); /* PoCL 3.1 needs it between loops over different dimensions */");
-  remove_space(cg, &cg->pending_writes, true, false);
-  remove_space(cg, &cg->pending_reads, true, false);
-  cg->local_dim_unfenced = -1;
+/* Before a parforLocal in the body of a work-group loop: when the group
+ * body's last parforLocal, with no barrier since, was written by one
+ * work-item (gen_local_single_writer's guard), PoCL 3.1 miscompiles the
+ * pair: writes of the work-group loop's later iterations are lost
+ * (tests/diff/regress/pocl_2d_local_loop.dpia, pocl_guarded_local_pair.dpia;
+ * right with -cl-opt-disable, with a barrier between the two, or without
+ * the work-group loop).  No barrier is needed there, but one is harmless
+ * where every work-item of the group gets (cg->uniform). */
+static void sync_after_guard(CG *cg) {
+  if (!cg->uniform || cg->group_loop_depth == 0 || !cg->guard_unfenced) return;
+  line(cg, "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE); /* PoCL 3.1 needs it after one work-item's writes */");
+  remove_space(cg, &cg->pending_writes, true, true);
+  remove_space(cg, &cg->pending_reads, true, true);
+  cg->guard_unfenced = false;
 }
 
 /* At the end of a loop body of the group body: the next iteration reads
@@ -962,8 +962,8 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
     BinderSet pw = cg->pending_writes, pr = cg->pending_reads;
     cg->pending_writes = (BinderSet){0};
     cg->pending_reads = (BinderSet){0};
-    int saved_unfenced = cg->local_dim_unfenced;
-    cg->local_dim_unfenced = -1;
+    bool saved_unfenced = cg->guard_unfenced;
+    cg->guard_unfenced = false;
     if (form == FORM_LOOP) cg->group_loop_depth++;
     cg->group_depth++;
     unsigned saved_dims = cg->group_dims;
@@ -974,7 +974,7 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
     if (form == FORM_LOOP) sync_group_loop_top(cg, body, body_start);
     cg->group_depth--;
     if (form == FORM_LOOP) cg->group_loop_depth--;
-    cg->local_dim_unfenced = saved_unfenced;
+    cg->guard_unfenced = saved_unfenced;
     cg->group_dims = saved_dims;
     cg->pending_writes = pw;
     cg->pending_reads = pr;
@@ -1155,6 +1155,7 @@ static bool gen_local_single_writer(CG *cg, const Phrase *body, const Cont *afte
       emit(&cond, "%sget_local_id(%d) == 0", cond.len ? " && " : "", d);
   if (!cond.len) return false;
   line(cg, "if (%s) { /* the other work-items would write the same */", cond.data);
+  cg->guard_unfenced = true;
   cg->indent++;
   int mark;
   cg_scope_enter(cg, &mark);
@@ -1202,10 +1203,9 @@ static void gen_comm(CG *cg, const Phrase *p, const Cont *after) {
         return;
       }
       if (s.nargs != 2) break;
-      if (prim_level(s.head->prim) == PLVL_LOCAL) sync_local_dims(cg, s.head->dim);
+      if (prim_level(s.head->prim) == PLVL_LOCAL) sync_after_guard(cg);
       sync_before(cg, p);
       gen_parfor(cg, p, &s, after);
-      if (prim_level(s.head->prim) == PLVL_LOCAL && cg->group_depth > 0) cg->local_dim_unfenced = s.head->dim;
       return;
     /* not commands of an imperative kernel */
     case PFAM_MAP:
@@ -1362,7 +1362,6 @@ bool cg_generate(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions
   cg->diag = k->diag;
   cg->k = k;
   cg->uniform = true;
-  cg->local_dim_unfenced = -1;
   cg->where = k->def->body->span;
   ix_init(&cg->ix, a);
   compute_launch(cg, k, opt);
