@@ -188,8 +188,9 @@ DPIA_API int dpia_result_error_count(const DpiaResult *r);
  * failed. */
 DPIA_API const char *dpia_result_emitted(const DpiaResult *r, DpiaEmit kind, size_t *len);
 /* The diagnostics as a JSON array, whatever diagnostics_json asked for
- * ("[]\n" if none): objects with level, file, line, column, end_line,
- * end_column (when the diagnostic has a position), message and notes. */
+ * ("[]\n" if none): objects with level, code (errors only: the stable code
+ * of DpiaDiagnostic.code), file, line, column, end_line, end_column (when
+ * the diagnostic has a position), message and notes. */
 DPIA_API const char *dpia_result_diagnostics_json(const DpiaResult *r);
 
 /* One diagnostic, for programs that look at them one by one. */
@@ -199,6 +200,11 @@ typedef struct DpiaDiagnostic {
   int line, column;    /* 1-based; 0 without a position */
   int end_line, end_column;
   const char *message; /* may span several lines */
+  /* The error's stable code, "E0301" (docs/errors.md: the index of
+   * errors, one code per kind of error, so that a caller can count
+   * rejections by reason); NULL for a note.  Last, so that the members
+   * before it keep their places. */
+  const char *code;
 } DpiaDiagnostic;
 /* Errors and their notes, in order: dpia_result_diagnostic(r, i) for
  * 0 <= i < dpia_result_diagnostic_count(r); NULL out of range.  The
