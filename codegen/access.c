@@ -430,7 +430,8 @@ static Target gen_vector_write(CG *cg, const Phrase *a, const Ix *first, int k) 
 /* ---- indices ---- */
 
 const Ix *gen_index(CG *cg, const Phrase *i) {
-  if (i->kind == PH_LIT) return K(cg, i->lit_int); /* idx nbh 4 */
+  if (i->kind == PH_LIT) /* idx nbh 4, idx row (N - 1) */
+    return i->lit_is_size ? ix_from_size(&cg->ix, i->lit_size) : K(cg, i->lit_int);
   if (i->kind == PH_VAR) {
     EnvEntry *e = env_find(cg, i->binder);
     if (e && e->kind == ENV_INDEX) return e->ix;

@@ -1022,40 +1022,54 @@ static Phrase *infer(Checker *c, Env *env, const Ast *e) {
   return p;
 }
 
-/* An integer literal where an index is expected, `idx nbh 4`: an index
- * of that type.  0 <= k < n is checked now when n is a constant, else it
- * is the kernel's precondition n >= k + 1 (docs/language.md section 7). */
-static Phrase *elab_index_literal(Checker *c, const Ast *e, PhraseType *want) {
-  if (e->int_value > (uint64_t)INT64_MAX) {
+/* An integer literal or a size expression where an index is expected,
+ * `idx nbh 4`, `idx row (N - 1)`: an index of that type
+ * (docs/language.md section 7).  0 <= k < n is checked now where both are
+ * constants, else each side that is not is a precondition of the kernel
+ * (n >= k + 1, k >= 0). */
+static Phrase *elab_index_size(Checker *c, Env *env, const Ast *e, PhraseType *want) {
+  if (e->kind == AST_INT && e->int_value > (uint64_t)INT64_MAX) {
     check_error(c, ERR_BAD_LITERAL, e->span, "integer literal too large");
     return NULL;
   }
-  int64_t k = (int64_t)e->int_value, n;
   SizeCtx *sc = &c->tc->sizes;
+  Size k;
+  if (e->kind == AST_INT) k = size_const(sc, (int64_t)e->int_value);
+  else if (!conv_size(c, env, size_ast_of(c, e), &k)) return NULL;
   PhraseType *t = zonk_phrase_type(c, want);
-  Size size = dt_resolve(t->data)->size;
-  if (size_const_value(size, &n)) {
-    if (k >= n) {
-      check_error(c, ERR_INDEX_OUT_OF_RANGE, e->span, "index %lld is out of range: the array has %lld element%s (indices 0 to %lld)",
-                  (long long)k, (long long)n, n == 1 ? "" : "s", (long long)(n - 1));
-      return NULL;
-    }
-  } else {
-    /* n - k - 1 >= 0, printed as n >= k + 1 */
-    require(c, REQ_NATURAL, size_sub(sc, size, size_const(sc, k + 1)), e->span,
-            arena_printf(c->arena, "index %lld", (long long)k));
+  Size n = dt_resolve(t->data)->size;
+  int64_t kv, nv;
+  bool k_known = size_const_value(k, &kv), n_known = size_const_value(n, &nv);
+  if (k_known && kv < 0) {
+    check_error(c, ERR_INDEX_OUT_OF_RANGE, e->span, "index %lld is negative", (long long)kv);
+    return NULL;
   }
+  if (k_known && n_known && kv >= nv) {
+    check_error(c, ERR_INDEX_OUT_OF_RANGE, e->span, "index %lld is out of range: the array has %lld element%s (indices 0 to %lld)",
+                (long long)kv, (long long)nv, nv == 1 ? "" : "s", (long long)(nv - 1));
+    return NULL;
+  }
+  TypeNamer tn;
+  check_namer(c, &tn);
+  const char *what = arena_printf(c->arena, "index %s", tn_size(&tn, k));
+  if (!k_known) require(c, REQ_NATURAL, k, e->span, what);
+  /* n - k - 1 >= 0, printed as n >= k + 1 */
+  if (!(k_known && n_known)) require(c, REQ_NATURAL, size_sub(sc, n, size_add(sc, k, size_const(sc, 1))), e->span, what);
   Phrase *p = mk(c, PH_LIT, e->span, t);
-  p->lit_int = k;
-  p->lit_float = (double)k;
+  if (k_known) {
+    p->lit_int = kv;
+    p->lit_float = (double)kv;
+  } else {
+    p->lit_is_size = true;
+    p->lit_size = k;
+  }
   return p;
 }
 
 static Phrase *check(Checker *c, Env *env, const Ast *e, PhraseType *want) {
+  if (want->kind == PT_EXP && dt_resolve(want->data)->kind == DT_IDX && is_size_arg(env, e))
+    return elab_index_size(c, env, e, want);
   switch (e->kind) {
-  case AST_INT:
-    if (want->kind == PT_EXP && dt_resolve(want->data)->kind == DT_IDX) return elab_index_literal(c, e, want);
-    break;
   case AST_LAMBDA:
     if (want->kind != PT_FN && want->kind != PT_FN_P) {
       check_error(c, ERR_FUNCTION_AS_VALUE, e->span, "a function is not allowed here: expected %s", check_describe(c, want));

@@ -66,6 +66,7 @@
   X(E0405, SIZE_OVERFLOW, "a size that does not fit 64 bits")                                                   \
   X(E0406, SIZE_DIVISION, "a size divided by zero or by a sum")                                                 \
   X(E0407, INDEX_OUT_OF_RANGE, "a constant index outside its array")                                            \
+  X(E0408, CONTRADICTORY_PRECONDITIONS, "preconditions that no sizes satisfy together")                         \
   X(E0501, ACTIVE_IN_PASSIVE, "a variable used actively where only passive use is allowed")                     \
   X(E0502, PASSIVE_REQUIRED, "an active function where a passive one is required")                              \
   X(E0503, INTERFERENCE, "a function and its argument that interfere (both use the same variable actively)")   \

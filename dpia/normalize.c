@@ -97,7 +97,14 @@ static Phrase *copy_node(Norm *n, const Phrase *p, BindMap *m, const TypeSubst *
       return copy(n, e->to, NULL, NULL);
     }
     return node(n, p, p->type);
-  case PH_LIT: return node(n, p, sub_type(n, p->type, ts));
+  case PH_LIT: {
+    Phrase *q = node(n, p, sub_type(n, p->type, ts));
+    for (int j = 0; ts && q->lit_is_size && j < ts->n; j++) /* idx row (N - 1) in a def */
+      if (ts->is_size[j] && size_has_var(q->lit_size, ts->names[j]) &&
+          !size_subst(&n->tc->sizes, q->lit_size, ts->names[j], ts->sizes[j], &q->lit_size))
+        INTERNAL("index size does not instantiate");
+    return q;
+  }
   case PH_PRIM: {
     Phrase *q = node(n, p, sub_type(n, p->type, ts));
     if (ts) {

@@ -37,7 +37,8 @@ typedef struct DefInfo DefInfo;
 
 #define DPIA_PHRASE_TERM_KINDS(X)                                                 \
   X(VAR)    /* binder */                                                          \
-  X(LIT)    /* lit_int or lit_float (lit_is_float), type exp[scalar or vector] */  \
+  X(LIT)    /* lit_int or lit_float (lit_is_float), type exp[scalar or vector];  \
+               an index exp[idx[n]]: lit_int, or lit_size (lit_is_size) */    \
   X(PRIM)   /* prim, dim, type = the instantiated type of the primitive */        \
   X(DEF)    /* def, subst: a use of a def, with its nat/data parameters */        \
   X(LAM)    /* binder, body; promoted: checked against a ->p type */              \
@@ -71,6 +72,9 @@ struct Phrase {
       int64_t lit_int;
       double lit_float;
       bool lit_is_float;                /* written with a '.' or exponent */
+      bool lit_is_size;                 /* an index given by a size expression,
+                                           lit_size (idx row (N - 1)) */
+      Size lit_size;
     };
     struct {                            /* PRIM */
       Prim prim;

@@ -298,9 +298,15 @@ static void print_magnitude_decimal(Buf *out, const Phrase *p) {
   print_decimal(out, fabs(v));
 }
 
+static void print_size_arg(Buf *out, Size s);
+
 static void print_literal(Printer *pr, const Phrase *p) {
   Buf *out = pr->out;
   DataType *t = dt_resolve(p->type->data);
+  if (p->lit_is_size) { /* idx row (N - 1) */
+    print_size_arg(out, p->lit_size);
+    return;
+  }
   if (t->kind == DT_IDX) { /* idx nbh 4: re-checked where an index is expected */
     emit(out, "%" PRId64, p->lit_int);
     return;

@@ -777,6 +777,34 @@ static const char **print_preconds(Checker *c, const Vec *pre) {
 
 /* Settle the requirements of a declaration: constant ones are decided now,
  * symbolic ones become preconditions (spec section 3). */
+/* The variable of a size that is one nat parameter alone (N), or NULL. */
+static Sym lone_var(Size s) {
+  if (s.nterms != 1) return NULL;
+  const SizeTerm *t = &s.terms[0];
+  if (t->num != 1 || t->den != 1 || t->nfactors != 1 || t->factors[0].exp != 1) return NULL;
+  return t->factors[0].var;
+}
+
+/* Preconditions no sizes satisfy, N >= 3 with 2 >= N (idx v N of a window
+ * of 3), are an error: the kernel could never run.  Only bounds of one
+ * parameter by constants are compared. */
+static void check_bounds_meet(Checker *c, const Vec *pre) {
+  for (int i = 0; i < pre->len; i++) {
+    const Precond *lo = pre->items[i];
+    int64_t low, high;
+    Sym v = lone_var(lo->lhs);
+    if (lo->div || !v || !size_const_value(lo->rhs, &low)) continue;
+    for (int j = 0; j < pre->len; j++) {
+      const Precond *hi = pre->items[j];
+      if (hi->div || lone_var(hi->rhs) != v || !size_const_value(hi->lhs, &high) || high >= low) continue;
+      check_error(c, ERR_CONTRADICTORY_PRECONDITIONS, hi->span, "no value of %s satisfies both %s >= %lld and %lld >= %s, which this requires", v, v,
+                  (long long)low, (long long)high, v);
+      diag_note(c->diag, lo->span, "this requires %s >= %lld", v, (long long)low);
+      return;
+    }
+  }
+}
+
 static void settle_requirements(Checker *c, DefInfo *def) {
   Vec pre = {0};
   /* what a use instantiates: each distinct requirement once, or a def
@@ -872,6 +900,7 @@ static void settle_requirements(Checker *c, DefInfo *def) {
     }
   }
   drop_implied(c->arena, &pre);
+  check_bounds_meet(c, &pre);
   def->nprecond = pre.len;
   def->preconds = print_preconds(c, &pre);
   def->precond_spans = NEWARRAY(c->arena, Span, pre.len > 0 ? pre.len : 1);

@@ -713,6 +713,10 @@ static Val prim_value(Imp *I, const Phrase *p) {
 
 static Val literal(Imp *I, const Phrase *p) {
   double lanes[NUM_MAX_LANES];
+  if (p->lit_is_size) { /* idx row (N - 1) */
+    lanes[0] = (double)eval_size(I, p->lit_size, p);
+    return num(I, 1, lanes);
+  }
   int w = num_literal(p, lanes);
   if (!w) fail(I, p, "literal of a non-scalar type");
   return num(I, w, lanes);

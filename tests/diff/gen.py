@@ -951,6 +951,11 @@ class Gen:
         self.last_kind = kind
         res_t = arr(n, u)
         if final:
+            # a view with no acceptor form after it (take, slide, ...)
+            # materialises it implicitly, in private memory under a
+            # toPrivate, which needs a constant size (seed 71 #388)
+            if not const_sized(res_t):
+                self.implicit_symbolic.append(f'{prim} {lam}')
             return f'{e}{self.nl(ctx)}|> {prim} {lam}', res_t
         # toPrivate f x makes every implicit temporary in f and x private
         # (spec section 6: newGlobal unless inside toLocal/toPrivate), and

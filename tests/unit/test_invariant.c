@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "check.h"
+#include "unit_env.h"
 #include "translate.h"
 
 static const char program[] =
@@ -61,61 +61,47 @@ static Phrase *first_of(Phrase *p, PhraseTermKind kind) {
 }
 
 int main(void) {
-  DpiaMem mem;
-  dpia_mem_default(&mem);
-  jmp_buf oom;
-  mem.on_oom = &oom;
-  Arena arena;
-  arena_init(&arena, &mem);
-  if (setjmp(oom)) {
-    fprintf(stderr, "test_invariant: out of memory\n");
-    return 1;
-  }
-  Interner in;
-  intern_init(&in, &arena);
-  Diag diag;
-  diag_init(&diag, &arena);
-  TypeCtx tc;
-  type_ctx_init(&tc, &arena);
+  UnitEnv env;
+  UNIT_ENV_INIT(&env, "test_invariant");
   Source src;
-  source_init(&src, &arena, "invariant.dpia", program, strlen(program));
-  Program *p = parse_program(&arena, &in, &diag, &src);
-  CheckedProgram *cp = diag.nerrors ? NULL : check_program(&arena, &in, &diag, &tc, p);
+  source_init(&src, &env.arena, "invariant.dpia", program, strlen(program));
+  Program *p = parse_program(&env.arena, &env.in, &env.diag, &src);
+  CheckedProgram *cp = env.diag.nerrors ? NULL : check_program(&env.arena, &env.in, &env.diag, &env.tc, p);
   DefInfo *k = cp ? find(cp, "scal") : NULL, *staged = cp ? find(cp, "staged") : NULL;
-  Phrase *body = k ? normalize_def(&arena, &tc, &diag, k) : NULL;
-  if (diag.nerrors || !body || !staged) {
+  Phrase *body = k ? normalize_def(&env.arena, &env.tc, &env.diag, k) : NULL;
+  if (env.diag.nerrors || !body || !staged) {
     Buf b;
-    buf_init(&b, &arena);
-    diag_render_text(&diag, &b);
+    buf_init(&b, &env.arena);
+    diag_render_text(&env.diag, &b);
     fprintf(stderr, "test_invariant: the test program does not check:\n%s", b.data);
-    arena_free(&arena);
+    arena_free(&env.arena);
     return 1;
   }
   Tally t = {0, 0};
-  DefInfo *intermediate = translate_stage1(&arena, &tc, &in, k, body);
-  DefInfo *imperative = translate_stage2(&arena, &tc, &in, &diag, intermediate);
-  DefInfo *hoisted = imperative ? translate_hoist(&arena, &tc, &in, &diag, imperative) : NULL;
+  DefInfo *intermediate = translate_stage1(&env.arena, &env.tc, &env.in, k, body);
+  DefInfo *imperative = translate_stage2(&env.arena, &env.tc, &env.in, &env.diag, intermediate);
+  DefInfo *hoisted = imperative ? translate_hoist(&env.arena, &env.tc, &env.in, &env.diag, imperative) : NULL;
   if (!hoisted) {
     fprintf(stderr, "test_invariant: scal does not translate\n");
-    arena_free(&arena);
+    arena_free(&env.arena);
     return 1;
   }
   /* each stage's output, against its own stage and a later one */
-  expect(&t, "stage I output", phrase_invariant_violation(&arena, intermediate, PHRASE_INTERMEDIATE), NULL);
-  expect(&t, "stage I output as stage II's", phrase_invariant_violation(&arena, intermediate, PHRASE_IMPERATIVE),
+  expect(&t, "stage I output", phrase_invariant_violation(&env.arena, intermediate, PHRASE_INTERMEDIATE), NULL);
+  expect(&t, "stage I output as stage II's", phrase_invariant_violation(&env.arena, intermediate, PHRASE_IMPERATIVE),
          "primitive mapI");
-  expect(&t, "stage II output", phrase_invariant_violation(&arena, imperative, PHRASE_IMPERATIVE), NULL);
-  expect(&t, "hoisted output", phrase_invariant_violation(&arena, hoisted, PHRASE_HOISTED), NULL);
+  expect(&t, "stage II output", phrase_invariant_violation(&env.arena, imperative, PHRASE_IMPERATIVE), NULL);
+  expect(&t, "hoisted output", phrase_invariant_violation(&env.arena, hoisted, PHRASE_HOISTED), NULL);
   /* a newGlobal is fine before hoisting, not after */
-  expect(&t, "newGlobal before hoisting", phrase_invariant_violation(&arena, staged, PHRASE_IMPERATIVE), NULL);
-  expect(&t, "newGlobal after hoisting", phrase_invariant_violation(&arena, staged, PHRASE_HOISTED),
+  expect(&t, "newGlobal before hoisting", phrase_invariant_violation(&env.arena, staged, PHRASE_IMPERATIVE), NULL);
+  expect(&t, "newGlobal after hoisting", phrase_invariant_violation(&env.arena, staged, PHRASE_HOISTED),
          "primitive newGlobal");
   /* a variable whose binder is nowhere above it */
   Phrase *var = first_of(imperative->body, PH_VAR);
   if (var) {
     Binder *saved = var->binder, stray = *saved;
     var->binder = &stray;
-    expect(&t, "a stray variable", phrase_invariant_violation(&arena, imperative, PHRASE_IMPERATIVE),
+    expect(&t, "a stray variable", phrase_invariant_violation(&env.arena, imperative, PHRASE_IMPERATIVE),
            "outside the scope of its binder");
     var->binder = saved;
   } else {
@@ -126,14 +112,14 @@ int main(void) {
   if (assign) {
     PhraseType *saved = assign->snd->type;
     assign->snd->type = NULL;
-    expect(&t, "an untyped phrase", phrase_invariant_violation(&arena, imperative, PHRASE_IMPERATIVE),
+    expect(&t, "an untyped phrase", phrase_invariant_violation(&env.arena, imperative, PHRASE_IMPERATIVE),
            "without a type");
     assign->snd->type = saved;
   } else {
     expect(&t, "an assignment in the imperative program", NULL, "an assignment");
   }
-  expect(&t, "stage II output, repaired", phrase_invariant_violation(&arena, imperative, PHRASE_IMPERATIVE), NULL);
+  expect(&t, "stage II output, repaired", phrase_invariant_violation(&env.arena, imperative, PHRASE_IMPERATIVE), NULL);
   printf("invariant: %d passed, %d failed\n", t.passed, t.failed);
-  arena_free(&arena);
+  arena_free(&env.arena);
   return t.failed ? 1 : 0;
 }

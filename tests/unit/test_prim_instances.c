@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "unit_env.h"
 #include "translate.h"
 
 typedef struct Walk {
@@ -82,40 +82,26 @@ static bool check_file(const char *path, Walk *total, int *kernels) {
     perror(path);
     return false;
   }
-  DpiaMem mem;
-  dpia_mem_default(&mem);
-  jmp_buf oom;
-  mem.on_oom = &oom;
-  Arena arena;
-  arena_init(&arena, &mem);
-  if (setjmp(oom)) {
-    fprintf(stderr, "test_prim_instances: out of memory\n");
-    exit(1);
-  }
-  Interner in;
-  intern_init(&in, &arena);
-  Diag diag;
-  diag_init(&diag, &arena);
-  TypeCtx tc;
-  type_ctx_init(&tc, &arena);
+  UnitEnv env;
+  UNIT_ENV_INIT(&env, "test_prim_instances");
   Source src;
-  source_init(&src, &arena, path, text, len);
-  Program *prog = parse_program(&arena, &in, &diag, &src);
-  CheckedProgram *cp = diag.nerrors ? NULL : check_program(&arena, &in, &diag, &tc, prog);
+  source_init(&src, &env.arena, path, text, len);
+  Program *prog = parse_program(&env.arena, &env.in, &env.diag, &src);
+  CheckedProgram *cp = env.diag.nerrors ? NULL : check_program(&env.arena, &env.in, &env.diag, &env.tc, prog);
   int translated = 0;
   for (int i = 0; cp && i < cp->ndefs; i++) {
     DefInfo *def = cp->defs[i];
     if (!def->is_kernel || !def->ok) continue;
-    Phrase *body = normalize_def(&arena, &tc, &diag, def);
+    Phrase *body = normalize_def(&env.arena, &env.tc, &env.diag, def);
     if (!body) continue;
     DefInfo *stages[3];
-    stages[0] = translate_stage1(&arena, &tc, &in, def, body);
-    stages[1] = translate_stage2(&arena, &tc, &in, &diag, stages[0]);
-    stages[2] = stages[1] ? translate_hoist(&arena, &tc, &in, &diag, stages[1]) : NULL;
+    stages[0] = translate_stage1(&env.arena, &env.tc, &env.in, def, body);
+    stages[1] = translate_stage2(&env.arena, &env.tc, &env.in, &env.diag, stages[0]);
+    stages[2] = stages[1] ? translate_hoist(&env.arena, &env.tc, &env.in, &env.diag, stages[1]) : NULL;
     if (!stages[2]) continue;
     static const char *const names[3] = {"stage I", "stage II", "hoisted"};
     for (int s = 0; s < 3; s++) {
-      Walk w = {&arena, &in, &tc, arena_printf(&arena, "%s: kernel %s, %s", path, def->name, names[s]), 0, 0};
+      Walk w = {&env.arena, &env.in, &env.tc, arena_printf(&env.arena, "%s: kernel %s, %s", path, def->name, names[s]), 0, 0};
       walk(&w, stages[s]->body);
       total->prims += w.prims;
       total->wrong += w.wrong;
@@ -124,7 +110,7 @@ static bool check_file(const char *path, Walk *total, int *kernels) {
   }
   if (!translated) fprintf(stderr, "test_prim_instances: %s: no kernel translates\n", path);
   *kernels += translated;
-  arena_free(&arena);
+  arena_free(&env.arena);
   free(text);
   return translated > 0;
 }
@@ -132,27 +118,20 @@ static bool check_file(const char *path, Walk *total, int *kernels) {
 /* the check itself: idx with its type, and with the array type as its
  * result (a wrong hand-built type) */
 static bool self_test(void) {
-  DpiaMem mem;
-  dpia_mem_default(&mem);
-  jmp_buf oom;
-  mem.on_oom = &oom;
-  Arena arena;
-  arena_init(&arena, &mem);
-  if (setjmp(oom)) exit(1);
-  Interner in;
-  intern_init(&in, &arena);
-  TypeCtx tc;
-  type_ctx_init(&tc, &arena);
-  Size four = size_const(&tc.sizes, 4);
-  DataType *arr = dt_array(&tc, four, tc.t_float);
-  PhraseType *index = pt_exp(&tc, dt_idx(&tc, four));
+  UnitEnv env;
+  UNIT_ENV_INIT(&env, "test_prim_instances");
+  TypeCtx *tc = &env.tc;
+  Size four = size_const(&tc->sizes, 4);
+  DataType *arr = dt_array(tc, four, tc->t_float);
+  PhraseType *index = pt_exp(tc, dt_idx(tc, four));
   Phrase right = {.kind = PH_PRIM, .prim = PRIM_IDX};
-  right.type = pt_fn(&tc, pt_exp(&tc, arr), pt_fn(&tc, index, pt_exp(&tc, tc.t_float)));
+  right.type = pt_fn(tc, pt_exp(tc, arr), pt_fn(tc, index, pt_exp(tc, tc->t_float)));
   Phrase wrong = right;
-  wrong.type = pt_fn(&tc, pt_exp(&tc, arr), pt_fn(&tc, index, pt_exp(&tc, arr)));
-  bool ok = prim_type_is_instance(&arena, &in, &tc, &right) && !prim_type_is_instance(&arena, &in, &tc, &wrong);
+  wrong.type = pt_fn(tc, pt_exp(tc, arr), pt_fn(tc, index, pt_exp(tc, arr)));
+  bool ok = prim_type_is_instance(&env.arena, &env.in, tc, &right) &&
+            !prim_type_is_instance(&env.arena, &env.in, tc, &wrong);
   if (!ok) fprintf(stderr, "test_prim_instances: the instance check does not tell idx's type from a wrong one\n");
-  arena_free(&arena);
+  arena_free(&env.arena);
   return ok;
 }
 

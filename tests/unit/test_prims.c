@@ -7,7 +7,7 @@
  * signature shows as a diff of readable types.  The consistency rules are
  * the ones the translation relies on when it reads the LOWERED and LEVEL
  * columns instead of naming primitives. */
-#include "check.h"
+#include "unit_env.h"
 
 #include <setjmp.h>
 #include <stdio.h>
@@ -106,35 +106,21 @@ int main(int argc, char **argv) {
     return 2;
   }
   const char *expected_path = argv[argc - 1];
-  DpiaMem mem;
-  dpia_mem_default(&mem);
-  jmp_buf oom;
-  mem.on_oom = &oom;
-  Arena arena;
-  arena_init(&arena, &mem);
-  if (setjmp(oom)) {
-    fprintf(stderr, "test_prims: out of memory\n");
-    return 1;
-  }
-  Interner in;
-  intern_init(&in, &arena);
-  Diag diag;
-  diag_init(&diag, &arena);
-  TypeCtx tc;
-  type_ctx_init(&tc, &arena);
+  UnitEnv env;
+  UNIT_ENV_INIT(&env, "test_prims");
   /* the acceptor twins of zip and pair are followed by their second halves */
   expect(PRIM_ZIP_ACC2 == PRIM_ZIP_ACC1 + 1 && PRIM_PAIR_ACC2 == PRIM_PAIR_ACC1 + 1, "zipAcc2, pairAcc2",
          "the second projection follows the first in the table");
   Buf listing;
-  buf_init(&listing, &arena);
+  buf_init(&listing, &env.arena);
   for (int p = 0; p < PRIM_COUNT; p++) {
     check_row((Prim)p);
     /* widths must be vector widths: 4 is one, and a positive size */
-    type_ctx_init(&tc, &arena); /* metavariables numbered from 1 on each line */
-    Size sizes[2] = {size_const(&tc.sizes, 4), size_const(&tc.sizes, 4)};
-    PhraseType *t = check_prim_instance(&arena, &in, &diag, &tc, (Prim)p, sizes, tc.t_float);
-    expect(t != NULL && diag.nerrors == 0, prim_info[p].name, "the signature instantiates");
-    if (t) emit(&listing, "%s: %s\n", prim_info[p].name, pt_str(&arena, t));
+    type_ctx_init(&env.tc, &env.arena); /* metavariables numbered from 1 on each line */
+    Size sizes[2] = {size_const(&env.tc.sizes, 4), size_const(&env.tc.sizes, 4)};
+    PhraseType *t = check_prim_instance(&env.arena, &env.in, &env.diag, &env.tc, (Prim)p, sizes, env.tc.t_float);
+    expect(t != NULL && env.diag.nerrors == 0, prim_info[p].name, "the signature instantiates");
+    if (t) emit(&listing, "%s: %s\n", prim_info[p].name, pt_str(&env.arena, t));
     expect(t && prim_arity_of((Prim)p) == type_arity(t), prim_info[p].name,
            "prim_arity_of counts the arguments of the signature");
     expect(listed_family((Prim)p) == prim_family((Prim)p), prim_info[p].name,
@@ -168,7 +154,7 @@ int main(int argc, char **argv) {
     }
   }
   fclose(f);
-  arena_free(&arena);
+  arena_free(&env.arena);
   if (failures) fprintf(stderr, "test_prims: %d failed\n", failures);
   return failures ? 1 : 0;
 }

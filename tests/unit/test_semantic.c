@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "check.h"
+#include "unit_env.h"
 #include "semantic.h"
 
 static const char program[] =
@@ -81,43 +81,29 @@ static DefInfo *find(CheckedProgram *cp, const char *name) {
 }
 
 int main(void) {
-  DpiaMem mem;
-  dpia_mem_default(&mem);
-  jmp_buf oom;
-  mem.on_oom = &oom;
-  Arena arena;
-  arena_init(&arena, &mem);
-  if (setjmp(oom)) {
-    fprintf(stderr, "test_semantic: out of memory\n");
-    return 1;
-  }
-  Interner in;
-  intern_init(&in, &arena);
-  Diag diag;
-  diag_init(&diag, &arena);
-  TypeCtx tc;
-  type_ctx_init(&tc, &arena);
+  UnitEnv env;
+  UNIT_ENV_INIT(&env, "test_semantic");
   Source src;
-  source_init(&src, &arena, "semantic.dpia", program, strlen(program));
-  Program *p = parse_program(&arena, &in, &diag, &src);
-  CheckedProgram *cp = diag.nerrors ? NULL : check_program(&arena, &in, &diag, &tc, p);
-  if (diag.nerrors) {
+  source_init(&src, &env.arena, "semantic.dpia", program, strlen(program));
+  Program *p = parse_program(&env.arena, &env.in, &env.diag, &src);
+  CheckedProgram *cp = env.diag.nerrors ? NULL : check_program(&env.arena, &env.in, &env.diag, &env.tc, p);
+  if (env.diag.nerrors) {
     Buf b;
-    buf_init(&b, &arena);
-    diag_render_text(&diag, &b);
+    buf_init(&b, &env.arena);
+    diag_render_text(&env.diag, &b);
     fprintf(stderr, "test_semantic: the test program does not check:\n%s", b.data);
-    arena_free(&arena);
+    arena_free(&env.arena);
     return 1;
   }
   Diag racy_diag;
-  diag_init(&racy_diag, &arena);
+  diag_init(&racy_diag, &env.arena);
   Source racy_src;
-  source_init(&racy_src, &arena, "racy.dpia", racy_program, strlen(racy_program));
-  Program *rp = parse_program(&arena, &in, &racy_diag, &racy_src);
-  CheckedProgram *rcp = check_program(&arena, &in, &racy_diag, &tc, rp);
+  source_init(&racy_src, &env.arena, "racy.dpia", racy_program, strlen(racy_program));
+  Program *rp = parse_program(&env.arena, &env.in, &racy_diag, &racy_src);
+  CheckedProgram *rcp = check_program(&env.arena, &env.in, &racy_diag, &env.tc, rp);
   if (racy_diag.nerrors != 1 || !strstr(racy_diag.first->message, "SCIR") || !rcp->defs[0]->body) {
     fprintf(stderr, "test_semantic: the racy program should elaborate with one SCIR error\n");
-    arena_free(&arena);
+    arena_free(&env.arena);
     return 1;
   }
   static const char *const right[] = {"the reference's values", "N=2", "N=4", NULL};
@@ -138,15 +124,15 @@ int main(void) {
     const Case *c = &cases[i];
     DefInfo *k = find(cp, c->kernel), *imp = find(cp, c->imperative);
     if (!imp) imp = find(rcp, c->imperative);
-    Phrase *body = k ? normalize_def(&arena, &tc, &diag, k) : NULL;
+    Phrase *body = k ? normalize_def(&env.arena, &env.tc, &env.diag, k) : NULL;
     if (!k || !imp || !body) {
       fprintf(stderr, "test_semantic: %s/%s: missing\n", c->kernel, c->imperative);
       failed++;
       continue;
     }
     Buf msg;
-    buf_init(&msg, &arena);
-    SemStatus st = semantic_check(&arena, k, body, imp, &SEMANTIC_BUDGET_QUICK, &msg);
+    buf_init(&msg, &env.arena);
+    SemStatus st = semantic_check(&env.arena, k, body, imp, &SEMANTIC_BUDGET_QUICK, &msg);
     bool ok = st == c->expect;
     for (const char *const *n = c->needles; ok && *n; n++) ok = strstr(msg.data, *n) != NULL;
     if (ok) {
@@ -158,6 +144,6 @@ int main(void) {
     }
   }
   printf("semantic: %d passed, %d failed\n", passed, failed);
-  arena_free(&arena);
+  arena_free(&env.arena);
   return failed ? 1 : 0;
 }

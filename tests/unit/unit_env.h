@@ -1,0 +1,38 @@
+/* unit_env.h: what a unit test of the library's internals starts from: an
+ * arena on the default allocator (running out ends the test with a
+ * message), an interner, a diagnostics list and a type context. */
+#ifndef DPIA_UNIT_ENV_H
+#define DPIA_UNIT_ENV_H
+
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "check.h"
+
+typedef struct UnitEnv {
+  DpiaMem mem;
+  jmp_buf oom;
+  Arena arena;
+  Interner in;
+  Diag diag;
+  TypeCtx tc;
+} UnitEnv;
+
+/* A macro, not a function: the setjmp must be in the frame that uses the
+ * environment.  env must not move afterwards (mem points into it). */
+#define UNIT_ENV_INIT(env, test_name)                              \
+  do {                                                             \
+    dpia_mem_default(&(env)->mem);                                 \
+    (env)->mem.on_oom = &(env)->oom;                               \
+    arena_init(&(env)->arena, &(env)->mem);                        \
+    if (setjmp((env)->oom)) {                                      \
+      fprintf(stderr, "%s: out of memory\n", (test_name));         \
+      exit(1);                                                     \
+    }                                                              \
+    intern_init(&(env)->in, &(env)->arena);                        \
+    diag_init(&(env)->diag, &(env)->arena);                        \
+    type_ctx_init(&(env)->tc, &(env)->arena);                      \
+  } while (0)
+
+#endif
