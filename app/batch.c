@@ -32,8 +32,9 @@
  * opencl_unavailable or internal_error, with the exit code `dpia translate`
  * would give; outputs (only when ok and translating) holds each kind asked
  * for, as a string except "json", which is the metadata value itself;
- * diagnostics is the JSON array of --diagnostics=json.  A bad line gets a
- * response with its id (null if it has none) and the batch goes on; blank
+ * diagnostics is the JSON array of --diagnostics=json (each error with its
+ * code, docs/errors.md).  A bad line gets a response with its id (null if
+ * it has none) and an error of code E0001, and the batch goes on; blank
  * lines are skipped.  One libclang verifier serves every line.
  *
  * Memory: each line has its own arena, freed when its response is

@@ -241,7 +241,9 @@ DPIA_API size_t dpia_options_size(void);
  * with status ok, error, bad_request, verification_failed,
  * opencl_unavailable or internal_error and the matching exit code.  A line
  * that is not valid JSON or not a valid request gets a bad_request
- * response (with its id, or null) and the batch goes on.  defaults (may be
+ * response (with its id, or null; its error has the code E0001) and the
+ * batch goes on.  Each error in "diagnostics" has its stable code
+ * (DpiaDiagnostic.code).  defaults (may be
  * NULL) gives the allocator, the platform and a verifier to use; otherwise one libclang
  * verifier is made on first use and serves every line.  Returns DPIA_OK
  * after the end of in, DPIA_EUSAGE if reading in or writing out failed. */
