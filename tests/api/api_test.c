@@ -173,6 +173,9 @@ static void test_memory_limit(const char *samples) {
   CHECK(st == DPIA_EUSER, "over the memory limit: status %d", st);
   CHECK(strstr(dpia_result_diagnostics(r), "program too large: translating it needs more memory than the limit"),
         "the limit's message: %s", dpia_result_diagnostics(r));
+  const DpiaDiagnostic *d = dpia_result_diagnostic(r, 0);
+  CHECK(d && d->code && strcmp(d->code, "E0902") == 0 && strstr(dpia_result_diagnostics_json(r), "\"code\": \"E0902\""),
+        "over the memory limit is E0902");
   dpia_result_free(r);
   opt.memory_limit = 0; /* the default */
   st = dpia_process("mm_vec.dpia", text, strlen(text), &opt, &r);
