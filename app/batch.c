@@ -32,8 +32,9 @@
  * opencl_unavailable or internal_error, with the exit code `dpia translate`
  * would give; outputs (only when ok and translating) holds each kind asked
  * for, as a string except "json", which is the metadata value itself;
- * diagnostics is the JSON array of --diagnostics=json.  A bad line gets a
- * response with its id (null if it has none) and the batch goes on; blank
+ * diagnostics is the JSON array of --diagnostics=json (each error with its
+ * code, docs/errors.md).  A bad line gets a response with its id (null if
+ * it has none) and an error of code E0001, and the batch goes on; blank
  * lines are skipped.  One libclang verifier serves every line.
  *
  * Memory: each line has its own arena, freed when its response is
@@ -310,10 +311,12 @@ static void response_start(Buf *out, const Json *id, int code) {
   emit(out, ", \"status\": \"%s\", \"exit_code\": %d", status_name(code), code == DPIA_EPRECONDITION ? DPIA_EUSER : code);
 }
 
-/* a response with one error and no outputs */
+/* a response with one error and no outputs: a request dpia cannot read
+ * (E0001) or an internal error (E0099) */
 static void error_response(Buf *out, const Json *id, int code, const char *message) {
   response_start(out, id, code);
-  buf_puts(out, ", \"diagnostics\": [{\"level\": \"error\", \"message\": ");
+  emit(out, ", \"diagnostics\": [{\"level\": \"error\", \"code\": \"%s\", \"message\": ",
+       diag_code_name(code == DPIA_EINTERNAL ? ERR_INTERNAL : ERR_BAD_REQUEST));
   emit_json_string(out, message);
   buf_puts(out, ", \"notes\": []}]}\n");
 }
@@ -447,7 +450,7 @@ int dpia_batch(FILE *in, FILE *out, const DpiaOptions *defaults) {
       dpia_result_free(b->pending);
       b->pending = NULL;
       fputs("{\"id\": null, \"status\": \"internal_error\", \"exit_code\": 70, \"diagnostics\": "
-            "[{\"level\": \"error\", \"message\": \"out of memory\", \"notes\": []}]}\n",
+            "[{\"level\": \"error\", \"code\": \"E0903\", \"message\": \"out of memory\", \"notes\": []}]}\n",
             b->out);
       if (fflush(b->out) != 0) break;
       continue;

@@ -138,7 +138,7 @@ static bool check_settings(Ctx *c, const CheckedProgram *symbolic) {
                                             owner->name, o->action == DPIA_RUN ? " (give it with --size)" : "")
                              : arena_printf(c->arena, "no kernel %shas a tune parameter %s",
                                             o->kernel ? "worked on " : "", name);
-      diag_error(&c->diag, (Span){0}, "--set %s=%lld: %s; %s", name, value, what, tune_names(c));
+      diag_error(&c->diag, ERR_SET_UNKNOWN, (Span){0}, "--set %s=%lld: %s; %s", name, value, what, tune_names(c));
       c->status = DPIA_EUSAGE;
       continue;
     }
@@ -146,7 +146,7 @@ static bool check_settings(Ctx *c, const CheckedProgram *symbolic) {
       Buf dom;
       buf_init(&dom, c->arena);
       print_domain(&dom, tune);
-      diag_error(&c->diag, tune->span, "--set %s=%lld: %lld is not a value of the tune parameter %s of kernel '%s': %s",
+      diag_error(&c->diag, ERR_VALUE_OUT_OF_DOMAIN, tune->span, "--set %s=%lld: %lld is not a value of the tune parameter %s of kernel '%s': %s",
                  name, value, value, name, owner->name, dom.data);
       c->status = DPIA_EUSAGE;
     }
@@ -174,7 +174,7 @@ static bool check_settings(Ctx *c, const CheckedProgram *symbolic) {
       for (int s = 0; s < o->nsets; s++)
         if (mentions(pre, o->set_names[s])) emit(&m, "%s%s=%lld", m.len ? " " : "--set ", o->set_names[s], o->set_values[s]);
       Span at = def->precond_spans && def->precond_spans[j].src ? def->precond_spans[j] : def->decl->name_span;
-      diag_error(&c->diag, at, "%s violates the precondition %s of kernel '%s', which this requires", m.data, pre,
+      diag_error(&c->diag, ERR_VIOLATED_PRECONDITION, at, "%s violates the precondition %s of kernel '%s', which this requires", m.data, pre,
                  def->name);
     }
   }
@@ -287,7 +287,7 @@ static bool pass_select(Ctx *c) {
   }
   for (int i = 0; i < c->checked->ndefs; i++)
     if (selected(c, c->checked->defs[i])) return true;
-  diag_error(&c->diag, (Span){0}, "no kernel named '%s' in %s; %s", c->opt->kernel, c->src.name, kernel_names(c));
+  diag_error(&c->diag, ERR_NO_SUCH_KERNEL, (Span){0}, "no kernel named '%s' in %s; %s", c->opt->kernel, c->src.name, kernel_names(c));
   return false;
 }
 
@@ -304,7 +304,7 @@ static bool invariants_hold(Ctx *c, const DefInfo *kernel, const DefInfo *out, P
   const char *why = phrase_invariant_violation(c->arena, out, stage);
   if (!why) return true;
   static const char *const stage_name[] = {"stage I", "stage II", "hoisting"};
-  diag_error(&c->diag, kernel->decl->name_span, "internal: %s broke an invariant of kernel '%s': %s",
+  diag_error(&c->diag, ERR_INTERNAL, kernel->decl->name_span, "internal: %s broke an invariant of kernel '%s': %s",
              stage_name[stage], kernel->name, why);
   c->status = DPIA_EINTERNAL;
   return false;
@@ -352,7 +352,7 @@ static bool pass_recheck(Ctx *c) {
     if (d.nerrors && d.limit_hit) {
       /* a limit of the re-check, not a fault of the translation */
       c->diag.limit_hit = true;
-      diag_error(&c->diag, imp->decl->name_span,
+      diag_error(&c->diag, ERR_TOO_DEEP, imp->decl->name_span,
                  "kernel '%s' is too deep to verify: its imperative program nests more than %d levels "
                  "(every materialised stage adds a few); split it into several kernels",
                  imp->name, max_nesting);
@@ -363,7 +363,7 @@ static bool pass_recheck(Ctx *c) {
       Buf why;
       buf_init(&why, c->arena);
       diag_render_text(&d, &why);
-      diag_error(&c->diag, imp->decl->name_span,
+      diag_error(&c->diag, ERR_INTERNAL, imp->decl->name_span,
                  "internal: the imperative program of kernel '%s' does not type check again (translation "
                  "must preserve typing, paper Theorem 4.1):\n%s",
                  imp->name, why.data);
@@ -403,7 +403,7 @@ static bool pass_codegen(Ctx *c) {
       Buf m;
       buf_init(&m, c->arena);
       size_print(&m, *s);
-      diag_error(&c->diag, c->hoisted[i]->decl ? c->hoisted[i]->decl->name_span : (Span){0},
+      diag_error(&c->diag, ERR_WORKGROUP_SIZE_NOT_FIXED, c->hoisted[i]->decl ? c->hoisted[i]->decl->name_span : (Span){0},
                  "the work-group size of kernel '%s' (dimension %d) is not fixed: a mapLocal runs over %s work-items "
                  "and another over one, so it would be 1; %s",
                  c->kernels[i]->name, d, m.data,
@@ -436,7 +436,7 @@ static bool pass_clang(Ctx *c) {
       v = opencl_verifier_new();
       own = true;
       if (!v) {
-        diag_error(&c->diag, (Span){0}, "cannot start libclang to verify the generated OpenCL");
+        diag_error(&c->diag, ERR_VERIFIER_UNAVAILABLE, (Span){0}, "cannot start libclang to verify the generated OpenCL");
         c->status = DPIA_EVERIFY;
         return false;
       }
@@ -445,7 +445,7 @@ static bool pass_clang(Ctx *c) {
     buf_init(&report, c->arena);
     const char *name = arena_printf(c->arena, "%s.cl", c->kernels[i]->name);
     if (!opencl_verify(v, name, c->sources[i], strlen(c->sources[i]), &report)) {
-      diag_error(&c->diag, c->checked->defs[i]->decl->name_span,
+      diag_error(&c->diag, ERR_INTERNAL, c->checked->defs[i]->decl->name_span,
                  "internal: the OpenCL generated for kernel '%s' does not compile cleanly:\n%s",
                  c->kernels[i]->name, report.data);
       c->status = DPIA_EVERIFY;
@@ -474,12 +474,12 @@ static bool pass_semantic(Ctx *c) {
     buf_init(&msg, c->arena);
     SemStatus st = semantic_check(c->arena, def, c->normal[i], c->hoisted[i], &budget, &msg);
     if (st == SEM_MISMATCH) {
-      diag_error(&c->diag, def->decl->name_span, "wrong translation: %s", msg.data);
+      diag_error(&c->diag, ERR_WRONG_TRANSLATION, def->decl->name_span, "wrong translation: %s", msg.data);
       c->status = DPIA_EVERIFY;
       return false;
     }
     if (st == SEM_ERROR) {
-      diag_error(&c->diag, def->decl->name_span, "internal: semantic check of kernel '%s': %s", def->name, msg.data);
+      diag_error(&c->diag, ERR_INTERNAL, def->decl->name_span, "internal: semantic check of kernel '%s': %s", def->name, msg.data);
       c->status = DPIA_EINTERNAL;
       return false;
     }
@@ -554,7 +554,7 @@ static bool check_run_preconditions(Ctx *c, const DefInfo *def, const ImpKernel 
     int64_t v;
     buf_clear(&why);
     if (!precond_eval(pre, nats, &v, &why)) {
-      diag_error(&c->diag, at, "cannot evaluate the precondition %s: %s", pre, why.data);
+      diag_error(&c->diag, ERR_VIOLATED_PRECONDITION, at, "cannot evaluate the precondition %s: %s", pre, why.data);
       ok = false;
       continue;
     }
@@ -583,7 +583,7 @@ static bool check_run_preconditions(Ctx *c, const DefInfo *def, const ImpKernel 
       if (lo >= 0 && hi >= 0) buf_puts(&m, " or ");
       if (hi >= 0) emit(&m, "%s%lld", name, (long long)hi);
     }
-    diag_error(&c->diag, at, "%s", m.data);
+    diag_error(&c->diag, ERR_VIOLATED_PRECONDITION, at, "%s", m.data);
   }
   return ok;
 }
@@ -643,7 +643,7 @@ static bool run_sizes(Ctx *c, const DefInfo *def, NatValues *nats) {
     bool given = false;
     for (int j = 0; j < o->nsizes; j++) given |= strcmp(o->size_names[j], def->size_params[i]) == 0;
     if (!given) {
-      diag_error(&c->diag, (Span){0}, "%s '%s' needs a value for its size %s: add --size %s=VALUE", what, def->name,
+      diag_error(&c->diag, ERR_SIZE_MISSING, (Span){0}, "%s '%s' needs a value for its size %s: add --size %s=VALUE", what, def->name,
                  def->size_params[i], def->size_params[i]);
       return false;
     }
@@ -652,7 +652,7 @@ static bool run_sizes(Ctx *c, const DefInfo *def, NatValues *nats) {
     bool known = false;
     for (int i = 0; i < def->nsize_params; i++) known |= strcmp(o->size_names[j], def->size_params[i]) == 0;
     if (!known) {
-      diag_error(&c->diag, (Span){0}, "%s '%s' has no size named %s", what, def->name, o->size_names[j]);
+      diag_error(&c->diag, ERR_SIZE_UNKNOWN, (Span){0}, "%s '%s' has no size named %s", what, def->name, o->size_names[j]);
       return false;
     }
   }
@@ -671,12 +671,12 @@ static int run_compare(Ctx *c, const DefInfo *def, const Phrase *body, const Nat
   double *ref;
   size_t nref;
   if (!interp_run(a, def, body, nats, (const double *const *)inputs, counts, &ref, &nref, &err)) {
-    diag_error(&c->diag, def->decl->name_span, "reference interpreter: %s", err.data);
+    diag_error(&c->diag, ERR_INTERNAL, def->decl->name_span, "reference interpreter: %s", err.data);
     return DPIA_EINTERNAL;
   }
   const Lay *rl = interp_result_layout(a, def, nats, &err);
   if (!rl || nref != res->output_count) {
-    diag_error(&c->diag, def->decl->name_span, "the %s produced %zu values, the reference %zu", what,
+    diag_error(&c->diag, ERR_RESULT_DIFFERS, def->decl->name_span, "the %s produced %zu values, the reference %zu", what,
                res->output_count, nref);
     return DPIA_EVERIFY;
   }
@@ -698,11 +698,11 @@ static int run_compare(Ctx *c, const DefInfo *def, const Phrase *body, const Nat
     emit(&c->out, "  check (seed %llu): %s\n", (unsigned long long)o->seed, rep.data);
   }
   if (cmp.ref_nonfinite >= 0) {
-    diag_error(&c->diag, def->decl->name_span, "%s '%s' cannot be checked: %s", what, def->name, rep.data);
+    diag_error(&c->diag, ERR_NOT_CHECKABLE, def->decl->name_span, "%s '%s' cannot be checked: %s", what, def->name, rep.data);
     return DPIA_EVERIFY;
   }
   if (!cmp.ok) {
-    diag_error(&c->diag, def->decl->name_span, "%s '%s' differs from the reference interpreter: %s", what,
+    diag_error(&c->diag, ERR_RESULT_DIFFERS, def->decl->name_span, "%s '%s' differs from the reference interpreter: %s", what,
                def->name, rep.data);
     return DPIA_EVERIFY;
   }
@@ -720,7 +720,7 @@ static bool run_inputs(Ctx *c, const DefInfo *def, const NatValues *nats, double
   Buf err;
   buf_init(&err, c->arena);
   if (interp_random_inputs(c->arena, def, nats, &rng, inputs, counts, &err)) return true;
-  diag_error(&c->diag, def->decl->name_span, "%s", err.data);
+  diag_error(&c->diag, ERR_SIZES_TOO_LARGE, def->decl->name_span, "%s", err.data);
   return false;
 }
 
@@ -729,7 +729,7 @@ static bool run_inputs(Ctx *c, const DefInfo *def, const NatValues *nats, double
 static int run_finished(Ctx *c, Runtime *rt, RtStatus st, const RtResult *res, const Buf *err) {
   if (st != RT_OK) {
     rt_close(rt);
-    diag_error(&c->diag, (Span){0}, "OpenCL: %s", err->data);
+    diag_error(&c->diag, ERR_OPENCL_RUNTIME, (Span){0}, "OpenCL: %s", err->data);
     return st == RT_BAD_ARGS ? DPIA_EUSAGE : DPIA_EOPENCL;
   }
   c->ran = true;
@@ -764,7 +764,7 @@ static int pass_run(Ctx *c) {
       nkernels++;
     }
   if (nkernels != 1) {
-    diag_error(&c->diag, (Span){0}, "'dpia run' runs one kernel: choose it with -k NAME (%s has %d; %s)",
+    diag_error(&c->diag, ERR_NO_SUCH_KERNEL, (Span){0}, "'dpia run' runs one kernel: choose it with -k NAME (%s has %d; %s)",
                c->src.name, nkernels, kernel_names(c));
     return DPIA_EUSAGE;
   }
@@ -785,7 +785,7 @@ static int pass_run(Ctx *c) {
       Buf dom;
       buf_init(&dom, a);
       print_domain(&dom, pa);
-      diag_error(&c->diag, pa->span, "--size %s=%lld: %lld is not a value of the tune parameter %s of kernel '%s': %s",
+      diag_error(&c->diag, ERR_VALUE_OUT_OF_DOMAIN, pa->span, "--size %s=%lld: %lld is not a value of the tune parameter %s of kernel '%s': %s",
                  pa->name, o->size_values[j], o->size_values[j], pa->name, def->name, dom.data);
       return DPIA_EUSAGE;
     }
@@ -793,7 +793,7 @@ static int pass_run(Ctx *c) {
   Runtime rt;
   RtStatus st = rt_open(&rt, a, o->platform, o->device, &err);
   if (st != RT_OK) {
-    diag_error(&c->diag, (Span){0}, "OpenCL: %s", err.data);
+    diag_error(&c->diag, ERR_OPENCL_RUNTIME, (Span){0}, "OpenCL: %s", err.data);
     return DPIA_EOPENCL;
   }
   RtLaunch launch;
@@ -806,7 +806,7 @@ static int pass_run(Ctx *c) {
   RunLimit limit = run_check_limits(a, &rt, k, source, &nats, &launch, &err);
   if (limit != RUN_LIMIT_OK) {
     rt_close(&rt);
-    diag_error(&c->diag, def->decl->name_span, "%s", err.data);
+    diag_error(&c->diag, ERR_SIZES_TOO_LARGE, def->decl->name_span, "%s", err.data);
     return limit == RUN_LIMIT_INT ? DPIA_EUSAGE : DPIA_EOPENCL;
   }
   /* the data are as large as the sizes say: the translation's memory
@@ -877,7 +877,7 @@ static int pass_run_pipeline(Ctx *c) {
     }
     NatValues kn = {n, names, values};
     if (err.len || !rt_check_preconditions(l->k, &kn, &err)) {
-      diag_error(&c->diag, l->launch->span, "launch of kernel '%s' in pipeline '%s': %s", l->k->name, def->name,
+      diag_error(&c->diag, ERR_VIOLATED_PRECONDITION, l->launch->span, "launch of kernel '%s' in pipeline '%s': %s", l->k->name, def->name,
                  err.data);
       return DPIA_EPRECONDITION;
     }
@@ -887,7 +887,7 @@ static int pass_run_pipeline(Ctx *c) {
   Runtime rt;
   RtStatus st = rt_open(&rt, a, o->platform, o->device, &err);
   if (st != RT_OK) {
-    diag_error(&c->diag, (Span){0}, "OpenCL: %s", err.data);
+    diag_error(&c->diag, ERR_OPENCL_RUNTIME, (Span){0}, "OpenCL: %s", err.data);
     return DPIA_EOPENCL;
   }
   a->limit = 0; /* the data are as large as the sizes say */
@@ -1085,11 +1085,11 @@ static int run_passes(Ctx *c) {
 }
 
 static void flatten_diagnostics(DpiaResult *r, const Diag *diag);
-static const DpiaDiagnostic oom_diagnostic = {0, NULL, 0, 0, 0, 0, "out of memory"};
+static const DpiaDiagnostic oom_diagnostic = {0, NULL, 0, 0, 0, 0, "out of memory", "E0903"};
 #define LIMIT_MESSAGE                                                                                            \
   "program too large: translating it needs more memory than the limit (DpiaOptions.memory_limit, by default "   \
   "1 GiB)"
-static const DpiaDiagnostic limit_diagnostic = {0, NULL, 0, 0, 0, 0, LIMIT_MESSAGE};
+static const DpiaDiagnostic limit_diagnostic = {0, NULL, 0, 0, 0, 0, LIMIT_MESSAGE, "E0902"};
 
 /* One translation on the current stack, with the nesting limits scaled by
  * depth_scale (Diag.depth_scale). */
@@ -1127,11 +1127,11 @@ static int process(const char *name, const char *text, size_t len, const DpiaOpt
     r->output = "";
     r->output_len = 0;
     if (over_limit) {
-      r->diagnostics_json = "[{\"level\": \"error\", \"message\": \"" LIMIT_MESSAGE "\", \"notes\": []}]\n";
+      r->diagnostics_json = "[{\"level\": \"error\", \"code\": \"E0902\", \"message\": \"" LIMIT_MESSAGE "\", \"notes\": []}]\n";
       r->diagnostics = opt->diagnostics_json ? r->diagnostics_json : "dpia: error: " LIMIT_MESSAGE "\n";
       r->diags = &limit_diagnostic;
     } else {
-      r->diagnostics_json = "[{\"level\": \"error\", \"message\": \"out of memory\", \"notes\": []}]\n";
+      r->diagnostics_json = "[{\"level\": \"error\", \"code\": \"E0903\", \"message\": \"out of memory\", \"notes\": []}]\n";
       r->diagnostics = opt->diagnostics_json ? r->diagnostics_json : "dpia: error: out of memory\n";
       r->diags = &oom_diagnostic;
     }
@@ -1229,7 +1229,8 @@ int dpia_process(const char *name, const char *text, size_t len, const DpiaOptio
 
 /* the errors and their notes as DpiaDiagnostics */
 static DpiaDiagnostic diagnostic_of(const Diagnostic *g) {
-  DpiaDiagnostic d = {g->level == DIAG_NOTE, NULL, 0, 0, 0, 0, g->message};
+  DpiaDiagnostic d = {g->level == DIAG_NOTE, NULL, 0, 0, 0, 0, g->message,
+                      g->level == DIAG_NOTE ? NULL : diag_code_name(g->code)};
   if (g->span.src) {
     uint32_t line, col, eline, ecol;
     source_position(g->span.src, g->span.begin, &line, &col);
@@ -1278,7 +1279,7 @@ const char *dpia_result_emitted(const DpiaResult *r, DpiaEmit kind, size_t *len)
 }
 
 const char *dpia_result_diagnostics_json(const DpiaResult *r) {
-  return r ? r->diagnostics_json : "[{\"level\": \"error\", \"message\": \"out of memory\", \"notes\": []}]\n";
+  return r ? r->diagnostics_json : "[{\"level\": \"error\", \"code\": \"E0903\", \"message\": \"out of memory\", \"notes\": []}]\n";
 }
 
 /* a NULL result is the out of memory error */

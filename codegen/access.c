@@ -149,7 +149,7 @@ static const char *space_qual(Space sp, bool read_only) {
 }
 
 static CExpr unsupported(CG *cg, Span span, const char *what) {
-  cg_error(cg, span, "cannot generate OpenCL for %s", what);
+  cg_error(cg, ERR_CODEGEN_UNSUPPORTED, span, "cannot generate OpenCL for %s", what);
   return cx("0", PREC_POSTFIX);
 }
 
@@ -227,7 +227,7 @@ static void note_access(CG *cg, const Storage *st, bool write) {
 static Target storage_access(CG *cg, const Storage *st, const Step *ps, bool write, Span span) {
   while (st->kind == STORE_SPLIT) {
     if (!ps || ps->kind != STEP_FIELD) {
-      cg_error(cg, span, "cannot generate OpenCL for a whole access to the split output '%s'", st->name);
+      cg_error(cg, ERR_CODEGEN_UNSUPPORTED, span, "cannot generate OpenCL for a whole access to the split output '%s'", st->name);
       return bad_target();
     }
     st = st->part[ps->n - 1];

@@ -248,7 +248,7 @@ const char *cg_ctype(CG *cg, DataType *t);
 DataType *cg_elem_type(DataType *t);
 /* number of elements of a flat buffer of t (product of outer arrays) */
 Size cg_elem_count(CG *cg, DataType *t);
-void cg_error(CG *cg, Span span, const char *fmt, ...) DPIA_PRINTF(3, 4);
+void cg_error(CG *cg, DiagCode code, Span span, const char *fmt, ...) DPIA_PRINTF(4, 5);
 const char *cg_ix_text(CG *cg, const Ix *ix);
 CExpr cg_ix_expr(CG *cg, const Ix *ix);
 void binder_set_add(CG *cg, BinderSet *s, const Binder *b);

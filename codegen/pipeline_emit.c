@@ -106,7 +106,7 @@ PipeDesc *pipeline_describe(Arena *a, TypeCtx *tc, Diag *diag, const Pipeline *p
       }
       b->kind = PBIND_BUFFER;
       if (kp->fields && kp->fields[0]) {
-        diag_error(diag, l->span,
+        diag_error(diag, ERR_PIPELINE_UNSUPPORTED, l->span,
                    "kernel '%s' takes its parameter '%s' as several buffers (a pair); a pipeline passes one buffer "
                    "per kernel parameter",
                    k->name, kp->name);
@@ -134,7 +134,7 @@ PipeDesc *pipeline_describe(Arena *a, TypeCtx *tc, Diag *diag, const Pipeline *p
   if (!ok) return NULL;
   for (int i = 0; i < def->nparams; i++)
     if (!seen[1 + i]) {
-      diag_error(diag, def->params[i]->span, "input '%s' of pipeline '%s' is not used by any of its kernels",
+      diag_error(diag, ERR_PIPELINE_UNUSED_INPUT, def->params[i]->span, "input '%s' of pipeline '%s' is not used by any of its kernels",
                  def->params[i]->name, def->name);
       ok = false;
     }

@@ -59,14 +59,14 @@ static Phrase *elab_lambda(Checker *c, Env *env, const Ast *e, PhraseType *want)
 
 /* ---- errors ---- */
 
-void check_error(Checker *c, Span span, const char *fmt, ...) {
+void check_error(Checker *c, DiagCode code, Span span, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   Buf b;
   buf_init(&b, c->arena);
   vemit(&b, fmt, ap);
   va_end(ap);
-  diag_error(c->diag, span, "%s", b.data);
+  diag_error(c->diag, code, span, "%s", b.data);
   c->failed = true;
 }
 
@@ -92,7 +92,7 @@ static bool conv_size(Checker *c, Env *env, const SizeAst *s, Size *out) {
   switch (s->kind) {
   case SZA_NUM:
     if (s->num > INT64_MAX) {
-      check_error(c, s->span, "size %llu does not fit 64 bits", (unsigned long long)s->num);
+      check_error(c, ERR_SIZE_OVERFLOW, s->span, "size %llu does not fit 64 bits", (unsigned long long)s->num);
       return false;
     }
     *out = size_const(sc, (int64_t)s->num);
@@ -100,8 +100,8 @@ static bool conv_size(Checker *c, Env *env, const SizeAst *s, Size *out) {
   case SZA_VAR: {
     Env *e = env_find(env, s->name);
     if (!e || e->kind != ENV_SIZE) {
-      if (e) check_error(c, s->span, "'%s' is not a size: only nat parameters can be used in sizes", s->name);
-      else check_error(c, s->span, "unknown size variable '%s'%s", s->name, unknown_name_hint(c, env, s->name, ENV_SIZE));
+      if (e) check_error(c, ERR_WRONG_KIND_OF_NAME, s->span, "'%s' is not a size: only nat parameters can be used in sizes", s->name);
+      else check_error(c, ERR_UNKNOWN_NAME, s->span, "unknown size variable '%s'%s", s->name, unknown_name_hint(c, env, s->name, ENV_SIZE));
       return false;
     }
     *out = e->fixed ? size_const(sc, e->value) : size_var(sc, s->name);
@@ -122,11 +122,11 @@ static bool conv_size(Checker *c, Env *env, const SizeAst *s, Size *out) {
   case SZA_MUL: *out = size_mul(sc, a, b); break;
   case SZA_DIV:
     if (size_is_zero(b)) {
-      check_error(c, s->span, "division by zero in a size");
+      check_error(c, ERR_SIZE_DIVISION, s->span, "division by zero in a size");
       return false;
     }
     if (!size_div(sc, a, b, out)) {
-      check_error(c, s->rhs->span, "division by a sum of sizes is not supported");
+      check_error(c, ERR_SIZE_DIVISION, s->rhs->span, "division by a sum of sizes is not supported");
       return false;
     }
     require(c, REQ_NATURAL, *out, s->span, NULL);
@@ -157,13 +157,13 @@ static DataType *conv_data(Checker *c, Env *env, const TypeAst *t) {
   case TYA_NAMED: {
     Env *e = env_find(env, t->name);
     if (!e || e->kind != ENV_DATA) {
-      check_error(c, t->span, "unknown type '%s'%s", t->name, unknown_name_hint(c, env, t->name, ENV_DATA));
+      check_error(c, ERR_UNKNOWN_NAME, t->span, "unknown type '%s'%s", t->name, unknown_name_hint(c, env, t->name, ENV_DATA));
       return NULL;
     }
     return dt_var(c->tc, t->name);
   }
   default:
-    check_error(c, t->span, "expected a data type here, not a phrase type");
+    check_error(c, ERR_PHRASE_TYPE_AS_DATA, t->span, "expected a data type here, not a phrase type");
     return NULL;
   }
 }
@@ -239,7 +239,7 @@ static Phrase *elab_prim(Checker *c, Env *env, const Ast *e) {
   for (int i = 0; i < info->nsizes; i++) {
     int64_t v;
     if (!(info->flags & PF_ZERO_SIZES) && size_const_value(p->sizes[i], &v) && v < 1) {
-      check_error(c, e->sizes[i]->span, "%s needs a size of at least 1, found %lld", info->name, (long long)v);
+      check_error(c, ERR_SIZE_TOO_SMALL, e->sizes[i]->span, "%s needs a size of at least 1, found %lld", info->name, (long long)v);
       return NULL;
     }
   }
@@ -254,7 +254,7 @@ static Phrase *elab_literal(Checker *c, const Ast *e) {
   switch (e->kind) {
   case AST_INT:
     if (e->int_value > (uint64_t)INT64_MAX) {
-      check_error(c, e->span, "integer literal too large");
+      check_error(c, ERR_BAD_LITERAL, e->span, "integer literal too large");
       return NULL;
     }
     p = mk(c, PH_LIT, e->span, pt_exp(c->tc, fresh(c, MC_NUMERIC, e->span)));
@@ -280,7 +280,7 @@ static DataType *exp_data(Checker *c, Phrase *p, const char *what) {
   if (p->type->kind != PT_EXP) {
     TypeNamer tn;
     check_namer(c, &tn);
-    check_error(c, p->span, "%s needs a value, found %s", what, tn_describe_phrase(&tn, zonk_phrase_type(c, p->type)));
+    check_error(c, ERR_FUNCTION_AS_VALUE, p->span, "%s needs a value, found %s", what, tn_describe_phrase(&tn, zonk_phrase_type(c, p->type)));
     return NULL;
   }
   return dt_resolve(p->type->data);
@@ -309,7 +309,7 @@ static DataType *arith_type(Checker *c, const Ast *e, DataType *a, DataType *b, 
   }
   if (a->kind != DT_SCALAR || b->kind != DT_SCALAR || a->scalar == SC_BOOL || b->scalar == SC_BOOL) goto bad;
   if (a->scalar != b->scalar) {
-    check_error(c, e->span, "operands of '%s' have different types %s and %s; convert one with toFloat, toInt or toDouble",
+    check_error(c, ERR_BAD_OPERANDS, e->span, "operands of '%s' have different types %s and %s; convert one with toFloat, toInt or toDouble",
                 op, check_describe(c, pt_exp(c->tc, a)), check_describe(c, pt_exp(c->tc, b)));
     return NULL;
   }
@@ -320,7 +320,7 @@ static DataType *arith_type(Checker *c, const Ast *e, DataType *a, DataType *b, 
 bad: {
   TypeNamer tn;
   check_namer(c, &tn);
-  check_error(c, e->span, "operator '%s' cannot be applied to %s and %s", op, tn_describe_data(&tn, a),
+  check_error(c, ERR_BAD_OPERANDS, e->span, "operator '%s' cannot be applied to %s and %s", op, tn_describe_data(&tn, a),
               tn_describe_data(&tn, b));
   return NULL;
 }
@@ -329,7 +329,7 @@ bad: {
 static Phrase *elab_binop(Checker *c, Env *env, const Ast *e) {
   const char *slip = static_size_operator_hint(c->arena, e); /* split 2048 * 128 */
   if (slip) {
-    check_error(c, e->span, "%s", slip);
+    check_error(c, ERR_SIZE_OPERATOR_PRECEDENCE, e->span, "%s", slip);
     return NULL;
   }
   Phrase *l = infer(c, env, e->lhs);
@@ -356,7 +356,7 @@ static Phrase *elab_binop(Checker *c, Env *env, const Ast *e) {
     if (!u) return NULL;
     u = dt_resolve(u);
     if (u->kind == DT_SCALAR && u->width > 1) {
-      check_error(c, e->span, "comparison '%s' of vectors is not supported; compare scalars", op);
+      check_error(c, ERR_BAD_OPERANDS, e->span, "comparison '%s' of vectors is not supported; compare scalars", op);
       return NULL;
     }
     t = c->tc->t_bool;
@@ -367,7 +367,7 @@ static Phrase *elab_binop(Checker *c, Env *env, const Ast *e) {
     if (!unify_data(c, a, c->tc->t_bool) || !unify_data(c, b, c->tc->t_bool)) {
       TypeNamer tn;
       check_namer(c, &tn);
-      check_error(c, e->span, "operator '%s' needs bool operands, found %s and %s", op, tn_describe_data(&tn, a),
+      check_error(c, ERR_BAD_OPERANDS, e->span, "operator '%s' needs bool operands, found %s and %s", op, tn_describe_data(&tn, a),
                   tn_describe_data(&tn, b));
       return NULL;
     }
@@ -392,11 +392,11 @@ static Phrase *elab_unop(Checker *c, Env *env, const Ast *e) {
     if (t->kind == DT_META) {
       if (t->meta->cls == MC_ANY) t->meta->cls = MC_NUMERIC;
     } else if (t->kind != DT_SCALAR || t->scalar == SC_BOOL) {
-      check_error(c, e->span, "'-' cannot be applied to %s", check_describe(c, pt_exp(c->tc, t)));
+      check_error(c, ERR_BAD_OPERANDS, e->span, "'-' cannot be applied to %s", check_describe(c, pt_exp(c->tc, t)));
       return NULL;
     }
   } else if (!unify_data(c, t, c->tc->t_bool)) {
-    check_error(c, e->span, "'!' needs a bool operand, found %s", check_describe(c, pt_exp(c->tc, t)));
+    check_error(c, ERR_BAD_OPERANDS, e->span, "'!' needs a bool operand, found %s", check_describe(c, pt_exp(c->tc, t)));
     return NULL;
   }
   Phrase *p = mk(c, PH_UNOP, e->span, pt_exp(c->tc, e->kind == AST_NEG ? t : c->tc->t_bool));
@@ -456,9 +456,9 @@ static Phrase *elab_def_use(Checker *c, const Ast *e, int index) {
   if (c->state[index] == 1) {
     const char *current = c->prog->decls[c->current]->name;
     if (c->current == index)
-      check_error(c, e->span, "recursive definition: '%s' uses itself; DPIA has no recursion", e->name);
+      check_error(c, ERR_RECURSION, e->span, "recursive definition: '%s' uses itself; DPIA has no recursion", e->name);
     else
-      check_error(c, e->span, "recursive definitions: '%s' uses '%s', which uses '%s' again; DPIA has no recursion",
+      check_error(c, ERR_RECURSION, e->span, "recursive definitions: '%s' uses '%s', which uses '%s' again; DPIA has no recursion",
                   current, e->name, current);
     return NULL;
   }
@@ -471,7 +471,7 @@ static Phrase *elab_def_use(Checker *c, const Ast *e, int index) {
     c->lits = (Vec){0};
     c->failed = false;
     if (++c->def_depth > DPIA_MAX_NESTING) {
-      check_error(c, e->span, "defs nested too deeply (more than %d levels)", DPIA_MAX_NESTING);
+      check_error(c, ERR_TOO_DEEP, e->span, "defs nested too deeply (more than %d levels)", DPIA_MAX_NESTING);
       c->def_depth--;
       return NULL;
     }
@@ -490,19 +490,19 @@ static Phrase *elab_def_use(Checker *c, const Ast *e, int index) {
   }
   bool in_pipeline = c->prog->decls[c->current]->is_pipeline;
   if (def->is_pipeline) {
-    check_error(c, e->span,
+    check_error(c, ERR_WRONG_KIND_OF_NAME, e->span,
                 "'%s' is a pipeline: the host launches it, one kernel after the other; it cannot be used inside %s",
                 e->name, in_pipeline ? "another pipeline" : "a kernel or a def");
     return NULL;
   }
   if (in_pipeline && !def->is_kernel) {
-    check_error(c, e->span,
+    check_error(c, ERR_WRONG_KIND_OF_NAME, e->span,
                 "'%s' is a def; a pipeline's body applies kernels (computation outside a kernel belongs in one)",
                 e->name);
     return NULL;
   }
   if (def->is_kernel && !in_pipeline) {
-    check_error(c, e->span, "'%s' is a kernel; kernels cannot be called, only defs can", e->name);
+    check_error(c, ERR_WRONG_KIND_OF_NAME, e->span, "'%s' is a kernel; kernels cannot be called, only defs can", e->name);
     return NULL;
   }
   TypeSubst *s = NEW(c->arena, TypeSubst);
@@ -584,7 +584,7 @@ static int template_named(Checker *c, Env *env, const Ast *e) {
  * use is applied). */
 static Phrase *template_use(Checker *c, const Ast *use, int index, PhraseType *want, PhraseType *arg0) {
   if (c->state[index] == 1) {
-    check_error(c, use->span, "recursive definition: '%s' uses itself; DPIA has no recursion", use->name);
+    check_error(c, ERR_RECURSION, use->span, "recursive definition: '%s' uses itself; DPIA has no recursion", use->name);
     return NULL;
   }
   const Ast *lam = template_lambda(c, index);
@@ -599,11 +599,11 @@ static Phrase *elab_var(Checker *c, Env *env, const Ast *e) {
   Env *found = env_find(env, e->name);
   if (found) {
     if (found->kind == ENV_SIZE) {
-      check_error(c, e->span, "'%s' is a size; sizes used as values inside expressions are not supported", e->name);
+      check_error(c, ERR_WRONG_KIND_OF_NAME, e->span, "'%s' is a size; sizes used as values inside expressions are not supported", e->name);
       return NULL;
     }
     if (found->kind == ENV_DATA) {
-      check_error(c, e->span, "'%s' is a data type, not a value", e->name);
+      check_error(c, ERR_WRONG_KIND_OF_NAME, e->span, "'%s' is a data type, not a value", e->name);
       return NULL;
     }
     Binder *b = found->binder;
@@ -618,7 +618,7 @@ static Phrase *elab_var(Checker *c, Env *env, const Ast *e) {
   int index = find_decl(c, e->name);
   if (index >= 0 && decl_is_template(c->prog->decls[index])) return template_use(c, e, index, NULL, NULL);
   if (index >= 0) return elab_def_use(c, e, index);
-  check_error(c, e->span, "unknown %s '%s'%s", c->prog->decls[c->current]->is_pipeline ? "kernel" : "identifier",
+  check_error(c, ERR_UNKNOWN_NAME, e->span, "unknown %s '%s'%s", c->prog->decls[c->current]->is_pipeline ? "kernel" : "identifier",
               e->name, unknown_name_hint(c, env, e->name, ENV_BINDER));
   return NULL;
 }
@@ -668,7 +668,7 @@ static bool lambda_arity_ok(Checker *c, const Phrase *fn, const Ast *arg, const 
   for (const Ast *l = arg; l->kind == AST_LAMBDA; l = l->body) emit(&names, "%s%s", names.len ? " " : "", l->bound);
   const char *extra = fn->kind == PH_PRIM && (fn->prim == PRIM_REDUCE || fn->prim == PRIM_REDUCE_SEQ)
                           ? " (the element, then the accumulator)" : "";
-  check_error(c, arg->span, "%s takes %d parameter%s%s, but this lambda has %d (\\%s)", function_role(c, fn), takes,
+  check_error(c, ERR_BAD_APPLICATION, arg->span, "%s takes %d parameter%s%s, but this lambda has %d (\\%s)", function_role(c, fn), takes,
               takes == 1 ? "" : "s", extra, have, names.data);
   return false;
 }
@@ -707,10 +707,10 @@ static Phrase *apply_spine(Checker *c, Env *env, Phrase *fn, Arg *args, int narg
     if (t->kind != PT_FN && t->kind != PT_FN_P) {
       Span at = args[i].ast ? args[i].ast->span : args[i].ready->span;
       if (i == 0)
-        check_error(c, at, "this is applied to an argument, but it %s %s, which is not a function",
+        check_error(c, ERR_BAD_APPLICATION, at, "this is applied to an argument, but it %s %s, which is not a function",
                     pt_has_unknowns(fn->type) ? "is" : "has type", check_describe(c, fn->type));
       else
-        check_error(c, at, "too many arguments: the function takes %d here", i);
+        check_error(c, ERR_BAD_APPLICATION, at, "too many arguments: the function takes %d here", i);
       return NULL;
     }
     params[i] = t->fst;
@@ -819,7 +819,7 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
   }
   if (++c->depth > diag_depth_limit(c->diag, DPIA_MAX_NESTING * 4)) {
     c->diag->limit_hit = true;
-    check_error(c, e->span, "expression nested too deeply");
+    check_error(c, ERR_TOO_DEEP, e->span, "expression nested too deeply");
     c->depth--;
     return NULL;
   }
@@ -886,7 +886,7 @@ static Phrase *elab_compose(Checker *c, Env *env, const Ast *e, PhraseType *want
     f = infer(c, env, e->lhs);
     if (!f) return NULL;
     if (f->type->kind != PT_FN && f->type->kind != PT_FN_P) {
-      check_error(c, e->lhs->span, "the left side of '>>' must be a function, found %s", check_describe(c, f->type));
+      check_error(c, ERR_BAD_APPLICATION, e->lhs->span, "the left side of '>>' must be a function, found %s", check_describe(c, f->type));
       return NULL;
     }
     param = f->type->fst;
@@ -966,9 +966,9 @@ static Phrase *infer_inner(Checker *c, Env *env, const Ast *e) {
     }
     if (l->type->kind != PT_ACC) {
       if (l->type->kind == PT_WITH && l->type->fst->kind == PT_ACC)
-        check_error(c, e->lhs->span, "the left side of ':=' must be an acceptor; this is a variable: write .1 to assign to it");
+        check_error(c, ERR_NOT_AN_ACCEPTOR, e->lhs->span, "the left side of ':=' must be an acceptor; this is a variable: write .1 to assign to it");
       else
-        check_error(c, e->lhs->span, "the left side of ':=' must be an acceptor, found %s%s",
+        check_error(c, ERR_NOT_AN_ACCEPTOR, e->lhs->span, "the left side of ':=' must be an acceptor, found %s%s",
                     l->type->kind == PT_EXP ? "an expression of type " : "", check_describe(c, l->type));
       return NULL;
     }
@@ -987,10 +987,10 @@ static Phrase *infer_inner(Checker *c, Env *env, const Ast *e) {
     if (!x) return NULL;
     if (x->type->kind != PT_WITH) {
       if (x->type->kind == PT_EXP)
-        check_error(c, e->span, "'.%d' projects a phrase pair ({a, b} or a var); for a data pair use %s", e->proj,
+        check_error(c, ERR_BAD_PROJECTION, e->span, "'.%d' projects a phrase pair ({a, b} or a var); for a data pair use %s", e->proj,
                     e->proj == 1 ? "fst" : "snd");
       else
-        check_error(c, e->span, "'.%d' needs a phrase pair, found %s", e->proj, check_describe(c, x->type));
+        check_error(c, ERR_BAD_PROJECTION, e->span, "'.%d' needs a phrase pair, found %s", e->proj, check_describe(c, x->type));
       return NULL;
     }
     Phrase *p = mk(c, PH_PROJ, e->span, e->proj == 1 ? x->type->fst : x->type->snd);
@@ -1029,7 +1029,7 @@ static Phrase *infer(Checker *c, Env *env, const Ast *e) {
   if (++c->depth > diag_depth_limit(c->diag, DPIA_MAX_NESTING * 4)) {
     c->depth--;
     c->diag->limit_hit = true;
-    check_error(c, e->span, "expression nested too deeply");
+    check_error(c, ERR_TOO_DEEP, e->span, "expression nested too deeply");
     return NULL;
   }
   Phrase *p = infer_inner(c, env, e);
@@ -1044,7 +1044,7 @@ static Phrase *infer(Checker *c, Env *env, const Ast *e) {
  * (n >= k + 1, k >= 0). */
 static Phrase *elab_index_size(Checker *c, Env *env, const Ast *e, PhraseType *want) {
   if (e->kind == AST_INT && e->int_value > (uint64_t)INT64_MAX) {
-    check_error(c, e->span, "integer literal too large");
+    check_error(c, ERR_BAD_LITERAL, e->span, "integer literal too large");
     return NULL;
   }
   SizeCtx *sc = &c->tc->sizes;
@@ -1056,11 +1056,11 @@ static Phrase *elab_index_size(Checker *c, Env *env, const Ast *e, PhraseType *w
   int64_t kv, nv;
   bool k_known = size_const_value(k, &kv), n_known = size_const_value(n, &nv);
   if (k_known && kv < 0) {
-    check_error(c, e->span, "index %lld is negative", (long long)kv);
+    check_error(c, ERR_INDEX_OUT_OF_RANGE, e->span, "index %lld is negative", (long long)kv);
     return NULL;
   }
   if (k_known && n_known && kv >= nv) {
-    check_error(c, e->span, "index %lld is out of range: the array has %lld element%s (indices 0 to %lld)",
+    check_error(c, ERR_INDEX_OUT_OF_RANGE, e->span, "index %lld is out of range: the array has %lld element%s (indices 0 to %lld)",
                 (long long)kv, (long long)nv, nv == 1 ? "" : "s", (long long)(nv - 1));
     return NULL;
   }
@@ -1087,13 +1087,13 @@ static Phrase *check(Checker *c, Env *env, const Ast *e, PhraseType *want) {
   switch (e->kind) {
   case AST_LAMBDA:
     if (want->kind != PT_FN && want->kind != PT_FN_P) {
-      check_error(c, e->span, "a function is not allowed here: expected %s", check_describe(c, want));
+      check_error(c, ERR_FUNCTION_AS_VALUE, e->span, "a function is not allowed here: expected %s", check_describe(c, want));
       return NULL;
     }
     return elab_lambda(c, env, e, want);
   case AST_COMPOSE:
     if (want->kind != PT_FN && want->kind != PT_FN_P) {
-      check_error(c, e->span, "a function is not allowed here: expected %s", check_describe(c, want));
+      check_error(c, ERR_FUNCTION_AS_VALUE, e->span, "a function is not allowed here: expected %s", check_describe(c, want));
       return NULL;
     }
     return elab_compose(c, env, e, want);
@@ -1123,13 +1123,13 @@ static bool check_kernel_names(Checker *c, const Decl *d) {
   const char *use = strcmp(d->name, "main") == 0 ? "reserved in OpenCL C (a kernel cannot be called main)"
                                                  : opencl_name_use(d->name);
   if (use) {
-    diag_error(c->diag, d->name_span, "kernel name '%s' is %s; rename the kernel", d->name, use);
+    diag_error(c->diag, ERR_RESERVED_NAME, d->name_span, "kernel name '%s' is %s; rename the kernel", d->name, use);
     ok = false;
   }
   for (int i = 0; i < d->nparams; i++) {
     const Param *pa = &d->params[i];
     if (pa->kind != PARAM_NAT || !(use = opencl_name_use(pa->name))) continue;
-    diag_error(c->diag, pa->span,
+    diag_error(c->diag, ERR_RESERVED_NAME, pa->span,
                "nat parameter name '%s' is %s; a kernel's nat parameters keep their names in OpenCL C: rename it",
                pa->name, use);
     ok = false;
@@ -1143,13 +1143,13 @@ static bool check_kernel_names(Checker *c, const Decl *d) {
 static bool check_pipeline_names(Checker *c, const Decl *d) {
   bool ok = true;
   if (strchr(d->name, '\'')) {
-    diag_error(c->diag, d->name_span, "pipeline name '%s' is not a C identifier (its launcher is a C function); rename "
+    diag_error(c->diag, ERR_RESERVED_NAME, d->name_span, "pipeline name '%s' is not a C identifier (its launcher is a C function); rename "
                "the pipeline", d->name);
     ok = false;
   }
   for (int i = 0; i < d->nparams; i++)
     if (strchr(d->params[i].name, '\'')) {
-      diag_error(c->diag, d->params[i].span,
+      diag_error(c->diag, ERR_RESERVED_NAME, d->params[i].span,
                  "parameter name '%s' is not a C identifier: a pipeline's parameters are its launcher's; rename it",
                  d->params[i].name);
       ok = false;
@@ -1167,7 +1167,7 @@ static void check_decl(Checker *c, int index) {
     for (int i = 0; i < d->nparams; i++)
       for (int j = 0; j < i; j++)
         if (d->params[j].name == d->params[i].name) {
-          diag_error(c->diag, d->params[i].span, "duplicate parameter '%s'", d->params[i].name);
+          diag_error(c->diag, ERR_DUPLICATE_NAME, d->params[i].span, "duplicate parameter '%s'", d->params[i].name);
           diag_note(c->diag, d->params[j].span, "'%s' was first declared here", d->params[i].name);
           c->state[index] = 2;
           return;
@@ -1187,18 +1187,18 @@ static void check_decl(Checker *c, int index) {
     const Param *pa = &d->params[i];
     for (int j = 0; j < i; j++)
       if (d->params[j].name == pa->name) {
-        check_error(c, pa->span, "duplicate parameter '%s'", pa->name);
+        check_error(c, ERR_DUPLICATE_NAME, pa->span, "duplicate parameter '%s'", pa->name);
         diag_note(c->diag, d->params[j].span, "'%s' was first declared here", pa->name);
       }
     switch (pa->kind) {
     case PARAM_NAT: {
       if (pa->tune && d->is_pipeline) {
-        check_error(c, pa->span,
+        check_error(c, ERR_TUNE_OUTSIDE_KERNEL, pa->span,
                     "'%s' is a tune parameter of pipeline '%s': only a kernel's parameters can be tuned; a "
                     "pipeline's kernels get their values from the pipeline's sizes",
                     pa->name, d->name);
       } else if (pa->tune && !d->is_kernel) {
-        check_error(c, pa->span,
+        check_error(c, ERR_TUNE_OUTSIDE_KERNEL, pa->span,
                     "'%s' is a tune parameter of def '%s': only a kernel's parameters can be tuned; a def takes "
                     "'(%s: nat)' and its user passes the kernel's tune parameter",
                     pa->name, d->name, pa->name);
@@ -1231,7 +1231,7 @@ static void check_decl(Checker *c, int index) {
         TypeNamer tn;
         check_namer(c, &tn);
         const char *what = d->is_kernel ? "kernel" : "pipeline";
-        check_error(c, pa->span, "%s parameter '%s' has phrase type %s; %s parameters are nat parameters and data",
+        check_error(c, ERR_BAD_KERNEL_SIGNATURE, pa->span, "%s parameter '%s' has phrase type %s; %s parameters are nat parameters and data",
                     what, pa->name, tn_phrase(&tn, t), what);
         t = NULL;
       }
@@ -1257,7 +1257,7 @@ static void check_decl(Checker *c, int index) {
   if (body && (d->is_kernel || d->is_pipeline)) {
     PhraseType *t = body->type;
     if (t->kind != PT_EXP) {
-      check_error(c, d->name_span, "%s '%s' must produce data, but its body is %s",
+      check_error(c, ERR_BAD_KERNEL_SIGNATURE, d->name_span, "%s '%s' must produce data, but its body is %s",
                   d->is_kernel ? "kernel" : "pipeline", d->name, check_describe(c, t));
       body = NULL;
     }
@@ -1314,13 +1314,13 @@ CheckedProgram *check_program_set(Arena *a, Interner *in, Diag *diag, TypeCtx *t
     size_t slot = decl_slot(&c, d->name);
     if (c.decl_slots[slot]) {
       const Decl *first = p->decls[c.decl_slots[slot] - 1];
-      diag_error(diag, d->name_span, "duplicate declaration of '%s'", d->name);
+      diag_error(diag, ERR_DUPLICATE_NAME, d->name_span, "duplicate declaration of '%s'", d->name);
       diag_note(diag, first->name_span, "'%s' was first declared here", d->name);
     } else {
       c.decl_slots[slot] = i + 1;
     }
     if (prim_lookup(d->name, strlen(d->name), &(int){0}) != PRIM_COUNT)
-      diag_error(diag, d->name_span, "'%s' is a primitive; it cannot be redefined", d->name);
+      diag_error(diag, ERR_PRIMITIVE_REBOUND, d->name_span, "'%s' is a primitive; it cannot be redefined", d->name);
   }
   for (int i = 0; i < p->ndecls; i++) {
     if (c.state[i] != 0) continue;

@@ -90,7 +90,7 @@ typedef struct Checker {
 /* ---- check.c ---- */
 
 /* Report an error at span and mark the current declaration as failed. */
-void check_error(Checker *c, Span span, const char *fmt, ...) DPIA_PRINTF(3, 4);
+void check_error(Checker *c, DiagCode code, Span span, const char *fmt, ...) DPIA_PRINTF(4, 5);
 
 /* ---- prim_type.c ---- */
 

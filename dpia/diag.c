@@ -27,11 +27,12 @@ static bool same_error(const Diagnostic *a, const Diagnostic *b) {
          strcmp(a->message, b->message) == 0;
 }
 
-Diagnostic *diag_error(Diag *d, Span span, const char *fmt, ...) {
+Diagnostic *diag_error(Diag *d, DiagCode code, Span span, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   Diagnostic *g = make(d, DIAG_ERROR, span, fmt, ap);
   va_end(ap);
+  g->code = code;
   d->nerrors++;
   /* a repeat is counted (the program is still wrong) but not listed; its
    * notes attach to it and so are dropped with it */
@@ -55,9 +56,34 @@ void diag_note(Diag *d, Span span, const char *fmt, ...) {
   va_start(ap, fmt);
   Diagnostic *g = make(d, DIAG_NOTE, span, fmt, ap);
   va_end(ap);
+  g->code = d->last_error->code;
   Diagnostic **p = &d->last_error->notes;
   while (*p) p = &(*p)->next;
   *p = g;
+}
+
+/* ---- codes ---- */
+
+static const char *const code_names[] = {
+#define DIAG_CODE_NAME(code, name, summary) #code,
+    DIAG_CODES(DIAG_CODE_NAME)
+#undef DIAG_CODE_NAME
+};
+
+static const char *const code_summaries[] = {
+#define DIAG_CODE_SUMMARY(code, name, summary) summary,
+    DIAG_CODES(DIAG_CODE_SUMMARY)
+#undef DIAG_CODE_SUMMARY
+};
+
+const char *diag_code_name(DiagCode code) {
+  if ((unsigned)code >= NDIAG_CODES) INTERNAL("diagnostic code %d out of range", (int)code);
+  return code_names[code];
+}
+
+const char *diag_code_summary(DiagCode code) {
+  if ((unsigned)code >= NDIAG_CODES) INTERNAL("diagnostic code %d out of range", (int)code);
+  return code_summaries[code];
 }
 
 /* ---- sources ---- */
@@ -167,6 +193,8 @@ void emit_json_string(Buf *out, const char *s) {
 
 static void render_json_one(Buf *out, const Diagnostic *g) {
   emit(out, "{\"level\": \"%s\", ", g->level == DIAG_ERROR ? "error" : "note");
+  /* notes carry no code of their own: they explain their error */
+  if (g->level == DIAG_ERROR) emit(out, "\"code\": \"%s\", ", diag_code_name(g->code));
   if (g->span.src) {
     uint32_t line, col, eline, ecol;
     source_position(g->span.src, g->span.begin, &line, &col);

@@ -9,6 +9,7 @@
 #ifndef DPIA_DIAG_H
 #define DPIA_DIAG_H
 
+#include "diag_codes.h"
 #include "util.h"
 
 /* One source text.  Line starts are computed on first use. */
@@ -31,6 +32,7 @@ typedef enum DiagLevel { DIAG_ERROR, DIAG_NOTE } DiagLevel;
 typedef struct Diagnostic Diagnostic;
 struct Diagnostic {
   DiagLevel level;
+  DiagCode code; /* of an error (diag_codes.h); a note has its error's */
   Span span;
   char *message;
   Diagnostic *notes; /* notes attached to an error, in order */
@@ -59,8 +61,8 @@ typedef struct Diag {
 static inline int diag_depth_limit(const Diag *d, int base) { return base * d->depth_scale; }
 
 void diag_init(Diag *d, Arena *a);
-/* Report an error; returns it so notes can be attached. */
-Diagnostic *diag_error(Diag *d, Span span, const char *fmt, ...) DPIA_PRINTF(3, 4);
+/* Report an error of the kind code; returns it so notes can be attached. */
+Diagnostic *diag_error(Diag *d, DiagCode code, Span span, const char *fmt, ...) DPIA_PRINTF(4, 5);
 /* Attach a note to the most recent error. */
 void diag_note(Diag *d, Span span, const char *fmt, ...) DPIA_PRINTF(3, 4);
 

@@ -109,14 +109,14 @@ static void skip_invalid_utf8(Lexer *lx) {
   do {
     lx->pos++;
   } while (peek(lx) >= 0x80 && utf8_sequence(lx, &cp) == 0);
-  diag_error(lx->diag, span_of(lx, begin, lx->pos), "invalid UTF-8 byte 0x%02x", (unsigned)first);
+  diag_error(lx->diag, ERR_BAD_CHARACTER, span_of(lx, begin, lx->pos), "invalid UTF-8 byte 0x%02x", (unsigned)first);
 }
 
 /* Report a run of NUL bytes (a binary file, usually) as one error. */
 static void skip_nul_bytes(Lexer *lx) {
   uint32_t begin = lx->pos;
   while (peek(lx) == 0) lx->pos++;
-  diag_error(lx->diag, span_of(lx, begin, lx->pos), "unexpected NUL byte");
+  diag_error(lx->diag, ERR_BAD_CHARACTER, span_of(lx, begin, lx->pos), "unexpected NUL byte");
 }
 
 /* Skip a `--` comment to the end of the line.  Its text is free, but must
@@ -168,19 +168,19 @@ static void skip_stray_character(Lexer *lx) {
       return;
     }
     lx->pos += (uint32_t)n;
-    diag_error(lx->diag, span_of(lx, begin, lx->pos), "unexpected character '%.*s' (U+%04X)", n,
+    diag_error(lx->diag, ERR_BAD_CHARACTER, span_of(lx, begin, lx->pos), "unexpected character '%.*s' (U+%04X)", n,
                lx->src->text + begin, (unsigned)cp);
     return;
   }
   lx->pos++;
   if (c < 0x20 || c == 0x7F)
-    diag_error(lx->diag, span_of(lx, begin, lx->pos), "unexpected control character 0x%02x",
+    diag_error(lx->diag, ERR_BAD_CHARACTER, span_of(lx, begin, lx->pos), "unexpected control character 0x%02x",
                (unsigned)c);
   else if (c == '.')
-    diag_error(lx->diag, span_of(lx, begin, lx->pos),
+    diag_error(lx->diag, ERR_BAD_CHARACTER, span_of(lx, begin, lx->pos),
                "unexpected '.': a projection is written '.1' or '.2'");
   else
-    diag_error(lx->diag, span_of(lx, begin, lx->pos), "unexpected character '%c'", c);
+    diag_error(lx->diag, ERR_BAD_CHARACTER, span_of(lx, begin, lx->pos), "unexpected character '%c'", c);
 }
 
 /* ---- tokens ---- */
@@ -263,12 +263,12 @@ static Token lex_number(Lexer *lx) {
     int suffix_len = (int)(lx->pos - suffix_begin);
     Span at = span_of(lx, suffix_begin, lx->pos);
     if (!decimal && suffix_len == 1 && suffix[0] == 'f')
-      diag_error(lx->diag, at,
+      diag_error(lx->diag, ERR_BAD_LITERAL, at,
                  "invalid suffix 'f' on integer literal: a decimal literal needs a '.' or an "
                  "exponent, as in %.*s.0f",
                  (int)(number_end - begin), lx->src->text + begin);
     else
-      diag_error(lx->diag, at, "invalid suffix '%.*s' on %s literal", suffix_len, suffix,
+      diag_error(lx->diag, ERR_BAD_LITERAL, at, "invalid suffix '%.*s' on %s literal", suffix_len, suffix,
                  decimal ? "decimal" : "integer");
   }
   if (!decimal) {
@@ -283,7 +283,7 @@ static Token lex_number(Lexer *lx) {
   char *text = arena_strndup(lx->interner->arena, lx->src->text + begin, number_end - begin);
   double d = strtod(text, NULL);
   if (isinf(d)) {
-    diag_error(lx->diag, span_of(lx, begin, number_end), "decimal literal too large");
+    diag_error(lx->diag, ERR_BAD_LITERAL, span_of(lx, begin, number_end), "decimal literal too large");
     d = 0.0;
   }
   t.float_value = d;

@@ -159,10 +159,10 @@ static void describe_token(const Parser *p, Buf *b, const Token *t) {
  * the token that opened one level too many) and abandon the declaration
  * (see the comment at the top).  The report is skipped when the token
  * directly follows a lexical error. */
-static void fail_at(Parser *p, Span at_span, const char *message) {
+static void fail_at(Parser *p, DiagCode code, Span at_span, const char *message) {
   if (p->failed) return;
   if (!p->tok_after_lex_error) {
-    diag_error(p->diag, at_span, "%s", message);
+    diag_error(p->diag, code, at_span, "%s", message);
     p->error_reported = true;
   }
   p->failed = true;
@@ -173,10 +173,10 @@ static void fail_at(Parser *p, Span at_span, const char *message) {
 /* At the end of the file the error points just after the last token, on a
  * line that shows what is unfinished, rather than past trailing blank lines
  * and comments. */
-static void fail(Parser *p, const char *message) {
+static void fail(Parser *p, DiagCode code, const char *message) {
   Span at_span = p->tok.span;
   if (p->tok.kind == TOK_EOF && p->prev.end > 0) at_span.begin = at_span.end = p->prev.end;
-  fail_at(p, at_span, message);
+  fail_at(p, code, at_span, message);
 }
 
 /* "expected <head><what>, found <current token>".  Messages are only
@@ -190,7 +190,7 @@ static void vexpected(Parser *p, const char *head, const char *fmt, va_list ap) 
   vemit(&msg, fmt, ap);
   buf_puts(&msg, ", found ");
   describe_token(p, &msg, &p->tok);
-  fail(p, msg.data);
+  fail(p, ERR_UNEXPECTED_TOKEN, msg.data);
 }
 
 static void expected(Parser *p, const char *fmt, ...) DPIA_PRINTF(2, 3);
@@ -202,8 +202,8 @@ static void expected(Parser *p, const char *fmt, ...) {
 }
 
 /* A syntax error whose message is complete as given. */
-static void syntax_error(Parser *p, const char *fmt, ...) DPIA_PRINTF(2, 3);
-static void syntax_error(Parser *p, const char *fmt, ...) {
+static void syntax_error(Parser *p, DiagCode code, const char *fmt, ...) DPIA_PRINTF(3, 4);
+static void syntax_error(Parser *p, DiagCode code, const char *fmt, ...) {
   if (p->failed) return;
   Buf msg;
   buf_init(&msg, p->arena);
@@ -211,7 +211,7 @@ static void syntax_error(Parser *p, const char *fmt, ...) {
   va_start(ap, fmt);
   vemit(&msg, fmt, ap);
   va_end(ap);
-  fail(p, msg.data);
+  fail(p, code, msg.data);
 }
 
 /* A note on the error just reported, pointing at the bracket it leaves
@@ -265,7 +265,7 @@ static bool enter(Parser *p) {
     buf_init(&msg, p->arena);
     emit(&msg, "nesting too deep (more than %d levels)", p->max_depth);
     p->diag->limit_hit = true;
-    fail_at(p, p->prev, msg.data);
+    fail_at(p, ERR_TOO_DEEP, p->prev, msg.data);
     return false;
   }
   p->depth++;
@@ -279,8 +279,8 @@ static void leave(Parser *p) {
 
 /* A user error that does not disturb the parse (the tree stays usable to
  * find further errors, but diag->nerrors marks the program unusable). */
-static void report(Parser *p, Span at_span, const char *fmt, ...) DPIA_PRINTF(3, 4);
-static void report(Parser *p, Span at_span, const char *fmt, ...) {
+static void report(Parser *p, DiagCode code, Span at_span, const char *fmt, ...) DPIA_PRINTF(4, 5);
+static void report(Parser *p, DiagCode code, Span at_span, const char *fmt, ...) {
   if (p->failed) return;
   Buf msg;
   buf_init(&msg, p->arena);
@@ -288,7 +288,7 @@ static void report(Parser *p, Span at_span, const char *fmt, ...) {
   va_start(ap, fmt);
   vemit(&msg, fmt, ap);
   va_end(ap);
-  diag_error(p->diag, at_span, "%s", msg.data);
+  diag_error(p->diag, code, at_span, "%s", msg.data);
 }
 
 static uint32_t memo_slot(Sym name, uint32_t cap) {
@@ -331,7 +331,7 @@ static Prim lookup_prim(Parser *p, Sym name, int *dim) {
 static void check_binder(Parser *p, Sym name, Span at_span) {
   int dim;
   if (lookup_prim(p, name, &dim) != PRIM_COUNT)
-    report(p, at_span, "'%s' is a primitive and cannot be rebound", name);
+    report(p, ERR_PRIMITIVE_REBOUND, at_span, "'%s' is a primitive and cannot be rebound", name);
 }
 
 /* ---- nodes ---- */
@@ -368,7 +368,7 @@ static SizeAst *new_size(Parser *p, SizeAstKind kind, uint32_t begin) {
 
 /* The value of the current INT token, reporting one that does not fit. */
 static uint64_t int_literal(Parser *p) {
-  if (p->tok.int_overflow) report(p, p->tok.span, "integer literal too large");
+  if (p->tok.int_overflow) report(p, ERR_BAD_LITERAL, p->tok.span, "integer literal too large");
   uint64_t v = p->tok.int_overflow ? 0 : p->tok.int_value;
   advance(p);
   return v;
@@ -480,7 +480,7 @@ static bool parse_scalar_name(Parser *p, Sym name, Span at_span, TypeAst *t) {
     t->scalar = scalars[i].kind;
     t->vec_width = 1;
     if (scalars[i].kind == SC_BOOL) {
-      report(p, at_span, "there are no bool vectors ('%s'); vectors are int, float or double",
+      report(p, ERR_BAD_TYPE_SYNTAX, at_span, "there are no bool vectors ('%s'); vectors are int, float or double",
              name);
       return true;
     }
@@ -489,7 +489,7 @@ static bool parse_scalar_name(Parser *p, Sym name, Span at_span, TypeAst *t) {
       t->vec_width = width[0] == '1' ? 16 : width[0] - '0';
       return true;
     }
-    report(p, at_span, "'%s' is not a vector type: vector widths are 2, 3, 4, 8 and 16", name);
+    report(p, ERR_BAD_TYPE_SYNTAX, at_span, "'%s' is not a vector type: vector widths are 2, 3, 4, 8 and 16", name);
     return true;
   }
   return false;
@@ -552,11 +552,11 @@ static TypeAst *parse_data_type(Parser *p, const char *context, const char *afte
     return t;
   }
   if (name_is(name, "nat") || name_is(name, "data")) {
-    syntax_error(p, "'%s' is a kind, not a type; it can only follow the ':' of a parameter", name);
+    syntax_error(p, ERR_BAD_TYPE_SYNTAX, "'%s' is a kind, not a type; it can only follow the ':' of a parameter", name);
     return new_type(p, TYA_COMM, begin);
   }
   if (is_phrase_type_word(name)) {
-    syntax_error(p, "'%s' is a phrase type, but a data type is expected here", name);
+    syntax_error(p, ERR_PHRASE_TYPE_AS_DATA, "'%s' is a phrase type, but a data type is expected here", name);
     return new_type(p, TYA_COMM, begin);
   }
   advance(p);
@@ -595,7 +595,7 @@ static TypeAst *parse_ptype_atom(Parser *p) {
     TypeAst *inner = parse_ptype(p);
     if (at(p, TOK_COMMA)) {
       if (!is_data_type(inner))
-        report(p, inner->span,
+        report(p, ERR_PHRASE_TYPE_AS_DATA, inner->span,
                "a pair '(a, b)' holds data types, but this is a phrase type; a pair of phrases "
                "is written 'a & b'");
       advance(p);
@@ -705,7 +705,7 @@ static Ast *parse_lambda(Parser *p) {
   }
   if (!outer) {
     if (at(p, TOK_LPAREN))
-      syntax_error(p, "lambda parameters are written without types: their types come from "
+      syntax_error(p, ERR_BAD_PARAMETERS, "lambda parameters are written without types: their types come from "
                       "the primitive the lambda is passed to");
     else
       expected(p, "a parameter name after '\\'");
@@ -779,7 +779,7 @@ static Ast *parse_paren(Parser *p) {
     advance(p);
     Ast *second = parse_expr(p);
     if (at(p, TOK_COMMA)) {
-      syntax_error(p, "a pair has exactly two components; nest pairs as (a, (b, c))");
+      syntax_error(p, ERR_PAIR_ARITY, "a pair has exactly two components; nest pairs as (a, (b, c))");
       note_opener(p, false, open);
     } else {
       expect_closer(p, TOK_RPAREN, open, "the second component of the pair");
@@ -950,10 +950,10 @@ static Ast *parse_binary(Parser *p, int min_prec) {
     const BinaryOp *next = binary_op_of(p->tok.kind);
     if (op->assoc == ASSOC_NONE && next && next->prec == op->prec) {
       if (op->prec == PREC_CMP)
-        syntax_error(p, "comparisons do not chain: '%s' cannot follow another comparison "
+        syntax_error(p, ERR_CHAINED_OPERATOR, "comparisons do not chain: '%s' cannot follow another comparison "
                         "without parentheses", tok_spelling[next->tok]);
       else
-        syntax_error(p, "assignments do not chain: ':=' cannot follow another ':=' without "
+        syntax_error(p, ERR_CHAINED_OPERATOR, "assignments do not chain: ':=' cannot follow another ':=' without "
                         "parentheses");
       return lhs;
     }
@@ -1000,9 +1000,9 @@ static bool parse_tune_domain(Parser *p, Param *into) {
     Span vs = p->tok.span;
     uint64_t v = int_literal(p);
     if (v == 0 || v > TUNE_MAX)
-      report(p, vs, v == 0 ? "a tune value is a size and cannot be 0" : "a tune value must be at most 2147483647");
+      report(p, ERR_BAD_TUNE_VALUES, vs, v == 0 ? "a tune value is a size and cannot be 0" : "a tune value must be at most 2147483647");
     for (int i = 0; i < values.len; i++)
-      if (*(uint64_t *)values.items[i] == v) report(p, vs, "duplicate value in the values of 'tune'");
+      if (*(uint64_t *)values.items[i] == v) report(p, ERR_BAD_TUNE_VALUES, vs, "duplicate value in the values of 'tune'");
     uint64_t *slot = NEW(p->arena, uint64_t);
     *slot = v;
     vec_push(p->arena, &values, slot);
@@ -1014,11 +1014,11 @@ static bool parse_tune_domain(Parser *p, Param *into) {
       }
       Span hs = p->tok.span;
       uint64_t hi = int_literal(p);
-      if (hi > TUNE_MAX) report(p, hs, "a tune value must be at most 2147483647");
+      if (hi > TUNE_MAX) report(p, ERR_BAD_TUNE_VALUES, hs, "a tune value must be at most 2147483647");
       else if (hi < v && v != 0) {
         Span whole = first_span;
         whole.end = hs.end;
-        report(p, whole, "empty range: the first value of a tune range must not exceed the last");
+        report(p, ERR_BAD_TUNE_VALUES, whole, "empty range: the first value of a tune range must not exceed the last");
       }
       into->tune_range = true;
       into->tune_lo = v;
@@ -1128,7 +1128,7 @@ static Decl *parse_decl(Parser *p) {
            "'%s' is declared with a type, but other parameters of '%s' are not: write the types of all of a "
            "def's parameters, or of none (then the def is checked at each use, like a lambda)",
            pa->name, d->name);
-      fail_at(p, pa->span, msg.data);
+      fail_at(p, ERR_BAD_PARAMETERS, pa->span, msg.data);
       return NULL;
     }
   }
@@ -1158,22 +1158,22 @@ static Decl *parse_decl(Parser *p) {
   case TOK_RPAREN:
   case TOK_RBRACKET:
   case TOK_RBRACE:
-    syntax_error(p, "unexpected '%s' with no matching opening bracket", tok_spelling[p->tok.kind]);
+    syntax_error(p, ERR_UNEXPECTED_TOKEN, "unexpected '%s' with no matching opening bracket", tok_spelling[p->tok.kind]);
     return NULL;
   case TOK_EQ:
-    syntax_error(p, "unexpected '=': comparison is written '==' and assignment ':='");
+    syntax_error(p, ERR_UNEXPECTED_TOKEN, "unexpected '=': comparison is written '==' and assignment ':='");
     return NULL;
   case TOK_KW_IN:
-    syntax_error(p, "unexpected 'in' without a 'let'");
+    syntax_error(p, ERR_UNEXPECTED_TOKEN, "unexpected 'in' without a 'let'");
     return NULL;
   case TOK_COLON:
-    syntax_error(p, "unexpected ':': a type ascription is written in parentheses, (e : type)");
+    syntax_error(p, ERR_UNEXPECTED_TOKEN, "unexpected ':': a type ascription is written in parentheses, (e : type)");
     return NULL;
   case TOK_COMMA:
-    syntax_error(p, "unexpected ',': a pair is written in parentheses, (a, b)");
+    syntax_error(p, ERR_UNEXPECTED_TOKEN, "unexpected ',': a pair is written in parentheses, (a, b)");
     return NULL;
   default:
-    syntax_error(p, "unexpected '%.*s' after the body of '%s'", length_of(p->tok.span),
+    syntax_error(p, ERR_UNEXPECTED_TOKEN, "unexpected '%.*s' after the body of '%s'", length_of(p->tok.span),
                  text_of(p, p->tok.span), d->name);
     return NULL;
   }
@@ -1280,7 +1280,7 @@ static bool check_decl_depth(Parser *p, const Decl *d) {
   while (p->stack_len > 0) {
     NodeRef r = p->stack[--p->stack_len];
     if (r.depth > p->max_depth) {
-      diag_error(p->diag, node_span(&r), "nesting too deep (more than %d levels)", p->max_depth);
+      diag_error(p->diag, ERR_TOO_DEEP, node_span(&r), "nesting too deep (more than %d levels)", p->max_depth);
       p->diag->limit_hit = true;
       return false;
     }
@@ -1335,7 +1335,7 @@ Program *parse_program_deep(Arena *a, Interner *in, Diag *diag, const Source *sr
   if (src->len >= UINT32_MAX) {
     /* spans are 32-bit offsets */
     Span whole = {src, 0, 0};
-    diag_error(diag, whole, "file too large (4 GiB or more)");
+    diag_error(diag, ERR_TOO_LARGE, whole, "file too large (4 GiB or more)");
     return prog;
   }
   Parser parser;

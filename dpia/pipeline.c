@@ -58,7 +58,7 @@ static bool computation_error(Planner *pl, const Phrase *p) {
   PhraseSpine s;
   phrase_spine(pl->a, p, &s);
   /* at the primitive (mapSeq), or at the whole operation (a + b) */
-  diag_error(pl->diag, s.head->kind == PH_PRIM ? s.head->span : p->span,
+  diag_error(pl->diag, ERR_PIPELINE_COMPUTES, s.head->kind == PH_PRIM ? s.head->span : p->span,
              "computation outside a kernel: %s in pipeline '%s'; a pipeline's body only applies kernels and "
              "rearranges their results with split, join, asVector and asScalar; move it into a kernel",
              head_name(pl->a, p), pl->def->name);
@@ -74,14 +74,14 @@ static int decl_index_of(Planner *pl, const DefInfo *k) {
 static bool launch(Planner *pl, PEnv *env, const Phrase *app, const PhraseSpine *s, PipeBuf *out) {
   DefInfo *k = s->head->def;
   if (s->nargs != k->nparams) {
-    diag_error(pl->diag, app->span, "kernel '%s' takes %d data argument%s, here it is given %d; a pipeline applies a "
+    diag_error(pl->diag, ERR_BAD_APPLICATION, app->span, "kernel '%s' takes %d data argument%s, here it is given %d; a pipeline applies a "
                "kernel to all of its data arguments (its nat parameters are inferred)",
                k->name, k->nparams, k->nparams == 1 ? "" : "s", s->nargs);
     return false;
   }
   DataType *rt = dt_resolve(app->type->data);
   if (rt->kind == DT_PAIR) {
-    diag_error(pl->diag, app->span,
+    diag_error(pl->diag, ERR_PIPELINE_UNSUPPORTED, app->span,
                "kernel '%s' produces a pair (two output buffers); a pipeline's kernels have one output each",
                k->name);
     return false;
@@ -100,7 +100,7 @@ static bool launch(Planner *pl, PEnv *env, const Phrase *app, const PhraseSpine 
     }
     DataType *pt = dt_resolve(k->params[i]->type->data);
     if (l->args[i].kind == PB_TEMP && pt->kind != DT_ARRAY) {
-      diag_error(pl->diag, s->args[i]->span,
+      diag_error(pl->diag, ERR_PIPELINE_UNSUPPORTED, s->args[i]->span,
                  "kernel '%s' takes '%s' by value, but this is a kernel's result, which stays on the device; "
                  "make '%s' an array of one element",
                  k->name, k->params[i]->name, k->params[i]->name);
@@ -156,7 +156,7 @@ static bool eval(Planner *pl, PEnv *env, const Phrase *p, PipeBuf *out) {
     Prim prim = s.head->prim;
     if (!(prim_info[prim].flags & PF_VIEW)) return computation_error(pl, p);
     if (!keeps_layout(prim)) {
-      diag_error(pl->diag, s.head->span,
+      diag_error(pl->diag, ERR_PIPELINE_UNSUPPORTED, s.head->span,
                  "'%s' between kernels is not supported: it moves the elements of an array in memory; only split, "
                  "join, asVector and asScalar, which keep the layout, can rearrange data in pipeline '%s'; apply "
                  "'%s' inside the kernel that reads the array",
@@ -216,7 +216,7 @@ Pipeline *pipeline_plan(Arena *a, Diag *diag, DefInfo *const *defs, int ndefs, D
   PipeBuf result;
   if (!eval(&pl, env, def->body, &result)) return NULL;
   if (result.kind == PB_INPUT) {
-    diag_error(diag, def->body->span,
+    diag_error(diag, ERR_PIPELINE_RESULT_IS_INPUT, def->body->span,
                "the result of pipeline '%s' is its input '%s'; a pipeline computes its result with kernels",
                def->name, def->params[result.index]->name);
     return NULL;

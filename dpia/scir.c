@@ -184,14 +184,14 @@ static void require_passive(Scir *s, Uses *u, Context ctx, const char *what, con
     u->items[i--] = u->items[--u->n];
     s->ok = false;
     if (ctx.name) {
-      diag_error(s->diag, x->span,
+      diag_error(s->diag, ERR_ACTIVE_IN_PASSIVE, x->span,
                  "'%s' is used actively inside the body of a '%s', whose body must be passive", x->binder->name,
                  ctx.name);
       diag_note(s->diag, ctx.span,
                 "the %s of this '%s' may write only through the acceptor it is given (SCIR Promote, paper Figure 3)",
                 what, ctx.name);
     } else {
-      diag_error(s->diag, x->span, "'%s' is used actively inside a function that must be passive", x->binder->name);
+      diag_error(s->diag, ERR_ACTIVE_IN_PASSIVE, x->span, "'%s' is used actively inside a function that must be passive", x->binder->name);
     }
   }
 }
@@ -225,7 +225,7 @@ static void usage_app(Scir *s, const Phrase *p, Uses *out) {
       s->ok = false;
       TypeNamer tn;
       tn_init(&tn, s->arena, NULL, 0);
-      diag_error(s->diag, p->snd->span, "a passive function is required here (%s), but this has type %s",
+      diag_error(s->diag, ERR_PASSIVE_REQUIRED, p->snd->span, "a passive function is required here (%s), but this has type %s",
                  tn_phrase(&tn, want), tn_phrase(&tn, have));
     } else if (want->kind == PT_FN_P && have->kind == PT_FN) {
       require_passive(s, &au, inner, "argument", NULL);
@@ -240,7 +240,7 @@ static void usage_app(Scir *s, const Phrase *p, Uses *out) {
     if (!y || (!x->active && !y->active)) continue;
     s->ok = false;
     const Use *act = y->active ? y : x, *other = y->active ? x : y;
-    diag_error(s->diag, act->span,
+    diag_error(s->diag, ERR_INTERFERENCE, act->span,
                "'%s' is used actively here and also %son the other side of this application; a function and "
                "its argument must not interfere (SCIR App, paper Figure 3)",
                x->binder->name, other->active ? "actively " : "");

@@ -148,10 +148,10 @@ static bool contains_grid_map(const Phrase *p) {
   }
 }
 
-static void violation(Strategy *s, Span inner, const Frame *outer, const char *fmt, const char *a, const char *b) {
+static void violation(Strategy *s, DiagCode code, Span inner, const Frame *outer, const char *fmt, const char *a, const char *b) {
   s->ok = false;
   if (!first_report(s, inner)) return;
-  diag_error(s->diag, inner, fmt, a, b);
+  diag_error(s->diag, code, inner, fmt, a, b);
   if (outer)
     diag_note(s->diag, outer->span, "the enclosing '%s' is here", construct_name(s->arena, outer->prim, outer->dim, outer->span));
 }
@@ -163,37 +163,37 @@ static void check_placement(Strategy *s, const Phrase *head, const Frame *f) {
   if (is_map_at(head->prim, PLVL_NONE)) {
     s->ok = false;
     if (first_report(s, head->span))
-      diag_error(s->diag, head->span,
+      diag_error(s->diag, ERR_NO_PARALLEL_LEVEL, head->span,
                  "plain 'map' has no OpenCL level in a kernel; choose one of mapGlobal, mapWorkgroup, mapLocal, "
                  "mapSeq");
   } else if (is_map_at(head->prim, PLVL_LOCAL)) {
     if ((o = find(f, is_to_private, NULL)))
-      violation(s, head->span, o, "'%s' inside '%s': private memory belongs to one work-item, so a parallel map "
+      violation(s, ERR_BAD_ADDRESS_SPACE, head->span, o, "'%s' inside '%s': private memory belongs to one work-item, so a parallel map "
                 "cannot produce it", name, construct_name(s->arena, o->prim, o->dim, o->span));
     else if ((o = find(f, is_local_same_dim, &head->dim)))
-      violation(s, head->span, o, "'%s' inside another '%s' of the same dimension", name,
+      violation(s, ERR_BAD_PARALLEL_NESTING, head->span, o, "'%s' inside another '%s' of the same dimension", name,
                 construct_name(s->arena, o->prim, o->dim, o->span));
     else if (!find(f, is_workgroup, NULL)) {
       s->ok = false;
       if (first_report(s, head->span))
-        diag_error(s->diag, head->span, "'%s' outside of any mapWorkgroup: mapLocal must be inside the body of a "
+        diag_error(s->diag, ERR_BAD_PARALLEL_NESTING, head->span, "'%s' outside of any mapWorkgroup: mapLocal must be inside the body of a "
                    "mapWorkgroup", name);
     }
   } else if (is_parallel_map(head->prim)) {
     if ((o = find(f, is_to_private, NULL)))
-      violation(s, head->span, o, "'%s' inside '%s': private memory belongs to one work-item, so a parallel map "
+      violation(s, ERR_BAD_ADDRESS_SPACE, head->span, o, "'%s' inside '%s': private memory belongs to one work-item, so a parallel map "
                 "cannot produce it", name, construct_name(s->arena, o->prim, o->dim, o->span));
     else if ((o = find(f, is_sequential_or_local, NULL)))
-      violation(s, head->span, o, "'%s' inside '%s': work-group and global parallelism cannot be nested in "
+      violation(s, ERR_BAD_PARALLEL_NESTING, head->span, o, "'%s' inside '%s': work-group and global parallelism cannot be nested in "
                 "local or sequential code", name, construct_name(s->arena, o->prim, o->dim, o->span));
     else if ((o = find(f, is_grid_same_dim, &head->dim)))
-      violation(s, head->span, o, "'%s' inside '%s' of the same dimension", name,
+      violation(s, ERR_BAD_PARALLEL_NESTING, head->span, o, "'%s' inside '%s' of the same dimension", name,
                 construct_name(s->arena, o->prim, o->dim, o->span));
   } else if (prim_family(head->prim) == PFAM_MEMORY && prim_level(head->prim) == PLVL_LOCAL) {
     if (!find(f, is_workgroup, NULL)) {
       s->ok = false;
       if (first_report(s, head->span))
-        diag_error(s->diag, head->span, "'toLocal' outside of any mapWorkgroup: local memory belongs to a "
+        diag_error(s->diag, ERR_BAD_ADDRESS_SPACE, head->span, "'toLocal' outside of any mapWorkgroup: local memory belongs to a "
                    "work-group, so toLocal must be inside the body of a mapWorkgroup");
     }
   }
@@ -234,7 +234,7 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
     s->ok = false;
     if (first_report(s, head->span)) {
       const char *name = construct_name(s->arena, prim, head->dim, head->span);
-      diag_error(s->diag, head->span,
+      diag_error(s->diag, ERR_NO_BARRIER, head->span,
                  "the result of this '%s' is read by a later stage of the same kernel, but OpenCL has no barrier "
                  "across work-groups; split the computation into two kernels",
                  name);
@@ -251,7 +251,7 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
      * once (temporaries are widened per iteration of g only) */
     s->ok = false;
     if (first_report(s, head->span)) {
-      diag_error(s->diag, head->span,
+      diag_error(s->diag, ERR_REDUNDANT_WORK, head->span,
                  "'%s' materialises its result in the body of '%s', which holds another grid-level map: every "
                  "work-item of that map would compute it at once; move it inside that map, use toPrivate, or "
                  "split the kernel",
@@ -266,7 +266,7 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
      * write the whole temporary, which the grid map then reads */
     s->ok = false;
     if (first_report(s, head->span))
-      diag_error(s->diag, head->span,
+      diag_error(s->diag, ERR_REDUNDANT_WORK, head->span,
                  "'%s' materialises its result at the top of kernel '%s', outside its grid-level maps: every "
                  "work-item would compute it and write it at once; move it inside the map that reads it, use "
                  "toPrivate, or split the kernel",
@@ -287,7 +287,7 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
   if (private_t && !result_in_private && has_symbolic_array(private_t)) {
     s->ok = false;
     if (first_report(s, head->span))
-      diag_error(s->diag, head->span,
+      diag_error(s->diag, ERR_BAD_ADDRESS_SPACE, head->span,
                  "'%s' keeps %s in private memory, but its size is not a constant and OpenCL has no private "
                  "memory of variable size; use toLocal or toGlobal, or split by a constant",
                  construct_name(s->arena, prim, head->dim, head->span), dt_str(s->arena, private_t));
@@ -295,7 +295,7 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
   if (result_in_private) {
     s->ok = false;
     if (first_report(s, head->span))
-      diag_error(s->diag, head->span,
+      diag_error(s->diag, ERR_BAD_ADDRESS_SPACE, head->span,
                  "the result of kernel '%s' would be produced in private memory; a kernel's result is written to "
                  "global memory (the output buffer): remove this toPrivate",
                  s->kernel->name);

@@ -188,8 +188,9 @@ DPIA_API int dpia_result_error_count(const DpiaResult *r);
  * failed. */
 DPIA_API const char *dpia_result_emitted(const DpiaResult *r, DpiaEmit kind, size_t *len);
 /* The diagnostics as a JSON array, whatever diagnostics_json asked for
- * ("[]\n" if none): objects with level, file, line, column, end_line,
- * end_column (when the diagnostic has a position), message and notes. */
+ * ("[]\n" if none): objects with level, code (errors only: the stable code
+ * of DpiaDiagnostic.code), file, line, column, end_line, end_column (when
+ * the diagnostic has a position), message and notes. */
 DPIA_API const char *dpia_result_diagnostics_json(const DpiaResult *r);
 
 /* One diagnostic, for programs that look at them one by one. */
@@ -199,6 +200,11 @@ typedef struct DpiaDiagnostic {
   int line, column;    /* 1-based; 0 without a position */
   int end_line, end_column;
   const char *message; /* may span several lines */
+  /* The error's stable code, "E0301" (docs/errors.md: the index of
+   * errors, one code per kind of error, so that a caller can count
+   * rejections by reason); NULL for a note.  Last, so that the members
+   * before it keep their places. */
+  const char *code;
 } DpiaDiagnostic;
 /* Errors and their notes, in order: dpia_result_diagnostic(r, i) for
  * 0 <= i < dpia_result_diagnostic_count(r); NULL out of range.  The
@@ -235,7 +241,9 @@ DPIA_API size_t dpia_options_size(void);
  * with status ok, error, bad_request, verification_failed,
  * opencl_unavailable or internal_error and the matching exit code.  A line
  * that is not valid JSON or not a valid request gets a bad_request
- * response (with its id, or null) and the batch goes on.  defaults (may be
+ * response (with its id, or null; its error has the code E0001) and the
+ * batch goes on.  Each error in "diagnostics" has its stable code
+ * (DpiaDiagnostic.code).  defaults (may be
  * NULL) gives the allocator, the platform and a verifier to use; otherwise one libclang
  * verifier is made on first use and serves every line.  Returns DPIA_OK
  * after the end of in, DPIA_EUSAGE if reading in or writing out failed. */

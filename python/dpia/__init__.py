@@ -81,11 +81,14 @@ class DpiaError(Exception):
 
 class Diagnostic:
     """One diagnostic (dpia_result_diagnostics_json): level ("error"),
-    file, line, column, end_line, end_column (None without a position),
-    message, notes (Diagnostic objects)."""
+    code (an error's stable code, "E0301", from the index of errors,
+    docs/errors.md; None for a note), file, line, column, end_line,
+    end_column (None without a position), message, notes (Diagnostic
+    objects)."""
 
     def __init__(self, d):
         self.level = d.get("level", "error")
+        self.code = d.get("code")
         self.file = d.get("file")
         self.line = d.get("line")
         self.column = d.get("column")
@@ -96,11 +99,11 @@ class Diagnostic:
 
     def __repr__(self):
         where = "%s:%s:%s: " % (self.file, self.line, self.column) if self.file else ""
-        return "<Diagnostic %s%s: %s>" % (where, self.level, self.message)
+        return "<Diagnostic %s%s%s: %s>" % (where, self.level, "[%s]" % self.code if self.code else "", self.message)
 
     def __str__(self):
         where = "%s:%s:%s: " % (self.file, self.line, self.column) if self.file else ""
-        return "%s%s: %s" % (where, self.level, self.message)
+        return "%s%s%s: %s" % (where, self.level, "[%s]" % self.code if self.code else "", self.message)
 
 
 class Result:

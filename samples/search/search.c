@@ -4,8 +4,9 @@
  * (the structure of the parallel maps, where partial sums live, split
  * sizes, work-group sizes, vector widths 1/2/4/8), writes each one as a
  * DPIA program, translates it in process (verification off), counts the
- * candidates dpia rejects by reason (the first line of the first
- * diagnostic, digits written as #), runs every accepted one on the OpenCL
+ * candidates dpia rejects by reason (the stable code of the first
+ * diagnostic, docs/errors.md, and its first line with digits written as
+ * #), runs every accepted one on the OpenCL
  * device through dpia_process(DPIA_RUN) and ranks them by kernel time.
  * The best few of each problem are then translated again with verification
  * on (one libclang verifier for all of them) and run with --check against
@@ -207,12 +208,14 @@ static char *gemv_program(const Candidate *c) {
 
 static bool is_word(char c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
-/* the first line of the first diagnostic, numbers as '#' (so that the same
- * reason for different sizes counts once; mapLocal0 stays a name) */
+/* the code and the first line of the first diagnostic, numbers as '#'
+ * (so that the same reason for different sizes counts once; mapLocal0
+ * stays a name) */
 static void reason_of(const DpiaResult *r, char *out, size_t size) {
   const DpiaDiagnostic *d = dpia_result_diagnostic(r, 0);
   const char *m = d ? d->message : "no diagnostic";
-  size_t n = 0;
+  size_t n = (size_t)snprintf(out, size, "%s ", d && d->code ? d->code : "-");
+  if (n >= size) n = size - 1;
   bool in_word = false;
   for (; *m && *m != '\n' && n + 1 < size; m++) {
     bool digit = *m >= '0' && *m <= '9';

@@ -101,6 +101,9 @@ static void test_diagnostics(void) {
   for (int i = 0; i < n; i++) {
     const DpiaDiagnostic *d = dpia_result_diagnostic(r, i);
     CHECK(d && d->message && d->message[0], "diagnostic %d has a message", i);
+    /* docs/errors.md: an error's stable code, none for a note */
+    CHECK(d && (d->is_note ? d->code == NULL : d->code && d->code[0] == 'E' && strlen(d->code) == 5),
+          "diagnostic %d: code %s", i, d && d->code ? d->code : "NULL");
     if (!d || d->is_note) continue;
     errors++;
     CHECK(d->file && strcmp(d->file, "bad.dpia") == 0, "diagnostic %d names the file", i);
@@ -109,11 +112,14 @@ static void test_diagnostics(void) {
   CHECK(errors == dpia_result_error_count(r), "%d errors listed, %d counted", errors, dpia_result_error_count(r));
   const DpiaDiagnostic *first = dpia_result_diagnostic(r, 0);
   CHECK(first && first->line == 2 && strstr(first->message, "nope"), "the first error is about 'nope' on line 2");
+  CHECK(first && first->code && strcmp(first->code, "E0201") == 0, "an unknown name is E0201, not %s",
+        first && first->code ? first->code : "NULL");
   const DpiaDiagnostic *last = dpia_result_diagnostic(r, n - 1);
   CHECK(last && strstr(last->message, "b"), "the last diagnostic is about b");
   /* text and JSON agree */
   const char *json = dpia_result_diagnostics_json(r);
-  CHECK(json[0] == '[' && strstr(json, "\"line\": 2") && strstr(json, "nope"), "JSON diagnostics: %s", json);
+  CHECK(json[0] == '[' && strstr(json, "\"line\": 2") && strstr(json, "nope") && strstr(json, "\"code\": \"E0201\""),
+        "JSON diagnostics: %s", json);
   CHECK(strstr(dpia_result_diagnostics(r), "bad.dpia:2:") != NULL, "text diagnostics");
   dpia_result_free(r);
 
@@ -146,6 +152,8 @@ static void test_out_of_memory(void) {
   CHECK(st != DPIA_OK && r == NULL, "no memory at all: no result");
   CHECK(dpia_result_diagnostic_count(r) == 1, "the NULL result has one diagnostic");
   CHECK(strcmp(dpia_result_diagnostic(r, 0)->message, "out of memory") == 0, "out of memory");
+  CHECK(strcmp(dpia_result_diagnostic(r, 0)->code, "E0903") == 0, "out of memory is E0903");
+  CHECK(strstr(dpia_result_diagnostics_json(r), "\"code\": \"E0903\"") != NULL, "out of memory in JSON is E0903");
   CHECK(strstr(dpia_result_diagnostics_json(r), "out of memory") != NULL, "JSON out of memory");
   CHECK(dpia_result_emitted(r, DPIA_EMIT_OPENCL, NULL) == NULL, "no output");
   dpia_result_free(r);
@@ -165,6 +173,9 @@ static void test_memory_limit(const char *samples) {
   CHECK(st == DPIA_EUSER, "over the memory limit: status %d", st);
   CHECK(strstr(dpia_result_diagnostics(r), "program too large: translating it needs more memory than the limit"),
         "the limit's message: %s", dpia_result_diagnostics(r));
+  const DpiaDiagnostic *d = dpia_result_diagnostic(r, 0);
+  CHECK(d && d->code && strcmp(d->code, "E0902") == 0 && strstr(dpia_result_diagnostics_json(r), "\"code\": \"E0902\""),
+        "over the memory limit is E0902");
   dpia_result_free(r);
   opt.memory_limit = 0; /* the default */
   st = dpia_process("mm_vec.dpia", text, strlen(text), &opt, &r);
@@ -226,6 +237,7 @@ static void test_run_precondition(const char *samples) {
   CHECK(d && !d->is_note && strstr(d->message, "N = 1000 does not satisfy N % 64 == 0") &&
             strstr(d->message, "nearest valid: 960 or 1024"),
         "the message names the precondition, the value and the nearest valid sizes: %s", d ? d->message : "none");
+  CHECK(d && d->code && strcmp(d->code, "E0805") == 0, "a violated precondition is E0805");
   /* the position is the split's, not the kernel name's */
   const char *at = text;
   for (int line = 1; d && line < d->line && at; line++) at = strchr(at, '\n') ? strchr(at, '\n') + 1 : NULL;

@@ -47,9 +47,10 @@ def main():
     got = [json.loads(l) for l in out.stdout.splitlines()]
     if len(got) != 3 or got[0]["status"] != "ok" or got[0]["outputs"]["json"][0]["local_size"] != ["64"]:
         failures.append("set WG=64: %s" % out.stdout)
-    elif got[1]["exit_code"] != 2 or "48 is not a value of the tune parameter WG" not in got[1]["diagnostics"][0]["message"]:
+    elif (got[1]["exit_code"] != 2 or "48 is not a value of the tune parameter WG" not in got[1]["diagnostics"][0]["message"]
+          or got[1]["diagnostics"][0]["code"] != "E0804"):
         failures.append("set WG=48: %s" % got[1])
-    elif got[2]["status"] != "bad_request":
+    elif got[2]["status"] != "bad_request" or got[2]["diagnostics"][0]["code"] != "E0001":
         failures.append("set WG=\"x\": %s" % got[2])
     out = subprocess.run([dpia, "batch", "FILE"], input="", capture_output=True, text=True)
     if out.returncode != 2 or "unknown argument 'FILE'" not in out.stderr:

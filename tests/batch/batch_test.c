@@ -199,11 +199,12 @@ static void test_requests(const char *samples) {
         "line 3 is an error");
   diags = json_get(r[2], "diagnostics");
   CHECK(diags && diags->n == 1 && num(diags->items[0], "line") == 2 && strstr(message(r[2]), "nope") &&
-            strcmp(str(diags->items[0], "file"), "<line 3>") == 0,
-        "line 3: the diagnostic points at nope on line 2 of <line 3>");
+            strcmp(str(diags->items[0], "file"), "<line 3>") == 0 && strcmp(str(diags->items[0], "code"), "E0201") == 0,
+        "line 3: the diagnostic (E0201) points at nope on line 2 of <line 3>");
   /* 4 */
   CHECK(strcmp(id_text(r[3]), "null") == 0 && strcmp(str(r[3], "status"), "bad_request") == 0 &&
-            num(r[3], "exit_code") == 2 && strstr(message(r[3]), "line 4 is not valid JSON"),
+            num(r[3], "exit_code") == 2 && strstr(message(r[3]), "line 4 is not valid JSON") &&
+            strcmp(str(json_get(r[3], "diagnostics")->items[0], "code"), "E0001") == 0,
         "line 4: invalid JSON: %s", message(r[3]));
   /* 5: the id echoed as written */
   CHECK(strcmp(id_text(r[4]), "{\"batch\": [5, 5.0e0]}") == 0 && strcmp(str(r[4], "status"), "bad_request") == 0 &&

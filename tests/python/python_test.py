@@ -71,10 +71,11 @@ def main():
     d = r.diagnostics[0] if r.diagnostics else None
     expect("WG=48: %r %s" % (r, r.diagnostics), r.status == 2 and r.status_name == "usage" and d is not None
            and d.file == "g.dpia" and d.line == 5 and "48 is not a value of the tune parameter WG" in d.message
-           and r.source is None)
+           and d.code == "E0804" and r.source is None)
     r = dpia.translate("kernel k (xs: [8]float) = xs |> mapGlobal (\\x -> x + y)\n", name="bad.dpia")
     expect("a type error: %r %s" % (r, r.diagnostics), r.status == 1 and r.diagnostics
-           and r.diagnostics[0].line == 1 and r.diagnostics[0].level == "error")
+           and r.diagnostics[0].line == 1 and r.diagnostics[0].level == "error" and r.diagnostics[0].code == "E0201"
+           and "error[E0201]" in str(r.diagnostics[0]))
     try:
         r.raise_for_status()
         expect("raise_for_status did not raise", False)
