@@ -48,13 +48,13 @@
 #include "json.h"
 
 /* what a response says for an exit code */
-#define DPIA_BATCH_STATUSES(X)            \
-  X(DPIA_OK, "ok")                        \
-  X(DPIA_EUSER, "error")                  \
-  X(DPIA_EUSAGE, "bad_request")           \
-  X(DPIA_EVERIFY, "verification_failed")  \
-  X(DPIA_EOPENCL, "opencl_unavailable")   \
-  X(DPIA_EPRECONDITION, "precondition_failed") \
+#define DPIA_BATCH_STATUSES(X)                                                                                         \
+  X(DPIA_OK, "ok")                                                                                                     \
+  X(DPIA_EUSER, "error")                                                                                               \
+  X(DPIA_EUSAGE, "bad_request")                                                                                        \
+  X(DPIA_EVERIFY, "verification_failed")                                                                               \
+  X(DPIA_EOPENCL, "opencl_unavailable")                                                                                \
+  X(DPIA_EPRECONDITION, "precondition_failed")                                                                         \
   X(DPIA_EINTERNAL, "internal_error")
 
 static const char *status_name(int code) {
@@ -146,9 +146,9 @@ static bool emit_kind(Request *rq, const Json *v, bool first, Buf *why) {
   return true;
 }
 
-static const char *const request_fields[] = {"id", "source", "name", "action", "kernel",
-                                             "emit", "local_size", "global_size", "verify", "source_name", "stamp", "set",
-                                             "sizes", "repeat", "check", "seed"};
+static const char *const request_fields[] = {"id",         "source",      "name",   "action",      "kernel", "emit",
+                                             "local_size", "global_size", "verify", "source_name", "stamp",  "set",
+                                             "sizes",      "repeat",      "check",  "seed"};
 
 /* a natural number member of v (absent: *out unchanged) */
 static bool natural(const Json *v, const char *field, long long lo, long long *out, Buf *why) {
@@ -308,7 +308,8 @@ static void response_start(Buf *out, const Json *id, int code) {
   else buf_puts(out, "null");
   /* a precondition the sizes violate is an error in the program's use:
    * `dpia run` exits with 1 for it */
-  emit(out, ", \"status\": \"%s\", \"exit_code\": %d", status_name(code), code == DPIA_EPRECONDITION ? DPIA_EUSER : code);
+  emit(out, ", \"status\": \"%s\", \"exit_code\": %d", status_name(code),
+       code == DPIA_EPRECONDITION ? DPIA_EUSER : code);
 }
 
 /* a response with one error and no outputs: a request dpia cannot read

@@ -146,8 +146,9 @@ static bool check_settings(Ctx *c, const CheckedProgram *symbolic) {
       Buf dom;
       buf_init(&dom, c->arena);
       print_domain(&dom, tune);
-      diag_error(&c->diag, ERR_VALUE_OUT_OF_DOMAIN, tune->span, "--set %s=%lld: %lld is not a value of the tune parameter %s of kernel '%s': %s",
-                 name, value, value, name, owner->name, dom.data);
+      diag_error(&c->diag, ERR_VALUE_OUT_OF_DOMAIN, tune->span,
+                 "--set %s=%lld: %lld is not a value of the tune parameter %s of kernel '%s': %s", name, value, value,
+                 name, owner->name, dom.data);
       c->status = DPIA_EUSAGE;
     }
   }
@@ -174,8 +175,8 @@ static bool check_settings(Ctx *c, const CheckedProgram *symbolic) {
       for (int s = 0; s < o->nsets; s++)
         if (mentions(pre, o->set_names[s])) emit(&m, "%s%s=%lld", m.len ? " " : "--set ", o->set_names[s], o->set_values[s]);
       Span at = def->precond_spans && def->precond_spans[j].src ? def->precond_spans[j] : def->decl->name_span;
-      diag_error(&c->diag, ERR_VIOLATED_PRECONDITION, at, "%s violates the precondition %s of kernel '%s', which this requires", m.data, pre,
-                 def->name);
+      diag_error(&c->diag, ERR_VIOLATED_PRECONDITION, at,
+                 "%s violates the precondition %s of kernel '%s', which this requires", m.data, pre, def->name);
     }
   }
   return c->diag.nerrors == 0;
@@ -272,7 +273,8 @@ static const char *kernel_names(Ctx *c) {
   if (!n) buf_puts(&b, "it has no kernel");
   int np = 0;
   for (int i = 0; i < c->checked->ndefs; i++)
-    if (c->checked->defs[i]->is_pipeline) emit(&b, "%s%s", np++ ? ", " : "; its pipelines: ", c->checked->defs[i]->name);
+    if (c->checked->defs[i]->is_pipeline)
+      emit(&b, "%s%s", np++ ? ", " : "; its pipelines: ", c->checked->defs[i]->name);
   return b.data;
 }
 
@@ -287,7 +289,8 @@ static bool pass_select(Ctx *c) {
   }
   for (int i = 0; i < c->checked->ndefs; i++)
     if (selected(c, c->checked->defs[i])) return true;
-  diag_error(&c->diag, ERR_NO_SUCH_KERNEL, (Span){0}, "no kernel named '%s' in %s; %s", c->opt->kernel, c->src.name, kernel_names(c));
+  diag_error(&c->diag, ERR_NO_SUCH_KERNEL, (Span){0}, "no kernel named '%s' in %s; %s", c->opt->kernel, c->src.name,
+             kernel_names(c));
   return false;
 }
 
@@ -403,13 +406,16 @@ static bool pass_codegen(Ctx *c) {
       Buf m;
       buf_init(&m, c->arena);
       size_print(&m, *s);
-      diag_error(&c->diag, ERR_WORKGROUP_SIZE_NOT_FIXED, c->hoisted[i]->decl ? c->hoisted[i]->decl->name_span : (Span){0},
+      diag_error(&c->diag, ERR_WORKGROUP_SIZE_NOT_FIXED,
+                 c->hoisted[i]->decl ? c->hoisted[i]->decl->name_span : (Span){0},
                  "the work-group size of kernel '%s' (dimension %d) is not fixed: a mapLocal runs over %s work-items "
                  "and another over one, so it would be 1; %s",
                  c->kernels[i]->name, d, m.data,
                  strspn(m.data, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789") == m.len
-                     ? arena_printf(c->arena, "declare %s as a tune parameter ((%s: tune [32, 64, 128])) or give the "
-                                              "work-group size with --local-size", m.data, m.data)
+                     ? arena_printf(c->arena,
+                                    "declare %s as a tune parameter ((%s: tune [32, 64, 128])) or give the "
+                                    "work-group size with --local-size",
+                                    m.data, m.data)
                      : "give the work-group size with --local-size");
       return false;
     }
@@ -436,7 +442,8 @@ static bool pass_clang(Ctx *c) {
       v = opencl_verifier_new();
       own = true;
       if (!v) {
-        diag_error(&c->diag, ERR_VERIFIER_UNAVAILABLE, (Span){0}, "cannot start libclang to verify the generated OpenCL");
+        diag_error(&c->diag, ERR_VERIFIER_UNAVAILABLE, (Span){0},
+                   "cannot start libclang to verify the generated OpenCL");
         c->status = DPIA_EVERIFY;
         return false;
       }
@@ -446,8 +453,8 @@ static bool pass_clang(Ctx *c) {
     const char *name = arena_printf(c->arena, "%s.cl", c->kernels[i]->name);
     if (!opencl_verify(v, name, c->sources[i], strlen(c->sources[i]), &report)) {
       diag_error(&c->diag, ERR_INTERNAL, c->checked->defs[i]->decl->name_span,
-                 "internal: the OpenCL generated for kernel '%s' does not compile cleanly:\n%s",
-                 c->kernels[i]->name, report.data);
+                 "internal: the OpenCL generated for kernel '%s' does not compile cleanly:\n%s", c->kernels[i]->name,
+                 report.data);
       c->status = DPIA_EVERIFY;
       ok = false;
     }
@@ -479,7 +486,8 @@ static bool pass_semantic(Ctx *c) {
       return false;
     }
     if (st == SEM_ERROR) {
-      diag_error(&c->diag, ERR_INTERNAL, def->decl->name_span, "internal: semantic check of kernel '%s': %s", def->name, msg.data);
+      diag_error(&c->diag, ERR_INTERNAL, def->decl->name_span, "internal: semantic check of kernel '%s': %s", def->name,
+                 msg.data);
       c->status = DPIA_EINTERNAL;
       return false;
     }
@@ -643,8 +651,8 @@ static bool run_sizes(Ctx *c, const DefInfo *def, NatValues *nats) {
     bool given = false;
     for (int j = 0; j < o->nsizes; j++) given |= strcmp(o->size_names[j], def->size_params[i]) == 0;
     if (!given) {
-      diag_error(&c->diag, ERR_SIZE_MISSING, (Span){0}, "%s '%s' needs a value for its size %s: add --size %s=VALUE", what, def->name,
-                 def->size_params[i], def->size_params[i]);
+      diag_error(&c->diag, ERR_SIZE_MISSING, (Span){0}, "%s '%s' needs a value for its size %s: add --size %s=VALUE",
+                 what, def->name, def->size_params[i], def->size_params[i]);
       return false;
     }
   }
@@ -652,7 +660,8 @@ static bool run_sizes(Ctx *c, const DefInfo *def, NatValues *nats) {
     bool known = false;
     for (int i = 0; i < def->nsize_params; i++) known |= strcmp(o->size_names[j], def->size_params[i]) == 0;
     if (!known) {
-      diag_error(&c->diag, ERR_SIZE_UNKNOWN, (Span){0}, "%s '%s' has no size named %s", what, def->name, o->size_names[j]);
+      diag_error(&c->diag, ERR_SIZE_UNKNOWN, (Span){0}, "%s '%s' has no size named %s", what, def->name,
+                 o->size_names[j]);
       return false;
     }
   }
@@ -676,8 +685,8 @@ static int run_compare(Ctx *c, const DefInfo *def, const Phrase *body, const Nat
   }
   const Lay *rl = interp_result_layout(a, def, nats, &err);
   if (!rl || nref != res->output_count) {
-    diag_error(&c->diag, ERR_RESULT_DIFFERS, def->decl->name_span, "the %s produced %zu values, the reference %zu", what,
-               res->output_count, nref);
+    diag_error(&c->diag, ERR_RESULT_DIFFERS, def->decl->name_span, "the %s produced %zu values, the reference %zu",
+               what, res->output_count, nref);
     return DPIA_EVERIFY;
   }
   Comparison cmp;
@@ -698,12 +707,13 @@ static int run_compare(Ctx *c, const DefInfo *def, const Phrase *body, const Nat
     emit(&c->out, "  check (seed %llu): %s\n", (unsigned long long)o->seed, rep.data);
   }
   if (cmp.ref_nonfinite >= 0) {
-    diag_error(&c->diag, ERR_NOT_CHECKABLE, def->decl->name_span, "%s '%s' cannot be checked: %s", what, def->name, rep.data);
+    diag_error(&c->diag, ERR_NOT_CHECKABLE, def->decl->name_span, "%s '%s' cannot be checked: %s", what, def->name,
+               rep.data);
     return DPIA_EVERIFY;
   }
   if (!cmp.ok) {
-    diag_error(&c->diag, ERR_RESULT_DIFFERS, def->decl->name_span, "%s '%s' differs from the reference interpreter: %s", what,
-               def->name, rep.data);
+    diag_error(&c->diag, ERR_RESULT_DIFFERS, def->decl->name_span, "%s '%s' differs from the reference interpreter: %s",
+               what, def->name, rep.data);
     return DPIA_EVERIFY;
   }
   return DPIA_OK;
@@ -764,8 +774,9 @@ static int pass_run(Ctx *c) {
       nkernels++;
     }
   if (nkernels != 1) {
-    diag_error(&c->diag, ERR_NO_SUCH_KERNEL, (Span){0}, "'dpia run' runs one kernel: choose it with -k NAME (%s has %d; %s)",
-               c->src.name, nkernels, kernel_names(c));
+    diag_error(&c->diag, ERR_NO_SUCH_KERNEL, (Span){0},
+               "'dpia run' runs one kernel: choose it with -k NAME (%s has %d; %s)", c->src.name, nkernels,
+               kernel_names(c));
     return DPIA_EUSAGE;
   }
   DefInfo *def = c->checked->defs[index];
@@ -785,8 +796,9 @@ static int pass_run(Ctx *c) {
       Buf dom;
       buf_init(&dom, a);
       print_domain(&dom, pa);
-      diag_error(&c->diag, ERR_VALUE_OUT_OF_DOMAIN, pa->span, "--size %s=%lld: %lld is not a value of the tune parameter %s of kernel '%s': %s",
-                 pa->name, o->size_values[j], o->size_values[j], pa->name, def->name, dom.data);
+      diag_error(&c->diag, ERR_VALUE_OUT_OF_DOMAIN, pa->span,
+                 "--size %s=%lld: %lld is not a value of the tune parameter %s of kernel '%s': %s", pa->name,
+                 o->size_values[j], o->size_values[j], pa->name, def->name, dom.data);
       return DPIA_EUSAGE;
     }
   if (!check_run_preconditions(c, def, k, &nats)) return DPIA_EPRECONDITION;
@@ -877,8 +889,8 @@ static int pass_run_pipeline(Ctx *c) {
     }
     NatValues kn = {n, names, values};
     if (err.len || !rt_check_preconditions(l->k, &kn, &err)) {
-      diag_error(&c->diag, ERR_VIOLATED_PRECONDITION, l->launch->span, "launch of kernel '%s' in pipeline '%s': %s", l->k->name, def->name,
-                 err.data);
+      diag_error(&c->diag, ERR_VIOLATED_PRECONDITION, l->launch->span, "launch of kernel '%s' in pipeline '%s': %s",
+                 l->k->name, def->name, err.data);
       return DPIA_EPRECONDITION;
     }
   }
@@ -1127,11 +1139,13 @@ static int process(const char *name, const char *text, size_t len, const DpiaOpt
     r->output = "";
     r->output_len = 0;
     if (over_limit) {
-      r->diagnostics_json = "[{\"level\": \"error\", \"code\": \"E0902\", \"message\": \"" LIMIT_MESSAGE "\", \"notes\": []}]\n";
+      r->diagnostics_json =
+          "[{\"level\": \"error\", \"code\": \"E0902\", \"message\": \"" LIMIT_MESSAGE "\", \"notes\": []}]\n";
       r->diagnostics = opt->diagnostics_json ? r->diagnostics_json : "dpia: error: " LIMIT_MESSAGE "\n";
       r->diags = &limit_diagnostic;
     } else {
-      r->diagnostics_json = "[{\"level\": \"error\", \"code\": \"E0903\", \"message\": \"out of memory\", \"notes\": []}]\n";
+      r->diagnostics_json =
+          "[{\"level\": \"error\", \"code\": \"E0903\", \"message\": \"out of memory\", \"notes\": []}]\n";
       r->diagnostics = opt->diagnostics_json ? r->diagnostics_json : "dpia: error: out of memory\n";
       r->diags = &oom_diagnostic;
     }
@@ -1229,8 +1243,8 @@ int dpia_process(const char *name, const char *text, size_t len, const DpiaOptio
 
 /* the errors and their notes as DpiaDiagnostics */
 static DpiaDiagnostic diagnostic_of(const Diagnostic *g) {
-  DpiaDiagnostic d = {g->level == DIAG_NOTE, NULL, 0, 0, 0, 0, g->message,
-                      g->level == DIAG_NOTE ? NULL : diag_code_name(g->code)};
+  DpiaDiagnostic d = {
+      g->level == DIAG_NOTE, NULL, 0, 0, 0, 0, g->message, g->level == DIAG_NOTE ? NULL : diag_code_name(g->code)};
   if (g->span.src) {
     uint32_t line, col, eline, ecol;
     source_position(g->span.src, g->span.begin, &line, &col);
@@ -1279,7 +1293,8 @@ const char *dpia_result_emitted(const DpiaResult *r, DpiaEmit kind, size_t *len)
 }
 
 const char *dpia_result_diagnostics_json(const DpiaResult *r) {
-  return r ? r->diagnostics_json : "[{\"level\": \"error\", \"code\": \"E0903\", \"message\": \"out of memory\", \"notes\": []}]\n";
+  return r ? r->diagnostics_json
+           : "[{\"level\": \"error\", \"code\": \"E0903\", \"message\": \"out of memory\", \"notes\": []}]\n";
 }
 
 /* a NULL result is the out of memory error */

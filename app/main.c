@@ -43,19 +43,18 @@ static const char usage_text[] =
     "exit codes: 0 success, 1 error in the program, 2 bad command line,\n"
     "            3 verification failed, 4 OpenCL unavailable, 70 internal error\n";
 
-static const char check_help[] =
-    "usage: dpia check [-v] [--local-size=a[,b[,c]]] [--global-size=a[,b[,c]]]\n"
-    "                  [--diagnostics=text|json] FILE\n"
-    "\n"
-    "Parse and type check FILE: sizes in types, Syntactic Control of Interference\n"
-    "with passivity (paper Figure 3) and the OpenCL hierarchy and address space\n"
-    "rules.  The kernels are also translated and their code generated (nothing\n"
-    "printed), so a program check accepts translates: a rule only the launch\n"
-    "shape decides (a work-group size the program leaves open) is reported here\n"
-    "too, and --local-size and --global-size say the launch as for translate.\n"
-    "Prints nothing on success, or with -v each declaration's type and each\n"
-    "kernel's preconditions.  Errors go to stderr as file:line:col;\n"
-    "--diagnostics=json prints them as a JSON array on stdout instead.\n";
+static const char check_help[] = "usage: dpia check [-v] [--local-size=a[,b[,c]]] [--global-size=a[,b[,c]]]\n"
+                                 "                  [--diagnostics=text|json] FILE\n"
+                                 "\n"
+                                 "Parse and type check FILE: sizes in types, Syntactic Control of Interference\n"
+                                 "with passivity (paper Figure 3) and the OpenCL hierarchy and address space\n"
+                                 "rules.  The kernels are also translated and their code generated (nothing\n"
+                                 "printed), so a program check accepts translates: a rule only the launch\n"
+                                 "shape decides (a work-group size the program leaves open) is reported here\n"
+                                 "too, and --local-size and --global-size say the launch as for translate.\n"
+                                 "Prints nothing on success, or with -v each declaration's type and each\n"
+                                 "kernel's preconditions.  Errors go to stderr as file:line:col;\n"
+                                 "--diagnostics=json prints them as a JSON array on stdout instead.\n";
 
 static const char translate_help[] =
     "usage: dpia translate FILE [-k KERNEL] [--emit=KIND] [-o OUT] [--no-verify]\n"
@@ -536,8 +535,10 @@ static int run_command_in(const Command *cmd, int argc, char **argv, Owned *own)
       else if (strcmp(k, "imperative") == 0) opt.emit = DPIA_EMIT_IMPERATIVE;
       else if (strcmp(k, "json") == 0) opt.emit = DPIA_EMIT_JSON;
       else if (strcmp(k, "header") == 0) opt.emit = DPIA_EMIT_HEADER;
-      else if (strcmp(k, "space") == 0) opt.emit = DPIA_EMIT_SPACE;
-      else return usage_error("unknown --emit kind '%s' (opencl, intermediate, imperative, json, header, space)", k);
+      else if (strcmp(k, "space") == 0)
+        opt.emit = DPIA_EMIT_SPACE;
+      else
+        return usage_error("unknown --emit kind '%s' (opencl, intermediate, imperative, json, header, space)", k);
     } else if (cmd->action == DPIA_TRANSLATE && strcmp(a, "-o") == 0) {
       if (i + 1 == argc) return usage_error("%s", "-o needs a file name");
       if (out_path) return given_twice("-o");

@@ -27,10 +27,14 @@
 /* the C expression of a size or precondition, in Python */
 static void python_expr(Buf *out, const char *c) {
   for (const char *p = c; *p; p++) {
-    if (*p == '/') buf_puts(out, "//");
-    else if (p[0] == '&' && p[1] == '&') buf_puts(out, "and"), p++;
-    else if (p[0] == '|' && p[1] == '|') buf_puts(out, "or"), p++;
-    else buf_putc(out, *p);
+    if (*p == '/')
+      buf_puts(out, "//");
+    else if (p[0] == '&' && p[1] == '&')
+      buf_puts(out, "and"), p++;
+    else if (p[0] == '|' && p[1] == '|')
+      buf_puts(out, "or"), p++;
+    else
+      buf_putc(out, *p);
   }
 }
 
@@ -51,7 +55,8 @@ static void json_size(Arena *a, Buf *out, Size s) {
 bool expr_mentions(const char *expr, const char *name) {
   size_t n = strlen(name);
   for (const char *p = strstr(expr, name); p; p = strstr(p + 1, name)) {
-    bool before = p > expr && (p[-1] == '_' || (p[-1] >= '0' && p[-1] <= '9') || ((p[-1] | 32) >= 'a' && (p[-1] | 32) <= 'z'));
+    bool before =
+        p > expr && (p[-1] == '_' || (p[-1] >= '0' && p[-1] <= '9') || ((p[-1] | 32) >= 'a' && (p[-1] | 32) <= 'z'));
     char c = p[n];
     bool after = c == '_' || (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z');
     if (!before && !after) return true;
@@ -137,7 +142,8 @@ static void emit_tune_entry(Buf *out, const Param *pa, bool first) {
          (unsigned long long)pa->tune_hi);
   } else {
     buf_puts(out, ", \"values\": [");
-    for (int v = 0; v < pa->ntune_values; v++) emit(out, "%s%llu", v ? ", " : "", (unsigned long long)pa->tune_values[v]);
+    for (int v = 0; v < pa->ntune_values; v++)
+      emit(out, "%s%llu", v ? ", " : "", (unsigned long long)pa->tune_values[v]);
     buf_puts(out, "]}");
   }
 }
@@ -184,8 +190,10 @@ void space_emit(Arena *a, const ImpKernel *k, Buf *out) {
       if (k->params[j].role != KP_NAT || !expr_mentions(pre, k->params[j].name)) continue;
       bool is_tune = false;
       for (int t = 0; t < nopen; t++) is_tune |= strcmp(open[t]->name, k->params[j].name) == 0;
-      if (is_tune) tuned = true;
-      else sized = true;
+      if (is_tune)
+        tuned = true;
+      else
+        sized = true;
     }
     if (tuned && !sized && always_holds(a, pre, nopen, open)) continue;
     if (ncons++) buf_puts(out, ", ");
@@ -290,8 +298,10 @@ static bool emit_merged(Buf *out, int nparts, const Part *parts, const char *key
     if (!parts[i].space) continue;
     const Json *v = json_get(parts[i].space, key);
     if (d >= 0) v = v->items[d];
-    if (i == last) emit(&b, "%s)", v->str);
-    else emit(&b, "%s if %s else ", v->str, parts[i].cond);
+    if (i == last)
+      emit(&b, "%s)", v->str);
+    else
+      emit(&b, "%s if %s else ", v->str, parts[i].cond);
   }
   emit_json_string(out, b.data);
   return true;

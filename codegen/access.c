@@ -227,7 +227,8 @@ static void note_access(CG *cg, const Storage *st, bool write) {
 static Target storage_access(CG *cg, const Storage *st, const Step *ps, bool write, Span span) {
   while (st->kind == STORE_SPLIT) {
     if (!ps || ps->kind != STEP_FIELD) {
-      cg_error(cg, ERR_CODEGEN_UNSUPPORTED, span, "cannot generate OpenCL for a whole access to the split output '%s'", st->name);
+      cg_error(cg, ERR_CODEGEN_UNSUPPORTED, span, "cannot generate OpenCL for a whole access to the split output '%s'",
+               st->name);
       return bad_target();
     }
     st = st->part[ps->n - 1];
@@ -273,8 +274,8 @@ static Target storage_access(CG *cg, const Storage *st, const Step *ps, bool wri
          * (tests/diff/regress/dynamic_lane_of_temporary.dpia). */
         lane = -2;
         const Ix *at = ix_simplify(&cg->ix, ix_add(&cg->ix, ix_mul(&cg->ix, flat, K(cg, t->width)), ps->ix));
-        text = arena_printf(cg->arena, "((%s%s *)%s)[%s]", space_qual(st->space, st->read_only),
-                            scalar_name(t->scalar), base, cg_ix_text(cg, at));
+        text = arena_printf(cg->arena, "((%s%s *)%s)[%s]", space_qual(st->space, st->read_only), scalar_name(t->scalar),
+                            base, cg_ix_text(cg, at));
       } else {
         /* a lane chosen at run time of a vector variable */
         lane = -2;
@@ -658,7 +659,7 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     DataType *t = fn_result(h->type, 1)->data;
     return cx(arena_printf(cg->arena, "(%s)(%s)", vector_ctype(cg, t->scalar, t->width), v.text), PREC_UNARY);
   }
-  PRIM_CASES_CONVERT: {
+  PRIM_CASES_CONVERT : {
     DataType *from = arg_data(s, 0), *to = fn_result(h->type, 1)->data;
     CExpr v = gen_exp(cg, s->args[0], NULL);
     if (dt_equal(from, to)) return v;
@@ -666,7 +667,7 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     if (to->width > 1) return call(cg, arena_printf(cg->arena, "convert_%s", ct), 1, &v);
     return cx(arena_printf(cg->arena, "(%s)%s", ct, paren_below(cg, v, PREC_UNARY)), PREC_UNARY);
   }
-  PRIM_CASES_MATH: { /* the OpenCL built-in of the same name */
+  PRIM_CASES_MATH : { /* the OpenCL built-in of the same name */
     int arity = s->nargs;
     CExpr args[3];
     for (int a = 0; a < arity; a++) args[a] = gen_exp(cg, s->args[a], NULL);

@@ -1112,59 +1112,63 @@ static void emit_temp_cache(H *h, const PipeDesc *d) {
   Buf *o = h->out;
   const char *n = d->iface.name;
   int nt = d->pipe->ntemps;
-  emit(o, "/* the temporaries of %s kept for the next call on the same in-order queue */\n"
-          "typedef struct dpia_%s_temps_ {\n"
-          "  cl_command_queue queue; /* retained */\n"
-          "  cl_mem mem[%d];\n"
-          "  size_t bytes[%d];\n"
-          "} dpia_%s_temps_;\n"
-          "typedef struct dpia_%s_temp_cache_ {\n"
-          "  DPIA_ATOMIC_(cl_command_queue) key[DPIA_CACHE_SLOTS];\n"
-          "  DPIA_ATOMIC_(dpia_%s_temps_ *) set[DPIA_CACHE_SLOTS];\n"
-          "} dpia_%s_temp_cache_;\n"
-          "static inline dpia_%s_temp_cache_ *dpia_%s_temps_cache_(void) {\n"
-          "  static dpia_%s_temp_cache_ cache;\n"
-          "  return &cache;\n"
-          "}\n\n",
+  emit(o,
+       "/* the temporaries of %s kept for the next call on the same in-order queue */\n"
+       "typedef struct dpia_%s_temps_ {\n"
+       "  cl_command_queue queue; /* retained */\n"
+       "  cl_mem mem[%d];\n"
+       "  size_t bytes[%d];\n"
+       "} dpia_%s_temps_;\n"
+       "typedef struct dpia_%s_temp_cache_ {\n"
+       "  DPIA_ATOMIC_(cl_command_queue) key[DPIA_CACHE_SLOTS];\n"
+       "  DPIA_ATOMIC_(dpia_%s_temps_ *) set[DPIA_CACHE_SLOTS];\n"
+       "} dpia_%s_temp_cache_;\n"
+       "static inline dpia_%s_temp_cache_ *dpia_%s_temps_cache_(void) {\n"
+       "  static dpia_%s_temp_cache_ cache;\n"
+       "  return &cache;\n"
+       "}\n\n",
        n, n, nt, nt, n, n, n, n, n, n, n);
-  emit(o, "static inline void dpia_%s_temps_free_(dpia_%s_temps_ *t) {\n"
-          "  int i;\n"
-          "  for (i = 0; i < %d; i++)\n"
-          "    if (t->mem[i]) clReleaseMemObject(t->mem[i]);\n"
-          "  clReleaseCommandQueue(t->queue);\n"
-          "  free(t);\n"
-          "}\n\n",
+  emit(o,
+       "static inline void dpia_%s_temps_free_(dpia_%s_temps_ *t) {\n"
+       "  int i;\n"
+       "  for (i = 0; i < %d; i++)\n"
+       "    if (t->mem[i]) clReleaseMemObject(t->mem[i]);\n"
+       "  clReleaseCommandQueue(t->queue);\n"
+       "  free(t);\n"
+       "}\n\n",
        n, n, nt);
-  emit(o, "/* q's cached set (keep: q is in order), or a new empty one; NULL when out of memory */\n"
-          "static inline dpia_%s_temps_ *dpia_%s_temps_take_(cl_command_queue q, int keep) {\n"
-          "  dpia_%s_temp_cache_ *cache = dpia_%s_temps_cache_();\n"
-          "  dpia_%s_temps_ *t;\n"
-          "  int i;\n"
-          "  for (i = 0; keep && i < DPIA_CACHE_SLOTS; i++)\n"
-          "    if (DPIA_LOAD_(&cache->key[i]) == q && (t = DPIA_EXCHANGE_(&cache->set[i], DPIA_NULL_)) != DPIA_NULL_)\n"
-          "      return t;\n"
-          "  t = DPIA_CAST_(dpia_%s_temps_ *, calloc(1, sizeof *t));\n"
-          "  if (!t) return DPIA_NULL_;\n"
-          "  clRetainCommandQueue(q);\n"
-          "  t->queue = q;\n"
-          "  return t;\n"
-          "}\n\n",
+  emit(o,
+       "/* q's cached set (keep: q is in order), or a new empty one; NULL when out of memory */\n"
+       "static inline dpia_%s_temps_ *dpia_%s_temps_take_(cl_command_queue q, int keep) {\n"
+       "  dpia_%s_temp_cache_ *cache = dpia_%s_temps_cache_();\n"
+       "  dpia_%s_temps_ *t;\n"
+       "  int i;\n"
+       "  for (i = 0; keep && i < DPIA_CACHE_SLOTS; i++)\n"
+       "    if (DPIA_LOAD_(&cache->key[i]) == q && (t = DPIA_EXCHANGE_(&cache->set[i], DPIA_NULL_)) != DPIA_NULL_)\n"
+       "      return t;\n"
+       "  t = DPIA_CAST_(dpia_%s_temps_ *, calloc(1, sizeof *t));\n"
+       "  if (!t) return DPIA_NULL_;\n"
+       "  clRetainCommandQueue(q);\n"
+       "  t->queue = q;\n"
+       "  return t;\n"
+       "}\n\n",
        n, n, n, n, n, n);
-  emit(o, "/* after a call: t back into its queue's slot (keep), or released */\n"
-          "static inline void dpia_%s_temps_put_(dpia_%s_temps_ *t, int keep) {\n"
-          "  dpia_%s_temp_cache_ *cache = dpia_%s_temps_cache_();\n"
-          "  int i;\n"
-          "  for (i = 0; keep && i < DPIA_CACHE_SLOTS; i++) {\n"
-          "    cl_command_queue expected = DPIA_NULL_;\n"
-          "    dpia_%s_temps_ *none = DPIA_NULL_;\n"
-          "    if (DPIA_LOAD_(&cache->key[i]) != t->queue && !DPIA_CAS_(&cache->key[i], &expected, t->queue) &&\n"
-          "        expected != t->queue)\n"
-          "      continue;\n"
-          "    if (DPIA_CAS_(&cache->set[i], &none, t)) return;\n"
-          "    break; /* the queue's slot holds another call's set */\n"
-          "  }\n"
-          "  dpia_%s_temps_free_(t);\n"
-          "}\n\n",
+  emit(o,
+       "/* after a call: t back into its queue's slot (keep), or released */\n"
+       "static inline void dpia_%s_temps_put_(dpia_%s_temps_ *t, int keep) {\n"
+       "  dpia_%s_temp_cache_ *cache = dpia_%s_temps_cache_();\n"
+       "  int i;\n"
+       "  for (i = 0; keep && i < DPIA_CACHE_SLOTS; i++) {\n"
+       "    cl_command_queue expected = DPIA_NULL_;\n"
+       "    dpia_%s_temps_ *none = DPIA_NULL_;\n"
+       "    if (DPIA_LOAD_(&cache->key[i]) != t->queue && !DPIA_CAS_(&cache->key[i], &expected, t->queue) &&\n"
+       "        expected != t->queue)\n"
+       "      continue;\n"
+       "    if (DPIA_CAS_(&cache->set[i], &none, t)) return;\n"
+       "    break; /* the queue's slot holds another call's set */\n"
+       "  }\n"
+       "  dpia_%s_temps_free_(t);\n"
+       "}\n\n",
        n, n, n, n, n, n);
 }
 
@@ -1205,8 +1209,10 @@ static void emit_pipeline(H *h, const PipeDesc *d) {
       Buf v;
       buf_init(&v, a);
       if (b->kind == PBIND_LOCAL) continue;
-      if (b->kind == PBIND_NAT) size_print(&v, b->size);
-      else buf_puts(&v, b->buf.kind == PB_TEMP ? d->temps[b->buf.index].name : pipeline_buf_name(a, p, b->buf));
+      if (b->kind == PBIND_NAT)
+        size_print(&v, b->size);
+      else
+        buf_puts(&v, b->buf.kind == PB_TEMP ? d->temps[b->buf.index].name : pipeline_buf_name(a, p, b->buf));
       emit(o, "%s%s", nat++ ? ", " : "", v.data);
     }
     buf_putc(o, ')');
@@ -1240,12 +1246,13 @@ static void emit_pipeline(H *h, const PipeDesc *d) {
   for (int li = 0; li < d->nlaunches; li++) {
     const PipeLaunchDesc *l = &d->launches[li];
     emit_launch_nats(h, d, li, &more, "    ");
-    emit(&more, "    if (dpia_bad) {\n"
-                "      if (dpia_msg && dpia_msg_size)\n"
-                "        (void)snprintf(dpia_msg, dpia_msg_size, \"a size of launch %d (%s) is negative or overflows\");\n"
-                "      return DPIA_ERROR_SIZE;\n"
-                "    }\n"
-                "    dpia_err = dpia_%s_check(",
+    emit(&more,
+         "    if (dpia_bad) {\n"
+         "      if (dpia_msg && dpia_msg_size)\n"
+         "        (void)snprintf(dpia_msg, dpia_msg_size, \"a size of launch %d (%s) is negative or overflows\");\n"
+         "      return DPIA_ERROR_SIZE;\n"
+         "    }\n"
+         "    dpia_err = dpia_%s_check(",
          li, l->k->name, l->k->name);
     int nat = 0;
     for (int i = 0; i < l->k->nparams; i++)
@@ -1256,19 +1263,22 @@ static void emit_pipeline(H *h, const PipeDesc *d) {
   emit_check(h, k, more.data);
 
   /* the enqueue function */
-  emit(o, "/* Check the sizes of every launch of %s, then enqueue its kernels on q in\n"
-          " * order, the first after the events of the wait list, each after the one\n"
-          " * before; *dpia_event (if not NULL) is set to the last kernel's event.\n"
-          " * Returns 0 or an error code; on a failed check nothing is enqueued. */\n",
+  emit(o,
+       "/* Check the sizes of every launch of %s, then enqueue its kernels on q in\n"
+       " * order, the first after the events of the wait list, each after the one\n"
+       " * before; *dpia_event (if not NULL) is set to the last kernel's event.\n"
+       " * Returns 0 or an error code; on a failed check nothing is enqueued. */\n",
        k->name);
   emit_signature(h, k, "enqueue", true);
-  emit(o, " {\n  int dpia_bad = 0, dpia_i;\n  cl_int dpia_err = CL_SUCCESS;\n  cl_context dpia_context = DPIA_NULL_;\n");
+  emit(o,
+       " {\n  int dpia_bad = 0, dpia_i;\n  cl_int dpia_err = CL_SUCCESS;\n  cl_context dpia_context = DPIA_NULL_;\n");
   emit(o, "  cl_event dpia_events[%d] = {DPIA_NULL_};\n", d->nlaunches);
   if (p->ntemps)
-    emit(o, "  dpia_%s_temps_ *dpia_temps = DPIA_NULL_;\n"
-            "  cl_command_queue_properties dpia_props = 0;\n"
-            "  int dpia_keep = 0;\n"
-            "  size_t dpia_temp_bytes[%d];\n",
+    emit(o,
+         "  dpia_%s_temps_ *dpia_temps = DPIA_NULL_;\n"
+         "  cl_command_queue_properties dpia_props = 0;\n"
+         "  int dpia_keep = 0;\n"
+         "  size_t dpia_temp_bytes[%d];\n",
          k->name, p->ntemps);
   for (int i = 0; i < k->nparams; i++)
     if (k->params[i].role == KP_OUTPUT || k->params[i].role == KP_INPUT) emit(o, "  size_t dpia_bytes_%d;\n", i);
@@ -1286,8 +1296,10 @@ static void emit_pipeline(H *h, const PipeDesc *d) {
   }
   for (int t = 0; t < p->ntemps; t++) {
     /* at least one element: OpenCL refuses empty buffers */
-    emit(o, "  dpia_temp_bytes[%d] = dpia_size_(dpia_mul_(%s, DPIA_CAST_(long long, sizeof(%s)), &dpia_bad), &dpia_bad);\n",
-         t, c_size(h, k, d->temps[t].elements), host_type(h, d->temps[t].elem, true));
+    emit(
+        o,
+        "  dpia_temp_bytes[%d] = dpia_size_(dpia_mul_(%s, DPIA_CAST_(long long, sizeof(%s)), &dpia_bad), &dpia_bad);\n",
+        t, c_size(h, k, d->temps[t].elements), host_type(h, d->temps[t].elem, true));
     emit(o, "  if (dpia_temp_bytes[%d] == 0) dpia_temp_bytes[%d] = sizeof(%s);\n", t, t,
          host_type(h, d->temps[t].elem, true));
   }
@@ -1297,27 +1309,30 @@ static void emit_pipeline(H *h, const PipeDesc *d) {
     if (k->params[i].role == KP_OUTPUT || k->params[i].role == KP_INPUT)
       emit(o, "  if (dpia_err == CL_SUCCESS) dpia_err = dpia_check_buffer_(%s, dpia_bytes_%d);\n",
            host_name(h, k->params[i].name), i);
-  emit(o, "  if (dpia_err == CL_SUCCESS)\n"
-          "    dpia_err = clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof dpia_context, &dpia_context, DPIA_NULL_);\n");
+  emit(o,
+       "  if (dpia_err == CL_SUCCESS)\n"
+       "    dpia_err = clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof dpia_context, &dpia_context, DPIA_NULL_);\n");
   if (p->ntemps) {
-    emit(o, "  /* the temporaries: this queue's from the last call when it is in order */\n"
-            "  if (dpia_err == CL_SUCCESS)\n"
-            "    dpia_err = clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof dpia_props, &dpia_props, DPIA_NULL_);\n"
-            "  dpia_keep = !(dpia_props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);\n"
-            "  if (dpia_err == CL_SUCCESS) {\n"
-            "    dpia_temps = dpia_%s_temps_take_(q, dpia_keep);\n"
-            "    if (!dpia_temps) dpia_err = CL_OUT_OF_HOST_MEMORY;\n"
-            "  }\n",
+    emit(o,
+         "  /* the temporaries: this queue's from the last call when it is in order */\n"
+         "  if (dpia_err == CL_SUCCESS)\n"
+         "    dpia_err = clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof dpia_props, &dpia_props, DPIA_NULL_);\n"
+         "  dpia_keep = !(dpia_props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);\n"
+         "  if (dpia_err == CL_SUCCESS) {\n"
+         "    dpia_temps = dpia_%s_temps_take_(q, dpia_keep);\n"
+         "    if (!dpia_temps) dpia_err = CL_OUT_OF_HOST_MEMORY;\n"
+         "  }\n",
          k->name);
-    emit(o, "  for (dpia_i = 0; dpia_err == CL_SUCCESS && dpia_i < %d; dpia_i++) {\n"
-            "    if (dpia_temps->bytes[dpia_i] >= dpia_temp_bytes[dpia_i]) continue;\n"
-            "    if (dpia_temps->mem[dpia_i]) clReleaseMemObject(dpia_temps->mem[dpia_i]);\n"
-            "    dpia_temps->bytes[dpia_i] = 0;\n"
-            "    dpia_temps->mem[dpia_i] =\n"
-            "        clCreateBuffer(dpia_context, CL_MEM_READ_WRITE, dpia_temp_bytes[dpia_i], DPIA_NULL_, &dpia_err);\n"
-            "    if (dpia_err == CL_SUCCESS) dpia_temps->bytes[dpia_i] = dpia_temp_bytes[dpia_i];\n"
-            "    else dpia_temps->mem[dpia_i] = DPIA_NULL_;\n"
-            "  }\n",
+    emit(o,
+         "  for (dpia_i = 0; dpia_err == CL_SUCCESS && dpia_i < %d; dpia_i++) {\n"
+         "    if (dpia_temps->bytes[dpia_i] >= dpia_temp_bytes[dpia_i]) continue;\n"
+         "    if (dpia_temps->mem[dpia_i]) clReleaseMemObject(dpia_temps->mem[dpia_i]);\n"
+         "    dpia_temps->bytes[dpia_i] = 0;\n"
+         "    dpia_temps->mem[dpia_i] =\n"
+         "        clCreateBuffer(dpia_context, CL_MEM_READ_WRITE, dpia_temp_bytes[dpia_i], DPIA_NULL_, &dpia_err);\n"
+         "    if (dpia_err == CL_SUCCESS) dpia_temps->bytes[dpia_i] = dpia_temp_bytes[dpia_i];\n"
+         "    else dpia_temps->mem[dpia_i] = DPIA_NULL_;\n"
+         "  }\n",
          p->ntemps);
   }
   for (int li = 0; li < d->nlaunches; li++) {
@@ -1328,14 +1343,19 @@ static void emit_pipeline(H *h, const PipeDesc *d) {
       if (l->k->params[i].role == KP_TEMP || l->k->params[i].role == KP_LOCAL) continue;
       emit(o, ", %s", launch_arg(h, d, li, i, &nat));
     }
-    if (li == 0) emit(o, ", dpia_num_events, dpia_wait_list, ");
-    else emit(o, ", 1, &dpia_events[%d], ", li - 1);
-    if (li == d->nlaunches - 1) emit(o, "dpia_event ? dpia_event : &dpia_events[%d]);\n", li);
-    else emit(o, "&dpia_events[%d]);\n", li);
+    if (li == 0)
+      emit(o, ", dpia_num_events, dpia_wait_list, ");
+    else
+      emit(o, ", 1, &dpia_events[%d], ", li - 1);
+    if (li == d->nlaunches - 1)
+      emit(o, "dpia_event ? dpia_event : &dpia_events[%d]);\n", li);
+    else
+      emit(o, "&dpia_events[%d]);\n", li);
   }
   /* OpenCL keeps the temporaries until the kernels using them are done */
-  emit(o, "  for (dpia_i = 0; dpia_i < %d; dpia_i++)\n"
-          "    if (dpia_events[dpia_i]) clReleaseEvent(dpia_events[dpia_i]);\n",
+  emit(o,
+       "  for (dpia_i = 0; dpia_i < %d; dpia_i++)\n"
+       "    if (dpia_events[dpia_i]) clReleaseEvent(dpia_events[dpia_i]);\n",
        d->nlaunches);
   /* kept for the next call on q, whose kernels run after these; released
    * after a failure (OpenCL keeps them until the kernels using them are done) */
@@ -1349,17 +1369,19 @@ static void emit_pipeline(H *h, const PipeDesc *d) {
   emit(o, " {\n  return dpia_%s_enqueue(q", k->name);
   for (int i = 0; i < k->nparams; i++) emit(o, ", %s", host_name(h, k->params[i].name));
   emit(o, ", 0, DPIA_NULL_, DPIA_NULL_);\n}\n\n");
-  emit(o, "/* Release the programs cached for the kernels of %s%s (not while it is\n"
-          " * being launched). */\nstatic inline void dpia_%s_release(void) {\n",
+  emit(o,
+       "/* Release the programs cached for the kernels of %s%s (not while it is\n"
+       " * being launched). */\nstatic inline void dpia_%s_release(void) {\n",
        k->name, p->ntemps ? " and its temporaries" : "", k->name);
   if (p->ntemps)
-    emit(o, "  dpia_%s_temp_cache_ *dpia_cache = dpia_%s_temps_cache_();\n"
-            "  int dpia_i;\n"
-            "  for (dpia_i = 0; dpia_i < DPIA_CACHE_SLOTS; dpia_i++) {\n"
-            "    dpia_%s_temps_ *dpia_t = DPIA_EXCHANGE_(&dpia_cache->set[dpia_i], DPIA_NULL_);\n"
-            "    if (dpia_t) dpia_%s_temps_free_(dpia_t);\n"
-            "    DPIA_STORE_(&dpia_cache->key[dpia_i], DPIA_NULL_);\n"
-            "  }\n",
+    emit(o,
+         "  dpia_%s_temp_cache_ *dpia_cache = dpia_%s_temps_cache_();\n"
+         "  int dpia_i;\n"
+         "  for (dpia_i = 0; dpia_i < DPIA_CACHE_SLOTS; dpia_i++) {\n"
+         "    dpia_%s_temps_ *dpia_t = DPIA_EXCHANGE_(&dpia_cache->set[dpia_i], DPIA_NULL_);\n"
+         "    if (dpia_t) dpia_%s_temps_free_(dpia_t);\n"
+         "    DPIA_STORE_(&dpia_cache->key[dpia_i], DPIA_NULL_);\n"
+         "  }\n",
          k->name, k->name, k->name, k->name);
   for (int li = 0; li < d->nlaunches; li++) {
     bool again = false;

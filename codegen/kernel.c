@@ -75,8 +75,9 @@ static bool storable(KB *kb, DataType *t, const Binder *b, bool in_buffer) {
   switch (t->kind) {
   case DT_SCALAR:
     if (t->scalar == SC_BOOL && in_buffer) {
-      diag_error(kb->diag, ERR_BAD_KERNEL_SIGNATURE, param_span(kb, b), "'%s' holds bool values, which OpenCL does not allow in kernel "
-                                              "parameters or buffers; use int",
+      diag_error(kb->diag, ERR_BAD_KERNEL_SIGNATURE, param_span(kb, b),
+                 "'%s' holds bool values, which OpenCL does not allow in kernel "
+                 "parameters or buffers; use int",
                  b ? b->name : "a local buffer");
       return false;
     }
@@ -85,8 +86,8 @@ static bool storable(KB *kb, DataType *t, const Binder *b, bool in_buffer) {
   case DT_ARRAY: return storable(kb, t->elem, b, in_buffer);
   case DT_PAIR: return storable(kb, t->fst, b, in_buffer) && storable(kb, t->snd, b, in_buffer);
   default:
-    diag_error(kb->diag, ERR_BAD_KERNEL_SIGNATURE, param_span(kb, b), "the type %s of '%s' is not a concrete data type", dt_str(kb->arena, t),
-               b ? b->name : "?");
+    diag_error(kb->diag, ERR_BAD_KERNEL_SIGNATURE, param_span(kb, b), "the type %s of '%s' is not a concrete data type",
+               dt_str(kb->arena, t), b ? b->name : "?");
     return false;
   }
 }
@@ -229,8 +230,9 @@ static void collect_local_params(KB *kb, const Phrase *p, bool per_item) {
       }
     }
     if (pr == PRIM_NEW_GLOBAL) {
-      diag_error(kb->diag, ERR_BAD_TEMPORARY, p->span, "newGlobal inside a kernel body cannot be generated: global temporaries are "
-                                    "kernel parameters (spec section 7, hoisting)");
+      diag_error(kb->diag, ERR_BAD_TEMPORARY, p->span,
+                 "newGlobal inside a kernel body cannot be generated: global temporaries are "
+                 "kernel parameters (spec section 7, hoisting)");
       kb->ok = false;
     }
     bool inner = per_item || prim_parfor_per_item(pr);
@@ -253,13 +255,15 @@ ImpKernel *kernel_from_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def, cons
   Span where = def->decl ? def->decl->name_span : def->body->span;
   if (!def->ok || !def->body) INTERNAL("kernel_from_def on a def with errors");
   if (def->ndata_params) {
-    diag_error(diag, ERR_BAD_KERNEL_SIGNATURE, where, "'%s' has data type parameters: a kernel needs concrete types", def->name);
+    diag_error(diag, ERR_BAD_KERNEL_SIGNATURE, where, "'%s' has data type parameters: a kernel needs concrete types",
+               def->name);
     return NULL;
   }
   if (def->result->kind != PT_COMM) {
     TypeNamer tn;
     tn_init(&tn, a, NULL, 0);
-    diag_error(diag, ERR_BAD_KERNEL_SIGNATURE, where, "'%s' is not an imperative procedure (its result is %s, not comm)", def->name,
+    diag_error(diag, ERR_BAD_KERNEL_SIGNATURE, where,
+               "'%s' is not an imperative procedure (its result is %s, not comm)", def->name,
                tn_phrase(&tn, def->result));
     return NULL;
   }
@@ -280,8 +284,9 @@ ImpKernel *kernel_from_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def, cons
       for (int j = 0; def->decl && j < def->decl->nparams; j++)
         if (def->decl->params[j].kind == PARAM_NAT && strcmp(def->decl->params[j].name, n) == 0)
           at = def->decl->params[j].span;
-      diag_error(diag, ERR_RESERVED_NAME, at, "nat parameter name '%s' is not a free C name in OpenCL C; a kernel's nat parameters "
-                           "keep their names: rename it",
+      diag_error(diag, ERR_RESERVED_NAME, at,
+                 "nat parameter name '%s' is not a free C name in OpenCL C; a kernel's nat parameters "
+                 "keep their names: rename it",
                  n);
       return NULL;
     }
@@ -313,8 +318,9 @@ ImpKernel *kernel_from_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def, cons
       } else if (pass == 2 && is_var) {
         kb_buffer(kb, KP_TEMP, b, t->fst->data, own[i], "");
       } else if (pass == 0 && t->kind != PT_ACC && t->kind != PT_EXP && !is_var) {
-        diag_error(diag, ERR_BAD_KERNEL_SIGNATURE, b->span, "parameter '%s' of type %s cannot be a kernel parameter (expected acc[T], exp[T] "
-                                  "or var[T])",
+        diag_error(diag, ERR_BAD_KERNEL_SIGNATURE, b->span,
+                   "parameter '%s' of type %s cannot be a kernel parameter (expected acc[T], exp[T] "
+                   "or var[T])",
                    b->name, user_phrase(a, t));
         kb->ok = false;
       }

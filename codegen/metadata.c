@@ -153,8 +153,10 @@ void codegen_pipeline_metadata(Arena *a, const PipeDesc *d, const char *source_n
     emit(out, "],\n    \"global_size\": ");
     json_sizes(a, out, l->ndims, l->global_size);
     emit(out, ", \"local_size\": ");
-    if (l->has_local) json_sizes(a, out, l->ndims, l->local_size);
-    else buf_puts(out, "null");
+    if (l->has_local)
+      json_sizes(a, out, l->ndims, l->local_size);
+    else
+      buf_puts(out, "null");
     buf_putc(out, '}');
   }
   emit(out, "],\n \"preconditions\": ");

@@ -220,8 +220,9 @@ const char *cg_ctype(CG *cg, DataType *t) {
     DataType *f[2] = {dt_resolve(t->fst), dt_resolve(t->snd)};
     for (int i = 0; i < 2; i++) {
       if (!struct_fields_ok(cg, f[i])) {
-        cg_error(cg, ERR_CODEGEN_UNSUPPORTED, cg->where, "cannot generate OpenCL for the pair type %s: an array of symbolic size "
-                                "cannot be a struct field",
+        cg_error(cg, ERR_CODEGEN_UNSUPPORTED, cg->where,
+                 "cannot generate OpenCL for the pair type %s: an array of symbolic size "
+                 "cannot be a struct field",
                  dt_str(cg->arena, t));
       }
       cg_ctype(cg, cg_elem_type(f[i]));
@@ -512,8 +513,9 @@ static void sync_before(CG *cg, const Phrase *p) {
   }
   if (!cg->uniform) {
     if (need.n) {
-      cg_error(cg, ERR_NO_BARRIER, p->span, "this reads %s, written by other work-items of the group before it, which needs a "
-                            "barrier, but not all work-items of the group reach this point",
+      cg_error(cg, ERR_NO_BARRIER, p->span,
+               "this reads %s, written by other work-items of the group before it, which needs a "
+               "barrier, but not all work-items of the group reach this point",
                names_of(cg, &need));
       cg->pending_writes.n = 0;
     }
@@ -761,14 +763,16 @@ static void gen_new(CG *cg, const Phrase *p, const Spine *s, const Cont *after) 
     bool declared = false;
     declared = env_index_get(&cg->by_binder, b) != NULL;
     if (!declared)
-      cg_error(cg, ERR_BAD_TEMPORARY, p->span, "newLocal inside a parforLocal or parforGlobal cannot be generated: local memory "
-                            "belongs to the whole work-group (allocate it around the kernel body)");
+      cg_error(cg, ERR_BAD_TEMPORARY, p->span,
+               "newLocal inside a parforLocal or parforGlobal cannot be generated: local memory "
+               "belongs to the whole work-group (allocate it around the kernel body)");
     gen_comm(cg, lam->body, after);
     return;
   }
   if (s->head->prim == PRIM_NEW_GLOBAL) {
-    cg_error(cg, ERR_BAD_TEMPORARY, p->span, "newGlobal inside a kernel body cannot be generated: global temporaries are kernel "
-                          "parameters (spec section 7, hoisting)");
+    cg_error(cg, ERR_BAD_TEMPORARY, p->span,
+             "newGlobal inside a kernel body cannot be generated: global temporaries are kernel "
+             "parameters (spec section 7, hoisting)");
     return;
   }
   /* new / newPrivate: a private variable (spec section 8) */
@@ -777,8 +781,9 @@ static void gen_new(CG *cg, const Phrase *p, const Spine *s, const Cont *after) 
   if (t->kind == DT_ARRAY) {
     int64_t n;
     if (!size_const_value(cg_elem_count(cg, t), &n)) {
-      cg_error(cg, ERR_BAD_ADDRESS_SPACE, p->span, "a private array of symbolic size %s cannot be generated (OpenCL has no dynamic "
-                            "private memory)",
+      cg_error(cg, ERR_BAD_ADDRESS_SPACE, p->span,
+               "a private array of symbolic size %s cannot be generated (OpenCL has no dynamic "
+               "private memory)",
                dt_str(cg->arena, t));
       return;
     }
@@ -872,7 +877,8 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
   Size n = fn_param(h->type, 0)->data->size;
   const Phrase *lam_i = s->args[1];
   if (lam_i->kind != PH_LAM || lam_i->body->kind != PH_LAM) {
-    cg_error(cg, ERR_CODEGEN_UNSUPPORTED, p->span, "the body of %s must be a lambda \\i o -> ...", prim_info[h->prim].name);
+    cg_error(cg, ERR_CODEGEN_UNSUPPORTED, p->span, "the body of %s must be a lambda \\i o -> ...",
+             prim_info[h->prim].name);
     return;
   }
   const Phrase *lam_o = lam_i->body, *body = lam_o->body;
@@ -917,8 +923,9 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
     for (const Cont *c = after; c; c = c->next) scan_reads_except(cg, c->cmd, c->again ? p : NULL, &reads);
     BinderSet bad = intersect(cg, &w, &reads);
     if (bad.n)
-      cg_error(cg, ERR_NO_BARRIER, p->span, "%s written by this %s is read later in the same kernel, but OpenCL has no barrier "
-                            "across work-groups; split the computation into two kernels",
+      cg_error(cg, ERR_NO_BARRIER, p->span,
+               "%s written by this %s is read later in the same kernel, but OpenCL has no barrier "
+               "across work-groups; split the computation into two kernels",
                names_of(cg, &bad), prim_info[h->prim].name);
   }
 
@@ -1199,7 +1206,8 @@ static void gen_comm(CG *cg, const Phrase *p, const Cont *after) {
       return;
     case PFAM_PARFOR:
       if (prim_level(s.head->prim) == PLVL_NONE) {
-        cg_error(cg, ERR_NO_PARALLEL_LEVEL, p->span, "parfor has no OpenCL level: use parforGlobal, parforWorkgroup or parforLocal");
+        cg_error(cg, ERR_NO_PARALLEL_LEVEL, p->span,
+                 "parfor has no OpenCL level: use parforGlobal, parforWorkgroup or parforLocal");
         return;
       }
       if (s.nargs != 2) break;
@@ -1221,8 +1229,9 @@ static void gen_comm(CG *cg, const Phrase *p, const Cont *after) {
     case PFAM_REDUCE_I: break;
     }
     DPIA_EXHAUSTIVE_END
-    cg_error(cg, ERR_CODEGEN_UNSUPPORTED, p->span, "cannot generate OpenCL for %s here: the kernel body must be purely imperative "
-                          "(skip, ;, :=, new, for, parforGlobal, parforWorkgroup, parforLocal)",
+    cg_error(cg, ERR_CODEGEN_UNSUPPORTED, p->span,
+             "cannot generate OpenCL for %s here: the kernel body must be purely imperative "
+             "(skip, ;, :=, new, for, parforGlobal, parforWorkgroup, parforLocal)",
              prim_info[s.head->prim].name);
     return;
   }

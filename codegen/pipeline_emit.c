@@ -20,7 +20,8 @@ static Size to_pipeline(Arena *a, TypeCtx *tc, const PipeLaunch *l, Size s) {
       INTERNAL("size of kernel %s does not substitute", k->name);
   }
   for (int i = 0; i < k->nsize_params; i++)
-    if (!size_subst(&tc->sizes, s, holes[i], l->nats[i], &s)) INTERNAL("size of kernel %s does not substitute", k->name);
+    if (!size_subst(&tc->sizes, s, holes[i], l->nats[i], &s))
+      INTERNAL("size of kernel %s does not substitute", k->name);
   return s;
 }
 
@@ -134,8 +135,8 @@ PipeDesc *pipeline_describe(Arena *a, TypeCtx *tc, Diag *diag, const Pipeline *p
   if (!ok) return NULL;
   for (int i = 0; i < def->nparams; i++)
     if (!seen[1 + i]) {
-      diag_error(diag, ERR_PIPELINE_UNUSED_INPUT, def->params[i]->span, "input '%s' of pipeline '%s' is not used by any of its kernels",
-                 def->params[i]->name, def->name);
+      diag_error(diag, ERR_PIPELINE_UNUSED_INPUT, def->params[i]->span,
+                 "input '%s' of pipeline '%s' is not used by any of its kernels", def->params[i]->name, def->name);
       ok = false;
     }
   if (!ok) return NULL;
@@ -176,8 +177,7 @@ void codegen_program_add(Buf *program, const char *source) {
     buf_put(program, p, (size_t)(t - p));
     /* does the program so far hold this very block? */
     bool seen = false;
-    for (const char *q = program->data; q && !seen && (q = strstr(q, open)) != NULL; q++)
-      seen = strncmp(q, t, n) == 0;
+    for (const char *q = program->data; q && !seen && (q = strstr(q, open)) != NULL; q++) seen = strncmp(q, t, n) == 0;
     if (!seen) buf_put(program, t, n);
     p = t + n;
   }

@@ -100,8 +100,12 @@ static bool conv_size(Checker *c, Env *env, const SizeAst *s, Size *out) {
   case SZA_VAR: {
     Env *e = env_find(env, s->name);
     if (!e || e->kind != ENV_SIZE) {
-      if (e) check_error(c, ERR_WRONG_KIND_OF_NAME, s->span, "'%s' is not a size: only nat parameters can be used in sizes", s->name);
-      else check_error(c, ERR_UNKNOWN_NAME, s->span, "unknown size variable '%s'%s", s->name, unknown_name_hint(c, env, s->name, ENV_SIZE));
+      if (e)
+        check_error(c, ERR_WRONG_KIND_OF_NAME, s->span, "'%s' is not a size: only nat parameters can be used in sizes",
+                    s->name);
+      else
+        check_error(c, ERR_UNKNOWN_NAME, s->span, "unknown size variable '%s'%s", s->name,
+                    unknown_name_hint(c, env, s->name, ENV_SIZE));
       return false;
     }
     *out = e->fixed ? size_const(sc, e->value) : size_var(sc, s->name);
@@ -157,7 +161,8 @@ static DataType *conv_data(Checker *c, Env *env, const TypeAst *t) {
   case TYA_NAMED: {
     Env *e = env_find(env, t->name);
     if (!e || e->kind != ENV_DATA) {
-      check_error(c, ERR_UNKNOWN_NAME, t->span, "unknown type '%s'%s", t->name, unknown_name_hint(c, env, t->name, ENV_DATA));
+      check_error(c, ERR_UNKNOWN_NAME, t->span, "unknown type '%s'%s", t->name,
+                  unknown_name_hint(c, env, t->name, ENV_DATA));
       return NULL;
     }
     return dt_var(c->tc, t->name);
@@ -239,7 +244,8 @@ static Phrase *elab_prim(Checker *c, Env *env, const Ast *e) {
   for (int i = 0; i < info->nsizes; i++) {
     int64_t v;
     if (!(info->flags & PF_ZERO_SIZES) && size_const_value(p->sizes[i], &v) && v < 1) {
-      check_error(c, ERR_SIZE_TOO_SMALL, e->sizes[i]->span, "%s needs a size of at least 1, found %lld", info->name, (long long)v);
+      check_error(c, ERR_SIZE_TOO_SMALL, e->sizes[i]->span, "%s needs a size of at least 1, found %lld", info->name,
+                  (long long)v);
       return NULL;
     }
   }
@@ -280,7 +286,8 @@ static DataType *exp_data(Checker *c, Phrase *p, const char *what) {
   if (p->type->kind != PT_EXP) {
     TypeNamer tn;
     check_namer(c, &tn);
-    check_error(c, ERR_FUNCTION_AS_VALUE, p->span, "%s needs a value, found %s", what, tn_describe_phrase(&tn, zonk_phrase_type(c, p->type)));
+    check_error(c, ERR_FUNCTION_AS_VALUE, p->span, "%s needs a value, found %s", what,
+                tn_describe_phrase(&tn, zonk_phrase_type(c, p->type)));
     return NULL;
   }
   return dt_resolve(p->type->data);
@@ -309,8 +316,9 @@ static DataType *arith_type(Checker *c, const Ast *e, DataType *a, DataType *b, 
   }
   if (a->kind != DT_SCALAR || b->kind != DT_SCALAR || a->scalar == SC_BOOL || b->scalar == SC_BOOL) goto bad;
   if (a->scalar != b->scalar) {
-    check_error(c, ERR_BAD_OPERANDS, e->span, "operands of '%s' have different types %s and %s; convert one with toFloat, toInt or toDouble",
-                op, check_describe(c, pt_exp(c->tc, a)), check_describe(c, pt_exp(c->tc, b)));
+    check_error(c, ERR_BAD_OPERANDS, e->span,
+                "operands of '%s' have different types %s and %s; convert one with toFloat, toInt or toDouble", op,
+                check_describe(c, pt_exp(c->tc, a)), check_describe(c, pt_exp(c->tc, b)));
     return NULL;
   }
   if (int_only && a->scalar != SC_INT) goto bad;
@@ -320,8 +328,8 @@ static DataType *arith_type(Checker *c, const Ast *e, DataType *a, DataType *b, 
 bad: {
   TypeNamer tn;
   check_namer(c, &tn);
-  check_error(c, ERR_BAD_OPERANDS, e->span, "operator '%s' cannot be applied to %s and %s", op, tn_describe_data(&tn, a),
-              tn_describe_data(&tn, b));
+  check_error(c, ERR_BAD_OPERANDS, e->span, "operator '%s' cannot be applied to %s and %s", op,
+              tn_describe_data(&tn, a), tn_describe_data(&tn, b));
   return NULL;
 }
 }
@@ -367,8 +375,8 @@ static Phrase *elab_binop(Checker *c, Env *env, const Ast *e) {
     if (!unify_data(c, a, c->tc->t_bool) || !unify_data(c, b, c->tc->t_bool)) {
       TypeNamer tn;
       check_namer(c, &tn);
-      check_error(c, ERR_BAD_OPERANDS, e->span, "operator '%s' needs bool operands, found %s and %s", op, tn_describe_data(&tn, a),
-                  tn_describe_data(&tn, b));
+      check_error(c, ERR_BAD_OPERANDS, e->span, "operator '%s' needs bool operands, found %s and %s", op,
+                  tn_describe_data(&tn, a), tn_describe_data(&tn, b));
       return NULL;
     }
     t = c->tc->t_bool;
@@ -396,7 +404,8 @@ static Phrase *elab_unop(Checker *c, Env *env, const Ast *e) {
       return NULL;
     }
   } else if (!unify_data(c, t, c->tc->t_bool)) {
-    check_error(c, ERR_BAD_OPERANDS, e->span, "'!' needs a bool operand, found %s", check_describe(c, pt_exp(c->tc, t)));
+    check_error(c, ERR_BAD_OPERANDS, e->span, "'!' needs a bool operand, found %s",
+                check_describe(c, pt_exp(c->tc, t)));
     return NULL;
   }
   Phrase *p = mk(c, PH_UNOP, e->span, pt_exp(c->tc, e->kind == AST_NEG ? t : c->tc->t_bool));
@@ -444,7 +453,10 @@ static const char *unknown_name_hint(Checker *c, Env *env, Sym name, EnvKind kin
   if (kind == ENV_SIZE && c->current >= 0 && c->current < c->prog->ndecls) {
     const Decl *d = c->prog->decls[c->current];
     return arena_printf(c->arena, "; add '(%s: nat)' to the parameters of %s '%s'", name,
-                        d->is_kernel ? "kernel" : d->is_pipeline ? "pipeline" : "def", d->name);
+                        d->is_kernel     ? "kernel"
+                        : d->is_pipeline ? "pipeline"
+                                         : "def",
+                        d->name);
   }
   return "";
 }
@@ -458,8 +470,9 @@ static Phrase *elab_def_use(Checker *c, const Ast *e, int index) {
     if (c->current == index)
       check_error(c, ERR_RECURSION, e->span, "recursive definition: '%s' uses itself; DPIA has no recursion", e->name);
     else
-      check_error(c, ERR_RECURSION, e->span, "recursive definitions: '%s' uses '%s', which uses '%s' again; DPIA has no recursion",
-                  current, e->name, current);
+      check_error(c, ERR_RECURSION, e->span,
+                  "recursive definitions: '%s' uses '%s', which uses '%s' again; DPIA has no recursion", current,
+                  e->name, current);
     return NULL;
   }
   if (c->state[index] == 0) {
@@ -502,7 +515,8 @@ static Phrase *elab_def_use(Checker *c, const Ast *e, int index) {
     return NULL;
   }
   if (def->is_kernel && !in_pipeline) {
-    check_error(c, ERR_WRONG_KIND_OF_NAME, e->span, "'%s' is a kernel; kernels cannot be called, only defs can", e->name);
+    check_error(c, ERR_WRONG_KIND_OF_NAME, e->span, "'%s' is a kernel; kernels cannot be called, only defs can",
+                e->name);
     return NULL;
   }
   TypeSubst *s = NEW(c->arena, TypeSubst);
@@ -584,7 +598,8 @@ static int template_named(Checker *c, Env *env, const Ast *e) {
  * use is applied). */
 static Phrase *template_use(Checker *c, const Ast *use, int index, PhraseType *want, PhraseType *arg0) {
   if (c->state[index] == 1) {
-    check_error(c, ERR_RECURSION, use->span, "recursive definition: '%s' uses itself; DPIA has no recursion", use->name);
+    check_error(c, ERR_RECURSION, use->span, "recursive definition: '%s' uses itself; DPIA has no recursion",
+                use->name);
     return NULL;
   }
   const Ast *lam = template_lambda(c, index);
@@ -599,7 +614,8 @@ static Phrase *elab_var(Checker *c, Env *env, const Ast *e) {
   Env *found = env_find(env, e->name);
   if (found) {
     if (found->kind == ENV_SIZE) {
-      check_error(c, ERR_WRONG_KIND_OF_NAME, e->span, "'%s' is a size; sizes used as values inside expressions are not supported", e->name);
+      check_error(c, ERR_WRONG_KIND_OF_NAME, e->span,
+                  "'%s' is a size; sizes used as values inside expressions are not supported", e->name);
       return NULL;
     }
     if (found->kind == ENV_DATA) {
@@ -618,8 +634,9 @@ static Phrase *elab_var(Checker *c, Env *env, const Ast *e) {
   int index = find_decl(c, e->name);
   if (index >= 0 && decl_is_template(c->prog->decls[index])) return template_use(c, e, index, NULL, NULL);
   if (index >= 0) return elab_def_use(c, e, index);
-  check_error(c, ERR_UNKNOWN_NAME, e->span, "unknown %s '%s'%s", c->prog->decls[c->current]->is_pipeline ? "kernel" : "identifier",
-              e->name, unknown_name_hint(c, env, e->name, ENV_BINDER));
+  check_error(c, ERR_UNKNOWN_NAME, e->span, "unknown %s '%s'%s",
+              c->prog->decls[c->current]->is_pipeline ? "kernel" : "identifier", e->name,
+              unknown_name_hint(c, env, e->name, ENV_BINDER));
   return NULL;
 }
 
@@ -668,8 +685,8 @@ static bool lambda_arity_ok(Checker *c, const Phrase *fn, const Ast *arg, const 
   for (const Ast *l = arg; l->kind == AST_LAMBDA; l = l->body) emit(&names, "%s%s", names.len ? " " : "", l->bound);
   const char *extra = fn->kind == PH_PRIM && (fn->prim == PRIM_REDUCE || fn->prim == PRIM_REDUCE_SEQ)
                           ? " (the element, then the accumulator)" : "";
-  check_error(c, ERR_BAD_APPLICATION, arg->span, "%s takes %d parameter%s%s, but this lambda has %d (\\%s)", function_role(c, fn), takes,
-              takes == 1 ? "" : "s", extra, have, names.data);
+  check_error(c, ERR_BAD_APPLICATION, arg->span, "%s takes %d parameter%s%s, but this lambda has %d (\\%s)",
+              function_role(c, fn), takes, takes == 1 ? "" : "s", extra, have, names.data);
   return false;
 }
 
@@ -886,7 +903,8 @@ static Phrase *elab_compose(Checker *c, Env *env, const Ast *e, PhraseType *want
     f = infer(c, env, e->lhs);
     if (!f) return NULL;
     if (f->type->kind != PT_FN && f->type->kind != PT_FN_P) {
-      check_error(c, ERR_BAD_APPLICATION, e->lhs->span, "the left side of '>>' must be a function, found %s", check_describe(c, f->type));
+      check_error(c, ERR_BAD_APPLICATION, e->lhs->span, "the left side of '>>' must be a function, found %s",
+                  check_describe(c, f->type));
       return NULL;
     }
     param = f->type->fst;
@@ -966,7 +984,8 @@ static Phrase *infer_inner(Checker *c, Env *env, const Ast *e) {
     }
     if (l->type->kind != PT_ACC) {
       if (l->type->kind == PT_WITH && l->type->fst->kind == PT_ACC)
-        check_error(c, ERR_NOT_AN_ACCEPTOR, e->lhs->span, "the left side of ':=' must be an acceptor; this is a variable: write .1 to assign to it");
+        check_error(c, ERR_NOT_AN_ACCEPTOR, e->lhs->span,
+                    "the left side of ':=' must be an acceptor; this is a variable: write .1 to assign to it");
       else
         check_error(c, ERR_NOT_AN_ACCEPTOR, e->lhs->span, "the left side of ':=' must be an acceptor, found %s%s",
                     l->type->kind == PT_EXP ? "an expression of type " : "", check_describe(c, l->type));
@@ -987,10 +1006,12 @@ static Phrase *infer_inner(Checker *c, Env *env, const Ast *e) {
     if (!x) return NULL;
     if (x->type->kind != PT_WITH) {
       if (x->type->kind == PT_EXP)
-        check_error(c, ERR_BAD_PROJECTION, e->span, "'.%d' projects a phrase pair ({a, b} or a var); for a data pair use %s", e->proj,
+        check_error(c, ERR_BAD_PROJECTION, e->span,
+                    "'.%d' projects a phrase pair ({a, b} or a var); for a data pair use %s", e->proj,
                     e->proj == 1 ? "fst" : "snd");
       else
-        check_error(c, ERR_BAD_PROJECTION, e->span, "'.%d' needs a phrase pair, found %s", e->proj, check_describe(c, x->type));
+        check_error(c, ERR_BAD_PROJECTION, e->span, "'.%d' needs a phrase pair, found %s", e->proj,
+                    check_describe(c, x->type));
       return NULL;
     }
     Phrase *p = mk(c, PH_PROJ, e->span, e->proj == 1 ? x->type->fst : x->type->snd);
@@ -1049,8 +1070,10 @@ static Phrase *elab_index_size(Checker *c, Env *env, const Ast *e, PhraseType *w
   }
   SizeCtx *sc = &c->tc->sizes;
   Size k;
-  if (e->kind == AST_INT) k = size_const(sc, (int64_t)e->int_value);
-  else if (!conv_size(c, env, size_ast_of(c, e), &k)) return NULL;
+  if (e->kind == AST_INT)
+    k = size_const(sc, (int64_t)e->int_value);
+  else if (!conv_size(c, env, size_ast_of(c, e), &k))
+    return NULL;
   PhraseType *t = zonk_phrase_type(c, want);
   Size n = dt_resolve(t->data)->size;
   int64_t kv, nv;
@@ -1060,8 +1083,9 @@ static Phrase *elab_index_size(Checker *c, Env *env, const Ast *e, PhraseType *w
     return NULL;
   }
   if (k_known && n_known && kv >= nv) {
-    check_error(c, ERR_INDEX_OUT_OF_RANGE, e->span, "index %lld is out of range: the array has %lld element%s (indices 0 to %lld)",
-                (long long)kv, (long long)nv, nv == 1 ? "" : "s", (long long)(nv - 1));
+    check_error(c, ERR_INDEX_OUT_OF_RANGE, e->span,
+                "index %lld is out of range: the array has %lld element%s (indices 0 to %lld)", (long long)kv,
+                (long long)nv, nv == 1 ? "" : "s", (long long)(nv - 1));
     return NULL;
   }
   TypeNamer tn;
@@ -1069,7 +1093,8 @@ static Phrase *elab_index_size(Checker *c, Env *env, const Ast *e, PhraseType *w
   const char *what = arena_printf(c->arena, "index %s", tn_size(&tn, k));
   if (!k_known) require(c, REQ_NATURAL, k, e->span, what);
   /* n - k - 1 >= 0, printed as n >= k + 1 */
-  if (!(k_known && n_known)) require(c, REQ_NATURAL, size_sub(sc, n, size_add(sc, k, size_const(sc, 1))), e->span, what);
+  if (!(k_known && n_known))
+    require(c, REQ_NATURAL, size_sub(sc, n, size_add(sc, k, size_const(sc, 1))), e->span, what);
   Phrase *p = mk(c, PH_LIT, e->span, t);
   if (k_known) {
     p->lit_int = kv;
@@ -1087,13 +1112,15 @@ static Phrase *check(Checker *c, Env *env, const Ast *e, PhraseType *want) {
   switch (e->kind) {
   case AST_LAMBDA:
     if (want->kind != PT_FN && want->kind != PT_FN_P) {
-      check_error(c, ERR_FUNCTION_AS_VALUE, e->span, "a function is not allowed here: expected %s", check_describe(c, want));
+      check_error(c, ERR_FUNCTION_AS_VALUE, e->span, "a function is not allowed here: expected %s",
+                  check_describe(c, want));
       return NULL;
     }
     return elab_lambda(c, env, e, want);
   case AST_COMPOSE:
     if (want->kind != PT_FN && want->kind != PT_FN_P) {
-      check_error(c, ERR_FUNCTION_AS_VALUE, e->span, "a function is not allowed here: expected %s", check_describe(c, want));
+      check_error(c, ERR_FUNCTION_AS_VALUE, e->span, "a function is not allowed here: expected %s",
+                  check_describe(c, want));
       return NULL;
     }
     return elab_compose(c, env, e, want);
@@ -1143,8 +1170,10 @@ static bool check_kernel_names(Checker *c, const Decl *d) {
 static bool check_pipeline_names(Checker *c, const Decl *d) {
   bool ok = true;
   if (strchr(d->name, '\'')) {
-    diag_error(c->diag, ERR_RESERVED_NAME, d->name_span, "pipeline name '%s' is not a C identifier (its launcher is a C function); rename "
-               "the pipeline", d->name);
+    diag_error(c->diag, ERR_RESERVED_NAME, d->name_span,
+               "pipeline name '%s' is not a C identifier (its launcher is a C function); rename "
+               "the pipeline",
+               d->name);
     ok = false;
   }
   for (int i = 0; i < d->nparams; i++)
@@ -1231,8 +1260,9 @@ static void check_decl(Checker *c, int index) {
         TypeNamer tn;
         check_namer(c, &tn);
         const char *what = d->is_kernel ? "kernel" : "pipeline";
-        check_error(c, ERR_BAD_KERNEL_SIGNATURE, pa->span, "%s parameter '%s' has phrase type %s; %s parameters are nat parameters and data",
-                    what, pa->name, tn_phrase(&tn, t), what);
+        check_error(c, ERR_BAD_KERNEL_SIGNATURE, pa->span,
+                    "%s parameter '%s' has phrase type %s; %s parameters are nat parameters and data", what, pa->name,
+                    tn_phrase(&tn, t), what);
         t = NULL;
       }
       Binder *b = new_binder(c, pa->name, pa->span, t);

@@ -444,11 +444,13 @@ Phrase *normalize_phrase(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p) {
   if (r && !n.too_big && deeper_than(a, r, n.max_depth)) n.too_deep = true;
   if (n.too_deep) {
     diag->limit_hit = true;
-    diag_error(diag, ERR_TOO_DEEP, p->span, "program nested too deeply: more than %d levels after inlining defs", n.max_depth);
+    diag_error(diag, ERR_TOO_DEEP, p->span, "program nested too deeply: more than %d levels after inlining defs",
+               n.max_depth);
     return NULL;
   }
   if (n.too_big) {
-    diag_error(diag, ERR_TOO_LARGE, p->span, "program too large: more than %d phrase nodes after inlining defs", DPIA_MAX_NORMAL_NODES);
+    diag_error(diag, ERR_TOO_LARGE, p->span, "program too large: more than %d phrase nodes after inlining defs",
+               DPIA_MAX_NORMAL_NODES);
     return NULL;
   }
   return r;

@@ -705,8 +705,9 @@ static Ast *parse_lambda(Parser *p) {
   }
   if (!outer) {
     if (at(p, TOK_LPAREN))
-      syntax_error(p, ERR_BAD_PARAMETERS, "lambda parameters are written without types: their types come from "
-                      "the primitive the lambda is passed to");
+      syntax_error(p, ERR_BAD_PARAMETERS,
+                   "lambda parameters are written without types: their types come from "
+                   "the primitive the lambda is passed to");
     else
       expected(p, "a parameter name after '\\'");
     return placeholder(p);
@@ -950,11 +951,14 @@ static Ast *parse_binary(Parser *p, int min_prec) {
     const BinaryOp *next = binary_op_of(p->tok.kind);
     if (op->assoc == ASSOC_NONE && next && next->prec == op->prec) {
       if (op->prec == PREC_CMP)
-        syntax_error(p, ERR_CHAINED_OPERATOR, "comparisons do not chain: '%s' cannot follow another comparison "
-                        "without parentheses", tok_spelling[next->tok]);
+        syntax_error(p, ERR_CHAINED_OPERATOR,
+                     "comparisons do not chain: '%s' cannot follow another comparison "
+                     "without parentheses",
+                     tok_spelling[next->tok]);
       else
-        syntax_error(p, ERR_CHAINED_OPERATOR, "assignments do not chain: ':=' cannot follow another ':=' without "
-                        "parentheses");
+        syntax_error(p, ERR_CHAINED_OPERATOR,
+                     "assignments do not chain: ':=' cannot follow another ':=' without "
+                     "parentheses");
       return lhs;
     }
   }
@@ -1000,9 +1004,11 @@ static bool parse_tune_domain(Parser *p, Param *into) {
     Span vs = p->tok.span;
     uint64_t v = int_literal(p);
     if (v == 0 || v > TUNE_MAX)
-      report(p, ERR_BAD_TUNE_VALUES, vs, v == 0 ? "a tune value is a size and cannot be 0" : "a tune value must be at most 2147483647");
+      report(p, ERR_BAD_TUNE_VALUES, vs,
+             v == 0 ? "a tune value is a size and cannot be 0" : "a tune value must be at most 2147483647");
     for (int i = 0; i < values.len; i++)
-      if (*(uint64_t *)values.items[i] == v) report(p, ERR_BAD_TUNE_VALUES, vs, "duplicate value in the values of 'tune'");
+      if (*(uint64_t *)values.items[i] == v)
+        report(p, ERR_BAD_TUNE_VALUES, vs, "duplicate value in the values of 'tune'");
     uint64_t *slot = NEW(p->arena, uint64_t);
     *slot = v;
     vec_push(p->arena, &values, slot);
@@ -1014,7 +1020,8 @@ static bool parse_tune_domain(Parser *p, Param *into) {
       }
       Span hs = p->tok.span;
       uint64_t hi = int_literal(p);
-      if (hi > TUNE_MAX) report(p, ERR_BAD_TUNE_VALUES, hs, "a tune value must be at most 2147483647");
+      if (hi > TUNE_MAX)
+        report(p, ERR_BAD_TUNE_VALUES, hs, "a tune value must be at most 2147483647");
       else if (hi < v && v != 0) {
         Span whole = first_span;
         whole.end = hs.end;
@@ -1153,19 +1160,17 @@ static Decl *parse_decl(Parser *p) {
   case TOK_EOF:
   case TOK_KW_DEF:
   case TOK_KW_KERNEL:
-  case TOK_KW_PIPELINE:
-    break;
+  case TOK_KW_PIPELINE: break;
   case TOK_RPAREN:
   case TOK_RBRACKET:
   case TOK_RBRACE:
-    syntax_error(p, ERR_UNEXPECTED_TOKEN, "unexpected '%s' with no matching opening bracket", tok_spelling[p->tok.kind]);
+    syntax_error(p, ERR_UNEXPECTED_TOKEN, "unexpected '%s' with no matching opening bracket",
+                 tok_spelling[p->tok.kind]);
     return NULL;
   case TOK_EQ:
     syntax_error(p, ERR_UNEXPECTED_TOKEN, "unexpected '=': comparison is written '==' and assignment ':='");
     return NULL;
-  case TOK_KW_IN:
-    syntax_error(p, ERR_UNEXPECTED_TOKEN, "unexpected 'in' without a 'let'");
-    return NULL;
+  case TOK_KW_IN: syntax_error(p, ERR_UNEXPECTED_TOKEN, "unexpected 'in' without a 'let'"); return NULL;
   case TOK_COLON:
     syntax_error(p, ERR_UNEXPECTED_TOKEN, "unexpected ':': a type ascription is written in parentheses, (e : type)");
     return NULL;

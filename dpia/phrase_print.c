@@ -633,7 +633,10 @@ void def_print(Buf *out, const DefInfo *def, Sym name_override) {
   Vec reserved = {0};
   Printer pr;
   printer_init(&pr, out, &reserved, 0);
-  emit(out, "%s %s", def->is_kernel ? "kernel" : def->is_pipeline ? "pipeline" : "def",
+  emit(out, "%s %s",
+       def->is_kernel     ? "kernel"
+       : def->is_pipeline ? "pipeline"
+                          : "def",
        name_override ? name_override : def->name);
   if (def->nsize_params) {
     buf_puts(out, " (");

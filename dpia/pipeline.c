@@ -74,7 +74,8 @@ static int decl_index_of(Planner *pl, const DefInfo *k) {
 static bool launch(Planner *pl, PEnv *env, const Phrase *app, const PhraseSpine *s, PipeBuf *out) {
   DefInfo *k = s->head->def;
   if (s->nargs != k->nparams) {
-    diag_error(pl->diag, ERR_BAD_APPLICATION, app->span, "kernel '%s' takes %d data argument%s, here it is given %d; a pipeline applies a "
+    diag_error(pl->diag, ERR_BAD_APPLICATION, app->span,
+               "kernel '%s' takes %d data argument%s, here it is given %d; a pipeline applies a "
                "kernel to all of its data arguments (its nat parameters are inferred)",
                k->name, k->nparams, k->nparams == 1 ? "" : "s", s->nargs);
     return false;
@@ -82,8 +83,7 @@ static bool launch(Planner *pl, PEnv *env, const Phrase *app, const PhraseSpine 
   DataType *rt = dt_resolve(app->type->data);
   if (rt->kind == DT_PAIR) {
     diag_error(pl->diag, ERR_PIPELINE_UNSUPPORTED, app->span,
-               "kernel '%s' produces a pair (two output buffers); a pipeline's kernels have one output each",
-               k->name);
+               "kernel '%s' produces a pair (two output buffers); a pipeline's kernels have one output each", k->name);
     return false;
   }
   PipeLaunch *l = NEW(pl->a, PipeLaunch);
@@ -217,8 +217,8 @@ Pipeline *pipeline_plan(Arena *a, Diag *diag, DefInfo *const *defs, int ndefs, D
   if (!eval(&pl, env, def->body, &result)) return NULL;
   if (result.kind == PB_INPUT) {
     diag_error(diag, ERR_PIPELINE_RESULT_IS_INPUT, def->body->span,
-               "the result of pipeline '%s' is its input '%s'; a pipeline computes its result with kernels",
-               def->name, def->params[result.index]->name);
+               "the result of pipeline '%s' is its input '%s'; a pipeline computes its result with kernels", def->name,
+               def->params[result.index]->name);
     return NULL;
   }
   /* the temporary holding the result is the output, wherever it is used */

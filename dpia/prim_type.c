@@ -270,7 +270,8 @@ static bool check_widths(Inst *in, const PrimSig *sig) {
     if (!size_const_value(k, &kv) || !vector_width_ok(kv)) {
       /* a width of tune parameters is known once --set gives them
        * (docs/language.md section 6) */
-      check_error(in->c, ERR_BAD_VECTOR_WIDTH, in->span, "%s needs a vector width of 2, 3, 4, 8 or 16%s", prim_info[in->prim].name,
+      check_error(in->c, ERR_BAD_VECTOR_WIDTH, in->span, "%s needs a vector width of 2, 3, 4, 8 or 16%s",
+                  prim_info[in->prim].name,
                   size_const_value(k, &kv) ? "" : " (a constant: a tune parameter used as the width needs --set)");
       return false;
     }

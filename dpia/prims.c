@@ -58,9 +58,12 @@ int prim_arity_of(Prim p) {
   int depth = 0, arrows = 0;
   for (size_t i = 0; i < len; i++) {
     char c = s[i];
-    if (c == '(' || c == '[') depth++;
-    else if (c == ')' || c == ']') depth--;
-    else if (c == '-' && s[i + 1] == '>' && depth == 0) arrows++;
+    if (c == '(' || c == '[')
+      depth++;
+    else if (c == ')' || c == ']')
+      depth--;
+    else if (c == '-' && s[i + 1] == '>' && depth == 0)
+      arrows++;
   }
   return arrows;
 }

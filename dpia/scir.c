@@ -191,7 +191,8 @@ static void require_passive(Scir *s, Uses *u, Context ctx, const char *what, con
                 "the %s of this '%s' may write only through the acceptor it is given (SCIR Promote, paper Figure 3)",
                 what, ctx.name);
     } else {
-      diag_error(s->diag, ERR_ACTIVE_IN_PASSIVE, x->span, "'%s' is used actively inside a function that must be passive", x->binder->name);
+      diag_error(s->diag, ERR_ACTIVE_IN_PASSIVE, x->span,
+                 "'%s' is used actively inside a function that must be passive", x->binder->name);
     }
   }
 }
@@ -225,8 +226,9 @@ static void usage_app(Scir *s, const Phrase *p, Uses *out) {
       s->ok = false;
       TypeNamer tn;
       tn_init(&tn, s->arena, NULL, 0);
-      diag_error(s->diag, ERR_PASSIVE_REQUIRED, p->snd->span, "a passive function is required here (%s), but this has type %s",
-                 tn_phrase(&tn, want), tn_phrase(&tn, have));
+      diag_error(s->diag, ERR_PASSIVE_REQUIRED, p->snd->span,
+                 "a passive function is required here (%s), but this has type %s", tn_phrase(&tn, want),
+                 tn_phrase(&tn, have));
     } else if (want->kind == PT_FN_P && have->kind == PT_FN) {
       require_passive(s, &au, inner, "argument", NULL);
       uses_passify(&au);

@@ -148,7 +148,8 @@ static bool contains_grid_map(const Phrase *p) {
   }
 }
 
-static void violation(Strategy *s, DiagCode code, Span inner, const Frame *outer, const char *fmt, const char *a, const char *b) {
+static void violation(Strategy *s, DiagCode code, Span inner, const Frame *outer, const char *fmt, const char *a,
+                      const char *b) {
   s->ok = false;
   if (!first_report(s, inner)) return;
   diag_error(s->diag, code, inner, fmt, a, b);
@@ -168,24 +169,32 @@ static void check_placement(Strategy *s, const Phrase *head, const Frame *f) {
                  "mapSeq");
   } else if (is_map_at(head->prim, PLVL_LOCAL)) {
     if ((o = find(f, is_to_private, NULL)))
-      violation(s, ERR_BAD_ADDRESS_SPACE, head->span, o, "'%s' inside '%s': private memory belongs to one work-item, so a parallel map "
-                "cannot produce it", name, construct_name(s->arena, o->prim, o->dim, o->span));
+      violation(s, ERR_BAD_ADDRESS_SPACE, head->span, o,
+                "'%s' inside '%s': private memory belongs to one work-item, so a parallel map "
+                "cannot produce it",
+                name, construct_name(s->arena, o->prim, o->dim, o->span));
     else if ((o = find(f, is_local_same_dim, &head->dim)))
       violation(s, ERR_BAD_PARALLEL_NESTING, head->span, o, "'%s' inside another '%s' of the same dimension", name,
                 construct_name(s->arena, o->prim, o->dim, o->span));
     else if (!find(f, is_workgroup, NULL)) {
       s->ok = false;
       if (first_report(s, head->span))
-        diag_error(s->diag, ERR_BAD_PARALLEL_NESTING, head->span, "'%s' outside of any mapWorkgroup: mapLocal must be inside the body of a "
-                   "mapWorkgroup", name);
+        diag_error(s->diag, ERR_BAD_PARALLEL_NESTING, head->span,
+                   "'%s' outside of any mapWorkgroup: mapLocal must be inside the body of a "
+                   "mapWorkgroup",
+                   name);
     }
   } else if (is_parallel_map(head->prim)) {
     if ((o = find(f, is_to_private, NULL)))
-      violation(s, ERR_BAD_ADDRESS_SPACE, head->span, o, "'%s' inside '%s': private memory belongs to one work-item, so a parallel map "
-                "cannot produce it", name, construct_name(s->arena, o->prim, o->dim, o->span));
+      violation(s, ERR_BAD_ADDRESS_SPACE, head->span, o,
+                "'%s' inside '%s': private memory belongs to one work-item, so a parallel map "
+                "cannot produce it",
+                name, construct_name(s->arena, o->prim, o->dim, o->span));
     else if ((o = find(f, is_sequential_or_local, NULL)))
-      violation(s, ERR_BAD_PARALLEL_NESTING, head->span, o, "'%s' inside '%s': work-group and global parallelism cannot be nested in "
-                "local or sequential code", name, construct_name(s->arena, o->prim, o->dim, o->span));
+      violation(s, ERR_BAD_PARALLEL_NESTING, head->span, o,
+                "'%s' inside '%s': work-group and global parallelism cannot be nested in "
+                "local or sequential code",
+                name, construct_name(s->arena, o->prim, o->dim, o->span));
     else if ((o = find(f, is_grid_same_dim, &head->dim)))
       violation(s, ERR_BAD_PARALLEL_NESTING, head->span, o, "'%s' inside '%s' of the same dimension", name,
                 construct_name(s->arena, o->prim, o->dim, o->span));
@@ -193,7 +202,8 @@ static void check_placement(Strategy *s, const Phrase *head, const Frame *f) {
     if (!find(f, is_workgroup, NULL)) {
       s->ok = false;
       if (first_report(s, head->span))
-        diag_error(s->diag, ERR_BAD_ADDRESS_SPACE, head->span, "'toLocal' outside of any mapWorkgroup: local memory belongs to a "
+        diag_error(s->diag, ERR_BAD_ADDRESS_SPACE, head->span,
+                   "'toLocal' outside of any mapWorkgroup: local memory belongs to a "
                    "work-group, so toLocal must be inside the body of a mapWorkgroup");
     }
   }
@@ -255,7 +265,8 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
                  "'%s' materialises its result in the body of '%s', which holds another grid-level map: every "
                  "work-item of that map would compute it at once; move it inside that map, use toPrivate, or "
                  "split the kernel",
-                 construct_name(s->arena, prim, head->dim, head->span), construct_name(s->arena, g->prim, g->dim, g->span));
+                 construct_name(s->arena, prim, head->dim, head->span),
+                 construct_name(s->arena, g->prim, g->dim, g->span));
       diag_note(s->diag, g->span, "the enclosing '%s' is here", construct_name(s->arena, g->prim, g->dim, g->span));
     }
   }
@@ -278,7 +289,8 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
    * symbolic size cannot be generated, so check rejects them here rather
    * than translate later */
   const DataType *private_t = NULL;
-  if (is_to_private_prim(prim) && nargs == 2) private_t = p->type->data;
+  if (is_to_private_prim(prim) && nargs == 2)
+    private_t = p->type->data;
   else if (is_any_map(prim) && nargs == 2 && !pos.to_output && is_to_private_prim(temp_memory(f, g)))
     private_t = p->type->data;
   else if (prim_family(prim) == PFAM_REDUCE && nargs == 3 && !contains_prim(args[0], PRIM_MAP_LOCAL))

@@ -344,8 +344,10 @@ bool expect_type(Checker *c, Span span, PhraseType *want, PhraseType *have, cons
     w = tn_phrase(&tn, want);
     h = tn_phrase(&tn, have);
   }
-  if (ctx) check_error(c, ERR_TYPE_MISMATCH, span, "type mismatch in %s: expected %s, found %s", ctx, w, h);
-  else check_error(c, ERR_TYPE_MISMATCH, span, "type mismatch: expected %s, found %s", w, h);
+  if (ctx)
+    check_error(c, ERR_TYPE_MISMATCH, span, "type mismatch in %s: expected %s, found %s", ctx, w, h);
+  else
+    check_error(c, ERR_TYPE_MISMATCH, span, "type mismatch: expected %s, found %s", w, h);
   if (flatten) diag_note(c->diag, span, "this is an array of arrays; 'join' flattens it");
   return false;
 }
@@ -407,13 +409,14 @@ bool wake_deferred(Checker *c) {
       }
       if (a->kind != DT_META) {
         if (a->kind != DT_SCALAR || a->width != 1) {
-          check_error(c, ERR_TYPE_MISMATCH, d->span, "expected an array of scalars, found elements of type %s", user_data(c, a));
+          check_error(c, ERR_TYPE_MISMATCH, d->span, "expected an array of scalars, found elements of type %s",
+                      user_data(c, a));
           d->done = true;
         } else if (width_known) {
           d->done = true;
           if (!unify_data(c, b, dt_scalar(c->tc, a->scalar, (int)w)))
-            check_error(c, ERR_TYPE_MISMATCH, d->span, "type mismatch: expected %s%d, found %s", scalar_name(a->scalar), (int)w,
-                        user_data(c, b));
+            check_error(c, ERR_TYPE_MISMATCH, d->span, "type mismatch: expected %s%d, found %s", scalar_name(a->scalar),
+                        (int)w, user_data(c, b));
         } else if (b->kind != DT_META && !(b->kind == DT_SCALAR && b->width > 1)) {
           d->done = true;
           check_error(c, ERR_TYPE_MISMATCH, d->span, "expected a vector type, found %s", user_data(c, b));
@@ -450,13 +453,14 @@ bool wake_deferred(Checker *c) {
       if (a->kind != DT_META) {
         d->done = true;
         if (a->kind != DT_SCALAR || a->scalar == SC_BOOL)
-          check_error(c, ERR_BAD_OPERANDS, d->span, "conversion to %s needs a numeric argument, found %s", scalar_name(d->target),
-                      user_data(c, a));
+          check_error(c, ERR_BAD_OPERANDS, d->span, "conversion to %s needs a numeric argument, found %s",
+                      scalar_name(d->target), user_data(c, a));
         else if (!unify_data(c, b, dt_scalar(c->tc, d->target, a->width))) {
           DataType *want = dt_resolve(b);
           if (a->width == 1 && want->kind == DT_SCALAR && want->width > 1)
             /* the result met a vector before the argument's type was known */
-            check_error(c, ERR_TYPE_MISMATCH, d->span, "type mismatch: conversion gives %s where %s is needed; broadcast it: vec %d (...)",
+            check_error(c, ERR_TYPE_MISMATCH, d->span,
+                        "type mismatch: conversion gives %s where %s is needed; broadcast it: vec %d (...)",
                         scalar_name(d->target), user_data(c, want), want->width);
           else
             check_error(c, ERR_TYPE_MISMATCH, d->span, "type mismatch: conversion gives %s%s", scalar_name(d->target),
@@ -524,7 +528,8 @@ static void zonk_tree(Finish *f, Phrase *p) {
     f->reported_unsolved = true;
     TypeNamer tn;
     check_namer(c, &tn);
-    check_error(c, ERR_CANNOT_INFER, p->span, "cannot infer the type of this phrase: %s; add a type ascription (e : type)",
+    check_error(c, ERR_CANNOT_INFER, p->span,
+                "cannot infer the type of this phrase: %s; add a type ascription (e : type)",
                 tn_phrase(&tn, zonk_phrase_type(c, p->type)));
   }
   p->type = zonk_phrase_type(c, p->type);
@@ -797,8 +802,9 @@ static void check_bounds_meet(Checker *c, const Vec *pre) {
     for (int j = 0; j < pre->len; j++) {
       const Precond *hi = pre->items[j];
       if (hi->div || lone_var(hi->rhs) != v || !size_const_value(hi->lhs, &high) || high >= low) continue;
-      check_error(c, ERR_CONTRADICTORY_PRECONDITIONS, hi->span, "no value of %s satisfies both %s >= %lld and %lld >= %s, which this requires", v, v,
-                  (long long)low, (long long)high, v);
+      check_error(c, ERR_CONTRADICTORY_PRECONDITIONS, hi->span,
+                  "no value of %s satisfies both %s >= %lld and %lld >= %s, which this requires", v, v, (long long)low,
+                  (long long)high, v);
       diag_note(c->diag, lo->span, "this requires %s >= %lld", v, (long long)low);
       return;
     }
@@ -829,7 +835,9 @@ static void settle_requirements(Checker *c, DefInfo *def) {
     int64_t v;
     if (r->kind == REQ_POSITIVE) {
       if (size_const_value(s, &v)) {
-        if (v < 1) check_error(c, ERR_SIZE_TOO_SMALL, r->span, "%s needs a size of at least 1, found %lld", r->what, (long long)v);
+        if (v < 1)
+          check_error(c, ERR_SIZE_TOO_SMALL, r->span, "%s needs a size of at least 1, found %lld", r->what,
+                      (long long)v);
       } else {
         /* s >= 1 as num >= den, e.g. N/64 >= 1 is N >= 64 */
         Size num, den;
@@ -846,13 +854,14 @@ static void settle_requirements(Checker *c, DefInfo *def) {
       if (!size_const_value(den, &d)) {
         /* 1024/C (split C of a [1024] array, C a nat or tune parameter):
          * C must divide 1024 (tests/check/accept_v/tune_params.dpia) */
-        if (v < 0) check_error(c, ERR_SIZE_NEGATIVE, r->span, "size %s is negative", size_str(c, s));
+        if (v < 0)
+          check_error(c, ERR_SIZE_NEGATIVE, r->span, "size %s is negative", size_str(c, s));
         else add_precond(c, &pre, true, num, den, r->span);
         continue;
       }
       if (v % d != 0)
-        check_error(c, ERR_SIZE_NOT_WHOLE, r->span, "size %s is not a whole number: %lld is not divisible by %lld", size_str(c, s),
-                    (long long)v, (long long)d);
+        check_error(c, ERR_SIZE_NOT_WHOLE, r->span, "size %s is not a whole number: %lld is not divisible by %lld",
+                    size_str(c, s), (long long)v, (long long)d);
       else if (v < 0)
         check_error(c, ERR_SIZE_NEGATIVE, r->span, "size %s is negative", size_str(c, s));
       continue;
@@ -924,14 +933,15 @@ void finish_decl(Checker *c, DefInfo *def) {
       Size l = zonk_size(c, p->lhs), r = zonk_size(c, p->rhs);
       if (size_eq(l, r)) continue;
       if (!size_first_meta(size_sub(&c->tc->sizes, l, r))) {
-        check_error(c, ERR_SIZE_MISMATCH, p->span, "size mismatch: %s is not equal to %s", size_str(c, l), size_str(c, r));
+        check_error(c, ERR_SIZE_MISMATCH, p->span, "size mismatch: %s is not equal to %s", size_str(c, l),
+                    size_str(c, r));
         continue;
       }
       if (round < 2) {
         unify_size(c, l, r, p->span); /* may postpone again */
       } else {
-        check_error(c, ERR_CANNOT_INFER, p->span, "cannot infer the sizes in %s == %s; add a type ascription", size_str(c, l),
-                    size_str(c, r));
+        check_error(c, ERR_CANNOT_INFER, p->span, "cannot infer the sizes in %s == %s; add a type ascription",
+                    size_str(c, l), size_str(c, r));
       }
     }
     if (round == 1 && def->body) {

@@ -124,8 +124,7 @@ static Phrase *hoist(Hoist *h, Phrase *p) {
   if (p->kind == PH_APP) {
     Phrase *fn = p->fst;
     if (fn->kind == PH_PRIM && prim_family(fn->prim) == PFAM_NEW &&
-        (prim_level(fn->prim) == PLVL_GLOBAL || prim_level(fn->prim) == PLVL_LOCAL) &&
-        p->snd->kind == PH_LAM) {
+        (prim_level(fn->prim) == PLVL_GLOBAL || prim_level(fn->prim) == PLVL_LOCAL) && p->snd->kind == PH_LAM) {
       Span saved = h->b.span;
       h->b.span = p->span;
       Phrase *r = hoist_allocation(h, fn->prim, fn->type_arg, p->snd);

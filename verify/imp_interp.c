@@ -509,13 +509,15 @@ static void run_imp_prim(Imp *I, const Phrase *p, const Val *args) {
   DPIA_EXHAUSTIVE_BEGIN
   switch (p->prim) {
   case PRIM_SKIP: return;
-  PRIM_CASES_NEW: run_new(I, p, args[0]); return;
+  PRIM_CASES_NEW:
+    run_new(I, p, args[0]);
+    return;
   case PRIM_FOR: {
     int64_t n = eval_size(I, p->sizes[0], p);
     for (int64_t i = 0; i < n; i++) iterate(I, args[0], i, NULL, p);
     return;
   }
-  PRIM_CASES_PARFOR: {
+  PRIM_CASES_PARFOR : {
     const DataType *t = prim_data(p, 0);
     if (t->kind != DT_ARRAY) fail(I, p, "parfor over an acceptor that is not an array");
     int64_t n = eval_size(I, t->size, p);
@@ -684,7 +686,8 @@ static Val run_prim(Imp *I, const Phrase *p, const Val *argv) {
     return num(I, num_broadcast(x, k, lanes), lanes);
   }
   PRIM_CASES_MATH:
-  PRIM_CASES_CONVERT: return numeric_prim(I, p, args);
+  PRIM_CASES_CONVERT:
+    return numeric_prim(I, p, args);
   /* commands are values run by run_imp_prim */
   PRIM_CASES_SKIP:
   PRIM_CASES_NEW:

@@ -468,8 +468,10 @@ static int64_t exact_div(Interp *I, const Phrase *p, int64_t n, int64_t k) {
 static Val run_prim(Interp *I, const Phrase *p, const Val *args) {
   DPIA_EXHAUSTIVE_BEGIN
   switch (p->prim) {
-  PRIM_CASES_MAP: return run_map(I, p, args[0], args[1]);
-  PRIM_CASES_REDUCE: return run_reduce(I, p, args[0], args[1], args[2]);
+  PRIM_CASES_MAP:
+    return run_map(I, p, args[0], args[1]);
+  PRIM_CASES_REDUCE:
+    return run_reduce(I, p, args[0], args[1], args[2]);
   case PRIM_ZIP: {
     const Arr *a = need_arr(args[0], p), *b = need_arr(args[1], p);
     if (a->n != b->n) INTERNAL("zip of arrays of different sizes");
@@ -569,7 +571,8 @@ static Val run_prim(Interp *I, const Phrase *p, const Val *args) {
       fail(I, p->span, "%s %" PRId64 " of an array of %" PRId64 " elements", prim_info[p->prim].name, k, a->n);
     return arr_val(p->prim == PRIM_TAKE ? slice(I, a, 0, k) : slice(I, a, k, a->n - k));
   }
-  PRIM_CASES_MEMORY: return apply(I, args[0], args[1]);
+  PRIM_CASES_MEMORY:
+    return apply(I, args[0], args[1]);
   case PRIM_SELECT: return lane(need_num(args[0], p), 0) != 0 ? args[1] : args[2];
   case PRIM_VEC: {
     int64_t k = eval_size(I, p->sizes[0], p->span);
@@ -586,7 +589,8 @@ static Val run_prim(Interp *I, const Phrase *p, const Val *args) {
     return arr_index(I, a, (int64_t)i);
   }
   PRIM_CASES_MATH:
-  PRIM_CASES_CONVERT: return numeric_prim(I, p, args);
+  PRIM_CASES_CONVERT:
+    return numeric_prim(I, p, args);
   /* imperative and intermediate: not in a functional program */
   PRIM_CASES_SKIP:
   PRIM_CASES_NEW:

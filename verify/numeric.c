@@ -115,7 +115,8 @@ int num_prim(const Phrase *p, const Num *args, double *out) {
   case PRIM_COS: return lanewise1(args[0], cos, out);
   case PRIM_FLOOR: return lanewise1(args[0], floor, out);
   case PRIM_CEIL: return lanewise1(args[0], ceil, out);
-  PRIM_CASES_CONVERT: return convert(conversion_scalar(p, 0), conversion_scalar(p, 1), args[0], out);
+  PRIM_CASES_CONVERT:
+    return convert(conversion_scalar(p, 0), conversion_scalar(p, 1), args[0], out);
   case PRIM_MIN:
   case PRIM_MAX:
   case PRIM_POW: {

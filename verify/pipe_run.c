@@ -134,8 +134,10 @@ static RtStatus make_launch(PR *r, cl_program prog, int li, cl_kernel *kern, RtR
     }
     case PBIND_BUFFER: {
       int s = slot_of(r->d, b->buf);
-      if (p->role == KP_SCALAR) e = clSetKernelArg(*kern, (cl_uint)i, r->plans[s].bytes, r->plans[s].packed);
-      else e = clSetKernelArg(*kern, (cl_uint)i, sizeof(cl_mem), &r->bufs[s]);
+      if (p->role == KP_SCALAR)
+        e = clSetKernelArg(*kern, (cl_uint)i, r->plans[s].bytes, r->plans[s].packed);
+      else
+        e = clSetKernelArg(*kern, (cl_uint)i, sizeof(cl_mem), &r->bufs[s]);
       break;
     }
     }
@@ -162,8 +164,10 @@ static RtStatus run_once(PR *r, cl_kernel *kerns, const RtResult *ranges, double
       st = rt_cl_fail(r->err, RT_LAUNCH_FAILED, e, "clEnqueueNDRangeKernel");
       break;
     }
-    if (!first) first = ev;
-    else if (last) clReleaseEvent(last);
+    if (!first)
+      first = ev;
+    else if (last)
+      clReleaseEvent(last);
     if (ev != first) last = ev;
   }
   if (!last) last = first;
@@ -211,7 +215,8 @@ RtStatus rt_run_pipeline(Runtime *rt, Arena *a, const PipeDesc *d, const char *s
   cl_kernel *kerns = NEWARRAY(a, cl_kernel, n > 0 ? n : 1);
   RtResult *ranges = NEWARRAY(a, RtResult, n > 0 ? n : 1);
   RtStatus st = make_buffers(&r, ninputs, inputs, counts);
-  if (st == RT_OK) st = rt_build_program(rt, a, arena_printf(a, "pipeline %s", d->iface.name), source, NULL, &prog, err);
+  if (st == RT_OK)
+    st = rt_build_program(rt, a, arena_printf(a, "pipeline %s", d->iface.name), source, NULL, &prog, err);
   for (int li = 0; li < n && st == RT_OK; li++) st = make_launch(&r, prog, li, &kerns[li], &ranges[li]);
   if (st == RT_OK) {
     res->repeat = repeat > 0 ? repeat : 1;

@@ -228,7 +228,6 @@ void rt_launch_init(RtLaunch *l) {
 
 /* ---- running a kernel ---- */
 
-
 RtStatus rt_param_layout(Arena *a, const KParam *p, const NatValues *nats, ParamPlan *plan, Buf *err) {
   Buf why;
   buf_init(&why, a);
@@ -277,8 +276,7 @@ unsigned char *rt_poisoned(Arena *a, const ParamPlan *plan) {
   return dst;
 }
 
-RtStatus rt_launch_sizes(const ImpKernel *k, const NatValues *nats, const RtLaunch *launch, RtResult *res,
-                             Buf *err) {
+RtStatus rt_launch_sizes(const ImpKernel *k, const NatValues *nats, const RtLaunch *launch, RtResult *res, Buf *err) {
   int ndims = k->ndims > 0 ? k->ndims : 1;
   bool has_local = k->has_local;
   for (int d = 0; d < 3; d++) {
