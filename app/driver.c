@@ -734,6 +734,13 @@ static bool run_inputs(Ctx *c, const DefInfo *def, const NatValues *nats, double
   return false;
 }
 
+/* the report's time line, the same for a kernel and a pipeline (first
+ * enqueue to last completion) */
+static void run_time_line(Ctx *c, const RtResult *res, double gbps) {
+  emit(&c->out, "\n  time: min %.3f ms, median %.3f ms over %d run%s; %.2f GB/s\n", res->min_ms, res->median_ms,
+       res->repeat, res->repeat == 1 ? "" : "s", gbps);
+}
+
 /* after rt_run or rt_run_pipeline: on a failure its exit status (the
  * runtime closed); else DPIA_OK, the times recorded for the result */
 static int run_finished(Ctx *c, Runtime *rt, RtStatus st, const RtResult *res, const Buf *err) {
@@ -848,8 +855,7 @@ static int pass_run(Ctx *c) {
       buf_puts(&c->out, ", local");
       for (int d = 0; d < res.ndims; d++) emit(&c->out, "%s%zu", d ? "," : " ", res.local_size[d]);
     }
-    emit(&c->out, "\n  time: min %.3f ms, median %.3f ms over %d run%s; %.2f GB/s\n", res.min_ms, res.median_ms,
-         res.repeat, res.repeat == 1 ? "" : "s", gbps);
+    run_time_line(c, &res, gbps);
   }
   rt_close(&rt);
   if (!o->check) {
@@ -924,8 +930,7 @@ static int pass_run_pipeline(Ctx *c) {
     for (int i = 0; i < o->nsizes; i++) emit(&c->out, " %s=%lld", o->size_names[i], (long long)o->size_values[i]);
     buf_puts(&c->out, "\n  launches:");
     for (int li = 0; li < d->nlaunches; li++) emit(&c->out, "%s%s", li ? ", " : " ", d->launches[li].k->name);
-    emit(&c->out, "\n  time: min %.3f ms, median %.3f ms over %d run%s; %.2f GB/s\n", res.min_ms, res.median_ms,
-         res.repeat, res.repeat == 1 ? "" : "s", gbps);
+    run_time_line(c, &res, gbps);
   }
   rt_close(&rt);
   if (!o->check) {
