@@ -196,6 +196,12 @@ static char *read_file(const char *path, size_t *len) {
     if (got == 0) break;
   }
   fclose(f);
+  if (data) { /* NUL-terminated too, for strstr */
+    char *ended = realloc(data, n + 1);
+    if (!ended) free(data);
+    else ended[n] = '\0';
+    data = ended;
+  }
   *len = n;
   return data;
 }
