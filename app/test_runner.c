@@ -79,7 +79,7 @@ static const char test_help[] =
     "  -- CHECK: / CHECK-NEXT: / CHECK-SAME: / CHECK-NOT: / CHECK-DAG: /\n"
     "  -- CHECK-COUNT-n: / CHECK-LABEL:   FileCheck on the generated OpenCL\n"
     "                                   ({{regex}}, [[VAR:regex]], [[VAR]])\n"
-    "  -- RUN: -k K --size N=1024      'dpia run X.dpia ... --check' must pass\n"
+    "  -- RUN: -k K --size N=1024      'dpia run X.dpia ... --check --seed 1' must pass\n"
     "  -- ARGS: -k K --local-size=64   translation options (-k, --kernel=,\n"
     "                                  --local-size=, --global-size=, --set NAME=V,\n"
     "                                  --no-verify,\n"
@@ -362,21 +362,27 @@ static void check_lines(Test *t, const char *opencl, size_t len) {
   buf_put(&t->report, report.data, report.len);
 }
 
-/* -- RUN: args: `dpia run X.dpia args --check` in a child process, its
- * output shown on failure. */
+/* -- RUN: args: `dpia run X.dpia args --check --seed 1` in a child
+ * process, its output shown on failure.  The inputs come from a fixed seed
+ * (unless args give one): a test gives the same verdict every time. */
 static void run_line(Test *t, const char *args) {
   Vec w = words(t->arena, args);
-  const char **argv = NEWARRAY(t->arena, const char *, (size_t)w.len + 5);
+  const char **argv = NEWARRAY(t->arena, const char *, (size_t)w.len + 7);
   int n = 0;
-  bool check = false;
+  bool check = false, seed = false;
   argv[n++] = "dpia";
   argv[n++] = "run";
   argv[n++] = t->path;
   for (int i = 0; i < w.len; i++) {
     argv[n++] = w.items[i];
     check |= strcmp(w.items[i], "--check") == 0;
+    seed |= strncmp(w.items[i], "--seed", 6) == 0;
   }
   if (!check) argv[n++] = "--check";
+  if (!seed) {
+    argv[n++] = "--seed";
+    argv[n++] = "1";
+  }
   argv[n] = NULL;
   int fds[2];
   fflush(stdout);
