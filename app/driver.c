@@ -343,6 +343,7 @@ static bool pass_recheck(Ctx *c) {
     const DefInfo *imp = c->imperative[i];
     Buf text;
     buf_init(&text, c->arena);
+    foreign_decls_print(&text, &c->imperative[i], 1);
     def_print(&text, imp, imp->name);
     Source *src = NEW(c->arena, Source);
     source_init(src, c->arena, arena_printf(c->arena, "<imperative %s>", imp->name), text.data, text.len);
@@ -498,6 +499,7 @@ static bool pass_semantic(Ctx *c) {
 }
 
 static void emit_stage(Ctx *c, DefInfo **stage) {
+  foreign_decls_print(&c->out, stage, c->checked->ndefs);
   bool first = true;
   for (int i = 0; i < c->checked->ndefs; i++) {
     if (!stage[i]) continue;

@@ -174,7 +174,7 @@ static const char *float_text(CG *cg, double v, bool single) {
   return single ? arena_printf(cg->arena, "%sf", s) : s;
 }
 
-static const char *scalar_literal(CG *cg, ScalarKind s, const Phrase *lit) {
+const char *cg_scalar_literal(CG *cg, ScalarKind s, const Phrase *lit) {
   switch (s) {
   case SC_BOOL: return lit->lit_int ? "true" : "false";
   case SC_INT: return arena_printf(cg->arena, "%lld", (long long)lit->lit_int);
@@ -189,10 +189,19 @@ static const char *scalar_literal(CG *cg, ScalarKind s, const Phrase *lit) {
 /* A literal of vector type is the scalar broadcast (spec section 2):
  * printed as the scalar where C broadcasts it (an operand of arithmetic),
  * as (float4)(0.0f) where a vector value is needed. */
+static bool split_indices(CG *cg, DataType **t, const Step **ps, const Ix **flat);
+
 static CExpr gen_literal(CG *cg, const Phrase *lit, const Step *ps, bool operand) {
   DataType *t = dt_resolve(lit->type->data);
+  if (lit->lit_nelems > 0) { /* an element of the literal's constant array (consts.c) */
+    const Ix *flat;
+    const Step *rest = ps;
+    if (!split_indices(cg, &t, &rest, &flat) || rest)
+      return unsupported(cg, lit->span, "an array literal read other than element by element");
+    return cx(arena_printf(cg->arena, "%s[%s]", cg_table_name(cg, lit), cg_ix_text(cg, flat)), PREC_POSTFIX);
+  }
   if (t->kind != DT_SCALAR) return unsupported(cg, lit->span, "a literal of compound type");
-  const char *s = scalar_literal(cg, t->scalar, lit);
+  const char *s = cg_scalar_literal(cg, t->scalar, lit);
   if (ps && ps->kind == STEP_LANE) return cx(s, PREC_POSTFIX);
   if (t->width == 1 || operand) return cx(s, PREC_POSTFIX);
   return cx(arena_printf(cg->arena, "(%s)(%s)", vector_ctype(cg, t->scalar, t->width), s), PREC_UNARY);
@@ -673,6 +682,12 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     for (int a = 0; a < arity; a++) args[a] = gen_exp(cg, s->args[a], NULL);
     return call(cg, prim_info[prim].name, arity, args);
   }
+  PRIM_CASES_FOREIGN : { /* the program's own OpenCL C function, emitted before the kernel */
+    CExpr *args = NEWARRAY(cg->arena, CExpr, s->nargs);
+    for (int a = 0; a < s->nargs; a++) args[a] = gen_exp(cg, s->args[a], NULL);
+    cg_use_foreign(cg, h->foreign);
+    return call(cg, h->foreign->name, s->nargs, args);
+  }
   /* gone after stage II, or commands and acceptors */
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:
@@ -783,6 +798,7 @@ static Target gen_prim_acc(CG *cg, const Phrase *a, const Spine *s, const Step *
   PRIM_CASES_SCALAR:
   PRIM_CASES_MATH:
   PRIM_CASES_CONVERT:
+  PRIM_CASES_FOREIGN:
   PRIM_CASES_SKIP:
   PRIM_CASES_NEW:
   PRIM_CASES_FOR:

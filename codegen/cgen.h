@@ -193,6 +193,10 @@ typedef struct CG {
    * to a variable for the second */
   Vec padded_reads;
   bool count_padded_reads;
+  /* before the kernel (consts.c): the foreign functions it calls
+   * (DefInfo*) and the constant arrays of its array literals, in the
+   * order the program first uses them */
+  Vec foreigns, tables;
 } CG;
 
 typedef struct PaddedRead {
@@ -226,6 +230,22 @@ bool spine_of(Arena *a, const Phrase *p, Spine *s);
  * result type after n arguments */
 PhraseType *fn_param(PhraseType *t, int k);
 PhraseType *fn_result(PhraseType *t, int n);
+
+/* ---- consts.c: constant arrays and foreign functions (docs/language.md
+ * sections 13, 14) ---- */
+/* find them in the kernel's body and name them in its outermost scope */
+void cg_collect_program_scope(CG *cg, const Phrase *body);
+/* the constant array holding an array literal's value */
+const char *cg_table_name(CG *cg, const Phrase *lit);
+void cg_use_foreign(CG *cg, const DefInfo *f);
+/* their definitions, for the text before the kernel */
+void cg_emit_program_scope(CG *cg, Buf *out);
+/* RESULT NAME(T1 p1, ...) of a foreign function, with ctype giving C types */
+void cg_foreign_signature(Buf *out, const DefInfo *f, const char *(*ctype)(void *, DataType *), void *ctx);
+/* " { body }\n": the body as written, made a block if it is not one */
+void cg_foreign_body(Buf *out, const char *body);
+/* a scalar literal in C (access.c) */
+const char *cg_scalar_literal(CG *cg, ScalarKind s, const Phrase *lit);
 
 /* ---- opencl.c: names, types, text ---- */
 /* a C name is reserved: OpenCL C's (opencl_name_reserved, check.h) or the

@@ -1074,6 +1074,7 @@ static bool writes_outputs_only(CG *cg, const Phrase *p, BinderSet *inner, bool 
     case PFAM_SCALAR:
     case PFAM_MATH:
     case PFAM_CONVERT:
+    case PFAM_FOREIGN:
     case PFAM_SKIP:
     case PFAM_VIEW_ACC:
     case PFAM_MAP_I:
@@ -1223,6 +1224,7 @@ static void gen_comm(CG *cg, const Phrase *p, const Cont *after) {
     case PFAM_SCALAR:
     case PFAM_MATH:
     case PFAM_CONVERT:
+    case PFAM_FOREIGN:
     case PFAM_SKIP: /* without arguments: PH_PRIM above */
     case PFAM_VIEW_ACC:
     case PFAM_MAP_I:
@@ -1411,6 +1413,7 @@ bool cg_generate(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions
       ix_push_range(&cg->ix, p->name, NULL, ix_from_size(&cg->ix, pt->size));
   }
 
+  cg_collect_program_scope(cg, k->def->body);
   Buf locals, body;
   buf_init(&locals, a);
   buf_init(&body, a);
@@ -1449,6 +1452,7 @@ bool cg_generate(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions
   if (cg->uses_double) emit(out, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
   emit(out, "\n");
   for (int i = 0; i < cg->structs.len; i++) emit_struct(cg, out, cg->structs.items[i]);
+  cg_emit_program_scope(cg, out);
 
   /* signature */
   bool reqd = cg->launch.local_known[0];

@@ -19,6 +19,8 @@
   X(KW_DEF, "def")                             \
   X(KW_KERNEL, "kernel")                       \
   X(KW_PIPELINE, "pipeline")                   \
+  X(KW_FOREIGN, "foreign")                     \
+  X(STRING, "string literal")                  \
   X(KW_LET, "let")                             \
   X(KW_IN, "in")                               \
   X(KW_TRUE, "true")                           \
@@ -75,6 +77,7 @@ typedef struct Token {
   double float_value; /* TOK_FLOAT */
   bool int_overflow;
   bool float_suffix_f; /* 1.5f */
+  const char *str_value; /* TOK_STRING: the text with \" and \\ unescaped, NUL-terminated */
 } Token;
 
 /* ---- sizes in source form (`nat` in the grammar) ---- */
@@ -152,7 +155,9 @@ extern const char *const binop_spelling[BIN_COUNT];
   X(PROJ)    /* lhs, proj (1 or 2): lhs.1, lhs.2 */                              \
   X(TUPLE)   /* lhs, rhs: data pair (lhs, rhs) */                                \
   X(PPAIR)   /* lhs, rhs: phrase pair {lhs, rhs} */                              \
-  X(ASCRIBE) /* lhs, type: (lhs : type) */
+  X(ASCRIBE) /* lhs, type: (lhs : type) */                                     \
+  X(ARRAY)   /* elems[nelems], nelems >= 1: array literal [e1, ..., en]         \
+                (docs/language.md section 13) */
 
 typedef enum AstKind {
 #define X(id) AST_##id,
@@ -186,6 +191,10 @@ struct Ast {
       Span bound_span;
       Ast *body;         /* LAMBDA: body; LET: body */
       Ast *value;        /* LET: the bound value */
+    };
+    struct {             /* ARRAY */
+      Ast **elems;
+      int nelems;
     };
     struct {             /* APP COMPOSE SEQ ASSIGN BINOP NEG NOT PROJ TUPLE PPAIR ASCRIBE */
       Ast *lhs, *rhs;
@@ -238,6 +247,12 @@ typedef struct Decl {
   int nparams;
   TypeAst *result;  /* optional ': type' */
   Ast *body;
+  /* `foreign NAME params : type = "body"`: a scalar function written in
+   * OpenCL C (docs/language.md section 14); never also is_kernel or
+   * is_pipeline.  body is NULL; foreign_body the string's text. */
+  bool is_foreign;
+  const char *foreign_body;
+  Span foreign_body_span;
 } Decl;
 
 /* a def whose parameters are untyped (PARAM_UNTYPED) */
@@ -280,5 +295,8 @@ void ast_print(Buf *out, const Ast *e);
 void type_ast_print(Buf *out, const TypeAst *t);
 void size_ast_print(Buf *out, const SizeAst *s);
 void program_print(Buf *out, const Program *p);
+/* a string literal that lexes back to text (a foreign function's body):
+ * '"' and '\\' escaped with a backslash */
+void print_string_literal(Buf *out, const char *text);
 
 #endif

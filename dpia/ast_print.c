@@ -213,6 +213,7 @@ static int expr_prec(const Ast *e) {
   case AST_BOOL:
   case AST_TUPLE:
   case AST_PPAIR:
+  case AST_ARRAY:
   case AST_ASCRIBE: return EP_ATOM;
   case AST_COUNT: break;
   }
@@ -401,6 +402,14 @@ static void print_expr(Printer *pr, const Ast *e, int ctx, bool line_start) {
     print_type(out, e->type, TP_ARROW);
     buf_putc(out, ')');
     return;
+  case AST_ARRAY:
+    buf_putc(out, '[');
+    for (int i = 0; i < e->nelems; i++) {
+      if (i) buf_puts(out, ", ");
+      print_expr(pr, e->elems[i], EP_TOP, false);
+    }
+    buf_putc(out, ']');
+    return;
   case AST_COUNT: break;
   }
   INTERNAL("bad Ast kind %d", (int)e->kind);
@@ -448,17 +457,33 @@ static int print_param_group(Buf *out, const Param *params, int i, int n) {
   return end;
 }
 
+void print_string_literal(Buf *out, const char *text) {
+  buf_putc(out, '"');
+  for (const char *c = text; *c; c++) {
+    if (*c == '"' || *c == '\\') buf_putc(out, '\\');
+    buf_putc(out, *c);
+  }
+  buf_putc(out, '"');
+}
+
 void program_print(Buf *out, const Program *p) {
   for (int i = 0; i < p->ndecls; i++) {
     const Decl *d = p->decls[i];
     if (i > 0) buf_putc(out, '\n');
-    emit(out, "%s %s", d->is_kernel ? "kernel" : d->is_pipeline ? "pipeline" : "def", d->name);
+    emit(out, "%s %s",
+         d->is_kernel ? "kernel" : d->is_pipeline ? "pipeline" : d->is_foreign ? "foreign" : "def", d->name);
     for (int j = 0; j < d->nparams;) j = print_param_group(out, d->params, j, d->nparams);
     if (d->result) {
       buf_puts(out, " : ");
       print_type(out, d->result, TP_ARROW);
     }
     buf_puts(out, " =");
+    if (d->is_foreign) {
+      buf_putc(out, ' ');
+      print_string_literal(out, d->foreign_body);
+      buf_putc(out, '\n');
+      continue;
+    }
     Printer pr = {out, true, 1};
     newline(&pr);
     print_expr(&pr, d->body, EP_TOP, true);

@@ -56,6 +56,8 @@ static const char *unknown_name_hint(Checker *c, Env *env, Sym name, EnvKind kin
 static Phrase *check(Checker *c, Env *env, const Ast *e, PhraseType *want);
 static void check_decl(Checker *c, int index);
 static Phrase *elab_lambda(Checker *c, Env *env, const Ast *e, PhraseType *want);
+static Phrase *foreign_use(Checker *c, const Ast *e, int index, int nargs);
+static int foreign_named(Checker *c, Env *env, const Ast *e);
 
 /* ---- errors ---- */
 
@@ -414,6 +416,91 @@ static Phrase *elab_unop(Checker *c, Env *env, const Ast *e) {
   return p;
 }
 
+/* ---- array literals (docs/language.md section 13) ---- */
+
+/* Do arrays a and b (of constant sizes, scalars inside) have one shape? */
+static bool same_shape(DataType *a, DataType *b) {
+  a = dt_resolve(a);
+  b = dt_resolve(b);
+  if (a->kind != DT_ARRAY || b->kind != DT_ARRAY) return a->kind != DT_ARRAY && b->kind != DT_ARRAY;
+  return size_eq(a->size, b->size) && same_shape(a->elem, b->elem);
+}
+
+static const char *shape_words(Checker *c, DataType *t) {
+  t = dt_resolve(t);
+  if (t->kind != DT_ARRAY) return "a scalar";
+  int64_t n = 0;
+  size_const_value(t->size, &n);
+  return arena_printf(c->arena, "a row of %lld", (long long)n);
+}
+
+/* The type of the literal e, [n]t, whose scalar elements (of type scalar,
+ * shared by all of them) are appended to elems in row-major order; NULL
+ * after reporting an error. */
+static DataType *elab_array_into(Checker *c, Env *env, const Ast *e, DataType *scalar, Vec *elems) {
+  DataType *elem = NULL;
+  const Ast *first = NULL;
+  for (int i = 0; i < e->nelems; i++) {
+    const Ast *el = e->elems[i];
+    DataType *t;
+    if (el->kind == AST_ARRAY) {
+      t = elab_array_into(c, env, el, scalar, elems);
+    } else {
+      const Ast *num = el->kind == AST_NEG ? el->lhs : el;
+      if (num->kind != AST_INT && num->kind != AST_FLOAT && (num->kind != AST_BOOL || el != num)) {
+        check_error(c, ERR_ARRAY_LITERAL_NOT_CONSTANT, el->span,
+                    "an element of an array literal must be a constant (a number or true/false): its values "
+                    "are a constant array of the program; compute values with a map");
+        return NULL;
+      }
+      Phrase *lit = infer(c, env, el);
+      if (!lit) return NULL;
+      if (!unify_data(c, scalar, lit->type->data)) {
+        TypeNamer tn;
+        check_namer(c, &tn);
+        check_error(c, ERR_ARRAY_LITERAL_MIXED, el->span,
+                    "this element is %s, but the elements before it are %s: an array's elements have one type",
+                    tn_describe_data(&tn, zonk_phrase_type(c, lit->type)->data),
+                    tn_describe_data(&tn, zonk_phrase_type(c, pt_exp(c->tc, scalar))->data));
+        return NULL;
+      }
+      if (lit->kind == PH_UNOP) { /* -2.5: the constant itself */
+        Phrase *neg = mk(c, PH_LIT, el->span, lit->fst->type);
+        *neg = *lit->fst;
+        neg->span = el->span;
+        neg->lit_int = -lit->fst->lit_int;
+        neg->lit_float = -lit->fst->lit_float;
+        lit = neg;
+      }
+      vec_push(c->arena, elems, lit);
+      t = scalar;
+    }
+    if (!t) return NULL;
+    if (!elem) {
+      elem = t;
+      first = el;
+    } else if (!same_shape(elem, t)) {
+      check_error(c, ERR_ARRAY_LITERAL_MIXED, el->span,
+                  "this element is %s, but the first element is %s: the rows of an array literal have one shape",
+                  shape_words(c, t), shape_words(c, elem));
+      diag_note(c->diag, first->span, "the first element");
+      return NULL;
+    }
+  }
+  return dt_array(c->tc, size_const(&c->tc->sizes, e->nelems), elem);
+}
+
+/* [e1, ..., en] : [n]t, a constant array (passive data, like an input) */
+static Phrase *elab_array(Checker *c, Env *env, const Ast *e) {
+  Vec elems = {0};
+  DataType *t = elab_array_into(c, env, e, fresh(c, MC_ANY, e->span), &elems);
+  if (!t) return NULL;
+  Phrase *p = mk(c, PH_LIT, e->span, pt_exp(c->tc, t));
+  p->lit_nelems = elems.len;
+  p->lit_elems = (Phrase **)elems.items;
+  return p;
+}
+
 /* ---- identifiers and defs ---- */
 
 /* The slot of name in c->decl_slots: where it is, or the empty slot where
@@ -633,6 +720,7 @@ static Phrase *elab_var(Checker *c, Env *env, const Ast *e) {
   }
   int index = find_decl(c, e->name);
   if (index >= 0 && decl_is_template(c->prog->decls[index])) return template_use(c, e, index, NULL, NULL);
+  if (index >= 0 && c->prog->decls[index]->is_foreign) return foreign_use(c, e, index, 0);
   if (index >= 0) return elab_def_use(c, e, index);
   check_error(c, ERR_UNKNOWN_NAME, e->span, "unknown %s '%s'%s",
               c->prog->decls[c->current]->is_pipeline ? "kernel" : "identifier", e->name,
@@ -861,7 +949,8 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
     fn = template >= 0 ? template_use(c, head, template, NULL, arg0->type)
                        : elab_lambda(c, env, head, pt_fn(c->tc, arg0->type, NULL));
   } else {
-    fn = infer(c, env, head);
+    int foreign = foreign_named(c, env, head);
+    fn = foreign >= 0 ? foreign_use(c, head, foreign, nargs) : infer(c, env, head);
     int given = fn ? explicit_sizes(c, env, fn, args, nargs) : 0;
     if (given < 0) fn = NULL;
     else if (given == nargs) {
@@ -944,6 +1033,7 @@ static Phrase *elab_function_literal(Checker *c, Env *env, const Ast *e, PhraseT
 static Phrase *elab_let(Checker *c, Env *env, const Ast *e, PhraseType *want) {
   /* let x = v in b  is  (\x -> b) v   (spec section 2) */
   Phrase *v = infer(c, env, e->value);
+  if (v && v->kind == PH_LIT && v->lit_nelems > 0 && !v->lit_name) v->lit_name = e->bound; /* its constant's name */
   Binder *b = new_binder(c, e->bound, e->bound_span, v ? v->type : NULL);
   Env *inner = env_push(c, env, e->bound, ENV_BINDER, b);
   Phrase *body = want ? check(c, inner, e->body, want) : infer(c, inner, e->body);
@@ -1041,6 +1131,7 @@ static Phrase *infer_inner(Checker *c, Env *env, const Ast *e) {
     if (!t) return NULL;
     return check(c, env, e->lhs, t);
   }
+  case AST_ARRAY: return elab_array(c, env, e);
   case AST_COUNT: break;
   }
   INTERNAL("ast kind %d", (int)e->kind);
@@ -1186,11 +1277,127 @@ static bool check_pipeline_names(Checker *c, const Decl *d) {
   return ok;
 }
 
+/* ---- foreign functions (docs/language.md section 14) ---- */
+
+/* a scalar data type (int float double bool), the type of a foreign
+ * function's parameter or result: a C scalar on the device and the host */
+static DataType *foreign_scalar(Checker *c, const TypeAst *t, Span span, const char *what, const char *fname) {
+  DataType *d = t && t->kind != TYA_EXP ? conv_data(c, NULL, t) : NULL;
+  if (t && t->kind == TYA_SCALAR && t->vec_width == 1 && d) return d;
+  if (t && !d && c->failed) return NULL; /* conv_data reported it */
+  check_error(c, ERR_FOREIGN_PARAMETER_TYPE, span,
+              "%s of foreign function '%s' must be a scalar type (int, float, double or bool): a foreign function "
+              "is a scalar function of OpenCL C",
+              what, fname);
+  return NULL;
+}
+
+/* foreign NAME (x: T)... : R = "body": a function exp[T] -> ... -> exp[R]
+ * whose uses stay calls (PRIM_FOREIGN); the body is OpenCL C, checked by
+ * the OpenCL parser where the kernel's text is verified. */
+static void check_foreign(Checker *c, const Decl *d, DefInfo *def) {
+  bool ok = true;
+  const char *use = opencl_name_use(d->name);
+  if (use || strchr(d->name, '\'')) {
+    check_error(c, ERR_RESERVED_NAME, d->name_span, "foreign function name '%s' is %s; rename it", d->name,
+                use ? use : "not a C identifier");
+    ok = false;
+  }
+  if (d->nparams > FOREIGN_MAX_ARGS) {
+    check_error(c, ERR_FOREIGN_PARAMETER_TYPE, d->params[FOREIGN_MAX_ARGS].span,
+                "foreign function '%s' has %d parameters; it may have at most %d", d->name, d->nparams,
+                FOREIGN_MAX_ARGS);
+    ok = false;
+  }
+  Binder **params = NEWARRAY(c->arena, Binder *, d->nparams > 0 ? d->nparams : 1);
+  for (int i = 0; i < d->nparams && ok; i++) {
+    const Param *pa = &d->params[i];
+    for (int j = 0; j < i; j++)
+      if (d->params[j].name == pa->name) {
+        check_error(c, ERR_DUPLICATE_NAME, pa->span, "duplicate parameter '%s'", pa->name);
+        diag_note(c->diag, d->params[j].span, "'%s' was first declared here", pa->name);
+        ok = false;
+      }
+    if ((use = opencl_name_use(pa->name)) || strchr(pa->name, '\'')) {
+      check_error(c, ERR_RESERVED_NAME, pa->span,
+                  "parameter name '%s' is %s; a foreign function's parameters keep their names in OpenCL C: rename it",
+                  pa->name, use ? use : "not a C identifier");
+      ok = false;
+    }
+    DataType *t = pa->kind == PARAM_PHRASE ? foreign_scalar(c, pa->type, pa->span, "a parameter", d->name)
+                                           : foreign_scalar(c, NULL, pa->span, "a parameter", d->name);
+    if (!t) ok = false;
+    params[i] = new_binder(c, pa->name, pa->span, t ? pt_exp(c->tc, t) : NULL);
+  }
+  DataType *r = ok ? foreign_scalar(c, d->result, d->result->span, "the result", d->name) : NULL;
+  def->is_foreign = true;
+  def->nparams = d->nparams;
+  def->params = params;
+  if (ok && r) {
+    def->result = pt_exp(c->tc, r);
+    PhraseType *t = def->result;
+    for (int i = d->nparams - 1; i >= 0; i--) t = pt_fn(c->tc, params[i]->type, t);
+    def->type = t;
+    def->ok = true;
+  }
+}
+
+/* A use of foreign function f applied to nargs arguments: it must be
+ * given all of them (its use is a call in OpenCL C). */
+static Phrase *foreign_use(Checker *c, const Ast *e, int index, int nargs) {
+  if (c->state[index] == 0) {
+    c->state[index] = 2;
+    check_foreign(c, c->prog->decls[index], c->defs[index]);
+  }
+  DefInfo *f = c->defs[index];
+  if (!f->ok) {
+    c->failed = true; /* reported at the declaration */
+    return NULL;
+  }
+  if (c->prog->decls[c->current]->is_pipeline) {
+    check_error(c, ERR_WRONG_KIND_OF_NAME, e->span,
+                "'%s' is a foreign function; a pipeline's body applies kernels (computation outside a kernel belongs "
+                "in one)",
+                e->name);
+    return NULL;
+  }
+  if (nargs < f->nparams) {
+    Buf names;
+    buf_init(&names, c->arena);
+    for (int i = 0; i < f->nparams; i++) emit(&names, " %s", f->params[i]->name);
+    check_error(c, ERR_FOREIGN_ARITY, e->span,
+                "foreign function '%s' takes %d argument%s and is given %d here: it is called with all of them "
+                "(%s%s; a function of the rest is written \\%s -> ...)",
+                e->name, f->nparams, f->nparams == 1 ? "" : "s", nargs, e->name, names.data,
+                f->params[nargs]->name);
+    return NULL;
+  }
+  Phrase *p = mk(c, PH_PRIM, e->span, f->type);
+  p->prim = PRIM_FOREIGN;
+  p->foreign = f;
+  return p;
+}
+
+/* the declaration index of the foreign function that e (a variable) names, or -1 */
+static int foreign_named(Checker *c, Env *env, const Ast *e) {
+  if (e->kind != AST_VAR || env_find(env, e->name)) return -1;
+  int index = find_decl(c, e->name);
+  return index >= 0 && c->prog->decls[index]->is_foreign ? index : -1;
+}
+
 /* ---- declarations ---- */
 
 static void check_decl(Checker *c, int index) {
   const Decl *d = c->prog->decls[index];
   DefInfo *def = c->defs[index];
+  if (d->is_foreign) {
+    int current = c->current;
+    c->current = index;
+    c->state[index] = 2;
+    check_foreign(c, d, def);
+    c->current = current;
+    return;
+  }
   if (decl_is_template(d)) {
     /* checked at each use, with its arguments' types (template_use) */
     for (int i = 0; i < d->nparams; i++)

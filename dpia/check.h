@@ -106,5 +106,10 @@ void phrase_print(Buf *out, const Phrase *p, int indent);
  * one group); the result type only when the body is a function or a phrase
  * pair.  name_override (if not NULL) replaces def->name. */
 void def_print(Buf *out, const DefInfo *def, Sym name_override);
+/* The declarations of the foreign functions that defs[0..n) (NULL entries
+ * skipped) call, each once, in the order they are first called, each
+ * followed by a blank line: what a printed def needs before it to check
+ * again (docs/language.md section 14). */
+void foreign_decls_print(Buf *out, DefInfo *const *defs, int n);
 
 #endif

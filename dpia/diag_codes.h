@@ -44,6 +44,8 @@
   X(E0106, BAD_PARAMETERS, "parameters written with types where they take none, or with some types missing")    \
   X(E0107, PAIR_ARITY, "a pair with more than two components")                                                  \
   X(E0108, SIZE_OPERATOR_PRECEDENCE, "a size expression that parses differently from how it reads")             \
+  X(E0111, UNTERMINATED_STRING, "a string literal without its closing quote")                                   \
+  X(E0112, EMPTY_ARRAY_LITERAL, "an array literal with no elements")                                            \
   X(E0201, UNKNOWN_NAME, "a name that is not bound here")                                                       \
   X(E0202, WRONG_KIND_OF_NAME, "a name of the wrong kind here (a size, type or kernel used as a value)")         \
   X(E0203, PRIMITIVE_REBOUND, "a primitive's name defined or bound again")                                      \
@@ -60,6 +62,11 @@
   X(E0308, PHRASE_TYPE_AS_DATA, "a phrase type where a data type is needed")                                    \
   X(E0309, BAD_KERNEL_SIGNATURE, "a kernel whose parameters or result cannot be a kernel's")                     \
   X(E0310, BAD_VECTOR_WIDTH, "a vector width other than 2, 3, 4, 8 or 16")                                      \
+  X(E0323, ARRAY_LITERAL_MIXED, "array literal elements of different types or shapes")                          \
+  X(E0324, ARRAY_LITERAL_NOT_CONSTANT, "an array literal element that is not a constant")                       \
+  X(E0325, FOREIGN_PARAMETER_TYPE, "a foreign function parameter or result that is not a scalar type")          \
+  X(E0326, FOREIGN_ARITY, "a foreign function used without all of its arguments")                               \
+  X(E0327, FOREIGN_BODY, "a foreign function body that is not valid OpenCL C")                                  \
   X(E0401, SIZE_MISMATCH, "two sizes that must be equal are not")                                               \
   X(E0402, SIZE_NOT_WHOLE, "a size that is not a whole number (a division that does not divide)")               \
   X(E0403, SIZE_NEGATIVE, "a size that is negative")                                                            \

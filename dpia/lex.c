@@ -8,7 +8,7 @@
  * need not be NUL-terminated.
  *
  * Decisions the spec leaves open:
- *  - keywords are only def kernel let in true false; the type words (int,
+ *  - keywords are only def kernel pipeline foreign let in true false; the type words (int,
  *    float, exp, acc, idx, nat, data, comm, ...) are identifiers, because
  *    `exp` and `idx` are also primitive names and the parser decides by
  *    context;
@@ -200,6 +200,7 @@ static const struct {
 } keywords[] = {
     {"def", 3, TOK_KW_DEF},   {"kernel", 6, TOK_KW_KERNEL}, {"let", 3, TOK_KW_LET},           {"in", 2, TOK_KW_IN},
     {"true", 4, TOK_KW_TRUE}, {"false", 5, TOK_KW_FALSE},   {"pipeline", 8, TOK_KW_PIPELINE},
+    {"foreign", 7, TOK_KW_FOREIGN},
 };
 
 static Token lex_identifier(Lexer *lx) {
@@ -289,6 +290,32 @@ static Token lex_number(Lexer *lx) {
   return t;
 }
 
+/* STRING: '"' ... '"', the body of a foreign function (docs/language.md
+ * section 14).  It may span lines; \" is a quote and \\ a backslash, and
+ * any other backslash is kept with the character after it, so that the C
+ * text inside ('\0', "\n") reaches the OpenCL compiler as written. */
+static Token lex_string(Lexer *lx) {
+  uint32_t begin = lx->pos;
+  lx->pos++;
+  Buf b;
+  buf_init(&b, lx->interner->arena);
+  for (;;) {
+    int c = peek(lx);
+    if (c < 0) {
+      diag_error(lx->diag, ERR_UNTERMINATED_STRING, span_of(lx, begin, begin + 1),
+                 "string literal without its closing '\"'");
+      break;
+    }
+    lx->pos++;
+    if (c == '"') break;
+    if (c == '\\' && (peek(lx) == '"' || peek(lx) == '\\')) c = peek(lx), lx->pos++;
+    buf_putc(&b, (char)c);
+  }
+  Token t = make_token(lx, TOK_STRING, begin);
+  t.str_value = b.data ? b.data : "";
+  return t;
+}
+
 /* `c` was matched at pos: if the next byte is `second`, the token is the
  * two-byte `two`, else the one-byte `one`. */
 static Token one_or_two(Lexer *lx, int second, TokKind two, TokKind one) {
@@ -319,6 +346,7 @@ Token lexer_next(Lexer *lx) {
     if (is_ident_start(c)) return lex_identifier(lx);
     if (is_digit(c)) return lex_number(lx);
     switch (c) {
+    case '"': return lex_string(lx);
     case '(': return single(lx, TOK_LPAREN);
     case ')': return single(lx, TOK_RPAREN);
     case '[': return single(lx, TOK_LBRACKET);

@@ -660,6 +660,7 @@ static bool starts_atom(TokKind kind) {
   case TOK_KW_FALSE:
   case TOK_LPAREN:
   case TOK_LBRACE:
+  case TOK_LBRACKET:
   case TOK_LAMBDA:
   case TOK_KW_LET:
     return true;
@@ -824,8 +825,36 @@ static Ast *parse_phrase_pair(Parser *p) {
   return e;
 }
 
+/* array ::= '[' expr (',' expr)* ']'   (docs/language.md section 13) */
+static Ast *parse_array(Parser *p) {
+  uint32_t begin = p->tok.span.begin;
+  Span open = p->tok.span;
+  advance(p);
+  if (!enter(p)) return placeholder(p);
+  if (at(p, TOK_RBRACKET)) {
+    advance(p);
+    report(p, ERR_EMPTY_ARRAY_LITERAL, span_from(p, begin),
+           "an array literal needs at least one element (its element type and size come from them)");
+    leave(p);
+    return placeholder(p);
+  }
+  Vec elems = {0};
+  for (;;) {
+    vec_push(p->arena, &elems, parse_expr(p));
+    if (!at(p, TOK_COMMA)) break;
+    advance(p);
+  }
+  expect_closer(p, TOK_RBRACKET, open, "the elements of the array literal");
+  leave(p);
+  Ast *e = new_ast(p, AST_ARRAY, begin);
+  e->nelems = elems.len;
+  e->elems = NEWARRAY(p->arena, Ast *, elems.len);
+  for (int i = 0; i < elems.len; i++) e->elems[i] = elems.items[i];
+  return e;
+}
+
 /* atom ::= IDENT | prim | INT | FLOAT | 'true' | 'false'
- *        | paren | ppair | lambda | let */
+ *        | paren | ppair | array | lambda | let */
 static Ast *parse_atom(Parser *p) {
   uint32_t begin = p->tok.span.begin;
   switch (p->tok.kind) {
@@ -864,6 +893,7 @@ static Ast *parse_atom(Parser *p) {
   }
   case TOK_LPAREN: return parse_paren(p);
   case TOK_LBRACE: return parse_phrase_pair(p);
+  case TOK_LBRACKET: return parse_array(p);
   case TOK_LAMBDA: return parse_lambda(p);
   case TOK_KW_LET: return parse_let(p);
   default:
@@ -1092,13 +1122,15 @@ static void parse_param_group(Parser *p, Vec *params) {
 }
 
 /* decl ::= ('def' | 'kernel' | 'pipeline') IDENT param* [':' ptype] '=' expr
- *        | 'def' IDENT IDENT+ [':' ptype] '=' expr        (a template) */
+ *        | 'def' IDENT IDENT+ [':' ptype] '=' expr        (a template)
+ *        | 'foreign' IDENT param* ':' type '=' STRING   (docs/language.md section 14) */
 static Decl *parse_decl(Parser *p) {
   uint32_t begin = p->tok.span.begin;
   Decl *d = NEW(p->arena, Decl);
   d->is_kernel = at(p, TOK_KW_KERNEL);
   d->is_pipeline = at(p, TOK_KW_PIPELINE);
-  const char *keyword = d->is_kernel ? "kernel" : d->is_pipeline ? "pipeline" : "def";
+  d->is_foreign = at(p, TOK_KW_FOREIGN);
+  const char *keyword = d->is_kernel ? "kernel" : d->is_pipeline ? "pipeline" : d->is_foreign ? "foreign" : "def";
   advance(p);
   if (!at(p, TOK_IDENT)) {
     expected(p, "a name after '%s'", keyword);
@@ -1110,7 +1142,7 @@ static Decl *parse_decl(Parser *p) {
   advance(p);
   Vec params = {0};
   int untyped = 0;
-  while (at(p, TOK_LPAREN) || (!d->is_kernel && !d->is_pipeline && at(p, TOK_IDENT))) {
+  while (at(p, TOK_LPAREN) || (!d->is_kernel && !d->is_pipeline && !d->is_foreign && at(p, TOK_IDENT))) {
     if (at(p, TOK_LPAREN)) {
       parse_param_group(p, &params);
       continue;
@@ -1151,15 +1183,31 @@ static Decl *parse_decl(Parser *p) {
              d->name, p->tok.ident);
     return NULL;
   }
+  if (d->is_foreign && !d->result) {
+    expected(p, "': type' after the parameters of foreign function '%s' (its result type)", d->name);
+    return NULL;
+  }
   bool has_eq = d->result ? expect(p, TOK_EQ, "the result type of '%s'", d->name)
                           : expect(p, TOK_EQ, "the parameters of '%s'", d->name);
   if (!has_eq) return NULL;
-  d->body = parse_expr(p);
+  if (d->is_foreign) {
+    /* foreign NAME params : type = "OpenCL C body" */
+    if (!at(p, TOK_STRING)) {
+      expected(p, "the body of foreign function '%s' as a string literal, \"{ return ...; }\"", d->name);
+      return NULL;
+    }
+    d->foreign_body = p->tok.str_value;
+    d->foreign_body_span = p->tok.span;
+    advance(p);
+  } else {
+    d->body = parse_expr(p);
+  }
   if (p->failed) return NULL;
   switch (p->tok.kind) {
   case TOK_EOF:
   case TOK_KW_DEF:
   case TOK_KW_KERNEL:
+  case TOK_KW_FOREIGN:
   case TOK_KW_PIPELINE: break;
   case TOK_RPAREN:
   case TOK_RBRACKET:
@@ -1257,6 +1305,9 @@ static void push_children(Parser *p, const NodeRef *r) {
       push_node(p, NODE_AST, e->lhs, d);
       push_node(p, NODE_TYPE, e->type, d);
       return;
+    case AST_ARRAY:
+      for (int i = 0; i < e->nelems; i++) push_node(p, NODE_AST, e->elems[i], d);
+      return;
     case AST_APP:
     case AST_COMPOSE:
     case AST_SEQ:
@@ -1303,7 +1354,9 @@ static void resynchronise(Parser *p) {
   p->error_reported = false;
   p->depth = 0;
   p->tok = p->resume;
-  while (!at(p, TOK_EOF) && !at(p, TOK_KW_DEF) && !at(p, TOK_KW_KERNEL) && !at(p, TOK_KW_PIPELINE)) advance(p);
+  while (!at(p, TOK_EOF) && !at(p, TOK_KW_DEF) && !at(p, TOK_KW_KERNEL) && !at(p, TOK_KW_PIPELINE) &&
+         !at(p, TOK_KW_FOREIGN))
+    advance(p);
 }
 
 static void parser_init(Parser *p, Arena *a, Interner *in, Diag *diag, const Source *src, int max_nesting) {
@@ -1348,7 +1401,7 @@ Program *parse_program_deep(Arena *a, Interner *in, Diag *diag, const Source *sr
   parser_init(p, a, in, diag, src, max_nesting);
   Vec decls = {0};
   while (!at(p, TOK_EOF)) {
-    if (at(p, TOK_KW_DEF) || at(p, TOK_KW_KERNEL) || at(p, TOK_KW_PIPELINE)) {
+    if (at(p, TOK_KW_DEF) || at(p, TOK_KW_KERNEL) || at(p, TOK_KW_PIPELINE) || at(p, TOK_KW_FOREIGN)) {
       Decl *d = parse_decl(p);
       if (!p->failed) {
         ASSERT(d && p->depth == 0);

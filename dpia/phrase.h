@@ -75,6 +75,13 @@ struct Phrase {
       bool lit_is_size;                 /* an index given by a size expression,
                                            lit_size (idx row (N - 1)) */
       Size lit_size;
+      /* an array literal (docs/language.md section 13), type
+       * exp[[n1]...[nk]s]: its lit_nelems = n1*...*nk scalar elements in
+       * row-major order, each a scalar PH_LIT; lit_name the name the
+       * program gave it (a let), for its constant array, or NULL */
+      int lit_nelems;
+      Phrase **lit_elems;
+      Sym lit_name;
     };
     struct {                            /* PRIM */
       Prim prim;
@@ -84,6 +91,9 @@ struct Phrase {
       const char *origin;               /* for: the source primitive the loop
                                            comes from (mapSeq, reduceSeq), for
                                            its comment; NULL when unknown */
+      const DefInfo *foreign;           /* PRIM_FOREIGN: the foreign function's
+                                           declaration (its name, parameters,
+                                           body) */
       const Phrase *shared_by;          /* reduceI: the mapLocal primitive
                                            through which the work-items of a
                                            group write its accumulator, which
@@ -136,12 +146,17 @@ typedef enum PhraseStage {
   PHRASE_HOISTED,      /* after hoisting */
 } PhraseStage;
 
+/* The most parameters a foreign function may have (the interpreters call
+ * it with an array of its arguments). */
+enum { FOREIGN_MAX_ARGS = 8 };
+
 /* A checked declaration. */
 struct DefInfo {
   const Decl *decl;
   Sym name;
   bool is_kernel;
   bool is_pipeline;        /* a pipeline (pipeline.h); never also is_kernel */
+  bool is_foreign;         /* a foreign function: decl->foreign_body, no body */
   struct Pipeline *pipeline; /* a pipeline checked without errors: its launches */
   bool ok;                 /* checked without errors */
   int nsize_params, ndata_params;

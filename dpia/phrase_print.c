@@ -165,8 +165,10 @@ static void collect_reserved(Printer *pr, const Phrase *p, const Bound *bound) {
       return;
     }
     case PH_DEF: reserve(pr, p->def->name); return;
-    case PH_LIT:
-    case PH_PRIM: return;
+    case PH_LIT: return;
+    case PH_PRIM:
+      if (p->prim == PRIM_FOREIGN) reserve(pr, p->foreign->name);
+      return;
     case PH_LAM: {
       Bound inner = {p->lam_binder, bound};
       collect_reserved(pr, p->body, &inner);
@@ -222,7 +224,7 @@ static bool is_data_pair(const Phrase *p) {
 
 static bool lit_negative(const Phrase *p) {
   DataType *t = dt_resolve(p->type->data);
-  if (t->kind == DT_SCALAR && t->scalar == SC_BOOL) return false;
+  if (p->lit_nelems > 0 || (t->kind == DT_SCALAR && t->scalar == SC_BOOL)) return false;
   return p->lit_is_float ? signbit(p->lit_float) != 0 : p->lit_int < 0;
 }
 
@@ -300,9 +302,52 @@ static void print_magnitude_decimal(Buf *out, const Phrase *p) {
 
 static void print_size_arg(Buf *out, Size s);
 
+static void print_literal(Printer *pr, const Phrase *p);
+
+/* the elements of an array literal from *next on, nested as its type t */
+static void print_array_elems(Printer *pr, const Phrase *p, DataType *t, int *next) {
+  t = dt_resolve(t);
+  if (t->kind != DT_ARRAY) {
+    const Phrase *e = p->lit_elems[(*next)++];
+    if (dt_resolve(e->type->data)->scalar == SC_DOUBLE) { /* the ascription is the whole literal's */
+      if (lit_negative(e)) buf_putc(pr->out, '-');
+      print_magnitude_decimal(pr->out, e);
+    } else {
+      print_literal(pr, e);
+    }
+    return;
+  }
+  int64_t n = 0;
+  size_const_value(t->size, &n);
+  buf_putc(pr->out, '[');
+  for (int64_t i = 0; i < n; i++) {
+    if (i) buf_puts(pr->out, ", ");
+    print_array_elems(pr, p, t->elem, next);
+  }
+  buf_putc(pr->out, ']');
+}
+
+/* [1.0, 2.0], and ([1.0, 2.0] : [2]double) where a decimal would be a float */
+static void print_array_literal(Printer *pr, const Phrase *p) {
+  DataType *t = dt_resolve(p->type->data);
+  bool ascribe = dt_resolve(p->lit_elems[0]->type->data)->scalar == SC_DOUBLE;
+  if (ascribe) buf_putc(pr->out, '(');
+  int next = 0;
+  print_array_elems(pr, p, t, &next);
+  if (ascribe) {
+    buf_puts(pr->out, " : ");
+    dt_print(pr->out, t);
+    buf_putc(pr->out, ')');
+  }
+}
+
 static void print_literal(Printer *pr, const Phrase *p) {
   Buf *out = pr->out;
   DataType *t = dt_resolve(p->type->data);
+  if (p->lit_nelems > 0) {
+    print_array_literal(pr, p);
+    return;
+  }
   if (p->lit_is_size) { /* idx row (N - 1) */
     print_size_arg(out, p->lit_size);
     return;
@@ -353,7 +398,7 @@ static void print_size_arg(Buf *out, Size s) {
 
 static void print_prim(Printer *pr, const Phrase *p) {
   const PrimInfo *info = &prim_info[p->prim];
-  buf_puts(pr->out, info->name);
+  buf_puts(pr->out, p->prim == PRIM_FOREIGN ? p->foreign->name : info->name);
   if (p->dim != 0) emit(pr->out, "%d", p->dim);
   for (int i = 0; i < info->nsizes; i++) {
     buf_putc(pr->out, ' ');
@@ -683,4 +728,44 @@ void def_print(Buf *out, const DefInfo *def, Sym name_override) {
   newline(&pr, 1);
   print(&pr, def->body, P_TOP, true);
   buf_putc(out, '\n');
+}
+
+/* ---- foreign functions (docs/language.md section 14) ---- */
+
+static void collect_foreigns(Arena *a, const Phrase *p, Vec *out) {
+  Vec stack = {0};
+  vec_push(a, &stack, (void *)p);
+  while (stack.len > 0) {
+    const Phrase *q = stack.items[--stack.len];
+    if (q->kind == PH_PRIM && q->prim == PRIM_FOREIGN) {
+      bool seen = false;
+      for (int i = 0; i < out->len && !seen; i++) seen = out->items[i] == q->foreign;
+      if (!seen) vec_push(a, out, (void *)q->foreign);
+    } else if (q->kind == PH_LAM) {
+      vec_push(a, &stack, q->body);
+    } else if (q->kind != PH_VAR && q->kind != PH_LIT && q->kind != PH_PRIM && q->kind != PH_DEF) {
+      if (q->kind != PH_PROJ && q->kind != PH_UNOP && q->snd) vec_push(a, &stack, q->snd);
+      if (q->fst) vec_push(a, &stack, q->fst);
+    }
+  }
+}
+
+void foreign_decls_print(Buf *out, DefInfo *const *defs, int n) {
+  Vec used = {0};
+  for (int i = 0; i < n; i++)
+    if (defs[i] && defs[i]->body) collect_foreigns(out->arena, defs[i]->body, &used);
+  for (int i = 0; i < used.len; i++) {
+    const DefInfo *f = used.items[i];
+    emit(out, "foreign %s", f->name);
+    for (int j = 0; j < f->nparams; j++) {
+      emit(out, " (%s: ", f->params[j]->name);
+      dt_print(out, f->params[j]->type->data);
+      buf_putc(out, ')');
+    }
+    buf_puts(out, " : ");
+    dt_print(out, f->result->data);
+    buf_puts(out, " = ");
+    print_string_literal(out, f->decl->foreign_body);
+    buf_puts(out, "\n\n");
+  }
 }

@@ -143,6 +143,12 @@
     "exp[s] -> exp[r] where numeric s, convert s r int") \
   X(TO_DOUBLE, "toDouble", 0, 0, PF_FUNC, CONVERT, NONE, COUNT, \
     "exp[s] -> exp[r] where numeric s, convert s r double") \
+  /* a use of a foreign function (docs/language.md section 14): its type is \
+   * its declaration's, Phrase.foreign; the signature only fixes the family \
+   * of scalar functions it belongs to.  `foreign` is a keyword, so no \
+   * program names this row. */ \
+  X(FOREIGN, "foreign", 0, 0, PF_FUNC, FOREIGN, NONE, COUNT, \
+    "exp[s] -> exp[r] where numeric s, numeric r") \
   /* imperative (Figure 4b) */ \
   X(SKIP, "skip", 0, 0, PF_IMP, SKIP, NONE, COUNT, \
     "comm") \
@@ -209,6 +215,7 @@
   X(SCALAR)   /* select, vec */                                                 \
   X(MATH)     /* an OpenCL math built-in of the same name, lane-wise */         \
   X(CONVERT)  /* toFloat, toInt, toDouble */                                    \
+  X(FOREIGN)  /* a foreign function: OpenCL C of the program's own */          \
   X(SKIP)     /* skip */                                                        \
   X(NEW)      /* new, newGlobal, newLocal, newPrivate */                        \
   X(FOR)      /* for */                                                         \
@@ -301,6 +308,7 @@ Prim prim_lookup(const char *name, size_t len, int *dim);
   case PRIM_COS: case PRIM_FLOOR: case PRIM_CEIL: case PRIM_MIN: case PRIM_MAX: case PRIM_POW: \
   case PRIM_FMA
 #define PRIM_CASES_CONVERT case PRIM_TO_FLOAT: case PRIM_TO_INT: case PRIM_TO_DOUBLE
+#define PRIM_CASES_FOREIGN case PRIM_FOREIGN
 #define PRIM_CASES_SKIP case PRIM_SKIP
 #define PRIM_CASES_NEW case PRIM_NEW: case PRIM_NEW_GLOBAL: case PRIM_NEW_LOCAL: case PRIM_NEW_PRIVATE
 #define PRIM_CASES_FOR case PRIM_FOR

@@ -537,6 +537,7 @@ static void zonk_tree(Finish *f, Phrase *p) {
   case PH_VAR:
     break;
   case PH_LIT:
+    for (int i = 0; i < p->lit_nelems; i++) zonk_tree(f, p->lit_elems[i]);
     break;
   case PH_PRIM:
     if (p->type_arg) p->type_arg = zonk_data(c, p->type_arg);

@@ -17,6 +17,7 @@
  * are state transformers, run in sequence). */
 #include "imp_interp.h"
 
+#include "foreign.h"
 #include "numeric.h"
 #include "scratch.h"
 
@@ -113,7 +114,7 @@ struct Env {
 /* a closure (lam, env), a primitive with nargs of its arity arguments, or
  * (V_COMM) a command: a phrase to run in env, or a primitive with all its
  * arguments */
-enum { MAX_PRIM_ARGS = 3 };
+enum { MAX_PRIM_ARGS = FOREIGN_MAX_PARAMS };
 struct Fun {
   const Phrase *lam; /* V_FUN closure; V_COMM: the command phrase */
   const Env *env;
@@ -134,6 +135,7 @@ typedef struct Imp {
   ImpRun *run;
   bool over_budget;
   bool fault; /* the failure is an index out of range: wrong code */
+  ForeignFns *foreign; /* the foreign functions called so far, loaded */
 } Imp;
 
 static void *salloc(Imp *I, size_t size) { return scratch_alloc(&I->scratch, size); }
@@ -538,6 +540,7 @@ static void run_imp_prim(Imp *I, const Phrase *p, const Val *args) {
   PRIM_CASES_SCALAR:
   PRIM_CASES_MATH:
   PRIM_CASES_CONVERT:
+  PRIM_CASES_FOREIGN:
   PRIM_CASES_VIEW_ACC:
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
@@ -560,6 +563,16 @@ static Val numeric_prim(Imp *I, const Phrase *p, const Val *args) {
   for (int j = 0; j < num_prim_arity(p->prim); j++) x[j] = num_view(need_num(I, args[j], p));
   double lanes[NUM_MAX_LANES];
   return num(I, num_prim(p, x, lanes), lanes);
+}
+
+/* a foreign function, run as C on the host (foreign.h) */
+static Val foreign_prim(Imp *I, const Phrase *p, const Val *args) {
+  double x[FOREIGN_MAX_PARAMS], r;
+  for (int j = 0; j < p->foreign->nparams; j++) x[j] = lane(need_num(I, args[j], p), 0);
+  Buf why;
+  buf_init(&why, I->arena);
+  if (!foreign_fns_call(I->foreign, p->foreign, x, &r, &why)) fail(I, p, "%s", why.data);
+  return num1(I, r);
 }
 
 static int64_t exact_div(Imp *I, const Phrase *p, int64_t n, int64_t k) {
@@ -688,6 +701,8 @@ static Val run_prim(Imp *I, const Phrase *p, const Val *argv) {
   PRIM_CASES_MATH:
   PRIM_CASES_CONVERT:
     return numeric_prim(I, p, args);
+  PRIM_CASES_FOREIGN:
+    return foreign_prim(I, p, args);
   /* commands are values run by run_imp_prim */
   PRIM_CASES_SKIP:
   PRIM_CASES_NEW:
@@ -715,6 +730,15 @@ static Val prim_value(Imp *I, const Phrase *p) {
 }
 
 static Val literal(Imp *I, const Phrase *p) {
+  if (p->lit_nelems > 0) { /* an array literal: its constant array (interp.c) */
+    double *data = salloc(I, sizeof(double) * (size_t)p->lit_nelems);
+    double one[NUM_MAX_LANES];
+    for (int i = 0; i < p->lit_nelems; i++) {
+      if (num_literal(p->lit_elems[i], one) != 1) fail(I, p, "array literal element of a non-scalar type");
+      data[i] = one[0];
+    }
+    return load(I, layout(I, p->type->data, p), data);
+  }
   double lanes[NUM_MAX_LANES];
   if (p->lit_is_size) { /* idx row (N - 1) */
     lanes[0] = (double)eval_size(I, p->lit_size, p);
@@ -827,7 +851,11 @@ ImpStatus imp_interp_run(Arena *a, const DefInfo *imp, const NatValues *nats, in
   I->run = run;
   run->steps = 0;
   scratch_init(&I->scratch, a);
-  if (setjmp(on_fail)) return I->over_budget ? IMP_BUDGET : I->fault ? IMP_FAULT : IMP_ERROR;
+  I->foreign = foreign_fns_new(a);
+  if (setjmp(on_fail)) {
+    foreign_fns_close(I->foreign);
+    return I->over_budget ? IMP_BUDGET : I->fault ? IMP_FAULT : IMP_ERROR;
+  }
   if (imp->nparams < 1 || imp->params[0]->type->kind != PT_ACC) fail(I, NULL, "the first parameter of %s is not the output acceptor", imp->name);
   const Lay *ol = layout(I, imp->params[0]->type->data, NULL);
   double *output = poisoned(a, ol);
@@ -860,6 +888,7 @@ ImpStatus imp_interp_run(Arena *a, const DefInfo *imp, const NatValues *nats, in
   }
   if (next_input != ninputs) fail(I, NULL, "%s has %d inputs, %d given", imp->name, next_input, ninputs);
   exec(I, imp->body, env);
+  foreign_fns_close(I->foreign);
   *out = output;
   *out_count = (size_t)ol->flat;
   return IMP_OK;

@@ -47,6 +47,7 @@
  * message; a value that contradicts its checked type is a bug (INTERNAL). */
 #include "interp.h"
 
+#include "foreign.h"
 #include "numeric.h"
 #include "scratch.h"
 
@@ -109,7 +110,7 @@ struct Env {
 
 /* A closure (lam, env), or a primitive applied to fewer arguments than its
  * arity (no functional primitive takes more than 3). */
-enum { MAX_PRIM_ARGS = 3 };
+enum { MAX_PRIM_ARGS = FOREIGN_MAX_PARAMS };
 struct Fun {
   const Phrase *lam;
   const Env *env;
@@ -133,6 +134,7 @@ typedef struct Interp {
   Scratch scratch;
   LayEntry *lays; /* layouts by type: open addressing, cap a power of 2 */
   size_t nlays, cap_lays;
+  ForeignFns *foreign; /* the foreign functions called so far, loaded */
 } Interp;
 
 static void *salloc(Interp *I, size_t size) { return scratch_alloc(&I->scratch, size); }
@@ -456,6 +458,16 @@ static Val numeric_prim(Interp *I, const Phrase *p, const Val *args) {
   return num(I, num_prim(p, x, lanes), lanes);
 }
 
+/* a foreign function, run as C on the host (foreign.h) */
+static Val foreign_prim(Interp *I, const Phrase *p, const Val *args) {
+  double x[FOREIGN_MAX_PARAMS], r;
+  for (int j = 0; j < p->foreign->nparams; j++) x[j] = lane(need_num(args[j], p), 0);
+  Buf why;
+  buf_init(&why, I->arena);
+  if (!foreign_fns_call(I->foreign, p->foreign, x, &r, &why)) fail(I, p->span, "%s", why.data);
+  return num1(r);
+}
+
 /* a / x for the static size argument k of p: the element count n must be a
  * multiple of k */
 static int64_t exact_div(Interp *I, const Phrase *p, int64_t n, int64_t k) {
@@ -591,6 +603,8 @@ static Val run_prim(Interp *I, const Phrase *p, const Val *args) {
   PRIM_CASES_MATH:
   PRIM_CASES_CONVERT:
     return numeric_prim(I, p, args);
+  PRIM_CASES_FOREIGN:
+    return foreign_prim(I, p, args);
   /* imperative and intermediate: not in a functional program */
   PRIM_CASES_SKIP:
   PRIM_CASES_NEW:
@@ -623,6 +637,15 @@ static Val prim_value(Interp *I, const Phrase *p) {
 }
 
 static Val literal(Interp *I, const Phrase *p) {
+  if (p->lit_nelems > 0) { /* an array literal: its constants, as the kernel's constant array holds them */
+    double *data = salloc(I, sizeof(double) * (size_t)p->lit_nelems);
+    double one[NUM_MAX_LANES];
+    for (int i = 0; i < p->lit_nelems; i++) {
+      if (num_literal(p->lit_elems[i], one) != 1) INTERNAL("array literal element of a non-scalar type");
+      data[i] = one[0];
+    }
+    return load(I, layout(I, p->type->data, p->span), data);
+  }
   double lanes[NUM_MAX_LANES];
   if (p->lit_is_size) { /* idx row (N - 1) */
     lanes[0] = (double)eval_size(I, p->lit_size, p->span);
@@ -691,6 +714,7 @@ static void interp_init(Interp *I, Arena *a, const NatValues *nats, Buf *err, jm
   I->err = err;
   I->fail = on_fail;
   scratch_init(&I->scratch, a);
+  I->foreign = foreign_fns_new(a);
 }
 
 const Lay *interp_param_layout(Arena *a, const DefInfo *def, int i, const NatValues *nats, Buf *err) {
@@ -761,7 +785,10 @@ bool interp_run(Arena *a, const DefInfo *def, const Phrase *body, const NatValue
   jmp_buf on_fail;
   Interp interp, *I = &interp;
   interp_init(I, a, nats, err, &on_fail);
-  if (setjmp(on_fail)) return false;
+  if (setjmp(on_fail)) {
+    foreign_fns_close(I->foreign);
+    return false;
+  }
   const Env *env = NULL;
   for (int i = 0; i < def->nparams; i++) {
     const Lay *l = interp_param_layout(a, def, i, nats, err);
@@ -789,6 +816,7 @@ bool interp_run(Arena *a, const DefInfo *def, const Phrase *body, const NatValue
   double *result = NEWARRAY(a, double, rl->flat > 0 ? rl->flat : 1);
   Val v = eval(I, body, env);
   store(I, v, rl, result);
+  foreign_fns_close(I->foreign);
   *out = result;
   *out_count = (size_t)rl->flat;
   return true;
@@ -808,6 +836,7 @@ static bool float_rounding(const Phrase *p) {
     return float_rounding(p->fst) || float_rounding(p->snd);
   }
   case PH_PRIM:
+    if (p->prim == PRIM_FOREIGN) return true; /* its float arithmetic, and its arguments rounded */
     if (prim_family(p->prim) != PFAM_MATH || (prim_info[p->prim].flags & PF_EXACT)) return false;
     return prim_data(p, 0)->scalar == SC_FLOAT;
   case PH_LAM: return float_rounding(p->body);

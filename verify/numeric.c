@@ -135,7 +135,9 @@ int num_prim(const Phrase *p, const Num *args, double *out) {
     for (int j = 0; j < w; j++) out[j] = fma(num_lane(a, j), num_lane(b, j), num_lane(c, j));
     return w;
   }
-  /* not numeric built-ins (num_prim_arity is 0) */
+  /* not numeric built-ins (num_prim_arity is 0); a foreign function is
+   * run by the interpreters (foreign.h) */
+  PRIM_CASES_FOREIGN:
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:
   PRIM_CASES_VIEW:

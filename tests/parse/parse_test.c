@@ -200,6 +200,14 @@ static void full_expr(Buf *b, const Ast *e) {
     full_type(b, e->type);
     buf_putc(b, ')');
     return;
+  case AST_ARRAY:
+    buf_putc(b, '[');
+    for (int i = 0; i < e->nelems; i++) {
+      if (i) buf_puts(b, ", ");
+      full_expr(b, e->elems[i]);
+    }
+    buf_putc(b, ']');
+    return;
   case AST_TUPLE:
   case AST_PPAIR:
     buf_putc(b, e->kind == AST_TUPLE ? '(' : '{');

@@ -53,6 +53,7 @@ static void check_row(Prim p) {
   case PFAM_SCALAR:
   case PFAM_MATH:
   case PFAM_CONVERT:
+  case PFAM_FOREIGN:
   case PFAM_SKIP:
   case PFAM_NEW:
   case PFAM_FOR:
@@ -79,6 +80,7 @@ static PrimFamily listed_family(Prim p) {
   PRIM_CASES_SCALAR: return PFAM_SCALAR;
   PRIM_CASES_MATH: return PFAM_MATH;
   PRIM_CASES_CONVERT: return PFAM_CONVERT;
+  PRIM_CASES_FOREIGN: return PFAM_FOREIGN;
   PRIM_CASES_SKIP: return PFAM_SKIP;
   PRIM_CASES_NEW: return PFAM_NEW;
   PRIM_CASES_FOR: return PFAM_FOR;

@@ -1,0 +1,148 @@
+/* consts.c: what a kernel's text defines before the kernel itself: the
+ * constant arrays of its array literals and the foreign functions it calls
+ * (docs/language.md sections 13 and 14).
+ *
+ * Both are found by one walk of the imperative program before anything is
+ * generated, and their names are declared in the kernel's outermost scope
+ * with its parameters, so that no local variable hides one (spec section 8:
+ * no shadowing).  An array literal is passive data: every use of it (a
+ * let-bound literal is substituted at each use) reads the one constant
+ * array of its value, `constant float gauss[5] = {...};`, found by value,
+ * so the same literal written twice is one array too.  Nested literals
+ * are flat arrays, like every buffer (cgen.h). */
+#include "cgen.h"
+
+#include <string.h>
+
+typedef struct ConstTable {
+  const char *name;
+  const Phrase *lit;
+} ConstTable;
+
+/* same type and the same element values */
+static bool same_literal(const Phrase *a, const Phrase *b) {
+  if (a->lit_nelems != b->lit_nelems || !dt_equal(a->type->data, b->type->data)) return false;
+  for (int i = 0; i < a->lit_nelems; i++) {
+    const Phrase *x = a->lit_elems[i], *y = b->lit_elems[i];
+    if (x->lit_int != y->lit_int || x->lit_is_float != y->lit_is_float ||
+        memcmp(&x->lit_float, &y->lit_float, sizeof x->lit_float) != 0)
+      return false;
+  }
+  return true;
+}
+
+static const ConstTable *find_table(const CG *cg, const Phrase *lit) {
+  for (int i = 0; i < cg->tables.len; i++) {
+    const ConstTable *t = cg->tables.items[i];
+    if (same_literal(t->lit, lit)) return t;
+  }
+  return NULL;
+}
+
+static bool has_foreign(const CG *cg, const DefInfo *f) {
+  for (int i = 0; i < cg->foreigns.len; i++)
+    if (cg->foreigns.items[i] == f) return true;
+  return false;
+}
+
+void cg_collect_program_scope(CG *cg, const Phrase *body) {
+  Vec stack = {0};
+  vec_push(cg->arena, &stack, (void *)body);
+  while (stack.len > 0) {
+    const Phrase *p = stack.items[--stack.len];
+    switch (p->kind) {
+    case PH_LIT:
+      if (p->lit_nelems > 0 && !find_table(cg, p)) {
+        ConstTable *t = NEW(cg->arena, ConstTable);
+        t->name = cg_name(cg, p->lit_name ? p->lit_name : "table");
+        t->lit = p;
+        vec_push(cg->arena, &cg->tables, t);
+      }
+      break;
+    case PH_PRIM:
+      if (p->prim == PRIM_FOREIGN && !has_foreign(cg, p->foreign)) {
+        if (nameset_has(&cg->visible, p->foreign->name))
+          cg_error(cg, ERR_CODEGEN_UNSUPPORTED, p->span,
+                   "foreign function '%s' has the name of a parameter of the kernel: rename one of them",
+                   p->foreign->name);
+        else
+          cg_name(cg, p->foreign->name); /* a checked C name: itself */
+        vec_push(cg->arena, &cg->foreigns, (void *)p->foreign);
+      }
+      break;
+    case PH_VAR:
+    case PH_DEF: break;
+    case PH_LAM: vec_push(cg->arena, &stack, p->body); break;
+    default:
+      /* children pushed right first: found, and named, in program order */
+      if (p->kind != PH_PROJ && p->kind != PH_UNOP && p->snd) vec_push(cg->arena, &stack, p->snd);
+      if (p->fst) vec_push(cg->arena, &stack, p->fst);
+      break;
+    }
+  }
+}
+
+const char *cg_table_name(CG *cg, const Phrase *lit) {
+  const ConstTable *t = find_table(cg, lit);
+  if (!t) INTERNAL("array literal not collected");
+  return t->name;
+}
+
+void cg_use_foreign(CG *cg, const DefInfo *f) {
+  if (!has_foreign(cg, f)) INTERNAL("foreign function %s not collected", f->name);
+}
+
+/* RESULT NAME(PARAMS) as a C declarator, for the definition and for a
+ * foreign function's check alone (verify) */
+void cg_foreign_signature(Buf *out, const DefInfo *f, const char *(*ctype)(void *, DataType *), void *ctx) {
+  emit(out, "%s %s(", ctype(ctx, f->result->data), f->name);
+  for (int i = 0; i < f->nparams; i++)
+    emit(out, "%s%s %s", i ? ", " : "", ctype(ctx, f->params[i]->type->data), f->params[i]->name);
+  if (f->nparams == 0) buf_puts(out, "void");
+  buf_putc(out, ')');
+}
+
+static const char *cg_ctype_of(void *ctx, DataType *t) { return cg_ctype(ctx, t); }
+
+/* the body as written, after the signature: a block, or statements made one */
+void cg_foreign_body(Buf *out, const char *body) {
+  const char *b = body;
+  while (*b == ' ' || *b == '\t' || *b == '\n' || *b == '\r') b++;
+  size_t n = strlen(b);
+  while (n > 0 && (b[n - 1] == ' ' || b[n - 1] == '\t' || b[n - 1] == '\n' || b[n - 1] == '\r')) n--;
+  if (n > 0 && b[0] == '{') emit(out, " %.*s\n", (int)n, b);
+  else emit(out, " {\n  %.*s\n}\n", (int)n, b);
+}
+
+void cg_emit_program_scope(CG *cg, Buf *out) {
+  for (int i = 0; i < cg->foreigns.len; i++) {
+    const DefInfo *f = cg->foreigns.items[i];
+    emit(out, "/* foreign function %s */\n", f->name);
+    cg_foreign_signature(out, f, cg_ctype_of, cg);
+    cg_foreign_body(out, f->decl->foreign_body);
+    buf_putc(out, '\n');
+  }
+  for (int i = 0; i < cg->tables.len; i++) {
+    const ConstTable *t = cg->tables.items[i];
+    DataType *elem = cg_elem_type(t->lit->type->data);
+    Buf line;
+    buf_init(&line, cg->arena);
+    emit(&line, "constant %s %s[%d] = {", cg_ctype(cg, elem), t->name, t->lit->lit_nelems);
+    /* at most 100 columns: the elements go on as many lines as they need */
+    size_t indent = 2;
+    for (int j = 0; j < t->lit->lit_nelems; j++) {
+      const char *v = cg_scalar_literal(cg, elem->scalar, t->lit->lit_elems[j]);
+      bool last = j + 1 == t->lit->lit_nelems;
+      size_t col = line.len - (strrchr(line.data, '\n') ? (size_t)(strrchr(line.data, '\n') + 1 - line.data) : 0);
+      if (j > 0 && col + 1 + strlen(v) + (last ? 2 : 1) > 100) {
+        buf_puts(&line, "\n");
+        for (size_t k = 0; k < indent; k++) buf_putc(&line, ' ');
+      } else if (j > 0) {
+        buf_putc(&line, ' ');
+      }
+      emit(&line, "%s%s", v, last ? "};" : ",");
+    }
+    emit(out, "%s\n", line.data);
+  }
+  if (cg->tables.len) buf_putc(out, '\n');
+}

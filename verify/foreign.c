@@ -1,0 +1,198 @@
+/* foreign.c: foreign functions compiled as C and called (foreign.h). */
+#define _GNU_SOURCE /* mkdtemp */
+#include "foreign.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+typedef void (*ForeignEntry)(const double *args, double *result);
+
+typedef struct Loaded {
+  const DefInfo *def;
+  void *handle;
+  ForeignEntry entry;
+} Loaded;
+
+struct ForeignFns {
+  Arena *arena;
+  Vec loaded; /* Loaded* */
+};
+
+/* What OpenCL C gives scalar code and C does not, or gives otherwise.
+ * <tgmath.h> makes sqrt of a float sqrtf, as OpenCL's overloads are. */
+static const char compat_header[] =
+    "#include <float.h>\n"
+    "#include <math.h>\n"
+    "#include <stdbool.h>\n"
+    "#include <tgmath.h>\n"
+    "typedef unsigned char uchar;\n"
+    "typedef unsigned short ushort;\n"
+    "typedef unsigned int uint;\n"
+    "typedef unsigned long ulong;\n"
+    "#define private\n"
+    "#define __private\n"
+    "#define min(a, b) ((a) < (b) ? (a) : (b))\n"
+    "#define max(a, b) ((a) > (b) ? (a) : (b))\n"
+    "#define clamp(x, lo, hi) min(max((x), (lo)), (hi))\n"
+    "#define mad(a, b, c) ((a) * (b) + (c))\n"
+    "#define rsqrt(x) (1 / sqrt(x))\n"
+    "#define native_sqrt sqrt\n"
+    "#define native_rsqrt rsqrt\n"
+    "#define native_exp exp\n"
+    "#define native_log log\n"
+    "#define native_sin sin\n"
+    "#define native_cos cos\n"
+    "#define native_powr pow\n"
+    "#define native_recip(x) (1 / (x))\n"
+    "#define native_divide(a, b) ((a) / (b))\n"
+    "#define half_sqrt sqrt\n"
+    "#define half_exp exp\n"
+    "#define half_log log\n"
+    "#define M_PI_F ((float)M_PI)\n"
+    "#define MAXFLOAT FLT_MAX\n";
+
+ForeignFns *foreign_fns_new(Arena *a) {
+  ForeignFns *F = NEW(a, ForeignFns);
+  F->arena = a;
+  return F;
+}
+
+void foreign_fns_close(ForeignFns *F) {
+  if (!F) return;
+  for (int i = 0; i < F->loaded.len; i++) {
+    Loaded *l = F->loaded.items[i];
+    if (l->handle) dlclose(l->handle);
+  }
+  F->loaded.len = 0;
+}
+
+static const char *c_type(const DataType *t) {
+  t = dt_resolve((DataType *)t);
+  ASSERT(t->kind == DT_SCALAR && t->width == 1);
+  return scalar_name(t->scalar);
+}
+
+/* the definition and the entry point dpia_foreign_entry(args, result) */
+static void write_source(Buf *out, const DefInfo *f) {
+  buf_puts(out, compat_header);
+  emit(out, "#line 1 \"foreign function %s\"\n", f->name);
+  emit(out, "static %s %s(", c_type(f->result->data), f->name);
+  for (int i = 0; i < f->nparams; i++)
+    emit(out, "%s%s %s", i ? ", " : "", c_type(f->params[i]->type->data), f->params[i]->name);
+  if (f->nparams == 0) buf_puts(out, "void");
+  buf_puts(out, ")\n");
+  const char *b = f->decl->foreign_body;
+  while (*b == ' ' || *b == '\t' || *b == '\n' || *b == '\r') b++;
+  if (*b == '{') emit(out, "%s\n", b);
+  else emit(out, "{\n%s\n}\n", b);
+  emit(out, "void dpia_foreign_entry(const double *a, double *r);\n");
+  emit(out, "void dpia_foreign_entry(const double *a, double *r) { *r = (double)%s(", f->name);
+  for (int i = 0; i < f->nparams; i++) emit(out, "%s(%s)a[%d]", i ? ", " : "", c_type(f->params[i]->type->data), i);
+  buf_puts(out, "); }\n");
+}
+
+static bool write_file(const char *path, const char *data, size_t len) {
+  FILE *fp = fopen(path, "w");
+  if (!fp) return false;
+  bool ok = fwrite(data, 1, len, fp) == len;
+  return fclose(fp) == 0 && ok;
+}
+
+/* the compiler's messages, at most 4000 bytes of them */
+static void append_log(Buf *err, const char *path) {
+  FILE *fp = fopen(path, "r");
+  if (!fp) return;
+  char chunk[4001];
+  size_t n = fread(chunk, 1, sizeof chunk - 1, fp);
+  fclose(fp);
+  chunk[n] = '\0';
+  if (n) emit(err, ":\n%s", chunk);
+}
+
+/* Compile f into dir/f.so and load it; false with the reason in err. */
+static bool compile_and_load(ForeignFns *F, const DefInfo *f, const char *dir, Loaded *l, Buf *err) {
+  Arena *a = F->arena;
+  const char *src = arena_printf(a, "%s/f.c", dir), *so = arena_printf(a, "%s/f.so", dir);
+  const char *log = arena_printf(a, "%s/log", dir);
+  Buf text;
+  buf_init(&text, a);
+  write_source(&text, f);
+  bool ok = false;
+  if (!write_file(src, text.data, text.len)) {
+    emit(err, "cannot write %s: %s", src, strerror(errno));
+    goto done;
+  }
+  const char *cc = getenv("CC");
+  if (!cc || !*cc) cc = "cc";
+  char *argv[] = {(char *)cc, "-std=gnu11", "-O1", "-fPIC", "-shared", "-ffp-contract=off", "-w",
+                  "-o", (char *)so, (char *)src, "-lm", NULL};
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  pid_t pid;
+  int rc = posix_spawnp(&pid, cc, &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) {
+    emit(err, "no C compiler to evaluate foreign function '%s' (%s: %s; set CC)", f->name, cc, strerror(rc));
+    goto done;
+  }
+  int status;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    emit(err, "foreign function '%s' does not compile as C on the host (%s)", f->name, cc);
+    append_log(err, log);
+    goto done;
+  }
+  l->handle = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+  if (!l->handle) {
+    emit(err, "cannot load foreign function '%s': %s", f->name, dlerror());
+    goto done;
+  }
+  *(void **)&l->entry = dlsym(l->handle, "dpia_foreign_entry");
+  if (!l->entry) {
+    emit(err, "cannot load foreign function '%s': no entry point", f->name);
+    dlclose(l->handle);
+    l->handle = NULL;
+    goto done;
+  }
+  ok = true;
+done:
+  /* a loaded object stays mapped without its file */
+  unlink(src);
+  unlink(so);
+  unlink(log);
+  return ok;
+}
+
+bool foreign_fns_call(ForeignFns *F, const DefInfo *f, const double *args, double *result, Buf *err) {
+  Loaded *l = NULL;
+  for (int i = 0; i < F->loaded.len && !l; i++)
+    if (((Loaded *)F->loaded.items[i])->def == f) l = F->loaded.items[i];
+  if (!l) {
+    l = NEW(F->arena, Loaded);
+    l->def = f;
+    const char *tmp = getenv("TMPDIR");
+    char *dir = arena_printf(F->arena, "%s/dpia-foreign-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+      emit(err, "cannot make a temporary directory to compile foreign function '%s': %s", f->name, strerror(errno));
+      return false;
+    }
+    bool ok = compile_and_load(F, f, dir, l, err);
+    rmdir(dir);
+    if (!ok) return false;
+    vec_push(F->arena, &F->loaded, l);
+  }
+  l->entry(args, result);
+  return true;
+}
