@@ -226,6 +226,16 @@ static void emit_types(Ctx *c) {
     if (def->is_kernel || def->is_pipeline) {
       emit(&c->out, "%s %s : ", def->is_kernel ? "kernel" : "pipeline", def->name);
       dt_print(&c->out, def->result->data);
+    } else if (def->is_foreign) {
+      /* its declared type, as its parameters are written */
+      emit(&c->out, "foreign %s : ", def->name);
+      if (def->ok) {
+        for (int j = 0; j < def->nparams; j++) {
+          dt_print(&c->out, def->params[j]->type->data);
+          buf_puts(&c->out, " -> ");
+        }
+        dt_print(&c->out, def->result->data);
+      }
     } else if (decl_is_template(def->decl)) {
       /* no type of its own: typed at each use (check.c, templates) */
       emit(&c->out, "def %s", def->name);
@@ -429,6 +439,53 @@ static bool pass_codegen(Ctx *c) {
     c->kernels[i] = kernel_with_launch(c->arena, &c->tc, c->kernels[i], &copt);
   }
   return c->diag.nerrors == 0;
+}
+
+/* The body of each foreign function a kernel calls, parsed alone as the
+ * OpenCL C it is emitted as (docs/language.md section 14): an error or
+ * warning there is the program's, reported at the declaration (exit 1),
+ * not a verification failure of dpia's own output. */
+static bool pass_foreign(Ctx *c) {
+  Vec used = {0};
+  for (int i = 0; i < c->checked->ndefs; i++) {
+    const DefInfo *d = c->checked->defs[i];
+    if (!d->is_foreign || !d->ok) continue;
+    for (int k = 0; k < c->checked->ndefs; k++)
+      if (c->sources[k] && strstr(c->sources[k], arena_printf(c->arena, "/* foreign function %s */", d->name))) {
+        vec_push(c->arena, &used, (void *)d);
+        break;
+      }
+  }
+  if (!used.len) return true;
+  DpiaVerifier *v = c->opt->verifier;
+  bool own = !v;
+  if (own && !(v = opencl_verifier_new())) {
+    diag_error(&c->diag, ERR_VERIFIER_UNAVAILABLE, (Span){0},
+               "cannot start libclang to check the OpenCL C of the foreign functions");
+    c->status = DPIA_EVERIFY;
+    return false;
+  }
+  bool ok = true;
+  for (int i = 0; i < used.len; i++) {
+    const DefInfo *f = used.items[i];
+    Buf text, report;
+    buf_init(&text, c->arena);
+    buf_init(&report, c->arena);
+    if (foreign_uses_double(f)) buf_puts(&text, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
+    buf_puts(&text, "#pragma OPENCL FP_CONTRACT OFF\n");
+    foreign_c_definition(&text, f, "");
+    const char *name = arena_printf(c->arena, "foreign %s", f->name);
+    if (!opencl_verify(v, name, text.data, text.len, &report)) {
+      while (report.len > 0 && report.data[report.len - 1] == '\n') report.data[--report.len] = '\0';
+      diag_error(&c->diag, ERR_FOREIGN_BODY, f->decl->foreign_body_span,
+                 "the body of foreign function '%s' is not valid OpenCL C (as OpenCL C 1.2 parses it, warnings "
+                 "included):\n%s",
+                 f->name, report.data);
+      ok = false;
+    }
+  }
+  if (own) opencl_verifier_free(v);
+  return ok;
 }
 
 /* Re-parse every generated kernel with libclang (-x cl -cl-std=CL1.2);
@@ -1081,6 +1138,7 @@ static int run_passes(Ctx *c) {
   bool verify = c->opt->action == DPIA_VERIFY || c->opt->verify;
   if (verify && !pass_recheck(c)) return c->status;
   if (!pass_codegen(c) || !pass_pipelines(c)) return c->status ? c->status : DPIA_EUSER;
+  if ((verify || c->opt->action == DPIA_CHECK) && !pass_foreign(c)) return c->status ? c->status : DPIA_EUSER;
   if (c->opt->action == DPIA_CHECK) {
     if (c->opt->verbose) emit_types(c);
     return DPIA_OK;

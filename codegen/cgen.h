@@ -240,10 +240,6 @@ const char *cg_table_name(CG *cg, const Phrase *lit);
 void cg_use_foreign(CG *cg, const DefInfo *f);
 /* their definitions, for the text before the kernel */
 void cg_emit_program_scope(CG *cg, Buf *out);
-/* RESULT NAME(T1 p1, ...) of a foreign function, with ctype giving C types */
-void cg_foreign_signature(Buf *out, const DefInfo *f, const char *(*ctype)(void *, DataType *), void *ctx);
-/* " { body }\n": the body as written, made a block if it is not one */
-void cg_foreign_body(Buf *out, const char *body);
 /* a scalar literal in C (access.c) */
 const char *cg_scalar_literal(CG *cg, ScalarKind s, const Phrase *lit);
 

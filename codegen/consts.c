@@ -68,6 +68,7 @@ void cg_collect_program_scope(CG *cg, const Phrase *body) {
         else
           cg_name(cg, p->foreign->name); /* a checked C name: itself */
         vec_push(cg->arena, &cg->foreigns, (void *)p->foreign);
+        if (foreign_uses_double(p->foreign)) cg->uses_double = true;
       }
       break;
     case PH_VAR:
@@ -92,36 +93,18 @@ void cg_use_foreign(CG *cg, const DefInfo *f) {
   if (!has_foreign(cg, f)) INTERNAL("foreign function %s not collected", f->name);
 }
 
-/* RESULT NAME(PARAMS) as a C declarator, for the definition and for a
- * foreign function's check alone (verify) */
-void cg_foreign_signature(Buf *out, const DefInfo *f, const char *(*ctype)(void *, DataType *), void *ctx) {
-  emit(out, "%s %s(", ctype(ctx, f->result->data), f->name);
-  for (int i = 0; i < f->nparams; i++)
-    emit(out, "%s%s %s", i ? ", " : "", ctype(ctx, f->params[i]->type->data), f->params[i]->name);
-  if (f->nparams == 0) buf_puts(out, "void");
-  buf_putc(out, ')');
-}
-
-static const char *cg_ctype_of(void *ctx, DataType *t) { return cg_ctype(ctx, t); }
-
-/* the body as written, after the signature: a block, or statements made one */
-void cg_foreign_body(Buf *out, const char *body) {
-  const char *b = body;
-  while (*b == ' ' || *b == '\t' || *b == '\n' || *b == '\r') b++;
-  size_t n = strlen(b);
-  while (n > 0 && (b[n - 1] == ' ' || b[n - 1] == '\t' || b[n - 1] == '\n' || b[n - 1] == '\r')) n--;
-  if (n > 0 && b[0] == '{') emit(out, " %.*s\n", (int)n, b);
-  else emit(out, " {\n  %.*s\n}\n", (int)n, b);
-}
-
 void cg_emit_program_scope(CG *cg, Buf *out) {
+  /* no contraction of a * b + c into one rounding in foreign functions: the
+   * reference interpreter runs them as C without it (verify/foreign.h), and
+   * an iteration like Mandelbrot's amplifies one rounding's difference */
+  if (cg->foreigns.len) buf_puts(out, "#pragma OPENCL FP_CONTRACT OFF\n\n");
   for (int i = 0; i < cg->foreigns.len; i++) {
     const DefInfo *f = cg->foreigns.items[i];
     emit(out, "/* foreign function %s */\n", f->name);
-    cg_foreign_signature(out, f, cg_ctype_of, cg);
-    cg_foreign_body(out, f->decl->foreign_body);
+    foreign_c_definition(out, f, "");
     buf_putc(out, '\n');
   }
+  if (cg->foreigns.len) buf_puts(out, "#pragma OPENCL FP_CONTRACT ON\n\n");
   for (int i = 0; i < cg->tables.len; i++) {
     const ConstTable *t = cg->tables.items[i];
     DataType *elem = cg_elem_type(t->lit->type->data);

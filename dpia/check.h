@@ -111,5 +111,11 @@ void def_print(Buf *out, const DefInfo *def, Sym name_override);
  * followed by a blank line: what a printed def needs before it to check
  * again (docs/language.md section 14). */
 void foreign_decls_print(Buf *out, DefInfo *const *defs, int n);
+/* A foreign function's definition in C (OpenCL C and the host's alike):
+ * storage ("" or "static "), RESULT NAME(T1 p1, ...), then the body as
+ * written (made a block if it has no braces), ending in a newline. */
+void foreign_c_definition(Buf *out, const DefInfo *f, const char *storage);
+/* does f take or give a double (cl_khr_fp64)? */
+bool foreign_uses_double(const DefInfo *f);
 
 #endif

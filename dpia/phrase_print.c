@@ -769,3 +769,26 @@ void foreign_decls_print(Buf *out, DefInfo *const *defs, int n) {
     buf_puts(out, "\n\n");
   }
 }
+
+bool foreign_uses_double(const DefInfo *f) {
+  if (dt_resolve(f->result->data)->scalar == SC_DOUBLE) return true;
+  for (int i = 0; i < f->nparams; i++)
+    if (dt_resolve(f->params[i]->type->data)->scalar == SC_DOUBLE) return true;
+  return false;
+}
+
+void foreign_c_definition(Buf *out, const DefInfo *f, const char *storage) {
+  emit(out, "%s%s %s(", storage, scalar_name(dt_resolve(f->result->data)->scalar), f->name);
+  for (int i = 0; i < f->nparams; i++)
+    emit(out, "%s%s %s", i ? ", " : "", scalar_name(dt_resolve(f->params[i]->type->data)->scalar),
+         f->params[i]->name);
+  if (f->nparams == 0) buf_puts(out, "void");
+  buf_putc(out, ')');
+  /* the body as written; statements without their braces become a block */
+  const char *b = f->decl->foreign_body;
+  while (*b == ' ' || *b == '\t' || *b == '\n' || *b == '\r') b++;
+  size_t n = strlen(b);
+  while (n > 0 && (b[n - 1] == ' ' || b[n - 1] == '\t' || b[n - 1] == '\n' || b[n - 1] == '\r')) n--;
+  if (n > 0 && b[0] == '{') emit(out, " %.*s\n", (int)n, b);
+  else emit(out, " {\n  %.*s\n}\n", (int)n, b);
+}

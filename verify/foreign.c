@@ -85,15 +85,7 @@ static const char *c_type(const DataType *t) {
 static void write_source(Buf *out, const DefInfo *f) {
   buf_puts(out, compat_header);
   emit(out, "#line 1 \"foreign function %s\"\n", f->name);
-  emit(out, "static %s %s(", c_type(f->result->data), f->name);
-  for (int i = 0; i < f->nparams; i++)
-    emit(out, "%s%s %s", i ? ", " : "", c_type(f->params[i]->type->data), f->params[i]->name);
-  if (f->nparams == 0) buf_puts(out, "void");
-  buf_puts(out, ")\n");
-  const char *b = f->decl->foreign_body;
-  while (*b == ' ' || *b == '\t' || *b == '\n' || *b == '\r') b++;
-  if (*b == '{') emit(out, "%s\n", b);
-  else emit(out, "{\n%s\n}\n", b);
+  foreign_c_definition(out, f, "static ");
   emit(out, "void dpia_foreign_entry(const double *a, double *r);\n");
   emit(out, "void dpia_foreign_entry(const double *a, double *r) { *r = (double)%s(", f->name);
   for (int i = 0; i < f->nparams; i++) emit(out, "%s(%s)a[%d]", i ? ", " : "", c_type(f->params[i]->type->data), i);
