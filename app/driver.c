@@ -739,6 +739,11 @@ static int run_compare(Ctx *c, const DefInfo *def, const Phrase *body, const Nat
   double *ref;
   size_t nref;
   if (!interp_run(a, def, body, nats, (const double *const *)inputs, counts, &ref, &nref, &err)) {
+    if (strstr(err.data, FOREIGN_FAILURE)) { /* the program's C, not a fault of the interpreter */
+      diag_error(&c->diag, ERR_FOREIGN_BODY, def->decl->name_span, "the reference interpreter %s",
+                 strstr(err.data, FOREIGN_FAILURE));
+      return DPIA_EUSER;
+    }
     diag_error(&c->diag, ERR_INTERNAL, def->decl->name_span, "reference interpreter: %s", err.data);
     return DPIA_EINTERNAL;
   }

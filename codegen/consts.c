@@ -108,22 +108,43 @@ void cg_emit_program_scope(CG *cg, Buf *out) {
   for (int i = 0; i < cg->tables.len; i++) {
     const ConstTable *t = cg->tables.items[i];
     DataType *elem = cg_elem_type(t->lit->type->data);
+    const Phrase *lit = t->lit;
+    int n = lit->lit_nelems;
+    const char **vals = NEWARRAY(cg->arena, const char *, n);
+    size_t total = 0;
+    for (int j = 0; j < n; j++) total += strlen(vals[j] = cg_scalar_literal(cg, elem->scalar, lit->lit_elems[j])) + 2;
+    const char *head = arena_printf(cg->arena, "constant %s %s[%d] = {", cg_ctype(cg, elem), t->name, n);
+    size_t indent = strlen(head);
+    /* one line if it fits in 100 columns; else a row of a nested literal a
+     * line (a 3 x 3 kernel reads as a matrix), or as many as fit, aligned
+     * after the brace */
+    DataType *row = dt_resolve(t->lit->type->data);
+    int per_row = n;
+    if (dt_resolve(row->elem)->kind == DT_ARRAY) {
+      DataType *inner = row;
+      while (dt_resolve(inner->elem)->kind == DT_ARRAY) inner = dt_resolve(inner->elem);
+      int64_t k = n;
+      size_const_value(inner->size, &k);
+      per_row = (int)k;
+    }
     Buf line;
     buf_init(&line, cg->arena);
-    emit(&line, "constant %s %s[%d] = {", cg_ctype(cg, elem), t->name, t->lit->lit_nelems);
-    /* at most 100 columns: the elements go on as many lines as they need */
-    size_t indent = 2;
-    for (int j = 0; j < t->lit->lit_nelems; j++) {
-      const char *v = cg_scalar_literal(cg, elem->scalar, t->lit->lit_elems[j]);
-      bool last = j + 1 == t->lit->lit_nelems;
-      size_t col = line.len - (strrchr(line.data, '\n') ? (size_t)(strrchr(line.data, '\n') + 1 - line.data) : 0);
-      if (j > 0 && col + 1 + strlen(v) + (last ? 2 : 1) > 100) {
-        buf_puts(&line, "\n");
+    buf_puts(&line, head);
+    size_t col = indent;
+    for (int j = 0; j < n; j++) {
+      size_t w = strlen(vals[j]) + 2; /* ", " or "};" */
+      bool fits_row = indent + (size_t)per_row * w <= 100;
+      bool wrap = j > 0 && indent + total > 100 &&
+                  (per_row < n && fits_row ? j % per_row == 0 : col + w > 100);
+      if (wrap) {
+        buf_putc(&line, '\n');
         for (size_t k = 0; k < indent; k++) buf_putc(&line, ' ');
+        col = indent;
       } else if (j > 0) {
         buf_putc(&line, ' ');
       }
-      emit(&line, "%s%s", v, last ? "};" : ",");
+      emit(&line, "%s%s", vals[j], j + 1 == n ? "};" : ",");
+      col += w;
     }
     emit(out, "%s\n", line.data);
   }

@@ -120,7 +120,7 @@ static bool compile_and_load(ForeignFns *F, const DefInfo *f, const char *dir, L
   write_source(&text, f);
   bool ok = false;
   if (!write_file(src, text.data, text.len)) {
-    emit(err, "cannot write %s: %s", src, strerror(errno));
+    emit(err, FOREIGN_FAILURE " '%s' on the host: cannot write %s: %s", f->name, src, strerror(errno));
     goto done;
   }
   const char *cc = getenv("CC");
@@ -135,25 +135,28 @@ static bool compile_and_load(ForeignFns *F, const DefInfo *f, const char *dir, L
   int rc = posix_spawnp(&pid, cc, &fa, NULL, argv, environ);
   posix_spawn_file_actions_destroy(&fa);
   if (rc != 0) {
-    emit(err, "no C compiler to evaluate foreign function '%s' (%s: %s; set CC)", f->name, cc, strerror(rc));
+    emit(err, FOREIGN_FAILURE " '%s' on the host: no C compiler (%s: %s; set CC)", f->name, cc, strerror(rc));
     goto done;
   }
   int status;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    emit(err, "foreign function '%s' does not compile as C on the host (%s)", f->name, cc);
+    emit(err,
+         FOREIGN_FAILURE " '%s' on the host: its body does not compile as C with %s (the OpenCL C built-ins of "
+         "scalar code are defined, verify/foreign.c; vectors and address spaces are not)",
+         f->name, cc);
     append_log(err, log);
     goto done;
   }
   l->handle = dlopen(so, RTLD_NOW | RTLD_LOCAL);
   if (!l->handle) {
-    emit(err, "cannot load foreign function '%s': %s", f->name, dlerror());
+    emit(err, FOREIGN_FAILURE " '%s' on the host: cannot load it: %s", f->name, dlerror());
     goto done;
   }
   *(void **)&l->entry = dlsym(l->handle, "dpia_foreign_entry");
   if (!l->entry) {
-    emit(err, "cannot load foreign function '%s': no entry point", f->name);
+    emit(err, FOREIGN_FAILURE " '%s' on the host: no entry point", f->name);
     dlclose(l->handle);
     l->handle = NULL;
     goto done;
@@ -177,7 +180,8 @@ bool foreign_fns_call(ForeignFns *F, const DefInfo *f, const double *args, doubl
     const char *tmp = getenv("TMPDIR");
     char *dir = arena_printf(F->arena, "%s/dpia-foreign-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(dir)) {
-      emit(err, "cannot make a temporary directory to compile foreign function '%s': %s", f->name, strerror(errno));
+      emit(err, FOREIGN_FAILURE " '%s' on the host: cannot make a temporary directory: %s", f->name,
+           strerror(errno));
       return false;
     }
     bool ok = compile_and_load(F, f, dir, l, err);

@@ -20,6 +20,11 @@
 
 enum { FOREIGN_MAX_PARAMS = FOREIGN_MAX_ARGS };
 
+/* Every failure foreign_fns_call reports starts with this, so that a
+ * caller can tell it (the host cannot run the program's own C: no
+ * compiler, a body C rejects) from a fault of the interpreter. */
+#define FOREIGN_FAILURE "cannot run foreign function"
+
 typedef struct ForeignFns ForeignFns;
 
 ForeignFns *foreign_fns_new(Arena *a);

@@ -37,6 +37,11 @@ RUNS = [  # file, kernel, sizes at two points
     ('mm_vec.dpia', 'mmBlock', [{'M': 32, 'N': 48, 'K': 40}, {'M': 64, 'N': 64, 'K': 64}]),
     ('mm_vec.dpia', 'packB', [{'N': 48, 'K': 40}, {'N': 64, 'K': 64}]),
     ('mm_vec.dpia', 'mmBlockPacked', [{'M': 32, 'N': 48, 'K': 40}, {'M': 64, 'N': 64, 'K': 64}]),
+    # array literals and foreign functions (docs/language.md sections 13, 14)
+    ('gaussian_blur.dpia', 'gaussian5', [{'N': 1000}, {'N': 4096}]),
+    ('gaussian_blur.dpia', 'gaussian3x3', [{'M': 100, 'N': 77}, {'M': 64, 'N': 128}]),
+    ('mandelbrot.dpia', 'mandelbrot', [{'N': 1000}, {'N': 4096}]),
+    ('mandelbrot.dpia', 'mandelbrotTiled', [{'N': 1024}, {'N': 4096}]),
 ]
 
 passed = failed = 0
@@ -74,6 +79,28 @@ with tempfile.TemporaryDirectory() as tmp:
     report(n == 1 and p.returncode == 3 and 'differs from the reference' in p.stderr,
            'a patched index in the generated dot product is caught by --check',
            f'patched {n} site(s); exit {p.returncode}\n{p.stdout}{p.stderr}')
+
+# the foreign function of the Mandelbrot sample is evaluated for real by the
+# reference interpreter (compiled as C on the host): a patched escape bound
+# in the generated function is caught, and without a C compiler the check
+# stops with a clear error (exit 1), not a crash or a pass
+with tempfile.TemporaryDirectory() as tmp:
+    path = os.path.join(samples, 'mandelbrot.dpia')
+    src = subprocess.run([dpia, 'translate', path, '-k', 'mandelbrot'], capture_output=True, text=True).stdout
+    patched, n = re.subn(r'> 4\.0f', '> 3.0f', src)
+    bad = os.path.join(tmp, 'bad.cl')
+    with open(bad, 'w') as fh:
+        fh.write(patched)
+    p = subprocess.run([dpia, 'run', path, '-k', 'mandelbrot', '--size', 'N=1024', '--check', '--seed', '7',
+                        '--opencl-source=' + bad], capture_output=True, text=True, timeout=300, env=env)
+    report(n == 1 and p.returncode == 3 and 'differs from the reference' in p.stderr,
+           'a patched escape bound in the generated foreign function is caught by --check',
+           f'patched {n} site(s); exit {p.returncode}\n{p.stdout}{p.stderr}')
+    p = subprocess.run([dpia, 'run', path, '-k', 'mandelbrot', '--size', 'N=64', '--check'],
+                       capture_output=True, text=True, timeout=300, env=dict(env, CC=os.path.join(tmp, 'no-cc')))
+    report(p.returncode == 1 and 'no C compiler' in p.stderr and 'E0327' not in p.stdout,
+           'a foreign function without a C compiler on the host: a clear error',
+           f'exit {p.returncode}\n{p.stdout}{p.stderr}')
 
 print(f'{passed} passed, {failed} failed')
 sys.exit(1 if failed else 0)

@@ -6,6 +6,7 @@
 #define DPIA_VERIFY_LAYER_H
 
 #include "../clang_check.h"
+#include "../foreign.h"
 #include "../interp.h"
 #include "../run_limits.h"
 #include "../runtime.h"
