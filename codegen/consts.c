@@ -57,6 +57,7 @@ void cg_collect_program_scope(CG *cg, const Phrase *body) {
         t->name = cg_name(cg, p->lit_name ? p->lit_name : "table");
         t->lit = p;
         vec_push(cg->arena, &cg->tables, t);
+        if (cg_elem_type(p->type->data)->scalar == SC_DOUBLE) cg->uses_double = true;
       }
       break;
     case PH_PRIM:

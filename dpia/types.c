@@ -559,6 +559,9 @@ const char *tn_describe_data(TypeNamer *tn, const DataType *t) {
   case DT_META: return t->meta->cls == MC_ANY ? "a value" : "a number";
   case DT_ARRAY: {
     const char *of = plural(tn, t->elem);
+    int64_t n;
+    /* the size where it is a constant (an array literal's): "an array of 3 numbers" */
+    if (of && size_const_value(t->size, &n)) return arena_printf(tn->arena, "an array of %lld %s", (long long)n, of);
     return of ? arena_printf(tn->arena, "an array of %s", of) : "an array";
   }
   case DT_PAIR: return "a pair";
