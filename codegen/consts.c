@@ -17,6 +17,8 @@
 typedef struct ConstTable {
   const char *name;
   const Phrase *lit;
+  bool read; /* the kernel reads it (the zeros a literal of computed
+                elements starts from, take 0 [0.0], are never read) */
 } ConstTable;
 
 /* same type and the same element values */
@@ -85,8 +87,9 @@ void cg_collect_program_scope(CG *cg, const Phrase *body) {
 }
 
 const char *cg_table_name(CG *cg, const Phrase *lit) {
-  const ConstTable *t = find_table(cg, lit);
+  ConstTable *t = (ConstTable *)find_table(cg, lit);
   if (!t) INTERNAL("array literal not collected");
+  t->read = true;
   return t->name;
 }
 
@@ -106,8 +109,11 @@ void cg_emit_program_scope(CG *cg, Buf *out) {
     buf_putc(out, '\n');
   }
   if (cg->foreigns.len) buf_puts(out, "#pragma OPENCL FP_CONTRACT ON\n\n");
+  bool any = false;
   for (int i = 0; i < cg->tables.len; i++) {
     const ConstTable *t = cg->tables.items[i];
+    if (!t->read) continue;
+    any = true;
     DataType *elem = cg_elem_type(t->lit->type->data);
     const Phrase *lit = t->lit;
     int n = lit->lit_nelems;
@@ -149,5 +155,5 @@ void cg_emit_program_scope(CG *cg, Buf *out) {
     }
     emit(out, "%s\n", line.data);
   }
-  if (cg->tables.len) buf_putc(out, '\n');
+  if (any) buf_putc(out, '\n');
 }

@@ -822,10 +822,15 @@ static bool only_assignments(CG *cg, const Phrase *body) {
   return cmds.len > 0;
 }
 
+/* the loop that fills an array literal of computed elements (check.c) is
+ * unrolled up to this many elements: the program wrote them one by one */
+enum { UNROLL_LITERAL_MAX = 64 };
+
 static bool gen_for_unrolled(CG *cg, const Phrase *loop, const Phrase *lam, Size n, const Cont *after) {
   int64_t trips;
-  if (!size_const_value(n, &trips) || trips < 1 || trips > UNROLL_MAX) return false;
-  if (trips > 1 && !only_assignments(cg, lam->body)) return false;
+  bool literal = loop->origin && strcmp(loop->origin, "array literal") == 0;
+  if (!size_const_value(n, &trips) || trips < 1 || trips > (literal ? UNROLL_LITERAL_MAX : UNROLL_MAX)) return false;
+  if (trips > 1 && !literal && !only_assignments(cg, lam->body)) return false;
   if (trips > 1)
     line(cg, "/* %s, %lld steps */", loop_label(cg, loop, lam), (long long)trips);
   for (int64_t t = 0; t < trips; t++) {

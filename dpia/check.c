@@ -416,91 +416,6 @@ static Phrase *elab_unop(Checker *c, Env *env, const Ast *e) {
   return p;
 }
 
-/* ---- array literals (docs/language.md section 13) ---- */
-
-/* Do arrays a and b (of constant sizes, scalars inside) have one shape? */
-static bool same_shape(DataType *a, DataType *b) {
-  a = dt_resolve(a);
-  b = dt_resolve(b);
-  if (a->kind != DT_ARRAY || b->kind != DT_ARRAY) return a->kind != DT_ARRAY && b->kind != DT_ARRAY;
-  return size_eq(a->size, b->size) && same_shape(a->elem, b->elem);
-}
-
-static const char *shape_words(Checker *c, DataType *t) {
-  t = dt_resolve(t);
-  if (t->kind != DT_ARRAY) return "a scalar";
-  int64_t n = 0;
-  size_const_value(t->size, &n);
-  return arena_printf(c->arena, "a row of %lld", (long long)n);
-}
-
-/* The type of the literal e, [n]t, whose scalar elements (of type scalar,
- * shared by all of them) are appended to elems in row-major order; NULL
- * after reporting an error. */
-static DataType *elab_array_into(Checker *c, Env *env, const Ast *e, DataType *scalar, Vec *elems) {
-  DataType *elem = NULL;
-  const Ast *first = NULL;
-  for (int i = 0; i < e->nelems; i++) {
-    const Ast *el = e->elems[i];
-    DataType *t;
-    if (el->kind == AST_ARRAY) {
-      t = elab_array_into(c, env, el, scalar, elems);
-    } else {
-      const Ast *num = el->kind == AST_NEG ? el->lhs : el;
-      if (num->kind != AST_INT && num->kind != AST_FLOAT && (num->kind != AST_BOOL || el != num)) {
-        check_error(c, ERR_ARRAY_LITERAL_NOT_CONSTANT, el->span,
-                    "an element of an array literal must be a constant (a number or true/false): its values "
-                    "are a constant array of the program; compute values with a map");
-        return NULL;
-      }
-      Phrase *lit = infer(c, env, el);
-      if (!lit) return NULL;
-      if (!unify_data(c, scalar, lit->type->data)) {
-        TypeNamer tn;
-        check_namer(c, &tn);
-        check_error(c, ERR_ARRAY_LITERAL_MIXED, el->span,
-                    "this element is %s, but the elements before it are %s: an array's elements have one type",
-                    tn_describe_data(&tn, zonk_phrase_type(c, lit->type)->data),
-                    tn_describe_data(&tn, zonk_phrase_type(c, pt_exp(c->tc, scalar))->data));
-        return NULL;
-      }
-      if (lit->kind == PH_UNOP) { /* -2.5: the constant itself */
-        Phrase *neg = mk(c, PH_LIT, el->span, lit->fst->type);
-        *neg = *lit->fst;
-        neg->span = el->span;
-        neg->lit_int = -lit->fst->lit_int;
-        neg->lit_float = -lit->fst->lit_float;
-        lit = neg;
-      }
-      vec_push(c->arena, elems, lit);
-      t = scalar;
-    }
-    if (!t) return NULL;
-    if (!elem) {
-      elem = t;
-      first = el;
-    } else if (!same_shape(elem, t)) {
-      check_error(c, ERR_ARRAY_LITERAL_MIXED, el->span,
-                  "this element is %s, but the first element is %s: the rows of an array literal have one shape",
-                  shape_words(c, t), shape_words(c, elem));
-      diag_note(c->diag, first->span, "the first element");
-      return NULL;
-    }
-  }
-  return dt_array(c->tc, size_const(&c->tc->sizes, e->nelems), elem);
-}
-
-/* [e1, ..., en] : [n]t, a constant array (passive data, like an input) */
-static Phrase *elab_array(Checker *c, Env *env, const Ast *e) {
-  Vec elems = {0};
-  DataType *t = elab_array_into(c, env, e, fresh(c, MC_ANY, e->span), &elems);
-  if (!t) return NULL;
-  Phrase *p = mk(c, PH_LIT, e->span, pt_exp(c->tc, t));
-  p->lit_nelems = elems.len;
-  p->lit_elems = (Phrase **)elems.items;
-  return p;
-}
-
 /* ---- identifiers and defs ---- */
 
 /* The slot of name in c->decl_slots: where it is, or the empty slot where
@@ -963,6 +878,194 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
   }
   Phrase *p = fn ? apply_spine(c, env, fn, args, nargs, want) : NULL;
   c->depth--;
+  return p;
+}
+
+/* ---- array literals (docs/language.md section 13) ---- */
+
+/* Do arrays a and b (of constant sizes, scalars inside) have one shape? */
+static bool same_shape(DataType *a, DataType *b) {
+  a = dt_resolve(a);
+  b = dt_resolve(b);
+  if (a->kind != DT_ARRAY || b->kind != DT_ARRAY) return a->kind != DT_ARRAY && b->kind != DT_ARRAY;
+  return size_eq(a->size, b->size) && same_shape(a->elem, b->elem);
+}
+
+static const char *shape_words(Checker *c, DataType *t) {
+  t = dt_resolve(t);
+  if (t->kind != DT_ARRAY) return "a scalar";
+  int64_t n = 0;
+  size_const_value(t->size, &n);
+  return arena_printf(c->arena, "a row of %lld", (long long)n);
+}
+
+/* Is e a constant element: a number (negative ones too), true, false, or
+ * a literal of constant elements? */
+static bool constant_element(const Ast *e) {
+  if (e->kind == AST_ARRAY) {
+    for (int i = 0; i < e->nelems; i++)
+      if (!constant_element(e->elems[i])) return false;
+    return true;
+  }
+  const Ast *num = e->kind == AST_NEG ? e->lhs : e;
+  return num->kind == AST_INT || num->kind == AST_FLOAT || (num->kind == AST_BOOL && num == e);
+}
+
+/* The type of the literal e, [n]t, whose scalar elements (of type scalar,
+ * shared by all of them) are appended to elems in row-major order; NULL
+ * after reporting an error.  Every element is a constant_element. */
+static DataType *elab_array_into(Checker *c, Env *env, const Ast *e, DataType *scalar, Vec *elems) {
+  DataType *elem = NULL;
+  const Ast *first = NULL;
+  for (int i = 0; i < e->nelems; i++) {
+    const Ast *el = e->elems[i];
+    DataType *t;
+    if (el->kind == AST_ARRAY) {
+      t = elab_array_into(c, env, el, scalar, elems);
+    } else {
+      Phrase *lit = infer(c, env, el);
+      if (!lit) return NULL;
+      if (!unify_data(c, scalar, lit->type->data)) {
+        TypeNamer tn;
+        check_namer(c, &tn);
+        check_error(c, ERR_ARRAY_LITERAL_MIXED, el->span,
+                    "this element is %s, but the elements before it are %s: an array's elements have one type",
+                    tn_describe_data(&tn, zonk_phrase_type(c, lit->type)->data),
+                    tn_describe_data(&tn, zonk_phrase_type(c, pt_exp(c->tc, scalar))->data));
+        return NULL;
+      }
+      if (lit->kind == PH_UNOP) { /* -2.5: the constant itself */
+        Phrase *neg = mk(c, PH_LIT, el->span, lit->fst->type);
+        *neg = *lit->fst;
+        neg->span = el->span;
+        neg->lit_int = -lit->fst->lit_int;
+        neg->lit_float = -lit->fst->lit_float;
+        lit = neg;
+      }
+      vec_push(c->arena, elems, lit);
+      t = scalar;
+    }
+    if (!t) return NULL;
+    if (!elem) {
+      elem = t;
+      first = el;
+    } else if (!same_shape(elem, t)) {
+      check_error(c, ERR_ARRAY_LITERAL_MIXED, el->span,
+                  "this element is %s, but the first element is %s: the rows of an array literal have one shape",
+                  shape_words(c, t), shape_words(c, elem));
+      diag_note(c->diag, first->span, "the first element");
+      return NULL;
+    }
+  }
+  return dt_array(c->tc, size_const(&c->tc->sizes, e->nelems), elem);
+}
+
+/* A primitive with its static sizes, at its instantiated type. */
+static Phrase *prim_phrase(Checker *c, Prim prim, Span span, int64_t s0, int64_t s1) {
+  Phrase *p = mk(c, PH_PRIM, span, NULL);
+  p->prim = prim;
+  p->sizes[0] = size_const(&c->tc->sizes, s0);
+  p->sizes[1] = size_const(&c->tc->sizes, s1);
+  p->type = prim_type(c, p, span);
+  if (!p->type) INTERNAL("type of %s", prim_info[prim].name);
+  return p;
+}
+
+static Phrase *apply_ready(Checker *c, Env *env, Phrase *fn, Phrase **args, int n, Span span) {
+  Arg a[3];
+  for (int i = 0; i < n; i++) a[i] = (Arg){.ready = args[i], .app_span = span};
+  return apply_spine(c, env, fn, a, n, NULL);
+}
+
+/* [e1, ..., en] with computed elements: a private array the work-item
+ * fills, built from the views the language has (docs/language.md section
+ * 13):
+ *   toPrivate (mapSeq (\x -> x)) (padCst 1 0 e1 (... (padCst 1 0 en (take 0 [z]))))
+ * where [z] is a constant literal of zeros of the elements' type, so that
+ * the chain starts from an empty array of that type; `inner` (a row of a
+ * nested literal) leaves the copy to the outermost literal. */
+static Phrase *elab_computed_array(Checker *c, Env *env, const Ast *e, bool inner) {
+  Phrase **ps = NEWARRAY(c->arena, Phrase *, e->nelems);
+  DataType *elem = NULL;
+  for (int i = 0; i < e->nelems; i++) {
+    const Ast *el = e->elems[i];
+    ps[i] = el->kind == AST_ARRAY && !constant_element(el) ? elab_computed_array(c, env, el, true) : infer(c, env, el);
+    if (!ps[i]) return NULL;
+    if (!exp_data(c, ps[i], "an element of an array literal")) return NULL;
+    DataType *t = zonk_phrase_type(c, ps[i]->type)->data; /* a row's size, solved by its padCst chain */
+    if (!elem) {
+      elem = t;
+    } else if (!same_shape(elem, t)) {
+      check_error(c, ERR_ARRAY_LITERAL_MIXED, el->span,
+                  "this element is %s, but the first element is %s: the rows of an array literal have one shape",
+                  shape_words(c, t), shape_words(c, elem));
+      diag_note(c->diag, e->elems[0]->span, "the first element");
+      return NULL;
+    } else if (!unify_data(c, elem, t)) {
+      TypeNamer tn;
+      check_namer(c, &tn);
+      check_error(c, ERR_ARRAY_LITERAL_MIXED, el->span,
+                  "this element is %s, but the elements before it are %s: an array's elements have one type",
+                  tn_describe_data(&tn, zonk_phrase_type(c, ps[i]->type)->data),
+                  tn_describe_data(&tn, zonk_phrase_type(c, pt_exp(c->tc, elem))->data));
+      return NULL;
+    }
+  }
+  /* the zeros: a number or bool, or rows of them, of a constant shape */
+  int64_t count = 1;
+  DataType *scalar = dt_resolve(elem);
+  while (scalar->kind == DT_ARRAY) {
+    int64_t n;
+    if (!size_const_value(scalar->size, &n)) break;
+    count *= n;
+    scalar = dt_resolve(scalar->elem);
+  }
+  bool numeric = scalar->kind == DT_META ? scalar->meta->cls != MC_ANY
+                                         : scalar->kind == DT_SCALAR && scalar->width == 1;
+  if (!numeric) {
+    check_error(c, ERR_ARRAY_LITERAL_ELEMENT_TYPE, e->span,
+                "an array literal of computed elements holds numbers or booleans, or rows of them; this one holds "
+                "%s (not done)",
+                check_describe(c, pt_exp(c->tc, elem)));
+    return NULL;
+  }
+  Phrase *zeros = mk(c, PH_LIT, e->span, pt_exp(c->tc, dt_array(c->tc, size_const(&c->tc->sizes, 1), elem)));
+  zeros->lit_nelems = (int)count;
+  zeros->lit_elems = NEWARRAY(c->arena, Phrase *, count);
+  for (int64_t i = 0; i < count; i++) {
+    Phrase *z = mk(c, PH_LIT, e->span, pt_exp(c->tc, scalar));
+    zeros->lit_elems[i] = z;
+  }
+  Phrase *acc = apply_ready(c, env, prim_phrase(c, PRIM_TAKE, e->span, 0, 0), &zeros, 1, e->span);
+  for (int i = e->nelems - 1; i >= 0 && acc; i--) {
+    Phrase *args[2] = {ps[i], acc};
+    acc = apply_ready(c, env, prim_phrase(c, PRIM_PAD_CST, e->span, 1, 0), args, 2, e->span);
+  }
+  if (!acc || inner) return acc;
+  /* \x -> x, copied element by element into the private array */
+  Binder *x = new_binder(c, intern_cstr(c->in, "x"), e->span, pt_exp(c->tc, elem));
+  Phrase *var = mk(c, PH_VAR, e->span, x->type);
+  var->binder = x;
+  Phrase *id = mk(c, PH_LAM, e->span, pt_fn(c->tc, x->type, x->type));
+  id->lam_binder = x;
+  id->body = var;
+  Phrase *map = prim_phrase(c, PRIM_MAP_SEQ, e->span, 0, 0);
+  map->origin = "array literal"; /* its loop is unrolled: an assignment an element */
+  Phrase *copy = apply_ready(c, env, map, &id, 1, e->span);
+  Phrase *args[2] = {copy, acc};
+  return copy ? apply_ready(c, env, prim_phrase(c, PRIM_TO_PRIVATE, e->span, 0, 0), args, 2, e->span) : NULL;
+}
+
+/* [e1, ..., en] : [n]t: a constant array (passive data, like an input)
+ * when every element is a constant, else a private array */
+static Phrase *elab_array(Checker *c, Env *env, const Ast *e) {
+  if (!constant_element(e)) return elab_computed_array(c, env, e, false);
+  Vec elems = {0};
+  DataType *t = elab_array_into(c, env, e, fresh(c, MC_ANY, e->span), &elems);
+  if (!t) return NULL;
+  Phrase *p = mk(c, PH_LIT, e->span, pt_exp(c->tc, t));
+  p->lit_nelems = elems.len;
+  p->lit_elems = (Phrase **)elems.items;
   return p;
 }
 

@@ -63,7 +63,7 @@
   X(E0309, BAD_KERNEL_SIGNATURE, "a kernel whose parameters or result cannot be a kernel's")                     \
   X(E0310, BAD_VECTOR_WIDTH, "a vector width other than 2, 3, 4, 8 or 16")                                      \
   X(E0323, ARRAY_LITERAL_MIXED, "array literal elements of different types or shapes")                          \
-  X(E0324, ARRAY_LITERAL_NOT_CONSTANT, "an array literal element that is not a constant")                       \
+  X(E0324, ARRAY_LITERAL_ELEMENT_TYPE, "array literal elements other than numbers, booleans or rows of them")   \
   X(E0325, FOREIGN_PARAMETER_TYPE, "a foreign function parameter or result that is not a scalar type")          \
   X(E0326, FOREIGN_ARITY, "a foreign function used without all of its arguments")                               \
   X(E0327, FOREIGN_BODY, "a foreign function body that is not valid OpenCL C")                                  \

@@ -90,7 +90,11 @@ struct Phrase {
       DataType *type_arg;               /* new T */
       const char *origin;               /* for: the source primitive the loop
                                            comes from (mapSeq, reduceSeq), for
-                                           its comment; NULL when unknown */
+                                           its comment; NULL when unknown.
+                                           mapSeq, mapISeq: "array literal"
+                                           when it fills a literal of computed
+                                           elements (check.c), which code
+                                           generation unrolls */
       const DefInfo *foreign;           /* PRIM_FOREIGN: the foreign function's
                                            declaration (its name, parameters,
                                            body) */

@@ -49,7 +49,7 @@ static Phrase *lower_map_i(Stage2 *s, Phrase *head, Phrase *f, Phrase *e, Phrase
   Phrase *fx = apply(s, f, b_idx(b, e, b_var(b, i)));
   if (prim_family(prim_lowered(head->prim)) == PFAM_FOR) {
     /* mapI with no OpenCL level runs sequentially: see b_assign */
-    return for_loop(s, n, i, apply(s, fx, b_idx_acc(b, acc, b_var(b, i))), "mapSeq");
+    return for_loop(s, n, i, apply(s, fx, b_idx_acc(b, acc, b_var(b, i))), head->origin ? head->origin : "mapSeq");
   }
   /* fx is \o -> body: keep its binder as the parfor's element acceptor */
   ASSERT(fx->kind == PH_LAM);
