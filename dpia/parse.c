@@ -832,9 +832,9 @@ static Ast *parse_array(Parser *p) {
   advance(p);
   if (!enter(p)) return placeholder(p);
   if (at(p, TOK_RBRACKET)) {
-    advance(p);
-    report(p, ERR_EMPTY_ARRAY_LITERAL, span_from(p, begin),
-           "an array literal needs at least one element (its element type and size come from them)");
+    Span empty = {p->src, begin, p->tok.span.end};
+    fail_at(p, ERR_EMPTY_ARRAY_LITERAL, empty,
+            "an array literal needs at least one element (its element type and size come from them)");
     leave(p);
     return placeholder(p);
   }

@@ -673,7 +673,13 @@ void phrase_print(Buf *out, const Phrase *p, int indent) {
   print(&pr, p, P_TOP, at_line_start(&pr));
 }
 
+static void print_foreign_decl(Buf *out, const DefInfo *f, Sym name);
+
 void def_print(Buf *out, const DefInfo *def, Sym name_override) {
+  if (def->is_foreign) {
+    print_foreign_decl(out, def, name_override ? name_override : def->name);
+    return;
+  }
   ASSERT(def->body);
   Vec reserved = {0};
   Printer pr;
@@ -755,19 +761,26 @@ void foreign_decls_print(Buf *out, DefInfo *const *defs, int n) {
   for (int i = 0; i < n; i++)
     if (defs[i] && defs[i]->body) collect_foreigns(out->arena, defs[i]->body, &used);
   for (int i = 0; i < used.len; i++) {
-    const DefInfo *f = used.items[i];
-    emit(out, "foreign %s", f->name);
-    for (int j = 0; j < f->nparams; j++) {
-      emit(out, " (%s: ", f->params[j]->name);
-      dt_print(out, f->params[j]->type->data);
-      buf_putc(out, ')');
-    }
+    print_foreign_decl(out, used.items[i], NULL);
+    buf_putc(out, '\n');
+  }
+}
+
+/* foreign NAME (x: T) ... : R = "body" and a newline */
+static void print_foreign_decl(Buf *out, const DefInfo *f, Sym name) {
+  emit(out, "foreign %s", name ? name : f->name);
+  for (int j = 0; j < f->nparams && f->ok; j++) {
+    emit(out, " (%s: ", f->params[j]->name);
+    dt_print(out, f->params[j]->type->data);
+    buf_putc(out, ')');
+  }
+  if (f->ok) {
     buf_puts(out, " : ");
     dt_print(out, f->result->data);
-    buf_puts(out, " = ");
-    print_string_literal(out, f->decl->foreign_body);
-    buf_puts(out, "\n\n");
   }
+  buf_puts(out, " = ");
+  print_string_literal(out, f->decl->foreign_body);
+  buf_putc(out, '\n');
 }
 
 bool foreign_uses_double(const DefInfo *f) {

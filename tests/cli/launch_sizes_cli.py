@@ -26,6 +26,8 @@ SIZES = {
     'gemvVec2': {'M': 64, 'N': 1024}, 'mmVec': {'M': 64, 'N': 64, 'K': 64},
     'mmBlock': {'M': 64, 'N': 64, 'K': 64}, 'packB': {'N': 64, 'K': 64},
     'mmBlockPacked': {'M': 64, 'N': 64, 'K': 64},
+    'gaussian5': {'N': 1024}, 'gaussian3x3': {'M': 64, 'N': 128},
+    'mandelbrot': {'N': 4096}, 'mandelbrotTiled': {'N': 4096},
     # the kernels of the sample pipelines (docs/language.md section 8)
     'dotParts': {'N': 262144}, 'dotSum': {'M': 1000}, 'asumParts': {'N': 262144}, 'asumSum': {'M': 1000},
     'ax': {'M': 64, 'N': 96}, 'atv': {'M': 64, 'N': 96}, 'mmPackB': {'N': 64, 'K': 64},
