@@ -653,6 +653,16 @@ static int run_command_in(const Command *cmd, int argc, char **argv, Owned *own)
   }
   size_t len = 0;
   char *text = read_file(file, &len);
+  /* `dpia check` parses the body of each foreign function a kernel calls
+   * (docs/language.md section 14): the helper too, for a file that may
+   * declare one */
+  bool foreign = false;
+  for (size_t i = 0; text && !foreign && i + 7 <= len; i++) foreign = memcmp(text + i, "foreign", 7) == 0;
+  if (!verifier && !preload && cmd->action == DPIA_CHECK && foreign) {
+    const char *helper = getenv("DPIA_CLANG_HELPER");
+    if (!helper || *helper) verifier = dpia_verifier_new_helper(helper);
+    if (verifier) opt.verifier = verifier;
+  }
   DpiaResult *r = NULL;
   int status = text ? dpia_process(file, text, len, &opt, &r) : DPIA_EUSAGE;
   dpia_verifier_free_at_exit(verifier); /* the call ends soon after: not waiting for the helper */
