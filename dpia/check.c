@@ -899,6 +899,24 @@ static const char *shape_words(Checker *c, DataType *t) {
   return arena_printf(c->arena, "a row of %lld", (long long)n);
 }
 
+/* the element at span is of type have, the ones before it of type before */
+static void mixed_type_error(Checker *c, Span span, PhraseType *have, DataType *before) {
+  TypeNamer tn;
+  check_namer(c, &tn);
+  check_error(c, ERR_ARRAY_LITERAL_MIXED, span,
+              "this element is %s, but the elements before it are %s: an array's elements have one type",
+              tn_describe_data(&tn, zonk_phrase_type(c, have)->data),
+              tn_describe_data(&tn, zonk_phrase_type(c, pt_exp(c->tc, before))->data));
+}
+
+/* the element at span has the shape of t, the first one (at first) of elem */
+static void shape_error(Checker *c, Span span, DataType *t, DataType *elem, Span first) {
+  check_error(c, ERR_ARRAY_LITERAL_MIXED, span,
+              "this element is %s, but the first element is %s: the rows of an array literal have one shape",
+              shape_words(c, t), shape_words(c, elem));
+  diag_note(c->diag, first, "the first element");
+}
+
 /* Is e a constant element: a number (negative ones too), true, false, or
  * a literal of constant elements? */
 static bool constant_element(const Ast *e) {
@@ -926,12 +944,7 @@ static DataType *elab_array_into(Checker *c, Env *env, const Ast *e, DataType *s
       Phrase *lit = infer(c, env, el);
       if (!lit) return NULL;
       if (!unify_data(c, scalar, lit->type->data)) {
-        TypeNamer tn;
-        check_namer(c, &tn);
-        check_error(c, ERR_ARRAY_LITERAL_MIXED, el->span,
-                    "this element is %s, but the elements before it are %s: an array's elements have one type",
-                    tn_describe_data(&tn, zonk_phrase_type(c, lit->type)->data),
-                    tn_describe_data(&tn, zonk_phrase_type(c, pt_exp(c->tc, scalar))->data));
+        mixed_type_error(c, el->span, lit->type, scalar);
         return NULL;
       }
       if (lit->kind == PH_UNOP) { /* -2.5: the constant itself */
@@ -950,10 +963,7 @@ static DataType *elab_array_into(Checker *c, Env *env, const Ast *e, DataType *s
       elem = t;
       first = el;
     } else if (!same_shape(elem, t)) {
-      check_error(c, ERR_ARRAY_LITERAL_MIXED, el->span,
-                  "this element is %s, but the first element is %s: the rows of an array literal have one shape",
-                  shape_words(c, t), shape_words(c, elem));
-      diag_note(c->diag, first->span, "the first element");
+      shape_error(c, el->span, t, elem, first->span);
       return NULL;
     }
   }
@@ -996,18 +1006,10 @@ static Phrase *elab_computed_array(Checker *c, Env *env, const Ast *e, bool inne
     if (!elem) {
       elem = t;
     } else if (!same_shape(elem, t)) {
-      check_error(c, ERR_ARRAY_LITERAL_MIXED, el->span,
-                  "this element is %s, but the first element is %s: the rows of an array literal have one shape",
-                  shape_words(c, t), shape_words(c, elem));
-      diag_note(c->diag, e->elems[0]->span, "the first element");
+      shape_error(c, el->span, t, elem, e->elems[0]->span);
       return NULL;
     } else if (!unify_data(c, elem, t)) {
-      TypeNamer tn;
-      check_namer(c, &tn);
-      check_error(c, ERR_ARRAY_LITERAL_MIXED, el->span,
-                  "this element is %s, but the elements before it are %s: an array's elements have one type",
-                  tn_describe_data(&tn, zonk_phrase_type(c, ps[i]->type)->data),
-                  tn_describe_data(&tn, zonk_phrase_type(c, pt_exp(c->tc, elem))->data));
+      mixed_type_error(c, el->span, ps[i]->type, elem);
       return NULL;
     }
   }
