@@ -152,24 +152,53 @@ PipeDesc *pipeline_describe(Arena *a, TypeCtx *tc, Diag *diag, const Pipeline *p
   return d;
 }
 
-/* Generated kernels define a pair type as one block (opencl.c):
- *   typedef struct {\n ... } pair_float_int;\n\n
- * so a block is recognised by its exact text. */
+/* What generated kernels define before the kernel itself, each as one
+ * block of text that another kernel of the program may define again:
+ *   typedef struct {\n ... } pair_float_int;\n\n      (opencl.c)
+ *   constant float gauss[5] = {...};\n                  (consts.c)
+ *   /\* foreign function f *\/\n ... \n}\n\n            (consts.c)
+ * so a block is recognised by its opening text and its end. */
+typedef struct BlockKind {
+  const char *open; /* at the start of a line */
+  const char *end;  /* the block's last bytes (after its opening) */
+} BlockKind;
+
+static const BlockKind blocks[] = {
+    {"typedef struct {\n", ";\n\n"},
+    {"constant ", "};\n"},
+    {"/* foreign function ", "\n}\n\n"},
+};
+
+/* the first block of src (its kind in *kind), at a line start, or NULL */
+static const char *next_block(const char *src, const BlockKind **kind) {
+  const char *best = NULL;
+  for (size_t k = 0; k < DPIA_COUNTOF(blocks); k++) {
+    for (const char *t = strstr(src, blocks[k].open); t; t = strstr(t + 1, blocks[k].open)) {
+      if (t != src && t[-1] != '\n') continue;
+      if (!best || t < best) best = t, *kind = &blocks[k];
+      break;
+    }
+  }
+  return best;
+}
+
+/* does the program so far hold the n bytes at block? */
+static bool holds(const Buf *program, const char *block, size_t n) {
+  for (const char *q = program->data; q && *q; q++)
+    if (*q == *block && strncmp(q, block, n) == 0) return true;
+  return false;
+}
+
 void codegen_program_add(Buf *program, const char *source) {
-  static const char open[] = "typedef struct {\n";
   if (program->len) buf_putc(program, '\n');
   const char *p = source;
-  for (const char *t = strstr(p, open); t; t = strstr(p, open)) {
-    const char *end = strstr(t, "} ");
-    const char *semi = end ? strstr(end, ";\n") : NULL;
-    if (!semi) break;
-    size_t n = (size_t)(semi + 2 - t);
-    if (semi[2] == '\n') n++; /* the blank line after it */
+  const BlockKind *kind = NULL;
+  for (const char *t = next_block(p, &kind); t; t = next_block(p, &kind)) {
+    const char *end = strstr(t + strlen(kind->open), kind->end);
+    if (!end) break;
+    size_t n = (size_t)(end + strlen(kind->end) - t);
     buf_put(program, p, (size_t)(t - p));
-    /* does the program so far hold this very block? */
-    bool seen = false;
-    for (const char *q = program->data; q && !seen && (q = strstr(q, open)) != NULL; q++) seen = strncmp(q, t, n) == 0;
-    if (!seen) buf_put(program, t, n);
+    if (!holds(program, t, n)) buf_put(program, t, n);
     p = t + n;
   }
   buf_puts(program, p);
