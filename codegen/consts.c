@@ -119,7 +119,12 @@ void cg_emit_program_scope(CG *cg, Buf *out) {
     int n = lit->lit_nelems;
     const char **vals = NEWARRAY(cg->arena, const char *, n);
     size_t total = 0;
-    for (int j = 0; j < n; j++) total += strlen(vals[j] = cg_scalar_literal(cg, elem->scalar, lit->lit_elems[j])) + 2;
+    for (int j = 0; j < n; j++) {
+      vals[j] = cg_scalar_literal(cg, elem->scalar, lit->lit_elems[j]);
+      /* an element of vector type is the scalar broadcast (spec section 2) */
+      if (elem->width > 1) vals[j] = arena_printf(cg->arena, "(%s)(%s)", cg_ctype(cg, elem), vals[j]);
+      total += strlen(vals[j]) + 2;
+    }
     const char *head = arena_printf(cg->arena, "constant %s %s[%d] = {", cg_ctype(cg, elem), t->name, n);
     size_t indent = strlen(head);
     /* one line if it fits in 100 columns; else a row of a nested literal a

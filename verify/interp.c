@@ -638,12 +638,10 @@ static Val prim_value(Interp *I, const Phrase *p) {
 
 static Val literal(Interp *I, const Phrase *p) {
   if (p->lit_nelems > 0) { /* an array literal: its constants, as the kernel's constant array holds them */
-    double *data = salloc(I, sizeof(double) * (size_t)p->lit_nelems);
-    double one[NUM_MAX_LANES];
-    for (int i = 0; i < p->lit_nelems; i++) {
-      if (num_literal(p->lit_elems[i], one) != 1) INTERNAL("array literal element of a non-scalar type");
-      data[i] = one[0];
-    }
+    /* an element of vector type is the scalar broadcast (spec section 2) */
+    double *data = salloc(I, sizeof(double) * (size_t)p->lit_nelems * NUM_MAX_LANES);
+    size_t n = 0;
+    for (int i = 0; i < p->lit_nelems; i++) n += (size_t)num_literal(p->lit_elems[i], data + n);
     return load(I, layout(I, p->type->data, p->span), data);
   }
   double lanes[NUM_MAX_LANES];

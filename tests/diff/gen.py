@@ -352,12 +352,17 @@ AVOIDABLE = {
     'mixed-types': 'inputs of another scalar type than the program\'s (regress/float_input_double_result.dpia)',
     'literal-types': '1.5f literals, conversions of constants (regress/infer_size_as_scalar_typed_literal.dpia, '
                      'regress/conversion_of_literal_compared.dpia)',
+    'array-literals': 'leaves read through array literals (docs/language.md section 13)',
 }
 
 
 class Gen:
-    def __init__(self, rng, avoid=()):
+    def __init__(self, rng, avoid=(), lit_rng=None):
         self.r = rng
+        # array literals (docs/language.md section 13) are decided by a
+        # stream of their own, so the programs of a seed are the ones they
+        # were before, some of their leaves read through a literal
+        self.lit_r = lit_rng
         self.avoid = set(avoid)
         self.implicit_symbolic = []  # stages materialised implicitly, of symbolic size
         self.params = []          # (name, text) in declaration order
@@ -475,11 +480,34 @@ class Gen:
     def _unify(self, parts, w):
         return [t if pw == w or w == 1 else f'vec {w} {par(t)}' for t, pw in parts]
 
+    def literal_leaf(self, text, s, w):
+        """A leaf read through an array literal, now and then: a constant
+        array indexed by a constant ((x) * idx [0.5, 1.5, 2.0] 2), or a
+        literal of computed scalars ([x, 0.5] |> reduceSeq (+)), a private
+        array."""
+        r = self.lit_r
+        if r is None or 'array-literals' in self.avoid or r.random() >= 0.06:
+            return text
+        consts = ['1', '2', '3', '-1'] if s == 'int' else ['0.5', '1.5', '2.0', '-0.25', '0.75']
+        n = r.choice([2, 3, 5])
+        elems = [r.choice(consts) for _ in range(n)]
+        if w == 1 and r.random() < 0.4:
+            self.feat('array-literal-computed')
+            zero = '0' if s == 'int' else '0.0'
+            return f'([{text}, {elems[0]}] |> reduceSeq (\\e a -> e + a) {zero})'
+        if r.random() < 0.3:
+            self.feat('array-literal-nested')
+            k, j = r.randrange(2), r.randrange(n)
+            rows = ', '.join('[' + ', '.join(r.choice(consts) for _ in range(n)) + ']' for _ in range(2))
+            return f'{par(text)} * idx (idx [{rows}] {k}) {j}'
+        self.feat('array-literal')
+        return f'{par(text)} * idx [{", ".join(elems)}] {r.randrange(n)}'
+
     def _sx(self, usable, s, w, depth):
         if depth <= 0 or self.chance(0.25):
             if usable and self.chance(0.85):
                 t, ty = self.pick(usable)
-                return t, ty[2], True
+                return self.literal_leaf(t, s, ty[2]), ty[2], True
             return self.lit(s, w == 1), 1, False
         if s == 'int':
             ops = ['add', 'sub', 'mulc', 'modc', 'divc', 'neg', 'sel', 'add', 'sub']
@@ -1536,7 +1564,7 @@ def generate(seed, index, avoid=()):
     """Program number index of the stream seed: a Program (deterministic)."""
     for retry in range(200):
         rng = random.Random(f'{seed}:{index}:{retry}')
-        g = Gen(rng, avoid)
+        g = Gen(rng, avoid, random.Random(f'{seed}:{index}:{retry}:literals'))
         try:
             text, nats = g.kernel()
             sizes = g.solve(nats)
