@@ -356,6 +356,8 @@ static Checker scratch_checker(Arena *a, Interner *in, Diag *diag, TypeCtx *tc) 
 }
 
 bool prim_type_is_instance(Arena *a, Interner *in, TypeCtx *tc, const Phrase *p) {
+  /* a foreign function's type is its declaration's (check.c) */
+  if (p->prim == PRIM_FOREIGN) return p->foreign && pt_equal(p->type, p->foreign->type);
   Diag diag;
   diag_init(&diag, a);
   Checker c = scratch_checker(a, in, &diag, tc);
