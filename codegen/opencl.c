@@ -1377,6 +1377,16 @@ static bool hoisted_from(const Binder *b, const Binder *loop) {
   return false;
 }
 
+/* made in the same loops: a buffer made in one work-group loop never
+ * shares with one made in another, which the check that nothing crosses
+ * work-groups (gen_parfor) would take for the same buffer */
+static bool same_loops(const Binder *a, const Binder *b) {
+  if (a->nhoisted_from != b->nhoisted_from) return false;
+  for (int i = 0; i < a->nhoisted_from; i++)
+    if (a->hoisted_from[i] != b->hoisted_from[i]) return false;
+  return true;
+}
+
 static void use_at(LocalBuf *u, int from, int to) {
   if (u->first < 0 || from < u->first) u->first = from;
   if (to > u->last) u->last = to;
@@ -1456,8 +1466,8 @@ static void collect_locals(CG *cg, const Phrase *body, Buf *decls) {
   Lifetimes lt = {NEWARRAY(cg->arena, LocalBuf, found.len ? found.len : 1), found.len, 0, false, {0}, {0}, 0};
   for (int i = 0; i < found.len; i++) lt.bufs[i] = *(LocalBuf *)found.items[i];
   lifetimes(&lt, cg, rest);
-  /* greedy by first use: each buffer takes the first slot of its name
-   * and element type whose last occupant is done before it starts */
+  /* greedy by first use: each buffer takes the first slot of its name,
+   * element type and loops whose last occupant is done before it starts */
   int *order = NEWARRAY(cg->arena, int, lt.nbufs ? lt.nbufs : 1);
   for (int i = 0; i < lt.nbufs; i++) order[i] = i;
   for (int i = 1; i < lt.nbufs; i++) /* insertion sort: stable, few buffers */
@@ -1474,7 +1484,8 @@ static void collect_locals(CG *cg, const Phrase *body, Buf *decls) {
     u->slot = -1;
     for (int k = 0; k < nslots && u->first >= 0 && u->slot < 0; k++)
       if (slots[k].last >= 0 && slots[k].last < u->first && strcmp(slots[k].ctype, ctype) == 0 &&
-          slots[k].root->name == u->b->name) /* a reduction's acc keeps its own name */
+          slots[k].root->name == u->b->name /* a reduction's acc keeps its own name */ &&
+          same_loops(slots[k].root, u->b))
         u->slot = k;
     if (u->slot < 0) {
       u->slot = nslots++;
