@@ -735,6 +735,8 @@ class Gen:
             opts += ['mapview', 'mapview']
         if acceptor_only:
             opts = [o for o in opts if o in ('split', 'join', 'transpose', 'vec', 'scalar')]
+            if el[0] == 'num':
+                opts.append('padcst')  # written through: borders and interior
         for _ in range(6):
             o = self.pick(opts)
             try:
@@ -807,10 +809,10 @@ class Gen:
             k = S(self.pick([1, 2, 3]))
             self.need_ge(n - k, 1)
             return f'{e}{nl}|> drop {k.arg()}', self.mk_arr(n - k, el)
-        if o == 'pad':
+        if o in ('pad', 'padcst'):
             l, r = self.pick([(1, 1), (0, 2), (2, 1), (1, 0), (3, 3)])
             self.need_ge(n, 1)
-            if el[0] == 'num' and self.chance(0.4):
+            if el[0] == 'num' and (o == 'padcst' or self.chance(0.4)):
                 v = self.lit(el[1])
                 if el[2] != 1:
                     v = f'(vec {el[2]} {v})'
