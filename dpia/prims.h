@@ -53,107 +53,156 @@
 #define PF_ZERO_SIZES 0x40 /* its static sizes may be 0 */
 #define PF_EXACT 0x80      /* a math built-in exact in float (no rounding: fabs, min) */
 
-#define DPIA_PRIMS(X)                                                                                                  \
-  /* functional: maps and reductions */                                                                                \
-  X(MAP, "map", 0, 0, PF_FUNC, MAP, NONE, MAP_I, "(exp[a] -> exp[b]) -> exp[[n]a] -> exp[[n]b]")                       \
-  X(MAP_SEQ, "mapSeq", 0, 0, PF_FUNC, MAP, SEQ, MAP_I_SEQ, "(exp[a] -> exp[b]) -> exp[[n]a] -> exp[[n]b]")             \
-  X(MAP_GLOBAL, "mapGlobal", 0, 0, PF_FUNC | PF_DIM, MAP, GLOBAL, MAP_I_GLOBAL,                                        \
-    "(exp[a] -> exp[b]) -> exp[[n]a] -> exp[[n]b]")                                                                    \
-  X(MAP_WORKGROUP, "mapWorkgroup", 0, 0, PF_FUNC | PF_DIM, MAP, WORKGROUP, MAP_I_WORKGROUP,                            \
-    "(exp[a] -> exp[b]) -> exp[[n]a] -> exp[[n]b]")                                                                    \
-  X(MAP_LOCAL, "mapLocal", 0, 0, PF_FUNC | PF_DIM, MAP, LOCAL, MAP_I_LOCAL,                                            \
-    "(exp[a] -> exp[b]) -> exp[[n]a] -> exp[[n]b]")                                                                    \
-  X(REDUCE, "reduce", 0, 0, PF_FUNC, REDUCE, NONE, REDUCE_I,                                                           \
-    "(exp[a] -> exp[b] -> exp[b]) -> exp[b] -> exp[[n]a] -> exp[b]")                                                   \
-  X(REDUCE_SEQ, "reduceSeq", 0, 0, PF_FUNC, REDUCE, SEQ, REDUCE_I,                                                     \
-    "(exp[a] -> exp[b] -> exp[b]) -> exp[b] -> exp[[n]a] -> exp[b]")                                                   \
-  /* functional: data layout (views) */                                                                                \
-  X(ZIP, "zip", 0, 0, PF_FUNC | PF_VIEW, VIEW, NONE, ZIP_ACC1, "exp[[n]a] -> exp[[n]b] -> exp[[n](a, b)]")             \
-  X(SPLIT, "split", 1, 0, PF_FUNC | PF_VIEW, VIEW, NONE, SPLIT_ACC, "k. exp[[n*k]a] -> exp[[n][k]a] where positive k") \
-  X(JOIN, "join", 0, 0, PF_FUNC | PF_VIEW, VIEW, NONE, JOIN_ACC, "exp[[n][m]a] -> exp[[n*m]a]")                        \
-  X(PAIR, "pair", 0, 0, PF_FUNC | PF_VIEW, VIEW, NONE, PAIR_ACC1, "exp[a] -> exp[b] -> exp[(a, b)]")                   \
-  X(FST, "fst", 0, 0, PF_FUNC | PF_VIEW, VIEW, NONE, COUNT, "exp[(a, b)] -> exp[a]")                                   \
-  X(SND, "snd", 0, 0, PF_FUNC | PF_VIEW, VIEW, NONE, COUNT, "exp[(a, b)] -> exp[b]")                                   \
-  X(AS_VECTOR, "asVector", 1, 0, PF_FUNC | PF_VIEW, VIEW, NONE, AS_VECTOR_ACC,                                         \
-    "k. exp[[n*k]s] -> exp[[n]v] where width k, numeric s, vector v s k")                                              \
-  X(AS_SCALAR, "asScalar", 0, 0, PF_FUNC | PF_VIEW, VIEW, NONE, AS_SCALAR_ACC,                                         \
-    "exp[[n]v] -> exp[[n*w]s] where numeric s, vector v s w")                                                          \
-  X(TRANSPOSE, "transpose", 0, 0, PF_FUNC | PF_VIEW, VIEW, NONE, TRANSPOSE_ACC, "exp[[n][m]a] -> exp[[m][n]a]")        \
-  X(SLIDE, "slide", 2, 0, PF_FUNC | PF_VIEW, VIEW, NONE, COUNT,                                                        \
-    "s t. exp[[t*n+s]a] -> exp[[n+1][s]a] where positive s (slide window), positive t (slide step)")                   \
-  X(PAD_CLAMP, "padClamp", 2, 0, PF_FUNC | PF_VIEW | PF_ZERO_SIZES, VIEW, NONE, COUNT,                                 \
-    "l r. exp[[n]a] -> exp[[l+n+r]a]")                                                                                 \
-  X(PAD_CST, "padCst", 2, 0, PF_FUNC | PF_VIEW | PF_ZERO_SIZES, VIEW, NONE, SLICE_ACC,                                 \
-    "l r. exp[a] -> exp[[n]a] -> exp[[l+n+r]a]")                                                                       \
-  X(REORDER_STRIDE, "reorderStride", 1, 0, PF_FUNC | PF_VIEW, VIEW, NONE, COUNT,                                       \
-    "s. exp[[m*s]a] -> exp[[m*s]a] where positive s")                                                                  \
-  X(TAKE, "take", 1, 0, PF_FUNC | PF_VIEW | PF_ZERO_SIZES, VIEW, NONE, COUNT, "k. exp[[k+r]a] -> exp[[k]a]")           \
-  X(DROP, "drop", 1, 0, PF_FUNC | PF_VIEW | PF_ZERO_SIZES, VIEW, NONE, COUNT, "k. exp[[k+r]a] -> exp[[r]a]")           \
-  /* functional: memory (section 6.2) */                                                                               \
-  X(TO_GLOBAL, "toGlobal", 0, 0, PF_FUNC, MEMORY, GLOBAL, NEW_GLOBAL, "(exp[a] -> exp[b]) -> exp[a] -> exp[b]")        \
-  X(TO_LOCAL, "toLocal", 0, 0, PF_FUNC, MEMORY, LOCAL, NEW_LOCAL, "(exp[a] -> exp[b]) -> exp[a] -> exp[b]")            \
-  X(TO_PRIVATE, "toPrivate", 0, 0, PF_FUNC, MEMORY, PRIVATE, NEW_PRIVATE, "(exp[a] -> exp[b]) -> exp[a] -> exp[b]")    \
-  /* functional: scalars */                                                                                            \
-  X(SELECT, "select", 0, 0, PF_FUNC, SCALAR, NONE, COUNT, "exp[bool] -> exp[a] -> exp[a] -> exp[a]")                   \
-  X(VEC, "vec", 1, 0, PF_FUNC, SCALAR, NONE, COUNT, "k. exp[s] -> exp[v] where width k, numeric s, vector v s k")      \
-  X(FABS, "fabs", 0, 0, PF_FUNC | PF_EXACT, MATH, NONE, COUNT, "exp[t] -> exp[t] where floating t")                    \
-  X(SQRT, "sqrt", 0, 0, PF_FUNC, MATH, NONE, COUNT, "exp[t] -> exp[t] where floating t")                               \
-  X(RSQRT, "rsqrt", 0, 0, PF_FUNC, MATH, NONE, COUNT, "exp[t] -> exp[t] where floating t")                             \
-  X(EXP, "exp", 0, 0, PF_FUNC, MATH, NONE, COUNT, "exp[t] -> exp[t] where floating t")                                 \
-  X(LOG, "log", 0, 0, PF_FUNC, MATH, NONE, COUNT, "exp[t] -> exp[t] where floating t")                                 \
-  X(SIN, "sin", 0, 0, PF_FUNC, MATH, NONE, COUNT, "exp[t] -> exp[t] where floating t")                                 \
-  X(COS, "cos", 0, 0, PF_FUNC, MATH, NONE, COUNT, "exp[t] -> exp[t] where floating t")                                 \
-  X(FLOOR, "floor", 0, 0, PF_FUNC | PF_EXACT, MATH, NONE, COUNT, "exp[t] -> exp[t] where floating t")                  \
-  X(CEIL, "ceil", 0, 0, PF_FUNC | PF_EXACT, MATH, NONE, COUNT, "exp[t] -> exp[t] where floating t")                    \
-  X(MIN, "min", 0, 0, PF_FUNC | PF_EXACT, MATH, NONE, COUNT, "exp[t] -> exp[t] -> exp[t] where numeric t")             \
-  X(MAX, "max", 0, 0, PF_FUNC | PF_EXACT, MATH, NONE, COUNT, "exp[t] -> exp[t] -> exp[t] where numeric t")             \
-  X(POW, "pow", 0, 0, PF_FUNC, MATH, NONE, COUNT, "exp[t] -> exp[t] -> exp[t] where floating t")                       \
-  X(FMA, "fma", 0, 0, PF_FUNC, MATH, NONE, COUNT, "exp[t] -> exp[t] -> exp[t] -> exp[t] where floating t")             \
-  X(TO_FLOAT, "toFloat", 0, 0, PF_FUNC, CONVERT, NONE, COUNT, "exp[s] -> exp[r] where numeric s, convert s r float")   \
-  X(TO_INT, "toInt", 0, 0, PF_FUNC, CONVERT, NONE, COUNT, "exp[s] -> exp[r] where numeric s, convert s r int")         \
-  X(TO_DOUBLE, "toDouble", 0, 0, PF_FUNC, CONVERT, NONE, COUNT,                                                        \
-    "exp[s] -> exp[r] where numeric s, convert s r double")                                                            \
-  /* imperative (Figure 4b) */                                                                                         \
-  X(SKIP, "skip", 0, 0, PF_IMP, SKIP, NONE, COUNT, "comm")                                                             \
-  X(NEW, "new", 0, 1, PF_IMP, NEW, NONE, COUNT, "T. (var[T] -> comm) -> comm")                                         \
-  X(NEW_GLOBAL, "newGlobal", 0, 1, PF_IMP, NEW, GLOBAL, COUNT, "T. (var[T] -> comm) -> comm")                          \
-  X(NEW_LOCAL, "newLocal", 0, 1, PF_IMP, NEW, LOCAL, COUNT, "T. (var[T] -> comm) -> comm")                             \
-  X(NEW_PRIVATE, "newPrivate", 0, 1, PF_IMP, NEW, PRIVATE, COUNT, "T. (var[T] -> comm) -> comm")                       \
-  X(FOR, "for", 1, 0, PF_IMP, FOR, SEQ, COUNT, "n. (exp[idx[n]] -> comm) -> comm")                                     \
-  X(PARFOR, "parfor", 0, 0, PF_IMP, PARFOR, NONE, COUNT, "acc[[n]a] -> (exp[idx[n]] -> acc[a] ->p comm) -> comm")      \
-  X(PARFOR_GLOBAL, "parforGlobal", 0, 0, PF_IMP | PF_DIM, PARFOR, GLOBAL, COUNT,                                       \
-    "acc[[n]a] -> (exp[idx[n]] -> acc[a] ->p comm) -> comm")                                                           \
-  X(PARFOR_WORKGROUP, "parforWorkgroup", 0, 0, PF_IMP | PF_DIM, PARFOR, WORKGROUP, COUNT,                              \
-    "acc[[n]a] -> (exp[idx[n]] -> acc[a] ->p comm) -> comm")                                                           \
-  X(PARFOR_LOCAL, "parforLocal", 0, 0, PF_IMP | PF_DIM, PARFOR, LOCAL, COUNT,                                          \
-    "acc[[n]a] -> (exp[idx[n]] -> acc[a] ->p comm) -> comm")                                                           \
-  X(IDX, "idx", 0, 0, PF_IMP | PF_VIEW, VIEW, NONE, COUNT, "exp[[n]a] -> exp[idx[n]] -> exp[a]")                       \
-  X(IDX_ACC, "idxAcc", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, "acc[[n]a] -> exp[idx[n]] -> acc[a]")            \
-  X(SPLIT_ACC, "splitAcc", 1, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT,                                              \
-    "k. acc[[n][k]a] -> acc[[n*k]a] where positive k")                                                                 \
-  X(JOIN_ACC, "joinAcc", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, "acc[[n*m]a] -> acc[[n][m]a]")                 \
-  X(PAIR_ACC1, "pairAcc1", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, "acc[(a, b)] -> acc[a]")                     \
-  X(PAIR_ACC2, "pairAcc2", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, "acc[(a, b)] -> acc[b]")                     \
-  X(ZIP_ACC1, "zipAcc1", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, "acc[[n](a, b)] -> acc[[n]a]")                 \
-  X(ZIP_ACC2, "zipAcc2", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, "acc[[n](a, b)] -> acc[[n]b]")                 \
-  X(AS_SCALAR_ACC, "asScalarAcc", 1, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT,                                       \
-    "k. acc[[n*k]s] -> acc[[n]v] where width k, numeric s, vector v s k")                                              \
-  X(AS_VECTOR_ACC, "asVectorAcc", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT,                                       \
-    "acc[[n]v] -> acc[[n*w]s] where numeric s, vector v s w")                                                          \
-  X(TRANSPOSE_ACC, "transposeAcc", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, "acc[[m][n]a] -> acc[[n][m]a]")      \
-  X(SLICE_ACC, "sliceAcc", 2, 0, PF_IMP | PF_VIEW | PF_ZERO_SIZES, VIEW_ACC, NONE, COUNT,                              \
-    "o m. acc[[o+m+r]a] -> acc[[m]a]")                                                                                 \
-  /* intermediate (Figure 4c) */                                                                                       \
-  X(MAP_I, "mapI", 0, 0, PF_INTER, MAP_I, NONE, FOR, "(exp[a] -> acc[b] ->p comm) -> exp[[n]a] -> acc[[n]b] -> comm")  \
-  X(MAP_I_SEQ, "mapISeq", 0, 0, PF_INTER, MAP_I, SEQ, FOR,                                                             \
-    "(exp[a] -> acc[b] ->p comm) -> exp[[n]a] -> acc[[n]b] -> comm")                                                   \
-  X(MAP_I_GLOBAL, "mapIGlobal", 0, 0, PF_INTER | PF_DIM, MAP_I, GLOBAL, PARFOR_GLOBAL,                                 \
-    "(exp[a] -> acc[b] ->p comm) -> exp[[n]a] -> acc[[n]b] -> comm")                                                   \
-  X(MAP_I_WORKGROUP, "mapIWorkgroup", 0, 0, PF_INTER | PF_DIM, MAP_I, WORKGROUP, PARFOR_WORKGROUP,                     \
-    "(exp[a] -> acc[b] ->p comm) -> exp[[n]a] -> acc[[n]b] -> comm")                                                   \
-  X(MAP_I_LOCAL, "mapILocal", 0, 0, PF_INTER | PF_DIM, MAP_I, LOCAL, PARFOR_LOCAL,                                     \
-    "(exp[a] -> acc[b] ->p comm) -> exp[[n]a] -> acc[[n]b] -> comm")                                                   \
-  X(REDUCE_I, "reduceI", 0, 0, PF_INTER, REDUCE_I, NONE, COUNT,                                                        \
+/* the table and the case lists are laid out by hand */
+/* clang-format off */
+#define DPIA_PRIMS(X)                                          \
+  /* functional: maps and reductions */ \
+  X(MAP, "map", 0, 0, PF_FUNC, MAP, NONE, MAP_I, \
+    "(exp[a] -> exp[b]) -> exp[[n]a] -> exp[[n]b]") \
+  X(MAP_SEQ, "mapSeq", 0, 0, PF_FUNC, MAP, SEQ, MAP_I_SEQ, \
+    "(exp[a] -> exp[b]) -> exp[[n]a] -> exp[[n]b]") \
+  X(MAP_GLOBAL, "mapGlobal", 0, 0, PF_FUNC | PF_DIM, MAP, GLOBAL, MAP_I_GLOBAL, \
+    "(exp[a] -> exp[b]) -> exp[[n]a] -> exp[[n]b]") \
+  X(MAP_WORKGROUP, "mapWorkgroup", 0, 0, PF_FUNC | PF_DIM, MAP, WORKGROUP, MAP_I_WORKGROUP, \
+    "(exp[a] -> exp[b]) -> exp[[n]a] -> exp[[n]b]") \
+  X(MAP_LOCAL, "mapLocal", 0, 0, PF_FUNC | PF_DIM, MAP, LOCAL, MAP_I_LOCAL, \
+    "(exp[a] -> exp[b]) -> exp[[n]a] -> exp[[n]b]") \
+  X(REDUCE, "reduce", 0, 0, PF_FUNC, REDUCE, NONE, REDUCE_I, \
+    "(exp[a] -> exp[b] -> exp[b]) -> exp[b] -> exp[[n]a] -> exp[b]") \
+  X(REDUCE_SEQ, "reduceSeq", 0, 0, PF_FUNC, REDUCE, SEQ, REDUCE_I, \
+    "(exp[a] -> exp[b] -> exp[b]) -> exp[b] -> exp[[n]a] -> exp[b]") \
+  /* functional: data layout (views) */ \
+  X(ZIP, "zip", 0, 0, PF_FUNC | PF_VIEW, VIEW, NONE, ZIP_ACC1, \
+    "exp[[n]a] -> exp[[n]b] -> exp[[n](a, b)]") \
+  X(SPLIT, "split", 1, 0, PF_FUNC | PF_VIEW, VIEW, NONE, SPLIT_ACC, \
+    "k. exp[[n*k]a] -> exp[[n][k]a] where positive k") \
+  X(JOIN, "join", 0, 0, PF_FUNC | PF_VIEW, VIEW, NONE, JOIN_ACC, \
+    "exp[[n][m]a] -> exp[[n*m]a]") \
+  X(PAIR, "pair", 0, 0, PF_FUNC | PF_VIEW, VIEW, NONE, PAIR_ACC1, \
+    "exp[a] -> exp[b] -> exp[(a, b)]") \
+  X(FST, "fst", 0, 0, PF_FUNC | PF_VIEW, VIEW, NONE, COUNT, \
+    "exp[(a, b)] -> exp[a]") \
+  X(SND, "snd", 0, 0, PF_FUNC | PF_VIEW, VIEW, NONE, COUNT, \
+    "exp[(a, b)] -> exp[b]") \
+  X(AS_VECTOR, "asVector", 1, 0, PF_FUNC | PF_VIEW, VIEW, NONE, AS_VECTOR_ACC, \
+    "k. exp[[n*k]s] -> exp[[n]v] where width k, numeric s, vector v s k") \
+  X(AS_SCALAR, "asScalar", 0, 0, PF_FUNC | PF_VIEW, VIEW, NONE, AS_SCALAR_ACC, \
+    "exp[[n]v] -> exp[[n*w]s] where numeric s, vector v s w") \
+  X(TRANSPOSE, "transpose", 0, 0, PF_FUNC | PF_VIEW, VIEW, NONE, TRANSPOSE_ACC, \
+    "exp[[n][m]a] -> exp[[m][n]a]") \
+  X(SLIDE, "slide", 2, 0, PF_FUNC | PF_VIEW, VIEW, NONE, COUNT, \
+    "s t. exp[[t*n+s]a] -> exp[[n+1][s]a] where positive s (slide window), positive t (slide step)") \
+  X(PAD_CLAMP, "padClamp", 2, 0, PF_FUNC | PF_VIEW | PF_ZERO_SIZES, VIEW, NONE, COUNT, \
+    "l r. exp[[n]a] -> exp[[l+n+r]a]") \
+  X(PAD_CST, "padCst", 2, 0, PF_FUNC | PF_VIEW | PF_ZERO_SIZES, VIEW, NONE, SLICE_ACC, \
+    "l r. exp[a] -> exp[[n]a] -> exp[[l+n+r]a]") \
+  X(REORDER_STRIDE, "reorderStride", 1, 0, PF_FUNC | PF_VIEW, VIEW, NONE, COUNT, \
+    "s. exp[[m*s]a] -> exp[[m*s]a] where positive s") \
+  X(TAKE, "take", 1, 0, PF_FUNC | PF_VIEW | PF_ZERO_SIZES, VIEW, NONE, COUNT, \
+    "k. exp[[k+r]a] -> exp[[k]a]") \
+  X(DROP, "drop", 1, 0, PF_FUNC | PF_VIEW | PF_ZERO_SIZES, VIEW, NONE, COUNT, \
+    "k. exp[[k+r]a] -> exp[[r]a]") \
+  /* functional: memory (section 6.2) */ \
+  X(TO_GLOBAL, "toGlobal", 0, 0, PF_FUNC, MEMORY, GLOBAL, NEW_GLOBAL, \
+    "(exp[a] -> exp[b]) -> exp[a] -> exp[b]") \
+  X(TO_LOCAL, "toLocal", 0, 0, PF_FUNC, MEMORY, LOCAL, NEW_LOCAL, \
+    "(exp[a] -> exp[b]) -> exp[a] -> exp[b]") \
+  X(TO_PRIVATE, "toPrivate", 0, 0, PF_FUNC, MEMORY, PRIVATE, NEW_PRIVATE, \
+    "(exp[a] -> exp[b]) -> exp[a] -> exp[b]") \
+  /* functional: scalars */ \
+  X(SELECT, "select", 0, 0, PF_FUNC, SCALAR, NONE, COUNT, \
+    "exp[bool] -> exp[a] -> exp[a] -> exp[a]") \
+  X(VEC, "vec", 1, 0, PF_FUNC, SCALAR, NONE, COUNT, \
+    "k. exp[s] -> exp[v] where width k, numeric s, vector v s k") \
+  X(FABS, "fabs", 0, 0, PF_FUNC | PF_EXACT, MATH, NONE, COUNT, \
+    "exp[t] -> exp[t] where floating t") \
+  X(SQRT, "sqrt", 0, 0, PF_FUNC, MATH, NONE, COUNT, \
+    "exp[t] -> exp[t] where floating t") \
+  X(RSQRT, "rsqrt", 0, 0, PF_FUNC, MATH, NONE, COUNT, \
+    "exp[t] -> exp[t] where floating t") \
+  X(EXP, "exp", 0, 0, PF_FUNC, MATH, NONE, COUNT, \
+    "exp[t] -> exp[t] where floating t") \
+  X(LOG, "log", 0, 0, PF_FUNC, MATH, NONE, COUNT, \
+    "exp[t] -> exp[t] where floating t") \
+  X(SIN, "sin", 0, 0, PF_FUNC, MATH, NONE, COUNT, \
+    "exp[t] -> exp[t] where floating t") \
+  X(COS, "cos", 0, 0, PF_FUNC, MATH, NONE, COUNT, \
+    "exp[t] -> exp[t] where floating t") \
+  X(FLOOR, "floor", 0, 0, PF_FUNC | PF_EXACT, MATH, NONE, COUNT, \
+    "exp[t] -> exp[t] where floating t") \
+  X(CEIL, "ceil", 0, 0, PF_FUNC | PF_EXACT, MATH, NONE, COUNT, \
+    "exp[t] -> exp[t] where floating t") \
+  X(MIN, "min", 0, 0, PF_FUNC | PF_EXACT, MATH, NONE, COUNT, \
+    "exp[t] -> exp[t] -> exp[t] where numeric t") \
+  X(MAX, "max", 0, 0, PF_FUNC | PF_EXACT, MATH, NONE, COUNT, \
+    "exp[t] -> exp[t] -> exp[t] where numeric t") \
+  X(POW, "pow", 0, 0, PF_FUNC, MATH, NONE, COUNT, \
+    "exp[t] -> exp[t] -> exp[t] where floating t") \
+  X(FMA, "fma", 0, 0, PF_FUNC, MATH, NONE, COUNT, \
+    "exp[t] -> exp[t] -> exp[t] -> exp[t] where floating t") \
+  X(TO_FLOAT, "toFloat", 0, 0, PF_FUNC, CONVERT, NONE, COUNT, \
+    "exp[s] -> exp[r] where numeric s, convert s r float") \
+  X(TO_INT, "toInt", 0, 0, PF_FUNC, CONVERT, NONE, COUNT, \
+    "exp[s] -> exp[r] where numeric s, convert s r int") \
+  X(TO_DOUBLE, "toDouble", 0, 0, PF_FUNC, CONVERT, NONE, COUNT, \
+    "exp[s] -> exp[r] where numeric s, convert s r double") \
+  /* imperative (Figure 4b) */ \
+  X(SKIP, "skip", 0, 0, PF_IMP, SKIP, NONE, COUNT, \
+    "comm") \
+  X(NEW, "new", 0, 1, PF_IMP, NEW, NONE, COUNT, \
+    "T. (var[T] -> comm) -> comm") \
+  X(NEW_GLOBAL, "newGlobal", 0, 1, PF_IMP, NEW, GLOBAL, COUNT, \
+    "T. (var[T] -> comm) -> comm") \
+  X(NEW_LOCAL, "newLocal", 0, 1, PF_IMP, NEW, LOCAL, COUNT, \
+    "T. (var[T] -> comm) -> comm") \
+  X(NEW_PRIVATE, "newPrivate", 0, 1, PF_IMP, NEW, PRIVATE, COUNT, \
+    "T. (var[T] -> comm) -> comm") \
+  X(FOR, "for", 1, 0, PF_IMP, FOR, SEQ, COUNT, \
+    "n. (exp[idx[n]] -> comm) -> comm") \
+  X(PARFOR, "parfor", 0, 0, PF_IMP, PARFOR, NONE, COUNT, \
+    "acc[[n]a] -> (exp[idx[n]] -> acc[a] ->p comm) -> comm") \
+  X(PARFOR_GLOBAL, "parforGlobal", 0, 0, PF_IMP | PF_DIM, PARFOR, GLOBAL, COUNT, \
+    "acc[[n]a] -> (exp[idx[n]] -> acc[a] ->p comm) -> comm") \
+  X(PARFOR_WORKGROUP, "parforWorkgroup", 0, 0, PF_IMP | PF_DIM, PARFOR, WORKGROUP, COUNT, \
+    "acc[[n]a] -> (exp[idx[n]] -> acc[a] ->p comm) -> comm") \
+  X(PARFOR_LOCAL, "parforLocal", 0, 0, PF_IMP | PF_DIM, PARFOR, LOCAL, COUNT, \
+    "acc[[n]a] -> (exp[idx[n]] -> acc[a] ->p comm) -> comm") \
+  X(IDX, "idx", 0, 0, PF_IMP | PF_VIEW, VIEW, NONE, COUNT, \
+    "exp[[n]a] -> exp[idx[n]] -> exp[a]") \
+  X(IDX_ACC, "idxAcc", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
+    "acc[[n]a] -> exp[idx[n]] -> acc[a]") \
+  X(SPLIT_ACC, "splitAcc", 1, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
+    "k. acc[[n][k]a] -> acc[[n*k]a] where positive k") \
+  X(JOIN_ACC, "joinAcc", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
+    "acc[[n*m]a] -> acc[[n][m]a]") \
+  X(PAIR_ACC1, "pairAcc1", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
+    "acc[(a, b)] -> acc[a]") \
+  X(PAIR_ACC2, "pairAcc2", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
+    "acc[(a, b)] -> acc[b]") \
+  X(ZIP_ACC1, "zipAcc1", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
+    "acc[[n](a, b)] -> acc[[n]a]") \
+  X(ZIP_ACC2, "zipAcc2", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
+    "acc[[n](a, b)] -> acc[[n]b]") \
+  X(AS_SCALAR_ACC, "asScalarAcc", 1, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
+    "k. acc[[n*k]s] -> acc[[n]v] where width k, numeric s, vector v s k") \
+  X(AS_VECTOR_ACC, "asVectorAcc", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
+    "acc[[n]v] -> acc[[n*w]s] where numeric s, vector v s w") \
+  X(TRANSPOSE_ACC, "transposeAcc", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
+    "acc[[m][n]a] -> acc[[n][m]a]") \
+  X(SLICE_ACC, "sliceAcc", 2, 0, PF_IMP | PF_VIEW | PF_ZERO_SIZES, VIEW_ACC, NONE, COUNT, \
+    "o m. acc[[o+m+r]a] -> acc[[m]a]") \
+  /* intermediate (Figure 4c) */ \
+  X(MAP_I, "mapI", 0, 0, PF_INTER, MAP_I, NONE, FOR, \
+    "(exp[a] -> acc[b] ->p comm) -> exp[[n]a] -> acc[[n]b] -> comm") \
+  X(MAP_I_SEQ, "mapISeq", 0, 0, PF_INTER, MAP_I, SEQ, FOR, \
+    "(exp[a] -> acc[b] ->p comm) -> exp[[n]a] -> acc[[n]b] -> comm") \
+  X(MAP_I_GLOBAL, "mapIGlobal", 0, 0, PF_INTER | PF_DIM, MAP_I, GLOBAL, PARFOR_GLOBAL, \
+    "(exp[a] -> acc[b] ->p comm) -> exp[[n]a] -> acc[[n]b] -> comm") \
+  X(MAP_I_WORKGROUP, "mapIWorkgroup", 0, 0, PF_INTER | PF_DIM, MAP_I, WORKGROUP, PARFOR_WORKGROUP, \
+    "(exp[a] -> acc[b] ->p comm) -> exp[[n]a] -> acc[[n]b] -> comm") \
+  X(MAP_I_LOCAL, "mapILocal", 0, 0, PF_INTER | PF_DIM, MAP_I, LOCAL, PARFOR_LOCAL, \
+    "(exp[a] -> acc[b] ->p comm) -> exp[[n]a] -> acc[[n]b] -> comm") \
+  X(REDUCE_I, "reduceI", 0, 0, PF_INTER, REDUCE_I, NONE, COUNT, \
     "(exp[a] -> exp[b] -> acc[b] -> comm) -> exp[b] -> exp[[n]a] -> (exp[b] -> comm) -> comm")
 
 /* What kind of primitive a row is. */
@@ -262,21 +311,15 @@ Prim prim_lookup(const char *name, size_t len, int *dim);
 #define PRIM_CASES_FOR case PRIM_FOR
 #define PRIM_CASES_PARFOR \
   case PRIM_PARFOR: case PRIM_PARFOR_GLOBAL: case PRIM_PARFOR_WORKGROUP: case PRIM_PARFOR_LOCAL
-#define PRIM_CASES_VIEW_ACC                                                                                            \
-  case PRIM_IDX_ACC:                                                                                                   \
-  case PRIM_SPLIT_ACC:                                                                                                 \
-  case PRIM_JOIN_ACC:                                                                                                  \
-  case PRIM_PAIR_ACC1:                                                                                                 \
-  case PRIM_PAIR_ACC2:                                                                                                 \
-  case PRIM_ZIP_ACC1:                                                                                                  \
-  case PRIM_ZIP_ACC2:                                                                                                  \
-  case PRIM_AS_SCALAR_ACC:                                                                                             \
-  case PRIM_AS_VECTOR_ACC:                                                                                             \
-  case PRIM_TRANSPOSE_ACC:                                                                                             \
-  case PRIM_SLICE_ACC
+#define PRIM_CASES_VIEW_ACC \
+  case PRIM_IDX_ACC: case PRIM_SPLIT_ACC: case PRIM_JOIN_ACC: case PRIM_PAIR_ACC1: \
+  case PRIM_PAIR_ACC2: case PRIM_ZIP_ACC1: case PRIM_ZIP_ACC2: case PRIM_AS_SCALAR_ACC: \
+  case PRIM_AS_VECTOR_ACC: case PRIM_TRANSPOSE_ACC: case PRIM_SLICE_ACC
 #define PRIM_CASES_MAP_I \
   case PRIM_MAP_I: case PRIM_MAP_I_SEQ: case PRIM_MAP_I_GLOBAL: case PRIM_MAP_I_WORKGROUP: \
   case PRIM_MAP_I_LOCAL
 #define PRIM_CASES_REDUCE_I case PRIM_REDUCE_I
+
+/* clang-format on */
 
 #endif
