@@ -92,6 +92,28 @@ typedef struct Checker {
 /* Report an error at span and mark the current declaration as failed. */
 void check_error(Checker *c, DiagCode code, Span span, const char *fmt, ...) DPIA_PRINTF(4, 5);
 
+/* ---- check.c, for check_lit.c ---- */
+
+typedef struct Env Env; /* the names in scope (check.c) */
+Phrase *check_mk(Checker *c, PhraseTermKind k, Span span, PhraseType *type);
+Binder *check_binder(Checker *c, Sym name, Span span, PhraseType *type);
+Phrase *check_infer(Checker *c, Env *env, const Ast *e);
+/* p's data type, after reporting what needs a value if p is no expression */
+DataType *check_exp_data(Checker *c, Phrase *p, const char *what);
+/* a data type written in a declaration (no names in scope), or NULL */
+DataType *check_data_type(Checker *c, const TypeAst *t);
+/* fn applied to the n (at most 3) elaborated args, unified as written */
+Phrase *check_apply(Checker *c, Env *env, Phrase *fn, Phrase **args, int n, Span span);
+
+/* ---- check_lit.c ---- */
+
+/* [e1, ..., en] (docs/language.md section 13) */
+Phrase *elab_array(Checker *c, Env *env, const Ast *e);
+/* a foreign declaration's type (section 14) into def */
+void check_foreign(Checker *c, const Decl *d, DefInfo *def);
+/* a use of foreign declaration index given nargs arguments */
+Phrase *foreign_use(Checker *c, const Ast *e, int index, int nargs);
+
 /* ---- prim_type.c ---- */
 
 /* The type of primitive p (its sizes and type argument converted) at one
