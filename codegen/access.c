@@ -153,9 +153,9 @@ static CExpr unsupported(CG *cg, Span span, const char *what) {
   return cx("0", PREC_POSTFIX);
 }
 
-static Target bad_target(void) { return (Target){TG_LVALUE, "x", 0, NULL, NULL, NULL}; }
+static Target bad_target(void) { return (Target){TG_LVALUE, "x", 0, NULL, NULL, NULL, NULL, NULL}; }
 
-static Target lvalue(const char *s) { return (Target){TG_LVALUE, s, 0, NULL, NULL, NULL}; }
+static Target lvalue(const char *s) { return (Target){TG_LVALUE, s, 0, NULL, NULL, NULL, NULL, NULL}; }
 
 /* ---- literals ---- */
 
@@ -408,24 +408,31 @@ static CExpr gen_vector_read(CG *cg, const Phrase *e, const Ix *first, int k, Da
 static Target gen_vector_write(CG *cg, const Phrase *a, const Ix *first, int k) {
   Probe *saved = cg->probe;
   Probe *pr = NEWARRAY(cg->arena, Probe, k);
-  const char **lanes = NEWARRAY(cg->arena, const char *, k);
-  bool plain = true;
+  const char **lanes = NEWARRAY(cg->arena, const char *, k), **guards = NEWARRAY(cg->arena, const char *, k);
+  bool plain = true, any_guard = false;
   for (int l = 0; l < k; l++) {
     cg->probe = &pr[l];
     Target t = gen_acc(cg, a, step_idx(cg, ix_add(&cg->ix, first, K(cg, l)), NULL));
     plain = plain && t.kind == TG_LVALUE;
     lanes[l] = t.lvalue;
+    guards[l] = t.guard;
+    any_guard = any_guard || t.guard;
   }
   cg->probe = saved;
   if (saved) saved->ok = false, saved->count += 2;
   if (!plain) INTERNAL("nested vector write");
+  if (any_guard) { /* lanes written one by one, each when its test holds */
+    Target t = {TG_LANES, NULL, k, NULL, NULL, lanes, NULL, NULL};
+    t.lane_guards = guards;
+    return t;
+  }
   if (lanes_consecutive(cg, pr, k)) {
-    Target t = {TG_VSTORE, NULL, k, NULL, NULL, NULL};
+    Target t = {TG_VSTORE, NULL, k, NULL, NULL, NULL, NULL, NULL};
     vector_address(cg, &pr[0], k, &t.offset, &t.ptr);
     return t;
   }
   if (lanes_of_one_vector(pr, k)) return lvalue(pr[0].elem);
-  return (Target){TG_LANES, NULL, k, NULL, NULL, lanes};
+  return (Target){TG_LANES, NULL, k, NULL, NULL, lanes, NULL, NULL};
 }
 
 /* ---- indices ---- */
@@ -766,6 +773,18 @@ CExpr gen_exp_operand(CG *cg, const Phrase *e, const Step *ps) { return gen_exp_
 
 /* ---- acceptors (Figure 6b) ---- */
 
+/* "i < k": a test of an index, for a guarded write */
+static const char *index_test(CG *cg, const Ix *i, const char *op, const Ix *k) {
+  return arena_printf(cg->arena, "%s %s %s", paren_below(cg, cg_ix_expr(cg, ix_simplify(&cg->ix, i)), PREC_REL + 1), op,
+                      paren_below(cg, cg_ix_expr(cg, ix_simplify(&cg->ix, k)), PREC_REL + 1));
+}
+
+/* t written only when cond holds too */
+static Target guarded(CG *cg, Target t, const char *cond) {
+  t.guard = t.guard ? arena_printf(cg->arena, "%s && %s", cond, t.guard) : cond;
+  return t;
+}
+
 static Target gen_prim_acc(CG *cg, const Phrase *a, const Spine *s, const Step *ps) {
   const Phrase *h = s->head;
   IxCtx *x = &cg->ix;
@@ -810,6 +829,18 @@ static Target gen_prim_acc(CG *cg, const Phrase *a, const Spine *s, const Step *
     rest = need_idx(cg, ps, a, &i);
     rest = need_idx(cg, rest, a, &j);
     return gen_acc(cg, s->args[0], step_idx(cg, j, step_idx(cg, i, rest)));
+  case PRIM_TAKE_ACC: { /* takeAcc k, i::ps -> i, written when i < k */
+    rest = need_idx(cg, ps, a, &i);
+    const Ix *k = ix_from_size(x, h->sizes[0]);
+    Target t = gen_acc(cg, s->args[0], step_idx(cg, i, rest));
+    return ix_provably_less(x, i, k) ? t : guarded(cg, t, index_test(cg, i, "<", k));
+  }
+  case PRIM_DROP_ACC: { /* dropAcc k, i::ps -> i - k, written when i >= k */
+    rest = need_idx(cg, ps, a, &i);
+    const Ix *k = ix_from_size(x, h->sizes[0]);
+    Target t = gen_acc(cg, s->args[0], step_idx(cg, ix_sub(x, i, k), rest));
+    return ix_provably_less(x, ix_sub(x, k, K(cg, 1)), i) ? t : guarded(cg, t, index_test(cg, i, ">=", k));
+  }
   case PRIM_SLICE_ACC: /* sliceAcc o m, i::ps -> o + i */
     rest = need_idx(cg, ps, a, &i);
     return gen_acc(cg, s->args[0], step_idx(cg, ix_add(x, ix_from_size(x, h->sizes[0]), i), rest));

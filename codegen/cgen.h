@@ -116,6 +116,10 @@ typedef struct Target {
   const char *offset; /* TG_VSTORE: in units of vectors */
   const char *ptr;    /* TG_VSTORE */
   const char **lanes; /* TG_LANES: width l-values */
+  /* the condition under which the write happens (takeAcc, dropAcc drop
+   * the writes outside their array), NULL: always; TG_LANES: per lane */
+  const char *guard;
+  const char **lane_guards;
 } Target;
 
 /* Where the one scalar access of a lane went (see above). */

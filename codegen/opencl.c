@@ -664,6 +664,10 @@ static void gen_assign(CG *cg, const Phrase *acc, const Phrase *val, const Step 
     return;
   }
   Target tg = gen_acc(cg, acc, ps);
+  if (tg.guard) { /* a write takeAcc or dropAcc may drop */
+    line(cg, "if (%s) {", tg.guard);
+    cg->indent++;
+  }
   CExpr v = gen_value_once(cg, val, ps);
   switch (tg.kind) {
   case TG_LVALUE: line(cg, "%s = %s;", tg.lvalue, v.text); break;
@@ -675,12 +679,20 @@ static void gen_assign(CG *cg, const Phrase *acc, const Phrase *val, const Step 
     cg_scope_enter(cg, &mark);
     const char *tmp = cg_name(cg, "v");
     line(cg, "%s %s = %s;", cg_ctype(cg, t), tmp, v.text);
-    for (int l = 0; l < tg.width; l++) line(cg, "%s = %s.s%c;", tg.lanes[l], tmp, "0123456789abcdef"[l]);
+    for (int l = 0; l < tg.width; l++) {
+      const char *lane = arena_printf(cg->arena, "%s = %s.s%c;", tg.lanes[l], tmp, "0123456789abcdef"[l]);
+      if (tg.lane_guards && tg.lane_guards[l]) line(cg, "if (%s) %s", tg.lane_guards[l], lane);
+      else line(cg, "%s", lane);
+    }
     cg_scope_leave(cg, mark);
     cg->indent--;
     line(cg, "}");
     break;
   }
+  }
+  if (tg.guard) {
+    cg->indent--;
+    line(cg, "}");
   }
   pop_statement_ranges(cg);
 }

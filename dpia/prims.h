@@ -20,7 +20,8 @@
  * section 5.2), a reduction reduceI, toGlobal/toLocal/toPrivate the new of
  * their address space, a view in acceptor position its acceptor twin (zip
  * and pair: zipAcc1 and pairAcc1, whose second projection follows them in
- * the table; padCst: sliceAcc, the interior, stage I writing the borders);
+ * the table; padCst: sliceAcc, the interior, stage I writing the borders;
+ * take and drop: takeAcc and dropAcc, which drop the writes outside);
  * COUNT for none.
  *
  * The signature is the primitive's type in the language's own type syntax
@@ -98,9 +99,9 @@
     "l r. exp[a] -> exp[[n]a] -> exp[[l+n+r]a]") \
   X(REORDER_STRIDE, "reorderStride", 1, 0, PF_FUNC | PF_VIEW, VIEW, NONE, COUNT, \
     "s. exp[[m*s]a] -> exp[[m*s]a] where positive s") \
-  X(TAKE, "take", 1, 0, PF_FUNC | PF_VIEW | PF_ZERO_SIZES, VIEW, NONE, COUNT, \
+  X(TAKE, "take", 1, 0, PF_FUNC | PF_VIEW | PF_ZERO_SIZES, VIEW, NONE, TAKE_ACC, \
     "k. exp[[k+r]a] -> exp[[k]a]") \
-  X(DROP, "drop", 1, 0, PF_FUNC | PF_VIEW | PF_ZERO_SIZES, VIEW, NONE, COUNT, \
+  X(DROP, "drop", 1, 0, PF_FUNC | PF_VIEW | PF_ZERO_SIZES, VIEW, NONE, DROP_ACC, \
     "k. exp[[k+r]a] -> exp[[r]a]") \
   /* functional: memory (section 6.2) */ \
   X(TO_GLOBAL, "toGlobal", 0, 0, PF_FUNC, MEMORY, GLOBAL, NEW_GLOBAL, \
@@ -191,6 +192,10 @@
     "acc[[m][n]a] -> acc[[n][m]a]") \
   X(SLICE_ACC, "sliceAcc", 2, 0, PF_IMP | PF_VIEW | PF_ZERO_SIZES, VIEW_ACC, NONE, COUNT, \
     "o m. acc[[o+m+r]a] -> acc[[m]a]") \
+  X(TAKE_ACC, "takeAcc", 1, 0, PF_IMP | PF_VIEW | PF_ZERO_SIZES, VIEW_ACC, NONE, COUNT, \
+    "k. acc[[k]a] -> acc[[k+r]a]") \
+  X(DROP_ACC, "dropAcc", 1, 0, PF_IMP | PF_VIEW | PF_ZERO_SIZES, VIEW_ACC, NONE, COUNT, \
+    "k. acc[[r]a] -> acc[[k+r]a]") \
   /* intermediate (Figure 4c) */ \
   X(MAP_I, "mapI", 0, 0, PF_INTER, MAP_I, NONE, FOR, \
     "(exp[a] -> acc[b] ->p comm) -> exp[[n]a] -> acc[[n]b] -> comm") \
@@ -314,7 +319,8 @@ Prim prim_lookup(const char *name, size_t len, int *dim);
 #define PRIM_CASES_VIEW_ACC \
   case PRIM_IDX_ACC: case PRIM_SPLIT_ACC: case PRIM_JOIN_ACC: case PRIM_PAIR_ACC1: \
   case PRIM_PAIR_ACC2: case PRIM_ZIP_ACC1: case PRIM_ZIP_ACC2: case PRIM_AS_SCALAR_ACC: \
-  case PRIM_AS_VECTOR_ACC: case PRIM_TRANSPOSE_ACC: case PRIM_SLICE_ACC
+  case PRIM_AS_VECTOR_ACC: case PRIM_TRANSPOSE_ACC: case PRIM_SLICE_ACC: \
+  case PRIM_TAKE_ACC: case PRIM_DROP_ACC
 #define PRIM_CASES_MAP_I \
   case PRIM_MAP_I: case PRIM_MAP_I_SEQ: case PRIM_MAP_I_GLOBAL: case PRIM_MAP_I_WORKGROUP: \
   case PRIM_MAP_I_LOCAL

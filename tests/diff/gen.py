@@ -734,7 +734,7 @@ class Gen:
         if el[0] in ('arr', 'pair'):
             opts += ['mapview', 'mapview']
         if acceptor_only:
-            opts = [o for o in opts if o in ('split', 'join', 'transpose', 'vec', 'scalar')]
+            opts = [o for o in opts if o in ('split', 'join', 'transpose', 'vec', 'scalar', 'take', 'drop')]
             if el[0] == 'num':
                 opts.append('padcst')  # written through: borders and interior
         for _ in range(6):
