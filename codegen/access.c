@@ -139,6 +139,7 @@ static const char *lane_suffix(CG *cg, int64_t lane) {
   return arena_printf(cg->arena, ".s%c", "0123456789abcdef"[lane & 15]);
 }
 
+
 static const char *space_qual(Space sp, bool read_only) {
   switch (sp) {
   case SP_GLOBAL: return read_only ? "const global " : "global ";
@@ -265,7 +266,8 @@ static Target storage_access(CG *cg, const Storage *st, const Step *ps, bool wri
       elem = text;
       width = t->width;
       if (ix_const_value(ps->ix, &lane) && lane >= 0 && lane < width) {
-        text = arena_printf(cg->arena, "%s%s", text, lane_suffix(cg, lane));
+        text = arena_printf(cg->arena, "%s%s", text,
+                            ps->n ? lane_spelling((int)lane, width) : lane_suffix(cg, lane));
       } else if (base) {
         /* a lane chosen at run time of an array element: the array as an
          * array of scalars, indexed from its start.  Not through the
@@ -540,6 +542,8 @@ static const Ix *clamp_index(CG *cg, const Ix *x, Size n, bool low, bool high) {
   return v;
 }
 
+static bool lane_by_path(CG *cg, const Phrase *e);
+
 static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *ps) {
   const Phrase *h = s->head;
   Prim prim = h->prim;
@@ -659,6 +663,33 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     DataType *t = fn_result(h->type, 1)->data;
     return cx(arena_printf(cg->arena, "(%s)(%s)", vector_ctype(cg, t->scalar, t->width), v.text), PREC_UNARY);
   }
+  PRIM_CASES_VECTOR: { /* float4 a b c d: (float4)(a, b, c, d); lane 2 of it is c */
+    int64_t l;
+    if (ps && ps->kind == STEP_LANE && ix_const_value(ps->ix, &l) && l >= 0 && l < s->nargs)
+      return gen_exp(cg, s->args[l], ps->next);
+    if (ps) return unsupported(cg, e->span, "a lane chosen at run time of a vector built from its lanes");
+    DataType *t = fn_result(h->type, s->nargs)->data;
+    Buf b;
+    buf_init(&b, cg->arena);
+    emit(&b, "(%s)(", vector_ctype(cg, t->scalar, t->width));
+    for (int a = 0; a < s->nargs; a++)
+      emit(&b, "%s%s", a ? ", " : "", paren_below(cg, gen_exp(cg, s->args[a], NULL), PREC_ASSIGN));
+    buf_putc(&b, ')');
+    return cx(b.data, PREC_UNARY);
+  }
+  case PRIM_LANE: { /* v.x */
+    if (ps) INTERNAL("a path after a lane");
+    const Phrase *v = s->args[0];
+    if (lane_by_path(cg, v))
+      return gen_exp(cg, v, mk_step(cg, STEP_LANE, ix_from_size(x, h->sizes[0]), 1, NULL));
+    /* a computed vector, (p - q).x: the value, then its lane */
+    int64_t l;
+    if (!size_const_value(h->sizes[0], &l)) INTERNAL("lane number");
+    CExpr whole = gen_exp(cg, v, NULL);
+    return cx(arena_printf(cg->arena, "%s%s", paren_below(cg, whole, PREC_POSTFIX),
+                           lane_spelling((int)l, dt_resolve(arg_data(s, 0))->width)),
+              PREC_POSTFIX);
+  }
   PRIM_CASES_CONVERT : {
     DataType *from = arg_data(s, 0), *to = fn_result(h->type, 1)->data;
     CExpr v = gen_exp(cg, s->args[0], NULL);
@@ -689,6 +720,18 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
   DPIA_EXHAUSTIVE_END
   return unsupported(cg, e->span,
                      arena_printf(cg->arena, "%s here (not an expression of an imperative kernel)", prim_info[prim].name));
+}
+
+/* May a lane of e be read by pushing the lane onto e's access path?  Not
+ * when e computes the vector (arithmetic, a math built-in, a conversion):
+ * those generate the whole value, whose lane is then taken. */
+static bool lane_by_path(CG *cg, const Phrase *e) {
+  if (e->kind == PH_BINOP || e->kind == PH_UNOP) return false;
+  if (e->kind != PH_APP) return true;
+  Spine s;
+  if (!spine_of(cg->arena, e, &s)) return true;
+  PrimFamily f = prim_family(s.head->prim);
+  return f != PFAM_MATH && f != PFAM_CONVERT;
 }
 
 static CExpr gen_exp_f(CG *cg, const Phrase *e, const Step *ps, bool operand) {

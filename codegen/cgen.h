@@ -54,7 +54,8 @@ typedef struct Step Step;
 struct Step {
   StepKind kind;
   const Ix *ix;     /* STEP_IDX: the index; STEP_LANE: the lane */
-  int n;            /* STEP_FIELD: 1 or 2 */
+  int n;            /* STEP_FIELD: 1 or 2; STEP_LANE: 1 when the program
+                       names the lane (v.x), which prints as it does */
   const Step *next;
 };
 

@@ -862,6 +862,13 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
                        : elab_lambda(c, env, head, pt_fn(c->tc, arg0->type, NULL));
   } else {
     fn = infer(c, env, head);
+    if (fn && fn->kind == PH_PRIM && prim_builds_vector(fn->prim) && nargs != prim_arity_of(fn->prim)) {
+      /* float4 a b c d takes exactly its lanes (docs/language.md section 11) */
+      int w = prim_arity_of(fn->prim);
+      check_error(c, ERR_VECTOR_LANE_COUNT, e->span, "%s takes its %d lanes, one argument each; found %d argument%s",
+                  prim_info[fn->prim].name, w, nargs, nargs == 1 ? "" : "s");
+      fn = NULL;
+    }
     int given = fn ? explicit_sizes(c, env, fn, args, nargs) : 0;
     if (given < 0) fn = NULL;
     else if (given == nargs) {
@@ -1018,6 +1025,18 @@ static Phrase *infer_inner(Checker *c, Env *env, const Ast *e) {
     p->fst = x;
     p->index = e->proj;
     return p;
+  }
+  case AST_LANE: {
+    /* v.x is the primitive lane 0 applied to v; its errors point at .x */
+    Span lane = e->span;
+    lane.begin = e->lhs->span.end;
+    Phrase *pr = mk(c, PH_PRIM, lane, NULL);
+    pr->prim = PRIM_LANE;
+    pr->sizes[0] = size_const(&c->tc->sizes, e->proj);
+    pr->type = prim_type(c, pr, lane);
+    if (!pr->type) return NULL;
+    Arg args[1] = {{.ast = e->lhs, .app_span = e->span}};
+    return apply_spine(c, env, pr, args, 1, NULL);
   }
   case AST_TUPLE: {
     /* (a, b) is pair a b */

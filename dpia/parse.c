@@ -876,14 +876,15 @@ static Ast *parse_atom(Parser *p) {
   return placeholder(p);
 }
 
-/* postfix ::= atom ('.1' | '.2')* */
+/* postfix ::= atom ('.1' | '.2' | LANE)*     -- LANE: .x .y .z .w .s0 ... .sF */
 static Ast *parse_postfix(Parser *p) {
   uint32_t begin = p->tok.span.begin;
   Ast *e = parse_atom(p);
-  while (at(p, TOK_PROJ1) || at(p, TOK_PROJ2)) {
-    int which = at(p, TOK_PROJ1) ? 1 : 2;
+  while (at(p, TOK_PROJ1) || at(p, TOK_PROJ2) || at(p, TOK_LANE)) {
+    bool lane = at(p, TOK_LANE);
+    int which = lane ? (int)p->tok.int_value : at(p, TOK_PROJ1) ? 1 : 2;
     advance(p);
-    Ast *proj = new_ast(p, AST_PROJ, begin);
+    Ast *proj = new_ast(p, lane ? AST_LANE : AST_PROJ, begin);
     proj->lhs = e;
     proj->proj = which;
     e = proj;
@@ -1251,6 +1252,7 @@ static void push_children(Parser *p, const NodeRef *r) {
     case AST_NEG:
     case AST_NOT:
     case AST_PROJ:
+    case AST_LANE:
       push_node(p, NODE_AST, e->lhs, d);
       return;
     case AST_ASCRIBE:

@@ -193,6 +193,11 @@ static void full_expr(Buf *b, const Ast *e) {
     full_expr(b, e->lhs);
     emit(b, ".%d)", e->proj);
     return;
+  case AST_LANE:
+    buf_putc(b, '(');
+    full_expr(b, e->lhs);
+    emit(b, "%s)", lane_spelling(e->proj, 0));
+    return;
   case AST_ASCRIBE:
     buf_putc(b, '(');
     full_expr(b, e->lhs);
