@@ -191,6 +191,8 @@ static const char *scalar_literal(CG *cg, ScalarKind s, const Phrase *lit) {
  * printed as the scalar where C broadcasts it (an operand of arithmetic),
  * as (float4)(0.0f) where a vector value is needed. */
 static CExpr gen_literal(CG *cg, const Phrase *lit, const Step *ps, bool operand) {
+  if (lit->lit_is_size) /* a size used as a value, toFloat N (docs/language.md section 12) */
+    return cg_ix_expr(cg, ix_simplify(&cg->ix, ix_from_size(&cg->ix, lit->lit_size)));
   DataType *t = dt_resolve(lit->type->data);
   if (t->kind != DT_SCALAR) return unsupported(cg, lit->span, "a literal of compound type");
   const char *s = scalar_literal(cg, t->scalar, lit);

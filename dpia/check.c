@@ -614,9 +614,13 @@ static Phrase *elab_var(Checker *c, Env *env, const Ast *e) {
   Env *found = env_find(env, e->name);
   if (found) {
     if (found->kind == ENV_SIZE) {
-      check_error(c, ERR_WRONG_KIND_OF_NAME, e->span,
-                  "'%s' is a size; sizes used as values inside expressions are not supported", e->name);
-      return NULL;
+      /* a size used as a value is an int (docs/language.md section 12):
+       * the size's value, the kernel's parameter in the generated code */
+      SizeCtx *sc = &c->tc->sizes;
+      Phrase *p = mk(c, PH_LIT, e->span, pt_exp(c->tc, c->tc->t_int));
+      p->lit_is_size = true;
+      p->lit_size = found->fixed ? size_const(sc, found->value) : size_var(sc, e->name);
+      return p;
     }
     if (found->kind == ENV_DATA) {
       check_error(c, ERR_WRONG_KIND_OF_NAME, e->span, "'%s' is a data type, not a value", e->name);
