@@ -1372,7 +1372,9 @@ CheckedProgram *check_program_set(Arena *a, Interner *in, Diag *diag, TypeCtx *t
     } else {
       c.decl_slots[slot] = i + 1;
     }
-    if (prim_lookup(d->name, strlen(d->name), &(int){0}) != PRIM_COUNT)
+    Prim named = prim_lookup(d->name, strlen(d->name), &(int){0});
+    /* a kernel float4: check_kernel_names reports an OpenCL C type name */
+    if (named != PRIM_COUNT && !(d->is_kernel && prim_builds_vector(named)))
       diag_error(diag, ERR_PRIMITIVE_REBOUND, d->name_span, "'%s' is a primitive; it cannot be redefined", d->name);
   }
   for (int i = 0; i < p->ndecls; i++) {

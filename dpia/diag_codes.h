@@ -46,7 +46,7 @@
   X(E0108, SIZE_OPERATOR_PRECEDENCE, "a size expression that parses differently from how it reads")             \
   X(E0109, BAD_LANE_NAME, "a vector lane written with a name that is no lane (.q, .s, .xy)")                    \
   X(E0201, UNKNOWN_NAME, "a name that is not bound here")                                                       \
-  X(E0202, WRONG_KIND_OF_NAME, "a name of the wrong kind here (a size, type or kernel used as a value)")         \
+  X(E0202, WRONG_KIND_OF_NAME, "a name of the wrong kind here (a value used as a size, a type or kernel as a value)")         \
   X(E0203, PRIMITIVE_REBOUND, "a primitive's name defined or bound again")                                      \
   X(E0204, DUPLICATE_NAME, "a declaration or parameter name used twice")                                        \
   X(E0205, RECURSION, "a def that uses itself, directly or through others")                                     \
