@@ -37,6 +37,7 @@ RUNS = [  # file, kernel, sizes at two points
     ('mm_vec.dpia', 'mmBlock', [{'M': 32, 'N': 48, 'K': 40}, {'M': 64, 'N': 64, 'K': 64}]),
     ('mm_vec.dpia', 'packB', [{'N': 48, 'K': 40}, {'N': 64, 'K': 64}]),
     ('mm_vec.dpia', 'mmBlockPacked', [{'M': 32, 'N': 48, 'K': 40}, {'M': 64, 'N': 64, 'K': 64}]),
+    ('nbody.dpia', 'nbody', [{'N': 1000}, {'N': 4096}]),
 ]
 
 passed = failed = 0
