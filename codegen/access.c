@@ -225,6 +225,35 @@ static void note_access(CG *cg, const Storage *st, bool write) {
   }
 }
 
+/* Element flat of a packed array of 3-vectors (kparam_packed3), with the
+ * rest of the path ps: the whole element through vload3/vstore3, a lane
+ * the scalar 3*flat + l of the buffer. */
+static Target packed3_access(CG *cg, const Storage *st, const Ix *flat, const Step *ps, bool write) {
+  Probe *p = cg->probe;
+  if (p) {
+    p->count++;
+    p->ok = false;
+    p->base = p->elem = NULL;
+    p->lane = -1;
+    p->width = 0;
+    p->space = st->space;
+    p->read_only = st->read_only;
+  }
+  if (!ps) {
+    const char *at = cg_ix_text(cg, flat);
+    if (write) return (Target){TG_VSTORE, NULL, 3, at, st->name, NULL};
+    return lvalue(arena_printf(cg->arena, "vload3(%s, %s)", at, st->name));
+  }
+  if (ps->kind != STEP_LANE || ps->next) INTERNAL("access path does not fit the type of '%s'", st->name);
+  const Ix *at = ix_simplify(&cg->ix, ix_add(&cg->ix, ix_mul(&cg->ix, flat, K(cg, 3)), ps->ix));
+  if (p) { /* a scalar of the buffer: consecutive lanes may form a vloadn */
+    p->ok = true;
+    p->base = st->name;
+    p->flat = at;
+  }
+  return lvalue(arena_printf(cg->arena, "%s[%s]", st->name, cg_ix_text(cg, at)));
+}
+
 /* eta(x)(ps) of Figure 6: the identifier's storage with the path applied;
  * the result is an l-value (also used as an r-value). */
 static Target storage_access(CG *cg, const Storage *st, const Step *ps, bool write, Span span) {
@@ -246,6 +275,7 @@ static Target storage_access(CG *cg, const Storage *st, const Step *ps, bool wri
   int width = 0;
   if (st->kind == STORE_BUFFER) {
     if (!split_indices(cg, &t, &ps, &flat)) goto bad;
+    if (st->packed3) return packed3_access(cg, st, flat, ps, write);
     base = text;
     text = arena_printf(cg->arena, "%s[%s]", base, cg_ix_text(cg, flat));
   }

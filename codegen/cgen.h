@@ -45,6 +45,8 @@ struct Storage {
   DataType *type;   /* logical data type of the whole value */
   const Binder *root; /* the binder owning it (barrier analysis) */
   bool read_only;   /* an input: const global */
+  bool packed3;     /* STORE_BUFFER: a global array of 3-vectors, packed
+                       (kparam_packed3): vload3/vstore3 */
   Storage *part[2]; /* STORE_SPLIT */
 };
 
