@@ -385,6 +385,7 @@ static void print_expr(Printer *pr, const Ast *e, int ctx, bool line_start) {
     return;
   }
   case AST_PROJ:
+  case AST_LANE:
     /* (1).1, not 1.1, which would lex as a decimal literal */
     if (e->lhs->kind == AST_INT || e->lhs->kind == AST_FLOAT) {
       buf_putc(out, '(');
@@ -393,17 +394,8 @@ static void print_expr(Printer *pr, const Ast *e, int ctx, bool line_start) {
     } else {
       print_expr(pr, e->lhs, EP_POSTFIX, line_start);
     }
-    emit(out, ".%d", e->proj);
-    return;
-  case AST_LANE:
-    if (e->lhs->kind == AST_INT || e->lhs->kind == AST_FLOAT) {
-      buf_putc(out, '(');
-      print_expr(pr, e->lhs, EP_TOP, false);
-      buf_putc(out, ')');
-    } else {
-      print_expr(pr, e->lhs, EP_POSTFIX, line_start);
-    }
-    buf_puts(out, lane_spelling(e->proj, 0));
+    if (e->kind == AST_LANE) buf_puts(out, lane_spelling(e->proj, 0));
+    else emit(out, ".%d", e->proj);
     return;
   case AST_TUPLE:
   case AST_PPAIR:
