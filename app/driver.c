@@ -223,6 +223,7 @@ static bool pass_strategy(Ctx *c) {
 static void emit_types(Ctx *c) {
   for (int i = 0; i < c->checked->ndefs; i++) {
     DefInfo *def = c->checked->defs[i];
+    if (def->decl->from_prelude) continue;
     if (def->is_kernel || def->is_pipeline) {
       emit(&c->out, "%s %s : ", def->is_kernel ? "kernel" : "pipeline", def->name);
       dt_print(&c->out, def->result->data);

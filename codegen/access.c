@@ -575,6 +575,34 @@ static const Ix *clamp_index(CG *cg, const Ix *x, Size n, bool low, bool high) {
 }
 
 static bool lane_by_path(CG *cg, const Phrase *e);
+static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *ps);
+
+/* Element i of the view map `map f E`, at path ps: f applied to idx E i
+ * (docs/language.md section 9).  f's parameter stands for idx E i while
+ * its body is generated; a view primitive waiting for its array (split 2,
+ * zip ys) gets a fresh parameter standing for it. */
+static CExpr gen_view_map(CG *cg, const Phrase *f, const Phrase *array, const Ix *i, const Step *ps) {
+  if (f->kind == PH_LAM) {
+    EnvEntry *old = env_put_view(cg, f->lam_binder, array, i);
+    CExpr r = gen_exp(cg, f->body, ps);
+    env_put_back(cg, f->lam_binder, old);
+    return r;
+  }
+  Spine s;
+  if (!spine_of(cg->arena, f, &s)) return unsupported(cg, f->span, "this function of a map");
+  Binder *y = NEW(cg->arena, Binder);
+  *y = (Binder){.name = "y", .type = fn_param(f->type, 0), .span = f->span};
+  Phrase *v = NEW(cg->arena, Phrase);
+  *v = (Phrase){.kind = PH_VAR, .type = y->type, .span = f->span, .binder = y};
+  Phrase **args = NEWARRAY(cg->arena, Phrase *, s.nargs + 1);
+  for (int k = 0; k < s.nargs; k++) args[k] = s.args[k];
+  args[s.nargs] = v;
+  Spine full = {.head = s.head, .nargs = s.nargs + 1, .args = args};
+  EnvEntry *old = env_put_view(cg, y, array, i);
+  CExpr r = gen_prim_exp(cg, f, &full, ps);
+  env_put_back(cg, y, old);
+  return r;
+}
 
 static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *ps) {
   const Phrase *h = s->head;
@@ -736,8 +764,14 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     for (int a = 0; a < arity; a++) args[a] = gen_exp(cg, s->args[a], NULL);
     return call(cg, prim_info[prim].name, arity, args);
   }
+  case PRIM_MAP: /* a view map */
+    rest = need_idx(cg, ps, e, &i);
+    return gen_view_map(cg, s->args[0], s->args[1], i, rest);
   /* gone after stage II, or commands and acceptors */
-  PRIM_CASES_MAP:
+  case PRIM_MAP_SEQ:
+  case PRIM_MAP_GLOBAL:
+  case PRIM_MAP_WORKGROUP:
+  case PRIM_MAP_LOCAL:
   PRIM_CASES_REDUCE:
   PRIM_CASES_MEMORY:
   PRIM_CASES_SKIP:
@@ -775,6 +809,7 @@ static CExpr gen_exp_f(CG *cg, const Phrase *e, const Step *ps, bool operand) {
       if (ps) INTERNAL("path on an index");
       return cg_ix_expr(cg, en->ix);
     }
+    if (en->kind == ENV_VIEW) return gen_exp_f(cg, en->acc, step_idx(cg, en->ix, ps), operand);
     if (en->kind != ENV_STORAGE) INTERNAL("acceptor %s read", e->binder->name);
     return cx(storage_access(cg, en->st, ps, false, e->span).lvalue, PREC_POSTFIX);
   }

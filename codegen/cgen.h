@@ -67,6 +67,7 @@ typedef enum EnvKind {
   ENV_STORAGE, /* a parameter or a new variable: both v.1 and v.2 */
   ENV_INDEX,   /* a loop variable: an index expression */
   ENV_ALIAS,   /* the o of a parfor: idxAcc A i (Figure 6, parfor rule) */
+  ENV_VIEW,    /* the parameter of a view map's function: idx E i */
 } EnvKind;
 
 typedef struct EnvEntry EnvEntry;
@@ -74,8 +75,8 @@ struct EnvEntry {
   const Binder *binder;
   EnvKind kind;
   Storage *st;        /* ENV_STORAGE */
-  const Ix *ix;       /* ENV_INDEX; ENV_ALIAS: the index i */
-  const Phrase *acc;  /* ENV_ALIAS: the acceptor A */
+  const Ix *ix;       /* ENV_INDEX; ENV_ALIAS, ENV_VIEW: the index i */
+  const Phrase *acc;  /* ENV_ALIAS: the acceptor A; ENV_VIEW: the array E */
   EnvEntry *next;
 };
 
@@ -197,6 +198,12 @@ typedef struct CG {
   Vec padded_reads;
   bool count_padded_reads;
 } CG;
+
+/* Binds b to idx E i for the generation of one view map element and
+ * returns what b stood for before, for env_put_back: the same function
+ * may be applied again inside its own body (map f (map f xs)). */
+EnvEntry *env_put_view(CG *cg, const Binder *b, const Phrase *array, const Ix *i);
+void env_put_back(CG *cg, const Binder *b, EnvEntry *old);
 
 typedef struct PaddedRead {
   const char *text; /* i < l || i >= l + n ? v : E[i - l] */

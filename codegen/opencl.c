@@ -308,6 +308,16 @@ static void env_add(CG *cg, const Binder *b, EnvKind kind, Storage *st, const Ix
   if (kind == ENV_STORAGE && st->root) env_index_put(cg->arena, &cg->by_root, st->root, e);
 }
 
+EnvEntry *env_put_view(CG *cg, const Binder *b, const Phrase *array, const Ix *i) {
+  EnvEntry *old = env_index_get(&cg->by_binder, b);
+  EnvEntry *e = NEW(cg->arena, EnvEntry);
+  *e = (EnvEntry){.binder = b, .kind = ENV_VIEW, .ix = i, .acc = array};
+  env_index_put(cg->arena, &cg->by_binder, b, e);
+  return old;
+}
+
+void env_put_back(CG *cg, const Binder *b, EnvEntry *old) { env_index_put(cg->arena, &cg->by_binder, b, old); }
+
 static Storage *new_storage(CG *cg, StoreKind kind, Space space, const char *name, DataType *type, const Binder *root) {
   Storage *st = NEW(cg->arena, Storage);
   st->kind = kind;

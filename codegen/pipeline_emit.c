@@ -7,21 +7,12 @@
 
 #include <string.h>
 
-/* s over the kernel's nat parameters -> over the pipeline's.  The
- * substitution is simultaneous: each parameter first becomes a placeholder
- * no program can name, so that values mentioning another parameter's name
- * (M := N, N := M) are not substituted again. */
-static Size to_pipeline(Arena *a, TypeCtx *tc, const PipeLaunch *l, Size s) {
+/* s over the kernel's nat parameters -> over the pipeline's, all at once
+ * (values may mention another parameter's name: M := N, N := M) */
+static Size to_pipeline(TypeCtx *tc, const PipeLaunch *l, Size s) {
   const DefInfo *k = l->kernel;
-  Sym *holes = NEWARRAY(a, Sym, k->nsize_params > 0 ? k->nsize_params : 1);
-  for (int i = 0; i < k->nsize_params; i++) {
-    holes[i] = arena_printf(a, " %d", i);
-    if (!size_subst(&tc->sizes, s, k->size_params[i], size_var(&tc->sizes, holes[i]), &s))
-      INTERNAL("size of kernel %s does not substitute", k->name);
-  }
-  for (int i = 0; i < k->nsize_params; i++)
-    if (!size_subst(&tc->sizes, s, holes[i], l->nats[i], &s))
-      INTERNAL("size of kernel %s does not substitute", k->name);
+  if (!size_subst_many(&tc->sizes, s, k->nsize_params, k->size_params, l->nats, &s))
+    INTERNAL("size of kernel %s does not substitute", k->name);
   return s;
 }
 
@@ -76,14 +67,14 @@ PipeDesc *pipeline_describe(Arena *a, TypeCtx *tc, Diag *diag, const Pipeline *p
     ld->ndims = k->ndims;
     ld->has_local = k->has_local;
     for (int dim = 0; dim < k->ndims; dim++) {
-      ld->global_size[dim] = to_pipeline(a, tc, l, k->global_size[dim]);
-      if (k->has_local) ld->local_size[dim] = to_pipeline(a, tc, l, k->local_size[dim]);
+      ld->global_size[dim] = to_pipeline(tc, l, k->global_size[dim]);
+      if (k->has_local) ld->local_size[dim] = to_pipeline(tc, l, k->local_size[dim]);
     }
     for (int i = 0; i < k->nparams; i++) {
       const KParam *kp = &k->params[i];
       PipeBind *b = &ld->binds[i];
       KParam copy = *kp;
-      copy.elements = to_pipeline(a, tc, l, kp->elements);
+      copy.elements = to_pipeline(tc, l, kp->elements);
       copy.binder = NULL;
       copy.fields = "";
       switch (kp->role) {

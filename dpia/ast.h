@@ -240,6 +240,7 @@ typedef struct Decl {
   int nparams;
   TypeAst *result;  /* optional ': type' */
   Ast *body;
+  bool from_prelude; /* added by prelude_add, not written in the program */
 } Decl;
 
 /* a def whose parameters are untyped (PARAM_UNTYPED) */
@@ -264,6 +265,11 @@ typedef struct Lexer {
 void lexer_init(Lexer *lx, const Source *src, Interner *in, Diag *diag);
 /* Next token; lexical errors are reported to diag and skipped. */
 Token lexer_next(Lexer *lx);
+
+/* prelude.c: puts the prelude's defs that the program names and does not
+ * declare itself before its declarations (docs/language.md section 10);
+ * parse_program calls it, parse_program_deep (text dpia printed) not. */
+void prelude_add(Arena *a, Interner *in, Diag *diag, Program *prog);
 
 /* parse.c: parse a whole file.  Returns a Program even with errors (the
  * declarations that parsed); diag->nerrors tells whether it is usable. */

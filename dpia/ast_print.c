@@ -459,10 +459,15 @@ static int print_param_group(Buf *out, const Param *params, int i, int n) {
   return end;
 }
 
+/* the program as written: the prelude's defs it uses are not printed
+ * (parsing the text adds them again) */
 void program_print(Buf *out, const Program *p) {
+  bool first = true;
   for (int i = 0; i < p->ndecls; i++) {
     const Decl *d = p->decls[i];
-    if (i > 0) buf_putc(out, '\n');
+    if (d->from_prelude) continue;
+    if (!first) buf_putc(out, '\n');
+    first = false;
     emit(out, "%s %s", d->is_kernel ? "kernel" : d->is_pipeline ? "pipeline" : "def", d->name);
     for (int j = 0; j < d->nparams;) j = print_param_group(out, d->params, j, d->nparams);
     if (d->result) {

@@ -828,6 +828,7 @@ static int explicit_sizes(Checker *c, Env *env, Phrase *fn, Arg *args, int nargs
     if (!unify_sizes(c, fn->subst->sizes[given], s, args[given].ast->span)) INTERNAL("fresh size did not unify");
     given++;
   }
+  fn->nsizes_given = given;
   return given;
 }
 

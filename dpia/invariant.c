@@ -72,7 +72,8 @@ typedef struct Checker {
 
 /* a primitive the stage should have translated away */
 static bool left_over(Prim prim, PhraseStage stage) {
-  if (prim_computes(prim)) return true; /* stage I: A[[ ]] and C[[ ]] */
+  /* stage I: A[[ ]] and C[[ ]]; a plain map stays, as a view */
+  if (prim_computes(prim)) return prim_family(prim) != PFAM_MAP || prim_level(prim) != PLVL_NONE;
   if (prim == PRIM_NEW_GLOBAL) return stage >= PHRASE_HOISTED;
   return stage >= PHRASE_IMPERATIVE && (prim_info[prim].flags & PF_INTER);
 }

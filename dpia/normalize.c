@@ -99,23 +99,17 @@ static Phrase *copy_node(Norm *n, const Phrase *p, BindMap *m, const TypeSubst *
     return node(n, p, p->type);
   case PH_LIT: {
     Phrase *q = node(n, p, sub_type(n, p->type, ts));
-    for (int j = 0; ts && q->lit_is_size && j < ts->n; j++) /* idx row (N - 1) in a def */
-      if (ts->is_size[j] && size_has_var(q->lit_size, ts->names[j]) &&
-          !size_subst(&n->tc->sizes, q->lit_size, ts->names[j], ts->sizes[j], &q->lit_size))
-        INTERNAL("index size does not instantiate");
+    if (ts && q->lit_is_size && !size_subst_type(n->tc, ts, q->lit_size, &q->lit_size)) /* idx row (N - 1) in a def */
+      INTERNAL("index size does not instantiate");
     return q;
   }
   case PH_PRIM: {
     Phrase *q = node(n, p, sub_type(n, p->type, ts));
     if (ts) {
       if (q->type_arg) q->type_arg = dt_subst(n->tc, ts, q->type_arg);
-      for (int i = 0; i < prim_info[p->prim].nsizes; i++) {
-        for (int j = 0; j < ts->n; j++) {
-          if (!ts->is_size[j] || !size_has_var(q->sizes[i], ts->names[j])) continue;
-          if (!size_subst(&n->tc->sizes, q->sizes[i], ts->names[j], ts->sizes[j], &q->sizes[i]))
-            INTERNAL("static size argument does not instantiate");
-        }
-      }
+      for (int i = 0; i < prim_info[p->prim].nsizes; i++)
+        if (!size_subst_type(n->tc, ts, q->sizes[i], &q->sizes[i]))
+          INTERNAL("static size argument does not instantiate");
     }
     return q;
   }
@@ -128,11 +122,8 @@ static Phrase *copy_node(Norm *n, const Phrase *p, BindMap *m, const TypeSubst *
       s2->datas = NEWARRAY(n->arena, DataType *, s2->n);
       for (int i = 0; i < s2->n; i++) {
         if (s2->is_size[i]) {
-          Size v = p->subst->sizes[i];
-          for (int j = 0; j < ts->n; j++)
-            if (ts->is_size[j] && size_has_var(v, ts->names[j]))
-              size_subst(&n->tc->sizes, v, ts->names[j], ts->sizes[j], &v);
-          s2->sizes[i] = v;
+          if (!size_subst_type(n->tc, ts, p->subst->sizes[i], &s2->sizes[i]))
+            INTERNAL("size argument does not instantiate");
         } else {
           s2->datas[i] = dt_subst(n->tc, ts, p->subst->datas[i]);
         }

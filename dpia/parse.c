@@ -1336,7 +1336,9 @@ TypeAst *parse_phrase_type_text(Arena *a, Interner *in, Diag *diag, const Source
 
 /* program ::= decl* */
 Program *parse_program(Arena *a, Interner *in, Diag *diag, const Source *src) {
-  return parse_program_deep(a, in, diag, src, diag_depth_limit(diag, DPIA_MAX_NESTING));
+  Program *prog = parse_program_deep(a, in, diag, src, diag_depth_limit(diag, DPIA_MAX_NESTING));
+  if (diag->nerrors == 0) prelude_add(a, in, diag, prog);
+  return prog;
 }
 
 Program *parse_program_deep(Arena *a, Interner *in, Diag *diag, const Source *src, int max_nesting) {

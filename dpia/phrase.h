@@ -92,6 +92,8 @@ struct Phrase {
     struct {                            /* DEF */
       DefInfo *def;
       TypeSubst *subst;                 /* values of the def's nat/data params */
+      int nsizes_given;                 /* the leading nat params written at
+                                           this use (firstN 3 xs: 1) */
     };
     struct {                            /* LAM */
       Binder *lam_binder;

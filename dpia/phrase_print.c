@@ -254,8 +254,8 @@ static int binop_prec(BinOp op) {
 static int prec_of(const Phrase *p) {
   switch (p->kind) {
   case PH_VAR:
-  case PH_DEF:
   case PH_PAIR: return P_ATOM;
+  case PH_DEF: return p->nsizes_given > 0 ? P_APP : P_ATOM;
   case PH_LIT: return lit_negative(p) ? P_UNARY : P_ATOM;
   case PH_PRIM: return prim_info[p->prim].nsizes > 0 || prim_info[p->prim].takes_type ? P_APP : P_ATOM;
   case PH_LAM: return P_TOP;
@@ -549,7 +549,15 @@ static void print(Printer *pr, const Phrase *p, int ctx, bool start) {
   }
   switch (p->kind) {
   case PH_VAR: buf_puts(out, binder_name(pr, p->binder)); return;
-  case PH_DEF: buf_puts(out, p->def->name); return;
+  case PH_DEF:
+    /* with the size arguments written at this use (docs/language.md
+     * section 1.2), at their values */
+    buf_puts(out, p->def->name);
+    for (int i = 0; i < p->nsizes_given; i++) {
+      buf_putc(out, ' ');
+      print_size_arg(out, p->subst->sizes[i]);
+    }
+    return;
   case PH_LIT: print_literal(pr, p); return;
   case PH_PRIM: print_prim(pr, p); return;
   case PH_LAM:

@@ -510,6 +510,30 @@ bool size_subst(SizeCtx *sc, Size a, Sym v, Size value, Size *out) {
   return true;
 }
 
+/* Simultaneous: each variable goes to a placeholder first (a name no
+ * source can spell, distinct per variable), then each placeholder to its
+ * value, so a value that mentions another of the variables is not
+ * substituted again (a def's N M instantiated as a kernel's M N). */
+bool size_subst_many(SizeCtx *sc, Size a, int n, const Sym *vars, const Size *values, Size *out) {
+  int hits = 0, last = -1;
+  for (int i = 0; i < n; i++)
+    if (size_has_var(a, vars[i])) hits++, last = i;
+  if (hits <= 1) {
+    *out = a;
+    return hits == 0 || size_subst(sc, a, vars[last], values[last], out);
+  }
+  Sym *held = NEWARRAY(sc->arena, Sym, n);
+  for (int i = 0; i < n; i++) {
+    if (!size_has_var(a, vars[i])) continue;
+    held[i] = arena_printf(sc->arena, "#%d", i);
+    if (!size_subst(sc, a, vars[i], size_var(sc, held[i]), &a)) return false;
+  }
+  for (int i = 0; i < n; i++)
+    if (held[i] && !size_subst(sc, a, held[i], values[i], &a)) return false;
+  *out = a;
+  return true;
+}
+
 bool size_solve(SizeCtx *sc, Size lhs, Size rhs, Sym m, Size *out) {
   Arena *arena = sc->arena;
   Size difference;

@@ -62,6 +62,9 @@ Sym size_first_meta(Size a);
 /* replace every occurrence of v by value (v^-1 by 1/value, which needs
  * value to be a monomial: returns false otherwise) */
 bool size_subst(SizeCtx *sc, Size a, Sym v, Size value, Size *out);
+/* replace every vars[i] by values[i] at once (a value may mention the
+ * variables: they are not replaced in it) */
+bool size_subst_many(SizeCtx *sc, Size a, int n, const Sym *vars, const Size *values, Size *out);
 
 /* Solve lhs == rhs for the metavariable m, when the equation is linear in m
  * (m occurs only with exponent 1, in terms whose other factors do not

@@ -157,16 +157,63 @@ static void violation(Strategy *s, DiagCode code, Span inner, const Frame *outer
     diag_note(s->diag, outer->span, "the enclosing '%s' is here", construct_name(s->arena, outer->prim, outer->dim, outer->span));
 }
 
-/* The rules about where a primitive may appear. */
-static void check_placement(Strategy *s, const Phrase *head, const Frame *f) {
+static const Phrase *computing_part(Arena *a, const Phrase *e);
+
+/* The first part of the function f that computes, or NULL when f only
+ * rearranges data (a view function, docs/language.md section 9): a lambda
+ * whose body is a view of its parameter, or a view primitive or a plain
+ * map waiting for its array (split 2, transpose, snd, zip ys, map snd). */
+static const Phrase *computing_fn(Arena *a, const Phrase *f) {
+  return f->kind == PH_LAM ? computing_part(a, f->body) : computing_part(a, f);
+}
+
+/* The first part of e that computes, or NULL when e is built from
+ * variables and literals by view primitives (idx included: a gather is a
+ * view) and plain maps of view functions, applied fully or partially. */
+static const Phrase *computing_part(Arena *a, const Phrase *e) {
+  switch (e->kind) {
+  case PH_VAR:
+  case PH_LIT: return NULL;
+  case PH_PROJ: return computing_part(a, e->fst);
+  case PH_PRIM:
+  case PH_APP: {
+    PhraseSpine sp;
+    phrase_spine(a, e, &sp);
+    if (sp.head->kind != PH_PRIM) return e;
+    Prim p = sp.head->prim;
+    bool view_map = is_map_at(p, PLVL_NONE);
+    if (prim_family(p) != PFAM_VIEW && !view_map) return e;
+    for (int i = 0; i < sp.nargs; i++) {
+      /* a nested map that computes is reported by itself: its head here
+       * tells the enclosing map to stay silent */
+      if (view_map && i == 0) {
+        if (computing_fn(a, sp.args[0])) return sp.head;
+        continue;
+      }
+      const Phrase *c = computing_part(a, sp.args[i]);
+      if (c) return c;
+    }
+    return NULL;
+  }
+  default: return e;
+  }
+}
+
+/* The rules about where a primitive may appear.  A plain map is a view
+ * when its function is one, allowed anywhere; otherwise it has no level. */
+static void check_placement(Strategy *s, const Phrase *head, const PhraseSpine *sp, const Frame *f) {
   const char *name = construct_name(s->arena, head->prim, head->dim, head->span);
   const Frame *o;
   if (is_map_at(head->prim, PLVL_NONE)) {
+    const Phrase *c = sp->nargs ? computing_fn(s->arena, sp->args[0]) : head;
+    if (!c || (c != head && c->kind == PH_PRIM && is_map_at(c->prim, PLVL_NONE))) return;
     s->ok = false;
-    if (first_report(s, head->span))
+    if (first_report(s, head->span)) {
       diag_error(s->diag, ERR_NO_PARALLEL_LEVEL, head->span,
-                 "plain 'map' has no OpenCL level in a kernel; choose one of mapGlobal, mapWorkgroup, mapLocal, "
-                 "mapSeq");
+                 "this 'map' computes, so it needs an OpenCL level: choose mapGlobal, mapWorkgroup, mapLocal or "
+                 "mapSeq (a plain map is only for functions that rearrange data, such as transpose or split 2)");
+      if (c != head) diag_note(s->diag, c->span, "it computes here");
+    }
   } else if (is_map_at(head->prim, PLVL_LOCAL)) {
     if ((o = find(f, is_to_private, NULL)))
       violation(s, ERR_BAD_ADDRESS_SPACE, head->span, o,
@@ -236,8 +283,10 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
     for (int i = 0; i < nargs; i++) walk(s, args[i], f, (Position){false, head->span, PRIM_COUNT});
     return;
   }
-  check_placement(s, head, f);
+  check_placement(s, head, &spine, f);
   Prim prim = head->prim;
+  /* a view map: no loop and no memory, its function only rearranges */
+  bool view_map = is_map_at(prim, PLVL_NONE);
   if (is_parallel_map(prim) && grid_context(f) && !pos.to_output) {
     /* spec section 5: no barrier across work-groups, at the top of the
      * kernel or inside another grid-level map */
@@ -248,13 +297,18 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
                  "the result of this '%s' is read by a later stage of the same kernel, but OpenCL has no barrier "
                  "across work-groups; split the computation into two kernels",
                  name);
-      if (pos.reader_prim != PRIM_COUNT)
+      if (is_map_at(pos.reader_prim, PLVL_NONE))
+        diag_note(s->diag, pos.reader,
+                  "it is read here by a view 'map', which is not written through: apply the view inside the "
+                  "function of this '%s' instead",
+                  name);
+      else if (pos.reader_prim != PRIM_COUNT)
         diag_note(s->diag, pos.reader, "it is read here by '%s'", construct_name(s->arena, pos.reader_prim, 0, pos.reader));
     }
   }
   const Frame *g = innermost_grid(f);
   bool materialises = (prim_family(prim) == PFAM_MEMORY && !is_to_private_prim(prim)) ||
-                      (is_any_map(prim) && !pos.to_output && !is_to_private_prim(temp_memory(f, g)));
+                      (is_any_map(prim) && !view_map && !pos.to_output && !is_to_private_prim(temp_memory(f, g)));
   if (g && g->has_nested_grid && materialises) {
     /* the body of g runs in every work-item of the nested grid map's
      * dimension: a temporary made here would be written by all of them at
@@ -291,7 +345,7 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
   const DataType *private_t = NULL;
   if (is_to_private_prim(prim) && nargs == 2)
     private_t = p->type->data;
-  else if (is_any_map(prim) && nargs == 2 && !pos.to_output && is_to_private_prim(temp_memory(f, g)))
+  else if (is_any_map(prim) && !view_map && nargs == 2 && !pos.to_output && is_to_private_prim(temp_memory(f, g)))
     private_t = p->type->data;
   else if (prim_family(prim) == PFAM_REDUCE && nargs == 3 && !contains_prim(args[0], PRIM_MAP_LOCAL))
     private_t = args[1]->type->data; /* a mapLocal's accumulator is local (docs/language.md) */

@@ -277,14 +277,14 @@ bool pt_equal(const PhraseType *a, const PhraseType *b) {
 
 /* ---- substitution ---- */
 
+bool size_subst_type(TypeCtx *tc, const TypeSubst *s, Size n, Size *out) {
+  Sym *vars = NEWARRAY(tc->arena, Sym, s->n ? s->n : 1);
+  for (int i = 0; i < s->n; i++) vars[i] = s->is_size[i] ? s->names[i] : ""; /* "" is in no size */
+  return size_subst_many(&tc->sizes, n, s->n, vars, s->sizes, out);
+}
+
 static Size size_subst_all(TypeCtx *tc, const TypeSubst *s, Size n) {
-  for (int i = 0; i < s->n; i++) {
-    if (!s->is_size[i] || !size_has_var(n, s->names[i])) continue;
-    Size out;
-    if (!size_subst(&tc->sizes, n, s->names[i], s->sizes[i], &out))
-      INTERNAL("substitution of %s produced a non-canonical size", s->names[i]);
-    n = out;
-  }
+  if (!size_subst_type(tc, s, n, &n)) INTERNAL("substitution of a def's sizes produced a non-canonical size");
   return n;
 }
 

@@ -178,6 +178,9 @@ typedef struct TypeSubst {
   DataType **datas;
 } TypeSubst;
 DataType *dt_subst(TypeCtx *tc, const TypeSubst *s, DataType *t);
+/* the sizes of s in n, all at once (size_subst_many); false when a
+ * variable with a negative exponent gets a value that is no monomial */
+bool size_subst_type(TypeCtx *tc, const TypeSubst *s, Size n, Size *out);
 PhraseType *pt_subst(TypeCtx *tc, const TypeSubst *s, PhraseType *t);
 
 #endif

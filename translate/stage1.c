@@ -362,8 +362,10 @@ static Phrase *con_tr(Stage1 *s, Phrase *e, Phrase *k) {
     Spine sp;
     if (!spine_of(s->b.arena, e, &sp)) INTERNAL("stage I: application of a %s", phrase_kind_name[sp.head->kind]);
     Prim p = sp.head->prim;
-    if (prim_family(p) == PFAM_MAP && sp.nargs == 2) {
-      /* C[[map f e]](K) = newM (n.d2) (\tmp -> A[[map f e]](tmp.1); K(tmp.2)) */
+    if (prim_family(p) == PFAM_MAP && prim_level(p) != PLVL_NONE && sp.nargs == 2) {
+      /* C[[map f e]](K) = newM (n.d2) (\tmp -> A[[map f e]](tmp.1); K(tmp.2));
+       * a plain map is a view (its function only rearranges data, as the
+       * strategy check made sure): it passes through like one below */
       r = materialise(s, s->temp_memory, "tmp", e, k);
     } else if (prim_family(p) == PFAM_REDUCE && sp.nargs == 3) {
       Binder *x = k_binder(s, "x", b_data(sp.args[2]));
@@ -419,7 +421,7 @@ static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
     r = shared_let(s, e, acc, NULL);
   } else if ((e->kind == PH_APP || e->kind == PH_PRIM) && spine_of(s->b.arena, e, &sp)) {
     Prim p = sp.head->prim;
-    if (prim_family(p) == PFAM_MAP && sp.nargs == 2) {
+    if (prim_family(p) == PFAM_MAP && prim_level(p) != PLVL_NONE && sp.nargs == 2) {
       Binder *x = k_binder(s, "x", b_data(sp.args[1]));
       Phrase *loop = map_i(s, &sp, b_var(b, x), acc);
       r = con_tr(s, sp.args[1], b_lam(b, x, loop, false));

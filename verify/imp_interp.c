@@ -67,6 +67,7 @@ typedef enum ArrKind {
   A_REORDER,   /* src, k (stride), m = n / k */
   A_AS_VECTOR, /* src, k */
   A_AS_SCALAR, /* src, k */
+  A_MAP,       /* src, cst: the view function applied to each element */
 } ArrKind;
 
 struct Arr {
@@ -269,6 +270,7 @@ static Val load(Imp *I, const Lay *l, const double *p) {
 static Val deref(Imp *I, Val v) { return v.kind == V_REF ? load(I, v.lay, v.mem) : v; }
 
 static Val arr_index(Imp *I, const Arr *a, int64_t i, const Phrase *where);
+static Val apply(Imp *I, Val f, Val arg, const Phrase *where);
 
 static const Arr *need_arr(Imp *I, Val v, const Phrase *where) {
   if (v.kind != V_ARR) fail(I, where, "an array was expected");
@@ -331,6 +333,7 @@ static Val arr_index(Imp *I, const Arr *a, int64_t i, const Phrase *where) {
     Val x = need_num(I, arr_index(I, a->src, i / a->k, where), where);
     return num1(I, lane(x, (int)(i % a->k)));
   }
+  case A_MAP: return apply(I, a->cst, arr_index(I, a->src, i, where), where);
   }
   INTERNAL("bad array kind %d", (int)a->kind);
 }
@@ -677,6 +680,12 @@ static Val run_prim(Imp *I, const Phrase *p, const Val *argv) {
     if (k < 0 || k > a->n) fail(I, p, "%s %" PRId64 " of %" PRId64 " elements", prim_info[p->prim].name, k, a->n);
     return arr_val(p->prim == PRIM_TAKE ? slice(I, a, 0, k) : slice(I, a, k, a->n - k));
   }
+  case PRIM_MAP: { /* a view map (docs/language.md section 9): applied per element when read */
+    const Arr *a = need_arr(I, args[1], p);
+    Arr *m = new_arr(I, A_MAP, a->n, a);
+    m->cst = args[0];
+    return arr_val(m);
+  }
   /* scalars */
   case PRIM_SELECT: return lane(need_num(I, args[0], p), 0) != 0 ? args[1] : args[2];
   case PRIM_VEC: {
@@ -705,7 +714,10 @@ static Val run_prim(Imp *I, const Phrase *p, const Val *argv) {
   /* map, reduce, toGlobal ... and the intermediate mapI/reduceI are gone
    * after stage II (spec section 7): meeting one is a fault of the
    * translation or of this interpreter */
-  PRIM_CASES_MAP:
+  case PRIM_MAP_SEQ:
+  case PRIM_MAP_GLOBAL:
+  case PRIM_MAP_WORKGROUP:
+  case PRIM_MAP_LOCAL:
   PRIM_CASES_REDUCE:
   PRIM_CASES_MEMORY:
   PRIM_CASES_MAP_I:

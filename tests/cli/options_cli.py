@@ -66,7 +66,7 @@ with tempfile.TemporaryDirectory() as tmp:
     # --diagnostics=json on stdout, parseable from a pipe; text stays on stderr
     bad = os.path.join(tmp, 'bad.dpia')
     with open(bad, 'w') as f:
-        f.write('kernel k (N: nat) (xs: [N]float) =\n  xs |> map (\\x -> x)\n')
+        f.write('kernel k (N: nat) (xs: [N]float) =\n  xs |> map (\\x -> x + 1.0)\n')
     for cmd in (['check'], ['translate'], ['verify']):
         p = run(cmd + ['--diagnostics=json', bad])
         try:

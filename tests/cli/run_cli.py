@@ -38,7 +38,7 @@ dot = os.path.join(samples, 'dot_partial.dpia')
 with tempfile.TemporaryDirectory() as tmp:
     bad = os.path.join(tmp, 'bad.dpia')
     with open(bad, 'w') as f:
-        f.write('kernel k (N: nat) (xs: [N]float) =\n  xs |> map (\\x -> x)\n')
+        f.write('kernel k (N: nat) (xs: [N]float) =\n  xs |> map (\\x -> x + 1.0)\n')
     # usage
     expect([], 2, 'usage: dpia COMMAND')
     expect(['--help'], 0, 'commands:')

@@ -769,6 +769,8 @@ class Gen:
             opts += ['join', 'join', 'transpose']
         if el[0] == 'num' and el[2] > 1:
             opts += ['scalar', 'scalar']
+        if el[0] in ('arr', 'pair'):
+            opts += ['mapview', 'mapview']
         if acceptor_only:
             opts = [o for o in opts if o in ('split', 'join', 'transpose', 'vec', 'scalar')]
         for _ in range(6):
@@ -812,6 +814,8 @@ class Gen:
                 self.feat('def-nat-tile')
                 return f'{e}{nl}|> tile {c}', self.mk_arr(n.divc(c), arr(S(c), el))
             return f'{e}{nl}|> split {c}', self.mk_arr(n.divc(c), arr(S(c), el))
+        if o == 'mapview':
+            return self.view_map(e, t, ctx)
         if o == 'join':
             return f'{e}{nl}|> join', self.mk_arr(n * el[1], el[2])
         if o == 'transpose':
@@ -860,6 +864,37 @@ class Gen:
                 self.need_div(n - s, st)
             return f'{e}{nl}|> slide {s} {st}', self.mk_arr(m, arr(S(s), el))
         raise AssertionError(o)
+
+    def view_map(self, e, t, ctx):
+        """A plain map of a view function over the elements of e : t (a
+        view itself, docs/language.md section 9): a projection of pairs, a
+        view primitive without its array (map transpose, map (split 2)),
+        or a lambda applying one or two views to its parameter."""
+        n, el = t[1], t[2]
+        nl = self.nl(ctx)
+        if el[0] == 'pair':
+            k = self.pick(['fst', 'snd'])
+            self.feat('view-map-' + k)
+            return f'{e}{nl}|> map {k}', self.mk_arr(n, el[1] if k == 'fst' else el[2])
+        inner = ctx.but(ind=ctx.ind + '    ')
+        x = self.fresh('r')
+        if self.chance(0.4):
+            o = self.pick(['split', 'take', 'drop', 'pad', 'slide'] +
+                          (['transpose', 'join'] if el[2][0] == 'arr' else []))
+            res = self.try_view(o, x, el, inner, None)
+            if res is None or o == 'pad' and 'padCst' in res[0]:
+                raise GenFail('no view primitive form')
+            body, bt = res
+            prim = body[len(x):].split('|> ', 1)[1]
+            if prim.startswith('tile '):
+                raise GenFail('a def is no view primitive')
+            self.feat('view-map-prim')
+            return f'{e}{nl}|> map ({prim})', self.mk_arr(n, bt)
+        body, bt = self.views(x, el, inner, self.pick([1, 1, 2]))
+        if body == x:
+            raise GenFail('no view of the element')
+        self.feat('view-map-lambda')
+        return f'{e}{nl}|> map (\\{x} -> {body})', self.mk_arr(n, bt)
 
     def same_length_partner(self, e, t, ctx, target=None):
         """Another array of the same length as e : t, for a zip."""

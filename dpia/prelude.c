@@ -1,0 +1,87 @@
+/* prelude.c: the standard prelude (docs/language.md section 10), defs
+ * written in dpia that every program may use without declaring them:
+ * windows and padding over two and three dimensions, built from the
+ * one-dimensional views and view maps (section 9), so they cost nothing
+ * at run time.
+ *
+ * Each def uses primitives only, never another prelude def, so a program
+ * that declares one of these names itself replaces that def and no other.
+ * The prelude is parsed only when a program names one of its defs, and
+ * only the named defs join the program: programs that do not use it pay
+ * nothing, and `dpia check -v` lists the program's own declarations. */
+#include "check.h"
+
+#include <string.h>
+
+/* slide2D s t: [n][m]d -> [..][..][s][s]d, windows indexed like the input
+ * ([row][column]); slide3D likewise ([plane][row][column]).  The padding
+ * defs pad every dimension, l before and r after.  padCst pads the rows
+ * with c, then the columns of the result (so the corners are c too). */
+static const char prelude_text[] =
+    "def slide2D (S T: nat) (N M: nat) (d: data) (xs: [T*N+S][T*M+S]d) =\n"
+    "  xs |> map (slide S T) |> slide S T |> map transpose\n"
+    "def slide3D (S T: nat) (P N M: nat) (d: data) (xs: [T*P+S][T*N+S][T*M+S]d) =\n"
+    "  xs |> map (\\plane -> plane |> map (slide S T) |> slide S T |> map transpose)\n"
+    "     |> slide S T |> map transpose |> map (map transpose)\n"
+    "def padClamp2D (L R: nat) (N M: nat) (d: data) (xs: [N][M]d) =\n"
+    "  xs |> map (padClamp L R) |> padClamp L R\n"
+    "def padClamp3D (L R: nat) (P N M: nat) (d: data) (xs: [P][N][M]d) =\n"
+    "  xs |> map (\\plane -> plane |> map (padClamp L R) |> padClamp L R) |> padClamp L R\n"
+    "def padCst2D (L R: nat) (N M: nat) (d: data) (c: d) (xs: [N][M]d) =\n"
+    "  xs |> map (padCst L R c) |> transpose |> map (padCst L R c) |> transpose\n"
+    "def padCst3D (L R: nat) (P N M: nat) (d: data) (c: d) (xs: [P][N][M]d) =\n"
+    "  xs |> map (\\plane -> plane |> map (padCst L R c) |> transpose |> map (padCst L R c) |> transpose)\n"
+    "     |> transpose |> map transpose |> map (map (padCst L R c)) |> map transpose |> transpose\n"
+    "def zip2D (N M: nat) (a b: data) (xs: [N][M]a) (ys: [N][M]b) =\n"
+    "  zip xs ys |> map (\\rows -> zip (fst rows) (snd rows))\n";
+
+static const char *const prelude_names[] = {"slide2D",  "slide3D",  "padClamp2D", "padClamp3D",
+                                            "padCst2D", "padCst3D", "zip2D"};
+enum { NPRELUDE = sizeof prelude_names / sizeof prelude_names[0] };
+
+static bool ident_char(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
+
+/* does the text name `name` as a whole word?  (A mention in a comment
+ * counts too: the def is then checked but changes nothing.) */
+static bool mentions(const Source *src, const char *name) {
+  size_t n = strlen(name);
+  for (const char *p = src->text, *end = src->text + src->len; p + n <= end; p++) {
+    p = memchr(p, name[0], (size_t)(end - p));
+    if (!p || p + n > end) return false;
+    if (memcmp(p, name, n) == 0 && (p == src->text || !ident_char(p[-1])) && (p + n == end || !ident_char(p[n])))
+      return true;
+  }
+  return false;
+}
+
+static bool declares(const Program *prog, const char *name) {
+  for (int i = 0; i < prog->ndecls; i++)
+    if (strcmp(prog->decls[i]->name, name) == 0) return true;
+  return false;
+}
+
+void prelude_add(Arena *a, Interner *in, Diag *diag, Program *prog) {
+  bool wanted[NPRELUDE];
+  int nwanted = 0;
+  for (int i = 0; i < NPRELUDE; i++) {
+    wanted[i] = mentions(prog->src, prelude_names[i]) && !declares(prog, prelude_names[i]);
+    nwanted += wanted[i];
+  }
+  if (!nwanted) return;
+  Source *src = NEW(a, Source);
+  source_init(src, a, "<prelude>", prelude_text, sizeof prelude_text - 1);
+  Program *prelude = parse_program_deep(a, in, diag, src, DPIA_MAX_NESTING);
+  if (prelude->ndecls != NPRELUDE) INTERNAL("the prelude does not parse");
+  Decl **decls = NEWARRAY(a, Decl *, prog->ndecls + nwanted);
+  int n = 0;
+  for (int i = 0; i < NPRELUDE; i++) {
+    Decl *d = prelude->decls[i];
+    if (strcmp(d->name, prelude_names[i]) != 0) INTERNAL("prelude def %d is not %s", i, prelude_names[i]);
+    if (!wanted[i]) continue;
+    d->from_prelude = true;
+    decls[n++] = d;
+  }
+  for (int i = 0; i < prog->ndecls; i++) decls[n++] = prog->decls[i];
+  prog->decls = decls;
+  prog->ndecls = n;
+}
