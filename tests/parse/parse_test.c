@@ -317,7 +317,10 @@ static void round_trip(Tester *t, DpiaMem *mem, const char *name, const char *te
     buf_init(&a, &first.arena);
     buf_init(&b, &first.arena);
     full_expr(&a, first.program->decls[i]->body);
-    if (third.program->ndecls == 1) full_expr(&b, third.program->decls[0]->body);
+    /* the declaration x: a body that names prelude defs (dpia/prelude.c)
+     * also parses the prelude's declarations */
+    for (int d = 0; d < third.program->ndecls; d++)
+      if (strcmp(third.program->decls[d]->name, "x") == 0) full_expr(&b, third.program->decls[d]->body);
     check(t, third.diag.nerrors == 0 && strcmp(a.data, b.data) == 0, what,
           arena_printf(&first.arena, "ast_print of a body does not read back: %s\n%s",
                        line.data, error_lines(&third)));
