@@ -1330,37 +1330,183 @@ static DataType *binder_data(const Binder *b) {
   return t->data;
 }
 
-/* newLocal of constant size outside per-work-item code: kernel scope */
-static void collect_locals(CG *cg, const Phrase *p, bool per_item, Buf *decls) {
+/* ---- local buffers of kernel scope ----
+ *
+ * A newLocal of constant size outside per-work-item code is declared at
+ * kernel scope (OpenCL C allows local variables only there; allocation
+ * hoisting has moved them to the top of the kernel).  Buffers whose
+ * lifetimes do not overlap share one declaration (a slot) of the largest
+ * size: the steps of a tree reduction (iterate, docs/language.md section
+ * 15) alternate between two buffers instead of taking one each.
+ *
+ * A buffer's lifetime is the interval of the group body's commands that
+ * use it, in program order: an assignment is a command, a whole parallel
+ * loop over work-items one command (its work-items run at once).  A use
+ * inside a loop the buffer was not allocated in (Binder.hoisted_from)
+ * lives for the whole loop, since the next iteration uses it again; in a
+ * loop it was allocated in, it is made afresh each iteration.  Every
+ * occupant's storage has the slot's first occupant as its root, so the
+ * barrier analysis sees one buffer: a write to the next occupant waits
+ * for the reads of the previous one, also across iterations. */
+
+typedef struct LocalBuf {
+  const Binder *b;
+  DataType *type;
+  int64_t n;
+  int first, last; /* the commands that use it; first < 0: unused */
+  int slot;        /* index into the slots */
+} LocalBuf;
+
+typedef struct LocalSlot {
+  const Binder *root; /* the first occupant, whose name the slot takes */
+  const char *ctype;
+  int64_t n; /* elements: the largest occupant's */
+  int last;  /* the latest occupant's last command */
+} LocalSlot;
+
+typedef struct Lifetimes {
+  LocalBuf *bufs;
+  int nbufs;
+  int pos;     /* the current command */
+  bool frozen; /* inside a loop over work-items: one command */
+  const Binder *loops[64];
+  int loop_start[64], nloops;
+} Lifetimes;
+
+static LocalBuf *local_buf(Lifetimes *lt, const Binder *b) {
+  for (int i = 0; i < lt->nbufs; i++)
+    if (lt->bufs[i].b == b) return &lt->bufs[i];
+  return NULL;
+}
+
+static bool hoisted_from(const Binder *b, const Binder *loop) {
+  for (int i = 0; i < b->nhoisted_from; i++)
+    if (b->hoisted_from[i] == loop) return true;
+  return false;
+}
+
+static void use_at(LocalBuf *u, int from, int to) {
+  if (u->first < 0 || from < u->first) u->first = from;
+  if (to > u->last) u->last = to;
+}
+
+/* the uses in p; a use inside loops is extended, when the loop ends, to
+ * the loop's start (lifetimes_loop_end) */
+static void lifetimes(Lifetimes *lt, CG *cg, const Phrase *p) {
   switch (p->kind) {
-  case PH_SEQ:
-    collect_locals(cg, p->fst, per_item, decls);
-    collect_locals(cg, p->snd, per_item, decls);
-    return;
-  case PH_LAM: collect_locals(cg, p->body, per_item, decls); return;
-  case PH_APP: {
-    Spine s;
-    if (!spine_of(cg->arena, p, &s)) return;
-    Prim pr = s.head->prim;
-    if (pr == PRIM_NEW_LOCAL && !per_item && s.nargs == 1 && s.args[0]->kind == PH_LAM) {
-      const Binder *b = s.args[0]->lam_binder;
-      bool declared = false;
-      declared = env_index_get(&cg->by_binder, b) != NULL;
-      DataType *t = dt_resolve(s.head->type_arg);
-      int64_t n;
-      if (!declared && size_const_value(cg_elem_count(cg, t), &n)) {
-        const char *name = cg_name(cg, b->name);
-        buf_indent(decls, 1);
-        emit(decls, "local %s %s[%lld];\n", cg_ctype(cg, cg_elem_type(t)), name, (long long)n);
-        env_add(cg, b, ENV_STORAGE, new_storage(cg, STORE_BUFFER, SP_LOCAL, name, t, b), NULL, NULL);
-      }
-    }
-    bool inner = per_item || prim_parfor_per_item(pr);
-    for (int i = 0; i < s.nargs; i++)
-      if (s.args[i]->kind == PH_LAM) collect_locals(cg, s.args[i], inner, decls);
+  case PH_VAR: {
+    LocalBuf *u = local_buf(lt, p->binder);
+    if (u) use_at(u, lt->pos, lt->pos);
     return;
   }
-  default: return;
+  case PH_LIT:
+  case PH_PRIM:
+  case PH_DEF: return;
+  case PH_LAM: lifetimes(lt, cg, p->body); return;
+  case PH_PROJ:
+  case PH_UNOP: lifetimes(lt, cg, p->fst); return;
+  case PH_ASSIGN:
+    if (!lt->frozen) lt->pos++;
+    lifetimes(lt, cg, p->fst);
+    lifetimes(lt, cg, p->snd);
+    return;
+  case PH_APP: {
+    Spine s;
+    if (!spine_of(cg->arena, p, &s) || s.nargs == 0 || s.args[s.nargs - 1]->kind != PH_LAM) break;
+    Prim pr = s.head->prim;
+    bool loop = prim_family(pr) == PFAM_FOR || prim_family(pr) == PFAM_PARFOR;
+    if (!loop || lt->nloops == 64) break;
+    bool freeze = !lt->frozen && prim_parfor_per_item(pr);
+    if (freeze) {
+      lt->pos++;
+      lt->frozen = true;
+    }
+    for (int i = 0; i < s.nargs - 1; i++) lifetimes(lt, cg, s.args[i]);
+    int k = lt->nloops++;
+    lt->loops[k] = s.args[s.nargs - 1]->lam_binder;
+    lt->loop_start[k] = lt->pos + (lt->frozen ? 0 : 1);
+    lifetimes(lt, cg, s.args[s.nargs - 1]);
+    /* a buffer used in the loop but allocated outside it lives through it */
+    for (int i = 0; i < lt->nbufs; i++) {
+      LocalBuf *u = &lt->bufs[i];
+      bool used_inside = u->first >= 0 && u->last >= lt->loop_start[k]; /* nothing after the loop is seen yet */
+      if (used_inside && !hoisted_from(u->b, lt->loops[k])) use_at(u, lt->loop_start[k], lt->pos);
+    }
+    lt->nloops--;
+    if (freeze) lt->frozen = false;
+    return;
+  }
+  default: break;
+  }
+  if (p->fst) lifetimes(lt, cg, p->fst);
+  if (p->snd) lifetimes(lt, cg, p->snd);
+}
+
+/* the kernel-scope newLocal chain at the top of the body (hoist.c) */
+static const Phrase *top_locals(CG *cg, const Phrase *p, Vec *out) {
+  for (;;) {
+    Spine s;
+    if (p->kind != PH_APP || !spine_of(cg->arena, p, &s) || s.head->prim != PRIM_NEW_LOCAL || s.nargs != 1 ||
+        s.args[0]->kind != PH_LAM)
+      return p;
+    LocalBuf *u = NEW(cg->arena, LocalBuf);
+    DataType *t = dt_resolve(s.head->type_arg);
+    *u = (LocalBuf){s.args[0]->lam_binder, t, 0, -1, -1, -1};
+    if (!env_index_get(&cg->by_binder, u->b) && size_const_value(cg_elem_count(cg, t), &u->n))
+      vec_push(cg->arena, out, u);
+    p = s.args[0]->body;
+  }
+}
+
+static void collect_locals(CG *cg, const Phrase *body, Buf *decls) {
+  Vec found = {0};
+  const Phrase *rest = top_locals(cg, body, &found);
+  Lifetimes lt = {NEWARRAY(cg->arena, LocalBuf, found.len ? found.len : 1), found.len, 0, false, {0}, {0}, 0};
+  for (int i = 0; i < found.len; i++) lt.bufs[i] = *(LocalBuf *)found.items[i];
+  lifetimes(&lt, cg, rest);
+  /* greedy by first use: each buffer takes the first slot of its name
+   * and element type whose last occupant is done before it starts */
+  int *order = NEWARRAY(cg->arena, int, lt.nbufs ? lt.nbufs : 1);
+  for (int i = 0; i < lt.nbufs; i++) order[i] = i;
+  for (int i = 1; i < lt.nbufs; i++) /* insertion sort: stable, few buffers */
+    for (int j = i; j > 0 && lt.bufs[order[j - 1]].first > lt.bufs[order[j]].first; j--) {
+      int t = order[j];
+      order[j] = order[j - 1];
+      order[j - 1] = t;
+    }
+  LocalSlot *slots = NEWARRAY(cg->arena, LocalSlot, lt.nbufs ? lt.nbufs : 1);
+  int nslots = 0;
+  for (int i = 0; i < lt.nbufs; i++) {
+    LocalBuf *u = &lt.bufs[order[i]];
+    const char *ctype = cg_ctype(cg, cg_elem_type(u->type));
+    u->slot = -1;
+    for (int k = 0; k < nslots && u->first >= 0 && u->slot < 0; k++)
+      if (slots[k].last >= 0 && slots[k].last < u->first && strcmp(slots[k].ctype, ctype) == 0 &&
+          slots[k].root->name == u->b->name) /* a reduction's acc keeps its own name */
+        u->slot = k;
+    if (u->slot < 0) {
+      u->slot = nslots++;
+      slots[u->slot] = (LocalSlot){u->b, ctype, 0, -1};
+    }
+    LocalSlot *sl = &slots[u->slot];
+    if (u->n > sl->n) sl->n = u->n;
+    if (u->first >= 0) sl->last = u->last;
+  }
+  /* declared, and named, in the order of the chain (hoist.c), so that a
+   * kernel without sharing reads as before */
+  const char **names = NEWARRAY(cg->arena, const char *, nslots ? nslots : 1);
+  for (int i = 0; i < lt.nbufs; i++) {
+    const LocalBuf *u = &lt.bufs[i];
+    LocalSlot *sl = &slots[u->slot];
+    if (sl->root != u->b) continue;
+    names[u->slot] = cg_name(cg, u->b->name);
+    buf_indent(decls, 1);
+    emit(decls, "local %s %s[%lld];\n", sl->ctype, names[u->slot], (long long)sl->n);
+  }
+  for (int i = 0; i < lt.nbufs; i++) {
+    const LocalBuf *u = &lt.bufs[i];
+    Storage *st = new_storage(cg, STORE_BUFFER, SP_LOCAL, names[u->slot], u->type, slots[u->slot].root);
+    env_add(cg, u->b, ENV_STORAGE, st, NULL, NULL);
   }
 }
 
@@ -1432,7 +1578,7 @@ bool cg_generate(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions
   Buf locals, body;
   buf_init(&locals, a);
   buf_init(&body, a);
-  collect_locals(cg, k->def->body, false, &locals);
+  collect_locals(cg, k->def->body, &locals);
   cg->out = &body;
   cg->indent = 1;
   gen_comm(cg, k->def->body, NULL);

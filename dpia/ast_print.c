@@ -216,6 +216,7 @@ static int expr_prec(const Ast *e) {
   case AST_PROJ:
   case AST_LANE: return EP_POSTFIX;
   case AST_PRIM: return prim_has_static_args(e) ? EP_APP : EP_ATOM;
+  case AST_ITERATE: return EP_APP;
   case AST_VAR:
   case AST_INT:
   case AST_FLOAT:
@@ -332,6 +333,12 @@ static void print_expr(Printer *pr, const Ast *e, int ctx, bool line_start) {
     }
     return;
   }
+  case AST_ITERATE:
+    buf_puts(out, "iterate ");
+    print_size(out, e->count, SP_ATOM);
+    buf_putc(out, ' ');
+    print_expr(pr, e->iter_fn, EP_POSTFIX, false);
+    return;
   case AST_LAMBDA: print_lambda(pr, e); return;
   case AST_LET:
     emit(out, "let %s = ", e->bound);

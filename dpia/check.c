@@ -832,6 +832,56 @@ static int explicit_sizes(Checker *c, Env *env, Phrase *fn, Arg *args, int nargs
   return given;
 }
 
+/* f applied to the elaborated argument v, as elab_app applies a head to
+ * its first argument: a lambda or a template gets v's type for its
+ * parameter, anything else is inferred first */
+static Phrase *apply_to_value(Checker *c, Env *env, const Ast *f, Phrase *v, Span span) {
+  Arg a = {.ready = v, .app_span = span};
+  int template = template_named(c, env, f);
+  Phrase *fn;
+  if (template >= 0)
+    fn = template_use(c, f, template, NULL, v->type);
+  else if (f->kind == AST_LAMBDA)
+    fn = elab_lambda(c, env, f, pt_fn(c->tc, v->type, NULL));
+  else
+    fn = infer(c, env, f);
+  return fn ? apply_spine(c, env, fn, &a, 1, NULL) : NULL;
+}
+
+/* iterate k f x = f (f (... (f x))), k applications, each elaborated on
+ * its own (docs/language.md section 15): f may change the sizes, so every
+ * application gets the types of the value it is applied to.  The first
+ * failing application stops the unrolling (its error is reported once). */
+enum { ITERATE_MAX = 64 };
+static Phrase *elab_iterate(Checker *c, Env *env, const Ast *it, Arg *arg) {
+  Size k;
+  if (!conv_size(c, env, it->count, &k)) return NULL;
+  int64_t n;
+  if (!size_const_value(k, &n)) {
+    check_error(c, ERR_BAD_ITERATE_COUNT, it->count->span,
+                "iterate's count must be a constant: each application is checked and translated on its own");
+    return NULL;
+  }
+  if (n > ITERATE_MAX) {
+    check_error(c, ERR_BAD_ITERATE_COUNT, it->count->span,
+                "iterate %lld times is more than dpia unrolls (%d); iterate a composition, or use a loop over an "
+                "array (reduceSeq)",
+                (long long)n, ITERATE_MAX);
+    return NULL;
+  }
+  Phrase *v = arg->ready ? arg->ready : infer(c, env, arg->ast);
+  for (int64_t i = 0; i < n && v; i++) {
+    int errors = c->diag->nerrors;
+    v = apply_to_value(c, env, it->iter_fn, v, it->span);
+    if (!v && i > 0 && c->diag->nerrors > errors)
+      diag_note(c->diag, it->iter_fn->span,
+                "in application %lld of %lld, to the result of the one before: the function does not take what it "
+                "gives",
+                (long long)i + 1, (long long)n);
+  }
+  return v;
+}
+
 static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
   int nargs = 0;
   const Ast *head = e;
@@ -854,7 +904,15 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
   }
   Phrase *fn;
   int template = template_named(c, env, head);
-  if (head->kind == AST_LAMBDA || template >= 0) {
+  if (head->kind == AST_ITERATE) {
+    fn = elab_iterate(c, env, head, &args[0]);
+    if (fn && nargs == 1) {
+      c->depth--;
+      return !want || expect_type(c, e->span, want, fn->type, NULL) ? fn : NULL;
+    }
+    args++;
+    nargs--;
+  } else if (head->kind == AST_LAMBDA || template >= 0) {
     /* (\x -> body) arg, as a let is: the argument gives x its type */
     Phrase *arg0 = infer(c, env, args[0].ast);
     if (!arg0) {
@@ -975,6 +1033,10 @@ static Phrase *infer_inner(Checker *c, Env *env, const Ast *e) {
   case AST_FLOAT:
   case AST_BOOL: return elab_literal(c, e);
   case AST_PRIM: return elab_prim(c, env, e);
+  case AST_ITERATE:
+    check_error(c, ERR_ITERATE_UNAPPLIED, e->span,
+                "iterate needs the array it iterates on here: write iterate K f xs, or xs |> iterate K f");
+    return NULL;
   case AST_LAMBDA: return elab_lambda(c, env, e, NULL);
   case AST_LET: return elab_let(c, env, e, NULL);
   case AST_APP: return elab_app(c, env, e, NULL);

@@ -200,8 +200,10 @@ static const struct {
   size_t len; /* compared first: most identifiers are no keyword */
   TokKind kind;
 } keywords[] = {
-    {"def", 3, TOK_KW_DEF},   {"kernel", 6, TOK_KW_KERNEL}, {"let", 3, TOK_KW_LET},           {"in", 2, TOK_KW_IN},
-    {"true", 4, TOK_KW_TRUE}, {"false", 5, TOK_KW_FALSE},   {"pipeline", 8, TOK_KW_PIPELINE},
+    {"def", 3, TOK_KW_DEF},           {"kernel", 6, TOK_KW_KERNEL},
+    {"let", 3, TOK_KW_LET},           {"in", 2, TOK_KW_IN},
+    {"true", 4, TOK_KW_TRUE},         {"false", 5, TOK_KW_FALSE},
+    {"pipeline", 8, TOK_KW_PIPELINE}, {"iterate", 7, TOK_KW_ITERATE},
 };
 
 static Token lex_identifier(Lexer *lx) {

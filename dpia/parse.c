@@ -662,7 +662,7 @@ static bool starts_atom(TokKind kind) {
   case TOK_LBRACE:
   case TOK_LAMBDA:
   case TOK_KW_LET:
-    return true;
+  case TOK_KW_ITERATE: return true;
   default:
     return false;
   }
@@ -824,8 +824,27 @@ static Ast *parse_phrase_pair(Parser *p) {
   return e;
 }
 
+static Ast *parse_postfix(Parser *p);
+
+/* iterate ::= 'iterate' size_atom postfix   -- the count, then the function */
+static Ast *parse_iterate(Parser *p) {
+  uint32_t begin = p->tok.span.begin;
+  advance(p);
+  Ast *e = new_ast(p, AST_ITERATE, begin);
+  e->count = parse_size_atom(p, NULL, 0);
+  if (!enter(p)) return placeholder(p);
+  if (starts_atom(p->tok.kind))
+    e->iter_fn = parse_postfix(p);
+  else
+    expected(p, "the function to iterate after 'iterate %.*s'", length_of(p->prev), text_of(p, p->prev));
+  leave(p);
+  if (!e->iter_fn) return placeholder(p);
+  e->span = span_from(p, begin);
+  return e;
+}
+
 /* atom ::= IDENT | prim | INT | FLOAT | 'true' | 'false'
- *        | paren | ppair | lambda | let */
+ *        | paren | ppair | lambda | let | iterate */
 static Ast *parse_atom(Parser *p) {
   uint32_t begin = p->tok.span.begin;
   switch (p->tok.kind) {
@@ -866,6 +885,7 @@ static Ast *parse_atom(Parser *p) {
   case TOK_LBRACE: return parse_phrase_pair(p);
   case TOK_LAMBDA: return parse_lambda(p);
   case TOK_KW_LET: return parse_let(p);
+  case TOK_KW_ITERATE: return parse_iterate(p);
   default:
     break;
   }
@@ -1261,6 +1281,10 @@ static void push_children(Parser *p, const NodeRef *r) {
     case AST_ASCRIBE:
       push_node(p, NODE_AST, e->lhs, d);
       push_node(p, NODE_TYPE, e->type, d);
+      return;
+    case AST_ITERATE:
+      push_node(p, NODE_SIZE, e->count, d);
+      push_node(p, NODE_AST, e->iter_fn, d);
       return;
     case AST_APP:
     case AST_COMPOSE:

@@ -30,6 +30,12 @@ typedef struct Binder {
    * apply_k); copies of the binder start at 0 */
   int nuses;
   struct Phrase *sole_use;
+  /* a kernel-scope local buffer made by allocation hoisting: the index
+   * binders of the loops (parallel and sequential) its newLocal was moved
+   * out of, where it was allocated afresh in every iteration (hoist.c;
+   * code generation lets buffers whose lifetimes do not overlap share) */
+  const struct Binder **hoisted_from;
+  int nhoisted_from;
 } Binder;
 
 typedef struct Decl Decl;

@@ -103,6 +103,11 @@ static Phrase *hoist_allocation(Hoist *h, Prim memory, DataType *t, Phrase *lam)
   e->indices = NEWARRAY(b->arena, Binder *, h->nloops ? h->nloops : 1);
   for (int k = 0; k < h->nloops; k++)
     if (widens(memory, h->loops[k].prim)) e->indices[e->nindices++] = h->loops[k].index;
+  if (prim_level(memory) == PLVL_LOCAL && h->nloops) {
+    e->nv->hoisted_from = NEWARRAY(b->arena, const Binder *, h->nloops);
+    for (int k = 0; k < h->nloops; k++) e->nv->hoisted_from[k] = h->loops[k].index;
+    e->nv->nhoisted_from = h->nloops;
+  }
   vec_push(b->arena, prim_level(memory) == PLVL_LOCAL ? &h->locals : &h->globals, e->nv);
   remember(h, e);
   return hoist(h, lam->body);
@@ -132,9 +137,12 @@ static Phrase *hoist(Hoist *h, Phrase *p) {
       return r;
     }
     /* parforX A (\i o -> body): the body runs once per i */
-    if (fn->kind == PH_APP && fn->fst->kind == PH_PRIM && p->snd->kind == PH_LAM &&
-        prim_family(fn->fst->prim) == PFAM_PARFOR) {
-      Phrase *head = hoist(h, fn); /* parforX A: A is outside the loop */
+    bool parfor = fn->kind == PH_APP && fn->fst->kind == PH_PRIM && prim_family(fn->fst->prim) == PFAM_PARFOR;
+    /* for n (\i -> body): it widens nothing, but a buffer hoisted out of
+     * it is noted as made afresh in each iteration */
+    bool seq = fn->kind == PH_PRIM && prim_family(fn->prim) == PFAM_FOR;
+    if ((parfor || seq) && p->snd->kind == PH_LAM) {
+      Phrase *head = parfor ? hoist(h, fn) : fn; /* parforX A: A is outside the loop */
       if (h->nloops == h->cap) {
         int cap = h->cap ? h->cap * 2 : 8;
         Loop *loops = NEWARRAY(h->b.arena, Loop, cap);
@@ -142,7 +150,8 @@ static Phrase *hoist(Hoist *h, Phrase *p) {
         h->loops = loops;
         h->cap = cap;
       }
-      h->loops[h->nloops++] = (Loop){fn->fst->prim, b_data(fn->snd)->size, p->snd->lam_binder};
+      Size n = parfor ? b_data(fn->snd)->size : fn->sizes[0];
+      h->loops[h->nloops++] = (Loop){parfor ? fn->fst->prim : fn->prim, n, p->snd->lam_binder};
       Phrase *q = arena_dup(h->b.arena, p, sizeof *p);
       q->fst = head;
       q->snd = hoist(h, p->snd);
