@@ -884,6 +884,9 @@ static Target gen_prim_acc(CG *cg, const Phrase *a, const Spine *s, const Step *
     rest = need_idx(cg, ps, a, &i);
     rest = need_idx(cg, rest, a, &j);
     return gen_acc(cg, s->args[0], step_idx(cg, j, step_idx(cg, i, rest)));
+  case PRIM_SLICE_ACC: /* sliceAcc o m, i::ps -> o + i */
+    rest = need_idx(cg, ps, a, &i);
+    return gen_acc(cg, s->args[0], step_idx(cg, ix_add(x, ix_from_size(x, h->sizes[0]), i), rest));
   /* not acceptors (stage I writes through an expression view's acceptor
    * twin, prims.h LOWERED) */
   PRIM_CASES_MAP:

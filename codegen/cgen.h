@@ -179,6 +179,7 @@ typedef struct CG {
   int group_depth;          /* > 0 inside a parforWorkgroup body */
   unsigned group_dims;      /* bit d: inside the body of a parforWorkgroup of dimension d */
   unsigned local_dims;      /* bit d: inside the body of a parforLocal of dimension d */
+  unsigned global_dims;     /* bit d: inside the body of a parforGlobal of dimension d */
   int group_loop_depth;     /* > 0 inside the body of a parforWorkgroup that loops */
   bool guard_unfenced;      /* a parforLocal body written by one work-item (a single
                              * writer's guard) since the last barrier (sync_after_guard) */

@@ -1004,11 +1004,14 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
     cg->own_writes = (BinderSet){0};
     cg->uniform = cg->uniform && form == FORM_ONCE;
     cg->distributed++;
-    unsigned saved_local = cg->local_dims;
+    unsigned saved_local = cg->local_dims, saved_global = cg->global_dims;
     if (is_local) cg->local_dims |= 1u << d;
+    else
+      cg->global_dims |= 1u << d;
     if (!is_local || !gen_local_single_writer(cg, body, form == FORM_LOOP ? &again : after))
       gen_comm(cg, body, form == FORM_LOOP ? &again : after);
     cg->local_dims = saved_local;
+    cg->global_dims = saved_global;
     cg->distributed--;
     cg->uniform = saved_uniform;
     set_union(cg, &cg->pending_writes, &cg->own_writes);
@@ -1107,7 +1110,12 @@ static bool writes_outputs_only(CG *cg, const Phrase *p, BinderSet *inner, bool 
  * work-item, where it writes an output).  What it writes is then pending
  * for the other work-items: a barrier comes before they read it. */
 static bool gen_single_writer(CG *cg, const Phrase *p, const Cont *after) {
-  if (cg->distributed > 0) return false;
+  /* in the body of mapGlobals only (one per dimension distributed), the
+   * work-items of the other dimensions run it too: a nested grid's outer
+   * body, which may write the output (padCst's borders, docs/language.md
+   * section 16) */
+  int global_levels = __builtin_popcount(cg->global_dims);
+  if (cg->distributed > 0 && (cg->group_depth > 0 || cg->local_dims || cg->distributed != global_levels)) return false;
   BinderSet inner = {0};
   bool writes_output = false;
   if (!writes_outputs_only(cg, p, &inner, &writes_output) || !writes_output) return false;
@@ -1123,6 +1131,7 @@ static bool gen_single_writer(CG *cg, const Phrase *p, const Cont *after) {
       emit(&cond, "%sget_group_id(%d) == 0", cond.len ? " && " : "", d);
   for (int d = 0; d < ndims; d++) {
     bool known = group ? l->local_known[d] : l->global_known[d];
+    if (!group && (cg->global_dims & 1u << d)) continue; /* distributed: each work-item its own */
     if (!size_is_one(known, group ? l->local[d] : l->global[d]))
       emit(&cond, "%s%s(%d) == 0", cond.len ? " && " : "", group ? "get_local_id" : "get_global_id", d);
   }
@@ -1385,6 +1394,16 @@ static bool hoisted_from(const Binder *b, const Binder *loop) {
   return false;
 }
 
+/* made in the same loops: a buffer made in one work-group loop never
+ * shares with one made in another, which the check that nothing crosses
+ * work-groups (gen_parfor) would take for the same buffer */
+static bool same_loops(const Binder *a, const Binder *b) {
+  if (a->nhoisted_from != b->nhoisted_from) return false;
+  for (int i = 0; i < a->nhoisted_from; i++)
+    if (a->hoisted_from[i] != b->hoisted_from[i]) return false;
+  return true;
+}
+
 static void use_at(LocalBuf *u, int from, int to) {
   if (u->first < 0 || from < u->first) u->first = from;
   if (to > u->last) u->last = to;
@@ -1464,8 +1483,8 @@ static void collect_locals(CG *cg, const Phrase *body, Buf *decls) {
   Lifetimes lt = {NEWARRAY(cg->arena, LocalBuf, found.len ? found.len : 1), found.len, 0, false, {0}, {0}, 0};
   for (int i = 0; i < found.len; i++) lt.bufs[i] = *(LocalBuf *)found.items[i];
   lifetimes(&lt, cg, rest);
-  /* greedy by first use: each buffer takes the first slot of its name
-   * and element type whose last occupant is done before it starts */
+  /* greedy by first use: each buffer takes the first slot of its name,
+   * element type and loops whose last occupant is done before it starts */
   int *order = NEWARRAY(cg->arena, int, lt.nbufs ? lt.nbufs : 1);
   for (int i = 0; i < lt.nbufs; i++) order[i] = i;
   for (int i = 1; i < lt.nbufs; i++) /* insertion sort: stable, few buffers */
@@ -1482,7 +1501,8 @@ static void collect_locals(CG *cg, const Phrase *body, Buf *decls) {
     u->slot = -1;
     for (int k = 0; k < nslots && u->first >= 0 && u->slot < 0; k++)
       if (slots[k].last >= 0 && slots[k].last < u->first && strcmp(slots[k].ctype, ctype) == 0 &&
-          slots[k].root->name == u->b->name) /* a reduction's acc keeps its own name */
+          slots[k].root->name == u->b->name /* a reduction's acc keeps its own name */ &&
+          same_loops(slots[k].root, u->b))
         u->slot = k;
     if (u->slot < 0) {
       u->slot = nslots++;

@@ -11,54 +11,56 @@
 #include "prims.h"
 
 /* X(ID, "spelling") */
-#define DPIA_TOKENS(X)                                                                                                 \
-  X(EOF, "end of file")                                                                                                \
-  X(IDENT, "identifier")                                                                                               \
-  X(INT, "integer literal")                                                                                            \
-  X(FLOAT, "decimal literal")                                                                                          \
-  X(KW_DEF, "def")                                                                                                     \
-  X(KW_KERNEL, "kernel")                                                                                               \
-  X(KW_PIPELINE, "pipeline")                                                                                           \
-  X(KW_LET, "let")                                                                                                     \
-  X(KW_IN, "in")                                                                                                       \
-  X(KW_TRUE, "true")                                                                                                   \
-  X(KW_FALSE, "false")                                                                                                 \
-  X(KW_ITERATE, "iterate")                                                                                             \
-  X(LPAREN, "(")                                                                                                       \
-  X(RPAREN, ")")                                                                                                       \
-  X(LBRACKET, "[")                                                                                                     \
-  X(RBRACKET, "]")                                                                                                     \
-  X(LBRACE, "{")                                                                                                       \
-  X(RBRACE, "}")                                                                                                       \
-  X(COMMA, ",")                                                                                                        \
-  X(COLON, ":")                                                                                                        \
-  X(EQ, "=")                                                                                                           \
-  X(ARROW, "->")                                                                                                       \
-  X(ARROW_P, "->p")                                                                                                    \
-  X(LAMBDA, "\\")                                                                                                      \
-  X(PIPE, "|>")                                                                                                        \
-  X(COMPOSE, ">>")                                                                                                     \
-  X(SEMI, ";")                                                                                                         \
-  X(ASSIGN, ":=")                                                                                                      \
-  X(PLUS, "+")                                                                                                         \
-  X(MINUS, "-")                                                                                                        \
-  X(STAR, "*")                                                                                                         \
-  X(SLASH, "/")                                                                                                        \
-  X(PERCENT, "%")                                                                                                      \
-  X(LT, "<")                                                                                                           \
-  X(LE, "<=")                                                                                                          \
-  X(GT, ">")                                                                                                           \
-  X(GE, ">=")                                                                                                          \
-  X(EQEQ, "==")                                                                                                        \
-  X(NE, "!=")                                                                                                          \
-  X(ANDAND, "&&")                                                                                                      \
-  X(OROR, "||")                                                                                                        \
-  X(BANG, "!")                                                                                                         \
-  X(AMP, "&")                                                                                                          \
-  X(DOTDOT, "..")                                                                                                      \
-  X(PROJ1, ".1")                                                                                                       \
-  X(PROJ2, ".2")                                                                                                       \
+/* clang-format off */
+#define DPIA_TOKENS(X)                         \
+  X(EOF, "end of file")                        \
+  X(IDENT, "identifier")                       \
+  X(INT, "integer literal")                    \
+  X(FLOAT, "decimal literal")                  \
+  X(KW_DEF, "def")                             \
+  X(KW_KERNEL, "kernel")                       \
+  X(KW_PIPELINE, "pipeline")                   \
+  X(KW_LET, "let")                             \
+  X(KW_IN, "in")                               \
+  X(KW_TRUE, "true")                           \
+  X(KW_FALSE, "false")                         \
+  X(KW_ITERATE, "iterate")                     \
+  X(LPAREN, "(")                               \
+  X(RPAREN, ")")                               \
+  X(LBRACKET, "[")                             \
+  X(RBRACKET, "]")                             \
+  X(LBRACE, "{")                               \
+  X(RBRACE, "}")                               \
+  X(COMMA, ",")                                \
+  X(COLON, ":")                                \
+  X(EQ, "=")                                   \
+  X(ARROW, "->")                               \
+  X(ARROW_P, "->p")                            \
+  X(LAMBDA, "\\")                              \
+  X(PIPE, "|>")                                \
+  X(COMPOSE, ">>")                             \
+  X(SEMI, ";")                                 \
+  X(ASSIGN, ":=")                              \
+  X(PLUS, "+")                                 \
+  X(MINUS, "-")                                \
+  X(STAR, "*")                                 \
+  X(SLASH, "/")                                \
+  X(PERCENT, "%")                              \
+  X(LT, "<")                                   \
+  X(LE, "<=")                                  \
+  X(GT, ">")                                   \
+  X(GE, ">=")                                  \
+  X(EQEQ, "==")                                \
+  X(NE, "!=")                                  \
+  X(ANDAND, "&&")                              \
+  X(OROR, "||")                                \
+  X(BANG, "!")                                 \
+  X(AMP, "&")                                  \
+  X(DOTDOT, "..")                              \
+  X(PROJ1, ".1")                               \
+  X(PROJ2, ".2")                               \
   X(LANE, "vector lane") /* .x .y .z .w .s0 ... .sF: int_value is the lane */
+/* clang-format on */
 
 typedef enum TokKind {
 #define X(id, s) TOK_##id,
@@ -134,30 +136,32 @@ typedef enum BinOp {
 } BinOp;
 extern const char *const binop_spelling[BIN_COUNT];
 
-#define DPIA_AST_KINDS(X)                                                                                              \
-  X(VAR)     /* name */                                                                                                \
-  X(INT)     /* int_value: integer literal */                                                                          \
-  X(FLOAT)   /* float_value, float_suffix_f: decimal literal */                                                        \
-  X(BOOL)    /* bool_value */                                                                                          \
+/* clang-format off */
+#define DPIA_AST_KINDS(X)                                                        \
+  X(VAR)     /* name */                                                          \
+  X(INT)     /* int_value: integer literal */                                    \
+  X(FLOAT)   /* float_value, float_suffix_f: decimal literal */                  \
+  X(BOOL)    /* bool_value */                                                    \
   X(PRIM)    /* prim, dim, sizes[nsizes], type_arg: primitive with its static    \
-                arguments (split 2048, new float, mapLocal1) */                                     \
+                arguments (split 2048, new float, mapLocal1) */                  \
   X(LAMBDA)  /* name, name_span, body: \name -> body (one parameter; \a b -> e   \
-                is two nested LAMBDAs) */                                     \
-  X(LET)     /* name, name_span, lhs = value, rhs = body */                                                            \
-  X(APP)     /* lhs = function, rhs = argument; pipe set if written rhs |> lhs */                                      \
-  X(COMPOSE) /* lhs >> rhs: \x -> rhs (lhs x) */                                                                       \
-  X(SEQ)     /* lhs; rhs */                                                                                            \
-  X(ASSIGN)  /* lhs := rhs */                                                                                          \
-  X(BINOP)   /* op, lhs, rhs */                                                                                        \
-  X(NEG)     /* lhs: -lhs */                                                                                           \
-  X(NOT)     /* lhs: !lhs */                                                                                           \
-  X(PROJ)    /* lhs, proj (1 or 2): lhs.1, lhs.2 */                                                                    \
-  X(LANE)    /* lhs, lane (0-15): a vector's lane, lhs.x, lhs.s7 */                                                    \
-  X(TUPLE)   /* lhs, rhs: data pair (lhs, rhs) */                                                                      \
-  X(PPAIR)   /* lhs, rhs: phrase pair {lhs, rhs} */                                                                    \
-  X(ASCRIBE) /* lhs, type: (lhs : type) */                                                                             \
-  X(ITERATE) /* count, iter_fn: iterate count f, applied count times               \
+                is two nested LAMBDAs) */                                        \
+  X(LET)     /* name, name_span, lhs = value, rhs = body */                      \
+  X(APP)     /* lhs = function, rhs = argument; pipe set if written rhs |> lhs */ \
+  X(COMPOSE) /* lhs >> rhs: \x -> rhs (lhs x) */                                 \
+  X(SEQ)     /* lhs; rhs */                                                      \
+  X(ASSIGN)  /* lhs := rhs */                                                    \
+  X(BINOP)   /* op, lhs, rhs */                                                  \
+  X(NEG)     /* lhs: -lhs */                                                     \
+  X(NOT)     /* lhs: !lhs */                                                     \
+  X(PROJ)    /* lhs, proj (1 or 2): lhs.1, lhs.2 */                              \
+  X(LANE)    /* lhs, lane (0-15): a vector's lane, lhs.x, lhs.s7 */              \
+  X(TUPLE)   /* lhs, rhs: data pair (lhs, rhs) */                                \
+  X(PPAIR)   /* lhs, rhs: phrase pair {lhs, rhs} */                              \
+  X(ASCRIBE) /* lhs, type: (lhs : type) */                                       \
+  X(ITERATE) /* count, iter_fn: iterate count f, applied count times             \
                 (docs/language.md section 15) */
+/* clang-format on */
 
 typedef enum AstKind {
 #define X(id) AST_##id,
@@ -192,7 +196,7 @@ struct Ast {
       Ast *body;         /* LAMBDA: body; LET: body */
       Ast *value;        /* LET: the bound value */
     };
-    struct { /* ITERATE */
+    struct {             /* ITERATE */
       SizeAst *count;
       Ast *iter_fn;
     };

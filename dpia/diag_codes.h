@@ -28,79 +28,81 @@
 #ifndef DPIA_DIAG_CODES_H
 #define DPIA_DIAG_CODES_H
 
-#define DIAG_CODES(X)                                                                                                  \
-  X(E0001, BAD_REQUEST, "a batch request that is not valid JSON or not a valid request")                               \
-  X(E0002, VERIFIER_UNAVAILABLE, "libclang, which verifies the generated OpenCL, cannot be started")                   \
-  X(E0003, WRONG_TRANSLATION, "the semantic check found the translation computing other values (a bug)")               \
-  X(E0004, OPENCL_RUNTIME, "the OpenCL runtime is unavailable or failed")                                              \
-  X(E0005, RESULT_DIFFERS, "the kernel run on the device differs from the reference interpreter")                      \
-  X(E0006, NOT_CHECKABLE, "the reference result is not finite for these inputs, so it cannot be compared")             \
-  X(E0099, INTERNAL, "an internal error of dpia (exit 70): please report it")                                          \
-  X(E0101, BAD_CHARACTER, "a character or byte that is not part of the language")                                      \
-  X(E0102, BAD_LITERAL, "a number literal that is malformed or too large")                                             \
-  X(E0103, UNEXPECTED_TOKEN, "a token the grammar does not allow here")                                                \
-  X(E0104, CHAINED_OPERATOR, "comparisons or assignments chained without parentheses")                                 \
-  X(E0105, BAD_TYPE_SYNTAX, "a type name or vector type that does not exist")                                          \
-  X(E0106, BAD_PARAMETERS, "parameters written with types where they take none, or with some types missing")           \
-  X(E0107, PAIR_ARITY, "a pair with more than two components")                                                         \
-  X(E0108, SIZE_OPERATOR_PRECEDENCE, "a size expression that parses differently from how it reads")                    \
-  X(E0109, BAD_LANE_NAME, "a vector lane written with a name that is no lane (.q, .s, .xy)")                           \
-  X(E0201, UNKNOWN_NAME, "a name that is not bound here")                                                              \
-  X(E0202, WRONG_KIND_OF_NAME, "a name of the wrong kind here (a value used as a size, a type or kernel as a value)")  \
-  X(E0203, PRIMITIVE_REBOUND, "a primitive's name defined or bound again")                                             \
-  X(E0204, DUPLICATE_NAME, "a declaration or parameter name used twice")                                               \
-  X(E0205, RECURSION, "a def that uses itself, directly or through others")                                            \
-  X(E0206, RESERVED_NAME, "a kernel or parameter name that OpenCL C reserves")                                         \
-  X(E0301, TYPE_MISMATCH, "a phrase whose type is not the one needed")                                                 \
-  X(E0302, BAD_OPERANDS, "an operator or conversion applied to operands it does not take")                             \
-  X(E0303, CANNOT_INFER, "a type or size that nothing determines")                                                     \
-  X(E0304, BAD_APPLICATION, "a function given the wrong number of arguments, or a non-function applied")               \
-  X(E0305, NOT_AN_ACCEPTOR, "the left side of ':=' is not an acceptor")                                                \
-  X(E0306, BAD_PROJECTION, "'.1' or '.2' applied to something that is not a phrase pair")                              \
-  X(E0307, FUNCTION_AS_VALUE, "a function where data is needed")                                                       \
-  X(E0308, PHRASE_TYPE_AS_DATA, "a phrase type where a data type is needed")                                           \
-  X(E0309, BAD_KERNEL_SIGNATURE, "a kernel whose parameters or result cannot be a kernel's")                           \
-  X(E0310, BAD_VECTOR_WIDTH, "a vector width other than 2, 3, 4, 8 or 16")                                             \
-  X(E0311, BAD_ITERATE_COUNT, "an iterate count that is not a constant, or too large")                                 \
-  X(E0312, ITERATE_UNAPPLIED, "iterate without the array it iterates on")                                              \
-  X(E0316, LANE_OUT_OF_RANGE, "a vector lane beyond the vector's width (.z of a float2)")                              \
-  X(E0317, LANE_OF_NON_VECTOR, "a vector lane read of a value that is not a vector")                                   \
-  X(E0318, VECTOR_LANE_COUNT, "a vector built from more or fewer lanes than its width")                                \
-  X(E0401, SIZE_MISMATCH, "two sizes that must be equal are not")                                                      \
-  X(E0402, SIZE_NOT_WHOLE, "a size that is not a whole number (a division that does not divide)")                      \
-  X(E0403, SIZE_NEGATIVE, "a size that is negative")                                                                   \
-  X(E0404, SIZE_TOO_SMALL, "a size argument below the least the primitive takes")                                      \
-  X(E0405, SIZE_OVERFLOW, "a size that does not fit 64 bits")                                                          \
-  X(E0406, SIZE_DIVISION, "a size divided by zero or by a sum")                                                        \
-  X(E0407, INDEX_OUT_OF_RANGE, "a constant index outside its array")                                                   \
-  X(E0408, CONTRADICTORY_PRECONDITIONS, "preconditions that no sizes satisfy together")                                \
-  X(E0501, ACTIVE_IN_PASSIVE, "a variable used actively where only passive use is allowed")                            \
-  X(E0502, PASSIVE_REQUIRED, "an active function where a passive one is required")                                     \
-  X(E0503, INTERFERENCE, "a function and its argument that interfere (both use the same variable actively)")           \
-  X(E0601, NO_PARALLEL_LEVEL, "a map or parfor with no OpenCL level")                                                  \
-  X(E0602, BAD_PARALLEL_NESTING, "parallel maps nested in an order OpenCL's hierarchy does not allow")                 \
-  X(E0603, BAD_ADDRESS_SPACE, "memory placed in an address space that cannot hold it there")                           \
-  X(E0604, NO_BARRIER, "a read of results that would need a barrier OpenCL does not have there")                       \
-  X(E0605, REDUNDANT_WORK, "a result every work-item would compute and write at once")                                 \
-  X(E0701, CODEGEN_UNSUPPORTED, "a construct the OpenCL code generator cannot generate")                               \
-  X(E0702, BAD_TEMPORARY, "a temporary allocated where code generation cannot place it")                               \
-  X(E0703, WORKGROUP_SIZE_NOT_FIXED, "a kernel whose work-group size is not a constant")                               \
-  X(E0801, TUNE_OUTSIDE_KERNEL, "a tune parameter declared by a def")                                                  \
-  X(E0802, BAD_TUNE_VALUES, "invalid values in a tune parameter's declaration")                                        \
-  X(E0803, SET_UNKNOWN, "--set of a name that is not a tune parameter of the kernels")                                 \
-  X(E0804, VALUE_OUT_OF_DOMAIN, "a value given for a tune parameter outside its declared values")                      \
-  X(E0805, VIOLATED_PRECONDITION, "values given for sizes that violate a precondition of the kernel")                  \
-  X(E0806, NO_SUCH_KERNEL, "-k names no kernel, or dpia run is not told which kernel to run")                          \
-  X(E0807, SIZE_MISSING, "dpia run without a value for one of the kernel's sizes")                                     \
-  X(E0808, SIZE_UNKNOWN, "dpia run given a value for a size the kernel does not have")                                 \
-  X(E0809, SIZES_TOO_LARGE, "sizes too large for the device or for the generated code's indices")                      \
-  X(E0901, TOO_DEEP, "a program nested more deeply than dpia allows")                                                  \
-  X(E0902, TOO_LARGE, "a program larger than dpia allows, or needing more memory than the limit")                      \
-  X(E0903, OUT_OF_MEMORY, "memory ran out during the translation")                                                     \
-  X(E1001, PIPELINE_COMPUTES, "computation outside a kernel in a pipeline")                                            \
-  X(E1002, PIPELINE_UNSUPPORTED, "a kernel or a view a pipeline cannot chain (yet)")                                   \
-  X(E1003, PIPELINE_RESULT_IS_INPUT, "a pipeline whose result is one of its inputs")                                   \
+/* clang-format off */
+#define DIAG_CODES(X)                                                                                              \
+  X(E0001, BAD_REQUEST, "a batch request that is not valid JSON or not a valid request")                       \
+  X(E0002, VERIFIER_UNAVAILABLE, "libclang, which verifies the generated OpenCL, cannot be started")            \
+  X(E0003, WRONG_TRANSLATION, "the semantic check found the translation computing other values (a bug)")        \
+  X(E0004, OPENCL_RUNTIME, "the OpenCL runtime is unavailable or failed")                                       \
+  X(E0005, RESULT_DIFFERS, "the kernel run on the device differs from the reference interpreter")               \
+  X(E0006, NOT_CHECKABLE, "the reference result is not finite for these inputs, so it cannot be compared")      \
+  X(E0099, INTERNAL, "an internal error of dpia (exit 70): please report it")                                   \
+  X(E0101, BAD_CHARACTER, "a character or byte that is not part of the language")                               \
+  X(E0102, BAD_LITERAL, "a number literal that is malformed or too large")                                      \
+  X(E0103, UNEXPECTED_TOKEN, "a token the grammar does not allow here")                                         \
+  X(E0104, CHAINED_OPERATOR, "comparisons or assignments chained without parentheses")                          \
+  X(E0105, BAD_TYPE_SYNTAX, "a type name or vector type that does not exist")                                   \
+  X(E0106, BAD_PARAMETERS, "parameters written with types where they take none, or with some types missing")    \
+  X(E0107, PAIR_ARITY, "a pair with more than two components")                                                  \
+  X(E0108, SIZE_OPERATOR_PRECEDENCE, "a size expression that parses differently from how it reads")             \
+  X(E0109, BAD_LANE_NAME, "a vector lane written with a name that is no lane (.q, .s, .xy)")                    \
+  X(E0201, UNKNOWN_NAME, "a name that is not bound here")                                                       \
+  X(E0202, WRONG_KIND_OF_NAME, "a name of the wrong kind (a value used as a size, a type or kernel as a value)") \
+  X(E0203, PRIMITIVE_REBOUND, "a primitive's name defined or bound again")                                      \
+  X(E0204, DUPLICATE_NAME, "a declaration or parameter name used twice")                                        \
+  X(E0205, RECURSION, "a def that uses itself, directly or through others")                                     \
+  X(E0206, RESERVED_NAME, "a kernel or parameter name that OpenCL C reserves")                                  \
+  X(E0301, TYPE_MISMATCH, "a phrase whose type is not the one needed")                                          \
+  X(E0302, BAD_OPERANDS, "an operator or conversion applied to operands it does not take")                      \
+  X(E0303, CANNOT_INFER, "a type or size that nothing determines")                                              \
+  X(E0304, BAD_APPLICATION, "a function given the wrong number of arguments, or a non-function applied")        \
+  X(E0305, NOT_AN_ACCEPTOR, "the left side of ':=' is not an acceptor")                                         \
+  X(E0306, BAD_PROJECTION, "'.1' or '.2' applied to something that is not a phrase pair")                       \
+  X(E0307, FUNCTION_AS_VALUE, "a function where data is needed")                                                \
+  X(E0308, PHRASE_TYPE_AS_DATA, "a phrase type where a data type is needed")                                    \
+  X(E0309, BAD_KERNEL_SIGNATURE, "a kernel whose parameters or result cannot be a kernel's")                     \
+  X(E0310, BAD_VECTOR_WIDTH, "a vector width other than 2, 3, 4, 8 or 16")                                      \
+  X(E0311, BAD_ITERATE_COUNT, "an iterate count that is not a constant, or too large")                          \
+  X(E0312, ITERATE_UNAPPLIED, "iterate without the array it iterates on")                                       \
+  X(E0316, LANE_OUT_OF_RANGE, "a vector lane beyond the vector's width (.z of a float2)")                       \
+  X(E0317, LANE_OF_NON_VECTOR, "a vector lane read of a value that is not a vector")                            \
+  X(E0318, VECTOR_LANE_COUNT, "a vector built from more or fewer lanes than its width")                         \
+  X(E0401, SIZE_MISMATCH, "two sizes that must be equal are not")                                               \
+  X(E0402, SIZE_NOT_WHOLE, "a size that is not a whole number (a division that does not divide)")               \
+  X(E0403, SIZE_NEGATIVE, "a size that is negative")                                                            \
+  X(E0404, SIZE_TOO_SMALL, "a size argument below the least the primitive takes")                               \
+  X(E0405, SIZE_OVERFLOW, "a size that does not fit 64 bits")                                                   \
+  X(E0406, SIZE_DIVISION, "a size divided by zero or by a sum")                                                 \
+  X(E0407, INDEX_OUT_OF_RANGE, "a constant index outside its array")                                            \
+  X(E0408, CONTRADICTORY_PRECONDITIONS, "preconditions that no sizes satisfy together")                         \
+  X(E0501, ACTIVE_IN_PASSIVE, "a variable used actively where only passive use is allowed")                     \
+  X(E0502, PASSIVE_REQUIRED, "an active function where a passive one is required")                              \
+  X(E0503, INTERFERENCE, "a function and its argument that interfere (both use the same variable actively)")   \
+  X(E0601, NO_PARALLEL_LEVEL, "a map or parfor with no OpenCL level")                                           \
+  X(E0602, BAD_PARALLEL_NESTING, "parallel maps nested in an order OpenCL's hierarchy does not allow")          \
+  X(E0603, BAD_ADDRESS_SPACE, "memory placed in an address space that cannot hold it there")                    \
+  X(E0604, NO_BARRIER, "a read of results that would need a barrier OpenCL does not have there")               \
+  X(E0605, REDUNDANT_WORK, "a result every work-item would compute and write at once")                          \
+  X(E0701, CODEGEN_UNSUPPORTED, "a construct the OpenCL code generator cannot generate")                        \
+  X(E0702, BAD_TEMPORARY, "a temporary allocated where code generation cannot place it")                        \
+  X(E0703, WORKGROUP_SIZE_NOT_FIXED, "a kernel whose work-group size is not a constant")                         \
+  X(E0801, TUNE_OUTSIDE_KERNEL, "a tune parameter declared by a def")                                           \
+  X(E0802, BAD_TUNE_VALUES, "invalid values in a tune parameter's declaration")                                 \
+  X(E0803, SET_UNKNOWN, "--set of a name that is not a tune parameter of the kernels")                          \
+  X(E0804, VALUE_OUT_OF_DOMAIN, "a value given for a tune parameter outside its declared values")              \
+  X(E0805, VIOLATED_PRECONDITION, "values given for sizes that violate a precondition of the kernel")           \
+  X(E0806, NO_SUCH_KERNEL, "-k names no kernel, or dpia run is not told which kernel to run")                   \
+  X(E0807, SIZE_MISSING, "dpia run without a value for one of the kernel's sizes")                              \
+  X(E0808, SIZE_UNKNOWN, "dpia run given a value for a size the kernel does not have")                          \
+  X(E0809, SIZES_TOO_LARGE, "sizes too large for the device or for the generated code's indices")              \
+  X(E0901, TOO_DEEP, "a program nested more deeply than dpia allows")                                           \
+  X(E0902, TOO_LARGE, "a program larger than dpia allows, or needing more memory than the limit")              \
+  X(E0903, OUT_OF_MEMORY, "memory ran out during the translation")                                             \
+  X(E1001, PIPELINE_COMPUTES, "computation outside a kernel in a pipeline")                                    \
+  X(E1002, PIPELINE_UNSUPPORTED, "a kernel or a view a pipeline cannot chain (yet)")                           \
+  X(E1003, PIPELINE_RESULT_IS_INPUT, "a pipeline whose result is one of its inputs")                           \
   X(E1004, PIPELINE_UNUSED_INPUT, "an input of a pipeline that none of its kernels reads")
+/* clang-format on */
 
 typedef enum DiagCode {
 #define DIAG_CODE_ENUM(code, name, summary) ERR_##name,

@@ -20,7 +20,8 @@
  * section 5.2), a reduction reduceI, toGlobal/toLocal/toPrivate the new of
  * their address space, a view in acceptor position its acceptor twin (zip
  * and pair: zipAcc1 and pairAcc1, whose second projection follows them in
- * the table); COUNT for none.
+ * the table; padCst: sliceAcc, the interior, stage I writing the borders);
+ * COUNT for none.
  *
  * The signature is the primitive's type in the language's own type syntax
  * (spec section 2, `ptype`), as shine writes its primitives.  Lower-case
@@ -63,6 +64,8 @@
 #define DPIA_VECTOR_ROW(X, id, t, w) \
   X(id, #t #w, 0, 0, PF_FUNC, SCALAR, NONE, COUNT, DPIA_LANES_##w(#t) "exp[" #t #w "]")
 
+/* the table and the case lists are laid out by hand */
+/* clang-format off */
 #define DPIA_PRIMS(X)                                          \
   /* functional: maps and reductions */ \
   X(MAP, "map", 0, 0, PF_FUNC, MAP, NONE, MAP_I, \
@@ -106,7 +109,7 @@
     "s t. exp[[t*n+s]a] -> exp[[n+1][s]a] where positive s (slide window), positive t (slide step)") \
   X(PAD_CLAMP, "padClamp", 2, 0, PF_FUNC | PF_VIEW | PF_ZERO_SIZES, VIEW, NONE, COUNT, \
     "l r. exp[[n]a] -> exp[[l+n+r]a]") \
-  X(PAD_CST, "padCst", 2, 0, PF_FUNC | PF_VIEW | PF_ZERO_SIZES, VIEW, NONE, COUNT, \
+  X(PAD_CST, "padCst", 2, 0, PF_FUNC | PF_VIEW | PF_ZERO_SIZES, VIEW, NONE, SLICE_ACC, \
     "l r. exp[a] -> exp[[n]a] -> exp[[l+n+r]a]") \
   X(REORDER_STRIDE, "reorderStride", 1, 0, PF_FUNC | PF_VIEW, VIEW, NONE, COUNT, \
     "s. exp[[m*s]a] -> exp[[m*s]a] where positive s") \
@@ -212,6 +215,8 @@
     "acc[[n]v] -> acc[[n*w]s] where numeric s, vector v s w") \
   X(TRANSPOSE_ACC, "transposeAcc", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
     "acc[[m][n]a] -> acc[[n][m]a]") \
+  X(SLICE_ACC, "sliceAcc", 2, 0, PF_IMP | PF_VIEW | PF_ZERO_SIZES, VIEW_ACC, NONE, COUNT, \
+    "o m. acc[[o+m+r]a] -> acc[[m]a]") \
   /* intermediate (Figure 4c) */ \
   X(MAP_I, "mapI", 0, 0, PF_INTER, MAP_I, NONE, FOR, \
     "(exp[a] -> acc[b] ->p comm) -> exp[[n]a] -> acc[[n]b] -> comm") \
@@ -344,10 +349,12 @@ Prim prim_lookup(const char *name, size_t len, int *dim);
 #define PRIM_CASES_VIEW_ACC \
   case PRIM_IDX_ACC: case PRIM_SPLIT_ACC: case PRIM_JOIN_ACC: case PRIM_PAIR_ACC1: \
   case PRIM_PAIR_ACC2: case PRIM_ZIP_ACC1: case PRIM_ZIP_ACC2: case PRIM_AS_SCALAR_ACC: \
-  case PRIM_AS_VECTOR_ACC: case PRIM_TRANSPOSE_ACC
+  case PRIM_AS_VECTOR_ACC: case PRIM_TRANSPOSE_ACC: case PRIM_SLICE_ACC
 #define PRIM_CASES_MAP_I \
   case PRIM_MAP_I: case PRIM_MAP_I_SEQ: case PRIM_MAP_I_GLOBAL: case PRIM_MAP_I_WORKGROUP: \
   case PRIM_MAP_I_LOCAL
 #define PRIM_CASES_REDUCE_I case PRIM_REDUCE_I
+
+/* clang-format on */
 
 #endif

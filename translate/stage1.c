@@ -411,6 +411,67 @@ static Phrase *acc_by_con(Stage1 *s, Phrase *e, Phrase *acc) {
   return con_tr(s, e, b_lam(b, x, b_assign(b, acc, b_var(b, x)), false));
 }
 
+/* sliceAcc o m A: elements o .. o+m-1 of the acceptor A */
+static Phrase *slice_acc(Stage1 *s, Phrase *acc, Size o, Size m) {
+  Builder *b = &s->b;
+  DataType *elem = b_data(acc)->elem;
+  PhraseType *ty = pt_fn(b->tc, acc->type, pt_acc(b->tc, dt_array(b->tc, m, elem)));
+  Phrase *p = b_prim(b, PRIM_SLICE_ACC, 0, ty);
+  p->sizes[0] = o;
+  p->sizes[1] = m;
+  return b_app(b, p, acc);
+}
+
+/* for m (\i -> idxAcc (sliceAcc o m A) i := v), or NULL when m is 0; v is
+ * the pad value (a literal or variable) or var.2 of the variable holding it */
+static Phrase *fill(Stage1 *s, Phrase *acc, Size o, Size m, Phrase *value, Binder *var) {
+  if (size_is_zero(m)) return NULL;
+  Builder *b = &s->b;
+  TypeCtx *tc = b->tc;
+  Binder *i = b_binder(b, "i", pt_exp(tc, dt_idx(tc, m)));
+  Phrase *v = var ? b_proj(b, b_var(b, var), 2) : value;
+  Phrase *body = acc_tr(s, v, b_idx_acc(b, slice_acc(s, acc, o, m), b_var(b, i)));
+  Phrase *loop = b_prim(b, PRIM_FOR, 0, pt_fn(tc, pt_fn(tc, pt_exp(tc, dt_idx(tc, m)), tc->t_comm), tc->t_comm));
+  loop->sizes[0] = m;
+  loop->origin = "padCst";
+  return b_app(b, loop, b_lam(b, i, body, false));
+}
+
+/* padCst written through (docs/language.md section 16): the borders take
+ * the value, the array is written through the interior's slice
+ *   A[[padCst l r c E]](A) = for l (\i -> idxAcc (sliceAcc 0 l A) i := c);
+ *                            A[[E]](sliceAcc l n A);
+ *                            for r (\i -> idxAcc (sliceAcc (l+n) r A) i := c)
+ * with c computed once into a private variable unless it is cheap: each
+ * border translates it on its own (a continuation's value is used in one
+ * place only, so one value cannot serve both). */
+/* a value as cheap to compute at each use as to read from a variable:
+ * a literal, a variable, a negation or broadcast of one (-1.0, vec 4 0.0) */
+static bool cheap(Arena *a, const Phrase *e) {
+  if (e->kind == PH_LIT || e->kind == PH_VAR || e->kind == PH_PROJ) return true;
+  if (e->kind == PH_UNOP) return cheap(a, e->fst);
+  Spine sp;
+  return e->kind == PH_APP && spine_of(a, (Phrase *)e, &sp) && sp.head->prim == PRIM_VEC && sp.nargs == 1 &&
+         cheap(a, sp.args[0]);
+}
+
+static Phrase *pad_cst_acc(Stage1 *s, const Spine *sp, Phrase *acc) {
+  Builder *b = &s->b;
+  Size l = sp->head->sizes[0], r = sp->head->sizes[1], n = b_data(sp->args[1])->size;
+  Phrase *c = sp->args[0];
+  DataType *t = b_data(c);
+  bool trivial = cheap(b->arena, c);
+  Binder *var = trivial ? NULL : b_binder(b, "c", pt_var(b->tc, t));
+  Phrase *body = acc_tr(s, sp->args[1], slice_acc(s, acc, l, n));
+  Phrase *left = fill(s, acc, size_const(&b->tc->sizes, 0), l, c, var);
+  Phrase *right = fill(s, acc, size_add(&b->tc->sizes, l, n), r, c, var);
+  if (left) body = b_seq(b, left, body);
+  if (right) body = b_seq(b, body, right);
+  if (trivial) return body;
+  Phrase *store = acc_tr(s, c, b_proj(b, b_var(b, var), 1));
+  return b_new(b, PRIM_NEW_PRIVATE, t, var, b_seq(b, store, body));
+}
+
 static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
   Builder *b = &s->b;
   Span saved = b->span;
@@ -432,6 +493,8 @@ static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
       Phrase *k = b_lam(b, res, b_assign(b, acc, b_var(b, res)), false);
       Phrase *red = reduce_i(s, &sp, b_var(b, y), b_var(b, x), k);
       r = con_tr(s, sp.args[2], b_lam(b, x, con_tr(s, sp.args[1], b_lam(b, y, red, false)), false));
+    } else if (p == PRIM_PAD_CST && sp.nargs == 2) {
+      r = pad_cst_acc(s, &sp, acc);
     } else if (prim_family(p) == PFAM_VIEW && prim_lowered(p) != PRIM_COUNT && sp.nargs == 2) {
       /* zip, pair: each half written through its own acceptor view, the
        * twin and the second projection after it in the table */

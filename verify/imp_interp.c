@@ -103,6 +103,7 @@ struct Acc {
   const Lay *lay;
   const Acc *src;
   int64_t k, off;
+  int64_t len; /* C_SLICE of sliceAcc: its length, checked (0: a row of splitAcc, checked by src) */
 };
 
 struct Env {
@@ -367,7 +368,9 @@ static const Acc *acc_index(Imp *I, const Acc *a, int64_t i, const Phrase *where
     check_index(I, i, a->lay->n, "write index", where);
     return acc_buf(I, a->mem + i * a->lay->elem->flat, a->lay->elem);
   }
-  case C_SLICE: return acc_index(I, a->src, a->k + i, where);
+  case C_SLICE:
+    if (a->len) check_index(I, i, a->len, "write index", where);
+    return acc_index(I, a->src, a->k + i, where);
   case C_SPLIT: return new_acc(I, C_SLICE, a->src, i * a->k);
   case C_JOIN: return acc_index(I, acc_index(I, a->src, i / a->k, where), i % a->k, where);
   case C_ZIP: return acc_field(I, acc_index(I, a->src, i, where), (int)a->k, where);
@@ -600,6 +603,12 @@ static Val run_prim(Imp *I, const Phrase *p, const Val *argv) {
     return acc_val(new_acc(I, C_AS_VECTOR, need_acc(I, args[0], p), dt_resolve(t->elem)->width));
   }
   case PRIM_TRANSPOSE_ACC: return acc_val(new_acc(I, C_TRANSPOSE, need_acc(I, args[0], p), 0));
+  case PRIM_SLICE_ACC: { /* element i is A[o + i], for i < m */
+    Acc *a = new_acc(I, C_SLICE, need_acc(I, args[0], p), eval_size(I, p->sizes[0], p));
+    a->len = eval_size(I, p->sizes[1], p);
+    if (a->len == 0) a->len = -1; /* nothing may be written */
+    return acc_val(a);
+  }
   /* functional views */
   case PRIM_ZIP: {
     const Arr *a = need_arr(I, args[0], p), *b = need_arr(I, args[1], p);

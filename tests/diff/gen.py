@@ -773,6 +773,8 @@ class Gen:
             opts += ['mapview', 'mapview']
         if acceptor_only:
             opts = [o for o in opts if o in ('split', 'join', 'transpose', 'vec', 'scalar')]
+            if el[0] == 'num':
+                opts.append('padcst')  # written through: borders and interior
         for _ in range(6):
             o = self.pick(opts)
             try:
@@ -845,10 +847,10 @@ class Gen:
             k = S(self.pick([1, 2, 3]))
             self.need_ge(n - k, 1)
             return f'{e}{nl}|> drop {k.arg()}', self.mk_arr(n - k, el)
-        if o == 'pad':
+        if o in ('pad', 'padcst'):
             l, r = self.pick([(1, 1), (0, 2), (2, 1), (1, 0), (3, 3)])
             self.need_ge(n, 1)
-            if el[0] == 'num' and self.chance(0.4):
+            if el[0] == 'num' and (o == 'padcst' or self.chance(0.4)):
                 v = self.lit(el[1])
                 if el[2] != 1:
                     v = f'(vec {el[2]} {v})'
@@ -1047,6 +1049,28 @@ class Gen:
         if mem:
             return f'{e}{self.nl(ctx)}|> {mem} ({prim} {lam})', res_t
         return f'{e}{self.nl(ctx)}|> {prim} {lam}', res_t
+
+    def iterate_stage(self, e, t, ctx):
+        """e |> iterate K (a tree reduction step halving a constant array
+        of scalars in local memory, docs/language.md section 15), or None
+        where it does not fit."""
+        n, el = t[1], t[2]
+        if el[0] != 'num' or el[2] != 1 or el[1] == 'bool' or not n.is_const() or ctx.local:
+            return None
+        v = int(n.const_value())
+        ks = [k for k in (1, 2, 3) if v % (2 ** k) == 0]
+        if not ks:
+            return None
+        k = self.pick(ks)
+        self.need_le(self.local_product(ctx, n), MAX_LOCAL_MEM)
+        for j in range(1, k + 1):
+            self.need_le(self.local_product(ctx, S(v // 2 ** j)), MAX_LOCAL)
+            self.local_sizes[0].append(S(v // 2 ** j))
+        ys, x, a = self.fresh('ys'), self.fresh('x'), self.fresh('a')
+        init = self.lit(el[1])
+        self.feat('iterate')
+        step = f'{ys} |> split 2 |> toLocal (mapLocal (reduceSeq (\\{x} {a} -> {x} + {a}) {init}))'
+        return f'{e}{self.nl(ctx)}|> iterate {k} (\\{ys} -> {step})', arr(S(v // 2 ** k), el)
 
     def local_product(self, ctx, n):
         p = n
@@ -1291,6 +1315,12 @@ class Gen:
                 self.feat('zip')
                 if re.search(r'\bmap(Seq|Local|Global|Workgroup)', p):  # a temporary: no nested grid map after it
                     ctx = ctx.but(grid_ok=False)
+            if not last and ctx.level == 'wg' and self.chance(0.4):
+                res = self.iterate_stage(e, t, ctx)
+                if res is not None:
+                    e, t = res
+                    ctx = ctx.but(grid_ok=False)  # a local temporary: no grid-level map after it
+                    continue
             if not last:
                 e, t = self.map_stage(e, t, ctx, final=False, target=target)
                 # a grid-level map's body that holds another grid-level map
