@@ -1301,11 +1301,18 @@ static void compute_launch(CG *cg, const ImpKernel *k, const CodegenOptions *opt
   }
 }
 
+/* the C element type of a buffer parameter: a packed array of float3 is
+ * one of floats (kparam_packed3) */
+static const char *buffer_ctype(CG *cg, const KParam *p) {
+  if (kparam_packed3(p)) return cg_ctype(cg, dt_scalar(cg->tc, dt_resolve(p->elem)->scalar, 1));
+  return cg_ctype(cg, p->elem);
+}
+
 static void param_decl(CG *cg, Buf *b, const KParam *p) {
   switch (p->role) {
   case KP_OUTPUT:
-  case KP_TEMP: emit(b, "global %s *restrict %s", cg_ctype(cg, p->elem), p->name); return;
-  case KP_INPUT: emit(b, "const global %s *restrict %s", cg_ctype(cg, p->elem), p->name); return;
+  case KP_TEMP: emit(b, "global %s *restrict %s", buffer_ctype(cg, p), p->name); return;
+  case KP_INPUT: emit(b, "const global %s *restrict %s", buffer_ctype(cg, p), p->name); return;
   case KP_SCALAR: emit(b, "%s %s", cg_ctype(cg, p->type), p->name); return;
   case KP_NAT: emit(b, "int %s", p->name); return;
   case KP_LOCAL: emit(b, "local %s *%s", cg_ctype(cg, p->elem), p->name); return;
@@ -1324,6 +1331,7 @@ static Storage *param_storage(CG *cg, const ImpKernel *k, const Binder *b, DataT
     default: {
       Storage *st = new_storage(cg, STORE_BUFFER, SP_GLOBAL, p->name, t, b);
       st->read_only = p->role == KP_INPUT;
+      st->packed3 = kparam_packed3(p);
       return st;
     }
     }

@@ -118,13 +118,13 @@ struct Env {
 /* a closure (lam, env), a primitive with nargs of its arity arguments, or
  * (V_COMM) a command: a phrase to run in env, or a primitive with all its
  * arguments */
-enum { MAX_PRIM_ARGS = 3 };
+enum { MAX_PRIM_ARGS = 16 }; /* float16 a b ... p, the most */
 struct Fun {
   const Phrase *lam; /* V_FUN closure; V_COMM: the command phrase */
   const Env *env;
   const Phrase *prim;
   int arity, nargs;
-  Val args[MAX_PRIM_ARGS];
+  Val args[]; /* arity of them: a Fun is allocated with room for its arguments */
 };
 
 /* ---- state (the scratch stack is released after every loop iteration,
@@ -223,15 +223,15 @@ static Acc *new_acc(Imp *I, AccKind kind, const Acc *src, int64_t k) {
 /* a V_FUN or V_COMM value: the closure (lam, env), or the primitive prim
  * of arity arity without arguments */
 static Val fun_val(Imp *I, ValKind kind, const Phrase *lam, const Env *env, const Phrase *prim, int arity) {
-  Fun *f = salloc(I, sizeof *f);
+  Fun *f = salloc(I, sizeof *f + sizeof(Val) * (size_t)arity);
   *f = (Fun){.lam = lam, .env = env, .prim = prim, .arity = arity};
   return (Val){.kind = kind, .fun = f};
 }
 
 /* the primitive fn with one argument more, as a V_FUN or V_COMM value */
 static Val add_arg(Imp *I, ValKind kind, const Fun *fn, Val arg) {
-  Fun *g = salloc(I, sizeof *g);
-  *g = *fn;
+  Fun *g = salloc(I, sizeof *g + sizeof(Val) * (size_t)fn->arity);
+  memcpy(g, fn, sizeof *g + sizeof(Val) * (size_t)fn->nargs);
   g->args[g->nargs++] = arg;
   return (Val){.kind = kind, .fun = g};
 }
@@ -715,6 +715,15 @@ static Val run_prim(Imp *I, const Phrase *p, const Val *argv) {
     double x = lane(need_num(I, args[0], p), 0), lanes[NUM_MAX_LANES];
     if (k < 1 || k > NUM_MAX_LANES) fail(I, p, "vec %" PRId64, k);
     return num(I, num_broadcast(x, k, lanes), lanes);
+  }
+  case PRIM_LANE: {
+    double x = lane(need_num(I, args[0], p), (int)eval_size(I, p->sizes[0], p));
+    return num(I, 1, &x);
+  }
+  PRIM_CASES_VECTOR: {
+    double lanes[NUM_MAX_LANES];
+    for (int j = 0; j < arity; j++) lanes[j] = lane(need_num(I, args[j], p), 0);
+    return num(I, arity, lanes);
   }
   PRIM_CASES_MATH:
   PRIM_CASES_CONVERT:

@@ -39,6 +39,8 @@ RUNS = [  # file, kernel, sizes at two points
     ('mm_vec.dpia', 'mmBlock', [{'M': 32, 'N': 48, 'K': 40}, {'M': 64, 'N': 64, 'K': 64}]),
     ('mm_vec.dpia', 'packB', [{'N': 48, 'K': 40}, {'N': 64, 'K': 64}]),
     ('mm_vec.dpia', 'mmBlockPacked', [{'M': 32, 'N': 48, 'K': 40}, {'M': 64, 'N': 64, 'K': 64}]),
+    ('nbody.dpia', 'nbody', [{'N': 1000}, {'N': 4096}]),
+    ('nbody.dpia', 'nbodyLocal', [{'N': 1024, 'WG': 64}, {'N': 3072, 'WG': 256}]),
 ]
 
 passed = failed = 0
