@@ -241,7 +241,7 @@ static Target packed3_access(CG *cg, const Storage *st, const Ix *flat, const St
   }
   if (!ps) {
     const char *at = cg_ix_text(cg, flat);
-    if (write) return (Target){TG_VSTORE, NULL, 3, at, st->name, NULL};
+    if (write) return (Target){TG_VSTORE, NULL, 3, at, st->name, NULL, NULL, NULL};
     return lvalue(arena_printf(cg->arena, "vload3(%s, %s)", at, st->name));
   }
   if (ps->kind != STEP_LANE || ps->next) INTERNAL("access path does not fit the type of '%s'", st->name);
