@@ -229,7 +229,8 @@ struct Impl {
   char note[160];
 };
 
-typedef enum OpKind { OP_SCAL, OP_ASUM, OP_DOT, OP_GEMV, OP_GEMM, OP_STENCIL1D, OP_JACOBI2D } OpKind;
+/* OP_HEAT3D: k planes of m rows of n */
+typedef enum OpKind { OP_SCAL, OP_ASUM, OP_DOT, OP_GEMV, OP_GEMM, OP_STENCIL1D, OP_JACOBI2D, OP_HEAT3D } OpKind;
 
 typedef struct Op {
   OpKind kind;
@@ -271,6 +272,7 @@ static size_t result_count(const Op *op) {
   case OP_GEMV: return (size_t)op->m;
   case OP_GEMM:
   case OP_JACOBI2D: return (size_t)(op->m * op->n);
+  case OP_HEAT3D: return (size_t)(op->k * op->m * op->n);
   default: return 0;
   }
 }
@@ -310,9 +312,9 @@ static J *dpia_metadata(const char *sample, const char *kernel) {
 static bool dpia_kernel(Op *op, Impl *im, const char *sample, const char *kernel, const Impl *prev) {
   J *meta = dpia_metadata(sample, kernel);
   Nats nats = {0};
-  const char *nat_names[] = {"N", "M", "K"};
-  long long nat_values[] = {op->n, op->m, op->k};
-  for (int i = 0; i < 3; i++) nats.names[nats.n] = nat_names[i], nats.values[nats.n++] = nat_values[i];
+  const char *nat_names[] = {"N", "M", "K", "P"}; /* P: heat3d's planes */
+  long long nat_values[] = {op->n, op->m, op->k, op->k};
+  for (int i = 0; i < 4; i++) nats.names[nats.n] = nat_names[i], nats.values[nats.n++] = nat_values[i];
   J *pre = jget(meta, "preconditions");
   for (int i = 0; pre && i < pre->n; i++) {
     if (!eval_precondition(pre->items[i]->str, &nats)) {
@@ -344,11 +346,12 @@ static bool dpia_kernel(Op *op, Impl *im, const char *sample, const char *kernel
         im->out_floats = bytes / sizeof(float);
       }
     } else if (!strcmp(role, "input")) {
-      cl_mem m = !strcmp(name, "xs") || !strcmp(name, "x") ? op->dx
-                 : !strcmp(name, "ys") || !strcmp(name, "y") ? op->dy
-                 : !strcmp(name, "mat") || !strcmp(name, "a") ? op->da
-                 : !strcmp(name, "b") ? op->db
-                 : prev ? prev->out : NULL;
+      cl_mem m = !strcmp(name, "xs") || !strcmp(name, "x") || !strcmp(name, "volume") ? op->dx
+                 : !strcmp(name, "ys") || !strcmp(name, "y")                          ? op->dy
+                 : !strcmp(name, "mat") || !strcmp(name, "a")                         ? op->da
+                 : !strcmp(name, "b")                                                 ? op->db
+                 : prev                                                               ? prev->out
+                                                                                      : NULL;
       if (!m) die("%s: no input named %s", kernel, name);
       *a = (Arg){A_MEM, m, 0, 0, 0};
     } else if (!strcmp(role, "scalar")) {
@@ -443,9 +446,9 @@ static Arg alocal(size_t bytes) { return (Arg){A_LOCAL, NULL, 0, 0, bytes}; }
 static Impl *add_dpia_pipeline(Op *op, const char *sample, const char *pipeline) {
   J *meta = dpia_metadata(sample, pipeline);
   Nats nats = {0};
-  const char *nat_names[] = {"N", "M", "K"};
-  long long nat_values[] = {op->n, op->m, op->k};
-  for (int i = 0; i < 3; i++) nats.names[nats.n] = nat_names[i], nats.values[nats.n++] = nat_values[i];
+  const char *nat_names[] = {"N", "M", "K", "P"}; /* P: heat3d's planes */
+  long long nat_values[] = {op->n, op->m, op->k, op->k};
+  for (int i = 0; i < 4; i++) nats.names[nats.n] = nat_names[i], nats.values[nats.n++] = nat_values[i];
   J *pre = jget(meta, "preconditions");
   for (int i = 0; pre && i < pre->n; i++)
     if (!eval_precondition(pre->items[i]->str, &nats)) {
@@ -670,6 +673,25 @@ static void run_roof(Op *op, Impl *im) {
     }
     break;
   }
+  case OP_HEAT3D: {
+    long long p = op->k, plane = m * n;
+#pragma omp parallel for collapse(2) schedule(static)
+    for (long long kk = 0; kk < p; kk++)
+      for (long long i = 0; i < m; i++) {
+        const float *c = x + kk * plane + i * n;
+        const float *f = x + (kk > 0 ? kk - 1 : 0) * plane + i * n,
+                    *b = x + (kk + 1 < p ? kk + 1 : p - 1) * plane + i * n;
+        const float *u = x + kk * plane + (i > 0 ? i - 1 : 0) * n,
+                    *d = x + kk * plane + (i + 1 < m ? i + 1 : m - 1) * n;
+        float *o = out + kk * plane + i * n;
+#pragma omp simd
+        for (long long j = 0; j < n; j++) {
+          long long l = j > 0 ? j - 1 : 0, r = j + 1 < n ? j + 1 : n - 1;
+          o[j] = c[j] + 0.125f * (f[j] + b[j] + u[j] + d[j] + c[l] + c[r] - 6.0f * c[j]);
+        }
+      }
+    break;
+  }
   default: die("no roof for %s", op->name);
   }
   im->scalar = s;
@@ -733,6 +755,23 @@ static void reference(Op *op) {
       op->ref_vec[i] = ((double)op->x[l] + op->x[i] + op->x[r]) / 3.0;
     }
     break;
+  case OP_HEAT3D: {
+    long long p = k, plane = m * n;
+    const float *x = op->x;
+    for (long long kk = 0; kk < p; kk++)
+      for (long long i = 0; i < m; i++)
+        for (long long j = 0; j < n; j++) {
+          long long at = kk * plane + i * n + j;
+          double c = x[at];
+          double sum = (double)x[(kk > 0 ? kk - 1 : 0) * plane + i * n + j] +
+                       x[(kk + 1 < p ? kk + 1 : p - 1) * plane + i * n + j] +
+                       x[kk * plane + (i > 0 ? i - 1 : 0) * n + j] +
+                       x[kk * plane + (i + 1 < m ? i + 1 : m - 1) * n + j] + x[at - j + (j > 0 ? j - 1 : 0)] +
+                       x[at - j + (j + 1 < n ? j + 1 : n - 1)];
+          op->ref_vec[at] = c + 0.125 * (sum - 6.0 * c);
+        }
+    break;
+  }
   case OP_JACOBI2D:
     for (long long i = 0; i < m; i++) {
       long long up = i > 0 ? i - 1 : 0, down = i + 1 < m ? i + 1 : m - 1;
@@ -797,18 +836,19 @@ static void make_op(Op *op, OpKind kind, const char *name, long long m, long lon
   op->m = m, op->n = n, op->k = k;
   op->alpha = kind == OP_SCAL ? 0.999f : 1.5f;
   op->beta = 0.5f;
-  long long nn = kind == OP_GEMV || kind == OP_GEMM || kind == OP_JACOBI2D ? m * n : n;
+  long long nn = kind == OP_HEAT3D ? k * m * n : kind == OP_GEMV || kind == OP_GEMM || kind == OP_JACOBI2D ? m * n : n;
   const char *unit = nn >= (1 << 20) ? "M" : "K";
   long long scale = nn >= (1 << 20) ? 1 << 20 : 1 << 10;
   switch (kind) {
   case OP_GEMV:
   case OP_JACOBI2D: snprintf(op->size, sizeof op->size, "%lldx%lld", m, n); break;
   case OP_GEMM: snprintf(op->size, sizeof op->size, "%lldx%lldx%lld", m, n, k); break;
+  case OP_HEAT3D: snprintf(op->size, sizeof op->size, "%lldx%lldx%lld", k, m, n); break;
   default: snprintf(op->size, sizeof op->size, "N=%lld%s", n / scale, unit); break;
   }
   /* inputs: positive for the reductions (a relative error is meaningful) */
   bool two_d = kind == OP_GEMV || kind == OP_GEMM || kind == OP_JACOBI2D;
-  size_t nx = (size_t)(kind == OP_GEMV ? n : kind == OP_GEMM ? 0 : two_d ? m * n : n);
+  size_t nx = (size_t)(kind == OP_GEMV ? n : kind == OP_GEMM ? 0 : kind == OP_HEAT3D ? k * m * n : two_d ? m * n : n);
   if (nx) {
     op->x = falloc(nx);
     fill(op->x, nx, kind == OP_ASUM ? -1.0f : 0.0f, 1.0f);
@@ -839,6 +879,7 @@ static void make_op(Op *op, OpKind kind, const char *name, long long m, long lon
   case OP_GEMM: op->bytes = 4.0 * ((double)m * k + (double)k * n + (double)m * n); op->flops = 2.0 * m * n * k; break;
   case OP_STENCIL1D: op->bytes = 8.0 * n; break;
   case OP_JACOBI2D: op->bytes = 8.0 * m * n; break;
+  case OP_HEAT3D: op->bytes = 8.0 * k * m * n; break;
   }
   reference(op);
 }
@@ -963,6 +1004,13 @@ static void setup_impls(Op *op) {
              (Arg[]){amem(op->dx), aint(m), aint(n)});
     add_cl(op, before_program, "dpia-before", "jacobi2d_before", "dpia jacobi2d, generator before unrolling", 2, g,
            NULL, (size_t)(m * n), 3, (Arg[]){amem(op->dx), aint(m), aint(n)});
+    break;
+  }
+  case OP_HEAT3D: {
+    add_dpia(op, "heat3d.dpia", "heat3d");
+    size_t g[] = {(size_t)n, (size_t)m, (size_t)k};
+    add_hand(op, "heat3d", "heat3d", 3, g, NULL, (size_t)(k * m * n), 4,
+             (Arg[]){amem(op->dx), aint(k), aint(m), aint(n)});
     break;
   }
   }
@@ -1198,11 +1246,17 @@ int main(int argc, char **argv) {
     long long m, n, k;
     bool large;
   } plan[] = {
-      {OP_SCAL, "scal", 0, small, 0, false},         {OP_SCAL, "scal", 0, big, 0, true},
-      {OP_ASUM, "asum", 0, small, 0, false},         {OP_ASUM, "asum", 0, big, 0, true},
-      {OP_DOT, "dot", 0, small, 0, false},           {OP_DOT, "dot", 0, big, 0, true},
-      {OP_GEMV, "gemv", gsmall, gsmall, 0, false},   {OP_GEMV, "gemv", gbig, gbig, 0, true},
-      {OP_STENCIL1D, "stencil1d", 0, small, 0, false}, {OP_JACOBI2D, "jacobi2d", gsmall, gsmall, 0, false},
+      {OP_SCAL, "scal", 0, small, 0, false},
+      {OP_SCAL, "scal", 0, big, 0, true},
+      {OP_ASUM, "asum", 0, small, 0, false},
+      {OP_ASUM, "asum", 0, big, 0, true},
+      {OP_DOT, "dot", 0, small, 0, false},
+      {OP_DOT, "dot", 0, big, 0, true},
+      {OP_GEMV, "gemv", gsmall, gsmall, 0, false},
+      {OP_GEMV, "gemv", gbig, gbig, 0, true},
+      {OP_STENCIL1D, "stencil1d", 0, small, 0, false},
+      {OP_JACOBI2D, "jacobi2d", gsmall, gsmall, 0, false},
+      {OP_HEAT3D, "heat3d", quick ? 128 : 256, quick ? 128 : 256, quick ? 64 : 256, false},
       {OP_GEMM, "gemm", quick ? 256 : 1024, quick ? 256 : 1024, quick ? 256 : 1024, false},
   };
   for (size_t p = 0; p < sizeof plan / sizeof plan[0]; p++) {

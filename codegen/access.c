@@ -139,6 +139,7 @@ static const char *lane_suffix(CG *cg, int64_t lane) {
   return arena_printf(cg->arena, ".s%c", "0123456789abcdef"[lane & 15]);
 }
 
+
 static const char *space_qual(Space sp, bool read_only) {
   switch (sp) {
   case SP_GLOBAL: return read_only ? "const global " : "global ";
@@ -153,9 +154,9 @@ static CExpr unsupported(CG *cg, Span span, const char *what) {
   return cx("0", PREC_POSTFIX);
 }
 
-static Target bad_target(void) { return (Target){TG_LVALUE, "x", 0, NULL, NULL, NULL}; }
+static Target bad_target(void) { return (Target){TG_LVALUE, "x", 0, NULL, NULL, NULL, NULL, NULL}; }
 
-static Target lvalue(const char *s) { return (Target){TG_LVALUE, s, 0, NULL, NULL, NULL}; }
+static Target lvalue(const char *s) { return (Target){TG_LVALUE, s, 0, NULL, NULL, NULL, NULL, NULL}; }
 
 /* ---- literals ---- */
 
@@ -192,6 +193,8 @@ const char *cg_scalar_literal(CG *cg, ScalarKind s, const Phrase *lit) {
 static bool split_indices(CG *cg, DataType **t, const Step **ps, const Ix **flat);
 
 static CExpr gen_literal(CG *cg, const Phrase *lit, const Step *ps, bool operand) {
+  if (lit->lit_is_size) /* a size used as a value, toFloat N (docs/language.md section 12) */
+    return cg_ix_expr(cg, ix_simplify(&cg->ix, ix_from_size(&cg->ix, lit->lit_size)));
   DataType *t = dt_resolve(lit->type->data);
   if (lit->lit_nelems > 0) { /* an element of the literal's constant array (consts.c) */
     const Ix *flat;
@@ -231,6 +234,35 @@ static void note_access(CG *cg, const Storage *st, bool write) {
   }
 }
 
+/* Element flat of a packed array of 3-vectors (kparam_packed3), with the
+ * rest of the path ps: the whole element through vload3/vstore3, a lane
+ * the scalar 3*flat + l of the buffer. */
+static Target packed3_access(CG *cg, const Storage *st, const Ix *flat, const Step *ps, bool write) {
+  Probe *p = cg->probe;
+  if (p) {
+    p->count++;
+    p->ok = false;
+    p->base = p->elem = NULL;
+    p->lane = -1;
+    p->width = 0;
+    p->space = st->space;
+    p->read_only = st->read_only;
+  }
+  if (!ps) {
+    const char *at = cg_ix_text(cg, flat);
+    if (write) return (Target){TG_VSTORE, NULL, 3, at, st->name, NULL, NULL, NULL};
+    return lvalue(arena_printf(cg->arena, "vload3(%s, %s)", at, st->name));
+  }
+  if (ps->kind != STEP_LANE || ps->next) INTERNAL("access path does not fit the type of '%s'", st->name);
+  const Ix *at = ix_simplify(&cg->ix, ix_add(&cg->ix, ix_mul(&cg->ix, flat, K(cg, 3)), ps->ix));
+  if (p) { /* a scalar of the buffer: consecutive lanes may form a vloadn */
+    p->ok = true;
+    p->base = st->name;
+    p->flat = at;
+  }
+  return lvalue(arena_printf(cg->arena, "%s[%s]", st->name, cg_ix_text(cg, at)));
+}
+
 /* eta(x)(ps) of Figure 6: the identifier's storage with the path applied;
  * the result is an l-value (also used as an r-value). */
 static Target storage_access(CG *cg, const Storage *st, const Step *ps, bool write, Span span) {
@@ -252,6 +284,7 @@ static Target storage_access(CG *cg, const Storage *st, const Step *ps, bool wri
   int width = 0;
   if (st->kind == STORE_BUFFER) {
     if (!split_indices(cg, &t, &ps, &flat)) goto bad;
+    if (st->packed3) return packed3_access(cg, st, flat, ps, write);
     base = text;
     text = arena_printf(cg->arena, "%s[%s]", base, cg_ix_text(cg, flat));
   }
@@ -274,7 +307,8 @@ static Target storage_access(CG *cg, const Storage *st, const Step *ps, bool wri
       elem = text;
       width = t->width;
       if (ix_const_value(ps->ix, &lane) && lane >= 0 && lane < width) {
-        text = arena_printf(cg->arena, "%s%s", text, lane_suffix(cg, lane));
+        text = arena_printf(cg->arena, "%s%s", text,
+                            ps->n ? lane_spelling((int)lane, width) : lane_suffix(cg, lane));
       } else if (base) {
         /* a lane chosen at run time of an array element: the array as an
          * array of scalars, indexed from its start.  Not through the
@@ -417,24 +451,31 @@ static CExpr gen_vector_read(CG *cg, const Phrase *e, const Ix *first, int k, Da
 static Target gen_vector_write(CG *cg, const Phrase *a, const Ix *first, int k) {
   Probe *saved = cg->probe;
   Probe *pr = NEWARRAY(cg->arena, Probe, k);
-  const char **lanes = NEWARRAY(cg->arena, const char *, k);
-  bool plain = true;
+  const char **lanes = NEWARRAY(cg->arena, const char *, k), **guards = NEWARRAY(cg->arena, const char *, k);
+  bool plain = true, any_guard = false;
   for (int l = 0; l < k; l++) {
     cg->probe = &pr[l];
     Target t = gen_acc(cg, a, step_idx(cg, ix_add(&cg->ix, first, K(cg, l)), NULL));
     plain = plain && t.kind == TG_LVALUE;
     lanes[l] = t.lvalue;
+    guards[l] = t.guard;
+    any_guard = any_guard || t.guard;
   }
   cg->probe = saved;
   if (saved) saved->ok = false, saved->count += 2;
   if (!plain) INTERNAL("nested vector write");
+  if (any_guard) { /* lanes written one by one, each when its test holds */
+    Target t = {TG_LANES, NULL, k, NULL, NULL, lanes, NULL, NULL};
+    t.lane_guards = guards;
+    return t;
+  }
   if (lanes_consecutive(cg, pr, k)) {
-    Target t = {TG_VSTORE, NULL, k, NULL, NULL, NULL};
+    Target t = {TG_VSTORE, NULL, k, NULL, NULL, NULL, NULL, NULL};
     vector_address(cg, &pr[0], k, &t.offset, &t.ptr);
     return t;
   }
   if (lanes_of_one_vector(pr, k)) return lvalue(pr[0].elem);
-  return (Target){TG_LANES, NULL, k, NULL, NULL, lanes};
+  return (Target){TG_LANES, NULL, k, NULL, NULL, lanes, NULL, NULL};
 }
 
 /* ---- indices ---- */
@@ -549,6 +590,7 @@ static const Ix *clamp_index(CG *cg, const Ix *x, Size n, bool low, bool high) {
   return v;
 }
 
+static bool lane_by_path(CG *cg, const Phrase *e);
 static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *ps);
 
 /* Element i of the view map `map f E`, at path ps: f applied to idx E i
@@ -697,6 +739,33 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     DataType *t = fn_result(h->type, 1)->data;
     return cx(arena_printf(cg->arena, "(%s)(%s)", vector_ctype(cg, t->scalar, t->width), v.text), PREC_UNARY);
   }
+  PRIM_CASES_VECTOR: { /* float4 a b c d: (float4)(a, b, c, d); lane 2 of it is c */
+    int64_t l;
+    if (ps && ps->kind == STEP_LANE && ix_const_value(ps->ix, &l) && l >= 0 && l < s->nargs)
+      return gen_exp(cg, s->args[l], ps->next);
+    if (ps) return unsupported(cg, e->span, "a lane chosen at run time of a vector built from its lanes");
+    DataType *t = fn_result(h->type, s->nargs)->data;
+    Buf b;
+    buf_init(&b, cg->arena);
+    emit(&b, "(%s)(", vector_ctype(cg, t->scalar, t->width));
+    for (int a = 0; a < s->nargs; a++)
+      emit(&b, "%s%s", a ? ", " : "", paren_below(cg, gen_exp(cg, s->args[a], NULL), PREC_ASSIGN));
+    buf_putc(&b, ')');
+    return cx(b.data, PREC_UNARY);
+  }
+  case PRIM_LANE: { /* v.x */
+    if (ps) INTERNAL("a path after a lane");
+    const Phrase *v = s->args[0];
+    if (lane_by_path(cg, v))
+      return gen_exp(cg, v, mk_step(cg, STEP_LANE, ix_from_size(x, h->sizes[0]), 1, NULL));
+    /* a computed vector, (p - q).x: the value, then its lane */
+    int64_t l;
+    if (!size_const_value(h->sizes[0], &l)) INTERNAL("lane number");
+    CExpr whole = gen_exp(cg, v, NULL);
+    return cx(arena_printf(cg->arena, "%s%s", paren_below(cg, whole, PREC_POSTFIX),
+                           lane_spelling((int)l, dt_resolve(arg_data(s, 0))->width)),
+              PREC_POSTFIX);
+  }
   PRIM_CASES_CONVERT : {
     DataType *from = arg_data(s, 0), *to = fn_result(h->type, 1)->data;
     CExpr v = gen_exp(cg, s->args[0], NULL);
@@ -741,6 +810,18 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
                      arena_printf(cg->arena, "%s here (not an expression of an imperative kernel)", prim_info[prim].name));
 }
 
+/* May a lane of e be read by pushing the lane onto e's access path?  Not
+ * when e computes the vector (arithmetic, a math built-in, a conversion):
+ * those generate the whole value, whose lane is then taken. */
+static bool lane_by_path(CG *cg, const Phrase *e) {
+  if (e->kind == PH_BINOP || e->kind == PH_UNOP) return false;
+  if (e->kind != PH_APP) return true;
+  Spine s;
+  if (!spine_of(cg->arena, e, &s)) return true;
+  PrimFamily f = prim_family(s.head->prim);
+  return f != PFAM_MATH && f != PFAM_CONVERT;
+}
+
 static CExpr gen_exp_f(CG *cg, const Phrase *e, const Step *ps, bool operand) {
   switch (e->kind) {
   case PH_VAR: {
@@ -780,6 +861,18 @@ CExpr gen_exp(CG *cg, const Phrase *e, const Step *ps) { return gen_exp_f(cg, e,
 CExpr gen_exp_operand(CG *cg, const Phrase *e, const Step *ps) { return gen_exp_f(cg, e, ps, true); }
 
 /* ---- acceptors (Figure 6b) ---- */
+
+/* "i < k": a test of an index, for a guarded write */
+static const char *index_test(CG *cg, const Ix *i, const char *op, const Ix *k) {
+  return arena_printf(cg->arena, "%s %s %s", paren_below(cg, cg_ix_expr(cg, ix_simplify(&cg->ix, i)), PREC_REL + 1), op,
+                      paren_below(cg, cg_ix_expr(cg, ix_simplify(&cg->ix, k)), PREC_REL + 1));
+}
+
+/* t written only when cond holds too */
+static Target guarded(CG *cg, Target t, const char *cond) {
+  t.guard = t.guard ? arena_printf(cg->arena, "%s && %s", cond, t.guard) : cond;
+  return t;
+}
 
 static Target gen_prim_acc(CG *cg, const Phrase *a, const Spine *s, const Step *ps) {
   const Phrase *h = s->head;
@@ -825,6 +918,18 @@ static Target gen_prim_acc(CG *cg, const Phrase *a, const Spine *s, const Step *
     rest = need_idx(cg, ps, a, &i);
     rest = need_idx(cg, rest, a, &j);
     return gen_acc(cg, s->args[0], step_idx(cg, j, step_idx(cg, i, rest)));
+  case PRIM_TAKE_ACC: { /* takeAcc k, i::ps -> i, written when i < k */
+    rest = need_idx(cg, ps, a, &i);
+    const Ix *k = ix_from_size(x, h->sizes[0]);
+    Target t = gen_acc(cg, s->args[0], step_idx(cg, i, rest));
+    return ix_provably_less(x, i, k) ? t : guarded(cg, t, index_test(cg, i, "<", k));
+  }
+  case PRIM_DROP_ACC: { /* dropAcc k, i::ps -> i - k, written when i >= k */
+    rest = need_idx(cg, ps, a, &i);
+    const Ix *k = ix_from_size(x, h->sizes[0]);
+    Target t = gen_acc(cg, s->args[0], step_idx(cg, ix_sub(x, i, k), rest));
+    return ix_provably_less(x, ix_sub(x, k, K(cg, 1)), i) ? t : guarded(cg, t, index_test(cg, i, ">=", k));
+  }
   case PRIM_SLICE_ACC: /* sliceAcc o m, i::ps -> o + i */
     rest = need_idx(cg, ps, a, &i);
     return gen_acc(cg, s->args[0], step_idx(cg, ix_add(x, ix_from_size(x, h->sizes[0]), i), rest));

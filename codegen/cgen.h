@@ -45,6 +45,8 @@ struct Storage {
   DataType *type;   /* logical data type of the whole value */
   const Binder *root; /* the binder owning it (barrier analysis) */
   bool read_only;   /* an input: const global */
+  bool packed3;     /* STORE_BUFFER: a global array of 3-vectors, packed
+                       (kparam_packed3): vload3/vstore3 */
   Storage *part[2]; /* STORE_SPLIT */
 };
 
@@ -54,7 +56,8 @@ typedef struct Step Step;
 struct Step {
   StepKind kind;
   const Ix *ix;     /* STEP_IDX: the index; STEP_LANE: the lane */
-  int n;            /* STEP_FIELD: 1 or 2 */
+  int n;            /* STEP_FIELD: 1 or 2; STEP_LANE: 1 when the program
+                       names the lane (v.x), which prints as it does */
   const Step *next;
 };
 
@@ -116,6 +119,10 @@ typedef struct Target {
   const char *offset; /* TG_VSTORE: in units of vectors */
   const char *ptr;    /* TG_VSTORE */
   const char **lanes; /* TG_LANES: width l-values */
+  /* the condition under which the write happens (takeAcc, dropAcc drop
+   * the writes outside their array), NULL: always; TG_LANES: per lane */
+  const char *guard;
+  const char **lane_guards;
 } Target;
 
 /* Where the one scalar access of a lane went (see above). */

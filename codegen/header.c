@@ -130,6 +130,14 @@ static const char *host_type(H *h, DataType *t, bool cl) {
   }
 }
 
+/* the bytes of one element of buffer p, as a C expression: sizeof its
+ * cl_ type, or 3 scalars for a packed array of 3-vectors (kparam_packed3) */
+static const char *elem_sizeof(H *h, const KParam *p) {
+  DataType *e = elem_of(p->type);
+  if (kparam_packed3(p)) return arena_printf(h->a, "3 * sizeof(cl_%s)", scalar_name(e->scalar));
+  return arena_printf(h->a, "sizeof(%s)", host_type(h, e, true));
+}
+
 /* pair types in dependency order (fields first), each once */
 static void collect_pairs(H *h, Vec *pairs, DataType *t) {
   t = elem_of(t);
@@ -515,6 +523,7 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
     Buf t;
     buf_init(&t, a);
     dt_print(&t, p->role == KP_SCALAR || p->role == KP_NAT ? p->type : elem_of(p->type));
+    if (kparam_packed3(p)) emit(&t, " (packed: 3 %ss each)", scalar_name(elem_of(p->type)->scalar));
     Buf n;
     buf_init(&n, a);
     size_print(&n, p->elements);
@@ -622,14 +631,14 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
   for (int i = 0; i < k->nparams; i++) {
     const KParam *p = &k->params[i];
     if (p->role == KP_OUTPUT || p->role == KP_INPUT) {
-      emit(o, "  dpia_bytes_%d = dpia_size_(dpia_mul_(%s, DPIA_CAST_(long long, sizeof(%s)), &dpia_bad), &dpia_bad);\n",
-           i, c_size(h, k, p->elements), host_type(h, elem_of(p->type), true));
+      emit(o, "  dpia_bytes_%d = dpia_size_(dpia_mul_(%s, DPIA_CAST_(long long, %s), &dpia_bad), &dpia_bad);\n", i,
+           c_size(h, k, p->elements), elem_sizeof(h, p));
       continue;
     }
     if (p->role != KP_TEMP && p->role != KP_LOCAL) continue;
     /* at least one element: OpenCL refuses empty buffers */
-    emit(o, "  dpia_bytes_%d = dpia_size_(dpia_mul_(%s, DPIA_CAST_(long long, sizeof(%s)), &dpia_bad), &dpia_bad);\n", i,
-         c_size(h, k, p->elements), host_type(h, elem_of(p->type), true));
+    emit(o, "  dpia_bytes_%d = dpia_size_(dpia_mul_(%s, DPIA_CAST_(long long, %s), &dpia_bad), &dpia_bad);\n", i,
+         c_size(h, k, p->elements), elem_sizeof(h, p));
     emit(o, "  if (dpia_bytes_%d == 0) dpia_bytes_%d = sizeof(%s);\n", i, i, host_type(h, elem_of(p->type), true));
   }
   emit(o, "  if (dpia_bad) return DPIA_ERROR_SIZE;\n");
@@ -944,15 +953,15 @@ static void emit_pipeline(H *h, const PipeDesc *d) {
   for (int i = 0; i < k->nparams; i++) {
     const KParam *kp = &k->params[i];
     if (kp->role != KP_OUTPUT && kp->role != KP_INPUT) continue;
-    emit(o, "  dpia_bytes_%d = dpia_size_(dpia_mul_(%s, DPIA_CAST_(long long, sizeof(%s)), &dpia_bad), &dpia_bad);\n",
-         i, c_size(h, k, kp->elements), host_type(h, kp->elem, true));
+    emit(o, "  dpia_bytes_%d = dpia_size_(dpia_mul_(%s, DPIA_CAST_(long long, %s), &dpia_bad), &dpia_bad);\n", i,
+         c_size(h, k, kp->elements), elem_sizeof(h, kp));
   }
   for (int t = 0; t < p->ntemps; t++) {
     /* at least one element: OpenCL refuses empty buffers */
     emit(
         o,
-        "  dpia_temp_bytes[%d] = dpia_size_(dpia_mul_(%s, DPIA_CAST_(long long, sizeof(%s)), &dpia_bad), &dpia_bad);\n",
-        t, c_size(h, k, d->temps[t].elements), host_type(h, d->temps[t].elem, true));
+        "  dpia_temp_bytes[%d] = dpia_size_(dpia_mul_(%s, DPIA_CAST_(long long, %s), &dpia_bad), &dpia_bad);\n",
+        t, c_size(h, k, d->temps[t].elements), elem_sizeof(h, &d->temps[t]));
     emit(o, "  if (dpia_temp_bytes[%d] == 0) dpia_temp_bytes[%d] = sizeof(%s);\n", t, t,
          host_type(h, d->temps[t].elem, true));
   }

@@ -48,6 +48,19 @@ typedef struct KParam {
   const char *fields;
 } KParam;
 
+/* An array of 3-vectors in global memory is packed, 3 lanes an element (12
+ * bytes for float3), as a host writes it (docs/language.md section 11):
+ * the buffer is declared as its scalar (global float *), its elements are
+ * read with vload3 and written with vstore3, a lane is the scalar at 3i + l,
+ * and the metadata, the header and dpia run count 3 lanes an element.  A
+ * 3-vector alone (a one-element result) or in a struct keeps OpenCL's
+ * 4-lane size. */
+static inline bool kparam_packed3(const KParam *p) {
+  if (p->role != KP_OUTPUT && p->role != KP_INPUT && p->role != KP_TEMP) return false;
+  const DataType *t = dt_resolve(p->type), *e = dt_resolve(p->elem);
+  return t->kind == DT_ARRAY && e->kind == DT_SCALAR && e->width == 3;
+}
+
 typedef struct ImpKernel {
   Sym name;
   const char *source_name; /* file name for the header comment */

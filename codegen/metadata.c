@@ -33,6 +33,12 @@ static void json_sizes(Arena *a, Buf *out, int n, const Size *s) {
 }
 
 /* the "params" list of a kernel (or a pipeline's interface), from '[' to ']' */
+/* a packed array of 3-vectors (kparam_packed3) says how many bytes an
+ * element takes, 12 for float3, where OpenCL's float3 type has 16 */
+static void json_packed3(const KParam *p, Buf *out) {
+  if (kparam_packed3(p)) emit(out, ", \"element_bytes\": %d", dt_resolve(p->elem)->scalar == SC_DOUBLE ? 24 : 12);
+}
+
 static void json_params(Arena *a, const ImpKernel *k, Buf *out) {
   buf_putc(out, '[');
   for (int i = 0; i < k->nparams; i++) {
@@ -68,6 +74,7 @@ static void json_params(Arena *a, const ImpKernel *k, Buf *out) {
       json_type(a, out, p->elem);
       emit(out, ", \"space\": \"%s\", \"elements\": ", p->role == KP_LOCAL ? "local" : "global");
       json_size(a, out, p->elements);
+      json_packed3(p, out);
       break;
     }
     buf_putc(out, '}');
@@ -122,6 +129,7 @@ void codegen_pipeline_metadata(Arena *a, const PipeDesc *d, const char *source_n
     json_type(a, out, d->temps[i].elem);
     emit(out, ", \"space\": \"global\", \"elements\": ");
     json_size(a, out, d->temps[i].elements);
+    json_packed3(&d->temps[i], out);
     buf_putc(out, '}');
   }
   emit(out, "],\n \"launches\": [");

@@ -664,6 +664,10 @@ static void gen_assign(CG *cg, const Phrase *acc, const Phrase *val, const Step 
     return;
   }
   Target tg = gen_acc(cg, acc, ps);
+  if (tg.guard) { /* a write takeAcc or dropAcc may drop */
+    line(cg, "if (%s) {", tg.guard);
+    cg->indent++;
+  }
   CExpr v = gen_value_once(cg, val, ps);
   switch (tg.kind) {
   case TG_LVALUE: line(cg, "%s = %s;", tg.lvalue, v.text); break;
@@ -675,12 +679,20 @@ static void gen_assign(CG *cg, const Phrase *acc, const Phrase *val, const Step 
     cg_scope_enter(cg, &mark);
     const char *tmp = cg_name(cg, "v");
     line(cg, "%s %s = %s;", cg_ctype(cg, t), tmp, v.text);
-    for (int l = 0; l < tg.width; l++) line(cg, "%s = %s.s%c;", tg.lanes[l], tmp, "0123456789abcdef"[l]);
+    for (int l = 0; l < tg.width; l++) {
+      const char *lane = arena_printf(cg->arena, "%s = %s.s%c;", tg.lanes[l], tmp, "0123456789abcdef"[l]);
+      if (tg.lane_guards && tg.lane_guards[l]) line(cg, "if (%s) %s", tg.lane_guards[l], lane);
+      else line(cg, "%s", lane);
+    }
     cg_scope_leave(cg, mark);
     cg->indent--;
     line(cg, "}");
     break;
   }
+  }
+  if (tg.guard) {
+    cg->indent--;
+    line(cg, "}");
   }
   pop_statement_ranges(cg);
 }
@@ -1296,11 +1308,18 @@ static void compute_launch(CG *cg, const ImpKernel *k, const CodegenOptions *opt
   }
 }
 
+/* the C element type of a buffer parameter: a packed array of float3 is
+ * one of floats (kparam_packed3) */
+static const char *buffer_ctype(CG *cg, const KParam *p) {
+  if (kparam_packed3(p)) return cg_ctype(cg, dt_scalar(cg->tc, dt_resolve(p->elem)->scalar, 1));
+  return cg_ctype(cg, p->elem);
+}
+
 static void param_decl(CG *cg, Buf *b, const KParam *p) {
   switch (p->role) {
   case KP_OUTPUT:
-  case KP_TEMP: emit(b, "global %s *restrict %s", cg_ctype(cg, p->elem), p->name); return;
-  case KP_INPUT: emit(b, "const global %s *restrict %s", cg_ctype(cg, p->elem), p->name); return;
+  case KP_TEMP: emit(b, "global %s *restrict %s", buffer_ctype(cg, p), p->name); return;
+  case KP_INPUT: emit(b, "const global %s *restrict %s", buffer_ctype(cg, p), p->name); return;
   case KP_SCALAR: emit(b, "%s %s", cg_ctype(cg, p->type), p->name); return;
   case KP_NAT: emit(b, "int %s", p->name); return;
   case KP_LOCAL: emit(b, "local %s *%s", cg_ctype(cg, p->elem), p->name); return;
@@ -1319,6 +1338,7 @@ static Storage *param_storage(CG *cg, const ImpKernel *k, const Binder *b, DataT
     default: {
       Storage *st = new_storage(cg, STORE_BUFFER, SP_GLOBAL, p->name, t, b);
       st->read_only = p->role == KP_INPUT;
+      st->packed3 = kparam_packed3(p);
       return st;
     }
     }

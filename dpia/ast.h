@@ -60,7 +60,8 @@
   X(AMP, "&")                                  \
   X(DOTDOT, "..")                              \
   X(PROJ1, ".1")                               \
-  X(PROJ2, ".2")
+  X(PROJ2, ".2")                               \
+  X(LANE, "vector lane") /* .x .y .z .w .s0 ... .sF: int_value is the lane */
 /* clang-format on */
 
 typedef enum TokKind {
@@ -157,6 +158,7 @@ extern const char *const binop_spelling[BIN_COUNT];
   X(NEG)     /* lhs: -lhs */                                                     \
   X(NOT)     /* lhs: !lhs */                                                     \
   X(PROJ)    /* lhs, proj (1 or 2): lhs.1, lhs.2 */                              \
+  X(LANE)    /* lhs, lane (0-15): a vector's lane, lhs.x, lhs.s7 */              \
   X(TUPLE)   /* lhs, rhs: data pair (lhs, rhs) */                                \
   X(PPAIR)   /* lhs, rhs: phrase pair {lhs, rhs} */                              \
   X(ASCRIBE) /* lhs, type: (lhs : type) */                                       \
@@ -207,10 +209,10 @@ struct Ast {
       SizeAst *count;
       Ast *iter_fn;
     };
-    struct {             /* APP COMPOSE SEQ ASSIGN BINOP NEG NOT PROJ TUPLE PPAIR ASCRIBE */
+    struct {             /* APP COMPOSE SEQ ASSIGN BINOP NEG NOT PROJ LANE TUPLE PPAIR ASCRIBE */
       Ast *lhs, *rhs;
       BinOp op;          /* BINOP */
-      int proj;          /* PROJ: 1 or 2 */
+      int proj;          /* PROJ: 1 or 2; LANE: the lane, 0-15 */
       bool pipe;         /* APP written with |> */
       TypeAst *type;     /* ASCRIBE */
     };
@@ -305,6 +307,11 @@ Program *parse_program_deep(Arena *a, Interner *in, Diag *diag, const Source *sr
 /* parse.c: a phrase type alone (spec section 2, `ptype`), as the signatures
  * of the primitive table are written; NULL after reporting an error. */
 TypeAst *parse_phrase_type_text(Arena *a, Interner *in, Diag *diag, const Source *src);
+
+/* ast_print.c: a vector lane as the source writes it: .x .y .z .w for
+ * lanes 0-3 when the vector has at most 4 (width 0: not known), else .s4
+ * ... .sf (lex.c reads both for any width) */
+const char *lane_spelling(int lane, int width);
 
 /* ast_print.c: print in surface syntax, fully parenthesised where needed so
  * that the output parses back to the same tree. */

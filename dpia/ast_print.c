@@ -194,6 +194,14 @@ static int binop_prec(BinOp op) {
   INTERNAL("bad binary operator %d", (int)op);
 }
 
+const char *lane_spelling(int lane, int width) {
+  static const char *const xyzw[4] = {".x", ".y", ".z", ".w"};
+  static const char *const s[16] = {".s0", ".s1", ".s2", ".s3", ".s4", ".s5", ".s6", ".s7",
+                                    ".s8", ".s9", ".sa", ".sb", ".sc", ".sd", ".se", ".sf"};
+  if (lane < 4 && width <= 4) return xyzw[lane];
+  return s[lane & 15];
+}
+
 static int expr_prec(const Ast *e) {
   switch (e->kind) {
   case AST_LAMBDA:
@@ -205,7 +213,8 @@ static int expr_prec(const Ast *e) {
   case AST_BINOP: return binop_prec(e->op);
   case AST_NEG:
   case AST_NOT: return EP_UNARY;
-  case AST_PROJ: return EP_POSTFIX;
+  case AST_PROJ:
+  case AST_LANE: return EP_POSTFIX;
   case AST_PRIM: return prim_has_static_args(e) ? EP_APP : EP_ATOM;
   case AST_ITERATE: return EP_APP;
   case AST_VAR:
@@ -384,6 +393,7 @@ static void print_expr(Printer *pr, const Ast *e, int ctx, bool line_start) {
     return;
   }
   case AST_PROJ:
+  case AST_LANE:
     /* (1).1, not 1.1, which would lex as a decimal literal */
     if (e->lhs->kind == AST_INT || e->lhs->kind == AST_FLOAT) {
       buf_putc(out, '(');
@@ -392,7 +402,8 @@ static void print_expr(Printer *pr, const Ast *e, int ctx, bool line_start) {
     } else {
       print_expr(pr, e->lhs, EP_POSTFIX, line_start);
     }
-    emit(out, ".%d", e->proj);
+    if (e->kind == AST_LANE) buf_puts(out, lane_spelling(e->proj, 0));
+    else emit(out, ".%d", e->proj);
     return;
   case AST_TUPLE:
   case AST_PPAIR:

@@ -615,9 +615,13 @@ static Phrase *elab_var(Checker *c, Env *env, const Ast *e) {
   Env *found = env_find(env, e->name);
   if (found) {
     if (found->kind == ENV_SIZE) {
-      check_error(c, ERR_WRONG_KIND_OF_NAME, e->span,
-                  "'%s' is a size; sizes used as values inside expressions are not supported", e->name);
-      return NULL;
+      /* a size used as a value is an int (docs/language.md section 12):
+       * the size's value, the kernel's parameter in the generated code */
+      SizeCtx *sc = &c->tc->sizes;
+      Phrase *p = mk(c, PH_LIT, e->span, pt_exp(c->tc, c->tc->t_int));
+      p->lit_is_size = true;
+      p->lit_size = found->fixed ? size_const(sc, found->value) : size_var(sc, e->name);
+      return p;
     }
     if (found->kind == ENV_DATA) {
       check_error(c, ERR_WRONG_KIND_OF_NAME, e->span, "'%s' is a data type, not a value", e->name);
@@ -924,6 +928,13 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
   } else {
     int foreign = foreign_named(c, env, head);
     fn = foreign >= 0 ? foreign_use(c, head, foreign, nargs) : infer(c, env, head);
+    if (fn && fn->kind == PH_PRIM && prim_builds_vector(fn->prim) && nargs != prim_arity_of(fn->prim)) {
+      /* float4 a b c d takes exactly its lanes (docs/language.md section 11) */
+      int w = prim_arity_of(fn->prim);
+      check_error(c, ERR_VECTOR_LANE_COUNT, e->span, "%s takes its %d lanes, one argument each; found %d argument%s",
+                  prim_info[fn->prim].name, w, nargs, nargs == 1 ? "" : "s");
+      fn = NULL;
+    }
     int given = fn ? explicit_sizes(c, env, fn, args, nargs) : 0;
     if (given < 0) fn = NULL;
     else if (given == nargs) {
@@ -1100,6 +1111,18 @@ static Phrase *infer_inner(Checker *c, Env *env, const Ast *e) {
     p->fst = x;
     p->index = e->proj;
     return p;
+  }
+  case AST_LANE: {
+    /* v.x is the primitive lane 0 applied to v; its errors point at .x */
+    Span lane = e->span;
+    lane.begin = e->lhs->span.end;
+    Phrase *pr = mk(c, PH_PRIM, lane, NULL);
+    pr->prim = PRIM_LANE;
+    pr->sizes[0] = size_const(&c->tc->sizes, e->proj);
+    pr->type = prim_type(c, pr, lane);
+    if (!pr->type) return NULL;
+    Arg args[1] = {{.ast = e->lhs, .app_span = e->span}};
+    return apply_spine(c, env, pr, args, 1, NULL);
   }
   case AST_TUPLE: {
     /* (a, b) is pair a b */
@@ -1449,7 +1472,9 @@ CheckedProgram *check_program_set(Arena *a, Interner *in, Diag *diag, TypeCtx *t
     } else {
       c.decl_slots[slot] = i + 1;
     }
-    if (prim_lookup(d->name, strlen(d->name), &(int){0}) != PRIM_COUNT)
+    Prim named = prim_lookup(d->name, strlen(d->name), &(int){0});
+    /* a kernel float4: check_kernel_names reports an OpenCL C type name */
+    if (named != PRIM_COUNT && !(d->is_kernel && prim_builds_vector(named)))
       diag_error(diag, ERR_PRIMITIVE_REBOUND, d->name_span, "'%s' is a primitive; it cannot be redefined", d->name);
   }
   for (int i = 0; i < p->ndecls; i++) {

@@ -26,12 +26,13 @@ typedef struct Requirement {
 
 /* Deferred constraints between data metavariables (woken when one side is
  * known):  VECTOR_OF: vec = scalar<width>;  CONVERT: dst = target<width of
- * src>. */
-typedef enum DeferKind { DEFER_VECTOR_OF, DEFER_CONVERT } DeferKind;
+ * src>;  LANE: lane `width` of the vector a has type b (a's scalar), and a
+ * has that lane (v.z, docs/language.md section 11). */
+typedef enum DeferKind { DEFER_VECTOR_OF, DEFER_CONVERT, DEFER_LANE } DeferKind;
 typedef struct Deferred {
   DeferKind kind;
-  DataType *a, *b; /* VECTOR_OF: scalar, vector; CONVERT: src, dst */
-  Size width;      /* VECTOR_OF */
+  DataType *a, *b; /* VECTOR_OF: scalar, vector; CONVERT: src, dst; LANE: vector, lane */
+  Size width;      /* VECTOR_OF; LANE: the lane */
   ScalarKind target;
   Span span;
   bool done;

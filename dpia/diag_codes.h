@@ -45,10 +45,11 @@
   X(E0106, BAD_PARAMETERS, "parameters written with types where they take none, or with some types missing")    \
   X(E0107, PAIR_ARITY, "a pair with more than two components")                                                  \
   X(E0108, SIZE_OPERATOR_PRECEDENCE, "a size expression that parses differently from how it reads")             \
+  X(E0109, BAD_LANE_NAME, "a vector lane written with a name that is no lane (.q, .s, .xy)")                    \
   X(E0111, UNTERMINATED_STRING, "a string literal without its closing quote")                                   \
   X(E0112, EMPTY_ARRAY_LITERAL, "an array literal with no elements")                                            \
   X(E0201, UNKNOWN_NAME, "a name that is not bound here")                                                       \
-  X(E0202, WRONG_KIND_OF_NAME, "a name of the wrong kind here (a size, type or kernel used as a value)")         \
+  X(E0202, WRONG_KIND_OF_NAME, "a name of the wrong kind (a value used as a size, a type or kernel as a value)") \
   X(E0203, PRIMITIVE_REBOUND, "a primitive's name defined or bound again")                                      \
   X(E0204, DUPLICATE_NAME, "a declaration or parameter name used twice")                                        \
   X(E0205, RECURSION, "a def that uses itself, directly or through others")                                     \
@@ -65,6 +66,9 @@
   X(E0310, BAD_VECTOR_WIDTH, "a vector width other than 2, 3, 4, 8 or 16")                                      \
   X(E0311, BAD_ITERATE_COUNT, "an iterate count that is not a constant, or too large")                          \
   X(E0312, ITERATE_UNAPPLIED, "iterate without the array it iterates on")                                       \
+  X(E0316, LANE_OUT_OF_RANGE, "a vector lane beyond the vector's width (.z of a float2)")                       \
+  X(E0317, LANE_OF_NON_VECTOR, "a vector lane read of a value that is not a vector")                            \
+  X(E0318, VECTOR_LANE_COUNT, "a vector built from more or fewer lanes than its width")                         \
   X(E0323, ARRAY_LITERAL_MIXED, "array literal elements of different types or shapes")                          \
   X(E0324, ARRAY_LITERAL_ELEMENT_TYPE, "array literal elements other than numbers, booleans or rows of them")   \
   X(E0325, FOREIGN_PARAMETER_TYPE, "a foreign function parameter or result that is not a scalar type")          \

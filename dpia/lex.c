@@ -18,6 +18,8 @@
  *    C; any other letter or digit run glued to a number is an error too;
  *  - `.1` and `.2` are projections when the '.' is not part of a number and
  *    the digit is not followed by another digit (`x.12` is an error);
+ *  - `.x` `.y` `.z` `.w` `.s0` ... `.sF`: a '.' followed by a letter is a
+ *    vector lane (lex_lane);
  *  - `->p` is the passive arrow only when no identifier character follows
  *    the p, so `x ->pq` is `->` then `pq`;
  *  - a UTF-8 byte order mark at the very start is skipped;
@@ -318,6 +320,37 @@ static Token lex_string(Lexer *lx) {
   return t;
 }
 
+/* A vector lane, '.' then a letter (docs/language.md section 11): .x .y
+ * .z .w (lanes 0-3) or .s0 to .sF (.sa to .sf too), as OpenCL C writes
+ * them; the width is checked with the type.  Any other name (.q, .xy: no
+ * swizzles) is an error at the name, and the token is lane 0 so that the
+ * parse goes on. */
+static Token lex_lane(Lexer *lx) {
+  uint32_t begin = lx->pos;
+  lx->pos++;
+  uint32_t name = lx->pos;
+  while (is_ident_char(peek(lx))) lx->pos++;
+  const char *text = lx->src->text + name;
+  size_t len = lx->pos - name;
+  static const char hex[] = "0123456789abcdef";
+  int lane = -1;
+  if (len == 1 && strchr("xyzw", text[0])) lane = text[0] == 'w' ? 3 : text[0] - 'x';
+  if (len == 2 && text[0] == 's') {
+    char d = text[1] >= 'A' && text[1] <= 'F' ? (char)(text[1] - 'A' + 'a') : text[1];
+    const char *at = d ? strchr(hex, d) : NULL;
+    if (at) lane = (int)(at - hex);
+  }
+  Token t = make_token(lx, TOK_LANE, begin);
+  if (lane < 0) {
+    diag_error(lx->diag, ERR_BAD_LANE_NAME, span_of(lx, begin, lx->pos),
+               "'.%.*s' is not a vector lane: lanes are .x .y .z .w, or .s0 to .sF (one lane at a time)", (int)len,
+               text);
+    lane = 0;
+  }
+  t.int_value = (uint64_t)lane;
+  return t;
+}
+
 /* `c` was matched at pos: if the next byte is `second`, the token is the
  * two-byte `two`, else the one-byte `one`. */
 static Token one_or_two(Lexer *lx, int second, TokKind two, TokKind one) {
@@ -394,6 +427,7 @@ Token lexer_next(Lexer *lx) {
         lx->pos += 2;
         return make_token(lx, digit == '1' ? TOK_PROJ1 : TOK_PROJ2, begin);
       }
+      if (is_ident_start(digit)) return lex_lane(lx);
       break;
     }
     case 0xCE:

@@ -926,14 +926,15 @@ static Ast *parse_atom(Parser *p) {
   return placeholder(p);
 }
 
-/* postfix ::= atom ('.1' | '.2')* */
+/* postfix ::= atom ('.1' | '.2' | LANE)*     -- LANE: .x .y .z .w .s0 ... .sF */
 static Ast *parse_postfix(Parser *p) {
   uint32_t begin = p->tok.span.begin;
   Ast *e = parse_atom(p);
-  while (at(p, TOK_PROJ1) || at(p, TOK_PROJ2)) {
-    int which = at(p, TOK_PROJ1) ? 1 : 2;
+  while (at(p, TOK_PROJ1) || at(p, TOK_PROJ2) || at(p, TOK_LANE)) {
+    bool lane = at(p, TOK_LANE);
+    int which = lane ? (int)p->tok.int_value : at(p, TOK_PROJ1) ? 1 : 2;
     advance(p);
-    Ast *proj = new_ast(p, AST_PROJ, begin);
+    Ast *proj = new_ast(p, lane ? AST_LANE : AST_PROJ, begin);
     proj->lhs = e;
     proj->proj = which;
     e = proj;
@@ -1158,7 +1159,10 @@ static Decl *parse_decl(Parser *p) {
   }
   d->name = p->tok.ident;
   d->name_span = p->tok.span;
-  check_binder(p, d->name, d->name_span);
+  /* a kernel named float4 is reported by the checker as an OpenCL C type
+   * name, as it was before float4 was also a primitive */
+  int dim;
+  if (!(d->is_kernel && prim_builds_vector(lookup_prim(p, d->name, &dim)))) check_binder(p, d->name, d->name_span);
   advance(p);
   Vec params = {0};
   int untyped = 0;
@@ -1319,6 +1323,7 @@ static void push_children(Parser *p, const NodeRef *r) {
     case AST_NEG:
     case AST_NOT:
     case AST_PROJ:
+    case AST_LANE:
       push_node(p, NODE_AST, e->lhs, d);
       return;
     case AST_ASCRIBE:

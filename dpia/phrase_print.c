@@ -222,6 +222,11 @@ static bool is_data_pair(const Phrase *p) {
          p->fst->fst->prim == PRIM_PAIR;
 }
 
+/* v.x: the primitive lane applied to its vector (docs/language.md section 11) */
+static bool is_lane(const Phrase *p) {
+  return p->kind == PH_APP && p->fst->kind == PH_PRIM && p->fst->prim == PRIM_LANE;
+}
+
 static bool lit_negative(const Phrase *p) {
   DataType *t = dt_resolve(p->type->data);
   if (p->lit_nelems > 0 || (t->kind == DT_SCALAR && t->scalar == SC_BOOL)) return false;
@@ -256,7 +261,7 @@ static int prec_of(const Phrase *p) {
   case PH_LIT: return lit_negative(p) ? P_UNARY : P_ATOM;
   case PH_PRIM: return prim_info[p->prim].nsizes > 0 || prim_info[p->prim].takes_type ? P_APP : P_ATOM;
   case PH_LAM: return P_TOP;
-  case PH_APP: return is_let(p) ? P_TOP : is_data_pair(p) ? P_ATOM : P_APP;
+  case PH_APP: return is_let(p) ? P_TOP : is_data_pair(p) ? P_ATOM : is_lane(p) ? P_POSTFIX : P_APP;
   case PH_PROJ: return P_POSTFIX;
   case PH_SEQ: return P_SEQ;
   case PH_ASSIGN: return P_ASSIGN;
@@ -607,6 +612,16 @@ static void print(Printer *pr, const Phrase *p, int ctx, bool start) {
   case PH_APP:
     if (is_let(p)) {
       print_let(pr, p, start);
+    } else if (is_lane(p)) {
+      /* (1.5).x, not 1.5.x: a literal's digits would take the '.' */
+      bool lit = p->snd->kind == PH_LIT;
+      if (lit) buf_putc(out, '(');
+      print(pr, p->snd, lit ? P_TOP : P_POSTFIX, start);
+      if (lit) buf_putc(out, ')');
+      int64_t k = 0;
+      size_const_value(p->fst->sizes[0], &k);
+      DataType *v = dt_resolve(p->snd->type->data);
+      buf_puts(out, lane_spelling((int)k, v->kind == DT_SCALAR ? v->width : 0));
     } else if (is_data_pair(p)) {
       buf_putc(out, '(');
       print(pr, p->fst->snd, P_TOP, false);

@@ -31,6 +31,7 @@ typedef enum ClauseKind {
   CL_CONVERT,  /* a s, b r, target: r is target with the width of s */
   CL_WIDTH,    /* a: a static size that is a vector width */
   CL_POSITIVE, /* a: a size >= 1; what names it */
+  CL_LANE,     /* `lane v s k`: a v, b s, c k (v has lane k, of type s) */
 } ClauseKind;
 
 typedef struct Clause {
@@ -98,6 +99,11 @@ static Clause read_clause(SigReader *r) {
     Sym target = sig_word(r);
     cl.target = word_is(target, "float") ? SC_FLOAT : word_is(target, "int") ? SC_INT : SC_DOUBLE;
     if (cl.target == SC_DOUBLE && !word_is(target, "double")) sig_bug(r, "a conversion to an unknown type");
+  } else if (word_is(kind, "lane")) {
+    cl.kind = CL_LANE;
+    cl.a = sig_word(r);
+    cl.b = sig_word(r);
+    cl.c = sig_word(r);
   } else if (word_is(kind, "width")) {
     cl.kind = CL_WIDTH;
     cl.a = sig_word(r);
@@ -293,6 +299,10 @@ static void record_constraints(Inst *in, const PrimSig *sig) {
             size_const(&c->tc->sizes, 0), cl->target, in->span);
       break;
     case CL_POSITIVE: require(c, REQ_POSITIVE, bind(in, cl->a, true)->size, in->span, cl->what); break;
+    case CL_LANE:
+      defer(c, DEFER_LANE, bind(in, cl->a, false)->data, bind(in, cl->b, false)->data, bind(in, cl->c, true)->size,
+            SC_INT, in->span);
+      break;
     case CL_NUMERIC:
     case CL_FLOATING:
     case CL_WIDTH: break; /* before the type was built */

@@ -20,7 +20,8 @@
  * section 5.2), a reduction reduceI, toGlobal/toLocal/toPrivate the new of
  * their address space, a view in acceptor position its acceptor twin (zip
  * and pair: zipAcc1 and pairAcc1, whose second projection follows them in
- * the table; padCst: sliceAcc, the interior, stage I writing the borders);
+ * the table; padCst: sliceAcc, the interior, stage I writing the borders;
+ * take and drop: takeAcc and dropAcc, which drop the writes outside);
  * COUNT for none.
  *
  * The signature is the primitive's type in the language's own type syntax
@@ -34,6 +35,7 @@
  *   vector v s w             v is the vector of w elements of scalar s
  *   convert s r float        r is float (int, double) with the width of s
  *   width k                  the static size k is a vector width 2 3 4 8 16
+ *   lane v s k               v is a vector of scalar s with more than k lanes
  *   positive k (what)        k >= 1, a precondition when symbolic ("what"
  *                            names it in messages; the primitive's name if absent)
  * A static size must be at least 1 when it is a constant, except with
@@ -52,6 +54,16 @@
 #define PF_VIEW 0x20       /* data layout view: resolved by index code generation */
 #define PF_ZERO_SIZES 0x40 /* its static sizes may be 0 */
 #define PF_EXACT 0x80      /* a math built-in exact in float (no rounding: fabs, min) */
+
+/* The row of a vector constructor: `float4` takes 4 floats (one exp[t] per
+ * lane) and gives a float4. */
+#define DPIA_LANES_2(t) "exp[" t "] -> exp[" t "] -> "
+#define DPIA_LANES_3(t) DPIA_LANES_2(t) "exp[" t "] -> "
+#define DPIA_LANES_4(t) DPIA_LANES_2(t) DPIA_LANES_2(t)
+#define DPIA_LANES_8(t) DPIA_LANES_4(t) DPIA_LANES_4(t)
+#define DPIA_LANES_16(t) DPIA_LANES_8(t) DPIA_LANES_8(t)
+#define DPIA_VECTOR_ROW(X, id, t, w) \
+  X(id, #t #w, 0, 0, PF_FUNC, SCALAR, NONE, COUNT, DPIA_LANES_##w(#t) "exp[" #t #w "]")
 
 /* the table and the case lists are laid out by hand */
 /* clang-format off */
@@ -84,6 +96,10 @@
     "exp[(a, b)] -> exp[a]") \
   X(SND, "snd", 0, 0, PF_FUNC | PF_VIEW, VIEW, NONE, COUNT, \
     "exp[(a, b)] -> exp[b]") \
+  /* v.x, v.s7: lane k of a vector (docs/language.md section 11); written \
+     only as a projection, so its name is no identifier */ \
+  X(LANE, ".lane", 1, 0, PF_FUNC | PF_VIEW | PF_ZERO_SIZES, VIEW, NONE, COUNT, \
+    "k. exp[v] -> exp[s] where lane v s k") \
   X(AS_VECTOR, "asVector", 1, 0, PF_FUNC | PF_VIEW, VIEW, NONE, AS_VECTOR_ACC, \
     "k. exp[[n*k]s] -> exp[[n]v] where width k, numeric s, vector v s k") \
   X(AS_SCALAR, "asScalar", 0, 0, PF_FUNC | PF_VIEW, VIEW, NONE, AS_SCALAR_ACC, \
@@ -98,9 +114,9 @@
     "l r. exp[a] -> exp[[n]a] -> exp[[l+n+r]a]") \
   X(REORDER_STRIDE, "reorderStride", 1, 0, PF_FUNC | PF_VIEW, VIEW, NONE, COUNT, \
     "s. exp[[m*s]a] -> exp[[m*s]a] where positive s") \
-  X(TAKE, "take", 1, 0, PF_FUNC | PF_VIEW | PF_ZERO_SIZES, VIEW, NONE, COUNT, \
+  X(TAKE, "take", 1, 0, PF_FUNC | PF_VIEW | PF_ZERO_SIZES, VIEW, NONE, TAKE_ACC, \
     "k. exp[[k+r]a] -> exp[[k]a]") \
-  X(DROP, "drop", 1, 0, PF_FUNC | PF_VIEW | PF_ZERO_SIZES, VIEW, NONE, COUNT, \
+  X(DROP, "drop", 1, 0, PF_FUNC | PF_VIEW | PF_ZERO_SIZES, VIEW, NONE, DROP_ACC, \
     "k. exp[[k+r]a] -> exp[[r]a]") \
   /* functional: memory (section 6.2) */ \
   X(TO_GLOBAL, "toGlobal", 0, 0, PF_FUNC, MEMORY, GLOBAL, NEW_GLOBAL, \
@@ -114,6 +130,17 @@
     "exp[bool] -> exp[a] -> exp[a] -> exp[a]") \
   X(VEC, "vec", 1, 0, PF_FUNC, SCALAR, NONE, COUNT, \
     "k. exp[s] -> exp[v] where width k, numeric s, vector v s k") \
+  /* float4 a b c d: a vector from its lanes, one row per vector type \
+     (docs/language.md section 11) */ \
+  DPIA_VECTOR_ROW(X, FLOAT2, float, 2) DPIA_VECTOR_ROW(X, FLOAT3, float, 3) \
+  DPIA_VECTOR_ROW(X, FLOAT4, float, 4) DPIA_VECTOR_ROW(X, FLOAT8, float, 8) \
+  DPIA_VECTOR_ROW(X, FLOAT16, float, 16) \
+  DPIA_VECTOR_ROW(X, INT2, int, 2) DPIA_VECTOR_ROW(X, INT3, int, 3) \
+  DPIA_VECTOR_ROW(X, INT4, int, 4) DPIA_VECTOR_ROW(X, INT8, int, 8) \
+  DPIA_VECTOR_ROW(X, INT16, int, 16) \
+  DPIA_VECTOR_ROW(X, DOUBLE2, double, 2) DPIA_VECTOR_ROW(X, DOUBLE3, double, 3) \
+  DPIA_VECTOR_ROW(X, DOUBLE4, double, 4) DPIA_VECTOR_ROW(X, DOUBLE8, double, 8) \
+  DPIA_VECTOR_ROW(X, DOUBLE16, double, 16) \
   X(FABS, "fabs", 0, 0, PF_FUNC | PF_EXACT, MATH, NONE, COUNT, \
     "exp[t] -> exp[t] where floating t") \
   X(SQRT, "sqrt", 0, 0, PF_FUNC, MATH, NONE, COUNT, \
@@ -197,6 +224,10 @@
     "acc[[m][n]a] -> acc[[n][m]a]") \
   X(SLICE_ACC, "sliceAcc", 2, 0, PF_IMP | PF_VIEW | PF_ZERO_SIZES, VIEW_ACC, NONE, COUNT, \
     "o m. acc[[o+m+r]a] -> acc[[m]a]") \
+  X(TAKE_ACC, "takeAcc", 1, 0, PF_IMP | PF_VIEW | PF_ZERO_SIZES, VIEW_ACC, NONE, COUNT, \
+    "k. acc[[k]a] -> acc[[k+r]a]") \
+  X(DROP_ACC, "dropAcc", 1, 0, PF_IMP | PF_VIEW | PF_ZERO_SIZES, VIEW_ACC, NONE, COUNT, \
+    "k. acc[[r]a] -> acc[[k+r]a]") \
   /* intermediate (Figure 4c) */ \
   X(MAP_I, "mapI", 0, 0, PF_INTER, MAP_I, NONE, FOR, \
     "(exp[a] -> acc[b] ->p comm) -> exp[[n]a] -> acc[[n]b] -> comm") \
@@ -268,6 +299,10 @@ static inline Prim prim_lowered(Prim p) { return prim_info[p].lowered; }
  * arrows of its signature's spine (map: 2, fma: 3, skip: 0). */
 int prim_arity_of(Prim p);
 
+/* A vector constructor, float4 a b c d (its width is its arity); the rows
+ * are consecutive in the table. */
+static inline bool prim_builds_vector(Prim p) { return p >= PRIM_FLOAT2 && p <= PRIM_DOUBLE16; }
+
 /* A parfor whose iterations are work-items (parforGlobal, parforLocal),
  * not work-groups or one work-item's sequence. */
 static inline bool prim_parfor_per_item(Prim p) {
@@ -305,9 +340,14 @@ Prim prim_lookup(const char *name, size_t len, int *dim);
   case PRIM_ZIP: case PRIM_SPLIT: case PRIM_JOIN: case PRIM_PAIR: case PRIM_FST: case PRIM_SND: \
   case PRIM_AS_VECTOR: case PRIM_AS_SCALAR: case PRIM_TRANSPOSE: case PRIM_SLIDE: \
   case PRIM_PAD_CLAMP: case PRIM_PAD_CST: case PRIM_REORDER_STRIDE: case PRIM_TAKE: case PRIM_DROP: \
-  case PRIM_IDX
+  case PRIM_IDX: case PRIM_LANE
 #define PRIM_CASES_MEMORY case PRIM_TO_GLOBAL: case PRIM_TO_LOCAL: case PRIM_TO_PRIVATE
-#define PRIM_CASES_SCALAR case PRIM_SELECT: case PRIM_VEC
+/* the vector constructors (float4 a b c d), a part of the scalar family */
+#define PRIM_CASES_VECTOR \
+  case PRIM_FLOAT2: case PRIM_FLOAT3: case PRIM_FLOAT4: case PRIM_FLOAT8: case PRIM_FLOAT16: \
+  case PRIM_INT2: case PRIM_INT3: case PRIM_INT4: case PRIM_INT8: case PRIM_INT16: \
+  case PRIM_DOUBLE2: case PRIM_DOUBLE3: case PRIM_DOUBLE4: case PRIM_DOUBLE8: case PRIM_DOUBLE16
+#define PRIM_CASES_SCALAR case PRIM_SELECT: case PRIM_VEC: PRIM_CASES_VECTOR
 #define PRIM_CASES_MATH \
   case PRIM_FABS: case PRIM_SQRT: case PRIM_RSQRT: case PRIM_EXP: case PRIM_LOG: case PRIM_SIN: \
   case PRIM_COS: case PRIM_FLOOR: case PRIM_CEIL: case PRIM_MIN: case PRIM_MAX: case PRIM_POW: \
@@ -322,7 +362,8 @@ Prim prim_lookup(const char *name, size_t len, int *dim);
 #define PRIM_CASES_VIEW_ACC \
   case PRIM_IDX_ACC: case PRIM_SPLIT_ACC: case PRIM_JOIN_ACC: case PRIM_PAIR_ACC1: \
   case PRIM_PAIR_ACC2: case PRIM_ZIP_ACC1: case PRIM_ZIP_ACC2: case PRIM_AS_SCALAR_ACC: \
-  case PRIM_AS_VECTOR_ACC: case PRIM_TRANSPOSE_ACC: case PRIM_SLICE_ACC
+  case PRIM_AS_VECTOR_ACC: case PRIM_TRANSPOSE_ACC: case PRIM_SLICE_ACC: \
+  case PRIM_TAKE_ACC: case PRIM_DROP_ACC
 #define PRIM_CASES_MAP_I \
   case PRIM_MAP_I: case PRIM_MAP_I_SEQ: case PRIM_MAP_I_GLOBAL: case PRIM_MAP_I_WORKGROUP: \
   case PRIM_MAP_I_LOCAL

@@ -387,6 +387,29 @@ static const Deferred *pending_with_result(const Checker *c, const DataType *m) 
   return NULL;
 }
 
+/* v.z: once the type of v is known, it must be a vector with lane z, and
+ * the lane has its scalar type (docs/language.md section 11). */
+static void wake_lane(Checker *c, Deferred *d, DataType *v, DataType *lane) {
+  if (v->kind == DT_META) return;
+  d->done = true;
+  int64_t k;
+  if (!size_const_value(d->width, &k)) INTERNAL("a lane that is not a constant");
+  if (v->kind != DT_SCALAR || v->width == 1) {
+    check_error(c, ERR_LANE_OF_NON_VECTOR, d->span, "a lane of %s: only vectors (float4, int2, ...) have lanes",
+                user_data(c, v));
+    return;
+  }
+  if (k >= v->width) {
+    const char *names = v->width <= 4 ? (v->width == 2 ? ".x .y" : v->width == 3 ? ".x .y .z" : ".x .y .z .w") : "";
+    check_error(c, ERR_LANE_OUT_OF_RANGE, d->span, "%s has no lane %lld: its lanes are %s%s.s0 to .s%c",
+                user_data(c, v), (long long)k, names, *names ? " or " : "", "0123456789ABCDEF"[v->width - 1]);
+    return;
+  }
+  if (!unify_data(c, lane, dt_scalar(c->tc, v->scalar, 1)))
+    check_error(c, ERR_TYPE_MISMATCH, d->span, "type mismatch: a lane of %s is a %s, found %s", user_data(c, v),
+                scalar_name(v->scalar), user_data(c, lane));
+}
+
 /* Try to make progress on deferred constraints; returns true if any did. */
 bool wake_deferred(Checker *c) {
   bool progress = false;
@@ -396,7 +419,9 @@ bool wake_deferred(Checker *c) {
     DataType *a = dt_resolve(d->a), *b = dt_resolve(d->b);
     Span saved = c->unify_span;
     c->unify_span = d->span;
-    if (d->kind == DEFER_VECTOR_OF) {
+    if (d->kind == DEFER_LANE) {
+      wake_lane(c, d, a, b);
+    } else if (d->kind == DEFER_VECTOR_OF) {
       /* b = a<width>: a is a scalar, b a vector of it */
       int64_t w;
       bool width_known = size_const_value(zonk_size(c, d->width), &w);

@@ -96,6 +96,9 @@ typedef enum AccKind {
   C_LANE,      /* lane k of the vector acceptor src */
   C_TRANSPOSE, /* transposeAcc src: element i is column i of src */
   C_COLUMN,    /* src, k: element j is src[j][k] */
+  C_TAKE,      /* takeAcc k src: element i is src[i] for i < k, else dropped */
+  C_DROP,      /* dropAcc k src: element i is src[i - k] for i >= k, else dropped */
+  C_NONE,      /* what is written to it is dropped (outside a takeAcc or dropAcc) */
 } AccKind;
 
 struct Acc {
@@ -116,13 +119,14 @@ struct Env {
 /* a closure (lam, env), a primitive with nargs of its arity arguments, or
  * (V_COMM) a command: a phrase to run in env, or a primitive with all its
  * arguments */
-enum { MAX_PRIM_ARGS = FOREIGN_MAX_PARAMS };
+enum { MAX_PRIM_ARGS = 16 }; /* float16 a b ... p, the most */
+_Static_assert((int)FOREIGN_MAX_PARAMS <= (int)MAX_PRIM_ARGS, "a foreign function's arguments fit a Fun");
 struct Fun {
   const Phrase *lam; /* V_FUN closure; V_COMM: the command phrase */
   const Env *env;
   const Phrase *prim;
   int arity, nargs;
-  Val args[MAX_PRIM_ARGS];
+  Val args[]; /* arity of them: a Fun is allocated with room for its arguments */
 };
 
 /* ---- state (the scratch stack is released after every loop iteration,
@@ -222,15 +226,15 @@ static Acc *new_acc(Imp *I, AccKind kind, const Acc *src, int64_t k) {
 /* a V_FUN or V_COMM value: the closure (lam, env), or the primitive prim
  * of arity arity without arguments */
 static Val fun_val(Imp *I, ValKind kind, const Phrase *lam, const Env *env, const Phrase *prim, int arity) {
-  Fun *f = salloc(I, sizeof *f);
+  Fun *f = salloc(I, sizeof *f + sizeof(Val) * (size_t)arity);
   *f = (Fun){.lam = lam, .env = env, .prim = prim, .arity = arity};
   return (Val){.kind = kind, .fun = f};
 }
 
 /* the primitive fn with one argument more, as a V_FUN or V_COMM value */
 static Val add_arg(Imp *I, ValKind kind, const Fun *fn, Val arg) {
-  Fun *g = salloc(I, sizeof *g);
-  *g = *fn;
+  Fun *g = salloc(I, sizeof *g + sizeof(Val) * (size_t)fn->arity);
+  memcpy(g, fn, sizeof *g + sizeof(Val) * (size_t)fn->nargs);
   g->args[g->nargs++] = arg;
   return (Val){.kind = kind, .fun = g};
 }
@@ -359,6 +363,7 @@ static Val var_val(Imp *I, double *mem, const Lay *l) {
 
 /* field k (1 or 2) of a pair acceptor: pairs live only in memory */
 static const Acc *acc_field(Imp *I, const Acc *a, int k, const Phrase *where) {
+  if (a->kind == C_NONE) return a;
   if (a->kind != C_BUF || a->lay->kind != LAY_PAIR) fail(I, where, "a pair acceptor that is not memory");
   return k == 1 ? acc_buf(I, a->mem, a->lay->fst) : acc_buf(I, a->mem + a->lay->fst->flat, a->lay->snd);
 }
@@ -384,6 +389,9 @@ static const Acc *acc_index(Imp *I, const Acc *a, int64_t i, const Phrase *where
   case C_AS_VECTOR: return new_acc(I, C_LANE, acc_index(I, a->src, i / a->k, where), i % a->k);
   case C_TRANSPOSE: return new_acc(I, C_COLUMN, a->src, i);
   case C_COLUMN: return acc_index(I, acc_index(I, a->src, i, where), a->k, where);
+  case C_TAKE: return i < a->k ? acc_index(I, a->src, i, where) : new_acc(I, C_NONE, NULL, 0);
+  case C_DROP: return i >= a->k ? acc_index(I, a->src, i - a->k, where) : new_acc(I, C_NONE, NULL, 0);
+  case C_NONE: return a;
   case C_VECOF:
   case C_LANE: break;
   }
@@ -403,6 +411,7 @@ static void write_num(Imp *I, const Acc *a, Val v, const Phrase *where) {
     for (int j = 0; j < a->k; j++) write_num(I, acc_index(I, a->src, a->off + j, where), num1(I, lane(v, j)), where);
     return;
   case C_LANE: write_lane(I, a->src, (int)a->k, lane(v, 0), where); return;
+  case C_NONE: return;
   default: fail(I, where, "a number written to an array acceptor");
   }
 }
@@ -415,6 +424,7 @@ static void write_lane(Imp *I, const Acc *a, int j, double x, const Phrase *wher
     a->mem[j] = lay_round_lane(a->lay->scalar, x);
     return;
   case C_VECOF: write_num(I, acc_index(I, a->src, a->off + j, where), num1(I, x), where); return;
+  case C_NONE: return;
   default: fail(I, where, "a lane of an acceptor that is not a vector");
   }
 }
@@ -616,6 +626,10 @@ static Val run_prim(Imp *I, const Phrase *p, const Val *argv) {
     return acc_val(new_acc(I, C_AS_VECTOR, need_acc(I, args[0], p), dt_resolve(t->elem)->width));
   }
   case PRIM_TRANSPOSE_ACC: return acc_val(new_acc(I, C_TRANSPOSE, need_acc(I, args[0], p), 0));
+  case PRIM_TAKE_ACC:
+  case PRIM_DROP_ACC:
+    return acc_val(new_acc(I, p->prim == PRIM_TAKE_ACC ? C_TAKE : C_DROP, need_acc(I, args[0], p),
+                           eval_size(I, p->sizes[0], p)));
   case PRIM_SLICE_ACC: { /* element i is A[o + i], for i < m */
     Acc *a = new_acc(I, C_SLICE, need_acc(I, args[0], p), eval_size(I, p->sizes[0], p));
     a->len = eval_size(I, p->sizes[1], p);
@@ -715,6 +729,15 @@ static Val run_prim(Imp *I, const Phrase *p, const Val *argv) {
     double x = lane(need_num(I, args[0], p), 0), lanes[NUM_MAX_LANES];
     if (k < 1 || k > NUM_MAX_LANES) fail(I, p, "vec %" PRId64, k);
     return num(I, num_broadcast(x, k, lanes), lanes);
+  }
+  case PRIM_LANE: {
+    double x = lane(need_num(I, args[0], p), (int)eval_size(I, p->sizes[0], p));
+    return num(I, 1, &x);
+  }
+  PRIM_CASES_VECTOR: {
+    double lanes[NUM_MAX_LANES];
+    for (int j = 0; j < arity; j++) lanes[j] = lane(need_num(I, args[j], p), 0);
+    return num(I, arity, lanes);
   }
   PRIM_CASES_MATH:
   PRIM_CASES_CONVERT:

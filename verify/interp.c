@@ -110,13 +110,14 @@ struct Env {
 
 /* A closure (lam, env), or a primitive applied to fewer arguments than its
  * arity (no functional primitive takes more than 3). */
-enum { MAX_PRIM_ARGS = FOREIGN_MAX_PARAMS };
+enum { MAX_PRIM_ARGS = 16 }; /* float16 a b ... p, the most */
+_Static_assert((int)FOREIGN_MAX_PARAMS <= (int)MAX_PRIM_ARGS, "a foreign function's arguments fit a Fun");
 struct Fun {
   const Phrase *lam;
   const Env *env;
   const Phrase *prim;
   int arity, nargs;
-  Val args[MAX_PRIM_ARGS];
+  Val args[]; /* arity of them: a Fun is allocated with room for its arguments */
 };
 
 /* ---- the interpreter state and its scratch stack ---- */
@@ -404,8 +405,8 @@ static Val apply(Interp *I, Val f, Val arg) {
   memcpy(args, fn->args, sizeof(Val) * (size_t)fn->nargs);
   args[fn->nargs] = arg;
   if (fn->nargs + 1 == fn->arity) return run_prim(I, fn->prim, args);
-  Fun *g = salloc(I, sizeof *g);
-  *g = *fn;
+  Fun *g = salloc(I, sizeof *g + sizeof(Val) * (size_t)fn->arity);
+  memcpy(g, fn, sizeof *g + sizeof(Val) * (size_t)fn->nargs);
   g->args[g->nargs++] = arg;
   Val v = {.kind = V_FUN};
   v.fun = g;
@@ -591,6 +592,16 @@ static Val run_prim(Interp *I, const Phrase *p, const Val *args) {
     double lanes[NUM_MAX_LANES];
     return num(I, num_broadcast(lane(need_num(args[0], p), 0), k, lanes), lanes);
   }
+  case PRIM_LANE: {
+    double x = lane(need_num(args[0], p), (int)eval_size(I, p->sizes[0], p->span));
+    return num(I, 1, &x);
+  }
+  PRIM_CASES_VECTOR: {
+    int w = prim_arity(p);
+    double lanes[NUM_MAX_LANES];
+    for (int j = 0; j < w; j++) lanes[j] = lane(need_num(args[j], p), 0);
+    return num(I, w, lanes);
+  }
   case PRIM_IDX: {
     /* an index read from data (a gather) is checked, not trusted: the
      * device would read out of bounds */
@@ -627,7 +638,7 @@ static Val prim_value(Interp *I, const Phrase *p) {
   int arity = prim_arity(p);
   if (arity == 0) return run_prim(I, p, NULL);
   if (arity > MAX_PRIM_ARGS) INTERNAL("primitive %s takes %d arguments", prim_info[p->prim].name, arity);
-  Fun *f = salloc(I, sizeof *f);
+  Fun *f = salloc(I, sizeof *f + sizeof(Val) * (size_t)arity);
   memset(f, 0, sizeof *f);
   f->prim = p;
   f->arity = arity;

@@ -59,7 +59,9 @@ static bool too_big(int64_t x) { return x < 0 || x > ((int64_t)1 << LAY_MAX_LOG2
 
 static int64_t round_up(int64_t x, int64_t align) { return (x + align - 1) / align * align; }
 
-const Lay *lay_of(Arena *a, const DataType *t, const NatValues *nats, Buf *err) {
+/* in_buffer: t is the element of a buffer's arrays (not of a struct), where
+ * a 3-vector is packed, 3 lanes (kparam_packed3, docs/language.md section 11) */
+static const Lay *lay_in(Arena *a, const DataType *t, const NatValues *nats, Buf *err, bool in_buffer) {
   t = dt_resolve((DataType *)t);
   Lay *l = NEW(a, Lay);
   switch (t->kind) {
@@ -68,6 +70,11 @@ const Lay *lay_of(Arena *a, const DataType *t, const NatValues *nats, Buf *err) 
     l->scalar = t->scalar;
     l->width = t->width;
     l->flat = t->width;
+    if (in_buffer && t->width == 3) {
+      l->bytes = scalar_bytes(t->scalar) * 3;
+      l->align = scalar_bytes(t->scalar);
+      return l;
+    }
     l->bytes = scalar_bytes(t->scalar) * device_lanes(t->width);
     l->align = l->bytes;
     return l;
@@ -78,7 +85,7 @@ const Lay *lay_of(Arena *a, const DataType *t, const NatValues *nats, Buf *err) 
       emit(err, "array size %" PRId64 " is negative for these nat values", n);
       return NULL;
     }
-    const Lay *e = lay_of(a, t->elem, nats, err);
+    const Lay *e = lay_in(a, t->elem, nats, err, true);
     if (!e) return NULL;
     l->kind = LAY_ARRAY;
     l->n = n;
@@ -93,8 +100,8 @@ const Lay *lay_of(Arena *a, const DataType *t, const NatValues *nats, Buf *err) 
     return l;
   }
   case DT_PAIR: {
-    const Lay *f = lay_of(a, t->fst, nats, err);
-    const Lay *s = f ? lay_of(a, t->snd, nats, err) : NULL;
+    const Lay *f = lay_in(a, t->fst, nats, err, false);
+    const Lay *s = f ? lay_in(a, t->snd, nats, err, false) : NULL;
     if (!s) return NULL;
     l->kind = LAY_PAIR;
     l->fst = f;
@@ -125,6 +132,14 @@ const Lay *lay_of(Arena *a, const DataType *t, const NatValues *nats, Buf *err) 
   }
   emit(err, "type %s has no data layout (only scalars, vectors, arrays and pairs do)", dt_str(a, t));
   return NULL;
+}
+
+const Lay *lay_of(Arena *a, const DataType *t, const NatValues *nats, Buf *err) {
+  return lay_in(a, t, nats, err, false);
+}
+
+const Lay *lay_of_buffer_element(Arena *a, const DataType *t, const NatValues *nats, Buf *err) {
+  return lay_in(a, t, nats, err, true);
 }
 
 static void pack_lane(ScalarKind s, double v, unsigned char *dst) {

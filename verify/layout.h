@@ -15,7 +15,9 @@
  * Device layout.  The same value in an OpenCL buffer (or a by-value kernel
  * argument): int and float 4 bytes, double 8, bool as an int (0 or 1);
  * vectors sN of N lanes, size and alignment N lanes (a 3-vector occupies 4
- * lanes); arrays without padding between elements; pairs as
+ * lanes, except as the element of arrays outside a struct, where it is
+ * packed: 3 lanes, aligned as its scalar, read with vload3: codegen's
+ * kparam_packed3); arrays without padding between elements; pairs as
  * struct { T1 x1; T2 x2; } with C alignment (the second field at the next
  * multiple of its alignment, the size a multiple of the largest alignment).
  * lay_pack and lay_unpack convert one value between the two layouts.
@@ -63,6 +65,8 @@ struct Lay {
  * inexact division), is negative or makes the value too large, or when t
  * is not a concrete data type (a data parameter).  An idx[n] is an int. */
 const Lay *lay_of(Arena *a, const DataType *t, const NatValues *nats, Buf *err);
+/* The same for t as the element of a buffer's arrays (a 3-vector packed) */
+const Lay *lay_of_buffer_element(Arena *a, const DataType *t, const NatValues *nats, Buf *err);
 
 /* Host <-> device conversion of one value of layout l.  Float lanes are
  * rounded to float; int and bool lanes truncated towards zero and

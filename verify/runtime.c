@@ -236,7 +236,7 @@ RtStatus rt_param_layout(Arena *a, const KParam *p, const NatValues *nats, Param
     emit(err, "kernel parameter %s has no element type", p->name);
     return RT_BAD_ARGS;
   }
-  plan->lay = lay_of(a, t, nats, &why);
+  plan->lay = kparam_packed3(p) ? lay_of_buffer_element(a, t, nats, &why) : lay_of(a, t, nats, &why);
   if (!plan->lay) {
     emit(err, "kernel parameter %s: %s", p->name, why.data);
     return RT_BAD_ARGS;

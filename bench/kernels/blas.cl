@@ -178,3 +178,15 @@ kernel void jacobi2d(global float *restrict y, const global float *restrict x, i
   int up = max(i - 1, 0), down = min(i + 1, m - 1), left = max(j - 1, 0), right = min(j + 1, n - 1);
   y[i * n + j] = (x[up * n + j] + x[i * n + left] + x[i * n + j] + x[i * n + right] + x[down * n + j]) * 0.2f;
 }
+
+/* 7-point heat step, as samples/heat3d.dpia (Lift's and shine's Heat3D);
+ * x is [p][m][n], one work-item per cell, neighbours clamped */
+kernel void heat3d(global float *restrict y, const global float *restrict x, int p, int m, int n) {
+  int j = get_global_id(0), i = get_global_id(1), k = get_global_id(2);
+  int front = max(k - 1, 0), back = min(k + 1, p - 1), up = max(i - 1, 0), down = min(i + 1, m - 1);
+  int left = max(j - 1, 0), right = min(j + 1, n - 1);
+  int plane = m * n, at = k * plane + i * n + j;
+  float c = x[at];
+  y[at] = c + 0.125f * (x[front * plane + i * n + j] + x[back * plane + i * n + j] + x[k * plane + up * n + j] +
+                        x[k * plane + down * n + j] + x[at - j + left] + x[at - j + right] - 6.0f * c);
+}

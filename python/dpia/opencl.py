@@ -108,6 +108,8 @@ class Kernel:
                     cl_args.append(dtype(v))
             else:
                 dtype, lanes = numpy_type(p["type"])
+                if "element_bytes" in p:  # an array of 3-vectors, packed: 3 lanes an element
+                    lanes = p["element_bytes"] // np.dtype(dtype).itemsize
                 count = int(evaluate(p["elements"], sizes)) * lanes
                 nbytes = max(1, count * np.dtype(dtype).itemsize)
                 if p.get("space") == "local":

@@ -27,7 +27,8 @@ SIZES = {
     'scalVec16': {'N': 4096}, 'scalChunk': {'N': 3072}, 'gemvVec': {'M': 64, 'N': 1024},
     'gemvVec2': {'M': 64, 'N': 1024}, 'mmVec': {'M': 64, 'N': 64, 'K': 64},
     'mmBlock': {'M': 64, 'N': 64, 'K': 64}, 'packB': {'N': 64, 'K': 64},
-    'mmBlockPacked': {'M': 64, 'N': 64, 'K': 64},
+    'mmBlockPacked': {'M': 64, 'N': 64, 'K': 64}, 'nbody': {'N': 1024},
+    'nbodyLocal': {'N': 1024, 'WG': 64},
     'gaussian5': {'N': 1024}, 'gaussian3x3': {'M': 64, 'N': 128},
     'mandelbrot': {'N': 4096}, 'mandelbrotTiled': {'N': 4096},
     # the kernels of the sample pipelines (docs/language.md section 8)

@@ -198,6 +198,8 @@ def main():
     ap.add_argument('--quiet', action='store_true', help='print only failures and the summary')
     ap.add_argument('--check-only', action='store_true', help='only `dpia check` the programs (a fast test of '
                     'the generator)')
+    ap.add_argument('--with', dest='extra', action='append', default=[], choices=sorted(gen.OPTIONAL),
+                    help='a generator feature that is off by default (gen.py --with)')
     a = ap.parse_args()
     dpia = os.path.abspath(a.dpia)
     env = dict(os.environ, POCL_KERNEL_CACHE='0')
@@ -210,7 +212,7 @@ def main():
 
     cases = []  # (name, text, kernel, sizes, expect, launch rng)
     for i in range(a.start, a.start + a.count):
-        p = gen.generate(a.seed, i, avoid)
+        p = gen.generate(a.seed, i, avoid, a.extra)
         # a third of the programs run with another launch size than their natural NDRange
         lr = random.Random(f'launch:{a.seed}:{i}')
         cases.append((f'seed {a.seed} #{i}', p.text, p.kernel, p.size_args(), 'ok',

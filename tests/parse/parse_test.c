@@ -200,6 +200,11 @@ static void full_expr(Buf *b, const Ast *e) {
     full_expr(b, e->lhs);
     emit(b, ".%d)", e->proj);
     return;
+  case AST_LANE:
+    buf_putc(b, '(');
+    full_expr(b, e->lhs);
+    emit(b, "%s)", lane_spelling(e->proj, 0));
+    return;
   case AST_ASCRIBE:
     buf_putc(b, '(');
     full_expr(b, e->lhs);
@@ -568,6 +573,11 @@ static const ErrorCase error_cases[] = {
     {"def f = 1.5e3x", "t.dpia:1:14: error: invalid suffix 'x' on decimal literal\n"},
     {"def f = 1e999", "t.dpia:1:9: error: decimal literal too large\n"},
     {"def f = x.3", "t.dpia:1:10: error: unexpected '.': a projection is written '.1' or '.2'\n"},
+    {"def f = x.q", "t.dpia:1:10: error: '.q' is not a vector lane: lanes are .x .y .z .w, or .s0 to .sF (one lane "
+                    "at a time)\n"},
+    {"def f = x.sG + x.s10", "t.dpia:1:10: error: '.sG' is not a vector lane: lanes are .x .y .z .w, or .s0 to .sF "
+                             "(one lane at a time)\nt.dpia:1:17: error: '.s10' is not a vector lane: lanes are .x .y "
+                             ".z .w, or .s0 to .sF (one lane at a time)\n"},
     {"def map = 1", "t.dpia:1:5: error: 'map' is a primitive and cannot be rebound\n"},
     {"def f = \\x exp -> x", "t.dpia:1:12: error: 'exp' is a primitive and cannot be rebound\n"},
     {"def f = \\(x: float) -> x",

@@ -176,6 +176,18 @@ def main():
     out = dpia.opencl.Kernel(ctx, r.metadata)(queue, {"M": M, "N": N, "K": K}, {"a": a, "b": b})
     err = np.abs(out["output"].reshape(M, N) - a.astype(np.float64) @ b).max()
     expect("mmTiled: %d temporaries, error %g" % (len(temps), err), len(temps) == 2 and err < 1e-4)
+    # arrays of float3 are packed, 3 floats an element (docs/language.md section 11)
+    f3 = "kernel crossProducts (N: nat) (us vs: [N]float3) =\n" \
+         "  zip us vs |> mapGlobal (\\p -> float3 ((fst p).y * (snd p).z - (fst p).z * (snd p).y)\n" \
+         "    ((fst p).z * (snd p).x - (fst p).x * (snd p).z) ((fst p).x * (snd p).y - (fst p).y * (snd p).x))\n"
+    r = dpia.translate(f3, kernel="crossProducts")
+    expect("float3 metadata: %r" % r.metadata["params"][0],
+           r.ok and r.metadata["params"][0].get("element_bytes") == 12)
+    us = rng.random((100, 3), dtype=np.float32)
+    vs = rng.random((100, 3), dtype=np.float32)
+    out = dpia.opencl.Kernel(ctx, r.metadata)(queue, {"N": 100}, {"us": us, "vs": vs})
+    err = np.abs(out["output"].reshape(100, 3) - np.cross(us, vs)).max()
+    expect("float3 cross products of packed arrays: error %g" % err, err < 1e-5)
     return report(failures)
 
 
