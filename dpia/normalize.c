@@ -237,7 +237,6 @@ static bool trivial(const Phrase *p) {
          trivial(p->snd);
 }
 
-
 /* the body of \x -> \y -> ... -> body: the further parameters of a
  * function of several arguments (a def's, or \x y -> ...) */
 static const Phrase *curried_body(const Phrase *lam) {
