@@ -305,7 +305,10 @@ static Target storage_access(CG *cg, const Storage *st, const Step *ps, bool wri
          * optimiser then reads the element before an earlier store to it
          * (tests/diff/regress/dynamic_lane_of_temporary.dpia). */
         lane = -2;
-        const Ix *at = ix_simplify(&cg->ix, ix_add(&cg->ix, ix_mul(&cg->ix, flat, K(cg, t->width)), ps->ix));
+        /* OpenCL's float3 takes the room of a float4 (packed float3
+         * buffers, 12 bytes an element, are read by vload3 above) */
+        int room = t->width == 3 ? 4 : t->width;
+        const Ix *at = ix_simplify(&cg->ix, ix_add(&cg->ix, ix_mul(&cg->ix, flat, K(cg, room)), ps->ix));
         text = arena_printf(cg->arena, "((%s%s *)%s)[%s]", space_qual(st->space, st->read_only), scalar_name(t->scalar),
                             base, cg_ix_text(cg, at));
       } else {
