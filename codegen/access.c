@@ -139,7 +139,6 @@ static const char *lane_suffix(CG *cg, int64_t lane) {
   return arena_printf(cg->arena, ".s%c", "0123456789abcdef"[lane & 15]);
 }
 
-
 static const char *space_qual(Space sp, bool read_only) {
   switch (sp) {
   case SP_GLOBAL: return read_only ? "const global " : "global ";
@@ -307,8 +306,7 @@ static Target storage_access(CG *cg, const Storage *st, const Step *ps, bool wri
       elem = text;
       width = t->width;
       if (ix_const_value(ps->ix, &lane) && lane >= 0 && lane < width) {
-        text = arena_printf(cg->arena, "%s%s", text,
-                            ps->n ? lane_spelling((int)lane, width) : lane_suffix(cg, lane));
+        text = arena_printf(cg->arena, "%s%s", text, ps->n ? lane_spelling((int)lane, width) : lane_suffix(cg, lane));
       } else if (base) {
         /* a lane chosen at run time of an array element: the array as an
          * array of scalars, indexed from its start.  Not through the
@@ -316,7 +314,10 @@ static Target storage_access(CG *cg, const Storage *st, const Step *ps, bool wri
          * optimiser then reads the element before an earlier store to it
          * (tests/diff/regress/dynamic_lane_of_temporary.dpia). */
         lane = -2;
-        const Ix *at = ix_simplify(&cg->ix, ix_add(&cg->ix, ix_mul(&cg->ix, flat, K(cg, t->width)), ps->ix));
+        /* OpenCL's float3 takes the room of a float4 (packed float3
+         * buffers, 12 bytes an element, are read by vload3 above) */
+        int room = t->width == 3 ? 4 : t->width;
+        const Ix *at = ix_simplify(&cg->ix, ix_add(&cg->ix, ix_mul(&cg->ix, flat, K(cg, room)), ps->ix));
         text = arena_printf(cg->arena, "((%s%s *)%s)[%s]", space_qual(st->space, st->read_only), scalar_name(t->scalar),
                             base, cg_ix_text(cg, at));
       } else {
@@ -739,7 +740,7 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     DataType *t = fn_result(h->type, 1)->data;
     return cx(arena_printf(cg->arena, "(%s)(%s)", vector_ctype(cg, t->scalar, t->width), v.text), PREC_UNARY);
   }
-  PRIM_CASES_VECTOR: { /* float4 a b c d: (float4)(a, b, c, d); lane 2 of it is c */
+  PRIM_CASES_VECTOR : { /* float4 a b c d: (float4)(a, b, c, d); lane 2 of it is c */
     int64_t l;
     if (ps && ps->kind == STEP_LANE && ix_const_value(ps->ix, &l) && l >= 0 && l < s->nargs)
       return gen_exp(cg, s->args[l], ps->next);
@@ -756,8 +757,7 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
   case PRIM_LANE: { /* v.x */
     if (ps) INTERNAL("a path after a lane");
     const Phrase *v = s->args[0];
-    if (lane_by_path(cg, v))
-      return gen_exp(cg, v, mk_step(cg, STEP_LANE, ix_from_size(x, h->sizes[0]), 1, NULL));
+    if (lane_by_path(cg, v)) return gen_exp(cg, v, mk_step(cg, STEP_LANE, ix_from_size(x, h->sizes[0]), 1, NULL));
     /* a computed vector, (p - q).x: the value, then its lane */
     int64_t l;
     if (!size_const_value(h->sizes[0], &l)) INTERNAL("lane number");

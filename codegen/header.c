@@ -958,10 +958,8 @@ static void emit_pipeline(H *h, const PipeDesc *d) {
   }
   for (int t = 0; t < p->ntemps; t++) {
     /* at least one element: OpenCL refuses empty buffers */
-    emit(
-        o,
-        "  dpia_temp_bytes[%d] = dpia_size_(dpia_mul_(%s, DPIA_CAST_(long long, %s), &dpia_bad), &dpia_bad);\n",
-        t, c_size(h, k, d->temps[t].elements), elem_sizeof(h, &d->temps[t]));
+    emit(o, "  dpia_temp_bytes[%d] = dpia_size_(dpia_mul_(%s, DPIA_CAST_(long long, %s), &dpia_bad), &dpia_bad);\n", t,
+         c_size(h, k, d->temps[t].elements), elem_sizeof(h, &d->temps[t]));
     emit(o, "  if (dpia_temp_bytes[%d] == 0) dpia_temp_bytes[%d] = sizeof(%s);\n", t, t,
          host_type(h, d->temps[t].elem, true));
   }

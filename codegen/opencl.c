@@ -681,8 +681,10 @@ static void gen_assign(CG *cg, const Phrase *acc, const Phrase *val, const Step 
     line(cg, "%s %s = %s;", cg_ctype(cg, t), tmp, v.text);
     for (int l = 0; l < tg.width; l++) {
       const char *lane = arena_printf(cg->arena, "%s = %s.s%c;", tg.lanes[l], tmp, "0123456789abcdef"[l]);
-      if (tg.lane_guards && tg.lane_guards[l]) line(cg, "if (%s) %s", tg.lane_guards[l], lane);
-      else line(cg, "%s", lane);
+      if (tg.lane_guards && tg.lane_guards[l])
+        line(cg, "if (%s) %s", tg.lane_guards[l], lane);
+      else
+        line(cg, "%s", lane);
     }
     cg_scope_leave(cg, mark);
     cg->indent--;

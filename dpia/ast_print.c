@@ -402,8 +402,10 @@ static void print_expr(Printer *pr, const Ast *e, int ctx, bool line_start) {
     } else {
       print_expr(pr, e->lhs, EP_POSTFIX, line_start);
     }
-    if (e->kind == AST_LANE) buf_puts(out, lane_spelling(e->proj, 0));
-    else emit(out, ".%d", e->proj);
+    if (e->kind == AST_LANE)
+      buf_puts(out, lane_spelling(e->proj, 0));
+    else
+      emit(out, ".%d", e->proj);
     return;
   case AST_TUPLE:
   case AST_PPAIR:

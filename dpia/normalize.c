@@ -237,19 +237,6 @@ static bool trivial(const Phrase *p) {
          trivial(p->snd);
 }
 
-static bool computes(const Phrase *p) {
-  switch (p->kind) {
-  case PH_PRIM: return prim_computes(p->prim);
-  case PH_VAR:
-  case PH_LIT:
-  case PH_DEF: return false;
-  case PH_LAM: return computes(p->body);
-  case PH_PROJ:
-  case PH_UNOP: return computes(p->fst);
-  default: return computes(p->fst) || computes(p->snd);
-  }
-}
-
 /* the body of \x -> \y -> ... -> body: the further parameters of a
  * function of several arguments (a def's, or \x y -> ...) */
 static const Phrase *curried_body(const Phrase *lam) {
@@ -263,7 +250,7 @@ static bool shares(const Phrase *lam, const Phrase *arg) {
   if (!t || t->kind != PT_EXP || !shareable_data(t->data) || trivial(arg)) return false;
   bool in_lambda = false;
   if (uses_of(curried_body(lam), lam->lam_binder, 1, &in_lambda) < 2) return false;
-  return !(in_lambda && computes(arg));
+  return !(in_lambda && phrase_computes(arg));
 }
 
 /* (\x -> body) arg kept as a sharing let; when body is the function of

@@ -1323,9 +1323,7 @@ static void push_children(Parser *p, const NodeRef *r) {
     case AST_NEG:
     case AST_NOT:
     case AST_PROJ:
-    case AST_LANE:
-      push_node(p, NODE_AST, e->lhs, d);
-      return;
+    case AST_LANE: push_node(p, NODE_AST, e->lhs, d); return;
     case AST_ASCRIBE:
       push_node(p, NODE_AST, e->lhs, d);
       push_node(p, NODE_TYPE, e->type, d);

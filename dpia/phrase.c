@@ -15,3 +15,16 @@ void phrase_spine(Arena *a, const Phrase *p, PhraseSpine *s) {
     q = q->fst;
   }
 }
+
+bool phrase_computes(const Phrase *p) {
+  switch (p->kind) {
+  case PH_PRIM: return prim_computes(p->prim);
+  case PH_VAR:
+  case PH_LIT:
+  case PH_DEF: return false;
+  case PH_LAM: return phrase_computes(p->body);
+  case PH_PROJ:
+  case PH_UNOP: return phrase_computes(p->fst);
+  default: return phrase_computes(p->fst) || phrase_computes(p->snd);
+  }
+}

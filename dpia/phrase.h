@@ -150,6 +150,8 @@ typedef struct PhraseSpine {
  * it gives p's own phrases whatever p's constness: a pass that must not
  * change them reads them through const pointers. */
 void phrase_spine(Arena *a, const Phrase *p, PhraseSpine *s);
+/* a map, reduction or materialisation anywhere in p (prim_computes) */
+bool phrase_computes(const Phrase *p);
 
 /* The translation stages whose output phrase_invariant_violation checks */
 typedef enum PhraseStage {

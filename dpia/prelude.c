@@ -39,7 +39,9 @@ static const char *const prelude_names[] = {"slide2D",  "slide3D",  "padClamp2D"
                                             "padCst2D", "padCst3D", "zip2D"};
 enum { NPRELUDE = sizeof prelude_names / sizeof prelude_names[0] };
 
-static bool ident_char(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
+static bool ident_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
 
 /* does the text name `name` as a whole word?  (A mention in a comment
  * counts too: the def is then checked but changes nothing.) */

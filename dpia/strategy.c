@@ -159,20 +159,6 @@ static void violation(Strategy *s, DiagCode code, Span inner, const Frame *outer
 
 static const Phrase *computing_part(Arena *a, const Phrase *e);
 
-/* a map, reduction or materialisation anywhere in p */
-static bool contains_computation(const Phrase *p) {
-  switch (p->kind) {
-  case PH_PRIM: return prim_computes(p->prim);
-  case PH_VAR:
-  case PH_LIT:
-  case PH_DEF: return false;
-  case PH_LAM: return contains_computation(p->body);
-  case PH_PROJ:
-  case PH_UNOP: return contains_computation(p->fst);
-  default: return contains_computation(p->fst) || contains_computation(p->snd);
-  }
-}
-
 /* The first part of the function f that computes, or NULL when f only
  * rearranges data (a view function, docs/language.md section 9): a lambda
  * whose body is a view of its parameter, or a view primitive or a plain
@@ -206,7 +192,7 @@ static const Phrase *computing_part(Arena *a, const Phrase *e) {
       }
       /* padCst's value is evaluated where the padding is read, like a
        * literal: any scalar expression that makes no array (vec 4 0.25) */
-      if (p == PRIM_PAD_CST && i == 0 && !contains_computation(sp.args[0])) continue;
+      if (p == PRIM_PAD_CST && i == 0 && !phrase_computes(sp.args[0])) continue;
       const Phrase *c = computing_part(a, sp.args[i]);
       if (c) return c;
     }

@@ -628,8 +628,8 @@ static Val run_prim(Imp *I, const Phrase *p, const Val *argv) {
   case PRIM_TRANSPOSE_ACC: return acc_val(new_acc(I, C_TRANSPOSE, need_acc(I, args[0], p), 0));
   case PRIM_TAKE_ACC:
   case PRIM_DROP_ACC:
-    return acc_val(new_acc(I, p->prim == PRIM_TAKE_ACC ? C_TAKE : C_DROP, need_acc(I, args[0], p),
-                           eval_size(I, p->sizes[0], p)));
+    return acc_val(
+        new_acc(I, p->prim == PRIM_TAKE_ACC ? C_TAKE : C_DROP, need_acc(I, args[0], p), eval_size(I, p->sizes[0], p)));
   case PRIM_SLICE_ACC: { /* element i is A[o + i], for i < m */
     Acc *a = new_acc(I, C_SLICE, need_acc(I, args[0], p), eval_size(I, p->sizes[0], p));
     a->len = eval_size(I, p->sizes[1], p);
@@ -734,7 +734,7 @@ static Val run_prim(Imp *I, const Phrase *p, const Val *argv) {
     double x = lane(need_num(I, args[0], p), (int)eval_size(I, p->sizes[0], p));
     return num(I, 1, &x);
   }
-  PRIM_CASES_VECTOR: {
+  PRIM_CASES_VECTOR : {
     double lanes[NUM_MAX_LANES];
     for (int j = 0; j < arity; j++) lanes[j] = lane(need_num(I, args[j], p), 0);
     return num(I, arity, lanes);

@@ -596,7 +596,7 @@ static Val run_prim(Interp *I, const Phrase *p, const Val *args) {
     double x = lane(need_num(args[0], p), (int)eval_size(I, p->sizes[0], p->span));
     return num(I, 1, &x);
   }
-  PRIM_CASES_VECTOR: {
+  PRIM_CASES_VECTOR : {
     int w = prim_arity(p);
     double lanes[NUM_MAX_LANES];
     for (int j = 0; j < w; j++) lanes[j] = lane(need_num(args[j], p), 0);

@@ -520,45 +520,34 @@ typedef struct ErrorCase {
 } ErrorCase;
 
 static const ErrorCase error_cases[] = {
-    {"def f = (a",
-     "t.dpia:1:11: error: expected ')' after the parenthesised expression, found end of file\n"},
+    {"def f = (a", "t.dpia:1:11: error: expected ')' after the parenthesised expression, found end of file\n"},
     {"def f = a +", "t.dpia:1:12: error: expected an expression after '+', found end of file\n"},
     {"def f = \\ -> x", "t.dpia:1:11: error: expected a parameter name after '\\', found '->'\n"},
-    {"def f = \\x y x + 1",
-     "t.dpia:1:16: error: expected '->' after the parameters of the lambda, found '+'\n"},
+    {"def f = \\x y x + 1", "t.dpia:1:16: error: expected '->' after the parameters of the lambda, found '+'\n"},
     {"def = 1", "t.dpia:1:5: error: expected a name after 'def', found '='\n"},
-    {"x = 1\ndef ok = 1",
-     "t.dpia:1:1: error: expected 'def' or 'kernel' at the start of a declaration, found 'x'\n"},
-    {"def f (x) = x",
-     "t.dpia:1:9: error: expected ':' after the parameter names (a parameter is written '(x: "
-     "type)'), found ')'\n"},
+    {"x = 1\ndef ok = 1", "t.dpia:1:1: error: expected 'def' or 'kernel' at the start of a declaration, found 'x'\n"},
+    {"def f (x) = x", "t.dpia:1:9: error: expected ':' after the parameter names (a parameter is written '(x: "
+                      "type)'), found ')'\n"},
     {"kernel k (N: nat) (xs: [N]float)xs |> f",
      "t.dpia:1:33: error: expected '=' after the parameters of 'k' (a parameter is written '(xs: "
      "type)'), found 'xs'\n"},
-    {"def f = a < b < c",
-     "t.dpia:1:15: error: comparisons do not chain: '<' cannot follow another comparison without "
-     "parentheses\n"},
-    {"def f = a := b := c",
-     "t.dpia:1:16: error: assignments do not chain: ':=' cannot follow another ':=' without "
-     "parentheses\n"},
-    {"def f = (a, b, c)",
-     "t.dpia:1:14: error: a pair has exactly two components; nest pairs as (a, (b, c))\n"},
-    {"def f = {a b}",
-     "t.dpia:1:13: error: expected ',' after the first component of the phrase pair '{a, b}', "
-     "found '}'\n"},
+    {"def f = a < b < c", "t.dpia:1:15: error: comparisons do not chain: '<' cannot follow another comparison without "
+                          "parentheses\n"},
+    {"def f = a := b := c", "t.dpia:1:16: error: assignments do not chain: ':=' cannot follow another ':=' without "
+                            "parentheses\n"},
+    {"def f = (a, b, c)", "t.dpia:1:14: error: a pair has exactly two components; nest pairs as (a, (b, c))\n"},
+    {"def f = {a b}", "t.dpia:1:13: error: expected ',' after the first component of the phrase pair '{a, b}', "
+                      "found '}'\n"},
     {"def f = let x 1 in x", "t.dpia:1:15: error: expected '=' after 'let x', found '1'\n"},
-    {"def f = let x = 1 y",
-     "t.dpia:1:20: error: expected 'in' after the value of 'x', found end of file\n"},
+    {"def f = let x = 1 y", "t.dpia:1:20: error: expected 'in' after the value of 'x', found end of file\n"},
     {"def f (x: [N]bool4) = x",
      "t.dpia:1:14: error: there are no bool vectors ('bool4'); vectors are int, float or double\n"},
     {"def f (x: float5) = x",
      "t.dpia:1:11: error: 'float5' is not a vector type: vector widths are 2, 3, 4, 8 and 16\n"},
     {"def f (x: exp float) = x", "t.dpia:1:15: error: expected '[' after 'exp', found 'float'\n"},
-    {"def f (x: [N]exp[float]) = x",
-     "t.dpia:1:14: error: 'exp' is a phrase type, but a data type is expected here\n"},
-    {"def f (x: [N]nat) = x",
-     "t.dpia:1:14: error: 'nat' is a kind, not a type; it can only follow the ':' of a "
-     "parameter\n"},
+    {"def f (x: [N]exp[float]) = x", "t.dpia:1:14: error: 'exp' is a phrase type, but a data type is expected here\n"},
+    {"def f (x: [N]nat) = x", "t.dpia:1:14: error: 'nat' is a kind, not a type; it can only follow the ':' of a "
+                              "parameter\n"},
     {"def f (a: (comm, float)) = a",
      "t.dpia:1:12: error: a pair '(a, b)' holds data types, but this is a phrase type; a pair of "
      "phrases is written 'a & b'\n"},
@@ -567,9 +556,8 @@ static const ErrorCase error_cases[] = {
     {"def f = x @ y", "t.dpia:1:11: error: unexpected character '@'\n"},
     {"def f = x \xc3\xa9", "t.dpia:1:11: error: unexpected character '\xc3\xa9' (U+00E9)\n"},
     {"def f = (@)", "t.dpia:1:10: error: unexpected character '@'\n"},
-    {"def f = 2f",
-     "t.dpia:1:10: error: invalid suffix 'f' on integer literal: a decimal literal needs a '.' "
-     "or an exponent, as in 2.0f\n"},
+    {"def f = 2f", "t.dpia:1:10: error: invalid suffix 'f' on integer literal: a decimal literal needs a '.' "
+                   "or an exponent, as in 2.0f\n"},
     {"def f = 1.5e3x", "t.dpia:1:14: error: invalid suffix 'x' on decimal literal\n"},
     {"def f = 1e999", "t.dpia:1:9: error: decimal literal too large\n"},
     {"def f = x.3", "t.dpia:1:10: error: unexpected '.': a projection is written '.1' or '.2'\n"},
@@ -584,26 +572,21 @@ static const ErrorCase error_cases[] = {
      "t.dpia:1:10: error: lambda parameters are written without types: their types come from the "
      "primitive the lambda is passed to\n"},
     {"def f = a )", "t.dpia:1:11: error: unexpected ')' with no matching opening bracket\n"},
-    {"def f = a = b",
-     "t.dpia:1:11: error: unexpected '=': comparison is written '==' and assignment ':='\n"},
-    {"def f = split ) xs",
-     "t.dpia:1:15: error: expected a size argument after 'split' (an integer, a nat parameter or "
-     "a parenthesised size expression), found ')'\n"},
+    {"def f = a = b", "t.dpia:1:11: error: unexpected '=': comparison is written '==' and assignment ':='\n"},
+    {"def f = split ) xs", "t.dpia:1:15: error: expected a size argument after 'split' (an integer, a nat parameter or "
+                           "a parenthesised size expression), found ')'\n"},
     {"def f = slide 3 + xs",
      "t.dpia:1:17: error: expected size argument 2 of 'slide' (an integer, a nat parameter or a "
      "parenthesised size expression), found '+'\n"},
     {"def f = new 3 g", "t.dpia:1:13: error: expected a data type after 'new', found '3'\n"},
-    {"def f (x: nat -> comm) = x",
-     "t.dpia:1:15: error: expected ')' after the parameter's type, found '->'\n"},
+    {"def f (x: nat -> comm) = x", "t.dpia:1:15: error: expected ')' after the parameter's type, found '->'\n"},
     {"def f = (x : exp[float]",
      "t.dpia:1:24: error: expected ')' after the type of the ascription, found end of file\n"},
     {"def f = x;", "t.dpia:1:11: error: expected an expression after ';', found end of file\n"},
     {"def f = x\n  in y", "t.dpia:2:3: error: unexpected 'in' without a 'let'\n"},
-    {"def f = x : float",
-     "t.dpia:1:11: error: unexpected ':': a type ascription is written in parentheses, (e : "
-     "type)\n"},
-    {"def f = a, b",
-     "t.dpia:1:10: error: unexpected ',': a pair is written in parentheses, (a, b)\n"},
+    {"def f = x : float", "t.dpia:1:11: error: unexpected ':': a type ascription is written in parentheses, (e : "
+                          "type)\n"},
+    {"def f = a, b", "t.dpia:1:10: error: unexpected ',': a pair is written in parentheses, (a, b)\n"},
     /* at the end of the file: just after the last token, not past the
      * trailing lines */
     {"def f = (a   \n\n-- the end\n\n",
