@@ -862,15 +862,21 @@ CExpr gen_exp_operand(CG *cg, const Phrase *e, const Step *ps) { return gen_exp_
 
 /* ---- acceptors (Figure 6b) ---- */
 
-/* "i < k": a test of an index, for a guarded write */
+/* "i < k": a test of an index, for a guarded write; TARGET_NEVER when
+ * both are constants and the test fails (the write is dropped) */
 static const char *index_test(CG *cg, const Ix *i, const char *op, const Ix *k) {
-  return arena_printf(cg->arena, "%s %s %s", paren_below(cg, cg_ix_expr(cg, ix_simplify(&cg->ix, i)), PREC_REL + 1), op,
-                      paren_below(cg, cg_ix_expr(cg, ix_simplify(&cg->ix, k)), PREC_REL + 1));
+  i = ix_simplify(&cg->ix, i);
+  k = ix_simplify(&cg->ix, k);
+  int64_t a, b;
+  if (ix_const_value(i, &a) && ix_const_value(k, &b)) return TARGET_NEVER; /* a passing test is not asked */
+  return arena_printf(cg->arena, "%s %s %s", paren_below(cg, cg_ix_expr(cg, i), PREC_REL + 1), op,
+                      paren_below(cg, cg_ix_expr(cg, k), PREC_REL + 1));
 }
 
 /* t written only when cond holds too */
 static Target guarded(CG *cg, Target t, const char *cond) {
-  t.guard = t.guard ? arena_printf(cg->arena, "%s && %s", cond, t.guard) : cond;
+  if (cond == TARGET_NEVER || t.guard == TARGET_NEVER) t.guard = TARGET_NEVER;
+  else t.guard = t.guard ? arena_printf(cg->arena, "%s && %s", cond, t.guard) : cond;
   return t;
 }
 

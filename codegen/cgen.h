@@ -124,6 +124,9 @@ typedef struct Target {
   const char *guard;
   const char **lane_guards;
 } Target;
+/* the guard of a write that never happens (an element a takeAcc or
+ * dropAcc drops at a constant index): nothing is written */
+extern const char TARGET_NEVER[];
 
 /* Where the one scalar access of a lane went (see above). */
 typedef struct Probe {

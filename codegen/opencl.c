@@ -23,6 +23,8 @@
 #include <stdio.h>
 #include <string.h>
 
+const char TARGET_NEVER[] = "false";
+
 /* ---- names (spec section 8: the program's own names, with _2, _3 only
  * when needed) ----
  *
@@ -664,6 +666,10 @@ static void gen_assign(CG *cg, const Phrase *acc, const Phrase *val, const Step 
     return;
   }
   Target tg = gen_acc(cg, acc, ps);
+  if (tg.guard == TARGET_NEVER) {
+    pop_statement_ranges(cg);
+    return;
+  }
   if (tg.guard) { /* a write takeAcc or dropAcc may drop */
     line(cg, "if (%s) {", tg.guard);
     cg->indent++;
@@ -681,8 +687,8 @@ static void gen_assign(CG *cg, const Phrase *acc, const Phrase *val, const Step 
     line(cg, "%s %s = %s;", cg_ctype(cg, t), tmp, v.text);
     for (int l = 0; l < tg.width; l++) {
       const char *lane = arena_printf(cg->arena, "%s = %s.s%c;", tg.lanes[l], tmp, "0123456789abcdef"[l]);
-      if (tg.lane_guards && tg.lane_guards[l])
-        line(cg, "if (%s) %s", tg.lane_guards[l], lane);
+      if (tg.lane_guards && tg.lane_guards[l] == TARGET_NEVER) continue;
+      if (tg.lane_guards && tg.lane_guards[l]) line(cg, "if (%s) %s", tg.lane_guards[l], lane);
       else
         line(cg, "%s", lane);
     }

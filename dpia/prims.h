@@ -9,7 +9,9 @@
  *
  * Static arguments are the ones the spec says are written because nothing
  * else determines them: `split k`, `asVector k`, `slide s t`, `for n`,
- * `new T`.  The parser reads them right after the name, in size syntax (or
+ * `new T`, and both sizes of `takeAcc k r` and `dropAcc k r` (kept and
+ * dropped elements: the acceptor they make is larger than the one they
+ * take, so no argument tells its size).  The parser reads them right after the name, in size syntax (or
  * type syntax), so `split (N / 64) xs` is PRIM(split, sizes = [N/64]) applied
  * to xs.  Primitive names are reserved: they cannot be rebound.
  *
@@ -224,10 +226,10 @@
     "acc[[m][n]a] -> acc[[n][m]a]") \
   X(SLICE_ACC, "sliceAcc", 2, 0, PF_IMP | PF_VIEW | PF_ZERO_SIZES, VIEW_ACC, NONE, COUNT, \
     "o m. acc[[o+m+r]a] -> acc[[m]a]") \
-  X(TAKE_ACC, "takeAcc", 1, 0, PF_IMP | PF_VIEW | PF_ZERO_SIZES, VIEW_ACC, NONE, COUNT, \
-    "k. acc[[k]a] -> acc[[k+r]a]") \
-  X(DROP_ACC, "dropAcc", 1, 0, PF_IMP | PF_VIEW | PF_ZERO_SIZES, VIEW_ACC, NONE, COUNT, \
-    "k. acc[[r]a] -> acc[[k+r]a]") \
+  X(TAKE_ACC, "takeAcc", 2, 0, PF_IMP | PF_VIEW | PF_ZERO_SIZES, VIEW_ACC, NONE, COUNT, \
+    "k r. acc[[k]a] -> acc[[k+r]a]") \
+  X(DROP_ACC, "dropAcc", 2, 0, PF_IMP | PF_VIEW | PF_ZERO_SIZES, VIEW_ACC, NONE, COUNT, \
+    "k r. acc[[r]a] -> acc[[k+r]a]") \
   /* intermediate (Figure 4c) */ \
   X(MAP_I, "mapI", 0, 0, PF_INTER, MAP_I, NONE, FOR, \
     "(exp[a] -> acc[b] ->p comm) -> exp[[n]a] -> acc[[n]b] -> comm") \

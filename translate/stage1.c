@@ -506,7 +506,10 @@ static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
     } else if (prim_family(p) == PFAM_VIEW && prim_lowered(p) != PRIM_COUNT && sp.nargs == 1) {
       Prim view = prim_lowered(p);
       Phrase *view_acc = acc_view(s, view, sp.head, acc, sp.args[0]);
-      if (prim_info[view].nsizes > prim_info[p].nsizes) {
+      if (view == PRIM_TAKE_ACC || view == PRIM_DROP_ACC) {
+        /* the elements dropped: the rest of the array written through */
+        view_acc->fst->sizes[1] = size_sub(&b->tc->sizes, b_data(sp.args[0])->size, sp.head->sizes[0]);
+      } else if (prim_info[view].nsizes > prim_info[p].nsizes) {
         /* asScalarAcc k: the vector width, which asScalar leaves implicit */
         DataType *v = b_data(sp.args[0])->elem;
         view_acc->fst->sizes[0] = size_const(&b->tc->sizes, dt_resolve(v)->width);
