@@ -30,6 +30,7 @@ SIZES = {
     'mmBlockPacked': {'M': 64, 'N': 64, 'K': 64}, 'nbody': {'N': 1024},
     'nbodyLocal': {'N': 1024, 'WG': 64},
     'gaussian5': {'N': 1024}, 'gaussian3x3': {'M': 64, 'N': 128},
+    'gaussian3x3Prelude': {'M': 64, 'N': 128},
     'mandelbrot': {'N': 4096}, 'mandelbrotTiled': {'N': 4096},
     # the kernels of the sample pipelines (docs/language.md section 8)
     'dotParts': {'N': 262144}, 'dotSum': {'M': 1000}, 'asumParts': {'N': 262144}, 'asumSum': {'M': 1000},
