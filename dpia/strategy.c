@@ -305,6 +305,12 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
                   "it is read here by a view 'map', which is not written through: apply the view inside the "
                   "function of this '%s' instead",
                   name);
+      else if (pos.reader_prim != PRIM_COUNT && prim_family(pos.reader_prim) == PFAM_VIEW &&
+               prim_lowered(pos.reader_prim) == PRIM_COUNT)
+        diag_note(s->diag, pos.reader,
+                  "it is read here by '%s', which cannot be written through (it has no acceptor form: its elements "
+                  "repeat or move elements other work-items compute)",
+                  construct_name(s->arena, pos.reader_prim, 0, pos.reader));
       else if (pos.reader_prim != PRIM_COUNT)
         diag_note(s->diag, pos.reader, "it is read here by '%s'", construct_name(s->arena, pos.reader_prim, 0, pos.reader));
     }
