@@ -1211,7 +1211,13 @@ static bool gen_local_single_writer(CG *cg, const Phrase *body, const Cont *afte
   cg->indent++;
   int mark;
   cg_scope_enter(cg, &mark);
+  /* only some work-items run the guarded body: no barrier may go in it
+   * (a barrier in a sequential loop there hung PoCL: seed 52 #730); one
+   * it would need is an error, as anywhere not all work-items reach */
+  bool saved_uniform = cg->uniform;
+  cg->uniform = false;
   gen_comm(cg, body, after);
+  cg->uniform = saved_uniform;
   cg_scope_leave(cg, mark);
   cg->indent--;
   line(cg, "}");
