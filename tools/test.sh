@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 ./tools/setup.sh --sanitize
 meson test -C build --print-errorlogs --no-suite valgrind
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-  LSAN_OPTIONS=suppressions="$PWD/tools/lsan.supp":print_suppressions=0 \
+  LSAN_OPTIONS=suppressions="$PWD/tools/lsan.supp":print_suppressions=0 DPIA_SAMPLES_ONE_POINT=1 \
   meson test -C build-san --print-errorlogs --no-suite diff --no-suite valgrind
 echo "== valgrind memcheck of the command line on every sample"
 meson test -C build --print-errorlogs --suite valgrind
