@@ -215,6 +215,12 @@ typedef struct CG {
  * returns what b stood for before, for env_put_back: the same function
  * may be applied again inside its own body (map f (map f xs)). */
 EnvEntry *env_put_view(CG *cg, const Binder *b, const Phrase *array, const Ix *i);
+/* opencl.c: an identifier's meaning, and a new storage */
+void env_add(CG *cg, const Binder *b, EnvKind kind, Storage *st, const Ix *ix, const Phrase *acc);
+Storage *new_storage(CG *cg, StoreKind kind, Space space, const char *name, DataType *type, const Binder *root);
+/* locals.c: declares the kernel-scope local buffers of body into decls,
+ * sharing one declaration among buffers whose lifetimes do not overlap */
+void collect_locals(CG *cg, const Phrase *body, Buf *decls);
 void env_put_back(CG *cg, const Binder *b, EnvEntry *old);
 
 typedef struct PaddedRead {
