@@ -188,8 +188,7 @@ typedef struct CG {
   unsigned local_dims;      /* bit d: inside the body of a parforLocal of dimension d */
   unsigned global_dims;     /* bit d: inside the body of a parforGlobal of dimension d */
   int group_loop_depth;     /* > 0 inside the body of a parforWorkgroup that loops */
-  bool guard_unfenced;      /* a parforLocal body written by one work-item (a single
-                             * writer's guard) since the last barrier (sync_after_guard) */
+  bool local_unfenced;      /* a parforLocal since the last barrier (sync_after_guard) */
   bool uniform;             /* every work-item of the group gets here equally often */
   int nranges_stmt;         /* index ranges pushed for the current statement */
   Probe *probe;             /* when set, storage accesses are recorded here */

@@ -421,7 +421,7 @@ static const char *barrier_fences(CG *cg, const BinderSet *need, bool *loc, bool
 static void emit_barrier(CG *cg, const BinderSet *need) {
   bool loc, glob;
   line(cg, "barrier(%s);", barrier_fences(cg, need, &loc, &glob));
-  cg->guard_unfenced = false;
+  cg->local_unfenced = false;
   remove_space(cg, &cg->pending_writes, loc, glob);
   remove_space(cg, &cg->pending_reads, loc, glob);
 }
@@ -479,20 +479,24 @@ static void sync_before(CG *cg, const Phrase *p) {
   if (need.n) emit_barrier(cg, &need);
 }
 
-/* Before a parforLocal in the body of a work-group loop: when the group
- * body's last parforLocal, with no barrier since, was written by one
- * work-item (gen_local_single_writer's guard), PoCL 3.1 miscompiles the
- * pair: writes of the work-group loop's later iterations are lost
- * (tests/diff/regress/pocl_2d_local_loop.dpia, pocl_guarded_local_pair.dpia;
- * right with -cl-opt-disable, with a barrier between the two, or without
+/* Before a parforLocal in the body of a work-group loop, when another
+ * parforLocal ran since the last barrier: PoCL 3.1 (its default, loopvec,
+ * work-group method) miscompiles the pair, so that writes of the loop's
+ * iterations are lost or read back unwritten.  Seen where the first was
+ * written by one work-item (gen_local_single_writer's guard:
+ * tests/diff/regress/pocl_2d_local_loop.dpia, pocl_guarded_local_pair.dpia)
+ * and where both were guarded by local id bounds, a sequential loop with
+ * barriers following (regress/pocl_group_loop_local_pair.dpia,
+ * known/pocl_group_loop_local_pair.cl; right with
+ * POCL_WORK_GROUP_METHOD=cbs, with a barrier between the two, or without
  * the work-group loop).  No barrier is needed there, but one is harmless
  * where every work-item of the group gets (cg->uniform). */
 static void sync_after_guard(CG *cg) {
-  if (!cg->uniform || cg->group_loop_depth == 0 || !cg->guard_unfenced) return;
-  line(cg, "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE); /* PoCL 3.1 needs it after one work-item's writes */");
+  if (!cg->uniform || cg->group_loop_depth == 0 || !cg->local_unfenced) return;
+  line(cg, "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE); /* PoCL 3.1 needs one between two mapLocals in a work-group loop */");
   remove_space(cg, &cg->pending_writes, true, true);
   remove_space(cg, &cg->pending_reads, true, true);
-  cg->guard_unfenced = false;
+  cg->local_unfenced = false;
 }
 
 /* At the end of a loop body of the group body: the next iteration reads
@@ -940,8 +944,8 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
     BinderSet pw = cg->pending_writes, pr = cg->pending_reads;
     cg->pending_writes = (BinderSet){0};
     cg->pending_reads = (BinderSet){0};
-    bool saved_unfenced = cg->guard_unfenced;
-    cg->guard_unfenced = false;
+    bool saved_unfenced = cg->local_unfenced;
+    cg->local_unfenced = false;
     if (form == FORM_LOOP) cg->group_loop_depth++;
     cg->group_depth++;
     unsigned saved_dims = cg->group_dims;
@@ -952,7 +956,7 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
     if (form == FORM_LOOP) sync_group_loop_top(cg, body, body_start);
     cg->group_depth--;
     if (form == FORM_LOOP) cg->group_loop_depth--;
-    cg->guard_unfenced = saved_unfenced;
+    cg->local_unfenced = saved_unfenced;
     cg->group_dims = saved_dims;
     cg->pending_writes = pw;
     cg->pending_reads = pr;
@@ -1143,7 +1147,7 @@ static bool gen_local_single_writer(CG *cg, const Phrase *body, const Cont *afte
       emit(&cond, "%sget_local_id(%d) == 0", cond.len ? " && " : "", d);
   if (!cond.len) return false;
   line(cg, "if (%s) { /* the other work-items would write the same */", cond.data);
-  cg->guard_unfenced = true;
+  cg->local_unfenced = true;
   cg->indent++;
   int mark;
   cg_scope_enter(cg, &mark);
@@ -1201,6 +1205,7 @@ static void gen_comm(CG *cg, const Phrase *p, const Cont *after) {
       if (prim_level(s.head->prim) == PLVL_LOCAL) sync_after_guard(cg);
       sync_before(cg, p);
       gen_parfor(cg, p, &s, after);
+      if (prim_level(s.head->prim) == PLVL_LOCAL) cg->local_unfenced = true;
       return;
     /* not commands of an imperative kernel */
     case PFAM_MAP:
@@ -1265,10 +1270,21 @@ static const char *buffer_ctype(CG *cg, const KParam *p) {
   return cg_ctype(cg, p->elem);
 }
 
-static void param_decl(CG *cg, Buf *b, const KParam *p) {
+/* A global buffer the kernel both writes and reads (a temporary, an output
+ * read back) is not declared restrict: PoCL 3.1 (loopvec) loses stores to
+ * such a restrict buffer that a loop reads back, when another restrict
+ * buffer is written in the loop (tests/diff/known/pocl_restrict_read_back.cl,
+ * regress/pocl_restrict_read_back.dpia; seed 61 #4).  The inputs (read only)
+ * and the outputs only written keep it, which already tells the compiler
+ * that no load from one aliases a store to another. */
+static void param_decl(CG *cg, Buf *b, const KParam *p, const BinderSet *read_back) {
   switch (p->role) {
   case KP_OUTPUT:
-  case KP_TEMP: emit(b, "global %s *restrict %s", buffer_ctype(cg, p), p->name); return;
+  case KP_TEMP: {
+    bool restricted = p->role == KP_OUTPUT && !binder_set_has(read_back, p->binder);
+    emit(b, "global %s *%s%s", buffer_ctype(cg, p), restricted ? "restrict " : "", p->name);
+    return;
+  }
   case KP_INPUT: emit(b, "const global %s *restrict %s", buffer_ctype(cg, p), p->name); return;
   case KP_SCALAR: emit(b, "%s %s", cg_ctype(cg, p->type), p->name); return;
   case KP_NAT: emit(b, "int %s", p->name); return;
@@ -1354,15 +1370,6 @@ bool cg_generate(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions
   Buf sig;
   buf_init(&sig, a);
   for (int i = 0; i < k->nparams; i++) declare_name(cg, k->params[i].name);
-  const char **decls = NEWARRAY(a, const char *, k->nparams);
-  size_t width = 0;
-  for (int i = 0; i < k->nparams; i++) {
-    Buf pb;
-    buf_init(&pb, a);
-    param_decl(cg, &pb, &k->params[i]);
-    decls[i] = pb.data;
-    width += pb.len + 2;
-  }
   for (int i = 0; i < k->nparams; i++) {
     const KParam *p = &k->params[i];
     if (!p->binder) continue;
@@ -1371,6 +1378,17 @@ bool cg_generate(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions
     DataType *pt = dt_resolve(p->type);
     if (pt->kind == DT_IDX) /* an index parameter: 0 <= i < n */
       ix_push_range(&cg->ix, p->name, NULL, ix_from_size(&cg->ix, pt->size));
+  }
+  BinderSet read_back = {0};
+  scan_reads(cg, k->def->body, &read_back);
+  const char **decls = NEWARRAY(a, const char *, k->nparams);
+  size_t width = 0;
+  for (int i = 0; i < k->nparams; i++) {
+    Buf pb;
+    buf_init(&pb, a);
+    param_decl(cg, &pb, &k->params[i], &read_back);
+    decls[i] = pb.data;
+    width += pb.len + 2;
   }
 
   cg_collect_program_scope(cg, k->def->body);

@@ -93,7 +93,7 @@ kernel __attribute__((reqd_work_group_size(8, 1, 1)))
 void viaGlobal(global float *restrict output,
                const global float *restrict xs,
                int N,
-               global float *restrict tmp) {
+               global float *tmp) {
   int wg = get_group_id(0); /* mapWorkgroup */
   int lid = get_local_id(0); /* mapLocal */
   vstore3(vload3(wg*8 + lid, xs) * 2.0f, wg*8 + lid, tmp);

@@ -146,8 +146,8 @@ kernel void temps(global float *restrict output,
                   const global float *restrict tmp,
                   const global float *restrict tmp_2,
                   int N,
-                  global float *restrict tmp_3,
-                  global float *restrict tmp_4) {
+                  global float *tmp_3,
+                  global float *tmp_4) {
   int gid = get_global_id(0); /* mapGlobal */
   /* mapSeq, 4 steps */
   tmp_4[gid*4] = tmp[gid*4] * tmp_2[gid*4];
