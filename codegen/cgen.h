@@ -189,6 +189,10 @@ typedef struct CG {
   unsigned global_dims;     /* bit d: inside the body of a parforGlobal of dimension d */
   int group_loop_depth;     /* > 0 inside the body of a parforWorkgroup that loops */
   bool local_unfenced;      /* a parforLocal since the last barrier (sync_after_guard) */
+  int nbarriers;            /* barriers generated so far */
+  bool group_stage_fenced;  /* since the last barrier: a parforWorkgroup run by some groups
+                             * only (an if or a loop over group ids) with barriers in its
+                             * body (sync_after_group_stage) */
   bool uniform;             /* every work-item of the group gets here equally often */
   int nranges_stmt;         /* index ranges pushed for the current statement */
   Probe *probe;             /* when set, storage accesses are recorded here */

@@ -421,7 +421,9 @@ static const char *barrier_fences(CG *cg, const BinderSet *need, bool *loc, bool
 static void emit_barrier(CG *cg, const BinderSet *need) {
   bool loc, glob;
   line(cg, "barrier(%s);", barrier_fences(cg, need, &loc, &glob));
+  cg->nbarriers++;
   cg->local_unfenced = false;
+  cg->group_stage_fenced = false;
   remove_space(cg, &cg->pending_writes, loc, glob);
   remove_space(cg, &cg->pending_reads, loc, glob);
 }
@@ -494,9 +496,28 @@ static void sync_before(CG *cg, const Phrase *p) {
 static void sync_after_guard(CG *cg) {
   if (!cg->uniform || cg->group_loop_depth == 0 || !cg->local_unfenced) return;
   line(cg, "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE); /* PoCL 3.1 needs one between two mapLocals in a work-group loop */");
+  cg->nbarriers++;
   remove_space(cg, &cg->pending_writes, true, true);
   remove_space(cg, &cg->pending_reads, true, true);
   cg->local_unfenced = false;
+  cg->group_stage_fenced = false;
+}
+
+/* Before a parforWorkgroup of the kernel body that follows one run by
+ * some groups only (FORM_AT_MOST_ONCE or FORM_LOOP) whose body has
+ * barriers, with no barrier since: PoCL 3.1's compiler crashed (signal 11,
+ * with every work-group method) on such a pair where the first body's
+ * parforLocals were single writers (tests/diff/regress/pocl_group_stage_crash.dpia,
+ * known/pocl_group_stage_crash.cl; right with a barrier between the two).
+ * No barrier is needed there, and one is harmless at the top level, where
+ * every work-item gets. */
+static void sync_after_group_stage(CG *cg) {
+  if (!cg->uniform || cg->group_depth > 0 || !cg->group_stage_fenced) return;
+  line(cg, "barrier(CLK_GLOBAL_MEM_FENCE); /* PoCL 3.1 needs one after a work-group stage with barriers */");
+  cg->nbarriers++;
+  remove_space(cg, &cg->pending_writes, false, true);
+  remove_space(cg, &cg->pending_reads, false, true);
+  cg->group_stage_fenced = false;
 }
 
 /* At the end of a loop body of the group body: the next iteration reads
@@ -512,8 +533,20 @@ static BinderSet loop_carried(CG *cg, const Phrase *body) {
   return need;
 }
 
+/* In the body of mapGlobals over every dimension of the NDRange (no
+ * work-groups around), a sequential loop runs in one work-item: what it
+ * writes is that work-item's own (a temporary allocated in the body,
+ * widened by the index, or the output through o: SCIR), so reading it back
+ * in the next iteration, or writing again what it read, needs no barrier.
+ * One there only split PoCL's work-item loops (and crashed its compiler:
+ * regress/global_loop_no_barrier.dpia, seed 62 #1671). */
+static bool in_own_work_item(const CG *cg) {
+  int ndims = cg->k->ndims > 0 ? cg->k->ndims : 1;
+  return cg->group_depth == 0 && cg->local_dims == 0 && __builtin_popcount(cg->global_dims) == ndims;
+}
+
 static void sync_loop_end(CG *cg, const Phrase *body) {
-  if (!cg->uniform) return;
+  if (!cg->uniform || in_own_work_item(cg)) return;
   BinderSet need = loop_carried(cg, body);
   if (need.n) emit_barrier(cg, &need);
 }
@@ -538,6 +571,7 @@ static void sync_group_loop_top(CG *cg, const Phrase *body, size_t body_start) {
   bool loc, glob;
   line(cg, "barrier(%s); /* the previous iteration is done with %s */", barrier_fences(cg, &need, &loc, &glob),
        names_of(cg, &need));
+  cg->nbarriers++;
   buf_put(out, tail, n);
 }
 
@@ -747,7 +781,6 @@ static void gen_new(CG *cg, const Phrase *p, const Spine *s, const Cont *after) 
   }
   /* new / newPrivate: a private variable (spec section 8) */
   const char *name = cg_name(cg, b->name);
-  Storage *st;
   if (t->kind == DT_ARRAY) {
     int64_t n;
     if (!size_const_value(cg_elem_count(cg, t), &n)) {
@@ -758,12 +791,26 @@ static void gen_new(CG *cg, const Phrase *p, const Spine *s, const Cont *after) 
       return;
     }
     line(cg, "%s %s[%lld];", cg_ctype(cg, cg_elem_type(t)), name, (long long)n);
-    st = new_storage(cg, STORE_BUFFER, SP_PRIVATE, name, t, b);
+    env_add(cg, b, ENV_STORAGE, new_storage(cg, STORE_BUFFER, SP_PRIVATE, name, t, b), NULL, NULL);
   } else {
+    env_add(cg, b, ENV_STORAGE, new_storage(cg, STORE_VALUE, SP_PRIVATE, name, t, b), NULL, NULL);
+    /* v.1 := e first (an accumulator's initial value, a let): declared
+     * with it, float acc = 0.0f; as one writes it, not float acc; then
+     * acc = 0.0f;.  e cannot read v, which has no value yet. */
+    const Phrase *first = lam->body, *rest = NULL;
+    if (first->kind == PH_SEQ) rest = first->snd, first = first->fst;
+    if (t->kind == DT_SCALAR && first->kind == PH_ASSIGN && first->fst->kind == PH_PROJ && first->fst->index == 1 &&
+        is_use_of(first->fst->fst, b) && !has_subphrase(cg, first->snd, is_use_of, b)) {
+      cg->where = first->span;
+      sync_before(cg, first);
+      CExpr v = gen_value_once(cg, first->snd, NULL);
+      line(cg, "%s %s = %s;", cg_ctype(cg, t), name, v.text);
+      pop_statement_ranges(cg);
+      if (rest) gen_comm(cg, rest, after);
+      return;
+    }
     line(cg, "%s %s;", cg_ctype(cg, t), name);
-    st = new_storage(cg, STORE_VALUE, SP_PRIVATE, name, t, b);
   }
-  env_add(cg, b, ENV_STORAGE, st, NULL, NULL);
   gen_comm(cg, lam->body, after);
 }
 
@@ -951,15 +998,18 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
     unsigned saved_dims = cg->group_dims;
     cg->group_dims |= 1u << d;
     size_t body_start = cg->out->len;
+    int barriers_before = cg->nbarriers;
     gen_comm(cg, body, form == FORM_LOOP ? &again : after);
     /* the next group id of this work-group reuses its memory */
     if (form == FORM_LOOP) sync_group_loop_top(cg, body, body_start);
+    bool fenced = form != FORM_ONCE && cg->nbarriers > barriers_before;
     cg->group_depth--;
     if (form == FORM_LOOP) cg->group_loop_depth--;
     cg->local_unfenced = saved_unfenced;
     cg->group_dims = saved_dims;
     cg->pending_writes = pw;
     cg->pending_reads = pr;
+    if (fenced && cg->group_depth == 0) cg->group_stage_fenced = true;
   } else {
     /* Inside the body, what it wrote is the work-item's own (a temporary
      * allocated in the body is widened by the index when hoisted, and the
@@ -1203,6 +1253,7 @@ static void gen_comm(CG *cg, const Phrase *p, const Cont *after) {
       }
       if (s.nargs != 2) break;
       if (prim_level(s.head->prim) == PLVL_LOCAL) sync_after_guard(cg);
+      if (prim_level(s.head->prim) == PLVL_WORKGROUP) sync_after_group_stage(cg);
       sync_before(cg, p);
       gen_parfor(cg, p, &s, after);
       if (prim_level(s.head->prim) == PLVL_LOCAL) cg->local_unfenced = true;

@@ -192,7 +192,7 @@ struct Ast {
       Prim prim;
       int dim;           /* 0..2; dim_written if the suffix was spelled */
       bool dim_written;
-      SizeAst *sizes[2];
+      SizeAst *sizes[PRIM_MAX_SIZES];
       TypeAst *type_arg;
     };
     struct {             /* LAMBDA, LET */

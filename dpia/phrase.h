@@ -92,7 +92,7 @@ struct Phrase {
     struct {                            /* PRIM */
       Prim prim;
       int dim;
-      Size sizes[2];                    /* static size arguments (split k) */
+      Size sizes[PRIM_MAX_SIZES];       /* static size arguments (split k) */
       DataType *type_arg;               /* new T */
       const char *origin;               /* for: the source primitive the loop
                                            comes from (mapSeq, reduceSeq), for

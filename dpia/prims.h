@@ -224,8 +224,8 @@
     "acc[[n]v] -> acc[[n*w]s] where numeric s, vector v s w") \
   X(TRANSPOSE_ACC, "transposeAcc", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
     "acc[[m][n]a] -> acc[[n][m]a]") \
-  X(SLICE_ACC, "sliceAcc", 2, 0, PF_IMP | PF_VIEW | PF_ZERO_SIZES, VIEW_ACC, NONE, COUNT, \
-    "o m. acc[[o+m+r]a] -> acc[[m]a]") \
+  X(SLICE_ACC, "sliceAcc", 3, 0, PF_IMP | PF_VIEW | PF_ZERO_SIZES, VIEW_ACC, NONE, COUNT, \
+    "o m r. acc[[o+m+r]a] -> acc[[m]a]") \
   X(TAKE_ACC, "takeAcc", 2, 0, PF_IMP | PF_VIEW | PF_ZERO_SIZES, VIEW_ACC, NONE, COUNT, \
     "k r. acc[[k]a] -> acc[[k+r]a]") \
   X(DROP_ACC, "dropAcc", 2, 0, PF_IMP | PF_VIEW | PF_ZERO_SIZES, VIEW_ACC, NONE, COUNT, \
@@ -279,6 +279,9 @@ typedef enum Prim {
 #undef X
   PRIM_COUNT
 } Prim;
+
+/* the most static size arguments a primitive takes (sliceAcc o m r) */
+enum { PRIM_MAX_SIZES = 3 };
 
 typedef struct PrimInfo {
   const char *name;

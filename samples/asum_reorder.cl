@@ -7,8 +7,7 @@ kernel __attribute__((reqd_work_group_size(128, 1, 1)))
 void asumReorder(global float *restrict output, const global float *restrict xs, int N) {
   int wg = get_group_id(0); /* mapWorkgroup */
   int lid = get_local_id(0); /* mapLocal */
-  float acc;
-  acc = 0.0f;
+  float acc = 0.0f;
   for (int i = 0; i < 2048; i += 1) { /* reduceSeq */
     acc = fabs(xs[wg*262144 + i*128 + lid]) + acc;
   }

@@ -5,8 +5,7 @@
 
 kernel void asumVec16(global float *restrict output, const global float *restrict xs, int N) {
   int gid = get_global_id(0); /* mapGlobal */
-  float16 acc;
-  acc = (float16)(0.0f);
+  float16 acc = (float16)(0.0f);
   for (int i = 0; i < 256; i += 1) { /* reduceSeq */
     acc = fabs(vload16(gid*256 + i, xs)) + acc;
   }
@@ -29,8 +28,7 @@ kernel void asumVec16x2(global float *restrict output, const global float *restr
     acc[0] = fabs(vload16(gid*256 + i*2, xs)) + acc[0];
     acc[1] = fabs(vload16(gid*256 + i*2 + 1, xs)) + acc[1];
   }
-  float16 acc_2;
-  acc_2 = (float16)(0.0f);
+  float16 acc_2 = (float16)(0.0f);
   /* reduceSeq, 2 steps */
   acc_2 = acc[0] + acc_2;
   acc_2 = acc[1] + acc_2;

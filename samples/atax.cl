@@ -9,8 +9,7 @@ kernel void ax(global float *restrict output,
                int M,
                int N) {
   int gid = get_global_id(0); /* mapGlobal */
-  float acc;
-  acc = 0.0f;
+  float acc = 0.0f;
   for (int i = 0; i < N; i += 1) { /* reduceSeq */
     acc = a[gid*N + i] * x[i] + acc;
   }
@@ -28,8 +27,7 @@ kernel void atv(global float *restrict output,
                 int M,
                 int N) {
   int gid = get_global_id(0); /* mapGlobal */
-  float acc;
-  acc = 0.0f;
+  float acc = 0.0f;
   for (int i = 0; i < M; i += 1) { /* reduceSeq */
     acc = a[i*N + gid] * t[i] + acc;
   }

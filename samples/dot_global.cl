@@ -18,8 +18,7 @@ kernel void dotProducts(global float *restrict output,
 
 kernel void sumPartial(global float *restrict output, const global float *restrict xs, int N) {
   int gid = get_global_id(0); /* mapGlobal */
-  float acc;
-  acc = 0.0f;
+  float acc = 0.0f;
   for (int i = 0; i < 1024; i += 1) { /* reduceSeq */
     acc = xs[gid*1024 + i] + acc;
   }

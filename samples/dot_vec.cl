@@ -10,8 +10,7 @@ void dotVec(global float *restrict output,
             int N) {
   int wg = get_group_id(0); /* mapWorkgroup */
   int lid = get_local_id(0); /* mapLocal */
-  float4 acc;
-  acc = (float4)(0.0f);
+  float4 acc = (float4)(0.0f);
   for (int i = 0; i < 2048; i += 1) { /* reduceSeq */
     acc = vload4((wg*64 + lid)*2048 + i, xs) * vload4((wg*64 + lid)*2048 + i, ys) + acc;
   }

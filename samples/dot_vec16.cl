@@ -8,8 +8,7 @@ kernel void dotVec16(global float *restrict output,
                      const global float *restrict ys,
                      int N) {
   int gid = get_global_id(0); /* mapGlobal */
-  float16 acc;
-  acc = (float16)(0.0f);
+  float16 acc = (float16)(0.0f);
   for (int i = 0; i < 256; i += 1) { /* reduceSeq */
     acc = vload16(gid*256 + i, xs) * vload16(gid*256 + i, ys) + acc;
   }
@@ -35,8 +34,7 @@ kernel void dotVec16x2(global float *restrict output,
     acc[0] = vload16(gid*256 + i*2, xs) * vload16(gid*256 + i*2, ys) + acc[0];
     acc[1] = vload16(gid*256 + i*2 + 1, xs) * vload16(gid*256 + i*2 + 1, ys) + acc[1];
   }
-  float16 acc_2;
-  acc_2 = (float16)(0.0f);
+  float16 acc_2 = (float16)(0.0f);
   /* reduceSeq, 2 steps */
   acc_2 = acc[0] + acc_2;
   acc_2 = acc[1] + acc_2;

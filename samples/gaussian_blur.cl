@@ -7,8 +7,7 @@ constant float gauss[5] = {0.0625f, 0.25f, 0.375f, 0.25f, 0.0625f};
 
 kernel void gaussian5(global float *restrict output, const global float *restrict xs, int N) {
   int gid = get_global_id(0); /* mapGlobal */
-  float acc;
-  acc = 0.0f;
+  float acc = 0.0f;
   for (int i = 0; i < 5; i += 1) { /* reduceSeq */
     acc = xs[clamp(gid + i - 2, 0, N - 1)] * gauss[i] + acc;
   }
@@ -30,11 +29,9 @@ kernel void gaussian3x3(global float *restrict output,
                         int N) {
   int gid = get_global_id(1); /* mapGlobal1 */
   int gid_2 = get_global_id(0); /* mapGlobal */
-  float acc;
-  acc = 0.0f;
+  float acc = 0.0f;
   for (int i = 0; i < 3; i += 1) { /* reduceSeq */
-    float acc_2;
-    acc_2 = acc;
+    float acc_2 = acc;
     /* reduceSeq, 3 steps */
     acc_2 = img[max(gid - 1, 0)*N + clamp(gid_2 + i - 1, 0, N - 1)] * gauss[i*3] + acc_2;
     acc_2 = img[gid*N + clamp(gid_2 + i - 1, 0, N - 1)] * gauss[i*3 + 1] + acc_2;
@@ -59,8 +56,7 @@ kernel void gaussian3x3Prelude(global float *restrict output,
                                int N) {
   int gid = get_global_id(1); /* mapGlobal1 */
   int gid_2 = get_global_id(0); /* mapGlobal */
-  float acc;
-  acc = 0.0f;
+  float acc = 0.0f;
   for (int i = 0; i < 9; i += 1) { /* reduceSeq */
     acc = img[clamp(gid + i/3 - 1, 0, M - 1)*N + clamp(gid_2 + i%3 - 1, 0, N - 1)] * gauss[i] + acc;
   }

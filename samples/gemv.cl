@@ -15,8 +15,7 @@ void gemv(global float *restrict output,
   local float loc[64];
   int wg = get_group_id(0); /* mapWorkgroup */
   int lid = get_local_id(0); /* mapLocal */
-  float acc;
-  acc = 0.0f;
+  float acc = 0.0f;
   for (int i = 0; i < N/64; i += 1) { /* reduceSeq */
     acc = mat[wg*N + N/64*lid + i] * x[N/64*lid + i] + acc;
   }
@@ -24,8 +23,7 @@ void gemv(global float *restrict output,
   barrier(CLK_LOCAL_MEM_FENCE);
   int lid_2 = get_local_id(0);
   if (lid_2 < 1) { /* mapLocal */
-    float acc_2;
-    acc_2 = 0.0f;
+    float acc_2 = 0.0f;
     for (int i = 0; i < 64; i += 1) { /* reduceSeq */
       acc_2 = loc[i] + acc_2;
     }

@@ -13,14 +13,12 @@ kernel void gemvVec(global float *restrict output,
                     int N) {
   int gid = get_global_id(0); /* mapGlobal */
   float16 priv[1];
-  float16 acc;
-  acc = (float16)(0.0f);
+  float16 acc = (float16)(0.0f);
   for (int i = 0; i < N/16; i += 1) { /* reduceSeq */
     acc = vload16(gid*(N/16) + i, mat) * vload16(i, x) + acc;
   }
   priv[0] = acc;
-  float acc_2;
-  acc_2 = 0.0f;
+  float acc_2 = 0.0f;
   for (int i = 0; i < 16; i += 1) { /* reduceSeq */
     acc_2 = ((float *)priv)[i] + acc_2;
   }
@@ -51,14 +49,12 @@ kernel void gemvVec2(global float *restrict output,
     acc[0] = vload16(gid*(N/16) + i*2, mat) * vload16(i*2, x) + acc[0];
     acc[1] = vload16(gid*(N/16) + i*2 + 1, mat) * vload16(i*2 + 1, x) + acc[1];
   }
-  float16 acc_2;
-  acc_2 = (float16)(0.0f);
+  float16 acc_2 = (float16)(0.0f);
   /* reduceSeq, 2 steps */
   acc_2 = acc[0] + acc_2;
   acc_2 = acc[1] + acc_2;
   priv[0] = acc_2;
-  float acc_3;
-  acc_3 = 0.0f;
+  float acc_3 = 0.0f;
   for (int i = 0; i < 16; i += 1) { /* reduceSeq */
     acc_3 = ((float *)priv)[i] + acc_3;
   }

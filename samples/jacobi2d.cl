@@ -6,13 +6,11 @@
 kernel void jacobi2d(global float *restrict output, const global float *restrict xs, int M, int N) {
   int gid = get_global_id(1); /* mapGlobal1 */
   int gid_2 = get_global_id(0); /* mapGlobal */
-  float acc;
-  acc = 0.0f;
+  float acc = 0.0f;
   /* reduceSeq, 2 steps */
   acc = xs[gid*N + max(gid_2 - 1, 0)] + acc;
   acc = xs[gid*N + min(gid_2 + 1, N - 1)] + acc;
-  float acc_2;
-  acc_2 = acc;
+  float acc_2 = acc;
   /* reduceSeq, 3 steps */
   acc_2 = xs[max(gid - 1, 0)*N + gid_2] + acc_2;
   acc_2 = xs[gid*N + gid_2] + acc_2;
@@ -31,13 +29,11 @@ void jacobi2dTiled(global float *restrict output, const global float *restrict x
   int wg_2 = get_group_id(0); /* mapWorkgroup */
   int lid = get_local_id(0); /* mapLocal */
   int lid_2 = get_local_id(1); /* mapLocal1 */
-  float acc;
-  acc = 0.0f;
+  float acc = 0.0f;
   /* reduceSeq, 2 steps */
   acc = xs[(wg*4 + lid_2)*N + max(wg_2*64 + lid - 1, 0)] + acc;
   acc = xs[(wg*4 + lid_2)*N + min(wg_2*64 + lid + 1, N - 1)] + acc;
-  float acc_2;
-  acc_2 = acc;
+  float acc_2 = acc;
   /* reduceSeq, 3 steps */
   acc_2 = xs[max(wg*4 + lid_2 - 1, 0)*N + wg_2*64 + lid] + acc_2;
   acc_2 = xs[(wg*4 + lid_2)*N + wg_2*64 + lid] + acc_2;

@@ -12,25 +12,16 @@ kernel void md(global float4 *restrict output,
                int N,
                int M) {
   int gid = get_global_id(0); /* mapGlobal */
-  float4 acc;
-  acc = (float4)(0.0f);
+  float4 acc = (float4)(0.0f);
   for (int i = 0; i < M; i += 1) { /* reduceSeq */
-    float4 jpos;
-    jpos = position[neighbours[i*N + gid]];
-    float dx;
-    dx = position[gid].x - jpos.x;
-    float dy;
-    dy = position[gid].y - jpos.y;
-    float dz;
-    dz = position[gid].z - jpos.z;
-    float r2;
-    r2 = dx * dx + dy * dy + dz * dz;
-    float r2inv;
-    r2inv = 1.0f / r2;
-    float r6inv;
-    r6inv = r2inv * r2inv * r2inv;
-    float s;
-    s = r2 > 0.0f && r2 < cutsq ? r2inv * r6inv * (lj1 * r6inv - lj2) : 0.0f;
+    float4 jpos = position[neighbours[i*N + gid]];
+    float dx = position[gid].x - jpos.x;
+    float dy = position[gid].y - jpos.y;
+    float dz = position[gid].z - jpos.z;
+    float r2 = dx * dx + dy * dy + dz * dz;
+    float r2inv = 1.0f / r2;
+    float r6inv = r2inv * r2inv * r2inv;
+    float s = r2 > 0.0f && r2 < cutsq ? r2inv * r6inv * (lj1 * r6inv - lj2) : 0.0f;
     acc = acc + (float4)(dx * s, dy * s, dz * s, 0.0f);
   }
   output[gid] = acc;

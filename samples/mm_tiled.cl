@@ -25,8 +25,7 @@ void mmTiled(global float *restrict output,
   barrier(CLK_LOCAL_MEM_FENCE);
   int lid_3 = get_local_id(0); /* mapLocal */
   int lid_4 = get_local_id(1); /* mapLocal1 */
-  float acc;
-  acc = 0.0f;
+  float acc = 0.0f;
   for (int i = 0; i < K; i += 1) { /* reduceSeq */
     acc = loc_2[lid_4*K + i] * loc[lid_3*K + i] + acc;
   }

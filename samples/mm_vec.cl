@@ -11,8 +11,7 @@ kernel void mmVec(global float *restrict output,
                   int K) {
   int gid = get_global_id(1); /* mapGlobal1 */
   int gid_2 = get_global_id(0); /* mapGlobal */
-  float16 acc;
-  acc = (float16)(0.0f);
+  float16 acc = (float16)(0.0f);
   for (int i = 0; i < K; i += 1) { /* reduceSeq */
     acc = a[gid*K + i] * vload16(N/16*i + gid_2, b) + acc;
   }

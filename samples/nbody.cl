@@ -15,19 +15,14 @@ kernel void nbody(global pair_float4_float4 *restrict output,
                   const global float4 *restrict vel,
                   int N) {
   int gid = get_global_id(0); /* mapGlobal */
-  float4 acc;
-  acc = (float4)(0.0f);
+  float4 acc = (float4)(0.0f);
   for (int i = 0; i < N; i += 1) { /* reduceSeq */
-    float4 r;
-    r = pos[i] - pos[gid];
-    float invDist;
-    invDist = rsqrt(r.x * r.x + r.y * r.y + r.z * r.z + epsSqr);
+    float4 r = pos[i] - pos[gid];
+    float invDist = rsqrt(r.x * r.x + r.y * r.y + r.z * r.z + epsSqr);
     acc = acc + (float4)(r.x, r.y, r.z, 0.0f) * (pos[i].w * invDist * invDist * invDist);
   }
-  float4 acc_2;
-  acc_2 = acc;
-  float4 np;
-  np = pos[gid] + vel[gid] * deltaTime + acc_2 * 0.5f * deltaTime * deltaTime;
+  float4 acc_2 = acc;
+  float4 np = pos[gid] + vel[gid] * deltaTime + acc_2 * 0.5f * deltaTime * deltaTime;
   output[gid].fst = (float4)(np.x, np.y, np.z, pos[gid].w);
   output[gid].snd = vel[gid] + acc_2 * deltaTime;
 }
@@ -61,13 +56,10 @@ kernel void nbodyLocal(global pair_float4_float4 *restrict output,
     loc[lid_2] = pos[i*WG + lid_2];
     barrier(CLK_LOCAL_MEM_FENCE);
     int lid_3 = get_local_id(0); /* mapLocal */
-    float4 acc_2;
-    acc_2 = acc[lid_3];
+    float4 acc_2 = acc[lid_3];
     for (int i_2 = 0; i_2 < WG; i_2 += 1) { /* reduceSeq */
-      float4 r;
-      r = loc[i_2] - pos[wg*WG + lid_3];
-      float invDist;
-      invDist = rsqrt(r.x * r.x + r.y * r.y + r.z * r.z + epsSqr);
+      float4 r = loc[i_2] - pos[wg*WG + lid_3];
+      float invDist = rsqrt(r.x * r.x + r.y * r.y + r.z * r.z + epsSqr);
       acc_2 = acc_2 + (float4)(r.x, r.y, r.z, 0.0f) * (loc[i_2].w * invDist * invDist * invDist);
     }
     next[lid_3] = acc_2;
@@ -77,8 +69,7 @@ kernel void nbodyLocal(global pair_float4_float4 *restrict output,
     barrier(CLK_LOCAL_MEM_FENCE);
   }
   int lid_2 = get_local_id(0); /* mapLocal */
-  float4 np;
-  np = pos[wg*WG + lid_2] + vel[wg*WG + lid_2] * deltaTime + acc[lid_2] * 0.5f * deltaTime * deltaTime;
+  float4 np = pos[wg*WG + lid_2] + vel[wg*WG + lid_2] * deltaTime + acc[lid_2] * 0.5f * deltaTime * deltaTime;
   output[wg*WG + lid_2].fst = (float4)(np.x, np.y, np.z, pos[wg*WG + lid_2].w);
   output[wg*WG + lid_2].snd = vel[wg*WG + lid_2] + acc[lid_2] * deltaTime;
 }

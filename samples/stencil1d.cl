@@ -5,8 +5,7 @@
 
 kernel void stencil(global float *restrict output, const global float *restrict xs, int N) {
   int gid = get_global_id(0); /* mapGlobal */
-  float acc;
-  acc = 0.0f;
+  float acc = 0.0f;
   /* reduceSeq, 3 steps */
   acc = xs[max(gid - 1, 0)] + acc;
   acc = xs[gid] + acc;
@@ -28,8 +27,7 @@ void stencilTiled(global float *restrict output, const global float *restrict xs
   barrier(CLK_LOCAL_MEM_FENCE);
   int lid_2 = get_local_id(0);
   if (lid_2 < 64) { /* mapLocal */
-    float acc;
-    acc = 0.0f;
+    float acc = 0.0f;
     /* reduceSeq, 3 steps */
     acc = loc[lid_2] + acc;
     acc = loc[lid_2 + 1] + acc;

@@ -9,8 +9,7 @@ void sumTree(global float *restrict output, const global float *restrict xs, int
   local float loc_2[64];
   int wg = get_group_id(0); /* mapWorkgroup */
   int lid = get_local_id(0); /* mapLocal */
-  float acc;
-  acc = 0.0f;
+  float acc = 0.0f;
   /* reduceSeq, 2 steps */
   acc = xs[wg*128 + lid*2] + acc;
   acc = xs[wg*128 + lid*2 + 1] + acc;
@@ -18,8 +17,7 @@ void sumTree(global float *restrict output, const global float *restrict xs, int
   barrier(CLK_LOCAL_MEM_FENCE);
   int lid_2 = get_local_id(0);
   if (lid_2 < 32) { /* mapLocal */
-    float acc_2;
-    acc_2 = 0.0f;
+    float acc_2 = 0.0f;
     /* reduceSeq, 2 steps */
     acc_2 = loc_2[lid_2*2] + acc_2;
     acc_2 = loc_2[lid_2*2 + 1] + acc_2;
@@ -28,8 +26,7 @@ void sumTree(global float *restrict output, const global float *restrict xs, int
   barrier(CLK_LOCAL_MEM_FENCE);
   int lid_3 = get_local_id(0);
   if (lid_3 < 16) { /* mapLocal */
-    float acc_2;
-    acc_2 = 0.0f;
+    float acc_2 = 0.0f;
     /* reduceSeq, 2 steps */
     acc_2 = loc[lid_3*2] + acc_2;
     acc_2 = loc[lid_3*2 + 1] + acc_2;
@@ -38,8 +35,7 @@ void sumTree(global float *restrict output, const global float *restrict xs, int
   barrier(CLK_LOCAL_MEM_FENCE);
   int lid_4 = get_local_id(0);
   if (lid_4 < 8) { /* mapLocal */
-    float acc_2;
-    acc_2 = 0.0f;
+    float acc_2 = 0.0f;
     /* reduceSeq, 2 steps */
     acc_2 = loc_2[lid_4*2] + acc_2;
     acc_2 = loc_2[lid_4*2 + 1] + acc_2;
@@ -48,8 +44,7 @@ void sumTree(global float *restrict output, const global float *restrict xs, int
   barrier(CLK_LOCAL_MEM_FENCE);
   int lid_5 = get_local_id(0);
   if (lid_5 < 4) { /* mapLocal */
-    float acc_2;
-    acc_2 = 0.0f;
+    float acc_2 = 0.0f;
     /* reduceSeq, 2 steps */
     acc_2 = loc[lid_5*2] + acc_2;
     acc_2 = loc[lid_5*2 + 1] + acc_2;
@@ -58,8 +53,7 @@ void sumTree(global float *restrict output, const global float *restrict xs, int
   barrier(CLK_LOCAL_MEM_FENCE);
   int lid_6 = get_local_id(0);
   if (lid_6 < 2) { /* mapLocal */
-    float acc_2;
-    acc_2 = 0.0f;
+    float acc_2 = 0.0f;
     /* reduceSeq, 2 steps */
     acc_2 = loc_2[lid_6*2] + acc_2;
     acc_2 = loc_2[lid_6*2 + 1] + acc_2;
@@ -68,8 +62,7 @@ void sumTree(global float *restrict output, const global float *restrict xs, int
   barrier(CLK_LOCAL_MEM_FENCE);
   int lid_7 = get_local_id(0);
   if (lid_7 < 1) { /* mapLocal */
-    float acc_2;
-    acc_2 = 0.0f;
+    float acc_2 = 0.0f;
     /* reduceSeq, 2 steps */
     acc_2 = loc[0] + acc_2;
     acc_2 = loc[1] + acc_2;

@@ -412,14 +412,19 @@ static Phrase *acc_by_con(Stage1 *s, Phrase *e, Phrase *acc) {
   return con_tr(s, e, b_lam(b, x, b_assign(b, acc, b_var(b, x)), false));
 }
 
-/* sliceAcc o m A: elements o .. o+m-1 of the acceptor A */
+/* sliceAcc o m r A: elements o .. o+m-1 of the acceptor A, of o+m+r
+ * elements.  All three sizes are written: the imperative re-check cannot
+ * always infer A's size (A the acceptor of a parforWorkgroup over joinAcc
+ * output, whose two sizes only their product fixes: seed 62 #947). */
 static Phrase *slice_acc(Stage1 *s, Phrase *acc, Size o, Size m) {
   Builder *b = &s->b;
-  DataType *elem = b_data(acc)->elem;
+  SizeCtx *sc = &b->tc->sizes;
+  DataType *whole = b_data(acc), *elem = whole->elem;
   PhraseType *ty = pt_fn(b->tc, acc->type, pt_acc(b->tc, dt_array(b->tc, m, elem)));
   Phrase *p = b_prim(b, PRIM_SLICE_ACC, 0, ty);
   p->sizes[0] = o;
   p->sizes[1] = m;
+  p->sizes[2] = size_sub(sc, whole->size, size_add(sc, o, m));
   return b_app(b, p, acc);
 }
 

@@ -10,8 +10,7 @@ void dotVec(global float *restrict output,
             int N) {
   int gid = get_group_id(0); /* mapWorkgroup */
   int lid = get_local_id(0); /* mapLocal */
-  float4 accum;
-  accum = (float4)(0.0f);
+  float4 accum = (float4)(0.0f);
   for (int i = 0; i < 2048; i += 1) { /* reduceSeq */
     accum = accum + vload4((gid*64 + lid)*2048 + i, xs) * vload4((gid*64 + lid)*2048 + i, ys);
   }

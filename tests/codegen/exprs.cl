@@ -49,7 +49,6 @@ kernel void ints(global int *restrict output, const global int *restrict ns, int
 
 kernel void flags(global int *restrict output, const global float *restrict xs, int N) {
   int i = get_global_id(0); /* mapGlobal */
-  bool b;
-  b = xs[i] < 0.5f;
+  bool b = xs[i] < 0.5f;
   output[i] = b ? 1 : (int)floor(xs[i]);
 }

@@ -15,8 +15,7 @@ void gemv(global float *restrict output,
   local float partial[64];
   int row = get_group_id(0); /* mapWorkgroup */
   int l = get_local_id(0); /* mapLocal */
-  float acc;
-  acc = 0.0f;
+  float acc = 0.0f;
   for (int k = 0; k < N/64; k += 1) { /* reduceSeq */
     acc = mat[row*N + N/64*l + k] * x[N/64*l + k] + acc;
   }
@@ -24,8 +23,7 @@ void gemv(global float *restrict output,
   barrier(CLK_LOCAL_MEM_FENCE);
   int l_2 = get_local_id(0);
   if (l_2 < 1) { /* mapLocal */
-    float acc_2;
-    acc_2 = 0.0f;
+    float acc_2 = 0.0f;
     for (int k = 0; k < 64; k += 1) { /* reduceSeq */
       acc_2 = partial[k] + acc_2;
     }

@@ -11,8 +11,7 @@ void dotPartial(global float *restrict output,
   for (int gid = get_group_id(0); gid < N/8192; gid += get_num_groups(0)) { /* mapWorkgroup */
     int lid = get_local_id(0);
     if (lid < 64) { /* mapLocal */
-      float accum;
-      accum = 0.0f;
+      float accum = 0.0f;
       for (int i = 0; i < 128; i += 1) { /* reduceSeq */
         accum = xs[gid*8192 + lid*128 + i] * ys[gid*8192 + lid*128 + i] + accum;
       }

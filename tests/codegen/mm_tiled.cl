@@ -25,8 +25,7 @@ void mmTiled(global float *restrict output,
   barrier(CLK_LOCAL_MEM_FENCE);
   int j = get_local_id(0); /* mapLocal */
   int i = get_local_id(1); /* mapLocal1 */
-  float acc;
-  acc = 0.0f;
+  float acc = 0.0f;
   for (int k = 0; k < K; k += 1) { /* reduceSeq */
     acc = strip_a[i*K + k] * strip_b[j*K + k] + acc;
   }

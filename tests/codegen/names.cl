@@ -5,8 +5,7 @@
 
 kernel void keywords(global float *restrict output, const global float *restrict while_2, int N) {
   int restrict_2 = get_global_id(0); /* mapGlobal */
-  float output_2;
-  output_2 = while_2[restrict_2];
+  float output_2 = while_2[restrict_2];
   output[restrict_2] = output_2 * output_2;
 }
 

@@ -11,8 +11,7 @@ kernel void privArray(global float *restrict output, const global float *restric
   tmp[1] = xs[i*4 + 1] * 2.0f;
   tmp[2] = xs[i*4 + 2] * 2.0f;
   tmp[3] = xs[i*4 + 3] * 2.0f;
-  float s;
-  s = 0.0f;
+  float s = 0.0f;
   /* reduceSeq, 4 steps */
   s = s + tmp[0];
   s = s + tmp[1];

@@ -5,8 +5,7 @@
 
 kernel void stencil(global float *restrict output, const global float *restrict xs, int N) {
   int i = get_global_id(0); /* mapGlobal */
-  float acc;
-  acc = 0.0f;
+  float acc = 0.0f;
   /* reduceSeq, 3 steps */
   acc = xs[max(i - 1, 0)] + acc;
   acc = xs[i] + acc;
@@ -28,8 +27,7 @@ void stencilTiled(global float *restrict output, const global float *restrict xs
   barrier(CLK_LOCAL_MEM_FENCE);
   int l_2 = get_local_id(0);
   if (l_2 < 64) { /* mapLocal */
-    float acc;
-    acc = 0.0f;
+    float acc = 0.0f;
     /* reduceSeq, 3 steps */
     acc = tile[l_2] + acc;
     acc = tile[l_2 + 1] + acc;

@@ -5,8 +5,7 @@
 
 kernel void twoSteps(global float *restrict output, const global float *restrict xs, int N) {
   int i = get_global_id(0); /* mapGlobal */
-  float s;
-  s = 0.0f;
+  float s = 0.0f;
   /* reduceSeq, 2 steps */
   s = xs[i*2] + s;
   s = xs[i*2 + 1] + s;
@@ -20,8 +19,7 @@ kernel void twoSteps(global float *restrict output, const global float *restrict
 
 kernel void oneStep(global float *restrict output, const global float *restrict xs, int N) {
   int i = get_global_id(0); /* mapGlobal */
-  float t;
-  t = 0.0f;
+  float t = 0.0f;
   t = xs[i] + t;
   output[i] = t;
 }
@@ -33,8 +31,7 @@ kernel void oneStep(global float *restrict output, const global float *restrict 
 
 kernel void fiveSteps(global float *restrict output, const global float *restrict xs, int N) {
   int i = get_global_id(0); /* mapGlobal */
-  float s;
-  s = 0.0f;
+  float s = 0.0f;
   for (int j = 0; j < 5; j += 1) { /* reduceSeq */
     s = xs[i*5 + j] + s;
   }
@@ -49,8 +46,7 @@ kernel void fiveSteps(global float *restrict output, const global float *restric
 kernel void declares(global float *restrict output, const global float *restrict xs, int N) {
   int i = get_global_id(0); /* mapGlobal */
   for (int j = 0; j < 3; j += 1) { /* mapSeq */
-    float v;
-    v = xs[i*3 + j];
+    float v = xs[i*3 + j];
     output[i*3 + j] = v * v;
   }
 }

@@ -45,8 +45,7 @@ kernel void wholeVectors(global float4 *restrict output, const global float4 *re
 
 kernel void privateVector(global float *restrict output, const global float *restrict xs, int N) {
   int i = get_global_id(0); /* mapGlobal */
-  float8 v;
-  v = vload8(i, xs);
+  float8 v = vload8(i, xs);
   vstore8(fabs(v * v - (float8)(2.0f)), i, output);
 }
 

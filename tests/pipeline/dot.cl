@@ -10,8 +10,7 @@ void dotPartial(global float *restrict output,
                 int N) {
   int wg = get_group_id(0); /* mapWorkgroup */
   int lid = get_local_id(0); /* mapLocal */
-  float acc;
-  acc = 0.0f;
+  float acc = 0.0f;
   for (int i = 0; i < 2048; i += 1) { /* reduceSeq */
     acc = xs[(wg*128 + lid)*2048 + i] * ys[(wg*128 + lid)*2048 + i] + acc;
   }
@@ -25,8 +24,7 @@ void dotPartial(global float *restrict output,
 
 kernel void sumAll(global float *restrict output, const global float *restrict ps, int M) {
   /* mapGlobal over one element */
-  float acc;
-  acc = 0.0f;
+  float acc = 0.0f;
   for (int i = 0; i < M; i += 1) { /* reduceSeq */
     acc = ps[i] + acc;
   }

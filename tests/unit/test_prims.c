@@ -119,7 +119,8 @@ int main(int argc, char **argv) {
     check_row((Prim)p);
     /* widths must be vector widths: 4 is one, and a positive size */
     type_ctx_init(&env.tc, &env.arena); /* metavariables numbered from 1 on each line */
-    Size sizes[2] = {size_const(&env.tc.sizes, 4), size_const(&env.tc.sizes, 4)};
+    Size sizes[PRIM_MAX_SIZES];
+    for (int i = 0; i < PRIM_MAX_SIZES; i++) sizes[i] = size_const(&env.tc.sizes, 4);
     PhraseType *t = check_prim_instance(&env.arena, &env.in, &env.diag, &env.tc, (Prim)p, sizes, env.tc.t_float);
     expect(t != NULL && env.diag.nerrors == 0, prim_info[p].name, "the signature instantiates");
     if (t) emit(&listing, "%s: %s\n", prim_info[p].name, pt_str(&env.arena, t));

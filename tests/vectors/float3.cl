@@ -58,8 +58,7 @@ kernel void fromScalars(global float *restrict output, const global float *restr
 
 kernel void rows(global float *restrict output, const global float *restrict xs, int N) {
   int gid = get_global_id(0); /* mapGlobal */
-  float3 acc;
-  acc = (float3)(0.0f);
+  float3 acc = (float3)(0.0f);
   /* reduceSeq, 4 steps */
   acc = vload3(gid*4, xs) + acc;
   acc = vload3(gid*4 + 1, xs) + acc;

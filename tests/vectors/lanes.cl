@@ -77,8 +77,7 @@ kernel void shared(global float *restrict output,
                    const global float4 *restrict qs,
                    int N) {
   int gid = get_global_id(0); /* mapGlobal */
-  float4 d;
-  d = ps[gid] - qs[gid];
+  float4 d = ps[gid] - qs[gid];
   output[gid] = d.x * d.x + d.y * d.y + d.z * d.z;
 }
 
@@ -89,8 +88,7 @@ kernel void shared(global float *restrict output,
 
 kernel void laneView(global float *restrict output, const global float4 *restrict ps, int N) {
   int gid = get_global_id(0); /* mapGlobal */
-  float acc;
-  acc = 0.0f;
+  float acc = 0.0f;
   /* reduceSeq, 4 steps */
   acc = ps[gid*4].w + acc;
   acc = ps[gid*4 + 1].w + acc;

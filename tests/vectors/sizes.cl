@@ -5,8 +5,7 @@
 
 kernel void mean(global float *restrict output, const global float *restrict m, int N, int M) {
   int gid = get_global_id(0); /* mapGlobal */
-  float acc;
-  acc = 0.0f;
+  float acc = 0.0f;
   for (int i = 0; i < M; i += 1) { /* reduceSeq */
     acc = m[gid*M + i] + acc;
   }
@@ -40,8 +39,7 @@ kernel void lastRow(global int *restrict output, const global int *restrict is, 
 
 kernel void centred(global float *restrict output, const global float *restrict xs, int N) {
   int gid = get_global_id(0); /* mapGlobal */
-  float acc;
-  acc = 0.0f;
+  float acc = 0.0f;
   /* reduceSeq, 3 steps */
   acc = xs[max(gid - 1, 0)] + acc;
   acc = xs[gid] + acc;

@@ -7,8 +7,7 @@ constant float w[3] = {0.25f, 0.5f, 0.25f};
 
 kernel void weights1(global float *restrict output, const global float *restrict xs, int N) {
   int gid = get_global_id(0); /* mapGlobal */
-  float acc;
-  acc = 0.0f;
+  float acc = 0.0f;
   /* reduceSeq, 3 steps */
   acc = xs[max(gid - 1, 0)] * w[0] + acc;
   acc = xs[gid] * w[1] + acc;
@@ -50,8 +49,7 @@ constant double table[2] = {0.5, 1.5};
 
 kernel void doubles(global double *restrict output, const global double *restrict ds, int N) {
   int gid = get_global_id(0); /* mapGlobal */
-  double acc;
-  acc = 0.0;
+  double acc = 0.0;
   /* reduceSeq, 2 steps */
   acc = ds[gid] * table[0] + acc;
   acc = ds[min(gid + 1, N - 1)] * table[1] + acc;

@@ -73,8 +73,7 @@ kernel void primes(global float *restrict output,
   priv[1] = xs_p[gid*4 + 1] * xs_pp[gid*4 + 1] + xs_p_2[gid*4 + 1];
   priv[2] = xs_p[gid*4 + 2] * xs_pp[gid*4 + 2] + xs_p_2[gid*4 + 2];
   priv[3] = xs_p[gid*4 + 3] * xs_pp[gid*4 + 3] + xs_p_2[gid*4 + 3];
-  float acc;
-  acc = 0.0f;
+  float acc = 0.0f;
   /* reduceSeq, 4 steps */
   acc = priv[0] + acc;
   acc = priv[1] + acc;
@@ -159,8 +158,7 @@ kernel void temps(global float *restrict output,
   tmp_3[gid*4 + 1] = tmp_4[gid*4 + 1] + 1.0f;
   tmp_3[gid*4 + 2] = tmp_4[gid*4 + 2] + 1.0f;
   tmp_3[gid*4 + 3] = tmp_4[gid*4 + 3] + 1.0f;
-  float acc;
-  acc = 0.0f;
+  float acc = 0.0f;
   /* reduceSeq, 4 steps */
   acc = tmp_3[gid*4] + acc;
   acc = tmp_3[gid*4 + 1] + acc;
