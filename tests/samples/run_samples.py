@@ -42,6 +42,7 @@ RUNS = [  # file, kernel, sizes at two points
     ('mm_vec.dpia', 'mmBlockPacked', [{'M': 32, 'N': 48, 'K': 40}, {'M': 64, 'N': 64, 'K': 64}]),
     ('nbody.dpia', 'nbody', [{'N': 1000}, {'N': 4096}]),
     ('nbody.dpia', 'nbodyLocal', [{'N': 1024, 'WG': 64}, {'N': 3072, 'WG': 256}]),
+    ('gesummv.dpia', 'gesummv', [{'N': 100}, {'N': 512}]),
     # array literals and foreign functions (docs/language.md sections 13, 14)
     ('gaussian_blur.dpia', 'gaussian5', [{'N': 1000}, {'N': 4096}]),
     ('gaussian_blur.dpia', 'gaussian3x3', [{'M': 100, 'N': 77}, {'M': 64, 'N': 128}]),
