@@ -215,15 +215,15 @@ static size_t result_count(const Op *op) {
 
 const char *root = DPIA_SOURCE_ROOT;
 
-/* the values of the nat parameters of a sample's kernels: N M K from the
- * op's sizes, P (heat3d's planes) = K, and the op's nat bindings */
+/* the values of the nat parameters of a sample's kernels: the op's nat
+ * bindings, N M K from the op's sizes, P (heat3d's planes) = K */
 static Nats op_nats(const Op *op) {
   Nats nats = {0};
+  for (int i = 0; i < op->nbinds; i++) /* first: a binding overrides the op's sizes */
+    if (op->binds[i].kind == A_INT) nats.names[nats.n] = op->binds[i].name, nats.values[nats.n++] = op->binds[i].nat;
   const char *nat_names[] = {"N", "M", "K", "P"};
   long long nat_values[] = {op->n, op->m, op->k, op->k};
   for (int i = 0; i < 4; i++) nats.names[nats.n] = nat_names[i], nats.values[nats.n++] = nat_values[i];
-  for (int i = 0; i < op->nbinds; i++)
-    if (op->binds[i].kind == A_INT) nats.names[nats.n] = op->binds[i].name, nats.values[nats.n++] = op->binds[i].nat;
   return nats;
 }
 
@@ -1262,11 +1262,13 @@ int main(int argc, char **argv) {
       {OP_HEAT3D, "heat3d", quick ? 128 : 256, quick ? 128 : 256, quick ? 64 : 256, false},
       {OP_GEMM, "gemm", quick ? 256 : 1024, quick ? 256 : 1024, quick ? 256 : 1024, false},
       /* the peer set (peer_bench.c); --check: small sizes, for the test */
-      {OP_NBODY, "nbody", 0, check_only ? 512 : quick ? 4096 : 16384, 0, false},
+      {OP_NBODY, "nbody", 0, check_only ? 512 : quick ? 2048 : 8192, 0, false},
       {OP_MD, "md", 128, check_only ? 1024 : quick ? 12288 : 73728, 0, false},
       {OP_BLUR, "gaussian3x3", check_only ? 96 : quick ? 1024 : 4096, check_only ? 80 : quick ? 1024 : 4096, 0, false},
       {OP_GESUMMV, "gesummv", 0, check_only ? 96 : quick ? 2048 : 8192, 0, false},
       {OP_ATAX, "atax", check_only ? 96 : quick ? 2048 : 8192, check_only ? 80 : quick ? 2048 : 8192, 0, false},
+      {OP_NN, "nn", 0, check_only ? 1000 : quick ? 1 << 22 : 1 << 24, 0, false},
+      {OP_MRIQ, "mriq", check_only ? 64 : quick ? 1024 : 3072, check_only ? 512 : quick ? 8192 : 32768, 0, false},
   };
   for (size_t p = 0; p < sizeof plan / sizeof plan[0]; p++) {
     if (!have(only, plan[p].name, is_peer(plan[p].kind))) continue;

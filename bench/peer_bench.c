@@ -1,6 +1,6 @@
 /* peer_bench.c: the peers' benchmark set (the programs Lift's CGO 2017
  * paper and its successors compare with: AMD APP SDK, SHOC, Rodinia,
- * PolyBench/GPU), each a dpia sample against the well-known hand-written
+ * Parboil, PolyBench/GPU), each a dpia sample against the well-known hand-written
  * kernel of its suite (bench/kernels/peer.cl), timed in blas_bench's
  * rounds and reported as the speed of the best dpia strategy over the best
  * hand-written kernel, with the 95% interval of paired_ratio.
@@ -10,6 +10,8 @@
  *   gaussian3x3  samples/gaussian_blur.dpia               a 3 x 3 convolution (SimpleConvolution)
  *   gesummv      samples/gesummv.dpia                     PolyBench/GPU gesummv_kernel
  *   atax         samples/atax.dpia (pipeline atax)        PolyBench/GPU atax_kernel1, atax_kernel2
+ *   nn           samples/nn.dpia                          Rodinia nn, NearestNeighbor
+ *   mriq         samples/mriq.dpia                        Parboil mri-q, ComputeQ_GPU
  *
  * Every implementation is checked against a double-precision host
  * reference before it is timed (blas_bench.c, check); `blas_bench --check
@@ -252,6 +254,65 @@ static void make_polybench(Op *op) {
   free(a), free(b), free(x), free(ax);
 }
 
+/* Rodinia nn: records in [0, 90) x [0, 180) (its hurricane data's
+ * latitudes and longitudes), the target inside; out = distances */
+static void make_nn(Op *op) {
+  long long n = op->n;
+  float *loc = falloc((size_t)n * 2);
+  for (long long i = 0; i < n; i++) loc[i * 2] = rnd(0.0f, 90.0f), loc[i * 2 + 1] = rnd(0.0f, 180.0f);
+  const float lat = 30.0f, lng = 90.0f;
+  bind_mem(op, "locations", loc, sizeof(float) * 2 * (size_t)n);
+  bind_float(op, "lat", lat);
+  bind_float(op, "lng", lng);
+  new_reference(op, (size_t)n);
+  for (long long i = 0; i < n; i++) {
+    double a = (double)lat - loc[i * 2], b = (double)lng - loc[i * 2 + 1];
+    op->ref_vec[i] = sqrt(a * a + b * b);
+  }
+  op->bytes = 12.0 * n;
+  snprintf(op->size, sizeof op->size, "N=%lld%s", n >= (1 << 20) ? n >> 20 : n, n >= (1 << 20) ? "M" : "");
+  free(loc);
+}
+
+/* Parboil mri-q: voxels in [-0.5, 0.5)^3, samples' K in [-8, 8)^3 and
+ * PhiMag in [0, 1); out = (Qr, Qi) per voxel.  m is the number of
+ * samples (K). */
+static void make_mriq(Op *op) {
+  long long nx = op->n, nk = op->m;
+  float *x = falloc((size_t)nx), *y = falloc((size_t)nx), *z = falloc((size_t)nx), *k = falloc((size_t)nk * 4);
+  fill(x, (size_t)nx, -0.5f, 0.5f), fill(y, (size_t)nx, -0.5f, 0.5f), fill(z, (size_t)nx, -0.5f, 0.5f);
+  for (long long j = 0; j < nk; j++) {
+    for (int c = 0; c < 3; c++) k[j * 4 + c] = rnd(-8.0f, 8.0f);
+    k[j * 4 + 3] = rnd(0.0f, 1.0f);
+  }
+  bind_mem(op, "x", x, sizeof(float) * (size_t)nx);
+  bind_mem(op, "y", y, sizeof(float) * (size_t)nx);
+  bind_mem(op, "z", z, sizeof(float) * (size_t)nx);
+  bind_mem(op, "kvalues", k, sizeof(float) * 4 * (size_t)nk);
+  bind_nat(op, "X", nx);
+  bind_nat(op, "K", nk);
+  new_reference(op, (size_t)nx * 2);
+  op->fields = 2;
+#pragma omp parallel for schedule(dynamic, 64)
+  for (long long i = 0; i < nx; i++) {
+    double qr = 0, qi = 0;
+    for (long long j = 0; j < nk; j++) {
+      const float *kv = k + j * 4;
+      double e = 6.283185307179586 * ((double)kv[0] * x[i] + (double)kv[1] * y[i] + (double)kv[2] * z[i]);
+      qr += kv[3] * cos(e);
+      qi += kv[3] * sin(e);
+    }
+    op->ref_vec[i * 2] = qr;
+    op->ref_vec[i * 2 + 1] = qi;
+  }
+  /* per pair: the phase (3 multiplies, 2 adds, 1 multiply), cos and sin
+   * (counted as one each, as Parboil does not count them), 2 multiply-adds */
+  op->flops = 12.0 * (double)nx * (double)nk;
+  op->in_flops = true;
+  snprintf(op->size, sizeof op->size, "X=%lld, K=%lld", nx, nk);
+  free(x), free(y), free(z), free(k);
+}
+
 void peer_make_op(Op *op) {
   switch (op->kind) {
   case OP_NBODY: make_nbody(op); break;
@@ -259,6 +320,8 @@ void peer_make_op(Op *op) {
   case OP_BLUR: make_blur(op); break;
   case OP_GESUMMV:
   case OP_ATAX: make_polybench(op); break;
+  case OP_NN: make_nn(op); break;
+  case OP_MRIQ: make_mriq(op); break;
   default: die("%s is not a peer program", op->name);
   }
 }
@@ -322,6 +385,21 @@ void peer_setup_impls(Op *op) {
     Impl *im = add_peer(op, "atax_kernel2", "atax_kernel1 + atax_kernel2 (PolyBench/GPU)", 1, g2, NULL, (size_t)n, 4,
                         (Arg[]){amem(mem_of(op, "a")), amem(before->out), aint(m), aint(n)});
     im->before = before;
+    break;
+  }
+  case OP_NN: {
+    add_dpia(op, "nn.dpia", "nn");
+    size_t g[] = {(size_t)n};
+    add_peer(op, "NearestNeighbor", "NearestNeighbor (Rodinia)", 1, g, NULL, (size_t)n, 4,
+             (Arg[]){amem(mem_of(op, "locations")), aint(n), afloat(float_of(op, "lat")), afloat(float_of(op, "lng"))});
+    break;
+  }
+  case OP_MRIQ: {
+    add_dpia(op, "mriq.dpia", "mriq");
+    size_t g[] = {(size_t)n};
+    add_peer(op, "ComputeQ_GPU", "ComputeQ_GPU (Parboil)", 1, g, NULL, (size_t)n * 2, 5,
+             (Arg[]){amem(mem_of(op, "x")), amem(mem_of(op, "y")), amem(mem_of(op, "z")), amem(mem_of(op, "kvalues")),
+                     aint(m)});
     break;
   }
   default: die("%s is not a peer program", op->name);

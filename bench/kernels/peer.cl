@@ -165,3 +165,49 @@ kernel void atax_kernel2(global float *restrict y, const global float *restrict 
   for (int i = 0; i < m; i++) s += a[(size_t)i * n + j] * tmp[i];
   y[j] = s;
 }
+
+/* ---- nearest neighbour (Rodinia nn, NearestNeighbor) ----
+ * The distance of every record to the target (lat, lng). */
+typedef struct latLong {
+  float lat;
+  float lng;
+} LatLong;
+
+kernel void NearestNeighbor(global float *restrict d_distances, const global LatLong *restrict d_locations,
+                            const int numRecords, const float lat, const float lng) {
+  int globalId = get_global_id(0);
+  if (globalId < numRecords) {
+    const global LatLong *latLong = d_locations + globalId;
+    d_distances[globalId] =
+        sqrt((lat - latLong->lat) * (lat - latLong->lat) + (lng - latLong->lng) * (lng - latLong->lng));
+  }
+}
+
+/* ---- MRI-Q (Parboil mri-q, ComputeQ_GPU) ----
+ * One work-item per voxel, all numK samples in one launch (Parboil
+ * launches once per chunk of the samples that fits in constant memory,
+ * adding to Qr and Qi in global memory); out holds (Qr, Qi) pairs, as the
+ * dpia kernel writes them, where Parboil writes two buffers. */
+#define PIx2 6.2831853071795864769252867665590058f
+
+struct kValues {
+  float Kx;
+  float Ky;
+  float Kz;
+  float PhiMag;
+};
+
+kernel void ComputeQ_GPU(global float2 *restrict q, const global float *restrict x, const global float *restrict y,
+                         const global float *restrict z, const global struct kValues *restrict ck, int numK) {
+  int xIndex = get_global_id(0);
+  float sX = x[xIndex], sY = y[xIndex], sZ = z[xIndex];
+  float sQr = 0.0f, sQi = 0.0f;
+  for (int kIndex = 0; kIndex < numK; kIndex++) {
+    float expArg = PIx2 * (ck[kIndex].Kx * sX + ck[kIndex].Ky * sY + ck[kIndex].Kz * sZ);
+    float cosArg = cos(expArg);
+    float sinArg = sin(expArg);
+    sQr += ck[kIndex].PhiMag * cosArg;
+    sQi += ck[kIndex].PhiMag * sinArg;
+  }
+  q[xIndex] = (float2)(sQr, sQi);
+}
