@@ -70,7 +70,7 @@ struct Impl {
  * kernel of the well-known form, nothing else. */
 typedef enum OpKind {
   OP_SCAL, OP_ASUM, OP_DOT, OP_GEMV, OP_GEMM, OP_STENCIL1D, OP_JACOBI2D, OP_HEAT3D,
-  OP_NBODY, OP_MD, OP_BLUR, OP_GESUMMV, OP_ATAX, OP_NN, OP_MRIQ
+  OP_NBODY, OP_MD, OP_BLUR, OP_GESUMMV, OP_ATAX, OP_NN, OP_MRIQ, OP_KMEANS
 } OpKind;
 
 static inline bool is_peer(OpKind kind) { return kind >= OP_NBODY; }
@@ -103,6 +103,11 @@ typedef struct Op {
   double *ref_vec;
   size_t ref_count;
   int fields; /* > 1: the result is structs of this many floats, checked field by field */
+  /* if set, the error of a result in place of the relative norm (kmeans:
+   * indices, an index is right if its centre is a nearest one), from
+   * aux, a table of the op's own (freed with the op) */
+  double (*error)(const struct Op *op, const float *result);
+  double *aux;
   int nimpls;
   Impl impls[MAX_IMPLS];
 } Op;

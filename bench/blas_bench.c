@@ -769,8 +769,8 @@ static bool check(Op *op, Impl *im) {
      * wrong velocity would hide in the norm of the masses); a field whose
      * reference is all zeros must come out within the bound of zero */
     int fields = op->fields > 1 ? op->fields : 1;
-    err = 0;
-    for (int f = 0; f < fields; f++) {
+    err = op->error ? op->error(op, v) : 0;
+    for (int f = 0; f < fields && !op->error; f++) {
       double num = 0, den = 0;
       for (size_t i = (size_t)f; i < op->ref_count; i += (size_t)fields) {
         double d = v[i] - op->ref_vec[i];
@@ -1039,7 +1039,8 @@ static void free_op(Op *op) {
   for (int i = 0; i < op->nbinds; i++)
     if (op->binds[i].mem) clReleaseMemObject(op->binds[i].mem);
   op->nbinds = 0;
-  free(op->x), free(op->y), free(op->a), free(op->b), free(op->ref_vec);
+  free(op->x), free(op->y), free(op->a), free(op->b), free(op->ref_vec), free(op->aux);
+  op->aux = NULL;
   /* keep the figures: free nothing else */
   op->x = op->y = op->a = op->b = NULL;
   op->ref_vec = NULL;
@@ -1268,6 +1269,7 @@ int main(int argc, char **argv) {
       {OP_GESUMMV, "gesummv", 0, check_only ? 96 : quick ? 2048 : 8192, 0, false},
       {OP_ATAX, "atax", check_only ? 96 : quick ? 2048 : 8192, check_only ? 80 : quick ? 2048 : 8192, 0, false},
       {OP_NN, "nn", 0, check_only ? 1000 : quick ? 1 << 22 : 1 << 24, 0, false},
+      {OP_KMEANS, "kmeans", 5, check_only ? 1000 : quick ? 1 << 17 : 1 << 19, 34, false},
       {OP_MRIQ, "mriq", check_only ? 64 : quick ? 1024 : 3072, check_only ? 512 : quick ? 8192 : 32768, 0, false},
   };
   for (size_t p = 0; p < sizeof plan / sizeof plan[0]; p++) {

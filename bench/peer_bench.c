@@ -12,6 +12,7 @@
  *   atax         samples/atax.dpia (pipeline atax)        PolyBench/GPU atax_kernel1, atax_kernel2
  *   nn           samples/nn.dpia                          Rodinia nn, NearestNeighbor
  *   mriq         samples/mriq.dpia                        Parboil mri-q, ComputeQ_GPU
+ *   kmeans       samples/kmeans.dpia                      Rodinia kmeans, kmeans_kernel_c
  *
  * Every implementation is checked against a double-precision host
  * reference before it is timed (blas_bench.c, check); `blas_bench --check
@@ -313,6 +314,54 @@ static void make_mriq(Op *op) {
   free(x), free(y), free(z), free(k);
 }
 
+/* the largest relative excess of the distance to the centre a point was
+ * given over the distance to its nearest centre (aux: [n][k] distances) */
+static double kmeans_error(const Op *op, const float *result) {
+  const int *index = (const int *)result; /* the output is int */
+  long long k = op->m;
+  double worst = 0;
+  for (size_t i = 0; i < op->ref_count; i++) {
+    if (index[i] < 0 || index[i] >= k) return INFINITY;
+    const double *d = op->aux + i * (size_t)k;
+    double best = d[0];
+    for (long long c = 1; c < k; c++) best = d[c] < best ? d[c] : best;
+    double e = (d[index[i]] - best) / (best > 1e-30 ? best : 1e-30);
+    worst = e > worst ? e : worst;
+  }
+  return worst;
+}
+
+/* Rodinia kmeans (its kdd_cup input: 34 features, 5 clusters): features
+ * in [0, 1), the centres K of the points, as Rodinia's first iteration
+ * takes them.  m is the number of centres (K), k of features (F). */
+static void make_kmeans(Op *op) {
+  long long n = op->n, nk = op->m, nf = op->k;
+  float *features = falloc((size_t)(nf * n)), *clusters = falloc((size_t)(nk * nf));
+  fill(features, (size_t)(nf * n), 0.0f, 1.0f);
+  for (long long c = 0; c < nk; c++) /* point c * n / K */
+    for (long long f = 0; f < nf; f++) clusters[c * nf + f] = features[f * n + c * n / nk];
+  bind_mem(op, "features", features, sizeof(float) * (size_t)(nf * n));
+  bind_mem(op, "clusters", clusters, sizeof(float) * (size_t)(nk * nf));
+  bind_nat(op, "K", nk);
+  bind_nat(op, "F", nf);
+  op->ref_count = (size_t)n;
+  op->aux = xmalloc(sizeof(double) * (size_t)(n * nk));
+  op->error = kmeans_error;
+#pragma omp parallel for
+  for (long long i = 0; i < n; i++)
+    for (long long c = 0; c < nk; c++) {
+      double s = 0;
+      for (long long f = 0; f < nf; f++) {
+        double d = (double)features[f * n + i] - clusters[c * nf + f];
+        s += d * d;
+      }
+      op->aux[i * nk + c] = s;
+    }
+  op->bytes = 4.0 * (double)n * (double)(nf + 1);
+  snprintf(op->size, sizeof op->size, "N=%lld, K=%lld, F=%lld", n, nk, nf);
+  free(features), free(clusters);
+}
+
 void peer_make_op(Op *op) {
   switch (op->kind) {
   case OP_NBODY: make_nbody(op); break;
@@ -322,6 +371,7 @@ void peer_make_op(Op *op) {
   case OP_ATAX: make_polybench(op); break;
   case OP_NN: make_nn(op); break;
   case OP_MRIQ: make_mriq(op); break;
+  case OP_KMEANS: make_kmeans(op); break;
   default: die("%s is not a peer program", op->name);
   }
 }
@@ -392,6 +442,13 @@ void peer_setup_impls(Op *op) {
     size_t g[] = {(size_t)n};
     add_peer(op, "NearestNeighbor", "NearestNeighbor (Rodinia)", 1, g, NULL, (size_t)n, 4,
              (Arg[]){amem(mem_of(op, "locations")), aint(n), afloat(float_of(op, "lat")), afloat(float_of(op, "lng"))});
+    break;
+  }
+  case OP_KMEANS: {
+    add_dpia(op, "kmeans.dpia", "kmeans");
+    size_t g[] = {(size_t)n};
+    add_peer(op, "kmeans_kernel_c", "kmeans_kernel_c (Rodinia)", 1, g, NULL, (size_t)n, 5,
+             (Arg[]){amem(mem_of(op, "features")), amem(mem_of(op, "clusters")), aint(n), aint(m), aint(op->k)});
     break;
   }
   case OP_MRIQ: {

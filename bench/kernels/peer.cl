@@ -211,3 +211,26 @@ kernel void ComputeQ_GPU(global float2 *restrict q, const global float *restrict
   }
   q[xIndex] = (float2)(sQr, sQi);
 }
+
+/* ---- K-means, the assignment step (Rodinia kmeans, kmeans_kernel_c) ----
+ * feature is [nfeatures][npoints] (Rodinia's kmeans_swap has transposed
+ * it), clusters [nclusters][nfeatures]; membership the index of the
+ * nearest centre (the first of equally near ones). */
+kernel void kmeans_kernel_c(global int *restrict membership, const global float *restrict feature,
+                            const global float *restrict clusters, int npoints, int nclusters, int nfeatures) {
+  int point_id = get_global_id(0);
+  int index = 0;
+  float min_dist = FLT_MAX;
+  for (int i = 0; i < nclusters; i++) {
+    float ans = 0.0f;
+    for (int l = 0; l < nfeatures; l++) {
+      float d = feature[l * npoints + point_id] - clusters[i * nfeatures + l];
+      ans += d * d;
+    }
+    if (ans < min_dist) {
+      min_dist = ans;
+      index = i;
+    }
+  }
+  membership[point_id] = index;
+}
