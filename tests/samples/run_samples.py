@@ -50,6 +50,7 @@ RUNS = [  # file, kernel, sizes at two points
     ('gaussian_blur.dpia', 'gaussian5', [{'N': 1000}, {'N': 4096}]),
     ('gaussian_blur.dpia', 'gaussian3x3', [{'M': 100, 'N': 77}, {'M': 64, 'N': 128}]),
     ('gaussian_blur.dpia', 'gaussian3x3Prelude', [{'M': 100, 'N': 77}, {'M': 64, 'N': 128}]),
+    ('gaussian_blur.dpia', 'gaussian3x3Rows', [{'M': 100, 'N': 77}, {'M': 64, 'N': 128}]),
     ('mandelbrot.dpia', 'mandelbrot', [{'N': 1000}, {'N': 4096}]),
     ('mandelbrot.dpia', 'mandelbrotTiled', [{'N': 1024}, {'N': 4096}]),
 ]
