@@ -115,11 +115,11 @@ typedef struct Op {
 /* blas_bench.c */
 extern const char *root; /* the source tree: samples/, bench/kernels/ */
 float *falloc(size_t n);
-char *slurp(const char *path);
 float rnd(float lo, float hi);
 void fill(float *p, size_t n, float lo, float hi);
 cl_mem buffer(size_t bytes, const void *init);
 cl_program build(const char *source, const char *what);
+cl_program build_file(const char *relpath);
 Impl *add_impl(Op *op, ImplKind kind, const char *family, const char *fmt, ...);
 Impl *add_dpia(Op *op, const char *sample, const char *kernel);
 Impl *add_dpia_pipeline(Op *op, const char *sample, const char *pipeline);

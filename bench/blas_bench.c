@@ -91,7 +91,7 @@ float *falloc(size_t n) {
   return p;
 }
 
-char *slurp(const char *path) {
+static char *slurp(const char *path) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
   fseek(f, 0, SEEK_END);
@@ -176,6 +176,17 @@ cl_program build(const char *source, const char *what) {
     log[n] = 0;
     die("building %s failed:\n%s", what, log);
   }
+  return p;
+}
+
+/* the program of a file of OpenCL kernels, by its path in the source tree */
+cl_program build_file(const char *relpath) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", root, relpath);
+  char *text = slurp(path);
+  if (!text) die("cannot read %s", path);
+  cl_program p = build(text, path);
+  free(text);
   return p;
 }
 
@@ -1213,17 +1224,8 @@ int main(int argc, char **argv) {
     flush_buf = falloc(flush_len);
     memset(flush_buf, 0, flush_len * sizeof(float));
   }
-  char path[1024];
-  snprintf(path, sizeof path, "%s/bench/kernels/blas.cl", root);
-  char *hand = slurp(path);
-  if (!hand) die("cannot read %s", path);
-  hand_program = build(hand, path);
-  free(hand);
-  snprintf(path, sizeof path, "%s/bench/kernels/before.cl", root);
-  char *before = slurp(path);
-  if (!before) die("cannot read %s", path);
-  before_program = build(before, path);
-  free(before);
+  hand_program = build_file("bench/kernels/blas.cl");
+  before_program = build_file("bench/kernels/before.cl");
 
   printf("device: %s (%s)\n", device_name, platform_version);
 #ifdef _OPENMP

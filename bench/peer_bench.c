@@ -27,13 +27,7 @@
 static cl_program peer_program; /* bench/kernels/peer.cl, built on first use */
 
 static cl_program program(void) {
-  if (peer_program) return peer_program;
-  char path[1024];
-  snprintf(path, sizeof path, "%s/bench/kernels/peer.cl", root);
-  char *text = slurp(path);
-  if (!text) die("cannot read %s", path);
-  peer_program = build(text, path);
-  free(text);
+  if (!peer_program) peer_program = build_file("bench/kernels/peer.cl");
   return peer_program;
 }
 
@@ -466,15 +460,24 @@ void peer_setup_impls(Op *op) {
 
 /* ---- report ---- */
 
+/* a peer op's best dpia strategy and best hand-written kernel, and the
+ * speed of the one over the other; false if either is missing */
+static bool peer_ratio(const Op *op, const Impl **dp, const Impl **hd, PairedRatio *r) {
+  if (!is_peer(op->kind)) return false;
+  *dp = best_of(op, "dpia"), *hd = best_of(op, "hand");
+  if (!*dp || !*hd) return false;
+  *r = paired_ratio(*hd, *dp);
+  return true;
+}
+
 void peer_report(FILE *f, const Op *ops, int nops, bool markdown) {
   double logsum = 0;
   int count = 0;
   for (int i = 0; i < nops; i++) {
     const Op *op = &ops[i];
-    if (!is_peer(op->kind)) continue;
-    const Impl *dp = best_of(op, "dpia"), *hd = best_of(op, "hand");
-    if (!dp || !hd) continue;
-    PairedRatio r = paired_ratio(hd, dp);
+    const Impl *dp, *hd;
+    PairedRatio r;
+    if (!peer_ratio(op, &dp, &hd, &r)) continue;
     if (count == 0) {
       if (markdown) {
         fprintf(f, "\n### The peers' benchmark set: best dpia strategy against the hand-written kernel\n\n");
@@ -508,10 +511,9 @@ void peer_dat(FILE *f, const Op *ops, int nops) {
   fputs("program\t\"dpia ÷ hand\"\tlow\thigh\n", f);
   for (int i = 0; i < nops; i++) {
     const Op *op = &ops[i];
-    if (!is_peer(op->kind)) continue;
-    const Impl *dp = best_of(op, "dpia"), *hd = best_of(op, "hand");
-    if (!dp || !hd) continue;
-    PairedRatio r = paired_ratio(hd, dp);
+    const Impl *dp, *hd;
+    PairedRatio r;
+    if (!peer_ratio(op, &dp, &hd, &r)) continue;
     if (!r.has_interval) r.lo = r.hi = r.median;
     fprintf(f, "\"%s\"\t%.3f\t%.3f\t%.3f\n", op->name, r.median, r.lo, r.hi);
   }
