@@ -3,15 +3,22 @@
  * device, OpenBLAS on the host and a bandwidth roof (a plain C loop with
  * OpenMP over all cores doing the same reads and writes), for scal, asum,
  * dot and gemv at two sizes each, plus a tiled matrix multiply (against
- * CLBlast SGEMM and OpenBLAS) and the stencils.  A benchmark, not a test:
- * it prints figures.  bench/run.sh runs it and writes BENCHMARKS.md.
+ * CLBlast SGEMM and OpenBLAS) and the stencils; and the peers' benchmark
+ * set (peer_bench.c: N-body, MD, convolution, GESUMMV, ATAX, NN, K-means,
+ * MRI-Q against the suites' hand-written kernels).  A benchmark: it prints
+ * figures.  bench/run.sh runs it and writes BENCHMARKS.md.
  *
- *   build/bench/blas_bench [--root DIR] [--reps R] [--quick] [--cold] [--only OP]
- *                          [--md FILE] [--dat FILE]
+ *   build/bench/blas_bench [--root DIR] [--reps R] [--quick] [--check] [--cold]
+ *                          [--only OP,...] [--md FILE] [--dat FILE]
  *
+ * --only runs the operations named (scal, ..., gemm, nbody, ...; peer: the
+ * whole peer set).  --check only checks every implementation once
+ * against its reference, at small sizes, and exits 1 if one differs: the
+ * meson test bench-peer-check runs --check --only peer.
  * --md writes the tables in Markdown; --dat the chart's data for gnuplot
- * (GB/s; gemm's GFLOP/s in FILE.gemm).  The targets are ratios
- * round by round with a 95% interval (paired_ratio).
+ * (GB/s; gemm's GFLOP/s in FILE.gemm; the peer set's ratios in
+ * FILE.peer).  The targets are ratios round by round with a 95% interval
+ * (paired_ratio).
  *
  * Every implementation is first run once and its result compared with a
  * host reference computed in double precision; one that differs is
@@ -1264,12 +1271,14 @@ int main(int argc, char **argv) {
       {OP_JACOBI2D, "jacobi2d", gsmall, gsmall, 0, false},
       {OP_HEAT3D, "heat3d", quick ? 128 : 256, quick ? 128 : 256, quick ? 64 : 256, false},
       {OP_GEMM, "gemm", quick ? 256 : 1024, quick ? 256 : 1024, quick ? 256 : 1024, false},
-      /* the peer set (peer_bench.c); --check: small sizes, for the test */
+      /* the peer set (peer_bench.c), at the sizes of the suites (PolyBench/GPU: 4096; SHOC MD: its
+       * size 4, Parboil mri-q: small) where a run takes at most about 0.5 s here; --check: small sizes,
+       * for the test */
       {OP_NBODY, "nbody", 0, check_only ? 512 : quick ? 2048 : 8192, 0, false},
       {OP_MD, "md", 128, check_only ? 1024 : quick ? 12288 : 73728, 0, false},
       {OP_BLUR, "gaussian3x3", check_only ? 96 : quick ? 1024 : 4096, check_only ? 80 : quick ? 1024 : 4096, 0, false},
-      {OP_GESUMMV, "gesummv", 0, check_only ? 96 : quick ? 2048 : 8192, 0, false},
-      {OP_ATAX, "atax", check_only ? 96 : quick ? 2048 : 8192, check_only ? 80 : quick ? 2048 : 8192, 0, false},
+      {OP_GESUMMV, "gesummv", 0, check_only ? 96 : quick ? 1024 : 4096, 0, false},
+      {OP_ATAX, "atax", check_only ? 96 : quick ? 1024 : 4096, check_only ? 80 : quick ? 1024 : 4096, 0, false},
       {OP_NN, "nn", 0, check_only ? 1000 : quick ? 1 << 22 : 1 << 24, 0, false},
       {OP_KMEANS, "kmeans", 5, check_only ? 1000 : quick ? 1 << 17 : 1 << 19, 34, false},
       {OP_MRIQ, "mriq", check_only ? 64 : quick ? 1024 : 3072, check_only ? 512 : quick ? 8192 : 32768, 0, false},

@@ -113,7 +113,7 @@ blas=$(grep -m1 '^OpenBLAS:' $out/results.txt || true)
   echo "every implementation reads its operands from memory, whatever ran before it), wall clock around"
   echo "enqueue ... clFinish (reductions: plus reading back and adding the partial sums)."
   echo "GB/s counts the bytes each operation must move (scal 8N, asum 4N, dot 8N, gemv 4(MN+N+2M),"
-  echo "stencils 8N, the peer set as its tables say); gemm and nbody are in GFLOP/s. \"best dpia ÷ this\" is this implementation's time over"
+  echo "stencils 8N, the peer set as its tables say); gemm, nbody and mriq are in GFLOP/s. \"best dpia ÷ this\" is this implementation's time over"
   echo "the best dpia strategy's: above 1.00x the dpia kernel is faster. The machine is shared"
   echo "with other work (load average $load_before before the run, $load_after after it, on"
   echo "$(nproc) cores), so figures move from run to run; compare figures of one run."
@@ -209,10 +209,14 @@ blas=$(grep -m1 '^OpenBLAS:' $out/results.txt || true)
   a jittered lattice in random order, so that a neighbour's index is
   unrelated to the atom's, as with SHOC's random positions); gaussian3x3 a
   3 x 3 convolution with its mask constant; gesummv and atax
-  PolyBench/GPU's kernels with their sums in registers.  Each hand kernel
+  PolyBench/GPU's kernels with their sums in registers; nn Rodinia's
+  NearestNeighbor; kmeans Rodinia's kmeans_kernel_c (the assignment step,
+  its index checked as right when its centre is a nearest one); mriq
+  Parboil's ComputeQ_GPU, all samples in one launch.  Each hand kernel
   writes the layout of the dpia kernel's output (nbody: one buffer of
   (position, velocity) pairs) so that both are checked against one
-  reference; nbody is in GFLOP/s at 20 flops per interaction.
+  reference; nbody and mriq are in GFLOP/s (20 flops per interaction, 12
+  per voxel and sample).
 - Stencils: the rows "generator before unrolling" are the kernels dpia
   generated before loops of at most 4 steps were written out (see
   bench/kernels/before.cl): PoCL did not vectorise around the loop of 3.
