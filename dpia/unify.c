@@ -612,6 +612,34 @@ static void mark_awaited(Checker *c, bool on) {
   }
 }
 
+/* A conversion whose argument is, through other conversions, its own
+ * result: (\t -> toDouble (toInt t) + t) 1.5, where the operator made the
+ * outer conversion's result the literal's type.  No other constraint can
+ * fix it, and marking it awaited kept it from being defaulted ("cannot
+ * infer", differential test, seed 8 #288); conversions keep the width, and
+ * the literal it started from is a scalar, so it is the outer conversion's
+ * target type. */
+static bool settle_conversion_cycles(Checker *c) {
+  bool progress = false;
+  for (int i = 0; i < c->deferred.len; i++) {
+    Deferred *d = c->deferred.items[i];
+    DataType *b = dt_resolve(d->b);
+    if (d->done || d->kind != DEFER_CONVERT || b->kind != DT_META) continue;
+    DataType *x = dt_resolve(d->a);
+    for (int steps = 0; steps <= c->deferred.len && x->kind == DT_META; steps++) {
+      if (x == b) {
+        unify_data(c, b, dt_scalar(c->tc, d->target, 1));
+        progress = true;
+        break;
+      }
+      const Deferred *inner = pending_with_result(c, x);
+      if (!inner || inner->kind != DEFER_CONVERT) break;
+      x = dt_resolve(inner->a);
+    }
+  }
+  return progress;
+}
+
 static void default_tree(Checker *c, Phrase *p) {
   if (p->type->kind == PT_EXP) default_metas_in(c, p->type->data);
   switch (p->kind) {
@@ -975,6 +1003,9 @@ void finish_decl(Checker *c, DefInfo *def) {
        * conversion then makes the comparison's type double; defaulting
        * the conversion's result as well (to the float of 0.5) would
        * contradict it */
+      if (settle_conversion_cycles(c))
+        while (wake_deferred(c)) {
+        }
       mark_awaited(c, true);
       default_tree(c, def->body);
       mark_awaited(c, false);
