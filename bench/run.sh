@@ -215,7 +215,13 @@ blas=$(grep -m1 '^OpenBLAS:' $out/results.txt || true)
   Parboil's ComputeQ_GPU, all samples in one launch.  Each hand kernel
   writes the layout of the dpia kernel's output (nbody: one buffer of
   (position, velocity) pairs) so that both are checked against one
-  reference; nbody and mriq are in GFLOP/s (20 flops per interaction, 12
+  reference.  gaussian3x3Rows (three written-out rows of three) is
+  straight-line code like the hand kernel and as fast; gaussian3x3 keeps a
+  loop of 3 around its rows and gaussian3x3Prelude a loop of 9, which PoCL
+  runs as scalar code per pixel (3x and 10x slower).  Where the kernel
+  loops over data (nbody, md, gesummv, atax, kmeans, mriq), dpia's and the
+  hand kernels are alike scalar loops per work-item; mriq's sin and cos
+  then cost about 80 ns a pair.  nbody and mriq are in GFLOP/s (20 flops per interaction, 12
   per voxel and sample).
 - Stencils: the rows "generator before unrolling" are the kernels dpia
   generated before loops of at most 4 steps were written out (see
