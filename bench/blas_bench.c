@@ -1329,24 +1329,26 @@ int main(int argc, char **argv) {
     FILE *f = fopen(md, "w");
     if (!f) die("cannot write %s", md);
     for (int i = 0; i < nops; i++) print_op(f, &ops[i], true);
-    fprintf(f, "\n### Targets: speed of the best dpia strategy over the careful hand-written kernel's and the roof's\n\n");
-    fprintf(f, "Medians of the ratios round by round, with their 95%% confidence interval (see \"Reading the figures\" below); "
-               "\"within noise\": below 1.00x, but the interval holds 1.00x.\n\n");
-    fprintf(f, "| operation | size | best dpia strategy | ÷ best hand-written | 95%% interval | 1.00x target | ÷ roof |\n"
-               "|---|---|---|---:|---|---|---:|\n");
-    for (int i = 0; i < nops; i++) {
-      const Op *op = &ops[i];
-      const Impl *dp = best_of(op, "dpia"), *hd = best_hand(op), *rf = best_of(op, "roof");
-      if (!dp || !hd || is_peer(op->kind)) continue;
-      PairedRatio h = paired_ratio(hd, dp);
-      fprintf(f, "| %s | %s | %s | %.3fx | ", op->name, op->size, dp->name + 5, h.median);
-      if (h.has_interval) fprintf(f, "%.2f – %.2f | ", h.lo, h.hi);
-      else fprintf(f, "– | ");
-      fprintf(f, "%s | ", verdict(h));
-      if (rf) fprintf(f, "%.2fx |\n", paired_ratio(rf, dp).median);
-      else fprintf(f, "– |\n");
+    if (count) { /* the BLAS and stencil operations (not run with --only peer) */
+      fprintf(f, "\n### Targets: speed of the best dpia strategy over the careful hand-written kernel's and the roof's\n\n");
+      fprintf(f, "Medians of the ratios round by round, with their 95%% confidence interval (see \"Reading the figures\" below); "
+                 "\"within noise\": below 1.00x, but the interval holds 1.00x.\n\n");
+      fprintf(f, "| operation | size | best dpia strategy | ÷ best hand-written | 95%% interval | 1.00x target | ÷ roof |\n"
+                 "|---|---|---|---:|---|---|---:|\n");
+      for (int i = 0; i < nops; i++) {
+        const Op *op = &ops[i];
+        const Impl *dp = best_of(op, "dpia"), *hd = best_hand(op), *rf = best_of(op, "roof");
+        if (!dp || !hd || is_peer(op->kind)) continue;
+        PairedRatio h = paired_ratio(hd, dp);
+        fprintf(f, "| %s | %s | %s | %.3fx | ", op->name, op->size, dp->name + 5, h.median);
+        if (h.has_interval) fprintf(f, "%.2f – %.2f | ", h.lo, h.hi);
+        else fprintf(f, "– | ");
+        fprintf(f, "%s | ", verdict(h));
+        if (rf) fprintf(f, "%.2fx |\n", paired_ratio(rf, dp).median);
+        else fprintf(f, "– |\n");
+      }
+      fprintf(f, "\nGeometric mean of best dpia ÷ hand-written: **%.2fx**.\n", exp(logsum / count));
     }
-    if (count) fprintf(f, "\nGeometric mean of best dpia ÷ hand-written: **%.2fx**.\n", exp(logsum / count));
     peer_report(f, ops, nops, true);
     fclose(f);
   }
