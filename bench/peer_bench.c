@@ -437,6 +437,8 @@ void peer_setup_impls(Op *op) {
     size_t g[] = {(size_t)n};
     add_peer(op, "NearestNeighbor", "NearestNeighbor (Rodinia)", 1, g, NULL, (size_t)n, 4,
              (Arg[]){amem(mem_of(op, "locations")), aint(n), afloat(float_of(op, "lat")), afloat(float_of(op, "lng"))});
+    add_peer(op, "NearestNeighborExact", "NearestNeighbor (no guard)", 1, g, NULL, (size_t)n, 3,
+             (Arg[]){amem(mem_of(op, "locations")), afloat(float_of(op, "lat")), afloat(float_of(op, "lng"))});
     break;
   }
   case OP_KMEANS: {

@@ -3,11 +3,16 @@
  * NDRange: global size N, local size not fixed
  */
 
+typedef struct {
+  float fst;
+  float snd;
+} pair_float_float;
+
 kernel void nn(global float *restrict output,
                float lat,
                float lng,
-               const global float2 *restrict locations,
+               const global pair_float_float *restrict locations,
                int N) {
   int gid = get_global_id(0); /* mapGlobal */
-  output[gid] = sqrt((lat - locations[gid].x) * (lat - locations[gid].x) + (lng - locations[gid].y) * (lng - locations[gid].y));
+  output[gid] = sqrt((lat - locations[gid].fst) * (lat - locations[gid].fst) + (lng - locations[gid].snd) * (lng - locations[gid].snd));
 }

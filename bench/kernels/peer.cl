@@ -183,6 +183,17 @@ kernel void NearestNeighbor(global float *restrict d_distances, const global Lat
   }
 }
 
+/* the same without the guard, launched with exactly numRecords
+ * work-items: on PoCL the guard keeps the work-item loop from being
+ * vectorised as straight-line code */
+kernel void NearestNeighborExact(global float *restrict d_distances, const global LatLong *restrict d_locations,
+                                 const float lat, const float lng) {
+  int globalId = get_global_id(0);
+  const global LatLong *latLong = d_locations + globalId;
+  d_distances[globalId] =
+      sqrt((lat - latLong->lat) * (lat - latLong->lat) + (lng - latLong->lng) * (lng - latLong->lng));
+}
+
 /* ---- MRI-Q (Parboil mri-q, ComputeQ_GPU) ----
  * One work-item per voxel, all numK samples in one launch (Parboil
  * launches once per chunk of the samples that fits in constant memory,
