@@ -3,6 +3,7 @@
 #include "bench_meta.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -248,6 +249,17 @@ bool eval_precondition(const char *s, const Nats *nats) {
 }
 
 size_t type_bytes(const char *t) {
+  if (*t == '(') { /* a pair "(float4, float4)": a struct of its two fields, no padding between vectors of one type */
+    const char *comma = strchr(t, ',');
+    if (!comma) die("element type %s is not supported by the benchmark", t);
+    char first[64];
+    snprintf(first, sizeof first, "%.*s", (int)(comma - t - 1), t + 1);
+    const char *second = comma + 1;
+    while (*second == ' ') second++;
+    size_t a = type_bytes(first), b = type_bytes(second);
+    if (a != b) die("element type %s is not supported by the benchmark (fields of two sizes)", t);
+    return a + b;
+  }
   size_t scalar = !strncmp(t, "float", 5) ? 4 : !strncmp(t, "int", 3) ? 4 : !strncmp(t, "double", 6) ? 8 : 0;
   if (!scalar) die("element type %s is not supported by the benchmark", t);
   const char *w = t;

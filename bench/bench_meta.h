@@ -24,8 +24,8 @@ typedef struct JP {
 
 typedef struct Nats {
   int n;
-  const char *names[4];
-  long long values[4];
+  const char *names[12];
+  long long values[12];
 } Nats;
 
 J *jvalue(JP *p);

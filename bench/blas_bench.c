@@ -3,15 +3,22 @@
  * device, OpenBLAS on the host and a bandwidth roof (a plain C loop with
  * OpenMP over all cores doing the same reads and writes), for scal, asum,
  * dot and gemv at two sizes each, plus a tiled matrix multiply (against
- * CLBlast SGEMM and OpenBLAS) and the stencils.  A benchmark, not a test:
- * it prints figures.  bench/run.sh runs it and writes BENCHMARKS.md.
+ * CLBlast SGEMM and OpenBLAS) and the stencils; and the peers' benchmark
+ * set (peer_bench.c: N-body, MD, convolution, GESUMMV, ATAX, NN, K-means,
+ * MRI-Q against the suites' hand-written kernels).  A benchmark: it prints
+ * figures.  bench/run.sh runs it and writes BENCHMARKS.md.
  *
- *   build/bench/blas_bench [--root DIR] [--reps R] [--quick] [--cold] [--only OP]
- *                          [--md FILE] [--dat FILE]
+ *   build/bench/blas_bench [--root DIR] [--reps R] [--quick] [--check] [--cold]
+ *                          [--only OP,...] [--md FILE] [--dat FILE]
  *
+ * --only runs the operations named (scal, ..., gemm, nbody, ...; peer: the
+ * whole peer set).  --check only checks every implementation once
+ * against its reference, at small sizes, and exits 1 if one differs: the
+ * meson test bench-peer-check runs --check --only peer.
  * --md writes the tables in Markdown; --dat the chart's data for gnuplot
- * (GB/s; gemm's GFLOP/s in FILE.gemm).  The targets are ratios
- * round by round with a 95% interval (paired_ratio).
+ * (GB/s; gemm's GFLOP/s in FILE.gemm; the peer set's ratios in
+ * FILE.peer).  The targets are ratios round by round with a 95% interval
+ * (paired_ratio).
  *
  * Every implementation is first run once and its result compared with a
  * host reference computed in double precision; one that differs is
@@ -59,9 +66,7 @@
 #define DPIA_SOURCE_ROOT "."
 #endif
 
-enum { MAX_IMPLS = 16, MAX_REPS = 200, MAX_ARGS = 16, MAX_OPS = 16 };
-
-#include "bench_meta.h"
+#include "bench_core.h"
 
 /* ---- utilities ---- */
 
@@ -87,7 +92,7 @@ void *xmalloc(size_t n) {
   return p;
 }
 
-static float *falloc(size_t n) {
+float *falloc(size_t n) {
   float *p = aligned_alloc(64, ((n * sizeof(float) + 63) / 64) * 64);
   if (!p) die("out of memory (%zu floats)", n);
   return p;
@@ -107,7 +112,7 @@ static char *slurp(const char *path) {
 }
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static float rnd(float lo, float hi) { /* xorshift64* */
+float rnd(float lo, float hi) { /* xorshift64* */
   rng_state ^= rng_state >> 12;
   rng_state ^= rng_state << 25;
   rng_state ^= rng_state >> 27;
@@ -115,7 +120,7 @@ static float rnd(float lo, float hi) { /* xorshift64* */
   return lo + (hi - lo) * (float)((double)(r >> 40) / (double)(1ull << 24));
 }
 
-static void fill(float *p, size_t n, float lo, float hi) {
+void fill(float *p, size_t n, float lo, float hi) {
   for (size_t i = 0; i < n; i++) p[i] = rnd(lo, hi);
 }
 
@@ -140,12 +145,6 @@ static cl_command_queue queue;
 static cl_device_id device;
 static char device_name[256], platform_version[256];
 
-#define CL_CHECK(call)                                                               \
-  do {                                                                               \
-    cl_int err_ = (call);                                                            \
-    if (err_ != CL_SUCCESS) die("%s failed: OpenCL error %d", #call, (int)err_);   \
-  } while (0)
-
 static void cl_setup(void) {
   cl_platform_id platform;
   cl_uint n;
@@ -160,7 +159,7 @@ static void cl_setup(void) {
   if (err != CL_SUCCESS) die("clCreateCommandQueue: %d", (int)err);
 }
 
-static cl_mem buffer(size_t bytes, const void *init) {
+cl_mem buffer(size_t bytes, const void *init) {
   cl_int err;
   cl_mem m = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes ? bytes : 4, NULL, &err);
   if (err != CL_SUCCESS) die("clCreateBuffer(%zu): %d", bytes, (int)err);
@@ -172,7 +171,7 @@ static void read_buffer(cl_mem m, size_t bytes, void *out) {
   CL_CHECK(clEnqueueReadBuffer(queue, m, CL_TRUE, 0, bytes, out, 0, NULL, NULL));
 }
 
-static cl_program build(const char *source, const char *what) {
+cl_program build(const char *source, const char *what) {
   cl_int err;
   cl_program p = clCreateProgramWithSource(ctx, 1, &source, NULL, &err);
   if (err != CL_SUCCESS) die("clCreateProgramWithSource(%s): %d", what, (int)err);
@@ -187,69 +186,20 @@ static cl_program build(const char *source, const char *what) {
   return p;
 }
 
+/* the program of a file of OpenCL kernels, by its path in the source tree */
+cl_program build_file(const char *relpath) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", root, relpath);
+  char *text = slurp(path);
+  if (!text) die("cannot read %s", path);
+  cl_program p = build(text, path);
+  free(text);
+  return p;
+}
+
 /* ---- implementations ---- */
 
-typedef enum ImplKind { IK_CL, IK_CLBLAST, IK_OPENBLAS, IK_ROOF } ImplKind;
-typedef enum ArgKind { A_MEM, A_FLOAT, A_INT, A_LOCAL } ArgKind;
-typedef struct Arg {
-  ArgKind kind;
-  cl_mem mem;
-  float f;
-  int i;
-  size_t bytes;
-} Arg;
-
-struct Op;
-typedef struct Impl Impl;
-struct Impl {
-  char name[96];
-  const char *family; /* "dpia", "hand", "CLBlast", "OpenBLAS", "roof" */
-  ImplKind kind;
-  /* IK_CL */
-  cl_program program; /* dpia kernels: their own program */
-  cl_kernel kernel;
-  int nargs;
-  Arg args[MAX_ARGS];
-  cl_uint ndims;
-  size_t global[3], local[3];
-  bool has_local;
-  Impl *before;        /* a kernel run first, whose output this one reads (dpia pipelines), or NULL */
-  cl_mem out;          /* the output buffer (for scal in place: x) */
-  size_t out_floats;   /* floats in out */
-  float *partials;     /* host copy of the partial sums (reductions) */
-  /* IK_CLBLAST, IK_OPENBLAS: private copies for operations in place */
-  cl_mem own_x, own_y;
-  float *host_out;
-  double scalar; /* the result of a reduction */
-  /* figures */
-  int ntimes;
-  double times[MAX_REPS];
-  double ms, gbs, gflops;
-  bool ok;
-  char note[160];
-};
-
-/* OP_HEAT3D: k planes of m rows of n */
-typedef enum OpKind { OP_SCAL, OP_ASUM, OP_DOT, OP_GEMV, OP_GEMM, OP_STENCIL1D, OP_JACOBI2D, OP_HEAT3D } OpKind;
-
-typedef struct Op {
-  OpKind kind;
-  char name[32];  /* "scal" */
-  char size[48];  /* "N=16M" */
-  bool large;
-  long long n, m, k;
-  double bytes, flops;
-  float alpha, beta;
-  float *x, *y, *a, *b; /* host inputs */
-  cl_mem dx, dy, da, db;
-  double ref_scalar;
-  double *ref_vec;
-  size_t ref_count;
-  int nimpls;
-  Impl impls[MAX_IMPLS];
-} Op;
-
-static Impl *add_impl(Op *op, ImplKind kind, const char *family, const char *fmt, ...) {
+Impl *add_impl(Op *op, ImplKind kind, const char *family, const char *fmt, ...) {
   if (op->nimpls == MAX_IMPLS) die("too many implementations");
   Impl *im = &op->impls[op->nimpls++];
   memset(im, 0, sizeof *im);
@@ -273,13 +223,56 @@ static size_t result_count(const Op *op) {
   case OP_GEMM:
   case OP_JACOBI2D: return (size_t)(op->m * op->n);
   case OP_HEAT3D: return (size_t)(op->k * op->m * op->n);
-  default: return 0;
+  case OP_ASUM:
+  case OP_DOT: return 0;
+  default: return op->ref_count; /* the peer set: set by peer_make_op */
   }
 }
 
 /* ---- dpia kernels through libdpia ---- */
 
-static const char *root = DPIA_SOURCE_ROOT;
+const char *root = DPIA_SOURCE_ROOT;
+
+/* the values of the nat parameters of a sample's kernels: the op's nat
+ * bindings, N M K from the op's sizes, P (heat3d's planes) = K */
+static Nats op_nats(const Op *op) {
+  Nats nats = {0};
+  for (int i = 0; i < op->nbinds; i++) /* first: a binding overrides the op's sizes */
+    if (op->binds[i].kind == A_INT) nats.names[nats.n] = op->binds[i].name, nats.values[nats.n++] = op->binds[i].nat;
+  const char *nat_names[] = {"N", "M", "K", "P"};
+  long long nat_values[] = {op->n, op->m, op->k, op->k};
+  for (int i = 0; i < 4; i++) nats.names[nats.n] = nat_names[i], nats.values[nats.n++] = nat_values[i];
+  return nats;
+}
+
+/* the op's binding of a parameter name of kind `kind`, or NULL */
+static const Bind *bound(const Op *op, const char *name, ArgKind kind) {
+  for (int i = 0; i < op->nbinds; i++)
+    if (op->binds[i].kind == kind && !strcmp(op->binds[i].name, name)) return &op->binds[i];
+  return NULL;
+}
+
+/* the buffer an input of a dpia kernel named `name` reads: the op's
+ * binding of the name, else x y a b by their BLAS names, else NULL */
+static cl_mem input_buffer(const Op *op, const char *name) {
+  const Bind *b = bound(op, name, A_MEM);
+  return b                                                                    ? b->mem
+         : !strcmp(name, "xs") || !strcmp(name, "x") || !strcmp(name, "volume") ? op->dx
+         : !strcmp(name, "ys") || !strcmp(name, "y")                          ? op->dy
+         : !strcmp(name, "mat") || !strcmp(name, "a")                         ? op->da
+         : !strcmp(name, "b")                                                 ? op->db
+                                                                              : NULL;
+}
+
+/* a float scalar of a dpia kernel: alpha, beta or the op's binding */
+static bool scalar_value(const Op *op, const char *name, float *v) {
+  const Bind *b = bound(op, name, A_FLOAT);
+  if (b) *v = b->f;
+  else if (!strcmp(name, "alpha")) *v = op->alpha;
+  else if (!strcmp(name, "beta")) *v = op->beta;
+  else return false;
+  return true;
+}
 
 /* the metadata (spec section 9) of one kernel of a sample */
 static J *dpia_metadata(const char *sample, const char *kernel) {
@@ -311,10 +304,7 @@ static J *dpia_metadata(const char *sample, const char *kernel) {
  * op's sizes.  False (with a note printed) if a precondition does not hold. */
 static bool dpia_kernel(Op *op, Impl *im, const char *sample, const char *kernel, const Impl *prev) {
   J *meta = dpia_metadata(sample, kernel);
-  Nats nats = {0};
-  const char *nat_names[] = {"N", "M", "K", "P"}; /* P: heat3d's planes */
-  long long nat_values[] = {op->n, op->m, op->k, op->k};
-  for (int i = 0; i < 4; i++) nats.names[nats.n] = nat_names[i], nats.values[nats.n++] = nat_values[i];
+  Nats nats = op_nats(op);
   J *pre = jget(meta, "preconditions");
   for (int i = 0; pre && i < pre->n; i++) {
     if (!eval_precondition(pre->items[i]->str, &nats)) {
@@ -346,17 +336,14 @@ static bool dpia_kernel(Op *op, Impl *im, const char *sample, const char *kernel
         im->out_floats = bytes / sizeof(float);
       }
     } else if (!strcmp(role, "input")) {
-      cl_mem m = !strcmp(name, "xs") || !strcmp(name, "x") || !strcmp(name, "volume") ? op->dx
-                 : !strcmp(name, "ys") || !strcmp(name, "y")                          ? op->dy
-                 : !strcmp(name, "mat") || !strcmp(name, "a")                         ? op->da
-                 : !strcmp(name, "b")                                                 ? op->db
-                 : prev                                                               ? prev->out
-                                                                                      : NULL;
+      cl_mem m = input_buffer(op, name);
+      if (!m && prev) m = prev->out;
       if (!m) die("%s: no input named %s", kernel, name);
       *a = (Arg){A_MEM, m, 0, 0, 0};
     } else if (!strcmp(role, "scalar")) {
-      if (strcmp(name, "alpha") && strcmp(name, "beta")) die("%s: no scalar named %s", kernel, name);
-      *a = (Arg){A_FLOAT, NULL, !strcmp(name, "alpha") ? op->alpha : op->beta, 0, 0};
+      float v;
+      if (!scalar_value(op, name, &v)) die("%s: no scalar named %s", kernel, name);
+      *a = afloat(v);
     } else if (!strcmp(role, "nat")) {
       *a = (Arg){A_INT, NULL, 0, (int)eval_size(name, &nats), 0};
     } else {
@@ -375,7 +362,7 @@ static bool dpia_kernel(Op *op, Impl *im, const char *sample, const char *kernel
   return true;
 }
 
-static Impl *add_dpia(Op *op, const char *sample, const char *kernel) {
+Impl *add_dpia(Op *op, const char *sample, const char *kernel) {
   Impl *im = add_impl(op, IK_CL, "dpia", "dpia %s", kernel);
   if (dpia_kernel(op, im, sample, kernel, NULL)) return im;
   op->nimpls--;
@@ -402,7 +389,7 @@ static Impl *add_dpia_pair(Op *op, const char *sample, const char *first, const 
 
 static cl_program hand_program, before_program;
 
-static Impl *add_cl(Op *op, cl_program program, const char *family, const char *kernel, const char *label,
+Impl *add_cl(Op *op, cl_program program, const char *family, const char *kernel, const char *label,
                     cl_uint ndims, const size_t *global, const size_t *local, size_t out_floats, int nargs,
                     const Arg *args) {
   Impl *im = add_impl(op, IK_CL, family, "%s", label);
@@ -432,23 +419,15 @@ static Impl *add_hand(Op *op, const char *kernel, const char *label, cl_uint ndi
   return add_cl(op, hand_program, "hand", kernel, name, ndims, global, local, out_floats, nargs, args);
 }
 
-static Arg amem(cl_mem m) { return (Arg){A_MEM, m, 0, 0, 0}; }
-static Arg afloat(float f) { return (Arg){A_FLOAT, NULL, f, 0, 0}; }
-static Arg aint(long long i) { return (Arg){A_INT, NULL, 0, (int)i, 0}; }
-static Arg alocal(size_t bytes) { return (Arg){A_LOCAL, NULL, 0, 0, bytes}; }
-
 /* A pipeline of a sample (docs/language.md section 8), timed as a user's
  * call of its launcher would run it: its launches as its metadata lists
  * them, chained through Impl.before (each enqueued after the one before,
  * then one clFinish), its temporaries allocated once.  Inputs are bound by
  * name as for a kernel.  The chain's first Impl owns the program; every
  * Impl holds its own reference to each buffer it binds (free_cl). */
-static Impl *add_dpia_pipeline(Op *op, const char *sample, const char *pipeline) {
+Impl *add_dpia_pipeline(Op *op, const char *sample, const char *pipeline) {
   J *meta = dpia_metadata(sample, pipeline);
-  Nats nats = {0};
-  const char *nat_names[] = {"N", "M", "K", "P"}; /* P: heat3d's planes */
-  long long nat_values[] = {op->n, op->m, op->k, op->k};
-  for (int i = 0; i < 4; i++) nats.names[nats.n] = nat_names[i], nats.values[nats.n++] = nat_values[i];
+  Nats nats = op_nats(op);
   J *pre = jget(meta, "preconditions");
   for (int i = 0; pre && i < pre->n; i++)
     if (!eval_precondition(pre->items[i]->str, &nats)) {
@@ -491,16 +470,11 @@ static Impl *add_dpia_pipeline(Op *op, const char *sample, const char *pipeline)
       if (size) {
         *arg = aint(eval_size(size, &nats));
       } else if (v) {
-        if (strcmp(v, "alpha") && strcmp(v, "beta")) die("%s: no scalar named %s", pipeline, v);
-        *arg = afloat(!strcmp(v, "alpha") ? op->alpha : op->beta);
+        float f;
+        if (!scalar_value(op, v, &f)) die("%s: no scalar named %s", pipeline, v);
+        *arg = afloat(f);
       } else if (b) {
-        cl_mem m = !strcmp(b, "output") ? out
-                   : !strncmp(b, "tmp", 3) ? tmp[atoi(b + 3)]
-                   : !strcmp(b, "xs") || !strcmp(b, "x") ? op->dx
-                   : !strcmp(b, "ys") || !strcmp(b, "y") ? op->dy
-                   : !strcmp(b, "mat") || !strcmp(b, "a") ? op->da
-                   : !strcmp(b, "b") ? op->db
-                   : NULL;
+        cl_mem m = !strcmp(b, "output") ? out : !strncmp(b, "tmp", 3) ? tmp[atoi(b + 3)] : input_buffer(op, b);
         if (!m) die("%s: no buffer named %s", pipeline, b);
         if (m == out || !strncmp(b, "tmp", 3)) clRetainMemObject(m); /* this Impl's reference */
         *arg = amem(m);
@@ -720,6 +694,7 @@ static void reference(Op *op) {
   op->ref_vec = count ? xmalloc(sizeof(double) * count) : NULL;
   double s = 0;
   switch (op->kind) {
+  default: die("%s: the peer set makes its own reference", op->name);
   case OP_SCAL:
     for (long long i = 0; i < n; i++) op->ref_vec[i] = (double)op->alpha * op->x[i];
     break;
@@ -807,14 +782,23 @@ static bool check(Op *op, Impl *im) {
   } else {
     float *scratch = falloc(op->ref_count);
     const float *v = result_vector(op, im, scratch);
-    double num = 0, den = 0;
-    for (size_t i = 0; i < op->ref_count; i++) {
-      double d = v[i] - op->ref_vec[i];
-      num += d * d;
-      den += op->ref_vec[i] * op->ref_vec[i];
+    /* one norm per field of a struct of `fields` floats (the peer set:
+     * nbody's positions, masses and velocities are of other scales, a
+     * wrong velocity would hide in the norm of the masses); a field whose
+     * reference is all zeros must come out within the bound of zero */
+    int fields = op->fields > 1 ? op->fields : 1;
+    err = op->error ? op->error(op, v) : 0;
+    for (int f = 0; f < fields && !op->error; f++) {
+      double num = 0, den = 0;
+      for (size_t i = (size_t)f; i < op->ref_count; i += (size_t)fields) {
+        double d = v[i] - op->ref_vec[i];
+        num += d * d;
+        den += op->ref_vec[i] * op->ref_vec[i];
+      }
+      double e = isnan(num) ? INFINITY : sqrt(den > 0 ? num / den : num);
+      if (e > err) err = e;
     }
     free(scratch);
-    err = isnan(num) ? INFINITY : sqrt(num / den);
   }
   /* 1e-4 as dpia run --check (spec section 11); sums of 2^25 floats and
    * more (the roof's and OpenBLAS's float accumulators) may be off by a few
@@ -827,13 +811,29 @@ static bool check(Op *op, Impl *im) {
 
 /* ---- the operations ---- */
 
-static bool have(const char *only, const char *name) { return !only || !strcmp(only, name); }
+/* --only: a comma-separated list of operation names; "peer" stands for
+ * the whole peer set */
+static bool have(const char *only, const char *name, bool peer) {
+  if (!only) return true;
+  size_t len = strlen(name);
+  for (const char *p = only; *p;) {
+    size_t w = strcspn(p, ",");
+    if ((w == len && !strncmp(p, name, len)) || (peer && w == 4 && !strncmp(p, "peer", 4))) return true;
+    p += w + (p[w] == ',');
+  }
+  return false;
+}
 
 static void make_op(Op *op, OpKind kind, const char *name, long long m, long long n, long long k) {
   memset(op, 0, sizeof *op);
   op->kind = kind;
   snprintf(op->name, sizeof op->name, "%s", name);
   op->m = m, op->n = n, op->k = k;
+  op->in_flops = kind == OP_GEMM;
+  if (is_peer(kind)) {
+    peer_make_op(op);
+    return;
+  }
   op->alpha = kind == OP_SCAL ? 0.999f : 1.5f;
   op->beta = 0.5f;
   long long nn = kind == OP_HEAT3D ? k * m * n : kind == OP_GEMV || kind == OP_GEMM || kind == OP_JACOBI2D ? m * n : n;
@@ -880,6 +880,7 @@ static void make_op(Op *op, OpKind kind, const char *name, long long m, long lon
   case OP_STENCIL1D: op->bytes = 8.0 * n; break;
   case OP_JACOBI2D: op->bytes = 8.0 * m * n; break;
   case OP_HEAT3D: op->bytes = 8.0 * k * m * n; break;
+  default: break;
   }
   reference(op);
 }
@@ -908,7 +909,7 @@ static void add_library_impls(Op *op) {
     if (op->kind == OP_GEMM) snprintf(im->name, sizeof im->name, "OpenBLAS cblas_sgemm");
   }
 #endif
-  if (op->kind != OP_GEMM) {
+  if (op->kind != OP_GEMM && !is_peer(op->kind)) {
     Impl *im = add_impl(op, IK_ROOF, "roof", "roof (C loop, OpenMP)");
     size_t count = result_count(op);
     if (count) im->host_out = falloc(count);
@@ -918,6 +919,7 @@ static void add_library_impls(Op *op) {
 static void setup_impls(Op *op) {
   long long n = op->n, m = op->m, k = op->k;
   switch (op->kind) {
+  default: peer_setup_impls(op); break;
   case OP_SCAL: {
     add_dpia(op, "scal.dpia", "scal");
     add_dpia(op, "scal.dpia", "scalVec");
@@ -1032,6 +1034,8 @@ static void free_cl(const Op *op, Impl *im, cl_mem shared) {
     bool owned = true;
     for (size_t e = 0; e < sizeof owned_elsewhere / sizeof owned_elsewhere[0]; e++)
       if (im->args[a].mem == owned_elsewhere[e]) owned = false;
+    for (int b = 0; b < op->nbinds; b++)
+      if (im->args[a].mem == op->binds[b].mem) owned = false;
     if (owned) clReleaseMemObject(im->args[a].mem);
   }
   if (im->kind != IK_CL && im->out) clReleaseMemObject(im->out);
@@ -1050,7 +1054,11 @@ static void free_op(Op *op) {
   cl_mem ms[] = {op->dx, op->dy, op->da, op->db};
   for (int i = 0; i < 4; i++)
     if (ms[i]) clReleaseMemObject(ms[i]);
-  free(op->x), free(op->y), free(op->a), free(op->b), free(op->ref_vec);
+  for (int i = 0; i < op->nbinds; i++)
+    if (op->binds[i].mem) clReleaseMemObject(op->binds[i].mem);
+  op->nbinds = 0;
+  free(op->x), free(op->y), free(op->a), free(op->b), free(op->ref_vec), free(op->aux);
+  op->aux = NULL;
   /* keep the figures: free nothing else */
   op->x = op->y = op->a = op->b = NULL;
   op->ref_vec = NULL;
@@ -1073,6 +1081,23 @@ static void flush_caches(void) {
     flush_buf[i] = t * 0.0f + 1.0f;
   }
   if (t < 0) printf("%g\n", (double)t); /* keep the loop */
+}
+
+/* --check: every implementation once against the reference; how many differ */
+static int check_all(Op *op) {
+  int wrong = 0;
+  for (int i = 0; i < op->nimpls; i++) {
+    Impl *im = &op->impls[i];
+    run_once(op, im);
+    im->ok = check(op, im);
+    printf("  %-12s %-14s %-44s %s\n", op->name, op->size, im->name, im->ok ? "ok" : im->note);
+    wrong += !im->ok;
+  }
+  if (op->nimpls == 0) {
+    printf("  %-12s %-14s no implementation\n", op->name, op->size);
+    wrong++;
+  }
+  return wrong;
 }
 
 static void measure(Op *op, int reps) {
@@ -1108,7 +1133,7 @@ static void measure(Op *op, int reps) {
 }
 
 /* best dpia implementation of an op, or NULL */
-static const Impl *best_of(const Op *op, const char *family) {
+const Impl *best_of(const Op *op, const char *family) {
   const Impl *best = NULL;
   for (int i = 0; i < op->nimpls; i++) {
     const Impl *im = &op->impls[i];
@@ -1126,12 +1151,7 @@ static const Impl *best_hand(const Op *op) { return best_of(op, "hand"); }
  * median: the order statistics k and n + 1 - k of the n sorted ratios, k
  * the largest with P(Binomial(n, 1/2) < k) <= 0.025 (n = 15: k = 4, 96.5%).
  * If the interval holds 1.00, this run cannot tell the two apart. */
-typedef struct PairedRatio {
-  double median, lo, hi;
-  bool has_interval; /* n >= 6 */
-} PairedRatio;
-
-static PairedRatio paired_ratio(const Impl *slow, const Impl *fast) {
+PairedRatio paired_ratio(const Impl *slow, const Impl *fast) {
   int n = slow->ntimes < fast->ntimes ? slow->ntimes : fast->ntimes;
   double r[MAX_REPS];
   for (int i = 0; i < n; i++) r[i] = slow->times[i] / fast->times[i];
@@ -1148,7 +1168,7 @@ static PairedRatio paired_ratio(const Impl *slow, const Impl *fast) {
   return pr;
 }
 
-static const char *verdict(PairedRatio pr) {
+const char *verdict(PairedRatio pr) {
   if (pr.median >= 1.0) return "met";
   if (pr.has_interval && pr.hi >= 1.0) return "within noise";
   return "NOT met";
@@ -1156,7 +1176,7 @@ static const char *verdict(PairedRatio pr) {
 
 static void print_op(FILE *f, const Op *op, bool markdown) {
   const Impl *dp = best_of(op, "dpia");
-  bool gemm = op->kind == OP_GEMM;
+  bool gemm = op->in_flops;
   if (markdown) {
     fprintf(f, "\n### %s, %s\n\n", op->name, op->size);
     fprintf(f, "| implementation | time (ms) | %s | best dpia ÷ this |\n|---|---:|---:|---:|\n", gemm ? "GFLOP/s" : "GB/s");
@@ -1185,18 +1205,20 @@ static void print_op(FILE *f, const Op *op, bool markdown) {
 
 int main(int argc, char **argv) {
   int reps = 15;
-  bool quick = false, cold = false;
+  bool quick = false, cold = false, check_only = false;
   const char *only = NULL, *md = NULL, *dat = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--root") && i + 1 < argc) root = argv[++i];
     else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--quick")) quick = true;
     else if (!strcmp(argv[i], "--cold")) cold = true;
+    else if (!strcmp(argv[i], "--check")) check_only = true, quick = true;
     else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else if (!strcmp(argv[i], "--md") && i + 1 < argc) md = argv[++i];
     else if (!strcmp(argv[i], "--dat") && i + 1 < argc) dat = argv[++i];
     else {
-      fprintf(stderr, "usage: blas_bench [--root DIR] [--reps R] [--quick] [--cold] [--only OP] [--md FILE] [--dat FILE]\n");
+      fprintf(stderr, "usage: blas_bench [--root DIR] [--reps R] [--quick] [--check] [--cold] [--only OP,...] [--md FILE] "
+                      "[--dat FILE]\n");
       return 2;
     }
   }
@@ -1209,17 +1231,8 @@ int main(int argc, char **argv) {
     flush_buf = falloc(flush_len);
     memset(flush_buf, 0, flush_len * sizeof(float));
   }
-  char path[1024];
-  snprintf(path, sizeof path, "%s/bench/kernels/blas.cl", root);
-  char *hand = slurp(path);
-  if (!hand) die("cannot read %s", path);
-  hand_program = build(hand, path);
-  free(hand);
-  snprintf(path, sizeof path, "%s/bench/kernels/before.cl", root);
-  char *before = slurp(path);
-  if (!before) die("cannot read %s", path);
-  before_program = build(before, path);
-  free(before);
+  hand_program = build_file("bench/kernels/blas.cl");
+  before_program = build_file("bench/kernels/before.cl");
 
   printf("device: %s (%s)\n", device_name, platform_version);
 #ifdef _OPENMP
@@ -1237,7 +1250,7 @@ int main(int argc, char **argv) {
   if (tt) printf("OPENBLAS_THREAD_TIMEOUT=%s\n", tt);
 
   static Op ops[MAX_OPS];
-  int nops = 0;
+  int nops = 0, wrong = 0;
   long long big = quick ? 1 << 22 : 1 << 26, small = quick ? 1 << 20 : 1 << 24;
   long long gbig = quick ? 2048 : 8192, gsmall = quick ? 1024 : 4096;
   struct {
@@ -1258,19 +1271,41 @@ int main(int argc, char **argv) {
       {OP_JACOBI2D, "jacobi2d", gsmall, gsmall, 0, false},
       {OP_HEAT3D, "heat3d", quick ? 128 : 256, quick ? 128 : 256, quick ? 64 : 256, false},
       {OP_GEMM, "gemm", quick ? 256 : 1024, quick ? 256 : 1024, quick ? 256 : 1024, false},
+      /* the peer set (peer_bench.c), at the sizes of the suites (PolyBench/GPU: 4096; SHOC MD: its
+       * size 4) where a run takes at most about 0.5 s here (Parboil mri-q's small input, 32768 voxels
+       * and 3072 samples, takes 9 s: its sin and cos are scalar code); --check: small sizes,
+       * for the test */
+      {OP_NBODY, "nbody", 0, check_only ? 512 : quick ? 2048 : 8192, 0, false},
+      {OP_MD, "md", 128, check_only ? 1024 : quick ? 12288 : 73728, 0, false},
+      {OP_BLUR, "gaussian3x3", check_only ? 96 : quick ? 1024 : 4096, check_only ? 80 : quick ? 1024 : 4096, 0, false},
+      {OP_GESUMMV, "gesummv", 0, check_only ? 96 : quick ? 1024 : 4096, 0, false},
+      {OP_ATAX, "atax", check_only ? 96 : quick ? 1024 : 4096, check_only ? 80 : quick ? 1024 : 4096, 0, false},
+      {OP_NN, "nn", 0, check_only ? 1000 : quick ? 1 << 22 : 1 << 24, 0, false},
+      {OP_KMEANS, "kmeans", 5, check_only ? 1000 : quick ? 1 << 17 : 1 << 19, 34, false},
+      {OP_MRIQ, "mriq", check_only ? 64 : quick ? 512 : 1024, check_only ? 512 : quick ? 2048 : 4096, 0, false},
   };
   for (size_t p = 0; p < sizeof plan / sizeof plan[0]; p++) {
-    if (!have(only, plan[p].name)) continue;
+    if (!have(only, plan[p].name, is_peer(plan[p].kind))) continue;
     Op *op = &ops[nops++];
     make_op(op, plan[p].kind, plan[p].name, plan[p].m, plan[p].n, plan[p].k);
     op->large = plan[p].large;
     setup_impls(op);
+    if (check_only) {
+      wrong += check_all(op);
+      free_op(op);
+      continue;
+    }
     measure(op, reps);
     print_op(stdout, op, false);
     fflush(stdout);
     free_op(op);
   }
 
+  if (check_only) {
+    printf("%s\n", wrong ? "some implementations are WRONG" : "every implementation matches its reference");
+    peer_release();
+    return wrong ? 1 : 0;
+  }
   /* targets */
   printf("\nbest dpia strategy against the careful hand-written kernel and the roof:\n");
   double logsum = 0;
@@ -1278,7 +1313,7 @@ int main(int argc, char **argv) {
   for (int i = 0; i < nops; i++) {
     const Op *op = &ops[i];
     const Impl *dp = best_of(op, "dpia"), *hd = best_hand(op), *rf = best_of(op, "roof");
-    if (!dp || !hd) continue;
+    if (!dp || !hd || is_peer(op->kind)) continue;
     PairedRatio h = paired_ratio(hd, dp);
     logsum += log(h.median);
     count++;
@@ -1288,29 +1323,33 @@ int main(int argc, char **argv) {
     printf("\n");
   }
   if (count) printf("  geometric mean against hand-written: %.2fx\n", exp(logsum / count));
+  peer_report(stdout, ops, nops, false);
 
   if (md) {
     FILE *f = fopen(md, "w");
     if (!f) die("cannot write %s", md);
     for (int i = 0; i < nops; i++) print_op(f, &ops[i], true);
-    fprintf(f, "\n### Targets: speed of the best dpia strategy over the careful hand-written kernel's and the roof's\n\n");
-    fprintf(f, "Medians of the ratios round by round, with their 95%% confidence interval (see \"Reading the figures\" below); "
-               "\"within noise\": below 1.00x, but the interval holds 1.00x.\n\n");
-    fprintf(f, "| operation | size | best dpia strategy | ÷ best hand-written | 95%% interval | 1.00x target | ÷ roof |\n"
-               "|---|---|---|---:|---|---|---:|\n");
-    for (int i = 0; i < nops; i++) {
-      const Op *op = &ops[i];
-      const Impl *dp = best_of(op, "dpia"), *hd = best_hand(op), *rf = best_of(op, "roof");
-      if (!dp || !hd) continue;
-      PairedRatio h = paired_ratio(hd, dp);
-      fprintf(f, "| %s | %s | %s | %.3fx | ", op->name, op->size, dp->name + 5, h.median);
-      if (h.has_interval) fprintf(f, "%.2f – %.2f | ", h.lo, h.hi);
-      else fprintf(f, "– | ");
-      fprintf(f, "%s | ", verdict(h));
-      if (rf) fprintf(f, "%.2fx |\n", paired_ratio(rf, dp).median);
-      else fprintf(f, "– |\n");
+    if (count) { /* the BLAS and stencil operations (not run with --only peer) */
+      fprintf(f, "\n### Targets: speed of the best dpia strategy over the careful hand-written kernel's and the roof's\n\n");
+      fprintf(f, "Medians of the ratios round by round, with their 95%% confidence interval (see \"Reading the figures\" below); "
+                 "\"within noise\": below 1.00x, but the interval holds 1.00x.\n\n");
+      fprintf(f, "| operation | size | best dpia strategy | ÷ best hand-written | 95%% interval | 1.00x target | ÷ roof |\n"
+                 "|---|---|---|---:|---|---|---:|\n");
+      for (int i = 0; i < nops; i++) {
+        const Op *op = &ops[i];
+        const Impl *dp = best_of(op, "dpia"), *hd = best_hand(op), *rf = best_of(op, "roof");
+        if (!dp || !hd || is_peer(op->kind)) continue;
+        PairedRatio h = paired_ratio(hd, dp);
+        fprintf(f, "| %s | %s | %s | %.3fx | ", op->name, op->size, dp->name + 5, h.median);
+        if (h.has_interval) fprintf(f, "%.2f – %.2f | ", h.lo, h.hi);
+        else fprintf(f, "– | ");
+        fprintf(f, "%s | ", verdict(h));
+        if (rf) fprintf(f, "%.2fx |\n", paired_ratio(rf, dp).median);
+        else fprintf(f, "– |\n");
+      }
+      fprintf(f, "\nGeometric mean of best dpia ÷ hand-written: **%.2fx**.\n", exp(logsum / count));
     }
-    if (count) fprintf(f, "\nGeometric mean of best dpia ÷ hand-written: **%.2fx**.\n", exp(logsum / count));
+    peer_report(f, ops, nops, true);
     fclose(f);
   }
   if (dat) {
@@ -1328,6 +1367,7 @@ int main(int argc, char **argv) {
     const char *fams[] = {"dpia", "hand", "CLBlast", "OpenBLAS", "roof"};
     for (int i = 0; i < nops; i++) {
       const Op *op = &ops[i];
+      if (is_peer(op->kind)) continue; /* in FILE.peer */
       bool gemm = op->kind == OP_GEMM;
       FILE *to = gemm ? g : f;
       fprintf(to, "\"%s %s\"", op->name, op->size);
@@ -1339,9 +1379,16 @@ int main(int argc, char **argv) {
     }
     fclose(f);
     fclose(g);
+    char peer_path[1024];
+    snprintf(peer_path, sizeof peer_path, "%s.peer", dat);
+    FILE *pf = fopen(peer_path, "w");
+    if (!pf) die("cannot write %s", peer_path);
+    peer_dat(pf, ops, nops);
+    fclose(pf);
   }
   clReleaseProgram(hand_program);
   clReleaseProgram(before_program);
+  peer_release();
   free(flush_buf);
   clReleaseCommandQueue(queue);
   clReleaseContext(ctx);

@@ -30,8 +30,10 @@ SIZES = {
     'mmBlockPacked': {'M': 64, 'N': 64, 'K': 64}, 'nbody': {'N': 1024},
     'nbodyLocal': {'N': 1024, 'WG': 64},
     'gaussian5': {'N': 1024}, 'gaussian3x3': {'M': 64, 'N': 128},
-    'gaussian3x3Prelude': {'M': 64, 'N': 128},
+    'gaussian3x3Prelude': {'M': 64, 'N': 128}, 'gaussian3x3Rows': {'M': 64, 'N': 128},
     'mandelbrot': {'N': 4096}, 'mandelbrotTiled': {'N': 4096},
+    'gesummv': {'N': 256}, 'nn': {'N': 4096}, 'mriq': {'X': 1024, 'K': 64},
+    'kmeans': {'N': 1024, 'K': 5, 'F': 34},
     # the kernels of the sample pipelines (docs/language.md section 8)
     'dotParts': {'N': 262144}, 'dotSum': {'M': 1000}, 'asumParts': {'N': 262144}, 'asumSum': {'M': 1000},
     'ax': {'M': 64, 'N': 96}, 'atv': {'M': 64, 'N': 96}, 'mmPackB': {'N': 64, 'K': 64},

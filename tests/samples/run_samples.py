@@ -42,10 +42,15 @@ RUNS = [  # file, kernel, sizes at two points
     ('mm_vec.dpia', 'mmBlockPacked', [{'M': 32, 'N': 48, 'K': 40}, {'M': 64, 'N': 64, 'K': 64}]),
     ('nbody.dpia', 'nbody', [{'N': 1000}, {'N': 4096}]),
     ('nbody.dpia', 'nbodyLocal', [{'N': 1024, 'WG': 64}, {'N': 3072, 'WG': 256}]),
+    ('gesummv.dpia', 'gesummv', [{'N': 100}, {'N': 512}]),
+    ('nn.dpia', 'nn', [{'N': 1000}, {'N': 4096}]),
+    ('mriq.dpia', 'mriq', [{'X': 1000, 'K': 77}, {'X': 2048, 'K': 256}]),
+    ('kmeans.dpia', 'kmeans', [{'N': 1000, 'K': 5, 'F': 34}, {'N': 4096, 'K': 16, 'F': 8}]),
     # array literals and foreign functions (docs/language.md sections 13, 14)
     ('gaussian_blur.dpia', 'gaussian5', [{'N': 1000}, {'N': 4096}]),
     ('gaussian_blur.dpia', 'gaussian3x3', [{'M': 100, 'N': 77}, {'M': 64, 'N': 128}]),
     ('gaussian_blur.dpia', 'gaussian3x3Prelude', [{'M': 100, 'N': 77}, {'M': 64, 'N': 128}]),
+    ('gaussian_blur.dpia', 'gaussian3x3Rows', [{'M': 100, 'N': 77}, {'M': 64, 'N': 128}]),
     ('mandelbrot.dpia', 'mandelbrot', [{'N': 1000}, {'N': 4096}]),
     ('mandelbrot.dpia', 'mandelbrotTiled', [{'N': 1024}, {'N': 4096}]),
 ]

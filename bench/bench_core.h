@@ -1,0 +1,154 @@
+/* bench_core.h: what the benchmark's files share: the operations and
+ * their implementations (blas_bench.c: set-up, checking, timing, the BLAS
+ * and stencil operations; peer_bench.c: the peers' benchmark set). */
+#ifndef DPIA_BENCH_CORE_H
+#define DPIA_BENCH_CORE_H
+
+#define CL_TARGET_OPENCL_VERSION 120
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#include <CL/cl.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "bench_meta.h"
+
+enum { MAX_IMPLS = 16, MAX_REPS = 200, MAX_ARGS = 16, MAX_OPS = 24, MAX_BINDS = 8 };
+
+#define CL_CHECK(call)                                                               \
+  do {                                                                               \
+    cl_int err_ = (call);                                                            \
+    if (err_ != CL_SUCCESS) die("%s failed: OpenCL error %d", #call, (int)err_);   \
+  } while (0)
+
+typedef enum ImplKind { IK_CL, IK_CLBLAST, IK_OPENBLAS, IK_ROOF } ImplKind;
+typedef enum ArgKind { A_MEM, A_FLOAT, A_INT, A_LOCAL } ArgKind;
+typedef struct Arg {
+  ArgKind kind;
+  cl_mem mem;
+  float f;
+  int i;
+  size_t bytes;
+} Arg;
+
+static inline Arg amem(cl_mem m) { return (Arg){A_MEM, m, 0, 0, 0}; }
+static inline Arg afloat(float f) { return (Arg){A_FLOAT, NULL, f, 0, 0}; }
+static inline Arg aint(long long i) { return (Arg){A_INT, NULL, 0, (int)i, 0}; }
+static inline Arg alocal(size_t bytes) { return (Arg){A_LOCAL, NULL, 0, 0, bytes}; }
+
+struct Op;
+typedef struct Impl Impl;
+struct Impl {
+  char name[96];
+  const char *family; /* "dpia", "hand", "CLBlast", "OpenBLAS", "roof" */
+  ImplKind kind;
+  /* IK_CL */
+  cl_program program; /* dpia kernels: their own program */
+  cl_kernel kernel;
+  int nargs;
+  Arg args[MAX_ARGS];
+  cl_uint ndims;
+  size_t global[3], local[3];
+  bool has_local;
+  Impl *before;        /* a kernel run first, whose output this one reads (pipelines), or NULL */
+  cl_mem out;          /* the output buffer (for scal in place: x) */
+  size_t out_floats;   /* floats in out */
+  float *partials;     /* host copy of the partial sums (reductions) */
+  /* IK_CLBLAST, IK_OPENBLAS: private copies for operations in place */
+  cl_mem own_x, own_y;
+  float *host_out;
+  double scalar; /* the result of a reduction */
+  /* figures */
+  int ntimes;
+  double times[MAX_REPS];
+  double ms, gbs, gflops;
+  bool ok;
+  char note[160];
+};
+
+/* OP_HEAT3D: k planes of m rows of n.  From OP_NBODY on, the peers'
+ * benchmark set (peer_bench.c): a dpia sample against a hand-written
+ * kernel of the well-known form, nothing else. */
+typedef enum OpKind {
+  OP_SCAL, OP_ASUM, OP_DOT, OP_GEMV, OP_GEMM, OP_STENCIL1D, OP_JACOBI2D, OP_HEAT3D,
+  OP_NBODY, OP_MD, OP_BLUR, OP_GESUMMV, OP_ATAX, OP_NN, OP_MRIQ, OP_KMEANS
+} OpKind;
+
+static inline bool is_peer(OpKind kind) { return kind >= OP_NBODY; }
+
+/* A dpia parameter bound by name (peer programs, whose parameters are not
+ * the BLAS names x y a b alpha beta): a buffer (A_MEM), a float scalar
+ * (A_FLOAT) or a nat (A_INT: a size or tuning parameter). */
+typedef struct Bind {
+  const char *name;
+  ArgKind kind;
+  cl_mem mem;
+  float f;
+  long long nat;
+} Bind;
+
+typedef struct Op {
+  OpKind kind;
+  char name[32];  /* "scal" */
+  char size[48];  /* "N=16M" */
+  bool large;
+  bool in_flops; /* figures in GFLOP/s (gemm, nbody), not GB/s */
+  long long n, m, k;
+  double bytes, flops;
+  float alpha, beta;
+  float *x, *y, *a, *b; /* host inputs */
+  cl_mem dx, dy, da, db;
+  int nbinds;
+  Bind binds[MAX_BINDS]; /* its buffers owned by the op */
+  double ref_scalar;
+  double *ref_vec;
+  size_t ref_count;
+  int fields; /* > 1: the result is structs of this many floats, checked field by field */
+  /* if set, the error of a result in place of the relative norm (kmeans:
+   * indices, an index is right if its centre is a nearest one), from
+   * aux, a table of the op's own (freed with the op) */
+  double (*error)(const struct Op *op, const float *result);
+  double *aux;
+  int nimpls;
+  Impl impls[MAX_IMPLS];
+} Op;
+
+/* blas_bench.c */
+extern const char *root; /* the source tree: samples/, bench/kernels/ */
+float *falloc(size_t n);
+float rnd(float lo, float hi);
+void fill(float *p, size_t n, float lo, float hi);
+cl_mem buffer(size_t bytes, const void *init);
+cl_program build(const char *source, const char *what);
+cl_program build_file(const char *relpath);
+Impl *add_impl(Op *op, ImplKind kind, const char *family, const char *fmt, ...);
+Impl *add_dpia(Op *op, const char *sample, const char *kernel);
+Impl *add_dpia_pipeline(Op *op, const char *sample, const char *pipeline);
+/* a kernel of `program` writing a new buffer of out_floats (its first
+ * argument), then args */
+Impl *add_cl(Op *op, cl_program program, const char *family, const char *kernel, const char *label, cl_uint ndims,
+             const size_t *global, const size_t *local, size_t out_floats, int nargs, const Arg *args);
+const Impl *best_of(const Op *op, const char *family);
+
+/* The speed of `fast` over `slow` round by round, with a 95% interval
+ * (blas_bench.c, paired_ratio) */
+typedef struct PairedRatio {
+  double median, lo, hi;
+  bool has_interval; /* n >= 6 */
+} PairedRatio;
+PairedRatio paired_ratio(const Impl *slow, const Impl *fast);
+const char *verdict(PairedRatio pr);
+
+/* peer_bench.c */
+/* inputs (uploaded and bound by name), size, bytes or flops, and the
+ * double-precision reference of a peer operation (op->kind, m, n, k set) */
+void peer_make_op(Op *op);
+/* its dpia strategies and hand-written kernels (bench/kernels/peer.cl) */
+void peer_setup_impls(Op *op);
+void peer_release(void);
+/* the peer table: program, size, dpia and hand ms, speed ratio with its
+ * interval, geometric mean; Markdown or text */
+void peer_report(FILE *f, const Op *ops, int nops, bool markdown);
+/* the chart's data: one row per program, ratio and interval */
+void peer_dat(FILE *f, const Op *ops, int nops);
+
+#endif

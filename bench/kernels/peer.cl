@@ -1,0 +1,247 @@
+/* Hand-written OpenCL kernels of the peers' benchmark set, which
+ * bench/peer_bench.c times against the dpia samples: each is the
+ * well-known kernel of its suite (AMD APP SDK, SHOC, PolyBench/GPU),
+ * written carefully (private accumulators, no needless global traffic),
+ * with the one change that its output is the layout the dpia kernel
+ * writes, so that both are checked against one reference.  The first
+ * argument is the output. */
+
+/* ---- N-body (AMD APP SDK NBody, nbody_sim) ----
+ * Bodies are float4: .xyz the position, .w the mass.  out holds one
+ * (newPos, newVel) pair per body (samples/nbody.dpia's output), where
+ * nbody_sim writes two buffers.  nbody_sim's acc.w collects
+ * (m_j - m_i) * s, which reaches only the velocity's unused .w; that lane
+ * is kept, as the position's .w is. */
+
+/* AMD APP SDK 2.x: tiles of the local size copied to local memory, each
+ * work-item then reading the whole tile (local size = localPos's length) */
+kernel void nbody_sim(global float4 *restrict out, const global float4 *restrict pos,
+                      const global float4 *restrict vel, int numBodies, float deltaTime, float epsSqr,
+                      local float4 *localPos) {
+  int tid = get_local_id(0), gid = get_global_id(0), localSize = get_local_size(0);
+  int numTiles = numBodies / localSize;
+  float4 myPos = pos[gid];
+  float4 acc = (float4)(0.0f);
+  for (int i = 0; i < numTiles; ++i) {
+    localPos[tid] = pos[i * localSize + tid];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int j = 0; j < localSize; ++j) {
+      float4 r = localPos[j] - myPos;
+      float distSqr = r.x * r.x + r.y * r.y + r.z * r.z;
+      float invDist = rsqrt(distSqr + epsSqr);
+      float invDistCube = invDist * invDist * invDist;
+      float s = localPos[j].w * invDistCube;
+      acc += s * r;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  float4 oldVel = vel[gid];
+  float4 newPos = myPos + oldVel * deltaTime + acc * 0.5f * deltaTime * deltaTime;
+  newPos.w = myPos.w;
+  float4 newVel = oldVel + acc * deltaTime;
+  newVel.w = oldVel.w;
+  out[2 * gid] = newPos;
+  out[2 * gid + 1] = newVel;
+}
+
+/* AMD APP SDK 3.0: no local memory (the caches hold the bodies), the loop
+ * over the bodies in global memory unrolled 8 times, only .xyz computed */
+#define UNROLL_FACTOR 8
+kernel void nbody_sim_unrolled(global float4 *restrict out, const global float4 *restrict pos,
+                               const global float4 *restrict vel, int numBodies, float deltaTime, float epsSqr) {
+  int gid = get_global_id(0);
+  float4 myPos = pos[gid];
+  float4 acc = (float4)(0.0f);
+  int i = 0;
+  for (; i + UNROLL_FACTOR <= numBodies;) {
+#pragma unroll UNROLL_FACTOR
+    for (int j = 0; j < UNROLL_FACTOR; j++, i++) {
+      float4 p = pos[i];
+      float4 r;
+      r.xyz = p.xyz - myPos.xyz;
+      float distSqr = r.x * r.x + r.y * r.y + r.z * r.z;
+      float invDist = rsqrt(distSqr + epsSqr);
+      float invDistCube = invDist * invDist * invDist;
+      float s = p.w * invDistCube;
+      acc.xyz += s * r.xyz;
+    }
+  }
+  for (; i < numBodies; i++) {
+    float4 p = pos[i];
+    float4 r;
+    r.xyz = p.xyz - myPos.xyz;
+    float distSqr = r.x * r.x + r.y * r.y + r.z * r.z;
+    float invDist = rsqrt(distSqr + epsSqr);
+    float s = p.w * invDist * invDist * invDist;
+    acc.xyz += s * r.xyz;
+  }
+  float4 oldVel = vel[gid];
+  float4 newPos, newVel;
+  newPos.xyz = myPos.xyz + oldVel.xyz * deltaTime + acc.xyz * 0.5f * deltaTime * deltaTime;
+  newPos.w = myPos.w;
+  newVel.xyz = oldVel.xyz + acc.xyz * deltaTime;
+  newVel.w = oldVel.w;
+  out[2 * gid] = newPos;
+  out[2 * gid + 1] = newVel;
+}
+
+/* ---- molecular dynamics (SHOC MD, compute_lj_force) ----
+ * One work-item per atom; the neighbour list is [neighCount][inum]
+ * (neighbour j of every atom together).  SHOC's lists never hold the atom
+ * itself (nor do the benchmark's), so r2 > 0 needs no test. */
+kernel void compute_lj_force(global float4 *restrict force, const global float4 *restrict position,
+                             const global int *restrict neighList, int neighCount, float cutsq, float lj1,
+                             float lj2, int inum) {
+  int idx = get_global_id(0);
+  float4 ipos = position[idx];
+  float4 f = (float4)(0.0f);
+  for (int j = 0; j < neighCount; j++) {
+    int jidx = neighList[j * inum + idx];
+    float4 jpos = position[jidx];
+    float delx = ipos.x - jpos.x;
+    float dely = ipos.y - jpos.y;
+    float delz = ipos.z - jpos.z;
+    float r2inv = delx * delx + dely * dely + delz * delz;
+    if (r2inv < cutsq) {
+      r2inv = 1.0f / r2inv;
+      float r6inv = r2inv * r2inv * r2inv;
+      float forceC = r2inv * r6inv * (lj1 * r6inv - lj2);
+      f.x += delx * forceC;
+      f.y += dely * forceC;
+      f.z += delz * forceC;
+    }
+  }
+  force[idx] = f;
+}
+
+/* ---- 2D convolution: 3 x 3 Gaussian blur, clamped edges ----
+ * The convolution of the AMD APP SDK's SimpleConvolution and of Lift's
+ * stencil set with its mask a compile-time constant: one work-item per
+ * pixel, the nine taps written out, the clamped rows and columns computed
+ * once.  img is [m][n]. */
+constant float gauss3x3[3][3] = {{0.0625f, 0.125f, 0.0625f}, {0.125f, 0.25f, 0.125f}, {0.0625f, 0.125f, 0.0625f}};
+
+kernel void gaussian3x3(global float *restrict out, const global float *restrict img, int m, int n) {
+  int j = get_global_id(0), i = get_global_id(1);
+  const global float *up = img + max(i - 1, 0) * n, *row = img + i * n, *down = img + min(i + 1, m - 1) * n;
+  int l = max(j - 1, 0), r = min(j + 1, n - 1);
+  out[i * n + j] = gauss3x3[0][0] * up[l] + gauss3x3[0][1] * up[j] + gauss3x3[0][2] * up[r] +
+                   gauss3x3[1][0] * row[l] + gauss3x3[1][1] * row[j] + gauss3x3[1][2] * row[r] +
+                   gauss3x3[2][0] * down[l] + gauss3x3[2][1] * down[j] + gauss3x3[2][2] * down[r];
+}
+
+/* ---- PolyBench/GPU ---- */
+
+/* gesummv_kernel: y = alpha A x + beta B x, one work-item per row; the two
+ * sums in registers, where PolyBench/GPU adds into tmp[i] and y[i] in
+ * global memory */
+kernel void gesummv(global float *restrict y, const global float *restrict a, const global float *restrict b,
+                    const global float *restrict x, float alpha, float beta, int n) {
+  int i = get_global_id(0);
+  const global float *ra = a + (size_t)i * n, *rb = b + (size_t)i * n;
+  float tmp = 0.0f, yi = 0.0f;
+  for (int j = 0; j < n; j++) {
+    tmp += ra[j] * x[j];
+    yi += rb[j] * x[j];
+  }
+  y[i] = alpha * tmp + beta * yi;
+}
+
+/* atax_kernel1: tmp = A x, one work-item per row of A [m][n] */
+kernel void atax_kernel1(global float *restrict tmp, const global float *restrict a, const global float *restrict x,
+                         int n) {
+  int i = get_global_id(0);
+  const global float *ra = a + (size_t)i * n;
+  float s = 0.0f;
+  for (int j = 0; j < n; j++) s += ra[j] * x[j];
+  tmp[i] = s;
+}
+
+/* atax_kernel2: y = A^T tmp, one work-item per column of A */
+kernel void atax_kernel2(global float *restrict y, const global float *restrict a, const global float *restrict tmp,
+                         int m, int n) {
+  int j = get_global_id(0);
+  float s = 0.0f;
+  for (int i = 0; i < m; i++) s += a[(size_t)i * n + j] * tmp[i];
+  y[j] = s;
+}
+
+/* ---- nearest neighbour (Rodinia nn, NearestNeighbor) ----
+ * The distance of every record to the target (lat, lng). */
+typedef struct latLong {
+  float lat;
+  float lng;
+} LatLong;
+
+kernel void NearestNeighbor(global float *restrict d_distances, const global LatLong *restrict d_locations,
+                            const int numRecords, const float lat, const float lng) {
+  int globalId = get_global_id(0);
+  if (globalId < numRecords) {
+    const global LatLong *latLong = d_locations + globalId;
+    d_distances[globalId] =
+        sqrt((lat - latLong->lat) * (lat - latLong->lat) + (lng - latLong->lng) * (lng - latLong->lng));
+  }
+}
+
+/* the same without the guard, launched with exactly numRecords
+ * work-items: on PoCL the guard keeps the work-item loop from being
+ * vectorised as straight-line code */
+kernel void NearestNeighborExact(global float *restrict d_distances, const global LatLong *restrict d_locations,
+                                 const float lat, const float lng) {
+  int globalId = get_global_id(0);
+  const global LatLong *latLong = d_locations + globalId;
+  d_distances[globalId] =
+      sqrt((lat - latLong->lat) * (lat - latLong->lat) + (lng - latLong->lng) * (lng - latLong->lng));
+}
+
+/* ---- MRI-Q (Parboil mri-q, ComputeQ_GPU) ----
+ * One work-item per voxel, all numK samples in one launch (Parboil
+ * launches once per chunk of the samples that fits in constant memory,
+ * adding to Qr and Qi in global memory); out holds (Qr, Qi) pairs, as the
+ * dpia kernel writes them, where Parboil writes two buffers. */
+#define PIx2 6.2831853071795864769252867665590058f
+
+struct kValues {
+  float Kx;
+  float Ky;
+  float Kz;
+  float PhiMag;
+};
+
+kernel void ComputeQ_GPU(global float2 *restrict q, const global float *restrict x, const global float *restrict y,
+                         const global float *restrict z, const global struct kValues *restrict ck, int numK) {
+  int xIndex = get_global_id(0);
+  float sX = x[xIndex], sY = y[xIndex], sZ = z[xIndex];
+  float sQr = 0.0f, sQi = 0.0f;
+  for (int kIndex = 0; kIndex < numK; kIndex++) {
+    float expArg = PIx2 * (ck[kIndex].Kx * sX + ck[kIndex].Ky * sY + ck[kIndex].Kz * sZ);
+    float cosArg = cos(expArg);
+    float sinArg = sin(expArg);
+    sQr += ck[kIndex].PhiMag * cosArg;
+    sQi += ck[kIndex].PhiMag * sinArg;
+  }
+  q[xIndex] = (float2)(sQr, sQi);
+}
+
+/* ---- K-means, the assignment step (Rodinia kmeans, kmeans_kernel_c) ----
+ * feature is [nfeatures][npoints] (Rodinia's kmeans_swap has transposed
+ * it), clusters [nclusters][nfeatures]; membership the index of the
+ * nearest centre (the first of equally near ones). */
+kernel void kmeans_kernel_c(global int *restrict membership, const global float *restrict feature,
+                            const global float *restrict clusters, int npoints, int nclusters, int nfeatures) {
+  int point_id = get_global_id(0);
+  int index = 0;
+  float min_dist = FLT_MAX;
+  for (int i = 0; i < nclusters; i++) {
+    float ans = 0.0f;
+    for (int l = 0; l < nfeatures; l++) {
+      float d = feature[l * npoints + point_id] - clusters[i * nfeatures + l];
+      ans += d * d;
+    }
+    if (ans < min_dist) {
+      min_dist = ans;
+      index = i;
+    }
+  }
+  membership[point_id] = index;
+}

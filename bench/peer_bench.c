@@ -1,0 +1,522 @@
+/* peer_bench.c: the peers' benchmark set (the programs Lift's CGO 2017
+ * paper and its successors compare with: AMD APP SDK, SHOC, Rodinia,
+ * Parboil, PolyBench/GPU), each a dpia sample against the well-known hand-written
+ * kernel of its suite (bench/kernels/peer.cl), timed in blas_bench's
+ * rounds and reported as the speed of the best dpia strategy over the best
+ * hand-written kernel, with the 95% interval of paired_ratio.
+ *
+ *   nbody        samples/nbody.dpia (nbody, nbodyLocal)   AMD APP SDK NBody, nbody_sim
+ *   md           samples/md.dpia (md)                     SHOC MD, compute_lj_force
+ *   gaussian3x3  samples/gaussian_blur.dpia               a 3 x 3 convolution (SimpleConvolution)
+ *   gesummv      samples/gesummv.dpia                     PolyBench/GPU gesummv_kernel
+ *   atax         samples/atax.dpia (pipeline atax)        PolyBench/GPU atax_kernel1, atax_kernel2
+ *   nn           samples/nn.dpia                          Rodinia nn, NearestNeighbor
+ *   mriq         samples/mriq.dpia                        Parboil mri-q, ComputeQ_GPU
+ *   kmeans       samples/kmeans.dpia                      Rodinia kmeans, kmeans_kernel_c
+ *
+ * Every implementation is checked against a double-precision host
+ * reference before it is timed (blas_bench.c, check); `blas_bench --check
+ * --only peer` does only that, at small sizes (the meson test
+ * bench-peer-check). */
+#include "bench_core.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static cl_program peer_program; /* bench/kernels/peer.cl, built on first use */
+
+static cl_program program(void) {
+  if (!peer_program) peer_program = build_file("bench/kernels/peer.cl");
+  return peer_program;
+}
+
+void peer_release(void) {
+  if (peer_program) clReleaseProgram(peer_program);
+  peer_program = NULL;
+}
+
+/* ---- inputs and bindings ---- */
+
+static void bind_mem(Op *op, const char *name, const void *host, size_t bytes) {
+  if (op->nbinds == MAX_BINDS) die("too many bindings");
+  op->binds[op->nbinds++] = (Bind){name, A_MEM, buffer(bytes, host), 0, 0};
+}
+
+static void bind_float(Op *op, const char *name, float f) {
+  if (op->nbinds == MAX_BINDS) die("too many bindings");
+  op->binds[op->nbinds++] = (Bind){name, A_FLOAT, NULL, f, 0};
+}
+
+static void bind_nat(Op *op, const char *name, long long v) {
+  if (op->nbinds == MAX_BINDS) die("too many bindings");
+  op->binds[op->nbinds++] = (Bind){name, A_INT, NULL, 0, v};
+}
+
+static cl_mem mem_of(const Op *op, const char *name) {
+  for (int i = 0; i < op->nbinds; i++)
+    if (op->binds[i].kind == A_MEM && !strcmp(op->binds[i].name, name)) return op->binds[i].mem;
+  die("%s: no buffer %s", op->name, name);
+}
+
+static float float_of(const Op *op, const char *name) {
+  for (int i = 0; i < op->nbinds; i++)
+    if (op->binds[i].kind == A_FLOAT && !strcmp(op->binds[i].name, name)) return op->binds[i].f;
+  die("%s: no scalar %s", op->name, name);
+}
+
+static void new_reference(Op *op, size_t count) {
+  op->ref_count = count;
+  op->ref_vec = xmalloc(sizeof(double) * count);
+}
+
+/* AMD APP SDK NBody's set-up: positions in [3, 50), masses in [1, 1000),
+ * the time step 0.005 and the softening 500; velocities here in [-1, 1)
+ * (nbody_sim starts from 0), their .w 0.  The reference, in double:
+ * out = (newPos, newVel) per body. */
+static void make_nbody(Op *op) {
+  long long n = op->n;
+  float *pos = falloc((size_t)n * 4), *vel = falloc((size_t)n * 4);
+  for (long long i = 0; i < n; i++) {
+    for (int c = 0; c < 3; c++) pos[i * 4 + c] = rnd(3.0f, 50.0f), vel[i * 4 + c] = rnd(-1.0f, 1.0f);
+    pos[i * 4 + 3] = rnd(1.0f, 1000.0f);
+    vel[i * 4 + 3] = 0.0f;
+  }
+  const float dt = 0.005f, eps = 500.0f;
+  bind_mem(op, "pos", pos, (size_t)n * 16);
+  bind_mem(op, "vel", vel, (size_t)n * 16);
+  bind_float(op, "deltaTime", dt);
+  bind_float(op, "epsSqr", eps);
+  bind_nat(op, "WG", 256);
+  new_reference(op, (size_t)n * 8);
+  op->fields = 8;
+  double *ref = op->ref_vec;
+#pragma omp parallel for schedule(dynamic, 64)
+  for (long long i = 0; i < n; i++) {
+    const float *p = pos + i * 4, *v = vel + i * 4;
+    double acc[3] = {0, 0, 0};
+    for (long long j = 0; j < n; j++) {
+      const float *q = pos + j * 4;
+      double r[3] = {(double)q[0] - p[0], (double)q[1] - p[1], (double)q[2] - p[2]};
+      double inv = 1.0 / sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + eps);
+      for (int c = 0; c < 3; c++) acc[c] += r[c] * (q[3] * inv * inv * inv);
+    }
+    for (int c = 0; c < 3; c++) {
+      ref[i * 8 + c] = p[c] + v[c] * (double)dt + acc[c] * 0.5 * dt * dt;
+      ref[i * 8 + 4 + c] = v[c] + acc[c] * dt;
+    }
+    ref[i * 8 + 3] = p[3];
+    ref[i * 8 + 7] = v[3];
+  }
+  op->flops = 20.0 * (double)n * (double)n; /* per interaction, as the AMD SDK and GPU Gems 3 count */
+  op->in_flops = true;
+  snprintf(op->size, sizeof op->size, "N=%lld", n);
+  free(pos), free(vel);
+}
+
+/* SHOC MD's set-up (cutsq 16, lj1 1.5, lj2 2): N atoms on the sites of a
+ * cubic lattice of spacing 1, jittered by up to 0.25 (so that no two are
+ * closer than 0.5: random positions, as SHOC's, may put two atoms so close
+ * that the force overflows a float), sites given to atoms in random order
+ * (as SHOC's random positions make the indices of near atoms unrelated);
+ * each atom's M neighbours random sites within 2 sites along each axis,
+ * itself excluded: all within the cut-off, at distances 0.5 to 3.8. */
+static long long offset(void) { /* -2 .. 2 */
+  long long d = (long long)floorf(rnd(-2.0f, 3.0f));
+  return d > 2 ? 2 : d;
+}
+
+static void make_md(Op *op) {
+  long long n = op->n, m = op->m;
+  long long side = 1;
+  while (side * side * side < n) side++;
+  long long *site = xmalloc(sizeof(long long) * (size_t)n);    /* atom -> site */
+  long long *atom = xmalloc(sizeof(long long) * (size_t)n);    /* site -> atom (sites below n only) */
+  for (long long i = 0; i < n; i++) site[i] = i;
+  for (long long i = n - 1; i > 0; i--) { /* Fisher-Yates */
+    long long j = (long long)(rnd(0.0f, 1.0f) * (float)(i + 1));
+    if (j > i) j = i;
+    long long t = site[i];
+    site[i] = site[j], site[j] = t;
+  }
+  for (long long i = 0; i < n; i++) atom[site[i]] = i;
+  float *position = falloc((size_t)n * 4);
+  for (long long i = 0; i < n; i++) {
+    long long s = site[i];
+    position[i * 4 + 0] = (float)(s % side) + rnd(-0.25f, 0.25f);
+    position[i * 4 + 1] = (float)(s / side % side) + rnd(-0.25f, 0.25f);
+    position[i * 4 + 2] = (float)(s / (side * side)) + rnd(-0.25f, 0.25f);
+    position[i * 4 + 3] = 0.0f;
+  }
+  int *list = xmalloc(sizeof(int) * (size_t)(n * m));
+  for (long long i = 0; i < n; i++) {
+    long long s = site[i], x = s % side, y = s / side % side, z = s / (side * side);
+    for (long long j = 0; j < m;) {
+      long long dx = offset(), dy = offset(), dz = offset();
+      long long nx = x + dx, ny = y + dy, nz = z + dz, t = (nz * side + ny) * side + nx;
+      if ((dx | dy | dz) == 0 || nx < 0 || ny < 0 || nz < 0 || nx >= side || ny >= side || t >= n) continue;
+      list[j * n + i] = (int)atom[t];
+      j++;
+    }
+  }
+  const float cutsq = 16.0f, lj1 = 1.5f, lj2 = 2.0f;
+  bind_mem(op, "position", position, (size_t)n * 16);
+  bind_mem(op, "neighbours", list, sizeof(int) * (size_t)(n * m));
+  bind_float(op, "cutsq", cutsq);
+  bind_float(op, "lj1", lj1);
+  bind_float(op, "lj2", lj2);
+  new_reference(op, (size_t)n * 4);
+  op->fields = 4;
+  for (long long i = 0; i < n; i++) {
+    const float *p = position + i * 4;
+    double f[3] = {0, 0, 0};
+    for (long long j = 0; j < m; j++) {
+      const float *q = position + (long long)list[j * n + i] * 4;
+      double d[3] = {(double)p[0] - q[0], (double)p[1] - q[1], (double)p[2] - q[2]};
+      double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+      if (r2 >= cutsq) continue;
+      double r2inv = 1.0 / r2, r6inv = r2inv * r2inv * r2inv, s = r2inv * r6inv * (lj1 * r6inv - lj2);
+      for (int c = 0; c < 3; c++) f[c] += d[c] * s;
+    }
+    for (int c = 0; c < 3; c++) op->ref_vec[i * 4 + c] = f[c];
+    op->ref_vec[i * 4 + 3] = 0;
+  }
+  /* each neighbour: its index and its position; each atom: its position and its force */
+  op->bytes = (double)n * m * (4 + 16) + 32.0 * n;
+  snprintf(op->size, sizeof op->size, "N=%lld, M=%lld", n, m);
+  free(site), free(atom), free(position), free(list);
+}
+
+static void make_blur(Op *op) {
+  long long m = op->m, n = op->n;
+  float *img = falloc((size_t)(m * n));
+  fill(img, (size_t)(m * n), 0.0f, 1.0f);
+  bind_mem(op, "img", img, sizeof(float) * (size_t)(m * n));
+  new_reference(op, (size_t)(m * n));
+  static const double w[3][3] = {{0.0625, 0.125, 0.0625}, {0.125, 0.25, 0.125}, {0.0625, 0.125, 0.0625}};
+  for (long long i = 0; i < m; i++)
+    for (long long j = 0; j < n; j++) {
+      double s = 0;
+      for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) {
+          long long r = i + a - 1, c = j + b - 1;
+          r = r < 0 ? 0 : r >= m ? m - 1 : r;
+          c = c < 0 ? 0 : c >= n ? n - 1 : c;
+          s += w[a][b] * img[r * n + c];
+        }
+      op->ref_vec[i * n + j] = s;
+    }
+  op->bytes = 8.0 * m * n;
+  snprintf(op->size, sizeof op->size, "%lldx%lld", m, n);
+  free(img);
+}
+
+/* y = alpha A x + beta B x (gesummv, A and B [n][n]) or y = A^T (A x)
+ * (atax, A [m][n]) */
+static void make_polybench(Op *op) {
+  bool atax = op->kind == OP_ATAX;
+  long long n = op->n, m = atax ? op->m : op->n;
+  float *a = falloc((size_t)(m * n)), *b = atax ? NULL : falloc((size_t)(m * n)), *x = falloc((size_t)n);
+  fill(a, (size_t)(m * n), -1.0f, 1.0f);
+  if (b) fill(b, (size_t)(m * n), -1.0f, 1.0f);
+  fill(x, (size_t)n, 0.0f, 1.0f);
+  bind_mem(op, "a", a, sizeof(float) * (size_t)(m * n));
+  if (b) bind_mem(op, "b", b, sizeof(float) * (size_t)(m * n));
+  bind_mem(op, "x", x, sizeof(float) * (size_t)n);
+  bind_float(op, "alpha", 1.5f);
+  bind_float(op, "beta", 1.2f);
+  new_reference(op, (size_t)n);
+  double *ax = atax ? xmalloc(sizeof(double) * (size_t)m) : NULL;
+#pragma omp parallel for
+  for (long long i = 0; i < m; i++) {
+    double s = 0, t = 0;
+    for (long long j = 0; j < n; j++) {
+      s += (double)a[i * n + j] * x[j];
+      if (b) t += (double)b[i * n + j] * x[j];
+    }
+    if (atax) ax[i] = s;
+    else op->ref_vec[i] = 1.5 * s + 1.2 * t;
+  }
+  if (atax) {
+    for (long long j = 0; j < n; j++) op->ref_vec[j] = 0;
+    for (long long i = 0; i < m; i++)
+      for (long long j = 0; j < n; j++) op->ref_vec[j] += (double)a[i * n + j] * ax[i];
+  }
+  /* gesummv: A, B, x, y; atax: A twice, x, A x written and read, y */
+  op->bytes = atax ? 4.0 * (2.0 * m * n + n + 2.0 * m + n) : 4.0 * (2.0 * n * n + 2.0 * n);
+  if (atax) snprintf(op->size, sizeof op->size, "%lldx%lld", m, n);
+  else snprintf(op->size, sizeof op->size, "N=%lld", n);
+  free(a), free(b), free(x), free(ax);
+}
+
+/* Rodinia nn: records in [0, 90) x [0, 180) (its hurricane data's
+ * latitudes and longitudes), the target inside; out = distances */
+static void make_nn(Op *op) {
+  long long n = op->n;
+  float *loc = falloc((size_t)n * 2);
+  for (long long i = 0; i < n; i++) loc[i * 2] = rnd(0.0f, 90.0f), loc[i * 2 + 1] = rnd(0.0f, 180.0f);
+  const float lat = 30.0f, lng = 90.0f;
+  bind_mem(op, "locations", loc, sizeof(float) * 2 * (size_t)n);
+  bind_float(op, "lat", lat);
+  bind_float(op, "lng", lng);
+  new_reference(op, (size_t)n);
+  for (long long i = 0; i < n; i++) {
+    double a = (double)lat - loc[i * 2], b = (double)lng - loc[i * 2 + 1];
+    op->ref_vec[i] = sqrt(a * a + b * b);
+  }
+  op->bytes = 12.0 * n;
+  snprintf(op->size, sizeof op->size, "N=%lld%s", n >= (1 << 20) ? n >> 20 : n, n >= (1 << 20) ? "M" : "");
+  free(loc);
+}
+
+/* Parboil mri-q: voxels in [-0.5, 0.5)^3, samples' K in [-8, 8)^3 and
+ * PhiMag in [0, 1); out = (Qr, Qi) per voxel.  m is the number of
+ * samples (K). */
+static void make_mriq(Op *op) {
+  long long nx = op->n, nk = op->m;
+  float *x = falloc((size_t)nx), *y = falloc((size_t)nx), *z = falloc((size_t)nx), *k = falloc((size_t)nk * 4);
+  fill(x, (size_t)nx, -0.5f, 0.5f), fill(y, (size_t)nx, -0.5f, 0.5f), fill(z, (size_t)nx, -0.5f, 0.5f);
+  for (long long j = 0; j < nk; j++) {
+    for (int c = 0; c < 3; c++) k[j * 4 + c] = rnd(-8.0f, 8.0f);
+    k[j * 4 + 3] = rnd(0.0f, 1.0f);
+  }
+  bind_mem(op, "x", x, sizeof(float) * (size_t)nx);
+  bind_mem(op, "y", y, sizeof(float) * (size_t)nx);
+  bind_mem(op, "z", z, sizeof(float) * (size_t)nx);
+  bind_mem(op, "kvalues", k, sizeof(float) * 4 * (size_t)nk);
+  bind_nat(op, "X", nx);
+  bind_nat(op, "K", nk);
+  new_reference(op, (size_t)nx * 2);
+  op->fields = 2;
+#pragma omp parallel for schedule(dynamic, 64)
+  for (long long i = 0; i < nx; i++) {
+    double qr = 0, qi = 0;
+    for (long long j = 0; j < nk; j++) {
+      const float *kv = k + j * 4;
+      double e = 6.283185307179586 * ((double)kv[0] * x[i] + (double)kv[1] * y[i] + (double)kv[2] * z[i]);
+      qr += kv[3] * cos(e);
+      qi += kv[3] * sin(e);
+    }
+    op->ref_vec[i * 2] = qr;
+    op->ref_vec[i * 2 + 1] = qi;
+  }
+  /* per pair: the phase (3 multiplies, 2 adds, 1 multiply), cos and sin
+   * (counted as one each, as Parboil does not count them), 2 multiply-adds */
+  op->flops = 12.0 * (double)nx * (double)nk;
+  op->in_flops = true;
+  snprintf(op->size, sizeof op->size, "X=%lld, K=%lld", nx, nk);
+  free(x), free(y), free(z), free(k);
+}
+
+/* the largest relative excess of the distance to the centre a point was
+ * given over the distance to its nearest centre (aux: [n][k] distances) */
+static double kmeans_error(const Op *op, const float *result) {
+  const int *index = (const int *)result; /* the output is int */
+  long long k = op->m;
+  double worst = 0;
+  for (size_t i = 0; i < op->ref_count; i++) {
+    if (index[i] < 0 || index[i] >= k) return INFINITY;
+    const double *d = op->aux + i * (size_t)k;
+    double best = d[0];
+    for (long long c = 1; c < k; c++) best = d[c] < best ? d[c] : best;
+    double e = (d[index[i]] - best) / (best > 1e-30 ? best : 1e-30);
+    worst = e > worst ? e : worst;
+  }
+  return worst;
+}
+
+/* Rodinia kmeans (its kdd_cup input: 34 features, 5 clusters): features
+ * in [0, 1), the centres K of the points, as Rodinia's first iteration
+ * takes them.  m is the number of centres (K), k of features (F). */
+static void make_kmeans(Op *op) {
+  long long n = op->n, nk = op->m, nf = op->k;
+  float *features = falloc((size_t)(nf * n)), *clusters = falloc((size_t)(nk * nf));
+  fill(features, (size_t)(nf * n), 0.0f, 1.0f);
+  for (long long c = 0; c < nk; c++) /* point c * n / K */
+    for (long long f = 0; f < nf; f++) clusters[c * nf + f] = features[f * n + c * n / nk];
+  bind_mem(op, "features", features, sizeof(float) * (size_t)(nf * n));
+  bind_mem(op, "clusters", clusters, sizeof(float) * (size_t)(nk * nf));
+  bind_nat(op, "K", nk);
+  bind_nat(op, "F", nf);
+  op->ref_count = (size_t)n;
+  op->aux = xmalloc(sizeof(double) * (size_t)(n * nk));
+  op->error = kmeans_error;
+#pragma omp parallel for
+  for (long long i = 0; i < n; i++)
+    for (long long c = 0; c < nk; c++) {
+      double s = 0;
+      for (long long f = 0; f < nf; f++) {
+        double d = (double)features[f * n + i] - clusters[c * nf + f];
+        s += d * d;
+      }
+      op->aux[i * nk + c] = s;
+    }
+  op->bytes = 4.0 * (double)n * (double)(nf + 1);
+  snprintf(op->size, sizeof op->size, "N=%lld, K=%lld, F=%lld", n, nk, nf);
+  free(features), free(clusters);
+}
+
+void peer_make_op(Op *op) {
+  switch (op->kind) {
+  case OP_NBODY: make_nbody(op); break;
+  case OP_MD: make_md(op); break;
+  case OP_BLUR: make_blur(op); break;
+  case OP_GESUMMV:
+  case OP_ATAX: make_polybench(op); break;
+  case OP_NN: make_nn(op); break;
+  case OP_MRIQ: make_mriq(op); break;
+  case OP_KMEANS: make_kmeans(op); break;
+  default: die("%s is not a peer program", op->name);
+  }
+}
+
+/* ---- implementations ---- */
+
+static Impl *add_peer(Op *op, const char *kernel, const char *label, cl_uint ndims, const size_t *global,
+                      const size_t *local, size_t out_floats, int nargs, const Arg *args) {
+  char name[96];
+  snprintf(name, sizeof name, "hand %s", label);
+  return add_cl(op, program(), "hand", kernel, name, ndims, global, local, out_floats, nargs, args);
+}
+
+void peer_setup_impls(Op *op) {
+  long long n = op->n, m = op->m;
+  switch (op->kind) {
+  case OP_NBODY: {
+    add_dpia(op, "nbody.dpia", "nbody");
+    add_dpia(op, "nbody.dpia", "nbodyLocal");
+    size_t g[] = {(size_t)n}, l[] = {256}; /* the SDK's group size */
+    Arg common[] = {amem(mem_of(op, "pos")), amem(mem_of(op, "vel")), aint(n), afloat(float_of(op, "deltaTime")),
+                    afloat(float_of(op, "epsSqr")), alocal(256 * 16)};
+    add_peer(op, "nbody_sim", "nbody_sim (local tiles, AMD SDK 2.x)", 1, g, l, (size_t)n * 8, 6, common);
+    add_peer(op, "nbody_sim_unrolled", "nbody_sim (unrolled 8, AMD SDK 3.0)", 1, g, NULL, (size_t)n * 8, 5, common);
+    break;
+  }
+  case OP_MD: {
+    add_dpia(op, "md.dpia", "md");
+    size_t g[] = {(size_t)n};
+    add_peer(op, "compute_lj_force", "compute_lj_force (SHOC)", 1, g, NULL, (size_t)n * 4, 7,
+             (Arg[]){amem(mem_of(op, "position")), amem(mem_of(op, "neighbours")), aint(m),
+                     afloat(float_of(op, "cutsq")), afloat(float_of(op, "lj1")), afloat(float_of(op, "lj2")), aint(n)});
+    break;
+  }
+  case OP_BLUR: {
+    add_dpia(op, "gaussian_blur.dpia", "gaussian3x3");
+    add_dpia(op, "gaussian_blur.dpia", "gaussian3x3Prelude");
+    add_dpia(op, "gaussian_blur.dpia", "gaussian3x3Rows");
+    size_t g[] = {(size_t)n, (size_t)m};
+    add_peer(op, "gaussian3x3", "gaussian3x3 (constant mask, unrolled)", 2, g, NULL, (size_t)(m * n), 3,
+             (Arg[]){amem(mem_of(op, "img")), aint(m), aint(n)});
+    break;
+  }
+  case OP_GESUMMV: {
+    add_dpia(op, "gesummv.dpia", "gesummv");
+    size_t g[] = {(size_t)n};
+    add_peer(op, "gesummv", "gesummv_kernel (PolyBench/GPU)", 1, g, NULL, (size_t)n, 6,
+             (Arg[]){amem(mem_of(op, "a")), amem(mem_of(op, "b")), amem(mem_of(op, "x")),
+                     afloat(float_of(op, "alpha")), afloat(float_of(op, "beta")), aint(n)});
+    break;
+  }
+  case OP_ATAX: {
+    add_dpia_pipeline(op, "atax.dpia", "atax");
+    /* the two kernels timed as one implementation, the second reading the
+     * first's output (Impl.before), as the dpia pipeline */
+    size_t g1[] = {(size_t)m}, g2[] = {(size_t)n};
+    Impl *first = add_peer(op, "atax_kernel1", "atax_kernel1", 1, g1, NULL, (size_t)m, 3,
+                           (Arg[]){amem(mem_of(op, "a")), amem(mem_of(op, "x")), aint(n)});
+    Impl *before = xmalloc(sizeof *before);
+    *before = *first;
+    op->nimpls--;
+    Impl *im = add_peer(op, "atax_kernel2", "atax_kernel1 + atax_kernel2 (PolyBench/GPU)", 1, g2, NULL, (size_t)n, 4,
+                        (Arg[]){amem(mem_of(op, "a")), amem(before->out), aint(m), aint(n)});
+    im->before = before;
+    break;
+  }
+  case OP_NN: {
+    add_dpia(op, "nn.dpia", "nn");
+    size_t g[] = {(size_t)n};
+    add_peer(op, "NearestNeighbor", "NearestNeighbor (Rodinia)", 1, g, NULL, (size_t)n, 4,
+             (Arg[]){amem(mem_of(op, "locations")), aint(n), afloat(float_of(op, "lat")), afloat(float_of(op, "lng"))});
+    add_peer(op, "NearestNeighborExact", "NearestNeighbor (no guard)", 1, g, NULL, (size_t)n, 3,
+             (Arg[]){amem(mem_of(op, "locations")), afloat(float_of(op, "lat")), afloat(float_of(op, "lng"))});
+    break;
+  }
+  case OP_KMEANS: {
+    add_dpia(op, "kmeans.dpia", "kmeans");
+    size_t g[] = {(size_t)n};
+    add_peer(op, "kmeans_kernel_c", "kmeans_kernel_c (Rodinia)", 1, g, NULL, (size_t)n, 5,
+             (Arg[]){amem(mem_of(op, "features")), amem(mem_of(op, "clusters")), aint(n), aint(m), aint(op->k)});
+    break;
+  }
+  case OP_MRIQ: {
+    add_dpia(op, "mriq.dpia", "mriq");
+    size_t g[] = {(size_t)n};
+    add_peer(op, "ComputeQ_GPU", "ComputeQ_GPU (Parboil)", 1, g, NULL, (size_t)n * 2, 5,
+             (Arg[]){amem(mem_of(op, "x")), amem(mem_of(op, "y")), amem(mem_of(op, "z")), amem(mem_of(op, "kvalues")),
+                     aint(m)});
+    break;
+  }
+  default: die("%s is not a peer program", op->name);
+  }
+}
+
+/* ---- report ---- */
+
+/* a peer op's best dpia strategy and best hand-written kernel, and the
+ * speed of the one over the other; false if either is missing */
+static bool peer_ratio(const Op *op, const Impl **dp, const Impl **hd, PairedRatio *r) {
+  if (!is_peer(op->kind)) return false;
+  *dp = best_of(op, "dpia"), *hd = best_of(op, "hand");
+  if (!*dp || !*hd) return false;
+  *r = paired_ratio(*hd, *dp);
+  return true;
+}
+
+void peer_report(FILE *f, const Op *ops, int nops, bool markdown) {
+  double logsum = 0;
+  int count = 0;
+  for (int i = 0; i < nops; i++) {
+    const Op *op = &ops[i];
+    const Impl *dp, *hd;
+    PairedRatio r;
+    if (!peer_ratio(op, &dp, &hd, &r)) continue;
+    if (count == 0) {
+      if (markdown) {
+        fprintf(f, "\n### The peers' benchmark set: best dpia strategy against the hand-written kernel\n\n");
+        fprintf(f, "Speed of the best dpia strategy over the best hand-written kernel of the program's suite "
+                   "(bench/kernels/peer.cl): hand ms ÷ dpia ms round by round, median and 95%% interval; above "
+                   "1.00x the dpia kernel is faster.\n\n");
+        fprintf(f, "| program | size | best dpia strategy | dpia ms | best hand-written | hand ms | dpia ÷ hand | "
+                   "95%% interval | 1.00x |\n|---|---|---|---:|---|---:|---:|---|---|\n");
+      } else {
+        fprintf(f, "\npeers' benchmark set: best dpia strategy against the best hand-written kernel:\n");
+      }
+    }
+    logsum += log(r.median);
+    count++;
+    if (markdown) {
+      fprintf(f, "| %s | %s | %s | %.3f | %s | %.3f | %.3fx | ", op->name, op->size, dp->name + 5, dp->ms, hd->name + 5,
+              hd->ms, r.median);
+      if (r.has_interval) fprintf(f, "%.2f – %.2f | %s |\n", r.lo, r.hi, verdict(r));
+      else fprintf(f, "– | %s |\n", verdict(r));
+    } else {
+      fprintf(f, "  %-12s %-16s %-20s %9.3f ms  hand %9.3f ms  %5.2fx hand [%.2f, %.2f] %s\n", op->name, op->size,
+              dp->name, dp->ms, hd->ms, r.median, r.lo, r.hi, verdict(r));
+    }
+  }
+  if (!count) return;
+  if (markdown) fprintf(f, "\nGeometric mean of dpia ÷ hand over the peer set: **%.2fx**.\n", exp(logsum / count));
+  else fprintf(f, "  geometric mean over the peer set: %.2fx\n", exp(logsum / count));
+}
+
+void peer_dat(FILE *f, const Op *ops, int nops) {
+  fputs("program\t\"dpia ÷ hand\"\tlow\thigh\n", f);
+  for (int i = 0; i < nops; i++) {
+    const Op *op = &ops[i];
+    const Impl *dp, *hd;
+    PairedRatio r;
+    if (!peer_ratio(op, &dp, &hd, &r)) continue;
+    if (!r.has_interval) r.lo = r.hi = r.median;
+    fprintf(f, "\"%s\"\t%.3f\t%.3f\t%.3f\n", op->name, r.median, r.lo, r.hi);
+  }
+}
