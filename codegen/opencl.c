@@ -491,11 +491,13 @@ static void sync_before(CG *cg, const Phrase *p) {
  * barriers following (regress/pocl_group_loop_local_pair.dpia,
  * known/pocl_group_loop_local_pair.cl; right with
  * POCL_WORK_GROUP_METHOD=cbs, with a barrier between the two, or without
- * the work-group loop).  No barrier is needed there, but one is harmless
- * where every work-item of the group gets (cg->uniform). */
+ * the work-group loop), and where the first was a body one work-item of
+ * the group writes (gen_single_writer: regress/pocl_single_writer_loop.dpia,
+ * wrong with every work-group method).  No barrier is needed there, but one
+ * is harmless where every work-item of the group gets (cg->uniform). */
 static void sync_after_guard(CG *cg) {
   if (!cg->uniform || cg->group_loop_depth == 0 || !cg->local_unfenced) return;
-  line(cg, "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE); /* PoCL 3.1 needs one between two mapLocals in a work-group loop */");
+  line(cg, "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE); /* PoCL 3.1 needs one here in a work-group loop */");
   cg->nbarriers++;
   remove_space(cg, &cg->pending_writes, true, true);
   remove_space(cg, &cg->pending_reads, true, true);
@@ -1170,6 +1172,11 @@ static bool gen_single_writer(CG *cg, const Phrase *p, const Cont *after) {
   cg_scope_leave(cg, mark);
   cg->indent--;
   line(cg, "}");
+  /* one work-item's writes, like a single writer's parforLocal: a
+   * parforLocal right after it in a work-group loop gets a barrier first
+   * (sync_after_guard; seed 63 #892, wrong with every PoCL work-group
+   * method) */
+  if (group) cg->local_unfenced = true;
   return true;
 }
 
