@@ -300,6 +300,40 @@ bool binder_set_has(const BinderSet *s, const Binder *b);
 /* Set up cg for kernel k (environment of the parameters, launch sizes) and
  * generate the whole kernel into out.  Returns false after reporting to
  * k->diag. */
+void cg_line(CG *cg, const char *fmt, ...) DPIA_PRINTF(2, 3); /* one indented line of the kernel */
+
+/* ---- barriers.c: the barrier analysis of opencl.c's commands ---- */
+
+/* continuation of a command: what runs after it (the cross-work-group
+ * check of gen_parfor).  again: cmd is the body of an enclosing loop, run
+ * again in its next iteration. */
+typedef struct Cont Cont;
+struct Cont {
+  const Phrase *cmd;
+  const Cont *next;
+  bool again;
+};
+
+typedef struct Alias Alias;
+struct Alias {
+  const Binder *o;
+  const Phrase *acc;
+  const Alias *next;
+};
+
+bool shared_root(CG *cg, const Binder *b); /* a buffer in global or local memory */
+void scan_writes(CG *cg, const Phrase *p, const Alias *al, BinderSet *out);
+void scan_reads_except(CG *cg, const Phrase *p, const Phrase *skip, BinderSet *out);
+void scan_reads(CG *cg, const Phrase *p, BinderSet *out);
+BinderSet binder_set_intersect(CG *cg, const BinderSet *a, const BinderSet *b);
+void binder_set_union(CG *cg, BinderSet *a, const BinderSet *b);
+const char *names_of(CG *cg, const BinderSet *s); /* 'a' and 'b', for messages and comments */
+void sync_before(CG *cg, const Phrase *p);
+void sync_after_guard(CG *cg);
+void sync_after_group_stage(CG *cg);
+void sync_loop_end(CG *cg, const Phrase *body);
+void sync_group_loop_top(CG *cg, const Phrase *body, size_t body_start);
+
 bool cg_generate(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions *opt, Buf *out);
 
 #endif

@@ -2,22 +2,7 @@
  * Figure 6a and section 6): commands to statements, the loop forms of the
  * parallel loops, barriers, names, types and the text of the kernel.
  * Acceptors and expressions are in access.c.
- *
- * Barriers (spec section 8).  A barrier synchronises the work-items of one
- * group, so only work-items of a group matter.  While generating the group
- * body, the buffers (global or local memory) written by the work-items of
- * a parforLocal since the last barrier are pending writes, and the buffers
- * read since the last barrier pending reads.  A barrier is emitted
- *  - before a command that reads a pending write (read after write: the
- *    barrier comes after the parforLocal that wrote, as late as possible,
- *    so two mapLocal stages whose outputs are read by a third need one);
- *  - before a command that writes a pending read (write after read: a late
- *    work-item may still be reading);
- *  - at the end of a loop body in the group body when the next iteration
- *    reads a pending write or overwrites a pending read.
- * It is only emitted where every work-item of the group arrives equally
- * often (elided exactly-once loops, sequential loops, work-group loops); a
- * barrier needed elsewhere is an error (spec section 5). */
+ */
 #include "cgen.h"
 
 #include <stdio.h>
@@ -256,8 +241,7 @@ static void emit_struct(CG *cg, Buf *out, DataType *t) {
 
 /* ---- output ---- */
 
-static void line(CG *cg, const char *fmt, ...) DPIA_PRINTF(2, 3);
-static void line(CG *cg, const char *fmt, ...) {
+void cg_line(CG *cg, const char *fmt, ...) {
   buf_indent(cg->out, cg->indent);
   va_list ap;
   va_start(ap, fmt);
@@ -268,313 +252,6 @@ static void line(CG *cg, const char *fmt, ...) {
 
 static void pop_statement_ranges(CG *cg) {
   for (; cg->nranges_stmt > 0; cg->nranges_stmt--) ix_pop_range(&cg->ix);
-}
-
-/* ---- barrier analysis ---- */
-
-/* continuation of a command: what runs after it (the cross-work-group
- * check of gen_parfor).  again: cmd is the body of an enclosing loop, run
- * again in its next iteration. */
-typedef struct Cont Cont;
-struct Cont {
-  const Phrase *cmd;
-  const Cont *next;
-  bool again;
-};
-
-typedef struct Alias Alias;
-struct Alias {
-  const Binder *o;
-  const Phrase *acc;
-  const Alias *next;
-};
-
-static Space root_space(CG *cg, const Binder *b, bool *found) {
-  const EnvEntry *e = env_index_get(&cg->by_root, b);
-  if (e) {
-    const Storage *st = e->st;
-    while (st->kind == STORE_SPLIT) st = st->part[0];
-    *found = !st->read_only;
-    return st->space;
-  }
-  *found = false;
-  return SP_PRIVATE;
-}
-
-static bool shared_root(CG *cg, const Binder *b) {
-  bool found;
-  Space sp = root_space(cg, b, &found);
-  return found && sp != SP_PRIVATE;
-}
-
-static const Binder *static_acc_root(CG *cg, const Phrase *a, const Alias *al) {
-  for (;;) {
-    if (a->kind == PH_PROJ) a = a->fst;
-    if (a->kind == PH_VAR) {
-      for (const Alias *x = al; x; x = x->next)
-        if (x->o == a->binder) return static_acc_root(cg, x->acc, x->next);
-      return acc_root(cg, a);
-    }
-    Spine s;
-    if (!spine_of(cg->arena, a, &s) || s.nargs < 1) return NULL;
-    a = s.args[0];
-  }
-}
-
-static bool is_parfor(Prim p) { return prim_family(p) == PFAM_PARFOR; }
-
-/* buffers in global or local memory written by p (al: the o of the
- * parfors entered on the way, which are not in the environment yet) */
-static void scan_writes(CG *cg, const Phrase *p, const Alias *al, BinderSet *out) {
-  switch (p->kind) {
-  case PH_ASSIGN: {
-    const Binder *r = static_acc_root(cg, p->fst, al);
-    if (r && shared_root(cg, r)) binder_set_add(cg, out, r);
-    return;
-  }
-  case PH_SEQ:
-    scan_writes(cg, p->fst, al, out);
-    scan_writes(cg, p->snd, al, out);
-    return;
-  case PH_LAM: scan_writes(cg, p->body, al, out); return;
-  case PH_APP: {
-    Spine s;
-    if (!spine_of(cg->arena, p, &s)) return;
-    if (is_parfor(s.head->prim) && s.nargs == 2 && s.args[1]->kind == PH_LAM && s.args[1]->body->kind == PH_LAM) {
-      const Phrase *inner = s.args[1]->body;
-      Alias a = {inner->lam_binder, s.args[0], al};
-      scan_writes(cg, inner->body, &a, out);
-      return;
-    }
-    for (int i = 0; i < s.nargs; i++)
-      if (s.args[i]->kind == PH_LAM) scan_writes(cg, s.args[i], al, out);
-    return;
-  }
-  default: return;
-  }
-}
-
-/* buffers in global or local memory read by p, outside the subtree skip
- * (NULL: none) */
-static void scan_reads_except(CG *cg, const Phrase *p, const Phrase *skip, BinderSet *out) {
-  if (p == skip) return;
-  switch (p->kind) {
-  case PH_VAR:
-    if (p->type->kind == PT_EXP) {
-      Storage *st = phrase_storage(cg, p);
-      if (st && shared_root(cg, st->root)) binder_set_add(cg, out, st->root);
-    }
-    return;
-  case PH_PROJ:
-    if (p->index == 2) {
-      Storage *st = phrase_storage(cg, p);
-      if (st && shared_root(cg, st->root)) binder_set_add(cg, out, st->root);
-    }
-    return;
-  case PH_LIT:
-  case PH_PRIM: return;
-  case PH_LAM: scan_reads_except(cg, p->body, skip, out); return;
-  case PH_ASSIGN: scan_reads_except(cg, p->snd, skip, out); return; /* the acceptor side only writes */
-  case PH_UNOP: scan_reads_except(cg, p->fst, skip, out); return;
-  default:
-    if (p->fst) scan_reads_except(cg, p->fst, skip, out);
-    if (p->snd) scan_reads_except(cg, p->snd, skip, out);
-    return;
-  }
-}
-
-static void scan_reads(CG *cg, const Phrase *p, BinderSet *out) { scan_reads_except(cg, p, NULL, out); }
-
-static BinderSet intersect(CG *cg, const BinderSet *a, const BinderSet *b) {
-  BinderSet r = {0};
-  for (int i = 0; i < a->n; i++)
-    if (binder_set_has(b, a->items[i])) binder_set_add(cg, &r, a->items[i]);
-  return r;
-}
-
-static void remove_space(CG *cg, BinderSet *s, bool loc, bool glob) {
-  int n = 0;
-  for (int i = 0; i < s->n; i++) {
-    bool found;
-    Space sp = root_space(cg, s->items[i], &found);
-    if ((sp == SP_LOCAL && loc) || (sp == SP_GLOBAL && glob)) continue;
-    s->items[n++] = s->items[i];
-  }
-  s->n = n;
-}
-
-/* barrier(CLK_LOCAL_MEM_FENCE) for local buffers, the global fence for
- * global ones (spec section 8); *loc and *glob say which */
-static const char *barrier_fences(CG *cg, const BinderSet *need, bool *loc, bool *glob) {
-  *loc = *glob = false;
-  for (int i = 0; i < need->n; i++) {
-    bool found;
-    Space sp = root_space(cg, need->items[i], &found);
-    *loc = *loc || sp == SP_LOCAL;
-    *glob = *glob || sp == SP_GLOBAL;
-  }
-  return *loc && *glob ? "CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE"
-         : *loc        ? "CLK_LOCAL_MEM_FENCE"
-                       : "CLK_GLOBAL_MEM_FENCE";
-}
-
-static void emit_barrier(CG *cg, const BinderSet *need) {
-  bool loc, glob;
-  line(cg, "barrier(%s);", barrier_fences(cg, need, &loc, &glob));
-  cg->nbarriers++;
-  cg->local_unfenced = false;
-  cg->group_stage_fenced = false;
-  remove_space(cg, &cg->pending_writes, loc, glob);
-  remove_space(cg, &cg->pending_reads, loc, glob);
-}
-
-static const char *names_of(CG *cg, const BinderSet *s) {
-  Buf b;
-  buf_init(&b, cg->arena);
-  for (int i = 0; i < s->n; i++) emit(&b, "%s'%s'", i ? (i + 1 == s->n ? " and " : ", ") : "", s->items[i]->name);
-  return b.data;
-}
-
-static void set_union(CG *cg, BinderSet *a, const BinderSet *b) {
-  for (int i = 0; i < b->n; i++) binder_set_add(cg, a, b->items[i]);
-}
-
-/* Pending writes to local memory that p writes again: two work-items
- * writing one element unordered leave either value (a shared accumulator,
- * initialised and then updated by a mapLocal that may split it differently:
- * stage2.c, lower_reduce_i).  Global memory is left out: its buffers share
- * one root binder per output (pairs of arrays), and work-groups are not
- * ordered by a barrier anyway (spec section 5). */
-static BinderSet local_waw(CG *cg, const BinderSet *writes) {
-  BinderSet waw = intersect(cg, writes, &cg->pending_writes);
-  remove_space(cg, &waw, false, true);
-  return waw;
-}
-
-/* The barrier command p needs before it: pending writes it reads, pending
- * reads it writes, pending local writes it writes (the latter two only
- * where barriers may go). */
-static void sync_before(CG *cg, const Phrase *p) {
-  BinderSet need = {0};
-  if (cg->pending_writes.n) {
-    BinderSet reads = {0};
-    scan_reads(cg, p, &reads);
-    need = intersect(cg, &cg->pending_writes, &reads);
-  }
-  if (!cg->uniform) {
-    if (need.n) {
-      cg_error(cg, ERR_NO_BARRIER, p->span,
-               "this reads %s, written by other work-items of the group before it, which needs a "
-               "barrier, but not all work-items of the group reach this point",
-               names_of(cg, &need));
-      cg->pending_writes.n = 0;
-    }
-    return;
-  }
-  if (cg->pending_reads.n || cg->pending_writes.n) {
-    BinderSet writes = {0};
-    scan_writes(cg, p, NULL, &writes);
-    BinderSet war = intersect(cg, &writes, &cg->pending_reads), waw = local_waw(cg, &writes);
-    set_union(cg, &need, &war);
-    set_union(cg, &need, &waw);
-  }
-  if (need.n) emit_barrier(cg, &need);
-}
-
-/* Before a parforLocal in the body of a work-group loop, when another
- * parforLocal ran since the last barrier: PoCL 3.1 (its default, loopvec,
- * work-group method) miscompiles the pair, so that writes of the loop's
- * iterations are lost or read back unwritten.  Seen where the first was
- * written by one work-item (gen_local_single_writer's guard:
- * tests/diff/regress/pocl_2d_local_loop.dpia, pocl_guarded_local_pair.dpia)
- * and where both were guarded by local id bounds, a sequential loop with
- * barriers following (regress/pocl_group_loop_local_pair.dpia,
- * known/pocl_group_loop_local_pair.cl; right with
- * POCL_WORK_GROUP_METHOD=cbs, with a barrier between the two, or without
- * the work-group loop), and where the first was a body one work-item of
- * the group writes (gen_single_writer: regress/pocl_single_writer_loop.dpia,
- * wrong with every work-group method).  No barrier is needed there, but one
- * is harmless where every work-item of the group gets (cg->uniform). */
-static void sync_after_guard(CG *cg) {
-  if (!cg->uniform || cg->group_loop_depth == 0 || !cg->local_unfenced) return;
-  line(cg, "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE); /* PoCL 3.1 needs one here in a work-group loop */");
-  cg->nbarriers++;
-  remove_space(cg, &cg->pending_writes, true, true);
-  remove_space(cg, &cg->pending_reads, true, true);
-  cg->local_unfenced = false;
-  cg->group_stage_fenced = false;
-}
-
-/* Before a parforWorkgroup of the kernel body that follows one run by
- * some groups only (FORM_AT_MOST_ONCE or FORM_LOOP) whose body has
- * barriers, with no barrier since: PoCL 3.1's compiler crashed (signal 11,
- * with every work-group method) on such a pair where the first body's
- * parforLocals were single writers (tests/diff/regress/pocl_group_stage_crash.dpia,
- * known/pocl_group_stage_crash.cl; right with a barrier between the two).
- * No barrier is needed there, and one is harmless at the top level, where
- * every work-item gets. */
-static void sync_after_group_stage(CG *cg) {
-  if (!cg->uniform || cg->group_depth > 0 || !cg->group_stage_fenced) return;
-  line(cg, "barrier(CLK_GLOBAL_MEM_FENCE); /* PoCL 3.1 needs one after a work-group stage with barriers */");
-  cg->nbarriers++;
-  remove_space(cg, &cg->pending_writes, false, true);
-  remove_space(cg, &cg->pending_reads, false, true);
-  cg->group_stage_fenced = false;
-}
-
-/* At the end of a loop body of the group body: the next iteration reads
- * pending writes or overwrites pending reads. */
-static BinderSet loop_carried(CG *cg, const Phrase *body) {
-  BinderSet reads = {0}, writes = {0};
-  scan_reads(cg, body, &reads);
-  scan_writes(cg, body, NULL, &writes);
-  BinderSet need = intersect(cg, &cg->pending_writes, &reads);
-  BinderSet war = intersect(cg, &writes, &cg->pending_reads), waw = local_waw(cg, &writes);
-  set_union(cg, &need, &war);
-  set_union(cg, &need, &waw);
-  return need;
-}
-
-/* In the body of mapGlobals over every dimension of the NDRange (no
- * work-groups around), a sequential loop runs in one work-item: what it
- * writes is that work-item's own (a temporary allocated in the body,
- * widened by the index, or the output through o: SCIR), so reading it back
- * in the next iteration, or writing again what it read, needs no barrier.
- * One there only split PoCL's work-item loops (and crashed its compiler:
- * regress/global_loop_no_barrier.dpia, seed 62 #1671). */
-static bool in_own_work_item(const CG *cg) {
-  int ndims = cg->k->ndims > 0 ? cg->k->ndims : 1;
-  return cg->group_depth == 0 && cg->local_dims == 0 && __builtin_popcount(cg->global_dims) == ndims;
-}
-
-static void sync_loop_end(CG *cg, const Phrase *body) {
-  if (!cg->uniform || in_own_work_item(cg)) return;
-  BinderSet need = loop_carried(cg, body);
-  if (need.n) emit_barrier(cg, &need);
-}
-
-/* The barrier a work-group loop (mapWorkgroup with fewer groups than
- * iterations) needs between iterations goes at the top of its body, where
- * it also runs, harmlessly, before the first iteration: at the end of the
- * body, just before the loop's latch, PoCL 3.1 miscompiles it (all writes
- * lost, tests/diff/known/pocl_loop_barrier.cl) or aborts
- * (tests/diff/known/pocl_parallel_region_assert.cl).  body_start: where the
- * body's text begins in cg->out.  The pending sets are left as they are
- * (the loop's last iteration ends without a barrier). */
-static void sync_group_loop_top(CG *cg, const Phrase *body, size_t body_start) {
-  if (!cg->uniform) return;
-  BinderSet need = loop_carried(cg, body);
-  if (!need.n) return;
-  Buf *out = cg->out;
-  size_t n = out->len - body_start;
-  char *tail = arena_alloc(cg->arena, n + 1);
-  memcpy(tail, out->data + body_start, n + 1);
-  out->len = body_start;
-  bool loc, glob;
-  line(cg, "barrier(%s); /* the previous iteration is done with %s */", barrier_fences(cg, &need, &loc, &glob),
-       names_of(cg, &need));
-  cg->nbarriers++;
-  buf_put(out, tail, n);
 }
 
 /* ---- commands (Figure 6a) ---- */
@@ -609,7 +286,7 @@ static CExpr gen_value_once(CG *cg, const Phrase *val, const Step *ps) {
     }
     if (inside_another) continue;
     r->name = cg_name(cg, "x");
-    line(cg, "const %s %s = %s;", cg_ctype(cg, r->type), r->name, r->text);
+    cg_line(cg, "const %s %s = %s;", cg_ctype(cg, r->type), r->name, r->text);
     repeats = true;
   }
   if (repeats) v = gen_exp(cg, val, ps);
@@ -631,13 +308,13 @@ static void gen_assign(CG *cg, const Phrase *acc, const Phrase *val, const Step 
     cg_scope_enter(cg, &mark);
     const char *i = cg_name(cg, "i");
     const Ix *n = ix_from_size(&cg->ix, t->size);
-    line(cg, "for (int %s = 0; %s < %s; %s += 1) { /* copy */", i, i, cg_ix_text(cg, n), i);
+    cg_line(cg, "for (int %s = 0; %s < %s; %s += 1) { /* copy */", i, i, cg_ix_text(cg, n), i);
     ix_push_range(&cg->ix, i, NULL, n);
     cg->indent++;
     gen_assign(cg, acc, val, step_append(cg, ps, (Step){STEP_IDX, ix_var(&cg->ix, i), 0, NULL}), t->elem);
     cg->indent--;
     ix_pop_range(&cg->ix);
-    line(cg, "}");
+    cg_line(cg, "}");
     cg_scope_leave(cg, mark);
     return;
   }
@@ -647,36 +324,37 @@ static void gen_assign(CG *cg, const Phrase *acc, const Phrase *val, const Step 
     return;
   }
   if (tg.guard) { /* a write takeAcc or dropAcc may drop */
-    line(cg, "if (%s) {", tg.guard);
+    cg_line(cg, "if (%s) {", tg.guard);
     cg->indent++;
   }
   CExpr v = gen_value_once(cg, val, ps);
   switch (tg.kind) {
-  case TG_LVALUE: line(cg, "%s = %s;", tg.lvalue, v.text); break;
-  case TG_VSTORE: line(cg, "vstore%d(%s, %s, %s);", tg.width, v.text, tg.offset, tg.ptr); break;
+  case TG_LVALUE: cg_line(cg, "%s = %s;", tg.lvalue, v.text); break;
+  case TG_VSTORE: cg_line(cg, "vstore%d(%s, %s, %s);", tg.width, v.text, tg.offset, tg.ptr); break;
   case TG_LANES: {
-    line(cg, "{");
+    cg_line(cg, "{");
     cg->indent++;
     int mark;
     cg_scope_enter(cg, &mark);
     const char *tmp = cg_name(cg, "v");
-    line(cg, "%s %s = %s;", cg_ctype(cg, t), tmp, v.text);
+    cg_line(cg, "%s %s = %s;", cg_ctype(cg, t), tmp, v.text);
     for (int l = 0; l < tg.width; l++) {
       const char *lane = arena_printf(cg->arena, "%s = %s.s%c;", tg.lanes[l], tmp, "0123456789abcdef"[l]);
       if (tg.lane_guards && tg.lane_guards[l] == TARGET_NEVER) continue;
-      if (tg.lane_guards && tg.lane_guards[l]) line(cg, "if (%s) %s", tg.lane_guards[l], lane);
+      if (tg.lane_guards && tg.lane_guards[l])
+        cg_line(cg, "if (%s) %s", tg.lane_guards[l], lane);
       else
-        line(cg, "%s", lane);
+        cg_line(cg, "%s", lane);
     }
     cg_scope_leave(cg, mark);
     cg->indent--;
-    line(cg, "}");
+    cg_line(cg, "}");
     break;
   }
   }
   if (tg.guard) {
     cg->indent--;
-    line(cg, "}");
+    cg_line(cg, "}");
   }
   pop_statement_ranges(cg);
 }
@@ -792,7 +470,7 @@ static void gen_new(CG *cg, const Phrase *p, const Spine *s, const Cont *after) 
                dt_str(cg->arena, t));
       return;
     }
-    line(cg, "%s %s[%lld];", cg_ctype(cg, cg_elem_type(t)), name, (long long)n);
+    cg_line(cg, "%s %s[%lld];", cg_ctype(cg, cg_elem_type(t)), name, (long long)n);
     env_add(cg, b, ENV_STORAGE, new_storage(cg, STORE_BUFFER, SP_PRIVATE, name, t, b), NULL, NULL);
   } else {
     env_add(cg, b, ENV_STORAGE, new_storage(cg, STORE_VALUE, SP_PRIVATE, name, t, b), NULL, NULL);
@@ -806,12 +484,12 @@ static void gen_new(CG *cg, const Phrase *p, const Spine *s, const Cont *after) 
       cg->where = first->span;
       sync_before(cg, first);
       CExpr v = gen_value_once(cg, first->snd, NULL);
-      line(cg, "%s %s = %s;", cg_ctype(cg, t), name, v.text);
+      cg_line(cg, "%s %s = %s;", cg_ctype(cg, t), name, v.text);
       pop_statement_ranges(cg);
       if (rest) gen_comm(cg, rest, after);
       return;
     }
-    line(cg, "%s %s;", cg_ctype(cg, t), name);
+    cg_line(cg, "%s %s;", cg_ctype(cg, t), name);
   }
   gen_comm(cg, lam->body, after);
 }
@@ -850,8 +528,7 @@ static bool gen_for_unrolled(CG *cg, const Phrase *loop, const Phrase *lam, Size
   bool literal = loop->origin && strcmp(loop->origin, "array literal") == 0;
   if (!size_const_value(n, &trips) || trips < 1 || trips > (literal ? UNROLL_LITERAL_MAX : UNROLL_MAX)) return false;
   if (trips > 1 && !literal && !only_assignments(cg, lam->body)) return false;
-  if (trips > 1)
-    line(cg, "/* %s, %lld steps */", loop_label(cg, loop, lam), (long long)trips);
+  if (trips > 1) cg_line(cg, "/* %s, %lld steps */", loop_label(cg, loop, lam), (long long)trips);
   for (int64_t t = 0; t < trips; t++) {
     env_add(cg, lam->lam_binder, ENV_INDEX, NULL, ix_const(&cg->ix, t), NULL);
     Cont again = {lam->body, after, true};
@@ -868,8 +545,8 @@ static void gen_for(CG *cg, const Phrase *p, const Spine *s, const Cont *after) 
   cg_scope_enter(cg, &mark);
   const char *i = cg_name(cg, lam->lam_binder->name);
   const Ix *nix = ix_from_size(&cg->ix, n);
-  line(cg, "for (int %s = 0; %s < %s; %s += 1) { /* %s */", i, i, cg_ix_text(cg, nix), i,
-       loop_label(cg, s->head, lam));
+  cg_line(cg, "for (int %s = 0; %s < %s; %s += 1) { /* %s */", i, i, cg_ix_text(cg, nix), i,
+          loop_label(cg, s->head, lam));
   ix_push_range(&cg->ix, i, NULL, nix);
   env_add(cg, lam->lam_binder, ENV_INDEX, NULL, index_of(cg, i, n), NULL);
   cg->indent++;
@@ -879,7 +556,7 @@ static void gen_for(CG *cg, const Phrase *p, const Spine *s, const Cont *after) 
   if (!(size_const_value(n, &trips) && trips <= 1)) sync_loop_end(cg, lam->body);
   cg->indent--;
   ix_pop_range(&cg->ix);
-  line(cg, "}");
+  cg_line(cg, "}");
   cg_scope_leave(cg, mark);
   (void)p;
 }
@@ -945,7 +622,7 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
     BinderSet w = {0}, reads = {0};
     scan_writes(cg, p, NULL, &w);
     for (const Cont *c = after; c; c = c->next) scan_reads_except(cg, c->cmd, c->again ? p : NULL, &reads);
-    BinderSet bad = intersect(cg, &w, &reads);
+    BinderSet bad = binder_set_intersect(cg, &w, &reads);
     if (bad.n)
       cg_error(cg, ERR_NO_BARRIER, p->span,
                "%s written by this %s is read later in the same kernel, but OpenCL has no barrier "
@@ -968,16 +645,18 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
   switch (form) {
   case FORM_ONCE:
     /* one iteration: its index is 0 (index_of), the variable would be unused */
-    if (single) line(cg, "/* %s over one element */", comment);
-    else line(cg, "int %s = %s(%d); /* %s */", i, idfn, d, comment);
+    if (single)
+      cg_line(cg, "/* %s over one element */", comment);
+    else
+      cg_line(cg, "int %s = %s(%d); /* %s */", i, idfn, d, comment);
     break;
   case FORM_AT_MOST_ONCE:
-    line(cg, "int %s = %s(%d);", i, idfn, d);
-    line(cg, "if (%s < %s) { /* %s */", i, nt, comment);
+    cg_line(cg, "int %s = %s(%d);", i, idfn, d);
+    cg_line(cg, "if (%s < %s) { /* %s */", i, nt, comment);
     cg->indent++;
     break;
   case FORM_LOOP:
-    line(cg, "for (int %s = %s(%d); %s < %s; %s += %s(%d)) { /* %s */", i, idfn, d, i, nt, i, sizefn, d, comment);
+    cg_line(cg, "for (int %s = %s(%d); %s < %s; %s += %s(%d)) { /* %s */", i, idfn, d, i, nt, i, sizefn, d, comment);
     cg->indent++;
     break;
   }
@@ -1031,13 +710,13 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
     cg->global_dims = saved_global;
     cg->distributed--;
     cg->uniform = saved_uniform;
-    set_union(cg, &cg->pending_writes, &cg->own_writes);
+    binder_set_union(cg, &cg->pending_writes, &cg->own_writes);
     cg->own_writes = outer_own;
   }
   ix_pop_range(&cg->ix);
   if (form != FORM_ONCE) {
     cg->indent--;
-    line(cg, "}");
+    cg_line(cg, "}");
     cg_scope_leave(cg, mark);
   }
 
@@ -1155,7 +834,7 @@ static bool gen_single_writer(CG *cg, const Phrase *p, const Cont *after) {
   }
   if (!cond.len) return false; /* one work-item anyway */
   sync_before(cg, p);
-  line(cg, "if (%s) { /* written once%s, not by every work-item */", cond.data, group ? " per group" : "");
+  cg_line(cg, "if (%s) { /* written once%s, not by every work-item */", cond.data, group ? " per group" : "");
   cg->indent++;
   int mark;
   cg_scope_enter(cg, &mark);
@@ -1167,11 +846,11 @@ static bool gen_single_writer(CG *cg, const Phrase *p, const Cont *after) {
   gen_comm(cg, p, after);
   cg->distributed--;
   cg->uniform = saved_uniform;
-  set_union(cg, &cg->pending_writes, &cg->own_writes); /* the others read them after a barrier */
+  binder_set_union(cg, &cg->pending_writes, &cg->own_writes); /* the others read them after a barrier */
   cg->own_writes = outer_own;
   cg_scope_leave(cg, mark);
   cg->indent--;
-  line(cg, "}");
+  cg_line(cg, "}");
   /* one work-item's writes, like a single writer's parforLocal: a
    * parforLocal right after it in a work-group loop gets a barrier first
    * (sync_after_guard; seed 63 #892, wrong with every PoCL work-group
@@ -1203,7 +882,7 @@ static bool gen_local_single_writer(CG *cg, const Phrase *body, const Cont *afte
     if (!(cg->local_dims & 1u << d) && !size_is_one(l->local_known[d], l->local[d]))
       emit(&cond, "%sget_local_id(%d) == 0", cond.len ? " && " : "", d);
   if (!cond.len) return false;
-  line(cg, "if (%s) { /* the other work-items would write the same */", cond.data);
+  cg_line(cg, "if (%s) { /* the other work-items would write the same */", cond.data);
   cg->local_unfenced = true;
   cg->indent++;
   int mark;
@@ -1217,7 +896,7 @@ static bool gen_local_single_writer(CG *cg, const Phrase *body, const Cont *afte
   cg->uniform = saved_uniform;
   cg_scope_leave(cg, mark);
   cg->indent--;
-  line(cg, "}");
+  cg_line(cg, "}");
   return true;
 }
 

@@ -1,0 +1,310 @@
+/* barriers.c: where the kernel needs barriers (spec section 8), for
+ * opencl.c's command generation.
+ *
+ * Barriers (spec section 8).  A barrier synchronises the work-items of one
+ * group, so only work-items of a group matter.  While generating the group
+ * body, the buffers (global or local memory) written by the work-items of
+ * a parforLocal since the last barrier are pending writes, and the buffers
+ * read since the last barrier pending reads.  A barrier is emitted
+ *  - before a command that reads a pending write (read after write: the
+ *    barrier comes after the parforLocal that wrote, as late as possible,
+ *    so two mapLocal stages whose outputs are read by a third need one);
+ *  - before a command that writes a pending read (write after read: a late
+ *    work-item may still be reading);
+ *  - at the end of a loop body in the group body when the next iteration
+ *    reads a pending write or overwrites a pending read.
+ * It is only emitted where every work-item of the group arrives equally
+ * often (elided exactly-once loops, sequential loops, work-group loops); a
+ * barrier needed elsewhere is an error (spec section 5). */
+#include "cgen.h"
+
+#include <string.h>
+
+static Space root_space(CG *cg, const Binder *b, bool *found) {
+  const EnvEntry *e = env_index_get(&cg->by_root, b);
+  if (e) {
+    const Storage *st = e->st;
+    while (st->kind == STORE_SPLIT) st = st->part[0];
+    *found = !st->read_only;
+    return st->space;
+  }
+  *found = false;
+  return SP_PRIVATE;
+}
+
+bool shared_root(CG *cg, const Binder *b) {
+  bool found;
+  Space sp = root_space(cg, b, &found);
+  return found && sp != SP_PRIVATE;
+}
+
+static const Binder *static_acc_root(CG *cg, const Phrase *a, const Alias *al) {
+  for (;;) {
+    if (a->kind == PH_PROJ) a = a->fst;
+    if (a->kind == PH_VAR) {
+      for (const Alias *x = al; x; x = x->next)
+        if (x->o == a->binder) return static_acc_root(cg, x->acc, x->next);
+      return acc_root(cg, a);
+    }
+    Spine s;
+    if (!spine_of(cg->arena, a, &s) || s.nargs < 1) return NULL;
+    a = s.args[0];
+  }
+}
+
+static bool is_parfor(Prim p) { return prim_family(p) == PFAM_PARFOR; }
+
+/* buffers in global or local memory written by p (al: the o of the
+ * parfors entered on the way, which are not in the environment yet) */
+void scan_writes(CG *cg, const Phrase *p, const Alias *al, BinderSet *out) {
+  switch (p->kind) {
+  case PH_ASSIGN: {
+    const Binder *r = static_acc_root(cg, p->fst, al);
+    if (r && shared_root(cg, r)) binder_set_add(cg, out, r);
+    return;
+  }
+  case PH_SEQ:
+    scan_writes(cg, p->fst, al, out);
+    scan_writes(cg, p->snd, al, out);
+    return;
+  case PH_LAM: scan_writes(cg, p->body, al, out); return;
+  case PH_APP: {
+    Spine s;
+    if (!spine_of(cg->arena, p, &s)) return;
+    if (is_parfor(s.head->prim) && s.nargs == 2 && s.args[1]->kind == PH_LAM && s.args[1]->body->kind == PH_LAM) {
+      const Phrase *inner = s.args[1]->body;
+      Alias a = {inner->lam_binder, s.args[0], al};
+      scan_writes(cg, inner->body, &a, out);
+      return;
+    }
+    for (int i = 0; i < s.nargs; i++)
+      if (s.args[i]->kind == PH_LAM) scan_writes(cg, s.args[i], al, out);
+    return;
+  }
+  default: return;
+  }
+}
+
+/* buffers in global or local memory read by p, outside the subtree skip
+ * (NULL: none) */
+void scan_reads_except(CG *cg, const Phrase *p, const Phrase *skip, BinderSet *out) {
+  if (p == skip) return;
+  switch (p->kind) {
+  case PH_VAR:
+    if (p->type->kind == PT_EXP) {
+      Storage *st = phrase_storage(cg, p);
+      if (st && shared_root(cg, st->root)) binder_set_add(cg, out, st->root);
+    }
+    return;
+  case PH_PROJ:
+    if (p->index == 2) {
+      Storage *st = phrase_storage(cg, p);
+      if (st && shared_root(cg, st->root)) binder_set_add(cg, out, st->root);
+    }
+    return;
+  case PH_LIT:
+  case PH_PRIM: return;
+  case PH_LAM: scan_reads_except(cg, p->body, skip, out); return;
+  case PH_ASSIGN: scan_reads_except(cg, p->snd, skip, out); return; /* the acceptor side only writes */
+  case PH_UNOP: scan_reads_except(cg, p->fst, skip, out); return;
+  default:
+    if (p->fst) scan_reads_except(cg, p->fst, skip, out);
+    if (p->snd) scan_reads_except(cg, p->snd, skip, out);
+    return;
+  }
+}
+
+void scan_reads(CG *cg, const Phrase *p, BinderSet *out) { scan_reads_except(cg, p, NULL, out); }
+
+BinderSet binder_set_intersect(CG *cg, const BinderSet *a, const BinderSet *b) {
+  BinderSet r = {0};
+  for (int i = 0; i < a->n; i++)
+    if (binder_set_has(b, a->items[i])) binder_set_add(cg, &r, a->items[i]);
+  return r;
+}
+
+static void remove_space(CG *cg, BinderSet *s, bool loc, bool glob) {
+  int n = 0;
+  for (int i = 0; i < s->n; i++) {
+    bool found;
+    Space sp = root_space(cg, s->items[i], &found);
+    if ((sp == SP_LOCAL && loc) || (sp == SP_GLOBAL && glob)) continue;
+    s->items[n++] = s->items[i];
+  }
+  s->n = n;
+}
+
+/* barrier(CLK_LOCAL_MEM_FENCE) for local buffers, the global fence for
+ * global ones (spec section 8); *loc and *glob say which */
+static const char *barrier_fences(CG *cg, const BinderSet *need, bool *loc, bool *glob) {
+  *loc = *glob = false;
+  for (int i = 0; i < need->n; i++) {
+    bool found;
+    Space sp = root_space(cg, need->items[i], &found);
+    *loc = *loc || sp == SP_LOCAL;
+    *glob = *glob || sp == SP_GLOBAL;
+  }
+  return *loc && *glob ? "CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE"
+         : *loc        ? "CLK_LOCAL_MEM_FENCE"
+                       : "CLK_GLOBAL_MEM_FENCE";
+}
+
+static void emit_barrier(CG *cg, const BinderSet *need) {
+  bool loc, glob;
+  cg_line(cg, "barrier(%s);", barrier_fences(cg, need, &loc, &glob));
+  cg->nbarriers++;
+  cg->local_unfenced = false;
+  cg->group_stage_fenced = false;
+  remove_space(cg, &cg->pending_writes, loc, glob);
+  remove_space(cg, &cg->pending_reads, loc, glob);
+}
+
+const char *names_of(CG *cg, const BinderSet *s) {
+  Buf b;
+  buf_init(&b, cg->arena);
+  for (int i = 0; i < s->n; i++) emit(&b, "%s'%s'", i ? (i + 1 == s->n ? " and " : ", ") : "", s->items[i]->name);
+  return b.data;
+}
+
+void binder_set_union(CG *cg, BinderSet *a, const BinderSet *b) {
+  for (int i = 0; i < b->n; i++) binder_set_add(cg, a, b->items[i]);
+}
+
+/* Pending writes to local memory that p writes again: two work-items
+ * writing one element unordered leave either value (a shared accumulator,
+ * initialised and then updated by a mapLocal that may split it differently:
+ * stage2.c, lower_reduce_i).  Global memory is left out: its buffers share
+ * one root binder per output (pairs of arrays), and work-groups are not
+ * ordered by a barrier anyway (spec section 5). */
+static BinderSet local_waw(CG *cg, const BinderSet *writes) {
+  BinderSet waw = binder_set_intersect(cg, writes, &cg->pending_writes);
+  remove_space(cg, &waw, false, true);
+  return waw;
+}
+
+/* The barrier command p needs before it: pending writes it reads, pending
+ * reads it writes, pending local writes it writes (the latter two only
+ * where barriers may go). */
+void sync_before(CG *cg, const Phrase *p) {
+  BinderSet need = {0};
+  if (cg->pending_writes.n) {
+    BinderSet reads = {0};
+    scan_reads(cg, p, &reads);
+    need = binder_set_intersect(cg, &cg->pending_writes, &reads);
+  }
+  if (!cg->uniform) {
+    if (need.n) {
+      cg_error(cg, ERR_NO_BARRIER, p->span,
+               "this reads %s, written by other work-items of the group before it, which needs a "
+               "barrier, but not all work-items of the group reach this point",
+               names_of(cg, &need));
+      cg->pending_writes.n = 0;
+    }
+    return;
+  }
+  if (cg->pending_reads.n || cg->pending_writes.n) {
+    BinderSet writes = {0};
+    scan_writes(cg, p, NULL, &writes);
+    BinderSet war = binder_set_intersect(cg, &writes, &cg->pending_reads), waw = local_waw(cg, &writes);
+    binder_set_union(cg, &need, &war);
+    binder_set_union(cg, &need, &waw);
+  }
+  if (need.n) emit_barrier(cg, &need);
+}
+
+/* Before a parforLocal in the body of a work-group loop, when another
+ * parforLocal ran since the last barrier: PoCL 3.1 (its default, loopvec,
+ * work-group method) miscompiles the pair, so that writes of the loop's
+ * iterations are lost or read back unwritten.  Seen where the first was
+ * written by one work-item (gen_local_single_writer's guard:
+ * tests/diff/regress/pocl_2d_local_loop.dpia, pocl_guarded_local_pair.dpia)
+ * and where both were guarded by local id bounds, a sequential loop with
+ * barriers following (regress/pocl_group_loop_local_pair.dpia,
+ * known/pocl_group_loop_local_pair.cl; right with
+ * POCL_WORK_GROUP_METHOD=cbs, with a barrier between the two, or without
+ * the work-group loop), and where the first was a body one work-item of
+ * the group writes (gen_single_writer: regress/pocl_single_writer_loop.dpia,
+ * wrong with every work-group method).  No barrier is needed there, but one
+ * is harmless where every work-item of the group gets (cg->uniform). */
+void sync_after_guard(CG *cg) {
+  if (!cg->uniform || cg->group_loop_depth == 0 || !cg->local_unfenced) return;
+  cg_line(cg,
+          "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE); /* PoCL 3.1 needs one here in a work-group loop */");
+  cg->nbarriers++;
+  remove_space(cg, &cg->pending_writes, true, true);
+  remove_space(cg, &cg->pending_reads, true, true);
+  cg->local_unfenced = false;
+  cg->group_stage_fenced = false;
+}
+
+/* Before a parforWorkgroup of the kernel body that follows one run by
+ * some groups only (FORM_AT_MOST_ONCE or FORM_LOOP) whose body has
+ * barriers, with no barrier since: PoCL 3.1's compiler crashed (signal 11,
+ * with every work-group method) on such a pair where the first body's
+ * parforLocals were single writers (tests/diff/regress/pocl_group_stage_crash.dpia,
+ * known/pocl_group_stage_crash.cl; right with a barrier between the two).
+ * No barrier is needed there, and one is harmless at the top level, where
+ * every work-item gets. */
+void sync_after_group_stage(CG *cg) {
+  if (!cg->uniform || cg->group_depth > 0 || !cg->group_stage_fenced) return;
+  cg_line(cg, "barrier(CLK_GLOBAL_MEM_FENCE); /* PoCL 3.1 needs one after a work-group stage with barriers */");
+  cg->nbarriers++;
+  remove_space(cg, &cg->pending_writes, false, true);
+  remove_space(cg, &cg->pending_reads, false, true);
+  cg->group_stage_fenced = false;
+}
+
+/* At the end of a loop body of the group body: the next iteration reads
+ * pending writes or overwrites pending reads. */
+static BinderSet loop_carried(CG *cg, const Phrase *body) {
+  BinderSet reads = {0}, writes = {0};
+  scan_reads(cg, body, &reads);
+  scan_writes(cg, body, NULL, &writes);
+  BinderSet need = binder_set_intersect(cg, &cg->pending_writes, &reads);
+  BinderSet war = binder_set_intersect(cg, &writes, &cg->pending_reads), waw = local_waw(cg, &writes);
+  binder_set_union(cg, &need, &war);
+  binder_set_union(cg, &need, &waw);
+  return need;
+}
+
+/* In the body of mapGlobals over every dimension of the NDRange (no
+ * work-groups around), a sequential loop runs in one work-item: what it
+ * writes is that work-item's own (a temporary allocated in the body,
+ * widened by the index, or the output through o: SCIR), so reading it back
+ * in the next iteration, or writing again what it read, needs no barrier.
+ * One there only split PoCL's work-item loops (and crashed its compiler:
+ * regress/global_loop_no_barrier.dpia, seed 62 #1671). */
+static bool in_own_work_item(const CG *cg) {
+  int ndims = cg->k->ndims > 0 ? cg->k->ndims : 1;
+  return cg->group_depth == 0 && cg->local_dims == 0 && __builtin_popcount(cg->global_dims) == ndims;
+}
+
+void sync_loop_end(CG *cg, const Phrase *body) {
+  if (!cg->uniform || in_own_work_item(cg)) return;
+  BinderSet need = loop_carried(cg, body);
+  if (need.n) emit_barrier(cg, &need);
+}
+
+/* The barrier a work-group loop (mapWorkgroup with fewer groups than
+ * iterations) needs between iterations goes at the top of its body, where
+ * it also runs, harmlessly, before the first iteration: at the end of the
+ * body, just before the loop's latch, PoCL 3.1 miscompiles it (all writes
+ * lost, tests/diff/known/pocl_loop_barrier.cl) or aborts
+ * (tests/diff/known/pocl_parallel_region_assert.cl).  body_start: where the
+ * body's text begins in cg->out.  The pending sets are left as they are
+ * (the loop's last iteration ends without a barrier). */
+void sync_group_loop_top(CG *cg, const Phrase *body, size_t body_start) {
+  if (!cg->uniform) return;
+  BinderSet need = loop_carried(cg, body);
+  if (!need.n) return;
+  Buf *out = cg->out;
+  size_t n = out->len - body_start;
+  char *tail = arena_alloc(cg->arena, n + 1);
+  memcpy(tail, out->data + body_start, n + 1);
+  out->len = body_start;
+  bool loc, glob;
+  cg_line(cg, "barrier(%s); /* the previous iteration is done with %s */", barrier_fences(cg, &need, &loc, &glob),
+          names_of(cg, &need));
+  cg->nbarriers++;
+  buf_put(out, tail, n);
+}
