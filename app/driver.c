@@ -53,6 +53,7 @@ typedef struct Ctx {
   DefInfo **intermediate, **imperative, **hoisted;
   ImpKernel **kernels; /* per declaration: the generated kernel */
   const char **sources; /* its OpenCL C */
+  KernelFacts *facts;   /* and what the kernel IR says of it (codegen/kernel.h) */
   /* -k names a pipeline (dpia/pipeline.h): its launches; the kernels it
    * launches are the ones worked on */
   const Pipeline *pipe;
@@ -399,12 +400,20 @@ static bool pass_codegen(Ctx *c) {
   int n = c->checked->ndefs;
   c->kernels = NEWARRAY(c->arena, ImpKernel *, n);
   c->sources = NEWARRAY(c->arena, const char *, n);
+  c->facts = NEWARRAY(c->arena, KernelFacts, n);
   CodegenOptions copt = {0};
   for (int d = 0; d < 3; d++) {
     copt.local_size[d] = c->opt->local_size[d];
     copt.global_size[d] = c->opt->global_size[d];
   }
   copt.stamp = c->opt->stamp;
+  /* a pipeline's kernels are one program: their constant arrays' names
+   * are the program's (ProgramNames) */
+  ProgramNames program = {.taken = {.arena = c->arena}};
+  if (c->pipe) {
+    for (int i = 0; i < n; i++) nameset_add(&program.taken, c->checked->defs[i]->name);
+    copt.program = &program;
+  }
   for (int i = 0; i < n; i++) {
     if (!c->hoisted[i]) continue;
     c->kernels[i] = kernel_from_def(c->arena, &c->tc, &c->diag, c->hoisted[i], generated_name(c));
@@ -433,7 +442,7 @@ static bool pass_codegen(Ctx *c) {
     }
     Buf src;
     buf_init(&src, c->arena);
-    if (!codegen_opencl(c->arena, &c->tc, c->kernels[i], &copt, &src)) return false;
+    if (!codegen_opencl(c->arena, &c->tc, c->kernels[i], &copt, &src, &c->facts[i])) return false;
     c->sources[i] = src.data;
     /* from here on the kernel is the one launched as generated: metadata,
      * header and dpia run all describe that launch */
@@ -451,11 +460,10 @@ static bool pass_foreign(Ctx *c) {
   for (int i = 0; i < c->checked->ndefs; i++) {
     const DefInfo *d = c->checked->defs[i];
     if (!d->is_foreign || !d->ok) continue;
-    for (int k = 0; k < c->checked->ndefs; k++)
-      if (c->sources[k] && strstr(c->sources[k], arena_printf(c->arena, "/* foreign function %s */", d->name))) {
-        vec_push(c->arena, &used, (void *)d);
-        break;
-      }
+    bool called = false;
+    for (int k = 0; k < c->checked->ndefs && !called; k++)
+      for (int f = 0; c->sources[k] && f < c->facts[k].nforeigns && !called; f++) called = c->facts[k].foreigns[f] == d;
+    if (called) vec_push(c->arena, &used, (void *)d);
   }
   if (!used.len) return true;
   DpiaVerifier *v = c->opt->verifier;
@@ -887,7 +895,7 @@ static int pass_run(Ctx *c) {
   /* sizes the generated code's int indices and the device can take,
    * before anything is allocated (run_limits.h, tests/limits) */
   const char *source = o->opencl_source ? o->opencl_source : c->sources[index];
-  RunLimit limit = run_check_limits(a, &rt, k, source, &nats, &launch, &err);
+  RunLimit limit = run_check_limits(a, &rt, k, &c->facts[index], &nats, &launch, &err);
   if (limit != RUN_LIMIT_OK) {
     rt_close(&rt);
     diag_error(&c->diag, ERR_SIZES_TOO_LARGE, def->decl->name_span, "%s", err.data);
@@ -1009,11 +1017,12 @@ static void emit_sources(Ctx *c) {
   bool first = true;
   Buf program;
   buf_init(&program, c->arena);
+  NameSet defined = {.arena = c->arena};
   for (int i = 0; i < c->checked->ndefs; i++) {
     if (!c->sources[i]) continue;
-    /* a pipeline's kernels are one program: each struct type once */
+    /* a pipeline's kernels are one program: each definition once */
     if (c->pipe) {
-      codegen_program_add(&program, c->sources[i]);
+      codegen_program_add(&program, &defined, &c->facts[i]);
       continue;
     }
     if (!first) buf_putc(&c->out, '\n');

@@ -87,7 +87,7 @@ static void translate_once(const char *name, const char *text, size_t len, Openc
     Buf cl;
     buf_init(&cl, &a);
     CodegenOptions copt = {0};
-    codegen_opencl(&a, &tc, k, &copt, &cl);
+    codegen_opencl(&a, &tc, k, &copt, &cl, NULL);
     double s6 = now();
     Buf report;
     buf_init(&report, &a);

@@ -233,6 +233,20 @@ static void note_access(CG *cg, const Storage *st, bool write) {
   }
 }
 
+static const AccessKey *access_key(CG *cg, const AccessKey *prev, const Storage *st, const Ix *ix, int field) {
+  AccessKey *k = NEW(cg->arena, AccessKey);
+  *k = (AccessKey){st, ix, field, prev};
+  return k;
+}
+
+bool access_key_equal(const AccessKey *a, const AccessKey *b) {
+  for (; a && b; a = a->prev, b = b->prev) {
+    if (a->st != b->st || a->field != b->field || !a->ix != !b->ix) return false;
+    if (a->ix && !ix_equal(a->ix, b->ix)) return false;
+  }
+  return !a && !b;
+}
+
 /* Element flat of a packed array of 3-vectors (kparam_packed3), with the
  * rest of the path ps: the whole element through vload3/vstore3, a lane
  * the scalar 3*flat + l of the buffer. */
@@ -242,6 +256,7 @@ static Target packed3_access(CG *cg, const Storage *st, const Ix *flat, const St
     p->count++;
     p->ok = false;
     p->base = p->elem = NULL;
+    p->base_key = p->elem_key = NULL;
     p->lane = -1;
     p->width = 0;
     p->space = st->space;
@@ -257,6 +272,7 @@ static Target packed3_access(CG *cg, const Storage *st, const Ix *flat, const St
   if (p) { /* a scalar of the buffer: consecutive lanes may form a vloadn */
     p->ok = true;
     p->base = st->name;
+    p->base_key = access_key(cg, NULL, st, NULL, 0);
     p->flat = at;
   }
   return lvalue(arena_printf(cg->arena, "%s[%s]", st->name, cg_ix_text(cg, at)));
@@ -278,6 +294,7 @@ static Target storage_access(CG *cg, const Storage *st, const Step *ps, bool wri
   DataType *t = st->type;
   const char *text = st->name;
   const char *base = NULL, *elem = NULL;
+  const AccessKey *key = access_key(cg, NULL, st, NULL, 0), *base_key = NULL, *elem_key = NULL;
   const Ix *flat = NULL;
   int64_t lane = -1;
   int width = 0;
@@ -285,25 +302,32 @@ static Target storage_access(CG *cg, const Storage *st, const Step *ps, bool wri
     if (!split_indices(cg, &t, &ps, &flat)) goto bad;
     if (st->packed3) return packed3_access(cg, st, flat, ps, write);
     base = text;
+    base_key = key;
     text = arena_printf(cg->arena, "%s[%s]", base, cg_ix_text(cg, flat));
+    key = access_key(cg, key, NULL, flat, 0);
   }
   while (ps) {
     switch (ps->kind) {
     case STEP_FIELD:
       if (t->kind != DT_PAIR) goto bad;
       text = arena_printf(cg->arena, "%s.%s", text, ps->n == 1 ? "fst" : "snd");
+      key = access_key(cg, key, NULL, NULL, ps->n);
       t = ps->n == 1 ? t->fst : t->snd;
       ps = ps->next;
       base = NULL;
+      base_key = NULL;
       if (t->kind == DT_ARRAY) {
         if (!split_indices(cg, &t, &ps, &flat)) goto bad;
         base = text;
+        base_key = key;
         text = arena_printf(cg->arena, "%s[%s]", base, cg_ix_text(cg, flat));
+        key = access_key(cg, key, NULL, flat, 0);
       }
       break;
     case STEP_LANE:
       if (t->kind != DT_SCALAR || t->width == 1) goto bad;
       elem = text;
+      elem_key = key;
       width = t->width;
       if (ix_const_value(ps->ix, &lane) && lane >= 0 && lane < width) {
         text = arena_printf(cg->arena, "%s%s", text, ps->n ? lane_spelling((int)lane, width) : lane_suffix(cg, lane));
@@ -338,12 +362,14 @@ static Target storage_access(CG *cg, const Storage *st, const Step *ps, bool wri
     p->count++;
     p->ok = lane == -1 ? base != NULL : lane >= 0;
     p->base = base;
+    p->base_key = base_key;
     p->flat = flat;
     p->lane = lane >= 0 ? (int)lane : -1;
     p->width = width;
     p->space = st->space;
     p->read_only = st->read_only;
     p->elem = elem;
+    p->elem_key = elem_key;
   }
   return lvalue(text);
 bad:
@@ -354,7 +380,8 @@ bad:
 
 static bool lanes_consecutive(CG *cg, const Probe *pr, int k) {
   for (int l = 0; l < k; l++) {
-    if (pr[l].count != 1 || !pr[l].ok || pr[l].lane != -1 || strcmp(pr[l].base, pr[0].base) != 0) return false;
+    if (pr[l].count != 1 || !pr[l].ok || pr[l].lane != -1 || !access_key_equal(pr[l].base_key, pr[0].base_key))
+      return false;
     if (l == 0) continue;
     int64_t d;
     const Ix *diff = ix_simplify(&cg->ix, ix_sub(&cg->ix, pr[l].flat, pr[0].flat));
@@ -367,7 +394,7 @@ static bool lanes_consecutive(CG *cg, const Probe *pr, int k) {
 
 static bool lanes_of_one_vector(const Probe *pr, int k) {
   for (int l = 0; l < k; l++)
-    if (pr[l].count != 1 || pr[l].lane != l || pr[l].width != k || strcmp(pr[l].elem, pr[0].elem) != 0)
+    if (pr[l].count != 1 || pr[l].lane != l || pr[l].width != k || !access_key_equal(pr[l].elem_key, pr[0].elem_key))
       return false;
   return true;
 }
@@ -505,22 +532,39 @@ const Ix *gen_index(CG *cg, const Phrase *i) {
 
 static CExpr gen_exp_f(CG *cg, const Phrase *e, const Step *ps, bool operand);
 
+/* The padded reads met while rendering one padded element (inside: its
+ * view's array and value) are inside container (NULL: the element needs
+ * no choice, so no read of it), and inside what holds it in turn. */
+static void padded_frame_end(CG *cg, Vec *outer, Vec *inside, PaddedRead *container) {
+  cg->padded_inside = outer;
+  for (int k = 0; k < inside->len; k++) {
+    PaddedRead *r = inside->items[k];
+    if (container && !r->container && r != container) r->container = container;
+    if (outer) vec_push(cg->arena, outer, r);
+  }
+  if (container && outer) vec_push(cg->arena, outer, container);
+}
+
 /* A whole element of a padCst view: counted while gen_assign renders its
  * statement the first time, its variable's name the second time if it is
  * bound to one. */
-static CExpr padded_read(CG *cg, CExpr read, DataType *type) {
-  for (int k = 0; k < cg->padded_reads.len; k++) {
-    PaddedRead *r = cg->padded_reads.items[k];
-    if (strcmp(r->text, read.text) != 0) continue;
-    if (r->name) return cx(r->name, PREC_POSTFIX);
-    if (cg->count_padded_reads) r->count++;
-    return read;
+static CExpr padded_read(CG *cg, CExpr read, DataType *type, Vec *outer, Vec *inside) {
+  PaddedRead *r = NULL;
+  for (int k = 0; k < cg->padded_reads.len && !r; k++) {
+    PaddedRead *o = cg->padded_reads.items[k];
+    if (strcmp(o->text, read.text) == 0) r = o;
   }
-  if (cg->count_padded_reads) {
-    PaddedRead *r = NEW(cg->arena, PaddedRead);
-    *r = (PaddedRead){read.text, type, 1, NULL};
+  if (r && r->name) {
+    padded_frame_end(cg, outer, inside, NULL);
+    return cx(r->name, PREC_POSTFIX);
+  }
+  if (r && cg->count_padded_reads) r->count++;
+  if (!r && cg->count_padded_reads) {
+    r = NEW(cg->arena, PaddedRead);
+    *r = (PaddedRead){read.text, type, 1, NULL, NULL};
     vec_push(cg->arena, &cg->padded_reads, r);
   }
+  padded_frame_end(cg, outer, inside, r);
   return read;
 }
 
@@ -694,6 +738,8 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     bool high = !size_is_zero(h->sizes[1]) && !ix_provably_less(x, i, end);
     if ((low && ix_provably_less(x, i, l)) || (high && ix_provably_less(x, ix_sub(x, end, K(cg, 1)), i)))
       return gen_exp(cg, s->args[0], rest);
+    Vec *outer = cg->padded_inside, inside = {0};
+    cg->padded_inside = &inside;
     CExpr in = gen_exp(cg, s->args[1], step_idx(cg, ix_sub(x, i, l), rest));
     const char *cond = NULL;
     const char *it = paren_below(cg, cg_ix_expr(cg, i), PREC_REL + 1);
@@ -702,7 +748,10 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
       const char *c2 = arena_printf(cg->arena, "%s >= %s", it, paren_below(cg, cg_ix_expr(cg, end), PREC_REL + 1));
       cond = cond ? arena_printf(cg->arena, "%s || %s", cond, c2) : c2;
     }
-    if (!cond) return in;
+    if (!cond) {
+      padded_frame_end(cg, outer, &inside, NULL);
+      return in;
+    }
     /* a lane that is a choice is not the element it may read: no vloadn */
     if (cg->probe) cg->probe->count += 2;
     CExpr v = gen_exp(cg, s->args[0], rest);
@@ -710,7 +759,8 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
                                  paren_below(cg, in, PREC_COND)),
                     PREC_COND);
     DataType *elem = dt_resolve(arg_data(s, 1)->elem);
-    if (!cg->probe && !rest && elem->kind == DT_SCALAR) return padded_read(cg, read, elem);
+    if (!cg->probe && !rest && elem->kind == DT_SCALAR) return padded_read(cg, read, elem, outer, &inside);
+    padded_frame_end(cg, outer, &inside, NULL);
     return read;
   }
   case PRIM_REORDER_STRIDE: { /* element i is E[i/m + s*(i%m)], m = n/s */

@@ -134,24 +134,31 @@ static void remove_space(CG *cg, BinderSet *s, bool loc, bool glob) {
   s->n = n;
 }
 
-/* barrier(CLK_LOCAL_MEM_FENCE) for local buffers, the global fence for
- * global ones (spec section 8); *loc and *glob say which */
-static const char *barrier_fences(CG *cg, const BinderSet *need, bool *loc, bool *glob) {
-  *loc = *glob = false;
+/* A barrier fencing local memory for local buffers, global memory for
+ * global ones (spec section 8): the statement, not yet in a block. */
+static KirStmt *barrier_for(CG *cg, const BinderSet *need) {
+  KirStmt *s = kir_stmt(cg->arena, KS_BARRIER);
   for (int i = 0; i < need->n; i++) {
     bool found;
     Space sp = root_space(cg, need->items[i], &found);
-    *loc = *loc || sp == SP_LOCAL;
-    *glob = *glob || sp == SP_GLOBAL;
+    s->barrier.local = s->barrier.local || sp == SP_LOCAL;
+    s->barrier.global = s->barrier.global || sp == SP_GLOBAL;
   }
-  return *loc && *glob ? "CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE"
-         : *loc        ? "CLK_LOCAL_MEM_FENCE"
-                       : "CLK_GLOBAL_MEM_FENCE";
+  if (!s->barrier.local) s->barrier.global = true;
+  return s;
+}
+
+/* a barrier fencing both memories, or global memory only, with why */
+static void add_barrier(CG *cg, bool local, const char *comment) {
+  KirStmt *s = cg_add(cg, KS_BARRIER, comment);
+  s->barrier.local = local;
+  s->barrier.global = true;
 }
 
 static void emit_barrier(CG *cg, const BinderSet *need) {
-  bool loc, glob;
-  cg_line(cg, "barrier(%s);", barrier_fences(cg, need, &loc, &glob));
+  KirStmt *s = barrier_for(cg, need);
+  kir_append(cg->block, s);
+  bool loc = s->barrier.local, glob = s->barrier.global;
   cg->nbarriers++;
   cg->local_unfenced = false;
   cg->group_stage_fenced = false;
@@ -228,8 +235,7 @@ void sync_before(CG *cg, const Phrase *p) {
  * is harmless where every work-item of the group gets (cg->uniform). */
 void sync_after_guard(CG *cg) {
   if (!cg->uniform || cg->group_loop_depth == 0 || !cg->local_unfenced) return;
-  cg_line(cg,
-          "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE); /* PoCL 3.1 needs one here in a work-group loop */");
+  add_barrier(cg, true, "PoCL 3.1 needs one here in a work-group loop");
   cg->nbarriers++;
   remove_space(cg, &cg->pending_writes, true, true);
   remove_space(cg, &cg->pending_reads, true, true);
@@ -247,7 +253,7 @@ void sync_after_guard(CG *cg) {
  * every work-item gets. */
 void sync_after_group_stage(CG *cg) {
   if (!cg->uniform || cg->group_depth > 0 || !cg->group_stage_fenced) return;
-  cg_line(cg, "barrier(CLK_GLOBAL_MEM_FENCE); /* PoCL 3.1 needs one after a work-group stage with barriers */");
+  add_barrier(cg, false, "PoCL 3.1 needs one after a work-group stage with barriers");
   cg->nbarriers++;
   remove_space(cg, &cg->pending_writes, false, true);
   remove_space(cg, &cg->pending_reads, false, true);
@@ -290,21 +296,16 @@ void sync_loop_end(CG *cg, const Phrase *body) {
  * it also runs, harmlessly, before the first iteration: at the end of the
  * body, just before the loop's latch, PoCL 3.1 miscompiles it (all writes
  * lost, tests/diff/known/pocl_loop_barrier.cl) or aborts
- * (tests/diff/known/pocl_parallel_region_assert.cl).  body_start: where the
- * body's text begins in cg->out.  The pending sets are left as they are
- * (the loop's last iteration ends without a barrier). */
-void sync_group_loop_top(CG *cg, const Phrase *body, size_t body_start) {
+ * (tests/diff/known/pocl_parallel_region_assert.cl).  before_body: the
+ * statement of cg->block after which the body begins (NULL: it begins the
+ * block).  The pending sets are left as they are (the loop's last
+ * iteration ends without a barrier). */
+void sync_group_loop_top(CG *cg, const Phrase *body, KirStmt *before_body) {
   if (!cg->uniform) return;
   BinderSet need = loop_carried(cg, body);
   if (!need.n) return;
-  Buf *out = cg->out;
-  size_t n = out->len - body_start;
-  char *tail = arena_alloc(cg->arena, n + 1);
-  memcpy(tail, out->data + body_start, n + 1);
-  out->len = body_start;
-  bool loc, glob;
-  cg_line(cg, "barrier(%s); /* the previous iteration is done with %s */", barrier_fences(cg, &need, &loc, &glob),
-          names_of(cg, &need));
+  KirStmt *s = barrier_for(cg, &need);
+  s->comment = arena_printf(cg->arena, "the previous iteration is done with %s", names_of(cg, &need));
+  kir_insert_after(cg->block, before_body, s);
   cg->nbarriers++;
-  buf_put(out, tail, n);
 }

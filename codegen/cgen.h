@@ -18,6 +18,7 @@
 #ifndef DPIA_CGEN_H
 #define DPIA_CGEN_H
 
+#include "backend.h"
 #include "index.h"
 #include "dpia.h"
 #include "kernel.h"
@@ -128,13 +129,27 @@ typedef struct Target {
  * dropAcc drops at a constant index): nothing is written */
 extern const char TARGET_NEVER[];
 
+/* What an access reached, as structure, so that two accesses compare
+ * without their text: the storage, then the array indices and pair fields
+ * applied to it, the last one first. */
+typedef struct AccessKey AccessKey;
+struct AccessKey {
+  const Storage *st; /* the root (prev NULL) */
+  const Ix *ix;      /* an array index, or NULL */
+  int field;         /* 1 or 2: a pair field; 0: none */
+  const AccessKey *prev;
+};
+bool access_key_equal(const AccessKey *a, const AccessKey *b);
+
 /* Where the one scalar access of a lane went (see above). */
 typedef struct Probe {
   int count;        /* storage accesses made */
   bool ok;          /* the last one was a scalar array element or a vector lane */
   const char *base; /* the array: "xs", "p[i].fst" */
+  const AccessKey *base_key;
   const Ix *flat;   /* index of the element in base */
   const char *elem; /* lane >= 0: the vector element, "ys[i]", "acc" */
+  const AccessKey *elem_key;
   int lane;         /* -1: a scalar element; else the constant lane of a vector element */
   int width;        /* vector width of the element (lane >= 0) */
   Space space;
@@ -161,8 +176,7 @@ typedef struct CG {
   const ImpKernel *k;
   IxCtx ix;
   Launch launch;
-  Buf *out;
-  int indent;
+  KirBlock *block; /* where the statements being generated go */
   EnvEntry *env;
   /* the newest entry of env for a binder, and the newest storage entry
    * whose root is a binder: env only grows, so these are what a walk of
@@ -208,10 +222,12 @@ typedef struct CG {
    * to a variable for the second */
   Vec padded_reads;
   bool count_padded_reads;
+  Vec *padded_inside; /* the padded reads met while rendering one (NULL: none open) */
   /* before the kernel (consts.c): the foreign functions it calls
    * (DefInfo*) and the constant arrays of its array literals, in the
    * order the program first uses them */
   Vec foreigns, tables;
+  ProgramNames *program; /* CodegenOptions.program */
 } CG;
 
 /* Binds b to idx E i for the generation of one view map element and
@@ -223,14 +239,23 @@ void env_add(CG *cg, const Binder *b, EnvKind kind, Storage *st, const Ix *ix, c
 Storage *new_storage(CG *cg, StoreKind kind, Space space, const char *name, DataType *type, const Binder *root);
 /* locals.c: declares the kernel-scope local buffers of body into decls,
  * sharing one declaration among buffers whose lifetimes do not overlap */
-void collect_locals(CG *cg, const Phrase *body, Buf *decls);
+void collect_locals(CG *cg, const Phrase *body, KirBlock *decls);
 void env_put_back(CG *cg, const Binder *b, EnvEntry *old);
 
+/* One element of a padCst view, which the statement reads.  Two reads are
+ * the same element when their C text is the same: the phrases differ
+ * (normalisation copies an argument into each use) and what a variable
+ * of a view map stands for changes while the statement is rendered, so
+ * only the rendered expression says what is read.  (The kernel IR's
+ * expressions, once they replace this text, will compare instead.) */
 typedef struct PaddedRead {
   const char *text; /* i < l || i >= l + n ? v : E[i - l] */
   DataType *type;   /* a scalar or vector */
   int count;
   const char *name; /* bound to this variable, or NULL */
+  /* the read of another padded element whose rendering holds this one
+   * (a padCst of a padCst), or NULL */
+  struct PaddedRead *container;
 } PaddedRead;
 
 /* ---- access.c: acceptors and expressions (Figure 6 b, c) ---- */
@@ -265,8 +290,9 @@ void cg_collect_program_scope(CG *cg, const Phrase *body);
 /* the constant array holding an array literal's value */
 const char *cg_table_name(CG *cg, const Phrase *lit);
 void cg_use_foreign(CG *cg, const DefInfo *f);
-/* their definitions, for the text before the kernel */
-void cg_emit_program_scope(CG *cg, Buf *out);
+/* their definitions before the kernel (KirTop*: foreign functions, then
+ * the constant arrays it reads) */
+void cg_program_scope(CG *cg, Vec *tops);
 /* a scalar literal in C (access.c) */
 const char *cg_scalar_literal(CG *cg, ScalarKind s, const Phrase *lit);
 
@@ -283,6 +309,7 @@ typedef bool (*CNameTaken)(const void *ctx, const char *name);
  * callers that never give a name up (nameset_hint) */
 const char *cg_c_name(Arena *a, const char *base, CNameTaken taken, const void *ctx, NameSet *hints);
 const char *cg_name(CG *cg, const char *base); /* declare a fresh C name */
+const char *cg_declare(CG *cg, const char *name); /* declare name, not visible here */
 void cg_scope_enter(CG *cg, int *mark);
 void cg_scope_leave(CG *cg, int mark);
 /* the C type of a scalar, vector or pair (struct typedef) data type */
@@ -297,10 +324,15 @@ CExpr cg_ix_expr(CG *cg, const Ix *ix);
 void binder_set_add(CG *cg, BinderSet *s, const Binder *b);
 bool binder_set_has(const BinderSet *s, const Binder *b);
 
-/* Set up cg for kernel k (environment of the parameters, launch sizes) and
- * generate the whole kernel into out.  Returns false after reporting to
- * k->diag. */
-void cg_line(CG *cg, const char *fmt, ...) DPIA_PRINTF(2, 3); /* one indented line of the kernel */
+/* A statement of the given kind, with a trailing comment (NULL: none),
+ * appended to the current block. */
+KirStmt *cg_add(CG *cg, KirStmtKind kind, const char *comment);
+/* Statements go into the body of s (FOR, IF, BLOCK) until cg_leave;
+ * returns the block to go back to. */
+KirBlock *cg_enter(CG *cg, KirStmt *s);
+void cg_leave(CG *cg, KirBlock *outer);
+/* a comment line of its own, printf-style */
+void cg_comment(CG *cg, const char *fmt, ...) DPIA_PRINTF(2, 3);
 
 /* ---- barriers.c: the barrier analysis of opencl.c's commands ---- */
 
@@ -332,8 +364,13 @@ void sync_before(CG *cg, const Phrase *p);
 void sync_after_guard(CG *cg);
 void sync_after_group_stage(CG *cg);
 void sync_loop_end(CG *cg, const Phrase *body);
-void sync_group_loop_top(CG *cg, const Phrase *body, size_t body_start);
+void sync_group_loop_top(CG *cg, const Phrase *body, KirStmt *before_body);
 
-bool cg_generate(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions *opt, Buf *out);
+/* Set up cg for kernel k (environment of the parameters, launch sizes) and
+ * lower the whole kernel; NULL after reporting to k->diag. */
+KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions *opt);
+/* cg_lower, then the text of the OpenCL backend, and what `dpia run` needs
+ * to know of it (facts may be NULL) */
+bool cg_generate(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions *opt, Buf *out, KernelFacts *facts);
 
 #endif

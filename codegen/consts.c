@@ -47,6 +47,25 @@ static bool has_foreign(const CG *cg, const DefInfo *f) {
   return false;
 }
 
+static bool taken_in_program(const void *ctx, const char *name) {
+  const CG *cg = ctx;
+  return nameset_has(&cg->visible, name) || nameset_has(&cg->program->taken, name);
+}
+
+/* A constant array's name: the literal's own (a let's), else "table"; in
+ * a program of several kernels, an earlier kernel's array of the same
+ * values lends its name, and a name another definition of the program may
+ * have is not taken (ProgramNames, kernel.h). */
+static const char *table_name(CG *cg, const Phrase *lit) {
+  const char *base = lit->lit_name ? lit->lit_name : "table";
+  if (!cg->program) return cg_name(cg, base);
+  for (int i = 0; i < cg->program->tables.len; i++) {
+    const ProgramTable *t = cg->program->tables.items[i];
+    if (same_literal(t->lit, lit) && !nameset_has(&cg->visible, t->name)) return cg_declare(cg, t->name);
+  }
+  return cg_declare(cg, cg_c_name(cg->arena, base, taken_in_program, cg, NULL));
+}
+
 void cg_collect_program_scope(CG *cg, const Phrase *body) {
   Vec stack = {0};
   vec_push(cg->arena, &stack, (void *)body);
@@ -56,7 +75,7 @@ void cg_collect_program_scope(CG *cg, const Phrase *body) {
     case PH_LIT:
       if (p->lit_nelems > 0 && !find_table(cg, p)) {
         ConstTable *t = NEW(cg->arena, ConstTable);
-        t->name = cg_name(cg, p->lit_name ? p->lit_name : "table");
+        t->name = table_name(cg, p);
         t->lit = p;
         vec_push(cg->arena, &cg->tables, t);
         if (cg_elem_type(p->type->data)->scalar == SC_DOUBLE) cg->uses_double = true;
@@ -97,23 +116,30 @@ void cg_use_foreign(CG *cg, const DefInfo *f) {
   if (!has_foreign(cg, f)) INTERNAL("foreign function %s not collected", f->name);
 }
 
-void cg_emit_program_scope(CG *cg, Buf *out) {
-  /* no contraction of a * b + c into one rounding in foreign functions: the
-   * reference interpreter runs them as C without it (verify/foreign.h), and
-   * an iteration like Mandelbrot's amplifies one rounding's difference */
-  if (cg->foreigns.len) buf_puts(out, "#pragma OPENCL FP_CONTRACT OFF\n\n");
+static void add_top(CG *cg, Vec *tops, KirTopKind kind, const char *name, const char *text) {
+  KirTop *t = NEW(cg->arena, KirTop);
+  *t = (KirTop){.kind = kind, .name = name, .text = text};
+  vec_push(cg->arena, tops, t);
+}
+
+void cg_program_scope(CG *cg, Vec *tops) {
+  for (int i = 0; cg->program && i < cg->tables.len; i++) {
+    const ConstTable *t = cg->tables.items[i];
+    ProgramTable *pt = NEW(cg->arena, ProgramTable);
+    *pt = (ProgramTable){t->name, t->lit};
+    vec_push(cg->arena, &cg->program->tables, pt);
+    nameset_add(&cg->program->taken, t->name);
+  }
   for (int i = 0; i < cg->foreigns.len; i++) {
     const DefInfo *f = cg->foreigns.items[i];
-    emit(out, "/* foreign function %s */\n", f->name);
-    foreign_c_definition(out, f, "");
-    buf_putc(out, '\n');
+    Buf def;
+    buf_init(&def, cg->arena);
+    foreign_c_definition(&def, f, "");
+    add_top(cg, tops, KT_FOREIGN, f->name, def.data);
   }
-  if (cg->foreigns.len) buf_puts(out, "#pragma OPENCL FP_CONTRACT ON\n\n");
-  bool any = false;
   for (int i = 0; i < cg->tables.len; i++) {
     const ConstTable *t = cg->tables.items[i];
     if (!t->read) continue;
-    any = true;
     DataType *elem = cg_elem_type(t->lit->type->data);
     const Phrase *lit = t->lit;
     int n = lit->lit_nelems;
@@ -158,7 +184,6 @@ void cg_emit_program_scope(CG *cg, Buf *out) {
       emit(&line, "%s%s", vals[j], j + 1 == n ? "};" : ",");
       col += w;
     }
-    emit(out, "%s\n", line.data);
+    add_top(cg, tops, KT_CONST, t->name, line.data);
   }
-  if (any) buf_putc(out, '\n');
 }

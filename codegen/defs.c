@@ -46,7 +46,7 @@ void codegen_imperative_defs(Arena *arena, const char *name, const char *text, s
     if (!k) continue;
     Buf source;
     buf_init(&source, arena);
-    if (!codegen_opencl(arena, &tc, k, opt, &source)) continue;
+    if (!codegen_opencl(arena, &tc, k, opt, &source, NULL)) continue;
     if (out->nkernels) buf_putc(&out->opencl, '\n');
     buf_put(&out->opencl, source.data, source.len);
     buf_puts(&out->json, out->nkernels ? ",\n" : "[\n");

@@ -375,8 +375,10 @@ ImpKernel *kernel_from_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def, cons
   /* a dry run with the natural NDRange reports what cannot be generated */
   Buf source;
   buf_init(&source, a);
-  if (!cg_generate(a, tc, k, NULL, &source)) return NULL;
+  KernelFacts *facts = NEW(a, KernelFacts);
+  if (!cg_generate(a, tc, k, NULL, &source, facts)) return NULL;
   k->natural_source = source.data;
+  k->natural_facts = facts;
   return k;
 }
 
@@ -406,6 +408,7 @@ ImpKernel *kernel_with_launch(Arena *a, TypeCtx *tc, const ImpKernel *k, const C
   ImpKernel *e = NEW(a, ImpKernel);
   *e = *k;
   e->natural_source = NULL;
+  e->natural_facts = NULL;
   e->ndims = nd;
   e->has_local = ul || k->has_local;
   Vec pre = {0};

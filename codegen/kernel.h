@@ -87,24 +87,57 @@ typedef struct ImpKernel {
    * codegen_opencl without user launch sizes returns it instead of
    * generating the same text again */
   const char *natural_source;
+  struct KernelFacts *natural_facts; /* and what it says of that text */
 } ImpKernel;
+
+/* What `dpia run` and the driver need to know of the code generated for a
+ * kernel, read off the kernel IR (codegen/kir.h), not the text: the
+ * dimensions d (bit d) where a parallel loop steps by the global size or
+ * the number of groups (global_steps) or by the local size (local_steps),
+ * a loop a work-item runs more than once; and the foreign functions the
+ * kernel calls. */
+typedef struct KernelFacts {
+  unsigned global_steps, local_steps;
+  int nforeigns;
+  const DefInfo *const *foreigns;
+  const struct KirKernel *kir; /* the kernel IR the text was printed from */
+} KernelFacts;
 
 /* codegen/kernel.c: the kernel interface and launch sizes of an imperative
  * def.  Reports to diag and returns NULL if the def does not have the
  * shape above. */
 ImpKernel *kernel_from_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def, const char *source_name);
 
+/* Kernels generated into one OpenCL program (a pipeline's), in order:
+ * what the names of a kernel's constant arrays must know of the others.
+ * One name is one definition in the program (codegen_program_add), so a
+ * constant array of the same values as an earlier kernel's keeps that
+ * name, and any other avoids the names of those arrays and every name the
+ * file declares (kernels and foreign functions are program-scope names;
+ * the caller adds the declarations to taken first).  Code generation adds
+ * each kernel's arrays. */
+typedef struct ProgramNames {
+  NameSet taken;
+  Vec tables; /* ProgramTable* */
+} ProgramNames;
+
+typedef struct ProgramTable {
+  const char *name;
+  const Phrase *lit; /* its array literal */
+} ProgramTable;
+
 typedef struct CodegenOptions {
   /* user launch sizes (--local-size, --global-size); 0 = not given */
   int64_t local_size[3], global_size[3];
-  bool stamp; /* name dpia's version in the generated comments */
+  bool stamp;            /* name dpia's version in the generated comments */
+  ProgramNames *program; /* NULL: the kernel is a program of its own */
 } CodegenOptions;
 
-/* codegen/opencl.c: the OpenCL C source of one kernel.  Returns false after
- * reporting to k->diag what it cannot generate (kernel_from_def already
- * tried the natural NDRange; user launch sizes can still make a barrier
- * unreachable for some work-items). */
-bool codegen_opencl(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions *opt, Buf *out);
+/* codegen/opencl.c: the OpenCL C source of one kernel, and its facts
+ * (NULL: not wanted).  Returns false after reporting to k->diag what it
+ * cannot generate (kernel_from_def already tried the natural NDRange; user
+ * launch sizes can still make a barrier unreachable for some work-items). */
+bool codegen_opencl(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions *opt, Buf *out, KernelFacts *facts);
 /* codegen/kernel.c: k as launched under the user launch sizes opt (the
  * launch codegen_opencl generated its code for): the NDRange the metadata,
  * the header's launcher and dpia run use, and the preconditions plus any

@@ -102,6 +102,7 @@ typedef struct LocalBuf {
 
 typedef struct LocalSlot {
   const Binder *root; /* the first occupant, whose name the slot takes */
+  DataType *elem;     /* the element type, one for every occupant */
   const char *ctype;
   int64_t n; /* elements: the largest occupant's */
   int last;  /* the latest occupant's last command */
@@ -211,7 +212,7 @@ static const Phrase *top_locals(CG *cg, const Phrase *p, Vec *out) {
   }
 }
 
-void collect_locals(CG *cg, const Phrase *body, Buf *decls) {
+void collect_locals(CG *cg, const Phrase *body, KirBlock *decls) {
   Vec found = {0};
   const Phrase *rest = top_locals(cg, body, &found);
   Lifetimes lt = {NEWARRAY(cg->arena, LocalBuf, found.len ? found.len : 1), found.len, 0, false, {0}, {0}, 0};
@@ -231,16 +232,17 @@ void collect_locals(CG *cg, const Phrase *body, Buf *decls) {
   int nslots = 0;
   for (int i = 0; i < lt.nbufs; i++) {
     LocalBuf *u = &lt.bufs[order[i]];
-    const char *ctype = cg_ctype(cg, cg_elem_type(u->type));
+    DataType *elem = cg_elem_type(u->type);
+    const char *ctype = cg_ctype(cg, elem);
     u->slot = -1;
     for (int k = 0; k < nslots && u->first >= 0 && u->slot < 0; k++)
-      if (slots[k].last >= 0 && slots[k].last < u->first && strcmp(slots[k].ctype, ctype) == 0 &&
+      if (slots[k].last >= 0 && slots[k].last < u->first && dt_equal(slots[k].elem, elem) &&
           slots[k].root->name == u->b->name /* a reduction's acc keeps its own name */ &&
           same_loops(slots[k].root, u->b))
         u->slot = k;
     if (u->slot < 0) {
       u->slot = nslots++;
-      slots[u->slot] = (LocalSlot){u->b, ctype, 0, -1};
+      slots[u->slot] = (LocalSlot){u->b, elem, ctype, 0, -1};
     }
     LocalSlot *sl = &slots[u->slot];
     if (u->n > sl->n) sl->n = u->n;
@@ -254,8 +256,12 @@ void collect_locals(CG *cg, const Phrase *body, Buf *decls) {
     LocalSlot *sl = &slots[u->slot];
     if (sl->root != u->b) continue;
     names[u->slot] = cg_name(cg, u->b->name);
-    buf_indent(decls, 1);
-    emit(decls, "local %s %s[%lld];\n", sl->ctype, names[u->slot], (long long)sl->n);
+    KirStmt *d = kir_stmt(cg->arena, KS_DECL);
+    d->decl.space = KSP_LOCAL;
+    d->decl.ctype = sl->ctype;
+    d->decl.name = names[u->slot];
+    d->decl.array_len = sl->n;
+    kir_append(decls, d);
   }
   for (int i = 0; i < lt.nbufs; i++) {
     const LocalBuf *u = &lt.bufs[i];
@@ -263,4 +269,3 @@ void collect_locals(CG *cg, const Phrase *body, Buf *decls) {
     env_add(cg, u->b, ENV_STORAGE, st, NULL, NULL);
   }
 }
-

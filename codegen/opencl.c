@@ -91,6 +91,11 @@ const char *cg_name(CG *cg, const char *base) {
   return name;
 }
 
+const char *cg_declare(CG *cg, const char *name) {
+  declare_name(cg, name);
+  return name;
+}
+
 void cg_scope_enter(CG *cg, int *mark) { *mark = cg->nnames; }
 void cg_scope_leave(CG *cg, int mark) {
   while (cg->nnames > mark) nameset_remove(&cg->visible, cg->names[--cg->nnames]);
@@ -224,30 +229,75 @@ const char *cg_ctype(CG *cg, DataType *t) {
   }
 }
 
-static void emit_struct(CG *cg, Buf *out, DataType *t) {
-  emit(out, "typedef struct {\n");
+static KirStruct struct_of(CG *cg, DataType *t) {
+  KirStruct st = {.name = cg_ctype(cg, t)};
   DataType *f[2] = {dt_resolve(t->fst), dt_resolve(t->snd)};
   for (int i = 0; i < 2; i++) {
-    emit(out, "  %s %s", cg_ctype(cg, cg_elem_type(f[i])), i ? "snd" : "fst");
+    st.field[i] = (KirStructField){cg_ctype(cg, cg_elem_type(f[i])), i ? "snd" : "fst", -1};
     if (f[i]->kind == DT_ARRAY) {
       int64_t n = 0;
       size_const_value(cg_elem_count(cg, f[i]), &n);
-      emit(out, "[%lld]", (long long)n);
+      st.field[i].array_len = n;
     }
-    emit(out, ";\n");
   }
-  emit(out, "} %s;\n\n", cg_ctype(cg, t));
+  return st;
 }
 
 /* ---- output ---- */
 
-void cg_line(CG *cg, const char *fmt, ...) {
-  buf_indent(cg->out, cg->indent);
+KirStmt *cg_add(CG *cg, KirStmtKind kind, const char *comment) {
+  KirStmt *s = kir_stmt(cg->arena, kind);
+  s->comment = comment;
+  kir_append(cg->block, s);
+  return s;
+}
+
+KirBlock *cg_enter(CG *cg, KirStmt *s) {
+  KirBlock *outer = cg->block;
+  cg->block = kir_body(s);
+  if (!cg->block) INTERNAL("a %d statement has no body", (int)s->kind);
+  return outer;
+}
+
+void cg_leave(CG *cg, KirBlock *outer) { cg->block = outer; }
+
+void cg_comment(CG *cg, const char *fmt, ...) {
+  Buf b;
+  buf_init(&b, cg->arena);
   va_list ap;
   va_start(ap, fmt);
-  vemit(cg->out, fmt, ap);
+  vemit(&b, fmt, ap);
   va_end(ap);
-  buf_putc(cg->out, '\n');
+  cg_add(cg, KS_COMMENT, NULL)->text = b.data;
+}
+
+static KirStmt *add_decl(CG *cg, const char *ctype, const char *name, const KirExpr *init, const char *comment) {
+  KirStmt *d = cg_add(cg, KS_DECL, comment);
+  d->decl.space = KSP_PRIVATE;
+  d->decl.ctype = ctype;
+  d->decl.name = name;
+  d->decl.array_len = -1;
+  d->decl.init = init;
+  return d;
+}
+
+static const KirExpr *text_of(CG *cg, CExpr e) { return kir_text(cg->arena, e.text, e.prec); }
+
+/* for (int i = init; i < bound; i += step) { comment */
+static KirStmt *add_for(CG *cg, const char *i, const KirExpr *init, const Ix *bound, const KirExpr *step,
+                        const char *comment) {
+  KirStmt *f = cg_add(cg, KS_FOR, comment);
+  f->loop.var = i;
+  f->loop.init = init;
+  f->loop.bound = text_of(cg, cg_ix_expr(cg, bound));
+  f->loop.step = step;
+  return f;
+}
+
+static KirStmt *add_if(CG *cg, const KirExpr *cond, const char *comment) {
+  KirStmt *f = cg_add(cg, KS_IF, comment);
+  f->cond.cond = cond;
+  return f;
 }
 
 static void pop_statement_ranges(CG *cg) {
@@ -267,7 +317,8 @@ static bool gen_local_single_writer(CG *cg, const Phrase *body, const Cont *afte
  *   output[i] = x * x;
  * rather than the conditional read twice.  The expression is rendered
  * once to count the reads, then again with the variables, only when some
- * read repeats; a read inside another one that is bound goes with it. */
+ * read repeats; a read inside another one (PaddedRead.container) that is
+ * read as often goes with it. */
 static CExpr gen_value_once(CG *cg, const Phrase *val, const Step *ps) {
   cg->padded_reads.len = 0;
   cg->count_padded_reads = true;
@@ -280,13 +331,12 @@ static CExpr gen_value_once(CG *cg, const Phrase *val, const Step *ps) {
     PaddedRead *r = cg->padded_reads.items[k];
     if (r->count < 2) continue;
     bool inside_another = false; /* read only as part of a longer repeated one */
-    for (int j = 0; j < cg->padded_reads.len; j++) {
-      PaddedRead *o = cg->padded_reads.items[j];
-      if (o != r && o->count >= r->count && strstr(o->text, r->text)) inside_another = true;
-    }
+    int depth = 0;               /* a chain of containers is no longer than the reads */
+    for (const PaddedRead *o = r->container; o && depth < cg->padded_reads.len; o = o->container, depth++)
+      if (o->count >= r->count) inside_another = true;
     if (inside_another) continue;
     r->name = cg_name(cg, "x");
-    cg_line(cg, "const %s %s = %s;", cg_ctype(cg, r->type), r->name, r->text);
+    add_decl(cg, cg_ctype(cg, r->type), r->name, kir_text(cg->arena, r->text, PREC_COND), NULL)->decl.is_const = true;
     repeats = true;
   }
   if (repeats) v = gen_exp(cg, val, ps);
@@ -308,13 +358,11 @@ static void gen_assign(CG *cg, const Phrase *acc, const Phrase *val, const Step 
     cg_scope_enter(cg, &mark);
     const char *i = cg_name(cg, "i");
     const Ix *n = ix_from_size(&cg->ix, t->size);
-    cg_line(cg, "for (int %s = 0; %s < %s; %s += 1) { /* copy */", i, i, cg_ix_text(cg, n), i);
+    KirBlock *outer = cg_enter(cg, add_for(cg, i, kir_int(cg->arena, 0), n, kir_int(cg->arena, 1), "copy"));
     ix_push_range(&cg->ix, i, NULL, n);
-    cg->indent++;
     gen_assign(cg, acc, val, step_append(cg, ps, (Step){STEP_IDX, ix_var(&cg->ix, i), 0, NULL}), t->elem);
-    cg->indent--;
     ix_pop_range(&cg->ix);
-    cg_line(cg, "}");
+    cg_leave(cg, outer);
     cg_scope_leave(cg, mark);
     return;
   }
@@ -323,39 +371,50 @@ static void gen_assign(CG *cg, const Phrase *acc, const Phrase *val, const Step 
     pop_statement_ranges(cg);
     return;
   }
-  if (tg.guard) { /* a write takeAcc or dropAcc may drop */
-    cg_line(cg, "if (%s) {", tg.guard);
-    cg->indent++;
-  }
+  KirBlock *outer = cg->block;
+  if (tg.guard) /* a write takeAcc or dropAcc may drop */
+    cg_enter(cg, add_if(cg, kir_text(cg->arena, tg.guard, PREC_COMMA), NULL));
   CExpr v = gen_value_once(cg, val, ps);
   switch (tg.kind) {
-  case TG_LVALUE: cg_line(cg, "%s = %s;", tg.lvalue, v.text); break;
-  case TG_VSTORE: cg_line(cg, "vstore%d(%s, %s, %s);", tg.width, v.text, tg.offset, tg.ptr); break;
+  case TG_LVALUE: {
+    KirStmt *as = cg_add(cg, KS_ASSIGN, NULL);
+    as->assign.lhs = tg.lvalue;
+    as->assign.rhs = text_of(cg, v);
+    break;
+  }
+  case TG_VSTORE: {
+    KirStmt *st = cg_add(cg, KS_VSTORE, NULL);
+    st->vstore.width = tg.width;
+    st->vstore.value = text_of(cg, v);
+    st->vstore.offset = tg.offset;
+    st->vstore.ptr = tg.ptr;
+    break;
+  }
   case TG_LANES: {
-    cg_line(cg, "{");
-    cg->indent++;
+    KirBlock *around = cg_enter(cg, cg_add(cg, KS_BLOCK, NULL));
     int mark;
     cg_scope_enter(cg, &mark);
     const char *tmp = cg_name(cg, "v");
-    cg_line(cg, "%s %s = %s;", cg_ctype(cg, t), tmp, v.text);
+    add_decl(cg, cg_ctype(cg, t), tmp, text_of(cg, v), NULL);
     for (int l = 0; l < tg.width; l++) {
-      const char *lane = arena_printf(cg->arena, "%s = %s.s%c;", tg.lanes[l], tmp, "0123456789abcdef"[l]);
       if (tg.lane_guards && tg.lane_guards[l] == TARGET_NEVER) continue;
-      if (tg.lane_guards && tg.lane_guards[l])
-        cg_line(cg, "if (%s) %s", tg.lane_guards[l], lane);
-      else
-        cg_line(cg, "%s", lane);
+      KirBlock *lane_outer = cg->block;
+      if (tg.lane_guards && tg.lane_guards[l]) {
+        KirStmt *g = add_if(cg, kir_text(cg->arena, tg.lane_guards[l], PREC_COMMA), NULL);
+        g->cond.one_line = true;
+        cg_enter(cg, g);
+      }
+      KirStmt *as = cg_add(cg, KS_ASSIGN, NULL);
+      as->assign.lhs = tg.lanes[l];
+      as->assign.rhs = kir_text(cg->arena, arena_printf(cg->arena, "%s.s%c", tmp, "0123456789abcdef"[l]), PREC_POSTFIX);
+      cg_leave(cg, lane_outer);
     }
     cg_scope_leave(cg, mark);
-    cg->indent--;
-    cg_line(cg, "}");
+    cg_leave(cg, around);
     break;
   }
   }
-  if (tg.guard) {
-    cg->indent--;
-    cg_line(cg, "}");
-  }
+  cg_leave(cg, outer);
   pop_statement_ranges(cg);
 }
 
@@ -470,7 +529,7 @@ static void gen_new(CG *cg, const Phrase *p, const Spine *s, const Cont *after) 
                dt_str(cg->arena, t));
       return;
     }
-    cg_line(cg, "%s %s[%lld];", cg_ctype(cg, cg_elem_type(t)), name, (long long)n);
+    add_decl(cg, cg_ctype(cg, cg_elem_type(t)), name, NULL, NULL)->decl.array_len = n;
     env_add(cg, b, ENV_STORAGE, new_storage(cg, STORE_BUFFER, SP_PRIVATE, name, t, b), NULL, NULL);
   } else {
     env_add(cg, b, ENV_STORAGE, new_storage(cg, STORE_VALUE, SP_PRIVATE, name, t, b), NULL, NULL);
@@ -484,12 +543,12 @@ static void gen_new(CG *cg, const Phrase *p, const Spine *s, const Cont *after) 
       cg->where = first->span;
       sync_before(cg, first);
       CExpr v = gen_value_once(cg, first->snd, NULL);
-      cg_line(cg, "%s %s = %s;", cg_ctype(cg, t), name, v.text);
+      add_decl(cg, cg_ctype(cg, t), name, text_of(cg, v), NULL);
       pop_statement_ranges(cg);
       if (rest) gen_comm(cg, rest, after);
       return;
     }
-    cg_line(cg, "%s %s;", cg_ctype(cg, t), name);
+    add_decl(cg, cg_ctype(cg, t), name, NULL, NULL);
   }
   gen_comm(cg, lam->body, after);
 }
@@ -528,7 +587,7 @@ static bool gen_for_unrolled(CG *cg, const Phrase *loop, const Phrase *lam, Size
   bool literal = loop->origin && strcmp(loop->origin, "array literal") == 0;
   if (!size_const_value(n, &trips) || trips < 1 || trips > (literal ? UNROLL_LITERAL_MAX : UNROLL_MAX)) return false;
   if (trips > 1 && !literal && !only_assignments(cg, lam->body)) return false;
-  if (trips > 1) cg_line(cg, "/* %s, %lld steps */", loop_label(cg, loop, lam), (long long)trips);
+  if (trips > 1) cg_comment(cg, "%s, %lld steps", loop_label(cg, loop, lam), (long long)trips);
   for (int64_t t = 0; t < trips; t++) {
     env_add(cg, lam->lam_binder, ENV_INDEX, NULL, ix_const(&cg->ix, t), NULL);
     Cont again = {lam->body, after, true};
@@ -545,18 +604,16 @@ static void gen_for(CG *cg, const Phrase *p, const Spine *s, const Cont *after) 
   cg_scope_enter(cg, &mark);
   const char *i = cg_name(cg, lam->lam_binder->name);
   const Ix *nix = ix_from_size(&cg->ix, n);
-  cg_line(cg, "for (int %s = 0; %s < %s; %s += 1) { /* %s */", i, i, cg_ix_text(cg, nix), i,
-          loop_label(cg, s->head, lam));
+  KirBlock *outer =
+      cg_enter(cg, add_for(cg, i, kir_int(cg->arena, 0), nix, kir_int(cg->arena, 1), loop_label(cg, s->head, lam)));
   ix_push_range(&cg->ix, i, NULL, nix);
   env_add(cg, lam->lam_binder, ENV_INDEX, NULL, index_of(cg, i, n), NULL);
-  cg->indent++;
   Cont again = {lam->body, after, true};
   gen_comm(cg, lam->body, &again);
   int64_t trips;
   if (!(size_const_value(n, &trips) && trips <= 1)) sync_loop_end(cg, lam->body);
-  cg->indent--;
   ix_pop_range(&cg->ix);
-  cg_line(cg, "}");
+  cg_leave(cg, outer);
   cg_scope_leave(cg, mark);
   (void)p;
 }
@@ -583,22 +640,23 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
     return;
   }
   const Phrase *lam_o = lam_i->body, *body = lam_o->body;
-  const char *idfn, *sizefn, *what;
+  KirQuery idq, sizeq;
+  const char *what;
   bool known;
   Size launch;
   PrimLevel level = prim_level(h->prim);
   DPIA_EXHAUSTIVE_BEGIN
   switch (level) {
   case PLVL_GLOBAL:
-    idfn = "get_global_id", sizefn = "get_global_size", what = "mapGlobal";
+    idq = KQ_GLOBAL_ID, sizeq = KQ_GLOBAL_SIZE, what = "mapGlobal";
     known = cg->launch.global_known[d], launch = cg->launch.global[d];
     break;
   case PLVL_WORKGROUP:
-    idfn = "get_group_id", sizefn = "get_num_groups", what = "mapWorkgroup";
+    idq = KQ_GROUP_ID, sizeq = KQ_NUM_GROUPS, what = "mapWorkgroup";
     known = cg->launch.groups_known[d], launch = cg->launch.groups[d];
     break;
   case PLVL_LOCAL:
-    idfn = "get_local_id", sizefn = "get_local_size", what = "mapLocal";
+    idq = KQ_LOCAL_ID, sizeq = KQ_LOCAL_SIZE, what = "mapLocal";
     known = cg->launch.local_known[d], launch = cg->launch.local[d];
     break;
   case PLVL_NONE: /* parfor: refused by gen_comm */
@@ -639,26 +697,24 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
   cg_scope_enter(cg, &mark);
   if (form == FORM_LOOP) i = cg_name(cg, lam_i->lam_binder->name);
   const Ix *nix = ix_from_size(&cg->ix, n);
-  const char *nt = cg_ix_text(cg, nix);
   int64_t trips;
   bool single = size_const_value(n, &trips) && trips == 1;
+  KirBlock *outer = cg->block;
+  const KirExpr *id = kir_query(cg->arena, idq, d);
   switch (form) {
   case FORM_ONCE:
     /* one iteration: its index is 0 (index_of), the variable would be unused */
     if (single)
-      cg_line(cg, "/* %s over one element */", comment);
+      cg_comment(cg, "%s over one element", comment);
     else
-      cg_line(cg, "int %s = %s(%d); /* %s */", i, idfn, d, comment);
+      add_decl(cg, "int", i, id, comment);
     break;
   case FORM_AT_MOST_ONCE:
-    cg_line(cg, "int %s = %s(%d);", i, idfn, d);
-    cg_line(cg, "if (%s < %s) { /* %s */", i, nt, comment);
-    cg->indent++;
+    add_decl(cg, "int", i, id, NULL);
+    cg_enter(
+        cg, add_if(cg, kir_binary(cg->arena, KB_LT, kir_var(cg->arena, i), text_of(cg, cg_ix_expr(cg, nix))), comment));
     break;
-  case FORM_LOOP:
-    cg_line(cg, "for (int %s = %s(%d); %s < %s; %s += %s(%d)) { /* %s */", i, idfn, d, i, nt, i, sizefn, d, comment);
-    cg->indent++;
-    break;
+  case FORM_LOOP: cg_enter(cg, add_for(cg, i, id, nix, kir_query(cg->arena, sizeq, d), comment)); break;
   }
   ix_push_range(&cg->ix, i, NULL, nix);
   const Ix *iv = index_of(cg, i, n);
@@ -678,11 +734,11 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
     cg->group_depth++;
     unsigned saved_dims = cg->group_dims;
     cg->group_dims |= 1u << d;
-    size_t body_start = cg->out->len;
+    KirStmt *before_body = cg->block->last;
     int barriers_before = cg->nbarriers;
     gen_comm(cg, body, form == FORM_LOOP ? &again : after);
     /* the next group id of this work-group reuses its memory */
-    if (form == FORM_LOOP) sync_group_loop_top(cg, body, body_start);
+    if (form == FORM_LOOP) sync_group_loop_top(cg, body, before_body);
     bool fenced = form != FORM_ONCE && cg->nbarriers > barriers_before;
     cg->group_depth--;
     if (form == FORM_LOOP) cg->group_loop_depth--;
@@ -714,12 +770,8 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
     cg->own_writes = outer_own;
   }
   ix_pop_range(&cg->ix);
-  if (form != FORM_ONCE) {
-    cg->indent--;
-    cg_line(cg, "}");
-    cg_scope_leave(cg, mark);
-  }
-
+  cg_leave(cg, outer);
+  if (form != FORM_ONCE) cg_scope_leave(cg, mark);
 }
 
 /* ---- one writer for the group's result ---- */
@@ -728,6 +780,12 @@ static bool is_output(CG *cg, const Binder *root) {
   for (int i = 0; i < cg->k->nparams; i++)
     if (cg->k->params[i].role == KP_OUTPUT && cg->k->params[i].binder == root) return true;
   return false;
+}
+
+/* cond && q(d) == 0 */
+static const KirExpr *and_query_zero(CG *cg, const KirExpr *cond, KirQuery q, int d) {
+  Arena *a = cg->arena;
+  return kir_and(a, cond, kir_binary(a, KB_EQ, kir_query(a, q, d), kir_int(a, 0)));
 }
 
 static bool size_is_one(bool known, Size n) {
@@ -818,24 +876,24 @@ static bool gen_single_writer(CG *cg, const Phrase *p, const Cont *after) {
   if (!writes_outputs_only(cg, p, &inner, &writes_output) || !writes_output) return false;
   bool group = cg->group_depth > 0;
   const Launch *l = &cg->launch;
-  Buf cond;
-  buf_init(&cond, cg->arena);
+  const KirExpr *cond = NULL;
   int ndims = cg->k->ndims > 0 ? cg->k->ndims : 1;
   /* the groups of a dimension whose mapWorkgroup is not around p all run
    * p too (a nested grid's outer body) */
   for (int d = 0; group && d < ndims; d++)
     if (!(cg->group_dims & 1u << d) && !size_is_one(l->groups_known[d], l->groups[d]))
-      emit(&cond, "%sget_group_id(%d) == 0", cond.len ? " && " : "", d);
+      cond = and_query_zero(cg, cond, KQ_GROUP_ID, d);
   for (int d = 0; d < ndims; d++) {
     bool known = group ? l->local_known[d] : l->global_known[d];
     if (!group && (cg->global_dims & 1u << d)) continue; /* distributed: each work-item its own */
     if (!size_is_one(known, group ? l->local[d] : l->global[d]))
-      emit(&cond, "%s%s(%d) == 0", cond.len ? " && " : "", group ? "get_local_id" : "get_global_id", d);
+      cond = and_query_zero(cg, cond, group ? KQ_LOCAL_ID : KQ_GLOBAL_ID, d);
   }
-  if (!cond.len) return false; /* one work-item anyway */
+  if (!cond) return false; /* one work-item anyway */
   sync_before(cg, p);
-  cg_line(cg, "if (%s) { /* written once%s, not by every work-item */", cond.data, group ? " per group" : "");
-  cg->indent++;
+  KirBlock *outer = cg_enter(
+      cg, add_if(cg, cond,
+                 group ? "written once per group, not by every work-item" : "written once, not by every work-item"));
   int mark;
   cg_scope_enter(cg, &mark);
   bool saved_uniform = cg->uniform;
@@ -849,8 +907,7 @@ static bool gen_single_writer(CG *cg, const Phrase *p, const Cont *after) {
   binder_set_union(cg, &cg->pending_writes, &cg->own_writes); /* the others read them after a barrier */
   cg->own_writes = outer_own;
   cg_scope_leave(cg, mark);
-  cg->indent--;
-  cg_line(cg, "}");
+  cg_leave(cg, outer);
   /* one work-item's writes, like a single writer's parforLocal: a
    * parforLocal right after it in a work-group loop gets a barrier first
    * (sync_after_guard; seed 63 #892, wrong with every PoCL work-group
@@ -875,16 +932,14 @@ static bool gen_local_single_writer(CG *cg, const Phrase *body, const Cont *afte
   bool writes_output = false;
   if (!writes_outputs_only(cg, body, &inner, &writes_output) || !writes_output) return false;
   const Launch *l = &cg->launch;
-  Buf cond;
-  buf_init(&cond, cg->arena);
+  const KirExpr *cond = NULL;
   int ndims = cg->k->ndims > 0 ? cg->k->ndims : 1;
   for (int d = 0; d < ndims; d++)
     if (!(cg->local_dims & 1u << d) && !size_is_one(l->local_known[d], l->local[d]))
-      emit(&cond, "%sget_local_id(%d) == 0", cond.len ? " && " : "", d);
-  if (!cond.len) return false;
-  cg_line(cg, "if (%s) { /* the other work-items would write the same */", cond.data);
+      cond = and_query_zero(cg, cond, KQ_LOCAL_ID, d);
+  if (!cond) return false;
+  KirBlock *outer = cg_enter(cg, add_if(cg, cond, "the other work-items would write the same"));
   cg->local_unfenced = true;
-  cg->indent++;
   int mark;
   cg_scope_enter(cg, &mark);
   /* only some work-items run the guarded body: no barrier may go in it
@@ -895,8 +950,7 @@ static bool gen_local_single_writer(CG *cg, const Phrase *body, const Cont *afte
   gen_comm(cg, body, after);
   cg->uniform = saved_uniform;
   cg_scope_leave(cg, mark);
-  cg->indent--;
-  cg_line(cg, "}");
+  cg_leave(cg, outer);
   return true;
 }
 
@@ -1014,19 +1068,23 @@ static const char *buffer_ctype(CG *cg, const KParam *p) {
  * regress/pocl_restrict_read_back.dpia; seed 61 #4).  The inputs (read only)
  * and the outputs only written keep it, which already tells the compiler
  * that no load from one aliases a store to another. */
-static void param_decl(CG *cg, Buf *b, const KParam *p, const BinderSet *read_back) {
+static KirParam param_of(CG *cg, const KParam *p, const BinderSet *read_back) {
+  KirParam kp = {p->role, NULL, p->name, false};
   switch (p->role) {
   case KP_OUTPUT:
-  case KP_TEMP: {
-    bool restricted = p->role == KP_OUTPUT && !binder_set_has(read_back, p->binder);
-    emit(b, "global %s *%s%s", buffer_ctype(cg, p), restricted ? "restrict " : "", p->name);
-    return;
+  case KP_TEMP:
+    kp.ctype = buffer_ctype(cg, p);
+    kp.restrict_ = p->role == KP_OUTPUT && !binder_set_has(read_back, p->binder);
+    break;
+  case KP_INPUT:
+    kp.ctype = buffer_ctype(cg, p);
+    kp.restrict_ = true;
+    break;
+  case KP_SCALAR: kp.ctype = cg_ctype(cg, p->type); break;
+  case KP_NAT: kp.ctype = "int"; break;
+  case KP_LOCAL: kp.ctype = cg_ctype(cg, p->elem); break;
   }
-  case KP_INPUT: emit(b, "const global %s *restrict %s", buffer_ctype(cg, p), p->name); return;
-  case KP_SCALAR: emit(b, "%s %s", cg_ctype(cg, p->type), p->name); return;
-  case KP_NAT: emit(b, "int %s", p->name); return;
-  case KP_LOCAL: emit(b, "local %s *%s", cg_ctype(cg, p->elem), p->name); return;
-  }
+  return kp;
 }
 
 /* the storage of a parameter binder: one buffer or value, or a split pair
@@ -1078,7 +1136,7 @@ static void emit_sizes(Buf *out, int n, const Size *s, const int64_t *user) {
   if (n > 1) buf_putc(out, ')');
 }
 
-bool cg_generate(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions *opt, Buf *out) {
+KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions *opt) {
   CG cgs = {0}, *cg = &cgs;
   cg->arena = a;
   cg->visible.arena = a;
@@ -1086,6 +1144,7 @@ bool cg_generate(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions
   cg->diag = k->diag;
   cg->k = k;
   cg->uniform = true;
+  cg->program = opt ? opt->program : NULL;
   cg->where = k->def->body->span;
   ix_init(&cg->ix, a);
   compute_launch(cg, k, opt);
@@ -1104,8 +1163,6 @@ bool cg_generate(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions
   }
 
   /* parameters: names in the outermost scope, storages in the environment */
-  Buf sig;
-  buf_init(&sig, a);
   for (int i = 0; i < k->nparams; i++) declare_name(cg, k->params[i].name);
   for (int i = 0; i < k->nparams; i++) {
     const KParam *p = &k->params[i];
@@ -1118,33 +1175,29 @@ bool cg_generate(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions
   }
   BinderSet read_back = {0};
   scan_reads(cg, k->def->body, &read_back);
-  const char **decls = NEWARRAY(a, const char *, k->nparams);
-  size_t width = 0;
-  for (int i = 0; i < k->nparams; i++) {
-    Buf pb;
-    buf_init(&pb, a);
-    param_decl(cg, &pb, &k->params[i], &read_back);
-    decls[i] = pb.data;
-    width += pb.len + 2;
-  }
+  KirKernel *kk = NEW(a, KirKernel);
+  *kk = (KirKernel){.name = k->name};
+  kk->nparams = k->nparams;
+  kk->params = NEWARRAY(a, KirParam, k->nparams > 0 ? k->nparams : 1);
+  for (int i = 0; i < k->nparams; i++) kk->params[i] = param_of(cg, &k->params[i], &read_back);
 
   cg_collect_program_scope(cg, k->def->body);
-  Buf locals, body;
-  buf_init(&locals, a);
-  buf_init(&body, a);
-  collect_locals(cg, k->def->body, &locals);
-  cg->out = &body;
-  cg->indent = 1;
+  collect_locals(cg, k->def->body, &kk->locals);
+  cg->block = &kk->body;
   gen_comm(cg, k->def->body, NULL);
-  if (cg->failed) return false;
+  if (cg->failed) return NULL;
 
   /* header comment (spec section 8) */
-  if (opt && opt->stamp) emit(out, "/* Kernel %s, generated by dpia %s from ", k->name, DPIA_VERSION);
-  else emit(out, "/* Kernel %s, generated by dpia from ", k->name);
-  comment_text(out, k->source_name ? k->source_name : "<input>");
-  emit(out, "\n * Preconditions:");
-  if (k->nprecond == 0) emit(out, " none");
-  for (int i = 0; i < k->nprecond; i++) emit(out, "%s%s", i ? ", " : " ", k->preconds[i]);
+  Buf c;
+  buf_init(&c, a);
+  if (opt && opt->stamp)
+    emit(&c, "Kernel %s, generated by dpia %s from ", k->name, DPIA_VERSION);
+  else
+    emit(&c, "Kernel %s, generated by dpia from ", k->name);
+  comment_text(&c, k->source_name ? k->source_name : "<input>");
+  emit(&c, "\nPreconditions:");
+  if (k->nprecond == 0) emit(&c, " none");
+  for (int i = 0; i < k->nprecond; i++) emit(&c, "%s%s", i ? ", " : " ", k->preconds[i]);
   /* the launch sizes the code was generated for: the natural NDRange or
    * the user's */
   bool ul = false, ug = false;
@@ -1153,56 +1206,63 @@ bool cg_generate(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions
     if (opt && opt->local_size[d] > 0) ul = true, nd = d + 1 > nd ? d + 1 : nd;
     if (opt && opt->global_size[d] > 0) ug = true, nd = d + 1 > nd ? d + 1 : nd;
   }
-  emit(out, "\n * NDRange: global size ");
-  if (ug || !(ul && k->has_local)) emit_sizes(out, nd, k->global_size, ug ? opt->global_size : NULL);
-  else emit(out, "not fixed");
+  emit(&c, "\nNDRange: global size ");
+  if (ug || !(ul && k->has_local))
+    emit_sizes(&c, nd, k->global_size, ug ? opt->global_size : NULL);
+  else
+    emit(&c, "not fixed");
   if (ul || k->has_local) {
-    emit(out, ", local size ");
-    emit_sizes(out, nd, k->local_size, ul ? opt->local_size : NULL);
+    emit(&c, ", local size ");
+    emit_sizes(&c, nd, k->local_size, ul ? opt->local_size : NULL);
   } else {
-    emit(out, ", local size not fixed");
+    emit(&c, ", local size not fixed");
   }
-  if (ul || ug) emit(out, " (given by the user)");
-  emit(out, "\n */\n");
-  if (cg->uses_double) emit(out, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
-  emit(out, "\n");
-  for (int i = 0; i < cg->structs.len; i++) emit_struct(cg, out, cg->structs.items[i]);
-  cg_emit_program_scope(cg, out);
+  if (ul || ug) emit(&c, " (given by the user)");
+  kk->comment = c.data;
+  kk->uses_double = cg->uses_double;
+  Vec tops = {0};
+  for (int i = 0; i < cg->structs.len; i++) {
+    KirTop *t = NEW(a, KirTop);
+    *t = (KirTop){.kind = KT_STRUCT, .st = struct_of(cg, cg->structs.items[i])};
+    t->name = t->st.name;
+    vec_push(a, &tops, t);
+  }
+  cg_program_scope(cg, &tops);
+  kk->ntops = tops.len;
+  kk->tops = NEWARRAY(a, KirTop, tops.len > 0 ? tops.len : 1);
+  for (int i = 0; i < tops.len; i++) kk->tops[i] = *(KirTop *)tops.items[i];
+  kk->foreigns = (const DefInfo *const *)cg->foreigns.items;
+  kk->nforeigns = cg->foreigns.len;
 
-  /* signature */
-  bool reqd = cg->launch.local_known[0];
-  int64_t ls[3] = {1, 1, 1};
-  for (int d = 0; d < 3 && reqd; d++) reqd = size_const_value(cg->launch.local[d], &ls[d]);
-  if (reqd) {
-    emit(out, "kernel __attribute__((reqd_work_group_size(%lld, %lld, %lld)))\nvoid %s(", (long long)ls[0],
-         (long long)ls[1], (long long)ls[2], k->name);
-  } else {
-    emit(out, "kernel void %s(", k->name);
+  kk->reqd_local = cg->launch.local_known[0];
+  for (int d = 0; d < 3; d++) kk->local_size[d] = 1;
+  for (int d = 0; d < 3 && kk->reqd_local; d++)
+    kk->reqd_local = size_const_value(cg->launch.local[d], &kk->local_size[d]);
+  return kk;
+}
+
+bool cg_generate(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions *opt, Buf *out, KernelFacts *facts) {
+  KirKernel *kk = cg_lower(a, tc, k, opt);
+  if (!kk) return false;
+  backend_opencl.print_kernel(kk, NULL, out);
+  if (facts) {
+    kir_stepping_loops(kk, &facts->global_steps, &facts->local_steps);
+    facts->nforeigns = kk->nforeigns;
+    facts->foreigns = kk->foreigns;
+    facts->kir = kk;
   }
-  size_t col = (reqd ? 6 : 13) + strlen(k->name);
-  bool one_line = col + width <= 100;
-  for (int i = 0; i < k->nparams; i++) {
-    if (i) {
-      if (one_line) {
-        buf_puts(out, ", ");
-      } else {
-        buf_puts(out, ",\n");
-        for (size_t c = 0; c < col; c++) buf_putc(out, ' ');
-      }
-    }
-    buf_puts(out, decls[i]);
-  }
-  emit(out, ") {\n%s%s}\n", locals.data, body.data);
   return true;
 }
 
-bool codegen_opencl(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions *opt, Buf *out) {
+bool codegen_opencl(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions *opt, Buf *out,
+                    KernelFacts *facts) {
   /* the natural NDRange: kernel_from_def generated this text already */
   bool natural = true;
   for (int d = 0; d < 3 && opt; d++) natural = natural && opt->local_size[d] <= 0 && opt->global_size[d] <= 0;
-  if (natural && k->natural_source && !(opt && opt->stamp)) {
+  if (natural && k->natural_source && !(opt && (opt->stamp || opt->program))) {
     buf_puts(out, k->natural_source);
+    if (facts) *facts = *k->natural_facts;
     return true;
   }
-  return cg_generate(a, tc, k, opt, out);
+  return cg_generate(a, tc, k, opt, out, facts);
 }

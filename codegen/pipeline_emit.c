@@ -4,6 +4,7 @@
  * substituting the launch's values for them (pipeline.h, PipeLaunch.nats)
  * gives it over the pipeline's. */
 #include "pipeline_emit.h"
+#include "backend.h"
 
 #include <string.h>
 
@@ -152,81 +153,7 @@ PipeDesc *pipeline_describe(Arena *a, TypeCtx *tc, Diag *diag, const Pipeline *p
   return d;
 }
 
-/* What generated kernels define before the kernel itself, each as one
- * block of text that another kernel of the program may define again:
- *   typedef struct {\n ... } pair_float_int;\n\n      (opencl.c)
- *   constant float gauss[5] = {...};\n                  (consts.c)
- *   /\* foreign function f *\/\n ... \n}\n\n            (consts.c)
- * so a block is recognised by its opening text and its end. */
-typedef struct BlockKind {
-  const char *open; /* at the start of a line */
-  const char *end;  /* the block's last bytes (after its opening) */
-  const char *next; /* or, if set, the blank line before the next of
-                       these, or before `end` (the body of a foreign
-                       function is any text) */
-} BlockKind;
-
-static const BlockKind blocks[] = {
-    {"typedef struct {\n", ";\n\n", NULL},
-    {"constant ", "};\n", NULL},
-    {"/* foreign function ", "\n\n#pragma OPENCL FP_CONTRACT ON\n", "\n\n/* foreign function "},
-};
-
-/* the end of the block of kind k that opens at t, or NULL */
-static const char *block_end(const BlockKind *k, const char *t) {
-  const char *from = t + strlen(k->open);
-  const char *end = strstr(from, k->end);
-  if (!k->next) return end ? end + strlen(k->end) : NULL;
-  const char *next = strstr(from, k->next);
-  if (next && (!end || next < end)) end = next;
-  return end ? end + 2 : NULL; /* through the blank line */
-}
-
-/* the first block of src (its kind in *kind), at a line start, or NULL */
-static const char *next_block(const char *src, const BlockKind **kind) {
-  const char *best = NULL;
-  for (size_t k = 0; k < DPIA_COUNTOF(blocks); k++) {
-    for (const char *t = strstr(src, blocks[k].open); t; t = strstr(t + 1, blocks[k].open)) {
-      if (t != src && t[-1] != '\n') continue;
-      if (!best || t < best) best = t, *kind = &blocks[k];
-      break;
-    }
-  }
-  return best;
-}
-
-/* does the program so far hold the n bytes at block? */
-static bool holds(const Buf *program, const char *block, size_t n) {
-  for (const char *q = program->data; q && *q; q++)
-    if (*q == *block && strncmp(q, block, n) == 0) return true;
-  return false;
-}
-
-void codegen_program_add(Buf *program, const char *source) {
+void codegen_program_add(Buf *program, NameSet *defined, const KernelFacts *kernel) {
   if (program->len) buf_putc(program, '\n');
-  size_t start = program->len;
-  const char *p = source;
-  const BlockKind *kind = NULL;
-  for (const char *t = next_block(p, &kind); t; t = next_block(p, &kind)) {
-    const char *end = block_end(kind, t);
-    if (!end) break;
-    size_t n = (size_t)(end - t);
-    buf_put(program, p, (size_t)(t - p));
-    if (!holds(program, t, n)) buf_put(program, t, n);
-    p = t + n;
-  }
-  buf_puts(program, p);
-  /* the pragmas around foreign functions that were all defined before */
-  static const char empty[] = "#pragma OPENCL FP_CONTRACT OFF\n\n#pragma OPENCL FP_CONTRACT ON\n\n";
-  char *e = strstr(program->data + start, empty);
-  if (e) {
-    size_t k = sizeof empty - 1;
-    memmove(e, e + k, program->len - (size_t)(e - program->data) - k + 1);
-    program->len -= k;
-  }
-  /* and the blank line that ended what was left out */
-  while ((e = strstr(program->data + start, "\n\n\n")) != NULL) {
-    memmove(e, e + 1, program->len - (size_t)(e - program->data));
-    program->len--;
-  }
+  backend_opencl.print_kernel(kernel->kir, defined, program);
 }

@@ -56,9 +56,10 @@ void codegen_pipeline_metadata(Arena *a, const PipeDesc *d, const char *source_n
 
 /* Append the OpenCL source of one kernel to program (the sources of a
  * pipeline's kernels, in order, as one program): a blank line between
- * kernels, and the typedef of a struct type (a pair) that an earlier
- * kernel of the program already defines left out. */
-void codegen_program_add(Buf *program, const char *source);
+ * kernels, and what an earlier kernel of the program already defines
+ * (defined: their names; a struct type's typedef, a foreign function, a
+ * constant array of the same values) left out. */
+void codegen_program_add(Buf *program, NameSet *defined, const KernelFacts *kernel);
 
 /* codegen/header.c: codegen_header with the launchers of pipelines too
  * (their kernels among kernels): dpia_NAME_launch, _enqueue (the last

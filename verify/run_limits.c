@@ -32,7 +32,7 @@ static void line(Buf *err, bool *first) {
   *first = false;
 }
 
-RunLimit run_check_limits(Arena *a, const Runtime *rt, const ImpKernel *k, const char *source,
+RunLimit run_check_limits(Arena *a, const Runtime *rt, const ImpKernel *k, const KernelFacts *facts,
                           const NatValues *nats, const RtLaunch *launch, Buf *err) {
   bool first = true, too_big_for_int = false;
   int64_t largest = 0; /* the largest nat value or element count: bounds every loop index */
@@ -75,20 +75,14 @@ RunLimit run_check_limits(Arena *a, const Runtime *rt, const ImpKernel *k, const
   }
   /* A parallel loop  for (int i = id; i < n; i += step)  that runs more
    * than once per work-item (code generation turns the others into an
-   * `if` or a declaration: no increment; the loops left are found in the
-   * source) must not step past INT_MAX: with
+   * `if` or a declaration: no increment; the loops left are in facts)
+   * must not step past INT_MAX: with
    * n <= largest, n - 1 + step <= INT_MAX.  The steps are the global sizes
    * (or group counts, smaller) and the local sizes, at most the device's
    * largest work-group when the strategy does not fix them. */
   for (int d = 0; d < 3 && !too_big_for_int; d++) {
     for (int local = 0; local < 2; local++) {
-      char global_step[32], group_step[32], local_step[32];
-      snprintf(global_step, sizeof global_step, "+= get_global_size(%d)", d);
-      snprintf(group_step, sizeof group_step, "+= get_num_groups(%d)", d);
-      snprintf(local_step, sizeof local_step, "+= get_local_size(%d)", d);
-      bool steps = local ? strstr(source, local_step) != NULL
-                         : strstr(source, global_step) != NULL || strstr(source, group_step) != NULL;
-      if (!steps) continue;
+      if (!((local ? facts->local_steps : facts->global_steps) & 1u << d)) continue;
       int64_t step = local ? launch->local_size[d] : launch->global_size[d];
       const Size *natural = local ? (k->has_local ? &k->local_size[d] : NULL) : &k->global_size[d];
       buf_clear(&why);

@@ -23,10 +23,12 @@ typedef enum RunLimit {
   RUN_LIMIT_DEVICE, /* a buffer does not fit the device's memory */
 } RunLimit;
 
-/* One line per problem in err; source is the OpenCL C that will run (its
- * stepping loops are looked for), launch gives the user's launch sizes
- * (0: the kernel's natural ones). */
-RunLimit run_check_limits(Arena *a, const Runtime *rt, const ImpKernel *k, const char *source,
+/* One line per problem in err; facts say which parallel loops of the
+ * generated kernel step by a launch size (codegen/kernel.h: those of the
+ * kernel dpia generated, also when --opencl-source runs a hand-edited
+ * copy of it), launch gives the user's launch sizes (0: the kernel's
+ * natural ones). */
+RunLimit run_check_limits(Arena *a, const Runtime *rt, const ImpKernel *k, const KernelFacts *facts,
                           const NatValues *nats, const RtLaunch *launch, Buf *err);
 
 #endif

@@ -138,18 +138,18 @@ static int compare_natural(const char *name, const char *text, size_t len) {
     ImpKernel *k = kernel_from_def(&a, &tc, &diag, d, name);
     if (!k) continue;
     CHECK(k->natural_source != NULL, "%s: %s has no dry-run text", name, d->name);
-    CodegenOptions zero = {{0}, {0}, false};
+    CodegenOptions zero = {{0}, {0}, false, NULL};
     Buf fresh, shortcut;
     buf_init(&fresh, &a);
     buf_init(&shortcut, &a);
-    bool ok = cg_generate(&a, &tc, k, &zero, &fresh) && codegen_opencl(&a, &tc, k, &zero, &shortcut);
+    bool ok = cg_generate(&a, &tc, k, &zero, &fresh, NULL) && codegen_opencl(&a, &tc, k, &zero, &shortcut, NULL);
     CHECK(ok && strcmp(fresh.data, k->natural_source) == 0 && strcmp(shortcut.data, fresh.data) == 0,
           "%s: %s: the dry run's text differs from a fresh generation", name, d->name);
     /* user launch sizes are generated afresh */
-    CodegenOptions user = {{32, 0, 0}, {0}, false};
+    CodegenOptions user = {{32, 0, 0}, {0}, false, NULL};
     Buf sized;
     buf_init(&sized, &a);
-    if (codegen_opencl(&a, &tc, k, &user, &sized))
+    if (codegen_opencl(&a, &tc, k, &user, &sized, NULL))
       CHECK(strstr(sized.data, "given by the user") != NULL, "%s: %s: --local-size=32 ignored", name, d->name);
     compared++;
   }

@@ -1,0 +1,271 @@
+/* backend_opencl.c: the OpenCL C backend (backend.h): the kernel IR
+ * printed as careful hand-written OpenCL C (spec section 8): two spaces an
+ * indentation level, one statement a line, no parentheses C's precedence
+ * makes redundant, the work-item functions and barrier fences of OpenCL C
+ * 6.15. */
+#include "backend.h"
+#include "kernel.h"
+
+#include <string.h>
+
+enum { PREC_ATOM = 16 }; /* a name, a constant, a call: cgen.h's PREC_POSTFIX */
+
+/* OpenCL C's work-item functions (6.15.1), by KirQuery */
+static const char *const query_name[] = {
+    [KQ_GLOBAL_ID] = "get_global_id",   [KQ_GLOBAL_SIZE] = "get_global_size", [KQ_GROUP_ID] = "get_group_id",
+    [KQ_NUM_GROUPS] = "get_num_groups", [KQ_LOCAL_ID] = "get_local_id",       [KQ_LOCAL_SIZE] = "get_local_size",
+};
+
+static int expr_prec(const KirExpr *e) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (e->kind) {
+  case KE_TEXT: return e->text.prec;
+  case KE_INT: return e->value < 0 ? 14 : PREC_ATOM;
+  case KE_VAR:
+  case KE_QUERY: return PREC_ATOM;
+  case KE_BINARY: return kir_binop_prec[e->bin.op];
+  }
+  DPIA_EXHAUSTIVE_END
+  return PREC_ATOM;
+}
+
+static void print_expr(Buf *out, const KirExpr *e);
+
+/* e as an operand that needs a precedence of at least min */
+static void print_operand(Buf *out, const KirExpr *e, int min) {
+  bool paren = expr_prec(e) < min;
+  if (paren) buf_putc(out, '(');
+  print_expr(out, e);
+  if (paren) buf_putc(out, ')');
+}
+
+static void print_expr(Buf *out, const KirExpr *e) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (e->kind) {
+  case KE_TEXT: buf_puts(out, e->text.text); return;
+  case KE_INT: emit(out, "%lld", (long long)e->value); return;
+  case KE_VAR: buf_puts(out, e->name); return;
+  case KE_QUERY: emit(out, "%s(%d)", query_name[e->query.query], e->query.dim); return;
+  case KE_BINARY: {
+    int prec = kir_binop_prec[e->bin.op];
+    print_operand(out, e->bin.lhs, prec); /* left associative */
+    emit(out, " %s ", kir_binop_text[e->bin.op]);
+    print_operand(out, e->bin.rhs, prec + 1);
+    return;
+  }
+  }
+  DPIA_EXHAUSTIVE_END
+}
+
+static void print_block(Buf *out, const KirBlock *b, int indent);
+
+static void print_trailing_comment(Buf *out, const KirStmt *s) {
+  if (s->comment) emit(out, " /* %s */", s->comment);
+}
+
+/* the statement s from the current column, through its end of line */
+static void print_stmt(Buf *out, const KirStmt *s, int indent) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (s->kind) {
+  case KS_DECL:
+    if (s->decl.space == KSP_LOCAL) buf_puts(out, "local ");
+    if (s->decl.is_const) buf_puts(out, "const ");
+    emit(out, "%s %s", s->decl.ctype, s->decl.name);
+    if (s->decl.array_len >= 0) emit(out, "[%lld]", (long long)s->decl.array_len);
+    if (s->decl.init) {
+      buf_puts(out, " = ");
+      print_expr(out, s->decl.init);
+    }
+    buf_putc(out, ';');
+    print_trailing_comment(out, s);
+    break;
+  case KS_ASSIGN:
+    emit(out, "%s = ", s->assign.lhs);
+    print_expr(out, s->assign.rhs);
+    buf_putc(out, ';');
+    print_trailing_comment(out, s);
+    break;
+  case KS_VSTORE:
+    emit(out, "vstore%d(", s->vstore.width);
+    print_expr(out, s->vstore.value);
+    emit(out, ", %s, %s);", s->vstore.offset, s->vstore.ptr);
+    print_trailing_comment(out, s);
+    break;
+  case KS_FOR:
+    emit(out, "for (int %s = ", s->loop.var);
+    print_expr(out, s->loop.init);
+    emit(out, "; %s < ", s->loop.var);
+    print_operand(out, s->loop.bound, kir_binop_prec[KB_LT] + 1);
+    emit(out, "; %s += ", s->loop.var);
+    print_expr(out, s->loop.step);
+    buf_puts(out, ") {");
+    print_trailing_comment(out, s);
+    buf_putc(out, '\n');
+    print_block(out, &s->loop.body, indent + 1);
+    buf_indent(out, indent);
+    buf_putc(out, '}');
+    break;
+  case KS_IF:
+    buf_puts(out, "if (");
+    print_expr(out, s->cond.cond);
+    buf_puts(out, ") ");
+    if (s->cond.one_line) { /* the one statement, on this line */
+      print_stmt(out, s->cond.body.first, indent);
+      return;
+    }
+    buf_putc(out, '{');
+    print_trailing_comment(out, s);
+    buf_putc(out, '\n');
+    print_block(out, &s->cond.body, indent + 1);
+    buf_indent(out, indent);
+    buf_putc(out, '}');
+    break;
+  case KS_BLOCK:
+    buf_putc(out, '{');
+    print_trailing_comment(out, s);
+    buf_putc(out, '\n');
+    print_block(out, &s->block.body, indent + 1);
+    buf_indent(out, indent);
+    buf_putc(out, '}');
+    break;
+  case KS_BARRIER:
+    emit(out, "barrier(%s);",
+         s->barrier.local && s->barrier.global ? "CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE"
+         : s->barrier.local                    ? "CLK_LOCAL_MEM_FENCE"
+                                               : "CLK_GLOBAL_MEM_FENCE");
+    print_trailing_comment(out, s);
+    break;
+  case KS_COMMENT: emit(out, "/* %s */", s->text); break;
+  }
+  DPIA_EXHAUSTIVE_END
+  buf_putc(out, '\n');
+}
+
+static void print_block(Buf *out, const KirBlock *b, int indent) {
+  for (const KirStmt *s = b->first; s; s = s->next) {
+    buf_indent(out, indent);
+    print_stmt(out, s, indent);
+  }
+}
+
+static void print_struct(Buf *out, const KirStruct *s) {
+  emit(out, "typedef struct {\n");
+  for (int i = 0; i < 2; i++) {
+    const KirStructField *f = &s->field[i];
+    emit(out, "  %s %s", f->ctype, f->name);
+    if (f->array_len >= 0) emit(out, "[%lld]", (long long)f->array_len);
+    emit(out, ";\n");
+  }
+  emit(out, "} %s;\n\n", s->name);
+}
+
+static void print_param(Buf *out, const KirParam *p) {
+  switch ((KParamRole)p->role) {
+  case KP_OUTPUT:
+  case KP_TEMP: emit(out, "global %s *%s%s", p->ctype, p->restrict_ ? "restrict " : "", p->name); return;
+  case KP_INPUT: emit(out, "const global %s *restrict %s", p->ctype, p->name); return;
+  case KP_SCALAR: emit(out, "%s %s", p->ctype, p->name); return;
+  case KP_NAT: emit(out, "int %s", p->name); return;
+  case KP_LOCAL: emit(out, "local %s *%s", p->ctype, p->name); return;
+  }
+  INTERNAL("kernel parameter role %d", p->role);
+}
+
+static void print_comment(Buf *out, const char *text) {
+  buf_puts(out, "/* ");
+  for (const char *c = text; *c; c++) {
+    if (*c == '\n')
+      buf_puts(out, "\n * ");
+    else
+      buf_putc(out, *c);
+  }
+  buf_puts(out, "\n */\n");
+}
+
+/* does the program define name already?  (defined NULL: the kernel is a
+ * program of its own) */
+static bool defined_before(NameSet *defined, const char *name) {
+  if (!defined) return false;
+  if (nameset_has(defined, name)) return true;
+  nameset_add(defined, name);
+  return false;
+}
+
+/* What the kernel defines before itself and the program does not yet:
+ * struct typedefs, foreign functions (compiled without contraction of
+ * a * b + c into one rounding: the reference interpreter runs them as C
+ * without it, verify/foreign.h, and an iteration like Mandelbrot's
+ * amplifies one rounding's difference), constant arrays. */
+static void print_tops(const KirKernel *k, NameSet *defined, Buf *out) {
+  bool foreign = false, table = false;
+  for (int i = 0; i < k->ntops; i++) {
+    const KirTop *t = &k->tops[i];
+    if (defined_before(defined, t->name)) continue;
+    DPIA_EXHAUSTIVE_BEGIN
+    switch (t->kind) {
+    case KT_STRUCT: print_struct(out, &t->st); break;
+    case KT_FOREIGN:
+      if (!foreign) buf_puts(out, "#pragma OPENCL FP_CONTRACT OFF\n\n");
+      foreign = true;
+      emit(out, "/* foreign function %s */\n%s\n", t->name, t->text);
+      break;
+    case KT_CONST:
+      if (foreign && !table) buf_puts(out, "#pragma OPENCL FP_CONTRACT ON\n\n");
+      table = true;
+      emit(out, "%s\n", t->text);
+      break;
+    }
+    DPIA_EXHAUSTIVE_END
+  }
+  if (foreign && !table) buf_puts(out, "#pragma OPENCL FP_CONTRACT ON\n\n");
+  if (table) buf_putc(out, '\n');
+}
+
+/* The signature on one line when it fits in 100 columns; else a
+ * parameter a line, aligned after the parenthesis. */
+static void print_kernel(const KirKernel *k, NameSet *defined, Buf *out) {
+  print_comment(out, k->comment);
+  if (k->uses_double) emit(out, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
+  emit(out, "\n");
+  print_tops(k, defined, out);
+  if (k->reqd_local) {
+    emit(out, "kernel __attribute__((reqd_work_group_size(%lld, %lld, %lld)))\nvoid %s(", (long long)k->local_size[0],
+         (long long)k->local_size[1], (long long)k->local_size[2], k->name);
+  } else {
+    emit(out, "kernel void %s(", k->name);
+  }
+  Buf decls;
+  buf_init(&decls, out->arena);
+  size_t *ends = NEWARRAY(out->arena, size_t, k->nparams > 0 ? k->nparams : 1);
+  size_t width = 0;
+  for (int i = 0; i < k->nparams; i++) {
+    size_t start = decls.len;
+    print_param(&decls, &k->params[i]);
+    ends[i] = decls.len;
+    width += decls.len - start + 2;
+  }
+  size_t col = (k->reqd_local ? 6 : 13) + strlen(k->name);
+  bool one_line = col + width <= 100;
+  for (int i = 0; i < k->nparams; i++) {
+    if (i) {
+      if (one_line) {
+        buf_puts(out, ", ");
+      } else {
+        buf_puts(out, ",\n");
+        for (size_t c = 0; c < col; c++) buf_putc(out, ' ');
+      }
+    }
+    size_t start = i ? ends[i - 1] : 0;
+    buf_put(out, decls.data + start, ends[i] - start);
+  }
+  emit(out, ") {\n");
+  print_block(out, &k->locals, 1);
+  print_block(out, &k->body, 1);
+  emit(out, "}\n");
+}
+
+const Backend backend_opencl = {
+    .name = "opencl",
+    .reserved = opencl_name_reserved,
+    .print_kernel = print_kernel,
+};

@@ -1,0 +1,235 @@
+/* kir.h: the kernel IR, between imperative DPIA and a backend's text.
+ *
+ * Code generation (opencl.c, barriers.c, access.c) lowers an imperative
+ * kernel to a tree of statements; a Backend (backend.h) prints it.  The
+ * statements are structured (declarations, assignments, loops, ifs,
+ * barriers with their fences, blocks), and so are the expressions the
+ * lowering itself decides on (work-item queries by kind and dimension,
+ * integer constants, variables, comparisons): what reads the kernel
+ * afterwards (where a barrier goes at the top of a loop body, which loops
+ * step by a launch size for `dpia run`'s int-range check) walks the tree,
+ * never the printed text.
+ *
+ * Invariant of the present stage: the values of assignments, l-values,
+ * array indices and type names are still C text (KE_TEXT, with the
+ * precedence of its top operator), rendered by access.c and index.c. */
+#ifndef DPIA_KIR_H
+#define DPIA_KIR_H
+
+#include "dpia_front.h"
+
+/* The tables are laid out by hand. */
+/* clang-format off */
+
+/* work-item functions (OpenCL C 6.15.1), by kind; a backend spells them */
+#define KIR_QUERIES(X) \
+  X(GLOBAL_ID)         \
+  X(GLOBAL_SIZE)       \
+  X(GROUP_ID)          \
+  X(NUM_GROUPS)        \
+  X(LOCAL_ID)          \
+  X(LOCAL_SIZE)
+
+typedef enum KirQuery {
+#define X(id) KQ_##id,
+  KIR_QUERIES(X)
+#undef X
+} KirQuery;
+
+/* C's binary operators the lowering builds, with their precedence (cgen.h) */
+#define KIR_BINOPS(X)   \
+  X(LT, "<", 10)        \
+  X(EQ, "==", 9)        \
+  X(AND, "&&", 5)
+
+typedef enum KirBinop {
+#define X(id, text, prec) KB_##id,
+  KIR_BINOPS(X)
+#undef X
+} KirBinop;
+extern const char *const kir_binop_text[];
+extern const int kir_binop_prec[];
+
+#define KIR_EXPR_KINDS(X)                                                   \
+  X(TEXT)   /* text, prec: C text rendered by access.c or index.c */        \
+  X(INT)    /* value */                                                     \
+  X(VAR)    /* name */                                                      \
+  X(QUERY)  /* query, dim: a work-item function of dimension dim */         \
+  X(BINARY) /* op, lhs, rhs */
+
+typedef enum KirExprKind {
+#define X(id) KE_##id,
+  KIR_EXPR_KINDS(X)
+#undef X
+} KirExprKind;
+
+typedef struct KirExpr KirExpr;
+struct KirExpr {
+  KirExprKind kind;
+  union {
+    struct {
+      const char *text;
+      int prec;
+    } text;               /* KE_TEXT */
+    int64_t value;        /* KE_INT */
+    const char *name;     /* KE_VAR */
+    struct {
+      KirQuery query;
+      int dim;
+    } query;              /* KE_QUERY */
+    struct {
+      KirBinop op;
+      const KirExpr *lhs, *rhs;
+    } bin;                /* KE_BINARY */
+  };
+};
+
+typedef enum KirSpace { KSP_PRIVATE, KSP_LOCAL } KirSpace;
+
+#define KIR_STMT_KINDS(X)                                                              \
+  X(DECL)    /* decl: space, ctype, name, is_const, array_len (< 0: not an array),      \
+                init (NULL: none) */                                                    \
+  X(ASSIGN)  /* assign: lhs (an l-value), rhs */                                        \
+  X(VSTORE)  /* vstore: width lanes of value stored at offset (in vectors) of ptr */    \
+  X(FOR)     /* loop: for (int var = init; var < bound; var += step) body */            \
+  X(IF)      /* cond: if (cond) body; one_line: the body is one statement, written on   \
+                the line of the if, without braces */                                  \
+  X(BLOCK)   /* block: body, a scope of its own in braces */                            \
+  X(BARRIER) /* barrier: a work-group barrier fencing local and/or global memory */     \
+  X(COMMENT) /* text: a comment line of its own */
+
+typedef enum KirStmtKind {
+#define X(id) KS_##id,
+  KIR_STMT_KINDS(X)
+#undef X
+} KirStmtKind;
+
+/* clang-format on */
+
+typedef struct KirStmt KirStmt;
+typedef struct KirBlock {
+  KirStmt *first, *last;
+} KirBlock;
+
+struct KirStmt {
+  KirStmtKind kind;
+  const char *comment; /* a trailing comment on the statement's first line, or NULL */
+  KirStmt *next;
+  union {
+    struct {
+      KirSpace space;
+      const char *ctype, *name;
+      bool is_const;
+      int64_t array_len;
+      const KirExpr *init;
+    } decl;
+    struct {
+      const char *lhs;
+      const KirExpr *rhs;
+    } assign;
+    struct {
+      int width;
+      const KirExpr *value;
+      const char *offset, *ptr;
+    } vstore;
+    struct {
+      const char *var;
+      const KirExpr *init, *bound, *step;
+      KirBlock body;
+    } loop;
+    struct {
+      const KirExpr *cond;
+      bool one_line;
+      KirBlock body;
+    } cond;
+    struct {
+      KirBlock body;
+    } block;
+    struct {
+      bool local, global;
+    } barrier;
+    const char *text; /* KS_COMMENT */
+  };
+};
+
+/* ---- expressions ---- */
+const KirExpr *kir_text(Arena *a, const char *text, int prec);
+const KirExpr *kir_int(Arena *a, int64_t value);
+const KirExpr *kir_var(Arena *a, const char *name);
+const KirExpr *kir_query(Arena *a, KirQuery q, int dim);
+const KirExpr *kir_binary(Arena *a, KirBinop op, const KirExpr *lhs, const KirExpr *rhs);
+/* lhs && rhs, or rhs alone when lhs is NULL (conditions built up) */
+const KirExpr *kir_and(Arena *a, const KirExpr *lhs, const KirExpr *rhs);
+
+/* ---- statements ---- */
+KirStmt *kir_stmt(Arena *a, KirStmtKind kind);
+void kir_append(KirBlock *b, KirStmt *s);
+/* s after `after` in b, or first when after is NULL */
+void kir_insert_after(KirBlock *b, KirStmt *after, KirStmt *s);
+/* the block of statements a statement holds (FOR, IF, BLOCK), or NULL */
+KirBlock *kir_body(KirStmt *s);
+
+/* A whole kernel: its interface and its body, for a backend to print. */
+typedef struct KirParam {
+  int role;          /* KParamRole (kernel.h) */
+  const char *ctype; /* the element type of a buffer, the type of a value */
+  const char *name;
+  bool restrict_; /* a global buffer that no other parameter aliases */
+} KirParam;
+
+typedef struct KirStructField {
+  const char *ctype, *name;
+  int64_t array_len; /* < 0: not an array */
+} KirStructField;
+
+typedef struct KirStruct {
+  const char *name;
+  KirStructField field[2]; /* fst, snd */
+} KirStruct;
+
+/* What a kernel defines at program scope, before itself.  Within one
+ * program (a pipeline's kernels), one name is one definition: the kernels
+ * share a struct type's typedef and a foreign function by name, and
+ * codegen names a constant array after an earlier kernel's only when it
+ * holds the same values (CodegenOptions.program). */
+/* clang-format off */
+#define KIR_TOP_KINDS(X)                                                       X(STRUCT)  /* st: a pair type's typedef */                                   X(FOREIGN) /* name, text: a foreign function's C definition */               X(CONST)   /* name, text: a constant array's definition, on its lines */
+
+typedef enum KirTopKind {
+#define X(id) KT_##id,
+  KIR_TOP_KINDS(X)
+#undef X
+} KirTopKind;
+/* clang-format on */
+
+typedef struct KirTop {
+  KirTopKind kind;
+  const char *name;
+  KirStruct st;     /* KT_STRUCT */
+  const char *text; /* KT_FOREIGN, KT_CONST */
+} KirTop;
+
+typedef struct KirKernel {
+  const char *name;
+  const char *comment; /* the header comment's text, lines joined by \n */
+  bool uses_double;
+  /* the structs in dependency order, the foreign functions, the constant
+   * arrays */
+  int ntops;
+  KirTop *tops;
+  int nforeigns;
+  const DefInfo *const *foreigns; /* the foreign functions it calls */
+  bool reqd_local;                /* the local size is fixed to local_size */
+  int64_t local_size[3];
+  int nparams;
+  KirParam *params;
+  KirBlock locals; /* local buffers of kernel scope */
+  KirBlock body;
+} KirKernel;
+
+/* Dimensions d (bit d) where some parallel loop of the body steps by the
+ * global size or the number of groups (*global_steps) or by the local size
+ * (*local_steps): a loop a work-item runs more than once. */
+void kir_stepping_loops(const KirKernel *k, unsigned *global_steps, unsigned *local_steps);
+
+#endif
