@@ -98,36 +98,19 @@ const Binder *acc_root(CG *cg, const Phrase *a) {
   }
 }
 
-/* ---- text helpers ---- */
+/* ---- expression helpers ---- */
 
-static CExpr cx(const char *text, int prec) { return (CExpr){text, prec}; }
+static CExpr var(CG *cg, const char *name) { return kir_var(cg->arena, name); }
+static CExpr bin(CG *cg, KirBinop op, CExpr a, CExpr b) { return kir_binary(cg->arena, op, a, b); }
+static CExpr at_index(CG *cg, CExpr base, const Ix *at) { return kir_index(cg->arena, base, kir_ix(cg->arena, at)); }
 
-static const char *paren_below(CG *cg, CExpr e, int prec) {
-  return e.prec < prec ? arena_printf(cg->arena, "(%s)", e.text) : e.text;
-}
+CExpr cg_ix_expr(CG *cg, const Ix *ix) { return kir_ix(cg->arena, ix); }
 
-const char *cg_ix_text(CG *cg, const Ix *ix) {
+const char *cg_expr_text(CG *cg, CExpr e) {
   Buf b;
   buf_init(&b, cg->arena);
-  ix_print(&b, ix);
-  return b.data;
-}
-
-CExpr cg_ix_expr(CG *cg, const Ix *ix) {
-  int prec = PREC_POSTFIX;
-  int64_t v;
-  switch (ix->kind) {
-  case IX_ADD:
-  case IX_SUB: prec = PREC_ADD; break;
-  case IX_MUL:
-  case IX_DIV:
-  case IX_MOD: prec = PREC_MUL; break;
-  case IX_CONST:
-    if (ix_const_value(ix, &v) && v < 0) prec = PREC_UNARY;
-    break;
-  case IX_VAR: break;
-  }
-  return cx(cg_ix_text(cg, ix), prec);
+  backend_opencl.print_expr(&b, e);
+  return b.data ? b.data : "";
 }
 
 static const char *vector_ctype(CG *cg, ScalarKind s, int width) {
@@ -150,12 +133,12 @@ static const char *space_qual(Space sp, bool read_only) {
 
 static CExpr unsupported(CG *cg, Span span, const char *what) {
   cg_error(cg, ERR_CODEGEN_UNSUPPORTED, span, "cannot generate OpenCL for %s", what);
-  return cx("0", PREC_POSTFIX);
+  return kir_int(cg->arena, 0);
 }
 
-static Target bad_target(void) { return (Target){TG_LVALUE, "x", 0, NULL, NULL, NULL, NULL, NULL}; }
+static Target lvalue(CExpr e) { return (Target){TG_LVALUE, e, 0, NULL, NULL, NULL, NULL, NULL}; }
 
-static Target lvalue(const char *s) { return (Target){TG_LVALUE, s, 0, NULL, NULL, NULL, NULL, NULL}; }
+static Target bad_target(CG *cg) { return lvalue(var(cg, "x")); }
 
 /* ---- literals ---- */
 
@@ -200,13 +183,13 @@ static CExpr gen_literal(CG *cg, const Phrase *lit, const Step *ps, bool operand
     const Step *rest = ps;
     if (!split_indices(cg, &t, &rest, &flat) || rest)
       return unsupported(cg, lit->span, "an array literal read other than element by element");
-    return cx(arena_printf(cg->arena, "%s[%s]", cg_table_name(cg, lit), cg_ix_text(cg, flat)), PREC_POSTFIX);
+    return at_index(cg, var(cg, cg_table_name(cg, lit)), flat);
   }
   if (t->kind != DT_SCALAR) return unsupported(cg, lit->span, "a literal of compound type");
-  const char *s = cg_scalar_literal(cg, t->scalar, lit);
-  if (ps && ps->kind == STEP_LANE) return cx(s, PREC_POSTFIX);
-  if (t->width == 1 || operand) return cx(s, PREC_POSTFIX);
-  return cx(arena_printf(cg->arena, "(%s)(%s)", vector_ctype(cg, t->scalar, t->width), s), PREC_UNARY);
+  CExpr s = kir_lit(cg->arena, cg_scalar_literal(cg, t->scalar, lit));
+  if (ps && ps->kind == STEP_LANE) return s;
+  if (t->width == 1 || operand) return s;
+  return kir_call(cg->arena, KE_VECTOR, vector_ctype(cg, t->scalar, t->width), 1, &s);
 }
 
 /* ---- identifiers: the storage end of a path ---- */
@@ -233,20 +216,6 @@ static void note_access(CG *cg, const Storage *st, bool write) {
   }
 }
 
-static const AccessKey *access_key(CG *cg, const AccessKey *prev, const Storage *st, const Ix *ix, int field) {
-  AccessKey *k = NEW(cg->arena, AccessKey);
-  *k = (AccessKey){st, ix, field, prev};
-  return k;
-}
-
-bool access_key_equal(const AccessKey *a, const AccessKey *b) {
-  for (; a && b; a = a->prev, b = b->prev) {
-    if (a->st != b->st || a->field != b->field || !a->ix != !b->ix) return false;
-    if (a->ix && !ix_equal(a->ix, b->ix)) return false;
-  }
-  return !a && !b;
-}
-
 /* Element flat of a packed array of 3-vectors (kparam_packed3), with the
  * rest of the path ps: the whole element through vload3/vstore3, a lane
  * the scalar 3*flat + l of the buffer. */
@@ -256,26 +225,30 @@ static Target packed3_access(CG *cg, const Storage *st, const Ix *flat, const St
     p->count++;
     p->ok = false;
     p->base = p->elem = NULL;
-    p->base_key = p->elem_key = NULL;
     p->lane = -1;
     p->width = 0;
     p->space = st->space;
     p->read_only = st->read_only;
   }
   if (!ps) {
-    const char *at = cg_ix_text(cg, flat);
-    if (write) return (Target){TG_VSTORE, NULL, 3, at, st->name, NULL, NULL, NULL};
-    return lvalue(arena_printf(cg->arena, "vload3(%s, %s)", at, st->name));
+    CExpr at = cg_ix_expr(cg, flat);
+    if (write) return (Target){TG_VSTORE, NULL, 3, at, var(cg, st->name), NULL, NULL, NULL};
+    CExpr args[2] = {at, var(cg, st->name)};
+    return lvalue(kir_call(cg->arena, KE_CALL, "vload3", 2, args));
   }
   if (ps->kind != STEP_LANE || ps->next) INTERNAL("access path does not fit the type of '%s'", st->name);
   const Ix *at = ix_simplify(&cg->ix, ix_add(&cg->ix, ix_mul(&cg->ix, flat, K(cg, 3)), ps->ix));
   if (p) { /* a scalar of the buffer: consecutive lanes may form a vloadn */
     p->ok = true;
-    p->base = st->name;
-    p->base_key = access_key(cg, NULL, st, NULL, 0);
+    p->base = var(cg, st->name);
     p->flat = at;
   }
-  return lvalue(arena_printf(cg->arena, "%s[%s]", st->name, cg_ix_text(cg, at)));
+  return lvalue(at_index(cg, var(cg, st->name), at));
+}
+
+/* a scalar of this space's memory seen through a pointer: global float * */
+static const char *pointer_type(CG *cg, const Storage *st, ScalarKind s) {
+  return arena_printf(cg->arena, "%s%s *", space_qual(st->space, st->read_only), scalar_name(s));
 }
 
 /* eta(x)(ps) of Figure 6: the identifier's storage with the path applied;
@@ -285,52 +258,44 @@ static Target storage_access(CG *cg, const Storage *st, const Step *ps, bool wri
     if (!ps || ps->kind != STEP_FIELD) {
       cg_error(cg, ERR_CODEGEN_UNSUPPORTED, span, "cannot generate OpenCL for a whole access to the split output '%s'",
                st->name);
-      return bad_target();
+      return bad_target(cg);
     }
     st = st->part[ps->n - 1];
     ps = ps->next;
   }
   note_access(cg, st, write);
   DataType *t = st->type;
-  const char *text = st->name;
-  const char *base = NULL, *elem = NULL;
-  const AccessKey *key = access_key(cg, NULL, st, NULL, 0), *base_key = NULL, *elem_key = NULL;
+  CExpr e = var(cg, st->name);
+  CExpr base = NULL, elem = NULL;
   const Ix *flat = NULL;
   int64_t lane = -1;
   int width = 0;
   if (st->kind == STORE_BUFFER) {
     if (!split_indices(cg, &t, &ps, &flat)) goto bad;
     if (st->packed3) return packed3_access(cg, st, flat, ps, write);
-    base = text;
-    base_key = key;
-    text = arena_printf(cg->arena, "%s[%s]", base, cg_ix_text(cg, flat));
-    key = access_key(cg, key, NULL, flat, 0);
+    base = e;
+    e = at_index(cg, base, flat);
   }
   while (ps) {
     switch (ps->kind) {
     case STEP_FIELD:
       if (t->kind != DT_PAIR) goto bad;
-      text = arena_printf(cg->arena, "%s.%s", text, ps->n == 1 ? "fst" : "snd");
-      key = access_key(cg, key, NULL, NULL, ps->n);
+      e = kir_member(cg->arena, e, ps->n == 1 ? ".fst" : ".snd");
       t = ps->n == 1 ? t->fst : t->snd;
       ps = ps->next;
       base = NULL;
-      base_key = NULL;
       if (t->kind == DT_ARRAY) {
         if (!split_indices(cg, &t, &ps, &flat)) goto bad;
-        base = text;
-        base_key = key;
-        text = arena_printf(cg->arena, "%s[%s]", base, cg_ix_text(cg, flat));
-        key = access_key(cg, key, NULL, flat, 0);
+        base = e;
+        e = at_index(cg, base, flat);
       }
       break;
     case STEP_LANE:
       if (t->kind != DT_SCALAR || t->width == 1) goto bad;
-      elem = text;
-      elem_key = key;
+      elem = e;
       width = t->width;
       if (ix_const_value(ps->ix, &lane) && lane >= 0 && lane < width) {
-        text = arena_printf(cg->arena, "%s%s", text, ps->n ? lane_spelling((int)lane, width) : lane_suffix(cg, lane));
+        e = kir_member(cg->arena, e, ps->n ? lane_spelling((int)lane, width) : lane_suffix(cg, lane));
       } else if (base) {
         /* a lane chosen at run time of an array element: the array as an
          * array of scalars, indexed from its start.  Not through the
@@ -342,13 +307,12 @@ static Target storage_access(CG *cg, const Storage *st, const Step *ps, bool wri
          * buffers, 12 bytes an element, are read by vload3 above) */
         int room = t->width == 3 ? 4 : t->width;
         const Ix *at = ix_simplify(&cg->ix, ix_add(&cg->ix, ix_mul(&cg->ix, flat, K(cg, room)), ps->ix));
-        text = arena_printf(cg->arena, "((%s%s *)%s)[%s]", space_qual(st->space, st->read_only), scalar_name(t->scalar),
-                            base, cg_ix_text(cg, at));
+        e = at_index(cg, kir_call(cg->arena, KE_CAST, pointer_type(cg, st, t->scalar), 1, &base), at);
       } else {
         /* a lane chosen at run time of a vector variable */
         lane = -2;
-        text = arena_printf(cg->arena, "((%s%s *)&%s)[%s]", space_qual(st->space, st->read_only),
-                            scalar_name(t->scalar), text, cg_ix_text(cg, ps->ix));
+        CExpr address = kir_unary(cg->arena, '&', e);
+        e = at_index(cg, kir_call(cg->arena, KE_CAST, pointer_type(cg, st, t->scalar), 1, &address), ps->ix);
       }
       t = cg->tc->t_int; /* any scalar: nothing may follow a lane */
       ps = ps->next;
@@ -362,16 +326,14 @@ static Target storage_access(CG *cg, const Storage *st, const Step *ps, bool wri
     p->count++;
     p->ok = lane == -1 ? base != NULL : lane >= 0;
     p->base = base;
-    p->base_key = base_key;
     p->flat = flat;
     p->lane = lane >= 0 ? (int)lane : -1;
     p->width = width;
     p->space = st->space;
     p->read_only = st->read_only;
     p->elem = elem;
-    p->elem_key = elem_key;
   }
-  return lvalue(text);
+  return lvalue(e);
 bad:
   INTERNAL("access path does not fit the type of '%s'", st->name);
 }
@@ -380,8 +342,7 @@ bad:
 
 static bool lanes_consecutive(CG *cg, const Probe *pr, int k) {
   for (int l = 0; l < k; l++) {
-    if (pr[l].count != 1 || !pr[l].ok || pr[l].lane != -1 || !access_key_equal(pr[l].base_key, pr[0].base_key))
-      return false;
+    if (pr[l].count != 1 || !pr[l].ok || pr[l].lane != -1 || !kir_expr_equal(pr[l].base, pr[0].base)) return false;
     if (l == 0) continue;
     int64_t d;
     const Ix *diff = ix_simplify(&cg->ix, ix_sub(&cg->ix, pr[l].flat, pr[0].flat));
@@ -394,7 +355,7 @@ static bool lanes_consecutive(CG *cg, const Probe *pr, int k) {
 
 static bool lanes_of_one_vector(const Probe *pr, int k) {
   for (int l = 0; l < k; l++)
-    if (pr[l].count != 1 || pr[l].lane != l || pr[l].width != k || !access_key_equal(pr[l].elem_key, pr[0].elem_key))
+    if (pr[l].count != 1 || pr[l].lane != l || pr[l].width != k || !kir_expr_equal(pr[l].elem, pr[0].elem))
       return false;
   return true;
 }
@@ -430,7 +391,7 @@ static const Ix *with_multiples(CG *cg, const Ix *flat, int k) {
  * offset flat/k when flat is a multiple of k, by the ranges or by the
  * preconditions (a row of a [M][N] buffer starts at a multiple of 16 when
  * N % 16 == 0) */
-static void vector_address(CG *cg, const Probe *p, int k, const char **offset, const char **ptr) {
+static void vector_address(CG *cg, const Probe *p, int k, CExpr *offset, CExpr *ptr) {
   int64_t r;
   const Ix *flat = p->flat;
   const Ix *rem = ix_simplify(&cg->ix, ix_mod(&cg->ix, flat, K(cg, k)));
@@ -439,14 +400,12 @@ static void vector_address(CG *cg, const Probe *p, int k, const char **offset, c
     rem = ix_simplify(&cg->ix, ix_mod(&cg->ix, flat, K(cg, k)));
   }
   if (ix_const_value(rem, &r) && r == 0) {
-    *offset = cg_ix_text(cg, ix_simplify(&cg->ix, ix_div(&cg->ix, flat, K(cg, k))));
+    *offset = cg_ix_expr(cg, ix_simplify(&cg->ix, ix_div(&cg->ix, flat, K(cg, k))));
     *ptr = p->base;
   } else {
     int64_t z;
-    *offset = "0";
-    *ptr = ix_const_value(p->flat, &z) && z == 0
-               ? p->base
-               : arena_printf(cg->arena, "%s + %s", p->base, paren_below(cg, cg_ix_expr(cg, p->flat), PREC_ADD));
+    *offset = kir_int(cg->arena, 0);
+    *ptr = ix_const_value(p->flat, &z) && z == 0 ? p->base : bin(cg, KB_PTR_ADD, p->base, cg_ix_expr(cg, p->flat));
   }
 }
 
@@ -462,24 +421,19 @@ static CExpr gen_vector_read(CG *cg, const Phrase *e, const Ix *first, int k, Da
   cg->probe = saved;
   if (saved) saved->ok = false, saved->count += 2;
   if (lanes_consecutive(cg, pr, k)) {
-    const char *offset, *ptr;
-    vector_address(cg, &pr[0], k, &offset, &ptr);
-    return cx(arena_printf(cg->arena, "vload%d(%s, %s)", k, offset, ptr), PREC_POSTFIX);
+    CExpr args[2];
+    vector_address(cg, &pr[0], k, &args[0], &args[1]);
+    return kir_call(cg->arena, KE_CALL, arena_printf(cg->arena, "vload%d", k), 2, args);
   }
-  if (lanes_of_one_vector(pr, k)) return cx(pr[0].elem, PREC_POSTFIX);
-  Buf b;
-  buf_init(&b, cg->arena);
-  emit(&b, "(%s)(", vector_ctype(cg, scalar->scalar, k));
-  for (int l = 0; l < k; l++) emit(&b, "%s%s", l ? ", " : "", paren_below(cg, lanes[l], PREC_ASSIGN));
-  buf_putc(&b, ')');
-  return cx(b.data, PREC_UNARY);
+  if (lanes_of_one_vector(pr, k)) return pr[0].elem;
+  return kir_call(cg->arena, KE_VECTOR, vector_ctype(cg, scalar->scalar, k), k, lanes);
 }
 
 /* A written as a vector of k scalars A[first + l] (asScalarAcc k) */
 static Target gen_vector_write(CG *cg, const Phrase *a, const Ix *first, int k) {
   Probe *saved = cg->probe;
   Probe *pr = NEWARRAY(cg->arena, Probe, k);
-  const char **lanes = NEWARRAY(cg->arena, const char *, k), **guards = NEWARRAY(cg->arena, const char *, k);
+  CExpr *lanes = NEWARRAY(cg->arena, CExpr, k), *guards = NEWARRAY(cg->arena, CExpr, k);
   bool plain = true, any_guard = false;
   for (int l = 0; l < k; l++) {
     cg->probe = &pr[l];
@@ -521,8 +475,9 @@ const Ix *gen_index(CG *cg, const Phrase *i) {
      * an atom of the index expression, in 0 <= v < n by the type idx[n]
      * (the host and the reference interpreter check inputs against it) */
     CExpr v = gen_exp(cg, i, NULL);
-    if (v.prec < PREC_POSTFIX) v.text = arena_printf(cg->arena, "(%s)", v.text);
-    return ix_var(&cg->ix, v.text);
+    const char *name = cg_expr_text(cg, v);
+    if (kir_prec(v) < PREC_POSTFIX) name = arena_printf(cg->arena, "(%s)", name);
+    return ix_var(&cg->ix, name);
   }
   unsupported(cg, i->span, "this index expression (only loop variables and idx parameters are indices)");
   return K(cg, 0);
@@ -552,16 +507,16 @@ static CExpr padded_read(CG *cg, CExpr read, DataType *type, Vec *outer, Vec *in
   PaddedRead *r = NULL;
   for (int k = 0; k < cg->padded_reads.len && !r; k++) {
     PaddedRead *o = cg->padded_reads.items[k];
-    if (strcmp(o->text, read.text) == 0) r = o;
+    if (kir_expr_equal(o->read, read)) r = o;
   }
   if (r && r->name) {
     padded_frame_end(cg, outer, inside, NULL);
-    return cx(r->name, PREC_POSTFIX);
+    return var(cg, r->name);
   }
   if (r && cg->count_padded_reads) r->count++;
   if (!r && cg->count_padded_reads) {
     r = NEW(cg->arena, PaddedRead);
-    *r = (PaddedRead){read.text, type, 1, NULL, NULL};
+    *r = (PaddedRead){read, type, 1, NULL, NULL};
     vec_push(cg->arena, &cg->padded_reads, r);
   }
   padded_frame_end(cg, outer, inside, r);
@@ -576,38 +531,23 @@ static const Step *need_idx(CG *cg, const Step *ps, const Phrase *e, const Ix **
 }
 
 static CExpr gen_binop(CG *cg, const Phrase *e) {
-  static const int prec[BIN_COUNT] = {
-      [BIN_MUL] = PREC_MUL, [BIN_DIV] = PREC_MUL, [BIN_MOD] = PREC_MUL, [BIN_ADD] = PREC_ADD,
-      [BIN_SUB] = PREC_ADD, [BIN_LT] = PREC_REL,  [BIN_LE] = PREC_REL,  [BIN_GT] = PREC_REL,
-      [BIN_GE] = PREC_REL,  [BIN_EQ] = PREC_EQ,   [BIN_NE] = PREC_EQ,   [BIN_AND] = PREC_AND,
-      [BIN_OR] = PREC_OR,
+  static const KirBinop op[BIN_COUNT] = {
+      [BIN_MUL] = KB_MUL, [BIN_DIV] = KB_DIV, [BIN_MOD] = KB_MOD, [BIN_ADD] = KB_ADD, [BIN_SUB] = KB_SUB,
+      [BIN_LT] = KB_LT,   [BIN_LE] = KB_LE,   [BIN_GT] = KB_GT,   [BIN_GE] = KB_GE,   [BIN_EQ] = KB_EQ,
+      [BIN_NE] = KB_NE,   [BIN_AND] = KB_AND, [BIN_OR] = KB_OR,
   };
-  int p = prec[e->op];
   /* a vector literal next to a non-literal operand is broadcast by C */
   CExpr l = gen_exp_f(cg, e->fst, NULL, e->snd->kind != PH_LIT);
   CExpr r = gen_exp_f(cg, e->snd, NULL, true);
-  /* no redundant parentheses, but keep the ones that -Wparentheses wants
-   * (&& inside ||, a comparison inside ==) */
-  int lmin = p, rmin = p + 1;
-  if (p == PREC_OR || p == PREC_EQ) lmin = rmin = p + 2;
-  return cx(arena_printf(cg->arena, "%s %s %s", paren_below(cg, l, lmin), binop_spelling[e->op], paren_below(cg, r, rmin)),
-            p);
+  return bin(cg, op[e->op], l, r);
 }
 
 static CExpr gen_unop(CG *cg, const Phrase *e) {
-  CExpr x = gen_exp_f(cg, e->fst, NULL, true);
-  const char *t = paren_below(cg, x, PREC_UNARY);
-  if (t[0] == '-' || t[0] == '!') t = arena_printf(cg->arena, "(%s)", t);
-  return cx(arena_printf(cg->arena, "%c%s", e->unop, t), PREC_UNARY);
+  return kir_unary(cg->arena, e->unop, gen_exp_f(cg, e->fst, NULL, true));
 }
 
 static CExpr call(CG *cg, const char *fn, int n, const CExpr *args) {
-  Buf b;
-  buf_init(&b, cg->arena);
-  emit(&b, "%s(", fn);
-  for (int i = 0; i < n; i++) emit(&b, "%s%s", i ? ", " : "", paren_below(cg, args[i], PREC_ASSIGN));
-  buf_putc(&b, ')');
-  return cx(b.data, PREC_POSTFIX);
+  return kir_call(cg->arena, KE_CALL, fn, n, args);
 }
 
 /* clamp(x, 0, n - 1) as an opaque index whose range is [0, n) */
@@ -624,11 +564,17 @@ static const Ix *clamp_index(CG *cg, const Ix *x, Size n, bool low, bool high) {
   }
   if (high && ix_provably_less(&cg->ix, x, nn)) high = false;
   if (low && ix_provably_less(&cg->ix, K(cg, -1), x)) low = false; /* x >= 0 */
-  const char *xt = cg_ix_text(cg, x), *name;
-  if (low && high) name = arena_printf(cg->arena, "clamp(%s, 0, %s)", xt, cg_ix_text(cg, top));
-  else if (low) name = arena_printf(cg->arena, "max(%s, 0)", xt);
-  else if (high) name = arena_printf(cg->arena, "min(%s, %s)", xt, cg_ix_text(cg, top));
+  CExpr args[3] = {cg_ix_expr(cg, x), kir_int(cg->arena, 0), cg_ix_expr(cg, top)};
+  CExpr clamped;
+  if (low && high)
+    clamped = call(cg, "clamp", 3, args);
+  else if (low)
+    clamped = call(cg, "max", 2, args);
+  else if (high)
+    clamped = call(cg, "min", 2, (CExpr[]){args[0], args[2]});
   else return x;
+  /* an atom of the index, named by its text (index.h) */
+  const char *name = cg_expr_text(cg, clamped);
   const Ix *v = ix_var(&cg->ix, name);
   ix_push_range(&cg->ix, v->name, NULL, nn);
   cg->nranges_stmt++;
@@ -741,12 +687,11 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     Vec *outer = cg->padded_inside, inside = {0};
     cg->padded_inside = &inside;
     CExpr in = gen_exp(cg, s->args[1], step_idx(cg, ix_sub(x, i, l), rest));
-    const char *cond = NULL;
-    const char *it = paren_below(cg, cg_ix_expr(cg, i), PREC_REL + 1);
-    if (low) cond = arena_printf(cg->arena, "%s < %s", it, paren_below(cg, cg_ix_expr(cg, l), PREC_REL + 1));
+    CExpr cond = NULL;
+    if (low) cond = bin(cg, KB_LT, cg_ix_expr(cg, i), cg_ix_expr(cg, l));
     if (high) {
-      const char *c2 = arena_printf(cg->arena, "%s >= %s", it, paren_below(cg, cg_ix_expr(cg, end), PREC_REL + 1));
-      cond = cond ? arena_printf(cg->arena, "%s || %s", cond, c2) : c2;
+      CExpr c2 = bin(cg, KB_GE, cg_ix_expr(cg, i), cg_ix_expr(cg, end));
+      cond = cond ? bin(cg, KB_OR, cond, c2) : c2;
     }
     if (!cond) {
       padded_frame_end(cg, outer, &inside, NULL);
@@ -755,9 +700,7 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     /* a lane that is a choice is not the element it may read: no vloadn */
     if (cg->probe) cg->probe->count += 2;
     CExpr v = gen_exp(cg, s->args[0], rest);
-    CExpr read = cx(arena_printf(cg->arena, "%s ? %s : %s", cond, paren_below(cg, v, PREC_COND + 1),
-                                 paren_below(cg, in, PREC_COND)),
-                    PREC_COND);
+    CExpr read = kir_cond(cg->arena, cond, v, in);
     DataType *elem = dt_resolve(arg_data(s, 1)->elem);
     if (!cg->probe && !rest && elem->kind == DT_SCALAR) return padded_read(cg, read, elem, outer, &inside);
     padded_frame_end(cg, outer, &inside, NULL);
@@ -780,15 +723,13 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     CExpr c = gen_exp(cg, s->args[0], NULL);
     CExpr a = gen_exp(cg, s->args[1], ps);
     CExpr b = gen_exp(cg, s->args[2], ps);
-    return cx(arena_printf(cg->arena, "%s ? %s : %s", paren_below(cg, c, PREC_COND + 1), paren_below(cg, a, PREC_COND + 1),
-                           paren_below(cg, b, PREC_COND)),
-              PREC_COND);
+    return kir_cond(cg->arena, c, a, b);
   }
   case PRIM_VEC: {
     CExpr v = gen_exp(cg, s->args[0], NULL);
     if (ps && ps->kind == STEP_LANE) return v;
     DataType *t = fn_result(h->type, 1)->data;
-    return cx(arena_printf(cg->arena, "(%s)(%s)", vector_ctype(cg, t->scalar, t->width), v.text), PREC_UNARY);
+    return kir_call(cg->arena, KE_VECTOR, vector_ctype(cg, t->scalar, t->width), 1, &v);
   }
   PRIM_CASES_VECTOR : { /* float4 a b c d: (float4)(a, b, c, d); lane 2 of it is c */
     int64_t l;
@@ -796,13 +737,9 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
       return gen_exp(cg, s->args[l], ps->next);
     if (ps) return unsupported(cg, e->span, "a lane chosen at run time of a vector built from its lanes");
     DataType *t = fn_result(h->type, s->nargs)->data;
-    Buf b;
-    buf_init(&b, cg->arena);
-    emit(&b, "(%s)(", vector_ctype(cg, t->scalar, t->width));
-    for (int a = 0; a < s->nargs; a++)
-      emit(&b, "%s%s", a ? ", " : "", paren_below(cg, gen_exp(cg, s->args[a], NULL), PREC_ASSIGN));
-    buf_putc(&b, ')');
-    return cx(b.data, PREC_UNARY);
+    CExpr *lanes = NEWARRAY(cg->arena, CExpr, s->nargs);
+    for (int a = 0; a < s->nargs; a++) lanes[a] = gen_exp(cg, s->args[a], NULL);
+    return kir_call(cg->arena, KE_VECTOR, vector_ctype(cg, t->scalar, t->width), s->nargs, lanes);
   }
   case PRIM_LANE: { /* v.x */
     if (ps) INTERNAL("a path after a lane");
@@ -812,9 +749,7 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     int64_t l;
     if (!size_const_value(h->sizes[0], &l)) INTERNAL("lane number");
     CExpr whole = gen_exp(cg, v, NULL);
-    return cx(arena_printf(cg->arena, "%s%s", paren_below(cg, whole, PREC_POSTFIX),
-                           lane_spelling((int)l, dt_resolve(arg_data(s, 0))->width)),
-              PREC_POSTFIX);
+    return kir_member(cg->arena, whole, lane_spelling((int)l, dt_resolve(arg_data(s, 0))->width));
   }
   PRIM_CASES_CONVERT : {
     DataType *from = arg_data(s, 0), *to = fn_result(h->type, 1)->data;
@@ -822,7 +757,7 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     if (dt_equal(from, to)) return v;
     const char *ct = vector_ctype(cg, to->scalar, to->width);
     if (to->width > 1) return call(cg, arena_printf(cg->arena, "convert_%s", ct), 1, &v);
-    return cx(arena_printf(cg->arena, "(%s)%s", ct, paren_below(cg, v, PREC_UNARY)), PREC_UNARY);
+    return kir_call(cg->arena, KE_CAST, ct, 1, &v);
   }
   PRIM_CASES_MATH : { /* the OpenCL built-in of the same name */
     int arity = s->nargs;
@@ -883,12 +818,12 @@ static CExpr gen_exp_f(CG *cg, const Phrase *e, const Step *ps, bool operand) {
     }
     if (en->kind == ENV_VIEW) return gen_exp_f(cg, en->acc, step_idx(cg, en->ix, ps), operand);
     if (en->kind != ENV_STORAGE) INTERNAL("acceptor %s read", e->binder->name);
-    return cx(storage_access(cg, en->st, ps, false, e->span).lvalue, PREC_POSTFIX);
+    return storage_access(cg, en->st, ps, false, e->span).lvalue;
   }
   case PH_PROJ: {
     Storage *st = phrase_storage(cg, e);
     if (!st || e->index != 2) return unsupported(cg, e->span, "this projection");
-    return cx(storage_access(cg, st, ps, false, e->span).lvalue, PREC_POSTFIX);
+    return storage_access(cg, st, ps, false, e->span).lvalue;
   }
   case PH_LIT: return gen_literal(cg, e, ps, operand);
   case PH_BINOP:
@@ -914,19 +849,19 @@ CExpr gen_exp_operand(CG *cg, const Phrase *e, const Step *ps) { return gen_exp_
 
 /* "i < k": a test of an index, for a guarded write; TARGET_NEVER when
  * both are constants and the test fails (the write is dropped) */
-static const char *index_test(CG *cg, const Ix *i, const char *op, const Ix *k) {
+static CExpr index_test(CG *cg, const Ix *i, KirBinop op, const Ix *k) {
   i = ix_simplify(&cg->ix, i);
   k = ix_simplify(&cg->ix, k);
   int64_t a, b;
   if (ix_const_value(i, &a) && ix_const_value(k, &b)) return TARGET_NEVER; /* a passing test is not asked */
-  return arena_printf(cg->arena, "%s %s %s", paren_below(cg, cg_ix_expr(cg, i), PREC_REL + 1), op,
-                      paren_below(cg, cg_ix_expr(cg, k), PREC_REL + 1));
+  return bin(cg, op, cg_ix_expr(cg, i), cg_ix_expr(cg, k));
 }
 
 /* t written only when cond holds too */
-static Target guarded(CG *cg, Target t, const char *cond) {
+static Target guarded(CG *cg, Target t, CExpr cond) {
   if (cond == TARGET_NEVER || t.guard == TARGET_NEVER) t.guard = TARGET_NEVER;
-  else t.guard = t.guard ? arena_printf(cg->arena, "%s && %s", cond, t.guard) : cond;
+  else
+    t.guard = t.guard ? bin(cg, KB_ALL, cond, t.guard) : cond;
   return t;
 }
 
@@ -978,13 +913,13 @@ static Target gen_prim_acc(CG *cg, const Phrase *a, const Spine *s, const Step *
     rest = need_idx(cg, ps, a, &i);
     const Ix *k = ix_from_size(x, h->sizes[0]);
     Target t = gen_acc(cg, s->args[0], step_idx(cg, i, rest));
-    return ix_provably_less(x, i, k) ? t : guarded(cg, t, index_test(cg, i, "<", k));
+    return ix_provably_less(x, i, k) ? t : guarded(cg, t, index_test(cg, i, KB_LT, k));
   }
   case PRIM_DROP_ACC: { /* dropAcc k, i::ps -> i - k, written when i >= k */
     rest = need_idx(cg, ps, a, &i);
     const Ix *k = ix_from_size(x, h->sizes[0]);
     Target t = gen_acc(cg, s->args[0], step_idx(cg, ix_sub(x, i, k), rest));
-    return ix_provably_less(x, ix_sub(x, k, K(cg, 1)), i) ? t : guarded(cg, t, index_test(cg, i, ">=", k));
+    return ix_provably_less(x, ix_sub(x, k, K(cg, 1)), i) ? t : guarded(cg, t, index_test(cg, i, KB_GE, k));
   }
   case PRIM_SLICE_ACC: /* sliceAcc o m, i::ps -> o + i */
     rest = need_idx(cg, ps, a, &i);
@@ -1010,7 +945,7 @@ static Target gen_prim_acc(CG *cg, const Phrase *a, const Spine *s, const Step *
   DPIA_EXHAUSTIVE_END
 bad:
   unsupported(cg, a->span, arena_printf(cg->arena, "%s as an acceptor", prim_info[h->prim].name));
-  return bad_target();
+  return bad_target(cg);
 }
 
 Target gen_acc(CG *cg, const Phrase *a, const Step *ps) {
@@ -1035,5 +970,5 @@ Target gen_acc(CG *cg, const Phrase *a, const Step *ps) {
   default: break;
   }
   unsupported(cg, a->span, "this acceptor");
-  return bad_target();
+  return bad_target(cg);
 }

@@ -10,6 +10,8 @@ typedef struct Backend {
   const char *name;
   /* a name the target language takes (keywords, types, built-ins, macros) */
   bool (*reserved)(const char *name);
+  /* one expression, as a kernel prints it */
+  void (*print_expr)(Buf *out, const KirExpr *e);
   /* the whole kernel: header comment, definitions before it, signature,
    * body.  defined: the names a program holding earlier kernels defines
    * (those are left out, the kernel's added), or NULL for a program of

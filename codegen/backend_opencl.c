@@ -8,7 +8,8 @@
 
 #include <string.h>
 
-enum { PREC_ATOM = 16 }; /* a name, a constant, a call: cgen.h's PREC_POSTFIX */
+/* C's precedences (cgen.h's PREC_*) */
+enum { PREC_ASSIGN = 2, PREC_COND = 3, PREC_UNARY = 14, PREC_ATOM = 16 };
 
 /* OpenCL C's work-item functions (6.15.1), by KirQuery */
 static const char *const query_name[] = {
@@ -16,43 +17,84 @@ static const char *const query_name[] = {
     [KQ_NUM_GROUPS] = "get_num_groups", [KQ_LOCAL_ID] = "get_local_id",       [KQ_LOCAL_SIZE] = "get_local_size",
 };
 
-static int expr_prec(const KirExpr *e) {
-  DPIA_EXHAUSTIVE_BEGIN
-  switch (e->kind) {
-  case KE_TEXT: return e->text.prec;
-  case KE_INT: return e->value < 0 ? 14 : PREC_ATOM;
-  case KE_VAR:
-  case KE_QUERY: return PREC_ATOM;
-  case KE_BINARY: return kir_binop_prec[e->bin.op];
-  }
-  DPIA_EXHAUSTIVE_END
-  return PREC_ATOM;
-}
-
 static void print_expr(Buf *out, const KirExpr *e);
 
 /* e as an operand that needs a precedence of at least min */
 static void print_operand(Buf *out, const KirExpr *e, int min) {
-  bool paren = expr_prec(e) < min;
+  bool paren = kir_prec(e) < min;
   if (paren) buf_putc(out, '(');
   print_expr(out, e);
   if (paren) buf_putc(out, ')');
 }
 
+static void print_args(Buf *out, const KirExpr *e) {
+  buf_putc(out, '(');
+  for (int i = 0; i < e->call.nargs; i++) {
+    if (i) buf_puts(out, ", ");
+    print_operand(out, e->call.args[i], PREC_ASSIGN);
+  }
+  buf_putc(out, ')');
+}
+
 static void print_expr(Buf *out, const KirExpr *e) {
   DPIA_EXHAUSTIVE_BEGIN
   switch (e->kind) {
-  case KE_TEXT: buf_puts(out, e->text.text); return;
   case KE_INT: emit(out, "%lld", (long long)e->value); return;
   case KE_VAR: buf_puts(out, e->name); return;
+  case KE_LIT: buf_puts(out, e->text); return;
+  case KE_IX: ix_print(out, e->ix); return;
   case KE_QUERY: emit(out, "%s(%d)", query_name[e->query.query], e->query.dim); return;
-  case KE_BINARY: {
-    int prec = kir_binop_prec[e->bin.op];
-    print_operand(out, e->bin.lhs, prec); /* left associative */
-    emit(out, " %s ", kir_binop_text[e->bin.op]);
-    print_operand(out, e->bin.rhs, prec + 1);
+  case KE_UNARY: {
+    /* - -x and - -1.0f would read as a decrement: (-x) */
+    Buf operand;
+    buf_init(&operand, out->arena);
+    print_operand(&operand, e->un.operand, PREC_UNARY);
+    bool sign = e->un.op != '&' && operand.data && (operand.data[0] == '-' || operand.data[0] == '!');
+    emit(out, sign ? "%c(%s)" : "%c%s", e->un.op, operand.data ? operand.data : "");
     return;
   }
+  case KE_BINARY: {
+    int prec = kir_binop_prec[e->bin.op];
+    /* no redundant parentheses, but the ones -Wparentheses wants (&& in
+     * ||, a comparison in ==); a conjunction of tests and an address plus
+     * offsets are associative */
+    int lmin = prec, rmin = prec + 1;
+    if (e->bin.op == KB_OR || e->bin.op == KB_EQ || e->bin.op == KB_NE) lmin = rmin = prec + 2;
+    if (e->bin.op == KB_ALL || e->bin.op == KB_PTR_ADD) rmin = prec;
+    print_operand(out, e->bin.lhs, lmin);
+    emit(out, " %s ", kir_binop_text[e->bin.op]);
+    print_operand(out, e->bin.rhs, rmin);
+    return;
+  }
+  case KE_COND:
+    print_operand(out, e->cond.test, PREC_COND + 1);
+    buf_puts(out, " ? ");
+    print_operand(out, e->cond.then, PREC_COND + 1);
+    buf_puts(out, " : ");
+    print_operand(out, e->cond.other, PREC_COND);
+    return;
+  case KE_INDEX:
+    print_operand(out, e->index.base, PREC_ATOM);
+    buf_putc(out, '[');
+    print_expr(out, e->index.at);
+    buf_putc(out, ']');
+    return;
+  case KE_MEMBER:
+    print_operand(out, e->member.base, PREC_ATOM);
+    buf_puts(out, e->member.suffix);
+    return;
+  case KE_CALL:
+    buf_puts(out, e->call.fn);
+    print_args(out, e);
+    return;
+  case KE_CAST:
+    emit(out, "(%s)", e->call.fn);
+    print_operand(out, e->call.args[0], PREC_UNARY);
+    return;
+  case KE_VECTOR:
+    emit(out, "(%s)", e->call.fn);
+    print_args(out, e);
+    return;
   }
   DPIA_EXHAUSTIVE_END
 }
@@ -80,7 +122,8 @@ static void print_stmt(Buf *out, const KirStmt *s, int indent) {
     print_trailing_comment(out, s);
     break;
   case KS_ASSIGN:
-    emit(out, "%s = ", s->assign.lhs);
+    print_expr(out, s->assign.lhs);
+    buf_puts(out, " = ");
     print_expr(out, s->assign.rhs);
     buf_putc(out, ';');
     print_trailing_comment(out, s);
@@ -88,7 +131,11 @@ static void print_stmt(Buf *out, const KirStmt *s, int indent) {
   case KS_VSTORE:
     emit(out, "vstore%d(", s->vstore.width);
     print_expr(out, s->vstore.value);
-    emit(out, ", %s, %s);", s->vstore.offset, s->vstore.ptr);
+    buf_puts(out, ", ");
+    print_expr(out, s->vstore.offset);
+    buf_puts(out, ", ");
+    print_expr(out, s->vstore.ptr);
+    buf_puts(out, ");");
     print_trailing_comment(out, s);
     break;
   case KS_FOR:
@@ -267,5 +314,6 @@ static void print_kernel(const KirKernel *k, NameSet *defined, Buf *out) {
 const Backend backend_opencl = {
     .name = "opencl",
     .reserved = opencl_name_reserved,
+    .print_expr = print_expr,
     .print_kernel = print_kernel,
 };

@@ -89,12 +89,9 @@ typedef struct EnvIndex {
 } EnvIndex;
 EnvEntry *env_index_get(const EnvIndex *x, const Binder *b);
 
-/* A C expression with the precedence of its top operator (C's table,
- * higher binds tighter), so that no redundant parentheses are printed. */
-typedef struct CExpr {
-  const char *text;
-  int prec;
-} CExpr;
+/* An expression of the kernel IR (kir.h), which prints itself with no
+ * redundant parentheses. */
+typedef const KirExpr *CExpr;
 
 enum {
   PREC_COMMA = 1,
@@ -115,41 +112,28 @@ enum {
 typedef enum TargetKind { TG_LVALUE, TG_VSTORE, TG_LANES } TargetKind;
 typedef struct Target {
   TargetKind kind;
-  const char *lvalue; /* TG_LVALUE */
-  int width;          /* TG_VSTORE, TG_LANES */
-  const char *offset; /* TG_VSTORE: in units of vectors */
-  const char *ptr;    /* TG_VSTORE */
-  const char **lanes; /* TG_LANES: width l-values */
+  CExpr lvalue; /* TG_LVALUE */
+  int width;    /* TG_VSTORE, TG_LANES */
+  CExpr offset; /* TG_VSTORE: in units of vectors */
+  CExpr ptr;    /* TG_VSTORE */
+  CExpr *lanes; /* TG_LANES: width l-values */
   /* the condition under which the write happens (takeAcc, dropAcc drop
    * the writes outside their array), NULL: always; TG_LANES: per lane */
-  const char *guard;
-  const char **lane_guards;
+  CExpr guard;
+  CExpr *lane_guards;
 } Target;
 /* the guard of a write that never happens (an element a takeAcc or
  * dropAcc drops at a constant index): nothing is written */
-extern const char TARGET_NEVER[];
-
-/* What an access reached, as structure, so that two accesses compare
- * without their text: the storage, then the array indices and pair fields
- * applied to it, the last one first. */
-typedef struct AccessKey AccessKey;
-struct AccessKey {
-  const Storage *st; /* the root (prev NULL) */
-  const Ix *ix;      /* an array index, or NULL */
-  int field;         /* 1 or 2: a pair field; 0: none */
-  const AccessKey *prev;
-};
-bool access_key_equal(const AccessKey *a, const AccessKey *b);
+extern const KirExpr target_never;
+#define TARGET_NEVER (&target_never)
 
 /* Where the one scalar access of a lane went (see above). */
 typedef struct Probe {
   int count;        /* storage accesses made */
   bool ok;          /* the last one was a scalar array element or a vector lane */
-  const char *base; /* the array: "xs", "p[i].fst" */
-  const AccessKey *base_key;
+  CExpr base;       /* the array: xs, p[i].fst */
   const Ix *flat;   /* index of the element in base */
-  const char *elem; /* lane >= 0: the vector element, "ys[i]", "acc" */
-  const AccessKey *elem_key;
+  CExpr elem;       /* lane >= 0: the vector element, ys[i], acc */
   int lane;         /* -1: a scalar element; else the constant lane of a vector element */
   int width;        /* vector width of the element (lane >= 0) */
   Space space;
@@ -243,13 +227,12 @@ void collect_locals(CG *cg, const Phrase *body, KirBlock *decls);
 void env_put_back(CG *cg, const Binder *b, EnvEntry *old);
 
 /* One element of a padCst view, which the statement reads.  Two reads are
- * the same element when their C text is the same: the phrases differ
- * (normalisation copies an argument into each use) and what a variable
- * of a view map stands for changes while the statement is rendered, so
- * only the rendered expression says what is read.  (The kernel IR's
- * expressions, once they replace this text, will compare instead.) */
+ * the same element when their expressions are (kir_expr_equal): the
+ * phrases differ (normalisation copies an argument into each use) and
+ * what a variable of a view map stands for changes while the statement is
+ * rendered, so only the generated expression says what is read. */
 typedef struct PaddedRead {
-  const char *text; /* i < l || i >= l + n ? v : E[i - l] */
+  CExpr read;       /* i < l || i >= l + n ? v : E[i - l] */
   DataType *type;   /* a scalar or vector */
   int count;
   const char *name; /* bound to this variable, or NULL */
@@ -319,8 +302,9 @@ DataType *cg_elem_type(DataType *t);
 /* number of elements of a flat buffer of t (product of outer arrays) */
 Size cg_elem_count(CG *cg, DataType *t);
 void cg_error(CG *cg, DiagCode code, Span span, const char *fmt, ...) DPIA_PRINTF(4, 5);
-const char *cg_ix_text(CG *cg, const Ix *ix);
 CExpr cg_ix_expr(CG *cg, const Ix *ix);
+/* e as the OpenCL backend prints it (the name of an index atom) */
+const char *cg_expr_text(CG *cg, CExpr e);
 void binder_set_add(CG *cg, BinderSet *s, const Binder *b);
 bool binder_set_has(const BinderSet *s, const Binder *b);
 

@@ -1,22 +1,25 @@
 /* kir.h: the kernel IR, between imperative DPIA and a backend's text.
  *
  * Code generation (opencl.c, barriers.c, access.c) lowers an imperative
- * kernel to a tree of statements; a Backend (backend.h) prints it.  The
- * statements are structured (declarations, assignments, loops, ifs,
- * barriers with their fences, blocks), and so are the expressions the
- * lowering itself decides on (work-item queries by kind and dimension,
- * integer constants, variables, comparisons): what reads the kernel
- * afterwards (where a barrier goes at the top of a loop body, which loops
- * step by a launch size for `dpia run`'s int-range check) walks the tree,
- * never the printed text.
+ * kernel to a tree of statements and expressions; a Backend (backend.h)
+ * prints it.  Statements: declarations, assignments, vector stores, loops,
+ * ifs, barriers with their fences, blocks.  Expressions: variables,
+ * literals, index polynomials (codegen/index.h), work-item queries by kind
+ * and dimension, operators, conditionals, array elements, struct fields
+ * and vector lanes, calls of built-ins, casts and vector constructions.
+ * What reads the kernel afterwards (where a barrier goes at the top of a
+ * loop body, which loops step by a launch size, whether the lanes of a
+ * vector are consecutive elements of one buffer, whether a padded element
+ * is read twice) compares and walks the tree (kir_expr_equal), never the
+ * printed text.
  *
- * Invariant of the present stage: the values of assignments, l-values,
- * array indices and type names are still C text (KE_TEXT, with the
- * precedence of its top operator), rendered by access.c and index.c. */
+ * Still text: type names (ctype), literals as spelled (LIT), and the
+ * names of index atoms that are not variables (a clamped index, an index
+ * read from data), which index.h keeps by name. */
 #ifndef DPIA_KIR_H
 #define DPIA_KIR_H
 
-#include "dpia_front.h"
+#include "index.h"
 
 /* The tables are laid out by hand. */
 /* clang-format off */
@@ -36,11 +39,26 @@ typedef enum KirQuery {
 #undef X
 } KirQuery;
 
-/* C's binary operators the lowering builds, with their precedence (cgen.h) */
-#define KIR_BINOPS(X)   \
-  X(LT, "<", 10)        \
-  X(EQ, "==", 9)        \
-  X(AND, "&&", 5)
+/* C's binary operators, with their precedence (cgen.h's PREC_*).  AND is
+ * the program's &&; ALL a conjunction of tests the lowering builds (write
+ * guards), printed flat (a && b && c, however nested); PTR_ADD an address
+ * plus an offset, printed flat too (xs + i + 1). */
+#define KIR_BINOPS(X)     \
+  X(MUL, "*", 13)         \
+  X(DIV, "/", 13)         \
+  X(MOD, "%", 13)         \
+  X(ADD, "+", 12)         \
+  X(SUB, "-", 12)         \
+  X(PTR_ADD, "+", 12)     \
+  X(LT, "<", 10)          \
+  X(LE, "<=", 10)         \
+  X(GT, ">", 10)          \
+  X(GE, ">=", 10)         \
+  X(EQ, "==", 9)          \
+  X(NE, "!=", 9)          \
+  X(AND, "&&", 5)         \
+  X(ALL, "&&", 5)         \
+  X(OR, "||", 4)
 
 typedef enum KirBinop {
 #define X(id, text, prec) KB_##id,
@@ -51,11 +69,19 @@ extern const char *const kir_binop_text[];
 extern const int kir_binop_prec[];
 
 #define KIR_EXPR_KINDS(X)                                                   \
-  X(TEXT)   /* text, prec: C text rendered by access.c or index.c */        \
   X(INT)    /* value */                                                     \
   X(VAR)    /* name */                                                      \
+  X(LIT)    /* text: a literal as the target spells it (0.5f, INFINITY) */  \
+  X(IX)     /* ix: an index polynomial */                                   \
   X(QUERY)  /* query, dim: a work-item function of dimension dim */         \
-  X(BINARY) /* op, lhs, rhs */
+  X(UNARY)  /* un: op (- ! ~ &), operand */                                 \
+  X(BINARY) /* bin: op, lhs, rhs */                                         \
+  X(COND)   /* cond: test ? then : other */                                 \
+  X(INDEX)  /* index: base[at] */                                           \
+  X(MEMBER) /* member: base followed by suffix (.fst, .s3, .x) */           \
+  X(CALL)   /* call: fn(args), a built-in or foreign function */            \
+  X(CAST)   /* cast: (type)args[0] */                                       \
+  X(VECTOR) /* cast: (type)(args...), a vector built from its lanes */
 
 typedef enum KirExprKind {
 #define X(id) KE_##id,
@@ -67,20 +93,37 @@ typedef struct KirExpr KirExpr;
 struct KirExpr {
   KirExprKind kind;
   union {
-    struct {
-      const char *text;
-      int prec;
-    } text;               /* KE_TEXT */
-    int64_t value;        /* KE_INT */
-    const char *name;     /* KE_VAR */
+    int64_t value;     /* KE_INT */
+    const char *name;  /* KE_VAR */
+    const char *text;  /* KE_LIT */
+    const Ix *ix;      /* KE_IX */
     struct {
       KirQuery query;
       int dim;
-    } query;              /* KE_QUERY */
+    } query;           /* KE_QUERY */
+    struct {
+      char op;
+      const KirExpr *operand;
+    } un;              /* KE_UNARY */
     struct {
       KirBinop op;
       const KirExpr *lhs, *rhs;
-    } bin;                /* KE_BINARY */
+    } bin;             /* KE_BINARY */
+    struct {
+      const KirExpr *test, *then, *other;
+    } cond;            /* KE_COND */
+    struct {
+      const KirExpr *base, *at;
+    } index;           /* KE_INDEX */
+    struct {
+      const KirExpr *base;
+      const char *suffix;
+    } member;          /* KE_MEMBER */
+    struct {
+      const char *fn; /* KE_CALL: the function; KE_CAST, KE_VECTOR: the type */
+      int nargs;
+      const KirExpr *const *args;
+    } call;            /* KE_CALL, KE_CAST, KE_VECTOR */
   };
 };
 
@@ -124,13 +167,11 @@ struct KirStmt {
       const KirExpr *init;
     } decl;
     struct {
-      const char *lhs;
-      const KirExpr *rhs;
+      const KirExpr *lhs, *rhs;
     } assign;
     struct {
       int width;
-      const KirExpr *value;
-      const char *offset, *ptr;
+      const KirExpr *value, *offset, *ptr;
     } vstore;
     struct {
       const char *var;
@@ -153,13 +194,24 @@ struct KirStmt {
 };
 
 /* ---- expressions ---- */
-const KirExpr *kir_text(Arena *a, const char *text, int prec);
 const KirExpr *kir_int(Arena *a, int64_t value);
 const KirExpr *kir_var(Arena *a, const char *name);
+const KirExpr *kir_lit(Arena *a, const char *text);
+const KirExpr *kir_ix(Arena *a, const Ix *ix);
 const KirExpr *kir_query(Arena *a, KirQuery q, int dim);
+const KirExpr *kir_unary(Arena *a, char op, const KirExpr *operand);
 const KirExpr *kir_binary(Arena *a, KirBinop op, const KirExpr *lhs, const KirExpr *rhs);
 /* lhs && rhs, or rhs alone when lhs is NULL (conditions built up) */
 const KirExpr *kir_and(Arena *a, const KirExpr *lhs, const KirExpr *rhs);
+const KirExpr *kir_cond(Arena *a, const KirExpr *test, const KirExpr *then, const KirExpr *other);
+const KirExpr *kir_index(Arena *a, const KirExpr *base, const KirExpr *at);
+const KirExpr *kir_member(Arena *a, const KirExpr *base, const char *suffix);
+/* KE_CALL, KE_CAST or KE_VECTOR of n arguments */
+const KirExpr *kir_call(Arena *a, KirExprKind kind, const char *fn, int n, const KirExpr *const *args);
+/* the precedence of e's top operator (C's, higher binds tighter) */
+int kir_prec(const KirExpr *e);
+/* the same expression: the same tree, index polynomials ix_equal */
+bool kir_expr_equal(const KirExpr *a, const KirExpr *b);
 
 /* ---- statements ---- */
 KirStmt *kir_stmt(Arena *a, KirStmtKind kind);

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-const char TARGET_NEVER[] = "false";
+const KirExpr target_never = {.kind = KE_LIT, .text = "false"};
 
 /* ---- names (spec section 8: the program's own names, with _2, _3 only
  * when needed) ----
@@ -281,15 +281,13 @@ static KirStmt *add_decl(CG *cg, const char *ctype, const char *name, const KirE
   return d;
 }
 
-static const KirExpr *text_of(CG *cg, CExpr e) { return kir_text(cg->arena, e.text, e.prec); }
-
 /* for (int i = init; i < bound; i += step) { comment */
 static KirStmt *add_for(CG *cg, const char *i, const KirExpr *init, const Ix *bound, const KirExpr *step,
                         const char *comment) {
   KirStmt *f = cg_add(cg, KS_FOR, comment);
   f->loop.var = i;
   f->loop.init = init;
-  f->loop.bound = text_of(cg, cg_ix_expr(cg, bound));
+  f->loop.bound = cg_ix_expr(cg, bound);
   f->loop.step = step;
   return f;
 }
@@ -336,7 +334,7 @@ static CExpr gen_value_once(CG *cg, const Phrase *val, const Step *ps) {
       if (o->count >= r->count) inside_another = true;
     if (inside_another) continue;
     r->name = cg_name(cg, "x");
-    add_decl(cg, cg_ctype(cg, r->type), r->name, kir_text(cg->arena, r->text, PREC_COND), NULL)->decl.is_const = true;
+    add_decl(cg, cg_ctype(cg, r->type), r->name, r->read, NULL)->decl.is_const = true;
     repeats = true;
   }
   if (repeats) v = gen_exp(cg, val, ps);
@@ -367,25 +365,30 @@ static void gen_assign(CG *cg, const Phrase *acc, const Phrase *val, const Step 
     return;
   }
   Target tg = gen_acc(cg, acc, ps);
-  if (tg.guard == TARGET_NEVER) {
+  /* lanes written one by one, none of them ever (a dropAcc past a vector
+   * of lanes): nothing is written, and no vector is read into a variable
+   * nothing reads (seed 71 #52: -Wunused-variable after check) */
+  bool some_lane = tg.kind != TG_LANES;
+  for (int l = 0; !some_lane && l < tg.width; l++) some_lane = !tg.lane_guards || tg.lane_guards[l] != TARGET_NEVER;
+  if (tg.guard == TARGET_NEVER || !some_lane) {
     pop_statement_ranges(cg);
     return;
   }
   KirBlock *outer = cg->block;
   if (tg.guard) /* a write takeAcc or dropAcc may drop */
-    cg_enter(cg, add_if(cg, kir_text(cg->arena, tg.guard, PREC_COMMA), NULL));
+    cg_enter(cg, add_if(cg, tg.guard, NULL));
   CExpr v = gen_value_once(cg, val, ps);
   switch (tg.kind) {
   case TG_LVALUE: {
     KirStmt *as = cg_add(cg, KS_ASSIGN, NULL);
     as->assign.lhs = tg.lvalue;
-    as->assign.rhs = text_of(cg, v);
+    as->assign.rhs = v;
     break;
   }
   case TG_VSTORE: {
     KirStmt *st = cg_add(cg, KS_VSTORE, NULL);
     st->vstore.width = tg.width;
-    st->vstore.value = text_of(cg, v);
+    st->vstore.value = v;
     st->vstore.offset = tg.offset;
     st->vstore.ptr = tg.ptr;
     break;
@@ -395,18 +398,19 @@ static void gen_assign(CG *cg, const Phrase *acc, const Phrase *val, const Step 
     int mark;
     cg_scope_enter(cg, &mark);
     const char *tmp = cg_name(cg, "v");
-    add_decl(cg, cg_ctype(cg, t), tmp, text_of(cg, v), NULL);
+    add_decl(cg, cg_ctype(cg, t), tmp, v, NULL);
     for (int l = 0; l < tg.width; l++) {
       if (tg.lane_guards && tg.lane_guards[l] == TARGET_NEVER) continue;
       KirBlock *lane_outer = cg->block;
       if (tg.lane_guards && tg.lane_guards[l]) {
-        KirStmt *g = add_if(cg, kir_text(cg->arena, tg.lane_guards[l], PREC_COMMA), NULL);
+        KirStmt *g = add_if(cg, tg.lane_guards[l], NULL);
         g->cond.one_line = true;
         cg_enter(cg, g);
       }
       KirStmt *as = cg_add(cg, KS_ASSIGN, NULL);
       as->assign.lhs = tg.lanes[l];
-      as->assign.rhs = kir_text(cg->arena, arena_printf(cg->arena, "%s.s%c", tmp, "0123456789abcdef"[l]), PREC_POSTFIX);
+      as->assign.rhs =
+          kir_member(cg->arena, kir_var(cg->arena, tmp), arena_printf(cg->arena, ".s%c", "0123456789abcdef"[l]));
       cg_leave(cg, lane_outer);
     }
     cg_scope_leave(cg, mark);
@@ -543,7 +547,7 @@ static void gen_new(CG *cg, const Phrase *p, const Spine *s, const Cont *after) 
       cg->where = first->span;
       sync_before(cg, first);
       CExpr v = gen_value_once(cg, first->snd, NULL);
-      add_decl(cg, cg_ctype(cg, t), name, text_of(cg, v), NULL);
+      add_decl(cg, cg_ctype(cg, t), name, v, NULL);
       pop_statement_ranges(cg);
       if (rest) gen_comm(cg, rest, after);
       return;
@@ -711,8 +715,7 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
     break;
   case FORM_AT_MOST_ONCE:
     add_decl(cg, "int", i, id, NULL);
-    cg_enter(
-        cg, add_if(cg, kir_binary(cg->arena, KB_LT, kir_var(cg->arena, i), text_of(cg, cg_ix_expr(cg, nix))), comment));
+    cg_enter(cg, add_if(cg, kir_binary(cg->arena, KB_LT, kir_var(cg->arena, i), cg_ix_expr(cg, nix)), comment));
     break;
   case FORM_LOOP: cg_enter(cg, add_for(cg, i, id, nix, kir_query(cg->arena, sizeq, d), comment)); break;
   }
