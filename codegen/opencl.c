@@ -13,14 +13,15 @@ const KirExpr target_never = {.kind = KE_LIT, .text = "false"};
 /* ---- names (spec section 8: the program's own names, with _2, _3 only
  * when needed) ----
  *
- * Which names OpenCL C takes is the checker's one list
- * (opencl_name_reserved, dpia/opencl_names.c).  The generator keeps one family for
- * itself: names beginning with `pair_`, the struct typedefs of pair types
- * (cg_ctype), so that no variable or parameter can hide one. */
+ * Which names OpenCL C takes is the backend's (Backend.reserved: the
+ * checker's one list, opencl_name_reserved, dpia/opencl_names.c).  The
+ * generator keeps one family for itself: names beginning with `pair_`,
+ * the struct typedefs of pair types (cg_ctype), so that no variable or
+ * parameter can hide one. */
 
 static bool generated_family(const char *name) { return strncmp(name, "pair_", 5) == 0; }
 
-bool cg_is_reserved(const char *name) { return opencl_name_reserved(name) || generated_family(name); }
+bool cg_is_reserved(const char *name) { return backend_opencl.reserved(name) || generated_family(name); }
 
 /* A C name for a binder called base (cgen.h).  Three steps:
  *  1. a prime is no C character: a run of k primes becomes _ and k p's
