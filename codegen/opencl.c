@@ -572,8 +572,23 @@ static const Ix *index_of(CG *cg, const char *name, Size trips) {
  * would write a 3-point stencil), and PoCL vectorises the work-item loop
  * around straight-line code, not around an inner loop (bench/blas_bench:
  * the 1D stencil 3x and jacobi2d 10x faster).  A loop of one step is its
- * body. */
-enum { UNROLL_MAX = 4 };
+ * body.
+ *
+ * So is a small nest: a constant loop whose body is assignments, scalar
+ * private variables (a nested reduceSeq's accumulator) and constant loops,
+ * which writes no buffer in global or local memory (so that no barrier can
+ * fall inside: the loop gets none either), and which writes out at most
+ * UNROLL_BUDGET assignments in all (the trip counts multiplied down the
+ * nest).  That is a 2D neighbourhood of 3 x 3 (a loop of 3 around rows of
+ * 3, 15 assignments with the rows' accumulators, or one loop of 9 whose
+ * i/3 and i%3 fold to constants), as one writes a 3 x 3 convolution by
+ * hand: samples/gaussian_blur.dpia gaussian3x3 and gaussian3x3Prelude ran
+ * at about 0.27x of the hand-written kernel as loops on PoCL (bench/
+ * peer_bench.c) and at the speed of the written-out gaussian3x3Rows
+ * unrolled.  A 5 x 5 neighbourhood (25 or more) stays a loop: beyond a few
+ * dozen statements the written-out text stops reading like a hand-written
+ * kernel and gains nothing measurable. */
+enum { UNROLL_MAX = 4, UNROLL_BUDGET = 16 };
 
 static bool only_assignments(CG *cg, const Phrase *body) {
   Vec cmds = {0};
@@ -583,6 +598,37 @@ static bool only_assignments(CG *cg, const Phrase *body) {
   return cmds.len > 0;
 }
 
+/* the number of assignments p writes out when every loop in it is written
+ * out, or -1 when p has another command (a parfor, a variable not private
+ * or not scalar, a loop of symbolic or no steps) or writes out more than
+ * budget */
+static int64_t nest_assignments(CG *cg, const Phrase *p, int64_t budget) {
+  if (p->kind == PH_ASSIGN) return budget >= 1 ? 1 : -1;
+  if (p->kind == PH_PRIM && p->prim == PRIM_SKIP) return 0;
+  if (p->kind == PH_SEQ) {
+    int64_t a = nest_assignments(cg, p->fst, budget);
+    if (a < 0) return -1;
+    int64_t b = nest_assignments(cg, p->snd, budget - a);
+    return b < 0 ? -1 : a + b;
+  }
+  Spine s;
+  if (p->kind != PH_APP || !spine_of(cg->arena, p, &s) || s.nargs != 1 || s.args[0]->kind != PH_LAM) return -1;
+  const Phrase *body = s.args[0]->body;
+  if (s.head->prim == PRIM_NEW || s.head->prim == PRIM_NEW_PRIVATE)
+    return dt_resolve(s.head->type_arg)->kind == DT_SCALAR ? nest_assignments(cg, body, budget) : -1;
+  int64_t trips;
+  if (s.head->prim != PRIM_FOR || !size_const_value(s.head->sizes[0], &trips) || trips < 1 || trips > budget) return -1;
+  int64_t a = nest_assignments(cg, body, budget / trips);
+  return a < 0 ? -1 : a * trips;
+}
+
+static bool small_nest(CG *cg, const Phrase *body, int64_t trips) {
+  if (trips > UNROLL_BUDGET || nest_assignments(cg, body, UNROLL_BUDGET / trips) < 1) return false;
+  BinderSet writes = {0};
+  scan_writes(cg, body, NULL, &writes);
+  return writes.n == 0;
+}
+
 /* the loop that fills an array literal of computed elements (check.c) is
  * unrolled up to this many elements: the program wrote them one by one */
 enum { UNROLL_LITERAL_MAX = 64 };
@@ -590,8 +636,10 @@ enum { UNROLL_LITERAL_MAX = 64 };
 static bool gen_for_unrolled(CG *cg, const Phrase *loop, const Phrase *lam, Size n, const Cont *after) {
   int64_t trips;
   bool literal = loop->origin && strcmp(loop->origin, "array literal") == 0;
-  if (!size_const_value(n, &trips) || trips < 1 || trips > (literal ? UNROLL_LITERAL_MAX : UNROLL_MAX)) return false;
-  if (trips > 1 && !literal && !only_assignments(cg, lam->body)) return false;
+  if (!size_const_value(n, &trips) || trips < 1) return false;
+  if (literal ? trips > UNROLL_LITERAL_MAX
+              : trips > 1 && !(trips <= UNROLL_MAX && only_assignments(cg, lam->body)) && !small_nest(cg, lam->body, trips))
+    return false;
   if (trips > 1) cg_comment(cg, "%s, %lld steps", loop_label(cg, loop, lam), (long long)trips);
   for (int64_t t = 0; t < trips; t++) {
     env_add(cg, lam->lam_binder, ENV_INDEX, NULL, ix_const(&cg->ix, t), NULL);

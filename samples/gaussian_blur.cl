@@ -8,9 +8,12 @@ constant float gauss[5] = {0.0625f, 0.25f, 0.375f, 0.25f, 0.0625f};
 kernel void gaussian5(global float *restrict output, const global float *restrict xs, int N) {
   int gid = get_global_id(0); /* mapGlobal */
   float acc = 0.0f;
-  for (int i = 0; i < 5; i += 1) { /* reduceSeq */
-    acc = xs[clamp(gid + i - 2, 0, N - 1)] * gauss[i] + acc;
-  }
+  /* reduceSeq, 5 steps */
+  acc = xs[max(gid - 2, 0)] * gauss[0] + acc;
+  acc = xs[max(gid - 1, 0)] * gauss[1] + acc;
+  acc = xs[gid] * gauss[2] + acc;
+  acc = xs[min(gid + 1, N - 1)] * gauss[3] + acc;
+  acc = xs[min(gid + 2, N - 1)] * gauss[4] + acc;
   output[gid] = acc;
 }
 
@@ -30,14 +33,25 @@ kernel void gaussian3x3(global float *restrict output,
   int gid = get_global_id(1); /* mapGlobal1 */
   int gid_2 = get_global_id(0); /* mapGlobal */
   float acc = 0.0f;
-  for (int i = 0; i < 3; i += 1) { /* reduceSeq */
-    float acc_2 = acc;
-    /* reduceSeq, 3 steps */
-    acc_2 = img[max(gid - 1, 0)*N + clamp(gid_2 + i - 1, 0, N - 1)] * gauss[i*3] + acc_2;
-    acc_2 = img[gid*N + clamp(gid_2 + i - 1, 0, N - 1)] * gauss[i*3 + 1] + acc_2;
-    acc_2 = img[min(gid + 1, M - 1)*N + clamp(gid_2 + i - 1, 0, N - 1)] * gauss[i*3 + 2] + acc_2;
-    acc = acc_2;
-  }
+  /* reduceSeq, 3 steps */
+  float acc_2 = acc;
+  /* reduceSeq, 3 steps */
+  acc_2 = img[max(gid - 1, 0)*N + max(gid_2 - 1, 0)] * gauss[0] + acc_2;
+  acc_2 = img[gid*N + max(gid_2 - 1, 0)] * gauss[1] + acc_2;
+  acc_2 = img[min(gid + 1, M - 1)*N + max(gid_2 - 1, 0)] * gauss[2] + acc_2;
+  acc = acc_2;
+  float acc_3 = acc;
+  /* reduceSeq, 3 steps */
+  acc_3 = img[max(gid - 1, 0)*N + gid_2] * gauss[3] + acc_3;
+  acc_3 = img[gid*N + gid_2] * gauss[4] + acc_3;
+  acc_3 = img[min(gid + 1, M - 1)*N + gid_2] * gauss[5] + acc_3;
+  acc = acc_3;
+  float acc_4 = acc;
+  /* reduceSeq, 3 steps */
+  acc_4 = img[max(gid - 1, 0)*N + min(gid_2 + 1, N - 1)] * gauss[6] + acc_4;
+  acc_4 = img[gid*N + min(gid_2 + 1, N - 1)] * gauss[7] + acc_4;
+  acc_4 = img[min(gid + 1, M - 1)*N + min(gid_2 + 1, N - 1)] * gauss[8] + acc_4;
+  acc = acc_4;
   output[gid*N + gid_2] = acc;
 }
 
@@ -57,9 +71,16 @@ kernel void gaussian3x3Prelude(global float *restrict output,
   int gid = get_global_id(1); /* mapGlobal1 */
   int gid_2 = get_global_id(0); /* mapGlobal */
   float acc = 0.0f;
-  for (int i = 0; i < 9; i += 1) { /* reduceSeq */
-    acc = img[clamp(gid + i/3 - 1, 0, M - 1)*N + clamp(gid_2 + i%3 - 1, 0, N - 1)] * gauss[i] + acc;
-  }
+  /* reduceSeq, 9 steps */
+  acc = img[max(gid - 1, 0)*N + max(gid_2 - 1, 0)] * gauss[0] + acc;
+  acc = img[max(gid - 1, 0)*N + gid_2] * gauss[1] + acc;
+  acc = img[max(gid - 1, 0)*N + min(gid_2 + 1, N - 1)] * gauss[2] + acc;
+  acc = img[gid*N + max(gid_2 - 1, 0)] * gauss[3] + acc;
+  acc = img[gid*N + gid_2] * gauss[4] + acc;
+  acc = img[gid*N + min(gid_2 + 1, N - 1)] * gauss[5] + acc;
+  acc = img[min(gid + 1, M - 1)*N + max(gid_2 - 1, 0)] * gauss[6] + acc;
+  acc = img[min(gid + 1, M - 1)*N + gid_2] * gauss[7] + acc;
+  acc = img[min(gid + 1, M - 1)*N + min(gid_2 + 1, N - 1)] * gauss[8] + acc;
   output[gid*N + gid_2] = acc;
 }
 

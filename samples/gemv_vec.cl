@@ -19,9 +19,23 @@ kernel void gemvVec(global float *restrict output,
   }
   priv[0] = acc;
   float acc_2 = 0.0f;
-  for (int i = 0; i < 16; i += 1) { /* reduceSeq */
-    acc_2 = ((float *)priv)[i] + acc_2;
-  }
+  /* reduceSeq, 16 steps */
+  acc_2 = priv[0].s0 + acc_2;
+  acc_2 = priv[0].s1 + acc_2;
+  acc_2 = priv[0].s2 + acc_2;
+  acc_2 = priv[0].s3 + acc_2;
+  acc_2 = priv[0].s4 + acc_2;
+  acc_2 = priv[0].s5 + acc_2;
+  acc_2 = priv[0].s6 + acc_2;
+  acc_2 = priv[0].s7 + acc_2;
+  acc_2 = priv[0].s8 + acc_2;
+  acc_2 = priv[0].s9 + acc_2;
+  acc_2 = priv[0].sa + acc_2;
+  acc_2 = priv[0].sb + acc_2;
+  acc_2 = priv[0].sc + acc_2;
+  acc_2 = priv[0].sd + acc_2;
+  acc_2 = priv[0].se + acc_2;
+  acc_2 = priv[0].sf + acc_2;
   output[gid] = alpha * acc_2 + beta * y[gid];
 }
 
@@ -55,8 +69,22 @@ kernel void gemvVec2(global float *restrict output,
   acc_2 = acc[1] + acc_2;
   priv[0] = acc_2;
   float acc_3 = 0.0f;
-  for (int i = 0; i < 16; i += 1) { /* reduceSeq */
-    acc_3 = ((float *)priv)[i] + acc_3;
-  }
+  /* reduceSeq, 16 steps */
+  acc_3 = priv[0].s0 + acc_3;
+  acc_3 = priv[0].s1 + acc_3;
+  acc_3 = priv[0].s2 + acc_3;
+  acc_3 = priv[0].s3 + acc_3;
+  acc_3 = priv[0].s4 + acc_3;
+  acc_3 = priv[0].s5 + acc_3;
+  acc_3 = priv[0].s6 + acc_3;
+  acc_3 = priv[0].s7 + acc_3;
+  acc_3 = priv[0].s8 + acc_3;
+  acc_3 = priv[0].s9 + acc_3;
+  acc_3 = priv[0].sa + acc_3;
+  acc_3 = priv[0].sb + acc_3;
+  acc_3 = priv[0].sc + acc_3;
+  acc_3 = priv[0].sd + acc_3;
+  acc_3 = priv[0].se + acc_3;
+  acc_3 = priv[0].sf + acc_3;
   output[gid] = alpha * acc_3 + beta * y[gid];
 }

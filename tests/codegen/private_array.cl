@@ -28,11 +28,16 @@ kernel void privArray(global float *restrict output, const global float *restric
 kernel void privMatrix(global float *restrict output, const global float *restrict xs, int N) {
   int i = get_global_id(0); /* mapGlobal */
   float pts[6];
-  for (int r = 0; r < 3; r += 1) { /* mapSeq */
-    /* mapSeq, 2 steps */
-    pts[r*2] = xs[i*6 + r];
-    pts[r*2 + 1] = xs[i*6 + r + 3];
-  }
+  /* mapSeq, 3 steps */
+  /* mapSeq, 2 steps */
+  pts[0] = xs[i*6];
+  pts[1] = xs[i*6 + 3];
+  /* mapSeq, 2 steps */
+  pts[2] = xs[i*6 + 1];
+  pts[3] = xs[i*6 + 4];
+  /* mapSeq, 2 steps */
+  pts[4] = xs[i*6 + 2];
+  pts[5] = xs[i*6 + 5];
   for (int r = 0; r < 3; r += 1) { /* mapSeq */
     /* mapSeq, 2 steps */
     output[i*6 + r*2] = pts[r*2] + 1.0f;
