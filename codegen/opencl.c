@@ -577,17 +577,19 @@ static const Ix *index_of(CG *cg, const char *name, Size trips) {
  * So is a small nest: a constant loop whose body is assignments, scalar
  * private variables (a nested reduceSeq's accumulator) and constant loops,
  * which writes no buffer in global or local memory (so that no barrier can
- * fall inside: the loop gets none either), and which writes out at most
- * UNROLL_BUDGET assignments in all (the trip counts multiplied down the
- * nest).  That is a 2D neighbourhood of 3 x 3 (a loop of 3 around rows of
- * 3, 15 assignments with the rows' accumulators, or one loop of 9 whose
- * i/3 and i%3 fold to constants), as one writes a 3 x 3 convolution by
- * hand: samples/gaussian_blur.dpia gaussian3x3 and gaussian3x3Prelude ran
- * at about 0.27x of the hand-written kernel as loops on PoCL (bench/
- * peer_bench.c) and at the speed of the written-out gaussian3x3Rows
- * unrolled.  A 5 x 5 neighbourhood (25 or more) stays a loop: beyond a few
- * dozen statements the written-out text stops reading like a hand-written
- * kernel and gains nothing measurable. */
+ * fall inside it: the loop would get none either), and which writes out at
+ * most UNROLL_BUDGET assignments in all (the trip counts multiplied down
+ * the nest, the assignments of every level counted).  16 takes a 3 x 3
+ * neighbourhood as a loop of 3 around rows of 3 (15 assignments with the
+ * rows' accumulators) or as one loop of 9 (whose i/3 and i%3 then fold to
+ * constants), as one writes a 3 x 3 convolution by hand, and a lane-wise
+ * reduction of a float16; a 5 x 5 neighbourhood stays a loop (not
+ * measured: the written-out text would stop reading like a hand-written
+ * kernel).  Measured (bench/peer_bench.c, 4096 x 4096, PoCL, 2 cores):
+ * samples/gaussian_blur.dpia gaussian3x3 and gaussian3x3Prelude ran at
+ * 0.27x and 0.08x of the hand-written kernel as loops, and written out at
+ * about the speed of gaussian3x3Rows, which the program writes out itself
+ * (0.8x to 0.9x). */
 enum { UNROLL_MAX = 4, UNROLL_BUDGET = 16 };
 
 static bool only_assignments(CG *cg, const Phrase *body) {
