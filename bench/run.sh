@@ -223,9 +223,9 @@ blas=$(grep -m1 '^OpenBLAS:' $out/results.txt || true)
   (0.97x and 1.03x in two runs).  gaussian3x3 (a loop of 3 around its
   rows) and gaussian3x3Prelude (a loop of 9) are written out by code
   generation too, a nest that small: as loops PoCL ran them as scalar code
-  per pixel (0.27x and 0.08x of the hand kernel in two runs); written out
-  they ran at 0.80x to 0.83x of it, gaussian3x3Rows at 0.84x and 0.86x in
-  the same runs.  Where the kernel
+  per pixel (0.23x to 0.27x and 0.07x to 0.08x of the hand kernel in
+  three runs); written out they ran at 0.80x to 0.85x of it, and
+  gaussian3x3Rows at 0.79x to 0.86x in the same runs.  Where the kernel
   loops over data (nbody, md, gesummv, atax, kmeans, mriq), dpia's and the
   hand kernels are alike scalar loops per work-item; mriq's sin and cos
   then cost about 80 ns a pair.  nbody and mriq are in GFLOP/s (20 flops per interaction, 12
