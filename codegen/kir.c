@@ -235,3 +235,99 @@ void kir_stepping_loops(const KirKernel *k, unsigned *global_steps, unsigned *lo
   *global_steps = *local_steps = 0;
   stepping_loops(&k->body, global_steps, local_steps);
 }
+
+/* ---- invariants (checked after lowering in debug builds) ---- */
+
+typedef struct KirCheck {
+  Arena *arena;
+  NameSet visible;   /* names declared and in scope: no shadowing (spec section 8) */
+  NameSet divergent; /* variables holding a work-item's own id */
+  const char *why;   /* the first violation */
+} KirCheck;
+
+/* does e depend on which work-item of its group evaluates it? */
+static bool divergent_expr(const KirCheck *c, const KirExpr *e) {
+  if (!e) return false;
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (e->kind) {
+  case KE_QUERY: return e->query.query == KQ_GLOBAL_ID || e->query.query == KQ_LOCAL_ID;
+  case KE_VAR: return nameset_has(&c->divergent, e->name);
+  case KE_INT:
+  case KE_LIT: return false;
+  case KE_IX: return false; /* indices over work-item ids are only read, never tested */
+  case KE_UNARY: return divergent_expr(c, e->un.operand);
+  case KE_BINARY: return divergent_expr(c, e->bin.lhs) || divergent_expr(c, e->bin.rhs);
+  case KE_COND:
+    return divergent_expr(c, e->cond.test) || divergent_expr(c, e->cond.then) || divergent_expr(c, e->cond.other);
+  case KE_INDEX: return true; /* data */
+  case KE_MEMBER: return divergent_expr(c, e->member.base);
+  case KE_CALL:
+  case KE_CAST:
+  case KE_VECTOR:
+    for (int i = 0; i < e->call.nargs; i++)
+      if (divergent_expr(c, e->call.args[i])) return true;
+    return false;
+  }
+  DPIA_EXHAUSTIVE_END
+  return true;
+}
+
+static void violation(KirCheck *c, const char *why) {
+  if (!c->why) c->why = why;
+}
+
+static void declare(KirCheck *c, const char *name, Vec *scope) {
+  if (nameset_has(&c->visible, name))
+    violation(c, arena_printf(c->arena, "'%s' is declared where a variable of that name is visible", name));
+  nameset_add(&c->visible, name);
+  vec_push(c->arena, scope, (void *)name);
+}
+
+/* Barriers only where every work-item of the group gets equally often
+ * (spec section 5): not in a loop over work-items nor under a test of a
+ * work-item's id. */
+static void check_block(KirCheck *c, const KirBlock *b, bool diverged) {
+  Vec scope = {0};
+  for (const KirStmt *s = b->first; s && !c->why; s = s->next) {
+    DPIA_EXHAUSTIVE_BEGIN
+    switch (s->kind) {
+    case KS_DECL:
+      declare(c, s->decl.name, &scope);
+      if (divergent_expr(c, s->decl.init)) nameset_add(&c->divergent, s->decl.name);
+      break;
+    case KS_ASSIGN:
+    case KS_VSTORE:
+    case KS_COMMENT: break;
+    case KS_FOR: {
+      Vec inner = {0};
+      declare(c, s->loop.var, &inner);
+      bool by_items = s->loop.step->kind == KE_QUERY &&
+                      (s->loop.step->query.query == KQ_GLOBAL_SIZE || s->loop.step->query.query == KQ_LOCAL_SIZE);
+      if (by_items || divergent_expr(c, s->loop.init) || divergent_expr(c, s->loop.bound))
+        nameset_add(&c->divergent, s->loop.var);
+      check_block(c, &s->loop.body, diverged || by_items || divergent_expr(c, s->loop.bound));
+      for (int i = 0; i < inner.len; i++) nameset_remove(&c->visible, inner.items[i]);
+      break;
+    }
+    case KS_IF: check_block(c, &s->cond.body, diverged || divergent_expr(c, s->cond.cond)); break;
+    case KS_BLOCK: check_block(c, &s->block.body, diverged); break;
+    case KS_BARRIER:
+      if (diverged) violation(c, "a barrier where not every work-item of the group gets");
+      if (!s->barrier.local && !s->barrier.global) violation(c, "a barrier that fences nothing");
+      break;
+    }
+    DPIA_EXHAUSTIVE_END
+  }
+  for (int i = 0; i < scope.len; i++) nameset_remove(&c->visible, scope.items[i]);
+}
+
+const char *kir_invariant_violation(Arena *a, const KirKernel *k) {
+  KirCheck c = {.arena = a, .visible = {.arena = a}, .divergent = {.arena = a}};
+  for (int i = 0; i < k->nparams; i++) nameset_add(&c.visible, k->params[i].name);
+  for (int i = 0; i < k->ntops; i++) nameset_add(&c.visible, k->tops[i].name);
+  check_block(&c, &k->locals, false);
+  /* the local buffers stay in scope for the body */
+  for (const KirStmt *s = k->locals.first; s; s = s->next) nameset_add(&c.visible, s->decl.name);
+  check_block(&c, &k->body, false);
+  return c.why;
+}

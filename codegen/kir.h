@@ -279,6 +279,12 @@ typedef struct KirKernel {
   KirBlock body;
 } KirKernel;
 
+/* The first invariant of the IR that k breaks, or NULL: no name declared
+ * where the same name is visible (spec section 8: no shadowing), no
+ * barrier in a loop over work-items or under a test of a work-item's id
+ * (spec section 5).  Checked after lowering in debug builds. */
+const char *kir_invariant_violation(Arena *a, const KirKernel *k);
+
 /* Dimensions d (bit d) where some parallel loop of the body steps by the
  * global size or the number of groups (*global_steps) or by the local size
  * (*local_steps): a loop a work-item runs more than once. */

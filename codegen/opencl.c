@@ -10,6 +10,10 @@
 
 const KirExpr target_never = {.kind = KE_LIT, .text = "false"};
 
+#ifndef DPIA_CHECK_INVARIANTS
+#define DPIA_CHECK_INVARIANTS 0
+#endif
+
 /* ---- names (spec section 8: the program's own names, with _2, _3 only
  * when needed) ----
  *
@@ -1292,6 +1296,10 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   for (int d = 0; d < 3; d++) kk->local_size[d] = 1;
   for (int d = 0; d < 3 && kk->reqd_local; d++)
     kk->reqd_local = size_const_value(cg->launch.local[d], &kk->local_size[d]);
+  if (DPIA_CHECK_INVARIANTS) {
+    const char *why = kir_invariant_violation(a, kk);
+    if (why) INTERNAL("code generation broke an invariant of kernel '%s': %s", k->name, why);
+  }
   return kk;
 }
 
