@@ -8,9 +8,6 @@
 
 #include <string.h>
 
-/* C's precedences (cgen.h's PREC_*) */
-enum { PREC_ASSIGN = 2, PREC_COND = 3, PREC_UNARY = 14, PREC_ATOM = 16 };
-
 /* OpenCL C's work-item functions (6.15.1), by KirQuery */
 static const char *const query_name[] = {
     [KQ_GLOBAL_ID] = "get_global_id",   [KQ_GLOBAL_SIZE] = "get_global_size", [KQ_GROUP_ID] = "get_group_id",
@@ -74,13 +71,13 @@ static void print_expr(Buf *out, const KirExpr *e) {
     print_operand(out, e->cond.other, PREC_COND);
     return;
   case KE_INDEX:
-    print_operand(out, e->index.base, PREC_ATOM);
+    print_operand(out, e->index.base, PREC_POSTFIX);
     buf_putc(out, '[');
     print_expr(out, e->index.at);
     buf_putc(out, ']');
     return;
   case KE_MEMBER:
-    print_operand(out, e->member.base, PREC_ATOM);
+    print_operand(out, e->member.base, PREC_POSTFIX);
     buf_puts(out, e->member.suffix);
     return;
   case KE_CALL:

@@ -93,20 +93,6 @@ EnvEntry *env_index_get(const EnvIndex *x, const Binder *b);
  * redundant parentheses. */
 typedef const KirExpr *CExpr;
 
-enum {
-  PREC_COMMA = 1,
-  PREC_ASSIGN = 2,
-  PREC_COND = 3,
-  PREC_OR = 4,
-  PREC_AND = 5,
-  PREC_EQ = 9,
-  PREC_REL = 10,
-  PREC_ADD = 12,
-  PREC_MUL = 13,
-  PREC_UNARY = 14,
-  PREC_POSTFIX = 16,
-};
-
 /* Where an assignment goes: an l-value, a vstoren of a vector into scalar
  * memory, or the lanes of a vector written one by one. */
 typedef enum TargetKind { TG_LVALUE, TG_VSTORE, TG_LANES } TargetKind;

@@ -72,12 +72,10 @@ const KirExpr *kir_call(Arena *a, KirExprKind kind, const char *fn, int n, const
   return e;
 }
 
-enum { PREC_UNARY_ = 14, PREC_POSTFIX_ = 16, PREC_COND_ = 3 };
-
 int kir_prec(const KirExpr *e) {
   DPIA_EXHAUSTIVE_BEGIN
   switch (e->kind) {
-  case KE_INT: return e->value < 0 ? PREC_UNARY_ : PREC_POSTFIX_;
+  case KE_INT: return e->value < 0 ? PREC_UNARY : PREC_POSTFIX;
   case KE_IX: {
     int64_t v;
     switch (e->ix->kind) {
@@ -86,25 +84,25 @@ int kir_prec(const KirExpr *e) {
     case IX_MUL:
     case IX_DIV:
     case IX_MOD: return kir_binop_prec[KB_MUL];
-    case IX_CONST: return ix_const_value(e->ix, &v) && v < 0 ? PREC_UNARY_ : PREC_POSTFIX_;
-    case IX_VAR: return PREC_POSTFIX_;
+    case IX_CONST: return ix_const_value(e->ix, &v) && v < 0 ? PREC_UNARY : PREC_POSTFIX;
+    case IX_VAR: return PREC_POSTFIX;
     }
-    return PREC_POSTFIX_;
+    return PREC_POSTFIX;
   }
   case KE_VAR:
   case KE_LIT:
   case KE_QUERY:
   case KE_INDEX:
   case KE_MEMBER:
-  case KE_CALL: return PREC_POSTFIX_;
+  case KE_CALL: return PREC_POSTFIX;
   case KE_UNARY:
   case KE_CAST:
-  case KE_VECTOR: return PREC_UNARY_;
+  case KE_VECTOR: return PREC_UNARY;
   case KE_BINARY: return kir_binop_prec[e->bin.op];
-  case KE_COND: return PREC_COND_;
+  case KE_COND: return PREC_COND;
   }
   DPIA_EXHAUSTIVE_END
-  return PREC_POSTFIX_;
+  return PREC_POSTFIX;
 }
 
 static bool same_text(const char *a, const char *b) { return a == b || (a && b && strcmp(a, b) == 0); }

@@ -39,26 +39,42 @@ typedef enum KirQuery {
 #undef X
 } KirQuery;
 
-/* C's binary operators, with their precedence (cgen.h's PREC_*).  AND is
+/* C's operator precedences, higher binds tighter: no redundant
+ * parentheses are printed. */
+enum {
+  PREC_COMMA = 1,
+  PREC_ASSIGN = 2,
+  PREC_COND = 3,
+  PREC_OR = 4,
+  PREC_AND = 5,
+  PREC_EQ = 9,
+  PREC_REL = 10,
+  PREC_ADD = 12,
+  PREC_MUL = 13,
+  PREC_UNARY = 14,
+  PREC_POSTFIX = 16,
+};
+
+/* C's binary operators, with their precedence.  AND is
  * the program's &&; ALL a conjunction of tests the lowering builds (write
  * guards), printed flat (a && b && c, however nested); PTR_ADD an address
  * plus an offset, printed flat too (xs + i + 1). */
 #define KIR_BINOPS(X)     \
-  X(MUL, "*", 13)         \
-  X(DIV, "/", 13)         \
-  X(MOD, "%", 13)         \
-  X(ADD, "+", 12)         \
-  X(SUB, "-", 12)         \
-  X(PTR_ADD, "+", 12)     \
-  X(LT, "<", 10)          \
-  X(LE, "<=", 10)         \
-  X(GT, ">", 10)          \
-  X(GE, ">=", 10)         \
-  X(EQ, "==", 9)          \
-  X(NE, "!=", 9)          \
-  X(AND, "&&", 5)         \
-  X(ALL, "&&", 5)         \
-  X(OR, "||", 4)
+  X(MUL, "*", PREC_MUL)         \
+  X(DIV, "/", PREC_MUL)         \
+  X(MOD, "%", PREC_MUL)         \
+  X(ADD, "+", PREC_ADD)         \
+  X(SUB, "-", PREC_ADD)         \
+  X(PTR_ADD, "+", PREC_ADD)     \
+  X(LT, "<", PREC_REL)          \
+  X(LE, "<=", PREC_REL)         \
+  X(GT, ">", PREC_REL)          \
+  X(GE, ">=", PREC_REL)         \
+  X(EQ, "==", PREC_EQ)          \
+  X(NE, "!=", PREC_EQ)          \
+  X(AND, "&&", PREC_AND)         \
+  X(ALL, "&&", PREC_AND)         \
+  X(OR, "||", PREC_OR)
 
 typedef enum KirBinop {
 #define X(id, text, prec) KB_##id,

@@ -6,9 +6,8 @@
  *
  * Prints `kir: P passed, F failed` and exits non-zero if anything failed. */
 #include "backend.h"
+#include "unit_env.h"
 
-#include <setjmp.h>
-#include <stdio.h>
 #include <string.h>
 
 typedef struct Tester {
@@ -148,23 +147,15 @@ static void test_invariants(Tester *t) {
 }
 
 int main(void) {
-  DpiaMem mem;
-  jmp_buf on_oom;
-  dpia_mem_default(&mem);
-  mem.on_oom = &on_oom;
-  if (setjmp(on_oom) != 0) {
-    fprintf(stderr, "kir: out of memory\n");
-    return 1;
-  }
-  Arena arena;
-  arena_init(&arena, &mem);
-  Tester tester = {.a = &arena};
+  UnitEnv env;
+  UNIT_ENV_INIT(&env, "kir");
+  Tester tester = {.a = &env.arena};
   Tester *t = &tester;
-  ix_init(&t->ix, &arena);
+  ix_init(&t->ix, &env.arena);
   test_printing(t);
   test_equality(t);
   test_invariants(t);
   printf("kir: %d passed, %d failed\n", t->passed, t->failed);
-  arena_free(&arena);
+  arena_free(&env.arena);
   return t->failed ? 1 : 0;
 }
