@@ -285,8 +285,18 @@ static bool in_own_work_item(const CG *cg) {
   return cg->group_depth == 0 && cg->local_dims == 0 && __builtin_popcount(cg->global_dims) == ndims;
 }
 
-void sync_loop_end(CG *cg, const Phrase *body) {
+/* The barrier a sequential loop of the group body needs between iterations.
+ * When it would be the body's only barrier it goes at the top instead, as
+ * for a work-group loop (below): a loop whose one barrier stands just
+ * before its latch makes PoCL 3.1's loopvec method abort
+ * (regress/pocl_loop_end_barrier_reduce.dpia).  With other barriers in the
+ * body it stays at the end, where it clears the pending sets. */
+void sync_loop_end(CG *cg, const Phrase *body, bool only_barrier) {
   if (!cg->uniform || in_own_work_item(cg)) return;
+  if (only_barrier) {
+    sync_group_loop_top(cg, body, NULL);
+    return;
+  }
   BinderSet need = loop_carried(cg, body);
   if (need.n) emit_barrier(cg, &need);
 }
