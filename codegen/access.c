@@ -178,15 +178,20 @@ static CExpr gen_literal(CG *cg, const Phrase *lit, const Step *ps, bool operand
   if (lit->lit_is_size) /* a size used as a value, toFloat N (docs/language.md section 12) */
     return cg_ix_expr(cg, ix_simplify(&cg->ix, ix_from_size(&cg->ix, lit->lit_size)));
   DataType *t = dt_resolve(lit->type->data);
+  const Phrase *value = lit;
   if (lit->lit_nelems > 0) { /* an element of the literal's constant array (consts.c) */
     const Ix *flat;
     const Step *rest = ps;
     if (!split_indices(cg, &t, &rest, &flat) || rest)
       return unsupported(cg, lit->span, "an array literal read other than element by element");
-    return at_index(cg, var(cg, cg_table_name(cg, lit)), flat);
+    /* every element the same (the zeros an accumulator starts from): the
+     * element is that value, with no array to read it from */
+    if (!cg_literal_splat(lit)) return at_index(cg, var(cg, cg_table_name(cg, lit)), flat);
+    value = lit->lit_elems[0];
+    ps = NULL;
   }
   if (t->kind != DT_SCALAR) return unsupported(cg, lit->span, "a literal of compound type");
-  CExpr s = kir_lit(cg->arena, cg_scalar_literal(cg, t->scalar, lit));
+  CExpr s = kir_lit(cg->arena, cg_scalar_literal(cg, t->scalar, value));
   if (ps && ps->kind == STEP_LANE) return s;
   if (t->width == 1 || operand) return s;
   return kir_call(cg->arena, KE_VECTOR, vector_ctype(cg, t->scalar, t->width), 1, &s);

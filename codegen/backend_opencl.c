@@ -107,9 +107,14 @@ static void print_stmt(Buf *out, const KirStmt *s, int indent) {
   DPIA_EXHAUSTIVE_BEGIN
   switch (s->kind) {
   case KS_DECL:
-    if (s->decl.space == KSP_LOCAL) buf_puts(out, "local ");
-    if (s->decl.is_const) buf_puts(out, "const ");
-    emit(out, "%s %s", s->decl.ctype, s->decl.name);
+    if (s->decl.pointer) { /* const global float *xs_i */
+      emit(out, "%s%s %s *%s", s->decl.is_const ? "const " : "", s->decl.space == KSP_LOCAL ? "local" : "global",
+           s->decl.ctype, s->decl.name);
+    } else {
+      if (s->decl.space == KSP_LOCAL) buf_puts(out, "local ");
+      if (s->decl.is_const) buf_puts(out, "const ");
+      emit(out, "%s %s", s->decl.ctype, s->decl.name);
+    }
     if (s->decl.array_len >= 0) emit(out, "[%lld]", (long long)s->decl.array_len);
     if (s->decl.init) {
       buf_puts(out, " = ");

@@ -258,6 +258,9 @@ PhraseType *fn_result(PhraseType *t, int n);
 void cg_collect_program_scope(CG *cg, const Phrase *body);
 /* the constant array holding an array literal's value */
 const char *cg_table_name(CG *cg, const Phrase *lit);
+/* every element of the array literal the same value (read as that value, no
+ * constant array) */
+bool cg_literal_splat(const Phrase *lit);
 void cg_use_foreign(CG *cg, const DefInfo *f);
 /* their definitions before the kernel (KirTop*: foreign functions, then
  * the constant arrays it reads) */

@@ -21,16 +21,23 @@ typedef struct ConstTable {
                 elements starts from, take 0 [0.0], are never read) */
 } ConstTable;
 
+static bool same_element(const Phrase *x, const Phrase *y) {
+  return x->lit_int == y->lit_int && x->lit_is_float == y->lit_is_float &&
+         memcmp(&x->lit_float, &y->lit_float, sizeof x->lit_float) == 0;
+}
+
 /* same type and the same element values */
 static bool same_literal(const Phrase *a, const Phrase *b) {
   if (a->lit_nelems != b->lit_nelems || !dt_equal(a->type->data, b->type->data)) return false;
-  for (int i = 0; i < a->lit_nelems; i++) {
-    const Phrase *x = a->lit_elems[i], *y = b->lit_elems[i];
-    if (x->lit_int != y->lit_int || x->lit_is_float != y->lit_is_float ||
-        memcmp(&x->lit_float, &y->lit_float, sizeof x->lit_float) != 0)
-      return false;
-  }
+  for (int i = 0; i < a->lit_nelems; i++)
+    if (!same_element(a->lit_elems[i], b->lit_elems[i])) return false;
   return true;
+}
+
+bool cg_literal_splat(const Phrase *lit) {
+  for (int i = 1; i < lit->lit_nelems; i++)
+    if (!same_element(lit->lit_elems[i], lit->lit_elems[0])) return false;
+  return lit->lit_nelems > 0;
 }
 
 static const ConstTable *find_table(const CG *cg, const Phrase *lit) {

@@ -143,11 +143,11 @@ struct KirExpr {
   };
 };
 
-typedef enum KirSpace { KSP_PRIVATE, KSP_LOCAL } KirSpace;
+typedef enum KirSpace { KSP_PRIVATE, KSP_LOCAL, KSP_GLOBAL } KirSpace;
 
 #define KIR_STMT_KINDS(X)                                                              \
-  X(DECL)    /* decl: space, ctype, name, is_const, array_len (< 0: not an array),      \
-                init (NULL: none) */                                                    \
+  X(DECL)    /* decl: space, ctype, name, is_const, pointer, array_len (< 0: not an     \
+                array), init (NULL: none) */                                            \
   X(ASSIGN)  /* assign: lhs (an l-value), rhs */                                        \
   X(VSTORE)  /* vstore: width lanes of value stored at offset (in vectors) of ptr */    \
   X(FOR)     /* loop: for (int var = init; var < bound; var += step) body */            \
@@ -179,6 +179,7 @@ struct KirStmt {
       KirSpace space;
       const char *ctype, *name;
       bool is_const;
+      bool pointer; /* a pointer into a buffer of the space (not private) */
       int64_t array_len;
       const KirExpr *init;
     } decl;
@@ -300,6 +301,11 @@ typedef struct KirKernel {
  * barrier in a loop over work-items or under a test of a work-item's id
  * (spec section 5).  Checked after lowering in debug builds. */
 const char *kir_invariant_violation(Arena *a, const KirKernel *k);
+
+/* Loop bodies that read a buffer at several constant offsets from one
+ * index that depends on the loop's variable read it through a pointer to
+ * that row, declared where the body begins (pointers.c). */
+void kir_row_pointers(Arena *a, KirKernel *k);
 
 /* Dimensions d (bit d) where some parallel loop of the body steps by the
  * global size or the number of groups (*global_steps) or by the local size

@@ -131,32 +131,54 @@ static int uses_of(const Phrase *p, const Binder *x) {
   INTERNAL("stage I: phrase kind %d", (int)p->kind);
 }
 
-/* uses of x that are `snd x` (or inside it) */
-static int snd_uses_of(Arena *a, const Phrase *p, const Binder *x) {
+/* uses of x that are `snd x` (second: true) or `fst x` (false), or inside
+ * one */
+static int proj_uses_of(Arena *a, const Phrase *p, const Binder *x, bool second) {
   Spine sp;
-  if ((p->kind == PH_APP || p->kind == PH_PRIM) && spine_of(a, (Phrase *)p, &sp) && sp.head->prim == PRIM_SND &&
-      sp.nargs == 1 && sp.args[0]->kind == PH_VAR && sp.args[0]->binder == x)
+  if ((p->kind == PH_APP || p->kind == PH_PRIM) && spine_of(a, (Phrase *)p, &sp) &&
+      sp.head->prim == (second ? PRIM_SND : PRIM_FST) && sp.nargs == 1 && sp.args[0]->kind == PH_VAR &&
+      sp.args[0]->binder == x)
     return 1;
   switch (p->kind) {
-  case PH_LAM: return snd_uses_of(a, p->body, x);
+  case PH_LAM: return proj_uses_of(a, p->body, x, second);
   case PH_PROJ:
-  case PH_UNOP: return snd_uses_of(a, p->fst, x);
+  case PH_UNOP: return proj_uses_of(a, p->fst, x, second);
   case PH_APP:
   case PH_PAIR:
   case PH_SEQ:
   case PH_ASSIGN:
-  case PH_BINOP: return snd_uses_of(a, p->fst, x) + snd_uses_of(a, p->snd, x);
+  case PH_BINOP: return proj_uses_of(a, p->fst, x, second) + proj_uses_of(a, p->snd, x, second);
   default: return 0;
   }
+}
+
+/* The accumulator, or the part of it one element function sees: the
+ * binder itself, or (snd) the second component of an element of
+ * zip X acc, whose first component is not the accumulator's. */
+typedef struct AccPart {
+  const Binder *b;
+  bool snd;
+} AccPart;
+
+/* uses of the accumulator part in p: every use of its binder but `fst b`
+ * when the part is `snd b` */
+static int part_uses(Arena *a, const Phrase *p, AccPart y) {
+  return uses_of(p, y.b) - (y.snd ? proj_uses_of(a, p, y.b, false) : 0);
+}
+
+static bool is_part(Arena *a, const Phrase *e, AccPart y) {
+  if (!y.snd) return e->kind == PH_VAR;
+  Spine sp;
+  return (e->kind == PH_APP || e->kind == PH_PRIM) && spine_of(a, (Phrase *)e, &sp) && sp.head->prim == PRIM_SND &&
+         sp.nargs == 1 && sp.args[0]->kind == PH_VAR && sp.args[0]->binder == y.b;
 }
 
 static bool is_scalar_data(const DataType *t) { return dt_resolve((DataType *)t)->kind == DT_SCALAR; }
 
 /* e reads element i of y only while it computes element i: y itself, or a
  * zip of such arrays and arrays that do not mention y */
-static bool pointwise_in(Arena *a, const Phrase *e, const Binder *y) {
-  if (e->kind == PH_VAR) return true;
-  if (!uses_of(e, y)) return true;
+static bool pointwise_in(Arena *a, const Phrase *e, AccPart y) {
+  if (is_part(a, e, y) || !part_uses(a, e, y)) return true;
   Spine sp;
   if (!(e->kind == PH_APP && spine_of(a, (Phrase *)e, &sp))) return false;
   return sp.head->prim == PRIM_ZIP && sp.nargs == 2 && pointwise_in(a, sp.args[0], y) &&
@@ -164,22 +186,33 @@ static bool pointwise_in(Arena *a, const Phrase *e, const Binder *y) {
 }
 
 /* A[[e]](o) reads every part of y before it writes that part of o */
-static bool direct_ok(Arena *a, const Phrase *e, const Binder *y) {
-  if (!uses_of(e, y) || is_scalar_data(b_data(e))) return true;
+static bool direct_ok(Arena *a, const Phrase *e, AccPart y) {
+  if (!part_uses(a, e, y) || is_scalar_data(b_data(e))) return true;
   Spine sp;
   if (!((e->kind == PH_APP || e->kind == PH_PRIM) && spine_of(a, (Phrase *)e, &sp))) return false;
   Prim p = sp.head->prim;
-  if (p == PRIM_PAIR && sp.nargs == 2) {
+  if (p == PRIM_PAIR && sp.nargs == 2 && !y.snd) {
     /* o.1 is written first: the second component may read only snd y */
     const Phrase *c1 = sp.args[0], *c2 = sp.args[1];
-    return (is_scalar_data(b_data(c1)) || !uses_of(c1, y)) && (is_scalar_data(b_data(c2)) || !uses_of(c2, y)) &&
-           snd_uses_of(a, c2, y) == uses_of(c2, y);
+    return (is_scalar_data(b_data(c1)) || !uses_of(c1, y.b)) && (is_scalar_data(b_data(c2)) || !uses_of(c2, y.b)) &&
+           proj_uses_of(a, c2, y.b, true) == uses_of(c2, y.b);
   }
   /* a sequential map writes o[i] after reading y[i] only (a parallel one
-   * may not read what it writes at all: SCIR, paper Figure 3) */
-  if (p == PRIM_MAP_SEQ && sp.nargs == 2)
-    return !uses_of(sp.args[0], y) && pointwise_in(a, sp.args[1], y) && is_scalar_data(b_data(e)->elem);
-  return false;
+   * may not read what it writes at all: SCIR, paper Figure 3); with
+   * elements that are arrays or pairs, o[i] is written part by part, so
+   * the element function must itself read each part of y[i] before it
+   * writes it: y[i] is its parameter (a map over y) or the parameter's
+   * second component (a map over zip X y) */
+  if (p != PRIM_MAP_SEQ || sp.nargs != 2) return false;
+  const Phrase *f = sp.args[0], *in = sp.args[1];
+  if (part_uses(a, f, y) || !pointwise_in(a, in, y)) return false;
+  if (is_scalar_data(b_data(e)->elem)) return true;
+  if (f->kind != PH_LAM) return false;
+  if (is_part(a, in, y)) return direct_ok(a, f->body, (AccPart){f->lam_binder, false});
+  Spine z;
+  return in->kind == PH_APP && spine_of(a, (Phrase *)in, &z) && z.head->prim == PRIM_ZIP && z.nargs == 2 &&
+         !part_uses(a, z.args[0], y) && is_part(a, z.args[1], y) &&
+         direct_ok(a, f->body, (AccPart){f->lam_binder, true});
 }
 
 /* the first use of primitive prim in p, or NULL */
@@ -229,7 +262,7 @@ static Phrase *reduce_i(Stage1 *s, const Spine *sp, Phrase *init, Phrase *input,
    * copied back by the same mapLocal. */
   const Phrase *shared = is_scalar_data(d2) ? NULL : find_prim(step, PRIM_MAP_LOCAL);
   Phrase *body;
-  if (direct_ok(s->b.arena, step, y)) {
+  if (direct_ok(s->b.arena, step, (AccPart){y, false})) {
     body = acc_tr(s, step, b_var(b, o));
   } else {
     Binder *r = k_binder(s, "r", d2);

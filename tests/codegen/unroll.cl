@@ -98,12 +98,13 @@ kernel void fourByFour(global float *restrict output, const global float *restri
   int i = get_global_id(0); /* mapGlobal */
   float s = 0.0f;
   for (int j = 0; j < 4; j += 1) { /* mapSeq */
+    const global float *xs_j = xs + i*16 + j*4;
     float r = s;
     /* reduceSeq, 4 steps */
-    r = xs[i*16 + j*4] + r;
-    r = xs[i*16 + j*4 + 1] + r;
-    r = xs[i*16 + j*4 + 2] + r;
-    r = xs[i*16 + j*4 + 3] + r;
+    r = xs_j[0] + r;
+    r = xs_j[1] + r;
+    r = xs_j[2] + r;
+    r = xs_j[3] + r;
     s = r;
   }
   output[i] = s;
