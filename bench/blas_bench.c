@@ -971,16 +971,23 @@ static void setup_impls(Op *op) {
     break;
   }
   case OP_GEMM: {
-    add_dpia(op, "mm_tiled.dpia", "mmTiled");
-    add_dpia(op, "mm_vec.dpia", "mmVec");
+    /* the strategies and kernels that take seconds at 1024^3 (under 25
+     * GFLOP/s) run at the first size only */
+    add_dpia_pipeline(op, "gemm.dpia", "gemm");
+    if (!op->large) {
+      add_dpia(op, "mm_tiled.dpia", "mmTiled");
+      add_dpia(op, "mm_vec.dpia", "mmVec");
+    }
     add_dpia(op, "mm_vec.dpia", "mmBlock");
     add_dpia_pair(op, "mm_vec.dpia", "packB", "mmBlockPacked");
     add_dpia_pipeline(op, "mm_packed.dpia", "mm");
     size_t g[] = {(size_t)n, (size_t)m}, l[] = {16, 16};
-    add_hand(op, "mm_simple", "mm_simple", 2, g, NULL, (size_t)(m * n), 4,
-             (Arg[]){amem(op->da), amem(op->db), aint(n), aint(k)});
-    add_hand(op, "mm_tiled", "mm_tiled (16x16 local tiles)", 2, g, l, (size_t)(m * n), 4,
-             (Arg[]){amem(op->da), amem(op->db), aint(n), aint(k)});
+    if (!op->large) {
+      add_hand(op, "mm_simple", "mm_simple", 2, g, NULL, (size_t)(m * n), 4,
+               (Arg[]){amem(op->da), amem(op->db), aint(n), aint(k)});
+      add_hand(op, "mm_tiled", "mm_tiled (16x16 local tiles)", 2, g, l, (size_t)(m * n), 4,
+               (Arg[]){amem(op->da), amem(op->db), aint(n), aint(k)});
+    }
     size_t gb[] = {(size_t)n / 16, (size_t)m / 4};
     add_hand(op, "mm_block", "mm_block (4x16 per work-item, float16)", 2, gb, NULL, (size_t)(m * n), 4,
              (Arg[]){amem(op->da), amem(op->db), aint(n), aint(k)});
@@ -1100,6 +1107,8 @@ static int check_all(Op *op) {
   return wrong;
 }
 
+enum { GEMM_LARGE_REPS = 5 };
+
 static void measure(Op *op, int reps) {
   /* check each implementation once on fresh inputs */
   for (int i = 0; i < op->nimpls; i++) {
@@ -1110,7 +1119,13 @@ static void measure(Op *op, int reps) {
   }
   /* each round starts with another implementation, so that none always
    * runs first (or right after the same neighbour) */
-  const int warmup = 2;
+  int warmup = 2;
+  /* gemm beyond 1024^3: seconds a call for the slower implementations
+   * (CLBlast: about 9 s at 4096^3), so fewer rounds */
+  if (op->kind == OP_GEMM && op->large) {
+    warmup = 1;
+    if (reps > GEMM_LARGE_REPS) reps = GEMM_LARGE_REPS;
+  }
   for (int r = -warmup; r < reps; r++) {
     for (int j = 0; j < op->nimpls; j++) {
       Impl *im = &op->impls[(j + r + warmup) % op->nimpls];
@@ -1271,6 +1286,8 @@ int main(int argc, char **argv) {
       {OP_JACOBI2D, "jacobi2d", gsmall, gsmall, 0, false},
       {OP_HEAT3D, "heat3d", quick ? 128 : 256, quick ? 128 : 256, quick ? 64 : 256, false},
       {OP_GEMM, "gemm", quick ? 256 : 1024, quick ? 256 : 1024, quick ? 256 : 1024, false},
+      {OP_GEMM, "gemm", quick ? 512 : 2048, quick ? 512 : 2048, quick ? 512 : 2048, true},
+      {OP_GEMM, "gemm", quick ? 768 : 4096, quick ? 768 : 4096, quick ? 768 : 4096, true},
       /* the peer set (peer_bench.c), at the sizes of the suites (PolyBench/GPU: 4096; SHOC MD: its
        * size 4) where a run takes at most about 0.5 s here (Parboil mri-q's small input, 32768 voxels
        * and 3072 samples, takes 9 s: its sin and cos are scalar code); --check: small sizes,

@@ -74,11 +74,11 @@ set title "GB/s per operation and implementation (higher is better; best strateg
 set ylabel "GB/s (bytes the operation must move / median time)"
 set key top right
 plot for [i=2:6] "$out/results.dat" using i:xtic(1) title columnheader(i)
-set lmargin at screen 0.84
+set lmargin at screen 0.83
 set rmargin at screen 0.98
 set title "gemm, GFLOP/s"
 set ylabel "GFLOP/s"
-set xtics norotate
+set xtics rotate by -25 nomirror
 unset key
 plot for [i=2:6] "$out/results.dat.gemm" using i:xtic(1) title columnheader(i)
 # the peers' benchmark set: speed of dpia over the hand-written kernel,
