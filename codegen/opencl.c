@@ -639,19 +639,45 @@ static bool small_nest(CG *cg, const Phrase *body, int64_t trips) {
  * unrolled up to this many elements: the program wrote them one by one */
 enum { UNROLL_LITERAL_MAX = 64 };
 
-static bool gen_for_unrolled(CG *cg, const Phrase *loop, const Phrase *lam, Size n, const Cont *after) {
-  int64_t trips;
+/* Is the loop `for n lam` written out, step by step?  *trips: its steps. */
+static bool unrolls(CG *cg, const Phrase *loop, const Phrase *lam, Size n, int64_t *trips) {
   bool literal = loop->origin && strcmp(loop->origin, "array literal") == 0;
-  if (!size_const_value(n, &trips) || trips < 1) return false;
-  if (literal ? trips > UNROLL_LITERAL_MAX
-              : trips > 1 && !(trips <= UNROLL_MAX && only_assignments(cg, lam->body)) && !small_nest(cg, lam->body, trips))
-    return false;
-  if (trips > 1) cg_comment(cg, "%s, %lld steps", loop_label(cg, loop, lam), (long long)trips);
+  if (!size_const_value(n, trips) || *trips < 1) return false;
+  return literal ? *trips <= UNROLL_LITERAL_MAX
+                 : *trips == 1 || (*trips <= UNROLL_MAX && only_assignments(cg, lam->body)) ||
+                       small_nest(cg, lam->body, *trips);
+}
+
+/* A step that is nothing but a loop written out too (a register tile's
+ * rows of lanes): its label, and *trips its steps. */
+static const char *unrolled_inner(CG *cg, const Phrase *body, int64_t *trips) {
+  Spine s;
+  if (body->kind != PH_APP || !spine_of(cg->arena, body, &s) || s.head->kind != PH_PRIM || s.head->prim != PRIM_FOR ||
+      s.nargs != 1 || s.args[0]->kind != PH_LAM)
+    return NULL;
+  if (!unrolls(cg, s.head, s.args[0], s.head->sizes[0], trips) || *trips < 2) return NULL;
+  return loop_label(cg, s.head, s.args[0]);
+}
+
+static bool gen_for_unrolled(CG *cg, const Phrase *loop, const Phrase *lam, Size n, const Cont *after) {
+  int64_t trips, inner_trips;
+  if (!unrolls(cg, loop, lam, n, &trips)) return false;
+  /* a nest written out has one comment (the steps of the inner loops are
+   * not each announced again) */
+  bool quiet = cg->unrolled_nest;
+  const char *inner = trips > 1 ? unrolled_inner(cg, lam->body, &inner_trips) : NULL;
+  if (trips > 1 && !quiet && inner)
+    cg_comment(cg, "%s of %s, %lld x %lld steps", loop_label(cg, loop, lam), inner, (long long)trips,
+               (long long)inner_trips);
+  else if (trips > 1 && !quiet)
+    cg_comment(cg, "%s, %lld steps", loop_label(cg, loop, lam), (long long)trips);
+  cg->unrolled_nest = quiet || inner;
   for (int64_t t = 0; t < trips; t++) {
     env_add(cg, lam->lam_binder, ENV_INDEX, NULL, ix_const(&cg->ix, t), NULL);
     Cont again = {lam->body, after, true};
     gen_comm(cg, lam->body, t + 1 < trips ? &again : after);
   }
+  cg->unrolled_nest = quiet;
   return true;
 }
 

@@ -40,57 +40,41 @@ void gemmTiles(global float *restrict output,
   int wg_2 = get_group_id(0); /* mapWorkgroup */
   int lid = get_local_id(0); /* mapLocal */
   float16 acc[16];
-  /* mapSeq, 8 steps */
-  /* mapSeq, 2 steps */
+  /* mapSeq of mapSeq, 8 x 2 steps */
   acc[0] = (float16)(0.0f);
   acc[1] = (float16)(0.0f);
-  /* mapSeq, 2 steps */
   acc[2] = (float16)(0.0f);
   acc[3] = (float16)(0.0f);
-  /* mapSeq, 2 steps */
   acc[4] = (float16)(0.0f);
   acc[5] = (float16)(0.0f);
-  /* mapSeq, 2 steps */
   acc[6] = (float16)(0.0f);
   acc[7] = (float16)(0.0f);
-  /* mapSeq, 2 steps */
   acc[8] = (float16)(0.0f);
   acc[9] = (float16)(0.0f);
-  /* mapSeq, 2 steps */
   acc[10] = (float16)(0.0f);
   acc[11] = (float16)(0.0f);
-  /* mapSeq, 2 steps */
   acc[12] = (float16)(0.0f);
   acc[13] = (float16)(0.0f);
-  /* mapSeq, 2 steps */
   acc[14] = (float16)(0.0f);
   acc[15] = (float16)(0.0f);
   for (int i = 0; i < K; i += 1) { /* reduceSeq */
     const global float *ap_i = ap + ((wg_2*16 + lid)*K + i)*8;
     const global float16 *bp_i = bp + wg*K*2 + i*2;
-    /* mapSeq, 8 steps */
-    /* mapSeq, 2 steps */
+    /* mapSeq of mapSeq, 8 x 2 steps */
     acc[0] = ap_i[0] * bp_i[0] + acc[0];
     acc[1] = ap_i[0] * bp_i[1] + acc[1];
-    /* mapSeq, 2 steps */
     acc[2] = ap_i[1] * bp_i[0] + acc[2];
     acc[3] = ap_i[1] * bp_i[1] + acc[3];
-    /* mapSeq, 2 steps */
     acc[4] = ap_i[2] * bp_i[0] + acc[4];
     acc[5] = ap_i[2] * bp_i[1] + acc[5];
-    /* mapSeq, 2 steps */
     acc[6] = ap_i[3] * bp_i[0] + acc[6];
     acc[7] = ap_i[3] * bp_i[1] + acc[7];
-    /* mapSeq, 2 steps */
     acc[8] = ap_i[4] * bp_i[0] + acc[8];
     acc[9] = ap_i[4] * bp_i[1] + acc[9];
-    /* mapSeq, 2 steps */
     acc[10] = ap_i[5] * bp_i[0] + acc[10];
     acc[11] = ap_i[5] * bp_i[1] + acc[11];
-    /* mapSeq, 2 steps */
     acc[12] = ap_i[6] * bp_i[0] + acc[12];
     acc[13] = ap_i[6] * bp_i[1] + acc[13];
-    /* mapSeq, 2 steps */
     acc[14] = ap_i[7] * bp_i[0] + acc[14];
     acc[15] = ap_i[7] * bp_i[1] + acc[15];
   }

@@ -28,14 +28,11 @@ kernel void privArray(global float *restrict output, const global float *restric
 kernel void privMatrix(global float *restrict output, const global float *restrict xs, int N) {
   int i = get_global_id(0); /* mapGlobal */
   float pts[6];
-  /* mapSeq, 3 steps */
-  /* mapSeq, 2 steps */
+  /* mapSeq of mapSeq, 3 x 2 steps */
   pts[0] = xs[i*6];
   pts[1] = xs[i*6 + 3];
-  /* mapSeq, 2 steps */
   pts[2] = xs[i*6 + 1];
   pts[3] = xs[i*6 + 4];
-  /* mapSeq, 2 steps */
   pts[4] = xs[i*6 + 2];
   pts[5] = xs[i*6 + 5];
   for (int r = 0; r < 3; r += 1) { /* mapSeq */
