@@ -972,13 +972,14 @@ static void setup_impls(Op *op) {
   }
   case OP_GEMM: {
     /* the strategies and kernels that take seconds at 1024^3 (under 25
-     * GFLOP/s) run at the first size only */
+     * GFLOP/s), and mmBlock, which packB + mmBlockPacked supersedes (10 s
+     * at 4096^3), run at the first size only */
     add_dpia_pipeline(op, "gemm.dpia", "gemm");
     if (!op->large) {
       add_dpia(op, "mm_tiled.dpia", "mmTiled");
       add_dpia(op, "mm_vec.dpia", "mmVec");
+      add_dpia(op, "mm_vec.dpia", "mmBlock");
     }
-    add_dpia(op, "mm_vec.dpia", "mmBlock");
     add_dpia_pair(op, "mm_vec.dpia", "packB", "mmBlockPacked");
     add_dpia_pipeline(op, "mm_packed.dpia", "mm");
     size_t g[] = {(size_t)n, (size_t)m}, l[] = {16, 16};
@@ -1107,7 +1108,7 @@ static int check_all(Op *op) {
   return wrong;
 }
 
-enum { GEMM_LARGE_REPS = 5 };
+enum { GEMM_LARGE_REPS = 3 };
 
 static void measure(Op *op, int reps) {
   /* check each implementation once on fresh inputs */
@@ -1121,7 +1122,7 @@ static void measure(Op *op, int reps) {
    * runs first (or right after the same neighbour) */
   int warmup = 2;
   /* gemm beyond 1024^3: seconds a call for the slower implementations
-   * (CLBlast: about 9 s at 4096^3), so fewer rounds */
+   * (CLBlast: 10 to 25 s at 4096^3), so fewer rounds */
   if (op->kind == OP_GEMM && op->large) {
     warmup = 1;
     if (reps > GEMM_LARGE_REPS) reps = GEMM_LARGE_REPS;
