@@ -4,9 +4,9 @@
  * OpenMP over all cores doing the same reads and writes), for scal, asum,
  * dot and gemv at two sizes each, plus matrix multiply at 1024^3, 2048^3
  * and 4096^3 (against CLBlast SGEMM and OpenBLAS) and the stencils; and
- * the peers' benchmark
- * set (peer_bench.c: N-body, MD, convolution, GESUMMV, ATAX, NN, K-means,
- * MRI-Q against the suites' hand-written kernels).  A benchmark: it prints
+ * the peers' benchmark set (peer_bench.c: N-body, MD, convolution,
+ * GESUMMV, ATAX, NN, K-means, MRI-Q against the suites' hand-written
+ * kernels).  A benchmark: it prints
  * figures.  bench/run.sh runs it and writes BENCHMARKS.md.
  *
  *   build/bench/blas_bench [--root DIR] [--reps R] [--quick] [--check] [--cold]
