@@ -179,22 +179,40 @@ blas=$(grep -m1 '^OpenBLAS:' $out/results.txt || true)
   writes a separate output, as the roof loop does, so it also reads the
   output's cache lines before writing them (write-allocate): the same
   bytes by the count above, more traffic in fact.
-- gemm: mmTiled (16 x 16 blocks with both strips in local memory) does one
-  scalar multiply-add at a time per work-item; mmBlock (4 rows x 16
-  columns per work-item in float16 registers, no local memory) runs the
-  same machine code as the careful hand-written mm_block (four broadcast
-  vfmadd231ps per vector of b) at the same speed.  Both are held back by
-  the cache, not by the arithmetic: a work-item walks a column block of b
-  down its rows, 4 KiB apart at N = 1024, so the walk falls into a few
-  cache sets and b's blocks do not stay cached between the work-items that
-  read them (dpia run of mmBlock at M = K = 1024: 31 ms with N = 1024,
-  23 ms with N = 1040, more work).  packB + mmBlockPacked is the better
-  strategy: packB copies b into its column blocks, each contiguous (a
-  kernel of its own, about 0.5 ms), and mmBlockPacked, otherwise mmBlock,
-  walks a block in order; the pair is timed as one implementation.  It is
-  the view mmBlock reads (join, asVector 16, split, transpose) materialised
-  in global memory.  OpenBLAS's SGEMM (packing for every cache level,
-  assembly micro-kernels) is in another league.
+- gemm: `gemm` (samples/gemm.dpia) is the GotoBLAS/BLIS structure as
+  a strategy, a pipeline of three kernels timed as one implementation:
+  packA copies a into panels of 8 rows stored column by column, packB
+  copies b into panels of 32 columns stored row by row, and gemmTiles
+  gives each work-item an 8 x 32 tile of c in 16 float16 accumulators,
+  16 work-items to a work-group sharing one panel of b (128 KiB at K =
+  1024, in the core's 2 MiB L2).  The inner loop PoCL compiles is the
+  micro-kernel an assembly SGEMM has: 16 vfmadd231ps on zmm registers, 8
+  vbroadcastss from the A panel, 2 aligned loads from the B panel, and 5
+  instructions of loop control, 512 flops in 8 cycles at two FMAs a
+  cycle; the bound is the FMA units.  Three code-generation changes made
+  it so: the accumulator tile is updated in place (no copy through
+  `next`), its zeros need no constant array, and the loop reads each
+  panel through a row pointer (`ap_i[3]`, not `ap[...*8 + 3]`),
+  without which LLVM computed and sign-extended every address and the
+  loop held 45 instructions for the same 16 FMAs.  The two packing
+  kernels move the operands once (about 0.35 ms each at 1024^3, part of
+  the time shown).  No cache blocking along K: each work-item runs over
+  all of K, so at 4096^3 the A panels (128 KiB each) stream from L3 once
+  per column panel, 8 GB in all.  The blocking GotoBLAS does (a K block
+  of 256 with the tile saved between blocks) needs a work-group loop
+  over K blocks with barriers, and PoCL 3.1 keeps every private value of
+  such a loop in its per-work-item context memory: the 16 accumulators
+  were stored after each FMA, 5x slower (measured).  mmTiled (16 x 16
+  blocks with both strips in local memory) does one scalar multiply-add
+  at a time per work-item; mmBlock (4 rows x 16 columns in float16, no
+  packing) runs the same machine code as the careful hand-written
+  mm_block: 4 accumulators are too few to hide the FMA latency, and a
+  work-item walks a column block of b down its rows, 4 KiB apart at N =
+  1024, in a few cache sets.  packB + mmBlockPacked (and its pipeline
+  mm) packs b but keeps the 4 x 16 tile.  mmTiled, mmVec, mmBlock and the
+  hand-written mm_simple and mm_tiled run at 1024^3 only (seconds a call
+  beyond); beyond 1024^3 every implementation runs 3 rounds (CLBlast
+  takes 10 to 25 s a call at 4096^3).
 - jacobi2d: PoCL picks whole rows as work-groups for jacobi2d (local size
   not fixed by the strategy), so each input row is read in three
   work-groups, run at different times.  jacobi2dTiled fixes work-groups of
