@@ -194,7 +194,7 @@ blas=$(grep -m1 '^OpenBLAS:' $out/results.txt || true)
   `next`), its zeros need no constant array, and the loop reads each
   panel through a row pointer (`ap_i[3]`, not `ap[...*8 + 3]`),
   without which LLVM computed and sign-extended every address and the
-  loop held 45 instructions for the same 16 FMAs.  The two packing
+  loop held 52 instructions for the same 16 FMAs (31 now).  The two packing
   kernels move the operands once (about 0.35 ms each at 1024^3, part of
   the time shown).  No cache blocking along K: each work-item runs over
   all of K, so at 4096^3 the A panels (128 KiB each) stream from L3 once
