@@ -181,8 +181,8 @@ blas=$(grep -m1 '^OpenBLAS:' $out/results.txt || true)
   bytes by the count above, more traffic in fact.
 - gemm: `gemm` (samples/gemm.dpia) is the GotoBLAS/BLIS structure as
   a strategy, a pipeline of three kernels timed as one implementation:
-  packA copies a into panels of 8 rows stored column by column, packB
-  copies b into panels of 32 columns stored row by row, and gemmTiles
+  gemmPackA copies a into panels of 8 rows stored column by column,
+  gemmPackB copies b into panels of 32 columns stored row by row, and gemmTiles
   gives each work-item an 8 x 32 tile of c in 16 float16 accumulators,
   16 work-items to a work-group sharing one panel of b (128 KiB at K =
   1024, in the core's 2 MiB L2).  The inner loop PoCL compiles is the
