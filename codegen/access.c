@@ -106,13 +106,6 @@ static CExpr at_index(CG *cg, CExpr base, const Ix *at) { return kir_index(cg->a
 
 CExpr cg_ix_expr(CG *cg, const Ix *ix) { return kir_ix(cg->arena, ix); }
 
-const char *cg_expr_text(CG *cg, CExpr e) {
-  Buf b;
-  buf_init(&b, cg->arena);
-  backend_opencl.print_expr(&b, e);
-  return b.data ? b.data : "";
-}
-
 static const char *vector_ctype(CG *cg, ScalarKind s, int width) {
   if (s == SC_DOUBLE) cg->uses_double = true;
   return width > 1 ? arena_printf(cg->arena, "%s%d", scalar_name(s), width) : scalar_name(s);
@@ -369,7 +362,8 @@ static bool lanes_of_one_vector(const Probe *pr, int k) {
 static const Ix *ix_subst(CG *cg, const Ix *e, const char *v, const Ix *r) {
   IxCtx *x = &cg->ix;
   switch (e->kind) {
-  case IX_CONST: return e;
+  case IX_CONST:
+  case IX_EXPR: return e;
   case IX_VAR: return strcmp(e->name, v) == 0 ? r : e;
   case IX_ADD: return ix_add(x, ix_subst(cg, e->a, v, r), ix_subst(cg, e->b, v, r));
   case IX_SUB: return ix_sub(x, ix_subst(cg, e->a, v, r), ix_subst(cg, e->b, v, r));
@@ -381,12 +375,14 @@ static const Ix *ix_subst(CG *cg, const Ix *e, const char *v, const Ix *r) {
 }
 
 /* flat with every nat parameter N that a precondition makes a multiple of
- * k (N % c == 0, c % k == 0) written (N/k)*k, the quotient an atom that
- * prints as "(N/k)"; flat itself if there is none */
+ * k (N % c == 0, c % k == 0) written (N/k)*k, the quotient an atom (the
+ * simplifier would not see that it is exact) that prints as (N/k); flat
+ * itself if there is none */
 static const Ix *with_multiples(CG *cg, const Ix *flat, int k) {
   for (int i = 0; i < cg->nmultiples; i++) {
     if (cg->multiple_of[i] % k != 0) continue;
-    const Ix *q = ix_var(&cg->ix, arena_printf(cg->arena, "(%s/%d)", cg->multiple_var[i], k));
+    const Ix *n_over_k = ix_div(&cg->ix, ix_var(&cg->ix, cg->multiple_var[i]), K(cg, k));
+    const Ix *q = ix_expr(&cg->ix, cg_ix_expr(cg, n_over_k));
     flat = ix_subst(cg, flat, cg->multiple_var[i], ix_mul(&cg->ix, q, K(cg, k)));
   }
   return flat;
@@ -479,10 +475,7 @@ const Ix *gen_index(CG *cg, const Phrase *i) {
     /* an index read from data (a gather: idx xs (idx nbh j)): its value is
      * an atom of the index expression, in 0 <= v < n by the type idx[n]
      * (the host and the reference interpreter check inputs against it) */
-    CExpr v = gen_exp(cg, i, NULL);
-    const char *name = cg_expr_text(cg, v);
-    if (kir_prec(v) < PREC_POSTFIX) name = arena_printf(cg->arena, "(%s)", name);
-    return ix_var(&cg->ix, name);
+    return ix_expr(&cg->ix, gen_exp(cg, i, NULL));
   }
   unsupported(cg, i->span, "this index expression (only loop variables and idx parameters are indices)");
   return K(cg, 0);
@@ -578,10 +571,9 @@ static const Ix *clamp_index(CG *cg, const Ix *x, Size n, bool low, bool high) {
   else if (high)
     clamped = call(cg, "min", 2, (CExpr[]){args[0], args[2]});
   else return x;
-  /* an atom of the index, named by its text (index.h) */
-  const char *name = cg_expr_text(cg, clamped);
-  const Ix *v = ix_var(&cg->ix, name);
-  ix_push_range(&cg->ix, v->name, NULL, nn);
+  /* an atom of the index (index.h) */
+  const Ix *v = ix_expr(&cg->ix, clamped);
+  ix_push_range(&cg->ix, v, NULL, nn);
   cg->nranges_stmt++;
   return v;
 }

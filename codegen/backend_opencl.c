@@ -39,7 +39,7 @@ static void print_expr(Buf *out, const KirExpr *e) {
   case KE_INT: emit(out, "%lld", (long long)e->value); return;
   case KE_VAR: buf_puts(out, e->name); return;
   case KE_LIT: buf_puts(out, e->text); return;
-  case KE_IX: ix_print(out, e->ix); return;
+  case KE_IX: ix_print(out, e->ix, print_expr); return;
   case KE_QUERY: emit(out, "%s(%d)", query_name[e->query.query], e->query.dim); return;
   case KE_UNARY: {
     /* - -x and - -1.0f would read as a decrement: (-x) */

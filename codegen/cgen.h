@@ -294,8 +294,6 @@ DataType *cg_elem_type(DataType *t);
 Size cg_elem_count(CG *cg, DataType *t);
 void cg_error(CG *cg, DiagCode code, Span span, const char *fmt, ...) DPIA_PRINTF(4, 5);
 CExpr cg_ix_expr(CG *cg, const Ix *ix);
-/* e as the OpenCL backend prints it (the name of an index atom) */
-const char *cg_expr_text(CG *cg, CExpr e);
 void binder_set_add(CG *cg, BinderSet *s, const Binder *b);
 bool binder_set_has(const BinderSet *s, const Binder *b);
 

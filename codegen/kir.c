@@ -85,7 +85,8 @@ int kir_prec(const KirExpr *e) {
     case IX_DIV:
     case IX_MOD: return kir_binop_prec[KB_MUL];
     case IX_CONST: return ix_const_value(e->ix, &v) && v < 0 ? PREC_UNARY : PREC_POSTFIX;
-    case IX_VAR: return PREC_POSTFIX;
+    case IX_VAR:
+    case IX_EXPR: return PREC_POSTFIX;
     }
     return PREC_POSTFIX;
   }
@@ -136,6 +137,54 @@ bool kir_expr_equal(const KirExpr *a, const KirExpr *b) {
   }
   DPIA_EXHAUSTIVE_END
   return false;
+}
+
+static int compare_text(const char *a, const char *b) {
+  if (a == b) return 0;
+  if (!a || !b) return a ? 1 : -1;
+  return strcmp(a, b);
+}
+
+static int compare_int(int64_t a, int64_t b) { return (a > b) - (a < b); }
+
+int kir_expr_compare(const KirExpr *a, const KirExpr *b) {
+  if (a == b) return 0;
+  if (!a || !b) return a ? 1 : -1;
+  if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
+  int c = 0;
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (a->kind) {
+  case KE_INT: return compare_int(a->value, b->value);
+  case KE_VAR: return compare_text(a->name, b->name);
+  case KE_LIT: return compare_text(a->text, b->text);
+  case KE_IX: return ix_compare(a->ix, b->ix);
+  case KE_QUERY:
+    c = compare_int(a->query.query, b->query.query);
+    return c ? c : compare_int(a->query.dim, b->query.dim);
+  case KE_UNARY: c = compare_int(a->un.op, b->un.op); return c ? c : kir_expr_compare(a->un.operand, b->un.operand);
+  case KE_BINARY:
+    if ((c = compare_int(a->bin.op, b->bin.op)) || (c = kir_expr_compare(a->bin.lhs, b->bin.lhs))) return c;
+    return kir_expr_compare(a->bin.rhs, b->bin.rhs);
+  case KE_COND:
+    if ((c = kir_expr_compare(a->cond.test, b->cond.test)) || (c = kir_expr_compare(a->cond.then, b->cond.then)))
+      return c;
+    return kir_expr_compare(a->cond.other, b->cond.other);
+  case KE_INDEX:
+    c = kir_expr_compare(a->index.base, b->index.base);
+    return c ? c : kir_expr_compare(a->index.at, b->index.at);
+  case KE_MEMBER:
+    c = kir_expr_compare(a->member.base, b->member.base);
+    return c ? c : compare_text(a->member.suffix, b->member.suffix);
+  case KE_CALL:
+  case KE_CAST:
+  case KE_VECTOR:
+    if ((c = compare_text(a->call.fn, b->call.fn)) || (c = compare_int(a->call.nargs, b->call.nargs))) return c;
+    for (int i = 0; i < a->call.nargs; i++)
+      if ((c = kir_expr_compare(a->call.args[i], b->call.args[i]))) return c;
+    return 0;
+  }
+  DPIA_EXHAUSTIVE_END
+  return 0;
 }
 
 const KirExpr *kir_int(Arena *a, int64_t value) {

@@ -13,9 +13,10 @@
  * is read twice) compares and walks the tree (kir_expr_equal), never the
  * printed text.
  *
- * Still text: type names (ctype), literals as spelled (LIT), and the
- * names of index atoms that are not variables (a clamped index, an index
- * read from data), which index.h keeps by name. */
+ * Index atoms that are not variables (a clamped index, an index read
+ * from data) hold their expression (index.h, IX_EXPR).
+ *
+ * Still text: type names (ctype) and literals as spelled (LIT). */
 #ifndef DPIA_KIR_H
 #define DPIA_KIR_H
 
@@ -229,6 +230,9 @@ const KirExpr *kir_call(Arena *a, KirExprKind kind, const char *fn, int n, const
 int kir_prec(const KirExpr *e);
 /* the same expression: the same tree, index polynomials ix_equal */
 bool kir_expr_equal(const KirExpr *a, const KirExpr *b);
+/* a total order of expressions, structural (for index atoms, index.c):
+ * negative, 0 (kir_expr_equal) or positive */
+int kir_expr_compare(const KirExpr *a, const KirExpr *b);
 
 /* ---- statements ---- */
 KirStmt *kir_stmt(Arena *a, KirStmtKind kind);

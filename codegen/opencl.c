@@ -362,8 +362,9 @@ static void gen_assign(CG *cg, const Phrase *acc, const Phrase *val, const Step 
     const char *i = cg_name(cg, "i");
     const Ix *n = ix_from_size(&cg->ix, t->size);
     KirBlock *outer = cg_enter(cg, add_for(cg, i, kir_int(cg->arena, 0), n, kir_int(cg->arena, 1), "copy"));
-    ix_push_range(&cg->ix, i, NULL, n);
-    gen_assign(cg, acc, val, step_append(cg, ps, (Step){STEP_IDX, ix_var(&cg->ix, i), 0, NULL}), t->elem);
+    const Ix *iv = ix_var(&cg->ix, i);
+    ix_push_range(&cg->ix, iv, NULL, n);
+    gen_assign(cg, acc, val, step_append(cg, ps, (Step){STEP_IDX, iv, 0, NULL}), t->elem);
     ix_pop_range(&cg->ix);
     cg_leave(cg, outer);
     cg_scope_leave(cg, mark);
@@ -641,7 +642,7 @@ enum { UNROLL_LITERAL_MAX = 64 };
 
 /* Is the loop `for n lam` written out, step by step?  *trips: its steps. */
 static bool unrolls(CG *cg, const Phrase *loop, const Phrase *lam, Size n, int64_t *trips) {
-  bool literal = loop->origin && strcmp(loop->origin, "array literal") == 0;
+  bool literal = loop->fills_literal;
   if (!size_const_value(n, trips) || *trips < 1) return false;
   return literal ? *trips <= UNROLL_LITERAL_MAX
                  : *trips == 1 || (*trips <= UNROLL_MAX && only_assignments(cg, lam->body)) ||
@@ -691,7 +692,7 @@ static void gen_for(CG *cg, const Phrase *p, const Spine *s, const Cont *after) 
   const Ix *nix = ix_from_size(&cg->ix, n);
   KirBlock *outer =
       cg_enter(cg, add_for(cg, i, kir_int(cg->arena, 0), nix, kir_int(cg->arena, 1), loop_label(cg, s->head, lam)));
-  ix_push_range(&cg->ix, i, NULL, nix);
+  ix_push_range(&cg->ix, ix_var(&cg->ix, i), NULL, nix);
   env_add(cg, lam->lam_binder, ENV_INDEX, NULL, index_of(cg, i, n), NULL);
   Cont again = {lam->body, after, true};
   int barriers_before = cg->nbarriers;
@@ -801,7 +802,7 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
     break;
   case FORM_LOOP: cg_enter(cg, add_for(cg, i, id, nix, kir_query(cg->arena, sizeq, d), comment)); break;
   }
-  ix_push_range(&cg->ix, i, NULL, nix);
+  ix_push_range(&cg->ix, ix_var(&cg->ix, i), NULL, nix);
   const Ix *iv = index_of(cg, i, n);
   env_add(cg, lam_i->lam_binder, ENV_INDEX, NULL, iv, NULL);
   env_add(cg, lam_o->lam_binder, ENV_ALIAS, NULL, iv, s->args[0]); /* o = idxAcc A i */
@@ -1232,6 +1233,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   cg->program = opt ? opt->program : NULL;
   cg->where = k->def->body->span;
   ix_init(&cg->ix, a);
+  cg->ix.print_expr = backend_opencl.print_expr;
   compute_launch(cg, k, opt);
   /* preconditions of the form NAME % C == 0 */
   cg->multiple_var = NEWARRAY(a, const char *, k->nprecond > 0 ? k->nprecond : 1);
@@ -1256,7 +1258,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
     env_add(cg, p->binder, ENV_STORAGE, param_storage(cg, k, p->binder, binder_data(p->binder), ""), NULL, NULL);
     DataType *pt = dt_resolve(p->type);
     if (pt->kind == DT_IDX) /* an index parameter: 0 <= i < n */
-      ix_push_range(&cg->ix, p->name, NULL, ix_from_size(&cg->ix, pt->size));
+      ix_push_range(&cg->ix, ix_var(&cg->ix, p->name), NULL, ix_from_size(&cg->ix, pt->size));
   }
   BinderSet read_back = {0};
   scan_reads(cg, k->def->body, &read_back);
