@@ -106,22 +106,17 @@ static CExpr at_index(CG *cg, CExpr base, const Ix *at) { return kir_index(cg->a
 
 CExpr cg_ix_expr(CG *cg, const Ix *ix) { return kir_ix(cg->arena, ix); }
 
-static const char *vector_ctype(CG *cg, ScalarKind s, int width) {
-  if (s == SC_DOUBLE) cg->uses_double = true;
-  return width > 1 ? arena_printf(cg->arena, "%s%d", scalar_name(s), width) : scalar_name(s);
-}
-
 static const char *lane_suffix(CG *cg, int64_t lane) {
   return arena_printf(cg->arena, ".s%c", "0123456789abcdef"[lane & 15]);
 }
 
-static const char *space_qual(Space sp, bool read_only) {
+static KirSpace kir_space(Space sp) {
   switch (sp) {
-  case SP_GLOBAL: return read_only ? "const global " : "global ";
-  case SP_LOCAL: return "local ";
+  case SP_GLOBAL: return KSP_GLOBAL;
+  case SP_LOCAL: return KSP_LOCAL;
   case SP_PRIVATE: break;
   }
-  return "";
+  return KSP_PRIVATE;
 }
 
 static CExpr unsupported(CG *cg, Span span, const char *what) {
@@ -135,29 +130,14 @@ static Target bad_target(CG *cg) { return lvalue(var(cg, "x")); }
 
 /* ---- literals ---- */
 
-/* the shortest decimal that reads back as the same float (or double) */
-static const char *float_text(CG *cg, double v, bool single) {
-  char *s = NULL;
-  for (int p = 1; p <= 17; p++) {
-    s = arena_printf(cg->arena, "%.*g", p, v);
-    double back = strtod(s, NULL); /* same locale as the printf: round trip */
-    if (single ? (float)back == (float)v : back == v) break;
-  }
-  for (char *c = s; *c; c++)
-    if (*c == ',') *c = '.'; /* a host's locale must not leak into C source */
-  if (!strpbrk(s, ".en")) s = arena_printf(cg->arena, "%s.0", s);
-  if (strchr(s, 'n')) return single ? "INFINITY" : "(double)INFINITY"; /* inf: 1e999 */
-  return single ? arena_printf(cg->arena, "%sf", s) : s;
-}
-
-const char *cg_scalar_literal(CG *cg, ScalarKind s, const Phrase *lit) {
+KirLit cg_scalar_literal(CG *cg, ScalarKind s, const Phrase *lit) {
   switch (s) {
-  case SC_BOOL: return lit->lit_int ? "true" : "false";
-  case SC_INT: return arena_printf(cg->arena, "%lld", (long long)lit->lit_int);
-  case SC_FLOAT: return float_text(cg, lit->lit_is_float ? lit->lit_float : (double)lit->lit_int, true);
+  case SC_BOOL: return (KirLit){s, lit->lit_int != 0, 0};
+  case SC_INT: return (KirLit){s, lit->lit_int, 0};
+  case SC_FLOAT:
   case SC_DOUBLE:
-    cg->uses_double = true;
-    return float_text(cg, lit->lit_is_float ? lit->lit_float : (double)lit->lit_int, false);
+    if (s == SC_DOUBLE) cg->uses_double = true;
+    return (KirLit){s, 0, lit->lit_is_float ? lit->lit_float : (double)lit->lit_int};
   }
   INTERNAL("scalar kind");
 }
@@ -187,7 +167,7 @@ static CExpr gen_literal(CG *cg, const Phrase *lit, const Step *ps, bool operand
   CExpr s = kir_lit(cg->arena, cg_scalar_literal(cg, t->scalar, value));
   if (ps && ps->kind == STEP_LANE) return s;
   if (t->width == 1 || operand) return s;
-  return kir_call(cg->arena, KE_VECTOR, vector_ctype(cg, t->scalar, t->width), 1, &s);
+  return kir_vector(cg->arena, cg_scalar_type(cg, t->scalar, t->width), 1, &s);
 }
 
 /* ---- identifiers: the storage end of a path ---- */
@@ -232,7 +212,7 @@ static Target packed3_access(CG *cg, const Storage *st, const Ix *flat, const St
     CExpr at = cg_ix_expr(cg, flat);
     if (write) return (Target){TG_VSTORE, NULL, 3, at, var(cg, st->name), NULL, NULL, NULL};
     CExpr args[2] = {at, var(cg, st->name)};
-    return lvalue(kir_call(cg->arena, KE_CALL, "vload3", 2, args));
+    return lvalue(kir_call(cg->arena, "vload3", 2, args));
   }
   if (ps->kind != STEP_LANE || ps->next) INTERNAL("access path does not fit the type of '%s'", st->name);
   const Ix *at = ix_simplify(&cg->ix, ix_add(&cg->ix, ix_mul(&cg->ix, flat, K(cg, 3)), ps->ix));
@@ -245,8 +225,9 @@ static Target packed3_access(CG *cg, const Storage *st, const Ix *flat, const St
 }
 
 /* a scalar of this space's memory seen through a pointer: global float * */
-static const char *pointer_type(CG *cg, const Storage *st, ScalarKind s) {
-  return arena_printf(cg->arena, "%s%s *", space_qual(st->space, st->read_only), scalar_name(s));
+static const KirType *pointer_type(CG *cg, const Storage *st, ScalarKind s) {
+  return kir_pointer_type(cg->arena, cg_scalar_type(cg, s, 1), kir_space(st->space),
+                          st->space == SP_GLOBAL && st->read_only);
 }
 
 /* eta(x)(ps) of Figure 6: the identifier's storage with the path applied;
@@ -305,12 +286,12 @@ static Target storage_access(CG *cg, const Storage *st, const Step *ps, bool wri
          * buffers, 12 bytes an element, are read by vload3 above) */
         int room = t->width == 3 ? 4 : t->width;
         const Ix *at = ix_simplify(&cg->ix, ix_add(&cg->ix, ix_mul(&cg->ix, flat, K(cg, room)), ps->ix));
-        e = at_index(cg, kir_call(cg->arena, KE_CAST, pointer_type(cg, st, t->scalar), 1, &base), at);
+        e = at_index(cg, kir_cast(cg->arena, pointer_type(cg, st, t->scalar), base), at);
       } else {
         /* a lane chosen at run time of a vector variable */
         lane = -2;
         CExpr address = kir_unary(cg->arena, '&', e);
-        e = at_index(cg, kir_call(cg->arena, KE_CAST, pointer_type(cg, st, t->scalar), 1, &address), ps->ix);
+        e = at_index(cg, kir_cast(cg->arena, pointer_type(cg, st, t->scalar), address), ps->ix);
       }
       t = cg->tc->t_int; /* any scalar: nothing may follow a lane */
       ps = ps->next;
@@ -424,10 +405,10 @@ static CExpr gen_vector_read(CG *cg, const Phrase *e, const Ix *first, int k, Da
   if (lanes_consecutive(cg, pr, k)) {
     CExpr args[2];
     vector_address(cg, &pr[0], k, &args[0], &args[1]);
-    return kir_call(cg->arena, KE_CALL, arena_printf(cg->arena, "vload%d", k), 2, args);
+    return kir_call(cg->arena, arena_printf(cg->arena, "vload%d", k), 2, args);
   }
   if (lanes_of_one_vector(pr, k)) return pr[0].elem;
-  return kir_call(cg->arena, KE_VECTOR, vector_ctype(cg, scalar->scalar, k), k, lanes);
+  return kir_vector(cg->arena, cg_scalar_type(cg, scalar->scalar, k), k, lanes);
 }
 
 /* A written as a vector of k scalars A[first + l] (asScalarAcc k) */
@@ -544,9 +525,7 @@ static CExpr gen_unop(CG *cg, const Phrase *e) {
   return kir_unary(cg->arena, e->unop, gen_exp_f(cg, e->fst, NULL, true));
 }
 
-static CExpr call(CG *cg, const char *fn, int n, const CExpr *args) {
-  return kir_call(cg->arena, KE_CALL, fn, n, args);
-}
+static CExpr call(CG *cg, const char *fn, int n, const CExpr *args) { return kir_call(cg->arena, fn, n, args); }
 
 /* clamp(x, 0, n - 1) as an opaque index whose range is [0, n) */
 static const Ix *clamp_index(CG *cg, const Ix *x, Size n, bool low, bool high) {
@@ -726,7 +705,7 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     CExpr v = gen_exp(cg, s->args[0], NULL);
     if (ps && ps->kind == STEP_LANE) return v;
     DataType *t = fn_result(h->type, 1)->data;
-    return kir_call(cg->arena, KE_VECTOR, vector_ctype(cg, t->scalar, t->width), 1, &v);
+    return kir_vector(cg->arena, cg_scalar_type(cg, t->scalar, t->width), 1, &v);
   }
   PRIM_CASES_VECTOR : { /* float4 a b c d: (float4)(a, b, c, d); lane 2 of it is c */
     int64_t l;
@@ -736,7 +715,7 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     DataType *t = fn_result(h->type, s->nargs)->data;
     CExpr *lanes = NEWARRAY(cg->arena, CExpr, s->nargs);
     for (int a = 0; a < s->nargs; a++) lanes[a] = gen_exp(cg, s->args[a], NULL);
-    return kir_call(cg->arena, KE_VECTOR, vector_ctype(cg, t->scalar, t->width), s->nargs, lanes);
+    return kir_vector(cg->arena, cg_scalar_type(cg, t->scalar, t->width), s->nargs, lanes);
   }
   case PRIM_LANE: { /* v.x */
     if (ps) INTERNAL("a path after a lane");
@@ -752,9 +731,7 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     DataType *from = arg_data(s, 0), *to = fn_result(h->type, 1)->data;
     CExpr v = gen_exp(cg, s->args[0], NULL);
     if (dt_equal(from, to)) return v;
-    const char *ct = vector_ctype(cg, to->scalar, to->width);
-    if (to->width > 1) return call(cg, arena_printf(cg->arena, "convert_%s", ct), 1, &v);
-    return kir_call(cg->arena, KE_CAST, ct, 1, &v);
+    return kir_cast(cg->arena, cg_scalar_type(cg, to->scalar, to->width), v);
   }
   PRIM_CASES_MATH : { /* the OpenCL built-in of the same name */
     int arity = s->nargs;

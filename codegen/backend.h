@@ -10,6 +10,8 @@ typedef struct Backend {
   const char *name;
   /* a name the target language takes (keywords, types, built-ins, macros) */
   bool (*reserved)(const char *name);
+  /* one type, as a declaration of its type prints it */
+  void (*print_type)(Buf *out, const KirType *t);
   /* one expression, as a kernel prints it */
   void (*print_expr)(Buf *out, const KirExpr *e);
   /* the whole kernel: header comment, definitions before it, signature,

@@ -32,7 +32,8 @@
 /* A buffer a pointer can point into: a buffer parameter or a local buffer
  * of kernel scope. */
 typedef struct Buffer {
-  const char *name, *ctype;
+  const char *name;
+  const KirType *elem;
   KirSpace space;
   bool read_only;
 } Buffer;
@@ -173,7 +174,10 @@ static const KirExpr *visit(Pass *p, const KirExpr *e, const char *var, bool rew
       args[i] = visit(p, e->call.args[i], var, rewrite, guarded);
       same = same && args[i] == e->call.args[i];
     }
-    return same ? e : kir_call(p->arena, e->kind, e->call.fn, e->call.nargs, args);
+    if (same) return e;
+    if (e->kind == KE_CAST) return kir_cast(p->arena, e->call.type, args[0]);
+    if (e->kind == KE_VECTOR) return kir_vector(p->arena, e->call.type, e->call.nargs, args);
+    return kir_call(p->arena, e->call.fn, e->call.nargs, args);
   }
   }
   DPIA_EXHAUSTIVE_END
@@ -237,10 +241,8 @@ static void rows_of_loop(Pass *p, KirStmt *loop) {
                       : r->at > 0 ? ix_add(&p->ix, r->base, ix_const(&p->ix, r->at))
                                   : ix_sub(&p->ix, r->base, ix_const(&p->ix, -r->at));
     KirStmt *d = kir_stmt(p->arena, KS_DECL);
-    d->decl.space = r->buf->space;
-    d->decl.is_const = r->buf->read_only;
-    d->decl.pointer = true;
-    d->decl.ctype = r->buf->ctype;
+    d->decl.space = KSP_PRIVATE;
+    d->decl.type = kir_pointer_type(p->arena, r->buf->elem, r->buf->space, r->buf->read_only);
     d->decl.name = r->ptr;
     d->decl.array_len = -1;
     d->decl.init = kir_binary(p->arena, KB_PTR_ADD, kir_var(p->arena, r->buf->name), kir_ix(p->arena, start));
@@ -282,9 +284,9 @@ void kir_row_pointers(Arena *a, KirKernel *k) {
     nameset_add(&p.names, q->name);
     KParamRole role = (KParamRole)q->role;
     if (role == KP_INPUT || role == KP_OUTPUT || role == KP_TEMP)
-      p.bufs[p.nbufs++] = (Buffer){q->name, q->ctype, KSP_GLOBAL, role == KP_INPUT};
+      p.bufs[p.nbufs++] = (Buffer){q->name, q->type, KSP_GLOBAL, role == KP_INPUT};
     else if (role == KP_LOCAL)
-      p.bufs[p.nbufs++] = (Buffer){q->name, q->ctype, KSP_LOCAL, false};
+      p.bufs[p.nbufs++] = (Buffer){q->name, q->type, KSP_LOCAL, false};
   }
   int nlocals = 0;
   for (const KirStmt *s = k->locals.first; s; s = s->next) nlocals++;
@@ -293,7 +295,7 @@ void kir_row_pointers(Arena *a, KirKernel *k) {
   p.bufs = all;
   for (const KirStmt *s = k->locals.first; s; s = s->next)
     if (s->kind == KS_DECL && s->decl.space == KSP_LOCAL && s->decl.array_len >= 0 && !s->decl.is_const)
-      p.bufs[p.nbufs++] = (Buffer){s->decl.name, s->decl.ctype, KSP_LOCAL, false};
+      p.bufs[p.nbufs++] = (Buffer){s->decl.name, s->decl.type, KSP_LOCAL, false};
   for (int i = 0; i < k->ntops; i++) nameset_add(&p.names, k->tops[i].name);
   note_names(&p, &k->locals);
   note_names(&p, &k->body);
