@@ -436,4 +436,5 @@ const Backend backend_opencl = {
     .print_type = print_type,
     .print_expr = print_expr,
     .print_kernel = print_kernel,
+    .print_header = opencl_print_header,
 };
