@@ -272,31 +272,30 @@ static void print_struct(Buf *out, const KirStruct *s) {
   emit(out, "} %s;\n\n", s->name);
 }
 
+/* a buffer as a pointer into its memory space, a value by itself */
 static void print_param(Buf *out, const KirParam *p) {
+  const char *space = "", *pointer = " ";
   switch ((KParamRole)p->role) {
   case KP_OUTPUT:
   case KP_TEMP:
-    buf_puts(out, "global ");
-    print_type(out, p->type);
-    emit(out, " *%s%s", p->restrict_ ? "restrict " : "", p->name);
-    return;
+    space = "global ";
+    pointer = p->restrict_ ? " *restrict " : " *";
+    break;
   case KP_INPUT:
-    buf_puts(out, "const global ");
-    print_type(out, p->type);
-    emit(out, " *restrict %s", p->name);
-    return;
+    space = "const global ";
+    pointer = " *restrict ";
+    break;
   case KP_SCALAR:
-  case KP_NAT:
-    print_type(out, p->type);
-    emit(out, " %s", p->name);
-    return;
+  case KP_NAT: break;
   case KP_LOCAL:
-    buf_puts(out, "local ");
-    print_type(out, p->type);
-    emit(out, " *%s", p->name);
-    return;
+    space = "local ";
+    pointer = " *";
+    break;
+  default: INTERNAL("kernel parameter role %d", p->role);
   }
-  INTERNAL("kernel parameter role %d", p->role);
+  buf_puts(out, space);
+  print_type(out, p->type);
+  emit(out, "%s%s", pointer, p->name);
 }
 
 /* constant float name[n] = {...}; on one line if it fits in 100 columns;
