@@ -106,10 +106,6 @@ static CExpr at_index(CG *cg, CExpr base, const Ix *at) { return kir_index(cg->a
 
 CExpr cg_ix_expr(CG *cg, const Ix *ix) { return kir_ix(cg->arena, ix); }
 
-static const char *lane_suffix(CG *cg, int64_t lane) {
-  return arena_printf(cg->arena, ".s%c", "0123456789abcdef"[lane & 15]);
-}
-
 static KirSpace kir_space(Space sp) {
   switch (sp) {
   case SP_GLOBAL: return KSP_GLOBAL;
@@ -211,8 +207,7 @@ static Target packed3_access(CG *cg, const Storage *st, const Ix *flat, const St
   if (!ps) {
     CExpr at = cg_ix_expr(cg, flat);
     if (write) return (Target){TG_VSTORE, NULL, 3, at, var(cg, st->name), NULL, NULL, NULL};
-    CExpr args[2] = {at, var(cg, st->name)};
-    return lvalue(kir_call(cg->arena, "vload3", 2, args));
+    return lvalue(kir_vload(cg->arena, 3, at, var(cg, st->name)));
   }
   if (ps->kind != STEP_LANE || ps->next) INTERNAL("access path does not fit the type of '%s'", st->name);
   const Ix *at = ix_simplify(&cg->ix, ix_add(&cg->ix, ix_mul(&cg->ix, flat, K(cg, 3)), ps->ix));
@@ -259,7 +254,7 @@ static Target storage_access(CG *cg, const Storage *st, const Step *ps, bool wri
     switch (ps->kind) {
     case STEP_FIELD:
       if (t->kind != DT_PAIR) goto bad;
-      e = kir_member(cg->arena, e, ps->n == 1 ? ".fst" : ".snd");
+      e = kir_member(cg->arena, e, ps->n == 1 ? "fst" : "snd");
       t = ps->n == 1 ? t->fst : t->snd;
       ps = ps->next;
       base = NULL;
@@ -274,7 +269,7 @@ static Target storage_access(CG *cg, const Storage *st, const Step *ps, bool wri
       elem = e;
       width = t->width;
       if (ix_const_value(ps->ix, &lane) && lane >= 0 && lane < width) {
-        e = kir_member(cg->arena, e, ps->n ? lane_spelling((int)lane, width) : lane_suffix(cg, lane));
+        e = kir_lane(cg->arena, e, (int)lane, width, ps->n);
       } else if (base) {
         /* a lane chosen at run time of an array element: the array as an
          * array of scalars, indexed from its start.  Not through the
@@ -403,9 +398,9 @@ static CExpr gen_vector_read(CG *cg, const Phrase *e, const Ix *first, int k, Da
   cg->probe = saved;
   if (saved) saved->ok = false, saved->count += 2;
   if (lanes_consecutive(cg, pr, k)) {
-    CExpr args[2];
-    vector_address(cg, &pr[0], k, &args[0], &args[1]);
-    return kir_call(cg->arena, arena_printf(cg->arena, "vload%d", k), 2, args);
+    CExpr offset, ptr;
+    vector_address(cg, &pr[0], k, &offset, &ptr);
+    return kir_vload(cg->arena, k, offset, ptr);
   }
   if (lanes_of_one_vector(pr, k)) return pr[0].elem;
   return kir_vector(cg->arena, cg_scalar_type(cg, scalar->scalar, k), k, lanes);
@@ -725,7 +720,7 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     int64_t l;
     if (!size_const_value(h->sizes[0], &l)) INTERNAL("lane number");
     CExpr whole = gen_exp(cg, v, NULL);
-    return kir_member(cg->arena, whole, lane_spelling((int)l, dt_resolve(arg_data(s, 0))->width));
+    return kir_lane(cg->arena, whole, (int)l, dt_resolve(arg_data(s, 0))->width, true);
   }
   PRIM_CASES_CONVERT : {
     DataType *from = arg_data(s, 0), *to = fn_result(h->type, 1)->data;

@@ -134,7 +134,21 @@ static void print_expr(Buf *out, const KirExpr *e) {
     return;
   case KE_MEMBER:
     print_operand(out, e->member.base, PREC_POSTFIX);
-    buf_puts(out, e->member.suffix);
+    emit(out, ".%s", e->member.name);
+    return;
+  case KE_LANE: /* as the program named it (v.x), else by number (.s0 to .sf) */
+    print_operand(out, e->lane.base, PREC_POSTFIX);
+    if (e->lane.named)
+      buf_puts(out, lane_spelling(e->lane.lane, e->lane.width));
+    else
+      emit(out, ".s%c", "0123456789abcdef"[e->lane.lane & 15]);
+    return;
+  case KE_VLOAD:
+    emit(out, "vload%d(", e->vload.width);
+    print_expr(out, e->vload.offset);
+    buf_puts(out, ", ");
+    print_expr(out, e->vload.ptr);
+    buf_putc(out, ')');
     return;
   case KE_CALL:
     buf_puts(out, e->call.fn);

@@ -117,10 +117,27 @@ const KirExpr *kir_index(Arena *a, const KirExpr *base, const KirExpr *at) {
   return e;
 }
 
-const KirExpr *kir_member(Arena *a, const KirExpr *base, const char *suffix) {
+const KirExpr *kir_member(Arena *a, const KirExpr *base, const char *name) {
   KirExpr *e = new_expr(a, KE_MEMBER);
   e->member.base = base;
-  e->member.suffix = suffix;
+  e->member.name = name;
+  return e;
+}
+
+const KirExpr *kir_lane(Arena *a, const KirExpr *base, int lane, int width, bool named) {
+  KirExpr *e = new_expr(a, KE_LANE);
+  e->lane.base = base;
+  e->lane.lane = lane;
+  e->lane.width = width;
+  e->lane.named = named;
+  return e;
+}
+
+const KirExpr *kir_vload(Arena *a, int width, const KirExpr *offset, const KirExpr *ptr) {
+  KirExpr *e = new_expr(a, KE_VLOAD);
+  e->vload.width = width;
+  e->vload.offset = offset;
+  e->vload.ptr = ptr;
   return e;
 }
 
@@ -171,6 +188,8 @@ int kir_prec(const KirExpr *e) {
   case KE_QUERY:
   case KE_INDEX:
   case KE_MEMBER:
+  case KE_LANE:
+  case KE_VLOAD:
   case KE_CALL: return PREC_POSTFIX;
   case KE_CAST: /* a vector's is a call in C (convert_float4) */
     return e->call.type->kind == KTY_SCALAR && e->call.type->width > 1 ? PREC_POSTFIX : PREC_UNARY;
@@ -202,8 +221,13 @@ bool kir_expr_equal(const KirExpr *a, const KirExpr *b) {
     return kir_expr_equal(a->cond.test, b->cond.test) && kir_expr_equal(a->cond.then, b->cond.then) &&
            kir_expr_equal(a->cond.other, b->cond.other);
   case KE_INDEX: return kir_expr_equal(a->index.base, b->index.base) && kir_expr_equal(a->index.at, b->index.at);
-  case KE_MEMBER:
-    return same_text(a->member.suffix, b->member.suffix) && kir_expr_equal(a->member.base, b->member.base);
+  case KE_MEMBER: return same_text(a->member.name, b->member.name) && kir_expr_equal(a->member.base, b->member.base);
+  case KE_LANE:
+    return a->lane.lane == b->lane.lane && a->lane.width == b->lane.width && a->lane.named == b->lane.named &&
+           kir_expr_equal(a->lane.base, b->lane.base);
+  case KE_VLOAD:
+    return a->vload.width == b->vload.width && kir_expr_equal(a->vload.offset, b->vload.offset) &&
+           kir_expr_equal(a->vload.ptr, b->vload.ptr);
   case KE_CALL:
   case KE_CAST:
   case KE_VECTOR:
@@ -247,7 +271,16 @@ int kir_expr_compare(const KirExpr *a, const KirExpr *b) {
     return c ? c : kir_expr_compare(a->index.at, b->index.at);
   case KE_MEMBER:
     c = kir_expr_compare(a->member.base, b->member.base);
-    return c ? c : compare_text(a->member.suffix, b->member.suffix);
+    return c ? c : compare_text(a->member.name, b->member.name);
+  case KE_LANE:
+    if ((c = kir_expr_compare(a->lane.base, b->lane.base)) || (c = compare_int(a->lane.lane, b->lane.lane)) ||
+        (c = compare_int(a->lane.width, b->lane.width)))
+      return c;
+    return compare_int(a->lane.named, b->lane.named);
+  case KE_VLOAD:
+    if ((c = compare_int(a->vload.width, b->vload.width)) || (c = kir_expr_compare(a->vload.offset, b->vload.offset)))
+      return c;
+    return kir_expr_compare(a->vload.ptr, b->vload.ptr);
   case KE_CALL:
   case KE_CAST:
   case KE_VECTOR:
@@ -383,6 +416,8 @@ static bool divergent_expr(const KirCheck *c, const KirExpr *e) {
     return divergent_expr(c, e->cond.test) || divergent_expr(c, e->cond.then) || divergent_expr(c, e->cond.other);
   case KE_INDEX: return true; /* data */
   case KE_MEMBER: return divergent_expr(c, e->member.base);
+  case KE_LANE: return divergent_expr(c, e->lane.base);
+  case KE_VLOAD: return true; /* data */
   case KE_CALL:
   case KE_CAST:
   case KE_VECTOR:

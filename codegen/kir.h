@@ -6,7 +6,8 @@
  * ifs, barriers with their fences, blocks.  Expressions: variables,
  * literals, index polynomials (codegen/index.h), work-item queries by kind
  * and dimension, operators, conditionals, array elements, struct fields
- * and vector lanes, calls of built-ins, casts and vector constructions.
+ * and vector lanes (by number), vector loads, calls of built-ins, casts
+ * and vector constructions.
  * What reads the kernel afterwards (where a barrier goes at the top of a
  * loop body, which loops step by a launch size, whether the lanes of a
  * vector are consecutive elements of one buffer, whether a padded element
@@ -19,11 +20,11 @@
  * typedef by name, a pointer into a memory space), literals are typed
  * values (KirLit), a vector conversion is a cast to a vector type: the
  * backend spells them all (float4, 0.5f, INFINITY, (float4)(0.0f),
- * convert_float4(v), const global float *).
+ * convert_float4(v), const global float *, v.x or v.s5, vload4).
  *
- * Still text: the names of built-in functions a KE_CALL calls (clamp,
- * vload4, the math functions), a foreign function's definition (the
- * program's own OpenCL C) and the kernel's header comment. */
+ * Still text: the names of built-in functions a KE_CALL calls (clamp, min,
+ * the math functions), a foreign function's definition (the program's own
+ * OpenCL C) and the kernel's header comment. */
 #ifndef DPIA_KIR_H
 #define DPIA_KIR_H
 
@@ -117,7 +118,10 @@ extern const int kir_binop_prec[];
   X(BINARY) /* bin: op, lhs, rhs */                                         \
   X(COND)   /* cond: test ? then : other */                                 \
   X(INDEX)  /* index: base[at] */                                           \
-  X(MEMBER) /* member: base followed by suffix (.fst, .s3, .x) */           \
+  X(MEMBER) /* member: the field name (fst, snd) of a struct base */        \
+  X(LANE)   /* lane: lane of the vector base of width lanes; named: the   \
+               program named it (v.x) */                                    \
+  X(VLOAD)  /* vload: width scalars at offset (in vectors) of ptr */        \
   X(CALL)   /* call: fn(args), a built-in or foreign function */            \
   X(CAST)   /* call: args[0] converted to type (a vector: lane by lane) */  \
   X(VECTOR) /* call: a vector of type built from its lanes args */
@@ -178,8 +182,17 @@ struct KirExpr {
     } index;           /* KE_INDEX */
     struct {
       const KirExpr *base;
-      const char *suffix;
+      const char *name;
     } member;          /* KE_MEMBER */
+    struct {
+      const KirExpr *base;
+      int lane, width;
+      bool named;
+    } lane;            /* KE_LANE */
+    struct {
+      int width;
+      const KirExpr *offset, *ptr;
+    } vload;           /* KE_VLOAD */
     struct {
       const char *fn;       /* KE_CALL */
       const KirType *type;  /* KE_CAST, KE_VECTOR */
@@ -273,7 +286,9 @@ const KirExpr *kir_binary(Arena *a, KirBinop op, const KirExpr *lhs, const KirEx
 const KirExpr *kir_and(Arena *a, const KirExpr *lhs, const KirExpr *rhs);
 const KirExpr *kir_cond(Arena *a, const KirExpr *test, const KirExpr *then, const KirExpr *other);
 const KirExpr *kir_index(Arena *a, const KirExpr *base, const KirExpr *at);
-const KirExpr *kir_member(Arena *a, const KirExpr *base, const char *suffix);
+const KirExpr *kir_member(Arena *a, const KirExpr *base, const char *name);
+const KirExpr *kir_lane(Arena *a, const KirExpr *base, int lane, int width, bool named);
+const KirExpr *kir_vload(Arena *a, int width, const KirExpr *offset, const KirExpr *ptr);
 const KirExpr *kir_call(Arena *a, const char *fn, int n, const KirExpr *const *args);
 const KirExpr *kir_cast(Arena *a, const KirType *type, const KirExpr *operand);
 /* a vector of type from n lanes (one: the scalar broadcast) */

@@ -418,8 +418,7 @@ static void gen_assign(CG *cg, const Phrase *acc, const Phrase *val, const Step 
       }
       KirStmt *as = cg_add(cg, KS_ASSIGN, NULL);
       as->assign.lhs = tg.lanes[l];
-      as->assign.rhs =
-          kir_member(cg->arena, kir_var(cg->arena, tmp), arena_printf(cg->arena, ".s%c", "0123456789abcdef"[l]));
+      as->assign.rhs = kir_lane(cg->arena, kir_var(cg->arena, tmp), l, tg.width, false);
       cg_leave(cg, lane_outer);
     }
     cg_scope_leave(cg, mark);

@@ -163,7 +163,16 @@ static const KirExpr *visit(Pass *p, const KirExpr *e, const char *var, bool rew
   }
   case KE_MEMBER: {
     const KirExpr *b = visit(p, e->member.base, var, rewrite, guarded);
-    return b == e->member.base ? e : kir_member(p->arena, b, e->member.suffix);
+    return b == e->member.base ? e : kir_member(p->arena, b, e->member.name);
+  }
+  case KE_LANE: {
+    const KirExpr *b = visit(p, e->lane.base, var, rewrite, guarded);
+    return b == e->lane.base ? e : kir_lane(p->arena, b, e->lane.lane, e->lane.width, e->lane.named);
+  }
+  case KE_VLOAD: {
+    const KirExpr *o = visit(p, e->vload.offset, var, rewrite, guarded),
+                  *q = visit(p, e->vload.ptr, var, rewrite, guarded);
+    return o == e->vload.offset && q == e->vload.ptr ? e : kir_vload(p->arena, e->vload.width, o, q);
   }
   case KE_CALL:
   case KE_CAST:

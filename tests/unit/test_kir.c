@@ -82,7 +82,15 @@ static void test_printing(Tester *t) {
   TEXT(kir_call(a, "clamp", 3, args), "clamp(x, y + z, 0)");
   TEXT(kir_vector(a, kir_scalar_type(a, SC_FLOAT, 2), 2, args), "(float2)(x, y + z)");
   TEXT(kir_cast(a, kir_scalar_type(a, SC_INT, 1), args[1]), "(int)(y + z)");
-  TEXT(kir_member(a, kir_binary(a, KB_ADD, x, y), ".x"), "(x + y).x");
+  TEXT(kir_lane(a, kir_binary(a, KB_ADD, x, y), 0, 4, true), "(x + y).x");
+  TEXT(kir_member(a, kir_index(a, x, i), "fst"), "x[i + 1].fst");
+  /* lanes as the program named them where OpenCL C has the name (.x to
+   * .w of a vector of at most 4), else by number */
+  TEXT(kir_lane(a, x, 3, 4, true), "x.w");
+  TEXT(kir_lane(a, x, 3, 8, true), "x.s3");
+  TEXT(kir_lane(a, x, 1, 4, false), "x.s1");
+  TEXT(kir_lane(a, x, 10, 16, false), "x.sa");
+  TEXT(kir_vload(a, 4, kir_binary(a, KB_ADD, y, z), x), "vload4(y + z, x)");
   const KirExpr *address = kir_unary(a, '&', x);
   const KirType *global_float = kir_pointer_type(a, kir_scalar_type(a, SC_FLOAT, 1), KSP_GLOBAL, false);
   TEXT(kir_index(a, kir_cast(a, global_float, address), i), "((global float *)&x)[i + 1]");
@@ -109,8 +117,8 @@ static void test_types(Tester *t) {
   const KirExpr *v = kir_var(a, "v"), *x = kir_var(a, "x");
   const KirExpr *to4 = kir_cast(a, kir_scalar_type(a, SC_FLOAT, 4), v);
   TEXT(to4, "convert_float4(v)");
-  TEXT(kir_member(a, to4, ".s1"), "convert_float4(v).s1");
-  TEXT(kir_member(a, kir_cast(a, f, v), ".s1"), "((float)v).s1");
+  TEXT(kir_lane(a, to4, 1, 4, false), "convert_float4(v).s1");
+  TEXT(kir_member(a, kir_cast(a, kir_struct_type(a, "pair_int_int"), v), "snd"), "((pair_int_int)v).snd");
   TEXT(kir_cast(a, kir_scalar_type(a, SC_DOUBLE, 1), kir_binary(a, KB_ADD, v, x)), "(double)(v + x)");
 }
 
@@ -177,8 +185,10 @@ static void test_equality(Tester *t) {
   EXPECT(kir_expr_equal(e1, e2));
   EXPECT(!kir_expr_equal(e1, kir_index(a, kir_var(a, "ys"), kir_ix(a, i2))));
   EXPECT(!kir_expr_equal(e1, kir_index(a, kir_var(a, "xs"), kir_ix(a, ix_var(&t->ix, "i")))));
-  EXPECT(kir_expr_equal(kir_member(a, e1, ".fst"), kir_member(a, e2, ".fst")));
-  EXPECT(!kir_expr_equal(kir_member(a, e1, ".fst"), kir_member(a, e2, ".snd")));
+  EXPECT(kir_expr_equal(kir_member(a, e1, "fst"), kir_member(a, e2, "fst")));
+  EXPECT(!kir_expr_equal(kir_member(a, e1, "fst"), kir_member(a, e2, "snd")));
+  EXPECT(kir_expr_equal(kir_lane(a, e1, 1, 4, false), kir_lane(a, e2, 1, 4, false)));
+  EXPECT(!kir_expr_equal(kir_lane(a, e1, 1, 4, false), kir_lane(a, e2, 2, 4, false)));
   EXPECT(!kir_expr_equal(kir_query(a, KQ_LOCAL_ID, 0), kir_query(a, KQ_LOCAL_ID, 1)));
 }
 
