@@ -26,7 +26,6 @@
 #include "backend.h"
 #include "kernel.h"
 
-#include <ctype.h>
 #include <string.h>
 
 /* A buffer a pointer can point into: a buffer parameter or a local buffer
@@ -75,19 +74,13 @@ static void split_offset(const Ix *e, const Ix **base, int64_t *offset) {
   }
 }
 
-static bool is_identifier(const char *s) {
-  if (!(isalpha((unsigned char)*s) || *s == '_')) return false;
-  for (; *s; s++)
-    if (!(isalnum((unsigned char)*s) || *s == '_')) return false;
-  return true;
-}
-
-/* e's atoms are all plain names that the body neither declares nor
- * assigns; *mentions: one of them is var */
+/* e's atoms are all variables that the body neither declares nor assigns
+ * (no IX_EXPR: a clamp or a gather may read what the body writes);
+ * *mentions: one of them is var */
 static bool stable_in_body(const Pass *p, const Ix *e, const char *var, bool *mentions) {
   if (e->kind == IX_CONST) return true;
   if (e->kind == IX_VAR) {
-    if (!is_identifier(e->name) || nameset_has(&p->local, e->name)) return false;
+    if (nameset_has(&p->local, e->name)) return false;
     if (strcmp(e->name, var) == 0) *mentions = true;
     return true;
   }
