@@ -24,7 +24,7 @@ void ix_push_range(IxCtx *x, const Ix *atom, const Ix *lo, const Ix *hi) {
     x->ranges = grown;
     x->cap = cap;
   }
-  x->ranges[x->nranges++] = (IxRange){atom, lo, hi};
+  x->ranges[x->nranges++] = (IxRange){atom, atom->kind == IX_VAR ? atom->name : NULL, lo, hi};
 }
 
 void ix_pop_range(IxCtx *x) {
@@ -268,12 +268,16 @@ const Ix *ix_from_size(IxCtx *x, Size s) {
 
 /* ---- equality ---- */
 
+/* Names are compared as text (a loop variable's need not be interned);
+ * most differ in their first character, which spares the call. */
+static bool same_name(Sym a, Sym b) { return a == b || (a[0] == b[0] && strcmp(a, b) == 0); }
+
 bool ix_equal(const Ix *a, const Ix *b) {
   if (a == b) return true;
   if (a->kind != b->kind) return false;
   switch (a->kind) {
   case IX_CONST: return a->value == b->value;
-  case IX_VAR: return a->name == b->name || strcmp(a->name, b->name) == 0;
+  case IX_VAR: return same_name(a->name, b->name);
   case IX_EXPR: return kir_expr_equal(a->expr, b->expr);
   default: return ix_equal(a->a, b->a) && ix_equal(a->b, b->b);
   }
@@ -465,13 +469,20 @@ static void simplifier_init(Simplifier *s, IxCtx *x) {
 }
 
 /* The innermost range of the atom a, or -1. */
-static int range_of(const IxCtx *x, const Ix *a) {
+static int expr_range_of(const IxCtx *x, const Ix *a) {
   for (int i = x->nranges - 1; i >= 0; i--) {
     const Ix *r = x->ranges[i].atom;
-    if (r == a) return i;
-    if (r->kind != a->kind) continue;
-    if (a->kind == IX_VAR ? r->name == a->name || strcmp(r->name, a->name) == 0 : kir_expr_equal(r->expr, a->expr))
-      return i;
+    if (r->kind == IX_EXPR && kir_expr_equal(r->expr, a->expr)) return i;
+  }
+  return -1;
+}
+
+static int range_of(const IxCtx *x, const Ix *a) {
+  if (a->kind != IX_VAR) return expr_range_of(x, a);
+  Sym v = a->name;
+  for (int i = x->nranges - 1; i >= 0; i--) {
+    Sym r = x->ranges[i].var;
+    if (r == v || (r && same_name(r, v))) return i;
   }
   return -1;
 }

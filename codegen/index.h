@@ -51,6 +51,7 @@ struct Ix {
  * (hi NULL: unbounded above).  Every atom is at least 0. */
 typedef struct IxRange {
   const Ix *atom;
+  Sym var;      /* atom's name when it is an IX_VAR (range_of's fast path), else NULL */
   const Ix *lo; /* NULL means 0 */
   const Ix *hi; /* exclusive; NULL if unknown */
 } IxRange;
