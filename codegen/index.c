@@ -509,7 +509,9 @@ static int64_t checked_mul(Simplifier *s, int64_t a, int64_t b) {
 
 /* ---- orders ---- */
 
-/* Structural order, independent of any context. */
+/* Structural order, independent of any context: by kind first (variables
+ * before expression atoms), then names as text, expressions by
+ * kir_expr_compare. */
 int ix_compare(const Ix *a, const Ix *b) {
   if (a == b) return 0;
   if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
