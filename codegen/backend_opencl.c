@@ -89,6 +89,20 @@ static void print_args(Buf *out, const KirExpr *e) {
   buf_putc(out, ')');
 }
 
+/* vloadn(offset, ptr), vstoren(value, offset, ptr) (OpenCL C 6.15.7) */
+static void print_vector_memory(Buf *out, const char *fn, int width, const KirExpr *value, const KirExpr *offset,
+                                const KirExpr *ptr) {
+  emit(out, "%s%d(", fn, width);
+  if (value) {
+    print_expr(out, value);
+    buf_puts(out, ", ");
+  }
+  print_expr(out, offset);
+  buf_puts(out, ", ");
+  print_expr(out, ptr);
+  buf_putc(out, ')');
+}
+
 static void print_expr(Buf *out, const KirExpr *e) {
   DPIA_EXHAUSTIVE_BEGIN
   switch (e->kind) {
@@ -143,13 +157,7 @@ static void print_expr(Buf *out, const KirExpr *e) {
     else
       emit(out, ".s%c", "0123456789abcdef"[e->lane.lane & 15]);
     return;
-  case KE_VLOAD:
-    emit(out, "vload%d(", e->vload.width);
-    print_expr(out, e->vload.offset);
-    buf_puts(out, ", ");
-    print_expr(out, e->vload.ptr);
-    buf_putc(out, ')');
-    return;
+  case KE_VLOAD: print_vector_memory(out, "vload", e->vload.width, NULL, e->vload.offset, e->vload.ptr); return;
   case KE_CALL:
     buf_puts(out, e->call.fn);
     print_args(out, e);
@@ -207,13 +215,8 @@ static void print_stmt(Buf *out, const KirStmt *s, int indent) {
     print_trailing_comment(out, s);
     break;
   case KS_VSTORE:
-    emit(out, "vstore%d(", s->vstore.width);
-    print_expr(out, s->vstore.value);
-    buf_puts(out, ", ");
-    print_expr(out, s->vstore.offset);
-    buf_puts(out, ", ");
-    print_expr(out, s->vstore.ptr);
-    buf_puts(out, ");");
+    print_vector_memory(out, "vstore", s->vstore.width, s->vstore.value, s->vstore.offset, s->vstore.ptr);
+    buf_putc(out, ';');
     print_trailing_comment(out, s);
     break;
   case KS_FOR:
