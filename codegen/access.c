@@ -106,29 +106,13 @@ static CExpr at_index(CG *cg, CExpr base, const Ix *at) { return kir_index(cg->a
 
 CExpr cg_ix_expr(CG *cg, const Ix *ix) { return kir_ix(cg->arena, ix); }
 
-const char *cg_expr_text(CG *cg, CExpr e) {
-  Buf b;
-  buf_init(&b, cg->arena);
-  backend_opencl.print_expr(&b, e);
-  return b.data ? b.data : "";
-}
-
-static const char *vector_ctype(CG *cg, ScalarKind s, int width) {
-  if (s == SC_DOUBLE) cg->uses_double = true;
-  return width > 1 ? arena_printf(cg->arena, "%s%d", scalar_name(s), width) : scalar_name(s);
-}
-
-static const char *lane_suffix(CG *cg, int64_t lane) {
-  return arena_printf(cg->arena, ".s%c", "0123456789abcdef"[lane & 15]);
-}
-
-static const char *space_qual(Space sp, bool read_only) {
+static KirSpace kir_space(Space sp) {
   switch (sp) {
-  case SP_GLOBAL: return read_only ? "const global " : "global ";
-  case SP_LOCAL: return "local ";
+  case SP_GLOBAL: return KSP_GLOBAL;
+  case SP_LOCAL: return KSP_LOCAL;
   case SP_PRIVATE: break;
   }
-  return "";
+  return KSP_PRIVATE;
 }
 
 static CExpr unsupported(CG *cg, Span span, const char *what) {
@@ -142,29 +126,14 @@ static Target bad_target(CG *cg) { return lvalue(var(cg, "x")); }
 
 /* ---- literals ---- */
 
-/* the shortest decimal that reads back as the same float (or double) */
-static const char *float_text(CG *cg, double v, bool single) {
-  char *s = NULL;
-  for (int p = 1; p <= 17; p++) {
-    s = arena_printf(cg->arena, "%.*g", p, v);
-    double back = strtod(s, NULL); /* same locale as the printf: round trip */
-    if (single ? (float)back == (float)v : back == v) break;
-  }
-  for (char *c = s; *c; c++)
-    if (*c == ',') *c = '.'; /* a host's locale must not leak into C source */
-  if (!strpbrk(s, ".en")) s = arena_printf(cg->arena, "%s.0", s);
-  if (strchr(s, 'n')) return single ? "INFINITY" : "(double)INFINITY"; /* inf: 1e999 */
-  return single ? arena_printf(cg->arena, "%sf", s) : s;
-}
-
-const char *cg_scalar_literal(CG *cg, ScalarKind s, const Phrase *lit) {
+KirLit cg_scalar_literal(CG *cg, ScalarKind s, const Phrase *lit) {
   switch (s) {
-  case SC_BOOL: return lit->lit_int ? "true" : "false";
-  case SC_INT: return arena_printf(cg->arena, "%lld", (long long)lit->lit_int);
-  case SC_FLOAT: return float_text(cg, lit->lit_is_float ? lit->lit_float : (double)lit->lit_int, true);
+  case SC_BOOL: return (KirLit){s, lit->lit_int != 0, 0};
+  case SC_INT: return (KirLit){s, lit->lit_int, 0};
+  case SC_FLOAT:
   case SC_DOUBLE:
-    cg->uses_double = true;
-    return float_text(cg, lit->lit_is_float ? lit->lit_float : (double)lit->lit_int, false);
+    if (s == SC_DOUBLE) cg->uses_double = true;
+    return (KirLit){s, 0, lit->lit_is_float ? lit->lit_float : (double)lit->lit_int};
   }
   INTERNAL("scalar kind");
 }
@@ -194,7 +163,7 @@ static CExpr gen_literal(CG *cg, const Phrase *lit, const Step *ps, bool operand
   CExpr s = kir_lit(cg->arena, cg_scalar_literal(cg, t->scalar, value));
   if (ps && ps->kind == STEP_LANE) return s;
   if (t->width == 1 || operand) return s;
-  return kir_call(cg->arena, KE_VECTOR, vector_ctype(cg, t->scalar, t->width), 1, &s);
+  return kir_vector(cg->arena, cg_scalar_type(cg, t->scalar, t->width), 1, &s);
 }
 
 /* ---- identifiers: the storage end of a path ---- */
@@ -238,8 +207,7 @@ static Target packed3_access(CG *cg, const Storage *st, const Ix *flat, const St
   if (!ps) {
     CExpr at = cg_ix_expr(cg, flat);
     if (write) return (Target){TG_VSTORE, NULL, 3, at, var(cg, st->name), NULL, NULL, NULL};
-    CExpr args[2] = {at, var(cg, st->name)};
-    return lvalue(kir_call(cg->arena, KE_CALL, "vload3", 2, args));
+    return lvalue(kir_vload(cg->arena, 3, at, var(cg, st->name)));
   }
   if (ps->kind != STEP_LANE || ps->next) INTERNAL("access path does not fit the type of '%s'", st->name);
   const Ix *at = ix_simplify(&cg->ix, ix_add(&cg->ix, ix_mul(&cg->ix, flat, K(cg, 3)), ps->ix));
@@ -252,8 +220,9 @@ static Target packed3_access(CG *cg, const Storage *st, const Ix *flat, const St
 }
 
 /* a scalar of this space's memory seen through a pointer: global float * */
-static const char *pointer_type(CG *cg, const Storage *st, ScalarKind s) {
-  return arena_printf(cg->arena, "%s%s *", space_qual(st->space, st->read_only), scalar_name(s));
+static const KirType *pointer_type(CG *cg, const Storage *st, ScalarKind s) {
+  return kir_pointer_type(cg->arena, cg_scalar_type(cg, s, 1), kir_space(st->space),
+                          st->space == SP_GLOBAL && st->read_only);
 }
 
 /* eta(x)(ps) of Figure 6: the identifier's storage with the path applied;
@@ -285,7 +254,7 @@ static Target storage_access(CG *cg, const Storage *st, const Step *ps, bool wri
     switch (ps->kind) {
     case STEP_FIELD:
       if (t->kind != DT_PAIR) goto bad;
-      e = kir_member(cg->arena, e, ps->n == 1 ? ".fst" : ".snd");
+      e = kir_member(cg->arena, e, ps->n == 1 ? "fst" : "snd");
       t = ps->n == 1 ? t->fst : t->snd;
       ps = ps->next;
       base = NULL;
@@ -300,7 +269,7 @@ static Target storage_access(CG *cg, const Storage *st, const Step *ps, bool wri
       elem = e;
       width = t->width;
       if (ix_const_value(ps->ix, &lane) && lane >= 0 && lane < width) {
-        e = kir_member(cg->arena, e, ps->n ? lane_spelling((int)lane, width) : lane_suffix(cg, lane));
+        e = kir_lane(cg->arena, e, (int)lane, width, ps->n);
       } else if (base) {
         /* a lane chosen at run time of an array element: the array as an
          * array of scalars, indexed from its start.  Not through the
@@ -312,12 +281,12 @@ static Target storage_access(CG *cg, const Storage *st, const Step *ps, bool wri
          * buffers, 12 bytes an element, are read by vload3 above) */
         int room = t->width == 3 ? 4 : t->width;
         const Ix *at = ix_simplify(&cg->ix, ix_add(&cg->ix, ix_mul(&cg->ix, flat, K(cg, room)), ps->ix));
-        e = at_index(cg, kir_call(cg->arena, KE_CAST, pointer_type(cg, st, t->scalar), 1, &base), at);
+        e = at_index(cg, kir_cast(cg->arena, pointer_type(cg, st, t->scalar), base), at);
       } else {
         /* a lane chosen at run time of a vector variable */
         lane = -2;
         CExpr address = kir_unary(cg->arena, '&', e);
-        e = at_index(cg, kir_call(cg->arena, KE_CAST, pointer_type(cg, st, t->scalar), 1, &address), ps->ix);
+        e = at_index(cg, kir_cast(cg->arena, pointer_type(cg, st, t->scalar), address), ps->ix);
       }
       t = cg->tc->t_int; /* any scalar: nothing may follow a lane */
       ps = ps->next;
@@ -369,7 +338,8 @@ static bool lanes_of_one_vector(const Probe *pr, int k) {
 static const Ix *ix_subst(CG *cg, const Ix *e, const char *v, const Ix *r) {
   IxCtx *x = &cg->ix;
   switch (e->kind) {
-  case IX_CONST: return e;
+  case IX_CONST:
+  case IX_EXPR: return e;
   case IX_VAR: return strcmp(e->name, v) == 0 ? r : e;
   case IX_ADD: return ix_add(x, ix_subst(cg, e->a, v, r), ix_subst(cg, e->b, v, r));
   case IX_SUB: return ix_sub(x, ix_subst(cg, e->a, v, r), ix_subst(cg, e->b, v, r));
@@ -381,12 +351,14 @@ static const Ix *ix_subst(CG *cg, const Ix *e, const char *v, const Ix *r) {
 }
 
 /* flat with every nat parameter N that a precondition makes a multiple of
- * k (N % c == 0, c % k == 0) written (N/k)*k, the quotient an atom that
- * prints as "(N/k)"; flat itself if there is none */
+ * k (N % c == 0, c % k == 0) written (N/k)*k, the quotient an atom (the
+ * simplifier would not see that it is exact) that prints as (N/k); flat
+ * itself if there is none */
 static const Ix *with_multiples(CG *cg, const Ix *flat, int k) {
   for (int i = 0; i < cg->nmultiples; i++) {
     if (cg->multiple_of[i] % k != 0) continue;
-    const Ix *q = ix_var(&cg->ix, arena_printf(cg->arena, "(%s/%d)", cg->multiple_var[i], k));
+    const Ix *n_over_k = ix_div(&cg->ix, ix_var(&cg->ix, cg->multiple_var[i]), K(cg, k));
+    const Ix *q = ix_expr(&cg->ix, cg_ix_expr(cg, n_over_k));
     flat = ix_subst(cg, flat, cg->multiple_var[i], ix_mul(&cg->ix, q, K(cg, k)));
   }
   return flat;
@@ -426,12 +398,12 @@ static CExpr gen_vector_read(CG *cg, const Phrase *e, const Ix *first, int k, Da
   cg->probe = saved;
   if (saved) saved->ok = false, saved->count += 2;
   if (lanes_consecutive(cg, pr, k)) {
-    CExpr args[2];
-    vector_address(cg, &pr[0], k, &args[0], &args[1]);
-    return kir_call(cg->arena, KE_CALL, arena_printf(cg->arena, "vload%d", k), 2, args);
+    CExpr offset, ptr;
+    vector_address(cg, &pr[0], k, &offset, &ptr);
+    return kir_vload(cg->arena, k, offset, ptr);
   }
   if (lanes_of_one_vector(pr, k)) return pr[0].elem;
-  return kir_call(cg->arena, KE_VECTOR, vector_ctype(cg, scalar->scalar, k), k, lanes);
+  return kir_vector(cg->arena, cg_scalar_type(cg, scalar->scalar, k), k, lanes);
 }
 
 /* A written as a vector of k scalars A[first + l] (asScalarAcc k) */
@@ -479,10 +451,7 @@ const Ix *gen_index(CG *cg, const Phrase *i) {
     /* an index read from data (a gather: idx xs (idx nbh j)): its value is
      * an atom of the index expression, in 0 <= v < n by the type idx[n]
      * (the host and the reference interpreter check inputs against it) */
-    CExpr v = gen_exp(cg, i, NULL);
-    const char *name = cg_expr_text(cg, v);
-    if (kir_prec(v) < PREC_POSTFIX) name = arena_printf(cg->arena, "(%s)", name);
-    return ix_var(&cg->ix, name);
+    return ix_expr(&cg->ix, gen_exp(cg, i, NULL));
   }
   unsupported(cg, i->span, "this index expression (only loop variables and idx parameters are indices)");
   return K(cg, 0);
@@ -551,9 +520,7 @@ static CExpr gen_unop(CG *cg, const Phrase *e) {
   return kir_unary(cg->arena, e->unop, gen_exp_f(cg, e->fst, NULL, true));
 }
 
-static CExpr call(CG *cg, const char *fn, int n, const CExpr *args) {
-  return kir_call(cg->arena, KE_CALL, fn, n, args);
-}
+static CExpr call(CG *cg, const char *fn, int n, const CExpr *args) { return kir_call(cg->arena, fn, n, args); }
 
 /* clamp(x, 0, n - 1) as an opaque index whose range is [0, n) */
 static const Ix *clamp_index(CG *cg, const Ix *x, Size n, bool low, bool high) {
@@ -578,10 +545,9 @@ static const Ix *clamp_index(CG *cg, const Ix *x, Size n, bool low, bool high) {
   else if (high)
     clamped = call(cg, "min", 2, (CExpr[]){args[0], args[2]});
   else return x;
-  /* an atom of the index, named by its text (index.h) */
-  const char *name = cg_expr_text(cg, clamped);
-  const Ix *v = ix_var(&cg->ix, name);
-  ix_push_range(&cg->ix, v->name, NULL, nn);
+  /* an atom of the index (index.h) */
+  const Ix *v = ix_expr(&cg->ix, clamped);
+  ix_push_range(&cg->ix, v, NULL, nn);
   cg->nranges_stmt++;
   return v;
 }
@@ -734,7 +700,7 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     CExpr v = gen_exp(cg, s->args[0], NULL);
     if (ps && ps->kind == STEP_LANE) return v;
     DataType *t = fn_result(h->type, 1)->data;
-    return kir_call(cg->arena, KE_VECTOR, vector_ctype(cg, t->scalar, t->width), 1, &v);
+    return kir_vector(cg->arena, cg_scalar_type(cg, t->scalar, t->width), 1, &v);
   }
   PRIM_CASES_VECTOR : { /* float4 a b c d: (float4)(a, b, c, d); lane 2 of it is c */
     int64_t l;
@@ -744,7 +710,7 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     DataType *t = fn_result(h->type, s->nargs)->data;
     CExpr *lanes = NEWARRAY(cg->arena, CExpr, s->nargs);
     for (int a = 0; a < s->nargs; a++) lanes[a] = gen_exp(cg, s->args[a], NULL);
-    return kir_call(cg->arena, KE_VECTOR, vector_ctype(cg, t->scalar, t->width), s->nargs, lanes);
+    return kir_vector(cg->arena, cg_scalar_type(cg, t->scalar, t->width), s->nargs, lanes);
   }
   case PRIM_LANE: { /* v.x */
     if (ps) INTERNAL("a path after a lane");
@@ -754,15 +720,13 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     int64_t l;
     if (!size_const_value(h->sizes[0], &l)) INTERNAL("lane number");
     CExpr whole = gen_exp(cg, v, NULL);
-    return kir_member(cg->arena, whole, lane_spelling((int)l, dt_resolve(arg_data(s, 0))->width));
+    return kir_lane(cg->arena, whole, (int)l, dt_resolve(arg_data(s, 0))->width, true);
   }
   PRIM_CASES_CONVERT : {
     DataType *from = arg_data(s, 0), *to = fn_result(h->type, 1)->data;
     CExpr v = gen_exp(cg, s->args[0], NULL);
     if (dt_equal(from, to)) return v;
-    const char *ct = vector_ctype(cg, to->scalar, to->width);
-    if (to->width > 1) return call(cg, arena_printf(cg->arena, "convert_%s", ct), 1, &v);
-    return kir_call(cg->arena, KE_CAST, ct, 1, &v);
+    return kir_cast(cg->arena, cg_scalar_type(cg, to->scalar, to->width), v);
   }
   PRIM_CASES_MATH : { /* the OpenCL built-in of the same name */
     int arity = s->nargs;

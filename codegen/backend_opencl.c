@@ -6,6 +6,7 @@
 #include "backend.h"
 #include "kernel.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* OpenCL C's work-item functions (6.15.1), by KirQuery */
@@ -15,6 +16,61 @@ static const char *const query_name[] = {
 };
 
 static void print_expr(Buf *out, const KirExpr *e);
+
+/* OpenCL C's address space qualifiers (6.7) */
+static const char *const space_name[] = {
+    [KSP_PRIVATE] = "", [KSP_LOCAL] = "local ", [KSP_GLOBAL] = "global ", [KSP_CONSTANT] = "constant "};
+
+/* float4, pair_float_int, const global float * */
+static void print_type(Buf *out, const KirType *t) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (t->kind) {
+  case KTY_SCALAR:
+    buf_puts(out, scalar_name(t->scalar));
+    if (t->width > 1) emit(out, "%d", t->width);
+    return;
+  case KTY_STRUCT: buf_puts(out, t->name); return;
+  case KTY_POINTER:
+    emit(out, "%s%s", t->is_const ? "const " : "", space_name[t->space]);
+    print_type(out, t->to);
+    buf_puts(out, " *");
+    return;
+  }
+  DPIA_EXHAUSTIVE_END
+}
+
+/* the shortest decimal that reads back as the same float (or double),
+ * with a point or an exponent, and f for a float; infinity as the macro */
+static void print_float(Buf *out, double v, bool single) {
+  Arena *a = out->arena;
+  char *s = NULL;
+  for (int p = 1; p <= 17; p++) {
+    s = arena_printf(a, "%.*g", p, v);
+    double back = strtod(s, NULL); /* same locale as the printf: round trip */
+    if (single ? (float)back == (float)v : back == v) break;
+  }
+  for (char *c = s; *c; c++)
+    if (*c == ',') *c = '.'; /* a host's locale must not leak into C source */
+  /* inf: 1e999 */
+  if (strchr(s, 'n')) {
+    buf_puts(out, single ? "INFINITY" : "(double)INFINITY");
+    return;
+  }
+  buf_puts(out, s);
+  if (!strpbrk(s, ".e")) buf_puts(out, ".0");
+  if (single) buf_putc(out, 'f');
+}
+
+static void print_lit(Buf *out, KirLit l) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (l.scalar) {
+  case SC_BOOL: buf_puts(out, l.i ? "true" : "false"); return;
+  case SC_INT: emit(out, "%lld", (long long)l.i); return;
+  case SC_FLOAT: print_float(out, l.f, true); return;
+  case SC_DOUBLE: print_float(out, l.f, false); return;
+  }
+  DPIA_EXHAUSTIVE_END
+}
 
 /* e as an operand that needs a precedence of at least min */
 static void print_operand(Buf *out, const KirExpr *e, int min) {
@@ -33,13 +89,27 @@ static void print_args(Buf *out, const KirExpr *e) {
   buf_putc(out, ')');
 }
 
+/* vloadn(offset, ptr), vstoren(value, offset, ptr) (OpenCL C 6.15.7) */
+static void print_vector_memory(Buf *out, const char *fn, int width, const KirExpr *value, const KirExpr *offset,
+                                const KirExpr *ptr) {
+  emit(out, "%s%d(", fn, width);
+  if (value) {
+    print_expr(out, value);
+    buf_puts(out, ", ");
+  }
+  print_expr(out, offset);
+  buf_puts(out, ", ");
+  print_expr(out, ptr);
+  buf_putc(out, ')');
+}
+
 static void print_expr(Buf *out, const KirExpr *e) {
   DPIA_EXHAUSTIVE_BEGIN
   switch (e->kind) {
   case KE_INT: emit(out, "%lld", (long long)e->value); return;
   case KE_VAR: buf_puts(out, e->name); return;
-  case KE_LIT: buf_puts(out, e->text); return;
-  case KE_IX: ix_print(out, e->ix); return;
+  case KE_LIT: print_lit(out, e->lit); return;
+  case KE_IX: ix_print(out, e->ix, print_expr); return;
   case KE_QUERY: emit(out, "%s(%d)", query_name[e->query.query], e->query.dim); return;
   case KE_UNARY: {
     /* - -x and - -1.0f would read as a decrement: (-x) */
@@ -78,18 +148,36 @@ static void print_expr(Buf *out, const KirExpr *e) {
     return;
   case KE_MEMBER:
     print_operand(out, e->member.base, PREC_POSTFIX);
-    buf_puts(out, e->member.suffix);
+    emit(out, ".%s", e->member.name);
     return;
+  case KE_LANE: /* as the program named it (v.x), else by number (.s0 to .sf) */
+    print_operand(out, e->lane.base, PREC_POSTFIX);
+    if (e->lane.named)
+      buf_puts(out, lane_spelling(e->lane.lane, e->lane.width));
+    else
+      emit(out, ".s%c", "0123456789abcdef"[e->lane.lane & 15]);
+    return;
+  case KE_VLOAD: print_vector_memory(out, "vload", e->vload.width, NULL, e->vload.offset, e->vload.ptr); return;
   case KE_CALL:
     buf_puts(out, e->call.fn);
     print_args(out, e);
     return;
   case KE_CAST:
-    emit(out, "(%s)", e->call.fn);
+    if (e->call.type->kind == KTY_SCALAR && e->call.type->width > 1) { /* OpenCL C 6.2.3 */
+      buf_puts(out, "convert_");
+      print_type(out, e->call.type);
+      print_args(out, e);
+      return;
+    }
+    buf_putc(out, '(');
+    print_type(out, e->call.type);
+    buf_putc(out, ')');
     print_operand(out, e->call.args[0], PREC_UNARY);
     return;
   case KE_VECTOR:
-    emit(out, "(%s)", e->call.fn);
+    buf_putc(out, '(');
+    print_type(out, e->call.type);
+    buf_putc(out, ')');
     print_args(out, e);
     return;
   }
@@ -107,14 +195,10 @@ static void print_stmt(Buf *out, const KirStmt *s, int indent) {
   DPIA_EXHAUSTIVE_BEGIN
   switch (s->kind) {
   case KS_DECL:
-    if (s->decl.pointer) { /* const global float *xs_i */
-      emit(out, "%s%s %s *%s", s->decl.is_const ? "const " : "", s->decl.space == KSP_LOCAL ? "local" : "global",
-           s->decl.ctype, s->decl.name);
-    } else {
-      if (s->decl.space == KSP_LOCAL) buf_puts(out, "local ");
-      if (s->decl.is_const) buf_puts(out, "const ");
-      emit(out, "%s %s", s->decl.ctype, s->decl.name);
-    }
+    buf_puts(out, space_name[s->decl.space]);
+    if (s->decl.is_const) buf_puts(out, "const ");
+    print_type(out, s->decl.type); /* const global float *xs_i: no space after the * */
+    emit(out, s->decl.type->kind == KTY_POINTER ? "%s" : " %s", s->decl.name);
     if (s->decl.array_len >= 0) emit(out, "[%lld]", (long long)s->decl.array_len);
     if (s->decl.init) {
       buf_puts(out, " = ");
@@ -131,13 +215,8 @@ static void print_stmt(Buf *out, const KirStmt *s, int indent) {
     print_trailing_comment(out, s);
     break;
   case KS_VSTORE:
-    emit(out, "vstore%d(", s->vstore.width);
-    print_expr(out, s->vstore.value);
-    buf_puts(out, ", ");
-    print_expr(out, s->vstore.offset);
-    buf_puts(out, ", ");
-    print_expr(out, s->vstore.ptr);
-    buf_puts(out, ");");
+    print_vector_memory(out, "vstore", s->vstore.width, s->vstore.value, s->vstore.offset, s->vstore.ptr);
+    buf_putc(out, ';');
     print_trailing_comment(out, s);
     break;
   case KS_FOR:
@@ -201,23 +280,77 @@ static void print_struct(Buf *out, const KirStruct *s) {
   emit(out, "typedef struct {\n");
   for (int i = 0; i < 2; i++) {
     const KirStructField *f = &s->field[i];
-    emit(out, "  %s %s", f->ctype, f->name);
+    buf_puts(out, "  ");
+    print_type(out, f->type);
+    emit(out, " %s", f->name);
     if (f->array_len >= 0) emit(out, "[%lld]", (long long)f->array_len);
     emit(out, ";\n");
   }
   emit(out, "} %s;\n\n", s->name);
 }
 
+/* a buffer as a pointer into its memory space, a value by itself */
 static void print_param(Buf *out, const KirParam *p) {
+  const char *space = "", *pointer = " ";
   switch ((KParamRole)p->role) {
   case KP_OUTPUT:
-  case KP_TEMP: emit(out, "global %s *%s%s", p->ctype, p->restrict_ ? "restrict " : "", p->name); return;
-  case KP_INPUT: emit(out, "const global %s *restrict %s", p->ctype, p->name); return;
-  case KP_SCALAR: emit(out, "%s %s", p->ctype, p->name); return;
-  case KP_NAT: emit(out, "int %s", p->name); return;
-  case KP_LOCAL: emit(out, "local %s *%s", p->ctype, p->name); return;
+  case KP_TEMP:
+    space = "global ";
+    pointer = p->restrict_ ? " *restrict " : " *";
+    break;
+  case KP_INPUT:
+    space = "const global ";
+    pointer = " *restrict ";
+    break;
+  case KP_SCALAR:
+  case KP_NAT: break;
+  case KP_LOCAL:
+    space = "local ";
+    pointer = " *";
+    break;
+  default: INTERNAL("kernel parameter role %d", p->role);
   }
-  INTERNAL("kernel parameter role %d", p->role);
+  buf_puts(out, space);
+  print_type(out, p->type);
+  emit(out, "%s%s", pointer, p->name);
+}
+
+/* constant float name[n] = {...}; on one line if it fits in 100 columns;
+ * else a row of a nested literal a line (a 3 x 3 kernel reads as a
+ * matrix), or as many as fit, aligned after the brace */
+static void print_table(Buf *out, const char *name, const KirTable *t) {
+  Buf head;
+  buf_init(&head, out->arena);
+  buf_puts(&head, space_name[KSP_CONSTANT]);
+  print_type(&head, t->elem);
+  emit(&head, " %s[%d] = {", name, t->n);
+  size_t indent = head.len;
+  const char **vals = NEWARRAY(out->arena, const char *, t->n > 0 ? t->n : 1);
+  size_t total = 0;
+  for (int j = 0; j < t->n; j++) {
+    Buf v;
+    buf_init(&v, out->arena);
+    print_expr(&v, t->values[j]);
+    vals[j] = v.data ? v.data : "";
+    total += strlen(vals[j]) + 2;
+  }
+  buf_put(out, head.data, head.len);
+  size_t col = indent;
+  for (int j = 0; j < t->n; j++) {
+    size_t w = strlen(vals[j]) + 2; /* ", " or "};" */
+    bool fits_row = indent + (size_t)t->per_row * w <= 100;
+    bool wrap = j > 0 && indent + total > 100 && (t->per_row < t->n && fits_row ? j % t->per_row == 0 : col + w > 100);
+    if (wrap) {
+      buf_putc(out, '\n');
+      for (size_t k = 0; k < indent; k++) buf_putc(out, ' ');
+      col = indent;
+    } else if (j > 0) {
+      buf_putc(out, ' ');
+    }
+    emit(out, "%s%s", vals[j], j + 1 == t->n ? "};" : ",");
+    col += w;
+  }
+  buf_putc(out, '\n');
 }
 
 static void print_comment(Buf *out, const char *text) {
@@ -261,7 +394,7 @@ static void print_tops(const KirKernel *k, NameSet *defined, Buf *out) {
     case KT_CONST:
       if (foreign && !table) buf_puts(out, "#pragma OPENCL FP_CONTRACT ON\n\n");
       table = true;
-      emit(out, "%s\n", t->text);
+      print_table(out, t->name, &t->table);
       break;
     }
     DPIA_EXHAUSTIVE_END
@@ -316,6 +449,8 @@ static void print_kernel(const KirKernel *k, NameSet *defined, Buf *out) {
 const Backend backend_opencl = {
     .name = "opencl",
     .reserved = opencl_name_reserved,
+    .print_type = print_type,
     .print_expr = print_expr,
     .print_kernel = print_kernel,
+    .print_header = opencl_print_header,
 };

@@ -267,8 +267,8 @@ void cg_use_foreign(CG *cg, const DefInfo *f);
 /* their definitions before the kernel (KirTop*: foreign functions, then
  * the constant arrays it reads) */
 void cg_program_scope(CG *cg, Vec *tops);
-/* a scalar literal in C (access.c) */
-const char *cg_scalar_literal(CG *cg, ScalarKind s, const Phrase *lit);
+/* a scalar literal's value (access.c) */
+KirLit cg_scalar_literal(CG *cg, ScalarKind s, const Phrase *lit);
 
 /* ---- opencl.c: names, types, text ---- */
 /* a C name is reserved: OpenCL C's (opencl_name_reserved, check.h) or the
@@ -286,16 +286,16 @@ const char *cg_name(CG *cg, const char *base); /* declare a fresh C name */
 const char *cg_declare(CG *cg, const char *name); /* declare name, not visible here */
 void cg_scope_enter(CG *cg, int *mark);
 void cg_scope_leave(CG *cg, int mark);
-/* the C type of a scalar, vector or pair (struct typedef) data type */
-const char *cg_ctype(CG *cg, DataType *t);
+/* the type of a scalar, vector or pair (struct typedef) data type */
+const KirType *cg_type(CG *cg, DataType *t);
+/* a scalar (width 1) or vector type (noting a use of double) */
+const KirType *cg_scalar_type(CG *cg, ScalarKind s, int width);
 /* element type of a flat buffer of t: t without its outer arrays */
 DataType *cg_elem_type(DataType *t);
 /* number of elements of a flat buffer of t (product of outer arrays) */
 Size cg_elem_count(CG *cg, DataType *t);
 void cg_error(CG *cg, DiagCode code, Span span, const char *fmt, ...) DPIA_PRINTF(4, 5);
 CExpr cg_ix_expr(CG *cg, const Ix *ix);
-/* e as the OpenCL backend prints it (the name of an index atom) */
-const char *cg_expr_text(CG *cg, CExpr e);
 void binder_set_add(CG *cg, BinderSet *s, const Binder *b);
 bool binder_set_has(const BinderSet *s, const Binder *b);
 

@@ -123,10 +123,11 @@ void cg_use_foreign(CG *cg, const DefInfo *f) {
   if (!has_foreign(cg, f)) INTERNAL("foreign function %s not collected", f->name);
 }
 
-static void add_top(CG *cg, Vec *tops, KirTopKind kind, const char *name, const char *text) {
+static KirTop *add_top(CG *cg, Vec *tops, KirTopKind kind, const char *name) {
   KirTop *t = NEW(cg->arena, KirTop);
-  *t = (KirTop){.kind = kind, .name = name, .text = text};
+  *t = (KirTop){.kind = kind, .name = name};
   vec_push(cg->arena, tops, t);
+  return t;
 }
 
 void cg_program_scope(CG *cg, Vec *tops) {
@@ -142,7 +143,7 @@ void cg_program_scope(CG *cg, Vec *tops) {
     Buf def;
     buf_init(&def, cg->arena);
     foreign_c_definition(&def, f, "");
-    add_top(cg, tops, KT_FOREIGN, f->name, def.data);
+    add_top(cg, tops, KT_FOREIGN, f->name)->text = def.data;
   }
   for (int i = 0; i < cg->tables.len; i++) {
     const ConstTable *t = cg->tables.items[i];
@@ -150,19 +151,15 @@ void cg_program_scope(CG *cg, Vec *tops) {
     DataType *elem = cg_elem_type(t->lit->type->data);
     const Phrase *lit = t->lit;
     int n = lit->lit_nelems;
-    const char **vals = NEWARRAY(cg->arena, const char *, n);
-    size_t total = 0;
+    const KirType *type = cg_type(cg, elem);
+    const KirExpr **vals = NEWARRAY(cg->arena, const KirExpr *, n > 0 ? n : 1);
     for (int j = 0; j < n; j++) {
-      vals[j] = cg_scalar_literal(cg, elem->scalar, lit->lit_elems[j]);
+      vals[j] = kir_lit(cg->arena, cg_scalar_literal(cg, elem->scalar, lit->lit_elems[j]));
       /* an element of vector type is the scalar broadcast (spec section 2) */
-      if (elem->width > 1) vals[j] = arena_printf(cg->arena, "(%s)(%s)", cg_ctype(cg, elem), vals[j]);
-      total += strlen(vals[j]) + 2;
+      if (elem->width > 1) vals[j] = kir_vector(cg->arena, type, 1, &vals[j]);
     }
-    const char *head = arena_printf(cg->arena, "constant %s %s[%d] = {", cg_ctype(cg, elem), t->name, n);
-    size_t indent = strlen(head);
-    /* one line if it fits in 100 columns; else a row of a nested literal a
-     * line (a 3 x 3 kernel reads as a matrix), or as many as fit, aligned
-     * after the brace */
+    /* the rows of a nested literal, for the layout (a 3 x 3 kernel reads
+     * as a matrix) */
     DataType *row = dt_resolve(t->lit->type->data);
     int per_row = n;
     if (dt_resolve(row->elem)->kind == DT_ARRAY) {
@@ -172,25 +169,6 @@ void cg_program_scope(CG *cg, Vec *tops) {
       size_const_value(inner->size, &k);
       per_row = (int)k;
     }
-    Buf line;
-    buf_init(&line, cg->arena);
-    buf_puts(&line, head);
-    size_t col = indent;
-    for (int j = 0; j < n; j++) {
-      size_t w = strlen(vals[j]) + 2; /* ", " or "};" */
-      bool fits_row = indent + (size_t)per_row * w <= 100;
-      bool wrap = j > 0 && indent + total > 100 &&
-                  (per_row < n && fits_row ? j % per_row == 0 : col + w > 100);
-      if (wrap) {
-        buf_putc(&line, '\n');
-        for (size_t k = 0; k < indent; k++) buf_putc(&line, ' ');
-        col = indent;
-      } else if (j > 0) {
-        buf_putc(&line, ' ');
-      }
-      emit(&line, "%s%s", vals[j], j + 1 == n ? "};" : ",");
-      col += w;
-    }
-    add_top(cg, tops, KT_CONST, t->name, line.data);
+    add_top(cg, tops, KT_CONST, t->name)->table = (KirTable){type, n, vals, per_row};
   }
 }

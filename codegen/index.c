@@ -1,5 +1,6 @@
 /* index.c: index expressions of generated code (index.h). */
 #include "index.h"
+#include "kir.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -11,9 +12,11 @@ void ix_init(IxCtx *x, Arena *a) {
   x->nranges = 0;
   x->cap = 0;
   x->ranges = NULL;
+  x->print_expr = NULL;
 }
 
-void ix_push_range(IxCtx *x, Sym var, const Ix *lo, const Ix *hi) {
+void ix_push_range(IxCtx *x, const Ix *atom, const Ix *lo, const Ix *hi) {
+  ASSERT(atom->kind == IX_VAR || atom->kind == IX_EXPR);
   if (x->nranges == x->cap) {
     int cap = x->cap ? x->cap * 2 : 8;
     IxRange *grown = NEWARRAY(x->arena, IxRange, cap);
@@ -21,7 +24,7 @@ void ix_push_range(IxCtx *x, Sym var, const Ix *lo, const Ix *hi) {
     x->ranges = grown;
     x->cap = cap;
   }
-  x->ranges[x->nranges++] = (IxRange){var, lo, hi};
+  x->ranges[x->nranges++] = (IxRange){atom, atom->kind == IX_VAR ? atom->name : NULL, lo, hi};
 }
 
 void ix_pop_range(IxCtx *x) {
@@ -49,6 +52,24 @@ const Ix *ix_var(IxCtx *x, Sym name) {
   ASSERT(name != NULL);
   Ix *e = new_node(x, IX_VAR, NULL, NULL);
   e->name = name;
+  return e;
+}
+
+static void print_atom(Buf *out, const KirExpr *e, IxExprPrinter print_expr) {
+  bool paren = kir_prec(e) < PREC_POSTFIX;
+  if (paren) buf_putc(out, '(');
+  print_expr(out, e);
+  if (paren) buf_putc(out, ')');
+}
+
+const Ix *ix_expr(IxCtx *x, const KirExpr *expr) {
+  ASSERT(expr != NULL && x->print_expr != NULL);
+  Ix *e = new_node(x, IX_EXPR, NULL, NULL);
+  e->expr = expr;
+  Buf text;
+  buf_init(&text, x->arena);
+  print_atom(&text, expr, x->print_expr);
+  e->width = text.len;
   return e;
 }
 
@@ -247,12 +268,17 @@ const Ix *ix_from_size(IxCtx *x, Size s) {
 
 /* ---- equality ---- */
 
+/* Names are compared as text (a loop variable's need not be interned);
+ * most differ in their first character, which spares the call. */
+static bool same_name(Sym a, Sym b) { return a == b || (a[0] == b[0] && strcmp(a, b) == 0); }
+
 bool ix_equal(const Ix *a, const Ix *b) {
   if (a == b) return true;
   if (a->kind != b->kind) return false;
   switch (a->kind) {
   case IX_CONST: return a->value == b->value;
-  case IX_VAR: return a->name == b->name || strcmp(a->name, b->name) == 0;
+  case IX_VAR: return same_name(a->name, b->name);
+  case IX_EXPR: return kir_expr_equal(a->expr, b->expr);
   default: return ix_equal(a->a, b->a) && ix_equal(a->b, b->b);
   }
 }
@@ -263,7 +289,8 @@ bool ix_equal(const Ix *a, const Ix *b) {
 static int precedence(const Ix *e) {
   switch (e->kind) {
   case IX_CONST: return e->value < 0 ? 0 : 3;
-  case IX_VAR: return 3;
+  case IX_VAR:
+  case IX_EXPR: return 3;
   case IX_ADD:
   case IX_SUB: return 1;
   case IX_MUL:
@@ -303,6 +330,7 @@ static bool left_needs_parens(IxKind parent, const Ix *left) {
 typedef struct Printer {
   Buf *out; /* NULL: count only */
   size_t length;
+  IxExprPrinter print_expr; /* IX_EXPR atoms (out only) */
 } Printer;
 
 static void print_text(Printer *p, const char *s) {
@@ -336,6 +364,10 @@ static void print_node(Printer *p, const Ix *e) {
     p->length += decimal_length(e->value);
     return;
   case IX_VAR: print_text(p, e->name); return;
+  case IX_EXPR:
+    if (p->out) print_atom(p->out, e->expr, p->print_expr);
+    p->length += e->width;
+    return;
   case IX_ADD:
   case IX_SUB:
   case IX_MUL:
@@ -349,13 +381,13 @@ static void print_node(Printer *p, const Ix *e) {
   INTERNAL("bad index kind %d", (int)e->kind);
 }
 
-void ix_print(Buf *out, const Ix *e) {
-  Printer p = {out, 0};
+void ix_print(Buf *out, const Ix *e, IxExprPrinter print_expr) {
+  Printer p = {out, 0, print_expr};
   print_node(&p, e);
 }
 
 static size_t printed_length(const Ix *e) {
-  Printer p = {NULL, 0};
+  Printer p = {NULL, 0, NULL};
   print_node(&p, e);
   return p.length;
 }
@@ -436,11 +468,21 @@ static void simplifier_init(Simplifier *s, IxCtx *x) {
   s->bounds = NEWARRAY(x->arena, RangeBounds, x->nranges > 0 ? x->nranges : 1);
 }
 
-/* The innermost range of v, or -1.  Names are compared as text: a
- * generated name such as "min(i, n - 1)" need not be interned. */
-static int range_of(const IxCtx *x, Sym v) {
+/* The innermost range of the atom a, or -1. */
+static int expr_range_of(const IxCtx *x, const Ix *a) {
   for (int i = x->nranges - 1; i >= 0; i--) {
-    if (x->ranges[i].var == v || strcmp(x->ranges[i].var, v) == 0) return i;
+    const Ix *r = x->ranges[i].atom;
+    if (r->kind == IX_EXPR && kir_expr_equal(r->expr, a->expr)) return i;
+  }
+  return -1;
+}
+
+static int range_of(const IxCtx *x, const Ix *a) {
+  if (a->kind != IX_VAR) return expr_range_of(x, a);
+  Sym v = a->name;
+  for (int i = x->nranges - 1; i >= 0; i--) {
+    Sym r = x->ranges[i].var;
+    if (r == v || (r && same_name(r, v))) return i;
   }
   return -1;
 }
@@ -467,16 +509,19 @@ static int64_t checked_mul(Simplifier *s, int64_t a, int64_t b) {
 
 /* ---- orders ---- */
 
-/* Structural order, independent of any context. */
-static int compare_ix(const Ix *a, const Ix *b) {
+/* Structural order, independent of any context: by kind first (variables
+ * before expression atoms), then names as text, expressions by
+ * kir_expr_compare. */
+int ix_compare(const Ix *a, const Ix *b) {
   if (a == b) return 0;
   if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
   switch (a->kind) {
   case IX_CONST: return (a->value > b->value) - (a->value < b->value);
   case IX_VAR: return a->name == b->name ? 0 : strcmp(a->name, b->name);
+  case IX_EXPR: return kir_expr_compare(a->expr, b->expr);
   default: {
-    int c = compare_ix(a->a, b->a);
-    return c != 0 ? c : compare_ix(a->b, b->b);
+    int c = ix_compare(a->a, b->a);
+    return c != 0 ? c : ix_compare(a->b, b->b);
   }
   }
 }
@@ -488,7 +533,8 @@ static int atom_class(const Simplifier *s, const Ix *a) {
   switch (a->kind) {
   case IX_DIV:
   case IX_MOD: return 0;
-  case IX_VAR: return range_of(s->x, a->name) >= 0 ? 1 : 2;
+  case IX_VAR:
+  case IX_EXPR: return range_of(s->x, a) >= 0 ? 1 : 2;
   default: return 3;
   }
 }
@@ -496,7 +542,7 @@ static int atom_class(const Simplifier *s, const Ix *a) {
 static int compare_atoms(const Simplifier *s, const Ix *a, const Ix *b) {
   int ca = atom_class(s, a), cb = atom_class(s, b);
   if (ca != cb) return ca < cb ? -1 : 1;
-  return compare_ix(a, b);
+  return ix_compare(a, b);
 }
 
 /* Higher degree first; the constant term (no atoms) last. */
@@ -747,7 +793,7 @@ static Poly fold_identities(Simplifier *s, Poly p);
 static Poly to_poly(Simplifier *s, const Ix *e);
 
 static bool atom_nonneg(Simplifier *s, const Ix *a) {
-  if (a->kind == IX_VAR) return true; /* every variable is >= 0 */
+  if (a->kind == IX_VAR || a->kind == IX_EXPR) return true; /* every atom is >= 0 */
   int qi = find_quotient(s, a);
   if (qi < 0) return false;
   if (s->quotients[qi].nonneg == KNOWN_NOT_YET) {
@@ -822,8 +868,8 @@ static bool upper_constant(Simplifier *s, Poly p, int64_t *max) {
 
 /* lo <= a <= max */
 static bool atom_bounds(Simplifier *s, const Ix *a, Poly *lo, Poly *max) {
-  if (a->kind == IX_VAR) {
-    int index = range_of(s->x, a->name);
+  if (a->kind == IX_VAR || a->kind == IX_EXPR) {
+    int index = range_of(s->x, a);
     const RangeBounds *b = index >= 0 ? range_bounds(s, index) : NULL;
     if (!b || !b->bounded) return false;
     *lo = b->lo;
@@ -851,7 +897,7 @@ static bool atom_bounds(Simplifier *s, const Ix *a, Poly *lo, Poly *max) {
 }
 
 static int node_count(const Ix *e) {
-  if (e->kind == IX_CONST || e->kind == IX_VAR) return 1;
+  if (e->kind == IX_CONST || e->kind == IX_VAR || e->kind == IX_EXPR) return 1;
   return 1 + node_count(e->a) + node_count(e->b);
 }
 
@@ -859,7 +905,8 @@ static int node_count(const Ix *e) {
  * from the innermost range out.  0: nothing to substitute. */
 static int atom_rank(const Simplifier *s, const Ix *a) {
   switch (a->kind) {
-  case IX_VAR: return range_of(s->x, a->name) + 1;
+  case IX_VAR:
+  case IX_EXPR: return range_of(s->x, a) + 1;
   case IX_DIV:
   case IX_MOD: return s->x->nranges + 1 + node_count(a);
   default: return 0;
@@ -938,9 +985,9 @@ static void collect_candidates(Simplifier *s, Poly p, bool obstacle, const Ix **
   for (int i = first + 1; i < *n; i++) {
     const Ix *a = candidates[i];
     int j = i;
-    while (j > first && (atom_rank(s, candidates[j - 1]) < atom_rank(s, a) ||
-                         (atom_rank(s, candidates[j - 1]) == atom_rank(s, a) &&
-                          compare_ix(candidates[j - 1], a) > 0))) {
+    while (j > first &&
+           (atom_rank(s, candidates[j - 1]) < atom_rank(s, a) ||
+            (atom_rank(s, candidates[j - 1]) == atom_rank(s, a) && ix_compare(candidates[j - 1], a) > 0))) {
       candidates[j] = candidates[j - 1];
       j--;
     }
@@ -1226,7 +1273,8 @@ static Poly fold_identities(Simplifier *s, Poly p) {
 static Poly to_poly(Simplifier *s, const Ix *e) {
   switch (e->kind) {
   case IX_CONST: return poly_const(s, e->value);
-  case IX_VAR: return poly_atom(s, e);
+  case IX_VAR:
+  case IX_EXPR: return poly_atom(s, e);
   default: break;
   }
   bool outer = s->overflow;

@@ -12,15 +12,20 @@
 
 #include "dpia_front.h"
 
-#define DPIA_IX_KINDS(X)                                    \
-  X(CONST) /* value */                                      \
-  X(VAR)   /* name: a loop variable, nat parameter or a     \
-              work-item function spelled as C, e.g.          \
-              "get_local_id(0)" */                          \
-  X(ADD)   /* a + b */                                      \
-  X(SUB)   /* a - b */                                      \
-  X(MUL)   /* a * b */                                      \
-  X(DIV)   /* a / b  (C truncating division) */             \
+/* the kernel IR's expressions (kir.h, which includes this header) */
+typedef struct KirExpr KirExpr;
+
+/* An IX_EXPR atom is one the simplifier does not see into: a clamped
+ * index (clamp, min, max), an index read from data (a gather), a quotient
+ * a precondition makes exact, (N/16). */
+#define DPIA_IX_KINDS(X)                                                                                               \
+  X(CONST) /* value */                                                                                                 \
+  X(VAR)   /* name: a loop variable or nat parameter */                                                                \
+  X(EXPR)  /* expr: an opaque atom (above) */                                                                          \
+  X(ADD)   /* a + b */                                                                                                 \
+  X(SUB)   /* a - b */                                                                                                 \
+  X(MUL)   /* a * b */                                                                                                 \
+  X(DIV)   /* a / b  (C truncating division) */                                                                        \
   X(MOD)   /* a % b  (C remainder) */
 
 typedef enum IxKind {
@@ -34,29 +39,42 @@ struct Ix {
   IxKind kind;
   int64_t value; /* IX_CONST */
   Sym name;      /* IX_VAR */
+  /* IX_EXPR: the expression, equal atoms kir_expr_equal; width: the
+   * length of its text, which the simplifier weighs when it picks the
+   * shortest of equal forms */
+  const KirExpr *expr;
+  size_t width;
   const Ix *a, *b;
 };
 
-/* What is known about a variable: lo <= v < hi (hi NULL: unbounded above).
- * Every variable is at least 0. */
+/* What is known about an atom (a variable or an IX_EXPR): lo <= v < hi
+ * (hi NULL: unbounded above).  Every atom is at least 0. */
 typedef struct IxRange {
-  Sym var;
+  const Ix *atom;
+  Sym var;      /* atom's name when it is an IX_VAR (range_of's fast path), else NULL */
   const Ix *lo; /* NULL means 0 */
   const Ix *hi; /* exclusive; NULL if unknown */
 } IxRange;
+
+/* How the target prints an expression (a Backend's print_expr). */
+typedef void (*IxExprPrinter)(Buf *out, const KirExpr *e);
 
 typedef struct IxCtx {
   Arena *arena;
   int nranges, cap;
   IxRange *ranges; /* a stack: push when entering a loop, pop when leaving */
+  IxExprPrinter print_expr; /* the width of an IX_EXPR atom (NULL: none is made) */
 } IxCtx;
 
 void ix_init(IxCtx *x, Arena *a);
-void ix_push_range(IxCtx *x, Sym var, const Ix *lo, const Ix *hi);
+/* atom: an IX_VAR or IX_EXPR */
+void ix_push_range(IxCtx *x, const Ix *atom, const Ix *lo, const Ix *hi);
 void ix_pop_range(IxCtx *x);
 
 const Ix *ix_const(IxCtx *x, int64_t v);
 const Ix *ix_var(IxCtx *x, Sym name);
+/* an atom computed by e, a non-negative int (x->print_expr set) */
+const Ix *ix_expr(IxCtx *x, const KirExpr *e);
 const Ix *ix_add(IxCtx *x, const Ix *a, const Ix *b);
 const Ix *ix_sub(IxCtx *x, const Ix *a, const Ix *b);
 const Ix *ix_mul(IxCtx *x, const Ix *a, const Ix *b);
@@ -76,9 +94,13 @@ const Ix *ix_simplify(IxCtx *x, const Ix *e);
 /* Bounds: true and *out if e is provably < bound / >= 0 etc. */
 bool ix_provably_less(IxCtx *x, const Ix *e, const Ix *bound);
 bool ix_equal(const Ix *a, const Ix *b);
+/* a structural total order (0: ix_equal) */
+int ix_compare(const Ix *a, const Ix *b);
 bool ix_const_value(const Ix *e, int64_t *v);
 
-/* C syntax with the fewest parentheses: i*2048 + j, (i + 1)*n, x/(2*n). */
-void ix_print(Buf *out, const Ix *e);
+/* C syntax with the fewest parentheses: i*2048 + j, (i + 1)*n, x/(2*n);
+ * IX_EXPR atoms through print_expr, in parentheses unless postfix
+ * expressions (kir_prec). */
+void ix_print(Buf *out, const Ix *e, IxExprPrinter print_expr);
 
 #endif

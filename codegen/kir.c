@@ -21,9 +21,71 @@ static KirExpr *new_expr(Arena *a, KirExprKind kind) {
   return e;
 }
 
-const KirExpr *kir_lit(Arena *a, const char *text) {
+/* ---- types ---- */
+
+const KirType *kir_scalar_type(Arena *a, ScalarKind s, int width) {
+  KirType *t = NEW(a, KirType);
+  *t = (KirType){.kind = KTY_SCALAR, .scalar = s, .width = width};
+  return t;
+}
+
+const KirType *kir_struct_type(Arena *a, const char *name) {
+  KirType *t = NEW(a, KirType);
+  *t = (KirType){.kind = KTY_STRUCT, .name = name};
+  return t;
+}
+
+const KirType *kir_pointer_type(Arena *a, const KirType *to, KirSpace space, bool is_const) {
+  KirType *t = NEW(a, KirType);
+  *t = (KirType){.kind = KTY_POINTER, .to = to, .space = space, .is_const = is_const};
+  return t;
+}
+
+static bool same_text(const char *a, const char *b) { return a == b || (a && b && strcmp(a, b) == 0); }
+
+bool kir_type_equal(const KirType *a, const KirType *b) {
+  if (a == b) return true;
+  if (!a || !b || a->kind != b->kind) return false;
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (a->kind) {
+  case KTY_SCALAR: return a->scalar == b->scalar && a->width == b->width;
+  case KTY_STRUCT: return same_text(a->name, b->name);
+  case KTY_POINTER: return a->space == b->space && a->is_const == b->is_const && kir_type_equal(a->to, b->to);
+  }
+  DPIA_EXHAUSTIVE_END
+  return false;
+}
+
+static int compare_int(int64_t a, int64_t b) { return (a > b) - (a < b); }
+
+static int compare_text(const char *a, const char *b) {
+  if (a == b) return 0;
+  if (!a || !b) return a ? 1 : -1;
+  return strcmp(a, b);
+}
+
+static int compare_type(const KirType *a, const KirType *b) {
+  if (a == b) return 0;
+  if (!a || !b) return a ? 1 : -1;
+  if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
+  int c;
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (a->kind) {
+  case KTY_SCALAR: return (c = compare_int(a->scalar, b->scalar)) ? c : compare_int(a->width, b->width);
+  case KTY_STRUCT: return compare_text(a->name, b->name);
+  case KTY_POINTER:
+    if ((c = compare_int(a->space, b->space)) || (c = compare_int(a->is_const, b->is_const))) return c;
+    return compare_type(a->to, b->to);
+  }
+  DPIA_EXHAUSTIVE_END
+  return 0;
+}
+
+/* ---- expressions ---- */
+
+const KirExpr *kir_lit(Arena *a, KirLit lit) {
   KirExpr *e = new_expr(a, KE_LIT);
-  e->text = text;
+  e->lit = lit;
   return e;
 }
 
@@ -55,21 +117,52 @@ const KirExpr *kir_index(Arena *a, const KirExpr *base, const KirExpr *at) {
   return e;
 }
 
-const KirExpr *kir_member(Arena *a, const KirExpr *base, const char *suffix) {
+const KirExpr *kir_member(Arena *a, const KirExpr *base, const char *name) {
   KirExpr *e = new_expr(a, KE_MEMBER);
   e->member.base = base;
-  e->member.suffix = suffix;
+  e->member.name = name;
   return e;
 }
 
-const KirExpr *kir_call(Arena *a, KirExprKind kind, const char *fn, int n, const KirExpr *const *args) {
+const KirExpr *kir_lane(Arena *a, const KirExpr *base, int lane, int width, bool named) {
+  KirExpr *e = new_expr(a, KE_LANE);
+  e->lane.base = base;
+  e->lane.lane = lane;
+  e->lane.width = width;
+  e->lane.named = named;
+  return e;
+}
+
+const KirExpr *kir_vload(Arena *a, int width, const KirExpr *offset, const KirExpr *ptr) {
+  KirExpr *e = new_expr(a, KE_VLOAD);
+  e->vload.width = width;
+  e->vload.offset = offset;
+  e->vload.ptr = ptr;
+  return e;
+}
+
+static const KirExpr *new_call(Arena *a, KirExprKind kind, const char *fn, const KirType *type, int n,
+                               const KirExpr *const *args) {
   KirExpr *e = new_expr(a, kind);
   e->call.fn = fn;
+  e->call.type = type;
   e->call.nargs = n;
   const KirExpr **copy = NEWARRAY(a, const KirExpr *, n > 0 ? n : 1);
   for (int i = 0; i < n; i++) copy[i] = args[i];
   e->call.args = copy;
   return e;
+}
+
+const KirExpr *kir_call(Arena *a, const char *fn, int n, const KirExpr *const *args) {
+  return new_call(a, KE_CALL, fn, NULL, n, args);
+}
+
+const KirExpr *kir_cast(Arena *a, const KirType *type, const KirExpr *operand) {
+  return new_call(a, KE_CAST, NULL, type, 1, &operand);
+}
+
+const KirExpr *kir_vector(Arena *a, const KirType *type, int n, const KirExpr *const *lanes) {
+  return new_call(a, KE_VECTOR, NULL, type, n, lanes);
 }
 
 int kir_prec(const KirExpr *e) {
@@ -85,7 +178,8 @@ int kir_prec(const KirExpr *e) {
     case IX_DIV:
     case IX_MOD: return kir_binop_prec[KB_MUL];
     case IX_CONST: return ix_const_value(e->ix, &v) && v < 0 ? PREC_UNARY : PREC_POSTFIX;
-    case IX_VAR: return PREC_POSTFIX;
+    case IX_VAR:
+    case IX_EXPR: return PREC_POSTFIX;
     }
     return PREC_POSTFIX;
   }
@@ -94,9 +188,12 @@ int kir_prec(const KirExpr *e) {
   case KE_QUERY:
   case KE_INDEX:
   case KE_MEMBER:
+  case KE_LANE:
+  case KE_VLOAD:
   case KE_CALL: return PREC_POSTFIX;
+  case KE_CAST: /* a vector's is a call in C (convert_float4) */
+    return e->call.type->kind == KTY_SCALAR && e->call.type->width > 1 ? PREC_POSTFIX : PREC_UNARY;
   case KE_UNARY:
-  case KE_CAST:
   case KE_VECTOR: return PREC_UNARY;
   case KE_BINARY: return kir_binop_prec[e->bin.op];
   case KE_COND: return PREC_COND;
@@ -105,7 +202,7 @@ int kir_prec(const KirExpr *e) {
   return PREC_POSTFIX;
 }
 
-static bool same_text(const char *a, const char *b) { return a == b || (a && b && strcmp(a, b) == 0); }
+static bool same_lit(KirLit a, KirLit b) { return a.scalar == b.scalar && a.i == b.i && a.f == b.f; }
 
 bool kir_expr_equal(const KirExpr *a, const KirExpr *b) {
   if (a == b) return true;
@@ -114,7 +211,7 @@ bool kir_expr_equal(const KirExpr *a, const KirExpr *b) {
   switch (a->kind) {
   case KE_INT: return a->value == b->value;
   case KE_VAR: return same_text(a->name, b->name);
-  case KE_LIT: return same_text(a->text, b->text);
+  case KE_LIT: return same_lit(a->lit, b->lit);
   case KE_IX: return ix_equal(a->ix, b->ix);
   case KE_QUERY: return a->query.query == b->query.query && a->query.dim == b->query.dim;
   case KE_UNARY: return a->un.op == b->un.op && kir_expr_equal(a->un.operand, b->un.operand);
@@ -124,18 +221,78 @@ bool kir_expr_equal(const KirExpr *a, const KirExpr *b) {
     return kir_expr_equal(a->cond.test, b->cond.test) && kir_expr_equal(a->cond.then, b->cond.then) &&
            kir_expr_equal(a->cond.other, b->cond.other);
   case KE_INDEX: return kir_expr_equal(a->index.base, b->index.base) && kir_expr_equal(a->index.at, b->index.at);
-  case KE_MEMBER:
-    return same_text(a->member.suffix, b->member.suffix) && kir_expr_equal(a->member.base, b->member.base);
+  case KE_MEMBER: return same_text(a->member.name, b->member.name) && kir_expr_equal(a->member.base, b->member.base);
+  case KE_LANE:
+    return a->lane.lane == b->lane.lane && a->lane.width == b->lane.width && a->lane.named == b->lane.named &&
+           kir_expr_equal(a->lane.base, b->lane.base);
+  case KE_VLOAD:
+    return a->vload.width == b->vload.width && kir_expr_equal(a->vload.offset, b->vload.offset) &&
+           kir_expr_equal(a->vload.ptr, b->vload.ptr);
   case KE_CALL:
   case KE_CAST:
   case KE_VECTOR:
-    if (!same_text(a->call.fn, b->call.fn) || a->call.nargs != b->call.nargs) return false;
+    if (!same_text(a->call.fn, b->call.fn) || !kir_type_equal(a->call.type, b->call.type) ||
+        a->call.nargs != b->call.nargs)
+      return false;
     for (int i = 0; i < a->call.nargs; i++)
       if (!kir_expr_equal(a->call.args[i], b->call.args[i])) return false;
     return true;
   }
   DPIA_EXHAUSTIVE_END
   return false;
+}
+
+int kir_expr_compare(const KirExpr *a, const KirExpr *b) {
+  if (a == b) return 0;
+  if (!a || !b) return a ? 1 : -1;
+  if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
+  int c = 0;
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (a->kind) {
+  case KE_INT: return compare_int(a->value, b->value);
+  case KE_VAR: return compare_text(a->name, b->name);
+  case KE_LIT:
+    if ((c = compare_int(a->lit.scalar, b->lit.scalar)) || (c = compare_int(a->lit.i, b->lit.i))) return c;
+    return (a->lit.f > b->lit.f) - (a->lit.f < b->lit.f);
+  case KE_IX: return ix_compare(a->ix, b->ix);
+  case KE_QUERY:
+    c = compare_int(a->query.query, b->query.query);
+    return c ? c : compare_int(a->query.dim, b->query.dim);
+  case KE_UNARY: c = compare_int(a->un.op, b->un.op); return c ? c : kir_expr_compare(a->un.operand, b->un.operand);
+  case KE_BINARY:
+    if ((c = compare_int(a->bin.op, b->bin.op)) || (c = kir_expr_compare(a->bin.lhs, b->bin.lhs))) return c;
+    return kir_expr_compare(a->bin.rhs, b->bin.rhs);
+  case KE_COND:
+    if ((c = kir_expr_compare(a->cond.test, b->cond.test)) || (c = kir_expr_compare(a->cond.then, b->cond.then)))
+      return c;
+    return kir_expr_compare(a->cond.other, b->cond.other);
+  case KE_INDEX:
+    c = kir_expr_compare(a->index.base, b->index.base);
+    return c ? c : kir_expr_compare(a->index.at, b->index.at);
+  case KE_MEMBER:
+    c = kir_expr_compare(a->member.base, b->member.base);
+    return c ? c : compare_text(a->member.name, b->member.name);
+  case KE_LANE:
+    if ((c = kir_expr_compare(a->lane.base, b->lane.base)) || (c = compare_int(a->lane.lane, b->lane.lane)) ||
+        (c = compare_int(a->lane.width, b->lane.width)))
+      return c;
+    return compare_int(a->lane.named, b->lane.named);
+  case KE_VLOAD:
+    if ((c = compare_int(a->vload.width, b->vload.width)) || (c = kir_expr_compare(a->vload.offset, b->vload.offset)))
+      return c;
+    return kir_expr_compare(a->vload.ptr, b->vload.ptr);
+  case KE_CALL:
+  case KE_CAST:
+  case KE_VECTOR:
+    if ((c = compare_text(a->call.fn, b->call.fn)) || (c = compare_type(a->call.type, b->call.type)) ||
+        (c = compare_int(a->call.nargs, b->call.nargs)))
+      return c;
+    for (int i = 0; i < a->call.nargs; i++)
+      if ((c = kir_expr_compare(a->call.args[i], b->call.args[i]))) return c;
+    return 0;
+  }
+  DPIA_EXHAUSTIVE_END
+  return 0;
 }
 
 const KirExpr *kir_int(Arena *a, int64_t value) {
@@ -259,6 +416,8 @@ static bool divergent_expr(const KirCheck *c, const KirExpr *e) {
     return divergent_expr(c, e->cond.test) || divergent_expr(c, e->cond.then) || divergent_expr(c, e->cond.other);
   case KE_INDEX: return true; /* data */
   case KE_MEMBER: return divergent_expr(c, e->member.base);
+  case KE_LANE: return divergent_expr(c, e->lane.base);
+  case KE_VLOAD: return true; /* data */
   case KE_CALL:
   case KE_CAST:
   case KE_VECTOR:

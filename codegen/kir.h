@@ -6,16 +6,25 @@
  * ifs, barriers with their fences, blocks.  Expressions: variables,
  * literals, index polynomials (codegen/index.h), work-item queries by kind
  * and dimension, operators, conditionals, array elements, struct fields
- * and vector lanes, calls of built-ins, casts and vector constructions.
+ * and vector lanes (by number), vector loads, calls of built-ins, casts
+ * and vector constructions.
  * What reads the kernel afterwards (where a barrier goes at the top of a
  * loop body, which loops step by a launch size, whether the lanes of a
  * vector are consecutive elements of one buffer, whether a padded element
  * is read twice) compares and walks the tree (kir_expr_equal), never the
  * printed text.
  *
- * Still text: type names (ctype), literals as spelled (LIT), and the
- * names of index atoms that are not variables (a clamped index, an index
- * read from data), which index.h keeps by name. */
+ * Index atoms that are not variables (a clamped index, an index read
+ * from data) hold their expression (index.h, IX_EXPR).  Types are
+ * structured (KirType: a scalar or vector of a scalar kind, a struct
+ * typedef by name, a pointer into a memory space), literals are typed
+ * values (KirLit), a vector conversion is a cast to a vector type: the
+ * backend spells them all (float4, 0.5f, INFINITY, (float4)(0.0f),
+ * convert_float4(v), const global float *, v.x or v.s5, vload4).
+ *
+ * Still text: the names of built-in functions a KE_CALL calls (clamp, min,
+ * the math functions), a foreign function's definition (the program's own
+ * OpenCL C) and the kernel's header comment. */
 #ifndef DPIA_KIR_H
 #define DPIA_KIR_H
 
@@ -38,6 +47,21 @@ typedef enum KirQuery {
   KIR_QUERIES(X)
 #undef X
 } KirQuery;
+
+/* memory spaces (OpenCL C 6.7): of a declaration, of what a pointer
+ * points to */
+typedef enum KirSpace { KSP_PRIVATE, KSP_LOCAL, KSP_GLOBAL, KSP_CONSTANT } KirSpace;
+
+#define KIR_TYPE_KINDS(X)                                                   \
+  X(SCALAR)  /* scalar, width: a scalar (width 1) or a vector of width */   \
+  X(STRUCT)  /* name: a pair type's typedef (KT_STRUCT) */                  \
+  X(POINTER) /* to, space, is_const: a pointer to a to in memory space */
+
+typedef enum KirTypeKind {
+#define X(id) KTY_##id,
+  KIR_TYPE_KINDS(X)
+#undef X
+} KirTypeKind;
 
 /* C's operator precedences, higher binds tighter: no redundant
  * parentheses are printed. */
@@ -87,17 +111,20 @@ extern const int kir_binop_prec[];
 #define KIR_EXPR_KINDS(X)                                                   \
   X(INT)    /* value */                                                     \
   X(VAR)    /* name */                                                      \
-  X(LIT)    /* text: a literal as the target spells it (0.5f, INFINITY) */  \
+  X(LIT)    /* lit: a scalar literal of the program, which the target spells */ \
   X(IX)     /* ix: an index polynomial */                                   \
   X(QUERY)  /* query, dim: a work-item function of dimension dim */         \
   X(UNARY)  /* un: op (- ! ~ &), operand */                                 \
   X(BINARY) /* bin: op, lhs, rhs */                                         \
   X(COND)   /* cond: test ? then : other */                                 \
   X(INDEX)  /* index: base[at] */                                           \
-  X(MEMBER) /* member: base followed by suffix (.fst, .s3, .x) */           \
+  X(MEMBER) /* member: the field name (fst, snd) of a struct base */        \
+  X(LANE)   /* lane: lane of the vector base of width lanes; named: the   \
+               program named it (v.x) */                                    \
+  X(VLOAD)  /* vload: width scalars at offset (in vectors) of ptr */        \
   X(CALL)   /* call: fn(args), a built-in or foreign function */            \
-  X(CAST)   /* cast: (type)args[0] */                                       \
-  X(VECTOR) /* cast: (type)(args...), a vector built from its lanes */
+  X(CAST)   /* call: args[0] converted to type (a vector: lane by lane) */  \
+  X(VECTOR) /* call: a vector of type built from its lanes args */
 
 typedef enum KirExprKind {
 #define X(id) KE_##id,
@@ -105,13 +132,35 @@ typedef enum KirExprKind {
 #undef X
 } KirExprKind;
 
+/* clang-format on */
+
+typedef struct KirType KirType;
+struct KirType {
+  KirTypeKind kind;
+  ScalarKind scalar; /* KTY_SCALAR */
+  int width;         /* KTY_SCALAR: 1, or the lanes of a vector */
+  const char *name;  /* KTY_STRUCT */
+  const KirType *to; /* KTY_POINTER */
+  KirSpace space;    /* KTY_POINTER */
+  bool is_const;     /* KTY_POINTER: to a const */
+};
+
+/* A literal's value: bool and int in i, float and double in f. */
+typedef struct KirLit {
+  ScalarKind scalar;
+  int64_t i;
+  double f;
+} KirLit;
+
+/* clang-format off */
+
 typedef struct KirExpr KirExpr;
 struct KirExpr {
   KirExprKind kind;
   union {
     int64_t value;     /* KE_INT */
     const char *name;  /* KE_VAR */
-    const char *text;  /* KE_LIT */
+    KirLit lit;        /* KE_LIT */
     const Ix *ix;      /* KE_IX */
     struct {
       KirQuery query;
@@ -133,21 +182,29 @@ struct KirExpr {
     } index;           /* KE_INDEX */
     struct {
       const KirExpr *base;
-      const char *suffix;
+      const char *name;
     } member;          /* KE_MEMBER */
     struct {
-      const char *fn; /* KE_CALL: the function; KE_CAST, KE_VECTOR: the type */
+      const KirExpr *base;
+      int lane, width;
+      bool named;
+    } lane;            /* KE_LANE */
+    struct {
+      int width;
+      const KirExpr *offset, *ptr;
+    } vload;           /* KE_VLOAD */
+    struct {
+      const char *fn;       /* KE_CALL */
+      const KirType *type;  /* KE_CAST, KE_VECTOR */
       int nargs;
       const KirExpr *const *args;
     } call;            /* KE_CALL, KE_CAST, KE_VECTOR */
   };
 };
 
-typedef enum KirSpace { KSP_PRIVATE, KSP_LOCAL, KSP_GLOBAL } KirSpace;
-
 #define KIR_STMT_KINDS(X)                                                              \
-  X(DECL)    /* decl: space, ctype, name, is_const, pointer, array_len (< 0: not an     \
-                array), init (NULL: none) */                                            \
+  X(DECL)    /* decl: space, type, name, is_const, array_len (< 0: not an array),       \
+                init (NULL: none) */                                                    \
   X(ASSIGN)  /* assign: lhs (an l-value), rhs */                                        \
   X(VSTORE)  /* vstore: width lanes of value stored at offset (in vectors) of ptr */    \
   X(FOR)     /* loop: for (int var = init; var < bound; var += step) body */            \
@@ -176,10 +233,10 @@ struct KirStmt {
   KirStmt *next;
   union {
     struct {
-      KirSpace space;
-      const char *ctype, *name;
+      KirSpace space; /* private or local */
+      const KirType *type;
+      const char *name;
       bool is_const;
-      bool pointer; /* a pointer into a buffer of the space (not private) */
       int64_t array_len;
       const KirExpr *init;
     } decl;
@@ -210,10 +267,17 @@ struct KirStmt {
   };
 };
 
+/* ---- types ---- */
+/* a scalar (width 1) or vector type */
+const KirType *kir_scalar_type(Arena *a, ScalarKind s, int width);
+const KirType *kir_struct_type(Arena *a, const char *name);
+const KirType *kir_pointer_type(Arena *a, const KirType *to, KirSpace space, bool is_const);
+bool kir_type_equal(const KirType *a, const KirType *b);
+
 /* ---- expressions ---- */
 const KirExpr *kir_int(Arena *a, int64_t value);
 const KirExpr *kir_var(Arena *a, const char *name);
-const KirExpr *kir_lit(Arena *a, const char *text);
+const KirExpr *kir_lit(Arena *a, KirLit lit);
 const KirExpr *kir_ix(Arena *a, const Ix *ix);
 const KirExpr *kir_query(Arena *a, KirQuery q, int dim);
 const KirExpr *kir_unary(Arena *a, char op, const KirExpr *operand);
@@ -222,13 +286,20 @@ const KirExpr *kir_binary(Arena *a, KirBinop op, const KirExpr *lhs, const KirEx
 const KirExpr *kir_and(Arena *a, const KirExpr *lhs, const KirExpr *rhs);
 const KirExpr *kir_cond(Arena *a, const KirExpr *test, const KirExpr *then, const KirExpr *other);
 const KirExpr *kir_index(Arena *a, const KirExpr *base, const KirExpr *at);
-const KirExpr *kir_member(Arena *a, const KirExpr *base, const char *suffix);
-/* KE_CALL, KE_CAST or KE_VECTOR of n arguments */
-const KirExpr *kir_call(Arena *a, KirExprKind kind, const char *fn, int n, const KirExpr *const *args);
+const KirExpr *kir_member(Arena *a, const KirExpr *base, const char *name);
+const KirExpr *kir_lane(Arena *a, const KirExpr *base, int lane, int width, bool named);
+const KirExpr *kir_vload(Arena *a, int width, const KirExpr *offset, const KirExpr *ptr);
+const KirExpr *kir_call(Arena *a, const char *fn, int n, const KirExpr *const *args);
+const KirExpr *kir_cast(Arena *a, const KirType *type, const KirExpr *operand);
+/* a vector of type from n lanes (one: the scalar broadcast) */
+const KirExpr *kir_vector(Arena *a, const KirType *type, int n, const KirExpr *const *lanes);
 /* the precedence of e's top operator (C's, higher binds tighter) */
 int kir_prec(const KirExpr *e);
 /* the same expression: the same tree, index polynomials ix_equal */
 bool kir_expr_equal(const KirExpr *a, const KirExpr *b);
+/* a total order of expressions, structural (for index atoms, index.c):
+ * negative, 0 (kir_expr_equal) or positive */
+int kir_expr_compare(const KirExpr *a, const KirExpr *b);
 
 /* ---- statements ---- */
 KirStmt *kir_stmt(Arena *a, KirStmtKind kind);
@@ -240,14 +311,15 @@ KirBlock *kir_body(KirStmt *s);
 
 /* A whole kernel: its interface and its body, for a backend to print. */
 typedef struct KirParam {
-  int role;          /* KParamRole (kernel.h) */
-  const char *ctype; /* the element type of a buffer, the type of a value */
+  int role;            /* KParamRole (kernel.h) */
+  const KirType *type; /* the element type of a buffer, the type of a value */
   const char *name;
   bool restrict_; /* a global buffer that no other parameter aliases */
 } KirParam;
 
 typedef struct KirStructField {
-  const char *ctype, *name;
+  const KirType *type;
+  const char *name;
   int64_t array_len; /* < 0: not an array */
 } KirStructField;
 
@@ -262,7 +334,7 @@ typedef struct KirStruct {
  * codegen names a constant array after an earlier kernel's only when it
  * holds the same values (CodegenOptions.program). */
 /* clang-format off */
-#define KIR_TOP_KINDS(X)                                                       X(STRUCT)  /* st: a pair type's typedef */                                   X(FOREIGN) /* name, text: a foreign function's C definition */               X(CONST)   /* name, text: a constant array's definition, on its lines */
+#define KIR_TOP_KINDS(X)                                                       X(STRUCT)  /* st: a pair type's typedef */                                   X(FOREIGN) /* name, text: a foreign function's C definition */               X(CONST)   /* name, table: a constant array */
 
 typedef enum KirTopKind {
 #define X(id) KT_##id,
@@ -271,11 +343,21 @@ typedef enum KirTopKind {
 } KirTopKind;
 /* clang-format on */
 
+/* A constant array of program scope (an array literal's values), in
+ * constant memory. */
+typedef struct KirTable {
+  const KirType *elem;
+  int n;
+  const KirExpr *const *values; /* n literals, or vectors of a literal */
+  int per_row;                  /* the elements a row of the literal: its innermost array's */
+} KirTable;
+
 typedef struct KirTop {
   KirTopKind kind;
   const char *name;
   KirStruct st;     /* KT_STRUCT */
-  const char *text; /* KT_FOREIGN, KT_CONST */
+  const char *text; /* KT_FOREIGN */
+  KirTable table;   /* KT_CONST */
 } KirTop;
 
 typedef struct KirKernel {

@@ -103,7 +103,7 @@ typedef struct LocalBuf {
 typedef struct LocalSlot {
   const Binder *root; /* the first occupant, whose name the slot takes */
   DataType *elem;     /* the element type, one for every occupant */
-  const char *ctype;
+  const KirType *type;
   int64_t n; /* elements: the largest occupant's */
   int last;  /* the latest occupant's last command */
 } LocalSlot;
@@ -233,7 +233,7 @@ void collect_locals(CG *cg, const Phrase *body, KirBlock *decls) {
   for (int i = 0; i < lt.nbufs; i++) {
     LocalBuf *u = &lt.bufs[order[i]];
     DataType *elem = cg_elem_type(u->type);
-    const char *ctype = cg_ctype(cg, elem);
+    const KirType *type = cg_type(cg, elem);
     u->slot = -1;
     for (int k = 0; k < nslots && u->first >= 0 && u->slot < 0; k++)
       if (slots[k].last >= 0 && slots[k].last < u->first && dt_equal(slots[k].elem, elem) &&
@@ -242,7 +242,7 @@ void collect_locals(CG *cg, const Phrase *body, KirBlock *decls) {
         u->slot = k;
     if (u->slot < 0) {
       u->slot = nslots++;
-      slots[u->slot] = (LocalSlot){u->b, elem, ctype, 0, -1};
+      slots[u->slot] = (LocalSlot){u->b, elem, type, 0, -1};
     }
     LocalSlot *sl = &slots[u->slot];
     if (u->n > sl->n) sl->n = u->n;
@@ -258,7 +258,7 @@ void collect_locals(CG *cg, const Phrase *body, KirBlock *decls) {
     names[u->slot] = cg_name(cg, u->b->name);
     KirStmt *d = kir_stmt(cg->arena, KS_DECL);
     d->decl.space = KSP_LOCAL;
-    d->decl.ctype = sl->ctype;
+    d->decl.type = sl->type;
     d->decl.name = names[u->slot];
     d->decl.array_len = sl->n;
     kir_append(decls, d);

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-const KirExpr target_never = {.kind = KE_LIT, .text = "false"};
+const KirExpr target_never = {.kind = KE_LIT, .lit = {SC_BOOL, 0, 0}};
 
 #ifndef DPIA_CHECK_INVARIANTS
 #define DPIA_CHECK_INVARIANTS 0
@@ -20,7 +20,7 @@ const KirExpr target_never = {.kind = KE_LIT, .text = "false"};
  * Which names OpenCL C takes is the backend's (Backend.reserved: the
  * checker's one list, opencl_name_reserved, dpia/opencl_names.c).  The
  * generator keeps one family for itself: names beginning with `pair_`,
- * the struct typedefs of pair types (cg_ctype), so that no variable or
+ * the struct typedefs of pair types (cg_type), so that no variable or
  * parameter can hide one. */
 
 static bool generated_family(const char *name) { return strncmp(name, "pair_", 5) == 0; }
@@ -205,13 +205,16 @@ static bool struct_fields_ok(CG *cg, DataType *t) {
   return true;
 }
 
-const char *cg_ctype(CG *cg, DataType *t) {
+const KirType *cg_scalar_type(CG *cg, ScalarKind s, int width) {
+  if (s == SC_DOUBLE) cg->uses_double = true;
+  return kir_scalar_type(cg->arena, s, width);
+}
+
+const KirType *cg_type(CG *cg, DataType *t) {
   t = dt_resolve(t);
   switch (t->kind) {
-  case DT_SCALAR:
-    if (t->scalar == SC_DOUBLE) cg->uses_double = true;
-    return t->width > 1 ? arena_printf(cg->arena, "%s%d", scalar_name(t->scalar), t->width) : scalar_name(t->scalar);
-  case DT_IDX: return "int";
+  case DT_SCALAR: return cg_scalar_type(cg, t->scalar, t->width);
+  case DT_IDX: return cg_scalar_type(cg, SC_INT, 1);
   case DT_PAIR: {
     /* fields first, so the typedefs come out in dependency order */
     DataType *f[2] = {dt_resolve(t->fst), dt_resolve(t->snd)};
@@ -222,23 +225,23 @@ const char *cg_ctype(CG *cg, DataType *t) {
                  "cannot be a struct field",
                  dt_str(cg->arena, t));
       }
-      cg_ctype(cg, cg_elem_type(f[i]));
+      cg_type(cg, cg_elem_type(f[i]));
     }
-    const char *name = struct_name(cg, t);
+    const KirType *type = kir_struct_type(cg->arena, struct_name(cg, t));
     for (int i = 0; i < cg->structs.len; i++)
-      if (dt_equal(cg->structs.items[i], t)) return name;
+      if (dt_equal(cg->structs.items[i], t)) return type;
     vec_push(cg->arena, &cg->structs, t);
-    return name;
+    return type;
   }
   default: INTERNAL("no C type for %s", dt_str(cg->arena, t));
   }
 }
 
 static KirStruct struct_of(CG *cg, DataType *t) {
-  KirStruct st = {.name = cg_ctype(cg, t)};
+  KirStruct st = {.name = cg_type(cg, t)->name};
   DataType *f[2] = {dt_resolve(t->fst), dt_resolve(t->snd)};
   for (int i = 0; i < 2; i++) {
-    st.field[i] = (KirStructField){cg_ctype(cg, cg_elem_type(f[i])), i ? "snd" : "fst", -1};
+    st.field[i] = (KirStructField){cg_type(cg, cg_elem_type(f[i])), i ? "snd" : "fst", -1};
     if (f[i]->kind == DT_ARRAY) {
       int64_t n = 0;
       size_const_value(cg_elem_count(cg, f[i]), &n);
@@ -276,10 +279,10 @@ void cg_comment(CG *cg, const char *fmt, ...) {
   cg_add(cg, KS_COMMENT, NULL)->text = b.data;
 }
 
-static KirStmt *add_decl(CG *cg, const char *ctype, const char *name, const KirExpr *init, const char *comment) {
+static KirStmt *add_decl(CG *cg, const KirType *type, const char *name, const KirExpr *init, const char *comment) {
   KirStmt *d = cg_add(cg, KS_DECL, comment);
   d->decl.space = KSP_PRIVATE;
-  d->decl.ctype = ctype;
+  d->decl.type = type;
   d->decl.name = name;
   d->decl.array_len = -1;
   d->decl.init = init;
@@ -339,7 +342,7 @@ static CExpr gen_value_once(CG *cg, const Phrase *val, const Step *ps) {
       if (o->count >= r->count) inside_another = true;
     if (inside_another) continue;
     r->name = cg_name(cg, "x");
-    add_decl(cg, cg_ctype(cg, r->type), r->name, r->read, NULL)->decl.is_const = true;
+    add_decl(cg, cg_type(cg, r->type), r->name, r->read, NULL)->decl.is_const = true;
     repeats = true;
   }
   if (repeats) v = gen_exp(cg, val, ps);
@@ -362,8 +365,9 @@ static void gen_assign(CG *cg, const Phrase *acc, const Phrase *val, const Step 
     const char *i = cg_name(cg, "i");
     const Ix *n = ix_from_size(&cg->ix, t->size);
     KirBlock *outer = cg_enter(cg, add_for(cg, i, kir_int(cg->arena, 0), n, kir_int(cg->arena, 1), "copy"));
-    ix_push_range(&cg->ix, i, NULL, n);
-    gen_assign(cg, acc, val, step_append(cg, ps, (Step){STEP_IDX, ix_var(&cg->ix, i), 0, NULL}), t->elem);
+    const Ix *iv = ix_var(&cg->ix, i);
+    ix_push_range(&cg->ix, iv, NULL, n);
+    gen_assign(cg, acc, val, step_append(cg, ps, (Step){STEP_IDX, iv, 0, NULL}), t->elem);
     ix_pop_range(&cg->ix);
     cg_leave(cg, outer);
     cg_scope_leave(cg, mark);
@@ -403,7 +407,7 @@ static void gen_assign(CG *cg, const Phrase *acc, const Phrase *val, const Step 
     int mark;
     cg_scope_enter(cg, &mark);
     const char *tmp = cg_name(cg, "v");
-    add_decl(cg, cg_ctype(cg, t), tmp, v, NULL);
+    add_decl(cg, cg_type(cg, t), tmp, v, NULL);
     for (int l = 0; l < tg.width; l++) {
       if (tg.lane_guards && tg.lane_guards[l] == TARGET_NEVER) continue;
       KirBlock *lane_outer = cg->block;
@@ -414,8 +418,7 @@ static void gen_assign(CG *cg, const Phrase *acc, const Phrase *val, const Step 
       }
       KirStmt *as = cg_add(cg, KS_ASSIGN, NULL);
       as->assign.lhs = tg.lanes[l];
-      as->assign.rhs =
-          kir_member(cg->arena, kir_var(cg->arena, tmp), arena_printf(cg->arena, ".s%c", "0123456789abcdef"[l]));
+      as->assign.rhs = kir_lane(cg->arena, kir_var(cg->arena, tmp), l, tg.width, false);
       cg_leave(cg, lane_outer);
     }
     cg_scope_leave(cg, mark);
@@ -538,7 +541,7 @@ static void gen_new(CG *cg, const Phrase *p, const Spine *s, const Cont *after) 
                dt_str(cg->arena, t));
       return;
     }
-    add_decl(cg, cg_ctype(cg, cg_elem_type(t)), name, NULL, NULL)->decl.array_len = n;
+    add_decl(cg, cg_type(cg, cg_elem_type(t)), name, NULL, NULL)->decl.array_len = n;
     env_add(cg, b, ENV_STORAGE, new_storage(cg, STORE_BUFFER, SP_PRIVATE, name, t, b), NULL, NULL);
   } else {
     env_add(cg, b, ENV_STORAGE, new_storage(cg, STORE_VALUE, SP_PRIVATE, name, t, b), NULL, NULL);
@@ -552,12 +555,12 @@ static void gen_new(CG *cg, const Phrase *p, const Spine *s, const Cont *after) 
       cg->where = first->span;
       sync_before(cg, first);
       CExpr v = gen_value_once(cg, first->snd, NULL);
-      add_decl(cg, cg_ctype(cg, t), name, v, NULL);
+      add_decl(cg, cg_type(cg, t), name, v, NULL);
       pop_statement_ranges(cg);
       if (rest) gen_comm(cg, rest, after);
       return;
     }
-    add_decl(cg, cg_ctype(cg, t), name, NULL, NULL);
+    add_decl(cg, cg_type(cg, t), name, NULL, NULL);
   }
   gen_comm(cg, lam->body, after);
 }
@@ -641,7 +644,7 @@ enum { UNROLL_LITERAL_MAX = 64 };
 
 /* Is the loop `for n lam` written out, step by step?  *trips: its steps. */
 static bool unrolls(CG *cg, const Phrase *loop, const Phrase *lam, Size n, int64_t *trips) {
-  bool literal = loop->origin && strcmp(loop->origin, "array literal") == 0;
+  bool literal = loop->fills_literal;
   if (!size_const_value(n, trips) || *trips < 1) return false;
   return literal ? *trips <= UNROLL_LITERAL_MAX
                  : *trips == 1 || (*trips <= UNROLL_MAX && only_assignments(cg, lam->body)) ||
@@ -691,7 +694,7 @@ static void gen_for(CG *cg, const Phrase *p, const Spine *s, const Cont *after) 
   const Ix *nix = ix_from_size(&cg->ix, n);
   KirBlock *outer =
       cg_enter(cg, add_for(cg, i, kir_int(cg->arena, 0), nix, kir_int(cg->arena, 1), loop_label(cg, s->head, lam)));
-  ix_push_range(&cg->ix, i, NULL, nix);
+  ix_push_range(&cg->ix, ix_var(&cg->ix, i), NULL, nix);
   env_add(cg, lam->lam_binder, ENV_INDEX, NULL, index_of(cg, i, n), NULL);
   Cont again = {lam->body, after, true};
   int barriers_before = cg->nbarriers;
@@ -793,15 +796,15 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
     if (single)
       cg_comment(cg, "%s over one element", comment);
     else
-      add_decl(cg, "int", i, id, comment);
+      add_decl(cg, cg_scalar_type(cg, SC_INT, 1), i, id, comment);
     break;
   case FORM_AT_MOST_ONCE:
-    add_decl(cg, "int", i, id, NULL);
+    add_decl(cg, cg_scalar_type(cg, SC_INT, 1), i, id, NULL);
     cg_enter(cg, add_if(cg, kir_binary(cg->arena, KB_LT, kir_var(cg->arena, i), cg_ix_expr(cg, nix)), comment));
     break;
   case FORM_LOOP: cg_enter(cg, add_for(cg, i, id, nix, kir_query(cg->arena, sizeq, d), comment)); break;
   }
-  ix_push_range(&cg->ix, i, NULL, nix);
+  ix_push_range(&cg->ix, ix_var(&cg->ix, i), NULL, nix);
   const Ix *iv = index_of(cg, i, n);
   env_add(cg, lam_i->lam_binder, ENV_INDEX, NULL, iv, NULL);
   env_add(cg, lam_o->lam_binder, ENV_ALIAS, NULL, iv, s->args[0]); /* o = idxAcc A i */
@@ -1141,9 +1144,9 @@ static void compute_launch(CG *cg, const ImpKernel *k, const CodegenOptions *opt
 
 /* the C element type of a buffer parameter: a packed array of float3 is
  * one of floats (kparam_packed3) */
-static const char *buffer_ctype(CG *cg, const KParam *p) {
-  if (kparam_packed3(p)) return cg_ctype(cg, dt_scalar(cg->tc, dt_resolve(p->elem)->scalar, 1));
-  return cg_ctype(cg, p->elem);
+static const KirType *buffer_type(CG *cg, const KParam *p) {
+  if (kparam_packed3(p)) return cg_scalar_type(cg, dt_resolve(p->elem)->scalar, 1);
+  return cg_type(cg, p->elem);
 }
 
 /* A global buffer the kernel both writes and reads (a temporary, an output
@@ -1158,16 +1161,16 @@ static KirParam param_of(CG *cg, const KParam *p, const BinderSet *read_back) {
   switch (p->role) {
   case KP_OUTPUT:
   case KP_TEMP:
-    kp.ctype = buffer_ctype(cg, p);
+    kp.type = buffer_type(cg, p);
     kp.restrict_ = p->role == KP_OUTPUT && !binder_set_has(read_back, p->binder);
     break;
   case KP_INPUT:
-    kp.ctype = buffer_ctype(cg, p);
+    kp.type = buffer_type(cg, p);
     kp.restrict_ = true;
     break;
-  case KP_SCALAR: kp.ctype = cg_ctype(cg, p->type); break;
-  case KP_NAT: kp.ctype = "int"; break;
-  case KP_LOCAL: kp.ctype = cg_ctype(cg, p->elem); break;
+  case KP_SCALAR: kp.type = cg_type(cg, p->type); break;
+  case KP_NAT: kp.type = cg_scalar_type(cg, SC_INT, 1); break;
+  case KP_LOCAL: kp.type = cg_type(cg, p->elem); break;
   }
   return kp;
 }
@@ -1232,6 +1235,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   cg->program = opt ? opt->program : NULL;
   cg->where = k->def->body->span;
   ix_init(&cg->ix, a);
+  cg->ix.print_expr = backend_opencl.print_expr;
   compute_launch(cg, k, opt);
   /* preconditions of the form NAME % C == 0 */
   cg->multiple_var = NEWARRAY(a, const char *, k->nprecond > 0 ? k->nprecond : 1);
@@ -1256,7 +1260,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
     env_add(cg, p->binder, ENV_STORAGE, param_storage(cg, k, p->binder, binder_data(p->binder), ""), NULL, NULL);
     DataType *pt = dt_resolve(p->type);
     if (pt->kind == DT_IDX) /* an index parameter: 0 <= i < n */
-      ix_push_range(&cg->ix, p->name, NULL, ix_from_size(&cg->ix, pt->size));
+      ix_push_range(&cg->ix, ix_var(&cg->ix, p->name), NULL, ix_from_size(&cg->ix, pt->size));
   }
   BinderSet read_back = {0};
   scan_reads(cg, k->def->body, &read_back);

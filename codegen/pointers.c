@@ -26,13 +26,13 @@
 #include "backend.h"
 #include "kernel.h"
 
-#include <ctype.h>
 #include <string.h>
 
 /* A buffer a pointer can point into: a buffer parameter or a local buffer
  * of kernel scope. */
 typedef struct Buffer {
-  const char *name, *ctype;
+  const char *name;
+  const KirType *elem;
   KirSpace space;
   bool read_only;
 } Buffer;
@@ -74,19 +74,13 @@ static void split_offset(const Ix *e, const Ix **base, int64_t *offset) {
   }
 }
 
-static bool is_identifier(const char *s) {
-  if (!(isalpha((unsigned char)*s) || *s == '_')) return false;
-  for (; *s; s++)
-    if (!(isalnum((unsigned char)*s) || *s == '_')) return false;
-  return true;
-}
-
-/* e's atoms are all plain names that the body neither declares nor
- * assigns; *mentions: one of them is var */
+/* e's atoms are all variables that the body neither declares nor assigns
+ * (no IX_EXPR: a clamp or a gather may read what the body writes);
+ * *mentions: one of them is var */
 static bool stable_in_body(const Pass *p, const Ix *e, const char *var, bool *mentions) {
   if (e->kind == IX_CONST) return true;
   if (e->kind == IX_VAR) {
-    if (!is_identifier(e->name) || nameset_has(&p->local, e->name)) return false;
+    if (nameset_has(&p->local, e->name)) return false;
     if (strcmp(e->name, var) == 0) *mentions = true;
     return true;
   }
@@ -162,7 +156,16 @@ static const KirExpr *visit(Pass *p, const KirExpr *e, const char *var, bool rew
   }
   case KE_MEMBER: {
     const KirExpr *b = visit(p, e->member.base, var, rewrite, guarded);
-    return b == e->member.base ? e : kir_member(p->arena, b, e->member.suffix);
+    return b == e->member.base ? e : kir_member(p->arena, b, e->member.name);
+  }
+  case KE_LANE: {
+    const KirExpr *b = visit(p, e->lane.base, var, rewrite, guarded);
+    return b == e->lane.base ? e : kir_lane(p->arena, b, e->lane.lane, e->lane.width, e->lane.named);
+  }
+  case KE_VLOAD: {
+    const KirExpr *o = visit(p, e->vload.offset, var, rewrite, guarded),
+                  *q = visit(p, e->vload.ptr, var, rewrite, guarded);
+    return o == e->vload.offset && q == e->vload.ptr ? e : kir_vload(p->arena, e->vload.width, o, q);
   }
   case KE_CALL:
   case KE_CAST:
@@ -173,7 +176,10 @@ static const KirExpr *visit(Pass *p, const KirExpr *e, const char *var, bool rew
       args[i] = visit(p, e->call.args[i], var, rewrite, guarded);
       same = same && args[i] == e->call.args[i];
     }
-    return same ? e : kir_call(p->arena, e->kind, e->call.fn, e->call.nargs, args);
+    if (same) return e;
+    if (e->kind == KE_CAST) return kir_cast(p->arena, e->call.type, args[0]);
+    if (e->kind == KE_VECTOR) return kir_vector(p->arena, e->call.type, e->call.nargs, args);
+    return kir_call(p->arena, e->call.fn, e->call.nargs, args);
   }
   }
   DPIA_EXHAUSTIVE_END
@@ -237,10 +243,8 @@ static void rows_of_loop(Pass *p, KirStmt *loop) {
                       : r->at > 0 ? ix_add(&p->ix, r->base, ix_const(&p->ix, r->at))
                                   : ix_sub(&p->ix, r->base, ix_const(&p->ix, -r->at));
     KirStmt *d = kir_stmt(p->arena, KS_DECL);
-    d->decl.space = r->buf->space;
-    d->decl.is_const = r->buf->read_only;
-    d->decl.pointer = true;
-    d->decl.ctype = r->buf->ctype;
+    d->decl.space = KSP_PRIVATE;
+    d->decl.type = kir_pointer_type(p->arena, r->buf->elem, r->buf->space, r->buf->read_only);
     d->decl.name = r->ptr;
     d->decl.array_len = -1;
     d->decl.init = kir_binary(p->arena, KB_PTR_ADD, kir_var(p->arena, r->buf->name), kir_ix(p->arena, start));
@@ -282,9 +286,9 @@ void kir_row_pointers(Arena *a, KirKernel *k) {
     nameset_add(&p.names, q->name);
     KParamRole role = (KParamRole)q->role;
     if (role == KP_INPUT || role == KP_OUTPUT || role == KP_TEMP)
-      p.bufs[p.nbufs++] = (Buffer){q->name, q->ctype, KSP_GLOBAL, role == KP_INPUT};
+      p.bufs[p.nbufs++] = (Buffer){q->name, q->type, KSP_GLOBAL, role == KP_INPUT};
     else if (role == KP_LOCAL)
-      p.bufs[p.nbufs++] = (Buffer){q->name, q->ctype, KSP_LOCAL, false};
+      p.bufs[p.nbufs++] = (Buffer){q->name, q->type, KSP_LOCAL, false};
   }
   int nlocals = 0;
   for (const KirStmt *s = k->locals.first; s; s = s->next) nlocals++;
@@ -293,7 +297,7 @@ void kir_row_pointers(Arena *a, KirKernel *k) {
   p.bufs = all;
   for (const KirStmt *s = k->locals.first; s; s = s->next)
     if (s->kind == KS_DECL && s->decl.space == KSP_LOCAL && s->decl.array_len >= 0 && !s->decl.is_const)
-      p.bufs[p.nbufs++] = (Buffer){s->decl.name, s->decl.ctype, KSP_LOCAL, false};
+      p.bufs[p.nbufs++] = (Buffer){s->decl.name, s->decl.type, KSP_LOCAL, false};
   for (int i = 0; i < k->ntops; i++) nameset_add(&p.names, k->tops[i].name);
   note_names(&p, &k->locals);
   note_names(&p, &k->body);

@@ -170,7 +170,8 @@ static Phrase *elab_computed_array(Checker *c, Env *env, const Ast *e, bool inne
   id->lam_binder = x;
   id->body = var;
   Phrase *map = prim_phrase(c, PRIM_MAP_SEQ, e->span, 0, 0);
-  map->origin = "array literal"; /* its loop is unrolled: an assignment an element */
+  map->origin = "array literal";
+  map->fills_literal = true; /* its loop is unrolled: an assignment an element */
   Phrase *copy = check_apply(c, env, map, &id, 1, e->span);
   Phrase *args[2] = {copy, acc};
   return copy ? check_apply(c, env, prim_phrase(c, PRIM_TO_PRIVATE, e->span, 0, 0), args, 2, e->span) : NULL;

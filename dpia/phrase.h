@@ -99,7 +99,10 @@ struct Phrase {
                                            its comment; NULL when unknown.
                                            mapSeq, mapISeq: "array literal"
                                            when it fills a literal of computed
-                                           elements (check.c), which code
+                                           elements (check.c) */
+      bool fills_literal;               /* mapSeq, mapISeq, for: the loop fills
+                                           an array literal of computed
+                                           elements (check_lit.c), which code
                                            generation unrolls */
       const DefInfo *foreign;           /* PRIM_FOREIGN: the foreign function's
                                            declaration (its name, parameters,

@@ -92,7 +92,9 @@ static Phrase *map_i(Stage1 *s, const Spine *sp, Phrase *input, Phrase *acc) {
   Phrase *fn = b_lam(b, x, b_lam(b, o, body, true), false);
   PhraseType *ty = pt_fn(tc, fn->type, pt_fn(tc, input->type, pt_fn(tc, acc->type, tc->t_comm)));
   Phrase *prim = b_prim(b, prim_lowered(sp->head->prim), sp->head->dim, ty);
-  prim->origin = sp->head->origin; /* the copy of an array literal (check.c) */
+  /* the copy of an array literal (check_lit.c) */
+  prim->origin = sp->head->origin;
+  prim->fills_literal = sp->head->fills_literal;
   return b_app(b, b_app2(b, prim, fn, input), acc);
 }
 

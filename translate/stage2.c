@@ -26,13 +26,15 @@ static Phrase *apply(Stage2 *s, Phrase *f, Phrase *x) {
   return b_app(&s->b, f, x);
 }
 
-static Phrase *for_loop(Stage2 *s, Size n, Binder *i, Phrase *body, const char *origin) {
+/* origin, fills_literal: the loop's (phrase.h) */
+static Phrase *for_loop(Stage2 *s, Size n, Binder *i, Phrase *body, const char *origin, bool fills_literal) {
   Builder *b = &s->b;
   TypeCtx *tc = b->tc;
   PhraseType *ty = pt_fn(tc, pt_fn(tc, pt_exp(tc, dt_idx(tc, n)), tc->t_comm), tc->t_comm);
   Phrase *loop = b_prim(b, PRIM_FOR, 0, ty);
   loop->sizes[0] = n;
   loop->origin = origin;
+  loop->fills_literal = fills_literal;
   return b_app(b, loop, b_lam(b, i, body, false));
 }
 
@@ -49,7 +51,8 @@ static Phrase *lower_map_i(Stage2 *s, Phrase *head, Phrase *f, Phrase *e, Phrase
   Phrase *fx = apply(s, f, b_idx(b, e, b_var(b, i)));
   if (prim_family(prim_lowered(head->prim)) == PFAM_FOR) {
     /* mapI with no OpenCL level runs sequentially: see b_assign */
-    return for_loop(s, n, i, apply(s, fx, b_idx_acc(b, acc, b_var(b, i))), head->origin ? head->origin : "mapSeq");
+    return for_loop(s, n, i, apply(s, fx, b_idx_acc(b, acc, b_var(b, i))), head->origin ? head->origin : "mapSeq",
+                    head->fills_literal);
   }
   /* fx is \o -> body: keep its binder as the parfor's element acceptor */
   ASSERT(fx->kind == PH_LAM);
@@ -86,7 +89,7 @@ static Phrase *lower_reduce_i(Stage2 *s, Phrase *head, Phrase *f, Phrase *init, 
   const Phrase *shared = head->shared_by;
   Phrase *start = shared && d2->kind == DT_ARRAY ? parallel_copy(s, shared, init, b_proj(b, v, 1))
                                                  : b_assign(b, b_proj(b, v, 1), init);
-  Phrase *body = b_seq(b, start, b_seq(b, for_loop(s, n, i, step, "reduceSeq"), apply(s, k, b_proj(b, v, 2))));
+  Phrase *body = b_seq(b, start, b_seq(b, for_loop(s, n, i, step, "reduceSeq", false), apply(s, k, b_proj(b, v, 2))));
   return b_new(b, shared ? PRIM_NEW_LOCAL : PRIM_NEW_PRIVATE, d2, acc, body);
 }
 

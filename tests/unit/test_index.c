@@ -35,7 +35,7 @@ static void record_at(Tester *t, bool ok, int line, const char *what) {
 static const char *print(Tester *t, const Ix *e) {
   Buf b;
   buf_init(&b, t->arena);
-  ix_print(&b, e);
+  ix_print(&b, e, NULL);
   return b.data;
 }
 
@@ -147,6 +147,7 @@ static bool eval(const Ix *e, const Env *env, int64_t *out) {
       }
     }
     return false;
+  case IX_EXPR: return false; /* never made here */
   default: break;
   }
   if (!eval(e->a, env, &a) || !eval(e->b, env, &b)) return false;
@@ -225,7 +226,7 @@ static void enumerate(Comparison *c, int level) {
     c->env.n--; /* bounds are evaluated without the variable itself */
     bool defined = (!r->lo || eval(r->lo, &c->env, &lo)) && eval(r->hi, &c->env, &hi);
     c->env.n++;
-    c->env.names[slot] = r->var;
+    c->env.names[slot] = r->atom->name;
     if (lo < 0) lo = 0; /* every variable is >= 0 */
     for (int64_t v = lo; defined && v < hi; v++) {
       c->env.values[slot] = v;
@@ -237,7 +238,7 @@ static void enumerate(Comparison *c, int level) {
 
 static bool is_ranged(const IxCtx *ix, Sym v) {
   for (int i = 0; i < ix->nranges; i++) {
-    if (ix->ranges[i].var == v) return true;
+    if (ix->ranges[i].atom->name == v) return true;
   }
   return false;
 }
@@ -352,7 +353,7 @@ static void push_ranges(Tester *t, IxCtx *ix, const char *spec, int line) {
     }
     Sym var = intern(t->names, name_start, (size_t)(name_end - name_start));
     const Ix *hi = parse_at(t, ix, lt + 1, (size_t)(end - lt - 1), line);
-    ix_push_range(ix, var, lo, hi);
+    ix_push_range(ix, ix_var(ix, var), lo, hi);
     p = *end ? end + 1 : end;
   }
 }
@@ -642,12 +643,12 @@ static void test_bounds(Tester *t) {
   Sym n = intern_cstr(t->names, "N");
   const Ix *vi = ix_var(&ix, i), *vj = ix_var(&ix, j), *vm = ix_var(&ix, m);
   const Ix *vwg = ix_var(&ix, wg), *vn = ix_var(&ix, n);
-  ix_push_range(&ix, i, NULL, ix_const(&ix, 64));
+  ix_push_range(&ix, vi, NULL, ix_const(&ix, 64));
   CHECK(ix_provably_less(&ix, vi, ix_const(&ix, 64)));
   CHECK(!ix_provably_less(&ix, vi, ix_const(&ix, 63)));
   CHECK(ix_provably_less(&ix, ix_mul(&ix, vi, ix_const(&ix, 2)), ix_const(&ix, 127)));
   CHECK(!ix_provably_less(&ix, ix_const(&ix, 0), vi)); /* i may be 0 */
-  ix_push_range(&ix, j, NULL, vm);
+  ix_push_range(&ix, vj, NULL, vm);
   CHECK(ix_provably_less(&ix, vj, vm));
   CHECK(ix_provably_less(&ix, vj, ix_add(&ix, vm, ix_const(&ix, 1))));
   CHECK(!ix_provably_less(&ix, ix_mul(&ix, vj, ix_const(&ix, 2)), vm));
@@ -660,8 +661,8 @@ static void test_bounds(Tester *t) {
   CHECK(!ix_provably_less(&ix, vi, ix_const(&ix, 64)));
   CHECK(strcmp(print(t, ix_simplify(&ix, ix_mod(&ix, vi, ix_const(&ix, 64)))), "i%64") == 0);
   /* symbolic bound: wg < N/2048 gives wg*2048 + i < N for i < 2048 */
-  ix_push_range(&ix, wg, NULL, ix_div(&ix, vn, ix_const(&ix, 2048)));
-  ix_push_range(&ix, i, NULL, ix_const(&ix, 2048));
+  ix_push_range(&ix, vwg, NULL, ix_div(&ix, vn, ix_const(&ix, 2048)));
+  ix_push_range(&ix, vi, NULL, ix_const(&ix, 2048));
   CHECK(ix_provably_less(&ix, ix_add(&ix, ix_mul(&ix, vwg, ix_const(&ix, 2048)), vi), vn));
   CHECK(!ix_provably_less(&ix, ix_add(&ix, ix_mul(&ix, vwg, ix_const(&ix, 2049)), vi), vn));
   ix_pop_range(&ix);

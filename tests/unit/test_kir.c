@@ -1,13 +1,15 @@
 /* test_kir.c: tests of the kernel IR (codegen/kir.h) and its OpenCL
  * printer (codegen/backend_opencl.c): each expression printed with C's
- * precedences and no redundant parentheses, structural equality, and the
- * invariants checked after lowering (no shadowing, no barrier where not
- * every work-item of the group gets).
+ * precedences and no redundant parentheses, types and literals spelled as
+ * OpenCL C spells them, index atoms that are expressions, structural
+ * equality, and the invariants checked after lowering (no shadowing, no
+ * barrier where not every work-item of the group gets).
  *
  * Prints `kir: P passed, F failed` and exits non-zero if anything failed. */
 #include "backend.h"
 #include "unit_env.h"
 
+#include <math.h>
 #include <string.h>
 
 typedef struct Tester {
@@ -16,17 +18,21 @@ typedef struct Tester {
   int passed, failed;
 } Tester;
 
-static void expect_text(Tester *t, int line, const KirExpr *e, const char *want) {
-  Buf b;
-  buf_init(&b, t->a);
-  backend_opencl.print_expr(&b, e);
-  const char *got = b.data ? b.data : "";
+static void expect_printed(Tester *t, int line, const Buf *b, const char *want) {
+  const char *got = b->data ? b->data : "";
   if (strcmp(got, want) == 0) {
     t->passed++;
   } else {
     t->failed++;
     fprintf(stderr, "test_kir.c:%d: printed %s, expected %s\n", line, got, want);
   }
+}
+
+static void expect_text(Tester *t, int line, const KirExpr *e, const char *want) {
+  Buf b;
+  buf_init(&b, t->a);
+  backend_opencl.print_expr(&b, e);
+  expect_printed(t, line, &b, want);
 }
 
 static void expect(Tester *t, int line, bool ok, const char *what) {
@@ -38,7 +44,15 @@ static void expect(Tester *t, int line, bool ok, const char *what) {
   }
 }
 
+static void expect_type(Tester *t, int line, const KirType *ty, const char *want) {
+  Buf b;
+  buf_init(&b, t->a);
+  backend_opencl.print_type(&b, ty);
+  expect_printed(t, line, &b, want);
+}
+
 #define TEXT(e, want) expect_text(t, __LINE__, (e), (want))
+#define TYPE(ty, want) expect_type(t, __LINE__, (ty), (want))
 #define EXPECT(cond) expect(t, __LINE__, (cond), #cond)
 
 static void test_printing(Tester *t) {
@@ -56,7 +70,7 @@ static void test_printing(Tester *t) {
   TEXT(kir_binary(a, KB_PTR_ADD, x, kir_binary(a, KB_ADD, y, z)), "x + y + z");
   /* no - -x */
   TEXT(kir_unary(a, '-', kir_unary(a, '-', x)), "-(-x)");
-  TEXT(kir_unary(a, '-', kir_lit(a, "-1.0f")), "-(-1.0f)");
+  TEXT(kir_unary(a, '-', kir_lit(a, (KirLit){SC_FLOAT, 0, -1.0})), "-(-1.0f)");
   TEXT(kir_unary(a, '!', x), "!x");
   const KirExpr *c = kir_cond(a, kir_binary(a, KB_LT, x, y), x, kir_cond(a, z, y, x));
   TEXT(c, "x < y ? x : z ? y : x");
@@ -65,14 +79,101 @@ static void test_printing(Tester *t) {
   TEXT(kir_index(a, x, i), "x[i + 1]");
   TEXT(kir_binary(a, KB_MUL, i, y), "(i + 1) * y");
   const KirExpr *args[3] = {x, kir_binary(a, KB_ADD, y, z), kir_int(a, 0)};
-  TEXT(kir_call(a, KE_CALL, "clamp", 3, args), "clamp(x, y + z, 0)");
-  TEXT(kir_call(a, KE_VECTOR, "float2", 2, args), "(float2)(x, y + z)");
-  TEXT(kir_call(a, KE_CAST, "int", 1, &args[1]), "(int)(y + z)");
-  TEXT(kir_member(a, kir_binary(a, KB_ADD, x, y), ".x"), "(x + y).x");
+  TEXT(kir_call(a, "clamp", 3, args), "clamp(x, y + z, 0)");
+  TEXT(kir_vector(a, kir_scalar_type(a, SC_FLOAT, 2), 2, args), "(float2)(x, y + z)");
+  TEXT(kir_cast(a, kir_scalar_type(a, SC_INT, 1), args[1]), "(int)(y + z)");
+  TEXT(kir_lane(a, kir_binary(a, KB_ADD, x, y), 0, 4, true), "(x + y).x");
+  TEXT(kir_member(a, kir_index(a, x, i), "fst"), "x[i + 1].fst");
+  /* lanes as the program named them where OpenCL C has the name (.x to
+   * .w of a vector of at most 4), else by number */
+  TEXT(kir_lane(a, x, 3, 4, true), "x.w");
+  TEXT(kir_lane(a, x, 3, 8, true), "x.s3");
+  TEXT(kir_lane(a, x, 1, 4, false), "x.s1");
+  TEXT(kir_lane(a, x, 10, 16, false), "x.sa");
+  TEXT(kir_vload(a, 4, kir_binary(a, KB_ADD, y, z), x), "vload4(y + z, x)");
   const KirExpr *address = kir_unary(a, '&', x);
-  TEXT(kir_index(a, kir_call(a, KE_CAST, "global float *", 1, &address), i), "((global float *)&x)[i + 1]");
+  const KirType *global_float = kir_pointer_type(a, kir_scalar_type(a, SC_FLOAT, 1), KSP_GLOBAL, false);
+  TEXT(kir_index(a, kir_cast(a, global_float, address), i), "((global float *)&x)[i + 1]");
   TEXT(kir_binary(a, KB_EQ, kir_query(a, KQ_LOCAL_ID, 1), kir_int(a, 0)), "get_local_id(1) == 0");
   TEXT(kir_query(a, KQ_NUM_GROUPS, 0), "get_num_groups(0)");
+}
+
+static void test_types(Tester *t) {
+  Arena *a = t->a;
+  const KirType *f = kir_scalar_type(a, SC_FLOAT, 1);
+  TYPE(f, "float");
+  TYPE(kir_scalar_type(a, SC_FLOAT, 4), "float4");
+  TYPE(kir_scalar_type(a, SC_DOUBLE, 16), "double16");
+  TYPE(kir_scalar_type(a, SC_INT, 3), "int3");
+  TYPE(kir_scalar_type(a, SC_BOOL, 1), "bool");
+  TYPE(kir_struct_type(a, "pair_float_int"), "pair_float_int");
+  TYPE(kir_pointer_type(a, f, KSP_GLOBAL, true), "const global float *");
+  TYPE(kir_pointer_type(a, kir_scalar_type(a, SC_INT, 1), KSP_LOCAL, false), "local int *");
+  TYPE(kir_pointer_type(a, f, KSP_PRIVATE, false), "float *");
+  EXPECT(kir_type_equal(kir_scalar_type(a, SC_FLOAT, 4), kir_scalar_type(a, SC_FLOAT, 4)));
+  EXPECT(!kir_type_equal(kir_scalar_type(a, SC_FLOAT, 4), kir_scalar_type(a, SC_FLOAT, 2)));
+  EXPECT(!kir_type_equal(kir_pointer_type(a, f, KSP_GLOBAL, true), kir_pointer_type(a, f, KSP_GLOBAL, false)));
+  /* a conversion: a cast of a scalar, convert_T of a vector (a call) */
+  const KirExpr *v = kir_var(a, "v"), *x = kir_var(a, "x");
+  const KirExpr *to4 = kir_cast(a, kir_scalar_type(a, SC_FLOAT, 4), v);
+  TEXT(to4, "convert_float4(v)");
+  TEXT(kir_lane(a, to4, 1, 4, false), "convert_float4(v).s1");
+  TEXT(kir_member(a, kir_cast(a, kir_struct_type(a, "pair_int_int"), v), "snd"), "((pair_int_int)v).snd");
+  TEXT(kir_cast(a, kir_scalar_type(a, SC_DOUBLE, 1), kir_binary(a, KB_ADD, v, x)), "(double)(v + x)");
+}
+
+static const KirExpr *lit_float(Arena *a, double v) { return kir_lit(a, (KirLit){SC_FLOAT, 0, v}); }
+static const KirExpr *lit_double(Arena *a, double v) { return kir_lit(a, (KirLit){SC_DOUBLE, 0, v}); }
+
+static void test_literals(Tester *t) {
+  Arena *a = t->a;
+  /* the shortest decimal that reads back as the same float or double */
+  TEXT(lit_float(a, 0.5), "0.5f");
+  TEXT(lit_float(a, 1), "1.0f");
+  TEXT(lit_float(a, 0.1), "0.1f");
+  TEXT(lit_float(a, 1.0 / 3), "0.33333333f");
+  TEXT(lit_float(a, 1e30), "1e+30f");
+  TEXT(lit_float(a, HUGE_VAL), "INFINITY");
+  TEXT(lit_double(a, 0.1), "0.1");
+  TEXT(lit_double(a, 2), "2.0");
+  TEXT(lit_double(a, 1.0 / 3), "0.3333333333333333");
+  TEXT(lit_double(a, HUGE_VAL), "(double)INFINITY");
+  TEXT(kir_lit(a, (KirLit){SC_INT, -3, 0}), "-3");
+  TEXT(kir_lit(a, (KirLit){SC_BOOL, 1, 0}), "true");
+  TEXT(kir_lit(a, (KirLit){SC_BOOL, 0, 0}), "false");
+  /* a vector literal is the scalar broadcast */
+  const KirExpr *zero = lit_float(a, 0);
+  TEXT(kir_vector(a, kir_scalar_type(a, SC_FLOAT, 16), 1, &zero), "(float16)(0.0f)");
+  EXPECT(kir_expr_equal(lit_float(a, 0.5), lit_float(a, 0.5)));
+  EXPECT(!kir_expr_equal(lit_float(a, 0.5), lit_double(a, 0.5)));
+  EXPECT(!kir_expr_equal(lit_float(a, 0.5), lit_float(a, 0.25)));
+}
+
+/* Index atoms that are expressions (a clamp, a gather) print as their
+ * expression, in parentheses where C needs them, are equal when their
+ * expressions are, and take ranges as variables do. */
+static void test_index_atoms(Tester *t) {
+  Arena *a = t->a;
+  IxCtx *x = &t->ix;
+  const Ix *i = ix_var(x, "i");
+  const KirExpr *args[3] = {kir_ix(a, ix_sub(x, i, ix_const(x, 1))), kir_int(a, 0), kir_int(a, 9)};
+  const Ix *clamped = ix_expr(x, kir_call(a, "clamp", 3, args));
+  const Ix *again = ix_expr(x, kir_call(a, "clamp", 3, args));
+  EXPECT(ix_equal(clamped, again));
+  TEXT(kir_ix(a, ix_add(x, ix_mul(x, clamped, ix_const(x, 4)), ix_const(x, 1))), "clamp(i - 1, 0, 9)*4 + 1");
+  const KirExpr *sum = kir_binary(a, KB_ADD, kir_var(a, "p"), kir_var(a, "q"));
+  TEXT(kir_ix(a, ix_mul(x, ix_expr(x, sum), ix_const(x, 2))), "(p + q)*2");
+  const Ix *gather = ix_expr(x, kir_index(a, kir_var(a, "ys"), kir_ix(a, i)));
+  EXPECT(!ix_equal(gather, clamped));
+  TEXT(kir_ix(a, ix_simplify(x, ix_sub(x, ix_add(x, gather, i), i))), "ys[i]");
+  /* a range on the clamped atom, found through an equal atom */
+  EXPECT(!ix_provably_less(x, clamped, ix_const(x, 10)));
+  ix_push_range(x, clamped, NULL, ix_const(x, 10));
+  EXPECT(ix_provably_less(x, again, ix_const(x, 10)));
+  EXPECT(ix_equal(ix_simplify(x, ix_mod(x, again, ix_const(x, 10))), clamped));
+  EXPECT(!ix_provably_less(x, gather, ix_const(x, 10)));
+  ix_pop_range(x);
+  EXPECT(!ix_provably_less(x, again, ix_const(x, 10)));
 }
 
 static void test_equality(Tester *t) {
@@ -84,8 +185,10 @@ static void test_equality(Tester *t) {
   EXPECT(kir_expr_equal(e1, e2));
   EXPECT(!kir_expr_equal(e1, kir_index(a, kir_var(a, "ys"), kir_ix(a, i2))));
   EXPECT(!kir_expr_equal(e1, kir_index(a, kir_var(a, "xs"), kir_ix(a, ix_var(&t->ix, "i")))));
-  EXPECT(kir_expr_equal(kir_member(a, e1, ".fst"), kir_member(a, e2, ".fst")));
-  EXPECT(!kir_expr_equal(kir_member(a, e1, ".fst"), kir_member(a, e2, ".snd")));
+  EXPECT(kir_expr_equal(kir_member(a, e1, "fst"), kir_member(a, e2, "fst")));
+  EXPECT(!kir_expr_equal(kir_member(a, e1, "fst"), kir_member(a, e2, "snd")));
+  EXPECT(kir_expr_equal(kir_lane(a, e1, 1, 4, false), kir_lane(a, e2, 1, 4, false)));
+  EXPECT(!kir_expr_equal(kir_lane(a, e1, 1, 4, false), kir_lane(a, e2, 2, 4, false)));
   EXPECT(!kir_expr_equal(kir_query(a, KQ_LOCAL_ID, 0), kir_query(a, KQ_LOCAL_ID, 1)));
 }
 
@@ -97,7 +200,7 @@ static KirStmt *barrier(Arena *a) {
 
 static KirStmt *decl(Arena *a, const char *name, const KirExpr *init) {
   KirStmt *s = kir_stmt(a, KS_DECL);
-  s->decl.ctype = "int";
+  s->decl.type = kir_scalar_type(a, SC_INT, 1);
   s->decl.name = name;
   s->decl.array_len = -1;
   s->decl.init = init;
@@ -115,7 +218,7 @@ static KirStmt *loop(Arena *a, const char *var, const KirExpr *init, const KirEx
 
 static void test_invariants(Tester *t) {
   Arena *a = t->a;
-  KirParam n = {0, "int", "N", false};
+  KirParam n = {0, kir_scalar_type(a, SC_INT, 1), "N", false};
   /* a barrier in a work-group loop, after a mapLocal run once: fine */
   KirKernel k = {.name = "k", .nparams = 1, .params = &n};
   KirStmt *wg = loop(a, "wg", kir_query(a, KQ_GROUP_ID, 0), kir_query(a, KQ_NUM_GROUPS, 0));
@@ -152,7 +255,11 @@ int main(void) {
   Tester tester = {.a = &env.arena};
   Tester *t = &tester;
   ix_init(&t->ix, &env.arena);
+  t->ix.print_expr = backend_opencl.print_expr;
   test_printing(t);
+  test_types(t);
+  test_literals(t);
+  test_index_atoms(t);
   test_equality(t);
   test_invariants(t);
   printf("kir: %d passed, %d failed\n", t->passed, t->failed);
