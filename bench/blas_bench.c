@@ -1389,7 +1389,10 @@ int main(int argc, char **argv) {
       if (is_peer(op->kind)) continue; /* in FILE.peer */
       bool gemm = op->kind == OP_GEMM;
       FILE *to = gemm ? g : f;
-      fprintf(to, "\"%s %s\"", op->name, op->size);
+      if (gemm && op->m == op->n && op->n == op->k) /* the panel is narrow: its title says gemm */
+        fprintf(to, "\"%lld³\"", op->m);
+      else
+        fprintf(to, "\"%s %s\"", op->name, op->size);
       for (int k = 0; k < 5; k++) {
         const Impl *im = best_of(op, fams[k]);
         fprintf(to, "\t%.3f", im ? (gemm ? im->gflops : im->gbs) : 0.0);

@@ -78,7 +78,7 @@ set lmargin at screen 0.83
 set rmargin at screen 0.98
 set title "gemm, GFLOP/s"
 set ylabel "GFLOP/s"
-set xtics rotate by -25 nomirror
+set xtics norotate
 unset key
 plot for [i=2:6] "$out/results.dat.gemm" using i:xtic(1) title columnheader(i)
 # the peers' benchmark set: speed of dpia over the hand-written kernel,
