@@ -6,6 +6,7 @@
 #include "backend.h"
 #include "kernel.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,15 +41,25 @@ static void print_type(Buf *out, const KirType *t) {
 }
 
 /* the shortest decimal that reads back as the same float (or double),
- * with a point or an exponent, and f for a float; infinity as the macro */
+ * with a point or an exponent, and f for a float; infinity as the macro.
+ * Without an exponent where a person writes none: 10.0f and 250000.0f,
+ * not 1e+01f and 2.5e+05f (%g's choice for one or two digits). */
 static void print_float(Buf *out, double v, bool single) {
   Arena *a = out->arena;
   char *s = NULL;
+  int digits = 17;
   for (int p = 1; p <= 17; p++) {
     s = arena_printf(a, "%.*g", p, v);
     double back = strtod(s, NULL); /* same locale as the printf: round trip */
-    if (single ? (float)back == (float)v : back == v) break;
+    if (single ? (float)back == (float)v : back == v) {
+      digits = p;
+      break;
+    }
   }
+  const char *e = strchr(s, 'e');
+  int exponent = e ? atoi(e + 1) : 0;
+  if (e && exponent >= 0 && exponent <= 5 && isfinite(v)) /* the same digits, in full */
+    s = arena_printf(a, "%.*f", digits - 1 > exponent ? digits - 1 - exponent : 0, v);
   for (char *c = s; *c; c++)
     if (*c == ',') *c = '.'; /* a host's locale must not leak into C source */
   /* inf: 1e999 */

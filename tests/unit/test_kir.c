@@ -133,6 +133,14 @@ static void test_literals(Tester *t) {
   TEXT(lit_float(a, 0.1), "0.1f");
   TEXT(lit_float(a, 1.0 / 3), "0.33333333f");
   TEXT(lit_float(a, 1e30), "1e+30f");
+  /* no exponent where a person writes none (%g gives 1e+01, 2.5e+05) */
+  TEXT(lit_float(a, 10), "10.0f");
+  TEXT(lit_float(a, 100), "100.0f");
+  TEXT(lit_float(a, 250000), "250000.0f");
+  TEXT(lit_float(a, 1e6), "1e+06f");
+  TEXT(lit_float(a, 0.0001), "0.0001f");
+  TEXT(lit_float(a, 1e-5), "1e-05f");
+  TEXT(lit_double(a, 20), "20.0");
   TEXT(lit_float(a, HUGE_VAL), "INFINITY");
   TEXT(lit_double(a, 0.1), "0.1");
   TEXT(lit_double(a, 2), "2.0");

@@ -20,7 +20,7 @@ kernel void weights1(global float *restrict output, const global float *restrict
  * NDRange: global size N, local size not fixed
  */
 
-constant float m[4] = {1.0f, 2.5f, -3.0f, 4e+01f};
+constant float m[4] = {1.0f, 2.5f, -3.0f, 40.0f};
 
 kernel void matrix(global float *restrict output, const global float *restrict xs, int N) {
   int gid = get_global_id(0); /* mapGlobal */

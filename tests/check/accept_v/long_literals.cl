@@ -3,8 +3,8 @@
  * NDRange: global size N, local size not fixed
  */
 
-constant float w[20] = {0.5f, 1.25f, 2.5f, 3.75f, 5.0f, 6.25f, 7.5f, 8.75f, 1e+01f, 11.25f, 12.5f,
-                        13.75f, 15.0f, 16.25f, 17.5f, 18.75f, 2e+01f, 21.25f, 22.5f, 23.75f};
+constant float w[20] = {0.5f, 1.25f, 2.5f, 3.75f, 5.0f, 6.25f, 7.5f, 8.75f, 10.0f, 11.25f, 12.5f,
+                        13.75f, 15.0f, 16.25f, 17.5f, 18.75f, 20.0f, 21.25f, 22.5f, 23.75f};
 
 kernel void long_row(global float *restrict output, const global float *restrict xs, int N) {
   int gid = get_global_id(0); /* mapGlobal */
