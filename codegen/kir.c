@@ -488,3 +488,33 @@ const char *kir_invariant_violation(Arena *a, const KirKernel *k) {
   check_block(&c, &k->body, false);
   return c.why;
 }
+
+/* a test of work-item ids and constants only: the same in every iteration
+ * of any loop */
+static bool work_item_test(const KirExpr *e) {
+  switch (e->kind) {
+  case KE_INT:
+  case KE_QUERY: return true;
+  case KE_BINARY: return work_item_test(e->bin.lhs) && work_item_test(e->bin.rhs);
+  default: return false;
+  }
+}
+
+void kir_hoist_guards(KirBlock *b) {
+  for (KirStmt *s = b->first; s; s = s->next) {
+    KirBlock *inner = kir_body(s);
+    if (inner) kir_hoist_guards(inner);
+    if (s->kind != KS_FOR) continue;
+    KirStmt *g = s->loop.body.first;
+    if (!g || g != s->loop.body.last || g->kind != KS_IF || !work_item_test(g->cond.cond)) continue;
+    /* swap the two statements' contents: s becomes the if, g the loop */
+    KirStmt loop = *s, guard = *g;
+    loop.loop.body = guard.cond.body;
+    guard.cond.body = (KirBlock){g, g};
+    guard.cond.one_line = false;
+    guard.next = s->next;
+    loop.next = NULL;
+    *s = guard;
+    *g = loop;
+  }
+}

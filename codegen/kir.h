@@ -389,6 +389,13 @@ const char *kir_invariant_violation(Arena *a, const KirKernel *k);
  * that row, declared where the body begins (pointers.c). */
 void kir_row_pointers(Arena *a, KirKernel *k);
 
+/* A loop whose whole body is one test of work-item ids (a single writer's
+ * guard, get_local_id(1) == 0, inside a mapLocal over dimension 0) becomes
+ * the test around the loop: tested once, and PoCL 3.1 miscompiled the
+ * guard inside a strided mapLocal in a work-group loop
+ * (tests/diff/regress/pocl_guard_in_local_loop.dpia). */
+void kir_hoist_guards(KirBlock *b);
+
 /* Dimensions d (bit d) where some parallel loop of the body steps by the
  * global size or the number of groups (*global_steps) or by the local size
  * (*local_steps): a loop a work-item runs more than once. */

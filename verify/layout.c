@@ -60,8 +60,10 @@ static bool too_big(int64_t x) { return x < 0 || x > ((int64_t)1 << LAY_MAX_LOG2
 static int64_t round_up(int64_t x, int64_t align) { return (x + align - 1) / align * align; }
 
 /* in_buffer: t is the element of a buffer's arrays (not of a struct), where
- * a 3-vector is packed, 3 lanes (kparam_packed3, docs/language.md section 11) */
-static const Lay *lay_in(Arena *a, const DataType *t, const NatValues *nats, Buf *err, bool in_buffer) {
+ * a 3-vector is packed, 3 lanes (kparam_packed3, docs/language.md section 11);
+ * in_pair: t is inside a pair (a struct), whose arrays keep OpenCL's 4-lane
+ * 3-vectors (float3 fst[3]) */
+static const Lay *lay_in(Arena *a, const DataType *t, const NatValues *nats, Buf *err, bool in_buffer, bool in_pair) {
   t = dt_resolve((DataType *)t);
   Lay *l = NEW(a, Lay);
   switch (t->kind) {
@@ -85,7 +87,7 @@ static const Lay *lay_in(Arena *a, const DataType *t, const NatValues *nats, Buf
       emit(err, "array size %" PRId64 " is negative for these nat values", n);
       return NULL;
     }
-    const Lay *e = lay_in(a, t->elem, nats, err, true);
+    const Lay *e = lay_in(a, t->elem, nats, err, !in_pair, in_pair);
     if (!e) return NULL;
     l->kind = LAY_ARRAY;
     l->n = n;
@@ -100,8 +102,8 @@ static const Lay *lay_in(Arena *a, const DataType *t, const NatValues *nats, Buf
     return l;
   }
   case DT_PAIR: {
-    const Lay *f = lay_in(a, t->fst, nats, err, false);
-    const Lay *s = f ? lay_in(a, t->snd, nats, err, false) : NULL;
+    const Lay *f = lay_in(a, t->fst, nats, err, false, true);
+    const Lay *s = f ? lay_in(a, t->snd, nats, err, false, true) : NULL;
     if (!s) return NULL;
     l->kind = LAY_PAIR;
     l->fst = f;
@@ -135,11 +137,11 @@ static const Lay *lay_in(Arena *a, const DataType *t, const NatValues *nats, Buf
 }
 
 const Lay *lay_of(Arena *a, const DataType *t, const NatValues *nats, Buf *err) {
-  return lay_in(a, t, nats, err, false);
+  return lay_in(a, t, nats, err, false, false);
 }
 
 const Lay *lay_of_buffer_element(Arena *a, const DataType *t, const NatValues *nats, Buf *err) {
-  return lay_in(a, t, nats, err, true);
+  return lay_in(a, t, nats, err, true, false);
 }
 
 static void pack_lane(ScalarKind s, double v, unsigned char *dst) {
