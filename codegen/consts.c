@@ -80,7 +80,9 @@ void cg_collect_program_scope(CG *cg, const Phrase *body) {
     const Phrase *p = stack.items[--stack.len];
     switch (p->kind) {
     case PH_LIT:
-      if (p->lit_nelems > 0 && !find_table(cg, p)) {
+      /* a literal of equal elements is read as its value: no array, and
+       * no name taken from the others (access.c, gen_literal) */
+      if (p->lit_nelems > 0 && !cg_literal_splat(p) && !find_table(cg, p)) {
         ConstTable *t = NEW(cg->arena, ConstTable);
         t->name = table_name(cg, p);
         t->lit = p;
