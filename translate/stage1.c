@@ -135,12 +135,15 @@ static int uses_of(const Phrase *p, const Binder *x) {
 
 /* uses of x that are `snd x` (second: true) or `fst x` (false), or inside
  * one */
-static int proj_uses_of(Arena *a, const Phrase *p, const Binder *x, bool second) {
+static bool is_proj_of(Arena *a, const Phrase *p, const Binder *x, bool second) {
   Spine sp;
-  if ((p->kind == PH_APP || p->kind == PH_PRIM) && spine_of(a, (Phrase *)p, &sp) &&
-      sp.head->prim == (second ? PRIM_SND : PRIM_FST) && sp.nargs == 1 && sp.args[0]->kind == PH_VAR &&
-      sp.args[0]->binder == x)
-    return 1;
+  return (p->kind == PH_APP || p->kind == PH_PRIM) && spine_of(a, (Phrase *)p, &sp) &&
+         sp.head->prim == (second ? PRIM_SND : PRIM_FST) && sp.nargs == 1 && sp.args[0]->kind == PH_VAR &&
+         sp.args[0]->binder == x;
+}
+
+static int proj_uses_of(Arena *a, const Phrase *p, const Binder *x, bool second) {
+  if (is_proj_of(a, p, x, second)) return 1;
   switch (p->kind) {
   case PH_LAM: return proj_uses_of(a, p->body, x, second);
   case PH_PROJ:
@@ -169,10 +172,7 @@ static int part_uses(Arena *a, const Phrase *p, AccPart y) {
 }
 
 static bool is_part(Arena *a, const Phrase *e, AccPart y) {
-  if (!y.snd) return e->kind == PH_VAR;
-  Spine sp;
-  return (e->kind == PH_APP || e->kind == PH_PRIM) && spine_of(a, (Phrase *)e, &sp) && sp.head->prim == PRIM_SND &&
-         sp.nargs == 1 && sp.args[0]->kind == PH_VAR && sp.args[0]->binder == y.b;
+  return y.snd ? is_proj_of(a, e, y.b, true) : e->kind == PH_VAR && e->binder == y.b;
 }
 
 static bool is_scalar_data(const DataType *t) { return dt_resolve((DataType *)t)->kind == DT_SCALAR; }
