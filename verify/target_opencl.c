@@ -431,19 +431,68 @@ static RtStatus release_program(TargetProgram *p, Buf *err) {
 
 /* ---- the re-parse: clang as OpenCL C 1.2 (clang_check.h) ---- */
 
-/* A TargetVerifier of this target is an OpenclVerifier, a TargetPreload
- * an OpenclPreload: converted only here. */
-static TargetVerifier *verifier_new(void) { return (TargetVerifier *)opencl_verifier_new(); }
+/* Why each flag:
+ *   -isystem RESOURCE/include  where clang's own headers (opencl-c-base.h) are;
+ *                            the resource directory is found by the build
+ *                            (verify/meson.build), because libclang replaces
+ *                            any -resource-dir by one derived from its own
+ *                            path, which does not exist on Debian.
+ *   -x cl -cl-std=CL1.2      the language the generated code promises (spec
+ *                            section 1): OpenCL C 1.2, whatever the suffix.
+ *   --target=spir64-...      a fixed device-neutral target, so verification
+ *                            does not depend on the host it runs on.
+ *   -finclude-default-header declares the OpenCL built-ins (get_global_id,
+ *                            vload4, barrier, CLK_LOCAL_MEM_FENCE, float4...);
+ *                            clang 14's driver adds it for OpenCL by itself,
+ *                            older drivers do not, and twice is harmless.
+ *                            Clang 15's driver also adds
+ *                            -fdeclare-opencl-builtins: the built-in
+ *                            functions come from clang's own table as they
+ *                            are looked up, and only opencl-c-base.h (types
+ *                            and macros, 800 lines) is read, never the 18,000
+ *                            lines of opencl-c.h (clang_getInclusions shows
+ *                            it); a wrong built-in call is still an error.
+ *   -Wall -Wextra -Wpedantic generated code must be warning-free: an unused
+ *                            or unused-but-set variable is a dead temporary,
+ *                            a sign comparison a wrong index type, a zero
+ *                            length array (pedantic) an unportable size.
+ *   -Wshadow                 the code generator names variables uniquely
+ *                            (acc, acc_2); an inner name hiding an outer one
+ *                            would make the outer unreachable, a miscompile
+ *                            clang would otherwise accept silently.
+ *   -Wdouble-promotion       a float program must not compute in double (an
+ *                            unsuffixed literal like 0.5 next to a float):
+ *                            slow or unsupported on many devices.
+ *   -Wno-tautological-compare  a comparison the program itself wrote (x > x)
+ *                            is translated faithfully, not a defect of ours
+ *   -Wno-unused-parameter    turned off too: the kernel interface
+ *                            (spec section 8) passes every nat parameter and
+ *                            input, used in the body or not. */
+static const char *const opencl_clang_args[] = {
+#ifdef DPIA_CLANG_RESOURCE_DIR
+    "-isystem", DPIA_CLANG_RESOURCE_DIR "/include",
+#endif
+    "-x", "cl", "-cl-std=CL1.2", "--target=spir64-unknown-unknown",
+    "-Xclang", "-finclude-default-header",
+    "-Wall", "-Wextra", "-Wpedantic", "-Wshadow", "-Wdouble-promotion", "-Wno-unused-parameter",
+    "-Wno-tautological-compare",
+};
+
+const ClangLanguage clang_opencl = {opencl_clang_args, (int)DPIA_COUNTOF(opencl_clang_args)};
+
+/* A TargetVerifier of this target is a ClangVerifier of clang_opencl, a
+ * TargetPreload a ClangPreload: converted only here. */
+static TargetVerifier *verifier_new(void) { return (TargetVerifier *)clang_verifier_new(&clang_opencl); }
 static TargetVerifier *verifier_new_helper(const char *path) {
-  return (TargetVerifier *)opencl_verifier_new_helper(path);
+  return (TargetVerifier *)clang_verifier_new_helper(&clang_opencl, path);
 }
-static void verifier_free(TargetVerifier *v) { opencl_verifier_free((OpenclVerifier *)v); }
-static void verifier_free_at_exit(TargetVerifier *v) { opencl_verifier_free_at_exit((OpenclVerifier *)v); }
+static void verifier_free(TargetVerifier *v) { clang_verifier_free((ClangVerifier *)v); }
+static void verifier_free_at_exit(TargetVerifier *v) { clang_verifier_free_at_exit((ClangVerifier *)v); }
 static bool verify(TargetVerifier *v, const char *name, const char *source, size_t len, Buf *report) {
-  return opencl_verify((OpenclVerifier *)v, name, source, len, report);
+  return clang_verify((ClangVerifier *)v, name, source, len, report);
 }
-static TargetPreload *preload_start(void) { return (TargetPreload *)opencl_preload_start(); }
-static void preload_finish(TargetPreload *p) { opencl_preload_finish((OpenclPreload *)p); }
+static TargetPreload *preload_start(void) { return (TargetPreload *)clang_preload_start(); }
+static void preload_finish(TargetPreload *p) { clang_preload_finish((ClangPreload *)p); }
 
 /* the pragmas every generated program starts with (backend_opencl.c) */
 static void foreign_preamble(Buf *out, bool uses_double) {
