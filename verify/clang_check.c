@@ -482,17 +482,16 @@ static void record_of(const FromClang *fc, CXDiagnostic diag, DiagRecord *d) {
 
 /* The diagnostics of parsing g with libclang in v (loaded), into *records;
  * false after a message in report if libclang could not parse at all. */
-static bool parse_with_libclang(ClangVerifier *v, const Generated *g, Arena *a, DiagRecord **records,
-                                size_t *count, Buf *report) {
+static bool parse_with_libclang(ClangVerifier *v, const Generated *g, Arena *a, DiagRecord **records, size_t *count,
+                                Buf *report) {
   struct CXUnsavedFile unsaved = {
       .Filename = generated_file_name,
       .Contents = g->text,
       .Length = (unsigned long)g->len,
   };
   CXTranslationUnit unit = NULL;
-  enum CXErrorCode status =
-      v->api.clang_parseTranslationUnit2(v->index, generated_file_name, v->lang->args, v->lang->nargs,
-                                         &unsaved, 1, CXTranslationUnit_None, &unit);
+  enum CXErrorCode status = v->api.clang_parseTranslationUnit2(
+      v->index, generated_file_name, v->lang->args, v->lang->nargs, &unsaved, 1, CXTranslationUnit_None, &unit);
   if (status != CXError_Success || !unit) {
     emit(report, "%s: error: libclang could not parse the generated code (libclang error %d)\n", g->name, (int)status);
     return false;

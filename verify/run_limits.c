@@ -116,23 +116,24 @@ RunLimit run_check_limits(Arena *a, const Runtime *rt, const ImpKernel *k, const
     total_global += bytes;
     if (max_alloc && bytes > max_alloc) {
       line(err, &first);
-      emit(err,
-           "%s %s needs %" PRIu64 " bytes, more than the device's largest buffer (%s %" PRIu64 " bytes)",
+      emit(err, "%s %s needs %" PRIu64 " bytes, more than the device's largest buffer (%s %" PRIu64 " bytes)",
            role_noun(p->role), p->name, bytes, dev->max_alloc_name, max_alloc);
       device_ok = false;
     }
   }
   if (device_ok && global_mem && total_global > global_mem) {
     line(err, &first);
-    emit(err, "the kernel's buffers need %" PRIu64 " bytes together, more than the device's global memory (%s %" PRIu64
-              " bytes)",
+    emit(err,
+         "the kernel's buffers need %" PRIu64 " bytes together, more than the device's global memory (%s %" PRIu64
+         " bytes)",
          total_global, dev->global_mem_name, global_mem);
     device_ok = false;
   }
   if (local_mem && total_local > local_mem) {
     line(err, &first);
-    emit(err, "the kernel's local temporaries need %" PRIu64 " bytes, more than the device's local memory (%s %" PRIu64
-              " bytes)",
+    emit(err,
+         "the kernel's local temporaries need %" PRIu64 " bytes, more than the device's local memory (%s %" PRIu64
+         " bytes)",
          total_local, dev->local_mem_name, local_mem);
     device_ok = false;
   }

@@ -74,10 +74,10 @@ typedef struct TargetRange {
 } TargetRange;
 
 typedef struct Target {
-  const char *name;        /* what target_named takes: "opencl" */
-  const char *title;       /* what a runtime error is prefixed with: "OpenCL" */
-  const Backend *backend;  /* how kernels are printed for it */
-  const char *source_ext;  /* the file suffix of its sources, ".cl" in reports */
+  const char *name;       /* what target_named takes: "opencl" */
+  const char *title;      /* what a runtime error is prefixed with: "OpenCL" */
+  const Backend *backend; /* how kernels are printed for it */
+  const char *source_ext; /* the file suffix of its sources, ".cl" in reports */
 
   /* ---- the re-parse (clang_check.h for OpenCL) ---- */
   /* a verifier parsing in this process, or NULL if none can be made */
@@ -138,8 +138,7 @@ typedef struct Target {
   /* ks[0..n) in order (ks[i] on r[i]), each seeing the writes of the ones
    * before, waited for; *ms from the first one's start to the last one's
    * end, the gaps between them included.  err says which kernel failed. */
-  RtStatus (*launch_all)(TargetDevice *dev, int n, TargetKernel *const *ks, const TargetRange *r, double *ms,
-                         Buf *err);
+  RtStatus (*launch_all)(TargetDevice *dev, int n, TargetKernel *const *ks, const TargetRange *r, double *ms, Buf *err);
 
   /* ---- releasing (NULL objects are skipped) ---- */
   RtStatus (*release_buffer)(TargetBuffer *b, Buf *err);

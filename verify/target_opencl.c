@@ -42,8 +42,10 @@ struct TargetBuffer {
 /* the name of an OpenCL error code ("CL_INVALID_VALUE"), or "unknown" */
 static const char *error_name(cl_int code) {
   switch (code) {
+    /* clang-format off */
 #define E(c) \
   case c: return #c;
+    /* clang-format on */
     E(CL_SUCCESS)
     E(CL_DEVICE_NOT_FOUND)
     E(CL_DEVICE_NOT_AVAILABLE)
@@ -468,6 +470,8 @@ static RtStatus release_program(TargetProgram *p, Buf *err) {
  *   -Wno-unused-parameter    turned off too: the kernel interface
  *                            (spec section 8) passes every nat parameter and
  *                            input, used in the body or not. */
+/* one line per concern, as the comment above says */
+/* clang-format off */
 static const char *const opencl_clang_args[] = {
 #ifdef DPIA_CLANG_RESOURCE_DIR
     "-isystem", DPIA_CLANG_RESOURCE_DIR "/include",
@@ -477,6 +481,7 @@ static const char *const opencl_clang_args[] = {
     "-Wall", "-Wextra", "-Wpedantic", "-Wshadow", "-Wdouble-promotion", "-Wno-unused-parameter",
     "-Wno-tautological-compare",
 };
+/* clang-format on */
 
 const ClangLanguage clang_opencl = {opencl_clang_args, (int)DPIA_COUNTOF(opencl_clang_args)};
 

@@ -35,8 +35,8 @@
 typedef struct Fake {
   /* what the next calls do */
   RtStatus open_status, launch_status;
-  int nargs_delta;   /* added to the argument count the kernel reports */
-  bool reject;       /* the re-parse fails */
+  int nargs_delta;    /* added to the argument count the kernel reports */
+  bool reject;        /* the re-parse fails */
   uint64_t max_alloc; /* the device's largest buffer */
   /* what was called */
   int opened, closed, programs, programs_released, kernels, kernels_released, buffers, buffers_released;
@@ -154,8 +154,8 @@ static RtStatus f_kernel(TargetProgram *prog, Arena *a, const char *name, Target
   return RT_OK;
 }
 
-static RtStatus f_buffer(TargetDevice *dev, Arena *a, size_t bytes, const void *init, bool read_only,
-                         TargetBuffer **b, Buf *err) {
+static RtStatus f_buffer(TargetDevice *dev, Arena *a, size_t bytes, const void *init, bool read_only, TargetBuffer **b,
+                         Buf *err) {
   fake.buffers++;
   *b = NEW(a, TargetBuffer);
   (*b)->bytes = arena_dup(a, init, bytes ? bytes : 1);
@@ -323,8 +323,9 @@ static void check_released(const char *what) {
            "device %d opened, %d closed; programs %d/%d, kernels %d/%d, buffers %d/%d released; verifiers %d/%d freed",
            fake.opened, fake.closed, fake.programs_released, fake.programs, fake.kernels_released, fake.kernels,
            fake.buffers_released, fake.buffers, fake.verifiers_freed, fake.verifiers);
-  check(fake.opened == fake.closed && fake.programs == fake.programs_released && fake.kernels == fake.kernels_released &&
-            fake.buffers == fake.buffers_released && fake.verifiers == fake.verifiers_freed,
+  check(fake.opened == fake.closed && fake.programs == fake.programs_released &&
+            fake.kernels == fake.kernels_released && fake.buffers == fake.buffers_released &&
+            fake.verifiers == fake.verifiers_freed,
         what, detail);
 }
 
@@ -342,8 +343,7 @@ static void test_kernel(const char *path) {
         r.output);
   check(strstr(r.output, "time: min 2.500 ms, median 2.500 ms over 3 runs") != NULL, "the report has the fake's times",
         r.output);
-  check(strstr(r.output, "check (seed 7): ") != NULL && strstr(r.output, ": ok") != NULL, "the check passed",
-        r.output);
+  check(strstr(r.output, "check (seed 7): ") != NULL && strstr(r.output, ": ok") != NULL, "the check passed", r.output);
   check(fake.launches == 3 && fake.reads == 1 && fake.buffers == 2 && fake.args == 4,
         "3 launches, 1 read, 2 buffers, 4 arguments", "");
   check(fake.verified == 1 && strcmp(fake.last_verified, "scal.fake") == 0,
@@ -426,8 +426,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: test_target samples/scal.dpia tests/pipeline/dot.dpia\n");
     return 2;
   }
-  check(target_named("opencl") == &target_opencl && target_named("fake") == NULL &&
-            target_default() == &target_opencl,
+  check(target_named("opencl") == &target_opencl && target_named("fake") == NULL && target_default() == &target_opencl,
         "targets by name", "");
   test_kernel(argv[1]);
   test_pipeline(argv[2]);

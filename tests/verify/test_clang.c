@@ -418,8 +418,8 @@ static void run_tests(Tester *t, Arena *arena) {
   clang_verifier_free(v);
 
   /* no helper there, or one that stops: libclang in process instead */
-  check(t, clang_verifier_new_helper(&clang_opencl, "/nonexistent/dpia-clang-check") == NULL, "a missing helper gives no verifier",
-        "");
+  check(t, clang_verifier_new_helper(&clang_opencl, "/nonexistent/dpia-clang-check") == NULL,
+        "a missing helper gives no verifier", "");
   ClangVerifier *gone = clang_verifier_new_helper(&clang_opencl, "/bin/true");
   check(t, gone != NULL, "a helper that exits at once can be started", "");
   if (gone) {
