@@ -472,7 +472,7 @@ static bool pass_foreign(Ctx *c) {
   bool own = !v;
   if (own && !(v = c->target->verifier_new())) {
     diag_error(&c->diag, ERR_VERIFIER_UNAVAILABLE, (Span){0},
-               "cannot start libclang to check the OpenCL C of the foreign functions");
+               "cannot start %s to check the %s of the foreign functions", c->target->parser, c->target->language);
     c->status = DPIA_EVERIFY;
     return false;
   }
@@ -488,9 +488,8 @@ static bool pass_foreign(Ctx *c) {
     if (!c->target->verify(v, name, text.data, text.len, &report)) {
       while (report.len > 0 && report.data[report.len - 1] == '\n') report.data[--report.len] = '\0';
       diag_error(&c->diag, ERR_FOREIGN_BODY, f->decl->foreign_body_span,
-                 "the body of foreign function '%s' is not valid OpenCL C (as OpenCL C 1.2 parses it, warnings "
-                 "included):\n%s",
-                 f->name, report.data);
+                 "the body of foreign function '%s' is not valid %s (as %s parses it, warnings included):\n%s", f->name,
+                 c->target->language, c->target->language_std, report.data);
       ok = false;
     }
   }
@@ -498,8 +497,9 @@ static bool pass_foreign(Ctx *c) {
   return ok;
 }
 
-/* Re-parse every generated kernel with libclang (-x cl -cl-std=CL1.2);
- * any warning or error is a verification failure (exit 3). */
+/* Re-parse every generated kernel as the target's language (for OpenCL:
+ * libclang, -x cl -cl-std=CL1.2); any warning or error is a verification
+ * failure (exit 3). */
 static bool pass_clang(Ctx *c) {
   DpiaVerifier *v = c->opt->verifier;
   bool own = false;
@@ -510,8 +510,8 @@ static bool pass_clang(Ctx *c) {
       v = c->target->verifier_new();
       own = true;
       if (!v) {
-        diag_error(&c->diag, ERR_VERIFIER_UNAVAILABLE, (Span){0},
-                   "cannot start libclang to verify the generated OpenCL");
+        diag_error(&c->diag, ERR_VERIFIER_UNAVAILABLE, (Span){0}, "cannot start %s to verify the generated %s",
+                   c->target->parser, c->target->title);
         c->status = DPIA_EVERIFY;
         return false;
       }
@@ -521,8 +521,8 @@ static bool pass_clang(Ctx *c) {
     const char *name = arena_printf(c->arena, "%s%s", c->kernels[i]->name, c->target->source_ext);
     if (!c->target->verify(v, name, c->sources[i], strlen(c->sources[i]), &report)) {
       diag_error(&c->diag, ERR_INTERNAL, c->checked->defs[i]->decl->name_span,
-                 "internal: the OpenCL generated for kernel '%s' does not compile cleanly:\n%s", c->kernels[i]->name,
-                 report.data);
+                 "internal: the %s generated for kernel '%s' does not compile cleanly:\n%s", c->target->title,
+                 c->kernels[i]->name, report.data);
       c->status = DPIA_EVERIFY;
       ok = false;
     }

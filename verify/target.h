@@ -78,6 +78,9 @@ typedef struct Target {
   const char *title;      /* what a runtime error is prefixed with: "OpenCL" */
   const Backend *backend; /* how kernels are printed for it */
   const char *source_ext; /* the file suffix of its sources, ".cl" in reports */
+  /* for messages: the language generated ("OpenCL C"), the standard the
+   * re-parse holds it to ("OpenCL C 1.2"), what parses it ("libclang") */
+  const char *language, *language_std, *parser;
 
   /* ---- the re-parse (clang_check.h for OpenCL) ---- */
   /* a verifier parsing in this process, or NULL if none can be made */

@@ -19,6 +19,9 @@
  *     memory limit (named as the fake names it) exit 4, a re-parse that
  *     fails exit 3;
  *   - a pipeline is one launch_all of its kernels per run;
+ *   - a foreign function's body is parsed by the fake, after its
+ *     preamble, and a rejected one is the program's error (exit 1) in the
+ *     fake's terms;
  *   - every object made is released, on every path.
  *
  * The call counts live in one static Fake: a Target has no user pointer
@@ -41,7 +44,7 @@ typedef struct Fake {
   /* what was called */
   int opened, closed, programs, programs_released, kernels, kernels_released, buffers, buffers_released;
   int launches, launch_alls, last_nlaunch, reads, args;
-  int verifiers, verifiers_freed, verified;
+  int verifiers, verifiers_freed, verified, preambles;
   char last_verified[64];
 } Fake;
 
@@ -85,7 +88,10 @@ static bool f_verify(TargetVerifier *v, const char *name, const char *source, si
 }
 static TargetPreload *f_preload_start(void) { return NULL; }
 static void f_preload_finish(TargetPreload *p) {}
-static void f_foreign_preamble(Buf *out, bool uses_double) {}
+static void f_foreign_preamble(Buf *out, bool uses_double) {
+  fake.preambles++;
+  buf_puts(out, "#pragma FAKE\n");
+}
 
 static RtStatus f_list_devices(Arena *a, Buf *out, Buf *err) {
   buf_puts(out, "Platform #0: FakePlatform\n `-- Device #0: FakeDevice\n");
@@ -235,6 +241,9 @@ static const Target target_fake = {
     .title = "Fake",
     .backend = &backend_opencl, /* it runs the OpenCL text as the OpenCL would */
     .source_ext = ".fake",
+    .language = "Fake C",
+    .language_std = "Fake C 1",
+    .parser = "fakeparse",
     .verifier_new = f_verifier_new,
     .verifier_new_helper = f_verifier_new_helper,
     .verifier_free = f_verifier_free,
@@ -394,7 +403,9 @@ static void test_kernel(const char *path) {
   /* the re-parse fails: exit 3, nothing run */
   fake = (Fake){.max_alloc = (uint64_t)1 << 30, .reject = true};
   r = run_on_fake("scal.dpia", text, len, "scal", "N", 1000, false);
-  check(r.status == DPIA_EVERIFY && strstr(r.diagnostics, "scal.fake:1:1: error: the fake rejects it"),
+  check(r.status == DPIA_EVERIFY &&
+            strstr(r.diagnostics, "internal: the Fake generated for kernel 'scal' does not compile cleanly:\n"
+                                  "scal.fake:1:1: error: the fake rejects it"),
         "a failed re-parse is exit 3 with the target's report", r.diagnostics);
   check(fake.opened == 0, "no device opened after a failed re-parse", "");
   check_released("a failed re-parse frees its verifier");
@@ -421,6 +432,33 @@ static void test_pipeline(const char *path) {
   free(text);
 }
 
+/* dpia check of a program with a foreign function, on the fake */
+static void test_foreign(void) {
+  static const char text[] = "foreign twice (x: float) : float = \"{ return 2.0f * x; }\"\n"
+                             "kernel k (N: nat) (xs: [N]float) = xs |> mapGlobal (\\x -> twice x)\n";
+  DpiaOptions opt;
+  dpia_options_init(&opt);
+  opt.action = DPIA_CHECK;
+  for (int reject = 0; reject < 2; reject++) {
+    fake = (Fake){.reject = reject};
+    DpiaResult *r;
+    int status = driver_process(&target_fake, "twice.dpia", text, sizeof text - 1, &opt, &r);
+    const char *diags = dpia_result_diagnostics(r);
+    if (!reject) {
+      check(status == DPIA_OK && fake.preambles == 1 && fake.verified == 1 &&
+                strcmp(fake.last_verified, "foreign twice") == 0,
+            "a foreign body is parsed by the target, after its preamble", diags);
+    } else {
+      check(status == DPIA_EUSER && strstr(diags, "the body of foreign function 'twice' is not valid Fake C (as Fake C "
+                                                  "1 parses it, warnings included):\n"
+                                                  "foreign twice:1:1: error: the fake rejects it"),
+            "a rejected foreign body is exit 1 in the target's terms", diags);
+    }
+    check_released("checking a foreign body frees its verifier");
+    dpia_result_free(r);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc != 3) {
     fprintf(stderr, "usage: test_target samples/scal.dpia tests/pipeline/dot.dpia\n");
@@ -430,6 +468,7 @@ int main(int argc, char **argv) {
         "targets by name", "");
   test_kernel(argv[1]);
   test_pipeline(argv[2]);
+  test_foreign();
   printf("test_target: %d checks, %d failed\n", checks, failures);
   return failures ? 1 : 0;
 }
