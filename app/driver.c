@@ -14,6 +14,7 @@
 #include "dpia_front.h"
 #include "dpia_translate.h"
 #include "dpia_verify.h"
+#include "driver.h"
 #include "space.h"
 
 /* the names of the emit kinds (DpiaEmit order) */
@@ -41,6 +42,7 @@ struct DpiaResult {
 
 typedef struct Ctx {
   const DpiaOptions *opt;
+  const Target *target; /* verifies and runs the kernels (target.h) */
   Arena *arena;
   Interner in;
   Diag diag;
@@ -468,9 +470,9 @@ static bool pass_foreign(Ctx *c) {
   if (!used.len) return true;
   DpiaVerifier *v = c->opt->verifier;
   bool own = !v;
-  if (own && !(v = opencl_verifier_new())) {
+  if (own && !(v = c->target->verifier_new())) {
     diag_error(&c->diag, ERR_VERIFIER_UNAVAILABLE, (Span){0},
-               "cannot start libclang to check the OpenCL C of the foreign functions");
+               "cannot start %s to check the %s of the foreign functions", c->target->parser, c->target->language);
     c->status = DPIA_EVERIFY;
     return false;
   }
@@ -480,25 +482,24 @@ static bool pass_foreign(Ctx *c) {
     Buf text, report;
     buf_init(&text, c->arena);
     buf_init(&report, c->arena);
-    if (foreign_uses_double(f)) buf_puts(&text, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
-    buf_puts(&text, "#pragma OPENCL FP_CONTRACT OFF\n");
+    c->target->foreign_preamble(&text, foreign_uses_double(f));
     foreign_c_definition(&text, f, "");
     const char *name = arena_printf(c->arena, "foreign %s", f->name);
-    if (!opencl_verify(v, name, text.data, text.len, &report)) {
+    if (!c->target->verify(v, name, text.data, text.len, &report)) {
       while (report.len > 0 && report.data[report.len - 1] == '\n') report.data[--report.len] = '\0';
       diag_error(&c->diag, ERR_FOREIGN_BODY, f->decl->foreign_body_span,
-                 "the body of foreign function '%s' is not valid OpenCL C (as OpenCL C 1.2 parses it, warnings "
-                 "included):\n%s",
-                 f->name, report.data);
+                 "the body of foreign function '%s' is not valid %s (as %s parses it, warnings included):\n%s", f->name,
+                 c->target->language, c->target->language_std, report.data);
       ok = false;
     }
   }
-  if (own) opencl_verifier_free(v);
+  if (own) c->target->verifier_free(v);
   return ok;
 }
 
-/* Re-parse every generated kernel with libclang (-x cl -cl-std=CL1.2);
- * any warning or error is a verification failure (exit 3). */
+/* Re-parse every generated kernel as the target's language (for OpenCL:
+ * libclang, -x cl -cl-std=CL1.2); any warning or error is a verification
+ * failure (exit 3). */
 static bool pass_clang(Ctx *c) {
   DpiaVerifier *v = c->opt->verifier;
   bool own = false;
@@ -506,27 +507,27 @@ static bool pass_clang(Ctx *c) {
   for (int i = 0; i < c->checked->ndefs && ok; i++) {
     if (!c->sources[i]) continue;
     if (!v) {
-      v = opencl_verifier_new();
+      v = c->target->verifier_new();
       own = true;
       if (!v) {
-        diag_error(&c->diag, ERR_VERIFIER_UNAVAILABLE, (Span){0},
-                   "cannot start libclang to verify the generated OpenCL");
+        diag_error(&c->diag, ERR_VERIFIER_UNAVAILABLE, (Span){0}, "cannot start %s to verify the generated %s",
+                   c->target->parser, c->target->title);
         c->status = DPIA_EVERIFY;
         return false;
       }
     }
     Buf report;
     buf_init(&report, c->arena);
-    const char *name = arena_printf(c->arena, "%s.cl", c->kernels[i]->name);
-    if (!opencl_verify(v, name, c->sources[i], strlen(c->sources[i]), &report)) {
+    const char *name = arena_printf(c->arena, "%s%s", c->kernels[i]->name, c->target->source_ext);
+    if (!c->target->verify(v, name, c->sources[i], strlen(c->sources[i]), &report)) {
       diag_error(&c->diag, ERR_INTERNAL, c->checked->defs[i]->decl->name_span,
-                 "internal: the OpenCL generated for kernel '%s' does not compile cleanly:\n%s", c->kernels[i]->name,
-                 report.data);
+                 "internal: the %s generated for kernel '%s' does not compile cleanly:\n%s", c->target->title,
+                 c->kernels[i]->name, report.data);
       c->status = DPIA_EVERIFY;
       ok = false;
     }
   }
-  if (own) opencl_verifier_free(v);
+  if (own) c->target->verifier_free(v);
   return ok;
 }
 
@@ -680,9 +681,9 @@ static void run_json_head(Buf *out, const DpiaOptions *o, const char *what, cons
   emit(out, "{\"%s\": ", what); /* "kernel", or "pipeline" (its NDRange: the last launch's) */
   emit_json_string(out, kernel);
   buf_puts(out, ", \"device\": ");
-  emit_json_string(out, rt->device_name);
+  emit_json_string(out, rt->info.device_name);
   buf_puts(out, ", \"platform\": ");
-  emit_json_string(out, rt->platform_name);
+  emit_json_string(out, rt->info.platform_name);
   buf_puts(out, ", \"sizes\": {");
   for (int i = 0; i < o->nsizes; i++) {
     buf_puts(out, i ? ", " : "");
@@ -819,7 +820,7 @@ static void run_time_line(Ctx *c, const RtResult *res, double gbps) {
 static int run_finished(Ctx *c, Runtime *rt, RtStatus st, const RtResult *res, const Buf *err) {
   if (st != RT_OK) {
     rt_close(rt);
-    diag_error(&c->diag, ERR_OPENCL_RUNTIME, (Span){0}, "OpenCL: %s", err->data);
+    diag_error(&c->diag, ERR_OPENCL_RUNTIME, (Span){0}, "%s: %s", c->target->title, err->data);
     return st == RT_BAD_ARGS ? DPIA_EUSAGE : DPIA_EOPENCL;
   }
   c->ran = true;
@@ -883,9 +884,9 @@ static int pass_run(Ctx *c) {
     }
   if (!check_run_preconditions(c, def, k, &nats)) return DPIA_EPRECONDITION;
   Runtime rt;
-  RtStatus st = rt_open(&rt, a, o->platform, o->device, &err);
+  RtStatus st = rt_open(&rt, c->target, a, o->platform, o->device, &err);
   if (st != RT_OK) {
-    diag_error(&c->diag, ERR_OPENCL_RUNTIME, (Span){0}, "OpenCL: %s", err.data);
+    diag_error(&c->diag, ERR_OPENCL_RUNTIME, (Span){0}, "%s: %s", c->target->title, err.data);
     return DPIA_EOPENCL;
   }
   RtLaunch launch;
@@ -919,7 +920,7 @@ static int pass_run(Ctx *c) {
   if (o->run_json) {
     run_json_head(&c->out, o, "kernel", k->name, &rt, &res, gbps);
   } else {
-    emit(&c->out, "kernel %s on %s (%s)\n", k->name, rt.device_name, rt.platform_name);
+    emit(&c->out, "kernel %s on %s (%s)\n", k->name, rt.info.device_name, rt.info.platform_name);
     buf_puts(&c->out, "  sizes:");
     for (int i = 0; i < o->nsizes; i++) emit(&c->out, " %s=%lld", o->size_names[i], (long long)o->size_values[i]);
     emit(&c->out, "\n  NDRange: global");
@@ -976,9 +977,9 @@ static int pass_run_pipeline(Ctx *c) {
   Phrase *body = normalize_def(a, &c->tc, &c->diag, def);
   if (!body) return DPIA_EUSER;
   Runtime rt;
-  RtStatus st = rt_open(&rt, a, o->platform, o->device, &err);
+  RtStatus st = rt_open(&rt, c->target, a, o->platform, o->device, &err);
   if (st != RT_OK) {
-    diag_error(&c->diag, ERR_OPENCL_RUNTIME, (Span){0}, "OpenCL: %s", err.data);
+    diag_error(&c->diag, ERR_OPENCL_RUNTIME, (Span){0}, "%s: %s", c->target->title, err.data);
     return DPIA_EOPENCL;
   }
   a->limit = 0; /* the data are as large as the sizes say */
@@ -998,7 +999,7 @@ static int pass_run_pipeline(Ctx *c) {
   if (o->run_json) {
     run_json_head(&c->out, o, "pipeline", def->name, &rt, &res, gbps);
   } else {
-    emit(&c->out, "pipeline %s on %s (%s)\n", def->name, rt.device_name, rt.platform_name);
+    emit(&c->out, "pipeline %s on %s (%s)\n", def->name, rt.info.device_name, rt.info.platform_name);
     buf_puts(&c->out, "  sizes:");
     for (int i = 0; i < o->nsizes; i++) emit(&c->out, " %s=%lld", o->size_names[i], (long long)o->size_values[i]);
     buf_puts(&c->out, "\n  launches:");
@@ -1185,8 +1186,8 @@ static const DpiaDiagnostic limit_diagnostic = {0, NULL, 0, 0, 0, 0, LIMIT_MESSA
 
 /* One translation on the current stack, with the nesting limits scaled by
  * depth_scale (Diag.depth_scale). */
-static int process(const char *name, const char *text, size_t len, const DpiaOptions *opt, int depth_scale,
-                   DpiaResult **result) {
+static int process(const Target *target, const char *name, const char *text, size_t len, const DpiaOptions *opt,
+                   int depth_scale, DpiaResult **result) {
   DpiaMem boot;
   dpia_mem_default(&boot);
   if (opt->alloc) {
@@ -1235,6 +1236,7 @@ static int process(const char *name, const char *text, size_t len, const DpiaOpt
   }
   c = NEW(&r->arena, Ctx);
   c->opt = opt;
+  c->target = target;
   c->arena = &r->arena;
   intern_init(&c->in, c->arena);
   diag_init(&c->diag, c->arena);
@@ -1288,6 +1290,7 @@ enum { DPIA_DEEP_SCALE = 32 };
 #define DPIA_BASE_STACK ((size_t)8 << 20)
 
 typedef struct DeepCall {
+  const Target *target;
   const char *name, *text;
   size_t len;
   const DpiaOptions *opt;
@@ -1297,15 +1300,16 @@ typedef struct DeepCall {
 
 static void *deep_main(void *arg) {
   DeepCall *d = arg;
-  d->status = process(d->name, d->text, d->len, d->opt, DPIA_DEEP_SCALE, &d->result);
+  d->status = process(d->target, d->name, d->text, d->len, d->opt, DPIA_DEEP_SCALE, &d->result);
   return NULL;
 }
 
-int dpia_process(const char *name, const char *text, size_t len, const DpiaOptions *opt, DpiaResult **result) {
-  int status = process(name, text, len, opt, 1, result);
+int driver_process(const Target *target, const char *name, const char *text, size_t len, const DpiaOptions *opt,
+                   DpiaResult **result) {
+  int status = process(target, name, text, len, opt, 1, result);
   if (!*result || !(*result)->depth_limited) return status;
   dpia_result_free(*result); /* its memory is needed for the second try */
-  DeepCall d = {name, text, len, opt, NULL, 0};
+  DeepCall d = {target, name, text, len, opt, NULL, 0};
   pthread_attr_t attr;
   pthread_t thread;
   bool started = false;
@@ -1315,10 +1319,15 @@ int dpia_process(const char *name, const char *text, size_t len, const DpiaOptio
     pthread_attr_destroy(&attr);
   }
   /* without the thread, the limit's error again */
-  if (!started) return process(name, text, len, opt, 1, result);
+  if (!started) return process(target, name, text, len, opt, 1, result);
   pthread_join(thread, NULL);
   *result = d.result;
   return d.status;
+}
+
+/* The one place the library picks its target. */
+int dpia_process(const char *name, const char *text, size_t len, const DpiaOptions *opt, DpiaResult **result) {
+  return driver_process(target_default(), name, text, len, opt, result);
 }
 
 /* the errors and their notes as DpiaDiagnostics */
@@ -1408,14 +1417,16 @@ void dpia_result_free(DpiaResult *r) {
   r->mem.release(r->mem.user, r);
 }
 
-DpiaVerifier *dpia_verifier_new(void) { return opencl_verifier_new(); }
+/* the library's verifiers are the default target's: the driver verifies
+ * with that target (dpia_process) */
+DpiaVerifier *dpia_verifier_new(void) { return target_default()->verifier_new(); }
 
-void dpia_verifier_free(DpiaVerifier *v) { opencl_verifier_free(v); }
+void dpia_verifier_free(DpiaVerifier *v) { target_default()->verifier_free(v); }
 
-DpiaVerifier *dpia_verifier_new_helper(const char *path) { return opencl_verifier_new_helper(path); }
+DpiaVerifier *dpia_verifier_new_helper(const char *path) { return target_default()->verifier_new_helper(path); }
 
-void dpia_verifier_free_at_exit(DpiaVerifier *v) { opencl_verifier_free_at_exit(v); }
+void dpia_verifier_free_at_exit(DpiaVerifier *v) { target_default()->verifier_free_at_exit(v); }
 
-DpiaPreload *dpia_preload_start(void) { return opencl_preload_start(); }
+DpiaPreload *dpia_preload_start(void) { return target_default()->preload_start(); }
 
-void dpia_preload_finish(DpiaPreload *p) { opencl_preload_finish(p); }
+void dpia_preload_finish(DpiaPreload *p) { target_default()->preload_finish(p); }

@@ -96,7 +96,7 @@ static const char test_help[] =
 typedef struct Runner {
   bool update, verbose;
   int passed, failed;
-  OpenclVerifier *verifier;
+  TargetVerifier *verifier; /* the default target's: dpia_process verifies with it */
   bool verifier_made;
 } Runner;
 
@@ -421,13 +421,13 @@ static void run_line(Test *t, const char *args) {
   detail(t, out.data);
 }
 
-static OpenclVerifier *verifier(Runner *r) {
+static TargetVerifier *verifier(Runner *r) {
   if (!r->verifier_made) {
     /* as the dpia command: the helper process unless DPIA_CLANG_HELPER is
      * empty, else libclang in this process */
     const char *helper = getenv("DPIA_CLANG_HELPER");
-    if (!helper || *helper) r->verifier = opencl_verifier_new_helper(helper);
-    if (!r->verifier) r->verifier = opencl_verifier_new();
+    if (!helper || *helper) r->verifier = target_default()->verifier_new_helper(helper);
+    if (!r->verifier) r->verifier = target_default()->verifier_new();
     r->verifier_made = true;
   }
   return r->verifier;
@@ -501,11 +501,11 @@ static void run_imperative_defs(Test *t, const DpiaOptions *opt, bool has_checks
   compare(t, ".err", "diagnostics", a.diagnostics.data, a.diagnostics.len);
   compare(t, ".cl", "generated OpenCL", a.opencl.data, a.opencl.len);
   compare(t, ".json", "generated metadata", a.json.data, a.json.len);
-  OpenclVerifier *v = verifier(t->runner);
+  TargetVerifier *v = verifier(t->runner);
   for (int i = 0; v && i < a.nkernels; i++) {
     Buf report;
     buf_init(&report, t->arena);
-    if (!opencl_verify(v, t->base, a.kernels[i], a.kernel_lens[i], &report)) {
+    if (!target_default()->verify(v, t->base, a.kernels[i], a.kernel_lens[i], &report)) {
       fail(t, "libclang rejects generated kernel %d", i + 1);
       detail(t, report.data);
     }
@@ -653,7 +653,7 @@ int dpia_test_command(int argc, char **argv) {
     else r.failed++;
   }
   printf("%d passed, %d failed\n", r.passed, r.failed);
-  opencl_verifier_free(r.verifier);
+  target_default()->verifier_free(r.verifier);
   arena_free(&arena);
   return r.failed ? DPIA_EUSER : DPIA_OK;
 }

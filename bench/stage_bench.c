@@ -29,7 +29,7 @@ static const char *const stage_names[STAGES] = {"parse",   "check",    "normaliz
                                                 "libclang", "semantic", "invariants"};
 
 /* One whole translation, adding each stage's time to t[]. */
-static void translate_once(const char *name, const char *text, size_t len, OpenclVerifier *v, double t[STAGES]) {
+static void translate_once(const char *name, const char *text, size_t len, ClangVerifier *v, double t[STAGES]) {
   DpiaMem mem;
   dpia_mem_default(&mem);
   jmp_buf oom;
@@ -91,7 +91,7 @@ static void translate_once(const char *name, const char *text, size_t len, Openc
     double s6 = now();
     Buf report;
     buf_init(&report, &a);
-    if (v && !opencl_verify(v, "k.cl", cl.data, cl.len, &report)) {
+    if (v && !clang_verify(v, "k.cl", cl.data, cl.len, &report)) {
       fprintf(stderr, "%s", report.data);
       exit(1);
     }
@@ -141,7 +141,7 @@ static char *slurp(const char *path, size_t *len) {
 
 int main(int argc, char **argv) {
   const char *dpia = getenv("DPIA");
-  OpenclVerifier *v = opencl_verifier_new();
+  ClangVerifier *v = clang_verifier_new(&clang_opencl);
   printf("microseconds per translation of all kernels of a file (in process), ms per CLI call\n");
   printf("%-16s", "sample");
   for (int s = 0; s < STAGES; s++) printf(" %9s", stage_names[s]);
@@ -182,6 +182,6 @@ int main(int argc, char **argv) {
     printf(" %9.1f %9.2f\n", total / runs * 1e6, cli);
     free(text);
   }
-  opencl_verifier_free(v);
+  clang_verifier_free(v);
   return 0;
 }

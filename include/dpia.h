@@ -62,10 +62,11 @@ typedef enum DpiaEmit {
   DPIA_EMIT_SPACE,        /* the tune parameters' search space as JSON (docs/language.md 6.1) */
 } DpiaEmit;
 
-/* The libclang verifier of generated OpenCL.  Creating one costs a few
- * milliseconds; a caller translating many programs (a search driver, batch
- * mode) makes one per thread and passes it in DpiaOptions.verifier. */
-typedef struct OpenclVerifier DpiaVerifier;
+/* The libclang verifier of generated OpenCL (the re-parse of the target
+ * dpia translates for, an opaque type of the library).  Creating one costs
+ * a few milliseconds; a caller translating many programs (a search driver,
+ * batch mode) makes one per thread and passes it in DpiaOptions.verifier. */
+typedef struct TargetVerifier DpiaVerifier;
 DPIA_API DpiaVerifier *dpia_verifier_new(void);
 DPIA_API void dpia_verifier_free(DpiaVerifier *v);
 /* A verifier that parses in a helper process, dpia-clang-check (clang's
@@ -83,7 +84,7 @@ DPIA_API void dpia_verifier_free_at_exit(DpiaVerifier *v);
  * translation before the first verification with an in-process verifier.
  * Finish waits for the load; start returns NULL when no thread can be
  * started (then finish(NULL) does nothing). */
-typedef struct OpenclPreload DpiaPreload;
+typedef struct TargetPreload DpiaPreload;
 DPIA_API DpiaPreload *dpia_preload_start(void);
 DPIA_API void dpia_preload_finish(DpiaPreload *p);
 

@@ -1,8 +1,10 @@
-/* clang_check.c: OpenCL C verification with clang (clang_check.h).
+/* clang_check.c: verification of generated text with clang, in the
+ * language a target gives (ClangLanguage, clang_check.h): OpenCL C 1.2 for
+ * target_opencl, whose file holds the arguments that say so.
  *
  * Two ways to run the same parse, giving the same report:
  *
- * In this process, through libclang's C API (opencl_verifier_new).
+ * In this process, through libclang's C API (clang_verifier_new).
  * libclang is loaded with dlopen when it is first needed, not linked:
  * loading it maps and relocates libclang and libLLVM (about 150 MB,
  * 600,000 relocations), which costs 10 to 15 ms, and most commands (check,
@@ -15,7 +17,7 @@
  * costs 1.5-3 ms: the way for a process that verifies many kernels.
  *
  * In a helper process, dpia-clang-check (verify/clang_helper.cpp,
- * opencl_verifier_new_helper): clang's parser linked statically into a
+ * clang_verifier_new_helper): clang's parser linked statically into a
  * position-dependent program, which starts without relocating anything.
  * A one-shot command line call pays 5-7 ms for it instead of 13-15 for
  * loading libclang and parsing; the helper is started before the
@@ -82,7 +84,8 @@ typedef struct ClangApi {
 #undef X
 } ClangApi;
 
-struct OpenclVerifier {
+struct ClangVerifier {
+  const ClangLanguage *lang; /* the arguments of every parse */
   /* libclang in this process: library is NULL until it is loaded */
   void *library; /* the dlopen handle */
   ClangApi api;
@@ -98,58 +101,6 @@ struct OpenclVerifier {
  * reported under the caller's name instead.  clang_helper.cpp uses the
  * same name. */
 static const char generated_file_name[] = "dpia-generated.cl";
-
-/* Why each flag:
- *   -isystem RESOURCE/include  where clang's own headers (opencl-c-base.h) are;
- *                            the resource directory is found by the build
- *                            (verify/meson.build), because libclang replaces
- *                            any -resource-dir by one derived from its own
- *                            path, which does not exist on Debian.
- *   -x cl -cl-std=CL1.2      the language the generated code promises (spec
- *                            section 1): OpenCL C 1.2, whatever the suffix.
- *   --target=spir64-...      a fixed device-neutral target, so verification
- *                            does not depend on the host it runs on.
- *   -finclude-default-header declares the OpenCL built-ins (get_global_id,
- *                            vload4, barrier, CLK_LOCAL_MEM_FENCE, float4...);
- *                            clang 14's driver adds it for OpenCL by itself,
- *                            older drivers do not, and twice is harmless.
- *                            Clang 15's driver also adds
- *                            -fdeclare-opencl-builtins: the built-in
- *                            functions come from clang's own table as they
- *                            are looked up, and only opencl-c-base.h (types
- *                            and macros, 800 lines) is read, never the 18,000
- *                            lines of opencl-c.h (clang_getInclusions shows
- *                            it); a wrong built-in call is still an error.
- *   -Wall -Wextra -Wpedantic generated code must be warning-free: an unused
- *                            or unused-but-set variable is a dead temporary,
- *                            a sign comparison a wrong index type, a zero
- *                            length array (pedantic) an unportable size.
- *   -Wshadow                 the code generator names variables uniquely
- *                            (acc, acc_2); an inner name hiding an outer one
- *                            would make the outer unreachable, a miscompile
- *                            clang would otherwise accept silently.
- *   -Wdouble-promotion       a float program must not compute in double (an
- *                            unsuffixed literal like 0.5 next to a float):
- *                            slow or unsupported on many devices.
- *   -Wno-tautological-compare  a comparison the program itself wrote (x > x)
- *                            is translated faithfully, not a defect of ours
- *   -Wno-unused-parameter    turned off too: the kernel interface
- *                            (spec section 8) passes every nat parameter and
- *                            input, used in the body or not. */
-static const char *const clang_args[] = {
-#ifdef DPIA_CLANG_RESOURCE_DIR
-    "-isystem", DPIA_CLANG_RESOURCE_DIR "/include",
-#endif
-    "-x", "cl", "-cl-std=CL1.2", "--target=spir64-unknown-unknown",
-    "-Xclang", "-finclude-default-header",
-    "-Wall", "-Wextra", "-Wpedantic", "-Wshadow", "-Wdouble-promotion", "-Wno-unused-parameter",
-    "-Wno-tautological-compare",
-};
-
-const char *const *opencl_verifier_args(int *count) {
-  *count = (int)DPIA_COUNTOF(clang_args);
-  return clang_args;
-}
 
 /* ---- loading libclang ---- */
 
@@ -187,7 +138,7 @@ static bool load_api(void *lib, ClangApi *api) {
 }
 
 /* Load libclang into v and make its index; false if it cannot be. */
-static bool load_libclang(OpenclVerifier *v) {
+static bool load_libclang(ClangVerifier *v) {
   if (v->library) return true;
   void *lib = open_libclang();
   if (!lib) return false;
@@ -206,19 +157,19 @@ static bool load_libclang(OpenclVerifier *v) {
   return true;
 }
 
-struct OpenclPreload {
+struct ClangPreload {
   pthread_t thread;
   void *library; /* written by the thread, read after the join */
 };
 
 static void *preload_main(void *arg) {
-  OpenclPreload *preload = arg;
+  ClangPreload *preload = arg;
   preload->library = open_libclang();
   return NULL;
 }
 
-OpenclPreload *opencl_preload_start(void) {
-  OpenclPreload *preload = malloc(sizeof *preload);
+ClangPreload *clang_preload_start(void) {
+  ClangPreload *preload = malloc(sizeof *preload);
   if (!preload) return NULL;
   preload->library = NULL;
   if (pthread_create(&preload->thread, NULL, preload_main, preload) != 0) {
@@ -228,7 +179,7 @@ OpenclPreload *opencl_preload_start(void) {
   return preload;
 }
 
-void opencl_preload_finish(OpenclPreload *preload) {
+void clang_preload_finish(ClangPreload *preload) {
   if (!preload) return;
   pthread_join(preload->thread, NULL);
   if (preload->library) dlclose(preload->library);
@@ -263,7 +214,7 @@ static char *find_helper(void) {
 
 /* Tell the helper its input has ended (it exits then) and, if wait,
  * wait for it to exit. */
-static void end_helper(OpenclVerifier *v, bool wait) {
+static void end_helper(ClangVerifier *v, bool wait) {
   if (!v->helper) return;
   shutdown(v->sock, SHUT_WR);
   if (v->from_helper) fclose(v->from_helper); /* closes sock */
@@ -276,17 +227,18 @@ static void end_helper(OpenclVerifier *v, bool wait) {
   v->sock = -1;
 }
 
-static void stop_helper(OpenclVerifier *v) { end_helper(v, true); }
+static void stop_helper(ClangVerifier *v) { end_helper(v, true); }
 
-/* Start the helper at path with clang_args; false if it cannot be. */
-static bool start_helper(OpenclVerifier *v, const char *path) {
+/* Start the helper at path with the language's arguments; false if it
+ * cannot be. */
+static bool start_helper(ClangVerifier *v, const char *path) {
   int sv[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return false;
-  enum { NARGS = DPIA_COUNTOF(clang_args) };
-  char *argv[NARGS + 2];
+  int nargs = v->lang->nargs;
+  if (nargs > CLANG_MAX_ARGS || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return false;
+  char *argv[CLANG_MAX_ARGS + 2];
   argv[0] = (char *)path;
-  for (int i = 0; i < NARGS; i++) argv[i + 1] = (char *)clang_args[i];
-  argv[NARGS + 1] = NULL;
+  for (int i = 0; i < nargs; i++) argv[i + 1] = (char *)v->lang->args[i];
+  argv[nargs + 1] = NULL;
   posix_spawn_file_actions_t io;
   bool ok = posix_spawn_file_actions_init(&io) == 0;
   if (!ok) {
@@ -331,16 +283,17 @@ static bool send_all(int fd, const char *data, size_t len) {
 
 /* ---- verifiers ---- */
 
-static OpenclVerifier *verifier_alloc(void) {
-  OpenclVerifier *v = malloc(sizeof *v);
+static ClangVerifier *verifier_alloc(const ClangLanguage *lang) {
+  ClangVerifier *v = malloc(sizeof *v);
   if (!v) return NULL;
   memset(v, 0, sizeof *v);
+  v->lang = lang;
   v->sock = -1;
   return v;
 }
 
-OpenclVerifier *opencl_verifier_new(void) {
-  OpenclVerifier *v = verifier_alloc();
+ClangVerifier *clang_verifier_new(const ClangLanguage *lang) {
+  ClangVerifier *v = verifier_alloc(lang);
   if (!v) return NULL;
   if (!load_libclang(v)) {
     free(v);
@@ -349,10 +302,10 @@ OpenclVerifier *opencl_verifier_new(void) {
   return v;
 }
 
-OpenclVerifier *opencl_verifier_new_helper(const char *path) {
+ClangVerifier *clang_verifier_new_helper(const ClangLanguage *lang, const char *path) {
   char *found = path ? NULL : find_helper();
   if (!path) path = found;
-  OpenclVerifier *v = path ? verifier_alloc() : NULL;
+  ClangVerifier *v = path ? verifier_alloc(lang) : NULL;
   if (v && !start_helper(v, path)) {
     free(v);
     v = NULL;
@@ -361,7 +314,7 @@ OpenclVerifier *opencl_verifier_new_helper(const char *path) {
   return v;
 }
 
-static void verifier_free(OpenclVerifier *v, bool wait) {
+static void verifier_free(ClangVerifier *v, bool wait) {
   if (!v) return;
   end_helper(v, wait);
   if (v->library) {
@@ -371,9 +324,9 @@ static void verifier_free(OpenclVerifier *v, bool wait) {
   free(v);
 }
 
-void opencl_verifier_free(OpenclVerifier *v) { verifier_free(v, true); }
+void clang_verifier_free(ClangVerifier *v) { verifier_free(v, true); }
 
-void opencl_verifier_free_at_exit(OpenclVerifier *v) { verifier_free(v, false); }
+void clang_verifier_free_at_exit(ClangVerifier *v) { verifier_free(v, false); }
 
 /* ---- diagnostics, from either ---- */
 
@@ -529,17 +482,16 @@ static void record_of(const FromClang *fc, CXDiagnostic diag, DiagRecord *d) {
 
 /* The diagnostics of parsing g with libclang in v (loaded), into *records;
  * false after a message in report if libclang could not parse at all. */
-static bool parse_with_libclang(OpenclVerifier *v, const Generated *g, Arena *a, DiagRecord **records,
-                                size_t *count, Buf *report) {
+static bool parse_with_libclang(ClangVerifier *v, const Generated *g, Arena *a, DiagRecord **records, size_t *count,
+                                Buf *report) {
   struct CXUnsavedFile unsaved = {
       .Filename = generated_file_name,
       .Contents = g->text,
       .Length = (unsigned long)g->len,
   };
   CXTranslationUnit unit = NULL;
-  enum CXErrorCode status =
-      v->api.clang_parseTranslationUnit2(v->index, generated_file_name, clang_args, (int)DPIA_COUNTOF(clang_args),
-                                         &unsaved, 1, CXTranslationUnit_None, &unit);
+  enum CXErrorCode status = v->api.clang_parseTranslationUnit2(
+      v->index, generated_file_name, v->lang->args, v->lang->nargs, &unsaved, 1, CXTranslationUnit_None, &unit);
   if (status != CXError_Success || !unit) {
     emit(report, "%s: error: libclang could not parse the generated code (libclang error %d)\n", g->name, (int)status);
     return false;
@@ -647,7 +599,7 @@ static void adopt_children(RecordList *top, RecordList *kids) {
 
 /* The records of one answer, up to its end line; false if the helper
  * stopped or said something malformed. */
-static bool read_answer(OpenclVerifier *v, Arena *a, RecordList *top, long *status) {
+static bool read_answer(ClangVerifier *v, Arena *a, RecordList *top, long *status) {
   RecordList kids = {0};
   char *line = NULL;
   size_t cap = 0;
@@ -680,7 +632,7 @@ static bool read_answer(OpenclVerifier *v, Arena *a, RecordList *top, long *stat
 /* The diagnostics of parsing g in the helper; false if the helper failed
  * (then it is stopped).  *parsed is false if the helper could not parse
  * (reported as libclang reports it). */
-static bool parse_with_helper(OpenclVerifier *v, const Generated *g, Arena *a, DiagRecord **records, size_t *count,
+static bool parse_with_helper(ClangVerifier *v, const Generated *g, Arena *a, DiagRecord **records, size_t *count,
                               bool *parsed, Buf *report) {
   char head[32];
   int n = snprintf(head, sizeof head, "%zu\n", g->len);
@@ -700,7 +652,7 @@ static bool parse_with_helper(OpenclVerifier *v, const Generated *g, Arena *a, D
 
 /* ---- verification ---- */
 
-bool opencl_verify(OpenclVerifier *verifier, const char *name, const char *source, size_t len, Buf *report) {
+bool clang_verify(ClangVerifier *verifier, const char *name, const char *source, size_t len, Buf *report) {
   Generated g = {.name = name ? name : "<generated>", .text = source ? source : "", .len = source ? len : 0};
   Arena *a = report->arena;
   DiagRecord *records = NULL;

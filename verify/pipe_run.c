@@ -5,10 +5,10 @@
  * (inputs uploaded, output and temporaries poisoned with NaN so that an
  * element no kernel writes fails the check) live on the device for the
  * whole run; each launch is a kernel object with its arguments bound as the
- * description says.  A run enqueues every launch in order on the in-order
- * profiling queue and waits for the last one; its time is from the start
- * of the first kernel to the end of the last (profiling events), so the
- * gaps between kernels count, and the host's work between runs does not. */
+ * description says.  A run launches every kernel in order (the target's
+ * launch_all) and waits for the last one; its time is from the start of
+ * the first kernel to the end of the last, so the gaps between kernels
+ * count, and the host's work between runs does not. */
 #include "pipe_run.h"
 
 #include <inttypes.h>
@@ -22,7 +22,7 @@ typedef struct PR {
   const PipeDesc *d;
   const NatValues *nats;
   Buf *err;
-  cl_mem *bufs;     /* per pipeline buffer: [0] output, [1 + i] input i, then temporaries */
+  TargetBuffer **bufs; /* per pipeline buffer: [0] output, [1 + i] input i, then temporaries */
   ParamPlan *plans; /* the same */
 } PR;
 
@@ -48,7 +48,7 @@ static bool kernel_nats(PR *r, int li, NatValues *out) {
     names[n] = l->k->params[i].name;
     if (!nat_eval_size(l->binds[i].size, r->nats, &values[n], &why) || values[n] < 0 || values[n] > INT32_MAX) {
       emit(r->err, "size %s of launch %d (kernel %s): %s", names[n], li, l->k->name,
-           why.len ? why.data : "not an OpenCL int");
+           why.len ? why.data : arena_printf(r->a, "not an %s int", r->rt->target->title));
       return false;
     }
     n++;
@@ -63,7 +63,7 @@ static RtStatus make_buffers(PR *r, int ninputs, const double *const *inputs, co
   const PipeDesc *d = r->d;
   int nin = d->pipe->def->nparams;
   int n = 1 + nin + d->ntemps;
-  r->bufs = NEWARRAY(r->a, cl_mem, n);
+  r->bufs = NEWARRAY(r->a, TargetBuffer *, n);
   r->plans = NEWARRAY(r->a, ParamPlan, n);
   if (ninputs != nin) {
     emit(r->err, "pipeline %s takes %d inputs, %d given", d->iface.name, nin, ninputs);
@@ -86,112 +86,76 @@ static RtStatus make_buffers(PR *r, int ninputs, const double *const *inputs, co
       plan->packed = rt_poisoned(r->a, plan);
     }
     if (p->role == KP_SCALAR) continue; /* passed by value */
-    cl_int e;
-    cl_mem_flags flags = (p->role == KP_INPUT ? CL_MEM_READ_ONLY : CL_MEM_READ_WRITE) | CL_MEM_COPY_HOST_PTR;
-    r->bufs[s] = clCreateBuffer(r->rt->context, flags, plan->bytes ? plan->bytes : 1, plan->packed, &e);
-    if (e != CL_SUCCESS || !r->bufs[s]) {
-      r->bufs[s] = NULL;
-      emit(r->err, "buffer %s (%zu bytes): ", p->name, plan->bytes);
-      return rt_cl_fail(r->err, RT_LAUNCH_FAILED, e, "clCreateBuffer");
+    Buf why;
+    buf_init(&why, r->a);
+    st = r->rt->target->buffer(r->rt->dev, r->a, plan->bytes, plan->packed, p->role == KP_INPUT, &r->bufs[s], &why);
+    if (st != RT_OK) {
+      emit(r->err, "buffer %s (%zu bytes): %s", p->name, plan->bytes, why.data);
+      return st;
     }
   }
   return RT_OK;
 }
 
 /* launch li's kernel object with its arguments, and its NDRange */
-static RtStatus make_launch(PR *r, cl_program prog, int li, cl_kernel *kern, RtResult *range) {
+static RtStatus make_launch(PR *r, TargetProgram *prog, int li, TargetKernel **kern, TargetRange *range) {
+  const Target *t = r->rt->target;
   const PipeLaunchDesc *l = &r->d->launches[li];
   const ImpKernel *k = l->k;
   NatValues kn;
   if (!kernel_nats(r, li, &kn)) return RT_BAD_ARGS;
   RtLaunch natural;
   rt_launch_init(&natural);
-  RtStatus st = rt_launch_sizes(k, &kn, &natural, range, r->err);
+  RtResult sizes;
+  RtStatus st = rt_launch_sizes(k, &kn, &natural, &sizes, r->err);
   if (st != RT_OK) return st;
-  cl_int e;
-  *kern = clCreateKernel(prog, k->name, &e);
-  if (e != CL_SUCCESS || !*kern) {
-    *kern = NULL;
-    emit(r->err, "the OpenCL program has no kernel %s: ", k->name);
-    return rt_cl_fail(r->err, RT_BUILD_FAILED, e, "clCreateKernel");
-  }
+  *range = rt_range(&sizes);
+  int nargs;
+  st = t->kernel(prog, r->a, k->name, kern, &nargs, r->err);
+  if (st != RT_OK) return st;
+  Buf why;
+  buf_init(&why, r->a);
   int nat = 0;
   for (int i = 0; i < k->nparams; i++) {
     const KParam *p = &k->params[i];
     const PipeBind *b = &l->binds[i];
     switch (b->kind) {
     case PBIND_NAT: {
-      cl_int v = (cl_int)kn.values[nat++];
-      e = clSetKernelArg(*kern, (cl_uint)i, sizeof v, &v);
+      int32_t v = (int32_t)kn.values[nat++];
+      st = t->arg_value(*kern, i, &v, sizeof v, &why);
       break;
     }
     case PBIND_LOCAL: {
       ParamPlan plan;
       st = rt_param_layout(r->a, p, &kn, &plan, r->err);
       if (st != RT_OK) return st;
-      e = clSetKernelArg(*kern, (cl_uint)i, plan.bytes ? plan.bytes : 1, NULL);
+      st = t->arg_local(*kern, i, plan.bytes, &why);
       break;
     }
     case PBIND_BUFFER: {
       int s = slot_of(r->d, b->buf);
       if (p->role == KP_SCALAR)
-        e = clSetKernelArg(*kern, (cl_uint)i, r->plans[s].bytes, r->plans[s].packed);
+        st = t->arg_value(*kern, i, r->plans[s].packed, r->plans[s].bytes, &why);
       else
-        e = clSetKernelArg(*kern, (cl_uint)i, sizeof(cl_mem), &r->bufs[s]);
+        st = t->arg_buffer(*kern, i, r->bufs[s], &why);
       break;
     }
     }
-    if (e != CL_SUCCESS) {
-      emit(r->err, "kernel %s, argument %d (%s): ", k->name, i, p->name);
-      return rt_cl_fail(r->err, RT_LAUNCH_FAILED, e, "clSetKernelArg");
+    if (st != RT_OK) {
+      emit(r->err, "kernel %s, argument %d (%s): %s", k->name, i, p->name, why.data);
+      return st;
     }
   }
   return RT_OK;
 }
 
-/* one run: every launch in order, timed from the first start to the last end */
-static RtStatus run_once(PR *r, cl_kernel *kerns, const RtResult *ranges, double *ms) {
-  int n = r->d->nlaunches;
-  cl_event first = NULL, last = NULL;
-  RtStatus st = RT_OK;
-  for (int li = 0; li < n && st == RT_OK; li++) {
-    const RtResult *g = &ranges[li];
-    cl_event ev = NULL;
-    cl_int e = clEnqueueNDRangeKernel(r->rt->queue, kerns[li], (cl_uint)g->ndims, NULL, g->global_size,
-                                      g->has_local ? g->local_size : NULL, 0, NULL, &ev);
-    if (e != CL_SUCCESS) {
-      emit(r->err, "kernel %s: ", r->d->launches[li].k->name);
-      st = rt_cl_fail(r->err, RT_LAUNCH_FAILED, e, "clEnqueueNDRangeKernel");
-      break;
-    }
-    if (!first)
-      first = ev;
-    else if (last)
-      clReleaseEvent(last);
-    if (ev != first) last = ev;
-  }
-  if (!last) last = first;
-  cl_ulong start = 0, end = 0;
-  if (st == RT_OK) {
-    cl_int e = clWaitForEvents(1, &last);
-    if (e == CL_SUCCESS) e = clFinish(r->rt->queue);
-    if (e == CL_SUCCESS) e = clGetEventProfilingInfo(first, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL);
-    if (e == CL_SUCCESS) e = clGetEventProfilingInfo(last, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL);
-    if (e != CL_SUCCESS) st = rt_cl_fail(r->err, RT_LAUNCH_FAILED, e, "waiting for the kernels (one failed?)");
-  } else {
-    clFinish(r->rt->queue);
-  }
-  if (last && last != first) clReleaseEvent(last);
-  if (first) clReleaseEvent(first);
-  *ms = end > start ? (double)(end - start) * 1e-6 : 0.0;
-  return st;
-}
-
 static RtStatus read_output(PR *r, RtResult *res) {
   ParamPlan *plan = &r->plans[0];
-  cl_int e = clEnqueueReadBuffer(r->rt->queue, r->bufs[0], CL_TRUE, 0, plan->bytes ? plan->bytes : 1, plan->packed, 0,
-                                 NULL, NULL);
-  if (e != CL_SUCCESS) return rt_cl_fail(r->err, RT_LAUNCH_FAILED, e, "clEnqueueReadBuffer (output)");
+  RtStatus st = r->rt->target->read(r->rt->dev, r->bufs[0], plan->packed, plan->bytes, r->err);
+  if (st != RT_OK) {
+    buf_puts(r->err, " (output)");
+    return st;
+  }
   size_t total = (size_t)(plan->elements * plan->lay->flat);
   res->noutputs = 1;
   res->output = NEWARRAY(r->a, double, total ? total : 1);
@@ -211,32 +175,35 @@ RtStatus rt_run_pipeline(Runtime *rt, Arena *a, const PipeDesc *d, const char *s
   memset(res, 0, sizeof *res);
   PR r = {rt, a, d, nats, err, NULL, NULL};
   int n = d->nlaunches;
-  cl_program prog = NULL;
-  cl_kernel *kerns = NEWARRAY(a, cl_kernel, n > 0 ? n : 1);
-  RtResult *ranges = NEWARRAY(a, RtResult, n > 0 ? n : 1);
+  const Target *t = rt->target;
+  TargetProgram *prog = NULL;
+  TargetKernel **kerns = NEWARRAY(a, TargetKernel *, n > 0 ? n : 1);
+  TargetRange *ranges = NEWARRAY(a, TargetRange, n > 0 ? n : 1);
   RtStatus st = make_buffers(&r, ninputs, inputs, counts);
-  if (st == RT_OK)
-    st = rt_build_program(rt, a, arena_printf(a, "pipeline %s", d->iface.name), source, NULL, &prog, err);
+  if (st == RT_OK) st = t->build(rt->dev, a, arena_printf(a, "pipeline %s", d->iface.name), source, NULL, &prog, err);
   for (int li = 0; li < n && st == RT_OK; li++) st = make_launch(&r, prog, li, &kerns[li], &ranges[li]);
   if (st == RT_OK) {
     res->repeat = repeat > 0 ? repeat : 1;
     res->times_ms = NEWARRAY(a, double, res->repeat);
-    for (int i = 0; i < res->repeat && st == RT_OK; i++) st = run_once(&r, kerns, ranges, &res->times_ms[i]);
+    for (int i = 0; i < res->repeat && st == RT_OK; i++)
+      st = t->launch_all(rt->dev, n, kerns, ranges, &res->times_ms[i], err);
   }
   if (st == RT_OK) {
     rt_time_stats(a, res);
     /* the report's NDRange: the last launch's */
-    res->ndims = ranges[n - 1].ndims;
-    res->has_local = ranges[n - 1].has_local;
-    memcpy(res->global_size, ranges[n - 1].global_size, sizeof res->global_size);
-    memcpy(res->local_size, ranges[n - 1].local_size, sizeof res->local_size);
+    const TargetRange *last = &ranges[n - 1];
+    res->ndims = last->ndims;
+    res->has_local = last->has_local;
+    memcpy(res->global_size, last->global_size, sizeof res->global_size);
+    memcpy(res->local_size, last->local_size, sizeof res->local_size);
     st = read_output(&r, res);
   }
-  /* release everything, whatever happened */
-  for (int li = 0; li < n; li++)
-    if (kerns[li]) clReleaseKernel(kerns[li]);
-  if (prog) clReleaseProgram(prog);
-  for (int s = 0; r.bufs && s < 1 + d->pipe->def->nparams + d->ntemps; s++)
-    if (r.bufs[s]) clReleaseMemObject(r.bufs[s]);
+  /* release everything, whatever happened: a failure to release is not
+   * reported, the run's result stands */
+  Buf ignored;
+  buf_init(&ignored, a);
+  for (int li = 0; li < n; li++) t->release_kernel(kerns[li], &ignored);
+  t->release_program(prog, &ignored);
+  for (int s = 0; r.bufs && s < 1 + d->pipe->def->nparams + d->ntemps; s++) t->release_buffer(r.bufs[s], &ignored);
   return st;
 }

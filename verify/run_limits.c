@@ -21,12 +21,6 @@ static bool is_buffer(KParamRole role) {
   return role == KP_OUTPUT || role == KP_INPUT || role == KP_TEMP || role == KP_LOCAL;
 }
 
-static cl_ulong device_info(const Runtime *rt, cl_device_info what) {
-  cl_ulong value = 0;
-  if (clGetDeviceInfo(rt->device, what, sizeof value, &value, NULL) != CL_SUCCESS) return 0;
-  return value;
-}
-
 static void line(Buf *err, bool *first) {
   if (!*first) buf_putc(err, '\n');
   *first = false;
@@ -87,7 +81,7 @@ RunLimit run_check_limits(Arena *a, const Runtime *rt, const ImpKernel *k, const
       const Size *natural = local ? (k->has_local ? &k->local_size[d] : NULL) : &k->global_size[d];
       buf_clear(&why);
       if (step == 0 && d < k->ndims && natural && !nat_eval_size(*natural, nats, &step, &why)) step = 0;
-      if (step == 0 && local) step = (int64_t)rt->max_work_group_size;
+      if (step == 0 && local) step = (int64_t)rt->info.max_work_group_size;
       if (step <= 0 || step >= largest || step - 1 <= INT_INDEX_MAX - largest) continue;
       line(err, &first);
       emit(err,
@@ -99,10 +93,9 @@ RunLimit run_check_limits(Arena *a, const Runtime *rt, const ImpKernel *k, const
   }
   if (too_big_for_int) return RUN_LIMIT_INT;
 
-  cl_ulong max_alloc = device_info(rt, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
-  cl_ulong global_mem = device_info(rt, CL_DEVICE_GLOBAL_MEM_SIZE);
-  cl_ulong local_mem = device_info(rt, CL_DEVICE_LOCAL_MEM_SIZE);
-  cl_ulong total_global = 0, total_local = 0;
+  const TargetDeviceInfo *dev = &rt->info;
+  uint64_t max_alloc = dev->max_alloc, global_mem = dev->global_mem, local_mem = dev->local_mem;
+  uint64_t total_global = 0, total_local = 0;
   bool device_ok = true;
   for (int i = 0; i < k->nparams; i++) {
     const KParam *p = &k->params[i];
@@ -115,7 +108,7 @@ RunLimit run_check_limits(Arena *a, const Runtime *rt, const ImpKernel *k, const
       device_ok = false;
       continue;
     }
-    cl_ulong bytes = (cl_ulong)l->bytes;
+    uint64_t bytes = (uint64_t)l->bytes;
     if (p->role == KP_LOCAL) {
       total_local += bytes;
       continue;
@@ -123,25 +116,25 @@ RunLimit run_check_limits(Arena *a, const Runtime *rt, const ImpKernel *k, const
     total_global += bytes;
     if (max_alloc && bytes > max_alloc) {
       line(err, &first);
-      emit(err,
-           "%s %s needs %" PRIu64 " bytes, more than the device's largest buffer "
-           "(CL_DEVICE_MAX_MEM_ALLOC_SIZE %" PRIu64 " bytes)",
-           role_noun(p->role), p->name, (uint64_t)bytes, (uint64_t)max_alloc);
+      emit(err, "%s %s needs %" PRIu64 " bytes, more than the device's largest buffer (%s %" PRIu64 " bytes)",
+           role_noun(p->role), p->name, bytes, dev->max_alloc_name, max_alloc);
       device_ok = false;
     }
   }
   if (device_ok && global_mem && total_global > global_mem) {
     line(err, &first);
-    emit(err, "the kernel's buffers need %" PRIu64 " bytes together, more than the device's global memory "
-              "(CL_DEVICE_GLOBAL_MEM_SIZE %" PRIu64 " bytes)",
-         (uint64_t)total_global, (uint64_t)global_mem);
+    emit(err,
+         "the kernel's buffers need %" PRIu64 " bytes together, more than the device's global memory (%s %" PRIu64
+         " bytes)",
+         total_global, dev->global_mem_name, global_mem);
     device_ok = false;
   }
   if (local_mem && total_local > local_mem) {
     line(err, &first);
-    emit(err, "the kernel's local temporaries need %" PRIu64 " bytes, more than the device's local memory "
-              "(CL_DEVICE_LOCAL_MEM_SIZE %" PRIu64 " bytes)",
-         (uint64_t)total_local, (uint64_t)local_mem);
+    emit(err,
+         "the kernel's local temporaries need %" PRIu64 " bytes, more than the device's local memory (%s %" PRIu64
+         " bytes)",
+         total_local, dev->local_mem_name, local_mem);
     device_ok = false;
   }
   return device_ok ? RUN_LIMIT_OK : RUN_LIMIT_DEVICE;

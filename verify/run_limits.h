@@ -8,10 +8,11 @@
  * a parallel loop (a global size) must not pass 2^31 - 1 either.  dpia
  * rejects larger sizes rather than generating `long` indices for every
  * kernel; the message says which size is too large.  Then every global
- * buffer (output, input, hoisted temporary) must fit the device's
- * CL_DEVICE_MAX_MEM_ALLOC_SIZE, all of them together its
- * CL_DEVICE_GLOBAL_MEM_SIZE, and the local temporaries its
- * CL_DEVICE_LOCAL_MEM_SIZE. */
+ * buffer (output, input, hoisted temporary) must fit the device's largest
+ * allocation, all of them together its global memory, and the local
+ * temporaries its local memory (the limits of TargetDeviceInfo: for
+ * OpenCL CL_DEVICE_MAX_MEM_ALLOC_SIZE, CL_DEVICE_GLOBAL_MEM_SIZE and
+ * CL_DEVICE_LOCAL_MEM_SIZE, which the messages name). */
 #ifndef DPIA_RUN_LIMITS_H
 #define DPIA_RUN_LIMITS_H
 

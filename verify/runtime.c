@@ -1,4 +1,4 @@
-/* runtime.c: the OpenCL host side of `dpia run` (runtime.h). */
+/* runtime.c: the host side of `dpia run` (runtime.h), through a Target. */
 #include "runtime.h"
 #include "runtime_int.h"
 
@@ -8,218 +8,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *rt_error_name(cl_int code) {
-  switch (code) {
-#define E(c) \
-  case c: return #c;
-    E(CL_SUCCESS)
-    E(CL_DEVICE_NOT_FOUND)
-    E(CL_DEVICE_NOT_AVAILABLE)
-    E(CL_COMPILER_NOT_AVAILABLE)
-    E(CL_MEM_OBJECT_ALLOCATION_FAILURE)
-    E(CL_OUT_OF_RESOURCES)
-    E(CL_OUT_OF_HOST_MEMORY)
-    E(CL_PROFILING_INFO_NOT_AVAILABLE)
-    E(CL_MEM_COPY_OVERLAP)
-    E(CL_IMAGE_FORMAT_MISMATCH)
-    E(CL_IMAGE_FORMAT_NOT_SUPPORTED)
-    E(CL_BUILD_PROGRAM_FAILURE)
-    E(CL_MAP_FAILURE)
-    E(CL_MISALIGNED_SUB_BUFFER_OFFSET)
-    E(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
-    E(CL_COMPILE_PROGRAM_FAILURE)
-    E(CL_LINKER_NOT_AVAILABLE)
-    E(CL_LINK_PROGRAM_FAILURE)
-    E(CL_DEVICE_PARTITION_FAILED)
-    E(CL_KERNEL_ARG_INFO_NOT_AVAILABLE)
-    E(CL_INVALID_VALUE)
-    E(CL_INVALID_DEVICE_TYPE)
-    E(CL_INVALID_PLATFORM)
-    E(CL_INVALID_DEVICE)
-    E(CL_INVALID_CONTEXT)
-    E(CL_INVALID_QUEUE_PROPERTIES)
-    E(CL_INVALID_COMMAND_QUEUE)
-    E(CL_INVALID_HOST_PTR)
-    E(CL_INVALID_MEM_OBJECT)
-    E(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR)
-    E(CL_INVALID_IMAGE_SIZE)
-    E(CL_INVALID_SAMPLER)
-    E(CL_INVALID_BINARY)
-    E(CL_INVALID_BUILD_OPTIONS)
-    E(CL_INVALID_PROGRAM)
-    E(CL_INVALID_PROGRAM_EXECUTABLE)
-    E(CL_INVALID_KERNEL_NAME)
-    E(CL_INVALID_KERNEL_DEFINITION)
-    E(CL_INVALID_KERNEL)
-    E(CL_INVALID_ARG_INDEX)
-    E(CL_INVALID_ARG_VALUE)
-    E(CL_INVALID_ARG_SIZE)
-    E(CL_INVALID_KERNEL_ARGS)
-    E(CL_INVALID_WORK_DIMENSION)
-    E(CL_INVALID_WORK_GROUP_SIZE)
-    E(CL_INVALID_WORK_ITEM_SIZE)
-    E(CL_INVALID_GLOBAL_OFFSET)
-    E(CL_INVALID_EVENT_WAIT_LIST)
-    E(CL_INVALID_EVENT)
-    E(CL_INVALID_OPERATION)
-    E(CL_INVALID_GL_OBJECT)
-    E(CL_INVALID_BUFFER_SIZE)
-    E(CL_INVALID_MIP_LEVEL)
-    E(CL_INVALID_GLOBAL_WORK_SIZE)
-    E(CL_INVALID_PROPERTY)
-    E(CL_INVALID_IMAGE_DESCRIPTOR)
-    E(CL_INVALID_COMPILER_OPTIONS)
-    E(CL_INVALID_LINKER_OPTIONS)
-    E(CL_INVALID_DEVICE_PARTITION_COUNT)
-#undef E
-  case -1001: return "CL_PLATFORM_NOT_FOUND_KHR";
-  default: return "unknown";
-  }
-}
-
-RtStatus rt_cl_fail(Buf *err, RtStatus st, cl_int code, const char *what) {
-  emit(err, "OpenCL error %s (%d) in %s", rt_error_name(code), (int)code, what);
-  return st;
-}
-
-/* ---- platform and device ---- */
-
-static const char *platform_string(Arena *a, cl_platform_id p, cl_platform_info what) {
-  size_t n = 0;
-  if (clGetPlatformInfo(p, what, 0, NULL, &n) != CL_SUCCESS || n == 0) return "(unknown)";
-  char *s = arena_alloc(a, n + 1);
-  if (clGetPlatformInfo(p, what, n, s, NULL) != CL_SUCCESS) return "(unknown)";
-  s[n] = 0;
-  return s;
-}
-
-static const char *device_string(Arena *a, cl_device_id d, cl_device_info what) {
-  size_t n = 0;
-  if (clGetDeviceInfo(d, what, 0, NULL, &n) != CL_SUCCESS || n == 0) return "(unknown)";
-  char *s = arena_alloc(a, n + 1);
-  if (clGetDeviceInfo(d, what, n, s, NULL) != CL_SUCCESS) return "(unknown)";
-  s[n] = 0;
-  return s;
-}
-
-static const char *const no_platform_message =
-    "no OpenCL platform found: install an OpenCL implementation (for example PoCL, Debian package "
-    "pocl-opencl-icd) and check that it is registered in /etc/OpenCL/vendors";
-
-/* all platforms; RT_UNAVAILABLE with a message if there is none */
-static RtStatus get_platforms(Arena *a, cl_platform_id **out, cl_uint *count, Buf *err) {
-  cl_uint n = 0;
-  cl_int e = clGetPlatformIDs(0, NULL, &n);
-  if (e == -1001 || (e == CL_SUCCESS && n == 0)) {
-    buf_puts(err, no_platform_message);
-    return RT_UNAVAILABLE;
-  }
-  if (e != CL_SUCCESS) return rt_cl_fail(err, RT_UNAVAILABLE, e, "clGetPlatformIDs");
-  cl_platform_id *ps = NEWARRAY(a, cl_platform_id, n);
-  e = clGetPlatformIDs(n, ps, NULL);
-  if (e != CL_SUCCESS) return rt_cl_fail(err, RT_UNAVAILABLE, e, "clGetPlatformIDs");
-  *out = ps;
-  *count = n;
-  return RT_OK;
-}
-
-/* all devices of p (none is not an error here: *count = 0) */
-static RtStatus get_devices(Arena *a, cl_platform_id p, cl_device_id **out, cl_uint *count, Buf *err) {
-  cl_uint n = 0;
-  cl_int e = clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, NULL, &n);
-  *count = 0;
-  if (e == CL_DEVICE_NOT_FOUND) return RT_OK;
-  if (e != CL_SUCCESS) return rt_cl_fail(err, RT_UNAVAILABLE, e, "clGetDeviceIDs");
-  cl_device_id *ds = NEWARRAY(a, cl_device_id, n ? n : 1);
-  if (n > 0) {
-    e = clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, n, ds, NULL);
-    if (e != CL_SUCCESS) return rt_cl_fail(err, RT_UNAVAILABLE, e, "clGetDeviceIDs");
-  }
-  *out = ds;
-  *count = n;
-  return RT_OK;
-}
-
-RtStatus rt_list_devices(Arena *a, Buf *out, Buf *err) {
-  cl_platform_id *ps;
-  cl_uint np;
-  RtStatus st = get_platforms(a, &ps, &np, err);
-  if (st != RT_OK) return st;
-  for (cl_uint i = 0; i < np; i++) {
-    emit(out, "Platform #%u: %s\n", i, platform_string(a, ps[i], CL_PLATFORM_NAME));
-    cl_device_id *ds;
-    cl_uint nd;
-    st = get_devices(a, ps[i], &ds, &nd, err);
-    if (st != RT_OK) return st;
-    for (cl_uint j = 0; j < nd; j++) emit(out, " `-- Device #%u: %s\n", j, device_string(a, ds[j], CL_DEVICE_NAME));
-  }
-  return RT_OK;
-}
-
-RtStatus rt_open(Runtime *rt, Arena *a, int platform_index, int device_index, Buf *err) {
+RtStatus rt_open(Runtime *rt, const Target *t, Arena *a, int platform_index, int device_index, Buf *err) {
   memset(rt, 0, sizeof *rt);
-  cl_platform_id *ps;
-  cl_uint np;
-  RtStatus st = get_platforms(a, &ps, &np, err);
-  if (st != RT_OK) return st;
-  if (platform_index < 0 || (cl_uint)platform_index >= np) {
-    emit(err, "OpenCL platform %d does not exist: there %s %u platform%s (numbered from 0)", platform_index,
-         np == 1 ? "is" : "are", np, np == 1 ? "" : "s");
-    return RT_UNAVAILABLE;
-  }
-  cl_platform_id p = ps[platform_index];
-  const char *pname = platform_string(a, p, CL_PLATFORM_NAME);
-  cl_device_id *ds;
-  cl_uint nd;
-  st = get_devices(a, p, &ds, &nd, err);
-  if (st != RT_OK) return st;
-  if (device_index < 0 || (cl_uint)device_index >= nd) {
-    emit(err, "OpenCL device %d does not exist: platform %d (%s) has %u device%s (numbered from 0)", device_index,
-         platform_index, pname, nd, nd == 1 ? "" : "s");
-    return RT_UNAVAILABLE;
-  }
-  cl_device_id d = ds[device_index];
-  cl_device_fp_config fp64 = 0;
-  cl_int e = clGetDeviceInfo(d, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, NULL);
-  if (e != CL_SUCCESS) fp64 = 0; /* no double support reported */
-  size_t max_wg = 0;
-  e = clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_wg, &max_wg, NULL);
-  if (e != CL_SUCCESS) return rt_cl_fail(err, RT_UNAVAILABLE, e, "clGetDeviceInfo(CL_DEVICE_MAX_WORK_GROUP_SIZE)");
-  cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)p, 0};
-  cl_context ctx = clCreateContext(props, 1, &d, NULL, NULL, &e);
-  if (e != CL_SUCCESS || !ctx) return rt_cl_fail(err, RT_UNAVAILABLE, e, "clCreateContext");
-  cl_command_queue q = clCreateCommandQueue(ctx, d, CL_QUEUE_PROFILING_ENABLE, &e);
-  if (e != CL_SUCCESS || !q) {
-    rt_cl_fail(err, RT_UNAVAILABLE, e, "clCreateCommandQueue");
-    cl_int e2 = clReleaseContext(ctx);
-    if (e2 != CL_SUCCESS) emit(err, "; then %s in clReleaseContext", rt_error_name(e2));
-    return RT_UNAVAILABLE;
-  }
-  rt->platform = p;
-  rt->device = d;
-  rt->context = ctx;
-  rt->queue = q;
-  rt->platform_name = pname;
-  rt->device_name = device_string(a, d, CL_DEVICE_NAME);
-  rt->has_fp64 = fp64 != 0;
-  rt->max_work_group_size = max_wg;
-  return RT_OK;
+  rt->target = t;
+  return t->open(a, platform_index, device_index, &rt->dev, &rt->info, err);
 }
 
 void rt_close(Runtime *rt) {
-  /* release failures leave nothing to recover: the objects are gone or
-   * the implementation is broken; either way there is nothing to retry */
-  if (rt->queue) {
-    cl_int e = clReleaseCommandQueue(rt->queue);
-    ASSERT(e == CL_SUCCESS);
-  }
-  if (rt->context) {
-    cl_int e = clReleaseContext(rt->context);
-    ASSERT(e == CL_SUCCESS);
-  }
-  rt->queue = NULL;
-  rt->context = NULL;
+  if (rt->dev) rt->target->close(rt->dev);
+  rt->dev = NULL;
 }
+
+RtStatus rt_list_devices(const Target *t, Arena *a, Buf *out, Buf *err) { return t->list_devices(a, out, err); }
 
 void rt_launch_init(RtLaunch *l) {
   memset(l, 0, sizeof *l);
@@ -357,50 +157,17 @@ static RtStatus plan_inputs(const ImpKernel *k, ParamPlan *plans, int ninputs, c
   return RT_OK;
 }
 
-RtStatus rt_build_program(Runtime *rt, Arena *a, const char *name, const char *source, const char *options,
-                          cl_program *prog, Buf *err) {
-  cl_int e;
-  *prog = clCreateProgramWithSource(rt->context, 1, &source, NULL, &e);
-  if (e != CL_SUCCESS || !*prog) {
-    *prog = NULL;
-    return rt_cl_fail(err, RT_BUILD_FAILED, e, "clCreateProgramWithSource");
-  }
-  e = clBuildProgram(*prog, 1, &rt->device, options ? options : "", NULL, NULL);
-  if (e != CL_SUCCESS) {
-    emit(err, "building the OpenCL program of %s failed (%s)", name, rt_error_name(e));
-    size_t n = 0;
-    cl_int e2 = clGetProgramBuildInfo(*prog, rt->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
-    if (e2 == CL_SUCCESS && n > 0) {
-      char *log = arena_alloc(a, n + 1);
-      e2 = clGetProgramBuildInfo(*prog, rt->device, CL_PROGRAM_BUILD_LOG, n, log, NULL);
-      if (e2 == CL_SUCCESS) {
-        log[n] = 0;
-        emit(err, ":\n%s", log);
-        return RT_BUILD_FAILED;
-      }
-    }
-    emit(err, "; no build log (%s)", rt_error_name(e2));
-    return RT_BUILD_FAILED;
-  }
-  return RT_OK;
-}
-
+/* the program and its kernel k->name, which must take the interface's parameters */
 static RtStatus build(Runtime *rt, Arena *a, const ImpKernel *k, const char *source, const char *options,
-                      cl_program *prog, cl_kernel *kern, Buf *err) {
-  cl_int e;
-  RtStatus st = rt_build_program(rt, a, arena_printf(a, "kernel %s", k->name), source, options, prog, err);
+                      TargetProgram **prog, TargetKernel **kern, Buf *err) {
+  const Target *t = rt->target;
+  RtStatus st = t->build(rt->dev, a, arena_printf(a, "kernel %s", k->name), source, options, prog, err);
   if (st != RT_OK) return st;
-  *kern = clCreateKernel(*prog, k->name, &e);
-  if (e != CL_SUCCESS || !*kern) {
-    *kern = NULL;
-    emit(err, "the OpenCL program has no kernel %s: ", k->name);
-    return rt_cl_fail(err, RT_BUILD_FAILED, e, "clCreateKernel");
-  }
-  cl_uint nargs = 0;
-  e = clGetKernelInfo(*kern, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs, NULL);
-  if (e != CL_SUCCESS) return rt_cl_fail(err, RT_LAUNCH_FAILED, e, "clGetKernelInfo(CL_KERNEL_NUM_ARGS)");
-  if ((int)nargs != k->nparams) {
-    emit(err, "kernel %s takes %u arguments, but its interface lists %d parameters", k->name, nargs, k->nparams);
+  int nargs = 0;
+  st = t->kernel(*prog, a, k->name, kern, &nargs, err);
+  if (st != RT_OK) return st;
+  if (nargs != k->nparams) {
+    emit(err, "kernel %s takes %d arguments, but its interface lists %d parameters", k->name, nargs, k->nparams);
     return RT_BAD_ARGS;
   }
   return RT_OK;
@@ -408,30 +175,32 @@ static RtStatus build(Runtime *rt, Arena *a, const ImpKernel *k, const char *sou
 
 /* buffers and arguments */
 static RtStatus set_args(Runtime *rt, Arena *a, const ImpKernel *k, const NatValues *nats, ParamPlan *plans,
-                         cl_kernel kern, cl_mem *mems, Buf *err) {
-  cl_int e;
+                         TargetKernel *kern, TargetBuffer **bufs, Buf *err) {
+  const Target *t = rt->target;
+  Buf why;
+  buf_init(&why, a);
   for (int i = 0; i < k->nparams; i++) {
     const KParam *p = &k->params[i];
     ParamPlan *plan = &plans[i];
-    const char *what = "clSetKernelArg";
+    const char *what = "";
+    RtStatus st = RT_OK;
+    buf_clear(&why);
     switch (p->role) {
     case KP_INPUT:
     case KP_OUTPUT:
     case KP_TEMP: {
       plan->packed = p->role == KP_INPUT ? rt_pack_all(a, plan, plan->host) : rt_poisoned(a, plan);
-      cl_mem_flags flags = (p->role == KP_INPUT ? CL_MEM_READ_ONLY : CL_MEM_READ_WRITE) | CL_MEM_COPY_HOST_PTR;
-      mems[i] = clCreateBuffer(rt->context, flags, plan->bytes ? plan->bytes : 1, plan->packed, &e);
-      if (e != CL_SUCCESS || !mems[i]) {
-        mems[i] = NULL;
-        emit(err, "buffer %s (%zu bytes): ", p->name, plan->bytes);
-        return rt_cl_fail(err, RT_LAUNCH_FAILED, e, "clCreateBuffer");
+      st = t->buffer(rt->dev, a, plan->bytes, plan->packed, p->role == KP_INPUT, &bufs[i], &why);
+      if (st != RT_OK) {
+        emit(err, "buffer %s (%zu bytes): %s", p->name, plan->bytes, why.data);
+        return st;
       }
-      e = clSetKernelArg(kern, (cl_uint)i, sizeof(cl_mem), &mems[i]);
+      st = t->arg_buffer(kern, i, bufs[i], &why);
       break;
     }
     case KP_SCALAR:
       plan->packed = rt_pack_all(a, plan, plan->host);
-      e = clSetKernelArg(kern, (cl_uint)i, plan->bytes, plan->packed);
+      st = t->arg_value(kern, i, plan->packed, plan->bytes, &why);
       break;
     case KP_NAT: {
       int64_t v;
@@ -439,50 +208,46 @@ static RtStatus set_args(Runtime *rt, Arena *a, const ImpKernel *k, const NatVal
         emit(err, "no value for the nat parameter %s", p->name);
         return RT_BAD_ARGS;
       }
+      /* every target's kernels take nat parameters as a 32-bit int (spec
+       * section 8) */
       if (v < 0 || v > INT32_MAX) {
-        emit(err, "nat parameter %s = %" PRId64 " does not fit an OpenCL int", p->name, v);
+        emit(err, "nat parameter %s = %" PRId64 " does not fit an %s int", p->name, v, t->title);
         return RT_BAD_ARGS;
       }
-      cl_int iv = (cl_int)v;
-      e = clSetKernelArg(kern, (cl_uint)i, sizeof iv, &iv);
+      int32_t iv = (int32_t)v;
+      st = t->arg_value(kern, i, &iv, sizeof iv, &why);
       break;
     }
     case KP_LOCAL:
-      e = clSetKernelArg(kern, (cl_uint)i, plan->bytes ? plan->bytes : 1, NULL);
-      what = "clSetKernelArg (local memory)";
+      st = t->arg_local(kern, i, plan->bytes, &why);
+      what = " (local memory)";
       break;
     default: INTERNAL("bad kernel parameter role %d", (int)p->role);
     }
-    if (e != CL_SUCCESS) {
-      emit(err, "argument %d (%s): ", i, p->name);
-      return rt_cl_fail(err, RT_LAUNCH_FAILED, e, what);
+    if (st != RT_OK) {
+      emit(err, "argument %d (%s): %s%s", i, p->name, why.data, what);
+      return st;
     }
   }
   return RT_OK;
 }
 
-static RtStatus launch_timed(Runtime *rt, Arena *a, cl_kernel kern, const RtLaunch *launch, RtResult *res,
+TargetRange rt_range(const RtResult *res) {
+  TargetRange r = {res->ndims, {0}, {0}, res->has_local};
+  memcpy(r.global_size, res->global_size, sizeof r.global_size);
+  memcpy(r.local_size, res->local_size, sizeof r.local_size);
+  return r;
+}
+
+static RtStatus launch_timed(Runtime *rt, Arena *a, TargetKernel *kern, const RtLaunch *launch, RtResult *res,
                              Buf *err) {
   int repeat = launch->repeat > 0 ? launch->repeat : 1;
   res->repeat = repeat;
   res->times_ms = NEWARRAY(a, double, repeat);
+  TargetRange range = rt_range(res);
   for (int r = 0; r < repeat; r++) {
-    cl_event ev = NULL;
-    cl_int e = clEnqueueNDRangeKernel(rt->queue, kern, (cl_uint)res->ndims, NULL, res->global_size,
-                                      res->has_local ? res->local_size : NULL, 0, NULL, &ev);
-    if (e != CL_SUCCESS) return rt_cl_fail(err, RT_LAUNCH_FAILED, e, "clEnqueueNDRangeKernel");
-    e = clWaitForEvents(1, &ev);
-    cl_ulong start = 0, end = 0;
-    const char *what = "clWaitForEvents (the kernel failed)";
-    if (e == CL_SUCCESS) {
-      what = "clGetEventProfilingInfo";
-      e = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL);
-      if (e == CL_SUCCESS) e = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL);
-    }
-    cl_int e2 = clReleaseEvent(ev);
-    if (e != CL_SUCCESS) return rt_cl_fail(err, RT_LAUNCH_FAILED, e, what);
-    if (e2 != CL_SUCCESS) return rt_cl_fail(err, RT_LAUNCH_FAILED, e2, "clReleaseEvent");
-    res->times_ms[r] = end > start ? (double)(end - start) * 1e-6 : 0.0;
+    RtStatus st = rt->target->launch(rt->dev, kern, &range, &res->times_ms[r], err);
+    if (st != RT_OK) return st;
   }
   rt_time_stats(a, res);
   return RT_OK;
@@ -496,8 +261,8 @@ void rt_time_stats(Arena *a, RtResult *res) {
   res->median_ms = repeat % 2 ? sorted[repeat / 2] : (sorted[repeat / 2 - 1] + sorted[repeat / 2]) / 2;
 }
 
-static RtStatus read_outputs(Runtime *rt, Arena *a, const ImpKernel *k, ParamPlan *plans, cl_mem *mems, RtResult *res,
-                             Buf *err) {
+static RtStatus read_outputs(Runtime *rt, Arena *a, const ImpKernel *k, ParamPlan *plans, TargetBuffer **bufs,
+                             RtResult *res, Buf *err) {
   size_t total = 0;
   for (int i = 0; i < k->nparams; i++) {
     if (k->params[i].role != KP_OUTPUT) continue;
@@ -510,14 +275,16 @@ static RtStatus read_outputs(Runtime *rt, Arena *a, const ImpKernel *k, ParamPla
   res->output_count = total;
   size_t at = 0;
   int o = 0;
+  Buf why;
+  buf_init(&why, a);
   for (int i = 0; i < k->nparams; i++) {
     if (k->params[i].role != KP_OUTPUT) continue;
     ParamPlan *plan = &plans[i];
     unsigned char *bytes = plan->packed; /* reuse the poisoned host copy */
-    cl_int e = clEnqueueReadBuffer(rt->queue, mems[i], CL_TRUE, 0, plan->bytes ? plan->bytes : 1, bytes, 0, NULL, NULL);
-    if (e != CL_SUCCESS) {
-      emit(err, "output %s: ", k->params[i].name);
-      return rt_cl_fail(err, RT_LAUNCH_FAILED, e, "clEnqueueReadBuffer");
+    RtStatus st = rt->target->read(rt->dev, bufs[i], bytes, plan->bytes, &why);
+    if (st != RT_OK) {
+      emit(err, "output %s: %s", k->params[i].name, why.data);
+      return st;
     }
     double *dst = res->output + at;
     for (int64_t j = 0; j < plan->elements; j++)
@@ -543,27 +310,31 @@ RtStatus rt_run(Runtime *rt, Arena *a, const ImpKernel *k, const char *source, c
   if (st == RT_OK) st = rt_launch_sizes(k, nats, launch, res, err);
   if (st != RT_OK) return st;
 
-  cl_program prog = NULL;
-  cl_kernel kern = NULL;
-  cl_mem *mems = NEWARRAY(a, cl_mem, k->nparams > 0 ? k->nparams : 1);
+  const Target *t = rt->target;
+  TargetProgram *prog = NULL;
+  TargetKernel *kern = NULL;
+  TargetBuffer **bufs = NEWARRAY(a, TargetBuffer *, k->nparams > 0 ? k->nparams : 1);
   st = build(rt, a, k, source, launch->build_options, &prog, &kern, err);
-  if (st == RT_OK) st = set_args(rt, a, k, nats, plans, kern, mems, err);
+  if (st == RT_OK) st = set_args(rt, a, k, nats, plans, kern, bufs, err);
   if (st == RT_OK) st = launch_timed(rt, a, kern, launch, res, err);
-  if (st == RT_OK) st = read_outputs(rt, a, k, plans, mems, res, err);
+  if (st == RT_OK) st = read_outputs(rt, a, k, plans, bufs, res, err);
 
-  /* release everything, whatever happened */
-  for (int i = 0; i < k->nparams; i++) {
-    if (!mems[i]) continue;
-    cl_int e = clReleaseMemObject(mems[i]);
-    if (e != CL_SUCCESS && st == RT_OK) st = rt_cl_fail(err, RT_LAUNCH_FAILED, e, "clReleaseMemObject");
+  /* release everything, whatever happened; a release's failure is
+   * reported when nothing failed before it */
+  Buf first, later;
+  buf_init(&first, a);
+  buf_init(&later, a);
+  RtStatus rel = RT_OK;
+  for (int i = 0; i <= k->nparams + 1; i++) {
+    Buf *why = rel == RT_OK ? &first : &later;
+    RtStatus r = i < k->nparams    ? t->release_buffer(bufs[i], why)
+                 : i == k->nparams ? t->release_kernel(kern, why)
+                                   : t->release_program(prog, why);
+    if (rel == RT_OK) rel = r;
   }
-  if (kern) {
-    cl_int e = clReleaseKernel(kern);
-    if (e != CL_SUCCESS && st == RT_OK) st = rt_cl_fail(err, RT_LAUNCH_FAILED, e, "clReleaseKernel");
-  }
-  if (prog) {
-    cl_int e = clReleaseProgram(prog);
-    if (e != CL_SUCCESS && st == RT_OK) st = rt_cl_fail(err, RT_LAUNCH_FAILED, e, "clReleaseProgram");
+  if (st == RT_OK && rel != RT_OK) {
+    buf_puts(err, first.data);
+    st = rel;
   }
   return st;
 }

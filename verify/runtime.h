@@ -1,14 +1,15 @@
-/* runtime.h: the OpenCL host side of `dpia run` (spec sections 8, 9, 11).
+/* runtime.h: the host side of `dpia run` (spec sections 8, 9, 11), on a
+ * device of a Target (target.h: OpenCL's is target_opencl).
  *
- * rt_open picks a platform and device (default: the first platform's first
- * device, PoCL where it is the only ICD) and makes a context and a
- * profiling queue.  rt_run builds a kernel's source, allocates a buffer for
+ * rt_open picks a platform and device of the target (for OpenCL the
+ * default is the first platform's first device, PoCL where it is the only
+ * ICD).  rt_run builds a kernel's source, allocates a buffer for
  * every parameter of an ImpKernel by role (element counts evaluated with
  * the nat values), uploads the inputs, fills the outputs (and temporaries)
  * with NaN, sets the arguments in the order of the kernel interface,
  * launches R times with the kernel's natural NDRange or the user's, times
- * each launch with profiling events and reads the outputs back.  Every
- * OpenCL object it makes is released before it returns, on every path.
+ * each launch on the device and reads the outputs back.  Every object it
+ * makes on the device is released before it returns, on every path.
  *
  * Host data is in the layout of layout.h (flat doubles), converted to and
  * from the element types of the buffers (float, int, double, vectors, pair
@@ -26,7 +27,7 @@
  *
  * Usage:
  *   Runtime rt;
- *   if (rt_open(&rt, arena, 0, 0, &err) != RT_OK) ... exit 4
+ *   if (rt_open(&rt, target_default(), arena, 0, 0, &err) != RT_OK) ... exit 4
  *   if (!rt_check_preconditions(k, &nats, &err)) ...
  *   RtLaunch launch;
  *   rt_launch_init(&launch);
@@ -40,48 +41,30 @@
 #ifndef DPIA_RUNTIME_H
 #define DPIA_RUNTIME_H
 
-#ifndef CL_TARGET_OPENCL_VERSION
-#define CL_TARGET_OPENCL_VERSION 120
-#endif
-#ifndef CL_USE_DEPRECATED_OPENCL_1_2_APIS
-#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
-#endif
-#include <CL/cl.h>
-
 #include "layout.h"
 #include "dpia_codegen.h"
-
-typedef enum RtStatus {
-  RT_OK = 0,
-  RT_UNAVAILABLE,   /* no platform or device, or no context or queue */
-  RT_BUILD_FAILED,  /* the source did not build (err holds the build log) */
-  RT_BAD_ARGS,      /* sizes, inputs or launch sizes do not fit the kernel */
-  RT_LAUNCH_FAILED, /* an OpenCL call failed making buffers, running or reading back */
-} RtStatus;
+#include "target.h"
 
 typedef struct Runtime {
-  cl_platform_id platform;
-  cl_device_id device;
-  cl_context context;
-  cl_command_queue queue;
-  const char *platform_name, *device_name; /* in the arena given to rt_open */
-  bool has_fp64;
-  size_t max_work_group_size;
+  const Target *target;
+  TargetDevice *dev;
+  TargetDeviceInfo info; /* its names in the arena given to rt_open */
 } Runtime;
 
-/* platform_index and device_index count from 0 in the order OpenCL lists
- * them (clinfo -l).  On failure nothing is left to release. */
-RtStatus rt_open(Runtime *rt, Arena *a, int platform_index, int device_index, Buf *err);
+/* platform_index and device_index count from 0 in the order the target
+ * lists them (for OpenCL: clinfo -l).  On failure nothing is left to
+ * release. */
+RtStatus rt_open(Runtime *rt, const Target *t, Arena *a, int platform_index, int device_index, Buf *err);
 void rt_close(Runtime *rt);
 
 /* "Platform #0: NAME" / " `-- Device #0: NAME" lines, like clinfo -l. */
-RtStatus rt_list_devices(Arena *a, Buf *out, Buf *err);
+RtStatus rt_list_devices(const Target *t, Arena *a, Buf *out, Buf *err);
 
 typedef struct RtLaunch {
   int64_t global_size[3]; /* per dimension; 0: the kernel's natural size */
   int64_t local_size[3];  /* 0: natural (NULL local size if it has none) */
   int repeat;             /* timed launches, at least 1 */
-  const char *build_options; /* clBuildProgram options, NULL for none */
+  const char *build_options; /* the target's build options, NULL for none */
 } RtLaunch;
 
 void rt_launch_init(RtLaunch *l); /* everything natural, repeat 1 */
@@ -117,8 +100,5 @@ bool precond_eval(const char *expr, const NatValues *nats, int64_t *value, Buf *
  * violated or unevaluable precondition in err:
  *   precondition N % 262144 == 0 does not hold for N = 1000 */
 bool rt_check_preconditions(const ImpKernel *k, const NatValues *nats, Buf *err);
-
-/* the name of an OpenCL error code ("CL_INVALID_VALUE"), or "unknown" */
-const char *rt_error_name(cl_int code);
 
 #endif

@@ -14,7 +14,6 @@ typedef struct ParamPlan {
   unsigned char *packed;
 } ParamPlan;
 
-RtStatus rt_cl_fail(Buf *err, RtStatus st, cl_int code, const char *what);
 /* the layout, elements and bytes of parameter p at nats (not KP_NAT) */
 RtStatus rt_param_layout(Arena *a, const KParam *p, const NatValues *nats, ParamPlan *plan, Buf *err);
 /* plan->elements values of src (host layout) in the device layout */
@@ -23,9 +22,8 @@ unsigned char *rt_pack_all(Arena *a, const ParamPlan *plan, const double *src);
 unsigned char *rt_poisoned(Arena *a, const ParamPlan *plan);
 /* k's NDRange at nats (kernel nat values) and the user's launch sizes */
 RtStatus rt_launch_sizes(const ImpKernel *k, const NatValues *nats, const RtLaunch *launch, RtResult *res, Buf *err);
-/* build source for rt's device; name ("kernel k", "pipeline p") for messages */
-RtStatus rt_build_program(Runtime *rt, Arena *a, const char *name, const char *source, const char *options,
-                          cl_program *prog, Buf *err);
+/* the NDRange res holds (rt_launch_sizes) */
+TargetRange rt_range(const RtResult *res);
 /* res->min_ms and median_ms from res->times_ms[0..repeat) */
 void rt_time_stats(Arena *a, RtResult *res);
 

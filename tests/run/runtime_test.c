@@ -52,13 +52,13 @@ static void check(Tester *t, bool ok, const char *what, const char *detail) {
 static bool open_runtime(Tester *t) {
   Buf err;
   buf_init(&err, &t->arena);
-  RtStatus st = rt_open(&t->rt, &t->arena, 0, 0, &err);
+  RtStatus st = rt_open(&t->rt, &target_opencl, &t->arena, 0, 0, &err);
   if (st != RT_OK) {
     check(t, false, "open the first OpenCL platform's first device (PoCL)", err.data);
     return false;
   }
   t->have_rt = true;
-  printf("  device: %s (platform %s)\n", t->rt.device_name, t->rt.platform_name);
+  printf("  device: %s (platform %s)\n", t->rt.info.device_name, t->rt.info.platform_name);
   return true;
 }
 
@@ -342,7 +342,7 @@ static void build_error(Tester *t) {
 
 static void types(Tester *t) {
   if (!open_runtime(t)) return;
-  check(t, t->rt.has_fp64, "the device supports double (PoCL does)", "");
+  check(t, t->rt.info.has_fp64, "the device supports double (PoCL does)", "");
   const char *src = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
                     "typedef struct { float x1; int x2; } pair_fi;\n"
                     "typedef struct { double x1; float4 x2; } pair_dv;\n"
@@ -425,15 +425,15 @@ static void errors(Tester *t) {
   Buf err;
   buf_init(&err, &t->arena);
   Runtime other;
-  RtStatus st = rt_open(&other, &t->arena, 99, 0, &err);
+  RtStatus st = rt_open(&other, &target_opencl, &t->arena, 99, 0, &err);
   check(t, st == RT_UNAVAILABLE && strstr(err.data, "platform 99 does not exist"), "a bad platform index", err.data);
   buf_clear(&err);
-  st = rt_open(&other, &t->arena, 0, 99, &err);
+  st = rt_open(&other, &target_opencl, &t->arena, 0, 99, &err);
   check(t, st == RT_UNAVAILABLE && strstr(err.data, "device 99 does not exist"), "a bad device index", err.data);
   Buf list;
   buf_init(&list, &t->arena);
   buf_clear(&err);
-  st = rt_list_devices(&t->arena, &list, &err);
+  st = rt_list_devices(&target_opencl, &t->arena, &list, &err);
   check(t, st == RT_OK && strstr(list.data, "Platform #0: ") && strstr(list.data, "Device #0: "), "device list",
         st == RT_OK ? list.data : err.data);
   if (!open_runtime(t)) return;

@@ -1,5 +1,5 @@
 /* test_clang.c: the libclang verifier of generated OpenCL C
- * (verify/clang_check.h).
+ * (verify/clang_check.h, with target_opencl's language clang_opencl).
  *
  * A correct OpenCL 1.2 kernel using the built-ins the code generator emits
  * must pass with an empty report; each broken kernel must fail with a
@@ -7,8 +7,8 @@
  * a caret.  Then one verifier checks the same kernel many times: its
  * resident memory must not keep growing (the sanitizer build checks the
  * same for leaks), and the time per verification is printed.  All of it
- * runs twice: with libclang in this process (opencl_verifier_new) and with
- * the helper process dpia-clang-check (opencl_verifier_new_helper), whose
+ * runs twice: with libclang in this process (clang_verifier_new) and with
+ * the helper process dpia-clang-check (clang_verifier_new_helper), whose
  * reports must be byte for byte the same; a helper that is missing or
  * stops leaves verification to libclang in process.
  *
@@ -194,10 +194,10 @@ static const char *nth_line(Arena *a, const char *text, int n) {
   return arena_strndup(a, p, end ? (size_t)(end - p) : strlen(p));
 }
 
-static void test_good(Tester *t, Arena *a, OpenclVerifier *v) {
+static void test_good(Tester *t, Arena *a, ClangVerifier *v) {
   Buf report;
   buf_init(&report, a);
-  bool ok = opencl_verify(v, "good.cl", good_kernel, strlen(good_kernel), &report);
+  bool ok = clang_verify(v, "good.cl", good_kernel, strlen(good_kernel), &report);
   check(t, ok, "a correct OpenCL 1.2 kernel passes", report.data);
   check(t, report.len == 0, "a correct kernel has an empty report", report.data);
 
@@ -207,20 +207,20 @@ static void test_good(Tester *t, Arena *a, OpenclVerifier *v) {
   memcpy(padded, good_kernel, len);
   memcpy(padded + len, "garbage here !!", 15);
   buf_clear(&report);
-  ok = opencl_verify(v, "good.cl", padded, len, &report);
+  ok = clang_verify(v, "good.cl", padded, len, &report);
   check(t, ok && report.len == 0, "only the first len bytes are parsed", report.data);
 
   buf_clear(&report);
-  ok = opencl_verify(v, "empty.cl", NULL, 0, &report);
+  ok = clang_verify(v, "empty.cl", NULL, 0, &report);
   check(t, ok && report.len == 0, "an empty text passes", report.data);
 }
 
-static void test_bad(Tester *t, Arena *a, OpenclVerifier *v) {
+static void test_bad(Tester *t, Arena *a, ClangVerifier *v) {
   for (size_t i = 0; i < DPIA_COUNTOF(bad_cases); i++) {
     const BadCase *c = &bad_cases[i];
     Buf report;
     buf_init(&report, a);
-    bool ok = opencl_verify(v, "bad.cl", c->source, strlen(c->source), &report);
+    bool ok = clang_verify(v, "bad.cl", c->source, strlen(c->source), &report);
     char *what = arena_printf(a, "%s fails", c->what);
     check(t, !ok, what, report.data);
     const char *lines[] = {c->first_line, c->source_line, c->marker_line};
@@ -241,7 +241,7 @@ static void test_bad(Tester *t, Arena *a, OpenclVerifier *v) {
       "}\n";
   Buf report;
   buf_init(&report, a);
-  bool ok = opencl_verify(v, "notes.cl", redefined, strlen(redefined), &report);
+  bool ok = clang_verify(v, "notes.cl", redefined, strlen(redefined), &report);
   check(t, !ok && strcmp(nth_line(a, report.data, 1), "notes.cl:3:9: error: redefinition of 'acc'") == 0 &&
                strcmp(nth_line(a, report.data, 4), "notes.cl:2:9: note: previous definition is here") == 0 &&
                strcmp(nth_line(a, report.data, 5), "  float acc = 0.0f;") == 0,
@@ -254,7 +254,7 @@ static void test_bad(Tester *t, Arena *a, OpenclVerifier *v) {
       "  output[1] = b;\n"
       "}\n";
   buf_clear(&report);
-  ok = opencl_verify(v, "two.cl", two_errors, strlen(two_errors), &report);
+  ok = clang_verify(v, "two.cl", two_errors, strlen(two_errors), &report);
   check(t, !ok && strncmp(nth_line(a, report.data, 1), "two.cl:2:15: error:", 19) == 0 &&
                strncmp(nth_line(a, report.data, 4), "two.cl:3:15: error:", 19) == 0,
         "every error is reported", report.data);
@@ -262,14 +262,14 @@ static void test_bad(Tester *t, Arena *a, OpenclVerifier *v) {
   /* tabs in the generated line are kept in the caret line */
   static const char tabbed[] = "kernel void k(global float *restrict output) {\n\toutput[0] = zz;\n}\n";
   buf_clear(&report);
-  ok = opencl_verify(v, "tab.cl", tabbed, strlen(tabbed), &report);
+  ok = clang_verify(v, "tab.cl", tabbed, strlen(tabbed), &report);
   check(t, !ok && strcmp(nth_line(a, report.data, 3), "\t            ^") == 0, "a caret after a tab stays aligned",
         report.data);
 
   /* a kernel cut off in the middle: the error is at the end of the text */
   static const char truncated[] = "kernel void k(global float *restrict output) {\n  output[0] = 1.0f;\n";
   buf_clear(&report);
-  ok = opencl_verify(v, "cut.cl", truncated, strlen(truncated), &report);
+  ok = clang_verify(v, "cut.cl", truncated, strlen(truncated), &report);
   check(t, !ok && strcmp(nth_line(a, report.data, 1), "cut.cl:2:20: error: expected '}'") == 0 &&
                strcmp(nth_line(a, report.data, 4), "cut.cl:1:46: note: to match this '{'") == 0,
         "a truncated kernel fails at its end, with a note at the open brace", report.data);
@@ -293,7 +293,7 @@ static double now_seconds(void) {
 
 /* Many verifications with one verifier (so one index): a translation unit
  * left behind each time would grow memory by megabytes per call. */
-static void test_repeated(Tester *t, Arena *a, OpenclVerifier *v, int rounds) {
+static void test_repeated(Tester *t, Arena *a, ClangVerifier *v, int rounds) {
   enum { WARMUP = 10 };
   bool all_ok = true;
   const char *first_failure = "";
@@ -303,13 +303,13 @@ static void test_repeated(Tester *t, Arena *a, OpenclVerifier *v, int rounds) {
     arena_init(&scratch, a->mem);
     Buf report;
     buf_init(&report, &scratch);
-    bool ok = opencl_verify(v, "good.cl", good_kernel, strlen(good_kernel), &report) && report.len == 0;
+    bool ok = clang_verify(v, "good.cl", good_kernel, strlen(good_kernel), &report) && report.len == 0;
     if (i % 8 == 0) {
       /* a failing one now and then, so the diagnostic paths repeat too */
       const BadCase *c = &bad_cases[(size_t)i % DPIA_COUNTOF(bad_cases)];
       Buf bad;
       buf_init(&bad, &scratch);
-      ok = ok && !opencl_verify(v, "bad.cl", c->source, strlen(c->source), &bad);
+      ok = ok && !clang_verify(v, "bad.cl", c->source, strlen(c->source), &bad);
     }
     if (!ok && all_ok) first_failure = arena_strndup(a, report.data, report.len);
     all_ok = all_ok && ok;
@@ -324,7 +324,7 @@ static void test_repeated(Tester *t, Arena *a, OpenclVerifier *v, int rounds) {
     arena_init(&scratch, a->mem);
     Buf report;
     buf_init(&report, &scratch);
-    all_ok = opencl_verify(v, "good.cl", good_kernel, strlen(good_kernel), &report) && all_ok;
+    all_ok = clang_verify(v, "good.cl", good_kernel, strlen(good_kernel), &report) && all_ok;
     arena_free(&scratch);
   }
   double elapsed = now_seconds() - start;
@@ -371,9 +371,9 @@ static const char *const more_sources[] = {
     "}\n",
 };
 
-/* The helper process (opencl_verifier_new_helper) reports exactly what
+/* The helper process (clang_verifier_new_helper) reports exactly what
  * libclang in this process reports, for every text of this file. */
-static void test_same_reports(Tester *t, Arena *a, OpenclVerifier *in_process, OpenclVerifier *helper) {
+static void test_same_reports(Tester *t, Arena *a, ClangVerifier *in_process, ClangVerifier *helper) {
   const char *texts[DPIA_COUNTOF(bad_cases) + DPIA_COUNTOF(more_sources) + 2];
   size_t n = 0;
   texts[n++] = good_kernel;
@@ -384,8 +384,8 @@ static void test_same_reports(Tester *t, Arena *a, OpenclVerifier *in_process, O
     Buf r1, r2;
     buf_init(&r1, a);
     buf_init(&r2, a);
-    bool ok1 = opencl_verify(in_process, "same.cl", texts[i], strlen(texts[i]), &r1);
-    bool ok2 = opencl_verify(helper, "same.cl", texts[i], strlen(texts[i]), &r2);
+    bool ok1 = clang_verify(in_process, "same.cl", texts[i], strlen(texts[i]), &r1);
+    bool ok2 = clang_verify(helper, "same.cl", texts[i], strlen(texts[i]), &r2);
     check(t, ok1 == ok2 && strcmp(r1.data, r2.data) == 0,
           arena_printf(a, "text %zu: the helper reports what libclang in process reports", i),
           arena_printf(a, "in process (%s):\n%s\nhelper (%s):\n%s", ok1 ? "pass" : "fail", r1.data,
@@ -396,7 +396,7 @@ static void test_same_reports(Tester *t, Arena *a, OpenclVerifier *in_process, O
 /* All tests; out of memory longjmps to main.  Every behaviour test runs
  * with both kinds of verifier. */
 static void run_tests(Tester *t, Arena *arena) {
-  OpenclVerifier *v = opencl_verifier_new();
+  ClangVerifier *v = clang_verifier_new(&clang_opencl);
   check(t, v != NULL, "a verifier can be created", "");
   if (v) {
     test_good(t, arena, v);
@@ -405,7 +405,7 @@ static void run_tests(Tester *t, Arena *arena) {
   }
   /* this program links the library statically, so the helper is not next
    * to it: meson names it (the dpia command finds it next to libdpia.so) */
-  OpenclVerifier *h = opencl_verifier_new_helper(t->helper);
+  ClangVerifier *h = clang_verifier_new_helper(&clang_opencl, t->helper);
   check(t, h != NULL, "a helper verifier can be created (dpia-clang-check is built)", "");
   if (h) {
     printf("clang-verify: the same with the helper process\n");
@@ -413,46 +413,44 @@ static void run_tests(Tester *t, Arena *arena) {
     test_bad(t, arena, h);
     test_repeated(t, arena, h, t->rounds / 4 > 0 ? t->rounds / 4 : 1);
     if (v) test_same_reports(t, arena, v, h);
-    opencl_verifier_free(h);
+    clang_verifier_free(h);
   }
-  opencl_verifier_free(v);
+  clang_verifier_free(v);
 
   /* no helper there, or one that stops: libclang in process instead */
-  check(t, opencl_verifier_new_helper("/nonexistent/dpia-clang-check") == NULL, "a missing helper gives no verifier",
-        "");
-  OpenclVerifier *gone = opencl_verifier_new_helper("/bin/true");
+  check(t, clang_verifier_new_helper(&clang_opencl, "/nonexistent/dpia-clang-check") == NULL,
+        "a missing helper gives no verifier", "");
+  ClangVerifier *gone = clang_verifier_new_helper(&clang_opencl, "/bin/true");
   check(t, gone != NULL, "a helper that exits at once can be started", "");
   if (gone) {
     Buf report;
     buf_init(&report, arena);
-    bool ok = opencl_verify(gone, "good.cl", good_kernel, strlen(good_kernel), &report);
+    bool ok = clang_verify(gone, "good.cl", good_kernel, strlen(good_kernel), &report);
     check(t, ok && report.len == 0, "a helper that stopped: verification goes on in process", report.data);
     const BadCase *c = &bad_cases[0];
     buf_clear(&report);
-    ok = opencl_verify(gone, "bad.cl", c->source, strlen(c->source), &report);
+    ok = clang_verify(gone, "bad.cl", c->source, strlen(c->source), &report);
     check(t, !ok && strcmp(nth_line(arena, report.data, 1), c->first_line) == 0,
           "a helper that stopped: errors are still found", report.data);
-    opencl_verifier_free(gone);
+    clang_verifier_free(gone);
   }
   /* two verifiers at once share nothing */
-  OpenclVerifier *first = opencl_verifier_new(), *second = opencl_verifier_new();
+  ClangVerifier *first = clang_verifier_new(&clang_opencl), *second = clang_verifier_new(&clang_opencl);
   check(t, first && second, "two verifiers can exist at once", "");
   if (first && second) {
     Buf report;
     buf_init(&report, arena);
-    bool ok = opencl_verify(first, "a.cl", good_kernel, strlen(good_kernel), &report);
-    opencl_verifier_free(first);
+    bool ok = clang_verify(first, "a.cl", good_kernel, strlen(good_kernel), &report);
+    clang_verifier_free(first);
     first = NULL;
-    ok = ok && opencl_verify(second, "b.cl", good_kernel, strlen(good_kernel), &report);
+    ok = ok && clang_verify(second, "b.cl", good_kernel, strlen(good_kernel), &report);
     check(t, ok, "a second verifier works after the first is freed", report.data);
   }
-  opencl_verifier_free(first);
-  opencl_verifier_free(second);
+  clang_verifier_free(first);
+  clang_verifier_free(second);
 
-  int nargs;
-  const char *const *args = opencl_verifier_args(&nargs);
   printf("clang-verify: libclang flags:");
-  for (int i = 0; i < nargs; i++) printf(" %s", args[i]);
+  for (int i = 0; i < clang_opencl.nargs; i++) printf(" %s", clang_opencl.args[i]);
   printf("\n");
 }
 

@@ -1,7 +1,7 @@
 /* dpia_verify.h: verification and running as the layer above it sees it
  * (the one header of verify/ on its include path; the top-level meson.build): the
  * libclang re-parse, the reference interpreter, the semantic check, the
- * OpenCL runtime and its limits. */
+ * runtime and its limits, and the Target interface they run through. */
 #ifndef DPIA_VERIFY_LAYER_H
 #define DPIA_VERIFY_LAYER_H
 
@@ -12,5 +12,6 @@
 #include "../runtime.h"
 #include "../pipe_run.h"
 #include "../semantic.h"
+#include "../target.h"
 
 #endif

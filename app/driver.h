@@ -1,0 +1,13 @@
+/* driver.h: dpia_process on a target of the caller's choice, for the
+ * library's own tests (a test double of Target, tests/unit/test_target.c);
+ * dpia_process is this on target_default(). */
+#ifndef DPIA_DRIVER_H
+#define DPIA_DRIVER_H
+
+#include "dpia.h"
+#include "dpia_verify.h"
+
+int driver_process(const Target *target, const char *name, const char *text, size_t len, const DpiaOptions *opt,
+                   DpiaResult **result);
+
+#endif
