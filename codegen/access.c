@@ -671,6 +671,12 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     /* a lane that is a choice is not the element it may read: no vloadn */
     if (cg->probe) cg->probe->count += 2;
     CExpr v = gen_exp(cg, s->args[0], rest);
+    /* padding with the value the element has anyway (zeros padded with
+     * zeros: a literal of equal elements, read as its value): no test */
+    if (kir_expr_equal(v, in)) {
+      padded_frame_end(cg, outer, &inside, NULL);
+      return in;
+    }
     CExpr read = kir_cond(cg->arena, cond, v, in);
     DataType *elem = dt_resolve(arg_data(s, 1)->elem);
     if (!cg->probe && !rest && elem->kind == DT_SCALAR) return padded_read(cg, read, elem, outer, &inside);
