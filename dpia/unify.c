@@ -344,6 +344,12 @@ bool expect_type(Checker *c, Span span, PhraseType *want, PhraseType *have, cons
     w = tn_phrase(&tn, want);
     h = tn_phrase(&tn, have);
   }
+  /* the words may say the same of two different types (an array of 0
+   * arrays, where the elements differ): then the types themselves */
+  if (strcmp(w, h) == 0) {
+    w = tn_phrase(&tn, want);
+    h = tn_phrase(&tn, have);
+  }
   if (ctx)
     check_error(c, ERR_TYPE_MISMATCH, span, "type mismatch in %s: expected %s, found %s", ctx, w, h);
   else
