@@ -21,7 +21,25 @@
  * The value of every read is unchanged: xs_i[c] is xs[e + c] for any e
  * and c.  e may mention only names that the body does not declare or
  * assign (loop variables, work-item ids, sizes), so that the pointer can
- * be computed where the body begins. */
+ * be computed where the body begins.
+ *
+ * The kernel's own statements (outside its loops) get pointers to rows
+ * too, where they read one buffer at several columns of one row: a
+ * stencil's neighbourhood, img[max(gid - 1, 0)*N + max(gid_2 - 1, 0)],
+ * img[max(gid - 1, 0)*N + gid_2], ...  The row is the index's terms with
+ * a factor that is a size parameter (the row stride N), the column the
+ * others:
+ *
+ *   const global float *img_row = img + max(gid - 1, 0)*N;
+ *   ... img_row[max(gid_2 - 1, 0)] ... img_row[gid_2] ...
+ *
+ * as the hand-written 3 x 3 convolution does (up, row and down).  The
+ * reads vectorised across work-items are then gathers from one 64-bit
+ * base per row, where int indices had cost PoCL 3.1 a widening per read
+ * and a third more time.  The row may mention only the kernel's
+ * parameters and names its body declares once, at its top, and never
+ * assigns; the pointer is declared just before the first statement that
+ * reads the row. */
 #include "kir.h"
 #include "backend.h"
 #include "kernel.h"
@@ -45,6 +63,11 @@ typedef struct Row {
   bool sure;       /* some read happens whenever the body runs */
   int64_t at;      /* the least offset of such a read: where the pointer points */
   const char *ptr; /* the pointer's name, once it is declared */
+  /* rows of straight-line code: the first column read, whether another
+   * is, and the top-level statement of the first read */
+  const Ix *col;
+  bool varied;
+  KirStmt *first;
 } Row;
 
 typedef struct Pass {
@@ -55,6 +78,10 @@ typedef struct Pass {
   Vec rows;      /* Row *, of the loop body being rewritten */
   NameSet local; /* names the body declares or assigns */
   IxCtx ix;
+  /* rows of straight-line code (the kernel's top-level statements) */
+  bool straight;
+  NameSet stable, params; /* names a row may mention; the size parameters */
+  KirStmt *top;           /* the top-level statement being visited */
 } Pass;
 
 static const Buffer *buffer_named(const Pass *p, const char *name) {
@@ -89,12 +116,111 @@ static bool stable_in_body(const Pass *p, const Ix *e, const char *var, bool *me
   return false; /* an atom that is an expression */
 }
 
+/* ---- rows of straight-line code ---- */
+
+/* e's atoms are stable names (a parameter, or declared once at the top of
+ * the kernel's body and never assigned) and expressions of them that read
+ * no memory (a clamp: max(gid - 1, 0)) */
+static bool stable_expr(const Pass *p, const KirExpr *e);
+
+static bool stable_ix(const Pass *p, const Ix *e) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (e->kind) {
+  case IX_CONST: return true;
+  case IX_VAR: return nameset_has(&p->stable, e->name);
+  case IX_EXPR: return stable_expr(p, e->expr);
+  case IX_ADD:
+  case IX_SUB:
+  case IX_MUL:
+  case IX_DIV:
+  case IX_MOD: return stable_ix(p, e->a) && stable_ix(p, e->b);
+  }
+  DPIA_EXHAUSTIVE_END
+  return false;
+}
+
+static bool stable_expr(const Pass *p, const KirExpr *e) {
+  switch (e->kind) {
+  case KE_INT:
+  case KE_LIT:
+  case KE_QUERY: return true;
+  case KE_VAR: return nameset_has(&p->stable, e->name);
+  case KE_IX: return stable_ix(p, e->ix);
+  case KE_UNARY: return stable_expr(p, e->un.operand);
+  case KE_BINARY: return stable_expr(p, e->bin.lhs) && stable_expr(p, e->bin.rhs);
+  case KE_COND: return stable_expr(p, e->cond.test) && stable_expr(p, e->cond.then) && stable_expr(p, e->cond.other);
+  case KE_CALL:
+  case KE_CAST:
+    for (int i = 0; i < e->call.nargs; i++)
+      if (!stable_expr(p, e->call.args[i])) return false;
+    return true;
+  default: return false; /* a read of memory, a member, a lane: not an index's */
+  }
+}
+
+/* a term of an index with a factor that is a size parameter: the row
+ * stride's, max(gid - 1, 0)*N */
+static bool row_term(const Pass *p, const Ix *t) {
+  if (t->kind == IX_VAR) return nameset_has(&p->params, t->name);
+  return t->kind == IX_MUL && (row_term(p, t->a) || row_term(p, t->b));
+}
+
+/* e = row + col: the sum's terms with a size factor, and the others */
+static void split_row(Pass *p, const Ix *e, const Ix **row, const Ix **col) {
+  if (e->kind == IX_ADD) {
+    const Ix *ra, *ca, *rb, *cb;
+    split_row(p, e->a, &ra, &ca);
+    split_row(p, e->b, &rb, &cb);
+    *row = !ra ? rb : !rb ? ra : ix_add(&p->ix, ra, rb);
+    *col = !ca ? cb : !cb ? ca : ix_add(&p->ix, ca, cb);
+    return;
+  }
+  if (e->kind == IX_SUB && !row_term(p, e->b)) { /* a column to the left: gid*N + gid_2 - 1 */
+    split_row(p, e->a, row, col);
+    *col = ix_sub(&p->ix, *col ? *col : ix_const(&p->ix, 0), e->b);
+    return;
+  }
+  bool is_row = e->kind == IX_MUL && row_term(p, e);
+  *row = is_row ? e : NULL;
+  *col = is_row ? NULL : e;
+}
+
+static bool has_sub(const Ix *e) {
+  if (e->kind == IX_SUB) return true;
+  return (e->kind == IX_ADD || e->kind == IX_MUL) && (has_sub(e->a) || has_sub(e->b));
+}
+
+static Row *row_of_straight(Pass *p, const Buffer *buf, const Ix *at, bool add, bool guarded) {
+  const Ix *row, *col;
+  split_row(p, at, &row, &col);
+  if (!row || !stable_ix(p, row)) return NULL;
+  if (!col) col = ix_const(&p->ix, 0);
+  Row *r = NULL;
+  for (int i = 0; i < p->rows.len && !r; i++) {
+    Row *q = p->rows.items[i];
+    if (q->buf == buf && ix_equal(q->base, row)) r = q;
+  }
+  if (!add) return r;
+  if (!r) {
+    r = NEW(p->arena, Row);
+    *r = (Row){.buf = buf, .base = row, .col = col, .first = p->top};
+    vec_push(p->arena, &p->rows, r);
+  }
+  if (!ix_equal(r->col, col)) r->varied = true;
+  /* the pointer is formed where some read of a column >= 0 (a sum of
+   * atoms, all >= 0) always happens: it is then inside the buffer */
+  if (!guarded && !has_sub(col)) r->sure = true;
+  return r;
+}
+
 /* the read buf[at], if it can go through a row pointer: its row (noted
  * with its offset when add; guarded: the read happens only under a test) */
 static Row *row_of(Pass *p, const KirExpr *e, const char *var, bool add, bool guarded, int64_t *offset) {
   if (e->kind != KE_INDEX || e->index.base->kind != KE_VAR || e->index.at->kind != KE_IX) return NULL;
   const Buffer *buf = buffer_named(p, e->index.base->name);
   if (!buf) return NULL;
+  *offset = 0;
+  if (p->straight) return row_of_straight(p, buf, e->index.at->ix, add, guarded);
   const Ix *base;
   split_offset(e->index.at->ix, &base, offset);
   bool mentions = false;
@@ -126,6 +252,11 @@ static const KirExpr *visit(Pass *p, const KirExpr *e, const char *var, bool rew
   if (!e) return NULL;
   int64_t offset;
   Row *r = row_of(p, e, var, !rewrite, guarded, &offset);
+  if (r && rewrite && r->ptr && p->straight) {
+    const Ix *row, *col;
+    split_row(p, e->index.at->ix, &row, &col);
+    return kir_index(p->arena, kir_var(p->arena, r->ptr), col ? kir_ix(p->arena, col) : kir_int(p->arena, 0));
+  }
   if (r && rewrite && r->ptr) return kir_index(p->arena, kir_var(p->arena, r->ptr), kir_int(p->arena, offset - r->at));
   DPIA_EXHAUSTIVE_BEGIN
   switch (e->kind) {
@@ -188,8 +319,9 @@ static const KirExpr *visit(Pass *p, const KirExpr *e, const char *var, bool rew
 
 /* the reads of a loop body's statements, not those of loops inside it
  * (their own bodies get their own rows) */
-static void visit_block(Pass *p, KirBlock *b, const char *var, bool rewrite, bool guarded) {
+static void visit_block(Pass *p, KirBlock *b, const char *var, bool rewrite, bool guarded, bool top) {
   for (KirStmt *s = b->first; s; s = s->next) {
+    if (top) p->top = s;
     DPIA_EXHAUSTIVE_BEGIN
     switch (s->kind) {
     case KS_DECL: s->decl.init = visit(p, s->decl.init, var, rewrite, guarded); break;
@@ -197,9 +329,9 @@ static void visit_block(Pass *p, KirBlock *b, const char *var, bool rewrite, boo
     case KS_VSTORE: s->vstore.value = visit(p, s->vstore.value, var, rewrite, guarded); break;
     case KS_IF:
       s->cond.cond = visit(p, s->cond.cond, var, rewrite, guarded);
-      visit_block(p, &s->cond.body, var, rewrite, true);
+      visit_block(p, &s->cond.body, var, rewrite, true, false);
       break;
-    case KS_BLOCK: visit_block(p, &s->block.body, var, rewrite, guarded); break;
+    case KS_BLOCK: visit_block(p, &s->block.body, var, rewrite, guarded, false); break;
     case KS_FOR:
     case KS_BARRIER:
     case KS_COMMENT: break;
@@ -232,7 +364,7 @@ static void rows_of_loop(Pass *p, KirStmt *loop) {
   p->rows = (Vec){0};
   p->local = (NameSet){.arena = p->arena};
   note_local(p, body);
-  visit_block(p, body, loop->loop.var, false, false);
+  visit_block(p, body, loop->loop.var, false, false, false);
   KirStmt *after = NULL;
   bool any = false;
   for (int i = 0; i < p->rows.len; i++) {
@@ -255,7 +387,7 @@ static void rows_of_loop(Pass *p, KirStmt *loop) {
   if (any) {
     /* the declarations are not rewritten: they come first */
     KirBlock rest = {after->next, body->last};
-    if (rest.first) visit_block(p, &rest, loop->loop.var, true, false);
+    if (rest.first) visit_block(p, &rest, loop->loop.var, true, false, false);
   }
 }
 
@@ -275,6 +407,76 @@ static void walk_loops(Pass *p, KirBlock *b) {
     walk_loops(p, inner);
     if (s->kind == KS_FOR) rows_of_loop(p, s);
   }
+}
+
+/* names declared more than once or assigned anywhere in b (a loop's
+ * variable is assigned by its step) */
+static void note_unstable(Pass *p, const KirBlock *b, NameSet *declared, NameSet *bad) {
+  for (const KirStmt *s = b->first; s; s = s->next) {
+    if (s->kind == KS_DECL) {
+      if (nameset_has(declared, s->decl.name)) nameset_add(bad, s->decl.name);
+      nameset_add(declared, s->decl.name);
+    }
+    if (s->kind == KS_FOR) nameset_add(bad, s->loop.var);
+    if (s->kind == KS_ASSIGN && s->assign.lhs->kind == KE_VAR) nameset_add(bad, s->assign.lhs->name);
+    const KirBlock *inner = kir_body((KirStmt *)s);
+    if (inner) note_unstable(p, inner, declared, bad);
+  }
+}
+
+static void rows_of_kernel(Pass *p, const KirKernel *k, KirBlock *body) {
+  NameSet declared = {.arena = p->arena}, bad = {.arena = p->arena};
+  note_unstable(p, &k->locals, &declared, &bad);
+  note_unstable(p, body, &declared, &bad);
+  p->stable = (NameSet){.arena = p->arena};
+  p->params = (NameSet){.arena = p->arena};
+  for (int i = 0; i < k->nparams; i++) {
+    if (nameset_has(&bad, k->params[i].name)) continue;
+    nameset_add(&p->stable, k->params[i].name);
+    if ((KParamRole)k->params[i].role == KP_NAT) nameset_add(&p->params, k->params[i].name);
+  }
+  for (const KirStmt *s = body->first; s; s = s->next)
+    if (s->kind == KS_DECL && !nameset_has(&bad, s->decl.name)) nameset_add(&p->stable, s->decl.name);
+  p->straight = true;
+  p->rows = (Vec){0};
+  visit_block(p, body, NULL, false, false, true);
+  /* the pointers go together, before the first statement reading any of
+   * them, when what they mention is declared by then (else each before
+   * its own first read) */
+  KirStmt *first = NULL;
+  for (KirStmt *s = body->first; s && !first; s = s->next)
+    for (int i = 0; i < p->rows.len && !first; i++) {
+      const Row *r = p->rows.items[i];
+      if (r->varied && r->sure && r->first == s) first = s;
+    }
+  NameSet declared_before = {.arena = p->arena};
+  for (int i = 0; i < k->nparams; i++) nameset_add(&declared_before, k->params[i].name);
+  for (KirStmt *s = body->first; s && s != first; s = s->next)
+    if (s->kind == KS_DECL) nameset_add(&declared_before, s->decl.name);
+  NameSet stable = p->stable;
+  bool any = false;
+  for (int i = 0; i < p->rows.len; i++) {
+    Row *r = p->rows.items[i];
+    if (!r->varied || !r->sure) continue; /* one column: nothing shared */
+    p->stable = declared_before;
+    if (stable_ix(p, r->base)) r->first = first;
+    p->stable = stable;
+    r->ptr = fresh_name(p, r->buf->name, "row");
+    KirStmt *d = kir_stmt(p->arena, KS_DECL);
+    d->decl.space = KSP_PRIVATE;
+    d->decl.type = kir_pointer_type(p->arena, r->buf->elem, r->buf->space, r->buf->read_only);
+    d->decl.name = r->ptr;
+    d->decl.array_len = -1;
+    d->decl.init = kir_binary(p->arena, KB_PTR_ADD, kir_var(p->arena, r->buf->name), kir_ix(p->arena, r->base));
+    /* before the statement, and before the comments that announce it */
+    KirStmt *before = NULL;
+    for (KirStmt *s = body->first; s && s != r->first; s = s->next)
+      if (s->kind != KS_COMMENT || (s->next != r->first && s->next->kind != KS_COMMENT)) before = s;
+    kir_insert_after(body, before, d);
+    any = true;
+  }
+  if (any) visit_block(p, body, NULL, true, false, true);
+  p->straight = false;
 }
 
 void kir_row_pointers(Arena *a, KirKernel *k) {
@@ -302,4 +504,5 @@ void kir_row_pointers(Arena *a, KirKernel *k) {
   note_names(&p, &k->locals);
   note_names(&p, &k->body);
   walk_loops(&p, &k->body);
+  rows_of_kernel(&p, k, &k->body);
 }

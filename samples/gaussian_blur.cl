@@ -35,22 +35,25 @@ kernel void gaussian3x3(global float *restrict output,
   float acc = 0.0f;
   /* reduceSeq, 3 steps */
   float acc_2 = acc;
+  const global float *img_row = img + max(gid - 1, 0)*N;
+  const global float *img_row_2 = img + gid*N;
+  const global float *img_row_3 = img + min(gid + 1, M - 1)*N;
   /* reduceSeq, 3 steps */
-  acc_2 = img[max(gid - 1, 0)*N + max(gid_2 - 1, 0)] * gauss[0] + acc_2;
-  acc_2 = img[gid*N + max(gid_2 - 1, 0)] * gauss[1] + acc_2;
-  acc_2 = img[min(gid + 1, M - 1)*N + max(gid_2 - 1, 0)] * gauss[2] + acc_2;
+  acc_2 = img_row[max(gid_2 - 1, 0)] * gauss[0] + acc_2;
+  acc_2 = img_row_2[max(gid_2 - 1, 0)] * gauss[1] + acc_2;
+  acc_2 = img_row_3[max(gid_2 - 1, 0)] * gauss[2] + acc_2;
   acc = acc_2;
   float acc_3 = acc;
   /* reduceSeq, 3 steps */
-  acc_3 = img[max(gid - 1, 0)*N + gid_2] * gauss[3] + acc_3;
-  acc_3 = img[gid*N + gid_2] * gauss[4] + acc_3;
-  acc_3 = img[min(gid + 1, M - 1)*N + gid_2] * gauss[5] + acc_3;
+  acc_3 = img_row[gid_2] * gauss[3] + acc_3;
+  acc_3 = img_row_2[gid_2] * gauss[4] + acc_3;
+  acc_3 = img_row_3[gid_2] * gauss[5] + acc_3;
   acc = acc_3;
   float acc_4 = acc;
   /* reduceSeq, 3 steps */
-  acc_4 = img[max(gid - 1, 0)*N + min(gid_2 + 1, N - 1)] * gauss[6] + acc_4;
-  acc_4 = img[gid*N + min(gid_2 + 1, N - 1)] * gauss[7] + acc_4;
-  acc_4 = img[min(gid + 1, M - 1)*N + min(gid_2 + 1, N - 1)] * gauss[8] + acc_4;
+  acc_4 = img_row[min(gid_2 + 1, N - 1)] * gauss[6] + acc_4;
+  acc_4 = img_row_2[min(gid_2 + 1, N - 1)] * gauss[7] + acc_4;
+  acc_4 = img_row_3[min(gid_2 + 1, N - 1)] * gauss[8] + acc_4;
   acc = acc_4;
   output[gid*N + gid_2] = acc;
 }
@@ -71,16 +74,19 @@ kernel void gaussian3x3Prelude(global float *restrict output,
   int gid = get_global_id(1); /* mapGlobal1 */
   int gid_2 = get_global_id(0); /* mapGlobal */
   float acc = 0.0f;
+  const global float *img_row = img + max(gid - 1, 0)*N;
+  const global float *img_row_2 = img + gid*N;
+  const global float *img_row_3 = img + min(gid + 1, M - 1)*N;
   /* reduceSeq, 9 steps */
-  acc = img[max(gid - 1, 0)*N + max(gid_2 - 1, 0)] * gauss[0] + acc;
-  acc = img[max(gid - 1, 0)*N + gid_2] * gauss[1] + acc;
-  acc = img[max(gid - 1, 0)*N + min(gid_2 + 1, N - 1)] * gauss[2] + acc;
-  acc = img[gid*N + max(gid_2 - 1, 0)] * gauss[3] + acc;
-  acc = img[gid*N + gid_2] * gauss[4] + acc;
-  acc = img[gid*N + min(gid_2 + 1, N - 1)] * gauss[5] + acc;
-  acc = img[min(gid + 1, M - 1)*N + max(gid_2 - 1, 0)] * gauss[6] + acc;
-  acc = img[min(gid + 1, M - 1)*N + gid_2] * gauss[7] + acc;
-  acc = img[min(gid + 1, M - 1)*N + min(gid_2 + 1, N - 1)] * gauss[8] + acc;
+  acc = img_row[max(gid_2 - 1, 0)] * gauss[0] + acc;
+  acc = img_row[gid_2] * gauss[1] + acc;
+  acc = img_row[min(gid_2 + 1, N - 1)] * gauss[2] + acc;
+  acc = img_row_2[max(gid_2 - 1, 0)] * gauss[3] + acc;
+  acc = img_row_2[gid_2] * gauss[4] + acc;
+  acc = img_row_2[min(gid_2 + 1, N - 1)] * gauss[5] + acc;
+  acc = img_row_3[max(gid_2 - 1, 0)] * gauss[6] + acc;
+  acc = img_row_3[gid_2] * gauss[7] + acc;
+  acc = img_row_3[min(gid_2 + 1, N - 1)] * gauss[8] + acc;
   output[gid*N + gid_2] = acc;
 }
 
@@ -100,19 +106,22 @@ kernel void gaussian3x3Rows(global float *restrict output,
   int gid = get_global_id(1); /* mapGlobal1 */
   int gid_2 = get_global_id(0); /* mapGlobal */
   float acc = 0.0f;
+  const global float *img_row = img + max(gid - 1, 0)*N;
+  const global float *img_row_2 = img + gid*N;
+  const global float *img_row_3 = img + min(gid + 1, M - 1)*N;
   /* reduceSeq, 3 steps */
-  acc = img[max(gid - 1, 0)*N + max(gid_2 - 1, 0)] * gauss[0] + acc;
-  acc = img[max(gid - 1, 0)*N + gid_2] * gauss[1] + acc;
-  acc = img[max(gid - 1, 0)*N + min(gid_2 + 1, N - 1)] * gauss[2] + acc;
+  acc = img_row[max(gid_2 - 1, 0)] * gauss[0] + acc;
+  acc = img_row[gid_2] * gauss[1] + acc;
+  acc = img_row[min(gid_2 + 1, N - 1)] * gauss[2] + acc;
   float acc_2 = 0.0f;
   /* reduceSeq, 3 steps */
-  acc_2 = img[gid*N + max(gid_2 - 1, 0)] * gauss[3] + acc_2;
-  acc_2 = img[gid*N + gid_2] * gauss[4] + acc_2;
-  acc_2 = img[gid*N + min(gid_2 + 1, N - 1)] * gauss[5] + acc_2;
+  acc_2 = img_row_2[max(gid_2 - 1, 0)] * gauss[3] + acc_2;
+  acc_2 = img_row_2[gid_2] * gauss[4] + acc_2;
+  acc_2 = img_row_2[min(gid_2 + 1, N - 1)] * gauss[5] + acc_2;
   float acc_3 = 0.0f;
   /* reduceSeq, 3 steps */
-  acc_3 = img[min(gid + 1, M - 1)*N + max(gid_2 - 1, 0)] * gauss[6] + acc_3;
-  acc_3 = img[min(gid + 1, M - 1)*N + gid_2] * gauss[7] + acc_3;
-  acc_3 = img[min(gid + 1, M - 1)*N + min(gid_2 + 1, N - 1)] * gauss[8] + acc_3;
+  acc_3 = img_row_3[max(gid_2 - 1, 0)] * gauss[6] + acc_3;
+  acc_3 = img_row_3[gid_2] * gauss[7] + acc_3;
+  acc_3 = img_row_3[min(gid_2 + 1, N - 1)] * gauss[8] + acc_3;
   output[gid*N + gid_2] = acc + acc_2 + acc_3;
 }

@@ -11,6 +11,7 @@ kernel void heat3d(global float *restrict output,
   int gid = get_global_id(2); /* mapGlobal2 */
   int gid_2 = get_global_id(1); /* mapGlobal1 */
   int gid_3 = get_global_id(0); /* mapGlobal */
-  float c = volume[(gid*M + gid_2)*N + gid_3];
-  output[(gid*M + gid_2)*N + gid_3] = c + 0.125f * (volume[(max(gid - 1, 0)*M + gid_2)*N + gid_3] + volume[(min(gid + 1, P - 1)*M + gid_2)*N + gid_3] + volume[(gid*M + max(gid_2 - 1, 0))*N + gid_3] + volume[(gid*M + min(gid_2 + 1, M - 1))*N + gid_3] + volume[(gid*M + gid_2)*N + max(gid_3 - 1, 0)] + volume[(gid*M + gid_2)*N + min(gid_3 + 1, N - 1)] - 6.0f * c);
+  const global float *volume_row = volume + (gid*M + gid_2)*N;
+  float c = volume_row[gid_3];
+  output[(gid*M + gid_2)*N + gid_3] = c + 0.125f * (volume[(max(gid - 1, 0)*M + gid_2)*N + gid_3] + volume[(min(gid + 1, P - 1)*M + gid_2)*N + gid_3] + volume[(gid*M + max(gid_2 - 1, 0))*N + gid_3] + volume[(gid*M + min(gid_2 + 1, M - 1))*N + gid_3] + volume_row[max(gid_3 - 1, 0)] + volume_row[min(gid_3 + 1, N - 1)] - 6.0f * c);
 }

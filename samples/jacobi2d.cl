@@ -7,13 +7,14 @@ kernel void jacobi2d(global float *restrict output, const global float *restrict
   int gid = get_global_id(1); /* mapGlobal1 */
   int gid_2 = get_global_id(0); /* mapGlobal */
   float acc = 0.0f;
+  const global float *xs_row = xs + gid*N;
   /* reduceSeq, 2 steps */
-  acc = xs[gid*N + max(gid_2 - 1, 0)] + acc;
-  acc = xs[gid*N + min(gid_2 + 1, N - 1)] + acc;
+  acc = xs_row[max(gid_2 - 1, 0)] + acc;
+  acc = xs_row[min(gid_2 + 1, N - 1)] + acc;
   float acc_2 = acc;
   /* reduceSeq, 3 steps */
   acc_2 = xs[max(gid - 1, 0)*N + gid_2] + acc_2;
-  acc_2 = xs[gid*N + gid_2] + acc_2;
+  acc_2 = xs_row[gid_2] + acc_2;
   acc_2 = xs[min(gid + 1, M - 1)*N + gid_2] + acc_2;
   output[gid*N + gid_2] = acc_2 * 0.2f;
 }
@@ -30,13 +31,14 @@ void jacobi2dTiled(global float *restrict output, const global float *restrict x
   int lid = get_local_id(0); /* mapLocal */
   int lid_2 = get_local_id(1); /* mapLocal1 */
   float acc = 0.0f;
+  const global float *xs_row = xs + (wg*4 + lid_2)*N;
   /* reduceSeq, 2 steps */
-  acc = xs[(wg*4 + lid_2)*N + max(wg_2*64 + lid - 1, 0)] + acc;
-  acc = xs[(wg*4 + lid_2)*N + min(wg_2*64 + lid + 1, N - 1)] + acc;
+  acc = xs_row[max(wg_2*64 + lid - 1, 0)] + acc;
+  acc = xs_row[min(wg_2*64 + lid + 1, N - 1)] + acc;
   float acc_2 = acc;
   /* reduceSeq, 3 steps */
   acc_2 = xs[max(wg*4 + lid_2 - 1, 0)*N + wg_2*64 + lid] + acc_2;
-  acc_2 = xs[(wg*4 + lid_2)*N + wg_2*64 + lid] + acc_2;
+  acc_2 = xs_row[wg_2*64 + lid] + acc_2;
   acc_2 = xs[min(wg*4 + lid_2 + 1, M - 1)*N + wg_2*64 + lid] + acc_2;
   output[(wg*4 + lid_2)*N + wg_2*64 + lid] = acc_2 * 0.2f;
 }
@@ -52,5 +54,6 @@ kernel void jacobi2dIdx(global float *restrict output,
                         int N) {
   int gid = get_global_id(1); /* mapGlobal1 */
   int gid_2 = get_global_id(0); /* mapGlobal */
-  output[gid*N + gid_2] = (xs[max(gid - 1, 0)*N + gid_2] + xs[gid*N + max(gid_2 - 1, 0)] + xs[gid*N + gid_2] + xs[gid*N + min(gid_2 + 1, N - 1)] + xs[min(gid + 1, M - 1)*N + gid_2]) * 0.2f;
+  const global float *xs_row = xs + gid*N;
+  output[gid*N + gid_2] = (xs[max(gid - 1, 0)*N + gid_2] + xs_row[max(gid_2 - 1, 0)] + xs_row[gid_2] + xs_row[min(gid_2 + 1, N - 1)] + xs[min(gid + 1, M - 1)*N + gid_2]) * 0.2f;
 }
