@@ -15,23 +15,13 @@
 #ifndef DPIA_SIZE_H
 #define DPIA_SIZE_H
 
-#include "util.h"
+#include "poly.h"
 
-typedef struct SizeFactor {
-  Sym var;
-  int64_t exp; /* != 0 */
-} SizeFactor;
-
-typedef struct SizeTerm {
-  int64_t num, den; /* coefficient num/den, den > 0, in lowest terms */
-  int nfactors;
-  SizeFactor *factors; /* sorted by strcmp of var, distinct vars */
-} SizeTerm;
-
-typedef struct Size {
-  int nterms; /* 0 means the constant 0 */
-  SizeTerm *terms;
-} Size;
+/* The core's polynomials (poly.h) over interned variable names: factor.var
+ * is the variable, term.num/den the coefficient. */
+typedef PolyFactor SizeFactor;
+typedef PolyTerm SizeTerm;
+typedef Poly Size;
 
 typedef struct SizeCtx {
   Arena *arena;
