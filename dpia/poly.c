@@ -126,13 +126,6 @@ static void set_coefficient(PolyCtx *pc, PolyTerm *t, Wide n, Wide d) {
 
 /* ---- orders ---- */
 
-int poly_compare_atoms(const PolyCtx *pc, PolyAtom a, PolyAtom b) {
-  if (a == b) return 0;
-  if (pc->compare) return pc->compare(pc->user, a, b);
-  int c = strcmp((Sym)a, (Sym)b);
-  return (c > 0) - (c < 0);
-}
-
 /* Atoms without a compare function are interned: the same atom exactly
  * when the same pointer. */
 static bool same_atom(const PolyCtx *pc, PolyAtom a, PolyAtom b) {
@@ -221,6 +214,16 @@ static void sort_terms(PolyCtx *pc, PolyTerm *terms, int n) {
 
 /* The sum of the coefficients of terms[i, j) (equal monomials) into *out. */
 static void merge_coefficients(PolyCtx *pc, const PolyTerm *terms, int i, int j, PolyTerm *out) {
+  bool integral = true;
+  Wide whole = 0;
+  for (int k = i; k < j && integral; k++) {
+    integral = terms[k].den == 1;
+    whole += terms[k].num; /* at most INT_MAX terms of int64: no wrap */
+  }
+  if (integral) {
+    set_coefficient(pc, out, whole, 1);
+    return;
+  }
   PolySum sum;
   poly_sum_init(&sum);
   for (int k = i; k < j; k++) poly_sum_add(&sum, terms[k].num, terms[k].den);
@@ -256,17 +259,25 @@ Poly poly_normalise(PolyCtx *pc, PolyTerm *terms, int n) {
 
 Poly poly_add(PolyCtx *pc, Poly a, Poly b) {
   if (a.nterms == 0 || b.nterms == 0) return a.nterms == 0 ? b : a;
-  /* both sorted: merge them (a's term first among equal monomials, as a
-   * stable sort of a then b would put it) */
-  int n = a.nterms + b.nterms;
-  PolyTerm *terms = NEWARRAY(pc->arena, PolyTerm, n);
+  /* both canonical: merge them, adding the coefficients of a monomial that
+   * both have (at most once in each) */
+  PolyTerm *terms = NEWARRAY(pc->arena, PolyTerm, a.nterms + b.nterms);
   int i = 0, j = 0, k = 0;
   while (i < a.nterms && j < b.nterms) {
-    terms[k++] = poly_compare_monomials(pc, &b.terms[j], &a.terms[i]) < 0 ? b.terms[j++] : a.terms[i++];
+    int c = poly_compare_monomials(pc, &a.terms[i], &b.terms[j]);
+    if (c != 0) {
+      terms[k++] = c < 0 ? a.terms[i++] : b.terms[j++];
+      continue;
+    }
+    PolyTerm merged = a.terms[i];
+    const PolyTerm pair[2] = {a.terms[i++], b.terms[j++]};
+    merge_coefficients(pc, pair, 0, 2, &merged);
+    if (merged.num != 0) terms[k++] = merged;
   }
   while (i < a.nterms) terms[k++] = a.terms[i++];
   while (j < b.nterms) terms[k++] = b.terms[j++];
-  return merge_sorted(pc, terms, n);
+  if (k > pc->max_terms) pc->overflow = true;
+  return (Poly){k, k > 0 ? terms : NULL};
 }
 
 Poly poly_scale(PolyCtx *pc, Poly a, int64_t c) {
@@ -274,7 +285,11 @@ Poly poly_scale(PolyCtx *pc, Poly a, int64_t c) {
   PolyTerm *terms = NEWARRAY(pc->arena, PolyTerm, a.nterms);
   for (int i = 0; i < a.nterms; i++) {
     terms[i] = a.terms[i];
-    set_coefficient(pc, &terms[i], (Wide)a.terms[i].num * c, a.terms[i].den);
+    if (a.terms[i].den == 1) {
+      terms[i].num = poly_checked_mul(pc, a.terms[i].num, c);
+    } else {
+      set_coefficient(pc, &terms[i], (Wide)a.terms[i].num * c, a.terms[i].den);
+    }
   }
   /* scaling keeps the monomials, hence order and distinctness */
   return (Poly){a.nterms, terms};

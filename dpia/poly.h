@@ -104,7 +104,12 @@ bool poly_wide_reduce(PolyWide *n, PolyWide *d);
 bool poly_coefficient(PolyWide n, PolyWide d, int64_t *num, int64_t *den);
 
 /* ---- orders ---- */
-int poly_compare_atoms(const PolyCtx *pc, PolyAtom a, PolyAtom b);
+static inline int poly_compare_atoms(const PolyCtx *pc, PolyAtom a, PolyAtom b) {
+  if (a == b) return 0;
+  if (pc->compare) return pc->compare(pc->user, a, b);
+  int c = strcmp((Sym)a, (Sym)b);
+  return (c > 0) - (c < 0);
+}
 /* The term order: the constant term last; otherwise higher total degree
  * first, then lexicographically by factors (the smaller atom first, for the
  * same atom the larger exponent first, a proper prefix first).  0 exactly
