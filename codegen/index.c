@@ -139,111 +139,36 @@ const Ix *ix_mod(IxCtx *x, const Ix *a, const Ix *b) {
   return new_node(x, IX_MOD, a, b);
 }
 
-/* ---- sizes ---- */
+/* ---- sizes ----
+ *
+ * A size is the core's polynomial over variable names (size.h, spec
+ * section 3); its index expression is the numerator over the common
+ * denominator (size_fraction), term by term, divided once: the
+ * preconditions make the division exact (spec section 8). */
 
-__extension__ typedef __int128 Wide;
-
-static int64_t gcd64(int64_t a, int64_t b) {
-  if (a < 0) a = -a;
-  if (b < 0) b = -b;
-  while (b != 0) {
-    int64_t r = a % b;
-    a = b;
-    b = r;
+/* The monomial of t (positive exponents), variables first, then the
+ * coefficient's magnitude unless it is 1: N*M*2, not 2*N*M. */
+static const Ix *monomial_ix(IxCtx *x, const SizeTerm *t) {
+  const Ix *e = ix_const(x, 1);
+  for (int i = 0; i < t->nfactors; i++) {
+    ASSERT(t->factors[i].exp > 0);
+    for (int64_t k = 0; k < t->factors[i].exp; k++) e = ix_mul(x, e, ix_var(x, t->factors[i].var));
   }
-  return a;
+  return ix_mul(x, e, ix_const(x, t->num < 0 ? -t->num : t->num));
 }
 
-/* v^n as a product of n factors v */
-static const Ix *power(IxCtx *x, Sym v, int64_t n, const Ix *acc) {
-  for (int64_t k = 0; k < n; k++) acc = ix_mul(x, acc, ix_var(x, v));
-  return acc;
-}
-
-/* The common denominator of s: lcm of the coefficient denominators and each
- * variable to its largest negative exponent.  False if the lcm leaves int64. */
-static bool size_denominator(IxCtx *x, Size s, int64_t *lcm, SizeFactor **vars, int *nvars) {
-  Wide l = 1;
-  int capacity = 0;
-  for (int i = 0; i < s.nterms; i++) capacity += s.terms[i].nfactors;
-  SizeFactor *found = NEWARRAY(x->arena, SizeFactor, capacity > 0 ? capacity : 1);
-  int n = 0;
-  for (int i = 0; i < s.nterms; i++) {
-    const SizeTerm *t = &s.terms[i];
-    l = l / gcd64((int64_t)(l % t->den), t->den) * t->den;
-    if (l > INT64_MAX) return false;
-    for (int j = 0; j < t->nfactors; j++) {
-      if (t->factors[j].exp > 0) continue;
-      int k = 0;
-      while (k < n && found[k].var != t->factors[j].var) k++;
-      if (k == n) found[n++] = (SizeFactor){{t->factors[j].var}, 0};
-      if (found[k].exp < -t->factors[j].exp) found[k].exp = -t->factors[j].exp;
-    }
-  }
-  /* the order of the denominator's variables follows the size's term order,
-   * which is canonical */
-  *lcm = (int64_t)l;
-  *vars = found;
-  *nvars = n;
-  return true;
-}
-
-/* One term times the common denominator: an integer coefficient and
- * non-negative exponents.  False if the coefficient leaves int64. */
-static bool scaled_term(IxCtx *x, const SizeTerm *t, int64_t lcm, const SizeFactor *vars, int nvars,
-                        const Ix **out) {
-  Wide coefficient = (Wide)t->num * (lcm / t->den);
-  if (coefficient > INT64_MAX || coefficient < -INT64_MAX) return false;
-  const Ix *product = ix_const(x, coefficient < 0 ? -(int64_t)coefficient : (int64_t)coefficient);
-  const Ix *monomial = ix_const(x, 1);
-  for (int j = 0; j < t->nfactors; j++) {
-    int64_t e = t->factors[j].exp;
-    for (int k = 0; k < nvars; k++) {
-      if (vars[k].var == t->factors[j].var) e += vars[k].exp;
-    }
-    monomial = power(x, t->factors[j].var, e, monomial);
-  }
-  for (int k = 0; k < nvars; k++) {
-    bool in_term = false;
-    for (int j = 0; j < t->nfactors; j++) in_term |= t->factors[j].var == vars[k].var;
-    if (!in_term) monomial = power(x, vars[k].var, vars[k].exp, monomial);
-  }
-  /* variables first, coefficient last: N*2, not 2*N */
-  *out = ix_mul(x, monomial, product);
-  return true;
-}
-
-static const Ix *divide_by_denominator(IxCtx *x, const Ix *numerator, int64_t lcm,
-                                       const SizeFactor *vars, int nvars) {
-  const Ix *denominator = ix_const(x, 1);
-  for (int k = 0; k < nvars; k++) denominator = power(x, vars[k].var, vars[k].exp, denominator);
-  denominator = ix_mul(x, denominator, ix_const(x, lcm));
-  return ix_div(x, numerator, denominator);
-}
-
-/* sum over terms of numerator(t)/denominator(t), signs applied */
-static const Ix *sum_of_terms(IxCtx *x, Size s, bool per_term, int64_t lcm, const SizeFactor *vars,
-                              int nvars) {
+/* The sum of a polynomial's terms (integer coefficients, positive
+ * exponents), positive terms first so that no sum starts with a
+ * subtraction from 0; NULL if a coefficient is INT64_MIN (no magnitude). */
+static const Ix *numerator_ix(IxCtx *x, Size p) {
   const Ix *sum = NULL;
-  /* positive terms first, so that no sum starts with a subtraction from 0 */
   for (int pass = 0; pass < 2; pass++) {
-    for (int i = 0; i < s.nterms; i++) {
-      const SizeTerm *t = &s.terms[i];
+    for (int i = 0; i < p.nterms; i++) {
+      const SizeTerm *t = &p.terms[i];
       bool negative = t->num < 0;
       if (negative != (pass == 1)) continue;
-      const Ix *term;
-      if (per_term) {
-        SizeFactor *own = NULL;
-        int64_t own_lcm = 0;
-        int own_n = 0;
-        Size single = {1, (SizeTerm *)t};
-        bool ok = size_denominator(x, single, &own_lcm, &own, &own_n) &&
-                  scaled_term(x, t, own_lcm, own, own_n, &term);
-        if (!ok) INTERNAL("size term with a coefficient beyond int64");
-        term = divide_by_denominator(x, term, own_lcm, own, own_n);
-      } else if (!scaled_term(x, t, lcm, vars, nvars, &term)) {
-        return NULL;
-      }
+      if (t->num == INT64_MIN) return NULL;
+      const Ix *term = monomial_ix(x, t);
       if (!sum) {
         sum = negative ? ix_sub(x, ix_const(x, 0), term) : term;
       } else {
@@ -254,16 +179,36 @@ static const Ix *sum_of_terms(IxCtx *x, Size s, bool per_term, int64_t lcm, cons
   return sum ? sum : ix_const(x, 0);
 }
 
+/* numerator/denominator of s, or NULL if that leaves int64 */
+static const Ix *fraction_ix(IxCtx *x, Size s) {
+  Size numerator, denominator;
+  if (!size_fraction(x->arena, s, &numerator, &denominator)) return NULL;
+  const Ix *top = numerator_ix(x, numerator);
+  return top ? ix_div(x, top, monomial_ix(x, &denominator.terms[0])) : NULL;
+}
+
 const Ix *ix_from_size(IxCtx *x, Size s) {
-  int64_t lcm;
-  SizeFactor *vars;
-  int nvars;
-  if (size_denominator(x, s, &lcm, &vars, &nvars)) {
-    const Ix *numerator = sum_of_terms(x, s, false, lcm, vars, nvars);
-    if (numerator) return divide_by_denominator(x, numerator, lcm, vars, nvars);
-  }
+  if (s.nterms == 0) return ix_const(x, 0);
+  const Ix *whole = fraction_ix(x, s);
+  if (whole) return whole;
   /* No common denominator fits in int64: one exact division per term. */
-  return sum_of_terms(x, s, true, 0, NULL, 0);
+  const Ix *sum = NULL;
+  for (int pass = 0; pass < 2; pass++) {
+    for (int i = 0; i < s.nterms; i++) {
+      SizeTerm t = s.terms[i];
+      bool negative = t.num < 0;
+      if (negative != (pass == 1)) continue;
+      if (negative) t.num = -t.num; /* a canonical coefficient is > INT64_MIN/1 or has den 1 */
+      const Ix *term = fraction_ix(x, (Size){1, &t});
+      if (!term) INTERNAL("size term with a coefficient beyond int64");
+      if (!sum) {
+        sum = negative ? ix_sub(x, ix_const(x, 0), term) : term;
+      } else {
+        sum = negative ? ix_sub(x, sum, term) : ix_add(x, sum, term);
+      }
+    }
+  }
+  return sum;
 }
 
 /* ---- equality ---- */

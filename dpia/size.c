@@ -462,11 +462,9 @@ static bool common_denominator(Arena *arena, Size a, Size *out) {
   return true;
 }
 
-/* a as numerator/denominator over the common denominator; false if that
- * leaves int64. */
-static bool fraction_parts(Arena *arena, Size a, Size *numerator, Size *denominator) {
+bool size_fraction(Arena *arena, Size a, Size *numerator, Size *denominator) {
   if (!common_denominator(arena, a, denominator) || !mul_sizes(arena, a, *denominator, numerator)) return false;
-  ASSERT(size_is_polynomial(*numerator) && numerator->nterms > 0);
+  ASSERT(size_is_polynomial(*numerator) && numerator->nterms == a.nterms);
   return true;
 }
 
@@ -474,7 +472,7 @@ static bool fraction_parts(Arena *arena, Size a, Size *numerator, Size *denomina
  * printed) if that leaves int64. */
 static bool print_fraction(Buf *out, Size a) {
   Size denominator, numerator;
-  if (!fraction_parts(out->arena, a, &numerator, &denominator)) return false;
+  if (!size_fraction(out->arena, a, &numerator, &denominator)) return false;
   int64_t d;
   if (size_const_value(denominator, &d) && d == 1) {
     print_polynomial(out, numerator);
@@ -519,9 +517,9 @@ static void split_mixed(Arena *arena, Size a, Size *fractional, Size *integral) 
 
 bool size_print_is_exact(Arena *arena, Size a) {
   Size numerator, denominator, fractional, integral;
-  if (a.nterms == 0 || fraction_parts(arena, a, &numerator, &denominator)) return true;
+  if (a.nterms == 0 || size_fraction(arena, a, &numerator, &denominator)) return true;
   split_mixed(arena, a, &fractional, &integral);
-  return fraction_parts(arena, fractional, &numerator, &denominator);
+  return size_fraction(arena, fractional, &numerator, &denominator);
 }
 
 void size_print(Buf *out, Size a) {

@@ -67,6 +67,12 @@ bool size_solve(SizeCtx *sc, Size lhs, Size rhs, Sym m, Size *out);
 typedef bool (*SizeLookup)(void *user, Sym v, int64_t *value);
 bool size_eval(Size a, SizeLookup lookup, void *user, int64_t *value);
 
+/* a as numerator/denominator over the common denominator: the denominator
+ * one term, the lcm of the coefficients' denominators times each variable
+ * to its largest negative exponent; the numerator a times it, with integer
+ * coefficients and positive exponents.  False if either leaves int64. */
+bool size_fraction(Arena *arena, Size a, Size *numerator, Size *denominator);
+
 /* Print as a C integer expression over the variables, with `/` exact:
  * terms over a common denominator,  N/2048,  (N + M)/2,  2*N + 1,  N*M/K.
  * Terms of higher degree first, then by variable names; constant last.

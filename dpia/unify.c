@@ -665,34 +665,14 @@ static void check_literal_ranges(Checker *c) {
 }
 
 /* s as num/den with num a polynomial over the variables and den a
- * monomial, for printing  num % den == 0 */
-static void size_fraction(Checker *c, Size s, Size *num, Size *den) {
+ * monomial (size_fraction), for printing  num % den == 0; on overflow the
+ * sizes' flag, 0/1 */
+static void fraction_of(Checker *c, Size s, Size *num, Size *den) {
   SizeCtx *sc = &c->tc->sizes;
-  int64_t l = 1;
-  for (int i = 0; i < s.nterms; i++) {
-    int64_t d = s.terms[i].den, g = l, h = d;
-    while (h) {
-      int64_t t = g % h;
-      g = h;
-      h = t;
-    }
-    if (__builtin_mul_overflow(l / g, d, &l)) sc->overflow = true;
-  }
-  Size D = size_const(sc, l);
-  /* each variable to its largest negative power */
-  for (int i = 0; i < s.nterms; i++) {
-    for (int j = 0; j < s.terms[i].nfactors; j++) {
-      SizeFactor f = s.terms[i].factors[j];
-      if (f.exp >= 0) continue;
-      int64_t have = 0;
-      for (int t = 0; t < D.nterms; t++)
-        for (int u = 0; u < D.terms[t].nfactors; u++)
-          if (D.terms[t].factors[u].var == f.var) have = D.terms[t].factors[u].exp;
-      for (int64_t e = have; e < -f.exp; e++) D = size_mul(sc, D, size_var(sc, f.var));
-    }
-  }
-  *den = D;
-  *num = size_mul(sc, s, D);
+  if (size_fraction(sc->arena, s, num, den)) return;
+  sc->overflow = true;
+  *num = size_const(sc, 0);
+  *den = size_const(sc, 1);
 }
 
 /* num with every integer coefficient reduced modulo a constant den, which
@@ -895,13 +875,13 @@ static void settle_requirements(Checker *c, DefInfo *def) {
       } else {
         /* s >= 1 as num >= den, e.g. N/64 >= 1 is N >= 64 */
         Size num, den;
-        size_fraction(c, s, &num, &den);
+        fraction_of(c, s, &num, &den);
         add_precond(c, &pre, false, num, den, r->span);
       }
       continue;
     }
     Size num, den;
-    size_fraction(c, s, &num, &den);
+    fraction_of(c, s, &num, &den);
     if (!check_overflow(c, r->span)) continue;
     if (size_const_value(num, &v)) {
       int64_t d;
