@@ -339,11 +339,14 @@ static size_t printed_length(const Ix *e) {
 
 /* ---- the normal form: sums of products ----
  *
- * ix_simplify turns an expression into a polynomial: a sum of terms, each an
- * integer coefficient times a product of atoms.  Atoms are variables and the
+ * ix_simplify turns an expression into a polynomial of the core shared with
+ * sizes (poly.h): a sum of terms, each an integer coefficient times a
+ * product of powers of atoms.  Atoms are variables, IX_EXPR atoms and the
  * quotients and remainders that no rule removes (with operands in normal
- * form themselves).  Terms are sorted with pairwise distinct monomials, so
- * like terms are collected and equal polynomials print the same.  The
+ * form themselves), each an Ix the core does not look into: compare_atoms
+ * orders them, ix_equal tells them apart.  Terms are sorted with pairwise
+ * distinct monomials, so like terms are collected and equal polynomials
+ * print the same.  The
  * polynomial is printed back with common factors pulled out where that is
  * shorter: (wg*64 + l)*2048 + i rather than wg*131072 + l*2048 + i.
  *

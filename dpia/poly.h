@@ -4,14 +4,16 @@
  *
  * A Poly is a sum of terms  num/den * a1^e1 * ... * ak^ek  over atoms.
  *
- * Atoms.  An atom is a pointer the core never looks into.  How two atoms
- * compare is the context's PolyOrder: with no compare function the atoms
- * are interned Syms ordered by name (sizes: variables only); otherwise the
- * function decides (the index simplifier: variables, quotients and opaque
- * expressions, which are its Ix nodes, in an order that depends on the
- * loop ranges in scope).  The front end thus knows nothing of the layers
- * that use opaque atoms.  Two atoms are the same atom exactly when the
- * order compares them 0; pointer-equal atoms always are.
+ * Atoms.  An atom is a pointer the core never looks into; the context says
+ * how atoms compare.  With no compare function they are interned Syms:
+ * ordered by name, the same atom exactly when the same pointer (sizes,
+ * whose atoms are variables only).  Otherwise the context's compare
+ * function orders them and its equal function (or compare == 0) tells
+ * whether two are the same atom: the index simplifier's atoms are its Ix
+ * nodes (variables, quotients, opaque expressions), equal by structure, in
+ * an order that depends on the loop ranges in scope.  The front end thus
+ * knows nothing of the layers that use opaque atoms.  Pointer-equal atoms
+ * are always the same atom.
  *
  * Coefficients.  The core supports a denominator: sizes need rational
  * coefficients (N/2 is a size), index polynomials keep den == 1 throughout

@@ -1,38 +1,33 @@
 /* size.c: canonical forms of type-level natural numbers (size.h, spec
- * section 3).
+ * section 3), a thin layer over the polynomial core (poly.h).
  *
- * Representation invariants of every Size handed out (established by
- * normalise and the operations that provably preserve them, relied on by
- * size_eq and the printer):
- *   - each term has num != 0, den > 0, gcd(|num|, den) == 1;
- *   - each term's factors are sorted by strcmp of the name, with distinct
- *     variables and exponents 0 < |exp| <= SIZE_MAX_EXPONENT;
- *   - terms are sorted by compare_monomials and have distinct monomials;
- *   - at most SIZE_MAX_TERMS terms.
+ * A Size is the core's Poly over interned variable names, with rational
+ * coefficients, negative exponents for division, at most SIZE_MAX_TERMS
+ * terms and exponents of magnitude at most SIZE_MAX_EXPONENT.  The core
+ * keeps the canonical form (poly.h) that size_eq and the printer rely on;
+ * this file adds what only sizes need: exact division by a monomial,
+ * substitution, solving for a metavariable, evaluation and printing as C.
  * Sizes are immutable, so results freely share factor arrays with operands.
  *
- * Internally every operation returns false when a coefficient leaves int64
- * or a limit is exceeded; the public wrappers turn that into sc->overflow and
- * the zero size.  Intermediate coefficient arithmetic is done in 128 bits so
- * that only a result that really leaves int64 counts as overflow. */
+ * Internally every operation returns false when the core reports overflow
+ * (a coefficient left int64 or a limit was exceeded); the public wrappers
+ * turn that into sc->overflow and the zero size. */
 #include "size.h"
 
 #include <inttypes.h>
 #include <string.h>
 
 typedef PolyWide Wide;
-__extension__ typedef unsigned __int128 UWide;
 
 static bool fits_int64(Wide w) { return w >= INT64_MIN && w <= INT64_MAX; }
 
 static bool exponent_in_range(int64_t e) { return e >= -SIZE_MAX_EXPONENT && e <= SIZE_MAX_EXPONENT; }
 
-/* ---- internal arithmetic on the core (false on overflow) ----
- *
- * Sizes are the core's polynomials over interned variable names (no
- * compare function: ordered by name), with the limits of size.h. */
+/* ---- internal arithmetic on the core (false on overflow) ---- */
 
-/* the order of sizes' atoms, for queries that allocate nothing */
+/* Sizes' atoms are interned names: no compare function, so the core orders
+ * them by name and tells them apart by address.  This context serves the
+ * queries, which allocate nothing. */
 static const PolyCtx by_name = {0};
 
 static PolyCtx size_poly(Arena *arena) {

@@ -8,6 +8,9 @@
  * two sizes are equal as numbers for every value of their variables exactly
  * when their canonical forms are identical: size_eq compares structure.
  *
+ * The representation is the polynomial core's (poly.h), shared with the
+ * index simplifier of code generation (spec section 8).
+ *
  * Sizes are immutable and live in the arena.  Arithmetic never wraps: any
  * coefficient or constant that leaves int64 sets sc->overflow and returns a
  * zero size; the caller reports it.  Variables are interned Syms; the type
