@@ -44,14 +44,15 @@ int64_t poly_checked_mul(PolyCtx *pc, int64_t a, int64_t b) {
 }
 
 int64_t poly_gcd(int64_t a, int64_t b) {
-  if (a < 0) a = -a;
-  if (b < 0) b = -b;
-  while (b != 0) {
-    int64_t r = a % b;
-    a = b;
-    b = r;
+  /* on magnitudes, so that INT64_MIN takes part like any other value */
+  uint64_t x = a < 0 ? (uint64_t)0 - (uint64_t)a : (uint64_t)a;
+  uint64_t y = b < 0 ? (uint64_t)0 - (uint64_t)b : (uint64_t)b;
+  while (y != 0) {
+    uint64_t r = x % y;
+    x = y;
+    y = r;
   }
-  return a;
+  return (int64_t)x;
 }
 
 static bool fits_int64(Wide w) { return w >= INT64_MIN && w <= INT64_MAX; }

@@ -87,8 +87,8 @@ void poly_ctx_init(PolyCtx *pc, Arena *arena, PolyCompare compare, PolyEqual equ
 /* ---- checked int64 arithmetic (overflow: pc->overflow, result 1) ---- */
 int64_t poly_checked_add(PolyCtx *pc, int64_t a, int64_t b);
 int64_t poly_checked_mul(PolyCtx *pc, int64_t a, int64_t b);
-/* gcd of the magnitudes; gcd(0, 0) = 0.  An INT64_MIN operand has no
- * magnitude in int64: the caller excludes it. */
+/* gcd of the magnitudes; gcd(0, 0) = 0.  Fits int64 unless both operands
+ * are 0 or INT64_MIN (2^63, returned as INT64_MIN). */
 int64_t poly_gcd(int64_t a, int64_t b);
 
 /* ---- exact rationals in 128 bits (evaluation, common denominators) ---- */

@@ -704,15 +704,6 @@ typedef struct Precond {
   Span span; /* the construct that requires it (a split, a slide, ...) */
 } Precond;
 
-static int64_t gcd64(int64_t a, int64_t b) {
-  while (b) {
-    int64_t t = a % b;
-    a = b;
-    b = t;
-  }
-  return a < 0 ? -a : a;
-}
-
 /* Add a precondition unless it is already there; divisibility of the same
  * numerator by constants merges into one by their lcm (N % 4 and N % 8192
  * are N % 8192), lower bounds of the same size into the largest. */
@@ -729,7 +720,7 @@ static void add_precond(Checker *c, Vec *out, bool div, Size lhs, Size rhs, Span
     }
     if (div && size_const_value(p->rhs, &d) && size_const_value(rhs, &e)) {
       int64_t l;
-      if (!__builtin_mul_overflow(d / gcd64(d, e), e, &l)) {
+      if (!__builtin_mul_overflow(d / poly_gcd(d, e), e, &l)) {
         p->rhs = size_const(&c->tc->sizes, l);
         if (l == e && l != d) p->span = span; /* the new one decides */
         return;
@@ -760,7 +751,7 @@ static bool implied_divisibility(const Vec *pre, int self, Size lhs, int64_t d) 
   for (int t = 0; t < lhs.nterms; t++) {
     const SizeTerm *term = &lhs.terms[t];
     if (term->den != 1) return false;
-    int64_t need = d / gcd64(d, term->num);
+    int64_t need = d / poly_gcd(d, term->num);
     for (int f = 0; f < term->nfactors && need > 1; f++) {
       if (term->factors[f].exp < 0) return false;
       int64_t g = 0;
@@ -769,7 +760,7 @@ static bool implied_divisibility(const Vec *pre, int self, Size lhs, int64_t d) 
         int64_t gi = i == self ? 0 : var_divisor(pre->items[i], &v);
         if (gi && v == term->factors[f].var) g = gi;
       }
-      for (int64_t e = 0; g && e < term->factors[f].exp && need > 1; e++) need /= gcd64(need, g);
+      for (int64_t e = 0; g && e < term->factors[f].exp && need > 1; e++) need /= poly_gcd(need, g);
     }
     if (need != 1) return false;
   }

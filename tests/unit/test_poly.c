@@ -140,6 +140,8 @@ static void test_equality(Tester *t) {
   CHECK(!poly_term_divide(&pc, &xy2, &k, &q));
   /* gcd */
   CHECK(poly_gcd(12, -18) == 6 && poly_gcd(0, 5) == 5 && poly_gcd(0, 0) == 0 && poly_gcd(7, 13) == 1);
+  /* INT64_MIN has no magnitude in int64, yet takes part (% -1 would trap) */
+  CHECK(poly_gcd(INT64_MIN, 6) == 2 && poly_gcd(INT64_MIN, -1) == 1 && poly_gcd(-1, INT64_MIN) == 1);
 }
 
 /* ---- overflow ---- */
