@@ -407,6 +407,7 @@ static void simplifier_init(Simplifier *s, IxCtx *x) {
   s->x = x;
   s->arena = x->arena;
   poly_ctx_init(&s->pc, x->arena, compare_atoms_of, same_atom, s, INT64_MAX, MAX_POLY_TERMS);
+  s->pc.max_products = 4 * MAX_POLY_TERMS;
   s->prover_budget = PROVER_BUDGET;
   s->factor_depth = 0;
   s->quotients = NULL;
@@ -479,14 +480,6 @@ static int compare_atoms_of(const void *simplifier, PolyAtom a, PolyAtom b) { re
 static const Ix *atom_of(const PolyFactor *f) { return f->atom; }
 
 /* ---- polynomial arithmetic, on the core ---- */
-
-static Poly poly_mul_ix(Simplifier *s, Poly a, Poly b) {
-  if (a.nterms * b.nterms > 4 * MAX_POLY_TERMS) {
-    s->pc.overflow = true;
-    return poly_zero();
-  }
-  return poly_mul(&s->pc, a, b);
-}
 
 /* The atom p is (coefficient 1, one factor to the power 1), or NULL. */
 static const Ix *poly_single_atom(Poly p) {
@@ -717,15 +710,15 @@ static bool substitute_bounds(Simplifier *s, Poly p, const Ix *v, Poly lo, Poly 
     Poly factor = poly_normalise(&s->pc, with, n);
     Poly lo_power = poly_power(&s->pc, lo, e), max_power = poly_power(&s->pc, max, e);
     if (quick_nonneg(s, factor)) {
-      result = poly_add(&s->pc, result, poly_mul_ix(s, factor, lo_power));
+      result = poly_add(&s->pc, result, poly_mul(&s->pc, factor, lo_power));
     } else if (quick_nonneg(s, poly_scale(&s->pc, factor, -1))) {
-      result = poly_add(&s->pc, result, poly_mul_ix(s, factor, max_power));
+      result = poly_add(&s->pc, result, poly_mul(&s->pc, factor, max_power));
     } else {
       for (int i = 0; i < factor.nterms; i++) {
         const Term *t = &factor.terms[i];
         if (!monomial_nonneg(s, t)) return false;
         Poly bound = t->num > 0 ? lo_power : max_power;
-        result = poly_add(&s->pc, result, poly_mul_ix(s, poly_of_term(&s->pc, *t), bound));
+        result = poly_add(&s->pc, result, poly_mul(&s->pc, poly_of_term(&s->pc, *t), bound));
       }
     }
   }
@@ -874,7 +867,7 @@ static Poly divide_remainder(Simplifier *s, IxKind kind, Poly a, Poly k) {
     /* (x/a)/b = x/(a*b) for x >= 0 and a, b > 0 */
     if (kind == IX_DIV && inner.kind == IX_DIV && prove_nonneg(s, inner.dividend) &&
         prove_nonneg(s, inner.divisor) && prove_nonneg(s, k)) {
-      return simplify_division(s, IX_DIV, inner.dividend, poly_mul_ix(s, inner.divisor, k));
+      return simplify_division(s, IX_DIV, inner.dividend, poly_mul(&s->pc, inner.divisor, k));
     }
     /* (x%(a*b))%b = x%b for a, b > 0, whatever the sign of x (C's
      * remainder is that of |x| with the sign of x) */
@@ -907,7 +900,7 @@ static bool long_divide(Simplifier *s, Poly a, Poly k, Poly *q, Poly *r) {
     }
     Poly m = poly_of_term(&s->pc, multiple);
     quotient = poly_add(&s->pc, quotient, m);
-    rest = poly_sub(&s->pc, rest, poly_mul_ix(s, m, k));
+    rest = poly_sub(&s->pc, rest, poly_mul(&s->pc, m, k));
   }
   return false;
 }
@@ -958,7 +951,7 @@ static Poly simplify_division(Simplifier *s, IxKind kind, Poly a, Poly k) {
   Term g = common_factor(s, a, k);
   if (g.num != 1 || g.nfactors != 0) {
     Poly r = simplify_division(s, kind, divide_exactly(s, a, &g), divide_exactly(s, k, &g));
-    return kind == IX_DIV ? r : poly_mul_ix(s, r, poly_of_term(&s->pc, g));
+    return kind == IX_DIV ? r : poly_mul(&s->pc, r, poly_of_term(&s->pc, g));
   }
   Poly by_factors;
   if (kind == IX_DIV && divide_by_one_factor(s, a, k, &by_factors)) return by_factors;
@@ -996,7 +989,7 @@ static bool fold_quotient_and_remainder(Simplifier *s, Poly p, Poly *out) {
       const Term *u = poly_find_monomial(&s->pc, p, &wanted);
       if (!u || u->num != wanted.num) continue;
       Poly both = poly_add(&s->pc, poly_of_term(&s->pc, *t), poly_of_term(&s->pc, *u));
-      *out = poly_add(&s->pc, poly_sub(&s->pc, p, both), poly_mul_ix(s, poly_of_term(&s->pc, rest), q.dividend));
+      *out = poly_add(&s->pc, poly_sub(&s->pc, p, both), poly_mul(&s->pc, poly_of_term(&s->pc, rest), q.dividend));
       return true;
     }
   }
@@ -1016,7 +1009,7 @@ static bool fold_remainder(Simplifier *s, Poly p, Poly *out) {
       Term others = poly_term_lower(&s->pc, u, ai), scale;
       if (!poly_term_divide(&s->pc, &others, &q.divisor.terms[0], &scale)) continue;
       scale.num = poly_checked_mul(&s->pc, scale.num, -1);
-      Poly multiple = poly_mul_ix(s, poly_of_term(&s->pc, scale), q.dividend); /* c*F*x */
+      Poly multiple = poly_mul(&s->pc, poly_of_term(&s->pc, scale), q.dividend); /* c*F*x */
       bool present = multiple.nterms > 0;
       for (int i = 0; i < multiple.nterms && present; i++) {
         const Term *m = poly_find_monomial(&s->pc, p, &multiple.terms[i]);
@@ -1025,7 +1018,7 @@ static bool fold_remainder(Simplifier *s, Poly p, Poly *out) {
       if (!present) continue;
       Poly remainder = simplify_division(s, IX_MOD, q.dividend, q.divisor);
       Poly without = poly_sub(&s->pc, poly_sub(&s->pc, p, multiple), poly_of_term(&s->pc, *u));
-      *out = poly_add(&s->pc, without, poly_mul_ix(s, poly_of_term(&s->pc, scale), remainder));
+      *out = poly_add(&s->pc, without, poly_mul(&s->pc, poly_of_term(&s->pc, scale), remainder));
       return true;
     }
   }
@@ -1054,7 +1047,7 @@ static Poly to_poly(Simplifier *s, const Ix *e) {
   switch (e->kind) {
   case IX_ADD: result = fold_identities(s, poly_add(&s->pc, a, b)); break;
   case IX_SUB: result = fold_identities(s, poly_sub(&s->pc, a, b)); break;
-  case IX_MUL: result = fold_identities(s, poly_mul_ix(s, a, b)); break;
+  case IX_MUL: result = fold_identities(s, poly_mul(&s->pc, a, b)); break;
   default: result = simplify_division(s, e->kind, a, b); break;
   }
   if (s->pc.overflow) result = poly_atom(&s->pc, e); /* kept as written */

@@ -20,6 +20,7 @@ void poly_ctx_init(PolyCtx *pc, Arena *arena, PolyCompare compare, PolyEqual equ
   pc->user = user;
   pc->max_exponent = max_exponent;
   pc->max_terms = max_terms;
+  pc->max_products = 0;
   pc->overflow = false;
 }
 
@@ -346,7 +347,11 @@ PolyTerm poly_term_mul(PolyCtx *pc, const PolyTerm *a, const PolyTerm *b) {
 
 Poly poly_mul(PolyCtx *pc, Poly a, Poly b) {
   if (a.nterms == 0 || b.nterms == 0) return poly_zero();
-  int n = a.nterms * b.nterms;
+  int n = a.nterms * b.nterms; /* both at most max_terms or products of such */
+  if (pc->max_products > 0 && n > pc->max_products) {
+    pc->overflow = true;
+    return poly_zero();
+  }
   PolyTerm *terms = NEWARRAY(pc->arena, PolyTerm, n);
   for (int i = 0; i < a.nterms; i++) {
     for (int j = 0; j < b.nterms; j++) terms[i * b.nterms + j] = poly_term_mul(pc, &a.terms[i], &b.terms[j]);

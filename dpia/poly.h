@@ -30,8 +30,8 @@
  * their canonical forms are identical (poly_eq).
  *
  * Overflow.  Arithmetic never wraps: a coefficient that leaves int64, an
- * exponent beyond max_exponent or a result of more than max_terms terms
- * sets the sticky pc->overflow.  The result is then still a well-formed
+ * exponent beyond max_exponent, a result of more than max_terms terms or a
+ * product beyond max_products sets the sticky pc->overflow.  The result is then still a well-formed
  * polynomial (an overflowing coefficient reads 1, an oversized sum keeps
  * all its terms) but has no meaning; callers test the flag (sizes report
  * it, the index simplifier keeps the expression as written).
@@ -78,6 +78,9 @@ typedef struct PolyCtx {
   const void *user;
   int64_t max_exponent; /* beyond: overflow */
   int max_terms;        /* beyond: overflow */
+  /* a product of more than this many term products is not computed:
+   * overflow and 0 (poly_ctx_init: 0, no limit) */
+  int max_products;
   bool overflow;        /* sticky */
 } PolyCtx;
 

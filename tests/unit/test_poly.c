@@ -195,6 +195,16 @@ static void test_overflow(Tester *t) {
   CHECK(!small.overflow && s.nterms == 3);
   s = poly_add(&small, s, poly_mul(&small, x, y));
   CHECK(small.overflow && s.nterms == 4 && is_canonical(&small, s));
+  /* a product too big to compute: overflow and 0, even where the merged
+   * result would be small (x+1)*(x-1) */
+  poly_ctx_init(&small, t->arena, NULL, NULL, NULL, 62, 64);
+  small.max_products = 3;
+  Poly one = poly_const(&small, 1);
+  Poly diff = poly_mul(&small, poly_add(&small, x, one), poly_sub(&small, x, one));
+  CHECK(small.overflow && diff.nterms == 0);
+  small.overflow = false;
+  diff = poly_mul(&small, x, poly_add(&small, x, one));
+  CHECK(!small.overflow && diff.nterms == 2);
 }
 
 /* ---- opaque atoms ---- */
