@@ -150,15 +150,13 @@ static Size overflowed(SizeCtx *sc) {
 }
 
 Size size_const(SizeCtx *sc, int64_t n) {
-  if (n == 0) return zero_size();
-  return single_term(sc->arena, (SizeTerm){n, 1, 0, NULL});
+  PolyCtx pc = size_poly(sc->arena);
+  return poly_const(&pc, n);
 }
 
 Size size_var(SizeCtx *sc, Sym v) {
-  ASSERT(v != NULL);
-  SizeFactor *f = NEW(sc->arena, SizeFactor);
-  *f = (SizeFactor){{v}, 1};
-  return single_term(sc->arena, (SizeTerm){1, 1, 1, f});
+  PolyCtx pc = size_poly(sc->arena);
+  return poly_atom(&pc, v);
 }
 
 Size size_add(SizeCtx *sc, Size a, Size b) {
