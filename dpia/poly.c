@@ -12,18 +12,6 @@
 typedef PolyWide Wide;
 __extension__ typedef unsigned __int128 UWide;
 
-void poly_ctx_init(PolyCtx *pc, Arena *arena, PolyCompare compare, PolyEqual equal, const void *user,
-                   int64_t max_exponent, int max_terms) {
-  pc->arena = arena;
-  pc->compare = compare;
-  pc->equal = equal;
-  pc->user = user;
-  pc->max_exponent = max_exponent;
-  pc->max_terms = max_terms;
-  pc->max_products = 0;
-  pc->overflow = false;
-}
-
 /* ---- checked arithmetic ---- */
 
 int64_t poly_checked_add(PolyCtx *pc, int64_t a, int64_t b) {
@@ -87,13 +75,15 @@ bool poly_wide_reduce(Wide *n, Wide *d) {
   return true;
 }
 
-bool poly_coefficient(Wide n, Wide d, int64_t *num, int64_t *den) {
+static inline bool coefficient_of(Wide n, Wide d, int64_t *num, int64_t *den) {
   if (!poly_wide_reduce(&n, &d)) return false;
   if (!fits_int64(n) || !fits_int64(d)) return false;
   *num = (int64_t)n;
   *den = (int64_t)d;
   return true;
 }
+
+bool poly_coefficient(Wide n, Wide d, int64_t *num, int64_t *den) { return coefficient_of(n, d, num, den); }
 
 void poly_sum_init(PolySum *s) {
   s->num = 0;
@@ -116,11 +106,11 @@ void poly_sum_add(PolySum *s, Wide num, Wide den) {
 }
 
 /* The coefficient n/d of a result: set in *t, or overflow and 1. */
-static void set_coefficient(PolyCtx *pc, PolyTerm *t, Wide n, Wide d) {
+static inline void set_coefficient(PolyCtx *pc, PolyTerm *t, Wide n, Wide d) {
   if (d == 1 && fits_int64(n)) {
     t->num = (int64_t)n;
     t->den = 1;
-  } else if (!poly_coefficient(n, d, &t->num, &t->den)) {
+  } else if (!coefficient_of(n, d, &t->num, &t->den)) {
     pc->overflow = true;
     t->num = t->den = 1;
   }
@@ -359,7 +349,7 @@ Poly poly_mul(PolyCtx *pc, Poly a, Poly b) {
   if (a.nterms == 1 || b.nterms == 1) {
     /* Multiplying by one term keeps the monomials distinct, but not
      * necessarily in order (a negative exponent changes degrees unevenly). */
-    sort_terms(pc, terms, n);
+    if (n > 1) sort_terms(pc, terms, n);
     return (Poly){n, terms};
   }
   return poly_normalise(pc, terms, n);

@@ -84,8 +84,11 @@ typedef struct PolyCtx {
   bool overflow;        /* sticky */
 } PolyCtx;
 
-void poly_ctx_init(PolyCtx *pc, Arena *arena, PolyCompare compare, PolyEqual equal, const void *user,
-                   int64_t max_exponent, int max_terms);
+/* inline: sizes make one per operation */
+static inline void poly_ctx_init(PolyCtx *pc, Arena *arena, PolyCompare compare, PolyEqual equal,
+                                 const void *user, int64_t max_exponent, int max_terms) {
+  *pc = (PolyCtx){arena, compare, equal, user, max_exponent, max_terms, 0, false};
+}
 
 /* ---- checked int64 arithmetic (overflow: pc->overflow, result 1) ---- */
 int64_t poly_checked_add(PolyCtx *pc, int64_t a, int64_t b);

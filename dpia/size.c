@@ -30,10 +30,8 @@ static bool exponent_in_range(int64_t e) { return e >= -SIZE_MAX_EXPONENT && e <
  * queries, which allocate nothing. */
 static const PolyCtx by_name = {0};
 
-static PolyCtx size_poly(Arena *arena) {
-  PolyCtx pc;
-  poly_ctx_init(&pc, arena, NULL, NULL, NULL, SIZE_MAX_EXPONENT, SIZE_MAX_TERMS);
-  return pc;
+static void size_poly(PolyCtx *pc, Arena *arena) {
+  poly_ctx_init(pc, arena, NULL, NULL, NULL, SIZE_MAX_EXPONENT, SIZE_MAX_TERMS);
 }
 
 static Size zero_size(void) { return poly_zero(); }
@@ -45,19 +43,22 @@ static Size single_term(Arena *arena, SizeTerm t) {
 }
 
 static bool add_sizes(Arena *arena, Size a, Size b, Size *out) {
-  PolyCtx pc = size_poly(arena);
+  PolyCtx pc;
+  size_poly(&pc, arena);
   *out = poly_add(&pc, a, b);
   return !pc.overflow;
 }
 
 static bool negate_size(Arena *arena, Size a, Size *out) {
-  PolyCtx pc = size_poly(arena);
+  PolyCtx pc;
+  size_poly(&pc, arena);
   *out = poly_scale(&pc, a, -1);
   return !pc.overflow;
 }
 
 static bool mul_sizes(Arena *arena, Size a, Size b, Size *out) {
-  PolyCtx pc = size_poly(arena);
+  PolyCtx pc;
+  size_poly(&pc, arena);
   *out = poly_mul(&pc, a, b);
   return !pc.overflow;
 }
@@ -95,7 +96,8 @@ static bool power_size(Arena *arena, Size base, uint64_t exponent, Size *out) {
 
 /* The term t without its factor on v (t must contain v), as a Size. */
 static Size term_without_var(Arena *arena, const SizeTerm *t, Sym v) {
-  PolyCtx pc = size_poly(arena);
+  PolyCtx pc;
+  size_poly(&pc, arena);
   return single_term(arena, poly_term_without(&pc, t, v));
 }
 
@@ -150,12 +152,14 @@ static Size overflowed(SizeCtx *sc) {
 }
 
 Size size_const(SizeCtx *sc, int64_t n) {
-  PolyCtx pc = size_poly(sc->arena);
+  PolyCtx pc;
+  size_poly(&pc, sc->arena);
   return poly_const(&pc, n);
 }
 
 Size size_var(SizeCtx *sc, Sym v) {
-  PolyCtx pc = size_poly(sc->arena);
+  PolyCtx pc;
+  size_poly(&pc, sc->arena);
   return poly_atom(&pc, v);
 }
 
@@ -293,7 +297,8 @@ bool size_solve(SizeCtx *sc, Size lhs, Size rhs, Sym m, Size *out) {
   }
   Size coefficient, rest;
   /* both subsets keep distinct monomials; normalise only re-sorts them */
-  PolyCtx pc = size_poly(arena);
+  PolyCtx pc;
+  size_poly(&pc, arena);
   coefficient = poly_normalise(&pc, with_m, n_with);
   rest = poly_normalise(&pc, without_m, n_without);
   if (pc.overflow) {
