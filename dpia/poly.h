@@ -85,8 +85,8 @@ typedef struct PolyCtx {
 } PolyCtx;
 
 /* inline: sizes make one per operation */
-static inline void poly_ctx_init(PolyCtx *pc, Arena *arena, PolyCompare compare, PolyEqual equal,
-                                 const void *user, int64_t max_exponent, int max_terms) {
+static inline void poly_ctx_init(PolyCtx *pc, Arena *arena, PolyCompare compare, PolyEqual equal, const void *user,
+                                 int64_t max_exponent, int max_terms) {
   *pc = (PolyCtx){arena, compare, equal, user, max_exponent, max_terms, 0, false};
 }
 
