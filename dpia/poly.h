@@ -81,7 +81,7 @@ typedef struct PolyCtx {
   /* a product of more than this many term products is not computed:
    * overflow and 0 (poly_ctx_init: 0, no limit) */
   int max_products;
-  bool overflow;        /* sticky */
+  bool overflow; /* sticky */
 } PolyCtx;
 
 /* inline: sizes make one per operation */
