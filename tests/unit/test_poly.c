@@ -5,8 +5,7 @@
  *
  * Prints `poly: P passed, F failed` and exits non-zero if anything failed. */
 #include "poly.h"
-
-#include <stdio.h>
+#include "unit_env.h"
 
 typedef struct Tester {
   Arena *arena;
@@ -251,25 +250,15 @@ static void test_opaque(Tester *t) {
 }
 
 int main(void) {
-  DpiaMem mem;
-  jmp_buf on_oom;
-  dpia_mem_default(&mem);
-  mem.on_oom = &on_oom;
-  if (setjmp(on_oom) != 0) {
-    fprintf(stderr, "poly: out of memory\n");
-    return 1;
-  }
-  Arena arena;
-  arena_init(&arena, &mem);
-  Interner names;
-  intern_init(&names, &arena);
-  Tester tester = {&arena, &names, 0, 0};
+  UnitEnv env;
+  UNIT_ENV_INIT(&env, "poly");
+  Tester tester = {&env.arena, &env.in, 0, 0};
   Tester *t = &tester;
   test_order(t);
   test_equality(t);
   test_overflow(t);
   test_opaque(t);
   printf("poly: %d passed, %d failed\n", t->passed, t->failed);
-  arena_free(&arena);
+  arena_free(&env.arena);
   return t->failed == 0 ? 0 : 1;
 }
