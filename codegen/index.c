@@ -139,111 +139,36 @@ const Ix *ix_mod(IxCtx *x, const Ix *a, const Ix *b) {
   return new_node(x, IX_MOD, a, b);
 }
 
-/* ---- sizes ---- */
+/* ---- sizes ----
+ *
+ * A size is the core's polynomial over variable names (size.h, spec
+ * section 3); its index expression is the numerator over the common
+ * denominator (size_fraction), term by term, divided once: the
+ * preconditions make the division exact (spec section 8). */
 
-__extension__ typedef __int128 Wide;
-
-static int64_t gcd64(int64_t a, int64_t b) {
-  if (a < 0) a = -a;
-  if (b < 0) b = -b;
-  while (b != 0) {
-    int64_t r = a % b;
-    a = b;
-    b = r;
+/* The monomial of t (positive exponents), variables first, then the
+ * coefficient's magnitude unless it is 1: N*M*2, not 2*N*M. */
+static const Ix *monomial_ix(IxCtx *x, const SizeTerm *t) {
+  const Ix *e = ix_const(x, 1);
+  for (int i = 0; i < t->nfactors; i++) {
+    ASSERT(t->factors[i].exp > 0);
+    for (int64_t k = 0; k < t->factors[i].exp; k++) e = ix_mul(x, e, ix_var(x, t->factors[i].var));
   }
-  return a;
+  return ix_mul(x, e, ix_const(x, t->num < 0 ? -t->num : t->num));
 }
 
-/* v^n as a product of n factors v */
-static const Ix *power(IxCtx *x, Sym v, int64_t n, const Ix *acc) {
-  for (int64_t k = 0; k < n; k++) acc = ix_mul(x, acc, ix_var(x, v));
-  return acc;
-}
-
-/* The common denominator of s: lcm of the coefficient denominators and each
- * variable to its largest negative exponent.  False if the lcm leaves int64. */
-static bool size_denominator(IxCtx *x, Size s, int64_t *lcm, SizeFactor **vars, int *nvars) {
-  Wide l = 1;
-  int capacity = 0;
-  for (int i = 0; i < s.nterms; i++) capacity += s.terms[i].nfactors;
-  SizeFactor *found = NEWARRAY(x->arena, SizeFactor, capacity > 0 ? capacity : 1);
-  int n = 0;
-  for (int i = 0; i < s.nterms; i++) {
-    const SizeTerm *t = &s.terms[i];
-    l = l / gcd64((int64_t)(l % t->den), t->den) * t->den;
-    if (l > INT64_MAX) return false;
-    for (int j = 0; j < t->nfactors; j++) {
-      if (t->factors[j].exp > 0) continue;
-      int k = 0;
-      while (k < n && found[k].var != t->factors[j].var) k++;
-      if (k == n) found[n++] = (SizeFactor){t->factors[j].var, 0};
-      if (found[k].exp < -t->factors[j].exp) found[k].exp = -t->factors[j].exp;
-    }
-  }
-  /* the order of the denominator's variables follows the size's term order,
-   * which is canonical */
-  *lcm = (int64_t)l;
-  *vars = found;
-  *nvars = n;
-  return true;
-}
-
-/* One term times the common denominator: an integer coefficient and
- * non-negative exponents.  False if the coefficient leaves int64. */
-static bool scaled_term(IxCtx *x, const SizeTerm *t, int64_t lcm, const SizeFactor *vars, int nvars,
-                        const Ix **out) {
-  Wide coefficient = (Wide)t->num * (lcm / t->den);
-  if (coefficient > INT64_MAX || coefficient < -INT64_MAX) return false;
-  const Ix *product = ix_const(x, coefficient < 0 ? -(int64_t)coefficient : (int64_t)coefficient);
-  const Ix *monomial = ix_const(x, 1);
-  for (int j = 0; j < t->nfactors; j++) {
-    int64_t e = t->factors[j].exp;
-    for (int k = 0; k < nvars; k++) {
-      if (vars[k].var == t->factors[j].var) e += vars[k].exp;
-    }
-    monomial = power(x, t->factors[j].var, e, monomial);
-  }
-  for (int k = 0; k < nvars; k++) {
-    bool in_term = false;
-    for (int j = 0; j < t->nfactors; j++) in_term |= t->factors[j].var == vars[k].var;
-    if (!in_term) monomial = power(x, vars[k].var, vars[k].exp, monomial);
-  }
-  /* variables first, coefficient last: N*2, not 2*N */
-  *out = ix_mul(x, monomial, product);
-  return true;
-}
-
-static const Ix *divide_by_denominator(IxCtx *x, const Ix *numerator, int64_t lcm,
-                                       const SizeFactor *vars, int nvars) {
-  const Ix *denominator = ix_const(x, 1);
-  for (int k = 0; k < nvars; k++) denominator = power(x, vars[k].var, vars[k].exp, denominator);
-  denominator = ix_mul(x, denominator, ix_const(x, lcm));
-  return ix_div(x, numerator, denominator);
-}
-
-/* sum over terms of numerator(t)/denominator(t), signs applied */
-static const Ix *sum_of_terms(IxCtx *x, Size s, bool per_term, int64_t lcm, const SizeFactor *vars,
-                              int nvars) {
+/* The sum of a polynomial's terms (integer coefficients, positive
+ * exponents), positive terms first so that no sum starts with a
+ * subtraction from 0; NULL if a coefficient is INT64_MIN (no magnitude). */
+static const Ix *numerator_ix(IxCtx *x, Size p) {
   const Ix *sum = NULL;
-  /* positive terms first, so that no sum starts with a subtraction from 0 */
   for (int pass = 0; pass < 2; pass++) {
-    for (int i = 0; i < s.nterms; i++) {
-      const SizeTerm *t = &s.terms[i];
+    for (int i = 0; i < p.nterms; i++) {
+      const SizeTerm *t = &p.terms[i];
       bool negative = t->num < 0;
       if (negative != (pass == 1)) continue;
-      const Ix *term;
-      if (per_term) {
-        SizeFactor *own = NULL;
-        int64_t own_lcm = 0;
-        int own_n = 0;
-        Size single = {1, (SizeTerm *)t};
-        bool ok = size_denominator(x, single, &own_lcm, &own, &own_n) &&
-                  scaled_term(x, t, own_lcm, own, own_n, &term);
-        if (!ok) INTERNAL("size term with a coefficient beyond int64");
-        term = divide_by_denominator(x, term, own_lcm, own, own_n);
-      } else if (!scaled_term(x, t, lcm, vars, nvars, &term)) {
-        return NULL;
-      }
+      if (t->num == INT64_MIN) return NULL;
+      const Ix *term = monomial_ix(x, t);
       if (!sum) {
         sum = negative ? ix_sub(x, ix_const(x, 0), term) : term;
       } else {
@@ -254,16 +179,36 @@ static const Ix *sum_of_terms(IxCtx *x, Size s, bool per_term, int64_t lcm, cons
   return sum ? sum : ix_const(x, 0);
 }
 
+/* numerator/denominator of s, or NULL if that leaves int64 */
+static const Ix *fraction_ix(IxCtx *x, Size s) {
+  Size numerator, denominator;
+  if (!size_fraction(x->arena, s, &numerator, &denominator)) return NULL;
+  const Ix *top = numerator_ix(x, numerator);
+  return top ? ix_div(x, top, monomial_ix(x, &denominator.terms[0])) : NULL;
+}
+
 const Ix *ix_from_size(IxCtx *x, Size s) {
-  int64_t lcm;
-  SizeFactor *vars;
-  int nvars;
-  if (size_denominator(x, s, &lcm, &vars, &nvars)) {
-    const Ix *numerator = sum_of_terms(x, s, false, lcm, vars, nvars);
-    if (numerator) return divide_by_denominator(x, numerator, lcm, vars, nvars);
-  }
+  if (s.nterms == 0) return ix_const(x, 0);
+  const Ix *whole = fraction_ix(x, s);
+  if (whole) return whole;
   /* No common denominator fits in int64: one exact division per term. */
-  return sum_of_terms(x, s, true, 0, NULL, 0);
+  const Ix *sum = NULL;
+  for (int pass = 0; pass < 2; pass++) {
+    for (int i = 0; i < s.nterms; i++) {
+      SizeTerm t = s.terms[i];
+      bool negative = t.num < 0;
+      if (negative != (pass == 1)) continue;
+      if (negative) t.num = -t.num; /* a canonical coefficient is > INT64_MIN/1 or has den 1 */
+      const Ix *term = fraction_ix(x, (Size){1, &t});
+      if (!term) INTERNAL("size term with a coefficient beyond int64");
+      if (!sum) {
+        sum = negative ? ix_sub(x, ix_const(x, 0), term) : term;
+      } else {
+        sum = negative ? ix_sub(x, sum, term) : ix_add(x, sum, term);
+      }
+    }
+  }
+  return sum;
 }
 
 /* ---- equality ---- */
@@ -394,11 +339,14 @@ static size_t printed_length(const Ix *e) {
 
 /* ---- the normal form: sums of products ----
  *
- * ix_simplify turns an expression into a polynomial: a sum of terms, each an
- * integer coefficient times a product of atoms.  Atoms are variables and the
+ * ix_simplify turns an expression into a polynomial of the core shared with
+ * sizes (poly.h): a sum of terms, each an integer coefficient times a
+ * product of powers of atoms.  Atoms are variables, IX_EXPR atoms and the
  * quotients and remainders that no rule removes (with operands in normal
- * form themselves).  Terms are sorted with pairwise distinct monomials, so
- * like terms are collected and equal polynomials print the same.  The
+ * form themselves), each an Ix the core does not look into: compare_atoms
+ * orders them, ix_equal tells them apart.  Terms are sorted with pairwise
+ * distinct monomials, so like terms are collected and equal polynomials
+ * print the same.  The
  * polynomial is printed back with common factors pulled out where that is
  * shorter: (wg*64 + l)*2048 + i rather than wg*131072 + l*2048 + i.
  *
@@ -416,16 +364,10 @@ enum {
   STRIDE_SLACK = 2,           /* characters a row-major form may cost (build) */
 };
 
-typedef struct Term {
-  int64_t coef; /* != 0 */
-  int natoms;
-  const Ix **atoms; /* sorted by compare_atoms; a power repeats its atom */
-} Term;
-
-typedef struct Poly {
-  int nterms;
-  Term *terms; /* sorted by compare_monomials, pairwise distinct monomials */
-} Poly;
+/* Polynomials are the core's (poly.h) over Ix atoms: variables, opaque
+ * expressions and the quotients below, ordered by compare_atoms.  Their
+ * coefficients are integers (den == 1) and their exponents positive. */
+typedef PolyTerm Term;
 
 typedef enum Known { KNOWN_NOT_YET, KNOWN_PENDING, KNOWN_TRUE, KNOWN_FALSE } Known;
 
@@ -448,7 +390,9 @@ typedef struct RangeBounds {
 typedef struct Simplifier {
   IxCtx *x;
   Arena *arena;
-  bool overflow; /* sticky: a coefficient left int64 or a polynomial grew too big */
+  /* the core's context; pc.overflow is sticky: a coefficient left int64 or a
+   * polynomial grew too big */
+  PolyCtx pc;
   int prover_budget;
   int factor_depth; /* divide_by_one_factor calls in progress */
   Quotient *quotients;
@@ -456,10 +400,14 @@ typedef struct Simplifier {
   RangeBounds *bounds; /* indexed like x->ranges */
 } Simplifier;
 
+static int compare_atoms_of(const void *simplifier, PolyAtom a, PolyAtom b);
+static bool same_atom(PolyAtom a, PolyAtom b) { return ix_equal(a, b); }
+
 static void simplifier_init(Simplifier *s, IxCtx *x) {
   s->x = x;
   s->arena = x->arena;
-  s->overflow = false;
+  poly_ctx_init(&s->pc, x->arena, compare_atoms_of, same_atom, s, INT64_MAX, MAX_POLY_TERMS);
+  s->pc.max_products = 4 * MAX_POLY_TERMS;
   s->prover_budget = PROVER_BUDGET;
   s->factor_depth = 0;
   s->quotients = NULL;
@@ -488,24 +436,6 @@ static int range_of(const IxCtx *x, const Ix *a) {
 }
 
 static uint64_t magnitude(int64_t v) { return v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v; }
-
-static int64_t checked_add(Simplifier *s, int64_t a, int64_t b) {
-  int64_t r;
-  if (__builtin_add_overflow(a, b, &r)) {
-    s->overflow = true;
-    return 1;
-  }
-  return r;
-}
-
-static int64_t checked_mul(Simplifier *s, int64_t a, int64_t b) {
-  int64_t r;
-  if (__builtin_mul_overflow(a, b, &r)) {
-    s->overflow = true;
-    return 1;
-  }
-  return r;
-}
 
 /* ---- orders ---- */
 
@@ -545,186 +475,26 @@ static int compare_atoms(const Simplifier *s, const Ix *a, const Ix *b) {
   return ix_compare(a, b);
 }
 
-/* Higher degree first; the constant term (no atoms) last. */
-static int compare_monomials(const Simplifier *s, const Term *a, const Term *b) {
-  if (a->natoms != b->natoms) return a->natoms > b->natoms ? -1 : 1;
-  for (int i = 0; i < a->natoms; i++) {
-    int c = compare_atoms(s, a->atoms[i], b->atoms[i]);
-    if (c != 0) return c;
-  }
-  return 0;
-}
+static int compare_atoms_of(const void *simplifier, PolyAtom a, PolyAtom b) { return compare_atoms(simplifier, a, b); }
 
-/* ---- polynomial arithmetic ---- */
+static const Ix *atom_of(const PolyFactor *f) { return f->atom; }
 
-static Poly poly_zero(void) { return (Poly){0, NULL}; }
+/* ---- polynomial arithmetic, on the core ---- */
 
-static Poly poly_of_term(Simplifier *s, Term t) {
-  Term *copy = NEW(s->arena, Term);
-  *copy = t;
-  return (Poly){1, copy};
-}
-
-static Poly poly_const(Simplifier *s, int64_t c) {
-  if (c == 0) return poly_zero();
-  return poly_of_term(s, (Term){c, 0, NULL});
-}
-
-static Poly poly_atom(Simplifier *s, const Ix *a) {
-  const Ix **atoms = NEWARRAY(s->arena, const Ix *, 1);
-  atoms[0] = a;
-  return poly_of_term(s, (Term){1, 1, atoms});
-}
-
-/* Sorts and merges terms in place (the array must be the caller's own). */
-static Poly poly_from_terms(Simplifier *s, Term *terms, int n) {
-  for (int i = 1; i < n; i++) {
-    Term t = terms[i];
-    int j = i;
-    while (j > 0 && compare_monomials(s, &terms[j - 1], &t) > 0) {
-      terms[j] = terms[j - 1];
-      j--;
-    }
-    terms[j] = t;
-  }
-  int merged = 0;
-  for (int i = 0; i < n; i++) {
-    if (merged > 0 && compare_monomials(s, &terms[merged - 1], &terms[i]) == 0) {
-      terms[merged - 1].coef = checked_add(s, terms[merged - 1].coef, terms[i].coef);
-    } else {
-      terms[merged++] = terms[i];
-    }
-  }
-  int kept = 0;
-  for (int i = 0; i < merged; i++) {
-    if (terms[i].coef != 0) terms[kept++] = terms[i];
-  }
-  if (kept > MAX_POLY_TERMS) s->overflow = true;
-  return (Poly){kept, kept > 0 ? terms : NULL};
-}
-
-static Poly poly_add(Simplifier *s, Poly a, Poly b) {
-  int n = a.nterms + b.nterms;
-  if (n == 0) return poly_zero();
-  Term *terms = NEWARRAY(s->arena, Term, n);
-  for (int i = 0; i < a.nterms; i++) terms[i] = a.terms[i];
-  for (int i = 0; i < b.nterms; i++) terms[a.nterms + i] = b.terms[i];
-  return poly_from_terms(s, terms, n);
-}
-
-static Poly poly_scale(Simplifier *s, Poly a, int64_t c) {
-  if (c == 0 || a.nterms == 0) return poly_zero();
-  Term *terms = NEWARRAY(s->arena, Term, a.nterms);
-  for (int i = 0; i < a.nterms; i++) {
-    terms[i] = a.terms[i];
-    terms[i].coef = checked_mul(s, a.terms[i].coef, c);
-  }
-  return (Poly){a.nterms, terms};
-}
-
-static Poly poly_sub(Simplifier *s, Poly a, Poly b) { return poly_add(s, a, poly_scale(s, b, -1)); }
-
-static Term term_product(Simplifier *s, const Term *a, const Term *b) {
-  Term t = {checked_mul(s, a->coef, b->coef), a->natoms + b->natoms, NULL};
-  if (t.natoms == 0) return t;
-  const Ix **atoms = NEWARRAY(s->arena, const Ix *, t.natoms);
-  int i = 0, j = 0, n = 0;
-  while (i < a->natoms || j < b->natoms) {
-    bool take_a = j == b->natoms ||
-                  (i < a->natoms && compare_atoms(s, a->atoms[i], b->atoms[j]) <= 0);
-    atoms[n++] = take_a ? a->atoms[i++] : b->atoms[j++];
-  }
-  t.atoms = atoms;
-  return t;
-}
-
-static Poly poly_mul(Simplifier *s, Poly a, Poly b) {
-  int n = a.nterms * b.nterms;
-  if (n == 0) return poly_zero();
-  if (n > 4 * MAX_POLY_TERMS) {
-    s->overflow = true;
-    return poly_zero();
-  }
-  Term *terms = NEWARRAY(s->arena, Term, n);
-  for (int i = 0; i < a.nterms; i++) {
-    for (int j = 0; j < b.nterms; j++) {
-      terms[i * b.nterms + j] = term_product(s, &a.terms[i], &b.terms[j]);
-    }
-  }
-  return poly_from_terms(s, terms, n);
-}
-
-static Poly poly_power(Simplifier *s, Poly a, int e) {
-  Poly r = poly_const(s, 1);
-  for (int k = 0; k < e && !s->overflow; k++) r = poly_mul(s, r, a);
-  return r;
-}
-
-static bool poly_const_value(Poly p, int64_t *v) {
-  if (p.nterms == 0) {
-    *v = 0;
-    return true;
-  }
-  if (p.nterms != 1 || p.terms[0].natoms != 0) return false;
-  *v = p.terms[0].coef;
-  return true;
-}
-
-/* The atom p is (coefficient 1, one factor), or NULL. */
+/* The atom p is (coefficient 1, one factor to the power 1), or NULL. */
 static const Ix *poly_single_atom(Poly p) {
-  if (p.nterms != 1 || p.terms[0].coef != 1 || p.terms[0].natoms != 1) return NULL;
-  return p.terms[0].atoms[0];
+  if (p.nterms != 1 || p.terms[0].num != 1 || p.terms[0].nfactors != 1 || p.terms[0].factors[0].exp != 1) {
+    return NULL;
+  }
+  return atom_of(&p.terms[0].factors[0]);
 }
 
-static bool same_monomial(const Term *a, const Term *b) {
-  if (a->natoms != b->natoms) return false;
-  for (int i = 0; i < a->natoms; i++) {
-    if (!ix_equal(a->atoms[i], b->atoms[i])) return false;
-  }
-  return true;
-}
-
-/* The term of p with t's monomial, or NULL. */
-static const Term *find_monomial(Poly p, const Term *t) {
-  for (int i = 0; i < p.nterms; i++) {
-    if (same_monomial(&p.terms[i], t)) return &p.terms[i];
-  }
-  return NULL;
-}
-
-/* t/k when k (positive coefficient) divides t: k's coefficient divides t's
- * and k's atoms are among t's. */
-static bool term_divide(Simplifier *s, const Term *t, const Term *k, Term *out) {
-  ASSERT(k->coef > 0);
-  if (t->coef % k->coef != 0 || t->natoms < k->natoms) return false;
-  int natoms = t->natoms - k->natoms;
-  const Ix **rest = natoms > 0 ? NEWARRAY(s->arena, const Ix *, natoms) : NULL;
-  int j = 0, n = 0;
-  for (int i = 0; i < t->natoms; i++) {
-    int c = j < k->natoms ? compare_atoms(s, t->atoms[i], k->atoms[j]) : -1;
-    if (c == 0) {
-      j++;
-    } else if (c > 0 || n == natoms) {
-      return false; /* an atom of k that t lacks */
-    } else {
-      rest[n++] = t->atoms[i];
-    }
-  }
-  if (j < k->natoms) return false;
-  *out = (Term){t->coef / k->coef, natoms, rest};
-  return true;
-}
-
-/* t without its atom at index drop */
-static Term term_without(Simplifier *s, const Term *t, int drop) {
-  Term r = {t->coef, t->natoms - 1, NULL};
-  if (r.natoms == 0) return r;
-  const Ix **atoms = NEWARRAY(s->arena, const Ix *, r.natoms);
-  for (int i = 0, n = 0; i < t->natoms; i++) {
-    if (i != drop) atoms[n++] = t->atoms[i];
-  }
-  r.atoms = atoms;
-  return r;
+/* the monomial of one atom, as a divisor or a factor */
+static Term atom_term(Simplifier *s, const Ix *a) {
+  PolyFactor *f = NEW(s->arena, PolyFactor);
+  f->atom = a;
+  f->exp = 1;
+  return (Term){1, 1, 1, f};
 }
 
 /* ---- quotient atoms ---- */
@@ -742,8 +512,8 @@ static int find_quotient(const Simplifier *s, const Ix *atom) {
 
 /* A divisor that is one positive term with several factors. */
 static bool is_product_divisor(Simplifier *s, Poly k) {
-  if (k.nterms != 1 || k.terms[0].coef <= 0) return false;
-  int factors = k.terms[0].natoms + (k.terms[0].coef != 1);
+  if (k.nterms != 1 || k.terms[0].num <= 0) return false;
+  int64_t factors = poly_degree(&k.terms[0]) + (k.terms[0].num != 1);
   return factors > 1 && monomial_nonneg(s, &k.terms[0]);
 }
 
@@ -756,8 +526,10 @@ static const Ix *quotient_ix(Simplifier *s, IxKind kind, Poly a, Poly k) {
   if (kind == IX_DIV && is_product_divisor(s, k)) {
     const Term *t = &k.terms[0];
     const Ix *e = dividend;
-    for (int i = 0; i < t->natoms; i++) e = new_node(s->x, IX_DIV, e, t->atoms[i]);
-    if (t->coef != 1) e = new_node(s->x, IX_DIV, e, ix_const(s->x, t->coef));
+    for (int i = 0; i < t->nfactors; i++) {
+      for (int64_t n = 0; n < t->factors[i].exp; n++) e = new_node(s->x, IX_DIV, e, atom_of(&t->factors[i]));
+    }
+    if (t->num != 1) e = new_node(s->x, IX_DIV, e, ix_const(s->x, t->num));
     return e;
   }
   return new_node(s->x, kind, dividend, build(s, k));
@@ -775,7 +547,7 @@ static Poly make_quotient(Simplifier *s, IxKind kind, Poly a, Poly k) {
     }
     s->quotients[s->nquotients++] = (Quotient){atom, kind, a, k, KNOWN_NOT_YET};
   }
-  return poly_atom(s, atom);
+  return poly_atom(&s->pc, atom);
 }
 
 /* ---- the prover: lower bounds by substituting bounds of atoms ----
@@ -811,8 +583,8 @@ static bool atom_nonneg(Simplifier *s, const Ix *a) {
 }
 
 static bool monomial_nonneg(Simplifier *s, const Term *t) {
-  for (int i = 0; i < t->natoms; i++) {
-    if (!atom_nonneg(s, t->atoms[i])) return false;
+  for (int i = 0; i < t->nfactors; i++) {
+    if (!atom_nonneg(s, atom_of(&t->factors[i]))) return false;
   }
   return true;
 }
@@ -820,7 +592,7 @@ static bool monomial_nonneg(Simplifier *s, const Term *t) {
 /* every term non-negative */
 static bool quick_nonneg(Simplifier *s, Poly p) {
   for (int i = 0; i < p.nterms; i++) {
-    if (p.terms[i].coef < 0 || !monomial_nonneg(s, &p.terms[i])) return false;
+    if (p.terms[i].num < 0 || !monomial_nonneg(s, &p.terms[i])) return false;
   }
   return true;
 }
@@ -831,17 +603,17 @@ static const RangeBounds *range_bounds(Simplifier *s, int index) {
   if (b->state == KNOWN_NOT_YET) {
     b->state = KNOWN_PENDING;
     const IxRange *r = &s->x->ranges[index];
-    bool outer = s->overflow;
-    s->overflow = false;
+    bool outer = s->pc.overflow;
+    s->pc.overflow = false;
     Poly lo = r->lo ? to_poly(s, r->lo) : poly_zero();
     /* the variable is >= 0 anyway; a lower bound that may be negative would
      * break the monotonicity of powers */
     if (!quick_nonneg(s, lo)) lo = poly_zero();
-    Poly max = r->hi ? poly_sub(s, to_poly(s, r->hi), poly_const(s, 1)) : poly_zero();
-    b->bounded = r->hi != NULL && !s->overflow;
-    b->lo = s->overflow ? poly_zero() : lo;
+    Poly max = r->hi ? poly_sub(&s->pc, to_poly(s, r->hi), poly_const(&s->pc, 1)) : poly_zero();
+    b->bounded = r->hi != NULL && !s->pc.overflow;
+    b->lo = s->pc.overflow ? poly_zero() : lo;
     b->max = max;
-    s->overflow = outer;
+    s->pc.overflow = outer;
     b->state = KNOWN_TRUE;
   }
   return b;
@@ -851,13 +623,13 @@ static Poly eliminate(Simplifier *s, Poly p);
 
 /* p <= *max for a constant *max */
 static bool upper_constant(Simplifier *s, Poly p, int64_t *max) {
-  Poly lower = eliminate(s, poly_scale(s, p, -1)); /* lower <= -p */
+  Poly lower = eliminate(s, poly_scale(&s->pc, p, -1)); /* lower <= -p */
   int64_t constant = 0;
   for (int i = 0; i < lower.nterms; i++) {
     const Term *t = &lower.terms[i];
-    if (t->natoms == 0) {
-      constant = t->coef;
-    } else if (t->coef < 0 || !monomial_nonneg(s, t)) {
+    if (t->nfactors == 0) {
+      constant = t->num;
+    } else if (t->num < 0 || !monomial_nonneg(s, t)) {
       return false;
     }
   }
@@ -883,13 +655,13 @@ static bool atom_bounds(Simplifier *s, const Ix *a, Poly *lo, Poly *max) {
   /* from here the divisor is positive: C leaves division by 0 undefined */
   *lo = poly_zero();
   if (q.kind == IX_MOD) {
-    *max = poly_sub(s, q.divisor, poly_const(s, 1));
+    *max = poly_sub(&s->pc, q.divisor, poly_const(&s->pc, 1));
     return true;
   }
   int64_t divisor, dividend_max;
   if (poly_const_value(q.divisor, &divisor) && divisor > 0 &&
       upper_constant(s, q.dividend, &dividend_max)) {
-    *max = poly_const(s, dividend_max / divisor);
+    *max = poly_const(&s->pc, dividend_max / divisor);
   } else {
     *max = q.dividend; /* x/k <= x for k >= 1 */
   }
@@ -913,52 +685,40 @@ static int atom_rank(const Simplifier *s, const Ix *a) {
   }
 }
 
-static int multiplicity(const Term *t, const Ix *v) {
-  int n = 0;
-  for (int i = 0; i < t->natoms; i++) n += ix_equal(t->atoms[i], v);
-  return n;
-}
-
-/* t with every occurrence of v removed */
-static Term term_without_all(Simplifier *s, const Term *t, const Ix *v) {
-  Term r = *t;
-  for (int i = r.natoms - 1; i >= 0; i--) {
-    if (ix_equal(r.atoms[i], v)) r = term_without(s, &r, i);
-  }
-  return r;
-}
+/* the exponent of v in t, 0 if absent */
+static int multiplicity(Simplifier *s, const Term *t, const Ix *v) { return (int)poly_exponent_of(&s->pc, t, v); }
 
 static bool substitute_bounds(Simplifier *s, Poly p, const Ix *v, Poly lo, Poly max, Poly *out) {
   int highest = 0;
   for (int i = 0; i < p.nterms; i++) {
-    int e = multiplicity(&p.terms[i], v);
+    int e = multiplicity(s, &p.terms[i], v);
     if (e > highest) highest = e;
   }
   Term *kept = NEWARRAY(s->arena, Term, p.nterms);
   int nkept = 0;
   for (int i = 0; i < p.nterms; i++) {
-    if (multiplicity(&p.terms[i], v) == 0) kept[nkept++] = p.terms[i];
+    if (multiplicity(s, &p.terms[i], v) == 0) kept[nkept++] = p.terms[i];
   }
-  Poly result = poly_from_terms(s, kept, nkept);
+  Poly result = poly_normalise(&s->pc, kept, nkept);
   for (int e = 1; e <= highest; e++) {
     Term *with = NEWARRAY(s->arena, Term, p.nterms);
     int n = 0;
     for (int i = 0; i < p.nterms; i++) {
-      if (multiplicity(&p.terms[i], v) == e) with[n++] = term_without_all(s, &p.terms[i], v);
+      if (multiplicity(s, &p.terms[i], v) == e) with[n++] = poly_term_without(&s->pc, &p.terms[i], v);
     }
     if (n == 0) continue;
-    Poly factor = poly_from_terms(s, with, n);
-    Poly lo_power = poly_power(s, lo, e), max_power = poly_power(s, max, e);
+    Poly factor = poly_normalise(&s->pc, with, n);
+    Poly lo_power = poly_power(&s->pc, lo, e), max_power = poly_power(&s->pc, max, e);
     if (quick_nonneg(s, factor)) {
-      result = poly_add(s, result, poly_mul(s, factor, lo_power));
-    } else if (quick_nonneg(s, poly_scale(s, factor, -1))) {
-      result = poly_add(s, result, poly_mul(s, factor, max_power));
+      result = poly_add(&s->pc, result, poly_mul(&s->pc, factor, lo_power));
+    } else if (quick_nonneg(s, poly_scale(&s->pc, factor, -1))) {
+      result = poly_add(&s->pc, result, poly_mul(&s->pc, factor, max_power));
     } else {
       for (int i = 0; i < factor.nterms; i++) {
         const Term *t = &factor.terms[i];
         if (!monomial_nonneg(s, t)) return false;
-        Poly bound = t->coef > 0 ? lo_power : max_power;
-        result = poly_add(s, result, poly_mul(s, poly_of_term(s, *t), bound));
+        Poly bound = t->num > 0 ? lo_power : max_power;
+        result = poly_add(&s->pc, result, poly_mul(&s->pc, poly_of_term(&s->pc, *t), bound));
       }
     }
   }
@@ -972,10 +732,10 @@ static void collect_candidates(Simplifier *s, Poly p, bool obstacle, const Ix **
                                int *n) {
   int first = *n;
   for (int i = 0; i < p.nterms; i++) {
-    bool harmless = p.terms[i].coef > 0 && monomial_nonneg(s, &p.terms[i]);
+    bool harmless = p.terms[i].num > 0 && monomial_nonneg(s, &p.terms[i]);
     if (harmless == obstacle) continue;
-    for (int j = 0; j < p.terms[i].natoms; j++) {
-      const Ix *a = p.terms[i].atoms[j];
+    for (int j = 0; j < p.terms[i].nfactors; j++) {
+      const Ix *a = atom_of(&p.terms[i].factors[j]);
       bool seen = atom_rank(s, a) == 0;
       for (int k = 0; k < *n && !seen; k++) seen = ix_equal(candidates[k], a);
       if (!seen) candidates[(*n)++] = a;
@@ -1000,7 +760,7 @@ static void collect_candidates(Simplifier *s, Poly p, bool obstacle, const Ix **
  * against a negative constant (i - 1 with 1 <= i). */
 static bool eliminate_one(Simplifier *s, Poly p, Poly *out) {
   int capacity = 0;
-  for (int i = 0; i < p.nterms; i++) capacity += p.terms[i].natoms;
+  for (int i = 0; i < p.nterms; i++) capacity += p.terms[i].nfactors;
   const Ix **candidates = NEWARRAY(s->arena, const Ix *, capacity > 0 ? capacity : 1);
   int n = 0;
   collect_candidates(s, p, true, candidates, &n);
@@ -1027,21 +787,21 @@ static Poly eliminate(Simplifier *s, Poly p) {
 }
 
 static bool prove_nonneg(Simplifier *s, Poly p) {
-  bool outer = s->overflow;
-  s->overflow = false;
+  bool outer = s->pc.overflow;
+  s->pc.overflow = false;
   Poly lower = eliminate(s, p);
-  bool yes = !s->overflow && quick_nonneg(s, lower);
-  s->overflow = outer;
+  bool yes = !s->pc.overflow && quick_nonneg(s, lower);
+  s->pc.overflow = outer;
   return yes;
 }
 
 /* a < b */
 static bool prove_less(Simplifier *s, Poly a, Poly b) {
-  bool outer = s->overflow;
-  s->overflow = false;
-  Poly gap = poly_sub(s, poly_sub(s, b, a), poly_const(s, 1));
-  bool yes = !s->overflow && prove_nonneg(s, gap);
-  s->overflow = outer;
+  bool outer = s->pc.overflow;
+  s->pc.overflow = false;
+  Poly gap = poly_sub(&s->pc, poly_sub(&s->pc, b, a), poly_const(&s->pc, 1));
+  bool yes = !s->pc.overflow && prove_nonneg(s, gap);
+  s->pc.overflow = outer;
   return yes;
 }
 
@@ -1060,41 +820,44 @@ static Term common_factor(Simplifier *s, Poly a, Poly k) {
     Poly p = pass == 0 ? a : k;
     for (int i = 0; i < p.nterms; i++) {
       const Term *t = &p.terms[i];
-      has_min |= t->coef == INT64_MIN;
-      if (!has_min) g = gcd64(g, t->coef);
-      /* multiset intersection of the atoms */
-      const Ix **shared = common.natoms ? NEWARRAY(s->arena, const Ix *, common.natoms) : NULL;
+      has_min |= t->num == INT64_MIN;
+      if (!has_min) g = poly_gcd(g, t->num);
+      /* the atoms of both, to the smaller power (factors are sorted) */
+      PolyFactor *shared = common.nfactors ? NEWARRAY(s->arena, PolyFactor, common.nfactors) : NULL;
       int n = 0, j = 0;
-      for (int c = 0; c < common.natoms; c++) {
-        while (j < t->natoms && compare_atoms(s, t->atoms[j], common.atoms[c]) < 0) j++;
-        if (j < t->natoms && compare_atoms(s, t->atoms[j], common.atoms[c]) == 0) {
-          shared[n++] = common.atoms[c];
+      for (int c = 0; c < common.nfactors; c++) {
+        const Ix *atom = atom_of(&common.factors[c]);
+        while (j < t->nfactors && compare_atoms(s, atom_of(&t->factors[j]), atom) < 0) j++;
+        if (j < t->nfactors && compare_atoms(s, atom_of(&t->factors[j]), atom) == 0) {
+          shared[n] = common.factors[c];
+          if (t->factors[j].exp < shared[n].exp) shared[n].exp = t->factors[j].exp;
+          n++;
           j++;
         }
       }
-      common.natoms = n;
-      common.atoms = shared;
+      common.nfactors = n;
+      common.factors = n > 0 ? shared : NULL;
     }
   }
-  common.coef = g > 0 && !has_min ? g : 1;
+  common.num = g > 0 && !has_min ? g : 1;
   return common;
 }
 
 static Poly divide_exactly(Simplifier *s, Poly p, const Term *g) {
   Term *terms = NEWARRAY(s->arena, Term, p.nterms > 0 ? p.nterms : 1);
   for (int i = 0; i < p.nterms; i++) {
-    if (!term_divide(s, &p.terms[i], g, &terms[i])) INTERNAL("common factor does not divide");
+    if (!poly_term_divide(&s->pc, &p.terms[i], g, &terms[i])) INTERNAL("common factor does not divide");
   }
-  return poly_from_terms(s, terms, p.nterms);
+  return poly_normalise(&s->pc, terms, p.nterms);
 }
 
 /* a/k or a%k when a has no multiple of k left to split off. */
 static Poly divide_remainder(Simplifier *s, IxKind kind, Poly a, Poly k) {
   /* A monomial divisor c*v*w... is at least c: it is not 0, so neither is
    * any of its (non-negative) atoms. */
-  bool monomial = k.nterms == 1 && k.terms[0].coef > 0 && monomial_nonneg(s, &k.terms[0]);
+  bool monomial = k.nterms == 1 && k.terms[0].num > 0 && monomial_nonneg(s, &k.terms[0]);
   if (prove_nonneg(s, a) && prove_nonneg(s, k) &&
-      (prove_less(s, a, k) || (monomial && prove_less(s, a, poly_const(s, k.terms[0].coef))))) {
+      (prove_less(s, a, k) || (monomial && prove_less(s, a, poly_const(&s->pc, k.terms[0].num))))) {
     return kind == IX_DIV ? poly_zero() : a; /* 0 <= a < k */
   }
   const Ix *single = poly_single_atom(a);
@@ -1104,15 +867,15 @@ static Poly divide_remainder(Simplifier *s, IxKind kind, Poly a, Poly k) {
     /* (x/a)/b = x/(a*b) for x >= 0 and a, b > 0 */
     if (kind == IX_DIV && inner.kind == IX_DIV && prove_nonneg(s, inner.dividend) &&
         prove_nonneg(s, inner.divisor) && prove_nonneg(s, k)) {
-      return simplify_division(s, IX_DIV, inner.dividend, poly_mul(s, inner.divisor, k));
+      return simplify_division(s, IX_DIV, inner.dividend, poly_mul(&s->pc, inner.divisor, k));
     }
     /* (x%(a*b))%b = x%b for a, b > 0, whatever the sign of x (C's
      * remainder is that of |x| with the sign of x) */
     Term ratio;
-    if (kind == IX_MOD && inner.kind == IX_MOD && k.nterms == 1 && k.terms[0].coef > 0 &&
-        monomial_nonneg(s, &k.terms[0]) && inner.divisor.nterms == 1 &&
-        inner.divisor.terms[0].coef > 0 && monomial_nonneg(s, &inner.divisor.terms[0]) &&
-        term_divide(s, &inner.divisor.terms[0], &k.terms[0], &ratio)) {
+    if (kind == IX_MOD && inner.kind == IX_MOD && k.nterms == 1 && k.terms[0].num > 0 &&
+        monomial_nonneg(s, &k.terms[0]) && inner.divisor.nterms == 1 && inner.divisor.terms[0].num > 0 &&
+        monomial_nonneg(s, &inner.divisor.terms[0]) &&
+        poly_term_divide(&s->pc, &inner.divisor.terms[0], &k.terms[0], &ratio)) {
       return simplify_division(s, IX_MOD, inner.dividend, k);
     }
   }
@@ -1124,20 +887,20 @@ static Poly divide_remainder(Simplifier *s, IxKind kind, Poly a, Poly k) {
  * end within MAX_POLY_TERMS steps. */
 static bool long_divide(Simplifier *s, Poly a, Poly k, Poly *q, Poly *r) {
   const Term *lead = &k.terms[0];
-  ASSERT(lead->coef > 0);
+  ASSERT(lead->num > 0);
   Poly quotient = poly_zero(), rest = a;
   for (int step = 0; step < MAX_POLY_TERMS; step++) {
     Term multiple;
     int i = 0;
-    while (i < rest.nterms && !term_divide(s, &rest.terms[i], lead, &multiple)) i++;
+    while (i < rest.nterms && !poly_term_divide(&s->pc, &rest.terms[i], lead, &multiple)) i++;
     if (i == rest.nterms) {
       *q = quotient;
       *r = rest;
       return true;
     }
-    Poly m = poly_of_term(s, multiple);
-    quotient = poly_add(s, quotient, m);
-    rest = poly_sub(s, rest, poly_mul(s, m, k));
+    Poly m = poly_of_term(&s->pc, multiple);
+    quotient = poly_add(&s->pc, quotient, m);
+    rest = poly_sub(&s->pc, rest, poly_mul(&s->pc, m, k));
   }
   return false;
 }
@@ -1152,23 +915,22 @@ static bool divide_by_one_factor(Simplifier *s, Poly a, Poly k, Poly *out) {
     return false;
   }
   const Term *t = &k.terms[0];
-  for (int i = 0; i <= t->natoms; i++) {
+  for (int i = 0; i <= t->nfactors; i++) {
     Term factor, rest;
-    if (i < t->natoms) {
-      if (i > 0 && ix_equal(t->atoms[i], t->atoms[i - 1])) continue;
-      factor = (Term){1, 1, &t->atoms[i]};
-      rest = term_without(s, t, i);
+    if (i < t->nfactors) {
+      factor = atom_term(s, atom_of(&t->factors[i]));
+      rest = poly_term_lower(&s->pc, t, i);
     } else {
-      if (t->coef == 1) continue;
-      factor = (Term){t->coef, 0, NULL};
-      rest = (Term){1, t->natoms, t->atoms};
+      if (t->num == 1) continue;
+      factor = (Term){t->num, 1, 0, NULL};
+      rest = (Term){1, 1, t->nfactors, t->factors};
     }
-    Poly by = poly_of_term(s, factor);
+    Poly by = poly_of_term(&s->pc, factor);
     s->factor_depth++;
     Poly inner = simplify_division(s, IX_DIV, a, by);
     const Ix *single = poly_single_atom(inner);
     bool changed = !single || !ix_equal(single, quotient_ix(s, IX_DIV, a, by));
-    if (changed) *out = simplify_division(s, IX_DIV, inner, poly_of_term(s, rest));
+    if (changed) *out = simplify_division(s, IX_DIV, inner, poly_of_term(&s->pc, rest));
     s->factor_depth--;
     if (changed) return true;
   }
@@ -1180,20 +942,20 @@ static Poly simplify_division(Simplifier *s, IxKind kind, Poly a, Poly k) {
   bool a_const = poly_const_value(a, &va), k_const = poly_const_value(k, &vk);
   if (k_const && vk == 0) return make_quotient(s, kind, a, k); /* undefined in C: as written */
   if (a_const && k_const) {
-    return fold_division(kind, va, vk, &folded) ? poly_const(s, folded) : make_quotient(s, kind, a, k);
+    return fold_division(kind, va, vk, &folded) ? poly_const(&s->pc, folded) : make_quotient(s, kind, a, k);
   }
   if (a.nterms == 0) return poly_zero();
   if (k_const && vk == 1) return kind == IX_DIV ? a : poly_zero();
   /* (g*a)/(g*k) = a/k and (g*a)%(g*k) = g*(a%k) for any g != 0 (and g
    * divides k != 0): truncation sees the same rational number */
   Term g = common_factor(s, a, k);
-  if (g.coef != 1 || g.natoms != 0) {
+  if (g.num != 1 || g.nfactors != 0) {
     Poly r = simplify_division(s, kind, divide_exactly(s, a, &g), divide_exactly(s, k, &g));
-    return kind == IX_DIV ? r : poly_mul(s, r, poly_of_term(s, g));
+    return kind == IX_DIV ? r : poly_mul(&s->pc, r, poly_of_term(&s->pc, g));
   }
   Poly by_factors;
   if (kind == IX_DIV && divide_by_one_factor(s, a, k, &by_factors)) return by_factors;
-  if (k.terms[0].coef > 0 && prove_nonneg(s, k)) {
+  if (k.terms[0].num > 0 && prove_nonneg(s, k)) {
     Poly q, r;
     if (long_divide(s, a, k, &q, &r)) {
       if (r.nterms == 0) return kind == IX_DIV ? q : poly_zero(); /* exact */
@@ -1201,7 +963,7 @@ static Poly simplify_division(Simplifier *s, IxKind kind, Poly a, Poly k) {
        * division there, and floor((k*q + r)/k) = q + floor(r/k) */
       if (q.nterms > 0 && prove_nonneg(s, a) && prove_nonneg(s, r)) {
         Poly rest = simplify_division(s, kind, r, k);
-        return kind == IX_DIV ? poly_add(s, q, rest) : rest;
+        return kind == IX_DIV ? poly_add(&s->pc, q, rest) : rest;
       }
     }
   }
@@ -1215,18 +977,19 @@ static Poly simplify_division(Simplifier *s, IxKind kind, Poly a, Poly k) {
 static bool fold_quotient_and_remainder(Simplifier *s, Poly p, Poly *out) {
   for (int ti = 0; ti < p.nterms; ti++) {
     const Term *t = &p.terms[ti];
-    for (int ai = 0; ai < t->natoms; ai++) {
-      int qi = t->atoms[ai]->kind == IX_MOD ? find_quotient(s, t->atoms[ai]) : -1;
+    for (int ai = 0; ai < t->nfactors; ai++) {
+      const Ix *atom = atom_of(&t->factors[ai]);
+      int qi = atom->kind == IX_MOD ? find_quotient(s, atom) : -1;
       if (qi < 0 || s->quotients[qi].divisor.nterms != 1) continue;
       Quotient q = s->quotients[qi];
-      Term rest = term_without(s, t, ai);
-      Poly quotient = poly_atom(s, quotient_ix(s, IX_DIV, q.dividend, q.divisor));
-      Term wanted = term_product(s, &rest, &quotient.terms[0]);
-      wanted = term_product(s, &wanted, &q.divisor.terms[0]);
-      const Term *u = find_monomial(p, &wanted);
-      if (!u || u->coef != wanted.coef) continue;
-      Poly both = poly_add(s, poly_of_term(s, *t), poly_of_term(s, *u));
-      *out = poly_add(s, poly_sub(s, p, both), poly_mul(s, poly_of_term(s, rest), q.dividend));
+      Term rest = poly_term_lower(&s->pc, t, ai);
+      Poly quotient = poly_atom(&s->pc, quotient_ix(s, IX_DIV, q.dividend, q.divisor));
+      Term wanted = poly_term_mul(&s->pc, &rest, &quotient.terms[0]);
+      wanted = poly_term_mul(&s->pc, &wanted, &q.divisor.terms[0]);
+      const Term *u = poly_find_monomial(&s->pc, p, &wanted);
+      if (!u || u->num != wanted.num) continue;
+      Poly both = poly_add(&s->pc, poly_of_term(&s->pc, *t), poly_of_term(&s->pc, *u));
+      *out = poly_add(&s->pc, poly_sub(&s->pc, p, both), poly_mul(&s->pc, poly_of_term(&s->pc, rest), q.dividend));
       return true;
     }
   }
@@ -1237,24 +1000,25 @@ static bool fold_quotient_and_remainder(Simplifier *s, Poly p, Poly *out) {
 static bool fold_remainder(Simplifier *s, Poly p, Poly *out) {
   for (int ui = 0; ui < p.nterms; ui++) {
     const Term *u = &p.terms[ui];
-    for (int ai = 0; ai < u->natoms; ai++) {
-      int qi = u->atoms[ai]->kind == IX_DIV ? find_quotient(s, u->atoms[ai]) : -1;
+    for (int ai = 0; ai < u->nfactors; ai++) {
+      const Ix *atom = atom_of(&u->factors[ai]);
+      int qi = atom->kind == IX_DIV ? find_quotient(s, atom) : -1;
       if (qi < 0) continue;
       Quotient q = s->quotients[qi];
-      if (q.divisor.nterms != 1 || q.divisor.terms[0].coef <= 0) continue;
-      Term others = term_without(s, u, ai), scale;
-      if (!term_divide(s, &others, &q.divisor.terms[0], &scale)) continue;
-      scale.coef = checked_mul(s, scale.coef, -1);
-      Poly multiple = poly_mul(s, poly_of_term(s, scale), q.dividend); /* c*F*x */
+      if (q.divisor.nterms != 1 || q.divisor.terms[0].num <= 0) continue;
+      Term others = poly_term_lower(&s->pc, u, ai), scale;
+      if (!poly_term_divide(&s->pc, &others, &q.divisor.terms[0], &scale)) continue;
+      scale.num = poly_checked_mul(&s->pc, scale.num, -1);
+      Poly multiple = poly_mul(&s->pc, poly_of_term(&s->pc, scale), q.dividend); /* c*F*x */
       bool present = multiple.nterms > 0;
       for (int i = 0; i < multiple.nterms && present; i++) {
-        const Term *m = find_monomial(p, &multiple.terms[i]);
-        present = m != NULL && m->coef == multiple.terms[i].coef;
+        const Term *m = poly_find_monomial(&s->pc, p, &multiple.terms[i]);
+        present = m != NULL && m->num == multiple.terms[i].num;
       }
       if (!present) continue;
       Poly remainder = simplify_division(s, IX_MOD, q.dividend, q.divisor);
-      Poly without = poly_sub(s, poly_sub(s, p, multiple), poly_of_term(s, *u));
-      *out = poly_add(s, without, poly_mul(s, poly_of_term(s, scale), remainder));
+      Poly without = poly_sub(&s->pc, poly_sub(&s->pc, p, multiple), poly_of_term(&s->pc, *u));
+      *out = poly_add(&s->pc, without, poly_mul(&s->pc, poly_of_term(&s->pc, scale), remainder));
       return true;
     }
   }
@@ -1272,22 +1036,22 @@ static Poly fold_identities(Simplifier *s, Poly p) {
 
 static Poly to_poly(Simplifier *s, const Ix *e) {
   switch (e->kind) {
-  case IX_CONST: return poly_const(s, e->value);
+  case IX_CONST: return poly_const(&s->pc, e->value);
   case IX_VAR:
-  case IX_EXPR: return poly_atom(s, e);
+  case IX_EXPR: return poly_atom(&s->pc, e);
   default: break;
   }
-  bool outer = s->overflow;
-  s->overflow = false;
+  bool outer = s->pc.overflow;
+  s->pc.overflow = false;
   Poly a = to_poly(s, e->a), b = to_poly(s, e->b), result;
   switch (e->kind) {
-  case IX_ADD: result = fold_identities(s, poly_add(s, a, b)); break;
-  case IX_SUB: result = fold_identities(s, poly_sub(s, a, b)); break;
-  case IX_MUL: result = fold_identities(s, poly_mul(s, a, b)); break;
+  case IX_ADD: result = fold_identities(s, poly_add(&s->pc, a, b)); break;
+  case IX_SUB: result = fold_identities(s, poly_sub(&s->pc, a, b)); break;
+  case IX_MUL: result = fold_identities(s, poly_mul(&s->pc, a, b)); break;
   default: result = simplify_division(s, e->kind, a, b); break;
   }
-  if (s->overflow) result = poly_atom(s, e); /* kept as written */
-  s->overflow = outer;
+  if (s->pc.overflow) result = poly_atom(&s->pc, e); /* kept as written */
+  s->pc.overflow = outer;
   return result;
 }
 
@@ -1311,7 +1075,10 @@ typedef struct Parts {
 
 static int count_quotients(const Term *t) {
   int n = 0;
-  for (int i = 0; i < t->natoms; i++) n += t->atoms[i]->kind == IX_DIV || t->atoms[i]->kind == IX_MOD;
+  for (int i = 0; i < t->nfactors; i++) {
+    IxKind kind = atom_of(&t->factors[i])->kind;
+    if (kind == IX_DIV || kind == IX_MOD) n += (int)t->factors[i].exp;
+  }
   return n;
 }
 
@@ -1319,19 +1086,23 @@ static int count_quotients(const Term *t) {
  * coefficients (wg*64 + l), then the canonical monomial order; the
  * constant last. */
 static int compare_for_print(const Simplifier *s, const Term *a, const Term *b) {
-  if (a->natoms != b->natoms) return a->natoms > b->natoms ? -1 : 1;
+  int64_t da = poly_degree(a), db = poly_degree(b);
+  if (da != db) return da > db ? -1 : 1;
   int qa = count_quotients(a), qb = count_quotients(b);
   if (qa != qb) return qa < qb ? -1 : 1;
-  uint64_t ma = magnitude(a->coef), mb = magnitude(b->coef);
+  uint64_t ma = magnitude(a->num), mb = magnitude(b->num);
   if (ma != mb) return ma > mb ? -1 : 1;
-  return compare_monomials(s, a, b);
+  return poly_compare_monomials(&s->pc, a, b);
 }
 
 /* atoms, then the coefficient: i*N*2048 */
 static const Ix *term_magnitude(Simplifier *s, const Term *t, bool *negative) {
   const Ix *e = NULL;
-  for (int i = 0; i < t->natoms; i++) e = e ? new_node(s->x, IX_MUL, e, t->atoms[i]) : t->atoms[i];
-  int64_t c = t->coef;
+  for (int i = 0; i < t->nfactors; i++) {
+    const Ix *a = atom_of(&t->factors[i]);
+    for (int64_t k = 0; k < t->factors[i].exp; k++) e = e ? new_node(s->x, IX_MUL, e, a) : a;
+  }
+  int64_t c = t->num;
   *negative = c < 0 && c != INT64_MIN;
   if (*negative) c = -c;
   if (c != 1 || !e) {
@@ -1393,27 +1164,29 @@ static void try_factor(Simplifier *s, Poly p, const Term *f, const Ix *f_ix, boo
   bool all_negative = true;
   for (int i = 0; i < p.nterms; i++) {
     const Term *t = &p.terms[i];
-    if (!term_divide(s, t, f, &divided[ndivided])) {
+    if (!poly_term_divide(&s->pc, t, f, &divided[ndivided])) {
       rest[nrest++] = *t;
       continue;
     }
-    if (divided[ndivided].coef == INT64_MIN) return;
-    all_negative &= divided[ndivided].coef < 0;
+    if (divided[ndivided].num == INT64_MIN) return;
+    all_negative &= divided[ndivided].num < 0;
     ndivided++;
     if (!first || compare_for_print(s, t, first) < 0) first = t;
   }
   if (ndivided < 2) return;
-  Poly inner = poly_from_terms(s, divided, ndivided);
-  if (all_negative) inner = poly_scale(s, inner, -1);
+  Poly inner = poly_normalise(&s->pc, divided, ndivided);
+  if (all_negative) inner = poly_scale(&s->pc, inner, -1);
   /* a stride, not a power: (i + 2)*i does not beat i*i + i*2 on a tie */
   for (int i = 0; i < inner.nterms && win_ties; i++) {
-    for (int j = 0; j < f->natoms; j++) win_ties &= multiplicity(&inner.terms[i], f->atoms[j]) == 0;
+    for (int j = 0; j < f->nfactors; j++) {
+      win_ties &= multiplicity(s, &inner.terms[i], atom_of(&f->factors[j])) == 0;
+    }
   }
   /* a quotient goes first, where it needs no parentheses: n%16*(i + j) */
   const Ix *sum = assemble(s, best_parts(s, inner, budget));
   bool quotient = f_ix->kind == IX_DIV || f_ix->kind == IX_MOD;
   const Ix *group = quotient ? new_node(s->x, IX_MUL, f_ix, sum) : new_node(s->x, IX_MUL, sum, f_ix);
-  Parts others = best_parts(s, poly_from_terms(s, rest, nrest), budget);
+  Parts others = best_parts(s, poly_normalise(&s->pc, rest, nrest), budget);
   Parts candidate = {others.n + 1, NEWARRAY(s->arena, Part, others.n + 1)};
   for (int i = 0; i < others.n; i++) candidate.items[i] = others.items[i];
   candidate.items[others.n] = (Part){group, all_negative, first};
@@ -1427,12 +1200,11 @@ static void try_factor(Simplifier *s, Poly p, const Term *f, const Ix *f_ix, boo
   }
 }
 
-static bool appears_before(const Term *terms, int upto, int upto_atom, const Ix *a) {
-  for (int i = 0; i <= upto; i++) {
-    int n = i < upto ? terms[i].natoms : upto_atom;
-    for (int j = 0; j < n; j++) {
-      if (ix_equal(terms[i].atoms[j], a)) return true;
-    }
+/* Is a a factor of terms before terms[upto] (the factors of one term are
+ * distinct atoms)? */
+static bool appears_before(Simplifier *s, const Term *terms, int upto, const Ix *a) {
+  for (int i = 0; i < upto; i++) {
+    if (multiplicity(s, &terms[i], a) > 0) return true;
   }
   return false;
 }
@@ -1444,15 +1216,13 @@ static Parts best_parts(Simplifier *s, Poly p, int *budget) {
   /* atom factors: atoms of at least two terms; first, and kept on a tie,
    * for the row-major form (bi*16 + i)*N + bj*16 + j */
   for (int i = 0; i < p.nterms; i++) {
-    for (int j = 0; j < p.terms[i].natoms; j++) {
-      const Ix *a = p.terms[i].atoms[j];
-      if (appears_before(p.terms, i, j, a)) continue;
+    for (int j = 0; j < p.terms[i].nfactors; j++) {
+      const Ix *a = atom_of(&p.terms[i].factors[j]);
+      if (appears_before(s, p.terms, i, a)) continue;
       int holders = 0;
-      for (int k = i; k < p.nterms; k++) holders += multiplicity(&p.terms[k], a) > 0;
+      for (int k = i; k < p.nterms; k++) holders += multiplicity(s, &p.terms[k], a) > 0;
       if (holders < 2) continue;
-      const Ix **atoms = NEWARRAY(s->arena, const Ix *, 1);
-      atoms[0] = a;
-      Term f = {1, 1, atoms};
+      Term f = atom_term(s, a);
       try_factor(s, p, &f, a, true, budget, &best, &best_length);
     }
   }
@@ -1461,13 +1231,13 @@ static Parts best_parts(Simplifier *s, Poly p, int *budget) {
   int ntried = 0;
   for (int i = 0; i < p.nterms; i++) {
     for (int j = i + 1; j < p.nterms; j++) {
-      if (p.terms[i].coef == INT64_MIN || p.terms[j].coef == INT64_MIN) continue;
-      int64_t g = gcd64(p.terms[i].coef, p.terms[j].coef);
+      if (p.terms[i].num == INT64_MIN || p.terms[j].num == INT64_MIN) continue;
+      int64_t g = poly_gcd(p.terms[i].num, p.terms[j].num);
       bool seen = g <= 1;
       for (int k = 0; k < ntried && !seen; k++) seen = tried[k] == g;
       if (seen) continue;
       tried[ntried++] = g;
-      Term f = {g, 0, NULL};
+      Term f = {g, 1, 0, NULL};
       try_factor(s, p, &f, ix_const(s->x, g), false, budget, &best, &best_length);
     }
   }

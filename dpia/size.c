@@ -1,245 +1,40 @@
 /* size.c: canonical forms of type-level natural numbers (size.h, spec
- * section 3).
+ * section 3), a thin layer over the polynomial core (poly.h).
  *
- * Representation invariants of every Size handed out (established by
- * normalise and the operations that provably preserve them, relied on by
- * size_eq and the printer):
- *   - each term has num != 0, den > 0, gcd(|num|, den) == 1;
- *   - each term's factors are sorted by strcmp of the name, with distinct
- *     variables and exponents 0 < |exp| <= SIZE_MAX_EXPONENT;
- *   - terms are sorted by compare_monomials and have distinct monomials;
- *   - at most SIZE_MAX_TERMS terms.
+ * A Size is the core's Poly over interned variable names, with rational
+ * coefficients, negative exponents for division, at most SIZE_MAX_TERMS
+ * terms and exponents of magnitude at most SIZE_MAX_EXPONENT.  The core
+ * keeps the canonical form (poly.h) that size_eq and the printer rely on;
+ * this file adds what only sizes need: exact division by a monomial,
+ * substitution, solving for a metavariable, evaluation and printing as C.
  * Sizes are immutable, so results freely share factor arrays with operands.
  *
- * Internally every operation returns false when a coefficient leaves int64
- * or a limit is exceeded; the public wrappers turn that into sc->overflow and
- * the zero size.  Intermediate coefficient arithmetic is done in 128 bits so
- * that only a result that really leaves int64 counts as overflow. */
+ * Internally every operation returns false when the core reports overflow
+ * (a coefficient left int64 or a limit was exceeded); the public wrappers
+ * turn that into sc->overflow and the zero size. */
 #include "size.h"
 
 #include <inttypes.h>
 #include <string.h>
 
-__extension__ typedef __int128 Wide;
-__extension__ typedef unsigned __int128 UWide;
-
-/* ---- exact arithmetic on coefficients ---- */
+typedef PolyWide Wide;
 
 static bool fits_int64(Wide w) { return w >= INT64_MIN && w <= INT64_MAX; }
 
-static UWide wide_magnitude(Wide w) { return w < 0 ? -(UWide)w : (UWide)w; }
+static bool exponent_in_range(int64_t e) { return e >= -SIZE_MAX_EXPONENT && e <= SIZE_MAX_EXPONENT; }
 
-static UWide wide_gcd(UWide a, UWide b) {
-  while (b != 0) {
-    UWide rest = a % b;
-    a = b;
-    b = rest;
-  }
-  return a;
+/* ---- internal arithmetic on the core (false on overflow) ---- */
+
+/* Sizes' atoms are interned names: no compare function, so the core orders
+ * them by name and tells them apart by address.  This context serves the
+ * queries, which allocate nothing. */
+static const PolyCtx by_name = {0};
+
+static void size_poly(PolyCtx *pc, Arena *arena) {
+  poly_ctx_init(pc, arena, NULL, NULL, NULL, SIZE_MAX_EXPONENT, SIZE_MAX_TERMS);
 }
 
-/* Reduces n/d (d != 0) to lowest terms with a positive denominator.  Fails
- * only for a magnitude of 2^127 (the Wide minimum), which cannot be negated. */
-static bool wide_reduce(Wide *n, Wide *d) {
-  ASSERT(*d != 0);
-  UWide mn = wide_magnitude(*n), md = wide_magnitude(*d);
-  if ((mn >> 127) != 0 || (md >> 127) != 0) return false;
-  if (*n == 0) {
-    *d = 1;
-    return true;
-  }
-  Wide g = (Wide)wide_gcd(mn, md);
-  *n /= g;
-  *d /= g;
-  if (*d < 0) {
-    *n = -*n;
-    *d = -*d;
-  }
-  return true;
-}
-
-/* n/d (d != 0, any sign) as an int64 coefficient in lowest terms. */
-static bool make_coefficient(Wide n, Wide d, int64_t *num, int64_t *den) {
-  if (!wide_reduce(&n, &d)) return false;
-  if (!fits_int64(n) || !fits_int64(d)) return false;
-  *num = (int64_t)n;
-  *den = (int64_t)d;
-  return true;
-}
-
-static bool coefficient_mul(int64_t an, int64_t ad, int64_t bn, int64_t bd, int64_t *num,
-                            int64_t *den) {
-  return make_coefficient((Wide)an * bn, (Wide)ad * bd, num, den);
-}
-
-/* A running exact sum of rationals, for merging equal monomials and for
- * evaluation: only the final value has to fit int64. */
-typedef struct RationalSum {
-  Wide num, den; /* den > 0, lowest terms */
-  bool overflow;
-} RationalSum;
-
-static void rational_sum_init(RationalSum *s) {
-  s->num = 0;
-  s->den = 1;
-  s->overflow = false;
-}
-
-/* adds num/den, den > 0 and below 2^127 */
-static void rational_sum_add(RationalSum *s, Wide num, Wide den) {
-  if (s->overflow) return;
-  Wide g = (Wide)wide_gcd((UWide)s->den, (UWide)den);
-  Wide scaled_left, scaled_right, new_num, new_den;
-  if (__builtin_mul_overflow(s->num, den / g, &scaled_left) ||
-      __builtin_mul_overflow(num, s->den / g, &scaled_right) ||
-      __builtin_add_overflow(scaled_left, scaled_right, &new_num) ||
-      __builtin_mul_overflow(s->den, den / g, &new_den) || !wide_reduce(&new_num, &new_den)) {
-    s->overflow = true;
-    return;
-  }
-  s->num = new_num;
-  s->den = new_den;
-}
-
-/* ---- monomials ---- */
-
-static int compare_vars(Sym a, Sym b) {
-  if (a == b) return 0;
-  int c = strcmp(a, b);
-  return (c > 0) - (c < 0);
-}
-
-static int64_t monomial_degree(const SizeTerm *t) {
-  int64_t degree = 0;
-  for (int i = 0; i < t->nfactors; i++) degree += t->factors[i].exp;
-  return degree;
-}
-
-/* The term order of the canonical form (and of printing): the constant term
- * last; otherwise higher total degree first, then lexicographically by
- * factors (smaller name first, for the same name the larger exponent first,
- * a proper prefix first).  Returns 0 exactly for identical monomials. */
-static int compare_monomials(const SizeTerm *a, const SizeTerm *b) {
-  bool a_const = a->nfactors == 0, b_const = b->nfactors == 0;
-  if (a_const || b_const) return (int)a_const - (int)b_const;
-  int64_t da = monomial_degree(a), db = monomial_degree(b);
-  if (da != db) return da > db ? -1 : 1;
-  int n = a->nfactors < b->nfactors ? a->nfactors : b->nfactors;
-  for (int i = 0; i < n; i++) {
-    int c = compare_vars(a->factors[i].var, b->factors[i].var);
-    if (c != 0) return c;
-    int64_t ea = a->factors[i].exp, eb = b->factors[i].exp;
-    if (ea != eb) return ea > eb ? -1 : 1;
-  }
-  return (a->nfactors > b->nfactors) - (a->nfactors < b->nfactors);
-}
-
-static bool exponent_in_range(int64_t e) {
-  return e >= -SIZE_MAX_EXPONENT && e <= SIZE_MAX_EXPONENT;
-}
-
-/* Sets out's factors to the product of the monomials of a and b. */
-static bool multiply_monomials(Arena *arena, const SizeTerm *a, const SizeTerm *b,
-                               SizeTerm *out) {
-  if (a->nfactors == 0 || b->nfactors == 0) {
-    const SizeTerm *other = a->nfactors == 0 ? b : a;
-    out->nfactors = other->nfactors;
-    out->factors = other->factors;
-    return true;
-  }
-  SizeFactor *f = NEWARRAY(arena, SizeFactor, a->nfactors + b->nfactors);
-  int i = 0, j = 0, n = 0;
-  while (i < a->nfactors && j < b->nfactors) {
-    int c = compare_vars(a->factors[i].var, b->factors[j].var);
-    if (c < 0) {
-      f[n++] = a->factors[i++];
-    } else if (c > 0) {
-      f[n++] = b->factors[j++];
-    } else {
-      int64_t e;
-      if (__builtin_add_overflow(a->factors[i].exp, b->factors[j].exp, &e) ||
-          !exponent_in_range(e)) {
-        return false;
-      }
-      if (e != 0) f[n++] = (SizeFactor){a->factors[i].var, e};
-      i++;
-      j++;
-    }
-  }
-  while (i < a->nfactors) f[n++] = a->factors[i++];
-  while (j < b->nfactors) f[n++] = b->factors[j++];
-  out->nfactors = n;
-  out->factors = n > 0 ? f : NULL;
-  return true;
-}
-
-/* ---- normalisation ---- */
-
-/* Stable sort by compare_monomials (stable, so that merging equal monomials
- * adds their coefficients in a deterministic order). */
-static void sort_terms(Arena *arena, SizeTerm *terms, int n) {
-  if (n < 2) return;
-  if (n <= 16) {
-    for (int i = 1; i < n; i++) {
-      SizeTerm key = terms[i];
-      int j = i;
-      while (j > 0 && compare_monomials(&terms[j - 1], &key) > 0) {
-        terms[j] = terms[j - 1];
-        j--;
-      }
-      terms[j] = key;
-    }
-    return;
-  }
-  SizeTerm *scratch = NEWARRAY(arena, SizeTerm, n);
-  SizeTerm *src = terms, *dst = scratch;
-  for (int width = 1; width < n; width *= 2) {
-    for (int lo = 0; lo < n; lo += 2 * width) {
-      int mid = lo + width < n ? lo + width : n;
-      int hi = lo + 2 * width < n ? lo + 2 * width : n;
-      int i = lo, j = mid, k = lo;
-      while (i < mid && j < hi) {
-        dst[k++] = compare_monomials(&src[j], &src[i]) < 0 ? src[j++] : src[i++];
-      }
-      while (i < mid) dst[k++] = src[i++];
-      while (j < hi) dst[k++] = src[j++];
-    }
-    SizeTerm *swap = src;
-    src = dst;
-    dst = swap;
-  }
-  if (src != terms) memcpy(terms, src, sizeof(SizeTerm) * (size_t)n);
-}
-
-/* Turns n arbitrary terms (valid coefficients and monomials, in any order,
- * possibly with equal monomials) into a canonical Size, reusing the array. */
-static bool normalise(Arena *arena, SizeTerm *terms, int n, Size *out) {
-  sort_terms(arena, terms, n);
-  int kept = 0;
-  for (int i = 0; i < n;) {
-    int j = i + 1;
-    while (j < n && compare_monomials(&terms[i], &terms[j]) == 0) j++;
-    SizeTerm merged = terms[i];
-    if (j > i + 1) {
-      RationalSum sum;
-      rational_sum_init(&sum);
-      for (int k = i; k < j; k++) rational_sum_add(&sum, terms[k].num, terms[k].den);
-      if (sum.overflow || !make_coefficient(sum.num, sum.den, &merged.num, &merged.den)) {
-        return false;
-      }
-    }
-    if (merged.num != 0) terms[kept++] = merged;
-    i = j;
-  }
-  if (kept > SIZE_MAX_TERMS) return false;
-  out->nterms = kept;
-  out->terms = kept > 0 ? terms : NULL;
-  return true;
-}
-
-/* ---- internal arithmetic (false on overflow) ---- */
-
-static Size zero_size(void) { return (Size){0, NULL}; }
+static Size zero_size(void) { return poly_zero(); }
 
 static Size single_term(Arena *arena, SizeTerm t) {
   SizeTerm *terms = NEW(arena, SizeTerm);
@@ -248,61 +43,30 @@ static Size single_term(Arena *arena, SizeTerm t) {
 }
 
 static bool add_sizes(Arena *arena, Size a, Size b, Size *out) {
-  if (a.nterms == 0 || b.nterms == 0) {
-    *out = a.nterms == 0 ? b : a;
-    return true;
-  }
-  int n = a.nterms + b.nterms;
-  SizeTerm *terms = NEWARRAY(arena, SizeTerm, n);
-  memcpy(terms, a.terms, sizeof(SizeTerm) * (size_t)a.nterms);
-  memcpy(terms + a.nterms, b.terms, sizeof(SizeTerm) * (size_t)b.nterms);
-  return normalise(arena, terms, n, out);
+  PolyCtx pc;
+  size_poly(&pc, arena);
+  *out = poly_add(&pc, a, b);
+  return !pc.overflow;
 }
 
 static bool negate_size(Arena *arena, Size a, Size *out) {
-  SizeTerm *terms = NEWARRAY(arena, SizeTerm, a.nterms);
-  for (int i = 0; i < a.nterms; i++) {
-    terms[i] = a.terms[i];
-    if (__builtin_sub_overflow((int64_t)0, a.terms[i].num, &terms[i].num)) return false;
-  }
-  /* negation keeps monomials, hence order and distinctness */
-  out->nterms = a.nterms;
-  out->terms = a.nterms > 0 ? terms : NULL;
-  return true;
+  PolyCtx pc;
+  size_poly(&pc, arena);
+  *out = poly_scale(&pc, a, -1);
+  return !pc.overflow;
 }
 
 static bool mul_sizes(Arena *arena, Size a, Size b, Size *out) {
-  if (a.nterms == 0 || b.nterms == 0) {
-    *out = zero_size();
-    return true;
-  }
-  int n = a.nterms * b.nterms; /* both <= SIZE_MAX_TERMS: no int overflow */
-  SizeTerm *terms = NEWARRAY(arena, SizeTerm, n);
-  int k = 0;
-  for (int i = 0; i < a.nterms; i++) {
-    for (int j = 0; j < b.nterms; j++) {
-      const SizeTerm *x = &a.terms[i], *y = &b.terms[j];
-      SizeTerm *t = &terms[k++];
-      if (!coefficient_mul(x->num, x->den, y->num, y->den, &t->num, &t->den) ||
-          !multiply_monomials(arena, x, y, t)) {
-        return false;
-      }
-    }
-  }
-  if (a.nterms == 1 || b.nterms == 1) {
-    /* Multiplying by one term keeps the monomials distinct, but not
-     * necessarily in order (a negative exponent changes degrees unevenly). */
-    sort_terms(arena, terms, n);
-    *out = (Size){n, terms};
-    return true;
-  }
-  return normalise(arena, terms, n, out);
+  PolyCtx pc;
+  size_poly(&pc, arena);
+  *out = poly_mul(&pc, a, b);
+  return !pc.overflow;
 }
 
 /* 1/t for a single non-zero term. */
 static bool invert_term(Arena *arena, const SizeTerm *t, SizeTerm *out) {
   ASSERT(t->num != 0);
-  if (!make_coefficient(t->den, t->num, &out->num, &out->den)) return false;
+  if (!poly_coefficient(t->den, t->num, &out->num, &out->den)) return false;
   SizeFactor *f = NEWARRAY(arena, SizeFactor, t->nfactors);
   for (int i = 0; i < t->nfactors; i++) {
     f[i].var = t->factors[i].var;
@@ -332,27 +96,14 @@ static bool power_size(Arena *arena, Size base, uint64_t exponent, Size *out) {
 
 /* The term t without its factor on v (t must contain v), as a Size. */
 static Size term_without_var(Arena *arena, const SizeTerm *t, Sym v) {
-  SizeTerm rest = *t;
-  rest.nfactors = t->nfactors - 1;
-  rest.factors = NULL;
-  if (rest.nfactors > 0) {
-    rest.factors = NEWARRAY(arena, SizeFactor, rest.nfactors);
-    int n = 0;
-    for (int i = 0; i < t->nfactors; i++) {
-      if (t->factors[i].var != v) rest.factors[n++] = t->factors[i];
-    }
-    ASSERT(n == rest.nfactors);
-  }
-  return single_term(arena, rest);
+  PolyCtx pc;
+  size_poly(&pc, arena);
+  return single_term(arena, poly_term_without(&pc, t, v));
 }
 
-/* exponent of v in t, 0 if absent */
-static int64_t exponent_of(const SizeTerm *t, Sym v) {
-  for (int i = 0; i < t->nfactors; i++) {
-    if (t->factors[i].var == v) return t->factors[i].exp;
-  }
-  return 0;
-}
+/* exponent of v in t, 0 if absent (variables are interned: equal names are
+ * the same pointer) */
+static int64_t exponent_of(const SizeTerm *t, Sym v) { return poly_exponent_of(&by_name, t, v); }
 
 static bool subst_sizes(Arena *arena, Size a, Sym v, Size value, Size *out, bool *shape_ok) {
   *shape_ok = true;
@@ -401,15 +152,15 @@ static Size overflowed(SizeCtx *sc) {
 }
 
 Size size_const(SizeCtx *sc, int64_t n) {
-  if (n == 0) return zero_size();
-  return single_term(sc->arena, (SizeTerm){n, 1, 0, NULL});
+  PolyCtx pc;
+  size_poly(&pc, sc->arena);
+  return poly_const(&pc, n);
 }
 
 Size size_var(SizeCtx *sc, Sym v) {
-  ASSERT(v != NULL);
-  SizeFactor *f = NEW(sc->arena, SizeFactor);
-  *f = (SizeFactor){v, 1};
-  return single_term(sc->arena, (SizeTerm){1, 1, 1, f});
+  PolyCtx pc;
+  size_poly(&pc, sc->arena);
+  return poly_atom(&pc, v);
 }
 
 Size size_add(SizeCtx *sc, Size a, Size b) {
@@ -442,19 +193,7 @@ bool size_div(SizeCtx *sc, Size a, Size b, Size *out) {
 
 /* ---- queries ---- */
 
-bool size_eq(Size a, Size b) {
-  if (a.nterms != b.nterms) return false;
-  for (int i = 0; i < a.nterms; i++) {
-    const SizeTerm *x = &a.terms[i], *y = &b.terms[i];
-    if (x->num != y->num || x->den != y->den || x->nfactors != y->nfactors) return false;
-    for (int j = 0; j < x->nfactors; j++) {
-      if (x->factors[j].var != y->factors[j].var || x->factors[j].exp != y->factors[j].exp) {
-        return false;
-      }
-    }
-  }
-  return true;
-}
+bool size_eq(Size a, Size b) { return poly_eq(&by_name, a, b); }
 
 bool size_is_zero(Size a) { return a.nterms == 0; }
 
@@ -558,8 +297,11 @@ bool size_solve(SizeCtx *sc, Size lhs, Size rhs, Sym m, Size *out) {
   }
   Size coefficient, rest;
   /* both subsets keep distinct monomials; normalise only re-sorts them */
-  if (!normalise(arena, with_m, n_with, &coefficient) ||
-      !normalise(arena, without_m, n_without, &rest)) {
+  PolyCtx pc;
+  size_poly(&pc, arena);
+  coefficient = poly_normalise(&pc, with_m, n_with);
+  rest = poly_normalise(&pc, without_m, n_without);
+  if (pc.overflow) {
     INTERNAL("re-sorting a canonical size cannot overflow");
   }
   /* A coefficient that is a sum has no place in the canonical form, and one
@@ -591,8 +333,8 @@ static bool wide_power(Wide base, uint64_t exponent, Wide *out) {
 }
 
 bool size_eval(Size a, SizeLookup lookup, void *user, int64_t *value) {
-  RationalSum sum;
-  rational_sum_init(&sum);
+  PolySum sum;
+  poly_sum_init(&sum);
   for (int i = 0; i < a.nterms; i++) {
     const SizeTerm *t = &a.terms[i];
     Wide num = t->num, den = t->den;
@@ -605,11 +347,11 @@ bool size_eval(Size a, SizeLookup lookup, void *user, int64_t *value) {
       Wide power;
       Wide *scaled = e > 0 ? &num : &den;
       if (!wide_power(v, magnitude, &power) || __builtin_mul_overflow(*scaled, power, scaled) ||
-          !wide_reduce(&num, &den)) {
+          !poly_wide_reduce(&num, &den)) {
         return false;
       }
     }
-    rational_sum_add(&sum, num, den);
+    poly_sum_add(&sum, num, den);
   }
   if (sum.overflow || sum.den != 1 || !fits_int64(sum.num)) return false;
   *value = (int64_t)sum.num;
@@ -694,8 +436,8 @@ static bool common_denominator(Arena *arena, Size a, Size *out) {
   int nvars = 0;
   for (int i = 0; i < a.nterms; i++) {
     const SizeTerm *t = &a.terms[i];
-    UWide g = wide_gcd((UWide)lcm, (UWide)t->den);
-    if (__builtin_mul_overflow(lcm, (Wide)t->den / (Wide)g, &lcm) || !fits_int64(lcm)) {
+    Wide g = poly_gcd((int64_t)lcm, t->den);
+    if (__builtin_mul_overflow(lcm, (Wide)t->den / g, &lcm) || !fits_int64(lcm)) {
       return false;
     }
     for (int j = 0; j < t->nfactors; j++) {
@@ -704,12 +446,12 @@ static bool common_denominator(Arena *arena, Size a, Size *out) {
       int64_t wanted = -t->factors[j].exp;
       /* insertion into vars, kept sorted by name */
       int k = 0;
-      while (k < nvars && compare_vars(vars[k].var, v) < 0) k++;
+      while (k < nvars && poly_compare_atoms(&by_name, vars[k].var, v) < 0) k++;
       if (k < nvars && vars[k].var == v) {
         if (vars[k].exp < wanted) vars[k].exp = wanted;
       } else {
         memmove(&vars[k + 1], &vars[k], sizeof(SizeFactor) * (size_t)(nvars - k));
-        vars[k] = (SizeFactor){v, wanted};
+        vars[k] = (SizeFactor){{v}, wanted};
         nvars++;
       }
     }
@@ -718,11 +460,9 @@ static bool common_denominator(Arena *arena, Size a, Size *out) {
   return true;
 }
 
-/* a as numerator/denominator over the common denominator; false if that
- * leaves int64. */
-static bool fraction_parts(Arena *arena, Size a, Size *numerator, Size *denominator) {
+bool size_fraction(Arena *arena, Size a, Size *numerator, Size *denominator) {
   if (!common_denominator(arena, a, denominator) || !mul_sizes(arena, a, *denominator, numerator)) return false;
-  ASSERT(size_is_polynomial(*numerator) && numerator->nterms > 0);
+  ASSERT(size_is_polynomial(*numerator) && numerator->nterms == a.nterms);
   return true;
 }
 
@@ -730,7 +470,7 @@ static bool fraction_parts(Arena *arena, Size a, Size *numerator, Size *denomina
  * printed) if that leaves int64. */
 static bool print_fraction(Buf *out, Size a) {
   Size denominator, numerator;
-  if (!fraction_parts(out->arena, a, &numerator, &denominator)) return false;
+  if (!size_fraction(out->arena, a, &numerator, &denominator)) return false;
   int64_t d;
   if (size_const_value(denominator, &d) && d == 1) {
     print_polynomial(out, numerator);
@@ -775,9 +515,9 @@ static void split_mixed(Arena *arena, Size a, Size *fractional, Size *integral) 
 
 bool size_print_is_exact(Arena *arena, Size a) {
   Size numerator, denominator, fractional, integral;
-  if (a.nterms == 0 || fraction_parts(arena, a, &numerator, &denominator)) return true;
+  if (a.nterms == 0 || size_fraction(arena, a, &numerator, &denominator)) return true;
   split_mixed(arena, a, &fractional, &integral);
-  return fraction_parts(arena, fractional, &numerator, &denominator);
+  return size_fraction(arena, fractional, &numerator, &denominator);
 }
 
 void size_print(Buf *out, Size a) {

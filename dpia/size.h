@@ -8,6 +8,9 @@
  * two sizes are equal as numbers for every value of their variables exactly
  * when their canonical forms are identical: size_eq compares structure.
  *
+ * The representation is the polynomial core's (poly.h), shared with the
+ * index simplifier of code generation (spec section 8).
+ *
  * Sizes are immutable and live in the arena.  Arithmetic never wraps: any
  * coefficient or constant that leaves int64 sets sc->overflow and returns a
  * zero size; the caller reports it.  Variables are interned Syms; the type
@@ -15,23 +18,13 @@
 #ifndef DPIA_SIZE_H
 #define DPIA_SIZE_H
 
-#include "util.h"
+#include "poly.h"
 
-typedef struct SizeFactor {
-  Sym var;
-  int64_t exp; /* != 0 */
-} SizeFactor;
-
-typedef struct SizeTerm {
-  int64_t num, den; /* coefficient num/den, den > 0, in lowest terms */
-  int nfactors;
-  SizeFactor *factors; /* sorted by strcmp of var, distinct vars */
-} SizeTerm;
-
-typedef struct Size {
-  int nterms; /* 0 means the constant 0 */
-  SizeTerm *terms;
-} Size;
+/* The core's polynomials (poly.h) over interned variable names: factor.var
+ * is the variable, term.num/den the coefficient. */
+typedef PolyFactor SizeFactor;
+typedef PolyTerm SizeTerm;
+typedef Poly Size;
 
 typedef struct SizeCtx {
   Arena *arena;
@@ -76,6 +69,12 @@ bool size_solve(SizeCtx *sc, Size lhs, Size rhs, Sym m, Size *out);
  * is not exact, or anything overflows. */
 typedef bool (*SizeLookup)(void *user, Sym v, int64_t *value);
 bool size_eval(Size a, SizeLookup lookup, void *user, int64_t *value);
+
+/* a as numerator/denominator over the common denominator: the denominator
+ * one term, the lcm of the coefficients' denominators times each variable
+ * to its largest negative exponent; the numerator a times it, with integer
+ * coefficients and positive exponents.  False if either leaves int64. */
+bool size_fraction(Arena *arena, Size a, Size *numerator, Size *denominator);
 
 /* Print as a C integer expression over the variables, with `/` exact:
  * terms over a common denominator,  N/2048,  (N + M)/2,  2*N + 1,  N*M/K.

@@ -671,34 +671,14 @@ static void check_literal_ranges(Checker *c) {
 }
 
 /* s as num/den with num a polynomial over the variables and den a
- * monomial, for printing  num % den == 0 */
-static void size_fraction(Checker *c, Size s, Size *num, Size *den) {
+ * monomial (size_fraction), for printing  num % den == 0; on overflow the
+ * sizes' flag, 0/1 */
+static void fraction_of(Checker *c, Size s, Size *num, Size *den) {
   SizeCtx *sc = &c->tc->sizes;
-  int64_t l = 1;
-  for (int i = 0; i < s.nterms; i++) {
-    int64_t d = s.terms[i].den, g = l, h = d;
-    while (h) {
-      int64_t t = g % h;
-      g = h;
-      h = t;
-    }
-    if (__builtin_mul_overflow(l / g, d, &l)) sc->overflow = true;
-  }
-  Size D = size_const(sc, l);
-  /* each variable to its largest negative power */
-  for (int i = 0; i < s.nterms; i++) {
-    for (int j = 0; j < s.terms[i].nfactors; j++) {
-      SizeFactor f = s.terms[i].factors[j];
-      if (f.exp >= 0) continue;
-      int64_t have = 0;
-      for (int t = 0; t < D.nterms; t++)
-        for (int u = 0; u < D.terms[t].nfactors; u++)
-          if (D.terms[t].factors[u].var == f.var) have = D.terms[t].factors[u].exp;
-      for (int64_t e = have; e < -f.exp; e++) D = size_mul(sc, D, size_var(sc, f.var));
-    }
-  }
-  *den = D;
-  *num = size_mul(sc, s, D);
+  if (size_fraction(sc->arena, s, num, den)) return;
+  sc->overflow = true;
+  *num = size_const(sc, 0);
+  *den = size_const(sc, 1);
 }
 
 /* num with every integer coefficient reduced modulo a constant den, which
@@ -730,15 +710,6 @@ typedef struct Precond {
   Span span; /* the construct that requires it (a split, a slide, ...) */
 } Precond;
 
-static int64_t gcd64(int64_t a, int64_t b) {
-  while (b) {
-    int64_t t = a % b;
-    a = b;
-    b = t;
-  }
-  return a < 0 ? -a : a;
-}
-
 /* Add a precondition unless it is already there; divisibility of the same
  * numerator by constants merges into one by their lcm (N % 4 and N % 8192
  * are N % 8192), lower bounds of the same size into the largest. */
@@ -755,7 +726,7 @@ static void add_precond(Checker *c, Vec *out, bool div, Size lhs, Size rhs, Span
     }
     if (div && size_const_value(p->rhs, &d) && size_const_value(rhs, &e)) {
       int64_t l;
-      if (!__builtin_mul_overflow(d / gcd64(d, e), e, &l)) {
+      if (!__builtin_mul_overflow(d / poly_gcd(d, e), e, &l)) {
         p->rhs = size_const(&c->tc->sizes, l);
         if (l == e && l != d) p->span = span; /* the new one decides */
         return;
@@ -786,7 +757,7 @@ static bool implied_divisibility(const Vec *pre, int self, Size lhs, int64_t d) 
   for (int t = 0; t < lhs.nterms; t++) {
     const SizeTerm *term = &lhs.terms[t];
     if (term->den != 1) return false;
-    int64_t need = d / gcd64(d, term->num);
+    int64_t need = d / poly_gcd(d, term->num);
     for (int f = 0; f < term->nfactors && need > 1; f++) {
       if (term->factors[f].exp < 0) return false;
       int64_t g = 0;
@@ -795,7 +766,7 @@ static bool implied_divisibility(const Vec *pre, int self, Size lhs, int64_t d) 
         int64_t gi = i == self ? 0 : var_divisor(pre->items[i], &v);
         if (gi && v == term->factors[f].var) g = gi;
       }
-      for (int64_t e = 0; g && e < term->factors[f].exp && need > 1; e++) need /= gcd64(need, g);
+      for (int64_t e = 0; g && e < term->factors[f].exp && need > 1; e++) need /= poly_gcd(need, g);
     }
     if (need != 1) return false;
   }
@@ -901,13 +872,13 @@ static void settle_requirements(Checker *c, DefInfo *def) {
       } else {
         /* s >= 1 as num >= den, e.g. N/64 >= 1 is N >= 64 */
         Size num, den;
-        size_fraction(c, s, &num, &den);
+        fraction_of(c, s, &num, &den);
         add_precond(c, &pre, false, num, den, r->span);
       }
       continue;
     }
     Size num, den;
-    size_fraction(c, s, &num, &den);
+    fraction_of(c, s, &num, &den);
     if (!check_overflow(c, r->span)) continue;
     if (size_const_value(num, &v)) {
       int64_t d;

@@ -612,6 +612,16 @@ static void test_from_size(Tester *t) {
   CHECK(size_div(&sc, size_mul(&sc, n, size_const(&sc, 128)), k2048, &q));
   CHECK_SIZE(q, "N/16");
   CHECK_SIZE(size_mul(&sc, n, n), "N*N");
+  /* the numerator and denominator are size_print's: factors in name order */
+  Size a = size_var(&sc, intern_cstr(t->names, "A"));
+  CHECK(size_div(&sc, size_const(&sc, 1), a, &q));
+  CHECK_SIZE(size_add(&sc, n, q), "(A*N + 1)/A");
+  /* no common denominator in int64: one division per term */
+  Size p1, p2;
+  CHECK(size_div(&sc, n, size_const(&sc, 4294967291), &p1));
+  CHECK(size_div(&sc, m, size_const(&sc, 4294967279), &p2));
+  CHECK_SIZE(size_add(&sc, p1, p2), "M/4294967279 + N/4294967291");
+  CHECK_SIZE(size_sub(&sc, p1, p2), "N/4294967291 - M/4294967279");
   CHECK(!sc.overflow);
 
   /* the value agrees with size_eval wherever the division is exact */

@@ -1,0 +1,264 @@
+/* test_poly.c: unit tests of the polynomial core (dpia/poly.h) that sizes
+ * (spec section 3) and the index simplifier (spec section 8) share: the
+ * canonical order of factors and terms, equality, checked arithmetic and
+ * its limits, lookups, and atoms ordered by a compare function.
+ *
+ * Prints `poly: P passed, F failed` and exits non-zero if anything failed. */
+#include "poly.h"
+#include "unit_env.h"
+
+typedef struct Tester {
+  Arena *arena;
+  Interner *names;
+  int passed, failed;
+} Tester;
+
+static void record(Tester *t, bool ok, int line, const char *what) {
+  if (ok) {
+    t->passed++;
+  } else {
+    t->failed++;
+    fprintf(stderr, "test_poly.c:%d: FAILED: %s\n", line, what);
+  }
+}
+
+#define CHECK(cond) record(t, (cond), __LINE__, #cond)
+
+/* a polynomial over names, with the limits of sizes */
+static PolyCtx names_ctx(Tester *t) {
+  PolyCtx pc;
+  poly_ctx_init(&pc, t->arena, NULL, NULL, NULL, 62, 256);
+  return pc;
+}
+
+static Poly var(Tester *t, PolyCtx *pc, const char *name) { return poly_atom(pc, intern_cstr(t->names, name)); }
+
+/* c * v1^e1 * v2^e2 as one term (exponent 0: no factor) */
+static PolyTerm term2(Tester *t, int64_t c, const char *v1, int64_t e1, const char *v2, int64_t e2) {
+  PolyFactor *f = NEWARRAY(t->arena, PolyFactor, 2);
+  int n = 0;
+  if (e1 != 0) f[n++] = (PolyFactor){{intern_cstr(t->names, v1)}, e1};
+  if (e2 != 0) f[n++] = (PolyFactor){{intern_cstr(t->names, v2)}, e2};
+  return (PolyTerm){c, 1, n, n > 0 ? f : NULL};
+}
+
+static bool factors_sorted(const PolyCtx *pc, const PolyTerm *term) {
+  for (int i = 1; i < term->nfactors; i++) {
+    if (poly_compare_atoms(pc, term->factors[i - 1].atom, term->factors[i].atom) >= 0) return false;
+  }
+  return true;
+}
+
+static bool is_canonical(const PolyCtx *pc, Poly p) {
+  for (int i = 0; i < p.nterms; i++) {
+    if (p.terms[i].num == 0 || p.terms[i].den <= 0 || !factors_sorted(pc, &p.terms[i])) return false;
+    if (i > 0 && poly_compare_monomials(pc, &p.terms[i - 1], &p.terms[i]) >= 0) return false;
+  }
+  return true;
+}
+
+/* ---- canonical order ---- */
+
+static void test_order(Tester *t) {
+  PolyCtx pc = names_ctx(t);
+  Poly x = var(t, &pc, "x"), y = var(t, &pc, "y"), one = poly_const(&pc, 1);
+  /* (x + 1)*(y + 1) built two ways: the same terms in the same order */
+  Poly a = poly_mul(&pc, poly_add(&pc, x, one), poly_add(&pc, y, one));
+  Poly b = poly_add(&pc, poly_add(&pc, one, y), poly_add(&pc, x, poly_mul(&pc, y, x)));
+  CHECK(is_canonical(&pc, a) && is_canonical(&pc, b));
+  CHECK(poly_eq(&pc, a, b));
+  /* higher degree first, then x before y, the constant last: x*y, x, y, 1 */
+  CHECK(a.nterms == 4);
+  CHECK(a.terms[0].nfactors == 2 && a.terms[0].factors[0].var == x.terms[0].factors[0].var);
+  CHECK(a.terms[1].nfactors == 1 && a.terms[1].factors[0].var == x.terms[0].factors[0].var);
+  CHECK(a.terms[2].nfactors == 1 && a.terms[2].factors[0].var == y.terms[0].factors[0].var);
+  CHECK(a.terms[3].nfactors == 0 && a.terms[3].num == 1);
+  /* the same atom twice is a power: x*x is one factor x^2, before x*y */
+  Poly xx = poly_mul(&pc, x, x);
+  CHECK(xx.nterms == 1 && xx.terms[0].nfactors == 1 && xx.terms[0].factors[0].exp == 2);
+  Poly mixed = poly_add(&pc, poly_mul(&pc, x, y), xx);
+  CHECK(is_canonical(&pc, mixed) && mixed.terms[0].factors[0].exp == 2);
+  /* normalising terms in any order, with equal monomials, gives one form */
+  PolyTerm terms[5] = {term2(t, 3, "y", 1, "x", 0), term2(t, 1, "x", 1, "y", 1), term2(t, -3, "y", 1, "x", 0),
+                       term2(t, 2, "x", 2, "y", 0), term2(t, 5, "x", 0, "y", 0)};
+  Poly n = poly_normalise(&pc, terms, 5);
+  CHECK(is_canonical(&pc, n) && n.nterms == 3 && !pc.overflow);
+  CHECK(poly_degree(&n.terms[0]) == 2 && n.terms[0].factors[0].exp == 2 && n.terms[2].num == 5);
+  /* a negative exponent lowers the degree: x/y sorts after x, the constant
+   * still last */
+  PolyTerm ratio[3] = {term2(t, 1, "x", 1, "y", -1), term2(t, 7, "x", 0, "y", 0), term2(t, 1, "x", 1, "y", 0)};
+  Poly r = poly_normalise(&pc, ratio, 3);
+  CHECK(is_canonical(&pc, r) && r.nterms == 3 && r.terms[0].nfactors == 1 && r.terms[1].nfactors == 2 &&
+        r.terms[2].nfactors == 0);
+}
+
+/* ---- equality and lookups ---- */
+
+static void test_equality(Tester *t) {
+  PolyCtx pc = names_ctx(t);
+  Poly x = var(t, &pc, "x"), one = poly_const(&pc, 1);
+  /* (x + 1)(x - 1) == x^2 - 1 */
+  Poly lhs = poly_mul(&pc, poly_add(&pc, x, one), poly_sub(&pc, x, one));
+  Poly rhs = poly_sub(&pc, poly_mul(&pc, x, x), one);
+  CHECK(poly_eq(&pc, lhs, rhs));
+  CHECK(!poly_eq(&pc, lhs, poly_add(&pc, rhs, one)));
+  CHECK(poly_sub(&pc, lhs, rhs).nterms == 0);
+  /* rational coefficients: x/2 + x/2 == x, 1/3 + 2/3 == 1 */
+  Poly half_x = poly_of_term(&pc, (PolyTerm){1, 2, x.terms[0].nfactors, x.terms[0].factors});
+  CHECK(poly_eq(&pc, poly_add(&pc, half_x, half_x), x));
+  Poly third = poly_of_term(&pc, (PolyTerm){1, 3, 0, NULL}), two_thirds = poly_of_term(&pc, (PolyTerm){2, 3, 0, NULL});
+  int64_t v = 0;
+  CHECK(poly_const_value(poly_add(&pc, third, two_thirds), &v) && v == 1);
+  CHECK(!poly_const_value(third, &v));
+  /* scaling a rational coefficient reduces it: 3 * (1/3) == 1 */
+  CHECK(poly_const_value(poly_scale(&pc, third, 3), &v) && v == 1);
+  /* lookups */
+  PolyTerm xy2 = term2(t, 4, "x", 1, "y", 2);
+  CHECK(poly_exponent_of(&pc, &xy2, intern_cstr(t->names, "y")) == 2);
+  CHECK(poly_exponent_of(&pc, &xy2, intern_cstr(t->names, "z")) == 0);
+  PolyTerm without = poly_term_without(&pc, &xy2, intern_cstr(t->names, "y"));
+  CHECK(without.nfactors == 1 && without.num == 4);
+  PolyTerm lower = poly_term_lower(&pc, &xy2, 1);
+  CHECK(lower.nfactors == 2 && lower.factors[1].exp == 1);
+  lower = poly_term_lower(&pc, &xy2, 0);
+  CHECK(lower.nfactors == 1 && lower.factors[0].exp == 2);
+  Poly sum = poly_add(&pc, poly_of_term(&pc, xy2), x);
+  PolyTerm probe = term2(t, 99, "x", 1, "y", 2);
+  const PolyTerm *found = poly_find_monomial(&pc, sum, &probe);
+  CHECK(found && found->num == 4);
+  probe = term2(t, 1, "x", 2, "y", 1);
+  CHECK(poly_find_monomial(&pc, sum, &probe) == NULL);
+  /* exact division of terms: 4*x*y^2 / (2*y) = 2*x*y; not by 3, not by z */
+  PolyTerm k = term2(t, 2, "y", 1, "x", 0), q;
+  CHECK(poly_term_divide(&pc, &xy2, &k, &q) && q.num == 2 && q.nfactors == 2 && q.factors[1].exp == 1);
+  k = term2(t, 3, "y", 1, "x", 0);
+  CHECK(!poly_term_divide(&pc, &xy2, &k, &q));
+  k = term2(t, 1, "z", 1, "x", 0);
+  CHECK(!poly_term_divide(&pc, &xy2, &k, &q));
+  k = term2(t, 1, "y", 3, "x", 0);
+  CHECK(!poly_term_divide(&pc, &xy2, &k, &q));
+  /* gcd */
+  CHECK(poly_gcd(12, -18) == 6 && poly_gcd(0, 5) == 5 && poly_gcd(0, 0) == 0 && poly_gcd(7, 13) == 1);
+  /* INT64_MIN has no magnitude in int64, yet takes part (% -1 would trap) */
+  CHECK(poly_gcd(INT64_MIN, 6) == 2 && poly_gcd(INT64_MIN, -1) == 1 && poly_gcd(-1, INT64_MIN) == 1);
+}
+
+/* ---- overflow ---- */
+
+static void test_overflow(Tester *t) {
+  PolyCtx pc = names_ctx(t);
+  CHECK(poly_checked_add(&pc, INT64_MAX - 1, 1) == INT64_MAX && !pc.overflow);
+  poly_checked_add(&pc, INT64_MAX, 1);
+  CHECK(pc.overflow);
+  pc = names_ctx(t);
+  poly_checked_mul(&pc, INT64_MAX / 2 + 1, 2);
+  CHECK(pc.overflow);
+
+  /* a sum that leaves int64 */
+  pc = names_ctx(t);
+  Poly x = var(t, &pc, "x");
+  Poly big = poly_scale(&pc, x, INT64_MAX);
+  CHECK(!pc.overflow);
+  poly_add(&pc, big, x);
+  CHECK(pc.overflow);
+  /* only the final coefficient has to fit: max + 1 - 1 in one merge */
+  pc = names_ctx(t);
+  PolyTerm run[3] = {term2(t, INT64_MAX, "x", 1, "y", 0), term2(t, 1, "x", 1, "y", 0), term2(t, -1, "x", 1, "y", 0)};
+  Poly merged = poly_normalise(&pc, run, 3);
+  CHECK(!pc.overflow && merged.nterms == 1 && merged.terms[0].num == INT64_MAX);
+  /* negating INT64_MIN, multiplying past int64, a rational past int64 */
+  pc = names_ctx(t);
+  poly_scale(&pc, poly_const(&pc, INT64_MIN), -1);
+  CHECK(pc.overflow);
+  pc = names_ctx(t);
+  poly_mul(&pc, big, poly_const(&pc, 2));
+  CHECK(pc.overflow);
+  pc = names_ctx(t);
+  Poly tiny = poly_of_term(&pc, (PolyTerm){1, INT64_MAX, 0, NULL});
+  poly_mul(&pc, tiny, poly_of_term(&pc, (PolyTerm){1, INT64_MAX - 1, 0, NULL}));
+  CHECK(pc.overflow);
+  /* exponents beyond the context's limit */
+  pc = names_ctx(t);
+  PolyTerm high = term2(t, 1, "x", 40, "y", 0);
+  Poly h = poly_of_term(&pc, high);
+  poly_mul(&pc, h, h);
+  CHECK(pc.overflow);
+  pc = names_ctx(t);
+  Poly p = poly_power(&pc, x, 62);
+  CHECK(!pc.overflow && p.terms[0].factors[0].exp == 62);
+  /* more terms than the context allows */
+  PolyCtx small;
+  poly_ctx_init(&small, t->arena, NULL, NULL, NULL, 62, 3);
+  Poly y = var(t, &small, "y");
+  Poly s = poly_add(&small, poly_add(&small, x, y), poly_const(&small, 1));
+  CHECK(!small.overflow && s.nterms == 3);
+  s = poly_add(&small, s, poly_mul(&small, x, y));
+  CHECK(small.overflow && s.nterms == 4 && is_canonical(&small, s));
+  /* a product too big to compute: overflow and 0, even where the merged
+   * result would be small (x+1)*(x-1) */
+  poly_ctx_init(&small, t->arena, NULL, NULL, NULL, 62, 64);
+  small.max_products = 3;
+  Poly one = poly_const(&small, 1);
+  Poly diff = poly_mul(&small, poly_add(&small, x, one), poly_sub(&small, x, one));
+  CHECK(small.overflow && diff.nterms == 0);
+  small.overflow = false;
+  diff = poly_mul(&small, x, poly_add(&small, x, one));
+  CHECK(!small.overflow && diff.nterms == 2);
+}
+
+/* ---- opaque atoms ---- */
+
+/* An atom the core cannot look into: equal by value, not by address, and
+ * ordered by a rule of the caller (here: descending value). */
+typedef struct Opaque {
+  int value;
+} Opaque;
+
+static int compare_opaque(const void *user, PolyAtom a, PolyAtom b) {
+  int *calls = (int *)user;
+  (*calls)++;
+  int va = ((const Opaque *)a)->value, vb = ((const Opaque *)b)->value;
+  return (va < vb) - (va > vb);
+}
+
+static bool equal_opaque(PolyAtom a, PolyAtom b) { return ((const Opaque *)a)->value == ((const Opaque *)b)->value; }
+
+static void test_opaque(Tester *t) {
+  int calls = 0;
+  PolyCtx pc;
+  poly_ctx_init(&pc, t->arena, compare_opaque, equal_opaque, &calls, INT64_MAX, 64);
+  Opaque one = {1}, two = {2}, two_again = {2};
+  Poly a1 = poly_atom(&pc, &one), a2 = poly_atom(&pc, &two), b2 = poly_atom(&pc, &two_again);
+  /* the caller's order: 2 before 1 */
+  Poly prod = poly_mul(&pc, a1, a2);
+  CHECK(calls > 0 && prod.terms[0].nfactors == 2 && prod.terms[0].factors[0].atom == &two);
+  Poly sum = poly_add(&pc, a1, a2);
+  CHECK(sum.nterms == 2 && sum.terms[0].factors[0].atom == &two);
+  /* equal atoms at different addresses are the same atom */
+  CHECK(poly_eq(&pc, a2, b2));
+  CHECK(poly_sub(&pc, a2, b2).nterms == 0);
+  Poly sq = poly_mul(&pc, a2, b2);
+  CHECK(sq.nterms == 1 && sq.terms[0].nfactors == 1 && sq.terms[0].factors[0].exp == 2);
+  CHECK(poly_exponent_of(&pc, &sq.terms[0], &two_again) == 2);
+  /* index polynomials: integer coefficients and positive exponents stay so */
+  Poly e = poly_mul(&pc, poly_add(&pc, a1, poly_const(&pc, 3)), poly_sub(&pc, a2, poly_const(&pc, 2)));
+  for (int i = 0; i < e.nterms; i++) {
+    CHECK(e.terms[i].den == 1);
+    for (int j = 0; j < e.terms[i].nfactors; j++) CHECK(e.terms[i].factors[j].exp > 0);
+  }
+  CHECK(is_canonical(&pc, e) && e.nterms == 4 && !pc.overflow);
+}
+
+int main(void) {
+  UnitEnv env;
+  UNIT_ENV_INIT(&env, "poly");
+  Tester tester = {&env.arena, &env.in, 0, 0};
+  Tester *t = &tester;
+  test_order(t);
+  test_equality(t);
+  test_overflow(t);
+  test_opaque(t);
+  printf("poly: %d passed, %d failed\n", t->passed, t->failed);
+  arena_free(&env.arena);
+  return t->failed == 0 ? 0 : 1;
+}
