@@ -38,7 +38,7 @@ SIZES = {
     'dotParts': {'N': 262144}, 'dotSum': {'M': 1000}, 'asumParts': {'N': 262144}, 'asumSum': {'M': 1000},
     'ax': {'M': 64, 'N': 96}, 'atv': {'M': 64, 'N': 96}, 'mmPackB': {'N': 64, 'K': 64},
     'mmPackedBlock': {'M': 64, 'N': 64, 'K': 64},
-    'gemmPackA': {'M': 64, 'K': 64}, 'gemmPackB': {'N': 64, 'K': 64}, 'gemmBlocks': {'M': 128, 'N': 256, 'K': 256},
+    'gemmPackA': {'M': 64, 'K': 64}, 'gemmPackB': {'N': 64, 'K': 64}, 'gemmBlocks': {'M': 128, 'N': 256, 'K': 512},
 }
 
 passed = failed = 0
