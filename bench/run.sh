@@ -182,27 +182,34 @@ blas=$(grep -m1 '^OpenBLAS:' $out/results.txt || true)
 - gemm: `gemm` (samples/gemm.dpia) is the GotoBLAS/BLIS structure as
   a strategy, a pipeline of three kernels timed as one implementation:
   gemmPackA copies a into panels of 8 rows stored column by column,
-  gemmPackB copies b into panels of 32 columns stored row by row, and gemmTiles
-  gives each work-item an 8 x 32 tile of c in 16 float16 accumulators,
-  16 work-items to a work-group sharing one panel of b (128 KiB at K =
-  1024, in the core's 2 MiB L2).  The inner loop PoCL compiles is the
-  micro-kernel an assembly SGEMM has: 16 vfmadd231ps on zmm registers, 8
-  vbroadcastss from the A panel, 2 aligned loads from the B panel, and 5
-  instructions of loop control, 512 flops in 8 cycles at two FMAs a
-  cycle; the bound is the FMA units.  Three code-generation changes made
-  it so: the accumulator tile is updated in place (no copy through
-  `next`), its zeros need no constant array, and the loop reads each
-  panel through a row pointer (`ap_i[3]`, not `ap[...*8 + 3]`),
-  without which LLVM computed and sign-extended every address and the
-  loop held 52 instructions for the same 16 FMAs (31 now).  The two packing
-  kernels move the operands once (about 0.35 ms each at 1024^3, part of
-  the time shown).  No cache blocking along K: each work-item runs over
-  all of K, so at 4096^3 the A panels (128 KiB each) stream from L3 once
-  per column panel, 8 GB in all.  The blocking GotoBLAS does (a K block
-  of 256 with the tile saved between blocks) needs a work-group loop
-  over K blocks with barriers, and PoCL 3.1 keeps every private value of
-  such a loop in its per-work-item context memory: the 16 accumulators
-  were stored after each FMA, 5x slower (measured).  mmTiled (16 x 16
+  gemmPackB copies b into panels of 32 columns stored row by row, and
+  gemmBlocks gives each work-group a 128 x 256 block of c, accumulated in
+  local memory over 512-deep slices of K: for each slice, each 8 x 32 tile
+  of the block is loaded into 16 float16 registers, updated with the 512
+  steps and stored back, the 16 tiles of one column of the block after
+  one another so that its slice of b stays in the caches, and the block's
+  slices of a and b (256 + 512 KiB) and its accumulator (128 KiB) in the
+  core's 2 MiB L2.  The inner loop PoCL compiles is the micro-kernel an
+  assembly SGEMM has: 16 vfmadd231ps on zmm registers, 8 vbroadcastss
+  from the A panel, 2 aligned loads from the B panel, and 5 instructions
+  of loop control, 512 flops in 8 cycles at two FMAs a cycle.  Code
+  generation made it so: the tile is updated in place in registers, its
+  zeros need no constant array (nor, padded to the block's, a test), and
+  the loop reads each panel through a row pointer (`ap_i_4[3]`, not
+  `ap[...*8 + 3]`), without which LLVM computed and sign-extended every
+  address (52 instructions for the same 16 FMAs, 31 now).  One work-item
+  per work-group runs the block's loops in the written order: with
+  several, PoCL 3.1 keeps every private value of the slice loop (which
+  has barriers) in per-work-item context memory, and the 16 accumulators
+  were stored after each FMA, 5x slower (measured).  Without the slices
+  (the earlier gemmTiles: each tile over all of K) the A panels stream
+  from L3 once per column panel at 4096^3, 8 GB in all, and it ran at
+  0.70x to 0.76x OpenBLAS there.  What remains against OpenBLAS: the
+  block's accumulator goes through `next` (stored and copied back once a
+  slice, about 1% of the time), the packing kernels (about 0.35 ms each at
+  1024^3, part of the time shown), and OpenBLAS's software prefetching of
+  the next panels, which the generated code has no way to say.
+  mmTiled (16 x 16
   blocks with both strips in local memory) does one scalar multiply-add
   at a time per work-item; mmBlock (4 rows x 16 columns in float16, no
   packing) runs the same machine code as the careful hand-written
