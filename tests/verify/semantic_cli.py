@@ -49,6 +49,20 @@ def expect_mode(dpia, d, env):
     return failures, count
 
 
+# Sample kernels whose smallest valid sizes are beyond the thorough
+# budget, each with what checks it instead.  The check says so itself
+# ("semantic check not done: skipped"); this list only keeps the test from
+# failing on it, prints it as SKIP, and fails when the kernel becomes
+# checkable (a stale entry).
+TOO_LARGE = {
+    # one 128 x 256 block of c over 512-deep slices: its smallest instance
+    # is 16.8 million multiply-adds, 1.7 billion interpreter steps (76 s);
+    # run-samples and pipeline-run execute it on PoCL against the reference
+    # interpreter at M=128 N=256 K=512 and M=256 N=512 K=1024
+    ('gemm.dpia', 'gemmBlocks'),
+}
+
+
 def accepted_mode(dpia, dirs, env, all_checked):
     failures, count = [], 0
     for d in dirs:
@@ -65,7 +79,15 @@ def accepted_mode(dpia, dirs, env, all_checked):
                     failures.append(f'{" ".join(cmd[1:])}: exit {r.returncode}\n{r.stderr}')
                 if cmd[1] == 'verify' and all_checked and os.path.samefile(d, all_checked):
                     for line in r.stdout.splitlines():
-                        if 'semantic check' in line and 'semantic check passed' not in line:
+                        if 'semantic check' not in line:
+                            continue
+                        kernel = line.split(':')[0].replace('kernel ', '', 1).strip()
+                        listed = (name, kernel) in TOO_LARGE
+                        if 'semantic check passed' in line and listed:
+                            failures.append(f'{name}: {kernel} is checked now; remove it from TOO_LARGE')
+                        elif 'semantic check passed' not in line and listed and 'skipped' in line:
+                            print(f'SKIP {name}: {line}')
+                        elif 'semantic check passed' not in line:
                             failures.append(f'{name}: {line}')
     return failures, count
 
