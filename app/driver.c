@@ -748,7 +748,8 @@ static int run_compare(Ctx *c, const DefInfo *def, const Phrase *body, const Nat
   buf_init(&err, a);
   double *ref;
   size_t nref;
-  if (!interp_run(a, def, body, nats, (const double *const *)inputs, counts, &ref, &nref, &err)) {
+  Span overflow = {0};
+  if (!interp_run_overflow(a, def, body, nats, (const double *const *)inputs, counts, &ref, &nref, &overflow, &err)) {
     if (strstr(err.data, FOREIGN_FAILURE)) { /* the program's C, not a fault of the interpreter */
       diag_error(&c->diag, ERR_FOREIGN_BODY, def->decl->name_span, "the reference interpreter %s",
                  strstr(err.data, FOREIGN_FAILURE));
@@ -783,6 +784,12 @@ static int run_compare(Ctx *c, const DefInfo *def, const Phrase *body, const Nat
   if (cmp.ref_nonfinite >= 0) {
     diag_error(&c->diag, ERR_NOT_CHECKABLE, def->decl->name_span, "%s '%s' cannot be checked: %s", what, def->name,
                rep.data);
+    return DPIA_EVERIFY;
+  }
+  if (!cmp.ok && overflow.src) {
+    diag_error(&c->diag, ERR_NOT_CHECKABLE, overflow, "%s '%s' cannot be checked: %s; on these inputs this int "
+               "operation leaves the 32-bit range, which OpenCL C leaves undefined (the reference computes the exact "
+               "value)", what, def->name, rep.data);
     return DPIA_EVERIFY;
   }
   if (!cmp.ok) {

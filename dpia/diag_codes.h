@@ -35,7 +35,7 @@
   X(E0003, WRONG_TRANSLATION, "the semantic check found the translation computing other values (a bug)")        \
   X(E0004, OPENCL_RUNTIME, "the OpenCL runtime is unavailable or failed")                                       \
   X(E0005, RESULT_DIFFERS, "the kernel run on the device differs from the reference interpreter")               \
-  X(E0006, NOT_CHECKABLE, "the reference result is not finite for these inputs, so it cannot be compared")      \
+  X(E0006, NOT_CHECKABLE, "the reference result cannot be compared for these inputs (not finite, or an int overflow)")      \
   X(E0099, INTERNAL, "an internal error of dpia (exit 70): please report it")                                   \
   X(E0101, BAD_CHARACTER, "a character or byte that is not part of the language")                               \
   X(E0102, BAD_LITERAL, "a number literal that is malformed or too large")                                      \

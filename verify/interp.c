@@ -136,6 +136,10 @@ typedef struct Interp {
   LayEntry *lays; /* layouts by type: open addressing, cap a power of 2 */
   size_t nlays, cap_lays;
   ForeignFns *foreign; /* the foreign functions called so far, loaded */
+  /* the first int operation whose exact value leaves the 32-bit range
+   * (src NULL: none): OpenCL C leaves signed overflow undefined, where
+   * this interpreter computes the exact value */
+  Span int_overflow;
 } Interp;
 
 static void *salloc(Interp *I, size_t size) { return scratch_alloc(&I->scratch, size); }
@@ -670,7 +674,10 @@ static Val binop(Interp *I, const Phrase *p, const Env *env) {
   const DataType *t = dt_resolve(p->fst->type->data);
   bool is_int = t->kind == DT_SCALAR && t->scalar == SC_INT;
   double lanes[NUM_MAX_LANES];
-  return num(I, num_binop(p->op, is_int, num_view(&a), num_view(&b), lanes), lanes);
+  int w = num_binop(p->op, is_int, num_view(&a), num_view(&b), lanes);
+  for (int j = 0; is_int && !I->int_overflow.src && j < w; j++)
+    if (lanes[j] > (double)INT32_MAX || lanes[j] < (double)INT32_MIN) I->int_overflow = p->span;
+  return num(I, w, lanes);
 }
 
 static Val eval(Interp *I, const Phrase *p, const Env *env) {
@@ -786,6 +793,12 @@ bool interp_random_inputs(Arena *a, const DefInfo *def, const NatValues *nats, R
 
 bool interp_run(Arena *a, const DefInfo *def, const Phrase *body, const NatValues *nats, const double *const *inputs,
                 const size_t *counts, double **out, size_t *out_count, Buf *err) {
+  return interp_run_overflow(a, def, body, nats, inputs, counts, out, out_count, NULL, err);
+}
+
+bool interp_run_overflow(Arena *a, const DefInfo *def, const Phrase *body, const NatValues *nats,
+                         const double *const *inputs, const size_t *counts, double **out, size_t *out_count,
+                         Span *int_overflow, Buf *err) {
   if (!def->is_kernel && !def->is_pipeline) {
     emit(err, "%s is not a kernel", def->name);
     return false;
@@ -828,6 +841,7 @@ bool interp_run(Arena *a, const DefInfo *def, const Phrase *body, const NatValue
   foreign_fns_close(I->foreign);
   *out = result;
   *out_count = (size_t)rl->flat;
+  if (int_overflow) *int_overflow = I->int_overflow;
   return true;
 }
 

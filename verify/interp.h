@@ -44,6 +44,13 @@
  * functional) returns false after a message in err. */
 bool interp_run(Arena *a, const DefInfo *def, const Phrase *body, const NatValues *nats, const double *const *inputs,
                 const size_t *counts, double **out, size_t *out_count, Buf *err);
+/* The same, and *int_overflow the first int operation whose exact value
+ * is outside the 32-bit range (src NULL: none): OpenCL C leaves signed
+ * overflow undefined, so a device result that differs from this exact
+ * reference there is the program's overflow, not a wrong kernel. */
+bool interp_run_overflow(Arena *a, const DefInfo *def, const Phrase *body, const NatValues *nats,
+                         const double *const *inputs, const size_t *counts, double **out, size_t *out_count,
+                         Span *int_overflow, Buf *err);
 
 /* The relative error bound (spec section 11) for comparing a device result
  * of layout result with the reference for the normalized kernel body: the

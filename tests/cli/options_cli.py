@@ -164,6 +164,19 @@ with tempfile.TemporaryDirectory() as tmp:
         p = run(['run', sq, '--size', 'N=1024', '--check', '--seed', '1', '--inputs=' + kind])
         report(p.returncode == 0 and ': ok' in p.stdout, f'sqrt passes --check with --inputs={kind}',
                f'exit {p.returncode}\n{p.stdout}{p.stderr}')
+    # an int result beyond 32 bits: the device's value is undefined (OpenCL
+    # C), so the check names the overflowing operation instead of a wrong
+    # kernel, and the translation's semantic check is skipped, not failed
+    ovf = os.path.join(tmp, 'overflow.dpia')
+    with open(ovf, 'w') as f:
+        f.write('kernel k (N: nat) (xs: [N]int) = xs |> mapGlobal (\\x -> x * 3 + 1 + x * 100000 * 100000)\n')
+    p = run(['run', ovf, '--size', 'N=1024', '--check', '--seed', '1'])
+    report(p.returncode == 3 and 'overflow.dpia:1:' in p.stderr and 'cannot be checked' in p.stderr
+           and 'leaves the 32-bit range' in p.stderr and 'differs from the reference' not in p.stderr,
+           'an int overflow is reported at the operation, not as a wrong kernel', f'exit {p.returncode}\n{p.stderr}')
+    p = run(['verify', '-v', ovf])
+    report(p.returncode == 0 and 'leaves the 32-bit range' in p.stdout and 'wrong translation' not in p.stderr,
+           'an int overflow skips the semantic check', f'exit {p.returncode}\n{p.stdout}{p.stderr}')
     p = run(['run', sq, '--size', 'N=1024', '--inputs=negative'])
     report(p.returncode == 2 and "unknown --inputs kind 'negative'" in p.stderr, '--inputs=negative is refused',
            p.stderr)

@@ -175,6 +175,10 @@ def test_one(dpia, path, kernel, sizes, expect, seed, env, launch_rng=None, chec
         return 'ok', out, launch
     if rc == 4:
         return 'skip', f'$ {" ".join(cmd)}\n{out}', launch
+    if rc == 3 and 'leaves the 32-bit range' in out:
+        # the generated program overflows an int on these inputs: undefined
+        # in OpenCL C, not a fault of the translation
+        return 'skip', f'$ {" ".join(cmd)}\n{out}', launch
     what = {1: 'exit 1 (error in the program: a generator bug if it is a precondition, else a wrong rejection)',
             3: 'exit 3 (verification failed or the result differs from the reference)',
             70: 'exit 70 (internal error)'}.get(rc, f'exit {rc}')
