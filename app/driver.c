@@ -787,9 +787,11 @@ static int run_compare(Ctx *c, const DefInfo *def, const Phrase *body, const Nat
     return DPIA_EVERIFY;
   }
   if (!cmp.ok && overflow.src) {
-    diag_error(&c->diag, ERR_NOT_CHECKABLE, overflow, "%s '%s' cannot be checked: %s; on these inputs this int "
+    diag_error(&c->diag, ERR_NOT_CHECKABLE, overflow,
+               "%s '%s' cannot be checked: %s; on these inputs this int "
                "operation leaves the 32-bit range, which OpenCL C leaves undefined (the reference computes the exact "
-               "value)", what, def->name, rep.data);
+               "value)",
+               what, def->name, rep.data);
     return DPIA_EVERIFY;
   }
   if (!cmp.ok) {
