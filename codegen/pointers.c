@@ -121,41 +121,49 @@ static bool stable_in_body(const Pass *p, const Ix *e, const char *var, bool *me
 /* e's atoms are stable names (a parameter, or declared once at the top of
  * the kernel's body and never assigned) and expressions of them that read
  * no memory (a clamp: max(gid - 1, 0)) */
-static bool stable_expr(const Pass *p, const KirExpr *e);
+static bool stable_expr(const NameSet *stable, const KirExpr *e);
 
-static bool stable_ix(const Pass *p, const Ix *e) {
+static bool stable_ix(const NameSet *stable, const Ix *e) {
   DPIA_EXHAUSTIVE_BEGIN
   switch (e->kind) {
   case IX_CONST: return true;
-  case IX_VAR: return nameset_has(&p->stable, e->name);
-  case IX_EXPR: return stable_expr(p, e->expr);
+  case IX_VAR: return nameset_has(stable, e->name);
+  case IX_EXPR: return stable_expr(stable, e->expr);
   case IX_ADD:
   case IX_SUB:
   case IX_MUL:
   case IX_DIV:
-  case IX_MOD: return stable_ix(p, e->a) && stable_ix(p, e->b);
+  case IX_MOD: return stable_ix(stable, e->a) && stable_ix(stable, e->b);
   }
   DPIA_EXHAUSTIVE_END
   return false;
 }
 
-static bool stable_expr(const Pass *p, const KirExpr *e) {
+static bool stable_expr(const NameSet *stable, const KirExpr *e) {
+  DPIA_EXHAUSTIVE_BEGIN
   switch (e->kind) {
   case KE_INT:
   case KE_LIT:
   case KE_QUERY: return true;
-  case KE_VAR: return nameset_has(&p->stable, e->name);
-  case KE_IX: return stable_ix(p, e->ix);
-  case KE_UNARY: return stable_expr(p, e->un.operand);
-  case KE_BINARY: return stable_expr(p, e->bin.lhs) && stable_expr(p, e->bin.rhs);
-  case KE_COND: return stable_expr(p, e->cond.test) && stable_expr(p, e->cond.then) && stable_expr(p, e->cond.other);
+  case KE_VAR: return nameset_has(stable, e->name);
+  case KE_IX: return stable_ix(stable, e->ix);
+  case KE_UNARY: return stable_expr(stable, e->un.operand);
+  case KE_BINARY: return stable_expr(stable, e->bin.lhs) && stable_expr(stable, e->bin.rhs);
+  case KE_COND:
+    return stable_expr(stable, e->cond.test) && stable_expr(stable, e->cond.then) && stable_expr(stable, e->cond.other);
   case KE_CALL:
   case KE_CAST:
     for (int i = 0; i < e->call.nargs; i++)
-      if (!stable_expr(p, e->call.args[i])) return false;
+      if (!stable_expr(stable, e->call.args[i])) return false;
     return true;
-  default: return false; /* a read of memory, a member, a lane: not an index's */
+  case KE_INDEX: /* a read of memory, which the kernel may write */
+  case KE_VLOAD:
+  case KE_MEMBER: /* a field, a lane, a vector: not an index's */
+  case KE_LANE:
+  case KE_VECTOR: return false;
   }
+  DPIA_EXHAUSTIVE_END
+  return false;
 }
 
 /* a term of an index with a factor that is a size parameter: the row
@@ -193,7 +201,7 @@ static bool has_sub(const Ix *e) {
 static Row *row_of_straight(Pass *p, const Buffer *buf, const Ix *at, bool add, bool guarded) {
   const Ix *row, *col;
   split_row(p, at, &row, &col);
-  if (!row || !stable_ix(p, row)) return NULL;
+  if (!row || !stable_ix(&p->stable, row)) return NULL;
   if (!col) col = ix_const(&p->ix, 0);
   Row *r = NULL;
   for (int i = 0; i < p->rows.len && !r; i++) {
@@ -411,7 +419,7 @@ static void walk_loops(Pass *p, KirBlock *b) {
 
 /* names declared more than once or assigned anywhere in b (a loop's
  * variable is assigned by its step) */
-static void note_unstable(Pass *p, const KirBlock *b, NameSet *declared, NameSet *bad) {
+static void note_unstable(const KirBlock *b, NameSet *declared, NameSet *bad) {
   for (const KirStmt *s = b->first; s; s = s->next) {
     if (s->kind == KS_DECL) {
       if (nameset_has(declared, s->decl.name)) nameset_add(bad, s->decl.name);
@@ -420,14 +428,14 @@ static void note_unstable(Pass *p, const KirBlock *b, NameSet *declared, NameSet
     if (s->kind == KS_FOR) nameset_add(bad, s->loop.var);
     if (s->kind == KS_ASSIGN && s->assign.lhs->kind == KE_VAR) nameset_add(bad, s->assign.lhs->name);
     const KirBlock *inner = kir_body((KirStmt *)s);
-    if (inner) note_unstable(p, inner, declared, bad);
+    if (inner) note_unstable(inner, declared, bad);
   }
 }
 
 static void rows_of_kernel(Pass *p, const KirKernel *k, KirBlock *body) {
   NameSet declared = {.arena = p->arena}, bad = {.arena = p->arena};
-  note_unstable(p, &k->locals, &declared, &bad);
-  note_unstable(p, body, &declared, &bad);
+  note_unstable(&k->locals, &declared, &bad);
+  note_unstable(body, &declared, &bad);
   p->stable = (NameSet){.arena = p->arena};
   p->params = (NameSet){.arena = p->arena};
   for (int i = 0; i < k->nparams; i++) {
@@ -453,14 +461,11 @@ static void rows_of_kernel(Pass *p, const KirKernel *k, KirBlock *body) {
   for (int i = 0; i < k->nparams; i++) nameset_add(&declared_before, k->params[i].name);
   for (KirStmt *s = body->first; s && s != first; s = s->next)
     if (s->kind == KS_DECL) nameset_add(&declared_before, s->decl.name);
-  NameSet stable = p->stable;
   bool any = false;
   for (int i = 0; i < p->rows.len; i++) {
     Row *r = p->rows.items[i];
     if (!r->varied || !r->sure) continue; /* one column: nothing shared */
-    p->stable = declared_before;
-    if (stable_ix(p, r->base)) r->first = first;
-    p->stable = stable;
+    if (stable_ix(&declared_before, r->base)) r->first = first;
     r->ptr = fresh_name(p, r->buf->name, "row");
     KirStmt *d = kir_stmt(p->arena, KS_DECL);
     d->decl.space = KSP_PRIVATE;
