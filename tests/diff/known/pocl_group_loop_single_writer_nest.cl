@@ -16,7 +16,9 @@
  * reading only inputs, or a store inside the inner loop.  With the
  * mapLocal's guard removed (every work-item writing), PoCL aborts instead.
  * In the full kernel, an if (wg < 1) in place of the work-group loop does
- * not help either (two more guarded regions come before).
+ * not help either (two more guarded regions come before), and there the
+ * noinline function does not help: the fault is in how PoCL forms the
+ * regions around barriers, not in the single writer's code.
  * Run it in place of the kernel of the open program:
  *   dpia run tests/diff/open/pocl_single_writer_nest_lost_store.dpia -k k \
  *     --size M=38 N=314 --check \
