@@ -174,6 +174,8 @@ typedef struct CG {
   int group_loop_depth;     /* > 0 inside the body of a parforWorkgroup that loops */
   bool local_unfenced;      /* a parforLocal since the last barrier (sync_after_guard) */
   int nbarriers;            /* barriers generated so far */
+  int64_t private_live;     /* bytes of the private arrays in scope (gen_new) */
+  bool private_reported;    /* the private memory limit was reported for this kernel */
   bool unrolled_nest;       /* generating the steps of a loop whose steps are loops written out, which
                                the outer loop's comment announced */
   bool group_stage_fenced;  /* since the last barrier: a parforWorkgroup run by some groups

@@ -510,6 +510,62 @@ static const char *loop_label(CG *cg, const Phrase *loop, const Phrase *lam) {
   return is_reduction(cg, lam->body, lam->lam_binder) ? "reduceSeq" : "mapSeq";
 }
 
+/* The bytes a private variable of type t takes (OpenCL C's sizes: a
+ * 3-vector as a 4-vector, a pair as its two halves, bool as an int), or
+ * INT64_MAX when that does not fit 64 bits.  Arrays have constant sizes
+ * here (gen_new refuses symbolic ones before asking). */
+static int64_t private_bytes(CG *cg, DataType *t) {
+  t = dt_resolve(t);
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (t->kind) {
+  case DT_SCALAR: return (t->scalar == SC_DOUBLE ? 8 : 4) * (t->width == 3 ? 4 : t->width);
+  case DT_IDX: return 4;
+  case DT_PAIR: {
+    int64_t a = private_bytes(cg, t->fst), b = private_bytes(cg, t->snd), sum;
+    return __builtin_add_overflow(a, b, &sum) ? INT64_MAX : sum;
+  }
+  case DT_ARRAY: {
+    int64_t n, product;
+    if (!size_const_value(cg_elem_count(cg, t), &n)) return INT64_MAX;
+    return __builtin_mul_overflow(n, private_bytes(cg, cg_elem_type(t)), &product) ? INT64_MAX : product;
+  }
+  case DT_VAR:
+  case DT_META:
+  default: INTERNAL("a private variable of unresolved type");
+  }
+  DPIA_EXHAUSTIVE_END
+}
+
+/* Private memory is a work-item's registers and a small stack: OpenCL
+ * gives no size for it, GPUs spill to slow memory long before this, and
+ * PoCL 3.1's work-items overflowed their stack (a segfault, after a clean
+ * check) at 256 KiB of private arrays (224 KiB ran).  A kernel whose
+ * private arrays in scope at once exceed this is refused at the one that
+ * crosses it (docs/errors.md E0606), as a program that would not run (a
+ * private accumulator of a whole block of gemm did so). */
+enum { PRIVATE_LIMIT = 64 * 1024 };
+
+static bool private_fits(CG *cg, const Phrase *p, DataType *t, int64_t bytes) {
+  if (bytes <= PRIVATE_LIMIT - cg->private_live) return true;
+  if (cg->private_reported) return false;
+  cg->private_reported = true;
+  if (cg->private_live == 0)
+    cg_error(cg, ERR_PRIVATE_TOO_LARGE, p->span,
+             "this private %s takes %lld bytes per work-item, more than the %d that dpia allows (private "
+             "memory is registers and a small stack); place it in local or global memory (toLocal, toGlobal) "
+             "or split the work",
+             dt_str(cg->arena, t), (long long)bytes, (int)PRIVATE_LIMIT);
+  else
+    cg_error(cg, ERR_PRIVATE_TOO_LARGE, p->span,
+             "this private %s takes %lld bytes per work-item, which with the %lld bytes of private arrays "
+             "already in scope is more than the %d that dpia allows (private memory is registers and a small "
+             "stack); place it in local or global memory (toLocal, toGlobal) or split the work",
+             dt_str(cg->arena, t), (long long)bytes, (long long)cg->private_live, (int)PRIVATE_LIMIT);
+  return false;
+}
+
+static void gen_new_private(CG *cg, const Phrase *p, const Phrase *lam, DataType *t, const Cont *after);
+
 static void gen_new(CG *cg, const Phrase *p, const Spine *s, const Cont *after) {
   const Phrase *lam = s->args[0];
   DataType *t = dt_resolve(s->head->type_arg);
@@ -531,16 +587,29 @@ static void gen_new(CG *cg, const Phrase *p, const Spine *s, const Cont *after) 
     return;
   }
   /* new / newPrivate: a private variable (spec section 8) */
+  int64_t n;
+  if (t->kind == DT_ARRAY && !size_const_value(cg_elem_count(cg, t), &n)) {
+    cg_error(cg, ERR_BAD_ADDRESS_SPACE, p->span,
+             "a private array of symbolic size %s cannot be generated (OpenCL has no dynamic "
+             "private memory)",
+             dt_str(cg->arena, t));
+    return;
+  }
+  /* arrays and pairs (which may hold arrays): scalars and vectors are
+   * registers */
+  int64_t bytes = t->kind == DT_ARRAY || t->kind == DT_PAIR ? private_bytes(cg, t) : 0;
+  if (!private_fits(cg, p, t, bytes)) return;
+  cg->private_live += bytes;
+  gen_new_private(cg, p, lam, t, after);
+  cg->private_live -= bytes;
+}
+
+static void gen_new_private(CG *cg, const Phrase *p, const Phrase *lam, DataType *t, const Cont *after) {
+  const Binder *b = lam->lam_binder;
   const char *name = cg_name(cg, b->name);
   if (t->kind == DT_ARRAY) {
     int64_t n;
-    if (!size_const_value(cg_elem_count(cg, t), &n)) {
-      cg_error(cg, ERR_BAD_ADDRESS_SPACE, p->span,
-               "a private array of symbolic size %s cannot be generated (OpenCL has no dynamic "
-               "private memory)",
-               dt_str(cg->arena, t));
-      return;
-    }
+    if (!size_const_value(cg_elem_count(cg, t), &n)) INTERNAL("a private array of symbolic size");
     add_decl(cg, cg_type(cg, cg_elem_type(t)), name, NULL, NULL)->decl.array_len = n;
     env_add(cg, b, ENV_STORAGE, new_storage(cg, STORE_BUFFER, SP_PRIVATE, name, t, b), NULL, NULL);
   } else {

@@ -90,6 +90,7 @@
   X(E0603, BAD_ADDRESS_SPACE, "memory placed in an address space that cannot hold it there")                    \
   X(E0604, NO_BARRIER, "a read of results that would need a barrier OpenCL does not have there")               \
   X(E0605, REDUNDANT_WORK, "a result every work-item would compute and write at once")                          \
+  X(E0606, PRIVATE_TOO_LARGE, "private arrays of a work-item larger than dpia allows (64 KiB)")               \
   X(E0701, CODEGEN_UNSUPPORTED, "a construct the OpenCL code generator cannot generate")                        \
   X(E0702, BAD_TEMPORARY, "a temporary allocated where code generation cannot place it")                        \
   X(E0703, WORKGROUP_SIZE_NOT_FIXED, "a kernel whose work-group size is not a constant")                         \
