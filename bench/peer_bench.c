@@ -8,8 +8,14 @@
  *   nbody        samples/nbody.dpia (nbody, nbodyLocal)   AMD APP SDK NBody, nbody_sim
  *   md           samples/md.dpia (md)                     SHOC MD, compute_lj_force
  *   gaussian3x3  samples/gaussian_blur.dpia               a 3 x 3 convolution (SimpleConvolution)
- *   gesummv      samples/gesummv.dpia                     PolyBench/GPU gesummv_kernel
- *   atax         samples/atax.dpia (pipeline atax)        PolyBench/GPU atax_kernel1, atax_kernel2
+ *   gesummv      samples/gesummv.dpia (gesummv, gesummvVec) PolyBench/GPU gesummv_kernel
+ *   atax         samples/atax.dpia (pipelines atax, ataxVec) PolyBench/GPU atax_kernel1, atax_kernel2
+ *
+ * gesummv and atax have a second hand-written pair too, with float8 sums
+ * (gesummv_vec, atax_kernel1_vec + atax_kernel2_vec): on a CPU device a
+ * work-item's loop runs in one SIMD lane, and the PolyBench kernels are
+ * bound by the latency of one chain of FMAs, so the dpia strategies with
+ * float8 accumulators are compared with the same written by hand.
  *   nn           samples/nn.dpia                          Rodinia nn, NearestNeighbor
  *   mriq         samples/mriq.dpia                        Parboil mri-q, ComputeQ_GPU
  *   kmeans       samples/kmeans.dpia                      Rodinia kmeans, kmeans_kernel_c
@@ -379,6 +385,24 @@ static Impl *add_peer(Op *op, const char *kernel, const char *label, cl_uint ndi
   return add_cl(op, program(), "hand", kernel, name, ndims, global, local, out_floats, nargs, args);
 }
 
+/* atax's two hand kernels (atax_kernel1 and 2, with suffix) timed as one
+ * implementation, the second reading the first's output (Impl.before), as
+ * the dpia pipeline */
+static void add_atax_pair(Op *op, const char *suffix, const char *label, const size_t *g1, const size_t *g2) {
+  long long n = op->n, m = op->m;
+  char k1[64], k2[64];
+  snprintf(k1, sizeof k1, "atax_kernel1%s", suffix);
+  snprintf(k2, sizeof k2, "atax_kernel2%s", suffix);
+  Impl *first = add_peer(op, k1, k1, 1, g1, NULL, (size_t)m, 3,
+                         (Arg[]){amem(mem_of(op, "a")), amem(mem_of(op, "x")), aint(n)});
+  Impl *before = xmalloc(sizeof *before);
+  *before = *first;
+  op->nimpls--;
+  Impl *im = add_peer(op, k2, label, 1, g2, NULL, (size_t)n, 4,
+                      (Arg[]){amem(mem_of(op, "a")), amem(before->out), aint(m), aint(n)});
+  im->before = before;
+}
+
 void peer_setup_impls(Op *op) {
   long long n = op->n, m = op->m;
   switch (op->kind) {
@@ -411,25 +435,20 @@ void peer_setup_impls(Op *op) {
   }
   case OP_GESUMMV: {
     add_dpia(op, "gesummv.dpia", "gesummv");
+    add_dpia(op, "gesummv.dpia", "gesummvVec");
     size_t g[] = {(size_t)n};
-    add_peer(op, "gesummv", "gesummv_kernel (PolyBench/GPU)", 1, g, NULL, (size_t)n, 6,
-             (Arg[]){amem(mem_of(op, "a")), amem(mem_of(op, "b")), amem(mem_of(op, "x")),
-                     afloat(float_of(op, "alpha")), afloat(float_of(op, "beta")), aint(n)});
+    Arg args[] = {amem(mem_of(op, "a")), amem(mem_of(op, "b")), amem(mem_of(op, "x")),
+                  afloat(float_of(op, "alpha")), afloat(float_of(op, "beta")), aint(n)};
+    add_peer(op, "gesummv", "gesummv_kernel (PolyBench/GPU)", 1, g, NULL, (size_t)n, 6, args);
+    add_peer(op, "gesummv_vec", "gesummv_vec (float8 sums)", 1, g, NULL, (size_t)n, 6, args);
     break;
   }
   case OP_ATAX: {
     add_dpia_pipeline(op, "atax.dpia", "atax");
-    /* the two kernels timed as one implementation, the second reading the
-     * first's output (Impl.before), as the dpia pipeline */
-    size_t g1[] = {(size_t)m}, g2[] = {(size_t)n};
-    Impl *first = add_peer(op, "atax_kernel1", "atax_kernel1", 1, g1, NULL, (size_t)m, 3,
-                           (Arg[]){amem(mem_of(op, "a")), amem(mem_of(op, "x")), aint(n)});
-    Impl *before = xmalloc(sizeof *before);
-    *before = *first;
-    op->nimpls--;
-    Impl *im = add_peer(op, "atax_kernel2", "atax_kernel1 + atax_kernel2 (PolyBench/GPU)", 1, g2, NULL, (size_t)n, 4,
-                        (Arg[]){amem(mem_of(op, "a")), amem(before->out), aint(m), aint(n)});
-    im->before = before;
+    add_dpia_pipeline(op, "atax.dpia", "ataxVec");
+    size_t g1[] = {(size_t)m}, g2[] = {(size_t)n}, g2_vec[] = {(size_t)n / 8};
+    add_atax_pair(op, "", "atax_kernel1 + atax_kernel2 (PolyBench/GPU)", g1, g2);
+    add_atax_pair(op, "_vec", "atax_kernel1_vec + atax_kernel2_vec (float8 sums)", g1, g2_vec);
     break;
   }
   case OP_NN: {

@@ -234,7 +234,10 @@ blas=$(grep -m1 '^OpenBLAS:' $out/results.txt || true)
   a jittered lattice in random order, so that a neighbour's index is
   unrelated to the atom's, as with SHOC's random positions); gaussian3x3 a
   3 x 3 convolution with its mask constant; gesummv and atax
-  PolyBench/GPU's kernels with their sums in registers; nn Rodinia's
+  PolyBench/GPU's kernels with their sums in registers, and each also
+  written by hand with float8 sums (gesummv_vec, atax_kernel1_vec +
+  atax_kernel2_vec: the second's work-item takes eight adjacent columns),
+  against dpia's gesummvVec and ataxVec, the same strategies; nn Rodinia's
   NearestNeighbor; kmeans Rodinia's kmeans_kernel_c (the assignment step,
   its index checked as right when its centre is a nearest one); mriq
   Parboil's ComputeQ_GPU, all samples in one launch.  Each hand kernel
@@ -252,7 +255,13 @@ blas=$(grep -m1 '^OpenBLAS:' $out/results.txt || true)
   three runs); written out they ran at 0.80x to 0.85x of it, and
   gaussian3x3Rows at 0.79x to 0.86x in the same runs.  Where the kernel
   loops over data (nbody, md, gesummv, atax, kmeans, mriq), dpia's and the
-  hand kernels are alike scalar loops per work-item; mriq's sin and cos
+  hand kernels are alike scalar loops per work-item: PoCL vectorises the
+  loop over a group's work-items only around straight-line code.  The
+  PolyBench gesummv and atax kernels are then bound by the latency of one
+  chain of FMAs per work-item (4 cycles an element); with eight chains in
+  a float8 (the Vec strategies, and the hand kernels with float8 sums)
+  gesummv reads at the memory's speed, about 1.8x faster, and atax's
+  second kernel reads whole cache lines, about 5x; mriq's sin and cos
   then cost about 80 ns a pair.  nbody and mriq are in GFLOP/s (20 flops per interaction, 12
   per voxel and sample).
 - Stencils: the rows "generator before unrolling" are the kernels dpia

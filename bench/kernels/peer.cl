@@ -147,6 +147,27 @@ kernel void gesummv(global float *restrict y, const global float *restrict a, co
   y[i] = alpha * tmp + beta * yi;
 }
 
+/* gesummv_vec: gesummv_kernel as one would write it for a CPU device,
+ * where a work-item's loop runs in one SIMD lane unless it says otherwise:
+ * eight partial sums in a float8 (eight independent chains of FMAs in
+ * place of one, whose latency bounds the scalar loop), added at the end.
+ * n % 8 == 0. */
+kernel void gesummv_vec(global float *restrict y, const global float *restrict a, const global float *restrict b,
+                        const global float *restrict x, float alpha, float beta, int n) {
+  int i = get_global_id(0);
+  const global float *ra = a + (size_t)i * n, *rb = b + (size_t)i * n;
+  float8 tmp = (float8)(0.0f), yi = (float8)(0.0f);
+  for (int j = 0; j < n / 8; j++) {
+    float8 xj = vload8(j, x);
+    tmp += vload8(j, ra) * xj;
+    yi += vload8(j, rb) * xj;
+  }
+  float8 s = alpha * tmp + beta * yi;
+  float4 h = s.lo + s.hi;
+  float2 q = h.lo + h.hi;
+  y[i] = q.x + q.y;
+}
+
 /* atax_kernel1: tmp = A x, one work-item per row of A [m][n] */
 kernel void atax_kernel1(global float *restrict tmp, const global float *restrict a, const global float *restrict x,
                          int n) {
@@ -164,6 +185,30 @@ kernel void atax_kernel2(global float *restrict y, const global float *restrict 
   float s = 0.0f;
   for (int i = 0; i < m; i++) s += a[(size_t)i * n + j] * tmp[i];
   y[j] = s;
+}
+
+/* atax_kernel1_vec, atax_kernel2_vec: the two kernels with float8 sums,
+ * as gesummv_vec: the first's row in eight partial sums; the second's
+ * work-item takes eight adjacent columns (a row of A gives it one float8),
+ * so that it reads whole cache lines where atax_kernel2's work-item reads
+ * one float of each (global size n / 8).  n % 8 == 0. */
+kernel void atax_kernel1_vec(global float *restrict tmp, const global float *restrict a,
+                             const global float *restrict x, int n) {
+  int i = get_global_id(0);
+  const global float *ra = a + (size_t)i * n;
+  float8 s = (float8)(0.0f);
+  for (int j = 0; j < n / 8; j++) s += vload8(j, ra) * vload8(j, x);
+  float4 h = s.lo + s.hi;
+  float2 q = h.lo + h.hi;
+  tmp[i] = q.x + q.y;
+}
+
+kernel void atax_kernel2_vec(global float *restrict y, const global float *restrict a,
+                             const global float *restrict tmp, int m, int n) {
+  int j = get_global_id(0);
+  float8 s = (float8)(0.0f);
+  for (int i = 0; i < m; i++) s += vload8(j, a + (size_t)i * n) * tmp[i];
+  vstore8(s, j, y);
 }
 
 /* ---- nearest neighbour (Rodinia nn, NearestNeighbor) ----

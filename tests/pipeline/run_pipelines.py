@@ -14,6 +14,7 @@ RUNS = [  # file, pipeline, sizes at two points
     ('dot_full.dpia', 'dot', [{'N': 262144}, {'N': 786432}]),
     ('asum_full.dpia', 'asum', [{'N': 262144}, {'N': 524288}]),
     ('atax.dpia', 'atax', [{'M': 100, 'N': 77}, {'M': 64, 'N': 128}]),
+    ('atax.dpia', 'ataxVec', [{'M': 100, 'N': 72}, {'M': 64, 'N': 128}]),
     ('mm_packed.dpia', 'mm', [{'M': 32, 'N': 48, 'K': 40}, {'M': 64, 'N': 64, 'K': 64}]),
     ('gemm.dpia', 'gemm', [{'M': 128, 'N': 256, 'K': 512}, {'M': 256, 'N': 512, 'K': 1024}]),
 ]

@@ -46,6 +46,7 @@ RUNS = [  # file, kernel, sizes at two points
     ('nbody.dpia', 'nbody', [{'N': 1000}, {'N': 4096}]),
     ('nbody.dpia', 'nbodyLocal', [{'N': 1024, 'WG': 64}, {'N': 3072, 'WG': 256}]),
     ('gesummv.dpia', 'gesummv', [{'N': 100}, {'N': 512}]),
+    ('gesummv.dpia', 'gesummvVec', [{'N': 104}, {'N': 512}]),
     ('nn.dpia', 'nn', [{'N': 1000}, {'N': 4096}]),
     ('mriq.dpia', 'mriq', [{'X': 1000, 'K': 77}, {'X': 2048, 'K': 256}]),
     ('kmeans.dpia', 'kmeans', [{'N': 1000, 'K': 5, 'F': 34}, {'N': 4096, 'K': 16, 'F': 8}]),
