@@ -5,17 +5,20 @@
  * rounds and reported as the speed of the best dpia strategy over the best
  * hand-written kernel, with the 95% interval of paired_ratio.
  *
- *   nbody        samples/nbody.dpia (nbody, nbodyLocal)   AMD APP SDK NBody, nbody_sim
+ *   nbody        samples/nbody.dpia (nbody, nbodyLocal, nbodyVec) AMD APP SDK NBody, nbody_sim
  *   md           samples/md.dpia (md)                     SHOC MD, compute_lj_force
  *   gaussian3x3  samples/gaussian_blur.dpia               a 3 x 3 convolution (SimpleConvolution)
  *   gesummv      samples/gesummv.dpia (gesummv, gesummvVec) PolyBench/GPU gesummv_kernel
  *   atax         samples/atax.dpia (pipelines atax, ataxVec) PolyBench/GPU atax_kernel1, atax_kernel2
  *
- * gesummv and atax have a second hand-written pair too, with float8 sums
- * (gesummv_vec, atax_kernel1_vec + atax_kernel2_vec): on a CPU device a
- * work-item's loop runs in one SIMD lane, and the PolyBench kernels are
- * bound by the latency of one chain of FMAs, so the dpia strategies with
- * float8 accumulators are compared with the same written by hand.
+ * nbody, gesummv and atax have one more hand-written kernel each, with
+ * float8 vectors (nbody_vec: eight bodies a work-item; gesummv_vec,
+ * atax_kernel1_vec + atax_kernel2_vec: float8 sums): on a CPU device a
+ * work-item's loop runs in one SIMD lane, so the suites' kernels are bound
+ * by a scalar square root and division (nbody) or by the latency of one
+ * chain of FMAs (PolyBench), and dpia's strategies with float8 values
+ * (nbodyVec, gesummvVec, ataxVec) are compared with the same written by
+ * hand.
  *   nn           samples/nn.dpia                          Rodinia nn, NearestNeighbor
  *   mriq         samples/mriq.dpia                        Parboil mri-q, ComputeQ_GPU
  *   kmeans       samples/kmeans.dpia                      Rodinia kmeans, kmeans_kernel_c
@@ -409,11 +412,14 @@ void peer_setup_impls(Op *op) {
   case OP_NBODY: {
     add_dpia(op, "nbody.dpia", "nbody");
     add_dpia(op, "nbody.dpia", "nbodyLocal");
+    add_dpia(op, "nbody.dpia", "nbodyVec");
     size_t g[] = {(size_t)n}, l[] = {256}; /* the SDK's group size */
     Arg common[] = {amem(mem_of(op, "pos")), amem(mem_of(op, "vel")), aint(n), afloat(float_of(op, "deltaTime")),
                     afloat(float_of(op, "epsSqr")), alocal(256 * 16)};
     add_peer(op, "nbody_sim", "nbody_sim (local tiles, AMD SDK 2.x)", 1, g, l, (size_t)n * 8, 6, common);
     add_peer(op, "nbody_sim_unrolled", "nbody_sim (unrolled 8, AMD SDK 3.0)", 1, g, NULL, (size_t)n * 8, 5, common);
+    size_t g_vec[] = {(size_t)n / 8};
+    add_peer(op, "nbody_vec", "nbody_vec (8 bodies a work-item, float8)", 1, g_vec, NULL, (size_t)n * 8, 5, common);
     break;
   }
   case OP_MD: {

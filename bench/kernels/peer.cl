@@ -85,6 +85,44 @@ kernel void nbody_sim_unrolled(global float4 *restrict out, const global float4 
   out[2 * gid + 1] = newVel;
 }
 
+/* nbody_vec: nbody_sim as one would write it for a CPU device, where a
+ * work-item's loop runs in one SIMD lane unless it says otherwise: each
+ * work-item takes eight bodies, their coordinates in three float8 (x, y,
+ * z: structure of arrays), so that one pass of the loop computes eight
+ * interactions, the reciprocal square root among them (global size
+ * numBodies / 8; numBodies % 8 == 0). */
+kernel void nbody_vec(global float4 *restrict out, const global float4 *restrict pos,
+                      const global float4 *restrict vel, int numBodies, float deltaTime, float epsSqr) {
+  int gid = get_global_id(0);
+  const global float4 *mine = pos + 8 * gid;
+  float8 px, py, pz;
+  float *lx = (float *)&px, *ly = (float *)&py, *lz = (float *)&pz;
+  for (int k = 0; k < 8; k++) {
+    lx[k] = mine[k].x;
+    ly[k] = mine[k].y;
+    lz[k] = mine[k].z;
+  }
+  float8 ax = (float8)(0.0f), ay = (float8)(0.0f), az = (float8)(0.0f);
+  for (int i = 0; i < numBodies; i++) {
+    float4 q = pos[i];
+    float8 rx = q.x - px, ry = q.y - py, rz = q.z - pz;
+    float8 invDist = rsqrt(rx * rx + ry * ry + rz * rz + epsSqr);
+    float8 s = q.w * invDist * invDist * invDist;
+    ax += s * rx;
+    ay += s * ry;
+    az += s * rz;
+  }
+  float *sx = (float *)&ax, *sy = (float *)&ay, *sz = (float *)&az;
+  for (int k = 0; k < 8; k++) {
+    int b = 8 * gid + k;
+    float4 myPos = pos[b], oldVel = vel[b], acc = (float4)(sx[k], sy[k], sz[k], 0.0f);
+    float4 newPos = myPos + oldVel * deltaTime + acc * 0.5f * deltaTime * deltaTime;
+    newPos.w = myPos.w;
+    out[2 * b] = newPos;
+    out[2 * b + 1] = oldVel + acc * deltaTime;
+  }
+}
+
 /* ---- molecular dynamics (SHOC MD, compute_lj_force) ----
  * One work-item per atom; the neighbour list is [neighCount][inum]
  * (neighbour j of every atom together).  SHOC's lists never hold the atom

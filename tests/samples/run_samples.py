@@ -45,6 +45,7 @@ RUNS = [  # file, kernel, sizes at two points
     ('gemm.dpia', 'gemmBlocks', [{'M': 128, 'N': 256, 'K': 512}, {'M': 256, 'N': 512, 'K': 1024}]),
     ('nbody.dpia', 'nbody', [{'N': 1000}, {'N': 4096}]),
     ('nbody.dpia', 'nbodyLocal', [{'N': 1024, 'WG': 64}, {'N': 3072, 'WG': 256}]),
+    ('nbody.dpia', 'nbodyVec', [{'N': 1000}, {'N': 4096}]),
     ('gesummv.dpia', 'gesummv', [{'N': 100}, {'N': 512}]),
     ('gesummv.dpia', 'gesummvVec', [{'N': 104}, {'N': 512}]),
     ('nn.dpia', 'nn', [{'N': 1000}, {'N': 4096}]),
