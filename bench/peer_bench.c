@@ -5,23 +5,24 @@
  * rounds and reported as the speed of the best dpia strategy over the best
  * hand-written kernel, with the 95% interval of paired_ratio.
  *
- *   nbody        samples/nbody.dpia (nbody, nbodyLocal, nbodyVec) AMD APP SDK NBody, nbody_sim
- *   md           samples/md.dpia (md)                     SHOC MD, compute_lj_force
- *   gaussian3x3  samples/gaussian_blur.dpia               a 3 x 3 convolution (SimpleConvolution)
- *   gesummv      samples/gesummv.dpia (gesummv, gesummvVec) PolyBench/GPU gesummv_kernel
- *   atax         samples/atax.dpia (pipelines atax, ataxVec) PolyBench/GPU atax_kernel1, atax_kernel2
+ *   nbody        samples/nbody.dpia (nbody, nbodyLocal, nbodyVec)  AMD APP SDK NBody, nbody_sim
+ *   md           samples/md.dpia (md)                              SHOC MD, compute_lj_force
+ *   gaussian3x3  samples/gaussian_blur.dpia                        a 3 x 3 convolution (SimpleConvolution)
+ *   gesummv      samples/gesummv.dpia (gesummv, gesummvVec)        PolyBench/GPU gesummv_kernel
+ *   atax         samples/atax.dpia (pipelines atax, ataxVec)       PolyBench/GPU atax_kernel1, atax_kernel2
+ *   nn           samples/nn.dpia                                   Rodinia nn, NearestNeighbor
+ *   mriq         samples/mriq.dpia (mriq, mriqVec)                 Parboil mri-q, ComputeQ_GPU
+ *   kmeans       samples/kmeans.dpia                               Rodinia kmeans, kmeans_kernel_c
  *
- * nbody, gesummv and atax have one more hand-written kernel each, with
- * float8 vectors (nbody_vec: eight bodies a work-item; gesummv_vec,
- * atax_kernel1_vec + atax_kernel2_vec: float8 sums): on a CPU device a
- * work-item's loop runs in one SIMD lane, so the suites' kernels are bound
- * by a scalar square root and division (nbody) or by the latency of one
- * chain of FMAs (PolyBench), and dpia's strategies with float8 values
- * (nbodyVec, gesummvVec, ataxVec) are compared with the same written by
+ * nbody, mriq, gesummv and atax have one more hand-written kernel each,
+ * with float8 vectors (nbody_vec: eight bodies a work-item; ComputeQ_vec:
+ * eight voxels; gesummv_vec, atax_kernel1_vec + atax_kernel2_vec: float8
+ * sums): on a CPU device a work-item's loop runs in one SIMD lane, so the
+ * suites' kernels are bound by a scalar square root and division (nbody),
+ * scalar sin and cos (mriq) or the latency of one chain of FMAs
+ * (PolyBench), and dpia's strategies with float8 values (nbodyVec,
+ * mriqVec, gesummvVec, ataxVec) are compared with the same written by
  * hand.
- *   nn           samples/nn.dpia                          Rodinia nn, NearestNeighbor
- *   mriq         samples/mriq.dpia                        Parboil mri-q, ComputeQ_GPU
- *   kmeans       samples/kmeans.dpia                      Rodinia kmeans, kmeans_kernel_c
  *
  * Every implementation is checked against a double-precision host
  * reference before it is timed (blas_bench.c, check); `blas_bench --check
@@ -475,10 +476,12 @@ void peer_setup_impls(Op *op) {
   }
   case OP_MRIQ: {
     add_dpia(op, "mriq.dpia", "mriq");
-    size_t g[] = {(size_t)n};
-    add_peer(op, "ComputeQ_GPU", "ComputeQ_GPU (Parboil)", 1, g, NULL, (size_t)n * 2, 5,
-             (Arg[]){amem(mem_of(op, "x")), amem(mem_of(op, "y")), amem(mem_of(op, "z")), amem(mem_of(op, "kvalues")),
-                     aint(m)});
+    add_dpia(op, "mriq.dpia", "mriqVec");
+    size_t g[] = {(size_t)n}, g_vec[] = {(size_t)n / 8};
+    Arg args[] = {amem(mem_of(op, "x")), amem(mem_of(op, "y")), amem(mem_of(op, "z")), amem(mem_of(op, "kvalues")),
+                  aint(m)};
+    add_peer(op, "ComputeQ_GPU", "ComputeQ_GPU (Parboil)", 1, g, NULL, (size_t)n * 2, 5, args);
+    add_peer(op, "ComputeQ_vec", "ComputeQ_vec (8 voxels a work-item, float8)", 1, g_vec, NULL, (size_t)n * 2, 5, args);
     break;
   }
   default: die("%s is not a peer program", op->name);

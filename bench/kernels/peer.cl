@@ -306,6 +306,24 @@ kernel void ComputeQ_GPU(global float2 *restrict q, const global float *restrict
   q[xIndex] = (float2)(sQr, sQi);
 }
 
+/* ComputeQ_vec: ComputeQ_GPU as one would write it for a CPU device,
+ * where a work-item's loop runs in one SIMD lane unless it says otherwise:
+ * eight voxels a work-item, their coordinates as float8, so that cos and
+ * sin run on eight exponents at once (global size numX / 8). */
+kernel void ComputeQ_vec(global float2 *restrict q, const global float *restrict x, const global float *restrict y,
+                         const global float *restrict z, const global struct kValues *restrict ck, int numK) {
+  int g = get_global_id(0);
+  float8 sX = vload8(g, x), sY = vload8(g, y), sZ = vload8(g, z);
+  float8 sQr = (float8)(0.0f), sQi = (float8)(0.0f);
+  for (int kIndex = 0; kIndex < numK; kIndex++) {
+    float8 expArg = PIx2 * (ck[kIndex].Kx * sX + ck[kIndex].Ky * sY + ck[kIndex].Kz * sZ);
+    sQr += ck[kIndex].PhiMag * cos(expArg);
+    sQi += ck[kIndex].PhiMag * sin(expArg);
+  }
+  float *r = (float *)&sQr, *i = (float *)&sQi;
+  for (int k = 0; k < 8; k++) q[8 * g + k] = (float2)(r[k], i[k]);
+}
+
 /* ---- K-means, the assignment step (Rodinia kmeans, kmeans_kernel_c) ----
  * feature is [nfeatures][npoints] (Rodinia's kmeans_swap has transposed
  * it), clusters [nclusters][nfeatures]; membership the index of the
