@@ -33,10 +33,12 @@ SIZES = {
     'gaussian3x3Prelude': {'M': 64, 'N': 128}, 'gaussian3x3Rows': {'M': 64, 'N': 128},
     'mandelbrot': {'N': 4096}, 'mandelbrotTiled': {'N': 4096},
     'gesummv': {'N': 256}, 'nn': {'N': 4096}, 'mriq': {'X': 1024, 'K': 64},
+    'nbodyVec': {'N': 1024}, 'mriqVec': {'X': 1024, 'K': 64}, 'gesummvVec': {'N': 256},
     'kmeans': {'N': 1024, 'K': 5, 'F': 34},
     # the kernels of the sample pipelines (docs/language.md section 8)
     'dotParts': {'N': 262144}, 'dotSum': {'M': 1000}, 'asumParts': {'N': 262144}, 'asumSum': {'M': 1000},
-    'ax': {'M': 64, 'N': 96}, 'atv': {'M': 64, 'N': 96}, 'mmPackB': {'N': 64, 'K': 64},
+    'ax': {'M': 64, 'N': 96}, 'atv': {'M': 64, 'N': 96}, 'axVec': {'M': 64, 'N': 96}, 'atvVec': {'M': 64, 'N': 96},
+    'mmPackB': {'N': 64, 'K': 64},
     'mmPackedBlock': {'M': 64, 'N': 64, 'K': 64},
     'gemmPackA': {'M': 64, 'K': 64}, 'gemmPackB': {'N': 64, 'K': 64}, 'gemmBlocks': {'M': 128, 'N': 256, 'K': 512},
 }
