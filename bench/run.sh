@@ -264,9 +264,10 @@ blas=$(grep -m1 '^OpenBLAS:' $out/results.txt || true)
   gesummv reads at the memory's speed, about 1.8x faster, and atax's
   second kernel reads whole cache lines, about 5x.  nbody's loop is bound
   by its scalar square root and division (rsqrt); nbodyVec and nbody_vec
-  do eight interactions an instruction, about 4.4x faster; mriq's sin and cos
-  then cost about 80 ns a pair.  nbody and mriq are in GFLOP/s (20 flops per interaction, 12
-  per voxel and sample).
+  do eight interactions an instruction, about 4.4x faster.  mriq's scalar
+  sin and cos cost about 80 ns a pair; mriqVec and ComputeQ_vec take eight
+  voxels a work-item and call them on float8, about 6x faster.  nbody and
+  mriq are in GFLOP/s (20 flops per interaction, 12 per voxel and sample).
 - Stencils: the rows "generator before unrolling" are the kernels dpia
   generated before loops of at most 4 steps were written out (see
   bench/kernels/before.cl): PoCL did not vectorise around the loop of 3.
