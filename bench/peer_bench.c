@@ -12,17 +12,18 @@
  *   atax         samples/atax.dpia (pipelines atax, ataxVec)       PolyBench/GPU atax_kernel1, atax_kernel2
  *   nn           samples/nn.dpia                                   Rodinia nn, NearestNeighbor
  *   mriq         samples/mriq.dpia (mriq, mriqVec)                 Parboil mri-q, ComputeQ_GPU
- *   kmeans       samples/kmeans.dpia                               Rodinia kmeans, kmeans_kernel_c
+ *   kmeans       samples/kmeans.dpia (kmeans, kmeansVec)           Rodinia kmeans, kmeans_kernel_c
  *
- * nbody, mriq, gesummv and atax have one more hand-written kernel each,
- * with float8 vectors (nbody_vec: eight bodies a work-item; ComputeQ_vec:
- * eight voxels; gesummv_vec, atax_kernel1_vec + atax_kernel2_vec: float8
- * sums): on a CPU device a work-item's loop runs in one SIMD lane, so the
- * suites' kernels are bound by a scalar square root and division (nbody),
- * scalar sin and cos (mriq) or the latency of one chain of FMAs
+ * nbody, mriq, kmeans, gesummv and atax have one more hand-written kernel
+ * each, with float8 vectors (nbody_vec: eight bodies a work-item;
+ * ComputeQ_vec: eight voxels; kmeans_vec: eight points; gesummv_vec,
+ * atax_kernel1_vec + atax_kernel2_vec: float8 sums): on a CPU device a
+ * work-item's loop runs in one SIMD lane, so the suites' kernels are bound
+ * by a scalar square root and division (nbody), scalar sin and cos (mriq),
+ * scalar arithmetic (kmeans) or the latency of one chain of FMAs
  * (PolyBench), and dpia's strategies with float8 values (nbodyVec,
- * mriqVec, gesummvVec, ataxVec) are compared with the same written by
- * hand.
+ * mriqVec, kmeansVec, gesummvVec, ataxVec) are compared with the same
+ * written by hand.
  *
  * Every implementation is checked against a double-precision host
  * reference before it is timed (blas_bench.c, check); `blas_bench --check
@@ -469,9 +470,11 @@ void peer_setup_impls(Op *op) {
   }
   case OP_KMEANS: {
     add_dpia(op, "kmeans.dpia", "kmeans");
-    size_t g[] = {(size_t)n};
-    add_peer(op, "kmeans_kernel_c", "kmeans_kernel_c (Rodinia)", 1, g, NULL, (size_t)n, 5,
-             (Arg[]){amem(mem_of(op, "features")), amem(mem_of(op, "clusters")), aint(n), aint(m), aint(op->k)});
+    add_dpia(op, "kmeans.dpia", "kmeansVec");
+    size_t g[] = {(size_t)n}, g_vec[] = {(size_t)n / 8};
+    Arg args[] = {amem(mem_of(op, "features")), amem(mem_of(op, "clusters")), aint(n), aint(m), aint(op->k)};
+    add_peer(op, "kmeans_kernel_c", "kmeans_kernel_c (Rodinia)", 1, g, NULL, (size_t)n, 5, args);
+    add_peer(op, "kmeans_vec", "kmeans_vec (8 points a work-item, float8)", 1, g_vec, NULL, (size_t)n, 5, args);
     break;
   }
   case OP_MRIQ: {

@@ -697,7 +697,17 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     rest = need_idx(cg, ps, e, &i);
     return gen_exp(cg, s->args[0], step_idx(cg, ix_add(x, i, ix_from_size(x, h->sizes[0])), rest));
   case PRIM_SELECT: {
+    /* on vectors, c ? a : b is OpenCL's select(b, a, c), lane by lane by
+     * the sign bit of the mask's lane (docs/language.md section 19); a
+     * lane of it is taken from the whole value (lane_by_path) */
+    DataType *m = dt_resolve(fn_param(h->type, 0)->data);
+    bool lanes = m->kind == DT_SCALAR && m->width > 1;
+    if (lanes && ps) INTERNAL("a path into a select of vectors");
     CExpr c = gen_exp(cg, s->args[0], NULL);
+    DataType *r = dt_resolve(fn_result(h->type, 3)->data);
+    /* a double vector's mask is a long vector (OpenCL C 6.3.i) */
+    if (lanes && r->kind == DT_SCALAR && r->scalar == SC_DOUBLE)
+      c = call(cg, arena_printf(cg->arena, "convert_long%d", m->width), 1, &c);
     CExpr a = gen_exp(cg, s->args[1], ps);
     CExpr b = gen_exp(cg, s->args[2], ps);
     return kir_cond(cg->arena, c, a, b);
@@ -779,6 +789,10 @@ static bool lane_by_path(CG *cg, const Phrase *e) {
   Spine s;
   if (!spine_of(cg->arena, e, &s)) return true;
   PrimFamily f = prim_family(s.head->prim);
+  if (s.head->prim == PRIM_SELECT && s.nargs == 3) { /* a select of vectors chooses by the mask's sign bit */
+    DataType *m = dt_resolve(fn_param(s.head->type, 0)->data);
+    return !(m->kind == DT_SCALAR && m->width > 1);
+  }
   return f != PFAM_MATH && f != PFAM_CONVERT;
 }
 

@@ -365,8 +365,18 @@ static Phrase *elab_binop(Checker *c, Env *env, const Ast *e) {
     if (!u) return NULL;
     u = dt_resolve(u);
     if (u->kind == DT_SCALAR && u->width > 1) {
-      check_error(c, ERR_BAD_OPERANDS, e->span, "comparison '%s' of vectors is not supported; compare scalars", op);
-      return NULL;
+      /* as OpenCL C: lane by lane, an int vector of -1 (true) and 0, the
+       * mask of a vector select (docs/language.md section 19); a double
+       * vector's would be a long vector, which dpia does not have */
+      if (u->scalar == SC_DOUBLE) {
+        check_error(c, ERR_BAD_OPERANDS, e->span,
+                    "comparison '%s' of double vectors is not supported (OpenCL gives a long vector, which dpia "
+                    "does not have); compare float or int vectors, or lanes",
+                    op);
+        return NULL;
+      }
+      t = dt_scalar(c->tc, SC_INT, u->width);
+      break;
     }
     t = c->tc->t_bool;
     break;
@@ -884,6 +894,43 @@ static Phrase *elab_iterate(Checker *c, Env *env, const Ast *it, Arg *arg) {
   return v;
 }
 
+/* select m a b with m an int vector of N lanes (a vector comparison's
+ * mask) selects lane by lane: a and b are vectors of N lanes, of any
+ * scalar (docs/language.md section 19).  The mask is elaborated first
+ * (args[0] becomes ready); with any other first argument select keeps its
+ * type in prims.h, exp[bool] -> exp[a] -> exp[a] -> exp[a]. */
+static bool vector_select(Checker *c, Env *env, Phrase *fn, Arg *args, int *mask_width) {
+  *mask_width = 0;
+  Phrase *mask = infer(c, env, args[0].ast);
+  if (!mask) return false;
+  args[0].ready = mask;
+  args[0].ast = NULL;
+  DataType *m = mask->type->kind == PT_EXP ? dt_resolve(mask->type->data) : NULL;
+  if (!m || m->kind != DT_SCALAR || m->scalar != SC_INT || m->width == 1) return true;
+  *mask_width = m->width;
+  PhraseType *ev = pt_exp(c->tc, fresh(c, MC_ANY, mask->span));
+  fn->type = pt_fn(c->tc, pt_exp(c->tc, m), pt_fn(c->tc, ev, pt_fn(c->tc, ev, ev)));
+  return true;
+}
+
+/* After select m a b by a mask of width lanes: a and b are vectors of that
+ * many lanes (their type may wait for later uses: then a deferred vector
+ * constraint says so). */
+static void check_vector_select(Checker *c, const Phrase *p, int width, Span span) {
+  if (p->type->kind != PT_EXP) return; /* select m a, not applied to b yet: the whole application decides */
+  DataType *v = dt_resolve(p->type->data);
+  if (v->kind == DT_META) {
+    defer(c, DEFER_VECTOR_OF, fresh(c, MC_NUMERIC, span), v, size_const(&c->tc->sizes, width), SC_INT, span);
+    return;
+  }
+  if (v->kind != DT_SCALAR || v->width != width) {
+    TypeNamer tn;
+    check_namer(c, &tn);
+    check_error(c, ERR_TYPE_MISMATCH, span, "select by an int%d mask chooses between vectors of %d lanes, found %s",
+                width, width, tn_describe_data(&tn, v));
+  }
+}
+
 static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
   int nargs = 0;
   const Ast *head = e;
@@ -905,6 +952,7 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
     a = a->lhs;
   }
   Phrase *fn;
+  int mask_width = 0; /* select by a mask of this many lanes (vector_select) */
   int template = template_named(c, env, head);
   if (head->kind == AST_ITERATE) {
     fn = elab_iterate(c, env, head, &args[0]);
@@ -935,6 +983,8 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
                   prim_info[fn->prim].name, w, nargs, nargs == 1 ? "" : "s");
       fn = NULL;
     }
+    if (fn && fn->kind == PH_PRIM && fn->prim == PRIM_SELECT && !vector_select(c, env, fn, args, &mask_width))
+      fn = NULL;
     int given = fn ? explicit_sizes(c, env, fn, args, nargs) : 0;
     if (given < 0) fn = NULL;
     else if (given == nargs) {
@@ -946,6 +996,7 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
     }
   }
   Phrase *p = fn ? apply_spine(c, env, fn, args, nargs, want) : NULL;
+  if (p && mask_width) check_vector_select(c, p, mask_width, e->span);
   c->depth--;
   return p;
 }

@@ -723,7 +723,13 @@ static Val run_prim(Imp *I, const Phrase *p, const Val *argv) {
     return arr_val(m);
   }
   /* scalars */
-  case PRIM_SELECT: return lane(need_num(I, args[0], p), 0) != 0 ? args[1] : args[2];
+  case PRIM_SELECT: {
+    Val mask = need_num(I, args[0], p);
+    if (mask.width == 1) return lane(mask, 0) != 0 ? args[1] : args[2];
+    Val a = need_num(I, args[1], p), b = need_num(I, args[2], p); /* lane by lane */
+    double lanes[NUM_MAX_LANES];
+    return num(I, num_select(num_view(mask), num_view(a), num_view(b), lanes), lanes);
+  }
   case PRIM_VEC: {
     int64_t k = eval_size(I, p->sizes[0], p);
     double x = lane(need_num(I, args[0], p), 0), lanes[NUM_MAX_LANES];

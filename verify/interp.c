@@ -590,7 +590,13 @@ static Val run_prim(Interp *I, const Phrase *p, const Val *args) {
   }
   PRIM_CASES_MEMORY:
     return apply(I, args[0], args[1]);
-  case PRIM_SELECT: return lane(need_num(args[0], p), 0) != 0 ? args[1] : args[2];
+  case PRIM_SELECT: {
+    Val mask = need_num(args[0], p);
+    if (mask.width == 1) return lane(mask, 0) != 0 ? args[1] : args[2];
+    Val a = need_num(args[1], p), b = need_num(args[2], p); /* lane by lane */
+    double lanes[NUM_MAX_LANES];
+    return num(I, num_select(num_view(&mask), num_view(&a), num_view(&b), lanes), lanes);
+  }
   case PRIM_VEC: {
     int64_t k = eval_size(I, p->sizes[0], p->span);
     double lanes[NUM_MAX_LANES];

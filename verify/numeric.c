@@ -42,7 +42,17 @@ static int max_width(Num a, Num b) { return a.width > b.width ? a.width : b.widt
 
 int num_binop(BinOp op, bool is_int, Num a, Num b, double *out) {
   int w = max_width(a, b);
-  for (int j = 0; j < w; j++) out[j] = num_arith(op, is_int, num_lane(a, j), num_lane(b, j));
+  /* OpenCL C: a comparison of vectors gives -1 (every bit set) in a lane
+   * where it holds, a comparison of scalars 1 (docs/language.md section
+   * 19) */
+  double yes = w > 1 && op >= BIN_LT && op <= BIN_NE ? -1.0 : 1.0;
+  for (int j = 0; j < w; j++) out[j] = num_arith(op, is_int, num_lane(a, j), num_lane(b, j)) * yes;
+  return w;
+}
+
+int num_select(Num mask, Num a, Num b, double *out) {
+  int w = max_width(a, b);
+  for (int j = 0; j < w; j++) out[j] = num_lane(mask, j) < 0 ? num_lane(a, j) : num_lane(b, j);
   return w;
 }
 

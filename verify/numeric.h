@@ -36,6 +36,10 @@ double num_arith(BinOp op, bool is_int, double x, double y);
 /* a op b lane by lane (the wider width) */
 int num_binop(BinOp op, bool is_int, Num a, Num b, double *out);
 
+/* select mask a b of vectors: lane j of a where lane j of mask is
+ * negative (its sign bit set, as OpenCL's select tests), else of b */
+int num_select(Num mask, Num a, Num b, double *out);
+
 /* '-' (negation) or '!' (not) lane by lane */
 int num_unop(char unop, Num x, double *out);
 

@@ -277,6 +277,29 @@ kernel void NearestNeighborExact(global float *restrict d_distances, const globa
       sqrt((lat - latLong->lat) * (lat - latLong->lat) + (lng - latLong->lng) * (lng - latLong->lng));
 }
 
+/* kmeans_vec: kmeans_kernel_c as one would write it for a CPU device,
+ * where a work-item's loop runs in one SIMD lane unless it says otherwise:
+ * eight points a work-item, their features as float8 (a row of feature
+ * holds one feature of every point), the nearest centre chosen lane by
+ * lane by the mask of a vector comparison (global size npoints / 8). */
+kernel void kmeans_vec(global int *restrict membership, const global float *restrict feature,
+                       const global float *restrict clusters, int npoints, int nclusters, int nfeatures) {
+  int g = get_global_id(0);
+  int8 index = (int8)(0);
+  float8 min_dist = (float8)(FLT_MAX);
+  for (int i = 0; i < nclusters; i++) {
+    float8 ans = (float8)(0.0f);
+    for (int l = 0; l < nfeatures; l++) {
+      float8 d = vload8(g, feature + (size_t)l * npoints) - clusters[i * nfeatures + l];
+      ans += d * d;
+    }
+    int8 closer = ans < min_dist;
+    min_dist = select(min_dist, ans, closer);
+    index = select(index, (int8)(i), closer);
+  }
+  vstore8(index, g, membership);
+}
+
 /* ---- MRI-Q (Parboil mri-q, ComputeQ_GPU) ----
  * One work-item per voxel, all numK samples in one launch (Parboil
  * launches once per chunk of the samples that fits in constant memory,

@@ -52,6 +52,7 @@ RUNS = [  # file, kernel, sizes at two points
     ('mriq.dpia', 'mriq', [{'X': 1000, 'K': 77}, {'X': 2048, 'K': 256}]),
     ('mriq.dpia', 'mriqVec', [{'X': 1000, 'K': 77}, {'X': 2048, 'K': 256}]),
     ('kmeans.dpia', 'kmeans', [{'N': 1000, 'K': 5, 'F': 34}, {'N': 4096, 'K': 16, 'F': 8}]),
+    ('kmeans.dpia', 'kmeansVec', [{'N': 1000, 'K': 5, 'F': 34}, {'N': 4096, 'K': 16, 'F': 8}]),
     # array literals and foreign functions (docs/language.md sections 13, 14)
     ('gaussian_blur.dpia', 'gaussian5', [{'N': 1000}, {'N': 4096}]),
     ('gaussian_blur.dpia', 'gaussian3x3', [{'M': 100, 'N': 77}, {'M': 64, 'N': 128}]),
