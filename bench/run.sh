@@ -240,7 +240,9 @@ blas=$(grep -m1 '^OpenBLAS:' $out/results.txt || true)
   atax_kernel2_vec: the second's work-item takes eight adjacent columns),
   against dpia's gesummvVec and ataxVec, the same strategies; nn Rodinia's
   NearestNeighbor; kmeans Rodinia's kmeans_kernel_c (the assignment step,
-  its index checked as right when its centre is a nearest one); mriq
+  its index checked as right when its centre is a nearest one), and
+  kmeans_vec, written by hand as dpia's kmeansVec (eight points a
+  work-item, the nearest centre chosen by a float8 comparison's mask); mriq
   Parboil's ComputeQ_GPU, all samples in one launch.  Each hand kernel
   writes the layout of the dpia kernel's output (nbody: one buffer of
   (position, velocity) pairs) so that both are checked against one
@@ -264,7 +266,8 @@ blas=$(grep -m1 '^OpenBLAS:' $out/results.txt || true)
   gesummv reads at the memory's speed, about 1.8x faster, and atax's
   second kernel reads whole cache lines, about 5x.  nbody's loop is bound
   by its scalar square root and division (rsqrt); nbodyVec and nbody_vec
-  do eight interactions an instruction, about 4.4x faster.  mriq's scalar
+  do eight interactions an instruction, about 4.4x faster; kmeansVec and
+  kmeans_vec eight points' distances.  mriq's scalar
   sin and cos cost about 80 ns a pair; mriqVec and ComputeQ_vec take eight
   voxels a work-item and call them on float8, about 6x faster.  nbody and
   mriq are in GFLOP/s (20 flops per interaction, 12 per voxel and sample).
