@@ -365,9 +365,24 @@ static Checker scratch_checker(Arena *a, Interner *in, Diag *diag, TypeCtx *tc) 
   return c;
 }
 
+/* select by a vector mask (check.c, vector_select; docs/language.md
+ * section 19): exp[intN] -> exp[sN] -> exp[sN] -> exp[sN] */
+static bool is_vector_select(const PhraseType *t) {
+  if (t->kind != PT_FN || t->fst->kind != PT_EXP) return false;
+  const DataType *m = dt_resolve(t->fst->data);
+  if (m->kind != DT_SCALAR || m->scalar != SC_INT || m->width == 1) return false;
+  const PhraseType *a = t->snd;
+  if (a->kind != PT_FN || a->fst->kind != PT_EXP) return false;
+  const DataType *v = dt_resolve(a->fst->data);
+  const PhraseType *b = a->snd;
+  return v->kind == DT_SCALAR && v->width == m->width && b->kind == PT_FN && pt_equal(b->fst, a->fst) &&
+         pt_equal(b->snd, a->fst);
+}
+
 bool prim_type_is_instance(Arena *a, Interner *in, TypeCtx *tc, const Phrase *p) {
   /* a foreign function's type is its declaration's (check.c) */
   if (p->prim == PRIM_FOREIGN) return p->foreign && pt_equal(p->type, p->foreign->type);
+  if (p->prim == PRIM_SELECT && is_vector_select(p->type)) return true;
   Diag diag;
   diag_init(&diag, a);
   Checker c = scratch_checker(a, in, &diag, tc);
