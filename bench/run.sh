@@ -263,13 +263,13 @@ blas=$(grep -m1 '^OpenBLAS:' $out/results.txt || true)
   PolyBench gesummv and atax kernels are then bound by the latency of one
   chain of FMAs per work-item (4 cycles an element); with eight chains in
   a float8 (the Vec strategies, and the hand kernels with float8 sums)
-  gesummv reads at the memory's speed, about 1.8x faster, and atax's
-  second kernel reads whole cache lines, about 5x.  nbody's loop is bound
-  by its scalar square root and division (rsqrt); nbodyVec and nbody_vec
-  do eight interactions an instruction, about 4.4x faster; kmeansVec and
-  kmeans_vec eight points' distances.  mriq's scalar
+  gesummv reads at the memory's speed, 1.8x to 2.2x faster in two runs,
+  and atax's second kernel reads whole cache lines, 5x to 5.7x.  nbody's
+  loop is bound by its scalar square root and division (rsqrt); nbodyVec
+  and nbody_vec do eight interactions an instruction, 4.4x to 5.8x faster;
+  kmeansVec and kmeans_vec eight points' distances, 6.6x.  mriq's scalar
   sin and cos cost about 80 ns a pair; mriqVec and ComputeQ_vec take eight
-  voxels a work-item and call them on float8, about 6x faster.  nbody and
+  voxels a work-item and call them on float8, 6x to 8x faster.  nbody and
   mriq are in GFLOP/s (20 flops per interaction, 12 per voxel and sample).
 - Stencils: the rows "generator before unrolling" are the kernels dpia
   generated before loops of at most 4 steps were written out (see
