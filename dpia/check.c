@@ -254,177 +254,6 @@ static Phrase *elab_prim(Checker *c, Env *env, const Ast *e) {
   return p->type ? p : NULL;
 }
 
-/* ---- literals and operators ---- */
-
-static Phrase *elab_literal(Checker *c, const Ast *e) {
-  Phrase *p;
-  switch (e->kind) {
-  case AST_INT:
-    if (e->int_value > (uint64_t)INT64_MAX) {
-      check_error(c, ERR_BAD_LITERAL, e->span, "integer literal too large");
-      return NULL;
-    }
-    p = mk(c, PH_LIT, e->span, pt_exp(c->tc, fresh(c, MC_NUMERIC, e->span)));
-    p->lit_int = (int64_t)e->int_value;
-    p->lit_float = (double)e->int_value;
-    break;
-  case AST_FLOAT:
-    p = mk(c, PH_LIT, e->span,
-           pt_exp(c->tc, e->float_suffix_f ? c->tc->t_float : fresh(c, MC_FLOATING, e->span)));
-    p->lit_float = e->float_value;
-    p->lit_is_float = true;
-    break;
-  default: /* AST_BOOL */
-    p = mk(c, PH_LIT, e->span, pt_exp(c->tc, c->tc->t_bool));
-    p->lit_int = e->bool_value;
-    break;
-  }
-  vec_push(c->arena, &c->lits, p);
-  return p;
-}
-
-static DataType *exp_data(Checker *c, Phrase *p, const char *what) {
-  if (p->type->kind != PT_EXP) {
-    TypeNamer tn;
-    check_namer(c, &tn);
-    check_error(c, ERR_FUNCTION_AS_VALUE, p->span, "%s needs a value, found %s", what,
-                tn_describe_phrase(&tn, zonk_phrase_type(c, p->type)));
-    return NULL;
-  }
-  return dt_resolve(p->type->data);
-}
-
-/* Result type of an arithmetic operator (spec section 4: numeric scalars
- * and vectors, elementwise; scalar op vector broadcasts). */
-static DataType *arith_type(Checker *c, const Ast *e, DataType *a, DataType *b, bool int_only) {
-  const char *op = binop_spelling[e->op];
-  if (a->kind == DT_META && b->kind == DT_META) {
-    unify_data(c, a, b);
-    DataType *t = dt_resolve(a);
-    if (t->meta->cls == MC_ANY) t->meta->cls = MC_NUMERIC;
-    if (int_only && t->meta->cls == MC_FLOATING) goto bad;
-    return t;
-  }
-  if (a->kind == DT_META || b->kind == DT_META) {
-    DataType *m = a->kind == DT_META ? a : b, *k = a->kind == DT_META ? b : a;
-    if (k->kind != DT_SCALAR || k->scalar == SC_BOOL) goto bad;
-    /* a literal (or a type not fixed yet) next to a vector takes the vector
-     * type: a vector literal is the scalar broadcast (spec section 2), and
-     * an accumulator started from 0.0 and added to float4s is a float4 */
-    if (!unify_data(c, m, k)) goto bad;
-    if (int_only && k->scalar != SC_INT) goto bad;
-    return k;
-  }
-  if (a->kind != DT_SCALAR || b->kind != DT_SCALAR || a->scalar == SC_BOOL || b->scalar == SC_BOOL) goto bad;
-  if (a->scalar != b->scalar) {
-    check_error(c, ERR_BAD_OPERANDS, e->span,
-                "operands of '%s' have different types %s and %s; convert one with toFloat, toInt or toDouble", op,
-                check_describe(c, pt_exp(c->tc, a)), check_describe(c, pt_exp(c->tc, b)));
-    return NULL;
-  }
-  if (int_only && a->scalar != SC_INT) goto bad;
-  if (a->width == b->width) return a;
-  if (a->width == 1) return b;
-  if (b->width == 1) return a;
-bad: {
-  TypeNamer tn;
-  check_namer(c, &tn);
-  check_error(c, ERR_BAD_OPERANDS, e->span, "operator '%s' cannot be applied to %s and %s", op,
-              tn_describe_data(&tn, a), tn_describe_data(&tn, b));
-  return NULL;
-}
-}
-
-static Phrase *elab_binop(Checker *c, Env *env, const Ast *e) {
-  const char *slip = static_size_operator_hint(c->arena, e); /* split 2048 * 128 */
-  if (slip) {
-    check_error(c, ERR_SIZE_OPERATOR_PRECEDENCE, e->span, "%s", slip);
-    return NULL;
-  }
-  Phrase *l = infer(c, env, e->lhs);
-  Phrase *r = infer(c, env, e->rhs);
-  if (!l || !r) return NULL;
-  const char *op = binop_spelling[e->op];
-  const char *what = arena_printf(c->arena, "operator '%s'", op);
-  DataType *a = exp_data(c, l, what), *b = a ? exp_data(c, r, what) : NULL;
-  if (!a || !b) return NULL;
-  DataType *t = NULL;
-  switch (e->op) {
-  case BIN_ADD:
-  case BIN_SUB:
-  case BIN_MUL:
-  case BIN_DIV: t = arith_type(c, e, a, b, false); break;
-  case BIN_MOD: t = arith_type(c, e, a, b, true); break;
-  case BIN_LT:
-  case BIN_LE:
-  case BIN_GT:
-  case BIN_GE:
-  case BIN_EQ:
-  case BIN_NE: {
-    DataType *u = arith_type(c, e, a, b, false);
-    if (!u) return NULL;
-    u = dt_resolve(u);
-    if (u->kind == DT_SCALAR && u->width > 1) {
-      /* as OpenCL C: lane by lane, an int vector of -1 (true) and 0, the
-       * mask of a vector select (docs/language.md section 19); a double
-       * vector's would be a long vector, which dpia does not have */
-      if (u->scalar == SC_DOUBLE) {
-        check_error(c, ERR_BAD_OPERANDS, e->span,
-                    "comparison '%s' of double vectors is not supported (OpenCL gives a long vector, which dpia "
-                    "does not have); compare float or int vectors, or lanes",
-                    op);
-        return NULL;
-      }
-      t = dt_scalar(c->tc, SC_INT, u->width);
-      break;
-    }
-    t = c->tc->t_bool;
-    break;
-  }
-  case BIN_AND:
-  case BIN_OR:
-    if (!unify_data(c, a, c->tc->t_bool) || !unify_data(c, b, c->tc->t_bool)) {
-      TypeNamer tn;
-      check_namer(c, &tn);
-      check_error(c, ERR_BAD_OPERANDS, e->span, "operator '%s' needs bool operands, found %s and %s", op,
-                  tn_describe_data(&tn, a), tn_describe_data(&tn, b));
-      return NULL;
-    }
-    t = c->tc->t_bool;
-    break;
-  default: INTERNAL("binop");
-  }
-  if (!t) return NULL;
-  Phrase *p = mk(c, PH_BINOP, e->span, pt_exp(c->tc, t));
-  p->op = e->op;
-  p->fst = l;
-  p->snd = r;
-  return p;
-}
-
-static Phrase *elab_unop(Checker *c, Env *env, const Ast *e) {
-  Phrase *x = infer(c, env, e->lhs);
-  if (!x) return NULL;
-  DataType *t = exp_data(c, x, e->kind == AST_NEG ? "'-'" : "'!'");
-  if (!t) return NULL;
-  if (e->kind == AST_NEG) {
-    if (t->kind == DT_META) {
-      if (t->meta->cls == MC_ANY) t->meta->cls = MC_NUMERIC;
-    } else if (t->kind != DT_SCALAR || t->scalar == SC_BOOL) {
-      check_error(c, ERR_BAD_OPERANDS, e->span, "'-' cannot be applied to %s", check_describe(c, pt_exp(c->tc, t)));
-      return NULL;
-    }
-  } else if (!unify_data(c, t, c->tc->t_bool)) {
-    check_error(c, ERR_BAD_OPERANDS, e->span, "'!' needs a bool operand, found %s",
-                check_describe(c, pt_exp(c->tc, t)));
-    return NULL;
-  }
-  Phrase *p = mk(c, PH_UNOP, e->span, pt_exp(c->tc, e->kind == AST_NEG ? t : c->tc->t_bool));
-  p->unop = e->kind == AST_NEG ? '-' : '!';
-  p->fst = x;
-  return p;
-}
-
 /* ---- identifiers and defs ---- */
 
 /* The slot of name in c->decl_slots: where it is, or the empty slot where
@@ -894,41 +723,16 @@ static Phrase *elab_iterate(Checker *c, Env *env, const Ast *it, Arg *arg) {
   return v;
 }
 
-/* select m a b with m an int vector of N lanes (a vector comparison's
- * mask) selects lane by lane: a and b are vectors of N lanes, of any
- * scalar (docs/language.md section 19).  The mask is elaborated first
- * (args[0] becomes ready); with any other first argument select keeps its
- * type in prims.h, exp[bool] -> exp[a] -> exp[a] -> exp[a]. */
+/* select's first argument is elaborated first (args[0] becomes ready):
+ * an int vector mask gives select its lane-by-lane type (check_ops.c) */
 static bool vector_select(Checker *c, Env *env, Phrase *fn, Arg *args, int *mask_width) {
-  *mask_width = 0;
   Phrase *mask = infer(c, env, args[0].ast);
   if (!mask) return false;
   args[0].ready = mask;
   args[0].ast = NULL;
-  DataType *m = mask->type->kind == PT_EXP ? dt_resolve(mask->type->data) : NULL;
-  if (!m || m->kind != DT_SCALAR || m->scalar != SC_INT || m->width == 1) return true;
-  *mask_width = m->width;
-  PhraseType *ev = pt_exp(c->tc, fresh(c, MC_ANY, mask->span));
-  fn->type = pt_fn(c->tc, pt_exp(c->tc, m), pt_fn(c->tc, ev, pt_fn(c->tc, ev, ev)));
+  PhraseType *t = check_select_type(c, mask, mask_width);
+  if (t) fn->type = t;
   return true;
-}
-
-/* After select m a b by a mask of width lanes: a and b are vectors of that
- * many lanes (their type may wait for later uses: then a deferred vector
- * constraint says so). */
-static void check_vector_select(Checker *c, const Phrase *p, int width, Span span) {
-  if (p->type->kind != PT_EXP) return; /* select m a, not applied to b yet: the whole application decides */
-  DataType *v = dt_resolve(p->type->data);
-  if (v->kind == DT_META) {
-    defer(c, DEFER_VECTOR_OF, fresh(c, MC_NUMERIC, span), v, size_const(&c->tc->sizes, width), SC_INT, span);
-    return;
-  }
-  if (v->kind != DT_SCALAR || v->width != width) {
-    TypeNamer tn;
-    check_namer(c, &tn);
-    check_error(c, ERR_TYPE_MISMATCH, span, "select by an int%d mask chooses between vectors of %d lanes, found %s",
-                width, width, tn_describe_data(&tn, v));
-  }
 }
 
 static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
@@ -1006,7 +810,6 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
 Phrase *check_mk(Checker *c, PhraseTermKind k, Span span, PhraseType *type) { return mk(c, k, span, type); }
 Binder *check_binder(Checker *c, Sym name, Span span, PhraseType *type) { return new_binder(c, name, span, type); }
 Phrase *check_infer(Checker *c, Env *env, const Ast *e) { return infer(c, env, e); }
-DataType *check_exp_data(Checker *c, Phrase *p, const char *what) { return exp_data(c, p, what); }
 DataType *check_data_type(Checker *c, const TypeAst *t) { return conv_data(c, NULL, t); }
 
 Phrase *check_apply(Checker *c, Env *env, Phrase *fn, Phrase **args, int n, Span span) {
@@ -1101,7 +904,7 @@ static Phrase *infer_inner(Checker *c, Env *env, const Ast *e) {
   case AST_VAR: return elab_var(c, env, e);
   case AST_INT:
   case AST_FLOAT:
-  case AST_BOOL: return elab_literal(c, e);
+  case AST_BOOL: return check_literal(c, e);
   case AST_PRIM: return elab_prim(c, env, e);
   case AST_ITERATE:
     check_error(c, ERR_ITERATE_UNAPPLIED, e->span,
@@ -1142,9 +945,9 @@ static Phrase *infer_inner(Checker *c, Env *env, const Ast *e) {
     p->snd = r;
     return p;
   }
-  case AST_BINOP: return elab_binop(c, env, e);
+  case AST_BINOP: return check_binop(c, env, e);
   case AST_NEG:
-  case AST_NOT: return elab_unop(c, env, e);
+  case AST_NOT: return check_unop(c, env, e);
   case AST_PROJ: {
     Phrase *x = infer(c, env, e->lhs);
     if (!x) return NULL;

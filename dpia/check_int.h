@@ -1,7 +1,8 @@
 /* check_int.h: private interface between check.c (elaboration of the
- * surface tree) and unify.c (metavariables, unification, zonking, deferred
- * constraints, requirements).  Not part of the library's interface: only
- * those files (and prim_type.c) include it. */
+ * surface tree; literals and operators in check_ops.c, array literals and
+ * foreign functions in check_lit.c) and unify.c (metavariables,
+ * unification, zonking, deferred constraints, requirements).  Not part of
+ * the library's interface: only those files (and prim_type.c) include it. */
 #ifndef DPIA_CHECK_INT_H
 #define DPIA_CHECK_INT_H
 
@@ -93,7 +94,7 @@ typedef struct Checker {
 /* Report an error at span and mark the current declaration as failed. */
 void check_error(Checker *c, DiagCode code, Span span, const char *fmt, ...) DPIA_PRINTF(4, 5);
 
-/* ---- check.c, for check_lit.c ---- */
+/* ---- check.c, for check_lit.c and check_ops.c ---- */
 
 typedef struct Env Env; /* the names in scope (check.c) */
 Phrase *check_mk(Checker *c, PhraseTermKind k, Span span, PhraseType *type);
@@ -105,6 +106,21 @@ DataType *check_exp_data(Checker *c, Phrase *p, const char *what);
 DataType *check_data_type(Checker *c, const TypeAst *t);
 /* fn applied to the n (at most 3) elaborated args, unified as written */
 Phrase *check_apply(Checker *c, Env *env, Phrase *fn, Phrase **args, int n, Span span);
+
+/* ---- check_ops.c ---- */
+
+/* an int, float or bool literal */
+Phrase *check_literal(Checker *c, const Ast *e);
+/* a binary operator (AST_BINOP) and '-' or '!' (AST_NEG, AST_NOT) */
+Phrase *check_binop(Checker *c, Env *env, const Ast *e);
+Phrase *check_unop(Checker *c, Env *env, const Ast *e);
+/* select's type when its first argument, the elaborated mask, is an int
+ * vector: exp[intN] -> exp[v] -> exp[v] -> exp[v], with N in *mask_width;
+ * else NULL (select keeps its type in prims.h) and *mask_width 0 */
+PhraseType *check_select_type(Checker *c, Phrase *mask, int *mask_width);
+/* after select by a mask of width lanes was applied (p): v is a vector of
+ * that many lanes, or deferred until it is known */
+void check_vector_select(Checker *c, const Phrase *p, int width, Span span);
 
 /* ---- check_lit.c ---- */
 
