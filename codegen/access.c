@@ -553,6 +553,13 @@ static const Ix *clamp_index(CG *cg, const Ix *x, Size n, bool low, bool high) {
 }
 
 static bool lane_by_path(CG *cg, const Phrase *e);
+
+/* The lanes of the mask of select head (an intN: select by a vector mask,
+ * docs/language.md section 19), or 0 for a select by a bool. */
+static int select_mask_width(const Phrase *head) {
+  const DataType *m = dt_resolve(fn_param(head->type, 0)->data);
+  return m->kind == DT_SCALAR && m->width > 1 ? m->width : 0;
+}
 static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *ps);
 
 /* Element i of the view map `map f E`, at path ps: f applied to idx E i
@@ -700,14 +707,13 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     /* on vectors, c ? a : b is OpenCL's select(b, a, c), lane by lane by
      * the sign bit of the mask's lane (docs/language.md section 19); a
      * lane of it is taken from the whole value (lane_by_path) */
-    DataType *m = dt_resolve(fn_param(h->type, 0)->data);
-    bool lanes = m->kind == DT_SCALAR && m->width > 1;
+    int lanes = select_mask_width(h);
     if (lanes && ps) INTERNAL("a path into a select of vectors");
     CExpr c = gen_exp(cg, s->args[0], NULL);
     DataType *r = dt_resolve(fn_result(h->type, 3)->data);
     /* a double vector's mask is a long vector (OpenCL C 6.3.i) */
     if (lanes && r->kind == DT_SCALAR && r->scalar == SC_DOUBLE)
-      c = call(cg, arena_printf(cg->arena, "convert_long%d", m->width), 1, &c);
+      c = call(cg, arena_printf(cg->arena, "convert_long%d", lanes), 1, &c);
     CExpr a = gen_exp(cg, s->args[1], ps);
     CExpr b = gen_exp(cg, s->args[2], ps);
     return kir_cond(cg->arena, c, a, b);
@@ -789,10 +795,8 @@ static bool lane_by_path(CG *cg, const Phrase *e) {
   Spine s;
   if (!spine_of(cg->arena, e, &s)) return true;
   PrimFamily f = prim_family(s.head->prim);
-  if (s.head->prim == PRIM_SELECT && s.nargs == 3) { /* a select of vectors chooses by the mask's sign bit */
-    DataType *m = dt_resolve(fn_param(s.head->type, 0)->data);
-    return !(m->kind == DT_SCALAR && m->width > 1);
-  }
+  /* a select of vectors chooses by the mask's sign bit, not by a lane as a bool */
+  if (s.head->prim == PRIM_SELECT && s.nargs == 3) return select_mask_width(s.head) == 0;
   return f != PFAM_MATH && f != PFAM_CONVERT;
 }
 

@@ -564,7 +564,7 @@ static bool private_fits(CG *cg, const Phrase *p, DataType *t, int64_t bytes) {
   return false;
 }
 
-static void gen_new_private(CG *cg, const Phrase *p, const Phrase *lam, DataType *t, const Cont *after);
+static void gen_new_private(CG *cg, const Phrase *lam, DataType *t, int64_t n, const Cont *after);
 
 static void gen_new(CG *cg, const Phrase *p, const Spine *s, const Cont *after) {
   const Phrase *lam = s->args[0];
@@ -587,7 +587,7 @@ static void gen_new(CG *cg, const Phrase *p, const Spine *s, const Cont *after) 
     return;
   }
   /* new / newPrivate: a private variable (spec section 8) */
-  int64_t n;
+  int64_t n = 0;
   if (t->kind == DT_ARRAY && !size_const_value(cg_elem_count(cg, t), &n)) {
     cg_error(cg, ERR_BAD_ADDRESS_SPACE, p->span,
              "a private array of symbolic size %s cannot be generated (OpenCL has no dynamic "
@@ -600,16 +600,16 @@ static void gen_new(CG *cg, const Phrase *p, const Spine *s, const Cont *after) 
   int64_t bytes = t->kind == DT_ARRAY || t->kind == DT_PAIR ? private_bytes(cg, t) : 0;
   if (!private_fits(cg, p, t, bytes)) return;
   cg->private_live += bytes;
-  gen_new_private(cg, p, lam, t, after);
+  gen_new_private(cg, lam, t, n, after);
   cg->private_live -= bytes;
 }
 
-static void gen_new_private(CG *cg, const Phrase *p, const Phrase *lam, DataType *t, const Cont *after) {
+/* the private variable of new or newPrivate: of array type t, n elements
+ * (a constant: gen_new) */
+static void gen_new_private(CG *cg, const Phrase *lam, DataType *t, int64_t n, const Cont *after) {
   const Binder *b = lam->lam_binder;
   const char *name = cg_name(cg, b->name);
   if (t->kind == DT_ARRAY) {
-    int64_t n;
-    if (!size_const_value(cg_elem_count(cg, t), &n)) INTERNAL("a private array of symbolic size");
     add_decl(cg, cg_type(cg, cg_elem_type(t)), name, NULL, NULL)->decl.array_len = n;
     env_add(cg, b, ENV_STORAGE, new_storage(cg, STORE_BUFFER, SP_PRIVATE, name, t, b), NULL, NULL);
   } else {

@@ -365,8 +365,8 @@ static Checker scratch_checker(Arena *a, Interner *in, Diag *diag, TypeCtx *tc) 
   return c;
 }
 
-/* select by a vector mask (check.c, vector_select; docs/language.md
- * section 19): exp[intN] -> exp[sN] -> exp[sN] -> exp[sN] */
+/* select by a vector mask (check_ops.c, check_select_type;
+ * docs/language.md section 19): exp[intN] -> exp[sN] -> exp[sN] -> exp[sN] */
 static bool is_vector_select(const PhraseType *t) {
   if (t->kind != PT_FN || t->fst->kind != PT_EXP) return false;
   const DataType *m = dt_resolve(t->fst->data);
