@@ -29,11 +29,12 @@ kernel void mmPackedBlock(global float *restrict output,
   acc[2] = (float16)(0.0f);
   acc[3] = (float16)(0.0f);
   for (int i = 0; i < K; i += 1) { /* reduceSeq */
+    const global float *a_i = a + gid*K*4 + i;
     /* mapSeq, 4 steps */
-    acc[0] = a[gid*K*4 + i] * bp[gid_2*K + i] + acc[0];
-    acc[1] = a[(gid*4 + 1)*K + i] * bp[gid_2*K + i] + acc[1];
-    acc[2] = a[(gid*4 + 2)*K + i] * bp[gid_2*K + i] + acc[2];
-    acc[3] = a[(gid*4 + 3)*K + i] * bp[gid_2*K + i] + acc[3];
+    acc[0] = a_i[0] * bp[gid_2*K + i] + acc[0];
+    acc[1] = a_i[K] * bp[gid_2*K + i] + acc[1];
+    acc[2] = a_i[K*2] * bp[gid_2*K + i] + acc[2];
+    acc[3] = a_i[K*3] * bp[gid_2*K + i] + acc[3];
   }
   /* mapSeq, 4 steps */
   vstore16(acc[0], N/16*gid*4 + gid_2, output);
