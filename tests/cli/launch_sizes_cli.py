@@ -40,7 +40,7 @@ SIZES = {
     'ax': {'M': 64, 'N': 96}, 'atv': {'M': 64, 'N': 96}, 'axVec': {'M': 64, 'N': 96}, 'atvVec': {'M': 64, 'N': 96},
     'mmPackB': {'N': 64, 'K': 64},
     'mmPackedBlock': {'M': 64, 'N': 64, 'K': 64},
-    'gemmPackA': {'M': 64, 'K': 64}, 'gemmPackB': {'N': 64, 'K': 64}, 'gemmBlocks': {'M': 128, 'N': 256, 'K': 512},
+    'gemmPackB': {'N': 64, 'K': 64}, 'gemmBlocks': {'M': 128, 'N': 256, 'K': 512},
 }
 
 passed = failed = 0
