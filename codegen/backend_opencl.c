@@ -231,6 +231,10 @@ static void print_stmt(Buf *out, const KirStmt *s, int indent) {
     print_trailing_comment(out, s);
     break;
   case KS_FOR:
+    if (s->loop.unroll > 1) {
+      emit(out, "#pragma unroll %d\n", s->loop.unroll);
+      buf_indent(out, indent);
+    }
     emit(out, "for (int %s = ", s->loop.var);
     print_expr(out, s->loop.init);
     emit(out, "; %s < ", s->loop.var);

@@ -518,3 +518,67 @@ void kir_hoist_guards(KirBlock *b) {
     *g = loop;
   }
 }
+
+/* ---- unrolled register tiles ---- */
+
+enum { UNROLL_STEPS = 4, UNROLL_MIN_TRIPS = 16, UNROLL_MIN_ASSIGNS = 8 };
+
+static bool const_expr(const KirExpr *e, int64_t *v) {
+  if (e->kind == KE_INT) {
+    *v = e->value;
+    return true;
+  }
+  return e->kind == KE_IX && ix_const_value(e->ix, v);
+}
+
+/* private arrays of the kernel (names are unique: no shadowing) */
+static void note_private_arrays(const KirBlock *b, NameSet *arrays) {
+  for (const KirStmt *s = b->first; s; s = s->next) {
+    if (s->kind == KS_DECL && s->decl.space == KSP_PRIVATE && s->decl.array_len >= 0) nameset_add(arrays, s->decl.name);
+    const KirBlock *inner = kir_body((KirStmt *)s);
+    if (inner) note_private_arrays(inner, arrays);
+  }
+}
+
+/* s is the inner loop of a register tile (kir.h) */
+static bool tile_loop(const KirStmt *s, const NameSet *arrays, const NameSet *scalars) {
+  int64_t init, step, trips;
+  if (!const_expr(s->loop.init, &init) || init != 0 || !const_expr(s->loop.step, &step) || step != 1 ||
+      !const_expr(s->loop.bound, &trips) || trips < UNROLL_MIN_TRIPS || trips % UNROLL_STEPS != 0)
+    return false;
+  int assigns = 0;
+  for (const KirStmt *t = s->loop.body.first; t; t = t->next) {
+    switch (t->kind) {
+    case KS_COMMENT: break;
+    case KS_DECL:
+      if (t->decl.space != KSP_PRIVATE || t->decl.array_len >= 0) return false;
+      break;
+    case KS_ASSIGN: {
+      const KirExpr *lhs = t->assign.lhs;
+      bool private =
+          (lhs->kind == KE_VAR && nameset_has(scalars, lhs->name)) ||
+          (lhs->kind == KE_INDEX && lhs->index.base->kind == KE_VAR && nameset_has(arrays, lhs->index.base->name));
+      if (!private) return false;
+      assigns++;
+      break;
+    }
+    default: return false;
+    }
+  }
+  return assigns >= UNROLL_MIN_ASSIGNS;
+}
+
+static void unroll_tiles(KirBlock *b, const NameSet *arrays, NameSet *scalars) {
+  for (KirStmt *s = b->first; s; s = s->next) {
+    if (s->kind == KS_DECL && s->decl.space == KSP_PRIVATE && s->decl.array_len < 0) nameset_add(scalars, s->decl.name);
+    KirBlock *inner = kir_body(s);
+    if (inner) unroll_tiles(inner, arrays, scalars);
+    if (s->kind == KS_FOR && tile_loop(s, arrays, scalars)) s->loop.unroll = UNROLL_STEPS;
+  }
+}
+
+void kir_unroll_tiles(Arena *a, KirKernel *k) {
+  NameSet arrays = {.arena = a}, scalars = {.arena = a};
+  note_private_arrays(&k->body, &arrays);
+  unroll_tiles(&k->body, &arrays, &scalars);
+}

@@ -1398,6 +1398,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
     kk->reqd_local = size_const_value(cg->launch.local[d], &kk->local_size[d]);
   kir_hoist_guards(&kk->body);
   kir_row_pointers(a, kk);
+  kir_unroll_tiles(a, kk);
   if (DPIA_CHECK_INVARIANTS) {
     const char *why = kir_invariant_violation(a, kk);
     if (why) INTERNAL("code generation broke an invariant of kernel '%s': %s", k->name, why);

@@ -61,6 +61,7 @@ void gemmBlocks(global float *restrict output,
         acc_2[13] = acc_i_3[13];
         acc_2[14] = acc_i_3[14];
         acc_2[15] = acc_i_3[15];
+        #pragma unroll 4
         for (int i_4 = 0; i_4 < 512; i_4 += 1) { /* reduceSeq */
           const global float *a_i_4 = a + (wg_2*16 + i_3)*8*K + i*512 + i_4;
           const global float16 *bp_i_4 = bp + ((wg*8 + i_2)*K + i*512 + i_4)*2;
