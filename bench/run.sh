@@ -180,8 +180,7 @@ blas=$(grep -m1 '^OpenBLAS:' $out/results.txt || true)
   output's cache lines before writing them (write-allocate): the same
   bytes by the count above, more traffic in fact.
 - gemm: `gemm` (samples/gemm.dpia) is the GotoBLAS/BLIS structure as
-  a strategy, a pipeline of three kernels timed as one implementation:
-  gemmPackA copies a into panels of 8 rows stored column by column,
+  a strategy, a pipeline of two kernels timed as one implementation:
   gemmPackB copies b into panels of 32 columns stored row by row, and
   gemmBlocks gives each work-group a 128 x 256 block of c, accumulated in
   local memory over 512-deep slices of K: for each slice, each 8 x 32 tile
@@ -189,26 +188,38 @@ blas=$(grep -m1 '^OpenBLAS:' $out/results.txt || true)
   steps and stored back, the 16 tiles of one column of the block after
   one another so that its slice of b stays in the caches, and the block's
   slices of a and b (256 + 512 KiB) and its accumulator (128 KiB) in the
-  core's 2 MiB L2.  The inner loop PoCL compiles is the micro-kernel an
-  assembly SGEMM has: 16 vfmadd231ps on zmm registers, 8 vbroadcastss
-  from the A panel, 2 aligned loads from the B panel, and 5 instructions
-  of loop control, 512 flops in 8 cycles at two FMAs a cycle.  Code
-  generation made it so: the tile is updated in place in registers, its
-  zeros need no constant array (nor, padded to the block's, a test), and
-  the loop reads each panel through a row pointer (`ap_i_4[3]`, not
-  `ap[...*8 + 3]`), without which LLVM computed and sign-extended every
-  address (52 instructions for the same 16 FMAs, 31 now).  One work-item
-  per work-group runs the block's loops in the written order: with
-  several, PoCL 3.1 keeps every private value of the slice loop (which
-  has barriers) in per-work-item context memory, and the 16 accumulators
-  were stored after each FMA, 5x slower (measured).  Without the slices
-  (the earlier gemmTiles: each tile over all of K) the A panels stream
-  from L3 once per column panel at 4096^3, 8 GB in all, and it ran at
-  0.70x to 0.76x OpenBLAS there.  What remains against OpenBLAS: the
-  block's accumulator goes through `next` (stored and copied back once a
-  slice, about 1% of the time), the packing kernels (about 0.35 ms each at
-  1024^3, part of the time shown), and OpenBLAS's software prefetching of
-  the next panels, which the generated code has no way to say.
+  core's 2 MiB L2.  a is read in place: a tile's 8 rows, as a transposed
+  view, are 8 sequential streams, read through one pointer
+  (`a_i_4[K*3]`), as fast as a copy of a packed into panels (which cost
+  a third kernel, 7% of the time at 1024^3).  The inner loop PoCL
+  compiles is the micro-kernel an assembly SGEMM has: 16 vfmadd231ps on
+  zmm registers, 8 vbroadcastss from a's rows (each from its own base
+  register, at a constant displacement), 2 aligned loads from the B
+  panel, unrolled 4 steps at a time (`#pragma unroll 4`, which code
+  generation gives the inner loop of a register tile): 64 FMAs, 32
+  broadcasts, 8 loads and 18 instructions of index arithmetic and loop
+  control, 2048 flops in 32 cycles at two FMAs a cycle.  Code generation
+  made it so: the tile is updated in place in registers, its zeros need
+  no constant array (nor, padded to the block's, a test), and the loop
+  reads each row through a row pointer, without which LLVM computed and
+  sign-extended every address (52 instructions for 16 FMAs; a read of a
+  as `a[(wg_2*128 + i_3*8 + 3)*K + ...]` was 20% slower than through the
+  pointer).  One work-item per work-group runs the block's loops in the
+  written order: with several, PoCL 3.1 keeps every private value of the
+  slice loop (which has barriers) in per-work-item context memory, and
+  the 16 accumulators were stored after each FMA, 5x slower (measured).
+  Without the slices (the earlier gemmTiles: each tile over all of K) the
+  A panels stream from L3 once per column panel at 4096^3, 8 GB in all,
+  and it ran at 0.70x to 0.76x OpenBLAS there.  What remains against
+  OpenBLAS, measured in paired rounds on this machine: gemmBlocks alone,
+  caches warm, runs at 0.95x to 1.0x OpenBLAS at 1024^3 and 0.93x at
+  2048^3; the packing kernel and its launch cost 5% (warm) to 10% (caches
+  flushed, as here: b is read from memory and its packed copy written)
+  at 1024^3, less at larger sizes; the block's accumulator goes through
+  `next` (stored and copied back once a slice: updating it in place ran
+  2 to 3% faster, by hand); OpenBLAS prefetches the next panels in
+  software, which OpenCL C on PoCL cannot (`prefetch` compiles to
+  nothing).
   mmTiled (16 x 16
   blocks with both strips in local memory) does one scalar multiply-add
   at a time per work-item; mmBlock (4 rows x 16 columns in float16, no
@@ -218,8 +229,11 @@ blas=$(grep -m1 '^OpenBLAS:' $out/results.txt || true)
   1024, in a few cache sets.  packB + mmBlockPacked (and its pipeline
   mm) packs b but keeps the 4 x 16 tile.  mmTiled, mmVec, mmBlock and the
   hand-written mm_simple and mm_tiled run at 1024^3 only (seconds a call
-  beyond); beyond 1024^3 every implementation runs 3 rounds (CLBlast
-  takes 10 to 25 s a call at 4096^3).
+  beyond); beyond 1024^3 an implementation whose checked call took more
+  than a second (CLBlast takes 10 to 25 s a call at 4096^3) runs 3
+  rounds after 1 warm-up round, the others (dpia gemm, OpenBLAS) every
+  round, so that "gemm against OpenBLAS" is a median of as many paired
+  rounds at every size.
 - jacobi2d: PoCL picks whole rows as work-groups for jacobi2d (local size
   not fixed by the strategy), so each input row is read in three
   work-groups, run at different times.  jacobi2dTiled fixes work-groups of
