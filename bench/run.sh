@@ -197,8 +197,11 @@ blas=$(grep -m1 '^OpenBLAS:' $out/results.txt || true)
   register, at a constant displacement), 2 aligned loads from the B
   panel, unrolled 4 steps at a time (`#pragma unroll 4`, which code
   generation gives the inner loop of a register tile): 64 FMAs, 32
-  broadcasts, 8 loads and 18 instructions of index arithmetic and loop
-  control, 2048 flops in 32 cycles at two FMAs a cycle.  Code generation
+  broadcasts, 8 loads and 4 instructions of loop control (two pointers
+  step, one compare and branch), 2048 flops in 32 cycles at two FMAs a
+  cycle.  (The B panel's pointer is written as its part the loop does
+  not change plus 2*l; factored, ((...)*K + l)*2, it had cost 4
+  instructions of index arithmetic a step.)  Code generation
   made it so: the tile is updated in place in registers, its zeros need
   no constant array (nor, padded to the block's, a test), and the loop
   reads each row through a row pointer, without which LLVM computed and

@@ -27,6 +27,14 @@
  * as reading a packed copy.)  Such a read does not place the pointer: it
  * is formed where a read of the row itself is sure to happen.
  *
+ * The pointer is written as what the loop does not change plus a
+ * multiple of the loop's variable, bp + (wg*16 + j*2)*K + i*1024 + l*2,
+ * where the simplifier's shortest form has the variable inside a product,
+ * bp + ((wg*8 + j)*K + i*512 + l)*2: LLVM 15 makes the first a pointer
+ * that steps with the loop, and widened the second's int index every
+ * step (4 instructions a step in gemm's inner loop, which now has 4 for
+ * every 4 steps).
+ *
  * The value of every read is unchanged: xs_i[c] is xs[e + c] for any e
  * and c.  e may mention only names that the body does not declare or
  * assign (loop variables, work-item ids, sizes), so that the pointer can
@@ -423,6 +431,57 @@ static const char *fresh_name(Pass *p, const char *buf, const char *var) {
   return name;
 }
 
+/* e with the loop variable var as 0, or NULL where var is inside an atom
+ * the simplifier does not see into (a quotient, a remainder) */
+static const Ix *without_var(Pass *p, const Ix *e, const char *var) {
+  switch (e->kind) {
+  case IX_CONST:
+  case IX_EXPR: return e;
+  case IX_VAR: return strcmp(e->name, var) == 0 ? ix_const(&p->ix, 0) : e;
+  case IX_ADD:
+  case IX_SUB:
+  case IX_MUL: {
+    const Ix *a = without_var(p, e->a, var), *b = without_var(p, e->b, var);
+    if (!a || !b) return NULL;
+    return e->kind == IX_ADD ? ix_add(&p->ix, a, b) : e->kind == IX_SUB ? ix_sub(&p->ix, a, b) : ix_mul(&p->ix, a, b);
+  }
+  case IX_DIV:
+  case IX_MOD: {
+    bool mentions = false;
+    (void)stable_in_body(p, e, var, &mentions);
+    return mentions ? NULL : e;
+  }
+  }
+  return NULL;
+}
+
+/* The start of a loop's row as the part the loop does not change plus a
+ * multiple of its variable, ((wg*8 + j)*K + i*512)*2 + l*2 rather than
+ * ((wg*8 + j)*K + i*512 + l)*2: from the first LLVM 15 makes a pointer
+ * that steps with the loop; from the second it widened the int index
+ * every step (4 instructions a step in gemm's inner loop).  e itself if
+ * it is not of that shape. */
+static bool is_step_of(const Ix *e, const char *var) {
+  const Ix *v = e->kind == IX_MUL && e->b->kind == IX_CONST ? e->a : e; /* l or l*c */
+  return v->kind == IX_VAR && strcmp(v->name, var) == 0;
+}
+
+/* var is a term of e's outermost sum (l or l*c): e has the shape already */
+static bool stepped_at_top(const Ix *e, const char *var) {
+  if (e->kind == IX_ADD) return stepped_at_top(e->a, var) || stepped_at_top(e->b, var);
+  if (e->kind == IX_SUB) return stepped_at_top(e->a, var);
+  return is_step_of(e, var);
+}
+
+static const Ix *invariant_plus_step(Pass *p, const Ix *e, const char *var) {
+  if (stepped_at_top(e, var)) return e;
+  const Ix *inv = without_var(p, e, var);
+  if (!inv) return e;
+  inv = ix_simplify(&p->ix, inv);
+  const Ix *step = ix_simplify(&p->ix, ix_sub(&p->ix, e, inv));
+  return is_step_of(step, var) ? ix_add(&p->ix, inv, step) : e;
+}
+
 static void rows_of_loop(Pass *p, KirStmt *loop) {
   KirBlock *body = &loop->loop.body;
   p->rows = (Vec){0};
@@ -438,6 +497,7 @@ static void rows_of_loop(Pass *p, KirStmt *loop) {
     const Ix *start = r->at == 0  ? r->base
                       : r->at > 0 ? ix_add(&p->ix, r->base, ix_const(&p->ix, r->at))
                                   : ix_sub(&p->ix, r->base, ix_const(&p->ix, -r->at));
+    start = invariant_plus_step(p, start, loop->loop.var);
     KirStmt *d = kir_stmt(p->arena, KS_DECL);
     d->decl.space = KSP_PRIVATE;
     d->decl.type = kir_pointer_type(p->arena, r->buf->elem, r->buf->space, r->buf->read_only);

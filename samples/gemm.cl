@@ -64,7 +64,7 @@ void gemmBlocks(global float *restrict output,
         #pragma unroll 4
         for (int i_4 = 0; i_4 < 512; i_4 += 1) { /* reduceSeq */
           const global float *a_i_4 = a + (wg_2*16 + i_3)*8*K + i*512 + i_4;
-          const global float16 *bp_i_4 = bp + ((wg*8 + i_2)*K + i*512 + i_4)*2;
+          const global float16 *bp_i_4 = bp + (wg*16 + i_2*2)*K + i*1024 + i_4*2;
           /* mapSeq of mapSeq, 8 x 2 steps */
           acc_2[0] = a_i_4[0] * bp_i_4[0] + acc_2[0];
           acc_2[1] = a_i_4[0] * bp_i_4[1] + acc_2[1];
