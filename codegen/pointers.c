@@ -455,14 +455,9 @@ static const Ix *without_var(Pass *p, const Ix *e, const char *var) {
   return NULL;
 }
 
-/* The start of a loop's row as the part the loop does not change plus a
- * multiple of its variable, ((wg*8 + j)*K + i*512)*2 + l*2 rather than
- * ((wg*8 + j)*K + i*512 + l)*2: from the first LLVM 15 makes a pointer
- * that steps with the loop; from the second it widened the int index
- * every step (4 instructions a step in gemm's inner loop).  e itself if
- * it is not of that shape. */
+/* e is the loop's variable l, or l*c */
 static bool is_step_of(const Ix *e, const char *var) {
-  const Ix *v = e->kind == IX_MUL && e->b->kind == IX_CONST ? e->a : e; /* l or l*c */
+  const Ix *v = e->kind == IX_MUL && e->b->kind == IX_CONST ? e->a : e;
   return v->kind == IX_VAR && strcmp(v->name, var) == 0;
 }
 
@@ -473,6 +468,12 @@ static bool stepped_at_top(const Ix *e, const char *var) {
   return is_step_of(e, var);
 }
 
+/* The start of a loop's row as the part the loop does not change plus a
+ * multiple of its variable, ((wg*8 + j)*K + i*512)*2 + l*2 rather than
+ * ((wg*8 + j)*K + i*512 + l)*2: from the first LLVM 15 makes a pointer
+ * that steps with the loop; from the second it widened the int index
+ * every step (4 instructions a step in gemm's inner loop).  e itself if
+ * it has that shape already or cannot be given it. */
 static const Ix *invariant_plus_step(Pass *p, const Ix *e, const char *var) {
   if (stepped_at_top(e, var)) return e;
   const Ix *inv = without_var(p, e, var);
