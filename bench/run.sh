@@ -188,7 +188,12 @@ blas=$(grep -m1 '^OpenBLAS:' $out/results.txt || true)
   steps and stored back, the 16 tiles of one column of the block after
   one another so that its slice of b stays in the caches, and the block's
   slices of a and b (256 + 512 KiB) and its accumulator (128 KiB) in the
-  core's 2 MiB L2.  a is read in place: a tile's 8 rows, as a transposed
+  core's L2 (2 MiB a core on the Intel Xeon of earlier runs, 1 MiB on an
+  AMD EPYC).  The accumulator is updated in place: each tile is loaded
+  from local memory into its registers and stored back where it was
+  (docs/language.md 2.1, the pointwise read; before it, the block went
+  through a second 128 KiB buffer, `next`, copied back every slice).
+  a is read in place: a tile's 8 rows, as a transposed
   view, are 8 sequential streams, read through one pointer
   (`a_i_4[K*3]`), as fast as a copy of a packed into panels (which cost
   a third kernel, 7% of the time at 1024^3).  The inner loop PoCL
@@ -213,16 +218,14 @@ blas=$(grep -m1 '^OpenBLAS:' $out/results.txt || true)
   the 16 accumulators were stored after each FMA, 5x slower (measured).
   Without the slices (the earlier gemmTiles: each tile over all of K) the
   A panels stream from L3 once per column panel at 4096^3, 8 GB in all,
-  and it ran at 0.70x to 0.76x OpenBLAS there.  What remains against
-  OpenBLAS, measured in paired rounds on this machine: gemmBlocks alone,
-  caches warm, runs at 0.95x to 1.0x OpenBLAS at 1024^3 and 0.93x at
+  and it ran at 0.70x to 0.76x OpenBLAS there.  What remained against
+  OpenBLAS, measured in paired rounds on the Intel Xeon: gemmBlocks alone,
+  caches warm, ran at 0.95x to 1.0x OpenBLAS at 1024^3 and 0.93x at
   2048^3; the packing kernel and its launch cost 5% (warm) to 10% (caches
   flushed, as here: b is read from memory and its packed copy written)
-  at 1024^3, less at larger sizes; the block's accumulator goes through
-  `next` (stored and copied back once a slice: updating it in place ran
-  2 to 3% faster, by hand); OpenBLAS prefetches the next panels in
-  software, which OpenCL C on PoCL cannot (`prefetch` compiles to
-  nothing).
+  at 1024^3, less at larger sizes; the copy through `next` 2 to 3% at
+  1024^3 (now gone); OpenBLAS prefetches the next panels in software,
+  which OpenCL C on PoCL cannot (`prefetch` compiles to nothing).
   mmTiled (16 x 16
   blocks with both strips in local memory) does one scalar multiply-add
   at a time per work-item; mmBlock (4 rows x 16 columns in float16, no

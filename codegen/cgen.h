@@ -167,6 +167,11 @@ typedef struct CG {
   BinderSet own_writes;     /* written in the innermost parforLocal/Global body so far: by the
                              * work-item itself, which reads them in program order */
   int distributed;          /* > 0 inside a parforLocal body */
+  /* the buffer a parforLocal body updates in place, each work-item its own
+   * element (scir_pointwise_parfor): its reads there are not pending for
+   * the body's own writes; pointwise_read: it was read */
+  const Binder *pointwise_root;
+  bool pointwise_read;
   int group_depth;          /* > 0 inside a parforWorkgroup body */
   unsigned group_dims;      /* bit d: inside the body of a parforWorkgroup of dimension d */
   unsigned local_dims;      /* bit d: inside the body of a parforLocal of dimension d */

@@ -51,6 +51,10 @@ bool prim_type_is_instance(Arena *a, Interner *in, TypeCtx *tc, const Phrase *p)
 /* scir.c: Syntactic Control of Interference with passivity over a checked
  * body (paper Figure 3).  Returns false after reporting errors. */
 bool scir_check_def(Arena *a, Diag *diag, DefInfo *def);
+/* X, when p is parfor X.1 (\i o -> P) and P uses X only to read element
+ * i of it, with no parallel loop inside (scir.c: the pointwise-read
+ * extension); NULL otherwise */
+const Binder *scir_pointwise_parfor(const Phrase *p);
 
 /* normalize.c: inline every def and beta-reduce, giving the first-order
  * program the translation works on (spec section 2: defs are inlined; let

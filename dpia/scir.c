@@ -24,19 +24,23 @@
  *
  * Primitives and defs are closed (Prim rule): they use nothing.
  *
- * One extension, for hoisted allocations (spec section 7, paper section
+ * An extension of Promote, for hoisted allocations (spec section 7, paper section
  * 6.4): in the body of a parfor with index i, an identifier whose every
  * active use is indexed by i itself (idxAcc ... i, at any depth of the
  * access path) writes a different part of the store in every iteration:
  * acceptor views are bijections, so distinct i give distinct elements.
  * Promote accepts such an identifier.  It is what the hoisted program
  * needs: a temporary widened across the loop is written as idxAcc tmp.1 i.
- * The App rule is unchanged, so the parfor's own acceptor still cannot be
- * written through another path.  Likewise local memory (a variable bound
+ * The parfor's own acceptor still cannot be written through another path
+ * (App).  Likewise local memory (a variable bound
  * by newLocal) exists once per work-group (OpenCL's address spaces, spec
  * section 5), so the body of a parforWorkgroup, whose iterations run in
  * different groups or one after the other in the same group, may write it:
- * that is where hoisting puts it (kernel scope, spec section 7). */
+ * that is where hoisting puts it (kernel scope, spec section 7).
+ *
+ * And one extension of App, the pointwise read (below, and
+ * docs/language.md section 2.1): parfor X.1 (\i o -> P) may read X where
+ * every read is of element i. */
 #include "check.h"
 #include "hints.h"
 
@@ -212,6 +216,93 @@ static bool arrows_fit(const PhraseType *have, const PhraseType *want, bool top)
   }
 }
 
+/* ---- the pointwise-read extension ----
+ *
+ * parfor X.1 (\i o -> P), where P uses X only to read element i of it
+ * (idx E i, E being X.2 or a zip of arrays among which X.2 is one), reads
+ * and writes in each iteration the element of its own index, and in no
+ * other: a work-item of a work-group's reduction updating its element of
+ * the accumulator in place (translate/stage1.c, in_place_ok).  App
+ * accepts the passive uses of X in such a body beside the acceptor X.1.
+ * P may hold no parallel loop: the work-items of a nested parfor would
+ * share iteration i, and one could write a part of element i that another
+ * reads.  Within one iteration, that P reads each part of the element
+ * before it writes it is the translation's obligation, as for a
+ * sequential for.  Code generation places no barrier between those reads
+ * and writes (codegen/opencl.c). */
+
+static bool is_prim_app2(const Phrase *p, Prim prim) {
+  return p->kind == PH_APP && p->fst->kind == PH_APP && p->fst->fst->kind == PH_PRIM && p->fst->fst->prim == prim;
+}
+
+static bool is_proj_of_var(const Phrase *p, const Binder *x, int proj) {
+  return p->kind == PH_PROJ && p->index == proj && p->fst->kind == PH_VAR && p->fst->binder == x;
+}
+
+static int count_uses(const Phrase *p, const Binder *x);
+
+/* the leaves X.2 of a zip tree e (-1 if e is not one: then its uses of X
+ * are not pointwise) */
+static int zip_leaves(const Phrase *e, const Binder *x) {
+  if (is_proj_of_var(e, x, 2)) return 1;
+  if (!is_prim_app2(e, PRIM_ZIP)) return count_uses(e, x) ? -1 : 0;
+  int l = zip_leaves(e->fst->snd, x), r = zip_leaves(e->snd, x);
+  return l < 0 || r < 0 ? -1 : l + r;
+}
+
+/* uses of x in p (all: want) or only those that read element i
+ * (pointwise) */
+static int count_in(const Phrase *p, const Binder *x, const Binder *i, bool pointwise) {
+  if (pointwise && is_prim_app2(p, PRIM_IDX) && p->snd->kind == PH_VAR && p->snd->binder == i) {
+    int n = zip_leaves(p->fst->snd, x);
+    if (n > 0) return n;
+  }
+  switch (p->kind) {
+  case PH_VAR: return !pointwise && p->binder == x;
+  case PH_LIT:
+  case PH_PRIM:
+  case PH_DEF: return 0;
+  case PH_LAM: return count_in(p->body, x, i, pointwise);
+  case PH_PROJ:
+  case PH_UNOP: return count_in(p->fst, x, i, pointwise);
+  case PH_APP:
+  case PH_PAIR:
+  case PH_SEQ:
+  case PH_ASSIGN:
+  case PH_BINOP: return count_in(p->fst, x, i, pointwise) + count_in(p->snd, x, i, pointwise);
+  case PH_COUNT: break;
+  }
+  INTERNAL("phrase kind %d", (int)p->kind);
+}
+
+static int count_uses(const Phrase *p, const Binder *x) { return count_in(p, x, NULL, false); }
+
+static bool has_parfor(const Phrase *p) {
+  switch (p->kind) {
+  case PH_PRIM: return prim_family(p->prim) == PFAM_PARFOR;
+  case PH_LAM: return has_parfor(p->body);
+  case PH_PROJ:
+  case PH_UNOP: return has_parfor(p->fst);
+  case PH_APP:
+  case PH_PAIR:
+  case PH_SEQ:
+  case PH_ASSIGN:
+  case PH_BINOP: return has_parfor(p->fst) || has_parfor(p->snd);
+  default: return false;
+  }
+}
+
+const Binder *scir_pointwise_parfor(const Phrase *p) {
+  if (p->kind != PH_APP) return NULL;
+  const Phrase *fn = p->fst, *body = p->snd;
+  if (fn->kind != PH_APP || fn->fst->kind != PH_PRIM || prim_family(fn->fst->prim) != PFAM_PARFOR) return NULL;
+  if (fn->snd->kind != PH_PROJ || fn->snd->index != 1 || fn->snd->fst->kind != PH_VAR) return NULL;
+  if (body->kind != PH_LAM || body->body->kind != PH_LAM) return NULL;
+  const Binder *x = fn->snd->fst->binder, *i = body->lam_binder;
+  int all = count_uses(body, x);
+  return all && count_in(body, x, i, true) == all && !has_parfor(body->body->body) ? x : NULL;
+}
+
 static void usage_app(Scir *s, const Phrase *p, Uses *out) {
   Uses fu = {0}, au = {0};
   if (p->fst->kind == PH_PRIM && p->fst->prim == PRIM_NEW_LOCAL && p->snd->kind == PH_LAM)
@@ -235,11 +326,12 @@ static void usage_app(Scir *s, const Phrase *p, Uses *out) {
     }
   }
 
-  /* App: disjoint active identifiers */
+  /* App: disjoint active identifiers (but see the pointwise reads above) */
+  const Binder *pointwise = scir_pointwise_parfor(p);
   for (int i = 0; i < fu.n; i++) {
     const Use *x = &fu.items[i];
     const Use *y = uses_find(&au, x->binder);
-    if (!y || (!x->active && !y->active)) continue;
+    if (!y || (!x->active && !y->active) || (x->binder == pointwise && !y->active)) continue;
     s->ok = false;
     const Use *act = y->active ? y : x, *other = y->active ? x : y;
     diag_error(s->diag, ERR_INTERFERENCE, act->span,

@@ -24,7 +24,6 @@ void gemmBlocks(global float *restrict output,
                 int N,
                 int K) {
   local float16 acc[2048];
-  local float16 next[2048];
   int wg = get_group_id(1); /* mapWorkgroup1 */
   int wg_2 = get_group_id(0); /* mapWorkgroup */
   /* mapLocal over one element */
@@ -39,6 +38,7 @@ void gemmBlocks(global float *restrict output,
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   for (int i = 0; i < K/512; i += 1) { /* reduceSeq */
+    barrier(CLK_LOCAL_MEM_FENCE); /* the previous iteration is done with 'acc' */
     /* mapLocal over one element */
     for (int i_2 = 0; i_2 < 8; i_2 += 1) { /* mapSeq */
       for (int i_3 = 0; i_3 < 16; i_3 += 1) { /* mapSeq */
@@ -85,25 +85,13 @@ void gemmBlocks(global float *restrict output,
         }
         for (int i_4 = 0; i_4 < 8; i_4 += 1) { /* mapSeq */
           /* mapSeq, 2 steps */
-          next[i_2*256 + i_3*16 + i_4*2] = acc_2[i_4*2];
-          next[i_2*256 + i_3*16 + i_4*2 + 1] = acc_2[i_4*2 + 1];
+          acc[i_2*256 + i_3*16 + i_4*2] = acc_2[i_4*2];
+          acc[i_2*256 + i_3*16 + i_4*2 + 1] = acc_2[i_4*2 + 1];
         }
       }
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    /* mapLocal over one element */
-    for (int i_2 = 0; i_2 < 8; i_2 += 1) { /* mapSeq */
-      for (int i_3 = 0; i_3 < 16; i_3 += 1) { /* mapSeq */
-        for (int i_4 = 0; i_4 < 8; i_4 += 1) { /* mapSeq */
-          local float16 *next_i_4 = next + i_2*256 + i_3*16 + i_4*2;
-          /* mapSeq, 2 steps */
-          acc[i_2*256 + i_3*16 + i_4*2] = next_i_4[0];
-          acc[i_2*256 + i_3*16 + i_4*2 + 1] = next_i_4[1];
-        }
-      }
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
   }
+  barrier(CLK_LOCAL_MEM_FENCE);
   /* mapLocal over one element */
   for (int i = 0; i < 16; i += 1) { /* mapSeq */
     for (int i_2 = 0; i_2 < 8; i_2 += 1) { /* mapSeq */

@@ -45,7 +45,6 @@ kernel void nbodyLocal(global pair_float4_float4 *restrict output,
                        int N,
                        int WG,
                        local float4 *acc,
-                       local float4 *next,
                        local float4 *loc) {
   int wg = get_group_id(0); /* mapWorkgroup */
   int lid = get_local_id(0); /* mapLocal */
@@ -62,10 +61,7 @@ kernel void nbodyLocal(global pair_float4_float4 *restrict output,
       float invDist = rsqrt(r.x * r.x + r.y * r.y + r.z * r.z + epsSqr);
       acc_2 = acc_2 + (float4)(r.x, r.y, r.z, 0.0f) * (loc[i_2].w * invDist * invDist * invDist);
     }
-    next[lid_3] = acc_2;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    int lid_4 = get_local_id(0); /* mapLocal */
-    acc[lid_4] = next[lid_4];
+    acc[lid_3] = acc_2;
     barrier(CLK_LOCAL_MEM_FENCE);
   }
   int lid_2 = get_local_id(0); /* mapLocal */

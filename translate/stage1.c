@@ -112,7 +112,8 @@ static Phrase *map_i(Stage1 *s, const Spine *sp, Phrase *input, Phrase *acc) {
  *   newM d2 (\t -> A[[f x y]](t.1); o :=d2 t.2)
  * a deviation from the paper documented in docs/language.md.  The direct
  * form is kept where it provably reads before it writes (direct_ok), so
- * the common accumulators read as before. */
+ * the common accumulators read as before, and for a work-group's
+ * accumulator that each work-item updates element by element (in_place_ok). */
 
 static int uses_of(const Phrase *p, const Binder *x) {
   switch (p->kind) {
@@ -187,6 +188,9 @@ static bool pointwise_in(Arena *a, const Phrase *e, AccPart y) {
          pointwise_in(a, sp.args[1], y);
 }
 
+static bool map_step_ok(Arena *a, const Phrase *e, const Spine *sp, AccPart y);
+static const Phrase *find_prim(const Phrase *p, Prim prim);
+
 /* A[[e]](o) reads every part of y before it writes that part of o */
 static bool direct_ok(Arena *a, const Phrase *e, AccPart y) {
   if (!part_uses(a, e, y) || is_scalar_data(b_data(e))) return true;
@@ -199,14 +203,26 @@ static bool direct_ok(Arena *a, const Phrase *e, AccPart y) {
     return (is_scalar_data(b_data(c1)) || !uses_of(c1, y.b)) && (is_scalar_data(b_data(c2)) || !uses_of(c2, y.b)) &&
            proj_uses_of(a, c2, y.b, true) == uses_of(c2, y.b);
   }
-  /* a sequential map writes o[i] after reading y[i] only (a parallel one
-   * may not read what it writes at all: SCIR, paper Figure 3); with
-   * elements that are arrays or pairs, o[i] is written part by part, so
-   * the element function must itself read each part of y[i] before it
-   * writes it: y[i] is its parameter (a map over y) or the parameter's
-   * second component (a map over zip X y) */
-  if (p != PRIM_MAP_SEQ || sp.nargs != 2) return false;
-  const Phrase *f = sp.args[0], *in = sp.args[1];
+  /* a reduction reads all of its initial value into an accumulator of its
+   * own before its loop and writes o from that after it (lower_reduce_i,
+   * stage2.c), so its initial value may read y; not one a work-group
+   * shares, whose accumulator a mapLocal initialises */
+  if (prim_family(p) == PFAM_REDUCE && sp.nargs == 3)
+    return !part_uses(a, sp.args[0], y) && !part_uses(a, sp.args[2], y) && !find_prim(e, PRIM_MAP_LOCAL);
+  /* a parallel map is in place only as the whole step (map_step_ok) */
+  return p == PRIM_MAP_SEQ && map_step_ok(a, e, &sp, y);
+}
+
+/* A map writes o[i] after reading y[i] only, when its element function
+ * does not use y and y reaches its input only through zip; with elements
+ * that are arrays or pairs, o[i] is written part by part, so the element
+ * function must itself read each part of y[i] before it writes it: y[i]
+ * is its parameter (a map over y) or the parameter's second component (a
+ * map over zip X y).  True for the sequential and the parallel maps
+ * alike: iteration i touches element i of y only. */
+static bool map_step_ok(Arena *a, const Phrase *e, const Spine *sp, AccPart y) {
+  if (sp->nargs != 2) return false;
+  const Phrase *f = sp->args[0], *in = sp->args[1];
   if (part_uses(a, f, y) || !pointwise_in(a, in, y)) return false;
   if (is_scalar_data(b_data(e)->elem)) return true;
   if (f->kind != PH_LAM) return false;
@@ -215,6 +231,27 @@ static bool direct_ok(Arena *a, const Phrase *e, AccPart y) {
   return in->kind == PH_APP && spine_of(a, (Phrase *)in, &z) && z.head->prim == PRIM_ZIP && z.nargs == 2 &&
          !part_uses(a, z.args[0], y) && is_part(a, z.args[1], y) &&
          direct_ok(a, f->body, (AccPart){f->lam_binder, true});
+}
+
+/* The step of a reduction may update the accumulator in place: A[[f x y]](o)
+ * reads every part of y before it writes that part of o (direct_ok), or
+ * the step is a mapLocal over the accumulator (a work-group's accumulator,
+ * section 2.1 of docs/language.md) whose work-item i reads element i of
+ * y only, before it writes element i.  Then the imperative program is
+ * parforLocal acc.1 (\i o -> ... idx (zip .. acc.2 ..) i ...), which the
+ * SCIR re-check accepts by its pointwise-read extension (dpia/scir.c):
+ * distinct work-items touch distinct elements.  That rule wants no
+ * parallel loop in the body: the element function may hold no parallel
+ * map (its input is computed before the parforLocal, by C[[in]]). */
+static bool in_place_ok(Arena *a, const Phrase *step, const Binder *y) {
+  AccPart whole = {y, false};
+  if (direct_ok(a, step, whole)) return true;
+  Spine sp;
+  if (!(step->kind == PH_APP && spine_of(a, (Phrase *)step, &sp) && sp.head->prim == PRIM_MAP_LOCAL && sp.nargs == 2))
+    return false;
+  const Phrase *f = sp.args[0];
+  return !find_prim(f, PRIM_MAP_LOCAL) && !find_prim(f, PRIM_MAP_GLOBAL) && !find_prim(f, PRIM_MAP_WORKGROUP) &&
+         map_step_ok(a, step, &sp, whole);
 }
 
 /* the first use of primitive prim in p, or NULL */
@@ -264,7 +301,7 @@ static Phrase *reduce_i(Stage1 *s, const Spine *sp, Phrase *init, Phrase *input,
    * copied back by the same mapLocal. */
   const Phrase *shared = is_scalar_data(d2) ? NULL : find_prim(step, PRIM_MAP_LOCAL);
   Phrase *body;
-  if (direct_ok(s->b.arena, step, (AccPart){y, false})) {
+  if (in_place_ok(s->b.arena, step, y)) {
     body = acc_tr(s, step, b_var(b, o));
   } else {
     Binder *r = k_binder(s, "r", d2);
