@@ -185,9 +185,7 @@ static void note_access(CG *cg, const Storage *st, bool write) {
   if (st->space == SP_PRIVATE || st->read_only) return;
   if (write) {
     if (cg->distributed > 0) binder_set_add(cg, &cg->own_writes, st->root);
-  } else if (st->root == cg->pointwise_root) {
-    cg->pointwise_read = true;
-  } else {
+  } else if (st->root != cg->pointwise_root) {
     binder_set_add(cg, &cg->pending_reads, st->root);
   }
 }

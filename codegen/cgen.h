@@ -169,9 +169,8 @@ typedef struct CG {
   int distributed;          /* > 0 inside a parforLocal body */
   /* the buffer a parforLocal body updates in place, each work-item its own
    * element (scir_pointwise_parfor): its reads there are not pending for
-   * the body's own writes; pointwise_read: it was read */
+   * the body's own writes */
   const Binder *pointwise_root;
-  bool pointwise_read;
   int group_depth;          /* > 0 inside a parforWorkgroup body */
   unsigned group_dims;      /* bit d: inside the body of a parforWorkgroup of dimension d */
   unsigned local_dims;      /* bit d: inside the body of a parforLocal of dimension d */

@@ -913,17 +913,13 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
     cg->own_writes = (BinderSet){0};
     cg->uniform = cg->uniform && form == FORM_ONCE;
     cg->distributed++;
-    /* An accumulator updated in place (scir_pointwise_parfor): each
-     * work-item reads the element it then writes, and no other work-item
-     * touches it, so those reads need no barrier before the writes; after
-     * the parfor, a write by another work-item does. */
+    /* An accumulator updated in place (scir_pointwise_parfor, which the
+     * body reads): each work-item reads the element it then writes, and
+     * no other work-item touches it, so those reads need no barrier before
+     * the writes; after the parfor, a write by another work-item does. */
     const Binder *outer_pointwise = cg->pointwise_root;
-    bool outer_pointwise_read = cg->pointwise_read;
-    const Binder *pointwise = scir_pointwise_parfor(p);
-    if (pointwise) {
-      cg->pointwise_root = acc_root(cg, s->args[0]);
-      cg->pointwise_read = false;
-    }
+    bool pointwise = scir_pointwise_parfor(p) != NULL;
+    if (pointwise) cg->pointwise_root = acc_root(cg, s->args[0]);
     unsigned saved_local = cg->local_dims, saved_global = cg->global_dims;
     if (is_local) cg->local_dims |= 1u << d;
     else
@@ -934,9 +930,8 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
     cg->global_dims = saved_global;
     cg->distributed--;
     cg->uniform = saved_uniform;
-    if (pointwise && cg->pointwise_read) binder_set_add(cg, &cg->pending_reads, cg->pointwise_root);
+    if (pointwise && cg->pointwise_root) binder_set_add(cg, &cg->pending_reads, cg->pointwise_root);
     cg->pointwise_root = outer_pointwise;
-    cg->pointwise_read = outer_pointwise_read;
     binder_set_union(cg, &cg->pending_writes, &cg->own_writes);
     cg->own_writes = outer_own;
   }

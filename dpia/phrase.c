@@ -16,15 +16,17 @@ void phrase_spine(Arena *a, const Phrase *p, PhraseSpine *s) {
   }
 }
 
-bool phrase_computes(const Phrase *p) {
+bool phrase_has_prim(const Phrase *p, bool (*pred)(Prim)) {
   switch (p->kind) {
-  case PH_PRIM: return prim_computes(p->prim);
+  case PH_PRIM: return pred(p->prim);
   case PH_VAR:
   case PH_LIT:
   case PH_DEF: return false;
-  case PH_LAM: return phrase_computes(p->body);
+  case PH_LAM: return phrase_has_prim(p->body, pred);
   case PH_PROJ:
-  case PH_UNOP: return phrase_computes(p->fst);
-  default: return phrase_computes(p->fst) || phrase_computes(p->snd);
+  case PH_UNOP: return phrase_has_prim(p->fst, pred);
+  default: return phrase_has_prim(p->fst, pred) || phrase_has_prim(p->snd, pred);
   }
 }
+
+bool phrase_computes(const Phrase *p) { return phrase_has_prim(p, prim_computes); }

@@ -250,8 +250,8 @@ static int zip_leaves(const Phrase *e, const Binder *x) {
   return l < 0 || r < 0 ? -1 : l + r;
 }
 
-/* uses of x in p (all: want) or only those that read element i
- * (pointwise) */
+/* the uses of x in p: all of them, or (pointwise) only those that read
+ * element i of it */
 static int count_in(const Phrase *p, const Binder *x, const Binder *i, bool pointwise) {
   if (pointwise && is_prim_app2(p, PRIM_IDX) && p->snd->kind == PH_VAR && p->snd->binder == i) {
     int n = zip_leaves(p->fst->snd, x);
@@ -277,20 +277,7 @@ static int count_in(const Phrase *p, const Binder *x, const Binder *i, bool poin
 
 static int count_uses(const Phrase *p, const Binder *x) { return count_in(p, x, NULL, false); }
 
-static bool has_parfor(const Phrase *p) {
-  switch (p->kind) {
-  case PH_PRIM: return prim_family(p->prim) == PFAM_PARFOR;
-  case PH_LAM: return has_parfor(p->body);
-  case PH_PROJ:
-  case PH_UNOP: return has_parfor(p->fst);
-  case PH_APP:
-  case PH_PAIR:
-  case PH_SEQ:
-  case PH_ASSIGN:
-  case PH_BINOP: return has_parfor(p->fst) || has_parfor(p->snd);
-  default: return false;
-  }
-}
+static bool is_parfor_prim(Prim p) { return prim_family(p) == PFAM_PARFOR; }
 
 const Binder *scir_pointwise_parfor(const Phrase *p) {
   if (p->kind != PH_APP) return NULL;
@@ -300,7 +287,7 @@ const Binder *scir_pointwise_parfor(const Phrase *p) {
   if (body->kind != PH_LAM || body->body->kind != PH_LAM) return NULL;
   const Binder *x = fn->snd->fst->binder, *i = body->lam_binder;
   int all = count_uses(body, x);
-  return all && count_in(body, x, i, true) == all && !has_parfor(body->body->body) ? x : NULL;
+  return all && count_in(body, x, i, true) == all && !phrase_has_prim(body->body->body, is_parfor_prim) ? x : NULL;
 }
 
 static void usage_app(Scir *s, const Phrase *p, Uses *out) {

@@ -233,6 +233,11 @@ static bool map_step_ok(Arena *a, const Phrase *e, const Spine *sp, AccPart y) {
          direct_ok(a, f->body, (AccPart){f->lam_binder, true});
 }
 
+static bool is_parallel_map(Prim p) {
+  PrimLevel l = prim_level(p);
+  return prim_family(p) == PFAM_MAP && (l == PLVL_GLOBAL || l == PLVL_WORKGROUP || l == PLVL_LOCAL);
+}
+
 /* The step of a reduction may update the accumulator in place: A[[f x y]](o)
  * reads every part of y before it writes that part of o (direct_ok), or
  * the step is a mapLocal over the accumulator (a work-group's accumulator,
@@ -249,9 +254,7 @@ static bool in_place_ok(Arena *a, const Phrase *step, const Binder *y) {
   Spine sp;
   if (!(step->kind == PH_APP && spine_of(a, (Phrase *)step, &sp) && sp.head->prim == PRIM_MAP_LOCAL && sp.nargs == 2))
     return false;
-  const Phrase *f = sp.args[0];
-  return !find_prim(f, PRIM_MAP_LOCAL) && !find_prim(f, PRIM_MAP_GLOBAL) && !find_prim(f, PRIM_MAP_WORKGROUP) &&
-         map_step_ok(a, step, &sp, whole);
+  return !phrase_has_prim(sp.args[0], is_parallel_map) && map_step_ok(a, step, &sp, whole);
 }
 
 /* the first use of primitive prim in p, or NULL */
