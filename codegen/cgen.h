@@ -167,6 +167,9 @@ typedef struct CG {
   BinderSet own_writes;     /* written in the innermost parforLocal/Global body so far: by the
                              * work-item itself, which reads them in program order */
   int distributed;          /* > 0 inside a parforLocal body */
+  int solo;                 /* > 0 inside a single writer's guard (gen_single_writer,
+                             * gen_local_single_writer): one work-item of those that would
+                             * run the code alike runs it */
   /* the buffer a parforLocal body updates in place, each work-item its own
    * element (scir_pointwise_parfor): its reads there are not pending for
    * the body's own writes */

@@ -881,12 +881,21 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
   bool saved_uniform = cg->uniform;
   Cont again = {body, after, true};
   if (is_wg) {
-    /* a new group body: its own pending sets */
+    /* a new group body: its own pending sets.  A parforWorkgroup nested in
+     * another's body runs in the same work-groups: what the enclosing body
+     * left pending stays pending in it, and what it leaves pending is
+     * pending after it, for the rest of the enclosing body and for the top
+     * of an enclosing work-group loop (the next group id reuses local
+     * memory the nested body read: seed 7358 #430,
+     * tests/diff/regress/nested_workgroup_loop_back_edge.dpia) */
+    bool nested_wg = cg->group_depth > 0;
     BinderSet pw = cg->pending_writes, pr = cg->pending_reads;
-    cg->pending_writes = (BinderSet){0};
-    cg->pending_reads = (BinderSet){0};
     bool saved_unfenced = cg->local_unfenced;
-    cg->local_unfenced = false;
+    if (!nested_wg) {
+      cg->pending_writes = (BinderSet){0};
+      cg->pending_reads = (BinderSet){0};
+      cg->local_unfenced = false;
+    }
     if (form == FORM_LOOP) cg->group_loop_depth++;
     cg->group_depth++;
     unsigned saved_dims = cg->group_dims;
@@ -899,10 +908,12 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
     bool fenced = form != FORM_ONCE && cg->nbarriers > barriers_before;
     cg->group_depth--;
     if (form == FORM_LOOP) cg->group_loop_depth--;
-    cg->local_unfenced = saved_unfenced;
     cg->group_dims = saved_dims;
-    cg->pending_writes = pw;
-    cg->pending_reads = pr;
+    if (!nested_wg) {
+      cg->local_unfenced = saved_unfenced;
+      cg->pending_writes = pw;
+      cg->pending_reads = pr;
+    }
     if (fenced && cg->group_depth == 0) cg->group_stage_fenced = true;
   } else {
     /* Inside the body, what it wrote is the work-item's own (a temporary
@@ -959,6 +970,15 @@ static bool size_is_one(bool known, Size n) {
   return known && size_const_value(n, &v) && v == 1;
 }
 
+/* May dimension d of the launch hold more than one work-item (or group)?
+ * A dimension beyond the kernel's own has one unless the user's launch
+ * gives it more (--global-size=8,4 for a kernel of one dimension: every
+ * work-item of dimension 1 then runs what those of dimension 0 run). */
+static bool launch_many(const CG *cg, int d, bool known, Size n) {
+  int ndims = cg->k->ndims > 0 ? cg->k->ndims : 1;
+  return d < ndims ? !size_is_one(known, n) : known && !size_is_one(known, n);
+}
+
 /* Does command p write nothing but kernel outputs and private variables it
  * declares itself, with no parallel loop inside?  *writes_output: it writes
  * an output.  inner: the private variables declared in p so far. */
@@ -979,10 +999,10 @@ static bool writes_outputs_only(CG *cg, const Phrase *p, BinderSet *inner, bool 
     }
     if (binder_set_has(inner, a->binder)) return true;
     const Binder *root = acc_root(cg, p->fst);
-    /* a temporary in global or local memory only in a group body: at the
-     * top of a kernel, the other work-items would read it without a barrier
-     * (each computes its own copy instead) */
-    if (!root || !(is_output(cg, root) || (cg->group_depth > 0 && shared_root(cg, root)))) return false;
+    /* a temporary in global or local memory too: outside a group body,
+     * where no barrier orders the others' reads after the one writer's
+     * writes, gen_single_writer refuses it when code after p reads it */
+    if (!root || !(is_output(cg, root) || shared_root(cg, root))) return false;
     *writes_output = true;
     return true;
   }
@@ -1021,41 +1041,65 @@ static bool writes_outputs_only(CG *cg, const Phrase *p, BinderSet *inner, bool 
 }
 
 /* Sequential code in a group body runs in every work-item of the group
- * (the paper's redundant execution).  Where it writes the kernel's output
- * or a temporary in global or local memory, every work-item would write
- * the same element: a race, however benign, and no program of ours is
- * racy.  So one work-item, local id 0 in every
- * dimension whose local size may exceed 1 (and group id 0 in a dimension
- * whose mapWorkgroup does not enclose the code), writes it (likewise global id 0
- * for sequential code at the top of a kernel launched on more than one
- * work-item, where it writes an output).  What it writes is then pending
- * for the other work-items: a barrier comes before they read it. */
+ * (the paper's redundant execution), and so does the body of a parforLocal
+ * in the work-items of the dimensions no enclosing parforLocal distributes.
+ * Where it writes the kernel's output or a temporary in global or local
+ * memory, every one of them would write the same element: a race, however
+ * benign, and no program of ours is racy (Oclgrind: seed 7358 #127, #203,
+ * #565; tests/diff/regress/redundant_local_stage.dpia).  So one work-item
+ * writes it: local id 0 in every dimension whose local size may exceed 1
+ * and that no enclosing parforLocal distributes (and group id 0 in a
+ * dimension whose mapWorkgroup does not enclose the code).  Likewise
+ * global id 0 for sequential code at the top of a kernel launched on more
+ * than one work-item, or in the body of mapGlobals that leave a dimension
+ * of the NDRange undistributed (seed 7358 #711, #594, #736).  What it
+ * writes is then pending for the other work-items: in a group body a
+ * barrier comes before they read it (or, where not all of them reach that
+ * point, E0604); outside one, no barrier can order them, so they may not
+ * read it at all. */
 static bool gen_single_writer(CG *cg, const Phrase *p, const Cont *after) {
-  /* in the body of mapGlobals only (one per dimension distributed), the
-   * work-items of the other dimensions run it too: a nested grid's outer
-   * body, which may write the output (padCst's borders, docs/language.md
-   * section 16) */
-  int global_levels = __builtin_popcount(cg->global_dims);
-  if (cg->distributed > 0 && (cg->group_depth > 0 || cg->local_dims || cg->distributed != global_levels)) return false;
+  if (cg->solo > 0) return false; /* one work-item already */
+  bool group = cg->group_depth > 0;
+  /* outside a group: in the body of mapGlobals only (one per dimension
+   * distributed), the work-items of the other dimensions run it too: a
+   * nested grid's outer body, which may write the output (padCst's
+   * borders, docs/language.md section 16); in a group: at its top, or in
+   * the body of parforLocals only */
+  unsigned dims = group ? cg->local_dims : cg->global_dims;
+  if (cg->distributed > 0 && (cg->distributed != __builtin_popcount(dims) || (group ? cg->global_dims : cg->local_dims)))
+    return false;
   BinderSet inner = {0};
   bool writes_output = false;
   if (!writes_outputs_only(cg, p, &inner, &writes_output) || !writes_output) return false;
-  bool group = cg->group_depth > 0;
   const Launch *l = &cg->launch;
   const KirExpr *cond = NULL;
-  int ndims = cg->k->ndims > 0 ? cg->k->ndims : 1;
   /* the groups of a dimension whose mapWorkgroup is not around p all run
    * p too (a nested grid's outer body) */
-  for (int d = 0; group && d < ndims; d++)
-    if (!(cg->group_dims & 1u << d) && !size_is_one(l->groups_known[d], l->groups[d]))
+  for (int d = 0; group && d < 3; d++)
+    if (!(cg->group_dims & 1u << d) && launch_many(cg, d, l->groups_known[d], l->groups[d]))
       cond = and_query_zero(cg, cond, KQ_GROUP_ID, d);
-  for (int d = 0; d < ndims; d++) {
-    bool known = group ? l->local_known[d] : l->global_known[d];
-    if (!group && (cg->global_dims & 1u << d)) continue; /* distributed: each work-item its own */
-    if (!size_is_one(known, group ? l->local[d] : l->global[d]))
+  for (int d = 0; d < 3; d++) {
+    if (dims & 1u << d) continue; /* distributed: each work-item its own */
+    if (group ? launch_many(cg, d, l->local_known[d], l->local[d]) : launch_many(cg, d, l->global_known[d], l->global[d]))
       cond = and_query_zero(cg, cond, group ? KQ_LOCAL_ID : KQ_GLOBAL_ID, d);
   }
   if (!cond) return false; /* one work-item anyway */
+  if (!group) {
+    /* no barrier orders the other work-items after the one that writes a
+     * temporary here: none of them may read it after p */
+    BinderSet w = {0}, reads = {0};
+    scan_writes(cg, p, NULL, &w);
+    for (const Cont *c = after; c; c = c->next) scan_reads_except(cg, c->cmd, c->again ? p : NULL, &reads);
+    BinderSet bad = binder_set_intersect(cg, &w, &reads);
+    if (bad.n) {
+      cg_error(cg, ERR_NO_BARRIER, p->span,
+               "%s is computed once, by one work-item, and read later by the others, but OpenCL has no barrier "
+               "across work-groups to order them; compute it inside the map that reads it, or split the "
+               "computation into two kernels",
+               names_of(cg, &bad));
+      return true;
+    }
+  }
   sync_before(cg, p);
   KirBlock *outer = cg_enter(
       cg, add_if(cg, cond,
@@ -1067,7 +1111,9 @@ static bool gen_single_writer(CG *cg, const Phrase *p, const Cont *after) {
   cg->own_writes = (BinderSet){0};
   cg->uniform = false;
   cg->distributed++;
+  cg->solo++;
   gen_comm(cg, p, after);
+  cg->solo--;
   cg->distributed--;
   cg->uniform = saved_uniform;
   binder_set_union(cg, &cg->pending_writes, &cg->own_writes); /* the others read them after a barrier */
@@ -1099,9 +1145,8 @@ static bool gen_local_single_writer(CG *cg, const Phrase *body, const Cont *afte
   if (!writes_outputs_only(cg, body, &inner, &writes_output) || !writes_output) return false;
   const Launch *l = &cg->launch;
   const KirExpr *cond = NULL;
-  int ndims = cg->k->ndims > 0 ? cg->k->ndims : 1;
-  for (int d = 0; d < ndims; d++)
-    if (!(cg->local_dims & 1u << d) && !size_is_one(l->local_known[d], l->local[d]))
+  for (int d = 0; d < 3; d++)
+    if (!(cg->local_dims & 1u << d) && launch_many(cg, d, l->local_known[d], l->local[d]))
       cond = and_query_zero(cg, cond, KQ_LOCAL_ID, d);
   if (!cond) return false;
   KirBlock *outer = cg_enter(cg, add_if(cg, cond, "the other work-items would write the same"));
@@ -1113,7 +1158,9 @@ static bool gen_local_single_writer(CG *cg, const Phrase *body, const Cont *afte
    * it would need is an error, as anywhere not all work-items reach */
   bool saved_uniform = cg->uniform;
   cg->uniform = false;
+  cg->solo++;
   gen_comm(cg, body, after);
+  cg->solo--;
   cg->uniform = saved_uniform;
   cg_scope_leave(cg, mark);
   cg_leave(cg, outer);
