@@ -268,8 +268,19 @@ static Target storage_access(CG *cg, const Storage *st, const Step *ps, bool wri
       if (t->kind != DT_SCALAR || t->width == 1) goto bad;
       elem = e;
       width = t->width;
-      if (ix_const_value(ps->ix, &lane) && lane >= 0 && lane < width) {
+      if (ix_const_value(ps->ix, &lane) && lane >= 0 && lane < width &&
+          !(write && base && st->space != SP_PRIVATE)) {
         e = kir_lane(cg->arena, e, (int)lane, width, ps->n);
+      } else if (write && base && st->space != SP_PRIVATE && lane >= 0) {
+        /* a store to one lane of a vector in global or local memory is a
+         * store of the scalar: `v.s0 = x` loads the whole vector, sets the
+         * lane and stores the whole vector back (clang, and so PoCL and
+         * the GPU compilers built on it), which writes the lanes other
+         * work-items write at the same time (Oclgrind: seed 7402 #598,
+         * tests/diff/regress/vector_lane_store_race.dpia) */
+        int room = t->width == 3 ? 4 : t->width;
+        const Ix *at = ix_simplify(&cg->ix, ix_add(&cg->ix, ix_mul(&cg->ix, flat, K(cg, room)), ps->ix));
+        e = at_index(cg, kir_cast(cg->arena, pointer_type(cg, st, t->scalar), base), at);
       } else if (base) {
         /* a lane chosen at run time of an array element: the array as an
          * array of scalars, indexed from its start.  Not through the
