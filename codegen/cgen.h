@@ -167,6 +167,12 @@ typedef struct CG {
   BinderSet own_writes;     /* written in the innermost parforLocal/Global body so far: by the
                              * work-item itself, which reads them in program order */
   int distributed;          /* > 0 inside a parforLocal body */
+  struct {                  /* sequences writes_outputs_only refused: it refuses them in any part
+                             * of them too, so gen_single_writer's look at each part of a chain
+                             * stops there instead of walking the rest again (quadratic) */
+    const Phrase **slots;
+    uint32_t used, cap;
+  } refused_seqs;
   int solo;                 /* > 0 inside a single writer's guard (gen_single_writer,
                              * gen_local_single_writer): one work-item of those that would
                              * run the code alike runs it */

@@ -979,15 +979,49 @@ static bool launch_many(const CG *cg, int d, bool known, Size n) {
   return d < ndims ? !size_is_one(known, n) : known && !size_is_one(known, n);
 }
 
+static uint32_t phrase_slot(const CG *cg, const Phrase *p) {
+  uintptr_t h = (uintptr_t)p >> 4;
+  return (uint32_t)(h * 2654435761u) & (cg->refused_seqs.cap - 1);
+}
+
+static bool seq_refused(const CG *cg, const Phrase *p) {
+  if (!cg->refused_seqs.cap) return false;
+  for (uint32_t i = phrase_slot(cg, p);; i = (i + 1) & (cg->refused_seqs.cap - 1)) {
+    if (!cg->refused_seqs.slots[i]) return false;
+    if (cg->refused_seqs.slots[i] == p) return true;
+  }
+}
+
+static void refuse_seq(CG *cg, const Phrase *p) {
+  if (2 * (cg->refused_seqs.used + 1) > cg->refused_seqs.cap) {
+    const Phrase **old = cg->refused_seqs.slots;
+    uint32_t old_cap = cg->refused_seqs.cap;
+    cg->refused_seqs.cap = old_cap ? old_cap * 2 : 64;
+    cg->refused_seqs.slots = NEWARRAY(cg->arena, const Phrase *, cg->refused_seqs.cap);
+    cg->refused_seqs.used = 0;
+    for (uint32_t k = 0; k < old_cap; k++)
+      if (old[k]) refuse_seq(cg, old[k]);
+  }
+  uint32_t i = phrase_slot(cg, p);
+  while (cg->refused_seqs.slots[i]) i = (i + 1) & (cg->refused_seqs.cap - 1);
+  cg->refused_seqs.slots[i] = p;
+  cg->refused_seqs.used++;
+}
+
 /* Does command p write nothing but kernel outputs and private variables it
  * declares itself, with no parallel loop inside?  *writes_output: it writes
- * an output.  inner: the private variables declared in p so far. */
+ * an output.  inner: the private variables declared in p so far.  A part
+ * of p is refused whenever p is (it sees fewer of p's variables), so a
+ * refused sequence is remembered (cg->refused_seqs). */
 static bool writes_outputs_only(CG *cg, const Phrase *p, BinderSet *inner, bool *writes_output) {
   switch (p->kind) {
   case PH_PRIM: return p->prim == PRIM_SKIP;
   case PH_SEQ:
-    return writes_outputs_only(cg, p->fst, inner, writes_output) &&
-           writes_outputs_only(cg, p->snd, inner, writes_output);
+    if (seq_refused(cg, p)) return false;
+    if (writes_outputs_only(cg, p->fst, inner, writes_output) && writes_outputs_only(cg, p->snd, inner, writes_output))
+      return true;
+    refuse_seq(cg, p);
+    return false;
   case PH_ASSIGN: {
     const Phrase *a = p->fst;
     for (;;) { /* a variable declared in p */
@@ -1068,9 +1102,6 @@ static bool gen_single_writer(CG *cg, const Phrase *p, const Cont *after) {
   unsigned dims = group ? cg->local_dims : cg->global_dims;
   if (cg->distributed > 0 && (cg->distributed != __builtin_popcount(dims) || (group ? cg->global_dims : cg->local_dims)))
     return false;
-  BinderSet inner = {0};
-  bool writes_output = false;
-  if (!writes_outputs_only(cg, p, &inner, &writes_output) || !writes_output) return false;
   const Launch *l = &cg->launch;
   const KirExpr *cond = NULL;
   /* the groups of a dimension whose mapWorkgroup is not around p all run
@@ -1084,6 +1115,9 @@ static bool gen_single_writer(CG *cg, const Phrase *p, const Cont *after) {
       cond = and_query_zero(cg, cond, group ? KQ_LOCAL_ID : KQ_GLOBAL_ID, d);
   }
   if (!cond) return false; /* one work-item anyway */
+  BinderSet inner = {0};
+  bool writes_output = false;
+  if (!writes_outputs_only(cg, p, &inner, &writes_output) || !writes_output) return false;
   if (!group) {
     /* no barrier orders the other work-items after the one that writes a
      * temporary here: none of them may read it after p */
