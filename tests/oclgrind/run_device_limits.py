@@ -58,6 +58,29 @@ CASES = [
       'most 16 (CL_KERNEL_WORK_GROUP_SIZE)']),
 ]
 
+# a host program launching gemmBlocks through the header, on the first
+# device (Oclgrind's under oclgrind)
+LAUNCH_C = r"""
+#include "gemm.h"
+int main(void) {
+  cl_platform_id p;
+  cl_device_id d;
+  cl_int e;
+  int M = 128, N = 256, K = 512, rc;
+  if (clGetPlatformIDs(1, &p, NULL) != CL_SUCCESS || clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, NULL) != CL_SUCCESS)
+    return 2;
+  cl_context ctx = clCreateContext(NULL, 1, &d, NULL, NULL, &e);
+  cl_command_queue q = clCreateCommandQueue(ctx, d, 0, &e);
+  cl_mem out = clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof(float) * M * N, NULL, &e);
+  cl_mem a = clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof(float) * M * K, NULL, &e);
+  cl_mem bp = clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof(float) * K * N, NULL, &e);
+  rc = dpia_gemmBlocks_launch(q, out, a, bp, M, N, K);
+  if (rc == DPIA_SUCCESS) clFinish(q);
+  printf("rc %d %s\n", rc, dpia_error_string(rc));
+  return 0;
+}
+"""
+
 
 def main():
     dpia, samples = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
@@ -99,6 +122,30 @@ def main():
             else:
                 passed += 1
                 print(f'PASS {name}')
+        # the launcher of the C header (--emit=header) checks the same before
+        # it enqueues, and returns DPIA_ERROR_DEVICE_LIMIT (-9004), not the
+        # launch's CL_OUT_OF_RESOURCES; on a device with the 128 KiB it runs
+        header = os.path.join(tmp, 'gemm.h')
+        subprocess.run([dpia, 'translate', os.path.join(samples, 'gemm.dpia'), '-k', 'gemmBlocks',
+                        '--emit=header', '-o', header], check=True)
+        prog = os.path.join(tmp, 'launch.c')
+        with open(prog, 'w') as fh:
+            fh.write(LAUNCH_C)
+        exe = os.path.join(tmp, 'launch')
+        c = subprocess.run([os.environ.get('CC', 'cc'), '-std=c11', '-I', tmp, prog, '-o', exe, '-lOpenCL'],
+                           capture_output=True, text=True)
+        for options, want in (([], 'rc -9004 DPIA_ERROR_DEVICE_LIMIT: the kernel needs more local memory'),
+                              (['--local-mem-size', '131072'], 'rc 0 DPIA_SUCCESS')):
+            p = subprocess.run(['oclgrind', *options, exe], capture_output=True, text=True, timeout=300) \
+                if c.returncode == 0 else None
+            out = p.stdout + p.stderr if p else c.stdout + c.stderr
+            name = f'the header\'s launcher of gemmBlocks on a device of {options[1] if options else 32768} bytes'
+            if p and want in p.stdout:
+                passed += 1
+                print(f'PASS {name}: {p.stdout.strip()[:60]}')
+            else:
+                failed += 1
+                print(f'FAIL {name}: expected {want!r}\n' + ''.join(f'  | {x}\n' for x in out.splitlines()), end='')
     print(f'{passed} passed, {failed} failed')
     return 1 if failed else 0
 
