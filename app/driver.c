@@ -827,6 +827,14 @@ static void run_time_line(Ctx *c, const RtResult *res, double gbps) {
 /* after rt_run or rt_run_pipeline: on a failure its exit status (the
  * runtime closed); else DPIA_OK, the times recorded for the result */
 static int run_finished(Ctx *c, Runtime *rt, RtStatus st, const RtResult *res, const Buf *err) {
+  if (st == RT_DEVICE_LIMIT) {
+    /* the device cannot run the kernel at all: exit 4, as for a device
+     * whose memory is too small for the buffers (E0809) */
+    rt_close(rt);
+    diag_error(&c->diag, ERR_DEVICE_LIMIT, (Span){0}, "%s device %s: %s", c->target->title, rt->info.device_name,
+               err->data);
+    return DPIA_EOPENCL;
+  }
   if (st != RT_OK) {
     rt_close(rt);
     diag_error(&c->diag, ERR_OPENCL_RUNTIME, (Span){0}, "%s: %s", c->target->title, err->data);
@@ -910,6 +918,16 @@ static int pass_run(Ctx *c) {
     rt_close(&rt);
     diag_error(&c->diag, ERR_SIZES_TOO_LARGE, def->decl->name_span, "%s", err.data);
     return limit == RUN_LIMIT_INT ? DPIA_EUSAGE : DPIA_EOPENCL;
+  }
+  /* what the kernel needs of the device, whatever the sizes: its local
+   * memory (from the kernel IR, unless another source runs) and its
+   * work-groups; the built kernel is checked again by rt_run */
+  st = run_check_kernel_fits(a, &rt, k, o->opencl_source ? NULL : c->facts[index].kir, &nats, &launch, &err);
+  if (st != RT_OK) {
+    diag_error(&c->diag, ERR_DEVICE_LIMIT, def->decl->name_span, "%s device %s: %s", c->target->title,
+               rt.info.device_name, err.data);
+    rt_close(&rt);
+    return DPIA_EOPENCL;
   }
   /* the data are as large as the sizes say: the translation's memory
    * limit no longer applies */

@@ -694,10 +694,11 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
       break;
     }
   }
-  emit(o, "  if (dpia_err == CL_SUCCESS)\n"
+  emit(o, "  if (dpia_err == CL_SUCCESS) dpia_err = dpia_check_device_(q, dpia_kernel, %d, %s);\n"
+          "  if (dpia_err == CL_SUCCESS)\n"
           "    dpia_err = clEnqueueNDRangeKernel(q, dpia_kernel, %d, DPIA_NULL_, dpia_global, %s, dpia_num_events,\n"
           "                                      dpia_wait_list, dpia_event);\n",
-       nd, has_local ? "dpia_local" : "DPIA_NULL_");
+       nd, has_local ? "dpia_local" : "DPIA_NULL_", nd, has_local ? "dpia_local" : "DPIA_NULL_");
   if (!has_local) emit(o, "  (void)dpia_local;\n");
   /* release: OpenCL keeps what the enqueued kernel uses until it is done */
   if (ntemps)
@@ -1133,6 +1134,10 @@ void opencl_print_header(Arena *a, const char *source_name, int nkernels, const 
                 " *                        a buffer argument is smaller (CL_MEM_SIZE) than the\n"
                 " *                        bytes the kernel touches in it (dpia_NAME_PARAM_elements\n"
                 " *                        times the element size); checked before any enqueue\n"
+                " *   DPIA_ERROR_DEVICE_LIMIT (-9004)\n"
+                " *                        the kernel needs more local memory than the queue's\n"
+                " *                        device has, or its work-groups are larger than the\n"
+                " *                        device runs it in; checked before the enqueue\n"
                 " *   CL_BUILD_PROGRAM_FAILURE (-11), CL_INVALID_BUILD_OPTIONS (-43)\n"
                 " *                        the program did not build (with the options set):\n"
                 " *                        dpia_last_build_log() holds the compiler's messages\n"

@@ -6,7 +6,7 @@
 
 /* Version of the shared part: headers of different versions cannot be
  * included together. */
-enum { HEADER_COMMON_VERSION = 2 };
+enum { HEADER_COMMON_VERSION = 3 };
 
 /* Error codes of the launchers, besides OpenCL's own (passed through). */
 #define DPIA_HEADER_ERRORS(X)                                                                                   \
@@ -16,7 +16,11 @@ enum { HEADER_COMMON_VERSION = 2 };
     "a size argument is negative, or a launch or buffer size computed from the size arguments overflows, "     \
     "divides by zero or does not fit a size_t")                                                                \
   X(DPIA_ERROR_BUFFER_SIZE, -9003,                                                                              \
-    "a buffer argument is smaller (CL_MEM_SIZE) than the bytes the kernel reads or writes in it")
+    "a buffer argument is smaller (CL_MEM_SIZE) than the bytes the kernel reads or writes in it")               \
+  X(DPIA_ERROR_DEVICE_LIMIT, -9004,                                                                             \
+    "the kernel needs more local memory (CL_KERNEL_LOCAL_MEM_SIZE) than the device has "                       \
+    "(CL_DEVICE_LOCAL_MEM_SIZE), or is launched with larger work-groups than the device runs it in "           \
+    "(CL_KERNEL_WORK_GROUP_SIZE, CL_DEVICE_MAX_WORK_ITEM_SIZES)")
 
 /* OpenCL error codes (cl.h), by value so that the names are known whatever
  * version of the OpenCL headers the user compiles with. */
@@ -324,6 +328,37 @@ void header_emit_common(Buf *o) {
            "  err = clGetMemObjectInfo(buffer, CL_MEM_SIZE, sizeof size, &size, DPIA_NULL_);\n"
            "  if (err != CL_SUCCESS) return err;\n"
            "  return size < bytes ? DPIA_ERROR_BUFFER_SIZE : CL_SUCCESS;\n"
+           "}\n"
+           "\n"
+           "/* What the kernel, its arguments set, needs of the queue's device against\n"
+           " * what the device has (docs/errors.md E0007): its local memory, and the\n"
+           " * work-groups of local (NULL: the implementation chooses them).\n"
+           " * CL_SUCCESS, DPIA_ERROR_DEVICE_LIMIT or the error of a query; without the\n"
+           " * check the launch fails with CL_OUT_OF_RESOURCES or\n"
+           " * CL_INVALID_WORK_GROUP_SIZE, which say neither what nor how much. */\n"
+           "static inline cl_int dpia_check_device_(cl_command_queue q, cl_kernel k, cl_uint nd, const size_t *local) {\n"
+           "  cl_device_id device;\n"
+           "  cl_ulong needs = 0, has = 0;\n"
+           "  size_t most = 0, items = 1, item[3] = {0, 0, 0};\n"
+           "  cl_uint dims = 0, d;\n"
+           "  cl_int err = clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof device, &device, DPIA_NULL_);\n"
+           "  if (err == CL_SUCCESS)\n"
+           "    err = clGetKernelWorkGroupInfo(k, device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof needs, &needs, DPIA_NULL_);\n"
+           "  if (err == CL_SUCCESS) err = clGetDeviceInfo(device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof has, &has, DPIA_NULL_);\n"
+           "  if (err != CL_SUCCESS) return err;\n"
+           "  if (needs > has) return DPIA_ERROR_DEVICE_LIMIT;\n"
+           "  if (!local) return CL_SUCCESS;\n"
+           "  err = clGetKernelWorkGroupInfo(k, device, CL_KERNEL_WORK_GROUP_SIZE, sizeof most, &most, DPIA_NULL_);\n"
+           "  if (err == CL_SUCCESS)\n"
+           "    err = clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, sizeof dims, &dims, DPIA_NULL_);\n"
+           "  if (err == CL_SUCCESS && dims >= 3)\n"
+           "    err = clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof item, item, DPIA_NULL_);\n"
+           "  if (err != CL_SUCCESS) return err;\n"
+           "  for (d = 0; d < nd; d++) {\n"
+           "    items *= local[d];\n"
+           "    if (d < 3 && item[d] && local[d] > item[d]) return DPIA_ERROR_DEVICE_LIMIT;\n"
+           "  }\n"
+           "  return most && items > most ? DPIA_ERROR_DEVICE_LIMIT : CL_SUCCESS;\n"
            "}\n"
            "\n"
            "/* Release every cached program and kernel (not while the kernel is launched). */\n"

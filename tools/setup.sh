@@ -7,13 +7,19 @@ cd "$(dirname "$0")/.."
 # python3-pyopencl ... python3-venv: the Python package (python/, tests/python)
 # and the Kernel Tuner sample (samples/tune, its venv in build/tune-venv)
 # cmake: the CMake package test (tests/api/cmake_test.py)
+# oclgrind: a simulated OpenCL device that checks every memory access for
+# data races between work-items and out-of-bounds accesses, which PoCL
+# (work-items one after another between barriers) does not show: the
+# second oracle of the samples and random programs (tests/oclgrind,
+# run_diff.py --oracle oclgrind), and a device with small limits for the
+# device-limit errors of dpia run (E0007)
 # g++, llvm-15-dev, zlib1g-dev, libxml2-dev: the C++ embedding sample and
 # dpia-clang-check (verify/clang_helper.cpp: clang's parser linked
 # statically, for the CLI's verification speed, bench/throughput.c)
 packages=(gcc g++ libc6-dev pkg-config python3 meson ninja-build
           libclang-15-dev llvm-15-dev zlib1g-dev libxml2-dev libpcre2-dev
           ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd
-          valgrind clang-14 libclang-rt-14-dev cmake
+          valgrind clang-14 libclang-rt-14-dev cmake oclgrind
           python3-pyopencl python3-numpy python3-setuptools python3-wheel python3-pip python3-venv)
 missing=()
 for p in "${packages[@]}"; do

@@ -2,7 +2,10 @@
 # Set up (tools/setup.sh) and run every test: the normal build, then the
 # same suite under AddressSanitizer and UndefinedBehaviorSanitizer (less the
 # random differential runs, already run once, which compile one OpenCL
-# program each and would take many minutes under the sanitizers), then
+# program each and would take many minutes under the sanitizers; the tests
+# on Oclgrind, suite oclgrind and diff-oclgrind, are not registered in a
+# sanitized build: Oclgrind preloads its runtime, which ASan's must
+# precede), then
 # valgrind memcheck of the command line, then a short run of each fuzz
 # target (fuzz/README.md).
 set -euo pipefail

@@ -10,6 +10,7 @@
  * the first kernel to the end of the last, so the gaps between kernels
  * count, and the host's work between runs does not. */
 #include "pipe_run.h"
+#include "run_limits.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -146,7 +147,11 @@ static RtStatus make_launch(PR *r, TargetProgram *prog, int li, TargetKernel **k
       return st;
     }
   }
-  return RT_OK;
+  /* what it needs of the device, its arguments set (run_limits.h) */
+  TargetKernelInfo ki;
+  st = t->kernel_info(r->rt->dev, *kern, &ki, r->err);
+  if (st == RT_OK) st = run_check_built(r->rt, k->name, &ki, range, r->err);
+  return st;
 }
 
 static RtStatus read_output(PR *r, RtResult *res) {

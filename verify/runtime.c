@@ -1,5 +1,6 @@
 /* runtime.c: the host side of `dpia run` (runtime.h), through a Target. */
 #include "runtime.h"
+#include "run_limits.h"
 #include "runtime_int.h"
 
 #include <ctype.h>
@@ -297,6 +298,17 @@ static RtStatus read_outputs(Runtime *rt, Arena *a, const ImpKernel *k, ParamPla
   return RT_OK;
 }
 
+/* after a failed launch: what the kernel needs, as the target says, which
+ * a device that ran out of resources (CL_OUT_OF_RESOURCES) did not have */
+static void launch_needs(const TargetKernelInfo *ki, Buf *err) {
+  if (!ki->local_mem && !ki->private_mem) return;
+  emit(err, " (the kernel needs %" PRIu64 " bytes of local memory a work-group, %s", ki->local_mem,
+       ki->local_mem_name);
+  if (ki->private_mem) emit(err, ", and %" PRIu64 " bytes of private memory a work-item, %s", ki->private_mem,
+                            ki->private_mem_name);
+  buf_putc(err, ')');
+}
+
 RtStatus rt_run(Runtime *rt, Arena *a, const ImpKernel *k, const char *source, const NatValues *nats, int ninputs,
                 const double *const *inputs, const size_t *counts, const RtLaunch *launch, RtResult *res, Buf *err) {
   memset(res, 0, sizeof *res);
@@ -316,7 +328,17 @@ RtStatus rt_run(Runtime *rt, Arena *a, const ImpKernel *k, const char *source, c
   TargetBuffer **bufs = NEWARRAY(a, TargetBuffer *, k->nparams > 0 ? k->nparams : 1);
   st = build(rt, a, k, source, launch->build_options, &prog, &kern, err);
   if (st == RT_OK) st = set_args(rt, a, k, nats, plans, kern, bufs, err);
-  if (st == RT_OK) st = launch_timed(rt, a, kern, launch, res, err);
+  TargetKernelInfo ki;
+  memset(&ki, 0, sizeof ki);
+  if (st == RT_OK) st = t->kernel_info(rt->dev, kern, &ki, err);
+  if (st == RT_OK) {
+    TargetRange range = rt_range(res);
+    st = run_check_built(rt, k->name, &ki, &range, err);
+  }
+  if (st == RT_OK) {
+    st = launch_timed(rt, a, kern, launch, res, err);
+    if (st != RT_OK) launch_needs(&ki, err);
+  }
   if (st == RT_OK) st = read_outputs(rt, a, k, plans, bufs, res, err);
 
   /* release everything, whatever happened; a release's failure is

@@ -45,6 +45,7 @@ typedef enum RtStatus {
   RT_BUILD_FAILED,  /* the source did not build (err holds the build log) */
   RT_BAD_ARGS,      /* sizes, inputs or launch sizes do not fit the kernel */
   RT_LAUNCH_FAILED, /* a call of the target failed making buffers, running or reading back */
+  RT_DEVICE_LIMIT,  /* the kernel needs more local memory or a larger work-group than the device has */
 } RtStatus;
 
 /* the instance's objects (each instance defines them) */
@@ -60,11 +61,24 @@ typedef struct TargetDeviceInfo {
   const char *platform_name, *device_name; /* in the arena given to open */
   bool has_fp64;
   size_t max_work_group_size; /* the local size a kernel without one may get */
+  /* the largest local size in each dimension; 0 when the device does not say */
+  size_t max_work_item_sizes[3];
+  const char *max_work_group_size_name, *max_work_item_sizes_name;
   /* bytes; 0 when the device does not say.  The names are the target's
    * own for each limit, for the messages of run_limits.c. */
   uint64_t max_alloc, global_mem, local_mem;
   const char *max_alloc_name, *global_mem_name, *local_mem_name;
 } TargetDeviceInfo;
+
+/* What a built kernel, its arguments set, needs of its device, as the
+ * target reports it (0: the target does not say), with the target's names
+ * for each figure, for the messages of run_limits.c. */
+typedef struct TargetKernelInfo {
+  size_t work_group_size; /* the largest work-group the device runs this kernel in */
+  uint64_t local_mem;     /* bytes of local memory a work-group needs, its local arguments included */
+  uint64_t private_mem;   /* bytes of private memory a work-item needs */
+  const char *work_group_size_name, *local_mem_name, *private_mem_name;
+} TargetKernelInfo;
 
 /* An NDRange: global (and, if has_local, local) work items per dimension. */
 typedef struct TargetRange {
@@ -134,6 +148,8 @@ typedef struct Target {
   RtStatus (*arg_buffer)(TargetKernel *k, int index, TargetBuffer *b, Buf *err);
   RtStatus (*arg_value)(TargetKernel *k, int index, const void *value, size_t bytes, Buf *err);
   RtStatus (*arg_local)(TargetKernel *k, int index, size_t bytes, Buf *err);
+  /* what k needs of dev, once its arguments are set */
+  RtStatus (*kernel_info)(TargetDevice *dev, TargetKernel *k, TargetKernelInfo *info, Buf *err);
 
   /* ---- launching ---- */
   /* k once on r, waited for; *ms is its time on the device */

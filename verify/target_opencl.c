@@ -243,6 +243,15 @@ static RtStatus open_device(Arena *a, int platform_index, int device_index, Targ
   info->device_name = device_string(a, d, CL_DEVICE_NAME);
   info->has_fp64 = fp64 != 0;
   info->max_work_group_size = max_wg;
+  info->max_work_group_size_name = "CL_DEVICE_MAX_WORK_GROUP_SIZE";
+  info->max_work_item_sizes_name = "CL_DEVICE_MAX_WORK_ITEM_SIZES";
+  cl_uint dims = 0;
+  e = clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, sizeof dims, &dims, NULL);
+  if (e == CL_SUCCESS && dims >= 1 && dims <= 64) {
+    size_t *items = NEWARRAY(a, size_t, dims);
+    if (clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof(size_t) * dims, items, NULL) == CL_SUCCESS)
+      for (cl_uint i = 0; i < dims && i < 3; i++) info->max_work_item_sizes[i] = items[i];
+  }
   info->max_alloc = device_ulong(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
   info->global_mem = device_ulong(d, CL_DEVICE_GLOBAL_MEM_SIZE);
   info->local_mem = device_ulong(d, CL_DEVICE_LOCAL_MEM_SIZE);
@@ -346,6 +355,27 @@ static RtStatus arg_value(TargetKernel *k, int index, const void *value, size_t 
 static RtStatus arg_local(TargetKernel *k, int index, size_t bytes, Buf *err) {
   cl_int e = clSetKernelArg(k->kernel, (cl_uint)index, bytes ? bytes : 1, NULL);
   return e == CL_SUCCESS ? RT_OK : cl_fail(err, RT_LAUNCH_FAILED, e, "clSetKernelArg");
+}
+
+/* CL_KERNEL_PRIVATE_MEM_SIZE is optional in practice (OpenCL 1.2 has no
+ * device limit to hold it to): a figure the runtime does not give is 0 */
+static RtStatus kernel_info(TargetDevice *dev, TargetKernel *k, TargetKernelInfo *info, Buf *err) {
+  memset(info, 0, sizeof *info);
+  info->work_group_size_name = "CL_KERNEL_WORK_GROUP_SIZE";
+  info->local_mem_name = "CL_KERNEL_LOCAL_MEM_SIZE";
+  info->private_mem_name = "CL_KERNEL_PRIVATE_MEM_SIZE";
+  size_t wg = 0;
+  cl_int e = clGetKernelWorkGroupInfo(k->kernel, dev->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
+  if (e != CL_SUCCESS) return cl_fail(err, RT_LAUNCH_FAILED, e, "clGetKernelWorkGroupInfo(CL_KERNEL_WORK_GROUP_SIZE)");
+  info->work_group_size = wg;
+  cl_ulong local = 0, priv = 0;
+  e = clGetKernelWorkGroupInfo(k->kernel, dev->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof local, &local, NULL);
+  if (e != CL_SUCCESS) return cl_fail(err, RT_LAUNCH_FAILED, e, "clGetKernelWorkGroupInfo(CL_KERNEL_LOCAL_MEM_SIZE)");
+  info->local_mem = (uint64_t)local;
+  if (clGetKernelWorkGroupInfo(k->kernel, dev->device, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof priv, &priv, NULL) ==
+      CL_SUCCESS)
+    info->private_mem = (uint64_t)priv;
+  return RT_OK;
 }
 
 /* ---- launching ---- */
@@ -531,6 +561,7 @@ const Target target_opencl = {
     .arg_buffer = arg_buffer,
     .arg_value = arg_value,
     .arg_local = arg_local,
+    .kernel_info = kernel_info,
     .launch = launch,
     .launch_all = launch_all,
     .release_buffer = release_buffer,

@@ -34,6 +34,22 @@ One program again:  tests/diff/gen.py --seed S --index I  (its `-- run:`
 line has the sizes; a failure report shows the launch options too).
 While hunting, --avoid leaves out the patterns of bugs already found (see
 gen.AVOIDABLE) and --check-only tests the generator alone (fast).
+
+--oracle oclgrind runs each `dpia run` on Oclgrind's simulated device
+instead of PoCL (tests/oclgrind/oclgrind_log.py), which checks every
+access: `oclgrind --data-races --uniform-writes --log LOG
+--local-mem-size 262144 dpia run ...` (256 KiB of local memory, so that a
+program whose sizes give it larger local temporaries runs rather than
+exits 4).  Any message in LOG is a FAILURE too, besides the exit-status
+checks above: two work-items touching the same byte between barriers with
+at least one write (same-value writes included), or an access outside a
+buffer.  PoCL runs a group's work-items one after another between
+barriers, so a missing barrier passes there.  The failure report
+summarises the log: each distinct finding once, with its buffer, the two
+work-items and their source lines.  With --keep the log is kept next to
+the program (NAME.oclgrind.log).  The meson test diff-oclgrind runs
+300 programs with vectors this way, and the regression programs:
+    tests/diff/run_diff.py --dpia build/dpia --seed 2 --count 300 --with vectors --oracle oclgrind
 Prints `N passed, M failed` at the end; exit 1 if anything failed.
 """
 import argparse
@@ -43,6 +59,7 @@ import math
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -50,9 +67,15 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, '..', 'oclgrind'))
 import gen  # noqa: E402
+import oclgrind_log  # noqa: E402
 
 RUN_TIMEOUT = 300
+# --oracle oclgrind: the simulated device's local memory, 256 KiB rather
+# than Oclgrind's 32 KiB, so that a program whose sizes give it larger
+# local temporaries is checked for races rather than skipped (exit 4)
+ORACLE_LOCAL_MEM = 262144
 LAUNCH_FRACTION = 0.3
 
 
@@ -149,8 +172,10 @@ def choose_launch(dpia, path, kernel, sizes, rng, env):
     return opts
 
 
-def test_one(dpia, path, kernel, sizes, expect, seed, env, launch_rng=None, check_only=False):
-    """(status, detail, launch options): status in ok, skip, FAIL."""
+def test_one(dpia, path, kernel, sizes, expect, seed, env, launch_rng=None, check_only=False, oclgrind_log_path=None):
+    """(status, detail, launch options): status in ok, skip, FAIL.
+    oclgrind_log_path: run on Oclgrind, its findings to this file (a
+    finding is a FAIL)."""
     rc, out = run([dpia, 'check', path], env)
     if expect in ('reject', 'reject-or-ok'):
         if rc == 1:
@@ -174,7 +199,15 @@ def test_one(dpia, path, kernel, sizes, expect, seed, env, launch_rng=None, chec
         return 'ok', out, []
     launch = choose_launch(dpia, path, kernel, sizes, launch_rng, env) if launch_rng else []
     cmd = ['dpia', 'run', os.path.basename(path), '-k', kernel, *sizes, *launch, '--check', '--seed', str(seed)]
-    rc, out = run([dpia, *cmd[1:2], path, *cmd[3:]], env)
+    full = [dpia, *cmd[1:2], path, *cmd[3:]]
+    if oclgrind_log_path:
+        full = oclgrind_log.command(full, oclgrind_log_path, ORACLE_LOCAL_MEM)
+        cmd = oclgrind_log.command(cmd, os.path.basename(oclgrind_log_path), ORACLE_LOCAL_MEM)
+    rc, out = run(full, env)
+    findings = oclgrind_log.summarize(oclgrind_log.read_log(oclgrind_log_path)) if oclgrind_log_path else ''
+    if findings:
+        return 'FAIL', f'$ {" ".join(cmd)}\ndpia run: exit {rc}; Oclgrind reports:\n{findings}\n' \
+            f'--- dpia run\'s output ---\n{out}', launch
     if rc == 0:
         return 'ok', out, launch
     if rc == 4:
@@ -219,6 +252,9 @@ def main():
     ap.add_argument('--quiet', action='store_true', help='print only failures and the summary')
     ap.add_argument('--check-only', action='store_true', help='only `dpia check` the programs (a fast test of '
                     'the generator)')
+    ap.add_argument('--oracle', choices=['pocl', 'oclgrind'], default='pocl',
+                    help='where `dpia run` runs: the default OpenCL device (PoCL), or Oclgrind\'s simulated device, '
+                    'whose data-race and bounds checks count as failures (oclgrind --data-races --uniform-writes)')
     ap.add_argument('--with', dest='extra', action='append', default=[], choices=sorted(gen.OPTIONAL),
                     help='a generator feature that is off by default (gen.py --with)')
     a = ap.parse_args()
@@ -230,6 +266,11 @@ def main():
             ap.error(f'unknown pattern {x!r} for --avoid')
     if a.keep:
         os.makedirs(a.keep, exist_ok=True)
+    if a.oracle == 'oclgrind' and not a.check_only:
+        why = oclgrind_log.available()
+        if why:
+            print(f'--oracle oclgrind: {why}')
+            return oclgrind_log.missing_status()
 
     cases = []  # (name, text, kernel, sizes, expect, launch rng)
     for i in range(a.start, a.start + a.count):
@@ -258,8 +299,9 @@ def main():
             path = os.path.join(tmp, f'p{k}.dpia')
             with open(path, 'w') as fh:
                 fh.write(text)
+            log = os.path.join(tmp, f'p{k}.oclgrind.log') if a.oracle == 'oclgrind' else None
             t0 = time.time()
-            res = test_one(dpia, path, kernel, sizes, expect, a.seed, env, lr, a.check_only)
+            res = test_one(dpia, path, kernel, sizes, expect, a.seed, env, lr, a.check_only, log)
             durations.append((time.time() - t0, name))
             return res
 
@@ -302,6 +344,9 @@ def main():
                         base = name.replace('/', '_').replace(' ', '_').replace('#', '')
                         with open(os.path.join(a.keep, base + '.dpia'), 'w') as fh:
                             fh.write(text)
+                        log = os.path.join(tmp, f'p{k}.oclgrind.log')
+                        if a.oracle == 'oclgrind' and os.path.exists(log):
+                            shutil.copyfile(log, os.path.join(a.keep, base + '.oclgrind.log'))
     durations.sort(reverse=True)
     print(f'({time.time() - start:.0f} s, {skipped} skipped, {rejected_launches} launch variations refused '
           '(E0604); slowest: '
