@@ -221,7 +221,14 @@ def test_one(dpia, path, kernel, sizes, expect, seed, env, launch_rng=None, chec
         _, jout, jerr = run([dpia, 'translate', path, '-k', kernel, *launch, '--no-verify', '--diagnostics=json'], env,
                             split=True)
         if set(re.findall(r'"code": "(E\d+)"', jout + jerr)) == {'E0604'}:
-            rc2, out2 = run([dpia, 'run', path, '-k', kernel, *sizes, '--check', '--seed', str(seed)], env)
+            natural = [dpia, 'run', path, '-k', kernel, *sizes, '--check', '--seed', str(seed)]
+            if oclgrind_log_path:
+                natural = oclgrind_log.command(natural, oclgrind_log_path, ORACLE_LOCAL_MEM)
+            rc2, out2 = run(natural, env)
+            findings = oclgrind_log.summarize(oclgrind_log.read_log(oclgrind_log_path)) if oclgrind_log_path else ''
+            if findings:
+                return 'FAIL', f'$ {" ".join(cmd)}\n{out}\nand at the natural launch, Oclgrind reports:\n{findings}', \
+                    launch
             if rc2 == 0:
                 return 'launch-rejected', f'$ {" ".join(cmd)}\n{out}', launch
             return 'FAIL', f'$ {" ".join(cmd)}\n{out}\nand at the natural launch, dpia run exits {rc2}:\n{out2}', launch
