@@ -16,7 +16,8 @@
  * the temporaries, takes the program of the queue's context from a small
  * lock-free cache (building it on first use, with the options of
  * dpia_NAME_set_build_options; a failed build leaves its log for
- * dpia_last_build_log), checks every buffer argument's CL_MEM_SIZE, takes a
+ * dpia_last_build_log), checks every buffer argument's CL_MEM_SIZE and
+ * that no output shares bytes with another buffer argument, takes a
  * kernel object from the program's pool,
  * allocates the global temporaries, sets the arguments in the order of the
  * kernel interface (spec section 8), enqueues the kernel and releases what
@@ -508,6 +509,50 @@ static void emit_element_counts(H *h, const ImpKernel *k) {
   buf_putc(o, '\n');
 }
 
+/* The launcher's name of a parameter in messages: the program's */
+static const char *param_label(const KParam *p) { return p->name; }
+
+/* After the sizes: DPIA_ERROR_SIZE when one overflowed (dpia_bad) */
+static void emit_size_overflow(H *h, const char *name) {
+  emit(h->out, "  if (dpia_bad)\n"
+               "    return dpia_fail_(DPIA_ERROR_SIZE, \"%s\", \"a launch or buffer size overflows at these sizes\");\n",
+       name);
+}
+
+/* Every buffer argument holds what the kernel touches, and no output shares
+ * a byte the kernel touches with another buffer argument (the parameters
+ * are restrict, spec section 8), before anything is enqueued; the message
+ * names the parameters.  Inputs may share: the kernel only reads them.
+ * Whether a kernel would be right in place (element i written only from
+ * element i) is not decided: under restrict the OpenCL compiler may reorder
+ * the loads and stores of a work-item as if the buffers were disjoint, so
+ * no launch is allowed in place.  Expects dpia_bytes_I of each buffer. */
+static void emit_buffer_checks(H *h, const ImpKernel *k) {
+  Buf *o = h->out;
+  emit(o, "  /* every buffer holds the bytes touched in it, and no output shares them */\n");
+  for (int i = 0; i < k->nparams; i++) {
+    const KParam *p = &k->params[i];
+    if (p->role != KP_OUTPUT && p->role != KP_INPUT) continue;
+    emit(o, "  if (dpia_err == CL_SUCCESS)\n"
+            "    dpia_err = dpia_check_buffer_(%s, dpia_bytes_%d, %s, \"%s\", \"%s\");\n",
+         host_name(h, p->name), i, elem_sizeof(h, p), p->role == KP_OUTPUT ? "output" : "input", param_label(p));
+  }
+  for (int i = 0; i < k->nparams; i++) {
+    const KParam *out = &k->params[i];
+    if (out->role != KP_OUTPUT) continue;
+    for (int j = 0; j < k->nparams; j++) {
+      const KParam *p = &k->params[j];
+      /* two outputs once */
+      if (j == i || (p->role != KP_OUTPUT && p->role != KP_INPUT) || (p->role == KP_OUTPUT && j < i)) continue;
+      emit(o, "  if (dpia_err == CL_SUCCESS)\n"
+              "    dpia_err = dpia_check_alias_(%s, dpia_bytes_%d, \"%s\", %s, dpia_bytes_%d, \"%s\", \"%s\");\n",
+           host_name(h, out->name), i, param_label(out), host_name(h, p->name), j,
+           p->role == KP_OUTPUT ? "output" : "input", param_label(p));
+    }
+  }
+  emit(o, "  if (dpia_err != CL_SUCCESS) return dpia_error_in_(dpia_err, \"%s\");\n", k->name);
+}
+
 static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
   Buf *o = h->out;
   Arena *a = h->a;
@@ -583,6 +628,8 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
           "}\n\n",
        k->name, k->name, k->name, k->name);
 
+  emit_check(h, k, NULL);
+
   /* the enqueue function */
   emit(o, "/* Enqueue %s on q after the events of the wait list; *dpia_event (if not\n"
           " * NULL) is set to the kernel's event.  Returns 0 or an error code. */\n",
@@ -605,26 +652,13 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
       emit(o, "  size_t dpia_bytes_%d;\n", i);
   }
   emit(o, "  int dpia_i;\n");
-  /* sizes */
-  bool any_nat = false;
-  for (int i = 0; i < k->nparams; i++) any_nat |= k->params[i].role == KP_NAT;
-  if (any_nat) {
-    emit(o, "  if (");
-    bool first = true;
-    for (int i = 0; i < k->nparams; i++)
-      if (k->params[i].role == KP_NAT) {
-        emit(o, "%s%s < 0", first ? "" : " || ", host_name(h, k->params[i].name));
-        first = false;
-      }
-    emit(o, ") return DPIA_ERROR_SIZE;\n");
-  }
-  for (int i = 0; i < k->nprecond; i++) {
-    buf_puts(o, "  /* ");
-    comment_text(o, k->preconds[i]);
-    buf_puts(o, " */\n");
-    emit(o, "  if (!%s) return dpia_bad ? DPIA_ERROR_SIZE : DPIA_ERROR_PRECONDITION;\n",
-         c_expr(h, k, k->preconds[i]));
-  }
+  /* the size arguments and the preconditions, as dpia_NAME_check says them */
+  emit(o, "  dpia_err = dpia_%s_check(", k->name);
+  for (int i = 0; i < k->nparams; i++)
+    if (k->params[i].role == KP_NAT) emit(o, "%s, ", host_name(h, k->params[i].name));
+  emit(o, "dpia_error_message_buffer_(), DPIA_ERROR_MESSAGE_SIZE);\n"
+          "  if (dpia_err != DPIA_SUCCESS) return dpia_error_in_(dpia_err, \"%s\");\n",
+       k->name);
   for (int d = 0; d < nd; d++) {
     emit(o, "  dpia_global[%d] = dpia_size_(%s, &dpia_bad);\n", d, launch_size(h, k, d, false));
     emit(o, "  dpia_local[%d] = dpia_size_(%s, &dpia_bad);\n", d, launch_size(h, k, d, true));
@@ -642,17 +676,13 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
          c_size(h, k, p->elements), elem_sizeof(h, p));
     emit(o, "  if (dpia_bytes_%d == 0) dpia_bytes_%d = sizeof(%s);\n", i, i, host_type(h, elem_of(p->type), true));
   }
-  emit(o, "  if (dpia_bad) return DPIA_ERROR_SIZE;\n");
-  /* every buffer holds what the kernel touches, before anything is enqueued */
-  for (int i = 0; i < k->nparams; i++) {
-    const KParam *p = &k->params[i];
-    if (p->role == KP_OUTPUT || p->role == KP_INPUT)
-      emit(o, "  if (dpia_err == CL_SUCCESS) dpia_err = dpia_check_buffer_(%s, dpia_bytes_%d);\n", host_name(h, p->name), i);
-  }
-  emit(o, "  if (dpia_err != CL_SUCCESS) return dpia_err;\n");
+  emit_size_overflow(h, k->name);
+  emit_buffer_checks(h, k);
   emit(o, "  for (dpia_i = 0; dpia_i < %d; dpia_i++) {\n", nd);
   if (has_local)
-    emit(o, "    if (dpia_local[dpia_i] == 0 || dpia_global[dpia_i] %% dpia_local[dpia_i] != 0) return DPIA_ERROR_SIZE;\n");
+    emit(o, "    if (dpia_local[dpia_i] == 0 || dpia_global[dpia_i] %% dpia_local[dpia_i] != 0)\n"
+            "      return dpia_fail_(DPIA_ERROR_SIZE, \"%s\", \"a global size is not a multiple of its local size\");\n",
+         k->name);
   emit(o, "    if (dpia_global[dpia_i] == 0) /* nothing to compute */\n"
           "      return (dpia_event || dpia_num_events)\n"
           "                 ? clEnqueueMarkerWithWaitList(q, dpia_num_events, dpia_wait_list, dpia_event)\n"
@@ -707,11 +737,10 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
          ntemps);
   emit(o, "  if (dpia_kernel) dpia_kernel_put_(dpia_%s_cache_(), dpia_slot, dpia_kernel);\n"
           "  if (dpia_slot < 0 && dpia_program) clReleaseProgram(dpia_program);\n"
-          "  return dpia_err;\n"
+          "  return dpia_err == DPIA_ERROR_DEVICE_LIMIT ? dpia_error_in_(dpia_err, \"%s\") : dpia_err;\n"
           "}\n\n",
-       k->name);
+       k->name, k->name);
 
-  emit_check(h, k, NULL);
   emit_element_counts(h, k);
 
   /* the launch function */
@@ -950,7 +979,9 @@ static void emit_pipeline(H *h, const PipeDesc *d) {
   emit(o, "  dpia_err = dpia_%s_check(", k->name);
   for (int i = 0; i < k->nparams; i++)
     if (k->params[i].role == KP_NAT) emit(o, "%s, ", host_name(h, k->params[i].name));
-  emit(o, "DPIA_NULL_, 0);\n  if (dpia_err != DPIA_SUCCESS) return dpia_err;\n");
+  emit(o, "dpia_error_message_buffer_(), DPIA_ERROR_MESSAGE_SIZE);\n"
+          "  if (dpia_err != DPIA_SUCCESS) return dpia_error_in_(dpia_err, \"%s\");\n",
+       k->name);
   for (int li = 0; li < d->nlaunches; li++) emit_launch_nats(h, d, li, o, "  ");
   for (int i = 0; i < k->nparams; i++) {
     const KParam *kp = &k->params[i];
@@ -965,12 +996,8 @@ static void emit_pipeline(H *h, const PipeDesc *d) {
     emit(o, "  if (dpia_temp_bytes[%d] == 0) dpia_temp_bytes[%d] = sizeof(%s);\n", t, t,
          host_type(h, d->temps[t].elem, true));
   }
-  emit(o, "  if (dpia_bad) return DPIA_ERROR_SIZE;\n");
-  emit(o, "  /* every buffer holds what the kernels touch, before anything is enqueued */\n");
-  for (int i = 0; i < k->nparams; i++)
-    if (k->params[i].role == KP_OUTPUT || k->params[i].role == KP_INPUT)
-      emit(o, "  if (dpia_err == CL_SUCCESS) dpia_err = dpia_check_buffer_(%s, dpia_bytes_%d);\n",
-           host_name(h, k->params[i].name), i);
+  emit_size_overflow(h, k->name);
+  emit_buffer_checks(h, k);
   emit(o,
        "  if (dpia_err == CL_SUCCESS)\n"
        "    dpia_err = clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof dpia_context, &dpia_context, DPIA_NULL_);\n");
@@ -1118,6 +1145,10 @@ void opencl_print_header(Arena *a, const char *source_name, int nkernels, const 
                 " *   dpia_NAME_set_build_options(options)\n"
                 " *                        clBuildProgram options of NAME's next builds\n"
                 " *   dpia_last_build_log() the log of this thread's last failed build\n"
+                " *   dpia_last_error_message()\n"
+                " *                        what this thread's last launch that returned a\n"
+                " *                        DPIA_ERROR_* code found: the kernel, the parameters\n"
+                " *                        and the numbers\n"
                 " *\n"
                 " * Return values of dpia_NAME_launch and dpia_NAME_enqueue (dpia_error_string\n"
                 " * names each); nothing is enqueued unless the value is DPIA_SUCCESS or an\n"
@@ -1138,6 +1169,13 @@ void opencl_print_header(Arena *a, const char *source_name, int nkernels, const 
                 " *                        the kernel needs more local memory than the queue's\n"
                 " *                        device has, or its work-groups are larger than the\n"
                 " *                        device runs it in; checked before the enqueue\n"
+                " *   DPIA_ERROR_ALIAS (-9005)\n"
+                " *                        an output buffer argument is the same cl_mem as\n"
+                " *                        another buffer argument, or a sub-buffer of the same\n"
+                " *                        buffer overlapping it in the bytes the kernel\n"
+                " *                        touches; checked before any enqueue.  The kernels\n"
+                " *                        declare their buffers restrict and never compute in\n"
+                " *                        place: pass a separate output (inputs may share)\n"
                 " *   CL_BUILD_PROGRAM_FAILURE (-11), CL_INVALID_BUILD_OPTIONS (-43)\n"
                 " *                        the program did not build (with the options set):\n"
                 " *                        dpia_last_build_log() holds the compiler's messages\n"

@@ -16,7 +16,13 @@
  *   threads   8 threads with their own queues launching into one context
  *             at once, every result checked
  *   buffers   a buffer smaller than the kernel touches: DPIA_ERROR_BUFFER_SIZE,
- *             nothing enqueued (no event, the output untouched)
+ *             nothing enqueued (no event, the output untouched), the
+ *             message naming the parameter and the bytes
+ *   alias     an output that is the same buffer as an input (blur in
+ *             place), overlapping sub-buffers of one buffer, two outputs
+ *             in one buffer: DPIA_ERROR_ALIAS naming both parameters,
+ *             nothing enqueued; disjoint sub-buffers of one buffer and two
+ *             inputs in one buffer are launched and compute the right result
  *   build     build options: a failing build reports its log
  *             (dpia_last_build_log, per thread), other options get their
  *             own program; kernel objects come from the pool
@@ -245,17 +251,19 @@ static void test_check_and_counts(void) {
 
 static void test_errors(Cl *cl) {
   test_check_and_counts();
-  cl_mem m = buffer(cl, 4096, NULL);
+  cl_mem m = buffer(cl, 4096, NULL), m2 = buffer(cl, 4096, NULL);
   /* N % 4 == 0 */
   int rc = dpia_twice_launch(cl->queue, m, m, 1022);
   CHECK(rc == DPIA_ERROR_PRECONDITION, "twice N=1022: %d", rc);
+  CHECK(strcmp(dpia_last_error_message(), "twice: precondition N % 4 == 0 does not hold for N = 1022") == 0,
+        "twice N=1022: '%s'", dpia_last_error_message());
   /* M % 16 == 0, N % 16 == 0 */
   rc = dpia_mmTiled_launch(cl->queue, m, m, m, 16, 17, 4);
   CHECK(rc == DPIA_ERROR_PRECONDITION, "mmTiled N=17: %d", rc);
   rc = dpia_twice_launch(cl->queue, m, m, -4);
   CHECK(rc == DPIA_ERROR_SIZE, "twice N=-4: %d", rc);
   /* OpenCL's own errors come back unchanged */
-  rc = dpia_twice_launch(NULL, m, m, 8);
+  rc = dpia_twice_launch(NULL, m, m2, 8);
   CHECK(rc == CL_INVALID_COMMAND_QUEUE, "twice on a NULL queue: %s", dpia_error_string(rc));
 
   /* an empty launch enqueues nothing, or a marker when an event is wanted */
@@ -290,6 +298,7 @@ static void test_errors(Cl *cl) {
   clReleaseMemObject(dxs);
   clReleaseMemObject(dout);
   clReleaseMemObject(m);
+  clReleaseMemObject(m2);
 
   /* checked arithmetic */
   int bad = 0;
@@ -419,9 +428,18 @@ static void test_buffers(Cl *cl) {
   cl_event ev = NULL;
   int rc = dpia_twice_enqueue(cl->queue, small_out, xs, N, 0, NULL, &ev);
   CHECK(rc == DPIA_ERROR_BUFFER_SIZE, "output one float short: %s", dpia_error_string(rc));
+  /* the message names the parameter, the bytes it holds and those needed */
+  CHECK(strcmp(dpia_last_error_message(),
+               "twice: output buffer output holds 252 bytes (CL_MEM_SIZE), the kernel writes 256: 64 elements of 4 "
+               "bytes") == 0,
+        "output one float short: '%s'", dpia_last_error_message());
   CHECK(ev == NULL, "an event for a launch that failed its checks");
   rc = dpia_twice_enqueue(cl->queue, out, small_xs, N, 0, NULL, &ev);
   CHECK(rc == DPIA_ERROR_BUFFER_SIZE, "input one float short: %s", dpia_error_string(rc));
+  CHECK(strcmp(dpia_last_error_message(),
+               "twice: input buffer xs holds 1020 bytes (CL_MEM_SIZE), the kernel reads 1024: 256 elements of 4 "
+               "bytes") == 0,
+        "input one float short: '%s'", dpia_last_error_message());
   CHECK(ev == NULL, "an event for a launch that failed its checks");
   clFinish(cl->queue);
   CHECK(all_equal(cl, small_out, N / 4 - 1, 7.0f), "the too-small output was written");
@@ -441,6 +459,108 @@ static void test_buffers(Cl *cl) {
   clReleaseMemObject(small_xs);
   clReleaseMemObject(out);
   clReleaseMemObject(small_out);
+}
+
+/* blur of xs (n floats) by the host: the sum of each element's neighbours, clamped */
+static int wrong_blurs(const float *xs, const float *out, int n) {
+  int bad = 0;
+  for (int i = 0; i < n; i++) {
+    float want = xs[i > 0 ? i - 1 : 0] + 0.0f;
+    want = xs[i] + want;
+    want = xs[i + 1 < n ? i + 1 : n - 1] + want;
+    bad += fabsf(out[i] - want) > 1e-5f * (1 + fabsf(want));
+  }
+  return bad;
+}
+
+static cl_mem sub_buffer(cl_mem parent, size_t offset, size_t bytes) {
+  cl_buffer_region region = {offset, bytes};
+  cl_int err;
+  cl_mem m = clCreateSubBuffer(parent, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
+  if (err != CL_SUCCESS) {
+    fprintf(stderr, "clCreateSubBuffer at %zu: %s\n", offset, dpia_error_string(err));
+    exit(1);
+  }
+  return m;
+}
+
+static void test_alias(Cl *cl) {
+  enum { N = 4096 };
+  static float img[2 * N], out[N], back[N];
+  for (int i = 0; i < 2 * N; i++) img[i] = value(i);
+  const size_t bytes = sizeof(float) * N;
+
+  /* in place: refused, nothing enqueued, img untouched */
+  cl_mem dimg = buffer(cl, bytes, img);
+  cl_event ev = NULL;
+  int rc = dpia_blur_enqueue(cl->queue, dimg, dimg, N, 0, NULL, &ev);
+  const char *msg = dpia_last_error_message();
+  CHECK(rc == DPIA_ERROR_ALIAS, "blur in place: %s", dpia_error_string(rc));
+  CHECK(strcmp(msg, "blur: output output and input img are the same buffer: the kernel does not compute in place "
+                    "(its buffers are restrict); pass another buffer for output") == 0,
+        "blur in place: message '%s'", msg);
+  CHECK(ev == NULL, "an event for a launch refused in place");
+  clFinish(cl->queue);
+  read_back(cl, dimg, bytes, back);
+  CHECK(memcmp(back, img, bytes) == 0, "the refused in-place launch wrote img");
+  CHECK(strncmp(dpia_error_string(DPIA_ERROR_ALIAS), "DPIA_ERROR_ALIAS: ", 18) == 0, "string %s",
+        dpia_error_string(DPIA_ERROR_ALIAS));
+  /* a launch that succeeds clears the message */
+  cl_mem dout = buffer(cl, bytes, NULL);
+  rc = dpia_blur_launch(cl->queue, dout, dimg, N);
+  CHECK(rc == DPIA_SUCCESS && dpia_last_error_message()[0] == 0, "blur: %s '%s'", dpia_error_string(rc),
+        dpia_last_error_message());
+  read_back(cl, dout, bytes, out);
+  CHECK(wrong_blurs(img, out, N) == 0, "blur: %d wrong elements", wrong_blurs(img, out, N));
+
+  /* sub-buffers of one buffer of 2N floats (offsets multiples of N floats:
+   * aligned on any device) */
+  cl_mem whole = buffer(cl, 2 * bytes, img);
+  cl_mem first = sub_buffer(whole, 0, bytes), second = sub_buffer(whole, bytes, bytes);
+  cl_mem middle = sub_buffer(whole, bytes / 2, bytes);
+  rc = dpia_blur_launch(cl->queue, middle, first, N);
+  msg = dpia_last_error_message();
+  CHECK(rc == DPIA_ERROR_ALIAS && strstr(msg, "blur: output output (bytes 8192 to 24576 of a buffer) overlaps input img "
+                                              "(bytes 0 to 16384 of the same buffer)") == msg,
+        "overlapping sub-buffers: %s '%s'", dpia_error_string(rc), msg);
+  rc = dpia_blur_launch(cl->queue, first, whole, N);
+  CHECK(rc == DPIA_ERROR_ALIAS && strstr(dpia_last_error_message(), "overlaps input img"),
+        "a sub-buffer of the input as output: %s '%s'", dpia_error_string(rc), dpia_last_error_message());
+  clFinish(cl->queue);
+  static float whole_back[2 * N];
+  read_back(cl, whole, 2 * bytes, whole_back);
+  CHECK(memcmp(whole_back, img, 2 * bytes) == 0, "a refused launch wrote the buffer");
+  /* what the kernel touches counts: from whole it reads (or writes) the
+   * first N floats only, so its second half is free */
+  rc = dpia_blur_launch(cl->queue, second, whole, N);
+  CHECK(rc == DPIA_SUCCESS, "output in the half of the input's buffer the kernel does not read: %s '%s'",
+        dpia_error_string(rc), dpia_last_error_message());
+  read_back(cl, second, bytes, back);
+  CHECK(wrong_blurs(img, back, N) == 0, "blur into the second half: %d wrong elements", wrong_blurs(img, back, N));
+  rc = dpia_blur_launch(cl->queue, whole, second, N);
+  CHECK(rc == DPIA_SUCCESS, "the input's half the kernel does not write: %s '%s'", dpia_error_string(rc),
+        dpia_last_error_message());
+  read_back(cl, first, bytes, out);
+  CHECK(wrong_blurs(back, out, N) == 0, "blur into the first half: %d wrong elements", wrong_blurs(back, out, N));
+
+  /* two outputs in one buffer */
+  rc = dpia_pairUp_launch(cl->queue, dout, dout, 1.0f, 2);
+  CHECK(rc == DPIA_ERROR_ALIAS && strstr(dpia_last_error_message(), "output output_1 and output output_2"),
+        "pairUp into one buffer: %s '%s'", dpia_error_string(rc), dpia_last_error_message());
+
+  /* two inputs in one buffer: the kernel only reads them */
+  enum { S = 32 };
+  static float sq[S * S], prod[S * S];
+  for (int i = 0; i < S * S; i++) sq[i] = value(5 * i);
+  cl_mem dsq = buffer(cl, sizeof sq, sq), dprod = buffer(cl, sizeof prod, NULL);
+  rc = dpia_mmTiled_launch(cl->queue, dprod, dsq, dsq, S, S, S);
+  CHECK(rc == DPIA_SUCCESS, "mmTiled of a square: %s '%s'", dpia_error_string(rc), dpia_last_error_message());
+  read_back(cl, dprod, sizeof prod, prod);
+  CHECK(wrong_products(sq, sq, prod, S, S, S) == 0, "mmTiled of a square: %d wrong elements",
+        wrong_products(sq, sq, prod, S, S, S));
+
+  cl_mem all[] = {dimg, dout, middle, first, second, whole, dsq, dprod};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) clReleaseMemObject(all[i]);
 }
 
 static void *log_of_other_thread(void *arg) {
@@ -516,11 +636,13 @@ int main(int argc, char **argv) {
   else if (strcmp(argv[1], "threads") == 0) test_threads(&cl);
   else if (strcmp(argv[1], "buffers") == 0) test_buffers(&cl);
   else if (strcmp(argv[1], "build") == 0) test_build(&cl);
+  else if (strcmp(argv[1], "alias") == 0) test_alias(&cl);
   else {
     fprintf(stderr, "unknown mode %s\n", argv[1]);
     return 2;
   }
   dpia_twice_release();
+  dpia_blur_release();
   dpia_swap_release();
   dpia_vecscale_release();
   dpia_pairUp_release();

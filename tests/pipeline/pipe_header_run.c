@@ -3,6 +3,7 @@
  * dot_full.dpia, asum_full.dpia, atax.dpia and mm_packed.dpia, all in this
  * one translation unit, on an OpenCL device (PoCL in CI):
  *   - dot, asum, atax and mm, each in one call, against the host;
+ *   - the output in an input's buffer: DPIA_ERROR_ALIAS naming both;
  *   - a violated precondition: the launcher returns
  *     DPIA_ERROR_PRECONDITION, dpia_dot_check says which, and nothing is
  *     enqueued (no event made, the output untouched);
@@ -70,6 +71,13 @@ static void test_dot(void) {
   clFinish(queue);
   read_floats(queue, dout, 1, &out);
   CHECK(close_to(out, want), "dot: %g, the host says %g", out, want);
+
+  /* the output in an input's buffer: refused (dotSum writes output after
+   * dotParts read xs, but a pipeline promises no order of its accesses) */
+  rc = dpia_dot_launch(queue, dxs, dxs, dys, n);
+  CHECK(rc == DPIA_ERROR_ALIAS && strstr(dpia_last_error_message(), "dot: output output and input xs are the same "
+                                                                    "buffer") == dpia_last_error_message(),
+        "dot into xs: %s '%s'", dpia_error_string(rc), dpia_last_error_message());
 
   /* a violated precondition: nothing is enqueued */
   char msg[256];
