@@ -16,6 +16,10 @@
  *   dpia_NAME_set_build_options(options)
  *                        clBuildProgram options of NAME's next builds
  *   dpia_last_build_log() the log of this thread's last failed build
+ *   dpia_last_error_message()
+ *                        what this thread's last launch that returned a
+ *                        DPIA_ERROR_* code found: the kernel, the parameters
+ *                        and the numbers
  *
  * Return values of dpia_NAME_launch and dpia_NAME_enqueue (dpia_error_string
  * names each); nothing is enqueued unless the value is DPIA_SUCCESS or an
@@ -32,6 +36,17 @@
  *                        a buffer argument is smaller (CL_MEM_SIZE) than the
  *                        bytes the kernel touches in it (dpia_NAME_PARAM_elements
  *                        times the element size); checked before any enqueue
+ *   DPIA_ERROR_DEVICE_LIMIT (-9004)
+ *                        the kernel needs more local memory than the queue's
+ *                        device has, or its work-groups are larger than the
+ *                        device runs it in; checked before the enqueue
+ *   DPIA_ERROR_ALIAS (-9005)
+ *                        an output buffer argument is the same cl_mem as
+ *                        another buffer argument, or a sub-buffer of the same
+ *                        buffer overlapping it in the bytes the kernel
+ *                        touches; checked before any enqueue.  The kernels
+ *                        declare their buffers restrict and never compute in
+ *                        place: pass a separate output (inputs may share)
  *   CL_BUILD_PROGRAM_FAILURE (-11), CL_INVALID_BUILD_OPTIONS (-43)
  *                        the program did not build (with the options set):
  *                        dpia_last_build_log() holds the compiler's messages
@@ -93,7 +108,7 @@
 
 /* ---- shared by every dpia header: defined once per translation unit ---- */
 #ifndef DPIA_HEADER_COMMON
-#define DPIA_HEADER_COMMON 2
+#define DPIA_HEADER_COMMON 4
 
 #ifdef __cplusplus
 #define DPIA_ATOMIC_(T) std::atomic<T>
@@ -134,6 +149,8 @@ enum {
   DPIA_ERROR_PRECONDITION = -9001, /* a precondition of the kernel does not hold for the size arguments */
   DPIA_ERROR_SIZE = -9002, /* a size argument is negative, or a launch or buffer size computed from the size arguments overflows, divides by zero or does not fit a size_t */
   DPIA_ERROR_BUFFER_SIZE = -9003, /* a buffer argument is smaller (CL_MEM_SIZE) than the bytes the kernel reads or writes in it */
+  DPIA_ERROR_DEVICE_LIMIT = -9004, /* the kernel needs more local memory (CL_KERNEL_LOCAL_MEM_SIZE) than the device has (CL_DEVICE_LOCAL_MEM_SIZE), or is launched with larger work-groups than the device runs it in (CL_KERNEL_WORK_GROUP_SIZE, CL_DEVICE_MAX_WORK_ITEM_SIZES) */
+  DPIA_ERROR_ALIAS = -9005, /* an output buffer argument is the same buffer as another buffer argument, or they are sub-buffers of one buffer whose bytes the kernel touches overlap */
 };
 
 /* The name of a return value of a launcher ("DPIA_ERROR_SIZE: ...",
@@ -144,6 +161,8 @@ static inline const char *dpia_error_string(int code) {
   case DPIA_ERROR_PRECONDITION: return "DPIA_ERROR_PRECONDITION: a precondition of the kernel does not hold for the size arguments";
   case DPIA_ERROR_SIZE: return "DPIA_ERROR_SIZE: a size argument is negative, or a launch or buffer size computed from the size arguments overflows, divides by zero or does not fit a size_t";
   case DPIA_ERROR_BUFFER_SIZE: return "DPIA_ERROR_BUFFER_SIZE: a buffer argument is smaller (CL_MEM_SIZE) than the bytes the kernel reads or writes in it";
+  case DPIA_ERROR_DEVICE_LIMIT: return "DPIA_ERROR_DEVICE_LIMIT: the kernel needs more local memory (CL_KERNEL_LOCAL_MEM_SIZE) than the device has (CL_DEVICE_LOCAL_MEM_SIZE), or is launched with larger work-groups than the device runs it in (CL_KERNEL_WORK_GROUP_SIZE, CL_DEVICE_MAX_WORK_ITEM_SIZES)";
+  case DPIA_ERROR_ALIAS: return "DPIA_ERROR_ALIAS: an output buffer argument is the same buffer as another buffer argument, or they are sub-buffers of one buffer whose bytes the kernel touches overlap";
   case -1: return "CL_DEVICE_NOT_FOUND";
   case -2: return "CL_DEVICE_NOT_AVAILABLE";
   case -3: return "CL_COMPILER_NOT_AVAILABLE";
@@ -413,15 +432,144 @@ static inline void dpia_kernel_put_(dpia_program_cache_ *cache, int slot, cl_ker
   clReleaseKernel(k);
 }
 
-/* A buffer argument holds at least bytes: CL_SUCCESS, DPIA_ERROR_BUFFER_SIZE
- * or the error of clGetMemObjectInfo (CL_INVALID_MEM_OBJECT). */
-static inline cl_int dpia_check_buffer_(cl_mem buffer, size_t bytes) {
+/* The message of this thread's last launcher call that returned a
+ * DPIA_ERROR_* code: the kernel, the parameters and the numbers ("" after
+ * a call that succeeded or failed in OpenCL).  Valid until this thread's
+ * next launch. */
+#define DPIA_ERROR_MESSAGE_SIZE 512
+static inline char *dpia_error_message_buffer_(void) {
+  static DPIA_THREAD_LOCAL_ char message[DPIA_ERROR_MESSAGE_SIZE];
+  return message;
+}
+static inline const char *dpia_last_error_message(void) { return dpia_error_message_buffer_(); }
+
+/* err, with this thread's error message (if any) prefixed by "name: " */
+static inline int dpia_error_in_(int err, const char *name) {
+  char *m = dpia_error_message_buffer_();
+  size_t k = strlen(name) + 2, n = strlen(m);
+  if (n == 0 || k >= DPIA_ERROR_MESSAGE_SIZE) return err;
+  if (n > DPIA_ERROR_MESSAGE_SIZE - 1 - k) n = DPIA_ERROR_MESSAGE_SIZE - 1 - k;
+  memmove(m + k, m, n);
+  m[k + n] = 0;
+  memcpy(m, name, k - 2);
+  m[k - 2] = ':';
+  m[k - 1] = ' ';
+  return err;
+}
+
+/* err, with the message "name: text" */
+static inline int dpia_fail_(int err, const char *name, const char *text) {
+  (void)snprintf(dpia_error_message_buffer_(), DPIA_ERROR_MESSAGE_SIZE, "%s: %s", name, text);
+  return err;
+}
+
+/* A buffer argument holds at least bytes (elements of elem_bytes):
+ * CL_SUCCESS, DPIA_ERROR_BUFFER_SIZE (the message names the parameter, the
+ * bytes it holds and those the kernel touches) or the error of
+ * clGetMemObjectInfo (CL_INVALID_MEM_OBJECT). */
+static inline cl_int dpia_check_buffer_(cl_mem buffer, size_t bytes, size_t elem_bytes, const char *role,
+                                        const char *param) {
   size_t size = 0;
   cl_int err;
   if (bytes == 0) return CL_SUCCESS;
   err = clGetMemObjectInfo(buffer, CL_MEM_SIZE, sizeof size, &size, DPIA_NULL_);
   if (err != CL_SUCCESS) return err;
-  return size < bytes ? DPIA_ERROR_BUFFER_SIZE : CL_SUCCESS;
+  if (size >= bytes) return CL_SUCCESS;
+  (void)snprintf(dpia_error_message_buffer_(), DPIA_ERROR_MESSAGE_SIZE,
+                 "%s buffer %s holds %zu bytes (CL_MEM_SIZE), the kernel %s %zu: %zu elements of %zu bytes",
+                 role, param, size, role[0] == 'o' ? "writes" : "reads", bytes, bytes / elem_bytes, elem_bytes);
+  return DPIA_ERROR_BUFFER_SIZE;
+}
+
+/* The buffer a buffer argument's bytes belong to, and their offset in it:
+ * the buffer it is a sub-buffer of (CL_MEM_ASSOCIATED_MEMOBJECT; OpenCL
+ * makes no sub-buffer of a sub-buffer), or itself at 0. */
+static inline cl_int dpia_buffer_base_(cl_mem m, cl_mem *base, size_t *offset) {
+  cl_mem parent = DPIA_NULL_;
+  cl_int err = clGetMemObjectInfo(m, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, DPIA_NULL_);
+  *base = m;
+  *offset = 0;
+  if (err != CL_SUCCESS || !parent) return err;
+  *base = parent;
+  return clGetMemObjectInfo(m, CL_MEM_OFFSET, sizeof *offset, offset, DPIA_NULL_);
+}
+
+/* The kernel's buffer parameters are restrict: the bytes it writes in an
+ * output (out_bytes from its start) may not be bytes it reads or writes
+ * through another buffer argument (other_bytes from its start), or the
+ * result depends on an order nothing fixes (an in-place blur reads
+ * neighbours already blurred).  Called after dpia_check_buffer_ (the bytes
+ * lie inside each buffer).  CL_SUCCESS, DPIA_ERROR_ALIAS (the message names
+ * both parameters) or the error of a query. */
+static inline cl_int dpia_check_alias_(cl_mem out, size_t out_bytes, const char *out_name, cl_mem other,
+                                       size_t other_bytes, const char *other_role, const char *other_name) {
+  cl_mem out_base, other_base;
+  size_t out_offset = 0, other_offset = 0;
+  cl_int err;
+  if (out_bytes == 0 || other_bytes == 0) return CL_SUCCESS;
+  if (out == other) {
+    (void)snprintf(dpia_error_message_buffer_(), DPIA_ERROR_MESSAGE_SIZE,
+                   "output %s and %s %s are the same buffer: the kernel does not compute in place "
+                   "(its buffers are restrict); pass another buffer for %s",
+                   out_name, other_role, other_name, out_name);
+    return DPIA_ERROR_ALIAS;
+  }
+  err = dpia_buffer_base_(out, &out_base, &out_offset);
+  if (err == CL_SUCCESS) err = dpia_buffer_base_(other, &other_base, &other_offset);
+  if (err != CL_SUCCESS) return err;
+  if (out_base != other_base || out_offset >= other_offset + other_bytes ||
+      other_offset >= out_offset + out_bytes)
+    return CL_SUCCESS;
+  (void)snprintf(dpia_error_message_buffer_(), DPIA_ERROR_MESSAGE_SIZE,
+                 "output %s (bytes %zu to %zu of a buffer) overlaps %s %s (bytes %zu to %zu of the same "
+                 "buffer): the kernel does not compute in place (its buffers are restrict); pass "
+                 "disjoint buffers",
+                 out_name, out_offset, out_offset + out_bytes, other_role, other_name, other_offset,
+                 other_offset + other_bytes);
+  return DPIA_ERROR_ALIAS;
+}
+
+/* What the kernel, its arguments set, needs of the queue's device against
+ * what the device has (docs/errors.md E0007): its local memory, and the
+ * work-groups of local (NULL: the implementation chooses them).
+ * CL_SUCCESS, DPIA_ERROR_DEVICE_LIMIT or the error of a query; without the
+ * check the launch fails with CL_OUT_OF_RESOURCES or
+ * CL_INVALID_WORK_GROUP_SIZE, which say neither what nor how much. */
+static inline cl_int dpia_check_device_(cl_command_queue q, cl_kernel k, cl_uint nd, const size_t *local) {
+  cl_device_id device;
+  cl_ulong needs = 0, has = 0;
+  size_t most = 0, items = 1, item[3] = {0, 0, 0};
+  cl_uint dims = 0, d;
+  cl_int err = clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof device, &device, DPIA_NULL_);
+  if (err == CL_SUCCESS)
+    err = clGetKernelWorkGroupInfo(k, device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof needs, &needs, DPIA_NULL_);
+  if (err == CL_SUCCESS) err = clGetDeviceInfo(device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof has, &has, DPIA_NULL_);
+  if (err != CL_SUCCESS) return err;
+  if (needs > has) {
+    (void)snprintf(dpia_error_message_buffer_(), DPIA_ERROR_MESSAGE_SIZE,
+                   "the kernel needs %llu bytes of local memory, the device has %llu",
+                   DPIA_CAST_(unsigned long long, needs), DPIA_CAST_(unsigned long long, has));
+    return DPIA_ERROR_DEVICE_LIMIT;
+  }
+  if (!local) return CL_SUCCESS;
+  err = clGetKernelWorkGroupInfo(k, device, CL_KERNEL_WORK_GROUP_SIZE, sizeof most, &most, DPIA_NULL_);
+  if (err == CL_SUCCESS)
+    err = clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, sizeof dims, &dims, DPIA_NULL_);
+  if (err == CL_SUCCESS && dims >= 3)
+    err = clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof item, item, DPIA_NULL_);
+  if (err != CL_SUCCESS) return err;
+  for (d = 0; d < nd; d++) {
+    items *= local[d];
+    if (d < 3 && item[d] && local[d] > item[d]) {
+      (void)snprintf(dpia_error_message_buffer_(), DPIA_ERROR_MESSAGE_SIZE,
+                     "local size %zu in dimension %u, the device runs at most %zu", local[d], d, item[d]);
+      return DPIA_ERROR_DEVICE_LIMIT;
+    }
+  }
+  if (!most || items <= most) return CL_SUCCESS;
+  (void)snprintf(dpia_error_message_buffer_(), DPIA_ERROR_MESSAGE_SIZE,
+                 "work-groups of %zu work-items, the device runs this kernel in at most %zu", items, most);
+  return DPIA_ERROR_DEVICE_LIMIT;
 }
 
 /* Release every cached program and kernel (not while the kernel is launched). */
@@ -443,7 +591,7 @@ static inline void dpia_cache_release_(dpia_program_cache_ *cache) {
 #ifdef __cplusplus
 }
 #endif
-#elif DPIA_HEADER_COMMON != 2
+#elif DPIA_HEADER_COMMON != 4
 #error "dpia headers of different versions cannot be included together"
 #endif
 
@@ -493,6 +641,21 @@ static inline void dpia_scal_set_build_options(const char *dpia_options) {
   DPIA_STORE_(&dpia_scal_cache_()->build_options, dpia_options);
 }
 
+/* Check the size arguments of scal as its launcher does: 0 if they are
+ * valid, else DPIA_ERROR_SIZE or DPIA_ERROR_PRECONDITION with a message
+ * naming the failing check and the values in dpia_msg (if not NULL; at
+ * most dpia_msg_size bytes with the terminating 0). */
+static inline int dpia_scal_check(int N, char *dpia_msg, size_t dpia_msg_size) {
+  int dpia_bad = 0;
+  (void)N; (void)dpia_bad;
+  if (N < 0) {
+    if (dpia_msg && dpia_msg_size) (void)snprintf(dpia_msg, dpia_msg_size, "size N = %d is negative", N);
+    return DPIA_ERROR_SIZE;
+  }
+  if (dpia_msg && dpia_msg_size) dpia_msg[0] = 0;
+  return DPIA_SUCCESS;
+}
+
 /* Enqueue scal on q after the events of the wait list; *dpia_event (if not
  * NULL) is set to the kernel's event.  Returns 0 or an error code. */
 static inline int dpia_scal_enqueue(cl_command_queue q, cl_mem output, float alpha, cl_mem xs, int N,
@@ -506,15 +669,22 @@ static inline int dpia_scal_enqueue(cl_command_queue q, cl_mem output, float alp
   size_t dpia_bytes_0;
   size_t dpia_bytes_2;
   int dpia_i;
-  if (N < 0) return DPIA_ERROR_SIZE;
+  dpia_err = dpia_scal_check(N, dpia_error_message_buffer_(), DPIA_ERROR_MESSAGE_SIZE);
+  if (dpia_err != DPIA_SUCCESS) return dpia_error_in_(dpia_err, "scal");
   dpia_global[0] = dpia_size_(N, &dpia_bad);
   dpia_local[0] = dpia_size_(1LL, &dpia_bad);
   dpia_bytes_0 = dpia_size_(dpia_mul_(N, DPIA_CAST_(long long, sizeof(cl_float)), &dpia_bad), &dpia_bad);
   dpia_bytes_2 = dpia_size_(dpia_mul_(N, DPIA_CAST_(long long, sizeof(cl_float)), &dpia_bad), &dpia_bad);
-  if (dpia_bad) return DPIA_ERROR_SIZE;
-  if (dpia_err == CL_SUCCESS) dpia_err = dpia_check_buffer_(output, dpia_bytes_0);
-  if (dpia_err == CL_SUCCESS) dpia_err = dpia_check_buffer_(xs, dpia_bytes_2);
-  if (dpia_err != CL_SUCCESS) return dpia_err;
+  if (dpia_bad)
+    return dpia_fail_(DPIA_ERROR_SIZE, "scal", "a launch or buffer size overflows at these sizes");
+  /* every buffer holds the bytes touched in it, and no output shares them */
+  if (dpia_err == CL_SUCCESS)
+    dpia_err = dpia_check_buffer_(output, dpia_bytes_0, sizeof(cl_float), "output", "output");
+  if (dpia_err == CL_SUCCESS)
+    dpia_err = dpia_check_buffer_(xs, dpia_bytes_2, sizeof(cl_float), "input", "xs");
+  if (dpia_err == CL_SUCCESS)
+    dpia_err = dpia_check_alias_(output, dpia_bytes_0, "output", xs, dpia_bytes_2, "input", "xs");
+  if (dpia_err != CL_SUCCESS) return dpia_error_in_(dpia_err, "scal");
   for (dpia_i = 0; dpia_i < 1; dpia_i++) {
     if (dpia_global[dpia_i] == 0) /* nothing to compute */
       return (dpia_event || dpia_num_events)
@@ -532,28 +702,14 @@ static inline int dpia_scal_enqueue(cl_command_queue q, cl_mem output, float alp
   if (dpia_err == CL_SUCCESS) dpia_err = clSetKernelArg(dpia_kernel, 1, sizeof alpha, &alpha);
   if (dpia_err == CL_SUCCESS) dpia_err = clSetKernelArg(dpia_kernel, 2, sizeof(cl_mem), &xs);
   if (dpia_err == CL_SUCCESS) dpia_err = clSetKernelArg(dpia_kernel, 3, sizeof N, &N);
+  if (dpia_err == CL_SUCCESS) dpia_err = dpia_check_device_(q, dpia_kernel, 1, DPIA_NULL_);
   if (dpia_err == CL_SUCCESS)
     dpia_err = clEnqueueNDRangeKernel(q, dpia_kernel, 1, DPIA_NULL_, dpia_global, DPIA_NULL_, dpia_num_events,
                                       dpia_wait_list, dpia_event);
   (void)dpia_local;
   if (dpia_kernel) dpia_kernel_put_(dpia_scal_cache_(), dpia_slot, dpia_kernel);
   if (dpia_slot < 0 && dpia_program) clReleaseProgram(dpia_program);
-  return dpia_err;
-}
-
-/* Check the size arguments of scal as its launcher does: 0 if they are
- * valid, else DPIA_ERROR_SIZE or DPIA_ERROR_PRECONDITION with a message
- * naming the failing check and the values in dpia_msg (if not NULL; at
- * most dpia_msg_size bytes with the terminating 0). */
-static inline int dpia_scal_check(int N, char *dpia_msg, size_t dpia_msg_size) {
-  int dpia_bad = 0;
-  (void)N; (void)dpia_bad;
-  if (N < 0) {
-    if (dpia_msg && dpia_msg_size) (void)snprintf(dpia_msg, dpia_msg_size, "size N = %d is negative", N);
-    return DPIA_ERROR_SIZE;
-  }
-  if (dpia_msg && dpia_msg_size) dpia_msg[0] = 0;
-  return DPIA_SUCCESS;
+  return dpia_err == DPIA_ERROR_DEVICE_LIMIT ? dpia_error_in_(dpia_err, "scal") : dpia_err;
 }
 
 /* elements (float) of output buffer output of scal */
@@ -620,56 +776,6 @@ static inline void dpia_scalVec_set_build_options(const char *dpia_options) {
   DPIA_STORE_(&dpia_scalVec_cache_()->build_options, dpia_options);
 }
 
-/* Enqueue scalVec on q after the events of the wait list; *dpia_event (if not
- * NULL) is set to the kernel's event.  Returns 0 or an error code. */
-static inline int dpia_scalVec_enqueue(cl_command_queue q, cl_mem output, float alpha, cl_mem xs,
-    int N, cl_uint dpia_num_events, const cl_event *dpia_wait_list, cl_event *dpia_event) {
-  int dpia_bad = 0, dpia_slot = -1;
-  cl_int dpia_err = CL_SUCCESS;
-  cl_context dpia_context = DPIA_NULL_;
-  cl_program dpia_program = DPIA_NULL_;
-  cl_kernel dpia_kernel = DPIA_NULL_;
-  size_t dpia_global[1], dpia_local[1];
-  size_t dpia_bytes_0;
-  size_t dpia_bytes_2;
-  int dpia_i;
-  if (N < 0) return DPIA_ERROR_SIZE;
-  /* N % 4 == 0 */
-  if (!(dpia_mod_(N, 4LL, &dpia_bad) == 0LL)) return dpia_bad ? DPIA_ERROR_SIZE : DPIA_ERROR_PRECONDITION;
-  dpia_global[0] = dpia_size_(dpia_div_(N, 4LL, &dpia_bad), &dpia_bad);
-  dpia_local[0] = dpia_size_(1LL, &dpia_bad);
-  dpia_bytes_0 = dpia_size_(dpia_mul_(N, DPIA_CAST_(long long, sizeof(cl_float)), &dpia_bad), &dpia_bad);
-  dpia_bytes_2 = dpia_size_(dpia_mul_(N, DPIA_CAST_(long long, sizeof(cl_float)), &dpia_bad), &dpia_bad);
-  if (dpia_bad) return DPIA_ERROR_SIZE;
-  if (dpia_err == CL_SUCCESS) dpia_err = dpia_check_buffer_(output, dpia_bytes_0);
-  if (dpia_err == CL_SUCCESS) dpia_err = dpia_check_buffer_(xs, dpia_bytes_2);
-  if (dpia_err != CL_SUCCESS) return dpia_err;
-  for (dpia_i = 0; dpia_i < 1; dpia_i++) {
-    if (dpia_global[dpia_i] == 0) /* nothing to compute */
-      return (dpia_event || dpia_num_events)
-                 ? clEnqueueMarkerWithWaitList(q, dpia_num_events, dpia_wait_list, dpia_event)
-                 : DPIA_SUCCESS;
-  }
-  dpia_err = clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof dpia_context, &dpia_context, DPIA_NULL_);
-  if (dpia_err == CL_SUCCESS)
-    dpia_program = dpia_program_(dpia_scalVec_cache_(), dpia_context, dpia_scalVec_source,
-                                 DPIA_CAST_(cl_uint, sizeof dpia_scalVec_source / sizeof dpia_scalVec_source[0]),
-                                 "scalVec", &dpia_slot, &dpia_err);
-  if (dpia_err == CL_SUCCESS)
-    dpia_kernel = dpia_kernel_take_(dpia_scalVec_cache_(), dpia_slot, dpia_program, "scalVec", &dpia_err);
-  if (dpia_err == CL_SUCCESS) dpia_err = clSetKernelArg(dpia_kernel, 0, sizeof(cl_mem), &output);
-  if (dpia_err == CL_SUCCESS) dpia_err = clSetKernelArg(dpia_kernel, 1, sizeof alpha, &alpha);
-  if (dpia_err == CL_SUCCESS) dpia_err = clSetKernelArg(dpia_kernel, 2, sizeof(cl_mem), &xs);
-  if (dpia_err == CL_SUCCESS) dpia_err = clSetKernelArg(dpia_kernel, 3, sizeof N, &N);
-  if (dpia_err == CL_SUCCESS)
-    dpia_err = clEnqueueNDRangeKernel(q, dpia_kernel, 1, DPIA_NULL_, dpia_global, DPIA_NULL_, dpia_num_events,
-                                      dpia_wait_list, dpia_event);
-  (void)dpia_local;
-  if (dpia_kernel) dpia_kernel_put_(dpia_scalVec_cache_(), dpia_slot, dpia_kernel);
-  if (dpia_slot < 0 && dpia_program) clReleaseProgram(dpia_program);
-  return dpia_err;
-}
-
 /* Check the size arguments of scalVec as its launcher does: 0 if they are
  * valid, else DPIA_ERROR_SIZE or DPIA_ERROR_PRECONDITION with a message
  * naming the failing check and the values in dpia_msg (if not NULL; at
@@ -689,6 +795,62 @@ static inline int dpia_scalVec_check(int N, char *dpia_msg, size_t dpia_msg_size
   }
   if (dpia_msg && dpia_msg_size) dpia_msg[0] = 0;
   return DPIA_SUCCESS;
+}
+
+/* Enqueue scalVec on q after the events of the wait list; *dpia_event (if not
+ * NULL) is set to the kernel's event.  Returns 0 or an error code. */
+static inline int dpia_scalVec_enqueue(cl_command_queue q, cl_mem output, float alpha, cl_mem xs,
+    int N, cl_uint dpia_num_events, const cl_event *dpia_wait_list, cl_event *dpia_event) {
+  int dpia_bad = 0, dpia_slot = -1;
+  cl_int dpia_err = CL_SUCCESS;
+  cl_context dpia_context = DPIA_NULL_;
+  cl_program dpia_program = DPIA_NULL_;
+  cl_kernel dpia_kernel = DPIA_NULL_;
+  size_t dpia_global[1], dpia_local[1];
+  size_t dpia_bytes_0;
+  size_t dpia_bytes_2;
+  int dpia_i;
+  dpia_err = dpia_scalVec_check(N, dpia_error_message_buffer_(), DPIA_ERROR_MESSAGE_SIZE);
+  if (dpia_err != DPIA_SUCCESS) return dpia_error_in_(dpia_err, "scalVec");
+  dpia_global[0] = dpia_size_(dpia_div_(N, 4LL, &dpia_bad), &dpia_bad);
+  dpia_local[0] = dpia_size_(1LL, &dpia_bad);
+  dpia_bytes_0 = dpia_size_(dpia_mul_(N, DPIA_CAST_(long long, sizeof(cl_float)), &dpia_bad), &dpia_bad);
+  dpia_bytes_2 = dpia_size_(dpia_mul_(N, DPIA_CAST_(long long, sizeof(cl_float)), &dpia_bad), &dpia_bad);
+  if (dpia_bad)
+    return dpia_fail_(DPIA_ERROR_SIZE, "scalVec", "a launch or buffer size overflows at these sizes");
+  /* every buffer holds the bytes touched in it, and no output shares them */
+  if (dpia_err == CL_SUCCESS)
+    dpia_err = dpia_check_buffer_(output, dpia_bytes_0, sizeof(cl_float), "output", "output");
+  if (dpia_err == CL_SUCCESS)
+    dpia_err = dpia_check_buffer_(xs, dpia_bytes_2, sizeof(cl_float), "input", "xs");
+  if (dpia_err == CL_SUCCESS)
+    dpia_err = dpia_check_alias_(output, dpia_bytes_0, "output", xs, dpia_bytes_2, "input", "xs");
+  if (dpia_err != CL_SUCCESS) return dpia_error_in_(dpia_err, "scalVec");
+  for (dpia_i = 0; dpia_i < 1; dpia_i++) {
+    if (dpia_global[dpia_i] == 0) /* nothing to compute */
+      return (dpia_event || dpia_num_events)
+                 ? clEnqueueMarkerWithWaitList(q, dpia_num_events, dpia_wait_list, dpia_event)
+                 : DPIA_SUCCESS;
+  }
+  dpia_err = clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof dpia_context, &dpia_context, DPIA_NULL_);
+  if (dpia_err == CL_SUCCESS)
+    dpia_program = dpia_program_(dpia_scalVec_cache_(), dpia_context, dpia_scalVec_source,
+                                 DPIA_CAST_(cl_uint, sizeof dpia_scalVec_source / sizeof dpia_scalVec_source[0]),
+                                 "scalVec", &dpia_slot, &dpia_err);
+  if (dpia_err == CL_SUCCESS)
+    dpia_kernel = dpia_kernel_take_(dpia_scalVec_cache_(), dpia_slot, dpia_program, "scalVec", &dpia_err);
+  if (dpia_err == CL_SUCCESS) dpia_err = clSetKernelArg(dpia_kernel, 0, sizeof(cl_mem), &output);
+  if (dpia_err == CL_SUCCESS) dpia_err = clSetKernelArg(dpia_kernel, 1, sizeof alpha, &alpha);
+  if (dpia_err == CL_SUCCESS) dpia_err = clSetKernelArg(dpia_kernel, 2, sizeof(cl_mem), &xs);
+  if (dpia_err == CL_SUCCESS) dpia_err = clSetKernelArg(dpia_kernel, 3, sizeof N, &N);
+  if (dpia_err == CL_SUCCESS) dpia_err = dpia_check_device_(q, dpia_kernel, 1, DPIA_NULL_);
+  if (dpia_err == CL_SUCCESS)
+    dpia_err = clEnqueueNDRangeKernel(q, dpia_kernel, 1, DPIA_NULL_, dpia_global, DPIA_NULL_, dpia_num_events,
+                                      dpia_wait_list, dpia_event);
+  (void)dpia_local;
+  if (dpia_kernel) dpia_kernel_put_(dpia_scalVec_cache_(), dpia_slot, dpia_kernel);
+  if (dpia_slot < 0 && dpia_program) clReleaseProgram(dpia_program);
+  return dpia_err == DPIA_ERROR_DEVICE_LIMIT ? dpia_error_in_(dpia_err, "scalVec") : dpia_err;
 }
 
 /* elements (float) of output buffer output of scalVec */
