@@ -32,6 +32,21 @@ static void json_sizes(Arena *a, Buf *out, int n, const Size *s) {
   buf_putc(out, ']');
 }
 
+/* "shape": the sizes of a buffer's array dimensions, outermost first, down
+ * to its element type ([M][N]float: ["M", "N"]; a one-element result:
+ * []), so that a host can check an array's shape, not only its element
+ * count (a transposed [N][M] matrix has as many elements as an [M][N]
+ * one) and return it in that shape.  Their product is "elements". */
+static void json_shape(Arena *a, Buf *out, const KParam *p) {
+  buf_puts(out, ", \"shape\": [");
+  int n = 0;
+  for (DataType *t = dt_resolve(p->type); t->kind == DT_ARRAY; t = dt_resolve(t->elem)) {
+    if (n++) buf_puts(out, ", ");
+    json_size(a, out, t->size);
+  }
+  buf_putc(out, ']');
+}
+
 /* the "params" list of a kernel (or a pipeline's interface), from '[' to ']' */
 /* a packed array of 3-vectors (kparam_packed3) says how many bytes an
  * element takes, 12 for float3, where OpenCL's float3 type has 16 */
@@ -74,6 +89,7 @@ static void json_params(Arena *a, const ImpKernel *k, Buf *out) {
       json_type(a, out, p->elem);
       emit(out, ", \"space\": \"%s\", \"elements\": ", p->role == KP_LOCAL ? "local" : "global");
       json_size(a, out, p->elements);
+      json_shape(a, out, p);
       json_packed3(p, out);
       break;
     }
@@ -129,6 +145,7 @@ void codegen_pipeline_metadata(Arena *a, const PipeDesc *d, const char *source_n
     json_type(a, out, d->temps[i].elem);
     emit(out, ", \"space\": \"global\", \"elements\": ");
     json_size(a, out, d->temps[i].elements);
+    json_shape(a, out, &d->temps[i]);
     json_packed3(&d->temps[i], out);
     buf_putc(out, '}');
   }

@@ -152,7 +152,8 @@ def main():
         k(queue, {"M": M, "N": 512, "WG": 128}, args)
         expect("an input of the wrong size launched", False)
     except ValueError as e:
-        expect("wrong size: %s" % e, "has 8192 elements" in str(e))
+        expect("wrong size: %s" % e, "mat of kernel gemv has shape (8, 1024) (8192 elements)" in str(e)
+               and "[M][N]float: shape (8, 512) at M = 8, N = 512, WG = 128" in str(e))
     try:
         k(queue, {"M": M, "N": N, "WG": 128}, dict(args, x=x.astype(np.float64)))
         expect("an input of the wrong type launched", False)
@@ -188,7 +189,100 @@ def main():
     out = dpia.opencl.Kernel(ctx, r.metadata)(queue, {"N": 100}, {"us": us, "vs": vs})
     err = np.abs(out["output"].reshape(100, 3) - np.cross(us, vs)).max()
     expect("float3 cross products of packed arrays: error %g" % err, err < 1e-5)
+    opencl_shapes(expect, ctx, queue, root, rng)
     return report(failures)
+
+
+def raises(expect, what, error, text, f):
+    """f() raises error with text in its message"""
+    try:
+        f()
+        expect("%s: no %s" % (what, error.__name__), False)
+    except Exception as e:  # noqa: BLE001 (any other error is a failure, reported)
+        expect("%s: %s: %s" % (what, type(e).__name__, e), isinstance(e, error) and text in str(e))
+
+
+def opencl_shapes(expect, ctx, queue, root, rng):
+    """dpia.opencl checks shapes, sizes and argument names, returns outputs
+    in their shape, and refuses an output that shares memory with another
+    buffer argument (device arrays and buffers)"""
+    import numpy as np
+    import pyopencl as cl
+    import pyopencl.array as cla
+    import dpia
+    import dpia.opencl
+    blur = open(os.path.join(root, "samples", "gaussian_blur.dpia")).read()
+    r = dpia.translate(blur, kernel="gaussian3x3")
+    img_param = [p for p in r.metadata["params"] if p["name"] == "img"][0]
+    expect("shape in the metadata: %s" % img_param, img_param["shape"] == ["M", "N"] and img_param["elements"] == "M*N")
+    k = dpia.opencl.Kernel(ctx, r.metadata)
+    M, N = 37, 53
+    img = rng.random((M, N), dtype=np.float32)
+    w = np.array([[1, 2, 1], [2, 4, 2], [1, 2, 1]], dtype=np.float64) / 16
+    padded = np.pad(img.astype(np.float64), 1, mode="edge")
+    want = sum(w[i, j] * padded[i:i + M, j:j + N] for i in range(3) for j in range(3))
+    out = k(queue, {"M": M, "N": N}, {"img": img})["output"]
+    expect("gaussian3x3: output shape %s, error %g" % (out.shape, np.abs(out - want).max() if out.shape == want.shape
+                                                       else -1), out.shape == (M, N) and np.abs(out - want).max() < 1e-5)
+    # a transposed matrix has as many elements but not the shape
+    raises(expect, "a transposed image", ValueError, "input img of kernel gaussian3x3 has shape (53, 37) (1961 elements), "
+           "the kernel's input is [M][N]float: shape (37, 53) at M = 37, N = 53",
+           lambda: k(queue, {"M": M, "N": N}, {"img": np.ascontiguousarray(img.T)}))
+    # a view in another order is the matrix it shows
+    out = k(queue, {"M": M, "N": N}, {"img": np.asfortranarray(img)})["output"]
+    expect("a Fortran-ordered image", out.shape == want.shape and np.abs(out - want).max() < 1e-5)
+    raises(expect, "size 8.7", TypeError, "size M = 8.7 of kernel gaussian3x3 is not an integer",
+           lambda: k(queue, {"M": 8.7, "N": N}, {"img": img}))
+    raises(expect, "an unknown size", ValueError, "kernel gaussian3x3 has no size K; its sizes are M, N",
+           lambda: k(queue, {"M": M, "N": N, "K": 3}, {"img": img}))
+    raises(expect, "an unknown argument", ValueError, "kernel gaussian3x3 has no argument image; its arguments are "
+           "output, img", lambda: k(queue, {"M": M, "N": N}, {"image": img}))
+    raises(expect, "a bool size", TypeError, "size N = True of kernel gaussian3x3 is not an integer",
+           lambda: k(queue, {"M": M, "N": True}, {"img": img}))
+    expect("numpy sizes", k(queue, {"M": np.int64(M), "N": np.int32(N)}, {"img": img})["output"].shape == (M, N))
+
+    alias_error = getattr(dpia.opencl, "AliasError", None)
+    expect("dpia.opencl.AliasError", alias_error is not None)
+    alias_error = alias_error or ValueError
+    # device data: in place is refused naming both parameters, whatever the
+    # view (48 x 64: the halves of a 96 x 64 array are aligned sub-buffers)
+    M, N = 48, 64
+    img = rng.random((M, N), dtype=np.float32)
+    padded = np.pad(img.astype(np.float64), 1, mode="edge")
+    want = sum(w[i, j] * padded[i:i + M, j:j + N] for i in range(3) for j in range(3))
+    dimg = cla.to_device(queue, img)
+    raises(expect, "blur in place", alias_error, "output output and input img of kernel gaussian3x3 share "
+           "memory (bytes 0 to 12288 and 0 to 12288 of one buffer)",
+           lambda: k(queue, {"M": M, "N": N}, {"img": dimg, "output": dimg}))
+    raises(expect, "blur in place through the buffer", alias_error, "output output and input img",
+           lambda: k(queue, {"M": M, "N": N}, {"img": dimg, "output": dimg.base_data}))
+    expect("the refused launch wrote img", np.array_equal(dimg.get(), img))
+    # two halves of one buffer: disjoint, accepted; overlapping views refused
+    big = cla.empty(queue, (2 * M, N), np.float32)
+    big[:M] = dimg
+    raises(expect, "overlapping views", alias_error, "(bytes 6144 to 18432 and 0 to 12288 of one buffer)",
+           lambda: k(queue, {"M": M, "N": N}, {"img": big[:M], "output": big[M // 2:M // 2 + M]}))
+    try:
+        res = k(queue, {"M": M, "N": N}, {"img": big[:M], "output": big[M:]})["output"]
+    except Exception as e:  # noqa: BLE001 (reported as the failure)
+        res = e
+    expect("blur into the other half: %r" % res, hasattr(res, "offset") and res.offset == M * N * 4
+           and np.abs(res.get() - want).max() < 1e-5 and np.array_equal(big[:M].get(), img))
+    # a device input of the wrong shape; an output given as a numpy array
+    raises(expect, "a transposed device image", ValueError, "device array of float32 with shape (64, 48)",
+           lambda: k(queue, {"M": M, "N": N}, {"img": cla.to_device(queue, np.ascontiguousarray(img.T))}))
+    raises(expect, "a numpy output", TypeError, "output output of kernel gaussian3x3 is given as ndarray",
+           lambda: k(queue, {"M": M, "N": N}, {"img": img, "output": np.empty((M, N), np.float32)}))
+    # two inputs may share: the kernel only reads them
+    mm = dpia.translate(open(os.path.join(root, "samples", "mm_tiled.dpia")).read(), kernel="mmTiled")
+    sq = rng.random((32, 32), dtype=np.float32)
+    dsq = cla.to_device(queue, sq)
+    try:
+        out = dpia.opencl.Kernel(ctx, mm.metadata)(queue, {"M": 32, "N": 32, "K": 32}, {"a": dsq, "b": dsq})["output"]
+    except Exception as e:  # noqa: BLE001 (reported as the failure)
+        out = e
+    expect("two inputs in one array: %r" % type(out), getattr(out, "shape", None) == (32, 32)
+           and np.abs(out - sq.astype(np.float64) @ sq).max() < 1e-4)
 
 
 def report(failures):
