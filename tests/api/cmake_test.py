@@ -11,8 +11,10 @@ Steps: install into a temporary DESTDIR; copy samples/cmake there; cmake
 comment appended to scal.dpia reruns dpia (the header is the same); a new
 kernel in scal.dpia appears in scal.h and the app rebuilds and runs; the
 header names no absolute path; SET WG=64 specialises a tuned kernel; a
-malformed SET and two KERNELS are refused
-at configure time.
+malformed SET and two KERNELS are refused at configure time; two targets of
+one directory using scal.dpia, a/k.dpia and b/k.dpia in two targets and a
+kernel library linked by two targets configure, build and run, and a/k.dpia
+with b/k.dpia in one target is refused at configure time.
 """
 import glob
 import os
@@ -30,6 +32,50 @@ def run(cmd, cwd=None, ok=True):
     return p
 
 
+def layouts(tmp, src, prefix, check):
+    """several targets and kernels: two targets of one directory using
+    scal.dpia (one of them specialised to one kernel), a/k.dpia and b/k.dpia
+    in two targets, a kernel library shared by two targets (generated once);
+    a/k.dpia and b/k.dpia in one target are refused at configure time"""
+    proj = os.path.join(tmp, "layouts")
+    shutil.copytree(src, proj)
+    for d, kernel in (("a", "kA"), ("b", "kB")):
+        os.makedirs(os.path.join(proj, d))
+        with open(os.path.join(proj, d, "k.dpia"), "w") as f:
+            f.write("kernel %s (N: nat) (xs: [N]float) =\n  xs |> mapGlobal (\\x -> x + 1.0)\n" % kernel)
+        with open(os.path.join(proj, "use_%s.cpp" % d), "w") as f:
+            f.write('#include "k.h"\nint main() { return dpia_%s_launch == nullptr; }\n' % kernel)
+    with open(os.path.join(proj, "CMakeLists.txt"), "a") as f:
+        f.write("add_executable(scal_again main.cpp)\n"
+                "dpia_add_kernels(scal_again SOURCES scal.dpia KERNELS scal)\n"
+                "add_executable(use_a use_a.cpp)\ndpia_add_kernels(use_a SOURCES a/k.dpia)\n"
+                "add_executable(use_b use_b.cpp)\ndpia_add_kernels(use_b SOURCES b/k.dpia)\n"
+                "dpia_add_kernel_library(scal_kernels SOURCES scal.dpia)\n"
+                "add_executable(lib_one main.cpp)\ntarget_link_libraries(lib_one PRIVATE scal_kernels)\n"
+                "add_executable(lib_two main.cpp)\ntarget_link_libraries(lib_two PRIVATE scal_kernels)\n")
+    pb = os.path.join(proj, "b")
+    p = run(["cmake", "-S", proj, "-B", pb, "-G", "Ninja", "-DCMAKE_PREFIX_PATH=" + prefix], ok=False)
+    if not check(p.returncode == 0, "two targets sharing scal.dpia, a/k.dpia and b/k.dpia: configure failed:\n"
+                 + p.stdout):
+        return
+    p = run(["cmake", "--build", pb], ok=False)
+    if not check(p.returncode == 0, "the layouts do not build:\n" + p.stdout):
+        return
+    check(p.stdout.count("dpia: scal.dpia -> scal.h") == 3,
+          "scal.h is not generated once per target and once for the library:\n" + p.stdout)
+    for app in ("scal_app", "scal_again", "lib_one", "lib_two", "use_a", "use_b"):
+        r = run([os.path.join(pb, app)], ok=False)
+        check(r.returncode == 0, "%s: exit %d %s" % (app, r.returncode, r.stdout))
+    check("dpia_scalTwice_launch" not in open(os.path.join(pb, "dpia", "scal_again", "scal.h")).read()
+          and "dpia_scalTwice_launch" in open(os.path.join(pb, "dpia", "scal_app", "scal.h")).read(),
+          "scal_again's scal.h (KERNELS scal) is scal_app's (every kernel)")
+    with open(os.path.join(proj, "CMakeLists.txt"), "a") as f:
+        f.write("add_executable(use_both use_a.cpp)\ndpia_add_kernels(use_both SOURCES a/k.dpia b/k.dpia)\n")
+    p = run(["cmake", "-S", proj, "-B", pb, "-G", "Ninja", "-DCMAKE_PREFIX_PATH=" + prefix], ok=False)
+    check(p.returncode != 0 and "would both generate k.h" in p.stdout,
+          "a/k.dpia and b/k.dpia in one target are not refused:\n" + p.stdout)
+
+
 def main():
     build, root = sys.argv[1:3]
     if not shutil.which("cmake"):
@@ -41,6 +87,7 @@ def main():
         if not cond:
             failures.append(msg)
             print("FAIL:", msg)
+        return cond
 
     with tempfile.TemporaryDirectory() as tmp:
         dest = os.path.join(tmp, "dest")
@@ -61,8 +108,8 @@ def main():
         run(["cmake", "-S", src, "-B", bld, "-G", "Ninja", "-DCMAKE_PREFIX_PATH=" + prefix])
         out = run(["cmake", "--build", bld]).stdout
         check("dpia: scal.dpia -> scal.h" in out, "the first build does not run dpia")
-        header = os.path.join(bld, "scal.h")
-        check(os.path.isfile(header), "no scal.h in the target's binary directory")
+        header = os.path.join(bld, "dpia", "scal_app", "scal.h")
+        check(os.path.isfile(header), "no dpia/scal_app/scal.h in the target's binary directory")
         app = os.path.join(bld, "scal_app")
         p = run([app], ok=False)
         print(p.stdout.strip())
@@ -102,7 +149,7 @@ def main():
         tb = os.path.join(tuned, "b")
         run(["cmake", "-S", tuned, "-B", tb, "-G", "Ninja", "-DCMAKE_PREFIX_PATH=" + prefix])
         run(["cmake", "--build", tb])
-        theader = os.path.join(tb, "scalT.h")
+        theader = os.path.join(tb, "dpia", "tuned", "scalT.h")
         check(os.path.isfile(theader) and "reqd_work_group_size(64, 1, 1)" in open(theader).read(),
               "SET WG=64 does not specialise scalT.h")
 
@@ -115,6 +162,8 @@ def main():
             p = run(["cmake", "-S", bad, "-B", os.path.join(bad, "b"), "-G", "Ninja",
                      "-DCMAKE_PREFIX_PATH=" + prefix], ok=False)
             check(p.returncode != 0 and what in p.stdout, "%s is not refused:\n%s" % (extra, p.stdout))
+
+        layouts(tmp, src, prefix, check)
 
     print("%s: %d failures" % ("FAIL" if failures else "PASS", len(failures)))
     return 1 if failures else 0
