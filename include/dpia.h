@@ -165,6 +165,11 @@ typedef struct DpiaOptions {
   int nsets;
   const char *const *set_names;
   const long long *set_values;
+  /* Non-zero: the race check of verification runs the generated kernels
+   * with every barrier left out (the emitted code keeps them), so that a
+   * kernel with barriers shows a race: a test of the check itself
+   * (`DPIA_DEBUG_DROP_BARRIERS=1` on the command line). */
+  int debug_drop_barriers;
 } DpiaOptions;
 
 #define DPIA_EMIT_BIT(kind) (1u << (unsigned)(kind))
