@@ -168,7 +168,10 @@ typedef struct R {
   const KiArg *args;
   KiLaunch launch;
   const KiLimits *lim;
-  const KiLines *lines;
+  bool want_lines;
+  int nlines; /* the statements' lines, once a message needs them */
+  const KirStmt *const *line_stmts;
+  const int *lines;
   Buf *msg;
   KiStatus status; /* KI_OK while running */
   int64_t steps, bytes;
@@ -250,12 +253,12 @@ static void print_stmt_at(R *r, Buf *b, int id) {
   }
   const KirStmt *s = r->stmts.items[id];
   const Backend *be = &backend_opencl;
-  if (r->lines)
-    for (int i = 0; i < r->lines->n; i++)
-      if (r->lines->stmts[i] == s) {
-        emit(b, "line %d: ", r->lines->lines[i]);
-        break;
-      }
+  if (r->want_lines && !r->lines) r->nlines = be->statement_lines(r->a, r->k, &r->line_stmts, &r->lines);
+  for (int i = 0; i < r->nlines; i++)
+    if (r->line_stmts[i] == s) {
+      emit(b, "line %d: ", r->lines[i]);
+      break;
+    }
   buf_putc(b, '`');
   switch (s->kind) {
   case KS_DECL:
@@ -1800,7 +1803,7 @@ static void print_launch(Buf *b, const KiLaunch *l) {
 }
 
 KiStatus ki_run(Arena *a, const KirKernel *k, const KiLaunch *launch, const KiArg *args, KiRun *run, Buf *msg) {
-  R rs = {.a = a, .k = k, .args = args, .launch = *launch, .lim = run->limits, .lines = run->lines, .msg = msg};
+  R rs = {.a = a, .k = k, .args = args, .launch = *launch, .lim = run->limits, .want_lines = run->lines, .msg = msg};
   R *r = &rs;
   for (int s = 0; s < 4; s++) r->scalar[s] = kir_scalar_type(a, (ScalarKind)s, 1);
   int64_t items = 1, group = 1;

@@ -78,18 +78,11 @@ typedef enum KiStatus {
   KI_ERROR,       /* something the interpreter cannot run (message): a bug of ours */
 } KiStatus;
 
-/* Lines of the kernel's text as the OpenCL backend prints it, for
- * messages: the line of each statement, or NULL (messages then quote the
- * statement only). */
-typedef struct KiLines {
-  int n;
-  const KirStmt *const *stmts;
-  const int *lines;
-} KiLines;
-
 typedef struct KiRun {
   const KiLimits *limits;
-  const KiLines *lines; /* may be NULL */
+  /* messages give the line of a statement in the text the OpenCL backend
+   * prints for the kernel (backend.h statement_lines) */
+  bool lines;
   int64_t steps;        /* out: work done */
 } KiRun;
 

@@ -61,7 +61,7 @@ static Launch generated(int ndims, const int64_t *global, const int64_t *local, 
 
 /* The launches of race.h at these sizes; 0 with why when the emitted
  * launch is empty or cannot be evaluated. */
-static int launches(Arena *a, const RaceKernel *rk, const NatValues *nats, Launch *ls, Buf *why) {
+static int launches(Arena *a, const RaceKernel *rk, const NatValues *nats, bool variants, Launch *ls, Buf *why) {
   bool user = false;
   for (int d = 0; d < 3; d++) user = user || rk->user->local_size[d] > 0 || rk->user->global_size[d] > 0;
   const ImpKernel *k = user ? kernel_with_launch(a, rk->tc, rk->k, rk->user) : rk->k;
@@ -79,7 +79,7 @@ static int launches(Arena *a, const RaceKernel *rk, const NatValues *nats, Launc
   }
   int n = 0;
   add_launch(ls, &n, &e);
-  if (user || n == 0) return n;
+  if (user || n == 0 || !variants) return n;
   int nd = e.ki.ndims;
   int64_t g[3] = {0}, l[3] = {0};
   if (res.has_local) {
@@ -226,7 +226,7 @@ static RaceStatus run_launch(Arena *a, const RaceKernel *rk, const SemanticSampl
     default: break;
     }
   }
-  KiRun run = {.limits = limits};
+  KiRun run = {.limits = limits, .lines = !rk->drop_barriers};
   buf_clear(&why);
   KiStatus st = ki_run(a, kir, &l->ki, args, &run, &why);
   *steps += run.steps;
@@ -265,7 +265,7 @@ static RaceStatus check_sample(Arena *a, const RaceKernel *rk, const SemanticSam
   Launch ls[MAX_LAUNCHES];
   Buf why;
   buf_init(&why, a);
-  int n = launches(a, rk, &s->nats, ls, &why);
+  int n = launches(a, rk, &s->nats, budget->variants, ls, &why);
   if (n == 0) {
     emit(checked, "none (the kernel launches no work-item%s%s)", why.len ? ": " : "", why.data ? why.data : "");
     return RACE_OK;
@@ -291,12 +291,33 @@ static RaceStatus check_sample(Arena *a, const RaceKernel *rk, const SemanticSam
     lim.max_steps = budget->max_steps - *steps;
     buf_clear(&why);
     RaceStatus st = run_launch(a, rk, s, l, kir, &lim, steps, &why);
+    if (st == RACE_NOT_CHECKED && checked->len && *steps >= budget->max_steps) {
+      /* the budget is spent: the launches checked stand, the others are
+       * said to be left out */
+      emit(checked, "; not checked (over the budget of %" PRId64 " steps):", budget->max_steps);
+      for (int j = i; j < n; j++) {
+        buf_puts(checked, j > i ? ", " : " ");
+        print_launch(checked, &ls[j].ki);
+      }
+      return RACE_OK;
+    }
     if (st != RACE_OK) {
       emit(msg, "kernel '%s' at ", rk->k->name);
       semantic_print_sizes(msg, &s->nats);
       emit(msg, ", launch ");
       print_launch(msg, &l->ki);
-      emit(msg, " (%s): %s", l->emitted ? "the code emitted" : "code generated for this launch", why.data);
+      if (l->emitted) {
+        emit(msg, " (the code emitted): %s", why.data);
+      } else {
+        buf_puts(msg, " (the code 'dpia translate");
+        for (int w = 0; w < 2; w++) {
+          const int64_t *v = w ? l->copt.global_size : l->copt.local_size;
+          if (!v[0]) continue;
+          emit(msg, " --%s-size=", w ? "global" : "local");
+          for (int d = 0; d < l->ki.ndims; d++) emit(msg, "%s%" PRId64, d ? "," : "", v[d]);
+        }
+        emit(msg, "' emits): %s", why.data);
+      }
       return st;
     }
     emit(checked, "%s", checked->len ? "; " : "");
@@ -317,7 +338,7 @@ RaceStatus race_check(Arena *a, const RaceKernel *rk, const SemanticSample *samp
    * (and work-items at all, where the smallest sizes launch none) */
   SemanticSample larger;
   bool more = false;
-  if (steps < budget->raise_steps && rk->def) {
+  if ((steps == 0 || steps < budget->raise_steps) && steps < budget->max_steps && rk->def) {
     Buf why;
     buf_init(&why, a);
     if (semantic_sample(a, rk->def, rk->body, rk->imp, budget->raise, rk->semantic, &larger, &why) == SEM_OK) {
