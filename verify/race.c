@@ -123,7 +123,11 @@ static int launches(Arena *a, const RaceKernel *rk, const NatValues *nats, bool 
     }
     v = generated(nd, g, l, true);
     add_launch(ls, &n, &v);
-    for (int d = 0; d < nd; d++) g[d] = groups[d] * 2 * l[d];
+    /* (more groups only where the emitted launch has several: a
+     * dimension of one group is one no mapWorkgroup uses, and code
+     * generation writes a result once a group, not once a launch, as
+     * run_diff's launches never have more groups than the natural one) */
+    for (int d = 0; d < nd; d++) g[d] = groups[d] * (groups[d] > 1 ? 2 : 1) * l[d];
     v = generated(nd, g, l, true);
     add_launch(ls, &n, &v);
   } else {
@@ -133,7 +137,7 @@ static int launches(Arena *a, const RaceKernel *rk, const NatValues *nats, bool 
     }
     Launch v = generated(nd, g, l, false);
     add_launch(ls, &n, &v);
-    for (int d = 0; d < nd; d++) g[d] = e.ki.global[d] * 2;
+    for (int d = 0; d < nd; d++) g[d] = e.ki.global[d] > 1 ? e.ki.global[d] * 2 : 1;
     v = generated(nd, g, l, false);
     add_launch(ls, &n, &v);
     /* another local size: 4 work-items a group in dimension 0 */
