@@ -203,6 +203,8 @@ typedef struct R {
   int64_t group_size;
   uint32_t local_epoch, global_epoch;
   const KirStmt *stmt; /* the statement being run */
+  const KirStmt *numbered; /* the statement whose number is stmt_no */
+  int stmt_no;
   WI *w;               /* the work-item running */
 } R;
 
@@ -363,7 +365,11 @@ static void race(R *r, const Obj *o, int64_t word, bool write, bool other_write,
 static void record(R *r, Obj *o, int64_t off, int64_t n, bool write) {
   WI *w = r->w;
   int me = w->index;
-  int stmt = stmt_number(r, r->stmt);
+  if (r->numbered != r->stmt) { /* once a statement, not once an access */
+    r->numbered = r->stmt;
+    r->stmt_no = stmt_number(r, r->stmt);
+  }
+  int stmt = r->stmt_no;
   int32_t g = (int32_t)r->group_index;
   bool global = o->space == KSP_GLOBAL;
   uint32_t ep = global ? r->global_epoch : r->local_epoch;
