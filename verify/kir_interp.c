@@ -1,26 +1,18 @@
-/* kir_interp.c: the kernel IR interpreter and race detector (kir_interp.h). */
-#include "kir_interp.h"
+/* kir_interp.c: the kernel IR interpreter and race detector (kir_interp.h):
+ * memory and its shadows, messages, the pass before running, expressions. */
+#include "kir_interp_int.h"
 
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- maps: names, statements, calls ---- */
-
-/* open addressing from a pointer-sized key to an int (keys never 0) */
-typedef struct PMap {
-  uintptr_t *keys;
-  int *vals;
-  uint32_t cap, count;
-} PMap;
+/* ---- maps ---- */
 
 static uint32_t hash_ptr(uintptr_t k) {
   uint64_t x = (uint64_t)k * 0x9E3779B97F4A7C15ull;
   return (uint32_t)(x >> 32);
 }
-
-static void pmap_put(Arena *a, PMap *m, uintptr_t key, int val);
 
 static void pmap_grow(Arena *a, PMap *m) {
   PMap old = *m;
@@ -29,10 +21,10 @@ static void pmap_grow(Arena *a, PMap *m) {
   m->keys = NEWARRAY(a, uintptr_t, m->cap);
   m->vals = NEWARRAY(a, int, m->cap);
   for (uint32_t i = 0; i < old.cap; i++)
-    if (old.keys[i]) pmap_put(a, m, old.keys[i], old.vals[i]);
+    if (old.keys[i]) ki_pmap_put(a, m, old.keys[i], old.vals[i]);
 }
 
-static void pmap_put(Arena *a, PMap *m, uintptr_t key, int val) {
+void ki_pmap_put(Arena *a, PMap *m, uintptr_t key, int val) {
   if ((m->count + 1) * 2 > m->cap) pmap_grow(a, m);
   uint32_t i = hash_ptr(key) & (m->cap - 1);
   while (m->keys[i] && m->keys[i] != key) i = (i + 1) & (m->cap - 1);
@@ -42,7 +34,7 @@ static void pmap_put(Arena *a, PMap *m, uintptr_t key, int val) {
 }
 
 /* -1: absent */
-static int pmap_get(const PMap *m, uintptr_t key) {
+int ki_pmap_get(const PMap *m, uintptr_t key) {
   if (!m->cap) return -1;
   uint32_t i = hash_ptr(key) & (m->cap - 1);
   while (m->keys[i]) {
@@ -52,166 +44,9 @@ static int pmap_get(const PMap *m, uintptr_t key) {
   return -1;
 }
 
-/* ---- memory ---- */
-
-/* The shadow of one 4-byte word: who accessed it in the current barrier
- * interval of its space (epoch), and for global memory which groups
- * wrote and read it in the whole launch.  Work-items by their index in
- * the group, statements by their number (R.stmts); -1: none. */
-typedef struct Shadow {
-  uint32_t w_epoch, r_epoch;
-  int32_t writer, reader, reader2;
-  int32_t w_stmt, r_stmt, r2_stmt;
-  int32_t gw_group, gw_item, gw_stmt;
-  int32_t gr_group, gr_item, gr_stmt;
-  int32_t gr2_group, gr2_item, gr2_stmt;
-} Shadow;
-
-/* A memory object: a buffer, a local array, a variable.  type is the type
- * of one element (a variable's type; array_len >= 0: an array of them). */
-typedef struct Obj {
-  unsigned char *bytes;
-  int64_t size, cap;
-  const KirType *type;
-  int64_t array_len;
-  int64_t elem_size;
-  const char *name;
-  KirSpace space;
-  bool buffer;    /* a kernel parameter's buffer */
-  bool read_only; /* an input buffer, a constant array */
-  Shadow *shadow; /* local memory, global memory the kernel writes; else NULL */
-} Obj;
-
-/* a pointer value: the object, a byte offset in it, the type pointed to;
- * magic tells a pointer stored in a variable from poisoned bytes */
-typedef struct Ptr {
-  Obj *obj;
-  int64_t off;
-  const KirType *to;
-  uint64_t magic;
-} Ptr;
-#define PTR_MAGIC 0x6b69725f70747221ull
-
-enum { VK_NUM, VK_PTR, VK_REF, MAX_LANES = 16 };
-
-/* A value: a number (scalar or vector: width lanes of kind sc; int and
- * bool lanes hold exact integers, NaN in an int lane is a poisoned
- * value), a pointer, or a struct in memory (VK_REF: copied by value when
- * stored). */
-typedef struct Val {
-  int vk;
-  ScalarKind sc;
-  int width;
-  Ptr p;
-  double l[MAX_LANES];
-} Val;
-
-/* an l-value: type at obj + off (array_len >= 0: an array of them) */
-typedef struct Loc {
-  Obj *obj;
-  int64_t off;
-  const KirType *type;
-  int64_t array_len;
-} Loc;
-
-typedef struct Frame {
-  const KirStmt *next;
-  const KirStmt *owner; /* the FOR whose body this is, else NULL */
-} Frame;
-
-typedef struct WI {
-  int index; /* in the group */
-  int64_t lid[3];
-  Frame *frames;
-  int nframes;
-  Obj **vars;        /* per name slot: the object bound to it */
-  Obj *own;          /* per name slot: this work-item's private storage */
-  const KirStmt *at; /* the barrier it waits at; NULL when ended */
-  bool done;
-} WI;
-
-/* a built-in function a KE_CALL names */
-typedef enum Builtin {
-  BI_CLAMP,
-  BI_MIN,
-  BI_MAX,
-  BI_FABS,
-  BI_SQRT,
-  BI_RSQRT,
-  BI_EXP,
-  BI_LOG,
-  BI_SIN,
-  BI_COS,
-  BI_FLOOR,
-  BI_CEIL,
-  BI_POW,
-  BI_FMA,
-  BI_SELECT,
-  BI_CONVERT,
-} Builtin;
-
-typedef struct Call {
-  Builtin fn;
-  ScalarKind sc; /* BI_CONVERT */
-  int width;
-} Call;
-
-typedef struct StructLayout {
-  const char *name;
-  int64_t size, align;
-  int64_t off[2];
-} StructLayout;
-
-typedef struct R {
-  Arena *a;
-  const KirKernel *k;
-  const KiArg *args;
-  KiLaunch launch;
-  const KiLimits *lim;
-  bool want_lines;
-  int nlines; /* the statements' lines, once a message needs them */
-  const KirStmt *const *line_stmts;
-  const int *lines;
-  Buf *msg;
-  KiStatus status; /* KI_OK while running */
-  int64_t steps, bytes;
-  /* names */
-  int nslots;
-  const char **slot_name;
-  PMap name_ptr; /* a name's pointer -> slot */
-  Vec names;     /* slot -> name (while collecting) */
-  /* statements by number, for messages */
-  PMap stmt_id;
-  Vec stmts;
-  PMap calls; /* a KE_CALL -> index into call */
-  Call *call;
-  int ncalls, callcap;
-  int depth; /* deepest nesting of blocks */
-  /* struct typedefs */
-  int nstructs;
-  StructLayout *structs;
-  const KirType *scalar[4]; /* by ScalarKind, width 1 */
-  /* objects bound before the body runs: parameters and constant arrays
-   * (base), plus the group's local memory (group) */
-  Obj **base;
-  Obj **group_vars;
-  Obj **locals; /* per kernel-scope local declaration or local parameter */
-  int nlocals;
-  PMap local_slot; /* slot -> index in locals */
-  /* the group being run */
-  int64_t group[3], ngroups[3], group_index;
-  int64_t group_size;
-  uint32_t local_epoch, global_epoch;
-  const KirStmt *stmt; /* the statement being run */
-  const KirStmt *numbered; /* the statement whose number is stmt_no */
-  int stmt_no;
-  WI *w;               /* the work-item running */
-} R;
-
 /* ---- messages ---- */
 
-static void fail(R *r, KiStatus st, const char *fmt, ...) DPIA_PRINTF(3, 4);
-static void fail(R *r, KiStatus st, const char *fmt, ...) {
+void ki_fail(R *r, KiStatus st, const char *fmt, ...) {
   if (r->status != KI_OK) return;
   r->status = st;
   va_list ap;
@@ -220,14 +55,14 @@ static void fail(R *r, KiStatus st, const char *fmt, ...) {
   va_end(ap);
 }
 
-static void print_ids(Buf *b, int n, const int64_t *v) {
+void ki_print_ids(Buf *b, int n, const int64_t *v) {
   if (n > 1) buf_putc(b, '(');
   for (int d = 0; d < n; d++) emit(b, "%s%" PRId64, d ? "," : "", v[d]);
   if (n > 1) buf_putc(b, ')');
 }
 
 /* work-item (g0,g1) (local (l0,l1) of group (w0,w1)) */
-static void print_item(R *r, Buf *b, int64_t group_index, int item) {
+void ki_print_item(R *r, Buf *b, int64_t group_index, int item) {
   int n = r->launch.ndims;
   int64_t grp[3] = {0}, lid[3] = {0}, gid[3] = {0};
   int64_t gi = group_index, li = item;
@@ -239,16 +74,16 @@ static void print_item(R *r, Buf *b, int64_t group_index, int item) {
     gid[d] = grp[d] * r->launch.local[d] + lid[d];
   }
   buf_puts(b, "work-item ");
-  print_ids(b, n, gid);
+  ki_print_ids(b, n, gid);
   buf_puts(b, " (local id ");
-  print_ids(b, n, lid);
+  ki_print_ids(b, n, lid);
   buf_puts(b, " of group ");
-  print_ids(b, n, grp);
+  ki_print_ids(b, n, grp);
   buf_putc(b, ')');
 }
 
 /* the first line of s as the backend prints it, and its line */
-static void print_stmt_at(R *r, Buf *b, int id) {
+void ki_print_stmt_at(R *r, Buf *b, int id) {
   if (id < 0 || id >= r->stmts.len) {
     buf_puts(b, "(unknown statement)");
     return;
@@ -314,7 +149,7 @@ static void print_stmt_at(R *r, Buf *b, int id) {
   buf_putc(b, '`');
 }
 
-static int stmt_number(R *r, const KirStmt *s) { return s ? pmap_get(&r->stmt_id, (uintptr_t)s) : -1; }
+int ki_stmt_number(R *r, const KirStmt *s) { return s ? ki_pmap_get(&r->stmt_id, (uintptr_t)s) : -1; }
 
 static const char *space_words(const Obj *o) {
   switch (o->space) {
@@ -326,7 +161,7 @@ static const char *space_words(const Obj *o) {
   return "memory";
 }
 
-static int scalar_bytes(ScalarKind s) { return s == SC_DOUBLE ? 8 : 4; }
+int ki_scalar_bytes(ScalarKind s) { return s == SC_DOUBLE ? 8 : 4; }
 
 /* element E of o (lane L, byte B) holding byte offset off */
 static void print_element(Buf *b, const Obj *o, int64_t off) {
@@ -334,7 +169,7 @@ static void print_element(Buf *b, const Obj *o, int64_t off) {
   emit(b, "element %" PRId64, off / es);
   int64_t in = off % es;
   if (o->type && o->type->kind == KTY_SCALAR && o->type->width > 1)
-    emit(b, " (lane %" PRId64 ")", in / scalar_bytes(o->type->scalar));
+    emit(b, " (lane %" PRId64 ")", in / ki_scalar_bytes(o->type->scalar));
   else if (in)
     emit(b, " (byte %" PRId64 " of it)", in);
 }
@@ -347,13 +182,13 @@ static void race(R *r, const Obj *o, int64_t word, bool write, bool other_write,
   emit(b, "race on '%s' (%s) ", o->name, space_words(o));
   print_element(b, o, word * 4);
   buf_puts(b, ": ");
-  print_item(r, b, r->group_index, r->w->index);
+  ki_print_item(r, b, r->group_index, r->w->index);
   emit(b, " %s it (", write ? "writes" : "reads");
-  print_stmt_at(r, b, stmt_number(r, r->stmt));
+  ki_print_stmt_at(r, b, ki_stmt_number(r, r->stmt));
   buf_puts(b, ") after ");
-  print_item(r, b, other_group, other_item);
+  ki_print_item(r, b, other_group, other_item);
   emit(b, " %s it (", other_write ? "wrote" : "read");
-  print_stmt_at(r, b, other_stmt);
+  ki_print_stmt_at(r, b, other_stmt);
   if (other_group != r->group_index)
     buf_puts(b, "), in another work-group: no barrier orders work-groups");
   else
@@ -367,7 +202,7 @@ static void record(R *r, Obj *o, int64_t off, int64_t n, bool write) {
   int me = w->index;
   if (r->numbered != r->stmt) { /* once a statement, not once an access */
     r->numbered = r->stmt;
-    r->stmt_no = stmt_number(r, r->stmt);
+    r->stmt_no = ki_stmt_number(r, r->stmt);
   }
   int stmt = r->stmt_no;
   int32_t g = (int32_t)r->group_index;
@@ -440,13 +275,13 @@ static void record(R *r, Obj *o, int64_t off, int64_t n, bool write) {
 }
 
 /* an access of n bytes at o + off: in bounds, and recorded */
-static bool access_ok(R *r, Obj *o, int64_t off, int64_t n, bool write) {
+bool ki_access_ok(R *r, Obj *o, int64_t off, int64_t n, bool write) {
   if (r->status != KI_OK) return false;
   if (off < 0 || off + n > o->size || !o->bytes) {
     Buf *b = r->msg;
     r->status = KI_BOUNDS;
     emit(b, "out-of-bounds access: ");
-    print_item(r, b, r->group_index, r->w->index);
+    ki_print_item(r, b, r->group_index, r->w->index);
     emit(b, " %s '%s' (%s) at ", write ? "writes" : "reads", o->name, space_words(o));
     int64_t es = o->elem_size > 0 ? o->elem_size : 1;
     if (off % es == 0)
@@ -454,19 +289,19 @@ static bool access_ok(R *r, Obj *o, int64_t off, int64_t n, bool write) {
     else
       emit(b, "byte %" PRId64, off);
     emit(b, ", outside its %" PRId64 " element%s (", o->size / es, o->size / es == 1 ? "" : "s");
-    print_stmt_at(r, b, stmt_number(r, r->stmt));
+    ki_print_stmt_at(r, b, ki_stmt_number(r, r->stmt));
     buf_putc(b, ')');
     return false;
   }
   if (write && o->read_only) {
-    fail(r, KI_ERROR, "the kernel writes the read-only '%s'", o->name);
+    ki_fail(r, KI_ERROR, "the kernel writes the read-only '%s'", o->name);
     return false;
   }
   if (o->shadow) record(r, o, off, n, write);
   return r->status == KI_OK;
 }
 
-static double wrap32(double v) {
+double ki_wrap32(double v) {
   if (isnan(v)) return v;
   if (!(fabs(v) < 9.0e18)) return (double)INT32_MIN;
   return (double)(int32_t)(uint32_t)(uint64_t)(int64_t)v;
@@ -494,7 +329,7 @@ static double read_scalar(const unsigned char *p, ScalarKind s) {
   return 0;
 }
 
-static void write_scalar(unsigned char *p, ScalarKind s, double v) {
+void ki_write_scalar(unsigned char *p, ScalarKind s, double v) {
   switch (s) {
   case SC_FLOAT: {
     float f = (float)v;
@@ -504,7 +339,7 @@ static void write_scalar(unsigned char *p, ScalarKind s, double v) {
   case SC_DOUBLE: memcpy(p, &v, 8); return;
   case SC_INT:
   case SC_BOOL: {
-    int32_t i = isnan(v) ? INT32_MIN : s == SC_BOOL ? (v != 0) : (int32_t)wrap32(trunc(v));
+    int32_t i = isnan(v) ? INT32_MIN : s == SC_BOOL ? (v != 0) : (int32_t)ki_wrap32(trunc(v));
     memcpy(p, &i, 4);
     return;
   }
@@ -521,9 +356,9 @@ static const StructLayout *struct_layout(R *r, const char *name) {
 
 static int64_t type_align(R *r, const KirType *t);
 
-static int64_t type_size(R *r, const KirType *t) {
+int64_t ki_size_of(R *r, const KirType *t) {
   switch (t->kind) {
-  case KTY_SCALAR: return (int64_t)scalar_bytes(t->scalar) * (t->width == 3 ? 4 : t->width);
+  case KTY_SCALAR: return (int64_t)ki_scalar_bytes(t->scalar) * (t->width == 3 ? 4 : t->width);
   case KTY_STRUCT: {
     const StructLayout *l = struct_layout(r, t->name);
     return l ? l->size : 0;
@@ -535,7 +370,7 @@ static int64_t type_size(R *r, const KirType *t) {
 
 static int64_t type_align(R *r, const KirType *t) {
   switch (t->kind) {
-  case KTY_SCALAR: return type_size(r, t);
+  case KTY_SCALAR: return ki_size_of(r, t);
   case KTY_STRUCT: {
     const StructLayout *l = struct_layout(r, t->name);
     return l ? l->align : 1;
@@ -546,7 +381,7 @@ static int64_t type_align(R *r, const KirType *t) {
 }
 
 /* C's layout of the typedefs, in dependency order (KirKernel.tops) */
-static void lay_structs(R *r) {
+void ki_lay_structs(R *r) {
   const KirKernel *k = r->k;
   r->structs = NEWARRAY(r->a, StructLayout, k->ntops > 0 ? k->ntops : 1);
   for (int i = 0; i < k->ntops; i++) {
@@ -556,7 +391,7 @@ static void lay_structs(R *r) {
     l->name = st->name;
     int64_t at = 0, align = 1;
     for (int f = 0; f < 2; f++) {
-      int64_t fa = type_align(r, st->field[f].type), fs = type_size(r, st->field[f].type);
+      int64_t fa = type_align(r, st->field[f].type), fs = ki_size_of(r, st->field[f].type);
       if (st->field[f].array_len >= 0) fs *= st->field[f].array_len;
       at = (at + fa - 1) / fa * fa;
       l->off[f] = at;
@@ -573,8 +408,8 @@ int64_t ki_type_size(const KirKernel *k, const KirType *t) {
   Arena a;
   arena_init(&a, NULL);
   R r = {.a = &a, .k = k};
-  lay_structs(&r);
-  int64_t n = type_size(&r, t);
+  ki_lay_structs(&r);
+  int64_t n = ki_size_of(&r, t);
   arena_free(&a);
   return n;
 }
@@ -587,24 +422,24 @@ static int slot_of_text(R *r, const char *name) {
   return -1;
 }
 
-static void declare_name(R *r, const char *name) {
-  if (pmap_get(&r->name_ptr, (uintptr_t)name) >= 0) return;
+void ki_declare_name(R *r, const char *name) {
+  if (ki_pmap_get(&r->name_ptr, (uintptr_t)name) >= 0) return;
   int s = slot_of_text(r, name);
   if (s < 0) {
     s = r->names.len;
     vec_push(r->a, &r->names, (void *)name);
   }
-  pmap_put(r->a, &r->name_ptr, (uintptr_t)name, s);
+  ki_pmap_put(r->a, &r->name_ptr, (uintptr_t)name, s);
 }
 
 static void use_name(R *r, const char *name) {
-  if (pmap_get(&r->name_ptr, (uintptr_t)name) >= 0) return;
+  if (ki_pmap_get(&r->name_ptr, (uintptr_t)name) >= 0) return;
   int s = slot_of_text(r, name);
   if (s < 0) {
-    fail(r, KI_ERROR, "the kernel IR uses '%s', which nothing declares", name);
+    ki_fail(r, KI_ERROR, "the kernel IR uses '%s', which nothing declares", name);
     return;
   }
-  pmap_put(r->a, &r->name_ptr, (uintptr_t)name, s);
+  ki_pmap_put(r->a, &r->name_ptr, (uintptr_t)name, s);
 }
 
 static bool parse_convert(const char *fn, Call *c) {
@@ -625,14 +460,12 @@ static bool parse_convert(const char *fn, Call *c) {
   return false;
 }
 
-static void scan_expr(R *r, const KirExpr *e);
-
 static void scan_ix(R *r, const Ix *x) {
   if (!x) return;
   switch (x->kind) {
   case IX_CONST: return;
   case IX_VAR: use_name(r, x->name); return;
-  case IX_EXPR: scan_expr(r, x->expr); return;
+  case IX_EXPR: ki_scan_expr(r, x->expr); return;
   default:
     scan_ix(r, x->a);
     scan_ix(r, x->b);
@@ -640,7 +473,7 @@ static void scan_ix(R *r, const Ix *x) {
   }
 }
 
-static void scan_expr(R *r, const KirExpr *e) {
+void ki_scan_expr(R *r, const KirExpr *e) {
   if (!e || r->status != KI_OK) return;
   switch (e->kind) {
   case KE_INT:
@@ -648,31 +481,31 @@ static void scan_expr(R *r, const KirExpr *e) {
   case KE_QUERY: return;
   case KE_VAR: use_name(r, e->name); return;
   case KE_IX: scan_ix(r, e->ix); return;
-  case KE_UNARY: scan_expr(r, e->un.operand); return;
+  case KE_UNARY: ki_scan_expr(r, e->un.operand); return;
   case KE_BINARY:
-    scan_expr(r, e->bin.lhs);
-    scan_expr(r, e->bin.rhs);
+    ki_scan_expr(r, e->bin.lhs);
+    ki_scan_expr(r, e->bin.rhs);
     return;
   case KE_COND:
-    scan_expr(r, e->cond.test);
-    scan_expr(r, e->cond.then);
-    scan_expr(r, e->cond.other);
+    ki_scan_expr(r, e->cond.test);
+    ki_scan_expr(r, e->cond.then);
+    ki_scan_expr(r, e->cond.other);
     return;
   case KE_INDEX:
-    scan_expr(r, e->index.base);
-    scan_expr(r, e->index.at);
+    ki_scan_expr(r, e->index.base);
+    ki_scan_expr(r, e->index.at);
     return;
-  case KE_MEMBER: scan_expr(r, e->member.base); return;
-  case KE_LANE: scan_expr(r, e->lane.base); return;
+  case KE_MEMBER: ki_scan_expr(r, e->member.base); return;
+  case KE_LANE: ki_scan_expr(r, e->lane.base); return;
   case KE_VLOAD:
-    scan_expr(r, e->vload.offset);
-    scan_expr(r, e->vload.ptr);
+    ki_scan_expr(r, e->vload.offset);
+    ki_scan_expr(r, e->vload.ptr);
     return;
   case KE_CALL: {
     for (int i = 0; i < r->k->nforeigns; i++)
       if (strcmp(r->k->foreigns[i]->name, e->call.fn) == 0) {
-        fail(r, KI_NOT_CHECKED, "it calls the foreign function '%s', which the race check cannot interpret",
-             e->call.fn);
+        ki_fail(r, KI_NOT_CHECKED, "it calls the foreign function '%s', which the race check cannot interpret",
+                e->call.fn);
         return;
       }
     static const struct {
@@ -690,7 +523,7 @@ static void scan_expr(R *r, const KirExpr *e) {
     for (size_t i = 0; i < DPIA_COUNTOF(builtins) && !known; i++)
       if (strcmp(builtins[i].name, e->call.fn) == 0) {
         if (builtins[i].arity != e->call.nargs) {
-          fail(r, KI_ERROR, "built-in %s called with %d arguments", e->call.fn, e->call.nargs);
+          ki_fail(r, KI_ERROR, "built-in %s called with %d arguments", e->call.fn, e->call.nargs);
           return;
         }
         c = (Call){builtins[i].fn, SC_INT, 1};
@@ -698,7 +531,7 @@ static void scan_expr(R *r, const KirExpr *e) {
       }
     if (!known && parse_convert(e->call.fn, &c)) known = e->call.nargs == 1;
     if (!known) {
-      fail(r, KI_ERROR, "the race check cannot interpret the built-in '%s'", e->call.fn);
+      ki_fail(r, KI_ERROR, "the race check cannot interpret the built-in '%s'", e->call.fn);
       return;
     }
     if (r->ncalls == r->callcap) {
@@ -709,67 +542,67 @@ static void scan_expr(R *r, const KirExpr *e) {
       r->callcap = cap;
     }
     r->call[r->ncalls] = c;
-    pmap_put(r->a, &r->calls, (uintptr_t)e, r->ncalls++);
-    for (int i = 0; i < e->call.nargs; i++) scan_expr(r, e->call.args[i]);
+    ki_pmap_put(r->a, &r->calls, (uintptr_t)e, r->ncalls++);
+    for (int i = 0; i < e->call.nargs; i++) ki_scan_expr(r, e->call.args[i]);
     return;
   }
   case KE_CAST:
   case KE_VECTOR:
-    for (int i = 0; i < e->call.nargs; i++) scan_expr(r, e->call.args[i]);
+    for (int i = 0; i < e->call.nargs; i++) ki_scan_expr(r, e->call.args[i]);
     return;
   }
 }
 
-static void scan_block(R *r, const KirBlock *b, int depth, bool declare) {
+void ki_scan_block(R *r, const KirBlock *b, int depth, bool declare) {
   if (depth > r->depth) r->depth = depth;
   for (const KirStmt *s = b->first; s && r->status == KI_OK; s = s->next) {
     if (declare) {
-      pmap_put(r->a, &r->stmt_id, (uintptr_t)s, r->stmts.len);
+      ki_pmap_put(r->a, &r->stmt_id, (uintptr_t)s, r->stmts.len);
       vec_push(r->a, &r->stmts, (void *)s);
-      if (s->kind == KS_DECL) declare_name(r, s->decl.name);
-      if (s->kind == KS_FOR) declare_name(r, s->loop.var);
+      if (s->kind == KS_DECL) ki_declare_name(r, s->decl.name);
+      if (s->kind == KS_FOR) ki_declare_name(r, s->loop.var);
     } else {
       switch (s->kind) {
-      case KS_DECL: scan_expr(r, s->decl.init); break;
+      case KS_DECL: ki_scan_expr(r, s->decl.init); break;
       case KS_ASSIGN:
-        scan_expr(r, s->assign.lhs);
-        scan_expr(r, s->assign.rhs);
+        ki_scan_expr(r, s->assign.lhs);
+        ki_scan_expr(r, s->assign.rhs);
         break;
       case KS_VSTORE:
-        scan_expr(r, s->vstore.value);
-        scan_expr(r, s->vstore.offset);
-        scan_expr(r, s->vstore.ptr);
+        ki_scan_expr(r, s->vstore.value);
+        ki_scan_expr(r, s->vstore.offset);
+        ki_scan_expr(r, s->vstore.ptr);
         break;
       case KS_FOR:
-        scan_expr(r, s->loop.init);
-        scan_expr(r, s->loop.bound);
-        scan_expr(r, s->loop.step);
+        ki_scan_expr(r, s->loop.init);
+        ki_scan_expr(r, s->loop.bound);
+        ki_scan_expr(r, s->loop.step);
         break;
-      case KS_IF: scan_expr(r, s->cond.cond); break;
+      case KS_IF: ki_scan_expr(r, s->cond.cond); break;
       case KS_BLOCK:
       case KS_BARRIER:
       case KS_COMMENT: break;
       }
     }
     const KirBlock *body = kir_body((KirStmt *)s);
-    if (body) scan_block(r, body, depth + 1, declare);
+    if (body) ki_scan_block(r, body, depth + 1, declare);
   }
 }
 
 /* ---- objects ---- */
 
-static Obj *new_obj(R *r, const char *name, KirSpace space, const KirType *type, int64_t array_len, int64_t size,
-                    bool shadow) {
+Obj *ki_new_obj(R *r, const char *name, KirSpace space, const KirType *type, int64_t array_len, int64_t size,
+                bool shadow) {
   Obj *o = NEW(r->a, Obj);
-  int64_t es = type_size(r, type);
+  int64_t es = ki_size_of(r, type);
   *o = (Obj){.name = name, .space = space, .type = type, .array_len = array_len, .elem_size = es, .size = size};
   int64_t words = (size + 3) / 4;
   r->bytes += size + (shadow ? words * (int64_t)sizeof(Shadow) : 0);
   if (r->bytes > r->lim->max_bytes) {
-    fail(r, KI_NOT_CHECKED,
-         "its memory (%" PRId64 " bytes with the race check's records) is over the %" PRId64
-         " bytes the check interprets",
-         r->bytes, r->lim->max_bytes);
+    ki_fail(r, KI_NOT_CHECKED,
+            "its memory (%" PRId64 " bytes with the race check's records) is over the %" PRId64
+            " bytes the check interprets",
+            r->bytes, r->lim->max_bytes);
     return o;
   }
   o->cap = size;
@@ -784,18 +617,16 @@ static Obj *new_obj(R *r, const char *name, KirSpace space, const KirType *type,
 }
 
 /* an object holding one value of type t (a variable) */
-static Obj *value_obj(R *r, const char *name, const KirType *t) {
-  return new_obj(r, name, KSP_PRIVATE, t, -1, type_size(r, t), false);
+Obj *ki_value_obj(R *r, const char *name, const KirType *t) {
+  return ki_new_obj(r, name, KSP_PRIVATE, t, -1, ki_size_of(r, t), false);
 }
 
-static void store_ptr(Obj *o, Ptr p) {
+void ki_store_ptr(Obj *o, Ptr p) {
   p.magic = PTR_MAGIC;
   memcpy(o->bytes, &p, sizeof p);
 }
 
 /* ---- expressions ---- */
-
-static void eval(R *r, const KirExpr *e, Val *v);
 
 static void num(Val *v, ScalarKind sc, int width) {
   v->vk = VK_NUM;
@@ -805,12 +636,12 @@ static void num(Val *v, ScalarKind sc, int width) {
 
 static bool is_int(ScalarKind s) { return s == SC_INT || s == SC_BOOL; }
 
-static int64_t eval_int(R *r, const KirExpr *e, bool *ok) {
+int64_t ki_eval_int(R *r, const KirExpr *e, bool *ok) {
   Val v;
-  eval(r, e, &v);
+  ki_eval(r, e, &v);
   if (r->status != KI_OK) return *ok = false, 0;
   if (v.vk != VK_NUM || v.width != 1 || !is_int(v.sc)) {
-    fail(r, KI_ERROR, "an index or bound that is not an int");
+    ki_fail(r, KI_ERROR, "an index or bound that is not an int");
     return *ok = false, 0;
   }
   if (isnan(v.l[0])) {
@@ -818,27 +649,27 @@ static int64_t eval_int(R *r, const KirExpr *e, bool *ok) {
     Buf *b = r->msg;
     r->status = KI_BOUNDS;
     buf_puts(b, "an index read from memory nothing wrote: ");
-    print_item(r, b, r->group_index, r->w->index);
+    ki_print_item(r, b, r->group_index, r->w->index);
     buf_puts(b, " (");
-    print_stmt_at(r, b, stmt_number(r, r->stmt));
+    ki_print_stmt_at(r, b, ki_stmt_number(r, r->stmt));
     buf_putc(b, ')');
     return *ok = false, 0;
   }
   return (int64_t)v.l[0];
 }
 
-static int slot(R *r, const char *name) {
-  int s = pmap_get(&r->name_ptr, (uintptr_t)name);
-  if (s < 0) fail(r, KI_ERROR, "unknown name '%s'", name);
+int ki_slot(R *r, const char *name) {
+  int s = ki_pmap_get(&r->name_ptr, (uintptr_t)name);
+  if (s < 0) ki_fail(r, KI_ERROR, "unknown name '%s'", name);
   return s;
 }
 
 static bool var_loc(R *r, const char *name, Loc *l) {
-  int s = slot(r, name);
+  int s = ki_slot(r, name);
   if (s < 0) return false;
   Obj *o = r->w->vars[s];
   if (!o) {
-    fail(r, KI_ERROR, "'%s' is used before its declaration", name);
+    ki_fail(r, KI_ERROR, "'%s' is used before its declaration", name);
     return false;
   }
   *l = (Loc){o, 0, o->type, o->array_len};
@@ -855,8 +686,8 @@ static void load(R *r, const Loc *l, Val *v) {
   const KirType *t = l->type;
   switch (t->kind) {
   case KTY_SCALAR: {
-    int sb = scalar_bytes(t->scalar);
-    if (!access_ok(r, l->obj, l->off, (int64_t)sb * t->width, false)) {
+    int sb = ki_scalar_bytes(t->scalar);
+    if (!ki_access_ok(r, l->obj, l->off, (int64_t)sb * t->width, false)) {
       num(v, t->scalar, t->width);
       return;
     }
@@ -867,26 +698,26 @@ static void load(R *r, const Loc *l, Val *v) {
   case KTY_STRUCT:
     v->vk = VK_REF;
     v->p = (Ptr){l->obj, l->off, t, PTR_MAGIC};
-    access_ok(r, l->obj, l->off, type_size(r, t), false);
+    ki_access_ok(r, l->obj, l->off, ki_size_of(r, t), false);
     return;
   case KTY_POINTER:
     v->vk = VK_PTR;
-    if (!access_ok(r, l->obj, l->off, (int64_t)sizeof(Ptr), false)) return;
+    if (!ki_access_ok(r, l->obj, l->off, (int64_t)sizeof(Ptr), false)) return;
     memcpy(&v->p, l->obj->bytes + l->off, sizeof(Ptr));
     if (v->p.magic != PTR_MAGIC) {
       v->p = (Ptr){0};
-      fail(r, KI_ERROR, "a pointer read from '%s' that nothing set", l->obj->name);
+      ki_fail(r, KI_ERROR, "a pointer read from '%s' that nothing set", l->obj->name);
     }
     return;
   }
 }
 
 /* v converted to scalar kind sc, lane by lane (C's conversions) */
-static void convert(Val *v, ScalarKind sc) {
+void ki_convert(Val *v, ScalarKind sc) {
   for (int i = 0; i < v->width; i++) {
     double x = v->l[i];
     switch (sc) {
-    case SC_INT: v->l[i] = isnan(x) ? x : wrap32(trunc(x)); break;
+    case SC_INT: v->l[i] = isnan(x) ? x : ki_wrap32(trunc(x)); break;
     case SC_BOOL: v->l[i] = isnan(x) ? x : x != 0; break;
     case SC_FLOAT: v->l[i] = (double)(float)x; break;
     case SC_DOUBLE: break;
@@ -896,45 +727,45 @@ static void convert(Val *v, ScalarKind sc) {
 }
 
 /* store v at l, converted to l's type as an assignment converts */
-static void store(R *r, const Loc *l, const Val *v) {
+void ki_store(R *r, const Loc *l, const Val *v) {
   if (r->status != KI_OK) return;
   if (l->array_len >= 0) {
-    fail(r, KI_ERROR, "an assignment to the array '%s'", l->obj->name);
+    ki_fail(r, KI_ERROR, "an assignment to the array '%s'", l->obj->name);
     return;
   }
   const KirType *t = l->type;
   switch (t->kind) {
   case KTY_SCALAR: {
     if (v->vk != VK_NUM || (v->width != 1 && v->width != t->width)) {
-      fail(r, KI_ERROR, "a value of %d lanes stored into '%s' of %d", v->width, l->obj->name, t->width);
+      ki_fail(r, KI_ERROR, "a value of %d lanes stored into '%s' of %d", v->width, l->obj->name, t->width);
       return;
     }
     Val c = *v;
     if (c.width == 1)
       for (int i = 1; i < t->width; i++) c.l[i] = c.l[0];
     c.width = t->width;
-    convert(&c, t->scalar);
-    int sb = scalar_bytes(t->scalar);
-    if (!access_ok(r, l->obj, l->off, (int64_t)sb * t->width, true)) return;
-    for (int i = 0; i < t->width; i++) write_scalar(l->obj->bytes + l->off + i * sb, t->scalar, c.l[i]);
+    ki_convert(&c, t->scalar);
+    int sb = ki_scalar_bytes(t->scalar);
+    if (!ki_access_ok(r, l->obj, l->off, (int64_t)sb * t->width, true)) return;
+    for (int i = 0; i < t->width; i++) ki_write_scalar(l->obj->bytes + l->off + i * sb, t->scalar, c.l[i]);
     return;
   }
   case KTY_STRUCT: {
-    int64_t n = type_size(r, t);
+    int64_t n = ki_size_of(r, t);
     if (v->vk != VK_REF || v->p.to->kind != KTY_STRUCT || strcmp(v->p.to->name, t->name) != 0) {
-      fail(r, KI_ERROR, "a value that is not a %s stored into '%s'", t->name, l->obj->name);
+      ki_fail(r, KI_ERROR, "a value that is not a %s stored into '%s'", t->name, l->obj->name);
       return;
     }
-    if (!access_ok(r, l->obj, l->off, n, true)) return;
+    if (!ki_access_ok(r, l->obj, l->off, n, true)) return;
     memmove(l->obj->bytes + l->off, v->p.obj->bytes + v->p.off, (size_t)n);
     return;
   }
   case KTY_POINTER:
     if (v->vk != VK_PTR) {
-      fail(r, KI_ERROR, "a value that is not a pointer stored into '%s'", l->obj->name);
+      ki_fail(r, KI_ERROR, "a value that is not a pointer stored into '%s'", l->obj->name);
       return;
     }
-    if (!access_ok(r, l->obj, l->off, (int64_t)sizeof(Ptr), true)) return;
+    if (!ki_access_ok(r, l->obj, l->off, (int64_t)sizeof(Ptr), true)) return;
     Ptr p = v->p;
     p.magic = PTR_MAGIC;
     memcpy(l->obj->bytes + l->off, &p, sizeof p);
@@ -952,40 +783,40 @@ static bool is_lvalue(const KirExpr *e) {
   }
 }
 
-static bool eval_loc(R *r, const KirExpr *e, Loc *l) {
+bool ki_eval_loc(R *r, const KirExpr *e, Loc *l) {
   r->steps++;
   switch (e->kind) {
   case KE_VAR: return var_loc(r, e->name, l);
   case KE_INDEX: {
     Val b;
-    eval(r, e->index.base, &b);
+    ki_eval(r, e->index.base, &b);
     bool ok = true;
-    int64_t at = eval_int(r, e->index.at, &ok);
+    int64_t at = ki_eval_int(r, e->index.at, &ok);
     if (!ok) return false;
     if (b.vk != VK_PTR) {
-      fail(r, KI_ERROR, "an index into a value that is not an array or pointer");
+      ki_fail(r, KI_ERROR, "an index into a value that is not an array or pointer");
       return false;
     }
-    *l = (Loc){b.p.obj, b.p.off + at * type_size(r, b.p.to), b.p.to, -1};
+    *l = (Loc){b.p.obj, b.p.off + at * ki_size_of(r, b.p.to), b.p.to, -1};
     return true;
   }
   case KE_MEMBER: {
     Loc base;
     if (is_lvalue(e->member.base)) {
-      if (!eval_loc(r, e->member.base, &base)) return false;
+      if (!ki_eval_loc(r, e->member.base, &base)) return false;
     } else {
       Val v;
-      eval(r, e->member.base, &v);
+      ki_eval(r, e->member.base, &v);
       if (r->status != KI_OK) return false;
       if (v.vk != VK_REF) {
-        fail(r, KI_ERROR, "a field of a value that is not a struct");
+        ki_fail(r, KI_ERROR, "a field of a value that is not a struct");
         return false;
       }
       base = (Loc){v.p.obj, v.p.off, v.p.to, -1};
     }
     const StructLayout *sl = base.type->kind == KTY_STRUCT ? struct_layout(r, base.type->name) : NULL;
     if (!sl || base.array_len >= 0) {
-      fail(r, KI_ERROR, "a field '%s' of something that is not a struct", e->member.name);
+      ki_fail(r, KI_ERROR, "a field '%s' of something that is not a struct", e->member.name);
       return false;
     }
     const KirStruct *st = NULL;
@@ -996,21 +827,21 @@ static bool eval_loc(R *r, const KirExpr *e, Loc *l) {
         *l = (Loc){base.obj, base.off + sl->off[f], st->field[f].type, st->field[f].array_len};
         return true;
       }
-    fail(r, KI_ERROR, "no field '%s' in %s", e->member.name, sl->name);
+    ki_fail(r, KI_ERROR, "no field '%s' in %s", e->member.name, sl->name);
     return false;
   }
   case KE_LANE: {
     Loc base;
-    if (!eval_loc(r, e->lane.base, &base)) return false;
+    if (!ki_eval_loc(r, e->lane.base, &base)) return false;
     if (base.type->kind != KTY_SCALAR || base.type->width <= e->lane.lane || base.array_len >= 0) {
-      fail(r, KI_ERROR, "lane %d of something that is not a vector of more lanes", e->lane.lane);
+      ki_fail(r, KI_ERROR, "lane %d of something that is not a vector of more lanes", e->lane.lane);
       return false;
     }
-    *l = (Loc){base.obj, base.off + (int64_t)e->lane.lane * scalar_bytes(base.type->scalar),
+    *l = (Loc){base.obj, base.off + (int64_t)e->lane.lane * ki_scalar_bytes(base.type->scalar),
                r->scalar[base.type->scalar], -1};
     return true;
   }
-  default: fail(r, KI_ERROR, "an assignment to an expression that is not an l-value"); return false;
+  default: ki_fail(r, KI_ERROR, "an assignment to an expression that is not an l-value"); return false;
   }
 }
 
@@ -1027,8 +858,8 @@ static double ix_eval(R *r, const Ix *x) {
   }
   case IX_EXPR: {
     Val v;
-    eval(r, x->expr, &v);
-    if (v.vk != VK_NUM) fail(r, KI_ERROR, "an index atom that is not a number");
+    ki_eval(r, x->expr, &v);
+    if (v.vk != VK_NUM) ki_fail(r, KI_ERROR, "an index atom that is not a number");
     return v.vk == VK_NUM ? v.l[0] : 0;
   }
   default: break;
@@ -1036,10 +867,10 @@ static double ix_eval(R *r, const Ix *x) {
   double a = ix_eval(r, x->a), b = ix_eval(r, x->b);
   if (isnan(a) || isnan(b)) return NAN;
   switch (x->kind) {
-  case IX_ADD: return wrap32(a + b);
-  case IX_SUB: return wrap32(a - b);
-  case IX_MUL: return wrap32(a * b);
-  case IX_DIV: return b == 0 ? NAN : wrap32(trunc(a / b));
+  case IX_ADD: return ki_wrap32(a + b);
+  case IX_SUB: return ki_wrap32(a - b);
+  case IX_MUL: return ki_wrap32(a * b);
+  case IX_DIV: return b == 0 ? NAN : ki_wrap32(trunc(a / b));
   case IX_MOD: return b == 0 ? NAN : (double)((int64_t)a % (int64_t)b);
   default: return 0;
   }
@@ -1067,10 +898,10 @@ static ScalarKind common_kind(ScalarKind a, ScalarKind b) {
 }
 
 /* a scalar operand broadcast to width lanes */
-static bool widen(R *r, Val *v, int width) {
+bool ki_widen(R *r, Val *v, int width) {
   if (v->width == width) return true;
   if (v->width != 1) {
-    fail(r, KI_ERROR, "an operation on vectors of %d and %d lanes", v->width, width);
+    ki_fail(r, KI_ERROR, "an operation on vectors of %d and %d lanes", v->width, width);
     return false;
   }
   for (int i = 1; i < width; i++) v->l[i] = v->l[0];
@@ -1082,10 +913,10 @@ static double arith(KirBinop op, bool ints, double x, double y) {
   if (ints) {
     if (isnan(x) || isnan(y)) return NAN;
     switch (op) {
-    case KB_ADD: return wrap32(x + y);
-    case KB_SUB: return wrap32(x - y);
-    case KB_MUL: return wrap32(x * y);
-    case KB_DIV: return y == 0 ? NAN : wrap32(trunc(x / y));
+    case KB_ADD: return ki_wrap32(x + y);
+    case KB_SUB: return ki_wrap32(x - y);
+    case KB_MUL: return ki_wrap32(x * y);
+    case KB_DIV: return y == 0 ? NAN : ki_wrap32(trunc(x / y));
     case KB_MOD: return y == 0 ? NAN : (double)((int64_t)x % (int64_t)y);
     default: return NAN;
     }
@@ -1113,10 +944,10 @@ static bool compare(KirBinop op, double x, double y) {
 }
 
 /* a test's truth: a scalar's (nonzero) */
-static bool truth(R *r, const Val *v) {
+bool ki_truth(R *r, const Val *v) {
   if (v->vk == VK_PTR) return v->p.obj != NULL;
   if (v->vk != VK_NUM || v->width != 1) {
-    fail(r, KI_ERROR, "a test that is not a scalar");
+    ki_fail(r, KI_ERROR, "a test that is not a scalar");
     return false;
   }
   return v->l[0] != 0;
@@ -1125,56 +956,56 @@ static bool truth(R *r, const Val *v) {
 static void eval_binary(R *r, const KirExpr *e, Val *v) {
   KirBinop op = e->bin.op;
   Val a, b;
-  eval(r, e->bin.lhs, &a);
+  ki_eval(r, e->bin.lhs, &a);
   if (r->status != KI_OK) {
     num(v, SC_INT, 1);
     return;
   }
   if ((op == KB_AND || op == KB_ALL || op == KB_OR) && a.vk != VK_NUM) {
-    fail(r, KI_ERROR, "a logical operand");
+    ki_fail(r, KI_ERROR, "a logical operand");
     return;
   }
   if ((op == KB_AND || op == KB_ALL || op == KB_OR) && a.width == 1) { /* short circuit */
-    bool t = truth(r, &a);
+    bool t = ki_truth(r, &a);
     num(v, SC_INT, 1);
     if (op == KB_OR ? t : !t) {
       v->l[0] = t;
       return;
     }
-    eval(r, e->bin.rhs, &b);
-    v->l[0] = truth(r, &b);
+    ki_eval(r, e->bin.rhs, &b);
+    v->l[0] = ki_truth(r, &b);
     return;
   }
-  eval(r, e->bin.rhs, &b);
+  ki_eval(r, e->bin.rhs, &b);
   if (r->status != KI_OK) {
     num(v, SC_INT, 1);
     return;
   }
   if (a.vk == VK_PTR || b.vk == VK_PTR) { /* an address plus an offset */
     if (op != KB_ADD && op != KB_PTR_ADD && op != KB_SUB) {
-      fail(r, KI_ERROR, "an operation on a pointer");
+      ki_fail(r, KI_ERROR, "an operation on a pointer");
       return;
     }
     Val *p = a.vk == VK_PTR ? &a : &b, *n = a.vk == VK_PTR ? &b : &a;
     if (n->vk != VK_NUM || n->width != 1 || !is_int(n->sc) || (op == KB_SUB && p != &a)) {
-      fail(r, KI_ERROR, "a pointer plus something that is not an int");
+      ki_fail(r, KI_ERROR, "a pointer plus something that is not an int");
       return;
     }
     if (isnan(n->l[0])) {
-      fail(r, KI_BOUNDS, "a pointer moved by an int nothing wrote");
+      ki_fail(r, KI_BOUNDS, "a pointer moved by an int nothing wrote");
       return;
     }
     *v = *p;
-    int64_t d = (int64_t)n->l[0] * type_size(r, p->p.to);
+    int64_t d = (int64_t)n->l[0] * ki_size_of(r, p->p.to);
     v->p.off += op == KB_SUB ? -d : d;
     return;
   }
   if (a.vk != VK_NUM || b.vk != VK_NUM) {
-    fail(r, KI_ERROR, "an operation on a struct");
+    ki_fail(r, KI_ERROR, "an operation on a struct");
     return;
   }
   int width = a.width > b.width ? a.width : b.width;
-  if (!widen(r, &a, width) || !widen(r, &b, width)) return;
+  if (!ki_widen(r, &a, width) || !ki_widen(r, &b, width)) return;
   switch (op) {
   case KB_LT:
   case KB_LE:
@@ -1209,48 +1040,48 @@ static int eval_args(R *r, const KirExpr *e, Val *args) {
   int width = 1;
   ScalarKind k = SC_INT;
   for (int i = 0; i < e->call.nargs; i++) {
-    eval(r, e->call.args[i], &args[i]);
+    ki_eval(r, e->call.args[i], &args[i]);
     if (r->status != KI_OK) return 0;
     if (args[i].vk != VK_NUM) {
-      fail(r, KI_ERROR, "an argument of %s that is not a number", e->call.fn);
+      ki_fail(r, KI_ERROR, "an argument of %s that is not a number", e->call.fn);
       return 0;
     }
     if (args[i].width > width) width = args[i].width;
     k = i == 0 ? (args[i].sc == SC_BOOL ? SC_INT : args[i].sc) : common_kind(k, args[i].sc);
   }
   for (int i = 0; i < e->call.nargs; i++) {
-    if (!widen(r, &args[i], width)) return 0;
+    if (!ki_widen(r, &args[i], width)) return 0;
     args[i].sc = k;
   }
   return width;
 }
 
 static void eval_call(R *r, const KirExpr *e, Val *v) {
-  int c = pmap_get(&r->calls, (uintptr_t)e);
+  int c = ki_pmap_get(&r->calls, (uintptr_t)e);
   if (c < 0) {
-    fail(r, KI_ERROR, "a call the race check did not see before running: %s", e->call.fn);
+    ki_fail(r, KI_ERROR, "a call the race check did not see before running: %s", e->call.fn);
     return;
   }
   Call call = r->call[c];
   Val args[3];
   if (call.fn == BI_CONVERT) {
-    eval(r, e->call.args[0], v);
+    ki_eval(r, e->call.args[0], v);
     if (r->status != KI_OK) return;
     if (v->vk != VK_NUM) {
-      fail(r, KI_ERROR, "%s of something that is not a number", e->call.fn);
+      ki_fail(r, KI_ERROR, "%s of something that is not a number", e->call.fn);
       return;
     }
-    if (!widen(r, v, call.width)) return;
-    convert(v, call.sc);
+    if (!ki_widen(r, v, call.width)) return;
+    ki_convert(v, call.sc);
     return;
   }
   if (call.fn == BI_SELECT) { /* select(a, b, c): b where c's lane has its sign bit set */
     for (int i = 0; i < 3; i++) {
-      eval(r, e->call.args[i], &args[i]);
+      ki_eval(r, e->call.args[i], &args[i]);
       if (r->status != KI_OK) return;
     }
     int width = args[2].width;
-    if (!widen(r, &args[0], width) || !widen(r, &args[1], width)) return;
+    if (!ki_widen(r, &args[0], width) || !ki_widen(r, &args[1], width)) return;
     *v = args[0];
     for (int i = 0; i < width; i++)
       v->l[i] = (width > 1 ? args[2].l[i] < 0 : args[2].l[i] != 0) ? args[1].l[i] : args[0].l[i];
@@ -1288,7 +1119,7 @@ static void eval_call(R *r, const KirExpr *e, Val *v) {
   }
 }
 
-static void eval(R *r, const KirExpr *e, Val *v) {
+void ki_eval(R *r, const KirExpr *e, Val *v) {
   r->steps++;
   if (r->status != KI_OK) {
     num(v, SC_INT, 1);
@@ -1317,7 +1148,7 @@ static void eval(R *r, const KirExpr *e, Val *v) {
   case KE_INDEX:
   case KE_MEMBER: {
     Loc l;
-    if (!eval_loc(r, e, &l)) {
+    if (!ki_eval_loc(r, e, &l)) {
       num(v, SC_INT, 1);
       return;
     }
@@ -1329,7 +1160,7 @@ static void eval(R *r, const KirExpr *e, Val *v) {
   case KE_LANE: {
     if (is_lvalue(e->lane.base)) { /* only this lane is read */
       Loc l;
-      if (!eval_loc(r, e, &l)) {
+      if (!ki_eval_loc(r, e, &l)) {
         num(v, SC_INT, 1);
         return;
       }
@@ -1339,13 +1170,13 @@ static void eval(R *r, const KirExpr *e, Val *v) {
       }
     }
     Val b;
-    eval(r, e->lane.base, &b);
+    ki_eval(r, e->lane.base, &b);
     if (r->status != KI_OK) {
       num(v, SC_INT, 1);
       return;
     }
     if (b.vk != VK_NUM || b.width <= e->lane.lane) {
-      fail(r, KI_ERROR, "a lane of something that is not a vector");
+      ki_fail(r, KI_ERROR, "a lane of something that is not a vector");
       return;
     }
     num(v, b.sc, 1);
@@ -1355,7 +1186,7 @@ static void eval(R *r, const KirExpr *e, Val *v) {
   case KE_UNARY: {
     if (e->un.op == '&') {
       Loc l;
-      if (!eval_loc(r, e->un.operand, &l)) {
+      if (!ki_eval_loc(r, e->un.operand, &l)) {
         num(v, SC_INT, 1);
         return;
       }
@@ -1363,20 +1194,20 @@ static void eval(R *r, const KirExpr *e, Val *v) {
       v->p = (Ptr){l.obj, l.off, l.type, PTR_MAGIC};
       return;
     }
-    eval(r, e->un.operand, v);
+    ki_eval(r, e->un.operand, v);
     if (r->status != KI_OK) return;
     if (v->vk != VK_NUM) {
-      fail(r, KI_ERROR, "a unary %c of something that is not a number", e->un.op);
+      ki_fail(r, KI_ERROR, "a unary %c of something that is not a number", e->un.op);
       return;
     }
     for (int i = 0; i < v->width; i++) {
       double x = v->l[i];
       switch (e->un.op) {
-      case '-': v->l[i] = is_int(v->sc) ? wrap32(-x) : -x; break;
+      case '-': v->l[i] = is_int(v->sc) ? ki_wrap32(-x) : -x; break;
       case '!': v->l[i] = x == 0 ? (v->width > 1 ? -1 : 1) : 0; break;
       case '~': v->l[i] = isnan(x) ? x : (double)~(int32_t)x; break;
       default: {
-        fail(r, KI_ERROR, "the unary operator %c", e->un.op);
+        ki_fail(r, KI_ERROR, "the unary operator %c", e->un.op);
         return;
       }
       }
@@ -1391,18 +1222,18 @@ static void eval(R *r, const KirExpr *e, Val *v) {
   }
   case KE_COND: {
     Val t;
-    eval(r, e->cond.test, &t);
+    ki_eval(r, e->cond.test, &t);
     if (r->status != KI_OK) {
       num(v, SC_INT, 1);
       return;
     }
     if (t.vk == VK_NUM && t.width > 1) { /* OpenCL C 6.3.i: select lane by lane by the sign bit */
       Val a, b;
-      eval(r, e->cond.then, &a);
-      eval(r, e->cond.other, &b);
+      ki_eval(r, e->cond.then, &a);
+      ki_eval(r, e->cond.other, &b);
       if (r->status != KI_OK) return;
-      if (a.vk != VK_NUM || b.vk != VK_NUM || !widen(r, &a, t.width) || !widen(r, &b, t.width)) {
-        fail(r, KI_ERROR, "a vector choice between values of other widths");
+      if (a.vk != VK_NUM || b.vk != VK_NUM || !ki_widen(r, &a, t.width) || !ki_widen(r, &b, t.width)) {
+        ki_fail(r, KI_ERROR, "a vector choice between values of other widths");
         return;
       }
       *v = a;
@@ -1410,28 +1241,28 @@ static void eval(R *r, const KirExpr *e, Val *v) {
       for (int i = 0; i < t.width; i++) v->l[i] = t.l[i] < 0 ? a.l[i] : b.l[i];
       return;
     }
-    bool c = truth(r, &t);
-    eval(r, c ? e->cond.then : e->cond.other, v);
+    bool c = ki_truth(r, &t);
+    ki_eval(r, c ? e->cond.then : e->cond.other, v);
     return;
   }
   case KE_VLOAD: {
     bool ok = true;
-    int64_t at = eval_int(r, e->vload.offset, &ok);
+    int64_t at = ki_eval_int(r, e->vload.offset, &ok);
     Val p;
-    eval(r, e->vload.ptr, &p);
+    ki_eval(r, e->vload.ptr, &p);
     if (!ok || r->status != KI_OK) {
       num(v, SC_FLOAT, e->vload.width);
       return;
     }
     if (p.vk != VK_PTR || p.p.to->kind != KTY_SCALAR || p.p.to->width != 1) {
-      fail(r, KI_ERROR, "vload%d from something that is not a pointer to scalars", e->vload.width);
+      ki_fail(r, KI_ERROR, "vload%d from something that is not a pointer to scalars", e->vload.width);
       return;
     }
     ScalarKind sc = p.p.to->scalar;
-    int sb = scalar_bytes(sc), n = e->vload.width;
+    int sb = ki_scalar_bytes(sc), n = e->vload.width;
     int64_t off = p.p.off + at * n * sb;
     num(v, sc, n);
-    if (!access_ok(r, p.p.obj, off, (int64_t)n * sb, false)) return;
+    if (!ki_access_ok(r, p.p.obj, off, (int64_t)n * sb, false)) return;
     for (int i = 0; i < n; i++) v->l[i] = read_scalar(p.p.obj->bytes + off + i * sb, sc);
     return;
   }
@@ -1441,22 +1272,22 @@ static void eval(R *r, const KirExpr *e, Val *v) {
   }
   case KE_CAST: {
     const KirType *t = e->call.type;
-    eval(r, e->call.args[0], v);
+    ki_eval(r, e->call.args[0], v);
     if (r->status != KI_OK) return;
     if (t->kind == KTY_POINTER) {
       if (v->vk != VK_PTR) {
-        fail(r, KI_ERROR, "a cast to a pointer of something that is not one");
+        ki_fail(r, KI_ERROR, "a cast to a pointer of something that is not one");
         return;
       }
       v->p.to = t->to;
       return;
     }
     if (t->kind != KTY_SCALAR || v->vk != VK_NUM) {
-      fail(r, KI_ERROR, "a cast the race check cannot do");
+      ki_fail(r, KI_ERROR, "a cast the race check cannot do");
       return;
     }
-    if (!widen(r, v, t->width)) return;
-    convert(v, t->scalar);
+    if (!ki_widen(r, v, t->width)) return;
+    ki_convert(v, t->scalar);
     return;
   }
   case KE_VECTOR: {
@@ -1465,10 +1296,10 @@ static void eval(R *r, const KirExpr *e, Val *v) {
     int n = 0;
     for (int i = 0; i < e->call.nargs; i++) {
       Val a;
-      eval(r, e->call.args[i], &a);
+      ki_eval(r, e->call.args[i], &a);
       if (r->status != KI_OK) return;
       if (a.vk != VK_NUM || n + a.width > MAX_LANES) {
-        fail(r, KI_ERROR, "a vector built from other values");
+        ki_fail(r, KI_ERROR, "a vector built from other values");
         return;
       }
       for (int j = 0; j < a.width; j++) v->l[n++] = a.l[j];
@@ -1476,448 +1307,11 @@ static void eval(R *r, const KirExpr *e, Val *v) {
     if (n == 1)
       for (int i = 1; i < t->width; i++) v->l[i] = v->l[0];
     else if (n != t->width) {
-      fail(r, KI_ERROR, "a vector of %d lanes built from %d", t->width, n);
+      ki_fail(r, KI_ERROR, "a vector of %d lanes built from %d", t->width, n);
       return;
     }
-    convert(v, t->scalar);
+    ki_convert(v, t->scalar);
     return;
   }
   }
-}
-
-/* ---- statements ---- */
-
-static void push(R *r, WI *w, const KirStmt *first, const KirStmt *owner) {
-  if (w->nframes >= r->depth + 2) {
-    fail(r, KI_ERROR, "blocks nested deeper than the kernel IR");
-    return;
-  }
-  w->frames[w->nframes++] = (Frame){first, owner};
-}
-
-/* the private (or local) object a declaration makes */
-static void declare(R *r, WI *w, const KirStmt *s) {
-  int sl = slot(r, s->decl.name);
-  if (sl < 0) return;
-  const KirType *t = s->decl.type;
-  int64_t n = s->decl.array_len >= 0 ? s->decl.array_len : 1;
-  int64_t size = type_size(r, t) * n;
-  Obj *o;
-  if (s->decl.space == KSP_LOCAL) {
-    /* local memory declared in the body: one object for the group */
-    int li = pmap_get(&r->local_slot, (uintptr_t)sl);
-    if (li < 0) {
-      fail(r, KI_ERROR, "a local declaration of '%s' in the body", s->decl.name);
-      return;
-    }
-    o = r->locals[li];
-  } else {
-    o = &w->own[sl];
-    if (o->cap < size) {
-      r->bytes += size;
-      if (r->bytes > r->lim->max_bytes) {
-        fail(r, KI_NOT_CHECKED, "its private memory is over the %" PRId64 " bytes the check interprets",
-             r->lim->max_bytes);
-        return;
-      }
-      o->bytes = arena_alloc(r->a, (size_t)(size > 0 ? size : 1));
-      o->cap = size;
-    }
-    *o = (Obj){.bytes = o->bytes,
-               .cap = o->cap,
-               .size = size,
-               .type = t,
-               .array_len = s->decl.array_len,
-               .elem_size = type_size(r, t),
-               .name = s->decl.name,
-               .space = KSP_PRIVATE};
-    memset(o->bytes, 0xff, (size_t)size); /* poison: NaN floats, -1 ints, no pointer */
-  }
-  w->vars[sl] = o;
-  if (s->decl.init) {
-    Val v;
-    eval(r, s->decl.init, &v);
-    Loc l = {o, 0, t, -1};
-    store(r, &l, &v);
-  }
-}
-
-static void set_int(R *r, Obj *o, int64_t v) {
-  (void)r;
-  int32_t i = (int32_t)v;
-  memcpy(o->bytes, &i, 4);
-}
-
-static int64_t get_int(Obj *o) {
-  int32_t i;
-  memcpy(&i, o->bytes, 4);
-  return i;
-}
-
-/* a loop's variable, an int of the work-item */
-static Obj *loop_var(R *r, WI *w, const KirStmt *s) {
-  int sl = slot(r, s->loop.var);
-  if (sl < 0) return NULL;
-  Obj *o = &w->own[sl];
-  if (o->cap < 4) {
-    o->bytes = arena_alloc(r->a, 8);
-    o->cap = 4;
-  }
-  *o = (Obj){.bytes = o->bytes,
-             .cap = o->cap,
-             .size = 4,
-             .type = r->scalar[SC_INT],
-             .array_len = -1,
-             .elem_size = 4,
-             .name = s->loop.var,
-             .space = KSP_PRIVATE};
-  w->vars[sl] = o;
-  return o;
-}
-
-/* run w until it reaches a barrier (w->at) or its end (w->done) */
-static void run_item(R *r, WI *w) {
-  r->w = w;
-  while (w->nframes > 0 && r->status == KI_OK) {
-    if (r->steps > r->lim->max_steps) {
-      fail(r, KI_NOT_CHECKED, "it takes more than the %" PRId64 " interpreter steps the check allows",
-           r->lim->max_steps);
-      return;
-    }
-    Frame *f = &w->frames[w->nframes - 1];
-    const KirStmt *s = f->next;
-    if (!s) { /* the end of a block: a loop's body steps and runs again */
-      const KirStmt *owner = f->owner;
-      w->nframes--;
-      if (owner) {
-        r->stmt = owner;
-        bool ok = true;
-        Obj *var = w->vars[pmap_get(&r->name_ptr, (uintptr_t)owner->loop.var)];
-        int64_t step = eval_int(r, owner->loop.step, &ok);
-        if (!ok) return;
-        set_int(r, var, wrap32((double)(get_int(var) + step)));
-        int64_t bound = eval_int(r, owner->loop.bound, &ok);
-        if (!ok) return;
-        if (get_int(var) < bound) push(r, w, owner->loop.body.first, owner);
-      }
-      continue;
-    }
-    f->next = s->next;
-    r->stmt = s;
-    r->steps++;
-    switch (s->kind) {
-    case KS_DECL: declare(r, w, s); break;
-    case KS_ASSIGN: {
-      Val v;
-      eval(r, s->assign.rhs, &v);
-      Loc l;
-      if (r->status == KI_OK && eval_loc(r, s->assign.lhs, &l)) store(r, &l, &v);
-      break;
-    }
-    case KS_VSTORE: {
-      Val v, p;
-      eval(r, s->vstore.value, &v);
-      bool ok = true;
-      int64_t at = eval_int(r, s->vstore.offset, &ok);
-      eval(r, s->vstore.ptr, &p);
-      if (!ok || r->status != KI_OK) break;
-      int n = s->vstore.width;
-      if (p.vk != VK_PTR || p.p.to->kind != KTY_SCALAR || p.p.to->width != 1 || v.vk != VK_NUM || !widen(r, &v, n)) {
-        fail(r, KI_ERROR, "vstore%d of something the race check cannot store", n);
-        break;
-      }
-      ScalarKind sc = p.p.to->scalar;
-      convert(&v, sc);
-      int sb = scalar_bytes(sc);
-      int64_t off = p.p.off + at * n * sb;
-      if (!access_ok(r, p.p.obj, off, (int64_t)n * sb, true)) break;
-      for (int i = 0; i < n; i++) write_scalar(p.p.obj->bytes + off + i * sb, sc, v.l[i]);
-      break;
-    }
-    case KS_FOR: {
-      bool ok = true;
-      int64_t init = eval_int(r, s->loop.init, &ok);
-      Obj *var = ok ? loop_var(r, w, s) : NULL;
-      if (!var) break;
-      set_int(r, var, init);
-      int64_t bound = eval_int(r, s->loop.bound, &ok);
-      if (ok && init < bound) push(r, w, s->loop.body.first, s);
-      break;
-    }
-    case KS_IF: {
-      Val c;
-      eval(r, s->cond.cond, &c);
-      if (r->status == KI_OK && truth(r, &c)) push(r, w, s->cond.body.first, NULL);
-      break;
-    }
-    case KS_BLOCK: push(r, w, s->block.body.first, NULL); break;
-    case KS_BARRIER: w->at = s; return;
-    case KS_COMMENT: break;
-    }
-  }
-  if (w->nframes == 0) w->done = true;
-}
-
-/* ---- launch ---- */
-
-static bool group_done(R *r, WI *items, int n) {
-  const KirStmt *at = NULL;
-  int waiting = -1, ended = -1;
-  for (int i = 0; i < n; i++) {
-    if (items[i].done) {
-      ended = i;
-    } else if (!at) {
-      at = items[i].at;
-      waiting = i;
-    } else if (items[i].at != at) {
-      r->w = &items[i];
-      r->stmt = items[i].at;
-      Buf *b = r->msg;
-      r->status = KI_DIVERGENCE;
-      buf_puts(b, "barrier divergence: ");
-      print_item(r, b, r->group_index, i);
-      buf_puts(b, " waits at ");
-      print_stmt_at(r, b, stmt_number(r, items[i].at));
-      buf_puts(b, " while ");
-      print_item(r, b, r->group_index, waiting);
-      buf_puts(b, " waits at ");
-      print_stmt_at(r, b, stmt_number(r, at));
-      return true;
-    }
-  }
-  if (at && ended >= 0) {
-    Buf *b = r->msg;
-    r->status = KI_DIVERGENCE;
-    buf_puts(b, "barrier divergence: ");
-    print_item(r, b, r->group_index, waiting);
-    buf_puts(b, " waits at ");
-    print_stmt_at(r, b, stmt_number(r, at));
-    buf_puts(b, ", which ");
-    print_item(r, b, r->group_index, ended);
-    buf_puts(b, " never reaches: it ended");
-    return true;
-  }
-  if (!at) return true;
-  /* all wait at one barrier: it closes the intervals of the memory it
-   * fences, and everyone resumes */
-  if (at->barrier.local) r->local_epoch++;
-  if (at->barrier.global) r->global_epoch++;
-  for (int i = 0; i < n; i++) items[i].at = NULL;
-  return false;
-}
-
-/* parameters and constant arrays, bound once */
-static void bind_base(R *r) {
-  const KirKernel *k = r->k;
-  r->base = NEWARRAY(r->a, Obj *, r->nslots);
-  r->group_vars = NEWARRAY(r->a, Obj *, r->nslots);
-  for (int i = 0; i < k->nparams && r->status == KI_OK; i++) {
-    const KirParam *p = &k->params[i];
-    const KiArg *arg = &r->args[i];
-    int sl = slot(r, p->name);
-    Obj *var = NULL;
-    switch ((KParamRole)p->role) {
-    case KP_INPUT:
-    case KP_OUTPUT:
-    case KP_TEMP: {
-      bool written = p->role != KP_INPUT;
-      Obj *buf = new_obj(r, p->name, KSP_GLOBAL, p->type, -1, arg->size, written);
-      if (r->status != KI_OK) return;
-      buf->buffer = true;
-      buf->read_only = !written;
-      if (arg->size) memcpy(buf->bytes, arg->bytes, (size_t)arg->size);
-      var = value_obj(r, p->name, kir_pointer_type(r->a, p->type, KSP_GLOBAL, !written));
-      store_ptr(var, (Ptr){buf, 0, p->type, 0});
-      var->read_only = true;
-      break;
-    }
-    case KP_SCALAR:
-      var = value_obj(r, p->name, p->type);
-      if (arg->size != var->size) {
-        fail(r, KI_ERROR, "scalar argument %s of %" PRId64 " bytes for a %" PRId64 "-byte parameter", p->name,
-             arg->size, var->size);
-        return;
-      }
-      memcpy(var->bytes, arg->bytes, (size_t)arg->size);
-      var->read_only = true;
-      break;
-    case KP_NAT:
-      var = value_obj(r, p->name, r->scalar[SC_INT]);
-      set_int(r, var, arg->nat);
-      var->read_only = true;
-      break;
-    case KP_LOCAL: {
-      /* a local buffer whose size the host gives: one per group */
-      Obj *buf = new_obj(r, p->name, KSP_LOCAL, p->type, -1, arg->size, true);
-      var = value_obj(r, p->name, kir_pointer_type(r->a, p->type, KSP_LOCAL, false));
-      store_ptr(var, (Ptr){buf, 0, p->type, 0});
-      var->read_only = true;
-      pmap_put(r->a, &r->local_slot, (uintptr_t)sl, r->nlocals);
-      r->locals[r->nlocals++] = buf;
-      break;
-    }
-    }
-    if (sl >= 0) r->base[sl] = var;
-  }
-  for (int i = 0; i < k->ntops && r->status == KI_OK; i++) {
-    const KirTop *t = &k->tops[i];
-    if (t->kind != KT_CONST) continue;
-    int sl = slot(r, t->name);
-    int64_t es = type_size(r, t->table.elem);
-    Obj *o = new_obj(r, t->name, KSP_CONSTANT, t->table.elem, t->table.n, es * t->table.n, false);
-    if (r->status != KI_OK) return;
-    for (int j = 0; j < t->table.n && r->status == KI_OK; j++) {
-      Val v;
-      eval(r, t->table.values[j], &v);
-      store(r, &(Loc){o, es * j, t->table.elem, -1}, &v);
-    }
-    o->read_only = true;
-    if (sl >= 0) r->base[sl] = o;
-  }
-  /* local memory of kernel scope */
-  for (const KirStmt *s = k->locals.first; s && r->status == KI_OK; s = s->next) {
-    if (s->kind != KS_DECL) continue;
-    int sl = slot(r, s->decl.name);
-    int64_t n = s->decl.array_len >= 0 ? s->decl.array_len : 1;
-    Obj *o = new_obj(r, s->decl.name, s->decl.space, s->decl.type, s->decl.array_len, type_size(r, s->decl.type) * n,
-                     s->decl.space == KSP_LOCAL);
-    if (r->status != KI_OK) return;
-    if (sl >= 0) r->base[sl] = o;
-    if (s->decl.space == KSP_LOCAL) {
-      pmap_put(r->a, &r->local_slot, (uintptr_t)sl, r->nlocals);
-      r->locals[r->nlocals++] = o;
-    }
-  }
-  /* local memory declared in the body */
-  for (int i = 0; i < r->stmts.len && r->status == KI_OK; i++) {
-    const KirStmt *s = r->stmts.items[i];
-    if (s->kind != KS_DECL || s->decl.space != KSP_LOCAL) continue;
-    int sl = slot(r, s->decl.name);
-    if (sl < 0 || pmap_get(&r->local_slot, (uintptr_t)sl) >= 0) continue;
-    int64_t n = s->decl.array_len >= 0 ? s->decl.array_len : 1;
-    Obj *o = new_obj(r, s->decl.name, KSP_LOCAL, s->decl.type, s->decl.array_len, type_size(r, s->decl.type) * n, true);
-    pmap_put(r->a, &r->local_slot, (uintptr_t)sl, r->nlocals);
-    r->locals[r->nlocals++] = o;
-  }
-}
-
-static void print_launch(Buf *b, const KiLaunch *l) {
-  buf_puts(b, "global ");
-  print_ids(b, l->ndims, l->global);
-  buf_puts(b, " local ");
-  print_ids(b, l->ndims, l->local);
-}
-
-KiStatus ki_run(Arena *a, const KirKernel *k, const KiLaunch *launch, const KiArg *args, KiRun *run, Buf *msg) {
-  R rs = {.a = a, .k = k, .args = args, .launch = *launch, .lim = run->limits, .want_lines = run->lines, .msg = msg};
-  R *r = &rs;
-  for (int s = 0; s < 4; s++) r->scalar[s] = kir_scalar_type(a, (ScalarKind)s, 1);
-  int64_t items = 1, group = 1;
-  for (int d = 0; d < launch->ndims; d++) {
-    if (launch->local[d] < 1 || launch->global[d] < 0 || launch->global[d] % launch->local[d] != 0) {
-      emit(msg, "launch ");
-      print_launch(msg, launch);
-      emit(msg, ": not a valid NDRange");
-      return KI_ERROR;
-    }
-    r->ngroups[d] = launch->global[d] / launch->local[d];
-    items *= launch->global[d];
-    group *= launch->local[d];
-  }
-  for (int d = launch->ndims; d < 3; d++) r->launch.global[d] = r->launch.local[d] = r->ngroups[d] = 1;
-  r->launch.ndims = launch->ndims > 0 ? launch->ndims : 1;
-  if (launch->ndims == 0) r->launch.ndims = 1;
-  if (items > r->lim->max_work_items || group > r->lim->max_group) {
-    emit(msg, "launch ");
-    print_launch(msg, launch);
-    emit(msg,
-         " has %" PRId64 " work-items (%" PRId64 " a group), more than the %" PRId64 " (%" PRId64
-         ") the check interprets",
-         items, group, r->lim->max_work_items, r->lim->max_group);
-    return KI_NOT_CHECKED;
-  }
-  /* names: declared, then used */
-  lay_structs(r);
-  for (int i = 0; i < k->nparams; i++) declare_name(r, k->params[i].name);
-  for (int i = 0; i < k->ntops; i++)
-    if (k->tops[i].kind == KT_CONST) declare_name(r, k->tops[i].name);
-  scan_block(r, &k->locals, 0, true);
-  scan_block(r, &k->body, 0, true);
-  for (int i = 0; i < k->ntops; i++)
-    if (k->tops[i].kind == KT_CONST)
-      for (int j = 0; j < k->tops[i].table.n; j++) scan_expr(r, k->tops[i].table.values[j]);
-  scan_block(r, &k->locals, 0, false);
-  scan_block(r, &k->body, 0, false);
-  r->nslots = r->names.len;
-  if (r->status != KI_OK) {
-    run->steps = 0;
-    return r->status;
-  }
-  /* locals: kernel-scope declarations, local parameters, local
-   * declarations in the body */
-  r->locals = NEWARRAY(a, Obj *, r->stmts.len + k->nparams + 1);
-  WI dummy = {0};
-  dummy.vars = NEWARRAY(a, Obj *, r->nslots + 1);
-  r->w = &dummy;
-  bind_base(r);
-  if (r->status != KI_OK) return r->status;
-  WI *wis = NEWARRAY(a, WI, group);
-  for (int64_t i = 0; i < group; i++) {
-    WI *w = &wis[i];
-    w->index = (int)i;
-    int64_t li = i;
-    for (int d = 0; d < 3; d++) {
-      w->lid[d] = li % r->launch.local[d];
-      li /= r->launch.local[d];
-    }
-    w->frames = NEWARRAY(a, Frame, r->depth + 2);
-    w->vars = NEWARRAY(a, Obj *, r->nslots + 1);
-    w->own = NEWARRAY(a, Obj, r->nslots + 1);
-  }
-  r->bytes += group * (int64_t)(sizeof(WI) + (sizeof(Obj *) + sizeof(Obj)) * (size_t)(r->nslots + 1));
-  if (r->bytes > r->lim->max_bytes) {
-    emit(msg, "its work-items' state is over the %" PRId64 " bytes the check interprets", r->lim->max_bytes);
-    return KI_NOT_CHECKED;
-  }
-  r->local_epoch = r->global_epoch = 1;
-  int64_t ngroups = r->ngroups[0] * r->ngroups[1] * r->ngroups[2];
-  for (int64_t g = 0; g < ngroups && r->status == KI_OK; g++) {
-    r->group_index = g;
-    int64_t gi = g;
-    for (int d = 0; d < 3; d++) {
-      r->group[d] = gi % r->ngroups[d];
-      gi /= r->ngroups[d];
-    }
-    /* a new group: fresh intervals, local memory poisoned (its contents
-     * are undefined when a group starts) */
-    r->local_epoch++;
-    r->global_epoch++;
-    for (int i = 0; i < r->nlocals; i++) memset(r->locals[i]->bytes, 0xff, (size_t)r->locals[i]->size);
-    for (int64_t i = 0; i < group; i++) {
-      WI *w = &wis[i];
-      memcpy(w->vars, r->base, sizeof(Obj *) * (size_t)r->nslots);
-      w->nframes = 0;
-      w->frames[w->nframes++] = (Frame){k->body.first, NULL};
-      w->at = NULL;
-      w->done = false;
-    }
-    for (;;) {
-      for (int64_t i = 0; i < group && r->status == KI_OK; i++)
-        if (!wis[i].done) run_item(r, &wis[i]);
-      if (r->status != KI_OK || group_done(r, wis, (int)group)) break;
-    }
-  }
-  run->steps += r->steps;
-  if (r->status == KI_OK) {
-    /* the buffers written back */
-    for (int i = 0; i < k->nparams; i++) {
-      const KirParam *p = &k->params[i];
-      if (p->role != KP_OUTPUT && p->role != KP_TEMP) continue;
-      int sl = slot(r, p->name);
-      Ptr ptr;
-      memcpy(&ptr, r->base[sl]->bytes, sizeof ptr);
-      if (args[i].size) memcpy(args[i].bytes, ptr.obj->bytes, (size_t)args[i].size);
-    }
-  }
-  return r->status;
 }

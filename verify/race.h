@@ -17,9 +17,10 @@
  *   - with a fixed local size: half the groups (loops over groups), half
  *     the local size (loops over local ids), one work-item a group and
  *     half the groups, twice the local size (guarded work-items) with half
- *     the groups of dimension 0 and with twice the groups (guarded
- *     groups);
- *   - without one: half and twice the global size, and a local size of 4.
+ *     the groups of dimension 0 and with twice the groups where there are
+ *     several (guarded groups);
+ *   - without one: half and twice the global size (where it is more than
+ *     1), and a local size of 4.
  * Each at the semantic check's sizes and inputs (semantic.h), and when
  * that was cheap again at larger sizes (every nat parameter a few
  * candidates up), where loops run more than one iteration.  Each launch
