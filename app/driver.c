@@ -53,8 +53,8 @@ typedef struct Ctx {
   Phrase **normal; /* per declaration: the normalized kernel body */
   /* per declaration, for kernels being translated: the stages' results */
   DefInfo **intermediate, **imperative, **hoisted;
-  ImpKernel **kernels; /* per declaration: the generated kernel */
-  ImpKernel **natural; /* and as kernel_from_def made it, before the user's launch */
+  ImpKernel **kernels;  /* per declaration: the generated kernel */
+  ImpKernel **natural;  /* and as kernel_from_def made it, before the user's launch */
   const char **sources; /* its OpenCL C */
   KernelFacts *facts;   /* and what the kernel IR says of it (codegen/kernel.h) */
   /* -k names a pipeline (dpia/pipeline.h): its launches; the kernels it

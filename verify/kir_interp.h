@@ -83,7 +83,7 @@ typedef struct KiRun {
   /* messages give the line of a statement in the text the OpenCL backend
    * prints for the kernel (backend.h statement_lines) */
   bool lines;
-  int64_t steps;        /* out: work done */
+  int64_t steps; /* out: work done */
 } KiRun;
 
 /* Run kernel k over launch with args (k->nparams of them).  On KI_OK the

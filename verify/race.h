@@ -63,10 +63,10 @@ typedef enum RaceStatus {
 /* One kernel as code generation made it. */
 typedef struct RaceKernel {
   TypeCtx *tc;
-  const ImpKernel *k;          /* as kernel_from_def made it (its natural launch) */
-  const CodegenOptions *user;  /* the user's launch sizes (none: all 0) */
-  const KirKernel *kir;        /* the kernel IR of the emitted code */
-  bool drop_barriers;          /* debug: check the code with every barrier removed */
+  const ImpKernel *k;         /* as kernel_from_def made it (its natural launch) */
+  const CodegenOptions *user; /* the user's launch sizes (none: all 0) */
+  const KirKernel *kir;       /* the kernel IR of the emitted code */
+  bool drop_barriers;         /* debug: check the code with every barrier removed */
   /* the functional kernel and its imperative program, for larger sizes */
   const DefInfo *def;
   const Phrase *body;

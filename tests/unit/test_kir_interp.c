@@ -171,8 +171,7 @@ static void test_values(Tester *t) {
   st->vstore.value = kir_vector(a, f2, 2, (const KirExpr *[]){F(t, 9), F(t, 10)});
   st->vstore.offset = I(t, 4);
   st->vstore.ptr = V(t, "out");
-  assign(t, b, AT(t, "out", I(t, 10)),
-         kir_lane(a, kir_vload(a, 2, I(t, 4), V(t, "out")), 1, 2, false));
+  assign(t, b, AT(t, "out", I(t, 10)), kir_lane(a, kir_vload(a, 2, I(t, 4), V(t, "out")), 1, 2, false));
   /* a lane chosen at run time, through the vector's address */
   const KirType *fp = kir_pointer_type(a, flt(t), KSP_PRIVATE, false);
   assign(t, b, AT(t, "out", I(t, 11)), kir_index(a, kir_cast(a, fp, kir_unary(a, '&', V(t, "v"))), I(t, 1)));
@@ -236,7 +235,8 @@ static void test_local_races(Tester *t) {
   assign(t, &k->body, AT(t, "out", GID(t)), AT(t, "loc", I(t, 0)));
   r = run(t, k, 4, 4);
   EXPECT(r.st == KI_RACE);
-  EXPECT(has(&r, "work-item 1 (local id 1 of group 0) writes it") && has(&r, "after work-item 0 (local id 0 of group 0) wrote it"));
+  EXPECT(has(&r, "work-item 1 (local id 1 of group 0) writes it") &&
+         has(&r, "after work-item 0 (local id 0 of group 0) wrote it"));
   /* one writer: no race */
   k = kernel(t);
   KirBlock *one = when(t, &k->body, B(t, KB_EQ, LID(t), I(t, 0)));
@@ -316,7 +316,8 @@ static void test_divergence_and_bounds(Tester *t) {
   assign(t, &k->body, AT(t, "out", B(t, KB_ADD, GID(t), I(t, 1))), F(t, 1));
   r = run(t, k, 4, 2);
   EXPECT(r.st == KI_BOUNDS);
-  EXPECT(has(&r, "work-item 3 (local id 1 of group 1) writes 'out' (global buffer) at element 4, outside its 4 elements"));
+  EXPECT(
+      has(&r, "work-item 3 (local id 1 of group 1) writes 'out' (global buffer) at element 4, outside its 4 elements"));
   /* a private array too */
   k = kernel(t);
   decl(t, &k->body, KSP_PRIVATE, flt(t), "acc", 2, NULL);

@@ -101,13 +101,20 @@ int main(void) {
   SemStatus ss = semantic_check(a, def, body, imp, &SEMANTIC_BUDGET_THOROUGH, &sample, &msg);
   EXPECT(ss == SEM_OK, msg.data);
   CodegenOptions none = {0};
-  RaceKernel rk = {.tc = &env.tc, .k = k, .user = &none, .kir = facts.kir, .def = def, .body = body, .imp = imp,
+  RaceKernel rk = {.tc = &env.tc,
+                   .k = k,
+                   .user = &none,
+                   .kir = facts.kir,
+                   .def = def,
+                   .body = body,
+                   .imp = imp,
                    .semantic = &SEMANTIC_BUDGET_THOROUGH};
   /* as generated: every launch passes */
   buf_clear(&msg);
   RaceStatus st = race_check(a, &rk, &sample, &RACE_BUDGET_THOROUGH, &msg);
   EXPECT(st == RACE_OK, msg.data);
-  EXPECT(strstr(msg.data, "no race") && strstr(msg.data, "at N=8 in launches global 8 local 8; global 4 local 4"), msg.data);
+  EXPECT(strstr(msg.data, "no race") && strstr(msg.data, "at N=8 in launches global 8 local 8; global 4 local 4"),
+         msg.data);
   buf_clear(&msg);
   st = race_check(a, &rk, &sample, &RACE_BUDGET_QUICK, &msg);
   EXPECT(st == RACE_OK, msg.data);
