@@ -53,7 +53,8 @@ typedef struct Ctx {
   Phrase **normal; /* per declaration: the normalized kernel body */
   /* per declaration, for kernels being translated: the stages' results */
   DefInfo **intermediate, **imperative, **hoisted;
-  ImpKernel **kernels; /* per declaration: the generated kernel */
+  ImpKernel **kernels;  /* per declaration: the generated kernel */
+  ImpKernel **natural;  /* and as kernel_from_def made it, before the user's launch */
   const char **sources; /* its OpenCL C */
   KernelFacts *facts;   /* and what the kernel IR says of it (codegen/kernel.h) */
   /* -k names a pipeline (dpia/pipeline.h): its launches; the kernels it
@@ -401,6 +402,7 @@ static const char *generated_name(const Ctx *c) {
 static bool pass_codegen(Ctx *c) {
   int n = c->checked->ndefs;
   c->kernels = NEWARRAY(c->arena, ImpKernel *, n);
+  c->natural = NEWARRAY(c->arena, ImpKernel *, n);
   c->sources = NEWARRAY(c->arena, const char *, n);
   c->facts = NEWARRAY(c->arena, KernelFacts, n);
   CodegenOptions copt = {0};
@@ -446,6 +448,7 @@ static bool pass_codegen(Ctx *c) {
     buf_init(&src, c->arena);
     if (!codegen_opencl(c->arena, &c->tc, c->kernels[i], &copt, &src, &c->facts[i])) return false;
     c->sources[i] = src.data;
+    c->natural[i] = c->kernels[i];
     /* from here on the kernel is the one launched as generated: metadata,
      * header and dpia run all describe that launch */
     c->kernels[i] = kernel_with_launch(c->arena, &c->tc, c->kernels[i], &copt);
@@ -534,20 +537,33 @@ static bool pass_clang(Ctx *c) {
 /* Semantic translation validation (semantic.h): the imperative
  * program that becomes OpenCL, interpreted at small sizes with parallel
  * loops in both orders, must compute what the reference interpreter of the
- * functional program computes (spec section 11).  A difference is a wrong
- * translation (exit 3); a check too large for its budget is skipped and
- * said so with -v, never counted as passing. */
+ * functional program computes (spec section 11).  Then the race check
+ * (race.h): the OpenCL emitted, and the code generated for other launches,
+ * interpreted on the same inputs, must have no data race, no access out of
+ * bounds and no barrier divergence, and compute the same values.  A
+ * difference is a wrong translation and a finding a race (exit 3); a
+ * check too large for its budget is skipped and said so with -v, never
+ * counted as passing. */
 static bool pass_semantic(Ctx *c) {
   if (c->opt->skip_semantic_check) return true;
   /* dpia verify checks thoroughly; a translation (often one of thousands
    * a search driver makes) quickly */
-  SemanticBudget budget = c->opt->action == DPIA_VERIFY ? SEMANTIC_BUDGET_THOROUGH : SEMANTIC_BUDGET_QUICK;
+  bool thorough = c->opt->action == DPIA_VERIFY;
+  SemanticBudget budget = thorough ? SEMANTIC_BUDGET_THOROUGH : SEMANTIC_BUDGET_QUICK;
+  RaceBudget race_budget = thorough ? RACE_BUDGET_THOROUGH : RACE_BUDGET_QUICK;
+  CodegenOptions user = {0};
+  for (int d = 0; d < 3; d++) {
+    user.local_size[d] = c->opt->local_size[d];
+    user.global_size[d] = c->opt->global_size[d];
+  }
+  bool say = c->opt->verbose && thorough;
   for (int i = 0; i < c->checked->ndefs; i++) {
     if (!c->hoisted[i]) continue;
     DefInfo *def = c->checked->defs[i];
     Buf msg;
     buf_init(&msg, c->arena);
-    SemStatus st = semantic_check(c->arena, def, c->normal[i], c->hoisted[i], &budget, &msg);
+    SemanticSample sample;
+    SemStatus st = semantic_check(c->arena, def, c->normal[i], c->hoisted[i], &budget, &sample, &msg);
     if (st == SEM_MISMATCH) {
       diag_error(&c->diag, ERR_WRONG_TRANSLATION, def->decl->name_span, "wrong translation: %s", msg.data);
       c->status = DPIA_EVERIFY;
@@ -559,8 +575,44 @@ static bool pass_semantic(Ctx *c) {
       c->status = DPIA_EINTERNAL;
       return false;
     }
-    if (c->opt->verbose && c->opt->action == DPIA_VERIFY)
+    if (say)
       emit(&c->out, "kernel %s: semantic check %s: %s\n", def->name, st == SEM_OK ? "passed" : "not done", msg.data);
+    if (!c->facts[i].kir) continue;
+    if (st != SEM_OK) {
+      if (say) emit(&c->out, "kernel %s: race check not done: the semantic check was not done\n", def->name);
+      continue;
+    }
+    RaceKernel rk = {.tc = &c->tc,
+                     .k = c->natural[i],
+                     .user = &user,
+                     .kir = c->facts[i].kir,
+                     .drop_barriers = c->opt->debug_drop_barriers != 0,
+                     .def = def,
+                     .body = c->normal[i],
+                     .imp = c->hoisted[i],
+                     .semantic = &budget};
+    buf_clear(&msg);
+    RaceStatus rs = race_check(c->arena, &rk, &sample, &race_budget, &msg);
+    switch (rs) {
+    case RACE_OK:
+    case RACE_NOT_CHECKED:
+      if (say)
+        emit(&c->out, "kernel %s: race check %s: %s\n", def->name, rs == RACE_OK ? "passed" : "not done", msg.data);
+      break;
+    case RACE_FOUND:
+      diag_error(&c->diag, ERR_RACE, def->decl->name_span, "%s", msg.data);
+      c->status = DPIA_EVERIFY;
+      return false;
+    case RACE_MISMATCH:
+      diag_error(&c->diag, ERR_WRONG_TRANSLATION, def->decl->name_span, "wrong code: %s", msg.data);
+      c->status = DPIA_EVERIFY;
+      return false;
+    case RACE_ERROR:
+      diag_error(&c->diag, ERR_INTERNAL, def->decl->name_span, "internal: race check of kernel '%s': %s", def->name,
+                 msg.data);
+      c->status = DPIA_EINTERNAL;
+      return false;
+    }
   }
   return true;
 }

@@ -99,7 +99,7 @@ static void translate_once(const char *name, const char *text, size_t len, Clang
     /* the semantic check: both interpreters at small sizes */
     Buf sem;
     buf_init(&sem, &a);
-    if (semantic_check(&a, def, normal, hoisted, &SEMANTIC_BUDGET_QUICK, &sem) == SEM_MISMATCH) {
+    if (semantic_check(&a, def, normal, hoisted, &SEMANTIC_BUDGET_QUICK, NULL, &sem) == SEM_MISMATCH) {
       fprintf(stderr, "%s\n", sem.data);
       exit(1);
     }

@@ -195,14 +195,38 @@ static void print_expr(Buf *out, const KirExpr *e) {
   DPIA_EXHAUSTIVE_END
 }
 
-static void print_block(Buf *out, const KirBlock *b, int indent);
+/* Where statements land in the text (backend.h statement_lines): the
+ * number of lines before out->len, counted as the text grows. */
+typedef struct LineRec {
+  Arena *arena;
+  Vec stmts;
+  int *lines;
+  int cap;
+  size_t scanned;
+  int line; /* the line at scanned, from 1 */
+} LineRec;
+
+static void record_line(LineRec *rec, const Buf *out, const KirStmt *s) {
+  for (; rec->scanned < out->len; rec->scanned++) rec->line += out->data[rec->scanned] == '\n';
+  if (rec->stmts.len == rec->cap) {
+    int cap = rec->cap ? rec->cap * 2 : 64;
+    int *lines = NEWARRAY(rec->arena, int, cap);
+    if (rec->cap) memcpy(lines, rec->lines, sizeof(int) * (size_t)rec->cap);
+    rec->lines = lines;
+    rec->cap = cap;
+  }
+  rec->lines[rec->stmts.len] = rec->line + (s->kind == KS_FOR && s->loop.unroll > 1); /* after its #pragma */
+  vec_push(rec->arena, &rec->stmts, (void *)s);
+}
+
+static void print_block(Buf *out, const KirBlock *b, int indent, LineRec *rec);
 
 static void print_trailing_comment(Buf *out, const KirStmt *s) {
   if (s->comment) emit(out, " /* %s */", s->comment);
 }
 
 /* the statement s from the current column, through its end of line */
-static void print_stmt(Buf *out, const KirStmt *s, int indent) {
+static void print_stmt(Buf *out, const KirStmt *s, int indent, LineRec *rec) {
   DPIA_EXHAUSTIVE_BEGIN
   switch (s->kind) {
   case KS_DECL:
@@ -244,7 +268,7 @@ static void print_stmt(Buf *out, const KirStmt *s, int indent) {
     buf_puts(out, ") {");
     print_trailing_comment(out, s);
     buf_putc(out, '\n');
-    print_block(out, &s->loop.body, indent + 1);
+    print_block(out, &s->loop.body, indent + 1, rec);
     buf_indent(out, indent);
     buf_putc(out, '}');
     break;
@@ -253,13 +277,14 @@ static void print_stmt(Buf *out, const KirStmt *s, int indent) {
     print_expr(out, s->cond.cond);
     buf_puts(out, ") ");
     if (s->cond.one_line) { /* the one statement, on this line */
-      print_stmt(out, s->cond.body.first, indent);
+      if (rec) record_line(rec, out, s->cond.body.first);
+      print_stmt(out, s->cond.body.first, indent, rec);
       return;
     }
     buf_putc(out, '{');
     print_trailing_comment(out, s);
     buf_putc(out, '\n');
-    print_block(out, &s->cond.body, indent + 1);
+    print_block(out, &s->cond.body, indent + 1, rec);
     buf_indent(out, indent);
     buf_putc(out, '}');
     break;
@@ -267,7 +292,7 @@ static void print_stmt(Buf *out, const KirStmt *s, int indent) {
     buf_putc(out, '{');
     print_trailing_comment(out, s);
     buf_putc(out, '\n');
-    print_block(out, &s->block.body, indent + 1);
+    print_block(out, &s->block.body, indent + 1, rec);
     buf_indent(out, indent);
     buf_putc(out, '}');
     break;
@@ -284,10 +309,11 @@ static void print_stmt(Buf *out, const KirStmt *s, int indent) {
   buf_putc(out, '\n');
 }
 
-static void print_block(Buf *out, const KirBlock *b, int indent) {
+static void print_block(Buf *out, const KirBlock *b, int indent, LineRec *rec) {
   for (const KirStmt *s = b->first; s; s = s->next) {
     buf_indent(out, indent);
-    print_stmt(out, s, indent);
+    if (rec) record_line(rec, out, s);
+    print_stmt(out, s, indent, rec);
   }
 }
 
@@ -420,7 +446,7 @@ static void print_tops(const KirKernel *k, NameSet *defined, Buf *out) {
 
 /* The signature on one line when it fits in 100 columns; else a
  * parameter a line, aligned after the parenthesis. */
-static void print_kernel(const KirKernel *k, NameSet *defined, Buf *out) {
+static void print_kernel_lines(const KirKernel *k, NameSet *defined, Buf *out, LineRec *rec) {
   print_comment(out, k->comment);
   if (k->uses_double) emit(out, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
   emit(out, "\n");
@@ -456,9 +482,21 @@ static void print_kernel(const KirKernel *k, NameSet *defined, Buf *out) {
     buf_put(out, decls.data + start, ends[i] - start);
   }
   emit(out, ") {\n");
-  print_block(out, &k->locals, 1);
-  print_block(out, &k->body, 1);
+  print_block(out, &k->locals, 1, rec);
+  print_block(out, &k->body, 1, rec);
   emit(out, "}\n");
+}
+
+static void print_kernel(const KirKernel *k, NameSet *defined, Buf *out) { print_kernel_lines(k, defined, out, NULL); }
+
+static int statement_lines(Arena *a, const KirKernel *k, const KirStmt *const **stmts, const int **lines) {
+  Buf text;
+  buf_init(&text, a);
+  LineRec rec = {.arena = a, .line = 1};
+  print_kernel_lines(k, NULL, &text, &rec);
+  *stmts = (const KirStmt *const *)rec.stmts.items;
+  *lines = rec.lines;
+  return rec.stmts.len;
 }
 
 const Backend backend_opencl = {
@@ -467,5 +505,6 @@ const Backend backend_opencl = {
     .print_type = print_type,
     .print_expr = print_expr,
     .print_kernel = print_kernel,
+    .statement_lines = statement_lines,
     .print_header = opencl_print_header,
 };

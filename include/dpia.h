@@ -42,7 +42,7 @@ enum {
 typedef enum DpiaAction {
   DPIA_CHECK,     /* parse and type check; output: kernel types if verbose */
   DPIA_TRANSLATE, /* translate; output: what emit says */
-  DPIA_VERIFY,    /* translate and verify (SCIR re-check, libclang); no output */
+  DPIA_VERIFY,    /* translate and verify (SCIR re-check, libclang, semantic and race checks); no output */
   DPIA_RUN,       /* translate, verify, run on an OpenCL device; output: a report */
 } DpiaAction;
 
@@ -98,10 +98,14 @@ typedef struct DpiaOptions {
   DpiaEmit emit;
   int verify;           /* DPIA_TRANSLATE: verify the result too */
   /* Verification (DPIA_VERIFY, DPIA_RUN, DPIA_TRANSLATE with verify) is
-   * three checks: the SCIR re-check of the imperative program, the libclang
-   * re-parse of the OpenCL, and the semantic check (the imperative program
+   * four checks: the SCIR re-check of the imperative program, the libclang
+   * re-parse of the OpenCL, the semantic check (the imperative program
    * interpreted at small sizes must compute the reference interpreter's
-   * values; no device needed).  Non-zero: leave out the semantic check. */
+   * values; no device needed) and the race check (the OpenCL emitted, run
+   * by an interpreter of the kernel IR on the same inputs, must have no
+   * data race, no access out of bounds and no barrier divergence, and
+   * compute the same values).  Non-zero: leave out the semantic check and
+   * the race check, which runs on its sizes and inputs. */
   int skip_semantic_check;
   long local_size[3], global_size[3]; /* user launch sizes; 0: not given */
   DpiaVerifier *verifier; /* NULL: one is made for the call when needed */
@@ -165,6 +169,11 @@ typedef struct DpiaOptions {
   int nsets;
   const char *const *set_names;
   const long long *set_values;
+  /* Non-zero: the race check of verification runs the generated kernels
+   * with every barrier left out (the emitted code keeps them), so that a
+   * kernel with barriers shows a race: a test of the check itself
+   * (`DPIA_DEBUG_DROP_BARRIERS=1` on the command line). */
+  int debug_drop_barriers;
 } DpiaOptions;
 
 #define DPIA_EMIT_BIT(kind) (1u << (unsigned)(kind))

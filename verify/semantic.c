@@ -167,13 +167,15 @@ static bool same_where_not_finite(Arena *a, const double *out, const double *ref
   return cmp.ok;
 }
 
-static int run_at(Arena *a, const DefInfo *def, const Phrase *body, const DefInfo *imp, const NatValues *nats,
-                  const SemanticBudget *budget, int64_t *steps, Buf *msg) {
+/* Sizes, inputs and the reference at nats: SEM_OK and *sample filled,
+ * or SEM_SKIPPED / SEM_RETRY with msg saying why */
+static int prepare(Arena *a, const DefInfo *def, const Phrase *body, const DefInfo *imp, const NatValues *nats,
+                   const SemanticBudget *budget, SemanticSample *sample, Buf *msg) {
   Buf err;
   buf_init(&err, a);
   /* memory first: inputs, output, temporaries */
   int64_t elements = 0;
-  for (int i = 0; i < imp->nparams; i++) {
+  for (int i = 0; imp && i < imp->nparams; i++) {
     const PhraseType *t = imp->params[i]->type;
     const DataType *d = t->kind == PT_WITH ? t->fst->data : t->data;
     const Lay *l = lay_of(a, d, nats, &err);
@@ -194,21 +196,20 @@ static int run_at(Arena *a, const DefInfo *def, const Phrase *body, const DefInf
   }
   Rng rng;
   rng_seed(&rng, SEMANTIC_SEED);
-  double **inputs;
-  size_t *counts;
-  if (!interp_random_inputs(a, def, nats, &rng, &inputs, &counts, &err)) {
+  if (!interp_random_inputs(a, def, nats, &rng, &sample->inputs, &sample->counts, &err)) {
     emit(msg, "skipped at ");
     print_sizes(msg, nats);
     emit(msg, ": %s", err.data);
     return SEM_SKIPPED;
   }
+  sample->nats = *nats;
+  sample->ninputs = def->nparams;
   /* the reference first: sizes that satisfy the recorded preconditions
    * can still leave the functional program without a meaning (padClamp of
    * an array that drop emptied): such sizes are not a test (SEM_RETRY) */
-  double *ref;
-  size_t nref;
   Span overflow = {0};
-  if (!interp_run_overflow(a, def, body, nats, (const double *const *)inputs, counts, &ref, &nref, &overflow, &err)) {
+  if (!interp_run_overflow(a, def, body, nats, (const double *const *)sample->inputs, sample->counts, &sample->ref,
+                           &sample->nref, &overflow, &err)) {
     emit(msg, "skipped: the reference interpreter cannot run kernel '%s' at ", def->name);
     print_sizes(msg, nats);
     emit(msg, ": %s", err.data);
@@ -225,6 +226,26 @@ static int run_at(Arena *a, const DefInfo *def, const Phrase *body, const DefInf
          overflow.src->name, line, col);
     return SEM_SKIPPED;
   }
+  const Lay *rl = interp_result_layout(a, def, nats, &err);
+  if (!rl) {
+    emit(msg, "%s", err.data);
+    return SEM_ERROR;
+  }
+  sample->bound = interp_bound(body, rl);
+  return SEM_OK;
+}
+
+static int run_at(Arena *a, const DefInfo *def, const Phrase *body, const DefInfo *imp, const NatValues *nats,
+                  const SemanticBudget *budget, int64_t *steps, SemanticSample *sample, Buf *msg) {
+  Buf err;
+  buf_init(&err, a);
+  int ready = prepare(a, def, body, imp, nats, budget, sample, msg);
+  if (ready != SEM_OK) return ready;
+  double **inputs = sample->inputs;
+  size_t *counts = sample->counts;
+  double *ref = sample->ref;
+  size_t nref = sample->nref;
+  double bound = sample->bound;
   double *outs[2];
   size_t nout[2];
   for (int pass = 0; pass < 2; pass++) {
@@ -251,12 +272,6 @@ static int run_at(Arena *a, const DefInfo *def, const Phrase *body, const DefInf
       return SEM_ERROR;
     }
   }
-  const Lay *rl = interp_result_layout(a, def, nats, &err);
-  if (!rl) {
-    emit(msg, "%s", err.data);
-    return SEM_ERROR;
-  }
-  double bound = interp_bound(body, rl);
   for (int pass = 0; pass < 2; pass++) {
     if (nout[pass] != nref) {
       emit(msg, "the imperative program of kernel '%s' produces %zu values, the reference %zu", def->name,
@@ -281,7 +296,9 @@ static int run_at(Arena *a, const DefInfo *def, const Phrase *body, const DefInf
 }
 
 SemStatus semantic_check(Arena *a, const DefInfo *def, const Phrase *body, const DefInfo *imp,
-                         const SemanticBudget *budget, Buf *message) {
+                         const SemanticBudget *budget, SemanticSample *sample, Buf *message) {
+  SemanticSample own;
+  if (!sample) sample = &own;
   Search s;
   int rank[MAX_PARAMS];
   if (!init_search(a, &s, def) || !search(&s, rank)) {
@@ -294,7 +311,7 @@ SemStatus semantic_check(Arena *a, const DefInfo *def, const Phrase *body, const
   for (int attempt = 0;; attempt++) {
     first.values = arena_dup(a, s.values, sizeof(int64_t) * (size_t)(s.np > 0 ? s.np : 1));
     buf_clear(message);
-    st = run_at(a, def, body, imp, &first, budget, &steps, message);
+    st = run_at(a, def, body, imp, &first, budget, &steps, sample, message);
     if (st != SEM_RETRY) break;
     /* the next larger sizes, a few times */
     if (s.np == 0 || attempt == MAX_RETRIES) return SEM_SKIPPED;
@@ -313,7 +330,8 @@ SemStatus semantic_check(Arena *a, const DefInfo *def, const Phrase *body, const
       next.values = arena_dup(a, s.values, sizeof(int64_t) * (size_t)s.np);
       Buf why;
       buf_init(&why, a);
-      st = run_at(a, def, body, imp, &next, budget, &steps, &why);
+      SemanticSample second_sample;
+      st = run_at(a, def, body, imp, &next, budget, &steps, &second_sample, &why);
       if (st == SEM_MISMATCH || st == SEM_ERROR) {
         buf_clear(message);
         buf_puts(message, why.data);
@@ -331,3 +349,53 @@ SemStatus semantic_check(Arena *a, const DefInfo *def, const Phrase *body, const
   emit(message, " (parallel loops in increasing and in decreasing order; %" PRId64 " interpreter steps)", steps);
   return SEM_OK;
 }
+
+SemStatus semantic_sample(Arena *a, const DefInfo *def, const Phrase *body, const DefInfo *imp, int raise,
+                          const SemanticBudget *budget, SemanticSample *sample, Buf *message) {
+  Search s;
+  int rank[MAX_PARAMS];
+  if (!init_search(a, &s, def) || !search(&s, rank)) {
+    emit(message, "no sizes up to %d satisfy the preconditions of kernel '%s'", MAX_CANDIDATE, def->name);
+    return SEM_SKIPPED;
+  }
+  if (raise > 0) {
+    if (s.np == 0) {
+      emit(message, "kernel '%s' has no sizes to raise", def->name);
+      return SEM_SKIPPED;
+    }
+    for (int j = 0; j < s.np; j++) s.lower[j] = rank[j] + raise < s.len[j] ? rank[j] + raise : s.len[j] - 1;
+    if (!search(&s, rank)) {
+      emit(message, "no larger sizes satisfy the preconditions of kernel '%s'", def->name);
+      return SEM_SKIPPED;
+    }
+  }
+  for (int attempt = 0;; attempt++) {
+    NatValues nats = s.nats;
+    nats.values = arena_dup(a, s.values, sizeof(int64_t) * (size_t)(s.np > 0 ? s.np : 1));
+    buf_clear(message);
+    int st = prepare(a, def, body, imp, &nats, budget, sample, message);
+    if (st != SEM_RETRY) return (SemStatus)st;
+    if (s.np == 0 || attempt == MAX_RETRIES) return SEM_SKIPPED;
+    for (int j = 0; j < s.np; j++) s.lower[j] = rank[j] + 1 < s.len[j] ? rank[j] + 1 : rank[j];
+    if (!search(&s, rank)) return SEM_SKIPPED;
+  }
+}
+
+bool semantic_agree(Arena *a, const double *out, size_t nout, const SemanticSample *sample, Buf *why) {
+  if (nout != sample->nref) {
+    emit(why, "%zu values where the reference has %zu", nout, sample->nref);
+    return false;
+  }
+  Comparison cmp;
+  compare_values(out, sample->ref, nout, sample->bound, &cmp);
+  if (cmp.ok || (cmp.ref_nonfinite >= 0 && same_where_not_finite(a, out, sample->ref, nout, sample->bound)))
+    return true;
+  int64_t i = first_difference(out, sample->ref, nout, sample->bound, &cmp);
+  emit(why, "first difference at element %" PRId64 " of %zu: got %.9g, expected %.9g (", i, nout, out[i],
+       sample->ref[i]);
+  compare_report(&cmp, why);
+  buf_putc(why, ')');
+  return false;
+}
+
+void semantic_print_sizes(Buf *b, const NatValues *nats) { print_sizes(b, nats); }

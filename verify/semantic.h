@@ -17,6 +17,7 @@
 #define DPIA_SEMANTIC_H
 
 #include "dpia_front.h"
+#include "layout.h"
 
 /* The bounds of one kernel's check.  Steps are phrases evaluated by the
  * imperative interpreter in one loop order (it runs about 40 million a
@@ -41,12 +42,46 @@ typedef enum SemStatus {
   SEM_ERROR,    /* an interpreter could not run the program (message): a bug */
 } SemStatus;
 
+/* What a check at one size assignment works with: the nat values, the
+ * random inputs (seed SEMANTIC_SEED; inputs[j] holds counts[j] doubles in
+ * the host layout, one per parameter of the functional kernel), the
+ * reference interpreter's result and the bound to compare with (spec
+ * section 11).  The race check (race.h) runs the generated kernel on the
+ * same. */
+typedef struct SemanticSample {
+  NatValues nats;
+  int ninputs;
+  double **inputs;
+  size_t *counts;
+  double *ref;
+  size_t nref;
+  double bound;
+} SemanticSample;
+
 /* Check the imperative kernel imp (after stage II and hoisting) against
  * the checked functional kernel def whose normalized body is body.
  * message gets one line (no newline): for SEM_OK the sizes used, for the
  * others what happened, naming the kernel, the sizes and for a mismatch
- * the first differing element. */
+ * the first differing element.  For SEM_OK, *sample (NULL: not wanted)
+ * holds the first size assignment the check used. */
 SemStatus semantic_check(Arena *a, const DefInfo *def, const Phrase *body, const DefInfo *imp,
-                         const SemanticBudget *budget, Buf *message);
+                         const SemanticBudget *budget, SemanticSample *sample, Buf *message);
+
+/* The sample at the smallest sizes that satisfy the preconditions with
+ * every nat parameter raise candidates above its smallest valid value
+ * (raise 0: the semantic check's first sizes); sizes where the reference
+ * has no meaning are passed over as the check does.  SEM_OK, or
+ * SEM_SKIPPED with message saying why (no such sizes, over the budget's
+ * memory, an int overflow of the reference). */
+SemStatus semantic_sample(Arena *a, const DefInfo *def, const Phrase *body, const DefInfo *imp, int raise,
+                          const SemanticBudget *budget, SemanticSample *sample, Buf *message);
+
+/* Does out (nout doubles, host layout) agree with the sample's reference
+ * within its bound (non-finite reference values matched exactly)?  If not,
+ * why gets the first differing element. */
+bool semantic_agree(Arena *a, const double *out, size_t nout, const SemanticSample *sample, Buf *why);
+
+/* "N=8, M=2" */
+void semantic_print_sizes(Buf *b, const NatValues *nats);
 
 #endif

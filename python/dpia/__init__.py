@@ -66,6 +66,7 @@ class _Options(ctypes.Structure):
         ("nsets", ctypes.c_int),
         ("set_names", ctypes.POINTER(ctypes.c_char_p)),
         ("set_values", ctypes.POINTER(ctypes.c_longlong)),
+        ("debug_drop_barriers", ctypes.c_int),
     ]
 
 

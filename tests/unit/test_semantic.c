@@ -132,7 +132,7 @@ int main(void) {
     }
     Buf msg;
     buf_init(&msg, &env.arena);
-    SemStatus st = semantic_check(&env.arena, k, body, imp, &SEMANTIC_BUDGET_QUICK, &msg);
+    SemStatus st = semantic_check(&env.arena, k, body, imp, &SEMANTIC_BUDGET_QUICK, NULL, &msg);
     bool ok = st == c->expect;
     for (const char *const *n = c->needles; ok && *n; n++) ok = strstr(msg.data, *n) != NULL;
     if (ok) {

@@ -12,6 +12,7 @@
 #include "../runtime.h"
 #include "../pipe_run.h"
 #include "../semantic.h"
+#include "../race.h"
 #include "../target.h"
 
 #endif
