@@ -132,7 +132,19 @@ static void run_item(R *r, WI *w) {
       Val v;
       ki_eval(r, s->assign.rhs, &v);
       Loc l;
-      if (r->status == KI_OK && ki_eval_loc(r, s->assign.lhs, &l)) ki_store(r, &l, &v);
+      if (r->status != KI_OK || !ki_eval_loc(r, s->assign.lhs, &l)) break;
+      const KirExpr *lhs = s->assign.lhs;
+      if (lhs->kind == KE_LANE && l.obj->shadow) {
+        /* `v.s1 = x` with v in global or local memory: clang (PoCL, the GPU
+         * compilers built on it) loads the whole vector, sets the lane and
+         * stores the whole vector back, so the other lanes are read and
+         * written too (tests/diff/regress/vector_lane_store_race.dpia) */
+        Loc whole;
+        if (!ki_eval_loc(r, lhs->lane.base, &whole)) break;
+        int64_t n = ki_size_of(r, whole.type);
+        if (!ki_access_ok(r, whole.obj, whole.off, n, false) || !ki_access_ok(r, whole.obj, whole.off, n, true)) break;
+      }
+      ki_store(r, &l, &v);
       break;
     }
     case KS_VSTORE: {

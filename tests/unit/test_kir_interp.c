@@ -297,6 +297,30 @@ static void test_global(Tester *t) {
   }
 }
 
+/* A store to one lane of a vector in local or global memory reads and
+ * writes the whole vector (clang's load, insert, store); a store of the
+ * scalar through the buffer as scalars touches the lane alone. */
+static void test_lane_stores(Tester *t) {
+  for (int through_scalars = 0; through_scalars < 2; through_scalars++) {
+    KirKernel *k = kernel(t);
+    const KirType *f2 = kir_scalar_type(t->a, SC_FLOAT, 2);
+    decl(t, &k->locals, KSP_LOCAL, f2, "vl", 1, NULL);
+    for (int lane = 0; lane < 2; lane++) {
+      KirBlock *b = when(t, &k->body, B(t, KB_EQ, LID(t), I(t, lane)));
+      const KirExpr *lhs =
+          through_scalars
+              ? kir_index(t->a, kir_cast(t->a, kir_pointer_type(t->a, flt(t), KSP_LOCAL, false), V(t, "vl")), I(t, lane))
+              : kir_lane(t->a, AT(t, "vl", I(t, 0)), lane, 2, false);
+      assign(t, b, lhs, F(t, lane + 1));
+    }
+    Result r = run(t, k, 2, 2);
+    KiStatus want = through_scalars ? KI_OK : KI_RACE;
+    EXPECT(r.st == want);
+    if (!through_scalars) EXPECT(has(&r, "race on 'vl' (local memory)"));
+    if (r.st != want) show(&r);
+  }
+}
+
 static void test_divergence_and_bounds(Tester *t) {
   KirKernel *k = kernel(t);
   KirBlock *some = when(t, &k->body, B(t, KB_LT, LID(t), I(t, 1)));
@@ -359,6 +383,7 @@ int main(void) {
   test_local_races(t);
   test_loops(t);
   test_global(t);
+  test_lane_stores(t);
   test_divergence_and_bounds(t);
   test_not_checked(t);
   printf("kir_interp: %d passed, %d failed\n", t->passed, t->failed);
