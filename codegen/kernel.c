@@ -232,7 +232,7 @@ static void collect_local_params(KB *kb, const Phrase *p, bool per_item) {
     if (pr == PRIM_NEW_GLOBAL) {
       diag_error(kb->diag, ERR_BAD_TEMPORARY, p->span,
                  "newGlobal inside a kernel body cannot be generated: global temporaries are "
-                 "kernel parameters (spec section 7, hoisting)");
+                 "kernel parameters (docs/reference.md section 8.2, hoisting)");
       kb->ok = false;
     }
     bool inner = per_item || prim_parfor_per_item(pr);

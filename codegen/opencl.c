@@ -583,7 +583,7 @@ static void gen_new(CG *cg, const Phrase *p, const Spine *s, const Cont *after) 
   if (s->head->prim == PRIM_NEW_GLOBAL) {
     cg_error(cg, ERR_BAD_TEMPORARY, p->span,
              "newGlobal inside a kernel body cannot be generated: global temporaries are kernel "
-             "parameters (spec section 7, hoisting)");
+             "parameters (docs/reference.md section 8.2, hoisting)");
     return;
   }
   /* new / newPrivate: a private variable (spec section 8) */

@@ -24,7 +24,7 @@ extern "C" {
 #define DPIA_API
 #endif
 
-/* Exit codes of spec section 9, also the status of a result. */
+/* Exit codes of the dpia command (README.md), also the status of a result. */
 enum {
   DPIA_OK = 0,
   DPIA_EUSER = 1,     /* error in the user's program */
@@ -34,7 +34,7 @@ enum {
   /* DPIA_RUN only: the program is valid but a precondition of the kernel
    * (N % 64 == 0, ...) does not hold at the sizes given; the diagnostics
    * name each failing one with the nearest valid sizes.  The command line
-   * exits with 1 for it (spec section 9 has no code of its own). */
+   * exits with 1 for it (it has no exit code of its own). */
   DPIA_EPRECONDITION = 5,
   DPIA_EINTERNAL = 70 /* bug in dpia */
 };
@@ -57,7 +57,7 @@ typedef enum DpiaEmit {
   DPIA_EMIT_OPENCL,       /* OpenCL C (default) */
   DPIA_EMIT_INTERMEDIATE, /* after stage I: mapI/reduceI */
   DPIA_EMIT_IMPERATIVE,   /* after stage II and hoisting */
-  DPIA_EMIT_JSON,         /* metadata (spec section 9) */
+  DPIA_EMIT_JSON,         /* metadata (docs/reference.md section 9) */
   DPIA_EMIT_HEADER,       /* C header embedding the kernels and their launchers */
   DPIA_EMIT_SPACE,        /* the tune parameters' search space as JSON (docs/language.md 6.1) */
 } DpiaEmit;
@@ -233,7 +233,7 @@ DPIA_API void dpia_options_init(DpiaOptions *opt);
  * Python package's ctypes, python/dpia) check theirs against it. */
 DPIA_API size_t dpia_options_size(void);
 
-/* dpia batch (spec section 9): one JSON request per line of in, one JSON
+/* dpia batch (README.md): one JSON request per line of in, one JSON
  * response per line of out, in order, each flushed when written (so a
  * caller can talk to it through pipes).  A request:
  *   {"id": ANY, "source": "program text", "kernel": "k",

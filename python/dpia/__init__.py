@@ -25,7 +25,7 @@ __all__ = ["translate", "check", "verify", "space", "run", "Result", "Diagnostic
 _ACTIONS = {"check": 0, "translate": 1, "verify": 2, "run": 3}
 EMIT_KINDS = ("opencl", "intermediate", "imperative", "json", "header", "space")
 _INPUTS = {"signed": 0, "positive": 1, "unit": 2}
-# exit codes (spec section 9), the status of a result
+# exit codes of the dpia command (README.md), the status of a result
 STATUS_NAMES = {0: "ok", 1: "error", 2: "usage", 3: "verification_failed", 4: "opencl_unavailable",
                 5: "precondition_failed", 70: "internal_error"}
 
@@ -134,7 +134,7 @@ class Result:
 
     @property
     def metadata(self):
-        """the metadata (spec section 9) of the kernel, or a list of one per
+        """the metadata (docs/reference.md section 9) of the kernel, or a list of one per
         kernel when no kernel was chosen; None when not asked for"""
         return self.outputs.get("json")
 

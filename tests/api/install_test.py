@@ -62,6 +62,11 @@ def main():
                 return 1
             found[pattern] = hits[0]
         print("installed:", ", ".join(os.path.relpath(p, dest) for p in found.values()))
+        # the documentation: the language reference and the rest of docs/
+        for doc in ("reference.md", "language.md", "errors.md", "README.md"):
+            if not glob.glob(os.path.join(dest, "**", "share", "doc", "dpia", doc), recursive=True):
+                print("meson install did not install", doc, "in share/doc/dpia")
+                return 1
         env = dict(os.environ)
         env["PKG_CONFIG_PATH"] = os.path.dirname(found["dpia.pc"])
         env["PKG_CONFIG_SYSROOT_DIR"] = dest

@@ -7,9 +7,9 @@
  *                        program once per context, allocates and frees the
  *                        temporaries and enqueues the kernel on q with its
  *                        NDRange; the arguments are the kernel's parameters
- *                        (spec section 8) without temporaries and local
- *                        buffers: cl_mem for buffers, values for scalars,
- *                        int for sizes
+ *                        in the order of docs/reference.md section 8.4,
+ *                        without temporaries and local buffers: cl_mem for
+ *                        buffers, values for scalars, int for sizes
  *   dpia_NAME_enqueue(q, ..., num_events, wait_list, event)
  *                        the same with a wait list and an event
  *   dpia_NAME_release()  releases the programs and kernel objects cached for NAME
