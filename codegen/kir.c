@@ -362,6 +362,7 @@ KirBlock *kir_body(KirStmt *s) {
   case KS_ASSIGN:
   case KS_VSTORE:
   case KS_BARRIER:
+  case KS_EXPR:
   case KS_COMMENT: return NULL;
   }
   DPIA_EXHAUSTIVE_END
@@ -454,6 +455,7 @@ static void check_block(KirCheck *c, const KirBlock *b, bool diverged) {
       break;
     case KS_ASSIGN:
     case KS_VSTORE:
+    case KS_EXPR:
     case KS_COMMENT: break;
     case KS_FOR: {
       Vec inner = {0};

@@ -212,6 +212,8 @@ struct KirExpr {
                 the line of the if, without braces */                                  \
   X(BLOCK)   /* block: body, a scope of its own in braces */                            \
   X(BARRIER) /* barrier: a work-group barrier fencing local and/or global memory */     \
+  X(EXPR)    /* expr: evaluated for its effect alone, its value unused (the call of a   \
+                foreign function whose binding nothing reads: kir_drop_dead) */         \
   X(COMMENT) /* text: a comment line of its own */
 
 typedef enum KirStmtKind {
@@ -264,7 +266,8 @@ struct KirStmt {
     struct {
       bool local, global;
     } barrier;
-    const char *text; /* KS_COMMENT */
+    const KirExpr *expr; /* KS_EXPR */
+    const char *text;    /* KS_COMMENT */
   };
 };
 
@@ -384,6 +387,15 @@ typedef struct KirKernel {
  * barrier in a loop over work-items or under a test of a work-item's id
  * (spec section 5).  Checked after lowering in debug builds. */
 const char *kir_invariant_violation(Arena *a, const KirKernel *k);
+
+/* Private variables nothing reads are not declared (dead.c): a
+ * declaration whose variable no statement after it reads (a def's argument
+ * bound by value for a step whose result a later take dropped), with the
+ * assignments to it unless it is a pointer; then a loop, test or block
+ * left empty, and a comment line left annotating nothing.  The calls of
+ * foreign functions in what is dropped stay, as statements (KS_EXPR).
+ * Repeated until nothing more goes. */
+void kir_drop_dead(Arena *a, KirKernel *k);
 
 /* Loop bodies that read a buffer at several constant offsets from one
  * index that depends on the loop's variable read it through a pointer to
