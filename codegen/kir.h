@@ -3,7 +3,8 @@
  * Code generation (opencl.c, barriers.c, access.c) lowers an imperative
  * kernel to a tree of statements and expressions; a Backend (backend.h)
  * prints it.  Statements: declarations, assignments, vector stores, loops,
- * ifs, barriers with their fences, blocks.  Expressions: variables,
+ * ifs, barriers with their fences, blocks, expressions evaluated for their
+ * effect (a foreign call whose value nothing reads).  Expressions: variables,
  * literals, index polynomials (codegen/index.h), work-item queries by kind
  * and dimension, operators, conditionals, array elements, struct fields
  * and vector lanes (by number), vector loads, calls of built-ins, casts
