@@ -386,7 +386,9 @@ typedef struct KirKernel {
 /* The first invariant of the IR that k breaks, or NULL: no name declared
  * where the same name is visible (spec section 8: no shadowing), no
  * barrier in a loop over work-items or under a test of a work-item's id
- * (spec section 5).  Checked after lowering in debug builds. */
+ * (spec section 5), no comparison of a work-item function (a size_t) with
+ * a signed value other than a non-negative constant (-Wsign-compare).
+ * Checked after lowering in debug builds. */
 const char *kir_invariant_violation(Arena *a, const KirKernel *k);
 
 /* Private variables nothing reads are not declared (dead.c): a

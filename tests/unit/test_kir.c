@@ -3,7 +3,8 @@
  * precedences and no redundant parentheses, types and literals spelled as
  * OpenCL C spells them, index atoms that are expressions, structural
  * equality, the invariants checked after lowering (no shadowing, no
- * barrier where not every work-item of the group gets), and the pass that
+ * barrier where not every work-item of the group gets, no comparison of a
+ * work-item function with a signed value), and the pass that
  * drops the bindings nothing reads (dead.c).
  *
  * Prints `kir: P passed, F failed` and exits non-zero if anything failed. */
@@ -256,6 +257,25 @@ static void test_invariants(Tester *t) {
   kir_append(&k4.body, loop(a, "i", kir_int(a, 0), kir_int(a, 1)));
   kir_append(&k4.body, loop(a, "i", kir_int(a, 0), kir_int(a, 1)));
   EXPECT(kir_invariant_violation(a, &k4) == NULL);
+  /* a work-item function (size_t) compared with a constant at least 0, or
+   * read into an int: fine; with an int that may be negative, or with
+   * arithmetic over one: -Wsign-compare */
+  KirKernel k5 = {.name = "k", .nparams = 1, .params = &n};
+  KirStmt *once = kir_stmt(a, KS_IF);
+  once->cond.cond = kir_binary(a, KB_EQ, kir_query(a, KQ_LOCAL_ID, 0), kir_int(a, 0));
+  kir_append(&k5.body, once);
+  kir_append(&k5.body, decl(a, "gid", kir_query(a, KQ_GLOBAL_ID, 0)));
+  KirStmt *in = kir_stmt(a, KS_IF);
+  in->cond.cond = kir_binary(a, KB_LT, kir_var(a, "gid"), kir_var(a, "N"));
+  kir_append(&k5.body, in);
+  EXPECT(kir_invariant_violation(a, &k5) == NULL);
+  KirStmt *mixed = kir_stmt(a, KS_IF);
+  const KirExpr *id4 = kir_binary(a, KB_MUL, kir_query(a, KQ_GLOBAL_ID, 0), kir_int(a, 4));
+  mixed->cond.cond = kir_binary(a, KB_LT, id4, kir_var(a, "N"));
+  kir_append(&in->cond.body, mixed);
+  EXPECT(kir_invariant_violation(a, &k5) != NULL);
+  mixed->cond.cond = kir_binary(a, KB_GE, kir_query(a, KQ_LOCAL_ID, 0), kir_int(a, -1));
+  EXPECT(kir_invariant_violation(a, &k5) != NULL);
 }
 
 /* ---- dropping dead bindings (dead.c) ---- */
