@@ -303,6 +303,18 @@ static void print_stmt(Buf *out, const KirStmt *s, int indent, LineRec *rec) {
                                                : "CLK_GLOBAL_MEM_FENCE");
     print_trailing_comment(out, s);
     break;
+  case KS_EXPR:
+    /* a call as a statement; anything else is cast to void, as C says
+     * a value is discarded on purpose (-Wunused-value) */
+    if (s->expr->kind == KE_CALL) {
+      print_expr(out, s->expr);
+    } else {
+      buf_puts(out, "(void)");
+      print_operand(out, s->expr, PREC_UNARY);
+    }
+    buf_putc(out, ';');
+    print_trailing_comment(out, s);
+    break;
   case KS_COMMENT: emit(out, "/* %s */", s->text); break;
   }
   DPIA_EXHAUSTIVE_END

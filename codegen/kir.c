@@ -362,6 +362,7 @@ KirBlock *kir_body(KirStmt *s) {
   case KS_ASSIGN:
   case KS_VSTORE:
   case KS_BARRIER:
+  case KS_EXPR:
   case KS_COMMENT: return NULL;
   }
   DPIA_EXHAUSTIVE_END
@@ -433,6 +434,97 @@ static void violation(KirCheck *c, const char *why) {
   if (!c->why) c->why = why;
 }
 
+/* ---- signedness ---- */
+
+static bool unsigned_expr(const KirExpr *e);
+
+static bool unsigned_ix(const Ix *e) {
+  if (!e) return false;
+  if (e->kind == IX_EXPR) return unsigned_expr(e->expr);
+  return unsigned_ix(e->a) || unsigned_ix(e->b);
+}
+
+/* Is e's C type unsigned?  Every type of the IR is signed (int, float,
+ * double, bool; ScalarKind has no unsigned type) but the size_t of a
+ * work-item function, and C's arithmetic converts the int beside one to
+ * it. */
+static bool unsigned_expr(const KirExpr *e) {
+  switch (e->kind) {
+  case KE_QUERY: return true;
+  case KE_IX: return unsigned_ix(e->ix);
+  case KE_BINARY:
+    switch (e->bin.op) {
+    case KB_MUL:
+    case KB_DIV:
+    case KB_MOD:
+    case KB_ADD:
+    case KB_SUB: return unsigned_expr(e->bin.lhs) || unsigned_expr(e->bin.rhs);
+    default: return false; /* a comparison, a conjunction: an int; an address */
+    }
+  case KE_UNARY: return e->un.op != '!' && e->un.op != '&' && unsigned_expr(e->un.operand);
+  case KE_COND: return unsigned_expr(e->cond.then) || unsigned_expr(e->cond.other);
+  default: return false; /* a variable, element, lane, call or cast of a signed type */
+  }
+}
+
+static bool nonnegative_const(const KirExpr *e) {
+  int64_t v;
+  return (e->kind == KE_INT && e->value >= 0) || (e->kind == KE_IX && ix_const_value(e->ix, &v) && v >= 0);
+}
+
+static void check_expr(KirCheck *c, const KirExpr *e);
+
+static void check_ix(KirCheck *c, const Ix *e) {
+  if (!e) return;
+  if (e->kind == IX_EXPR) check_expr(c, e->expr);
+  check_ix(c, e->a);
+  check_ix(c, e->b);
+}
+
+/* No comparison of an unsigned value with a signed one that may be
+ * negative (clang's -Wsign-compare, which the re-parse treats as an
+ * error): a work-item function is compared with a constant
+ * (get_local_id(0) == 0) or read into an int (int gid =
+ * get_global_id(0)). */
+static void check_expr(KirCheck *c, const KirExpr *e) {
+  if (!e || c->why) return;
+  switch (e->kind) {
+  case KE_IX: check_ix(c, e->ix); return;
+  case KE_UNARY: check_expr(c, e->un.operand); return;
+  case KE_BINARY: {
+    const KirExpr *l = e->bin.lhs, *r = e->bin.rhs;
+    bool compare = e->bin.op == KB_LT || e->bin.op == KB_LE || e->bin.op == KB_GT || e->bin.op == KB_GE ||
+                   e->bin.op == KB_EQ || e->bin.op == KB_NE;
+    if (compare && unsigned_expr(l) != unsigned_expr(r) && !nonnegative_const(unsigned_expr(l) ? r : l))
+      violation(c, "a comparison of an unsigned work-item function with a signed value");
+    check_expr(c, l);
+    check_expr(c, r);
+    return;
+  }
+  case KE_COND:
+    check_expr(c, e->cond.test);
+    check_expr(c, e->cond.then);
+    check_expr(c, e->cond.other);
+    return;
+  case KE_INDEX:
+    check_expr(c, e->index.base);
+    check_expr(c, e->index.at);
+    return;
+  case KE_MEMBER: check_expr(c, e->member.base); return;
+  case KE_LANE: check_expr(c, e->lane.base); return;
+  case KE_VLOAD:
+    check_expr(c, e->vload.offset);
+    check_expr(c, e->vload.ptr);
+    return;
+  case KE_CALL:
+  case KE_CAST:
+  case KE_VECTOR:
+    for (int i = 0; i < e->call.nargs; i++) check_expr(c, e->call.args[i]);
+    return;
+  default: return;
+  }
+}
+
 static void declare(KirCheck *c, const char *name, Vec *scope) {
   if (nameset_has(&c->visible, name))
     violation(c, arena_printf(c->arena, "'%s' is declared where a variable of that name is visible", name));
@@ -450,14 +542,26 @@ static void check_block(KirCheck *c, const KirBlock *b, bool diverged) {
     switch (s->kind) {
     case KS_DECL:
       declare(c, s->decl.name, &scope);
+      check_expr(c, s->decl.init);
       if (divergent_expr(c, s->decl.init)) nameset_add(&c->divergent, s->decl.name);
       break;
     case KS_ASSIGN:
+      check_expr(c, s->assign.lhs);
+      check_expr(c, s->assign.rhs);
+      break;
     case KS_VSTORE:
+      check_expr(c, s->vstore.value);
+      check_expr(c, s->vstore.offset);
+      check_expr(c, s->vstore.ptr);
+      break;
+    case KS_EXPR: check_expr(c, s->expr); break;
     case KS_COMMENT: break;
     case KS_FOR: {
       Vec inner = {0};
       declare(c, s->loop.var, &inner);
+      check_expr(c, s->loop.init);
+      check_expr(c, s->loop.bound);
+      check_expr(c, s->loop.step);
       bool by_items = s->loop.step->kind == KE_QUERY &&
                       (s->loop.step->query.query == KQ_GLOBAL_SIZE || s->loop.step->query.query == KQ_LOCAL_SIZE);
       if (by_items || divergent_expr(c, s->loop.init) || divergent_expr(c, s->loop.bound))
@@ -466,7 +570,10 @@ static void check_block(KirCheck *c, const KirBlock *b, bool diverged) {
       for (int i = 0; i < inner.len; i++) nameset_remove(&c->visible, inner.items[i]);
       break;
     }
-    case KS_IF: check_block(c, &s->cond.body, diverged || divergent_expr(c, s->cond.cond)); break;
+    case KS_IF:
+      check_expr(c, s->cond.cond);
+      check_block(c, &s->cond.body, diverged || divergent_expr(c, s->cond.cond));
+      break;
     case KS_BLOCK: check_block(c, &s->block.body, diverged); break;
     case KS_BARRIER:
       if (diverged) violation(c, "a barrier where not every work-item of the group gets");

@@ -3,7 +3,8 @@
  * Code generation (opencl.c, barriers.c, access.c) lowers an imperative
  * kernel to a tree of statements and expressions; a Backend (backend.h)
  * prints it.  Statements: declarations, assignments, vector stores, loops,
- * ifs, barriers with their fences, blocks.  Expressions: variables,
+ * ifs, barriers with their fences, blocks, expressions evaluated for their
+ * effect (a foreign call whose value nothing reads).  Expressions: variables,
  * literals, index polynomials (codegen/index.h), work-item queries by kind
  * and dimension, operators, conditionals, array elements, struct fields
  * and vector lanes (by number), vector loads, calls of built-ins, casts
@@ -212,6 +213,8 @@ struct KirExpr {
                 the line of the if, without braces */                                  \
   X(BLOCK)   /* block: body, a scope of its own in braces */                            \
   X(BARRIER) /* barrier: a work-group barrier fencing local and/or global memory */     \
+  X(EXPR)    /* expr: evaluated for its effect alone, its value unused (the call of a   \
+                foreign function whose binding nothing reads: kir_drop_dead) */         \
   X(COMMENT) /* text: a comment line of its own */
 
 typedef enum KirStmtKind {
@@ -264,7 +267,8 @@ struct KirStmt {
     struct {
       bool local, global;
     } barrier;
-    const char *text; /* KS_COMMENT */
+    const KirExpr *expr; /* KS_EXPR */
+    const char *text;    /* KS_COMMENT */
   };
 };
 
@@ -382,8 +386,19 @@ typedef struct KirKernel {
 /* The first invariant of the IR that k breaks, or NULL: no name declared
  * where the same name is visible (spec section 8: no shadowing), no
  * barrier in a loop over work-items or under a test of a work-item's id
- * (spec section 5).  Checked after lowering in debug builds. */
+ * (spec section 5), no comparison of a work-item function (a size_t) with
+ * a signed value other than a non-negative constant (-Wsign-compare).
+ * Checked after lowering in debug builds. */
 const char *kir_invariant_violation(Arena *a, const KirKernel *k);
+
+/* Private variables nothing reads are not declared (dead.c): a
+ * declaration whose variable no statement after it reads (a def's argument
+ * bound by value for a step whose result a later take dropped), with the
+ * assignments to it unless it is a pointer; then a loop, test or block
+ * left empty, and a comment line left annotating nothing.  The calls of
+ * foreign functions in what is dropped stay, as statements (KS_EXPR).
+ * Repeated until nothing more goes. */
+void kir_drop_dead(Arena *a, KirKernel *k);
 
 /* Loop bodies that read a buffer at several constant offsets from one
  * index that depends on the loop's variable read it through a pointer to

@@ -399,6 +399,7 @@ static void visit_block(Pass *p, KirBlock *b, const char *var, bool rewrite, boo
     case KS_DECL: s->decl.init = visit(p, s->decl.init, var, rewrite, guarded); break;
     case KS_ASSIGN: s->assign.rhs = visit(p, s->assign.rhs, var, rewrite, guarded); break;
     case KS_VSTORE: s->vstore.value = visit(p, s->vstore.value, var, rewrite, guarded); break;
+    case KS_EXPR: s->expr = visit(p, s->expr, var, rewrite, guarded); break;
     case KS_IF:
       s->cond.cond = visit(p, s->cond.cond, var, rewrite, guarded);
       visit_block(p, &s->cond.body, var, rewrite, true, false);

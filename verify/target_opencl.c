@@ -488,10 +488,28 @@ static RtStatus release_program(TargetProgram *p, Buf *err) {
  *                            or unused-but-set variable is a dead temporary,
  *                            a sign comparison a wrong index type, a zero
  *                            length array (pedantic) an unportable size.
+ *                            Neither of the first two can come from a correct
+ *                            code generator: it declares no private variable
+ *                            that nothing reads (codegen/dead.c: a def's
+ *                            argument bound for a step whose write a take
+ *                            drops had been one, issue 41; test_kir,
+ *                            tests/structure/dead_bindings.dpia), and every
+ *                            type of its IR is signed but the size_t of a
+ *                            work-item function, compared with non-negative
+ *                            constants only (kir_invariant_violation,
+ *                            test_kir).  A foreign function's body, the
+ *                            program's own C, is parsed with these same flags
+ *                            when the program is checked (E0327): its
+ *                            warnings are rejected there, at the body.
  *   -Wshadow                 the code generator names variables uniquely
- *                            (acc, acc_2); an inner name hiding an outer one
- *                            would make the outer unreachable, a miscompile
- *                            clang would otherwise accept silently.
+ *                            (acc, acc_2; kir_invariant_violation, test_kir);
+ *                            an inner name hiding an outer one would make the
+ *                            outer unreachable, a miscompile clang would
+ *                            otherwise accept silently.  A foreign body hides
+ *                            nothing of ours: it follows the struct typedefs
+ *                            (a variable named like a typedef is no shadowing
+ *                            to clang) and precedes the constant arrays
+ *                            (tests/structure/reparse_warnings.dpia).
  *   -Wdouble-promotion       a float program must not compute in double (an
  *                            unsuffixed literal like 0.5 next to a float):
  *                            slow or unsupported on many devices.
@@ -499,7 +517,18 @@ static RtStatus release_program(TargetProgram *p, Buf *err) {
  *                            is translated faithfully, not a defect of ours
  *   -Wno-unused-parameter    turned off too: the kernel interface
  *                            (spec section 8) passes every nat parameter and
- *                            input, used in the body or not. */
+ *                            input, used in the body or not, and a foreign
+ *                            function's parameters are the program's, which
+ *                            may ignore one as a hand-written helper may
+ *                            (foreign f (x: float) (y: float) = "return x;").
+ *                            The kernel defines no other function.
+ *   -Wunreachable-code is not asked for (it is in neither -Wall nor
+ *                            -Wextra): the kernel's own statements have no
+ *                            return, break or goto (its loops end by their
+ *                            bounds), so clang would find nothing there, and
+ *                            a statement after a return in a foreign body is
+ *                            the program's style, which OpenCL compiles: not
+ *                            a reason to reject the program. */
 /* one line per concern, as the comment above says */
 /* clang-format off */
 static const char *const opencl_clang_args[] = {

@@ -46,6 +46,12 @@ Coverage:
   function argument (`mapSeq twice`); defs with nat parameters (`firstN K
   L v` as a reduction, passed `firstN 3 v` or `firstN 3 N v`; `tile T` as
   a split); `let`; integer and `1.5f` literals;
+- defs whose argument a later view drops: `toPrivate (\\c -> c |> mapSeq
+  (\\x -> twice (...)) |> take 3)`, and drop, slide with a step beyond its
+  window (then join), padCst over an empty array (take 0, drop n), the
+  unused component of a pair (map fst/snd): the argument is bound for
+  every element, and the bindings of the dropped ones are read by nothing
+  (a stream of random choices of their own, like array literals);
   conversions (toFloat/toInt/toDouble); math built-ins (sin cos exp log
   sqrt rsqrt fabs floor pow fma min max select) on scalars and vectors.
 
@@ -353,6 +359,7 @@ AVOIDABLE = {
     'literal-types': '1.5f literals, conversions of constants (regress/infer_size_as_scalar_typed_literal.dpia, '
                      'regress/conversion_of_literal_compared.dpia)',
     'array-literals': 'leaves read through array literals (docs/language.md section 13)',
+    'dropped-args': 'defs whose argument a later view drops (regress/dead_def_argument.dpia)',
 }
 
 
@@ -370,12 +377,14 @@ def lane_name(k, width):
 
 
 class Gen:
-    def __init__(self, rng, avoid=(), extra=(), lit_rng=None):
+    def __init__(self, rng, avoid=(), extra=(), lit_rng=None, drop_rng=None):
         self.r = rng
         # array literals (docs/language.md section 13) are decided by a
         # stream of their own, so the programs of a seed are the ones they
         # were before, some of their leaves read through a literal
         self.lit_r = lit_rng
+        # so are the stages whose def arguments a view drops (dropping_stage)
+        self.drop_r = drop_rng
         self.avoid = set(avoid)
         self.extra = set(extra)
         self.implicit_symbolic = []  # stages materialised implicitly, of symbolic size
@@ -1078,6 +1087,59 @@ class Gen:
             return f'{e}{self.nl(ctx)}|> {mem} ({prim} {lam})', res_t
         return f'{e}{self.nl(ctx)}|> {prim} {lam}', res_t
 
+    def dropping_stage(self, e, t, ctx):
+        """e |> toPrivate (\\c -> c |> mapSeq (\\x -> twice a) |> V), with a
+        an expression of x (not x itself: the def's argument is bound to a
+        variable, docs/language.md section 4) and V a view that drops some
+        of the elements: take, drop, slide with a step beyond its window
+        (then join), padCst over an empty array, or map fst/snd of pairs
+        whose other component is twice a.  The steps of the mapSeq are
+        unrolled, and the bindings of the dropped elements are read by
+        nothing (issue 41: -Wunused-variable failed the re-parse).  Drawn
+        from a stream of its own; None where it does not fit (a symbolic
+        length, no private array, not a scalar)."""
+        r = self.drop_r
+        n, el = t[1], t[2]
+        if (r is None or 'dropped-args' in self.avoid or ctx.level not in ('global', 'local', 'seq')
+                or el[0] != 'num' or el[2] != 1 or el[1] == 'bool' or not n.is_const()
+                or any(x in e for x in self.implicit_symbolic) or r.random() >= 0.4):
+            return None
+        v, s = int(n.const_value()), el[1]
+        if not 2 <= v <= MAX_PRIVATE:
+            return None
+        slides = [(w, st) for w in (1, 2) for st in range(w + 1, v) if (v - w) % st == 0]
+        how = r.choice(['take', 'drop', 'padcst', 'pair'] + (['slide'] if slides else []))
+        c, x = self.fresh('c'), self.fresh('x')
+        a = self.scalar_expr([(x, el)], el, r.choice([1, 2]))
+        if a == x:
+            a = f'{x} / 3' if s == 'int' else f'{x} / 3.0'
+        self.defs['twice'] = 'def twice x = x + x'
+        self.use_def('twice')
+        value = f'twice ({a})'
+        if how == 'take':
+            k = r.randrange(1, v)
+            view, m = f'take {k}', k
+        elif how == 'drop':
+            k = r.randrange(1, v)
+            view, m = f'drop {k}', v - k
+        elif how == 'slide':
+            w, st = r.choice(slides)
+            view, m = f'slide {w} {st} |> join', ((v - w) // st + 1) * w
+        elif how == 'padcst':
+            lo, hi = r.choice([(1, 1), (0, 2), (2, 1)])
+            view = f'{r.choice(["take 0", f"drop {v}"])} |> padCst {lo} {hi} {self.lit(s)}'
+            m = lo + hi
+        else:
+            k = r.choice(['fst', 'snd'])
+            other = self.scalar_expr([(x, el)], el, 1)
+            value = f'({value}, {other})' if k == 'snd' else f'({other}, {value})'
+            view, m = f'map {k}', v
+        self.cost(ctx, n)
+        self.feat('dropped-arg:' + how)
+        self.last_kind, self.last_mem = 'mapSeq', 'toPrivate'
+        return (f'{e}{self.nl(ctx)}|> toPrivate (\\{c} -> {c} |> mapSeq (\\{x} -> {value}) |> {view})',
+                arr(S(m), el))
+
     def iterate_stage(self, e, t, ctx):
         """e |> iterate K (a tree reduction step halving a constant array
         of scalars in local memory, docs/language.md section 15), or None
@@ -1349,6 +1411,9 @@ class Gen:
                     e, t = res
                     ctx = ctx.but(grid_ok=False)  # a local temporary: no grid-level map after it
                     continue
+            res = self.dropping_stage(e, t, ctx)
+            if res is not None:
+                e, t = res
             if not last:
                 e, t = self.map_stage(e, t, ctx, final=False, target=target)
                 # a grid-level map's body that holds another grid-level map
@@ -1632,7 +1697,8 @@ def generate(seed, index, avoid=(), extra=()):
     """Program number index of the stream seed: a Program (deterministic)."""
     for retry in range(200):
         rng = random.Random(f'{seed}:{index}:{retry}')
-        g = Gen(rng, avoid, extra, random.Random(f'{seed}:{index}:{retry}:literals'))
+        g = Gen(rng, avoid, extra, random.Random(f'{seed}:{index}:{retry}:literals'),
+                random.Random(f'{seed}:{index}:{retry}:drops'))
         try:
             text, nats = g.kernel()
             sizes = g.solve(nats)

@@ -2,8 +2,10 @@
  * printer (codegen/backend_opencl.c): each expression printed with C's
  * precedences and no redundant parentheses, types and literals spelled as
  * OpenCL C spells them, index atoms that are expressions, structural
- * equality, and the invariants checked after lowering (no shadowing, no
- * barrier where not every work-item of the group gets).
+ * equality, the invariants checked after lowering (no shadowing, no
+ * barrier where not every work-item of the group gets, no comparison of a
+ * work-item function with a signed value), and the pass that
+ * drops the bindings nothing reads (dead.c).
  *
  * Prints `kir: P passed, F failed` and exits non-zero if anything failed. */
 #include "backend.h"
@@ -255,6 +257,124 @@ static void test_invariants(Tester *t) {
   kir_append(&k4.body, loop(a, "i", kir_int(a, 0), kir_int(a, 1)));
   kir_append(&k4.body, loop(a, "i", kir_int(a, 0), kir_int(a, 1)));
   EXPECT(kir_invariant_violation(a, &k4) == NULL);
+  /* a work-item function (size_t) compared with a constant at least 0, or
+   * read into an int: fine; with an int that may be negative, or with
+   * arithmetic over one: -Wsign-compare */
+  KirKernel k5 = {.name = "k", .nparams = 1, .params = &n};
+  KirStmt *once = kir_stmt(a, KS_IF);
+  once->cond.cond = kir_binary(a, KB_EQ, kir_query(a, KQ_LOCAL_ID, 0), kir_int(a, 0));
+  kir_append(&k5.body, once);
+  kir_append(&k5.body, decl(a, "gid", kir_query(a, KQ_GLOBAL_ID, 0)));
+  KirStmt *in = kir_stmt(a, KS_IF);
+  in->cond.cond = kir_binary(a, KB_LT, kir_var(a, "gid"), kir_var(a, "N"));
+  kir_append(&k5.body, in);
+  EXPECT(kir_invariant_violation(a, &k5) == NULL);
+  KirStmt *mixed = kir_stmt(a, KS_IF);
+  const KirExpr *id4 = kir_binary(a, KB_MUL, kir_query(a, KQ_GLOBAL_ID, 0), kir_int(a, 4));
+  mixed->cond.cond = kir_binary(a, KB_LT, id4, kir_var(a, "N"));
+  kir_append(&in->cond.body, mixed);
+  EXPECT(kir_invariant_violation(a, &k5) != NULL);
+  mixed->cond.cond = kir_binary(a, KB_GE, kir_query(a, KQ_LOCAL_ID, 0), kir_int(a, -1));
+  EXPECT(kir_invariant_violation(a, &k5) != NULL);
+}
+
+/* ---- dropping dead bindings (dead.c) ---- */
+
+static const KirType *float_type(Arena *a) { return kir_scalar_type(a, SC_FLOAT, 1); }
+
+static KirStmt *fdecl(Arena *a, const char *name, int64_t len, const KirExpr *init) {
+  KirStmt *s = decl(a, name, init);
+  s->decl.type = float_type(a);
+  s->decl.array_len = len;
+  return s;
+}
+
+static KirStmt *assign(Arena *a, const KirExpr *lhs, const KirExpr *rhs) {
+  KirStmt *s = kir_stmt(a, KS_ASSIGN);
+  s->assign.lhs = lhs;
+  s->assign.rhs = rhs;
+  return s;
+}
+
+static KirStmt *comment(Arena *a, const char *text) {
+  KirStmt *s = kir_stmt(a, KS_COMMENT);
+  s->text = text;
+  return s;
+}
+
+static const KirExpr *flit(Arena *a, double v) { return kir_lit(a, (KirLit){.scalar = SC_FLOAT, .f = v}); }
+
+static const KirExpr *elem(Arena *a, const char *buf, int64_t i) { return kir_index(a, kir_var(a, buf), kir_int(a, i)); }
+
+/* k's body once kir_drop_dead has run, as the backend prints it */
+static void expect_dropped(Tester *t, int line, KirKernel *k, const char *want) {
+  kir_drop_dead(t->a, k);
+  Buf b;
+  buf_init(&b, t->a);
+  backend_opencl.print_kernel(k, NULL, &b);
+  const char *body = strstr(b.data, ") {\n");
+  Buf got;
+  buf_init(&got, t->a);
+  buf_puts(&got, body ? body + 4 : b.data);
+  expect_printed(t, line, &got, want);
+}
+#define DROPPED(k, want) expect_dropped(t, __LINE__, (k), (want))
+
+static void test_dead_bindings(Tester *t) {
+  Arena *a = t->a;
+  KirParam ps[2] = {{0, float_type(a), "out", false}, {0, float_type(a), "in", false}};
+  const DefInfo g = {.name = "g", .is_foreign = true};
+  const DefInfo *foreigns[] = {&g};
+  const KirExpr *x = kir_var(a, "x"), *in0 = elem(a, "in", 0), *gx = kir_call(a, "g", 1, &in0);
+
+  /* a binding nothing reads goes, and then the one only it read */
+  KirKernel k = {.name = "k", .comment = "k", .nparams = 2, .params = ps};
+  kir_append(&k.body, fdecl(a, "x", -1, in0));
+  kir_append(&k.body, fdecl(a, "y", -1, kir_binary(a, KB_DIV, x, flit(a, 3))));
+  kir_append(&k.body, fdecl(a, "z", -1, kir_binary(a, KB_ADD, x, x)));
+  kir_append(&k.body, assign(a, elem(a, "out", 0), kir_var(a, "z")));
+  DROPPED(&k, "  float x = in[0];\n  float z = x + x;\n  out[0] = z;\n}\n");
+
+  /* a private array only written: its writes go, and the bindings they
+   * read, and the comment over them; the comment over what stays stays */
+  KirKernel k2 = {.name = "k", .comment = "k", .nparams = 2, .params = ps};
+  kir_append(&k2.body, fdecl(a, "priv", 2, NULL));
+  kir_append(&k2.body, comment(a, "mapSeq, 2 steps"));
+  kir_append(&k2.body, fdecl(a, "x", -1, in0));
+  kir_append(&k2.body, assign(a, elem(a, "priv", 0), kir_binary(a, KB_ADD, x, x)));
+  kir_append(&k2.body, assign(a, elem(a, "priv", 1), x));
+  kir_append(&k2.body, comment(a, "copy"));
+  kir_append(&k2.body, assign(a, elem(a, "out", 0), in0));
+  DROPPED(&k2, "  /* copy */\n  out[0] = in[0];\n}\n");
+
+  /* a pointer written through stays */
+  KirKernel k3 = {.name = "k", .comment = "k", .nparams = 2, .params = ps};
+  KirStmt *p = fdecl(a, "p", -1, kir_binary(a, KB_PTR_ADD, kir_var(a, "out"), kir_int(a, 1)));
+  p->decl.type = kir_pointer_type(a, float_type(a), KSP_GLOBAL, false);
+  kir_append(&k3.body, p);
+  kir_append(&k3.body, assign(a, elem(a, "p", 0), flit(a, 1)));
+  DROPPED(&k3, "  global float *p = out + 1;\n  p[0] = 1.0f;\n}\n");
+
+  /* a foreign function's call stays, a statement of its own; one under a
+   * condition keeps its condition */
+  KirKernel k4 = {.name = "k", .comment = "k", .nparams = 2, .params = ps, .nforeigns = 1, .foreigns = foreigns};
+  kir_append(&k4.body, fdecl(a, "x", -1, kir_binary(a, KB_DIV, gx, flit(a, 3))));
+  const KirExpr *test = kir_binary(a, KB_LT, in0, flit(a, 0));
+  kir_append(&k4.body, fdecl(a, "y", -1, kir_cond(a, test, gx, in0)));
+  kir_append(&k4.body, fdecl(a, "priv", 2, NULL));
+  kir_append(&k4.body, assign(a, elem(a, "priv", 0), kir_binary(a, KB_ADD, in0, gx)));
+  DROPPED(&k4, "  g(in[0]);\n  (void)(in[0] < 0.0f ? g(in[0]) : in[0]);\n  g(in[0]);\n}\n");
+
+  /* a name declared again in a later block is another variable: the loop
+   * whose binding nothing reads goes, the one that writes stays */
+  KirKernel k5 = {.name = "k", .comment = "k", .nparams = 2, .params = ps};
+  KirStmt *l1 = loop(a, "i", kir_int(a, 0), kir_int(a, 1)), *l2 = loop(a, "i", kir_int(a, 0), kir_int(a, 1));
+  kir_append(&l1->loop.body, fdecl(a, "x", -1, kir_index(a, kir_var(a, "in"), kir_var(a, "i"))));
+  kir_append(&l2->loop.body, fdecl(a, "x", -1, kir_index(a, kir_var(a, "in"), kir_var(a, "i"))));
+  kir_append(&l2->loop.body, assign(a, kir_index(a, kir_var(a, "out"), kir_var(a, "i")), x));
+  kir_append(&k5.body, l1);
+  kir_append(&k5.body, l2);
+  DROPPED(&k5, "  for (int i = 0; i < N; i += 1) {\n    float x = in[i];\n    out[i] = x;\n  }\n}\n");
 }
 
 int main(void) {
@@ -270,6 +390,7 @@ int main(void) {
   test_index_atoms(t);
   test_equality(t);
   test_invariants(t);
+  test_dead_bindings(t);
   printf("kir: %d passed, %d failed\n", t->passed, t->failed);
   arena_free(&env.arena);
   return t->failed ? 1 : 0;

@@ -1,0 +1,408 @@
+/* dead.c: dropping the bindings nothing reads (a pass over the kernel IR,
+ * after lowering; kir.h, kir_drop_dead).
+ *
+ * Lowering binds values to private variables before it knows whether
+ * anything will read them.  A def's argument is passed by value
+ * (docs/language.md section 4): `def twice x = x + x` applied in a mapSeq
+ * of 4 steps binds x once per step, `float x_3 = xs[gid*4 + 2] / 3.0f;`,
+ * and a `take 2` after the unrolled loop drops the writes of steps 2 and 3,
+ * and with them the only reads of x_3 and x_4.  Such a declaration is dead
+ * code, and the re-parse rejects it (-Wunused-variable, spec section 1,
+ * step 6): an accepted program failed to translate (issue 41,
+ * tests/diff/regress/dead_def_argument.dpia).  This pass removes it, as a
+ * careful hand would, from the tree and never from the text:
+ *
+ *   - a private declaration whose variable nothing reads (an initialiser
+ *     read by nobody), and the assignments to it when its type is not a
+ *     pointer (a private scalar, vector, struct or array written and never
+ *     read: its storage is reachable by its name only, and taking its
+ *     address, &x, is a read);
+ *   - a loop, test or block whose body is left empty;
+ *   - a comment line left annotating no statement (`mapSeq, 4 steps` over
+ *     steps that are all gone).
+ *
+ * Expressions of the kernel IR have no side effects, but for the call of a
+ * foreign function (docs/language.md section 14): its body is the
+ * program's own OpenCL C, which may print or never return.  What is
+ * dropped keeps those calls, each one a statement of its own (KS_EXPR),
+ * `g(xs[gid*4 + 2]);`, in the order C would evaluate them; one a condition
+ * decides (a ? g(x) : 0.0f, a && g(x) > 0) keeps the whole expression.
+ * Everything else dropped only read memory or computed.
+ *
+ * Liveness is decided walking each block backwards, with the names read
+ * (and those assigned) by the statements after the current one.  There is
+ * no shadowing in a kernel (kir_invariant_violation): a name read after a
+ * declaration, in its block or in any block inside it, is that
+ * declaration's variable, and a declaration ends its name's liveness, so a
+ * variable of the same name declared in an earlier block is judged by its
+ * own reads.  Dropping a variable's assignments can leave another one
+ * unread (x in priv[2] = x + x): the walk is repeated until it drops
+ * nothing. */
+#include "kir.h"
+
+#include <string.h>
+
+typedef struct Dead {
+  Arena *arena;
+  NameSet foreign; /* the foreign functions the kernel calls */
+  NameSet read;    /* names the statements after the current one read */
+  NameSet written; /* names they assign to (the variable of an l-value) */
+  bool changed;    /* a declaration or an assignment was dropped */
+} Dead;
+
+/* the sets hold each name at most once */
+static void mark(NameSet *s, const char *name) {
+  if (!nameset_has(s, name)) nameset_add(s, name);
+}
+
+static void unmark(NameSet *s, const char *name) {
+  if (nameset_has(s, name)) nameset_remove(s, name);
+}
+
+/* ---- what an expression reads, whether it has an effect ---- */
+
+static void note_reads(Dead *d, const KirExpr *e);
+
+static void note_ix_reads(Dead *d, const Ix *e) {
+  if (!e) return;
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (e->kind) {
+  case IX_CONST: return;
+  case IX_VAR: mark(&d->read, e->name); return;
+  case IX_EXPR: note_reads(d, e->expr); return;
+  case IX_ADD:
+  case IX_SUB:
+  case IX_MUL:
+  case IX_DIV:
+  case IX_MOD:
+    note_ix_reads(d, e->a);
+    note_ix_reads(d, e->b);
+    return;
+  }
+  DPIA_EXHAUSTIVE_END
+}
+
+static void note_reads(Dead *d, const KirExpr *e) {
+  if (!e) return;
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (e->kind) {
+  case KE_INT:
+  case KE_LIT:
+  case KE_QUERY: return;
+  case KE_VAR: mark(&d->read, e->name); return;
+  case KE_IX: note_ix_reads(d, e->ix); return;
+  case KE_UNARY: note_reads(d, e->un.operand); return;
+  case KE_BINARY:
+    note_reads(d, e->bin.lhs);
+    note_reads(d, e->bin.rhs);
+    return;
+  case KE_COND:
+    note_reads(d, e->cond.test);
+    note_reads(d, e->cond.then);
+    note_reads(d, e->cond.other);
+    return;
+  case KE_INDEX:
+    note_reads(d, e->index.base);
+    note_reads(d, e->index.at);
+    return;
+  case KE_MEMBER: note_reads(d, e->member.base); return;
+  case KE_LANE: note_reads(d, e->lane.base); return;
+  case KE_VLOAD:
+    note_reads(d, e->vload.offset);
+    note_reads(d, e->vload.ptr);
+    return;
+  case KE_CALL:
+  case KE_CAST:
+  case KE_VECTOR:
+    for (int i = 0; i < e->call.nargs; i++) note_reads(d, e->call.args[i]);
+    return;
+  }
+  DPIA_EXHAUSTIVE_END
+}
+
+static bool has_effect(const Dead *d, const KirExpr *e);
+
+static bool ix_has_effect(const Dead *d, const Ix *e) {
+  if (!e) return false;
+  if (e->kind == IX_EXPR) return has_effect(d, e->expr);
+  return ix_has_effect(d, e->a) || ix_has_effect(d, e->b);
+}
+
+/* does evaluating e do more than compute its value: call a foreign
+ * function? */
+static bool has_effect(const Dead *d, const KirExpr *e) {
+  if (!e) return false;
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (e->kind) {
+  case KE_INT:
+  case KE_LIT:
+  case KE_QUERY:
+  case KE_VAR: return false;
+  case KE_IX: return ix_has_effect(d, e->ix);
+  case KE_UNARY: return has_effect(d, e->un.operand);
+  case KE_BINARY: return has_effect(d, e->bin.lhs) || has_effect(d, e->bin.rhs);
+  case KE_COND: return has_effect(d, e->cond.test) || has_effect(d, e->cond.then) || has_effect(d, e->cond.other);
+  case KE_INDEX: return has_effect(d, e->index.base) || has_effect(d, e->index.at);
+  case KE_MEMBER: return has_effect(d, e->member.base);
+  case KE_LANE: return has_effect(d, e->lane.base);
+  case KE_VLOAD: return has_effect(d, e->vload.offset) || has_effect(d, e->vload.ptr);
+  case KE_CALL:
+  case KE_CAST:
+  case KE_VECTOR:
+    if (e->kind == KE_CALL && nameset_has(&d->foreign, e->call.fn)) return true;
+    for (int i = 0; i < e->call.nargs; i++)
+      if (has_effect(d, e->call.args[i])) return true;
+    return false;
+  }
+  DPIA_EXHAUSTIVE_END
+  return true;
+}
+
+/* ---- keeping the effects of what is dropped ---- */
+
+static void keep_effects(Dead *d, const KirExpr *e, KirBlock *out);
+
+static void keep_whole(Dead *d, const KirExpr *e, KirBlock *out) {
+  KirStmt *s = kir_stmt(d->arena, KS_EXPR);
+  s->expr = e;
+  kir_append(out, s);
+}
+
+static void keep_ix_effects(Dead *d, const Ix *e, KirBlock *out) {
+  if (!e || !ix_has_effect(d, e)) return;
+  if (e->kind == IX_EXPR) {
+    keep_effects(d, e->expr, out);
+    return;
+  }
+  keep_ix_effects(d, e->a, out);
+  keep_ix_effects(d, e->b, out);
+}
+
+/* statements doing what evaluating e does besides computing its value:
+ * the foreign calls it makes, in order; an expression that makes one only
+ * under a condition is kept whole */
+static void keep_effects(Dead *d, const KirExpr *e, KirBlock *out) {
+  if (!has_effect(d, e)) return;
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (e->kind) {
+  case KE_INT:
+  case KE_LIT:
+  case KE_QUERY:
+  case KE_VAR: return;
+  case KE_IX: keep_ix_effects(d, e->ix, out); return;
+  case KE_UNARY: keep_effects(d, e->un.operand, out); return;
+  case KE_BINARY:
+    if ((e->bin.op == KB_AND || e->bin.op == KB_ALL || e->bin.op == KB_OR) && has_effect(d, e->bin.rhs)) {
+      keep_whole(d, e, out);
+      return;
+    }
+    keep_effects(d, e->bin.lhs, out);
+    keep_effects(d, e->bin.rhs, out);
+    return;
+  case KE_COND:
+    if (has_effect(d, e->cond.then) || has_effect(d, e->cond.other)) {
+      keep_whole(d, e, out);
+      return;
+    }
+    keep_effects(d, e->cond.test, out);
+    return;
+  case KE_INDEX:
+    keep_effects(d, e->index.base, out);
+    keep_effects(d, e->index.at, out);
+    return;
+  case KE_MEMBER: keep_effects(d, e->member.base, out); return;
+  case KE_LANE: keep_effects(d, e->lane.base, out); return;
+  case KE_VLOAD:
+    keep_effects(d, e->vload.offset, out);
+    keep_effects(d, e->vload.ptr, out);
+    return;
+  case KE_CALL:
+  case KE_CAST:
+  case KE_VECTOR:
+    if (e->kind == KE_CALL && nameset_has(&d->foreign, e->call.fn)) {
+      keep_whole(d, e, out);
+      return;
+    }
+    for (int i = 0; i < e->call.nargs; i++) keep_effects(d, e->call.args[i], out);
+    return;
+  }
+  DPIA_EXHAUSTIVE_END
+}
+
+/* The variable an l-value assigns to (x of x, x[i], x.fst, x.s2), or NULL
+ * (an l-value through an address computed otherwise). */
+static const char *lvalue_var(const KirExpr *lhs) {
+  for (;;) {
+    switch (lhs->kind) {
+    case KE_VAR: return lhs->name;
+    case KE_INDEX: lhs = lhs->index.base; break;
+    case KE_MEMBER: lhs = lhs->member.base; break;
+    case KE_LANE: lhs = lhs->lane.base; break;
+    default: return NULL;
+    }
+  }
+}
+
+/* the effects of the indices on the way to an l-value's variable */
+static void keep_lvalue_effects(Dead *d, const KirExpr *lhs, KirBlock *out) {
+  if (lhs->kind == KE_INDEX) {
+    keep_lvalue_effects(d, lhs->index.base, out);
+    keep_effects(d, lhs->index.at, out);
+  } else if (lhs->kind == KE_MEMBER) {
+    keep_lvalue_effects(d, lhs->member.base, out);
+  } else if (lhs->kind == KE_LANE) {
+    keep_lvalue_effects(d, lhs->lane.base, out);
+  }
+}
+
+/* what an l-value reads: the indices on the way to its variable, or all
+ * of it when it has none */
+static void note_lvalue(Dead *d, const KirExpr *lhs) {
+  const char *var = lvalue_var(lhs);
+  if (!var) {
+    note_reads(d, lhs);
+    return;
+  }
+  mark(&d->written, var);
+  for (const KirExpr *e = lhs; e->kind != KE_VAR;) {
+    if (e->kind == KE_INDEX) {
+      note_reads(d, e->index.at);
+      e = e->index.base;
+    } else {
+      e = e->kind == KE_MEMBER ? e->member.base : e->lane.base;
+    }
+  }
+}
+
+/* ---- the walk ---- */
+
+/* s, which follows prev (NULL: s is first) in b, replaced by the
+ * statements of with (none: s is removed) */
+static void replace(KirBlock *b, KirStmt *prev, KirStmt *s, KirBlock with) {
+  KirStmt *next = s->next;
+  KirStmt *first = with.first ? with.first : next;
+  if (with.last) with.last->next = next;
+  if (prev)
+    prev->next = first;
+  else
+    b->first = first;
+  if (!next) b->last = with.last ? with.last : prev;
+}
+
+/* The assignments to var in b from s on, and in the blocks inside,
+ * replaced by their effects. */
+static void drop_writes(Dead *d, KirBlock *b, KirStmt *s, KirStmt *prev, const char *var) {
+  while (s) {
+    KirStmt *next = s->next;
+    KirBlock *inner = kir_body(s);
+    if (inner) drop_writes(d, inner, inner->first, NULL, var);
+    const char *assigned = s->kind == KS_ASSIGN ? lvalue_var(s->assign.lhs) : NULL;
+    if (assigned && strcmp(assigned, var) == 0) {
+      KirBlock fx = {0};
+      keep_lvalue_effects(d, s->assign.lhs, &fx);
+      keep_effects(d, s->assign.rhs, &fx);
+      replace(b, prev, s, fx);
+      if (fx.last) prev = fx.last;
+    } else {
+      prev = s;
+    }
+    s = next;
+  }
+}
+
+static bool is_dead(const Dead *d, const KirStmt *s) {
+  if (s->decl.space != KSP_PRIVATE || nameset_has(&d->read, s->decl.name)) return false;
+  /* an assignment through a pointer writes what it points to */
+  return s->decl.type->kind != KTY_POINTER || !nameset_has(&d->written, s->decl.name);
+}
+
+static void walk_block(Dead *d, KirBlock *b);
+
+/* s (after prev in b) once the statements after it are walked: dropped,
+ * or its reads noted */
+static void walk_stmt(Dead *d, KirBlock *b, KirStmt *prev, KirStmt *s) {
+  KirBlock none = {0};
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (s->kind) {
+  case KS_DECL: {
+    const char *name = s->decl.name;
+    bool dead = is_dead(d, s);
+    if (dead) {
+      if (nameset_has(&d->written, name)) drop_writes(d, b, s->next, s, name);
+      KirBlock fx = {0};
+      keep_effects(d, s->decl.init, &fx);
+      for (KirStmt *e = fx.first; e; e = e->next) note_reads(d, e->expr);
+      replace(b, prev, s, fx);
+      d->changed = true;
+    }
+    /* before its declaration, the name is not this variable's */
+    unmark(&d->read, name);
+    unmark(&d->written, name);
+    if (!dead) note_reads(d, s->decl.init);
+    return;
+  }
+  case KS_ASSIGN:
+    note_lvalue(d, s->assign.lhs);
+    note_reads(d, s->assign.rhs);
+    return;
+  case KS_VSTORE:
+    note_reads(d, s->vstore.value);
+    note_reads(d, s->vstore.offset);
+    note_reads(d, s->vstore.ptr);
+    return;
+  case KS_EXPR: note_reads(d, s->expr); return;
+  case KS_FOR:
+    walk_block(d, &s->loop.body);
+    unmark(&d->read, s->loop.var);
+    unmark(&d->written, s->loop.var);
+    if (!s->loop.body.first && !has_effect(d, s->loop.init) && !has_effect(d, s->loop.bound) &&
+        !has_effect(d, s->loop.step)) {
+      replace(b, prev, s, none);
+      return;
+    }
+    note_reads(d, s->loop.init);
+    note_reads(d, s->loop.bound);
+    note_reads(d, s->loop.step);
+    return;
+  case KS_IF:
+    walk_block(d, &s->cond.body);
+    if (!s->cond.body.first && !has_effect(d, s->cond.cond)) {
+      replace(b, prev, s, none);
+      return;
+    }
+    /* a dropped statement may have left several calls, or none */
+    if (s->cond.body.first != s->cond.body.last) s->cond.one_line = false;
+    note_reads(d, s->cond.cond);
+    return;
+  case KS_BLOCK:
+    walk_block(d, &s->block.body);
+    if (!s->block.body.first) replace(b, prev, s, none);
+    return;
+  case KS_BARRIER: return;
+  case KS_COMMENT:
+    /* a comment line says what the statements after it do */
+    if (!s->next || s->next->kind == KS_COMMENT) replace(b, prev, s, none);
+    return;
+  }
+  DPIA_EXHAUSTIVE_END
+}
+
+static void walk_block(Dead *d, KirBlock *b) {
+  Vec stmts = {0};
+  for (KirStmt *s = b->first; s; s = s->next) vec_push(d->arena, &stmts, s);
+  /* statements before the current one are not changed yet: the one before
+   * it in the array is the one before it in the block */
+  for (int i = stmts.len - 1; i >= 0; i--) walk_stmt(d, b, i > 0 ? stmts.items[i - 1] : NULL, stmts.items[i]);
+}
+
+void kir_drop_dead(Arena *a, KirKernel *k) {
+  Dead d = {.arena = a, .foreign = {.arena = a}, .read = {.arena = a}, .written = {.arena = a}};
+  for (int i = 0; i < k->nforeigns; i++) mark(&d.foreign, k->foreigns[i]->name);
+  do {
+    d.changed = false;
+    walk_block(&d, &k->body);
+    /* what is left are the kernel's own names (parameters, local buffers) */
+    d.read = (NameSet){.arena = a};
+    d.written = (NameSet){.arena = a};
+  } while (d.changed);
+}
