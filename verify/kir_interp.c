@@ -114,6 +114,10 @@ void ki_print_stmt_at(R *r, Buf *b, int id) {
     be->print_expr(b, s->assign.rhs);
     buf_putc(b, ';');
     break;
+  case KS_EXPR:
+    be->print_expr(b, s->expr);
+    buf_putc(b, ';');
+    break;
   case KS_VSTORE:
     emit(b, "vstore%d(", s->vstore.width);
     be->print_expr(b, s->vstore.value);
@@ -579,6 +583,7 @@ void ki_scan_block(R *r, const KirBlock *b, int depth, bool declare) {
         ki_scan_expr(r, s->loop.step);
         break;
       case KS_IF: ki_scan_expr(r, s->cond.cond); break;
+      case KS_EXPR: ki_scan_expr(r, s->expr); break;
       case KS_BLOCK:
       case KS_BARRIER:
       case KS_COMMENT: break;

@@ -147,6 +147,11 @@ static void run_item(R *r, WI *w) {
       ki_store(r, &l, &v);
       break;
     }
+    case KS_EXPR: { /* a foreign function's call, kept for its effect (codegen/dead.c) */
+      Val v;
+      ki_eval(r, s->expr, &v);
+      break;
+    }
     case KS_VSTORE: {
       Val v, p;
       ki_eval(r, s->vstore.value, &v);

@@ -236,6 +236,12 @@ static RtStatus f_release_program(TargetProgram *p, Buf *err) {
   return RT_OK;
 }
 
+/* the fake device says nothing of its limits (0: not reported) */
+static RtStatus f_kernel_info(TargetDevice *dev, TargetKernel *k, TargetKernelInfo *info, Buf *err) {
+  memset(info, 0, sizeof *info);
+  return RT_OK;
+}
+
 static const Target target_fake = {
     .name = "fake",
     .title = "Fake",
@@ -262,6 +268,7 @@ static const Target target_fake = {
     .arg_buffer = f_arg_buffer,
     .arg_value = f_arg_value,
     .arg_local = f_arg_local,
+    .kernel_info = f_kernel_info,
     .launch = f_launch,
     .launch_all = f_launch_all,
     .release_buffer = f_release_buffer,
