@@ -84,40 +84,11 @@ static void note_ix_reads(Dead *d, const Ix *e) {
 
 static void note_reads(Dead *d, const KirExpr *e) {
   if (!e) return;
-  DPIA_EXHAUSTIVE_BEGIN
-  switch (e->kind) {
-  case KE_INT:
-  case KE_LIT:
-  case KE_QUERY: return;
-  case KE_VAR: mark(&d->read, e->name); return;
-  case KE_IX: note_ix_reads(d, e->ix); return;
-  case KE_UNARY: note_reads(d, e->un.operand); return;
-  case KE_BINARY:
-    note_reads(d, e->bin.lhs);
-    note_reads(d, e->bin.rhs);
-    return;
-  case KE_COND:
-    note_reads(d, e->cond.test);
-    note_reads(d, e->cond.then);
-    note_reads(d, e->cond.other);
-    return;
-  case KE_INDEX:
-    note_reads(d, e->index.base);
-    note_reads(d, e->index.at);
-    return;
-  case KE_MEMBER: note_reads(d, e->member.base); return;
-  case KE_LANE: note_reads(d, e->lane.base); return;
-  case KE_VLOAD:
-    note_reads(d, e->vload.offset);
-    note_reads(d, e->vload.ptr);
-    return;
-  case KE_CALL:
-  case KE_CAST:
-  case KE_VECTOR:
-    for (int i = 0; i < e->call.nargs; i++) note_reads(d, e->call.args[i]);
-    return;
-  }
-  DPIA_EXHAUSTIVE_END
+  if (e->kind == KE_VAR) mark(&d->read, e->name);
+  if (e->kind == KE_IX) note_ix_reads(d, e->ix);
+  const KirExpr *buf[3], *const *sub;
+  int n = kir_expr_children(e, buf, &sub);
+  for (int i = 0; i < n; i++) note_reads(d, sub[i]);
 }
 
 static bool has_effect(const Dead *d, const KirExpr *e);

@@ -204,6 +204,38 @@ int kir_prec(const KirExpr *e) {
 
 static bool same_lit(KirLit a, KirLit b) { return a.scalar == b.scalar && a.i == b.i && a.f == b.f; }
 
+int kir_expr_children(const KirExpr *e, const KirExpr *buf[3], const KirExpr *const **out) {
+  *out = buf;
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (e->kind) {
+  case KE_INT:
+  case KE_VAR:
+  case KE_LIT:
+  case KE_IX:
+  case KE_QUERY: return 0;
+  case KE_UNARY: buf[0] = e->un.operand; return 1;
+  case KE_BINARY:
+    buf[0] = e->bin.lhs, buf[1] = e->bin.rhs;
+    return 2;
+  case KE_COND:
+    buf[0] = e->cond.test, buf[1] = e->cond.then, buf[2] = e->cond.other;
+    return 3;
+  case KE_INDEX:
+    buf[0] = e->index.base, buf[1] = e->index.at;
+    return 2;
+  case KE_MEMBER: buf[0] = e->member.base; return 1;
+  case KE_LANE: buf[0] = e->lane.base; return 1;
+  case KE_VLOAD:
+    buf[0] = e->vload.offset, buf[1] = e->vload.ptr;
+    return 2;
+  case KE_CALL:
+  case KE_CAST:
+  case KE_VECTOR: *out = e->call.args; return e->call.nargs;
+  }
+  DPIA_EXHAUSTIVE_END
+  return 0;
+}
+
 bool kir_expr_equal(const KirExpr *a, const KirExpr *b) {
   if (a == b) return true;
   if (!a || !b || a->kind != b->kind) return false;
@@ -488,41 +520,20 @@ static void check_ix(KirCheck *c, const Ix *e) {
  * get_global_id(0)). */
 static void check_expr(KirCheck *c, const KirExpr *e) {
   if (!e || c->why) return;
-  switch (e->kind) {
-  case KE_IX: check_ix(c, e->ix); return;
-  case KE_UNARY: check_expr(c, e->un.operand); return;
-  case KE_BINARY: {
+  if (e->kind == KE_IX) {
+    check_ix(c, e->ix);
+    return;
+  }
+  if (e->kind == KE_BINARY) {
     const KirExpr *l = e->bin.lhs, *r = e->bin.rhs;
     bool compare = e->bin.op == KB_LT || e->bin.op == KB_LE || e->bin.op == KB_GT || e->bin.op == KB_GE ||
                    e->bin.op == KB_EQ || e->bin.op == KB_NE;
     if (compare && unsigned_expr(l) != unsigned_expr(r) && !nonnegative_const(unsigned_expr(l) ? r : l))
       violation(c, "a comparison of an unsigned work-item function with a signed value");
-    check_expr(c, l);
-    check_expr(c, r);
-    return;
   }
-  case KE_COND:
-    check_expr(c, e->cond.test);
-    check_expr(c, e->cond.then);
-    check_expr(c, e->cond.other);
-    return;
-  case KE_INDEX:
-    check_expr(c, e->index.base);
-    check_expr(c, e->index.at);
-    return;
-  case KE_MEMBER: check_expr(c, e->member.base); return;
-  case KE_LANE: check_expr(c, e->lane.base); return;
-  case KE_VLOAD:
-    check_expr(c, e->vload.offset);
-    check_expr(c, e->vload.ptr);
-    return;
-  case KE_CALL:
-  case KE_CAST:
-  case KE_VECTOR:
-    for (int i = 0; i < e->call.nargs; i++) check_expr(c, e->call.args[i]);
-    return;
-  default: return;
-  }
+  const KirExpr *buf[3], *const *sub;
+  int n = kir_expr_children(e, buf, &sub);
+  for (int i = 0; i < n; i++) check_expr(c, sub[i]);
 }
 
 static void declare(KirCheck *c, const char *name, Vec *scope) {

@@ -300,6 +300,12 @@ const KirExpr *kir_cast(Arena *a, const KirType *type, const KirExpr *operand);
 const KirExpr *kir_vector(Arena *a, const KirType *type, int n, const KirExpr *const *lanes);
 /* the precedence of e's top operator (C's, higher binds tighter) */
 int kir_prec(const KirExpr *e);
+/* The direct sub-expressions of e, in order, for the walks that treat
+ * them alike (dead.c, kir_check, the race check's interpreter): their
+ * number, *out pointing at them (buf holds those of the fixed kinds; a
+ * call's, a cast's and a vector's are its arguments).  An index
+ * polynomial's atoms (KE_IX) are not among them: walk them with the Ix. */
+int kir_expr_children(const KirExpr *e, const KirExpr *buf[3], const KirExpr *const **out);
 /* the same expression: the same tree, index polynomials ix_equal */
 bool kir_expr_equal(const KirExpr *a, const KirExpr *b);
 /* a total order of expressions, structural (for index atoms, index.c):

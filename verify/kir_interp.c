@@ -480,31 +480,8 @@ static void scan_ix(R *r, const Ix *x) {
 void ki_scan_expr(R *r, const KirExpr *e) {
   if (!e || r->status != KI_OK) return;
   switch (e->kind) {
-  case KE_INT:
-  case KE_LIT:
-  case KE_QUERY: return;
   case KE_VAR: use_name(r, e->name); return;
   case KE_IX: scan_ix(r, e->ix); return;
-  case KE_UNARY: ki_scan_expr(r, e->un.operand); return;
-  case KE_BINARY:
-    ki_scan_expr(r, e->bin.lhs);
-    ki_scan_expr(r, e->bin.rhs);
-    return;
-  case KE_COND:
-    ki_scan_expr(r, e->cond.test);
-    ki_scan_expr(r, e->cond.then);
-    ki_scan_expr(r, e->cond.other);
-    return;
-  case KE_INDEX:
-    ki_scan_expr(r, e->index.base);
-    ki_scan_expr(r, e->index.at);
-    return;
-  case KE_MEMBER: ki_scan_expr(r, e->member.base); return;
-  case KE_LANE: ki_scan_expr(r, e->lane.base); return;
-  case KE_VLOAD:
-    ki_scan_expr(r, e->vload.offset);
-    ki_scan_expr(r, e->vload.ptr);
-    return;
   case KE_CALL: {
     for (int i = 0; i < r->k->nforeigns; i++)
       if (strcmp(r->k->foreigns[i]->name, e->call.fn) == 0) {
@@ -547,14 +524,13 @@ void ki_scan_expr(R *r, const KirExpr *e) {
     }
     r->call[r->ncalls] = c;
     ki_pmap_put(r->a, &r->calls, (uintptr_t)e, r->ncalls++);
-    for (int i = 0; i < e->call.nargs; i++) ki_scan_expr(r, e->call.args[i]);
-    return;
+    break;
   }
-  case KE_CAST:
-  case KE_VECTOR:
-    for (int i = 0; i < e->call.nargs; i++) ki_scan_expr(r, e->call.args[i]);
-    return;
+  default: break;
   }
+  const KirExpr *buf[3], *const *sub;
+  int n = kir_expr_children(e, buf, &sub);
+  for (int i = 0; i < n; i++) ki_scan_expr(r, sub[i]);
 }
 
 void ki_scan_block(R *r, const KirBlock *b, int depth, bool declare) {
