@@ -103,30 +103,13 @@ static bool ix_has_effect(const Dead *d, const Ix *e) {
  * function? */
 static bool has_effect(const Dead *d, const KirExpr *e) {
   if (!e) return false;
-  DPIA_EXHAUSTIVE_BEGIN
-  switch (e->kind) {
-  case KE_INT:
-  case KE_LIT:
-  case KE_QUERY:
-  case KE_VAR: return false;
-  case KE_IX: return ix_has_effect(d, e->ix);
-  case KE_UNARY: return has_effect(d, e->un.operand);
-  case KE_BINARY: return has_effect(d, e->bin.lhs) || has_effect(d, e->bin.rhs);
-  case KE_COND: return has_effect(d, e->cond.test) || has_effect(d, e->cond.then) || has_effect(d, e->cond.other);
-  case KE_INDEX: return has_effect(d, e->index.base) || has_effect(d, e->index.at);
-  case KE_MEMBER: return has_effect(d, e->member.base);
-  case KE_LANE: return has_effect(d, e->lane.base);
-  case KE_VLOAD: return has_effect(d, e->vload.offset) || has_effect(d, e->vload.ptr);
-  case KE_CALL:
-  case KE_CAST:
-  case KE_VECTOR:
-    if (e->kind == KE_CALL && nameset_has(&d->foreign, e->call.fn)) return true;
-    for (int i = 0; i < e->call.nargs; i++)
-      if (has_effect(d, e->call.args[i])) return true;
-    return false;
-  }
-  DPIA_EXHAUSTIVE_END
-  return true;
+  if (e->kind == KE_IX) return ix_has_effect(d, e->ix);
+  if (e->kind == KE_CALL && nameset_has(&d->foreign, e->call.fn)) return true;
+  const KirExpr *buf[3], *const *sub;
+  int n = kir_expr_children(e, buf, &sub);
+  for (int i = 0; i < n; i++)
+    if (has_effect(d, sub[i])) return true;
+  return false;
 }
 
 /* ---- keeping the effects of what is dropped ---- */
