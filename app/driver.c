@@ -1158,13 +1158,25 @@ static void emit_kind(Ctx *c, DpiaEmit kind) {
 
 typedef bool (*Pass)(Ctx *);
 
+/* Are the errors all vector widths that are not constants (E0310), which
+ * values of tune parameters may give?  Only then does dpia check try them
+ * (check_split runs a check per value: a typo is reported at once). */
+static bool only_width_errors(const Diag *d) {
+  for (const Diagnostic *e = d->first; e; e = e->next)
+    if (e->code != ERR_BAD_VECTOR_WIDTH) return false;
+  return d->first != NULL;
+}
+
 static int run_passes(Ctx *c) {
   static const Pass check_passes[] = {pass_parse, pass_check, pass_strategy};
   for (size_t i = 0; i < DPIA_COUNTOF(check_passes); i++) {
     if (check_passes[i](c)) continue;
     /* --emit=space of a kernel whose tune parameter must be a constant
-     * (a vector width): the spaces of its values, merged (app/space.c) */
-    if (i > 0 && !c->status && space_split(c->arena, c->prog, c->opt, &c->out)) {
+     * (a vector width): the spaces of its values, merged; dpia check of
+     * it: each value checked (app/space.c) */
+    if (i > 0 && !c->status &&
+        (space_split(c->arena, c->prog, c->opt, &c->out) ||
+         (only_width_errors(&c->diag) && check_split(c->arena, c->prog, c->opt, &c->out)))) {
       int scale = c->diag.depth_scale;
       diag_init(&c->diag, c->arena);
       c->diag.depth_scale = scale;
