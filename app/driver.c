@@ -675,6 +675,37 @@ static void json_number(Buf *out, double v) {
   else buf_puts(out, "null");
 }
 
+/* --json: ", "sizes": {"N": 1024}" */
+static void run_json_sizes(Buf *out, const DpiaOptions *o) {
+  buf_puts(out, ", \"sizes\": {");
+  for (int i = 0; i < o->nsizes; i++) {
+    buf_puts(out, i ? ", " : "");
+    emit_json_string(out, o->size_names[i]);
+    emit(out, ": %lld", (long long)o->size_values[i]);
+  }
+  buf_putc(out, '}');
+}
+
+/* --json: a run that the sizes' preconditions stop (exit 1) is reported
+ * too, on stdout as every report, so that a script reading it learns why
+ * there is no time: the kernel, the sizes, "status": "precondition_failed"
+ * and the errors as --diagnostics=json gives them (each failing
+ * precondition at the construct requiring it, the nearest valid sizes) */
+static int run_json_refused(Ctx *c, const char *what, const char *name) {
+  if (!c->opt->run_json) return DPIA_EPRECONDITION;
+  emit(&c->out, "{\"%s\": ", what);
+  emit_json_string(&c->out, name);
+  run_json_sizes(&c->out, c->opt);
+  buf_puts(&c->out, ", \"status\": \"precondition_failed\", \"diagnostics\": ");
+  Buf errors;
+  buf_init(&errors, c->arena);
+  diag_render_json(&c->diag, &errors);
+  while (errors.len && errors.data[errors.len - 1] == '\n') errors.len--; /* one line, as every report */
+  buf_put(&c->out, errors.data, errors.len);
+  buf_puts(&c->out, "}\n");
+  return DPIA_EPRECONDITION;
+}
+
 /* --json: the report up to the check, an object left open */
 static void run_json_head(Buf *out, const DpiaOptions *o, const char *what, const char *kernel, const Runtime *rt,
                           const RtResult *res, double gbps) {
@@ -684,13 +715,8 @@ static void run_json_head(Buf *out, const DpiaOptions *o, const char *what, cons
   emit_json_string(out, rt->info.device_name);
   buf_puts(out, ", \"platform\": ");
   emit_json_string(out, rt->info.platform_name);
-  buf_puts(out, ", \"sizes\": {");
-  for (int i = 0; i < o->nsizes; i++) {
-    buf_puts(out, i ? ", " : "");
-    emit_json_string(out, o->size_names[i]);
-    emit(out, ": %lld", (long long)o->size_values[i]);
-  }
-  buf_puts(out, "}, \"global_size\": [");
+  run_json_sizes(out, o);
+  buf_puts(out, ", \"global_size\": [");
   for (int d = 0; d < res->ndims; d++) emit(out, "%s%zu", d ? ", " : "", res->global_size[d]);
   buf_puts(out, "], \"local_size\": ");
   if (res->has_local) {
@@ -899,7 +925,7 @@ static int pass_run(Ctx *c) {
                  o->size_values[j], o->size_values[j], pa->name, def->name, dom.data);
       return DPIA_EUSAGE;
     }
-  if (!check_run_preconditions(c, def, k, &nats)) return DPIA_EPRECONDITION;
+  if (!check_run_preconditions(c, def, k, &nats)) return run_json_refused(c, "kernel", k->name);
   Runtime rt;
   RtStatus st = rt_open(&rt, c->target, a, o->platform, o->device, &err);
   if (st != RT_OK) {
@@ -983,7 +1009,7 @@ static int pass_run_pipeline(Ctx *c) {
   buf_init(&err, a);
   NatValues nats;
   if (!run_sizes(c, def, &nats)) return DPIA_EUSAGE;
-  if (!check_run_preconditions(c, def, &d->iface, &nats)) return DPIA_EPRECONDITION;
+  if (!check_run_preconditions(c, def, &d->iface, &nats)) return run_json_refused(c, "pipeline", def->name);
   for (int li = 0; li < d->nlaunches; li++) {
     const PipeLaunchDesc *l = &d->launches[li];
     const char **names = NEWARRAY(a, const char *, l->k->nparams + 1);
