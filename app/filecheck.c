@@ -736,7 +736,7 @@ static void fuzzy_note(Checker *c, const Directive *d, size_t from, size_t limit
   buf_init(&ex, c->arena);
   example_text(c, d, &ex);
   size_t m = ex.len;
-  if (m == 0) return;
+  if (m == 0 || from >= limit || limit > c->input.len) return;
   /* a prefix longer than m + m / 2 is more than half the pattern away */
   size_t most = m + m / 2;
   size_t *rows = NEWARRAY(c->arena, size_t, 2 * (most + 1));
