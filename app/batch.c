@@ -359,8 +359,10 @@ static void translate_request(Batch *b, Arena *a, const Request *rq, Buf *out) {
     }
     buf_putc(&outputs, '}');
   }
-  if (rq->opt.action == DPIA_RUN) {
-    /* the report of a launched kernel, also when its check failed */
+  if (rq->opt.action == DPIA_RUN && code != DPIA_EPRECONDITION) {
+    /* the report of a launched kernel, also when its check failed (not
+     * dpia run --json's report of sizes refused: the response's status
+     * and diagnostics say that) */
     size_t len;
     const char *text = dpia_result_output(r, &len);
     Buf why;

@@ -727,6 +727,37 @@ static void json_number(Buf *out, double v) {
   else buf_puts(out, "null");
 }
 
+/* --json: ", "sizes": {"N": 1024}" */
+static void run_json_sizes(Buf *out, const DpiaOptions *o) {
+  buf_puts(out, ", \"sizes\": {");
+  for (int i = 0; i < o->nsizes; i++) {
+    buf_puts(out, i ? ", " : "");
+    emit_json_string(out, o->size_names[i]);
+    emit(out, ": %lld", (long long)o->size_values[i]);
+  }
+  buf_putc(out, '}');
+}
+
+/* --json: a run that the sizes' preconditions stop (exit 1) is reported
+ * too, on stdout as every report, so that a script reading it learns why
+ * there is no time: the kernel, the sizes, "status": "precondition_failed"
+ * and the errors as --diagnostics=json gives them (each failing
+ * precondition at the construct requiring it, the nearest valid sizes) */
+static int run_json_refused(Ctx *c, const char *what, const char *name) {
+  if (!c->opt->run_json) return DPIA_EPRECONDITION;
+  emit(&c->out, "{\"%s\": ", what);
+  emit_json_string(&c->out, name);
+  run_json_sizes(&c->out, c->opt);
+  buf_puts(&c->out, ", \"status\": \"precondition_failed\", \"diagnostics\": ");
+  Buf errors;
+  buf_init(&errors, c->arena);
+  diag_render_json(&c->diag, &errors);
+  while (errors.len && errors.data[errors.len - 1] == '\n') errors.len--; /* one line, as every report */
+  buf_put(&c->out, errors.data, errors.len);
+  buf_puts(&c->out, "}\n");
+  return DPIA_EPRECONDITION;
+}
+
 /* --json: the report up to the check, an object left open */
 static void run_json_head(Buf *out, const DpiaOptions *o, const char *what, const char *kernel, const Runtime *rt,
                           const RtResult *res, double gbps) {
@@ -736,13 +767,8 @@ static void run_json_head(Buf *out, const DpiaOptions *o, const char *what, cons
   emit_json_string(out, rt->info.device_name);
   buf_puts(out, ", \"platform\": ");
   emit_json_string(out, rt->info.platform_name);
-  buf_puts(out, ", \"sizes\": {");
-  for (int i = 0; i < o->nsizes; i++) {
-    buf_puts(out, i ? ", " : "");
-    emit_json_string(out, o->size_names[i]);
-    emit(out, ": %lld", (long long)o->size_values[i]);
-  }
-  buf_puts(out, "}, \"global_size\": [");
+  run_json_sizes(out, o);
+  buf_puts(out, ", \"global_size\": [");
   for (int d = 0; d < res->ndims; d++) emit(out, "%s%zu", d ? ", " : "", res->global_size[d]);
   buf_puts(out, "], \"local_size\": ");
   if (res->has_local) {
@@ -951,7 +977,7 @@ static int pass_run(Ctx *c) {
                  o->size_values[j], o->size_values[j], pa->name, def->name, dom.data);
       return DPIA_EUSAGE;
     }
-  if (!check_run_preconditions(c, def, k, &nats)) return DPIA_EPRECONDITION;
+  if (!check_run_preconditions(c, def, k, &nats)) return run_json_refused(c, "kernel", k->name);
   Runtime rt;
   RtStatus st = rt_open(&rt, c->target, a, o->platform, o->device, &err);
   if (st != RT_OK) {
@@ -1035,7 +1061,7 @@ static int pass_run_pipeline(Ctx *c) {
   buf_init(&err, a);
   NatValues nats;
   if (!run_sizes(c, def, &nats)) return DPIA_EUSAGE;
-  if (!check_run_preconditions(c, def, &d->iface, &nats)) return DPIA_EPRECONDITION;
+  if (!check_run_preconditions(c, def, &d->iface, &nats)) return run_json_refused(c, "pipeline", def->name);
   for (int li = 0; li < d->nlaunches; li++) {
     const PipeLaunchDesc *l = &d->launches[li];
     const char **names = NEWARRAY(a, const char *, l->k->nparams + 1);
@@ -1210,13 +1236,25 @@ static void emit_kind(Ctx *c, DpiaEmit kind) {
 
 typedef bool (*Pass)(Ctx *);
 
+/* Are the errors all vector widths that are not constants (E0310), which
+ * values of tune parameters may give?  Only then does dpia check try them
+ * (check_split runs a check per value: a typo is reported at once). */
+static bool only_width_errors(const Diag *d) {
+  for (const Diagnostic *e = d->first; e; e = e->next)
+    if (e->code != ERR_BAD_VECTOR_WIDTH) return false;
+  return d->first != NULL;
+}
+
 static int run_passes(Ctx *c) {
   static const Pass check_passes[] = {pass_parse, pass_check, pass_strategy};
   for (size_t i = 0; i < DPIA_COUNTOF(check_passes); i++) {
     if (check_passes[i](c)) continue;
     /* --emit=space of a kernel whose tune parameter must be a constant
-     * (a vector width): the spaces of its values, merged (app/space.c) */
-    if (i > 0 && !c->status && space_split(c->arena, c->prog, c->opt, &c->out)) {
+     * (a vector width): the spaces of its values, merged; dpia check of
+     * it: each value checked (app/space.c) */
+    if (i > 0 && !c->status &&
+        (space_split(c->arena, c->prog, c->opt, &c->out) ||
+         (only_width_errors(&c->diag) && check_split(c->arena, c->prog, c->opt, &c->out)))) {
       int scale = c->diag.depth_scale;
       diag_init(&c->diag, c->arena);
       c->diag.depth_scale = scale;

@@ -35,7 +35,12 @@
  * On failure the report holds
  *   CHECKFILE:LINE: error: CHECK...: what went wrong
  *   <the directive's line, with a caret under the pattern>
- *   INPUT:LINE:COL: note: where it looked, with a few lines of the input.
+ *   INPUT:LINE:COL: note: where it looked, with a few lines of the input
+ *   INPUT:LINE:COL: note: possible intended match here (fuzzy_note), as
+ *                         LLVM's FileCheck shows it.
+ * A line without a directive whose first word before a ':' is within two
+ * edits of one (CHEKC-NEXT:, CHECKNEXT:) is a bad check file, not a
+ * comment skipped: a test that checks less than it says would pass.
  *
  * Patterns are compiled once when they use no variable, else at each use
  * with the variables' current values (escaped) in place. */
@@ -396,6 +401,92 @@ static const Suffix suffixes[] = {
     {"NEXT", CHECK_NEXT}, {"SAME", CHECK_SAME}, {"NOT", CHECK_NOT}, {"DAG", CHECK_DAG}, {"LABEL", CHECK_LABEL},
 };
 
+/* The directives' names, for misspellings (CHECK-COUNT without its -n). */
+static const char *const directive_names[] = {"CHECK",     "CHECK-NEXT",  "CHECK-SAME", "CHECK-NOT",
+                                              "CHECK-DAG", "CHECK-COUNT", "CHECK-LABEL"};
+
+/* The optimal string alignment distance of a[0, n) and b[0, m) (edits and
+ * swaps of two neighbours: CHEKC is one from CHECK), for short words. */
+static size_t word_distance(const char *a, size_t n, const char *b, size_t m) {
+  enum { MAX = 24 };
+  if (n >= MAX || m >= MAX) return MAX;
+  size_t d[MAX + 1][MAX + 1];
+  for (size_t i = 0; i <= n; i++) d[i][0] = i;
+  for (size_t j = 0; j <= m; j++) d[0][j] = j;
+  for (size_t i = 1; i <= n; i++)
+    for (size_t j = 1; j <= m; j++) {
+      size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+      if (d[i - 1][j] + 1 < best) best = d[i - 1][j] + 1;
+      if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+        best = d[i - 2][j - 2] + 1;
+      d[i][j] = best;
+    }
+  return d[n][m];
+}
+
+/* The directive w[0, n) (a word before a ':') is probably a misspelling of,
+ * or NULL: one within two edits or swaps of a directive's name (for
+ * CHECK-COUNT-n, without the -n).  A word ending in a directive's name
+ * after a letter, digit or '_' is another tool's prefix (MYCHECK), not a
+ * misspelling. */
+static const char *misspelt_name(const char *w, size_t n) {
+  for (size_t k = 0; k < DPIA_COUNTOF(directive_names); k++) {
+    size_t len = strlen(directive_names[k]);
+    if (n > len && memcmp(w + n - len, directive_names[k], len) == 0 && ends_word(w[n - len - 1])) return NULL;
+  }
+  size_t stem = n;
+  while (stem > 0 && isdigit((unsigned char)w[stem - 1])) stem--;
+  if (stem < n && stem > 0 && w[stem - 1] == '-') stem--;
+  else stem = n;
+  const char *best = NULL;
+  size_t best_dist = 3;
+  for (size_t k = 0; k < DPIA_COUNTOF(directive_names); k++) {
+    const char *name = directive_names[k];
+    bool count = strcmp(name, "CHECK-COUNT") == 0;
+    size_t dist = word_distance(w, count ? stem : n, name, strlen(name));
+    if (dist < best_dist) best = name, best_dist = dist;
+  }
+  return best;
+}
+
+/* What to suggest for the misspelt word w[0, n): the directive's name,
+ * CHECK-COUNT with the word's count (CHECK-CONT-2: CHECK-COUNT-2) or -n. */
+static const char *suggestion(Arena *a, const char *w, size_t n, const char *name) {
+  if (strcmp(name, "CHECK-COUNT") != 0) return name;
+  size_t k = n;
+  while (k > 0 && isdigit((unsigned char)w[k - 1])) k--;
+  return k < n && k > 0 && w[k - 1] == '-' ? arena_printf(a, "%s%.*s", name, (int)(n - k + 1), w + k - 1)
+                                           : "CHECK-COUNT-n";
+}
+
+/* A line of the check text with no directive whose first word is followed
+ * by ':' and is a misspelt directive (`// CHEKC-NEXT: x`, `-- CHECKNEXT:`):
+ * an error, since FileCheck would otherwise skip the line and the test
+ * check less than it says.  Returns -1 after the message, else 0. */
+static const char *line_misspelt(const char *text, size_t begin, size_t end, size_t *at, size_t *stop) {
+  *at = begin;
+  while (*at < end && !isalnum((unsigned char)text[*at]) && text[*at] != '_') ++*at; /* blanks, comment leader */
+  *stop = *at;
+  while (*stop < end && is_word_char(text[*stop])) ++*stop;
+  if (*stop == *at || *stop >= end || text[*stop] != ':') return NULL;
+  return misspelt_name(text + *at, *stop - *at);
+}
+
+static int misspelt_directive(Checker *c, size_t begin, size_t end, size_t line) {
+  const char *text = c->checks.data;
+  size_t at, stop;
+  const char *name = line_misspelt(text, begin, end, &at, &stop);
+  if (!name) return 0;
+  emit(c->out, "%s:%zu: error: %.*s looks like a misspelt %s: write it as one, or reword the line (known: CHECK, "
+       "CHECK-NEXT, CHECK-SAME, CHECK-NOT, CHECK-DAG, CHECK-COUNT-n, CHECK-LABEL)\n",
+       c->checks.name, line, (int)(stop - at), text + at, suggestion(c->arena, text + at, stop - at, name));
+  Directive d = {0};
+  d.line_begin = begin;
+  show_check_line(c, &d, at - begin);
+  return -1;
+}
+
 /* Parse a directive in line [begin, end) of the check text into d; returns
  * 1 if there is one, 0 if not, -1 (after an error message) if malformed. */
 static int parse_directive(Checker *c, size_t begin, size_t end, size_t line, Directive *d) {
@@ -440,10 +531,13 @@ static int parse_directive(Checker *c, size_t begin, size_t end, size_t line, Di
         }
         d->count = count;
       } else if (!known) {
+        const char *meant = misspelt_name(text + at, stop - at);
+        if (meant) meant = suggestion(c->arena, text + at, stop - at, meant);
         emit(c->out,
-             "%s:%zu: error: unknown directive %.*s (known: CHECK, CHECK-NEXT, CHECK-SAME, CHECK-NOT, "
+             "%s:%zu: error: unknown directive %.*s%s%s%s (known: CHECK, CHECK-NEXT, CHECK-SAME, CHECK-NOT, "
              "CHECK-DAG, CHECK-COUNT-n, CHECK-LABEL)\n",
-             c->checks.name, line, (int)(stop - at), text + at);
+             c->checks.name, line, (int)(stop - at), text + at, meant ? "; did you mean " : "", meant ? meant : "",
+             meant ? "?" : "");
         show_check_line(c, d, at - begin);
         return -1;
       }
@@ -463,7 +557,7 @@ static int parse_directive(Checker *c, size_t begin, size_t end, size_t line, Di
     }
     return 1;
   }
-  return 0;
+  return misspelt_directive(c, begin, end, line);
 }
 
 static void free_regexes(Checker *c) {
@@ -557,8 +651,124 @@ static void var_notes(Checker *c, const Directive *d) {
   }
 }
 
-/* rep: how many matches of a CHECK-COUNT were found before this one */
-static void not_found(Checker *c, const Directive *d, size_t from, long rep) {
+/* ---- a possible intended match ---- */
+
+/* The bytes searched for a possible intended match (as LLVM's FileCheck)
+ * and the longest stretch of a pattern compared. */
+enum { FUZZY_WINDOW = 4096, FUZZY_PATTERN = 256 };
+
+/* The text d's pattern matches in the simplest case, to compare the input
+ * with: its literal text (a run of blanks as one space), a {{regex}} as its
+ * source, [[NAME]] as its value (nothing if unbound), [[NAME:regex]] as
+ * the regex. */
+static void example_text(Checker *c, const Directive *d, Buf *out) {
+  const char *p = d->pattern;
+  size_t n = strlen(p);
+  for (size_t i = 0; i < n && out->len < FUZZY_PATTERN;) {
+    if (p[i] == '{' && i + 1 < n && p[i + 1] == '{') {
+      const char *close = strstr(p + i + 2, "}}");
+      size_t end = close ? (size_t)(close - p) : n;
+      buf_put(out, p + i + 2, end - (i + 2));
+      i = close ? end + 2 : n;
+    } else if (p[i] == '[' && i + 1 < n && p[i + 1] == '[' && (i + 2 >= n || p[i + 2] != '[')) {
+      size_t k = i + 2;
+      while (k < n && (isalnum((unsigned char)p[k]) || p[k] == '_')) k++;
+      if (k + 1 < n && p[k] == ']' && p[k + 1] == ']') {
+        const Var *v = lookup_var(c, p + i + 2, k - (i + 2));
+        if (v) buf_put(out, v->value, v->len);
+        i = k + 2;
+      } else if (k < n && p[k] == ':') {
+        size_t end = var_regex_end(p, k + 1, n);
+        buf_put(out, p + k + 1, (end < n ? end : n) - (k + 1));
+        i = end < n ? end + 2 : n;
+      } else {
+        buf_putc(out, p[i++]);
+      }
+    } else if (is_blank(p[i])) {
+      while (i < n && is_blank(p[i])) i++;
+      buf_putc(out, ' ');
+    } else {
+      buf_putc(out, p[i++]);
+    }
+  }
+  if (out->len > FUZZY_PATTERN) out->len = FUZZY_PATTERN;
+}
+
+/* How well the pattern's example text p[0, m) matches at the start of
+ * in[0, n): the least edit distance (insertions, deletions, substitutions)
+ * between p and a prefix of in, whose length goes to *len; more than bound
+ * when it is (rows: room for 2 (n + 1)). */
+static size_t prefix_distance(const char *p, size_t m, const char *in, size_t n, size_t bound, size_t *rows,
+                              size_t *len) {
+  size_t *prev = rows, *cur = rows + n + 1;
+  for (size_t j = 0; j <= n; j++) prev[j] = j;
+  for (size_t i = 1; i <= m; i++) {
+    cur[0] = i;
+    size_t least = cur[0];
+    for (size_t j = 1; j <= n; j++) {
+      size_t best = prev[j - 1] + (p[i - 1] != in[j - 1]);
+      if (prev[j] + 1 < best) best = prev[j] + 1;
+      if (cur[j - 1] + 1 < best) best = cur[j - 1] + 1;
+      cur[j] = best;
+      if (best < least) least = best;
+    }
+    if (least > bound) return bound + 1;
+    size_t *t = prev;
+    prev = cur;
+    cur = t;
+  }
+  size_t best = prev[0];
+  *len = 0;
+  for (size_t j = 1; j <= n; j++)
+    if (prev[j] < best) best = prev[j], *len = j;
+  return best;
+}
+
+/* After "scanning from here": where the pattern d was probably meant to
+ * match in input[from, limit), as LLVM's FileCheck shows it.  At each
+ * non-blank byte of the first FUZZY_WINDOW bytes, how far the pattern's
+ * example text is from what the line holds from there (prefix_distance),
+ * plus a hundredth per line further on; the best place is shown if it is
+ * not where the scan began and fewer than half of the pattern's characters
+ * differ there (an unrelated line is no hint). */
+static void fuzzy_note(Checker *c, const Directive *d, size_t from, size_t limit) {
+  Buf ex;
+  buf_init(&ex, c->arena);
+  example_text(c, d, &ex);
+  size_t m = ex.len;
+  if (m == 0 || from >= limit || limit > c->input.len) return;
+  /* a prefix longer than m + m / 2 is more than half the pattern away */
+  size_t most = m + m / 2;
+  size_t *rows = NEWARRAY(c->arena, size_t, 2 * (most + 1));
+  size_t stop = limit - from > FUZZY_WINDOW ? from + FUZZY_WINDOW : limit;
+  size_t best = 0, best_len = 0, lines = 0;
+  double best_quality = 0;
+  bool found = false;
+  for (size_t i = from; i < stop; i++) {
+    char ch = c->input.data[i];
+    if (ch == '\n') lines++;
+    if (is_blank(ch) || ch == '\n' || ch == '\r') continue;
+    size_t end = i;
+    while (end < limit && end - i < most && c->input.data[end] != '\n') end++;
+    /* a distance above the best so far (or than half the pattern) cannot win */
+    size_t bound = (m - 1) / 2, len = 0;
+    if (found && best_quality < (double)bound) bound = (size_t)best_quality;
+    size_t dist = prefix_distance(ex.data, m, c->input.data + i, end - i, bound, rows, &len);
+    if (2 * dist >= m) continue;
+    double quality = (double)dist + (double)lines / 100.0;
+    if (!found || quality < best_quality) {
+      found = true;
+      best = i;
+      best_len = len;
+      best_quality = quality;
+    }
+  }
+  if (found && best != from) input_note(c, best, best + best_len, 0, "possible intended match here");
+}
+
+/* rep: how many matches of a CHECK-COUNT were found before this one;
+ * input[from, limit) is where it was looked for */
+static void not_found(Checker *c, const Directive *d, size_t from, size_t limit, long rep) {
   if (d->kind == CHECK_COUNT)
     directive_error(c, d, d->pattern_col, "expected string not found in input (match %ld of %ld)", rep + 1,
                     d->count);
@@ -568,6 +778,7 @@ static void not_found(Checker *c, const Directive *d, size_t from, long rep) {
     directive_error(c, d, d->pattern_col, "expected string not found in input");
   var_notes(c, d);
   input_note(c, from, from, CONTEXT_LINES_AFTER, "scanning from here");
+  fuzzy_note(c, d, from, limit);
 }
 
 /* The CHECK-NOTs in nots must not match input[from, to). */
@@ -594,7 +805,7 @@ static bool match_labels(Checker *c) {
     if (d->kind != CHECK_LABEL) continue;
     int found = find(c, d, pos, c->input.len, false, &d->match_begin, &d->match_end);
     if (found <= 0) {
-      if (found == 0) not_found(c, d, pos, 0);
+      if (found == 0) not_found(c, d, pos, c->input.len, 0);
       return false;
     }
     pos = d->match_end;
@@ -617,7 +828,7 @@ static bool match_dags(Checker *c, size_t first, size_t last, size_t pos, size_t
       int found = find(c, d, from, limit, true, &begin, &end);
       if (found < 0) return false;
       if (found == 0) {
-        not_found(c, d, pos, 0);
+        not_found(c, d, pos, limit, 0);
         return false;
       }
       size_t past = 0; /* the end of a match it overlaps, if any */
@@ -678,7 +889,7 @@ static bool match_block(Checker *c, size_t first, size_t last, size_t from, size
       size_t begin, end;
       size_t stop = d->kind == CHECK_SAME ? line_end(&c->input, pos) : limit;
       int found = find(c, d, pos, stop < limit ? stop : limit, true, &begin, &end);
-      if (found == 0) not_found(c, d, pos, rep);
+      if (found == 0) not_found(c, d, pos, stop < limit ? stop : limit, rep);
       if (found <= 0 || !placed_right(c, d, pos, begin, end) || !check_nots(c, nots, nnots, pos, begin))
         return false;
       nnots = 0;
@@ -718,7 +929,14 @@ int filecheck_run(Arena *arena, const FilecheckText *checks, const FilecheckText
 
 bool filecheck_has_directives(const char *text, size_t len) {
   /* as parse_directive: CHECK or CHECK-SUFFIX then ':', not ending a
-   * longer word; a malformed one counts, so that filecheck_run reports it */
+   * longer word; a malformed or misspelt one counts, so that filecheck_run
+   * reports it */
+  for (size_t begin = 0; begin < len;) {
+    size_t end = begin, at, stop;
+    while (end < len && text[end] != '\n') end++;
+    if (line_misspelt(text, begin, end, &at, &stop)) return true;
+    begin = end + 1;
+  }
   for (size_t at = 0; at + 6 <= len; at++) {
     if (memcmp(text + at, "CHECK", 5) != 0 || (at > 0 && ends_word(text[at - 1]))) continue;
     size_t k = at + 5;

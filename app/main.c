@@ -108,9 +108,10 @@ static const char run_help[] =
     "usage: dpia run FILE [-k KERNEL] --size N=VALUE... [--check] [--repeat R] [--seed S]\n"
     "                [--inputs=signed|positive|unit] [--platform P] [--device D]\n"
     "                [--local-size=...] [--global-size=...] [--set NAME=VALUE]...\n"
-    "                [--diagnostics=text|json] [--json]\n"
+    "                [--diagnostics=text|json] [--json] [--no-verify]\n"
     "\n"
-    "Translate and verify KERNEL, build it on an OpenCL device (platform P, device D;\n"
+    "Translate and verify KERNEL (as 'dpia verify'; --no-verify skips that, as\n"
+    "in translate and batch: --check still compares the run with the reference), build it on an OpenCL device (platform P, device D;\n"
     "default the first: PoCL on the CPU), run it on fresh random inputs (never zeros)\n"
     "with every output first poisoned with NaN, and print the NDRange, the time\n"
     "(min and median of R runs, OpenCL profiling events) and the bandwidth.  With\n"
@@ -130,24 +131,32 @@ static const char run_help[] =
     "negative input) fails --check (exit 3): choose inputs in the program's domain.\n"
     "--json prints the report as one JSON object (kernel, device, platform, sizes,\n"
     "global_size, local_size, runs, min_ms, median_ms, gb_per_s, check: seed, ok,\n"
-    "relative_error, bound, report), also when the check fails.\n";
+    "relative_error, bound, report), also when the check fails; when a precondition\n"
+    "refuses the sizes, {kernel, sizes, status: \"precondition_failed\", diagnostics}.\n";
 
 static const char batch_help[] =
     "usage: dpia batch [--no-verify] < requests.jsonl > responses.jsonl\n"
     "\n"
     "Translate many programs in one process: each line of stdin is a JSON request,\n"
     "  {\"id\": 1, \"source\": \"kernel k ...\", \"kernel\": \"k\", \"emit\": [\"opencl\", \"json\"],\n"
-    "   \"local_size\": [64], \"global_size\": [1024], \"verify\": true}\n"
-    "(only source is required; also \"action\": translate|check|verify and \"name\",\n"
+    "   \"local_size\": [64], \"global_size\": [1024], \"verify\": true, \"set\": {\"WG\": 128}}\n"
+    "(only source is required; also \"action\": translate|check|verify|run and \"name\",\n"
     "the file name of the diagnostics, \"source_name\", the name generated text gives\n"
-    "the source (default: \"name\"), and \"stamp\": true to name dpia's version in it),\n"
+    "the source (default: \"name\"), \"stamp\": true to name dpia's version in it,\n"
+    "and \"set\", the values of tune parameters as --set WG=128),\n"
     "answered by one JSON line on stdout,\n"
     "  {\"id\": 1, \"status\": \"ok\", \"exit_code\": 0, \"outputs\": {\"opencl\": \"...\",\n"
     "   \"json\": {...}}, \"diagnostics\": []}\n"
+    "\"action\": \"run\" runs the kernel as 'dpia run --json' on the first OpenCL\n"
+    "device: \"sizes\" gives its nat parameters ({\"N\": 1048576}, as --size),\n"
+    "\"repeat\" the timed launches (default 1), \"check\": true compares with the\n"
+    "reference interpreter, \"seed\" the random inputs (default 1); the response's\n"
+    "\"run\" is the report.\n"
     "status: ok, error, bad_request, verification_failed, opencl_unavailable,\n"
-    "internal_error.  A bad line gets a bad_request answer and the batch goes on.\n"
-    "\"verify\" (default true) runs the checks of 'dpia verify' (SCIR re-check,\n"
-    "libclang, semantic check); --no-verify makes \"verify\": false the default.\n"
+    "precondition_failed (run), internal_error.  A bad line gets a bad_request\n"
+    "answer and the batch goes on.  \"verify\" (default true) runs the checks of\n"
+    "'dpia verify' (SCIR re-check, libclang, semantic check), also before a run;\n"
+    "--no-verify makes \"verify\": false the default, as 'dpia run --no-verify'.\n"
     "Exit 0 at the end of stdin,\n"
     "2 if reading or writing fails.\n";
 
@@ -502,7 +511,7 @@ static int run_command_in(const Command *cmd, int argc, char **argv, Owned *own)
   DpiaOptions opt;
   dpia_options_init(&opt);
   opt.action = cmd->action;
-  opt.verify = cmd->action == DPIA_TRANSLATE;
+  opt.verify = cmd->action == DPIA_TRANSLATE || cmd->action == DPIA_RUN;
   /* the race check's own test: it must find races in kernels whose
    * barriers it leaves out (DpiaOptions.debug_drop_barriers) */
   const char *drop = getenv("DPIA_DEBUG_DROP_BARRIERS");
@@ -555,7 +564,7 @@ static int run_command_in(const Command *cmd, int argc, char **argv, Owned *own)
       if (i + 1 == argc) return usage_error("%s", "-o needs a file name");
       if (out_path) return given_twice("-o");
       out_path = argv[++i];
-    } else if (cmd->action == DPIA_TRANSLATE && strcmp(a, "--no-verify") == 0) {
+    } else if ((cmd->action == DPIA_TRANSLATE || run) && strcmp(a, "--no-verify") == 0) {
       opt.verify = 0;
     } else if (cmd->action == DPIA_TRANSLATE && strcmp(a, "--stamp") == 0) {
       opt.stamp = 1;
@@ -645,7 +654,6 @@ static int run_command_in(const Command *cmd, int argc, char **argv, Owned *own)
   char relative[4096];
   if (!opt.source_name) opt.source_name = relative_name(file, relative, sizeof relative);
   if (run && !seed_given) opt.seed = (unsigned long long)time(NULL) % 1000000;
-  if (run) opt.verify = 1;
   if (run) {
     int status = run_in_child(file, &opt);
     if (status >= 0) return status;
@@ -686,8 +694,10 @@ static int run_command_in(const Command *cmd, int argc, char **argv, Owned *own)
   /* JSON diagnostics are for programs: on stdout, unless the output proper
    * goes there (a success, whose diagnostics are "[]", keeps stdout for the
    * output); text diagnostics on stderr */
-  /* dpia run --json reports a check that fails too: its JSON says how */
-  bool report = status == DPIA_OK || (opt.run_json && status == DPIA_EVERIFY && olen > 0);
+  /* dpia run --json reports a check that fails too, and sizes that a
+   * precondition refuses: its JSON says how */
+  bool report =
+      status == DPIA_OK || (opt.run_json && (status == DPIA_EVERIFY || status == DPIA_EPRECONDITION) && olen > 0);
   bool output_on_stdout = report && !out_path && olen > 0;
   fputs(dpia_result_diagnostics(r), opt.diagnostics_json && !output_on_stdout ? stdout : stderr);
   if (report) {

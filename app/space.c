@@ -480,3 +480,129 @@ bool space_split(Arena *a, const Program *prog, const DpiaOptions *opt, Buf *out
       if (__builtin_popcount(mask) == size && try_split(a, prog->src, opt, d, nlisted, listed, mask, out)) return true;
   return false;
 }
+
+/* ---- dpia check of such a program ----
+ *
+ * `dpia check` accepts what --emit=space accepts: a program whose kernels
+ * do not check with their tune parameters symbolic (asVector V) checks
+ * when, for the fewest listed tune parameters (by name, in every kernel
+ * that has them) and some combination of their values, the program
+ * specialised at those values (`--set`) checks.  -v prints, for each
+ * combination, the error of one that does not check and the -v text of
+ * one that does (once for all of them when it is the same text): the
+ * types, the tune parameters with their domains and the preconditions. */
+
+/* "V = 4, W = 2" */
+static const char *values_text(Arena *a, int n, const char *const *names, const long long *values) {
+  Buf b;
+  buf_init(&b, a);
+  for (int i = 0; i < n; i++) emit(&b, "%s%s = %lld", i ? ", " : "", names[i], values[i]);
+  return b.data;
+}
+
+typedef struct CheckPart {
+  const char *values; /* values_text */
+  const char *error;  /* the first error where it does not check, else NULL */
+  const char *text;   /* -v's text where it checks */
+} CheckPart;
+
+/* The parts of one set of names (bit i of mask: names[i], with the values
+ * of listed[i]); false when none checks or a check fails otherwise than by
+ * an error in the program or its settings. */
+static bool try_check_split(Arena *a, const Source *src, const DpiaOptions *opt, int nlisted, const char *const *names,
+                            const Param *const *listed, unsigned mask, Buf *out) {
+  const char **split = NEWARRAY(a, const char *, nlisted);
+  const Param **params = NEWARRAY(a, const Param *, nlisted);
+  int nsplit = 0;
+  long nparts = 1;
+  for (int i = 0; i < nlisted; i++) {
+    if (!(mask & (1u << i))) continue;
+    split[nsplit] = names[i];
+    params[nsplit++] = listed[i];
+    nparts *= listed[i]->ntune_values;
+    if (nparts > MOST_PARTS) return false;
+  }
+  CheckPart *parts = NEWARRAY(a, CheckPart, nparts);
+  bool any = false, same = true;
+  const char *text = NULL;
+  for (long p = 0; p < nparts; p++) {
+    long long *values = NEWARRAY(a, long long, nsplit);
+    long rest = p;
+    for (int i = nsplit - 1; i >= 0; i--) {
+      values[i] = (long long)params[i]->tune_values[rest % params[i]->ntune_values];
+      rest /= params[i]->ntune_values;
+    }
+    DpiaOptions sub = *opt;
+    sub.nsets = nsplit;
+    sub.set_names = split;
+    sub.set_values = values;
+    DpiaResult *r;
+    int st = dpia_process(src->name, src->text, src->len, &sub, &r);
+    parts[p].values = values_text(a, nsplit, split, values);
+    if (st == DPIA_OK) {
+      size_t len;
+      const char *t = dpia_result_output(r, &len);
+      parts[p].text = arena_strndup(a, t ? t : "", t ? len : 0);
+      if (text && strcmp(text, parts[p].text) != 0) same = false;
+      if (!text) text = parts[p].text;
+      any = true;
+    } else {
+      const DpiaDiagnostic *e = dpia_result_diagnostic(r, 0);
+      parts[p].error = e ? (e->file && e->line ? arena_printf(a, "%s:%d:%d: %s", e->file, e->line, e->column,
+                                                               e->message)
+                                               : arena_strndup(a, e->message, strlen(e->message)))
+                         : "it does not check";
+    }
+    dpia_result_free(r);
+    if (st != DPIA_OK && st != DPIA_EUSER && st != DPIA_EUSAGE) return false;
+  }
+  if (!any) return false;
+  if (!opt->verbose) return true;
+  Buf list;
+  buf_init(&list, a);
+  for (int i = 0; i < nsplit; i++) emit(&list, "%s%s", i ? (i + 1 < nsplit ? ", " : " and ") : "", split[i]);
+  emit(out,
+       nsplit == 1 ? "%s must be a constant (a vector width): each of its values is checked on its own\n"
+                   : "%s must be constants (vector widths): each combination of their values is checked on its own\n",
+       list.data);
+  for (long p = 0; p < nparts; p++)
+    if (parts[p].error) emit(out, "with %s: does not check: %s\n", parts[p].values, parts[p].error);
+  if (same) {
+    Buf at;
+    buf_init(&at, a);
+    for (long p = 0; p < nparts; p++)
+      if (parts[p].text) emit(&at, "%s%s", at.len ? "; " : "", parts[p].values);
+    emit(out, "with %s:\n%s", at.data, text);
+    return true;
+  }
+  for (long p = 0; p < nparts; p++)
+    if (parts[p].text) emit(out, "with %s:\n%s", parts[p].values, parts[p].text);
+  return true;
+}
+
+bool check_split(Arena *a, const Program *prog, const DpiaOptions *opt, Buf *out) {
+  if (opt->action != DPIA_CHECK || opt->nsets) return false;
+  /* the listed tune parameters of every kernel, one per name (the first
+   * kernel's values) */
+  int cap = 8, nlisted = 0;
+  const char **names = NEWARRAY(a, const char *, cap);
+  const Param **listed = NEWARRAY(a, const Param *, cap);
+  for (int i = 0; i < prog->ndecls; i++) {
+    const Decl *d = prog->decls[i];
+    if (!d->is_kernel || (opt->kernel && strcmp(opt->kernel, d->name) != 0)) continue;
+    for (int j = 0; j < d->nparams && nlisted < cap; j++) {
+      const Param *pa = &d->params[j];
+      if (!pa->tune || pa->tune_range) continue;
+      bool seen = false;
+      for (int k = 0; k < nlisted; k++) seen |= strcmp(names[k], pa->name) == 0;
+      if (seen) continue;
+      names[nlisted] = pa->name;
+      listed[nlisted++] = pa;
+    }
+  }
+  for (int size = 1; size <= nlisted; size++)
+    for (unsigned mask = 1; mask < (1u << nlisted); mask++)
+      if (__builtin_popcount(mask) == size && try_check_split(a, prog->src, opt, nlisted, names, listed, mask, out))
+        return true;
+  return false;
+}

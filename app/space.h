@@ -18,6 +18,12 @@ void space_emit(Arena *a, const ImpKernel *k, Buf *out);
  * caller then reports the symbolic errors. */
 bool space_split(Arena *a, const Program *prog, const DpiaOptions *opt, Buf *out);
 
+/* dpia check of such a program: it checks when the program specialised
+ * at some values of the fewest listed tune parameters checks, as
+ * space_split accepts it; with -v, out gets what each combination gives
+ * (app/space.c).  False when that does not apply or does not help. */
+bool check_split(Arena *a, const Program *prog, const DpiaOptions *opt, Buf *out);
+
 /* Does name occur in the C expression expr as a whole identifier (N in
  * "N % 64", not in "NB")? */
 bool expr_mentions(const char *expr, const char *name);

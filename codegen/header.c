@@ -36,20 +36,44 @@
 #include "header_common.h"
 #include "pipeline_emit.h"
 
-/* Names a parameter of a launcher cannot have: C++ keywords and
- * alternative tokens (the OpenCL generator already avoids C's), and
- * macros or identifiers of the headers the header includes. */
+/* Names a parameter of a launcher cannot have.  A launcher's parameters
+ * are the program's names (kparam_name), which code generation renamed in
+ * the kernel only where OpenCL C reserves them: `step` is a fine name in
+ * host C, `char`, `NULL` or `EOF` are not.  So: C's keywords (C23's too),
+ * C++ keywords and alternative tokens (the header compiles as C++),
+ * object-like macros of the headers the header includes (limits.h,
+ * stddef.h, stdio.h, stdlib.h, string.h, stdatomic.h and OpenCL's CL_
+ * ones; OpenCL C's list of predefined macros has C's limits), and the
+ * types and functions a launcher's body names.  Function-like macros are
+ * no danger: a parameter is never followed by '('. */
 static const char *const host_reserved[] = {
+    /* C */
+    "auto", "bool", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
+    "extern", "false", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return",
+    "short", "signed", "sizeof", "static", "struct", "switch", "true", "typedef", "typeof", "typeof_unqual",
+    "union", "unsigned", "void", "volatile", "while",
+    /* C++ */
     "alignas", "alignof", "and", "and_eq", "asm", "bitand", "bitor", "catch", "char16_t", "char32_t",
     "char8_t", "class", "co_await", "co_return", "co_yield", "compl", "concept", "consteval", "constexpr",
     "constinit", "const_cast", "decltype", "delete", "dynamic_cast", "explicit", "export", "friend",
     "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq",
     "protected", "public", "reinterpret_cast", "requires", "static_assert", "static_cast", "template",
     "this", "thread_local", "throw", "try", "typeid", "typename", "using", "virtual", "wchar_t", "xor",
-    "xor_eq", "errno", "assert", "offsetof", "std", "q",
+    "xor_eq",
+    /* the C library */
+    "errno", "assert", "offsetof", "std", "NULL", "EOF", "BUFSIZ", "FILENAME_MAX", "FOPEN_MAX", "TMP_MAX",
+    "L_tmpnam", "L_ctermid", "P_tmpdir", "SEEK_SET", "SEEK_CUR", "SEEK_END", "EXIT_SUCCESS", "EXIT_FAILURE",
+    "RAND_MAX", "MB_CUR_MAX", "NZERO", "stdin", "stdout", "stderr", "size_t", "ptrdiff_t", "max_align_t",
+    "FILE", "fpos_t", "snprintf", "memcpy", "memmove", "memchr", "memset", "strlen", "strcmp", "malloc",
+    "calloc", "realloc", "free", "abort",
+    /* the launchers' own */
+    "q",
 };
-static const char *const host_reserved_prefixes[] = {"dpia_", "DPIA_", "cl_", "memory_order", "LLONG_", "SIZE_",
-                                                     "ULLONG_", "kill_dependency"};
+static const char *const host_reserved_prefixes[] = {"dpia_", "DPIA_", "cl_", "CL_", "memory_order", "atomic_",
+                                                     "ATOMIC_", "kill_dependency", "__"};
+/* limits.h's and stdint.h's macros, POSIX's among them (PATH_MAX,
+ * INT32_MAX, UINT64_C, LONG_BIT): capitals, digits and '_' ending so */
+static const char *const host_reserved_macro_suffixes[] = {"_MAX", "_MIN", "_BIT", "_WIDTH", "_C", "_BUF"};
 
 typedef struct H {
   Arena *a;
@@ -57,11 +81,25 @@ typedef struct H {
   const CodegenOptions *opt;
 } H;
 
+static bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
+
 static bool host_is_reserved(const char *name) {
   for (size_t i = 0; i < DPIA_COUNTOF(host_reserved); i++)
     if (strcmp(name, host_reserved[i]) == 0) return true;
   for (size_t i = 0; i < DPIA_COUNTOF(host_reserved_prefixes); i++)
     if (strncmp(name, host_reserved_prefixes[i], strlen(host_reserved_prefixes[i])) == 0) return true;
+  /* _X (reserved by C), clX... (OpenCL's API functions, which the
+   * launchers call) */
+  if ((name[0] == '_' && is_upper(name[1])) || (name[0] == 'c' && name[1] == 'l' && is_upper(name[2]))) return true;
+  /* OpenCL C's predefined macros: C's limits.h and float.h ones, M_PI ... */
+  if (opencl_name_macro(name)) return true;
+  bool caps = true;
+  for (const char *c = name; *c; c++) caps &= is_upper(*c) || *c == '_' || (*c >= '0' && *c <= '9');
+  size_t n = strlen(name);
+  for (size_t i = 0; caps && i < DPIA_COUNTOF(host_reserved_macro_suffixes); i++) {
+    size_t m = strlen(host_reserved_macro_suffixes[i]);
+    if (n > m && strcmp(name + n - m, host_reserved_macro_suffixes[i]) == 0) return true;
+  }
   return false;
 }
 
@@ -73,6 +111,18 @@ static bool host_is_reserved(const char *name) {
 static const char *host_name(H *h, const char *name) {
   size_t n = strlen(name);
   return host_is_reserved(name) || (n && name[n - 1] == '_') ? arena_printf(h->a, "%s_", name) : name;
+}
+
+/* a kernel parameter's launcher name: the program's name (`step`, whose C
+ * name in the kernel is step_2: an OpenCL built-in, not a C one) */
+static const char *host_param(H *h, const KParam *p) {
+  /* a name with a prime (xs') has no C spelling, and one beginning with
+   * __ or _ and a capital is C's: then the kernel's C name (xs_p), which
+   * no other parameter's program name is (codegen/kernel.c takes those
+   * first) */
+  const char *n = kparam_name(p);
+  bool c_own = !strchr(n, '\'') && !(n[0] == '_' && (n[1] == '_' || is_upper(n[1])));
+  return host_name(h, c_own ? n : p->name);
 }
 
 /* ---- types ---- */
@@ -221,7 +271,7 @@ static const char *ex_primary(Ex *e) {
   for (int i = 0; i < e->k->nparams; i++) {
     const KParam *kp = &e->k->params[i];
     if (kp->role == KP_NAT && strlen(kp->name) == n && strncmp(kp->name, p, n) == 0)
-      return host_name(e->h, kp->name); /* an int: converted to long long */
+      return host_param(e->h, kp); /* an int: converted to long long */
   }
   INTERNAL("size expression '%s' names '%.*s', not a nat parameter of %s", e->s, (int)n, p, e->k->name);
 }
@@ -385,7 +435,7 @@ static void emit_signature(H *h, const ImpKernel *k, const char *fn, bool events
   vec_push(h->a, &parts, "cl_command_queue q");
   for (int i = 0; i < k->nparams; i++) {
     const KParam *p = &k->params[i];
-    const char *n = host_name(h, p->name);
+    const char *n = host_param(h, p);
     switch (p->role) {
     case KP_OUTPUT:
     case KP_INPUT: vec_push(h->a, &parts, arena_printf(h->a, "cl_mem %s", n)); break;
@@ -423,7 +473,7 @@ static void emit_signature(H *h, const ImpKernel *k, const char *fn, bool events
 static void nat_params(H *h, const ImpKernel *k, Buf *params, Buf *voids) {
   for (int i = 0; i < k->nparams; i++) {
     if (k->params[i].role != KP_NAT) continue;
-    const char *n = host_name(h, k->params[i].name);
+    const char *n = host_param(h, &k->params[i]);
     emit(params, "%sint %s", params->len ? ", " : "", n);
     emit(voids, "(void)%s; ", n);
   }
@@ -443,7 +493,7 @@ static void emit_check(H *h, const ImpKernel *k, const char *more) {
   for (int i = 0; i < k->nparams; i++) {
     if (k->params[i].role != KP_NAT) continue;
     emit(&values, "%s%s = %%d", values.len ? ", " : "", k->params[i].name);
-    emit(&args, ", %s", host_name(h, k->params[i].name));
+    emit(&args, ", %s", host_param(h, &k->params[i]));
   }
   emit(o, "/* Check the size arguments of %s as its launcher does: 0 if they are\n"
           " * valid, else DPIA_ERROR_SIZE or DPIA_ERROR_PRECONDITION with a message\n"
@@ -454,7 +504,7 @@ static void emit_check(H *h, const ImpKernel *k, const char *more) {
   emit(o, "  int dpia_bad = 0;\n  %s(void)dpia_bad;\n", voids.data);
   for (int i = 0; i < k->nparams; i++) {
     if (k->params[i].role != KP_NAT) continue;
-    const char *n = host_name(h, k->params[i].name);
+    const char *n = host_param(h, &k->params[i]);
     emit(o, "  if (%s < 0) {\n"
             "    if (dpia_msg && dpia_msg_size) (void)snprintf(dpia_msg, dpia_msg_size, \"size %s = %%d is negative\", %s);\n"
             "    return DPIA_ERROR_SIZE;\n"
@@ -503,14 +553,14 @@ static void emit_element_counts(H *h, const ImpKernel *k) {
             "  dpia_n = dpia_size_(%s, &dpia_bad);\n"
             "  return dpia_bad ? 0 : dpia_n;\n"
             "}\n",
-         t.data, what, p->name, k->name, k->name, host_name(h, p->name), params.len ? params.data : "void",
+         t.data, what, kparam_name(p), k->name, k->name, host_param(h, p), params.len ? params.data : "void",
          voids.data, c_size(h, k, p->elements));
   }
   buf_putc(o, '\n');
 }
 
 /* The launcher's name of a parameter in messages: the program's */
-static const char *param_label(const KParam *p) { return p->name; }
+static const char *param_label(const KParam *p) { return kparam_name(p); }
 
 /* After the sizes: DPIA_ERROR_SIZE when one overflowed (dpia_bad) */
 static void emit_size_overflow(H *h, const char *name) {
@@ -535,7 +585,7 @@ static void emit_buffer_checks(H *h, const ImpKernel *k) {
     if (p->role != KP_OUTPUT && p->role != KP_INPUT) continue;
     emit(o, "  if (dpia_err == CL_SUCCESS)\n"
             "    dpia_err = dpia_check_buffer_(%s, dpia_bytes_%d, %s, \"%s\", \"%s\");\n",
-         host_name(h, p->name), i, elem_sizeof(h, p), p->role == KP_OUTPUT ? "output" : "input", param_label(p));
+         host_param(h, p), i, elem_sizeof(h, p), p->role == KP_OUTPUT ? "output" : "input", param_label(p));
   }
   for (int i = 0; i < k->nparams; i++) {
     const KParam *out = &k->params[i];
@@ -546,7 +596,7 @@ static void emit_buffer_checks(H *h, const ImpKernel *k) {
       if (j == i || (p->role != KP_OUTPUT && p->role != KP_INPUT) || (p->role == KP_OUTPUT && j < i)) continue;
       emit(o, "  if (dpia_err == CL_SUCCESS)\n"
               "    dpia_err = dpia_check_alias_(%s, dpia_bytes_%d, \"%s\", %s, dpia_bytes_%d, \"%s\", \"%s\");\n",
-           host_name(h, out->name), i, param_label(out), host_name(h, p->name), j,
+           host_param(h, out), i, param_label(out), host_param(h, p), j,
            p->role == KP_OUTPUT ? "output" : "input", param_label(p));
     }
   }
@@ -562,7 +612,7 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
   /* documentation */
   emit(o, "/* ---- kernel %s ----\n *\n * dpia_%s_launch(q", k->name, k->name);
   for (int i = 0; i < k->nparams; i++)
-    if (k->params[i].role != KP_TEMP && k->params[i].role != KP_LOCAL) emit(o, ", %s", host_name(h, k->params[i].name));
+    if (k->params[i].role != KP_TEMP && k->params[i].role != KP_LOCAL) emit(o, ", %s", host_param(h, &k->params[i]));
   emit(o, ")\n");
   for (int i = 0; i < k->nparams; i++) {
     const KParam *p = &k->params[i];
@@ -573,7 +623,7 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
     Buf n;
     buf_init(&n, a);
     size_print(&n, p->elements);
-    const char *name = host_name(h, p->name);
+    const char *name = host_param(h, p);
     switch (p->role) {
     case KP_OUTPUT: emit(o, " *   %s: output buffer of %s %s\n", name, n.data, t.data); break;
     case KP_INPUT: emit(o, " *   %s: input buffer of %s %s\n", name, n.data, t.data); break;
@@ -655,7 +705,7 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
   /* the size arguments and the preconditions, as dpia_NAME_check says them */
   emit(o, "  dpia_err = dpia_%s_check(", k->name);
   for (int i = 0; i < k->nparams; i++)
-    if (k->params[i].role == KP_NAT) emit(o, "%s, ", host_name(h, k->params[i].name));
+    if (k->params[i].role == KP_NAT) emit(o, "%s, ", host_param(h, &k->params[i]));
   emit(o, "dpia_error_message_buffer_(), DPIA_ERROR_MESSAGE_SIZE);\n"
           "  if (dpia_err != DPIA_SUCCESS) return dpia_error_in_(dpia_err, \"%s\");\n",
        k->name);
@@ -700,7 +750,7 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
   int t = 0;
   for (int i = 0; i < k->nparams; i++) {
     const KParam *p = &k->params[i];
-    const char *n = host_name(h, p->name);
+    const char *n = host_param(h, p);
     switch (p->role) {
     case KP_OUTPUT:
     case KP_INPUT:
@@ -714,13 +764,13 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
       emit(o, "  if (dpia_err == CL_SUCCESS) /* %s */\n"
               "    dpia_temp[%d] = clCreateBuffer(dpia_context, CL_MEM_READ_WRITE, dpia_bytes_%d, DPIA_NULL_, &dpia_err);\n"
               "  if (dpia_err == CL_SUCCESS) dpia_err = clSetKernelArg(dpia_kernel, %d, sizeof(cl_mem), &dpia_temp[%d]);\n",
-           p->name, t, i, i, t);
+           kparam_name(p), t, i, i, t);
       t++;
       break;
     case KP_LOCAL:
       emit(o, "  if (dpia_err == CL_SUCCESS) /* %s */\n"
               "    dpia_err = clSetKernelArg(dpia_kernel, %d, dpia_bytes_%d, DPIA_NULL_);\n",
-           p->name, i, i);
+           kparam_name(p), i, i);
       break;
     }
   }
@@ -748,7 +798,7 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
   emit_signature(h, k, "launch", false);
   emit(o, " {\n  return dpia_%s_enqueue(q", k->name);
   for (int i = 0; i < k->nparams; i++)
-    if (k->params[i].role != KP_TEMP && k->params[i].role != KP_LOCAL) emit(o, ", %s", host_name(h, k->params[i].name));
+    if (k->params[i].role != KP_TEMP && k->params[i].role != KP_LOCAL) emit(o, ", %s", host_param(h, &k->params[i]));
   emit(o, ", 0, DPIA_NULL_, DPIA_NULL_);\n}\n\n");
 }
 
@@ -764,7 +814,7 @@ static void emit_launch_nats(H *h, const PipeDesc *d, int li, Buf *o, const char
     if (l->binds[i].kind != PBIND_NAT) continue;
     emit(o, "%sdpia_v = %s;\n", indent, c_size(h, &d->iface, l->binds[i].size));
     emit(o, "%sif (dpia_v < 0 || dpia_v > INT_MAX) dpia_bad = 1;\n", indent);
-    emit(o, "%sdpia_l%d_%d = DPIA_CAST_(int, dpia_v); /* %s of %s */\n", indent, li, j++, l->k->params[i].name,
+    emit(o, "%sdpia_l%d_%d = DPIA_CAST_(int, dpia_v); /* %s of %s */\n", indent, li, j++, kparam_name(&l->k->params[i]),
          l->k->name);
   }
 }
@@ -872,7 +922,7 @@ static void emit_pipeline(H *h, const PipeDesc *d) {
   const Pipeline *p = d->pipe;
   /* documentation */
   emit(o, "/* ---- pipeline %s ----\n *\n * dpia_%s_launch(q", k->name, k->name);
-  for (int i = 0; i < k->nparams; i++) emit(o, ", %s", host_name(h, k->params[i].name));
+  for (int i = 0; i < k->nparams; i++) emit(o, ", %s", host_param(h, &k->params[i]));
   emit(o, ")\n");
   for (int i = 0; i < k->nparams; i++) {
     const KParam *kp = &k->params[i];
@@ -881,7 +931,7 @@ static void emit_pipeline(H *h, const PipeDesc *d) {
     buf_init(&n, a);
     dt_print(&t, kp->role == KP_SCALAR || kp->role == KP_NAT ? kp->type : kp->elem);
     size_print(&n, kp->elements);
-    const char *name = host_name(h, kp->name);
+    const char *name = host_param(h, kp);
     switch (kp->role) {
     case KP_OUTPUT: emit(o, " *   %s: output buffer of %s %s\n", name, n.data, t.data); break;
     case KP_INPUT: emit(o, " *   %s: input buffer of %s %s\n", name, n.data, t.data); break;
@@ -978,7 +1028,7 @@ static void emit_pipeline(H *h, const PipeDesc *d) {
   declare_launch_nats(d, o);
   emit(o, "  dpia_err = dpia_%s_check(", k->name);
   for (int i = 0; i < k->nparams; i++)
-    if (k->params[i].role == KP_NAT) emit(o, "%s, ", host_name(h, k->params[i].name));
+    if (k->params[i].role == KP_NAT) emit(o, "%s, ", host_param(h, &k->params[i]));
   emit(o, "dpia_error_message_buffer_(), DPIA_ERROR_MESSAGE_SIZE);\n"
           "  if (dpia_err != DPIA_SUCCESS) return dpia_error_in_(dpia_err, \"%s\");\n",
        k->name);
@@ -1056,7 +1106,7 @@ static void emit_pipeline(H *h, const PipeDesc *d) {
   emit(o, "/* Enqueue the kernels of %s on q.  Returns 0 or an error code (dpia_error_string). */\n", k->name);
   emit_signature(h, k, "launch", false);
   emit(o, " {\n  return dpia_%s_enqueue(q", k->name);
-  for (int i = 0; i < k->nparams; i++) emit(o, ", %s", host_name(h, k->params[i].name));
+  for (int i = 0; i < k->nparams; i++) emit(o, ", %s", host_param(h, &k->params[i]));
   emit(o, ", 0, DPIA_NULL_, DPIA_NULL_);\n}\n\n");
   emit(o,
        "/* Release the programs cached for the kernels of %s%s (not while it is\n"

@@ -9,7 +9,9 @@
  * input buffer, other exp[T] -> scalar argument, var[T] -> hoisted global
  * temporary, nat -> int, newLocal of symbolic size -> local buffer.  Order:
  * outputs; inputs and scalars in declaration order; nats; temporaries;
- * local buffers.
+ * local buffers.  A parameter whose name OpenCL C reserves is renamed in
+ * the kernel only (`step` is step_2): KParam.src_name keeps the program's
+ * name for the interfaces (kernel.h, kparam_name).
  *
  * NDRange: per dimension d, the work-group loops (parforWorkgroup d) give
  * the number of groups and the parforLocal d loops the local size (the
@@ -42,6 +44,7 @@ typedef struct KB {
   bool ok;
   NameSet names;  /* C names taken (never given up) */
   Vec params;     /* KParam *, in the order they are made */
+  const char *output; /* the generated name of a single output, or NULL */
 } KB;
 
 static bool kb_taken(const void *ctx, const char *name) {
@@ -124,7 +127,12 @@ static void kb_buffer(KB *kb, KParamRole role, Binder *b, DataType *t, const cha
     kb->ok = false;
     return;
   }
-  kb_param(kb, role, name, t, b, fields);
+  KParam *p = kb_param(kb, role, name, t, b, fields);
+  /* a parameter the program names keeps that name in every interface
+   * (kparam_name): `step`, an OpenCL built-in, is step_2 in the C only.
+   * The generated names (output, the parts name_1, name_2 of a split
+   * pair) are the interface's own. */
+  if (!fields[0] && b && name != kb->output && strcmp(b->name, name) != 0) p->src_name = b->name;
 }
 
 typedef struct Trips {
@@ -299,10 +307,23 @@ ImpKernel *kernel_from_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def, cons
    * kernel interface) if no parameter has that name, else output_2 ...
    * (as in the imperative program, translate/stage1.c), and the parts of a
    * split pair are name_1, name_2 */
+  /* Program names that are free C names are taken first, before any is
+   * made: a renamed parameter's C name (dot_2, xs_p for xs') is then no
+   * program name of the kernel, so that the launchers, which use program
+   * names (kparam_name) and C names where a program name is not a C
+   * identifier, cannot give two parameters one name. */
   const char **own = NEWARRAY(a, const char *, def->nparams > 0 ? def->nparams : 1);
+  for (int i = 0; i < def->nparams; i++) {
+    const char *n = def->params[i]->name;
+    if (!(nout == 1 && def->params[i]->type->kind == PT_ACC) && !strchr(n, '\'') && !cg_is_reserved(n) &&
+        !kb_taken(kb, n)) {
+      own[i] = n;
+      kb_take(kb, n);
+    }
+  }
   for (int i = 0; i < def->nparams; i++)
-    if (!(nout == 1 && def->params[i]->type->kind == PT_ACC)) own[i] = kb_unique(kb, def->params[i]->name);
-  const char *output = nout == 1 ? kb_unique(kb, "output") : NULL;
+    if (!(nout == 1 && def->params[i]->type->kind == PT_ACC) && !own[i]) own[i] = kb_unique(kb, def->params[i]->name);
+  const char *output = kb->output = nout == 1 ? kb_unique(kb, "output") : NULL;
 
   /* outputs first, then inputs and scalars, then temporaries */
   for (int pass = 0; pass < 3; pass++) {

@@ -36,7 +36,12 @@ typedef enum KParamRole {
 extern const char *const kparam_role_name[];
 
 typedef struct KParam {
-  Sym name;         /* C name */
+  Sym name;         /* C name (the kernel's own text) */
+  /* the program's name of a parameter the program names, when the C name
+   * differs (`step` is an OpenCL built-in: C name step_2); NULL otherwise.
+   * Every interface (metadata "name", the header's launchers, dpia run's
+   * and the launchers' messages) uses kparam_name. */
+  Sym src_name;
   KParamRole role;
   DataType *type;   /* the data type of the whole buffer or value */
   Binder *binder;   /* the def's parameter (NULL for KP_NAT) */
@@ -47,6 +52,9 @@ typedef struct KParam {
    * binder's type to this component, e.g. "1", "21"; "" if not split */
   const char *fields;
 } KParam;
+
+/* the name a host knows the parameter by: the program's */
+static inline Sym kparam_name(const KParam *p) { return p->src_name ? p->src_name : p->name; }
 
 /* An array of 3-vectors in global memory is packed, 3 lanes an element (12
  * bytes for float3), as a host writes it (docs/language.md section 11):

@@ -59,7 +59,14 @@ static void json_params(Arena *a, const ImpKernel *k, Buf *out) {
   for (int i = 0; i < k->nparams; i++) {
     const KParam *p = &k->params[i];
     emit(out, "%s\n   {\"name\": ", i ? "," : "");
-    emit_json_string(out, p->name);
+    /* the program's name, which a host passes arguments by; the kernel's C
+     * name beside it when code generation renamed it (`step` is an OpenCL
+     * built-in: "c_name": "step_2") */
+    emit_json_string(out, kparam_name(p));
+    if (p->src_name && strcmp(p->src_name, p->name) != 0) {
+      buf_puts(out, ", \"c_name\": ");
+      emit_json_string(out, p->name);
+    }
     /* spec section 9 has no "local" role: a local temporary is a temp in
      * local memory ("space": "local") */
     emit(out, ", \"role\": \"%s\", \"type\": ", kparam_role_name[p->role == KP_LOCAL ? KP_TEMP : p->role]);
@@ -71,7 +78,7 @@ static void json_params(Arena *a, const ImpKernel *k, Buf *out) {
       const Decl *d = k->def ? k->def->decl : NULL;
       for (int j = 0; d && j < d->nparams; j++) {
         const Param *pa = &d->params[j];
-        if (!pa->tune || strcmp(pa->name, p->name) != 0) continue;
+        if (!pa->tune || strcmp(pa->name, p->name) != 0) continue; /* a nat keeps its name */
         if (pa->tune_range) {
           emit(out, ", \"tune\": {\"min\": %llu, \"max\": %llu}", (unsigned long long)pa->tune_lo,
                (unsigned long long)pa->tune_hi);
@@ -158,7 +165,7 @@ void codegen_pipeline_metadata(Arena *a, const PipeDesc *d, const char *source_n
     for (int i = 0; i < l->k->nparams; i++) {
       const PipeBind *b = &l->binds[i];
       emit(out, "%s{\"param\": ", i ? ", " : "");
-      emit_json_string(out, l->k->params[i].name);
+      emit_json_string(out, kparam_name(&l->k->params[i]));
       switch (b->kind) {
       case PBIND_BUFFER:
         emit(out, ", \"%s\": ", l->k->params[i].role == KP_SCALAR ? "value" : "buffer");

@@ -78,6 +78,9 @@ PipeDesc *pipeline_describe(Arena *a, TypeCtx *tc, Diag *diag, const Pipeline *p
       copy.elements = to_pipeline(tc, l, kp->elements);
       copy.binder = NULL;
       copy.fields = "";
+      /* the pipeline's interface and temporaries are named by the pipeline
+       * (its parameters, output, tmpN), not by the kernel's program names */
+      copy.src_name = NULL;
       switch (kp->role) {
       case KP_NAT:
         b->kind = PBIND_NAT;
@@ -102,7 +105,7 @@ PipeDesc *pipeline_describe(Arena *a, TypeCtx *tc, Diag *diag, const Pipeline *p
         diag_error(diag, ERR_PIPELINE_UNSUPPORTED, l->span,
                    "kernel '%s' takes its parameter '%s' as several buffers (a pair); a pipeline passes one buffer "
                    "per kernel parameter",
-                   k->name, kp->name);
+                   k->name, kparam_name(kp));
         ok = false;
         continue;
       }

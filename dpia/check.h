@@ -87,6 +87,10 @@ bool opencl_name_reserved(const char *name);
 /* What name is in OpenCL C, for a message (opencl_names.c), or NULL if it
  * is free. */
 const char *opencl_name_use(const char *name);
+/* name is one of OpenCL C's predefined macros or constants (CHAR_BIT,
+ * INT_MAX, FLT_MAX, M_PI, NULL, ...), many of which C's headers define too
+ * (the C header's launchers avoid them, codegen/header.c). */
+bool opencl_name_macro(const char *name);
 
 /* Most phrase nodes a declaration may grow to by inlining (tests/limits). */
 enum { DPIA_MAX_NORMAL_NODES = 4000000 };

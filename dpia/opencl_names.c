@@ -195,6 +195,8 @@ const char *opencl_name_use(const char *name) {
   return NULL;
 }
 
+bool opencl_name_macro(const char *name) { return in_table(name, opencl_macros, DPIA_COUNTOF(opencl_macros)); }
+
 /* check.h; the one list of OpenCL C's names, shared with the code
  * generator (codegen/opencl.c, cg_is_reserved).  No name that begins with
  * `v_` is in it: no table above has one, and no prefix or family matches

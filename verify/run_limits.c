@@ -52,20 +52,20 @@ RunLimit run_check_limits(Arena *a, const Runtime *rt, const ImpKernel *k, const
     buf_clear(&why);
     if (!nat_eval_size(p->elements, nats, &count, &why)) {
       line(err, &first);
-      emit(err, "%s %s: %s", role_noun(p->role), p->name, why.data);
+      emit(err, "%s %s: %s", role_noun(p->role), kparam_name(p), why.data);
       too_big_for_int = true;
       continue;
     }
     if (count > largest) {
       largest = count;
-      largest_what = p->name;
+      largest_what = kparam_name(p);
     }
     if (count <= INT_INDEX_MAX) continue;
     line(err, &first);
     emit(err,
          "%s %s would have %" PRId64 " elements: the generated kernel indexes it with int, so it can have at "
          "most %d",
-         role_noun(p->role), p->name, count, INT_INDEX_MAX);
+         role_noun(p->role), kparam_name(p), count, INT_INDEX_MAX);
     too_big_for_int = true;
   }
   /* A parallel loop  for (int i = id; i < n; i += step)  that runs more
@@ -105,7 +105,7 @@ RunLimit run_check_limits(Arena *a, const Runtime *rt, const ImpKernel *k, const
     const Lay *l = lay_of(a, p->type, nats, &why);
     if (!l) {
       line(err, &first);
-      emit(err, "%s %s: %s", role_noun(p->role), p->name, why.data);
+      emit(err, "%s %s: %s", role_noun(p->role), kparam_name(p), why.data);
       device_ok = false;
       continue;
     }
@@ -115,7 +115,7 @@ RunLimit run_check_limits(Arena *a, const Runtime *rt, const ImpKernel *k, const
     if (max_alloc && bytes > max_alloc) {
       line(err, &first);
       emit(err, "%s %s needs %" PRIu64 " bytes, more than the device's largest buffer (%s %" PRIu64 " bytes)",
-           role_noun(p->role), p->name, bytes, dev->max_alloc_name, max_alloc);
+           role_noun(p->role), kparam_name(p), bytes, dev->max_alloc_name, max_alloc);
       device_ok = false;
     }
   }
@@ -187,7 +187,7 @@ void run_local_needs(Arena *a, const Runtime *rt, const ImpKernel *k, const KirK
     const Lay *l = lay_of(a, p->type, nats, &why);
     if (!l) continue; /* run_check_limits has said why */
     *bytes += (uint64_t)l->bytes;
-    emit(what, "%s%s: a local temporary of %" PRId64 " bytes", first ? "" : ", ", p->name, l->bytes);
+    emit(what, "%s%s: a local temporary of %" PRId64 " bytes", first ? "" : ", ", kparam_name(p), l->bytes);
     first = false;
   }
 }

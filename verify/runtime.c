@@ -34,12 +34,12 @@ RtStatus rt_param_layout(Arena *a, const KParam *p, const NatValues *nats, Param
   buf_init(&why, a);
   const DataType *t = p->role == KP_SCALAR ? p->type : p->elem;
   if (!t) {
-    emit(err, "kernel parameter %s has no element type", p->name);
+    emit(err, "kernel parameter %s has no element type", kparam_name(p));
     return RT_BAD_ARGS;
   }
   plan->lay = kparam_packed3(p) ? lay_of_buffer_element(a, t, nats, &why) : lay_of(a, t, nats, &why);
   if (!plan->lay) {
-    emit(err, "kernel parameter %s: %s", p->name, why.data);
+    emit(err, "kernel parameter %s: %s", kparam_name(p), why.data);
     return RT_BAD_ARGS;
   }
   plan->elements = 1;
@@ -48,11 +48,11 @@ RtStatus rt_param_layout(Arena *a, const KParam *p, const NatValues *nats, Param
     return RT_OK;
   }
   if (!nat_eval_size(p->elements, nats, &plan->elements, &why)) {
-    emit(err, "kernel parameter %s: %s", p->name, why.data);
+    emit(err, "kernel parameter %s: %s", kparam_name(p), why.data);
     return RT_BAD_ARGS;
   }
   if (plan->elements < 0 || (plan->lay->bytes > 0 && plan->elements > (INT64_MAX / 4) / plan->lay->bytes)) {
-    emit(err, "kernel parameter %s: %" PRId64 " elements is not a valid buffer size", p->name, plan->elements);
+    emit(err, "kernel parameter %s: %" PRId64 " elements is not a valid buffer size", kparam_name(p), plan->elements);
     return RT_BAD_ARGS;
   }
   plan->bytes = (size_t)(plan->elements * plan->lay->bytes);
@@ -193,7 +193,7 @@ static RtStatus set_args(Runtime *rt, Arena *a, const ImpKernel *k, const NatVal
       plan->packed = p->role == KP_INPUT ? rt_pack_all(a, plan, plan->host) : rt_poisoned(a, plan);
       st = t->buffer(rt->dev, a, plan->bytes, plan->packed, p->role == KP_INPUT, &bufs[i], &why);
       if (st != RT_OK) {
-        emit(err, "buffer %s (%zu bytes): %s", p->name, plan->bytes, why.data);
+        emit(err, "buffer %s (%zu bytes): %s", kparam_name(p), plan->bytes, why.data);
         return st;
       }
       st = t->arg_buffer(kern, i, bufs[i], &why);
@@ -226,7 +226,7 @@ static RtStatus set_args(Runtime *rt, Arena *a, const ImpKernel *k, const NatVal
     default: INTERNAL("bad kernel parameter role %d", (int)p->role);
     }
     if (st != RT_OK) {
-      emit(err, "argument %d (%s): %s%s", i, p->name, why.data, what);
+      emit(err, "argument %d (%s): %s%s", i, kparam_name(p), why.data, what);
       return st;
     }
   }
@@ -284,7 +284,7 @@ static RtStatus read_outputs(Runtime *rt, Arena *a, const ImpKernel *k, ParamPla
     unsigned char *bytes = plan->packed; /* reuse the poisoned host copy */
     RtStatus st = rt->target->read(rt->dev, bufs[i], bytes, plan->bytes, &why);
     if (st != RT_OK) {
-      emit(err, "output %s: %s", k->params[i].name, why.data);
+      emit(err, "output %s: %s", kparam_name(&k->params[i]), why.data);
       return st;
     }
     double *dst = res->output + at;

@@ -290,7 +290,9 @@ def _process(src, action, kernel=None, set=None, emit=("opencl",), verify=False,
             for e in emit:
                 out = _text(lib.dpia_result_emitted(result, EMIT_KINDS.index(e), ctypes.byref(n)), n.value)
                 outputs[e] = json.loads(out) if e in ("json", "space") and out is not None else out
-        if action == "run" and text:
+        # the report of a launched kernel (sizes a precondition refuses are
+        # status precondition_failed with the diagnostics, as in dpia batch)
+        if action == "run" and text and status != 5:
             report = json.loads(text)
         return Result(status, outputs, diagnostics, report, text or "")
     finally:

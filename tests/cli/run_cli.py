@@ -204,5 +204,36 @@ with tempfile.TemporaryDirectory() as tmp:
     json_report(['run', scal, '-k', 'scal', '--size', 'N=1024', '--json', '--check', '--opencl-source=' + wrong], 3,
                 lambda d: d['check']['ok'] is False and 'exceeds the bound' in d['check']['report'])
 
+# --json when a precondition refuses the sizes: the report says so on
+# stdout (it printed nothing there), exit 1 as without --json
+def json_refused(args, what, name, sizes, text):
+    global passed, failed
+    rc, out, err = run(args)
+    try:
+        d = json.loads(out)
+        ok = (rc == 1 and d[what] == name and d['sizes'] == sizes and d['status'] == 'precondition_failed'
+              and d['diagnostics'][0]['code'] == 'E0805' and text in d['diagnostics'][0]['message']
+              and len(out.splitlines()) == 1)
+    except (ValueError, KeyError, TypeError, IndexError) as e:
+        ok = False
+    if ok:
+        passed += 1
+        print(f'PASS dpia {" ".join(args)}')
+    else:
+        failed += 1
+        print(f'FAIL dpia {" ".join(args)}: exit {rc} (expected 1), report {out[:500]!r} {err[-300:]!r}')
+json_refused(['run', scal, '-k', 'scalVec', '--size', 'N=1023', '--json'], 'kernel', 'scalVec', {'N': 1023},
+             'N = 1023 does not satisfy N % 4 == 0; nearest valid: 1020 or 1024')
+json_refused(['run', os.path.join(samples, 'dot_full.dpia'), '-k', 'dot', '--size', 'N=1023', '--json'], 'pipeline',
+             'dot', {'N': 1023}, 'does not satisfy N >= 2048')
+
+# --no-verify, as translate and batch take it: the run happens without the
+# checks of dpia verify (--check still compares with the reference)
+expect(['run', scal, '-k', 'scal', '--size', 'N=1024', '--check', '--no-verify'], 0, 'relative error')
+
+# batch --help names every action and member a request may have
+for text in ('translate|check|verify|run', '"set"', '"sizes"', '"repeat"', '"seed"', 'precondition_failed'):
+    expect(['batch', '--help'], 0, text)
+
 print(f'{passed} passed, {failed} failed')
 sys.exit(1 if failed else 0)

@@ -23,6 +23,9 @@
  *             in one buffer: DPIA_ERROR_ALIAS naming both parameters,
  *             nothing enqueued; disjoint sub-buffers of one buffer and two
  *             inputs in one buffer are launched and compute the right result
+ *   names     parameters named like OpenCL C built-ins (step, dot): the
+ *             launcher, its element counts and its messages use those
+ *             names, which are step_2 and dot_2 in the kernel
  *   build     build options: a failing build reports its log
  *             (dpia_last_build_log, per thread), other options get their
  *             own program; kernel objects come from the pool
@@ -461,6 +464,32 @@ static void test_buffers(Cl *cl) {
   clReleaseMemObject(small_out);
 }
 
+/* stepDot's parameters step and dot are OpenCL C built-ins, step_2 and
+ * dot_2 in its kernel: the launcher, its element counts and its messages
+ * use the program's names */
+static void test_names(Cl *cl) {
+  enum { N = 64 };
+  CHECK(dpia_stepDot_dot_elements(N) == N, "dpia_stepDot_dot_elements(%d) = %zu", N, dpia_stepDot_dot_elements(N));
+  float step = 2.5f;
+  cl_mem dot = filled(cl, N, 3.0f), small_dot = filled(cl, N - 1, 3.0f), out = filled(cl, N, 0.0f);
+  int rc = dpia_stepDot_launch(cl->queue, out, step, dot, N);
+  CHECK(rc == DPIA_SUCCESS, "stepDot: %s", dpia_error_string(rc));
+  clFinish(cl->queue);
+  CHECK(all_equal(cl, out, N, 7.5f), "stepDot: step * dot is not 7.5");
+  rc = dpia_stepDot_launch(cl->queue, out, step, small_dot, N);
+  CHECK(rc == DPIA_ERROR_BUFFER_SIZE, "dot one float short: %s", dpia_error_string(rc));
+  CHECK(strcmp(dpia_last_error_message(),
+               "stepDot: input buffer dot holds 252 bytes (CL_MEM_SIZE), the kernel reads 256: 64 elements of 4 "
+               "bytes") == 0,
+        "dot one float short: '%s'", dpia_last_error_message());
+  rc = dpia_stepDot_launch(cl->queue, dot, step, dot, N);
+  CHECK(rc == DPIA_ERROR_ALIAS && strstr(dpia_last_error_message(), "output output and input dot are the same buffer") != NULL,
+        "dot as its own output: %s: '%s'", dpia_error_string(rc), dpia_last_error_message());
+  clReleaseMemObject(dot);
+  clReleaseMemObject(small_dot);
+  clReleaseMemObject(out);
+}
+
 /* blur of xs (n floats) by the host: the sum of each element's neighbours, clamped */
 static int wrong_blurs(const float *xs, const float *out, int n) {
   int bad = 0;
@@ -625,7 +654,7 @@ static void test_build(Cl *cl) {
 
 int main(int argc, char **argv) {
   if (argc != 2) {
-    fprintf(stderr, "usage: header_run kernels|errors|cache|threads\n");
+    fprintf(stderr, "usage: header_run kernels|errors|cache|threads|buffers|build|alias|names\n");
     return 2;
   }
   Cl cl;
@@ -637,12 +666,14 @@ int main(int argc, char **argv) {
   else if (strcmp(argv[1], "buffers") == 0) test_buffers(&cl);
   else if (strcmp(argv[1], "build") == 0) test_build(&cl);
   else if (strcmp(argv[1], "alias") == 0) test_alias(&cl);
+  else if (strcmp(argv[1], "names") == 0) test_names(&cl);
   else {
     fprintf(stderr, "unknown mode %s\n", argv[1]);
     return 2;
   }
   dpia_twice_release();
   dpia_blur_release();
+  dpia_stepDot_release();
   dpia_swap_release();
   dpia_vecscale_release();
   dpia_pairUp_release();

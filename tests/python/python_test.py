@@ -190,6 +190,7 @@ def main():
     err = np.abs(out["output"].reshape(100, 3) - np.cross(us, vs)).max()
     expect("float3 cross products of packed arrays: error %g" % err, err < 1e-5)
     opencl_shapes(expect, ctx, queue, root, rng)
+    opencl_names(expect, ctx, queue, rng)
     return report(failures)
 
 
@@ -283,6 +284,35 @@ def opencl_shapes(expect, ctx, queue, root, rng):
         out = e
     expect("two inputs in one array: %r" % type(out), getattr(out, "shape", None) == (32, 32)
            and np.abs(out - sq.astype(np.float64) @ sq).max() < 1e-4)
+
+
+def opencl_names(expect, ctx, queue, rng):
+    """parameters named like OpenCL C built-ins (step, dot; step_2 and dot_2
+    in the kernel) are passed and named by the program's names; the C names
+    are beside them in the metadata"""
+    import numpy as np
+    import dpia
+    import dpia.opencl
+    src = "kernel axpy (N: nat) (step: float) (dot ys: [N]float) =\n" \
+          "  zip dot ys |> mapGlobal (\\p -> step * fst p + snd p)\n"
+    r = dpia.translate(src, kernel="axpy")
+    names = [(p["name"], p.get("c_name")) for p in r.metadata["params"]]
+    expect("metadata names: %s" % names, names == [("output", None), ("step", "step_2"), ("dot", "dot_2"),
+                                                   ("ys", None), ("N", None)])
+    expect("the kernel's C names", "float step_2," in r.metadata["source"] and "dot_2[gid]" in r.metadata["source"])
+    k = dpia.opencl.Kernel(ctx, r.metadata)
+    dot = rng.random(100, dtype=np.float32)
+    ys = rng.random(100, dtype=np.float32)
+    try:
+        out = k(queue, {"N": 100}, {"step": 2.5, "dot": dot, "ys": ys})["output"]
+    except Exception as e:  # noqa: BLE001 (reported as the failure)
+        out = e
+    expect("axpy with step and dot: %r" % type(out), getattr(out, "shape", None) == (100,)
+           and np.abs(out - (2.5 * dot.astype(np.float64) + ys)).max() < 1e-5)
+    raises(expect, "a short dot", ValueError, "input dot of kernel axpy has shape (99,)",
+           lambda: k(queue, {"N": 100}, {"step": 2.5, "dot": dot[:99], "ys": ys}))
+    raises(expect, "the C name", ValueError, "kernel axpy has no argument step_2; its arguments are output, step, dot, ys",
+           lambda: k(queue, {"N": 100}, {"step_2": 2.5, "dot": dot, "ys": ys}))
 
 
 def report(failures):

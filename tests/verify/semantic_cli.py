@@ -10,7 +10,9 @@ ICD loader finds no platform.
       the invariant: every .dpia of the DIRs that `dpia check` accepts
       translates and verifies (exit 0 from `dpia verify -v` and from
       `dpia translate`), and never with an internal error (exit 70 or the
-      word "internal" on stderr).
+      word "internal" on stderr).  A file whose tune parameter is a vector
+      width (asVector W: dpia check tries each value, translate needs one)
+      names the values to translate with in `-- verify-set: W=4` lines.
   semantic_cli.py --dpia DPIA --accepted DIR... --all-checked DIR
       also: every kernel of DIR (the samples) passes the semantic check
       (`dpia verify -v` says "semantic check passed"): none is skipped
@@ -73,7 +75,11 @@ def accepted_mode(dpia, dirs, env, all_checked):
             if run([dpia, 'check', path], env).returncode != 0:
                 continue
             count += 1
-            for cmd in ([dpia, 'verify', '-v', path], [dpia, 'translate', path]):
+            sets = []
+            for line in open(path, encoding='utf-8').read().splitlines():
+                if line.startswith('-- verify-set:'):
+                    sets += ['--set', line.split(':', 1)[1].strip()]
+            for cmd in ([dpia, 'verify', '-v', path] + sets, [dpia, 'translate', path] + sets):
                 r = run(cmd, env)
                 if r.returncode != 0 or 'internal' in r.stderr:
                     failures.append(f'{" ".join(cmd[1:])}: exit {r.returncode}\n{r.stderr}')

@@ -62,17 +62,17 @@ kernel void prefixes(global float *restrict output,
  */
 
 kernel void primes(global float *restrict output,
-                   const global float *restrict xs_p,
-                   const global float *restrict xs_pp,
                    const global float *restrict xs_p_2,
+                   const global float *restrict xs_pp,
+                   const global float *restrict xs_p,
                    int N) {
   int gid = get_global_id(0); /* mapGlobal */
   float priv[4];
   /* mapSeq, 4 steps */
-  priv[0] = xs_p[gid*4] * xs_pp[gid*4] + xs_p_2[gid*4];
-  priv[1] = xs_p[gid*4 + 1] * xs_pp[gid*4 + 1] + xs_p_2[gid*4 + 1];
-  priv[2] = xs_p[gid*4 + 2] * xs_pp[gid*4 + 2] + xs_p_2[gid*4 + 2];
-  priv[3] = xs_p[gid*4 + 3] * xs_pp[gid*4 + 3] + xs_p_2[gid*4 + 3];
+  priv[0] = xs_p_2[gid*4] * xs_pp[gid*4] + xs_p[gid*4];
+  priv[1] = xs_p_2[gid*4 + 1] * xs_pp[gid*4 + 1] + xs_p[gid*4 + 1];
+  priv[2] = xs_p_2[gid*4 + 2] * xs_pp[gid*4 + 2] + xs_p[gid*4 + 2];
+  priv[3] = xs_p_2[gid*4 + 3] * xs_pp[gid*4 + 3] + xs_p[gid*4 + 3];
   float acc = 0.0f;
   /* reduceSeq, 4 steps */
   acc = priv[0] + acc;
