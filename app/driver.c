@@ -15,12 +15,12 @@
 #include "dpia_translate.h"
 #include "dpia_verify.h"
 #include "driver.h"
+#include "driver_int.h"
 #include "space.h"
 
 /* the names of the emit kinds (DpiaEmit order) */
 static const char *const emit_names[] = {"opencl", "intermediate", "imperative", "json", "header", "space"};
-enum { NEMIT = (int)DPIA_COUNTOF(emit_names) };
-_Static_assert(NEMIT == DPIA_EMIT_SPACE + 1, "a name for every DpiaEmit");
+_Static_assert(DPIA_COUNTOF(emit_names) == NEMIT, "a name for every DpiaEmit");
 
 struct DpiaResult {
   DpiaMem mem;
@@ -40,33 +40,6 @@ struct DpiaResult {
   double min_ms, median_ms;
 };
 
-typedef struct Ctx {
-  const DpiaOptions *opt;
-  const Target *target; /* verifies and runs the kernels (target.h) */
-  Arena *arena;
-  Interner in;
-  Diag diag;
-  TypeCtx tc;
-  Source src;
-  Program *prog;
-  CheckedProgram *checked;
-  Phrase **normal; /* per declaration: the normalized kernel body */
-  /* per declaration, for kernels being translated: the stages' results */
-  DefInfo **intermediate, **imperative, **hoisted;
-  ImpKernel **kernels;  /* per declaration: the generated kernel */
-  ImpKernel **natural;  /* and as kernel_from_def made it, before the user's launch */
-  const char **sources; /* its OpenCL C */
-  KernelFacts *facts;   /* and what the kernel IR says of it (codegen/kernel.h) */
-  /* -k names a pipeline (dpia/pipeline.h): its launches; the kernels it
-   * launches are the ones worked on */
-  const Pipeline *pipe;
-  PipeDesc **pipe_descs; /* per declaration: a described pipeline */
-  Buf out;
-  Buf *also[NEMIT]; /* the outputs of opt->emit_also */
-  bool ran;         /* pass_run launched the kernel, in these times */
-  double min_ms, median_ms;
-  int status; /* a verification failure (3) is not a user error (1) */
-} Ctx;
 
 void dpia_options_init(DpiaOptions *opt) {
   memset(opt, 0, sizeof *opt);
@@ -102,7 +75,7 @@ static const char *tune_names(Ctx *c) {
                : "there is no tune parameter: declare one as (WG: tune [32, 64, 128])";
 }
 
-static void print_domain(Buf *b, const Param *pa) {
+void print_domain(Buf *b, const Param *pa) {
   if (pa->tune_range) {
     emit(b, "tune [%llu .. %llu]", (unsigned long long)pa->tune_lo, (unsigned long long)pa->tune_hi);
     return;
@@ -112,7 +85,6 @@ static void print_domain(Buf *b, const Param *pa) {
   buf_putc(b, ']');
 }
 
-static bool mentions(const char *expr, const char *name);
 static bool selected(Ctx *c, const DefInfo *def);
 
 /* --set NAME=VALUE (docs/language.md section 6): each name must
@@ -177,7 +149,7 @@ static bool check_settings(Ctx *c, const CheckedProgram *symbolic) {
       Buf m;
       buf_init(&m, c->arena);
       for (int s = 0; s < o->nsets; s++)
-        if (mentions(pre, o->set_names[s])) emit(&m, "%s%s=%lld", m.len ? " " : "--set ", o->set_names[s], o->set_values[s]);
+        if (expr_mentions(pre, o->set_names[s])) emit(&m, "%s%s=%lld", m.len ? " " : "--set ", o->set_names[s], o->set_values[s]);
       Span at = def->precond_spans && def->precond_spans[j].src ? def->precond_spans[j] : def->decl->name_span;
       diag_error(&c->diag, ERR_VIOLATED_PRECONDITION, at,
                  "%s violates the precondition %s of kernel '%s', which this requires", m.data, pre, def->name);
@@ -276,7 +248,7 @@ static bool selected(Ctx *c, const DefInfo *def) {
 }
 
 /* "its kernels: a, b" (or "it has no kernel") for messages about -k */
-static const char *kernel_names(Ctx *c) {
+const char *kernel_names(Ctx *c) {
   Buf b;
   buf_init(&b, c->arena);
   int n = 0;
@@ -628,497 +600,6 @@ static void emit_stage(Ctx *c, DefInfo **stage) {
   }
 }
 
-/* Does nat parameter name occur in the C expression expr (as a whole word)? */
-static bool mentions(const char *expr, const char *name) { return expr_mentions(expr, name); }
-
-/* every precondition of k that mentions name holds at these values */
-static bool all_hold(const ImpKernel *k, const NatValues *nats, const char *name, Buf *scratch) {
-  for (int i = 0; i < k->nprecond; i++) {
-    int64_t v;
-    if (!mentions(k->preconds[i], name)) continue;
-    if (!precond_eval(k->preconds[i], nats, &v, scratch) || !v) return false;
-  }
-  return true;
-}
-
-enum { NEAREST_STEPS = 1 << 20 }; /* values tried each way */
-
-/* The values of nat j nearest to its own (below and above, the others
- * fixed) at which every precondition on it holds; -1 where none is near. */
-static void nearest_valid(const ImpKernel *k, const NatValues *nats, int j, int64_t *below, int64_t *above,
-                          Buf *scratch) {
-  int64_t *values = NEWARRAY(scratch->arena, int64_t, nats->n);
-  for (int i = 0; i < nats->n; i++) values[i] = nats->values[i];
-  NatValues try = {nats->n, nats->names, values};
-  int64_t v = nats->values[j];
-  *below = *above = -1;
-  for (int64_t step = 1; step <= NEAREST_STEPS && v - step >= 1; step++) {
-    values[j] = v - step;
-    if (all_hold(k, &try, nats->names[j], scratch)) {
-      *below = v - step;
-      break;
-    }
-  }
-  for (int64_t step = 1; step <= NEAREST_STEPS && v <= INT32_MAX - step; step++) {
-    values[j] = v + step;
-    if (all_hold(k, &try, nats->names[j], scratch)) {
-      *above = v + step;
-      break;
-    }
-  }
-}
-
-/* dpia run: the preconditions at the sizes given.  Each failing one is an
- * error at the construct that requires it (a split, ...; the kernel's name
- * for a launch size's), with the values and the nearest valid sizes:
- *   N = 1000 does not satisfy N % 64 == 0; nearest valid: 960 or 1024 */
-static bool check_run_preconditions(Ctx *c, const DefInfo *def, const ImpKernel *k, const NatValues *nats) {
-  bool ok = true;
-  Buf why, scratch;
-  buf_init(&why, c->arena);
-  buf_init(&scratch, c->arena);
-  for (int i = 0; i < k->nprecond; i++) {
-    const char *pre = k->preconds[i];
-    Span at = k->precond_spans && k->precond_spans[i].src ? k->precond_spans[i] : def->decl->name_span;
-    int64_t v;
-    buf_clear(&why);
-    if (!precond_eval(pre, nats, &v, &why)) {
-      diag_error(&c->diag, ERR_VIOLATED_PRECONDITION, at, "cannot evaluate the precondition %s: %s", pre, why.data);
-      ok = false;
-      continue;
-    }
-    if (v) continue;
-    ok = false;
-    Buf m;
-    buf_init(&m, c->arena);
-    int nvars = 0;
-    for (int j = 0; j < nats->n; j++) {
-      if (!mentions(pre, nats->names[j])) continue;
-      emit(&m, "%s%s = %lld", nvars++ ? ", " : "", nats->names[j], (long long)nats->values[j]);
-    }
-    emit(&m, " %s %s", nvars > 1 ? "do not satisfy" : "does not satisfy", pre);
-    if (!k->precond_spans || !k->precond_spans[i].src) emit(&m, " (required by the launch size)");
-    bool first = true;
-    for (int j = 0; j < nats->n; j++) {
-      if (!mentions(pre, nats->names[j])) continue;
-      int64_t lo, hi;
-      buf_clear(&scratch);
-      nearest_valid(k, nats, j, &lo, &hi, &scratch);
-      if (lo < 0 && hi < 0) continue;
-      emit(&m, "%s", first ? "; nearest valid: " : "; or ");
-      first = false;
-      const char *name = nvars > 1 ? arena_printf(c->arena, "%s = ", nats->names[j]) : "";
-      if (lo >= 0) emit(&m, "%s%lld", name, (long long)lo);
-      if (lo >= 0 && hi >= 0) buf_puts(&m, " or ");
-      if (hi >= 0) emit(&m, "%s%lld", name, (long long)hi);
-    }
-    diag_error(&c->diag, ERR_VIOLATED_PRECONDITION, at, "%s", m.data);
-  }
-  return ok;
-}
-
-/* dpia run (spec section 9, section 11): run one kernel on an OpenCL device
- * with random inputs, time it, and with --check compare its output with
- * the reference interpreter of the functional program. */
-/* --json (DpiaOptions.run_json): a number, or null where JSON has none
- * (an infinite relative error: a NaN in the output) */
-static void json_number(Buf *out, double v) {
-  if (isfinite(v)) emit(out, "%.9g", v);
-  else buf_puts(out, "null");
-}
-
-/* --json: ", "sizes": {"N": 1024}" */
-static void run_json_sizes(Buf *out, const DpiaOptions *o) {
-  buf_puts(out, ", \"sizes\": {");
-  for (int i = 0; i < o->nsizes; i++) {
-    buf_puts(out, i ? ", " : "");
-    emit_json_string(out, o->size_names[i]);
-    emit(out, ": %lld", (long long)o->size_values[i]);
-  }
-  buf_putc(out, '}');
-}
-
-/* --json: a run that the sizes' preconditions stop (exit 1) is reported
- * too, on stdout as every report, so that a script reading it learns why
- * there is no time: the kernel, the sizes, "status": "precondition_failed"
- * and the errors as --diagnostics=json gives them (each failing
- * precondition at the construct requiring it, the nearest valid sizes) */
-static int run_json_refused(Ctx *c, const char *what, const char *name) {
-  if (!c->opt->run_json) return DPIA_EPRECONDITION;
-  emit(&c->out, "{\"%s\": ", what);
-  emit_json_string(&c->out, name);
-  run_json_sizes(&c->out, c->opt);
-  buf_puts(&c->out, ", \"status\": \"precondition_failed\", \"diagnostics\": ");
-  Buf errors;
-  buf_init(&errors, c->arena);
-  diag_render_json(&c->diag, &errors);
-  while (errors.len && errors.data[errors.len - 1] == '\n') errors.len--; /* one line, as every report */
-  buf_put(&c->out, errors.data, errors.len);
-  buf_puts(&c->out, "}\n");
-  return DPIA_EPRECONDITION;
-}
-
-/* --json: the report up to the check, an object left open */
-static void run_json_head(Buf *out, const DpiaOptions *o, const char *what, const char *kernel, const Runtime *rt,
-                          const RtResult *res, double gbps) {
-  emit(out, "{\"%s\": ", what); /* "kernel", or "pipeline" (its NDRange: the last launch's) */
-  emit_json_string(out, kernel);
-  buf_puts(out, ", \"device\": ");
-  emit_json_string(out, rt->info.device_name);
-  buf_puts(out, ", \"platform\": ");
-  emit_json_string(out, rt->info.platform_name);
-  run_json_sizes(out, o);
-  buf_puts(out, ", \"global_size\": [");
-  for (int d = 0; d < res->ndims; d++) emit(out, "%s%zu", d ? ", " : "", res->global_size[d]);
-  buf_puts(out, "], \"local_size\": ");
-  if (res->has_local) {
-    buf_putc(out, '[');
-    for (int d = 0; d < res->ndims; d++) emit(out, "%s%zu", d ? ", " : "", res->local_size[d]);
-    buf_putc(out, ']');
-  } else {
-    buf_puts(out, "null");
-  }
-  emit(out, ", \"runs\": %d, \"min_ms\": ", res->repeat);
-  json_number(out, res->min_ms);
-  buf_puts(out, ", \"median_ms\": ");
-  json_number(out, res->median_ms);
-  buf_puts(out, ", \"gb_per_s\": ");
-  json_number(out, gbps);
-}
-
-/* dpia run: the --size values, one for each nat parameter of def (a
- * kernel or a pipeline) and no other; false after a usage error */
-static bool run_sizes(Ctx *c, const DefInfo *def, NatValues *nats) {
-  const DpiaOptions *o = c->opt;
-  const char *what = def->is_pipeline ? "pipeline" : "kernel";
-  int64_t *values = NEWARRAY(c->arena, int64_t, o->nsizes + 1);
-  for (int i = 0; i < o->nsizes; i++) values[i] = o->size_values[i];
-  *nats = (NatValues){o->nsizes, o->size_names, values};
-  for (int i = 0; i < def->nsize_params; i++) {
-    bool given = false;
-    for (int j = 0; j < o->nsizes; j++) given |= strcmp(o->size_names[j], def->size_params[i]) == 0;
-    if (!given) {
-      diag_error(&c->diag, ERR_SIZE_MISSING, (Span){0}, "%s '%s' needs a value for its size %s: add --size %s=VALUE",
-                 what, def->name, def->size_params[i], def->size_params[i]);
-      return false;
-    }
-  }
-  for (int j = 0; j < o->nsizes; j++) {
-    bool known = false;
-    for (int i = 0; i < def->nsize_params; i++) known |= strcmp(o->size_names[j], def->size_params[i]) == 0;
-    if (!known) {
-      diag_error(&c->diag, ERR_SIZE_UNKNOWN, (Span){0}, "%s '%s' has no size named %s", what, def->name,
-                 o->size_names[j]);
-      return false;
-    }
-  }
-  return true;
-}
-
-/* dpia run --check: the result of the kernel or pipeline def (normalized
- * body) on these inputs against the reference interpreter (spec section 11) */
-static int run_compare(Ctx *c, const DefInfo *def, const Phrase *body, const NatValues *nats, double **inputs,
-                       size_t *counts, const RtResult *res) {
-  const DpiaOptions *o = c->opt;
-  Arena *a = c->arena;
-  const char *what = def->is_pipeline ? "pipeline" : "kernel";
-  Buf err;
-  buf_init(&err, a);
-  double *ref;
-  size_t nref;
-  Span overflow = {0};
-  if (!interp_run_overflow(a, def, body, nats, (const double *const *)inputs, counts, &ref, &nref, &overflow, &err)) {
-    if (strstr(err.data, FOREIGN_FAILURE)) { /* the program's C, not a fault of the interpreter */
-      diag_error(&c->diag, ERR_FOREIGN_BODY, def->decl->name_span, "the reference interpreter %s",
-                 strstr(err.data, FOREIGN_FAILURE));
-      return DPIA_EUSER;
-    }
-    diag_error(&c->diag, ERR_INTERNAL, def->decl->name_span, "reference interpreter: %s", err.data);
-    return DPIA_EINTERNAL;
-  }
-  const Lay *rl = interp_result_layout(a, def, nats, &err);
-  if (!rl || nref != res->output_count) {
-    diag_error(&c->diag, ERR_RESULT_DIFFERS, def->decl->name_span, "the %s produced %zu values, the reference %zu",
-               what, res->output_count, nref);
-    return DPIA_EVERIFY;
-  }
-  Comparison cmp;
-  compare_values(res->output, ref, nref, interp_bound(body, rl), &cmp);
-  Buf rep;
-  buf_init(&rep, a);
-  compare_report(&cmp, &rep);
-  if (o->run_json) {
-    emit(&c->out, ", \"check\": {\"seed\": %llu, \"ok\": %s, \"relative_error\": ", (unsigned long long)o->seed,
-         cmp.ok && cmp.ref_nonfinite < 0 ? "true" : "false");
-    json_number(&c->out, cmp.rel_error);
-    buf_puts(&c->out, ", \"bound\": ");
-    json_number(&c->out, cmp.bound);
-    buf_puts(&c->out, ", \"report\": ");
-    emit_json_string(&c->out, rep.data);
-    buf_puts(&c->out, "}}\n");
-  } else {
-    emit(&c->out, "  check (seed %llu): %s\n", (unsigned long long)o->seed, rep.data);
-  }
-  if (cmp.ref_nonfinite >= 0) {
-    diag_error(&c->diag, ERR_NOT_CHECKABLE, def->decl->name_span, "%s '%s' cannot be checked: %s", what, def->name,
-               rep.data);
-    return DPIA_EVERIFY;
-  }
-  if (!cmp.ok && overflow.src) {
-    diag_error(&c->diag, ERR_NOT_CHECKABLE, overflow,
-               "%s '%s' cannot be checked: %s; on these inputs this int "
-               "operation leaves the 32-bit range, which OpenCL C leaves undefined (the reference computes the exact "
-               "value)",
-               what, def->name, rep.data);
-    return DPIA_EVERIFY;
-  }
-  if (!cmp.ok) {
-    diag_error(&c->diag, ERR_RESULT_DIFFERS, def->decl->name_span, "%s '%s' differs from the reference interpreter: %s",
-               what, def->name, rep.data);
-    return DPIA_EVERIFY;
-  }
-  return DPIA_OK;
-}
-
-static int pass_run_pipeline(Ctx *c);
-
-/* dpia run: fresh random inputs for def's data parameters (--seed, --inputs) */
-static bool run_inputs(Ctx *c, const DefInfo *def, const NatValues *nats, double ***inputs, size_t **counts) {
-  const DpiaOptions *o = c->opt;
-  Rng rng;
-  rng_seed(&rng, o->seed);
-  rng.inputs = o->inputs == DPIA_INPUTS_POSITIVE ? RNG_POSITIVE : o->inputs == DPIA_INPUTS_UNIT ? RNG_UNIT : RNG_SIGNED;
-  Buf err;
-  buf_init(&err, c->arena);
-  if (interp_random_inputs(c->arena, def, nats, &rng, inputs, counts, &err)) return true;
-  diag_error(&c->diag, ERR_SIZES_TOO_LARGE, def->decl->name_span, "%s", err.data);
-  return false;
-}
-
-/* the report's time line, the same for a kernel and a pipeline (first
- * enqueue to last completion) */
-static void run_time_line(Ctx *c, const RtResult *res, double gbps) {
-  emit(&c->out, "\n  time: min %.3f ms, median %.3f ms over %d run%s; %.2f GB/s\n", res->min_ms, res->median_ms,
-       res->repeat, res->repeat == 1 ? "" : "s", gbps);
-}
-
-/* after rt_run or rt_run_pipeline: on a failure its exit status (the
- * runtime closed); else DPIA_OK, the times recorded for the result */
-static int run_finished(Ctx *c, Runtime *rt, RtStatus st, const RtResult *res, const Buf *err) {
-  if (st == RT_DEVICE_LIMIT) {
-    /* the device cannot run the kernel at all: exit 4, as for a device
-     * whose memory is too small for the buffers (E0809) */
-    rt_close(rt);
-    diag_error(&c->diag, ERR_DEVICE_LIMIT, (Span){0}, "%s device %s: %s", c->target->title, rt->info.device_name,
-               err->data);
-    return DPIA_EOPENCL;
-  }
-  if (st != RT_OK) {
-    rt_close(rt);
-    diag_error(&c->diag, ERR_OPENCL_RUNTIME, (Span){0}, "%s: %s", c->target->title, err->data);
-    return st == RT_BAD_ARGS ? DPIA_EUSAGE : DPIA_EOPENCL;
-  }
-  c->ran = true;
-  c->min_ms = res->min_ms;
-  c->median_ms = res->median_ms;
-  return DPIA_OK;
-}
-
-/* the bandwidth of a run of min_ms: the bytes of every input and output
- * buffer of k (a kernel, or a pipeline's interface) once */
-static double run_gbps(Arena *a, const ImpKernel *k, const NatValues *nats, double min_ms) {
-  Buf err;
-  buf_init(&err, a);
-  double bytes = 0;
-  for (int i = 0; i < k->nparams; i++) {
-    const KParam *p = &k->params[i];
-    if (p->role != KP_INPUT && p->role != KP_OUTPUT) continue;
-    const Lay *l = lay_of(a, p->type, nats, &err);
-    if (l) bytes += (double)l->bytes;
-  }
-  return min_ms > 0 ? bytes / (min_ms * 1e6) : 0.0;
-}
-static const char *all_sources(Ctx *c);
-
-static int pass_run(Ctx *c) {
-  const DpiaOptions *o = c->opt;
-  if (c->pipe) return pass_run_pipeline(c);
-  int index = -1, nkernels = 0;
-  for (int i = 0; i < c->checked->ndefs; i++)
-    if (c->sources[i]) {
-      index = i;
-      nkernels++;
-    }
-  if (nkernels != 1) {
-    diag_error(&c->diag, ERR_NO_SUCH_KERNEL, (Span){0},
-               "'dpia run' runs one kernel: choose it with -k NAME (%s has %d; %s)", c->src.name, nkernels,
-               kernel_names(c));
-    return DPIA_EUSAGE;
-  }
-  DefInfo *def = c->checked->defs[index];
-  ImpKernel *k = c->kernels[index];
-  Arena *a = c->arena;
-  Buf err;
-  buf_init(&err, a);
-  /* nat values, all of them given */
-  NatValues nats;
-  if (!run_sizes(c, def, &nats)) return DPIA_EUSAGE;
-  /* a tune parameter left symbolic takes a --size in its domain */
-  for (int j = 0; j < o->nsizes; j++)
-    for (int i = 0; i < def->decl->nparams; i++) {
-      const Param *pa = &def->decl->params[i];
-      if (!pa->tune || strcmp(pa->name, o->size_names[j]) != 0 || param_tune_allows(pa, (uint64_t)o->size_values[j]))
-        continue;
-      Buf dom;
-      buf_init(&dom, a);
-      print_domain(&dom, pa);
-      diag_error(&c->diag, ERR_VALUE_OUT_OF_DOMAIN, pa->span,
-                 "--size %s=%lld: %lld is not a value of the tune parameter %s of kernel '%s': %s", pa->name,
-                 o->size_values[j], o->size_values[j], pa->name, def->name, dom.data);
-      return DPIA_EUSAGE;
-    }
-  if (!check_run_preconditions(c, def, k, &nats)) return run_json_refused(c, "kernel", k->name);
-  Runtime rt;
-  RtStatus st = rt_open(&rt, c->target, a, o->platform, o->device, &err);
-  if (st != RT_OK) {
-    diag_error(&c->diag, ERR_OPENCL_RUNTIME, (Span){0}, "%s: %s", c->target->title, err.data);
-    return DPIA_EOPENCL;
-  }
-  RtLaunch launch;
-  rt_launch_init(&launch);
-  launch.repeat = o->repeat > 0 ? o->repeat : 1;
-  /* k already holds the user's launch sizes (kernel_with_launch) */
-  /* sizes the generated code's int indices and the device can take,
-   * before anything is allocated (run_limits.h, tests/limits) */
-  const char *source = o->opencl_source ? o->opencl_source : c->sources[index];
-  RunLimit limit = run_check_limits(a, &rt, k, &c->facts[index], &nats, &launch, &err);
-  if (limit != RUN_LIMIT_OK) {
-    rt_close(&rt);
-    diag_error(&c->diag, ERR_SIZES_TOO_LARGE, def->decl->name_span, "%s", err.data);
-    return limit == RUN_LIMIT_INT ? DPIA_EUSAGE : DPIA_EOPENCL;
-  }
-  /* what the kernel needs of the device, whatever the sizes: its local
-   * memory (from the kernel IR, unless another source runs) and its
-   * work-groups; the built kernel is checked again by rt_run */
-  st = run_check_kernel_fits(a, &rt, k, o->opencl_source ? NULL : c->facts[index].kir, &nats, &launch, &err);
-  if (st != RT_OK) {
-    diag_error(&c->diag, ERR_DEVICE_LIMIT, def->decl->name_span, "%s device %s: %s", c->target->title,
-               rt.info.device_name, err.data);
-    rt_close(&rt);
-    return DPIA_EOPENCL;
-  }
-  /* the data are as large as the sizes say: the translation's memory
-   * limit no longer applies */
-  a->limit = 0;
-  double **inputs;
-  size_t *counts;
-  if (!run_inputs(c, def, &nats, &inputs, &counts)) {
-    rt_close(&rt);
-    return DPIA_EUSER;
-  }
-  RtResult res;
-  st = rt_run(&rt, a, k, source, &nats, def->nparams, (const double *const *)inputs, counts, &launch,
-              &res, &err);
-  int done = run_finished(c, &rt, st, &res, &err);
-  if (done != DPIA_OK) return done;
-  double gbps = run_gbps(a, k, &nats, res.min_ms);
-  if (o->run_json) {
-    run_json_head(&c->out, o, "kernel", k->name, &rt, &res, gbps);
-  } else {
-    emit(&c->out, "kernel %s on %s (%s)\n", k->name, rt.info.device_name, rt.info.platform_name);
-    buf_puts(&c->out, "  sizes:");
-    for (int i = 0; i < o->nsizes; i++) emit(&c->out, " %s=%lld", o->size_names[i], (long long)o->size_values[i]);
-    emit(&c->out, "\n  NDRange: global");
-    for (int d = 0; d < res.ndims; d++) emit(&c->out, "%s%zu", d ? "," : " ", res.global_size[d]);
-    if (res.has_local) {
-      buf_puts(&c->out, ", local");
-      for (int d = 0; d < res.ndims; d++) emit(&c->out, "%s%zu", d ? "," : " ", res.local_size[d]);
-    }
-    run_time_line(c, &res, gbps);
-  }
-  rt_close(&rt);
-  if (!o->check) {
-    if (o->run_json) buf_puts(&c->out, ", \"check\": null}\n");
-    return DPIA_OK;
-  }
-  return run_compare(c, def, c->normal[index], &nats, inputs, counts, &res);
-}
-
-/* dpia run -k PIPELINE (docs/language.md section 8): its preconditions and
- * every launch's at the given sizes, then the whole pipeline on the device
- * (pipe_run.h), its time one figure from the first kernel's start to the
- * last one's end, and with --check its output against the reference
- * interpreter of the composed program (the kernels inlined into the
- * pipeline's body). */
-static int pass_run_pipeline(Ctx *c) {
-  const DpiaOptions *o = c->opt;
-  Arena *a = c->arena;
-  DefInfo *def = c->pipe->def;
-  const PipeDesc *d = NULL;
-  for (int i = 0; i < c->checked->ndefs; i++)
-    if (c->checked->defs[i] == def) d = c->pipe_descs[i];
-  Buf err;
-  buf_init(&err, a);
-  NatValues nats;
-  if (!run_sizes(c, def, &nats)) return DPIA_EUSAGE;
-  if (!check_run_preconditions(c, def, &d->iface, &nats)) return run_json_refused(c, "pipeline", def->name);
-  for (int li = 0; li < d->nlaunches; li++) {
-    const PipeLaunchDesc *l = &d->launches[li];
-    const char **names = NEWARRAY(a, const char *, l->k->nparams + 1);
-    int64_t *values = NEWARRAY(a, int64_t, l->k->nparams + 1);
-    int n = 0;
-    for (int i = 0; i < l->k->nparams; i++) {
-      if (l->binds[i].kind != PBIND_NAT) continue;
-      names[n] = l->k->params[i].name;
-      if (!nat_eval_size(l->binds[i].size, &nats, &values[n++], &err)) break;
-    }
-    NatValues kn = {n, names, values};
-    if (err.len || !rt_check_preconditions(l->k, &kn, &err)) {
-      diag_error(&c->diag, ERR_VIOLATED_PRECONDITION, l->launch->span, "launch of kernel '%s' in pipeline '%s': %s",
-                 l->k->name, def->name, err.data);
-      return DPIA_EPRECONDITION;
-    }
-  }
-  Phrase *body = normalize_def(a, &c->tc, &c->diag, def);
-  if (!body) return DPIA_EUSER;
-  Runtime rt;
-  RtStatus st = rt_open(&rt, c->target, a, o->platform, o->device, &err);
-  if (st != RT_OK) {
-    diag_error(&c->diag, ERR_OPENCL_RUNTIME, (Span){0}, "%s: %s", c->target->title, err.data);
-    return DPIA_EOPENCL;
-  }
-  a->limit = 0; /* the data are as large as the sizes say */
-  double **inputs;
-  size_t *counts;
-  RtResult res;
-  if (!run_inputs(c, def, &nats, &inputs, &counts)) {
-    rt_close(&rt);
-    return DPIA_EUSER;
-  }
-  const char *source = o->opencl_source ? o->opencl_source : all_sources(c);
-  st = rt_run_pipeline(&rt, a, d, source, &nats, def->nparams, (const double *const *)inputs, counts,
-                       o->repeat > 0 ? o->repeat : 1, &res, &err);
-  int done = run_finished(c, &rt, st, &res, &err);
-  if (done != DPIA_OK) return done;
-  double gbps = run_gbps(a, &d->iface, &nats, res.min_ms);
-  if (o->run_json) {
-    run_json_head(&c->out, o, "pipeline", def->name, &rt, &res, gbps);
-  } else {
-    emit(&c->out, "pipeline %s on %s (%s)\n", def->name, rt.info.device_name, rt.info.platform_name);
-    buf_puts(&c->out, "  sizes:");
-    for (int i = 0; i < o->nsizes; i++) emit(&c->out, " %s=%lld", o->size_names[i], (long long)o->size_values[i]);
-    buf_puts(&c->out, "\n  launches:");
-    for (int li = 0; li < d->nlaunches; li++) emit(&c->out, "%s%s", li ? ", " : " ", d->launches[li].k->name);
-    run_time_line(c, &res, gbps);
-  }
-  rt_close(&rt);
-  if (!o->check) {
-    if (o->run_json) buf_puts(&c->out, ", \"check\": null}\n");
-    return DPIA_OK;
-  }
-  return run_compare(c, def, body, &nats, inputs, counts, &res);
-}
-
 static void emit_sources(Ctx *c) {
   bool first = true;
   Buf program;
@@ -1152,7 +633,7 @@ static bool pass_pipelines(Ctx *c) {
 }
 
 /* the OpenCL C of every kernel worked on, as one program */
-static const char *all_sources(Ctx *c) {
+const char *all_sources(Ctx *c) {
   Buf saved = c->out;
   buf_init(&c->out, c->arena);
   emit_sources(c);

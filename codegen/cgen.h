@@ -336,6 +336,18 @@ struct Cont {
   bool again;
 };
 
+/* opencl.c: the code of command p, then of what follows it (after) */
+void gen_comm(CG *cg, const Phrase *p, const Cont *after);
+/* an if statement with a trailing comment, appended to the current block */
+KirStmt *add_if(CG *cg, const KirExpr *cond, const char *comment);
+
+/* single_writer.c: p generated under a guard that lets one work-item of
+ * those that would run it alike write what it writes (false: p does not
+ * qualify, nothing generated) */
+bool gen_single_writer(CG *cg, const Phrase *p, const Cont *after);
+/* the same for the body of a parforLocal that writes outputs only */
+bool gen_local_single_writer(CG *cg, const Phrase *body, const Cont *after);
+
 typedef struct Alias Alias;
 struct Alias {
   const Binder *o;

@@ -1,0 +1,52 @@
+/* driver_int.h: what the driver's files share (driver.c, run.c): the
+ * context of one translation, which the passes run over. */
+#ifndef DPIA_DRIVER_INT_H
+#define DPIA_DRIVER_INT_H
+
+#include "dpia.h"
+#include "dpia_codegen.h"
+#include "dpia_front.h"
+#include "dpia_translate.h"
+#include "dpia_verify.h"
+
+enum { NEMIT = DPIA_EMIT_SPACE + 1 }; /* the DpiaEmit kinds */
+
+typedef struct Ctx {
+  const DpiaOptions *opt;
+  const Target *target; /* verifies and runs the kernels (target.h) */
+  Arena *arena;
+  Interner in;
+  Diag diag;
+  TypeCtx tc;
+  Source src;
+  Program *prog;
+  CheckedProgram *checked;
+  Phrase **normal; /* per declaration: the normalized kernel body */
+  /* per declaration, for kernels being translated: the stages' results */
+  DefInfo **intermediate, **imperative, **hoisted;
+  ImpKernel **kernels;  /* per declaration: the generated kernel */
+  ImpKernel **natural;  /* and as kernel_from_def made it, before the user's launch */
+  const char **sources; /* its OpenCL C */
+  KernelFacts *facts;   /* and what the kernel IR says of it (codegen/kernel.h) */
+  /* -k names a pipeline (dpia/pipeline.h): its launches; the kernels it
+   * launches are the ones worked on */
+  const Pipeline *pipe;
+  PipeDesc **pipe_descs; /* per declaration: a described pipeline */
+  Buf out;
+  Buf *also[NEMIT]; /* the outputs of opt->emit_also */
+  bool ran;         /* pass_run launched the kernel, in these times */
+  double min_ms, median_ms;
+  int status; /* a verification failure (3) is not a user error (1) */
+} Ctx;
+
+/* a tune parameter's domain, for messages (driver.c) */
+void print_domain(Buf *b, const Param *pa);
+/* the kernels and pipelines of the program, for messages (driver.c) */
+const char *kernel_names(Ctx *c);
+/* the OpenCL C of every kernel worked on, as one program (driver.c) */
+const char *all_sources(Ctx *c);
+/* run.c: dpia run: the sizes, their preconditions, the launch on the
+ * device and the comparison with the reference interpreter */
+int pass_run(Ctx *c);
+
+#endif

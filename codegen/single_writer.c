@@ -1,0 +1,257 @@
+/* single_writer.c: one work-item writes what several would write alike
+ * (the paper's redundant execution of sequential code, section 6), for
+ * opencl.c's command generation: the commands that qualify
+ * (writes_outputs_only), the guard on the ids of the dimensions that do not
+ * distribute the code, and what the others may then read (barriers.c's
+ * pending writes; docs/language.md section 20). */
+#include "cgen.h"
+
+static bool is_output(CG *cg, const Binder *root) {
+  for (int i = 0; i < cg->k->nparams; i++)
+    if (cg->k->params[i].role == KP_OUTPUT && cg->k->params[i].binder == root) return true;
+  return false;
+}
+
+/* cond && q(d) == 0 */
+static const KirExpr *and_query_zero(CG *cg, const KirExpr *cond, KirQuery q, int d) {
+  Arena *a = cg->arena;
+  return kir_and(a, cond, kir_binary(a, KB_EQ, kir_query(a, q, d), kir_int(a, 0)));
+}
+
+static bool size_is_one(bool known, Size n) {
+  int64_t v;
+  return known && size_const_value(n, &v) && v == 1;
+}
+
+/* May dimension d of the launch hold more than one work-item (or group)?
+ * A dimension beyond the kernel's own has one unless the user's launch
+ * gives it more (--global-size=8,4 for a kernel of one dimension: every
+ * work-item of dimension 1 then runs what those of dimension 0 run). */
+static bool launch_many(const CG *cg, int d, bool known, Size n) {
+  int ndims = cg->k->ndims > 0 ? cg->k->ndims : 1;
+  return d < ndims ? !size_is_one(known, n) : known && !size_is_one(known, n);
+}
+
+static uint32_t phrase_slot(const CG *cg, const Phrase *p) {
+  uintptr_t h = (uintptr_t)p >> 4;
+  return (uint32_t)(h * 2654435761u) & (cg->refused_seqs.cap - 1);
+}
+
+static bool seq_refused(const CG *cg, const Phrase *p) {
+  if (!cg->refused_seqs.cap) return false;
+  for (uint32_t i = phrase_slot(cg, p);; i = (i + 1) & (cg->refused_seqs.cap - 1)) {
+    if (!cg->refused_seqs.slots[i]) return false;
+    if (cg->refused_seqs.slots[i] == p) return true;
+  }
+}
+
+static void refuse_seq(CG *cg, const Phrase *p) {
+  if (2 * (cg->refused_seqs.used + 1) > cg->refused_seqs.cap) {
+    const Phrase **old = cg->refused_seqs.slots;
+    uint32_t old_cap = cg->refused_seqs.cap;
+    cg->refused_seqs.cap = old_cap ? old_cap * 2 : 64;
+    cg->refused_seqs.slots = NEWARRAY(cg->arena, const Phrase *, cg->refused_seqs.cap);
+    cg->refused_seqs.used = 0;
+    for (uint32_t k = 0; k < old_cap; k++)
+      if (old[k]) refuse_seq(cg, old[k]);
+  }
+  uint32_t i = phrase_slot(cg, p);
+  while (cg->refused_seqs.slots[i]) i = (i + 1) & (cg->refused_seqs.cap - 1);
+  cg->refused_seqs.slots[i] = p;
+  cg->refused_seqs.used++;
+}
+
+/* Does command p write nothing but kernel outputs and private variables it
+ * declares itself, with no parallel loop inside?  *writes_output: it writes
+ * an output.  inner: the private variables declared in p so far.  A part
+ * of p is refused whenever p is (it sees fewer of p's variables), so a
+ * refused sequence is remembered (cg->refused_seqs). */
+static bool writes_outputs_only(CG *cg, const Phrase *p, BinderSet *inner, bool *writes_output) {
+  switch (p->kind) {
+  case PH_PRIM: return p->prim == PRIM_SKIP;
+  case PH_SEQ:
+    if (seq_refused(cg, p)) return false;
+    if (writes_outputs_only(cg, p->fst, inner, writes_output) && writes_outputs_only(cg, p->snd, inner, writes_output))
+      return true;
+    refuse_seq(cg, p);
+    return false;
+  case PH_ASSIGN: {
+    const Phrase *a = p->fst;
+    for (;;) { /* a variable declared in p */
+      if (a->kind == PH_PROJ) a = a->fst;
+      if (a->kind == PH_VAR) break;
+      Spine s;
+      if (!spine_of(cg->arena, a, &s) || s.nargs < 1) return false;
+      a = s.args[0];
+    }
+    if (binder_set_has(inner, a->binder)) return true;
+    const Binder *root = acc_root(cg, p->fst);
+    /* a temporary in global or local memory too: outside a group body,
+     * where no barrier orders the others' reads after the one writer's
+     * writes, gen_single_writer refuses it when code after p reads it */
+    if (!root || !(is_output(cg, root) || shared_root(cg, root))) return false;
+    *writes_output = true;
+    return true;
+  }
+  case PH_APP: {
+    Spine s;
+    if (!spine_of(cg->arena, p, &s) || s.nargs != 1 || s.args[0]->kind != PH_LAM) return false;
+    /* a private variable is the work-item's own; a sequential loop
+     * repeats what it does; anything else may be shared */
+    PrimLevel level = prim_level(s.head->prim);
+    DPIA_EXHAUSTIVE_BEGIN
+    switch (prim_family(s.head->prim)) {
+    case PFAM_NEW:
+      if (level != PLVL_NONE && level != PLVL_PRIVATE) return false;
+      binder_set_add(cg, inner, s.args[0]->lam_binder);
+      break;
+    case PFAM_FOR: break;
+    case PFAM_PARFOR:
+    case PFAM_MAP:
+    case PFAM_REDUCE:
+    case PFAM_VIEW:
+    case PFAM_MEMORY:
+    case PFAM_SCALAR:
+    case PFAM_MATH:
+    case PFAM_CONVERT:
+    case PFAM_FOREIGN:
+    case PFAM_SKIP:
+    case PFAM_VIEW_ACC:
+    case PFAM_MAP_I:
+    case PFAM_REDUCE_I: return false;
+    }
+    DPIA_EXHAUSTIVE_END
+    return writes_outputs_only(cg, s.args[0]->body, inner, writes_output);
+  }
+  default: return false;
+  }
+}
+
+/* Sequential code in a group body runs in every work-item of the group
+ * (the paper's redundant execution), and so does the body of a parforLocal
+ * in the work-items of the dimensions no enclosing parforLocal distributes.
+ * Where it writes the kernel's output or a temporary in global or local
+ * memory, every one of them would write the same element: a race, however
+ * benign, and no program of ours is racy (Oclgrind: seed 7358 #127, #203,
+ * #565; tests/diff/regress/redundant_local_stage.dpia).  So one work-item
+ * writes it: local id 0 in every dimension whose local size may exceed 1
+ * and that no enclosing parforLocal distributes (and group id 0 in a
+ * dimension whose mapWorkgroup does not enclose the code).  Likewise
+ * global id 0 for sequential code at the top of a kernel launched on more
+ * than one work-item, or in the body of mapGlobals that leave a dimension
+ * of the NDRange undistributed (seed 7358 #711, #594, #736).  What it
+ * writes is then pending for the other work-items: in a group body a
+ * barrier comes before they read it (or, where not all of them reach that
+ * point, E0604); outside one, no barrier can order them, so they may not
+ * read it at all. */
+bool gen_single_writer(CG *cg, const Phrase *p, const Cont *after) {
+  if (cg->solo > 0) return false; /* one work-item already */
+  bool group = cg->group_depth > 0;
+  /* outside a group: in the body of mapGlobals only (one per dimension
+   * distributed), the work-items of the other dimensions run it too: a
+   * nested grid's outer body, which may write the output (padCst's
+   * borders, docs/language.md section 16); in a group: at its top, or in
+   * the body of parforLocals only */
+  unsigned dims = group ? cg->local_dims : cg->global_dims;
+  if (cg->distributed > 0 &&
+      (cg->distributed != __builtin_popcount(dims) || (group ? cg->global_dims : cg->local_dims)))
+    return false;
+  const Launch *l = &cg->launch;
+  const KirExpr *cond = NULL;
+  /* the groups of a dimension whose mapWorkgroup is not around p all run
+   * p too (a nested grid's outer body) */
+  for (int d = 0; group && d < 3; d++)
+    if (!(cg->group_dims & 1u << d) && launch_many(cg, d, l->groups_known[d], l->groups[d]))
+      cond = and_query_zero(cg, cond, KQ_GROUP_ID, d);
+  for (int d = 0; d < 3; d++) {
+    if (dims & 1u << d) continue; /* distributed: each work-item its own */
+    if (group ? launch_many(cg, d, l->local_known[d], l->local[d])
+              : launch_many(cg, d, l->global_known[d], l->global[d]))
+      cond = and_query_zero(cg, cond, group ? KQ_LOCAL_ID : KQ_GLOBAL_ID, d);
+  }
+  if (!cond) return false; /* one work-item anyway */
+  BinderSet inner = {0};
+  bool writes_output = false;
+  if (!writes_outputs_only(cg, p, &inner, &writes_output) || !writes_output) return false;
+  if (!group) {
+    /* no barrier orders the other work-items after the one that writes a
+     * temporary here: none of them may read it after p */
+    BinderSet w = {0}, reads = {0};
+    scan_writes(cg, p, NULL, &w);
+    for (const Cont *c = after; c; c = c->next) scan_reads_except(cg, c->cmd, c->again ? p : NULL, &reads);
+    BinderSet bad = binder_set_intersect(cg, &w, &reads);
+    if (bad.n) {
+      cg_error(cg, ERR_NO_BARRIER, p->span,
+               "%s is computed once, by one work-item, and read later by the others, but OpenCL has no barrier "
+               "across work-groups to order them; compute it inside the map that reads it, or split the "
+               "computation into two kernels",
+               names_of(cg, &bad));
+      return true;
+    }
+  }
+  sync_before(cg, p);
+  KirBlock *outer = cg_enter(
+      cg, add_if(cg, cond,
+                 group ? "written once per group, not by every work-item" : "written once, not by every work-item"));
+  int mark;
+  cg_scope_enter(cg, &mark);
+  bool saved_uniform = cg->uniform;
+  BinderSet outer_own = cg->own_writes;
+  cg->own_writes = (BinderSet){0};
+  cg->uniform = false;
+  cg->distributed++;
+  cg->solo++;
+  gen_comm(cg, p, after);
+  cg->solo--;
+  cg->distributed--;
+  cg->uniform = saved_uniform;
+  binder_set_union(cg, &cg->pending_writes, &cg->own_writes); /* the others read them after a barrier */
+  cg->own_writes = outer_own;
+  cg_scope_leave(cg, mark);
+  cg_leave(cg, outer);
+  /* one work-item's writes, like a single writer's parforLocal: a
+   * parforLocal right after it in a work-group loop gets a barrier first
+   * (sync_after_guard; seed 63 #892, wrong with every PoCL work-group
+   * method) */
+  if (group) cg->local_unfenced = true;
+  return true;
+}
+
+/* The body of a parforLocal of dimension d runs in every work-item whose
+ * local id in d is the index: where the group has more than one work-item
+ * in a dimension no enclosing parforLocal distributes, they all run it, and
+ * where it writes the output or a temporary in global or local memory,
+ * they write the same element: a race, however benign (an optimising
+ * OpenCL compiler made a wrong result of one: differential test, seed 42
+ * #632).  So the one with local id 0 in those dimensions runs a body that
+ * writes only such memory and private variables of its own; the others
+ * read what it wrote after the barrier that follows the parforLocal.  A
+ * body that also writes anything else is left as it is. */
+bool gen_local_single_writer(CG *cg, const Phrase *body, const Cont *after) {
+  if (cg->group_depth == 0) return false;
+  BinderSet inner = {0};
+  bool writes_output = false;
+  if (!writes_outputs_only(cg, body, &inner, &writes_output) || !writes_output) return false;
+  const Launch *l = &cg->launch;
+  const KirExpr *cond = NULL;
+  for (int d = 0; d < 3; d++)
+    if (!(cg->local_dims & 1u << d) && launch_many(cg, d, l->local_known[d], l->local[d]))
+      cond = and_query_zero(cg, cond, KQ_LOCAL_ID, d);
+  if (!cond) return false;
+  KirBlock *outer = cg_enter(cg, add_if(cg, cond, "the other work-items would write the same"));
+  cg->local_unfenced = true;
+  int mark;
+  cg_scope_enter(cg, &mark);
+  /* only some work-items run the guarded body: no barrier may go in it
+   * (a barrier in a sequential loop there hung PoCL: seed 52 #730); one
+   * it would need is an error, as anywhere not all work-items reach */
+  bool saved_uniform = cg->uniform;
+  cg->uniform = false;
+  cg->solo++;
+  gen_comm(cg, body, after);
+  cg->solo--;
+  cg->uniform = saved_uniform;
+  cg_scope_leave(cg, mark);
+  cg_leave(cg, outer);
+  return true;
+}
