@@ -26,9 +26,10 @@ typedef struct Backend {
    * the kernel alone. */
   void (*print_kernel)(const KirKernel *k, NameSet *defined, Buf *out);
   /* where print_kernel puts k's statements in a program of the kernel
-   * alone: (*stmts)[i] begins on line (*lines)[i] (from 1); returns how
-   * many (for messages about a statement: verify/race.h) */
-  int (*statement_lines)(Arena *a, const KirKernel *k, const KirStmt *const **stmts, const int **lines);
+   * alone (*text): (*stmts)[i] begins on line (*lines)[i] (from 1);
+   * returns how many (for messages that quote a statement: verify/race.h) */
+  int (*statement_lines)(Arena *a, const KirKernel *k, const KirStmt *const **stmts, const int **lines,
+                         const char **text);
   /* the host header (--emit=header, spec section 9): the kernels' sources
    * (as print_kernel printed them) embedded, with launchers of the
    * kernels and of the pipelines (their kernels among kernels) */

@@ -501,13 +501,15 @@ static void print_kernel_lines(const KirKernel *k, NameSet *defined, Buf *out, L
 
 static void print_kernel(const KirKernel *k, NameSet *defined, Buf *out) { print_kernel_lines(k, defined, out, NULL); }
 
-static int statement_lines(Arena *a, const KirKernel *k, const KirStmt *const **stmts, const int **lines) {
-  Buf text;
-  buf_init(&text, a);
+static int statement_lines(Arena *a, const KirKernel *k, const KirStmt *const **stmts, const int **lines,
+                           const char **text) {
+  Buf out;
+  buf_init(&out, a);
   LineRec rec = {.arena = a, .line = 1};
-  print_kernel_lines(k, NULL, &text, &rec);
+  print_kernel_lines(k, NULL, &out, &rec);
   *stmts = (const KirStmt *const *)rec.stmts.items;
   *lines = rec.lines;
+  *text = out.data;
   return rec.stmts.len;
 }
 

@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,75 +83,29 @@ void ki_print_item(R *r, Buf *b, int64_t group_index, int item) {
   buf_putc(b, ')');
 }
 
-/* the first line of s as the backend prints it, and its line */
+/* the first line of s as the backend prints it (quoted from the printed
+ * kernel, so that the message shows the code a person reads), with its
+ * line number when the printed kernel is the one emitted (want_lines) */
 void ki_print_stmt_at(R *r, Buf *b, int id) {
-  if (id < 0 || id >= r->stmts.len) {
-    buf_puts(b, "(unknown statement)");
+  const KirStmt *s = id >= 0 && id < r->stmts.len ? r->stmts.items[id] : NULL;
+  if (s && !r->text) r->nlines = backend_opencl.statement_lines(r->a, r->k, &r->line_stmts, &r->lines, &r->text);
+  int line = 0;
+  for (int i = 0; s && i < r->nlines && !line; i++)
+    if (r->line_stmts[i] == s) line = r->lines[i];
+  if (!line) {
+    buf_puts(b, "(a statement of the kernel)");
     return;
   }
-  const KirStmt *s = r->stmts.items[id];
-  const Backend *be = &backend_opencl;
-  if (r->want_lines && !r->lines) r->nlines = be->statement_lines(r->a, r->k, &r->line_stmts, &r->lines);
-  for (int i = 0; i < r->nlines; i++)
-    if (r->line_stmts[i] == s) {
-      emit(b, "line %d: ", r->lines[i]);
-      break;
-    }
-  buf_putc(b, '`');
-  switch (s->kind) {
-  case KS_DECL:
-    be->print_type(b, s->decl.type);
-    emit(b, " %s", s->decl.name);
-    if (s->decl.array_len >= 0) emit(b, "[%" PRId64 "]", s->decl.array_len);
-    if (s->decl.init) {
-      buf_puts(b, " = ");
-      be->print_expr(b, s->decl.init);
-    }
-    buf_putc(b, ';');
-    break;
-  case KS_ASSIGN:
-    be->print_expr(b, s->assign.lhs);
-    buf_puts(b, " = ");
-    be->print_expr(b, s->assign.rhs);
-    buf_putc(b, ';');
-    break;
-  case KS_EXPR:
-    be->print_expr(b, s->expr);
-    buf_putc(b, ';');
-    break;
-  case KS_VSTORE:
-    emit(b, "vstore%d(", s->vstore.width);
-    be->print_expr(b, s->vstore.value);
-    buf_puts(b, ", ");
-    be->print_expr(b, s->vstore.offset);
-    buf_puts(b, ", ");
-    be->print_expr(b, s->vstore.ptr);
-    buf_puts(b, ");");
-    break;
-  case KS_FOR:
-    emit(b, "for (int %s = ", s->loop.var);
-    be->print_expr(b, s->loop.init);
-    emit(b, "; %s < ", s->loop.var);
-    be->print_expr(b, s->loop.bound);
-    emit(b, "; %s += ", s->loop.var);
-    be->print_expr(b, s->loop.step);
-    buf_putc(b, ')');
-    break;
-  case KS_IF:
-    buf_puts(b, "if (");
-    be->print_expr(b, s->cond.cond);
-    buf_putc(b, ')');
-    break;
-  case KS_BARRIER:
-    emit(b, "barrier(%s);",
-         s->barrier.local && s->barrier.global ? "CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE"
-         : s->barrier.local                    ? "CLK_LOCAL_MEM_FENCE"
-                                               : "CLK_GLOBAL_MEM_FENCE");
-    break;
-  case KS_BLOCK: buf_puts(b, "{"); break;
-  case KS_COMMENT: buf_puts(b, "/* */"); break;
+  const char *at = r->text;
+  for (int l = 1; l < line && at; l++) {
+    at = strchr(at, '\n');
+    if (at) at++;
   }
-  buf_putc(b, '`');
+  if (!at) at = "";
+  while (*at == ' ') at++;
+  const char *end = strchr(at, '\n');
+  if (r->want_lines) emit(b, "line %d: ", line);
+  emit(b, "`%.*s`", (int)(end ? end - at : (ptrdiff_t)strlen(at)), at);
 }
 
 int ki_stmt_number(R *r, const KirStmt *s) { return s ? ki_pmap_get(&r->stmt_id, (uintptr_t)s) : -1; }

@@ -134,9 +134,10 @@ typedef struct R {
   KiLaunch launch;
   const KiLimits *lim;
   bool want_lines;
-  int nlines; /* the statements' lines, once a message needs them */
+  int nlines; /* the statements' lines in the printed kernel, once a message needs them */
   const KirStmt *const *line_stmts;
   const int *lines;
+  const char *text; /* the printed kernel (NULL: not printed yet) */
   Buf *msg;
   KiStatus status; /* KI_OK while running */
   int64_t steps, bytes;
