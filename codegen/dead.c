@@ -305,7 +305,16 @@ static void walk_stmt(Dead *d, KirBlock *b, KirStmt *prev, KirStmt *s) {
     note_reads(d, s->vstore.ptr);
     return;
   case KS_EXPR: note_reads(d, s->expr); return;
-  case KS_FOR:
+  case KS_FOR: {
+    /* a loop over an empty array (`take 0`, a reduction of [0]T) never
+     * runs: it goes with its body, whose reads (of a private array of no
+     * elements, which then goes too) and writes never happen */
+    int64_t from, to;
+    if (kir_const_int(s->loop.init, &from) && kir_const_int(s->loop.bound, &to) && to <= from) {
+      replace(b, prev, s, none);
+      d->changed = true;
+      return;
+    }
     walk_block(d, &s->loop.body);
     unmark(&d->read, s->loop.var);
     unmark(&d->written, s->loop.var);
@@ -318,6 +327,7 @@ static void walk_stmt(Dead *d, KirBlock *b, KirStmt *prev, KirStmt *s) {
     note_reads(d, s->loop.bound);
     note_reads(d, s->loop.step);
     return;
+  }
   case KS_IF:
     walk_block(d, &s->cond.body);
     if (!s->cond.body.first && !has_effect(d, s->cond.cond)) {

@@ -641,7 +641,7 @@ void kir_hoist_guards(KirBlock *b) {
 
 enum { UNROLL_STEPS = 4, UNROLL_MIN_TRIPS = 16, UNROLL_MIN_ASSIGNS = 8 };
 
-static bool const_expr(const KirExpr *e, int64_t *v) {
+bool kir_const_int(const KirExpr *e, int64_t *v) {
   if (e->kind == KE_INT) {
     *v = e->value;
     return true;
@@ -661,8 +661,8 @@ static void note_private_arrays(const KirBlock *b, NameSet *arrays) {
 /* s is the inner loop of a register tile (kir.h) */
 static bool tile_loop(const KirStmt *s, const NameSet *arrays, const NameSet *scalars) {
   int64_t init, step, trips;
-  if (!const_expr(s->loop.init, &init) || init != 0 || !const_expr(s->loop.step, &step) || step != 1 ||
-      !const_expr(s->loop.bound, &trips) || trips < UNROLL_MIN_TRIPS || trips % UNROLL_STEPS != 0)
+  if (!kir_const_int(s->loop.init, &init) || init != 0 || !kir_const_int(s->loop.step, &step) || step != 1 ||
+      !kir_const_int(s->loop.bound, &trips) || trips < UNROLL_MIN_TRIPS || trips % UNROLL_STEPS != 0)
     return false;
   int assigns = 0;
   for (const KirStmt *t = s->loop.body.first; t; t = t->next) {

@@ -296,6 +296,8 @@ const KirExpr *kir_lane(Arena *a, const KirExpr *base, int lane, int width, bool
 const KirExpr *kir_vload(Arena *a, int width, const KirExpr *offset, const KirExpr *ptr);
 const KirExpr *kir_call(Arena *a, const char *fn, int n, const KirExpr *const *args);
 const KirExpr *kir_cast(Arena *a, const KirType *type, const KirExpr *operand);
+/* e is an integer constant (KE_INT, or a KE_IX that folds to one): *v */
+bool kir_const_int(const KirExpr *e, int64_t *v);
 /* a vector of type from n lanes (one: the scalar broadcast) */
 const KirExpr *kir_vector(Arena *a, const KirType *type, int n, const KirExpr *const *lanes);
 /* the precedence of e's top operator (C's, higher binds tighter) */

@@ -192,7 +192,7 @@
     "T. (var[T] -> comm) -> comm") \
   X(NEW_PRIVATE, "newPrivate", 0, 1, PF_IMP, NEW, PRIVATE, COUNT, \
     "T. (var[T] -> comm) -> comm") \
-  X(FOR, "for", 1, 0, PF_IMP, FOR, SEQ, COUNT, \
+  X(FOR, "for", 1, 0, PF_IMP | PF_ZERO_SIZES, FOR, SEQ, COUNT, \
     "n. (exp[idx[n]] -> comm) -> comm") \
   X(PARFOR, "parfor", 0, 0, PF_IMP, PARFOR, NONE, COUNT, \
     "acc[[n]a] -> (exp[idx[n]] -> acc[a] ->p comm) -> comm") \

@@ -267,6 +267,25 @@ static bool passes_acceptor(Prim p) { return prim_family(p) == PFAM_VIEW && prim
 /* Which arguments of a primitive are functions run inside it (its body). */
 static bool is_body_arg(Prim p, int i) { return prim_computes(p) && i == 0; }
 
+/* A parallel map runs one work-item (or work-group) an element: over an
+ * array of no elements (`take 0`) there would be nothing to launch, or a
+ * work-group of no work-items, which OpenCL does not have.  A sequential
+ * loop over it is fine: it runs no step. */
+static void check_not_empty(Strategy *s, const Phrase *app, const Phrase *head, int nargs) {
+  if (prim_family(head->prim) != PFAM_MAP || prim_level(head->prim) == PLVL_NONE ||
+      prim_level(head->prim) == PLVL_SEQ || nargs != 2 || !app->type || app->type->kind != PT_EXP)
+    return;
+  const DataType *t = dt_resolve(app->type->data);
+  int64_t n;
+  if (!t || t->kind != DT_ARRAY || !size_const_value(t->size, &n) || n > 0) return;
+  s->ok = false;
+  if (first_report(s, head->span))
+    diag_error(s->diag, ERR_SIZE_TOO_SMALL, head->span,
+               "'%s' over an array of no elements: a parallel map runs one work-item an element, and OpenCL "
+               "launches at least one (a sequential mapSeq may run no step)",
+               construct_name(s->arena, head->prim, head->dim, head->span));
+}
+
 static void walk(Strategy *s, const Phrase *p, const Frame *f, Position pos);
 
 static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position pos) {
@@ -287,6 +306,7 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
     return;
   }
   check_placement(s, head, &spine, f);
+  check_not_empty(s, p, head, nargs);
   Prim prim = head->prim;
   /* a view map: no loop and no memory, its function only rearranges */
   bool view_map = is_map_at(prim, PLVL_NONE);
