@@ -11,7 +11,6 @@ global state, so calls from several threads are safe.  dpia.opencl launches
 a translated kernel with pyopencl from its metadata.
 """
 import ctypes
-import ctypes.util
 import itertools
 import json
 import os

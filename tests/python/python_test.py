@@ -207,6 +207,14 @@ def main():
     return report(failures)
 
 
+def outcome(f):
+    """f()'s value, or the exception it raised (a failure the caller reports)"""
+    try:
+        return f()
+    except Exception as e:  # noqa: BLE001 (reported as the failure)
+        return e
+
+
 def raises(expect, what, error, text, f):
     """f() raises error with text in its message"""
     try:
@@ -276,10 +284,7 @@ def opencl_shapes(expect, ctx, queue, root, rng):
     big[:M] = dimg
     raises(expect, "overlapping views", alias_error, "(bytes 6144 to 18432 and 0 to 12288 of one buffer)",
            lambda: k(queue, {"M": M, "N": N}, {"img": big[:M], "output": big[M // 2:M // 2 + M]}))
-    try:
-        res = k(queue, {"M": M, "N": N}, {"img": big[:M], "output": big[M:]})["output"]
-    except Exception as e:  # noqa: BLE001 (reported as the failure)
-        res = e
+    res = outcome(lambda: k(queue, {"M": M, "N": N}, {"img": big[:M], "output": big[M:]})["output"])
     expect("blur into the other half: %r" % res, hasattr(res, "offset") and res.offset == M * N * 4
            and np.abs(res.get() - want).max() < 1e-5 and np.array_equal(big[:M].get(), img))
     # a device input of the wrong shape; an output given as a numpy array
@@ -291,10 +296,8 @@ def opencl_shapes(expect, ctx, queue, root, rng):
     mm = dpia.translate(open(os.path.join(root, "samples", "mm_tiled.dpia")).read(), kernel="mmTiled")
     sq = rng.random((32, 32), dtype=np.float32)
     dsq = cla.to_device(queue, sq)
-    try:
-        out = dpia.opencl.Kernel(ctx, mm.metadata)(queue, {"M": 32, "N": 32, "K": 32}, {"a": dsq, "b": dsq})["output"]
-    except Exception as e:  # noqa: BLE001 (reported as the failure)
-        out = e
+    out = outcome(lambda: dpia.opencl.Kernel(ctx, mm.metadata)(queue, {"M": 32, "N": 32, "K": 32},
+                                                               {"a": dsq, "b": dsq})["output"])
     expect("two inputs in one array: %r" % type(out), getattr(out, "shape", None) == (32, 32)
            and np.abs(out - sq.astype(np.float64) @ sq).max() < 1e-4)
 
@@ -316,10 +319,7 @@ def opencl_names(expect, ctx, queue, rng):
     k = dpia.opencl.Kernel(ctx, r.metadata)
     dot = rng.random(100, dtype=np.float32)
     ys = rng.random(100, dtype=np.float32)
-    try:
-        out = k(queue, {"N": 100}, {"step": 2.5, "dot": dot, "ys": ys})["output"]
-    except Exception as e:  # noqa: BLE001 (reported as the failure)
-        out = e
+    out = outcome(lambda: k(queue, {"N": 100}, {"step": 2.5, "dot": dot, "ys": ys})["output"])
     expect("axpy with step and dot: %r" % type(out), getattr(out, "shape", None) == (100,)
            and np.abs(out - (2.5 * dot.astype(np.float64) + ys)).max() < 1e-5)
     raises(expect, "a short dot", ValueError, "input dot of kernel axpy has shape (99,)",
@@ -416,10 +416,7 @@ def opencl_pipelines(expect, ctx, queue, root, rng):
     want = float(xs.astype(np.float64) @ ys)
     p = dpia.opencl.Pipeline(ctx, meta)
     for label, launcher in (("Pipeline", p), ("Kernel of a pipeline", dpia.opencl.Kernel(ctx, meta))):
-        try:
-            out = launcher(queue, {"N": N}, {"xs": xs, "ys": ys})["output"]
-        except Exception as e:  # noqa: BLE001 (reported as the failure)
-            out = e
+        out = outcome(lambda: launcher(queue, {"N": N}, {"xs": xs, "ys": ys})["output"])
         expect("dot pipeline through %s (%s): %r, want %g" % (label, type(launcher).__name__, out, want),
                isinstance(launcher, dpia.opencl.Pipeline) and getattr(out, "shape", None) == (1,)
                and abs(out[0] - want) < 1e-5 * want)
@@ -445,10 +442,7 @@ def opencl_pipelines(expect, ctx, queue, root, rng):
     # device data: an output into a device array, and one sharing an input's buffer
     dxs = cla.to_device(queue, xs)
     dout = cla.empty(queue, (1,), np.float32)
-    try:
-        got = p(queue, {"N": N}, {"xs": dxs, "ys": ys, "output": dout})["output"]
-    except Exception as e:  # noqa: BLE001 (reported as the failure)
-        got = e
+    got = outcome(lambda: p(queue, {"N": N}, {"xs": dxs, "ys": ys, "output": dout})["output"])
     expect("dot into a device array: %r" % got, got is dout and abs(dout.get()[0] - want) < 1e-5 * want)
     raises(expect, "dot: the output in xs", dpia.opencl.AliasError, "output output and input xs of pipeline dot "
            "share memory (bytes 0 to 4 and 0 to 1048576 of one buffer)",
@@ -456,11 +450,8 @@ def opencl_pipelines(expect, ctx, queue, root, rng):
     # a temporary of packed float3 (12 bytes an element) between two kernels
     f3 = open(os.path.join(root, "tests", "vectors", "float3_pipeline.dpia")).read()
     v = rng.random((100, 3), dtype=np.float32)
-    try:
-        out = dpia.opencl.Kernel(ctx, dpia.translate(f3, kernel="pp").metadata)(queue, {"N": 100}, {"xs": v})
-        out = out["output"]
-    except Exception as e:  # noqa: BLE001 (reported as the failure)
-        out = e
+    out = outcome(lambda: dpia.opencl.Kernel(ctx, dpia.translate(f3, kernel="pp").metadata)(
+        queue, {"N": 100}, {"xs": v})["output"])
     want3 = 2 * v[:, 0].astype(np.float64) + 4 * v[:, 1].astype(np.float64) * v[:, 2]
     expect("float3 pipeline: %r" % type(out), getattr(out, "shape", None) == (100,)
            and np.abs(out - want3).max() < 1e-5)
@@ -479,11 +470,8 @@ def opencl_pipelines(expect, ctx, queue, root, rng):
                "with local memory loc, whose element type its metadata does not give",
                lambda: dpia.opencl.Pipeline(ctx, r.metadata))
     mat = rng.random((5, 1024), dtype=np.float32)
-    try:
-        out = dpia.opencl.Pipeline(ctx, r.metadata, kernels=dpia.translate(rows).metadata)(
-            queue, {"M": 5, "N": 1024, "WG": 32}, {"mat": mat})["output"]
-    except Exception as e:  # noqa: BLE001 (reported as the failure)
-        out = e
+    out = outcome(lambda: dpia.opencl.Pipeline(ctx, r.metadata, kernels=dpia.translate(rows).metadata)(
+        queue, {"M": 5, "N": 1024, "WG": 32}, {"mat": mat})["output"])
     expect("sums: %r" % type(out), getattr(out, "shape", None) == (5,)
            and np.abs(out - mat.astype(np.float64).sum(axis=1)).max() < 1e-3)
     # an input named like a temporary: the metadata's "buffer" would be ambiguous
@@ -539,19 +527,13 @@ def opencl_device_limits(expect, ctx, queue, rng):
     k = dpia.opencl.Kernel(ctx, dpia.translate(src, kernel="rowParts").metadata)
     small = rng.random((2, 4096), dtype=np.float32)
     want = small.reshape(2, 64, 64).sum(axis=2, dtype=np.float64)
-    try:
-        first = k(queue, {"M": 2, "N": 4096, "WG": 64}, {"mat": small})["output"]
-    except Exception as e:  # noqa: BLE001 (reported as the failure)
-        first = e
+    first = outcome(lambda: k(queue, {"M": 2, "N": 4096, "WG": 64}, {"mat": small})["output"])
     expect("rowParts with 16 KiB of local memory: %r" % type(first), getattr(first, "shape", None) == (2, 64)
            and np.abs(first - want).max() < 1e-4)
     refused("a local argument of %d bytes" % (4 * floats), device + "kernel rowParts needs %d bytes of local memory a "
             "work-group (loc: a local temporary of %d bytes), %s" % (4 * floats, 4 * floats, has),
             lambda: k(queue, {"M": 1, "N": floats, "WG": 64}, {"mat": np.zeros((1, floats), np.float32)}))
-    try:
-        again = k(queue, {"M": 2, "N": 4096, "WG": 64}, {"mat": small})["output"]
-    except Exception as e:  # noqa: BLE001 (reported as the failure)
-        again = e
+    again = outcome(lambda: k(queue, {"M": 2, "N": 4096, "WG": 64}, {"mat": small})["output"])
     expect("rowParts fits again: %r" % type(again), getattr(again, "shape", None) == (2, 64)
            and np.abs(again - want).max() < 1e-4)
     k = dpia.opencl.Kernel(ctx, dpia.translate(src, kernel="wideGroup").metadata)
