@@ -11,15 +11,16 @@ global state, so calls from several threads are safe.  dpia.opencl launches
 a translated kernel with pyopencl from its metadata.
 """
 import ctypes
-import ctypes.util
 import itertools
 import json
 import os
 import re
+import shutil
+import subprocess
 import threading
 
-__all__ = ["translate", "check", "verify", "space", "run", "Result", "Diagnostic", "Space", "DpiaError",
-           "library", "EMIT_KINDS"]
+__all__ = ["translate", "check", "verify", "space", "run", "Result", "Diagnostic", "Space", "Error", "DpiaError",
+           "LibraryNotFoundError", "library", "EMIT_KINDS"]
 
 # the DpiaAction, DpiaEmit and DpiaInputs values of include/dpia.h
 _ACTIONS = {"check": 0, "translate": 1, "verify": 2, "run": 3}
@@ -70,7 +71,23 @@ class _Options(ctypes.Structure):
     ]
 
 
-class DpiaError(Exception):
+class Error(Exception):
+    """every error of the package: DpiaError, LibraryNotFoundError and
+    dpia.opencl's"""
+
+
+class LibraryNotFoundError(Error, OSError):
+    """libdpia was not found or does not load: .tried lists each attempt"""
+
+    def __init__(self, tried):
+        self.tried = tried
+        super().__init__("dpia: libdpia cannot be loaded; tried, in order:\n%s\nSet DPIA_LIBRARY to the "
+                         "library's path (LIBDIR/%s under the prefix of meson install, build/libdpia.so in a build "
+                         "tree), or let pkg-config find the installed dpia.pc (PKG_CONFIG_PATH=LIBDIR/pkgconfig)"
+                         % ("\n".join("  - %s" % t for t in tried), SONAME))
+
+
+class DpiaError(Error):
     """A failed call, when asked to raise (Result.raise_for_status): the
     result is its .result, the first error's message its text."""
 
@@ -152,17 +169,70 @@ class Result:
                                                                   len(self.diagnostics))
 
 
-def _find_library():
+# the loader's name of libdpia (meson's soversion, meson.build)
+SONAME = "libdpia.so.0"
+
+
+def _pkg_config_libdir():
+    """(libdir of the dpia.pc that pkg-config finds, or None; what was seen)"""
+    for tool in ("pkg-config", "pkgconf"):
+        exe = shutil.which(tool)
+        if exe:
+            break
+    else:
+        return None, "not installed"
+    try:
+        p = subprocess.run([exe, "--variable=libdir", "dpia"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError) as e:
+        return None, "%s --variable=libdir dpia: %s" % (tool, e)
+    if p.returncode != 0 or not p.stdout.strip():
+        search = os.environ.get("PKG_CONFIG_PATH")
+        return None, "no dpia.pc found (%s)" % (
+            "PKG_CONFIG_PATH=%s" % search if search else "PKG_CONFIG_PATH not set")
+    return p.stdout.strip(), None
+
+
+def _candidates():
+    """(where, path or loader name, why not) in the order libdpia is looked for: the
+    explicit DPIA_LIBRARY alone when set; else a build tree of the
+    repository the package is imported from, the libdir of the installed
+    dpia.pc (meson install writes it; pkg-config finds it under the prefix or
+    PKG_CONFIG_PATH), then the system's loader (LD_LIBRARY_PATH, ld.so.cache,
+    the default directories).  An attempt that found nothing to load has path
+    None and says why."""
     env = os.environ.get("DPIA_LIBRARY")
     if env:
-        return env
+        yield "DPIA_LIBRARY", env, None
+        return
+    yield "DPIA_LIBRARY", None, "not set"
     # a checkout: python/dpia/__init__.py next to build/libdpia.so
     here = os.path.dirname(os.path.abspath(__file__))
     for build in ("build", "builddir"):
-        candidate = os.path.join(here, "..", "..", build, "libdpia.so")
+        candidate = os.path.normpath(os.path.join(here, "..", "..", build, "libdpia.so"))
         if os.path.exists(candidate):
-            return os.path.normpath(candidate)
-    return ctypes.util.find_library("dpia") or "libdpia.so.0"
+            yield "the build tree", candidate, None
+    libdir, why = _pkg_config_libdir()
+    yield "pkg-config", os.path.join(libdir, SONAME) if libdir else None, why
+    yield "the system's loader", SONAME, None
+
+
+def _load():
+    """(the loaded libdpia, its path) from the first candidate that loads;
+    LibraryNotFoundError listing every attempt when none does"""
+    tried = []
+    for where, path, why in _candidates():
+        if path is None:
+            tried.append("%s: %s" % (where, why))
+            continue
+        # a path, not a loader name, that is not there: say so rather than the loader's text
+        if os.sep in path and not os.path.exists(path):
+            tried.append("%s: %s does not exist" % (where, path))
+            continue
+        try:
+            return ctypes.CDLL(path), path
+        except OSError as e:
+            tried.append("%s: %s" % (where, e))
+    raise LibraryNotFoundError(tried)
 
 
 _lib = None
@@ -194,11 +264,13 @@ class _Freer:
 
 
 def library():
-    """libdpia, loaded on first use (DPIA_LIBRARY names it explicitly)."""
+    """libdpia, loaded on first use: DPIA_LIBRARY names it explicitly, else
+    it is looked for (_candidates); LibraryNotFoundError says what was
+    tried."""
     global _lib
     if _lib is not None:
         return _lib
-    lib = ctypes.CDLL(_find_library())
+    lib, path = _load()
     lib.dpia_options_init.argtypes = [ctypes.POINTER(_Options)]
     lib.dpia_options_init.restype = None
     lib.dpia_options_size.argtypes = []
@@ -220,7 +292,7 @@ def library():
     lib.dpia_verifier_free.restype = None
     if lib.dpia_options_size() != ctypes.sizeof(_Options):
         raise ImportError("dpia: libdpia's DpiaOptions has %d bytes, these bindings lay out %d: they do not match "
-                          "this libdpia (%s)" % (lib.dpia_options_size(), ctypes.sizeof(_Options), _find_library()))
+                          "this libdpia (%s)" % (lib.dpia_options_size(), ctypes.sizeof(_Options), path))
     _lib = lib
     return lib
 

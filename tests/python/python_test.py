@@ -1,13 +1,19 @@
 #!/usr/bin/env python3
 """The Python package (python/dpia) against libdpia and PoCL: installed by
-pip from the repository into a temporary directory, then translate (source,
-metadata, diagnostics), check, space and Space (against `dpia translate
---emit=space` and dpia's specialised translation), run, and dpia.opencl
-launching the tune samples (gemv specialised and with its work-group size
-symbolic, so with a local buffer; the dot product's partial sums) against
-numpy, with its precondition and argument checks.
+pip from the repository into a temporary directory, then how it finds
+libdpia (DPIA_LIBRARY, pkg-config, the loader; what it says when it
+cannot), translate (source, metadata, diagnostics), check, space and Space
+(against `dpia translate --emit=space` and dpia's specialised
+translation), run, and dpia.opencl launching the tune samples (gemv
+specialised and with its work-group size symbolic, so with a local
+buffer; the dot product's partial sums) and pipelines (samples/dot_full.dpia)
+against numpy, with its precondition, argument and device-limit checks
+(E0007: on PoCL, and on Oclgrind devices given small limits as
+tests/oclgrind/run_device_limits.py does for dpia run).
 
 usage: python_test.py DPIA LIBDPIA PROJECT_ROOT
+       python_test.py --limits-child SITE SAMPLES FILE KERNEL SIZES_JSON
+         (a launch of one case of oclgrind_device_limits, run under Oclgrind)
 """
 import atexit
 import json
@@ -52,6 +58,7 @@ def main():
     import dpia.opencl
     expect("dpia imported from %s, not the pip install" % dpia.__file__,
            dpia.__file__.startswith(os.path.join(target, "site")))
+    library_discovery(expect, target, libdpia)
 
     gemv = open(os.path.join(root, "samples", "tune", "gemv_tune.dpia")).read()
     dot = open(os.path.join(root, "samples", "tune", "dot_tune.dpia")).read()
@@ -189,9 +196,23 @@ def main():
     out = dpia.opencl.Kernel(ctx, r.metadata)(queue, {"N": 100}, {"us": us, "vs": vs})
     err = np.abs(out["output"].reshape(100, 3) - np.cross(us, vs)).max()
     expect("float3 cross products of packed arrays: error %g" % err, err < 1e-5)
-    opencl_shapes(expect, ctx, queue, root, rng)
-    opencl_names(expect, ctx, queue, rng)
+    # each part reports what it found, whatever raises in another
+    for part, args in ((opencl_shapes, (ctx, queue, root, rng)), (opencl_names, (ctx, queue, rng)),
+                       (opencl_pipelines, (ctx, queue, root, rng)), (opencl_device_limits, (ctx, queue, rng)),
+                       (oclgrind_device_limits, (target, root))):
+        try:
+            part(expect, *args)
+        except Exception as e:  # noqa: BLE001 (reported as the failure)
+            expect("%s: %s: %s" % (part.__name__, type(e).__name__, e), False)
     return report(failures)
+
+
+def outcome(f):
+    """f()'s value, or the exception it raised (a failure the caller reports)"""
+    try:
+        return f()
+    except Exception as e:  # noqa: BLE001 (reported as the failure)
+        return e
 
 
 def raises(expect, what, error, text, f):
@@ -263,10 +284,7 @@ def opencl_shapes(expect, ctx, queue, root, rng):
     big[:M] = dimg
     raises(expect, "overlapping views", alias_error, "(bytes 6144 to 18432 and 0 to 12288 of one buffer)",
            lambda: k(queue, {"M": M, "N": N}, {"img": big[:M], "output": big[M // 2:M // 2 + M]}))
-    try:
-        res = k(queue, {"M": M, "N": N}, {"img": big[:M], "output": big[M:]})["output"]
-    except Exception as e:  # noqa: BLE001 (reported as the failure)
-        res = e
+    res = outcome(lambda: k(queue, {"M": M, "N": N}, {"img": big[:M], "output": big[M:]})["output"])
     expect("blur into the other half: %r" % res, hasattr(res, "offset") and res.offset == M * N * 4
            and np.abs(res.get() - want).max() < 1e-5 and np.array_equal(big[:M].get(), img))
     # a device input of the wrong shape; an output given as a numpy array
@@ -278,10 +296,8 @@ def opencl_shapes(expect, ctx, queue, root, rng):
     mm = dpia.translate(open(os.path.join(root, "samples", "mm_tiled.dpia")).read(), kernel="mmTiled")
     sq = rng.random((32, 32), dtype=np.float32)
     dsq = cla.to_device(queue, sq)
-    try:
-        out = dpia.opencl.Kernel(ctx, mm.metadata)(queue, {"M": 32, "N": 32, "K": 32}, {"a": dsq, "b": dsq})["output"]
-    except Exception as e:  # noqa: BLE001 (reported as the failure)
-        out = e
+    out = outcome(lambda: dpia.opencl.Kernel(ctx, mm.metadata)(queue, {"M": 32, "N": 32, "K": 32},
+                                                               {"a": dsq, "b": dsq})["output"])
     expect("two inputs in one array: %r" % type(out), getattr(out, "shape", None) == (32, 32)
            and np.abs(out - sq.astype(np.float64) @ sq).max() < 1e-4)
 
@@ -303,16 +319,304 @@ def opencl_names(expect, ctx, queue, rng):
     k = dpia.opencl.Kernel(ctx, r.metadata)
     dot = rng.random(100, dtype=np.float32)
     ys = rng.random(100, dtype=np.float32)
-    try:
-        out = k(queue, {"N": 100}, {"step": 2.5, "dot": dot, "ys": ys})["output"]
-    except Exception as e:  # noqa: BLE001 (reported as the failure)
-        out = e
+    out = outcome(lambda: k(queue, {"N": 100}, {"step": 2.5, "dot": dot, "ys": ys})["output"])
     expect("axpy with step and dot: %r" % type(out), getattr(out, "shape", None) == (100,)
            and np.abs(out - (2.5 * dot.astype(np.float64) + ys)).max() < 1e-5)
     raises(expect, "a short dot", ValueError, "input dot of kernel axpy has shape (99,)",
            lambda: k(queue, {"N": 100}, {"step": 2.5, "dot": dot[:99], "ys": ys}))
     raises(expect, "the C name", ValueError, "kernel axpy has no argument step_2; its arguments are output, step, dot, ys",
            lambda: k(queue, {"N": 100}, {"step_2": 2.5, "dot": dot, "ys": ys}))
+
+
+# a program of a kernel the library checks (dpia.check) in a child process
+DISCOVERY_CHILD = r"""
+import json, dpia
+try:
+    r = dpia.check("kernel k (N: nat) (xs: [N]float) = xs |> mapGlobal (\\x -> x)\n")
+    print(json.dumps({"ok": r.ok}))
+except Exception as e:
+    print(json.dumps({"error": type(e).__name__, "message": str(e), "tried": getattr(e, "tried", None),
+                      "dpia": isinstance(e, dpia.Error), "oserror": isinstance(e, OSError)}))
+"""
+
+
+def library_discovery(expect, target, libdpia):
+    """the package finds libdpia through DPIA_LIBRARY, else pkg-config's
+    dpia.pc, else the loader, and says what it tried when none has it
+    (each case a child process importing the pip-installed package, in an
+    environment without the others)"""
+    empty = os.path.join(target, "no-pkgconfig")
+    os.makedirs(empty, exist_ok=True)
+    base = {k: v for k, v in os.environ.items() if k not in ("DPIA_LIBRARY", "LD_LIBRARY_PATH")}
+    # no dpia.pc from the system's directories either
+    base.update(PYTHONPATH=os.path.join(target, "site"), PKG_CONFIG_PATH=empty, PKG_CONFIG_LIBDIR=empty)
+
+    def child(**env):
+        p = subprocess.run([sys.executable, "-c", DISCOVERY_CHILD], capture_output=True, text=True, cwd=target,
+                           env=dict(base, **env))
+        try:
+            return json.loads(p.stdout)
+        except ValueError:
+            return {"stdout": p.stdout, "stderr": p.stderr[-2000:]}
+
+    def refused(r, *parts):
+        return (r.get("error") == "LibraryNotFoundError" and r.get("dpia") and r.get("oserror")
+                and all(x in r.get("message", "") for x in parts + ("Set DPIA_LIBRARY",)))
+
+    built = os.path.realpath(libdpia)
+    r = child(DPIA_LIBRARY=built)
+    expect("DPIA_LIBRARY=%s: %s" % (built, r), r.get("ok") is True)
+    missing = os.path.join(target, "nowhere", "libdpia.so.0")
+    r = child(DPIA_LIBRARY=missing)
+    expect("DPIA_LIBRARY to a missing file: %s" % r, refused(r, "DPIA_LIBRARY: %s does not exist" % missing)
+           and len(r["tried"]) == 1)
+    not_elf = os.path.join(target, "libdpia.txt")
+    with open(not_elf, "w") as fh:
+        fh.write("not a library\n")
+    r = child(DPIA_LIBRARY=not_elf)
+    expect("DPIA_LIBRARY to a file that is no library: %s" % r, refused(r, "DPIA_LIBRARY: %s: " % not_elf))
+    # dpia.pc as meson install writes it (its libdir), in PKG_CONFIG_PATH
+    pcdir, libdir = os.path.join(target, "pc"), os.path.join(target, "prefix", "lib")
+    os.makedirs(pcdir)
+    os.makedirs(libdir)
+    os.symlink(built, os.path.join(libdir, "libdpia.so.0"))
+    with open(os.path.join(pcdir, "dpia.pc"), "w") as fh:
+        fh.write("prefix=%s\nlibdir=${prefix}/lib\nName: dpia\nDescription: dpia\nVersion: 0.1.0\n"
+                 "Libs: -L${libdir} -ldpia\n" % os.path.dirname(libdir))
+    r = child(PKG_CONFIG_PATH=pcdir)
+    expect("dpia.pc in PKG_CONFIG_PATH: %s" % r, r.get("ok") is True)
+    os.remove(os.path.join(libdir, "libdpia.so.0"))
+    r = child(PKG_CONFIG_PATH=pcdir)
+    expect("dpia.pc naming a libdir without libdpia: %s" % r,
+           refused(r, "pkg-config: %s does not exist" % os.path.join(libdir, "libdpia.so.0")))
+    # nothing reachable: every attempt listed (unless the loader has a libdpia of its own)
+    if subprocess.run([sys.executable, "-c", "import ctypes; ctypes.CDLL('libdpia.so.0')"], env=base,
+                      capture_output=True).returncode == 0:
+        print("NOTE libdpia.so.0 is installed for the system's loader: the case of no library is not tested")
+    else:
+        r = child()
+        expect("no library reachable: %s" % r,
+               refused(r, "DPIA_LIBRARY: not set", "pkg-config: no dpia.pc found (PKG_CONFIG_PATH=%s)" % empty,
+                       "the system's loader: libdpia.so.0: cannot open shared object file")
+               and len(r["tried"]) == 3)
+
+
+def opencl_pipelines(expect, ctx, queue, root, rng):
+    """dpia.opencl launches a pipeline (samples/dot_full.dpia and others)
+    with the checks of a kernel, its temporaries allocated"""
+    import numpy as np
+    import pyopencl.array as cla
+    import dpia
+    import dpia.opencl
+    dot = open(os.path.join(root, "samples", "dot_full.dpia")).read()
+    meta = dpia.translate(dot, kernel="dot").metadata
+    N = 1 << 18
+    xs = rng.random(N, dtype=np.float32)
+    ys = rng.random(N, dtype=np.float32)
+    want = float(xs.astype(np.float64) @ ys)
+    p = dpia.opencl.Pipeline(ctx, meta)
+    for label, launcher in (("Pipeline", p), ("Kernel of a pipeline", dpia.opencl.Kernel(ctx, meta))):
+        out = outcome(lambda: launcher(queue, {"N": N}, {"xs": xs, "ys": ys})["output"])
+        expect("dot pipeline through %s (%s): %r, want %g" % (label, type(launcher).__name__, out, want),
+               isinstance(launcher, dpia.opencl.Pipeline) and getattr(out, "shape", None) == (1,)
+               and abs(out[0] - want) < 1e-5 * want)
+    expect("dot pipeline time: %s" % p.last_ms, p.last_ms is not None and p.last_ms > 0)
+    raises(expect, "dot: a precondition", dpia.opencl.PreconditionError,
+           "pipeline dot: N = 1000 violates N >= 2048 and N % 262144 == 0",
+           lambda: p(queue, {"N": 1000}, {"xs": xs[:1000], "ys": ys[:1000]}))
+    raises(expect, "dot: N = 2^18 + 2^17", dpia.opencl.PreconditionError, "violates N % 262144 == 0",
+           lambda: p(queue, {"N": 3 << 17}, {"xs": xs, "ys": ys}))
+    raises(expect, "dot: a wrong shape", ValueError, "input xs of pipeline dot has shape (2, 131072) (262144 "
+           "elements), the pipeline's input is [N]float: shape (262144,) at N = 262144",
+           lambda: p(queue, {"N": N}, {"xs": xs.reshape(2, -1), "ys": ys}))
+    raises(expect, "dot: a short input", ValueError, "input ys of pipeline dot has shape (262143,)",
+           lambda: p(queue, {"N": N}, {"xs": xs, "ys": ys[1:]}))
+    raises(expect, "dot: an unknown argument", ValueError, "pipeline dot has no argument zs; its arguments are "
+           "output, xs, ys", lambda: p(queue, {"N": N}, {"xs": xs, "zs": ys}))
+    raises(expect, "dot: a kernel's size", ValueError, "pipeline dot has no size M; its sizes are N",
+           lambda: p(queue, {"N": N, "M": 128}, {"xs": xs, "ys": ys}))
+    raises(expect, "dot: a float size", TypeError, "size N = 262144.0 of pipeline dot is not an integer",
+           lambda: p(queue, {"N": float(N)}, {"xs": xs, "ys": ys}))
+    raises(expect, "dot: a missing input", ValueError, "pipeline dot needs the input ys",
+           lambda: p(queue, {"N": N}, {"xs": xs}))
+    # device data: an output into a device array, and one sharing an input's buffer
+    dxs = cla.to_device(queue, xs)
+    dout = cla.empty(queue, (1,), np.float32)
+    got = outcome(lambda: p(queue, {"N": N}, {"xs": dxs, "ys": ys, "output": dout})["output"])
+    expect("dot into a device array: %r" % got, got is dout and abs(dout.get()[0] - want) < 1e-5 * want)
+    raises(expect, "dot: the output in xs", dpia.opencl.AliasError, "output output and input xs of pipeline dot "
+           "share memory (bytes 0 to 4 and 0 to 1048576 of one buffer)",
+           lambda: p(queue, {"N": N}, {"xs": dxs, "ys": ys, "output": dxs[:1]}))
+    # a temporary of packed float3 (12 bytes an element) between two kernels
+    f3 = open(os.path.join(root, "tests", "vectors", "float3_pipeline.dpia")).read()
+    v = rng.random((100, 3), dtype=np.float32)
+    out = outcome(lambda: dpia.opencl.Kernel(ctx, dpia.translate(f3, kernel="pp").metadata)(
+        queue, {"N": 100}, {"xs": v})["output"])
+    want3 = 2 * v[:, 0].astype(np.float64) + 4 * v[:, 1].astype(np.float64) * v[:, 2]
+    expect("float3 pipeline: %r" % type(out), getattr(out, "shape", None) == (100,)
+           and np.abs(out - want3).max() < 1e-5)
+    # local memory sized at the launch: its element type from the kernels' metadata
+    rows = ("kernel rowParts (M N WG: nat) (mat: [M][N]float) =\n"
+            "  mat |> mapWorkgroup (\\row -> row |> split (N / WG)\n"
+            "    |> toLocal (mapLocal (\\c -> mapSeq (\\x -> x) c))\n"
+            "    |> mapLocal (\\c -> reduceSeq (\\x a -> x + a) 0.0 c))\n"
+            "kernel rowSums (M K: nat) (ps: [M][K]float) = ps |> mapGlobal (\\r -> reduceSeq (\\x a -> x + a) 0.0 r)\n"
+            "pipeline sums (M N WG: nat) (mat: [M][N]float) = rowParts M N WG mat |> rowSums\n")
+    r = dpia.translate(rows, kernel="sums")
+    local = [a for launch in r.metadata["launches"] for a in launch["args"] if "local_elements" in a]
+    expect("sums: a local argument in the metadata: %s" % local, len(local) == 1)
+    if not any("type" in a for a in local):
+        raises(expect, "sums without the kernels' metadata", ValueError, "pipeline sums launches kernel rowParts "
+               "with local memory loc, whose element type its metadata does not give",
+               lambda: dpia.opencl.Pipeline(ctx, r.metadata))
+    mat = rng.random((5, 1024), dtype=np.float32)
+    out = outcome(lambda: dpia.opencl.Pipeline(ctx, r.metadata, kernels=dpia.translate(rows).metadata)(
+        queue, {"M": 5, "N": 1024, "WG": 32}, {"mat": mat})["output"])
+    expect("sums: %r" % type(out), getattr(out, "shape", None) == (5,)
+           and np.abs(out - mat.astype(np.float64).sum(axis=1)).max() < 1e-3)
+    # an input named like a temporary: the metadata's "buffer" would be ambiguous
+    clash = dpia.translate(dot.replace("(xs ys: [N]float) = dotParts xs ys", "(tmp0 ys: [N]float) = dotParts tmp0 ys"),
+                           kernel="dot").metadata
+    if {t["name"] for t in clash["temporaries"]} & {q["name"] for q in clash["params"]}:
+        raises(expect, "an input named tmp0", ValueError, "the metadata of pipeline dot names both a parameter and "
+               "a temporary tmp0", lambda: dpia.opencl.Pipeline(ctx, clash))
+    else:
+        out = dpia.opencl.Pipeline(ctx, clash)(queue, {"N": N}, {"tmp0": xs, "ys": ys})["output"]
+        expect("an input named tmp0: %r" % out, abs(out[0] - want) < 1e-5 * want)
+
+
+def opencl_device_limits(expect, ctx, queue, rng):
+    """a launch needing more local memory or larger work-groups than the
+    device has raises DeviceLimitError (E0007) before anything is
+    enqueued, as dpia run and the header refuse it; on PoCL, unchecked, too
+    much local memory aborts the process.  The kernels are made from the
+    device's limits: twice its local memory, twice its work-group."""
+    import numpy as np
+    import dpia
+    import dpia.opencl
+    dev = queue.device
+    floats = dev.local_mem_size // 2  # twice the device's bytes
+    wide = 2 * dev.max_work_group_size
+    src = ("kernel bigLocal (N: nat) (xs: [N]float) =\n"
+           "  xs |> split %d |> mapWorkgroup (\\c -> c |> split %d\n"
+           "    |> toLocal (mapLocal (\\v -> mapSeq (\\x -> x) v))\n"
+           "    |> mapLocal (\\v -> reduceSeq (\\x a -> x + a) 0.0 v)) |> join\n"
+           "kernel rowParts (M N WG: nat) (mat: [M][N]float) =\n"
+           "  mat |> mapWorkgroup (\\row -> row |> split (N / WG)\n"
+           "    |> toLocal (mapLocal (\\c -> mapSeq (\\x -> x) c))\n"
+           "    |> mapLocal (\\c -> reduceSeq (\\x a -> x + a) 0.0 c))\n"
+           "kernel wideGroup (N: nat) (xs: [N]float) =\n"
+           "  xs |> split %d |> mapWorkgroup (\\c -> c |> mapLocal (\\x -> x * 2.0)) |> join\n"
+           "kernel twice (N: nat) (xs: [N]float) = xs |> mapGlobal (\\x -> x * 2.0)\n"
+           "pipeline wide (N: nat) (xs: [N]float) = twice xs |> wideGroup\n") % (floats, floats // 64, wide)
+    device = "OpenCL device %s: " % dev.name.strip()
+    has = "more than the device's %d (CL_DEVICE_LOCAL_MEM_SIZE)" % dev.local_mem_size
+
+    def refused(what, text, f):
+        raises(expect, what, dpia.opencl.DeviceLimitError, "dpia.opencl: error[E0007]: " + text, f)
+
+    k = dpia.opencl.Kernel(ctx, dpia.translate(src, kernel="bigLocal").metadata)
+    refused("a local array of %d bytes" % (4 * floats), device + "kernel bigLocal needs %d bytes of local memory a "
+            "work-group (its own: %d bytes by CL_KERNEL_LOCAL_MEM_SIZE), %s" % (4 * floats, 4 * floats, has),
+            lambda: k(queue, {"N": floats}, {"xs": np.zeros(floats, np.float32)}))
+    expect("DeviceLimitError.code", dpia.opencl.DeviceLimitError.code == "E0007"
+           and issubclass(dpia.opencl.DeviceLimitError, dpia.Error))
+    # local memory given at the launch: fits, too much, fits again (PoCL
+    # answers every CL_KERNEL_LOCAL_MEM_SIZE query of a kernel object with
+    # the first one's figure, so neither call may be judged by it)
+    k = dpia.opencl.Kernel(ctx, dpia.translate(src, kernel="rowParts").metadata)
+    small = rng.random((2, 4096), dtype=np.float32)
+    want = small.reshape(2, 64, 64).sum(axis=2, dtype=np.float64)
+    first = outcome(lambda: k(queue, {"M": 2, "N": 4096, "WG": 64}, {"mat": small})["output"])
+    expect("rowParts with 16 KiB of local memory: %r" % type(first), getattr(first, "shape", None) == (2, 64)
+           and np.abs(first - want).max() < 1e-4)
+    refused("a local argument of %d bytes" % (4 * floats), device + "kernel rowParts needs %d bytes of local memory a "
+            "work-group (loc: a local temporary of %d bytes), %s" % (4 * floats, 4 * floats, has),
+            lambda: k(queue, {"M": 1, "N": floats, "WG": 64}, {"mat": np.zeros((1, floats), np.float32)}))
+    again = outcome(lambda: k(queue, {"M": 2, "N": 4096, "WG": 64}, {"mat": small})["output"])
+    expect("rowParts fits again: %r" % type(again), getattr(again, "shape", None) == (2, 64)
+           and np.abs(again - want).max() < 1e-4)
+    k = dpia.opencl.Kernel(ctx, dpia.translate(src, kernel="wideGroup").metadata)
+    refused("work-groups of %d" % wide, device + "kernel wideGroup is launched with work-groups of %d work-items, more "
+            "than the device's %d (CL_DEVICE_MAX_WORK_GROUP_SIZE)" % (wide, dev.max_work_group_size),
+            lambda: k(queue, {"N": wide}, {"xs": np.zeros(wide, np.float32)}))
+    p = dpia.opencl.Pipeline(ctx, dpia.translate(src, kernel="wide").metadata)
+    refused("a pipeline's second kernel", "pipeline wide on " + device + "kernel wideGroup is launched with "
+            "work-groups of %d work-items" % wide, lambda: p(queue, {"N": wide}, {"xs": np.zeros(wide, np.float32)}))
+
+
+# Oclgrind's options, the sample, the kernel or pipeline, its sizes, the
+# message's expected parts (None: the launch runs): the cases of
+# tests/oclgrind/run_device_limits.py a Python launch can make
+OCLGRIND_CASES = [
+    (["--local-mem-size", "200"], "gemv.dpia", "gemv", {"M": 3, "N": 64},
+     ["kernel gemv needs 256 bytes of local memory a work-group (its own: 256 bytes by CL_KERNEL_LOCAL_MEM_SIZE), "
+      "more than the device's 200 (CL_DEVICE_LOCAL_MEM_SIZE)"]),
+    (["--local-mem-size", "256"], "gemv.dpia", "gemv", {"M": 3, "N": 64}, None),
+    (["--max-wgsize", "32"], "dot_partial.dpia", "dotPartial", {"N": 262144},
+     ["kernel dotPartial is launched with work-groups of 128 work-items, more than the device's 32 "
+      "(CL_DEVICE_MAX_WORK_GROUP_SIZE)"]),
+    (["--max-wgsize", "128"], "mm_tiled.dpia", "mmTiled", {"M": 32, "N": 32, "K": 5},
+     ["kernel mmTiled is launched with work-groups of 16x16 = 256 work-items, more than the device's 128 "
+      "(CL_DEVICE_MAX_WORK_GROUP_SIZE)"]),
+    (["--max-wgsize", "16"], "dot_full.dpia", "dot", {"N": 262144},
+     ["pipeline dot on OpenCL device Oclgrind Simulator: kernel dotParts is launched with work-groups of 128 "
+      "work-items, more than the device's 16 (CL_DEVICE_MAX_WORK_GROUP_SIZE)"]),
+]
+
+
+def oclgrind_device_limits(expect, target, root):
+    """E0007 on Oclgrind devices given small limits: each case a child
+    process (limits_child) under oclgrind"""
+    sys.path.insert(0, os.path.join(root, "tests", "oclgrind"))
+    import oclgrind_log
+    why = oclgrind_log.available()
+    if why:
+        expect("Oclgrind in CI: %s" % why, oclgrind_log.missing_status() != 1)
+        print("NOTE the device limits on Oclgrind are not tested: %s" % why)
+        return
+    for options, sample, name, sizes, parts in OCLGRIND_CASES:
+        cmd = ["oclgrind", *options, sys.executable, os.path.abspath(__file__), "--limits-child",
+               os.path.join(target, "site"), os.path.join(root, "samples"), sample, name, json.dumps(sizes)]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        try:
+            r = json.loads(p.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            r = {"stdout": p.stdout, "stderr": p.stderr[-2000:]}
+        what = "%s %s under oclgrind %s: %s" % (sample, name, " ".join(options), r)
+        if parts is None:
+            expect(what, r.get("ran") is True)
+        else:
+            expect(what, r.get("error") == "DeviceLimitError" and r.get("code") == "E0007"
+                   and all(x in r.get("message", "") for x in parts))
+
+
+def limits_child(site, samples, sample, name, sizes):
+    """launch name of samples/sample at sizes on the first device with
+    inputs of ones; print what happened as JSON"""
+    import numpy as np
+    import pyopencl as cl
+    sys.path.insert(0, site)
+    import dpia
+    import dpia.opencl
+    ctx = cl.create_some_context(interactive=False)
+    queue = cl.CommandQueue(ctx)
+    meta = dpia.translate(open(os.path.join(samples, sample)).read(), kernel=name).raise_for_status().metadata
+    sizes = json.loads(sizes)
+    args = {}
+    for p in meta["params"]:
+        if p["role"] == "scalar":
+            args[p["name"]] = 1.0
+        elif p["role"] == "input":
+            dtype, lanes = dpia.opencl.numpy_type(p["type"])
+            shape = tuple(dpia.opencl.evaluate(e, sizes) for e in p["shape"]) + ((lanes,) if lanes > 1 else ())
+            args[p["name"]] = np.ones(shape, dtype)
+    try:
+        dpia.opencl.Kernel(ctx, meta)(queue, sizes, args)
+        print(json.dumps({"ran": True}))
+    except dpia.Error as e:
+        print(json.dumps({"error": type(e).__name__, "code": getattr(e, "code", None), "message": str(e)}))
+    return 0
 
 
 def report(failures):
@@ -322,4 +626,6 @@ def report(failures):
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--limits-child"]:
+        sys.exit(limits_child(*sys.argv[2:7]))
     sys.exit(main())
