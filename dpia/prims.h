@@ -304,15 +304,16 @@ static inline Prim prim_lowered(Prim p) { return prim_info[p].lowered; }
  * arrows of its signature's spine (map: 2, fma: 3, skip: 0). */
 int prim_arity_of(Prim p);
 
-/* A vector constructor, float4 a b c d (its width is its arity); the rows
- * are consecutive in the table. */
-static inline bool prim_builds_vector(Prim p) { return p >= PRIM_FLOAT2 && p <= PRIM_DOUBLE16; }
+/* The properties below are exhaustive switches over Prim (prims.c), so
+ * that a new row must say what it is for each of them.  PRIM_COUNT (no
+ * primitive: prim_lookup's answer for other names) has none of them. */
+
+/* A vector constructor, float4 a b c d (its width is its arity). */
+bool prim_builds_vector(Prim p);
 
 /* A parfor whose iterations are work-items (parforGlobal, parforLocal),
  * not work-groups or one work-item's sequence. */
-static inline bool prim_parfor_per_item(Prim p) {
-  return prim_family(p) == PFAM_PARFOR && (prim_level(p) == PLVL_GLOBAL || prim_level(p) == PLVL_LOCAL);
-}
+bool prim_parfor_per_item(Prim p);
 
 /* The functional primitives that compute: the maps, the reductions and
  * toGlobal, toLocal, toPrivate.  Each runs the function that is its first
