@@ -515,6 +515,34 @@ static const char *function_role(Checker *c, const Phrase *fn) {
   return "the function expected here";
 }
 
+/* A reduction: its function takes the element, then the accumulator, and
+ * it takes the function, the initial value, then the array (messages say
+ * so when a program mixes them up). */
+static bool is_reduction(const Phrase *fn) {
+  if (fn->kind != PH_PRIM) return false;
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (fn->prim) {
+  PRIM_CASES_REDUCE: return true;
+  PRIM_CASES_MAP:
+  PRIM_CASES_VIEW:
+  PRIM_CASES_MEMORY:
+  PRIM_CASES_SCALAR:
+  PRIM_CASES_MATH:
+  PRIM_CASES_CONVERT:
+  PRIM_CASES_FOREIGN:
+  PRIM_CASES_SKIP:
+  PRIM_CASES_NEW:
+  PRIM_CASES_FOR:
+  PRIM_CASES_PARFOR:
+  PRIM_CASES_VIEW_ACC:
+  PRIM_CASES_MAP_I:
+  PRIM_CASES_REDUCE_I:
+  case PRIM_COUNT: return false;
+  }
+  DPIA_EXHAUSTIVE_END
+  return false;
+}
+
 /* A lambda with more parameters than the function it stands for takes
  * (mapSeq (\x y -> ...)); false after reporting it. */
 static bool lambda_arity_ok(Checker *c, const Phrase *fn, const Ast *arg, const PhraseType *want) {
@@ -528,8 +556,7 @@ static bool lambda_arity_ok(Checker *c, const Phrase *fn, const Ast *arg, const 
   Buf names;
   buf_init(&names, c->arena);
   for (const Ast *l = arg; l->kind == AST_LAMBDA; l = l->body) emit(&names, "%s%s", names.len ? " " : "", l->bound);
-  const char *extra = fn->kind == PH_PRIM && (fn->prim == PRIM_REDUCE || fn->prim == PRIM_REDUCE_SEQ)
-                          ? " (the element, then the accumulator)" : "";
+  const char *extra = is_reduction(fn) ? " (the element, then the accumulator)" : "";
   check_error(c, ERR_BAD_APPLICATION, arg->span, "%s takes %d parameter%s%s, but this lambda has %d (\\%s)",
               function_role(c, fn), takes, takes == 1 ? "" : "s", extra, have, names.data);
   return false;
@@ -539,7 +566,7 @@ static bool lambda_arity_ok(Checker *c, const Phrase *fn, const Ast *arg, const 
  * accumulator types differ: the order of its parameters may be the cause
  * (\acc x -> ...), so say which comes first. */
 static void reduce_order_note(Checker *c, const Phrase *fn, const Ast *arg, const PhraseType *want) {
-  if (fn->kind != PH_PRIM || (fn->prim != PRIM_REDUCE && fn->prim != PRIM_REDUCE_SEQ)) return;
+  if (!is_reduction(fn)) return;
   if (arg->kind != AST_LAMBDA || arg->body->kind != AST_LAMBDA) return;
   if (want->kind != PT_FN || want->fst->kind != PT_EXP || !want->snd || want->snd->kind != PT_FN ||
       want->snd->fst->kind != PT_EXP)
@@ -595,7 +622,7 @@ static Phrase *apply_spine(Checker *c, Env *env, Phrase *fn, Arg *args, int narg
   if (ok && want && !expect_type(c, args[nargs - 1].app_span, want, t, NULL)) {
     ok = false;
     want_failed = true; /* the functions would only repeat it (no cascades) */
-    if (fn->kind == PH_PRIM && (fn->prim == PRIM_REDUCE || fn->prim == PRIM_REDUCE_SEQ) && nargs == 2 &&
+    if (is_reduction(fn) && nargs == 2 &&
         (t->kind == PT_FN || t->kind == PT_FN_P))
       diag_note(c->diag, fn->span, "%s takes its function, the initial value of the accumulator, then the array: "
                 "%s f init xs", prim_info[fn->prim].name, prim_info[fn->prim].name);

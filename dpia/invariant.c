@@ -72,10 +72,37 @@ typedef struct Checker {
 
 /* a primitive the stage should have translated away */
 static bool left_over(Prim prim, PhraseStage stage) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (prim) {
   /* stage I: A[[ ]] and C[[ ]]; a plain map stays, as a view */
-  if (prim_computes(prim)) return prim_family(prim) != PFAM_MAP || prim_level(prim) != PLVL_NONE;
-  if (prim == PRIM_NEW_GLOBAL) return stage >= PHRASE_HOISTED;
-  return stage >= PHRASE_IMPERATIVE && (prim_info[prim].flags & PF_INTER);
+  case PRIM_MAP_SEQ:
+  case PRIM_MAP_GLOBAL:
+  case PRIM_MAP_WORKGROUP:
+  case PRIM_MAP_LOCAL:
+  PRIM_CASES_REDUCE:
+  PRIM_CASES_MEMORY: return true;
+  /* stage II: the intermediate combinators */
+  PRIM_CASES_MAP_I:
+  PRIM_CASES_REDUCE_I: return stage >= PHRASE_IMPERATIVE;
+  /* hoisting: global memory becomes the kernel's parameters */
+  case PRIM_NEW_GLOBAL: return stage >= PHRASE_HOISTED;
+  case PRIM_MAP:
+  PRIM_CASES_VIEW:
+  PRIM_CASES_SCALAR:
+  PRIM_CASES_MATH:
+  PRIM_CASES_CONVERT:
+  PRIM_CASES_FOREIGN:
+  PRIM_CASES_SKIP:
+  case PRIM_NEW:
+  case PRIM_NEW_LOCAL:
+  case PRIM_NEW_PRIVATE:
+  PRIM_CASES_FOR:
+  PRIM_CASES_PARFOR:
+  PRIM_CASES_VIEW_ACC:
+  case PRIM_COUNT: return false;
+  }
+  DPIA_EXHAUSTIVE_END
+  return false;
 }
 
 static void fail(Checker *c, const Phrase *p, const char *what) {

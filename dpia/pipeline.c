@@ -34,8 +34,46 @@ typedef struct Planner {
   Vec temps;    /* PipeTemp* */
 } Planner;
 
+/* A view between kernels must leave the array where it is in memory: the
+ * next kernel reads the same buffer. */
 static bool keeps_layout(Prim p) {
-  return p == PRIM_SPLIT || p == PRIM_JOIN || p == PRIM_AS_VECTOR || p == PRIM_AS_SCALAR;
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (p) {
+  case PRIM_SPLIT:
+  case PRIM_JOIN:
+  case PRIM_AS_VECTOR:
+  case PRIM_AS_SCALAR: return true;
+  case PRIM_ZIP:
+  case PRIM_PAIR:
+  case PRIM_FST:
+  case PRIM_SND:
+  case PRIM_LANE:
+  case PRIM_TRANSPOSE:
+  case PRIM_SLIDE:
+  case PRIM_PAD_CLAMP:
+  case PRIM_PAD_CST:
+  case PRIM_REORDER_STRIDE:
+  case PRIM_TAKE:
+  case PRIM_DROP:
+  case PRIM_IDX:
+  PRIM_CASES_MAP:
+  PRIM_CASES_REDUCE:
+  PRIM_CASES_MEMORY:
+  PRIM_CASES_SCALAR:
+  PRIM_CASES_MATH:
+  PRIM_CASES_CONVERT:
+  PRIM_CASES_FOREIGN:
+  PRIM_CASES_SKIP:
+  PRIM_CASES_NEW:
+  PRIM_CASES_FOR:
+  PRIM_CASES_PARFOR:
+  PRIM_CASES_VIEW_ACC:
+  PRIM_CASES_MAP_I:
+  PRIM_CASES_REDUCE_I:
+  case PRIM_COUNT: return false;
+  }
+  DPIA_EXHAUSTIVE_END
+  return false;
 }
 
 static bool eval(Planner *pl, PEnv *env, const Phrase *p, PipeBuf *out);

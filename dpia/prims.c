@@ -42,8 +42,80 @@ Prim prim_lookup(const char *name, size_t len, int *dim) {
 }
 
 bool prim_computes(Prim p) {
-  PrimFamily f = prim_family(p);
-  return f == PFAM_MAP || f == PFAM_REDUCE || f == PFAM_MEMORY;
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (p) {
+  PRIM_CASES_MAP:
+  PRIM_CASES_REDUCE:
+  PRIM_CASES_MEMORY: return true;
+  PRIM_CASES_VIEW:
+  PRIM_CASES_SCALAR:
+  PRIM_CASES_MATH:
+  PRIM_CASES_CONVERT:
+  PRIM_CASES_FOREIGN:
+  PRIM_CASES_SKIP:
+  PRIM_CASES_NEW:
+  PRIM_CASES_FOR:
+  PRIM_CASES_PARFOR:
+  PRIM_CASES_VIEW_ACC:
+  PRIM_CASES_MAP_I:
+  PRIM_CASES_REDUCE_I:
+  case PRIM_COUNT: return false;
+  }
+  DPIA_EXHAUSTIVE_END
+  return false;
+}
+
+bool prim_builds_vector(Prim p) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (p) {
+  PRIM_CASES_VECTOR: return true;
+  case PRIM_SELECT:
+  case PRIM_VEC:
+  PRIM_CASES_MAP:
+  PRIM_CASES_REDUCE:
+  PRIM_CASES_VIEW:
+  PRIM_CASES_MEMORY:
+  PRIM_CASES_MATH:
+  PRIM_CASES_CONVERT:
+  PRIM_CASES_FOREIGN:
+  PRIM_CASES_SKIP:
+  PRIM_CASES_NEW:
+  PRIM_CASES_FOR:
+  PRIM_CASES_PARFOR:
+  PRIM_CASES_VIEW_ACC:
+  PRIM_CASES_MAP_I:
+  PRIM_CASES_REDUCE_I:
+  case PRIM_COUNT: return false;
+  }
+  DPIA_EXHAUSTIVE_END
+  return false;
+}
+
+bool prim_parfor_per_item(Prim p) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (p) {
+  case PRIM_PARFOR_GLOBAL:
+  case PRIM_PARFOR_LOCAL: return true;
+  case PRIM_PARFOR:           /* one work-item's sequence */
+  case PRIM_PARFOR_WORKGROUP: /* its iterations are work-groups */
+  PRIM_CASES_MAP:
+  PRIM_CASES_REDUCE:
+  PRIM_CASES_VIEW:
+  PRIM_CASES_MEMORY:
+  PRIM_CASES_SCALAR:
+  PRIM_CASES_MATH:
+  PRIM_CASES_CONVERT:
+  PRIM_CASES_FOREIGN:
+  PRIM_CASES_SKIP:
+  PRIM_CASES_NEW:
+  PRIM_CASES_FOR:
+  PRIM_CASES_VIEW_ACC:
+  PRIM_CASES_MAP_I:
+  PRIM_CASES_REDUCE_I:
+  case PRIM_COUNT: return false;
+  }
+  DPIA_EXHAUSTIVE_END
+  return false;
 }
 
 /* Counts the arrows outside parentheses and brackets, after the static

@@ -41,7 +41,27 @@
  *   positive k (what)        k >= 1, a precondition when symbolic ("what"
  *                            names it in messages; the primitive's name if absent)
  * A static size must be at least 1 when it is a constant, except with
- * PF_ZERO_SIZES (padding, take, drop). */
+ * PF_ZERO_SIZES (padding, take, drop).
+ *
+ * Adding a primitive (docs/architecture.md, "Adding a primitive"): write
+ * its row, then add its ID to the PRIM_CASES_ list of its family below
+ * (test_prims checks the lists against the FAMILY column).  Every decision
+ * about primitives is a switch over Prim inside DPIA_EXHAUSTIVE_BEGIN/END,
+ * so the build then stops at each place that must say what the new
+ * primitive is there, unless that place treats its whole family alike:
+ *   dpia/prims.c      prim_computes, prim_builds_vector, prim_parfor_per_item
+ *   dpia/strategy.c   role_of: its place in the OpenCL hierarchy (spec section 5)
+ *   dpia/scir.c       parfor_kind: whether its body is a parfor's (Promote)
+ *   dpia/check.c      is_reduction (messages)
+ *   dpia/invariant.c  left_over: the stage that translates it away
+ *   dpia/pipeline.c   keeps_layout: a view allowed between kernels
+ *   translate/        stage1.c (direct_ok, is_parallel_map, materialise,
+ *                     con_tr, acc_view, acc_tr), stage2.c (rewrite),
+ *                     hoist.c (role_of)
+ *   codegen/access.c  its expression in a kernel
+ *   verify/           interp.c, imp_interp.c, numeric.c: its meaning
+ * tests/unit/new_prim_row.py checks that each file of dpia/ and translate/
+ * above stops the build for a row that no list names. */
 #ifndef DPIA_PRIMS_H
 #define DPIA_PRIMS_H
 
@@ -304,15 +324,16 @@ static inline Prim prim_lowered(Prim p) { return prim_info[p].lowered; }
  * arrows of its signature's spine (map: 2, fma: 3, skip: 0). */
 int prim_arity_of(Prim p);
 
-/* A vector constructor, float4 a b c d (its width is its arity); the rows
- * are consecutive in the table. */
-static inline bool prim_builds_vector(Prim p) { return p >= PRIM_FLOAT2 && p <= PRIM_DOUBLE16; }
+/* The properties below are exhaustive switches over Prim (prims.c), so
+ * that a new row must say what it is for each of them.  PRIM_COUNT (no
+ * primitive: prim_lookup's answer for other names) has none of them. */
+
+/* A vector constructor, float4 a b c d (its width is its arity). */
+bool prim_builds_vector(Prim p);
 
 /* A parfor whose iterations are work-items (parforGlobal, parforLocal),
  * not work-groups or one work-item's sequence. */
-static inline bool prim_parfor_per_item(Prim p) {
-  return prim_family(p) == PFAM_PARFOR && (prim_level(p) == PLVL_GLOBAL || prim_level(p) == PLVL_LOCAL);
-}
+bool prim_parfor_per_item(Prim p);
 
 /* The functional primitives that compute: the maps, the reductions and
  * toGlobal, toLocal, toPrivate.  Each runs the function that is its first

@@ -60,11 +60,48 @@ typedef struct Uses {
   Use *items;
 } Uses;
 
-/* The construct whose argument is being checked, for messages. */
+/* The construct whose argument is being checked. */
 typedef struct Context {
-  const char *name; /* "parfor", "mapILocal", a def's name; NULL at top */
+  const char *name; /* "parfor", "mapILocal", a def's name, for messages; NULL at top */
   Span span;
+  Prim prim; /* the primitive at its head; PRIM_COUNT when it is none */
 } Context;
+
+/* Which loops the extensions above are about: a parfor's body may write
+ * what its own index slices; a parforWorkgroup's also local memory. */
+typedef enum ParforKind {
+  NO_PARFOR,         /* Promote as the paper has it */
+  PARFOR_ITERATIONS, /* parfor, parforGlobal, parforLocal */
+  PARFOR_GROUPS      /* parforWorkgroup: its iterations are work-groups */
+} ParforKind;
+
+static ParforKind parfor_kind(Prim p) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (p) {
+  case PRIM_PARFOR:
+  case PRIM_PARFOR_GLOBAL:
+  case PRIM_PARFOR_LOCAL: return PARFOR_ITERATIONS;
+  case PRIM_PARFOR_WORKGROUP: return PARFOR_GROUPS;
+  /* mapI and its levels are parfors after stage II, which checks them again */
+  PRIM_CASES_MAP:
+  PRIM_CASES_REDUCE:
+  PRIM_CASES_VIEW:
+  PRIM_CASES_MEMORY:
+  PRIM_CASES_SCALAR:
+  PRIM_CASES_MATH:
+  PRIM_CASES_CONVERT:
+  PRIM_CASES_FOREIGN:
+  PRIM_CASES_SKIP:
+  PRIM_CASES_NEW:
+  PRIM_CASES_FOR:
+  PRIM_CASES_VIEW_ACC:
+  PRIM_CASES_MAP_I:
+  PRIM_CASES_REDUCE_I:
+  case PRIM_COUNT: return NO_PARFOR;
+  }
+  DPIA_EXHAUSTIVE_END
+  return NO_PARFOR;
+}
 
 typedef struct Scir {
   Arena *arena;
@@ -167,6 +204,11 @@ static Span head_span(const Phrase *fn) {
   return fn->span;
 }
 
+static Prim head_prim(const Phrase *fn) {
+  while (fn->kind == PH_APP) fn = fn->fst;
+  return fn->kind == PH_PRIM ? fn->prim : PRIM_COUNT;
+}
+
 static void usage(Scir *s, const Phrase *p, Context ctx, Uses *out);
 static void usage_in(Scir *s, const Phrase *p, Context ctx, Uses *out, const Binder *outer_lambda);
 
@@ -180,7 +222,7 @@ static void require_passive(Scir *s, Uses *u, Context ctx, const char *what, con
     bool sliced = false;
     for (int k = 0; index && x->sliced_by && x->sliced_by[k]; k++) sliced |= x->sliced_by[k] == index;
     if (sliced) continue;
-    if (ctx.name && strncmp(ctx.name, "parforWorkgroup", 15) == 0) {
+    if (parfor_kind(ctx.prim) == PARFOR_GROUPS) {
       bool local = false;
       for (int k = 0; k < s->local_memory.len; k++) local |= s->local_memory.items[k] == x->binder;
       if (local) continue;
@@ -277,12 +319,12 @@ static int count_in(const Phrase *p, const Binder *x, const Binder *i, bool poin
 
 static int count_uses(const Phrase *p, const Binder *x) { return count_in(p, x, NULL, false); }
 
-static bool is_parfor_prim(Prim p) { return prim_family(p) == PFAM_PARFOR; }
+static bool is_parfor_prim(Prim p) { return parfor_kind(p) != NO_PARFOR; }
 
 const Binder *scir_pointwise_parfor(const Phrase *p) {
   if (p->kind != PH_APP) return NULL;
   const Phrase *fn = p->fst, *body = p->snd;
-  if (fn->kind != PH_APP || fn->fst->kind != PH_PRIM || prim_family(fn->fst->prim) != PFAM_PARFOR) return NULL;
+  if (fn->kind != PH_APP || fn->fst->kind != PH_PRIM || !is_parfor_prim(fn->fst->prim)) return NULL;
   if (fn->snd->kind != PH_PROJ || fn->snd->index != 1 || fn->snd->fst->kind != PH_VAR) return NULL;
   if (body->kind != PH_LAM || body->body->kind != PH_LAM) return NULL;
   const Binder *x = fn->snd->fst->binder, *i = body->lam_binder;
@@ -294,7 +336,7 @@ static void usage_app(Scir *s, const Phrase *p, Uses *out) {
   Uses fu = {0}, au = {0};
   if (p->fst->kind == PH_PRIM && p->fst->prim == PRIM_NEW_LOCAL && p->snd->kind == PH_LAM)
     vec_push(s->arena, &s->local_memory, p->snd->lam_binder);
-  Context inner = {head_name(s->arena, p->fst), head_span(p->fst)};
+  Context inner = {head_name(s->arena, p->fst), head_span(p->fst), head_prim(p->fst)};
   usage(s, p->fst, inner, &fu);
   usage(s, p->snd, inner, &au);
 
@@ -334,8 +376,6 @@ static void usage_app(Scir *s, const Phrase *p, Uses *out) {
 
 static void usage(Scir *s, const Phrase *p, Context ctx, Uses *out) { usage_in(s, p, ctx, out, NULL); }
 
-static bool is_parfor_name(const char *name) { return name && strncmp(name, "parfor", 6) == 0; }
-
 /* idxAcc A i: A is used with index i */
 static const Binder *acc_index_of(const Phrase *p) {
   if (p->kind != PH_APP || p->fst->kind != PH_APP || p->fst->fst->kind != PH_PRIM) return NULL;
@@ -356,7 +396,7 @@ static void usage_in(Scir *s, const Phrase *p, Context ctx, Uses *out, const Bin
   case PH_LAM: {
     usage_in(s, p->body, ctx, out, p->lam_binder);
     uses_remove(out, p->lam_binder);
-    if (p->promoted) require_passive(s, out, ctx, "body", is_parfor_name(ctx.name) ? outer_lambda : NULL);
+    if (p->promoted) require_passive(s, out, ctx, "body", is_parfor_prim(ctx.prim) ? outer_lambda : NULL);
     if (pt_is_passive(p->type)) uses_passify(out);
     break;
   }
@@ -400,6 +440,6 @@ static void usage_in(Scir *s, const Phrase *p, Context ctx, Uses *out, const Bin
 bool scir_check_def(Arena *a, Diag *diag, DefInfo *def) {
   Scir s = {a, diag, true, 0, NULL, 0, 0, {0}};
   Uses u;
-  usage(&s, def->body, (Context){NULL, def->body->span}, &u);
+  usage(&s, def->body, (Context){NULL, def->body->span, PRIM_COUNT}, &u);
   return s.ok;
 }

@@ -9,10 +9,80 @@
 
 #include <string.h>
 
+/* What a primitive is to the rules of this file.  role_of says it for
+ * every primitive in one exhaustive switch, so a new row of prims.h must
+ * choose its role here, and a new role breaks every switch below. */
+typedef enum Role {
+  ROLE_VIEW_MAP,      /* map: a view when its function is one, else it lacks a level */
+  ROLE_SEQ_MAP,       /* mapSeq */
+  ROLE_GLOBAL_MAP,    /* mapGlobal */
+  ROLE_WORKGROUP_MAP, /* mapWorkgroup */
+  ROLE_LOCAL_MAP,     /* mapLocal */
+  ROLE_REDUCE,        /* reduce, reduceSeq: a loop in one work-item */
+  ROLE_TO_GLOBAL,     /* toGlobal */
+  ROLE_TO_LOCAL,      /* toLocal */
+  ROLE_TO_PRIVATE,    /* toPrivate */
+  ROLE_VIEW,          /* rearranges its arrays (idx included: a gather is a view) */
+  ROLE_PAD_VIEW,      /* padCst: a view whose first argument is a value, read where the padding is */
+  ROLE_SCALAR,        /* computes a scalar or vector: select, vec, float4, math, conversions, foreign */
+  ROLE_IMPERATIVE     /* Figure 4b and 4c: never in a functional kernel body */
+} Role;
+
+static Role role_of(Prim p) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (p) {
+  case PRIM_MAP: return ROLE_VIEW_MAP;
+  case PRIM_MAP_SEQ: return ROLE_SEQ_MAP;
+  case PRIM_MAP_GLOBAL: return ROLE_GLOBAL_MAP;
+  case PRIM_MAP_WORKGROUP: return ROLE_WORKGROUP_MAP;
+  case PRIM_MAP_LOCAL: return ROLE_LOCAL_MAP;
+  PRIM_CASES_REDUCE: return ROLE_REDUCE;
+  case PRIM_TO_GLOBAL: return ROLE_TO_GLOBAL;
+  case PRIM_TO_LOCAL: return ROLE_TO_LOCAL;
+  case PRIM_TO_PRIVATE: return ROLE_TO_PRIVATE;
+  case PRIM_PAD_CST: return ROLE_PAD_VIEW;
+  case PRIM_ZIP:
+  case PRIM_SPLIT:
+  case PRIM_JOIN:
+  case PRIM_PAIR:
+  case PRIM_FST:
+  case PRIM_SND:
+  case PRIM_LANE:
+  case PRIM_AS_VECTOR:
+  case PRIM_AS_SCALAR:
+  case PRIM_TRANSPOSE:
+  case PRIM_SLIDE:
+  case PRIM_PAD_CLAMP:
+  case PRIM_REORDER_STRIDE:
+  case PRIM_TAKE:
+  case PRIM_DROP:
+  case PRIM_IDX: return ROLE_VIEW;
+  PRIM_CASES_SCALAR:
+  PRIM_CASES_MATH:
+  PRIM_CASES_CONVERT:
+  PRIM_CASES_FOREIGN: return ROLE_SCALAR;
+  PRIM_CASES_SKIP:
+  PRIM_CASES_NEW:
+  PRIM_CASES_FOR:
+  PRIM_CASES_PARFOR:
+  PRIM_CASES_VIEW_ACC:
+  PRIM_CASES_MAP_I:
+  PRIM_CASES_REDUCE_I:
+  case PRIM_COUNT: return ROLE_IMPERATIVE;
+  }
+  DPIA_EXHAUSTIVE_END
+  return ROLE_IMPERATIVE;
+}
+
+/* a grid-level map (mapGlobal, mapWorkgroup): its iterations may run in
+ * different work-groups, which no barrier orders */
+static bool is_grid_map(Role r) { return r == ROLE_GLOBAL_MAP || r == ROLE_WORKGROUP_MAP; }
+
 /* An enclosing construct whose function argument we are inside. */
 typedef struct Frame Frame;
 struct Frame {
   Prim prim;
+  Role role;
   int dim;
   Span span;
   const Frame *up;
@@ -34,7 +104,7 @@ typedef struct Strategy {
 typedef struct Position {
   bool to_output;
   Span reader; /* the construct that reads it, when !to_output */
-  Prim reader_prim;
+  Prim reader_prim; /* PRIM_COUNT when it is no primitive */
 } Position;
 
 /* as the user wrote it: mapGlobal, mapGlobal1 (hints.h) */
@@ -57,58 +127,85 @@ static const Frame *find(const Frame *f, bool (*pred)(const Frame *, const void 
   return NULL;
 }
 
-static bool is_map_at(Prim p, PrimLevel level) { return prim_family(p) == PFAM_MAP && prim_level(p) == level; }
-
-/* a grid-level map: mapGlobal or mapWorkgroup */
-static bool is_parallel_map(Prim p) { return is_map_at(p, PLVL_GLOBAL) || is_map_at(p, PLVL_WORKGROUP); }
-
-static bool is_any_map(Prim p) { return prim_family(p) == PFAM_MAP; }
-
-static bool is_to_private_prim(Prim p) { return prim_family(p) == PFAM_MEMORY && prim_level(p) == PLVL_PRIVATE; }
-
 static bool is_workgroup(const Frame *f, const void *arg) {
   (void)arg;
-  return is_map_at(f->prim, PLVL_WORKGROUP);
+  return f->role == ROLE_WORKGROUP_MAP;
 }
 
 static bool is_local_same_dim(const Frame *f, const void *arg) {
-  return is_map_at(f->prim, PLVL_LOCAL) && f->dim == *(const int *)arg;
+  return f->role == ROLE_LOCAL_MAP && f->dim == *(const int *)arg;
 }
 
+/* code inside runs in one work-item, or in the work-items of one group */
 static bool is_sequential_or_local(const Frame *f, const void *arg) {
   (void)arg;
-  return is_map_at(f->prim, PLVL_LOCAL) || is_map_at(f->prim, PLVL_SEQ) || prim_family(f->prim) == PFAM_REDUCE;
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (f->role) {
+  case ROLE_SEQ_MAP:
+  case ROLE_LOCAL_MAP:
+  case ROLE_REDUCE: return true;
+  case ROLE_VIEW_MAP:
+  case ROLE_GLOBAL_MAP:
+  case ROLE_WORKGROUP_MAP:
+  case ROLE_TO_GLOBAL:
+  case ROLE_TO_LOCAL:
+  case ROLE_TO_PRIVATE:
+  case ROLE_VIEW:
+  case ROLE_PAD_VIEW:
+  case ROLE_SCALAR:
+  case ROLE_IMPERATIVE: return false;
+  }
+  DPIA_EXHAUSTIVE_END
+  return false;
 }
 
 static bool is_to_private(const Frame *f, const void *arg) {
   (void)arg;
-  return is_to_private_prim(f->prim);
+  return f->role == ROLE_TO_PRIVATE;
 }
 
 static bool is_grid_same_dim(const Frame *f, const void *arg) {
-  return is_parallel_map(f->prim) && f->dim == *(const int *)arg;
+  return is_grid_map(f->role) && f->dim == *(const int *)arg;
 }
 
 /* Only grid-level maps (mapGlobal, mapWorkgroup) around: code here runs in
  * work-items of different work-groups, which no barrier orders. */
 static bool grid_context(const Frame *f) {
   for (; f; f = f->up)
-    if (!is_parallel_map(f->prim)) return false;
+    if (!is_grid_map(f->role)) return false;
   return true;
 }
 
 static const Frame *innermost_grid(const Frame *f) {
   for (; f; f = f->up)
-    if (is_parallel_map(f->prim)) return f;
+    if (is_grid_map(f->role)) return f;
   return NULL;
 }
 
-/* where a temporary made at this point lives: the memory of the nearest
- * toGlobal/toLocal/toPrivate below the grid map g (spec section 6) */
-static Prim temp_memory(const Frame *f, const Frame *g) {
-  for (; f && f != g; f = f->up)
-    if (prim_family(f->prim) == PFAM_MEMORY) return f->prim;
-  return PRIM_TO_GLOBAL;
+/* Does a temporary made at this point live in private memory?  It lives
+ * in the memory of the nearest toGlobal/toLocal/toPrivate below the grid
+ * map g, global memory without one (spec section 6). */
+static bool temp_in_private(const Frame *f, const Frame *g) {
+  for (; f && f != g; f = f->up) {
+    DPIA_EXHAUSTIVE_BEGIN
+    switch (f->role) {
+    case ROLE_TO_PRIVATE: return true;
+    case ROLE_TO_GLOBAL:
+    case ROLE_TO_LOCAL: return false;
+    case ROLE_VIEW_MAP:
+    case ROLE_SEQ_MAP:
+    case ROLE_GLOBAL_MAP:
+    case ROLE_WORKGROUP_MAP:
+    case ROLE_LOCAL_MAP:
+    case ROLE_REDUCE:
+    case ROLE_VIEW:
+    case ROLE_PAD_VIEW:
+    case ROLE_SCALAR:
+    case ROLE_IMPERATIVE: break;
+    }
+    DPIA_EXHAUSTIVE_END
+  }
+  return false;
 }
 
 static bool contains_prim(const Phrase *p, Prim prim) {
@@ -137,7 +234,7 @@ static bool has_symbolic_array(const DataType *t) {
 
 static bool contains_grid_map(const Phrase *p) {
   switch (p->kind) {
-  case PH_PRIM: return is_parallel_map(p->prim);
+  case PH_PRIM: return is_grid_map(role_of(p->prim));
   case PH_VAR:
   case PH_LIT:
   case PH_DEF: return false;
@@ -180,19 +277,34 @@ static const Phrase *computing_part(Arena *a, const Phrase *e) {
     PhraseSpine sp;
     phrase_spine(a, e, &sp);
     if (sp.head->kind != PH_PRIM) return e;
-    Prim p = sp.head->prim;
-    bool view_map = is_map_at(p, PLVL_NONE);
-    if (prim_family(p) != PFAM_VIEW && !view_map) return e;
+    Role r = role_of(sp.head->prim);
+    DPIA_EXHAUSTIVE_BEGIN
+    switch (r) {
+    case ROLE_VIEW_MAP:
+    case ROLE_VIEW:
+    case ROLE_PAD_VIEW: break;
+    case ROLE_SEQ_MAP:
+    case ROLE_GLOBAL_MAP:
+    case ROLE_WORKGROUP_MAP:
+    case ROLE_LOCAL_MAP:
+    case ROLE_REDUCE:
+    case ROLE_TO_GLOBAL:
+    case ROLE_TO_LOCAL:
+    case ROLE_TO_PRIVATE:
+    case ROLE_SCALAR:
+    case ROLE_IMPERATIVE: return e;
+    }
+    DPIA_EXHAUSTIVE_END
     for (int i = 0; i < sp.nargs; i++) {
       /* a nested map that computes is reported by itself: its head here
        * tells the enclosing map to stay silent */
-      if (view_map && i == 0) {
+      if (r == ROLE_VIEW_MAP && i == 0) {
         if (computing_fn(a, sp.args[0])) return sp.head;
         continue;
       }
       /* padCst's value is evaluated where the padding is read, like a
        * literal: any scalar expression that makes no array (vec 4 0.25) */
-      if (p == PRIM_PAD_CST && i == 0 && !phrase_computes(sp.args[0])) continue;
+      if (r == ROLE_PAD_VIEW && i == 0 && !phrase_computes(sp.args[0])) continue;
       const Phrase *c = computing_part(a, sp.args[i]);
       if (c) return c;
     }
@@ -207,9 +319,11 @@ static const Phrase *computing_part(Arena *a, const Phrase *e) {
 static void check_placement(Strategy *s, const Phrase *head, const PhraseSpine *sp, const Frame *f) {
   const char *name = construct_name(s->arena, head->prim, head->dim, head->span);
   const Frame *o;
-  if (is_map_at(head->prim, PLVL_NONE)) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (role_of(head->prim)) {
+  case ROLE_VIEW_MAP: {
     const Phrase *c = sp->nargs ? computing_fn(s->arena, sp->args[0]) : head;
-    if (!c || (c != head && c->kind == PH_PRIM && is_map_at(c->prim, PLVL_NONE))) return;
+    if (!c || (c != head && c->kind == PH_PRIM && role_of(c->prim) == ROLE_VIEW_MAP)) return;
     s->ok = false;
     if (first_report(s, head->span)) {
       diag_error(s->diag, ERR_NO_PARALLEL_LEVEL, head->span,
@@ -217,7 +331,9 @@ static void check_placement(Strategy *s, const Phrase *head, const PhraseSpine *
                  "mapSeq (a plain map is only for functions that rearrange data, such as transpose or split 2)");
       if (c != head) diag_note(s->diag, c->span, "it computes here");
     }
-  } else if (is_map_at(head->prim, PLVL_LOCAL)) {
+    return;
+  }
+  case ROLE_LOCAL_MAP:
     if ((o = find(f, is_to_private, NULL)))
       violation(s, ERR_BAD_ADDRESS_SPACE, head->span, o,
                 "'%s' inside '%s': private memory belongs to one work-item, so a parallel map "
@@ -234,7 +350,9 @@ static void check_placement(Strategy *s, const Phrase *head, const PhraseSpine *
                    "mapWorkgroup",
                    name);
     }
-  } else if (is_parallel_map(head->prim)) {
+    return;
+  case ROLE_GLOBAL_MAP:
+  case ROLE_WORKGROUP_MAP:
     if ((o = find(f, is_to_private, NULL)))
       violation(s, ERR_BAD_ADDRESS_SPACE, head->span, o,
                 "'%s' inside '%s': private memory belongs to one work-item, so a parallel map "
@@ -248,7 +366,8 @@ static void check_placement(Strategy *s, const Phrase *head, const PhraseSpine *
     else if ((o = find(f, is_grid_same_dim, &head->dim)))
       violation(s, ERR_BAD_PARALLEL_NESTING, head->span, o, "'%s' inside '%s' of the same dimension", name,
                 construct_name(s->arena, o->prim, o->dim, o->span));
-  } else if (prim_family(head->prim) == PFAM_MEMORY && prim_level(head->prim) == PLVL_LOCAL) {
+    return;
+  case ROLE_TO_LOCAL:
     if (!find(f, is_workgroup, NULL)) {
       s->ok = false;
       if (first_report(s, head->span))
@@ -256,25 +375,107 @@ static void check_placement(Strategy *s, const Phrase *head, const PhraseSpine *
                    "'toLocal' outside of any mapWorkgroup: local memory belongs to a "
                    "work-group, so toLocal must be inside the body of a mapWorkgroup");
     }
+    return;
+  /* allowed anywhere: sequential code runs in any work-item, and global
+   * and private memory are anyone's */
+  case ROLE_SEQ_MAP:
+  case ROLE_REDUCE:
+  case ROLE_TO_GLOBAL:
+  case ROLE_TO_PRIVATE:
+  case ROLE_VIEW:
+  case ROLE_PAD_VIEW:
+  case ROLE_SCALAR:
+  case ROLE_IMPERATIVE: return;
   }
+  DPIA_EXHAUSTIVE_END
 }
 
 /* Views through which the acceptor translation passes (Figure 5a and the
  * acceptor forms of spec section 4): a value produced under them still
  * goes straight to the output. */
-static bool passes_acceptor(Prim p) { return prim_family(p) == PFAM_VIEW && prim_lowered(p) != PRIM_COUNT; }
+static bool passes_acceptor(Prim p) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (role_of(p)) {
+  case ROLE_VIEW:
+  case ROLE_PAD_VIEW: return prim_lowered(p) != PRIM_COUNT; /* its acceptor twin (prims.h) */
+  case ROLE_VIEW_MAP:
+  case ROLE_SEQ_MAP:
+  case ROLE_GLOBAL_MAP:
+  case ROLE_WORKGROUP_MAP:
+  case ROLE_LOCAL_MAP:
+  case ROLE_REDUCE:
+  case ROLE_TO_GLOBAL:
+  case ROLE_TO_LOCAL:
+  case ROLE_TO_PRIVATE:
+  case ROLE_SCALAR:
+  case ROLE_IMPERATIVE: return false;
+  }
+  DPIA_EXHAUSTIVE_END
+  return false;
+}
 
-/* Which arguments of a primitive are functions run inside it (its body). */
+/* Which arguments of a primitive are functions run inside it (its body):
+ * the first of each that computes (prims.h). */
 static bool is_body_arg(Prim p, int i) { return prim_computes(p) && i == 0; }
+
+/* Where the result of the grid map `name`, which no barrier can order
+ * before its reader, is read (the note of ERR_NO_BARRIER). */
+static void reader_note(Strategy *s, Position pos, const char *name) {
+  const char *reader = construct_name(s->arena, pos.reader_prim, 0, pos.reader);
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (role_of(pos.reader_prim)) {
+  case ROLE_VIEW_MAP:
+    diag_note(s->diag, pos.reader,
+              "it is read here by a view 'map', which is not written through: apply the view inside the "
+              "function of this '%s' instead",
+              name);
+    return;
+  case ROLE_VIEW:
+  case ROLE_PAD_VIEW:
+    if (passes_acceptor(pos.reader_prim)) break;
+    diag_note(s->diag, pos.reader,
+              "it is read here by '%s', which cannot be written through (it has no acceptor form: its elements "
+              "repeat or move elements other work-items compute)",
+              reader);
+    return;
+  case ROLE_SEQ_MAP:
+  case ROLE_GLOBAL_MAP:
+  case ROLE_WORKGROUP_MAP:
+  case ROLE_LOCAL_MAP:
+  case ROLE_REDUCE:
+  case ROLE_TO_GLOBAL:
+  case ROLE_TO_LOCAL:
+  case ROLE_TO_PRIVATE:
+  case ROLE_SCALAR:
+  case ROLE_IMPERATIVE: break;
+  }
+  DPIA_EXHAUSTIVE_END
+  diag_note(s->diag, pos.reader, "it is read here by '%s'", reader);
+}
 
 /* A parallel map runs one work-item (or work-group) an element: over an
  * array of no elements (`take 0`) there would be nothing to launch, or a
  * work-group of no work-items, which OpenCL does not have.  A sequential
  * loop over it is fine: it runs no step. */
 static void check_not_empty(Strategy *s, const Phrase *app, const Phrase *head, int nargs) {
-  if (prim_family(head->prim) != PFAM_MAP || prim_level(head->prim) == PLVL_NONE ||
-      prim_level(head->prim) == PLVL_SEQ || nargs != 2 || !app->type || app->type->kind != PT_EXP)
-    return;
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (role_of(head->prim)) {
+  case ROLE_GLOBAL_MAP:
+  case ROLE_WORKGROUP_MAP:
+  case ROLE_LOCAL_MAP: break;
+  case ROLE_VIEW_MAP:
+  case ROLE_SEQ_MAP:
+  case ROLE_REDUCE:
+  case ROLE_TO_GLOBAL:
+  case ROLE_TO_LOCAL:
+  case ROLE_TO_PRIVATE:
+  case ROLE_VIEW:
+  case ROLE_PAD_VIEW:
+  case ROLE_SCALAR:
+  case ROLE_IMPERATIVE: return;
+  }
+  DPIA_EXHAUSTIVE_END
+  if (nargs != 2 || !app->type || app->type->kind != PT_EXP) return;
   const DataType *t = dt_resolve(app->type->data);
   int64_t n;
   if (!t || t->kind != DT_ARRAY || !size_const_value(t->size, &n) || n > 0) return;
@@ -308,9 +509,8 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
   check_placement(s, head, &spine, f);
   check_not_empty(s, p, head, nargs);
   Prim prim = head->prim;
-  /* a view map: no loop and no memory, its function only rearranges */
-  bool view_map = is_map_at(prim, PLVL_NONE);
-  if (is_parallel_map(prim) && grid_context(f) && !pos.to_output) {
+  Role role = role_of(prim);
+  if (is_grid_map(role) && grid_context(f) && !pos.to_output) {
     /* spec section 5: no barrier across work-groups, at the top of the
      * kernel or inside another grid-level map */
     s->ok = false;
@@ -320,24 +520,48 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
                  "the result of this '%s' is read by a later stage of the same kernel, but OpenCL has no barrier "
                  "across work-groups; split the computation into two kernels",
                  name);
-      if (is_map_at(pos.reader_prim, PLVL_NONE))
-        diag_note(s->diag, pos.reader,
-                  "it is read here by a view 'map', which is not written through: apply the view inside the "
-                  "function of this '%s' instead",
-                  name);
-      else if (pos.reader_prim != PRIM_COUNT && prim_family(pos.reader_prim) == PFAM_VIEW &&
-               prim_lowered(pos.reader_prim) == PRIM_COUNT)
-        diag_note(s->diag, pos.reader,
-                  "it is read here by '%s', which cannot be written through (it has no acceptor form: its elements "
-                  "repeat or move elements other work-items compute)",
-                  construct_name(s->arena, pos.reader_prim, 0, pos.reader));
-      else if (pos.reader_prim != PRIM_COUNT)
-        diag_note(s->diag, pos.reader, "it is read here by '%s'", construct_name(s->arena, pos.reader_prim, 0, pos.reader));
+      if (pos.reader_prim != PRIM_COUNT) reader_note(s, pos, name);
     }
   }
   const Frame *g = innermost_grid(f);
-  bool materialises = (prim_family(prim) == PFAM_MEMORY && !is_to_private_prim(prim)) ||
-                      (is_any_map(prim) && !view_map && !pos.to_output && !is_to_private_prim(temp_memory(f, g)));
+  /* Does it make a temporary in global or local memory, and what does it
+   * keep in private memory?  Private memory has constant sizes (spec
+   * section 8: a newPrivate array of constant size is a private array): a
+   * toPrivate result, a temporary inside a toPrivate and a reduction's
+   * array accumulator of symbolic size cannot be generated, so check
+   * rejects them below rather than translate later. */
+  bool materialises = false;
+  const DataType *private_t = NULL;
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (role) {
+  case ROLE_TO_GLOBAL:
+  case ROLE_TO_LOCAL: materialises = true; break;
+  case ROLE_TO_PRIVATE:
+    if (nargs == 2) private_t = p->type->data;
+    break;
+  case ROLE_SEQ_MAP:
+  case ROLE_GLOBAL_MAP:
+  case ROLE_WORKGROUP_MAP:
+  case ROLE_LOCAL_MAP:
+    /* C[[map]] makes a temporary in the memory around it (stage I); A[[map]] writes the output */
+    if (pos.to_output) break;
+    if (!temp_in_private(f, g))
+      materialises = true;
+    else if (nargs == 2)
+      private_t = p->type->data;
+    break;
+  case ROLE_REDUCE:
+    if (nargs == 3 && !contains_prim(args[0], PRIM_MAP_LOCAL))
+      private_t = args[1]->type->data; /* a mapLocal's accumulator is local (docs/language.md) */
+    break;
+  /* a view map: no loop and no memory, its function only rearranges */
+  case ROLE_VIEW_MAP:
+  case ROLE_VIEW:
+  case ROLE_PAD_VIEW:
+  case ROLE_SCALAR:
+  case ROLE_IMPERATIVE: break;
+  }
+  DPIA_EXHAUSTIVE_END
   if (g && g->has_nested_grid && materialises) {
     /* the body of g runs in every work-item of the nested grid map's
      * dimension: a temporary made here would be written by all of them at
@@ -354,7 +578,7 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
     }
   }
   bool body_has_grid = nargs > 0 && is_body_arg(prim, 0) && contains_grid_map(args[0]);
-  bool sequential_temp = materialises && !is_parallel_map(prim) && !body_has_grid;
+  bool sequential_temp = materialises && !is_grid_map(role) && !body_has_grid;
   if (!g && s->has_grid && sequential_temp) {
     /* the same at the top of a kernel: every work-item of the grid would
      * write the whole temporary, which the grid map then reads */
@@ -366,19 +590,7 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
                  "toPrivate, or split the kernel",
                  construct_name(s->arena, prim, head->dim, head->span), s->kernel->name);
   }
-  /* private memory has constant sizes (spec section 8: a newPrivate array
-   * of constant size is a private array): a toPrivate result, a
-   * temporary inside a toPrivate and a reduction's array accumulator of
-   * symbolic size cannot be generated, so check rejects them here rather
-   * than translate later */
-  const DataType *private_t = NULL;
-  if (is_to_private_prim(prim) && nargs == 2)
-    private_t = p->type->data;
-  else if (is_any_map(prim) && !view_map && nargs == 2 && !pos.to_output && is_to_private_prim(temp_memory(f, g)))
-    private_t = p->type->data;
-  else if (prim_family(prim) == PFAM_REDUCE && nargs == 3 && !contains_prim(args[0], PRIM_MAP_LOCAL))
-    private_t = args[1]->type->data; /* a mapLocal's accumulator is local (docs/language.md) */
-  bool result_in_private = !f && is_to_private_prim(prim) && pos.to_output; /* reported below */
+  bool result_in_private = !f && role == ROLE_TO_PRIVATE && pos.to_output; /* reported below */
   if (private_t && !result_in_private && has_symbolic_array(private_t)) {
     s->ok = false;
     if (first_report(s, head->span))
@@ -395,10 +607,10 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
                  "global memory (the output buffer): remove this toPrivate",
                  s->kernel->name);
   }
-  Frame inner = {prim, head->dim, head->span, f, false};
+  Frame inner = {prim, role, head->dim, head->span, f, false};
   for (int i = 0; i < nargs; i++) {
     if (is_body_arg(prim, i)) {
-      inner.has_nested_grid = is_parallel_map(prim) && contains_grid_map(args[i]);
+      inner.has_nested_grid = is_grid_map(role) && contains_grid_map(args[i]);
       /* a misplaced toPrivate was reported: its body is not checked as
        * private code again (no cascade) */
       walk(s, args[i], result_in_private ? f : &inner, (Position){true, head->span, prim});

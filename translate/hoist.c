@@ -15,8 +15,50 @@
 
 #include "build.h"
 
+/* What a primitive is to hoisting (the rules above).  role_of says it
+ * for every primitive in one exhaustive switch. */
+typedef enum Role {
+  ROLE_NONE,         /* neither an allocation that moves nor a loop */
+  ROLE_NEW_GLOBAL,   /* newGlobal: becomes a kernel parameter */
+  ROLE_NEW_LOCAL,    /* newLocal: moves to kernel scope */
+  ROLE_PARFOR,       /* parfor, parforGlobal, parforWorkgroup: widen global memory */
+  ROLE_PARFOR_LOCAL, /* parforLocal: widens global and local memory */
+  ROLE_FOR           /* for: widens nothing */
+} Role;
+
+static Role role_of(Prim p) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (p) {
+  case PRIM_NEW_GLOBAL: return ROLE_NEW_GLOBAL;
+  case PRIM_NEW_LOCAL: return ROLE_NEW_LOCAL;
+  case PRIM_PARFOR:
+  case PRIM_PARFOR_GLOBAL:
+  case PRIM_PARFOR_WORKGROUP: return ROLE_PARFOR;
+  case PRIM_PARFOR_LOCAL: return ROLE_PARFOR_LOCAL;
+  PRIM_CASES_FOR: return ROLE_FOR;
+  case PRIM_NEW:         /* new with no address space: kept, as newPrivate */
+  case PRIM_NEW_PRIVATE: /* stays where it is */
+  PRIM_CASES_SKIP:
+  PRIM_CASES_VIEW:
+  PRIM_CASES_VIEW_ACC:
+  PRIM_CASES_SCALAR:
+  PRIM_CASES_MATH:
+  PRIM_CASES_CONVERT:
+  PRIM_CASES_FOREIGN:
+  /* the functional and intermediate primitives are gone after stage II */
+  PRIM_CASES_MAP:
+  PRIM_CASES_REDUCE:
+  PRIM_CASES_MEMORY:
+  PRIM_CASES_MAP_I:
+  PRIM_CASES_REDUCE_I:
+  case PRIM_COUNT: return ROLE_NONE;
+  }
+  DPIA_EXHAUSTIVE_END
+  return ROLE_NONE;
+}
+
 typedef struct Loop {
-  Prim prim;
+  Role role;
   Size n;
   Binder *index;
 } Loop;
@@ -85,30 +127,40 @@ static Phrase *hoist(Hoist *h, Phrase *p);
  * element per iteration of that loop?  Local memory is shared by a work
  * group, so it is widened by the loops over its work-items only; global
  * memory by every parallel loop (spec section 6, allocation hoisting). */
-static bool widens(Prim memory, Prim loop) {
-  if (prim_family(loop) != PFAM_PARFOR) return false;
-  return prim_level(memory) != PLVL_LOCAL || prim_level(loop) == PLVL_LOCAL;
+static bool widens(Role memory, Role loop) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (loop) {
+  case ROLE_PARFOR_LOCAL: return true;
+  case ROLE_PARFOR: return memory != ROLE_NEW_LOCAL;
+  case ROLE_FOR:
+  case ROLE_NONE:
+  case ROLE_NEW_GLOBAL:
+  case ROLE_NEW_LOCAL: return false;
+  }
+  DPIA_EXHAUSTIVE_END
+  return false;
 }
 
-static Phrase *hoist_allocation(Hoist *h, Prim memory, DataType *t, Phrase *lam) {
+/* memory: ROLE_NEW_GLOBAL or ROLE_NEW_LOCAL */
+static Phrase *hoist_allocation(Hoist *h, Role memory, DataType *t, Phrase *lam) {
   Builder *b = &h->b;
   TypeCtx *tc = b->tc;
   DataType *wide = t;
   for (int k = h->nloops - 1; k >= 0; k--)
-    if (widens(memory, h->loops[k].prim)) wide = dt_array(tc, h->loops[k].n, wide);
+    if (widens(memory, h->loops[k].role)) wide = dt_array(tc, h->loops[k].n, wide);
   Hoisted *e = NEW(b->arena, Hoisted);
   e->v = lam->lam_binder;
   e->nv = b_binder(b, e->v->name, pt_var(tc, wide));
   e->nv->span = e->v->span;
   e->indices = NEWARRAY(b->arena, Binder *, h->nloops ? h->nloops : 1);
   for (int k = 0; k < h->nloops; k++)
-    if (widens(memory, h->loops[k].prim)) e->indices[e->nindices++] = h->loops[k].index;
-  if (prim_level(memory) == PLVL_LOCAL && h->nloops) {
+    if (widens(memory, h->loops[k].role)) e->indices[e->nindices++] = h->loops[k].index;
+  if (memory == ROLE_NEW_LOCAL && h->nloops) {
     e->nv->hoisted_from = NEWARRAY(b->arena, const Binder *, h->nloops);
     for (int k = 0; k < h->nloops; k++) e->nv->hoisted_from[k] = h->loops[k].index;
     e->nv->nhoisted_from = h->nloops;
   }
-  vec_push(b->arena, prim_level(memory) == PLVL_LOCAL ? &h->locals : &h->globals, e->nv);
+  vec_push(b->arena, memory == ROLE_NEW_LOCAL ? &h->locals : &h->globals, e->nv);
   remember(h, e);
   return hoist(h, lam->body);
 }
@@ -128,19 +180,20 @@ static Phrase *hoist(Hoist *h, Phrase *p) {
   }
   if (p->kind == PH_APP) {
     Phrase *fn = p->fst;
-    if (fn->kind == PH_PRIM && prim_family(fn->prim) == PFAM_NEW &&
-        (prim_level(fn->prim) == PLVL_GLOBAL || prim_level(fn->prim) == PLVL_LOCAL) && p->snd->kind == PH_LAM) {
+    Role allocation = fn->kind == PH_PRIM ? role_of(fn->prim) : ROLE_NONE;
+    if ((allocation == ROLE_NEW_GLOBAL || allocation == ROLE_NEW_LOCAL) && p->snd->kind == PH_LAM) {
       Span saved = h->b.span;
       h->b.span = p->span;
-      Phrase *r = hoist_allocation(h, fn->prim, fn->type_arg, p->snd);
+      Phrase *r = hoist_allocation(h, allocation, fn->type_arg, p->snd);
       h->b.span = saved;
       return r;
     }
     /* parforX A (\i o -> body): the body runs once per i */
-    bool parfor = fn->kind == PH_APP && fn->fst->kind == PH_PRIM && prim_family(fn->fst->prim) == PFAM_PARFOR;
+    Role loop = fn->kind == PH_APP && fn->fst->kind == PH_PRIM ? role_of(fn->fst->prim) : ROLE_NONE;
+    bool parfor = loop == ROLE_PARFOR || loop == ROLE_PARFOR_LOCAL;
     /* for n (\i -> body): it widens nothing, but a buffer hoisted out of
      * it is noted as made afresh in each iteration */
-    bool seq = fn->kind == PH_PRIM && prim_family(fn->prim) == PFAM_FOR;
+    bool seq = fn->kind == PH_PRIM && role_of(fn->prim) == ROLE_FOR;
     if ((parfor || seq) && p->snd->kind == PH_LAM) {
       Phrase *head = parfor ? hoist(h, fn) : fn; /* parforX A: A is outside the loop */
       if (h->nloops == h->cap) {
@@ -151,7 +204,7 @@ static Phrase *hoist(Hoist *h, Phrase *p) {
         h->cap = cap;
       }
       Size n = parfor ? b_data(fn->snd)->size : fn->sizes[0];
-      h->loops[h->nloops++] = (Loop){parfor ? fn->fst->prim : fn->prim, n, p->snd->lam_binder};
+      h->loops[h->nloops++] = (Loop){parfor ? loop : ROLE_FOR, n, p->snd->lam_binder};
       Phrase *q = arena_dup(h->b.arena, p, sizeof *p);
       q->fst = head;
       q->snd = hoist(h, p->snd);

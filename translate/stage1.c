@@ -196,8 +196,10 @@ static bool direct_ok(Arena *a, const Phrase *e, AccPart y) {
   if (!part_uses(a, e, y) || is_scalar_data(b_data(e))) return true;
   Spine sp;
   if (!((e->kind == PH_APP || e->kind == PH_PRIM) && spine_of(a, (Phrase *)e, &sp))) return false;
-  Prim p = sp.head->prim;
-  if (p == PRIM_PAIR && sp.nargs == 2 && !y.snd) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (sp.head->prim) {
+  case PRIM_PAIR: {
+    if (sp.nargs != 2 || y.snd) return false;
     /* o.1 is written first: the second component may read only snd y */
     const Phrase *c1 = sp.args[0], *c2 = sp.args[1];
     return (is_scalar_data(b_data(c1)) || !uses_of(c1, y.b)) && (is_scalar_data(b_data(c2)) || !uses_of(c2, y.b)) &&
@@ -207,10 +209,48 @@ static bool direct_ok(Arena *a, const Phrase *e, AccPart y) {
    * own before its loop and writes o from that after it (lower_reduce_i,
    * stage2.c), so its initial value may read y; not one a work-group
    * shares, whose accumulator a mapLocal initialises */
-  if (prim_family(p) == PFAM_REDUCE && sp.nargs == 3)
-    return !part_uses(a, sp.args[0], y) && !part_uses(a, sp.args[2], y) && !find_prim(e, PRIM_MAP_LOCAL);
+  PRIM_CASES_REDUCE:
+    return sp.nargs == 3 && !part_uses(a, sp.args[0], y) && !part_uses(a, sp.args[2], y) &&
+           !find_prim(e, PRIM_MAP_LOCAL);
+  case PRIM_MAP_SEQ: return map_step_ok(a, e, &sp, y);
   /* a parallel map is in place only as the whole step (map_step_ok) */
-  return p == PRIM_MAP_SEQ && map_step_ok(a, e, &sp, y);
+  case PRIM_MAP_GLOBAL:
+  case PRIM_MAP_WORKGROUP:
+  case PRIM_MAP_LOCAL:
+  /* the others are not known to read y before they write o */
+  case PRIM_MAP:
+  case PRIM_ZIP:
+  case PRIM_SPLIT:
+  case PRIM_JOIN:
+  case PRIM_FST:
+  case PRIM_SND:
+  case PRIM_LANE:
+  case PRIM_AS_VECTOR:
+  case PRIM_AS_SCALAR:
+  case PRIM_TRANSPOSE:
+  case PRIM_SLIDE:
+  case PRIM_PAD_CLAMP:
+  case PRIM_PAD_CST:
+  case PRIM_REORDER_STRIDE:
+  case PRIM_TAKE:
+  case PRIM_DROP:
+  case PRIM_IDX:
+  PRIM_CASES_MEMORY:
+  PRIM_CASES_SCALAR:
+  PRIM_CASES_MATH:
+  PRIM_CASES_CONVERT:
+  PRIM_CASES_FOREIGN:
+  PRIM_CASES_SKIP:
+  PRIM_CASES_NEW:
+  PRIM_CASES_FOR:
+  PRIM_CASES_PARFOR:
+  PRIM_CASES_VIEW_ACC:
+  PRIM_CASES_MAP_I:
+  PRIM_CASES_REDUCE_I:
+  case PRIM_COUNT: return false;
+  }
+  DPIA_EXHAUSTIVE_END
+  return false;
 }
 
 /* A map writes o[i] after reading y[i] only, when its element function
@@ -233,9 +273,33 @@ static bool map_step_ok(Arena *a, const Phrase *e, const Spine *sp, AccPart y) {
          direct_ok(a, f->body, (AccPart){f->lam_binder, true});
 }
 
+/* a map whose iterations run on different work-items */
 static bool is_parallel_map(Prim p) {
-  PrimLevel l = prim_level(p);
-  return prim_family(p) == PFAM_MAP && (l == PLVL_GLOBAL || l == PLVL_WORKGROUP || l == PLVL_LOCAL);
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (p) {
+  case PRIM_MAP_GLOBAL:
+  case PRIM_MAP_WORKGROUP:
+  case PRIM_MAP_LOCAL: return true;
+  case PRIM_MAP:
+  case PRIM_MAP_SEQ:
+  PRIM_CASES_REDUCE:
+  PRIM_CASES_VIEW:
+  PRIM_CASES_MEMORY:
+  PRIM_CASES_SCALAR:
+  PRIM_CASES_MATH:
+  PRIM_CASES_CONVERT:
+  PRIM_CASES_FOREIGN:
+  PRIM_CASES_SKIP:
+  PRIM_CASES_NEW:
+  PRIM_CASES_FOR:
+  PRIM_CASES_PARFOR:
+  PRIM_CASES_VIEW_ACC:
+  PRIM_CASES_MAP_I:
+  PRIM_CASES_REDUCE_I:
+  case PRIM_COUNT: return false;
+  }
+  DPIA_EXHAUSTIVE_END
+  return false;
 }
 
 /* The step of a reduction may update the accumulator in place: A[[f x y]](o)
@@ -351,7 +415,29 @@ static const char *param_name_for(Stage1 *s, const char *base) {
 static Phrase *materialise(Stage1 *s, Prim memory, const char *name, Phrase *e, Phrase *k) {
   Builder *b = &s->b;
   DataType *t = b_data(e);
-  if (memory == PRIM_NEW_GLOBAL) name = param_name_for(s, name);
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (memory) {
+  case PRIM_NEW_GLOBAL: name = param_name_for(s, name); break; /* the kernel's: a parameter after hoisting */
+  case PRIM_NEW:
+  case PRIM_NEW_LOCAL:
+  case PRIM_NEW_PRIVATE: break;
+  PRIM_CASES_MAP:
+  PRIM_CASES_REDUCE:
+  PRIM_CASES_VIEW:
+  PRIM_CASES_MEMORY:
+  PRIM_CASES_SCALAR:
+  PRIM_CASES_MATH:
+  PRIM_CASES_CONVERT:
+  PRIM_CASES_FOREIGN:
+  PRIM_CASES_SKIP:
+  PRIM_CASES_FOR:
+  PRIM_CASES_PARFOR:
+  PRIM_CASES_VIEW_ACC:
+  PRIM_CASES_MAP_I:
+  PRIM_CASES_REDUCE_I:
+  case PRIM_COUNT: INTERNAL("stage I: primitive %d allocates no memory", (int)memory);
+  }
+  DPIA_EXHAUSTIVE_END
   Binder *tmp = b_binder(b, name, pt_var(b->tc, t));
   Phrase *v = b_var(b, tmp);
   Phrase *body = b_seq(b, acc_tr(s, e, b_proj(b, v, 1)), apply_k(s, k, b_proj(b, v, 2)));
@@ -404,6 +490,18 @@ static Phrase *shared_let(Stage1 *s, Phrase *e, Phrase *acc, Phrase *k) {
   return con_tr(s, e->snd, b_lam(b, value, let, false));
 }
 
+/* C[[toM f x]](K) = newM d2 (\t -> A[[f x]](t.1); K(t.2))   (spec section 6);
+ * the maps inside f make their temporaries in that memory too.  NULL when
+ * f x is not all there. */
+static Phrase *to_memory(Stage1 *s, const Spine *sp, const char *name, Phrase *k) {
+  if (sp->nargs != 2) return NULL;
+  Prim memory = prim_lowered(sp->head->prim), saved_mem = s->temp_memory;
+  s->temp_memory = memory;
+  Phrase *r = materialise(s, memory, name, apply_fn(s, sp->args[0], sp->args[1]), k);
+  s->temp_memory = saved_mem;
+  return r;
+}
+
 static Phrase *con_tr(Stage1 *s, Phrase *e, Phrase *k) {
   Builder *b = &s->b;
   Span saved = b->span;
@@ -437,26 +535,49 @@ static Phrase *con_tr(Stage1 *s, Phrase *e, Phrase *k) {
   case PH_PRIM: {
     Spine sp;
     if (!spine_of(s->b.arena, e, &sp)) INTERNAL("stage I: application of a %s", phrase_kind_name[sp.head->kind]);
-    Prim p = sp.head->prim;
-    if (prim_family(p) == PFAM_MAP && prim_level(p) != PLVL_NONE && sp.nargs == 2) {
-      /* C[[map f e]](K) = newM (n.d2) (\tmp -> A[[map f e]](tmp.1); K(tmp.2));
-       * a plain map is a view (its function only rearranges data, as the
-       * strategy check made sure): it passes through like one below */
-      r = materialise(s, s->temp_memory, "tmp", e, k);
-    } else if (prim_family(p) == PFAM_REDUCE && sp.nargs == 3) {
-      Binder *x = k_binder(s, "x", b_data(sp.args[2]));
-      Binder *y = k_binder(s, "y", b_data(sp.args[1]));
-      Phrase *red = reduce_i(s, &sp, b_var(b, y), b_var(b, x), k);
-      r = con_tr(s, sp.args[2], b_lam(b, x, con_tr(s, sp.args[1], b_lam(b, y, red, false)), false));
-    } else if (prim_family(p) == PFAM_MEMORY && sp.nargs == 2) {
-      /* toM f x = newM d2 (\t -> A[[f x]](t.1); K(t.2))   (spec section 6) */
-      Prim saved_mem = s->temp_memory;
-      s->temp_memory = prim_lowered(p);
-      PrimLevel space = prim_level(p);
-      const char *name = space == PLVL_LOCAL ? "loc" : space == PLVL_PRIVATE ? "priv" : "tmp";
-      r = materialise(s, prim_lowered(p), name, apply_fn(s, sp.args[0], sp.args[1]), k);
-      s->temp_memory = saved_mem;
-    } else {
+    r = NULL;
+    DPIA_EXHAUSTIVE_BEGIN
+    switch (sp.head->prim) {
+    case PRIM_MAP_SEQ:
+    case PRIM_MAP_GLOBAL:
+    case PRIM_MAP_WORKGROUP:
+    case PRIM_MAP_LOCAL:
+      /* C[[map f e]](K) = newM (n.d2) (\tmp -> A[[map f e]](tmp.1); K(tmp.2)) */
+      if (sp.nargs == 2) r = materialise(s, s->temp_memory, "tmp", e, k);
+      break;
+    PRIM_CASES_REDUCE:
+      if (sp.nargs == 3) {
+        Binder *x = k_binder(s, "x", b_data(sp.args[2]));
+        Binder *y = k_binder(s, "y", b_data(sp.args[1]));
+        Phrase *red = reduce_i(s, &sp, b_var(b, y), b_var(b, x), k);
+        r = con_tr(s, sp.args[2], b_lam(b, x, con_tr(s, sp.args[1], b_lam(b, y, red, false)), false));
+      }
+      break;
+    /* the temporaries named after their memory */
+    case PRIM_TO_GLOBAL: r = to_memory(s, &sp, "tmp", k); break;
+    case PRIM_TO_LOCAL: r = to_memory(s, &sp, "loc", k); break;
+    case PRIM_TO_PRIVATE: r = to_memory(s, &sp, "priv", k); break;
+    /* a plain map is a view (its function only rearranges data, as the
+     * strategy check made sure): it passes through like the views and
+     * scalar primitives (Figure 5b) */
+    case PRIM_MAP:
+    PRIM_CASES_VIEW:
+    PRIM_CASES_SCALAR:
+    PRIM_CASES_MATH:
+    PRIM_CASES_CONVERT:
+    PRIM_CASES_FOREIGN:
+    /* a kernel's body is an expression: the imperative primitives come only from the stages after this one */
+    PRIM_CASES_SKIP:
+    PRIM_CASES_NEW:
+    PRIM_CASES_FOR:
+    PRIM_CASES_PARFOR:
+    PRIM_CASES_VIEW_ACC:
+    PRIM_CASES_MAP_I:
+    PRIM_CASES_REDUCE_I:
+    case PRIM_COUNT: break;
+    }
+    DPIA_EXHAUSTIVE_END
+    if (!r) {
       Phrase **vals = NEWARRAY(b->arena, Phrase *, sp.nargs);
       r = con_args(s, &sp, 0, vals, k);
     }
@@ -477,7 +598,62 @@ static Phrase *acc_view(Stage1 *s, Prim view, const Phrase *head, Phrase *acc, P
   PhraseType *ty = pt_fn(b->tc, acc->type, pt_acc(b->tc, b_data(e)));
   Phrase *p = b_prim(b, view, 0, ty);
   p->sizes[0] = head->sizes[0];
+  /* the static sizes of the acceptor view that the view leaves implicit */
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (view) {
+  case PRIM_TAKE_ACC:
+  case PRIM_DROP_ACC:
+    /* the elements dropped: the rest of the array written through */
+    p->sizes[1] = size_sub(&b->tc->sizes, b_data(e)->size, head->sizes[0]);
+    break;
+  case PRIM_AS_SCALAR_ACC:
+    /* asScalarAcc k: the vector width, which asScalar leaves implicit */
+    p->sizes[0] = size_const(&b->tc->sizes, dt_resolve(b_data(e)->elem)->width);
+    break;
+  case PRIM_IDX_ACC:
+  case PRIM_SPLIT_ACC:
+  case PRIM_JOIN_ACC:
+  case PRIM_PAIR_ACC1:
+  case PRIM_PAIR_ACC2:
+  case PRIM_ZIP_ACC1:
+  case PRIM_ZIP_ACC2:
+  case PRIM_AS_VECTOR_ACC:
+  case PRIM_TRANSPOSE_ACC:
+  case PRIM_SLICE_ACC: break;
+  PRIM_CASES_MAP:
+  PRIM_CASES_REDUCE:
+  PRIM_CASES_VIEW:
+  PRIM_CASES_MEMORY:
+  PRIM_CASES_SCALAR:
+  PRIM_CASES_MATH:
+  PRIM_CASES_CONVERT:
+  PRIM_CASES_FOREIGN:
+  PRIM_CASES_SKIP:
+  PRIM_CASES_NEW:
+  PRIM_CASES_FOR:
+  PRIM_CASES_PARFOR:
+  PRIM_CASES_MAP_I:
+  PRIM_CASES_REDUCE_I:
+  case PRIM_COUNT: INTERNAL("stage I: primitive %d is no acceptor view", (int)view);
+  }
+  DPIA_EXHAUSTIVE_END
   return b_app(b, p, acc);
+}
+
+/* A[[v E1 E2]](A), A[[v E]](A) for a view v with an acceptor twin
+ * (Figure 5a), or NULL: zip and pair write each half through its own
+ * acceptor view, the twin and the second projection after it in the
+ * table (prims.h) */
+static Phrase *view_acc_tr(Stage1 *s, const Spine *sp, Phrase *acc) {
+  Prim view = prim_lowered(sp->head->prim);
+  if (view == PRIM_COUNT) return NULL; /* no acceptor form: by C */
+  if (sp->nargs == 2) {
+    Phrase *c1 = acc_tr(s, sp->args[0], acc_view(s, view, sp->head, acc, sp->args[0]));
+    Phrase *c2 = acc_tr(s, sp->args[1], acc_view(s, (Prim)(view + 1), sp->head, acc, sp->args[1]));
+    return b_seq(&s->b, c1, c2);
+  }
+  if (sp->nargs == 1) return acc_tr(s, sp->args[0], acc_view(s, view, sp->head, acc, sp->args[0]));
+  return NULL;
 }
 
 /* A[[E]](A) by way of C: C[[E]](\x -> A :=d x) */
@@ -562,40 +738,66 @@ static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
   if (is_sharing_let(e)) {
     r = shared_let(s, e, acc, NULL);
   } else if ((e->kind == PH_APP || e->kind == PH_PRIM) && spine_of(s->b.arena, e, &sp)) {
-    Prim p = sp.head->prim;
-    if (prim_family(p) == PFAM_MAP && prim_level(p) != PLVL_NONE && sp.nargs == 2) {
-      Binder *x = k_binder(s, "x", b_data(sp.args[1]));
-      Phrase *loop = map_i(s, &sp, b_var(b, x), acc);
-      r = con_tr(s, sp.args[1], b_lam(b, x, loop, false));
-    } else if (prim_family(p) == PFAM_REDUCE && sp.nargs == 3) {
-      Binder *x = k_binder(s, "x", b_data(sp.args[2]));
-      Binder *y = k_binder(s, "y", b_data(sp.args[1]));
-      Binder *res = k_binder(s, "r", b_data(sp.args[1]));
-      Phrase *k = b_lam(b, res, b_assign(b, acc, b_var(b, res)), false);
-      Phrase *red = reduce_i(s, &sp, b_var(b, y), b_var(b, x), k);
-      r = con_tr(s, sp.args[2], b_lam(b, x, con_tr(s, sp.args[1], b_lam(b, y, red, false)), false));
-    } else if (p == PRIM_PAD_CST && sp.nargs == 2) {
-      r = pad_cst_acc(s, &sp, acc);
-    } else if (prim_family(p) == PFAM_VIEW && prim_lowered(p) != PRIM_COUNT && sp.nargs == 2) {
-      /* zip, pair: each half written through its own acceptor view, the
-       * twin and the second projection after it in the table */
-      Prim v1 = prim_lowered(p), v2 = (Prim)(v1 + 1);
-      Phrase *c1 = acc_tr(s, sp.args[0], acc_view(s, v1, sp.head, acc, sp.args[0]));
-      Phrase *c2 = acc_tr(s, sp.args[1], acc_view(s, v2, sp.head, acc, sp.args[1]));
-      r = b_seq(b, c1, c2);
-    } else if (prim_family(p) == PFAM_VIEW && prim_lowered(p) != PRIM_COUNT && sp.nargs == 1) {
-      Prim view = prim_lowered(p);
-      Phrase *view_acc = acc_view(s, view, sp.head, acc, sp.args[0]);
-      if (view == PRIM_TAKE_ACC || view == PRIM_DROP_ACC) {
-        /* the elements dropped: the rest of the array written through */
-        view_acc->fst->sizes[1] = size_sub(&b->tc->sizes, b_data(sp.args[0])->size, sp.head->sizes[0]);
-      } else if (prim_info[view].nsizes > prim_info[p].nsizes) {
-        /* asScalarAcc k: the vector width, which asScalar leaves implicit */
-        DataType *v = b_data(sp.args[0])->elem;
-        view_acc->fst->sizes[0] = size_const(&b->tc->sizes, dt_resolve(v)->width);
+    DPIA_EXHAUSTIVE_BEGIN
+    switch (sp.head->prim) {
+    case PRIM_MAP_SEQ:
+    case PRIM_MAP_GLOBAL:
+    case PRIM_MAP_WORKGROUP:
+    case PRIM_MAP_LOCAL:
+      if (sp.nargs == 2) {
+        Binder *x = k_binder(s, "x", b_data(sp.args[1]));
+        Phrase *loop = map_i(s, &sp, b_var(b, x), acc);
+        r = con_tr(s, sp.args[1], b_lam(b, x, loop, false));
       }
-      r = acc_tr(s, sp.args[0], view_acc);
+      break;
+    PRIM_CASES_REDUCE:
+      if (sp.nargs == 3) {
+        Binder *x = k_binder(s, "x", b_data(sp.args[2]));
+        Binder *y = k_binder(s, "y", b_data(sp.args[1]));
+        Binder *res = k_binder(s, "r", b_data(sp.args[1]));
+        Phrase *k = b_lam(b, res, b_assign(b, acc, b_var(b, res)), false);
+        Phrase *red = reduce_i(s, &sp, b_var(b, y), b_var(b, x), k);
+        r = con_tr(s, sp.args[2], b_lam(b, x, con_tr(s, sp.args[1], b_lam(b, y, red, false)), false));
+      }
+      break;
+    case PRIM_PAD_CST:
+      if (sp.nargs == 2) r = pad_cst_acc(s, &sp, acc);
+      break;
+    /* written through when they have an acceptor form (prims.h, LOWERED) */
+    case PRIM_ZIP:
+    case PRIM_SPLIT:
+    case PRIM_JOIN:
+    case PRIM_PAIR:
+    case PRIM_FST:
+    case PRIM_SND:
+    case PRIM_LANE:
+    case PRIM_AS_VECTOR:
+    case PRIM_AS_SCALAR:
+    case PRIM_TRANSPOSE:
+    case PRIM_SLIDE:
+    case PRIM_PAD_CLAMP:
+    case PRIM_REORDER_STRIDE:
+    case PRIM_TAKE:
+    case PRIM_DROP:
+    case PRIM_IDX: r = view_acc_tr(s, &sp, acc); break;
+    /* computed by C, then assigned: a plain map is a view without an
+     * acceptor form, toGlobal and the like make a temporary of their own */
+    case PRIM_MAP:
+    PRIM_CASES_MEMORY:
+    PRIM_CASES_SCALAR:
+    PRIM_CASES_MATH:
+    PRIM_CASES_CONVERT:
+    PRIM_CASES_FOREIGN:
+    PRIM_CASES_SKIP:
+    PRIM_CASES_NEW:
+    PRIM_CASES_FOR:
+    PRIM_CASES_PARFOR:
+    PRIM_CASES_VIEW_ACC:
+    PRIM_CASES_MAP_I:
+    PRIM_CASES_REDUCE_I:
+    case PRIM_COUNT: break;
     }
+    DPIA_EXHAUSTIVE_END
   }
   if (!r) r = acc_by_con(s, e, acc);
   b->span = saved;

@@ -45,11 +45,20 @@ static Phrase *lower_map_i(Stage2 *s, Phrase *head, Phrase *f, Phrase *e, Phrase
   Size n = out_t->size;
   /* loop variables named after the level they iterate over, as a person
    * writing OpenCL would (gid, wg, lid), so generated code reads well */
-  PrimLevel level = prim_level(head->prim);
-  const char *name = level == PLVL_GLOBAL ? "gid" : level == PLVL_WORKGROUP ? "wg" : level == PLVL_LOCAL ? "lid" : "i";
+  const char *name = "i";
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (prim_level(head->prim)) {
+  case PLVL_GLOBAL: name = "gid"; break;
+  case PLVL_WORKGROUP: name = "wg"; break;
+  case PLVL_LOCAL: name = "lid"; break;
+  case PLVL_NONE:
+  case PLVL_SEQ:
+  case PLVL_PRIVATE: break;
+  }
+  DPIA_EXHAUSTIVE_END
   Binder *i = b_binder(b, name, pt_exp(tc, dt_idx(tc, n)));
   Phrase *fx = apply(s, f, b_idx(b, e, b_var(b, i)));
-  if (prim_family(prim_lowered(head->prim)) == PFAM_FOR) {
+  if (prim_lowered(head->prim) == PRIM_FOR) {
     /* mapI with no OpenCL level runs sequentially: see b_assign */
     return for_loop(s, n, i, apply(s, fx, b_idx_acc(b, acc, b_var(b, i))), head->origin ? head->origin : "mapSeq",
                     head->fills_literal);
@@ -107,8 +116,31 @@ static Phrase *rewrite(Stage2 *s, Phrase *p) {
     s->b.span = p->span;
     Phrase *r = NULL;
     if (h->kind == PH_PRIM) {
-      if (prim_family(h->prim) == PFAM_MAP_I && n == 3) r = lower_map_i(s, h, args[0], args[1], args[2]);
-      if (prim_family(h->prim) == PFAM_REDUCE_I && n == 4) r = lower_reduce_i(s, h, args[0], args[1], args[2], args[3]);
+      /* the intermediate combinators (Figure 4c) go; the rest stays */
+      DPIA_EXHAUSTIVE_BEGIN
+      switch (h->prim) {
+      PRIM_CASES_MAP_I:
+        if (n == 3) r = lower_map_i(s, h, args[0], args[1], args[2]);
+        break;
+      PRIM_CASES_REDUCE_I:
+        if (n == 4) r = lower_reduce_i(s, h, args[0], args[1], args[2], args[3]);
+        break;
+      PRIM_CASES_MAP:
+      PRIM_CASES_REDUCE:
+      PRIM_CASES_VIEW:
+      PRIM_CASES_MEMORY:
+      PRIM_CASES_SCALAR:
+      PRIM_CASES_MATH:
+      PRIM_CASES_CONVERT:
+      PRIM_CASES_FOREIGN:
+      PRIM_CASES_SKIP:
+      PRIM_CASES_NEW:
+      PRIM_CASES_FOR:
+      PRIM_CASES_PARFOR:
+      PRIM_CASES_VIEW_ACC:
+      case PRIM_COUNT: break;
+      }
+      DPIA_EXHAUSTIVE_END
     }
     if (!r) {
       r = h;
