@@ -317,8 +317,9 @@ class _Launcher:
         """the local memory kernel name needs of device without its local
         arguments: CL_KERNEL_LOCAL_MEM_SIZE of a kernel object whose local
         arguments are not set (OpenCL 1.2 section 5.9.3 counts them as 0).
-        Not of the launched kernel, its arguments set: PoCL answers every
-        query of a kernel object with the figure of its first."""
+        Not of the launched kernel, its arguments set: pyopencl keeps the
+        first answer of get_work_group_info per kernel object (its
+        _wg_info_cache), whatever local arguments are set since."""
         key = name, device.int_ptr
         if key not in self._own_local:
             self._own_local[key] = cl.Kernel(self.program, name).get_work_group_info(

@@ -26,6 +26,12 @@
  *   names     parameters named like OpenCL C built-ins (step, dot): the
  *             launcher, its element counts and its messages use those
  *             names, which are step_2 and dot_2 in the kernel
+ *   devlimit  a kernel whose local buffer grows with a size (rowSums):
+ *             after a launch that fits, one needing more local memory
+ *             than the device has is refused (DPIA_ERROR_DEVICE_LIMIT,
+ *             the bytes in the message) and one that fits runs again:
+ *             the pooled kernel object's local memory, asked after its
+ *             arguments are set, counts this launch's local buffer
  *   build     build options: a failing build reports its log
  *             (dpia_last_build_log, per thread), other options get their
  *             own program; kernel objects come from the pool
@@ -592,6 +598,50 @@ static void test_alias(Cl *cl) {
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) clReleaseMemObject(all[i]);
 }
 
+/* the sums of each row of M floats (rowSums: 16 sums a row, each of M/16
+ * elements doubled) */
+static int run_row_sums(Cl *cl, int M) {
+  const int N = 2;
+  float *xs = calloc((size_t)N * M, sizeof(float)), out[2 * 16];
+  for (int i = 0; i < N * M; i++) xs[i] = value(i);
+  cl_mem dxs = buffer(cl, sizeof(float) * N * M, xs), dout = buffer(cl, sizeof out, NULL);
+  int rc = dpia_rowSums_launch(cl->queue, dout, dxs, N, M);
+  if (rc == DPIA_SUCCESS) {
+    read_back(cl, dout, sizeof out, out);
+    for (int r = 0; r < N; r++)
+      for (int j = 0; j < 16; j++) {
+        float want = 0;
+        for (int e = 0; e < M / 16; e++) want += 2 * xs[r * M + j * (M / 16) + e];
+        CHECK(fabsf(out[r * 16 + j] - want) <= 1e-4f * (1 + fabsf(want)), "rowSums M=%d [%d][%d]: %g, want %g", M, r,
+              j, out[r * 16 + j], want);
+      }
+  }
+  clReleaseMemObject(dxs);
+  clReleaseMemObject(dout);
+  free(xs);
+  return rc;
+}
+
+static void test_devlimit(Cl *cl) {
+  cl_ulong has = 0;
+  clGetDeviceInfo(cl->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof has, &has, NULL);
+  /* a row of 4 KiB, then one of twice the device's local memory */
+  int small = 1024, large = (int)(has / sizeof(float)) * 2;
+  large -= large % 16;
+  int rc = run_row_sums(cl, small);
+  CHECK(rc == DPIA_SUCCESS, "rowSums M=%d: %s '%s'", small, dpia_error_string(rc), dpia_last_error_message());
+  rc = run_row_sums(cl, large);
+  char needs[64];
+  snprintf(needs, sizeof needs, "needs %llu bytes", (unsigned long long)large * sizeof(float));
+  CHECK(rc == DPIA_ERROR_DEVICE_LIMIT && strstr(dpia_last_error_message(), "rowSums") &&
+            strstr(dpia_last_error_message(), needs),
+        "rowSums M=%d on a device of %llu bytes of local memory: %s '%s'", large, (unsigned long long)has,
+        dpia_error_string(rc), dpia_last_error_message());
+  rc = run_row_sums(cl, small * 2);
+  CHECK(rc == DPIA_SUCCESS, "rowSums M=%d after a refusal: %s '%s'", small * 2, dpia_error_string(rc),
+        dpia_last_error_message());
+}
+
 static void *log_of_other_thread(void *arg) {
   *(const char **)arg = dpia_last_build_log();
   return NULL;
@@ -654,7 +704,7 @@ static void test_build(Cl *cl) {
 
 int main(int argc, char **argv) {
   if (argc != 2) {
-    fprintf(stderr, "usage: header_run kernels|errors|cache|threads|buffers|build|alias|names\n");
+    fprintf(stderr, "usage: header_run kernels|errors|cache|threads|buffers|build|alias|names|devlimit\n");
     return 2;
   }
   Cl cl;
@@ -667,6 +717,7 @@ int main(int argc, char **argv) {
   else if (strcmp(argv[1], "build") == 0) test_build(&cl);
   else if (strcmp(argv[1], "alias") == 0) test_alias(&cl);
   else if (strcmp(argv[1], "names") == 0) test_names(&cl);
+  else if (strcmp(argv[1], "devlimit") == 0) test_devlimit(&cl);
   else {
     fprintf(stderr, "unknown mode %s\n", argv[1]);
     return 2;
