@@ -34,7 +34,9 @@ void precond_print_list(Buf *out, int n, const Precond *preconds) {
   }
 }
 
-bool precond_mentions(const Precond *p, Sym v) { return size_has_var(p->lhs, v) || size_has_var(p->rhs, v); }
+bool precond_mentions(const Precond *p, const char *name) {
+  return size_has_name(p->lhs, name) || size_has_name(p->rhs, name);
+}
 
 bool precond_multiple_of(const Precond *p, Sym *var, int64_t *multiple) {
   switch (p->kind) {

@@ -41,8 +41,9 @@ const char *precond_text(Arena *arena, const Precond *p);
 /* A list for comments, after "Preconditions:": " none", or " a, b" in C. */
 void precond_print_list(Buf *out, int n, const Precond *preconds);
 
-/* Whether the precondition mentions the size variable v (compared by name). */
-bool precond_mentions(const Precond *p, Sym v);
+/* Whether the precondition mentions the size variable of this name (which
+ * need not be interned: dpia run's and --set's names are not). */
+bool precond_mentions(const Precond *p, const char *name);
 
 /* The parameter and constant of `v % m == 0` (v one variable alone, m an
  * integer constant): true with *var and *multiple; false for any other. */

@@ -226,6 +226,13 @@ bool size_has_var(Size a, Sym v) {
   return false;
 }
 
+bool size_has_name(Size a, const char *name) {
+  for (int i = 0; i < a.nterms; i++)
+    for (int j = 0; j < a.terms[i].nfactors; j++)
+      if (strcmp(a.terms[i].factors[j].var, name) == 0) return true;
+  return false;
+}
+
 Sym size_lone_var(Size a) {
   if (a.nterms != 1) return NULL;
   const SizeTerm *t = &a.terms[0];

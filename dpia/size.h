@@ -50,6 +50,8 @@ bool size_const_value(Size a, int64_t *value);
  * requirement that produced it holds trivially */
 bool size_is_polynomial(Size a);
 bool size_has_var(Size a, Sym v);
+/* the same for a name that need not be interned (dpia run's sizes) */
+bool size_has_name(Size a, const char *name);
 /* the variable of a size that is one variable alone (N), else NULL */
 Sym size_lone_var(Size a);
 /* first variable whose name starts with '?' (a metavariable), or NULL */
