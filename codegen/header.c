@@ -219,11 +219,12 @@ static void emit_host_struct(H *h, DataType *t) {
 
 /* ---- size expressions ----
  *
- * Sizes (size_print) and preconditions are C integer expressions over the
- * nat parameters: integers, names, + - * / % (exact or C truncation),
- * == != < <= > >=, && || !, unary -, parentheses.  They are re-emitted as C
- * over long long with the arithmetic checked: dpia_mul_(a, b, &dpia_bad)
- * sets dpia_bad instead of overflowing or dividing by zero. */
+ * Sizes (size_print) are C integer expressions over the nat parameters:
+ * integers, names, + - * / % (exact or C truncation), == != < <= > >=,
+ * && || !, unary -, parentheses.  They are re-emitted as C over long long
+ * with the arithmetic checked: dpia_mul_(a, b, &dpia_bad) sets dpia_bad
+ * instead of overflowing or dividing by zero.  A precondition (precond.h)
+ * is its two sizes so re-emitted, related as its kind says (c_precond). */
 
 typedef struct Ex {
   H *h;
