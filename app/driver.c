@@ -146,7 +146,8 @@ static bool check_settings(Ctx *c, const CheckedProgram *symbolic) {
       Buf m;
       buf_init(&m, c->arena);
       for (int s = 0; s < o->nsets; s++)
-        if (precond_mentions(pre, o->set_names[s])) emit(&m, "%s%s=%lld", m.len ? " " : "--set ", o->set_names[s], o->set_values[s]);
+        if (precond_mentions(pre, o->set_names[s]))
+          emit(&m, "%s%s=%lld", m.len ? " " : "--set ", o->set_names[s], o->set_values[s]);
       Span at = pre->span.src ? pre->span : def->decl->name_span;
       diag_error(&c->diag, ERR_VIOLATED_PRECONDITION, at,
                  "%s violates the precondition %s of kernel '%s', which this requires", m.data,

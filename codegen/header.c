@@ -349,8 +349,7 @@ static const char *c_precond(H *h, const ImpKernel *k, const Precond *p) {
   case PRECOND_DIVIDES:
     return arena_printf(h->a, "(dpia_mod_(%s, %s, &dpia_bad) == 0LL)", c_size_at(h, k, p->lhs, SIZE_OPERAND),
                         c_size_at(h, k, p->rhs, SIZE_DIVISOR));
-  case PRECOND_AT_LEAST:
-    return arena_printf(h->a, "(%s >= %s)", c_size(h, k, p->lhs), c_size(h, k, p->rhs));
+  case PRECOND_AT_LEAST: return arena_printf(h->a, "(%s >= %s)", c_size(h, k, p->lhs), c_size(h, k, p->rhs));
   }
   INTERNAL("precondition kind %d", (int)p->kind);
 }

@@ -77,9 +77,9 @@ bool size_eval(Size a, SizeLookup lookup, void *user, int64_t *value);
 /* Why an exact evaluation stopped (size_eval_exact). */
 typedef enum SizeEvalStatus {
   SIZE_EVAL_OK,
-  SIZE_EVAL_UNKNOWN,   /* a variable has no value */
-  SIZE_EVAL_ZERO,      /* a variable with a negative exponent is 0 */
-  SIZE_EVAL_OVERFLOW   /* the value or a step leaves 128 bits */
+  SIZE_EVAL_UNKNOWN, /* a variable has no value */
+  SIZE_EVAL_ZERO,    /* a variable with a negative exponent is 0 */
+  SIZE_EVAL_OVERFLOW /* the value or a step leaves 128 bits */
 } SizeEvalStatus;
 /* The exact rational value num/den (den > 0, lowest terms) of a with
  * integer values for the variables: no rounding anywhere, so a size that

@@ -797,7 +797,9 @@ static void check_bounds_meet(Checker *c, const Vec *pre) {
     if (lo->kind != PRECOND_AT_LEAST || !v || !size_const_value(lo->rhs, &low)) continue;
     for (int j = 0; j < pre->len; j++) {
       const Precond *hi = pre->items[j];
-      if (hi->kind != PRECOND_AT_LEAST || size_lone_var(hi->rhs) != v || !size_const_value(hi->lhs, &high) || high >= low) continue;
+      if (hi->kind != PRECOND_AT_LEAST || size_lone_var(hi->rhs) != v || !size_const_value(hi->lhs, &high) ||
+          high >= low)
+        continue;
       check_error(c, ERR_CONTRADICTORY_PRECONDITIONS, hi->span,
                   "no value of %s satisfies both %s >= %lld and %lld >= %s, which this requires", v, v, (long long)low,
                   (long long)high, v);
@@ -854,7 +856,8 @@ static void settle_requirements(Checker *c, DefInfo *def) {
          * C must divide 1024 (tests/check/accept_v/tune_params.dpia) */
         if (v < 0)
           check_error(c, ERR_SIZE_NEGATIVE, r->span, "size %s is negative", size_str(c, s));
-        else add_precond(c, &pre, PRECOND_DIVIDES, num, den, r->span);
+        else
+          add_precond(c, &pre, PRECOND_DIVIDES, num, den, r->span);
         continue;
       }
       if (v % d != 0)

@@ -528,7 +528,8 @@ static void preconds(Tester *t) {
   buf_clear(&err);
   ok = rt_check_preconditions(&k, &zero, &err);
   check(t,
-        !ok && strcmp(err.data, "precondition 1024 % M == 0 cannot be evaluated (a divisor is 0) for N = 0, M = 0\n") == 0,
+        !ok &&
+            strcmp(err.data, "precondition 1024 % M == 0 cannot be evaluated (a divisor is 0) for N = 0, M = 0\n") == 0,
         "an unevaluable precondition reported", err.data);
 }
 

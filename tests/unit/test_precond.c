@@ -154,7 +154,7 @@ static void test_eval(Tester *t) {
   CHECK(eval_at(at_least(divide(t, n, c), num(t, 1)), (Values){2, {"N", "C"}, {8, 0}}) == PRECOND_ZERO_DIVISOR);
   Size n4 = mul(t, mul(t, n, n), mul(t, n, n));
   CHECK(eval_at(at_least(n4, num(t, 1)), (Values){1, {"N"}, {1 << 20}}) == PRECOND_TOO_LARGE); /* 2^80 */
-  CHECK(eval_at(at_least(n4, num(t, 1)), (Values){1, {"N"}, {1 << 15}}) == PRECOND_HOLDS);    /* 2^60 */
+  CHECK(eval_at(at_least(n4, num(t, 1)), (Values){1, {"N"}, {1 << 15}}) == PRECOND_HOLDS);     /* 2^60 */
   CHECK(strcmp(precond_verdict_reason(PRECOND_ZERO_DIVISOR), "a divisor is 0") == 0);
   CHECK(strcmp(precond_verdict_reason(PRECOND_UNKNOWN_SIZE), "a size it mentions has no value") == 0);
 }
