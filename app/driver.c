@@ -135,24 +135,23 @@ static bool check_settings(Ctx *c, const CheckedProgram *symbolic) {
   int64_t *values = NEWARRAY(c->arena, int64_t, o->nsets);
   for (int s = 0; s < o->nsets; s++) values[s] = o->set_values[s];
   nats.values = values;
-  Buf why;
-  buf_init(&why, c->arena);
   for (int i = 0; i < symbolic->ndefs; i++) {
     const DefInfo *def = symbolic->defs[i];
     if (!selected(c, def)) continue;
     for (int j = 0; j < def->nprecond; j++) {
-      const char *pre = def->preconds[j];
-      int64_t v;
-      buf_clear(&why);
-      /* one that mentions a nat parameter is decided at launch */
-      if (!precond_eval(pre, &nats, &v, &why) || v) continue;
+      const Precond *pre = &def->preconds[j];
+      /* one that mentions a nat parameter (no value here) is decided at
+       * launch, as is one these values cannot evaluate */
+      if (precond_eval(pre, nat_lookup, &nats) != PRECOND_FAILS) continue;
       Buf m;
       buf_init(&m, c->arena);
       for (int s = 0; s < o->nsets; s++)
-        if (expr_mentions(pre, o->set_names[s])) emit(&m, "%s%s=%lld", m.len ? " " : "--set ", o->set_names[s], o->set_values[s]);
-      Span at = def->precond_spans && def->precond_spans[j].src ? def->precond_spans[j] : def->decl->name_span;
+        if (precond_mentions(pre, o->set_names[s]))
+          emit(&m, "%s%s=%lld", m.len ? " " : "--set ", o->set_names[s], o->set_values[s]);
+      Span at = pre->span.src ? pre->span : def->decl->name_span;
       diag_error(&c->diag, ERR_VIOLATED_PRECONDITION, at,
-                 "%s violates the precondition %s of kernel '%s', which this requires", m.data, pre, def->name);
+                 "%s violates the precondition %s of kernel '%s', which this requires", m.data,
+                 precond_text(c->arena, pre), def->name);
     }
   }
   return c->diag.nerrors == 0;
@@ -232,7 +231,7 @@ static void emit_types(Ctx *c) {
       print_domain(&c->out, pa);
       buf_putc(&c->out, '\n');
     }
-    for (int j = 0; j < def->nprecond; j++) emit(&c->out, "  requires %s\n", def->preconds[j]);
+    for (int j = 0; j < def->nprecond; j++) emit(&c->out, "  requires %s\n", precond_text(c->arena, &def->preconds[j]));
     if (def->pipeline) pipeline_print_launches(c->arena, &c->out, def->pipeline);
   }
 }

@@ -11,11 +11,10 @@
 #include "space.h"
 
 /* every precondition of k that mentions name holds at these values */
-static bool all_hold(const ImpKernel *k, const NatValues *nats, const char *name, Buf *scratch) {
+static bool all_hold(const ImpKernel *k, const NatValues *nats, const char *name) {
   for (int i = 0; i < k->nprecond; i++) {
-    int64_t v;
-    if (!expr_mentions(k->preconds[i], name)) continue;
-    if (!precond_eval(k->preconds[i], nats, &v, scratch) || !v) return false;
+    const Precond *p = &k->preconds[i];
+    if (precond_mentions(p, name) && precond_eval(p, nat_lookup, (void *)nats) != PRECOND_HOLDS) return false;
   }
   return true;
 }
@@ -24,23 +23,22 @@ enum { NEAREST_STEPS = 1 << 20 }; /* values tried each way */
 
 /* The values of nat j nearest to its own (below and above, the others
  * fixed) at which every precondition on it holds; -1 where none is near. */
-static void nearest_valid(const ImpKernel *k, const NatValues *nats, int j, int64_t *below, int64_t *above,
-                          Buf *scratch) {
-  int64_t *values = NEWARRAY(scratch->arena, int64_t, nats->n);
+static void nearest_valid(Arena *a, const ImpKernel *k, const NatValues *nats, int j, int64_t *below, int64_t *above) {
+  int64_t *values = NEWARRAY(a, int64_t, nats->n);
   for (int i = 0; i < nats->n; i++) values[i] = nats->values[i];
   NatValues try = {nats->n, nats->names, values};
   int64_t v = nats->values[j];
   *below = *above = -1;
   for (int64_t step = 1; step <= NEAREST_STEPS && v - step >= 1; step++) {
     values[j] = v - step;
-    if (all_hold(k, &try, nats->names[j], scratch)) {
+    if (all_hold(k, &try, nats->names[j])) {
       *below = v - step;
       break;
     }
   }
   for (int64_t step = 1; step <= NEAREST_STEPS && v <= INT32_MAX - step; step++) {
     values[j] = v + step;
-    if (all_hold(k, &try, nats->names[j], scratch)) {
+    if (all_hold(k, &try, nats->names[j])) {
       *above = v + step;
       break;
     }
@@ -53,36 +51,33 @@ static void nearest_valid(const ImpKernel *k, const NatValues *nats, int j, int6
  *   N = 1000 does not satisfy N % 64 == 0; nearest valid: 960 or 1024 */
 static bool check_run_preconditions(Ctx *c, const DefInfo *def, const ImpKernel *k, const NatValues *nats) {
   bool ok = true;
-  Buf why, scratch;
-  buf_init(&why, c->arena);
-  buf_init(&scratch, c->arena);
   for (int i = 0; i < k->nprecond; i++) {
-    const char *pre = k->preconds[i];
-    Span at = k->precond_spans && k->precond_spans[i].src ? k->precond_spans[i] : def->decl->name_span;
-    int64_t v;
-    buf_clear(&why);
-    if (!precond_eval(pre, nats, &v, &why)) {
-      diag_error(&c->diag, ERR_VIOLATED_PRECONDITION, at, "cannot evaluate the precondition %s: %s", pre, why.data);
-      ok = false;
+    const Precond *p = &k->preconds[i];
+    const char *pre = precond_text(c->arena, p);
+    bool launch = !p->span.src; /* the launch size's "G % L == 0" */
+    Span at = launch ? def->decl->name_span : p->span;
+    PrecondVerdict v = precond_eval(p, nat_lookup, (void *)nats);
+    if (v == PRECOND_HOLDS) continue;
+    ok = false;
+    if (v != PRECOND_FAILS) {
+      diag_error(&c->diag, ERR_VIOLATED_PRECONDITION, at, "cannot evaluate the precondition %s: %s", pre,
+                 precond_verdict_reason(v));
       continue;
     }
-    if (v) continue;
-    ok = false;
     Buf m;
     buf_init(&m, c->arena);
     int nvars = 0;
     for (int j = 0; j < nats->n; j++) {
-      if (!expr_mentions(pre, nats->names[j])) continue;
+      if (!precond_mentions(p, nats->names[j])) continue;
       emit(&m, "%s%s = %lld", nvars++ ? ", " : "", nats->names[j], (long long)nats->values[j]);
     }
     emit(&m, " %s %s", nvars > 1 ? "do not satisfy" : "does not satisfy", pre);
-    if (!k->precond_spans || !k->precond_spans[i].src) emit(&m, " (required by the launch size)");
+    if (launch) emit(&m, " (required by the launch size)");
     bool first = true;
     for (int j = 0; j < nats->n; j++) {
-      if (!expr_mentions(pre, nats->names[j])) continue;
+      if (!precond_mentions(p, nats->names[j])) continue;
       int64_t lo, hi;
-      buf_clear(&scratch);
-      nearest_valid(k, nats, j, &lo, &hi, &scratch);
+      nearest_valid(c->arena, k, nats, j, &lo, &hi);
       if (lo < 0 && hi < 0) continue;
       emit(&m, "%s", first ? "; nearest valid: " : "; or ");
       first = false;

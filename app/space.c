@@ -24,44 +24,18 @@
 #include "json.h"
 #include "space.h"
 
-/* the C expression of a size or precondition, in Python */
-static void python_expr(Buf *out, const char *c) {
-  for (const char *p = c; *p; p++) {
-    if (*p == '/')
-      buf_puts(out, "//");
-    else if (p[0] == '&' && p[1] == '&')
-      buf_puts(out, "and"), p++;
-    else if (p[0] == '|' && p[1] == '|')
-      buf_puts(out, "or"), p++;
-    else
-      buf_putc(out, *p);
-  }
-}
-
-static void json_python(Arena *a, Buf *out, const char *c) {
-  Buf b;
-  buf_init(&b, a);
-  python_expr(&b, c);
-  emit_json_string(out, b.data);
-}
-
 static void json_size(Arena *a, Buf *out, Size s) {
   Buf b;
   buf_init(&b, a);
-  size_print(&b, s);
-  json_python(a, out, b.data);
+  size_print_in(&b, s, SIZE_SYNTAX_PYTHON, SIZE_ALONE);
+  emit_json_string(out, b.data);
 }
 
-bool expr_mentions(const char *expr, const char *name) {
-  size_t n = strlen(name);
-  for (const char *p = strstr(expr, name); p; p = strstr(p + 1, name)) {
-    bool before =
-        p > expr && (p[-1] == '_' || (p[-1] >= '0' && p[-1] <= '9') || ((p[-1] | 32) >= 'a' && (p[-1] | 32) <= 'z'));
-    char c = p[n];
-    bool after = c == '_' || (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z');
-    if (!before && !after) return true;
-  }
-  return false;
+static void json_precond(Arena *a, Buf *out, const Precond *p) {
+  Buf b;
+  buf_init(&b, a);
+  precond_print(&b, p, SIZE_SYNTAX_PYTHON);
+  emit_json_string(out, b.data);
 }
 
 static uint64_t domain_count(const Param *pa) {
@@ -77,7 +51,7 @@ enum { MOST_POINTS = 1 << 16 }; /* a larger domain product is not enumerated */
 /* Does pre, which mentions no nat parameter but the tune parameters tune[],
  * hold at every point of their domains?  False when it cannot be told
  * (too many points, or an evaluation error such as a division by zero). */
-static bool always_holds(Arena *a, const char *pre, int ntune, const Param *const *tune) {
+static bool always_holds(Arena *a, const Precond *pre, int ntune, const Param *const *tune) {
   uint64_t points = 1;
   for (int i = 0; i < ntune; i++) {
     points *= domain_count(tune[i]);
@@ -87,17 +61,13 @@ static bool always_holds(Arena *a, const char *pre, int ntune, const Param *cons
   int64_t *vv = NEWARRAY(a, int64_t, ntune > 0 ? ntune : 1);
   for (int i = 0; i < ntune; i++) vn[i] = tune[i]->name;
   NatValues nats = {ntune, vn, vv};
-  Buf why;
-  buf_init(&why, a);
   for (uint64_t p = 0; p < points; p++) {
     uint64_t rest = p;
     for (int i = 0; i < ntune; i++) {
       vv[i] = (int64_t)domain_value(tune[i], rest % domain_count(tune[i]));
       rest /= domain_count(tune[i]);
     }
-    int64_t v;
-    buf_clear(&why);
-    if (!precond_eval(pre, &nats, &v, &why) || !v) return false;
+    if (precond_eval(pre, nat_lookup, &nats) != PRECOND_HOLDS) return false;
   }
   return true;
 }
@@ -184,10 +154,10 @@ void space_emit(Arena *a, const ImpKernel *k, Buf *out) {
   emit(out, "],\n \"constraints\": [");
   int ncons = 0;
   for (int i = 0; i < k->nprecond; i++) {
-    const char *pre = k->preconds[i];
+    const Precond *pre = &k->preconds[i];
     bool sized = false, tuned = false;
     for (int j = 0; j < k->nparams; j++) {
-      if (k->params[j].role != KP_NAT || !expr_mentions(pre, k->params[j].name)) continue;
+      if (k->params[j].role != KP_NAT || !precond_mentions(pre, k->params[j].name)) continue;
       bool is_tune = false;
       for (int t = 0; t < nopen; t++) is_tune |= strcmp(open[t]->name, k->params[j].name) == 0;
       if (is_tune)
@@ -197,7 +167,7 @@ void space_emit(Arena *a, const ImpKernel *k, Buf *out) {
     }
     if (tuned && !sized && always_holds(a, pre, nopen, open)) continue;
     if (ncons++) buf_puts(out, ", ");
-    json_python(a, out, pre);
+    json_precond(a, out, pre);
   }
   emit(out, "],\n \"global_size\": [");
   for (int i = 0; i < k->ndims; i++) {
@@ -252,12 +222,11 @@ static const char *part_condition(Arena *a, int nsplit, const Param *const *spli
 }
 
 /* "c holds unless the parameters have these values" */
-static void emit_unless(Buf *out, int nsplit, const Part *p, const char *c) {
+static void emit_unless(Buf *out, int nsplit, const Param *const *split, const Part *p, const char *c) {
   Buf b;
   buf_init(&b, out->arena);
   if (nsplit == 1) {
-    const char *eq = strstr(p->cond, " == ");
-    emit(&b, "%.*s != %s", (int)(eq - p->cond), p->cond, eq + 4);
+    emit(&b, "%s != %lld", split[0]->name, p->values[0]);
   } else {
     emit(&b, "not (%s)", p->cond);
   }
@@ -372,7 +341,7 @@ static bool emit_split(Arena *a, const Decl *d, int nsplit, const Param *const *
   for (int i = 0; i < nparts; i++) {
     if (parts[i].space) continue;
     if (ncons++) buf_puts(&b, ", ");
-    emit_unless(&b, nsplit, &parts[i], NULL);
+    emit_unless(&b, nsplit, split, &parts[i], NULL);
   }
   /* each part's constraints, in the order of the parts, each once */
   for (int i = 0; i < nparts; i++) {
@@ -397,7 +366,7 @@ static bool emit_split(Arena *a, const Decl *d, int nsplit, const Param *const *
         const Json *other = parts[k].space ? json_get(parts[k].space, "constraints") : NULL;
         if (!other || !has_string(other, c)) continue;
         if (ncons++) buf_puts(&b, ", ");
-        emit_unless(&b, nsplit, &parts[k], c);
+        emit_unless(&b, nsplit, split, &parts[k], c);
       }
     }
   }

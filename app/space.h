@@ -24,8 +24,4 @@ bool space_split(Arena *a, const Program *prog, const DpiaOptions *opt, Buf *out
  * (app/space.c).  False when that does not apply or does not help. */
 bool check_split(Arena *a, const Program *prog, const DpiaOptions *opt, Buf *out);
 
-/* Does name occur in the C expression expr as a whole identifier (N in
- * "N % 64", not in "NB")? */
-bool expr_mentions(const char *expr, const char *name);
-
 #endif

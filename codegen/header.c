@@ -219,11 +219,12 @@ static void emit_host_struct(H *h, DataType *t) {
 
 /* ---- size expressions ----
  *
- * Sizes (size_print) and preconditions are C integer expressions over the
- * nat parameters: integers, names, + - * / % (exact or C truncation),
- * == != < <= > >=, && || !, unary -, parentheses.  They are re-emitted as C
- * over long long with the arithmetic checked: dpia_mul_(a, b, &dpia_bad)
- * sets dpia_bad instead of overflowing or dividing by zero. */
+ * Sizes (size_print) are C integer expressions over the nat parameters:
+ * integers, names, + - * / % (exact or C truncation), == != < <= > >=,
+ * && || !, unary -, parentheses.  They are re-emitted as C over long long
+ * with the arithmetic checked: dpia_mul_(a, b, &dpia_bad) sets dpia_bad
+ * instead of overflowing or dividing by zero.  A precondition (precond.h)
+ * is its two sizes so re-emitted, related as its kind says (c_precond). */
 
 typedef struct Ex {
   H *h;
@@ -332,11 +333,25 @@ static const char *c_expr(H *h, const ImpKernel *k, const char *text) {
   return c;
 }
 
-static const char *c_size(H *h, const ImpKernel *k, Size s) {
+static const char *c_size_at(H *h, const ImpKernel *k, Size s, SizePosition position) {
   Buf b;
   buf_init(&b, h->a);
-  size_print(&b, s);
+  size_print_in(&b, s, SIZE_SYNTAX_C, position);
   return c_expr(h, k, b.data);
+}
+
+static const char *c_size(H *h, const ImpKernel *k, Size s) { return c_size_at(h, k, s, SIZE_ALONE); }
+
+/* A precondition (precond_print's text) as checked C: its sizes as
+ * c_size gives them, the relation from its kind. */
+static const char *c_precond(H *h, const ImpKernel *k, const Precond *p) {
+  switch (p->kind) {
+  case PRECOND_DIVIDES:
+    return arena_printf(h->a, "(dpia_mod_(%s, %s, &dpia_bad) == 0LL)", c_size_at(h, k, p->lhs, SIZE_OPERAND),
+                        c_size_at(h, k, p->rhs, SIZE_DIVISOR));
+  case PRECOND_AT_LEAST: return arena_printf(h->a, "(%s >= %s)", c_size(h, k, p->lhs), c_size(h, k, p->rhs));
+  }
+  INTERNAL("precondition kind %d", (int)p->kind);
 }
 
 /* ---- the shared part ---- */
@@ -512,14 +527,14 @@ static void emit_check(H *h, const ImpKernel *k, const char *more) {
          n, k->params[i].name, n);
   }
   for (int i = 0; i < k->nprecond; i++) {
-    const char *pre = k->preconds[i];
+    const char *pre = precond_text(h->a, &k->preconds[i]);
     emit(o, "  if (!%s) {\n"
             "    if (dpia_msg && dpia_msg_size)\n"
             "      (void)snprintf(dpia_msg, dpia_msg_size, \"precondition %%s %%s for %s\", \"%s\",\n"
             "                     dpia_bad ? \"cannot be evaluated (overflow)\" : \"does not hold\"%s);\n"
             "    return dpia_bad ? DPIA_ERROR_SIZE : DPIA_ERROR_PRECONDITION;\n"
             "  }\n",
-         c_expr(h, k, pre), values.data, pre, args.data);
+         c_precond(h, k, &k->preconds[i]), values.data, pre, args.data);
   }
   if (more) buf_puts(o, more);
   emit(o, "  if (dpia_msg && dpia_msg_size) dpia_msg[0] = 0;\n  return DPIA_SUCCESS;\n}\n\n");
@@ -634,8 +649,7 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
     }
   }
   emit(o, " * Preconditions:");
-  if (!k->nprecond) emit(o, " none");
-  for (int i = 0; i < k->nprecond; i++) emit(o, "%s%s", i ? ", " : " ", k->preconds[i]);
+  precond_print_list(o, k->nprecond, k->preconds);
   emit(o, "\n * NDRange: global size");
   for (int d = 0; d < nd; d++) {
     Buf s;
@@ -940,8 +954,7 @@ static void emit_pipeline(H *h, const PipeDesc *d) {
     }
   }
   emit(o, " * Preconditions:");
-  if (!k->nprecond) emit(o, " none");
-  for (int i = 0; i < k->nprecond; i++) emit(o, "%s%s", i ? ", " : " ", k->preconds[i]);
+  precond_print_list(o, k->nprecond, k->preconds);
   emit(o, " (and those of each launch, checked before the first is enqueued)\n * Launches, in order:");
   for (int li = 0; li < d->nlaunches; li++) {
     const PipeLaunchDesc *l = &d->launches[li];

@@ -366,7 +366,6 @@ ImpKernel *kernel_from_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def, cons
   for (int i = 0; i < k->nparams; i++) k->params[i] = *(KParam *)kb->params.items[i];
   k->nprecond = def->nprecond;
   k->preconds = def->preconds;
-  k->precond_spans = def->precond_spans;
 
   /* the natural NDRange */
   Trips tr = {0};
@@ -404,17 +403,14 @@ ImpKernel *kernel_from_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def, cons
 }
 
 /* "(G) % L == 0" for a global size that must be a multiple of a local
- * size, unless that is evident (an integer polynomial quotient) */
+ * size, unless that is evident (an integer polynomial quotient); no
+ * construct of the program requires it: its Span is zero */
 static void launch_multiple(Arena *a, SizeCtx *sc, Vec *pre, Size g, Size l) {
   Size q;
   if (!size_div(sc, g, l, &q) || size_is_polynomial(q)) return;
-  Buf b;
-  buf_init(&b, a);
-  size_print_operand(&b, g);
-  buf_puts(&b, " % ");
-  size_print_divisor(&b, l);
-  buf_puts(&b, " == 0");
-  vec_push(a, pre, b.data);
+  Precond *p = NEW(a, Precond);
+  *p = (Precond){PRECOND_DIVIDES, g, l, (Span){0}};
+  vec_push(a, pre, p);
 }
 
 ImpKernel *kernel_with_launch(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions *opt) {
@@ -433,7 +429,7 @@ ImpKernel *kernel_with_launch(Arena *a, TypeCtx *tc, const ImpKernel *k, const C
   e->ndims = nd;
   e->has_local = ul || k->has_local;
   Vec pre = {0};
-  for (int i = 0; i < k->nprecond; i++) vec_push(a, &pre, (void *)k->preconds[i]);
+  for (int i = 0; i < k->nprecond; i++) vec_push(a, &pre, (void *)&k->preconds[i]);
   for (int d = 0; d < 3; d++) {
     Size one = size_const(sc, 1);
     Size ng = d < k->ndims ? k->global_size[d] : one;
@@ -456,10 +452,9 @@ ImpKernel *kernel_with_launch(Arena *a, TypeCtx *tc, const ImpKernel *k, const C
     e->local_size[d] = d < nd ? l : one;
     if (d < nd && e->has_local && (ug || !k->has_local)) launch_multiple(a, sc, &pre, g, l);
   }
-  Span *spans = NEWARRAY(a, Span, pre.len > 0 ? pre.len : 1);
-  for (int i = 0; i < k->nprecond; i++) spans[i] = k->precond_spans ? k->precond_spans[i] : (Span){0};
+  Precond *all = NEWARRAY(a, Precond, pre.len > 0 ? pre.len : 1);
+  for (int i = 0; i < pre.len; i++) all[i] = *(const Precond *)pre.items[i];
   e->nprecond = pre.len;
-  e->preconds = (const char **)pre.items;
-  e->precond_spans = spans;
+  e->preconds = all;
   return e;
 }

@@ -76,8 +76,7 @@ typedef struct ImpKernel {
   int nparams;
   KParam *params;          /* in the order of the kernel interface (spec section 8) */
   int nprecond;
-  const char **preconds;
-  const Span *precond_spans; /* where each arose; a zero Span for the launch's "G % L == 0" */
+  const Precond *preconds; /* the def's, then the launch's "G % L == 0" (zero Span) */
   /* natural NDRange, derived from the top-level parallel loops; a
    * dimension d is used when ndims > d.  has_local false: the strategy does
    * not fix the local size (metadata "local_size": null). */

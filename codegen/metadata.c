@@ -109,7 +109,7 @@ static void json_preconditions(const ImpKernel *k, Buf *out) {
   buf_putc(out, '[');
   for (int i = 0; i < k->nprecond; i++) {
     if (i) buf_puts(out, ", ");
-    emit_json_string(out, k->preconds[i]);
+    emit_json_string(out, precond_text(out->arena, &k->preconds[i]));
   }
   buf_putc(out, ']');
 }

@@ -146,7 +146,6 @@ PipeDesc *pipeline_describe(Arena *a, TypeCtx *tc, Diag *diag, const Pipeline *p
   d->iface.params = iface;
   d->iface.nprecond = def->nprecond;
   d->iface.preconds = def->preconds;
-  d->iface.precond_spans = def->precond_spans;
   d->ntemps = temps.len;
   d->temps = NEWARRAY(a, KParam, temps.len > 0 ? temps.len : 1);
   for (int i = 0; i < temps.len; i++) {

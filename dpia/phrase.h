@@ -15,6 +15,7 @@
 #ifndef DPIA_PHRASE_H
 #define DPIA_PHRASE_H
 
+#include "precond.h"
 #include "types.h"
 
 /* A binding occurrence: lambda parameter, def parameter or kernel input.
@@ -186,11 +187,11 @@ struct DefInfo {
   PhraseType *type;        /* full type: params -> result */
   PhraseType *result;
   Phrase *body;            /* checked body; params bound by params[] */
-  /* kernels: preconditions as C expressions over the nat params, deduped,
-   * in the order they arose (spec section 3, metadata "preconditions") */
+  /* kernels: preconditions over the nat params (precond.h), deduped, in
+   * the order they arose, each with the construct requiring it (spec
+   * section 3, metadata "preconditions") */
   int nprecond;
-  const char **preconds;
-  Span *precond_spans;     /* where each arose (the split, slide, ... requiring it) */
+  const Precond *preconds;
   /* the same requirements as sizes over the nat parameters, instantiated at
    * every use of a def (positive: >= 1; else: a natural number) */
   int nreqs;

@@ -226,6 +226,20 @@ bool size_has_var(Size a, Sym v) {
   return false;
 }
 
+bool size_has_name(Size a, const char *name) {
+  for (int i = 0; i < a.nterms; i++)
+    for (int j = 0; j < a.terms[i].nfactors; j++)
+      if (strcmp(a.terms[i].factors[j].var, name) == 0) return true;
+  return false;
+}
+
+Sym size_lone_var(Size a) {
+  if (a.nterms != 1) return NULL;
+  const SizeTerm *t = &a.terms[0];
+  if (t->num != 1 || t->den != 1 || t->nfactors != 1 || t->factors[0].exp != 1) return NULL;
+  return t->factors[0].var;
+}
+
 static bool is_meta(Sym v) { return v[0] == '?'; }
 
 Sym size_first_meta(Size a) {
@@ -332,7 +346,7 @@ static bool wide_power(Wide base, uint64_t exponent, Wide *out) {
   return true;
 }
 
-bool size_eval(Size a, SizeLookup lookup, void *user, int64_t *value) {
+SizeEvalStatus size_eval_exact(Size a, SizeLookup lookup, void *user, Wide *num_out, Wide *den_out) {
   PolySum sum;
   poly_sum_init(&sum);
   for (int i = 0; i < a.nterms; i++) {
@@ -340,21 +354,29 @@ bool size_eval(Size a, SizeLookup lookup, void *user, int64_t *value) {
     Wide num = t->num, den = t->den;
     for (int j = 0; j < t->nfactors; j++) {
       int64_t v;
-      if (!lookup(user, t->factors[j].var, &v)) return false;
+      if (!lookup(user, t->factors[j].var, &v)) return SIZE_EVAL_UNKNOWN;
       int64_t e = t->factors[j].exp;
-      if (e < 0 && v == 0) return false; /* division by zero */
+      if (e < 0 && v == 0) return SIZE_EVAL_ZERO;
       uint64_t magnitude = e < 0 ? (uint64_t)0 - (uint64_t)e : (uint64_t)e;
       Wide power;
       Wide *scaled = e > 0 ? &num : &den;
       if (!wide_power(v, magnitude, &power) || __builtin_mul_overflow(*scaled, power, scaled) ||
           !poly_wide_reduce(&num, &den)) {
-        return false;
+        return SIZE_EVAL_OVERFLOW;
       }
     }
     poly_sum_add(&sum, num, den);
   }
-  if (sum.overflow || sum.den != 1 || !fits_int64(sum.num)) return false;
-  *value = (int64_t)sum.num;
+  if (sum.overflow) return SIZE_EVAL_OVERFLOW;
+  *num_out = sum.num;
+  *den_out = sum.den;
+  return SIZE_EVAL_OK;
+}
+
+bool size_eval(Size a, SizeLookup lookup, void *user, int64_t *value) {
+  Wide num, den;
+  if (size_eval_exact(a, lookup, user, &num, &den) != SIZE_EVAL_OK || den != 1 || !fits_int64(num)) return false;
+  *value = (int64_t)num;
   return true;
 }
 
@@ -466,9 +488,19 @@ bool size_fraction(Arena *arena, Size a, Size *numerator, Size *denominator) {
   return true;
 }
 
+/* the truncating integer division of the syntax (every operand of a size's
+ * division is non-negative, so C's / and Python's // agree) */
+static const char *division_operator(SizeSyntax syntax) {
+  switch (syntax) {
+  case SIZE_SYNTAX_C: return "/";
+  case SIZE_SYNTAX_PYTHON: return "//";
+  }
+  INTERNAL("size syntax %d", (int)syntax);
+}
+
 /* numerator/denominator over the common denominator; false (and nothing
  * printed) if that leaves int64. */
-static bool print_fraction(Buf *out, Size a) {
+static bool print_fraction(Buf *out, Size a, SizeSyntax syntax) {
   Size denominator, numerator;
   if (!size_fraction(out->arena, a, &numerator, &denominator)) return false;
   int64_t d;
@@ -480,7 +512,7 @@ static bool print_fraction(Buf *out, Size a) {
   if (wrap_numerator) buf_putc(out, '(');
   print_polynomial(out, numerator);
   if (wrap_numerator) buf_putc(out, ')');
-  buf_putc(out, '/');
+  buf_puts(out, division_operator(syntax));
   bool wrap_denominator = !is_plain_product(denominator, true);
   if (wrap_denominator) buf_putc(out, '(');
   print_term_magnitude(out, &denominator.terms[0]);
@@ -520,12 +552,12 @@ bool size_print_is_exact(Arena *arena, Size a) {
   return size_fraction(arena, fractional, &numerator, &denominator);
 }
 
-void size_print(Buf *out, Size a) {
+static void print_alone(Buf *out, Size a, SizeSyntax syntax) {
   if (a.nterms == 0) {
     buf_putc(out, '0');
     return;
   }
-  if (print_fraction(out, a)) return;
+  if (print_fraction(out, a, syntax)) return;
   /* The numerator or the common denominator leaves int64.  Print the
    * fractional part over its own common denominator, then the integral
    * terms apart (split_mixed): exact whenever the value is integral, since
@@ -536,14 +568,14 @@ void size_print(Buf *out, Size a) {
   Arena *arena = out->arena;
   Size fractional, integral;
   split_mixed(arena, a, &fractional, &integral);
-  if (!print_fraction(out, fractional)) {
+  if (!print_fraction(out, fractional, syntax)) {
     for (int i = 0; i < fractional.nterms; i++) {
       SizeTerm t = fractional.terms[i];
       bool negative = t.num < 0 && t.num != INT64_MIN;
       if (negative) t.num = -t.num;
       if (i > 0) buf_puts(out, negative ? " - " : " + ");
       else if (negative) buf_putc(out, '-');
-      bool ok = print_fraction(out, single_term(arena, t));
+      bool ok = print_fraction(out, single_term(arena, t), syntax);
       ASSERT(ok); /* a single term's denominator is its own */
     }
   }
@@ -553,13 +585,25 @@ void size_print(Buf *out, Size a) {
   }
 }
 
-static void print_wrapped(Buf *out, Size a, bool single_factor_only) {
-  bool wrap = !is_plain_product(a, single_factor_only);
+/* Whether a printed size needs parentheses where it stands. */
+static bool needs_parentheses(Size a, SizePosition position) {
+  switch (position) {
+  case SIZE_ALONE: return false;
+  case SIZE_OPERAND: return !is_plain_product(a, false);
+  case SIZE_DIVISOR: return !is_plain_product(a, true);
+  }
+  INTERNAL("size position %d", (int)position);
+}
+
+void size_print_in(Buf *out, Size a, SizeSyntax syntax, SizePosition position) {
+  bool wrap = needs_parentheses(a, position);
   if (wrap) buf_putc(out, '(');
-  size_print(out, a);
+  print_alone(out, a, syntax);
   if (wrap) buf_putc(out, ')');
 }
 
-void size_print_operand(Buf *out, Size a) { print_wrapped(out, a, false); }
+void size_print(Buf *out, Size a) { size_print_in(out, a, SIZE_SYNTAX_C, SIZE_ALONE); }
 
-void size_print_divisor(Buf *out, Size a) { print_wrapped(out, a, true); }
+void size_print_operand(Buf *out, Size a) { size_print_in(out, a, SIZE_SYNTAX_C, SIZE_OPERAND); }
+
+void size_print_divisor(Buf *out, Size a) { size_print_in(out, a, SIZE_SYNTAX_C, SIZE_DIVISOR); }

@@ -50,6 +50,10 @@ bool size_const_value(Size a, int64_t *value);
  * requirement that produced it holds trivially */
 bool size_is_polynomial(Size a);
 bool size_has_var(Size a, Sym v);
+/* the same for a name that need not be interned (dpia run's sizes) */
+bool size_has_name(Size a, const char *name);
+/* the variable of a size that is one variable alone (N), else NULL */
+Sym size_lone_var(Size a);
 /* first variable whose name starts with '?' (a metavariable), or NULL */
 Sym size_first_meta(Size a);
 /* replace every occurrence of v by value (v^-1 by 1/value, which needs
@@ -70,11 +74,32 @@ bool size_solve(SizeCtx *sc, Size lhs, Size rhs, Sym m, Size *out);
 typedef bool (*SizeLookup)(void *user, Sym v, int64_t *value);
 bool size_eval(Size a, SizeLookup lookup, void *user, int64_t *value);
 
+/* Why an exact evaluation stopped (size_eval_exact). */
+typedef enum SizeEvalStatus {
+  SIZE_EVAL_OK,
+  SIZE_EVAL_UNKNOWN, /* a variable has no value */
+  SIZE_EVAL_ZERO,    /* a variable with a negative exponent is 0 */
+  SIZE_EVAL_OVERFLOW /* the value or a step leaves 128 bits */
+} SizeEvalStatus;
+/* The exact rational value num/den (den > 0, lowest terms) of a with
+ * integer values for the variables: no rounding anywhere, so a size that
+ * is not whole at these values (N/4 at N = 6) is 3/2, not 1. */
+SizeEvalStatus size_eval_exact(Size a, SizeLookup lookup, void *user, PolyWide *num, PolyWide *den);
+
 /* a as numerator/denominator over the common denominator: the denominator
  * one term, the lcm of the coefficients' denominators times each variable
  * to its largest negative exponent; the numerator a times it, with integer
  * coefficients and positive exponents.  False if either leaves int64. */
 bool size_fraction(Arena *arena, Size a, Size *numerator, Size *denominator);
+
+/* The languages sizes are printed in: C (and OpenCL C), and Python for
+ * auto-tuners' restrictions (`--emit=space`), where integer division is
+ * `//` (both truncate; every operand of a size is non-negative). */
+typedef enum SizeSyntax { SIZE_SYNTAX_C, SIZE_SYNTAX_PYTHON } SizeSyntax;
+/* Where a printed size stands: alone (size_print), as an operand of * / %
+ * (size_print_operand) or as the right operand of / and % (size_print_divisor). */
+typedef enum SizePosition { SIZE_ALONE, SIZE_OPERAND, SIZE_DIVISOR } SizePosition;
+void size_print_in(Buf *out, Size a, SizeSyntax syntax, SizePosition position);
 
 /* Print as a C integer expression over the variables, with `/` exact:
  * terms over a common denominator,  N/2048,  (N + M)/2,  2*N + 1,  N*M/K.

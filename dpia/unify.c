@@ -703,38 +703,38 @@ static const char *size_str(Checker *c, Size s) {
   return tn_size(&tn, s);
 }
 
-/* A kernel precondition: lhs % rhs == 0 (DIV) or lhs >= rhs (GE). */
-typedef struct Precond {
-  bool div;
-  Size lhs, rhs;
-  Span span; /* the construct that requires it (a split, a slide, ...) */
-} Precond;
+/* Merge the requirement lhs REL rhs into p, of the same kind and lhs, when
+ * both right sides are constants: true if p now says both. */
+static bool merge_precond(Checker *c, Precond *p, Size rhs, Span span) {
+  int64_t d, e;
+  if (!size_const_value(p->rhs, &d) || !size_const_value(rhs, &e)) return false;
+  switch (p->kind) {
+  case PRECOND_AT_LEAST:
+    /* N >= 3 and N >= 2 are N >= 3 */
+    if (e > d) p->rhs = rhs, p->span = span;
+    return true;
+  case PRECOND_DIVIDES: {
+    int64_t l;
+    if (__builtin_mul_overflow(d / poly_gcd(d, e), e, &l)) return false;
+    p->rhs = size_const(&c->tc->sizes, l);
+    if (l == e && l != d) p->span = span; /* the new one decides */
+    return true;
+  }
+  }
+  INTERNAL("precondition kind %d", (int)p->kind);
+}
 
 /* Add a precondition unless it is already there; divisibility of the same
  * numerator by constants merges into one by their lcm (N % 4 and N % 8192
  * are N % 8192), lower bounds of the same size into the largest. */
-static void add_precond(Checker *c, Vec *out, bool div, Size lhs, Size rhs, Span span) {
-  int64_t d, e;
+static void add_precond(Checker *c, Vec *out, PrecondKind kind, Size lhs, Size rhs, Span span) {
   for (int i = 0; i < out->len; i++) {
     Precond *p = out->items[i];
-    if (p->div != div || !size_eq(p->lhs, lhs)) continue;
-    if (size_eq(p->rhs, rhs)) return;
-    if (!div && size_const_value(p->rhs, &d) && size_const_value(rhs, &e)) {
-      /* N >= 3 and N >= 2 are N >= 3 */
-      if (e > d) p->rhs = rhs, p->span = span;
-      return;
-    }
-    if (div && size_const_value(p->rhs, &d) && size_const_value(rhs, &e)) {
-      int64_t l;
-      if (!__builtin_mul_overflow(d / poly_gcd(d, e), e, &l)) {
-        p->rhs = size_const(&c->tc->sizes, l);
-        if (l == e && l != d) p->span = span; /* the new one decides */
-        return;
-      }
-    }
+    if (p->kind != kind || !size_eq(p->lhs, lhs)) continue;
+    if (size_eq(p->rhs, rhs) || merge_precond(c, p, rhs, span)) return;
   }
   Precond *p = NEW(c->arena, Precond);
-  *p = (Precond){div, lhs, rhs, span};
+  *p = (Precond){kind, lhs, rhs, span};
   vec_push(c->arena, out, p);
 }
 
@@ -742,11 +742,7 @@ static void add_precond(Checker *c, Vec *out, bool div, Size lhs, Size rhs, Span
  * parameter over a constant), else 0. */
 static int64_t var_divisor(const Precond *p, Sym *var) {
   int64_t g;
-  if (!p->div || p->lhs.nterms != 1 || !size_const_value(p->rhs, &g)) return 0;
-  const SizeTerm *t = &p->lhs.terms[0];
-  if (t->num != 1 || t->den != 1 || t->nfactors != 1 || t->factors[0].exp != 1) return 0;
-  *var = t->factors[0].var;
-  return g;
+  return precond_multiple_of(p, var, &g) ? g : 0;
 }
 
 /* Whether `lhs % d == 0` follows from the preconditions of the form
@@ -781,44 +777,13 @@ static void drop_implied(Arena *a, Vec *pre) {
     const Precond *p = pre->items[i];
     int64_t d;
     Sym v;
-    implied[i] = p->div && !var_divisor(p, &v) && size_const_value(p->rhs, &d) && d > 0 &&
+    implied[i] = p->kind == PRECOND_DIVIDES && !var_divisor(p, &v) && size_const_value(p->rhs, &d) && d > 0 &&
                  implied_divisibility(pre, i, p->lhs, d);
   }
   int kept = 0;
   for (int i = 0; i < pre->len; i++)
     if (!implied[i]) pre->items[kept++] = pre->items[i];
   pre->len = kept;
-}
-
-static const char **print_preconds(Checker *c, const Vec *pre) {
-  const char **out = NEWARRAY(c->arena, const char *, pre->len);
-  for (int i = 0; i < pre->len; i++) {
-    const Precond *p = pre->items[i];
-    Buf b;
-    buf_init(&b, c->arena);
-    if (p->div) {
-      size_print_operand(&b, p->lhs);
-      buf_puts(&b, " % ");
-      size_print_divisor(&b, p->rhs);
-      buf_puts(&b, " == 0");
-    } else {
-      size_print(&b, p->lhs);
-      buf_puts(&b, " >= ");
-      size_print(&b, p->rhs);
-    }
-    out[i] = b.data;
-  }
-  return out;
-}
-
-/* Settle the requirements of a declaration: constant ones are decided now,
- * symbolic ones become preconditions (spec section 3). */
-/* The variable of a size that is one nat parameter alone (N), or NULL. */
-static Sym lone_var(Size s) {
-  if (s.nterms != 1) return NULL;
-  const SizeTerm *t = &s.terms[0];
-  if (t->num != 1 || t->den != 1 || t->nfactors != 1 || t->factors[0].exp != 1) return NULL;
-  return t->factors[0].var;
 }
 
 /* Preconditions no sizes satisfy, N >= 3 with 2 >= N (idx v N of a window
@@ -828,11 +793,13 @@ static void check_bounds_meet(Checker *c, const Vec *pre) {
   for (int i = 0; i < pre->len; i++) {
     const Precond *lo = pre->items[i];
     int64_t low, high;
-    Sym v = lone_var(lo->lhs);
-    if (lo->div || !v || !size_const_value(lo->rhs, &low)) continue;
+    Sym v = size_lone_var(lo->lhs);
+    if (lo->kind != PRECOND_AT_LEAST || !v || !size_const_value(lo->rhs, &low)) continue;
     for (int j = 0; j < pre->len; j++) {
       const Precond *hi = pre->items[j];
-      if (hi->div || lone_var(hi->rhs) != v || !size_const_value(hi->lhs, &high) || high >= low) continue;
+      if (hi->kind != PRECOND_AT_LEAST || size_lone_var(hi->rhs) != v || !size_const_value(hi->lhs, &high) ||
+          high >= low)
+        continue;
       check_error(c, ERR_CONTRADICTORY_PRECONDITIONS, hi->span,
                   "no value of %s satisfies both %s >= %lld and %lld >= %s, which this requires", v, v, (long long)low,
                   (long long)high, v);
@@ -842,6 +809,8 @@ static void check_bounds_meet(Checker *c, const Vec *pre) {
   }
 }
 
+/* Settle the requirements of a declaration: constant ones are decided now,
+ * symbolic ones become preconditions (spec section 3). */
 static void settle_requirements(Checker *c, DefInfo *def) {
   Vec pre = {0};
   /* what a use instantiates: each distinct requirement once, or a def
@@ -873,7 +842,7 @@ static void settle_requirements(Checker *c, DefInfo *def) {
         /* s >= 1 as num >= den, e.g. N/64 >= 1 is N >= 64 */
         Size num, den;
         fraction_of(c, s, &num, &den);
-        add_precond(c, &pre, false, num, den, r->span);
+        add_precond(c, &pre, PRECOND_AT_LEAST, num, den, r->span);
       }
       continue;
     }
@@ -887,7 +856,8 @@ static void settle_requirements(Checker *c, DefInfo *def) {
          * C must divide 1024 (tests/check/accept_v/tune_params.dpia) */
         if (v < 0)
           check_error(c, ERR_SIZE_NEGATIVE, r->span, "size %s is negative", size_str(c, s));
-        else add_precond(c, &pre, true, num, den, r->span);
+        else
+          add_precond(c, &pre, PRECOND_DIVIDES, num, den, r->span);
         continue;
       }
       if (v % d != 0)
@@ -916,7 +886,7 @@ static void settle_requirements(Checker *c, DefInfo *def) {
           continue;
         }
       } else {
-        add_precond(c, &pre, true, rest, den, r->span);
+        add_precond(c, &pre, PRECOND_DIVIDES, rest, den, r->span);
       }
     }
     /* non-negativity: positive terms >= negated negative terms */
@@ -936,15 +906,15 @@ static void settle_requirements(Checker *c, DefInfo *def) {
         check_error(c, ERR_SIZE_NEGATIVE, r->span, "size %s is negative", size_str(c, s));
         continue;
       }
-      add_precond(c, &pre, false, pos, neg, r->span);
+      add_precond(c, &pre, PRECOND_AT_LEAST, pos, neg, r->span);
     }
   }
   drop_implied(c->arena, &pre);
   check_bounds_meet(c, &pre);
+  Precond *out = NEWARRAY(c->arena, Precond, pre.len > 0 ? pre.len : 1);
+  for (int i = 0; i < pre.len; i++) out[i] = *(const Precond *)pre.items[i];
   def->nprecond = pre.len;
-  def->preconds = print_preconds(c, &pre);
-  def->precond_spans = NEWARRAY(c->arena, Span, pre.len > 0 ? pre.len : 1);
-  for (int i = 0; i < pre.len; i++) def->precond_spans[i] = ((const Precond *)pre.items[i])->span;
+  def->preconds = out;
 }
 
 void finish_decl(Checker *c, DefInfo *def) {

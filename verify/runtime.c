@@ -3,7 +3,6 @@
 #include "run_limits.h"
 #include "runtime_int.h"
 
-#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -363,162 +362,19 @@ RtStatus rt_run(Runtime *rt, Arena *a, const ImpKernel *k, const char *source, c
 
 /* ---- preconditions ---- */
 
-typedef struct PreParser {
-  const char *s;
-  size_t pos;
-  const NatValues *nats;
-  Buf *err;
-  bool failed;
-} PreParser;
-
-static void pre_error(PreParser *p, const char *what) {
-  if (p->failed) return;
-  p->failed = true;
-  emit(p->err, "precondition \"%s\": %s at offset %zu", p->s, what, p->pos);
-}
-
-static void skip_space(PreParser *p) {
-  while (p->s[p->pos] == ' ' || p->s[p->pos] == '\t') p->pos++;
-}
-
-/* consume op if it is next (and not the start of a longer operator) */
-static bool accept(PreParser *p, const char *op) {
-  skip_space(p);
-  size_t n = strlen(op);
-  if (strncmp(p->s + p->pos, op, n) != 0) return false;
-  char next = p->s[p->pos + n];
-  if (n == 1 && (op[0] == '<' || op[0] == '>' || op[0] == '!') && next == '=') return false;
-  p->pos += n;
-  return true;
-}
-
-static int64_t pre_or(PreParser *p);
-
-static int64_t pre_primary(PreParser *p) {
-  skip_space(p);
-  char c = p->s[p->pos];
-  if (accept(p, "(")) {
-    int64_t v = pre_or(p);
-    if (!accept(p, ")")) pre_error(p, "expected ')'");
-    return v;
-  }
-  if (accept(p, "-")) {
-    int64_t v = pre_primary(p);
-    if (v == INT64_MIN) pre_error(p, "overflow");
-    return p->failed ? 0 : -v;
-  }
-  if (accept(p, "!")) return !pre_primary(p);
-  if (isdigit((unsigned char)c)) {
-    int64_t v = 0;
-    while (isdigit((unsigned char)p->s[p->pos])) {
-      if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, p->s[p->pos] - '0', &v)) {
-        pre_error(p, "number too large");
-        return 0;
-      }
-      p->pos++;
-    }
-    return v;
-  }
-  if (isalpha((unsigned char)c) || c == '_') {
-    size_t start = p->pos;
-    while (isalnum((unsigned char)p->s[p->pos]) || p->s[p->pos] == '_') p->pos++;
-    size_t n = p->pos - start;
-    for (int i = 0; i < p->nats->n; i++) {
-      if (strlen(p->nats->names[i]) == n && strncmp(p->nats->names[i], p->s + start, n) == 0)
-        return p->nats->values[i];
-    }
-    p->pos = start;
-    pre_error(p, "unknown nat parameter");
-    return 0;
-  }
-  pre_error(p, c ? "unexpected character" : "unexpected end");
-  return 0;
-}
-
-static int64_t pre_mul(PreParser *p) {
-  int64_t v = pre_primary(p);
-  for (;;) {
-    int op = accept(p, "*") ? '*' : accept(p, "/") ? '/' : accept(p, "%") ? '%' : 0;
-    if (!op || p->failed) return v;
-    int64_t w = pre_primary(p);
-    if (op == '*') {
-      if (__builtin_mul_overflow(v, w, &v)) pre_error(p, "overflow");
-    } else if (w == 0 || (v == INT64_MIN && w == -1)) {
-      pre_error(p, "division by zero or overflow");
-    } else {
-      v = op == '/' ? v / w : v % w;
-    }
-  }
-}
-
-static int64_t pre_add(PreParser *p) {
-  int64_t v = pre_mul(p);
-  for (;;) {
-    int op = accept(p, "+") ? '+' : accept(p, "-") ? '-' : 0;
-    if (!op || p->failed) return v;
-    int64_t w = pre_mul(p);
-    if (op == '+' ? __builtin_add_overflow(v, w, &v) : __builtin_sub_overflow(v, w, &v)) pre_error(p, "overflow");
-  }
-}
-
-static int64_t pre_cmp(PreParser *p) {
-  int64_t v = pre_add(p);
-  static const char *const ops[] = {"==", "!=", "<=", ">=", "<", ">"};
-  for (size_t i = 0; i < DPIA_COUNTOF(ops); i++) {
-    if (!accept(p, ops[i])) continue;
-    int64_t w = pre_add(p);
-    switch (i) {
-    case 0: return v == w;
-    case 1: return v != w;
-    case 2: return v <= w;
-    case 3: return v >= w;
-    case 4: return v < w;
-    default: return v > w;
-    }
-  }
-  return v;
-}
-
-static int64_t pre_and(PreParser *p) {
-  int64_t v = pre_cmp(p);
-  while (!p->failed && accept(p, "&&")) {
-    int64_t w = pre_cmp(p);
-    v = v && w;
-  }
-  return v;
-}
-
-static int64_t pre_or(PreParser *p) {
-  int64_t v = pre_and(p);
-  while (!p->failed && accept(p, "||")) {
-    int64_t w = pre_and(p);
-    v = v || w;
-  }
-  return v;
-}
-
-bool precond_eval(const char *expr, const NatValues *nats, int64_t *value, Buf *err) {
-  PreParser p = {expr, 0, nats, err, false};
-  int64_t v = pre_or(&p);
-  skip_space(&p);
-  if (!p.failed && p.s[p.pos]) pre_error(&p, "unexpected text");
-  if (p.failed) return false;
-  *value = v;
-  return true;
-}
-
 bool rt_check_preconditions(const ImpKernel *k, const NatValues *nats, Buf *err) {
   bool ok = true;
   for (int i = 0; i < k->nprecond; i++) {
-    int64_t v;
-    if (!precond_eval(k->preconds[i], nats, &v, err)) {
-      buf_putc(err, '\n');
-      ok = false;
-      continue;
-    }
-    if (v) continue;
+    const Precond *p = &k->preconds[i];
+    PrecondVerdict v = precond_eval(p, nat_lookup, (void *)nats);
+    if (v == PRECOND_HOLDS) continue;
     ok = false;
-    emit(err, "precondition %s does not hold for", k->preconds[i]);
+    buf_puts(err, "precondition ");
+    precond_print(err, p, SIZE_SYNTAX_C);
+    if (v == PRECOND_FAILS)
+      buf_puts(err, " does not hold for");
+    else
+      emit(err, " cannot be evaluated (%s) for", precond_verdict_reason(v));
     const char *sep = " ";
     for (int j = 0; j < k->nparams; j++) {
       int64_t nv;

@@ -89,16 +89,10 @@ typedef struct RtResult {
 RtStatus rt_run(Runtime *rt, Arena *a, const ImpKernel *k, const char *source, const NatValues *nats, int ninputs,
                 const double *const *inputs, const size_t *counts, const RtLaunch *launch, RtResult *res, Buf *err);
 
-/* Evaluate one precondition of ImpKernel.preconds (a C integer expression
- * over the nat parameters: integers, names, + - * / % (C truncation),
- * == != < <= > >=, && ||, ! and unary -, parentheses).  false after a
- * message in err if it does not parse, names an unknown parameter, divides
- * by zero or overflows. */
-bool precond_eval(const char *expr, const NatValues *nats, int64_t *value, Buf *err);
-
-/* true if every precondition of k holds; else false, with one line per
- * violated or unevaluable precondition in err:
- *   precondition N % 262144 == 0 does not hold for N = 1000 */
+/* true if every precondition of k holds (precond_eval with these values);
+ * else false, with one line per violated or unevaluable precondition in err:
+ *   precondition N % 262144 == 0 does not hold for N = 1000
+ *   precondition 1024 % C == 0 cannot be evaluated (a divisor is 0) for C = 0 */
 bool rt_check_preconditions(const ImpKernel *k, const NatValues *nats, Buf *err);
 
 #endif

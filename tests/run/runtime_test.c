@@ -11,7 +11,7 @@
  *   runtime_test types        float4, double, int, pair structs and scalar
  *                             arguments by value; a pair result as two outputs
  *   runtime_test errors       bad inputs, launch sizes, devices, interfaces
- *   runtime_test preconds     the precondition evaluator
+ *   runtime_test preconds     the check of a kernel's preconditions
  *   runtime_test end-to-end   a functional kernel through the reference
  *                             interpreter against a hand-written OpenCL kernel
  *
@@ -238,7 +238,7 @@ static void local(Tester *t) {
   k->has_local = true;
   k->local_size[0] = num(t, 64);
   k->nprecond = 1;
-  k->preconds = (const char *[]){"N % 64 == 0"};
+  k->preconds = (const Precond[]){{PRECOND_DIVIDES, n, num(t, 64), {0}}};
   Rng r;
   rng_seed(&r, 2);
   double *xs = random_values(t, &r, N), ref[N / 64];
@@ -502,57 +502,35 @@ static void errors(Tester *t) {
 /* ---- preconditions ---- */
 
 static void preconds(Tester *t) {
+  /* the evaluator and the printer themselves: tests/unit/test_precond.c */
   NatValues nats = {3, (const char *const[]){"N", "M", "K"}, (const int64_t[]){524288, 100, 7}};
-  static const struct {
-    const char *expr;
-    int64_t value;
-  } good[] = {
-      {"N % 262144 == 0", 1},   {"N % 524288 == 0", 1},   {"M % 64 == 0", 0},        {"M - 64 >= 0", 1},
-      {"K >= M", 0},            {"N/2048*128 + 1", 32769}, {"(M + K) % 7", 2},        {"-K / 2", -3},
-      {"-7 % 3", -1},           {"M*M*M - K*K >= 999951", 1}, {"N % (2*M) != 0", 1}, {"M < K || K < M", 1},
-      {"M > 1 && !(K <= 6)", 1}, {"  ( ( M ) )  ", 100},
-  };
   Buf err;
   buf_init(&err, &t->arena);
-  for (size_t i = 0; i < DPIA_COUNTOF(good); i++) {
-    int64_t v = -12345;
-    buf_clear(&err);
-    bool ok = precond_eval(good[i].expr, &nats, &v, &err);
-    Buf d;
-    buf_init(&d, &t->arena);
-    emit(&d, "%s: got %lld (%s), expected %lld", good[i].expr, (long long)v, ok ? "ok" : err.data,
-         (long long)good[i].value);
-    check(t, ok && v == good[i].value, "precondition value", d.data);
-  }
-  static const struct {
-    const char *expr, *message;
-  } bad[] = {
-      {"X % 2 == 0", "unknown nat parameter"}, {"N / (M - 100)", "division by zero"},
-      {"N % 2 ==", "unexpected end"},           {"(N + 1", "expected ')'"},
-      {"N $ 2", "unexpected text"},              {"N*N*N*N", "overflow"},
-      {"99999999999999999999", "number too large"},
-  };
-  for (size_t i = 0; i < DPIA_COUNTOF(bad); i++) {
-    int64_t v;
-    buf_clear(&err);
-    bool ok = precond_eval(bad[i].expr, &nats, &v, &err);
-    check(t, !ok && strstr(err.data, bad[i].message), bad[i].expr, err.data);
-  }
-
   ImpKernel k;
   memset(&k, 0, sizeof k);
   KParam ps[] = {nat_param(t, "N"), nat_param(t, "M")};
   k.nparams = 2;
   k.params = ps;
   k.nprecond = 3;
-  k.preconds = (const char *[]){"N % 262144 == 0", "M % 64 == 0", "M >= 1"};
-  buf_clear(&err);
+  k.preconds = (const Precond[]){{PRECOND_DIVIDES, nat(t, "N"), num(t, 262144), {0}},
+                                 {PRECOND_DIVIDES, nat(t, "M"), num(t, 64), {0}},
+                                 {PRECOND_AT_LEAST, nat(t, "M"), num(t, 1), {0}}};
   bool ok = rt_check_preconditions(&k, &nats, &err);
   check(t, !ok && strcmp(err.data, "precondition M % 64 == 0 does not hold for N = 524288, M = 100\n") == 0,
         "violated precondition reported with the nat values", err.data);
   NatValues fine = {2, (const char *const[]){"N", "M"}, (const int64_t[]){262144, 128}};
   buf_clear(&err);
   check(t, rt_check_preconditions(&k, &fine, &err) && err.len == 0, "preconditions that hold", err.data);
+  /* one that no value decides: a divisor of 0 */
+  NatValues zero = {2, (const char *const[]){"N", "M"}, (const int64_t[]){0, 0}};
+  k.nprecond = 1;
+  k.preconds = (const Precond[]){{PRECOND_DIVIDES, num(t, 1024), nat(t, "M"), {0}}};
+  buf_clear(&err);
+  ok = rt_check_preconditions(&k, &zero, &err);
+  check(t,
+        !ok &&
+            strcmp(err.data, "precondition 1024 % M == 0 cannot be evaluated (a divisor is 0) for N = 0, M = 0\n") == 0,
+        "an unevaluable precondition reported", err.data);
 }
 
 /* ---- the interpreter against a hand-written OpenCL kernel ---- */
