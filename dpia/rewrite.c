@@ -281,15 +281,6 @@ static int count_free(const Ast *e, Sym x) {
   }
 }
 
-/* does the name occur in e at all, free or bound */
-static bool name_occurs(const Ast *e, Sym x) {
-  if ((e->kind == AST_VAR && e->name == x) || ((e->kind == AST_LAMBDA || e->kind == AST_LET) && e->bound == x))
-    return true;
-  for (int i = 0; i < nchildren(e); i++)
-    if (name_occurs(child(e, i), x)) return true;
-  return false;
-}
-
 typedef struct Fresh {
   Arena *arena;
   Interner *in;
@@ -297,14 +288,14 @@ typedef struct Fresh {
 } Fresh;
 
 /* base, or base2, base3 ...: a name that is no declaration of the program
- * and occurs in none of avoid[0..n) (so binding it captures nothing there
- * and shadows nothing the program declares) */
+ * and is free in none of avoid[0..n) (so binding it around them captures
+ * nothing there, and shadows nothing the program declares) */
 static Sym fresh_name(const Fresh *fr, const char *base, const Ast *const *avoid, int n) {
   for (int k = 1;; k++) {
     Sym s = k == 1 ? intern_cstr(fr->in, base) : intern_cstr(fr->in, arena_printf(fr->arena, "%s%d", base, k));
     bool taken = false;
     for (int i = 0; i < fr->prog->ndecls && !taken; i++) taken = fr->prog->decls[i]->name == s;
-    for (int i = 0; i < n && !taken; i++) taken = avoid[i] && name_occurs(avoid[i], s);
+    for (int i = 0; i < n && !taken; i++) taken = avoid[i] && count_free(avoid[i], s) > 0;
     if (!taken) return s;
   }
 }
