@@ -65,7 +65,7 @@ ERRORS = [
 
 
 def main():
-    dpia, root = sys.argv[1], sys.argv[2]
+    dpia, root = os.path.abspath(sys.argv[1]), sys.argv[2]
     update = '--update' in sys.argv[3:]
     here = os.path.dirname(os.path.abspath(__file__))
     dot = os.path.join(root, 'samples', 'explore', 'dot.dpia')
