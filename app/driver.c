@@ -184,12 +184,22 @@ static bool pass_check(Ctx *c) {
 /* inline and normalise each kernel, then apply the strategy rules */
 static bool pass_strategy(Ctx *c) {
   c->normal = NEWARRAY(c->arena, Phrase *, c->checked->ndefs);
+  c->unlowered = NEWARRAY(c->arena, bool, c->checked->ndefs);
+  bool high_level = c->opt->high_level || c->opt->action == DPIA_REWRITE;
   for (int i = 0; i < c->checked->ndefs; i++) {
     DefInfo *def = c->checked->defs[i];
     if (!def->is_kernel || !def->ok) continue;
     c->normal[i] = normalize_def(c->arena, &c->tc, &c->diag, def);
-    if (c->normal[i]) def->ok = strategy_check_kernel(c->arena, &c->diag, def, c->normal[i]);
+    Span unlowered = {0};
+    if (c->normal[i]) def->ok = strategy_check_high_level(c->arena, &c->diag, def, c->normal[i], high_level, &unlowered);
     else def->ok = false;
+    c->unlowered[i] = def->ok && unlowered.src;
+    if (c->unlowered[i] && c->opt->action == DPIA_CHECK)
+      diag_remark(&c->diag, ERR_NEEDS_STRATEGY, unlowered,
+                  "kernel '%s' is a high-level program: this 'map' computes and has no OpenCL level, so the kernel "
+                  "needs a strategy before it translates (`dpia rewrite FILE -k %s --list` shows the rules that "
+                  "lower it)",
+                  def->name, def->name);
   }
   return c->diag.nerrors == 0;
 }
@@ -307,7 +317,7 @@ static bool pass_translate(Ctx *c) {
   c->hoisted = NEWARRAY(c->arena, DefInfo *, n);
   for (int i = 0; i < n; i++) {
     DefInfo *def = c->checked->defs[i];
-    if (!selected(c, def)) continue;
+    if (!selected(c, def) || c->unlowered[i]) continue;
     c->intermediate[i] = translate_stage1(c->arena, &c->tc, &c->in, def, c->normal[i]);
     if (!invariants_hold(c, def, c->intermediate[i], PHRASE_INTERMEDIATE)) return false;
     c->imperative[i] = translate_stage2(c->arena, &c->tc, &c->in, &c->diag, c->intermediate[i]);
@@ -743,6 +753,7 @@ static int run_passes(Ctx *c) {
     return c->status ? c->status : DPIA_EUSER;
   }
   if (!pass_select(c)) return DPIA_EUSAGE;
+  if (c->opt->action == DPIA_REWRITE) return pass_rewrite(c);
   /* check translates and generates code too, without printing either: a
    * program check accepts must translate, so the rules only translation
    * and code generation can decide (a work-group size the program leaves
@@ -861,12 +872,12 @@ static int process(const Target *target, const char *name, const char *text, siz
   }
   Buf json;
   buf_init(&json, c->arena);
-  if (c->diag.nerrors) diag_render_json(&c->diag, &json);
+  if (c->diag.first) diag_render_json(&c->diag, &json);
   else buf_puts(&json, "[]\n");
   r->diagnostics_json = json.data;
   if (opt->diagnostics_json) {
     r->diagnostics = json.data;
-  } else if (c->diag.nerrors) {
+  } else if (c->diag.first) {
     Buf d;
     buf_init(&d, c->arena);
     diag_render_text(&c->diag, &d);
@@ -953,7 +964,10 @@ static void flatten_diagnostics(DpiaResult *r, const Diag *diag) {
   DpiaDiagnostic *all = NEWARRAY(&r->arena, DpiaDiagnostic, n > 0 ? n : 1);
   int i = 0;
   for (const Diagnostic *g = diag->first; g; g = g->next) {
-    all[i++] = diagnostic_of(g);
+    all[i] = diagnostic_of(g);
+    /* a remark (diag_remark) is a note with a code of its own */
+    if (g->level == DIAG_NOTE) all[i].code = diag_code_name(g->code);
+    i++;
     for (const Diagnostic *note = g->notes; note; note = note->next) all[i++] = diagnostic_of(note);
   }
   r->ndiags = n;

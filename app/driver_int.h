@@ -22,6 +22,9 @@ typedef struct Ctx {
   Program *prog;
   CheckedProgram *checked;
   Phrase **normal; /* per declaration: the normalized kernel body */
+  /* per declaration: a high-level kernel (a computing plain map) that
+   * DpiaOptions.high_level or DPIA_REWRITE accepted; it is not translated */
+  bool *unlowered;
   /* per declaration, for kernels being translated: the stages' results */
   DefInfo **intermediate, **imperative, **hoisted;
   ImpKernel **kernels;  /* per declaration: the generated kernel */
@@ -48,5 +51,8 @@ const char *all_sources(Ctx *c);
 /* run.c: dpia run: the sizes, their preconditions, the launch on the
  * device and the comparison with the reference interpreter */
 int pass_run(Ctx *c);
+/* rewrite_pass.c: DPIA_REWRITE: list the positions of -k's body and their
+ * rules, or apply one and check the result (docs/language.md section 21) */
+int pass_rewrite(Ctx *c);
 
 #endif

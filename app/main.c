@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "dpia.h"
 /* app/test_runner.c, linked into the command (it is not part of
  * libdpia) */
@@ -31,6 +32,8 @@ static const char usage_text[] =
     "  verify FILE       translate and verify the result\n"
     "  run FILE -k K     translate, verify, run on an OpenCL device (PoCL by default)\n"
     "                    and compare with the reference interpreter (--check)\n"
+    "  rewrite FILE -k K list the rewrite rules that apply in kernel K (--list), or\n"
+    "                    apply one (--apply RULE@PATH): high-level programs to strategies\n"
     "  batch             JSON lines: one request per line on stdin (program text and\n"
     "                    options), one response per line on stdout\n"
     "  test PATH...      test each .dpia under PATH against its expected outputs\n"
@@ -43,7 +46,7 @@ static const char usage_text[] =
     "exit codes: 0 success, 1 error in the program, 2 bad command line,\n"
     "            3 verification failed, 4 OpenCL unavailable, 70 internal error\n";
 
-static const char check_help[] = "usage: dpia check [-v] [--local-size=a[,b[,c]]] [--global-size=a[,b[,c]]]\n"
+static const char check_help[] = "usage: dpia check [-v] [--high-level] [--local-size=a[,b[,c]]] [--global-size=a[,b[,c]]]\n"
                                  "                  [--diagnostics=text|json] FILE\n"
                                  "\n"
                                  "Parse and type check FILE: sizes in types, Syntactic Control of Interference\n"
@@ -54,7 +57,10 @@ static const char check_help[] = "usage: dpia check [-v] [--local-size=a[,b[,c]]
                                  "too, and --local-size and --global-size say the launch as for translate.\n"
                                  "Prints nothing on success, or with -v each declaration's type and each\n"
                                  "kernel's preconditions.  Errors go to stderr as file:line:col;\n"
-                                 "--diagnostics=json prints them as a JSON array on stdout instead.\n";
+                                 "--diagnostics=json prints them as a JSON array on stdout instead.\n"
+                                 "--high-level accepts high-level kernels (maps with no OpenCL level,\n"
+                                 "docs/language.md section 21): each gets a note E0607 saying it needs a\n"
+                                 "strategy ('dpia rewrite' derives one) and is not translated.\n";
 
 static const char translate_help[] =
     "usage: dpia translate FILE [-k KERNEL] [--emit=KIND] [-o OUT] [--no-verify]\n"
@@ -181,7 +187,7 @@ static const char *const valued_options[] = {"--emit", "--local-size", "--global
                                               "--opencl-source", "--inputs"};
 
 /* Read a whole file; on failure print why and return NULL. */
-static char *read_file(const char *path, size_t *len) {
+char *cli_read_file(const char *path, size_t *len) {
   struct stat st;
   if (stat(path, &st) != 0) {
     fprintf(stderr, "dpia: error: cannot read '%s': %s\n", path, strerror(errno));
@@ -451,7 +457,7 @@ static int run_in_child(const char *file, const DpiaOptions *opt) {
   if (WIFEXITED(st)) return WEXITSTATUS(st);
   int sig = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
   size_t len = 0;
-  char *text = read_file(file, &len);
+  char *text = cli_read_file(file, &len);
   if (!text) return DPIA_EUSAGE;
   DpiaOptions vopt = *opt;
   vopt.action = DPIA_VERIFY;
@@ -535,6 +541,8 @@ static int run_command_in(const Command *cmd, int argc, char **argv, Owned *own)
     } else if ((cmd->action == DPIA_CHECK || cmd->action == DPIA_VERIFY) &&
                (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0)) {
       opt.verbose = 1;
+    } else if (cmd->action == DPIA_CHECK && strcmp(a, "--high-level") == 0) {
+      opt.high_level = 1;
     } else if (strcmp(a, "--diagnostics=json") == 0) {
       opt.diagnostics_json = 1;
     } else if (strcmp(a, "--diagnostics=text") == 0) {
@@ -607,7 +615,7 @@ static int run_command_in(const Command *cmd, int argc, char **argv, Owned *own)
     } else if (run && strncmp(a, "--opencl-source=", 16) == 0) {
       size_t n;
       if (own->opencl_text) return given_twice("--opencl-source");
-      own->opencl_text = read_file(a + 16, &n);
+      own->opencl_text = cli_read_file(a + 16, &n);
       if (!own->opencl_text) return DPIA_EUSAGE;
       opt.opencl_source = own->opencl_text;
     } else if (run && strncmp(a, "--inputs=", 9) == 0) {
@@ -672,7 +680,7 @@ static int run_command_in(const Command *cmd, int argc, char **argv, Owned *own)
     else preload = dpia_preload_start();
   }
   size_t len = 0;
-  char *text = read_file(file, &len);
+  char *text = cli_read_file(file, &len);
   /* `dpia check` parses the body of each foreign function a kernel calls
    * (docs/language.md section 14): the helper too, for a file that may
    * declare one */
@@ -787,6 +795,7 @@ static int dispatch(int argc, char **argv) {
   }
   if (strcmp(cmd, "batch") == 0) return batch_command(argc - 2, argv + 2);
   if (strcmp(cmd, "test") == 0) return dpia_test_command(argc - 2, argv + 2);
+  if (strcmp(cmd, "rewrite") == 0) return dpia_rewrite_command(argc - 2, argv + 2);
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (strcmp(cmd, commands[i].name) == 0) return run_command(&commands[i], argc - 2, argv + 2);
   return usage_error("unknown command '%s'", cmd);

@@ -35,7 +35,9 @@
  *                 generated without the translation (codegen/defs.c),
  *                 twice (the same bytes), each kernel re-parsed by
  *                 libclang; X.cl, X.json and X.err are compared, and the
- *                 exit status is 1 when a def cannot be generated
+ *                 exit status is 1 when a def cannot be generated;
+ *                 --high-level: checked as `dpia check --high-level`
+ *                 (high-level kernels, docs/language.md section 21)
  *
  * Only the expected files that exist are compared; the program is
  * translated only when one of the translation's outputs or a CHECK line
@@ -84,7 +86,8 @@ static const char test_help[] =
     "                                  --local-size=, --global-size=, --set NAME=V,\n"
     "                                  --no-verify,\n"
     "                                  --imperative-defs: hand-written imperative\n"
-    "                                  defs, code generation alone)\n"
+    "                                  defs, code generation alone;\n"
+    "                                  --high-level: checked as check --high-level)\n"
     "  -- exit: N                      the expected exit status\n"
     "  -- expect: TEXT                 TEXT occurs in the diagnostics or outputs\n"
     "  -- expect-not: TEXT             TEXT occurs in none of them\n"
@@ -127,6 +130,7 @@ typedef struct Test {
   int exit_line; /* -- exit: N; -1 if none */
   Vec expects, expect_nots, runs, args;
   bool imperative_defs; /* -- ARGS: --imperative-defs */
+  bool high_level;      /* -- ARGS: --high-level */
   Buf report; /* its failures, printed at the end of the test */
   int nfailures;
 } Test;
@@ -315,12 +319,13 @@ static bool translation_options(Test *t, DpiaOptions *opt) {
       else if (strncmp(a, "--kernel=", 9) == 0) opt->kernel = a + 9;
       else if (strcmp(a, "--no-verify") == 0) opt->verify = 0;
       else if (strcmp(a, "--imperative-defs") == 0) t->imperative_defs = true;
+      else if (strcmp(a, "--high-level") == 0) t->high_level = true;
       else if (strncmp(a, "--local-size=", 13) == 0 && launch_size(a + 13, opt->local_size)) continue;
       else if (strncmp(a, "--global-size=", 14) == 0 && launch_size(a + 14, opt->global_size)) continue;
       else if (strcmp(a, "--set") == 0 && k + 1 < w.len && set_value(t, opt, w.items[k + 1])) k++;
       else {
         fail(t, "bad option '%s' in '-- ARGS:' (-k K, --kernel=K, --local-size=a[,b[,c]], --global-size=..., "
-                "--set NAME=VALUE, --no-verify, --imperative-defs)", a);
+                "--set NAME=VALUE, --no-verify, --imperative-defs, --high-level)", a);
         return false;
       }
     }
@@ -537,6 +542,7 @@ static void run_test(Test *t) {
   dpia_options_init(&check);
   check.action = DPIA_CHECK;
   check.verbose = 1;
+  check.high_level = t->high_level;
   /* --set: the program is checked as specialised (asVector V needs V) */
   check.nsets = translate.nsets;
   check.set_names = translate.set_names;

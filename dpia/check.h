@@ -75,6 +75,12 @@ Phrase *phrase_subst(Arena *a, TypeCtx *tc, const Phrase *body, const Binder *x,
 /* strategy.c: the OpenCL hierarchy and address space rules of spec
  * section 5 on a normalized kernel body. */
 bool strategy_check_kernel(Arena *a, Diag *diag, DefInfo *kernel, Phrase *normal_body);
+/* The same; with high_level, a plain `map` whose function computes is no
+ * error (the kernel is a high-level program, docs/language.md section
+ * 21): *unlowered (if not NULL) is the first such map's span, or has no
+ * source when there is none. */
+bool strategy_check_high_level(Arena *a, Diag *diag, DefInfo *kernel, Phrase *normal_body, bool high_level,
+                               Span *unlowered);
 
 /* opencl_names.c: name is not free in OpenCL C 1.2, 2.0 and 3.0: a keyword or
  * reserved word, a built-in type (any vector width), function, macro or

@@ -62,6 +62,17 @@ void diag_note(Diag *d, Span span, const char *fmt, ...) {
   *p = g;
 }
 
+void diag_remark(Diag *d, DiagCode code, Span span, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  Diagnostic *g = make(d, DIAG_NOTE, span, fmt, ap);
+  va_end(ap);
+  g->code = code;
+  if (d->last) d->last->next = g;
+  else d->first = g;
+  d->last = g;
+}
+
 /* ---- codes ---- */
 
 static const char *const code_names[] = {
@@ -191,10 +202,11 @@ void emit_json_string(Buf *out, const char *s) {
   buf_putc(out, '"');
 }
 
-static void render_json_one(Buf *out, const Diagnostic *g) {
+static void render_json_one(Buf *out, const Diagnostic *g, bool top) {
   emit(out, "{\"level\": \"%s\", ", g->level == DIAG_ERROR ? "error" : "note");
-  /* notes carry no code of their own: they explain their error */
-  if (g->level == DIAG_ERROR) emit(out, "\"code\": \"%s\", ", diag_code_name(g->code));
+  /* notes attached to an error carry no code of their own: they explain
+   * their error; a remark (top level) has its own */
+  if (g->level == DIAG_ERROR || top) emit(out, "\"code\": \"%s\", ", diag_code_name(g->code));
   if (g->span.src) {
     uint32_t line, col, eline, ecol;
     source_position(g->span.src, g->span.begin, &line, &col);
@@ -209,7 +221,7 @@ static void render_json_one(Buf *out, const Diagnostic *g) {
   if (g->level == DIAG_ERROR) {
     buf_puts(out, ", \"notes\": [");
     for (const Diagnostic *n = g->notes; n; n = n->next) {
-      render_json_one(out, n);
+      render_json_one(out, n, false);
       if (n->next) buf_puts(out, ", ");
     }
     buf_putc(out, ']');
@@ -220,7 +232,7 @@ static void render_json_one(Buf *out, const Diagnostic *g) {
 void diag_render_json(const Diag *d, Buf *out) {
   buf_putc(out, '[');
   for (const Diagnostic *g = d->first; g; g = g->next) {
-    render_json_one(out, g);
+    render_json_one(out, g, true);
     if (g->next) buf_puts(out, ", ");
   }
   buf_puts(out, "]\n");

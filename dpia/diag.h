@@ -41,7 +41,7 @@ struct Diagnostic {
 
 typedef struct Diag {
   Arena *arena;
-  Diagnostic *first, *last; /* errors in the order reported */
+  Diagnostic *first, *last; /* errors (and remarks) in the order reported */
   Diagnostic *last_error;   /* where diag_note attaches */
   int nerrors;     /* errors reported, repeats included: 0 means usable */
   int nrepeats;    /* of which repeats of an earlier error (same place, same
@@ -65,6 +65,11 @@ void diag_init(Diag *d, Arena *a);
 Diagnostic *diag_error(Diag *d, DiagCode code, Span span, const char *fmt, ...) DPIA_PRINTF(4, 5);
 /* Attach a note to the most recent error. */
 void diag_note(Diag *d, Span span, const char *fmt, ...) DPIA_PRINTF(3, 4);
+/* A note of its own, with a code, that is no error (nerrors unchanged):
+ * what `dpia check --high-level` says of a kernel that needs a strategy
+ * (E0607).  Listed among the errors in the order reported; notes attached
+ * after it still go to the last error. */
+void diag_remark(Diag *d, DiagCode code, Span span, const char *fmt, ...) DPIA_PRINTF(4, 5);
 
 /* Line and column (both 1-based, column counted in bytes) of an offset. */
 void source_position(const Source *src, uint32_t offset, uint32_t *line, uint32_t *col);

@@ -24,7 +24,8 @@
  *   E08xx  tune parameters and options given with the program (--set,
  *          -k, --size of `dpia run`)
  *   E09xx  limits: too deep, too large, out of memory
- *   E10xx  pipelines (docs/language.md section 8) */
+ *   E10xx  pipelines (docs/language.md section 8)
+ *   E11xx  rewriting: `dpia rewrite` (docs/language.md section 21) */
 #ifndef DPIA_DIAG_CODES_H
 #define DPIA_DIAG_CODES_H
 
@@ -93,6 +94,7 @@
   X(E0604, NO_BARRIER, "a read of results that would need a barrier OpenCL does not have there")               \
   X(E0605, REDUNDANT_WORK, "a result every work-item would compute and write at once")                          \
   X(E0606, PRIVATE_TOO_LARGE, "private arrays of a work-item larger than dpia allows (64 KiB)")               \
+  X(E0607, NEEDS_STRATEGY, "a high-level kernel: accepted by check --high-level, it needs a strategy before translation") \
   X(E0701, CODEGEN_UNSUPPORTED, "a construct the OpenCL code generator cannot generate")                        \
   X(E0702, BAD_TEMPORARY, "a temporary allocated where code generation cannot place it")                        \
   X(E0703, WORKGROUP_SIZE_NOT_FIXED, "a kernel whose work-group size is not a constant")                         \
@@ -111,7 +113,12 @@
   X(E1001, PIPELINE_COMPUTES, "computation outside a kernel in a pipeline")                                    \
   X(E1002, PIPELINE_UNSUPPORTED, "a kernel or a view a pipeline cannot chain (yet)")                           \
   X(E1003, PIPELINE_RESULT_IS_INPUT, "a pipeline whose result is one of its inputs")                           \
-  X(E1004, PIPELINE_UNUSED_INPUT, "an input of a pipeline that none of its kernels reads")
+  X(E1004, PIPELINE_UNUSED_INPUT, "an input of a pipeline that none of its kernels reads")                       \
+  X(E1101, REWRITE_UNKNOWN_RULE, "dpia rewrite --apply names no rule of the table")                             \
+  X(E1102, REWRITE_BAD_PATH, "dpia rewrite --apply names no position of the kernel's body")                     \
+  X(E1103, REWRITE_BAD_PARAM, "a rule's parameter missing, unknown or outside its values")                      \
+  X(E1104, REWRITE_NOT_APPLICABLE, "a rule whose left side or side condition does not hold at the position")    \
+  X(E1105, REWRITE_RESULT_REJECTED, "a rewritten program that does not check (the rule is refused)")
 /* clang-format on */
 
 typedef enum DiagCode {

@@ -96,6 +96,10 @@ typedef struct Strategy {
   bool ok;
   bool has_grid; /* the kernel has a grid-level map: it runs on many work-items */
   Vec reported;  /* spans already reported (an inlined def appears twice) */
+  /* high-level mode (docs/language.md section 21): a computing plain map
+   * is no error; the first one is kept here */
+  bool high_level;
+  Span unlowered;
 } Strategy;
 
 /* How the value of a phrase is used: written straight to the output
@@ -324,12 +328,19 @@ static void check_placement(Strategy *s, const Phrase *head, const PhraseSpine *
   case ROLE_VIEW_MAP: {
     const Phrase *c = sp->nargs ? computing_fn(s->arena, sp->args[0]) : head;
     if (!c || (c != head && c->kind == PH_PRIM && role_of(c->prim) == ROLE_VIEW_MAP)) return;
+    if (s->high_level) {
+      if (!s->unlowered.src) s->unlowered = head->span;
+      return;
+    }
     s->ok = false;
     if (first_report(s, head->span)) {
       diag_error(s->diag, ERR_NO_PARALLEL_LEVEL, head->span,
                  "this 'map' computes, so it needs an OpenCL level: choose mapGlobal, mapWorkgroup, mapLocal or "
                  "mapSeq (a plain map is only for functions that rearrange data, such as transpose or split 2)");
       if (c != head) diag_note(s->diag, c->span, "it computes here");
+      diag_note(s->diag, head->span,
+                "a kernel with such maps is a high-level program: `dpia check --high-level` accepts it and `dpia "
+                "rewrite` lowers it to a strategy rule by rule (docs/language.md section 21)");
     }
     return;
   }
@@ -638,7 +649,13 @@ static void walk(Strategy *s, const Phrase *p, const Frame *f, Position pos) {
 }
 
 bool strategy_check_kernel(Arena *a, Diag *diag, DefInfo *kernel, Phrase *normal_body) {
-  Strategy s = {a, diag, kernel, true, contains_grid_map(normal_body), {0}};
+  return strategy_check_high_level(a, diag, kernel, normal_body, false, NULL);
+}
+
+bool strategy_check_high_level(Arena *a, Diag *diag, DefInfo *kernel, Phrase *normal_body, bool high_level,
+                               Span *unlowered) {
+  Strategy s = {a, diag, kernel, true, contains_grid_map(normal_body), {0}, high_level, {0}};
   walk(&s, normal_body, NULL, (Position){true, normal_body->span, PRIM_COUNT});
+  if (unlowered) *unlowered = s.unlowered;
   return s.ok;
 }

@@ -44,7 +44,27 @@ typedef enum DpiaAction {
   DPIA_TRANSLATE, /* translate; output: what emit says */
   DPIA_VERIFY,    /* translate and verify (SCIR re-check, libclang, semantic and race checks); no output */
   DPIA_RUN,       /* translate, verify, run on an OpenCL device; output: a report */
+  DPIA_REWRITE,   /* check (high-level programs too), then list or apply rewrite rules
+                     (DpiaOptions.rewrite, docs/language.md section 21); output: the
+                     positions and their rules, or the rewritten program */
 } DpiaAction;
+
+/* DPIA_REWRITE: what to do with the kernel DpiaOptions.kernel (required). */
+typedef struct DpiaRewrite {
+  /* non-zero: list every position of the kernel's body with the rules whose
+   * left side and side conditions hold there and the parameters each
+   * takes; json: as one JSON object instead of text */
+  int list;
+  int json;
+  /* else apply "RULE@PATH" (a rule of the table at a position --list
+   * names) with the parameters given (n=64: names[i]=values[i]); the
+   * output is the whole program with the kernel rewritten, as dpia
+   * source, which is checked (as check --high-level) before it is given */
+  const char *apply;
+  int nparams;
+  const char *const *param_names;
+  const long long *param_values;
+} DpiaRewrite;
 
 /* DPIA_RUN: the random inputs (DpiaOptions.inputs) */
 typedef enum DpiaInputs {
@@ -174,6 +194,13 @@ typedef struct DpiaOptions {
    * kernel with barriers shows a race: a test of the check itself
    * (`DPIA_DEBUG_DROP_BARRIERS=1` on the command line). */
   int debug_drop_barriers;
+  /* DPIA_CHECK: non-zero accepts high-level kernels (docs/language.md
+   * section 21): a kernel whose only fault is a computing `map` with no
+   * OpenCL level is not translated and gets a note E0607 (no error)
+   * saying it needs a strategy; `dpia check --high-level`. */
+  int high_level;
+  /* DPIA_REWRITE: the request (NULL: a usage error) */
+  const DpiaRewrite *rewrite;
 } DpiaOptions;
 
 #define DPIA_EMIT_BIT(kind) (1u << (unsigned)(kind))
@@ -205,7 +232,8 @@ DPIA_API const char *dpia_result_diagnostics_json(const DpiaResult *r);
 
 /* One diagnostic, for programs that look at them one by one. */
 typedef struct DpiaDiagnostic {
-  int is_note;         /* a note attached to the error before it */
+  int is_note;         /* a note attached to the error before it, or (with a code) a note of
+                          its own: E0607 of DpiaOptions.high_level */
   const char *file;    /* NULL when it has no position */
   int line, column;    /* 1-based; 0 without a position */
   int end_line, end_column;

@@ -8,5 +8,6 @@
 
 #include "../check.h"
 #include "../pipeline.h"
+#include "../rules.h"
 
 #endif

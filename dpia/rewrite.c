@@ -1,0 +1,760 @@
+/* rewrite.c: the rewrite rules of rules.h on the source tree of a kernel's
+ * body (docs/language.md section 21).
+ *
+ * A rule is tried at one node: rule_match checks its left side and side
+ * conditions there and builds its right side.  Nothing is changed in
+ * place: the path from the root to the node is copied around the new
+ * subtree, the rest shared.  Functions are applied by substitution when
+ * the function is a lambda (beta reduction, renaming bound variables that
+ * would capture), so that fused code reads as a person would write it:
+ * fusing (\p -> fst p * snd p) into (\x a -> x + a) gives
+ * \p a -> fst p * snd p + a, not an application of one lambda to another. */
+#include "rules.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const RuleParamInfo rule_param_info[RPARAM_COUNT] = {
+#define X(id, name, lo, hi, dflt, doc) {name, lo, hi, dflt, doc},
+    DPIA_RULE_PARAMS(X)
+#undef X
+};
+
+const RuleInfo rule_info[RULE_COUNT] = {
+#define X(id, name, param, doc, side) {name, RPARAM_##param, doc, side},
+    DPIA_RULES(X)
+#undef X
+};
+
+bool rule_param_allows(RuleParam p, long long v) {
+  const RuleParamInfo *pi = &rule_param_info[p];
+  if (v < pi->lo || v > pi->hi) return false;
+  /* vector widths are those OpenCL has (prims.h, "width k") */
+  return p != RPARAM_WIDTH || v == 2 || v == 3 || v == 4 || v == 8 || v == 16;
+}
+
+RuleId rule_lookup(const char *name) {
+  for (int r = 0; r < RULE_COUNT; r++)
+    if (strcmp(rule_info[r].name, name) == 0) return (RuleId)r;
+  return RULE_COUNT;
+}
+
+/* ---- children and paths ---- */
+
+static int nchildren(const Ast *e) {
+  switch (e->kind) {
+  case AST_VAR:
+  case AST_INT:
+  case AST_FLOAT:
+  case AST_BOOL:
+  case AST_PRIM: return 0;
+  case AST_LAMBDA:
+  case AST_ITERATE:
+  case AST_NEG:
+  case AST_NOT:
+  case AST_PROJ:
+  case AST_LANE:
+  case AST_ASCRIBE: return 1;
+  case AST_LET:
+  case AST_APP:
+  case AST_COMPOSE:
+  case AST_SEQ:
+  case AST_ASSIGN:
+  case AST_BINOP:
+  case AST_TUPLE:
+  case AST_PPAIR: return 2;
+  case AST_ARRAY: return e->nelems;
+  case AST_COUNT: break;
+  }
+  INTERNAL("bad Ast kind %d", (int)e->kind);
+}
+
+/* the slot of child i of e (rules.h: the order of children) */
+static Ast **child_slot(Ast *e, int i) {
+  switch (e->kind) {
+  case AST_LAMBDA: return &e->body;
+  case AST_ITERATE: return &e->iter_fn;
+  case AST_LET: return i == 0 ? &e->value : &e->body;
+  case AST_ARRAY: return &e->elems[i];
+  case AST_NEG:
+  case AST_NOT:
+  case AST_PROJ:
+  case AST_LANE:
+  case AST_ASCRIBE:
+  case AST_APP:
+  case AST_COMPOSE:
+  case AST_SEQ:
+  case AST_ASSIGN:
+  case AST_BINOP:
+  case AST_TUPLE:
+  case AST_PPAIR: return i == 0 ? &e->lhs : &e->rhs;
+  case AST_VAR:
+  case AST_INT:
+  case AST_FLOAT:
+  case AST_BOOL:
+  case AST_PRIM:
+  case AST_COUNT: break;
+  }
+  INTERNAL("Ast kind %d has no child %d", (int)e->kind, i);
+}
+
+static Ast *child(const Ast *e, int i) { return *child_slot((Ast *)e, i); }
+
+/* a shallow copy of e with child i replaced by c */
+static Ast *with_child(Arena *a, const Ast *e, int i, Ast *c) {
+  Ast *n = NEW(a, Ast);
+  *n = *e;
+  if (e->kind == AST_ARRAY) {
+    n->elems = NEWARRAY(a, Ast *, e->nelems);
+    memcpy(n->elems, e->elems, sizeof(Ast *) * (size_t)e->nelems);
+  }
+  *child_slot(n, i) = c;
+  return n;
+}
+
+/* "1.0.1" into steps; "." is the root (no step).  false if malformed. */
+static bool parse_path(Arena *a, const char *path, int **steps, int *nsteps) {
+  *nsteps = 0;
+  *steps = NULL;
+  if (strcmp(path, ".") == 0) return true;
+  size_t len = strlen(path);
+  *steps = NEWARRAY(a, int, len / 2 + 1);
+  const char *p = path;
+  for (;;) {
+    if (*p < '0' || *p > '9') return false;
+    long v = 0;
+    while (*p >= '0' && *p <= '9') {
+      v = v * 10 + (*p++ - '0');
+      if (v > 1000000) return false;
+    }
+    (*steps)[(*nsteps)++] = (int)v;
+    if (*p == 0) return true;
+    if (*p != '.') return false;
+    p++;
+  }
+}
+
+/* ---- the enclosing constructs of a position ---- */
+
+/* The primitives whose function argument holds the position, innermost
+ * first: what the lowering rules' side conditions look at (the
+ * hierarchy rules of spec section 5, as strategy.c checks them). */
+typedef struct Enclosing {
+  Prim prims[64];
+  int dims[64];
+  int n;
+  /* the position is the function of an application (map f in map f xs):
+   * a part of the application's spine, whose rules are the
+   * application's, at the application's own position */
+  bool in_spine;
+} Enclosing;
+
+static bool encloses(const Enclosing *en, Prim p, int dim) {
+  for (int i = 0; i < en->n; i++)
+    if (en->prims[i] == p && (dim < 0 || en->dims[i] == dim)) return true;
+  return false;
+}
+
+static const Ast *walk_path(const Ast *body, const int *steps, int nsteps, Enclosing *en, Buf *why) {
+  const Ast *e = body;
+  if (en) {
+    en->n = 0;
+    en->in_spine = nsteps > 0;
+  }
+  for (int k = 0; k < nsteps; k++) {
+    if (en) en->in_spine = e->kind == AST_APP && steps[k] == 0;
+    if (steps[k] >= nchildren(e)) {
+      if (why)
+        emit(why, "step %d of the path goes to child %d of a node with %d (%s)", k + 1, steps[k], nchildren(e),
+             ast_kind_name[e->kind]);
+      return NULL;
+    }
+    /* stepping into the function argument of a primitive that runs it */
+    if (en && e->kind == AST_APP && steps[k] == 1 && e->lhs->kind == AST_PRIM && prim_computes(e->lhs->prim) &&
+        en->n < (int)DPIA_COUNTOF(en->prims)) {
+      memmove(en->prims + 1, en->prims, sizeof(Prim) * (size_t)en->n);
+      memmove(en->dims + 1, en->dims, sizeof(int) * (size_t)en->n);
+      en->prims[0] = e->lhs->prim;
+      en->dims[0] = e->lhs->dim;
+      en->n++;
+    }
+    e = child(e, steps[k]);
+  }
+  return e;
+}
+
+const Ast *rewrite_node_at(Arena *a, const Ast *body, const char *path, Buf *why) {
+  int *steps, nsteps;
+  if (!parse_path(a, path, &steps, &nsteps)) {
+    emit(why, "'%s' is not a path: child numbers joined by '.' (1.0.1), or '.' for the root", path);
+    return NULL;
+  }
+  return walk_path(body, steps, nsteps, NULL, why);
+}
+
+/* ---- building trees ---- */
+
+static Ast *mk(Arena *a, AstKind kind, Span span) {
+  Ast *e = NEW(a, Ast);
+  e->kind = kind;
+  e->span = span;
+  return e;
+}
+
+static Ast *mk_app(Arena *a, Ast *f, Ast *x, bool pipe) {
+  Ast *e = mk(a, AST_APP, span_join(f->span, x->span));
+  e->lhs = f;
+  e->rhs = x;
+  e->pipe = pipe;
+  return e;
+}
+
+static Ast *mk_prim(Arena *a, Prim p, int dim, Span span) {
+  Ast *e = mk(a, AST_PRIM, span);
+  e->prim = p;
+  e->dim = dim;
+  e->dim_written = false;
+  return e;
+}
+
+static Ast *mk_sized(Arena *a, Prim p, SizeAst *k, Span span) {
+  Ast *e = mk_prim(a, p, 0, span);
+  e->sizes[0] = k;
+  return e;
+}
+
+static SizeAst *mk_num(Arena *a, long long v) {
+  SizeAst *s = NEW(a, SizeAst);
+  s->kind = SZA_NUM;
+  s->num = (uint64_t)v;
+  return s;
+}
+
+static Ast *mk_var(Arena *a, Sym name, Span span) {
+  Ast *e = mk(a, AST_VAR, span);
+  e->name = name;
+  return e;
+}
+
+static Ast *mk_lambda(Arena *a, Sym x, Ast *body, Span span) {
+  Ast *e = mk(a, AST_LAMBDA, span);
+  e->bound = x;
+  e->bound_span = span;
+  e->body = body;
+  return e;
+}
+
+/* The stages applied one after the other: x |> s1 |> s2 ... when there is
+ * an input, s1 >> s2 >> ... (a function) when there is none. */
+static Ast *mk_stages(Arena *a, Ast *x, Ast **stages, int n) {
+  Ast *e = x;
+  for (int i = 0; i < n; i++) {
+    if (!e) {
+      e = stages[i];
+      continue;
+    }
+    if (x) {
+      e = mk_app(a, stages[i], e, true);
+    } else {
+      Ast *c = mk(a, AST_COMPOSE, span_join(e->span, stages[i]->span));
+      c->lhs = e;
+      c->rhs = stages[i];
+      e = c;
+    }
+  }
+  return e;
+}
+
+/* ---- variables ---- */
+
+/* how many times x occurs free in e */
+static int count_free(const Ast *e, Sym x) {
+  switch (e->kind) {
+  case AST_VAR: return e->name == x;
+  case AST_LAMBDA: return e->bound == x ? 0 : count_free(e->body, x);
+  case AST_LET: return count_free(e->value, x) + (e->bound == x ? 0 : count_free(e->body, x));
+  default: {
+    int n = 0;
+    for (int i = 0; i < nchildren(e); i++) n += count_free(child(e, i), x);
+    return n;
+  }
+  }
+}
+
+typedef struct Fresh {
+  Arena *arena;
+  Interner *in;
+  const Program *prog;
+} Fresh;
+
+/* base, or base2, base3 ...: a name that is no declaration of the program
+ * and is free in none of avoid[0..n) (so binding it around them captures
+ * nothing there, and shadows nothing the program declares) */
+static Sym fresh_name(const Fresh *fr, const char *base, const Ast *const *avoid, int n) {
+  for (int k = 1;; k++) {
+    Sym s = k == 1 ? intern_cstr(fr->in, base) : intern_cstr(fr->in, arena_printf(fr->arena, "%s%d", base, k));
+    bool taken = false;
+    for (int i = 0; i < fr->prog->ndecls && !taken; i++) taken = fr->prog->decls[i]->name == s;
+    for (int i = 0; i < n && !taken; i++) taken = avoid[i] && count_free(avoid[i], s) > 0;
+    if (!taken) return s;
+  }
+}
+
+static Ast *subst(const Fresh *fr, const Ast *e, Sym x, Ast *v);
+
+/* \y -> body with x := v, renaming y when v mentions it (capture) */
+static Ast *subst_binder(const Fresh *fr, const Ast *e, Sym x, Ast *v) {
+  Ast *n = NEW(fr->arena, Ast);
+  *n = *e;
+  if (e->kind == AST_LET) n->value = subst(fr, e->value, x, v);
+  if (e->bound == x || !count_free(e->body, x)) return n;
+  if (count_free(v, e->bound)) {
+    const Ast *avoid[] = {e->body, v};
+    Sym y = fresh_name(fr, e->bound, avoid, 2);
+    n->body = subst(fr, e->body, e->bound, mk_var(fr->arena, y, e->bound_span));
+    n->bound = y;
+    n->body = subst(fr, n->body, x, v);
+    return n;
+  }
+  n->body = subst(fr, e->body, x, v);
+  return n;
+}
+
+/* e with every free x replaced by v (capture-avoiding) */
+static Ast *subst(const Fresh *fr, const Ast *e, Sym x, Ast *v) {
+  if (!count_free(e, x)) return (Ast *)e;
+  if (e->kind == AST_VAR) return v;
+  if (e->kind == AST_LAMBDA || e->kind == AST_LET) return subst_binder(fr, e, x, v);
+  Ast *n = (Ast *)e;
+  for (int i = 0; i < nchildren(e); i++) {
+    Ast *c = subst(fr, child(e, i), x, v);
+    if (c != child(e, i)) n = with_child(fr->arena, n, i, c);
+  }
+  return n;
+}
+
+static bool is_atom(const Ast *e) {
+  return e->kind == AST_VAR || e->kind == AST_INT || e->kind == AST_FLOAT || e->kind == AST_BOOL;
+}
+
+/* f applied to x, beta-reduced when f is a lambda: substituted when x is a
+ * variable or literal or used at most once (no work is repeated), else
+ * `let`; an application written x |> f otherwise */
+static Ast *apply_fn(const Fresh *fr, Ast *f, Ast *x) {
+  if (f->kind != AST_LAMBDA) return mk_app(fr->arena, f, x, true);
+  if (is_atom(x) || count_free(f->body, f->bound) <= 1) return subst(fr, f->body, f->bound, x);
+  Ast *let = mk(fr->arena, AST_LET, f->span);
+  let->bound = f->bound;
+  let->bound_span = f->bound_span;
+  let->value = x;
+  let->body = f->body;
+  return let;
+}
+
+/* ---- matching ---- */
+
+enum { MAX_SPINE = 8 };
+typedef struct Spine {
+  const Ast *head;
+  const Ast *args[MAX_SPINE];
+  int nargs;
+} Spine;
+
+/* f a1 ... an (written either way) as its head and arguments */
+static Spine spine_of(const Ast *e) {
+  Spine s = {0};
+  const Ast *stack[MAX_SPINE];
+  int n = 0;
+  while (e->kind == AST_APP && n < MAX_SPINE) {
+    stack[n++] = e->rhs;
+    e = e->lhs;
+  }
+  s.head = e;
+  for (int i = 0; i < n; i++) s.args[i] = stack[n - 1 - i];
+  s.nargs = n;
+  return s;
+}
+
+static bool head_is(const Spine *s, Prim p) { return s->head->kind == AST_PRIM && s->head->prim == p; }
+
+static bool is_map_head(const Spine *s) { return s->head->kind == AST_PRIM && prim_family(s->head->prim) == PFAM_MAP; }
+
+/* e is `p a1 .. an` for exactly n arguments */
+static bool is_app_of(const Ast *e, Prim p, int n, Spine *out) {
+  Spine s = spine_of(e);
+  if (!head_is(&s, p) || s.nargs != n) return false;
+  if (out) *out = s;
+  return true;
+}
+
+static bool literal_is(const Ast *e, double v) {
+  return (e->kind == AST_INT && (double)e->int_value == v) || (e->kind == AST_FLOAT && e->float_value == v);
+}
+
+/* \x a -> x + a (or a + x) with z 0, and * with 1: the operators whose left
+ * fold may be regrouped (associative, z neutral on both sides) */
+static bool associative_with_neutral(const Ast *f, const Ast *z) {
+  if (f->kind != AST_LAMBDA || f->body->kind != AST_LAMBDA) return false;
+  Sym x = f->bound, acc = f->body->bound;
+  const Ast *b = f->body->body;
+  if (x == acc || b->kind != AST_BINOP || b->lhs->kind != AST_VAR || b->rhs->kind != AST_VAR) return false;
+  bool operands = (b->lhs->name == x && b->rhs->name == acc) || (b->lhs->name == acc && b->rhs->name == x);
+  if (!operands) return false;
+  if (b->op == BIN_ADD) return literal_is(z, 0.0);
+  if (b->op == BIN_MUL) return literal_is(z, 1.0);
+  return false;
+}
+
+/* e computes lane by lane from the parameter x (the vectorise rule):
+ * pairs allows fst/snd (.1/.2) of x itself (its array is a zip) */
+static bool lanewise(const Ast *e, Sym x, bool pairs) {
+  switch (e->kind) {
+  case AST_VAR: return true;
+  case AST_INT:
+  case AST_FLOAT: return true;
+  case AST_BINOP:
+    return (e->op == BIN_ADD || e->op == BIN_SUB || e->op == BIN_MUL || e->op == BIN_DIV) &&
+           lanewise(e->lhs, x, pairs) && lanewise(e->rhs, x, pairs);
+  case AST_NEG: return lanewise(e->lhs, x, pairs);
+  case AST_PROJ: return pairs && e->lhs->kind == AST_VAR && e->lhs->name == x;
+  case AST_APP: {
+    Spine s = spine_of(e);
+    if (s.head->kind != AST_PRIM) return false;
+    Prim p = s.head->prim;
+    if (p == PRIM_FST || p == PRIM_SND)
+      return pairs && s.nargs == 1 && s.args[0]->kind == AST_VAR && s.args[0]->name == x;
+    if (prim_family(p) != PFAM_MATH || s.nargs != prim_arity_of(p)) return false;
+    for (int i = 0; i < s.nargs; i++)
+      if (!lanewise(s.args[i], x, pairs)) return false;
+    return true;
+  }
+  default: return false;
+  }
+}
+
+/* The rule's right side for node e, or NULL with why (the left side or a
+ * side condition that does not hold).  check_only: only decide (listing). */
+typedef struct Match {
+  const Fresh *fr;
+  const Ast *e;
+  const Enclosing *en;
+  long long param;
+  bool check_only;
+  Buf *why;
+} Match;
+
+static Ast *refuse(Match *m, const char *what) {
+  if (m->why) buf_puts(m->why, what);
+  return NULL;
+}
+
+/* a map (any level) applied to its function and array: m f xs */
+static Ast *rule_to_memory(Match *m, Prim mem, Spine *s) {
+  Arena *a = m->fr->arena;
+  Ast *inner = mk_app(a, (Ast *)s->head, (Ast *)s->args[0], false);
+  Ast *wrapped = mk_app(a, mk_prim(a, mem, 0, s->head->span), inner, false);
+  return mk_app(a, wrapped, (Ast *)s->args[1], m->e->pipe);
+}
+
+/* the same head with another primitive: map -> mapGlobal, reduce -> reduceSeq */
+static Ast *relevel(Match *m, const Spine *s, Prim to, int dim) {
+  Arena *a = m->fr->arena;
+  Ast *e = mk_prim(a, to, dim, s->head->span);
+  for (int i = 0; i < s->nargs; i++) e = mk_app(a, e, (Ast *)s->args[i], false);
+  /* keep the last application written as it was (x |> map f) */
+  if (s->nargs) e->pipe = m->e->pipe;
+  return e;
+}
+
+static Ast *rule_match(Match *m, RuleId rule) {
+  Arena *a = m->fr->arena;
+  const Fresh *fr = m->fr;
+  Spine s = spine_of(m->e);
+  bool plain_map = head_is(&s, PRIM_MAP) && s.nargs >= 1 && s.nargs <= 2;
+  const Enclosing *en = m->en;
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (rule) {
+  case RULE_SPLIT_JOIN: {
+    if (!plain_map) return refuse(m, "it is no plain map applied to its function");
+    if (m->check_only) return (Ast *)m->e;
+    Span at = s.head->span;
+    Ast *inner = mk_app(a, mk_prim(a, PRIM_MAP, 0, at), (Ast *)s.args[0], false);
+    Ast *stages[] = {mk_sized(a, PRIM_SPLIT, mk_num(a, m->param), at), mk_app(a, mk_prim(a, PRIM_MAP, 0, at), inner, false),
+                     mk_prim(a, PRIM_JOIN, 0, at)};
+    return mk_stages(a, s.nargs == 2 ? (Ast *)s.args[1] : NULL, stages, 3);
+  }
+  case RULE_FUSE_MAPS: {
+    Spine in;
+    if (!head_is(&s, PRIM_MAP) || s.nargs != 2 || !is_app_of(s.args[1], PRIM_MAP, 2, &in))
+      return refuse(m, "it is no plain map of a plain map (map f (map g xs))");
+    if (m->check_only) return (Ast *)m->e;
+    Ast *f = (Ast *)s.args[0], *g = (Ast *)in.args[0];
+    const Ast *avoid[] = {f, g};
+    Sym x = fresh_name(fr, g->kind == AST_LAMBDA ? g->bound : "x", avoid, 2);
+    Ast *v = mk_var(a, x, g->span);
+    Ast *fn = mk_lambda(a, x, apply_fn(fr, f, apply_fn(fr, g, v)), g->span);
+    return mk_app(a, mk_app(a, (Ast *)s.head, fn, false), (Ast *)in.args[1], m->e->pipe);
+  }
+  case RULE_FISSION_MAP: {
+    const Ast *fn = plain_map ? s.args[0] : NULL;
+    if (!fn || fn->kind != AST_LAMBDA || fn->body->kind != AST_APP)
+      return refuse(m, "it is no plain map of a lambda whose body is an application");
+    Sym x = fn->bound;
+    const Ast *f = fn->body->lhs, *e = fn->body->rhs;
+    if (count_free(f, x) || !count_free(e, x) || (e->kind == AST_VAR && e->name == x))
+      return refuse(m, "the function applied in the lambda's body mentions its parameter, or its argument is only "
+                       "the parameter");
+    if (m->check_only) return (Ast *)m->e;
+    /* \x -> g x is g */
+    Ast *first = e->kind == AST_APP && e->rhs->kind == AST_VAR && e->rhs->name == x && !count_free(e->lhs, x)
+                     ? e->lhs
+                     : mk_lambda(a, x, (Ast *)e, fn->span);
+    Ast *stages[] = {mk_app(a, mk_prim(a, PRIM_MAP, 0, s.head->span), first, false),
+                     mk_app(a, mk_prim(a, PRIM_MAP, 0, s.head->span), (Ast *)f, false)};
+    return mk_stages(a, s.nargs == 2 ? (Ast *)s.args[1] : NULL, stages, 2);
+  }
+  case RULE_PARTIAL_REDUCE: {
+    if (!head_is(&s, PRIM_REDUCE) || s.nargs != 3) return refuse(m, "it is no plain reduce applied to its array");
+    if (!associative_with_neutral(s.args[0], s.args[1]))
+      return refuse(m, "its operator is not one known to be associative with the initial value as neutral element "
+                       "(\\x a -> x + a with 0, \\x a -> x * a with 1)");
+    if (m->check_only) return (Ast *)m->e;
+    Span at = s.head->span;
+    Ast *red = mk_app(a, mk_app(a, mk_prim(a, PRIM_REDUCE, 0, at), (Ast *)s.args[0], false), (Ast *)s.args[1], false);
+    Ast *stages[] = {mk_sized(a, PRIM_SPLIT, mk_num(a, m->param), at), mk_app(a, mk_prim(a, PRIM_MAP, 0, at), red, false),
+                     red};
+    return mk_stages(a, (Ast *)s.args[2], stages, 3);
+  }
+  case RULE_FUSE_REDUCE_MAP: {
+    Spine in;
+    bool red = (head_is(&s, PRIM_REDUCE) || head_is(&s, PRIM_REDUCE_SEQ)) && s.nargs == 3;
+    if (!red || !(is_app_of(s.args[2], PRIM_MAP, 2, &in) || is_app_of(s.args[2], PRIM_MAP_SEQ, 2, &in)))
+      return refuse(m, "it is no reduce of a plain map or mapSeq (reduce f z (map g xs))");
+    if (m->check_only) return (Ast *)m->e;
+    Ast *f = (Ast *)s.args[0], *g = (Ast *)in.args[0];
+    const Ast *avoid[] = {f, g};
+    Sym x = fresh_name(fr, g->kind == AST_LAMBDA ? g->bound : "x", avoid, 2);
+    const char *acc_base = f->kind == AST_LAMBDA && f->body->kind == AST_LAMBDA ? f->body->bound : "acc";
+    const Ast *avoid2[] = {f, g, mk_var(a, x, g->span)};
+    Sym acc = fresh_name(fr, acc_base, avoid2, 3);
+    Ast *body = apply_fn(fr, apply_fn(fr, f, apply_fn(fr, g, mk_var(a, x, g->span))), mk_var(a, acc, f->span));
+    Ast *fn = mk_lambda(a, x, mk_lambda(a, acc, body, f->span), f->span);
+    Ast *r = mk_app(a, mk_app(a, (Ast *)s.head, fn, false), (Ast *)s.args[1], false);
+    return mk_app(a, r, (Ast *)in.args[1], m->e->pipe);
+  }
+  case RULE_VECTORISE: {
+    const Ast *fn = plain_map ? s.args[0] : NULL;
+    Spine z;
+    bool zipped = s.nargs == 2 && is_app_of(s.args[1], PRIM_ZIP, 2, &z);
+    if (!fn || fn->kind != AST_LAMBDA || !lanewise(fn->body, fn->bound, zipped))
+      return refuse(m, "it is no plain map of a lambda that computes lane by lane (arithmetic, math built-ins; fst "
+                       "and snd only of the parameter, over a zip a b)");
+    if (m->check_only) return (Ast *)m->e;
+    Span at = s.head->span;
+    Ast *input = s.nargs == 2 ? (Ast *)s.args[1] : NULL;
+    Ast *stages[3];
+    int n = 0;
+    if (zipped) {
+      Ast *va = mk_app(a, mk_sized(a, PRIM_AS_VECTOR, mk_num(a, m->param), at), (Ast *)z.args[0], false);
+      Ast *vb = mk_app(a, mk_sized(a, PRIM_AS_VECTOR, mk_num(a, m->param), at), (Ast *)z.args[1], false);
+      input = mk_app(a, mk_app(a, (Ast *)z.head, va, false), vb, false);
+    } else {
+      stages[n++] = mk_sized(a, PRIM_AS_VECTOR, mk_num(a, m->param), at);
+    }
+    stages[n++] = mk_app(a, (Ast *)s.head, (Ast *)fn, false);
+    stages[n++] = mk_prim(a, PRIM_AS_SCALAR, 0, at);
+    return mk_stages(a, input, stages, n);
+  }
+  case RULE_LOWER_GLOBAL:
+  case RULE_LOWER_WORKGROUP: {
+    if (!plain_map) return refuse(m, "it is no plain map");
+    int dim = (int)m->param;
+    if (encloses(en, PRIM_MAP_LOCAL, -1) || encloses(en, PRIM_MAP_SEQ, -1) || encloses(en, PRIM_REDUCE, -1) ||
+        encloses(en, PRIM_REDUCE_SEQ, -1) || encloses(en, PRIM_TO_PRIVATE, -1))
+      return refuse(m, "it is inside a mapLocal, mapSeq, reduction or toPrivate, where no grid-level map can run");
+    if (encloses(en, PRIM_MAP_GLOBAL, dim) || encloses(en, PRIM_MAP_WORKGROUP, dim))
+      return refuse(m, "it is inside a grid-level map of the same dimension");
+    return relevel(m, &s, rule == RULE_LOWER_GLOBAL ? PRIM_MAP_GLOBAL : PRIM_MAP_WORKGROUP, dim);
+  }
+  case RULE_LOWER_LOCAL: {
+    if (!plain_map) return refuse(m, "it is no plain map");
+    int dim = (int)m->param;
+    if (!encloses(en, PRIM_MAP_WORKGROUP, -1)) return refuse(m, "it is not inside a mapWorkgroup");
+    if (encloses(en, PRIM_MAP_LOCAL, dim)) return refuse(m, "it is inside a mapLocal of the same dimension");
+    if (encloses(en, PRIM_TO_PRIVATE, -1)) return refuse(m, "it is inside a toPrivate");
+    return relevel(m, &s, PRIM_MAP_LOCAL, dim);
+  }
+  case RULE_LOWER_SEQ:
+    if (!plain_map) return refuse(m, "it is no plain map");
+    return relevel(m, &s, PRIM_MAP_SEQ, 0);
+  case RULE_LOWER_REDUCE_SEQ:
+    if (!head_is(&s, PRIM_REDUCE) || s.nargs < 1) return refuse(m, "it is no plain reduce");
+    return relevel(m, &s, PRIM_REDUCE_SEQ, 0);
+  case RULE_TO_GLOBAL:
+  case RULE_TO_LOCAL:
+  case RULE_TO_PRIVATE: {
+    if (!is_map_head(&s) || s.nargs != 2) return refuse(m, "it is no map applied to its function and array");
+    if (rule == RULE_TO_LOCAL && !encloses(en, PRIM_MAP_WORKGROUP, -1))
+      return refuse(m, "it is not inside a mapWorkgroup: local memory belongs to a work-group");
+    PrimLevel lv = prim_level(s.head->prim);
+    if (rule == RULE_TO_PRIVATE && (lv == PLVL_GLOBAL || lv == PLVL_WORKGROUP || lv == PLVL_LOCAL))
+      return refuse(m, "it is a parallel map, which cannot produce private memory (one work-item's)");
+    Prim mem = rule == RULE_TO_GLOBAL ? PRIM_TO_GLOBAL : rule == RULE_TO_LOCAL ? PRIM_TO_LOCAL : PRIM_TO_PRIVATE;
+    return rule_to_memory(m, mem, &s);
+  }
+  case RULE_COUNT: break;
+  }
+  DPIA_EXHAUSTIVE_END
+  INTERNAL("bad rule %d", (int)rule);
+}
+
+/* ---- positions and application ---- */
+
+typedef struct Lister {
+  Arena *arena;
+  const Fresh *fr;
+  const Ast *body;
+  Vec sites;
+  int steps[1024];
+} Lister;
+
+static const char *path_text(Arena *a, const int *steps, int n) {
+  if (!n) return ".";
+  Buf b;
+  buf_init(&b, a);
+  for (int i = 0; i < n; i++) emit(&b, "%s%d", i ? "." : "", steps[i]);
+  return b.data;
+}
+
+static void list_node(Lister *l, const Ast *e, int depth) {
+  Enclosing en;
+  walk_path(l->body, l->steps, depth, &en, NULL);
+  RewriteSite *site = NULL;
+  for (int r = 0; r < RULE_COUNT && !en.in_spine; r++) {
+    const RuleParamInfo *pi = &rule_param_info[rule_info[r].param];
+    Match m = {l->fr, e, &en, pi->dflt >= 0 ? pi->dflt : pi->lo, true, NULL};
+    if (!rule_match(&m, (RuleId)r)) continue;
+    if (!site) {
+      site = NEW(l->arena, RewriteSite);
+      site->path = path_text(l->arena, l->steps, depth);
+      site->node = e;
+      vec_push(l->arena, &l->sites, site);
+    }
+    site->rules[site->nrules++] = (RuleId)r;
+  }
+  if (depth == (int)DPIA_COUNTOF(l->steps)) return;
+  for (int i = 0; i < nchildren(e); i++) {
+    l->steps[depth] = i;
+    list_node(l, child(e, i), depth + 1);
+  }
+}
+
+void rewrite_sites(Arena *a, const Program *prog, const Ast *body, RewriteSite **sites, int *nsites) {
+  Interner in;
+  intern_init(&in, a);
+  Fresh fr = {a, &in, prog};
+  Lister l = {.arena = a, .fr = &fr, .body = body};
+  list_node(&l, body, 0);
+  *sites = NEWARRAY(a, RewriteSite, l.sites.len ? l.sites.len : 1);
+  for (int i = 0; i < l.sites.len; i++) (*sites)[i] = *(RewriteSite *)l.sites.items[i];
+  *nsites = l.sites.len;
+}
+
+/* body with the node at steps[k..n) below e replaced by rep */
+static Ast *replace_at(Arena *a, const Ast *e, const int *steps, int n, Ast *rep) {
+  if (!n) return rep;
+  return with_child(a, e, steps[0], replace_at(a, child(e, steps[0]), steps + 1, n - 1, rep));
+}
+
+Ast *rewrite_apply(Arena *a, Interner *in, const Program *prog, const Ast *body, RuleId rule, const char *path,
+                   long long param, Buf *why) {
+  int *steps, nsteps;
+  if (!parse_path(a, path, &steps, &nsteps)) {
+    emit(why, "'%s' is not a path", path);
+    return NULL;
+  }
+  Enclosing en;
+  const Ast *e = walk_path(body, steps, nsteps, &en, why);
+  if (!e) return NULL;
+  if (en.in_spine) {
+    emit(why, "%s is the function of the application at %s: apply rules there", path,
+         nsteps == 1 ? "." : arena_strndup(a, path, (size_t)(strrchr(path, '.') - path)));
+    return NULL;
+  }
+  Fresh fr = {a, in, prog};
+  Match m = {&fr, e, &en, param, false, why};
+  Ast *rep = rule_match(&m, rule);
+  return rep ? replace_at(a, body, steps, nsteps, rep) : NULL;
+}
+
+/* ---- equality ---- */
+
+static bool size_equal(const SizeAst *a, const SizeAst *b) {
+  if (!a || !b) return a == b;
+  if (a->kind != b->kind) return false;
+  switch (a->kind) {
+  case SZA_NUM: return a->num == b->num;
+  case SZA_VAR: return a->name == b->name || strcmp(a->name, b->name) == 0;
+  case SZA_ADD:
+  case SZA_SUB:
+  case SZA_MUL:
+  case SZA_DIV: return size_equal(a->lhs, b->lhs) && size_equal(a->rhs, b->rhs);
+  }
+  return false;
+}
+
+static bool type_equal(const TypeAst *a, const TypeAst *b) {
+  if (!a || !b) return a == b;
+  return a->kind == b->kind && a->scalar == b->scalar && a->vec_width == b->vec_width &&
+         size_equal(a->size, b->size) && type_equal(a->elem, b->elem) && type_equal(a->fst, b->fst) &&
+         type_equal(a->snd, b->snd) && (a->name == b->name || (a->name && b->name && strcmp(a->name, b->name) == 0));
+}
+
+static bool sym_equal(Sym a, Sym b) { return a == b || (a && b && strcmp(a, b) == 0); }
+
+bool ast_equal(const Ast *a, const Ast *b) {
+  if (a->kind != b->kind) return false;
+  switch (a->kind) {
+  case AST_VAR: return sym_equal(a->name, b->name);
+  case AST_INT: return a->int_value == b->int_value;
+  case AST_FLOAT: return a->float_value == b->float_value && a->float_suffix_f == b->float_suffix_f;
+  case AST_BOOL: return a->bool_value == b->bool_value;
+  case AST_PRIM:
+    if (a->prim != b->prim || a->dim != b->dim || !type_equal(a->type_arg, b->type_arg)) return false;
+    for (int i = 0; i < prim_info[a->prim].nsizes; i++)
+      if (!size_equal(a->sizes[i], b->sizes[i])) return false;
+    return true;
+  case AST_LAMBDA:
+  case AST_LET:
+    if (!sym_equal(a->bound, b->bound)) return false;
+    break;
+  case AST_ITERATE:
+    if (!size_equal(a->count, b->count)) return false;
+    break;
+  case AST_BINOP:
+    if (a->op != b->op) return false;
+    break;
+  case AST_PROJ:
+  case AST_LANE:
+    if (a->proj != b->proj) return false;
+    break;
+  case AST_ASCRIBE:
+    if (!type_equal(a->type, b->type)) return false;
+    break;
+  case AST_ARRAY:
+    if (a->nelems != b->nelems) return false;
+    break;
+  case AST_APP:
+  case AST_COMPOSE:
+  case AST_SEQ:
+  case AST_ASSIGN:
+  case AST_NEG:
+  case AST_NOT:
+  case AST_TUPLE:
+  case AST_PPAIR: break;
+  case AST_COUNT: INTERNAL("bad Ast kind");
+  }
+  for (int i = 0; i < nchildren(a); i++)
+    if (!ast_equal(child(a, i), child(b, i))) return false;
+  return true;
+}

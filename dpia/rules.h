@@ -1,0 +1,159 @@
+/* rules.h: the rewrite rules of `dpia rewrite` as data (docs/language.md
+ * section 21; Steuwer et al., ICFP 2015, "Generating performance portable
+ * code using rewrite rules", whose last step the DPIA paper is).
+ *
+ * One X-macro row describes a rule completely, as the primitive table
+ * (prims.h) describes a primitive: the enum, the names --apply reads, the
+ * listing, the documentation and the switch of rewrite.c that applies it
+ * all come from it:
+ *
+ *   X(ID, "name", PARAM, "left = right", "side conditions")
+ *
+ * PARAM is the one parameter the rule takes (RuleParam below: NONE, CHUNK,
+ * WIDTH, DIM).  The side conditions are what rewrite.c checks on the
+ * syntax tree before it rewrites; every rule has one more, checked after:
+ * the rewritten program must pass `dpia check --high-level` (types,
+ * sizes, SCIR, the strategy rules), else --apply refuses it (E1105).  So a
+ * fully lowered result of any sequence of rules either passes `dpia
+ * check` or was refused (tests/unit/test_rewrite.c).
+ *
+ * Rules work on the source tree (ast.h) of the kernel's body, so that the
+ * result prints back as source (program_print) that reads as written. */
+#ifndef DPIA_RULES_H
+#define DPIA_RULES_H
+
+#include "ast.h"
+
+/* X(ID, "name", min, max, default (-1: none), "what it is") */
+#define DPIA_RULE_PARAMS(X)                                                                             \
+  X(NONE, "", 0, 0, -1, "no parameter")                                                                 \
+  X(CHUNK, "n", 1, 1 << 30, -1, "the chunk size, at least 1; the length must be a multiple of it")      \
+  X(WIDTH, "n", 2, 16, -1, "a vector width: 2, 3, 4, 8 or 16")                                          \
+  X(DIM, "dim", 0, 2, 0, "the OpenCL dimension: 0, 1 or 2 (default 0)")
+
+typedef enum RuleParam {
+#define X(id, name, lo, hi, dflt, doc) RPARAM_##id,
+  DPIA_RULE_PARAMS(X)
+#undef X
+  RPARAM_COUNT
+} RuleParam;
+
+typedef struct RuleParamInfo {
+  const char *name;
+  long long lo, hi, dflt;
+  const char *doc;
+} RuleParamInfo;
+extern const RuleParamInfo rule_param_info[RPARAM_COUNT];
+/* is v a value of the parameter kind p? */
+bool rule_param_allows(RuleParam p, long long v);
+
+/* the table is laid out by hand */
+/* clang-format off */
+#define DPIA_RULES(X)                                                                                        \
+  /* algorithmic rules (ICFP 2015 section 3.2) */                                                           \
+  X(SPLIT_JOIN, "splitJoin", CHUNK,                                                                         \
+    "map f = split n >> map (map f) >> join",                                                               \
+    "a plain map")                                                                                          \
+  X(FUSE_MAPS, "fuseMaps", NONE,                                                                            \
+    "map f (map g xs) = map (\\x -> x |> g |> f) xs",                                                      \
+    "two plain maps")                                                                                       \
+  X(FISSION_MAP, "fissionMap", NONE,                                                                        \
+    "map (\\x -> f e) = map (\\x -> e) >> map f",                                                          \
+    "a plain map of a function whose body applies an f that does not mention the parameter x to an e that " \
+    "does")                                                                                                 \
+  X(PARTIAL_REDUCE, "partialReduce", CHUNK,                                                                 \
+    "reduce f z = split n >> map (reduce f z) >> reduce f z",                                               \
+    "a plain reduce whose operator is associative with neutral element z: \\x a -> x + a (or a + x) with "  \
+    "0, \\x a -> x * a (or a * x) with 1")                                                                  \
+  X(FUSE_REDUCE_MAP, "fuseReduceMap", NONE,                                                                 \
+    "reduce f z (map g xs) = reduce (\\x a -> f (g x) a) z xs",                                            \
+    "a reduce or reduceSeq of a plain map or mapSeq")                                                       \
+  X(VECTORISE, "vectorise", WIDTH,                                                                          \
+    "map f = asVector n >> map f >> asScalar",                                                              \
+    "a plain map of a lambda that computes lane by lane (arithmetic + - * /, math built-ins, its "          \
+    "parameter, other variables and literals; fst and snd of the parameter when the array is zip a b, "    \
+    "then each of a and b is cut into vectors)")                                                            \
+  /* lowering rules: a level for each map and reduction, memory for results */                             \
+  X(LOWER_GLOBAL, "lowerGlobal", DIM,                                                                       \
+    "map = mapGlobal",                                                                                      \
+    "no enclosing mapLocal, mapSeq, reduction or toPrivate, no enclosing grid map of the same dimension")  \
+  X(LOWER_WORKGROUP, "lowerWorkgroup", DIM,                                                                 \
+    "map = mapWorkgroup",                                                                                   \
+    "no enclosing mapLocal, mapSeq, reduction or toPrivate, no enclosing grid map of the same dimension")  \
+  X(LOWER_LOCAL, "lowerLocal", DIM,                                                                         \
+    "map = mapLocal",                                                                                       \
+    "inside a mapWorkgroup, no enclosing mapLocal of the same dimension, no enclosing toPrivate")           \
+  X(LOWER_SEQ, "lowerSeq", NONE,                                                                            \
+    "map = mapSeq",                                                                                         \
+    "a plain map")                                                                                          \
+  X(LOWER_REDUCE_SEQ, "lowerReduceSeq", NONE,                                                               \
+    "reduce = reduceSeq",                                                                                   \
+    "a plain reduce")                                                                                       \
+  X(TO_GLOBAL, "toGlobal", NONE,                                                                            \
+    "m f xs = toGlobal (m f) xs",                                                                           \
+    "m is a map of any level, applied to its array")                                                        \
+  X(TO_LOCAL, "toLocal", NONE,                                                                              \
+    "m f xs = toLocal (m f) xs",                                                                            \
+    "m is a map of any level, applied to its array, inside a mapWorkgroup")                                 \
+  X(TO_PRIVATE, "toPrivate", NONE,                                                                          \
+    "m f xs = toPrivate (m f) xs",                                                                          \
+    "m is a map, mapSeq (no parallel map makes private memory), applied to its array")
+/* clang-format on */
+
+typedef enum RuleId {
+#define X(id, name, param, doc, side) RULE_##id,
+  DPIA_RULES(X)
+#undef X
+  RULE_COUNT
+} RuleId;
+
+typedef struct RuleInfo {
+  const char *name;
+  RuleParam param;
+  const char *doc;  /* left = right */
+  const char *side; /* the side conditions rewrite.c checks */
+} RuleInfo;
+extern const RuleInfo rule_info[RULE_COUNT];
+
+/* the rule of that name; RULE_COUNT if none */
+RuleId rule_lookup(const char *name);
+
+/* ---- positions ----
+ * A position is a node of the kernel's body, named by its path: the child
+ * numbers from the root, joined by '.', the root itself "." (so "1.0.1").
+ * The children of a node, in order: an application's function (0) and
+ * argument (1), however it is written (f x and x |> f are the same node);
+ * a lambda's body (0); a let's value (0) and body (1); the two operands of
+ * >>, ;, :=, a binary operator, a pair (0, 1); the operand of -, !, .1,
+ * .x, an ascription (0); iterate's function (0); an array literal's
+ * elements (0, 1, ...).  A path names the same node as long as the tree
+ * above it is the same, whatever the layout of the text. */
+typedef struct RewriteSite {
+  const char *path;
+  const Ast *node;
+  int nrules;
+  RuleId rules[RULE_COUNT];
+} RewriteSite;
+
+/* Every position of body at which at least one rule's left side and side
+ * conditions hold, in preorder (a node before its children, children in
+ * order): *sites gets an arena array of *nsites. */
+void rewrite_sites(Arena *a, const Program *prog, const Ast *body, RewriteSite **sites, int *nsites);
+
+/* The node of body at path (parsed as above); NULL if path is not one
+ * (why says what is wrong with it). */
+const Ast *rewrite_node_at(Arena *a, const Ast *body, const char *path, Buf *why);
+
+/* body with rule applied at path, its parameter (when it takes one) value;
+ * NULL if the rule's left side or side conditions do not hold there (why
+ * says which).  body is not changed: the result shares what is not
+ * rewritten.  prog gives the names that fresh variables must avoid. */
+Ast *rewrite_apply(Arena *a, Interner *in, const Program *prog, const Ast *body, RuleId rule, const char *path,
+                   long long param, Buf *why);
+
+/* Are a and b the same tree: equal kinds, names, literals, primitives,
+ * sizes and types, whatever their spans and however an application is
+ * written (f x or x |> f)?  The round trip of printing (tests). */
+bool ast_equal(const Ast *a, const Ast *b);
+
+#endif

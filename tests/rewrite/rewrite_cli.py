@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""rewrite_cli.py: `dpia rewrite` and `dpia check --high-level` from the
+command line (docs/language.md section 21).
+
+Usage: rewrite_cli.py DPIA ROOT [--update]
+
+- the --list --json of samples/explore/dot.dpia, kernel dotHL, is the
+  golden dot_list.json (paths are stable: a change of it is a change of
+  the interface drivers use);
+- the derivation of docs/language.md section 21, from the high-level
+  dotParts to the strategy of samples/dot_partial.dpia, applied step by
+  step, gives dot_parts_derived.dpia, which `dpia check` accepts;
+- errors carry their codes: an unknown rule E1101, a bad path E1102, a
+  missing or bad parameter E1103, a rule that does not apply E1104, a
+  result that does not check E1105; usage errors exit 2;
+- check --high-level exits 0 with the note E0607; plain check exits 1
+  with E0601.
+--update rewrites the goldens."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+failures = []
+
+
+def run(dpia, args):
+    return subprocess.run([dpia] + args, capture_output=True, text=True, timeout=120)
+
+
+def golden(path, text, update):
+    if update:
+        with open(path, 'w') as f:
+            f.write(text)
+        return
+    with open(path) as f:
+        want = f.read()
+    if want != text:
+        failures.append(f'{os.path.basename(path)} differs:\n{text}')
+
+
+# docs/language.md section 21: dotParts to dot_partial's strategy
+DERIVATION = [
+    ('fuseReduceMap@0.1.0', []),
+    ('splitJoin@.', ['--param', 'n=128']),
+    ('lowerWorkgroup@1', []),
+    ('lowerLocal@1.0.1', []),
+    ('lowerReduceSeq@1.0.1.1.0', []),
+]
+
+ERRORS = [
+    (['--apply', 'fuseAll@.'], 'E1101'),
+    (['--apply', 'lowerSeq@1.9'], 'E1102'),
+    (['--apply', 'lowerSeq@x'], 'E1102'),
+    (['--apply', 'lowerSeq'], 'E1102'),
+    (['--apply', 'splitJoin@1'], 'E1103'),
+    (['--apply', 'splitJoin@1', '--param', 'n=0'], 'E1103'),
+    (['--apply', 'vectorise@1', '--param', 'n=5'], 'E1103'),
+    (['--apply', 'lowerSeq@1', '--param', 'n=4'], 'E1103'),
+    (['--apply', 'lowerLocal@1'], 'E1104'),
+    (['--apply', 'partialReduce@1', '--param', 'n=4'], 'E1104'),
+    (['--apply', 'toPrivate@1'], 'E1105'),
+]
+
+
+def main():
+    dpia, root = os.path.abspath(sys.argv[1]), sys.argv[2]
+    update = '--update' in sys.argv[3:]
+    here = os.path.dirname(os.path.abspath(__file__))
+    dot = os.path.join(root, 'samples', 'explore', 'dot.dpia')
+    os.chdir(root)
+    rel = os.path.relpath(dot, root)
+
+    r = run(dpia, ['rewrite', rel, '-k', 'dotHL', '--list', '--json'])
+    if r.returncode != 0:
+        failures.append(f'--list --json exits {r.returncode}: {r.stderr}')
+    else:
+        json.loads(r.stdout)
+        golden(os.path.join(here, 'dot_list.json'), r.stdout, update)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        cur = os.path.join(tmp, 'dot.dpia')
+        with open(dot) as f:
+            text = f.read()
+        for step, extra in DERIVATION:
+            with open(cur, 'w') as f:
+                f.write(text)
+            r = run(dpia, ['rewrite', cur, '-k', 'dotParts', '--apply', step] + extra)
+            if r.returncode != 0:
+                failures.append(f'derivation step {step} exits {r.returncode}: {r.stderr}')
+                break
+            text = r.stdout
+        else:
+            golden(os.path.join(here, 'dot_parts_derived.dpia'), text, update)
+            with open(cur, 'w') as f:
+                f.write(text)
+            r = run(dpia, ['check', cur, '--diagnostics=json'])
+            codes = [d.get('code') for d in json.loads(r.stdout or '[]')]
+            # dotHL of the same file is still high-level: E0601 for it only
+            if r.returncode != 1 or set(codes) != {'E0601'}:
+                failures.append(f'the derived program: check exits {r.returncode} with {codes}')
+            r = run(dpia, ['check', '--high-level', cur])
+            if r.returncode != 0:
+                failures.append(f'the derived program: check --high-level exits {r.returncode}: {r.stderr}')
+
+        for args, code in ERRORS:
+            r = run(dpia, ['rewrite', rel, '-k', 'dotHL', '--diagnostics=json'] + args)
+            try:
+                got = [d.get('code') for d in json.loads(r.stdout) if d.get('level') == 'error']
+            except ValueError:
+                got = None
+            if r.returncode != 1 or got != [code]:
+                failures.append(f'rewrite {" ".join(args)}: exit {r.returncode}, codes {got}, expected {code}\n'
+                                f'{r.stdout}{r.stderr}')
+
+    for args in (['--list'], ['--apply', 'lowerSeq@1'], ['-k', 'dotHL'], ['-k', 'dotHL', '--list', '--apply', 'x@.'],
+                 ['-k', 'dotHL', '--apply', 'lowerSeq@1', '--json'], ['-k', 'dotHL', '--list', '--bogus']):
+        r = run(dpia, ['rewrite', rel] + args)
+        if r.returncode != 2:
+            failures.append(f'rewrite {" ".join(args)}: exit {r.returncode}, expected 2 (usage)')
+    r = run(dpia, ['rewrite', rel, '-k', 'nope', '--list', '--diagnostics=json'])
+    if r.returncode != 2 or 'E0806' not in r.stdout:  # as translate -k nope
+        failures.append(f'rewrite -k nope: exit {r.returncode}: {r.stdout}{r.stderr}')
+
+    r = run(dpia, ['check', '--high-level', '--diagnostics=json', rel])
+    notes = json.loads(r.stdout or '[]')
+    if r.returncode != 0 or [(d['level'], d.get('code')) for d in notes] != [('note', 'E0607')] * 2:
+        failures.append(f'check --high-level: exit {r.returncode}, {notes}')
+    r = run(dpia, ['check', '--diagnostics=json', rel])
+    codes = [d.get('code') for d in json.loads(r.stdout or '[]')]
+    if r.returncode != 1 or set(codes) != {'E0601'}:
+        failures.append(f'check: exit {r.returncode}, codes {codes}')
+
+    for f in failures:
+        print('FAIL', f)
+    print(f'rewrite-cli: {len(failures)} failures')
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,305 @@
+/* test_rewrite.c: the rewrite rules of dpia/rules.h (docs/language.md
+ * section 21) are sound, and programs print back to the same tree.
+ *
+ * Usage: test_rewrite FILE...
+ *
+ * For every file: the round trip of program_print (parse, print, parse
+ * again: the same trees; printing again: the same text).
+ *
+ * For every kernel of a file that checks as a high-level program (the
+ * samples of samples/explore): a bounded search over rule applications
+ * (every position --list gives, every rule there, parameters n=4 and
+ * dim=0), to depth DEPTH, through the library as `dpia rewrite --apply`
+ * runs it.  Each application is either refused with E1104 or E1105 (the
+ * rule's side conditions) or gives a program that
+ *   - computes what the original kernel computes in the reference
+ *     interpreter (verify/interp.c), at the smallest sizes of a list that
+ *     satisfy the rewritten kernel's preconditions, on the same random
+ *     inputs (soundness);
+ *   - passes `dpia check` when it is fully lowered (plain check fails only
+ *     with E0601, a map with no level, while it is not).
+ * Every rule of the table must be applied soundly at least once: a rule
+ * that no sample exercises fails the test.  Prints a summary line. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <string.h>
+
+#include "unit_env.h"
+#include "dpia.h"
+#include "rules.h"
+#include "verify/interp.h"
+#include "verify/runtime.h"
+
+enum { DEPTH = 3, MAX_PROGRAMS = 400 };
+
+static int failures;
+static int applied[RULE_COUNT];
+
+#define FAIL(...)                 \
+  do {                            \
+    fprintf(stderr, "FAIL: ");    \
+    fprintf(stderr, __VA_ARGS__); \
+    fputc('\n', stderr);          \
+    failures++;                   \
+  } while (0)
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  static char buf[1 << 20];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = 0;
+  return strdup(buf);
+}
+
+static Program *parse_text(UnitEnv *env, const char *name, const char *text) {
+  Source *src = NEW(&env->arena, Source);
+  source_init(src, &env->arena, name, text, strlen(text));
+  diag_init(&env->diag, &env->arena);
+  Program *p = parse_program(&env->arena, &env->in, &env->diag, src);
+  return env->diag.nerrors ? NULL : p;
+}
+
+static void round_trip(UnitEnv *env, const char *path, const char *text) {
+  Program *p = parse_text(env, path, text);
+  if (!p) {
+    FAIL("%s does not parse", path);
+    return;
+  }
+  Buf once, twice;
+  buf_init(&once, &env->arena);
+  buf_init(&twice, &env->arena);
+  program_print(&once, p);
+  Program *q = parse_text(env, path, once.data);
+  if (!q) {
+    FAIL("%s: its printout does not parse:\n%s", path, once.data);
+    return;
+  }
+  int j = 0;
+  for (int i = 0; i < p->ndecls; i++) {
+    if (p->decls[i]->from_prelude) continue;
+    while (j < q->ndecls && q->decls[j]->from_prelude) j++;
+    const Decl *a = p->decls[i], *b = j < q->ndecls ? q->decls[j] : NULL;
+    j++;
+    if (!b || strcmp(a->name, b->name) != 0 || (a->body && !ast_equal(a->body, b->body)))
+      FAIL("%s: declaration %s is another tree once printed and parsed again", path, a->name);
+  }
+  program_print(&twice, q);
+  if (strcmp(once.data, twice.data) != 0) FAIL("%s: printing the printout gives other text", path);
+}
+
+/* ---- the reference interpreter on one kernel ---- */
+
+typedef struct Eval {
+  bool ok;
+  double *out;
+  size_t n;
+} Eval;
+
+static const long long candidate_sizes[] = {16, 32, 64, 128, 256, 4096, 8192, 16384, 32768, 65536, 131072};
+
+/* the kernel's value at nats (all its nat parameters given one value: the
+ * first candidate that satisfies its preconditions, when *size is 0) */
+static Eval evaluate(const char *text, const char *kernel, long long *size) {
+  Eval ev = {0};
+  static UnitEnv env; /* one at a time; freed below */
+  UNIT_ENV_INIT(&env, "test_rewrite");
+  Program *p = parse_text(&env, kernel, text);
+  CheckedProgram *cp = p ? check_program(&env.arena, &env.in, &env.diag, &env.tc, p) : NULL;
+  DefInfo *def = NULL;
+  for (int i = 0; cp && i < cp->ndefs; i++)
+    if (strcmp(cp->defs[i]->name, kernel) == 0) def = cp->defs[i];
+  Phrase *body = def && !env.diag.nerrors ? normalize_def(&env.arena, &env.tc, &env.diag, def) : NULL;
+  if (!body) {
+    arena_free(&env.arena);
+    return ev;
+  }
+  int64_t *values = NEWARRAY(&env.arena, int64_t, def->nsize_params + 1);
+  NatValues nats = {def->nsize_params, (const char *const *)def->size_params, values};
+  Buf err;
+  buf_init(&err, &env.arena);
+  for (size_t c = 0; c < DPIA_COUNTOF(candidate_sizes) && !*size; c++) {
+    for (int i = 0; i < def->nsize_params; i++) values[i] = candidate_sizes[c];
+    bool holds = true;
+    for (int j = 0; j < def->nprecond && holds; j++) {
+      holds = precond_eval(&def->preconds[j], nat_lookup, &nats) == PRECOND_HOLDS;
+    }
+    if (holds) *size = candidate_sizes[c];
+  }
+  for (int i = 0; i < def->nsize_params; i++) values[i] = *size;
+  Rng rng;
+  rng_seed(&rng, 42);
+  double **in;
+  size_t *counts;
+  double *out;
+  size_t n;
+  if (*size && interp_random_inputs(&env.arena, def, &nats, &rng, &in, &counts, &err) &&
+      interp_run(&env.arena, def, body, &nats, (const double *const *)in, counts, &out, &n, &err)) {
+    ev.ok = true;
+    ev.n = n;
+    ev.out = malloc(sizeof(double) * (n ? n : 1));
+    memcpy(ev.out, out, sizeof(double) * n);
+  } else {
+    fprintf(stderr, "note: %s not evaluated: %s\n", kernel, err.data ? err.data : "no sizes satisfy it");
+  }
+  arena_free(&env.arena);
+  return ev;
+}
+
+/* ---- through the library, as dpia rewrite and dpia check run ---- */
+
+static int run(const char *text, const DpiaOptions *o, char **output, const char **code) {
+  DpiaResult *r = NULL;
+  int status = dpia_process("<rewrite>", text, strlen(text), o, &r);
+  size_t len;
+  const char *out = dpia_result_output(r, &len);
+  if (output) *output = strdup(out);
+  *code = NULL;
+  for (int i = 0; i < dpia_result_diagnostic_count(r); i++) {
+    const DpiaDiagnostic *d = dpia_result_diagnostic(r, i);
+    if (!d->is_note && d->code) {
+      static char first[8];
+      snprintf(first, sizeof first, "%s", d->code);
+      *code = first;
+      break;
+    }
+  }
+  if (status != DPIA_OK && getenv("TEST_REWRITE_VERBOSE")) fputs(dpia_result_diagnostics(r), stderr);
+  dpia_result_free(r);
+  return status;
+}
+
+typedef struct Search {
+  const char *kernel;
+  Eval reference;
+  long long size;
+  char *programs[MAX_PROGRAMS];
+  int depth[MAX_PROGRAMS];
+  int n;
+} Search;
+
+static void try_rule(Search *s, int from, RuleId rule, const char *path, long long param) {
+  DpiaRewrite rw = {0};
+  char spec[256];
+  snprintf(spec, sizeof spec, "%s@%s", rule_info[rule].name, path);
+  rw.apply = spec;
+  const char *pname = rule_param_info[rule_info[rule].param].name;
+  if (rule_info[rule].param != RPARAM_NONE) {
+    rw.nparams = 1;
+    rw.param_names = &pname;
+    rw.param_values = &param;
+  }
+  DpiaOptions o;
+  dpia_options_init(&o);
+  o.action = DPIA_REWRITE;
+  o.kernel = s->kernel;
+  o.rewrite = &rw;
+  char *text = NULL;
+  const char *code;
+  int status = run(s->programs[from], &o, &text, &code);
+  if (status != DPIA_OK) {
+    if (!code || (strcmp(code, "E1104") != 0 && strcmp(code, "E1105") != 0))
+      FAIL("%s: %s gives status %d, code %s (neither applied nor refused by a side condition)", s->kernel, spec,
+           status, code ? code : "none");
+    free(text);
+    return;
+  }
+  /* soundness: the same values as the original kernel */
+  long long size = 0;
+  Eval ev = evaluate(text, s->kernel, &size);
+  long long ref_size = size;
+  Eval ref = size == s->size || !size ? s->reference : evaluate(s->programs[0], s->kernel, &ref_size);
+  if (!size) {
+    /* not counted as applied: said, never passed silently */
+    printf("%s: %s not compared: no size of the list satisfies its preconditions\n", s->kernel, spec);
+  } else if (!ev.ok || !ref.ok) {
+    FAIL("%s: %s: the interpreter cannot run the result or the original", s->kernel, spec);
+  } else {
+    Comparison cmp;
+    compare_values(ev.out, ref.out, ev.n < ref.n ? ev.n : ref.n, COMPARE_BOUND_FLOAT, &cmp);
+    if (ev.n != ref.n || !cmp.ok)
+      FAIL("%s: %s computes other values than the original (N=%lld, relative error %g):\n%s", s->kernel, spec, size,
+           cmp.rel_error, text);
+    else
+      applied[rule]++;
+  }
+  free(ev.out);
+  if (ref.out != s->reference.out) free(ref.out);
+  /* lowered results pass plain check */
+  DpiaOptions c;
+  dpia_options_init(&c);
+  c.action = DPIA_CHECK;
+  c.kernel = s->kernel;
+  int st = run(text, &c, NULL, &code);
+  if (st != DPIA_OK && (!code || strcmp(code, "E0601") != 0))
+    FAIL("%s: %s was accepted, but dpia check rejects it with %s:\n%s", s->kernel, spec, code ? code : "no code",
+         text);
+  if (s->depth[from] + 1 < DEPTH && s->n < MAX_PROGRAMS) {
+    s->depth[s->n] = s->depth[from] + 1;
+    s->programs[s->n++] = text;
+  } else {
+    free(text);
+  }
+}
+
+static void search_kernel(const char *text, const char *kernel) {
+  Search *s = calloc(1, sizeof *s);
+  s->kernel = kernel;
+  s->programs[0] = strdup(text);
+  s->n = 1;
+  s->reference = evaluate(text, kernel, &s->size);
+  if (!s->reference.ok) FAIL("%s: the reference interpreter cannot run the original", kernel);
+  for (int i = 0; i < s->n && s->reference.ok; i++) {
+    static UnitEnv env;
+    UNIT_ENV_INIT(&env, "test_rewrite");
+    Program *p = parse_text(&env, kernel, s->programs[i]);
+    const Decl *k = NULL;
+    for (int d = 0; p && d < p->ndecls; d++)
+      if (p->decls[d]->is_kernel && strcmp(p->decls[d]->name, kernel) == 0) k = p->decls[d];
+    if (!k) {
+      FAIL("%s: a rewritten program lost the kernel", kernel);
+      arena_free(&env.arena);
+      continue;
+    }
+    RewriteSite *sites;
+    int nsites;
+    rewrite_sites(&env.arena, p, k->body, &sites, &nsites);
+    for (int j = 0; j < nsites; j++)
+      for (int r = 0; r < sites[j].nrules; r++) {
+        RuleId rule = sites[j].rules[r];
+        long long param = rule_info[rule].param == RPARAM_DIM ? 0 : 4;
+        try_rule(s, i, rule, sites[j].path, param);
+      }
+    arena_free(&env.arena);
+  }
+  printf("%s: %d programs derived\n", kernel, s->n - 1);
+  for (int i = 0; i < s->n; i++) free(s->programs[i]);
+  free(s->reference.out);
+  free(s);
+}
+
+int main(int argc, char **argv) {
+  for (int f = 1; f < argc; f++) {
+    char *text = slurp(argv[f]);
+    if (!text) {
+      FAIL("cannot read %s", argv[f]);
+      continue;
+    }
+    static UnitEnv env;
+    UNIT_ENV_INIT(&env, "test_rewrite");
+    round_trip(&env, argv[f], text);
+    /* the high-level kernels: the explore samples */
+    if (strstr(argv[f], "explore/")) {
+      Program *p = parse_text(&env, argv[f], text);
+      for (int d = 0; p && d < p->ndecls; d++)
+        if (p->decls[d]->is_kernel) search_kernel(text, p->decls[d]->name);
+    }
+    arena_free(&env.arena);
+    free(text);
+  }
+  for (int r = 0; r < RULE_COUNT; r++)
+    if (!applied[r]) FAIL("rule %s was never applied soundly on the samples", rule_info[r].name);
+  printf("rewrite: %d files, %d failures\n", argc - 1, failures);
+  return failures != 0;
+}
