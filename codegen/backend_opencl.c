@@ -3,7 +3,7 @@
  * indentation level, one statement a line, no parentheses C's precedence
  * makes redundant, the work-item functions and barrier fences of OpenCL C
  * 6.15. */
-#include "backend.h"
+#include "backend_opencl.h"
 #include "kernel.h"
 
 #include <math.h>
@@ -514,8 +514,9 @@ static int statement_lines(Arena *a, const KirKernel *k, const KirStmt *const **
 }
 
 const Backend backend_opencl = {
+    .id = TARGET_OPENCL,
     .name = "opencl",
-    .reserved = opencl_name_reserved,
+    .names = {.language = "OpenCL C", .use = opencl_name_use, .kernel_use = opencl_kernel_name_use},
     .print_type = print_type,
     .print_expr = print_expr,
     .print_kernel = print_kernel,

@@ -408,8 +408,10 @@ void kir_drop_dead(Arena *a, KirKernel *k);
 
 /* Loop bodies that read a buffer at several constant offsets from one
  * index that depends on the loop's variable read it through a pointer to
- * that row, declared where the body begins (pointers.c). */
-void kir_row_pointers(Arena *a, KirKernel *k);
+ * that row, declared where the body begins (pointers.c), named away from
+ * backend's reserved names. */
+typedef struct Backend Backend; /* backend.h */
+void kir_row_pointers(Arena *a, const Backend *backend, KirKernel *k);
 
 /* A loop whose whole body is one test of work-item ids (a single writer's
  * guard, get_local_id(1) == 0, inside a mapLocal over dimension 0) becomes

@@ -90,6 +90,7 @@ typedef struct Row {
 
 typedef struct Pass {
   Arena *arena;
+  const Backend *backend; /* whose reserved names a pointer's name avoids */
   int nbufs;
   Buffer *bufs;
   NameSet names; /* every name of the kernel, and those made here */
@@ -426,7 +427,7 @@ static void note_local(Pass *p, const KirBlock *b) {
 
 static const char *fresh_name(Pass *p, const char *buf, const char *var) {
   const char *name = arena_printf(p->arena, "%s_%s", buf, var);
-  for (int k = 2; nameset_has(&p->names, name) || backend_opencl.reserved(name); k++)
+  for (int k = 2; nameset_has(&p->names, name) || backend_reserved(p->backend, name); k++)
     name = arena_printf(p->arena, "%s_%s_%d", buf, var, k);
   nameset_add(&p->names, name);
   return name;
@@ -602,8 +603,8 @@ static void rows_of_kernel(Pass *p, const KirKernel *k, KirBlock *body) {
   p->straight = false;
 }
 
-void kir_row_pointers(Arena *a, KirKernel *k) {
-  Pass p = {.arena = a, .names = {.arena = a}, .sizes = {.arena = a}};
+void kir_row_pointers(Arena *a, const Backend *backend, KirKernel *k) {
+  Pass p = {.arena = a, .backend = backend, .names = {.arena = a}, .sizes = {.arena = a}};
   ix_init(&p.ix, a);
   p.bufs = NEWARRAY(a, Buffer, k->nparams + 1);
   for (int i = 0; i < k->nparams; i++) {

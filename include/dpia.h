@@ -174,6 +174,12 @@ typedef struct DpiaOptions {
    * kernel with barriers shows a race: a test of the check itself
    * (`DPIA_DEBUG_DROP_BARRIERS=1` on the command line). */
   int debug_drop_barriers;
+  /* the language generated, checked and run (`--target=NAME`): "opencl"
+   * (OpenCL C, the default when NULL).  The target decides which names a
+   * kernel may keep (reserved names are refused or renamed), the text of
+   * the kernels and the host header, and how they are verified and run.
+   * A name dpia does not know is an error (E0810, status DPIA_EUSAGE). */
+  const char *target;
 } DpiaOptions;
 
 #define DPIA_EMIT_BIT(kind) (1u << (unsigned)(kind))

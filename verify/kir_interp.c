@@ -88,7 +88,7 @@ void ki_print_item(R *r, Buf *b, int64_t group_index, int item) {
  * line number when the printed kernel is the one emitted (want_lines) */
 void ki_print_stmt_at(R *r, Buf *b, int id) {
   const KirStmt *s = id >= 0 && id < r->stmts.len ? r->stmts.items[id] : NULL;
-  if (s && !r->text) r->nlines = backend_opencl.statement_lines(r->a, r->k, &r->line_stmts, &r->lines, &r->text);
+  if (s && !r->text) r->nlines = r->backend->statement_lines(r->a, r->k, &r->line_stmts, &r->lines, &r->text);
   int line = 0;
   for (int i = 0; s && i < r->nlines && !line; i++)
     if (r->line_stmts[i] == s) line = r->lines[i];

@@ -133,6 +133,7 @@ typedef struct R {
   const KiArg *args;
   KiLaunch launch;
   const KiLimits *lim;
+  const Backend *backend; /* prints the kernel for messages (KiRun.backend) */
   bool want_lines;
   int nlines; /* the statements' lines in the printed kernel, once a message needs them */
   const KirStmt *const *line_stmts;

@@ -33,7 +33,7 @@ static void expect_printed(Tester *t, int line, const Buf *b, const char *want) 
 static void expect_text(Tester *t, int line, const KirExpr *e, const char *want) {
   Buf b;
   buf_init(&b, t->a);
-  backend_opencl.print_expr(&b, e);
+  backend_of(TARGET_OPENCL)->print_expr(&b, e);
   expect_printed(t, line, &b, want);
 }
 
@@ -49,7 +49,7 @@ static void expect(Tester *t, int line, bool ok, const char *what) {
 static void expect_type(Tester *t, int line, const KirType *ty, const char *want) {
   Buf b;
   buf_init(&b, t->a);
-  backend_opencl.print_type(&b, ty);
+  backend_of(TARGET_OPENCL)->print_type(&b, ty);
   expect_printed(t, line, &b, want);
 }
 
@@ -311,7 +311,7 @@ static void expect_dropped(Tester *t, int line, KirKernel *k, const char *want) 
   kir_drop_dead(t->a, k);
   Buf b;
   buf_init(&b, t->a);
-  backend_opencl.print_kernel(k, NULL, &b);
+  backend_of(TARGET_OPENCL)->print_kernel(k, NULL, &b);
   const char *body = strstr(b.data, ") {\n");
   Buf got;
   buf_init(&got, t->a);
@@ -383,7 +383,7 @@ int main(void) {
   Tester tester = {.a = &env.arena};
   Tester *t = &tester;
   ix_init(&t->ix, &env.arena);
-  t->ix.print_expr = backend_opencl.print_expr;
+  t->ix.print_expr = backend_of(TARGET_OPENCL)->print_expr;
   test_printing(t);
   test_types(t);
   test_literals(t);
