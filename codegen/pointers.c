@@ -202,6 +202,7 @@ static bool stable_expr(const NameSet *stable, const KirExpr *e) {
   case KE_COND:
     return stable_expr(stable, e->cond.test) && stable_expr(stable, e->cond.then) && stable_expr(stable, e->cond.other);
   case KE_CALL:
+  case KE_BUILTIN:
   case KE_CAST:
     for (int i = 0; i < e->call.nargs; i++)
       if (!stable_expr(stable, e->call.args[i])) return false;
@@ -372,6 +373,7 @@ static const KirExpr *visit(Pass *p, const KirExpr *e, const char *var, bool rew
     return o == e->vload.offset && q == e->vload.ptr ? e : kir_vload(p->arena, e->vload.width, o, q);
   }
   case KE_CALL:
+  case KE_BUILTIN:
   case KE_CAST:
   case KE_VECTOR: {
     const KirExpr **args = NEWARRAY(p->arena, const KirExpr *, e->call.nargs > 0 ? e->call.nargs : 1);
@@ -383,6 +385,7 @@ static const KirExpr *visit(Pass *p, const KirExpr *e, const char *var, bool rew
     if (same) return e;
     if (e->kind == KE_CAST) return kir_cast(p->arena, e->call.type, args[0]);
     if (e->kind == KE_VECTOR) return kir_vector(p->arena, e->call.type, e->call.nargs, args);
+    if (e->kind == KE_BUILTIN) return kir_builtin(p->arena, e->call.builtin, e->call.type, args);
     return kir_call(p->arena, e->call.fn, e->call.nargs, args);
   }
   }
