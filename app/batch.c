@@ -12,7 +12,8 @@
  * diagnostics use (default "<line N>"), "source_name" the name generated text
  * gives the source (default "name"), "stamp" true names dpia's version in
  * generated text (default false), "set" the values of tune parameters
- * ({"WG": 128}, as --set WG=128).  Any other member is an error.
+ * ({"WG": 128}, as --set WG=128), "target" the language generated
+ * ("opencl", the default; as --target).  Any other member is an error.
  *
  * "action": "run" runs the kernel on the OpenCL device of the defaults
  * (`dpia run --json`): "kernel" chooses it when the source has several,
@@ -148,7 +149,7 @@ static bool emit_kind(Request *rq, const Json *v, bool first, Buf *why) {
 
 static const char *const request_fields[] = {"id",         "source",      "name",   "action",      "kernel", "emit",
                                              "local_size", "global_size", "verify", "source_name", "stamp",  "set",
-                                             "sizes",      "repeat",      "check",  "seed"};
+                                             "sizes",      "repeat",      "check",  "seed",        "target"};
 
 /* a natural number member of v (absent: *out unchanged) */
 static bool natural(const Json *v, const char *field, long long lo, long long *out, Buf *why) {
@@ -228,6 +229,11 @@ static bool read_request(Batch *b, Arena *a, const Json *v, Request *rq, Buf *wh
   const Json *stamp = json_get(v, "stamp");
   if (stamp && stamp->kind != JSON_BOOL) return bad(why, "%s", "\"stamp\" must be true or false");
   rq->opt.stamp = stamp ? stamp->boolean : b->defaults->stamp;
+  /* a name dpia does not know is the translation's error (E0810) */
+  const Json *target = json_get(v, "target");
+  if (target && (target->kind != JSON_STRING || strlen(target->str) != target->len || !target->len))
+    return bad(why, "%s", "\"target\" must be a non-empty string");
+  rq->opt.target = target ? target->str : b->defaults->target;
 
   const Json *action = json_get(v, "action");
   if (action) {

@@ -159,7 +159,7 @@ static bool check_settings(Ctx *c, const CheckedProgram *symbolic) {
 
 static bool pass_check(Ctx *c) {
   if (!c->opt->nsets) {
-    c->checked = check_program(c->arena, &c->in, &c->diag, &c->tc, c->prog);
+    c->checked = check_program_for(c->arena, &c->in, &c->diag, &c->tc, c->prog, &c->backend->names);
     return c->diag.nerrors == 0;
   }
   /* The symbolic check gives the preconditions that check_settings
@@ -169,7 +169,7 @@ static bool pass_check(Ctx *c) {
   Diag symbolic;
   diag_init(&symbolic, c->arena);
   symbolic.depth_scale = c->diag.depth_scale;
-  c->checked = check_program(c->arena, &c->in, &symbolic, &c->tc, c->prog);
+  c->checked = check_program_for(c->arena, &c->in, &symbolic, &c->tc, c->prog, &c->backend->names);
   if (!check_settings(c, symbolic.nerrors ? NULL : c->checked)) return false;
   /* Specialisation: the kernel is checked again with each set parameter
    * bound to its constant (check_program_set), which is exactly checking
@@ -177,7 +177,7 @@ static bool pass_check(Ctx *c) {
    * array and loop bound that mentions it becomes the constant, and what
    * the symbolic check left as a precondition on it is decided. */
   TuneSettings set = {c->opt->nsets, c->opt->set_names, c->opt->set_values, c->opt->kernel};
-  c->checked = check_program_set(c->arena, &c->in, &c->diag, &c->tc, c->prog, &set);
+  c->checked = check_program_set(c->arena, &c->in, &c->diag, &c->tc, c->prog, &c->backend->names, &set);
   return c->diag.nerrors == 0;
 }
 
@@ -401,7 +401,7 @@ static bool pass_codegen(Ctx *c) {
   }
   for (int i = 0; i < n; i++) {
     if (!c->hoisted[i]) continue;
-    c->kernels[i] = kernel_from_def(c->arena, &c->tc, &c->diag, c->hoisted[i], generated_name(c));
+    c->kernels[i] = kernel_from_def(c->arena, &c->tc, &c->diag, c->backend, c->hoisted[i], generated_name(c));
     if (!c->kernels[i]) return false;
     /* A work-group size that the program leaves symbolic never
      * silently becomes 1 (every work-item of its mapLocal one after the
@@ -427,7 +427,7 @@ static bool pass_codegen(Ctx *c) {
     }
     Buf src;
     buf_init(&src, c->arena);
-    if (!codegen_opencl(c->arena, &c->tc, c->kernels[i], &copt, &src, &c->facts[i])) return false;
+    if (!codegen_kernel(c->arena, &c->tc, c->kernels[i], &copt, &src, &c->facts[i])) return false;
     c->sources[i] = src.data;
     c->natural[i] = c->kernels[i];
     /* from here on the kernel is the one launched as generated: metadata,
@@ -618,7 +618,7 @@ static void emit_sources(Ctx *c) {
     if (!c->sources[i]) continue;
     /* a pipeline's kernels are one program: each definition once */
     if (c->pipe) {
-      codegen_program_add(&program, &defined, &c->facts[i]);
+      codegen_program_add(c->backend, &program, &defined, &c->facts[i]);
       continue;
     }
     if (!first) buf_putc(&c->out, '\n');
@@ -693,7 +693,7 @@ static void emit_header(Ctx *c) {
   const PipeDesc **pipes = NEWARRAY(c->arena, const PipeDesc *, c->checked->ndefs);
   for (int i = 0; i < c->checked->ndefs; i++)
     if (c->pipe_descs[i]) pipes[npipes++] = c->pipe_descs[i];
-  codegen_header_pipelines(c->arena, generated_name(c), n, kernels, sources, npipes, pipes, &copt, &c->out);
+  codegen_header_pipelines(c->arena, c->backend, generated_name(c), n, kernels, sources, npipes, pipes, &copt, &c->out);
 }
 
 /* the search space of each selected kernel (app/space.c): as the
@@ -736,6 +736,11 @@ static bool only_width_errors(const Diag *d) {
 }
 
 static int run_passes(Ctx *c) {
+  if (!c->target) { /* the target is chosen once, here (backend.h) */
+    diag_error(&c->diag, ERR_UNKNOWN_TARGET, (Span){0}, "unknown target '%s'; dpia generates code for: %s",
+               c->opt->target, backend_names(c->arena));
+    return DPIA_EUSAGE;
+  }
   static const Pass check_passes[] = {pass_parse, pass_check, pass_strategy};
   for (size_t i = 0; i < DPIA_COUNTOF(check_passes); i++) {
     if (check_passes[i](c)) continue;
@@ -845,6 +850,7 @@ static int process(const Target *target, const char *name, const char *text, siz
   c = NEW(&r->arena, Ctx);
   c->opt = opt;
   c->target = target;
+  c->backend = target ? backend_of(target->id) : NULL;
   c->arena = &r->arena;
   intern_init(&c->in, c->arena);
   diag_init(&c->diag, c->arena);
@@ -933,9 +939,11 @@ int driver_process(const Target *target, const char *name, const char *text, siz
   return d.status;
 }
 
-/* The one place the library picks its target. */
+/* The one place the library picks its target (NULL: opt->target names
+ * none, which the translation reports). */
 int dpia_process(const char *name, const char *text, size_t len, const DpiaOptions *opt, DpiaResult **result) {
-  return driver_process(target_default(), name, text, len, opt, result);
+  const Target *target = opt->target ? target_named(opt->target) : target_default();
+  return driver_process(target, name, text, len, opt, result);
 }
 
 /* the errors and their notes as DpiaDiagnostics */

@@ -13,7 +13,8 @@ enum { NEMIT = DPIA_EMIT_SPACE + 1 }; /* the DpiaEmit kinds */
 
 typedef struct Ctx {
   const DpiaOptions *opt;
-  const Target *target; /* verifies and runs the kernels (target.h) */
+  const Target *target;   /* verifies and runs the kernels (target.h); NULL: an unknown one was asked for */
+  const Backend *backend; /* prints them: the target's (backend.h) */
   Arena *arena;
   Interner in;
   Diag diag;

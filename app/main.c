@@ -47,7 +47,7 @@ static const char usage_text[] =
     "            3 verification failed, 4 OpenCL unavailable, 70 internal error\n";
 
 static const char check_help[] = "usage: dpia check [-v] [--high-level] [--local-size=a[,b[,c]]] [--global-size=a[,b[,c]]]\n"
-                                 "                  [--diagnostics=text|json] FILE\n"
+                                 "                  [--diagnostics=text|json] [--target=NAME] FILE\n"
                                  "\n"
                                  "Parse and type check FILE: sizes in types, Syntactic Control of Interference\n"
                                  "with passivity (paper Figure 3) and the OpenCL hierarchy and address space\n"
@@ -65,7 +65,7 @@ static const char check_help[] = "usage: dpia check [-v] [--high-level] [--local
 static const char translate_help[] =
     "usage: dpia translate FILE [-k KERNEL] [--emit=KIND] [-o OUT] [--no-verify]\n"
     "                      [--local-size=a[,b[,c]]] [--global-size=a[,b[,c]]] [--set NAME=VALUE]...\n"
-    "                      [--diagnostics=text|json] [--source-name NAME] [--stamp]\n"
+    "                      [--diagnostics=text|json] [--source-name NAME] [--stamp] [--target=NAME]\n"
     "\n"
     "Translate the kernels of FILE (or only KERNEL).  KIND is one of\n"
     "  opencl        OpenCL C (default)\n"
@@ -88,10 +88,13 @@ static const char translate_help[] =
     "Generated text names the source FILE relative to the current directory (an\n"
     "absolute FILE too), or NAME with --source-name, and names no version of dpia\n"
     "unless --stamp: outputs kept as goldens or build products are the same on\n"
-    "every machine.\n";
+    "every machine.\n"
+    "--target=NAME chooses the language generated (also for check, verify, run\n"
+    "and batch): opencl, OpenCL C, is the one so far and the default; a name dpia\n"
+    "does not know is error E0810 (exit 2).\n";
 
 static const char verify_help[] =
-    "usage: dpia verify FILE [-k KERNEL] [-v] [--set NAME=VALUE]... [--diagnostics=text|json]\n"
+    "usage: dpia verify FILE [-k KERNEL] [-v] [--set NAME=VALUE]... [--diagnostics=text|json] [--target=NAME]\n"
     "\n"
     "Translate the kernels of FILE (or only KERNEL) and verify the result, with no\n"
     "OpenCL device: the imperative program is type checked again under the SCIR\n"
@@ -114,7 +117,7 @@ static const char run_help[] =
     "usage: dpia run FILE [-k KERNEL] --size N=VALUE... [--check] [--repeat R] [--seed S]\n"
     "                [--inputs=signed|positive|unit] [--platform P] [--device D]\n"
     "                [--local-size=...] [--global-size=...] [--set NAME=VALUE]...\n"
-    "                [--diagnostics=text|json] [--json] [--no-verify]\n"
+    "                [--diagnostics=text|json] [--json] [--no-verify] [--target=NAME]\n"
     "\n"
     "Translate and verify KERNEL (as 'dpia verify'; --no-verify skips that, as\n"
     "in translate and batch: --check still compares the run with the reference), build it on an OpenCL device (platform P, device D;\n"
@@ -141,7 +144,7 @@ static const char run_help[] =
     "refuses the sizes, {kernel, sizes, status: \"precondition_failed\", diagnostics}.\n";
 
 static const char batch_help[] =
-    "usage: dpia batch [--no-verify] < requests.jsonl > responses.jsonl\n"
+    "usage: dpia batch [--no-verify] [--target=NAME] < requests.jsonl > responses.jsonl\n"
     "\n"
     "Translate many programs in one process: each line of stdin is a JSON request,\n"
     "  {\"id\": 1, \"source\": \"kernel k ...\", \"kernel\": \"k\", \"emit\": [\"opencl\", \"json\"],\n"
@@ -183,8 +186,8 @@ static int command_usage_error(const char *command, const char *fmt, const char 
 
 /* Options written --NAME=VALUE; given as '--NAME VALUE' or '--NAME', a
  * hint at the right spelling. */
-static const char *const valued_options[] = {"--emit", "--local-size", "--global-size", "--diagnostics",
-                                              "--opencl-source", "--inputs"};
+static const char *const valued_options[] = {"--emit",          "--local-size", "--global-size", "--diagnostics",
+                                              "--opencl-source", "--inputs",     "--target"};
 
 /* Read a whole file; on failure print why and return NULL. */
 char *cli_read_file(const char *path, size_t *len) {
@@ -543,6 +546,10 @@ static int run_command_in(const Command *cmd, int argc, char **argv, Owned *own)
       opt.verbose = 1;
     } else if (cmd->action == DPIA_CHECK && strcmp(a, "--high-level") == 0) {
       opt.high_level = 1;
+    } else if (strncmp(a, "--target=", 9) == 0) {
+      /* the library says whether it knows the name (E0810) */
+      if (opt.target) return given_twice("--target");
+      opt.target = a + 9;
     } else if (strcmp(a, "--diagnostics=json") == 0) {
       opt.diagnostics_json = 1;
     } else if (strcmp(a, "--diagnostics=text") == 0) {
@@ -740,6 +747,10 @@ static int batch_command(int argc, char **argv) {
     }
     if (strcmp(argv[i], "--no-verify") == 0) {
       opt.verify = 0;
+      continue;
+    }
+    if (strncmp(argv[i], "--target=", 9) == 0) { /* the requests' default "target" */
+      opt.target = argv[i] + 9;
       continue;
     }
     fprintf(stderr, "dpia: error: unknown argument '%s' for 'dpia batch' (it reads stdin)\n"

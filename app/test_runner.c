@@ -491,8 +491,9 @@ static void run_imperative_defs(Test *t, const DpiaOptions *opt, bool has_checks
     co.global_size[d] = opt->global_size[d];
   }
   DefsOutput a, b;
-  codegen_imperative_defs(t->arena, t->base, t->text, t->len, &co, &a);
-  codegen_imperative_defs(t->arena, t->base, t->text, t->len, &co, &b);
+  const Backend *backend = backend_of(target_default()->id);
+  codegen_imperative_defs(t->arena, backend, t->base, t->text, t->len, &co, &a);
+  codegen_imperative_defs(t->arena, backend, t->base, t->text, t->len, &co, &b);
   if (strcmp(a.opencl.data, b.opencl.data) || strcmp(a.json.data, b.json.data) ||
       strcmp(a.diagnostics.data, b.diagnostics.data))
     fail(t, "not deterministic: two generations differ");

@@ -13,6 +13,7 @@
 #include "clang_check.h"
 #include "semantic.h"
 #include "kernel.h"
+#include "backend.h"
 #include "translate.h"
 
 static double now(void) {
@@ -83,11 +84,11 @@ static void translate_once(const char *name, const char *text, size_t len, Clang
     double s4 = now();
     DefInfo *hoisted = translate_hoist(&a, &tc, &in, &d, imp);
     double s5 = now();
-    ImpKernel *k = kernel_from_def(&a, &tc, &d, hoisted, name);
+    ImpKernel *k = kernel_from_def(&a, &tc, &d, backend_of(TARGET_OPENCL), hoisted, name);
     Buf cl;
     buf_init(&cl, &a);
     CodegenOptions copt = {0};
-    codegen_opencl(&a, &tc, k, &copt, &cl, NULL);
+    codegen_kernel(&a, &tc, k, &copt, &cl, NULL);
     double s6 = now();
     Buf report;
     buf_init(&report, &a);

@@ -533,6 +533,26 @@ static CExpr gen_unop(CG *cg, const Phrase *e) {
 
 static CExpr call(CG *cg, const char *fn, int n, const CExpr *args) { return kir_call(cg->arena, fn, n, args); }
 
+/* the built-in a math primitive is (dpia/prims.h MATH) */
+static KirBuiltin math_builtin(Prim prim) {
+  switch (prim) {
+  case PRIM_FABS: return KBI_FABS;
+  case PRIM_SQRT: return KBI_SQRT;
+  case PRIM_RSQRT: return KBI_RSQRT;
+  case PRIM_EXP: return KBI_EXP;
+  case PRIM_LOG: return KBI_LOG;
+  case PRIM_SIN: return KBI_SIN;
+  case PRIM_COS: return KBI_COS;
+  case PRIM_FLOOR: return KBI_FLOOR;
+  case PRIM_CEIL: return KBI_CEIL;
+  case PRIM_MIN: return KBI_MIN;
+  case PRIM_MAX: return KBI_MAX;
+  case PRIM_POW: return KBI_POW;
+  case PRIM_FMA: return KBI_FMA;
+  default: INTERNAL("%s is not a math primitive", prim_info[prim].name);
+  }
+}
+
 /* clamp(x, 0, n - 1) as an opaque index whose range is [0, n) */
 static const Ix *clamp_index(CG *cg, const Ix *x, Size n, bool low, bool high) {
   const Ix *nn = ix_from_size(&cg->ix, n);
@@ -548,13 +568,14 @@ static const Ix *clamp_index(CG *cg, const Ix *x, Size n, bool low, bool high) {
   if (high && ix_provably_less(&cg->ix, x, nn)) high = false;
   if (low && ix_provably_less(&cg->ix, K(cg, -1), x)) low = false; /* x >= 0 */
   CExpr args[3] = {cg_ix_expr(cg, x), kir_int(cg->arena, 0), cg_ix_expr(cg, top)};
+  const KirType *index = cg_scalar_type(cg, SC_INT, 1);
   CExpr clamped;
   if (low && high)
-    clamped = call(cg, "clamp", 3, args);
+    clamped = kir_builtin(cg->arena, KBI_CLAMP, index, args);
   else if (low)
-    clamped = call(cg, "max", 2, args);
+    clamped = kir_builtin(cg->arena, KBI_MAX, index, args);
   else if (high)
-    clamped = call(cg, "min", 2, (CExpr[]){args[0], args[2]});
+    clamped = kir_builtin(cg->arena, KBI_MIN, index, (CExpr[]){args[0], args[2]});
   else return x;
   /* an atom of the index (index.h) */
   const Ix *v = ix_expr(&cg->ix, clamped);
@@ -715,19 +736,15 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     rest = need_idx(cg, ps, e, &i);
     return gen_exp(cg, s->args[0], step_idx(cg, ix_add(x, i, ix_from_size(x, h->sizes[0])), rest));
   case PRIM_SELECT: {
-    /* on vectors, c ? a : b is OpenCL's select(b, a, c), lane by lane by
-     * the sign bit of the mask's lane (docs/language.md section 19); a
-     * lane of it is taken from the whole value (lane_by_path) */
+    /* on vectors, a choice lane by lane by the sign bit of the mask's lane
+     * (docs/language.md section 19; KBI_SELECT); a lane of it is taken
+     * from the whole value (lane_by_path) */
     int lanes = select_mask_width(h);
     if (lanes && ps) INTERNAL("a path into a select of vectors");
-    CExpr c = gen_exp(cg, s->args[0], NULL);
+    CExpr args[3] = {gen_exp(cg, s->args[0], NULL), gen_exp(cg, s->args[1], ps), gen_exp(cg, s->args[2], ps)};
+    if (!lanes) return kir_cond(cg->arena, args[0], args[1], args[2]);
     DataType *r = dt_resolve(fn_result(h->type, 3)->data);
-    /* a double vector's mask is a long vector (OpenCL C 6.3.i) */
-    if (lanes && r->kind == DT_SCALAR && r->scalar == SC_DOUBLE)
-      c = call(cg, arena_printf(cg->arena, "convert_long%d", lanes), 1, &c);
-    CExpr a = gen_exp(cg, s->args[1], ps);
-    CExpr b = gen_exp(cg, s->args[2], ps);
-    return kir_cond(cg->arena, c, a, b);
+    return kir_builtin(cg->arena, KBI_SELECT, cg_scalar_type(cg, r->scalar, r->width), args);
   }
   case PRIM_VEC: {
     CExpr v = gen_exp(cg, s->args[0], NULL);
@@ -761,11 +778,11 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     if (dt_equal(from, to)) return v;
     return kir_cast(cg->arena, cg_scalar_type(cg, to->scalar, to->width), v);
   }
-  PRIM_CASES_MATH : { /* the OpenCL built-in of the same name */
-    int arity = s->nargs;
+  PRIM_CASES_MATH : { /* the target's built-in (KirBuiltin), lane-wise */
     CExpr args[3];
-    for (int a = 0; a < arity; a++) args[a] = gen_exp(cg, s->args[a], NULL);
-    return call(cg, prim_info[prim].name, arity, args);
+    for (int a = 0; a < s->nargs; a++) args[a] = gen_exp(cg, s->args[a], NULL);
+    DataType *r = dt_resolve(fn_result(h->type, s->nargs)->data);
+    return kir_builtin(cg->arena, math_builtin(prim), cg_scalar_type(cg, r->scalar, r->width), args);
   }
   PRIM_CASES_FOREIGN : { /* the program's own OpenCL C function, emitted before the kernel */
     CExpr *args = NEWARRAY(cg->arena, CExpr, s->nargs);

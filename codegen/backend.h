@@ -1,7 +1,23 @@
 /* backend.h: what a target language provides to code generation (as QBE's
- * Target): its reserved names, the text of a kernel in the kernel IR
- * (kir.h), and the host header that launches kernels.  OpenCL C is the one
- * instance (backend_opencl.c, its host header header.c). */
+ * Target, and Halide's printers with a name table each): its names, the
+ * text of a kernel in the kernel IR (kir.h), and the host header that
+ * launches kernels.
+ *
+ * The backend is chosen once, by the target's name (`--target=opencl`,
+ * DpiaOptions.target, the batch request's "target"): the driver looks it
+ * up (backend_named), gives its names to the checker (TargetNames,
+ * dpia/check.h) and the backend itself to kernel_from_def, which records
+ * it in the ImpKernel; code generation, the header, the pipelines and
+ * verification call through that pointer.  Lowering builds target-neutral
+ * kernel IR (work-item queries, memory spaces, built-ins by KirBuiltin,
+ * casts, vectors, lanes, barriers by fence): only a backend's file spells
+ * them.
+ *
+ * Adding a target (CUDA C, C with OpenMP) is a row of DPIA_TARGETS, a file
+ * codegen/backend_NAME.c defining `const Backend backend_NAME` (its
+ * printer, its name table, its reserved names) with its host header, and
+ * the instance of verify/target.h that verifies and runs its text.  Only
+ * the files codegen/backend_*.c name a backend. */
 #ifndef DPIA_BACKEND_H
 #define DPIA_BACKEND_H
 
@@ -12,10 +28,24 @@ typedef struct ImpKernel ImpKernel;
 typedef struct CodegenOptions CodegenOptions;
 typedef struct PipeDesc PipeDesc;
 
+/* The targets dpia knows: X(ID, name), name what --target takes.  The
+ * backend of a row is backend_NAME (backend.c's table), its verification
+ * and running target_NAME (verify/target.c). */
+#define DPIA_TARGETS(X) X(OPENCL, opencl)
+
+typedef enum TargetId {
+#define X(id, name) TARGET_##id,
+  DPIA_TARGETS(X)
+#undef X
+      TARGET_COUNT
+} TargetId;
+
 typedef struct Backend {
-  const char *name;
-  /* a name the target language takes (keywords, types, built-ins, macros) */
-  bool (*reserved)(const char *name);
+  TargetId id;
+  const char *name; /* as --target names it: "opencl" */
+  /* the names the language gives a meaning to (keywords, types,
+   * built-ins, macros), for the checker's messages and for renaming */
+  TargetNames names;
   /* one type, as a declaration of its type prints it */
   void (*print_type)(Buf *out, const KirType *t);
   /* one expression, as a kernel prints it */
@@ -38,12 +68,14 @@ typedef struct Backend {
                        Buf *out);
 } Backend;
 
-extern const Backend backend_opencl;
+/* backend.c: the backend of a target; the one called name (NULL if none) */
+const Backend *backend_of(TargetId id);
+const Backend *backend_named(const char *name);
+/* the names of the targets, for messages: "opencl" (", "-separated) */
+const char *backend_names(Arena *a);
 
-/* header.c: backend_opencl's print_header, a C header for the OpenCL host
- * API */
-void opencl_print_header(Arena *a, const char *source_name, int nkernels, const ImpKernel *const *kernels,
-                         const char *const *sources, int npipes, const PipeDesc *const *pipes,
-                         const CodegenOptions *opt, Buf *out);
+/* name is not free in b's language (a keyword, type, built-in, macro or
+ * reserved prefix): the code generator renames a name away from it */
+static inline bool backend_reserved(const Backend *b, const char *name) { return b->names.use(name) != NULL; }
 
 #endif

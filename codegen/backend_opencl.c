@@ -3,7 +3,7 @@
  * indentation level, one statement a line, no parentheses C's precedence
  * makes redundant, the work-item functions and barrier fences of OpenCL C
  * 6.15. */
-#include "backend.h"
+#include "backend_opencl.h"
 #include "kernel.h"
 
 #include <math.h>
@@ -14,6 +14,14 @@
 static const char *const query_name[] = {
     [KQ_GLOBAL_ID] = "get_global_id",   [KQ_GLOBAL_SIZE] = "get_global_size", [KQ_GROUP_ID] = "get_group_id",
     [KQ_NUM_GROUPS] = "get_num_groups", [KQ_LOCAL_ID] = "get_local_id",       [KQ_LOCAL_SIZE] = "get_local_size",
+};
+
+/* OpenCL C's built-in functions (6.15.2 math, 6.15.3 integer, 6.15.4
+ * common), by KirBuiltin; SELECT is the operator ?: on vectors (6.3.i) */
+static const char *const builtin_name[] = {
+    [KBI_MIN] = "min",     [KBI_MAX] = "max",   [KBI_CLAMP] = "clamp", [KBI_SELECT] = NULL, [KBI_FABS] = "fabs",
+    [KBI_SQRT] = "sqrt",   [KBI_RSQRT] = "rsqrt", [KBI_EXP] = "exp",   [KBI_LOG] = "log",   [KBI_SIN] = "sin",
+    [KBI_COS] = "cos",     [KBI_FLOOR] = "floor", [KBI_CEIL] = "ceil", [KBI_POW] = "pow",   [KBI_FMA] = "fma",
 };
 
 static void print_expr(Buf *out, const KirExpr *e);
@@ -171,6 +179,27 @@ static void print_expr(Buf *out, const KirExpr *e) {
   case KE_VLOAD: print_vector_memory(out, "vload", e->vload.width, NULL, e->vload.offset, e->vload.ptr); return;
   case KE_CALL:
     buf_puts(out, e->call.fn);
+    print_args(out, e);
+    return;
+  case KE_BUILTIN:
+    if (e->call.builtin == KBI_SELECT) {
+      /* mask ? a : b, lane by lane by the sign bit of the mask's lane,
+       * which for a double vector is a long vector (OpenCL C 6.3.i) */
+      const KirType *t = e->call.type;
+      if (t->kind == KTY_SCALAR && t->scalar == SC_DOUBLE) {
+        emit(out, "convert_long%d(", t->width);
+        print_operand(out, e->call.args[0], PREC_ASSIGN);
+        buf_putc(out, ')');
+      } else {
+        print_operand(out, e->call.args[0], PREC_COND + 1);
+      }
+      buf_puts(out, " ? ");
+      print_operand(out, e->call.args[1], PREC_COND + 1);
+      buf_puts(out, " : ");
+      print_operand(out, e->call.args[2], PREC_COND);
+      return;
+    }
+    buf_puts(out, builtin_name[e->call.builtin]);
     print_args(out, e);
     return;
   case KE_CAST:
@@ -514,8 +543,9 @@ static int statement_lines(Arena *a, const KirKernel *k, const KirStmt *const **
 }
 
 const Backend backend_opencl = {
+    .id = TARGET_OPENCL,
     .name = "opencl",
-    .reserved = opencl_name_reserved,
+    .names = {.language = "OpenCL C", .use = opencl_name_use, .kernel_use = opencl_kernel_name_use},
     .print_type = print_type,
     .print_expr = print_expr,
     .print_kernel = print_kernel,

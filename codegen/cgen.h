@@ -144,6 +144,7 @@ typedef struct CG {
   TypeCtx *tc;
   Diag *diag;
   const ImpKernel *k;
+  const Backend *backend; /* k's: what prints the kernel, whose names are reserved */
   IxCtx ix;
   Launch launch;
   KirBlock *block; /* where the statements being generated go */
@@ -286,9 +287,9 @@ void cg_program_scope(CG *cg, Vec *tops);
 KirLit cg_scalar_literal(CG *cg, ScalarKind s, const Phrase *lit);
 
 /* ---- opencl.c: names, types, text ---- */
-/* a C name is reserved: OpenCL C's (opencl_name_reserved, check.h) or the
+/* a C name is reserved: the target language's (Backend.names) or the
  * generator's own (pair_*: struct typedefs) */
-bool cg_is_reserved(const char *name);
+bool cg_is_reserved(const Backend *b, const char *name);
 /* The C name for a binder called base (spec section 8): base itself if it
  * is a valid C name neither reserved nor taken, else a readable variant
  * (primes as _p, _2 _3 suffixes, leading underscores dropped, v_ prefix;
@@ -296,7 +297,8 @@ bool cg_is_reserved(const char *name);
 typedef bool (*CNameTaken)(const void *ctx, const char *name);
 /* hints (may be NULL): where the suffixes of a name were tried before, for
  * callers that never give a name up (nameset_hint) */
-const char *cg_c_name(Arena *a, const char *base, CNameTaken taken, const void *ctx, NameSet *hints);
+const char *cg_c_name(Arena *a, const Backend *be, const char *base, CNameTaken taken, const void *ctx,
+                      NameSet *hints);
 const char *cg_name(CG *cg, const char *base); /* declare a fresh C name */
 const char *cg_declare(CG *cg, const char *name); /* declare name, not visible here */
 void cg_scope_enter(CG *cg, int *mark);
@@ -371,7 +373,7 @@ void sync_group_loop_top(CG *cg, const Phrase *body, KirStmt *before_body);
 /* Set up cg for kernel k (environment of the parameters, launch sizes) and
  * lower the whole kernel; NULL after reporting to k->diag. */
 KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions *opt);
-/* cg_lower, then the text of the OpenCL backend, and what `dpia run` needs
+/* cg_lower, then the text of k's backend, and what `dpia run` needs
  * to know of it (facts may be NULL) */
 bool cg_generate(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions *opt, Buf *out, KernelFacts *facts);
 

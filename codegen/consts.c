@@ -70,7 +70,7 @@ static const char *table_name(CG *cg, const Phrase *lit) {
     const ProgramTable *t = cg->program->tables.items[i];
     if (same_literal(t->lit, lit) && !nameset_has(&cg->visible, t->name)) return cg_declare(cg, t->name);
   }
-  return cg_declare(cg, cg_c_name(cg->arena, base, taken_in_program, cg, NULL));
+  return cg_declare(cg, cg_c_name(cg->arena, cg->backend, base, taken_in_program, cg, NULL));
 }
 
 void cg_collect_program_scope(CG *cg, const Phrase *body) {

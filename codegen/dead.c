@@ -171,6 +171,7 @@ static void keep_effects(Dead *d, const KirExpr *e, KirBlock *out) {
     keep_effects(d, e->vload.ptr, out);
     return;
   case KE_CALL:
+  case KE_BUILTIN:
   case KE_CAST:
   case KE_VECTOR:
     if (e->kind == KE_CALL && nameset_has(&d->foreign, e->call.fn)) {

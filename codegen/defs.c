@@ -5,6 +5,7 @@
  * whose imperative form is fixed, not only through whatever the
  * translation makes of a functional one. */
 #include "defs.h"
+#include "backend.h"
 
 #include "dpia_front.h"
 
@@ -17,7 +18,7 @@ static bool imperative_def(const DefInfo *d) {
   return true;
 }
 
-void codegen_imperative_defs(Arena *arena, const char *name, const char *text, size_t len,
+void codegen_imperative_defs(Arena *arena, const Backend *backend, const char *name, const char *text, size_t len,
                              const CodegenOptions *opt, DefsOutput *out) {
   memset(out, 0, sizeof *out);
   buf_init(&out->opencl, arena);
@@ -32,7 +33,7 @@ void codegen_imperative_defs(Arena *arena, const char *name, const char *text, s
   Source src;
   source_init(&src, arena, name, text, len);
   Program *prog = parse_program(arena, &in, &diag, &src);
-  CheckedProgram *cp = diag.nerrors ? NULL : check_program(arena, &in, &diag, &tc, prog);
+  CheckedProgram *cp = diag.nerrors ? NULL : check_program_for(arena, &in, &diag, &tc, prog, &backend->names);
   int ndefs = cp ? cp->ndefs : 0;
   out->kernels = NEWARRAY(arena, const char *, ndefs + 1);
   out->kernel_lens = NEWARRAY(arena, size_t, ndefs + 1);
@@ -42,11 +43,11 @@ void codegen_imperative_defs(Arena *arena, const char *name, const char *text, s
     Phrase *body = normalize_def(arena, &tc, &diag, d);
     if (!body) continue;
     d->body = body;
-    ImpKernel *k = kernel_from_def(arena, &tc, &diag, d, name);
+    ImpKernel *k = kernel_from_def(arena, &tc, &diag, backend, d, name);
     if (!k) continue;
     Buf source;
     buf_init(&source, arena);
-    if (!codegen_opencl(arena, &tc, k, opt, &source, NULL)) continue;
+    if (!codegen_kernel(arena, &tc, k, opt, &source, NULL)) continue;
     if (out->nkernels) buf_putc(&out->opencl, '\n');
     buf_put(&out->opencl, source.data, source.len);
     buf_puts(&out->json, out->nkernels ? ",\n" : "[\n");

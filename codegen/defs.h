@@ -14,11 +14,12 @@ typedef struct DefsOutput {
   size_t *kernel_lens;
 } DefsOutput;
 
-/* Parse and check text (named name), then generate every imperative def:
+/* Parse and check text (named name), then generate every imperative def
+ * for backend's target:
  * a def, not a kernel, whose parameters are acc, exp or acc-with phrases
  * and whose result is comm (the input shape of codegen/kernel.h, written
  * by hand).  Everything lives in arena, whose DpiaMem's on_oom must be set. */
-void codegen_imperative_defs(Arena *arena, const char *name, const char *text, size_t len,
+void codegen_imperative_defs(Arena *arena, const Backend *backend, const char *name, const char *text, size_t len,
                              const CodegenOptions *opt, DefsOutput *out);
 
 #endif

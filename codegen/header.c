@@ -31,7 +31,7 @@
 #include <string.h>
 
 #include "dpia.h"
-#include "backend.h"
+#include "backend_opencl.h"
 #include "kernel.h"
 #include "header_common.h"
 #include "pipeline_emit.h"
@@ -1165,15 +1165,15 @@ static const char *guard_name(Arena *a, const char *source_name) {
   return b.data;
 }
 
-void codegen_header(Arena *a, const char *source_name, int nkernels, const ImpKernel *const *kernels,
-                    const char *const *sources, const CodegenOptions *opt, Buf *out) {
-  codegen_header_pipelines(a, source_name, nkernels, kernels, sources, 0, NULL, opt, out);
+void codegen_header(Arena *a, const Backend *backend, const char *source_name, int nkernels,
+                    const ImpKernel *const *kernels, const char *const *sources, const CodegenOptions *opt, Buf *out) {
+  codegen_header_pipelines(a, backend, source_name, nkernels, kernels, sources, 0, NULL, opt, out);
 }
 
-void codegen_header_pipelines(Arena *a, const char *source_name, int nkernels, const ImpKernel *const *kernels,
-                              const char *const *sources, int npipes, const PipeDesc *const *pipes,
-                              const CodegenOptions *opt, Buf *out) {
-  backend_opencl.print_header(a, source_name, nkernels, kernels, sources, npipes, pipes, opt, out);
+void codegen_header_pipelines(Arena *a, const Backend *backend, const char *source_name, int nkernels,
+                              const ImpKernel *const *kernels, const char *const *sources, int npipes,
+                              const PipeDesc *const *pipes, const CodegenOptions *opt, Buf *out) {
+  backend->print_header(a, source_name, nkernels, kernels, sources, npipes, pipes, opt, out);
 }
 
 void opencl_print_header(Arena *a, const char *source_name, int nkernels, const ImpKernel *const *kernels,

@@ -41,6 +41,7 @@ typedef struct KB {
   TypeCtx *tc;
   Diag *diag;
   DefInfo *def;
+  const Backend *backend;
   bool ok;
   NameSet names;  /* C names taken (never given up) */
   Vec params;     /* KParam *, in the order they are made */
@@ -56,7 +57,7 @@ static void kb_take(KB *kb, const char *name) { nameset_add(&kb->names, name); }
 
 /* a fresh C name after base (cg_c_name: valid, not reserved, not taken) */
 static const char *kb_unique(KB *kb, const char *base) {
-  const char *name = cg_c_name(kb->arena, base, kb_taken, kb, &kb->names);
+  const char *name = cg_c_name(kb->arena, kb->backend, base, kb_taken, kb, &kb->names);
   kb_take(kb, name);
   return name;
 }
@@ -252,8 +253,10 @@ static void collect_local_params(KB *kb, const Phrase *p, bool per_item) {
   }
 }
 
-ImpKernel *kernel_from_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def, const char *source_name) {
+ImpKernel *kernel_from_def(Arena *a, TypeCtx *tc, Diag *diag, const Backend *backend, DefInfo *def,
+                           const char *source_name) {
   KB kbs = {0}, *kb = &kbs;
+  kb->backend = backend;
   kb->arena = a;
   kb->names.arena = a;
   kb->tc = tc;
@@ -279,23 +282,23 @@ ImpKernel *kernel_from_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def, cons
   /* names (spec section 8): the kernel and its nat parameters keep theirs
    * (sizes in types refer to them; the checker rejects reserved ones in a
    * functional kernel, a hand-written def is checked here) */
-  if (opencl_name_reserved(def->name) || strcmp(def->name, "main") == 0) {
+  if (backend->names.kernel_use(def->name)) {
     diag_error(diag, ERR_RESERVED_NAME, where,
-               "kernel name '%s' is not free in OpenCL C (a keyword, type, built-in or reserved name); rename it",
-               def->name);
+               "kernel name '%s' is not free in %s (a keyword, type, built-in or reserved name); rename it",
+               def->name, backend->names.language);
     return NULL;
   }
   for (int i = 0; i < def->nsize_params; i++) {
     Sym n = def->size_params[i];
-    if (opencl_name_reserved(n) || kb_taken(kb, n)) {
+    if (backend_reserved(backend, n) || kb_taken(kb, n)) {
       Span at = where;
       for (int j = 0; def->decl && j < def->decl->nparams; j++)
         if (def->decl->params[j].kind == PARAM_NAT && strcmp(def->decl->params[j].name, n) == 0)
           at = def->decl->params[j].span;
       diag_error(diag, ERR_RESERVED_NAME, at,
-                 "nat parameter name '%s' is not a free C name in OpenCL C; a kernel's nat parameters "
+                 "nat parameter name '%s' is not a free C name in %s; a kernel's nat parameters "
                  "keep their names: rename it",
-                 n);
+                 n, backend->names.language);
       return NULL;
     }
     kb_take(kb, n);
@@ -315,7 +318,7 @@ ImpKernel *kernel_from_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def, cons
   const char **own = NEWARRAY(a, const char *, def->nparams > 0 ? def->nparams : 1);
   for (int i = 0; i < def->nparams; i++) {
     const char *n = def->params[i]->name;
-    if (!(nout == 1 && def->params[i]->type->kind == PT_ACC) && !strchr(n, '\'') && !cg_is_reserved(n) &&
+    if (!(nout == 1 && def->params[i]->type->kind == PT_ACC) && !strchr(n, '\'') && !cg_is_reserved(backend, n) &&
         !kb_taken(kb, n)) {
       own[i] = n;
       kb_take(kb, n);
@@ -358,6 +361,7 @@ ImpKernel *kernel_from_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def, cons
 
   ImpKernel *k = NEW(a, ImpKernel);
   k->name = def->name;
+  k->backend = backend;
   k->source_name = source_name;
   k->def = def;
   k->diag = diag;

@@ -20,6 +20,8 @@
 
 #include "dpia_front.h"
 
+typedef struct Backend Backend; /* backend.h */
+
 #define DPIA_KPARAM_ROLES(X)                                 \
   X(OUTPUT, "output")     /* global T *restrict, written */  \
   X(INPUT, "input")       /* const global T *restrict */     \
@@ -71,6 +73,9 @@ static inline bool kparam_packed3(const KParam *p) {
 
 typedef struct ImpKernel {
   Sym name;
+  /* the target it is generated for (the driver's choice): its names are
+   * reserved in the kernel's, and it prints the kernel and the header */
+  const Backend *backend;
   const char *source_name; /* file name for the header comment */
   DefInfo *def;            /* the imperative def (body: comm) */
   int nparams;
@@ -90,8 +95,8 @@ typedef struct ImpKernel {
    * becomes 1) */
   const Size *local_collapsed[3];
   Diag *diag; /* where code generation reports what it cannot generate */
-  /* the OpenCL C of kernel_from_def's dry run with the natural NDRange:
-   * codegen_opencl without user launch sizes returns it instead of
+  /* the text of kernel_from_def's dry run with the natural NDRange:
+   * codegen_kernel without user launch sizes returns it instead of
    * generating the same text again */
   const char *natural_source;
   struct KernelFacts *natural_facts; /* and what it says of that text */
@@ -111,9 +116,11 @@ typedef struct KernelFacts {
 } KernelFacts;
 
 /* codegen/kernel.c: the kernel interface and launch sizes of an imperative
- * def.  Reports to diag and returns NULL if the def does not have the
- * shape above. */
-ImpKernel *kernel_from_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def, const char *source_name);
+ * def, for the target of backend (the kernel keeps it: ImpKernel.backend).
+ * Reports to diag and returns NULL if the def does not have the shape
+ * above. */
+ImpKernel *kernel_from_def(Arena *a, TypeCtx *tc, Diag *diag, const Backend *backend, DefInfo *def,
+                           const char *source_name);
 
 /* Kernels generated into one OpenCL program (a pipeline's), in order:
  * what the names of a kernel's constant arrays must know of the others.
@@ -140,22 +147,23 @@ typedef struct CodegenOptions {
   ProgramNames *program; /* NULL: the kernel is a program of its own */
 } CodegenOptions;
 
-/* codegen/opencl.c: the OpenCL C source of one kernel, and its facts
- * (NULL: not wanted).  Returns false after reporting to k->diag what it
+/* codegen/opencl.c: the source of one kernel in its target's language
+ * (k->backend prints it), and its facts (NULL: not wanted).  Returns false after reporting to k->diag what it
  * cannot generate (kernel_from_def already tried the natural NDRange; user
  * launch sizes can still make a barrier unreachable for some work-items). */
-bool codegen_opencl(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions *opt, Buf *out, KernelFacts *facts);
+bool codegen_kernel(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions *opt, Buf *out, KernelFacts *facts);
 /* codegen/kernel.c: k as launched under the user launch sizes opt (the
- * launch codegen_opencl generated its code for): the NDRange the metadata,
+ * launch codegen_kernel generated its code for): the NDRange the metadata,
  * the header's launcher and dpia run use, and the preconditions plus any
  * "G % L == 0" that launch needs.  k itself when opt gives no size. */
 ImpKernel *kernel_with_launch(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions *opt);
 /* codegen/metadata.c: the JSON object of spec section 9 (with "source"). */
 void codegen_metadata(Arena *a, const ImpKernel *k, const char *source, Buf *out);
-/* codegen/header.c: the C header of spec section 9 (`--emit=header`) for
- * the kernels of one source file and their OpenCL sources; opt (NULL: none)
- * holds the user launch sizes the sources were generated for. */
-void codegen_header(Arena *a, const char *source_name, int nkernels, const ImpKernel *const *kernels,
-                    const char *const *sources, const CodegenOptions *opt, Buf *out);
+/* codegen/header.c: the host header of spec section 9 (`--emit=header`),
+ * as backend prints it, for the kernels of one source file and their
+ * sources; opt (NULL: none) holds the user launch sizes the sources were
+ * generated for. */
+void codegen_header(Arena *a, const Backend *backend, const char *source_name, int nkernels,
+                    const ImpKernel *const *kernels, const char *const *sources, const CodegenOptions *opt, Buf *out);
 
 #endif

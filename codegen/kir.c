@@ -9,6 +9,12 @@ const char *const kir_binop_text[] = {
 #undef X
 };
 
+const int kir_builtin_arity[] = {
+#define X(id, arity) arity,
+    KIR_BUILTINS(X)
+#undef X
+};
+
 const int kir_binop_prec[] = {
 #define X(id, text, prec) prec,
     KIR_BINOPS(X)
@@ -157,6 +163,12 @@ const KirExpr *kir_call(Arena *a, const char *fn, int n, const KirExpr *const *a
   return new_call(a, KE_CALL, fn, NULL, n, args);
 }
 
+const KirExpr *kir_builtin(Arena *a, KirBuiltin builtin, const KirType *type, const KirExpr *const *args) {
+  KirExpr *e = (KirExpr *)new_call(a, KE_BUILTIN, NULL, type, kir_builtin_arity[builtin], args);
+  e->call.builtin = builtin;
+  return e;
+}
+
 const KirExpr *kir_cast(Arena *a, const KirType *type, const KirExpr *operand) {
   return new_call(a, KE_CAST, NULL, type, 1, &operand);
 }
@@ -191,6 +203,8 @@ int kir_prec(const KirExpr *e) {
   case KE_LANE:
   case KE_VLOAD:
   case KE_CALL: return PREC_POSTFIX;
+  /* a choice of vectors is C's ?: in the C family (OpenCL C 6.3.i) */
+  case KE_BUILTIN: return e->call.builtin == KBI_SELECT ? PREC_COND : PREC_POSTFIX;
   case KE_CAST: /* a vector's is a call in C (convert_float4) */
     return e->call.type->kind == KTY_SCALAR && e->call.type->width > 1 ? PREC_POSTFIX : PREC_UNARY;
   case KE_UNARY:
@@ -229,6 +243,7 @@ int kir_expr_children(const KirExpr *e, const KirExpr *buf[3], const KirExpr *co
     buf[0] = e->vload.offset, buf[1] = e->vload.ptr;
     return 2;
   case KE_CALL:
+  case KE_BUILTIN:
   case KE_CAST:
   case KE_VECTOR: *out = e->call.args; return e->call.nargs;
   }
@@ -261,9 +276,11 @@ bool kir_expr_equal(const KirExpr *a, const KirExpr *b) {
     return a->vload.width == b->vload.width && kir_expr_equal(a->vload.offset, b->vload.offset) &&
            kir_expr_equal(a->vload.ptr, b->vload.ptr);
   case KE_CALL:
+  case KE_BUILTIN:
   case KE_CAST:
   case KE_VECTOR:
-    if (!same_text(a->call.fn, b->call.fn) || !kir_type_equal(a->call.type, b->call.type) ||
+    if (!same_text(a->call.fn, b->call.fn) || a->call.builtin != b->call.builtin ||
+        !kir_type_equal(a->call.type, b->call.type) ||
         a->call.nargs != b->call.nargs)
       return false;
     for (int i = 0; i < a->call.nargs; i++)
@@ -314,9 +331,11 @@ int kir_expr_compare(const KirExpr *a, const KirExpr *b) {
       return c;
     return kir_expr_compare(a->vload.ptr, b->vload.ptr);
   case KE_CALL:
+  case KE_BUILTIN:
   case KE_CAST:
   case KE_VECTOR:
-    if ((c = compare_text(a->call.fn, b->call.fn)) || (c = compare_type(a->call.type, b->call.type)) ||
+    if ((c = compare_text(a->call.fn, b->call.fn)) || (c = compare_int(a->call.builtin, b->call.builtin)) ||
+        (c = compare_type(a->call.type, b->call.type)) ||
         (c = compare_int(a->call.nargs, b->call.nargs)))
       return c;
     for (int i = 0; i < a->call.nargs; i++)
@@ -452,6 +471,7 @@ static bool divergent_expr(const KirCheck *c, const KirExpr *e) {
   case KE_LANE: return divergent_expr(c, e->lane.base);
   case KE_VLOAD: return true; /* data */
   case KE_CALL:
+  case KE_BUILTIN:
   case KE_CAST:
   case KE_VECTOR:
     for (int i = 0; i < e->call.nargs; i++)

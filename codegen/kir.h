@@ -23,9 +23,12 @@
  * backend spells them all (float4, 0.5f, INFINITY, (float4)(0.0f),
  * convert_float4(v), const global float *, v.x or v.s5, vload4).
  *
- * Still text: the names of built-in functions a KE_CALL calls (clamp, min,
- * the math functions), a foreign function's definition (the program's own
- * OpenCL C) and the kernel's header comment. */
+ * Built-in functions are KE_BUILTIN nodes by KirBuiltin (min, max,
+ * clamp, the math functions, the lane-wise choice of vectors): a
+ * backend's name table spells them (clamp, fmin or std::min, c ? a : b).
+ * Still text: a KE_CALL's function (a foreign function of the program, by
+ * its name), its definition (the program's own OpenCL C) and the kernel's
+ * header comment. */
 #ifndef DPIA_KIR_H
 #define DPIA_KIR_H
 
@@ -109,6 +112,36 @@ typedef enum KirBinop {
 extern const char *const kir_binop_text[];
 extern const int kir_binop_prec[];
 
+/* built-in functions, with their number of arguments; a backend spells
+ * them.  MIN, MAX and CLAMP of numbers or vectors (an index clamped into
+ * its array, the program's min and max); the math functions of the
+ * language (docs/language.md), lane-wise on vectors; SELECT(mask, a, b)
+ * of vectors, lane by lane: a's lane where the mask's lane is true (-1,
+ * as a vector comparison gives), else b's. */
+#define KIR_BUILTINS(X) \
+  X(MIN, 2)             \
+  X(MAX, 2)             \
+  X(CLAMP, 3)           \
+  X(SELECT, 3)          \
+  X(FABS, 1)            \
+  X(SQRT, 1)            \
+  X(RSQRT, 1)           \
+  X(EXP, 1)             \
+  X(LOG, 1)             \
+  X(SIN, 1)             \
+  X(COS, 1)             \
+  X(FLOOR, 1)           \
+  X(CEIL, 1)            \
+  X(POW, 2)             \
+  X(FMA, 3)
+
+typedef enum KirBuiltin {
+#define X(id, arity) KBI_##id,
+  KIR_BUILTINS(X)
+#undef X
+} KirBuiltin;
+extern const int kir_builtin_arity[];
+
 #define KIR_EXPR_KINDS(X)                                                   \
   X(INT)    /* value */                                                     \
   X(VAR)    /* name */                                                      \
@@ -123,7 +156,8 @@ extern const int kir_binop_prec[];
   X(LANE)   /* lane: lane of the vector base of width lanes; named: the   \
                program named it (v.x) */                                    \
   X(VLOAD)  /* vload: width scalars at offset (in vectors) of ptr */        \
-  X(CALL)   /* call: fn(args), a built-in or foreign function */            \
+  X(CALL)   /* call: fn(args), a foreign function of the program */         \
+  X(BUILTIN) /* call: builtin(args), of type (the result's) */              \
   X(CAST)   /* call: args[0] converted to type (a vector: lane by lane) */  \
   X(VECTOR) /* call: a vector of type built from its lanes args */
 
@@ -196,10 +230,11 @@ struct KirExpr {
     } vload;           /* KE_VLOAD */
     struct {
       const char *fn;       /* KE_CALL */
-      const KirType *type;  /* KE_CAST, KE_VECTOR */
+      KirBuiltin builtin;   /* KE_BUILTIN */
+      const KirType *type;  /* KE_CAST, KE_VECTOR, KE_BUILTIN */
       int nargs;
       const KirExpr *const *args;
-    } call;            /* KE_CALL, KE_CAST, KE_VECTOR */
+    } call;            /* KE_CALL, KE_BUILTIN, KE_CAST, KE_VECTOR */
   };
 };
 
@@ -295,6 +330,8 @@ const KirExpr *kir_member(Arena *a, const KirExpr *base, const char *name);
 const KirExpr *kir_lane(Arena *a, const KirExpr *base, int lane, int width, bool named);
 const KirExpr *kir_vload(Arena *a, int width, const KirExpr *offset, const KirExpr *ptr);
 const KirExpr *kir_call(Arena *a, const char *fn, int n, const KirExpr *const *args);
+/* builtin of its number of arguments, its result of type */
+const KirExpr *kir_builtin(Arena *a, KirBuiltin builtin, const KirType *type, const KirExpr *const *args);
 const KirExpr *kir_cast(Arena *a, const KirType *type, const KirExpr *operand);
 /* e is an integer constant (KE_INT, or a KE_IX that folds to one): *v */
 bool kir_const_int(const KirExpr *e, int64_t *v);
@@ -410,8 +447,10 @@ void kir_drop_dead(Arena *a, KirKernel *k);
 
 /* Loop bodies that read a buffer at several constant offsets from one
  * index that depends on the loop's variable read it through a pointer to
- * that row, declared where the body begins (pointers.c). */
-void kir_row_pointers(Arena *a, KirKernel *k);
+ * that row, declared where the body begins (pointers.c), named away from
+ * backend's reserved names. */
+typedef struct Backend Backend; /* backend.h */
+void kir_row_pointers(Arena *a, const Backend *backend, KirKernel *k);
 
 /* A loop whose whole body is one test of work-item ids (a single writer's
  * guard, get_local_id(1) == 0, inside a mapLocal over dimension 0) becomes

@@ -17,15 +17,15 @@ const KirExpr target_never = {.kind = KE_LIT, .lit = {SC_BOOL, 0, 0}};
 /* ---- names (spec section 8: the program's own names, with _2, _3 only
  * when needed) ----
  *
- * Which names OpenCL C takes is the backend's (Backend.reserved: the
- * checker's one list, opencl_name_reserved, dpia/opencl_names.c).  The
+ * Which names the target language takes is the backend's (Backend.names,
+ * the list the checker asks too: backend_opencl_names.c).  The
  * generator keeps one family for itself: names beginning with `pair_`,
  * the struct typedefs of pair types (cg_type), so that no variable or
  * parameter can hide one. */
 
 static bool generated_family(const char *name) { return strncmp(name, "pair_", 5) == 0; }
 
-bool cg_is_reserved(const char *name) { return backend_opencl.reserved(name) || generated_family(name); }
+bool cg_is_reserved(const Backend *b, const char *name) { return backend_reserved(b, name) || generated_family(name); }
 
 /* A C name for a binder called base (cgen.h).  Three steps:
  *  1. a prime is no C character: a run of k primes becomes _ and k p's
@@ -37,7 +37,8 @@ bool cg_is_reserved(const char *name) { return backend_opencl.reserved(name) || 
  *     then the candidates are v_name, v_name_2, ...: no reserved name
  *     begins with v_ (check.h).  Each step ends after as many candidates as
  *     there are taken names, so the search is quick and always ends. */
-const char *cg_c_name(Arena *a, const char *base, CNameTaken taken, const void *ctx, NameSet *hints) {
+const char *cg_c_name(Arena *a, const Backend *be, const char *base, CNameTaken taken, const void *ctx,
+                      NameSet *hints) {
   Buf b;
   buf_init(&b, a);
   for (const char *s = base; *s; s++) {
@@ -47,18 +48,18 @@ const char *cg_c_name(Arena *a, const char *base, CNameTaken taken, const void *
   }
   const char *name = b.data ? b.data : "";
   if (!*name) name = "v";
-  if (cg_is_reserved(name)) {
+  if (cg_is_reserved(be, name)) {
     const char *t = name;
     while (*t == '_') t++;
     if (!*t) name = "v";
     else if (*t >= '0' && *t <= '9') name = arena_printf(a, "v_%s", t);
     else if (t != name) name = t;
   }
-  if (!cg_is_reserved(name) && !taken(ctx, name)) return name;
+  if (!cg_is_reserved(be, name) && !taken(ctx, name)) return name;
   int *hint = hints ? nameset_hint(hints, name) : NULL;
   for (int n = hint && *hint > 2 ? *hint : 2;; n++) {
     const char *c = arena_printf(a, "%s_%d", name, n);
-    if (cg_is_reserved(c)) break;
+    if (cg_is_reserved(be, c)) break;
     if (!taken(ctx, c)) {
       if (hint) *hint = n + 1;
       return c;
@@ -67,7 +68,7 @@ const char *cg_c_name(Arena *a, const char *base, CNameTaken taken, const void *
   const char *v = arena_printf(a, "v_%s", name);
   for (int n = 1;; n++) {
     const char *c = n == 1 ? v : arena_printf(a, "%s_%d", v, n);
-    if (cg_is_reserved(c)) INTERNAL("the C name '%s' is reserved", c);
+    if (cg_is_reserved(be, c)) INTERNAL("the C name '%s' is reserved", c);
     if (!taken(ctx, c)) return c;
   }
 }
@@ -91,7 +92,7 @@ static void declare_name(CG *cg, const char *name) {
 
 /* the binder's own name, made a C name not visible here (no shadowing) */
 const char *cg_name(CG *cg, const char *base) {
-  const char *name = cg_c_name(cg->arena, base, name_visible, cg, NULL);
+  const char *name = cg_c_name(cg->arena, cg->backend, base, name_visible, cg, NULL);
   declare_name(cg, name);
   return name;
 }
@@ -1138,11 +1139,12 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   cg->tc = tc;
   cg->diag = k->diag;
   cg->k = k;
+  cg->backend = k->backend;
   cg->uniform = true;
   cg->program = opt ? opt->program : NULL;
   cg->where = k->def->body->span;
   ix_init(&cg->ix, a);
-  cg->ix.print_expr = backend_opencl.print_expr;
+  cg->ix.print_expr = k->backend->print_expr;
   compute_launch(cg, k, opt);
   /* preconditions of the form NAME % C == 0 */
   cg->multiple_var = NEWARRAY(a, const char *, k->nprecond > 0 ? k->nprecond : 1);
@@ -1233,7 +1235,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
     kk->reqd_local = size_const_value(cg->launch.local[d], &kk->local_size[d]);
   kir_drop_dead(a, kk);
   kir_hoist_guards(&kk->body);
-  kir_row_pointers(a, kk);
+  kir_row_pointers(a, k->backend, kk);
   kir_unroll_tiles(a, kk);
   if (DPIA_CHECK_INVARIANTS) {
     const char *why = kir_invariant_violation(a, kk);
@@ -1245,7 +1247,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
 bool cg_generate(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions *opt, Buf *out, KernelFacts *facts) {
   KirKernel *kk = cg_lower(a, tc, k, opt);
   if (!kk) return false;
-  backend_opencl.print_kernel(kk, NULL, out);
+  k->backend->print_kernel(kk, NULL, out);
   if (facts) {
     kir_stepping_loops(kk, &facts->global_steps, &facts->local_steps);
     facts->nforeigns = kk->nforeigns;
@@ -1255,7 +1257,7 @@ bool cg_generate(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions
   return true;
 }
 
-bool codegen_opencl(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions *opt, Buf *out,
+bool codegen_kernel(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions *opt, Buf *out,
                     KernelFacts *facts) {
   /* the natural NDRange: kernel_from_def generated this text already */
   bool natural = true;

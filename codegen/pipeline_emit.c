@@ -155,7 +155,7 @@ PipeDesc *pipeline_describe(Arena *a, TypeCtx *tc, Diag *diag, const Pipeline *p
   return d;
 }
 
-void codegen_program_add(Buf *program, NameSet *defined, const KernelFacts *kernel) {
+void codegen_program_add(const Backend *backend, Buf *program, NameSet *defined, const KernelFacts *kernel) {
   if (program->len) buf_putc(program, '\n');
-  backend_opencl.print_kernel(kernel->kir, defined, program);
+  backend->print_kernel(kernel->kir, defined, program);
 }

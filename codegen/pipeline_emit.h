@@ -59,14 +59,14 @@ void codegen_pipeline_metadata(Arena *a, const PipeDesc *d, const char *source_n
  * kernels, and what an earlier kernel of the program already defines
  * (defined: their names; a struct type's typedef, a foreign function, a
  * constant array of the same values) left out. */
-void codegen_program_add(Buf *program, NameSet *defined, const KernelFacts *kernel);
+void codegen_program_add(const Backend *backend, Buf *program, NameSet *defined, const KernelFacts *kernel);
 
 /* codegen/header.c: codegen_header with the launchers of pipelines too
  * (their kernels among kernels): dpia_NAME_launch, _enqueue (the last
  * kernel's event), _check (every precondition of every launch, before
  * anything is enqueued) and _release. */
-void codegen_header_pipelines(Arena *a, const char *source_name, int nkernels, const ImpKernel *const *kernels,
-                              const char *const *sources, int npipes, const PipeDesc *const *pipes,
-                              const CodegenOptions *opt, Buf *out);
+void codegen_header_pipelines(Arena *a, const Backend *backend, const char *source_name, int nkernels,
+                              const ImpKernel *const *kernels, const char *const *sources, int npipes,
+                              const PipeDesc *const *pipes, const CodegenOptions *opt, Buf *out);
 
 #endif

@@ -90,6 +90,7 @@ typedef struct Row {
 
 typedef struct Pass {
   Arena *arena;
+  const Backend *backend; /* whose reserved names a pointer's name avoids */
   int nbufs;
   Buffer *bufs;
   NameSet names; /* every name of the kernel, and those made here */
@@ -201,6 +202,7 @@ static bool stable_expr(const NameSet *stable, const KirExpr *e) {
   case KE_COND:
     return stable_expr(stable, e->cond.test) && stable_expr(stable, e->cond.then) && stable_expr(stable, e->cond.other);
   case KE_CALL:
+  case KE_BUILTIN:
   case KE_CAST:
     for (int i = 0; i < e->call.nargs; i++)
       if (!stable_expr(stable, e->call.args[i])) return false;
@@ -371,6 +373,7 @@ static const KirExpr *visit(Pass *p, const KirExpr *e, const char *var, bool rew
     return o == e->vload.offset && q == e->vload.ptr ? e : kir_vload(p->arena, e->vload.width, o, q);
   }
   case KE_CALL:
+  case KE_BUILTIN:
   case KE_CAST:
   case KE_VECTOR: {
     const KirExpr **args = NEWARRAY(p->arena, const KirExpr *, e->call.nargs > 0 ? e->call.nargs : 1);
@@ -382,6 +385,7 @@ static const KirExpr *visit(Pass *p, const KirExpr *e, const char *var, bool rew
     if (same) return e;
     if (e->kind == KE_CAST) return kir_cast(p->arena, e->call.type, args[0]);
     if (e->kind == KE_VECTOR) return kir_vector(p->arena, e->call.type, e->call.nargs, args);
+    if (e->kind == KE_BUILTIN) return kir_builtin(p->arena, e->call.builtin, e->call.type, args);
     return kir_call(p->arena, e->call.fn, e->call.nargs, args);
   }
   }
@@ -426,7 +430,7 @@ static void note_local(Pass *p, const KirBlock *b) {
 
 static const char *fresh_name(Pass *p, const char *buf, const char *var) {
   const char *name = arena_printf(p->arena, "%s_%s", buf, var);
-  for (int k = 2; nameset_has(&p->names, name) || backend_opencl.reserved(name); k++)
+  for (int k = 2; nameset_has(&p->names, name) || backend_reserved(p->backend, name); k++)
     name = arena_printf(p->arena, "%s_%s_%d", buf, var, k);
   nameset_add(&p->names, name);
   return name;
@@ -602,8 +606,8 @@ static void rows_of_kernel(Pass *p, const KirKernel *k, KirBlock *body) {
   p->straight = false;
 }
 
-void kir_row_pointers(Arena *a, KirKernel *k) {
-  Pass p = {.arena = a, .names = {.arena = a}, .sizes = {.arena = a}};
+void kir_row_pointers(Arena *a, const Backend *backend, KirKernel *k) {
+  Pass p = {.arena = a, .backend = backend, .names = {.arena = a}, .sizes = {.arena = a}};
   ix_init(&p.ix, a);
   p.bufs = NEWARRAY(a, Buffer, k->nparams + 1);
   for (int i = 0; i < k->nparams; i++) {

@@ -1130,22 +1130,25 @@ static Phrase *check(Checker *c, Env *env, const Ast *e, PhraseType *want) {
 }
 
 
+/* What name is in the target language (Checker.names), or NULL if it is
+ * free or there is no target. */
+const char *check_name_use(const Checker *c, const char *name) { return c->names ? c->names->use(name) : NULL; }
+
 /* The kernel's name and its nat parameters' names become C names as they
- * are; false after reporting one that OpenCL C does not allow. */
+ * are; false after reporting one that the target language does not allow. */
 static bool check_kernel_names(Checker *c, const Decl *d) {
   bool ok = true;
-  const char *use = strcmp(d->name, "main") == 0 ? "reserved in OpenCL C (a kernel cannot be called main)"
-                                                 : opencl_name_use(d->name);
+  const char *use = c->names ? c->names->kernel_use(d->name) : NULL;
   if (use) {
     diag_error(c->diag, ERR_RESERVED_NAME, d->name_span, "kernel name '%s' is %s; rename the kernel", d->name, use);
     ok = false;
   }
   for (int i = 0; i < d->nparams; i++) {
     const Param *pa = &d->params[i];
-    if (pa->kind != PARAM_NAT || !(use = opencl_name_use(pa->name))) continue;
+    if (pa->kind != PARAM_NAT || !(use = check_name_use(c, pa->name))) continue;
     diag_error(c->diag, ERR_RESERVED_NAME, pa->span,
-               "nat parameter name '%s' is %s; a kernel's nat parameters keep their names in OpenCL C: rename it",
-               pa->name, use);
+               "nat parameter name '%s' is %s; a kernel's nat parameters keep their names in %s: rename it",
+               pa->name, use, c->names->language);
     ok = false;
   }
   return ok;
@@ -1317,13 +1320,19 @@ static void check_decl(Checker *c, int index) {
 }
 
 CheckedProgram *check_program(Arena *a, Interner *in, Diag *diag, TypeCtx *tc, const Program *p) {
-  return check_program_set(a, in, diag, tc, p, NULL);
+  return check_program_set(a, in, diag, tc, p, NULL, NULL);
+}
+
+CheckedProgram *check_program_for(Arena *a, Interner *in, Diag *diag, TypeCtx *tc, const Program *p,
+                                  const TargetNames *names) {
+  return check_program_set(a, in, diag, tc, p, names, NULL);
 }
 
 CheckedProgram *check_program_set(Arena *a, Interner *in, Diag *diag, TypeCtx *tc, const Program *p,
-                                  const TuneSettings *set) {
+                                  const TargetNames *names, const TuneSettings *set) {
   Checker c = {0};
   c.set = set;
+  c.names = names;
   c.zonk_memo = NEW(a, ZonkMemo);
   c.arena = a;
   c.in = in;
@@ -1354,7 +1363,7 @@ CheckedProgram *check_program_set(Arena *a, Interner *in, Diag *diag, TypeCtx *t
       c.decl_slots[slot] = i + 1;
     }
     Prim named = prim_lookup(d->name, strlen(d->name), &(int){0});
-    /* a kernel float4: check_kernel_names reports an OpenCL C type name */
+    /* a kernel float4: check_kernel_names reports the target's type name */
     if (named != PRIM_COUNT && !(d->is_kernel && prim_builds_vector(named)))
       diag_error(diag, ERR_PRIMITIVE_REBOUND, d->name_span, "'%s' is a primitive; it cannot be redefined", d->name);
   }

@@ -16,7 +16,29 @@ typedef struct CheckedProgram {
   DefInfo **defs; /* one per declaration, in source order */
 } CheckedProgram;
 
+/* What the target language makes of the names a program keeps in the
+ * generated code: a kernel's name, its nat parameters' (sizes in types
+ * refer to them), a foreign function's and its parameters' (spec section
+ * 8).  The front end knows no target's names: the driver passes its
+ * backend's (codegen/backend.h), which also renames every other name away
+ * from them. */
+typedef struct TargetNames {
+  const char *language; /* for messages: "OpenCL C" */
+  /* what name is in the language, for a message ("an OpenCL C keyword"),
+   * or NULL if it is free */
+  const char *(*use)(const char *name);
+  /* the same for a kernel's name, which the language may restrict more
+   * (no OpenCL C kernel is called main) */
+  const char *(*kernel_use)(const char *name);
+} TargetNames;
+
+/* check_program_for without a target: no name is refused for being the
+ * target's (the tests of the front end, the re-check of an imperative
+ * program whose names were checked already). */
 CheckedProgram *check_program(Arena *a, Interner *in, Diag *diag, TypeCtx *tc, const Program *p);
+/* names NULL: no target */
+CheckedProgram *check_program_for(Arena *a, Interner *in, Diag *diag, TypeCtx *tc, const Program *p,
+                                  const TargetNames *names);
 
 /* Values of kernels' tune parameters (`--set WG=128`, docs/language.md section 6).  The
  * caller has checked each against its parameter's domain. */
@@ -31,7 +53,7 @@ typedef struct TuneSettings {
  * every place the parameter is written, and the parameter is no longer one
  * of its nat parameters (docs/language.md section 6). */
 CheckedProgram *check_program_set(Arena *a, Interner *in, Diag *diag, TypeCtx *tc, const Program *p,
-                                  const TuneSettings *set);
+                                  const TargetNames *names, const TuneSettings *set);
 
 /* The type of primitive prim with the given static sizes and type argument
  * (NULL if it takes none), its implicit arguments fresh metavariables: the
@@ -82,21 +104,6 @@ bool strategy_check_kernel(Arena *a, Diag *diag, DefInfo *kernel, Phrase *normal
 bool strategy_check_high_level(Arena *a, Diag *diag, DefInfo *kernel, Phrase *normal_body, bool high_level,
                                Span *unlowered);
 
-/* opencl_names.c: name is not free in OpenCL C 1.2, 2.0 and 3.0: a keyword or
- * reserved word, a built-in type (any vector width), function, macro or
- * constant, a reserved prefix (`__`, `_` and a capital, `cl_`, `CL_`,
- * `CLK_`, ...), or not a C identifier (it has a prime).  The checker
- * rejects such kernel and nat parameter names (they are emitted as they
- * are); the code generator renames every other name it emits away from
- * them.  No name beginning with `v_` is reserved. */
-bool opencl_name_reserved(const char *name);
-/* What name is in OpenCL C, for a message (opencl_names.c), or NULL if it
- * is free. */
-const char *opencl_name_use(const char *name);
-/* name is one of OpenCL C's predefined macros or constants (CHAR_BIT,
- * INT_MAX, FLT_MAX, M_PI, NULL, ...), many of which C's headers define too
- * (the C header's launchers avoid them, codegen/header.c). */
-bool opencl_name_macro(const char *name);
 
 /* Most phrase nodes a declaration may grow to by inlining (tests/limits). */
 enum { DPIA_MAX_NORMAL_NODES = 4000000 };

@@ -63,6 +63,7 @@ typedef struct ZonkMemo {
 
 typedef struct Checker {
   ZonkMemo *zonk_memo;
+  const TargetNames *names; /* the target language's names (NULL: none) */
   Arena *arena;
   Interner *in;
   Diag *diag;
@@ -128,6 +129,9 @@ void check_vector_select(Checker *c, const Phrase *p, int width, Span span);
 Phrase *elab_array(Checker *c, Env *env, const Ast *e);
 /* a foreign declaration's type (section 14) into def */
 void check_foreign(Checker *c, const Decl *d, DefInfo *def);
+/* check.c: what name is in the target language (Checker.names), or NULL
+ * if it is free or there is no target */
+const char *check_name_use(const Checker *c, const char *name);
 /* a use of foreign declaration index given nargs arguments */
 Phrase *foreign_use(Checker *c, const Ast *e, int index, int nargs);
 

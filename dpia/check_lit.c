@@ -210,7 +210,7 @@ static DataType *foreign_scalar(Checker *c, const TypeAst *t, Span span, const c
  * the OpenCL parser where the kernel's text is verified. */
 void check_foreign(Checker *c, const Decl *d, DefInfo *def) {
   bool ok = true;
-  const char *use = opencl_name_use(d->name);
+  const char *use = check_name_use(c, d->name);
   if (use || strchr(d->name, '\'')) {
     check_error(c, ERR_RESERVED_NAME, d->name_span, "foreign function name '%s' is %s; rename it", d->name,
                 use ? use : "not a C identifier");
@@ -231,10 +231,10 @@ void check_foreign(Checker *c, const Decl *d, DefInfo *def) {
         diag_note(c->diag, d->params[j].span, "'%s' was first declared here", pa->name);
         ok = false;
       }
-    if ((use = opencl_name_use(pa->name)) || strchr(pa->name, '\'')) {
+    if ((use = check_name_use(c, pa->name)) || strchr(pa->name, '\'')) {
       check_error(c, ERR_RESERVED_NAME, pa->span,
-                  "parameter name '%s' is %s; a foreign function's parameters keep their names in OpenCL C: rename it",
-                  pa->name, use ? use : "not a C identifier");
+                  "parameter name '%s' is %s; a foreign function's parameters keep their names in %s: rename it",
+                  pa->name, use ? use : "not a C identifier", c->names ? c->names->language : "C");
       ok = false;
     }
     DataType *t = pa->kind == PARAM_PHRASE ? foreign_scalar(c, pa->type, pa->span, "a parameter", d->name)

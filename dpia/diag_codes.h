@@ -107,6 +107,7 @@
   X(E0807, SIZE_MISSING, "dpia run without a value for one of the kernel's sizes")                              \
   X(E0808, SIZE_UNKNOWN, "dpia run given a value for a size the kernel does not have")                          \
   X(E0809, SIZES_TOO_LARGE, "sizes too large for the device or for the generated code's indices")              \
+  X(E0810, UNKNOWN_TARGET, "--target (or the target option) names a language dpia does not generate")           \
   X(E0901, TOO_DEEP, "a program nested more deeply than dpia allows")                                           \
   X(E0902, TOO_LARGE, "a program larger than dpia allows, or needing more memory than the limit")              \
   X(E0903, OUT_OF_MEMORY, "memory ran out during the translation")                                             \

@@ -201,6 +201,12 @@ typedef struct DpiaOptions {
   int high_level;
   /* DPIA_REWRITE: the request (NULL: a usage error) */
   const DpiaRewrite *rewrite;
+  /* the language generated, checked and run (`--target=NAME`): "opencl"
+   * (OpenCL C, the default when NULL).  The target decides which names a
+   * kernel may keep (reserved names are refused or renamed), the text of
+   * the kernels and the host header, and how they are verified and run.
+   * A name dpia does not know is an error (E0810, status DPIA_EUSAGE). */
+  const char *target;
 } DpiaOptions;
 
 #define DPIA_EMIT_BIT(kind) (1u << (unsigned)(kind))

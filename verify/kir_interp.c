@@ -88,7 +88,7 @@ void ki_print_item(R *r, Buf *b, int64_t group_index, int item) {
  * line number when the printed kernel is the one emitted (want_lines) */
 void ki_print_stmt_at(R *r, Buf *b, int id) {
   const KirStmt *s = id >= 0 && id < r->stmts.len ? r->stmts.items[id] : NULL;
-  if (s && !r->text) r->nlines = backend_opencl.statement_lines(r->a, r->k, &r->line_stmts, &r->lines, &r->text);
+  if (s && r->backend && !r->text) r->nlines = r->backend->statement_lines(r->a, r->k, &r->line_stmts, &r->lines, &r->text);
   int line = 0;
   for (int i = 0; s && i < r->nlines && !line; i++)
     if (r->line_stmts[i] == s) line = r->lines[i];
@@ -401,24 +401,6 @@ static void use_name(R *r, const char *name) {
   ki_pmap_put(r->a, &r->name_ptr, (uintptr_t)name, s);
 }
 
-static bool parse_convert(const char *fn, Call *c) {
-  static const struct {
-    const char *name;
-    ScalarKind sc;
-  } kinds[] = {{"int", SC_INT}, {"long", SC_INT}, {"float", SC_FLOAT}, {"double", SC_DOUBLE}, {"bool", SC_BOOL}};
-  if (strncmp(fn, "convert_", 8) != 0) return false;
-  fn += 8;
-  for (size_t i = 0; i < DPIA_COUNTOF(kinds); i++) {
-    size_t n = strlen(kinds[i].name);
-    if (strncmp(fn, kinds[i].name, n) != 0) continue;
-    int w = fn[n] ? atoi(fn + n) : 1;
-    if (w < 1 || w > MAX_LANES) return false;
-    *c = (Call){BI_CONVERT, kinds[i].sc, w};
-    return true;
-  }
-  return false;
-}
-
 static void scan_ix(R *r, const Ix *x) {
   if (!x) return;
   switch (x->kind) {
@@ -444,42 +426,9 @@ void ki_scan_expr(R *r, const KirExpr *e) {
                 e->call.fn);
         return;
       }
-    static const struct {
-      const char *name;
-      Builtin fn;
-      int arity;
-    } builtins[] = {
-        {"clamp", BI_CLAMP, 3}, {"min", BI_MIN, 2},     {"max", BI_MAX, 2},       {"fabs", BI_FABS, 1},
-        {"sqrt", BI_SQRT, 1},   {"rsqrt", BI_RSQRT, 1}, {"exp", BI_EXP, 1},       {"log", BI_LOG, 1},
-        {"sin", BI_SIN, 1},     {"cos", BI_COS, 1},     {"floor", BI_FLOOR, 1},   {"ceil", BI_CEIL, 1},
-        {"pow", BI_POW, 2},     {"fma", BI_FMA, 3},     {"select", BI_SELECT, 3},
-    };
-    Call c;
-    bool known = false;
-    for (size_t i = 0; i < DPIA_COUNTOF(builtins) && !known; i++)
-      if (strcmp(builtins[i].name, e->call.fn) == 0) {
-        if (builtins[i].arity != e->call.nargs) {
-          ki_fail(r, KI_ERROR, "built-in %s called with %d arguments", e->call.fn, e->call.nargs);
-          return;
-        }
-        c = (Call){builtins[i].fn, SC_INT, 1};
-        known = true;
-      }
-    if (!known && parse_convert(e->call.fn, &c)) known = e->call.nargs == 1;
-    if (!known) {
-      ki_fail(r, KI_ERROR, "the race check cannot interpret the built-in '%s'", e->call.fn);
-      return;
-    }
-    if (r->ncalls == r->callcap) {
-      int cap = r->callcap ? r->callcap * 2 : 16;
-      Call *n = NEWARRAY(r->a, Call, cap);
-      if (r->ncalls) memcpy(n, r->call, sizeof(Call) * (size_t)r->ncalls);
-      r->call = n;
-      r->callcap = cap;
-    }
-    r->call[r->ncalls] = c;
-    ki_pmap_put(r->a, &r->calls, (uintptr_t)e, r->ncalls++);
-    break;
+    /* the kernel IR calls nothing else by name (built-ins are KE_BUILTIN) */
+    ki_fail(r, KI_ERROR, "the race check cannot interpret a call of '%s'", e->call.fn);
+    return;
   }
   default: break;
   }
@@ -979,7 +928,7 @@ static int eval_args(R *r, const KirExpr *e, Val *args) {
     ki_eval(r, e->call.args[i], &args[i]);
     if (r->status != KI_OK) return 0;
     if (args[i].vk != VK_NUM) {
-      ki_fail(r, KI_ERROR, "an argument of %s that is not a number", e->call.fn);
+      ki_fail(r, KI_ERROR, "an argument of a built-in that is not a number");
       return 0;
     }
     if (args[i].width > width) width = args[i].width;
@@ -992,35 +941,32 @@ static int eval_args(R *r, const KirExpr *e, Val *args) {
   return width;
 }
 
-static void eval_call(R *r, const KirExpr *e, Val *v) {
-  int c = ki_pmap_get(&r->calls, (uintptr_t)e);
-  if (c < 0) {
-    ki_fail(r, KI_ERROR, "a call the race check did not see before running: %s", e->call.fn);
+/* a vector choice, lane by lane by the sign bit of the mask's lane
+ * (OpenCL C 6.3.i, KBI_SELECT): then's lane where it is set, else other's */
+static void eval_vector_choice(R *r, const Val *mask, const KirExpr *then, const KirExpr *other, Val *v) {
+  Val a, b;
+  ki_eval(r, then, &a);
+  ki_eval(r, other, &b);
+  if (r->status != KI_OK) return;
+  if (a.vk != VK_NUM || b.vk != VK_NUM || !ki_widen(r, &a, mask->width) || !ki_widen(r, &b, mask->width)) {
+    ki_fail(r, KI_ERROR, "a vector choice between values of other widths");
     return;
   }
-  Call call = r->call[c];
+  *v = a;
+  v->sc = common_kind(a.sc, b.sc);
+  for (int i = 0; i < mask->width; i++) v->l[i] = mask->l[i] < 0 ? a.l[i] : b.l[i];
+}
+
+static void eval_builtin(R *r, const KirExpr *e, Val *v) {
   Val args[3];
-  if (call.fn == BI_CONVERT) {
-    ki_eval(r, e->call.args[0], v);
+  if (e->call.builtin == KBI_SELECT) {
+    ki_eval(r, e->call.args[0], &args[0]);
     if (r->status != KI_OK) return;
-    if (v->vk != VK_NUM) {
-      ki_fail(r, KI_ERROR, "%s of something that is not a number", e->call.fn);
+    if (args[0].vk != VK_NUM) {
+      ki_fail(r, KI_ERROR, "a vector choice by something that is not a number");
       return;
     }
-    if (!ki_widen(r, v, call.width)) return;
-    ki_convert(v, call.sc);
-    return;
-  }
-  if (call.fn == BI_SELECT) { /* select(a, b, c): b where c's lane has its sign bit set */
-    for (int i = 0; i < 3; i++) {
-      ki_eval(r, e->call.args[i], &args[i]);
-      if (r->status != KI_OK) return;
-    }
-    int width = args[2].width;
-    if (!ki_widen(r, &args[0], width) || !ki_widen(r, &args[1], width)) return;
-    *v = args[0];
-    for (int i = 0; i < width; i++)
-      v->l[i] = (width > 1 ? args[2].l[i] < 0 : args[2].l[i] != 0) ? args[1].l[i] : args[0].l[i];
+    eval_vector_choice(r, &args[0], e->call.args[1], e->call.args[2], v);
     return;
   }
   int width = eval_args(r, e, args);
@@ -1033,24 +979,25 @@ static void eval_call(R *r, const KirExpr *e, Val *v) {
   for (int i = 0; i < width; i++) {
     double x = args[0].l[i], y = e->call.nargs > 1 ? args[1].l[i] : 0, z = e->call.nargs > 2 ? args[2].l[i] : 0;
     double o = 0;
-    switch (call.fn) {
-    case BI_CLAMP: o = x < y ? y : x > z ? z : x; break;
-    case BI_MIN: o = y < x ? y : x; break;
-    case BI_MAX: o = x < y ? y : x; break;
-    case BI_FABS: o = fabs(x); break;
-    case BI_SQRT: o = sqrt(x); break;
-    case BI_RSQRT: o = 1.0 / sqrt(x); break;
-    case BI_EXP: o = exp(x); break;
-    case BI_LOG: o = log(x); break;
-    case BI_SIN: o = sin(x); break;
-    case BI_COS: o = cos(x); break;
-    case BI_FLOOR: o = floor(x); break;
-    case BI_CEIL: o = ceil(x); break;
-    case BI_POW: o = pow(x, y); break;
-    case BI_FMA: o = fma(x, y, z); break;
-    case BI_SELECT:
-    case BI_CONVERT: break;
+    DPIA_EXHAUSTIVE_BEGIN
+    switch (e->call.builtin) {
+    case KBI_CLAMP: o = x < y ? y : x > z ? z : x; break;
+    case KBI_MIN: o = y < x ? y : x; break;
+    case KBI_MAX: o = x < y ? y : x; break;
+    case KBI_FABS: o = fabs(x); break;
+    case KBI_SQRT: o = sqrt(x); break;
+    case KBI_RSQRT: o = 1.0 / sqrt(x); break;
+    case KBI_EXP: o = exp(x); break;
+    case KBI_LOG: o = log(x); break;
+    case KBI_SIN: o = sin(x); break;
+    case KBI_COS: o = cos(x); break;
+    case KBI_FLOOR: o = floor(x); break;
+    case KBI_CEIL: o = ceil(x); break;
+    case KBI_POW: o = pow(x, y); break;
+    case KBI_FMA: o = fma(x, y, z); break;
+    case KBI_SELECT: break;
     }
+    DPIA_EXHAUSTIVE_END
     v->l[i] = o;
   }
 }
@@ -1164,17 +1111,7 @@ void ki_eval(R *r, const KirExpr *e, Val *v) {
       return;
     }
     if (t.vk == VK_NUM && t.width > 1) { /* OpenCL C 6.3.i: select lane by lane by the sign bit */
-      Val a, b;
-      ki_eval(r, e->cond.then, &a);
-      ki_eval(r, e->cond.other, &b);
-      if (r->status != KI_OK) return;
-      if (a.vk != VK_NUM || b.vk != VK_NUM || !ki_widen(r, &a, t.width) || !ki_widen(r, &b, t.width)) {
-        ki_fail(r, KI_ERROR, "a vector choice between values of other widths");
-        return;
-      }
-      *v = a;
-      v->sc = common_kind(a.sc, b.sc);
-      for (int i = 0; i < t.width; i++) v->l[i] = t.l[i] < 0 ? a.l[i] : b.l[i];
+      eval_vector_choice(r, &t, e->cond.then, e->cond.other, v);
       return;
     }
     bool c = ki_truth(r, &t);
@@ -1202,10 +1139,10 @@ void ki_eval(R *r, const KirExpr *e, Val *v) {
     for (int i = 0; i < n; i++) v->l[i] = read_scalar(p.p.obj->bytes + off + i * sb, sc);
     return;
   }
-  case KE_CALL: {
-    eval_call(r, e, v);
+  case KE_CALL: /* the scan refused it (ki_scan_expr) */
+    ki_fail(r, KI_ERROR, "a call the race check did not see before running: %s", e->call.fn);
     return;
-  }
+  case KE_BUILTIN: eval_builtin(r, e, v); return;
   case KE_CAST: {
     const KirType *t = e->call.type;
     ki_eval(r, e->call.args[0], v);

@@ -80,8 +80,10 @@ typedef enum KiStatus {
 
 typedef struct KiRun {
   const KiLimits *limits;
-  /* messages give the line of a statement in the text the OpenCL backend
-   * prints for the kernel (backend.h statement_lines) */
+  /* messages quote a statement as this backend prints the kernel
+   * (backend.h statement_lines), the kernel's target's */
+  const Backend *backend;
+  /* and give its line in that text */
   bool lines;
   int64_t steps; /* out: work done */
 } KiRun;

@@ -95,32 +95,6 @@ typedef struct WI {
   bool done;
 } WI;
 
-/* a built-in function a KE_CALL names */
-typedef enum Builtin {
-  BI_CLAMP,
-  BI_MIN,
-  BI_MAX,
-  BI_FABS,
-  BI_SQRT,
-  BI_RSQRT,
-  BI_EXP,
-  BI_LOG,
-  BI_SIN,
-  BI_COS,
-  BI_FLOOR,
-  BI_CEIL,
-  BI_POW,
-  BI_FMA,
-  BI_SELECT,
-  BI_CONVERT,
-} Builtin;
-
-typedef struct Call {
-  Builtin fn;
-  ScalarKind sc; /* BI_CONVERT */
-  int width;
-} Call;
-
 typedef struct StructLayout {
   const char *name;
   int64_t size, align;
@@ -133,6 +107,7 @@ typedef struct R {
   const KiArg *args;
   KiLaunch launch;
   const KiLimits *lim;
+  const Backend *backend; /* prints the kernel for messages (KiRun.backend) */
   bool want_lines;
   int nlines; /* the statements' lines in the printed kernel, once a message needs them */
   const KirStmt *const *line_stmts;
@@ -149,9 +124,6 @@ typedef struct R {
   /* statements by number, for messages */
   PMap stmt_id;
   Vec stmts;
-  PMap calls; /* a KE_CALL -> index into call */
-  Call *call;
-  int ncalls, callcap;
   int depth; /* deepest nesting of blocks */
   /* struct typedefs */
   int nstructs;

@@ -348,7 +348,7 @@ static void print_launch(Buf *b, const KiLaunch *l) {
 }
 
 KiStatus ki_run(Arena *a, const KirKernel *k, const KiLaunch *launch, const KiArg *args, KiRun *run, Buf *msg) {
-  R rs = {.a = a, .k = k, .args = args, .launch = *launch, .lim = run->limits, .want_lines = run->lines, .msg = msg};
+  R rs = {.a = a, .k = k, .args = args, .launch = *launch, .lim = run->limits, .backend = run->backend, .want_lines = run->lines, .msg = msg};
   R *r = &rs;
   for (int s = 0; s < 4; s++) r->scalar[s] = kir_scalar_type(a, (ScalarKind)s, 1);
   int64_t items = 1, group = 1;

@@ -230,7 +230,7 @@ static RaceStatus run_launch(Arena *a, const RaceKernel *rk, const SemanticSampl
     default: break;
     }
   }
-  KiRun run = {.limits = limits, .lines = !rk->drop_barriers};
+  KiRun run = {.limits = limits, .backend = rk->k->backend, .lines = !rk->drop_barriers};
   buf_clear(&why);
   KiStatus st = ki_run(a, kir, &l->ki, args, &run, &why);
   *steps += run.steps;
@@ -287,7 +287,7 @@ static RaceStatus check_sample(Arena *a, const RaceKernel *rk, const SemanticSam
       buf_init(&text, a);
       KernelFacts facts;
       memset(&facts, 0, sizeof facts);
-      if (!codegen_opencl(a, rk->tc, &kc, &l->copt, &text, &facts) || !facts.kir) continue;
+      if (!codegen_kernel(a, rk->tc, &kc, &l->copt, &text, &facts) || !facts.kir) continue;
       kir = facts.kir;
     }
     if (rk->drop_barriers) kir = race_drop_barriers(a, kir);

@@ -174,7 +174,7 @@ void run_local_needs(Arena *a, const Runtime *rt, const ImpKernel *k, const KirK
       emit(what, "%s%s: ", first ? "" : ", ", d->decl.name);
       first = false;
       if (d->decl.array_len >= 0) emit(what, "%" PRIu64 " ", n);
-      rt->target->backend->print_type(what, d->decl.type);
+      backend_of(rt->target->id)->print_type(what, d->decl.type);
       emit(what, ", %" PRIu64 " bytes", elem * n);
     }
   }

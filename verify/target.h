@@ -1,8 +1,9 @@
 /* target.h: what a target provides to verification and running, the
  * counterpart of codegen's Backend (backend.h) one layer up: QBE's Target
  * split where dpia's layers split.  Backend prints (codegen must not see
- * devices or libclang); Target holds the rest and points at its Backend,
- * so one Target value names everything target-specific about a kernel:
+ * devices or libclang); Target holds the rest and names its Backend by
+ * its row of DPIA_TARGETS (backend_of(id)), so one Target value names
+ * everything target-specific about a kernel:
  *
  *   - the re-parse of the generated text as the target language (spec
  *     section 1, step 6): a verifier made once and reused, and the
@@ -32,8 +33,8 @@
  * state of its own: everything lives in the objects it returns, so the
  * layer stays reentrant (one device per thread).
  *
- * The one instance is target_opencl; target_named is where a name picks
- * one (the driver asks for target_default). */
+ * The one instance is target_opencl; target_of is where the driver's
+ * choice of target (a TargetId) picks one. */
 #ifndef DPIA_TARGET_H
 #define DPIA_TARGET_H
 
@@ -88,9 +89,9 @@ typedef struct TargetRange {
 } TargetRange;
 
 typedef struct Target {
+  TargetId id;            /* its row of DPIA_TARGETS (backend.h): backend_of(id) prints its kernels */
   const char *name;       /* what target_named takes: "opencl" */
   const char *title;      /* what a runtime error is prefixed with: "OpenCL" */
-  const Backend *backend; /* how kernels are printed for it */
   const char *source_ext; /* the file suffix of its sources, ".cl" in reports */
   /* for messages: the language generated ("OpenCL C"), the standard the
    * re-parse holds it to ("OpenCL C 1.2"), what parses it ("libclang") */
@@ -165,9 +166,13 @@ typedef struct Target {
   RtStatus (*release_program)(TargetProgram *p, Buf *err);
 } Target;
 
-extern const Target target_opencl;
+/* the instances, target_NAME for each row of DPIA_TARGETS */
+#define X(id, name) extern const Target target_##name;
+DPIA_TARGETS(X)
+#undef X
 
-/* the target called name, or NULL */
+/* the target of a row of DPIA_TARGETS; the one called name (NULL if none) */
+const Target *target_of(TargetId id);
 const Target *target_named(const char *name);
 /* the target dpia translates for, verifies with and runs on */
 const Target *target_default(void);

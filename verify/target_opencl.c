@@ -565,9 +565,9 @@ static void foreign_preamble(Buf *out, bool uses_double) {
 }
 
 const Target target_opencl = {
+    .id = TARGET_OPENCL,
     .name = "opencl",
     .title = "OpenCL",
-    .backend = &backend_opencl,
     .source_ext = ".cl",
     .language = "OpenCL C",
     .language_std = "OpenCL C 1.2",

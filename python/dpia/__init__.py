@@ -70,6 +70,7 @@ class _Options(ctypes.Structure):
         ("debug_drop_barriers", ctypes.c_int),
         ("high_level", ctypes.c_int),
         ("rewrite", ctypes.c_void_p),
+        ("target", ctypes.c_char_p),
     ]
 
 
@@ -311,7 +312,7 @@ def _text(ptr, n):
 
 def _process(src, action, kernel=None, set=None, emit=("opencl",), verify=False, name="<python>",
              source_name=None, sizes=None, check=False, repeat=1, seed=1, platform=0, device=0,
-             opencl_source=None, inputs="signed", local_size=None, global_size=None, verbose=False):
+             opencl_source=None, inputs="signed", local_size=None, global_size=None, verbose=False, target=None):
     lib = library()
     if isinstance(emit, str):
         emit = (emit,)
@@ -334,6 +335,8 @@ def _process(src, action, kernel=None, set=None, emit=("opencl",), verify=False,
     opt.diagnostics_json = 1
     if source_name:
         opt.source_name = source_name.encode()
+    if target:  # the language generated: "opencl" (the default); unknown: E0810
+        opt.target = target.encode()
     for d, field in ((local_size, "local_size"), (global_size, "global_size")):
         for i, v in enumerate(d or ()):
             getattr(opt, field)[i] = int(v)
@@ -375,32 +378,34 @@ def _process(src, action, kernel=None, set=None, emit=("opencl",), verify=False,
 
 
 def translate(src, kernel=None, set=None, emit=("opencl", "json"), verify=False, name="<python>",
-              source_name=None, local_size=None, global_size=None):
+              source_name=None, local_size=None, global_size=None, target=None):
     """Translate the program text src (all kernels, or kernel's): a Result
     whose outputs hold each kind of emit ("opencl", "json" parsed, "space"
     parsed, "header", "intermediate", "imperative").  set gives tune
     parameters their values ({"WG": 128}, as --set); verify runs dpia's
-    verification too (as `dpia translate` does by default: slower)."""
+    verification too (as `dpia translate` does by default: slower); target
+    the language generated (as --target; None: "opencl")."""
     return _process(src, "translate", kernel=kernel, set=set, emit=emit, verify=verify, name=name,
-                    source_name=source_name, local_size=local_size, global_size=global_size)
+                    source_name=source_name, local_size=local_size, global_size=global_size, target=target)
 
 
-def check(src, kernel=None, set=None, name="<python>", verbose=False):
+def check(src, kernel=None, set=None, name="<python>", verbose=False, target=None):
     """Parse and type check (dpia check): result.text holds the types when verbose."""
-    return _process(src, "check", kernel=kernel, set=set, emit=(), name=name, verbose=verbose)
+    return _process(src, "check", kernel=kernel, set=set, emit=(), name=name, verbose=verbose, target=target)
 
 
-def verify(src, kernel=None, set=None, name="<python>"):
+def verify(src, kernel=None, set=None, name="<python>", target=None):
     """Translate and verify (dpia verify)."""
-    return _process(src, "verify", kernel=kernel, set=set, emit=(), name=name)
+    return _process(src, "verify", kernel=kernel, set=set, emit=(), name=name, target=target)
 
 
 def run(src, kernel, sizes, set=None, check=False, repeat=1, seed=1, platform=0, device=0, name="<python>",
-        verify=False, inputs="signed"):
+        verify=False, inputs="signed", target=None):
     """Run the kernel on an OpenCL device with random inputs (dpia run
     --json): result.run is the report (times, sizes, NDRange, check)."""
     return _process(src, "run", kernel=kernel, set=set, emit=(), name=name, sizes=sizes, check=check,
-                    repeat=repeat, seed=seed, platform=platform, device=device, verify=verify, inputs=inputs)
+                    repeat=repeat, seed=seed, platform=platform, device=device, verify=verify, inputs=inputs,
+                    target=target)
 
 
 def space(src, kernel, set=None, name="<python>"):

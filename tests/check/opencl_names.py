@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""opencl_names.py: every name in the OpenCL C name tables of dpia/opencl_names.c
+"""opencl_names.py: every name in the OpenCL C name tables of codegen/backend_opencl_names.c
 (kernel names, spec section 8) is rejected as a kernel name and as a kernel's
 nat parameter name, and each table is sorted and free of duplicates (the
 checker looks names up by binary search).

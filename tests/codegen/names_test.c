@@ -1,6 +1,6 @@
 /* names_test.c: the C names of generated code (spec section 8;
- * codegen/opencl.c, cg_c_name, on the checker's list of OpenCL C's names,
- * opencl_name_reserved in dpia/check.h).
+ * codegen/opencl.c, cg_c_name, on the list of OpenCL C's names,
+ * the OpenCL backend's names, codegen/backend_opencl_names.c).
  *
  * Exact names for primes, reserved names and reserved families (the
  * renaming used to append _2, _3 ... to a name in a reserved family for
@@ -33,7 +33,7 @@ static int failures, checks;
 static void expect(Arena *a, const char *base, const char *taken, const char *want) {
   Taken t = {0};
   if (taken) t.names[t.n++] = taken;
-  const char *got = cg_c_name(a, base, is_taken, &t, NULL);
+  const char *got = cg_c_name(a, backend_of(TARGET_OPENCL), base, is_taken, &t, NULL);
   checks++;
   if (strcmp(got, want) != 0) {
     failures++;
@@ -109,9 +109,9 @@ int main(void) {
     char first[2] = {base[0], 0};
     if (!c_identifier(first)) continue; /* an identifier starts as in C (the lexer) */
     if (t->n == MAX_TAKEN || x % 50 == 0) t->n = 0;
-    const char *got = cg_c_name(a, base, is_taken, t, NULL);
+    const char *got = cg_c_name(a, backend_of(TARGET_OPENCL), base, is_taken, t, NULL);
     checks++;
-    if (!c_identifier(got) || cg_is_reserved(got) || opencl_name_reserved(got) || is_taken(t, got)) {
+    if (!c_identifier(got) || cg_is_reserved(backend_of(TARGET_OPENCL), got) || backend_reserved(backend_of(TARGET_OPENCL), got) || is_taken(t, got)) {
       failures++;
       printf("FAIL sweep: %s gave %s\n", base, got);
       if (failures > 20) break;

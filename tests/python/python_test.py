@@ -73,6 +73,12 @@ def main():
     cli = subprocess.run([dpia_exe, "translate", os.path.join(root, "samples", "tune", "gemv_tune.dpia"), "-k", "gemv",
                           "--set", "WG=64", "--source-name", "gemv_tune.dpia"], capture_output=True, text=True)
     expect("the source differs from dpia translate's", cli.returncode == 0 and cli.stdout == r.source)
+    # the target: opencl is the default, the same text; an unknown one is E0810
+    t = dpia.translate(gemv, kernel="gemv", set={"WG": 64}, name="gemv_tune.dpia", target="opencl")
+    expect("target='opencl': %r %s" % (t, t.diagnostics), t.ok and t.source == cli.stdout)
+    t = dpia.check(gemv, target="fortran")
+    expect("target='fortran': %r %s" % (t, t.diagnostics), t.status == 2 and t.diagnostics
+           and t.diagnostics[0].code == "E0810")
     # diagnostics as objects
     r = dpia.translate(gemv, kernel="gemv", set={"WG": 48}, name="g.dpia")
     d = r.diagnostics[0] if r.diagnostics else None

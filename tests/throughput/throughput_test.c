@@ -7,7 +7,7 @@
  *             including texts longer than the buffer's room
  *   arena     arena_alloc and arena_dup (inline fast paths) return zeroed,
  *             aligned, distinct memory, big objects and limits included
- *   natural   codegen_opencl without user launch sizes returns the text of
+ *   natural   codegen_kernel without user launch sizes returns the text of
  *             kernel_from_def's dry run: it must equal a fresh generation
  *             with zero launch sizes, for every imperative def of the given
  *             files and for the imperative programs of the given kernels
@@ -135,21 +135,21 @@ static int compare_natural(const char *name, const char *text, size_t len) {
     Phrase *body = normalize_def(&a, &tc, &diag, d);
     if (!body) continue;
     d->body = body;
-    ImpKernel *k = kernel_from_def(&a, &tc, &diag, d, name);
+    ImpKernel *k = kernel_from_def(&a, &tc, &diag, backend_of(TARGET_OPENCL), d, name);
     if (!k) continue;
     CHECK(k->natural_source != NULL, "%s: %s has no dry-run text", name, d->name);
     CodegenOptions zero = {{0}, {0}, false, NULL};
     Buf fresh, shortcut;
     buf_init(&fresh, &a);
     buf_init(&shortcut, &a);
-    bool ok = cg_generate(&a, &tc, k, &zero, &fresh, NULL) && codegen_opencl(&a, &tc, k, &zero, &shortcut, NULL);
+    bool ok = cg_generate(&a, &tc, k, &zero, &fresh, NULL) && codegen_kernel(&a, &tc, k, &zero, &shortcut, NULL);
     CHECK(ok && strcmp(fresh.data, k->natural_source) == 0 && strcmp(shortcut.data, fresh.data) == 0,
           "%s: %s: the dry run's text differs from a fresh generation", name, d->name);
     /* user launch sizes are generated afresh */
     CodegenOptions user = {{32, 0, 0}, {0}, false, NULL};
     Buf sized;
     buf_init(&sized, &a);
-    if (codegen_opencl(&a, &tc, k, &user, &sized, NULL))
+    if (codegen_kernel(&a, &tc, k, &user, &sized, NULL))
       CHECK(strstr(sized.data, "given by the user") != NULL, "%s: %s: --local-size=32 ignored", name, d->name);
     compared++;
   }

@@ -111,7 +111,7 @@ static Result run_n(Tester *t, const KirKernel *k, int64_t global, int64_t local
   for (int i = 0; i < n; i++) r.out[i] = NAN;
   KiArg args[2] = {{(unsigned char *)r.out, (int64_t)sizeof(float) * n, 0}, {NULL, 0, n}};
   KiLimits lim = {max_steps, 1 << 16, 1024, 1 << 24};
-  KiRun run = {.limits = &lim, .lines = true};
+  KiRun run = {.limits = &lim, .backend = backend_of(TARGET_OPENCL), .lines = true};
   KiLaunch launch = {1, {global, 1, 1}, {local, 1, 1}};
   Buf msg;
   buf_init(&msg, t->a);
@@ -149,7 +149,7 @@ static void test_values(Tester *t) {
   const KirExpr *lanes[4] = {F(t, 1), F(t, 2), F(t, 3), F(t, 4)};
   assign(t, b, AT(t, "out", I(t, 2)), kir_lane(a, B(t, KB_MUL, kir_vector(a, f4, 4, lanes), F(t, 2)), 3, 4, false));
   /* clamp of ints, a remainder */
-  assign(t, b, AT(t, "out", I(t, 3)), kir_call(a, "clamp", 3, (const KirExpr *[]){I(t, 5), I(t, 0), I(t, 3)}));
+  assign(t, b, AT(t, "out", I(t, 3)), kir_builtin(a, KBI_CLAMP, kir_scalar_type(a, SC_INT, 1), (const KirExpr *[]){I(t, 5), I(t, 0), I(t, 3)}));
   assign(t, b, AT(t, "out", I(t, 4)), B(t, KB_MOD, I(t, 7), I(t, 3)));
   /* a choice of vectors by a mask: lane by lane, by the sign bit */
   const KirType *i2 = kir_scalar_type(a, SC_INT, 2), *f2 = kir_scalar_type(a, SC_FLOAT, 2);

@@ -83,10 +83,10 @@ int main(void) {
     DefInfo *inter = translate_stage1(a, &env.tc, &env.in, def, body);
     DefInfo *impv = translate_stage2(a, &env.tc, &env.in, &env.diag, inter);
     imp = impv ? translate_hoist(a, &env.tc, &env.in, &env.diag, impv) : NULL;
-    k = imp ? kernel_from_def(a, &env.tc, &env.diag, imp, "race.dpia") : NULL;
+    k = imp ? kernel_from_def(a, &env.tc, &env.diag, backend_of(TARGET_OPENCL), imp, "race.dpia") : NULL;
     Buf text;
     buf_init(&text, a);
-    if (k && !codegen_opencl(a, &env.tc, k, NULL, &text, &facts)) k = NULL;
+    if (k && !codegen_kernel(a, &env.tc, k, NULL, &text, &facts)) k = NULL;
   }
   if (!k || !facts.kir || env.diag.nerrors) {
     Buf b;

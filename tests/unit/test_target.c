@@ -245,7 +245,7 @@ static RtStatus f_kernel_info(TargetDevice *dev, TargetKernel *k, TargetKernelIn
 static const Target target_fake = {
     .name = "fake",
     .title = "Fake",
-    .backend = &backend_opencl, /* it runs the OpenCL text as the OpenCL would */
+    .id = TARGET_OPENCL, /* it runs the OpenCL text as the OpenCL would */
     .source_ext = ".fake",
     .language = "Fake C",
     .language_std = "Fake C 1",

@@ -1,8 +1,9 @@
-/* opencl_names.c: the names OpenCL C gives a meaning to, so that a kernel's
- * name and its nat parameters' names (which become C names as they are)
- * can be refused by the checker (check.c, check_kernel_names), and the
- * code generator can rename everything else away from them. */
-#include "check.h"
+/* backend_opencl_names.c: the names OpenCL C gives a meaning to, the
+ * OpenCL backend's Backend.names (backend.h): the checker refuses them as a
+ * kernel's name and its nat parameters' names (which become C names as
+ * they are; dpia/check.c asks through TargetNames), and the code generator
+ * renames everything else away from them. */
+#include "backend_opencl.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -195,10 +196,8 @@ const char *opencl_name_use(const char *name) {
   return NULL;
 }
 
-bool opencl_name_macro(const char *name) { return in_table(name, opencl_macros, DPIA_COUNTOF(opencl_macros)); }
+const char *opencl_kernel_name_use(const char *name) {
+  return strcmp(name, "main") == 0 ? "reserved in OpenCL C (a kernel cannot be called main)" : opencl_name_use(name);
+}
 
-/* check.h; the one list of OpenCL C's names, shared with the code
- * generator (codegen/opencl.c, cg_is_reserved).  No name that begins with
- * `v_` is in it: no table above has one, and no prefix or family matches
- * one (the code generator relies on that to leave the reserved set). */
-bool opencl_name_reserved(const char *name) { return opencl_name_use(name) != NULL; }
+bool opencl_name_macro(const char *name) { return in_table(name, opencl_macros, DPIA_COUNTOF(opencl_macros)); }
