@@ -71,7 +71,10 @@ static bool check_run_preconditions(Ctx *c, const DefInfo *def, const ImpKernel 
       if (!precond_mentions(p, nats->names[j])) continue;
       emit(&m, "%s%s = %lld", nvars++ ? ", " : "", nats->names[j], (long long)nats->values[j]);
     }
-    emit(&m, " %s %s", nvars > 1 ? "do not satisfy" : "does not satisfy", pre);
+    if (nvars)
+      emit(&m, " %s %s", nvars > 1 ? "do not satisfy" : "does not satisfy", pre);
+    else /* between constants: --global-size=96 --local-size=64 */
+      emit(&m, "%s does not hold", pre);
     if (launch) emit(&m, " (required by the launch size)");
     bool first = true;
     for (int j = 0; j < nats->n; j++) {
