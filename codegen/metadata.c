@@ -175,7 +175,9 @@ void codegen_pipeline_metadata(Arena *a, const PipeDesc *d, const char *source_n
         emit(out, ", \"size\": ");
         json_size(a, out, b->size);
         break;
-      case PBIND_LOCAL:
+      case PBIND_LOCAL: /* its element type: a launcher sizes the buffer in bytes */
+        emit(out, ", \"type\": ");
+        json_type(a, out, l->k->params[i].elem);
         emit(out, ", \"local_elements\": ");
         json_size(a, out, b->size);
         break;

@@ -402,13 +402,12 @@ class Kernel(_Launcher):
 
     kind = "kernel"
 
-    def __new__(cls, ctx, metadata, options=None, kernels=None):
+    def __new__(cls, ctx, metadata, options=None):
         if "pipeline" in _one(metadata):
-            return Pipeline(ctx, metadata, options, kernels)
+            return Pipeline(ctx, metadata, options)
         return super().__new__(cls)
 
-    def __init__(self, ctx, metadata, options=None, kernels=None):
-        """kernels: only for a pipeline's metadata (Pipeline)"""
+    def __init__(self, ctx, metadata, options=None):
         super().__init__(ctx, metadata, options)
         self.kernel = cl.Kernel(self.program, self.name)
 
@@ -424,16 +423,12 @@ class Kernel(_Launcher):
 class Pipeline(_Launcher):
     """a translated pipeline (docs/language.md section 8): its interface
     checked as a kernel's, its temporaries allocated, its kernels launched
-    in order with the arguments of the metadata's "launches".
-
-    kernels: the metadata of the program's kernels (dpia.translate(src)
-    .metadata), needed only when a launch passes local memory of a size
-    known at the launch (a "local_elements" argument): the pipeline's
-    metadata does not give its element type."""
+    in order with the arguments of the metadata's "launches" (local
+    memory, "local_elements" of "type", sized at the call)."""
 
     kind = "pipeline"
 
-    def __init__(self, ctx, metadata, options=None, kernels=None):
+    def __init__(self, ctx, metadata, options=None):
         super().__init__(ctx, metadata, options)
         interface = {p["name"] for p in self.params}
         temps = {t["name"] for t in self.meta["temporaries"]}
@@ -444,31 +439,13 @@ class Pipeline(_Launcher):
             raise ValueError("dpia.opencl: the metadata of %s names both a parameter and a temporary %s: a "
                              "launch's buffer is ambiguous (rename the parameter)" % (self.title, ", ".join(clash)))
         self.temporaries = [dict(t, role="temp") for t in self.meta["temporaries"]]
-        self._local_types = {}
-        for i, launch in enumerate(self.meta["launches"]):
-            for arg in launch["args"]:
-                if "local_elements" in arg:
-                    self._local_types[i, arg["param"]] = self._local_type(launch, arg, kernels)
-
-    def _local_type(self, launch, arg, kernels):
-        """the element type of a local buffer a launch passes"""
-        if "type" in arg:
-            return arg["type"]
-        for k in kernels if isinstance(kernels, list) else [kernels] if kernels else []:
-            if k.get("kernel") == launch["kernel"]:
-                for p in k["params"]:
-                    if p["name"] == arg["param"]:
-                        return p["type"]
-        raise ValueError("dpia.opencl: %s launches kernel %s with local memory %s, whose element type its metadata "
-                         "does not give: pass the kernels' metadata too, Pipeline(ctx, metadata, kernels="
-                         "dpia.translate(src).metadata)" % (self.title, launch["kernel"], arg["param"]))
 
     def _launches(self, sizes, bound):
         buffers = dict(bound)
         for t in self.temporaries:
             buffers[t["name"]] = cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE, max(1, self._layout(t, sizes)[3]))
         out = []
-        for i, launch in enumerate(self.meta["launches"]):
+        for launch in self.meta["launches"]:
             args, local_buffers = [], []
             for arg in launch["args"]:
                 if "buffer" in arg:
@@ -478,7 +455,7 @@ class Pipeline(_Launcher):
                 elif "size" in arg:
                     args.append(np.int32(evaluate(arg["size"], sizes)))
                 else:
-                    dtype, lanes = numpy_type(self._local_types[i, arg["param"]])
+                    dtype, lanes = numpy_type(arg["type"])
                     nbytes = int(evaluate(arg["local_elements"], sizes)) * lanes * np.dtype(dtype).itemsize
                     args.append(cl.LocalMemory(max(1, nbytes)))
                     local_buffers.append((arg["param"], nbytes))
