@@ -206,10 +206,11 @@ static int run_compare(Ctx *c, const DefInfo *def, const Phrase *body, const Nat
   double *ref;
   size_t nref;
   Span overflow = {0};
-  if (!interp_run_overflow(a, def, body, nats, (const double *const *)inputs, counts, &ref, &nref, &overflow, &err)) {
-    if (strstr(err.data, FOREIGN_FAILURE)) { /* the program's C, not a fault of the interpreter */
-      diag_error(&c->diag, ERR_FOREIGN_BODY, def->decl->name_span, "the reference interpreter %s",
-                 strstr(err.data, FOREIGN_FAILURE));
+  const char *foreign_failure = NULL;
+  if (!interp_run_overflow(a, def, body, nats, (const double *const *)inputs, counts, &ref, &nref, &overflow,
+                           &foreign_failure, &err)) {
+    if (foreign_failure) { /* the program's C, not a fault of the interpreter */
+      diag_error(&c->diag, ERR_FOREIGN_BODY, def->decl->name_span, "the reference interpreter %s", foreign_failure);
       return DPIA_EUSER;
     }
     diag_error(&c->diag, ERR_INTERNAL, def->decl->name_span, "reference interpreter: %s", err.data);

@@ -140,6 +140,9 @@ typedef struct Interp {
    * (src NULL: none): OpenCL C leaves signed overflow undefined, where
    * this interpreter computes the exact value */
   Span int_overflow;
+  /* why a foreign function could not run on the host (the program's C,
+   * not a fault of the interpreter), or NULL */
+  const char *foreign_failure;
 } Interp;
 
 static void *salloc(Interp *I, size_t size) { return scratch_alloc(&I->scratch, size); }
@@ -469,7 +472,10 @@ static Val foreign_prim(Interp *I, const Phrase *p, const Val *args) {
   for (int j = 0; j < p->foreign->nparams; j++) x[j] = lane(need_num(args[j], p), 0);
   Buf why;
   buf_init(&why, I->arena);
-  if (!foreign_fns_call(I->foreign, p->foreign, x, &r, &why)) fail(I, p->span, "%s", why.data);
+  if (!foreign_fns_call(I->foreign, p->foreign, x, &r, &why)) {
+    I->foreign_failure = why.data;
+    fail(I, p->span, "%s", why.data);
+  }
   return num1(r);
 }
 
@@ -799,12 +805,12 @@ bool interp_random_inputs(Arena *a, const DefInfo *def, const NatValues *nats, R
 
 bool interp_run(Arena *a, const DefInfo *def, const Phrase *body, const NatValues *nats, const double *const *inputs,
                 const size_t *counts, double **out, size_t *out_count, Buf *err) {
-  return interp_run_overflow(a, def, body, nats, inputs, counts, out, out_count, NULL, err);
+  return interp_run_overflow(a, def, body, nats, inputs, counts, out, out_count, NULL, NULL, err);
 }
 
 bool interp_run_overflow(Arena *a, const DefInfo *def, const Phrase *body, const NatValues *nats,
                          const double *const *inputs, const size_t *counts, double **out, size_t *out_count,
-                         Span *int_overflow, Buf *err) {
+                         Span *int_overflow, const char **foreign_failure, Buf *err) {
   if (!def->is_kernel && !def->is_pipeline) {
     emit(err, "%s is not a kernel", def->name);
     return false;
@@ -815,6 +821,7 @@ bool interp_run_overflow(Arena *a, const DefInfo *def, const Phrase *body, const
   interp_init(I, a, nats, err, &on_fail);
   if (setjmp(on_fail)) {
     foreign_fns_close(I->foreign);
+    if (foreign_failure) *foreign_failure = I->foreign_failure;
     return false;
   }
   const Env *env = NULL;

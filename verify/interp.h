@@ -47,10 +47,13 @@ bool interp_run(Arena *a, const DefInfo *def, const Phrase *body, const NatValue
 /* The same, and *int_overflow the first int operation whose exact value
  * is outside the 32-bit range (src NULL: none): OpenCL C leaves signed
  * overflow undefined, so a device result that differs from this exact
- * reference there is the program's overflow, not a wrong kernel. */
+ * reference there is the program's overflow, not a wrong kernel.  On a
+ * failure, *foreign_failure (if given) says why a foreign function could
+ * not run on the host (its body does not compile as C, ...: the program's
+ * fault), NULL when the failure is another. */
 bool interp_run_overflow(Arena *a, const DefInfo *def, const Phrase *body, const NatValues *nats,
                          const double *const *inputs, const size_t *counts, double **out, size_t *out_count,
-                         Span *int_overflow, Buf *err);
+                         Span *int_overflow, const char **foreign_failure, Buf *err);
 
 /* The relative error bound (spec section 11) for comparing a device result
  * of layout result with the reference for the normalized kernel body: the

@@ -209,7 +209,7 @@ static int prepare(Arena *a, const DefInfo *def, const Phrase *body, const DefIn
    * an array that drop emptied): such sizes are not a test (SEM_RETRY) */
   Span overflow = {0};
   if (!interp_run_overflow(a, def, body, nats, (const double *const *)sample->inputs, sample->counts, &sample->ref,
-                           &sample->nref, &overflow, &err)) {
+                           &sample->nref, &overflow, NULL, &err)) {
     emit(msg, "skipped: the reference interpreter cannot run kernel '%s' at ", def->name);
     print_sizes(msg, nats);
     emit(msg, ": %s", err.data);

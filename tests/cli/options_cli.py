@@ -184,5 +184,18 @@ with tempfile.TemporaryDirectory() as tmp:
     report(p.returncode == 2 and "unknown --inputs kind 'negative'" in p.stderr, '--inputs=negative is refused',
            p.stderr)
 
+# run --check of a foreign function whose body is OpenCL C only (a work-item
+# query): the program's fault (exit 1, E-coded), not an internal error
+with tempfile.TemporaryDirectory() as tmp:
+    fn = os.path.join(tmp, 'foreign.dpia')
+    with open(fn, 'w') as f:
+        f.write('foreign lid (x: float) : float = "{ return (float)get_local_id(0) + x; }"\n'
+                'kernel k (N: nat) (xs: [N]float) = xs |> mapGlobal (\\x -> lid x)\n')
+    p = run(['run', fn, '-k', 'k', '--size', 'N=64', '--check', '--diagnostics=json'])
+    report(p.returncode == 1 and '"code": "E' in p.stderr + p.stdout and
+           "the reference interpreter cannot run foreign function 'lid' on the host" in p.stderr + p.stdout
+           and 'internal' not in p.stderr + p.stdout,
+           'a foreign body the host cannot run is the program\'s error', f'exit {p.returncode}\n{p.stdout}{p.stderr}')
+
 print(f'{passed} passed, {failed} failed')
 sys.exit(1 if failed else 0)
