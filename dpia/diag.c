@@ -130,16 +130,30 @@ void source_position(const Source *src, uint32_t offset, uint32_t *line, uint32_
 
 /* ---- text rendering ---- */
 
+/* "error[E0201]" as rustc writes it, so that the code shows where the
+ * reader looks; a note says only "note": it explains the error above it,
+ * whose code it shares (as in the JSON, which gives notes no code) */
+static void render_level(Buf *out, const Diagnostic *g) {
+  switch (g->level) {
+  case DIAG_ERROR: emit(out, "error[%s]", diag_code_name(g->code)); return;
+  case DIAG_NOTE: buf_puts(out, "note"); return;
+  }
+  INTERNAL("diagnostic level %d", (int)g->level);
+}
+
 static void render_one(Buf *out, const Diagnostic *g) {
   const Source *src = g->span.src;
-  const char *level = g->level == DIAG_ERROR ? "error" : "note";
   if (!src) {
-    emit(out, "dpia: %s: %s\n", level, g->message);
+    buf_puts(out, "dpia: ");
+    render_level(out, g);
+    emit(out, ": %s\n", g->message);
     return;
   }
   uint32_t line, col;
   source_position(src, g->span.begin, &line, &col);
-  emit(out, "%s:%u:%u: %s: %s\n", src->name, line, col, level, g->message);
+  emit(out, "%s:%u:%u: ", src->name, line, col);
+  render_level(out, g);
+  emit(out, ": %s\n", g->message);
 
   /* the source line, then a caret under the span (clipped to this line);
    * tabs are copied into the caret line so the caret stays aligned */
