@@ -835,12 +835,12 @@ static int process(const Target *target, const char *name, const char *text, siz
     if (over_limit) {
       r->diagnostics_json =
           "[{\"level\": \"error\", \"code\": \"E0902\", \"message\": \"" LIMIT_MESSAGE "\", \"notes\": []}]\n";
-      r->diagnostics = opt->diagnostics_json ? r->diagnostics_json : "dpia: error: " LIMIT_MESSAGE "\n";
+      r->diagnostics = opt->diagnostics_json ? r->diagnostics_json : "dpia: error[E0902]: " LIMIT_MESSAGE "\n";
       r->diags = &limit_diagnostic;
     } else {
       r->diagnostics_json =
           "[{\"level\": \"error\", \"code\": \"E0903\", \"message\": \"out of memory\", \"notes\": []}]\n";
-      r->diagnostics = opt->diagnostics_json ? r->diagnostics_json : "dpia: error: out of memory\n";
+      r->diagnostics = opt->diagnostics_json ? r->diagnostics_json : "dpia: error[E0903]: out of memory\n";
       r->diags = &oom_diagnostic;
     }
     r->ndiags = 1;
@@ -990,7 +990,9 @@ const char *dpia_result_output(const DpiaResult *r, size_t *len) {
 }
 
 /* a NULL result means even the result could not be allocated */
-const char *dpia_result_diagnostics(const DpiaResult *r) { return r ? r->diagnostics : "dpia: error: out of memory\n"; }
+const char *dpia_result_diagnostics(const DpiaResult *r) {
+  return r ? r->diagnostics : "dpia: error[E0903]: out of memory\n";
+}
 
 int dpia_result_error_count(const DpiaResult *r) { return r ? r->nerrors : 1; }
 

@@ -44,7 +44,8 @@ static const char usage_text[] =
     "  --version   print the version\n"
     "\n"
     "exit codes: 0 success, 1 error in the program, 2 bad command line,\n"
-    "            3 verification failed, 4 OpenCL unavailable, 70 internal error\n";
+    "            3 verification failed, 4 OpenCL unavailable, 70 internal error\n"
+    "errors: file:line:col: error[E0301]: message; docs/errors.md explains each code\n";
 
 static const char check_help[] = "usage: dpia check [-v] [--high-level] [--local-size=a[,b[,c]]] [--global-size=a[,b[,c]]]\n"
                                  "                  [--diagnostics=text|json] [--target=NAME] FILE\n"
@@ -56,7 +57,8 @@ static const char check_help[] = "usage: dpia check [-v] [--high-level] [--local
                                  "shape decides (a work-group size the program leaves open) is reported here\n"
                                  "too, and --local-size and --global-size say the launch as for translate.\n"
                                  "Prints nothing on success, or with -v each declaration's type and each\n"
-                                 "kernel's preconditions.  Errors go to stderr as file:line:col;\n"
+                                 "kernel's preconditions.  Errors go to stderr as\n"
+                                 "file:line:col: error[E0301]: message (docs/errors.md explains each code);\n"
                                  "--diagnostics=json prints them as a JSON array on stdout instead.\n"
                                  "--high-level accepts high-level kernels (maps with no OpenCL level,\n"
                                  "docs/language.md section 21): each gets a note E0607 saying it needs a\n"

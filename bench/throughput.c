@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "dpia.h"
+#include "stats.h"
 
 extern char **environ;
 
@@ -77,11 +78,6 @@ static double rate(const char *name, const char *text, size_t len, const DpiaOpt
   return runs / t;
 }
 
-static int by_value(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* min and median milliseconds of `dpia translate FILE [-k K] -o OUT`
  * over calls calls (stdout and stderr to /dev/null, -o to a real file:
  * the path of a normal call, not the device special case); false if a
@@ -110,9 +106,8 @@ static bool cli_ms(const char *dpia, const char *file, const char *kernel, int c
   posix_spawn_file_actions_destroy(&io);
   unlink(out);
   if (ok) {
-    qsort(ms, (size_t)calls, sizeof *ms, by_value);
+    *median = bench_sort_median(ms, calls);
     *min = ms[0];
-    *median = calls % 2 ? ms[calls / 2] : (ms[calls / 2 - 1] + ms[calls / 2]) / 2;
   }
   free(ms);
   return ok;
@@ -150,6 +145,8 @@ int main(int argc, char **argv) {
   printf("%-20s %16s %16s %16s %14s %14s\n", "sample", "no verify (/s)", "no semantic (/s)", "verify (/s)",
          "CLI min (ms)", "CLI med (ms)");
   int status = 0, slow = 0, timed = 0;
+  double *medians = malloc(sizeof *medians * (size_t)argc); /* of the files timed */
+  if (!medians) return 1;
   for (int i = first; i < argc; i++) {
     size_t len;
     char *text = slurp(argv[i], &len);
@@ -176,7 +173,7 @@ int main(int argc, char **argv) {
     printf("%-20s %16.0f %16.0f %16.0f %14.2f %14.2f\n", base_name(argv[i]), plain, no_semantic, verified, min,
            median);
     if (dpia && cli_ok) {
-      timed++;
+      medians[timed++] = median;
       slow += median >= 20;
     }
     free(text);
@@ -189,9 +186,11 @@ int main(int argc, char **argv) {
       if (fscanf(f, "%lf %lf %lf", &load[0], &load[1], &load[2]) != 3) load[0] = load[1] = load[2] = 0;
       fclose(f);
     }
-    printf("CLI with verification, median of %d calls per file: %d of %d files under the 20 ms target "
-           "(load average %.2f %.2f %.2f)\n",
-           calls, timed - slow, timed, load[0], load[1], load[2]);
+    double middle = bench_sort_median(medians, timed);
+    printf("CLI with verification, median of %d calls per file: %.1f to %.1f ms, %.1f ms the median file; "
+           "%d of %d files under the 20 ms target (load average %.2f %.2f %.2f)\n",
+           calls, medians[0], medians[timed - 1], middle, timed - slow, timed, load[0], load[1], load[2]);
   }
+  free(medians);
   return status;
 }

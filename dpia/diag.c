@@ -141,16 +141,35 @@ void source_position(const Source *src, uint32_t offset, uint32_t *line, uint32_
 
 /* ---- text rendering ---- */
 
-static void render_one(Buf *out, const Diagnostic *g) {
+/* "error[E0201]" as rustc writes it, so that the code shows where the
+ * reader looks; a note under an error says only "note": it explains the
+ * error above it, whose code it shares (as in the JSON, which gives such
+ * notes no code).  A note of its own (top: diag_remark, E0607) has its
+ * code: "note[E0607]". */
+static void render_level(Buf *out, const Diagnostic *g, bool top) {
+  switch (g->level) {
+  case DIAG_ERROR: emit(out, "error[%s]", diag_code_name(g->code)); return;
+  case DIAG_NOTE:
+    if (top) emit(out, "note[%s]", diag_code_name(g->code));
+    else buf_puts(out, "note");
+    return;
+  }
+  INTERNAL("diagnostic level %d", (int)g->level);
+}
+
+static void render_one(Buf *out, const Diagnostic *g, bool top) {
   const Source *src = g->span.src;
-  const char *level = g->level == DIAG_ERROR ? "error" : "note";
   if (!src) {
-    emit(out, "dpia: %s: %s\n", level, g->message);
+    buf_puts(out, "dpia: ");
+    render_level(out, g, top);
+    emit(out, ": %s\n", g->message);
     return;
   }
   uint32_t line, col;
   source_position(src, g->span.begin, &line, &col);
-  emit(out, "%s:%u:%u: %s: %s\n", src->name, line, col, level, g->message);
+  emit(out, "%s:%u:%u: ", src->name, line, col);
+  render_level(out, g, top);
+  emit(out, ": %s\n", g->message);
 
   /* the source line, then a caret under the span (clipped to this line);
    * tabs are copied into the caret line so the caret stays aligned */
@@ -177,8 +196,8 @@ void diag_render_text(const Diag *d, Buf *out) {
       emit(out, "dpia: error: too many errors (%d), stopping here\n", d->nerrors - d->nrepeats);
       break;
     }
-    render_one(out, g);
-    for (const Diagnostic *n = g->notes; n; n = n->next) render_one(out, n);
+    render_one(out, g, true);
+    for (const Diagnostic *n = g->notes; n; n = n->next) render_one(out, n, false);
     shown++;
   }
 }

@@ -1,10 +1,12 @@
 /* diag.h: the one diagnostics module (spec section 9).
  *
  * User errors are collected here and printed as
- *   file:line:col: error: message
+ *   file:line:col: error[E0201]: message
  *   <source line>
  *   <caret under the span>
- * followed by attached notes; or as JSON with --diagnostics=json.
+ * (E0201: the error's code, diag_codes.h, docs/errors.md) followed by
+ * attached notes (`file:line:col: note: message`, no code: a note explains
+ * its error); or as JSON with --diagnostics=json.
  * Internal bugs do not come here: they abort through INTERNAL (exit 70). */
 #ifndef DPIA_DIAG_H
 #define DPIA_DIAG_H

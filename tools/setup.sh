@@ -39,6 +39,10 @@ configure() { # dir, extra meson options...
   local dir=$1; shift
   if [ ! -f "$dir/build.ninja" ]; then
     meson setup "$dir" -Dwerror=$werror "$@" >/dev/null
+  else
+    # a directory configured before: the options still apply (-Dbench=true
+    # to one configured without it)
+    meson configure "$dir" "$@" >/dev/null
   fi
   # quiet when it works; the whole build log when it does not
   local log
@@ -52,7 +56,9 @@ configure() { # dir, extra meson options...
   rm -f "$log"
 }
 
-configure build
+# -Dbench=true: the benchmarks (bench/), off in a default build, and their
+# test bench-peer-check
+configure build -Dbench=true
 
 # Kernel Tuner (PyPI) for samples/tune/tune_kt.py and its suite test, in a
 # venv of its own: it needs numpy 2, which Debian's pyopencl (numpy 1) is
@@ -68,6 +74,6 @@ if [ ! -x build/tune-venv/bin/python ] ||
   fi
 fi
 if [ "${1:-}" = "--sanitize" ]; then
-  configure build-san -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
+  configure build-san -Dbench=true -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
 fi
 echo "setup: built build/dpia"

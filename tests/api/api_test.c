@@ -155,6 +155,8 @@ static void test_out_of_memory(void) {
   CHECK(strcmp(dpia_result_diagnostic(r, 0)->code, "E0903") == 0, "out of memory is E0903");
   CHECK(strstr(dpia_result_diagnostics_json(r), "\"code\": \"E0903\"") != NULL, "out of memory in JSON is E0903");
   CHECK(strstr(dpia_result_diagnostics_json(r), "out of memory") != NULL, "JSON out of memory");
+  CHECK(strcmp(dpia_result_diagnostics(r), "dpia: error[E0903]: out of memory\n") == 0,
+        "the text names the code as every error's does: %s", dpia_result_diagnostics(r));
   CHECK(dpia_result_emitted(r, DPIA_EMIT_OPENCL, NULL) == NULL, "no output");
   dpia_result_free(r);
 }
@@ -171,7 +173,8 @@ static void test_memory_limit(const char *samples) {
   DpiaResult *r;
   int st = dpia_process("mm_vec.dpia", text, strlen(text), &opt, &r);
   CHECK(st == DPIA_EUSER, "over the memory limit: status %d", st);
-  CHECK(strstr(dpia_result_diagnostics(r), "program too large: translating it needs more memory than the limit"),
+  CHECK(strstr(dpia_result_diagnostics(r), "dpia: error[E0902]: program too large: translating it needs more memory "
+                                           "than the limit"),
         "the limit's message: %s", dpia_result_diagnostics(r));
   const DpiaDiagnostic *d = dpia_result_diagnostic(r, 0);
   CHECK(d && d->code && strcmp(d->code, "E0902") == 0 && strstr(dpia_result_diagnostics_json(r), "\"code\": \"E0902\""),

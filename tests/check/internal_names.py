@@ -2,7 +2,7 @@
 """Fail if a reviewed diagnostic golden shows an internal name.
 
 Scans every .err golden under ROOT (build directories excluded) and checks
-the message of each `file:line:col: error|note: message` line.  Types in
+the message of each `file:line:col: error[CODE]|note: message` line.  Types in
 messages are printed as the user writes them (dpia/types.h, TypeNamer), so
 none of these may appear:
 
@@ -20,7 +20,7 @@ import os
 import re
 import sys
 
-MESSAGE = re.compile(r'^[^\s:][^:]*:\d+:\d+: (?:error|note): (.*)$')
+MESSAGE = re.compile(r"^[^\s:][^:]*:\d+:\d+: (?:error\[E\d+\]|note): (.*)$")
 INTERNAL = [
     (re.compile(r'\?n\d*|\?\d'), 'a metavariable (?n2, ?3)'),
     (re.compile(r"(?<![\w'])_(?![\w'])"), "an unknown printed as '_'"),
@@ -33,7 +33,8 @@ DIM0 = re.compile(r'\b((?:map|mapI|parfor)(?:Global|Workgroup|Local)0)\b')
 
 
 def check_file(path):
-    problems = []
+    """the problems of one golden and how many messages it holds"""
+    problems, messages = [], 0
     with open(path, encoding='utf-8', errors='replace') as f:
         lines = f.read().splitlines()
     src_path = path[:-4] + '.dpia'
@@ -46,6 +47,7 @@ def check_file(path):
         if not m:
             continue
         message = m.group(1)
+        messages += 1
         for pattern, what in INTERNAL:
             if pattern.search(message):
                 problems.append(f'{path}:{number}: {what}: {message}')
@@ -54,25 +56,31 @@ def check_file(path):
         for name in DIM0.findall(message):
             if not re.search(r'\b' + name + r'\b', source):
                 problems.append(f"{path}:{number}: '{name}' where the program writes it without the suffix: {message}")
-    return problems
+    return problems, messages
 
 
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     root = sys.argv[1]
-    goldens, problems = 0, []
+    goldens, messages, problems = 0, 0, []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(('build', '.')))
         for name in sorted(filenames):
             if name.endswith('.err'):
                 goldens += 1
-                problems += check_file(os.path.join(dirpath, name))
+                found, count = check_file(os.path.join(dirpath, name))
+                problems += found
+                messages += count
     if goldens == 0:
         sys.exit(f'internal_names: no .err goldens under {root}')
+    # a change of the diagnostics' form that MESSAGE no longer matches would
+    # leave nothing checked
+    if messages < goldens:
+        sys.exit(f'internal_names: only {messages} messages in {goldens} goldens: does MESSAGE match the diagnostics?')
     for p in problems:
         print(p)
-    print(f'internal_names: {goldens} goldens, {len(problems)} internal names')
+    print(f'internal_names: {goldens} goldens, {messages} messages, {len(problems)} internal names')
     sys.exit(1 if problems else 0)
 
 

@@ -55,7 +55,7 @@ def run_one(dpia, names, tmp):
         f.write('\n'.join(lines) + '\n')
     p = subprocess.run([dpia, 'check', 'names.dpia'], cwd=tmp, capture_output=True, text=True, timeout=120)
     got = {}
-    for m in re.finditer(r'^names\.dpia:(\d+):\d+: error: (.*)$', p.stderr, re.M):
+    for m in re.finditer(r'^names\.dpia:(\d+):\d+: error\[E\d+\]: (.*)$', p.stderr, re.M):
         got.setdefault(where[int(m.group(1))], m.group(2))
     return p.returncode, got
 

@@ -81,7 +81,7 @@ with tempfile.TemporaryDirectory() as tmp:
     report(p.stdout.strip().isdigit() and int(p.stdout) >= 1, 'dpia check --diagnostics=json | json.load',
            p.stdout + p.stderr)
     p = run(['check', bad])
-    report(p.returncode == 1 and p.stdout == '' and 'error:' in p.stderr, 'text diagnostics stay on stderr')
+    report(p.returncode == 1 and p.stdout == '' and ': error[E' in p.stderr, 'text diagnostics stay on stderr')
     p = run(['check', '--diagnostics=json', dot])
     report(p.returncode == 0 and json.loads(p.stdout) == [], 'dpia check --diagnostics=json of a good file: []',
            p.stdout + p.stderr)
@@ -128,20 +128,20 @@ expect(['run', gemv, '--size', 'M=64', 'N=128', gemv], 2, ['more than one input 
 # nearest valid sizes, every line an error:, exit 1
 p = run(['run', gemv, '--size', 'M=10,N=1000'])
 lines = p.stderr.splitlines()
-report(p.returncode == 1 and 'gemv.dpia:20:18: error: N = 1000 does not satisfy N % 64 == 0; nearest valid: 960 or 1024'
+report(p.returncode == 1 and 'gemv.dpia:20:18: error[E0805]: N = 1000 does not satisfy N % 64 == 0; nearest valid: 960 or 1024'
        in p.stderr and '|> split (N / 64)' in p.stderr and '^~~~~~' in p.stderr,
        'dpia run gemv N=1000: the error at the split, nearest valid 960 or 1024', p.stderr)
 mm = os.path.join(samples, 'mm_tiled.dpia')
 p = run(['run', mm, '--size', 'M=30', 'N=50', 'K=64'])
 errs = [l for l in p.stderr.splitlines() if 'does not satisfy' in l]
-report(p.returncode == 1 and len(errs) >= 2 and all(': error: ' in l for l in errs)
+report(p.returncode == 1 and len(errs) >= 2 and all(': error[E0805]: ' in l for l in errs)
        and 'M = 30 does not satisfy M % 16 == 0; nearest valid: 16 or 32' in p.stderr
        and 'N = 50 does not satisfy N % 16 == 0; nearest valid: 48 or 64' in p.stderr
        and 'mmTiled' not in ''.join(errs),
        'dpia run mm_tiled M=30 N=50: one error: line per failing precondition, at the split', p.stderr)
 scal = os.path.join(samples, 'scal.dpia')
 p = run(['run', scal, '-k', 'scal', '--size', 'N=1000', '--local-size=64'])
-report(p.returncode == 1 and 'error: N = 1000 does not satisfy N % 64 == 0 (required by the launch size); '
+report(p.returncode == 1 and 'error[E0805]: N = 1000 does not satisfy N % 64 == 0 (required by the launch size); '
        'nearest valid: 960 or 1024' in p.stderr, 'a launch size precondition names itself', p.stderr)
 p = run(['run', scal, '-k', 'scal', '--size', 'N=100', '--global-size=96', '--local-size=64'])
 report(p.returncode == 1 and 'scal.dpia:9:8: error: 96 % 64 == 0 does not hold (required by the launch size)'

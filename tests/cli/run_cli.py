@@ -61,7 +61,11 @@ with tempfile.TemporaryDirectory() as tmp:
     # results
     expect(['check', dot], 0)
     expect(['check', '-v', dot], 0, 'kernel dotPartial : [N/2048]float')
-    expect(['check', bad], 1, 'bad.dpia:2:9: error:')
+    # text diagnostics carry the error's code as rustc's do; the note
+    # explains that error and has none of its own
+    expect(['check', bad], 1, "bad.dpia:2:9: error[E0601]: this 'map' computes")
+    expect(['check', bad], 1, 'bad.dpia:2:20: note: it computes here\n', absent='note[')
+    expect(['check', '--help'], 0, 'error[E0301]: message (docs/errors.md explains each code)')
     expect(['check', '--diagnostics=json', bad], 1, '"line": 2, "column": 9')
     expect(['translate', '--emit=imperative', '-k', 'dotPartial', dot], 0, 'parforWorkgroup')
     expect(['verify', dot], 0)
@@ -71,7 +75,7 @@ with tempfile.TemporaryDirectory() as tmp:
     ok = os.path.exists(out) and 'parforLocal' in open(out).read()
     with open(out, 'w') as f:
         f.write('precious\n')
-    expect(['translate', '--emit=imperative', '-o', out, bad], 1, 'error:')
+    expect(['translate', '--emit=imperative', '-o', out, bad], 1, 'error[E0601]:')
     ok = ok and open(out).read() == 'precious\n'
     fresh = os.path.join(tmp, 'fresh.dpia')
     expect(['translate', '--emit=imperative', '-o', fresh, bad], 1)

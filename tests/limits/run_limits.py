@@ -81,7 +81,7 @@ with tempfile.TemporaryDirectory() as tmp:
                  'kernel k (xs: [4]float) = ' + '(' * 33000 + 'xs' + ')' * 33000 + '\n')
     for cmd in both:
         expect(f'{cmd[0]}: 33000 nested parentheses', cmd + [deep], 1,
-               'deep.dpia:1:32027: error: nesting too deep (more than 32000 levels)')
+               'deep.dpia:1:32027: error[E0901]: nesting too deep (more than 32000 levels)')
     deep_lambda = write(tmp, 'lambdas.dpia', 'kernel k (N: nat) (xs: [N]float) = xs |> mapGlobal ('
                         + '\\x -> ' * 33000 + 'x)\n')
     expect('check: 33000 nested lambdas', ['check', deep_lambda], 1, 'nesting too deep (more than 32000 levels)')
@@ -105,7 +105,7 @@ with tempfile.TemporaryDirectory() as tmp:
         '(x: float) = x + 1.0', lambda f: f'(x: float) = {f} x' + ' + 1.0' * 20, 16000,
         lambda f: f'kernel k (N: nat) (xs: [N]float) = xs |> mapGlobal (\\x -> {f} x)'))
     expect('check: 16000 defs, each nesting 21 more levels', ['check', deeper_defs], 1,
-           'error: program nested too deeply: more than 320000 levels after inlining defs')
+           'error[E0901]: program nested too deeply: more than 320000 levels after inlining defs')
     # ... and a chain of maps whose length doubles with each def
     maps = write(tmp, 'maps.dpia', defs_chain(
         '(N: nat) (xs: [N]float) = xs |> mapSeq (\\x -> x + 1.0)',
@@ -123,7 +123,7 @@ with tempfile.TemporaryDirectory() as tmp:
         lambda f: f'kernel k (N: nat) (xs: [N]float) = xs |> mapGlobal (\\x -> {f} x)'))
     for cmd in both:
         expect(f'{cmd[0]}: defs doubling in size 40 times', cmd + [wide], 1,
-               'error: program too large: more than 4000000 phrase nodes after inlining defs')
+               'error[E0902]: program too large: more than 4000000 phrase nodes after inlining defs')
     # ... while type checking such defs (without a kernel) stays linear: each
     # def's requirements are kept once, not once per use (they doubled)
     defs_only = write(tmp, 'defs_only.dpia', defs_chain(
@@ -169,19 +169,19 @@ with tempfile.TemporaryDirectory() as tmp:
     # sizes
     cases = [
         ('size overflowing 64 bits', 'kernel k (xs: [4611686018427387904*8]float) = xs |> mapGlobal (\\x -> x)',
-         'error: size arithmetic overflows 64 bits'),
+         'error[E0405]: size arithmetic overflows 64 bits'),
         ('size literal beyond 64 bits', 'kernel k (xs: [99999999999999999999]float) = xs |> mapGlobal (\\x -> x)',
-         'size.dpia:1:16: error: integer literal too large'),
+         'size.dpia:1:16: error[E0102]: integer literal too large'),
         ('symbolic size overflowing 64 bits',
          'kernel k (N: nat) (xs: [N*9223372036854775807*2]float) = xs |> mapGlobal (\\x -> x)',
-         'error: size arithmetic overflows 64 bits'),
+         'error[E0405]: size arithmetic overflows 64 bits'),
         ('split 0', 'kernel k (N: nat) (xs: [N]float) = xs |> split 0 |> mapGlobal (\\x -> x) |> join',
-         'error: split needs a size of at least 1, found 0'),
+         'error[E0404]: split needs a size of at least 1, found 0'),
         ('asVector 5', 'kernel k (xs: [20]float) = xs |> asVector 5 |> mapGlobal (\\x -> x) |> asScalar',
-         'error: asVector needs a vector width of 2, 3, 4, 8 or 16'),
+         'error[E0310]: asVector needs a vector width of 2, 3, 4, 8 or 16'),
         ('asVector 5 on a symbolic size',
          'kernel k (N: nat) (xs: [N]float) = xs |> asVector 5 |> mapGlobal (\\x -> x) |> asScalar',
-         'error: asVector needs a vector width of 2, 3, 4, 8 or 16'),
+         'error[E0310]: asVector needs a vector width of 2, 3, 4, 8 or 16'),
     ]
     for what, program, message in cases:
         path = write(tmp, 'size.dpia', program + '\n')

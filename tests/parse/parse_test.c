@@ -64,8 +64,8 @@ static void parse_cstr(Parsed *ps, DpiaMem *mem, const char *text) {
   parse_text(ps, mem, "t.dpia", text, strlen(text));
 }
 
-/* The `file:line:col: error: message` lines of the diagnostics, one per
- * error, each ending in '\n'. */
+/* The `file:line:col: error[CODE]: message` lines of the diagnostics, one
+ * per error, each ending in '\n'. */
 static const char *error_lines(Parsed *ps) {
   Buf all, errors;
   buf_init(&all, &ps->arena);
@@ -75,7 +75,7 @@ static const char *error_lines(Parsed *ps) {
   while (*line) {
     const char *end = strchr(line, '\n');
     size_t n = end ? (size_t)(end - line) : strlen(line);
-    if (strstr(line, ": error: ") && (size_t)(strstr(line, ": error: ") - line) < n) {
+    if (strstr(line, ": error[") && (size_t)(strstr(line, ": error[") - line) < n) {
       buf_put(&errors, line, n);
       buf_putc(&errors, '\n');
     }
@@ -520,88 +520,96 @@ typedef struct ErrorCase {
 } ErrorCase;
 
 static const ErrorCase error_cases[] = {
-    {"def f = (a", "t.dpia:1:11: error: expected ')' after the parenthesised expression, found end of file\n"},
-    {"def f = a +", "t.dpia:1:12: error: expected an expression after '+', found end of file\n"},
-    {"def f = \\ -> x", "t.dpia:1:11: error: expected a parameter name after '\\', found '->'\n"},
-    {"def f = \\x y x + 1", "t.dpia:1:16: error: expected '->' after the parameters of the lambda, found '+'\n"},
-    {"def = 1", "t.dpia:1:5: error: expected a name after 'def', found '='\n"},
-    {"x = 1\ndef ok = 1", "t.dpia:1:1: error: expected 'def' or 'kernel' at the start of a declaration, found 'x'\n"},
-    {"def f (x) = x", "t.dpia:1:9: error: expected ':' after the parameter names (a parameter is written '(x: "
+    {"def f = (a", "t.dpia:1:11: error[E0103]: expected ')' after the parenthesised expression, found end of file\n"},
+    {"def f = a +", "t.dpia:1:12: error[E0103]: expected an expression after '+', found end of file\n"},
+    {"def f = \\ -> x", "t.dpia:1:11: error[E0103]: expected a parameter name after '\\', found '->'\n"},
+    {"def f = \\x y x + 1", "t.dpia:1:16: error[E0103]: expected '->' after the parameters of the lambda, found '+'\n"},
+    {"def = 1", "t.dpia:1:5: error[E0103]: expected a name after 'def', found '='\n"},
+    {"x = 1\ndef ok = 1",
+     "t.dpia:1:1: error[E0103]: expected 'def' or 'kernel' at the start of a declaration, found 'x'\n"},
+    {"def f (x) = x", "t.dpia:1:9: error[E0103]: expected ':' after the parameter names (a parameter is written '(x: "
                       "type)'), found ')'\n"},
     {"kernel k (N: nat) (xs: [N]float)xs |> f",
-     "t.dpia:1:33: error: expected '=' after the parameters of 'k' (a parameter is written '(xs: "
+     "t.dpia:1:33: error[E0103]: expected '=' after the parameters of 'k' (a parameter is written '(xs: "
      "type)'), found 'xs'\n"},
-    {"def f = a < b < c", "t.dpia:1:15: error: comparisons do not chain: '<' cannot follow another comparison without "
-                          "parentheses\n"},
-    {"def f = a := b := c", "t.dpia:1:16: error: assignments do not chain: ':=' cannot follow another ':=' without "
-                            "parentheses\n"},
-    {"def f = (a, b, c)", "t.dpia:1:14: error: a pair has exactly two components; nest pairs as (a, (b, c))\n"},
-    {"def f = {a b}", "t.dpia:1:13: error: expected ',' after the first component of the phrase pair '{a, b}', "
+    {"def f = a < b < c",
+     "t.dpia:1:15: error[E0104]: comparisons do not chain: '<' cannot follow another comparison without "
+     "parentheses\n"},
+    {"def f = a := b := c",
+     "t.dpia:1:16: error[E0104]: assignments do not chain: ':=' cannot follow another ':=' without "
+     "parentheses\n"},
+    {"def f = (a, b, c)", "t.dpia:1:14: error[E0107]: a pair has exactly two components; nest pairs as (a, (b, c))\n"},
+    {"def f = {a b}", "t.dpia:1:13: error[E0103]: expected ',' after the first component of the phrase pair '{a, b}', "
                       "found '}'\n"},
-    {"def f = let x 1 in x", "t.dpia:1:15: error: expected '=' after 'let x', found '1'\n"},
-    {"def f = let x = 1 y", "t.dpia:1:20: error: expected 'in' after the value of 'x', found end of file\n"},
+    {"def f = let x 1 in x", "t.dpia:1:15: error[E0103]: expected '=' after 'let x', found '1'\n"},
+    {"def f = let x = 1 y", "t.dpia:1:20: error[E0103]: expected 'in' after the value of 'x', found end of file\n"},
     {"def f (x: [N]bool4) = x",
-     "t.dpia:1:14: error: there are no bool vectors ('bool4'); vectors are int, float or double\n"},
+     "t.dpia:1:14: error[E0105]: there are no bool vectors ('bool4'); vectors are int, float or double\n"},
     {"def f (x: float5) = x",
-     "t.dpia:1:11: error: 'float5' is not a vector type: vector widths are 2, 3, 4, 8 and 16\n"},
-    {"def f (x: exp float) = x", "t.dpia:1:15: error: expected '[' after 'exp', found 'float'\n"},
-    {"def f (x: [N]exp[float]) = x", "t.dpia:1:14: error: 'exp' is a phrase type, but a data type is expected here\n"},
-    {"def f (x: [N]nat) = x", "t.dpia:1:14: error: 'nat' is a kind, not a type; it can only follow the ':' of a "
+     "t.dpia:1:11: error[E0105]: 'float5' is not a vector type: vector widths are 2, 3, 4, 8 and 16\n"},
+    {"def f (x: exp float) = x", "t.dpia:1:15: error[E0103]: expected '[' after 'exp', found 'float'\n"},
+    {"def f (x: [N]exp[float]) = x",
+     "t.dpia:1:14: error[E0308]: 'exp' is a phrase type, but a data type is expected here\n"},
+    {"def f (x: [N]nat) = x", "t.dpia:1:14: error[E0105]: 'nat' is a kind, not a type; it can only follow the ':' of a "
                               "parameter\n"},
     {"def f (a: (comm, float)) = a",
-     "t.dpia:1:12: error: a pair '(a, b)' holds data types, but this is a phrase type; a pair of "
+     "t.dpia:1:12: error[E0308]: a pair '(a, b)' holds data types, but this is a phrase type; a pair of "
      "phrases is written 'a & b'\n"},
-    {"def f = 99999999999999999999", "t.dpia:1:9: error: integer literal too large\n"},
-    {"def f = split 99999999999999999999 xs", "t.dpia:1:15: error: integer literal too large\n"},
-    {"def f = x @ y", "t.dpia:1:11: error: unexpected character '@'\n"},
-    {"def f = x \xc3\xa9", "t.dpia:1:11: error: unexpected character '\xc3\xa9' (U+00E9)\n"},
-    {"def f = (@)", "t.dpia:1:10: error: unexpected character '@'\n"},
-    {"def f = 2f", "t.dpia:1:10: error: invalid suffix 'f' on integer literal: a decimal literal needs a '.' "
+    {"def f = 99999999999999999999", "t.dpia:1:9: error[E0102]: integer literal too large\n"},
+    {"def f = split 99999999999999999999 xs", "t.dpia:1:15: error[E0102]: integer literal too large\n"},
+    {"def f = x @ y", "t.dpia:1:11: error[E0101]: unexpected character '@'\n"},
+    {"def f = x \xc3\xa9", "t.dpia:1:11: error[E0101]: unexpected character '\xc3\xa9' (U+00E9)\n"},
+    {"def f = (@)", "t.dpia:1:10: error[E0101]: unexpected character '@'\n"},
+    {"def f = 2f", "t.dpia:1:10: error[E0102]: invalid suffix 'f' on integer literal: a decimal literal needs a '.' "
                    "or an exponent, as in 2.0f\n"},
-    {"def f = 1.5e3x", "t.dpia:1:14: error: invalid suffix 'x' on decimal literal\n"},
-    {"def f = 1e999", "t.dpia:1:9: error: decimal literal too large\n"},
-    {"def f = x.3", "t.dpia:1:10: error: unexpected '.': a projection is written '.1' or '.2'\n"},
-    {"def f = x.q", "t.dpia:1:10: error: '.q' is not a vector lane: lanes are .x .y .z .w, or .s0 to .sF (one lane "
-                    "at a time)\n"},
-    {"def f = x.sG + x.s10", "t.dpia:1:10: error: '.sG' is not a vector lane: lanes are .x .y .z .w, or .s0 to .sF "
-                             "(one lane at a time)\nt.dpia:1:17: error: '.s10' is not a vector lane: lanes are .x .y "
-                             ".z .w, or .s0 to .sF (one lane at a time)\n"},
-    {"def map = 1", "t.dpia:1:5: error: 'map' is a primitive and cannot be rebound\n"},
-    {"def f = \\x exp -> x", "t.dpia:1:12: error: 'exp' is a primitive and cannot be rebound\n"},
+    {"def f = 1.5e3x", "t.dpia:1:14: error[E0102]: invalid suffix 'x' on decimal literal\n"},
+    {"def f = 1e999", "t.dpia:1:9: error[E0102]: decimal literal too large\n"},
+    {"def f = x.3", "t.dpia:1:10: error[E0101]: unexpected '.': a projection is written '.1' or '.2'\n"},
+    {"def f = x.q",
+     "t.dpia:1:10: error[E0109]: '.q' is not a vector lane: lanes are .x .y .z .w, or .s0 to .sF (one lane "
+     "at a time)\n"},
+    {"def f = x.sG + x.s10",
+     "t.dpia:1:10: error[E0109]: '.sG' is not a vector lane: lanes are .x .y .z .w, or .s0 to .sF "
+     "(one lane at a time)\nt.dpia:1:17: error[E0109]: '.s10' is not a vector lane: lanes are .x .y "
+     ".z .w, or .s0 to .sF (one lane at a time)\n"},
+    {"def map = 1", "t.dpia:1:5: error[E0203]: 'map' is a primitive and cannot be rebound\n"},
+    {"def f = \\x exp -> x", "t.dpia:1:12: error[E0203]: 'exp' is a primitive and cannot be rebound\n"},
     {"def f = \\(x: float) -> x",
-     "t.dpia:1:10: error: lambda parameters are written without types: their types come from the "
+     "t.dpia:1:10: error[E0106]: lambda parameters are written without types: their types come from the "
      "primitive the lambda is passed to\n"},
-    {"def f = a )", "t.dpia:1:11: error: unexpected ')' with no matching opening bracket\n"},
-    {"def f = a = b", "t.dpia:1:11: error: unexpected '=': comparison is written '==' and assignment ':='\n"},
-    {"def f = split ) xs", "t.dpia:1:15: error: expected a size argument after 'split' (an integer, a nat parameter or "
-                           "a parenthesised size expression), found ')'\n"},
+    {"def f = a )", "t.dpia:1:11: error[E0103]: unexpected ')' with no matching opening bracket\n"},
+    {"def f = a = b", "t.dpia:1:11: error[E0103]: unexpected '=': comparison is written '==' and assignment ':='\n"},
+    {"def f = split ) xs",
+     "t.dpia:1:15: error[E0103]: expected a size argument after 'split' (an integer, a nat parameter or "
+     "a parenthesised size expression), found ')'\n"},
     {"def f = slide 3 + xs",
-     "t.dpia:1:17: error: expected size argument 2 of 'slide' (an integer, a nat parameter or a "
+     "t.dpia:1:17: error[E0103]: expected size argument 2 of 'slide' (an integer, a nat parameter or a "
      "parenthesised size expression), found '+'\n"},
-    {"def f = new 3 g", "t.dpia:1:13: error: expected a data type after 'new', found '3'\n"},
-    {"def f (x: nat -> comm) = x", "t.dpia:1:15: error: expected ')' after the parameter's type, found '->'\n"},
+    {"def f = new 3 g", "t.dpia:1:13: error[E0103]: expected a data type after 'new', found '3'\n"},
+    {"def f (x: nat -> comm) = x", "t.dpia:1:15: error[E0103]: expected ')' after the parameter's type, found '->'\n"},
     {"def f = (x : exp[float]",
-     "t.dpia:1:24: error: expected ')' after the type of the ascription, found end of file\n"},
-    {"def f = x;", "t.dpia:1:11: error: expected an expression after ';', found end of file\n"},
-    {"def f = x\n  in y", "t.dpia:2:3: error: unexpected 'in' without a 'let'\n"},
-    {"def f = x : float", "t.dpia:1:11: error: unexpected ':': a type ascription is written in parentheses, (e : "
-                          "type)\n"},
-    {"def f = a, b", "t.dpia:1:10: error: unexpected ',': a pair is written in parentheses, (a, b)\n"},
+     "t.dpia:1:24: error[E0103]: expected ')' after the type of the ascription, found end of file\n"},
+    {"def f = x;", "t.dpia:1:11: error[E0103]: expected an expression after ';', found end of file\n"},
+    {"def f = x\n  in y", "t.dpia:2:3: error[E0103]: unexpected 'in' without a 'let'\n"},
+    {"def f = x : float",
+     "t.dpia:1:11: error[E0103]: unexpected ':': a type ascription is written in parentheses, (e : "
+     "type)\n"},
+    {"def f = a, b", "t.dpia:1:10: error[E0103]: unexpected ',': a pair is written in parentheses, (a, b)\n"},
     /* at the end of the file: just after the last token, not past the
      * trailing lines */
     {"def f = (a   \n\n-- the end\n\n",
-     "t.dpia:1:11: error: expected ')' after the parenthesised expression, found end of file\n"},
+     "t.dpia:1:11: error[E0103]: expected ')' after the parenthesised expression, found end of file\n"},
     {"def f (N: nat aVeryLongIdentifierThatGoesOnAndOnAndOnAndOn) = 1",
-     "t.dpia:1:15: error: expected ')' after the parameter's type, found "
+     "t.dpia:1:15: error[E0103]: expected ')' after the parameter's type, found "
      "'aVeryLongIdentifierThatGoesOnAndOnAndOnA...'\n"},
     /* independent errors in several declarations: all reported, no cascade */
     {"def f = (a\ndef g = b +\ndef h = ok\nkernel k = )\ndef i = x x\ndef j = ] ]",
-     "t.dpia:2:1: error: expected ')' after the parenthesised expression, found 'def'\n"
-     "t.dpia:3:1: error: expected an expression after '+', found 'def'\n"
-     "t.dpia:4:12: error: expected an expression after '=', found ')'\n"
-     "t.dpia:6:9: error: expected an expression after '=', found ']'\n"},
+     "t.dpia:2:1: error[E0103]: expected ')' after the parenthesised expression, found 'def'\n"
+     "t.dpia:3:1: error[E0103]: expected an expression after '+', found 'def'\n"
+     "t.dpia:4:12: error[E0103]: expected an expression after '=', found ')'\n"
+     "t.dpia:6:9: error[E0103]: expected an expression after '=', found ']'\n"},
     /* several errors in one declaration: only the first */
-    {"def f = (a b c ] ) ) ( (", "t.dpia:1:16: error: expected ')' after the parenthesised "
+    {"def f = (a b c ] ) ) ( (", "t.dpia:1:16: error[E0103]: expected ')' after the parenthesised "
                                  "expression, found ']'\n"},
 };
 
@@ -703,7 +711,7 @@ static void test_limits(Tester *t, DpiaMem *mem) {
     bool ok = c->expect_errors == 0
                   ? ps.diag.nerrors == 0 && ps.program->ndecls == 1
                   : ps.diag.nerrors == 1 && ps.program->ndecls == 0 &&
-                        strstr(got, "error: nesting too deep (more than 1000 levels)\n") != NULL;
+                        strstr(got, "error[E0901]: nesting too deep (more than 1000 levels)\n") != NULL;
     check(t, ok, c->name, arena_printf(&scratch, "%d errors, %d decls: %.300s", ps.diag.nerrors,
                                        ps.program->ndecls, got));
     arena_free(&ps.arena);
@@ -714,8 +722,8 @@ static void test_limits(Tester *t, DpiaMem *mem) {
   arena_init(&scratch, mem);
   Parsed ps;
   parse_cstr(&ps, mem, repeat(&scratch, "def f = ", "(", 1001, "x", ")"));
-  expect_result(t, &ps, "1001 nested parentheses",
-                0, "t.dpia:1:1009: error: nesting too deep (more than 1000 levels)\n");
+  expect_result(t, &ps, "1001 nested parentheses", 0,
+                "t.dpia:1:1009: error[E0901]: nesting too deep (more than 1000 levels)\n");
   arena_free(&ps.arena);
   arena_free(&scratch);
 
@@ -726,41 +734,40 @@ static void test_limits(Tester *t, DpiaMem *mem) {
     int ndecls;
     const char *errors;
   } byte_cases[] = {
-      {"invalid UTF-8", BYTES("def f = x \xff y"), 1,
-       "t.dpia:1:11: error: invalid UTF-8 byte 0xff\n"},
+      {"invalid UTF-8", BYTES("def f = x \xff y"), 1, "t.dpia:1:11: error[E0101]: invalid UTF-8 byte 0xff\n"},
       {"overlong UTF-8 (one error for the run)", BYTES("def f = x \xc0\xaf\xc0 y"), 1,
-       "t.dpia:1:11: error: invalid UTF-8 byte 0xc0\n"},
-      {"UTF-8 surrogate", BYTES("def f = x \xed\xa0\x80 y"), 1,
-       "t.dpia:1:11: error: invalid UTF-8 byte 0xed\n"},
+       "t.dpia:1:11: error[E0101]: invalid UTF-8 byte 0xc0\n"},
+      {"UTF-8 surrogate", BYTES("def f = x \xed\xa0\x80 y"), 1, "t.dpia:1:11: error[E0101]: invalid UTF-8 byte 0xed\n"},
       {"truncated UTF-8 at the end", BYTES("def f = x \xce"), 1,
-       "t.dpia:1:11: error: invalid UTF-8 byte 0xce\n"},
+       "t.dpia:1:11: error[E0101]: invalid UTF-8 byte 0xce\n"},
       {"invalid UTF-8 in a comment", BYTES("-- caf\xe9\ndef f = x"), 1,
-       "t.dpia:1:7: error: invalid UTF-8 byte 0xe9\n"},
+       "t.dpia:1:7: error[E0101]: invalid UTF-8 byte 0xe9\n"},
       {"UTF-8 in a comment", BYTES("-- \xce\xbb caf\xc3\xa9 \xe2\x86\x92\ndef f = x"), 1, ""},
-      {"NUL byte", BYTES("def f = x\0y"), 1, "t.dpia:1:10: error: unexpected NUL byte\n"},
-      {"NUL bytes at the start", BYTES("\0\0\0def f = x"), 1,
-       "t.dpia:1:1: error: unexpected NUL byte\n"},
+      {"NUL byte", BYTES("def f = x\0y"), 1, "t.dpia:1:10: error[E0101]: unexpected NUL byte\n"},
+      {"NUL bytes at the start", BYTES("\0\0\0def f = x"), 1, "t.dpia:1:1: error[E0101]: unexpected NUL byte\n"},
       {"control character", BYTES("def f = x\x01"), 1,
-       "t.dpia:1:10: error: unexpected control character 0x01\n"},
+       "t.dpia:1:10: error[E0101]: unexpected control character 0x01\n"},
       {"largest 64-bit literal", BYTES("def f = 18446744073709551615"), 1, ""},
       {"64-bit overflow", BYTES("def f = 18446744073709551616"), 1,
-       "t.dpia:1:9: error: integer literal too large\n"},
+       "t.dpia:1:9: error[E0102]: integer literal too large\n"},
       {"empty file", BYTES(""), 0, ""},
       {"only comments", BYTES("-- one\n-- two\n   -- three"), 0, ""},
       {"only whitespace", BYTES(" \n\t\r\n "), 0, ""},
-      {"byte order mark", BYTES("\xef\xbb\xbf" "def f = x"), 1, ""},
+      {"byte order mark",
+       BYTES("\xef\xbb\xbf"
+             "def f = x"),
+       1, ""},
       {"'-' at the very end", BYTES("def f = x -"), 0,
-       "t.dpia:1:12: error: expected an expression after '-', found end of file\n"},
+       "t.dpia:1:12: error[E0103]: expected an expression after '-', found end of file\n"},
       {"'->' at the very end", BYTES("def f = \\x ->"), 0,
-       "t.dpia:1:14: error: expected an expression after '->', found end of file\n"},
+       "t.dpia:1:14: error[E0103]: expected an expression after '->', found end of file\n"},
       {"'.' at the very end", BYTES("def f = x."), 1,
-       "t.dpia:1:10: error: unexpected '.': a projection is written '.1' or '.2'\n"},
+       "t.dpia:1:10: error[E0101]: unexpected '.': a projection is written '.1' or '.2'\n"},
       {"'1.' at the very end", BYTES("def f = 1."), 1,
-       "t.dpia:1:10: error: unexpected '.': a projection is written '.1' or '.2'\n"},
+       "t.dpia:1:10: error[E0101]: unexpected '.': a projection is written '.1' or '.2'\n"},
       {"exponent at the very end", BYTES("def f = 1e"), 1,
-       "t.dpia:1:10: error: invalid suffix 'e' on integer literal\n"},
-      {"'|' at the very end", BYTES("def f = x |"), 1,
-       "t.dpia:1:11: error: unexpected character '|'\n"},
+       "t.dpia:1:10: error[E0102]: invalid suffix 'e' on integer literal\n"},
+      {"'|' at the very end", BYTES("def f = x |"), 1, "t.dpia:1:11: error[E0101]: unexpected character '|'\n"},
   };
   for (size_t i = 0; i < DPIA_COUNTOF(byte_cases); i++) {
     parse_text(&ps, mem, "t.dpia", byte_cases[i].text, byte_cases[i].len);

@@ -127,6 +127,9 @@ def main():
     notes = json.loads(r.stdout or '[]')
     if r.returncode != 0 or [(d['level'], d.get('code')) for d in notes] != [('note', 'E0607')] * 2:
         failures.append(f'check --high-level: exit {r.returncode}, {notes}')
+    r = run(dpia, ['check', '--high-level', rel])
+    if r.returncode != 0 or r.stderr.count(': note[E0607]: kernel ') != 2 or 'error' in r.stderr:
+        failures.append(f'check --high-level (text): the notes print their code: exit {r.returncode}, {r.stderr}')
     r = run(dpia, ['check', '--diagnostics=json', rel])
     codes = [d.get('code') for d in json.loads(r.stdout or '[]')]
     if r.returncode != 1 or set(codes) != {'E0601'}:

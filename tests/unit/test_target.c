@@ -371,7 +371,7 @@ static void test_kernel(const char *path) {
   fake = (Fake){.max_alloc = (uint64_t)1 << 30, .launch_status = RT_LAUNCH_FAILED};
   r = run_on_fake("scal.dpia", text, len, "scal", "N", 1000, true);
   check(r.status == DPIA_EOPENCL, "a launch failure is exit 4", r.diagnostics);
-  check(strstr(r.diagnostics, "error: Fake: FakeGPU error 7 in launch (device lost)") != NULL,
+  check(strstr(r.diagnostics, "error[E0004]: Fake: FakeGPU error 7 in launch (device lost)") != NULL,
         "a launch failure is reported with the target's message", r.diagnostics);
   check(fake.launches == 1 && fake.reads == 0, "nothing is launched or read after the failure", "");
   check_released("a launch failure releases everything");
@@ -380,7 +380,7 @@ static void test_kernel(const char *path) {
   /* no device */
   fake = (Fake){.max_alloc = (uint64_t)1 << 30, .open_status = RT_UNAVAILABLE};
   r = run_on_fake("scal.dpia", text, len, "scal", "N", 1000, false);
-  check(r.status == DPIA_EOPENCL && strstr(r.diagnostics, "error: Fake: FakeGPU error 3 in open (no device)"),
+  check(r.status == DPIA_EOPENCL && strstr(r.diagnostics, "error[E0004]: Fake: FakeGPU error 3 in open (no device)"),
         "no device is exit 4 with the target's message", r.diagnostics);
   check(fake.programs == 0 && fake.buffers == 0, "nothing is built without a device", "");
   check_released("no device leaves nothing");
