@@ -144,7 +144,7 @@ p = run(['run', scal, '-k', 'scal', '--size', 'N=1000', '--local-size=64'])
 report(p.returncode == 1 and 'error[E0805]: N = 1000 does not satisfy N % 64 == 0 (required by the launch size); '
        'nearest valid: 960 or 1024' in p.stderr, 'a launch size precondition names itself', p.stderr)
 p = run(['run', scal, '-k', 'scal', '--size', 'N=100', '--global-size=96', '--local-size=64'])
-report(p.returncode == 1 and 'scal.dpia:9:8: error: 96 % 64 == 0 does not hold (required by the launch size)'
+report(p.returncode == 1 and 'scal.dpia:9:8: error[E0805]: 96 % 64 == 0 does not hold (required by the launch size)'
        in p.stderr, 'a launch precondition between constants says what fails (no empty name before it)', p.stderr)
 
 # run --check: an all-NaN result is caught; a reference that is not finite
