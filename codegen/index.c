@@ -13,6 +13,8 @@ void ix_init(IxCtx *x, Arena *a) {
   x->cap = 0;
   x->ranges = NULL;
   x->print_expr = NULL;
+  x->scope = x->scopes = 0;
+  x->memo = NULL;
 }
 
 void ix_push_range(IxCtx *x, const Ix *atom, const Ix *lo, const Ix *hi) {
@@ -24,34 +26,47 @@ void ix_push_range(IxCtx *x, const Ix *atom, const Ix *lo, const Ix *hi) {
     x->ranges = grown;
     x->cap = cap;
   }
-  x->ranges[x->nranges++] = (IxRange){atom, atom->kind == IX_VAR ? atom->name : NULL, lo, hi};
+  x->scope = ++x->scopes;
+  x->ranges[x->nranges++] = (IxRange){atom, atom->kind == IX_VAR ? atom->name : NULL, lo, hi, x->scope};
 }
 
 void ix_pop_range(IxCtx *x) {
   ASSERT(x->nranges > 0);
   x->nranges--;
+  x->scope = x->nranges > 0 ? x->ranges[x->nranges - 1].scope : 0;
 }
 
 /* ---- constructors ---- */
 
-static Ix *new_node(IxCtx *x, IxKind kind, const Ix *a, const Ix *b) {
+static void seal(Ix *e);
+
+/* a leaf: the caller fills it in, then seals it */
+static Ix *new_leaf(IxCtx *x, IxKind kind) {
   Ix *e = NEW(x->arena, Ix);
   e->kind = kind;
+  return e;
+}
+
+static Ix *new_node(IxCtx *x, IxKind kind, const Ix *a, const Ix *b) {
+  Ix *e = new_leaf(x, kind);
   e->a = a;
   e->b = b;
+  seal(e);
   return e;
 }
 
 const Ix *ix_const(IxCtx *x, int64_t v) {
-  Ix *e = new_node(x, IX_CONST, NULL, NULL);
+  Ix *e = new_leaf(x, IX_CONST);
   e->value = v;
+  seal(e);
   return e;
 }
 
 const Ix *ix_var(IxCtx *x, Sym name) {
   ASSERT(name != NULL);
-  Ix *e = new_node(x, IX_VAR, NULL, NULL);
+  Ix *e = new_leaf(x, IX_VAR);
   e->name = name;
+  seal(e);
   return e;
 }
 
@@ -64,12 +79,13 @@ static void print_atom(Buf *out, const KirExpr *e, IxExprPrinter print_expr) {
 
 const Ix *ix_expr(IxCtx *x, const KirExpr *expr) {
   ASSERT(expr != NULL && x->print_expr != NULL);
-  Ix *e = new_node(x, IX_EXPR, NULL, NULL);
+  Ix *e = new_leaf(x, IX_EXPR);
   e->expr = expr;
   Buf text;
   buf_init(&text, x->arena);
   print_atom(&text, expr, x->print_expr);
   e->width = text.len;
+  seal(e);
   return e;
 }
 
@@ -270,19 +286,12 @@ static bool left_needs_parens(IxKind parent, const Ix *left) {
   return p < parent_precedence;
 }
 
-/* Where printed text goes: a buffer, or only a count of its length (the
- * simplifier compares the lengths of candidate forms). */
 typedef struct Printer {
-  Buf *out; /* NULL: count only */
-  size_t length;
-  IxExprPrinter print_expr; /* IX_EXPR atoms (out only) */
+  Buf *out;
+  IxExprPrinter print_expr; /* IX_EXPR atoms */
 } Printer;
 
-static void print_text(Printer *p, const char *s) {
-  size_t n = strlen(s);
-  if (p->out) buf_put(p->out, s, n);
-  p->length += n;
-}
+static void print_text(Printer *p, const char *s) { buf_put(p->out, s, strlen(s)); }
 
 static size_t decimal_length(int64_t v) {
   uint64_t magnitude = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
@@ -304,15 +313,9 @@ static void print_operand(Printer *p, const Ix *e, bool parens) {
 
 static void print_node(Printer *p, const Ix *e) {
   switch (e->kind) {
-  case IX_CONST:
-    if (p->out) emit(p->out, "%" PRId64, e->value);
-    p->length += decimal_length(e->value);
-    return;
+  case IX_CONST: emit(p->out, "%" PRId64, e->value); return;
   case IX_VAR: print_text(p, e->name); return;
-  case IX_EXPR:
-    if (p->out) print_atom(p->out, e->expr, p->print_expr);
-    p->length += e->width;
-    return;
+  case IX_EXPR: print_atom(p->out, e->expr, p->print_expr); return;
   case IX_ADD:
   case IX_SUB:
   case IX_MUL:
@@ -327,15 +330,56 @@ static void print_node(Printer *p, const Ix *e) {
 }
 
 void ix_print(Buf *out, const Ix *e, IxExprPrinter print_expr) {
-  Printer p = {out, 0, print_expr};
+  Printer p = {out, print_expr};
   print_node(&p, e);
 }
 
-static size_t printed_length(const Ix *e) {
-  Printer p = {NULL, 0, NULL};
-  print_node(&p, e);
-  return p.length;
+/* ---- what a constructor records: length and hash ----
+ *
+ * The simplifier weighs every candidate form by its printed length, and
+ * the memo of ix_simplify finds equal inputs by hash: both are kept in
+ * the node when it is made, from its children's, so that neither walks a
+ * tree (print_node is what the length counts, character for character). */
+
+static uint64_t hash_mix(uint64_t h, uint64_t v) { return (h ^ v) * 0x100000001b3u + (h >> 29); }
+
+static uint64_t name_hash(Sym name) {
+  uint64_t h = 0xcbf29ce484222325u;
+  for (const char *c = name; *c; c++) h = (h ^ (unsigned char)*c) * 0x100000001b3u;
+  return h;
 }
+
+static size_t operand_length(const Ix *e, bool parens) { return e->length + (parens ? 2 : 0); }
+
+static void seal(Ix *e) {
+  uint64_t h = hash_mix(0x9e3779b97f4a7c15u, (uint64_t)e->kind);
+  switch (e->kind) {
+  case IX_CONST:
+    e->length = decimal_length(e->value);
+    e->hash = hash_mix(h, (uint64_t)e->value);
+    return;
+  case IX_VAR:
+    e->length = strlen(e->name);
+    e->hash = hash_mix(h, name_hash(e->name));
+    return;
+  case IX_EXPR: /* equal atoms print alike, so have one width */
+    e->length = e->width;
+    e->hash = hash_mix(h, e->width);
+    return;
+  case IX_ADD:
+  case IX_SUB:
+  case IX_MUL:
+  case IX_DIV:
+  case IX_MOD:
+    e->length = operand_length(e->a, left_needs_parens(e->kind, e->a)) + strlen(operator_text[e->kind]) +
+                operand_length(e->b, right_needs_parens(e->kind, e->b));
+    e->hash = hash_mix(hash_mix(h, e->a->hash), e->b->hash);
+    return;
+  }
+  INTERNAL("bad index kind %d", (int)e->kind);
+}
+
+static size_t printed_length(const Ix *e) { return e->length; }
 
 /* ---- the normal form: sums of products ----
  *
@@ -1251,15 +1295,71 @@ static const Ix *build(Simplifier *s, Poly p) {
   return assemble(s, best_parts(s, p, &budget));
 }
 
+/* ---- the memo ----
+ *
+ * Code generation simplifies the same index many times: each of the two
+ * inputs of a zip at each step of an unrolled reduction, each lane of a
+ * vector, and again to compare lanes (codegen/access.c).  A simplification
+ * is a function of its input's structure and the ranges pushed, so its
+ * result is kept by both: an open-addressing table of (input, scope,
+ * result), found by the input's hash and told apart by ix_equal.  Only
+ * looked up, never iterated: its order cannot reach the output. */
+
+typedef struct MemoEntry {
+  const Ix *in; /* NULL: free */
+  uint64_t scope;
+  const Ix *out;
+} MemoEntry;
+
+struct IxMemo {
+  size_t cap, n; /* cap a power of 2, n < cap/2 */
+  MemoEntry *entries;
+};
+
+enum { MEMO_INITIAL = 256 };
+
+/* the slot of (e, scope): its entry, or the free slot where it goes */
+static MemoEntry *memo_slot(const IxMemo *m, const Ix *e, uint64_t scope) {
+  uint64_t h = hash_mix(e->hash, scope);
+  h ^= h >> 31;
+  for (size_t i = (size_t)h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+    MemoEntry *slot = &m->entries[i];
+    if (!slot->in || (slot->scope == scope && slot->in->hash == e->hash && ix_equal(slot->in, e))) return slot;
+  }
+}
+
+static void memo_put(IxCtx *x, const Ix *e, const Ix *out) {
+  IxMemo *m = x->memo;
+  if (2 * (m->n + 1) > m->cap) {
+    IxMemo grown = {m->cap * 2, 0, NEWARRAY(x->arena, MemoEntry, m->cap * 2)};
+    for (size_t i = 0; i < m->cap; i++) {
+      const MemoEntry *old = &m->entries[i];
+      if (old->in) *memo_slot(&grown, old->in, old->scope) = *old;
+    }
+    grown.n = m->n;
+    *m = grown;
+  }
+  *memo_slot(m, e, x->scope) = (MemoEntry){e, x->scope, out};
+  m->n++;
+}
+
 /* ---- the interface ---- */
 
 const Ix *ix_simplify(IxCtx *x, const Ix *e) {
+  if (!x->memo) {
+    x->memo = NEW(x->arena, IxMemo);
+    *x->memo = (IxMemo){MEMO_INITIAL, 0, NEWARRAY(x->arena, MemoEntry, MEMO_INITIAL)};
+  }
+  const MemoEntry *known = memo_slot(x->memo, e, x->scope);
+  if (known->in) return known->out;
   Simplifier s;
   simplifier_init(&s, x);
   const Ix *simplified = build(&s, to_poly(&s, e));
   /* never longer than what came in: the normal form distributes products,
    * which lengthens (a + b)*(c + d) */
-  return printed_length(simplified) <= printed_length(e) ? simplified : e;
+  if (printed_length(simplified) > printed_length(e)) simplified = e;
+  memo_put(x, e, simplified);
+  return simplified;
 }
 
 bool ix_provably_less(IxCtx *x, const Ix *e, const Ix *bound) {
