@@ -374,12 +374,93 @@ static void seal(Ix *e) {
     e->length = operand_length(e->a, left_needs_parens(e->kind, e->a)) + strlen(operator_text[e->kind]) +
                 operand_length(e->b, right_needs_parens(e->kind, e->b));
     e->hash = hash_mix(hash_mix(h, e->a->hash), e->b->hash);
+    e->divides = e->kind == IX_DIV || e->kind == IX_MOD || e->a->divides || e->b->divides;
     return;
   }
   INTERNAL("bad index kind %d", (int)e->kind);
 }
 
 static size_t printed_length(const Ix *e) { return e->length; }
+
+/* ---- the memo ----
+ *
+ * Code generation simplifies the same index many times: each of the two
+ * inputs of a zip at each step of an unrolled reduction, each lane of a
+ * vector, and again to compare lanes (codegen/access.c); and the indices
+ * of one loop share their parts (wg*1024 + lid*16 in each step's
+ * wg*1024 + lid*16 + 3).  What depends only on an input's structure and
+ * the ranges pushed is kept by both, in open-addressing tables of (key,
+ * scope, value), found by the key's hash and told apart by structural
+ * equality: whole simplifications (ix_simplify), the polynomials of
+ * subexpressions (to_poly) and the printed forms of polynomials
+ * (best_parts).  Tables are only looked up, never iterated: their order
+ * cannot reach the output. */
+
+typedef struct MemoEntry {
+  const void *key; /* NULL: free */
+  uint64_t hash, scope;
+  const void *value;
+  int cost; /* best_parts: the budget its search took */
+} MemoEntry;
+
+typedef struct MemoTable {
+  size_t cap, n; /* cap 0 or a power of 2, n < cap/2 */
+  MemoEntry *entries;
+} MemoTable;
+
+struct IxMemo {
+  MemoTable simplified; /* Ix -> Ix */
+  MemoTable polys;      /* Ix -> Poly */
+  MemoTable parts;      /* Poly -> Parts */
+};
+
+/* whether two keys are the same; user: the table's user's context */
+typedef bool (*MemoSame)(const void *user, const void *a, const void *b);
+
+enum { MEMO_INITIAL = 64 };
+
+/* the entry of (key, scope), or the free slot where it goes */
+static MemoEntry *memo_slot(const MemoTable *t, uint64_t hash, uint64_t scope, MemoSame same, const void *user,
+                            const void *key) {
+  uint64_t h = hash_mix(hash, scope);
+  h ^= h >> 29;
+  for (size_t i = (size_t)h & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+    MemoEntry *slot = &t->entries[i];
+    if (!slot->key || (slot->hash == hash && slot->scope == scope && same(user, slot->key, key))) return slot;
+  }
+}
+
+static const MemoEntry *memo_find(const MemoTable *t, uint64_t hash, uint64_t scope, MemoSame same,
+                                  const void *user, const void *key) {
+  if (t->cap == 0) return NULL;
+  const MemoEntry *e = memo_slot(t, hash, scope, same, user, key);
+  return e->key ? e : NULL;
+}
+
+/* after a memo_find that found nothing */
+static void memo_put(Arena *arena, MemoTable *t, MemoEntry entry, MemoSame same, const void *user) {
+  if (2 * (t->n + 1) > t->cap) {
+    size_t cap = t->cap ? t->cap * 2 : MEMO_INITIAL;
+    MemoTable grown = {cap, t->n, NEWARRAY(arena, MemoEntry, cap)};
+    for (size_t i = 0; i < t->cap; i++) {
+      const MemoEntry *old = &t->entries[i];
+      if (old->key) *memo_slot(&grown, old->hash, old->scope, same, user, old->key) = *old;
+    }
+    *t = grown;
+  }
+  *memo_slot(t, entry.hash, entry.scope, same, user, entry.key) = entry;
+  t->n++;
+}
+
+static IxMemo *memo_of(IxCtx *x) {
+  if (!x->memo) x->memo = NEW(x->arena, IxMemo); /* zeroed: empty tables */
+  return x->memo;
+}
+
+static bool same_ix(const void *user, const void *a, const void *b) {
+  (void)user;
+  return ix_equal(a, b);
+}
 
 /* ---- the normal form: sums of products ----
  *
@@ -438,6 +519,7 @@ typedef struct Simplifier {
    * polynomial grew too big */
   PolyCtx pc;
   int prover_budget;
+  bool budget_ran_out; /* a factoring search stopped at BUILD_BUDGET */
   int factor_depth; /* divide_by_one_factor calls in progress */
   Quotient *quotients;
   int nquotients, quotients_cap;
@@ -453,6 +535,7 @@ static void simplifier_init(Simplifier *s, IxCtx *x) {
   poly_ctx_init(&s->pc, x->arena, compare_atoms_of, same_atom, s, INT64_MAX, MAX_POLY_TERMS);
   s->pc.max_products = 4 * MAX_POLY_TERMS;
   s->prover_budget = PROVER_BUDGET;
+  s->budget_ran_out = false;
   s->factor_depth = 0;
   s->quotients = NULL;
   s->nquotients = s->quotients_cap = 0;
@@ -1085,6 +1168,13 @@ static Poly to_poly(Simplifier *s, const Ix *e) {
   case IX_EXPR: return poly_atom(&s->pc, e);
   default: break;
   }
+  /* With no division in e, its polynomial is arithmetic on its atoms
+   * alone (no quotient is made, the prover does not run, fold_identities
+   * finds nothing): a function of e and the atom order, which the ranges
+   * decide.  Kept for the next simplification that meets e. */
+  MemoTable *memo = e->divides ? NULL : &memo_of(s->x)->polys;
+  const MemoEntry *known = memo ? memo_find(memo, e->hash, s->x->scope, same_ix, NULL, e) : NULL;
+  if (known) return *(const Poly *)known->value;
   bool outer = s->pc.overflow;
   s->pc.overflow = false;
   Poly a = to_poly(s, e->a), b = to_poly(s, e->b), result;
@@ -1096,6 +1186,11 @@ static Poly to_poly(Simplifier *s, const Ix *e) {
   }
   if (s->pc.overflow) result = poly_atom(&s->pc, e); /* kept as written */
   s->pc.overflow = outer;
+  if (memo) {
+    Poly *kept = NEW(s->arena, Poly);
+    *kept = result;
+    memo_put(s->arena, memo, (MemoEntry){e, e->hash, s->x->scope, kept, 0}, same_ix, NULL);
+  }
   return result;
 }
 
@@ -1199,7 +1294,10 @@ static Parts best_parts(Simplifier *s, Poly p, int *budget);
  * (or as short, with win_ties). */
 static void try_factor(Simplifier *s, Poly p, const Term *f, const Ix *f_ix, bool win_ties,
                        int *budget, Parts *best, size_t *best_length) {
-  if (*budget <= 0) return;
+  if (*budget <= 0) {
+    s->budget_ran_out = true;
+    return;
+  }
   (*budget)--;
   Term *divided = NEWARRAY(s->arena, Term, p.nterms);
   Term *rest = NEWARRAY(s->arena, Term, p.nterms);
@@ -1253,7 +1351,7 @@ static bool appears_before(Simplifier *s, const Term *terms, int upto, const Ix 
   return false;
 }
 
-static Parts best_parts(Simplifier *s, Poly p, int *budget) {
+static Parts search_parts(Simplifier *s, Poly p, int *budget) {
   Parts best = flat_parts(s, p);
   if (p.nterms < 2) return best;
   size_t best_length = printed_length(assemble(s, best));
@@ -1288,6 +1386,49 @@ static Parts best_parts(Simplifier *s, Poly p, int *budget) {
   return best;
 }
 
+static uint64_t poly_hash(Poly p) {
+  uint64_t h = hash_mix(0, (uint64_t)p.nterms);
+  for (int i = 0; i < p.nterms; i++) {
+    const Term *t = &p.terms[i];
+    h = hash_mix(hash_mix(h, (uint64_t)t->num), (uint64_t)t->den);
+    for (int j = 0; j < t->nfactors; j++) h = hash_mix(hash_mix(h, atom_of(&t->factors[j])->hash), (uint64_t)t->factors[j].exp);
+  }
+  return h;
+}
+
+static bool same_poly(const void *pc, const void *a, const void *b) {
+  return poly_eq(pc, *(const Poly *)a, *(const Poly *)b);
+}
+
+/* The shortest printed form of p (search_parts), kept for the next
+ * polynomial equal to p under the same ranges: the inner sum of each
+ * factoring (wg*64 + lid of (wg*64 + lid)*256 + 3) recurs from index to
+ * index.  The search depends on the budget only where the budget ran out;
+ * a search that took `cost` of it without running out finds the same with
+ * any budget of at least cost, and takes as much. */
+static Parts best_parts(Simplifier *s, Poly p, int *budget) {
+  MemoTable *memo = &memo_of(s->x)->parts;
+  uint64_t hash = poly_hash(p);
+  const MemoEntry *known = memo_find(memo, hash, s->x->scope, same_poly, &s->pc, &p);
+  if (known && known->cost <= *budget) {
+    *budget -= known->cost;
+    return *(const Parts *)known->value;
+  }
+  int before = *budget;
+  bool ran_out = s->budget_ran_out, overflow = s->pc.overflow;
+  s->budget_ran_out = false;
+  Parts best = search_parts(s, p, budget);
+  if (!known && !s->budget_ran_out && !overflow && !s->pc.overflow) {
+    Poly *key = NEW(s->arena, Poly);
+    *key = p;
+    Parts *kept = NEW(s->arena, Parts);
+    *kept = best;
+    memo_put(s->arena, memo, (MemoEntry){key, hash, s->x->scope, kept, before - *budget}, same_poly, &s->pc);
+  }
+  s->budget_ran_out |= ran_out;
+  return best;
+}
+
 static const Ix *build(Simplifier *s, Poly p) {
   int64_t v;
   if (poly_const_value(p, &v)) return ix_const(s->x, v);
@@ -1295,70 +1436,19 @@ static const Ix *build(Simplifier *s, Poly p) {
   return assemble(s, best_parts(s, p, &budget));
 }
 
-/* ---- the memo ----
- *
- * Code generation simplifies the same index many times: each of the two
- * inputs of a zip at each step of an unrolled reduction, each lane of a
- * vector, and again to compare lanes (codegen/access.c).  A simplification
- * is a function of its input's structure and the ranges pushed, so its
- * result is kept by both: an open-addressing table of (input, scope,
- * result), found by the input's hash and told apart by ix_equal.  Only
- * looked up, never iterated: its order cannot reach the output. */
-
-typedef struct MemoEntry {
-  const Ix *in; /* NULL: free */
-  uint64_t scope;
-  const Ix *out;
-} MemoEntry;
-
-struct IxMemo {
-  size_t cap, n; /* cap a power of 2, n < cap/2 */
-  MemoEntry *entries;
-};
-
-enum { MEMO_INITIAL = 256 };
-
-/* the slot of (e, scope): its entry, or the free slot where it goes */
-static MemoEntry *memo_slot(const IxMemo *m, const Ix *e, uint64_t scope) {
-  uint64_t h = hash_mix(e->hash, scope);
-  h ^= h >> 31;
-  for (size_t i = (size_t)h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-    MemoEntry *slot = &m->entries[i];
-    if (!slot->in || (slot->scope == scope && slot->in->hash == e->hash && ix_equal(slot->in, e))) return slot;
-  }
-}
-
-static void memo_put(IxCtx *x, const Ix *e, const Ix *out) {
-  IxMemo *m = x->memo;
-  if (2 * (m->n + 1) > m->cap) {
-    IxMemo grown = {m->cap * 2, 0, NEWARRAY(x->arena, MemoEntry, m->cap * 2)};
-    for (size_t i = 0; i < m->cap; i++) {
-      const MemoEntry *old = &m->entries[i];
-      if (old->in) *memo_slot(&grown, old->in, old->scope) = *old;
-    }
-    grown.n = m->n;
-    *m = grown;
-  }
-  *memo_slot(m, e, x->scope) = (MemoEntry){e, x->scope, out};
-  m->n++;
-}
-
 /* ---- the interface ---- */
 
 const Ix *ix_simplify(IxCtx *x, const Ix *e) {
-  if (!x->memo) {
-    x->memo = NEW(x->arena, IxMemo);
-    *x->memo = (IxMemo){MEMO_INITIAL, 0, NEWARRAY(x->arena, MemoEntry, MEMO_INITIAL)};
-  }
-  const MemoEntry *known = memo_slot(x->memo, e, x->scope);
-  if (known->in) return known->out;
+  MemoTable *memo = &memo_of(x)->simplified;
+  const MemoEntry *known = memo_find(memo, e->hash, x->scope, same_ix, NULL, e);
+  if (known) return known->value;
   Simplifier s;
   simplifier_init(&s, x);
   const Ix *simplified = build(&s, to_poly(&s, e));
   /* never longer than what came in: the normal form distributes products,
    * which lengthens (a + b)*(c + d) */
   if (printed_length(simplified) > printed_length(e)) simplified = e;
-  memo_put(x, e, simplified);
+  memo_put(x->arena, memo, (MemoEntry){e, e->hash, x->scope, simplified, 0}, same_ix, NULL);
   return simplified;
 }
 

@@ -47,9 +47,11 @@ struct Ix {
   const Ix *a, *b;
   /* set by the constructor, for the simplifier's search and memo: length,
    * the characters ix_print gives (the shortest form is chosen by it);
-   * hash, a structural hash (ix_equal nodes have equal hashes) */
+   * hash, a structural hash (ix_equal nodes have equal hashes);
+   * divides, whether it has an IX_DIV or IX_MOD node */
   size_t length;
   uint64_t hash;
+  bool divides;
 };
 
 /* What is known about an atom (a variable or an IX_EXPR): lo <= v < hi
@@ -65,7 +67,8 @@ typedef struct IxRange {
 /* How the target prints an expression (a Backend's print_expr). */
 typedef void (*IxExprPrinter)(Buf *out, const KirExpr *e);
 
-/* ix_simplify's results by input and scope (index.c) */
+/* what the simplifier keeps from one simplification for the next, by
+ * input and scope (index.c) */
 typedef struct IxMemo IxMemo;
 
 typedef struct IxCtx {
@@ -76,7 +79,7 @@ typedef struct IxCtx {
   /* The ranges pushed now, as a number: each push makes a new one (from
    * scopes, the count so far), each pop goes back to the one before; 0
    * with no range.  A simplification depends on its input and the ranges,
-   * so memo's results are kept by input and scope. */
+   * so memo keeps results by input and scope. */
   uint64_t scope, scopes;
   IxMemo *memo;
 } IxCtx;
