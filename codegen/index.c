@@ -203,7 +203,7 @@ static const Ix *fraction_ix(IxCtx *x, Size s) {
   return top ? ix_div(x, top, monomial_ix(x, &denominator.terms[0])) : NULL;
 }
 
-const Ix *ix_from_size(IxCtx *x, Size s) {
+static const Ix *size_ix(IxCtx *x, Size s) {
   if (s.nterms == 0) return ix_const(x, 0);
   const Ix *whole = fraction_ix(x, s);
   if (whole) return whole;
@@ -411,7 +411,8 @@ typedef struct MemoTable {
 struct IxMemo {
   MemoTable simplified; /* Ix -> Ix */
   MemoTable polys;      /* Ix -> Poly */
-  MemoTable parts;      /* Poly -> Parts */
+  MemoTable parts;      /* Poly -> BestParts */
+  MemoTable sizes;      /* Size -> Ix (scope 0: no range matters) */
 };
 
 /* whether two keys are the same; user: the table's user's context */
@@ -460,6 +461,38 @@ static IxMemo *memo_of(IxCtx *x) {
 static bool same_ix(const void *user, const void *a, const void *b) {
   (void)user;
   return ix_equal(a, b);
+}
+
+/* a polynomial's structural hash, its atoms hashed by atom_hash */
+static uint64_t poly_hash(Poly p, uint64_t (*atom_hash)(PolyAtom a)) {
+  uint64_t h = hash_mix(0, (uint64_t)p.nterms);
+  for (int i = 0; i < p.nterms; i++) {
+    const PolyTerm *t = &p.terms[i];
+    h = hash_mix(hash_mix(h, (uint64_t)t->num), (uint64_t)t->den);
+    for (int j = 0; j < t->nfactors; j++) h = hash_mix(hash_mix(h, atom_hash(t->factors[j].atom)), (uint64_t)t->factors[j].exp);
+  }
+  return h;
+}
+
+static uint64_t var_hash(PolyAtom a) { return name_hash(a); }
+
+static bool same_size(const void *user, const void *a, const void *b) {
+  (void)user;
+  return size_eq(*(const Size *)a, *(const Size *)b);
+}
+
+/* Sizes recur: each access to an array multiplies by the sizes of its
+ * dimensions (codegen/access.c, split_indices). */
+const Ix *ix_from_size(IxCtx *x, Size s) {
+  MemoTable *memo = &memo_of(x)->sizes;
+  uint64_t hash = poly_hash(s, var_hash);
+  const MemoEntry *known = memo_find(memo, hash, 0, same_size, NULL, &s);
+  if (known) return known->value;
+  const Ix *e = size_ix(x, s);
+  Size *key = NEW(x->arena, Size);
+  *key = s;
+  memo_put(x->arena, memo, (MemoEntry){key, hash, 0, e, 0}, same_size, NULL);
+  return e;
 }
 
 /* ---- the normal form: sums of products ----
@@ -1289,6 +1322,7 @@ static const Ix *assemble(Simplifier *s, Parts parts) {
 }
 
 static Parts best_parts(Simplifier *s, Poly p, int *budget);
+static const Ix *best_sum(Simplifier *s, Poly p, int *budget);
 
 /* Keep p = (the terms f divides)/f * f + the rest, if it prints shorter
  * (or as short, with win_ties). */
@@ -1325,7 +1359,7 @@ static void try_factor(Simplifier *s, Poly p, const Term *f, const Ix *f_ix, boo
     }
   }
   /* a quotient goes first, where it needs no parentheses: n%16*(i + j) */
-  const Ix *sum = assemble(s, best_parts(s, inner, budget));
+  const Ix *sum = best_sum(s, inner, budget);
   bool quotient = f_ix->kind == IX_DIV || f_ix->kind == IX_MOD;
   const Ix *group = quotient ? new_node(s->x, IX_MUL, f_ix, sum) : new_node(s->x, IX_MUL, sum, f_ix);
   Parts others = best_parts(s, poly_normalise(&s->pc, rest, nrest), budget);
@@ -1386,15 +1420,7 @@ static Parts search_parts(Simplifier *s, Poly p, int *budget) {
   return best;
 }
 
-static uint64_t poly_hash(Poly p) {
-  uint64_t h = hash_mix(0, (uint64_t)p.nterms);
-  for (int i = 0; i < p.nterms; i++) {
-    const Term *t = &p.terms[i];
-    h = hash_mix(hash_mix(h, (uint64_t)t->num), (uint64_t)t->den);
-    for (int j = 0; j < t->nfactors; j++) h = hash_mix(hash_mix(h, atom_of(&t->factors[j])->hash), (uint64_t)t->factors[j].exp);
-  }
-  return h;
-}
+static uint64_t ix_atom_hash(PolyAtom a) { return ((const Ix *)a)->hash; }
 
 static bool same_poly(const void *pc, const void *a, const void *b) {
   return poly_eq(pc, *(const Poly *)a, *(const Poly *)b);
@@ -1406,34 +1432,52 @@ static bool same_poly(const void *pc, const void *a, const void *b) {
  * index.  The search depends on the budget only where the budget ran out;
  * a search that took `cost` of it without running out finds the same with
  * any budget of at least cost, and takes as much. */
-static Parts best_parts(Simplifier *s, Poly p, int *budget) {
+typedef struct BestParts {
+  Parts parts;
+  const Ix *sum; /* assemble(parts), made when first asked for */
+} BestParts;
+
+static BestParts *best_parts_of(Simplifier *s, Poly p, int *budget) {
+  if (p.nterms < 2) { /* nothing to search */
+    BestParts *flat = NEW(s->arena, BestParts);
+    flat->parts = flat_parts(s, p);
+    return flat;
+  }
   MemoTable *memo = &memo_of(s->x)->parts;
-  uint64_t hash = poly_hash(p);
+  uint64_t hash = poly_hash(p, ix_atom_hash);
   const MemoEntry *known = memo_find(memo, hash, s->x->scope, same_poly, &s->pc, &p);
   if (known && known->cost <= *budget) {
     *budget -= known->cost;
-    return *(const Parts *)known->value;
+    return (BestParts *)known->value;
   }
   int before = *budget;
   bool ran_out = s->budget_ran_out, overflow = s->pc.overflow;
   s->budget_ran_out = false;
-  Parts best = search_parts(s, p, budget);
+  BestParts *best = NEW(s->arena, BestParts);
+  best->parts = search_parts(s, p, budget);
   if (!known && !s->budget_ran_out && !overflow && !s->pc.overflow) {
     Poly *key = NEW(s->arena, Poly);
     *key = p;
-    Parts *kept = NEW(s->arena, Parts);
-    *kept = best;
-    memo_put(s->arena, memo, (MemoEntry){key, hash, s->x->scope, kept, before - *budget}, same_poly, &s->pc);
+    memo_put(s->arena, memo, (MemoEntry){key, hash, s->x->scope, best, before - *budget}, same_poly, &s->pc);
   }
   s->budget_ran_out |= ran_out;
   return best;
+}
+
+static Parts best_parts(Simplifier *s, Poly p, int *budget) { return best_parts_of(s, p, budget)->parts; }
+
+/* assemble(best_parts(p)) */
+static const Ix *best_sum(Simplifier *s, Poly p, int *budget) {
+  BestParts *best = best_parts_of(s, p, budget);
+  if (!best->sum) best->sum = assemble(s, best->parts);
+  return best->sum;
 }
 
 static const Ix *build(Simplifier *s, Poly p) {
   int64_t v;
   if (poly_const_value(p, &v)) return ix_const(s->x, v);
   int budget = BUILD_BUDGET;
-  return assemble(s, best_parts(s, p, &budget));
+  return best_sum(s, p, &budget);
 }
 
 /* ---- the interface ---- */
