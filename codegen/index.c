@@ -261,9 +261,17 @@ static int precedence(const Ix *e) {
   INTERNAL("bad index kind %d", (int)e->kind);
 }
 
-static const char *const operator_text[] = {
-    [IX_ADD] = " + ", [IX_SUB] = " - ", [IX_MUL] = "*", [IX_DIV] = "/", [IX_MOD] = "%",
+/* an operator's text and its length (seal counts it for every node) */
+typedef struct Operator {
+  const char *text;
+  size_t length;
+} Operator;
+#define OPERATOR(s) {s, sizeof(s) - 1}
+static const Operator operators[] = {
+    [IX_ADD] = OPERATOR(" + "), [IX_SUB] = OPERATOR(" - "), [IX_MUL] = OPERATOR("*"),
+    [IX_DIV] = OPERATOR("/"),   [IX_MOD] = OPERATOR("%"),
 };
+#undef OPERATOR
 
 /* Does the right operand need parentheses?  Only where C would regroup it
  * to a different value: a - (b + c), a*(b/c), a/(b*c).  a + (b - c) and
@@ -322,7 +330,7 @@ static void print_node(Printer *p, const Ix *e) {
   case IX_DIV:
   case IX_MOD:
     print_operand(p, e->a, left_needs_parens(e->kind, e->a));
-    print_text(p, operator_text[e->kind]);
+    buf_put(p->out, operators[e->kind].text, operators[e->kind].length);
     print_operand(p, e->b, right_needs_parens(e->kind, e->b));
     return;
   }
@@ -371,7 +379,7 @@ static void seal(Ix *e) {
   case IX_MUL:
   case IX_DIV:
   case IX_MOD:
-    e->length = operand_length(e->a, left_needs_parens(e->kind, e->a)) + strlen(operator_text[e->kind]) +
+    e->length = operand_length(e->a, left_needs_parens(e->kind, e->a)) + operators[e->kind].length +
                 operand_length(e->b, right_needs_parens(e->kind, e->b));
     e->hash = hash_mix(hash_mix(h, e->a->hash), e->b->hash);
     e->divides = e->kind == IX_DIV || e->kind == IX_MOD || e->a->divides || e->b->divides;
@@ -1480,6 +1488,32 @@ static const Ix *build(Simplifier *s, Poly p) {
   return best_sum(s, p, &budget);
 }
 
+/* A simplified index is often simplified again as part of another: the
+ * distance of two lanes, l1 - l0 (codegen/access.c).  When it has no
+ * quotient and p's atoms are variables and opaque atoms only (no
+ * subexpression kept as written), to_poly would find p for it: build
+ * rewrites p by exact algebra (sums regrouped under common factors), and
+ * to_poly's arithmetic on the same atoms gives back the canonical form,
+ * which is unique (poly.h), without leaving int64 (every coefficient on the
+ * way is one of p's).  So p is kept for it. */
+static void remember_poly(Simplifier *s, const Ix *simplified, Poly p) {
+  if (simplified->divides || simplified->kind == IX_CONST || simplified->kind == IX_VAR ||
+      simplified->kind == IX_EXPR) {
+    return;
+  }
+  for (int i = 0; i < p.nterms; i++) {
+    for (int j = 0; j < p.terms[i].nfactors; j++) {
+      IxKind kind = atom_of(&p.terms[i].factors[j])->kind;
+      if (kind != IX_VAR && kind != IX_EXPR) return;
+    }
+  }
+  MemoTable *memo = &memo_of(s->x)->polys;
+  if (memo_find(memo, simplified->hash, s->x->scope, same_ix, NULL, simplified)) return;
+  Poly *kept = NEW(s->arena, Poly);
+  *kept = p;
+  memo_put(s->arena, memo, (MemoEntry){simplified, simplified->hash, s->x->scope, kept, 0}, same_ix, NULL);
+}
+
 /* ---- the interface ---- */
 
 const Ix *ix_simplify(IxCtx *x, const Ix *e) {
@@ -1488,10 +1522,12 @@ const Ix *ix_simplify(IxCtx *x, const Ix *e) {
   if (known) return known->value;
   Simplifier s;
   simplifier_init(&s, x);
-  const Ix *simplified = build(&s, to_poly(&s, e));
+  Poly p = to_poly(&s, e);
+  const Ix *simplified = build(&s, p);
   /* never longer than what came in: the normal form distributes products,
    * which lengthens (a + b)*(c + d) */
   if (printed_length(simplified) > printed_length(e)) simplified = e;
+  else if (!s.pc.overflow) remember_poly(&s, simplified, p);
   memo_put(x->arena, memo, (MemoEntry){e, e->hash, x->scope, simplified, 0}, same_ix, NULL);
   return simplified;
 }
