@@ -1330,6 +1330,12 @@ static const Ix *assemble(Simplifier *s, Parts parts) {
 }
 
 static Parts best_parts(Simplifier *s, Poly p, int *budget);
+
+/* Terms already in canonical order, with distinct monomials and non-zero
+ * coefficients (some of a canonical polynomial's, or all of them each
+ * divided by one constant), as a polynomial: what poly_normalise would
+ * make of them, without comparing them again. */
+static Poly in_order(Term *terms, int n) { return (Poly){n, n > 0 ? terms : NULL}; }
 static const Ix *best_sum(Simplifier *s, Poly p, int *budget);
 
 /* Keep p = (the terms f divides)/f * f + the rest, if it prints shorter
@@ -1358,7 +1364,9 @@ static void try_factor(Simplifier *s, Poly p, const Term *f, const Ix *f_ix, boo
     if (!first || compare_for_print(s, t, first) < 0) first = t;
   }
   if (ndivided < 2) return;
-  Poly inner = poly_normalise(&s->pc, divided, ndivided);
+  /* the terms of a canonical p, in its order: canonical already, except
+   * those divided by an atom, whose monomials change */
+  Poly inner = f->nfactors == 0 ? in_order(divided, ndivided) : poly_normalise(&s->pc, divided, ndivided);
   if (all_negative) inner = poly_scale(&s->pc, inner, -1);
   /* a stride, not a power: (i + 2)*i does not beat i*i + i*2 on a tie */
   for (int i = 0; i < inner.nterms && win_ties; i++) {
@@ -1370,7 +1378,7 @@ static void try_factor(Simplifier *s, Poly p, const Term *f, const Ix *f_ix, boo
   const Ix *sum = best_sum(s, inner, budget);
   bool quotient = f_ix->kind == IX_DIV || f_ix->kind == IX_MOD;
   const Ix *group = quotient ? new_node(s->x, IX_MUL, f_ix, sum) : new_node(s->x, IX_MUL, sum, f_ix);
-  Parts others = best_parts(s, poly_normalise(&s->pc, rest, nrest), budget);
+  Parts others = best_parts(s, in_order(rest, nrest), budget);
   Parts candidate = {others.n + 1, NEWARRAY(s->arena, Part, others.n + 1)};
   for (int i = 0; i < others.n; i++) candidate.items[i] = others.items[i];
   candidate.items[others.n] = (Part){group, all_negative, first};
