@@ -400,9 +400,10 @@ static size_t printed_length(const Ix *e) { return e->length; }
  * the ranges pushed is kept by both, in open-addressing tables of (key,
  * scope, value), found by the key's hash and told apart by structural
  * equality: whole simplifications (ix_simplify), the polynomials of
- * subexpressions (to_poly) and the printed forms of polynomials
- * (best_parts).  Tables are only looked up, never iterated: their order
- * cannot reach the output. */
+ * subexpressions (to_poly), the printed forms of polynomials (best_parts)
+ * and the expressions of sizes (ix_from_size, whatever the ranges).
+ * Tables are only looked up, never iterated: their order cannot reach the
+ * output. */
 
 typedef struct MemoEntry {
   const void *key; /* NULL: free */
@@ -477,7 +478,9 @@ static uint64_t poly_hash(Poly p, uint64_t (*atom_hash)(PolyAtom a)) {
   for (int i = 0; i < p.nterms; i++) {
     const PolyTerm *t = &p.terms[i];
     h = hash_mix(hash_mix(h, (uint64_t)t->num), (uint64_t)t->den);
-    for (int j = 0; j < t->nfactors; j++) h = hash_mix(hash_mix(h, atom_hash(t->factors[j].atom)), (uint64_t)t->factors[j].exp);
+    for (int j = 0; j < t->nfactors; j++) {
+      h = hash_mix(hash_mix(h, atom_hash(t->factors[j].atom)), (uint64_t)t->factors[j].exp);
+    }
   }
   return h;
 }
@@ -561,7 +564,7 @@ typedef struct Simplifier {
   PolyCtx pc;
   int prover_budget;
   bool budget_ran_out; /* a factoring search stopped at BUILD_BUDGET */
-  int factor_depth; /* divide_by_one_factor calls in progress */
+  int factor_depth;    /* divide_by_one_factor calls in progress */
   Quotient *quotients;
   int nquotients, quotients_cap;
   RangeBounds *bounds; /* indexed like x->ranges */

@@ -58,9 +58,9 @@ struct Ix {
  * (hi NULL: unbounded above).  Every atom is at least 0. */
 typedef struct IxRange {
   const Ix *atom;
-  Sym var;      /* atom's name when it is an IX_VAR (range_of's fast path), else NULL */
-  const Ix *lo; /* NULL means 0 */
-  const Ix *hi; /* exclusive; NULL if unknown */
+  Sym var;        /* atom's name when it is an IX_VAR (range_of's fast path), else NULL */
+  const Ix *lo;   /* NULL means 0 */
+  const Ix *hi;   /* exclusive; NULL if unknown */
   uint64_t scope; /* the ranges down to this one (IxCtx.scope) */
 } IxRange;
 
@@ -102,12 +102,12 @@ const Ix *ix_mod(IxCtx *x, const Ix *a, const Ix *b);
  * divisions print as `/` (the preconditions make them exact) */
 const Ix *ix_from_size(IxCtx *x, Size s);
 
-/* Simplify with the ranges currently pushed (an input equal to one seen
- * under the same ranges gives the earlier result, not computed again): (i*2048 + j)/2048 -> i and
+/* Simplify with the ranges currently pushed: (i*2048 + j)/2048 -> i and
  * (i*2048 + j)%2048 -> j when 0 <= j < 2048; x % n -> x when 0 <= x < n;
  * x / n -> 0 likewise; symbolic bounds too ((i*M + j)/M -> i when
  * 0 <= j < M).  Never changes the value for any values the variables can
- * take. */
+ * take.  An input equal to one simplified before under the same ranges
+ * gets the same result, not computed again. */
 const Ix *ix_simplify(IxCtx *x, const Ix *e);
 
 /* Bounds: true and *out if e is provably < bound / >= 0 etc. */
