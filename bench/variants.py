@@ -2,15 +2,15 @@
 """Translation throughput over a search's strategy space: a benchmark that
 prints figures, not a test.
 
-  bench/variants.py [--dpia build/dpia] [--rounds 3] [--repeat 4]
-  bench/variants.py --dump DIR      # every output of every variant, to compare two builds
+  bench/variants.py [--dpia build/dpia] [--rounds 3] [--repeat 10]
+  bench/variants.py [--dpia ...] --dump DIR   # every output of every kernel (diff -r two builds')
 
 The space is that of samples/dot_vec.dpia's strategy (paper section 6.3) as
 a search would enumerate it: vector width V in 1, 2, 4, 8, 16 (1: no
-asVector), work-group size WG in 32, 64, 128, 256, chunk C in 16, 32, 64,
-256, 1024, 4096 (the products each work-item reduces sequentially), with
-or without a toLocal stage (the partial sums go through local memory, then
-each work-item copies one out): 240 kernels.  A small chunk is the costly
+asVector, samples/dot_partial.dpia's), work-group size WG in 32, 64, 128,
+256, chunk C in 16, 32, 64, 256, 1024, 4096 (the products each work-item
+reduces sequentially), with or without a toLocal stage (the partial sums
+go through local memory, then each work-item copies one out): 240 kernels.  A small chunk is the costly
 case: reduceSeq over a constant length of at most 16 is unrolled, and every
 step's indices are simplified.
 
@@ -23,10 +23,12 @@ answer, in CPU time of the dpia process (Linux's /proc/PID/schedstat; wall
 time elsewhere), which the load of a shared machine disturbs far less than
 wall time.  Per kernel, the figure is the median of its groups; the mean
 over the variants is 240 over the sum of their times (variants per second
-through the whole space).  Targets
-(issue 35): mean at most 2.5x and slowest at most 4x the one-line kernel's
-time; the last line says whether they hold.  The machine is shared and
-noisy: compare figures of one run.
+through the whole space).  Targets (issue 35): mean at most 2.5x and
+slowest at most 4x the one-line kernel's time; the last line says whether
+they hold (exit 0 if so, 1 if not).  The machine is shared and noisy:
+compare figures of one run; callgrind's instruction counts
+(valgrind --tool=callgrind build/dpia batch --no-verify < requests) are
+repeatable where times are not.
 """
 import argparse
 import json
