@@ -100,6 +100,11 @@ unset arrow 1
 unset multiplot
 GP
 
+# The section bench/variants.py's figures go in (translation throughput)
+# is not made here: it is kept as it is.
+kept=$(awk '/^## Translation throughput/ {keep = 1} /^## / && !/^## Translation throughput/ {keep = 0} keep' \
+  BENCHMARKS.md 2>/dev/null || true)
+
 cpu=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
 mem=$(free -g | awk '/^Mem:/ {print $2 " GiB"}')
 pocl=$(grep -m1 '^device:' $out/results.txt | sed 's/^device: //')
@@ -302,6 +307,7 @@ blas=$(grep -m1 '^OpenBLAS:' $out/results.txt || true)
   bench/kernels/before.cl): PoCL did not vectorise around the loop of 3.
 TEXT
   echo
+  [ -n "$kept" ] && printf '%s\n\n' "$kept"
   echo "## Full output"
   echo
   echo '```'

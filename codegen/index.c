@@ -13,6 +13,8 @@ void ix_init(IxCtx *x, Arena *a) {
   x->cap = 0;
   x->ranges = NULL;
   x->print_expr = NULL;
+  x->scope = x->scopes = 0;
+  x->memo = NULL;
 }
 
 void ix_push_range(IxCtx *x, const Ix *atom, const Ix *lo, const Ix *hi) {
@@ -24,34 +26,47 @@ void ix_push_range(IxCtx *x, const Ix *atom, const Ix *lo, const Ix *hi) {
     x->ranges = grown;
     x->cap = cap;
   }
-  x->ranges[x->nranges++] = (IxRange){atom, atom->kind == IX_VAR ? atom->name : NULL, lo, hi};
+  x->scope = ++x->scopes;
+  x->ranges[x->nranges++] = (IxRange){atom, atom->kind == IX_VAR ? atom->name : NULL, lo, hi, x->scope};
 }
 
 void ix_pop_range(IxCtx *x) {
   ASSERT(x->nranges > 0);
   x->nranges--;
+  x->scope = x->nranges > 0 ? x->ranges[x->nranges - 1].scope : 0;
 }
 
 /* ---- constructors ---- */
 
-static Ix *new_node(IxCtx *x, IxKind kind, const Ix *a, const Ix *b) {
+static void seal(Ix *e);
+
+/* a leaf: the caller fills it in, then seals it */
+static Ix *new_leaf(IxCtx *x, IxKind kind) {
   Ix *e = NEW(x->arena, Ix);
   e->kind = kind;
+  return e;
+}
+
+static Ix *new_node(IxCtx *x, IxKind kind, const Ix *a, const Ix *b) {
+  Ix *e = new_leaf(x, kind);
   e->a = a;
   e->b = b;
+  seal(e);
   return e;
 }
 
 const Ix *ix_const(IxCtx *x, int64_t v) {
-  Ix *e = new_node(x, IX_CONST, NULL, NULL);
+  Ix *e = new_leaf(x, IX_CONST);
   e->value = v;
+  seal(e);
   return e;
 }
 
 const Ix *ix_var(IxCtx *x, Sym name) {
   ASSERT(name != NULL);
-  Ix *e = new_node(x, IX_VAR, NULL, NULL);
+  Ix *e = new_leaf(x, IX_VAR);
   e->name = name;
+  seal(e);
   return e;
 }
 
@@ -64,12 +79,13 @@ static void print_atom(Buf *out, const KirExpr *e, IxExprPrinter print_expr) {
 
 const Ix *ix_expr(IxCtx *x, const KirExpr *expr) {
   ASSERT(expr != NULL && x->print_expr != NULL);
-  Ix *e = new_node(x, IX_EXPR, NULL, NULL);
+  Ix *e = new_leaf(x, IX_EXPR);
   e->expr = expr;
   Buf text;
   buf_init(&text, x->arena);
   print_atom(&text, expr, x->print_expr);
   e->width = text.len;
+  seal(e);
   return e;
 }
 
@@ -187,7 +203,7 @@ static const Ix *fraction_ix(IxCtx *x, Size s) {
   return top ? ix_div(x, top, monomial_ix(x, &denominator.terms[0])) : NULL;
 }
 
-const Ix *ix_from_size(IxCtx *x, Size s) {
+static const Ix *size_ix(IxCtx *x, Size s) {
   if (s.nterms == 0) return ix_const(x, 0);
   const Ix *whole = fraction_ix(x, s);
   if (whole) return whole;
@@ -245,9 +261,17 @@ static int precedence(const Ix *e) {
   INTERNAL("bad index kind %d", (int)e->kind);
 }
 
-static const char *const operator_text[] = {
-    [IX_ADD] = " + ", [IX_SUB] = " - ", [IX_MUL] = "*", [IX_DIV] = "/", [IX_MOD] = "%",
+/* an operator's text and its length (seal counts it for every node) */
+typedef struct Operator {
+  const char *text;
+  size_t length;
+} Operator;
+#define OPERATOR(s) {s, sizeof(s) - 1}
+static const Operator operators[] = {
+    [IX_ADD] = OPERATOR(" + "), [IX_SUB] = OPERATOR(" - "), [IX_MUL] = OPERATOR("*"),
+    [IX_DIV] = OPERATOR("/"),   [IX_MOD] = OPERATOR("%"),
 };
+#undef OPERATOR
 
 /* Does the right operand need parentheses?  Only where C would regroup it
  * to a different value: a - (b + c), a*(b/c), a/(b*c).  a + (b - c) and
@@ -270,19 +294,12 @@ static bool left_needs_parens(IxKind parent, const Ix *left) {
   return p < parent_precedence;
 }
 
-/* Where printed text goes: a buffer, or only a count of its length (the
- * simplifier compares the lengths of candidate forms). */
 typedef struct Printer {
-  Buf *out; /* NULL: count only */
-  size_t length;
-  IxExprPrinter print_expr; /* IX_EXPR atoms (out only) */
+  Buf *out;
+  IxExprPrinter print_expr; /* IX_EXPR atoms */
 } Printer;
 
-static void print_text(Printer *p, const char *s) {
-  size_t n = strlen(s);
-  if (p->out) buf_put(p->out, s, n);
-  p->length += n;
-}
+static void print_text(Printer *p, const char *s) { buf_put(p->out, s, strlen(s)); }
 
 static size_t decimal_length(int64_t v) {
   uint64_t magnitude = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
@@ -304,22 +321,16 @@ static void print_operand(Printer *p, const Ix *e, bool parens) {
 
 static void print_node(Printer *p, const Ix *e) {
   switch (e->kind) {
-  case IX_CONST:
-    if (p->out) emit(p->out, "%" PRId64, e->value);
-    p->length += decimal_length(e->value);
-    return;
+  case IX_CONST: emit(p->out, "%" PRId64, e->value); return;
   case IX_VAR: print_text(p, e->name); return;
-  case IX_EXPR:
-    if (p->out) print_atom(p->out, e->expr, p->print_expr);
-    p->length += e->width;
-    return;
+  case IX_EXPR: print_atom(p->out, e->expr, p->print_expr); return;
   case IX_ADD:
   case IX_SUB:
   case IX_MUL:
   case IX_DIV:
   case IX_MOD:
     print_operand(p, e->a, left_needs_parens(e->kind, e->a));
-    print_text(p, operator_text[e->kind]);
+    buf_put(p->out, operators[e->kind].text, operators[e->kind].length);
     print_operand(p, e->b, right_needs_parens(e->kind, e->b));
     return;
   }
@@ -327,14 +338,172 @@ static void print_node(Printer *p, const Ix *e) {
 }
 
 void ix_print(Buf *out, const Ix *e, IxExprPrinter print_expr) {
-  Printer p = {out, 0, print_expr};
+  Printer p = {out, print_expr};
   print_node(&p, e);
 }
 
-static size_t printed_length(const Ix *e) {
-  Printer p = {NULL, 0, NULL};
-  print_node(&p, e);
-  return p.length;
+/* ---- what a constructor records: length and hash ----
+ *
+ * The simplifier weighs every candidate form by its printed length, and
+ * the memo of ix_simplify finds equal inputs by hash: both are kept in
+ * the node when it is made, from its children's, so that neither walks a
+ * tree (print_node is what the length counts, character for character). */
+
+static uint64_t hash_mix(uint64_t h, uint64_t v) { return (h ^ v) * 0x100000001b3u + (h >> 29); }
+
+static uint64_t name_hash(Sym name) {
+  uint64_t h = 0xcbf29ce484222325u;
+  for (const char *c = name; *c; c++) h = (h ^ (unsigned char)*c) * 0x100000001b3u;
+  return h;
+}
+
+static size_t operand_length(const Ix *e, bool parens) { return e->length + (parens ? 2 : 0); }
+
+static void seal(Ix *e) {
+  uint64_t h = hash_mix(0x9e3779b97f4a7c15u, (uint64_t)e->kind);
+  switch (e->kind) {
+  case IX_CONST:
+    e->length = decimal_length(e->value);
+    e->hash = hash_mix(h, (uint64_t)e->value);
+    return;
+  case IX_VAR:
+    e->length = strlen(e->name);
+    e->hash = hash_mix(h, name_hash(e->name));
+    return;
+  case IX_EXPR: /* equal atoms print alike, so have one width */
+    e->length = e->width;
+    e->hash = hash_mix(h, e->width);
+    return;
+  case IX_ADD:
+  case IX_SUB:
+  case IX_MUL:
+  case IX_DIV:
+  case IX_MOD:
+    e->length = operand_length(e->a, left_needs_parens(e->kind, e->a)) + operators[e->kind].length +
+                operand_length(e->b, right_needs_parens(e->kind, e->b));
+    e->hash = hash_mix(hash_mix(h, e->a->hash), e->b->hash);
+    e->divides = e->kind == IX_DIV || e->kind == IX_MOD || e->a->divides || e->b->divides;
+    return;
+  }
+  INTERNAL("bad index kind %d", (int)e->kind);
+}
+
+static size_t printed_length(const Ix *e) { return e->length; }
+
+/* ---- the memo ----
+ *
+ * Code generation simplifies the same index many times: each of the two
+ * inputs of a zip at each step of an unrolled reduction, each lane of a
+ * vector, and again to compare lanes (codegen/access.c); and the indices
+ * of one loop share their parts (wg*1024 + lid*16 in each step's
+ * wg*1024 + lid*16 + 3).  What depends only on an input's structure and
+ * the ranges pushed is kept by both, in open-addressing tables of (key,
+ * scope, value), found by the key's hash and told apart by structural
+ * equality: whole simplifications (ix_simplify), the polynomials of
+ * subexpressions (to_poly), the printed forms of polynomials (best_parts)
+ * and the expressions of sizes (ix_from_size, whatever the ranges).
+ * Tables are only looked up, never iterated: their order cannot reach the
+ * output. */
+
+typedef struct MemoEntry {
+  const void *key; /* NULL: free */
+  uint64_t hash, scope;
+  const void *value;
+  int cost; /* best_parts: the budget its search took */
+} MemoEntry;
+
+typedef struct MemoTable {
+  size_t cap, n; /* cap 0 or a power of 2, n < cap/2 */
+  MemoEntry *entries;
+} MemoTable;
+
+struct IxMemo {
+  MemoTable simplified; /* Ix -> Ix */
+  MemoTable polys;      /* Ix -> Poly */
+  MemoTable parts;      /* Poly -> BestParts */
+  MemoTable sizes;      /* Size -> Ix (scope 0: no range matters) */
+};
+
+/* whether two keys are the same; user: the table's user's context */
+typedef bool (*MemoSame)(const void *user, const void *a, const void *b);
+
+enum { MEMO_INITIAL = 64 };
+
+/* the entry of (key, scope), or the free slot where it goes */
+static MemoEntry *memo_slot(const MemoTable *t, uint64_t hash, uint64_t scope, MemoSame same, const void *user,
+                            const void *key) {
+  uint64_t h = hash_mix(hash, scope);
+  h ^= h >> 29;
+  for (size_t i = (size_t)h & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+    MemoEntry *slot = &t->entries[i];
+    if (!slot->key || (slot->hash == hash && slot->scope == scope && same(user, slot->key, key))) return slot;
+  }
+}
+
+static const MemoEntry *memo_find(const MemoTable *t, uint64_t hash, uint64_t scope, MemoSame same,
+                                  const void *user, const void *key) {
+  if (t->cap == 0) return NULL;
+  const MemoEntry *e = memo_slot(t, hash, scope, same, user, key);
+  return e->key ? e : NULL;
+}
+
+/* after a memo_find that found nothing */
+static void memo_put(Arena *arena, MemoTable *t, MemoEntry entry, MemoSame same, const void *user) {
+  if (2 * (t->n + 1) > t->cap) {
+    size_t cap = t->cap ? t->cap * 2 : MEMO_INITIAL;
+    MemoTable grown = {cap, t->n, NEWARRAY(arena, MemoEntry, cap)};
+    for (size_t i = 0; i < t->cap; i++) {
+      const MemoEntry *old = &t->entries[i];
+      if (old->key) *memo_slot(&grown, old->hash, old->scope, same, user, old->key) = *old;
+    }
+    *t = grown;
+  }
+  *memo_slot(t, entry.hash, entry.scope, same, user, entry.key) = entry;
+  t->n++;
+}
+
+static IxMemo *memo_of(IxCtx *x) {
+  if (!x->memo) x->memo = NEW(x->arena, IxMemo); /* zeroed: empty tables */
+  return x->memo;
+}
+
+static bool same_ix(const void *user, const void *a, const void *b) {
+  (void)user;
+  return ix_equal(a, b);
+}
+
+/* a polynomial's structural hash, its atoms hashed by atom_hash */
+static uint64_t poly_hash(Poly p, uint64_t (*atom_hash)(PolyAtom a)) {
+  uint64_t h = hash_mix(0, (uint64_t)p.nterms);
+  for (int i = 0; i < p.nterms; i++) {
+    const PolyTerm *t = &p.terms[i];
+    h = hash_mix(hash_mix(h, (uint64_t)t->num), (uint64_t)t->den);
+    for (int j = 0; j < t->nfactors; j++) {
+      h = hash_mix(hash_mix(h, atom_hash(t->factors[j].atom)), (uint64_t)t->factors[j].exp);
+    }
+  }
+  return h;
+}
+
+static uint64_t var_hash(PolyAtom a) { return name_hash(a); }
+
+static bool same_size(const void *user, const void *a, const void *b) {
+  (void)user;
+  return size_eq(*(const Size *)a, *(const Size *)b);
+}
+
+/* Sizes recur: each access to an array multiplies by the sizes of its
+ * dimensions (codegen/access.c, split_indices). */
+const Ix *ix_from_size(IxCtx *x, Size s) {
+  MemoTable *memo = &memo_of(x)->sizes;
+  uint64_t hash = poly_hash(s, var_hash);
+  const MemoEntry *known = memo_find(memo, hash, 0, same_size, NULL, &s);
+  if (known) return known->value;
+  const Ix *e = size_ix(x, s);
+  Size *key = NEW(x->arena, Size);
+  *key = s;
+  memo_put(x->arena, memo, (MemoEntry){key, hash, 0, e, 0}, same_size, NULL);
+  return e;
 }
 
 /* ---- the normal form: sums of products ----
@@ -394,7 +563,8 @@ typedef struct Simplifier {
    * polynomial grew too big */
   PolyCtx pc;
   int prover_budget;
-  int factor_depth; /* divide_by_one_factor calls in progress */
+  bool budget_ran_out; /* a factoring search stopped at BUILD_BUDGET */
+  int factor_depth;    /* divide_by_one_factor calls in progress */
   Quotient *quotients;
   int nquotients, quotients_cap;
   RangeBounds *bounds; /* indexed like x->ranges */
@@ -409,6 +579,7 @@ static void simplifier_init(Simplifier *s, IxCtx *x) {
   poly_ctx_init(&s->pc, x->arena, compare_atoms_of, same_atom, s, INT64_MAX, MAX_POLY_TERMS);
   s->pc.max_products = 4 * MAX_POLY_TERMS;
   s->prover_budget = PROVER_BUDGET;
+  s->budget_ran_out = false;
   s->factor_depth = 0;
   s->quotients = NULL;
   s->nquotients = s->quotients_cap = 0;
@@ -1041,6 +1212,13 @@ static Poly to_poly(Simplifier *s, const Ix *e) {
   case IX_EXPR: return poly_atom(&s->pc, e);
   default: break;
   }
+  /* With no division in e, its polynomial is arithmetic on its atoms
+   * alone (no quotient is made, the prover does not run, fold_identities
+   * finds nothing): a function of e and the atom order, which the ranges
+   * decide.  Kept for the next simplification that meets e. */
+  MemoTable *memo = e->divides ? NULL : &memo_of(s->x)->polys;
+  const MemoEntry *known = memo ? memo_find(memo, e->hash, s->x->scope, same_ix, NULL, e) : NULL;
+  if (known) return *(const Poly *)known->value;
   bool outer = s->pc.overflow;
   s->pc.overflow = false;
   Poly a = to_poly(s, e->a), b = to_poly(s, e->b), result;
@@ -1052,6 +1230,11 @@ static Poly to_poly(Simplifier *s, const Ix *e) {
   }
   if (s->pc.overflow) result = poly_atom(&s->pc, e); /* kept as written */
   s->pc.overflow = outer;
+  if (memo) {
+    Poly *kept = NEW(s->arena, Poly);
+    *kept = result;
+    memo_put(s->arena, memo, (MemoEntry){e, e->hash, s->x->scope, kept, 0}, same_ix, NULL);
+  }
   return result;
 }
 
@@ -1151,11 +1334,21 @@ static const Ix *assemble(Simplifier *s, Parts parts) {
 
 static Parts best_parts(Simplifier *s, Poly p, int *budget);
 
+/* Terms already in canonical order, with distinct monomials and non-zero
+ * coefficients (some of a canonical polynomial's, or all of them each
+ * divided by one constant), as a polynomial: what poly_normalise would
+ * make of them, without comparing them again. */
+static Poly in_order(Term *terms, int n) { return (Poly){n, n > 0 ? terms : NULL}; }
+static const Ix *best_sum(Simplifier *s, Poly p, int *budget);
+
 /* Keep p = (the terms f divides)/f * f + the rest, if it prints shorter
  * (or as short, with win_ties). */
 static void try_factor(Simplifier *s, Poly p, const Term *f, const Ix *f_ix, bool win_ties,
                        int *budget, Parts *best, size_t *best_length) {
-  if (*budget <= 0) return;
+  if (*budget <= 0) {
+    s->budget_ran_out = true;
+    return;
+  }
   (*budget)--;
   Term *divided = NEWARRAY(s->arena, Term, p.nterms);
   Term *rest = NEWARRAY(s->arena, Term, p.nterms);
@@ -1174,7 +1367,9 @@ static void try_factor(Simplifier *s, Poly p, const Term *f, const Ix *f_ix, boo
     if (!first || compare_for_print(s, t, first) < 0) first = t;
   }
   if (ndivided < 2) return;
-  Poly inner = poly_normalise(&s->pc, divided, ndivided);
+  /* the terms of a canonical p, in its order: canonical already, except
+   * those divided by an atom, whose monomials change */
+  Poly inner = f->nfactors == 0 ? in_order(divided, ndivided) : poly_normalise(&s->pc, divided, ndivided);
   if (all_negative) inner = poly_scale(&s->pc, inner, -1);
   /* a stride, not a power: (i + 2)*i does not beat i*i + i*2 on a tie */
   for (int i = 0; i < inner.nterms && win_ties; i++) {
@@ -1183,10 +1378,10 @@ static void try_factor(Simplifier *s, Poly p, const Term *f, const Ix *f_ix, boo
     }
   }
   /* a quotient goes first, where it needs no parentheses: n%16*(i + j) */
-  const Ix *sum = assemble(s, best_parts(s, inner, budget));
+  const Ix *sum = best_sum(s, inner, budget);
   bool quotient = f_ix->kind == IX_DIV || f_ix->kind == IX_MOD;
   const Ix *group = quotient ? new_node(s->x, IX_MUL, f_ix, sum) : new_node(s->x, IX_MUL, sum, f_ix);
-  Parts others = best_parts(s, poly_normalise(&s->pc, rest, nrest), budget);
+  Parts others = best_parts(s, in_order(rest, nrest), budget);
   Parts candidate = {others.n + 1, NEWARRAY(s->arena, Part, others.n + 1)};
   for (int i = 0; i < others.n; i++) candidate.items[i] = others.items[i];
   candidate.items[others.n] = (Part){group, all_negative, first};
@@ -1209,7 +1404,7 @@ static bool appears_before(Simplifier *s, const Term *terms, int upto, const Ix 
   return false;
 }
 
-static Parts best_parts(Simplifier *s, Poly p, int *budget) {
+static Parts search_parts(Simplifier *s, Poly p, int *budget) {
   Parts best = flat_parts(s, p);
   if (p.nterms < 2) return best;
   size_t best_length = printed_length(assemble(s, best));
@@ -1244,22 +1439,108 @@ static Parts best_parts(Simplifier *s, Poly p, int *budget) {
   return best;
 }
 
+static uint64_t ix_atom_hash(PolyAtom a) { return ((const Ix *)a)->hash; }
+
+static bool same_poly(const void *pc, const void *a, const void *b) {
+  return poly_eq(pc, *(const Poly *)a, *(const Poly *)b);
+}
+
+/* The shortest printed form of p (search_parts), kept for the next
+ * polynomial equal to p under the same ranges: the inner sum of each
+ * factoring (wg*64 + lid of (wg*64 + lid)*256 + 3) recurs from index to
+ * index.  The search depends on the budget only where the budget ran out;
+ * a search that took `cost` of it without running out finds the same with
+ * any budget of at least cost, and takes as much. */
+typedef struct BestParts {
+  Parts parts;
+  const Ix *sum; /* assemble(parts), made when first asked for */
+} BestParts;
+
+static BestParts *best_parts_of(Simplifier *s, Poly p, int *budget) {
+  if (p.nterms < 2) { /* nothing to search */
+    BestParts *flat = NEW(s->arena, BestParts);
+    flat->parts = flat_parts(s, p);
+    return flat;
+  }
+  MemoTable *memo = &memo_of(s->x)->parts;
+  uint64_t hash = poly_hash(p, ix_atom_hash);
+  const MemoEntry *known = memo_find(memo, hash, s->x->scope, same_poly, &s->pc, &p);
+  if (known && known->cost <= *budget) {
+    *budget -= known->cost;
+    return (BestParts *)known->value;
+  }
+  int before = *budget;
+  bool ran_out = s->budget_ran_out, overflow = s->pc.overflow;
+  s->budget_ran_out = false;
+  BestParts *best = NEW(s->arena, BestParts);
+  best->parts = search_parts(s, p, budget);
+  if (!known && !s->budget_ran_out && !overflow && !s->pc.overflow) {
+    Poly *key = NEW(s->arena, Poly);
+    *key = p;
+    memo_put(s->arena, memo, (MemoEntry){key, hash, s->x->scope, best, before - *budget}, same_poly, &s->pc);
+  }
+  s->budget_ran_out |= ran_out;
+  return best;
+}
+
+static Parts best_parts(Simplifier *s, Poly p, int *budget) { return best_parts_of(s, p, budget)->parts; }
+
+/* assemble(best_parts(p)) */
+static const Ix *best_sum(Simplifier *s, Poly p, int *budget) {
+  BestParts *best = best_parts_of(s, p, budget);
+  if (!best->sum) best->sum = assemble(s, best->parts);
+  return best->sum;
+}
+
 static const Ix *build(Simplifier *s, Poly p) {
   int64_t v;
   if (poly_const_value(p, &v)) return ix_const(s->x, v);
   int budget = BUILD_BUDGET;
-  return assemble(s, best_parts(s, p, &budget));
+  return best_sum(s, p, &budget);
+}
+
+/* A simplified index is often simplified again as part of another: the
+ * distance of two lanes, l1 - l0 (codegen/access.c).  When it has no
+ * quotient and p's atoms are variables and opaque atoms only (no
+ * subexpression kept as written), to_poly would find p for it: build
+ * rewrites p by exact algebra (sums regrouped under common factors), and
+ * to_poly's arithmetic on the same atoms gives back the canonical form,
+ * which is unique (poly.h), without leaving int64 (every coefficient on the
+ * way is one of p's).  So p is kept for it. */
+static void remember_poly(Simplifier *s, const Ix *simplified, Poly p) {
+  if (simplified->divides || simplified->kind == IX_CONST || simplified->kind == IX_VAR ||
+      simplified->kind == IX_EXPR) {
+    return;
+  }
+  for (int i = 0; i < p.nterms; i++) {
+    for (int j = 0; j < p.terms[i].nfactors; j++) {
+      IxKind kind = atom_of(&p.terms[i].factors[j])->kind;
+      if (kind != IX_VAR && kind != IX_EXPR) return;
+    }
+  }
+  MemoTable *memo = &memo_of(s->x)->polys;
+  if (memo_find(memo, simplified->hash, s->x->scope, same_ix, NULL, simplified)) return;
+  Poly *kept = NEW(s->arena, Poly);
+  *kept = p;
+  memo_put(s->arena, memo, (MemoEntry){simplified, simplified->hash, s->x->scope, kept, 0}, same_ix, NULL);
 }
 
 /* ---- the interface ---- */
 
 const Ix *ix_simplify(IxCtx *x, const Ix *e) {
+  MemoTable *memo = &memo_of(x)->simplified;
+  const MemoEntry *known = memo_find(memo, e->hash, x->scope, same_ix, NULL, e);
+  if (known) return known->value;
   Simplifier s;
   simplifier_init(&s, x);
-  const Ix *simplified = build(&s, to_poly(&s, e));
+  Poly p = to_poly(&s, e);
+  const Ix *simplified = build(&s, p);
   /* never longer than what came in: the normal form distributes products,
    * which lengthens (a + b)*(c + d) */
-  return printed_length(simplified) <= printed_length(e) ? simplified : e;
+  if (printed_length(simplified) > printed_length(e)) simplified = e;
+  else if (!s.pc.overflow) remember_poly(&s, simplified, p);
+  memo_put(x->arena, memo, (MemoEntry){e, e->hash, x->scope, simplified, 0}, same_ix, NULL);
+  return simplified;
 }
 
 bool ix_provably_less(IxCtx *x, const Ix *e, const Ix *bound) {

@@ -2,8 +2,8 @@
  * simplification with the ranges of loop variables (spec section 8, paper
  * Figure 6 and section 6.3).
  *
- * Ix nodes are immutable, arena-allocated and hash-consed per IxCtx is NOT
- * required; structural equality is ix_equal.  Constructors fold constants
+ * Ix nodes are immutable and arena-allocated; structural equality is
+ * ix_equal (equal nodes need not be the same node).  Constructors fold constants
  * and apply only rewrites valid for C's truncating `/` and `%` on the
  * values the variables can take (all variables here are non-negative:
  * loop counters, work-item ids, nat parameters). */
@@ -45,25 +45,43 @@ struct Ix {
   const KirExpr *expr;
   size_t width;
   const Ix *a, *b;
+  /* set by the constructor, for the simplifier's search and memo: length,
+   * the characters ix_print gives (the shortest form is chosen by it);
+   * hash, a structural hash (ix_equal nodes have equal hashes);
+   * divides, whether it has an IX_DIV or IX_MOD node */
+  size_t length;
+  uint64_t hash;
+  bool divides;
 };
 
 /* What is known about an atom (a variable or an IX_EXPR): lo <= v < hi
  * (hi NULL: unbounded above).  Every atom is at least 0. */
 typedef struct IxRange {
   const Ix *atom;
-  Sym var;      /* atom's name when it is an IX_VAR (range_of's fast path), else NULL */
-  const Ix *lo; /* NULL means 0 */
-  const Ix *hi; /* exclusive; NULL if unknown */
+  Sym var;        /* atom's name when it is an IX_VAR (range_of's fast path), else NULL */
+  const Ix *lo;   /* NULL means 0 */
+  const Ix *hi;   /* exclusive; NULL if unknown */
+  uint64_t scope; /* the ranges down to this one (IxCtx.scope) */
 } IxRange;
 
 /* How the target prints an expression (a Backend's print_expr). */
 typedef void (*IxExprPrinter)(Buf *out, const KirExpr *e);
+
+/* what the simplifier keeps from one simplification for the next, by
+ * input and scope (index.c) */
+typedef struct IxMemo IxMemo;
 
 typedef struct IxCtx {
   Arena *arena;
   int nranges, cap;
   IxRange *ranges; /* a stack: push when entering a loop, pop when leaving */
   IxExprPrinter print_expr; /* the width of an IX_EXPR atom (NULL: none is made) */
+  /* The ranges pushed now, as a number: each push makes a new one (from
+   * scopes, the count so far), each pop goes back to the one before; 0
+   * with no range.  A simplification depends on its input and the ranges,
+   * so memo keeps results by input and scope. */
+  uint64_t scope, scopes;
+  IxMemo *memo;
 } IxCtx;
 
 void ix_init(IxCtx *x, Arena *a);
@@ -88,7 +106,8 @@ const Ix *ix_from_size(IxCtx *x, Size s);
  * (i*2048 + j)%2048 -> j when 0 <= j < 2048; x % n -> x when 0 <= x < n;
  * x / n -> 0 likewise; symbolic bounds too ((i*M + j)/M -> i when
  * 0 <= j < M).  Never changes the value for any values the variables can
- * take. */
+ * take.  An input equal to one simplified before under the same ranges
+ * gets the same result, not computed again. */
 const Ix *ix_simplify(IxCtx *x, const Ix *e);
 
 /* Bounds: true and *out if e is provably < bound / >= 0 etc. */

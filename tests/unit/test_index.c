@@ -524,6 +524,78 @@ static void test_cases(Tester *t) {
          DPIA_COUNTOF(cases), stats.assignments, stats.defined);
 }
 
+/* ---- the memo: results kept by input and ranges ---- */
+
+/* One context for every case, as code generation uses one for a kernel:
+ * each case twice (the second answered from the memo, or from what the
+ * memo kept of other cases with the same ranges), and its result
+ * simplified again, which must print as in a context of its own (a
+ * simplified index's polynomial is kept for the next simplification
+ * that meets it: index.c, remember_poly). */
+static void test_memo_cases(Tester *t) {
+  IxCtx shared;
+  ix_init(&shared, t->arena);
+  for (size_t i = 0; i < DPIA_COUNTOF(cases); i++) {
+    const Case *k = &cases[i];
+    push_ranges(t, &shared, k->ranges, k->line);
+    const Ix *simplified = NULL;
+    for (int round = 0; round < 2; round++) {
+      simplified = ix_simplify(&shared, parse_at(t, &shared, k->input, strlen(k->input), k->line));
+      const char *got = print(t, simplified);
+      record_at(t, strcmp(got, k->expected) == 0, k->line,
+                arena_printf(t->arena, "`%s` simplified to `%s` in a shared context (round %d), expected `%s`",
+                             k->input, got, round + 1, k->expected));
+    }
+    const char *again = print(t, ix_simplify(&shared, simplified));
+    IxCtx own;
+    ix_init(&own, t->arena);
+    push_ranges(t, &own, k->ranges, k->line);
+    const char *alone = print(t, ix_simplify(&own, simplified));
+    record_at(t, strcmp(again, alone) == 0, k->line,
+              arena_printf(t->arena, "`%s` simplified again to `%s`, alone to `%s`", k->expected, again, alone));
+    while (shared.nranges > 0) ix_pop_range(&shared);
+  }
+}
+
+static void test_memo(Tester *t) {
+  IxCtx ix;
+  ix_init(&ix, t->arena);
+  const Ix *i = ix_var(&ix, intern_cstr(t->names, "i"));
+  const Ix *j = ix_var(&ix, intern_cstr(t->names, "j"));
+  const Ix *k16 = ix_const(&ix, 16);
+  /* equal inputs under the same ranges: the same result, not made again */
+  ix_push_range(&ix, i, NULL, ix_const(&ix, 64));
+  const Ix *first = ix_simplify(&ix, ix_add(&ix, ix_mul(&ix, i, k16), ix_mod(&ix, i, k16)));
+  const Ix *second = ix_simplify(&ix, ix_add(&ix, ix_mul(&ix, i, k16), ix_mod(&ix, i, k16)));
+  CHECK(first == second);
+  ix_pop_range(&ix);
+  /* other ranges, another result: i%16 is i only while i < 16 */
+  ix_push_range(&ix, i, NULL, k16);
+  CHECK(strcmp(print(t, ix_simplify(&ix, ix_mod(&ix, i, k16))), "i") == 0);
+  ix_pop_range(&ix);
+  CHECK(strcmp(print(t, ix_simplify(&ix, ix_mod(&ix, i, k16))), "i%16") == 0);
+  ix_push_range(&ix, i, NULL, ix_const(&ix, 32));
+  CHECK(strcmp(print(t, ix_simplify(&ix, ix_mod(&ix, i, k16))), "i%16") == 0);
+  /* back from an inner range to the same ranges: the same results */
+  ix_push_range(&ix, j, NULL, ix_const(&ix, 4));
+  CHECK(strcmp(print(t, ix_simplify(&ix, ix_mod(&ix, ix_add(&ix, ix_mul(&ix, i, ix_const(&ix, 4)), j),
+                                                ix_const(&ix, 4)))),
+               "j") == 0);
+  ix_pop_range(&ix);
+  CHECK(strcmp(print(t, ix_simplify(&ix, ix_mod(&ix, ix_add(&ix, ix_mul(&ix, i, ix_const(&ix, 4)), j),
+                                                ix_const(&ix, 4)))),
+               "j%4") == 0);
+  ix_pop_range(&ix);
+  ix_push_range(&ix, i, NULL, k16);
+  CHECK(strcmp(print(t, ix_simplify(&ix, ix_mod(&ix, i, k16))), "i") == 0);
+  ix_pop_range(&ix);
+  /* sizes: equal sizes give the same expression */
+  SizeCtx sc = {t->arena, false};
+  Size n = size_mul(&sc, size_var(&sc, intern_cstr(t->names, "N")), size_const(&sc, 4));
+  CHECK(ix_from_size(&ix, n) ==
+        ix_from_size(&ix, size_mul(&sc, size_const(&sc, 4), size_var(&sc, intern_cstr(t->names, "N")))));
+}
+
 /* ---- printing: the fewest parentheses that keep the value ---- */
 
 static void check_print_at(Tester *t, const Ix *e, const char *expected, int line) {
@@ -810,6 +882,8 @@ int main(void) {
   test_from_size(t);
   test_bounds(t);
   test_cases(t);
+  test_memo_cases(t);
+  test_memo(t);
   test_random(t);
 
   printf("index: %d passed, %d failed\n", t->passed, t->failed);
