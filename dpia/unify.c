@@ -840,7 +840,8 @@ static void settle_requirements(Checker *c, DefInfo *def) {
         /* s >= 1 as num >= den, e.g. N/64 >= 1 is N >= 64 */
         Size num, den;
         fraction_of(c, s, &num, &den);
-        add_precond(c, &pre, PRECOND_AT_LEAST, num, den, r->span);
+        /* ceil(N/64) + 1 >= 1 needs no check */
+        if (!size_provably_at_least(&c->tc->sizes, num, den)) add_precond(c, &pre, PRECOND_AT_LEAST, num, den, r->span);
       }
       continue;
     }
@@ -904,7 +905,8 @@ static void settle_requirements(Checker *c, DefInfo *def) {
         check_error(c, ERR_SIZE_NEGATIVE, r->span, "size %s is negative", size_str(c, s));
         continue;
       }
-      add_precond(c, &pre, PRECOND_AT_LEAST, pos, neg, r->span);
+      /* 64*ceil(N/64) - N is natural by the facts of ceil (size.h) */
+      if (!size_provably_at_least(&c->tc->sizes, pos, neg)) add_precond(c, &pre, PRECOND_AT_LEAST, pos, neg, r->span);
     }
   }
   drop_implied(c->arena, &pre);
