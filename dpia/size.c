@@ -450,12 +450,22 @@ bool size_floor_div(SizeCtx *sc, Size a, Size b, Size *out) {
   return true;
 }
 
-/* ceil(a/b) = floor((a + b - 1)/b) */
+/* ceil(a/b) = floor((a + b - 1)/b), in lowest terms first when b is a
+ * single term (ceil(2*N/128) is ceil(N/64), ceil(K*N/K) is N) */
 bool size_ceil_div(SizeCtx *sc, Size a, Size b, Size *out) {
   if (size_is_zero(b)) return false;
+  Arena *arena = sc->arena;
+  SizeTerm inverse;
   Size top;
-  if (!add_sizes(sc->arena, a, b, &top) || !add_sizes(sc->arena, top, const_size(sc->arena, -1), &top) ||
-      !floor_sizes(sc->arena, top, b, out))
+  if (b.nterms == 1) {
+    if (!invert_term(arena, &b.terms[0], &inverse) || !mul_sizes(arena, a, single_term(arena, inverse), &top) ||
+        !size_fraction(arena, top, &a, &b)) {
+      *out = overflowed(sc);
+      return true;
+    }
+  }
+  if (!add_sizes(arena, a, b, &top) || !add_sizes(arena, top, const_size(arena, -1), &top) ||
+      !floor_sizes(arena, top, b, out))
     *out = overflowed(sc);
   return true;
 }
