@@ -88,8 +88,6 @@ static void print_size(Buf *out, const SizeAst *s, int ctx) {
   switch (s->kind) {
   case SZA_NUM: emit(out, "%" PRIu64, s->num); break;
   case SZA_VAR: buf_puts(out, s->name); break;
-  case SZA_ADD:
-  case SZA_SUB:
   case SZA_CEIL:
   case SZA_FLOOR:
     buf_puts(out, s->kind == SZA_CEIL ? "ceil(" : "floor(");
@@ -98,6 +96,8 @@ static void print_size(Buf *out, const SizeAst *s, int ctx) {
     print_size(out, s->rhs, SP_MUL + 1);
     buf_putc(out, ')');
     break;
+  case SZA_ADD:
+  case SZA_SUB:
   case SZA_MUL:
   case SZA_DIV:
   case SZA_MOD: {
