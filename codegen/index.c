@@ -157,18 +157,35 @@ const Ix *ix_mod(IxCtx *x, const Ix *a, const Ix *b) {
 
 /* ---- sizes ----
  *
- * A size is the core's polynomial over variable names (size.h, spec
+ * A size is the core's polynomial over size atoms (size.h, spec
  * section 3); its index expression is the numerator over the common
  * denominator (size_fraction), term by term, divided once: the
  * preconditions make the division exact (spec section 8). */
 
-/* The monomial of t (positive exponents), variables first, then the
+static const Ix *numerator_ix(IxCtx *x, Size p);
+static const Ix *monomial_ix(IxCtx *x, const SizeTerm *t);
+
+/* A size atom: a variable, or floor(num/den) (size.h) as the truncating
+ * division of its non-negative num by its den (NULL if a coefficient has
+ * no magnitude). */
+static const Ix *atom_ix(IxCtx *x, const SizeAtom *a) {
+  switch (a->kind) {
+  case SIZE_ATOM_VAR: return ix_var(x, a->var);
+  case SIZE_ATOM_FLOOR: break;
+  }
+  const Ix *num = numerator_ix(x, a->num), *den = numerator_ix(x, a->den);
+  return num && den ? ix_div(x, num, den) : NULL;
+}
+
+/* The monomial of t (positive exponents), atoms first, then the
  * coefficient's magnitude unless it is 1: N*M*2, not 2*N*M. */
 static const Ix *monomial_ix(IxCtx *x, const SizeTerm *t) {
   const Ix *e = ix_const(x, 1);
   for (int i = 0; i < t->nfactors; i++) {
     ASSERT(t->factors[i].exp > 0);
-    for (int64_t k = 0; k < t->factors[i].exp; k++) e = ix_mul(x, e, ix_var(x, t->factors[i].var));
+    const Ix *a = atom_ix(x, size_factor_atom(&t->factors[i]));
+    if (!a) return NULL;
+    for (int64_t k = 0; k < t->factors[i].exp; k++) e = ix_mul(x, e, a);
   }
   return ix_mul(x, e, ix_const(x, t->num < 0 ? -t->num : t->num));
 }
@@ -185,6 +202,7 @@ static const Ix *numerator_ix(IxCtx *x, Size p) {
       if (negative != (pass == 1)) continue;
       if (t->num == INT64_MIN) return NULL;
       const Ix *term = monomial_ix(x, t);
+      if (!term) return NULL;
       if (!sum) {
         sum = negative ? ix_sub(x, ix_const(x, 0), term) : term;
       } else {
@@ -199,8 +217,8 @@ static const Ix *numerator_ix(IxCtx *x, Size p) {
 static const Ix *fraction_ix(IxCtx *x, Size s) {
   Size numerator, denominator;
   if (!size_fraction(x->arena, s, &numerator, &denominator)) return NULL;
-  const Ix *top = numerator_ix(x, numerator);
-  return top ? ix_div(x, top, monomial_ix(x, &denominator.terms[0])) : NULL;
+  const Ix *top = numerator_ix(x, numerator), *bottom = monomial_ix(x, &denominator.terms[0]);
+  return top && bottom ? ix_div(x, top, bottom) : NULL;
 }
 
 static const Ix *size_ix(IxCtx *x, Size s) {

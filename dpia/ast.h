@@ -85,14 +85,20 @@ typedef struct Token {
 } Token;
 
 /* ---- sizes in source form (`nat` in the grammar) ---- */
-typedef enum SizeAstKind { SZA_NUM, SZA_VAR, SZA_ADD, SZA_SUB, SZA_MUL, SZA_DIV } SizeAstKind;
+/* SZA_DIV is exact division (the checker requires that it divide);
+ * SZA_MOD is lhs % rhs; SZA_CEIL and SZA_FLOOR are ceil(lhs / rhs) and
+ * floor(lhs / rhs), rounded (docs/reference.md, "Sizes that do not
+ * divide"). */
+typedef enum SizeAstKind {
+  SZA_NUM, SZA_VAR, SZA_ADD, SZA_SUB, SZA_MUL, SZA_DIV, SZA_MOD, SZA_CEIL, SZA_FLOOR
+} SizeAstKind;
 typedef struct SizeAst SizeAst;
 struct SizeAst {
   SizeAstKind kind;
   Span span;
   uint64_t num;         /* SZA_NUM (fits 64 bits; the lexer rejects more) */
   Sym name;             /* SZA_VAR */
-  SizeAst *lhs, *rhs;   /* SZA_ADD .. SZA_DIV */
+  SizeAst *lhs, *rhs;   /* SZA_ADD .. SZA_FLOOR */
 };
 
 /* ---- types in source form (`type` and `ptype`) ---- */

@@ -72,9 +72,12 @@ static int size_prec(const SizeAst *s) {
   case SZA_ADD:
   case SZA_SUB: return SP_ADD;
   case SZA_MUL:
-  case SZA_DIV: return SP_MUL;
+  case SZA_DIV:
+  case SZA_MOD: return SP_MUL;
   case SZA_NUM:
-  case SZA_VAR: return SP_ATOM;
+  case SZA_VAR:
+  case SZA_CEIL:
+  case SZA_FLOOR: return SP_ATOM;
   }
   INTERNAL("bad size kind %d", (int)s->kind);
 }
@@ -85,12 +88,21 @@ static void print_size(Buf *out, const SizeAst *s, int ctx) {
   switch (s->kind) {
   case SZA_NUM: emit(out, "%" PRIu64, s->num); break;
   case SZA_VAR: buf_puts(out, s->name); break;
+  case SZA_CEIL:
+  case SZA_FLOOR:
+    buf_puts(out, s->kind == SZA_CEIL ? "ceil(" : "floor(");
+    print_size(out, s->lhs, SP_MUL);
+    buf_puts(out, " / ");
+    print_size(out, s->rhs, SP_MUL + 1);
+    buf_putc(out, ')');
+    break;
   case SZA_ADD:
   case SZA_SUB:
   case SZA_MUL:
-  case SZA_DIV: {
+  case SZA_DIV:
+  case SZA_MOD: {
     static const char *const spelling[] = {[SZA_ADD] = "+", [SZA_SUB] = "-", [SZA_MUL] = "*",
-                                           [SZA_DIV] = "/"};
+                                           [SZA_DIV] = "/", [SZA_MOD] = "%"};
     int prec = size_prec(s);
     print_size(out, s->lhs, prec);
     emit(out, " %s ", spelling[s->kind]);

@@ -136,6 +136,23 @@ static bool conv_size(Checker *c, Env *env, const SizeAst *s, Size *out) {
     }
     require(c, REQ_NATURAL, *out, s->span, NULL);
     break;
+  case SZA_MOD:
+  case SZA_CEIL:
+  case SZA_FLOOR: {
+    /* rounded: any divisor but 0, a sum included (floor atoms, size.h) */
+    bool nonzero = s->kind == SZA_MOD    ? size_mod(sc, a, b, out)
+                   : s->kind == SZA_CEIL ? size_ceil_div(sc, a, b, out)
+                                         : size_floor_div(sc, a, b, out);
+    if (!nonzero) {
+      check_error(c, ERR_SIZE_DIVISION, s->span, "division by zero in a size");
+      return false;
+    }
+    /* a divisor that is not a constant is 0 for some values: the kernel
+     * requires it to be at least 1 */
+    int64_t k;
+    if (!size_const_value(b, &k)) require(c, REQ_POSITIVE, b, s->rhs->span, "a divisor");
+    break;
+  }
   default: INTERNAL("size kind");
   }
   return check_overflow(c, s->span);

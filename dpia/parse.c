@@ -378,6 +378,25 @@ static uint64_t int_literal(Parser *p) {
 
 static SizeAst *parse_size(Parser *p);
 
+/* ceil '(' nat '/' nat ')' | floor '(' nat '/' nat ')', after the name:
+ * the argument must be a division, whose quotient is rounded. */
+static SizeAst *parse_size_rounding(Parser *p, uint32_t begin, Sym name, bool is_ceil) {
+  Span open = p->tok.span;
+  advance(p);
+  if (!enter(p)) return new_size(p, SZA_NUM, begin);
+  SizeAst *inner = parse_size(p);
+  expect_closer(p, TOK_RPAREN, open, "the size expression");
+  leave(p);
+  if (inner->kind != SZA_DIV) {
+    report(p, ERR_UNEXPECTED_TOKEN, inner->span, "%s of a size takes a division: %s(N / k)", name, name);
+    return inner;
+  }
+  SizeAst *s = new_size(p, is_ceil ? SZA_CEIL : SZA_FLOOR, begin);
+  s->lhs = inner->lhs;
+  s->rhs = inner->rhs;
+  return s;
+}
+
 /* nat_atom ::= INT | IDENT | '(' nat ')'
  * `prim` is the primitive whose static argument `arg` this is, or NULL
  * inside a size expression; it only shapes the error message. */
@@ -392,6 +411,12 @@ static SizeAst *parse_size_atom(Parser *p, const PrimInfo *prim, int arg) {
   if (at(p, TOK_IDENT)) {
     Sym name = p->tok.ident;
     advance(p);
+    /* ceil(a / b) and floor(a / b) inside a size (as a primitive's size
+     * argument they go in parentheses: `split ceil (xs)` would read an
+     * argument as the call) */
+    bool is_ceil = strcmp(name, prim_info[PRIM_CEIL].name) == 0,
+         is_floor = strcmp(name, prim_info[PRIM_FLOOR].name) == 0;
+    if (!prim && (is_ceil || is_floor) && at(p, TOK_LPAREN)) return parse_size_rounding(p, begin, name, is_ceil);
     SizeAst *s = new_size(p, SZA_VAR, begin);
     s->name = name;
     return s;
@@ -413,12 +438,12 @@ static SizeAst *parse_size_atom(Parser *p, const PrimInfo *prim, int arg) {
   return new_size(p, SZA_NUM, begin);
 }
 
-/* nat_term ::= nat_atom (('*' | '/') nat_atom)*     -- left associative */
+/* nat_term ::= nat_atom (('*' | '/' | '%') nat_atom)*     -- left associative */
 static SizeAst *parse_size_term(Parser *p) {
   uint32_t begin = p->tok.span.begin;
   SizeAst *lhs = parse_size_atom(p, NULL, 0);
-  while (at(p, TOK_STAR) || at(p, TOK_SLASH)) {
-    SizeAstKind kind = at(p, TOK_STAR) ? SZA_MUL : SZA_DIV;
+  while (at(p, TOK_STAR) || at(p, TOK_SLASH) || at(p, TOK_PERCENT)) {
+    SizeAstKind kind = at(p, TOK_STAR) ? SZA_MUL : at(p, TOK_SLASH) ? SZA_DIV : SZA_MOD;
     advance(p);
     SizeAst *rhs = parse_size_atom(p, NULL, 0);
     SizeAst *s = new_size(p, kind, begin);

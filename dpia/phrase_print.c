@@ -390,14 +390,12 @@ static void print_literal(Printer *pr, const Phrase *p) {
 }
 
 /* A static size argument: an integer or a name as it is, anything else in
- * parentheses (split 2048, split N, split (N/64)). */
+ * parentheses (split 2048, split N, split (N/64), split (ceil(N/64))). */
 static void print_size_arg(Buf *out, Size s) {
   int64_t v;
-  bool atom = (size_const_value(s, &v) && v >= 0) ||
-              (s.nterms == 1 && s.terms[0].num == 1 && s.terms[0].den == 1 && s.terms[0].nfactors == 1 &&
-               s.terms[0].factors[0].exp == 1);
+  bool atom = (size_const_value(s, &v) && v >= 0) || size_lone_var(s);
   if (!atom) buf_putc(out, '(');
-  size_print(out, s);
+  size_print_in(out, s, SIZE_SYNTAX_DPIA, SIZE_ALONE);
   if (!atom) buf_putc(out, ')');
 }
 

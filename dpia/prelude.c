@@ -16,7 +16,9 @@
 /* slide2D s t: [n][m]d -> [..][..][s][s]d, windows indexed like the input
  * ([row][column]); slide3D likewise ([plane][row][column]).  The padding
  * defs pad every dimension, l before and r after.  padCst pads the rows
- * with c, then the columns of the result (so the corners are c too). */
+ * with c, then the columns of the result (so the corners are c too).
+ * splitPad k c: [n]d -> [ceil(n/k)][k]d splits into rows of k, the last
+ * one filled up with c (docs/reference.md, "Sizes that do not divide"). */
 static const char prelude_text[] =
     "def slide2D (S T: nat) (N M: nat) (d: data) (xs: [T*N+S][T*M+S]d) =\n"
     "  xs |> map (slide S T) |> slide S T |> map transpose\n"
@@ -33,10 +35,12 @@ static const char prelude_text[] =
     "  xs |> map (\\plane -> plane |> map (padCst L R c) |> transpose |> map (padCst L R c) |> transpose)\n"
     "     |> transpose |> map transpose |> map (map (padCst L R c)) |> map transpose |> transpose\n"
     "def zip2D (N M: nat) (a b: data) (xs: [N][M]a) (ys: [N][M]b) =\n"
-    "  zip xs ys |> map (\\rows -> zip (fst rows) (snd rows))\n";
+    "  zip xs ys |> map (\\rows -> zip (fst rows) (snd rows))\n"
+    "def splitPad (K: nat) (N: nat) (d: data) (c: d) (xs: [N]d) =\n"
+    "  xs |> padCst 0 (ceil(N/K)*K - N) c |> split K\n";
 
 static const char *const prelude_names[] = {"slide2D",  "slide3D",  "padClamp2D", "padClamp3D",
-                                            "padCst2D", "padCst3D", "zip2D"};
+                                            "padCst2D", "padCst3D", "zip2D",      "splitPad"};
 enum { NPRELUDE = sizeof prelude_names / sizeof prelude_names[0] };
 
 static bool ident_char(char c) {

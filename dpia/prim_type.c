@@ -209,9 +209,12 @@ static Size inst_size(Inst *in, const SizeAst *s) {
     return s->kind == SZA_ADD ? size_add(sc, a, b) : size_mul(sc, a, b);
   }
   case SZA_SUB:
-  case SZA_DIV: break;
+  case SZA_DIV:
+  case SZA_MOD:
+  case SZA_CEIL:
+  case SZA_FLOOR: break;
   }
-  INTERNAL("the signature of %s in prims.h subtracts or divides sizes", prim_info[in->prim].name);
+  INTERNAL("the signature of %s in prims.h subtracts, divides or rounds sizes", prim_info[in->prim].name);
 }
 
 static DataType *inst_data(Inst *in, const TypeAst *t) {

@@ -698,7 +698,10 @@ static bool size_equal(const SizeAst *a, const SizeAst *b) {
   case SZA_ADD:
   case SZA_SUB:
   case SZA_MUL:
-  case SZA_DIV: return size_equal(a->lhs, b->lhs) && size_equal(a->rhs, b->rhs);
+  case SZA_DIV:
+  case SZA_MOD:
+  case SZA_CEIL:
+  case SZA_FLOOR: return size_equal(a->lhs, b->lhs) && size_equal(a->rhs, b->rhs);
   }
   return false;
 }

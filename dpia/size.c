@@ -23,18 +23,59 @@ static bool fits_int64(Wide w) { return w >= INT64_MIN && w <= INT64_MAX; }
 
 static bool exponent_in_range(int64_t e) { return e >= -SIZE_MAX_EXPONENT && e <= SIZE_MAX_EXPONENT; }
 
-/* ---- internal arithmetic on the core (false on overflow) ---- */
+/* ---- atoms (size.h: variables and floor atoms) ---- */
 
-/* Sizes' atoms are interned names: no compare function, so the core orders
- * them by name and tells them apart by address.  This context serves the
+static int atom_order(const void *user, PolyAtom a, PolyAtom b);
+
+/* The core orders sizes' atoms with atom_order.  This context serves the
  * queries, which allocate nothing. */
-static const PolyCtx by_name = {0};
+static const PolyCtx by_name = {.compare = atom_order};
 
 static void size_poly(PolyCtx *pc, Arena *arena) {
-  poly_ctx_init(pc, arena, NULL, NULL, NULL, SIZE_MAX_EXPONENT, SIZE_MAX_TERMS);
+  poly_ctx_init(pc, arena, atom_order, NULL, NULL, SIZE_MAX_EXPONENT, SIZE_MAX_TERMS);
 }
 
+static int sign_of(int64_t c) { return (c > 0) - (c < 0); }
+
+/* A total order on canonical sizes (for the order of floor atoms). */
+static int compare_sizes(Size a, Size b) {
+  if (a.nterms != b.nterms) return a.nterms < b.nterms ? -1 : 1;
+  for (int i = 0; i < a.nterms; i++) {
+    const SizeTerm *s = &a.terms[i], *t = &b.terms[i];
+    int c = poly_compare_monomials(&by_name, s, t);
+    if (c == 0 && s->num != t->num) c = s->num < t->num ? -1 : 1;
+    if (c == 0 && s->den != t->den) c = s->den < t->den ? -1 : 1;
+    if (c != 0) return c;
+  }
+  return 0;
+}
+
+static int atom_order(const void *user, PolyAtom pa, PolyAtom pb) {
+  (void)user;
+  const SizeAtom *a = pa, *b = pb;
+  if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
+  switch (a->kind) {
+  case SIZE_ATOM_VAR: return a->var == b->var ? 0 : sign_of(strcmp(a->var, b->var));
+  case SIZE_ATOM_FLOOR: {
+    int c = compare_sizes(a->den, b->den);
+    return c != 0 ? c : compare_sizes(a->num, b->num);
+  }
+  }
+  INTERNAL("size atom kind %d", (int)a->kind);
+}
+
+/* An atom for v that compares equal to v's (for lookups; not kept). */
+static SizeAtom var_key(Sym v) { return (SizeAtom){SIZE_ATOM_VAR, v, {0, NULL}, {0, NULL}}; }
+
+/* ---- internal arithmetic on the core (false on overflow) ---- */
+
 static Size zero_size(void) { return poly_zero(); }
+
+static Size const_size(Arena *arena, int64_t c) {
+  PolyCtx pc;
+  size_poly(&pc, arena);
+  return poly_const(&pc, c);
+}
 
 static Size single_term(Arena *arena, SizeTerm t) {
   SizeTerm *terms = NEW(arena, SizeTerm);
@@ -69,7 +110,7 @@ static bool invert_term(Arena *arena, const SizeTerm *t, SizeTerm *out) {
   if (!poly_coefficient(t->den, t->num, &out->num, &out->den)) return false;
   SizeFactor *f = NEWARRAY(arena, SizeFactor, t->nfactors);
   for (int i = 0; i < t->nfactors; i++) {
-    f[i].var = t->factors[i].var;
+    f[i].atom = t->factors[i].atom;
     if (__builtin_sub_overflow((int64_t)0, t->factors[i].exp, &f[i].exp) ||
         !exponent_in_range(f[i].exp)) {
       return false;
@@ -98,50 +139,260 @@ static bool power_size(Arena *arena, Size base, uint64_t exponent, Size *out) {
 static Size term_without_var(Arena *arena, const SizeTerm *t, Sym v) {
   PolyCtx pc;
   size_poly(&pc, arena);
-  return single_term(arena, poly_term_without(&pc, t, v));
+  SizeAtom key = var_key(v);
+  return single_term(arena, poly_term_without(&pc, t, &key));
 }
 
-/* exponent of v in t, 0 if absent (variables are interned: equal names are
- * the same pointer) */
-static int64_t exponent_of(const SizeTerm *t, Sym v) { return poly_exponent_of(&by_name, t, v); }
+/* exponent of v in t as a factor of its own, 0 if absent */
+static int64_t exponent_of(const SizeTerm *t, Sym v) {
+  SizeAtom key = var_key(v);
+  return poly_exponent_of(&by_name, t, &key);
+}
 
-static bool subst_sizes(Arena *arena, Size a, Sym v, Size value, Size *out, bool *shape_ok) {
+static bool floor_sizes(Arena *arena, Size a, Size b, Size *out);
+static bool has_var_inside(Size a, Sym v);
+
+/* What a substitution replaces: the atom `target` where it is a factor,
+ * and, with into_floors, the variable target->var inside floor atoms too,
+ * which are then built again in normal form (floor((N + 63)/64) with N :=
+ * 64*M is M). */
+typedef struct Subst {
+  const SizeAtom *target;
+  Size value;
+  bool into_floors;
+} Subst;
+
+static bool subst_sizes_by(Arena *arena, Size a, const Subst *s, Size *out, bool *shape_ok);
+
+/* The value of factor atom x under s into *out; false on overflow, *hit
+ * false when s leaves it alone. */
+static bool subst_atom(Arena *arena, const SizeAtom *x, const Subst *s, Size *out, bool *hit, bool *shape_ok) {
+  *hit = false;
+  if (atom_order(NULL, x, s->target) == 0) {
+    *hit = true;
+    *out = s->value;
+    return true;
+  }
+  switch (x->kind) {
+  case SIZE_ATOM_VAR: return true;
+  case SIZE_ATOM_FLOOR: break;
+  }
+  if (!s->into_floors || s->target->kind != SIZE_ATOM_VAR ||
+      (!has_var_inside(x->num, s->target->var) && !has_var_inside(x->den, s->target->var)))
+    return true;
+  *hit = true;
+  Size num, den;
+  if (!subst_sizes_by(arena, x->num, s, &num, shape_ok)) return false;
+  if (!*shape_ok) return true;
+  if (!subst_sizes_by(arena, x->den, s, &den, shape_ok)) return false;
+  if (!*shape_ok) return true;
+  if (size_is_zero(den)) {
+    *shape_ok = false; /* a divisor that becomes 0 */
+    return true;
+  }
+  return floor_sizes(arena, num, den, out);
+}
+
+/* value^e for a non-zero exponent (a negative one needs a single term) */
+static bool power_of(Arena *arena, Size value, int64_t e, Size *out, bool *shape_ok) {
+  Size base = value;
+  if (e < 0) {
+    SizeTerm inverse;
+    if (value.nterms != 1) {
+      *shape_ok = false;
+      return true;
+    }
+    if (!invert_term(arena, &value.terms[0], &inverse)) return false;
+    base = single_term(arena, inverse);
+  }
+  uint64_t magnitude = e < 0 ? (uint64_t)0 - (uint64_t)e : (uint64_t)e;
+  return power_size(arena, base, magnitude, out);
+}
+
+static bool subst_sizes_by(Arena *arena, Size a, const Subst *s, Size *out, bool *shape_ok) {
   *shape_ok = true;
-  Size inverse = zero_size();
-  bool have_inverse = false;
   Size sum = zero_size();
   for (int i = 0; i < a.nterms; i++) {
-    SizeTerm *t = &a.terms[i];
-    int64_t e = exponent_of(t, v);
-    Size piece;
-    if (e == 0) {
-      piece = (Size){1, t};
-    } else {
-      Size base = value;
-      if (e < 0) {
-        if (value.nterms != 1) {
-          *shape_ok = false;
-          return true;
-        }
-        if (!have_inverse) {
-          SizeTerm inv;
-          if (!invert_term(arena, &value.terms[0], &inv)) return false;
-          inverse = single_term(arena, inv);
-          have_inverse = true;
-        }
-        base = inverse;
+    const SizeTerm *t = &a.terms[i];
+    /* the factors s leaves alone stay in `kept`, sorted as they were */
+    SizeFactor *kept = NEWARRAY(arena, SizeFactor, t->nfactors);
+    int nkept = 0;
+    Size piece = zero_size();
+    bool touched = false;
+    for (int j = 0; j < t->nfactors; j++) {
+      Size value, powered;
+      bool hit;
+      if (!subst_atom(arena, size_factor_atom(&t->factors[j]), s, &value, &hit, shape_ok)) return false;
+      if (!*shape_ok) return true;
+      if (!hit) {
+        kept[nkept++] = t->factors[j];
+        continue;
       }
-      Size powered;
-      uint64_t magnitude = e < 0 ? (uint64_t)0 - (uint64_t)e : (uint64_t)e;
-      if (!power_size(arena, base, magnitude, &powered) ||
-          !mul_sizes(arena, term_without_var(arena, t, v), powered, &piece)) {
-        return false;
-      }
+      if (!power_of(arena, value, t->factors[j].exp, &powered, shape_ok)) return false;
+      if (!*shape_ok) return true;
+      if (!touched) piece = single_term(arena, (SizeTerm){1, 1, 0, NULL});
+      touched = true;
+      if (!mul_sizes(arena, piece, powered, &piece)) return false;
     }
+    SizeTerm rest = {t->num, t->den, nkept, nkept > 0 ? kept : NULL};
+    if (!touched) piece = (Size){1, (SizeTerm *)t};
+    else if (!mul_sizes(arena, single_term(arena, rest), piece, &piece)) return false;
     if (!add_sizes(arena, sum, piece, &sum)) return false;
   }
   *out = sum;
   return true;
+}
+
+static bool subst_sizes(Arena *arena, Size a, Sym v, Size value, Size *out, bool *shape_ok) {
+  SizeAtom key = var_key(v);
+  Subst s = {&key, value, true};
+  return subst_sizes_by(arena, a, &s, out, shape_ok);
+}
+
+/* ---- floor atoms ---- */
+
+/* floor(x/d) for an integer d > 0 (C's / truncates) */
+static int64_t floor_quotient(int64_t x, int64_t d) {
+  int64_t q = x / d;
+  return (x % d != 0 && x < 0) ? q - 1 : q;
+}
+
+/* gcd of every coefficient of p and g */
+static int64_t content_gcd(Size p, int64_t g) {
+  for (int i = 0; i < p.nterms; i++) g = poly_gcd(g, p.terms[i].num);
+  return g;
+}
+
+/* p with every (integer) coefficient divided by g, which divides them */
+static Size divide_coefficients(Arena *arena, Size p, int64_t g) {
+  if (g == 1) return p;
+  SizeTerm *terms = NEWARRAY(arena, SizeTerm, p.nterms);
+  for (int i = 0; i < p.nterms; i++) {
+    terms[i] = p.terms[i];
+    terms[i].num /= g;
+  }
+  return (Size){p.nterms, terms};
+}
+
+static bool nonnegative_coefficients(Size p) {
+  for (int i = 0; i < p.nterms; i++)
+    if (p.terms[i].num < 0) return false;
+  return true;
+}
+
+/* q + floor(num/den) with the floor atom of the normal form (size.h); num
+ * and den integer polynomials with positive exponents, den > 0 not 1. */
+static bool floor_atom_plus(Arena *arena, Size q, Size num, Size den, Size *out) {
+  if (size_is_zero(num)) {
+    *out = q;
+    return true;
+  }
+  int64_t n, d;
+  if (size_const_value(num, &n) && size_const_value(den, &d)) {
+    return add_sizes(arena, q, const_size(arena, floor_quotient(n, d)), out);
+  }
+  SizeAtom *x = NEW(arena, SizeAtom);
+  *x = (SizeAtom){SIZE_ATOM_FLOOR, NULL, num, den};
+  PolyCtx pc;
+  size_poly(&pc, arena);
+  return add_sizes(arena, q, poly_atom(&pc, x), out);
+}
+
+/* floor(num/d) for a constant d >= 2: each coefficient c = d*k + r with 0
+ * <= r < d gives k to the quotient and r to the remainder, which is then
+ * divided by its common factor with d. */
+static bool floor_by_constant(Arena *arena, Size num, int64_t d, Size *out) {
+  SizeTerm *whole = NEWARRAY(arena, SizeTerm, num.nterms), *part = NEWARRAY(arena, SizeTerm, num.nterms);
+  int nwhole = 0, npart = 0;
+  for (int i = 0; i < num.nterms; i++) {
+    SizeTerm t = num.terms[i];
+    int64_t k = floor_quotient(t.num, d), r;
+    if (__builtin_mul_overflow(k, d, &r) || __builtin_sub_overflow(t.num, r, &r)) return false;
+    if (k != 0) whole[nwhole++] = (SizeTerm){k, 1, t.nfactors, t.factors};
+    if (r != 0) part[npart++] = (SizeTerm){r, 1, t.nfactors, t.factors};
+  }
+  PolyCtx pc;
+  size_poly(&pc, arena);
+  Size q = poly_normalise(&pc, whole, nwhole), rest = poly_normalise(&pc, part, npart);
+  if (pc.overflow) return false;
+  int64_t g = content_gcd(rest, d);
+  return floor_atom_plus(arena, q, divide_coefficients(arena, rest, g), const_size(arena, d / g), out);
+}
+
+/* floor(num/den) for a den with variables: a single term takes out the
+ * terms it divides (those with negative coefficients always, the others
+ * when what remains has non-negative coefficients, so that the atom's num
+ * stays non-negative); a sum stays as it is. */
+static bool floor_by_symbolic(Arena *arena, Size num, Size den, Size *out) {
+  Size q = zero_size();
+  if (den.nterms == 1) {
+    PolyCtx pc;
+    size_poly(&pc, arena);
+    SizeTerm *quot = NEWARRAY(arena, SizeTerm, num.nterms), *keep = NEWARRAY(arena, SizeTerm, num.nterms),
+             *rest = NEWARRAY(arena, SizeTerm, num.nterms);
+    int nq = 0, nkeep = 0, nrest = 0;
+    bool rest_nonnegative = true;
+    for (int i = 0; i < num.nterms; i++) {
+      const SizeTerm *t = &num.terms[i];
+      SizeTerm k;
+      if (poly_term_divide(&pc, t, &den.terms[0], &k)) {
+        quot[nq++] = k;
+        if (t->num > 0) keep[nkeep++] = *t;
+      } else {
+        rest[nrest++] = *t;
+        rest_nonnegative &= t->num > 0;
+      }
+    }
+    if (!rest_nonnegative) {
+      /* keep the divisible positive terms in the atom */
+      for (int i = 0; i < nkeep; i++) rest[nrest++] = keep[i];
+      int n = 0;
+      for (int i = 0; i < nq; i++)
+        if (quot[i].num < 0) quot[n++] = quot[i];
+      nq = n;
+    }
+    q = poly_normalise(&pc, quot, nq);
+    num = poly_normalise(&pc, rest, nrest);
+    if (pc.overflow) return false;
+    if (size_is_zero(num)) {
+      *out = q;
+      return true;
+    }
+  }
+  int64_t g = content_gcd(den, content_gcd(num, 0));
+  return floor_atom_plus(arena, q, divide_coefficients(arena, num, g), divide_coefficients(arena, den, g), out);
+}
+
+/* floor(a/b) in normal form; b non-zero.  Both are first made integer
+ * polynomials with positive exponents: a/b = (an/ad)/(bn/bd) =
+ * (an*bd)/(ad*bn). */
+static bool floor_sizes(Arena *arena, Size a, Size b, Size *out) {
+  Size an, ad, bn, bd, num, den;
+  if (!size_fraction(arena, a, &an, &ad) || !size_fraction(arena, b, &bn, &bd) || !mul_sizes(arena, an, bd, &num) ||
+      !mul_sizes(arena, ad, bn, &den))
+    return false;
+  int64_t d;
+  if (size_const_value(den, &d)) {
+    if (d < 0) {
+      /* floor(x/-d) = floor(-x/d): sizes are natural, but keep it exact */
+      if (!negate_size(arena, num, &num)) return false;
+      d = -d;
+    }
+    if (d == 1) {
+      *out = num;
+      return true;
+    }
+    return floor_by_constant(arena, num, d, out);
+  }
+  /* a monomial den that divides num exactly: no atom (64*N/(64*N)) */
+  Size quotient;
+  SizeTerm inverse;
+  if (den.nterms == 1 && invert_term(arena, &den.terms[0], &inverse) &&
+      mul_sizes(arena, num, single_term(arena, inverse), &quotient) && size_is_polynomial(quotient)) {
+    *out = quotient;
+    return true;
+  }
+  return floor_by_symbolic(arena, num, den, out);
 }
 
 /* ---- public arithmetic ---- */
@@ -160,7 +411,9 @@ Size size_const(SizeCtx *sc, int64_t n) {
 Size size_var(SizeCtx *sc, Sym v) {
   PolyCtx pc;
   size_poly(&pc, sc->arena);
-  return poly_atom(&pc, v);
+  SizeAtom *x = NEW(sc->arena, SizeAtom);
+  *x = var_key(v);
+  return poly_atom(&pc, x);
 }
 
 Size size_add(SizeCtx *sc, Size a, Size b) {
@@ -188,6 +441,40 @@ bool size_div(SizeCtx *sc, Size a, Size b, Size *out) {
       !mul_sizes(sc->arena, a, single_term(sc->arena, inverse), out)) {
     *out = overflowed(sc);
   }
+  return true;
+}
+
+bool size_floor_div(SizeCtx *sc, Size a, Size b, Size *out) {
+  if (size_is_zero(b)) return false;
+  if (!floor_sizes(sc->arena, a, b, out)) *out = overflowed(sc);
+  return true;
+}
+
+/* ceil(a/b) = floor((a + b - 1)/b), in lowest terms first when b is a
+ * single term (ceil(2*N/128) is ceil(N/64), ceil(K*N/K) is N) */
+bool size_ceil_div(SizeCtx *sc, Size a, Size b, Size *out) {
+  if (size_is_zero(b)) return false;
+  Arena *arena = sc->arena;
+  SizeTerm inverse;
+  Size top;
+  if (b.nterms == 1) {
+    if (!invert_term(arena, &b.terms[0], &inverse) || !mul_sizes(arena, a, single_term(arena, inverse), &top) ||
+        !size_fraction(arena, top, &a, &b)) {
+      *out = overflowed(sc);
+      return true;
+    }
+  }
+  if (!add_sizes(arena, a, b, &top) || !add_sizes(arena, top, const_size(arena, -1), &top) ||
+      !floor_sizes(arena, top, b, out))
+    *out = overflowed(sc);
+  return true;
+}
+
+/* a % b = a - b*floor(a/b) */
+bool size_mod(SizeCtx *sc, Size a, Size b, Size *out) {
+  Size q;
+  if (!size_floor_div(sc, a, b, &q)) return false;
+  *out = size_sub(sc, a, size_mul(sc, b, q));
   return true;
 }
 
@@ -219,36 +506,76 @@ bool size_is_polynomial(Size a) {
   return true;
 }
 
-bool size_has_var(Size a, Sym v) {
+/* The first variable of a (floor atoms included) that pred accepts, or
+ * NULL. */
+typedef bool (*VarPred)(const void *user, Sym v);
+static Sym find_var(Size a, VarPred pred, const void *user) {
   for (int i = 0; i < a.nterms; i++) {
-    if (exponent_of(&a.terms[i], v) != 0) return true;
+    for (int j = 0; j < a.terms[i].nfactors; j++) {
+      const SizeAtom *x = size_factor_atom(&a.terms[i].factors[j]);
+      Sym found = NULL;
+      switch (x->kind) {
+      case SIZE_ATOM_VAR: found = pred(user, x->var) ? x->var : NULL; break;
+      case SIZE_ATOM_FLOOR:
+        found = find_var(x->num, pred, user);
+        if (!found) found = find_var(x->den, pred, user);
+        break;
+      }
+      if (found) return found;
+    }
   }
-  return false;
+  return NULL;
 }
 
-bool size_has_name(Size a, const char *name) {
-  for (int i = 0; i < a.nterms; i++)
-    for (int j = 0; j < a.terms[i].nfactors; j++)
-      if (strcmp(a.terms[i].factors[j].var, name) == 0) return true;
-  return false;
+static bool is_sym(const void *user, Sym v) { return v == (Sym)user; }
+static bool has_name(const void *user, Sym v) { return strcmp(v, (const char *)user) == 0; }
+static bool is_meta(const void *user, Sym v) {
+  (void)user;
+  return v[0] == '?';
 }
+
+bool size_has_var(Size a, Sym v) { return find_var(a, is_sym, v) != NULL; }
+
+static bool has_var_inside(Size a, Sym v) { return size_has_var(a, v); }
+
+bool size_has_name(Size a, const char *name) { return find_var(a, has_name, name) != NULL; }
 
 Sym size_lone_var(Size a) {
   if (a.nterms != 1) return NULL;
   const SizeTerm *t = &a.terms[0];
   if (t->num != 1 || t->den != 1 || t->nfactors != 1 || t->factors[0].exp != 1) return NULL;
-  return t->factors[0].var;
+  return size_factor_var(&t->factors[0]);
 }
 
-static bool is_meta(Sym v) { return v[0] == '?'; }
+Sym size_first_meta(Size a) { return find_var(a, is_meta, NULL); }
 
-Sym size_first_meta(Size a) {
-  for (int i = 0; i < a.nterms; i++) {
-    for (int j = 0; j < a.terms[i].nfactors; j++) {
-      if (is_meta(a.terms[i].factors[j].var)) return a.terms[i].factors[j].var;
-    }
-  }
-  return NULL;
+/* a walk that adds each variable not yet in the list */
+typedef struct VarList {
+  Arena *arena;
+  Vec vars;
+} VarList;
+
+static bool collect_var(const void *user, Sym v) {
+  VarList *l = (VarList *)user;
+  for (int i = 0; i < l->vars.len; i++)
+    if (l->vars.items[i] == v) return false;
+  vec_push(l->arena, &l->vars, (void *)v);
+  return false; /* go on: find_var visits every variable */
+}
+
+int size_vars(Arena *arena, Size a, Sym **out) {
+  VarList l = {arena, {0}};
+  find_var(a, collect_var, &l);
+  *out = NEWARRAY(arena, Sym, l.vars.len > 0 ? l.vars.len : 1);
+  for (int i = 0; i < l.vars.len; i++) (*out)[i] = l.vars.items[i];
+  return l.vars.len;
+}
+
+bool size_has_floor(Size a) {
+  for (int i = 0; i < a.nterms; i++)
+    for (int j = 0; j < a.terms[i].nfactors; j++)
+      if (!size_factor_var(&a.terms[i].factors[j])) return true;
+  return false;
 }
 
 bool size_subst(SizeCtx *sc, Size a, Sym v, Size value, Size *out) {
@@ -346,6 +673,33 @@ static bool wide_power(Wide base, uint64_t exponent, Wide *out) {
   return true;
 }
 
+/* floor(n/d) for d > 0 */
+static Wide wide_floor(Wide n, Wide d) {
+  Wide q = n / d;
+  return (n % d != 0 && n < 0) ? q - 1 : q;
+}
+
+/* The integer value of an atom: a variable's, or a floor atom's from the
+ * exact values of its num and den. */
+static SizeEvalStatus eval_atom(const SizeAtom *x, SizeLookup lookup, void *user, int64_t *value) {
+  switch (x->kind) {
+  case SIZE_ATOM_VAR: return lookup(user, x->var, value) ? SIZE_EVAL_OK : SIZE_EVAL_UNKNOWN;
+  case SIZE_ATOM_FLOOR: break;
+  }
+  Wide nn, nd, dn, dd, top, bottom;
+  SizeEvalStatus st = size_eval_exact(x->num, lookup, user, &nn, &nd);
+  if (st == SIZE_EVAL_OK) st = size_eval_exact(x->den, lookup, user, &dn, &dd);
+  if (st != SIZE_EVAL_OK) return st;
+  if (dn == 0) return SIZE_EVAL_ZERO;
+  /* (nn/nd) / (dn/dd) = nn*dd / (nd*dn) */
+  if (__builtin_mul_overflow(nn, dd, &top) || __builtin_mul_overflow(nd, dn, &bottom)) return SIZE_EVAL_OVERFLOW;
+  if (bottom < 0) top = -top, bottom = -bottom;
+  Wide q = wide_floor(top, bottom);
+  if (!fits_int64(q)) return SIZE_EVAL_OVERFLOW;
+  *value = (int64_t)q;
+  return SIZE_EVAL_OK;
+}
+
 SizeEvalStatus size_eval_exact(Size a, SizeLookup lookup, void *user, Wide *num_out, Wide *den_out) {
   PolySum sum;
   poly_sum_init(&sum);
@@ -354,7 +708,8 @@ SizeEvalStatus size_eval_exact(Size a, SizeLookup lookup, void *user, Wide *num_
     Wide num = t->num, den = t->den;
     for (int j = 0; j < t->nfactors; j++) {
       int64_t v;
-      if (!lookup(user, t->factors[j].var, &v)) return SIZE_EVAL_UNKNOWN;
+      SizeEvalStatus st = eval_atom(size_factor_atom(&t->factors[j]), lookup, user, &v);
+      if (st != SIZE_EVAL_OK) return st;
       int64_t e = t->factors[j].exp;
       if (e < 0 && v == 0) return SIZE_EVAL_ZERO;
       uint64_t magnitude = e < 0 ? (uint64_t)0 - (uint64_t)e : (uint64_t)e;
@@ -380,6 +735,68 @@ bool size_eval(Size a, SizeLookup lookup, void *user, int64_t *value) {
   return true;
 }
 
+/* ---- what the facts of floor atoms prove ---- */
+
+/* the first floor atom that is a factor of a term of e, or NULL */
+static const SizeAtom *first_floor(Size e) {
+  for (int i = 0; i < e.nterms; i++)
+    for (int j = 0; j < e.terms[i].nfactors; j++)
+      if (!size_factor_var(&e.terms[i].factors[j])) return size_factor_atom(&e.terms[i].factors[j]);
+  return NULL;
+}
+
+/* e with x replaced by `lower` in its terms of positive coefficient and by
+ * `upper` in the others: no larger than e wherever lower <= x <= upper,
+ * since every other factor is a natural number.  False if x has another
+ * exponent than 1 somewhere, or on overflow. */
+static bool bound_below(Arena *arena, Size e, const SizeAtom *x, Size lower, Size upper, Size *out) {
+  SizeTerm *pos = NEWARRAY(arena, SizeTerm, e.nterms), *neg = NEWARRAY(arena, SizeTerm, e.nterms),
+           *rest = NEWARRAY(arena, SizeTerm, e.nterms);
+  int npos = 0, nneg = 0, nrest = 0;
+  for (int i = 0; i < e.nterms; i++) {
+    int64_t exp = poly_exponent_of(&by_name, &e.terms[i], x);
+    if (exp == 0) rest[nrest++] = e.terms[i];
+    else if (exp != 1) return false;
+    else if (e.terms[i].num > 0) pos[npos++] = e.terms[i];
+    else neg[nneg++] = e.terms[i];
+  }
+  PolyCtx pc;
+  size_poly(&pc, arena);
+  Subst by_lower = {x, lower, false}, by_upper = {x, upper, false};
+  Size low, high;
+  bool shape_ok;
+  /* subsets of a canonical sum: normalise only re-sorts them */
+  if (!subst_sizes_by(arena, poly_normalise(&pc, pos, npos), &by_lower, &low, &shape_ok) || !shape_ok ||
+      !subst_sizes_by(arena, poly_normalise(&pc, neg, nneg), &by_upper, &high, &shape_ok) || !shape_ok ||
+      pc.overflow)
+    return false;
+  return add_sizes(arena, poly_normalise(&pc, rest, nrest), low, out) && add_sizes(arena, *out, high, out);
+}
+
+/* Every atom is a natural number, so a sum of terms with positive
+ * coefficients is one; each round replaces one floor atom x = floor(n/d)
+ * (d a single term) by its bounds (n - d + 1)/d <= x <= n/d, which may
+ * bring in the atoms of n: a few rounds suffice for what sizes write. */
+bool size_provably_at_least(SizeCtx *sc, Size lhs, Size rhs) {
+  Arena *arena = sc->arena;
+  Size e;
+  if (!negate_size(arena, rhs, &e) || !add_sizes(arena, lhs, e, &e)) return false;
+  for (int round = 0; round < 16; round++) {
+    if (nonnegative_coefficients(e)) return true;
+    const SizeAtom *x = first_floor(e);
+    if (!x || x->den.nterms != 1) return false;
+    SizeTerm inverse;
+    Size upper, lower, below;
+    if (!invert_term(arena, &x->den.terms[0], &inverse) ||
+        !mul_sizes(arena, x->num, single_term(arena, inverse), &upper) || !negate_size(arena, x->den, &below) ||
+        !add_sizes(arena, x->num, below, &below) || !add_sizes(arena, below, const_size(arena, 1), &below) ||
+        !mul_sizes(arena, below, single_term(arena, inverse), &lower) ||
+        !bound_below(arena, e, x, lower, upper, &e))
+      return false;
+  }
+  return false;
+}
+
 /* ---- printing ---- */
 
 static void print_magnitude(Buf *out, int64_t v) {
@@ -387,13 +804,66 @@ static void print_magnitude(Buf *out, int64_t v) {
   emit(out, "%" PRIu64, magnitude);
 }
 
+static void print_polynomial(Buf *out, Size p, SizeSyntax syntax);
+static bool is_plain_product(Size a, bool single_factor_only);
+static const char *division_operator(SizeSyntax syntax);
+
+/* p, in parentheses if it is a sum (numerators) or, with divisor, if it is
+ * not one integer or identifier either */
+static void print_part(Buf *out, Size p, SizeSyntax syntax, bool divisor) {
+  bool wrap = divisor ? !is_plain_product(p, true) : p.nterms > 1;
+  if (wrap) buf_putc(out, '(');
+  print_polynomial(out, p, syntax);
+  if (wrap) buf_putc(out, ')');
+}
+
+/* A floor atom.  In C and Python it is the truncating division of its num
+ * by its den (num is not negative: size.h), in parentheses unless bare
+ * (the whole size printed alone).  In DPIA it is ceil(X/den) when num is
+ * X + den - 1 with X a sum of positive terms (so ceil(N/64) reads as it
+ * was written), floor(num/den) otherwise. */
+static void print_floor(Buf *out, const SizeAtom *x, SizeSyntax syntax, bool bare) {
+  switch (syntax) {
+  case SIZE_SYNTAX_C:
+  case SIZE_SYNTAX_PYTHON:
+    if (!bare) buf_putc(out, '(');
+    print_part(out, x->num, syntax, false);
+    buf_puts(out, division_operator(syntax));
+    print_part(out, x->den, syntax, true);
+    if (!bare) buf_putc(out, ')');
+    return;
+  case SIZE_SYNTAX_DPIA: {
+    Arena *arena = out->arena;
+    Size ceil_num, neg_den;
+    bool is_ceil = negate_size(arena, x->den, &neg_den) && add_sizes(arena, x->num, neg_den, &ceil_num) &&
+                   add_sizes(arena, ceil_num, const_size(arena, 1), &ceil_num) && ceil_num.nterms > 0 &&
+                   nonnegative_coefficients(ceil_num);
+    buf_puts(out, is_ceil ? "ceil(" : "floor(");
+    print_part(out, is_ceil ? ceil_num : x->num, syntax, false);
+    buf_putc(out, '/');
+    print_part(out, x->den, syntax, true);
+    buf_putc(out, ')');
+    return;
+  }
+  }
+  INTERNAL("size syntax %d", (int)syntax);
+}
+
+static void print_atom(Buf *out, const SizeAtom *x, SizeSyntax syntax, bool bare) {
+  switch (x->kind) {
+  case SIZE_ATOM_VAR: buf_puts(out, x->var); return;
+  case SIZE_ATOM_FLOOR: print_floor(out, x, syntax, bare); return;
+  }
+  INTERNAL("size atom kind %d", (int)x->kind);
+}
+
 /* v*v*...*w for positive exponents; nothing for no factors. */
-static void print_product(Buf *out, const SizeFactor *factors, int n, bool need_star) {
+static void print_product(Buf *out, const SizeFactor *factors, int n, bool need_star, SizeSyntax syntax) {
   for (int i = 0; i < n; i++) {
     ASSERT(factors[i].exp > 0);
     for (int64_t k = 0; k < factors[i].exp; k++) {
       if (need_star) buf_putc(out, '*');
-      buf_puts(out, factors[i].var);
+      print_atom(out, size_factor_atom(&factors[i]), syntax, false);
       need_star = true;
     }
   }
@@ -401,17 +871,17 @@ static void print_product(Buf *out, const SizeFactor *factors, int n, bool need_
 
 /* |coefficient| times the monomial of a term with integer coefficient and
  * positive exponents. */
-static void print_term_magnitude(Buf *out, const SizeTerm *t) {
+static void print_term_magnitude(Buf *out, const SizeTerm *t, SizeSyntax syntax) {
   ASSERT(t->den == 1);
   bool print_coefficient = (t->num != 1 && t->num != -1) || t->nfactors == 0;
   if (print_coefficient) print_magnitude(out, t->num);
-  print_product(out, t->factors, t->nfactors, print_coefficient);
+  print_product(out, t->factors, t->nfactors, print_coefficient, syntax);
 }
 
 /* A polynomial (integer coefficients, positive exponents) in canonical term
  * order, except that when the first term is negative the first positive term
  * is moved to the front: `N - M` rather than `-M + N`. */
-static void print_polynomial(Buf *out, Size p) {
+static void print_polynomial(Buf *out, Size p, SizeSyntax syntax) {
   ASSERT(p.nterms > 0);
   int lead = 0;
   if (p.terms[0].num < 0) {
@@ -424,11 +894,11 @@ static void print_polynomial(Buf *out, Size p) {
   }
   const SizeTerm *first = &p.terms[lead];
   if (first->num < 0) buf_putc(out, '-');
-  print_term_magnitude(out, first);
+  print_term_magnitude(out, first, syntax);
   for (int i = 0; i < p.nterms; i++) {
     if (i == lead) continue;
     buf_puts(out, p.terms[i].num < 0 ? " - " : " + ");
-    print_term_magnitude(out, &p.terms[i]);
+    print_term_magnitude(out, &p.terms[i], syntax);
   }
 }
 
@@ -449,7 +919,7 @@ static bool is_plain_product(Size a, bool single_factor_only) {
 }
 
 /* The common denominator of a's terms: lcm of the coefficient denominators
- * times each variable to its largest negative exponent, as a single term. */
+ * times each atom to its largest negative exponent, as a single term. */
 static bool common_denominator(Arena *arena, Size a, Size *out) {
   Wide lcm = 1;
   int capacity = 0;
@@ -464,16 +934,16 @@ static bool common_denominator(Arena *arena, Size a, Size *out) {
     }
     for (int j = 0; j < t->nfactors; j++) {
       if (t->factors[j].exp > 0) continue;
-      Sym v = t->factors[j].var;
+      PolyAtom v = t->factors[j].atom;
       int64_t wanted = -t->factors[j].exp;
-      /* insertion into vars, kept sorted by name */
+      /* insertion into vars, kept sorted by the atom order */
       int k = 0;
-      while (k < nvars && poly_compare_atoms(&by_name, vars[k].var, v) < 0) k++;
-      if (k < nvars && vars[k].var == v) {
+      while (k < nvars && poly_compare_atoms(&by_name, vars[k].atom, v) < 0) k++;
+      if (k < nvars && poly_compare_atoms(&by_name, vars[k].atom, v) == 0) {
         if (vars[k].exp < wanted) vars[k].exp = wanted;
       } else {
         memmove(&vars[k + 1], &vars[k], sizeof(SizeFactor) * (size_t)(nvars - k));
-        vars[k] = (SizeFactor){{v}, wanted};
+        vars[k] = (SizeFactor){{.atom = v}, wanted};
         nvars++;
       }
     }
@@ -489,10 +959,12 @@ bool size_fraction(Arena *arena, Size a, Size *numerator, Size *denominator) {
 }
 
 /* the truncating integer division of the syntax (every operand of a size's
- * division is non-negative, so C's / and Python's // agree) */
+ * division is non-negative, so C's / and Python's // agree); DPIA's exact
+ * division prints the same where it stands (a common denominator) */
 static const char *division_operator(SizeSyntax syntax) {
   switch (syntax) {
-  case SIZE_SYNTAX_C: return "/";
+  case SIZE_SYNTAX_C:
+  case SIZE_SYNTAX_DPIA: return "/";
   case SIZE_SYNTAX_PYTHON: return "//";
   }
   INTERNAL("size syntax %d", (int)syntax);
@@ -505,18 +977,12 @@ static bool print_fraction(Buf *out, Size a, SizeSyntax syntax) {
   if (!size_fraction(out->arena, a, &numerator, &denominator)) return false;
   int64_t d;
   if (size_const_value(denominator, &d) && d == 1) {
-    print_polynomial(out, numerator);
+    print_polynomial(out, numerator, syntax);
     return true;
   }
-  bool wrap_numerator = numerator.nterms > 1;
-  if (wrap_numerator) buf_putc(out, '(');
-  print_polynomial(out, numerator);
-  if (wrap_numerator) buf_putc(out, ')');
+  print_part(out, numerator, syntax, false);
   buf_puts(out, division_operator(syntax));
-  bool wrap_denominator = !is_plain_product(denominator, true);
-  if (wrap_denominator) buf_putc(out, '(');
-  print_term_magnitude(out, &denominator.terms[0]);
-  if (wrap_denominator) buf_putc(out, ')');
+  print_part(out, denominator, syntax, true);
   return true;
 }
 
@@ -552,9 +1018,23 @@ bool size_print_is_exact(Arena *arena, Size a) {
   return size_fraction(arena, fractional, &numerator, &denominator);
 }
 
-static void print_alone(Buf *out, Size a, SizeSyntax syntax) {
+/* the floor atom that a is, alone with coefficient 1, or NULL */
+static const SizeAtom *lone_floor(Size a) {
+  if (a.nterms != 1) return NULL;
+  const SizeTerm *t = &a.terms[0];
+  if (t->num != 1 || t->den != 1 || t->nfactors != 1 || t->factors[0].exp != 1) return NULL;
+  const SizeAtom *x = size_factor_atom(&t->factors[0]);
+  return x->kind == SIZE_ATOM_FLOOR ? x : NULL;
+}
+
+static void print_alone(Buf *out, Size a, SizeSyntax syntax, bool bare) {
   if (a.nterms == 0) {
     buf_putc(out, '0');
+    return;
+  }
+  const SizeAtom *x = lone_floor(a);
+  if (x && bare) {
+    print_floor(out, x, syntax, true);
     return;
   }
   if (print_fraction(out, a, syntax)) return;
@@ -581,7 +1061,7 @@ static void print_alone(Buf *out, Size a, SizeSyntax syntax) {
   }
   for (int i = 0; i < integral.nterms; i++) {
     buf_puts(out, integral.terms[i].num < 0 ? " - " : " + ");
-    print_term_magnitude(out, &integral.terms[i]);
+    print_term_magnitude(out, &integral.terms[i], syntax);
   }
 }
 
@@ -598,7 +1078,7 @@ static bool needs_parentheses(Size a, SizePosition position) {
 void size_print_in(Buf *out, Size a, SizeSyntax syntax, SizePosition position) {
   bool wrap = needs_parentheses(a, position);
   if (wrap) buf_putc(out, '(');
-  print_alone(out, a, syntax);
+  print_alone(out, a, syntax, position == SIZE_ALONE);
   if (wrap) buf_putc(out, ')');
 }
 

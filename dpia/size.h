@@ -1,12 +1,14 @@
 /* size.h: type-level natural numbers in canonical form (spec section 3,
  * paper Figure 1c).
  *
- * A size is a sum of terms  coef * v1^e1 * ... * vk^ek  where coef is a
+ * A size is a sum of terms  coef * a1^e1 * ... * ak^ek  where coef is a
  * rational num/den (den > 0, gcd(num, den) = 1, num != 0), the exponents are
- * non-zero integers (x/y is x * y^-1) and the factors are sorted by name.
- * Terms are sorted (see size_print) and have pairwise distinct monomials, so
- * two sizes are equal as numbers for every value of their variables exactly
- * when their canonical forms are identical: size_eq compares structure.
+ * non-zero integers (x/y is x * y^-1) and the factors are atoms (variables,
+ * or floor atoms for ceil(N/k) and N % k, below), sorted.  Terms are sorted
+ * (see size_print) and have pairwise distinct monomials, so two sizes
+ * without floor atoms are equal as numbers for every value of their
+ * variables exactly when their canonical forms are identical: size_eq
+ * compares structure (with floor atoms: identical forms are equal numbers).
  *
  * The representation is the polynomial core's (poly.h), shared with the
  * index simplifier of code generation (spec section 8).
@@ -20,11 +22,45 @@
 
 #include "poly.h"
 
-/* The core's polynomials (poly.h) over interned variable names: factor.var
- * is the variable, term.num/den the coefficient. */
+/* The core's polynomials (poly.h) over size atoms: factor.atom is a
+ * const SizeAtom *, term.num/den the coefficient. */
 typedef PolyFactor SizeFactor;
 typedef PolyTerm SizeTerm;
 typedef Poly Size;
+
+/* An atom of a size: a variable (a nat parameter, a metavariable), or the
+ * rounded-down quotient floor(num/den) of two sizes, which is how ceil(N/k)
+ * and N % k are written in canonical form (docs/reference.md, "Sizes that
+ * do not divide"):
+ *   ceil(N/k) = floor((N + k - 1)/k),   N % k = N - k*floor(N/k).
+ * A floor atom is kept in a normal form by size_floor_div: num and den are
+ * polynomials with integer coefficients and positive exponents, den is not
+ * 1 and does not divide num; for a constant den every coefficient of num
+ * lies in [0, den) and num, den have no common factor (floor((N + 64*M +
+ * 127)/64) is M + 1 + floor((N + 63)/64)); for any other den the terms of
+ * num that den divides are taken out when what remains keeps non-negative
+ * coefficients.  So num is never negative where the sizes are natural
+ * numbers, and C's truncating division computes the floor.  Two floor
+ * atoms are the same atom when their num and den are identical; equal
+ * values written differently beyond these rules (floor(floor(N/2)/3) and
+ * floor(N/6)) are different atoms, so size_eq may say "not equal" of
+ * sizes that are, never "equal" of sizes that are not.
+ *
+ * Atoms are ordered variables first (by name), then floor atoms (by den,
+ * then num); the order only has to be total and deterministic. */
+typedef enum SizeAtomKind { SIZE_ATOM_VAR, SIZE_ATOM_FLOOR } SizeAtomKind;
+typedef struct SizeAtom {
+  SizeAtomKind kind;
+  Sym var;       /* SIZE_ATOM_VAR: interned */
+  Poly num, den; /* SIZE_ATOM_FLOOR: floor(num/den) */
+} SizeAtom;
+
+static inline const SizeAtom *size_factor_atom(const SizeFactor *f) { return (const SizeAtom *)f->atom; }
+/* the variable of a factor, NULL for a floor atom */
+static inline Sym size_factor_var(const SizeFactor *f) {
+  const SizeAtom *a = size_factor_atom(f);
+  return a->kind == SIZE_ATOM_VAR ? a->var : NULL;
+}
 
 typedef struct SizeCtx {
   Arena *arena;
@@ -40,6 +76,20 @@ Size size_mul(SizeCtx *sc, Size a, Size b);
  * a coefficient); otherwise returns false and leaves *out untouched (the
  * canonical form has no room for 1/(N+1)). */
 bool size_div(SizeCtx *sc, Size a, Size b, Size *out);
+/* floor(a/b), ceil(a/b) and a % b = a - b*floor(a/b) for sizes a >= 0 and
+ * b >= 1, in the normal form of floor atoms (above): exact when b divides
+ * a (ceil(64*N/64) is N), constant when both are.  False (and *out
+ * untouched) when b is 0. */
+bool size_floor_div(SizeCtx *sc, Size a, Size b, Size *out);
+bool size_ceil_div(SizeCtx *sc, Size a, Size b, Size *out);
+bool size_mod(SizeCtx *sc, Size a, Size b, Size *out);
+
+/* Whether lhs >= rhs follows for all natural values of the variables from
+ * the canonical forms and the facts of the floor atoms,
+ *   den*floor(num/den) >= num - den + 1   and   den*floor(num/den) <= num
+ * (for a monomial den): ceil(N/64)*64 >= N does, N >= M does not.  Sound,
+ * not complete: false means "not shown". */
+bool size_provably_at_least(SizeCtx *sc, Size lhs, Size rhs);
 
 bool size_eq(Size a, Size b);
 bool size_is_zero(Size a);
@@ -49,6 +99,7 @@ bool size_const_value(Size a, int64_t *value);
  * number for all natural values of its variables, so a divisibility
  * requirement that produced it holds trivially */
 bool size_is_polynomial(Size a);
+/* these three look into floor atoms too: ceil(N/64) has N */
 bool size_has_var(Size a, Sym v);
 /* the same for a name that need not be interned (dpia run's sizes) */
 bool size_has_name(Size a, const char *name);
@@ -56,6 +107,11 @@ bool size_has_name(Size a, const char *name);
 Sym size_lone_var(Size a);
 /* first variable whose name starts with '?' (a metavariable), or NULL */
 Sym size_first_meta(Size a);
+/* the distinct variables of a, in order of first occurrence (floor atoms
+ * included), in the arena; returns how many */
+int size_vars(Arena *arena, Size a, Sym **out);
+/* whether a has a floor atom */
+bool size_has_floor(Size a);
 /* replace every occurrence of v by value (v^-1 by 1/value, which needs
  * value to be a monomial: returns false otherwise) */
 bool size_subst(SizeCtx *sc, Size a, Sym v, Size value, Size *out);
@@ -95,7 +151,11 @@ bool size_fraction(Arena *arena, Size a, Size *numerator, Size *denominator);
 /* The languages sizes are printed in: C (and OpenCL C), and Python for
  * auto-tuners' restrictions (`--emit=space`), where integer division is
  * `//` (both truncate; every operand of a size is non-negative). */
-typedef enum SizeSyntax { SIZE_SYNTAX_C, SIZE_SYNTAX_PYTHON } SizeSyntax;
+/* SIZE_SYNTAX_DPIA is the language's own (types, messages, the
+ * intermediate form): the same text as C except for floor atoms, printed
+ * ceil(N/64) or floor(N/64) rather than (N + 63)/64 and N/64, since `/` in
+ * a DPIA size is exact division. */
+typedef enum SizeSyntax { SIZE_SYNTAX_C, SIZE_SYNTAX_PYTHON, SIZE_SYNTAX_DPIA } SizeSyntax;
 /* Where a printed size stands: alone (size_print), as an operand of * / %
  * (size_print_operand) or as the right operand of / and % (size_print_divisor). */
 typedef enum SizePosition { SIZE_ALONE, SIZE_OPERAND, SIZE_DIVISOR } SizePosition;

@@ -162,7 +162,7 @@ void dt_print(Buf *out, const DataType *t) {
     return;
   case DT_ARRAY:
     buf_putc(out, '[');
-    size_print(out, t->size);
+    size_print_in(out, t->size, SIZE_SYNTAX_DPIA, SIZE_ALONE);
     buf_putc(out, ']');
     dt_print(out, t->elem);
     return;
@@ -175,7 +175,7 @@ void dt_print(Buf *out, const DataType *t) {
     return;
   case DT_IDX:
     buf_puts(out, "idx[");
-    size_print(out, t->size);
+    size_print_in(out, t->size, SIZE_SYNTAX_DPIA, SIZE_ALONE);
     buf_putc(out, ']');
     return;
   case DT_VAR: buf_puts(out, t->name); return;
@@ -386,7 +386,7 @@ static void put_renamed(TypeNamer *tn, Buf *out, const char *text) {
 static void tn_put_size(TypeNamer *tn, Buf *out, Size s) {
   Buf b;
   buf_init(&b, tn->arena);
-  size_print(&b, s);
+  size_print_in(&b, s, SIZE_SYNTAX_DPIA, SIZE_ALONE);
   put_renamed(tn, out, b.data);
 }
 

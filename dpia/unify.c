@@ -62,20 +62,18 @@ static Size zonk_size(Checker *c, Size s) {
 static Size zonk_size_now(Checker *c, Size s) {
   for (int guard = 0; guard < 10000; guard++) {
     bool changed = false;
-    for (int i = 0; i < s.nterms; i++) {
-      for (int j = 0; j < s.terms[i].nfactors; j++) {
-        Sym v = s.terms[i].factors[j].var;
-        if (v[0] != '?') continue;
-        SizeMeta *m = find_size_meta(c, v);
-        if (!m->solved) continue;
-        Size out;
-        if (!size_subst(&c->tc->sizes, s, v, m->value, &out)) return s;
-        s = out;
-        changed = true;
-        goto again;
-      }
+    Sym *vars;
+    int n = size_vars(c->arena, s, &vars); /* ceil(?n1/64) has ?n1 */
+    for (int i = 0; i < n && !changed; i++) {
+      Sym v = vars[i];
+      if (v[0] != '?') continue;
+      SizeMeta *m = find_size_meta(c, v);
+      if (!m->solved) continue;
+      Size out;
+      if (!size_subst(&c->tc->sizes, s, v, m->value, &out)) return s;
+      s = out;
+      changed = true;
     }
-  again:
     if (!changed) return s;
   }
   INTERNAL("size metavariables do not settle");
@@ -137,26 +135,26 @@ static bool unify_size(Checker *c, Size a, Size b, Span span) {
   if (c->failed && (is_unnatural_const(a) || is_unnatural_const(b))) return true;
   Size diff = size_sub(&c->tc->sizes, a, b);
   if (!size_first_meta(diff)) return false;
-  for (int i = 0; i < diff.nterms; i++) {
-    for (int j = 0; j < diff.terms[i].nfactors; j++) {
-      Sym m = diff.terms[i].factors[j].var;
-      Size value;
-      if (m[0] != '?' || !size_solve(&c->tc->sizes, a, b, m, &value) || size_has_var(value, m)) continue;
-      SizeMeta *sm = find_size_meta(c, m);
-      sm->solved = true;
-      sm->value = value;
-      c->zonk_memo->solved++;
-      int64_t v;
-      if (size_first_meta(value) == NULL && size_const_value(value, &v) && v < 0) {
-        report_unfit(c, sm, a, b, value, "negative");
-      } else if (!size_first_meta(value) && !size_has_any_var(value) && !size_is_polynomial(value)) {
-        report_unfit(c, sm, a, b, value, "not a whole number");
-      } else {
-        /* a size is a natural number: N/2048 needs N % 2048 == 0 */
-        require(c, REQ_NATURAL, value, sm->origin, NULL);
-      }
-      return true;
+  Sym *vars;
+  int nvars = size_vars(c->arena, diff, &vars);
+  for (int j = 0; j < nvars; j++) {
+    Sym m = vars[j];
+    Size value;
+    if (m[0] != '?' || !size_solve(&c->tc->sizes, a, b, m, &value) || size_has_var(value, m)) continue;
+    SizeMeta *sm = find_size_meta(c, m);
+    sm->solved = true;
+    sm->value = value;
+    c->zonk_memo->solved++;
+    int64_t v;
+    if (size_first_meta(value) == NULL && size_const_value(value, &v) && v < 0) {
+      report_unfit(c, sm, a, b, value, "negative");
+    } else if (!size_first_meta(value) && !size_has_any_var(value) && !size_is_polynomial(value)) {
+      report_unfit(c, sm, a, b, value, "not a whole number");
+    } else {
+      /* a size is a natural number: N/2048 needs N % 2048 == 0 */
+      require(c, REQ_NATURAL, value, sm->origin, NULL);
     }
+    return true;
   }
   Postponed *p = NEW(c->arena, Postponed);
   p->lhs = a;
@@ -760,7 +758,7 @@ static bool implied_divisibility(const Vec *pre, int self, Size lhs, int64_t d) 
       for (int i = 0; i < pre->len && !g; i++) {
         Sym v;
         int64_t gi = i == self ? 0 : var_divisor(pre->items[i], &v);
-        if (gi && v == term->factors[f].var) g = gi;
+        if (gi && v == size_factor_var(&term->factors[f])) g = gi;
       }
       for (int64_t e = 0; g && e < term->factors[f].exp && need > 1; e++) need /= poly_gcd(need, g);
     }
@@ -842,7 +840,8 @@ static void settle_requirements(Checker *c, DefInfo *def) {
         /* s >= 1 as num >= den, e.g. N/64 >= 1 is N >= 64 */
         Size num, den;
         fraction_of(c, s, &num, &den);
-        add_precond(c, &pre, PRECOND_AT_LEAST, num, den, r->span);
+        /* ceil(N/64) + 1 >= 1 needs no check */
+        if (!size_provably_at_least(&c->tc->sizes, num, den)) add_precond(c, &pre, PRECOND_AT_LEAST, num, den, r->span);
       }
       continue;
     }
@@ -906,7 +905,8 @@ static void settle_requirements(Checker *c, DefInfo *def) {
         check_error(c, ERR_SIZE_NEGATIVE, r->span, "size %s is negative", size_str(c, s));
         continue;
       }
-      add_precond(c, &pre, PRECOND_AT_LEAST, pos, neg, r->span);
+      /* 64*ceil(N/64) - N is natural by the facts of ceil (size.h) */
+      if (!size_provably_at_least(&c->tc->sizes, pos, neg)) add_precond(c, &pre, PRECOND_AT_LEAST, pos, neg, r->span);
     }
   }
   drop_implied(c->arena, &pre);

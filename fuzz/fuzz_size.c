@@ -257,8 +257,8 @@ static bool canon_eval(const Ctx *c, Size s, const int64_t *values, Rational *ou
     Rational term;
     if (!rational_make(t->num, t->den, &term)) return false;
     for (int j = 0; j < t->nfactors; j++) {
-      int v = var_index(c, t->factors[j].var);
-      FUZZ_ASSERT(v >= 0, "unknown variable '%s' in a size", t->factors[j].var);
+      int v = var_index(c, size_factor_var(&t->factors[j]));
+      FUZZ_ASSERT(v >= 0, "unknown variable '%s' in a size", size_factor_var(&t->factors[j]));
       Rational x = {values[v], 1};
       int64_t e = t->factors[j].exp;
       for (int64_t k = 0; k < (e < 0 ? -e : e); k++)
@@ -386,14 +386,17 @@ static void check_canonical(Size s) {
       FUZZ_ASSERT(t->factors[j].exp != 0 && t->factors[j].exp <= SIZE_MAX_EXPONENT &&
                       t->factors[j].exp >= -SIZE_MAX_EXPONENT,
                   "exponent %" PRId64, t->factors[j].exp);
-      if (j) FUZZ_ASSERT(strcmp(t->factors[j - 1].var, t->factors[j].var) < 0, "factors not sorted: %s, %s",
-                         t->factors[j - 1].var, t->factors[j].var);
+      if (j)
+        FUZZ_ASSERT(strcmp(size_factor_var(&t->factors[j - 1]), size_factor_var(&t->factors[j])) < 0,
+                    "factors not sorted: %s, %s", size_factor_var(&t->factors[j - 1]),
+                    size_factor_var(&t->factors[j]));
     }
     for (int k = 0; k < i; k++) {
       const SizeTerm *u = &s.terms[k];
       bool same = u->nfactors == t->nfactors;
       for (int j = 0; same && j < t->nfactors; j++)
-        same = u->factors[j].var == t->factors[j].var && u->factors[j].exp == t->factors[j].exp;
+        same = size_factor_var(&u->factors[j]) == size_factor_var(&t->factors[j]) &&
+               u->factors[j].exp == t->factors[j].exp;
       FUZZ_ASSERT(!same, "terms %d and %d have the same monomial", k, i);
     }
   }

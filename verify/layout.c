@@ -17,13 +17,12 @@ bool nat_lookup(void *user, Sym v, int64_t *value) {
 }
 
 /* the first variable of s that has no value, or NULL */
-static Sym unknown_var(Size s, const NatValues *nats) {
-  for (int i = 0; i < s.nterms; i++) {
-    for (int j = 0; j < s.terms[i].nfactors; j++) {
-      int64_t v;
-      Sym name = s.terms[i].factors[j].var;
-      if (!nat_lookup((void *)nats, name, &v)) return name;
-    }
+static Sym unknown_var(Arena *arena, Size s, const NatValues *nats) {
+  Sym *vars;
+  int n = size_vars(arena, s, &vars);
+  for (int i = 0; i < n; i++) {
+    int64_t v;
+    if (!nat_lookup((void *)nats, vars[i], &v)) return vars[i];
   }
   return NULL;
 }
@@ -33,7 +32,7 @@ bool nat_eval_size(Size s, const NatValues *nats, int64_t *value, Buf *err) {
   Buf text;
   buf_init(&text, err->arena);
   size_print(&text, s);
-  Sym unknown = unknown_var(s, nats);
+  Sym unknown = unknown_var(err->arena, s, nats);
   if (unknown) {
     emit(err, "size %s: no value for the nat parameter %s", text.data, unknown);
   } else {

@@ -60,6 +60,8 @@ RUNS = [  # file, kernel, sizes: the kernels of run_samples.py, in its order
     ('asum_vec.dpia', 'asumVec16x2', {'N': 8192}),
     ('dot_vec16.dpia', 'dotVec16', {'N': 8192}),
     ('dot_vec16.dpia', 'dotVec16x2', {'N': 8192}),
+    ('dot_any.dpia', 'dotAny', {'N': 4099}),                     # 2 groups, the last partial
+    ('dot_any.dpia', 'scalAny', {'N': 67}),
     ('scal_vec.dpia', 'scalVec16', {'N': 48}),
     ('scal_vec.dpia', 'scalChunk', {'N': 2048}),
     ('gemv_vec.dpia', 'gemvVec', {'M': 3, 'N': 48}),

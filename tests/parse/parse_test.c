@@ -88,10 +88,18 @@ static const char *error_lines(Parsed *ps) {
 
 static void full_size(Buf *b, const SizeAst *s) {
   static const char *const ops[] = {[SZA_ADD] = "+", [SZA_SUB] = "-", [SZA_MUL] = "*",
-                                    [SZA_DIV] = "/"};
+                                    [SZA_DIV] = "/", [SZA_MOD] = "%"};
   switch (s->kind) {
   case SZA_NUM: emit(b, "%" PRIu64, s->num); return;
   case SZA_VAR: buf_puts(b, s->name); return;
+  case SZA_CEIL:
+  case SZA_FLOOR:
+    buf_puts(b, s->kind == SZA_CEIL ? "ceil(" : "floor(");
+    full_size(b, s->lhs);
+    buf_puts(b, " / ");
+    full_size(b, s->rhs);
+    buf_putc(b, ')');
+    return;
   default:
     buf_putc(b, '(');
     full_size(b, s->lhs);

@@ -702,6 +702,98 @@ static void test_properties(Tester *t) {
          stats.expressions, stats.integral_points, stats.fractional_points, stats.rewrites);
 }
 
+/* ---- floor atoms: ceil(a/b), floor(a/b), a % b (size.h) ---- */
+
+static Size ceil_of(Tester *t, Size a, Size b) {
+  Size out = {0, NULL};
+  record(t, size_ceil_div(t->sc, a, b, &out), __LINE__, "size_ceil_div by a non-zero size");
+  return out;
+}
+static Size floor_of(Tester *t, Size a, Size b) {
+  Size out = {0, NULL};
+  record(t, size_floor_div(t->sc, a, b, &out), __LINE__, "size_floor_div by a non-zero size");
+  return out;
+}
+static Size mod_of(Tester *t, Size a, Size b) {
+  Size out = {0, NULL};
+  record(t, size_mod(t->sc, a, b, &out), __LINE__, "size_mod by a non-zero size");
+  return out;
+}
+
+static const char *print_syntax(Tester *t, Size a, SizeSyntax syntax, SizePosition position) {
+  Buf b;
+  buf_init(&b, t->arena);
+  size_print_in(&b, a, syntax, position);
+  return b.data;
+}
+
+static void test_floor(Tester *t) {
+  Size n = var(t, "N"), m = var(t, "M"), k = var(t, "K");
+  Size c64 = num(t, 64);
+  Size cn = ceil_of(t, n, c64);
+  /* canonical forms: the same atom however it is written */
+  CHECK(size_eq(cn, floor_of(t, add(t, n, num(t, 63)), c64)));
+  CHECK(size_eq(cn, ceil_of(t, mul(t, num(t, 2), n), num(t, 128)))); /* common factor */
+  CHECK(size_eq(add(t, cn, m), ceil_of(t, add(t, n, mul(t, c64, m)), c64))); /* whole multiples come out */
+  CHECK(size_eq(sub(t, cn, num(t, 1)), floor_of(t, sub(t, n, num(t, 1)), c64)));
+  CHECK(size_eq(ceil_of(t, mul(t, c64, n), c64), n));                    /* exact: no atom */
+  CHECK(size_eq(floor_of(t, num(t, 100), c64), num(t, 1)));              /* constants fold */
+  CHECK(size_eq(ceil_of(t, num(t, 100), c64), num(t, 2)));
+  CHECK(size_eq(mod_of(t, mul(t, c64, n), c64), num(t, 0)));
+  CHECK(size_eq(mod_of(t, add(t, mul(t, c64, n), num(t, 3)), c64), num(t, 3)));
+  CHECK(size_eq(ceil_of(t, mul(t, k, n), k), n));                        /* a symbolic divisor that divides */
+  CHECK(size_has_floor(cn) && !size_has_floor(n));
+  /* equalities that must not hold */
+  CHECK(!size_eq(cn, divide(t, n, c64)));
+  CHECK(!size_eq(cn, floor_of(t, n, c64)));
+  CHECK(!size_eq(mul(t, cn, c64), n));
+  CHECK(!size_eq(cn, ceil_of(t, n, num(t, 32))));
+  CHECK(!size_eq(ceil_of(t, n, k), ceil_of(t, n, m)));
+  CHECK(!size_eq(mod_of(t, n, c64), num(t, 0)));
+  Size untouched = n;
+  CHECK(!size_floor_div(t->sc, n, num(t, 0), &untouched) && size_eq(untouched, n));
+  /* queries look inside */
+  CHECK(size_has_var(cn, intern_cstr(t->names, "N")) && !size_has_var(cn, intern_cstr(t->names, "M")));
+  CHECK(size_has_name(ceil_of(t, n, k), "K"));
+  /* evaluation: ceil and floor and %, exactly */
+  CHECK(eval_is(cn, bind(t, "N", 1000003, NULL, 0), 15626));
+  CHECK(eval_is(cn, bind(t, "N", 1, NULL, 0), 1));
+  CHECK(eval_is(cn, bind(t, "N", 0, NULL, 0), 0));
+  CHECK(eval_is(cn, bind(t, "N", 128, NULL, 0), 2));
+  CHECK(eval_is(mod_of(t, n, c64), bind(t, "N", 1000003, NULL, 0), 1000003 % 64));
+  CHECK(eval_is(ceil_of(t, n, k), bind(t, "N", 10, "K", 3), 4));
+  CHECK(eval_is(mod_of(t, n, k), bind(t, "N", 10, "K", 3), 1));
+  CHECK(eval_fails(ceil_of(t, n, k), bind(t, "N", 10, "K", 0)));
+  CHECK(eval_fails(cn, bind(t, "M", 1, NULL, 0)));
+  /* printing: C and Python compute it from N; DPIA reads as written */
+  CHECK_PRINT(cn, "(N + 63)/64");
+  CHECK_PRINT(mul(t, c64, cn), "64*((N + 63)/64)");
+  CHECK_PRINT(mod_of(t, n, c64), "N - 64*(N/64)");
+  CHECK_STRING(print_operand(t, cn), "((N + 63)/64)");
+  CHECK_STRING(print_divisor(t, cn), "((N + 63)/64)");
+  CHECK_STRING(print_syntax(t, cn, SIZE_SYNTAX_PYTHON, SIZE_ALONE), "(N + 63)//64");
+  CHECK_STRING(print_syntax(t, mul(t, c64, cn), SIZE_SYNTAX_DPIA, SIZE_ALONE), "64*ceil(N/64)");
+  CHECK_STRING(print_syntax(t, mod_of(t, n, c64), SIZE_SYNTAX_DPIA, SIZE_ALONE), "N - 64*floor(N/64)");
+  CHECK_STRING(print_syntax(t, ceil_of(t, n, k), SIZE_SYNTAX_DPIA, SIZE_ALONE), "ceil(N/K)");
+  CHECK_STRING(print_syntax(t, ceil_of(t, n, k), SIZE_SYNTAX_C, SIZE_ALONE), "(K + N - 1)/K");
+  CHECK_STRING(print_syntax(t, ceil_of(t, add(t, n, m), add(t, k, num(t, 1))), SIZE_SYNTAX_DPIA, SIZE_ALONE),
+               "ceil((M + N)/(K + 1))");
+  /* substitution rebuilds the atoms: ceil(N/64) at N = 64*M is M */
+  Size out;
+  CHECK(size_subst(t->sc, cn, intern_cstr(t->names, "N"), mul(t, c64, m), &out) && size_eq(out, m));
+  CHECK(size_subst(t->sc, ceil_of(t, n, k), intern_cstr(t->names, "K"), c64, &out) && size_eq(out, cn));
+  /* the facts: 64*ceil(N/64) >= N and > N - 64, N % 64 >= 0 and < 64 */
+  CHECK(size_provably_at_least(t->sc, mul(t, c64, cn), n));
+  CHECK(size_provably_at_least(t->sc, add(t, n, num(t, 63)), mul(t, c64, cn)));
+  CHECK(!size_provably_at_least(t->sc, add(t, n, num(t, 62)), mul(t, c64, cn)));
+  CHECK(!size_provably_at_least(t->sc, n, mul(t, c64, cn)));
+  CHECK(size_provably_at_least(t->sc, mod_of(t, n, c64), num(t, 0)));
+  CHECK(size_provably_at_least(t->sc, num(t, 63), mod_of(t, n, c64)));
+  CHECK(!size_provably_at_least(t->sc, num(t, 62), mod_of(t, n, c64)));
+  CHECK(size_provably_at_least(t->sc, mul(t, k, ceil_of(t, n, k)), n));
+  CHECK(!size_provably_at_least(t->sc, n, m));
+}
+
 int main(void) {
   DpiaMem mem;
   jmp_buf on_oom;
@@ -726,6 +818,7 @@ int main(void) {
   test_solve(t);
   test_subst(t);
   test_eval(t);
+  test_floor(t);
   CHECK(!sc.overflow);
   test_overflow(t);
   test_properties(t);
