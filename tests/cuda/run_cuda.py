@@ -33,6 +33,7 @@ def main():
         print("FAIL: nvcc not found (DPIA_NVCC, PATH, /usr/local/cuda/bin)")
         return 1
     env = dict(os.environ, DPIA_NVCC=nvcc)
+    args.dpia = os.path.abspath(args.dpia)  # meson gives it relative to the build directory
     os.chdir(args.root)
     progs = sorted(glob.glob("samples/*.dpia") + glob.glob("tests/pipeline/*.dpia") + glob.glob("tests/vectors/*.dpia"))
     fails = 0
