@@ -441,6 +441,13 @@ static bool pass_codegen(Ctx *c) {
  * OpenCL C it is emitted as (docs/language.md section 14): an error or
  * warning there is the program's, reported at the declaration (exit 1),
  * not a verification failure of dpia's own output. */
+/* The caller's verifier (DpiaOptions.verifier): the library's verifiers
+ * are the default target's (dpia_verifier_new), so another target makes
+ * its own. */
+static DpiaVerifier *given_verifier(const Ctx *c) {
+  return c->target == target_default() ? c->opt->verifier : NULL;
+}
+
 static bool pass_foreign(Ctx *c) {
   Vec used = {0};
   for (int i = 0; i < c->checked->ndefs; i++) {
@@ -452,7 +459,7 @@ static bool pass_foreign(Ctx *c) {
     if (called) vec_push(c->arena, &used, (void *)d);
   }
   if (!used.len) return true;
-  DpiaVerifier *v = c->opt->verifier;
+  DpiaVerifier *v = given_verifier(c);
   bool own = !v;
   if (own && !(v = c->target->verifier_new())) {
     diag_error(&c->diag, ERR_VERIFIER_UNAVAILABLE, (Span){0},
@@ -485,7 +492,7 @@ static bool pass_foreign(Ctx *c) {
  * libclang, -x cl -cl-std=CL1.2); any warning or error is a verification
  * failure (exit 3). */
 static bool pass_clang(Ctx *c) {
-  DpiaVerifier *v = c->opt->verifier;
+  DpiaVerifier *v = given_verifier(c);
   bool own = false;
   bool ok = true;
   for (int i = 0; i < c->checked->ndefs && ok; i++) {

@@ -31,7 +31,7 @@ typedef struct PipeDesc PipeDesc;
 /* The targets dpia knows: X(ID, name), name what --target takes.  The
  * backend of a row is backend_NAME (backend.c's table), its verification
  * and running target_NAME (verify/target.c). */
-#define DPIA_TARGETS(X) X(OPENCL, opencl)
+#define DPIA_TARGETS(X) X(OPENCL, opencl) X(CUDA, cuda)
 
 typedef enum TargetId {
 #define X(id, name) TARGET_##id,

@@ -4,10 +4,9 @@
  * makes redundant, the work-item functions and barrier fences of OpenCL C
  * 6.15. */
 #include "backend_opencl.h"
+#include "backend_c.h"
 #include "kernel.h"
 
-#include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* OpenCL C's work-item functions (6.15.1), by KirQuery */
@@ -48,49 +47,6 @@ static void print_type(Buf *out, const KirType *t) {
   DPIA_EXHAUSTIVE_END
 }
 
-/* the shortest decimal that reads back as the same float (or double),
- * with a point or an exponent, and f for a float; infinity as the macro.
- * Without an exponent where a person writes none: 10.0f and 250000.0f,
- * not 1e+01f and 2.5e+05f (%g's choice for one or two digits). */
-static void print_float(Buf *out, double v, bool single) {
-  Arena *a = out->arena;
-  char *s = NULL;
-  int digits = 17;
-  for (int p = 1; p <= 17; p++) {
-    s = arena_printf(a, "%.*g", p, v);
-    double back = strtod(s, NULL); /* same locale as the printf: round trip */
-    if (single ? (float)back == (float)v : back == v) {
-      digits = p;
-      break;
-    }
-  }
-  const char *e = strchr(s, 'e');
-  int exponent = e ? atoi(e + 1) : 0;
-  if (e && exponent >= 0 && exponent <= 5 && isfinite(v)) /* the same digits, in full */
-    s = arena_printf(a, "%.*f", digits - 1 > exponent ? digits - 1 - exponent : 0, v);
-  for (char *c = s; *c; c++)
-    if (*c == ',') *c = '.'; /* a host's locale must not leak into C source */
-  /* inf: 1e999 */
-  if (strchr(s, 'n')) {
-    buf_puts(out, single ? "INFINITY" : "(double)INFINITY");
-    return;
-  }
-  buf_puts(out, s);
-  if (!strpbrk(s, ".e")) buf_puts(out, ".0");
-  if (single) buf_putc(out, 'f');
-}
-
-static void print_lit(Buf *out, KirLit l) {
-  DPIA_EXHAUSTIVE_BEGIN
-  switch (l.scalar) {
-  case SC_BOOL: buf_puts(out, l.i ? "true" : "false"); return;
-  case SC_INT: emit(out, "%lld", (long long)l.i); return;
-  case SC_FLOAT: print_float(out, l.f, true); return;
-  case SC_DOUBLE: print_float(out, l.f, false); return;
-  }
-  DPIA_EXHAUSTIVE_END
-}
-
 /* e as an operand that needs a precedence of at least min */
 static void print_operand(Buf *out, const KirExpr *e, int min) {
   bool paren = kir_prec(e) < min;
@@ -127,7 +83,7 @@ static void print_expr(Buf *out, const KirExpr *e) {
   switch (e->kind) {
   case KE_INT: emit(out, "%lld", (long long)e->value); return;
   case KE_VAR: buf_puts(out, e->name); return;
-  case KE_LIT: print_lit(out, e->lit); return;
+  case KE_LIT: cprint_lit(out, e->lit); return;
   case KE_IX: ix_print(out, e->ix, print_expr); return;
   case KE_QUERY: emit(out, "%s(%d)", query_name[e->query.query], e->query.dim); return;
   case KE_UNARY: {
@@ -224,30 +180,6 @@ static void print_expr(Buf *out, const KirExpr *e) {
   DPIA_EXHAUSTIVE_END
 }
 
-/* Where statements land in the text (backend.h statement_lines): the
- * number of lines before out->len, counted as the text grows. */
-typedef struct LineRec {
-  Arena *arena;
-  Vec stmts;
-  int *lines;
-  int cap;
-  size_t scanned;
-  int line; /* the line at scanned, from 1 */
-} LineRec;
-
-static void record_line(LineRec *rec, const Buf *out, const KirStmt *s) {
-  for (; rec->scanned < out->len; rec->scanned++) rec->line += out->data[rec->scanned] == '\n';
-  if (rec->stmts.len == rec->cap) {
-    int cap = rec->cap ? rec->cap * 2 : 64;
-    int *lines = NEWARRAY(rec->arena, int, cap);
-    if (rec->cap) memcpy(lines, rec->lines, sizeof(int) * (size_t)rec->cap);
-    rec->lines = lines;
-    rec->cap = cap;
-  }
-  rec->lines[rec->stmts.len] = rec->line + (s->kind == KS_FOR && s->loop.unroll > 1); /* after its #pragma */
-  vec_push(rec->arena, &rec->stmts, (void *)s);
-}
-
 static void print_block(Buf *out, const KirBlock *b, int indent, LineRec *rec);
 
 static void print_trailing_comment(Buf *out, const KirStmt *s) {
@@ -306,7 +238,7 @@ static void print_stmt(Buf *out, const KirStmt *s, int indent, LineRec *rec) {
     print_expr(out, s->cond.cond);
     buf_puts(out, ") ");
     if (s->cond.one_line) { /* the one statement, on this line */
-      if (rec) record_line(rec, out, s->cond.body.first);
+      cprint_record_line(rec, out, s->cond.body.first);
       print_stmt(out, s->cond.body.first, indent, rec);
       return;
     }
@@ -353,7 +285,7 @@ static void print_stmt(Buf *out, const KirStmt *s, int indent, LineRec *rec) {
 static void print_block(Buf *out, const KirBlock *b, int indent, LineRec *rec) {
   for (const KirStmt *s = b->first; s; s = s->next) {
     buf_indent(out, indent);
-    if (rec) record_line(rec, out, s);
+    cprint_record_line(rec, out, s);
     print_stmt(out, s, indent, rec);
   }
 }
@@ -397,62 +329,13 @@ static void print_param(Buf *out, const KirParam *p) {
   emit(out, "%s%s", pointer, p->name);
 }
 
-/* constant float name[n] = {...}; on one line if it fits in 100 columns;
- * else a row of a nested literal a line (a 3 x 3 kernel reads as a
- * matrix), or as many as fit, aligned after the brace */
+/* constant float name[n] = {...}; (cprint_table) */
 static void print_table(Buf *out, const char *name, const KirTable *t) {
   Buf head;
   buf_init(&head, out->arena);
   buf_puts(&head, space_name[KSP_CONSTANT]);
   print_type(&head, t->elem);
-  emit(&head, " %s[%d] = {", name, t->n);
-  size_t indent = head.len;
-  const char **vals = NEWARRAY(out->arena, const char *, t->n > 0 ? t->n : 1);
-  size_t total = 0;
-  for (int j = 0; j < t->n; j++) {
-    Buf v;
-    buf_init(&v, out->arena);
-    print_expr(&v, t->values[j]);
-    vals[j] = v.data ? v.data : "";
-    total += strlen(vals[j]) + 2;
-  }
-  buf_put(out, head.data, head.len);
-  size_t col = indent;
-  for (int j = 0; j < t->n; j++) {
-    size_t w = strlen(vals[j]) + 2; /* ", " or "};" */
-    bool fits_row = indent + (size_t)t->per_row * w <= 100;
-    bool wrap = j > 0 && indent + total > 100 && (t->per_row < t->n && fits_row ? j % t->per_row == 0 : col + w > 100);
-    if (wrap) {
-      buf_putc(out, '\n');
-      for (size_t k = 0; k < indent; k++) buf_putc(out, ' ');
-      col = indent;
-    } else if (j > 0) {
-      buf_putc(out, ' ');
-    }
-    emit(out, "%s%s", vals[j], j + 1 == t->n ? "};" : ",");
-    col += w;
-  }
-  buf_putc(out, '\n');
-}
-
-static void print_comment(Buf *out, const char *text) {
-  buf_puts(out, "/* ");
-  for (const char *c = text; *c; c++) {
-    if (*c == '\n')
-      buf_puts(out, "\n * ");
-    else
-      buf_putc(out, *c);
-  }
-  buf_puts(out, "\n */\n");
-}
-
-/* does the program define name already?  (defined NULL: the kernel is a
- * program of its own) */
-static bool defined_before(NameSet *defined, const char *name) {
-  if (!defined) return false;
-  if (nameset_has(defined, name)) return true;
-  nameset_add(defined, name);
-  return false;
+  cprint_table(out, head.data, name, t, print_expr);
 }
 
 /* What the kernel defines before itself and the program does not yet:
@@ -464,7 +347,7 @@ static void print_tops(const KirKernel *k, NameSet *defined, Buf *out) {
   bool foreign = false, table = false;
   for (int i = 0; i < k->ntops; i++) {
     const KirTop *t = &k->tops[i];
-    if (defined_before(defined, t->name)) continue;
+    if (cprint_defined_before(defined, t->name)) continue;
     DPIA_EXHAUSTIVE_BEGIN
     switch (t->kind) {
     case KT_STRUCT: print_struct(out, &t->st); break;
@@ -488,7 +371,7 @@ static void print_tops(const KirKernel *k, NameSet *defined, Buf *out) {
 /* The signature on one line when it fits in 100 columns; else a
  * parameter a line, aligned after the parenthesis. */
 static void print_kernel_lines(const KirKernel *k, NameSet *defined, Buf *out, LineRec *rec) {
-  print_comment(out, k->comment);
+  cprint_comment(out, k->comment);
   if (k->uses_double) emit(out, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
   emit(out, "\n");
   print_tops(k, defined, out);
@@ -536,10 +419,7 @@ static int statement_lines(Arena *a, const KirKernel *k, const KirStmt *const **
   buf_init(&out, a);
   LineRec rec = {.arena = a, .line = 1};
   print_kernel_lines(k, NULL, &out, &rec);
-  *stmts = (const KirStmt *const *)rec.stmts.items;
-  *lines = rec.lines;
-  *text = out.data;
-  return rec.stmts.len;
+  return cprint_lines(&rec, &out, stmts, lines, text);
 }
 
 const Backend backend_opencl = {

@@ -34,6 +34,7 @@
 #include "backend_opencl.h"
 #include "kernel.h"
 #include "header_common.h"
+#include "header_int.h"
 #include "pipeline_emit.h"
 
 /* Names a parameter of a launcher cannot have.  A launcher's parameters
@@ -75,11 +76,6 @@ static const char *const host_reserved_prefixes[] = {"dpia_", "DPIA_", "cl_", "C
  * INT32_MAX, UINT64_C, LONG_BIT): capitals, digits and '_' ending so */
 static const char *const host_reserved_macro_suffixes[] = {"_MAX", "_MIN", "_BIT", "_WIDTH", "_C", "_BUF"};
 
-typedef struct H {
-  Arena *a;
-  Buf *out;
-  const CodegenOptions *opt;
-} H;
 
 static bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
 
@@ -115,7 +111,7 @@ static const char *host_name(H *h, const char *name) {
 
 /* a kernel parameter's launcher name: the program's name (`step`, whose C
  * name in the kernel is step_2: an OpenCL built-in, not a C one) */
-static const char *host_param(H *h, const KParam *p) {
+const char *host_param(H *h, const KParam *p) {
   /* a name with a prime (xs') has no C spelling, and one beginning with
    * __ or _ and a capital is C's: then the kernel's C name (xs_p), which
    * no other parameter's program name is (codegen/kernel.c takes those
@@ -129,7 +125,7 @@ static const char *host_param(H *h, const KParam *p) {
 
 /* the typedef name of a pair: dpia_pair_float_int, as the kernel's
  * pair_float_int (Polish notation: distinct types, distinct names) */
-static void type_tag(Buf *b, DataType *t) {
+void type_tag(Buf *b, DataType *t) {
   t = dt_resolve(t);
   int64_t n = 0;
   switch (t->kind) {
@@ -153,7 +149,7 @@ static void type_tag(Buf *b, DataType *t) {
   }
 }
 
-static DataType *elem_of(DataType *t) {
+DataType *elem_of(DataType *t) {
   t = dt_resolve(t);
   while (t->kind == DT_ARRAY) t = dt_resolve(t->elem);
   return t;
@@ -340,11 +336,11 @@ static const char *c_size_at(H *h, const ImpKernel *k, Size s, SizePosition posi
   return c_expr(h, k, b.data);
 }
 
-static const char *c_size(H *h, const ImpKernel *k, Size s) { return c_size_at(h, k, s, SIZE_ALONE); }
+const char *c_size(H *h, const ImpKernel *k, Size s) { return c_size_at(h, k, s, SIZE_ALONE); }
 
 /* A precondition (precond_print's text) as checked C: its sizes as
  * c_size gives them, the relation from its kind. */
-static const char *c_precond(H *h, const ImpKernel *k, const Precond *p) {
+const char *c_precond(H *h, const ImpKernel *k, const Precond *p) {
   switch (p->kind) {
   case PRECOND_DIVIDES:
     return arena_printf(h->a, "(dpia_mod_(%s, %s, &dpia_bad) == 0LL)", c_size_at(h, k, p->lhs, SIZE_OPERAND),
@@ -385,7 +381,7 @@ static const char threading_rule[] =
 /* ---- one kernel ---- */
 
 /* text inside a C comment: no comment end, no line break */
-static void comment_text(Buf *out, const char *s) {
+void comment_text(Buf *out, const char *s) {
   for (; *s; s++) {
     if (s[0] == '*' && s[1] == '/') buf_puts(out, "* /");
     else buf_putc(out, *s == '\n' ? ' ' : *s);
@@ -425,7 +421,7 @@ static void emit_source(H *h, const ImpKernel *k, const char *source) {
 
 /* the NDRange the source was generated for: the natural one, or the user's
  * launch sizes (spec section 8) */
-static int launch_dims(const ImpKernel *k, const CodegenOptions *opt, bool *has_local) {
+int launch_dims(const ImpKernel *k, const CodegenOptions *opt, bool *has_local) {
   int nd = k->ndims > 0 ? k->ndims : 1;
   *has_local = k->has_local;
   for (int d = 0; d < 3; d++) {
@@ -435,7 +431,7 @@ static int launch_dims(const ImpKernel *k, const CodegenOptions *opt, bool *has_
   return nd;
 }
 
-static const char *launch_size(H *h, const ImpKernel *k, int d, bool local) {
+const char *launch_size(H *h, const ImpKernel *k, int d, bool local) {
   int64_t user = h->opt ? (local ? h->opt->local_size[d] : h->opt->global_size[d]) : 0;
   if (user > 0) return arena_printf(h->a, "%lldLL", (long long)user);
   if (d >= k->ndims || (local && !k->has_local)) return "1LL";
@@ -497,7 +493,7 @@ static void nat_params(H *h, const ImpKernel *k, Buf *params, Buf *voids) {
 /* int dpia_NAME_check(sizes..., char *dpia_msg, size_t dpia_msg_size): the
  * launcher's checks of the size arguments, saying which one fails; more
  * (NULL: none) is C run after them (a pipeline's checks of its launches) */
-static void emit_check(H *h, const ImpKernel *k, const char *more) {
+void emit_check(H *h, const ImpKernel *k, const char *more) {
   Buf *o = h->out;
   Buf params, voids, values, args;
   buf_init(&params, h->a);
@@ -543,7 +539,7 @@ static void emit_check(H *h, const ImpKernel *k, const char *more) {
 /* size_t dpia_NAME_PARAM_elements(sizes...) for every buffer parameter:
  * its number of elements (per work-group for local memory), 0 if that
  * overflows or a size is negative */
-static void emit_element_counts(H *h, const ImpKernel *k) {
+void emit_element_counts(H *h, const ImpKernel *k) {
   Buf *o = h->out;
   Buf params, voids;
   buf_init(&params, h->a);
@@ -578,7 +574,7 @@ static void emit_element_counts(H *h, const ImpKernel *k) {
 static const char *param_label(const KParam *p) { return kparam_name(p); }
 
 /* After the sizes: DPIA_ERROR_SIZE when one overflowed (dpia_bad) */
-static void emit_size_overflow(H *h, const char *name) {
+void emit_size_overflow(H *h, const char *name) {
   emit(h->out, "  if (dpia_bad)\n"
                "    return dpia_fail_(DPIA_ERROR_SIZE, \"%s\", \"a launch or buffer size overflows at these sizes\");\n",
        name);
@@ -1146,7 +1142,7 @@ static void emit_pipeline(H *h, const PipeDesc *d) {
 /* ---- the header ---- */
 
 /* DPIA_GENERATED_GEMV_H for samples/gemv.dpia */
-static const char *guard_name(Arena *a, const char *source_name) {
+const char *guard_name(Arena *a, const char *source_name) {
   const char *base = source_name ? source_name : "input";
   const char *slash = strrchr(base, '/');
   if (slash) base = slash + 1;

@@ -9,22 +9,6 @@
 enum { HEADER_COMMON_VERSION = 4 };
 
 /* Error codes of the launchers, besides OpenCL's own (passed through). */
-#define DPIA_HEADER_ERRORS(X)                                                                                   \
-  X(DPIA_ERROR_PRECONDITION, -9001,                                                                             \
-    "a precondition of the kernel does not hold for the size arguments")                                      \
-  X(DPIA_ERROR_SIZE, -9002,                                                                                     \
-    "a size argument is negative, or a launch or buffer size computed from the size arguments overflows, "     \
-    "divides by zero or does not fit a size_t")                                                                \
-  X(DPIA_ERROR_BUFFER_SIZE, -9003,                                                                              \
-    "a buffer argument is smaller (CL_MEM_SIZE) than the bytes the kernel reads or writes in it")               \
-  X(DPIA_ERROR_DEVICE_LIMIT, -9004,                                                                             \
-    "the kernel needs more local memory (CL_KERNEL_LOCAL_MEM_SIZE) than the device has "                       \
-    "(CL_DEVICE_LOCAL_MEM_SIZE), or is launched with larger work-groups than the device runs it in "           \
-    "(CL_KERNEL_WORK_GROUP_SIZE, CL_DEVICE_MAX_WORK_ITEM_SIZES)")                                           \
-  X(DPIA_ERROR_ALIAS, -9005,                                                                                    \
-    "an output buffer argument is the same buffer as another buffer argument, or they are sub-buffers "        \
-    "of one buffer whose bytes the kernel touches overlap")
-
 /* OpenCL error codes (cl.h), by value so that the names are known whatever
  * version of the OpenCL headers the user compiles with. */
 #define DPIA_CL_ERRORS(X)                                                                                      \
@@ -50,6 +34,103 @@ enum { HEADER_COMMON_VERSION = 4 };
   X(-67, CL_INVALID_LINKER_OPTIONS) X(-68, CL_INVALID_DEVICE_PARTITION_COUNT) X(-69, CL_INVALID_PIPE_SIZE)     \
   X(-70, CL_INVALID_DEVICE_QUEUE) X(-71, CL_INVALID_SPEC_ID) X(-72, CL_MAX_SIZE_RESTRICTION_EXCEEDED)          \
   X(-1001, CL_PLATFORM_NOT_FOUND_KHR)
+
+/* Size arithmetic in long long, checked (the launchers' size expressions,
+ * header_int.h c_size) */
+static const char header_arith[] =
+           "/* Size arithmetic in long long: an overflow or a division by zero sets\n"
+           " * *bad and gives 0. */\n"
+           "static inline long long dpia_add_(long long a, long long b, int *bad) {\n"
+           "  if ((b > 0 && a > LLONG_MAX - b) || (b < 0 && a < LLONG_MIN - b)) {\n"
+           "    *bad = 1;\n"
+           "    return 0;\n"
+           "  }\n"
+           "  return a + b;\n"
+           "}\n"
+           "static inline long long dpia_sub_(long long a, long long b, int *bad) {\n"
+           "  if ((b < 0 && a > LLONG_MAX + b) || (b > 0 && a < LLONG_MIN + b)) {\n"
+           "    *bad = 1;\n"
+           "    return 0;\n"
+           "  }\n"
+           "  return a - b;\n"
+           "}\n"
+           "static inline long long dpia_mul_(long long a, long long b, int *bad) {\n"
+           "  if (a == 0 || b == 0) return 0;\n"
+           "  if (a > 0 ? (b > 0 ? a > LLONG_MAX / b : b < LLONG_MIN / a)\n"
+           "            : (b > 0 ? a < LLONG_MIN / b : b < LLONG_MAX / a))\n"
+           "  {\n"
+           "    *bad = 1;\n"
+           "    return 0;\n"
+           "  }\n"
+           "  return a * b;\n"
+           "}\n"
+           "static inline long long dpia_div_(long long a, long long b, int *bad) {\n"
+           "  if (b == 0 || (a == LLONG_MIN && b == -1)) {\n"
+           "    *bad = 1;\n"
+           "    return 0;\n"
+           "  }\n"
+           "  return a / b;\n"
+           "}\n"
+           "static inline long long dpia_mod_(long long a, long long b, int *bad) {\n"
+           "  if (b == 0 || (a == LLONG_MIN && b == -1)) {\n"
+           "    *bad = 1;\n"
+           "    return 0;\n"
+           "  }\n"
+           "  return a % b;\n"
+           "}\n"
+           "static inline long long dpia_neg_(long long a, int *bad) {\n"
+           "  if (a == LLONG_MIN) {\n"
+           "    *bad = 1;\n"
+           "    return 0;\n"
+           "  }\n"
+           "  return -a;\n"
+           "}\n"
+           "/* a launch or buffer size: 0 <= v and v fits a size_t */\n"
+           "static inline size_t dpia_size_(long long v, int *bad) {\n"
+           "  size_t s = DPIA_CAST_(size_t, v);\n"
+           "  if (v < 0 || DPIA_CAST_(long long, s) != v) *bad = 1;\n"
+           "  return s;\n"
+           "}\n"
+           "\n";
+
+void header_emit_arith(Buf *o) { buf_puts(o, header_arith); }
+
+/* The thread's message of a launcher's last failure, and the functions
+ * that set it */
+static const char header_messages[] =
+           "/* The message of this thread's last launcher call that returned a\n"
+           " * DPIA_ERROR_* code: the kernel, the parameters and the numbers (\"\" after\n"
+           " * a call that succeeded or failed in OpenCL).  Valid until this thread's\n"
+           " * next launch. */\n"
+           "#define DPIA_ERROR_MESSAGE_SIZE 512\n"
+           "static inline char *dpia_error_message_buffer_(void) {\n"
+           "  static DPIA_THREAD_LOCAL_ char message[DPIA_ERROR_MESSAGE_SIZE];\n"
+           "  return message;\n"
+           "}\n"
+           "static inline const char *dpia_last_error_message(void) { return dpia_error_message_buffer_(); }\n"
+           "\n"
+           "/* err, with this thread's error message (if any) prefixed by \"name: \" */\n"
+           "static inline int dpia_error_in_(int err, const char *name) {\n"
+           "  char *m = dpia_error_message_buffer_();\n"
+           "  size_t k = strlen(name) + 2, n = strlen(m);\n"
+           "  if (n == 0 || k >= DPIA_ERROR_MESSAGE_SIZE) return err;\n"
+           "  if (n > DPIA_ERROR_MESSAGE_SIZE - 1 - k) n = DPIA_ERROR_MESSAGE_SIZE - 1 - k;\n"
+           "  memmove(m + k, m, n);\n"
+           "  m[k + n] = 0;\n"
+           "  memcpy(m, name, k - 2);\n"
+           "  m[k - 2] = ':';\n"
+           "  m[k - 1] = ' ';\n"
+           "  return err;\n"
+           "}\n"
+           "\n"
+           "/* err, with the message \"name: text\" */\n"
+           "static inline int dpia_fail_(int err, const char *name, const char *text) {\n"
+           "  (void)snprintf(dpia_error_message_buffer_(), DPIA_ERROR_MESSAGE_SIZE, \"%s: %s\", name, text);\n"
+           "  return err;\n"
+           "}\n"
+           "\n";
+
+void header_emit_messages(Buf *o) { buf_puts(o, header_messages); }
 
 void header_emit_common(Buf *o) {
   emit(o,
@@ -116,62 +197,8 @@ void header_emit_common(Buf *o) {
            "\n"
            "/* the kernel interface passes sizes as OpenCL ints */\n"
            "typedef char dpia_int_is_cl_int_[sizeof(int) == sizeof(cl_int) ? 1 : -1];\n"
-           "\n"
-           "/* Size arithmetic in long long: an overflow or a division by zero sets\n"
-           " * *bad and gives 0. */\n"
-           "static inline long long dpia_add_(long long a, long long b, int *bad) {\n"
-           "  if ((b > 0 && a > LLONG_MAX - b) || (b < 0 && a < LLONG_MIN - b)) {\n"
-           "    *bad = 1;\n"
-           "    return 0;\n"
-           "  }\n"
-           "  return a + b;\n"
-           "}\n"
-           "static inline long long dpia_sub_(long long a, long long b, int *bad) {\n"
-           "  if ((b < 0 && a > LLONG_MAX + b) || (b > 0 && a < LLONG_MIN + b)) {\n"
-           "    *bad = 1;\n"
-           "    return 0;\n"
-           "  }\n"
-           "  return a - b;\n"
-           "}\n"
-           "static inline long long dpia_mul_(long long a, long long b, int *bad) {\n"
-           "  if (a == 0 || b == 0) return 0;\n"
-           "  if (a > 0 ? (b > 0 ? a > LLONG_MAX / b : b < LLONG_MIN / a)\n"
-           "            : (b > 0 ? a < LLONG_MIN / b : b < LLONG_MAX / a))\n"
-           "  {\n"
-           "    *bad = 1;\n"
-           "    return 0;\n"
-           "  }\n"
-           "  return a * b;\n"
-           "}\n"
-           "static inline long long dpia_div_(long long a, long long b, int *bad) {\n"
-           "  if (b == 0 || (a == LLONG_MIN && b == -1)) {\n"
-           "    *bad = 1;\n"
-           "    return 0;\n"
-           "  }\n"
-           "  return a / b;\n"
-           "}\n"
-           "static inline long long dpia_mod_(long long a, long long b, int *bad) {\n"
-           "  if (b == 0 || (a == LLONG_MIN && b == -1)) {\n"
-           "    *bad = 1;\n"
-           "    return 0;\n"
-           "  }\n"
-           "  return a % b;\n"
-           "}\n"
-           "static inline long long dpia_neg_(long long a, int *bad) {\n"
-           "  if (a == LLONG_MIN) {\n"
-           "    *bad = 1;\n"
-           "    return 0;\n"
-           "  }\n"
-           "  return -a;\n"
-           "}\n"
-           "/* a launch or buffer size: 0 <= v and v fits a size_t */\n"
-           "static inline size_t dpia_size_(long long v, int *bad) {\n"
-           "  size_t s = DPIA_CAST_(size_t, v);\n"
-           "  if (v < 0 || DPIA_CAST_(long long, s) != v) *bad = 1;\n"
-           "  return s;\n"
-           "}\n"
-           "\n"
-           );
+           "\n");
+  header_emit_arith(o);
   buf_puts(o,
            "/* The build log of the last program that failed to build in a launch by\n"
            " * this thread (of this translation unit), with the options used and the\n"
@@ -321,38 +348,8 @@ void header_emit_common(Buf *o) {
            "    }\n"
            "  clReleaseKernel(k);\n"
            "}\n"
-           "\n"
-           "/* The message of this thread's last launcher call that returned a\n"
-           " * DPIA_ERROR_* code: the kernel, the parameters and the numbers (\"\" after\n"
-           " * a call that succeeded or failed in OpenCL).  Valid until this thread's\n"
-           " * next launch. */\n"
-           "#define DPIA_ERROR_MESSAGE_SIZE 512\n"
-           "static inline char *dpia_error_message_buffer_(void) {\n"
-           "  static DPIA_THREAD_LOCAL_ char message[DPIA_ERROR_MESSAGE_SIZE];\n"
-           "  return message;\n"
-           "}\n"
-           "static inline const char *dpia_last_error_message(void) { return dpia_error_message_buffer_(); }\n"
-           "\n"
-           "/* err, with this thread's error message (if any) prefixed by \"name: \" */\n"
-           "static inline int dpia_error_in_(int err, const char *name) {\n"
-           "  char *m = dpia_error_message_buffer_();\n"
-           "  size_t k = strlen(name) + 2, n = strlen(m);\n"
-           "  if (n == 0 || k >= DPIA_ERROR_MESSAGE_SIZE) return err;\n"
-           "  if (n > DPIA_ERROR_MESSAGE_SIZE - 1 - k) n = DPIA_ERROR_MESSAGE_SIZE - 1 - k;\n"
-           "  memmove(m + k, m, n);\n"
-           "  m[k + n] = 0;\n"
-           "  memcpy(m, name, k - 2);\n"
-           "  m[k - 2] = ':';\n"
-           "  m[k - 1] = ' ';\n"
-           "  return err;\n"
-           "}\n"
-           "\n"
-           "/* err, with the message \"name: text\" */\n"
-           "static inline int dpia_fail_(int err, const char *name, const char *text) {\n"
-           "  (void)snprintf(dpia_error_message_buffer_(), DPIA_ERROR_MESSAGE_SIZE, \"%s: %s\", name, text);\n"
-           "  return err;\n"
-           "}\n"
            "\n");
+  header_emit_messages(o);
   buf_puts(o,
            "/* A buffer argument holds at least bytes (elements of elem_bytes):\n"
            " * CL_SUCCESS, DPIA_ERROR_BUFFER_SIZE (the message names the parameter, the\n"

@@ -1,0 +1,505 @@
+/* backend_cuda.c: the CUDA C backend (backend.h): the kernel IR printed
+ * as CUDA C++ that nvcc compiles (docs/targets.md), in the style of the
+ * OpenCL printer (two spaces an indentation level, one statement a line,
+ * no redundant parentheses).  The OpenCL concepts map one to one:
+ *
+ *   kernel void k(...)        extern "C" __global__ void k(...): a C name,
+ *                             the same as the program's
+ *   reqd_work_group_size      __launch_bounds__(the block's threads)
+ *   get_group_id(d) ...       blockIdx, threadIdx, blockDim, gridDim
+ *                             (a global id is blockIdx*blockDim+threadIdx)
+ *   local float t[n];         __shared__ float t[n];
+ *   local float *t (a parameter)
+ *                             a byte offset into the dynamic shared memory
+ *                             the launcher sizes (docs/targets.md)
+ *   barrier(...)              __syncthreads(), which fences both memories
+ *   restrict, global, const   __restrict__, (nothing), const
+ *   constant float w[n]       static __constant__ float w[n]
+ *   vectors and built-ins     the preamble's types, operators and helpers
+ *                             (backend_cuda_vectors.c), CUDA's math
+ *                             functions by name table */
+#include "backend_c.h"
+#include "backend_cuda.h"
+#include "kernel.h"
+
+#include <string.h>
+
+static const char *const dim_name = "xyz";
+
+bool cuda_builtin_vector(ScalarKind s, int width) {
+  return (s == SC_INT || s == SC_FLOAT || s == SC_DOUBLE) && width >= 2 && width <= 4 &&
+         !(s == SC_DOUBLE && width == 4);
+}
+
+void cuda_vector_name(Buf *out, ScalarKind s, int width) {
+  emit(out, "%s%s%d", cuda_builtin_vector(s, width) ? "" : "dpia_", scalar_name(s), width);
+}
+
+/* CUDA's math functions of a scalar, by KirBuiltin (float, double, int);
+ * NULL: none (clamp is the preamble's dpia_clamp; select is ?:) */
+static const char *const scalar_builtin[][3] = {
+    [KBI_MIN] = {"fminf", "fmin", "min"},    [KBI_MAX] = {"fmaxf", "fmax", "max"},
+    [KBI_CLAMP] = {"dpia_clamp", "dpia_clamp", "dpia_clamp"},
+    [KBI_SELECT] = {NULL, NULL, NULL},       [KBI_FABS] = {"fabsf", "fabs", "abs"},
+    [KBI_SQRT] = {"sqrtf", "sqrt", NULL},    [KBI_RSQRT] = {"rsqrtf", "rsqrt", NULL},
+    [KBI_EXP] = {"expf", "exp", NULL},       [KBI_LOG] = {"logf", "log", NULL},
+    [KBI_SIN] = {"sinf", "sin", NULL},       [KBI_COS] = {"cosf", "cos", NULL},
+    [KBI_FLOOR] = {"floorf", "floor", NULL}, [KBI_CEIL] = {"ceilf", "ceil", NULL},
+    [KBI_POW] = {"powf", "pow", NULL},       [KBI_FMA] = {"fmaf", "fma", NULL},
+};
+
+/* the preamble's lane-wise helpers of vectors, by KirBuiltin */
+static const char *const vector_builtin[] = {
+    [KBI_MIN] = "dpia_min",     [KBI_MAX] = "dpia_max",   [KBI_CLAMP] = "dpia_clamp", [KBI_SELECT] = "dpia_select",
+    [KBI_FABS] = "dpia_fabs",   [KBI_SQRT] = "dpia_sqrt", [KBI_RSQRT] = "dpia_rsqrt", [KBI_EXP] = "dpia_exp",
+    [KBI_LOG] = "dpia_log",     [KBI_SIN] = "dpia_sin",   [KBI_COS] = "dpia_cos",     [KBI_FLOOR] = "dpia_floor",
+    [KBI_CEIL] = "dpia_ceil",   [KBI_POW] = "dpia_pow",   [KBI_FMA] = "dpia_fma",
+};
+
+const char *cuda_builtin_spelling(KirBuiltin b, ScalarKind s, int width) {
+  if (width > 1) return vector_builtin[b];
+  const char *name = scalar_builtin[b][s == SC_DOUBLE ? 1 : s == SC_INT ? 2 : 0];
+  if (!name) INTERNAL("no CUDA spelling of built-in %d on %s", (int)b, scalar_name(s));
+  return name;
+}
+
+static void print_expr(Buf *out, const KirExpr *e);
+
+/* float4, dpia_float8, pair_float_int, const float * (no memory space:
+ * a CUDA pointer is generic) */
+static void print_type(Buf *out, const KirType *t) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (t->kind) {
+  case KTY_SCALAR:
+    if (t->width > 1) cuda_vector_name(out, t->scalar, t->width);
+    else buf_puts(out, scalar_name(t->scalar));
+    return;
+  case KTY_STRUCT: buf_puts(out, t->name); return;
+  case KTY_POINTER:
+    if (t->is_const) buf_puts(out, "const ");
+    print_type(out, t->to);
+    buf_puts(out, " *");
+    return;
+  }
+  DPIA_EXHAUSTIVE_END
+}
+
+/* e's precedence: kir_prec, but a global id and size print as sums and
+ * products of CUDA's variables */
+static int prec(const KirExpr *e) {
+  if (e->kind == KE_QUERY && e->query.query == KQ_GLOBAL_ID) return PREC_ADD;
+  if (e->kind == KE_QUERY && e->query.query == KQ_GLOBAL_SIZE) return PREC_MUL;
+  return kir_prec(e);
+}
+
+/* e as an operand that needs a precedence of at least min */
+static void print_operand(Buf *out, const KirExpr *e, int min) {
+  bool paren = prec(e) < min;
+  if (paren) buf_putc(out, '(');
+  print_expr(out, e);
+  if (paren) buf_putc(out, ')');
+}
+
+static void print_args(Buf *out, const KirExpr *e) {
+  buf_putc(out, '(');
+  for (int i = 0; i < e->call.nargs; i++) {
+    if (i) buf_puts(out, ", ");
+    print_operand(out, e->call.args[i], PREC_ASSIGN);
+  }
+  buf_putc(out, ')');
+}
+
+/* the work-item functions as CUDA's built-in variables (the CUDA
+ * Programming Guide, "Built-in Variables") */
+static void print_query(Buf *out, KirQuery q, int dim) {
+  char d = dim_name[dim];
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (q) {
+  case KQ_GLOBAL_ID: emit(out, "blockIdx.%c * blockDim.%c + threadIdx.%c", d, d, d); return;
+  case KQ_GLOBAL_SIZE: emit(out, "gridDim.%c * blockDim.%c", d, d); return;
+  case KQ_GROUP_ID: emit(out, "blockIdx.%c", d); return;
+  case KQ_NUM_GROUPS: emit(out, "gridDim.%c", d); return;
+  case KQ_LOCAL_ID: emit(out, "threadIdx.%c", d); return;
+  case KQ_LOCAL_SIZE: emit(out, "blockDim.%c", d); return;
+  }
+  DPIA_EXHAUSTIVE_END
+}
+
+/* dpia_vload4(offset, ptr), dpia_vstore4(value, offset, ptr): the
+ * preamble's, with vloadN's and vstoreN's meaning (OpenCL C 6.15.7) */
+static void print_vector_memory(Buf *out, const char *fn, int width, const KirExpr *value, const KirExpr *offset,
+                                const KirExpr *ptr) {
+  emit(out, "dpia_%s%d(", fn, width);
+  if (value) {
+    print_operand(out, value, PREC_ASSIGN);
+    buf_puts(out, ", ");
+  }
+  print_operand(out, offset, PREC_ASSIGN);
+  buf_puts(out, ", ");
+  print_operand(out, ptr, PREC_ASSIGN);
+  buf_putc(out, ')');
+}
+
+static void print_expr(Buf *out, const KirExpr *e) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (e->kind) {
+  case KE_INT: emit(out, "%lld", (long long)e->value); return;
+  case KE_VAR: buf_puts(out, e->name); return;
+  case KE_LIT: cprint_lit(out, e->lit); return;
+  case KE_IX: ix_print(out, e->ix, print_expr); return;
+  case KE_QUERY:
+    /* an operand of an index polynomial (ix_print) is printed whole:
+     * parenthesised here unless a statement prints it alone */
+    buf_putc(out, '(');
+    print_query(out, e->query.query, e->query.dim);
+    buf_putc(out, ')');
+    return;
+  case KE_UNARY: {
+    Buf operand;
+    buf_init(&operand, out->arena);
+    print_operand(&operand, e->un.operand, PREC_UNARY);
+    bool sign = e->un.op != '&' && operand.data && (operand.data[0] == '-' || operand.data[0] == '!');
+    emit(out, sign ? "%c(%s)" : "%c%s", e->un.op, operand.data ? operand.data : "");
+    return;
+  }
+  case KE_BINARY: {
+    int p = kir_binop_prec[e->bin.op];
+    int lmin = p, rmin = p + 1;
+    if (e->bin.op == KB_OR || e->bin.op == KB_EQ || e->bin.op == KB_NE) lmin = rmin = p + 2;
+    if (e->bin.op == KB_ALL || e->bin.op == KB_PTR_ADD) rmin = p;
+    print_operand(out, e->bin.lhs, lmin);
+    emit(out, " %s ", kir_binop_text[e->bin.op]);
+    print_operand(out, e->bin.rhs, rmin);
+    return;
+  }
+  case KE_COND:
+    print_operand(out, e->cond.test, PREC_COND + 1);
+    buf_puts(out, " ? ");
+    print_operand(out, e->cond.then, PREC_COND + 1);
+    buf_puts(out, " : ");
+    print_operand(out, e->cond.other, PREC_COND);
+    return;
+  case KE_INDEX:
+    print_operand(out, e->index.base, PREC_POSTFIX);
+    buf_putc(out, '[');
+    print_expr(out, e->index.at);
+    buf_putc(out, ']');
+    return;
+  case KE_MEMBER:
+    print_operand(out, e->member.base, PREC_POSTFIX);
+    emit(out, ".%s", e->member.name);
+    return;
+  case KE_LANE: /* CUDA's .x .y .z .w, the preamble's .s[i] */
+    print_operand(out, e->lane.base, PREC_POSTFIX);
+    if (e->lane.width <= 4)
+      emit(out, ".%c", "xyzw"[e->lane.lane & 3]);
+    else
+      emit(out, ".s[%d]", e->lane.lane);
+    return;
+  case KE_VLOAD: print_vector_memory(out, "vload", e->vload.width, NULL, e->vload.offset, e->vload.ptr); return;
+  case KE_CALL:
+    buf_puts(out, e->call.fn);
+    print_args(out, e);
+    return;
+  case KE_BUILTIN:
+    if (e->call.builtin == KBI_SELECT && e->call.type->width == 1) {
+      print_operand(out, e->call.args[0], PREC_COND + 1);
+      buf_puts(out, " ? ");
+      print_operand(out, e->call.args[1], PREC_COND + 1);
+      buf_puts(out, " : ");
+      print_operand(out, e->call.args[2], PREC_COND);
+      return;
+    }
+    buf_puts(out, cuda_builtin_spelling(e->call.builtin, e->call.type->scalar, e->call.type->width));
+    print_args(out, e);
+    return;
+  case KE_CAST:
+    if (e->call.type->kind == KTY_SCALAR && e->call.type->width > 1) {
+      buf_puts(out, "dpia_convert_");
+      print_type(out, e->call.type);
+      print_args(out, e);
+      return;
+    }
+    buf_putc(out, '(');
+    print_type(out, e->call.type);
+    buf_putc(out, ')');
+    print_operand(out, e->call.args[0], PREC_UNARY);
+    return;
+  case KE_VECTOR: {
+    const KirType *t = e->call.type;
+    if (e->call.nargs == 1) { /* a scalar broadcast */
+      buf_puts(out, "dpia_splat_");
+      print_type(out, t);
+    } else {
+      buf_puts(out, "make_");
+      print_type(out, t);
+    }
+    print_args(out, e);
+    return;
+  }
+  }
+  DPIA_EXHAUSTIVE_END
+}
+
+/* an expression a statement holds whole: a work-item query unparenthesised */
+static void print_top(Buf *out, const KirExpr *e) {
+  if (e->kind == KE_QUERY) print_query(out, e->query.query, e->query.dim);
+  else print_expr(out, e);
+}
+
+static void print_block(Buf *out, const KirBlock *b, int indent, LineRec *rec);
+
+static void print_trailing_comment(Buf *out, const KirStmt *s) {
+  if (s->comment) emit(out, " /* %s */", s->comment);
+}
+
+static void print_stmt(Buf *out, const KirStmt *s, int indent, LineRec *rec) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (s->kind) {
+  case KS_DECL:
+    if (s->decl.space == KSP_LOCAL) buf_puts(out, "__shared__ ");
+    if (s->decl.is_const) buf_puts(out, "const ");
+    print_type(out, s->decl.type);
+    emit(out, s->decl.type->kind == KTY_POINTER ? "%s" : " %s", s->decl.name);
+    if (s->decl.array_len >= 0) emit(out, "[%lld]", (long long)s->decl.array_len);
+    if (s->decl.init) {
+      buf_puts(out, " = ");
+      print_top(out, s->decl.init);
+    }
+    buf_putc(out, ';');
+    print_trailing_comment(out, s);
+    break;
+  case KS_ASSIGN:
+    print_expr(out, s->assign.lhs);
+    buf_puts(out, " = ");
+    print_top(out, s->assign.rhs);
+    buf_putc(out, ';');
+    print_trailing_comment(out, s);
+    break;
+  case KS_VSTORE:
+    print_vector_memory(out, "vstore", s->vstore.width, s->vstore.value, s->vstore.offset, s->vstore.ptr);
+    buf_putc(out, ';');
+    print_trailing_comment(out, s);
+    break;
+  case KS_FOR:
+    if (s->loop.unroll > 1) {
+      emit(out, "#pragma unroll %d\n", s->loop.unroll);
+      buf_indent(out, indent);
+    }
+    emit(out, "for (int %s = ", s->loop.var);
+    print_top(out, s->loop.init);
+    emit(out, "; %s < ", s->loop.var);
+    print_operand(out, s->loop.bound, kir_binop_prec[KB_LT] + 1);
+    emit(out, "; %s += ", s->loop.var);
+    print_top(out, s->loop.step);
+    buf_puts(out, ") {");
+    print_trailing_comment(out, s);
+    buf_putc(out, '\n');
+    print_block(out, &s->loop.body, indent + 1, rec);
+    buf_indent(out, indent);
+    buf_putc(out, '}');
+    break;
+  case KS_IF:
+    buf_puts(out, "if (");
+    print_expr(out, s->cond.cond);
+    buf_puts(out, ") ");
+    if (s->cond.one_line) {
+      cprint_record_line(rec, out, s->cond.body.first);
+      print_stmt(out, s->cond.body.first, indent, rec);
+      return;
+    }
+    buf_putc(out, '{');
+    print_trailing_comment(out, s);
+    buf_putc(out, '\n');
+    print_block(out, &s->cond.body, indent + 1, rec);
+    buf_indent(out, indent);
+    buf_putc(out, '}');
+    break;
+  case KS_BLOCK:
+    buf_putc(out, '{');
+    print_trailing_comment(out, s);
+    buf_putc(out, '\n');
+    print_block(out, &s->block.body, indent + 1, rec);
+    buf_indent(out, indent);
+    buf_putc(out, '}');
+    break;
+  case KS_BARRIER: /* orders shared and global memory within the block */
+    buf_puts(out, "__syncthreads();");
+    print_trailing_comment(out, s);
+    break;
+  case KS_EXPR:
+    if (s->expr->kind == KE_CALL) {
+      print_expr(out, s->expr);
+    } else {
+      buf_puts(out, "(void)");
+      print_operand(out, s->expr, PREC_UNARY);
+    }
+    buf_putc(out, ';');
+    print_trailing_comment(out, s);
+    break;
+  case KS_COMMENT: emit(out, "/* %s */", s->text); break;
+  }
+  DPIA_EXHAUSTIVE_END
+  buf_putc(out, '\n');
+}
+
+static void print_block(Buf *out, const KirBlock *b, int indent, LineRec *rec) {
+  for (const KirStmt *s = b->first; s; s = s->next) {
+    buf_indent(out, indent);
+    cprint_record_line(rec, out, s);
+    print_stmt(out, s, indent, rec);
+  }
+}
+
+static void print_struct(Buf *out, const KirStruct *s) {
+  emit(out, "typedef struct {\n");
+  for (int i = 0; i < 2; i++) {
+    const KirStructField *f = &s->field[i];
+    buf_puts(out, "  ");
+    print_type(out, f->type);
+    emit(out, " %s", f->name);
+    if (f->array_len >= 0) emit(out, "[%lld]", (long long)f->array_len);
+    emit(out, ";\n");
+  }
+  emit(out, "} %s;\n\n", s->name);
+}
+
+/* The local buffer parameter p's offset in the dynamic shared memory: a
+ * name of the reserved prefix dpia_ (backend_cuda_names.c) */
+static void print_local_offset(Buf *out, const KirParam *p) { emit(out, "dpia_%s_at", p->name); }
+
+/* a buffer as a pointer, a value by itself, a local buffer as its offset */
+static void print_param(Buf *out, const KirParam *p) {
+  switch ((KParamRole)p->role) {
+  case KP_OUTPUT:
+  case KP_TEMP:
+    print_type(out, p->type);
+    emit(out, p->restrict_ ? " *__restrict__ %s" : " *%s", p->name);
+    return;
+  case KP_INPUT:
+    buf_puts(out, "const ");
+    print_type(out, p->type);
+    emit(out, " *__restrict__ %s", p->name);
+    return;
+  case KP_SCALAR:
+  case KP_NAT:
+    print_type(out, p->type);
+    emit(out, " %s", p->name);
+    return;
+  case KP_LOCAL:
+    buf_puts(out, "unsigned ");
+    print_local_offset(out, p);
+    return;
+  }
+  INTERNAL("kernel parameter role %d", p->role);
+}
+
+/* The definitions before the kernel that the program does not yet hold:
+ * the preamble, struct typedefs, foreign functions (__device__, as their
+ * C definition), constant arrays (__constant__; static, as a header may
+ * hold several kernels). */
+static void print_tops(const KirKernel *k, NameSet *defined, Buf *out) {
+  cuda_print_preamble(k, defined, out);
+  bool table = false;
+  for (int i = 0; i < k->ntops; i++) {
+    const KirTop *t = &k->tops[i];
+    if (cprint_defined_before(defined, t->name)) continue;
+    DPIA_EXHAUSTIVE_BEGIN
+    switch (t->kind) {
+    case KT_STRUCT: print_struct(out, &t->st); break;
+    case KT_FOREIGN: emit(out, "/* foreign function %s */\n__device__ inline %s\n", t->name, t->text); break;
+    case KT_CONST: {
+      Buf head;
+      buf_init(&head, out->arena);
+      buf_puts(&head, "static __constant__ ");
+      print_type(&head, t->table.elem);
+      cprint_table(out, head.data, t->name, &t->table, print_expr);
+      table = true;
+      break;
+    }
+    }
+    DPIA_EXHAUSTIVE_END
+  }
+  if (table) buf_putc(out, '\n');
+}
+
+/* The signature on one line when it fits in 100 columns; else a
+ * parameter a line, aligned after the parenthesis. */
+static void print_kernel_lines(const KirKernel *k, NameSet *defined, Buf *out, LineRec *rec) {
+  cprint_comment(out, k->comment);
+  buf_putc(out, '\n');
+  print_tops(k, defined, out);
+  size_t start = out->len;
+  if (k->reqd_local)
+    emit(out, "extern \"C\" __global__ void __launch_bounds__(%lld)\n%s(",
+         (long long)(k->local_size[0] * k->local_size[1] * k->local_size[2]), k->name);
+  else
+    emit(out, "extern \"C\" __global__ void %s(", k->name);
+  const char *nl = strrchr(out->data + start, '\n');
+  size_t col = nl ? strlen(nl + 1) : out->len - start;
+  Buf decls;
+  buf_init(&decls, out->arena);
+  size_t *ends = NEWARRAY(out->arena, size_t, k->nparams > 0 ? k->nparams : 1);
+  size_t width = 0;
+  for (int i = 0; i < k->nparams; i++) {
+    size_t from = decls.len;
+    print_param(&decls, &k->params[i]);
+    ends[i] = decls.len;
+    width += decls.len - from + 2;
+  }
+  bool one_line = col + width <= 100;
+  for (int i = 0; i < k->nparams; i++) {
+    if (i) {
+      if (one_line) {
+        buf_puts(out, ", ");
+      } else {
+        buf_puts(out, ",\n");
+        for (size_t c = 0; c < col; c++) buf_putc(out, ' ');
+      }
+    }
+    size_t from = i ? ends[i - 1] : 0;
+    buf_put(out, decls.data + from, ends[i] - from);
+  }
+  emit(out, ") {\n");
+  /* the local buffer parameters, carved out of the dynamic shared memory
+   * at the offsets the launcher computed */
+  bool shared = false;
+  for (int i = 0; i < k->nparams; i++) {
+    const KirParam *p = &k->params[i];
+    if (p->role != KP_LOCAL) continue;
+    if (!shared) buf_puts(out, "  extern __shared__ __align__(16) unsigned char dpia_shared[];\n");
+    shared = true;
+    buf_puts(out, "  ");
+    print_type(out, p->type);
+    emit(out, " *%s = reinterpret_cast<", p->name);
+    print_type(out, p->type);
+    buf_puts(out, " *>(dpia_shared + ");
+    print_local_offset(out, p);
+    buf_puts(out, ");\n");
+  }
+  print_block(out, &k->locals, 1, rec);
+  print_block(out, &k->body, 1, rec);
+  emit(out, "}\n");
+}
+
+static void print_kernel(const KirKernel *k, NameSet *defined, Buf *out) { print_kernel_lines(k, defined, out, NULL); }
+
+static int statement_lines(Arena *a, const KirKernel *k, const KirStmt *const **stmts, const int **lines,
+                           const char **text) {
+  Buf out;
+  buf_init(&out, a);
+  LineRec rec = {.arena = a, .line = 1};
+  print_kernel_lines(k, NULL, &out, &rec);
+  return cprint_lines(&rec, &out, stmts, lines, text);
+}
+
+const Backend backend_cuda = {
+    .id = TARGET_CUDA,
+    .name = "cuda",
+    .names = {.language = "CUDA C++", .use = cuda_name_use, .kernel_use = cuda_kernel_name_use},
+    .print_type = print_type,
+    .print_expr = print_expr,
+    .print_kernel = print_kernel,
+    .statement_lines = statement_lines,
+    .print_header = cuda_print_header,
+};

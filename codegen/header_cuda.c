@@ -1,0 +1,276 @@
+/* header_cuda.c: `--emit=header --target=cuda`: a C++ header, compiled
+ * by nvcc as part of a .cu file, that holds the kernels of one source
+ * file and launches them on the CUDA runtime, in the shape of the OpenCL
+ * header (header.c): for each kernel NAME
+ *   int dpia_NAME_launch(cudaStream_t stream, <kernel parameters without
+ *                        the temporaries and local buffers>);
+ *   int dpia_NAME_check(<nat parameters>, char *msg, size_t n);
+ *   size_t dpia_NAME_PARAM_elements(<nat parameters>);
+ * A launcher checks the sizes and the preconditions (the same checked C
+ * as the OpenCL header's), that no output overlaps another buffer in the
+ * bytes the kernel touches (the kernel's pointers are __restrict__),
+ * computes the grid and block from the NDRange, allocates the global
+ * temporaries on the stream (cudaMallocAsync), lays the local buffers out
+ * in the dynamic shared memory (each at a 16-byte boundary, their offsets
+ * passed as the kernel's arguments) and launches the kernel with <<<>>>.
+ * A CUDA pointer does not know its size: the buffers' sizes are the
+ * caller's to ensure (dpia_NAME_PARAM_elements says them).
+ *
+ * Each kernel's source is in a namespace of its own (dpia_NAME_): two
+ * kernels of one file may define the same struct or preamble helper. */
+#include <string.h>
+
+#include "dpia.h"
+#include "backend_cuda.h"
+#include "header_common.h"
+#include "header_int.h"
+#include "pipeline_emit.h"
+
+/* the host type of a scalar, vector or pair of kernel k, as its source
+ * (in namespace dpia_K_) names it */
+static const char *cuda_host_type(H *h, const ImpKernel *k, DataType *t) {
+  t = dt_resolve(t);
+  Buf b;
+  buf_init(&b, h->a);
+  switch (t->kind) {
+  case DT_SCALAR:
+    if (t->width > 1 && !cuda_builtin_vector(t->scalar, t->width)) emit(&b, "dpia_%s_::", k->name);
+    if (t->width > 1) cuda_vector_name(&b, t->scalar, t->width);
+    else buf_puts(&b, scalar_name(t->scalar));
+    return b.data;
+  case DT_IDX: return "int";
+  case DT_PAIR:
+    emit(&b, "dpia_%s_::", k->name);
+    type_tag(&b, t);
+    return b.data;
+  default: INTERNAL("no host type for %s", dt_str(h->a, t));
+  }
+}
+
+/* a buffer parameter's element, as the kernel declares its pointer */
+static const char *element_type(H *h, const ImpKernel *k, const KParam *p) {
+  DataType *e = elem_of(p->type);
+  return kparam_packed3(p) ? scalar_name(e->scalar) : cuda_host_type(h, k, e);
+}
+
+static const char *element_bytes(H *h, const ImpKernel *k, const KParam *p) {
+  DataType *e = elem_of(p->type);
+  if (kparam_packed3(p)) return arena_printf(h->a, "3 * sizeof(%s)", scalar_name(e->scalar));
+  return arena_printf(h->a, "sizeof(%s)", cuda_host_type(h, k, e));
+}
+
+static void emit_launch_signature(H *h, const ImpKernel *k) {
+  Buf *o = h->out;
+  size_t start = o->len;
+  emit(o, "static inline int dpia_%s_launch(cudaStream_t dpia_stream", k->name);
+  size_t col = o->len - start;
+  for (int i = 0; i < k->nparams; i++) {
+    const KParam *p = &k->params[i];
+    const char *n = host_param(h, p), *part = NULL;
+    switch (p->role) {
+    case KP_OUTPUT: part = arena_printf(h->a, "%s *%s", element_type(h, k, p), n); break;
+    case KP_INPUT: part = arena_printf(h->a, "const %s *%s", element_type(h, k, p), n); break;
+    case KP_SCALAR: part = arena_printf(h->a, "%s %s", cuda_host_type(h, k, p->type), n); break;
+    case KP_NAT: part = arena_printf(h->a, "int %s", n); break;
+    case KP_TEMP:
+    case KP_LOCAL: continue;
+    }
+    if (col + strlen(part) + 2 > 100) {
+      buf_puts(o, ",\n    ");
+      col = 4;
+    } else {
+      buf_puts(o, ", ");
+      col += 2;
+    }
+    buf_puts(o, part);
+    col += strlen(part);
+  }
+  buf_puts(o, ")");
+}
+
+static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
+  Buf *o = h->out;
+  bool has_local;
+  int nd = launch_dims(k, h->opt, &has_local);
+  emit(o, "/* ---- kernel %s ----\n * Preconditions:", k->name);
+  precond_print_list(o, k->nprecond, k->preconds);
+  emit(o, "\n */\nnamespace dpia_%s_ {\n\n%s\n} /* namespace dpia_%s_ */\n\n", k->name, source, k->name);
+  emit_check(h, k, NULL);
+  emit_element_counts(h, k);
+
+  emit(o, "/* Launch %s on the stream.  Returns 0, a DPIA_ERROR_* code or the CUDA\n"
+          " * error of the launch (dpia_error_string). */\n",
+       k->name);
+  emit_launch_signature(h, k);
+  emit(o, " {\n  int dpia_bad = 0, dpia_i;\n  cudaError_t dpia_err = cudaSuccess;\n"
+          "  size_t dpia_global[%d], dpia_local[%d], dpia_shared = 0;\n",
+       nd, nd);
+  int ntemps = 0;
+  for (int i = 0; i < k->nparams; i++) {
+    const KParam *p = &k->params[i];
+    if (p->role == KP_NAT || p->role == KP_SCALAR) continue;
+    emit(o, "  size_t dpia_bytes_%d;\n", i);
+    if (p->role == KP_TEMP) emit(o, "  %s *dpia_temp_%d = DPIA_NULL_;\n", element_type(h, k, p), ntemps++);
+    if (p->role == KP_LOCAL) emit(o, "  unsigned dpia_at_%d;\n", i);
+  }
+  emit(o, "  int dpia_check = dpia_%s_check(", k->name);
+  for (int i = 0; i < k->nparams; i++)
+    if (k->params[i].role == KP_NAT) emit(o, "%s, ", host_param(h, &k->params[i]));
+  emit(o, "dpia_error_message_buffer_(), DPIA_ERROR_MESSAGE_SIZE);\n"
+          "  if (dpia_check != DPIA_SUCCESS) return dpia_error_in_(dpia_check, \"%s\");\n",
+       k->name);
+  for (int d = 0; d < nd; d++) {
+    emit(o, "  dpia_global[%d] = dpia_size_(%s, &dpia_bad);\n", d, launch_size(h, k, d, false));
+    emit(o, "  dpia_local[%d] = dpia_size_(%s, &dpia_bad);\n", d, launch_size(h, k, d, true));
+  }
+  for (int i = 0; i < k->nparams; i++) {
+    const KParam *p = &k->params[i];
+    if (p->role == KP_NAT || p->role == KP_SCALAR) continue;
+    emit(o, "  dpia_bytes_%d = dpia_size_(dpia_mul_(%s, DPIA_CAST_(long long, %s), &dpia_bad), &dpia_bad);\n", i,
+         c_size(h, k, p->elements), element_bytes(h, k, p));
+    if (p->role == KP_LOCAL) /* its place in the dynamic shared memory */
+      emit(o, "  dpia_shared = (dpia_shared + 15) / 16 * 16;\n"
+              "  dpia_at_%d = DPIA_CAST_(unsigned, dpia_shared);\n"
+              "  dpia_shared += dpia_bytes_%d;\n"
+              "  if (dpia_shared > UINT_MAX) dpia_bad = 1;\n",
+           i, i);
+  }
+  emit_size_overflow(h, k->name);
+  /* no output shares a byte the kernel touches with another buffer */
+  for (int i = 0; i < k->nparams; i++) {
+    const KParam *out = &k->params[i];
+    if (out->role != KP_OUTPUT) continue;
+    for (int j = 0; j < k->nparams; j++) {
+      const KParam *p = &k->params[j];
+      if (j == i || (p->role != KP_OUTPUT && p->role != KP_INPUT) || (p->role == KP_OUTPUT && j < i)) continue;
+      emit(o, "  if (dpia_overlap_(%s, dpia_bytes_%d, %s, dpia_bytes_%d))\n"
+              "    return dpia_fail_(DPIA_ERROR_ALIAS, \"%s\", \"output %s overlaps %s %s\");\n",
+           host_param(h, out), i, host_param(h, p), j, k->name, kparam_name(out),
+           p->role == KP_OUTPUT ? "output" : "input", kparam_name(p));
+    }
+  }
+  emit(o, "  for (dpia_i = 0; dpia_i < %d; dpia_i++) {\n", nd);
+  if (!has_local) /* the launcher's choice: a block dividing the grid */
+    emit(o, "    dpia_local[dpia_i] = dpia_block_(dpia_global[dpia_i], dpia_i == 0 ? 256 : 1);\n");
+  emit(o, "    if (dpia_local[dpia_i] == 0 || dpia_global[dpia_i] %% dpia_local[dpia_i] != 0)\n"
+          "      return dpia_fail_(DPIA_ERROR_SIZE, \"%s\", \"a global size is not a multiple of its local size\");\n"
+          "    if (dpia_global[dpia_i] == 0) return DPIA_SUCCESS; /* nothing to compute */\n"
+          "    if (dpia_global[dpia_i] / dpia_local[dpia_i] > (dpia_i == 0 ? 2147483647u : 65535u))\n"
+          "      return dpia_fail_(DPIA_ERROR_SIZE, \"%s\", \"the grid has more blocks than CUDA launches\");\n"
+          "  }\n",
+       k->name, k->name);
+  const char *dims = "xyz";
+  emit(o, "  dim3 dpia_grid, dpia_block;\n");
+  for (int d = 0; d < nd; d++)
+    emit(o, "  dpia_grid.%c = DPIA_CAST_(unsigned, dpia_global[%d] / dpia_local[%d]);\n"
+            "  dpia_block.%c = DPIA_CAST_(unsigned, dpia_local[%d]);\n",
+         dims[d], d, d, dims[d], d);
+  int t = 0;
+  for (int i = 0; i < k->nparams; i++)
+    if (k->params[i].role == KP_TEMP) {
+      emit(o, "  if (dpia_err == cudaSuccess) /* %s */\n"
+              "    dpia_err = cudaMallocAsync(reinterpret_cast<void **>(&dpia_temp_%d), dpia_bytes_%d ? dpia_bytes_%d : 1, "
+              "dpia_stream);\n",
+           kparam_name(&k->params[i]), t, i, i);
+      t++;
+    }
+  emit(o, "  if (dpia_err == cudaSuccess) {\n    dpia_%s_::%s<<<dpia_grid, dpia_block, dpia_shared, dpia_stream>>>(",
+       k->name, k->name);
+  t = 0;
+  for (int i = 0; i < k->nparams; i++) {
+    const KParam *p = &k->params[i];
+    if (i) buf_puts(o, ", ");
+    if (p->role == KP_TEMP) emit(o, "dpia_temp_%d", t++);
+    else if (p->role == KP_LOCAL) emit(o, "dpia_at_%d", i);
+    else buf_puts(o, host_param(h, p));
+  }
+  buf_puts(o, ");\n    dpia_err = cudaGetLastError();\n  }\n");
+  for (int i = 0; i < ntemps; i++)
+    emit(o, "  if (dpia_temp_%d) (void)cudaFreeAsync(dpia_temp_%d, dpia_stream);\n", i, i);
+  buf_puts(o, "  if (dpia_bad) return DPIA_ERROR_SIZE;\n  return DPIA_CAST_(int, dpia_err);\n}\n\n");
+}
+
+void cuda_print_header(Arena *a, const char *source_name, int nkernels, const ImpKernel *const *kernels,
+                       const char *const *sources, int npipes, const PipeDesc *const *pipes,
+                       const CodegenOptions *opt, Buf *out) {
+  (void)pipes;
+  H hs = {a, out, opt}, *h = &hs;
+  const char *guard = guard_name(a, source_name);
+  if (opt && opt->stamp) emit(out, "/* CUDA C++ header generated by dpia %s from ", DPIA_VERSION);
+  else buf_puts(out, "/* CUDA C++ header generated by dpia from ");
+  comment_text(out, source_name ? source_name : "<input>");
+  emit(out, ": do not edit.\n *\n * Kernels:");
+  for (int i = 0; i < nkernels; i++) emit(out, "%s%s", i ? ", " : " ", kernels[i]->name);
+  if (npipes) buf_puts(out, ".\n * The pipelines' launchers are not generated for CUDA: launch their kernels in order");
+  buf_puts(out,
+           ".  For each kernel NAME:\n"
+           " *   dpia_NAME_launch(stream, ...)\n"
+           " *                        checks the sizes and preconditions, allocates and\n"
+           " *                        frees the temporaries on the stream and launches the\n"
+           " *                        kernel with its grid and block; the arguments are the\n"
+           " *                        kernel's parameters in the order of docs/reference.md\n"
+           " *                        section 8.4, without temporaries and local buffers:\n"
+           " *                        device pointers for buffers, values for scalars, int\n"
+           " *                        for sizes.  A pointer must hold dpia_NAME_PARAM_elements\n"
+           " *                        elements: CUDA cannot check it.\n"
+           " *   dpia_NAME_check(...)  the size checks alone, with a message\n"
+           " *   dpia_last_error_message()\n"
+           " *                        what this thread's last launch that returned a\n"
+           " *                        DPIA_ERROR_* code found\n"
+           " * Return values: DPIA_SUCCESS (0), DPIA_ERROR_PRECONDITION, DPIA_ERROR_SIZE,\n"
+           " * DPIA_ERROR_ALIAS (negative, dpia_error_string), or a cudaError_t of the\n"
+           " * launch (positive).  The kernel runs asynchronously on the stream.\n"
+           " *\n"
+           " * Compile it with nvcc (C++17, CUDA 11.2 or later for cudaMallocAsync), in one\n"
+           " * .cu file of a program; every function is static inline. */\n");
+  emit(out, "#ifndef %s\n#define %s\n\n", guard, guard);
+  buf_puts(out, "#include <cuda_runtime.h>\n"
+                "#include <limits.h>\n"
+                "#include <stddef.h>\n"
+                "#include <stdio.h>\n"
+                "#include <string.h>\n\n"
+                "/* ---- shared by every dpia CUDA header: defined once per translation unit ---- */\n"
+                "#ifndef DPIA_CUDA_HEADER_COMMON\n"
+                "#define DPIA_CUDA_HEADER_COMMON 1\n"
+                "#define DPIA_THREAD_LOCAL_ thread_local\n"
+                "#define DPIA_NULL_ nullptr\n"
+                "#define DPIA_CAST_(T, v) static_cast<T>(v)\n\n"
+                "/* Return values of the launchers: 0, one of these, or a cudaError_t. */\n"
+                "enum {\n"
+                "  DPIA_SUCCESS = 0,\n");
+#define X(name, value, text) emit(out, "  %s = %d, /* %s */\n", #name, value, text);
+  DPIA_HEADER_ERRORS(X)
+#undef X
+  buf_puts(out, "};\n\n"
+                "/* The name of a return value of a launcher. */\n"
+                "static inline const char *dpia_error_string(int code) {\n"
+                "  switch (code) {\n"
+                "  case DPIA_SUCCESS: return \"DPIA_SUCCESS\";\n");
+#define X(name, value, text) emit(out, "  case %s: return \"%s: %s\";\n", #name, #name, text);
+  DPIA_HEADER_ERRORS(X)
+#undef X
+  buf_puts(out, "  default: return cudaGetErrorString(static_cast<cudaError_t>(code));\n"
+                "  }\n"
+                "}\n\n");
+  header_emit_arith(out);
+  header_emit_messages(out);
+  buf_puts(out, "/* the bytes [a, a + m) and [b, b + n) overlap */\n"
+                "static inline bool dpia_overlap_(const void *a, size_t m, const void *b, size_t n) {\n"
+                "  const char *p = static_cast<const char *>(a), *q = static_cast<const char *>(b);\n"
+                "  return m && n && p < q + n && q < p + m;\n"
+                "}\n\n"
+                "/* the largest block size at most most that divides global (a grid of\n"
+                " * whole blocks: the kernels do not test their ids against the size) */\n"
+                "static inline size_t dpia_block_(size_t global, size_t most) {\n"
+                "  size_t b = most < global ? most : global;\n"
+                "  while (b > 1 && global % b != 0) b--;\n"
+                "  return b ? b : 1;\n"
+                "}\n"
+                "#endif /* DPIA_CUDA_HEADER_COMMON */\n\n");
+  /* a check function's dpia_bad that no size expression sets: nvcc does
+   * not count (void)dpia_bad as a use */
+  buf_puts(out, "#pragma nv_diagnostic push\n#pragma nv_diag_suppress 550\n\n");
+  for (int i = 0; i < nkernels; i++) emit_kernel(h, kernels[i], sources[i]);
+  buf_puts(out, "#pragma nv_diagnostic pop\n\n");
+  emit(out, "#endif /* %s */\n", guard);
+}

@@ -1,0 +1,44 @@
+/* header_int.h: what the host headers' printers share (header.c, the
+ * OpenCL header, and header_cuda.c): the launcher's names of kernel
+ * parameters, the size expressions and preconditions as checked C, the
+ * check and element-count functions, the launch sizes. */
+#ifndef DPIA_HEADER_INT_H
+#define DPIA_HEADER_INT_H
+
+#include "kernel.h"
+
+typedef struct H {
+  Arena *a;
+  Buf *out;
+  const CodegenOptions *opt;
+} H;
+
+/* a kernel parameter's launcher name: the program's, renamed away from
+ * host C's and C++'s reserved names */
+const char *host_param(H *h, const KParam *p);
+/* the tag of a pair type's typedef: pair_float_int */
+void type_tag(Buf *b, DataType *t);
+/* the element type of an array type (of arrays) */
+DataType *elem_of(DataType *t);
+/* a size, a precondition, as C over long long with every operation
+ * checked (dpia_add_ ... setting dpia_bad) */
+const char *c_size(H *h, const ImpKernel *k, Size s);
+const char *c_precond(H *h, const ImpKernel *k, const Precond *p);
+/* text inside a C comment: no comment end, no line break */
+void comment_text(Buf *out, const char *s);
+/* the NDRange's dimensions the source was generated for; *has_local: a
+ * local size is fixed */
+int launch_dims(const ImpKernel *k, const CodegenOptions *opt, bool *has_local);
+/* the global (or local) size of dimension d, as checked C */
+const char *launch_size(H *h, const ImpKernel *k, int d, bool local);
+/* int dpia_NAME_check(sizes..., char *dpia_msg, size_t dpia_msg_size);
+ * more (NULL: none) is C run after the checks */
+void emit_check(H *h, const ImpKernel *k, const char *more);
+/* size_t dpia_NAME_PARAM_elements(sizes...) of every buffer parameter */
+void emit_element_counts(H *h, const ImpKernel *k);
+/* DPIA_ERROR_SIZE when a size overflowed (dpia_bad) */
+void emit_size_overflow(H *h, const char *name);
+/* DPIA_GENERATED_GEMV_H for samples/gemv.dpia */
+const char *guard_name(Arena *a, const char *source_name);
+
+#endif

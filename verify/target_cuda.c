@@ -1,0 +1,306 @@
+/* target_cuda.c: the CUDA instance of Target (target.h).
+ *
+ * The re-parse is nvcc's: each generated program is compiled to PTX
+ * (`nvcc -ptx`, C++17, every warning an error), the compiler the text is
+ * written for.  clang 15 is not used: its CUDA mode reads the CUDA
+ * headers, and those of CUDA 12 and 13 are newer than it supports (its
+ * texture intrinsics fail to parse).  nvcc is found as $DPIA_NVCC, else
+ * on the PATH, else /usr/local/cuda/bin/nvcc; with none, verification
+ * reports E0002 (`--no-verify` translates without it).
+ *
+ * Running is not implemented: dpia links no CUDA runtime, so every device
+ * operation reports that there is no CUDA device to run on (E0004 from
+ * `dpia run --target=cuda`); the header (--emit=header --target=cuda)
+ * launches the kernels from a program built with nvcc (docs/targets.md).
+ * The semantic check and the race check, on the kernel IR, are the
+ * target's as they are every target's. */
+#define _GNU_SOURCE /* mkdtemp, strdup */
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "target.h"
+
+extern char **environ;
+
+/* A TargetVerifier of this target: nvcc's path. */
+typedef struct CudaVerifier {
+  char *nvcc;
+} CudaVerifier;
+
+static bool executable(const char *path) { return access(path, X_OK) == 0; }
+
+static char *find_nvcc(void) {
+  const char *env = getenv("DPIA_NVCC");
+  if (env && *env) return executable(env) ? strdup(env) : NULL;
+  const char *path = getenv("PATH");
+  if (path) {
+    char *dirs = strdup(path);
+    for (char *save = NULL, *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+      size_t n = strlen(d) + sizeof "/nvcc";
+      char *p = malloc(n);
+      if (!p) break;
+      snprintf(p, n, "%s/nvcc", d);
+      if (executable(p)) {
+        free(dirs);
+        return p;
+      }
+      free(p);
+    }
+    free(dirs);
+  }
+  return executable("/usr/local/cuda/bin/nvcc") ? strdup("/usr/local/cuda/bin/nvcc") : NULL;
+}
+
+static TargetVerifier *verifier_new(void) {
+  char *nvcc = find_nvcc();
+  if (!nvcc) return NULL;
+  CudaVerifier *v = malloc(sizeof *v);
+  if (!v) {
+    free(nvcc);
+    return NULL;
+  }
+  v->nvcc = nvcc;
+  return (TargetVerifier *)v;
+}
+
+/* nvcc is a process of its own already: no helper */
+static TargetVerifier *verifier_new_helper(const char *path) {
+  (void)path;
+  return verifier_new();
+}
+
+static void verifier_free(TargetVerifier *tv) {
+  CudaVerifier *v = (CudaVerifier *)tv;
+  if (!v) return;
+  free(v->nvcc);
+  free(v);
+}
+
+static bool write_file(const char *path, const char *text, size_t len) {
+  FILE *fp = fopen(path, "w");
+  if (!fp) return false;
+  bool ok = fwrite(text, 1, len, fp) == len;
+  return fclose(fp) == 0 && ok;
+}
+
+/* nvcc's messages name the temporary file: name them as the caller does */
+static void append_log(Buf *report, const char *log, const char *src, const char *name) {
+  FILE *fp = fopen(log, "r");
+  if (!fp) return;
+  char line[4096];
+  size_t total = 0, nsrc = strlen(src);
+  while (fgets(line, sizeof line, fp) && total < 16000) {
+    for (char *c = line; *c; c++) {
+      if (strncmp(c, src, nsrc) == 0) {
+        buf_puts(report, name);
+        c += nsrc - 1;
+      } else {
+        buf_putc(report, *c);
+      }
+    }
+    total += strlen(line);
+  }
+  fclose(fp);
+}
+
+/* Why each flag:
+ *   -ptx -o /dev/null          the device code compiled (the front end,
+ *                              NVVM and PTX generation), nothing kept
+ *   -std=c++17                 the dialect the header promises
+ *   --Werror all-warnings      generated code is warning-free: an unused
+ *                              variable, a deprecated type (double4 in
+ *                              CUDA 13) is a defect of the printer
+ *   -Xcudafe --display_error_number  the diagnostic's number, for -diag-suppress */
+static bool verify(TargetVerifier *tv, const char *name, const char *source, size_t len, Buf *report) {
+  CudaVerifier *v = (CudaVerifier *)tv;
+  Arena *a = report->arena;
+  const char *tmp = getenv("TMPDIR");
+  char *dir = arena_printf(a, "%s/dpia-cuda-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  if (!mkdtemp(dir)) {
+    emit(report, "%s: cannot make a temporary directory: %s\n", name, strerror(errno));
+    return false;
+  }
+  const char *src = arena_printf(a, "%s/kernel.cu", dir), *log = arena_printf(a, "%s/log", dir);
+  bool ok = false;
+  if (!write_file(src, source, len)) {
+    emit(report, "%s: cannot write %s: %s\n", name, src, strerror(errno));
+    goto done;
+  }
+  char *argv[] = {v->nvcc, "-ptx", "-std=c++17", "--Werror", "all-warnings", "-Xcudafe", "--display_error_number",
+                  "-o", "/dev/null", (char *)src, NULL};
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  pid_t pid;
+  int rc = posix_spawn(&pid, v->nvcc, &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) {
+    emit(report, "%s: cannot start %s: %s\n", name, v->nvcc, strerror(rc));
+    goto done;
+  }
+  int status;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  /* a clean compile prints nothing; anything printed is a diagnostic */
+  struct stat st;
+  if (stat(log, &st) == 0 && st.st_size > 0) {
+    ok = false;
+    append_log(report, log, src, name);
+  } else if (!ok) {
+    emit(report, "%s: nvcc failed (status %d) and said nothing\n", name, status);
+  }
+done:
+  unlink(src);
+  unlink(log);
+  rmdir(dir);
+  return ok;
+}
+
+/* nothing to load early: nvcc starts per verification */
+static TargetPreload *preload_start(void) { return NULL; }
+static void preload_finish(TargetPreload *p) { (void)p; }
+
+/* a foreign function's definition, parsed alone, as the device function
+ * the kernel defines (backend_cuda.c) */
+static void foreign_preamble(Buf *out, bool uses_double) {
+  (void)uses_double;
+  buf_puts(out, "__device__ inline ");
+}
+
+/* ---- devices: none (the file's comment) ---- */
+
+static const char no_device[] =
+    "no CUDA device: dpia does not run CUDA kernels itself (it links no CUDA runtime); build the header "
+    "(dpia translate --target=cuda --emit=header) with nvcc, or run the OpenCL target";
+
+static RtStatus list_devices(Arena *a, Buf *out, Buf *err) {
+  (void)a;
+  (void)out;
+  buf_puts(err, no_device);
+  return RT_UNAVAILABLE;
+}
+
+static RtStatus open_device(Arena *a, int platform_index, int device_index, TargetDevice **dev,
+                            TargetDeviceInfo *info, Buf *err) {
+  (void)a;
+  (void)platform_index;
+  (void)device_index;
+  *dev = NULL;
+  memset(info, 0, sizeof *info);
+  buf_puts(err, no_device);
+  return RT_UNAVAILABLE;
+}
+
+/* No device is ever opened, so no operation below is reached with one: each
+ * says so rather than pretend. */
+static RtStatus unavailable(Buf *err) {
+  buf_puts(err, no_device);
+  return RT_UNAVAILABLE;
+}
+
+static void close_device(TargetDevice *dev) { (void)dev; }
+static RtStatus build(TargetDevice *dev, Arena *a, const char *what, const char *source, const char *options,
+                      TargetProgram **prog, Buf *err) {
+  (void)dev, (void)a, (void)what, (void)source, (void)options;
+  *prog = NULL;
+  return unavailable(err);
+}
+static RtStatus kernel(TargetProgram *prog, Arena *a, const char *name, TargetKernel **k, int *nargs, Buf *err) {
+  (void)prog, (void)a, (void)name, (void)nargs;
+  *k = NULL;
+  return unavailable(err);
+}
+static RtStatus buffer(TargetDevice *dev, Arena *a, size_t bytes, const void *init, bool read_only, TargetBuffer **b,
+                       Buf *err) {
+  (void)dev, (void)a, (void)bytes, (void)init, (void)read_only;
+  *b = NULL;
+  return unavailable(err);
+}
+static RtStatus read_buffer(TargetDevice *dev, TargetBuffer *b, void *dst, size_t bytes, Buf *err) {
+  (void)dev, (void)b, (void)dst, (void)bytes;
+  return unavailable(err);
+}
+static RtStatus arg_buffer(TargetKernel *k, int index, TargetBuffer *b, Buf *err) {
+  (void)k, (void)index, (void)b;
+  return unavailable(err);
+}
+static RtStatus arg_value(TargetKernel *k, int index, const void *value, size_t bytes, Buf *err) {
+  (void)k, (void)index, (void)value, (void)bytes;
+  return unavailable(err);
+}
+static RtStatus arg_local(TargetKernel *k, int index, size_t bytes, Buf *err) {
+  (void)k, (void)index, (void)bytes;
+  return unavailable(err);
+}
+static RtStatus kernel_info(TargetDevice *dev, TargetKernel *k, TargetKernelInfo *info, Buf *err) {
+  (void)dev, (void)k;
+  memset(info, 0, sizeof *info);
+  return unavailable(err);
+}
+static RtStatus launch(TargetDevice *dev, TargetKernel *k, const TargetRange *r, double *ms, Buf *err) {
+  (void)dev, (void)k, (void)r;
+  *ms = 0;
+  return unavailable(err);
+}
+static RtStatus launch_all(TargetDevice *dev, int n, TargetKernel *const *ks, const TargetRange *r, double *ms,
+                           Buf *err) {
+  (void)dev, (void)n, (void)ks, (void)r;
+  *ms = 0;
+  return unavailable(err);
+}
+/* nothing is ever made, so there is nothing to release */
+static RtStatus release_buffer(TargetBuffer *b, Buf *err) {
+  (void)b, (void)err;
+  return RT_OK;
+}
+static RtStatus release_kernel(TargetKernel *k, Buf *err) {
+  (void)k, (void)err;
+  return RT_OK;
+}
+static RtStatus release_program(TargetProgram *p, Buf *err) {
+  (void)p, (void)err;
+  return RT_OK;
+}
+
+const Target target_cuda = {
+    .id = TARGET_CUDA,
+    .name = "cuda",
+    .title = "CUDA",
+    .source_ext = ".cu",
+    .language = "CUDA C++",
+    .language_std = "CUDA C++17",
+    .parser = "nvcc",
+    .verifier_new = verifier_new,
+    .verifier_new_helper = verifier_new_helper,
+    .verifier_free = verifier_free,
+    .verifier_free_at_exit = verifier_free,
+    .verify = verify,
+    .preload_start = preload_start,
+    .preload_finish = preload_finish,
+    .foreign_preamble = foreign_preamble,
+    .list_devices = list_devices,
+    .open = open_device,
+    .close = close_device,
+    .build = build,
+    .kernel = kernel,
+    .buffer = buffer,
+    .read = read_buffer,
+    .arg_buffer = arg_buffer,
+    .arg_value = arg_value,
+    .arg_local = arg_local,
+    .kernel_info = kernel_info,
+    .launch = launch,
+    .launch_all = launch_all,
+    .release_buffer = release_buffer,
+    .release_kernel = release_kernel,
+    .release_program = release_program,
+};
