@@ -835,23 +835,8 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
   bool is_local = level == PLVL_LOCAL, is_wg = level == PLVL_WORKGROUP;
 
   /* OpenCL has no barrier across work-groups (spec section 5): nothing
-   * after p may read what p's groups wrote.  When an enclosing loop runs p
-   * again, p's own reads are not "after" p: they read what the same
-   * execution of p wrote first (a temporary allocated in p's body, widened
-   * by p's index when hoisted, is a slice per group; local memory is one
-   * group's), which is p's own affair, checked with p.  The rest of the
-   * enclosing loop's body, run again, is after p. */
-  if (!is_local && cg->uniform && cg->distributed == 0) {
-    BinderSet w = {0}, reads = {0};
-    scan_writes(cg, p, NULL, &w);
-    for (const Cont *c = after; c; c = c->next) scan_reads_except(cg, c->cmd, c->again ? p : NULL, &reads);
-    BinderSet bad = binder_set_intersect(cg, &w, &reads);
-    if (bad.n)
-      cg_error(cg, ERR_NO_BARRIER, p->span,
-               "%s written by this %s is read later in the same kernel, but OpenCL has no barrier "
-               "across work-groups; split the computation into two kernels",
-               names_of(cg, &bad), prim_info[h->prim].name);
-  }
+   * after p may read what p's groups wrote */
+  if (!is_local && cg->uniform && cg->distributed == 0) no_barrier_error(cg, p, NB_ACROSS_GROUPS, after);
 
   /* the variable of an elided loop (FORM_ONCE, FORM_AT_MOST_ONCE) is
    * declared in the enclosing C scope, so its name belongs to that scope and
