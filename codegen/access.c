@@ -100,7 +100,6 @@ const Binder *acc_root(CG *cg, const Phrase *a) {
 
 /* ---- expression helpers ---- */
 
-static CExpr var(CG *cg, const char *name) { return kir_var(cg->arena, name); }
 static CExpr bin(CG *cg, KirBinop op, CExpr a, CExpr b) { return kir_binary(cg->arena, op, a, b); }
 static CExpr at_index(CG *cg, CExpr base, const Ix *at) { return kir_index(cg->arena, base, kir_ix(cg->arena, at)); }
 
@@ -122,7 +121,22 @@ static CExpr unsupported(CG *cg, Span span, const char *what) {
 
 static Target lvalue(CExpr e) { return (Target){TG_LVALUE, e, 0, NULL, NULL, NULL, NULL, NULL}; }
 
-static Target bad_target(CG *cg) { return lvalue(var(cg, "x")); }
+static Target bad_target(CG *cg) { return lvalue(kir_var(cg->arena, "x", kir_scalar1(SC_INT))); }
+
+/* a pointer to elements of type elem in st's memory (const: an input) */
+static const KirType *elements_of(CG *cg, const Storage *st, const KirType *elem) {
+  return kir_pointer_type(cg->arena, elem, kir_space(st->space), st->space == SP_GLOBAL && st->read_only);
+}
+
+/* the variable of a storage: a buffer's is a pointer to its elements (a
+ * packed buffer of 3-vectors': to their scalars), as a C array decays to
+ * one; a value's is of the value's type */
+static CExpr storage_var(CG *cg, const Storage *st) {
+  if (st->kind != STORE_BUFFER) return kir_var(cg->arena, st->name, cg_value_type(cg, st->type));
+  DataType *elem = dt_resolve(cg_elem_type(st->type));
+  const KirType *t = st->packed3 ? kir_scalar1(elem->scalar) : cg_value_type(cg, elem);
+  return kir_var(cg->arena, st->name, elements_of(cg, st, t));
+}
 
 /* ---- literals ---- */
 
@@ -155,7 +169,10 @@ static CExpr gen_literal(CG *cg, const Phrase *lit, const Step *ps, bool operand
       return unsupported(cg, lit->span, "an array literal read other than element by element");
     /* every element the same (the zeros an accumulator starts from): the
      * element is that value, with no array to read it from */
-    if (!cg_literal_splat(lit)) return at_index(cg, var(cg, cg_table_name(cg, lit)), flat);
+    if (!cg_literal_splat(lit)) {
+      const KirType *elems = kir_pointer_type(cg->arena, cg_value_type(cg, t), KSP_CONSTANT, false);
+      return at_index(cg, kir_var(cg->arena, cg_table_name(cg, lit), elems), flat);
+    }
     value = lit->lit_elems[0];
     ps = NULL;
   }
@@ -206,23 +223,22 @@ static Target packed3_access(CG *cg, const Storage *st, const Ix *flat, const St
   }
   if (!ps) {
     CExpr at = cg_ix_expr(cg, flat);
-    if (write) return (Target){TG_VSTORE, NULL, 3, at, var(cg, st->name), NULL, NULL, NULL};
-    return lvalue(kir_vload(cg->arena, 3, at, var(cg, st->name)));
+    if (write) return (Target){TG_VSTORE, NULL, 3, at, storage_var(cg, st), NULL, NULL, NULL};
+    return lvalue(kir_vload(cg->arena, 3, at, storage_var(cg, st)));
   }
   if (ps->kind != STEP_LANE || ps->next) INTERNAL("access path does not fit the type of '%s'", st->name);
   const Ix *at = ix_simplify(&cg->ix, ix_add(&cg->ix, ix_mul(&cg->ix, flat, K(cg, 3)), ps->ix));
   if (p) { /* a scalar of the buffer: consecutive lanes may form a vloadn */
     p->ok = true;
-    p->base = var(cg, st->name);
+    p->base = storage_var(cg, st);
     p->flat = at;
   }
-  return lvalue(at_index(cg, var(cg, st->name), at));
+  return lvalue(at_index(cg, storage_var(cg, st), at));
 }
 
 /* a scalar of this space's memory seen through a pointer: global float * */
 static const KirType *pointer_type(CG *cg, const Storage *st, ScalarKind s) {
-  return kir_pointer_type(cg->arena, cg_scalar_type(cg, s, 1), kir_space(st->space),
-                          st->space == SP_GLOBAL && st->read_only);
+  return elements_of(cg, st, cg_scalar_type(cg, s, 1));
 }
 
 /* eta(x)(ps) of Figure 6: the identifier's storage with the path applied;
@@ -239,7 +255,7 @@ static Target storage_access(CG *cg, const Storage *st, const Step *ps, bool wri
   }
   note_access(cg, st, write);
   DataType *t = st->type;
-  CExpr e = var(cg, st->name);
+  CExpr e = storage_var(cg, st);
   CExpr base = NULL, elem = NULL;
   const Ix *flat = NULL;
   int64_t lane = -1;
@@ -254,8 +270,11 @@ static Target storage_access(CG *cg, const Storage *st, const Step *ps, bool wri
     switch (ps->kind) {
     case STEP_FIELD:
       if (t->kind != DT_PAIR) goto bad;
-      e = kir_member(cg->arena, e, ps->n == 1 ? "fst" : "snd");
       t = ps->n == 1 ? t->fst : t->snd;
+      /* an array field is a pointer to its elements, in the struct's memory */
+      e = kir_member(cg->arena, e, ps->n == 1 ? "fst" : "snd",
+                     dt_resolve(t)->kind == DT_ARRAY ? elements_of(cg, st, cg_value_type(cg, cg_elem_type(t)))
+                                                     : cg_value_type(cg, t));
       ps = ps->next;
       base = NULL;
       if (t->kind == DT_ARRAY) {
@@ -496,7 +515,7 @@ static CExpr padded_read(CG *cg, CExpr read, DataType *type, Vec *outer, Vec *in
   }
   if (r && r->name) {
     padded_frame_end(cg, outer, inside, NULL);
-    return var(cg, r->name);
+    return kir_var(cg->arena, r->name, cg_value_type(cg, r->type));
   }
   if (r && cg->count_padded_reads) r->count++;
   if (!r && cg->count_padded_reads) {
@@ -530,8 +549,6 @@ static CExpr gen_binop(CG *cg, const Phrase *e) {
 static CExpr gen_unop(CG *cg, const Phrase *e) {
   return kir_unary(cg->arena, e->unop, gen_exp_f(cg, e->fst, NULL, true));
 }
-
-static CExpr call(CG *cg, const char *fn, int n, const CExpr *args) { return kir_call(cg->arena, fn, n, args); }
 
 /* the built-in a math primitive is (dpia/prims.h MATH) */
 static KirBuiltin math_builtin(Prim prim) {
@@ -788,7 +805,7 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     CExpr *args = NEWARRAY(cg->arena, CExpr, s->nargs);
     for (int a = 0; a < s->nargs; a++) args[a] = gen_exp(cg, s->args[a], NULL);
     cg_use_foreign(cg, h->foreign);
-    return call(cg, h->foreign->name, s->nargs, args);
+    return kir_call(cg->arena, h->foreign->name, cg_value_type(cg, fn_result(h->type, s->nargs)->data), s->nargs, args);
   }
   case PRIM_MAP: /* a view map */
     rest = need_idx(cg, ps, e, &i);

@@ -189,26 +189,74 @@ static BinderSet local_waw(CG *cg, const BinderSet *writes) {
   return waw;
 }
 
-/* The barrier command p needs before it: pending writes it reads, pending
- * reads it writes, pending local writes it writes (the latter two only
- * where barriers may go). */
-void sync_before(CG *cg, const Phrase *p) {
+/* the pending writes (other work-items' of the group, since the last
+ * barrier) that p reads */
+static BinderSet pending_writes_read(CG *cg, const Phrase *p) {
   BinderSet need = {0};
   if (cg->pending_writes.n) {
     BinderSet reads = {0};
     scan_reads(cg, p, &reads);
     need = binder_set_intersect(cg, &cg->pending_writes, &reads);
   }
+  return need;
+}
+
+/* What p writes that the commands after it read.  When an enclosing loop
+ * runs p again, p's own reads are not "after" p: they read what the same
+ * execution of p wrote first (a temporary allocated in p's body, widened
+ * by p's index when hoisted, is a slice per group; local memory is one
+ * group's), which is p's own affair, checked with p.  The rest of the
+ * enclosing loop's body, run again, is after p. */
+static BinderSet written_then_read(CG *cg, const Phrase *p, const Cont *after) {
+  BinderSet w = {0}, reads = {0};
+  scan_writes(cg, p, NULL, &w);
+  for (const Cont *c = after; c; c = c->next) scan_reads_except(cg, c->cmd, c->again ? p : NULL, &reads);
+  return binder_set_intersect(cg, &w, &reads);
+}
+
+bool no_barrier_error(CG *cg, const Phrase *p, NoBarrier where, const Cont *after) {
+  BinderSet bad = where == NB_DIVERGENT ? pending_writes_read(cg, p) : written_then_read(cg, p, after);
+  if (!bad.n) return false;
+  const char *names = names_of(cg, &bad);
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (where) {
+  case NB_DIVERGENT:
+    cg_error(cg, ERR_NO_BARRIER, p->span,
+             "this reads %s, written by other work-items of the group before it, which needs a "
+             "barrier, but not all work-items of the group reach this point",
+             names);
+    break;
+  case NB_ACROSS_GROUPS: {
+    Spine s;
+    if (!spine_of(cg->arena, p, &s)) INTERNAL("a parallel loop without its primitive");
+    cg_error(cg, ERR_NO_BARRIER, p->span,
+             "%s written by this %s is read later in the same kernel, but OpenCL has no barrier "
+             "across work-groups; split the computation into two kernels",
+             names, prim_info[s.head->prim].name);
+    break;
+  }
+  case NB_ONE_WRITER:
+    cg_error(cg, ERR_NO_BARRIER, p->span,
+             "%s is computed once, by one work-item, and read later by the others, but OpenCL has no barrier "
+             "across work-groups to order them; compute it inside the map that reads it, or split the "
+             "computation into two kernels",
+             names);
+    break;
+  }
+  DPIA_EXHAUSTIVE_END
+  return true;
+}
+
+/* The barrier command p needs before it: pending writes it reads, pending
+ * reads it writes, pending local writes it writes (the latter two only
+ * where barriers may go: elsewhere a pending write it reads is an error). */
+void sync_before(CG *cg, const Phrase *p) {
   if (!cg->uniform) {
-    if (need.n) {
-      cg_error(cg, ERR_NO_BARRIER, p->span,
-               "this reads %s, written by other work-items of the group before it, which needs a "
-               "barrier, but not all work-items of the group reach this point",
-               names_of(cg, &need));
-      cg->pending_writes.n = 0;
-    }
+    /* reported once: what is left pending is taken as fenced */
+    if (no_barrier_error(cg, p, NB_DIVERGENT, NULL)) cg->pending_writes.n = 0;
     return;
   }
+  BinderSet need = pending_writes_read(cg, p);
   if (cg->pending_reads.n || cg->pending_writes.n) {
     BinderSet writes = {0};
     scan_writes(cg, p, NULL, &writes);

@@ -305,6 +305,9 @@ void cg_scope_enter(CG *cg, int *mark);
 void cg_scope_leave(CG *cg, int mark);
 /* the type of a scalar, vector or pair (struct typedef) data type */
 const KirType *cg_type(CG *cg, DataType *t);
+/* the same type, of a value of t declared already (cg_type noted it):
+ * nothing noted, nothing reported again */
+const KirType *cg_value_type(CG *cg, DataType *t);
 /* a scalar (width 1) or vector type (noting a use of double) */
 const KirType *cg_scalar_type(CG *cg, ScalarKind s, int width);
 /* element type of a flat buffer of t: t without its outer arrays */
@@ -364,6 +367,23 @@ void scan_reads(CG *cg, const Phrase *p, BinderSet *out);
 BinderSet binder_set_intersect(CG *cg, const BinderSet *a, const BinderSet *b);
 void binder_set_union(CG *cg, BinderSet *a, const BinderSet *b);
 const char *names_of(CG *cg, const BinderSet *s); /* 'a' and 'b', for messages and comments */
+/* Where code generation finds that a barrier is needed and OpenCL has
+ * none (spec section 5): */
+typedef enum NoBarrier {
+  /* p reads what other work-items of the group wrote since the last
+   * barrier, where not every work-item of the group gets (sync_before) */
+  NB_DIVERGENT,
+  /* what the parforGlobal or parforWorkgroup p writes, the commands after
+   * it read: no barrier orders work-groups (gen_parfor) */
+  NB_ACROSS_GROUPS,
+  /* what one work-item writes in p (a single writer's guard over the
+   * NDRange), the others read after it (gen_single_writer) */
+  NB_ONE_WRITER,
+} NoBarrier;
+/* The one "no barrier" check (E0604): reports it at p and returns true
+ * when the accesses of that kind (after: what runs after p) need a barrier
+ * where none can go. */
+bool no_barrier_error(CG *cg, const Phrase *p, NoBarrier where, const Cont *after);
 void sync_before(CG *cg, const Phrase *p);
 void sync_after_guard(CG *cg);
 void sync_after_group_stage(CG *cg);

@@ -21,9 +21,9 @@ const int kir_binop_prec[] = {
 #undef X
 };
 
-static KirExpr *new_expr(Arena *a, KirExprKind kind) {
+static KirExpr *new_expr(Arena *a, KirExprKind kind, const KirType *type) {
   KirExpr *e = NEW(a, KirExpr);
-  *e = (KirExpr){.kind = kind};
+  *e = (KirExpr){.kind = kind, .type = type};
   return e;
 }
 
@@ -34,6 +34,19 @@ const KirType *kir_scalar_type(Arena *a, ScalarKind s, int width) {
   *t = (KirType){.kind = KTY_SCALAR, .scalar = s, .width = width};
   return t;
 }
+
+const KirType *kir_scalar1(ScalarKind s) {
+  static const KirType scalars[] = {
+      [SC_INT] = {.kind = KTY_SCALAR, .scalar = SC_INT, .width = 1},
+      [SC_FLOAT] = {.kind = KTY_SCALAR, .scalar = SC_FLOAT, .width = 1},
+      [SC_DOUBLE] = {.kind = KTY_SCALAR, .scalar = SC_DOUBLE, .width = 1},
+      [SC_BOOL] = {.kind = KTY_SCALAR, .scalar = SC_BOOL, .width = 1},
+  };
+  return &scalars[s];
+}
+
+/* t is a scalar or vector type (not a struct, not a pointer) */
+static bool numeric(const KirType *t) { return t && t->kind == KTY_SCALAR; }
 
 const KirType *kir_struct_type(Arena *a, const char *name) {
   KirType *t = NEW(a, KirType);
@@ -90,26 +103,40 @@ static int compare_type(const KirType *a, const KirType *b) {
 /* ---- expressions ---- */
 
 const KirExpr *kir_lit(Arena *a, KirLit lit) {
-  KirExpr *e = new_expr(a, KE_LIT);
+  KirExpr *e = new_expr(a, KE_LIT, kir_scalar1(lit.scalar));
   e->lit = lit;
   return e;
 }
 
 const KirExpr *kir_ix(Arena *a, const Ix *ix) {
-  KirExpr *e = new_expr(a, KE_IX);
+  KirExpr *e = new_expr(a, KE_IX, kir_scalar1(SC_INT));
   e->ix = ix;
   return e;
 }
 
+/* -x and ~x: x's type; !x: a bool (the language's not); &x: a pointer to
+ * x's type, in private memory (the address of a private vector variable,
+ * read lane by lane: access.c) */
+static const KirType *unary_type(Arena *a, char op, const KirExpr *operand) {
+  if (op == '!') return kir_scalar1(SC_BOOL);
+  if (op == '&') return kir_pointer_type(a, operand->type, KSP_PRIVATE, false);
+  return operand->type;
+}
+
 const KirExpr *kir_unary(Arena *a, char op, const KirExpr *operand) {
-  KirExpr *e = new_expr(a, KE_UNARY);
+  KirExpr *e = new_expr(a, KE_UNARY, unary_type(a, op, operand));
   e->un.op = op;
   e->un.operand = operand;
   return e;
 }
 
+/* the wider of two operands' types (a scalar beside a vector is broadcast) */
+static const KirType *wider(const KirType *l, const KirType *r) {
+  return numeric(l) && numeric(r) && r->width > l->width ? r : l;
+}
+
 const KirExpr *kir_cond(Arena *a, const KirExpr *test, const KirExpr *then, const KirExpr *other) {
-  KirExpr *e = new_expr(a, KE_COND);
+  KirExpr *e = new_expr(a, KE_COND, wider(then->type, other->type));
   e->cond.test = test;
   e->cond.then = then;
   e->cond.other = other;
@@ -117,21 +144,22 @@ const KirExpr *kir_cond(Arena *a, const KirExpr *test, const KirExpr *then, cons
 }
 
 const KirExpr *kir_index(Arena *a, const KirExpr *base, const KirExpr *at) {
-  KirExpr *e = new_expr(a, KE_INDEX);
+  const KirType *b = base->type;
+  KirExpr *e = new_expr(a, KE_INDEX, b && b->kind == KTY_POINTER ? b->to : NULL);
   e->index.base = base;
   e->index.at = at;
   return e;
 }
 
-const KirExpr *kir_member(Arena *a, const KirExpr *base, const char *name) {
-  KirExpr *e = new_expr(a, KE_MEMBER);
+const KirExpr *kir_member(Arena *a, const KirExpr *base, const char *name, const KirType *type) {
+  KirExpr *e = new_expr(a, KE_MEMBER, type);
   e->member.base = base;
   e->member.name = name;
   return e;
 }
 
 const KirExpr *kir_lane(Arena *a, const KirExpr *base, int lane, int width, bool named) {
-  KirExpr *e = new_expr(a, KE_LANE);
+  KirExpr *e = new_expr(a, KE_LANE, numeric(base->type) ? kir_scalar1(base->type->scalar) : NULL);
   e->lane.base = base;
   e->lane.lane = lane;
   e->lane.width = width;
@@ -140,7 +168,9 @@ const KirExpr *kir_lane(Arena *a, const KirExpr *base, int lane, int width, bool
 }
 
 const KirExpr *kir_vload(Arena *a, int width, const KirExpr *offset, const KirExpr *ptr) {
-  KirExpr *e = new_expr(a, KE_VLOAD);
+  const KirType *p = ptr->type;
+  bool to_numbers = p && p->kind == KTY_POINTER && numeric(p->to);
+  KirExpr *e = new_expr(a, KE_VLOAD, to_numbers ? kir_scalar_type(a, p->to->scalar, width) : NULL);
   e->vload.width = width;
   e->vload.offset = offset;
   e->vload.ptr = ptr;
@@ -149,7 +179,7 @@ const KirExpr *kir_vload(Arena *a, int width, const KirExpr *offset, const KirEx
 
 static const KirExpr *new_call(Arena *a, KirExprKind kind, const char *fn, const KirType *type, int n,
                                const KirExpr *const *args) {
-  KirExpr *e = new_expr(a, kind);
+  KirExpr *e = new_expr(a, kind, type);
   e->call.fn = fn;
   e->call.type = type;
   e->call.nargs = n;
@@ -159,8 +189,8 @@ static const KirExpr *new_call(Arena *a, KirExprKind kind, const char *fn, const
   return e;
 }
 
-const KirExpr *kir_call(Arena *a, const char *fn, int n, const KirExpr *const *args) {
-  return new_call(a, KE_CALL, fn, NULL, n, args);
+const KirExpr *kir_call(Arena *a, const char *fn, const KirType *type, int n, const KirExpr *const *args) {
+  return new_call(a, KE_CALL, fn, type, n, args);
 }
 
 const KirExpr *kir_builtin(Arena *a, KirBuiltin builtin, const KirType *type, const KirExpr *const *args) {
@@ -347,26 +377,55 @@ int kir_expr_compare(const KirExpr *a, const KirExpr *b) {
 }
 
 const KirExpr *kir_int(Arena *a, int64_t value) {
-  KirExpr *e = new_expr(a, KE_INT);
+  KirExpr *e = new_expr(a, KE_INT, kir_scalar1(SC_INT));
   e->value = value;
   return e;
 }
 
-const KirExpr *kir_var(Arena *a, const char *name) {
-  KirExpr *e = new_expr(a, KE_VAR);
+const KirExpr *kir_var(Arena *a, const char *name, const KirType *type) {
+  KirExpr *e = new_expr(a, KE_VAR, type);
   e->name = name;
   return e;
 }
 
 const KirExpr *kir_query(Arena *a, KirQuery q, int dim) {
-  KirExpr *e = new_expr(a, KE_QUERY);
+  KirExpr *e = new_expr(a, KE_QUERY, kir_scalar1(SC_INT));
   e->query.query = q;
   e->query.dim = dim;
   return e;
 }
 
+/* arithmetic: the wider operand's type; a comparison: bool, or an int
+ * vector of -1 and 0 on vectors (OpenCL C 6.3.d, docs/language.md section
+ * 19); && and ||: bool; an address plus an offset: the address's */
+static const KirType *binary_type(Arena *a, KirBinop op, const KirType *l, const KirType *r) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (op) {
+  case KB_MUL:
+  case KB_DIV:
+  case KB_MOD:
+  case KB_ADD:
+  case KB_SUB: return wider(l, r);
+  case KB_PTR_ADD: return l;
+  case KB_LT:
+  case KB_LE:
+  case KB_GT:
+  case KB_GE:
+  case KB_EQ:
+  case KB_NE: {
+    const KirType *w = wider(l, r);
+    return numeric(w) && w->width > 1 ? kir_scalar_type(a, SC_INT, w->width) : kir_scalar1(SC_BOOL);
+  }
+  case KB_AND:
+  case KB_ALL:
+  case KB_OR: return kir_scalar1(SC_BOOL);
+  }
+  DPIA_EXHAUSTIVE_END
+  return NULL;
+}
+
 const KirExpr *kir_binary(Arena *a, KirBinop op, const KirExpr *lhs, const KirExpr *rhs) {
-  KirExpr *e = new_expr(a, KE_BINARY);
+  KirExpr *e = new_expr(a, KE_BINARY, binary_type(a, op, lhs->type, rhs->type));
   e->bin.op = op;
   e->bin.lhs = lhs;
   e->bin.rhs = rhs;
@@ -447,6 +506,7 @@ void kir_stepping_loops(const KirKernel *k, unsigned *global_steps, unsigned *lo
 
 typedef struct KirCheck {
   Arena *arena;
+  const KirKernel *k; /* its struct typedefs: the types of fields */
   NameSet visible;   /* names declared and in scope: no shadowing (spec section 8) */
   NameSet divergent; /* variables holding a work-item's own id */
   const char *why;   /* the first violation */
@@ -533,13 +593,34 @@ static void check_ix(KirCheck *c, const Ix *e) {
   check_ix(c, e->b);
 }
 
+/* e, a field of a struct, has the type its struct's typedef gives the
+ * field (an array field: a pointer to its elements) */
+static bool field_typed(const KirCheck *c, const KirExpr *e) {
+  const char *st = e->member.base->type ? e->member.base->type->name : NULL;
+  for (int i = 0; st && i < c->k->ntops; i++) {
+    const KirTop *t = &c->k->tops[i];
+    if (t->kind != KT_STRUCT || !same_text(t->st.name, st)) continue;
+    for (int f = 0; f < 2; f++) {
+      const KirStructField *fd = &t->st.field[f];
+      if (!same_text(fd->name, e->member.name)) continue;
+      if (fd->array_len < 0) return kir_type_equal(e->type, fd->type);
+      return e->type && e->type->kind == KTY_POINTER && kir_type_equal(e->type->to, fd->type);
+    }
+  }
+  return false;
+}
+
 /* No comparison of an unsigned value with a signed one that may be
  * negative (clang's -Wsign-compare, which the re-parse treats as an
  * error): a work-item function is compared with a constant
  * (get_local_id(0) == 0) or read into an int (int gid =
- * get_global_id(0)). */
+ * get_global_id(0)).  Every node typed as its operands say
+ * (kir_type_violation), a field as its struct's typedef says. */
 static void check_expr(KirCheck *c, const KirExpr *e) {
   if (!e || c->why) return;
+  const char *mistyped = kir_type_violation(c->arena, e);
+  if (!mistyped && e->kind == KE_MEMBER && !field_typed(c, e)) mistyped = "a field not of its struct's field type";
+  if (mistyped) violation(c, mistyped);
   if (e->kind == KE_IX) {
     check_ix(c, e->ix);
     return;
@@ -612,12 +693,15 @@ static void check_block(KirCheck *c, const KirBlock *b, bool diverged) {
       break;
     }
     DPIA_EXHAUSTIVE_END
+    /* after its expressions: an operand's own type first */
+    const char *mistyped = kir_stmt_type_violation(s);
+    if (mistyped) violation(c, mistyped);
   }
   for (int i = 0; i < scope.len; i++) nameset_remove(&c->visible, scope.items[i]);
 }
 
 const char *kir_invariant_violation(Arena *a, const KirKernel *k) {
-  KirCheck c = {.arena = a, .visible = {.arena = a}, .divergent = {.arena = a}};
+  KirCheck c = {.arena = a, .k = k, .visible = {.arena = a}, .divergent = {.arena = a}};
   for (int i = 0; i < k->nparams; i++) nameset_add(&c.visible, k->params[i].name);
   for (int i = 0; i < k->ntops; i++) nameset_add(&c.visible, k->tops[i].name);
   check_block(&c, &k->locals, false);

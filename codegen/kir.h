@@ -189,9 +189,26 @@ typedef struct KirLit {
 
 /* clang-format off */
 
+/* Every expression carries its type (KirExpr.type), so that a backend
+ * whose language has no vector operators can spell vector arithmetic (a
+ * loop over the lanes, a call per lane) and no pass guesses a type from a
+ * shape.  The constructors derive it from the operands where the operands
+ * decide it: an integer constant, an index polynomial and a work-item
+ * query are ints (the index type; OpenCL's work-item functions return a
+ * size_t, whose signedness kir_invariant_violation tracks apart), a
+ * literal has its scalar kind, an operator the type of its wider operand
+ * (a scalar next to a vector is broadcast) or bool (a comparison of
+ * scalars, && and ||) or an int vector (a comparison of vectors: OpenCL C
+ * 6.3.d, docs/language.md section 19), an element the type a pointer
+ * points to, a lane the scalar of its vector, a vload a vector of the
+ * scalars, a built-in, cast or vector its own type.  The caller gives the
+ * type where the operands do not decide it: a variable (its declaration
+ * knows it; a buffer or array is a pointer to its elements, as a C array
+ * decays to one), a struct field, a foreign function's result. */
 typedef struct KirExpr KirExpr;
 struct KirExpr {
   KirExprKind kind;
+  const KirType *type; /* never NULL in a kernel (kir_invariant_violation) */
   union {
     int64_t value;     /* KE_INT */
     const char *name;  /* KE_VAR */
@@ -231,7 +248,7 @@ struct KirExpr {
     struct {
       const char *fn;       /* KE_CALL */
       KirBuiltin builtin;   /* KE_BUILTIN */
-      const KirType *type;  /* KE_CAST, KE_VECTOR, KE_BUILTIN */
+      const KirType *type;  /* KE_CAST, KE_VECTOR, KE_BUILTIN: the node's type again */
       int nargs;
       const KirExpr *const *args;
     } call;            /* KE_CALL, KE_BUILTIN, KE_CAST, KE_VECTOR */
@@ -313,10 +330,13 @@ const KirType *kir_scalar_type(Arena *a, ScalarKind s, int width);
 const KirType *kir_struct_type(Arena *a, const char *name);
 const KirType *kir_pointer_type(Arena *a, const KirType *to, KirSpace space, bool is_const);
 bool kir_type_equal(const KirType *a, const KirType *b);
+/* the scalar type s of width 1 and bool, shared (no arena: constants) */
+const KirType *kir_scalar1(ScalarKind s);
 
 /* ---- expressions ---- */
 const KirExpr *kir_int(Arena *a, int64_t value);
-const KirExpr *kir_var(Arena *a, const char *name);
+/* a variable of type (a buffer's or array's: a pointer to its elements) */
+const KirExpr *kir_var(Arena *a, const char *name, const KirType *type);
 const KirExpr *kir_lit(Arena *a, KirLit lit);
 const KirExpr *kir_ix(Arena *a, const Ix *ix);
 const KirExpr *kir_query(Arena *a, KirQuery q, int dim);
@@ -326,10 +346,12 @@ const KirExpr *kir_binary(Arena *a, KirBinop op, const KirExpr *lhs, const KirEx
 const KirExpr *kir_and(Arena *a, const KirExpr *lhs, const KirExpr *rhs);
 const KirExpr *kir_cond(Arena *a, const KirExpr *test, const KirExpr *then, const KirExpr *other);
 const KirExpr *kir_index(Arena *a, const KirExpr *base, const KirExpr *at);
-const KirExpr *kir_member(Arena *a, const KirExpr *base, const char *name);
+/* the field name of type (an array field's: a pointer to its elements) */
+const KirExpr *kir_member(Arena *a, const KirExpr *base, const char *name, const KirType *type);
 const KirExpr *kir_lane(Arena *a, const KirExpr *base, int lane, int width, bool named);
 const KirExpr *kir_vload(Arena *a, int width, const KirExpr *offset, const KirExpr *ptr);
-const KirExpr *kir_call(Arena *a, const char *fn, int n, const KirExpr *const *args);
+/* the foreign function fn, whose result is of type */
+const KirExpr *kir_call(Arena *a, const char *fn, const KirType *type, int n, const KirExpr *const *args);
 /* builtin of its number of arguments, its result of type */
 const KirExpr *kir_builtin(Arena *a, KirBuiltin builtin, const KirType *type, const KirExpr *const *args);
 const KirExpr *kir_cast(Arena *a, const KirType *type, const KirExpr *operand);
@@ -432,9 +454,28 @@ typedef struct KirKernel {
  * where the same name is visible (spec section 8: no shadowing), no
  * barrier in a loop over work-items or under a test of a work-item's id
  * (spec section 5), no comparison of a work-item function (a size_t) with
- * a signed value other than a non-negative constant (-Wsign-compare).
+ * a signed value other than a non-negative constant (-Wsign-compare), and
+ * every expression typed as its operands say (kir_type_violation).
  * Checked after lowering in debug builds. */
 const char *kir_invariant_violation(Arena *a, const KirKernel *k);
+/* Why e's own type disagrees with its operands' (its operands' types
+ * taken as given), or NULL: a type, and arithmetic on numbers of one
+ * scalar kind and equal widths or a scalar broadcast to a vector, a
+ * comparison bool or an int vector, && and || of scalar tests, a
+ * condition's test a scalar bool or int and its branches of its type, an
+ * element of a pointer its pointee, an index an int, a lane a scalar of
+ * its vector's kind, a vload a vector of its pointer's scalars, a
+ * built-in's arguments of its type (a scalar broadcast; a select's mask an
+ * int vector of its width), a cast between numbers of equal width or
+ * between pointers, a vector built from scalars of its kind, one or one
+ * per lane (kir_types.c). */
+const char *kir_type_violation(Arena *a, const KirExpr *e);
+/* Why statement s's expressions disagree with where they go, or NULL: a
+ * declaration's initial value and an assignment's right-hand side of the
+ * variable's type (or its scalar, broadcast), a vstore's value a vector
+ * of its pointer's scalars, a loop's start, bound and step ints, an if's
+ * test a bool or an int. */
+const char *kir_stmt_type_violation(const KirStmt *s);
 
 /* Private variables nothing reads are not declared (dead.c): a
  * declaration whose variable no statement after it reads (a def's argument

@@ -211,12 +211,15 @@ const KirType *cg_scalar_type(CG *cg, ScalarKind s, int width) {
   return kir_scalar_type(cg->arena, s, width);
 }
 
-const KirType *cg_type(CG *cg, DataType *t) {
+/* t's type; note: t is declared here (note its struct typedef, report a
+ * pair type that cannot be one) */
+static const KirType *type_of(CG *cg, DataType *t, bool note) {
   t = dt_resolve(t);
   switch (t->kind) {
   case DT_SCALAR: return cg_scalar_type(cg, t->scalar, t->width);
   case DT_IDX: return cg_scalar_type(cg, SC_INT, 1);
   case DT_PAIR: {
+    if (!note) return kir_struct_type(cg->arena, struct_name(cg, t));
     /* fields first, so the typedefs come out in dependency order */
     DataType *f[2] = {dt_resolve(t->fst), dt_resolve(t->snd)};
     for (int i = 0; i < 2; i++) {
@@ -237,6 +240,10 @@ const KirType *cg_type(CG *cg, DataType *t) {
   default: INTERNAL("no C type for %s", dt_str(cg->arena, t));
   }
 }
+
+const KirType *cg_type(CG *cg, DataType *t) { return type_of(cg, t, true); }
+
+const KirType *cg_value_type(CG *cg, DataType *t) { return type_of(cg, t, false); }
 
 static KirStruct struct_of(CG *cg, DataType *t) {
   KirStruct st = {.name = cg_type(cg, t)->name};
@@ -406,7 +413,8 @@ static void gen_assign(CG *cg, const Phrase *acc, const Phrase *val, const Step 
     int mark;
     cg_scope_enter(cg, &mark);
     const char *tmp = cg_name(cg, "v");
-    add_decl(cg, cg_type(cg, t), tmp, v, NULL);
+    const KirType *tmp_type = cg_type(cg, t);
+    add_decl(cg, tmp_type, tmp, v, NULL);
     for (int l = 0; l < tg.width; l++) {
       if (tg.lane_guards && tg.lane_guards[l] == TARGET_NEVER) continue;
       KirBlock *lane_outer = cg->block;
@@ -417,7 +425,7 @@ static void gen_assign(CG *cg, const Phrase *acc, const Phrase *val, const Step 
       }
       KirStmt *as = cg_add(cg, KS_ASSIGN, NULL);
       as->assign.lhs = tg.lanes[l];
-      as->assign.rhs = kir_lane(cg->arena, kir_var(cg->arena, tmp), l, tg.width, false);
+      as->assign.rhs = kir_lane(cg->arena, kir_var(cg->arena, tmp, tmp_type), l, tg.width, false);
       cg_leave(cg, lane_outer);
     }
     cg_scope_leave(cg, mark);
@@ -827,23 +835,8 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
   bool is_local = level == PLVL_LOCAL, is_wg = level == PLVL_WORKGROUP;
 
   /* OpenCL has no barrier across work-groups (spec section 5): nothing
-   * after p may read what p's groups wrote.  When an enclosing loop runs p
-   * again, p's own reads are not "after" p: they read what the same
-   * execution of p wrote first (a temporary allocated in p's body, widened
-   * by p's index when hoisted, is a slice per group; local memory is one
-   * group's), which is p's own affair, checked with p.  The rest of the
-   * enclosing loop's body, run again, is after p. */
-  if (!is_local && cg->uniform && cg->distributed == 0) {
-    BinderSet w = {0}, reads = {0};
-    scan_writes(cg, p, NULL, &w);
-    for (const Cont *c = after; c; c = c->next) scan_reads_except(cg, c->cmd, c->again ? p : NULL, &reads);
-    BinderSet bad = binder_set_intersect(cg, &w, &reads);
-    if (bad.n)
-      cg_error(cg, ERR_NO_BARRIER, p->span,
-               "%s written by this %s is read later in the same kernel, but OpenCL has no barrier "
-               "across work-groups; split the computation into two kernels",
-               names_of(cg, &bad), prim_info[h->prim].name);
-  }
+   * after p may read what p's groups wrote */
+  if (!is_local && cg->uniform && cg->distributed == 0) no_barrier_error(cg, p, NB_ACROSS_GROUPS, after);
 
   /* the variable of an elided loop (FORM_ONCE, FORM_AT_MOST_ONCE) is
    * declared in the enclosing C scope, so its name belongs to that scope and
@@ -868,7 +861,9 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
     break;
   case FORM_AT_MOST_ONCE:
     add_decl(cg, cg_scalar_type(cg, SC_INT, 1), i, id, NULL);
-    cg_enter(cg, add_if(cg, kir_binary(cg->arena, KB_LT, kir_var(cg->arena, i), cg_ix_expr(cg, nix)), comment));
+    cg_enter(cg,
+             add_if(cg, kir_binary(cg->arena, KB_LT, kir_var(cg->arena, i, kir_scalar1(SC_INT)), cg_ix_expr(cg, nix)),
+                    comment));
     break;
   case FORM_LOOP: cg_enter(cg, add_for(cg, i, id, nix, kir_query(cg->arena, sizeq, d), comment)); break;
   }

@@ -72,6 +72,12 @@ typedef struct Buffer {
   bool read_only;
 } Buffer;
 
+/* what a buffer's name, and a row pointer into it, is: a pointer to its
+ * elements */
+static const KirType *pointer_into(Arena *a, const Buffer *b) {
+  return kir_pointer_type(a, b->elem, b->space, b->read_only);
+}
+
 /* The reads of one buffer at one index e plus constants. */
 typedef struct Row {
   const Buffer *buf;
@@ -325,13 +331,16 @@ static const KirExpr *visit(Pass *p, const KirExpr *e, const char *var, bool rew
   if (r && rewrite && r->ptr && p->straight) {
     const Ix *row, *col;
     split_row(p, e->index.at->ix, &row, &col);
-    return kir_index(p->arena, kir_var(p->arena, r->ptr), col ? kir_ix(p->arena, col) : kir_int(p->arena, 0));
+    return kir_index(p->arena, kir_var(p->arena, r->ptr, pointer_into(p->arena, r->buf)),
+                     col ? kir_ix(p->arena, col) : kir_int(p->arena, 0));
   }
   if (r && rewrite && r->ptr && distance) {
     const Ix *at = ix_simplify(&p->ix, ix_sub(&p->ix, distance, ix_const(&p->ix, r->at)));
-    return kir_index(p->arena, kir_var(p->arena, r->ptr), kir_ix(p->arena, at));
+    return kir_index(p->arena, kir_var(p->arena, r->ptr, pointer_into(p->arena, r->buf)), kir_ix(p->arena, at));
   }
-  if (r && rewrite && r->ptr) return kir_index(p->arena, kir_var(p->arena, r->ptr), kir_int(p->arena, offset - r->at));
+  if (r && rewrite && r->ptr)
+    return kir_index(p->arena, kir_var(p->arena, r->ptr, pointer_into(p->arena, r->buf)),
+                     kir_int(p->arena, offset - r->at));
   DPIA_EXHAUSTIVE_BEGIN
   switch (e->kind) {
   case KE_INT:
@@ -361,7 +370,7 @@ static const KirExpr *visit(Pass *p, const KirExpr *e, const char *var, bool rew
   }
   case KE_MEMBER: {
     const KirExpr *b = visit(p, e->member.base, var, rewrite, guarded);
-    return b == e->member.base ? e : kir_member(p->arena, b, e->member.name);
+    return b == e->member.base ? e : kir_member(p->arena, b, e->member.name, e->type);
   }
   case KE_LANE: {
     const KirExpr *b = visit(p, e->lane.base, var, rewrite, guarded);
@@ -386,7 +395,7 @@ static const KirExpr *visit(Pass *p, const KirExpr *e, const char *var, bool rew
     if (e->kind == KE_CAST) return kir_cast(p->arena, e->call.type, args[0]);
     if (e->kind == KE_VECTOR) return kir_vector(p->arena, e->call.type, e->call.nargs, args);
     if (e->kind == KE_BUILTIN) return kir_builtin(p->arena, e->call.builtin, e->call.type, args);
-    return kir_call(p->arena, e->call.fn, e->call.nargs, args);
+    return kir_call(p->arena, e->call.fn, e->type, e->call.nargs, args);
   }
   }
   DPIA_EXHAUSTIVE_END
@@ -506,10 +515,11 @@ static void rows_of_loop(Pass *p, KirStmt *loop) {
     start = invariant_plus_step(p, start, loop->loop.var);
     KirStmt *d = kir_stmt(p->arena, KS_DECL);
     d->decl.space = KSP_PRIVATE;
-    d->decl.type = kir_pointer_type(p->arena, r->buf->elem, r->buf->space, r->buf->read_only);
+    d->decl.type = pointer_into(p->arena, r->buf);
     d->decl.name = r->ptr;
     d->decl.array_len = -1;
-    d->decl.init = kir_binary(p->arena, KB_PTR_ADD, kir_var(p->arena, r->buf->name), kir_ix(p->arena, start));
+    d->decl.init =
+        kir_binary(p->arena, KB_PTR_ADD, kir_var(p->arena, r->buf->name, d->decl.type), kir_ix(p->arena, start));
     kir_insert_after(body, after, d);
     after = d;
     any = true;
@@ -591,10 +601,11 @@ static void rows_of_kernel(Pass *p, const KirKernel *k, KirBlock *body) {
     r->ptr = fresh_name(p, r->buf->name, "row");
     KirStmt *d = kir_stmt(p->arena, KS_DECL);
     d->decl.space = KSP_PRIVATE;
-    d->decl.type = kir_pointer_type(p->arena, r->buf->elem, r->buf->space, r->buf->read_only);
+    d->decl.type = pointer_into(p->arena, r->buf);
     d->decl.name = r->ptr;
     d->decl.array_len = -1;
-    d->decl.init = kir_binary(p->arena, KB_PTR_ADD, kir_var(p->arena, r->buf->name), kir_ix(p->arena, r->base));
+    d->decl.init =
+        kir_binary(p->arena, KB_PTR_ADD, kir_var(p->arena, r->buf->name, d->decl.type), kir_ix(p->arena, r->base));
     /* before the statement, and before the comments that announce it */
     KirStmt *before = NULL;
     for (KirStmt *s = body->first; s && s != r->first; s = s->next)

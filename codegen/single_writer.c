@@ -176,18 +176,7 @@ bool gen_single_writer(CG *cg, const Phrase *p, const Cont *after) {
   if (!group) {
     /* no barrier orders the other work-items after the one that writes a
      * temporary here: none of them may read it after p */
-    BinderSet w = {0}, reads = {0};
-    scan_writes(cg, p, NULL, &w);
-    for (const Cont *c = after; c; c = c->next) scan_reads_except(cg, c->cmd, c->again ? p : NULL, &reads);
-    BinderSet bad = binder_set_intersect(cg, &w, &reads);
-    if (bad.n) {
-      cg_error(cg, ERR_NO_BARRIER, p->span,
-               "%s is computed once, by one work-item, and read later by the others, but OpenCL has no barrier "
-               "across work-groups to order them; compute it inside the map that reads it, or split the "
-               "computation into two kernels",
-               names_of(cg, &bad));
-      return true;
-    }
+    if (no_barrier_error(cg, p, NB_ONE_WRITER, after)) return true;
   }
   sync_before(cg, p);
   KirBlock *outer = cg_enter(

@@ -53,13 +53,20 @@ static void expect_type(Tester *t, int line, const KirType *ty, const char *want
   expect_printed(t, line, &b, want);
 }
 
+/* variables of the tests' own types: an int, a float, a pointer to floats */
+static const KirExpr *ivar(Arena *a, const char *name) { return kir_var(a, name, kir_scalar1(SC_INT)); }
+static const KirExpr *fvar(Arena *a, const char *name) { return kir_var(a, name, kir_scalar1(SC_FLOAT)); }
+static const KirExpr *pvar(Arena *a, const char *name) {
+  return kir_var(a, name, kir_pointer_type(a, kir_scalar1(SC_FLOAT), KSP_GLOBAL, false));
+}
+
 #define TEXT(e, want) expect_text(t, __LINE__, (e), (want))
 #define TYPE(ty, want) expect_type(t, __LINE__, (ty), (want))
 #define EXPECT(cond) expect(t, __LINE__, (cond), #cond)
 
 static void test_printing(Tester *t) {
   Arena *a = t->a;
-  const KirExpr *x = kir_var(a, "x"), *y = kir_var(a, "y"), *z = kir_var(a, "z");
+  const KirExpr *x = ivar(a, "x"), *y = ivar(a, "y"), *z = ivar(a, "z");
   /* left associative: a - (b - c) keeps its parentheses, (a - b) - c not */
   TEXT(kir_binary(a, KB_SUB, x, kir_binary(a, KB_SUB, y, z)), "x - (y - z)");
   TEXT(kir_binary(a, KB_SUB, kir_binary(a, KB_SUB, x, y), z), "x - y - z");
@@ -100,7 +107,7 @@ static void test_printing(Tester *t) {
   TEXT(kir_vector(a, kir_scalar_type(a, SC_FLOAT, 2), 2, args), "(float2)(x, y + z)");
   TEXT(kir_cast(a, kir_scalar_type(a, SC_INT, 1), args[1]), "(int)(y + z)");
   TEXT(kir_lane(a, kir_binary(a, KB_ADD, x, y), 0, 4, true), "(x + y).x");
-  TEXT(kir_member(a, kir_index(a, x, i), "fst"), "x[i + 1].fst");
+  TEXT(kir_member(a, kir_index(a, x, i), "fst", kir_scalar1(SC_FLOAT)), "x[i + 1].fst");
   /* lanes as the program named them where OpenCL C has the name (.x to
    * .w of a vector of at most 4), else by number */
   TEXT(kir_lane(a, x, 3, 4, true), "x.w");
@@ -131,11 +138,12 @@ static void test_types(Tester *t) {
   EXPECT(!kir_type_equal(kir_scalar_type(a, SC_FLOAT, 4), kir_scalar_type(a, SC_FLOAT, 2)));
   EXPECT(!kir_type_equal(kir_pointer_type(a, f, KSP_GLOBAL, true), kir_pointer_type(a, f, KSP_GLOBAL, false)));
   /* a conversion: a cast of a scalar, convert_T of a vector (a call) */
-  const KirExpr *v = kir_var(a, "v"), *x = kir_var(a, "x");
+  const KirExpr *v = ivar(a, "v"), *x = ivar(a, "x");
   const KirExpr *to4 = kir_cast(a, kir_scalar_type(a, SC_FLOAT, 4), v);
   TEXT(to4, "convert_float4(v)");
   TEXT(kir_lane(a, to4, 1, 4, false), "convert_float4(v).s1");
-  TEXT(kir_member(a, kir_cast(a, kir_struct_type(a, "pair_int_int"), v), "snd"), "((pair_int_int)v).snd");
+  TEXT(kir_member(a, kir_cast(a, kir_struct_type(a, "pair_int_int"), v), "snd", kir_scalar1(SC_INT)),
+       "((pair_int_int)v).snd");
   TEXT(kir_cast(a, kir_scalar_type(a, SC_DOUBLE, 1), kir_binary(a, KB_ADD, v, x)), "(double)(v + x)");
 }
 
@@ -187,9 +195,9 @@ static void test_index_atoms(Tester *t) {
   const Ix *again = ix_expr(x, kir_builtin(a, KBI_CLAMP, int1, args));
   EXPECT(ix_equal(clamped, again));
   TEXT(kir_ix(a, ix_add(x, ix_mul(x, clamped, ix_const(x, 4)), ix_const(x, 1))), "clamp(i - 1, 0, 9)*4 + 1");
-  const KirExpr *sum = kir_binary(a, KB_ADD, kir_var(a, "p"), kir_var(a, "q"));
+  const KirExpr *sum = kir_binary(a, KB_ADD, ivar(a, "p"), ivar(a, "q"));
   TEXT(kir_ix(a, ix_mul(x, ix_expr(x, sum), ix_const(x, 2))), "(p + q)*2");
-  const Ix *gather = ix_expr(x, kir_index(a, kir_var(a, "ys"), kir_ix(a, i)));
+  const Ix *gather = ix_expr(x, kir_index(a, pvar(a, "ys"), kir_ix(a, i)));
   EXPECT(!ix_equal(gather, clamped));
   TEXT(kir_ix(a, ix_simplify(x, ix_sub(x, ix_add(x, gather, i), i))), "ys[i]");
   /* a range on the clamped atom, found through an equal atom */
@@ -206,13 +214,13 @@ static void test_equality(Tester *t) {
   Arena *a = t->a;
   const Ix *i1 = ix_add(&t->ix, ix_var(&t->ix, "i"), ix_const(&t->ix, 1));
   const Ix *i2 = ix_add(&t->ix, ix_var(&t->ix, "i"), ix_const(&t->ix, 1));
-  const KirExpr *e1 = kir_index(a, kir_var(a, "xs"), kir_ix(a, i1));
-  const KirExpr *e2 = kir_index(a, kir_var(a, "xs"), kir_ix(a, i2));
+  const KirExpr *e1 = kir_index(a, pvar(a, "xs"), kir_ix(a, i1));
+  const KirExpr *e2 = kir_index(a, pvar(a, "xs"), kir_ix(a, i2));
   EXPECT(kir_expr_equal(e1, e2));
-  EXPECT(!kir_expr_equal(e1, kir_index(a, kir_var(a, "ys"), kir_ix(a, i2))));
-  EXPECT(!kir_expr_equal(e1, kir_index(a, kir_var(a, "xs"), kir_ix(a, ix_var(&t->ix, "i")))));
-  EXPECT(kir_expr_equal(kir_member(a, e1, "fst"), kir_member(a, e2, "fst")));
-  EXPECT(!kir_expr_equal(kir_member(a, e1, "fst"), kir_member(a, e2, "snd")));
+  EXPECT(!kir_expr_equal(e1, kir_index(a, pvar(a, "ys"), kir_ix(a, i2))));
+  EXPECT(!kir_expr_equal(e1, kir_index(a, pvar(a, "xs"), kir_ix(a, ix_var(&t->ix, "i")))));
+  EXPECT(kir_expr_equal(kir_member(a, e1, "fst", kir_scalar1(SC_INT)), kir_member(a, e2, "fst", kir_scalar1(SC_INT))));
+  EXPECT(!kir_expr_equal(kir_member(a, e1, "fst", kir_scalar1(SC_INT)), kir_member(a, e2, "snd", kir_scalar1(SC_INT))));
   EXPECT(kir_expr_equal(kir_lane(a, e1, 1, 4, false), kir_lane(a, e2, 1, 4, false)));
   EXPECT(!kir_expr_equal(kir_lane(a, e1, 1, 4, false), kir_lane(a, e2, 2, 4, false)));
   EXPECT(!kir_expr_equal(kir_query(a, KQ_LOCAL_ID, 0), kir_query(a, KQ_LOCAL_ID, 1)));
@@ -237,7 +245,7 @@ static KirStmt *loop(Arena *a, const char *var, const KirExpr *init, const KirEx
   KirStmt *s = kir_stmt(a, KS_FOR);
   s->loop.var = var;
   s->loop.init = init;
-  s->loop.bound = kir_var(a, "N");
+  s->loop.bound = ivar(a, "N");
   s->loop.step = step;
   return s;
 }
@@ -254,7 +262,7 @@ static void test_invariants(Tester *t) {
   EXPECT(kir_invariant_violation(a, &k) == NULL);
   /* ... not under a test of the local id */
   KirStmt *guard = kir_stmt(a, KS_IF);
-  guard->cond.cond = kir_binary(a, KB_LT, kir_var(a, "lid"), kir_var(a, "N"));
+  guard->cond.cond = kir_binary(a, KB_LT, ivar(a, "lid"), ivar(a, "N"));
   kir_append(&guard->cond.body, barrier(a));
   kir_append(&wg->loop.body, guard);
   EXPECT(kir_invariant_violation(a, &k) != NULL);
@@ -282,16 +290,147 @@ static void test_invariants(Tester *t) {
   kir_append(&k5.body, once);
   kir_append(&k5.body, decl(a, "gid", kir_query(a, KQ_GLOBAL_ID, 0)));
   KirStmt *in = kir_stmt(a, KS_IF);
-  in->cond.cond = kir_binary(a, KB_LT, kir_var(a, "gid"), kir_var(a, "N"));
+  in->cond.cond = kir_binary(a, KB_LT, ivar(a, "gid"), ivar(a, "N"));
   kir_append(&k5.body, in);
   EXPECT(kir_invariant_violation(a, &k5) == NULL);
   KirStmt *mixed = kir_stmt(a, KS_IF);
   const KirExpr *id4 = kir_binary(a, KB_MUL, kir_query(a, KQ_GLOBAL_ID, 0), kir_int(a, 4));
-  mixed->cond.cond = kir_binary(a, KB_LT, id4, kir_var(a, "N"));
+  mixed->cond.cond = kir_binary(a, KB_LT, id4, ivar(a, "N"));
   kir_append(&in->cond.body, mixed);
   EXPECT(kir_invariant_violation(a, &k5) != NULL);
   mixed->cond.cond = kir_binary(a, KB_GE, kir_query(a, KQ_LOCAL_ID, 0), kir_int(a, -1));
   EXPECT(kir_invariant_violation(a, &k5) != NULL);
+}
+
+/* ---- types (kir.h: every expression carries its type) ---- */
+
+static bool typed(const KirExpr *e, const KirType *want) { return e->type && kir_type_equal(e->type, want); }
+
+/* Every constructor gives its node a type: derived from the operands, or
+ * the one its caller gives. */
+static void test_expression_types(Tester *t) {
+  Arena *a = t->a;
+  const KirType *i1 = kir_scalar1(SC_INT), *f1 = kir_scalar1(SC_FLOAT), *b1 = kir_scalar1(SC_BOOL);
+  const KirType *f4 = kir_scalar_type(a, SC_FLOAT, 4), *i4 = kir_scalar_type(a, SC_INT, 4);
+  const KirType *pair = kir_struct_type(a, "pair_float_int");
+  const KirType *gf = kir_pointer_type(a, f1, KSP_GLOBAL, true);
+  const KirExpr *n = ivar(a, "n"), *x = fvar(a, "x"), *v = kir_var(a, "v", f4), *xs = kir_var(a, "xs", gf);
+  const KirExpr *p = kir_var(a, "p", pair);
+  EXPECT(typed(n, i1) && typed(x, f1) && typed(v, f4) && typed(xs, gf));
+  EXPECT(typed(kir_int(a, 3), i1));
+  EXPECT(typed(kir_lit(a, (KirLit){SC_DOUBLE, 0, 0.5}), kir_scalar1(SC_DOUBLE)));
+  EXPECT(typed(kir_lit(a, (KirLit){SC_BOOL, 1, 0}), b1));
+  EXPECT(typed(kir_ix(a, ix_var(&t->ix, "i")), i1));
+  EXPECT(typed(kir_query(a, KQ_LOCAL_SIZE, 2), i1));
+  /* operators: the wider operand's type, a scalar broadcast to a vector */
+  EXPECT(typed(kir_binary(a, KB_MUL, v, x), f4));
+  EXPECT(typed(kir_binary(a, KB_ADD, x, v), f4));
+  EXPECT(typed(kir_binary(a, KB_SUB, n, kir_int(a, 1)), i1));
+  /* a comparison: a bool of scalars, an int mask of vectors */
+  EXPECT(typed(kir_binary(a, KB_LT, n, kir_int(a, 1)), b1));
+  EXPECT(typed(kir_binary(a, KB_LT, v, x), i4));
+  EXPECT(typed(kir_and(a, kir_binary(a, KB_LT, n, n), kir_binary(a, KB_GE, n, n)), b1));
+  EXPECT(typed(kir_binary(a, KB_PTR_ADD, xs, n), gf));
+  EXPECT(typed(kir_unary(a, '-', v), f4));
+  EXPECT(typed(kir_unary(a, '!', kir_binary(a, KB_EQ, n, n)), b1));
+  const KirExpr *address = kir_unary(a, '&', v);
+  EXPECT(address->type->kind == KTY_POINTER && kir_type_equal(address->type->to, f4));
+  EXPECT(typed(kir_cond(a, kir_binary(a, KB_LT, n, n), v, kir_vector(a, f4, 1, &x)), f4));
+  /* an element: what its pointer points to; a lane: the vector's scalar */
+  EXPECT(typed(kir_index(a, xs, n), f1));
+  EXPECT(typed(kir_lane(a, v, 2, 4, false), f1));
+  EXPECT(typed(kir_vload(a, 4, n, xs), f4));
+  /* given by the caller: a field, a foreign function's result */
+  EXPECT(typed(kir_member(a, p, "snd", i1), i1));
+  EXPECT(typed(kir_call(a, "g", f1, 1, &x), f1));
+  EXPECT(typed(kir_builtin(a, KBI_FABS, f4, &v), f4));
+  EXPECT(typed(kir_cast(a, i4, v), i4));
+  EXPECT(typed(kir_vector(a, f4, 1, &x), f4));
+  /* and each of them agrees with its operands */
+  const KirExpr *nodes[] = {kir_binary(a, KB_MUL, v, x),
+                            kir_binary(a, KB_LT, v, x),
+                            kir_index(a, xs, n),
+                            kir_lane(a, v, 2, 4, true),
+                            kir_vload(a, 4, n, xs),
+                            kir_cast(a, i4, v),
+                            address,
+                            kir_builtin(a, KBI_SELECT, f4, (const KirExpr *[]){kir_binary(a, KB_LT, v, x), v, x})};
+  for (size_t k = 0; k < sizeof nodes / sizeof nodes[0]; k++) EXPECT(kir_type_violation(a, nodes[k]) == NULL);
+}
+
+/* a kernel whose one statement is out[0] = value (out: global float *)
+ * after `float4 v`, `int n` and `pair_float_int p` */
+static const char *violation_of(Arena *a, const KirExpr *value) {
+  KirParam *params = NEWARRAY(a, KirParam, 2);
+  params[0] = (KirParam){0, kir_scalar1(SC_FLOAT), "out", false};
+  params[1] = (KirParam){0, kir_scalar1(SC_INT), "n", false};
+  KirKernel *k = NEW(a, KirKernel);
+  *k = (KirKernel){.name = "k", .nparams = 2, .params = params};
+  KirTop *top = NEW(a, KirTop);
+  *top = (KirTop){.kind = KT_STRUCT, .name = "pair_float_int"};
+  top->st = (KirStruct){"pair_float_int", {{kir_scalar1(SC_FLOAT), "fst", -1}, {kir_scalar1(SC_INT), "snd", -1}}};
+  k->ntops = 1;
+  k->tops = top;
+  const KirType *decl_types[] = {kir_scalar_type(a, SC_FLOAT, 4), top->st.field[1].type, kir_struct_type(a, top->name)};
+  const char *names[] = {"v", "m", "p"};
+  for (int i = 0; i < 3; i++) {
+    KirStmt *d = kir_stmt(a, KS_DECL);
+    d->decl.type = decl_types[i];
+    d->decl.name = names[i];
+    d->decl.array_len = -1;
+    kir_append(&k->body, d);
+  }
+  KirStmt *s = kir_stmt(a, KS_ASSIGN);
+  s->assign.lhs = kir_index(a, pvar(a, "out"), kir_int(a, 0));
+  s->assign.rhs = value;
+  kir_append(&k->body, s);
+  return kir_invariant_violation(a, k);
+}
+
+/* The invariant check catches a node whose type disagrees with its
+ * operands', built by hand as a pass that forgot a type would build it. */
+static void test_mistyped(Tester *t) {
+  Arena *a = t->a;
+  const KirType *f4 = kir_scalar_type(a, SC_FLOAT, 4);
+  const KirExpr *v = kir_var(a, "v", f4), *m = ivar(a, "m"), *p = kir_var(a, "p", kir_struct_type(a, "pair_float_int"));
+  /* well typed: a lane of v times a float, a field of p */
+  EXPECT(violation_of(a, kir_binary(a, KB_MUL, kir_lane(a, v, 0, 4, true),
+                                    kir_member(a, p, "fst", kir_scalar1(SC_FLOAT)))) == NULL);
+  /* a node without a type */
+  KirExpr *untyped = NEW(a, KirExpr);
+  *untyped = *kir_lane(a, v, 0, 4, true);
+  untyped->type = NULL;
+  const char *why = violation_of(a, untyped);
+  EXPECT(why && strstr(why, "without a type"));
+  /* a lane typed as its vector */
+  KirExpr *lane = NEW(a, KirExpr);
+  *lane = *kir_lane(a, v, 1, 4, false);
+  lane->type = f4;
+  why = violation_of(a, lane);
+  EXPECT(why && strstr(why, "lane"));
+  /* a sum of a float vector and an int */
+  why = violation_of(a, kir_binary(a, KB_ADD, v, m));
+  EXPECT(why && strstr(why, "arithmetic"));
+  /* a lane of a vector of another width than the lane says */
+  why = violation_of(a, kir_lane(a, v, 1, 8, false));
+  EXPECT(why && strstr(why, "width"));
+  /* an element of something that is not a pointer */
+  why = violation_of(a, kir_index(a, m, kir_int(a, 0)));
+  EXPECT(why != NULL);
+  /* a field typed otherwise than its struct says */
+  why = violation_of(a, kir_member(a, p, "snd", kir_scalar1(SC_FLOAT)));
+  EXPECT(why && strstr(why, "field"));
+  /* a condition tested on a float; a vector built from ints */
+  why = violation_of(a, kir_cond(a, kir_lit(a, (KirLit){SC_FLOAT, 0, 1}), m, m));
+  EXPECT(why && strstr(why, "test"));
+  why = violation_of(a, kir_lane(a, kir_vector(a, f4, 1, &m), 0, 4, false));
+  EXPECT(why && strstr(why, "vector built"));
+  /* an assignment of a vector to a float element */
+  why = violation_of(a, v);
+  EXPECT(why && strstr(why, "assignment"));
+  /* a cast between widths */
+  why = violation_of(a, kir_lane(a, kir_cast(a, f4, m), 0, 4, false));
+  EXPECT(why && strstr(why, "cast"));
 }
 
 /* ---- dropping dead bindings (dead.c) ---- */
@@ -320,7 +459,7 @@ static KirStmt *comment(Arena *a, const char *text) {
 
 static const KirExpr *flit(Arena *a, double v) { return kir_lit(a, (KirLit){.scalar = SC_FLOAT, .f = v}); }
 
-static const KirExpr *elem(Arena *a, const char *buf, int64_t i) { return kir_index(a, kir_var(a, buf), kir_int(a, i)); }
+static const KirExpr *elem(Arena *a, const char *buf, int64_t i) { return kir_index(a, pvar(a, buf), kir_int(a, i)); }
 
 /* k's body once kir_drop_dead has run, as the backend prints it */
 static void expect_dropped(Tester *t, int line, KirKernel *k, const char *want) {
@@ -341,14 +480,14 @@ static void test_dead_bindings(Tester *t) {
   KirParam ps[2] = {{0, float_type(a), "out", false}, {0, float_type(a), "in", false}};
   const DefInfo g = {.name = "g", .is_foreign = true};
   const DefInfo *foreigns[] = {&g};
-  const KirExpr *x = kir_var(a, "x"), *in0 = elem(a, "in", 0), *gx = kir_call(a, "g", 1, &in0);
+  const KirExpr *x = fvar(a, "x"), *in0 = elem(a, "in", 0), *gx = kir_call(a, "g", float_type(a), 1, &in0);
 
   /* a binding nothing reads goes, and then the one only it read */
   KirKernel k = {.name = "k", .comment = "k", .nparams = 2, .params = ps};
   kir_append(&k.body, fdecl(a, "x", -1, in0));
   kir_append(&k.body, fdecl(a, "y", -1, kir_binary(a, KB_DIV, x, flit(a, 3))));
   kir_append(&k.body, fdecl(a, "z", -1, kir_binary(a, KB_ADD, x, x)));
-  kir_append(&k.body, assign(a, elem(a, "out", 0), kir_var(a, "z")));
+  kir_append(&k.body, assign(a, elem(a, "out", 0), fvar(a, "z")));
   DROPPED(&k, "  float x = in[0];\n  float z = x + x;\n  out[0] = z;\n}\n");
 
   /* a private array only written: its writes go, and the bindings they
@@ -365,7 +504,7 @@ static void test_dead_bindings(Tester *t) {
 
   /* a pointer written through stays */
   KirKernel k3 = {.name = "k", .comment = "k", .nparams = 2, .params = ps};
-  KirStmt *p = fdecl(a, "p", -1, kir_binary(a, KB_PTR_ADD, kir_var(a, "out"), kir_int(a, 1)));
+  KirStmt *p = fdecl(a, "p", -1, kir_binary(a, KB_PTR_ADD, pvar(a, "out"), kir_int(a, 1)));
   p->decl.type = kir_pointer_type(a, float_type(a), KSP_GLOBAL, false);
   kir_append(&k3.body, p);
   kir_append(&k3.body, assign(a, elem(a, "p", 0), flit(a, 1)));
@@ -385,9 +524,9 @@ static void test_dead_bindings(Tester *t) {
    * whose binding nothing reads goes, the one that writes stays */
   KirKernel k5 = {.name = "k", .comment = "k", .nparams = 2, .params = ps};
   KirStmt *l1 = loop(a, "i", kir_int(a, 0), kir_int(a, 1)), *l2 = loop(a, "i", kir_int(a, 0), kir_int(a, 1));
-  kir_append(&l1->loop.body, fdecl(a, "x", -1, kir_index(a, kir_var(a, "in"), kir_var(a, "i"))));
-  kir_append(&l2->loop.body, fdecl(a, "x", -1, kir_index(a, kir_var(a, "in"), kir_var(a, "i"))));
-  kir_append(&l2->loop.body, assign(a, kir_index(a, kir_var(a, "out"), kir_var(a, "i")), x));
+  kir_append(&l1->loop.body, fdecl(a, "x", -1, kir_index(a, pvar(a, "in"), ivar(a, "i"))));
+  kir_append(&l2->loop.body, fdecl(a, "x", -1, kir_index(a, pvar(a, "in"), ivar(a, "i"))));
+  kir_append(&l2->loop.body, assign(a, kir_index(a, pvar(a, "out"), ivar(a, "i")), x));
   kir_append(&k5.body, l1);
   kir_append(&k5.body, l2);
   DROPPED(&k5, "  for (int i = 0; i < N; i += 1) {\n    float x = in[i];\n    out[i] = x;\n  }\n}\n");
@@ -406,6 +545,8 @@ int main(void) {
   test_index_atoms(t);
   test_equality(t);
   test_invariants(t);
+  test_expression_types(t);
+  test_mistyped(t);
   test_dead_bindings(t);
   printf("kir: %d passed, %d failed\n", t->passed, t->failed);
   arena_free(&env.arena);

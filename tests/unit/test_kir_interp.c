@@ -35,7 +35,28 @@ static void expect(Tester *t, int line, bool ok, const char *what) {
 
 /* ---- building kernels ---- */
 
-static const KirExpr *V(Tester *t, const char *name) { return kir_var(t->a, name); }
+static const KirType *flt(Tester *t) { return kir_scalar_type(t->a, SC_FLOAT, 1); }
+
+/* the variables of the kernels below, with their types: a buffer's is a
+ * pointer to its elements */
+static const KirExpr *V(Tester *t, const char *name) {
+  Arena *a = t->a;
+  const KirType *f = kir_scalar_type(a, SC_FLOAT, 1), *f2 = kir_scalar_type(a, SC_FLOAT, 2);
+  static const struct {
+    const char *name;
+    int kind; /* 0 int, 1 float2, 2 pair_float_int, 3 pointer to float, 4 pointer to float2 */
+    KirSpace space;
+  } vars[] = {{"i", 0, KSP_PRIVATE},  {"v", 1, KSP_PRIVATE},   {"p", 2, KSP_PRIVATE}, {"q", 2, KSP_PRIVATE},
+              {"out", 3, KSP_GLOBAL}, {"acc", 3, KSP_PRIVATE}, {"loc", 3, KSP_LOCAL}, {"vl", 4, KSP_LOCAL}};
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+    if (strcmp(vars[i].name, name) != 0) continue;
+    const KirType *types[] = {kir_scalar1(SC_INT), f2, kir_struct_type(a, "pair_float_int"),
+                              kir_pointer_type(a, f, vars[i].space, false),
+                              kir_pointer_type(a, f2, vars[i].space, false)};
+    return kir_var(a, name, types[vars[i].kind]);
+  }
+  INTERNAL("no variable %s in these tests", name);
+}
 static const KirExpr *I(Tester *t, int64_t v) { return kir_int(t->a, v); }
 static const KirExpr *F(Tester *t, double v) { return kir_lit(t->a, (KirLit){SC_FLOAT, 0, v}); }
 static const KirExpr *B(Tester *t, KirBinop op, const KirExpr *l, const KirExpr *r) {
@@ -82,8 +103,6 @@ static KirBlock *when(Tester *t, KirBlock *b, const KirExpr *cond) {
   s->cond.cond = cond;
   return &s->cond.body;
 }
-
-static const KirType *flt(Tester *t) { return kir_scalar_type(t->a, SC_FLOAT, 1); }
 
 /* kernel k(global float *out, int n) { local float loc[8]; ... } */
 static KirKernel *kernel(Tester *t) {
@@ -161,10 +180,11 @@ static void test_values(Tester *t) {
   assign(t, b, AT(t, "out", I(t, 6)), kir_lane(a, V(t, "v"), 1, 2, false));
   /* a struct's fields */
   decl(t, b, KSP_PRIVATE, kir_struct_type(a, "pair_float_int"), "p", -1, NULL);
-  assign(t, b, kir_member(a, V(t, "p"), "fst"), F(t, 1.5));
-  assign(t, b, kir_member(a, V(t, "p"), "snd"), I(t, 2));
+  assign(t, b, kir_member(a, V(t, "p"), "fst", flt(t)), F(t, 1.5));
+  assign(t, b, kir_member(a, V(t, "p"), "snd", kir_scalar1(SC_INT)), I(t, 2));
   decl(t, b, KSP_PRIVATE, kir_struct_type(a, "pair_float_int"), "q", -1, V(t, "p"));
-  assign(t, b, AT(t, "out", I(t, 7)), B(t, KB_ADD, kir_member(a, V(t, "q"), "fst"), kir_member(a, V(t, "q"), "snd")));
+  assign(t, b, AT(t, "out", I(t, 7)),
+         B(t, KB_ADD, kir_member(a, V(t, "q"), "fst", flt(t)), kir_member(a, V(t, "q"), "snd", kir_scalar1(SC_INT))));
   /* vstore2 at offset 4 (in vectors), vload2 back */
   KirStmt *st = add(t, b, KS_VSTORE);
   st->vstore.width = 2;
@@ -359,7 +379,7 @@ static void test_not_checked(Tester *t) {
   k->nforeigns = 1;
   k->foreigns = (const DefInfo *const *)NEWARRAY(t->a, DefInfo *, 1);
   ((const DefInfo **)k->foreigns)[0] = f;
-  assign(t, &k->body, AT(t, "out", GID(t)), kir_call(t->a, "f", 1, (const KirExpr *[]){F(t, 1)}));
+  assign(t, &k->body, AT(t, "out", GID(t)), kir_call(t->a, "f", flt(t), 1, (const KirExpr *[]){F(t, 1)}));
   Result r = run(t, k, 1, 1);
   EXPECT(r.st == KI_NOT_CHECKED);
   EXPECT(has(&r, "foreign function 'f'"));
