@@ -35,6 +35,8 @@ SIZES = {
     'gesummv': {'N': 256}, 'nn': {'N': 4096}, 'mriq': {'X': 1024, 'K': 64},
     'nbodyVec': {'N': 1024}, 'mriqVec': {'X': 1024, 'K': 64}, 'gesummvVec': {'N': 256},
     'kmeans': {'N': 1024, 'K': 5, 'F': 34}, 'kmeansVec': {'N': 1024, 'K': 5, 'F': 34},
+    # any size (samples/dot_any.dpia): a size that is a multiple of nothing
+    'dotAny': {'N': 100003}, 'asumAny': {'N': 100003}, 'scalAny': {'N': 100003},
     # the kernels of the sample pipelines (docs/language.md section 8)
     'dotParts': {'N': 262144}, 'dotSum': {'M': 1000}, 'asumParts': {'N': 262144}, 'asumSum': {'M': 1000},
     'ax': {'M': 64, 'N': 96}, 'atv': {'M': 64, 'N': 96}, 'axVec': {'M': 64, 'N': 96}, 'atvVec': {'M': 64, 'N': 96},
