@@ -61,7 +61,8 @@ void cprint_record_line(LineRec *rec, const Buf *out, const KirStmt *s) {
 }
 
 /* the statements recorded, as statement_lines returns them */
-static int cprint_lines(LineRec *rec, const Buf *out, const KirStmt *const **stmts, const int **lines, const char **text) {
+static int cprint_lines(LineRec *rec, const Buf *out, const KirStmt *const **stmts, const int **lines,
+                        const char **text) {
   *stmts = (const KirStmt *const *)rec->stmts.items;
   *lines = rec->lines;
   *text = out->data;
