@@ -60,7 +60,9 @@ void cprint_record_line(LineRec *rec, const Buf *out, const KirStmt *s) {
   vec_push(rec->arena, &rec->stmts, (void *)s);
 }
 
-int cprint_lines(LineRec *rec, const Buf *out, const KirStmt *const **stmts, const int **lines, const char **text) {
+/* the statements recorded, as statement_lines returns them */
+static int cprint_lines(LineRec *rec, const Buf *out, const KirStmt *const **stmts, const int **lines,
+                        const char **text) {
   *stmts = (const KirStmt *const *)rec->stmts.items;
   *lines = rec->lines;
   *text = out->data;
@@ -117,4 +119,156 @@ bool cprint_defined_before(NameSet *defined, const char *name) {
   if (nameset_has(defined, name)) return true;
   nameset_add(defined, name);
   return false;
+}
+
+static void print_trailing_comment(Buf *out, const KirStmt *s) {
+  if (s->comment) emit(out, " /* %s */", s->comment);
+}
+
+/* { comment, the body a level deeper, } at indent */
+static void print_body(const CStmtHooks *h, Buf *out, const KirStmt *s, const KirBlock *body, int indent,
+                       LineRec *rec) {
+  buf_putc(out, '{');
+  print_trailing_comment(out, s);
+  buf_putc(out, '\n');
+  cprint_block(h, out, body, indent + 1, rec);
+  buf_indent(out, indent);
+  buf_putc(out, '}');
+}
+
+/* the statement s from the current column, through its end of line */
+static void print_stmt(const CStmtHooks *h, Buf *out, const KirStmt *s, int indent, LineRec *rec) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (s->kind) {
+  case KS_DECL:
+    buf_puts(out, h->decl_space[s->decl.space]);
+    if (s->decl.is_const) buf_puts(out, "const ");
+    h->print_type(out, s->decl.type); /* const global float *xs_i: no space after the * */
+    emit(out, s->decl.type->kind == KTY_POINTER ? "%s" : " %s", s->decl.name);
+    if (s->decl.array_len >= 0) emit(out, "[%lld]", (long long)s->decl.array_len);
+    if (s->decl.init) {
+      buf_puts(out, " = ");
+      h->print_whole(out, s->decl.init);
+    }
+    buf_putc(out, ';');
+    print_trailing_comment(out, s);
+    break;
+  case KS_ASSIGN:
+    h->print_expr(out, s->assign.lhs);
+    buf_puts(out, " = ");
+    h->print_whole(out, s->assign.rhs);
+    buf_putc(out, ';');
+    print_trailing_comment(out, s);
+    break;
+  case KS_VSTORE:
+    h->print_vstore(out, s);
+    buf_putc(out, ';');
+    print_trailing_comment(out, s);
+    break;
+  case KS_FOR:
+    if (s->loop.unroll > 1) {
+      emit(out, "#pragma unroll %d\n", s->loop.unroll);
+      buf_indent(out, indent);
+    }
+    emit(out, "for (int %s = ", s->loop.var);
+    h->print_whole(out, s->loop.init);
+    emit(out, "; %s < ", s->loop.var);
+    h->print_operand(out, s->loop.bound, kir_binop_prec[KB_LT] + 1);
+    emit(out, "; %s += ", s->loop.var);
+    h->print_whole(out, s->loop.step);
+    buf_puts(out, ") ");
+    print_body(h, out, s, &s->loop.body, indent, rec);
+    break;
+  case KS_IF:
+    buf_puts(out, "if (");
+    h->print_expr(out, s->cond.cond);
+    buf_puts(out, ") ");
+    if (s->cond.one_line) { /* the one statement, on this line */
+      cprint_record_line(rec, out, s->cond.body.first);
+      print_stmt(h, out, s->cond.body.first, indent, rec);
+      return;
+    }
+    print_body(h, out, s, &s->cond.body, indent, rec);
+    break;
+  case KS_BLOCK: print_body(h, out, s, &s->block.body, indent, rec); break;
+  case KS_BARRIER:
+    h->print_barrier(out, s);
+    buf_putc(out, ';');
+    print_trailing_comment(out, s);
+    break;
+  case KS_EXPR:
+    /* a call as a statement; anything else is cast to void, as C says
+     * a value is discarded on purpose (-Wunused-value) */
+    if (s->expr->kind == KE_CALL) {
+      h->print_expr(out, s->expr);
+    } else {
+      buf_puts(out, "(void)");
+      h->print_operand(out, s->expr, PREC_UNARY);
+    }
+    buf_putc(out, ';');
+    print_trailing_comment(out, s);
+    break;
+  case KS_COMMENT: emit(out, "/* %s */", s->text); break;
+  }
+  DPIA_EXHAUSTIVE_END
+  buf_putc(out, '\n');
+}
+
+void cprint_block(const CStmtHooks *h, Buf *out, const KirBlock *b, int indent, LineRec *rec) {
+  for (const KirStmt *s = b->first; s; s = s->next) {
+    buf_indent(out, indent);
+    cprint_record_line(rec, out, s);
+    print_stmt(h, out, s, indent, rec);
+  }
+}
+
+void cprint_struct(Buf *out, const KirStruct *s, void (*print_type)(Buf *out, const KirType *t)) {
+  emit(out, "typedef struct {\n");
+  for (int i = 0; i < 2; i++) {
+    const KirStructField *f = &s->field[i];
+    buf_puts(out, "  ");
+    print_type(out, f->type);
+    emit(out, " %s", f->name);
+    if (f->array_len >= 0) emit(out, "[%lld]", (long long)f->array_len);
+    emit(out, ";\n");
+  }
+  emit(out, "} %s;\n\n", s->name);
+}
+
+void cprint_params(Buf *out, size_t start, const KirKernel *k, void (*print_param)(Buf *out, const KirParam *p)) {
+  size_t col = out->len - start;
+  for (size_t i = start; i < out->len; i++)
+    if (out->data[i] == '\n') col = out->len - i - 1;
+  Buf decls;
+  buf_init(&decls, out->arena);
+  size_t *ends = NEWARRAY(out->arena, size_t, k->nparams > 0 ? k->nparams : 1);
+  size_t width = 0;
+  for (int i = 0; i < k->nparams; i++) {
+    size_t from = decls.len;
+    print_param(&decls, &k->params[i]);
+    ends[i] = decls.len;
+    width += decls.len - from + 2;
+  }
+  bool one_line = col + width <= 100;
+  for (int i = 0; i < k->nparams; i++) {
+    if (i) {
+      if (one_line) {
+        buf_puts(out, ", ");
+      } else {
+        buf_puts(out, ",\n");
+        for (size_t c = 0; c < col; c++) buf_putc(out, ' ');
+      }
+    }
+    size_t from = i ? ends[i - 1] : 0;
+    buf_put(out, decls.data + from, ends[i] - from);
+  }
+}
+
+int cprint_statement_lines(Arena *a, const KirKernel *k, CKernelPrinter print, const KirStmt *const **stmts,
+                           const int **lines, const char **text) {
+  Buf out;
+  buf_init(&out, a);
+  LineRec rec = {.arena = a, .line = 1};
+  print(k, NULL, &out, &rec);
+  return cprint_lines(&rec, &out, stmts, lines, text);
 }

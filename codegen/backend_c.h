@@ -30,13 +30,48 @@ typedef struct LineRec {
 } LineRec;
 /* s begins at out->len (rec NULL: nothing recorded) */
 void cprint_record_line(LineRec *rec, const Buf *out, const KirStmt *s);
-/* the statements recorded, as statement_lines returns them */
-int cprint_lines(LineRec *rec, const Buf *out, const KirStmt *const **stmts, const int **lines, const char **text);
 
 /* head name[n] = {...}; (head: "constant float"): on one line if it fits
  * in 100 columns; else a row of a nested literal a line, or as many as
  * fit, aligned after the brace; values printed by print_expr */
 void cprint_table(Buf *out, const char *head, const char *name, const KirTable *t,
                   void (*print_expr)(Buf *out, const KirExpr *e));
+
+/* What a C-family language spells its own way in a statement; the rest of
+ * the statement printer is shared (the model: Halide's CodeGen_C, whose
+ * targets override a few of its methods). */
+typedef struct CStmtHooks {
+  void (*print_type)(Buf *out, const KirType *t);
+  void (*print_expr)(Buf *out, const KirExpr *e);
+  /* e as an operand that needs a precedence of at least min */
+  void (*print_operand)(Buf *out, const KirExpr *e, int min);
+  /* an expression a statement holds whole: a declaration's or an
+   * assignment's value, a loop's start and step */
+  void (*print_whole)(Buf *out, const KirExpr *e);
+  /* a declaration's memory space with a space after it, by KirSpace
+   * ("local ", "__shared__ ", "" for none) */
+  const char *const *decl_space;
+  /* a KS_VSTORE and a KS_BARRIER statement, without the semicolon */
+  void (*print_vstore)(Buf *out, const KirStmt *s);
+  void (*print_barrier)(Buf *out, const KirStmt *s);
+} CStmtHooks;
+
+/* the statements of b, a line each at indent (and the lines of their
+ * bodies one level deeper), each recorded in rec (NULL: none) */
+void cprint_block(const CStmtHooks *h, Buf *out, const KirBlock *b, int indent, LineRec *rec);
+
+/* typedef struct { float fst; int snd; } pair_float_int; */
+void cprint_struct(Buf *out, const KirStruct *s, void (*print_type)(Buf *out, const KirType *t));
+
+/* The kernel's parameters after its opening parenthesis, which ends the
+ * text since start: on the line when they fit in 100 columns; else a
+ * parameter a line, aligned after the parenthesis. */
+void cprint_params(Buf *out, size_t start, const KirKernel *k, void (*print_param)(Buf *out, const KirParam *p));
+
+/* the printer of a kernel that records where its statements land */
+typedef void (*CKernelPrinter)(const KirKernel *k, NameSet *defined, Buf *out, LineRec *rec);
+/* statement_lines (backend.h) of the printer */
+int cprint_statement_lines(Arena *a, const KirKernel *k, CKernelPrinter print, const KirStmt *const **stmts,
+                           const int **lines, const char **text);
 
 #endif

@@ -22,7 +22,6 @@
 #include "backend_cuda.h"
 #include "kernel.h"
 
-#include <string.h>
 
 static const char *const dim_name = "xyz";
 
@@ -242,127 +241,37 @@ static void print_expr(Buf *out, const KirExpr *e) {
 }
 
 /* an expression a statement holds whole: a work-item query unparenthesised */
-static void print_top(Buf *out, const KirExpr *e) {
+static void print_whole(Buf *out, const KirExpr *e) {
   if (e->kind == KE_QUERY) print_query(out, e->query.query, e->query.dim);
   else print_expr(out, e);
 }
 
-static void print_block(Buf *out, const KirBlock *b, int indent, LineRec *rec);
+/* a declaration's memory space: a local array is in the block's shared
+ * memory; a pointer is generic */
+static const char *const decl_space[] = {
+    [KSP_PRIVATE] = "", [KSP_LOCAL] = "__shared__ ", [KSP_GLOBAL] = "", [KSP_CONSTANT] = ""};
 
-static void print_trailing_comment(Buf *out, const KirStmt *s) {
-  if (s->comment) emit(out, " /* %s */", s->comment);
+/* KS_VSTORE: dpia_vstoren(value, offset, ptr) */
+static void print_vstore(Buf *out, const KirStmt *s) {
+  print_vector_memory(out, "vstore", s->vstore.width, s->vstore.value, s->vstore.offset, s->vstore.ptr);
 }
 
-static void print_stmt(Buf *out, const KirStmt *s, int indent, LineRec *rec) {
-  DPIA_EXHAUSTIVE_BEGIN
-  switch (s->kind) {
-  case KS_DECL:
-    if (s->decl.space == KSP_LOCAL) buf_puts(out, "__shared__ ");
-    if (s->decl.is_const) buf_puts(out, "const ");
-    print_type(out, s->decl.type);
-    emit(out, s->decl.type->kind == KTY_POINTER ? "%s" : " %s", s->decl.name);
-    if (s->decl.array_len >= 0) emit(out, "[%lld]", (long long)s->decl.array_len);
-    if (s->decl.init) {
-      buf_puts(out, " = ");
-      print_top(out, s->decl.init);
-    }
-    buf_putc(out, ';');
-    print_trailing_comment(out, s);
-    break;
-  case KS_ASSIGN:
-    print_expr(out, s->assign.lhs);
-    buf_puts(out, " = ");
-    print_top(out, s->assign.rhs);
-    buf_putc(out, ';');
-    print_trailing_comment(out, s);
-    break;
-  case KS_VSTORE:
-    print_vector_memory(out, "vstore", s->vstore.width, s->vstore.value, s->vstore.offset, s->vstore.ptr);
-    buf_putc(out, ';');
-    print_trailing_comment(out, s);
-    break;
-  case KS_FOR:
-    if (s->loop.unroll > 1) {
-      emit(out, "#pragma unroll %d\n", s->loop.unroll);
-      buf_indent(out, indent);
-    }
-    emit(out, "for (int %s = ", s->loop.var);
-    print_top(out, s->loop.init);
-    emit(out, "; %s < ", s->loop.var);
-    print_operand(out, s->loop.bound, kir_binop_prec[KB_LT] + 1);
-    emit(out, "; %s += ", s->loop.var);
-    print_top(out, s->loop.step);
-    buf_puts(out, ") {");
-    print_trailing_comment(out, s);
-    buf_putc(out, '\n');
-    print_block(out, &s->loop.body, indent + 1, rec);
-    buf_indent(out, indent);
-    buf_putc(out, '}');
-    break;
-  case KS_IF:
-    buf_puts(out, "if (");
-    print_expr(out, s->cond.cond);
-    buf_puts(out, ") ");
-    if (s->cond.one_line) {
-      cprint_record_line(rec, out, s->cond.body.first);
-      print_stmt(out, s->cond.body.first, indent, rec);
-      return;
-    }
-    buf_putc(out, '{');
-    print_trailing_comment(out, s);
-    buf_putc(out, '\n');
-    print_block(out, &s->cond.body, indent + 1, rec);
-    buf_indent(out, indent);
-    buf_putc(out, '}');
-    break;
-  case KS_BLOCK:
-    buf_putc(out, '{');
-    print_trailing_comment(out, s);
-    buf_putc(out, '\n');
-    print_block(out, &s->block.body, indent + 1, rec);
-    buf_indent(out, indent);
-    buf_putc(out, '}');
-    break;
-  case KS_BARRIER: /* orders shared and global memory within the block */
-    buf_puts(out, "__syncthreads();");
-    print_trailing_comment(out, s);
-    break;
-  case KS_EXPR:
-    if (s->expr->kind == KE_CALL) {
-      print_expr(out, s->expr);
-    } else {
-      buf_puts(out, "(void)");
-      print_operand(out, s->expr, PREC_UNARY);
-    }
-    buf_putc(out, ';');
-    print_trailing_comment(out, s);
-    break;
-  case KS_COMMENT: emit(out, "/* %s */", s->text); break;
-  }
-  DPIA_EXHAUSTIVE_END
-  buf_putc(out, '\n');
+/* KS_BARRIER: __syncthreads(), which orders shared and global memory
+ * within the block */
+static void print_barrier(Buf *out, const KirStmt *s) {
+  (void)s;
+  buf_puts(out, "__syncthreads()");
 }
 
-static void print_block(Buf *out, const KirBlock *b, int indent, LineRec *rec) {
-  for (const KirStmt *s = b->first; s; s = s->next) {
-    buf_indent(out, indent);
-    cprint_record_line(rec, out, s);
-    print_stmt(out, s, indent, rec);
-  }
-}
-
-static void print_struct(Buf *out, const KirStruct *s) {
-  emit(out, "typedef struct {\n");
-  for (int i = 0; i < 2; i++) {
-    const KirStructField *f = &s->field[i];
-    buf_puts(out, "  ");
-    print_type(out, f->type);
-    emit(out, " %s", f->name);
-    if (f->array_len >= 0) emit(out, "[%lld]", (long long)f->array_len);
-    emit(out, ";\n");
-  }
-  emit(out, "} %s;\n\n", s->name);
-}
+static const CStmtHooks stmt_hooks = {
+    .print_type = print_type,
+    .print_expr = print_expr,
+    .print_operand = print_operand,
+    .print_whole = print_whole,
+    .decl_space = decl_space,
+    .print_vstore = print_vstore,
+    .print_barrier = print_barrier,
+};
 
 /* The local buffer parameter p's offset in the dynamic shared memory: a
  * name of the reserved prefix dpia_ (backend_cuda_names.c) */
@@ -406,7 +315,7 @@ static void print_tops(const KirKernel *k, NameSet *defined, Buf *out) {
     if (cprint_defined_before(defined, t->name)) continue;
     DPIA_EXHAUSTIVE_BEGIN
     switch (t->kind) {
-    case KT_STRUCT: print_struct(out, &t->st); break;
+    case KT_STRUCT: cprint_struct(out, &t->st, print_type); break;
     case KT_FOREIGN: emit(out, "/* foreign function %s */\n__device__ inline %s\n", t->name, t->text); break;
     case KT_CONST: {
       Buf head;
@@ -423,8 +332,6 @@ static void print_tops(const KirKernel *k, NameSet *defined, Buf *out) {
   if (table) buf_putc(out, '\n');
 }
 
-/* The signature on one line when it fits in 100 columns; else a
- * parameter a line, aligned after the parenthesis. */
 static void print_kernel_lines(const KirKernel *k, NameSet *defined, Buf *out, LineRec *rec) {
   cprint_comment(out, k->comment);
   buf_putc(out, '\n');
@@ -435,31 +342,7 @@ static void print_kernel_lines(const KirKernel *k, NameSet *defined, Buf *out, L
          (long long)(k->local_size[0] * k->local_size[1] * k->local_size[2]), k->name);
   else
     emit(out, "extern \"C\" __global__ void %s(", k->name);
-  const char *nl = strrchr(out->data + start, '\n');
-  size_t col = nl ? strlen(nl + 1) : out->len - start;
-  Buf decls;
-  buf_init(&decls, out->arena);
-  size_t *ends = NEWARRAY(out->arena, size_t, k->nparams > 0 ? k->nparams : 1);
-  size_t width = 0;
-  for (int i = 0; i < k->nparams; i++) {
-    size_t from = decls.len;
-    print_param(&decls, &k->params[i]);
-    ends[i] = decls.len;
-    width += decls.len - from + 2;
-  }
-  bool one_line = col + width <= 100;
-  for (int i = 0; i < k->nparams; i++) {
-    if (i) {
-      if (one_line) {
-        buf_puts(out, ", ");
-      } else {
-        buf_puts(out, ",\n");
-        for (size_t c = 0; c < col; c++) buf_putc(out, ' ');
-      }
-    }
-    size_t from = i ? ends[i - 1] : 0;
-    buf_put(out, decls.data + from, ends[i] - from);
-  }
+  cprint_params(out, start, k, print_param);
   emit(out, ") {\n");
   /* the local buffer parameters, carved out of the dynamic shared memory
    * at the offsets the launcher computed */
@@ -477,8 +360,8 @@ static void print_kernel_lines(const KirKernel *k, NameSet *defined, Buf *out, L
     print_local_offset(out, p);
     buf_puts(out, ");\n");
   }
-  print_block(out, &k->locals, 1, rec);
-  print_block(out, &k->body, 1, rec);
+  cprint_block(&stmt_hooks, out, &k->locals, 1, rec);
+  cprint_block(&stmt_hooks, out, &k->body, 1, rec);
   emit(out, "}\n");
 }
 
@@ -486,11 +369,7 @@ static void print_kernel(const KirKernel *k, NameSet *defined, Buf *out) { print
 
 static int statement_lines(Arena *a, const KirKernel *k, const KirStmt *const **stmts, const int **lines,
                            const char **text) {
-  Buf out;
-  buf_init(&out, a);
-  LineRec rec = {.arena = a, .line = 1};
-  print_kernel_lines(k, NULL, &out, &rec);
-  return cprint_lines(&rec, &out, stmts, lines, text);
+  return cprint_statement_lines(a, k, print_kernel_lines, stmts, lines, text);
 }
 
 const Backend backend_cuda = {

@@ -7,7 +7,6 @@
 #include "backend_c.h"
 #include "kernel.h"
 
-#include <string.h>
 
 /* OpenCL C's work-item functions (6.15.1), by KirQuery */
 static const char *const query_name[] = {
@@ -180,128 +179,28 @@ static void print_expr(Buf *out, const KirExpr *e) {
   DPIA_EXHAUSTIVE_END
 }
 
-static void print_block(Buf *out, const KirBlock *b, int indent, LineRec *rec);
-
-static void print_trailing_comment(Buf *out, const KirStmt *s) {
-  if (s->comment) emit(out, " /* %s */", s->comment);
+/* KS_VSTORE: vstoren(value, offset, ptr) */
+static void print_vstore(Buf *out, const KirStmt *s) {
+  print_vector_memory(out, "vstore", s->vstore.width, s->vstore.value, s->vstore.offset, s->vstore.ptr);
 }
 
-/* the statement s from the current column, through its end of line */
-static void print_stmt(Buf *out, const KirStmt *s, int indent, LineRec *rec) {
-  DPIA_EXHAUSTIVE_BEGIN
-  switch (s->kind) {
-  case KS_DECL:
-    buf_puts(out, space_name[s->decl.space]);
-    if (s->decl.is_const) buf_puts(out, "const ");
-    print_type(out, s->decl.type); /* const global float *xs_i: no space after the * */
-    emit(out, s->decl.type->kind == KTY_POINTER ? "%s" : " %s", s->decl.name);
-    if (s->decl.array_len >= 0) emit(out, "[%lld]", (long long)s->decl.array_len);
-    if (s->decl.init) {
-      buf_puts(out, " = ");
-      print_expr(out, s->decl.init);
-    }
-    buf_putc(out, ';');
-    print_trailing_comment(out, s);
-    break;
-  case KS_ASSIGN:
-    print_expr(out, s->assign.lhs);
-    buf_puts(out, " = ");
-    print_expr(out, s->assign.rhs);
-    buf_putc(out, ';');
-    print_trailing_comment(out, s);
-    break;
-  case KS_VSTORE:
-    print_vector_memory(out, "vstore", s->vstore.width, s->vstore.value, s->vstore.offset, s->vstore.ptr);
-    buf_putc(out, ';');
-    print_trailing_comment(out, s);
-    break;
-  case KS_FOR:
-    if (s->loop.unroll > 1) {
-      emit(out, "#pragma unroll %d\n", s->loop.unroll);
-      buf_indent(out, indent);
-    }
-    emit(out, "for (int %s = ", s->loop.var);
-    print_expr(out, s->loop.init);
-    emit(out, "; %s < ", s->loop.var);
-    print_operand(out, s->loop.bound, kir_binop_prec[KB_LT] + 1);
-    emit(out, "; %s += ", s->loop.var);
-    print_expr(out, s->loop.step);
-    buf_puts(out, ") {");
-    print_trailing_comment(out, s);
-    buf_putc(out, '\n');
-    print_block(out, &s->loop.body, indent + 1, rec);
-    buf_indent(out, indent);
-    buf_putc(out, '}');
-    break;
-  case KS_IF:
-    buf_puts(out, "if (");
-    print_expr(out, s->cond.cond);
-    buf_puts(out, ") ");
-    if (s->cond.one_line) { /* the one statement, on this line */
-      cprint_record_line(rec, out, s->cond.body.first);
-      print_stmt(out, s->cond.body.first, indent, rec);
-      return;
-    }
-    buf_putc(out, '{');
-    print_trailing_comment(out, s);
-    buf_putc(out, '\n');
-    print_block(out, &s->cond.body, indent + 1, rec);
-    buf_indent(out, indent);
-    buf_putc(out, '}');
-    break;
-  case KS_BLOCK:
-    buf_putc(out, '{');
-    print_trailing_comment(out, s);
-    buf_putc(out, '\n');
-    print_block(out, &s->block.body, indent + 1, rec);
-    buf_indent(out, indent);
-    buf_putc(out, '}');
-    break;
-  case KS_BARRIER:
-    emit(out, "barrier(%s);",
-         s->barrier.local && s->barrier.global ? "CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE"
-         : s->barrier.local                    ? "CLK_LOCAL_MEM_FENCE"
-                                               : "CLK_GLOBAL_MEM_FENCE");
-    print_trailing_comment(out, s);
-    break;
-  case KS_EXPR:
-    /* a call as a statement; anything else is cast to void, as C says
-     * a value is discarded on purpose (-Wunused-value) */
-    if (s->expr->kind == KE_CALL) {
-      print_expr(out, s->expr);
-    } else {
-      buf_puts(out, "(void)");
-      print_operand(out, s->expr, PREC_UNARY);
-    }
-    buf_putc(out, ';');
-    print_trailing_comment(out, s);
-    break;
-  case KS_COMMENT: emit(out, "/* %s */", s->text); break;
-  }
-  DPIA_EXHAUSTIVE_END
-  buf_putc(out, '\n');
+/* KS_BARRIER: barrier(fences) (OpenCL C 6.15.8) */
+static void print_barrier(Buf *out, const KirStmt *s) {
+  emit(out, "barrier(%s)",
+       s->barrier.local && s->barrier.global ? "CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE"
+       : s->barrier.local                    ? "CLK_LOCAL_MEM_FENCE"
+                                             : "CLK_GLOBAL_MEM_FENCE");
 }
 
-static void print_block(Buf *out, const KirBlock *b, int indent, LineRec *rec) {
-  for (const KirStmt *s = b->first; s; s = s->next) {
-    buf_indent(out, indent);
-    cprint_record_line(rec, out, s);
-    print_stmt(out, s, indent, rec);
-  }
-}
-
-static void print_struct(Buf *out, const KirStruct *s) {
-  emit(out, "typedef struct {\n");
-  for (int i = 0; i < 2; i++) {
-    const KirStructField *f = &s->field[i];
-    buf_puts(out, "  ");
-    print_type(out, f->type);
-    emit(out, " %s", f->name);
-    if (f->array_len >= 0) emit(out, "[%lld]", (long long)f->array_len);
-    emit(out, ";\n");
-  }
-  emit(out, "} %s;\n\n", s->name);
-}
+static const CStmtHooks stmt_hooks = {
+    .print_type = print_type,
+    .print_expr = print_expr,
+    .print_operand = print_operand,
+    .print_whole = print_expr,
+    .decl_space = space_name,
+    .print_vstore = print_vstore,
+    .print_barrier = print_barrier,
+};
 
 /* a buffer as a pointer into its memory space, a value by itself */
 static void print_param(Buf *out, const KirParam *p) {
@@ -350,7 +249,7 @@ static void print_tops(const KirKernel *k, NameSet *defined, Buf *out) {
     if (cprint_defined_before(defined, t->name)) continue;
     DPIA_EXHAUSTIVE_BEGIN
     switch (t->kind) {
-    case KT_STRUCT: print_struct(out, &t->st); break;
+    case KT_STRUCT: cprint_struct(out, &t->st, print_type); break;
     case KT_FOREIGN:
       if (!foreign) buf_puts(out, "#pragma OPENCL FP_CONTRACT OFF\n\n");
       foreign = true;
@@ -368,46 +267,22 @@ static void print_tops(const KirKernel *k, NameSet *defined, Buf *out) {
   if (table) buf_putc(out, '\n');
 }
 
-/* The signature on one line when it fits in 100 columns; else a
- * parameter a line, aligned after the parenthesis. */
 static void print_kernel_lines(const KirKernel *k, NameSet *defined, Buf *out, LineRec *rec) {
   cprint_comment(out, k->comment);
   if (k->uses_double) emit(out, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
   emit(out, "\n");
   print_tops(k, defined, out);
+  size_t start = out->len;
   if (k->reqd_local) {
     emit(out, "kernel __attribute__((reqd_work_group_size(%lld, %lld, %lld)))\nvoid %s(", (long long)k->local_size[0],
          (long long)k->local_size[1], (long long)k->local_size[2], k->name);
   } else {
     emit(out, "kernel void %s(", k->name);
   }
-  Buf decls;
-  buf_init(&decls, out->arena);
-  size_t *ends = NEWARRAY(out->arena, size_t, k->nparams > 0 ? k->nparams : 1);
-  size_t width = 0;
-  for (int i = 0; i < k->nparams; i++) {
-    size_t start = decls.len;
-    print_param(&decls, &k->params[i]);
-    ends[i] = decls.len;
-    width += decls.len - start + 2;
-  }
-  size_t col = (k->reqd_local ? 6 : 13) + strlen(k->name);
-  bool one_line = col + width <= 100;
-  for (int i = 0; i < k->nparams; i++) {
-    if (i) {
-      if (one_line) {
-        buf_puts(out, ", ");
-      } else {
-        buf_puts(out, ",\n");
-        for (size_t c = 0; c < col; c++) buf_putc(out, ' ');
-      }
-    }
-    size_t start = i ? ends[i - 1] : 0;
-    buf_put(out, decls.data + start, ends[i] - start);
-  }
+  cprint_params(out, start, k, print_param);
   emit(out, ") {\n");
-  print_block(out, &k->locals, 1, rec);
-  print_block(out, &k->body, 1, rec);
+  cprint_block(&stmt_hooks, out, &k->locals, 1, rec);
+  cprint_block(&stmt_hooks, out, &k->body, 1, rec);
   emit(out, "}\n");
 }
 
@@ -415,11 +290,7 @@ static void print_kernel(const KirKernel *k, NameSet *defined, Buf *out) { print
 
 static int statement_lines(Arena *a, const KirKernel *k, const KirStmt *const **stmts, const int **lines,
                            const char **text) {
-  Buf out;
-  buf_init(&out, a);
-  LineRec rec = {.arena = a, .line = 1};
-  print_kernel_lines(k, NULL, &out, &rec);
-  return cprint_lines(&rec, &out, stmts, lines, text);
+  return cprint_statement_lines(a, k, print_kernel_lines, stmts, lines, text);
 }
 
 const Backend backend_opencl = {

@@ -166,6 +166,38 @@ typedef struct Target {
   RtStatus (*release_program)(TargetProgram *p, Buf *err);
 } Target;
 
+/* Every operation of a Target, with the name of the static function a
+ * target's file (verify/target_NAME.c) defines for it; TARGET_OPERATIONS
+ * fills them into its Target, so that none is left NULL (a missing
+ * function is a compile error) and no target lists them again. */
+#define DPIA_TARGET_OPERATIONS(X)                                                                                      \
+  X(verifier_new, verifier_new)                                                                                        \
+  X(verifier_new_helper, verifier_new_helper)                                                                          \
+  X(verifier_free, verifier_free)                                                                                      \
+  X(verifier_free_at_exit, verifier_free_at_exit)                                                                      \
+  X(verify, verify)                                                                                                    \
+  X(preload_start, preload_start)                                                                                      \
+  X(preload_finish, preload_finish)                                                                                    \
+  X(foreign_preamble, foreign_preamble)                                                                                \
+  X(list_devices, list_devices)                                                                                        \
+  X(open, open_device)                                                                                                 \
+  X(close, close_device)                                                                                               \
+  X(build, build)                                                                                                      \
+  X(kernel, kernel)                                                                                                    \
+  X(buffer, buffer)                                                                                                    \
+  X(read, read_buffer)                                                                                                 \
+  X(arg_buffer, arg_buffer)                                                                                            \
+  X(arg_value, arg_value)                                                                                              \
+  X(arg_local, arg_local)                                                                                              \
+  X(kernel_info, kernel_info)                                                                                          \
+  X(launch, launch)                                                                                                    \
+  X(launch_all, launch_all)                                                                                            \
+  X(release_buffer, release_buffer)                                                                                    \
+  X(release_kernel, release_kernel)                                                                                    \
+  X(release_program, release_program)
+#define TARGET_OPERATION_INIT(op, fn) .op = fn,
+#define TARGET_OPERATIONS DPIA_TARGET_OPERATIONS(TARGET_OPERATION_INIT)
+
 /* the instances, target_NAME for each row of DPIA_TARGETS */
 #define X(id, name) extern const Target target_##name;
 DPIA_TARGETS(X)

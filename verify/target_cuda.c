@@ -83,6 +83,9 @@ static void verifier_free(TargetVerifier *tv) {
   free(v);
 }
 
+/* nvcc runs in processes of its own: nothing outlives them to leave */
+static void verifier_free_at_exit(TargetVerifier *tv) { verifier_free(tv); }
+
 static bool write_file(const char *path, const char *text, size_t len) {
   FILE *fp = fopen(path, "w");
   if (!fp) return false;
@@ -279,28 +282,5 @@ const Target target_cuda = {
     .language = "CUDA C++",
     .language_std = "CUDA C++17",
     .parser = "nvcc",
-    .verifier_new = verifier_new,
-    .verifier_new_helper = verifier_new_helper,
-    .verifier_free = verifier_free,
-    .verifier_free_at_exit = verifier_free,
-    .verify = verify,
-    .preload_start = preload_start,
-    .preload_finish = preload_finish,
-    .foreign_preamble = foreign_preamble,
-    .list_devices = list_devices,
-    .open = open_device,
-    .close = close_device,
-    .build = build,
-    .kernel = kernel,
-    .buffer = buffer,
-    .read = read_buffer,
-    .arg_buffer = arg_buffer,
-    .arg_value = arg_value,
-    .arg_local = arg_local,
-    .kernel_info = kernel_info,
-    .launch = launch,
-    .launch_all = launch_all,
-    .release_buffer = release_buffer,
-    .release_kernel = release_kernel,
-    .release_program = release_program,
+    TARGET_OPERATIONS
 };

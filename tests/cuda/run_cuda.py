@@ -5,7 +5,8 @@ verifies each kernel with `nvcc -ptx`, every warning an error, and runs the
 target-neutral semantic and race checks), and each sample's header
 (--emit=header --target=cuda) compiled with `nvcc -c`, all headers in one
 nvcc call.  Then the kept outputs: each X.dpia here against X.cu (--update
-rewrites them).
+rewrites them).  The nvcc runs (seconds each) go --jobs at a time, by
+default a CPU each; the failures are reported in the programs' order.
 
 nvcc is required: it is installed with the CUDA toolkit on the machines
 that build dpia (/usr/local/cuda/bin/nvcc), so its absence is a failure,
@@ -13,7 +14,7 @@ not a skip.  Programs that fail for the OpenCL target too (a test of an
 error) are expected to fail here with the same exit status; a foreign
 function whose body is OpenCL C (clamp) is not CUDA C++ and is rejected
 with E0327 (EXPECTED: a part of its message)."""
-import argparse, glob, os, shutil, subprocess, sys, tempfile
+import argparse, concurrent.futures, glob, os, shutil, subprocess, sys, tempfile
 
 # a kernel whose static shared memory exceeds the 48 KiB CUDA compiles
 # (gemmBlocks keeps 128 KiB; for OpenCL it is E0007 at the launch):
@@ -22,11 +23,60 @@ TOO_MUCH_SHARED = {"samples/gemm.dpia"}
 EXPECTED = {"tests/pipeline/shared_defs.dpia": "is not valid CUDA C++"}
 
 
+def run(argv, env=None):
+    return subprocess.run(argv, capture_output=True, text=True, env=env)
+
+
+def translate(dpia, env, p, cl):
+    """p translated and verified (nvcc -ptx): its failures, and whether it
+    counts as translated; cl is its OpenCL translation's exit status."""
+    cu = run([dpia, "translate", "--target=cuda", p], env)
+    if p in EXPECTED:
+        if EXPECTED[p] not in cu.stderr or cu.returncode == 0:
+            return [f"FAIL {p}: expected {EXPECTED[p]}, got exit {cu.returncode}:\n{cu.stderr}"], False
+        return [], False
+    if cl != 0:
+        if cu.returncode != cl:
+            return [f"FAIL {p}: exit {cu.returncode} for cuda, {cl} for opencl:\n{cu.stderr}"], False
+        return [], False
+    if cu.returncode != 0 or "__global__" not in cu.stdout:
+        return [f"FAIL {p}: exit {cu.returncode}:\n{cu.stderr}"], False
+    return [], True
+
+
+def compile_headers(nvcc, tmp, headers):
+    """every header in one translation unit: they must coexist"""
+    unit = os.path.join(tmp, "headers.cu")
+    with open(unit, "w") as f:
+        for h in headers:
+            f.write(f'#include "{h}"\n')
+    r = run([nvcc, "-c", "-std=c++17", "--Werror", "all-warnings", "-o", os.path.join(tmp, "h.o"), unit])
+    if r.returncode != 0:
+        return [f"FAIL headers do not compile with nvcc -c:\n{r.stdout}{r.stderr}"], False
+    return [], False
+
+
+def kept(dpia, env, p, update):
+    """the kept output of this directory: X.dpia against X.cu (--update rewrites it)"""
+    r = run([dpia, "translate", "--target=cuda", p], env)
+    want_path = p[:-5] + ".cu"
+    if update and r.returncode == 0:
+        with open(want_path, "w") as f:
+            f.write(r.stdout)
+    want = open(want_path).read() if os.path.exists(want_path) else None
+    if r.returncode != 0 or r.stdout != want:
+        return [f"FAIL {p}: the CUDA differs from {want_path} (exit {r.returncode}):\n{r.stderr}"], False
+    return [], False
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dpia", required=True)
     ap.add_argument("--root", required=True)
     ap.add_argument("--update", action="store_true")
+    # nvcc dominates (seconds a program) and is single-threaded: its runs
+    # in parallel, the results reported in the programs' order
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = ap.parse_args()
     nvcc = os.environ.get("DPIA_NVCC") or shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
     if not os.access(nvcc, os.X_OK):
@@ -36,59 +86,36 @@ def main():
     args.dpia = os.path.abspath(args.dpia)  # meson gives it relative to the build directory
     os.chdir(args.root)
     progs = sorted(glob.glob("samples/*.dpia") + glob.glob("tests/pipeline/*.dpia") + glob.glob("tests/vectors/*.dpia"))
-    fails = 0
-    translated = 0
+    fails = []
     with tempfile.TemporaryDirectory() as tmp:
+        # first the quick translations without nvcc: each program's OpenCL
+        # exit status (a test of an error fails for both targets) and the
+        # samples' headers
+        cl = {}
         headers = []
         for p in progs:
-            cu = subprocess.run([args.dpia, "translate", "--target=cuda", p], capture_output=True, text=True, env=env)
-            cl = subprocess.run([args.dpia, "translate", "--no-verify", p], capture_output=True, text=True, env=env)
-            if p in EXPECTED:
-                if EXPECTED[p] not in cu.stderr or cu.returncode == 0:
-                    print(f"FAIL {p}: expected {EXPECTED[p]}, got exit {cu.returncode}:\n{cu.stderr}")
-                    fails += 1
-                continue
-            if cl.returncode != 0:
-                if cu.returncode != cl.returncode:
-                    print(f"FAIL {p}: exit {cu.returncode} for cuda, {cl.returncode} for opencl:\n{cu.stderr}")
-                    fails += 1
-                continue
-            if cu.returncode != 0 or "__global__" not in cu.stdout:
-                print(f"FAIL {p}: exit {cu.returncode}:\n{cu.stderr}")
-                fails += 1
-                continue
-            translated += 1
-            if p.startswith("samples/") and p not in TOO_MUCH_SHARED:
+            cl[p] = run([args.dpia, "translate", "--no-verify", p], env).returncode
+            if p.startswith("samples/") and p not in TOO_MUCH_SHARED and p not in EXPECTED and cl[p] == 0:
                 h = os.path.join(tmp, os.path.basename(p)[:-5] + ".cuh")
-                r = subprocess.run([args.dpia, "translate", "--no-verify", "--target=cuda", "--emit=header", p, "-o", h],
-                                   capture_output=True, text=True, env=env)
+                r = run([args.dpia, "translate", "--no-verify", "--target=cuda", "--emit=header", p, "-o", h], env)
                 if r.returncode != 0:
-                    print(f"FAIL {p}: header: {r.stderr}")
-                    fails += 1
+                    fails.append(f"FAIL {p}: header: {r.stderr}")
                     continue
                 headers.append(h)
-        # every header in one translation unit: they must coexist
-        unit = os.path.join(tmp, "headers.cu")
-        with open(unit, "w") as f:
-            for h in headers:
-                f.write(f'#include "{h}"\n')
-        r = subprocess.run([nvcc, "-c", "-std=c++17", "--Werror", "all-warnings", "-o", os.path.join(tmp, "h.o"), unit],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            print(f"FAIL headers do not compile with nvcc -c:\n{r.stdout}{r.stderr}")
-            fails += 1
-    # the kept outputs of this directory: X.dpia against X.cu (--update rewrites them)
-    for p in sorted(glob.glob("tests/cuda/*.dpia")):
-        r = subprocess.run([args.dpia, "translate", "--target=cuda", p], capture_output=True, text=True, env=env)
-        kept = p[:-5] + ".cu"
-        if args.update and r.returncode == 0:
-            with open(kept, "w") as f:
-                f.write(r.stdout)
-        want = open(kept).read() if os.path.exists(kept) else None
-        if r.returncode != 0 or r.stdout != want:
-            print(f"FAIL {p}: the CUDA differs from {kept} (exit {r.returncode}):\n{r.stderr}")
-            fails += 1
-    print(f"{translated} programs translated and verified with nvcc, {len(headers)} headers compiled, {fails} failures")
+        # then every nvcc run, the longest (the headers' -c) first
+        with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
+            jobs = [pool.submit(compile_headers, nvcc, tmp, headers)]
+            jobs += [pool.submit(translate, args.dpia, env, p, cl[p]) for p in progs]
+            jobs += [pool.submit(kept, args.dpia, env, p, args.update) for p in sorted(glob.glob("tests/cuda/*.dpia"))]
+            results = [j.result() for j in jobs]
+    translated = 0
+    for msgs, ok in results:
+        fails += msgs
+        translated += ok
+    for f in fails:
+        print(f)
+    print(f"{translated} programs translated and verified with nvcc, {len(headers)} headers compiled, "
+          f"{len(fails)} failures")
     return 1 if fails else 0
 
 
