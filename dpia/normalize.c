@@ -197,7 +197,16 @@ static Phrase *norm_node(Norm *n, Phrase *p);
  * arg once into a private variable named x.  An arg that itself computes
  * (a map, a reduction, a materialisation) is shared only when no use is
  * inside a lambda, so that it is computed where the program computes it:
- * at the same level of the strategy. */
+ * at the same level of the strategy.
+ *
+ * An array is shared when arg materialises it (toGlobal, toLocal,
+ * toPrivate f e) and body uses x more than once: the program asked for
+ * it in memory at this place, so stage I makes the temporary there and
+ * every use reads it (substituting would copy it again at each use: a def
+ * over a toLocal result applied k times in a chain made 2^k copies).  As
+ * for a scalar that computes, no use may be inside a lambda: there the
+ * materialisation happens at each use, at the level of the strategy where
+ * the use is, as substitution says. */
 
 static bool shareable_data(const DataType *t) {
   t = dt_resolve((DataType *)t);
@@ -245,9 +254,21 @@ static const Phrase *curried_body(const Phrase *lam) {
   return b;
 }
 
+static bool sharing_let(const Phrase *p) { return p->kind == PH_APP && p->fst->kind == PH_LAM && p->fst->shares; }
+
+/* toGlobal, toLocal or toPrivate f e: an array in memory; or a sharing let
+ * whose body is one (a def's result, with its own arrays shared) */
+static bool materialised(const Phrase *arg) {
+  if (sharing_let(arg)) return materialised(arg->fst->body);
+  return arg->kind == PH_APP && arg->fst->kind == PH_APP && arg->fst->fst->kind == PH_PRIM &&
+         prim_family(arg->fst->fst->prim) == PFAM_MEMORY;
+}
+
 static bool shares(const Phrase *lam, const Phrase *arg) {
   const PhraseType *t = lam->lam_binder->type;
-  if (!t || t->kind != PT_EXP || !shareable_data(t->data) || trivial(arg)) return false;
+  if (!t || t->kind != PT_EXP || trivial(arg)) return false;
+  bool array = materialised(arg) && dt_resolve((DataType *)t->data)->kind == DT_ARRAY;
+  if (!array && !shareable_data(t->data)) return false;
   bool in_lambda = false;
   if (uses_of(curried_body(lam), lam->lam_binder, 1, &in_lambda) < 2) return false;
   return !(in_lambda && phrase_computes(arg));
@@ -255,7 +276,10 @@ static bool shares(const Phrase *lam, const Phrase *arg) {
 
 /* (\x -> body) arg kept as a sharing let; when body is the function of
  * the further parameters, the let goes inside it (binders are unique, so
- * y is not free in arg):  (\x -> \y -> b) arg  =  \y -> (\x -> b) arg */
+ * y is not free in arg):  (\x -> \y -> b) arg  =  \y -> (\x -> b) arg.
+ * A materialised array's own sharing lets come out of it, so that stage I
+ * finds its toM f e at once (y is not free in body):
+ *   (\x -> body) ((\y -> m) a)  =  (\y -> (\x -> body) m) a */
 static Phrase *share(Norm *n, Phrase *lam, Phrase *arg, Span span) {
   if (lam->body->kind == PH_LAM && !lam->body->shares) {
     Phrase *inner = lam->body;
@@ -264,6 +288,16 @@ static Phrase *share(Norm *n, Phrase *lam, Phrase *arg, Span span) {
     Phrase *q = node(n, inner, inner->type);
     q->body = share(n, l, arg, span);
     return q;
+  }
+  if (sharing_let(arg) && !shareable_data(lam->lam_binder->type->data)) {
+    Phrase *outer = arg->fst;
+    Phrase *body = share(n, lam, outer->body, span);
+    Phrase *l = node(n, outer, pt_fn(n->tc, outer->lam_binder->type, body->type));
+    l->body = body;
+    Phrase app = {.kind = PH_APP, .span = arg->span};
+    app.fst = l;
+    app.snd = arg->snd;
+    return node(n, &app, body->type);
   }
   Phrase *l = node(n, lam, lam->type);
   l->shares = true;
