@@ -31,6 +31,12 @@ typedef struct Norm {
   int depth, max_depth;
   bool too_deep;
   int run; /* this normalisation's Phrase.normal_run */
+  /* while a prelude def's body is copied: the span of its use, which every
+   * node of the copy takes, so that a diagnostic about it (the strategy
+   * check's, code generation's) points at the program's call of the def,
+   * never into source the program does not contain (prelude.c) */
+  const Span *relocate;
+  const DefInfo *relocate_def; /* that def (Phrase.prelude) */
 } Norm;
 
 /* Enter one level of recursion; false (and the phrase counts as too big,
@@ -49,6 +55,10 @@ static Phrase *node(Norm *n, const Phrase *like, PhraseType *type) {
   Phrase *p = arena_dup(n->arena, like, sizeof *like);
   p->normal_run = 0; /* not known to be normal: a copy may hold a redex */
   p->type = type;
+  if (n->relocate) {
+    p->span = *n->relocate;
+    p->prelude = n->relocate_def;
+  }
   return p;
 }
 
@@ -58,6 +68,7 @@ static Binder *fresh_binder(Norm *n, const Binder *b, PhraseType *type) {
   c->id = ++n->tc->next_binder;
   c->nuses = 0; /* its variables here are not the builder's */
   c->sole_use = NULL;
+  if (n->relocate) c->span = *n->relocate;
   return c;
 }
 
@@ -84,7 +95,7 @@ static Phrase *copy_node(Norm *n, const Phrase *p, BindMap *m, const TypeSubst *
       if (e->from != p->binder) continue;
       if (e->fresh_var) {
         Phrase *v = node(n, e->to, e->to->type);
-        v->span = p->span;
+        v->span = n->relocate ? *n->relocate : p->span;
         return v;
       }
       /* The argument itself at its first use, already normal, so that
@@ -94,7 +105,12 @@ static Phrase *copy_node(Norm *n, const Phrase *p, BindMap *m, const TypeSubst *
         e->used = true;
         return e->to;
       }
-      return copy(n, e->to, NULL, NULL);
+      /* an argument is the program's own: its spans stay */
+      const Span *relocate = n->relocate;
+      n->relocate = NULL;
+      Phrase *again = copy(n, e->to, NULL, NULL);
+      n->relocate = relocate;
+      return again;
     }
     return node(n, p, p->type);
   case PH_LIT: {
@@ -156,13 +172,19 @@ static Phrase *copy_node(Norm *n, const Phrase *p, BindMap *m, const TypeSubst *
  * instantiation given by a use. */
 static Phrase *instantiate(Norm *n, const Phrase *use) {
   const DefInfo *def = use->def;
+  const Span *relocate = n->relocate;
+  const DefInfo *relocate_def = n->relocate_def;
+  if (def->decl && def->decl->from_prelude) {
+    n->relocate = &use->span;
+    n->relocate_def = def;
+  }
   BindMap *m = NULL;
   Binder **fresh = NEWARRAY(n->arena, Binder *, def->nparams);
   for (int i = 0; i < def->nparams; i++) {
     fresh[i] = fresh_binder(n, def->params[i], pt_subst(n->tc, use->subst, def->params[i]->type));
     Phrase *v = NEW(n->arena, Phrase);
     v->kind = PH_VAR;
-    v->span = def->params[i]->span;
+    v->span = n->relocate ? *n->relocate : def->params[i]->span;
     v->type = fresh[i]->type;
     v->binder = fresh[i];
     BindMap *e = NEW(n->arena, BindMap);
@@ -170,6 +192,8 @@ static Phrase *instantiate(Norm *n, const Phrase *use) {
     m = e;
   }
   Phrase *body = copy(n, def->body, m, use->subst);
+  n->relocate = relocate;
+  n->relocate_def = relocate_def;
   if (!body) return NULL;
   for (int i = def->nparams - 1; i >= 0; i--) {
     Phrase *lam = NEW(n->arena, Phrase);
@@ -450,7 +474,7 @@ static bool deeper_than(Arena *a, const Phrase *p, int max) {
 }
 
 Phrase *normalize_phrase(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p) {
-  Norm n = {a, tc, diag, 0, false, p->span, 0, 0, false, ++tc->norm_runs};
+  Norm n = {a, tc, diag, 0, false, p->span, 0, 0, false, ++tc->norm_runs, NULL, NULL};
   n.max_depth = diag_depth_limit(diag, DPIA_MAX_NORMAL_DEPTH);
   Phrase *r = norm(&n, p);
   if (r && !n.too_big && deeper_than(a, r, n.max_depth)) n.too_deep = true;
@@ -473,12 +497,12 @@ Phrase *normalize_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def) {
 }
 
 Phrase *phrase_copy(Arena *a, TypeCtx *tc, const Phrase *p) {
-  Norm n = {a, tc, NULL, 0, false, p->span, 0, 0, false, 0};
+  Norm n = {a, tc, NULL, 0, false, p->span, 0, 0, false, 0, NULL, NULL};
   return copy(&n, p, NULL, NULL);
 }
 
 Phrase *phrase_subst(Arena *a, TypeCtx *tc, const Phrase *body, const Binder *x, Phrase *value) {
-  Norm n = {a, tc, NULL, 0, false, body->span, 0, 0, false, 0};
+  Norm n = {a, tc, NULL, 0, false, body->span, 0, 0, false, 0, NULL, NULL};
   /* value may be in use elsewhere: copied at every use (used already) */
   BindMap e = {x, value, value->kind == PH_VAR, true, NULL};
   return copy(&n, body, &e, NULL);

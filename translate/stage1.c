@@ -736,9 +736,15 @@ static Phrase *fill(Stage1 *s, Phrase *acc, Size o, Size m, Phrase *value, Binde
  * border translates it on its own (a continuation's value is used in one
  * place only, so one value cannot serve both). */
 /* a value as cheap to compute at each use as to read from a variable:
- * a literal, a variable, a negation or broadcast of one (-1.0, vec 4 0.0) */
+ * a literal, a variable, a negation or broadcast of one (-1.0, vec 4 0.0);
+ * or an array of symbolic size that computes nothing (a row of constants,
+ * [0.0] |> padCst 0 N 0.0), which no private variable could hold: each
+ * border element is then written from it, element by element */
 static bool cheap(Arena *a, const Phrase *e) {
   if (e->kind == PH_LIT || e->kind == PH_VAR || e->kind == PH_PROJ) return true;
+  DataType *t = dt_resolve(e->type->data);
+  int64_t n;
+  if (t->kind == DT_ARRAY && !size_const_value(t->size, &n)) return !phrase_computes(e);
   if (e->kind == PH_UNOP) return cheap(a, e->fst);
   Spine sp;
   return e->kind == PH_APP && spine_of(a, (Phrase *)e, &sp) && sp.head->prim == PRIM_VEC && sp.nargs == 1 &&
@@ -758,8 +764,15 @@ static Phrase *pad_cst_acc(Stage1 *s, const Spine *sp, Phrase *acc) {
   if (left) body = b_seq(b, left, body);
   if (right) body = b_seq(b, body, right);
   if (trivial) return body;
+  /* located at the value, which a rejection of its variable is about (a
+   * computed array of symbolic size), not at the whole padded phrase */
+  Span saved = b->span;
+  b->span = c->span;
   Phrase *store = acc_tr(s, c, b_proj(b, b_var(b, var), 1));
-  return b_new(b, PRIM_NEW_PRIVATE, t, var, b_seq(b, store, body));
+  b->span = c->span;
+  Phrase *made = b_new(b, PRIM_NEW_PRIVATE, t, var, b_seq(b, store, body));
+  b->span = saved;
+  return made;
 }
 
 static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
