@@ -481,9 +481,9 @@ static Phrase *con_args(Stage1 *s, const Spine *sp, int from, Phrase **vals, Phr
  * before x, in the order they are computed.
  *
  * An array is shared only when e materialises it (toM f y, normalize.c):
- * C[[toM f y]] passes its temporary's t.2 to the continuation, so the
- * uses of x read the temporary itself and no private copy is made:
- *   C[[let x = toM f y in b]](K) = C[[toM f y]]( -> C[[b[v/x]]](K)) */
+ * its temporary, named x, is the value, so the uses of x read it and no
+ * private copy is made (shared_array):
+ *   C[[let x = toM f y in b]](K) = newM d (\x -> A[[f y]](x.1); C[[b[x.2/x]]](K)) */
 static bool is_sharing_let(const Phrase *e) {
   return e->kind == PH_APP && e->fst->kind == PH_LAM && e->fst->shares;
 }
