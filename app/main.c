@@ -140,6 +140,8 @@ static const char run_help[] =
     "--inputs: signed (default; either sign, |x| in [1/16, 1)), positive (in\n"
     "[1/16, 1)) or unit ([0, 1)).  A reference that is not finite (sqrt of a\n"
     "negative input) fails --check (exit 3): choose inputs in the program's domain.\n"
+    "So does a reference that is 0 at every element (a cutoff no input reaches),\n"
+    "which would show only that the kernel writes zeros: choose other inputs.\n"
     "--json prints the report as one JSON object (kernel, device, platform, sizes,\n"
     "global_size, local_size, runs, min_ms, median_ms, gb_per_s, check: seed, ok,\n"
     "relative_error, bound, report), also when the check fails; when a precondition\n"

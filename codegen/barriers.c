@@ -12,7 +12,9 @@
  *  - before a command that writes a pending read (write after read: a late
  *    work-item may still be reading);
  *  - at the end of a loop body in the group body when the next iteration
- *    reads a pending write or overwrites a pending read.
+ *    reads a pending write or overwrites a pending read, or writes a
+ *    local buffer again, unless those writes are indexed by the loop's
+ *    index (disjoint parts in each iteration: loop_carried).
  * It is only emitted where every work-item of the group arrives equally
  * often (elided exactly-once loops, sequential loops, work-group loops); a
  * barrier needed elsewhere is an error (spec section 5). */
@@ -54,36 +56,60 @@ static const Binder *static_acc_root(CG *cg, const Phrase *a, const Alias *al) {
 
 static bool is_parfor(Prim p) { return prim_family(p) == PFAM_PARFOR; }
 
-/* buffers in global or local memory written by p (al: the o of the
- * parfors entered on the way, which are not in the environment yet) */
-void scan_writes(CG *cg, const Phrase *p, const Alias *al, BinderSet *out) {
+/* Is the acceptor a, on its way to its root, indexed by the variable of
+ * index (idxAcc _ i)?  Then the writes through it in different iterations
+ * of index's loop go to different elements: acceptor views never send two
+ * positions to one element (they split, join, transpose, slice, or drop
+ * writes), so the position's component i tells them apart. */
+static bool acc_indexed_by(CG *cg, const Phrase *a, const Alias *al, const Binder *index) {
+  for (;;) {
+    if (a->kind == PH_PROJ) a = a->fst;
+    if (a->kind == PH_VAR) {
+      for (const Alias *x = al; x; x = x->next)
+        if (x->o == a->binder) return acc_indexed_by(cg, x->acc, x->next, index);
+      return false;
+    }
+    Spine s;
+    if (!spine_of(cg->arena, a, &s) || s.nargs < 1) return false;
+    if (s.head->prim == PRIM_IDX_ACC && s.nargs == 2 && s.args[1]->kind == PH_VAR && s.args[1]->binder == index)
+      return true;
+    a = s.args[0];
+  }
+}
+
+/* scan_writes, leaving out the writes indexed by index (NULL: none) */
+static void scan_writes_but(CG *cg, const Phrase *p, const Alias *al, const Binder *index, BinderSet *out) {
   switch (p->kind) {
   case PH_ASSIGN: {
     const Binder *r = static_acc_root(cg, p->fst, al);
-    if (r && shared_root(cg, r)) binder_set_add(cg, out, r);
+    if (r && shared_root(cg, r) && !(index && acc_indexed_by(cg, p->fst, al, index))) binder_set_add(cg, out, r);
     return;
   }
   case PH_SEQ:
-    scan_writes(cg, p->fst, al, out);
-    scan_writes(cg, p->snd, al, out);
+    scan_writes_but(cg, p->fst, al, index, out);
+    scan_writes_but(cg, p->snd, al, index, out);
     return;
-  case PH_LAM: scan_writes(cg, p->body, al, out); return;
+  case PH_LAM: scan_writes_but(cg, p->body, al, index, out); return;
   case PH_APP: {
     Spine s;
     if (!spine_of(cg->arena, p, &s)) return;
     if (is_parfor(s.head->prim) && s.nargs == 2 && s.args[1]->kind == PH_LAM && s.args[1]->body->kind == PH_LAM) {
       const Phrase *inner = s.args[1]->body;
       Alias a = {inner->lam_binder, s.args[0], al};
-      scan_writes(cg, inner->body, &a, out);
+      scan_writes_but(cg, inner->body, &a, index, out);
       return;
     }
     for (int i = 0; i < s.nargs; i++)
-      if (s.args[i]->kind == PH_LAM) scan_writes(cg, s.args[i], al, out);
+      if (s.args[i]->kind == PH_LAM) scan_writes_but(cg, s.args[i], al, index, out);
     return;
   }
   default: return;
   }
 }
+
+/* buffers in global or local memory written by p (al: the o of the
+ * parfors entered on the way, which are not in the environment yet) */
+void scan_writes(CG *cg, const Phrase *p, const Alias *al, BinderSet *out) { scan_writes_but(cg, p, al, NULL, out); }
 
 /* buffers in global or local memory read by p, outside the subtree skip
  * (NULL: none) */
@@ -309,13 +335,18 @@ void sync_after_group_stage(CG *cg) {
 }
 
 /* At the end of a loop body of the group body: the next iteration reads
- * pending writes or overwrites pending reads. */
-static BinderSet loop_carried(CG *cg, const Phrase *body) {
-  BinderSet reads = {0}, writes = {0};
+ * pending writes or overwrites pending reads, or writes again a local
+ * buffer it wrote.  Not when every write to that buffer is indexed by the
+ * loop's index (NULL: a loop of no index): the iterations write disjoint
+ * parts of it, as a row-by-row copy into local memory does (SHOC's
+ * Stencil2D: a barrier a row before, none in the original). */
+static BinderSet loop_carried(CG *cg, const Phrase *body, const Binder *index) {
+  BinderSet reads = {0}, writes = {0}, unindexed = {0};
   scan_reads(cg, body, &reads);
   scan_writes(cg, body, NULL, &writes);
+  scan_writes_but(cg, body, NULL, index, &unindexed);
   BinderSet need = binder_set_intersect(cg, &cg->pending_writes, &reads);
-  BinderSet war = binder_set_intersect(cg, &writes, &cg->pending_reads), waw = local_waw(cg, &writes);
+  BinderSet war = binder_set_intersect(cg, &writes, &cg->pending_reads), waw = local_waw(cg, &unindexed);
   binder_set_union(cg, &need, &war);
   binder_set_union(cg, &need, &waw);
   return need;
@@ -339,13 +370,15 @@ static bool in_own_work_item(const CG *cg) {
  * before its latch makes PoCL 3.1's loopvec method abort
  * (regress/pocl_loop_end_barrier_reduce.dpia).  With other barriers in the
  * body it stays at the end, where it clears the pending sets. */
-void sync_loop_end(CG *cg, const Phrase *body, bool only_barrier) {
+static void loop_top_barrier(CG *cg, const Phrase *body, const Binder *index, KirStmt *before_body);
+
+void sync_loop_end(CG *cg, const Phrase *loop, bool only_barrier) {
   if (!cg->uniform || in_own_work_item(cg)) return;
   if (only_barrier) {
-    sync_group_loop_top(cg, body, NULL);
+    loop_top_barrier(cg, loop->body, loop->lam_binder, NULL);
     return;
   }
-  BinderSet need = loop_carried(cg, body);
+  BinderSet need = loop_carried(cg, loop->body, loop->lam_binder);
   if (need.n) emit_barrier(cg, &need);
 }
 
@@ -359,8 +392,12 @@ void sync_loop_end(CG *cg, const Phrase *body, bool only_barrier) {
  * block).  The pending sets are left as they are (the loop's last
  * iteration ends without a barrier). */
 void sync_group_loop_top(CG *cg, const Phrase *body, KirStmt *before_body) {
+  loop_top_barrier(cg, body, NULL, before_body);
+}
+
+static void loop_top_barrier(CG *cg, const Phrase *body, const Binder *index, KirStmt *before_body) {
   if (!cg->uniform) return;
-  BinderSet need = loop_carried(cg, body);
+  BinderSet need = loop_carried(cg, body, index);
   if (!need.n) return;
   KirStmt *s = barrier_for(cg, &need);
   s->comment = arena_printf(cg->arena, "the previous iteration is done with %s", names_of(cg, &need));

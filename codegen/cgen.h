@@ -387,7 +387,7 @@ bool no_barrier_error(CG *cg, const Phrase *p, NoBarrier where, const Cont *afte
 void sync_before(CG *cg, const Phrase *p);
 void sync_after_guard(CG *cg);
 void sync_after_group_stage(CG *cg);
-void sync_loop_end(CG *cg, const Phrase *body, bool only_barrier);
+void sync_loop_end(CG *cg, const Phrase *loop, bool only_barrier); /* loop: the for's \i -> body */
 void sync_group_loop_top(CG *cg, const Phrase *body, KirStmt *before_body);
 
 /* Set up cg for kernel k (environment of the parameters, launch sizes) and

@@ -776,7 +776,7 @@ static void gen_for(CG *cg, const Phrase *p, const Spine *s, const Cont *after) 
   int barriers_before = cg->nbarriers;
   gen_comm(cg, lam->body, &again);
   int64_t trips;
-  if (!(size_const_value(n, &trips) && trips <= 1)) sync_loop_end(cg, lam->body, cg->nbarriers == barriers_before);
+  if (!(size_const_value(n, &trips) && trips <= 1)) sync_loop_end(cg, lam, cg->nbarriers == barriers_before);
   ix_pop_range(&cg->ix);
   cg_leave(cg, outer);
   cg_scope_leave(cg, mark);

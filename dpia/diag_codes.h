@@ -36,7 +36,7 @@
   X(E0003, WRONG_TRANSLATION, "the semantic check found the translation computing other values (a bug)")        \
   X(E0004, OPENCL_RUNTIME, "the OpenCL runtime is unavailable or failed")                                       \
   X(E0005, RESULT_DIFFERS, "the kernel run on the device differs from the reference interpreter")               \
-  X(E0006, NOT_CHECKABLE, "the reference result cannot be compared for these inputs (not finite, or an int overflow)")      \
+  X(E0006, NOT_CHECKABLE, "the reference result cannot be compared for these inputs (not finite, all zeros, or an int overflow)")      \
   X(E0007, DEVICE_LIMIT, "a kernel that needs more local memory or larger work-groups than the device has")   \
   X(E0008, RACE, "the race check found a data race, an access out of bounds or barrier divergence in the generated OpenCL (a bug)") \
   X(E0099, INTERNAL, "an internal error of dpia (exit 70): please report it")                                   \

@@ -31,6 +31,12 @@ typedef struct Norm {
   int depth, max_depth;
   bool too_deep;
   int run; /* this normalisation's Phrase.normal_run */
+  /* while a prelude def's body is copied: the span of its use, which every
+   * node of the copy takes, so that a diagnostic about it (the strategy
+   * check's, code generation's) points at the program's call of the def,
+   * never into source the program does not contain (prelude.c) */
+  const Span *relocate;
+  const DefInfo *relocate_def; /* that def (Phrase.prelude) */
 } Norm;
 
 /* Enter one level of recursion; false (and the phrase counts as too big,
@@ -49,6 +55,10 @@ static Phrase *node(Norm *n, const Phrase *like, PhraseType *type) {
   Phrase *p = arena_dup(n->arena, like, sizeof *like);
   p->normal_run = 0; /* not known to be normal: a copy may hold a redex */
   p->type = type;
+  if (n->relocate) {
+    p->span = *n->relocate;
+    p->prelude = n->relocate_def;
+  }
   return p;
 }
 
@@ -58,6 +68,7 @@ static Binder *fresh_binder(Norm *n, const Binder *b, PhraseType *type) {
   c->id = ++n->tc->next_binder;
   c->nuses = 0; /* its variables here are not the builder's */
   c->sole_use = NULL;
+  if (n->relocate) c->span = *n->relocate;
   return c;
 }
 
@@ -84,7 +95,7 @@ static Phrase *copy_node(Norm *n, const Phrase *p, BindMap *m, const TypeSubst *
       if (e->from != p->binder) continue;
       if (e->fresh_var) {
         Phrase *v = node(n, e->to, e->to->type);
-        v->span = p->span;
+        v->span = n->relocate ? *n->relocate : p->span;
         return v;
       }
       /* The argument itself at its first use, already normal, so that
@@ -94,7 +105,12 @@ static Phrase *copy_node(Norm *n, const Phrase *p, BindMap *m, const TypeSubst *
         e->used = true;
         return e->to;
       }
-      return copy(n, e->to, NULL, NULL);
+      /* an argument is the program's own: its spans stay */
+      const Span *relocate = n->relocate;
+      n->relocate = NULL;
+      Phrase *again = copy(n, e->to, NULL, NULL);
+      n->relocate = relocate;
+      return again;
     }
     return node(n, p, p->type);
   case PH_LIT: {
@@ -156,13 +172,19 @@ static Phrase *copy_node(Norm *n, const Phrase *p, BindMap *m, const TypeSubst *
  * instantiation given by a use. */
 static Phrase *instantiate(Norm *n, const Phrase *use) {
   const DefInfo *def = use->def;
+  const Span *relocate = n->relocate;
+  const DefInfo *relocate_def = n->relocate_def;
+  if (def->decl && def->decl->from_prelude) {
+    n->relocate = &use->span;
+    n->relocate_def = def;
+  }
   BindMap *m = NULL;
   Binder **fresh = NEWARRAY(n->arena, Binder *, def->nparams);
   for (int i = 0; i < def->nparams; i++) {
     fresh[i] = fresh_binder(n, def->params[i], pt_subst(n->tc, use->subst, def->params[i]->type));
     Phrase *v = NEW(n->arena, Phrase);
     v->kind = PH_VAR;
-    v->span = def->params[i]->span;
+    v->span = n->relocate ? *n->relocate : def->params[i]->span;
     v->type = fresh[i]->type;
     v->binder = fresh[i];
     BindMap *e = NEW(n->arena, BindMap);
@@ -170,6 +192,8 @@ static Phrase *instantiate(Norm *n, const Phrase *use) {
     m = e;
   }
   Phrase *body = copy(n, def->body, m, use->subst);
+  n->relocate = relocate;
+  n->relocate_def = relocate_def;
   if (!body) return NULL;
   for (int i = def->nparams - 1; i >= 0; i--) {
     Phrase *lam = NEW(n->arena, Phrase);
@@ -197,7 +221,16 @@ static Phrase *norm_node(Norm *n, Phrase *p);
  * arg once into a private variable named x.  An arg that itself computes
  * (a map, a reduction, a materialisation) is shared only when no use is
  * inside a lambda, so that it is computed where the program computes it:
- * at the same level of the strategy. */
+ * at the same level of the strategy.
+ *
+ * An array is shared when arg materialises it (toGlobal, toLocal,
+ * toPrivate f e) and body uses x more than once: the program asked for
+ * it in memory at this place, so stage I makes the temporary there and
+ * every use reads it (substituting would copy it again at each use: a def
+ * over a toLocal result applied k times in a chain made 2^k copies).  As
+ * for a scalar that computes, no use may be inside a lambda: there the
+ * materialisation happens at each use, at the level of the strategy where
+ * the use is, as substitution says. */
 
 static bool shareable_data(const DataType *t) {
   t = dt_resolve((DataType *)t);
@@ -245,9 +278,21 @@ static const Phrase *curried_body(const Phrase *lam) {
   return b;
 }
 
+static bool sharing_let(const Phrase *p) { return p->kind == PH_APP && p->fst->kind == PH_LAM && p->fst->shares; }
+
+/* toGlobal, toLocal or toPrivate f e: an array in memory; or a sharing let
+ * whose body is one (a def's result, with its own arrays shared) */
+static bool materialised(const Phrase *arg) {
+  if (sharing_let(arg)) return materialised(arg->fst->body);
+  return arg->kind == PH_APP && arg->fst->kind == PH_APP && arg->fst->fst->kind == PH_PRIM &&
+         prim_family(arg->fst->fst->prim) == PFAM_MEMORY;
+}
+
 static bool shares(const Phrase *lam, const Phrase *arg) {
   const PhraseType *t = lam->lam_binder->type;
-  if (!t || t->kind != PT_EXP || !shareable_data(t->data) || trivial(arg)) return false;
+  if (!t || t->kind != PT_EXP || trivial(arg)) return false;
+  bool array = materialised(arg) && dt_resolve((DataType *)t->data)->kind == DT_ARRAY;
+  if (!array && !shareable_data(t->data)) return false;
   bool in_lambda = false;
   if (uses_of(curried_body(lam), lam->lam_binder, 1, &in_lambda) < 2) return false;
   return !(in_lambda && phrase_computes(arg));
@@ -255,7 +300,10 @@ static bool shares(const Phrase *lam, const Phrase *arg) {
 
 /* (\x -> body) arg kept as a sharing let; when body is the function of
  * the further parameters, the let goes inside it (binders are unique, so
- * y is not free in arg):  (\x -> \y -> b) arg  =  \y -> (\x -> b) arg */
+ * y is not free in arg):  (\x -> \y -> b) arg  =  \y -> (\x -> b) arg.
+ * A materialised array's own sharing lets come out of it, so that stage I
+ * finds its toM f e at once (y is not free in body):
+ *   (\x -> body) ((\y -> m) a)  =  (\y -> (\x -> body) m) a */
 static Phrase *share(Norm *n, Phrase *lam, Phrase *arg, Span span) {
   if (lam->body->kind == PH_LAM && !lam->body->shares) {
     Phrase *inner = lam->body;
@@ -264,6 +312,16 @@ static Phrase *share(Norm *n, Phrase *lam, Phrase *arg, Span span) {
     Phrase *q = node(n, inner, inner->type);
     q->body = share(n, l, arg, span);
     return q;
+  }
+  if (sharing_let(arg) && !shareable_data(lam->lam_binder->type->data)) {
+    Phrase *outer = arg->fst;
+    Phrase *body = share(n, lam, outer->body, span);
+    Phrase *l = node(n, outer, pt_fn(n->tc, outer->lam_binder->type, body->type));
+    l->body = body;
+    Phrase app = {.kind = PH_APP, .span = arg->span};
+    app.fst = l;
+    app.snd = arg->snd;
+    return node(n, &app, body->type);
   }
   Phrase *l = node(n, lam, lam->type);
   l->shares = true;
@@ -416,7 +474,7 @@ static bool deeper_than(Arena *a, const Phrase *p, int max) {
 }
 
 Phrase *normalize_phrase(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p) {
-  Norm n = {a, tc, diag, 0, false, p->span, 0, 0, false, ++tc->norm_runs};
+  Norm n = {a, tc, diag, 0, false, p->span, 0, 0, false, ++tc->norm_runs, NULL, NULL};
   n.max_depth = diag_depth_limit(diag, DPIA_MAX_NORMAL_DEPTH);
   Phrase *r = norm(&n, p);
   if (r && !n.too_big && deeper_than(a, r, n.max_depth)) n.too_deep = true;
@@ -439,12 +497,12 @@ Phrase *normalize_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def) {
 }
 
 Phrase *phrase_copy(Arena *a, TypeCtx *tc, const Phrase *p) {
-  Norm n = {a, tc, NULL, 0, false, p->span, 0, 0, false, 0};
+  Norm n = {a, tc, NULL, 0, false, p->span, 0, 0, false, 0, NULL, NULL};
   return copy(&n, p, NULL, NULL);
 }
 
 Phrase *phrase_subst(Arena *a, TypeCtx *tc, const Phrase *body, const Binder *x, Phrase *value) {
-  Norm n = {a, tc, NULL, 0, false, body->span, 0, 0, false, 0};
+  Norm n = {a, tc, NULL, 0, false, body->span, 0, 0, false, 0, NULL, NULL};
   /* value may be in use elsewhere: copied at every use (used already) */
   BindMap e = {x, value, value->kind == PH_VAR, true, NULL};
   return copy(&n, body, &e, NULL);

@@ -17,7 +17,8 @@
  * abandoned: the current token is replaced by end-of-file, so every parse
  * function unwinds without reporting anything more, and parsing resumes at
  * the next top-level `def` or `kernel` (no expression contains those
- * keywords).  So independent errors in different declarations are all
+ * keywords).  A primitive's name used as a binder is handled the same way
+ * (check_binder).  So independent errors in different declarations are all
  * reported and one error never cascades.  A syntax error at a token that
  * directly follows a lexical error is not reported: the skipped character
  * is the likely cause and has its own message.
@@ -159,15 +160,19 @@ static void describe_token(const Parser *p, Buf *b, const Token *t) {
  * the token that opened one level too many) and abandon the declaration
  * (see the comment at the top).  The report is skipped when the token
  * directly follows a lexical error. */
+static void abandon(Parser *p) {
+  p->failed = true;
+  p->resume = p->tok;
+  p->tok.kind = TOK_EOF;
+}
+
 static void fail_at(Parser *p, DiagCode code, Span at_span, const char *message) {
   if (p->failed) return;
   if (!p->tok_after_lex_error) {
     diag_error(p->diag, code, at_span, "%s", message);
     p->error_reported = true;
   }
-  p->failed = true;
-  p->resume = p->tok;
-  p->tok.kind = TOK_EOF;
+  abandon(p);
 }
 
 /* At the end of the file the error points just after the last token, on a
@@ -327,11 +332,17 @@ static Prim lookup_prim(Parser *p, Sym name, int *dim) {
   return m->prim;
 }
 
-/* prims.h: primitive names are reserved and cannot be rebound. */
+/* prims.h: primitive names are reserved and cannot be rebound.  The error
+ * abandons the declaration, as a syntax error does: the binder's uses would
+ * still parse as the primitive (`vec * x` as `vec` missing its size
+ * argument) and each would cascade into an error about text that is right
+ * once the name is changed. */
 static void check_binder(Parser *p, Sym name, Span at_span) {
   int dim;
-  if (lookup_prim(p, name, &dim) != PRIM_COUNT)
-    report(p, ERR_PRIMITIVE_REBOUND, at_span, "'%s' is a primitive and cannot be rebound", name);
+  if (lookup_prim(p, name, &dim) == PRIM_COUNT || p->failed) return;
+  report(p, ERR_PRIMITIVE_REBOUND, at_span, "'%s' is a primitive and cannot be rebound", name);
+  p->error_reported = true;
+  abandon(p);
 }
 
 /* ---- nodes ---- */

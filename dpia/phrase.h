@@ -73,6 +73,9 @@ struct Phrase {
                      (normalize.c); 0 for none */
   Span span;
   PhraseType *type;
+  /* copied from the body of this prelude def, at a use whose span it
+   * takes (normalize.c): messages about it name the def, not its parts */
+  const struct DefInfo *prelude;
   union {
     Binder *binder;                     /* VAR */
     struct {                            /* LIT */

@@ -109,6 +109,7 @@ typedef struct Position {
   bool to_output;
   Span reader; /* the construct that reads it, when !to_output */
   Prim reader_prim; /* PRIM_COUNT when it is no primitive */
+  const DefInfo *reader_prelude; /* the prelude def the reader is part of (Phrase.prelude) */
 } Position;
 
 /* as the user wrote it: mapGlobal, mapGlobal1 (hints.h) */
@@ -433,6 +434,16 @@ static bool is_body_arg(Prim p, int i) { return prim_computes(p) && i == 0; }
  * before its reader, is read (the note of ERR_NO_BARRIER). */
 static void reader_note(Strategy *s, Position pos, const char *name) {
   const char *reader = construct_name(s->arena, pos.reader_prim, 0, pos.reader);
+  if (pos.reader_prelude && !passes_acceptor(pos.reader_prim)) {
+    /* the span is the program's call of the def (normalize.c): name the
+     * def, whose parts the program never wrote */
+    diag_note(s->diag, pos.reader,
+              "it is read here by '%s', a prelude def, which is not written through (its '%s' is not): write "
+              "the views it is made of into the program, those that apply to an element inside the function of "
+              "this '%s' (docs/language.md section 16)",
+              pos.reader_prelude->name, reader, name);
+    return;
+  }
   DPIA_EXHAUSTIVE_BEGIN
   switch (role_of(pos.reader_prim)) {
   case ROLE_VIEW_MAP:
@@ -509,12 +520,12 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
   if (head->kind == PH_LAM && head->shares && nargs == 1) {
     /* a sharing let (normalize.c): its body is where the let is */
     walk(s, head->body, f, pos);
-    walk(s, args[0], f, (Position){false, head->span, PRIM_COUNT});
+    walk(s, args[0], f, (Position){false, head->span, PRIM_COUNT, head->prelude});
     return;
   }
   if (head->kind != PH_PRIM) {
-    walk(s, head, f, (Position){false, head->span, PRIM_COUNT});
-    for (int i = 0; i < nargs; i++) walk(s, args[i], f, (Position){false, head->span, PRIM_COUNT});
+    walk(s, head, f, (Position){false, head->span, PRIM_COUNT, head->prelude});
+    for (int i = 0; i < nargs; i++) walk(s, args[i], f, (Position){false, head->span, PRIM_COUNT, head->prelude});
     return;
   }
   check_placement(s, head, &spine, f);
@@ -624,9 +635,9 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
       inner.has_nested_grid = is_grid_map(role) && contains_grid_map(args[i]);
       /* a misplaced toPrivate was reported: its body is not checked as
        * private code again (no cascade) */
-      walk(s, args[i], result_in_private ? f : &inner, (Position){true, head->span, prim});
+      walk(s, args[i], result_in_private ? f : &inner, (Position){true, head->span, prim, head->prelude});
     } else {
-      walk(s, args[i], f, (Position){pos.to_output && passes_acceptor(prim), head->span, prim});
+      walk(s, args[i], f, (Position){pos.to_output && passes_acceptor(prim), head->span, prim, head->prelude});
     }
   }
 }
@@ -640,10 +651,10 @@ static void walk(Strategy *s, const Phrase *p, const Frame *f, Position pos) {
   case PH_APP: walk_spine(s, p, f, pos); return;
   case PH_LAM: walk(s, p->body, f, pos); return;
   case PH_PROJ:
-  case PH_UNOP: walk(s, p->fst, f, (Position){false, p->span, PRIM_COUNT}); return;
+  case PH_UNOP: walk(s, p->fst, f, (Position){false, p->span, PRIM_COUNT, p->prelude}); return;
   default:
-    walk(s, p->fst, f, (Position){false, p->span, PRIM_COUNT});
-    walk(s, p->snd, f, (Position){false, p->span, PRIM_COUNT});
+    walk(s, p->fst, f, (Position){false, p->span, PRIM_COUNT, p->prelude});
+    walk(s, p->snd, f, (Position){false, p->span, PRIM_COUNT, p->prelude});
     return;
   }
 }
@@ -655,7 +666,7 @@ bool strategy_check_kernel(Arena *a, Diag *diag, DefInfo *kernel, Phrase *normal
 bool strategy_check_high_level(Arena *a, Diag *diag, DefInfo *kernel, Phrase *normal_body, bool high_level,
                                Span *unlowered) {
   Strategy s = {a, diag, kernel, true, contains_grid_map(normal_body), {0}, high_level, {0}};
-  walk(&s, normal_body, NULL, (Position){true, normal_body->span, PRIM_COUNT});
+  walk(&s, normal_body, NULL, (Position){true, normal_body->span, PRIM_COUNT, NULL});
   if (unlowered) *unlowered = s.unlowered;
   return s.ok;
 }

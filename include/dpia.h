@@ -142,7 +142,9 @@ typedef struct DpiaOptions {
   const char *opencl_source;
   /* DPIA_RUN: the random inputs, a DpiaInputs.  --check fails (status
    * DPIA_EVERIFY) where the reference itself is not finite: the inputs
-   * are then outside the program's domain, and another kind may fit. */
+   * are then outside the program's domain, and another kind may fit.
+   * So does a reference that is 0 at every element, which would verify
+   * only that the kernel writes zeros ("ok": false, the report says so). */
   int inputs;
   int diagnostics_json; /* diagnostics as a JSON array instead of text */
   /* DPIA_RUN: the report as one JSON object instead of text: kernel,

@@ -411,10 +411,9 @@ static const char *param_name_for(Stage1 *s, const char *base) {
   return name;
 }
 
-/* newM d (\tmp -> A[[e]](tmp.1); K(tmp.2)) */
-static Phrase *materialise(Stage1 *s, Prim memory, const char *name, Phrase *e, Phrase *k) {
-  Builder *b = &s->b;
-  DataType *t = b_data(e);
+/* The temporary of newM d (\tmp -> ...), named name (a global one's name
+ * is a parameter's after hoisting). */
+static Binder *temporary(Stage1 *s, Prim memory, const char *name, DataType *t) {
   DPIA_EXHAUSTIVE_BEGIN
   switch (memory) {
   case PRIM_NEW_GLOBAL: name = param_name_for(s, name); break; /* the kernel's: a parameter after hoisting */
@@ -438,7 +437,14 @@ static Phrase *materialise(Stage1 *s, Prim memory, const char *name, Phrase *e, 
   case PRIM_COUNT: INTERNAL("stage I: primitive %d allocates no memory", (int)memory);
   }
   DPIA_EXHAUSTIVE_END
-  Binder *tmp = b_binder(b, name, pt_var(b->tc, t));
+  return b_binder(&s->b, name, pt_var(s->b.tc, t));
+}
+
+/* newM d (\tmp -> A[[e]](tmp.1); K(tmp.2)) */
+static Phrase *materialise(Stage1 *s, Prim memory, const char *name, Phrase *e, Phrase *k) {
+  Builder *b = &s->b;
+  DataType *t = b_data(e);
+  Binder *tmp = temporary(s, memory, name, t);
   Phrase *v = b_var(b, tmp);
   Phrase *body = b_seq(b, acc_tr(s, e, b_proj(b, v, 1)), apply_k(s, k, b_proj(b, v, 2)));
   return b_new(b, memory, t, tmp, body);
@@ -472,15 +478,42 @@ static Phrase *con_args(Stage1 *s, const Spine *sp, int from, Phrase **vals, Phr
  *   C[[let x = e in b]](K) = C[[e]](\v -> newPrivate d (\x -> x.1 := v; C[[b[x.2/x]]](K)))
  * and likewise A[[let x = e in b]](A) with A[[b[x.2/x]]](A).  e comes
  * first, so the variables of lets inside e are declared (and named)
- * before x, in the order they are computed. */
+ * before x, in the order they are computed.
+ *
+ * An array is shared only when e materialises it (toM f y, normalize.c):
+ * its temporary, named x, is the value, so the uses of x read it and no
+ * private copy is made (shared_array):
+ *   C[[let x = toM f y in b]](K) = newM d (\x -> A[[f y]](x.1); C[[b[x.2/x]]](K)) */
 static bool is_sharing_let(const Phrase *e) {
   return e->kind == PH_APP && e->fst->kind == PH_LAM && e->fst->shares;
+}
+
+/* let x = toM f y in b: the temporary, named x, is filled, then b reads
+ * it at each use of x.  Substituted into b before b is translated, as the
+ * private variable of a scalar: a continuation taking the temporary would
+ * copy the translated b once per use (apply_k). */
+static Phrase *shared_array(Stage1 *s, Phrase *e, Phrase *acc, Phrase *k) {
+  Builder *b = &s->b;
+  Spine sp;
+  if (!spine_of(b->arena, e->snd, &sp) || prim_family(sp.head->prim) != PFAM_MEMORY || sp.nargs != 2)
+    INTERNAL("stage I: a shared array that is not materialised");
+  DataType *t = b_data(e->snd);
+  Prim memory = prim_lowered(sp.head->prim), saved_mem = s->temp_memory;
+  const Binder *x = e->fst->lam_binder;
+  Binder *tmp = temporary(s, memory, x->name, t);
+  s->temp_memory = memory; /* the maps inside f make their temporaries there too (to_memory) */
+  Phrase *fill = acc_tr(s, apply_fn(s, sp.args[0], sp.args[1]), b_proj(b, b_var(b, tmp), 1));
+  s->temp_memory = saved_mem;
+  Phrase *body = phrase_subst(b->arena, b->tc, e->fst->body, x, b_proj(b, b_var(b, tmp), 2));
+  Phrase *rest = acc ? acc_tr(s, body, acc) : con_tr(s, body, k);
+  return b_new(b, memory, t, tmp, b_seq(b, fill, rest));
 }
 
 static Phrase *shared_let(Stage1 *s, Phrase *e, Phrase *acc, Phrase *k) {
   Builder *b = &s->b;
   const Binder *x = e->fst->lam_binder;
   DataType *t = b_data(e->snd);
+  if (dt_resolve(t)->kind == DT_ARRAY) return shared_array(s, e, acc, k);
   Binder *value = k_binder(s, "v", t);
   Binder *var = b_binder(b, x->name, pt_var(b->tc, t));
   Phrase *body = phrase_subst(b->arena, b->tc, e->fst->body, x, b_proj(b, b_var(b, var), 2));
@@ -703,9 +736,15 @@ static Phrase *fill(Stage1 *s, Phrase *acc, Size o, Size m, Phrase *value, Binde
  * border translates it on its own (a continuation's value is used in one
  * place only, so one value cannot serve both). */
 /* a value as cheap to compute at each use as to read from a variable:
- * a literal, a variable, a negation or broadcast of one (-1.0, vec 4 0.0) */
+ * a literal, a variable, a negation or broadcast of one (-1.0, vec 4 0.0);
+ * or an array of symbolic size that computes nothing (a row of constants,
+ * [0.0] |> padCst 0 N 0.0), which no private variable could hold: each
+ * border element is then written from it, element by element */
 static bool cheap(Arena *a, const Phrase *e) {
   if (e->kind == PH_LIT || e->kind == PH_VAR || e->kind == PH_PROJ) return true;
+  DataType *t = dt_resolve(e->type->data);
+  int64_t n;
+  if (t->kind == DT_ARRAY && !size_const_value(t->size, &n)) return !phrase_computes(e);
   if (e->kind == PH_UNOP) return cheap(a, e->fst);
   Spine sp;
   return e->kind == PH_APP && spine_of(a, (Phrase *)e, &sp) && sp.head->prim == PRIM_VEC && sp.nargs == 1 &&
@@ -725,8 +764,15 @@ static Phrase *pad_cst_acc(Stage1 *s, const Spine *sp, Phrase *acc) {
   if (left) body = b_seq(b, left, body);
   if (right) body = b_seq(b, body, right);
   if (trivial) return body;
+  /* located at the value, which a rejection of its variable is about (a
+   * computed array of symbolic size), not at the whole padded phrase */
+  Span saved = b->span;
+  b->span = c->span;
   Phrase *store = acc_tr(s, c, b_proj(b, b_var(b, var), 1));
-  return b_new(b, PRIM_NEW_PRIVATE, t, var, b_seq(b, store, body));
+  b->span = c->span;
+  Phrase *made = b_new(b, PRIM_NEW_PRIVATE, t, var, b_seq(b, store, body));
+  b->span = saved;
+  return made;
 }
 
 static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {

@@ -109,12 +109,14 @@ void compare_values(const double *out, const double *ref, size_t count, double b
   c->worst = -1;
   c->worst_out = c->worst_ref = c->worst_rel = 0;
   c->ref_nonfinite = -1;
+  c->ref_all_zero = count > 0;
   bool nonfinite_mismatch = false;
   int64_t first_nan = -1, first_bad_nonfinite = -1;
   /* scaled 2-norms, robust against overflow of the squares */
   double diff_scale = 0, diff_sum = 1, ref_scale = 0, ref_sum = 1;
   for (size_t i = 0; i < count; i++) {
     double o = out[i], r = ref[i];
+    if (r != 0) c->ref_all_zero = false;
     if (!isfinite(r)) {
       if (c->ref_nonfinite < 0) c->ref_nonfinite = (int64_t)i;
       if (!same_nonfinite(o, r)) {
@@ -170,7 +172,9 @@ void compare_values(const double *out, const double *ref, size_t count, double b
     double m = fabs(c->worst_ref);
     c->worst_rel = fabs(c->worst_out - c->worst_ref) / (m > 1e-30 ? m : 1e-30);
   }
-  c->ok = !nonfinite_mismatch && c->ref_nonfinite < 0 && c->rel_error <= bound;
+  c->agree = !nonfinite_mismatch && c->rel_error <= bound;
+  c->vacuous = c->ref_nonfinite >= 0 || (c->ref_all_zero && c->agree);
+  c->ok = c->agree && !c->vacuous;
 }
 
 void compare_report(const Comparison *c, Buf *out) {
@@ -186,6 +190,12 @@ void compare_report(const Comparison *c, Buf *out) {
   }
   if (isinf(c->rel_error)) {
     emit(out, "element %lld: got %.9g, expected %.9g", (long long)c->worst, c->worst_out, c->worst_ref);
+    return;
+  }
+  if (c->vacuous) { /* all zeros: as for a reference that is not finite, the inputs are the cause */
+    emit(out, "the reference is 0 at all %zu elements, so the check shows only that the result is 0 too; try "
+              "inputs that give non-zero values (--inputs=positive, --inputs=unit or another --seed)",
+         c->count);
     return;
   }
   if (c->ok) {

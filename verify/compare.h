@@ -59,8 +59,10 @@ typedef struct Comparison {
                         infinite if out has a non-finite element where ref
                         is finite */
   double bound;
-  bool ok;           /* rel_error <= bound and every non-finite ref element
+  bool agree;        /* rel_error <= bound and every non-finite ref element
                         matched exactly (NaN with NaN, inf with the same inf) */
+  bool ok;           /* agree, and the comparison is not vacuous (below):
+                        what `dpia run --check` passes */
   size_t nan_count;  /* elements of out that are NaN where ref is not:
                         unwritten (poisoned) or wrong */
   /* the element to report, -1 if out and ref are identical: the first NaN
@@ -72,6 +74,16 @@ typedef struct Comparison {
    * inputs are outside the program's domain and nothing can be compared
    * there (ok is then false) */
   int64_t ref_nonfinite;
+  /* every element of ref is 0 (count > 0): out within the bound of 0 shows
+   * only that the program wrote zeros, not that it computes its values (a
+   * cutoff that no random input reaches, a comparison never true), so ok is
+   * then false too */
+  bool ref_all_zero;
+  /* the comparison verified nothing: ref is not finite somewhere, or it is
+   * 0 everywhere and out is within the bound of it.  Not a wrong result but
+   * inputs that cannot show one (E0006); a result that differs from an
+   * all-zero reference is still a difference. */
+  bool vacuous;
 } Comparison;
 
 void compare_values(const double *out, const double *ref, size_t count, double bound, Comparison *c);
@@ -81,7 +93,8 @@ void compare_values(const double *out, const double *ref, size_t count, double b
  *   relative error 0.5 exceeds the bound 1e-04; largest at element 17: got 1.5, expected 2.5
  *   element 1023 is NaN (not written?), expected 0.25; 1 such element of 1024
  *   element 5: got inf, expected 2                 (a non-finite mismatch)
- *   the reference is not finite at element 3: the inputs are outside the program's domain; try --inputs=positive */
+ *   the reference is not finite at element 3: the inputs are outside the program's domain; try --inputs=positive
+ *   the reference is 0 at all 1024 elements: ... (vacuous: no "ok") */
 void compare_report(const Comparison *c, Buf *out);
 
 #endif

@@ -255,7 +255,7 @@ static RaceStatus run_launch(Arena *a, const RaceKernel *rk, const SemanticSampl
       lay_unpack(plan->lay, args[i].bytes + j * plan->lay->bytes, out + o);
   }
   buf_clear(&why);
-  if (!semantic_agree(a, out, nout, s, &why)) {
+  if (!semantic_agree(out, nout, s, &why)) {
     emit(msg, "it computes other values than the reference interpreter (random inputs, seed %d): %s", SEMANTIC_SEED,
          why.data);
     return RACE_MISMATCH;

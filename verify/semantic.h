@@ -79,7 +79,7 @@ SemStatus semantic_sample(Arena *a, const DefInfo *def, const Phrase *body, cons
 /* Does out (nout doubles, host layout) agree with the sample's reference
  * within its bound (non-finite reference values matched exactly)?  If not,
  * why gets the first differing element. */
-bool semantic_agree(Arena *a, const double *out, size_t nout, const SemanticSample *sample, Buf *why);
+bool semantic_agree(const double *out, size_t nout, const SemanticSample *sample, Buf *why);
 
 /* "N=8, M=2" */
 void semantic_print_sizes(Buf *b, const NatValues *nats);

@@ -163,6 +163,27 @@ with tempfile.TemporaryDirectory() as tmp:
     p = run(['run', sq, '--size', 'N=1024', '--check', '--seed', '1'])
     report(p.returncode == 3 and 'the reference is not finite' in p.stderr,
            'sqrt on signed inputs: the reference is not finite', f'exit {p.returncode}\n{p.stdout}{p.stderr}')
+    # a reference that is 0 everywhere (a cutoff no random input reaches:
+    # SHOC MD with a negative cutsq) verifies nothing: not "ok", exit 3, with
+    # inputs to try; a result that differs from it is still a difference
+    zero = os.path.join(tmp, 'zero.dpia')
+    with open(zero, 'w') as f:
+        f.write('kernel k (N: nat) (xs: [N]float) = xs |> mapGlobal (\\x -> select (x * x > 4.0) x 0.0)\n')
+    p = run(['run', zero, '--size', 'N=1024', '--check', '--seed', '1'])
+    report(p.returncode == 3 and "kernel 'k' cannot be checked: the reference is 0 at all 1024 elements" in p.stderr
+           and '--inputs=positive' in p.stderr and '--seed' in p.stderr and ': ok' not in p.stdout,
+           'an all-zero reference is not a pass', f'exit {p.returncode}\n{p.stdout}{p.stderr}')
+    p = run(['run', zero, '--size', 'N=1024', '--check', '--seed', '1', '--json'])
+    report(p.returncode == 3 and '"ok": false' in p.stdout and 'the reference is 0 at all 1024 elements' in p.stdout,
+           'an all-zero reference: "ok": false in the JSON report', f'exit {p.returncode}\n{p.stdout}{p.stderr}')
+    wrong = os.path.join(tmp, 'wrong.cl')
+    with open(wrong, 'w') as f:
+        f.write('kernel void k(global float *restrict output, const global float *restrict xs, int N) {\n'
+                '  output[get_global_id(0)] = xs[get_global_id(0)];\n}\n')
+    p = run(['run', zero, '--size', 'N=1024', '--check', '--seed', '1', '--opencl-source=' + wrong])
+    report(p.returncode == 3 and "kernel 'k' differs from the reference interpreter" in p.stderr
+           and 'cannot be checked' not in p.stderr,
+           'a result that differs from an all-zero reference is a difference', f'exit {p.returncode}\n{p.stderr}')
     for kind in ('positive', 'unit'):
         p = run(['run', sq, '--size', 'N=1024', '--check', '--seed', '1', '--inputs=' + kind])
         report(p.returncode == 0 and ': ok' in p.stdout, f'sqrt passes --check with --inputs={kind}',

@@ -582,6 +582,8 @@ static const ErrorCase error_cases[] = {
      ".z .w, or .s0 to .sF (one lane at a time)\n"},
     {"def map = 1", "t.dpia:1:5: error[E0203]: 'map' is a primitive and cannot be rebound\n"},
     {"def f = \\x exp -> x", "t.dpia:1:12: error[E0203]: 'exp' is a primitive and cannot be rebound\n"},
+    /* the uses of a rebound primitive would parse as the primitive: one error only */
+    {"def f (vec: float) = vec * 2.0", "t.dpia:1:8: error[E0203]: 'vec' is a primitive and cannot be rebound\n"},
     {"def f = \\(x: float) -> x",
      "t.dpia:1:10: error[E0106]: lambda parameters are written without types: their types come from the "
      "primitive the lambda is passed to\n"},

@@ -825,12 +825,23 @@ static void compare(Tester *t, DpiaMem *mem) {
   check(t, !c.ok && c.nan_count == 2 && c.worst == 1, "NaN (unwritten) elements are reported first", rep.data);
   check(t, strstr(rep.data, "element 1 is NaN") != NULL, "NaN report", rep.data);
 
+  /* an all-zero reference shows nothing (issue 40: SHOC MD with a cutoff
+   * no input reaches): the results agree, but run --check must not say ok */
   double zref[3] = {0, 0, 0}, zout[3] = {0, 0, 0};
   compare_values(zout, zref, 3, 1e-4, &c);
-  check(t, c.ok, "zero reference, zero result", "");
+  buf_clear(&rep);
+  compare_report(&c, &rep);
+  check(t, c.agree && c.vacuous && !c.ok && c.ref_all_zero, "zero reference, zero result: agree, but vacuous",
+        rep.data);
+  check(t, strstr(rep.data, "the reference is 0 at all 3 elements") && strstr(rep.data, "--seed") &&
+               !strstr(rep.data, "ok"),
+        "report of a vacuous check", rep.data);
   zout[1] = 1e-3;
   compare_values(zout, zref, 3, 1e-4, &c);
-  check(t, !c.ok && c.worst == 1, "zero reference: absolute error", "");
+  check(t, !c.ok && !c.agree && !c.vacuous && c.worst == 1, "zero reference: absolute error", "");
+  double pref[3] = {0, 2, 0}, pout[3] = {0, 2, 0};
+  compare_values(pout, pref, 3, 1e-4, &c);
+  check(t, c.ok && !c.vacuous, "a reference with one non-zero element is a real check", "");
 
   double nref[2] = {NAN, 1}, nout[2] = {NAN, 1};
   compare_values(nout, nref, 2, 1e-12, &c);
@@ -841,6 +852,7 @@ static void compare(Tester *t, DpiaMem *mem) {
   check(t, !c.ok && c.ref_nonfinite == 0 && strstr(rep.data, "the reference is not finite at element 0") &&
                strstr(rep.data, "--inputs=positive"),
         "NaN where the reference is NaN is not a pass", rep.data);
+  check(t, c.agree && c.vacuous, "... though the values agree (the semantic check's question)", "");
   double allnan[2] = {NAN, NAN}, fref[2] = {2, 1};
   compare_values(allnan, fref, 2, 1e-4, &c);
   check(t, !c.ok && c.ref_nonfinite == -1 && c.nan_count == 2, "an all-NaN output against a finite reference fails",
