@@ -62,6 +62,7 @@ RUNS = [  # file, kernel, sizes: the kernels of run_samples.py, in its order
     ('dot_vec16.dpia', 'dotVec16x2', {'N': 8192}),
     ('dot_any.dpia', 'dotAny', {'N': 4099}),                     # 2 groups, the last partial
     ('dot_any.dpia', 'scalAny', {'N': 67}),
+    ('dot_any.dpia', 'asumAny', {'N': 4095}),                    # the last group partial
     ('scal_vec.dpia', 'scalVec16', {'N': 48}),
     ('scal_vec.dpia', 'scalChunk', {'N': 2048}),
     ('gemv_vec.dpia', 'gemvVec', {'M': 3, 'N': 48}),
