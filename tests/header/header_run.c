@@ -603,7 +603,7 @@ static void test_alias(Cl *cl) {
 static int run_row_sums(Cl *cl, int M) {
   const int N = 2;
   float *xs = calloc((size_t)N * M, sizeof(float)), out[2 * 16];
-  for (int i = 0; i < N * M; i++) xs[i] = value(i);
+  for (int i = 0; i < N * M; i++) xs[i] = value(i % 4096); /* value() multiplies: keep i small (int overflow) */
   cl_mem dxs = buffer(cl, sizeof(float) * N * M, xs), dout = buffer(cl, sizeof out, NULL);
   int rc = dpia_rowSums_launch(cl->queue, dout, dxs, N, M);
   if (rc == DPIA_SUCCESS) {
