@@ -1,6 +1,8 @@
 /* index.c: index expressions of generated code (index.h). */
 #include "index.h"
 #include "kir.h"
+#include "memo.h"
+#include "index_int.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -38,7 +40,6 @@ void ix_pop_range(IxCtx *x) {
 
 /* ---- constructors ---- */
 
-static void seal(Ix *e);
 
 /* a leaf: the caller fills it in, then seals it */
 static Ix *new_leaf(IxCtx *x, IxKind kind) {
@@ -51,14 +52,14 @@ static Ix *new_node(IxCtx *x, IxKind kind, const Ix *a, const Ix *b) {
   Ix *e = new_leaf(x, kind);
   e->a = a;
   e->b = b;
-  seal(e);
+  ix_seal(e);
   return e;
 }
 
 const Ix *ix_const(IxCtx *x, int64_t v) {
   Ix *e = new_leaf(x, IX_CONST);
   e->value = v;
-  seal(e);
+  ix_seal(e);
   return e;
 }
 
@@ -66,15 +67,8 @@ const Ix *ix_var(IxCtx *x, Sym name) {
   ASSERT(name != NULL);
   Ix *e = new_leaf(x, IX_VAR);
   e->name = name;
-  seal(e);
+  ix_seal(e);
   return e;
-}
-
-static void print_atom(Buf *out, const KirExpr *e, IxExprPrinter print_expr) {
-  bool paren = kir_prec(e) < PREC_POSTFIX;
-  if (paren) buf_putc(out, '(');
-  print_expr(out, e);
-  if (paren) buf_putc(out, ')');
 }
 
 const Ix *ix_expr(IxCtx *x, const KirExpr *expr) {
@@ -83,9 +77,9 @@ const Ix *ix_expr(IxCtx *x, const KirExpr *expr) {
   e->expr = expr;
   Buf text;
   buf_init(&text, x->arena);
-  print_atom(&text, expr, x->print_expr);
+  ix_print_atom(&text, expr, x->print_expr);
   e->width = text.len;
-  seal(e);
+  ix_seal(e);
   return e;
 }
 
@@ -262,150 +256,6 @@ bool ix_equal(const Ix *a, const Ix *b) {
   }
 }
 
-/* ---- printing ---- */
-
-/* Binding strength in C: sums 1, products 2, atoms 3. */
-static int precedence(const Ix *e) {
-  switch (e->kind) {
-  case IX_CONST: return e->value < 0 ? 0 : 3;
-  case IX_VAR:
-  case IX_EXPR: return 3;
-  case IX_ADD:
-  case IX_SUB: return 1;
-  case IX_MUL:
-  case IX_DIV:
-  case IX_MOD: return 2;
-  }
-  INTERNAL("bad index kind %d", (int)e->kind);
-}
-
-/* an operator's text and its length (seal counts it for every node) */
-typedef struct Operator {
-  const char *text;
-  size_t length;
-} Operator;
-#define OPERATOR(s) {s, sizeof(s) - 1}
-static const Operator operators[] = {
-    [IX_ADD] = OPERATOR(" + "), [IX_SUB] = OPERATOR(" - "), [IX_MUL] = OPERATOR("*"),
-    [IX_DIV] = OPERATOR("/"),   [IX_MOD] = OPERATOR("%"),
-};
-#undef OPERATOR
-
-/* Does the right operand need parentheses?  Only where C would regroup it
- * to a different value: a - (b + c), a*(b/c), a/(b*c).  a + (b - c) and
- * a*(b*c) are the same numbers without them. */
-static bool right_needs_parens(IxKind parent, const Ix *right) {
-  int p = precedence(right);
-  if (p == 0) return true;
-  switch (parent) {
-  case IX_ADD: return false;
-  case IX_SUB: return p <= 1;
-  case IX_MUL: return p < 2 || (p == 2 && right->kind != IX_MUL);
-  default: return p <= 2;
-  }
-}
-
-static bool left_needs_parens(IxKind parent, const Ix *left) {
-  int p = precedence(left);
-  if (p == 0) return false; /* unary minus binds tighter than any operator */
-  int parent_precedence = parent == IX_ADD || parent == IX_SUB ? 1 : 2;
-  return p < parent_precedence;
-}
-
-typedef struct Printer {
-  Buf *out;
-  IxExprPrinter print_expr; /* IX_EXPR atoms */
-} Printer;
-
-static void print_text(Printer *p, const char *s) { buf_put(p->out, s, strlen(s)); }
-
-static size_t decimal_length(int64_t v) {
-  uint64_t magnitude = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-  size_t n = v < 0 ? 2 : 1;
-  while (magnitude >= 10) {
-    magnitude /= 10;
-    n++;
-  }
-  return n;
-}
-
-static void print_node(Printer *p, const Ix *e);
-
-static void print_operand(Printer *p, const Ix *e, bool parens) {
-  if (parens) print_text(p, "(");
-  print_node(p, e);
-  if (parens) print_text(p, ")");
-}
-
-static void print_node(Printer *p, const Ix *e) {
-  switch (e->kind) {
-  case IX_CONST: emit(p->out, "%" PRId64, e->value); return;
-  case IX_VAR: print_text(p, e->name); return;
-  case IX_EXPR: print_atom(p->out, e->expr, p->print_expr); return;
-  case IX_ADD:
-  case IX_SUB:
-  case IX_MUL:
-  case IX_DIV:
-  case IX_MOD:
-    print_operand(p, e->a, left_needs_parens(e->kind, e->a));
-    buf_put(p->out, operators[e->kind].text, operators[e->kind].length);
-    print_operand(p, e->b, right_needs_parens(e->kind, e->b));
-    return;
-  }
-  INTERNAL("bad index kind %d", (int)e->kind);
-}
-
-void ix_print(Buf *out, const Ix *e, IxExprPrinter print_expr) {
-  Printer p = {out, print_expr};
-  print_node(&p, e);
-}
-
-/* ---- what a constructor records: length and hash ----
- *
- * The simplifier weighs every candidate form by its printed length, and
- * the memo of ix_simplify finds equal inputs by hash: both are kept in
- * the node when it is made, from its children's, so that neither walks a
- * tree (print_node is what the length counts, character for character). */
-
-static uint64_t hash_mix(uint64_t h, uint64_t v) { return (h ^ v) * 0x100000001b3u + (h >> 29); }
-
-static uint64_t name_hash(Sym name) {
-  uint64_t h = 0xcbf29ce484222325u;
-  for (const char *c = name; *c; c++) h = (h ^ (unsigned char)*c) * 0x100000001b3u;
-  return h;
-}
-
-static size_t operand_length(const Ix *e, bool parens) { return e->length + (parens ? 2 : 0); }
-
-static void seal(Ix *e) {
-  uint64_t h = hash_mix(0x9e3779b97f4a7c15u, (uint64_t)e->kind);
-  switch (e->kind) {
-  case IX_CONST:
-    e->length = decimal_length(e->value);
-    e->hash = hash_mix(h, (uint64_t)e->value);
-    return;
-  case IX_VAR:
-    e->length = strlen(e->name);
-    e->hash = hash_mix(h, name_hash(e->name));
-    return;
-  case IX_EXPR: /* equal atoms print alike, so have one width */
-    e->length = e->width;
-    e->hash = hash_mix(h, e->width);
-    return;
-  case IX_ADD:
-  case IX_SUB:
-  case IX_MUL:
-  case IX_DIV:
-  case IX_MOD:
-    e->length = operand_length(e->a, left_needs_parens(e->kind, e->a)) + operators[e->kind].length +
-                operand_length(e->b, right_needs_parens(e->kind, e->b));
-    e->hash = hash_mix(hash_mix(h, e->a->hash), e->b->hash);
-    e->divides = e->kind == IX_DIV || e->kind == IX_MOD || e->a->divides || e->b->divides;
-    return;
-  }
-  INTERNAL("bad index kind %d", (int)e->kind);
-}
-
 static size_t printed_length(const Ix *e) { return e->length; }
 
 /* ---- the memo ----
@@ -423,62 +273,12 @@ static size_t printed_length(const Ix *e) { return e->length; }
  * Tables are only looked up, never iterated: their order cannot reach the
  * output. */
 
-typedef struct MemoEntry {
-  const void *key; /* NULL: free */
-  uint64_t hash, scope;
-  const void *value;
-  int cost; /* best_parts: the budget its search took */
-} MemoEntry;
-
-typedef struct MemoTable {
-  size_t cap, n; /* cap 0 or a power of 2, n < cap/2 */
-  MemoEntry *entries;
-} MemoTable;
-
 struct IxMemo {
   MemoTable simplified; /* Ix -> Ix */
   MemoTable polys;      /* Ix -> Poly */
   MemoTable parts;      /* Poly -> BestParts */
   MemoTable sizes;      /* Size -> Ix (scope 0: no range matters) */
 };
-
-/* whether two keys are the same; user: the table's user's context */
-typedef bool (*MemoSame)(const void *user, const void *a, const void *b);
-
-enum { MEMO_INITIAL = 64 };
-
-/* the entry of (key, scope), or the free slot where it goes */
-static MemoEntry *memo_slot(const MemoTable *t, uint64_t hash, uint64_t scope, MemoSame same, const void *user,
-                            const void *key) {
-  uint64_t h = hash_mix(hash, scope);
-  h ^= h >> 29;
-  for (size_t i = (size_t)h & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
-    MemoEntry *slot = &t->entries[i];
-    if (!slot->key || (slot->hash == hash && slot->scope == scope && same(user, slot->key, key))) return slot;
-  }
-}
-
-static const MemoEntry *memo_find(const MemoTable *t, uint64_t hash, uint64_t scope, MemoSame same,
-                                  const void *user, const void *key) {
-  if (t->cap == 0) return NULL;
-  const MemoEntry *e = memo_slot(t, hash, scope, same, user, key);
-  return e->key ? e : NULL;
-}
-
-/* after a memo_find that found nothing */
-static void memo_put(Arena *arena, MemoTable *t, MemoEntry entry, MemoSame same, const void *user) {
-  if (2 * (t->n + 1) > t->cap) {
-    size_t cap = t->cap ? t->cap * 2 : MEMO_INITIAL;
-    MemoTable grown = {cap, t->n, NEWARRAY(arena, MemoEntry, cap)};
-    for (size_t i = 0; i < t->cap; i++) {
-      const MemoEntry *old = &t->entries[i];
-      if (old->key) *memo_slot(&grown, old->hash, old->scope, same, user, old->key) = *old;
-    }
-    *t = grown;
-  }
-  *memo_slot(t, entry.hash, entry.scope, same, user, entry.key) = entry;
-  t->n++;
-}
 
 static IxMemo *memo_of(IxCtx *x) {
   if (!x->memo) x->memo = NEW(x->arena, IxMemo); /* zeroed: empty tables */
@@ -503,7 +303,7 @@ static uint64_t poly_hash(Poly p, uint64_t (*atom_hash)(PolyAtom a)) {
   return h;
 }
 
-static uint64_t var_hash(PolyAtom a) { return name_hash(a); }
+static uint64_t var_hash(PolyAtom a) { return ix_name_hash(a); }
 
 static bool same_size(const void *user, const void *a, const void *b) {
   (void)user;

@@ -1,0 +1,163 @@
+/* index_print.c: the text of an index expression (ix_print), and what a
+ * constructor records of it (ix_seal): its printed length and a
+ * structural hash, so that comparing candidate forms never walks a tree
+ * (index.c). */
+#include "index.h"
+#include "index_int.h"
+#include "kir.h"
+#include "memo.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+/* ---- printing ---- */
+
+void ix_print_atom(Buf *out, const KirExpr *e, IxExprPrinter print_expr) {
+  bool paren = kir_prec(e) < PREC_POSTFIX;
+  if (paren) buf_putc(out, '(');
+  print_expr(out, e);
+  if (paren) buf_putc(out, ')');
+}
+
+/* Binding strength in C: sums 1, products 2, atoms 3. */
+static int precedence(const Ix *e) {
+  switch (e->kind) {
+  case IX_CONST: return e->value < 0 ? 0 : 3;
+  case IX_VAR:
+  case IX_EXPR: return 3;
+  case IX_ADD:
+  case IX_SUB: return 1;
+  case IX_MUL:
+  case IX_DIV:
+  case IX_MOD: return 2;
+  }
+  INTERNAL("bad index kind %d", (int)e->kind);
+}
+
+/* an operator's text and its length (seal counts it for every node) */
+typedef struct Operator {
+  const char *text;
+  size_t length;
+} Operator;
+#define OPERATOR(s) {s, sizeof(s) - 1}
+static const Operator operators[] = {
+    [IX_ADD] = OPERATOR(" + "), [IX_SUB] = OPERATOR(" - "), [IX_MUL] = OPERATOR("*"),
+    [IX_DIV] = OPERATOR("/"),   [IX_MOD] = OPERATOR("%"),
+};
+#undef OPERATOR
+
+/* Does the right operand need parentheses?  Only where C would regroup it
+ * to a different value: a - (b + c), a*(b/c), a/(b*c).  a + (b - c) and
+ * a*(b*c) are the same numbers without them. */
+static bool right_needs_parens(IxKind parent, const Ix *right) {
+  int p = precedence(right);
+  if (p == 0) return true;
+  switch (parent) {
+  case IX_ADD: return false;
+  case IX_SUB: return p <= 1;
+  case IX_MUL: return p < 2 || (p == 2 && right->kind != IX_MUL);
+  default: return p <= 2;
+  }
+}
+
+static bool left_needs_parens(IxKind parent, const Ix *left) {
+  int p = precedence(left);
+  if (p == 0) return false; /* unary minus binds tighter than any operator */
+  int parent_precedence = parent == IX_ADD || parent == IX_SUB ? 1 : 2;
+  return p < parent_precedence;
+}
+
+typedef struct Printer {
+  Buf *out;
+  IxExprPrinter print_expr; /* IX_EXPR atoms */
+} Printer;
+
+static void print_text(Printer *p, const char *s) { buf_put(p->out, s, strlen(s)); }
+
+static size_t decimal_length(int64_t v) {
+  uint64_t magnitude = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+  size_t n = v < 0 ? 2 : 1;
+  while (magnitude >= 10) {
+    magnitude /= 10;
+    n++;
+  }
+  return n;
+}
+
+static void print_node(Printer *p, const Ix *e);
+
+static void print_operand(Printer *p, const Ix *e, bool parens) {
+  if (parens) print_text(p, "(");
+  print_node(p, e);
+  if (parens) print_text(p, ")");
+}
+
+static void print_node(Printer *p, const Ix *e) {
+  switch (e->kind) {
+  case IX_CONST: emit(p->out, "%" PRId64, e->value); return;
+  case IX_VAR: print_text(p, e->name); return;
+  case IX_EXPR: ix_print_atom(p->out, e->expr, p->print_expr); return;
+  case IX_ADD:
+  case IX_SUB:
+  case IX_MUL:
+  case IX_DIV:
+  case IX_MOD:
+    print_operand(p, e->a, left_needs_parens(e->kind, e->a));
+    buf_put(p->out, operators[e->kind].text, operators[e->kind].length);
+    print_operand(p, e->b, right_needs_parens(e->kind, e->b));
+    return;
+  }
+  INTERNAL("bad index kind %d", (int)e->kind);
+}
+
+void ix_print(Buf *out, const Ix *e, IxExprPrinter print_expr) {
+  Printer p = {out, print_expr};
+  print_node(&p, e);
+}
+
+/* ---- what a constructor records: length and hash ----
+ *
+ * The simplifier weighs every candidate form by its printed length, and
+ * the memo of ix_simplify finds equal inputs by hash: both are kept in
+ * the node when it is made, from its children's, so that neither walks a
+ * tree (print_node is what the length counts, character for character). */
+
+
+uint64_t ix_name_hash(Sym name) {
+  uint64_t h = 0xcbf29ce484222325u;
+  for (const char *c = name; *c; c++) h = (h ^ (unsigned char)*c) * 0x100000001b3u;
+  return h;
+}
+
+static size_t operand_length(const Ix *e, bool parens) { return e->length + (parens ? 2 : 0); }
+
+void ix_seal(Ix *e) {
+  uint64_t h = hash_mix(0x9e3779b97f4a7c15u, (uint64_t)e->kind);
+  switch (e->kind) {
+  case IX_CONST:
+    e->length = decimal_length(e->value);
+    e->hash = hash_mix(h, (uint64_t)e->value);
+    return;
+  case IX_VAR:
+    e->length = strlen(e->name);
+    e->hash = hash_mix(h, ix_name_hash(e->name));
+    return;
+  case IX_EXPR: /* equal atoms print alike, so have one width */
+    e->length = e->width;
+    e->hash = hash_mix(h, e->width);
+    return;
+  case IX_ADD:
+  case IX_SUB:
+  case IX_MUL:
+  case IX_DIV:
+  case IX_MOD:
+    e->length = operand_length(e->a, left_needs_parens(e->kind, e->a)) + operators[e->kind].length +
+                operand_length(e->b, right_needs_parens(e->kind, e->b));
+    e->hash = hash_mix(hash_mix(h, e->a->hash), e->b->hash);
+    e->divides = e->kind == IX_DIV || e->kind == IX_MOD || e->a->divides || e->b->divides;
+    return;
+  }
+  INTERNAL("bad index kind %d", (int)e->kind);
+}
+
+
