@@ -278,6 +278,10 @@ static bool run_inputs(Ctx *c, const DefInfo *def, const NatValues *nats, double
 /* the report's time line, the same for a kernel and a pipeline (first
  * enqueue to last completion) */
 static void run_time_line(Ctx *c, const RtResult *res, double gbps) {
+  if (res->repeat == 0) {
+    buf_puts(&c->out, "\n  nothing to compute: the NDRange has no work-item and every output is empty\n");
+    return;
+  }
   emit(&c->out, "\n  time: min %.3f ms, median %.3f ms over %d run%s; %.2f GB/s\n", res->min_ms, res->median_ms,
        res->repeat, res->repeat == 1 ? "" : "s", gbps);
 }

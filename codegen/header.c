@@ -580,6 +580,22 @@ void emit_size_overflow(H *h, const char *name) {
        name);
 }
 
+/* In the loop over the dimensions, when the NDRange has no work-item (a
+ * grid of ceil(N/64) groups at N = 0): nothing to compute if every output
+ * is empty, else DPIA_ERROR_SIZE naming the output no work-item would
+ * write.  Expects dpia_bytes_I of each output; then closes the test. */
+void emit_empty_launch(H *h, const ImpKernel *k, const char *nothing) {
+  emit(h->out, "    if (dpia_global[dpia_i] == 0) { /* no work-item: nothing to compute when every output is empty */\n");
+  for (int i = 0; i < k->nparams; i++)
+    if (k->params[i].role == KP_OUTPUT)
+      emit(h->out,
+           "      if (dpia_bytes_%d != 0)\n"
+           "        return dpia_fail_(DPIA_ERROR_SIZE, \"%s\", \"the NDRange has no work-item at these sizes, but output "
+           "%s is not empty\");\n",
+           i, k->name, param_label(&k->params[i]));
+  emit(h->out, "      return %s;\n    }\n", nothing);
+}
+
 /* Every buffer argument holds what the kernel touches, and no output shares
  * a byte the kernel touches with another buffer argument (the parameters
  * are restrict, spec section 8), before anything is enqueued; the message
@@ -743,11 +759,11 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
     emit(o, "    if (dpia_local[dpia_i] == 0 || dpia_global[dpia_i] %% dpia_local[dpia_i] != 0)\n"
             "      return dpia_fail_(DPIA_ERROR_SIZE, \"%s\", \"a global size is not a multiple of its local size\");\n",
          k->name);
-  emit(o, "    if (dpia_global[dpia_i] == 0) /* nothing to compute */\n"
-          "      return (dpia_event || dpia_num_events)\n"
-          "                 ? clEnqueueMarkerWithWaitList(q, dpia_num_events, dpia_wait_list, dpia_event)\n"
-          "                 : DPIA_SUCCESS;\n"
-          "  }\n");
+  emit_empty_launch(h, k,
+                    "(dpia_event || dpia_num_events)\n"
+                    "                 ? clEnqueueMarkerWithWaitList(q, dpia_num_events, dpia_wait_list, dpia_event)\n"
+                    "                 : DPIA_SUCCESS");
+  emit(o, "  }\n");
   /* program, kernel, temporaries, arguments */
   emit(o, "  dpia_err = clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof dpia_context, &dpia_context, DPIA_NULL_);\n"
           "  if (dpia_err == CL_SUCCESS)\n"

@@ -153,12 +153,13 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
   if (!has_local) /* the launcher's choice: a block dividing the grid */
     emit(o, "    dpia_local[dpia_i] = dpia_block_(dpia_global[dpia_i], dpia_i == 0 ? 256 : 1);\n");
   emit(o, "    if (dpia_local[dpia_i] == 0 || dpia_global[dpia_i] %% dpia_local[dpia_i] != 0)\n"
-          "      return dpia_fail_(DPIA_ERROR_SIZE, \"%s\", \"a global size is not a multiple of its local size\");\n"
-          "    if (dpia_global[dpia_i] == 0) return DPIA_SUCCESS; /* nothing to compute */\n"
-          "    if (dpia_global[dpia_i] / dpia_local[dpia_i] > (dpia_i == 0 ? 2147483647u : 65535u))\n"
+          "      return dpia_fail_(DPIA_ERROR_SIZE, \"%s\", \"a global size is not a multiple of its local size\");\n",
+       k->name);
+  emit_empty_launch(h, k, "DPIA_SUCCESS");
+  emit(o, "    if (dpia_global[dpia_i] / dpia_local[dpia_i] > (dpia_i == 0 ? 2147483647u : 65535u))\n"
           "      return dpia_fail_(DPIA_ERROR_SIZE, \"%s\", \"the grid has more blocks than CUDA launches\");\n"
           "  }\n",
-       k->name, k->name);
+       k->name);
   const char *dims = "xyz";
   emit(o, "  dim3 dpia_grid, dpia_block;\n");
   for (int d = 0; d < nd; d++)

@@ -36,6 +36,9 @@ const char *launch_size(H *h, const ImpKernel *k, int d, bool local);
 void emit_check(H *h, const ImpKernel *k, const char *more);
 /* size_t dpia_NAME_PARAM_elements(sizes...) of every buffer parameter */
 void emit_element_counts(H *h, const ImpKernel *k);
+/* the test of an NDRange with no work-item, returning nothing (C text)
+ * when every output is empty (in the launcher's loop over dimensions) */
+void emit_empty_launch(H *h, const ImpKernel *k, const char *nothing);
 /* DPIA_ERROR_SIZE when a size overflowed (dpia_bad) */
 void emit_size_overflow(H *h, const char *name);
 /* DPIA_GENERATED_GEMV_H for samples/gemv.dpia */

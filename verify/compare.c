@@ -198,6 +198,10 @@ void compare_report(const Comparison *c, Buf *out) {
          c->count);
     return;
   }
+  if (c->ok && c->count == 0) {
+    buf_puts(out, "the result is empty, as the reference's: ok");
+    return;
+  }
   if (c->ok) {
     emit(out, "relative error %.3g (bound %.0e): ok", c->rel_error, c->bound);
     return;

@@ -221,7 +221,7 @@ class _Launcher:
         dims = "".join("[%s]" % e for e in p.get("shape", [p["elements"]]))
         return "the %s's %s is %s%s: shape %s at %s" % (
             self.kind, p["role"], dims, p["type"], shape,
-            ", ".join("%s = %d" % kv for kv in sorted(sizes.items())) or "no sizes")
+            _sizes_text(sizes))
 
     def _device(self, p, a, sizes, dtype, shape, nbytes):
         """(buffer to pass, its (base, offset), bytes) of a device argument
@@ -363,6 +363,20 @@ class _Launcher:
             raise DeviceLimitError("dpia.opencl: error[E0007]: %sOpenCL device %s: %s" % (
                 "%s on " % self.title if self.kind == "pipeline" else "", device.name.strip(), "; ".join(problems)))
 
+    def _skip_empty(self, launches, sizes):
+        """the launches without those whose NDRange has no work-item (a grid
+        of ceil(N/64) groups at N = 0): nothing to compute when every output
+        is empty, as the C launchers decide; else ValueError naming the
+        output no work-item would write"""
+        empty = [launch for launch in launches if 0 in tuple(launch.global_size)]
+        if not empty:
+            return launches
+        full = [p["name"] for p in self.params if p["role"] == "output" and self._layout(p, sizes)[3] > 0]
+        if full:
+            raise ValueError("dpia.opencl: %s at %s: the NDRange of %s has no work-item, but output %s is not "
+                             "empty" % (self.title, _sizes_text(sizes), empty[0].name, full[0]))
+        return [launch for launch in launches if launch not in empty]
+
     def __call__(self, queue, sizes, args, wait=True):
         """launch at sizes ({nat: int}) with args ({input, scalar or output
         name: numpy array, device array or buffer, or number}); returns
@@ -377,12 +391,16 @@ class _Launcher:
         self._check_aliases(places)
         bound = {n: a() if callable(a) else a for n, a in bound.items()}
         launches = self._launches(sizes, bound)
+        launches = self._skip_empty(launches, sizes)
         # every launch fits the device before anything is enqueued
         for launch in launches:
             launch.kernel.set_args(*launch.args)
             self._check_device(queue.device, launch)
         events = [cl.enqueue_nd_range_kernel(queue, launch.kernel, launch.global_size, launch.local_size)
                   for launch in launches]
+        if not events:
+            self.last_ms = None
+            return {name: host for name, (buf, host) in outputs.items()}
         for name, (buf, host) in outputs.items():
             if buf is not None and host.size:
                 cl.enqueue_copy(queue, host, buf, wait_for=events[-1:])
@@ -394,6 +412,11 @@ class _Launcher:
             except (cl.RuntimeError, cl.LogicError):
                 self.last_ms = None
         return {name: host for name, (buf, host) in outputs.items()}
+
+
+def _sizes_text(sizes):
+    """N = 0, M = 4: sizes for messages"""
+    return ", ".join("%s = %d" % kv for kv in sorted(sizes.items())) or "no sizes"
 
 
 class Kernel(_Launcher):

@@ -235,6 +235,20 @@ json_refused(['run', os.path.join(samples, 'dot_full.dpia'), '-k', 'dot', '--siz
 # checks of dpia verify (--check still compares with the reference)
 expect(['run', scal, '-k', 'scal', '--size', 'N=1024', '--check', '--no-verify'], 0, 'relative error')
 
+# an NDRange with no work-item (ceil(N/64) groups at N = 0): nothing to
+# compute when every output is empty; refused, naming the output, when one
+# is not (no work-item would write it)
+any_size = os.path.join(samples, 'dot_any.dpia')
+for k in ('scalAny', 'dotAny'):
+    expect(['run', any_size, '-k', k, '--size', 'N=0', '--check'], 0, 'the result is empty, as the reference')
+with tempfile.TemporaryDirectory() as tmp:
+    half = os.path.join(tmp, 'half.dpia')
+    with open(half, 'w') as f:
+        f.write('kernel k (N: nat) (xs: [N]float) (ys: [4]float) =\n'
+                '  pair (xs |> mapGlobal (\\x -> x)) (ys |> mapSeq (\\y -> y))\n')
+    expect(['run', half, '-k', 'k', '--size', 'N=0'], 2, 'but output output_2 has 4 elements')
+    expect(['run', half, '-k', 'k', '--size', 'N=3', '--check'], 0, 'relative error 0')
+
 # batch --help names every action and member a request may have
 for text in ('translate|check|verify|run', '"set"', '"sizes"', '"repeat"', '"seed"', 'precondition_failed'):
     expect(['batch', '--help'], 0, text)

@@ -709,10 +709,13 @@ static inline int dpia_dotPartial_enqueue(cl_command_queue q, cl_mem output, cl_
   for (dpia_i = 0; dpia_i < 1; dpia_i++) {
     if (dpia_local[dpia_i] == 0 || dpia_global[dpia_i] % dpia_local[dpia_i] != 0)
       return dpia_fail_(DPIA_ERROR_SIZE, "dotPartial", "a global size is not a multiple of its local size");
-    if (dpia_global[dpia_i] == 0) /* nothing to compute */
+    if (dpia_global[dpia_i] == 0) { /* no work-item: nothing to compute when every output is empty */
+      if (dpia_bytes_0 != 0)
+        return dpia_fail_(DPIA_ERROR_SIZE, "dotPartial", "the NDRange has no work-item at these sizes, but output output is not empty");
       return (dpia_event || dpia_num_events)
                  ? clEnqueueMarkerWithWaitList(q, dpia_num_events, dpia_wait_list, dpia_event)
                  : DPIA_SUCCESS;
+    }
   }
   dpia_err = clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof dpia_context, &dpia_context, DPIA_NULL_);
   if (dpia_err == CL_SUCCESS)
@@ -858,10 +861,13 @@ static inline int dpia_sumAll_enqueue(cl_command_queue q, cl_mem output, cl_mem 
     dpia_err = dpia_check_alias_(output, dpia_bytes_0, "output", ps, dpia_bytes_1, "input", "ps");
   if (dpia_err != CL_SUCCESS) return dpia_error_in_(dpia_err, "sumAll");
   for (dpia_i = 0; dpia_i < 1; dpia_i++) {
-    if (dpia_global[dpia_i] == 0) /* nothing to compute */
+    if (dpia_global[dpia_i] == 0) { /* no work-item: nothing to compute when every output is empty */
+      if (dpia_bytes_0 != 0)
+        return dpia_fail_(DPIA_ERROR_SIZE, "sumAll", "the NDRange has no work-item at these sizes, but output output is not empty");
       return (dpia_event || dpia_num_events)
                  ? clEnqueueMarkerWithWaitList(q, dpia_num_events, dpia_wait_list, dpia_event)
                  : DPIA_SUCCESS;
+    }
   }
   dpia_err = clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof dpia_context, &dpia_context, DPIA_NULL_);
   if (dpia_err == CL_SUCCESS)

@@ -205,7 +205,7 @@ def main():
     # each part reports what it found, whatever raises in another
     for part, args in ((opencl_shapes, (ctx, queue, root, rng)), (opencl_names, (ctx, queue, rng)),
                        (opencl_pipelines, (ctx, queue, root, rng)), (opencl_device_limits, (ctx, queue, rng)),
-                       (oclgrind_device_limits, (target, root))):
+                       (opencl_empty_launch, (ctx, queue, root)), (oclgrind_device_limits, (target, root))):
         try:
             part(expect, *args)
         except Exception as e:  # noqa: BLE001 (reported as the failure)
@@ -488,6 +488,26 @@ def opencl_pipelines(expect, ctx, queue, root, rng):
         expect("an input named tmp0: %r" % out, abs(out[0] - want) < 1e-5 * want)
 
 
+def opencl_empty_launch(expect, ctx, queue, root):
+    """an NDRange with no work-item (ceil(N/64) groups at N = 0) computes
+    nothing when every output is empty, and is refused, naming the output,
+    when one is not (no work-item would write it)"""
+    import numpy as np
+    import dpia
+    import dpia.opencl
+    with open(os.path.join(root, "samples", "dot_any.dpia")) as f:
+        any_size = f.read()
+    k = dpia.opencl.Kernel(ctx, dpia.translate(any_size, kernel="scalAny").metadata)
+    out = k(queue, {"N": 0}, {"alpha": 2.0, "xs": np.zeros(0, np.float32)})["output"]
+    expect("scalAny at N = 0: %r" % out, out.shape == (0,))
+    half = ("kernel k (N: nat) (xs: [N]float) (ys: [4]float) =\n"
+            "  (xs |> mapGlobal (\\x -> x), ys |> mapSeq (\\y -> y))\n")
+    k = dpia.opencl.Kernel(ctx, dpia.translate(half, kernel="k").metadata)
+    raises(expect, "an empty NDRange with an output of 4", ValueError, "dpia.opencl: kernel k at N = 0: the NDRange "
+           "of k has no work-item, but output output_2 is not empty",
+           lambda: k(queue, {"N": 0}, {"xs": np.zeros(0, np.float32), "ys": np.ones(4, np.float32)}))
+
+
 def opencl_device_limits(expect, ctx, queue, rng):
     """a launch needing more local memory or larger work-groups than the
     device has raises DeviceLimitError (E0007) before anything is
@@ -524,9 +544,10 @@ def opencl_device_limits(expect, ctx, queue, rng):
             lambda: k(queue, {"N": floats}, {"xs": np.zeros(floats, np.float32)}))
     expect("DeviceLimitError.code", dpia.opencl.DeviceLimitError.code == "E0007"
            and issubclass(dpia.opencl.DeviceLimitError, dpia.Error))
-    # local memory given at the launch: fits, too much, fits again (PoCL
-    # answers every CL_KERNEL_LOCAL_MEM_SIZE query of a kernel object with
-    # the first one's figure, so neither call may be judged by it)
+    # local memory given at the launch: fits, too much, fits again (pyopencl
+    # caches a kernel object's get_work_group_info answers, so its
+    # CL_KERNEL_LOCAL_MEM_SIZE is the first call's figure: neither call may
+    # be judged by it)
     k = dpia.opencl.Kernel(ctx, dpia.translate(src, kernel="rowParts").metadata)
     small = rng.random((2, 4096), dtype=np.float32)
     want = small.reshape(2, 64, 64).sum(axis=2, dtype=np.float64)

@@ -686,10 +686,13 @@ static inline int dpia_scal_enqueue(cl_command_queue q, cl_mem output, float alp
     dpia_err = dpia_check_alias_(output, dpia_bytes_0, "output", xs, dpia_bytes_2, "input", "xs");
   if (dpia_err != CL_SUCCESS) return dpia_error_in_(dpia_err, "scal");
   for (dpia_i = 0; dpia_i < 1; dpia_i++) {
-    if (dpia_global[dpia_i] == 0) /* nothing to compute */
+    if (dpia_global[dpia_i] == 0) { /* no work-item: nothing to compute when every output is empty */
+      if (dpia_bytes_0 != 0)
+        return dpia_fail_(DPIA_ERROR_SIZE, "scal", "the NDRange has no work-item at these sizes, but output output is not empty");
       return (dpia_event || dpia_num_events)
                  ? clEnqueueMarkerWithWaitList(q, dpia_num_events, dpia_wait_list, dpia_event)
                  : DPIA_SUCCESS;
+    }
   }
   dpia_err = clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof dpia_context, &dpia_context, DPIA_NULL_);
   if (dpia_err == CL_SUCCESS)
@@ -827,10 +830,13 @@ static inline int dpia_scalVec_enqueue(cl_command_queue q, cl_mem output, float 
     dpia_err = dpia_check_alias_(output, dpia_bytes_0, "output", xs, dpia_bytes_2, "input", "xs");
   if (dpia_err != CL_SUCCESS) return dpia_error_in_(dpia_err, "scalVec");
   for (dpia_i = 0; dpia_i < 1; dpia_i++) {
-    if (dpia_global[dpia_i] == 0) /* nothing to compute */
+    if (dpia_global[dpia_i] == 0) { /* no work-item: nothing to compute when every output is empty */
+      if (dpia_bytes_0 != 0)
+        return dpia_fail_(DPIA_ERROR_SIZE, "scalVec", "the NDRange has no work-item at these sizes, but output output is not empty");
       return (dpia_event || dpia_num_events)
                  ? clEnqueueMarkerWithWaitList(q, dpia_num_events, dpia_wait_list, dpia_event)
                  : DPIA_SUCCESS;
+    }
   }
   dpia_err = clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof dpia_context, &dpia_context, DPIA_NULL_);
   if (dpia_err == CL_SUCCESS)
