@@ -833,7 +833,7 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
 /* The arguments of launch li's nat parameters are computed into
  * int dpia_lLI_J (the J-th nat parameter of its kernel): C code that sets
  * dpia_bad when one overflows, is negative or does not fit an int. */
-static void emit_launch_nats(H *h, const PipeDesc *d, int li, Buf *o, const char *indent) {
+void emit_launch_nats(H *h, const PipeDesc *d, int li, Buf *o, const char *indent) {
   const PipeLaunchDesc *l = &d->launches[li];
   int j = 0;
   for (int i = 0; i < l->k->nparams; i++) {
@@ -845,7 +845,7 @@ static void emit_launch_nats(H *h, const PipeDesc *d, int li, Buf *o, const char
   }
 }
 
-static void declare_launch_nats(const PipeDesc *d, Buf *o) {
+void declare_launch_nats(const PipeDesc *d, Buf *o) {
   for (int li = 0; li < d->nlaunches; li++) {
     const PipeLaunchDesc *l = &d->launches[li];
     int j = 0;
@@ -856,7 +856,7 @@ static void declare_launch_nats(const PipeDesc *d, Buf *o) {
 }
 
 /* the C argument of a kernel parameter bound in a pipeline's launch */
-static const char *launch_arg(H *h, const PipeDesc *d, int li, int i, int *nat) {
+const char *launch_arg(H *h, const PipeDesc *d, int li, int i, int *nat) {
   const PipeBind *b = &d->launches[li].binds[i];
   if (b->kind == PBIND_NAT) return arena_printf(h->a, "dpia_l%d_%d", li, (*nat)++);
   switch (b->buf.kind) {
@@ -941,13 +941,15 @@ static void emit_temp_cache(H *h, const PipeDesc *d) {
        n, n, n, n, n, n);
 }
 
-static void emit_pipeline(H *h, const PipeDesc *d) {
+/* The leading comment of pipeline d's launchers: the launcher's
+ * parameters (after queue), the preconditions, the launches in order and
+ * the temporaries (temps_note: how the launcher keeps them) */
+void emit_pipeline_doc(H *h, const PipeDesc *d, const char *queue, const char *temps_note) {
   Buf *o = h->out;
   Arena *a = h->a;
   const ImpKernel *k = &d->iface;
   const Pipeline *p = d->pipe;
-  /* documentation */
-  emit(o, "/* ---- pipeline %s ----\n *\n * dpia_%s_launch(q", k->name, k->name);
+  emit(o, "/* ---- pipeline %s ----\n *\n * dpia_%s_launch(%s", k->name, k->name, queue);
   for (int i = 0; i < k->nparams; i++) emit(o, ", %s", host_param(h, &k->params[i]));
   emit(o, ")\n");
   for (int i = 0; i < k->nparams; i++) {
@@ -985,7 +987,7 @@ static void emit_pipeline(H *h, const PipeDesc *d) {
     }
     buf_putc(o, ')');
   }
-  emit(o, "\n * Temporaries (kept for the next call on the same in-order queue):");
+  emit(o, "\n * Temporaries (%s):", temps_note);
   if (!p->ntemps) emit(o, " none");
   for (int i = 0; i < p->ntemps; i++) {
     Buf t, n;
@@ -996,10 +998,13 @@ static void emit_pipeline(H *h, const PipeDesc *d) {
     emit(o, "%s%s of %s %s", i ? ", " : " ", d->temps[i].name, n.data, t.data);
   }
   emit(o, "\n */\n\n");
+}
 
-  if (p->ntemps) emit_temp_cache(h, d);
-
-  /* the check: the pipeline's preconditions, then each launch's */
+/* dpia_NAME_check of pipeline d: its preconditions, then each launch's
+ * (dpia_KERNEL_check at the launch's sizes) */
+void emit_pipeline_check(H *h, const PipeDesc *d) {
+  Arena *a = h->a;
+  const ImpKernel *k = &d->iface;
   Buf more;
   buf_init(&more, a);
   buf_puts(&more, "  {\n    int dpia_err = DPIA_SUCCESS;\n");
@@ -1029,6 +1034,15 @@ static void emit_pipeline(H *h, const PipeDesc *d) {
   }
   buf_puts(&more, "  }\n");
   emit_check(h, k, more.data);
+}
+
+static void emit_pipeline(H *h, const PipeDesc *d) {
+  Buf *o = h->out;
+  const ImpKernel *k = &d->iface;
+  const Pipeline *p = d->pipe;
+  emit_pipeline_doc(h, d, "q", "kept for the next call on the same in-order queue");
+  if (p->ntemps) emit_temp_cache(h, d);
+  emit_pipeline_check(h, d);
 
   /* the enqueue function */
   emit(o,

@@ -191,10 +191,139 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
   buf_puts(o, "  if (dpia_bad) return DPIA_ERROR_SIZE;\n  return DPIA_CAST_(int, dpia_err);\n}\n\n");
 }
 
+/* ---- pipelines ---- */
+
+/* The C++ type kernel parameter j of launch li is given (a buffer's
+ * element, a scalar's value type), as that kernel's namespace names it: a
+ * pipeline has no namespace of its own, so its buffers take the types of
+ * the kernels that bind them. */
+static const char *bound_type(H *h, const PipeDesc *d, int li, int j) {
+  const ImpKernel *k = d->launches[li].k;
+  const KParam *p = &k->params[j];
+  return p->role == KP_SCALAR ? cuda_host_type(h, k, p->type) : element_type(h, k, p);
+}
+
+/* the type of the pipeline's parameter ip (the output, an input or a
+ * scalar; iface slot 0 is the output, 1 + i data parameter i): the first
+ * launch binding it declares it, as pipeline_describe describes it */
+static const char *pipe_param_type(H *h, const PipeDesc *d, int ip) {
+  PipeBuf want = {ip == 0 ? PB_OUTPUT : PB_INPUT, ip - 1};
+  for (int li = 0; li < d->nlaunches; li++)
+    for (int j = 0; j < d->launches[li].k->nparams; j++) {
+      const PipeBind *b = &d->launches[li].binds[j];
+      if (b->kind == PBIND_BUFFER && b->buf.kind == want.kind && (want.kind == PB_OUTPUT || b->buf.index == want.index))
+        return bound_type(h, d, li, j);
+    }
+  INTERNAL("pipeline %s: no launch binds its parameter %d", d->iface.name, ip);
+}
+
+/* dpia_NAME_launch of pipeline d: the checks of every launch, then its
+ * temporaries allocated on the stream, its kernels launched in order
+ * through their own launchers (a stream runs them one after another), the
+ * temporaries freed on the stream after the last */
+static void emit_pipeline(H *h, const PipeDesc *d) {
+  Buf *o = h->out;
+  const ImpKernel *k = &d->iface;
+  emit_pipeline_doc(h, d, "stream", "allocated and freed on the stream at each call");
+  emit_pipeline_check(h, d);
+  emit(o, "/* Check the sizes of every launch of %s, then launch its kernels on the\n"
+          " * stream in order.  Returns 0, a DPIA_ERROR_* code or a CUDA error; on a\n"
+          " * failed check nothing is launched. */\n",
+       k->name);
+  size_t start = o->len;
+  emit(o, "static inline int dpia_%s_launch(cudaStream_t dpia_stream", k->name);
+  size_t col = o->len - start;
+  for (int i = 0; i < k->nparams; i++) {
+    const KParam *p = &k->params[i];
+    const char *n = host_param(h, p), *part = NULL;
+    switch (p->role) {
+    case KP_OUTPUT: part = arena_printf(h->a, "%s *%s", pipe_param_type(h, d, i), n); break;
+    case KP_INPUT: part = arena_printf(h->a, "const %s *%s", pipe_param_type(h, d, i), n); break;
+    case KP_SCALAR: part = arena_printf(h->a, "%s %s", pipe_param_type(h, d, i), n); break;
+    case KP_NAT: part = arena_printf(h->a, "int %s", n); break;
+    case KP_TEMP:
+    case KP_LOCAL: INTERNAL("a pipeline's interface has no temporaries");
+    }
+    if (col + strlen(part) + 2 > 100) {
+      buf_puts(o, ",\n    ");
+      col = 4;
+    } else {
+      buf_puts(o, ", ");
+      col += 2;
+    }
+    buf_puts(o, part);
+    col += strlen(part);
+  }
+  emit(o, ") {\n  int dpia_bad = 0, dpia_err = DPIA_SUCCESS;\n  cudaError_t dpia_cuda = cudaSuccess;\n");
+  for (int i = 0; i < k->nparams; i++)
+    if (k->params[i].role == KP_OUTPUT || k->params[i].role == KP_INPUT) emit(o, "  size_t dpia_bytes_%d;\n", i);
+  for (int t = 0; t < d->ntemps; t++) emit(o, "  void *dpia_temp_%d = DPIA_NULL_;\n  size_t dpia_temp_bytes_%d;\n", t, t);
+  declare_launch_nats(d, o);
+  emit(o, "  dpia_err = dpia_%s_check(", k->name);
+  for (int i = 0; i < k->nparams; i++)
+    if (k->params[i].role == KP_NAT) emit(o, "%s, ", host_param(h, &k->params[i]));
+  emit(o, "dpia_error_message_buffer_(), DPIA_ERROR_MESSAGE_SIZE);\n"
+          "  if (dpia_err != DPIA_SUCCESS) return dpia_error_in_(dpia_err, \"%s\");\n",
+       k->name);
+  for (int li = 0; li < d->nlaunches; li++) emit_launch_nats(h, d, li, o, "  ");
+  for (int i = 0; i < k->nparams; i++) {
+    const KParam *p = &k->params[i];
+    if (p->role != KP_OUTPUT && p->role != KP_INPUT) continue;
+    emit(o, "  dpia_bytes_%d = dpia_size_(dpia_mul_(%s, DPIA_CAST_(long long, sizeof(%s)), &dpia_bad), &dpia_bad);\n",
+         i, c_size(h, k, p->elements), pipe_param_type(h, d, i));
+  }
+  for (int t = 0; t < d->ntemps; t++) {
+    int li = -1, j = -1; /* the first launch binding temporary t gives its element */
+    for (int l = 0; l < d->nlaunches && li < 0; l++)
+      for (int q = 0; q < d->launches[l].k->nparams && li < 0; q++) {
+        const PipeBind *b = &d->launches[l].binds[q];
+        if (b->kind == PBIND_BUFFER && b->buf.kind == PB_TEMP && b->buf.index == t) li = l, j = q;
+      }
+    if (li < 0) INTERNAL("pipeline %s: no launch binds its temporary %d", k->name, t);
+    emit(o, "  dpia_temp_bytes_%d = dpia_size_(dpia_mul_(%s, DPIA_CAST_(long long, sizeof(%s)), &dpia_bad), &dpia_bad);\n",
+         t, c_size(h, k, d->temps[t].elements), bound_type(h, d, li, j));
+  }
+  emit_size_overflow(h, k->name);
+  /* no output shares a byte with an input: the kernels read the inputs
+   * after the first has written */
+  for (int i = 0; i < k->nparams; i++) {
+    const KParam *out = &k->params[i];
+    if (out->role != KP_OUTPUT) continue;
+    for (int j = 0; j < k->nparams; j++) {
+      const KParam *p = &k->params[j];
+      if (j == i || (p->role != KP_OUTPUT && p->role != KP_INPUT) || (p->role == KP_OUTPUT && j < i)) continue;
+      emit(o, "  if (dpia_overlap_(%s, dpia_bytes_%d, %s, dpia_bytes_%d))\n"
+              "    return dpia_fail_(DPIA_ERROR_ALIAS, \"%s\", \"output %s overlaps %s %s\");\n",
+           host_param(h, out), i, host_param(h, p), j, k->name, kparam_name(out),
+           p->role == KP_OUTPUT ? "output" : "input", kparam_name(p));
+    }
+  }
+  for (int t = 0; t < d->ntemps; t++)
+    emit(o, "  if (dpia_cuda == cudaSuccess) /* %s */\n"
+            "    dpia_cuda = cudaMallocAsync(&dpia_temp_%d, dpia_temp_bytes_%d ? dpia_temp_bytes_%d : 1, dpia_stream);\n",
+         d->temps[t].name, t, t, t);
+  emit(o, "  dpia_err = DPIA_CAST_(int, dpia_cuda);\n");
+  for (int li = 0; li < d->nlaunches; li++) {
+    const PipeLaunchDesc *l = &d->launches[li];
+    emit(o, "  if (dpia_err == DPIA_SUCCESS)\n    dpia_err = dpia_%s_launch(dpia_stream", l->k->name);
+    int nat = 0;
+    for (int i = 0; i < l->k->nparams; i++) {
+      const PipeBind *b = &l->binds[i];
+      if (l->k->params[i].role == KP_TEMP || l->k->params[i].role == KP_LOCAL) continue;
+      if (b->kind == PBIND_BUFFER && b->buf.kind == PB_TEMP)
+        emit(o, ", static_cast<%s *>(dpia_temp_%d)", bound_type(h, d, li, i), b->buf.index);
+      else
+        emit(o, ", %s", launch_arg(h, d, li, i, &nat));
+    }
+    buf_puts(o, ");\n");
+  }
+  for (int t = 0; t < d->ntemps; t++) emit(o, "  if (dpia_temp_%d) (void)cudaFreeAsync(dpia_temp_%d, dpia_stream);\n", t, t);
+  buf_puts(o, "  return dpia_err;\n}\n\n");
+}
+
 void cuda_print_header(Arena *a, const char *source_name, int nkernels, const ImpKernel *const *kernels,
                        const char *const *sources, int npipes, const PipeDesc *const *pipes,
                        const CodegenOptions *opt, Buf *out) {
-  (void)pipes;
   H hs = {a, out, opt}, *h = &hs;
   const char *guard = guard_name(a, source_name);
   if (opt && opt->stamp) emit(out, "/* CUDA C++ header generated by dpia %s from ", DPIA_VERSION);
@@ -202,7 +331,12 @@ void cuda_print_header(Arena *a, const char *source_name, int nkernels, const Im
   comment_text(out, source_name ? source_name : "<input>");
   emit(out, ": do not edit.\n *\n * Kernels:");
   for (int i = 0; i < nkernels; i++) emit(out, "%s%s", i ? ", " : " ", kernels[i]->name);
-  if (npipes) buf_puts(out, ".\n * The pipelines' launchers are not generated for CUDA: launch their kernels in order");
+  if (npipes) {
+    buf_puts(out, ".\n * Pipelines:");
+    for (int i = 0; i < npipes; i++) emit(out, "%s%s", i ? ", " : " ", pipes[i]->iface.name);
+    buf_puts(out, " (each dpia_NAME_launch(stream, ...) checks every launch's sizes, then\n"
+                  " * launches the pipeline's kernels on the stream in order)");
+  }
   buf_puts(out,
            ".  For each kernel NAME:\n"
            " *   dpia_NAME_launch(stream, ...)\n"
@@ -272,6 +406,7 @@ void cuda_print_header(Arena *a, const char *source_name, int nkernels, const Im
    * not count (void)dpia_bad as a use */
   buf_puts(out, "#pragma nv_diagnostic push\n#pragma nv_diag_suppress 550\n\n");
   for (int i = 0; i < nkernels; i++) emit_kernel(h, kernels[i], sources[i]);
+  for (int i = 0; i < npipes; i++) emit_pipeline(h, pipes[i]);
   buf_puts(out, "#pragma nv_diagnostic pop\n\n");
   emit(out, "#endif /* %s */\n", guard);
 }

@@ -41,6 +41,18 @@ void emit_element_counts(H *h, const ImpKernel *k);
 void emit_empty_launch(H *h, const ImpKernel *k, const char *nothing);
 /* DPIA_ERROR_SIZE when a size overflowed (dpia_bad) */
 void emit_size_overflow(H *h, const char *name);
+/* pipelines (pipeline_emit.h): the leading comment of a pipeline's
+ * launchers (queue: the first parameter's name; temps_note: how the
+ * temporaries are kept), its dpia_NAME_check, the int dpia_lLI_J of each
+ * launch's nat arguments (declared, then computed), and the C argument of
+ * launch li's parameter i (a nat is the next dpia_lLI_J: *nat counts them;
+ * a temporary is dpia_temps->mem[T]) */
+typedef struct PipeDesc PipeDesc;
+void emit_pipeline_doc(H *h, const PipeDesc *d, const char *queue, const char *temps_note);
+void emit_pipeline_check(H *h, const PipeDesc *d);
+void declare_launch_nats(const PipeDesc *d, Buf *o);
+void emit_launch_nats(H *h, const PipeDesc *d, int li, Buf *o, const char *indent);
+const char *launch_arg(H *h, const PipeDesc *d, int li, int i, int *nat);
 /* DPIA_GENERATED_GEMV_H for samples/gemv.dpia */
 const char *guard_name(Arena *a, const char *source_name);
 

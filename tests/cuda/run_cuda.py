@@ -4,7 +4,8 @@ tests/pipeline and tests/vectors translated with --target=cuda (which
 verifies each kernel with `nvcc -ptx`, every warning an error, and runs the
 target-neutral semantic and race checks), and each sample's header
 (--emit=header --target=cuda) compiled with `nvcc -c`, all headers in one
-nvcc call.  Then the kept outputs: each X.dpia here against X.cu (--update
+nvcc call; a pipeline's launcher built and run for its refusals (no GPU
+is needed: they happen before any CUDA call).  Then the kept outputs: each X.dpia here against X.cu (--update
 rewrites them).  The nvcc runs (seconds each) go --jobs at a time, by
 default a CPU each; the failures are reported in the programs' order.
 
@@ -53,6 +54,48 @@ def compile_headers(nvcc, tmp, headers):
     r = run([nvcc, "-c", "-std=c++17", "--Werror", "all-warnings", "-o", os.path.join(tmp, "h.o"), unit])
     if r.returncode != 0:
         return [f"FAIL headers do not compile with nvcc -c:\n{r.stdout}{r.stderr}"], False
+    return [], False
+
+
+PIPELINE_CHECKS = r"""
+#include <stdint.h>
+#include "dot_full.cuh"
+/* a pipeline's launcher refuses bad sizes and aliasing before any CUDA
+ * call, so this runs without a GPU: fake device pointers are never used */
+static int expect(int rc, int want, const char *text) {
+  if (rc == want && strcmp(dpia_last_error_message(), text) == 0) return 0;
+  printf("FAIL: %d '%s', expected %d '%s'\n", rc, dpia_last_error_message(), want, text);
+  return 1;
+}
+int main() {
+  float *a = reinterpret_cast<float *>(uintptr_t{1} << 20), *b = reinterpret_cast<float *>(uintptr_t{1} << 30);
+  int fails = expect(dpia_dot_launch(0, a, b, b, 1000), DPIA_ERROR_PRECONDITION,
+                     "dot: precondition N >= 2048 does not hold for N = 1000");
+  fails += expect(dpia_dot_launch(0, a, b, b, -4), DPIA_ERROR_SIZE, "dot: size N = -4 is negative");
+  fails += expect(dpia_dot_launch(0, b, b, a, 262144), DPIA_ERROR_ALIAS, "dot: output output overlaps input xs");
+  return fails;
+}
+"""
+
+
+def pipeline_checks(dpia, env, nvcc, tmp):
+    """a pipeline's CUDA launcher (samples/dot_full.dpia) compiled, linked
+    and run: its refusals happen before any CUDA call, so no GPU is needed"""
+    d = os.path.join(tmp, "pipeline")
+    os.makedirs(d)
+    h = os.path.join(d, "dot_full.cuh")
+    r = run([dpia, "translate", "--no-verify", "--target=cuda", "--emit=header", "samples/dot_full.dpia", "-o", h], env)
+    if r.returncode != 0:
+        return [f"FAIL samples/dot_full.dpia: header: {r.stderr}"], False
+    unit, exe = os.path.join(d, "checks.cu"), os.path.join(d, "checks")
+    with open(unit, "w") as f:
+        f.write(PIPELINE_CHECKS)
+    r = run([nvcc, "-std=c++17", "--Werror", "all-warnings", "-o", exe, unit])
+    if r.returncode != 0:
+        return [f"FAIL the pipeline launcher's checks do not build:\n{r.stdout}{r.stderr}"], False
+    r = run([exe])
+    if r.returncode != 0:
+        return [f"FAIL the pipeline launcher's checks:\n{r.stdout}{r.stderr}"], False
     return [], False
 
 
@@ -105,6 +148,7 @@ def main():
         # then every nvcc run, the longest (the headers' -c) first
         with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
             jobs = [pool.submit(compile_headers, nvcc, tmp, headers)]
+            jobs.append(pool.submit(pipeline_checks, args.dpia, env, nvcc, tmp))
             jobs += [pool.submit(translate, args.dpia, env, p, cl[p]) for p in progs]
             jobs += [pool.submit(kept, args.dpia, env, p, args.update) for p in sorted(glob.glob("tests/cuda/*.dpia"))]
             results = [j.result() for j in jobs]
