@@ -46,25 +46,36 @@ static const Operator operators[] = {
 };
 #undef OPERATOR
 
+static bool left_needs_parens(IxKind parent, const Ix *left) {
+  int p = precedence(left);
+  if (p == 0) return false; /* unary minus binds tighter than any operator */
+  int parent_precedence = parent == IX_ADD || parent == IX_SUB ? 1 : 2;
+  return p < parent_precedence;
+}
+
+/* Does a product print starting with a bare quotient (x/4*i)?  Then a
+ * factor before it would be divided too: a*x/4*i is (a*x)/4*i in C. */
+static bool starts_with_quotient(const Ix *e) {
+  switch (e->kind) {
+  case IX_DIV:
+  case IX_MOD: return true;
+  case IX_MUL: return !left_needs_parens(IX_MUL, e->a) && starts_with_quotient(e->a);
+  default: return false;
+  }
+}
+
 /* Does the right operand need parentheses?  Only where C would regroup it
- * to a different value: a - (b + c), a*(b/c), a/(b*c).  a + (b - c) and
- * a*(b*c) are the same numbers without them. */
+ * to a different value: a - (b + c), a*(b/c), a/(b*c), a*(b/4*c).  a + (b
+ * - c) and a*(b*c) are the same numbers without them. */
 static bool right_needs_parens(IxKind parent, const Ix *right) {
   int p = precedence(right);
   if (p == 0) return true;
   switch (parent) {
   case IX_ADD: return false;
   case IX_SUB: return p <= 1;
-  case IX_MUL: return p < 2 || (p == 2 && right->kind != IX_MUL);
+  case IX_MUL: return p < 2 || (p == 2 && (right->kind != IX_MUL || starts_with_quotient(right)));
   default: return p <= 2;
   }
-}
-
-static bool left_needs_parens(IxKind parent, const Ix *left) {
-  int p = precedence(left);
-  if (p == 0) return false; /* unary minus binds tighter than any operator */
-  int parent_precedence = parent == IX_ADD || parent == IX_SUB ? 1 : 2;
-  return p < parent_precedence;
 }
 
 typedef struct Printer {

@@ -70,6 +70,10 @@ static const Ix *parse_atom(Parser *ps) {
     else ps->p++;
     return e;
   }
+  if (*ps->p == '-') { /* a negative constant, printed in parentheses */
+    ps->p++;
+    return ix_sub(ps->ix, ix_const(ps->ix, 0), parse_atom(ps));
+  }
   if (*ps->p >= '0' && *ps->p <= '9') {
     int64_t v = 0;
     while (*ps->p >= '0' && *ps->p <= '9') {
@@ -844,12 +848,24 @@ static void test_random(Tester *t) {
     const char *again = print(t, ix_simplify(&ix, simplified));
     Comparison c = {.original = input, .simplified = simplified, .ix = &ix};
     compare_exhaustively(t, &c, "n=0..5");
+    /* the texts read back as C groups them: the same values as the trees
+     * printed (a*(x/4*i) printed bare would be (a*x)/4*i) */
+    Comparison read_in = {.original = input, .simplified = parse_at(t, &ix, before, strlen(before), __LINE__),
+                          .ix = &ix};
+    Comparison read_out = {.original = simplified, .simplified = parse_at(t, &ix, after, strlen(after), __LINE__),
+                           .ix = &ix};
+    compare_exhaustively(t, &read_in, "n=0..5");
+    compare_exhaustively(t, &read_out, "n=0..5");
     assignments += c.assignments;
     defined += c.defined;
     changed += strcmp(before, after) != 0;
     shorter += strlen(after) < strlen(before);
     const char *problem = NULL;
     if (c.mismatches > 0) problem = arena_printf(t->arena, "changes the value: %s", c.first_mismatch);
+    else if (read_in.mismatches > 0)
+      problem = arena_printf(t->arena, "the input's text reads back as another value: %s", read_in.first_mismatch);
+    else if (read_out.mismatches > 0)
+      problem = arena_printf(t->arena, "the output's text reads back as another value: %s", read_out.first_mismatch);
     else if (strlen(after) > strlen(before)) problem = "got longer";
     else if (strcmp(again, after) != 0) problem = arena_printf(t->arena, "simplifies again to `%s`", again);
     if (problem && failures++ < 10) {
