@@ -532,6 +532,24 @@ static Ast *rule_match(Match *m, RuleId rule) {
                      red};
     return mk_stages(a, (Ast *)s.args[2], stages, 3);
   }
+  case RULE_TILE_2D: {
+    /* [R][C] rows cut into [R][C/n][n], transposed to [C/n][R][n]: a map
+     * over the column tiles, each of R x n elements; transposed back and
+     * joined (Lift's 2D tiling, Hagedorn et al.; with splitJoin on the
+     * outer map, R is the block's rows) */
+    Spine in;
+    if (!head_is(&s, PRIM_MAP) || s.nargs < 1 || s.nargs > 2 || !is_app_of(s.args[0], PRIM_MAP, 1, &in))
+      return refuse(m, "it is no plain map of a plain map (map (map f))");
+    if (m->check_only) return (Ast *)m->e;
+    Span at = s.head->span;
+    Ast *map = mk_prim(a, PRIM_MAP, 0, at);
+    Ast *stages[] = {mk_app(a, map, mk_sized(a, PRIM_SPLIT, mk_num(a, m->param), at), false),
+                     mk_prim(a, PRIM_TRANSPOSE, 0, at),
+                     mk_app(a, map, mk_app(a, map, (Ast *)s.args[0], false), false),
+                     mk_prim(a, PRIM_TRANSPOSE, 0, at),
+                     mk_app(a, map, mk_prim(a, PRIM_JOIN, 0, at), false)};
+    return mk_stages(a, s.nargs == 2 ? (Ast *)s.args[1] : NULL, stages, 5);
+  }
   case RULE_TREE_REDUCE: {
     /* Each step halves the values, adding neighbours (Lift's and the
      * hand-written work-group reductions, samples/sum_tree.dpia); the last

@@ -78,6 +78,10 @@ bool rule_param_allows(RuleParam p, long long v);
     "map (map f) (transpose xs) = transpose (map (map f) xs)",                                              \
     "two plain maps, the inner one of a function, applied to a transposed array (a map of each element "    \
     "commutes with any reordering of the elements)")                                                       \
+  X(TILE_2D, "tile2D", CHUNK,                                                                               \
+    "map (map f) = map (split n) >> transpose >> map (map (map f)) >> transpose >> map join",               \
+    "two plain maps; after splitJoin on the outer map (m rows a block), each block is cut into m x n "      \
+    "tiles, a map over the tiles of the block")                                                             \
   X(TREE_REDUCE, "treeReduce", STEPS,                                                                       \
     "reduce f z = iterate k (split 2 >> map (reduce f z)) >> reduce f z",                                   \
     "a plain reduce whose operator is associative with neutral element z, as partialReduce")                \
