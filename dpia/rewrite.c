@@ -476,6 +476,11 @@ static bool regroupable(Match *m, const Spine *s) {
   return true;
 }
 
+/* reduce f z, the operator and initial value of s (a reduce f z xs) */
+static Ast *reduce_with(Arena *a, const Spine *s, Span at) {
+  return mk_app(a, mk_app(a, mk_prim(a, PRIM_REDUCE, 0, at), (Ast *)s->args[0], false), (Ast *)s->args[1], false);
+}
+
 static Ast *rule_match(Match *m, RuleId rule) {
   Arena *a = m->fr->arena;
   const Fresh *fr = m->fr;
@@ -527,7 +532,7 @@ static Ast *rule_match(Match *m, RuleId rule) {
     if (!regroupable(m, &s)) return NULL;
     if (m->check_only) return (Ast *)m->e;
     Span at = s.head->span;
-    Ast *red = mk_app(a, mk_app(a, mk_prim(a, PRIM_REDUCE, 0, at), (Ast *)s.args[0], false), (Ast *)s.args[1], false);
+    Ast *red = reduce_with(a, &s, at);
     Ast *stages[] = {mk_sized(a, PRIM_SPLIT, mk_num(a, m->param), at), mk_app(a, mk_prim(a, PRIM_MAP, 0, at), red, false),
                      red};
     return mk_stages(a, (Ast *)s.args[2], stages, 3);
@@ -558,7 +563,7 @@ static Ast *rule_match(Match *m, RuleId rule) {
     if (!regroupable(m, &s)) return NULL;
     if (m->check_only) return (Ast *)m->e;
     Span at = s.head->span;
-    Ast *red = mk_app(a, mk_app(a, mk_prim(a, PRIM_REDUCE, 0, at), (Ast *)s.args[0], false), (Ast *)s.args[1], false);
+    Ast *red = reduce_with(a, &s, at);
     const Ast *avoid[] = {s.args[0], s.args[1]};
     Sym ys = fresh_name(fr, "ys", avoid, 2);
     Ast *halve[] = {mk_sized(a, PRIM_SPLIT, mk_num(a, 2), at), mk_app(a, mk_prim(a, PRIM_MAP, 0, at), red, false)};
