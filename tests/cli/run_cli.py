@@ -236,7 +236,8 @@ json_refused(['run', os.path.join(samples, 'dot_full.dpia'), '-k', 'dot', '--siz
 expect(['run', scal, '-k', 'scal', '--size', 'N=1024', '--check', '--no-verify'], 0, 'relative error')
 
 # batch --help names every action and member a request may have
-for text in ('translate|check|verify|run', '"set"', '"sizes"', '"repeat"', '"seed"', 'precondition_failed'):
+for text in ('translate|check|verify|run|rewrite', '"set"', '"sizes"', '"repeat"', '"seed"', 'precondition_failed',
+             '"apply"', '"params"', '"high_level"'):
     expect(['batch', '--help'], 0, text)
 
 print(f'{passed} passed, {failed} failed')
