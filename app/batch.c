@@ -24,6 +24,18 @@
  * sizes, NDRange, times, check); a precondition that the sizes violate is
  * status precondition_failed (exit code 1, as the command's).
  *
+ * "action": "rewrite" is `dpia rewrite` (docs/language.md section 21) on
+ * the kernel "kernel" (required), whose body may be high-level: without
+ * "apply", the response's "outputs" is {"positions": [...]}, the
+ * "positions" of `--list --json`; with "apply": "RULE@PATH" and the
+ * rule's "params" ({"n": 128}, as --param n=128), it is {"program":
+ * "..."}, the whole program rewritten, as dpia source, which checks as
+ * `dpia check --high-level`; a rule refused is status error with its code
+ * (E1101-E1105).  "high_level": true with "action": "check" is `dpia check
+ * --high-level` (a kernel that only lacks a strategy gets the note E0607).
+ * So a driver in any language derives strategies by paths and rule names
+ * alone, never reading or writing dpia's syntax.
+ *
  * Each request gets one response line, in order, flushed at once:
  *   {"id": 7, "status": "ok", "exit_code": 0,
  *    "outputs": {"opencl": "kernel void k(...", "json": {"kernel": "k", ...}},
@@ -147,9 +159,10 @@ static bool emit_kind(Request *rq, const Json *v, bool first, Buf *why) {
   return true;
 }
 
-static const char *const request_fields[] = {"id",         "source",      "name",   "action",      "kernel", "emit",
-                                             "local_size", "global_size", "verify", "source_name", "stamp",  "set",
-                                             "sizes",      "repeat",      "check",  "seed",        "target"};
+static const char *const request_fields[] = {"id",         "source",      "name",   "action",      "kernel",     "emit",
+                                             "local_size", "global_size", "verify", "source_name", "stamp",      "set",
+                                             "sizes",      "repeat",      "check",  "seed",        "target",     "high_level",
+                                             "apply",      "params"};
 
 /* a natural number member of v (absent: *out unchanged) */
 static bool natural(const Json *v, const char *field, long long lo, long long *out, Buf *why) {
@@ -190,6 +203,44 @@ static bool run_fields(Arena *a, const Json *v, Request *rq, Buf *why) {
   const Json *check = json_get(v, "check");
   if (check && check->kind != JSON_BOOL) return bad(why, "%s", "\"check\" must be true or false");
   rq->opt.check = check && check->boolean;
+  return true;
+}
+
+/* "action": "rewrite"'s members (and none of them for another action):
+ * "apply" RULE@PATH and its "params" ({"n": 64}), or neither: the
+ * listing.  "high_level" belongs to check (dpia check --high-level). */
+static bool rewrite_fields(Arena *a, const Json *v, Request *rq, Buf *why) {
+  bool rewrite = rq->opt.action == DPIA_REWRITE;
+  const Json *apply = json_get(v, "apply"), *params = json_get(v, "params"), *high = json_get(v, "high_level");
+  if (!rewrite && (apply || params)) return bad(why, "\"%s\" applies to the action rewrite only", apply ? "apply" : "params");
+  if (high && rq->opt.action != DPIA_CHECK) return bad(why, "%s", "\"high_level\" applies to the action check only");
+  if (high && high->kind != JSON_BOOL) return bad(why, "%s", "\"high_level\" must be true or false");
+  rq->opt.high_level = high && high->boolean;
+  rq->opt.rewrite = NULL;
+  if (!rewrite) return true;
+  if (!rq->opt.kernel) return bad(why, "%s", "the action rewrite works on one kernel: \"kernel\" names it");
+  DpiaRewrite *rw = NEW(a, DpiaRewrite);
+  rq->opt.rewrite = rw;
+  if (!apply) {
+    if (params) return bad(why, "%s", "\"params\" goes with \"apply\"");
+    rw->list = rw->json = 1;
+    return true;
+  }
+  if (apply->kind != JSON_STRING || strlen(apply->str) != apply->len)
+    return bad(why, "%s", "\"apply\" must be a string RULE@PATH (a rule and a path of the listing)");
+  rw->apply = apply->str;
+  if (!params) return true;
+  if (params->kind != JSON_OBJECT) return bad(why, "%s", "\"params\" must be an object of the rule's parameters");
+  const char **names = NEWARRAY(a, const char *, params->n > 0 ? params->n : 1);
+  long long *values = NEWARRAY(a, long long, params->n > 0 ? params->n : 1);
+  for (int i = 0; i < params->n; i++) {
+    if (!json_integer(params->items[i], 0, 1LL << 62, &values[i]))
+      return bad(why, "\"params\": the value of \"%s\" must be a natural number", params->keys[i]);
+    names[i] = params->keys[i];
+  }
+  rw->nparams = params->n;
+  rw->param_names = names;
+  rw->param_values = values;
   return true;
 }
 
@@ -240,14 +291,16 @@ static bool read_request(Batch *b, Arena *a, const Json *v, Request *rq, Buf *wh
     static const struct {
       const char *name;
       DpiaAction action;
-    } actions[] = {{"translate", DPIA_TRANSLATE}, {"check", DPIA_CHECK}, {"verify", DPIA_VERIFY}, {"run", DPIA_RUN}};
+    } actions[] = {{"translate", DPIA_TRANSLATE}, {"check", DPIA_CHECK}, {"verify", DPIA_VERIFY}, {"run", DPIA_RUN},
+                   {"rewrite", DPIA_REWRITE}};
     bool found = false;
     for (size_t i = 0; i < DPIA_COUNTOF(actions) && action->kind == JSON_STRING; i++)
       if (strcmp(action->str, actions[i].name) == 0) {
         rq->opt.action = actions[i].action;
         found = true;
       }
-    if (!found) return bad(why, "%s", "\"action\" must be \"translate\", \"check\", \"verify\" or \"run\"");
+    if (!found)
+      return bad(why, "%s", "\"action\" must be \"translate\", \"check\", \"verify\", \"run\" or \"rewrite\"");
   }
   if (!run_fields(a, v, rq, why)) return false;
 
@@ -255,6 +308,7 @@ static bool read_request(Batch *b, Arena *a, const Json *v, Request *rq, Buf *wh
   if (kernel && (kernel->kind != JSON_STRING || strlen(kernel->str) != kernel->len))
     return bad(why, "%s", "\"kernel\" must be a string");
   if (kernel) rq->opt.kernel = kernel->str;
+  if (!rewrite_fields(a, v, rq, why)) return false;
 
   /* "set": {"WG": 128}: --set */
   rq->opt.nsets = 0;
@@ -297,7 +351,8 @@ static bool read_request(Batch *b, Arena *a, const Json *v, Request *rq, Buf *wh
   if (!launch_sizes(json_get(v, "local_size"), "local_size", rq->opt.local_size, why)) return false;
   if (!launch_sizes(json_get(v, "global_size"), "global_size", rq->opt.global_size, why)) return false;
 
-  bool verifies = rq->opt.action == DPIA_VERIFY || (rq->opt.action != DPIA_CHECK && rq->opt.verify);
+  bool verifies = rq->opt.action == DPIA_VERIFY ||
+                  (rq->opt.action != DPIA_CHECK && rq->opt.action != DPIA_REWRITE && rq->opt.verify);
   if (verifies && !b->verifier) {
     b->verifier = dpia_verifier_new(); /* NULL: each translation reports it */
     b->own_verifier = b->verifier != NULL;
@@ -328,6 +383,17 @@ static void error_response(Buf *out, const Json *id, int code, const char *messa
   buf_puts(out, ", \"notes\": []}]}\n");
 }
 
+/* the response when an output that is JSON by construction does not
+ * parse (a bug of dpia): the pending result is freed */
+static void invalid_output(Batch *b, Arena *a, const Request *rq, Buf *out, const char *what, const char *why) {
+  Buf message;
+  buf_init(&message, a);
+  emit(&message, "internal: %s is not valid JSON: %s", what, why);
+  error_response(out, rq->id, DPIA_EINTERNAL, message.data);
+  dpia_result_free(b->pending);
+  b->pending = NULL;
+}
+
 /* the response to a well-formed request */
 static void translate_request(Batch *b, Arena *a, const Request *rq, Buf *out) {
   DpiaResult *r;
@@ -350,18 +416,34 @@ static void translate_request(Batch *b, Arena *a, const Request *rq, Buf *out) {
         buf_init(&why, a);
         Json *meta = text ? json_parse(a, text, len, &why) : NULL;
         if (!meta) {
-          Buf message;
-          buf_init(&message, a);
-          emit(&message, "internal: the metadata of this translation is not valid JSON: %s", why.data);
-          error_response(out, rq->id, DPIA_EINTERNAL, message.data);
-          dpia_result_free(r);
-          b->pending = NULL;
+          invalid_output(b, a, rq, out, "the metadata of this translation", why.data);
           return;
         }
         json_write(&outputs, meta);
       } else {
         emit_json_string(&outputs, text ? text : "");
       }
+    }
+    buf_putc(&outputs, '}');
+  }
+  if (rq->opt.action == DPIA_REWRITE && code == DPIA_OK) {
+    /* the listing's positions as a JSON value; the rewritten program as a string */
+    size_t len;
+    const char *text = dpia_result_output(r, &len);
+    if (rq->opt.rewrite->list) {
+      Buf why;
+      buf_init(&why, a);
+      const Json *listing = json_parse(a, text, len, &why);
+      const Json *positions = listing ? json_get(listing, "positions") : NULL;
+      if (!positions) {
+        invalid_output(b, a, rq, out, "the listing of the rewrite rules", why.data);
+        return;
+      }
+      buf_puts(&outputs, ", \"outputs\": {\"positions\": ");
+      json_write(&outputs, positions);
+    } else {
+      buf_puts(&outputs, ", \"outputs\": {\"program\": ");
+      emit_json_string(&outputs, text);
     }
     buf_putc(&outputs, '}');
   }

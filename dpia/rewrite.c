@@ -466,6 +466,21 @@ static Ast *relevel(Match *m, const Spine *s, Prim to, int dim) {
   return e;
 }
 
+/* a plain reduce applied to its array whose operator may be regrouped
+ * (partialReduce, treeReduce); false after a refusal */
+static bool regroupable(Match *m, const Spine *s) {
+  if (!head_is(s, PRIM_REDUCE) || s->nargs != 3) return refuse(m, "it is no plain reduce applied to its array") != NULL;
+  if (!associative_with_neutral(s->args[0], s->args[1]))
+    return refuse(m, "its operator is not one known to be associative with the initial value as neutral element "
+                     "(\\x a -> x + a with 0, \\x a -> x * a with 1)") != NULL;
+  return true;
+}
+
+/* reduce f z, the operator and initial value of s (a reduce f z xs) */
+static Ast *reduce_with(Arena *a, const Spine *s, Span at) {
+  return mk_app(a, mk_app(a, mk_prim(a, PRIM_REDUCE, 0, at), (Ast *)s->args[0], false), (Ast *)s->args[1], false);
+}
+
 static Ast *rule_match(Match *m, RuleId rule) {
   Arena *a = m->fr->arena;
   const Fresh *fr = m->fr;
@@ -514,16 +529,58 @@ static Ast *rule_match(Match *m, RuleId rule) {
     return mk_stages(a, s.nargs == 2 ? (Ast *)s.args[1] : NULL, stages, 2);
   }
   case RULE_PARTIAL_REDUCE: {
-    if (!head_is(&s, PRIM_REDUCE) || s.nargs != 3) return refuse(m, "it is no plain reduce applied to its array");
-    if (!associative_with_neutral(s.args[0], s.args[1]))
-      return refuse(m, "its operator is not one known to be associative with the initial value as neutral element "
-                       "(\\x a -> x + a with 0, \\x a -> x * a with 1)");
+    if (!regroupable(m, &s)) return NULL;
     if (m->check_only) return (Ast *)m->e;
     Span at = s.head->span;
-    Ast *red = mk_app(a, mk_app(a, mk_prim(a, PRIM_REDUCE, 0, at), (Ast *)s.args[0], false), (Ast *)s.args[1], false);
+    Ast *red = reduce_with(a, &s, at);
     Ast *stages[] = {mk_sized(a, PRIM_SPLIT, mk_num(a, m->param), at), mk_app(a, mk_prim(a, PRIM_MAP, 0, at), red, false),
                      red};
     return mk_stages(a, (Ast *)s.args[2], stages, 3);
+  }
+  case RULE_TILE_2D: {
+    /* [R][C] rows cut into [R][C/n][n], transposed to [C/n][R][n]: a map
+     * over the column tiles, each of R x n elements; transposed back and
+     * joined (Lift's 2D tiling, Hagedorn et al.; with splitJoin on the
+     * outer map, R is the block's rows) */
+    Spine in;
+    if (!head_is(&s, PRIM_MAP) || s.nargs < 1 || s.nargs > 2 || !is_app_of(s.args[0], PRIM_MAP, 1, &in))
+      return refuse(m, "it is no plain map of a plain map (map (map f))");
+    if (m->check_only) return (Ast *)m->e;
+    Span at = s.head->span;
+    Ast *map = mk_prim(a, PRIM_MAP, 0, at);
+    Ast *stages[] = {mk_app(a, map, mk_sized(a, PRIM_SPLIT, mk_num(a, m->param), at), false),
+                     mk_prim(a, PRIM_TRANSPOSE, 0, at),
+                     mk_app(a, map, mk_app(a, map, (Ast *)s.args[0], false), false),
+                     mk_prim(a, PRIM_TRANSPOSE, 0, at),
+                     mk_app(a, map, mk_prim(a, PRIM_JOIN, 0, at), false)};
+    return mk_stages(a, s.nargs == 2 ? (Ast *)s.args[1] : NULL, stages, 5);
+  }
+  case RULE_TREE_REDUCE: {
+    /* Each step halves the values, adding neighbours (Lift's and the
+     * hand-written work-group reductions, samples/sum_tree.dpia); the last
+     * reduce folds the N / 2^k values left.  Regrouping needs the same
+     * operator as partialReduce. */
+    if (!regroupable(m, &s)) return NULL;
+    if (m->check_only) return (Ast *)m->e;
+    Span at = s.head->span;
+    Ast *red = reduce_with(a, &s, at);
+    const Ast *avoid[] = {s.args[0], s.args[1]};
+    Sym ys = fresh_name(fr, "ys", avoid, 2);
+    Ast *halve[] = {mk_sized(a, PRIM_SPLIT, mk_num(a, 2), at), mk_app(a, mk_prim(a, PRIM_MAP, 0, at), red, false)};
+    Ast *it = mk(a, AST_ITERATE, at);
+    it->count = mk_num(a, m->param);
+    it->iter_fn = mk_lambda(a, ys, mk_stages(a, mk_var(a, ys, at), halve, 2), at);
+    Ast *stages[] = {it, red};
+    return mk_stages(a, (Ast *)s.args[2], stages, 2);
+  }
+  case RULE_TRANSPOSE_MAPS: {
+    Spine tr;
+    if (!head_is(&s, PRIM_MAP) || s.nargs != 2 || !is_app_of(s.args[0], PRIM_MAP, 1, NULL) ||
+        !is_app_of(s.args[1], PRIM_TRANSPOSE, 1, &tr))
+      return refuse(m, "it is no plain map of a plain map applied to a transposed array (map (map f) (transpose xs))");
+    if (m->check_only) return (Ast *)m->e;
+    Ast *stages[] = {mk_app(a, (Ast *)s.head, (Ast *)s.args[0], false), (Ast *)tr.head};
+    return mk_stages(a, (Ast *)tr.args[0], stages, 2);
   }
   case RULE_FUSE_REDUCE_MAP: {
     Spine in;

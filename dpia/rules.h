@@ -10,7 +10,7 @@
  *   X(ID, "name", PARAM, "left = right", "side conditions")
  *
  * PARAM is the one parameter the rule takes (RuleParam below: NONE, CHUNK,
- * WIDTH, DIM).  The side conditions are what rewrite.c checks on the
+ * WIDTH, DIM, STEPS).  The side conditions are what rewrite.c checks on the
  * syntax tree before it rewrites; every rule has one more, checked after:
  * the rewritten program must pass `dpia check --high-level` (types,
  * sizes, SCIR, the strategy rules), else --apply refuses it (E1105).  So a
@@ -29,7 +29,8 @@
   X(NONE, "", 0, 0, -1, "no parameter")                                                                 \
   X(CHUNK, "n", 1, 1 << 30, -1, "the chunk size, at least 1; the length must be a multiple of it")      \
   X(WIDTH, "n", 2, 16, -1, "a vector width: 2, 3, 4, 8 or 16")                                          \
-  X(DIM, "dim", 0, 2, 0, "the OpenCL dimension: 0, 1 or 2 (default 0)")
+  X(DIM, "dim", 0, 2, 0, "the OpenCL dimension: 0, 1 or 2 (default 0)")                                \
+  X(STEPS, "k", 1, 30, -1, "the halving steps, 1 to 30; the length must be a multiple of 2^k")
 
 typedef enum RuleParam {
 #define X(id, name, lo, hi, dflt, doc) RPARAM_##id,
@@ -73,6 +74,17 @@ bool rule_param_allows(RuleParam p, long long v);
     "a plain map of a lambda that computes lane by lane (arithmetic + - * /, math built-ins, its "          \
     "parameter, other variables and literals; fst and snd of the parameter when the array is zip a b, "    \
     "then each of a and b is cut into vectors)")                                                            \
+  X(TRANSPOSE_MAPS, "transposeMaps", NONE,                                                                  \
+    "map (map f) (transpose xs) = transpose (map (map f) xs)",                                              \
+    "two plain maps, the inner one of a function, applied to a transposed array (a map of each element "    \
+    "commutes with any reordering of the elements)")                                                       \
+  X(TILE_2D, "tile2D", CHUNK,                                                                               \
+    "map (map f) = map (split n) >> transpose >> map (map (map f)) >> transpose >> map join",               \
+    "two plain maps; after splitJoin on the outer map (m rows a block), each block is cut into m x n "      \
+    "tiles, a map over the tiles of the block")                                                             \
+  X(TREE_REDUCE, "treeReduce", STEPS,                                                                       \
+    "reduce f z = iterate k (split 2 >> map (reduce f z)) >> reduce f z",                                   \
+    "a plain reduce whose operator is associative with neutral element z, as partialReduce")                \
   /* lowering rules: a level for each map and reduction, memory for results */                             \
   X(LOWER_GLOBAL, "lowerGlobal", DIM,                                                                       \
     "map = mapGlobal",                                                                                      \

@@ -49,11 +49,21 @@ typedef enum DpiaAction {
                      positions and their rules, or the rewritten program */
 } DpiaAction;
 
-/* DPIA_REWRITE: what to do with the kernel DpiaOptions.kernel (required). */
+/* DPIA_REWRITE: what to do with the kernel DpiaOptions.kernel (required).
+ * The interface of the rewrite rules for a driver in any language: it
+ * lists positions (paths) and rule names as JSON and applies a rule by
+ * name at a path, never needing to read or write dpia's syntax.  A
+ * refusal is status DPIA_EUSER with one error whose DpiaDiagnostic.code
+ * says why: E1101 no such rule, E1102 no such path, E1103 a parameter
+ * missing, unknown or out of its values, E1104 the rule's left side or a
+ * side condition does not hold there, E1105 the result does not check
+ * (docs/errors.md); a kernel that is not there is E0806 (DPIA_EUSAGE). */
 typedef struct DpiaRewrite {
   /* non-zero: list every position of the kernel's body with the rules whose
    * left side and side conditions hold there and the parameters each
-   * takes; json: as one JSON object instead of text */
+   * takes; json: as one JSON object instead of text, {"kernel",
+   * "positions": [{"path", "expression", "rules": [{"rule", "params":
+   * [{"name", "min", "max", "default", "doc"}]}]}]} */
   int list;
   int json;
   /* else apply "RULE@PATH" (a rule of the table at a position --list
@@ -277,7 +287,11 @@ DPIA_API size_t dpia_options_size(void);
  *    "verify": true, "action": "translate", "name": "k.dpia"}
  * ("source" required; "action" translate, check, verify or run (then
  * "sizes" {"N": 1024}, "repeat", "check", "seed" as `dpia run`, and the
- * response's "run" is the report of DpiaOptions.run_json); "emit" one kind
+ * response's "run" is the report of DpiaOptions.run_json; or rewrite, then
+ * "kernel" required and "apply" "RULE@PATH" with "params" {"n": 128}, and
+ * "outputs" is {"program": "rewritten source"}, or without "apply"
+ * {"positions": [...]}, the listing of DpiaRewrite.json; "high_level"
+ * true with check is DpiaOptions.high_level); "emit" one kind
  * or a list, default opencl; "set" {"WG": 128} the values of tune
  * parameters, as DpiaOptions.set_names; "verify" default defaults->verify, or true
  * when defaults is NULL; "name" the file name of the diagnostics).  A

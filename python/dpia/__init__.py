@@ -5,6 +5,8 @@
     space(src, kernel, set=None) -> dict      (--emit=space)
     run(src, kernel, sizes, set=None, ...) -> Result with .run (dpia run --json)
     Space(space_dict): the points of a space and their validity
+    rewrite.positions(src, kernel) / rewrite.apply(src, kernel, rule, path, n=64)
+                                              (the rewrite rules, dpia rewrite)
 
 Every call is one dpia_process of libdpia (include/dpia.h); libdpia has no
 global state, so calls from several threads are safe.  dpia.opencl launches
@@ -19,11 +21,11 @@ import shutil
 import subprocess
 import threading
 
-__all__ = ["translate", "check", "verify", "space", "run", "Result", "Diagnostic", "Space", "Error", "DpiaError",
+__all__ = ["translate", "check", "verify", "space", "run", "rewrite", "Result", "Diagnostic", "Space", "Error", "DpiaError",
            "LibraryNotFoundError", "library", "EMIT_KINDS"]
 
 # the DpiaAction, DpiaEmit and DpiaInputs values of include/dpia.h
-_ACTIONS = {"check": 0, "translate": 1, "verify": 2, "run": 3}
+_ACTIONS = {"check": 0, "translate": 1, "verify": 2, "run": 3, "rewrite": 4}
 EMIT_KINDS = ("opencl", "intermediate", "imperative", "json", "header", "space")
 _INPUTS = {"signed": 0, "positive": 1, "unit": 2}
 # exit codes of the dpia command (README.md), the status of a result
@@ -71,6 +73,18 @@ class _Options(ctypes.Structure):
         ("high_level", ctypes.c_int),
         ("rewrite", ctypes.c_void_p),
         ("target", ctypes.c_char_p),
+    ]
+
+
+class _Rewrite(ctypes.Structure):
+    """DpiaRewrite (include/dpia.h)"""
+    _fields_ = [
+        ("list", ctypes.c_int),
+        ("json", ctypes.c_int),
+        ("apply", ctypes.c_char_p),
+        ("nparams", ctypes.c_int),
+        ("param_names", ctypes.POINTER(ctypes.c_char_p)),
+        ("param_values", ctypes.POINTER(ctypes.c_longlong)),
     ]
 
 
@@ -312,7 +326,8 @@ def _text(ptr, n):
 
 def _process(src, action, kernel=None, set=None, emit=("opencl",), verify=False, name="<python>",
              source_name=None, sizes=None, check=False, repeat=1, seed=1, platform=0, device=0,
-             opencl_source=None, inputs="signed", local_size=None, global_size=None, verbose=False, target=None):
+             opencl_source=None, inputs="signed", local_size=None, global_size=None, verbose=False, target=None,
+             high_level=False, rewrite=None):
     lib = library()
     if isinstance(emit, str):
         emit = (emit,)
@@ -354,6 +369,17 @@ def _process(src, action, kernel=None, set=None, emit=("opencl",), verify=False,
         opt.inputs = _INPUTS[inputs]
         if opencl_source:
             opt.opencl_source = opencl_source.encode()
+    opt.high_level = int(bool(high_level))
+    if rewrite is not None:  # (list?, "RULE@PATH" or None, {name: value})
+        listing, apply, params = rewrite
+        rw = _Rewrite()
+        rw.list = rw.json = int(listing)
+        if apply is not None:
+            rw.apply = apply.encode()
+        names, values = _names_values(params or {})
+        rw.nparams, rw.param_names, rw.param_values = len(params or {}), names, values
+        keep += [rw, names, values]
+        opt.rewrite = ctypes.cast(ctypes.pointer(rw), ctypes.c_void_p)
     data = src.encode("utf-8")
     result = ctypes.c_void_p()
     status = lib.dpia_process(name.encode(), data, len(data), ctypes.byref(opt), ctypes.byref(result))
@@ -389,9 +415,12 @@ def translate(src, kernel=None, set=None, emit=("opencl", "json"), verify=False,
                     source_name=source_name, local_size=local_size, global_size=global_size, target=target)
 
 
-def check(src, kernel=None, set=None, name="<python>", verbose=False, target=None):
-    """Parse and type check (dpia check): result.text holds the types when verbose."""
-    return _process(src, "check", kernel=kernel, set=set, emit=(), name=name, verbose=verbose, target=target)
+def check(src, kernel=None, set=None, name="<python>", verbose=False, target=None, high_level=False):
+    """Parse and type check (dpia check): result.text holds the types when
+    verbose; high_level accepts kernels that only lack a strategy (note
+    E0607, dpia check --high-level)."""
+    return _process(src, "check", kernel=kernel, set=set, emit=(), name=name, verbose=verbose, target=target,
+                    high_level=high_level)
 
 
 def verify(src, kernel=None, set=None, name="<python>", target=None):
@@ -480,3 +509,7 @@ class Space:
 
     def local_memory_bytes(self, point, sizes=None):
         return evaluate(self.data["local_memory_bytes"], dict(sizes or {}, **point))
+
+
+# dpia.rewrite uses _process: imported once everything above is defined
+from . import rewrite  # noqa: E402

@@ -296,6 +296,86 @@ static void test_verifiers(void) {
   dpia_preload_finish(NULL);
 }
 
+/* DPIA_REWRITE: the rewrite rules as a library user drives them */
+static DpiaResult *rewrite(const char *text, const char *kernel, const DpiaRewrite *rw, int *status) {
+  DpiaOptions opt;
+  dpia_options_init(&opt);
+  opt.action = DPIA_REWRITE;
+  opt.kernel = kernel;
+  opt.rewrite = rw;
+  DpiaResult *r;
+  *status = dpia_process("dot.dpia", text, strlen(text), &opt, &r);
+  return r;
+}
+
+/* the code of the only error of r, "" if it has another number of errors */
+static const char *only_code(const DpiaResult *r) {
+  if (dpia_result_error_count(r) != 1) return "";
+  for (int i = 0; i < dpia_result_diagnostic_count(r); i++) {
+    const DpiaDiagnostic *d = dpia_result_diagnostic(r, i);
+    if (d->code) return d->code;
+  }
+  return "";
+}
+
+static void test_rewrite(const char *samples) {
+  char *text = slurp(samples, "explore/dot.dpia");
+  int st;
+  /* the listing: the root of dotHL is the reduce, whose rules are there */
+  DpiaRewrite list = {.list = 1, .json = 1};
+  DpiaResult *r = rewrite(text, "dotHL", &list, &st);
+  const char *out = dpia_result_output(r, NULL);
+  CHECK(st == DPIA_OK && strstr(out, "{\"kernel\": \"dotHL\", \"positions\": [") == out, "listing: %s %s", out,
+        dpia_result_diagnostics(r));
+  CHECK(strstr(out, "{\"path\": \".\"") && strstr(out, "{\"rule\": \"partialReduce\", \"params\": [{\"name\": \"n\""),
+        "the root takes partialReduce with n: %s", out);
+  dpia_result_free(r);
+
+  /* apply with a parameter: the program text, which checks as --high-level */
+  const char *names[] = {"n"};
+  const long long values[] = {4};
+  DpiaRewrite apply = {.apply = "vectorise@1", .nparams = 1, .param_names = names, .param_values = values};
+  r = rewrite(text, "dotHL", &apply, &st);
+  out = dpia_result_output(r, NULL);
+  CHECK(st == DPIA_OK && strstr(out, "kernel dotHL") && strstr(out, "asVector 4 xs") && strstr(out, "asScalar"),
+        "vectorise@1 n=4: %s %s", out, dpia_result_diagnostics(r));
+  char *derived = strdup(out);
+  dpia_result_free(r);
+  DpiaOptions opt;
+  dpia_options_init(&opt);
+  opt.action = DPIA_CHECK;
+  opt.high_level = 1;
+  st = dpia_process("derived.dpia", derived, strlen(derived), &opt, &r);
+  CHECK(st == DPIA_OK, "the rewritten program checks: %s", dpia_result_diagnostics(r));
+  dpia_result_free(r);
+  free(derived);
+
+  /* each refusal has its code */
+  static const struct {
+    const char *apply;
+    long long n; /* -1: no parameter */
+    const char *code;
+  } refused[] = {{"fuseAll@.", -1, "E1101"}, {"lowerSeq@1.9", -1, "E1102"},   {"splitJoin@1", -1, "E1103"},
+                 {"vectorise@1", 5, "E1103"}, {"lowerLocal@1", -1, "E1104"}, {"toPrivate@1", -1, "E1105"}};
+  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+    DpiaRewrite rw = {.apply = refused[i].apply};
+    const long long v[] = {refused[i].n};
+    if (refused[i].n >= 0) {
+      rw.nparams = 1;
+      rw.param_names = names;
+      rw.param_values = v;
+    }
+    r = rewrite(text, "dotHL", &rw, &st);
+    CHECK(st == DPIA_EUSER && strcmp(only_code(r), refused[i].code) == 0 && dpia_result_output(r, NULL)[0] == 0,
+          "%s: status %d, want %s: %s", refused[i].apply, st, refused[i].code, dpia_result_diagnostics(r));
+    dpia_result_free(r);
+  }
+  r = rewrite(text, "nope", &list, &st);
+  CHECK(st == DPIA_EUSAGE && strcmp(only_code(r), "E0806") == 0, "no kernel nope: %s", dpia_result_diagnostics(r));
+  dpia_result_free(r);
+  free(text);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: api_test SAMPLES_DIR\n");
@@ -306,6 +386,7 @@ int main(int argc, char **argv) {
   test_out_of_memory();
   test_memory_limit(argv[1]);
   test_names();
+  test_rewrite(argv[1]);
   test_run_time(argv[1]);
   test_run_precondition(argv[1]);
   test_verifiers();

@@ -11,6 +11,58 @@ import subprocess
 import sys
 
 
+def rewrite_requests(dpia, samples, failures):
+    """"action": "rewrite": the listing's positions are those of `dpia
+    rewrite --list --json`; a derivation by rule names and paths alone,
+    each response's program the source of the next request, ends in a
+    program `dpia check` accepts and is the same as `dpia rewrite
+    --apply`'s; refusals carry their codes; "high_level" with check"""
+    path = os.path.join(samples, "explore", "dot.dpia")
+    dot = open(path).read()
+    cli = subprocess.run([dpia, "rewrite", path, "-k", "dotHL", "--list", "--json"], capture_output=True, text=True)
+
+    def ask(reqs):
+        out = subprocess.run([dpia, "batch"], input="".join(json.dumps(r) + "\n" for r in reqs),
+                             capture_output=True, text=True)
+        return [json.loads(l) for l in out.stdout.splitlines()]
+
+    got = ask([{"id": "list", "action": "rewrite", "source": dot, "kernel": "dotHL", "name": path}])
+    if len(got) != 1 or got[0]["status"] != "ok" or got[0]["outputs"]["positions"] != json.loads(cli.stdout)["positions"]:
+        failures.append("rewrite listing: %s vs %s" % (got, cli.stdout))
+    src = dot
+    for rule, params in (("fuseReduceMap@0.1.0", {}), ("splitJoin@.", {"n": 128}), ("lowerWorkgroup@1", {}),
+                         ("lowerLocal@1.0.1", {}), ("lowerReduceSeq@1.0.1.1.0", {})):
+        req = {"id": rule, "action": "rewrite", "source": src, "kernel": "dotParts", "apply": rule}
+        if params:
+            req["params"] = params
+        got = ask([req])
+        if len(got) != 1 or got[0]["status"] != "ok" or not got[0]["outputs"]["program"]:
+            failures.append("rewrite %s: %s" % (rule, got))
+            return
+        src = got[0]["outputs"]["program"]
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "rewrite",
+                           "dot_parts_derived.dpia")) as f:
+        if src != f.read():
+            failures.append("the batch derivation differs from dot_parts_derived.dpia:\n%s" % src)
+    # the derived dotParts translates: dotHL alone is left high-level
+    got = ask([{"id": 1, "action": "check", "source": src, "high_level": True},
+               {"id": 2, "action": "check", "source": dot, "high_level": True},
+               {"id": 3, "action": "check", "source": dot},
+               {"id": 4, "action": "rewrite", "source": dot, "kernel": "dotHL", "apply": "lowerLocal@1"},
+               {"id": 5, "action": "rewrite", "source": dot, "kernel": "dotHL", "apply": "vectorise@1",
+                "params": {"n": 5}},
+               {"id": 6, "action": "rewrite", "source": dot, "apply": "lowerSeq@1"},
+               {"id": 7, "action": "translate", "source": dot, "apply": "lowerSeq@1"},
+               {"id": 8, "action": "rewrite", "source": dot, "kernel": "dotHL", "params": {"n": 4}},
+               {"id": 9, "action": "rewrite", "source": dot, "kernel": "dotHL", "apply": "vectorise@1",
+                "params": {"n": -4}}])
+    codes = [(g["status"], [d["code"] for d in g["diagnostics"]]) for g in got]
+    want = [("ok", ["E0607"]), ("ok", ["E0607", "E0607"]), ("error", ["E0601"] * 3), ("error", ["E1104"]),
+            ("error", ["E1103"])] + [("bad_request", ["E0001"])] * 4
+    if codes != want:
+        failures.append("rewrite and check requests: %s, want %s" % (codes, want))
+
+
 def main():
     dpia, samples = sys.argv[1:3]
     source = open(os.path.join(samples, "dot_vec.dpia")).read()
@@ -52,6 +104,7 @@ def main():
         failures.append("set WG=48: %s" % got[1])
     elif got[2]["status"] != "bad_request" or got[2]["diagnostics"][0]["code"] != "E0001":
         failures.append("set WG=\"x\": %s" % got[2])
+    rewrite_requests(dpia, samples, failures)
     out = subprocess.run([dpia, "batch", "FILE"], input="", capture_output=True, text=True)
     if out.returncode != 2 or "unknown argument 'FILE'" not in out.stderr:
         failures.append("dpia batch FILE must be refused: %s" % out.stderr)

@@ -250,7 +250,8 @@ with tempfile.TemporaryDirectory() as tmp:
     expect(['run', half, '-k', 'k', '--size', 'N=3', '--check'], 0, 'relative error 0')
 
 # batch --help names every action and member a request may have
-for text in ('translate|check|verify|run', '"set"', '"sizes"', '"repeat"', '"seed"', 'precondition_failed'):
+for text in ('translate|check|verify|run|rewrite', '"set"', '"sizes"', '"repeat"', '"seed"', 'precondition_failed',
+             '"apply"', '"params"', '"high_level"'):
     expect(['batch', '--help'], 0, text)
 
 print(f'{passed} passed, {failed} failed')

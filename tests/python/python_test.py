@@ -59,6 +59,7 @@ def main():
     expect("dpia imported from %s, not the pip install" % dpia.__file__,
            dpia.__file__.startswith(os.path.join(target, "site")))
     library_discovery(expect, target, libdpia)
+    rewrites(expect, dpia, root)
 
     gemv = open(os.path.join(root, "samples", "tune", "gemv_tune.dpia")).read()
     dot = open(os.path.join(root, "samples", "tune", "dot_tune.dpia")).read()
@@ -211,6 +212,52 @@ def main():
         except Exception as e:  # noqa: BLE001 (reported as the failure)
             expect("%s: %s: %s" % (part.__name__, type(e).__name__, e), False)
     return report(failures)
+
+
+def rewrites(expect, dpia, root):
+    """dpia.rewrite: the listing as objects, the same as the command line's
+    golden (tests/rewrite/dot_list.json); the derivation of
+    docs/language.md section 21 by rule names and paths alone, giving the
+    golden tests/rewrite/dot_parts_derived.dpia; refusals with their codes"""
+    dot = open(os.path.join(root, "samples", "explore", "dot.dpia")).read()
+    golden = json.load(open(os.path.join(root, "tests", "rewrite", "dot_list.json")))
+    listing = dpia.rewrite.positions(dot, "dotHL", name="dot.dpia")
+    expect("positions: %s" % listing, [(p.path, p.expression, [(r.name, [q.name for q in r.params]) for r in p.rules])
+                                       for p in listing]
+           == [(p["path"], p["expression"], [(r["rule"], [q["name"] for q in r["params"]]) for r in p["rules"]])
+               for p in golden["positions"]])
+    root_rules = listing[0].rule("partialReduce") if listing else None
+    expect("the root's partialReduce takes n >= 1 with no default: %r" % root_rules,
+           root_rules is not None and root_rules.path == "." and root_rules.params[0].min == 1
+           and root_rules.params[0].default is None)
+    src = dot
+    for rule, path, params in (("fuseReduceMap", "0.1.0", {}), ("splitJoin", ".", {"n": 128}),
+                               ("lowerWorkgroup", "1", {}), ("lowerLocal", "1.0.1", {}),
+                               ("lowerReduceSeq", "1.0.1.1.0", {})):
+        r = dpia.rewrite.apply(src, "dotParts", rule, path, name="dot.dpia", **params)
+        if not expect("%s@%s: %r %s" % (rule, path, r, r.diagnostics), r.ok and r.program):
+            break
+        src = r.program
+    want = open(os.path.join(root, "tests", "rewrite", "dot_parts_derived.dpia")).read()
+    expect("the derivation gives dot_parts_derived.dpia:\n%s" % src, src == want)
+    # dotHL of the same program is still high-level: its note alone
+    c = dpia.check(src, high_level=True)
+    expect("the derived dotParts translates: %r %s" % (c, c.diagnostics), c.ok and [d.code for d in c.diagnostics]
+           == ["E0607"] and "'dotHL'" in c.diagnostics[0].message)
+    for rule, path, params, code in (("fuseAll", ".", {}, "E1101"), ("lowerSeq", "1.9", {}, "E1102"),
+                                     ("vectorise", "1", {"n": 5}, "E1103"), ("lowerLocal", "1", {}, "E1104"),
+                                     ("toPrivate", "1", {}, "E1105")):
+        r = dpia.rewrite.apply(dot, "dotHL", rule, path, **params)
+        expect("%s@%s refused with %s: %r %s" % (rule, path, code, r, r.diagnostics),
+               r.status == 1 and r.program is None and r.diagnostics and r.diagnostics[0].code == code)
+    try:
+        dpia.rewrite.positions(dot, "nope")
+        expect("positions of no kernel did not raise", False)
+    except dpia.DpiaError as e:
+        expect("no kernel: %s" % e, e.result.diagnostics[0].code == "E0806")
+    hl = dpia.check(dot, kernel="dotHL", high_level=True)
+    expect("check high_level: %r %s" % (hl, hl.diagnostics), hl.ok)
+    expect("check without high_level refuses dotHL", dpia.check(dot, kernel="dotHL").status == 1)
 
 
 def outcome(f):

@@ -13,6 +13,9 @@ Usage: rewrite_cli.py DPIA ROOT [--update]
 - errors carry their codes: an unknown rule E1101, a bad path E1102, a
   missing or bad parameter E1103, a rule that does not apply E1104, a
   result that does not check E1105; usage errors exit 2;
+- the derivation of section 21.3 from the high-level partial sums of
+  dotVec (samples/explore/dot_vec.dpia) gives dot_vec_derived.dpia, which
+  translates to the OpenCL C of samples/dot_vec.dpia byte for byte;
 - check --high-level exits 0 with the note E0607; plain check exits 1
   with E0601.
 --update rewrites the goldens."""
@@ -49,6 +52,35 @@ DERIVATION = [
     ('lowerReduceSeq@1.0.1.1.0', []),
 ]
 
+# docs/language.md section 21.3: the high-level partial sums of dotVec to
+# the paper's strategy (samples/dot_vec.dpia)
+DERIVATION_VEC = [
+    ('fuseReduceMap@1.0.1.0', []),
+    ('splitJoin@1', ['--param', 'n=64']),
+    ('lowerWorkgroup@1.1', []),
+    ('lowerLocal@1.1.0.1', []),
+    ('lowerReduceSeq@1.1.0.1.1.0', []),
+]
+
+
+def derive(dpia, tmp, source, kernel, steps):
+    """the text of source after the steps of dpia rewrite --apply on
+    kernel, and the path of a file holding it; None after a failure"""
+    cur = os.path.join(tmp, os.path.basename(source))
+    with open(source) as f:
+        text = f.read()
+    for step, extra in steps:
+        with open(cur, 'w') as f:
+            f.write(text)
+        r = run(dpia, ['rewrite', cur, '-k', kernel, '--apply', step] + extra)
+        if r.returncode != 0:
+            failures.append(f'{kernel}: derivation step {step} exits {r.returncode}: {r.stderr}')
+            return None, cur
+        text = r.stdout
+    with open(cur, 'w') as f:
+        f.write(text)
+    return text, cur
+
 ERRORS = [
     (['--apply', 'fuseAll@.'], 'E1101'),
     (['--apply', 'lowerSeq@1.9'], 'E1102'),
@@ -80,21 +112,9 @@ def main():
         golden(os.path.join(here, 'dot_list.json'), r.stdout, update)
 
     with tempfile.TemporaryDirectory() as tmp:
-        cur = os.path.join(tmp, 'dot.dpia')
-        with open(dot) as f:
-            text = f.read()
-        for step, extra in DERIVATION:
-            with open(cur, 'w') as f:
-                f.write(text)
-            r = run(dpia, ['rewrite', cur, '-k', 'dotParts', '--apply', step] + extra)
-            if r.returncode != 0:
-                failures.append(f'derivation step {step} exits {r.returncode}: {r.stderr}')
-                break
-            text = r.stdout
-        else:
+        text, cur = derive(dpia, tmp, dot, 'dotParts', DERIVATION)
+        if text is not None:
             golden(os.path.join(here, 'dot_parts_derived.dpia'), text, update)
-            with open(cur, 'w') as f:
-                f.write(text)
             r = run(dpia, ['check', cur, '--diagnostics=json'])
             codes = [d.get('code') for d in json.loads(r.stdout or '[]')]
             # dotHL of the same file is still high-level: E0601 for it only
@@ -103,6 +123,18 @@ def main():
             r = run(dpia, ['check', '--high-level', cur])
             if r.returncode != 0:
                 failures.append(f'the derived program: check --high-level exits {r.returncode}: {r.stderr}')
+
+        # dotVec: the derived program translates to the paper's kernel, the
+        # OpenCL C of samples/dot_vec.dpia byte for byte
+        text, cur = derive(dpia, tmp, os.path.join('samples', 'explore', 'dot_vec.dpia'), 'dotVec', DERIVATION_VEC)
+        if text is not None:
+            golden(os.path.join(here, 'dot_vec_derived.dpia'), text, update)
+            name = ['--source-name', 'dot_vec.dpia', '-k', 'dotVec']
+            got = run(dpia, ['translate', cur] + name)
+            want = run(dpia, ['translate', os.path.join('samples', 'dot_vec.dpia')] + name)
+            if got.returncode != 0 or want.returncode != 0 or got.stdout != want.stdout:
+                failures.append(f'the derived dotVec does not translate to samples/dot_vec.dpia\'s OpenCL C:\n'
+                                f'{got.stdout}{got.stderr}')
 
         for args, code in ERRORS:
             r = run(dpia, ['rewrite', rel, '-k', 'dotHL', '--diagnostics=json'] + args)

@@ -2,6 +2,12 @@
  * section 21) are sound, and programs print back to the same tree.
  *
  * Usage: test_rewrite FILE...
+ *        test_rewrite --random DEPTH FILE...
+ *
+ * --random: every file is a high-level program (tests/diff/gen.py
+ * --high-level, tests/rewrite/random_rules.py) searched to DEPTH; every
+ * rule of the table must still be applied soundly at least once over all
+ * of them.
  *
  * For every file: the round trip of program_print (parse, print, parse
  * again: the same trees; printing again: the same text).
@@ -172,6 +178,7 @@ static int run(const char *text, const DpiaOptions *o, char **output, const char
 
 typedef struct Search {
   const char *kernel;
+  int max_depth;
   Eval reference;
   long long size;
   char *programs[MAX_PROGRAMS];
@@ -235,7 +242,7 @@ static void try_rule(Search *s, int from, RuleId rule, const char *path, long lo
   if (st != DPIA_OK && (!code || strcmp(code, "E0601") != 0))
     FAIL("%s: %s was accepted, but dpia check rejects it with %s:\n%s", s->kernel, spec, code ? code : "no code",
          text);
-  if (s->depth[from] + 1 < DEPTH && s->n < MAX_PROGRAMS) {
+  if (s->depth[from] + 1 < s->max_depth && s->n < MAX_PROGRAMS) {
     s->depth[s->n] = s->depth[from] + 1;
     s->programs[s->n++] = text;
   } else {
@@ -243,9 +250,10 @@ static void try_rule(Search *s, int from, RuleId rule, const char *path, long lo
   }
 }
 
-static void search_kernel(const char *text, const char *kernel) {
+static void search_kernel(const char *text, const char *kernel, int max_depth) {
   Search *s = calloc(1, sizeof *s);
   s->kernel = kernel;
+  s->max_depth = max_depth;
   s->programs[0] = strdup(text);
   s->n = 1;
   s->reference = evaluate(text, kernel, &s->size);
@@ -279,27 +287,43 @@ static void search_kernel(const char *text, const char *kernel) {
   free(s);
 }
 
+/* the round trip of one file, and the search of its high-level kernels
+ * (all of them when random, else those of samples/explore) */
+static void test_file(const char *path, const char *text, bool random, int depth) {
+  static UnitEnv env;
+  UNIT_ENV_INIT(&env, "test_rewrite");
+  round_trip(&env, path, text);
+  if (random || strstr(path, "explore/")) {
+    Program *p = parse_text(&env, path, text);
+    for (int d = 0; p && d < p->ndecls; d++)
+      if (p->decls[d]->is_kernel) {
+        if (random) {
+          /* before the failures of its search (on stderr) */
+          printf("%s:\n", path);
+          fflush(stdout);
+        }
+        search_kernel(text, p->decls[d]->name, depth);
+      }
+  }
+  arena_free(&env.arena);
+}
+
 int main(int argc, char **argv) {
-  for (int f = 1; f < argc; f++) {
+  int first = 1, depth = DEPTH;
+  bool random = argc > 2 && strcmp(argv[1], "--random") == 0;
+  if (random) {
+    depth = atoi(argv[2]);
+    first = 3;
+  }
+  for (int f = first; f < argc; f++) {
     char *text = slurp(argv[f]);
-    if (!text) {
-      FAIL("cannot read %s", argv[f]);
-      continue;
-    }
-    static UnitEnv env;
-    UNIT_ENV_INIT(&env, "test_rewrite");
-    round_trip(&env, argv[f], text);
-    /* the high-level kernels: the explore samples */
-    if (strstr(argv[f], "explore/")) {
-      Program *p = parse_text(&env, argv[f], text);
-      for (int d = 0; p && d < p->ndecls; d++)
-        if (p->decls[d]->is_kernel) search_kernel(text, p->decls[d]->name);
-    }
-    arena_free(&env.arena);
+    if (text) test_file(argv[f], text, random, depth);
+    else FAIL("cannot read %s", argv[f]);
     free(text);
   }
   for (int r = 0; r < RULE_COUNT; r++)
-    if (!applied[r]) FAIL("rule %s was never applied soundly on the samples", rule_info[r].name);
-  printf("rewrite: %d files, %d failures\n", argc - 1, failures);
+    if (!applied[r]) FAIL("rule %s was never applied soundly on %s", rule_info[r].name, random ? "these programs" : "the samples");
+  for (int r = 0; r < RULE_COUNT; r++) printf("%s%s %d", r ? ", " : "applied soundly: ", rule_info[r].name, applied[r]);
+  printf("\nrewrite: %d files, %d failures\n", argc - first, failures);
   return failures != 0;
 }
