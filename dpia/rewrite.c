@@ -466,6 +466,23 @@ static Ast *relevel(Match *m, const Spine *s, Prim to, int dim) {
   return e;
 }
 
+/* splitMap: the chunks of a map's result are the maps of the chunks, so
+ * the map moves inside the split, where fuseMaps and fuseReduceMap can
+ * join it to what consumes each chunk (Lift's map-split commutation,
+ * ICFP 2015 section 3.2; what makes partialReduce's chunks of `map g xs`
+ * a map of fused chunk reductions) */
+static Ast *rule_split_map(Match *m, const Spine *s) {
+  Arena *a = m->fr->arena;
+  Spine in;
+  if (!head_is(s, PRIM_SPLIT) || s->nargs != 1 || !is_app_of(s->args[0], PRIM_MAP, 2, &in))
+    return refuse(m, "it is no split of a plain map applied to its array (split n (map f xs))");
+  if (m->check_only) return (Ast *)m->e;
+  Span at = in.head->span;
+  Ast *inner = mk_app(a, mk_prim(a, PRIM_MAP, 0, at), (Ast *)in.args[0], false);
+  Ast *stages[] = {(Ast *)s->head, mk_app(a, mk_prim(a, PRIM_MAP, 0, at), inner, false)};
+  return mk_stages(a, (Ast *)in.args[1], stages, 2);
+}
+
 static Ast *rule_match(Match *m, RuleId rule) {
   Arena *a = m->fr->arena;
   const Fresh *fr = m->fr;
@@ -525,6 +542,7 @@ static Ast *rule_match(Match *m, RuleId rule) {
                      red};
     return mk_stages(a, (Ast *)s.args[2], stages, 3);
   }
+  case RULE_SPLIT_MAP: return rule_split_map(m, &s);
   case RULE_FUSE_REDUCE_MAP: {
     Spine in;
     bool red = (head_is(&s, PRIM_REDUCE) || head_is(&s, PRIM_REDUCE_SEQ)) && s.nargs == 3;

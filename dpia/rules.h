@@ -68,6 +68,9 @@ bool rule_param_allows(RuleParam p, long long v);
   X(FUSE_REDUCE_MAP, "fuseReduceMap", NONE,                                                                 \
     "reduce f z (map g xs) = reduce (\\x a -> f (g x) a) z xs",                                            \
     "a reduce or reduceSeq of a plain map or mapSeq")                                                       \
+  X(SPLIT_MAP, "splitMap", NONE,                                                                            \
+    "split n (map f xs) = map (map f) (split n xs)",                                                        \
+    "a split of a plain map applied to its array")                                                          \
   X(VECTORISE, "vectorise", WIDTH,                                                                          \
     "map f = asVector n >> map f >> asScalar",                                                              \
     "a plain map of a lambda that computes lane by lane (arithmetic + - * /, math built-ins, its "          \
