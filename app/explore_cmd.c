@@ -31,7 +31,8 @@ static const char explore_help[] =
     "the best as a dpia program with its derivation as a comment.  A progress line\n"
     "goes to stderr when it is a terminal, or with --progress.  A kernel that is a\n"
     "whole reduction gets its partial sums derived (docs/explore.md).  Exit 1 when\n"
-    "no strategy is found within the budget (E1106).\n";
+    "no strategy is found within the budget (E1106); with --diagnostics=json the\n"
+    "diagnostics of a failure are alone on stdout, the ranking on stderr.\n";
 
 enum { MAX_SIZES = 32 };
 
@@ -170,8 +171,11 @@ int dpia_explore_command(int argc, char **argv) {
     size_t olen, blen;
     const char *out = dpia_result_output(r, &olen);
     const char *best = dpia_result_explore_best(r, &blen);
-    fputs(dpia_result_diagnostics(r), q.opt.diagnostics_json && !olen ? stdout : stderr);
-    fwrite(out, 1, olen, stdout);
+    /* --diagnostics=json after a failure: the diagnostics alone on
+     * stdout, as every command gives them, the ranking on stderr */
+    bool diag_out = q.opt.diagnostics_json && (status != DPIA_OK || !olen);
+    fputs(dpia_result_diagnostics(r), diag_out ? stdout : stderr);
+    fwrite(out, 1, olen, diag_out ? stderr : stdout);
     if (status == DPIA_OK && q.out_path) {
       FILE *f = fopen(q.out_path, "w");
       if (!f || fwrite(best, 1, blen, f) != blen || fclose(f) != 0) {
