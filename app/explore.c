@@ -70,8 +70,8 @@ enum { MAX_MOVES = 8 };
 /* X(ID, "name", SLOT, "what it does") */
 #define EXPLORE_STEPS(X)                                                                                       \
   X(PARTIAL_SUMS, "partialSums", CHUNK,                                                                       \
-    "a whole reduction: its partial sums of chunks of C, the first kernel of two; the map before it moves "    \
-    "into the chunks and fuses with their reductions")                                                       \
+    "a whole reduction: a pipeline of its partial sums of chunks of C and their sum; the map before it "     \
+    "moves into the chunks and fuses with their reductions")                                                       \
   X(VECTORISE, "vectorise", WIDTH, "the first map on vectors of W lanes")                                     \
   X(GLOBAL, "global", NONE, "one work-item per element of the first map")                                     \
   X(WORKGROUP, "workgroup", GROUP, "one work-group per block of L elements, one work-item per element")       \
@@ -159,6 +159,7 @@ enum {
   MAX_VALUES = 16,
   CHECK_TRIES = 3, /* the fastest checked against the reference, until one agrees */
   DEFAULT_REPEAT = 5,
+  BATCH_PER_JOB = 4, /* candidates checked per --jobs before they are timed */
 };
 #define DEFAULT_BUDGET_S 60.0
 
@@ -192,7 +193,7 @@ typedef struct Candidate {
   Buf derivation; /* rule@path n=V, ... */
   int nrules;
   const char *program; /* the whole program, dpia source */
-  const char *kname;   /* the kernel derived (partial sums: a new name) */
+  const char *kname;   /* the kernel derived, or the pipeline of a whole reduction */
   bool partial;
   const char *why;     /* the code of the first error, when refused */
   double min_ms, median_ms;
@@ -353,26 +354,38 @@ static void derive(Explorer *e, Candidate *cd) {
     }
   /* the program with only this kernel: the other kernels and the
    * pipelines are not explored (they may be high-level, or launch this
-   * kernel by its name); its functions and foreign functions stay */
+   * kernel by its name); its functions and foreign functions stay.  A
+   * whole reduction's partial sums become a pipeline of two kernels,
+   * named as the kernel (rewrite_reduction_pipeline). */
+  Decl *made[3] = {NULL, NULL, NULL};
+  int nmade = 1;
+  if (cd->partial) {
+    Buf why;
+    buf_init(&why, c->arena);
+    if (!rewrite_reduction_pipeline(c->arena, &c->in, c->prog, e->k, body, made, &why)) {
+      cd->state = CAND_NOT_DERIVED;
+      cd->why = "no pipeline";
+      return;
+    }
+    nmade = 3;
+  } else {
+    made[0] = NEW(c->arena, Decl);
+    *made[0] = *e->k;
+    made[0]->body = body;
+  }
   Program *prog = NEW(c->arena, Program);
   *prog = *c->prog;
-  prog->decls = NEWARRAY(c->arena, Decl *, c->prog->ndecls);
+  prog->decls = NEWARRAY(c->arena, Decl *, c->prog->ndecls + 2);
   prog->ndecls = 0;
   cd->kname = e->k->name;
   for (int i = 0; i < c->prog->ndecls; i++) {
     Decl *old = c->prog->decls[i];
     if (old->from_prelude || ((old->is_kernel || old->is_pipeline) && old != e->k)) continue;
-    prog->decls[prog->ndecls++] = old;
-    if (old != e->k) continue;
-    Decl *d = NEW(c->arena, Decl);
-    *d = *e->k;
-    d->body = body;
-    if (cd->partial) {
-      const char *name = arena_printf(c->arena, "%sParts", e->k->name);
-      d->name = intern(&c->in, name, strlen(name));
+    if (old != e->k) {
+      prog->decls[prog->ndecls++] = old;
+      continue;
     }
-    cd->kname = d->name;
-    prog->decls[prog->ndecls - 1] = d;
+    for (int j = 0; j < nmade; j++) prog->decls[prog->ndecls++] = made[j];
   }
   Buf text;
   buf_init(&text, c->arena);
@@ -395,7 +408,9 @@ static void check_one(const Explorer *e, Candidate *cd) {
   dpia_options_init(&o);
   o.action = DPIA_CHECK;
   o.kernel = cd->kname;
-  o.verifier = e->c->opt->verifier;
+  /* a verifier (libclang, for foreign bodies) is not shared between
+   * threads: with --jobs each call makes its own when it needs one */
+  o.verifier = e->x->jobs > 1 ? NULL : e->c->opt->verifier;
   DpiaResult *r = NULL;
   int status = driver_process(e->c->target, "<explored>", cd->program, strlen(cd->program), &o, &r);
   if (status != DPIA_OK) {
@@ -494,7 +509,7 @@ static void progress(Explorer *e) {
 
 /* derive, check (--jobs at once), time (one at a time) the candidates
  * idx[0..n) not tried yet, within the budget */
-static void evaluate(Explorer *e, const int *idx, int n) {
+static void evaluate_batch(Explorer *e, const int *idx, int n) {
   Candidate **batch = NEWARRAY(e->c->arena, Candidate *, n ? n : 1);
   int nb = 0;
   for (int i = 0; i < n; i++) {
@@ -515,6 +530,13 @@ static void evaluate(Explorer *e, const int *idx, int n) {
     time_one(e, batch[i]);
     progress(e);
   }
+}
+
+/* evaluate_batch on a few at a time, so that the budget is spent timing
+ * as it goes, not checking the whole space first */
+static void evaluate(Explorer *e, const int *idx, int n) {
+  int batch = BATCH_PER_JOB * (e->x->jobs > 1 ? e->x->jobs : 1);
+  for (int i = 0; i < n && elapsed(e) <= e->budget; i += batch) evaluate_batch(e, idx + i, n - i < batch ? n - i : batch);
 }
 
 /* the untried neighbours of cd: the same strategy, one slot one value
@@ -638,7 +660,7 @@ static void report(Explorer *e, Candidate **ranked, int n, const Candidate *best
     }
     emit(out, "}, \"seed\": %llu, \"budget_s\": %g, \"search\": \"%s\", \"space\": %d, \"tried\": %d, \"timed\": %d, ",
          (unsigned long long)o->seed, e->budget, exhaustive ? "exhaustive" : "sampled", e->ncands, e->tried, timed);
-    emit(out, "\"elapsed_s\": %.3f, \"partial_sums\": %s, \"sample\": [", elapsed(e), e->whole ? "true" : "false");
+    emit(out, "\"elapsed_s\": %.3f, \"pipeline\": %s, \"sample\": [", elapsed(e), e->whole ? "true" : "false");
     for (int i = 0; i < e->nsample; i++) emit(out, "%s%d", i ? ", " : "", e->sample[i]);
     buf_puts(out, "], \"best\": ");
     if (best) emit_candidate_json(e, out, best);
@@ -658,9 +680,9 @@ static void report(Explorer *e, Candidate **ranked, int n, const Candidate *best
   emit(out, "; %d strategies, %d tried (%s, seed %llu), %d timed in %.1f s\n", e->ncands, e->tried,
        exhaustive ? "exhaustive" : "sampled, then local search", (unsigned long long)o->seed, timed, elapsed(e));
   if (e->whole)
-    emit(out, "  %s is a whole reduction: the strategies derive its partial sums (%sParts); their sum is a second "
-              "kernel, not derived\n",
-         e->k->name, e->k->name);
+    emit(out, "  %s is a whole reduction: each strategy is a pipeline of its partial sums (%sParts) and their sum "
+              "on one work-item (%sSum), timed together\n",
+         e->k->name, e->k->name, e->k->name);
   for (int i = 0, rank = 0; i < n && ranked[i]->state == CAND_TIMED; i++) {
     const Candidate *cd = ranked[i];
     emit(out, "%3d. %9.4f ms  %s%s\n       %s\n", ++rank, cd->min_ms, strategy_text(e, cd),
@@ -685,8 +707,7 @@ static const char *best_program(Explorer *e, const Candidate *best) {
        e->tried, best->min_ms);
   emit(&b, "-- strategy: %s\n-- derivation: %s\n", strategy_text(e, best), best->derivation.data);
   if (best->partial)
-    emit(&b, "-- %s is the partial sums of %s; summing them is a second kernel, not derived.\n", best->kname,
-         e->k->name);
+    emit(&b, "-- %s is a pipeline: the partial sums, then their sum on one work-item.\n", e->k->name);
   buf_puts(&b, best->program);
   return b.data;
 }

@@ -14,10 +14,10 @@ the program, the rules the best applied, the strategies tried, when the
 best was found (seconds from the start of the search), the best's time,
 the hand-written one's (which kernel) and the ratio found / hand-written
 (below 1: the search found a faster one).  A whole reduction (asum, dot):
-the search derives the partial sums kernel, so it is compared with the
-hand-written partial sums kernels (the first kernel of asum_full.dpia and
-dot_full.dpia and their vector forms).  The machine's load is printed: on
-a shared machine the times vary with it.
+the search derives a pipeline of two kernels, so it is compared with the
+hand-written pipelines (asum_full.dpia, dot_full.dpia), timed as
+`dpia run -k PIPELINE` times them.  The machine's load is printed: on a
+shared machine the times vary with it.
 """
 import argparse
 import json
@@ -33,10 +33,9 @@ PROGRAMS = [
      [('scal.dpia', 'scal'), ('scal.dpia', 'scalVec'), ('scal_vec.dpia', 'scalVec16'),
       ('scal_vec.dpia', 'scalChunk')]),
     ('asum.dpia', 'asumHL', 'N=4194304',
-     [('asum.dpia', 'asumPartial'), ('asum_vec.dpia', 'asumVec16'), ('asum_vec.dpia', 'asumVec16x2')]),
+     [('asum_full.dpia', 'asum')]),
     ('dot.dpia', 'dotHL', 'N=4194304',
-     [('dot_partial.dpia', 'dotPartial'), ('dot_vec.dpia', 'dotVec'), ('dot_vec16.dpia', 'dotVec16'),
-      ('dot_vec16.dpia', 'dotVec16x2')]),
+     [('dot_full.dpia', 'dot')]),
     ('gemv.dpia', 'gemvHL', 'M=2048,N=2048',
      [('gemv.dpia', 'gemv'), ('gemv_vec.dpia', 'gemvVec'), ('gemv_vec.dpia', 'gemvVec2')]),
 ]
@@ -63,6 +62,7 @@ def main():
     ap.add_argument('--rounds', type=int, default=5)
     ap.add_argument('--jobs', type=int, default=2)
     ap.add_argument('--seed', type=int, default=1)
+    ap.add_argument('--only', nargs='*', help='these programs only (scal asum dot gemv)')
     args = ap.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     dpia = os.path.join(os.path.abspath(args.build), 'dpia')
@@ -71,6 +71,8 @@ def main():
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory() as tmp:
         for sample, kernel, sizes, hand in PROGRAMS:
+            if args.only and sample[:-len('.dpia')] not in args.only:
+                continue
             best_path = os.path.join(tmp, kernel + '_best.dpia')
             p = subprocess.run([dpia, 'explore', os.path.join(root, 'samples', 'explore', sample), '-k', kernel,
                                 '--size', sizes, '--budget', str(args.budget), '--jobs', str(args.jobs),
@@ -82,8 +84,7 @@ def main():
                 continue
             d = json.loads(p.stdout)
             best = d['best']
-            derived = kernel + 'Parts' if d['partial_sums'] else kernel
-            entries = [('found', best_path, derived)] + [
+            entries = [('found', best_path, kernel)] + [
                 (k, os.path.join(root, 'samples', f), k) for f, k in hand]
             times = {name: [] for name, _, _ in entries}
             for _ in range(args.rounds):

@@ -779,3 +779,70 @@ bool ast_equal(const Ast *a, const Ast *b) {
     if (!ast_equal(child(a, i), child(b, i))) return false;
   return true;
 }
+
+/* ---- the stage boundary of a whole reduction ---- */
+
+static TypeAst *mk_type(Arena *a, TypeAstKind kind, Span span) {
+  TypeAst *t = NEW(a, TypeAst);
+  t->kind = kind;
+  t->span = span;
+  return t;
+}
+
+static Decl *mk_decl(Arena *a, const Decl *like, Sym name, bool kernel, Param *params, int nparams, Ast *body) {
+  Decl *d = NEW(a, Decl);
+  d->is_kernel = kernel;
+  d->is_pipeline = !kernel;
+  d->name = name;
+  d->span = like->span;
+  d->name_span = like->name_span;
+  d->params = params;
+  d->nparams = nparams;
+  d->body = body;
+  return d;
+}
+
+bool rewrite_reduction_pipeline(Arena *a, Interner *in, const Program *prog, const Decl *k, Ast *parts_body,
+                                Decl *out[3], Buf *why) {
+  Spine s = spine_of(k->body);
+  if (!head_is(&s, PRIM_REDUCE) || s.nargs != 3) {
+    buf_puts(why, "the kernel's body is no reduce applied to its array");
+    return false;
+  }
+  const Ast *f = s.args[0], *z = s.args[1];
+  if (z->kind != AST_FLOAT && z->kind != AST_INT) {
+    buf_puts(why, "the reduction's initial value is no float or int literal, which would give the sums' type");
+    return false;
+  }
+  Fresh fr = {a, in, prog};
+  Span at = k->name_span;
+  const Ast *avoid[] = {f, parts_body};
+  Sym parts = fresh_name(&fr, arena_printf(a, "%sParts", k->name), avoid, 2);
+  Sym sum = fresh_name(&fr, arena_printf(a, "%sSum", k->name), avoid, 2);
+  Sym m = fresh_name(&fr, "M", avoid, 1), ps = fresh_name(&fr, "ps", avoid, 1);
+  /* kernel KSum (M: nat) (ps: [M]T) = ps |> split M |> mapGlobal (reduceSeq f z): one
+   * work-item sums the partial sums, as samples/dot_full.dpia's dotSum */
+  Param *sp = NEWARRAY(a, Param, 2);
+  sp[0] = (Param){.name = m, .span = at, .kind = PARAM_NAT};
+  TypeAst *elem = mk_type(a, TYA_SCALAR, at);
+  elem->scalar = z->kind == AST_FLOAT ? SC_FLOAT : SC_INT;
+  elem->vec_width = 1;
+  TypeAst *arr = mk_type(a, TYA_ARRAY, at);
+  SizeAst *msize = NEW(a, SizeAst);
+  msize->kind = SZA_VAR;
+  msize->name = m;
+  arr->size = msize;
+  arr->elem = elem;
+  sp[1] = (Param){.name = ps, .span = at, .kind = PARAM_PHRASE, .type = arr};
+  Ast *red = mk_app(a, mk_app(a, mk_prim(a, PRIM_REDUCE_SEQ, 0, at), (Ast *)f, false), (Ast *)z, false);
+  Ast *stages[] = {mk_sized(a, PRIM_SPLIT, msize, at), mk_app(a, mk_prim(a, PRIM_MAP_GLOBAL, 0, at), red, false)};
+  out[1] = mk_decl(a, k, sum, true, sp, 2, mk_stages(a, mk_var(a, ps, at), stages, 2));
+  out[0] = mk_decl(a, k, parts, true, k->params, k->nparams, parts_body);
+  /* pipeline K params = KParts args |> KSum: the nat parameters are
+   * inferred at the launch (docs/language.md section 8) */
+  Ast *call = mk_var(a, parts, at);
+  for (int i = 0; i < k->nparams; i++)
+    if (k->params[i].kind == PARAM_PHRASE) call = mk_app(a, call, mk_var(a, k->params[i].name, at), false);
+  out[2] = mk_decl(a, k, k->name, false, k->params, k->nparams, mk_app(a, mk_var(a, sum, at), call, true));
+  return true;
+}
