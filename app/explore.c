@@ -677,8 +677,9 @@ static void report(Explorer *e, Candidate **ranked, int n, const Candidate *best
   }
   emit(out, "explore %s:", e->k->name);
   for (int i = 0; i < o->nsizes; i++) emit(out, " %s=%lld", o->size_names[i], o->size_values[i]);
-  emit(out, "; %d strategies, %d tried (%s, seed %llu), %d timed in %.1f s\n", e->ncands, e->tried,
-       exhaustive ? "exhaustive" : "sampled, then local search", (unsigned long long)o->seed, timed, elapsed(e));
+  emit(out, "; %d strategies, %d tried (%s, seed %llu%s), %d timed in %.1f s\n", e->ncands, e->tried,
+       exhaustive ? "exhaustive" : "sampled, then local search", (unsigned long long)o->seed,
+       e->tried < e->ncands ? "; the budget ended it" : "", timed, elapsed(e));
   if (e->whole)
     emit(out, "  %s is a whole reduction: each strategy is a pipeline of its partial sums (%sParts) and their sum "
               "on one work-item (%sSum), timed together\n",
