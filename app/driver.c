@@ -38,6 +38,7 @@ struct DpiaResult {
   const DpiaDiagnostic *diags;
   bool ran; /* DPIA_RUN launched the kernel: its times */
   double min_ms, median_ms;
+  const char *explored; /* DPIA_EXPLORE: the best program ("" if none) */
 };
 
 
@@ -185,7 +186,7 @@ static bool pass_check(Ctx *c) {
 static bool pass_strategy(Ctx *c) {
   c->normal = NEWARRAY(c->arena, Phrase *, c->checked->ndefs);
   c->unlowered = NEWARRAY(c->arena, bool, c->checked->ndefs);
-  bool high_level = c->opt->high_level || c->opt->action == DPIA_REWRITE;
+  bool high_level = c->opt->high_level || c->opt->action == DPIA_REWRITE || c->opt->action == DPIA_EXPLORE;
   for (int i = 0; i < c->checked->ndefs; i++) {
     DefInfo *def = c->checked->defs[i];
     if (!def->is_kernel || !def->ok) continue;
@@ -766,6 +767,7 @@ static int run_passes(Ctx *c) {
   }
   if (!pass_select(c)) return DPIA_EUSAGE;
   if (c->opt->action == DPIA_REWRITE) return pass_rewrite(c);
+  if (c->opt->action == DPIA_EXPLORE) return pass_explore(c);
   /* check translates and generates code too, without printing either: a
    * program check accepts must translate, so the rules only translation
    * and code generation can decide (a work-group size the program leaves
@@ -874,6 +876,7 @@ static int process(const Target *target, const char *name, const char *text, siz
   r->median_ms = c->median_ms;
   r->output = c->out.data;
   r->output_len = c->out.len;
+  r->explored = c->explored ? c->explored : "";
   if (r->status == DPIA_OK && opt->action == DPIA_TRANSLATE) {
     r->emitted[opt->emit] = r->output;
     r->emitted_len[opt->emit] = r->output_len;
@@ -1037,6 +1040,12 @@ int dpia_emit_from_name(const char *name) {
   for (int k = 0; k < NEMIT; k++)
     if (strcmp(name, emit_names[k]) == 0) return k;
   return -1;
+}
+
+const char *dpia_result_explore_best(const DpiaResult *r, size_t *len) {
+  const char *best = r && r->explored ? r->explored : "";
+  if (len) *len = strlen(best);
+  return best;
 }
 
 void dpia_result_free(DpiaResult *r) {

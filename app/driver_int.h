@@ -41,6 +41,7 @@ typedef struct Ctx {
   bool ran;         /* pass_run launched the kernel, in these times */
   double min_ms, median_ms;
   int status; /* a verification failure (3) is not a user error (1) */
+  const char *explored; /* DPIA_EXPLORE: the best program, dpia source */
 } Ctx;
 
 /* a tune parameter's domain, for messages (driver.c) */
@@ -55,5 +56,8 @@ int pass_run(Ctx *c);
 /* rewrite_pass.c: DPIA_REWRITE: list the positions of -k's body and their
  * rules, or apply one and check the result (docs/language.md section 21) */
 int pass_rewrite(Ctx *c);
+/* explore.c: DPIA_EXPLORE: derive strategies for -k by the rules, time
+ * them, check the best (docs/explore.md) */
+int pass_explore(Ctx *c);
 
 #endif

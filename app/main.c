@@ -34,6 +34,8 @@ static const char usage_text[] =
     "                    and compare with the reference interpreter (--check)\n"
     "  rewrite FILE -k K list the rewrite rules that apply in kernel K (--list), or\n"
     "                    apply one (--apply RULE@PATH): high-level programs to strategies\n"
+    "  explore FILE -k K derive strategies for high-level kernel K by the rules, time\n"
+    "                    them on the device and keep the fastest checked one\n"
     "  batch             JSON lines: one request per line on stdin (program text and\n"
     "                    options), one response per line on stdout\n"
     "  test PATH...      test each .dpia under PATH against its expected outputs\n"
@@ -815,6 +817,7 @@ static int dispatch(int argc, char **argv) {
   if (strcmp(cmd, "batch") == 0) return batch_command(argc - 2, argv + 2);
   if (strcmp(cmd, "test") == 0) return dpia_test_command(argc - 2, argv + 2);
   if (strcmp(cmd, "rewrite") == 0) return dpia_rewrite_command(argc - 2, argv + 2);
+  if (strcmp(cmd, "explore") == 0) return dpia_explore_command(argc - 2, argv + 2);
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (strcmp(cmd, commands[i].name) == 0) return run_command(&commands[i], argc - 2, argv + 2);
   return usage_error("unknown command '%s'", cmd);

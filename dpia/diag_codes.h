@@ -119,7 +119,9 @@
   X(E1102, REWRITE_BAD_PATH, "dpia rewrite --apply names no position of the kernel's body")                     \
   X(E1103, REWRITE_BAD_PARAM, "a rule's parameter missing, unknown or outside its values")                      \
   X(E1104, REWRITE_NOT_APPLICABLE, "a rule whose left side or side condition does not hold at the position")    \
-  X(E1105, REWRITE_RESULT_REJECTED, "a rewritten program that does not check (the rule is refused)")
+  X(E1105, REWRITE_RESULT_REJECTED, "a rewritten program that does not check (the rule is refused)")           \
+  X(E1106, EXPLORE_NOTHING_FOUND, "dpia explore found no strategy that checks, runs and matches the reference within its budget") \
+  X(E1107, EXPLORE_BAD_REQUEST, "dpia explore without a size for each nat parameter of the kernel, or with one it does not have")
 /* clang-format on */
 
 typedef enum DiagCode {

@@ -481,6 +481,23 @@ static Ast *reduce_with(Arena *a, const Spine *s, Span at) {
   return mk_app(a, mk_app(a, mk_prim(a, PRIM_REDUCE, 0, at), (Ast *)s->args[0], false), (Ast *)s->args[1], false);
 }
 
+/* splitMap: the chunks of a map's result are the maps of the chunks, so
+ * the map moves inside the split, where fuseMaps and fuseReduceMap can
+ * join it to what consumes each chunk (Lift's map-split commutation,
+ * ICFP 2015 section 3.2; what makes partialReduce's chunks of `map g xs`
+ * a map of fused chunk reductions) */
+static Ast *rule_split_map(Match *m, const Spine *s) {
+  Arena *a = m->fr->arena;
+  Spine in;
+  if (!head_is(s, PRIM_SPLIT) || s->nargs != 1 || !is_app_of(s->args[0], PRIM_MAP, 2, &in))
+    return refuse(m, "it is no split of a plain map applied to its array (split n (map f xs))");
+  if (m->check_only) return (Ast *)m->e;
+  Span at = in.head->span;
+  Ast *inner = mk_app(a, mk_prim(a, PRIM_MAP, 0, at), (Ast *)in.args[0], false);
+  Ast *stages[] = {(Ast *)s->head, mk_app(a, mk_prim(a, PRIM_MAP, 0, at), inner, false)};
+  return mk_stages(a, (Ast *)in.args[1], stages, 2);
+}
+
 static Ast *rule_match(Match *m, RuleId rule) {
   Arena *a = m->fr->arena;
   const Fresh *fr = m->fr;
@@ -582,6 +599,7 @@ static Ast *rule_match(Match *m, RuleId rule) {
     Ast *stages[] = {mk_app(a, (Ast *)s.head, (Ast *)s.args[0], false), (Ast *)tr.head};
     return mk_stages(a, (Ast *)tr.args[0], stages, 2);
   }
+  case RULE_SPLIT_MAP: return rule_split_map(m, &s);
   case RULE_FUSE_REDUCE_MAP: {
     Spine in;
     bool red = (head_is(&s, PRIM_REDUCE) || head_is(&s, PRIM_REDUCE_SEQ)) && s.nargs == 3;
@@ -816,5 +834,72 @@ bool ast_equal(const Ast *a, const Ast *b) {
   }
   for (int i = 0; i < nchildren(a); i++)
     if (!ast_equal(child(a, i), child(b, i))) return false;
+  return true;
+}
+
+/* ---- the stage boundary of a whole reduction ---- */
+
+static TypeAst *mk_type(Arena *a, TypeAstKind kind, Span span) {
+  TypeAst *t = NEW(a, TypeAst);
+  t->kind = kind;
+  t->span = span;
+  return t;
+}
+
+static Decl *mk_decl(Arena *a, const Decl *like, Sym name, bool kernel, Param *params, int nparams, Ast *body) {
+  Decl *d = NEW(a, Decl);
+  d->is_kernel = kernel;
+  d->is_pipeline = !kernel;
+  d->name = name;
+  d->span = like->span;
+  d->name_span = like->name_span;
+  d->params = params;
+  d->nparams = nparams;
+  d->body = body;
+  return d;
+}
+
+bool rewrite_reduction_pipeline(Arena *a, Interner *in, const Program *prog, const Decl *k, Ast *parts_body,
+                                Decl *out[3], Buf *why) {
+  Spine s = spine_of(k->body);
+  if (!head_is(&s, PRIM_REDUCE) || s.nargs != 3) {
+    buf_puts(why, "the kernel's body is no reduce applied to its array");
+    return false;
+  }
+  const Ast *f = s.args[0], *z = s.args[1];
+  if (z->kind != AST_FLOAT && z->kind != AST_INT) {
+    buf_puts(why, "the reduction's initial value is no float or int literal, which would give the sums' type");
+    return false;
+  }
+  Fresh fr = {a, in, prog};
+  Span at = k->name_span;
+  const Ast *avoid[] = {f, parts_body};
+  Sym parts = fresh_name(&fr, arena_printf(a, "%sParts", k->name), avoid, 2);
+  Sym sum = fresh_name(&fr, arena_printf(a, "%sSum", k->name), avoid, 2);
+  Sym m = fresh_name(&fr, "M", avoid, 1), ps = fresh_name(&fr, "ps", avoid, 1);
+  /* kernel KSum (M: nat) (ps: [M]T) = ps |> split M |> mapGlobal (reduceSeq f z): one
+   * work-item sums the partial sums, as samples/dot_full.dpia's dotSum */
+  Param *sp = NEWARRAY(a, Param, 2);
+  sp[0] = (Param){.name = m, .span = at, .kind = PARAM_NAT};
+  TypeAst *elem = mk_type(a, TYA_SCALAR, at);
+  elem->scalar = z->kind == AST_FLOAT ? SC_FLOAT : SC_INT;
+  elem->vec_width = 1;
+  TypeAst *arr = mk_type(a, TYA_ARRAY, at);
+  SizeAst *msize = NEW(a, SizeAst);
+  msize->kind = SZA_VAR;
+  msize->name = m;
+  arr->size = msize;
+  arr->elem = elem;
+  sp[1] = (Param){.name = ps, .span = at, .kind = PARAM_PHRASE, .type = arr};
+  Ast *red = mk_app(a, mk_app(a, mk_prim(a, PRIM_REDUCE_SEQ, 0, at), (Ast *)f, false), (Ast *)z, false);
+  Ast *stages[] = {mk_sized(a, PRIM_SPLIT, msize, at), mk_app(a, mk_prim(a, PRIM_MAP_GLOBAL, 0, at), red, false)};
+  out[1] = mk_decl(a, k, sum, true, sp, 2, mk_stages(a, mk_var(a, ps, at), stages, 2));
+  out[0] = mk_decl(a, k, parts, true, k->params, k->nparams, parts_body);
+  /* pipeline K params = KParts args |> KSum: the nat parameters are
+   * inferred at the launch (docs/language.md section 8) */
+  Ast *call = mk_var(a, parts, at);
+  for (int i = 0; i < k->nparams; i++)
+    if (k->params[i].kind == PARAM_PHRASE) call = mk_app(a, call, mk_var(a, k->params[i].name, at), false);
+  out[2] = mk_decl(a, k, k->name, false, k->params, k->nparams, mk_app(a, mk_var(a, sum, at), call, true));
   return true;
 }

@@ -69,6 +69,9 @@ bool rule_param_allows(RuleParam p, long long v);
   X(FUSE_REDUCE_MAP, "fuseReduceMap", NONE,                                                                 \
     "reduce f z (map g xs) = reduce (\\x a -> f (g x) a) z xs",                                            \
     "a reduce or reduceSeq of a plain map or mapSeq")                                                       \
+  X(SPLIT_MAP, "splitMap", NONE,                                                                            \
+    "split n (map f xs) = map (map f) (split n xs)",                                                        \
+    "a split of a plain map applied to its array")                                                          \
   X(VECTORISE, "vectorise", WIDTH,                                                                          \
     "map f = asVector n >> map f >> asScalar",                                                              \
     "a plain map of a lambda that computes lane by lane (arithmetic + - * /, math built-ins, its "          \
@@ -162,6 +165,19 @@ const Ast *rewrite_node_at(Arena *a, const Ast *body, const char *path, Buf *why
  * rewritten.  prog gives the names that fresh variables must avoid. */
 Ast *rewrite_apply(Arena *a, Interner *in, const Program *prog, const Ast *body, RuleId rule, const char *path,
                    long long param, Buf *why);
+
+/* The stage boundary of a whole reduction, which no rule of the table
+ * makes (OpenCL has no barrier across work-groups): k's body is `reduce f
+ * z E`, parts_body the partial sums derived from it (a map over chunks of
+ * E, each reduced by f from z).  out gets the declarations of a pipeline
+ * (docs/language.md section 8) computing k: [0] the kernel KParts, k's
+ * parameters and parts_body; [1] the kernel KSum (M: nat) (ps: [M]T) =
+ * ps |> split M |> mapGlobal (reduceSeq f z), one work-item summing them,
+ * T the type of the literal z; [2] the pipeline named k with k's
+ * parameters, KParts applied to them |> KSum.  False (why says why)
+ * when the body is no reduce or z no float or int literal. */
+bool rewrite_reduction_pipeline(Arena *a, Interner *in, const Program *prog, const Decl *k, Ast *parts_body,
+                                Decl *out[3], Buf *why);
 
 /* Are a and b the same tree: equal kinds, names, literals, primitives,
  * sizes and types, whatever their spans and however an application is

@@ -47,7 +47,25 @@ typedef enum DpiaAction {
   DPIA_REWRITE,   /* check (high-level programs too), then list or apply rewrite rules
                      (DpiaOptions.rewrite, docs/language.md section 21); output: the
                      positions and their rules, or the rewritten program */
+  DPIA_EXPLORE,   /* derive strategies for a high-level kernel by the rewrite rules, time
+                     them on the device and check the best (DpiaOptions.explore,
+                     docs/explore.md); output: the ranking; the best program:
+                     dpia_result_explore_best */
 } DpiaAction;
+
+/* DPIA_EXPLORE: the search (docs/explore.md).  The kernel is
+ * DpiaOptions.kernel, the sizes DpiaOptions.size_names/values, the search's
+ * seed and the inputs' DpiaOptions.seed, the timed launches
+ * DpiaOptions.repeat (0: 5). */
+typedef struct DpiaExplore {
+  double budget_s; /* wall-clock seconds for the search (0: 60) */
+  int jobs;        /* candidates checked at once (0: 1); timed one at a time */
+  int json;        /* the ranking as one JSON object instead of text */
+  /* called with one line (no newline) as the search goes: what is done,
+   * the best so far; NULL: none */
+  void (*progress)(void *user, const char *line);
+  void *progress_user;
+} DpiaExplore;
 
 /* DPIA_REWRITE: what to do with the kernel DpiaOptions.kernel (required).
  * The interface of the rewrite rules for a driver in any language: it
@@ -219,6 +237,8 @@ typedef struct DpiaOptions {
    * the kernels and the host header, and how they are verified and run.
    * A name dpia does not know is an error (E0810, status DPIA_EUSAGE). */
   const char *target;
+  /* DPIA_EXPLORE: the request (NULL: a usage error) */
+  const DpiaExplore *explore;
 } DpiaOptions;
 
 #define DPIA_EMIT_BIT(kind) (1u << (unsigned)(kind))
@@ -272,6 +292,9 @@ DPIA_API const DpiaDiagnostic *dpia_result_diagnostic(const DpiaResult *r, int i
  * 0 (and times 0) otherwise.  A launched kernel whose output then differs
  * from the reference still has its times. */
 DPIA_API int dpia_result_run_time(const DpiaResult *r, double *min_ms, double *median_ms);
+/* DPIA_EXPLORE: the best program found, as dpia source with its
+ * derivation as a comment; "" when none was found. */
+DPIA_API const char *dpia_result_explore_best(const DpiaResult *r, size_t *len);
 DPIA_API void dpia_result_free(DpiaResult *r);
 
 DPIA_API void dpia_options_init(DpiaOptions *opt);

@@ -73,6 +73,7 @@ class _Options(ctypes.Structure):
         ("high_level", ctypes.c_int),
         ("rewrite", ctypes.c_void_p),
         ("target", ctypes.c_char_p),
+        ("explore", ctypes.c_void_p),
     ]
 
 

@@ -1,0 +1,776 @@
+/* explore.c: DPIA_EXPLORE, the pass behind `dpia explore` (docs/explore.md).
+ *
+ * From a high-level kernel (docs/language.md section 21) to a fast one:
+ * the rewrite rules (dpia/rules.h) composed into macro steps as Lift and
+ * ELEVATE compose them ("one work-group per block, one work-item per
+ * element", "vectorise by 4", ...), each step a fixed sequence of rules,
+ * each rule applied at the first position in preorder where it applies
+ * (rewrite_sites), its parameter a value of the step's slot drawn from
+ * powers of two that fit the sizes.  A strategy is a sequence of steps
+ * (a template, below) and the slots' values; after its steps every
+ * strategy ends with the same finish: what is left is fused and made
+ * sequential.  Candidates are checked as `dpia check` checks (several at
+ * once, --jobs), timed one at a time on the device as `dpia run` times
+ * them (run.c, through driver_process), and the fastest are checked
+ * against the reference interpreter until one agrees.
+ *
+ * The search: every candidate when the space has at most EXHAUSTIVE_MAX;
+ * else SAMPLE of them drawn by the seed, then local search around the
+ * fastest (each slot one value up or down), then more of the seed's
+ * draw, until the budget is spent or the space is. */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "driver.h"
+#include "driver_int.h"
+
+/* ---- the macro steps ---- */
+
+/* X(ID, "name", "what it varies") : the slots a step's parameter comes from */
+#define EXPLORE_SLOTS(X)                      \
+  X(NONE, "", "")                             \
+  X(WIDTH, "W", "the vector width")           \
+  X(CHUNK, "C", "the chunk size")             \
+  X(GROUP, "L", "the work-group size")
+
+typedef enum Slot {
+#define X(id, name, doc) SLOT_##id,
+  EXPLORE_SLOTS(X)
+#undef X
+  SLOT_COUNT
+} Slot;
+
+static const char *const slot_names[SLOT_COUNT] = {
+#define X(id, name, doc) name,
+    EXPLORE_SLOTS(X)
+#undef X
+};
+
+/* how a move finds where its rule goes */
+typedef enum How {
+  HOW_END,      /* the end of a step's moves */
+  HOW_ONCE,     /* the first position where it applies; the step fails without one */
+  HOW_OPTIONAL, /* the first position where it applies, if any */
+  HOW_ALL,      /* again and again while it applies somewhere */
+  HOW_ROOT,     /* the whole body, which it must fit */
+  HOW_CUT,      /* no rule: the root's argument becomes the body (below) */
+} How;
+
+typedef struct Move {
+  How how;
+  RuleId rule;
+  Slot slot; /* the parameter; SLOT_NONE: the rule's default (or none) */
+} Move;
+
+enum { MAX_MOVES = 8 };
+
+/* X(ID, "name", SLOT, "what it does") */
+#define EXPLORE_STEPS(X)                                                                                       \
+  X(PARTIAL_SUMS, "partialSums", CHUNK,                                                                       \
+    "a whole reduction: a pipeline of its partial sums of chunks of C and their sum; the map before it "     \
+    "moves into the chunks and fuses with their reductions")                                                       \
+  X(VECTORISE, "vectorise", WIDTH, "the first map on vectors of W lanes")                                     \
+  X(GLOBAL, "global", NONE, "one work-item per element of the first map")                                     \
+  X(WORKGROUP, "workgroup", GROUP, "one work-group per block of L elements, one work-item per element")       \
+  X(CHUNK, "chunk", CHUNK, "one work-item per chunk of C elements, sequential in it")                         \
+  X(LOCAL_SUMS, "localSums", CHUNK,                                                                           \
+    "one work-group per element, its reduction's partial sums of chunks of C by the work-items in local "      \
+    "memory")
+
+typedef enum StepId {
+#define X(id, name, slot, doc) STEP_##id,
+  EXPLORE_STEPS(X)
+#undef X
+  STEP_COUNT
+} StepId;
+
+typedef struct StepInfo {
+  const char *name;
+  Slot slot;
+  const char *doc;
+} StepInfo;
+
+static const StepInfo step_info[STEP_COUNT] = {
+#define X(id, name, slot, doc) {name, SLOT_##slot, doc},
+    EXPLORE_STEPS(X)
+#undef X
+};
+
+/* the rules of each step, in order (docs/explore.md lists them) */
+static const Move step_moves[STEP_COUNT][MAX_MOVES] = {
+    [STEP_PARTIAL_SUMS] = {{HOW_ROOT, RULE_PARTIAL_REDUCE, SLOT_CHUNK},
+                           {HOW_CUT, RULE_COUNT, SLOT_NONE},
+                           {HOW_OPTIONAL, RULE_SPLIT_MAP, SLOT_NONE},
+                           {HOW_OPTIONAL, RULE_FUSE_MAPS, SLOT_NONE}},
+    [STEP_VECTORISE] = {{HOW_ONCE, RULE_VECTORISE, SLOT_WIDTH}},
+    [STEP_GLOBAL] = {{HOW_ONCE, RULE_LOWER_GLOBAL, SLOT_NONE}},
+    [STEP_WORKGROUP] = {{HOW_ONCE, RULE_SPLIT_JOIN, SLOT_GROUP},
+                        {HOW_ONCE, RULE_LOWER_WORKGROUP, SLOT_NONE},
+                        {HOW_ONCE, RULE_LOWER_LOCAL, SLOT_NONE}},
+    [STEP_CHUNK] = {{HOW_ONCE, RULE_SPLIT_JOIN, SLOT_CHUNK},
+                    {HOW_ONCE, RULE_LOWER_GLOBAL, SLOT_NONE},
+                    {HOW_ONCE, RULE_LOWER_SEQ, SLOT_NONE}},
+    [STEP_LOCAL_SUMS] = {{HOW_ONCE, RULE_LOWER_WORKGROUP, SLOT_NONE},
+                         {HOW_ONCE, RULE_PARTIAL_REDUCE, SLOT_CHUNK},
+                         {HOW_OPTIONAL, RULE_SPLIT_MAP, SLOT_NONE},
+                         {HOW_OPTIONAL, RULE_FUSE_MAPS, SLOT_NONE},
+                         {HOW_ONCE, RULE_LOWER_LOCAL, SLOT_NONE},
+                         {HOW_ONCE, RULE_TO_LOCAL, SLOT_NONE}},
+};
+
+/* after every strategy's steps: what is left fused, then sequential.
+ * The steps leave fuseReduceMap to the finish: at the first position it
+ * would fold a reduction's map of chunk sums into its final sum, which
+ * then is no longer partial (the chunks' own map is fused below it) */
+static const Move finish[] = {{HOW_ALL, RULE_FUSE_MAPS, SLOT_NONE},
+                              {HOW_ALL, RULE_FUSE_REDUCE_MAP, SLOT_NONE},
+                              {HOW_ALL, RULE_LOWER_REDUCE_SEQ, SLOT_NONE},
+                              {HOW_ALL, RULE_LOWER_SEQ, SLOT_NONE},
+                              {HOW_END, RULE_COUNT, SLOT_NONE}};
+
+/* the strategies: sequences of steps (STEP_COUNT ends one).  Those that
+ * begin with partialSums are the strategies of a whole reduction (a body
+ * that is a reduce), the others of every other kernel. */
+enum { MAX_TEMPLATE = 3 };
+static const StepId templates[][MAX_TEMPLATE] = {
+    {STEP_GLOBAL, STEP_COUNT},
+    {STEP_VECTORISE, STEP_GLOBAL, STEP_COUNT},
+    {STEP_WORKGROUP, STEP_COUNT},
+    {STEP_VECTORISE, STEP_WORKGROUP, STEP_COUNT},
+    {STEP_CHUNK, STEP_COUNT},
+    {STEP_VECTORISE, STEP_CHUNK, STEP_COUNT},
+    {STEP_LOCAL_SUMS, STEP_COUNT},
+    {STEP_PARTIAL_SUMS, STEP_GLOBAL, STEP_COUNT},
+    {STEP_PARTIAL_SUMS, STEP_WORKGROUP, STEP_COUNT},
+};
+enum { NTEMPLATES = (int)DPIA_COUNTOF(templates) };
+
+/* the values a slot takes: powers of two in [lo, hi] that divide one of
+ * the sizes given (WIDTH: the vector widths of at least 4) */
+static const long long slot_lo[SLOT_COUNT] = {0, 4, 16, 32};
+static const long long slot_hi[SLOT_COUNT] = {0, 16, 8192, 256};
+
+enum {
+  EXHAUSTIVE_MAX = 64, /* a space this small is searched whole */
+  SAMPLE = 24,         /* else this many drawn first */
+  MAX_VALUES = 16,
+  CHECK_TRIES = 3, /* the fastest checked against the reference, until one agrees */
+  DEFAULT_REPEAT = 5,
+  BATCH_PER_JOB = 4, /* candidates checked per --jobs before they are timed */
+};
+#define DEFAULT_BUDGET_S 60.0
+
+/* ---- candidates ---- */
+
+#define CAND_STATES(X)                                                                \
+  X(PENDING, "pending", "not tried")                                                 \
+  X(NOT_DERIVED, "not_derived", "a step of its strategy finds no position")          \
+  X(REJECTED, "rejected", "the derived program does not check")                      \
+  X(PRECONDITION, "precondition", "a precondition fails at the sizes given")         \
+  X(FAILED, "failed", "the run failed")                                              \
+  X(TIMED, "timed", "run and timed")
+
+typedef enum CandState {
+#define X(id, name, doc) CAND_##id,
+  CAND_STATES(X)
+#undef X
+} CandState;
+
+static const char *const cand_state_names[] = {
+#define X(id, name, doc) name,
+    CAND_STATES(X)
+#undef X
+};
+
+typedef struct Candidate {
+  int tmpl;
+  int value[SLOT_COUNT]; /* the index of each slot's value */
+  CandState state;
+  bool derived;
+  Buf derivation; /* rule@path n=V, ... */
+  int nrules;
+  const char *program; /* the whole program, dpia source */
+  const char *kname;   /* the kernel derived, or the pipeline of a whole reduction */
+  bool partial;
+  const char *why;     /* the code of the first error, when refused */
+  double min_ms, median_ms;
+  double found_s;      /* when it was timed, from the start */
+  int check;           /* -1: not checked; 0 differs; 1 agrees */
+  int order;           /* the order tried (0, 1, ...) */
+} Candidate;
+
+typedef struct Explorer {
+  Ctx *c;
+  const Decl *k;
+  const DpiaExplore *x;
+  bool whole; /* the body is a whole reduction */
+  long long values[SLOT_COUNT][MAX_VALUES];
+  int nvalues[SLOT_COUNT];
+  Candidate *cands;
+  int ncands;
+  int tried;
+  struct timespec start;
+  double budget;
+  int *sample; /* the seed's draw: candidate indices */
+  int nsample;
+} Explorer;
+
+static double elapsed(const Explorer *e) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (double)(now.tv_sec - e->start.tv_sec) + (double)(now.tv_nsec - e->start.tv_nsec) * 1e-9;
+}
+
+static bool is_reduce(const Ast *e) {
+  while (e->kind == AST_APP) e = e->lhs;
+  return e->kind == AST_PRIM && e->prim == PRIM_REDUCE;
+}
+
+static bool template_uses(int t, Slot s) {
+  for (int i = 0; i < MAX_TEMPLATE && templates[t][i] != STEP_COUNT; i++)
+    if (step_info[templates[t][i]].slot == s) return true;
+  return false;
+}
+
+/* the slots' values that fit the sizes */
+static void slot_values(Explorer *e) {
+  const DpiaOptions *o = e->c->opt;
+  for (int s = 1; s < SLOT_COUNT; s++) {
+    for (long long v = slot_lo[s]; v <= slot_hi[s] && e->nvalues[s] < MAX_VALUES; v *= 2) {
+      bool fits = false;
+      for (int i = 0; i < o->nsizes; i++) fits |= o->size_values[i] >= v && o->size_values[i] % v == 0;
+      if (fits) e->values[s][e->nvalues[s]++] = v;
+    }
+  }
+}
+
+/* every template and value of its slots, in a fixed order */
+static void enumerate(Explorer *e) {
+  Vec all = {0};
+  for (int t = 0; t < NTEMPLATES; t++) {
+    if ((templates[t][0] == STEP_PARTIAL_SUMS) != e->whole) continue;
+    int n[SLOT_COUNT], idx[SLOT_COUNT] = {0};
+    bool empty = false;
+    for (int s = 0; s < SLOT_COUNT; s++) {
+      n[s] = s && template_uses(t, (Slot)s) ? e->nvalues[s] : 1;
+      empty |= n[s] == 0;
+    }
+    if (empty) continue;
+    for (;;) {
+      Candidate *cd = NEW(e->c->arena, Candidate);
+      cd->tmpl = t;
+      for (int s = 0; s < SLOT_COUNT; s++) cd->value[s] = idx[s];
+      cd->check = -1;
+      cd->order = -1;
+      vec_push(e->c->arena, &all, cd);
+      int s = SLOT_COUNT - 1;
+      while (s >= 0 && ++idx[s] == n[s]) idx[s--] = 0;
+      if (s < 0) break;
+    }
+  }
+  e->ncands = all.len;
+  e->cands = NEWARRAY(e->c->arena, Candidate, all.len ? all.len : 1);
+  for (int i = 0; i < all.len; i++) e->cands[i] = *(Candidate *)all.items[i];
+}
+
+static long long slot_value(const Explorer *e, const Candidate *cd, Slot s) { return e->values[s][cd->value[s]]; }
+
+/* "vectorise W=4, global" */
+static const char *strategy_text(const Explorer *e, const Candidate *cd) {
+  Buf b;
+  buf_init(&b, e->c->arena);
+  for (int i = 0; i < MAX_TEMPLATE && templates[cd->tmpl][i] != STEP_COUNT; i++) {
+    const StepInfo *st = &step_info[templates[cd->tmpl][i]];
+    emit(&b, "%s%s", i ? ", " : "", st->name);
+    if (st->slot != SLOT_NONE) emit(&b, " %s=%lld", slot_names[st->slot], slot_value(e, cd, st->slot));
+  }
+  return b.data;
+}
+
+/* ---- derivation ---- */
+
+/* the first position of body where rule applies; NULL if none (root:
+ * only the body itself) */
+static const char *first_site(Arena *a, const Program *prog, const Ast *body, RuleId rule, bool root) {
+  RewriteSite *sites;
+  int n;
+  rewrite_sites(a, prog, body, &sites, &n);
+  for (int i = 0; i < n; i++) {
+    if (root && sites[i].node != body) continue;
+    for (int r = 0; r < sites[i].nrules; r++)
+      if (sites[i].rules[r] == rule) return sites[i].path;
+  }
+  return NULL;
+}
+
+/* one move on *body; false when a move that must apply does not */
+static bool do_move(Explorer *e, Candidate *cd, const Move *m, Ast **body) {
+  Ctx *c = e->c;
+  if (m->how == HOW_CUT) { /* the stage boundary of a whole reduction: reduce f z E -> E */
+    Buf why;
+    buf_init(&why, c->arena);
+    const Ast *arg = rewrite_node_at(c->arena, *body, "1", &why);
+    if (!arg) return false;
+    *body = (Ast *)arg;
+    cd->partial = true;
+    emit(&cd->derivation, "%sstage boundary at 1", cd->nrules ? ", " : "");
+    return true;
+  }
+  for (int round = 0;; round++) {
+    const char *path = first_site(c->arena, c->prog, *body, m->rule, m->how == HOW_ROOT);
+    if (!path) return round > 0 || m->how == HOW_OPTIONAL || m->how == HOW_ALL;
+    const RuleParamInfo *pi = &rule_param_info[rule_info[m->rule].param];
+    long long param = m->slot != SLOT_NONE ? slot_value(e, cd, m->slot) : pi->dflt >= 0 ? pi->dflt : 0;
+    Buf why;
+    buf_init(&why, c->arena);
+    Ast *next = rewrite_apply(c->arena, &c->in, c->prog, *body, m->rule, path, param, &why);
+    if (!next) return m->how == HOW_OPTIONAL;
+    *body = next;
+    emit(&cd->derivation, "%s%s@%s", cd->nrules++ ? ", " : "", rule_info[m->rule].name, path);
+    if (m->slot != SLOT_NONE) emit(&cd->derivation, " %s=%lld", pi->name, param);
+    if (m->how != HOW_ALL || round > 64) return true;
+  }
+}
+
+/* the candidate's program: its steps, then the finish */
+static void derive(Explorer *e, Candidate *cd) {
+  Ctx *c = e->c;
+  cd->derived = true;
+  buf_init(&cd->derivation, c->arena);
+  Ast *body = e->k->body;
+  for (int i = 0; i < MAX_TEMPLATE && templates[cd->tmpl][i] != STEP_COUNT; i++)
+    for (const Move *m = step_moves[templates[cd->tmpl][i]]; m->how != HOW_END; m++)
+      if (!do_move(e, cd, m, &body)) {
+        cd->state = CAND_NOT_DERIVED;
+        return;
+      }
+  for (const Move *m = finish; m->how != HOW_END; m++)
+    if (!do_move(e, cd, m, &body)) {
+      cd->state = CAND_NOT_DERIVED;
+      return;
+    }
+  /* the program with only this kernel: the other kernels and the
+   * pipelines are not explored (they may be high-level, or launch this
+   * kernel by its name); its functions and foreign functions stay.  A
+   * whole reduction's partial sums become a pipeline of two kernels,
+   * named as the kernel (rewrite_reduction_pipeline). */
+  Decl *made[3] = {NULL, NULL, NULL};
+  int nmade = 1;
+  if (cd->partial) {
+    Buf why;
+    buf_init(&why, c->arena);
+    if (!rewrite_reduction_pipeline(c->arena, &c->in, c->prog, e->k, body, made, &why)) {
+      cd->state = CAND_NOT_DERIVED;
+      cd->why = "no pipeline";
+      return;
+    }
+    nmade = 3;
+  } else {
+    made[0] = NEW(c->arena, Decl);
+    *made[0] = *e->k;
+    made[0]->body = body;
+  }
+  Program *prog = NEW(c->arena, Program);
+  *prog = *c->prog;
+  prog->decls = NEWARRAY(c->arena, Decl *, c->prog->ndecls + 2);
+  prog->ndecls = 0;
+  cd->kname = e->k->name;
+  for (int i = 0; i < c->prog->ndecls; i++) {
+    Decl *old = c->prog->decls[i];
+    if (old->from_prelude || ((old->is_kernel || old->is_pipeline) && old != e->k)) continue;
+    if (old != e->k) {
+      prog->decls[prog->ndecls++] = old;
+      continue;
+    }
+    for (int j = 0; j < nmade; j++) prog->decls[prog->ndecls++] = made[j];
+  }
+  Buf text;
+  buf_init(&text, c->arena);
+  program_print(&text, prog);
+  cd->program = text.data;
+}
+
+/* ---- checking several at once ---- */
+
+typedef struct CheckJob {
+  const Explorer *e;
+  Candidate **cands;
+  int n;
+  int next; /* guarded by lock */
+  pthread_mutex_t lock;
+} CheckJob;
+
+static void check_one(const Explorer *e, Candidate *cd) {
+  DpiaOptions o;
+  dpia_options_init(&o);
+  o.action = DPIA_CHECK;
+  o.kernel = cd->kname;
+  /* a verifier (libclang, for foreign bodies) is not shared between
+   * threads: with --jobs each call makes its own when it needs one */
+  o.verifier = e->x->jobs > 1 ? NULL : e->c->opt->verifier;
+  DpiaResult *r = NULL;
+  int status = driver_process(e->c->target, "<explored>", cd->program, strlen(cd->program), &o, &r);
+  if (status != DPIA_OK) {
+    cd->state = CAND_REJECTED;
+    const DpiaDiagnostic *d = dpia_result_diagnostic_count(r) ? dpia_result_diagnostic(r, 0) : NULL;
+    /* a static string of the code table, or the arena's copy below */
+    cd->why = d && d->code ? d->code : "error";
+  }
+  /* the code strings are diag_code_name's, static: safe after the free */
+  dpia_result_free(r);
+}
+
+static void *check_worker(void *arg) {
+  CheckJob *j = arg;
+  for (;;) {
+    pthread_mutex_lock(&j->lock);
+    int i = j->next++;
+    pthread_mutex_unlock(&j->lock);
+    if (i >= j->n) return NULL;
+    check_one(j->e, j->cands[i]);
+  }
+}
+
+enum { MAX_JOBS = 64 };
+
+static void check_all(const Explorer *e, Candidate **cands, int n) {
+  int jobs = e->x->jobs > 1 ? e->x->jobs : 1;
+  if (jobs > MAX_JOBS) jobs = MAX_JOBS;
+  CheckJob j = {e, cands, n, 0, PTHREAD_MUTEX_INITIALIZER};
+  pthread_t threads[MAX_JOBS];
+  int started = 0;
+  for (int t = 1; t < jobs && t < n; t++)
+    if (pthread_create(&threads[started], NULL, check_worker, &j) == 0) started++;
+  check_worker(&j);
+  for (int t = 0; t < started; t++) pthread_join(threads[t], NULL);
+}
+
+/* ---- timing ---- */
+
+static DpiaResult *run_candidate(const Explorer *e, const Candidate *cd, bool check, int repeat) {
+  const DpiaOptions *co = e->c->opt;
+  DpiaOptions o;
+  dpia_options_init(&o);
+  o.action = DPIA_RUN;
+  o.kernel = cd->kname;
+  o.verifier = co->verifier;
+  o.nsizes = co->nsizes;
+  o.size_names = co->size_names;
+  o.size_values = co->size_values;
+  o.seed = co->seed;
+  o.inputs = co->inputs;
+  o.platform = co->platform;
+  o.device = co->device;
+  o.repeat = repeat;
+  o.check = check;
+  o.verify = check; /* as dpia run: the SCIR re-check, libclang, the semantic and race checks */
+  DpiaResult *r = NULL;
+  driver_process(e->c->target, "<explored>", cd->program, strlen(cd->program), &o, &r);
+  return r;
+}
+
+static void time_one(Explorer *e, Candidate *cd) {
+  int repeat = e->c->opt->repeat > 0 ? e->c->opt->repeat : DEFAULT_REPEAT;
+  DpiaResult *r = run_candidate(e, cd, false, repeat);
+  int status = dpia_result_status(r);
+  if (status == DPIA_OK && dpia_result_run_time(r, &cd->min_ms, &cd->median_ms)) {
+    cd->state = CAND_TIMED;
+    cd->found_s = elapsed(e);
+  } else {
+    cd->state = status == DPIA_EPRECONDITION ? CAND_PRECONDITION : CAND_FAILED;
+    const DpiaDiagnostic *d = dpia_result_diagnostic_count(r) ? dpia_result_diagnostic(r, 0) : NULL;
+    cd->why = d && d->code ? d->code : "error";
+  }
+  dpia_result_free(r);
+}
+
+static const Candidate *best_timed(const Explorer *e) {
+  const Candidate *best = NULL;
+  for (int i = 0; i < e->ncands; i++) {
+    const Candidate *cd = &e->cands[i];
+    if (cd->state == CAND_TIMED && (!best || cd->min_ms < best->min_ms)) best = cd;
+  }
+  return best;
+}
+
+static void progress(Explorer *e) {
+  if (!e->x->progress) return;
+  const Candidate *b = best_timed(e);
+  const char *line =
+      b ? arena_printf(e->c->arena, "explore %s: %d of %d strategies tried, %.1f s; best %.4f ms (%s)", e->k->name,
+                       e->tried, e->ncands, elapsed(e), b->min_ms, strategy_text(e, b))
+        : arena_printf(e->c->arena, "explore %s: %d of %d strategies tried, %.1f s", e->k->name, e->tried, e->ncands,
+                       elapsed(e));
+  e->x->progress(e->x->progress_user, line);
+}
+
+/* derive, check (--jobs at once), time (one at a time) the candidates
+ * idx[0..n) not tried yet, within the budget */
+static void evaluate_batch(Explorer *e, const int *idx, int n) {
+  Candidate **batch = NEWARRAY(e->c->arena, Candidate *, n ? n : 1);
+  int nb = 0;
+  for (int i = 0; i < n; i++) {
+    Candidate *cd = &e->cands[idx[i]];
+    if (cd->order >= 0 || elapsed(e) > e->budget) continue;
+    cd->order = e->tried++;
+    derive(e, cd);
+    if (cd->state == CAND_PENDING) batch[nb++] = cd;
+  }
+  check_all(e, batch, nb);
+  for (int i = 0; i < nb; i++) {
+    if (batch[i]->state != CAND_PENDING) continue;
+    if (elapsed(e) > e->budget) { /* derived and checked, not timed: not tried */
+      batch[i]->order = -1;
+      e->tried--;
+      continue;
+    }
+    time_one(e, batch[i]);
+    progress(e);
+  }
+}
+
+/* evaluate_batch on a few at a time, so that the budget is spent timing
+ * as it goes, not checking the whole space first */
+static void evaluate(Explorer *e, const int *idx, int n) {
+  int batch = BATCH_PER_JOB * (e->x->jobs > 1 ? e->x->jobs : 1);
+  for (int i = 0; i < n && elapsed(e) <= e->budget; i += batch) evaluate_batch(e, idx + i, n - i < batch ? n - i : batch);
+}
+
+/* the untried neighbours of cd: the same strategy, one slot one value
+ * up or down */
+static int neighbours(const Explorer *e, const Candidate *cd, int *out) {
+  int n = 0;
+  for (int i = 0; i < e->ncands; i++) {
+    const Candidate *o = &e->cands[i];
+    if (o->tmpl != cd->tmpl || o->order >= 0) continue;
+    int diff = 0;
+    for (int s = 0; s < SLOT_COUNT; s++) {
+      int d = o->value[s] - cd->value[s];
+      diff += d < 0 ? -d : d;
+    }
+    if (diff == 1) out[n++] = i;
+  }
+  return n;
+}
+
+static void search(Explorer *e) {
+  int *all = NEWARRAY(e->c->arena, int, e->ncands ? e->ncands : 1);
+  for (int i = 0; i < e->ncands; i++) all[i] = i;
+  /* the seed's draw: a Fisher-Yates shuffle of the space, so that a
+   * budget that ends a search early has tried a sample of every strategy */
+  Rng rng;
+  rng_seed(&rng, e->c->opt->seed);
+  for (int i = e->ncands - 1; i > 0; i--) {
+    int j = (int)(rng_next(&rng) % (uint64_t)(i + 1));
+    int t = all[i];
+    all[i] = all[j];
+    all[j] = t;
+  }
+  if (e->ncands <= EXHAUSTIVE_MAX) {
+    e->sample = all;
+    e->nsample = e->ncands;
+    evaluate(e, all, e->ncands);
+    return;
+  }
+  e->sample = all;
+  e->nsample = SAMPLE;
+  evaluate(e, all, SAMPLE);
+  int *near = NEWARRAY(e->c->arena, int, e->ncands);
+  int drawn = SAMPLE;
+  while (e->tried < e->ncands && elapsed(e) <= e->budget) {
+    const Candidate *b = best_timed(e);
+    int n = b ? neighbours(e, b, near) : 0;
+    if (n) {
+      evaluate(e, near, n);
+      continue;
+    }
+    /* a local optimum (or nothing timed): more of the draw */
+    int more = drawn + SAMPLE / 2 < e->ncands ? SAMPLE / 2 : e->ncands - drawn;
+    if (more <= 0) break;
+    evaluate(e, all + drawn, more);
+    drawn += more;
+  }
+}
+
+/* ---- the report ---- */
+
+static int by_time(const void *pa, const void *pb) {
+  const Candidate *a = *(Candidate *const *)pa, *b = *(Candidate *const *)pb;
+  bool ta = a->state == CAND_TIMED, tb = b->state == CAND_TIMED;
+  if (ta != tb) return ta ? -1 : 1;
+  if (ta && a->min_ms != b->min_ms) return a->min_ms < b->min_ms ? -1 : 1;
+  return a->order - b->order;
+}
+
+/* the fastest that agrees with the reference interpreter */
+static Candidate *check_best(Explorer *e, Candidate **ranked, int n) {
+  for (int i = 0; i < n && i < CHECK_TRIES && ranked[i]->state == CAND_TIMED; i++) {
+    DpiaResult *r = run_candidate(e, ranked[i], true, 1);
+    ranked[i]->check = dpia_result_status(r) == DPIA_OK;
+    dpia_result_free(r);
+    if (ranked[i]->check) return ranked[i];
+  }
+  return NULL;
+}
+
+static void emit_candidate_json(const Explorer *e, Buf *out, const Candidate *cd) {
+  buf_puts(out, "{\"id\": ");
+  emit(out, "%d, \"strategy\": ", (int)(cd - e->cands));
+  emit_json_string(out, strategy_text(e, cd));
+  buf_puts(out, ", \"steps\": [");
+  for (int i = 0; i < MAX_TEMPLATE && templates[cd->tmpl][i] != STEP_COUNT; i++) {
+    const StepInfo *st = &step_info[templates[cd->tmpl][i]];
+    buf_puts(out, i ? ", {\"step\": " : "{\"step\": ");
+    emit_json_string(out, st->name);
+    if (st->slot != SLOT_NONE) {
+      buf_puts(out, ", \"param\": ");
+      emit_json_string(out, slot_names[st->slot]);
+      emit(out, ", \"value\": %lld", slot_value(e, cd, st->slot));
+    }
+    buf_putc(out, '}');
+  }
+  buf_puts(out, "], \"derivation\": ");
+  emit_json_string(out, cd->derived ? cd->derivation.data : "");
+  emit(out, ", \"rules\": %d, \"status\": \"%s\", \"reason\": ", cd->nrules, cand_state_names[cd->state]);
+  if (cd->why) emit_json_string(out, cd->why);
+  else buf_puts(out, "null");
+  if (cd->state == CAND_TIMED) emit(out, ", \"min_ms\": %.6g, \"median_ms\": %.6g, \"found_s\": %.3f", cd->min_ms,
+                                    cd->median_ms, cd->found_s);
+  else buf_puts(out, ", \"min_ms\": null, \"median_ms\": null, \"found_s\": null");
+  emit(out, ", \"check\": %s}", cd->check < 0 ? "null" : cd->check ? "\"ok\"" : "\"differs\"");
+}
+
+static void report(Explorer *e, Candidate **ranked, int n, const Candidate *best) {
+  Buf *out = &e->c->out;
+  const DpiaOptions *o = e->c->opt;
+  bool exhaustive = e->ncands <= EXHAUSTIVE_MAX;
+  int timed = 0;
+  for (int i = 0; i < n; i++) timed += ranked[i]->state == CAND_TIMED;
+  if (e->x->json) {
+    buf_puts(out, "{\"kernel\": ");
+    emit_json_string(out, e->k->name);
+    buf_puts(out, ", \"sizes\": {");
+    for (int i = 0; i < o->nsizes; i++) {
+      buf_puts(out, i ? ", " : "");
+      emit_json_string(out, o->size_names[i]);
+      emit(out, ": %lld", o->size_values[i]);
+    }
+    emit(out, "}, \"seed\": %llu, \"budget_s\": %g, \"search\": \"%s\", \"space\": %d, \"tried\": %d, \"timed\": %d, ",
+         (unsigned long long)o->seed, e->budget, exhaustive ? "exhaustive" : "sampled", e->ncands, e->tried, timed);
+    emit(out, "\"elapsed_s\": %.3f, \"pipeline\": %s, \"sample\": [", elapsed(e), e->whole ? "true" : "false");
+    for (int i = 0; i < e->nsample; i++) emit(out, "%s%d", i ? ", " : "", e->sample[i]);
+    buf_puts(out, "], \"best\": ");
+    if (best) emit_candidate_json(e, out, best);
+    else buf_puts(out, "null");
+    buf_puts(out, ", \"candidates\": [");
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+      if (ranked[i]->order < 0) continue;
+      buf_puts(out, k++ ? ",\n  " : "\n  ");
+      emit_candidate_json(e, out, ranked[i]);
+    }
+    buf_puts(out, "]}\n");
+    return;
+  }
+  emit(out, "explore %s:", e->k->name);
+  for (int i = 0; i < o->nsizes; i++) emit(out, " %s=%lld", o->size_names[i], o->size_values[i]);
+  emit(out, "; %d strategies, %d tried (%s, seed %llu%s), %d timed in %.1f s\n", e->ncands, e->tried,
+       exhaustive ? "exhaustive" : "sampled, then local search", (unsigned long long)o->seed,
+       e->tried < e->ncands ? "; the budget ended it" : "", timed, elapsed(e));
+  if (e->whole)
+    emit(out, "  %s is a whole reduction: each strategy is a pipeline of its partial sums (%sParts) and their sum "
+              "on one work-item (%sSum), timed together\n",
+         e->k->name, e->k->name, e->k->name);
+  for (int i = 0, rank = 0; i < n && ranked[i]->state == CAND_TIMED; i++) {
+    const Candidate *cd = ranked[i];
+    emit(out, "%3d. %9.4f ms  %s%s\n       %s\n", ++rank, cd->min_ms, strategy_text(e, cd),
+         cd->check < 0 ? "" : cd->check ? "  [checked: ok]" : "  [checked: DIFFERS]", cd->derivation.data);
+  }
+  int counts[CAND_TIMED + 1] = {0};
+  for (int i = 0; i < n; i++)
+    if (ranked[i]->order >= 0) counts[ranked[i]->state]++;
+  emit(out, "  not derived %d, rejected by check %d, preconditions %d, failed %d\n", counts[CAND_NOT_DERIVED],
+       counts[CAND_REJECTED], counts[CAND_PRECONDITION], counts[CAND_FAILED]);
+  if (best) emit(out, "best: %s (%.4f ms), agrees with the reference interpreter\n", strategy_text(e, best), best->min_ms);
+}
+
+/* the best as a program, its derivation a comment */
+static const char *best_program(Explorer *e, const Candidate *best) {
+  Buf b;
+  buf_init(&b, e->c->arena);
+  const DpiaOptions *o = e->c->opt;
+  emit(&b, "-- Derived by dpia explore from %s, kernel %s, at", e->c->src.name, e->k->name);
+  for (int i = 0; i < o->nsizes; i++) emit(&b, " %s=%lld", o->size_names[i], o->size_values[i]);
+  emit(&b, ":\n-- the fastest of %d strategies tried, %.4f ms, checked against the reference interpreter.\n",
+       e->tried, best->min_ms);
+  emit(&b, "-- strategy: %s\n-- derivation: %s\n", strategy_text(e, best), best->derivation.data);
+  if (best->partial)
+    emit(&b, "-- %s is a pipeline: the partial sums, then their sum on one work-item.\n", e->k->name);
+  buf_puts(&b, best->program);
+  return b.data;
+}
+
+int pass_explore(Ctx *c) {
+  const DpiaExplore *x = c->opt->explore;
+  const Decl *k = NULL;
+  DefInfo *def = NULL;
+  for (int i = 0; i < c->prog->ndecls; i++) {
+    const Decl *d = c->prog->decls[i];
+    if (d->is_kernel && c->opt->kernel && strcmp(d->name, c->opt->kernel) == 0) {
+      k = d;
+      def = c->checked->defs[i];
+    }
+  }
+  if (!x || !k) {
+    diag_error(&c->diag, x ? ERR_NO_SUCH_KERNEL : ERR_BAD_REQUEST, (Span){0},
+               x ? "dpia explore works on one kernel: name it with -k; %s" : "an exploration needs its request%s",
+               x ? kernel_names(c) : "");
+    return x ? DPIA_EUSER : DPIA_EUSAGE;
+  }
+  /* every size given, and no other: the preconditions and the runs need them */
+  for (int i = 0; i < def->nsize_params; i++) {
+    bool given = false;
+    for (int j = 0; j < c->opt->nsizes; j++) given |= strcmp(c->opt->size_names[j], def->size_params[i]) == 0;
+    if (!given) {
+      diag_error(&c->diag, ERR_EXPLORE_BAD_REQUEST, k->name_span,
+                 "kernel '%s' needs a value for its size %s to be explored: add --size %s=VALUE", k->name,
+                 def->size_params[i], def->size_params[i]);
+      return DPIA_EUSER;
+    }
+  }
+  for (int j = 0; j < c->opt->nsizes; j++) {
+    bool known = false;
+    for (int i = 0; i < def->nsize_params; i++) known |= strcmp(c->opt->size_names[j], def->size_params[i]) == 0;
+    if (!known || c->opt->size_values[j] < 1) {
+      diag_error(&c->diag, ERR_EXPLORE_BAD_REQUEST, k->name_span,
+                 known ? "--size %s=%lld: a size is at least 1" : "--size %s=%lld: kernel '%s' has no size named %s",
+                 c->opt->size_names[j], c->opt->size_values[j], k->name, c->opt->size_names[j]);
+      return DPIA_EUSER;
+    }
+  }
+  Explorer e = {.c = c, .k = k, .x = x};
+  clock_gettime(CLOCK_MONOTONIC, &e.start);
+  e.budget = x->budget_s > 0 ? x->budget_s : DEFAULT_BUDGET_S;
+  e.whole = is_reduce(k->body);
+  c->arena->limit = 0; /* the candidates' programs add up; each translation has its own limit */
+  slot_values(&e);
+  enumerate(&e);
+  search(&e);
+  Candidate **ranked = NEWARRAY(c->arena, Candidate *, e.ncands ? e.ncands : 1);
+  for (int i = 0; i < e.ncands; i++) ranked[i] = &e.cands[i];
+  qsort(ranked, (size_t)e.ncands, sizeof *ranked, by_time);
+  Candidate *best = check_best(&e, ranked, e.ncands);
+  report(&e, ranked, e.ncands, best);
+  if (!best) {
+    diag_error(&c->diag, ERR_EXPLORE_NOTHING_FOUND, k->name_span,
+               "no strategy for kernel '%s' checks, runs and agrees with the reference interpreter within %g s (%d of "
+               "%d strategies tried)",
+               k->name, e.budget, e.tried, e.ncands);
+    return DPIA_EUSER;
+  }
+  c->explored = best_program(&e, best);
+  return DPIA_OK;
+}

@@ -1,0 +1,191 @@
+/* explore_cmd.c: the command line of `dpia explore` (docs/explore.md):
+ * reads its options into a DpiaExplore and runs DPIA_EXPLORE through the
+ * public API. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "dpia.h"
+
+static const char explore_help[] =
+    "usage: dpia explore FILE -k KERNEL --size N=VALUE... [--budget SECONDS] [--jobs J]\n"
+    "                    [-o BEST.dpia] [--json] [--seed S] [--repeat R] [--progress]\n"
+    "                    [--diagnostics=text|json]\n"
+    "\n"
+    "Derive strategies for the high-level KERNEL (docs/language.md section 21) by\n"
+    "the rewrite rules, composed into macro steps (one work-item per element, one\n"
+    "work-group per block, vectorise, chunks, partial sums in local memory), with\n"
+    "split, vector and work-group sizes drawn from the powers of two that fit the\n"
+    "sizes; check each as 'dpia check' does (J at once), time it on the device as\n"
+    "'dpia run' does (one at a time, R launches, default 5), and check the fastest\n"
+    "against the reference interpreter.  The whole space is searched when it is\n"
+    "small, else a sample drawn by the seed, then local search around the fastest,\n"
+    "within the budget (default 60 s).  Prints the ranking with each strategy's\n"
+    "derivation (RULE@PATH ...) and time, or one JSON object with --json; -o writes\n"
+    "the best as a dpia program with its derivation as a comment.  A progress line\n"
+    "goes to stderr when it is a terminal, or with --progress.  A kernel that is a\n"
+    "whole reduction gets its partial sums derived (docs/explore.md).  Exit 1 when\n"
+    "no strategy is found within the budget (E1106); with --diagnostics=json the\n"
+    "diagnostics of a failure are alone on stdout, the ranking on stderr.\n";
+
+enum { MAX_SIZES = 32 };
+
+static int usage(const char *fmt, const char *arg) {
+  fputs("dpia: error: ", stderr);
+  fprintf(stderr, fmt, arg);
+  fputs("\nRun 'dpia explore --help' for usage.\n", stderr);
+  return DPIA_EUSAGE;
+}
+
+typedef struct Request {
+  DpiaExplore x;
+  DpiaOptions opt;
+  const char *file, *out_path;
+  bool progress, seed_given;
+  char *names[MAX_SIZES];
+  long long values[MAX_SIZES];
+} Request;
+
+/* NAME=VALUE[,NAME=VALUE...] of --size */
+static int add_sizes(Request *q, const char *text) {
+  const char *p = text;
+  for (;;) {
+    const char *comma = strchr(p, ',');
+    size_t n = comma ? (size_t)(comma - p) : strlen(p);
+    const char *eq = memchr(p, '=', n);
+    char *end;
+    errno = 0;
+    long long v = eq ? strtoll(eq + 1, &end, 10) : -1;
+    if (!eq || eq == p || errno || v < 1 || end != p + n)
+      return usage("bad --size '%s' (expected NAME=VALUE, a positive number; several as M=10,N=128)", text);
+    if (q->opt.nsizes == MAX_SIZES) return usage("%s", "too many --size values");
+    q->names[q->opt.nsizes] = strndup(p, (size_t)(eq - p));
+    if (!q->names[q->opt.nsizes]) return usage("%s", "out of memory");
+    q->values[q->opt.nsizes++] = v;
+    if (!comma) return DPIA_OK;
+    p = comma + 1;
+  }
+}
+
+static bool number(const char *text, double lo, double hi, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(text, &end);
+  if (*end || end == text || errno || !(v >= lo && v <= hi)) return false;
+  *out = v;
+  return true;
+}
+
+static int read_args(Request *q, int argc, char **argv) {
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+    double v;
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      fputs(explore_help, stdout);
+      return -1;
+    } else if (strcmp(a, "-k") == 0 || strcmp(a, "--kernel") == 0) {
+      if (!next || next[0] == '-') return usage("%s needs a kernel name (-k NAME)", a);
+      if (q->opt.kernel) return usage("%s given twice", "-k");
+      q->opt.kernel = argv[++i];
+    } else if (strcmp(a, "--size") == 0) {
+      if (!next) return usage("%s", "--size needs NAME=VALUE");
+      int status = add_sizes(q, argv[++i]);
+      if (status != DPIA_OK) return status;
+    } else if (strcmp(a, "--budget") == 0) {
+      if (!next || !number(next, 0.001, 1e6, &v)) return usage("bad --budget '%s' (seconds, more than 0)", next ? next : "");
+      q->x.budget_s = v;
+      i++;
+    } else if (strcmp(a, "--jobs") == 0) {
+      if (!next || !number(next, 1, 64, &v) || v != (int)v) return usage("bad --jobs '%s' (1 to 64)", next ? next : "");
+      q->x.jobs = (int)v;
+      i++;
+    } else if (strcmp(a, "--repeat") == 0) {
+      if (!next || !number(next, 1, 1000, &v) || v != (int)v) return usage("bad --repeat '%s' (1 to 1000)", next ? next : "");
+      q->opt.repeat = (int)v;
+      i++;
+    } else if (strcmp(a, "--seed") == 0) {
+      char *end;
+      errno = 0;
+      unsigned long long s = next && next[0] != '-' ? strtoull(next, &end, 10) : 0;
+      if (!next || next[0] == '-' || *end || end == next || errno) return usage("bad --seed '%s'", next ? next : "");
+      q->opt.seed = s;
+      q->seed_given = true;
+      i++;
+    } else if (strcmp(a, "-o") == 0) {
+      if (!next) return usage("%s", "-o needs a file");
+      if (q->out_path) return usage("%s given twice", "-o");
+      q->out_path = argv[++i];
+    } else if (strcmp(a, "--json") == 0) {
+      q->x.json = 1;
+    } else if (strcmp(a, "--progress") == 0) {
+      q->progress = true;
+    } else if (strcmp(a, "--diagnostics=json") == 0) {
+      q->opt.diagnostics_json = 1;
+    } else if (strcmp(a, "--diagnostics=text") == 0) {
+      q->opt.diagnostics_json = 0;
+    } else if (a[0] == '-' && a[1]) {
+      return usage("unknown option '%s' for 'dpia explore'", a);
+    } else if (q->file) {
+      return usage("more than one input file ('%s')", a);
+    } else {
+      q->file = a;
+    }
+  }
+  if (!q->file) return usage("%s", "'dpia explore' needs an input FILE");
+  if (!q->opt.kernel) return usage("%s", "'dpia explore' needs the kernel to work on (-k KERNEL)");
+  if (!q->opt.nsizes) return usage("%s", "'dpia explore' needs the sizes to time at (--size N=VALUE)");
+  return DPIA_OK;
+}
+
+static void show_progress(void *user, const char *line) {
+  (void)user;
+  fprintf(stderr, "\r%s\033[K", line);
+  fflush(stderr);
+}
+
+int dpia_explore_command(int argc, char **argv) {
+  Request q;
+  memset(&q, 0, sizeof q);
+  dpia_options_init(&q.opt);
+  q.opt.action = DPIA_EXPLORE;
+  q.opt.explore = &q.x;
+  q.opt.size_names = (const char *const *)q.names;
+  q.opt.size_values = q.values;
+  int status = read_args(&q, argc, argv);
+  if (status == DPIA_OK && !q.seed_given) q.opt.seed = (unsigned long long)time(NULL) % 1000000;
+  if (status == DPIA_OK && (q.progress || isatty(2))) q.x.progress = show_progress;
+  size_t len = 0;
+  char *text = status == DPIA_OK ? cli_read_file(q.file, &len) : NULL;
+  if (status == DPIA_OK && !text) status = DPIA_EUSAGE;
+  if (text) {
+    DpiaResult *r = NULL;
+    status = dpia_process(q.file, text, len, &q.opt, &r);
+    if (q.x.progress) fputs("\n", stderr);
+    size_t olen, blen;
+    const char *out = dpia_result_output(r, &olen);
+    const char *best = dpia_result_explore_best(r, &blen);
+    /* --diagnostics=json after a failure: the diagnostics alone on
+     * stdout, as every command gives them, the ranking on stderr */
+    bool diag_out = q.opt.diagnostics_json && (status != DPIA_OK || !olen);
+    fputs(dpia_result_diagnostics(r), diag_out ? stdout : stderr);
+    fwrite(out, 1, olen, diag_out ? stderr : stdout);
+    if (status == DPIA_OK && q.out_path) {
+      FILE *f = fopen(q.out_path, "w");
+      if (!f || fwrite(best, 1, blen, f) != blen || fclose(f) != 0) {
+        fprintf(stderr, "dpia: error: cannot write %s: %s\n", q.out_path, strerror(errno));
+        status = DPIA_EUSAGE;
+      }
+    }
+    dpia_result_free(r);
+    free(text);
+  }
+  for (int i = 0; i < q.opt.nsizes; i++) free(q.names[i]);
+  return status < 0 ? DPIA_OK : status;
+}

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""What `dpia explore` (docs/explore.md) reaches: for each high-level
+program of samples/explore, the best strategy it finds within the budget
+against the best strategy written by hand for the same computation in
+samples/, timed side by side.  A benchmark that prints figures, not a test.
+
+  bench/explore.py [--build build] [--budget 120] [--rounds 5] [--jobs 2]
+
+For each program: `dpia explore` with the budget (-o the best), then the
+best and every hand-written kernel run by `dpia run --json` in turns,
+--rounds times, each round in a new order; a kernel's time is its fastest
+launch over all rounds (each run launches --repeat 10 times).  The table:
+the program, the rules the best applied, the strategies tried, when the
+best was found (seconds from the start of the search), the best's time,
+the hand-written one's (which kernel) and the ratio found / hand-written
+(below 1: the search found a faster one).  A whole reduction (asum, dot):
+the search derives a pipeline of two kernels, so it is compared with the
+hand-written pipelines (asum_full.dpia, dot_full.dpia), timed as
+`dpia run -k PIPELINE` times them.  The machine's load is printed: on a
+shared machine the times vary with it.
+"""
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+# program, kernel, sizes, hand-written (file, kernel) of the same computation
+PROGRAMS = [
+    ('scal.dpia', 'scalHL', 'N=4194304',
+     [('scal.dpia', 'scal'), ('scal.dpia', 'scalVec'), ('scal_vec.dpia', 'scalVec16'),
+      ('scal_vec.dpia', 'scalChunk')]),
+    ('asum.dpia', 'asumHL', 'N=4194304',
+     [('asum_full.dpia', 'asum')]),
+    ('dot.dpia', 'dotHL', 'N=4194304',
+     [('dot_full.dpia', 'dot')]),
+    ('gemv.dpia', 'gemvHL', 'M=2048,N=2048',
+     [('gemv.dpia', 'gemv'), ('gemv_vec.dpia', 'gemvVec'), ('gemv_vec.dpia', 'gemvVec2')]),
+]
+
+
+def load():
+    with open('/proc/loadavg') as f:
+        return ' '.join(f.read().split()[:3])
+
+
+def time_of(dpia, path, kernel, sizes):
+    p = subprocess.run([dpia, 'run', path, '-k', kernel, '--size', sizes, '--repeat', '10', '--json'],
+                       capture_output=True, text=True, timeout=600)
+    if p.returncode != 0:
+        sys.stderr.write(f'{path} -k {kernel}: exit {p.returncode}\n{p.stderr}')
+        return None
+    return json.loads(p.stdout)['min_ms']
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--build', default='build')
+    ap.add_argument('--budget', type=float, default=120)
+    ap.add_argument('--rounds', type=int, default=5)
+    ap.add_argument('--jobs', type=int, default=2)
+    ap.add_argument('--seed', type=int, default=1)
+    ap.add_argument('--only', nargs='*', help='these programs only (scal asum dot gemv)')
+    args = ap.parse_args()
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    dpia = os.path.join(os.path.abspath(args.build), 'dpia')
+    print(f'dpia explore, budget {args.budget:g} s, seed {args.seed}; load average {load()}')
+    rows = []
+    rng = random.Random(args.seed)
+    with tempfile.TemporaryDirectory() as tmp:
+        for sample, kernel, sizes, hand in PROGRAMS:
+            if args.only and sample[:-len('.dpia')] not in args.only:
+                continue
+            best_path = os.path.join(tmp, kernel + '_best.dpia')
+            p = subprocess.run([dpia, 'explore', os.path.join(root, 'samples', 'explore', sample), '-k', kernel,
+                                '--size', sizes, '--budget', str(args.budget), '--jobs', str(args.jobs),
+                                '--seed', str(args.seed), '--json', '-o', best_path],
+                               capture_output=True, text=True, timeout=args.budget * 10 + 600)
+            if p.returncode != 0:
+                sys.stderr.write(f'explore {kernel}: exit {p.returncode}\n{p.stderr}')
+                rows.append((kernel, None, None, None, None, None, None))
+                continue
+            d = json.loads(p.stdout)
+            best = d['best']
+            entries = [('found', best_path, kernel)] + [
+                (k, os.path.join(root, 'samples', f), k) for f, k in hand]
+            times = {name: [] for name, _, _ in entries}
+            for _ in range(args.rounds):
+                order = entries[:]
+                rng.shuffle(order)
+                for name, path, k in order:
+                    t = time_of(dpia, path, k, sizes)
+                    if t is not None:
+                        times[name].append(t)
+            found = min(times['found']) if times['found'] else None
+            hand_best = min(((min(v), n) for n, v in times.items() if n != 'found' and v), default=None)
+            rows.append((kernel, best['strategy'], best['rules'], d['tried'], d['space'], best['found_s'],
+                         (found, hand_best)))
+    print(f'{"program":10} {"strategy found":34} {"rules":>5} {"tried":>9} {"found at":>9} '
+          f'{"found ms":>9} {"hand ms":>9} {"hand-written":14} {"ratio":>6}')
+    for kernel, strategy, rules, tried, space, found_s, t in rows:
+        if strategy is None:
+            print(f'{kernel:10} (nothing found)')
+            continue
+        found, hand_best = t
+        hand_ms, hand_name = hand_best if hand_best else (None, '-')
+        ratio = f'{found / hand_ms:6.2f}' if found and hand_ms else '     -'
+        print(f'{kernel:10} {strategy:34} {rules:5} {tried:4}/{space:<4} {found_s:8.1f}s '
+              f'{found if found else float("nan"):9.4f} {hand_ms if hand_ms else float("nan"):9.4f} '
+              f'{hand_name:14} {ratio}')
+    print(f'load average {load()}')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

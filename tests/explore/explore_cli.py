@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""explore_cli.py: `dpia explore` from the command line (docs/explore.md).
+
+Usage: explore_cli.py DPIA ROOT
+
+- scal (a map) and dot (a whole reduction: a pipeline) with a small
+  budget: exit 0, a best strategy checked against the reference, and -o
+  writes a program that `dpia check` accepts and `dpia run --check` runs
+  and agrees with the reference; its derivation is its comment;
+- the seed's draw is deterministic: the same --seed gives the same
+  sample, another seed another (a space larger than the exhaustive limit);
+- the JSON's shape: its keys and each candidate's;
+- errors: no strategy found E1106 (the JSON still given), a
+  size the kernel does not have E1107, a missing size E1107, usage errors
+  exit 2."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+failures = []
+
+TOP_KEYS = {'kernel', 'sizes', 'seed', 'budget_s', 'search', 'space', 'tried', 'timed', 'elapsed_s',
+            'pipeline', 'sample', 'best', 'candidates'}
+CAND_KEYS = {'id', 'strategy', 'steps', 'derivation', 'rules', 'status', 'reason', 'min_ms', 'median_ms',
+             'found_s', 'check'}
+STATES = {'pending', 'not_derived', 'rejected', 'precondition', 'failed', 'timed'}
+
+
+def run(dpia, args, timeout=240):
+    return subprocess.run([dpia] + args, capture_output=True, text=True, timeout=timeout)
+
+
+def expect(cond, what, p=None):
+    if not cond:
+        failures.append(what + ('' if p is None else f'\nstdout: {p.stdout[-2000:]}\nstderr: {p.stderr[-2000:]}'))
+
+
+def shape(d, what):
+    expect(set(d) == TOP_KEYS, f'{what}: keys {sorted(d)}')
+    for c in d.get('candidates', []) + ([d['best']] if d.get('best') else []):
+        expect(set(c) == CAND_KEYS, f'{what}: candidate keys {sorted(c)}')
+        expect(c['status'] in STATES, f'{what}: status {c["status"]}')
+        expect((c['min_ms'] is None) == (c['status'] != 'timed'), f'{what}: a time without a run, or none')
+
+
+def found(dpia, root, tmp, sample, kernel, sizes, declared, partial):
+    out = os.path.join(tmp, kernel + '_best.dpia')
+    p = run(dpia, ['explore', os.path.join(root, 'samples', 'explore', sample), '-k', kernel, '--size', sizes,
+                   '--budget', '4', '--seed', '7', '--jobs', '2', '--repeat', '2', '--json', '-o', out])
+    expect(p.returncode == 0, f'explore {kernel}: exit {p.returncode}', p)
+    if p.returncode != 0:
+        return
+    d = json.loads(p.stdout)
+    shape(d, kernel)
+    expect(d['pipeline'] == partial, f'{kernel}: pipeline {d["pipeline"]}')
+    best = d['best']
+    expect(best and best['status'] == 'timed' and best['check'] == 'ok', f'{kernel}: best {best}')
+    expect(d['timed'] >= 1 and d['tried'] >= d['timed'], f'{kernel}: tried {d["tried"]} timed {d["timed"]}')
+    with open(out) as f:
+        text = f.read()
+    expect('-- derivation: ' + best['derivation'] in text, f'{kernel}: -o lacks the derivation:\n{text}')
+    expect(declared + ' ' in text, f'{kernel}: -o lacks {declared}:\n{text}')
+    p = run(dpia, ['check', out])
+    expect(p.returncode == 0, f'{kernel}: check of the best: exit {p.returncode}', p)
+    p = run(dpia, ['run', out, '-k', kernel, '--size', sizes, '--check'])
+    expect(p.returncode == 0 and 'ok' in p.stdout, f'{kernel}: run --check of the best: exit {p.returncode}', p)
+
+
+def sample_of(dpia, root, seed):
+    p = run(dpia, ['explore', os.path.join(root, 'samples', 'explore', 'scal.dpia'), '-k', 'scalHL',
+                   '--size', 'N=65536', '--budget', '0.001', '--seed', str(seed), '--json'])
+    # the budget ends the search after the first batch at most
+    expect(p.returncode in (0, 1), f'seed {seed}: a budget of 1 ms: exit {p.returncode}', p)
+    try:
+        d = json.loads(p.stdout)
+    except ValueError:
+        failures.append(f'seed {seed}: no JSON: {p.stdout!r}')
+        return None
+    shape(d, f'seed {seed}')
+    expect(d['search'] == 'sampled' and d['space'] > 64, f'seed {seed}: search {d["search"]} space {d["space"]}')
+    expect(d['tried'] <= 8, f'seed {seed}: {d["tried"]} tried in a budget of 1 ms')
+    return d['sample']
+
+
+def main():
+    dpia, root = sys.argv[1], sys.argv[2]
+    with tempfile.TemporaryDirectory() as tmp:
+        found(dpia, root, tmp, 'scal.dpia', 'scalHL', 'N=4096', 'kernel scalHL', False)
+        found(dpia, root, tmp, 'dot.dpia', 'dotHL', 'N=4096', 'pipeline dotHL', True)
+        a, b, c = sample_of(dpia, root, 11), sample_of(dpia, root, 11), sample_of(dpia, root, 12)
+        expect(a is not None and len(a) == 24 and a == b, f'the same seed, another sample: {a} {b}')
+        expect(a != c, 'another seed, the same sample')
+        scal = os.path.join(root, 'samples', 'explore', 'scal.dpia')
+        # a kernel with a strategy already: no step finds a position, E1106
+        # (the report still given), and no device needed
+        lowered = os.path.join(tmp, 'lowered.dpia')
+        with open(lowered, 'w') as f:
+            f.write('kernel k (N: nat) (xs: [N]float) = xs |> mapGlobal (\\x -> x * 2.0)\n')
+        p = run(dpia, ['explore', lowered, '-k', 'k', '--size', 'N=64', '--budget', '5', '--json'])
+        expect(p.returncode == 1 and 'E1106' in p.stderr, f'nothing found: exit {p.returncode}', p)
+        if p.returncode == 1:
+            d = json.loads(p.stdout)
+            shape(d, 'nothing found')
+            expect(d['best'] is None and d['timed'] == 0 and d['tried'] == d['space'] and
+                   all(c['status'] == 'not_derived' for c in d['candidates']), f'nothing found: {d}')
+        p = run(dpia, ['explore', scal, '-k', 'scalHL', '--size', 'M=64', '--budget', '1'])
+        expect(p.returncode == 1 and 'E1107' in p.stderr, f'an unknown size: exit {p.returncode}', p)
+        p = run(dpia, ['explore', os.path.join(root, 'samples', 'explore', 'gemv.dpia'), '-k', 'gemvHL',
+                       '--size', 'N=64', '--budget', '1'])
+        expect(p.returncode == 1 and 'E1107' in p.stderr and 'size M' in p.stderr, f'a missing size', p)
+        for args in (['--size', 'N=0'], ['--size', 'N=x'], ['--budget', '0'], ['--jobs', '0'], ['--frob'], []):
+            p = run(dpia, ['explore', scal, '-k', 'scalHL'] + (args if args[:1] == ['--size'] else
+                                                                  ['--size', 'N=64'] + args)
+                    if args else ['explore', scal, '-k', 'scalHL'])
+            expect(p.returncode == 2, f'usage {args}: exit {p.returncode}', p)
+        p = run(dpia, ['explore', scal, '-k', 'nope', '--size', 'N=64'])
+        expect(p.returncode == 2 and 'E0806' in p.stderr, f'an unknown kernel: exit {p.returncode}', p)
+    for f in failures:
+        print('FAIL:', f)
+    print(f'explore_cli: {len(failures)} failure(s)')
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
