@@ -46,8 +46,8 @@ static const char prelude_text[] =
     "    (f: exp[[ceil(N/K)][K]a] -> exp[[ceil(N/K)][K]b]) (xs: [N]a) =\n"
     "  xs |> padCst 0 (ceil(N/K)*K - N) c |> split K |> f |> join |> take N\n";
 
-static const char *const prelude_names[] = {"slide2D",  "slide3D",  "padClamp2D", "padClamp3D",
-                                            "padCst2D", "padCst3D", "zip2D",      "splitPad", "mapPad"};
+static const char *const prelude_names[] = {"slide2D",  "slide3D", "padClamp2D", "padClamp3D", "padCst2D",
+                                            "padCst3D", "zip2D",   "splitPad",   "mapPad"};
 enum { NPRELUDE = sizeof prelude_names / sizeof prelude_names[0] };
 
 static bool ident_char(char c) {
