@@ -115,6 +115,17 @@ static void print_size(Buf *out, const SizeAst *s, int ctx) {
 
 void size_ast_print(Buf *out, const SizeAst *s) { print_size(out, s, SP_ADD); }
 
+/* A primitive's size argument: an integer or a name as it is, anything
+ * else in parentheses, ceil(...) and floor(...) too: the parser reads
+ * `split ceil(N / 64)` as split applied to a variable named ceil
+ * (docs/reference.md, "Sizes that do not divide"). */
+static void print_size_arg(Buf *out, const SizeAst *s) {
+  bool call = s->kind == SZA_CEIL || s->kind == SZA_FLOOR;
+  if (call) buf_putc(out, '(');
+  print_size(out, s, SP_ATOM);
+  if (call) buf_putc(out, ')');
+}
+
 /* ---- types ---- */
 
 static int type_prec(const TypeAst *t) {
@@ -338,7 +349,7 @@ static void print_expr(Printer *pr, const Ast *e, int ctx, bool line_start) {
     if (e->dim_written || e->dim != 0) emit(out, "%d", e->dim);
     for (int i = 0; i < info->nsizes; i++) {
       buf_putc(out, ' ');
-      print_size(out, e->sizes[i], SP_ATOM);
+      print_size_arg(out, e->sizes[i]);
     }
     if (info->takes_type) {
       buf_putc(out, ' ');
@@ -348,7 +359,7 @@ static void print_expr(Printer *pr, const Ast *e, int ctx, bool line_start) {
   }
   case AST_ITERATE:
     buf_puts(out, "iterate ");
-    print_size(out, e->count, SP_ATOM);
+    print_size_arg(out, e->count);
     buf_putc(out, ' ');
     print_expr(pr, e->iter_fn, EP_POSTFIX, false);
     return;

@@ -18,7 +18,11 @@
  * defs pad every dimension, l before and r after.  padCst pads the rows
  * with c, then the columns of the result (so the corners are c too).
  * splitPad k c: [n]d -> [ceil(n/k)][k]d splits into rows of k, the last
- * one filled up with c (docs/reference.md, "Sizes that do not divide"). */
+ * one filled up with c (docs/reference.md, "Sizes that do not divide").
+ * mapPad k c f: [n]a -> [n]b runs f, a map over rows of k that carries
+ * the strategy (mapWorkgroup (mapLocal g), mapGlobal (mapSeq g) ...), over
+ * the rows of splitPad k c, and keeps the first n results: the tail's
+ * work-items run on c and their writes are dropped by take's guard. */
 static const char prelude_text[] =
     "def slide2D (S T: nat) (N M: nat) (d: data) (xs: [T*N+S][T*M+S]d) =\n"
     "  xs |> map (slide S T) |> slide S T |> map transpose\n"
@@ -37,10 +41,13 @@ static const char prelude_text[] =
     "def zip2D (N M: nat) (a b: data) (xs: [N][M]a) (ys: [N][M]b) =\n"
     "  zip xs ys |> map (\\rows -> zip (fst rows) (snd rows))\n"
     "def splitPad (K: nat) (N: nat) (d: data) (c: d) (xs: [N]d) =\n"
-    "  xs |> padCst 0 (ceil(N/K)*K - N) c |> split K\n";
+    "  xs |> padCst 0 (ceil(N/K)*K - N) c |> split K\n"
+    "def mapPad (K: nat) (N: nat) (a b: data) (c: a)\n"
+    "    (f: exp[[ceil(N/K)][K]a] -> exp[[ceil(N/K)][K]b]) (xs: [N]a) =\n"
+    "  xs |> padCst 0 (ceil(N/K)*K - N) c |> split K |> f |> join |> take N\n";
 
-static const char *const prelude_names[] = {"slide2D",  "slide3D",  "padClamp2D", "padClamp3D",
-                                            "padCst2D", "padCst3D", "zip2D",      "splitPad"};
+static const char *const prelude_names[] = {"slide2D",  "slide3D", "padClamp2D", "padClamp3D", "padCst2D",
+                                            "padCst3D", "zip2D",   "splitPad",   "mapPad"};
 enum { NPRELUDE = sizeof prelude_names / sizeof prelude_names[0] };
 
 static bool ident_char(char c) {

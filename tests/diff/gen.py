@@ -9,7 +9,10 @@ types), so that every program type checks.
 Coverage:
 - layout views: split (constant and symbolic `split (N/4)`), join,
   transpose, asVector 2/3/4/8/16 and asScalar, reorderStride, take, drop,
-  padClamp, padCst, slide, zip (of two inputs, of an array with a view or a
+  padClamp, padCst, slide, splitPad k c over an array of symbolic length
+  (a size ceil(n/k), an atom whose value the solver computes from n, and
+  n chosen without k dividing it: docs/reference.md, "Sizes that do not
+  divide"), zip (of two inputs, of an array with a view or a
   map of itself, with an enclosing array, with an input of another size or
   scalar type), pairs (fst/snd, pair results, arrays of pairs, nested);
 - maps: mapGlobal and mapWorkgroup at the top (dimensions 0 and 1, nested
@@ -98,6 +101,15 @@ class Size:
     @staticmethod
     def var(v):
         return Size({((v, 1),): Fraction(1)})
+
+    @staticmethod
+    def ceil(n, k):
+        """ceil(n/k), an atom of its own (a variable named as dpia writes
+        it, its value computed from n's by with_ceilings)"""
+        return Size.var(f'ceil({n.arg()}/{k})')
+
+    def has_ceil(self):
+        return any(x.startswith('ceil(') for m in self.terms for x, _ in m)
 
     def __add__(self, o):
         o = o if isinstance(o, Size) else Size.const(o)
@@ -395,6 +407,7 @@ class Gen:
         self.input_names = ['xs', 'ys', 'zs', 'ws', 'us', 'vs']
         self.ninputs = 0
         self.constraints = set()  # ('div', Size, c) | ('ge', Size, c) | ('le', Size, c)
+        self.ceilings = {}  # the ceil atoms of splitPad: name -> (Size n, k)
         self.costs = []
         self.counter = 0
         self.features = set()
@@ -804,7 +817,7 @@ class Gen:
         """One random layout view applied to e : t (an array)."""
         assert t[0] == 'arr'
         el = t[2]
-        opts = ['split', 'reorder', 'take', 'drop', 'pad', 'slide', 'vec', 'split']
+        opts = ['split', 'reorder', 'take', 'drop', 'pad', 'slide', 'vec', 'split', 'splitpad']
         if el[0] == 'arr':
             opts += ['join', 'join', 'transpose']
         if el[0] == 'num' and el[2] > 1:
@@ -856,6 +869,24 @@ class Gen:
                 self.feat('def-nat-tile')
                 return f'{e}{nl}|> tile {c}', self.mk_arr(n.divc(c), arr(S(c), el))
             return f'{e}{nl}|> split {c}', self.mk_arr(n.divc(c), arr(S(c), el))
+        if o == 'splitpad':
+            # splitPad k c: rows of k for any n, the last one filled up with
+            # c (docs/reference.md, "Sizes that do not divide"); n is then
+            # chosen without k dividing it
+            if el[0] != 'num' or el[1] == 'bool' or n.has_ceil() or n.is_const() \
+                    or any(c.denominator != 1 for c in n.terms.values()) or not self.chance(0.5):
+                return None
+            k = self.pick([2, 3, 4, 8, 16, 64], [3, 2, 3, 2, 1, 1])
+            v = self.lit(el[1])
+            if el[2] != 1:
+                v = f'(vec {el[2]} {v})'
+            elif re.fullmatch(r'[0-9]+', v):
+                v = f'({v} : {el[1]})'  # a bare integer would be splitPad's size n
+            c = Size.ceil(n, k)
+            self.ceilings[str(c)] = (n, k)
+            self.need_ge(n, 1)
+            self.feat('splitPad')
+            return f'{e}{nl}|> splitPad {k} {v}', self.mk_arr(c, arr(S(k), el))
         if o == 'mapview':
             return self.view_map(e, t, ctx)
         if o == 'join':
@@ -1292,7 +1323,10 @@ class Gen:
         self.cost(ctx, k)
         self.use_def('firstN')
         self.feat('def-nat-firstN')
-        if self.chance(0.4):
+        # a def's size argument is + - * / of sizes, no ceil (docs/language.md 1.2)
+        if k.has_ceil():
+            raise GenFail('ceil in a def size argument')
+        if self.chance(0.4) and not n.has_ceil():
             self.feat('def-nat-firstN-both')
             return f'{e}{self.nl(ctx)}|> firstN {k.arg()} {n.arg()}', t[2]
         return f'{e}{self.nl(ctx)}|> firstN {k.arg()}', t[2]
@@ -1668,6 +1702,12 @@ class Gen:
         def work(env):
             return sum(Fraction(f(env), d) for f, d in costs)
 
+        def with_ceilings(env):
+            # n has no ceil atom of its own (splitPad), so one pass computes them
+            for name, (n, k) in self.ceilings.items():
+                env[name] = -(-int(n.value(env)) // k)
+            return env
+
         # N: a multiple of the lcm of the moduli of requirements on N alone
         base = 1
         for kind, n, c in self.constraints:
@@ -1680,7 +1720,7 @@ class Gen:
         for _ in range(8):
             env = {}
             if 'M' in nats:
-                ms = [m for m in range(1, 65) if ok({'M': m, 'N': 1}, only={'M'})]
+                ms = [m for m in range(1, 65) if ok(with_ceilings({'M': m, 'N': 1}), only={'M'})]
                 if not ms:
                     raise GenFail('no M')
                 env['M'] = self.pick(ms)
@@ -1689,6 +1729,7 @@ class Gen:
             cands.sort(key=lambda x: abs(math.log(x) - math.log(target)) + self.r.random() * 0.3)
             for nv in cands[:400]:
                 env['N'] = nv
+                with_ceilings(env)
                 if ok(env) and work(env) <= WORK_BUDGET:
                     return dict((k, env[k]) for k in nats)
             if 'M' not in nats:

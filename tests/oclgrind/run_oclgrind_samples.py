@@ -63,6 +63,11 @@ RUNS = [  # file, kernel, sizes: the kernels of run_samples.py, in its order
     ('dot_any.dpia', 'dotAny', {'N': 4099}),                     # 2 groups, the last partial
     ('dot_any.dpia', 'scalAny', {'N': 67}),
     ('dot_any.dpia', 'asumAny', {'N': 4095}),                    # the last group partial
+    ('blas2_any.dpia', 'gemvAny', {'M': 3, 'N': 67}),              # chunks of 2, the last 3 padded
+    ('blas2_any.dpia', 'gesummvAny', {'N': 11}),                 # the second vector 3 lanes of 8
+    ('gemm_any.dpia', 'gemmAnyPackB', {'N': 33, 'K': 3}),         # 2 panels, the last 1 column of 32
+    ('gemm_any.dpia', 'gemmAnyTiles', {'M': 9, 'N': 33, 'K': 3}),  # 2 x 2 tiles, rows clamped
+    ('gemm_any.dpia', 'gemmAnyCrop', {'M': 9, 'N': 33}),
     ('scal_vec.dpia', 'scalVec16', {'N': 48}),
     ('scal_vec.dpia', 'scalChunk', {'N': 2048}),
     ('gemv_vec.dpia', 'gemvVec', {'M': 3, 'N': 48}),

@@ -17,6 +17,7 @@ RUNS = [  # file, pipeline, sizes at two points
     ('atax.dpia', 'ataxVec', [{'M': 100, 'N': 72}, {'M': 64, 'N': 128}]),
     ('mm_packed.dpia', 'mm', [{'M': 32, 'N': 48, 'K': 40}, {'M': 64, 'N': 64, 'K': 64}]),
     ('gemm.dpia', 'gemm', [{'M': 128, 'N': 256, 'K': 512}, {'M': 256, 'N': 512, 'K': 1024}]),
+    ('gemm_any.dpia', 'gemmAny', [{'M': 129, 'N': 257, 'K': 513}, {'M': 1, 'N': 1, 'K': 1}]),
 ]
 
 passed = failed = 0
