@@ -121,6 +121,89 @@ bool cprint_defined_before(NameSet *defined, const char *name) {
   return false;
 }
 
+void cprint_operand(const CExprHooks *h, Buf *out, const KirExpr *e, int min) {
+  bool paren = (h->prec ? h->prec(e) : kir_prec(e)) < min;
+  if (paren) buf_putc(out, '(');
+  cprint_expr(h, out, e);
+  if (paren) buf_putc(out, ')');
+}
+
+void cprint_args(const CExprHooks *h, Buf *out, const KirExpr *e) {
+  buf_putc(out, '(');
+  for (int i = 0; i < e->call.nargs; i++) {
+    if (i) buf_puts(out, ", ");
+    cprint_operand(h, out, e->call.args[i], PREC_ASSIGN);
+  }
+  buf_putc(out, ')');
+}
+
+void cprint_expr(const CExprHooks *h, Buf *out, const KirExpr *e) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (e->kind) {
+  case KE_INT: emit(out, "%lld", (long long)e->value); return;
+  case KE_VAR: buf_puts(out, e->name); return;
+  case KE_LIT: cprint_lit(out, e->lit); return;
+  case KE_IX: ix_print(out, e->ix, h->print_expr); return;
+  case KE_UNARY: {
+    /* - -x and - -1.0f would read as a decrement: (-x) */
+    Buf operand;
+    buf_init(&operand, out->arena);
+    cprint_operand(h, &operand, e->un.operand, PREC_UNARY);
+    bool sign = e->un.op != '&' && operand.data && (operand.data[0] == '-' || operand.data[0] == '!');
+    emit(out, sign ? "%c(%s)" : "%c%s", e->un.op, operand.data ? operand.data : "");
+    return;
+  }
+  case KE_BINARY: {
+    int prec = kir_binop_prec[e->bin.op];
+    /* no redundant parentheses, but the ones -Wparentheses wants (&& in
+     * ||, a comparison in ==); a conjunction of tests and an address plus
+     * offsets are associative */
+    int lmin = prec, rmin = prec + 1;
+    if (e->bin.op == KB_OR || e->bin.op == KB_EQ || e->bin.op == KB_NE) lmin = rmin = prec + 2;
+    if (e->bin.op == KB_ALL || e->bin.op == KB_PTR_ADD) rmin = prec;
+    cprint_operand(h, out, e->bin.lhs, lmin);
+    emit(out, " %s ", kir_binop_text[e->bin.op]);
+    cprint_operand(h, out, e->bin.rhs, rmin);
+    return;
+  }
+  case KE_COND:
+    cprint_operand(h, out, e->cond.test, PREC_COND + 1);
+    buf_puts(out, " ? ");
+    cprint_operand(h, out, e->cond.then, PREC_COND + 1);
+    buf_puts(out, " : ");
+    cprint_operand(h, out, e->cond.other, PREC_COND);
+    return;
+  case KE_INDEX:
+    cprint_operand(h, out, e->index.base, PREC_POSTFIX);
+    buf_putc(out, '[');
+    cprint_expr(h, out, e->index.at);
+    buf_putc(out, ']');
+    return;
+  case KE_MEMBER:
+    cprint_operand(h, out, e->member.base, PREC_POSTFIX);
+    emit(out, ".%s", e->member.name);
+    return;
+  case KE_CALL:
+    buf_puts(out, e->call.fn);
+    cprint_args(h, out, e);
+    return;
+  case KE_CAST:
+    if (e->call.type->kind == KTY_SCALAR && e->call.type->width > 1) break;
+    buf_putc(out, '(');
+    h->print_type(out, e->call.type);
+    buf_putc(out, ')');
+    cprint_operand(h, out, e->call.args[0], PREC_UNARY);
+    return;
+  case KE_QUERY:
+  case KE_LANE:
+  case KE_VLOAD:
+  case KE_BUILTIN:
+  case KE_VECTOR: break;
+  }
+  DPIA_EXHAUSTIVE_END
+  h->print_own(out, e);
+}
+
 static void print_trailing_comment(Buf *out, const KirStmt *s) {
   if (s->comment) emit(out, " /* %s */", s->comment);
 }

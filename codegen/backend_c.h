@@ -37,6 +37,28 @@ void cprint_record_line(LineRec *rec, const Buf *out, const KirStmt *s);
 void cprint_table(Buf *out, const char *head, const char *name, const KirTable *t,
                   void (*print_expr)(Buf *out, const KirExpr *e));
 
+/* What a C-family language spells its own way in an expression; the rest
+ * of the expression printer (numbers, variables, literals, index
+ * polynomials, operators with no redundant parentheses, ?:, elements,
+ * fields, calls of foreign functions, scalar casts) is shared. */
+typedef struct CExprHooks {
+  /* the backend's own print_expr (index polynomials print their atoms
+   * through it) and print_type */
+  void (*print_expr)(Buf *out, const KirExpr *e);
+  void (*print_type)(Buf *out, const KirType *t);
+  /* e's precedence as the language prints it (NULL: kir_prec) */
+  int (*prec)(const KirExpr *e);
+  /* a work-item query, a lane, a vload, a built-in, a cast to a vector
+   * type and a vector construction */
+  void (*print_own)(Buf *out, const KirExpr *e);
+} CExprHooks;
+
+/* e, and e as an operand that needs a precedence of at least min */
+void cprint_expr(const CExprHooks *h, Buf *out, const KirExpr *e);
+void cprint_operand(const CExprHooks *h, Buf *out, const KirExpr *e, int min);
+/* (a, b, c): a call's arguments, each as an operand of a comma */
+void cprint_args(const CExprHooks *h, Buf *out, const KirExpr *e);
+
 /* What a C-family language spells its own way in a statement; the rest of
  * the statement printer is shared (the model: Halide's CodeGen_C, whose
  * targets override a few of its methods). */
