@@ -219,6 +219,16 @@ static void print_body(const CStmtHooks *h, Buf *out, const KirStmt *s, const Ki
   buf_putc(out, '}');
 }
 
+void cprint_loop_head(const CStmtHooks *h, Buf *out, const KirStmt *s) {
+  emit(out, "for (int %s = ", s->loop.var);
+  h->print_whole(out, s->loop.init);
+  emit(out, "; %s < ", s->loop.var);
+  h->print_operand(out, s->loop.bound, kir_binop_prec[KB_LT] + 1);
+  emit(out, "; %s += ", s->loop.var);
+  h->print_whole(out, s->loop.step);
+  buf_puts(out, ") ");
+}
+
 /* the statement s from the current column, through its end of line */
 static void print_stmt(const CStmtHooks *h, Buf *out, const KirStmt *s, int indent, LineRec *rec) {
   DPIA_EXHAUSTIVE_BEGIN
@@ -250,16 +260,10 @@ static void print_stmt(const CStmtHooks *h, Buf *out, const KirStmt *s, int inde
     break;
   case KS_FOR:
     if (s->loop.unroll > 1) {
-      emit(out, "#pragma unroll %d\n", s->loop.unroll);
+      emit(out, "%s %d\n", h->unroll_pragma, s->loop.unroll);
       buf_indent(out, indent);
     }
-    emit(out, "for (int %s = ", s->loop.var);
-    h->print_whole(out, s->loop.init);
-    emit(out, "; %s < ", s->loop.var);
-    h->print_operand(out, s->loop.bound, kir_binop_prec[KB_LT] + 1);
-    emit(out, "; %s += ", s->loop.var);
-    h->print_whole(out, s->loop.step);
-    buf_puts(out, ") ");
+    cprint_loop_head(h, out, s);
     print_body(h, out, s, &s->loop.body, indent, rec);
     break;
   case KS_IF:
@@ -297,12 +301,14 @@ static void print_stmt(const CStmtHooks *h, Buf *out, const KirStmt *s, int inde
   buf_putc(out, '\n');
 }
 
+void cprint_stmt(const CStmtHooks *h, Buf *out, const KirStmt *s, int indent, LineRec *rec) {
+  buf_indent(out, indent);
+  cprint_record_line(rec, out, s);
+  print_stmt(h, out, s, indent, rec);
+}
+
 void cprint_block(const CStmtHooks *h, Buf *out, const KirBlock *b, int indent, LineRec *rec) {
-  for (const KirStmt *s = b->first; s; s = s->next) {
-    buf_indent(out, indent);
-    cprint_record_line(rec, out, s);
-    print_stmt(h, out, s, indent, rec);
-  }
+  for (const KirStmt *s = b->first; s; s = s->next) cprint_stmt(h, out, s, indent, rec);
 }
 
 void cprint_struct(Buf *out, const KirStruct *s, void (*print_type)(Buf *out, const KirType *t)) {
@@ -319,21 +325,28 @@ void cprint_struct(Buf *out, const KirStruct *s, void (*print_type)(Buf *out, co
 }
 
 void cprint_params(Buf *out, size_t start, const KirKernel *k, void (*print_param)(Buf *out, const KirParam *p)) {
+  cprint_params_more(out, start, k, print_param, 0, NULL);
+}
+
+void cprint_params_more(Buf *out, size_t start, const KirKernel *k, void (*print_param)(Buf *out, const KirParam *p),
+                        int nextra, const char *const *extra) {
   size_t col = out->len - start;
   for (size_t i = start; i < out->len; i++)
     if (out->data[i] == '\n') col = out->len - i - 1;
   Buf decls;
   buf_init(&decls, out->arena);
-  size_t *ends = NEWARRAY(out->arena, size_t, k->nparams > 0 ? k->nparams : 1);
+  int n = k->nparams + nextra;
+  size_t *ends = NEWARRAY(out->arena, size_t, n > 0 ? n : 1);
   size_t width = 0;
-  for (int i = 0; i < k->nparams; i++) {
+  for (int i = 0; i < n; i++) {
     size_t from = decls.len;
-    print_param(&decls, &k->params[i]);
+    if (i < k->nparams) print_param(&decls, &k->params[i]);
+    else buf_puts(&decls, extra[i - k->nparams]);
     ends[i] = decls.len;
     width += decls.len - from + 2;
   }
   bool one_line = col + width <= 100;
-  for (int i = 0; i < k->nparams; i++) {
+  for (int i = 0; i < n; i++) {
     if (i) {
       if (one_line) {
         buf_puts(out, ", ");

@@ -76,11 +76,21 @@ typedef struct CStmtHooks {
   /* a KS_VSTORE and a KS_BARRIER statement, without the semicolon */
   void (*print_vstore)(Buf *out, const KirStmt *s);
   void (*print_barrier)(Buf *out, const KirStmt *s);
+  /* the pragma a loop of kir_unroll_tiles is unrolled by ("#pragma
+   * unroll"), followed by its number of steps */
+  const char *unroll_pragma;
 } CStmtHooks;
 
 /* the statements of b, a line each at indent (and the lines of their
  * bodies one level deeper), each recorded in rec (NULL: none) */
 void cprint_block(const CStmtHooks *h, Buf *out, const KirBlock *b, int indent, LineRec *rec);
+
+/* one statement of a block at indent (the lines of its body one level
+ * deeper), recorded in rec (NULL: not) */
+void cprint_stmt(const CStmtHooks *h, Buf *out, const KirStmt *s, int indent, LineRec *rec);
+/* a KS_FOR's head through its opening parenthesis's close and a space:
+ * `for (int i = 0; i < n; i += 1) ` */
+void cprint_loop_head(const CStmtHooks *h, Buf *out, const KirStmt *s);
 
 /* typedef struct { float fst; int snd; } pair_float_int; */
 void cprint_struct(Buf *out, const KirStruct *s, void (*print_type)(Buf *out, const KirType *t));
@@ -89,6 +99,9 @@ void cprint_struct(Buf *out, const KirStruct *s, void (*print_type)(Buf *out, co
  * text since start: on the line when they fit in 100 columns; else a
  * parameter a line, aligned after the parenthesis. */
 void cprint_params(Buf *out, size_t start, const KirKernel *k, void (*print_param)(Buf *out, const KirParam *p));
+/* the same with nextra declarations after them (the NDRange of a C kernel) */
+void cprint_params_more(Buf *out, size_t start, const KirKernel *k, void (*print_param)(Buf *out, const KirParam *p),
+                        int nextra, const char *const *extra);
 
 /* the printer of a kernel that records where its statements land */
 typedef void (*CKernelPrinter)(const KirKernel *k, NameSet *defined, Buf *out, LineRec *rec);

@@ -207,6 +207,7 @@ static const CStmtHooks stmt_hooks = {
     .decl_space = decl_space,
     .print_vstore = print_vstore,
     .print_barrier = print_barrier,
+    .unroll_pragma = "#pragma unroll",
 };
 
 /* The local buffer parameter p's offset in the dynamic shared memory: a

@@ -139,6 +139,7 @@ static const CStmtHooks stmt_hooks = {
     .decl_space = space_name,
     .print_vstore = print_vstore,
     .print_barrier = print_barrier,
+    .unroll_pragma = "#pragma unroll",
 };
 
 /* a buffer as a pointer into its memory space, a value by itself */

@@ -1,0 +1,21 @@
+/* host_cc.h: running the host's C compiler ($CC, else cc) in a process of
+ * its own, its messages into a file (the C target, verify/target_c.c). */
+#ifndef DPIA_VERIFY_HOST_CC_H
+#define DPIA_VERIFY_HOST_CC_H
+
+#include "dpia_front.h"
+
+/* $CC, else "cc" */
+const char *host_cc(void);
+/* argv (argv[0] looked up on the PATH unless it holds a '/'), its output
+ * and errors into the file log, waited for: 0 and *status (waitpid's), or
+ * posix_spawn's error number when it did not start */
+int host_cc_run(char *const argv[], const char *log, int *status);
+/* text[0, len) into the file path */
+bool host_write_file(const char *path, const char *text, size_t len);
+/* the first max bytes of the file path appended to out */
+void host_append_file(Buf *out, const char *path, size_t max);
+/* a fresh directory $TMPDIR/dpia-WHAT-XXXXXX (else under /tmp), or NULL */
+char *host_temp_dir(Arena *a, const char *what);
+
+#endif
