@@ -278,6 +278,21 @@ static bool names(const void *ctx, const KirExpr *e, const char *var) {
   return e->kind == KE_VAR && strcmp(e->name, name) == 0;
 }
 
+/* the variable an l-value is part of: v of v, v.fst, v.x, v[i] */
+static const KirExpr *lvalue_root(const KirExpr *e) {
+  for (;;) {
+    if (e->kind == KE_MEMBER) e = e->member.base;
+    else if (e->kind == KE_LANE) e = e->lane.base;
+    else if (e->kind == KE_INDEX) e = e->index.base;
+    else return e;
+  }
+}
+
+/* &ctx: the variable's address, through which it may be written */
+static bool address_of(const void *ctx, const KirExpr *e, const char *var) {
+  return !var && e->kind == KE_UNARY && e->un.op == '&' && names(ctx, lvalue_root(e->un.operand), NULL);
+}
+
 static bool has_barrier(const KirStmt *s) {
   if (s->kind == KS_BARRIER) return true;
   const KirBlock *b = kir_body((KirStmt *)s);
@@ -287,9 +302,14 @@ static bool has_barrier(const KirStmt *s) {
   return false;
 }
 
-/* s assigns the variable name (as a whole: a scalar or pointer) */
+/* s assigns the variable name or a part of it (a field, a lane, an
+ * element; through a pointer too, which copying it back leaves alone) */
 static bool assigns(const KirStmt *s, const char *name) {
-  if (s->kind == KS_ASSIGN) return s->assign.lhs->kind == KE_VAR && strcmp(s->assign.lhs->name, name) == 0;
+  if (any_stmt(s, address_of, name)) return true;
+  if (s->kind == KS_ASSIGN) {
+    const KirExpr *root = lvalue_root(s->assign.lhs);
+    return root->kind == KE_VAR && strcmp(root->name, name) == 0;
+  }
   const KirBlock *b = kir_body((KirStmt *)s);
   if (!b) return false;
   for (const KirStmt *c = b->first; c; c = c->next)
@@ -617,25 +637,45 @@ static void print_param(Buf *out, const KirParam *p) {
   INTERNAL("kernel parameter role %d", p->role);
 }
 
+/* a value of a constant table: a vector as a brace-enclosed list of its
+ * lanes (a constant initializer; a broadcast repeats its scalar) */
+static void print_table_value(Buf *out, const KirExpr *e) {
+  if (e->kind != KE_VECTOR) {
+    print_expr(out, e);
+    return;
+  }
+  int lanes = e->call.type->width;
+  buf_putc(out, '{');
+  for (int i = 0; i < lanes; i++) {
+    if (i) buf_puts(out, ", ");
+    print_operand(out, e->call.args[e->call.nargs == 1 ? 0 : i], PREC_ASSIGN);
+  }
+  buf_putc(out, '}');
+}
+
 /* What the kernel defines before itself that the program does not yet:
  * the preamble, struct typedefs, foreign functions (static inline, their
  * C definition), constant arrays (static const). */
-static void print_tops(const KirKernel *k, NameSet *defined, Buf *out) {
-  c_omp_print_preamble(k, defined, out);
+static void print_tops(const KirKernel *k, NameSet *defined, bool in_header, Buf *out) {
+  c_omp_print_preamble(k, defined, in_header, out);
   bool table = false;
   for (int i = 0; i < k->ntops; i++) {
     const KirTop *t = &k->tops[i];
     if (cprint_defined_before(defined, t->name)) continue;
     DPIA_EXHAUSTIVE_BEGIN
     switch (t->kind) {
-    case KT_STRUCT: cprint_struct(out, &t->st, print_type); break;
+    case KT_STRUCT: /* a pair type's, the same in every program */
+      if (in_header) emit(out, "#ifndef DPIA_C_HAVE_%s\n#define DPIA_C_HAVE_%s\n", t->name, t->name);
+      cprint_struct(out, &t->st, print_type);
+      if (in_header) buf_puts(out, "#endif\n");
+      break;
     case KT_FOREIGN: emit(out, "/* foreign function %s */\nstatic inline %s\n", t->name, t->text); break;
     case KT_CONST: {
       Buf head;
       buf_init(&head, out->arena);
       buf_puts(&head, "static const ");
       print_type(&head, t->table.elem);
-      cprint_table(out, head.data, t->name, &t->table, print_expr);
+      cprint_table(out, head.data, t->name, &t->table, print_table_value);
       table = true;
       break;
     }
@@ -681,11 +721,13 @@ const char *c_omp_refusal(Arena *a, const KirKernel *k) {
   return p.refusal;
 }
 
-static void print_kernel_lines(const KirKernel *k, NameSet *defined, Buf *out, LineRec *rec) {
+/* the kernel; in_header: static (a header's kernels are its own in each
+ * file that includes it), without the entry by address */
+static void print_program(const KirKernel *k, NameSet *defined, Buf *out, LineRec *rec, bool in_header) {
   Arena *a = out->arena;
   cprint_comment(out, k->comment);
   buf_putc(out, '\n');
-  print_tops(k, defined, out);
+  print_tops(k, defined, in_header, out);
   /* what the group's code uses of the prologue: a trial print */
   P p;
   Buf trial;
@@ -695,7 +737,7 @@ static void print_kernel_lines(const KirKernel *k, NameSet *defined, Buf *out, L
   bool each = p.each;
 
   size_t start = out->len;
-  emit(out, "void %s(", k->name);
+  emit(out, "%svoid %s(", in_header ? "static " : "", k->name);
   static const char *const range[] = {"const size_t dpia_groups[3]", "const size_t dpia_local[3]"};
   cprint_params_more(out, start, k, print_param, 2, range);
   buf_puts(out, ") {\n");
@@ -729,6 +771,7 @@ static void print_kernel_lines(const KirKernel *k, NameSet *defined, Buf *out, L
   print_group(&p, indent);
   buf_indent(out, indent - 1);
   buf_puts(out, "}\n}\n");
+  if (in_header) return;
 
   /* the entry with one signature for every kernel */
   emit(out, "\n/* %s with its arguments by address (args[i] points at argument i; a local\n"
@@ -756,7 +799,15 @@ static void print_kernel_lines(const KirKernel *k, NameSet *defined, Buf *out, L
   emit(out, "dpia_groups, dpia_local);\n}\nconst int dpia_nargs_%s = %d;\n", k->name, k->nparams);
 }
 
-static void print_kernel(const KirKernel *k, NameSet *defined, Buf *out) { print_kernel_lines(k, defined, out, NULL); }
+static void print_kernel_lines(const KirKernel *k, NameSet *defined, Buf *out, LineRec *rec) {
+  print_program(k, defined, out, rec, false);
+}
+
+static void print_kernel(const KirKernel *k, NameSet *defined, Buf *out) { print_program(k, defined, out, NULL, false); }
+
+void c_omp_print_header_kernel(const KirKernel *k, NameSet *defined, Buf *out) {
+  print_program(k, defined, out, NULL, true);
+}
 
 static int statement_lines(Arena *a, const KirKernel *k, const KirStmt *const **stmts, const int **lines,
                            const char **text) {

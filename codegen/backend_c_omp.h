@@ -24,13 +24,19 @@ void c_omp_type_name(Buf *out, ScalarKind s, int width);
  * a vector of width (the preamble's lane-wise dpia_min_float4) */
 void c_omp_builtin_name(Buf *out, KirBuiltin b, ScalarKind s, int width);
 /* the includes (once in a program), and the vector types and helpers k
- * uses that the program does not define yet (defined NULL: all) */
-void c_omp_print_preamble(const KirKernel *k, NameSet *defined, Buf *out);
+ * uses that the program does not define yet (defined NULL: all); guard:
+ * each under `#ifndef DPIA_C_HAVE_NAME` (a header, which may meet
+ * another dpia header's in one file) */
+void c_omp_print_preamble(const KirKernel *k, NameSet *defined, bool guard, Buf *out);
 
 /* backend_c_omp.c: why the C backend cannot split k's work-groups into
  * loops over their work-items (a barrier under control that varies within
  * a work-group, local memory declared inside a work-item's code), or NULL */
 const char *c_omp_refusal(Arena *a, const KirKernel *k);
+
+/* k as a header holds it: static, without the entry by address, what
+ * defined holds already left out */
+void c_omp_print_header_kernel(const KirKernel *k, NameSet *defined, Buf *out);
 
 /* header_c_omp.c: the C backend's print_header */
 void c_omp_print_header(Arena *a, const char *source_name, int nkernels, const ImpKernel *const *kernels,

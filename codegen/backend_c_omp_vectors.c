@@ -181,10 +181,20 @@ static void use_block(Uses *u, const KirBlock *b) {
 typedef struct Pre {
   Buf *out;
   NameSet *defined;
+  bool guard; /* each definition under #ifndef (c_omp_print_preamble) */
 } Pre;
 
-/* name is not defined yet in the program (and is from now on) */
-static bool fresh(Pre *p, const char *name) { return !cprint_defined_before(p->defined, name); }
+/* name is not defined yet in the program (and is from now on): its
+ * definition begins (done ends it) */
+static bool fresh(Pre *p, const char *name) {
+  if (cprint_defined_before(p->defined, name)) return false;
+  if (p->guard) emit(p->out, "#ifndef DPIA_C_HAVE_%s\n#define DPIA_C_HAVE_%s\n", name, name);
+  return true;
+}
+
+static void done(Pre *p) {
+  if (p->guard) buf_puts(p->out, "#endif\n");
+}
 
 static const char *type_of(Arena *a, ScalarKind s, int w) {
   Buf b;
@@ -199,21 +209,22 @@ static void scalar_helper(Pre *p, KirBuiltin b, ScalarKind s) {
   if (strncmp(name, "dpia_", 5) != 0 || !fresh(p, name)) return;
   Buf *o = p->out;
   switch (b) {
-  case KBI_MIN: emit(o, "static inline %s %s(%s a, %s b) { return a < b ? a : b; }\n", t, name, t, t); return;
-  case KBI_MAX: emit(o, "static inline %s %s(%s a, %s b) { return a > b ? a : b; }\n", t, name, t, t); return;
+  case KBI_MIN: emit(o, "static inline %s %s(%s a, %s b) { return a < b ? a : b; }\n", t, name, t, t); break;
+  case KBI_MAX: emit(o, "static inline %s %s(%s a, %s b) { return a > b ? a : b; }\n", t, name, t, t); break;
   case KBI_CLAMP:
     if (s == SC_INT)
       emit(o, "static inline int %s(int x, int lo, int hi) { return x < lo ? lo : x > hi ? hi : x; }\n", name);
     else
       emit(o, "static inline %s %s(%s x, %s lo, %s hi) { return %s(%s(x, lo), hi); }\n", t, name, t, t, t,
            scalar_spelling(KBI_MIN, s), scalar_spelling(KBI_MAX, s));
-    return;
+    break;
   case KBI_RSQRT:
     emit(o, "static inline %s %s(%s x) { return %s / %s(x); }\n", t, name, t, s == SC_FLOAT ? "1.0f" : "1.0",
          scalar_spelling(KBI_SQRT, s));
-    return;
+    break;
   default: INTERNAL("no helper for built-in %d", (int)b);
   }
+  done(p);
 }
 
 /* dpia_min_float4(a, b): the scalar function on each lane */
@@ -227,6 +238,7 @@ static void vector_helper(Pre *p, Arena *a, KirBuiltin b, ScalarKind s, int w) {
     emit(o, "static inline %s %s(%s m, %s a, %s b) {\n  %s r = {0};\n"
             "  for (int i = 0; i < %d; i++) r[i] = m[i] < 0 ? a[i] : b[i];\n  return r;\n}\n",
          v, name, type_of(a, SC_INT, w), v, v, v, w);
+    done(p);
     return;
   }
   static const char *const arg[] = {"a", "b", "c"};
@@ -235,9 +247,10 @@ static void vector_helper(Pre *p, Arena *a, KirBuiltin b, ScalarKind s, int w) {
   emit(o, ") {\n  %s r = {0};\n  for (int i = 0; i < %d; i++) r[i] = %s(", v, w, scalar_spelling(b, s));
   for (int i = 0; i < n; i++) emit(o, "%s%s[i]", i ? ", " : "", arg[i]);
   buf_puts(o, ");\n  return r;\n}\n");
+  done(p);
 }
 
-void c_omp_print_preamble(const KirKernel *k, NameSet *defined, Buf *out) {
+void c_omp_print_preamble(const KirKernel *k, NameSet *defined, bool guard, Buf *out) {
   Arena *a = out->arena;
   Uses *u = NEW(a, Uses);
   memset(u, 0, sizeof *u);
@@ -261,10 +274,11 @@ void c_omp_print_preamble(const KirKernel *k, NameSet *defined, Buf *out) {
       for (int w = 2; w < NWIDTHS; w++)
         if (u->builtin[b][s][w] && b == KBI_SELECT) u->vector[SC_INT][w] = true;
 
-  Pre ps = {out, defined}, *p = &ps;
+  Pre ps = {out, defined, false}, *p = &ps;
   if (fresh(p, "<includes>"))
     buf_puts(out, "#include <math.h>\n#include <stdbool.h>\n#include <stddef.h>\n#include <stdlib.h>\n"
                   "#include <string.h>\n\n");
+  p->guard = guard;
   size_t before = out->len;
   for (int s = 0; s < NSCALARS; s++)
     for (int w = 2; w < NWIDTHS; w++) {
@@ -274,6 +288,7 @@ void c_omp_print_preamble(const KirKernel *k, NameSet *defined, Buf *out) {
       int lanes = w == 3 ? 4 : w; /* a 3-vector has a fourth lane's room (OpenCL C 6.1.5) */
       emit(out, "typedef %s %s __attribute__((vector_size(%d * sizeof(%s))));\n", scalar_name((ScalarKind)s), v,
            lanes, scalar_name((ScalarKind)s));
+      done(p);
     }
   for (int b = 0; b < NBUILTINS; b++)
     for (int s = 0; s < NSCALARS; s++)
@@ -285,17 +300,22 @@ void c_omp_print_preamble(const KirKernel *k, NameSet *defined, Buf *out) {
         emit(out, "static inline %s dpia_splat_%s(%s x) { return (%s){", v, v, t, v);
         for (int i = 0; i < w; i++) buf_puts(out, i ? ", x" : "x");
         buf_puts(out, "}; }\n");
+        done(p);
       }
       for (int b = 0; b < NBUILTINS; b++)
         if (u->builtin[b][s][w]) vector_helper(p, a, (KirBuiltin)b, (ScalarKind)s, w);
-      if (u->vload[s][w] && fresh(p, arena_printf(a, "dpia_vload_%s", v)))
+      if (u->vload[s][w] && fresh(p, arena_printf(a, "dpia_vload_%s", v))) {
         emit(out, "static inline %s dpia_vload_%s(int offset, const %s *p) {\n  %s v = {0};\n"
                   "  memcpy(&v, p + (size_t)offset * %d, %d * sizeof(%s));\n  return v;\n}\n",
              v, v, t, v, w, w, t);
-      if (u->vstore[s][w] && fresh(p, arena_printf(a, "dpia_vstore_%s", v)))
+        done(p);
+      }
+      if (u->vstore[s][w] && fresh(p, arena_printf(a, "dpia_vstore_%s", v))) {
         emit(out, "static inline void dpia_vstore_%s(%s v, int offset, %s *p) {\n"
                   "  memcpy(p + (size_t)offset * %d, &v, %d * sizeof(%s));\n}\n",
              v, v, t, w, w, t);
+        done(p);
+      }
     }
   if (out->len > before) buf_putc(out, '\n');
 }

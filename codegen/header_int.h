@@ -38,6 +38,11 @@ void emit_check(H *h, const ImpKernel *k, const char *more);
 void emit_element_counts(H *h, const ImpKernel *k);
 /* DPIA_ERROR_SIZE when a size overflowed (dpia_bad) */
 void emit_size_overflow(H *h, const char *name);
+/* header_cuda.c: for the launchers of pointers that do not know their
+ * sizes (CUDA's, C's): an output sharing a byte the kernel touches with
+ * another buffer argument fails with DPIA_ERROR_ALIAS (dpia_overlap_ and
+ * dpia_bytes_I, I the parameter's index, defined before) */
+void emit_overlap_checks(H *h, const ImpKernel *k);
 /* DPIA_GENERATED_GEMV_H for samples/gemv.dpia */
 const char *guard_name(Arena *a, const char *source_name);
 
