@@ -409,8 +409,8 @@ static void print_stretch(P *p, KirStmt *const *stmts, int n, int indent) {
   Vec named = {0};
   for (int i = 0; i < p->promoted.len; i++) {
     const Promoted *q = p->promoted.items[i];
-    for (int j = 0; j < n; j++)
-      if (stmts[j] == q->decl || any_stmt(stmts[j], names, q->decl->decl.name)) {
+    for (int j = 0; j < n; j++) /* an array's declaration alone names nothing: it lives in its slot */
+      if (stmts[j] == q->decl ? q->decl->decl.array_len < 0 : any_stmt(stmts[j], names, q->decl->decl.name)) {
         vec_push(p->a, &named, (void *)q);
         break;
       }
