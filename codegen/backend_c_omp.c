@@ -778,25 +778,49 @@ static void print_program(const KirKernel *k, NameSet *defined, Buf *out, LineRe
             " * buffer's is its size_t bytes), and their number, for callers that load the\n"
             " * kernel at run time */\n",
        k->name);
-  emit(out, "void dpia_args_%s(void *const *args, const size_t dpia_groups[3], const size_t dpia_local[3]) {\n"
-            "  %s(",
-       k->name, k->name);
-  for (int i = 0; i < k->nparams; i++) {
-    const KirParam *q = &k->params[i];
+  emit(out, "void dpia_args_%s(void *const *args, const size_t dpia_groups[3], const size_t dpia_local[3]) {\n",
+       k->name);
+  /* the call: on one line if it fits in 100 columns, else an argument a
+   * line, aligned after the parenthesis */
+  Buf call;
+  buf_init(&call, a);
+  const char **args = NEWARRAY(a, const char *, k->nparams + 1);
+  size_t width = 0;
+  for (int i = 0; i <= k->nparams; i++) {
     Buf t;
     buf_init(&t, a);
-    switch ((KParamRole)q->role) {
-    case KP_OUTPUT:
-    case KP_TEMP: print_type(&t, q->type); buf_puts(&t, " *"); break;
-    case KP_INPUT: buf_puts(&t, "const "); print_type(&t, q->type); buf_puts(&t, " *"); break;
-    case KP_SCALAR:
-    case KP_NAT: print_type(&t, q->type); break;
-    case KP_LOCAL: buf_puts(&t, "size_t"); break;
-    default: INTERNAL("kernel parameter role %d", q->role);
+    if (i == k->nparams) {
+      buf_puts(&t, "dpia_groups, dpia_local");
+    } else {
+      const KirParam *q = &k->params[i];
+      switch ((KParamRole)q->role) {
+      case KP_OUTPUT:
+      case KP_TEMP: print_type(&t, q->type); buf_puts(&t, " *const *"); break;
+      case KP_INPUT: buf_puts(&t, "const "); print_type(&t, q->type); buf_puts(&t, " *const *"); break;
+      case KP_SCALAR:
+      case KP_NAT: print_type(&t, q->type); buf_puts(&t, " const *"); break;
+      case KP_LOCAL: buf_puts(&t, "size_t const *"); break;
+      default: INTERNAL("kernel parameter role %d", q->role);
+      }
+      Buf arg;
+      buf_init(&arg, a);
+      emit(&arg, "*(%s)args[%d]", t.data, i);
+      t = arg;
     }
-    emit(out, "*(%s%sconst *)args[%d], ", t.data, t.data[t.len - 1] == '*' ? "" : " ", i);
+    args[i] = t.data;
+    width += strlen(t.data) + 2;
   }
-  emit(out, "dpia_groups, dpia_local);\n}\nconst int dpia_nargs_%s = %d;\n", k->name, k->nparams);
+  size_t col = strlen(k->name) + 3;
+  bool one_line = col + width <= 100;
+  emit(&call, "  %s(", k->name);
+  for (int i = 0; i <= k->nparams; i++) {
+    if (i) buf_puts(&call, one_line ? ", " : ",\n");
+    if (i && !one_line)
+      for (size_t c = 0; c < col; c++) buf_putc(&call, ' ');
+    buf_puts(&call, args[i]);
+  }
+  buf_put(out, call.data, call.len);
+  emit(out, ");\n}\nconst int dpia_nargs_%s = %d;\n", k->name, k->nparams);
 }
 
 static void print_kernel_lines(const KirKernel *k, NameSet *defined, Buf *out, LineRec *rec) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The C target (docs/targets.md, `--target=c`): every sample kernel that
-tests/samples/run_samples.py runs on PoCL, run with `dpia run --target=c
---check` (compiled by the host's C compiler with OpenMP, loaded and run on
+tests/samples/run_samples.py runs on PoCL, and every pipeline of
+tests/pipeline/run_pipelines.py, run with `dpia run --target=c --check` (compiled by the host's C compiler with OpenMP, loaded and run on
 the CPU, compared with the reference interpreter) at the same sizes; every
 sample, every program of tests/pipeline and tests/vectors translated with
 --target=c (which verifies each kernel with `cc -fsyntax-only -Wall
@@ -18,13 +18,14 @@ import argparse, ast, concurrent.futures, glob, os, re, subprocess, sys, tempfil
 EXPECTED = {"tests/pipeline/shared_defs.dpia": "is not valid C"}
 
 
-def runs(root):
-    """RUNS of tests/samples/run_samples.py: (file, kernel, [sizes...])"""
-    tree = ast.parse(open(os.path.join(root, "tests/samples/run_samples.py")).read())
+def runs(root, script):
+    """RUNS of script (tests/samples/run_samples.py, a kernel each;
+    tests/pipeline/run_pipelines.py, a pipeline each): (file, name, [sizes...])"""
+    tree = ast.parse(open(os.path.join(root, script)).read())
     for node in tree.body:
         if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "RUNS":
             return ast.literal_eval(node.value)
-    raise SystemExit("FAIL: no RUNS in tests/samples/run_samples.py")
+    raise SystemExit(f"FAIL: no RUNS in {script}")
 
 
 def run(argv):
@@ -127,7 +128,8 @@ def main():
     progs = sorted(glob.glob("samples/*.dpia") + glob.glob("tests/pipeline/*.dpia") + glob.glob("tests/vectors/*.dpia"))
     with tempfile.TemporaryDirectory() as tmp, concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
         jobs = []
-        for f, k, points in runs(args.root):
+        for f, k, points in runs(args.root, "tests/samples/run_samples.py") + \
+                runs(args.root, "tests/pipeline/run_pipelines.py"):
             for sizes in points if args.all_points else points[:1]:
                 jobs.append(pool.submit(run_kernel, args.dpia, f, k, sizes))
         nruns = len(jobs)
