@@ -51,6 +51,21 @@ void host_append_file(Buf *out, const char *path, size_t max) {
   fclose(fp);
 }
 
+void host_append_log(Buf *report, const char *log, const char *src, const char *name) {
+  Buf text;
+  buf_init(&text, report->arena);
+  host_append_file(&text, log, 16000);
+  size_t nsrc = strlen(src);
+  for (const char *c = text.data; c && *c; c++) {
+    if (strncmp(c, src, nsrc) == 0) {
+      buf_puts(report, name);
+      c += nsrc - 1;
+    } else {
+      buf_putc(report, *c);
+    }
+  }
+}
+
 char *host_temp_dir(Arena *a, const char *what) {
   const char *tmp = getenv("TMPDIR");
   char *dir = arena_printf(a, "%s/dpia-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", what);

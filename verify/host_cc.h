@@ -15,6 +15,9 @@ int host_cc_run(char *const argv[], const char *log, int *status);
 bool host_write_file(const char *path, const char *text, size_t len);
 /* the first max bytes of the file path appended to out */
 void host_append_file(Buf *out, const char *path, size_t max);
+/* the file log (a compiler's messages, at most 16000 bytes) appended to
+ * report with the temporary source's path src named as name */
+void host_append_log(Buf *report, const char *log, const char *src, const char *name);
 /* a fresh directory $TMPDIR/dpia-WHAT-XXXXXX (else under /tmp), or NULL */
 char *host_temp_dir(Arena *a, const char *what);
 

@@ -89,22 +89,6 @@ static void verifier_free(TargetVerifier *tv) {
 
 static void verifier_free_at_exit(TargetVerifier *tv) { verifier_free(tv); }
 
-/* the compiler's messages name the temporary file: name them as the caller does */
-static void append_log(Buf *report, Arena *a, const char *log, const char *src, const char *name) {
-  Buf text;
-  buf_init(&text, a);
-  host_append_file(&text, log, 16000);
-  size_t nsrc = strlen(src);
-  for (const char *c = text.data; c && *c; c++) {
-    if (strncmp(c, src, nsrc) == 0) {
-      buf_puts(report, name);
-      c += nsrc - 1;
-    } else {
-      buf_putc(report, *c);
-    }
-  }
-}
-
 /* source compiled by the compiler with flags (NULL-terminated) and -o out
  * (NULL: none); false with its messages in report */
 static bool compile(Arena *a, const char *cc, const char *name, const char *source, size_t len,
@@ -137,7 +121,7 @@ static bool compile(Arena *a, const char *cc, const char *name, const char *sour
     host_append_file(&messages, log, 1);
     if (messages.len) { /* a clean compile prints nothing; anything printed is a diagnostic */
       ok = false;
-      append_log(report, a, log, src, name);
+      host_append_log(report, log, src, name);
     } else if (!ok) {
       emit(report, "%s: %s failed (status %d) and said nothing\n", name, cc, status);
     }

@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "host_cc.h"
 #include "target.h"
 
 extern char **environ;
@@ -86,33 +87,6 @@ static void verifier_free(TargetVerifier *tv) {
 /* nvcc runs in processes of its own: nothing outlives them to leave */
 static void verifier_free_at_exit(TargetVerifier *tv) { verifier_free(tv); }
 
-static bool write_file(const char *path, const char *text, size_t len) {
-  FILE *fp = fopen(path, "w");
-  if (!fp) return false;
-  bool ok = fwrite(text, 1, len, fp) == len;
-  return fclose(fp) == 0 && ok;
-}
-
-/* nvcc's messages name the temporary file: name them as the caller does */
-static void append_log(Buf *report, const char *log, const char *src, const char *name) {
-  FILE *fp = fopen(log, "r");
-  if (!fp) return;
-  char line[4096];
-  size_t total = 0, nsrc = strlen(src);
-  while (fgets(line, sizeof line, fp) && total < 16000) {
-    for (char *c = line; *c; c++) {
-      if (strncmp(c, src, nsrc) == 0) {
-        buf_puts(report, name);
-        c += nsrc - 1;
-      } else {
-        buf_putc(report, *c);
-      }
-    }
-    total += strlen(line);
-  }
-  fclose(fp);
-}
-
 /* Why each flag:
  *   -ptx -o /dev/null          the device code compiled (the front end,
  *                              NVVM and PTX generation), nothing kept
@@ -132,7 +106,7 @@ static bool verify(TargetVerifier *tv, const char *name, const char *source, siz
   }
   const char *src = arena_printf(a, "%s/kernel.cu", dir), *log = arena_printf(a, "%s/log", dir);
   bool ok = false;
-  if (!write_file(src, source, len)) {
+  if (!host_write_file(src, source, len)) {
     emit(report, "%s: cannot write %s: %s\n", name, src, strerror(errno));
     goto done;
   }
@@ -157,7 +131,7 @@ static bool verify(TargetVerifier *tv, const char *name, const char *source, siz
   struct stat st;
   if (stat(log, &st) == 0 && st.st_size > 0) {
     ok = false;
-    append_log(report, log, src, name);
+    host_append_log(report, log, src, name);
   } else if (!ok) {
     emit(report, "%s: nvcc failed (status %d) and said nothing\n", name, status);
   }
