@@ -368,3 +368,83 @@ int cprint_statement_lines(Arena *a, const KirKernel *k, CKernelPrinter print, c
   print(k, NULL, &out, &rec);
   return cprint_lines(&rec, &out, stmts, lines, text);
 }
+
+/* ---- walking a kernel (CWalk) ---- */
+
+static void walk_type(const CWalk *w, const KirType *t) {
+  if (t && w->on_type) w->on_type(w->ctx, t);
+}
+
+static void walk_expr(const CWalk *w, const KirExpr *e);
+
+static void walk_ix(const CWalk *w, const Ix *x) {
+  if (!x) return;
+  if (x->kind == IX_EXPR) walk_expr(w, x->expr);
+  walk_ix(w, x->a);
+  walk_ix(w, x->b);
+}
+
+static void walk_expr(const CWalk *w, const KirExpr *e) {
+  if (!e) return;
+  if (w->on_expr) w->on_expr(w->ctx, e);
+  if (e->kind == KE_IX) {
+    walk_ix(w, e->ix);
+    return;
+  }
+  const KirExpr *buf[3];
+  const KirExpr *const *kids;
+  int n = kir_expr_children(e, buf, &kids);
+  for (int i = 0; i < n; i++) walk_expr(w, kids[i]);
+}
+
+static void walk_block(const CWalk *w, const KirBlock *b) {
+  for (const KirStmt *s = b->first; s; s = s->next) {
+    if (w->on_stmt) w->on_stmt(w->ctx, s);
+    DPIA_EXHAUSTIVE_BEGIN
+    switch (s->kind) {
+    case KS_DECL:
+      walk_type(w, s->decl.type);
+      walk_expr(w, s->decl.init);
+      break;
+    case KS_ASSIGN:
+      walk_expr(w, s->assign.lhs);
+      walk_expr(w, s->assign.rhs);
+      break;
+    case KS_VSTORE:
+      walk_expr(w, s->vstore.value);
+      walk_expr(w, s->vstore.offset);
+      walk_expr(w, s->vstore.ptr);
+      break;
+    case KS_FOR:
+      walk_expr(w, s->loop.init);
+      walk_expr(w, s->loop.bound);
+      walk_expr(w, s->loop.step);
+      walk_block(w, &s->loop.body);
+      break;
+    case KS_IF:
+      walk_expr(w, s->cond.cond);
+      walk_block(w, &s->cond.body);
+      break;
+    case KS_BLOCK: walk_block(w, &s->block.body); break;
+    case KS_EXPR: walk_expr(w, s->expr); break;
+    case KS_BARRIER:
+    case KS_COMMENT: break;
+    }
+    DPIA_EXHAUSTIVE_END
+  }
+}
+
+void cwalk_kernel(const CWalk *w, const KirKernel *k) {
+  for (int i = 0; i < k->nparams; i++) walk_type(w, k->params[i].type);
+  for (int i = 0; i < k->ntops; i++) {
+    const KirTop *t = &k->tops[i];
+    if (t->kind == KT_STRUCT)
+      for (int f = 0; f < 2; f++) walk_type(w, t->st.field[f].type);
+    if (t->kind == KT_CONST) {
+      walk_type(w, t->table.elem);
+      for (int j = 0; j < t->table.n; j++) walk_expr(w, t->table.values[j]);
+    }
+  }
+  walk_block(w, &k->locals);
+  walk_block(w, &k->body);
+}

@@ -103,6 +103,20 @@ void cprint_params(Buf *out, size_t start, const KirKernel *k, void (*print_para
 void cprint_params_more(Buf *out, size_t start, const KirKernel *k, void (*print_param)(Buf *out, const KirParam *p),
                         int nextra, const char *const *extra);
 
+/* A walk over what a kernel names, for a preamble that defines only what
+ * the kernel uses: on_type sees the types of its parameters, its structs'
+ * fields, its tables' elements and its declarations; on_expr every
+ * expression node (the values of its tables, each statement's, their
+ * sub-expressions and index atoms), before its sub-expressions; on_stmt
+ * every statement, nested ones included.  A callback may be NULL. */
+typedef struct CWalk {
+  void (*on_type)(void *ctx, const KirType *t);
+  void (*on_expr)(void *ctx, const KirExpr *e);
+  void (*on_stmt)(void *ctx, const KirStmt *s);
+  void *ctx;
+} CWalk;
+void cwalk_kernel(const CWalk *w, const KirKernel *k);
+
 /* the printer of a kernel that records where its statements land */
 typedef void (*CKernelPrinter)(const KirKernel *k, NameSet *defined, Buf *out, LineRec *rec);
 /* statement_lines (backend.h) of the printer */
