@@ -369,6 +369,34 @@ int cprint_statement_lines(Arena *a, const KirKernel *k, CKernelPrinter print, c
   return cprint_lines(&rec, &out, stmts, lines, text);
 }
 
+void cprint_tops(const CTops *c, const KirKernel *k, NameSet *defined, Buf *out) {
+  bool table = false;
+  for (int i = 0; i < k->ntops; i++) {
+    const KirTop *t = &k->tops[i];
+    if (cprint_defined_before(defined, t->name)) continue;
+    DPIA_EXHAUSTIVE_BEGIN
+    switch (t->kind) {
+    case KT_STRUCT: /* a pair type's, the same in every program */
+      if (c->guard_structs) emit(out, "#ifndef DPIA_C_HAVE_%s\n#define DPIA_C_HAVE_%s\n", t->name, t->name);
+      cprint_struct(out, &t->st, c->print_type);
+      if (c->guard_structs) buf_puts(out, "#endif\n");
+      break;
+    case KT_FOREIGN: emit(out, "/* foreign function %s */\n%s%s\n", t->name, c->foreign, t->text); break;
+    case KT_CONST: {
+      Buf head;
+      buf_init(&head, out->arena);
+      buf_puts(&head, c->table);
+      c->print_type(&head, t->table.elem);
+      cprint_table(out, head.data, t->name, &t->table, c->print_value);
+      table = true;
+      break;
+    }
+    }
+    DPIA_EXHAUSTIVE_END
+  }
+  if (table) buf_putc(out, '\n');
+}
+
 /* ---- walking a kernel (CWalk) ---- */
 
 static void walk_type(const CWalk *w, const KirType *t) {

@@ -103,6 +103,20 @@ void cprint_params(Buf *out, size_t start, const KirKernel *k, void (*print_para
 void cprint_params_more(Buf *out, size_t start, const KirKernel *k, void (*print_param)(Buf *out, const KirParam *p),
                         int nextra, const char *const *extra);
 
+/* The definitions a kernel makes before itself that the program does not
+ * hold yet (defined, cprint_defined_before): struct typedefs (under
+ * `#ifndef DPIA_C_HAVE_NAME` when guard_structs: a header that may meet
+ * another's), foreign functions (their text after foreign: "static
+ * inline "), constant tables (after table and the element type: "static
+ * const "; each value by print_value), a blank line after the tables. */
+typedef struct CTops {
+  void (*print_type)(Buf *out, const KirType *t);
+  void (*print_value)(Buf *out, const KirExpr *e);
+  const char *foreign, *table;
+  bool guard_structs;
+} CTops;
+void cprint_tops(const CTops *c, const KirKernel *k, NameSet *defined, Buf *out);
+
 /* A walk over what a kernel names, for a preamble that defines only what
  * the kernel uses: on_type sees the types of its parameters, its structs'
  * fields, its tables' elements and its declarations; on_expr every

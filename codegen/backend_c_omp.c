@@ -658,31 +658,12 @@ static void print_table_value(Buf *out, const KirExpr *e) {
  * C definition), constant arrays (static const). */
 static void print_tops(const KirKernel *k, NameSet *defined, bool in_header, Buf *out) {
   c_omp_print_preamble(k, defined, in_header, out);
-  bool table = false;
-  for (int i = 0; i < k->ntops; i++) {
-    const KirTop *t = &k->tops[i];
-    if (cprint_defined_before(defined, t->name)) continue;
-    DPIA_EXHAUSTIVE_BEGIN
-    switch (t->kind) {
-    case KT_STRUCT: /* a pair type's, the same in every program */
-      if (in_header) emit(out, "#ifndef DPIA_C_HAVE_%s\n#define DPIA_C_HAVE_%s\n", t->name, t->name);
-      cprint_struct(out, &t->st, print_type);
-      if (in_header) buf_puts(out, "#endif\n");
-      break;
-    case KT_FOREIGN: emit(out, "/* foreign function %s */\nstatic inline %s\n", t->name, t->text); break;
-    case KT_CONST: {
-      Buf head;
-      buf_init(&head, out->arena);
-      buf_puts(&head, "static const ");
-      print_type(&head, t->table.elem);
-      cprint_table(out, head.data, t->name, &t->table, print_table_value);
-      table = true;
-      break;
-    }
-    }
-    DPIA_EXHAUSTIVE_END
-  }
-  if (table) buf_putc(out, '\n');
+  CTops tops = {.print_type = print_type,
+                .print_value = print_table_value,
+                .foreign = "static inline ",
+                .table = "static const ",
+                .guard_structs = in_header};
+  cprint_tops(&tops, k, defined, out);
 }
 
 /* the group's code of k (the body of the loop over groups) at indent */

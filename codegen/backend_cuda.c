@@ -246,27 +246,9 @@ static void print_param(Buf *out, const KirParam *p) {
  * hold several kernels). */
 static void print_tops(const KirKernel *k, NameSet *defined, Buf *out) {
   cuda_print_preamble(k, defined, out);
-  bool table = false;
-  for (int i = 0; i < k->ntops; i++) {
-    const KirTop *t = &k->tops[i];
-    if (cprint_defined_before(defined, t->name)) continue;
-    DPIA_EXHAUSTIVE_BEGIN
-    switch (t->kind) {
-    case KT_STRUCT: cprint_struct(out, &t->st, print_type); break;
-    case KT_FOREIGN: emit(out, "/* foreign function %s */\n__device__ inline %s\n", t->name, t->text); break;
-    case KT_CONST: {
-      Buf head;
-      buf_init(&head, out->arena);
-      buf_puts(&head, "static __constant__ ");
-      print_type(&head, t->table.elem);
-      cprint_table(out, head.data, t->name, &t->table, print_expr);
-      table = true;
-      break;
-    }
-    }
-    DPIA_EXHAUSTIVE_END
-  }
-  if (table) buf_putc(out, '\n');
+  static const CTops tops = {
+      .print_type = print_type, .print_value = print_expr, .foreign = "__device__ inline ", .table = "static __constant__ "};
+  cprint_tops(&tops, k, defined, out);
 }
 
 static void print_kernel_lines(const KirKernel *k, NameSet *defined, Buf *out, LineRec *rec) {
