@@ -1,5 +1,5 @@
 /* host_cc.c: the host's C compiler (host_cc.h). */
-#define _GNU_SOURCE /* mkdtemp */
+#define _GNU_SOURCE /* mkdtemp, strdup, strtok_r */
 #include "host_cc.h"
 
 #include <errno.h>
@@ -16,6 +16,26 @@ extern char **environ;
 const char *host_cc(void) {
   const char *cc = getenv("CC");
   return cc && *cc ? cc : "cc";
+}
+
+char *host_find_program(const char *name) {
+  if (strchr(name, '/')) return access(name, X_OK) == 0 ? strdup(name) : NULL;
+  const char *path = getenv("PATH");
+  if (!path) return NULL;
+  char *dirs = strdup(path);
+  for (char *save = NULL, *d = dirs ? strtok_r(dirs, ":", &save) : NULL; d; d = strtok_r(NULL, ":", &save)) {
+    size_t n = strlen(d) + strlen(name) + 2;
+    char *p = malloc(n);
+    if (!p) break;
+    snprintf(p, n, "%s/%s", d, name);
+    if (access(p, X_OK) == 0) {
+      free(dirs);
+      return p;
+    }
+    free(p);
+  }
+  free(dirs);
+  return NULL;
 }
 
 int host_cc_run(char *const argv[], const char *log, int *status) {
@@ -64,6 +84,23 @@ void host_append_log(Buf *report, const char *log, const char *src, const char *
       buf_putc(report, *c);
     }
   }
+}
+
+int host_compile(char *const argv[], const char *log, const char *src, const char *name, const char *tool,
+                 Buf *report) {
+  int status = 0;
+  int rc = host_cc_run(argv, log, &status);
+  if (rc != 0) return rc;
+  bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  Buf said;
+  buf_init(&said, report->arena);
+  host_append_file(&said, log, 1);
+  if (said.len) {
+    host_append_log(report, log, src, name);
+    return -1;
+  }
+  if (!ok) emit(report, "%s: %s failed (status %d) and said nothing\n", name, tool, status);
+  return ok ? 0 : -1;
 }
 
 char *host_temp_dir(Arena *a, const char *what) {

@@ -63,14 +63,16 @@ typedef struct CVerifier {
   char *cc;
 } CVerifier;
 
+/* none without a compiler: verification then fails with E0002 */
 static TargetVerifier *verifier_new(void) {
+  char *cc = host_find_program(host_cc());
+  if (!cc) return NULL;
   CVerifier *v = malloc(sizeof *v);
-  if (!v) return NULL;
-  v->cc = strdup(host_cc());
-  if (!v->cc) {
-    free(v);
+  if (!v) {
+    free(cc);
     return NULL;
   }
+  v->cc = cc;
   return (TargetVerifier *)v;
 }
 
@@ -109,23 +111,9 @@ static bool compile(Arena *a, const char *cc, const char *name, const char *sour
   argv[n++] = src;
   if (out) argv[n++] = "-lm";
   argv[n] = NULL;
-  int status = 0;
-  int rc = host_cc_run((char *const *)argv, log, &status);
-  bool ok = false;
-  if (rc != 0) {
-    emit(report, "%s: no C compiler (%s: %s; set CC)\n", name, cc, strerror(rc));
-  } else {
-    ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    Buf messages;
-    buf_init(&messages, a);
-    host_append_file(&messages, log, 1);
-    if (messages.len) { /* a clean compile prints nothing; anything printed is a diagnostic */
-      ok = false;
-      host_append_log(report, log, src, name);
-    } else if (!ok) {
-      emit(report, "%s: %s failed (status %d) and said nothing\n", name, cc, status);
-    }
-  }
+  int rc = host_compile((char *const *)argv, log, src, name, cc, report);
+  if (rc > 0) emit(report, "%s: no C compiler (%s: %s; set CC)\n", name, cc, strerror(rc));
+  bool ok = rc == 0;
   unlink(src);
   unlink(log);
   return ok;

@@ -16,19 +16,13 @@
  * target's as they are every target's. */
 #define _GNU_SOURCE /* mkdtemp, strdup */
 #include <errno.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "host_cc.h"
 #include "target.h"
-
-extern char **environ;
 
 /* A TargetVerifier of this target: nvcc's path. */
 typedef struct CudaVerifier {
@@ -40,22 +34,8 @@ static bool executable(const char *path) { return access(path, X_OK) == 0; }
 static char *find_nvcc(void) {
   const char *env = getenv("DPIA_NVCC");
   if (env && *env) return executable(env) ? strdup(env) : NULL;
-  const char *path = getenv("PATH");
-  if (path) {
-    char *dirs = strdup(path);
-    for (char *save = NULL, *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-      size_t n = strlen(d) + sizeof "/nvcc";
-      char *p = malloc(n);
-      if (!p) break;
-      snprintf(p, n, "%s/nvcc", d);
-      if (executable(p)) {
-        free(dirs);
-        return p;
-      }
-      free(p);
-    }
-    free(dirs);
-  }
+  char *found = host_find_program("nvcc");
+  if (found) return found;
   return executable("/usr/local/cuda/bin/nvcc") ? strdup("/usr/local/cuda/bin/nvcc") : NULL;
 }
 
@@ -98,9 +78,8 @@ static void verifier_free_at_exit(TargetVerifier *tv) { verifier_free(tv); }
 static bool verify(TargetVerifier *tv, const char *name, const char *source, size_t len, Buf *report) {
   CudaVerifier *v = (CudaVerifier *)tv;
   Arena *a = report->arena;
-  const char *tmp = getenv("TMPDIR");
-  char *dir = arena_printf(a, "%s/dpia-cuda-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  if (!mkdtemp(dir)) {
+  char *dir = host_temp_dir(a, "cuda");
+  if (!dir) {
     emit(report, "%s: cannot make a temporary directory: %s\n", name, strerror(errno));
     return false;
   }
@@ -112,29 +91,9 @@ static bool verify(TargetVerifier *tv, const char *name, const char *source, siz
   }
   char *argv[] = {v->nvcc, "-ptx", "-std=c++17", "--Werror", "all-warnings", "-Xcudafe", "--display_error_number",
                   "-o", "/dev/null", (char *)src, NULL};
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  pid_t pid;
-  int rc = posix_spawn(&pid, v->nvcc, &fa, NULL, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) {
-    emit(report, "%s: cannot start %s: %s\n", name, v->nvcc, strerror(rc));
-    goto done;
-  }
-  int status;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  /* a clean compile prints nothing; anything printed is a diagnostic */
-  struct stat st;
-  if (stat(log, &st) == 0 && st.st_size > 0) {
-    ok = false;
-    host_append_log(report, log, src, name);
-  } else if (!ok) {
-    emit(report, "%s: nvcc failed (status %d) and said nothing\n", name, status);
-  }
+  int rc = host_compile(argv, log, src, name, "nvcc", report);
+  if (rc > 0) emit(report, "%s: cannot start %s: %s\n", name, v->nvcc, strerror(rc));
+  ok = rc == 0;
 done:
   unlink(src);
   unlink(log);

@@ -75,13 +75,14 @@ def patched(dpia, tmp):
 
 
 def no_compiler(dpia, tmp):
-    """without a C compiler: a clear error, exit 1 (verification) or 4 (running)"""
+    """without a C compiler: verification fails with E0002, running (not
+    verified) with exit 4 and the compiler named"""
     env = dict(os.environ, CC=os.path.join(tmp, "no-cc"))
     p = subprocess.run([dpia, "translate", "--target=c", "samples/scal.dpia"], capture_output=True, text=True,
                        env=env)
     fails = []
-    if p.returncode == 0 or "no C compiler" not in p.stderr:
-        fails.append(f"FAIL translate without a C compiler: exit {p.returncode}\n{p.stderr}")
+    if p.returncode == 0 or "E0002" not in p.stderr or "C compiler" not in p.stderr:
+        fails.append(f"FAIL translate without a C compiler: exit {p.returncode}, expected E0002\n{p.stderr}")
     p = subprocess.run([dpia, "run", "--no-verify", "--target=c", "samples/scal.dpia", "-k", "scal", "--size",
                         "N=64"], capture_output=True, text=True, env=env)
     if p.returncode != 4 or "no C compiler" not in p.stderr:
