@@ -31,7 +31,7 @@ typedef struct PipeDesc PipeDesc;
 /* The targets dpia knows: X(ID, name), name what --target takes.  The
  * backend of a row is backend_NAME (backend.c's table), its verification
  * and running target_NAME (verify/target.c). */
-#define DPIA_TARGETS(X) X(OPENCL, opencl) X(CUDA, cuda)
+#define DPIA_TARGETS(X) X(OPENCL, opencl) X(CUDA, cuda) X(C, c)
 
 typedef enum TargetId {
 #define X(id, name) TARGET_##id,
@@ -66,6 +66,11 @@ typedef struct Backend {
   void (*print_header)(Arena *a, const char *source_name, int nkernels, const ImpKernel *const *kernels,
                        const char *const *sources, int npipes, const PipeDesc *const *pipes, const CodegenOptions *opt,
                        Buf *out);
+  /* why the backend cannot print k (its language cannot express what the
+   * kernel IR says: C's work-item loops cannot split at a barrier under
+   * control that differs within a work-group), or NULL; NULL for a
+   * backend that prints every kernel.  Lowering reports it (E0608). */
+  const char *(*refusal)(Arena *a, const KirKernel *k);
 } Backend;
 
 /* backend.c: the backend of a target; the one called name (NULL if none) */

@@ -121,6 +121,89 @@ bool cprint_defined_before(NameSet *defined, const char *name) {
   return false;
 }
 
+void cprint_operand(const CExprHooks *h, Buf *out, const KirExpr *e, int min) {
+  bool paren = (h->prec ? h->prec(e) : kir_prec(e)) < min;
+  if (paren) buf_putc(out, '(');
+  cprint_expr(h, out, e);
+  if (paren) buf_putc(out, ')');
+}
+
+void cprint_args(const CExprHooks *h, Buf *out, const KirExpr *e) {
+  buf_putc(out, '(');
+  for (int i = 0; i < e->call.nargs; i++) {
+    if (i) buf_puts(out, ", ");
+    cprint_operand(h, out, e->call.args[i], PREC_ASSIGN);
+  }
+  buf_putc(out, ')');
+}
+
+void cprint_expr(const CExprHooks *h, Buf *out, const KirExpr *e) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (e->kind) {
+  case KE_INT: emit(out, "%lld", (long long)e->value); return;
+  case KE_VAR: buf_puts(out, e->name); return;
+  case KE_LIT: cprint_lit(out, e->lit); return;
+  case KE_IX: ix_print(out, e->ix, h->print_expr); return;
+  case KE_UNARY: {
+    /* - -x and - -1.0f would read as a decrement: (-x) */
+    Buf operand;
+    buf_init(&operand, out->arena);
+    cprint_operand(h, &operand, e->un.operand, PREC_UNARY);
+    bool sign = e->un.op != '&' && operand.data && (operand.data[0] == '-' || operand.data[0] == '!');
+    emit(out, sign ? "%c(%s)" : "%c%s", e->un.op, operand.data ? operand.data : "");
+    return;
+  }
+  case KE_BINARY: {
+    int prec = kir_binop_prec[e->bin.op];
+    /* no redundant parentheses, but the ones -Wparentheses wants (&& in
+     * ||, a comparison in ==); a conjunction of tests and an address plus
+     * offsets are associative */
+    int lmin = prec, rmin = prec + 1;
+    if (e->bin.op == KB_OR || e->bin.op == KB_EQ || e->bin.op == KB_NE) lmin = rmin = prec + 2;
+    if (e->bin.op == KB_ALL || e->bin.op == KB_PTR_ADD) rmin = prec;
+    cprint_operand(h, out, e->bin.lhs, lmin);
+    emit(out, " %s ", kir_binop_text[e->bin.op]);
+    cprint_operand(h, out, e->bin.rhs, rmin);
+    return;
+  }
+  case KE_COND:
+    cprint_operand(h, out, e->cond.test, PREC_COND + 1);
+    buf_puts(out, " ? ");
+    cprint_operand(h, out, e->cond.then, PREC_COND + 1);
+    buf_puts(out, " : ");
+    cprint_operand(h, out, e->cond.other, PREC_COND);
+    return;
+  case KE_INDEX:
+    cprint_operand(h, out, e->index.base, PREC_POSTFIX);
+    buf_putc(out, '[');
+    cprint_expr(h, out, e->index.at);
+    buf_putc(out, ']');
+    return;
+  case KE_MEMBER:
+    cprint_operand(h, out, e->member.base, PREC_POSTFIX);
+    emit(out, ".%s", e->member.name);
+    return;
+  case KE_CALL:
+    buf_puts(out, e->call.fn);
+    cprint_args(h, out, e);
+    return;
+  case KE_CAST:
+    if (e->call.type->kind == KTY_SCALAR && e->call.type->width > 1) break;
+    buf_putc(out, '(');
+    h->print_type(out, e->call.type);
+    buf_putc(out, ')');
+    cprint_operand(h, out, e->call.args[0], PREC_UNARY);
+    return;
+  case KE_QUERY:
+  case KE_LANE:
+  case KE_VLOAD:
+  case KE_BUILTIN:
+  case KE_VECTOR: break;
+  }
+  DPIA_EXHAUSTIVE_END
+  h->print_own(out, e);
+}
+
 static void print_trailing_comment(Buf *out, const KirStmt *s) {
   if (s->comment) emit(out, " /* %s */", s->comment);
 }
@@ -134,6 +217,16 @@ static void print_body(const CStmtHooks *h, Buf *out, const KirStmt *s, const Ki
   cprint_block(h, out, body, indent + 1, rec);
   buf_indent(out, indent);
   buf_putc(out, '}');
+}
+
+void cprint_loop_head(const CStmtHooks *h, Buf *out, const KirStmt *s) {
+  emit(out, "for (int %s = ", s->loop.var);
+  h->print_whole(out, s->loop.init);
+  emit(out, "; %s < ", s->loop.var);
+  h->print_operand(out, s->loop.bound, kir_binop_prec[KB_LT] + 1);
+  emit(out, "; %s += ", s->loop.var);
+  h->print_whole(out, s->loop.step);
+  buf_puts(out, ") ");
 }
 
 /* the statement s from the current column, through its end of line */
@@ -167,16 +260,10 @@ static void print_stmt(const CStmtHooks *h, Buf *out, const KirStmt *s, int inde
     break;
   case KS_FOR:
     if (s->loop.unroll > 1) {
-      emit(out, "#pragma unroll %d\n", s->loop.unroll);
+      emit(out, "%s %d\n", h->unroll_pragma, s->loop.unroll);
       buf_indent(out, indent);
     }
-    emit(out, "for (int %s = ", s->loop.var);
-    h->print_whole(out, s->loop.init);
-    emit(out, "; %s < ", s->loop.var);
-    h->print_operand(out, s->loop.bound, kir_binop_prec[KB_LT] + 1);
-    emit(out, "; %s += ", s->loop.var);
-    h->print_whole(out, s->loop.step);
-    buf_puts(out, ") ");
+    cprint_loop_head(h, out, s);
     print_body(h, out, s, &s->loop.body, indent, rec);
     break;
   case KS_IF:
@@ -214,12 +301,14 @@ static void print_stmt(const CStmtHooks *h, Buf *out, const KirStmt *s, int inde
   buf_putc(out, '\n');
 }
 
+void cprint_stmt(const CStmtHooks *h, Buf *out, const KirStmt *s, int indent, LineRec *rec) {
+  buf_indent(out, indent);
+  cprint_record_line(rec, out, s);
+  print_stmt(h, out, s, indent, rec);
+}
+
 void cprint_block(const CStmtHooks *h, Buf *out, const KirBlock *b, int indent, LineRec *rec) {
-  for (const KirStmt *s = b->first; s; s = s->next) {
-    buf_indent(out, indent);
-    cprint_record_line(rec, out, s);
-    print_stmt(h, out, s, indent, rec);
-  }
+  for (const KirStmt *s = b->first; s; s = s->next) cprint_stmt(h, out, s, indent, rec);
 }
 
 void cprint_struct(Buf *out, const KirStruct *s, void (*print_type)(Buf *out, const KirType *t)) {
@@ -236,21 +325,28 @@ void cprint_struct(Buf *out, const KirStruct *s, void (*print_type)(Buf *out, co
 }
 
 void cprint_params(Buf *out, size_t start, const KirKernel *k, void (*print_param)(Buf *out, const KirParam *p)) {
+  cprint_params_more(out, start, k, print_param, 0, NULL);
+}
+
+void cprint_params_more(Buf *out, size_t start, const KirKernel *k, void (*print_param)(Buf *out, const KirParam *p),
+                        int nextra, const char *const *extra) {
   size_t col = out->len - start;
   for (size_t i = start; i < out->len; i++)
     if (out->data[i] == '\n') col = out->len - i - 1;
   Buf decls;
   buf_init(&decls, out->arena);
-  size_t *ends = NEWARRAY(out->arena, size_t, k->nparams > 0 ? k->nparams : 1);
+  int n = k->nparams + nextra;
+  size_t *ends = NEWARRAY(out->arena, size_t, n > 0 ? n : 1);
   size_t width = 0;
-  for (int i = 0; i < k->nparams; i++) {
+  for (int i = 0; i < n; i++) {
     size_t from = decls.len;
-    print_param(&decls, &k->params[i]);
+    if (i < k->nparams) print_param(&decls, &k->params[i]);
+    else buf_puts(&decls, extra[i - k->nparams]);
     ends[i] = decls.len;
     width += decls.len - from + 2;
   }
   bool one_line = col + width <= 100;
-  for (int i = 0; i < k->nparams; i++) {
+  for (int i = 0; i < n; i++) {
     if (i) {
       if (one_line) {
         buf_puts(out, ", ");
@@ -271,4 +367,112 @@ int cprint_statement_lines(Arena *a, const KirKernel *k, CKernelPrinter print, c
   LineRec rec = {.arena = a, .line = 1};
   print(k, NULL, &out, &rec);
   return cprint_lines(&rec, &out, stmts, lines, text);
+}
+
+void cprint_tops(const CTops *c, const KirKernel *k, NameSet *defined, Buf *out) {
+  bool table = false;
+  for (int i = 0; i < k->ntops; i++) {
+    const KirTop *t = &k->tops[i];
+    if (cprint_defined_before(defined, t->name)) continue;
+    DPIA_EXHAUSTIVE_BEGIN
+    switch (t->kind) {
+    case KT_STRUCT: /* a pair type's, the same in every program */
+      if (c->guard_structs) emit(out, "#ifndef DPIA_C_HAVE_%s\n#define DPIA_C_HAVE_%s\n", t->name, t->name);
+      cprint_struct(out, &t->st, c->print_type);
+      if (c->guard_structs) buf_puts(out, "#endif\n");
+      break;
+    case KT_FOREIGN: emit(out, "/* foreign function %s */\n%s%s\n", t->name, c->foreign, t->text); break;
+    case KT_CONST: {
+      Buf head;
+      buf_init(&head, out->arena);
+      buf_puts(&head, c->table);
+      c->print_type(&head, t->table.elem);
+      cprint_table(out, head.data, t->name, &t->table, c->print_value);
+      table = true;
+      break;
+    }
+    }
+    DPIA_EXHAUSTIVE_END
+  }
+  if (table) buf_putc(out, '\n');
+}
+
+/* ---- walking a kernel (CWalk) ---- */
+
+static void walk_type(const CWalk *w, const KirType *t) {
+  if (t && w->on_type) w->on_type(w->ctx, t);
+}
+
+static void walk_expr(const CWalk *w, const KirExpr *e);
+
+static void walk_ix(const CWalk *w, const Ix *x) {
+  if (!x) return;
+  if (x->kind == IX_EXPR) walk_expr(w, x->expr);
+  walk_ix(w, x->a);
+  walk_ix(w, x->b);
+}
+
+static void walk_expr(const CWalk *w, const KirExpr *e) {
+  if (!e) return;
+  if (w->on_expr) w->on_expr(w->ctx, e);
+  if (e->kind == KE_IX) {
+    walk_ix(w, e->ix);
+    return;
+  }
+  const KirExpr *buf[3];
+  const KirExpr *const *kids;
+  int n = kir_expr_children(e, buf, &kids);
+  for (int i = 0; i < n; i++) walk_expr(w, kids[i]);
+}
+
+static void walk_block(const CWalk *w, const KirBlock *b) {
+  for (const KirStmt *s = b->first; s; s = s->next) {
+    if (w->on_stmt) w->on_stmt(w->ctx, s);
+    DPIA_EXHAUSTIVE_BEGIN
+    switch (s->kind) {
+    case KS_DECL:
+      walk_type(w, s->decl.type);
+      walk_expr(w, s->decl.init);
+      break;
+    case KS_ASSIGN:
+      walk_expr(w, s->assign.lhs);
+      walk_expr(w, s->assign.rhs);
+      break;
+    case KS_VSTORE:
+      walk_expr(w, s->vstore.value);
+      walk_expr(w, s->vstore.offset);
+      walk_expr(w, s->vstore.ptr);
+      break;
+    case KS_FOR:
+      walk_expr(w, s->loop.init);
+      walk_expr(w, s->loop.bound);
+      walk_expr(w, s->loop.step);
+      walk_block(w, &s->loop.body);
+      break;
+    case KS_IF:
+      walk_expr(w, s->cond.cond);
+      walk_block(w, &s->cond.body);
+      break;
+    case KS_BLOCK: walk_block(w, &s->block.body); break;
+    case KS_EXPR: walk_expr(w, s->expr); break;
+    case KS_BARRIER:
+    case KS_COMMENT: break;
+    }
+    DPIA_EXHAUSTIVE_END
+  }
+}
+
+void cwalk_kernel(const CWalk *w, const KirKernel *k) {
+  for (int i = 0; i < k->nparams; i++) walk_type(w, k->params[i].type);
+  for (int i = 0; i < k->ntops; i++) {
+    const KirTop *t = &k->tops[i];
+    if (t->kind == KT_STRUCT)
+      for (int f = 0; f < 2; f++) walk_type(w, t->st.field[f].type);
+    if (t->kind == KT_CONST) {
+      walk_type(w, t->table.elem);
+      for (int j = 0; j < t->table.n; j++) walk_expr(w, t->table.values[j]);
+    }
+  }
+  walk_block(w, &k->locals);
+  walk_block(w, &k->body);
 }

@@ -37,6 +37,28 @@ void cprint_record_line(LineRec *rec, const Buf *out, const KirStmt *s);
 void cprint_table(Buf *out, const char *head, const char *name, const KirTable *t,
                   void (*print_expr)(Buf *out, const KirExpr *e));
 
+/* What a C-family language spells its own way in an expression; the rest
+ * of the expression printer (numbers, variables, literals, index
+ * polynomials, operators with no redundant parentheses, ?:, elements,
+ * fields, calls of foreign functions, scalar casts) is shared. */
+typedef struct CExprHooks {
+  /* the backend's own print_expr (index polynomials print their atoms
+   * through it) and print_type */
+  void (*print_expr)(Buf *out, const KirExpr *e);
+  void (*print_type)(Buf *out, const KirType *t);
+  /* e's precedence as the language prints it (NULL: kir_prec) */
+  int (*prec)(const KirExpr *e);
+  /* a work-item query, a lane, a vload, a built-in, a cast to a vector
+   * type and a vector construction */
+  void (*print_own)(Buf *out, const KirExpr *e);
+} CExprHooks;
+
+/* e, and e as an operand that needs a precedence of at least min */
+void cprint_expr(const CExprHooks *h, Buf *out, const KirExpr *e);
+void cprint_operand(const CExprHooks *h, Buf *out, const KirExpr *e, int min);
+/* (a, b, c): a call's arguments, each as an operand of a comma */
+void cprint_args(const CExprHooks *h, Buf *out, const KirExpr *e);
+
 /* What a C-family language spells its own way in a statement; the rest of
  * the statement printer is shared (the model: Halide's CodeGen_C, whose
  * targets override a few of its methods). */
@@ -54,11 +76,21 @@ typedef struct CStmtHooks {
   /* a KS_VSTORE and a KS_BARRIER statement, without the semicolon */
   void (*print_vstore)(Buf *out, const KirStmt *s);
   void (*print_barrier)(Buf *out, const KirStmt *s);
+  /* the pragma a loop of kir_unroll_tiles is unrolled by ("#pragma
+   * unroll"), followed by its number of steps */
+  const char *unroll_pragma;
 } CStmtHooks;
 
 /* the statements of b, a line each at indent (and the lines of their
  * bodies one level deeper), each recorded in rec (NULL: none) */
 void cprint_block(const CStmtHooks *h, Buf *out, const KirBlock *b, int indent, LineRec *rec);
+
+/* one statement of a block at indent (the lines of its body one level
+ * deeper), recorded in rec (NULL: not) */
+void cprint_stmt(const CStmtHooks *h, Buf *out, const KirStmt *s, int indent, LineRec *rec);
+/* a KS_FOR's head through its opening parenthesis's close and a space:
+ * `for (int i = 0; i < n; i += 1) ` */
+void cprint_loop_head(const CStmtHooks *h, Buf *out, const KirStmt *s);
 
 /* typedef struct { float fst; int snd; } pair_float_int; */
 void cprint_struct(Buf *out, const KirStruct *s, void (*print_type)(Buf *out, const KirType *t));
@@ -67,6 +99,37 @@ void cprint_struct(Buf *out, const KirStruct *s, void (*print_type)(Buf *out, co
  * text since start: on the line when they fit in 100 columns; else a
  * parameter a line, aligned after the parenthesis. */
 void cprint_params(Buf *out, size_t start, const KirKernel *k, void (*print_param)(Buf *out, const KirParam *p));
+/* the same with nextra declarations after them (the NDRange of a C kernel) */
+void cprint_params_more(Buf *out, size_t start, const KirKernel *k, void (*print_param)(Buf *out, const KirParam *p),
+                        int nextra, const char *const *extra);
+
+/* The definitions a kernel makes before itself that the program does not
+ * hold yet (defined, cprint_defined_before): struct typedefs (under
+ * `#ifndef DPIA_C_HAVE_NAME` when guard_structs: a header that may meet
+ * another's), foreign functions (their text after foreign: "static
+ * inline "), constant tables (after table and the element type: "static
+ * const "; each value by print_value), a blank line after the tables. */
+typedef struct CTops {
+  void (*print_type)(Buf *out, const KirType *t);
+  void (*print_value)(Buf *out, const KirExpr *e);
+  const char *foreign, *table;
+  bool guard_structs;
+} CTops;
+void cprint_tops(const CTops *c, const KirKernel *k, NameSet *defined, Buf *out);
+
+/* A walk over what a kernel names, for a preamble that defines only what
+ * the kernel uses: on_type sees the types of its parameters, its structs'
+ * fields, its tables' elements and its declarations; on_expr every
+ * expression node (the values of its tables, each statement's, their
+ * sub-expressions and index atoms), before its sub-expressions; on_stmt
+ * every statement, nested ones included.  A callback may be NULL. */
+typedef struct CWalk {
+  void (*on_type)(void *ctx, const KirType *t);
+  void (*on_expr)(void *ctx, const KirExpr *e);
+  void (*on_stmt)(void *ctx, const KirStmt *s);
+  void *ctx;
+} CWalk;
+void cwalk_kernel(const CWalk *w, const KirKernel *k);
 
 /* the printer of a kernel that records where its statements land */
 typedef void (*CKernelPrinter)(const KirKernel *k, NameSet *defined, Buf *out, LineRec *rec);

@@ -91,22 +91,10 @@ static int prec(const KirExpr *e) {
   return kir_prec(e);
 }
 
-/* e as an operand that needs a precedence of at least min */
-static void print_operand(Buf *out, const KirExpr *e, int min) {
-  bool paren = prec(e) < min;
-  if (paren) buf_putc(out, '(');
-  print_expr(out, e);
-  if (paren) buf_putc(out, ')');
-}
+static const CExprHooks expr_hooks;
 
-static void print_args(Buf *out, const KirExpr *e) {
-  buf_putc(out, '(');
-  for (int i = 0; i < e->call.nargs; i++) {
-    if (i) buf_puts(out, ", ");
-    print_operand(out, e->call.args[i], PREC_ASSIGN);
-  }
-  buf_putc(out, ')');
-}
+/* e as an operand that needs a precedence of at least min */
+static void print_operand(Buf *out, const KirExpr *e, int min) { cprint_operand(&expr_hooks, out, e, min); }
 
 /* the work-item functions as CUDA's built-in variables (the CUDA
  * Programming Guide, "Built-in Variables") */
@@ -139,54 +127,15 @@ static void print_vector_memory(Buf *out, const char *fn, int width, const KirEx
   buf_putc(out, ')');
 }
 
-static void print_expr(Buf *out, const KirExpr *e) {
-  DPIA_EXHAUSTIVE_BEGIN
+/* what CUDA C++ spells its own way (CExprHooks.print_own) */
+static void print_own(Buf *out, const KirExpr *e) {
   switch (e->kind) {
-  case KE_INT: emit(out, "%lld", (long long)e->value); return;
-  case KE_VAR: buf_puts(out, e->name); return;
-  case KE_LIT: cprint_lit(out, e->lit); return;
-  case KE_IX: ix_print(out, e->ix, print_expr); return;
   case KE_QUERY:
     /* an operand of an index polynomial (ix_print) is printed whole:
      * parenthesised here unless a statement prints it alone */
     buf_putc(out, '(');
     print_query(out, e->query.query, e->query.dim);
     buf_putc(out, ')');
-    return;
-  case KE_UNARY: {
-    Buf operand;
-    buf_init(&operand, out->arena);
-    print_operand(&operand, e->un.operand, PREC_UNARY);
-    bool sign = e->un.op != '&' && operand.data && (operand.data[0] == '-' || operand.data[0] == '!');
-    emit(out, sign ? "%c(%s)" : "%c%s", e->un.op, operand.data ? operand.data : "");
-    return;
-  }
-  case KE_BINARY: {
-    int p = kir_binop_prec[e->bin.op];
-    int lmin = p, rmin = p + 1;
-    if (e->bin.op == KB_OR || e->bin.op == KB_EQ || e->bin.op == KB_NE) lmin = rmin = p + 2;
-    if (e->bin.op == KB_ALL || e->bin.op == KB_PTR_ADD) rmin = p;
-    print_operand(out, e->bin.lhs, lmin);
-    emit(out, " %s ", kir_binop_text[e->bin.op]);
-    print_operand(out, e->bin.rhs, rmin);
-    return;
-  }
-  case KE_COND:
-    print_operand(out, e->cond.test, PREC_COND + 1);
-    buf_puts(out, " ? ");
-    print_operand(out, e->cond.then, PREC_COND + 1);
-    buf_puts(out, " : ");
-    print_operand(out, e->cond.other, PREC_COND);
-    return;
-  case KE_INDEX:
-    print_operand(out, e->index.base, PREC_POSTFIX);
-    buf_putc(out, '[');
-    print_expr(out, e->index.at);
-    buf_putc(out, ']');
-    return;
-  case KE_MEMBER:
-    print_operand(out, e->member.base, PREC_POSTFIX);
-    emit(out, ".%s", e->member.name);
     return;
   case KE_LANE: /* CUDA's .x .y .z .w, the preamble's .s[i] */
     print_operand(out, e->lane.base, PREC_POSTFIX);
@@ -196,10 +145,6 @@ static void print_expr(Buf *out, const KirExpr *e) {
       emit(out, ".s[%d]", e->lane.lane);
     return;
   case KE_VLOAD: print_vector_memory(out, "vload", e->vload.width, NULL, e->vload.offset, e->vload.ptr); return;
-  case KE_CALL:
-    buf_puts(out, e->call.fn);
-    print_args(out, e);
-    return;
   case KE_BUILTIN:
     if (e->call.builtin == KBI_SELECT && e->call.type->width == 1) {
       print_operand(out, e->call.args[0], PREC_COND + 1);
@@ -210,35 +155,26 @@ static void print_expr(Buf *out, const KirExpr *e) {
       return;
     }
     buf_puts(out, cuda_builtin_spelling(e->call.builtin, e->call.type->scalar, e->call.type->width));
-    print_args(out, e);
+    cprint_args(&expr_hooks, out, e);
     return;
-  case KE_CAST:
-    if (e->call.type->kind == KTY_SCALAR && e->call.type->width > 1) {
-      buf_puts(out, "dpia_convert_");
-      print_type(out, e->call.type);
-      print_args(out, e);
-      return;
-    }
-    buf_putc(out, '(');
+  case KE_CAST: /* to a vector type */
+    buf_puts(out, "dpia_convert_");
     print_type(out, e->call.type);
-    buf_putc(out, ')');
-    print_operand(out, e->call.args[0], PREC_UNARY);
+    cprint_args(&expr_hooks, out, e);
     return;
-  case KE_VECTOR: {
-    const KirType *t = e->call.type;
-    if (e->call.nargs == 1) { /* a scalar broadcast */
-      buf_puts(out, "dpia_splat_");
-      print_type(out, t);
-    } else {
-      buf_puts(out, "make_");
-      print_type(out, t);
-    }
-    print_args(out, e);
+  case KE_VECTOR:
+    /* a scalar broadcast, or one lane each */
+    buf_puts(out, e->call.nargs == 1 ? "dpia_splat_" : "make_");
+    print_type(out, e->call.type);
+    cprint_args(&expr_hooks, out, e);
     return;
+  default: INTERNAL("expression kind %d is shared", (int)e->kind);
   }
-  }
-  DPIA_EXHAUSTIVE_END
 }
+
+static const CExprHooks expr_hooks = {.print_expr = print_expr, .print_type = print_type, .prec = prec, .print_own = print_own};
+
+static void print_expr(Buf *out, const KirExpr *e) { cprint_expr(&expr_hooks, out, e); }
 
 /* an expression a statement holds whole: a work-item query unparenthesised */
 static void print_whole(Buf *out, const KirExpr *e) {
@@ -271,6 +207,7 @@ static const CStmtHooks stmt_hooks = {
     .decl_space = decl_space,
     .print_vstore = print_vstore,
     .print_barrier = print_barrier,
+    .unroll_pragma = "#pragma unroll",
 };
 
 /* The local buffer parameter p's offset in the dynamic shared memory: a
@@ -309,27 +246,9 @@ static void print_param(Buf *out, const KirParam *p) {
  * hold several kernels). */
 static void print_tops(const KirKernel *k, NameSet *defined, Buf *out) {
   cuda_print_preamble(k, defined, out);
-  bool table = false;
-  for (int i = 0; i < k->ntops; i++) {
-    const KirTop *t = &k->tops[i];
-    if (cprint_defined_before(defined, t->name)) continue;
-    DPIA_EXHAUSTIVE_BEGIN
-    switch (t->kind) {
-    case KT_STRUCT: cprint_struct(out, &t->st, print_type); break;
-    case KT_FOREIGN: emit(out, "/* foreign function %s */\n__device__ inline %s\n", t->name, t->text); break;
-    case KT_CONST: {
-      Buf head;
-      buf_init(&head, out->arena);
-      buf_puts(&head, "static __constant__ ");
-      print_type(&head, t->table.elem);
-      cprint_table(out, head.data, t->name, &t->table, print_expr);
-      table = true;
-      break;
-    }
-    }
-    DPIA_EXHAUSTIVE_END
-  }
-  if (table) buf_putc(out, '\n');
+  static const CTops tops = {
+      .print_type = print_type, .print_value = print_expr, .foreign = "__device__ inline ", .table = "static __constant__ "};
+  cprint_tops(&tops, k, defined, out);
 }
 
 static void print_kernel_lines(const KirKernel *k, NameSet *defined, Buf *out, LineRec *rec) {

@@ -63,19 +63,10 @@ static void use_type(Uses *u, const KirType *t) {
   DPIA_EXHAUSTIVE_END
 }
 
-static void use_expr(Uses *u, const KirExpr *e);
-
-static void use_ix(Uses *u, const Ix *x) {
-  if (!x) return;
-  if (x->kind == IX_EXPR) use_expr(u, x->expr);
-  use_ix(u, x->a);
-  use_ix(u, x->b);
-}
-
-static void use_expr(Uses *u, const KirExpr *e) {
-  if (!e) return;
+/* what an expression node uses (CWalk.on_expr) */
+static void use_expr(void *ctx, const KirExpr *e) {
+  Uses *u = ctx;
   switch (e->kind) {
-  case KE_IX: use_ix(u, e->ix); return;
   case KE_LIT:
     if (e->lit.scalar != SC_BOOL) u->scalar[e->lit.scalar] = true;
     return;
@@ -101,64 +92,21 @@ static void use_expr(Uses *u, const KirExpr *e) {
   case KE_VECTOR: use_type(u, e->call.type); break;
   default: break;
   }
-  const KirExpr *buf[3];
-  const KirExpr *const *kids;
-  int n = kir_expr_children(e, buf, &kids);
-  for (int i = 0; i < n; i++) use_expr(u, kids[i]);
 }
 
-static void use_block(Uses *u, const KirBlock *b) {
-  for (const KirStmt *s = b->first; s; s = s->next) {
-    DPIA_EXHAUSTIVE_BEGIN
-    switch (s->kind) {
-    case KS_DECL:
-      use_type(u, s->decl.type);
-      use_expr(u, s->decl.init);
-      break;
-    case KS_ASSIGN:
-      use_expr(u, s->assign.lhs);
-      use_expr(u, s->assign.rhs);
-      break;
-    case KS_VSTORE:
-      use_width(u, s->vstore.width);
-      u->memory[width_index(s->vstore.width)] = true;
-      use_expr(u, s->vstore.value);
-      use_expr(u, s->vstore.offset);
-      use_expr(u, s->vstore.ptr);
-      break;
-    case KS_FOR:
-      use_expr(u, s->loop.init);
-      use_expr(u, s->loop.bound);
-      use_expr(u, s->loop.step);
-      use_block(u, &s->loop.body);
-      break;
-    case KS_IF:
-      use_expr(u, s->cond.cond);
-      use_block(u, &s->cond.body);
-      break;
-    case KS_BLOCK: use_block(u, &s->block.body); break;
-    case KS_EXPR: use_expr(u, s->expr); break;
-    case KS_BARRIER:
-    case KS_COMMENT: break;
-    }
-    DPIA_EXHAUSTIVE_END
-  }
+/* what a statement uses itself: a vstore's width (CWalk.on_stmt) */
+static void use_stmt(void *ctx, const KirStmt *s) {
+  Uses *u = ctx;
+  if (s->kind != KS_VSTORE) return;
+  use_width(u, s->vstore.width);
+  u->memory[width_index(s->vstore.width)] = true;
 }
+
+static void use_type_of(void *ctx, const KirType *t) { use_type(ctx, t); }
 
 static void uses_of(Uses *u, const KirKernel *k) {
   memset(u, 0, sizeof *u);
-  for (int i = 0; i < k->nparams; i++) use_type(u, k->params[i].type);
-  for (int i = 0; i < k->ntops; i++) {
-    const KirTop *t = &k->tops[i];
-    if (t->kind == KT_STRUCT)
-      for (int f = 0; f < 2; f++) use_type(u, t->st.field[f].type);
-    if (t->kind == KT_CONST) {
-      use_type(u, t->table.elem);
-      for (int j = 0; j < t->table.n; j++) use_expr(u, t->table.values[j]);
-    }
-  }
-  use_block(u, &k->locals);
-  use_block(u, &k->body);
+  cwalk_kernel(&(CWalk){.on_type = use_type_of, .on_expr = use_expr, .on_stmt = use_stmt, .ctx = u}, k);
   /* every scalar at every width in use, and int at each (masks) */
   for (int w = 0; w < NWIDTHS; w++) {
     if (!u->width[w]) continue;

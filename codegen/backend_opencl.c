@@ -46,22 +46,10 @@ static void print_type(Buf *out, const KirType *t) {
   DPIA_EXHAUSTIVE_END
 }
 
-/* e as an operand that needs a precedence of at least min */
-static void print_operand(Buf *out, const KirExpr *e, int min) {
-  bool paren = kir_prec(e) < min;
-  if (paren) buf_putc(out, '(');
-  print_expr(out, e);
-  if (paren) buf_putc(out, ')');
-}
+static const CExprHooks expr_hooks;
 
-static void print_args(Buf *out, const KirExpr *e) {
-  buf_putc(out, '(');
-  for (int i = 0; i < e->call.nargs; i++) {
-    if (i) buf_puts(out, ", ");
-    print_operand(out, e->call.args[i], PREC_ASSIGN);
-  }
-  buf_putc(out, ')');
-}
+/* e as an operand that needs a precedence of at least min */
+static void print_operand(Buf *out, const KirExpr *e, int min) { cprint_operand(&expr_hooks, out, e, min); }
 
 /* vloadn(offset, ptr), vstoren(value, offset, ptr) (OpenCL C 6.15.7) */
 static void print_vector_memory(Buf *out, const char *fn, int width, const KirExpr *value, const KirExpr *offset,
@@ -77,53 +65,10 @@ static void print_vector_memory(Buf *out, const char *fn, int width, const KirEx
   buf_putc(out, ')');
 }
 
-static void print_expr(Buf *out, const KirExpr *e) {
-  DPIA_EXHAUSTIVE_BEGIN
+/* what OpenCL C spells its own way (CExprHooks.print_own) */
+static void print_own(Buf *out, const KirExpr *e) {
   switch (e->kind) {
-  case KE_INT: emit(out, "%lld", (long long)e->value); return;
-  case KE_VAR: buf_puts(out, e->name); return;
-  case KE_LIT: cprint_lit(out, e->lit); return;
-  case KE_IX: ix_print(out, e->ix, print_expr); return;
   case KE_QUERY: emit(out, "%s(%d)", query_name[e->query.query], e->query.dim); return;
-  case KE_UNARY: {
-    /* - -x and - -1.0f would read as a decrement: (-x) */
-    Buf operand;
-    buf_init(&operand, out->arena);
-    print_operand(&operand, e->un.operand, PREC_UNARY);
-    bool sign = e->un.op != '&' && operand.data && (operand.data[0] == '-' || operand.data[0] == '!');
-    emit(out, sign ? "%c(%s)" : "%c%s", e->un.op, operand.data ? operand.data : "");
-    return;
-  }
-  case KE_BINARY: {
-    int prec = kir_binop_prec[e->bin.op];
-    /* no redundant parentheses, but the ones -Wparentheses wants (&& in
-     * ||, a comparison in ==); a conjunction of tests and an address plus
-     * offsets are associative */
-    int lmin = prec, rmin = prec + 1;
-    if (e->bin.op == KB_OR || e->bin.op == KB_EQ || e->bin.op == KB_NE) lmin = rmin = prec + 2;
-    if (e->bin.op == KB_ALL || e->bin.op == KB_PTR_ADD) rmin = prec;
-    print_operand(out, e->bin.lhs, lmin);
-    emit(out, " %s ", kir_binop_text[e->bin.op]);
-    print_operand(out, e->bin.rhs, rmin);
-    return;
-  }
-  case KE_COND:
-    print_operand(out, e->cond.test, PREC_COND + 1);
-    buf_puts(out, " ? ");
-    print_operand(out, e->cond.then, PREC_COND + 1);
-    buf_puts(out, " : ");
-    print_operand(out, e->cond.other, PREC_COND);
-    return;
-  case KE_INDEX:
-    print_operand(out, e->index.base, PREC_POSTFIX);
-    buf_putc(out, '[');
-    print_expr(out, e->index.at);
-    buf_putc(out, ']');
-    return;
-  case KE_MEMBER:
-    print_operand(out, e->member.base, PREC_POSTFIX);
-    emit(out, ".%s", e->member.name);
-    return;
   case KE_LANE: /* as the program named it (v.x), else by number (.s0 to .sf) */
     print_operand(out, e->lane.base, PREC_POSTFIX);
     if (e->lane.named)
@@ -132,10 +77,6 @@ static void print_expr(Buf *out, const KirExpr *e) {
       emit(out, ".s%c", "0123456789abcdef"[e->lane.lane & 15]);
     return;
   case KE_VLOAD: print_vector_memory(out, "vload", e->vload.width, NULL, e->vload.offset, e->vload.ptr); return;
-  case KE_CALL:
-    buf_puts(out, e->call.fn);
-    print_args(out, e);
-    return;
   case KE_BUILTIN:
     if (e->call.builtin == KBI_SELECT) {
       /* mask ? a : b, lane by lane by the sign bit of the mask's lane,
@@ -155,29 +96,27 @@ static void print_expr(Buf *out, const KirExpr *e) {
       return;
     }
     buf_puts(out, builtin_name[e->call.builtin]);
-    print_args(out, e);
+    cprint_args(&expr_hooks, out, e);
     return;
-  case KE_CAST:
-    if (e->call.type->kind == KTY_SCALAR && e->call.type->width > 1) { /* OpenCL C 6.2.3 */
-      buf_puts(out, "convert_");
-      print_type(out, e->call.type);
-      print_args(out, e);
-      return;
-    }
-    buf_putc(out, '(');
+  case KE_CAST: /* to a vector type (OpenCL C 6.2.3) */
+    buf_puts(out, "convert_");
     print_type(out, e->call.type);
-    buf_putc(out, ')');
-    print_operand(out, e->call.args[0], PREC_UNARY);
+    cprint_args(&expr_hooks, out, e);
     return;
   case KE_VECTOR:
     buf_putc(out, '(');
     print_type(out, e->call.type);
     buf_putc(out, ')');
-    print_args(out, e);
+    cprint_args(&expr_hooks, out, e);
     return;
+  default: INTERNAL("expression kind %d is shared", (int)e->kind);
   }
-  DPIA_EXHAUSTIVE_END
 }
+
+static const CExprHooks expr_hooks = {
+    .print_expr = print_expr, .print_type = print_type, .prec = NULL, .print_own = print_own};
+
+static void print_expr(Buf *out, const KirExpr *e) { cprint_expr(&expr_hooks, out, e); }
 
 /* KS_VSTORE: vstoren(value, offset, ptr) */
 static void print_vstore(Buf *out, const KirStmt *s) {
@@ -200,6 +139,7 @@ static const CStmtHooks stmt_hooks = {
     .decl_space = space_name,
     .print_vstore = print_vstore,
     .print_barrier = print_barrier,
+    .unroll_pragma = "#pragma unroll",
 };
 
 /* a buffer as a pointer into its memory space, a value by itself */

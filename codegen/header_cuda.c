@@ -88,6 +88,22 @@ static void emit_launch_signature(H *h, const ImpKernel *k) {
   buf_puts(o, ")");
 }
 
+void emit_overlap_checks(H *h, const ImpKernel *k) {
+  /* no output shares a byte the kernel touches with another buffer */
+  for (int i = 0; i < k->nparams; i++) {
+    const KParam *out = &k->params[i];
+    if (out->role != KP_OUTPUT) continue;
+    for (int j = 0; j < k->nparams; j++) {
+      const KParam *p = &k->params[j];
+      if (j == i || (p->role != KP_OUTPUT && p->role != KP_INPUT) || (p->role == KP_OUTPUT && j < i)) continue;
+      emit(h->out, "  if (dpia_overlap_(%s, dpia_bytes_%d, %s, dpia_bytes_%d))\n"
+                   "    return dpia_fail_(DPIA_ERROR_ALIAS, \"%s\", \"output %s overlaps %s %s\");\n",
+           host_param(h, out), i, host_param(h, p), j, k->name, kparam_name(out),
+           p->role == KP_OUTPUT ? "output" : "input", kparam_name(p));
+    }
+  }
+}
+
 static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
   Buf *o = h->out;
   bool has_local;
@@ -136,19 +152,7 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
            i, i);
   }
   emit_size_overflow(h, k->name);
-  /* no output shares a byte the kernel touches with another buffer */
-  for (int i = 0; i < k->nparams; i++) {
-    const KParam *out = &k->params[i];
-    if (out->role != KP_OUTPUT) continue;
-    for (int j = 0; j < k->nparams; j++) {
-      const KParam *p = &k->params[j];
-      if (j == i || (p->role != KP_OUTPUT && p->role != KP_INPUT) || (p->role == KP_OUTPUT && j < i)) continue;
-      emit(o, "  if (dpia_overlap_(%s, dpia_bytes_%d, %s, dpia_bytes_%d))\n"
-              "    return dpia_fail_(DPIA_ERROR_ALIAS, \"%s\", \"output %s overlaps %s %s\");\n",
-           host_param(h, out), i, host_param(h, p), j, k->name, kparam_name(out),
-           p->role == KP_OUTPUT ? "output" : "input", kparam_name(p));
-    }
-  }
+  emit_overlap_checks(h, k);
   emit(o, "  for (dpia_i = 0; dpia_i < %d; dpia_i++) {\n", nd);
   if (!has_local) /* the launcher's choice: a block dividing the grid */
     emit(o, "    dpia_local[dpia_i] = dpia_block_(dpia_global[dpia_i], dpia_i == 0 ? 256 : 1);\n");
@@ -286,18 +290,7 @@ static void emit_pipeline(H *h, const PipeDesc *d) {
   emit_size_overflow(h, k->name);
   /* no output shares a byte with an input: the kernels read the inputs
    * after the first has written */
-  for (int i = 0; i < k->nparams; i++) {
-    const KParam *out = &k->params[i];
-    if (out->role != KP_OUTPUT) continue;
-    for (int j = 0; j < k->nparams; j++) {
-      const KParam *p = &k->params[j];
-      if (j == i || (p->role != KP_OUTPUT && p->role != KP_INPUT) || (p->role == KP_OUTPUT && j < i)) continue;
-      emit(o, "  if (dpia_overlap_(%s, dpia_bytes_%d, %s, dpia_bytes_%d))\n"
-              "    return dpia_fail_(DPIA_ERROR_ALIAS, \"%s\", \"output %s overlaps %s %s\");\n",
-           host_param(h, out), i, host_param(h, p), j, k->name, kparam_name(out),
-           p->role == KP_OUTPUT ? "output" : "input", kparam_name(p));
-    }
-  }
+  emit_overlap_checks(h, k);
   for (int t = 0; t < d->ntemps; t++)
     emit(o, "  if (dpia_cuda == cudaSuccess) /* %s */\n"
             "    dpia_cuda = cudaMallocAsync(&dpia_temp_%d, dpia_temp_bytes_%d ? dpia_temp_bytes_%d : 1, dpia_stream);\n",

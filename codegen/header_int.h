@@ -53,6 +53,11 @@ void emit_pipeline_check(H *h, const PipeDesc *d);
 void declare_launch_nats(const PipeDesc *d, Buf *o);
 void emit_launch_nats(H *h, const PipeDesc *d, int li, Buf *o, const char *indent);
 const char *launch_arg(H *h, const PipeDesc *d, int li, int i, int *nat);
+/* header_cuda.c: for the launchers of pointers that do not know their
+ * sizes (CUDA's, C's): an output sharing a byte the kernel touches with
+ * another buffer argument fails with DPIA_ERROR_ALIAS (dpia_overlap_ and
+ * dpia_bytes_I, I the parameter's index, defined before) */
+void emit_overlap_checks(H *h, const ImpKernel *k);
 /* DPIA_GENERATED_GEMV_H for samples/gemv.dpia */
 const char *guard_name(Arena *a, const char *source_name);
 

@@ -1232,6 +1232,12 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   kir_hoist_guards(&kk->body);
   kir_row_pointers(a, k->backend, kk);
   kir_unroll_tiles(a, kk);
+  const char *refused = k->backend->refusal ? k->backend->refusal(a, kk) : NULL;
+  if (refused) {
+    diag_error(k->diag, ERR_BARRIER_NOT_SPLIT, k->def->body->span, "kernel '%s' cannot be written in %s: %s", k->name,
+               k->backend->names.language, refused);
+    return NULL;
+  }
   if (DPIA_CHECK_INVARIANTS) {
     const char *why = kir_invariant_violation(a, kk);
     if (why) INTERNAL("code generation broke an invariant of kernel '%s': %s", k->name, why);

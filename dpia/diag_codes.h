@@ -95,6 +95,7 @@
   X(E0605, REDUNDANT_WORK, "a result every work-item would compute and write at once")                          \
   X(E0606, PRIVATE_TOO_LARGE, "private arrays of a work-item larger than dpia allows (64 KiB)")               \
   X(E0607, NEEDS_STRATEGY, "a high-level kernel: accepted by check --high-level, it needs a strategy before translation") \
+  X(E0608, BARRIER_NOT_SPLIT, "a kernel whose barriers the C target cannot split its work-item loops at")          \
   X(E0701, CODEGEN_UNSUPPORTED, "a construct the OpenCL code generator cannot generate")                        \
   X(E0702, BAD_TEMPORARY, "a temporary allocated where code generation cannot place it")                        \
   X(E0703, WORKGROUP_SIZE_NOT_FIXED, "a kernel whose work-group size is not a constant")                         \

@@ -1,18 +1,15 @@
 /* foreign.c: foreign functions compiled as C and called (foreign.h). */
 #define _GNU_SOURCE /* mkdtemp */
 #include "foreign.h"
+#include "host_cc.h"
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char **environ;
 
 typedef void (*ForeignEntry)(const double *args, double *result);
 
@@ -92,22 +89,12 @@ static void write_source(Buf *out, const DefInfo *f) {
   buf_puts(out, "); }\n");
 }
 
-static bool write_file(const char *path, const char *data, size_t len) {
-  FILE *fp = fopen(path, "w");
-  if (!fp) return false;
-  bool ok = fwrite(data, 1, len, fp) == len;
-  return fclose(fp) == 0 && ok;
-}
-
 /* the compiler's messages, at most 4000 bytes of them */
 static void append_log(Buf *err, const char *path) {
-  FILE *fp = fopen(path, "r");
-  if (!fp) return;
-  char chunk[4001];
-  size_t n = fread(chunk, 1, sizeof chunk - 1, fp);
-  fclose(fp);
-  chunk[n] = '\0';
-  if (n) emit(err, ":\n%s", chunk);
+  Buf text;
+  buf_init(&text, err->arena);
+  host_append_file(&text, path, 4000);
+  if (text.len) emit(err, ":\n%s", text.data);
 }
 
 /* Compile f into dir/f.so and load it; false with the reason in err. */
@@ -119,27 +106,18 @@ static bool compile_and_load(ForeignFns *F, const DefInfo *f, const char *dir, L
   buf_init(&text, a);
   write_source(&text, f);
   bool ok = false;
-  if (!write_file(src, text.data, text.len)) {
+  if (!host_write_file(src, text.data, text.len)) {
     emit(err, FOREIGN_FAILURE " '%s' on the host: cannot write %s: %s", f->name, src, strerror(errno));
     goto done;
   }
-  const char *cc = getenv("CC");
-  if (!cc || !*cc) cc = "cc";
+  const char *cc = host_cc();
   char *argv[] = {(char *)cc, "-std=gnu11", "-O1", "-fPIC", "-shared", "-ffp-contract=off", "-w",
                   "-o", (char *)so, (char *)src, "-lm", NULL};
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  pid_t pid;
-  int rc = posix_spawnp(&pid, cc, &fa, NULL, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
+  int status = 0;
+  int rc = host_cc_run(argv, log, &status);
   if (rc != 0) {
     emit(err, FOREIGN_FAILURE " '%s' on the host: no C compiler (%s: %s; set CC)", f->name, cc, strerror(rc));
     goto done;
-  }
-  int status;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     emit(err,

@@ -16,18 +16,13 @@
  * target's as they are every target's. */
 #define _GNU_SOURCE /* mkdtemp, strdup */
 #include <errno.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "host_cc.h"
 #include "target.h"
-
-extern char **environ;
 
 /* A TargetVerifier of this target: nvcc's path. */
 typedef struct CudaVerifier {
@@ -39,22 +34,8 @@ static bool executable(const char *path) { return access(path, X_OK) == 0; }
 static char *find_nvcc(void) {
   const char *env = getenv("DPIA_NVCC");
   if (env && *env) return executable(env) ? strdup(env) : NULL;
-  const char *path = getenv("PATH");
-  if (path) {
-    char *dirs = strdup(path);
-    for (char *save = NULL, *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-      size_t n = strlen(d) + sizeof "/nvcc";
-      char *p = malloc(n);
-      if (!p) break;
-      snprintf(p, n, "%s/nvcc", d);
-      if (executable(p)) {
-        free(dirs);
-        return p;
-      }
-      free(p);
-    }
-    free(dirs);
-  }
+  char *found = host_find_program("nvcc");
+  if (found) return found;
   return executable("/usr/local/cuda/bin/nvcc") ? strdup("/usr/local/cuda/bin/nvcc") : NULL;
 }
 
@@ -86,33 +67,6 @@ static void verifier_free(TargetVerifier *tv) {
 /* nvcc runs in processes of its own: nothing outlives them to leave */
 static void verifier_free_at_exit(TargetVerifier *tv) { verifier_free(tv); }
 
-static bool write_file(const char *path, const char *text, size_t len) {
-  FILE *fp = fopen(path, "w");
-  if (!fp) return false;
-  bool ok = fwrite(text, 1, len, fp) == len;
-  return fclose(fp) == 0 && ok;
-}
-
-/* nvcc's messages name the temporary file: name them as the caller does */
-static void append_log(Buf *report, const char *log, const char *src, const char *name) {
-  FILE *fp = fopen(log, "r");
-  if (!fp) return;
-  char line[4096];
-  size_t total = 0, nsrc = strlen(src);
-  while (fgets(line, sizeof line, fp) && total < 16000) {
-    for (char *c = line; *c; c++) {
-      if (strncmp(c, src, nsrc) == 0) {
-        buf_puts(report, name);
-        c += nsrc - 1;
-      } else {
-        buf_putc(report, *c);
-      }
-    }
-    total += strlen(line);
-  }
-  fclose(fp);
-}
-
 /* Why each flag:
  *   -ptx -o /dev/null          the device code compiled (the front end,
  *                              NVVM and PTX generation), nothing kept
@@ -124,43 +78,22 @@ static void append_log(Buf *report, const char *log, const char *src, const char
 static bool verify(TargetVerifier *tv, const char *name, const char *source, size_t len, Buf *report) {
   CudaVerifier *v = (CudaVerifier *)tv;
   Arena *a = report->arena;
-  const char *tmp = getenv("TMPDIR");
-  char *dir = arena_printf(a, "%s/dpia-cuda-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  if (!mkdtemp(dir)) {
+  char *dir = host_temp_dir(a, "cuda");
+  if (!dir) {
     emit(report, "%s: cannot make a temporary directory: %s\n", name, strerror(errno));
     return false;
   }
   const char *src = arena_printf(a, "%s/kernel.cu", dir), *log = arena_printf(a, "%s/log", dir);
   bool ok = false;
-  if (!write_file(src, source, len)) {
+  if (!host_write_file(src, source, len)) {
     emit(report, "%s: cannot write %s: %s\n", name, src, strerror(errno));
     goto done;
   }
   char *argv[] = {v->nvcc, "-ptx", "-std=c++17", "--Werror", "all-warnings", "-Xcudafe", "--display_error_number",
                   "-o", "/dev/null", (char *)src, NULL};
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  pid_t pid;
-  int rc = posix_spawn(&pid, v->nvcc, &fa, NULL, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) {
-    emit(report, "%s: cannot start %s: %s\n", name, v->nvcc, strerror(rc));
-    goto done;
-  }
-  int status;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  /* a clean compile prints nothing; anything printed is a diagnostic */
-  struct stat st;
-  if (stat(log, &st) == 0 && st.st_size > 0) {
-    ok = false;
-    append_log(report, log, src, name);
-  } else if (!ok) {
-    emit(report, "%s: nvcc failed (status %d) and said nothing\n", name, status);
-  }
+  int rc = host_compile(argv, log, src, name, "nvcc", report);
+  if (rc > 0) emit(report, "%s: cannot start %s: %s\n", name, v->nvcc, strerror(rc));
+  ok = rc == 0;
 done:
   unlink(src);
   unlink(log);

@@ -174,16 +174,17 @@ def choose_launch(dpia, path, kernel, sizes, rng, env):
     return opts
 
 
-def test_one(dpia, path, kernel, sizes, expect, seed, env, launch_rng=None, check_only=False, oclgrind_log_path=None):
+def test_one(dpia, path, kernel, sizes, expect, seed, env, launch_rng=None, check_only=False, oclgrind_log_path=None,
+             target=()):
     """(status, detail, launch options): status in ok, skip, FAIL.
     oclgrind_log_path: run on Oclgrind, its findings to this file (a
-    finding is a FAIL)."""
+    finding is a FAIL).  target: `--target=c` to run the C target, or ()."""
     rc, out = run([dpia, 'check', path], env)
     if expect in ('reject', 'reject-or-ok'):
         if rc == 1:
             return 'ok', '', []
         if expect == 'reject-or-ok' and rc == 0:
-            rc, out = run([dpia, 'run', path, '-k', kernel, *sizes, '--check', '--seed', str(seed)], env)
+            rc, out = run([dpia, 'run', *target, path, '-k', kernel, *sizes, '--check', '--seed', str(seed)], env)
             if rc == 0:
                 return 'ok', out, []
             return 'FAIL', f'dpia check accepts the program, but dpia run exits {rc} (expected a rejection by check, ' \
@@ -191,7 +192,7 @@ def test_one(dpia, path, kernel, sizes, expect, seed, env, launch_rng=None, chec
         if rc != 0:
             return 'FAIL', f'dpia check exited {rc} (expected 1: a rejection)\n{out}', []
         detail = 'dpia check accepted a program it must reject'
-        rc, out = run([dpia, 'run', path, '-k', kernel, *sizes, '--check', '--seed', str(seed)], env)
+        rc, out = run([dpia, 'run', *target, path, '-k', kernel, *sizes, '--check', '--seed', str(seed)], env)
         return 'FAIL', f'{detail}; dpia run exits {rc}:\n{out}', []
     if rc != 0:
         what = 'REJECTED by dpia check (a generator bug, or a wrong rejection)' if rc == 1 else \
@@ -200,8 +201,9 @@ def test_one(dpia, path, kernel, sizes, expect, seed, env, launch_rng=None, chec
     if check_only:
         return 'ok', out, []
     launch = choose_launch(dpia, path, kernel, sizes, launch_rng, env) if launch_rng else []
-    cmd = ['dpia', 'run', os.path.basename(path), '-k', kernel, *sizes, *launch, '--check', '--seed', str(seed)]
-    full = [dpia, *cmd[1:2], path, *cmd[3:]]
+    rest = ['-k', kernel, *sizes, *launch, '--check', '--seed', str(seed)]
+    cmd = ['dpia', 'run', *target, os.path.basename(path), *rest]
+    full = [dpia, 'run', *target, path, *rest]
     if oclgrind_log_path:
         full = oclgrind_log.command(full, oclgrind_log_path, ORACLE_LOCAL_MEM)
         cmd = oclgrind_log.command(cmd, os.path.basename(oclgrind_log_path), ORACLE_LOCAL_MEM)
@@ -231,10 +233,10 @@ def test_one(dpia, path, kernel, sizes, expect, seed, env, launch_rng=None, chec
         # its nested mapLocal reads) is refused with E0604: a located
         # rejection of that launch, not a wrong kernel.  The program must
         # still run at its natural launch.
-        _, jout, jerr = run([dpia, 'translate', path, '-k', kernel, *launch, '--no-verify', '--diagnostics=json'], env,
+        _, jout, jerr = run([dpia, 'translate', *target, path, '-k', kernel, *launch, '--no-verify', '--diagnostics=json'], env,
                             split=True)
         if set(re.findall(r'"code": "(E\d+)"', jout + jerr)) == {'E0604'}:
-            natural = [dpia, 'run', path, '-k', kernel, *sizes, '--check', '--seed', str(seed)]
+            natural = [dpia, 'run', *target, path, '-k', kernel, *sizes, '--check', '--seed', str(seed)]
             if oclgrind_log_path:
                 natural = oclgrind_log.command(natural, oclgrind_log_path, ORACLE_LOCAL_MEM)
             rc2, out2 = run(natural, env)
@@ -275,6 +277,9 @@ def main():
     ap.add_argument('--oracle', choices=['pocl', 'oclgrind'], default='pocl',
                     help='where `dpia run` runs: the default OpenCL device (PoCL), or Oclgrind\'s simulated device, '
                     'whose data-race and bounds checks count as failures (oclgrind --data-races --uniform-writes)')
+    ap.add_argument('--target', choices=['opencl', 'c'], default='opencl',
+                    help='the target `dpia run` translates for and runs: OpenCL on the device (the default), or C '
+                    'with OpenMP on the host CPU (docs/targets.md); --oracle oclgrind needs opencl')
     ap.add_argument('--with', dest='extra', action='append', default=[], choices=sorted(gen.OPTIONAL),
                     help='a generator feature that is off by default (gen.py --with)')
     a = ap.parse_args()
@@ -286,6 +291,8 @@ def main():
             ap.error(f'unknown pattern {x!r} for --avoid')
     if a.keep:
         os.makedirs(a.keep, exist_ok=True)
+    if a.oracle == 'oclgrind' and a.target != 'opencl':
+        ap.error('--oracle oclgrind runs OpenCL: not with --target ' + a.target)
     if a.oracle == 'oclgrind' and not a.check_only:
         why = oclgrind_log.available()
         if why:
@@ -321,7 +328,8 @@ def main():
                 fh.write(text)
             log = os.path.join(tmp, f'p{k}.oclgrind.log') if a.oracle == 'oclgrind' else None
             t0 = time.time()
-            res = test_one(dpia, path, kernel, sizes, expect, a.seed, env, lr, a.check_only, log)
+            res = test_one(dpia, path, kernel, sizes, expect, a.seed, env, lr, a.check_only, log,
+                           [f'--target={a.target}'] if a.target != 'opencl' else [])
             durations.append((time.time() - t0, name))
             return res
 

@@ -5,7 +5,8 @@
  * equality, the invariants checked after lowering (no shadowing, no
  * barrier where not every work-item of the group gets, no comparison of a
  * work-item function with a signed value), and the pass that
- * drops the bindings nothing reads (dead.c).
+ * drops the bindings nothing reads (dead.c); the C target's split of a
+ * work-group into work-item loops at its barriers, and its refusal.
  *
  * Prints `kir: P passed, F failed` and exits non-zero if anything failed. */
 #include "backend.h"
@@ -532,6 +533,50 @@ static void test_dead_bindings(Tester *t) {
   DROPPED(&k5, "  for (int i = 0; i < N; i += 1) {\n    float x = in[i];\n    out[i] = x;\n  }\n}\n");
 }
 
+/* The C target's work-group structure (backend_c_omp.c): a barrier under
+ * a loop or test that differs between the work-items of a group cannot be
+ * split into work-item loops and is refused (E0608 at lowering); one in a
+ * loop over the groups is, and its private variables kept across it live
+ * in per-work-item arrays. */
+static void test_c_target(Tester *t) {
+  Arena *a = t->a;
+  const Backend *c = backend_of(TARGET_C);
+  KirParam ps[2] = {{0, float_type(a), "out", false}, {3 /* KP_NAT */, kir_scalar_type(a, SC_INT, 1), "N", false}};
+  KirKernel k = {.name = "k", .comment = "k", .nparams = 2, .params = ps, .reqd_local = true,
+                 .local_size = {4, 1, 1}};
+  KirStmt *wg = loop(a, "wg", kir_query(a, KQ_GROUP_ID, 0), kir_query(a, KQ_NUM_GROUPS, 0));
+  kir_append(&k.body, wg);
+  kir_append(&wg->loop.body, decl(a, "lid", kir_query(a, KQ_LOCAL_ID, 0)));
+  kir_append(&wg->loop.body, barrier(a));
+  kir_append(&wg->loop.body, assign(a, kir_index(a, pvar(a, "out"), ivar(a, "lid")), flit(a, 1.0)));
+  EXPECT(c->refusal(a, &k) == NULL);
+  Buf b;
+  buf_init(&b, a);
+  c->print_kernel(&k, NULL, &b);
+  EXPECT(strstr(b.data, "int dpia_each_lid[dpia_wis];") != NULL);
+  EXPECT(strstr(b.data, "int lid = dpia_each_lid[dpia_wi];") != NULL);
+  EXPECT(strstr(b.data, "dpia_each_lid[dpia_wi] = lid;") != NULL);
+  /* a loop holding a barrier whose bound is a work-item's */
+  KirKernel k2 = k;
+  k2.body = (KirBlock){0};
+  KirStmt *items = loop(a, "i", kir_int(a, 0), kir_query(a, KQ_LOCAL_ID, 0));
+  kir_append(&k2.body, items);
+  kir_append(&items->loop.body, barrier(a));
+  const char *why = c->refusal(a, &k2);
+  EXPECT(why && strstr(why, "loop holding a barrier"));
+  /* a test of the local id around a barrier */
+  KirKernel k3 = k;
+  k3.body = (KirBlock){0};
+  KirStmt *guard = kir_stmt(a, KS_IF);
+  guard->cond.cond = kir_binary(a, KB_LT, kir_query(a, KQ_LOCAL_ID, 0), ivar(a, "N"));
+  kir_append(&guard->cond.body, barrier(a));
+  kir_append(&k3.body, guard);
+  why = c->refusal(a, &k3);
+  EXPECT(why && strstr(why, "test holding a barrier"));
+  /* OpenCL prints every kernel */
+  EXPECT(backend_of(TARGET_OPENCL)->refusal == NULL);
+}
+
 int main(void) {
   UnitEnv env;
   UNIT_ENV_INIT(&env, "kir");
@@ -548,6 +593,7 @@ int main(void) {
   test_expression_types(t);
   test_mistyped(t);
   test_dead_bindings(t);
+  test_c_target(t);
   printf("kir: %d passed, %d failed\n", t->passed, t->failed);
   arena_free(&env.arena);
   return t->failed ? 1 : 0;
