@@ -126,13 +126,14 @@ static void emit_launcher(H *h, const ImpKernel *k) {
   if (!has_local) /* the launcher's choice: a work-group dividing the range */
     emit(o, "    dpia_local[dpia_i] = dpia_block_(dpia_global[dpia_i], dpia_i == 0 ? 64 : 1);\n");
   emit(o, "    if (dpia_local[dpia_i] == 0 || dpia_global[dpia_i] %% dpia_local[dpia_i] != 0)\n"
-          "      return dpia_fail_(DPIA_ERROR_SIZE, \"%s\", \"a global size is not a multiple of its local size\");\n"
-          "    if (dpia_global[dpia_i] == 0) return DPIA_SUCCESS; /* nothing to compute */\n"
-          "    if (dpia_global[dpia_i] / dpia_local[dpia_i] > INT_MAX || dpia_local[dpia_i] > 4096)\n"
+          "      return dpia_fail_(DPIA_ERROR_SIZE, \"%s\", \"a global size is not a multiple of its local size\");\n",
+       k->name);
+  emit_empty_launch(h, k, "DPIA_SUCCESS");
+  emit(o, "    if (dpia_global[dpia_i] / dpia_local[dpia_i] > INT_MAX || dpia_local[dpia_i] > 4096)\n"
           "      return dpia_fail_(DPIA_ERROR_SIZE, \"%s\", \"more work-groups or work-items than the C target runs\");\n"
           "    dpia_groups[dpia_i] = dpia_global[dpia_i] / dpia_local[dpia_i];\n"
           "  }\n",
-       k->name, k->name);
+       k->name);
   int t = 0;
   for (int i = 0; i < k->nparams; i++)
     if (k->params[i].role == KP_TEMP) {
