@@ -404,3 +404,82 @@ static void loop_top_barrier(CG *cg, const Phrase *body, const Binder *index, Ki
   kir_insert_after(cg->block, before_body, s);
   cg->nbarriers++;
 }
+
+/* ---- barrier sites (kir.h, barrier_pass.c) ---- */
+
+static bool same_binder(const void *user, const void *a, const void *b) { return a == b; }
+
+const KirBuffer *cg_buffer(CG *cg, const Binder *b) {
+  uint64_t hash = hash_mix(0, (uint64_t)(uintptr_t)b);
+  const MemoEntry *known = memo_find(&cg->buffers, hash, 0, same_binder, NULL, b);
+  if (known) return known->value;
+  KirBuffer *buf = NEW(cg->arena, KirBuffer);
+  bool found;
+  Space sp = root_space(cg, b, &found);
+  *buf = (KirBuffer){b->name, sp == SP_LOCAL ? KSP_LOCAL : sp == SP_GLOBAL ? KSP_GLOBAL : KSP_PRIVATE};
+  memo_put(cg->arena, &cg->buffers, (MemoEntry){b, hash, 0, buf, 0}, same_binder, NULL);
+  return buf;
+}
+
+void cg_note_access(CG *cg, const Binder *root, bool write) {
+  const KirBuffer *b = cg_buffer(cg, root);
+  for (int i = 0; i < cg->accesses.len; i++) {
+    const KirAccess *x = cg->accesses.items[i];
+    if (x->buffer == b && x->write == write) return; /* noted since the last site */
+  }
+  KirAccess *x = NEW(cg->arena, KirAccess);
+  *x = (KirAccess){b, write};
+  vec_push(cg->arena, &cg->accesses, x);
+}
+
+static KirBufferSet buffers_of(CG *cg, const BinderSet *s) {
+  KirBufferSet r = {.n = s->n, .cap = s->n, .items = NEWARRAY(cg->arena, const KirBuffer *, s->n > 0 ? s->n : 1)};
+  for (int i = 0; i < s->n; i++) r.items[i] = cg_buffer(cg, s->items[i]);
+  return r;
+}
+
+KirSite *cg_site(CG *cg, KirSiteKind kind, Span span) {
+  KirSite *site = NEW(cg->arena, KirSite);
+  *site = (KirSite){.kind = kind, .span = span, .naccesses = cg->accesses.len};
+  KirAccess *xs = NEWARRAY(cg->arena, KirAccess, cg->accesses.len > 0 ? cg->accesses.len : 1);
+  for (int i = 0; i < cg->accesses.len; i++) xs[i] = *(const KirAccess *)cg->accesses.items[i];
+  site->accesses = xs;
+  cg->accesses.len = 0;
+  cg_add(cg, KS_BARRIER, NULL)->barrier.site = site;
+  return site;
+}
+
+void cg_command_site(CG *cg, const Phrase *p, KirLevel level) {
+  BinderSet reads = {0}, writes = {0};
+  scan_reads(cg, p, &reads);
+  scan_writes(cg, p, NULL, &writes);
+  KirSite *site = cg_site(cg, KSITE_COMMAND, p->span);
+  site->reads = buffers_of(cg, &reads);
+  site->writes = buffers_of(cg, &writes);
+  site->level = level;
+}
+
+void cg_body_end_site(CG *cg, KirSiteKind kind, const Phrase *body, const Binder *index) {
+  BinderSet reads = {0}, writes = {0}, unindexed = {0};
+  scan_reads(cg, body, &reads);
+  scan_writes(cg, body, NULL, &writes);
+  scan_writes_but(cg, body, NULL, index, &unindexed);
+  KirSite *site = cg_site(cg, kind, body->span);
+  site->reads = buffers_of(cg, &reads);
+  site->writes = buffers_of(cg, &writes);
+  site->unindexed = buffers_of(cg, &unindexed);
+}
+
+KirLevel kir_level(PrimLevel level) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (level) {
+  case PLVL_GLOBAL: return KL_GLOBAL;
+  case PLVL_WORKGROUP: return KL_WORKGROUP;
+  case PLVL_LOCAL: return KL_LOCAL;
+  case PLVL_NONE:
+  case PLVL_SEQ:
+  case PLVL_PRIVATE: return KL_NONE;
+  }
+  DPIA_EXHAUSTIVE_END
+  return KL_NONE;
+}

@@ -22,6 +22,7 @@
 #include "index.h"
 #include "dpia.h"
 #include "kernel.h"
+#include "memo.h"
 
 typedef enum Space { SP_GLOBAL, SP_LOCAL, SP_PRIVATE } Space;
 
@@ -216,6 +217,10 @@ typedef struct CG {
    * order the program first uses them */
   Vec foreigns, tables;
   ProgramNames *program; /* CodegenOptions.program */
+  /* barrier sites (kir.h, KirSite): the buffer of each root binder
+   * (Binder -> KirBuffer), and the shared accesses since the last site */
+  MemoTable buffers;
+  Vec accesses;
 } CG;
 
 /* Binds b to idx E i for the generation of one view map element and
@@ -384,6 +389,18 @@ typedef enum NoBarrier {
  * when the accesses of that kind (after: what runs after p) need a barrier
  * where none can go. */
 bool no_barrier_error(CG *cg, const Phrase *p, NoBarrier where, const Cont *after);
+/* barrier sites for the barrier pass (kir.h): the buffer of a root
+ * binder; a shared access (access.c); a site of kind at the end of the
+ * current block, with the accesses since the last one (span: the
+ * command's); the site before command p (level: p's, a parallel loop's) */
+const KirBuffer *cg_buffer(CG *cg, const Binder *b);
+KirLevel kir_level(PrimLevel level); /* a parallel loop's level, as a site records it */
+void cg_note_access(CG *cg, const Binder *root, bool write);
+KirSite *cg_site(CG *cg, KirSiteKind kind, Span span);
+void cg_command_site(CG *cg, const Phrase *p, KirLevel level);
+/* the site ending a loop's body of index (NULL: none), or a parallel
+ * loop's (kind KSITE_PARFOR_END) */
+void cg_body_end_site(CG *cg, KirSiteKind kind, const Phrase *body, const Binder *index);
 void sync_before(CG *cg, const Phrase *p);
 void sync_after_guard(CG *cg);
 void sync_after_group_stage(CG *cg);

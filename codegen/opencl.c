@@ -629,6 +629,7 @@ static void gen_new_private(CG *cg, const Phrase *lam, DataType *t, int64_t n, c
     if (t->kind == DT_SCALAR && first->kind == PH_ASSIGN && first->fst->kind == PH_PROJ && first->fst->index == 1 &&
         is_use_of(first->fst->fst, b) && !has_subphrase(cg, first->snd, is_use_of, b)) {
       cg->where = first->span;
+      cg_command_site(cg, first, KL_NONE);
       sync_before(cg, first);
       CExpr v = gen_value_once(cg, first->snd, NULL);
       add_decl(cg, cg_type(cg, t), name, v, NULL);
@@ -776,7 +777,10 @@ static void gen_for(CG *cg, const Phrase *p, const Spine *s, const Cont *after) 
   int barriers_before = cg->nbarriers;
   gen_comm(cg, lam->body, &again);
   int64_t trips;
-  if (!(size_const_value(n, &trips) && trips <= 1)) sync_loop_end(cg, lam, cg->nbarriers == barriers_before);
+  if (!(size_const_value(n, &trips) && trips <= 1)) {
+    cg_body_end_site(cg, KSITE_LOOP_END, lam->body, lam->lam_binder);
+    sync_loop_end(cg, lam, cg->nbarriers == barriers_before);
+  }
   ix_pop_range(&cg->ix);
   cg_leave(cg, outer);
   cg_scope_leave(cg, mark);
@@ -874,6 +878,10 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
 
   bool saved_uniform = cg->uniform;
   Cont again = {body, after, true};
+  KirSite *site = cg_site(cg, KSITE_PARFOR, p->span);
+  site->level = kir_level(level);
+  site->form = form == FORM_LOOP ? KF_LOOP : form == FORM_ONCE ? KF_ONCE : KF_AT_MOST_ONCE;
+  site->dim = d;
   if (is_wg) {
     /* a new group body: its own pending sets.  A parforWorkgroup nested in
      * another's body runs in the same work-groups: what the enclosing body
@@ -897,6 +905,9 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
     KirStmt *before_body = cg->block->last;
     int barriers_before = cg->nbarriers;
     gen_comm(cg, body, form == FORM_LOOP ? &again : after);
+    if (form == FORM_LOOP) cg_body_end_site(cg, KSITE_PARFOR_END, body, NULL);
+    else
+      cg_site(cg, KSITE_PARFOR_END, body->span);
     /* the next group id of this work-group reuses its memory */
     if (form == FORM_LOOP) sync_group_loop_top(cg, body, before_body);
     bool fenced = form != FORM_ONCE && cg->nbarriers > barriers_before;
@@ -925,12 +936,15 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
     const Binder *outer_pointwise = cg->pointwise_root;
     bool pointwise = scir_pointwise_parfor(p) != NULL;
     if (pointwise) cg->pointwise_root = acc_root(cg, s->args[0]);
+    site->pointwise = pointwise;
+    if (pointwise && cg->pointwise_root) site->accumulator = cg_buffer(cg, cg->pointwise_root);
     unsigned saved_local = cg->local_dims, saved_global = cg->global_dims;
     if (is_local) cg->local_dims |= 1u << d;
     else
       cg->global_dims |= 1u << d;
     if (!is_local || !gen_local_single_writer(cg, body, form == FORM_LOOP ? &again : after))
       gen_comm(cg, body, form == FORM_LOOP ? &again : after);
+    cg_site(cg, KSITE_PARFOR_END, body->span);
     cg->local_dims = saved_local;
     cg->global_dims = saved_global;
     cg->distributed--;
@@ -956,6 +970,7 @@ void gen_comm(CG *cg, const Phrase *p, const Cont *after) {
     return;
   }
   case PH_ASSIGN:
+    cg_command_site(cg, p, KL_NONE);
     sync_before(cg, p);
     gen_assign(cg, p->fst, p->snd, NULL, p->fst->type->data);
     return;
@@ -973,6 +988,7 @@ void gen_comm(CG *cg, const Phrase *p, const Cont *after) {
       return;
     case PFAM_FOR:
       if (s.nargs != 1 || s.args[0]->kind != PH_LAM) break;
+      cg_command_site(cg, p, KL_NONE);
       sync_before(cg, p);
       gen_for(cg, p, &s, after);
       return;
@@ -983,6 +999,7 @@ void gen_comm(CG *cg, const Phrase *p, const Cont *after) {
         return;
       }
       if (s.nargs != 2) break;
+      cg_command_site(cg, p, kir_level(prim_level(s.head->prim)));
       if (prim_level(s.head->prim) == PLVL_LOCAL) sync_after_guard(cg);
       if (prim_level(s.head->prim) == PLVL_WORKGROUP) sync_after_group_stage(cg);
       sync_before(cg, p);
@@ -1177,6 +1194,10 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   cg->block = &kk->body;
   gen_comm(cg, k->def->body, NULL);
   if (cg->failed) return NULL;
+  /* the barriers (barrier_pass.c), compared with those the lowering
+   * placed while it still places them */
+  const char *differs = kir_place_barriers(a, kk, k->ndims, !k->backend->no_pocl_barriers, true);
+  if (differs) INTERNAL("the barrier pass disagrees with the lowering on kernel '%s': %s", k->name, differs);
 
   /* header comment (spec section 8) */
   Buf c;

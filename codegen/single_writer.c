@@ -178,10 +178,12 @@ bool gen_single_writer(CG *cg, const Phrase *p, const Cont *after) {
      * temporary here: none of them may read it after p */
     if (no_barrier_error(cg, p, NB_ONE_WRITER, after)) return true;
   }
+  cg_command_site(cg, p, KL_NONE);
   sync_before(cg, p);
   KirBlock *outer = cg_enter(
       cg, add_if(cg, cond,
                  group ? "written once per group, not by every work-item" : "written once, not by every work-item"));
+  cg_site(cg, KSITE_SOLO, p->span)->group = group;
   int mark;
   cg_scope_enter(cg, &mark);
   bool saved_uniform = cg->uniform;
@@ -191,6 +193,7 @@ bool gen_single_writer(CG *cg, const Phrase *p, const Cont *after) {
   cg->distributed++;
   cg->solo++;
   gen_comm(cg, p, after);
+  cg_site(cg, KSITE_SOLO_END, p->span);
   cg->solo--;
   cg->distributed--;
   cg->uniform = saved_uniform;
@@ -228,6 +231,7 @@ bool gen_local_single_writer(CG *cg, const Phrase *body, const Cont *after) {
       cond = and_query_zero(cg, cond, KQ_LOCAL_ID, d);
   if (!cond) return false;
   KirBlock *outer = cg_enter(cg, add_if(cg, cond, "the other work-items would write the same"));
+  cg_site(cg, KSITE_SOLO, body->span)->local = true;
   cg->local_unfenced = true;
   int mark;
   cg_scope_enter(cg, &mark);
@@ -238,6 +242,7 @@ bool gen_local_single_writer(CG *cg, const Phrase *body, const Cont *after) {
   cg->uniform = false;
   cg->solo++;
   gen_comm(cg, body, after);
+  cg_site(cg, KSITE_SOLO_END, body->span);
   cg->solo--;
   cg->uniform = saved_uniform;
   cg_scope_leave(cg, mark);
