@@ -52,11 +52,25 @@ struct Frame {
   Frame *up;
 };
 
+/* The sites of a kernel body in order, for what runs after one of them:
+ * where the code a site begins ends (end: the index of the site that
+ * ends it, or -1), and the first site in the outermost loop around it
+ * (loop_start, or -1), whose body runs again after it. */
+typedef struct Sites {
+  int n, cap;
+  const KirSite **site;
+  int *end, *loop_start;
+} Sites;
+
 typedef struct Pass {
   Arena *arena;
+  Diag *diag;
+  bool failed;
   int ndims;
   bool pocl;
-  bool drop_lowered; /* the lowering's own barriers (check_against) go */
+  Sites sites;
+  int at;         /* the index of the site at hand */
+  int skip_until; /* the sites up to this index belong to code refused (NB_ONE_WRITER) */
   KirBufferSet pending_writes; /* written by work-items of the group, not fenced */
   KirBufferSet pending_reads;  /* read in the group body since the last barrier */
   KirBufferSet own_writes;     /* written in the innermost work-item loop's body so far */
@@ -160,16 +174,87 @@ static KirBufferSet local_waw(Pass *p, const KirBufferSet *writes) {
   return waw;
 }
 
+/* ---- where no barrier can go (spec section 5) ---- */
+
+/* what runs after site i, whose code ends at site end: the sites after
+ * end, and those of the outermost loop around it before it */
+static KirBufferSet reads_after(Pass *p, int i, int end) {
+  KirBufferSet reads = {0};
+  const Sites *s = &p->sites;
+  for (int j = s->loop_start[i] >= 0 ? s->loop_start[i] : end + 1; j < s->n; j++) {
+    if (j == i) j = end + 1; /* the command's own reads are its own affair */
+    if (j < s->n && s->site[j]->kind == KSITE_COMMAND) set_union(p->arena, &reads, &s->site[j]->reads);
+  }
+  return reads;
+}
+
+/* The cases of the one "no barrier" check (E0604). */
+typedef enum NoBarrier {
+  /* site reads what other work-items of the group wrote since the last
+   * barrier, where not every work-item of the group gets (unordered: those) */
+  NB_DIVERGENT,
+  /* what the parforGlobal or parforWorkgroup of site writes, the commands
+   * after it read: no barrier orders work-groups */
+  NB_ACROSS_GROUPS,
+  /* what one work-item writes under a single writer's guard over the
+   * NDRange, the others read after it */
+  NB_ONE_WRITER,
+} NoBarrier;
+
+/* Reports E0604 at the site's command when the accesses of that kind need
+ * a barrier where none can go (unordered: NB_DIVERGENT's buffers); true if
+ * it did. */
+static bool no_barrier(Pass *p, const KirSite *site, NoBarrier where, const KirBufferSet *unordered) {
+  KirBufferSet bad = {0};
+  if (where == NB_DIVERGENT) bad = *unordered;
+  else {
+    /* the code of the command: the parallel loop or guard its next site
+     * begins (none: the lowering refused the command and said why) */
+    int i = p->at;
+    KirSiteKind begins = where == NB_ONE_WRITER ? KSITE_SOLO : KSITE_PARFOR;
+    if (i + 1 >= p->sites.n || p->sites.site[i + 1]->kind != begins) return false;
+    int end = p->sites.end[i + 1];
+    KirBufferSet reads = reads_after(p, i, end);
+    bad = set_intersect(p->arena, &site->writes, &reads);
+  }
+  if (!bad.n) return false;
+  const char *names = names_of(p->arena, &bad);
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (where) {
+  case NB_DIVERGENT:
+    diag_error(p->diag, ERR_NO_BARRIER, site->span,
+               "this reads %s, written by other work-items of the group before it, which needs a "
+               "barrier, but not all work-items of the group reach this point",
+               names);
+    break;
+  case NB_ACROSS_GROUPS:
+    diag_error(p->diag, ERR_NO_BARRIER, site->span,
+               "%s written by this %s is read later in the same kernel, but OpenCL has no barrier "
+               "across work-groups; split the computation into two kernels",
+               names, site->what);
+    break;
+  case NB_ONE_WRITER:
+    diag_error(p->diag, ERR_NO_BARRIER, site->span,
+               "%s is computed once, by one work-item, and read later by the others, but OpenCL has no barrier "
+               "across work-groups to order them; compute it inside the map that reads it, or split the "
+               "computation into two kernels",
+               names);
+    break;
+  }
+  DPIA_EXHAUSTIVE_END
+  p->failed = true;
+  return true;
+}
+
 /* The barrier a command needs before it: pending writes it reads, pending
  * reads it writes, pending local writes it writes (the latter two only
  * where barriers may go: elsewhere a pending write it reads is an error,
- * reported by the lowering; what is left pending is then taken as
- * fenced). */
+ * reported once: what is left pending is then taken as fenced). */
 static void sync_before(Pass *p, KirBlock *out, const KirSite *site) {
   KirBufferSet need = {0};
   if (p->pending_writes.n) need = set_intersect(p->arena, &p->pending_writes, &site->reads);
   if (!p->uniform) {
-    if (need.n) p->pending_writes.n = 0;
+    if (no_barrier(p, site, NB_DIVERGENT, &need)) p->pending_writes.n = 0;
     return;
   }
   if (p->pending_reads.n || p->pending_writes.n) {
@@ -422,9 +507,19 @@ static void at_site(Pass *p, KirBlock *out, const KirSite *site, int entry) {
   DPIA_EXHAUSTIVE_BEGIN
   switch (site->kind) {
   case KSITE_COMMAND:
+    /* code that would need a barrier across work-groups is not placed:
+     * what it would leave pending is not */
+    if (site->one_writer && no_barrier(p, site, NB_ONE_WRITER, NULL)) {
+      p->skip_until = p->sites.end[p->at + 1];
+      return;
+    }
     if (p->pocl && site->level == KL_LOCAL) pocl_after_guard(p, out);
     if (p->pocl && site->level == KL_WORKGROUP) pocl_after_group_stage(p, out);
     sync_before(p, out, site);
+    /* OpenCL has no barrier across work-groups: nothing after a grid-level
+     * loop of the group-less code may read what its groups wrote */
+    if ((site->level == KL_GLOBAL || site->level == KL_WORKGROUP) && p->uniform && p->distributed == 0)
+      no_barrier(p, site, NB_ACROSS_GROUPS, NULL);
     return;
   case KSITE_LOOP_END: loop_end(p, out, site, entry); return;
   case KSITE_PARFOR: parfor_begin(p, site); return;
@@ -442,10 +537,10 @@ static void place_block(Pass *p, KirBlock *b) {
   for (KirStmt *s = b->first, *next; s; s = next) {
     next = s->next;
     if (s->kind == KS_BARRIER && s->barrier.site) {
-      at_site(p, &out, s->barrier.site, entry);
+      if (p->at > p->skip_until) at_site(p, &out, s->barrier.site, entry);
+      p->at++;
       continue;
     }
-    if (s->kind == KS_BARRIER && p->drop_lowered) continue;
     KirBlock *body = kir_body(s);
     if (body) place_block(p, body);
     kir_append(&out, s);
@@ -453,57 +548,52 @@ static void place_block(Pass *p, KirBlock *b) {
   *b = out;
 }
 
-/* ---- the comparison with the lowering's barriers ---- */
-
-/* a kernel body as the sequence of its statements, blocks opened and
- * closed, barriers by what they fence and say, sites left out */
-typedef struct IrToken {
-  const KirStmt *stmt; /* not a barrier; NULL: a barrier, or a block's end */
-  bool barrier, local, global;
-  const char *comment;
-} IrToken;
-
-static void tokens(Arena *a, const KirBlock *b, Vec *out) {
-  for (const KirStmt *s = b->first; s; s = s->next) {
-    if (s->kind == KS_BARRIER && s->barrier.site) continue;
-    IrToken *t = NEW(a, IrToken);
-    if (s->kind == KS_BARRIER) *t = (IrToken){NULL, true, s->barrier.local, s->barrier.global, s->comment};
-    else
-      *t = (IrToken){.stmt = s};
-    vec_push(a, out, t);
-    KirBlock *body = kir_body((KirStmt *)s);
-    if (body) {
-      tokens(a, body, out);
-      vec_push(a, out, NEW(a, IrToken)); /* the block's end */
+/* the sites of b in order (loop_start: that of the outermost loop around
+ * b, or -1; open: the sites that begin code not ended yet, innermost
+ * last) */
+static void collect_sites(Pass *p, const KirBlock *b, int loop_start, Vec *open) {
+  Sites *s = &p->sites;
+  for (const KirStmt *st = b->first; st; st = st->next) {
+    KirBlock *body = kir_body((KirStmt *)st);
+    if (body) collect_sites(p, body, loop_start < 0 && st->kind == KS_FOR ? s->n : loop_start, open);
+    if (st->kind != KS_BARRIER || !st->barrier.site) continue;
+    if (s->n == s->cap) {
+      int cap = s->cap ? 2 * s->cap : 64;
+      const KirSite **site = NEWARRAY(p->arena, const KirSite *, cap);
+      int *end = NEWARRAY(p->arena, int, cap), *start = NEWARRAY(p->arena, int, cap);
+      if (s->n) {
+        memcpy(site, s->site, sizeof *site * (size_t)s->n);
+        memcpy(end, s->end, sizeof *end * (size_t)s->n);
+        memcpy(start, s->loop_start, sizeof *start * (size_t)s->n);
+      }
+      *s = (Sites){s->n, cap, site, end, start};
     }
+    const KirSite *site = st->barrier.site;
+    int i = s->n++;
+    s->site[i] = site;
+    s->end[i] = -1;
+    s->loop_start[i] = loop_start;
+    DPIA_EXHAUSTIVE_BEGIN
+    switch (site->kind) {
+    case KSITE_PARFOR:
+    case KSITE_SOLO: vec_push(p->arena, open, (void *)(intptr_t)i); break;
+    case KSITE_PARFOR_END:
+    case KSITE_SOLO_END:
+      if (!open->len) INTERNAL("a barrier site ends what no site begins");
+      s->end[(intptr_t)open->items[--open->len]] = i;
+      break;
+    case KSITE_COMMAND:
+    case KSITE_LOOP_END: break;
+    }
+    DPIA_EXHAUSTIVE_END
   }
 }
 
-static bool same_comment(const char *x, const char *y) { return x == y || (x && y && strcmp(x, y) == 0); }
-
-static const char *compare(Arena *a, const Vec *lowered, const Vec *placed) {
-  for (int i = 0; i < lowered->len || i < placed->len; i++) {
-    const IrToken *x = i < lowered->len ? lowered->items[i] : NULL, *y = i < placed->len ? placed->items[i] : NULL;
-    if (x && y && x->stmt == y->stmt && x->barrier == y->barrier && x->local == y->local && x->global == y->global &&
-        same_comment(x->comment, y->comment))
-      continue;
-    const IrToken *b = x && x->barrier ? x : y;
-    return arena_printf(a, "at statement %d: the lowering %s a barrier%s%s%s, the barrier pass %s", i,
-                        x && x->barrier ? "placed" : "placed no", b && b->barrier && b->comment ? " (" : "",
-                        b && b->barrier && b->comment ? b->comment : "", b && b->barrier && b->comment ? ")" : "",
-                        y && y->barrier ? "one" : "none");
-  }
-  return NULL;
-}
-
-const char *kir_place_barriers(Arena *a, KirKernel *k, int ndims, bool pocl, bool check_against) {
-  Pass p = {.arena = a, .ndims = ndims > 0 ? ndims : 1, .pocl = pocl, .drop_lowered = check_against, .uniform = true};
-  Vec lowered = {0};
-  if (check_against) tokens(a, &k->body, &lowered);
+bool kir_place_barriers(Arena *a, Diag *diag, KirKernel *k, int ndims, bool pocl) {
+  Pass p = {.arena = a, .diag = diag, .ndims = ndims > 0 ? ndims : 1, .pocl = pocl, .uniform = true, .skip_until = -1};
+  Vec open = {0};
+  collect_sites(&p, &k->body, -1, &open);
+  if (open.len) INTERNAL("a barrier site begins what no site ends");
   place_block(&p, &k->body);
-  if (p.frames) INTERNAL("a barrier site begins what no site ends");
-  if (!check_against) return NULL;
-  Vec placed = {0};
-  tokens(a, &k->body, &placed);
-  return compare(a, &lowered, &placed);
+  return !p.failed;
 }

@@ -1,7 +1,8 @@
 /* kir.h: the kernel IR, between imperative DPIA and a backend's text.
  *
- * Code generation (opencl.c, barriers.c, access.c) lowers an imperative
- * kernel to a tree of statements and expressions; a Backend (backend.h)
+ * Code generation (opencl.c, access.c) lowers an imperative
+ * kernel to a tree of statements and expressions, the barrier pass
+ * (barrier_pass.c) puts the barriers in it; a Backend (backend.h)
  * prints it.  Statements: declarations, assignments, vector stores, loops,
  * ifs, barriers with their fences, blocks, expressions evaluated for their
  * effect (a foreign call whose value nothing reads).  Expressions: variables,
@@ -366,7 +367,9 @@ typedef enum KirForm { KF_LOOP, KF_ONCE, KF_AT_MOST_ONCE } KirForm;
 /* clang-format off */
 #define KIR_SITE_KINDS(X)                                                       \
   X(COMMAND)    /* before a command: reads, writes; level: a parallel loop's   \
-                   (KL_NONE: an assignment, a loop, a single writer) */         \
+                   (KL_NONE: an assignment, a loop, a single writer), what its  \
+                   primitive is called; one_writer: a single writer's guard     \
+                   over the NDRange follows */                                  \
   X(LOOP_END)   /* the end of a sequential loop's body of more than one step:  \
                    the body's reads, writes, and unindexed (its writes not      \
                    indexed by the loop's variable) */                           \
@@ -394,8 +397,9 @@ typedef struct KirSite {
   KirLevel level;
   KirForm form;
   int dim;
-  bool pointwise, group, local;
+  bool pointwise, group, local, one_writer;
   const KirBuffer *accumulator;
+  const char *what;
 } KirSite;
 
 /* ---- types ---- */
@@ -587,12 +591,9 @@ void kir_unroll_tiles(Arena *a, KirKernel *k);
  * every barrier site of k's body becomes the barriers it needs (none, one,
  * or one at the top of the loop body it ends).  ndims: the kernel's
  * dimensions.  pocl: also the barriers PoCL 3.1 alone needs (a Backend
- * may leave them out, Backend.no_pocl_barriers).  check_against: the
- * lowering placed barriers of its own too (KS_BARRIER without a site),
- * which the pass removes; the pass's must be the same (debug builds, until
- * the lowering's are gone): otherwise a description of the first
- * difference is returned, else NULL. */
-const char *kir_place_barriers(Arena *a, KirKernel *k, int ndims, bool pocl, bool check_against);
+ * may leave them out, Backend.no_pocl_barriers).  Where a barrier is
+ * needed and none can go, reports E0604 to diag and returns false. */
+bool kir_place_barriers(Arena *a, Diag *diag, KirKernel *k, int ndims, bool pocl);
 
 /* Dimensions d (bit d) where some parallel loop of the body steps by the
  * global size or the number of groups (*global_steps) or by the local size
