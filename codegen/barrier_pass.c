@@ -52,15 +52,14 @@ struct Frame {
   Frame *up;
 };
 
-/* The sites of a kernel body in order, for what runs after one of them:
- * where the code a site begins ends (end: the index of the site that
- * ends it, or -1), and the first site in the outermost loop around it
- * (loop_start, or -1), whose body runs again after it. */
-typedef struct Sites {
-  int n, cap;
-  const KirSite **site;
-  int *end, *loop_start;
-} Sites;
+/* A site of a kernel body, for what runs after it: where the code it
+ * begins ends (end: the index of the site that ends it, or -1), and the
+ * first site in the outermost loop around it (loop_start, or -1), whose
+ * body runs again after it. */
+typedef struct SiteAt {
+  const KirSite *site;
+  int end, loop_start;
+} SiteAt;
 
 typedef struct Pass {
   Arena *arena;
@@ -68,7 +67,7 @@ typedef struct Pass {
   bool failed;
   int ndims;
   bool pocl;
-  Sites sites;
+  Vec sites;      /* SiteAt *, in order */
   int at;         /* the index of the site at hand */
   int skip_until; /* the sites up to this index belong to code refused (NB_ONE_WRITER) */
   KirBufferSet pending_writes; /* written by work-items of the group, not fenced */
@@ -90,52 +89,46 @@ typedef struct Pass {
 
 /* ---- sets of buffers ---- */
 
+static const KirBuffer *item(const KirBufferSet *s, int i) { return s->items[i]; }
+
 static bool set_has(const KirBufferSet *s, const KirBuffer *b) {
-  for (int i = 0; i < s->n; i++)
-    if (s->items[i] == b) return true;
+  for (int i = 0; i < s->len; i++)
+    if (item(s, i) == b) return true;
   return false;
 }
 
 static void set_add(Arena *a, KirBufferSet *s, const KirBuffer *b) {
-  if (!b || set_has(s, b)) return;
-  if (s->n == s->cap) {
-    int cap = s->cap ? 2 * s->cap : 8;
-    const KirBuffer **n = NEWARRAY(a, const KirBuffer *, cap);
-    if (s->n) memcpy(n, s->items, sizeof *n * (size_t)s->n);
-    s->items = n;
-    s->cap = cap;
-  }
-  s->items[s->n++] = b;
+  if (b && !set_has(s, b)) vec_push(a, s, (void *)b);
 }
 
 static void set_union(Arena *a, KirBufferSet *s, const KirBufferSet *t) {
-  for (int i = 0; i < t->n; i++) set_add(a, s, t->items[i]);
+  for (int i = 0; i < t->len; i++) set_add(a, s, item(t, i));
 }
 
 /* a's items in b, in a's order */
 static KirBufferSet set_intersect(Arena *ar, const KirBufferSet *a, const KirBufferSet *b) {
   KirBufferSet r = {0};
-  for (int i = 0; i < a->n; i++)
-    if (set_has(b, a->items[i])) set_add(ar, &r, a->items[i]);
+  for (int i = 0; i < a->len; i++)
+    if (set_has(b, item(a, i))) set_add(ar, &r, item(a, i));
   return r;
 }
 
 /* s without its buffers in local memory (loc) and in global memory (glob) */
 static void remove_space(KirBufferSet *s, bool loc, bool glob) {
   int n = 0;
-  for (int i = 0; i < s->n; i++) {
-    KirSpace sp = s->items[i]->space;
+  for (int i = 0; i < s->len; i++) {
+    KirSpace sp = item(s, i)->space;
     if ((sp == KSP_LOCAL && loc) || (sp == KSP_GLOBAL && glob)) continue;
     s->items[n++] = s->items[i];
   }
-  s->n = n;
+  s->len = n;
 }
 
 /* 'a', 'b' and 'c', for comments */
 static const char *names_of(Arena *a, const KirBufferSet *s) {
   Buf b;
   buf_init(&b, a);
-  for (int i = 0; i < s->n; i++) emit(&b, "%s'%s'", i ? (i + 1 == s->n ? " and " : ", ") : "", s->items[i]->name);
+  for (int i = 0; i < s->len; i++) emit(&b, "%s'%s'", i ? (i + 1 == s->len ? " and " : ", ") : "", item(s, i)->name);
   return b.data;
 }
 
@@ -145,9 +138,9 @@ static const char *names_of(Arena *a, const KirBufferSet *s) {
  * global ones (spec section 8). */
 static KirStmt *barrier_for(Pass *p, const KirBufferSet *need) {
   KirStmt *s = kir_stmt(p->arena, KS_BARRIER);
-  for (int i = 0; i < need->n; i++) {
-    s->barrier.local = s->barrier.local || need->items[i]->space == KSP_LOCAL;
-    s->barrier.global = s->barrier.global || need->items[i]->space == KSP_GLOBAL;
+  for (int i = 0; i < need->len; i++) {
+    s->barrier.local = s->barrier.local || item(need, i)->space == KSP_LOCAL;
+    s->barrier.global = s->barrier.global || item(need, i)->space == KSP_GLOBAL;
   }
   if (!s->barrier.local) s->barrier.global = true;
   return s;
@@ -176,14 +169,17 @@ static KirBufferSet local_waw(Pass *p, const KirBufferSet *writes) {
 
 /* ---- where no barrier can go (spec section 5) ---- */
 
+static const SiteAt *site_at(const Pass *p, int i) { return p->sites.items[i]; }
+
 /* what runs after site i, whose code ends at site end: the sites after
  * end, and those of the outermost loop around it before it */
 static KirBufferSet reads_after(Pass *p, int i, int end) {
   KirBufferSet reads = {0};
-  const Sites *s = &p->sites;
-  for (int j = s->loop_start[i] >= 0 ? s->loop_start[i] : end + 1; j < s->n; j++) {
+  int from = site_at(p, i)->loop_start;
+  for (int j = from >= 0 ? from : end + 1; j < p->sites.len; j++) {
     if (j == i) j = end + 1; /* the command's own reads are its own affair */
-    if (j < s->n && s->site[j]->kind == KSITE_COMMAND) set_union(p->arena, &reads, &s->site[j]->reads);
+    if (j < p->sites.len && site_at(p, j)->site->kind == KSITE_COMMAND)
+      set_union(p->arena, &reads, &site_at(p, j)->site->reads);
   }
   return reads;
 }
@@ -212,12 +208,12 @@ static bool no_barrier(Pass *p, const KirSite *site, NoBarrier where, const KirB
      * begins (none: the lowering refused the command and said why) */
     int i = p->at;
     KirSiteKind begins = where == NB_ONE_WRITER ? KSITE_SOLO : KSITE_PARFOR;
-    if (i + 1 >= p->sites.n || p->sites.site[i + 1]->kind != begins) return false;
-    int end = p->sites.end[i + 1];
+    if (i + 1 >= p->sites.len || site_at(p, i + 1)->site->kind != begins) return false;
+    int end = site_at(p, i + 1)->end;
     KirBufferSet reads = reads_after(p, i, end);
     bad = set_intersect(p->arena, &site->writes, &reads);
   }
-  if (!bad.n) return false;
+  if (!bad.len) return false;
   const char *names = names_of(p->arena, &bad);
   DPIA_EXHAUSTIVE_BEGIN
   switch (where) {
@@ -252,17 +248,17 @@ static bool no_barrier(Pass *p, const KirSite *site, NoBarrier where, const KirB
  * reported once: what is left pending is then taken as fenced). */
 static void sync_before(Pass *p, KirBlock *out, const KirSite *site) {
   KirBufferSet need = {0};
-  if (p->pending_writes.n) need = set_intersect(p->arena, &p->pending_writes, &site->reads);
+  if (p->pending_writes.len) need = set_intersect(p->arena, &p->pending_writes, &site->reads);
   if (!p->uniform) {
-    if (no_barrier(p, site, NB_DIVERGENT, &need)) p->pending_writes.n = 0;
+    if (no_barrier(p, site, NB_DIVERGENT, &need)) p->pending_writes.len = 0;
     return;
   }
-  if (p->pending_reads.n || p->pending_writes.n) {
+  if (p->pending_reads.len || p->pending_writes.len) {
     KirBufferSet war = set_intersect(p->arena, &site->writes, &p->pending_reads), waw = local_waw(p, &site->writes);
     set_union(p->arena, &need, &war);
     set_union(p->arena, &need, &waw);
   }
-  if (need.n) fence(p, out, barrier_for(p, &need));
+  if (need.len) fence(p, out, barrier_for(p, &need));
 }
 
 /* What the next iteration of a loop whose body is site's needs: it reads
@@ -285,7 +281,7 @@ static KirBufferSet loop_carried(Pass *p, const KirSite *site) {
 static void loop_top_barrier(Pass *p, KirBlock *out, const KirSite *site) {
   if (!p->uniform) return;
   KirBufferSet need = loop_carried(p, site);
-  if (!need.n) return;
+  if (!need.len) return;
   KirStmt *s = barrier_for(p, &need);
   s->comment = arena_printf(p->arena, "the previous iteration is done with %s", names_of(p->arena, &need));
   kir_insert_after(out, NULL, s);
@@ -315,7 +311,7 @@ static void loop_end(Pass *p, KirBlock *out, const KirSite *site, int entry) {
     return;
   }
   KirBufferSet need = loop_carried(p, site);
-  if (need.n) fence(p, out, barrier_for(p, &need));
+  if (need.len) fence(p, out, barrier_for(p, &need));
 }
 
 /* ---- the barriers for PoCL 3.1 ---- */
@@ -510,7 +506,7 @@ static void at_site(Pass *p, KirBlock *out, const KirSite *site, int entry) {
     /* code that would need a barrier across work-groups is not placed:
      * what it would leave pending is not */
     if (site->one_writer && no_barrier(p, site, NB_ONE_WRITER, NULL)) {
-      p->skip_until = p->sites.end[p->at + 1];
+      p->skip_until = site_at(p, p->at + 1)->end;
       return;
     }
     if (p->pocl && site->level == KL_LOCAL) pocl_after_guard(p, out);
@@ -552,35 +548,21 @@ static void place_block(Pass *p, KirBlock *b) {
  * b, or -1; open: the sites that begin code not ended yet, innermost
  * last) */
 static void collect_sites(Pass *p, const KirBlock *b, int loop_start, Vec *open) {
-  Sites *s = &p->sites;
   for (const KirStmt *st = b->first; st; st = st->next) {
     KirBlock *body = kir_body((KirStmt *)st);
-    if (body) collect_sites(p, body, loop_start < 0 && st->kind == KS_FOR ? s->n : loop_start, open);
+    if (body) collect_sites(p, body, loop_start < 0 && st->kind == KS_FOR ? p->sites.len : loop_start, open);
     if (st->kind != KS_BARRIER || !st->barrier.site) continue;
-    if (s->n == s->cap) {
-      int cap = s->cap ? 2 * s->cap : 64;
-      const KirSite **site = NEWARRAY(p->arena, const KirSite *, cap);
-      int *end = NEWARRAY(p->arena, int, cap), *start = NEWARRAY(p->arena, int, cap);
-      if (s->n) {
-        memcpy(site, s->site, sizeof *site * (size_t)s->n);
-        memcpy(end, s->end, sizeof *end * (size_t)s->n);
-        memcpy(start, s->loop_start, sizeof *start * (size_t)s->n);
-      }
-      *s = (Sites){s->n, cap, site, end, start};
-    }
-    const KirSite *site = st->barrier.site;
-    int i = s->n++;
-    s->site[i] = site;
-    s->end[i] = -1;
-    s->loop_start[i] = loop_start;
+    SiteAt *at = NEW(p->arena, SiteAt);
+    *at = (SiteAt){st->barrier.site, -1, loop_start};
+    vec_push(p->arena, &p->sites, at);
     DPIA_EXHAUSTIVE_BEGIN
-    switch (site->kind) {
+    switch (at->site->kind) {
     case KSITE_PARFOR:
-    case KSITE_SOLO: vec_push(p->arena, open, (void *)(intptr_t)i); break;
+    case KSITE_SOLO: vec_push(p->arena, open, at); break;
     case KSITE_PARFOR_END:
     case KSITE_SOLO_END:
       if (!open->len) INTERNAL("a barrier site ends what no site begins");
-      s->end[(intptr_t)open->items[--open->len]] = i;
+      ((SiteAt *)open->items[--open->len])->end = p->sites.len - 1;
       break;
     case KSITE_COMMAND:
     case KSITE_LOOP_END: break;

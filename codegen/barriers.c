@@ -153,8 +153,8 @@ void cg_note_access(CG *cg, const Binder *root, bool write) {
 }
 
 static KirBufferSet buffers_of(CG *cg, const BinderSet *s) {
-  KirBufferSet r = {.n = s->n, .cap = s->n, .items = NEWARRAY(cg->arena, const KirBuffer *, s->n > 0 ? s->n : 1)};
-  for (int i = 0; i < s->n; i++) r.items[i] = cg_buffer(cg, s->items[i]);
+  KirBufferSet r = {0};
+  for (int i = 0; i < s->n; i++) vec_push(cg->arena, &r, (void *)cg_buffer(cg, s->items[i]));
   return r;
 }
 

@@ -344,11 +344,9 @@ typedef struct KirBuffer {
   KirSpace space;   /* KSP_GLOBAL or KSP_LOCAL (KSP_PRIVATE: an accumulator that is not shared) */
 } KirBuffer;
 
-/* an ordered set of buffers (orders reach comments: insertion order) */
-typedef struct KirBufferSet {
-  int n, cap;
-  const KirBuffer **items;
-} KirBufferSet;
+/* an ordered set of buffers, const KirBuffer * (orders reach comments:
+ * insertion order) */
+typedef Vec KirBufferSet;
 
 /* one access to a shared buffer, in the order lowering made them */
 typedef struct KirAccess {

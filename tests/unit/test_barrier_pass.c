@@ -48,10 +48,7 @@ static KirSite *site(KirBlock *b, KirSiteKind kind) {
 
 static KirBufferSet set_of(const KirBuffer *b) {
   KirBufferSet s = {0};
-  if (!b) return s;
-  s.n = s.cap = 1;
-  s.items = NEWARRAY(A, const KirBuffer *, 1);
-  s.items[0] = b;
+  if (b) vec_push(A, &s, (void *)b);
   return s;
 }
 
