@@ -200,11 +200,7 @@ static bool split_indices(CG *cg, DataType **t, const Step **ps, const Ix **flat
 
 static void note_access(CG *cg, const Storage *st, bool write) {
   if (st->space == SP_PRIVATE || st->read_only) return;
-  if (write) {
-    if (cg->distributed > 0) binder_set_add(cg, &cg->own_writes, st->root);
-  } else if (st->root != cg->pointwise_root) {
-    binder_set_add(cg, &cg->pending_reads, st->root);
-  }
+  cg_note_access(cg, st->root, write);
 }
 
 /* Element flat of a packed array of 3-vectors (kparam_packed3), with the

@@ -46,6 +46,9 @@ typedef struct Backend {
   /* the names the language gives a meaning to (keywords, types,
    * built-ins, macros), for the checker's messages and for renaming */
   TargetNames names;
+  /* the kernels do not run on PoCL 3.1: leave out the barriers only it
+   * needs (barrier_pass.c; false: they are placed) */
+  bool no_pocl_barriers;
   /* one type, as a declaration of its type prints it */
   void (*print_type)(Buf *out, const KirType *t);
   /* one expression, as a kernel prints it */

@@ -22,6 +22,7 @@
 #include "index.h"
 #include "dpia.h"
 #include "kernel.h"
+#include "memo.h"
 
 typedef enum Space { SP_GLOBAL, SP_LOCAL, SP_PRIVATE } Space;
 
@@ -162,12 +163,9 @@ typedef struct CG {
   Vec structs;
   bool uses_double;
   bool failed; /* an error was reported */
-  /* barrier analysis (spec section 8): see opencl.c */
-  BinderSet pending_writes; /* written by work-items of the group, not fenced */
-  BinderSet pending_reads;  /* read in the group body since the last barrier */
-  BinderSet own_writes;     /* written in the innermost parforLocal/Global body so far: by the
-                             * work-item itself, which reads them in program order */
-  int distributed;          /* > 0 inside a parforLocal body */
+  /* where the code being generated runs, for the single writers'
+   * guards (single_writer.c) */
+  int distributed;          /* > 0 inside a parforLocal or parforGlobal body, or a single writer's */
   struct {                  /* sequences writes_outputs_only refused: it refuses them in any part
                              * of them too, so gen_single_writer's look at each part of a chain
                              * stops there instead of walking the rest again (quadratic) */
@@ -177,25 +175,14 @@ typedef struct CG {
   int solo;                 /* > 0 inside a single writer's guard (gen_single_writer,
                              * gen_local_single_writer): one work-item of those that would
                              * run the code alike runs it */
-  /* the buffer a parforLocal body updates in place, each work-item its own
-   * element (scir_pointwise_parfor): its reads there are not pending for
-   * the body's own writes */
-  const Binder *pointwise_root;
   int group_depth;          /* > 0 inside a parforWorkgroup body */
   unsigned group_dims;      /* bit d: inside the body of a parforWorkgroup of dimension d */
   unsigned local_dims;      /* bit d: inside the body of a parforLocal of dimension d */
   unsigned global_dims;     /* bit d: inside the body of a parforGlobal of dimension d */
-  int group_loop_depth;     /* > 0 inside the body of a parforWorkgroup that loops */
-  bool local_unfenced;      /* a parforLocal since the last barrier (sync_after_guard) */
-  int nbarriers;            /* barriers generated so far */
   int64_t private_live;     /* bytes of the private arrays in scope (gen_new) */
   bool private_reported;    /* the private memory limit was reported for this kernel */
   bool unrolled_nest;       /* generating the steps of a loop whose steps are loops written out, which
                                the outer loop's comment announced */
-  bool group_stage_fenced;  /* since the last barrier: a parforWorkgroup run by some groups
-                             * only (an if or a loop over group ids) with barriers in its
-                             * body (sync_after_group_stage) */
-  bool uniform;             /* every work-item of the group gets here equally often */
   int nranges_stmt;         /* index ranges pushed for the current statement */
   Probe *probe;             /* when set, storage accesses are recorded here */
   Span where;               /* the command being generated, for messages */
@@ -216,6 +203,10 @@ typedef struct CG {
    * order the program first uses them */
   Vec foreigns, tables;
   ProgramNames *program; /* CodegenOptions.program */
+  /* barrier sites (kir.h, KirSite): the buffer of each root binder
+   * (Binder -> KirBuffer), and the shared accesses since the last site */
+  MemoTable buffers;
+  Vec accesses;
 } CG;
 
 /* Binds b to idx E i for the generation of one view map element and
@@ -329,29 +320,20 @@ void cg_leave(CG *cg, KirBlock *outer);
 /* a comment line of its own, printf-style */
 void cg_comment(CG *cg, const char *fmt, ...) DPIA_PRINTF(2, 3);
 
-/* ---- barriers.c: the barrier analysis of opencl.c's commands ---- */
-
-/* continuation of a command: what runs after it (the cross-work-group
- * check of gen_parfor).  again: cmd is the body of an enclosing loop, run
- * again in its next iteration. */
-typedef struct Cont Cont;
-struct Cont {
-  const Phrase *cmd;
-  const Cont *next;
-  bool again;
-};
-
-/* opencl.c: the code of command p, then of what follows it (after) */
-void gen_comm(CG *cg, const Phrase *p, const Cont *after);
+/* opencl.c: the code of command p */
+void gen_comm(CG *cg, const Phrase *p);
 /* an if statement with a trailing comment, appended to the current block */
 KirStmt *add_if(CG *cg, const KirExpr *cond, const char *comment);
 
 /* single_writer.c: p generated under a guard that lets one work-item of
  * those that would run it alike write what it writes (false: p does not
  * qualify, nothing generated) */
-bool gen_single_writer(CG *cg, const Phrase *p, const Cont *after);
+bool gen_single_writer(CG *cg, const Phrase *p);
 /* the same for the body of a parforLocal that writes outputs only */
-bool gen_local_single_writer(CG *cg, const Phrase *body, const Cont *after);
+bool gen_local_single_writer(CG *cg, const Phrase *body);
+
+/* ---- barriers.c: what the barrier pass needs to know of the program
+ * (barrier sites, kir.h; the pass: barrier_pass.c) ---- */
 
 typedef struct Alias Alias;
 struct Alias {
@@ -361,34 +343,26 @@ struct Alias {
 };
 
 bool shared_root(CG *cg, const Binder *b); /* a buffer in global or local memory */
+/* the buffers in global or local memory p writes (al: the o of the
+ * parfors entered on the way, which are not in the environment yet) and
+ * reads */
 void scan_writes(CG *cg, const Phrase *p, const Alias *al, BinderSet *out);
-void scan_reads_except(CG *cg, const Phrase *p, const Phrase *skip, BinderSet *out);
 void scan_reads(CG *cg, const Phrase *p, BinderSet *out);
-BinderSet binder_set_intersect(CG *cg, const BinderSet *a, const BinderSet *b);
-void binder_set_union(CG *cg, BinderSet *a, const BinderSet *b);
-const char *names_of(CG *cg, const BinderSet *s); /* 'a' and 'b', for messages and comments */
-/* Where code generation finds that a barrier is needed and OpenCL has
- * none (spec section 5): */
-typedef enum NoBarrier {
-  /* p reads what other work-items of the group wrote since the last
-   * barrier, where not every work-item of the group gets (sync_before) */
-  NB_DIVERGENT,
-  /* what the parforGlobal or parforWorkgroup p writes, the commands after
-   * it read: no barrier orders work-groups (gen_parfor) */
-  NB_ACROSS_GROUPS,
-  /* what one work-item writes in p (a single writer's guard over the
-   * NDRange), the others read after it (gen_single_writer) */
-  NB_ONE_WRITER,
-} NoBarrier;
-/* The one "no barrier" check (E0604): reports it at p and returns true
- * when the accesses of that kind (after: what runs after p) need a barrier
- * where none can go. */
-bool no_barrier_error(CG *cg, const Phrase *p, NoBarrier where, const Cont *after);
-void sync_before(CG *cg, const Phrase *p);
-void sync_after_guard(CG *cg);
-void sync_after_group_stage(CG *cg);
-void sync_loop_end(CG *cg, const Phrase *loop, bool only_barrier); /* loop: the for's \i -> body */
-void sync_group_loop_top(CG *cg, const Phrase *body, KirStmt *before_body);
+/* the buffer of a root binder */
+const KirBuffer *cg_buffer(CG *cg, const Binder *b);
+/* a parallel loop's level, as a site records it */
+KirLevel kir_level(PrimLevel level);
+/* a shared access (access.c), recorded on the next site */
+void cg_note_access(CG *cg, const Binder *root, bool write);
+/* a site of kind at the end of the current block, with the accesses since
+ * the last one (span: the command's) */
+KirSite *cg_site(CG *cg, KirSiteKind kind, Span span);
+/* the site before command p (level: p's, a parallel loop's; what: its
+ * primitive) */
+KirSite *cg_command_site(CG *cg, const Phrase *p, KirLevel level);
+/* the site ending a loop's body of index (NULL: none), or a parallel
+ * loop's (kind KSITE_PARFOR_END) */
+void cg_body_end_site(CG *cg, KirSiteKind kind, const Phrase *body, const Binder *index);
 
 /* Set up cg for kernel k (environment of the parameters, launch sizes) and
  * lower the whole kernel; NULL after reporting to k->diag. */

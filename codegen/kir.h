@@ -1,7 +1,8 @@
 /* kir.h: the kernel IR, between imperative DPIA and a backend's text.
  *
- * Code generation (opencl.c, barriers.c, access.c) lowers an imperative
- * kernel to a tree of statements and expressions; a Backend (backend.h)
+ * Code generation (opencl.c, access.c) lowers an imperative
+ * kernel to a tree of statements and expressions, the barrier pass
+ * (barrier_pass.c) puts the barriers in it; a Backend (backend.h)
  * prints it.  Statements: declarations, assignments, vector stores, loops,
  * ifs, barriers with their fences, blocks, expressions evaluated for their
  * effect (a foreign call whose value nothing reads).  Expressions: variables,
@@ -318,11 +319,86 @@ struct KirStmt {
     } block;
     struct {
       bool local, global;
+      /* not NULL: a barrier site, where the barrier pass decides
+       * (barrier_pass.c); it is gone when lowering returns */
+      const struct KirSite *site;
     } barrier;
     const KirExpr *expr; /* KS_EXPR */
     const char *text;    /* KS_COMMENT */
   };
 };
+
+/* ---- barrier sites (barrier_pass.c) ----
+ *
+ * What the barrier pass needs to know and the statements cannot say:
+ * which buffer in global or local memory each command reads and writes
+ * (its binder: the halves of a pair-typed output are one buffer), where
+ * the parallel loops and single writers' guards begin and end (an elided
+ * parforLocal is a declaration of its id followed by its body, in the
+ * enclosing block), and which accesses the lowering made in between.
+ * Lowering records these as barrier statements with a site (KS_BARRIER,
+ * barrier.site); the pass turns each into the barriers it needs, or
+ * none. */
+typedef struct KirBuffer {
+  const char *name; /* the binder's, for messages and comments */
+  KirSpace space;   /* KSP_GLOBAL or KSP_LOCAL (KSP_PRIVATE: an accumulator that is not shared) */
+} KirBuffer;
+
+/* an ordered set of buffers, const KirBuffer * (orders reach comments:
+ * insertion order) */
+typedef Vec KirBufferSet;
+
+/* one access to a shared buffer, in the order lowering made them */
+typedef struct KirAccess {
+  const KirBuffer *buffer;
+  bool write;
+} KirAccess;
+
+/* the OpenCL level of a parallel loop, as a site records it */
+typedef enum KirLevel { KL_NONE, KL_GLOBAL, KL_WORKGROUP, KL_LOCAL } KirLevel;
+
+/* how a parallel loop is written (opencl.c, loop_form): a loop stepping
+ * by a launch size, the declaration of its id (exactly once), or that
+ * declaration and a guard of it (at most once) */
+typedef enum KirForm { KF_LOOP, KF_ONCE, KF_AT_MOST_ONCE } KirForm;
+
+/* clang-format off */
+#define KIR_SITE_KINDS(X)                                                       \
+  X(COMMAND)    /* before a command: reads, writes; level: a parallel loop's   \
+                   (KL_NONE: an assignment, a loop, a single writer), what its  \
+                   primitive is called; one_writer: a single writer's guard     \
+                   over the NDRange follows */                                  \
+  X(LOOP_END)   /* the end of a sequential loop's body of more than one step:  \
+                   the body's reads, writes, and unindexed (its writes not      \
+                   indexed by the loop's variable) */                           \
+  X(PARFOR)     /* a parallel loop's body begins: level, form, dim, pointwise  \
+                   (an accumulator the body updates in place: accumulator) */   \
+  X(PARFOR_END) /* it ends: reads, writes of the body */                        \
+  X(SOLO)       /* a single writer's guard begins (group: in a group body;      \
+                   local: the guard of a parforLocal's body) */                 \
+  X(SOLO_END)   /* it ends */
+/* clang-format on */
+
+typedef enum KirSiteKind {
+#define X(id) KSITE_##id,
+  KIR_SITE_KINDS(X)
+#undef X
+} KirSiteKind;
+
+typedef struct KirSite {
+  KirSiteKind kind;
+  Span span; /* the command, for messages */
+  /* the shared accesses lowering made since the previous site */
+  int naccesses;
+  const KirAccess *accesses;
+  KirBufferSet reads, writes, unindexed;
+  KirLevel level;
+  KirForm form;
+  int dim;
+  bool pointwise, group, local, one_writer;
+  const KirBuffer *accumulator;
+  const char *what;
+} KirSite;
 
 /* ---- types ---- */
 /* a scalar (width 1) or vector type */
@@ -508,6 +584,14 @@ void kir_hoist_guards(KirBlock *b);
  * itself, and pays the loop's counter and the index of each row read once
  * per step (matrix multiply: 5 to 9% of the time). */
 void kir_unroll_tiles(Arena *a, KirKernel *k);
+
+/* The barrier pass (barrier_pass.c, docs/architecture.md "Barriers"):
+ * every barrier site of k's body becomes the barriers it needs (none, one,
+ * or one at the top of the loop body it ends).  ndims: the kernel's
+ * dimensions.  pocl: also the barriers PoCL 3.1 alone needs (a Backend
+ * may leave them out, Backend.no_pocl_barriers).  Where a barrier is
+ * needed and none can go, reports E0604 to diag and returns false. */
+bool kir_place_barriers(Arena *a, Diag *diag, KirKernel *k, int ndims, bool pocl);
 
 /* Dimensions d (bit d) where some parallel loop of the body steps by the
  * global size or the number of groups (*global_steps) or by the local size

@@ -1,6 +1,7 @@
 /* opencl.c: imperative DPIA to an OpenCL C kernel (spec section 8, paper
  * Figure 6a and section 6): commands to statements, the loop forms of the
- * parallel loops, barriers, names, types and the text of the kernel.
+ * parallel loops, barrier sites (barriers.c; the barrier pass:
+ * barrier_pass.c), names, types and the text of the kernel.
  * Acceptors and expressions are in access.c.
  */
 #include "cgen.h"
@@ -571,9 +572,9 @@ static bool private_fits(CG *cg, const Phrase *p, DataType *t, int64_t bytes) {
   return false;
 }
 
-static void gen_new_private(CG *cg, const Phrase *lam, DataType *t, int64_t n, const Cont *after);
+static void gen_new_private(CG *cg, const Phrase *lam, DataType *t, int64_t n);
 
-static void gen_new(CG *cg, const Phrase *p, const Spine *s, const Cont *after) {
+static void gen_new(CG *cg, const Phrase *p, const Spine *s) {
   const Phrase *lam = s->args[0];
   DataType *t = dt_resolve(s->head->type_arg);
   const Binder *b = lam->lam_binder;
@@ -584,7 +585,7 @@ static void gen_new(CG *cg, const Phrase *p, const Spine *s, const Cont *after) 
       cg_error(cg, ERR_BAD_TEMPORARY, p->span,
                "newLocal inside a parforLocal or parforGlobal cannot be generated: local memory "
                "belongs to the whole work-group (allocate it around the kernel body)");
-    gen_comm(cg, lam->body, after);
+    gen_comm(cg, lam->body);
     return;
   }
   if (s->head->prim == PRIM_NEW_GLOBAL) {
@@ -607,13 +608,13 @@ static void gen_new(CG *cg, const Phrase *p, const Spine *s, const Cont *after) 
   int64_t bytes = t->kind == DT_ARRAY || t->kind == DT_PAIR ? private_bytes(cg, t) : 0;
   if (!private_fits(cg, p, t, bytes)) return;
   cg->private_live += bytes;
-  gen_new_private(cg, lam, t, n, after);
+  gen_new_private(cg, lam, t, n);
   cg->private_live -= bytes;
 }
 
 /* the private variable of new or newPrivate: of array type t, n elements
  * (a constant: gen_new) */
-static void gen_new_private(CG *cg, const Phrase *lam, DataType *t, int64_t n, const Cont *after) {
+static void gen_new_private(CG *cg, const Phrase *lam, DataType *t, int64_t n) {
   const Binder *b = lam->lam_binder;
   const char *name = cg_name(cg, b->name);
   if (t->kind == DT_ARRAY) {
@@ -629,16 +630,16 @@ static void gen_new_private(CG *cg, const Phrase *lam, DataType *t, int64_t n, c
     if (t->kind == DT_SCALAR && first->kind == PH_ASSIGN && first->fst->kind == PH_PROJ && first->fst->index == 1 &&
         is_use_of(first->fst->fst, b) && !has_subphrase(cg, first->snd, is_use_of, b)) {
       cg->where = first->span;
-      sync_before(cg, first);
+      cg_command_site(cg, first, KL_NONE);
       CExpr v = gen_value_once(cg, first->snd, NULL);
       add_decl(cg, cg_type(cg, t), name, v, NULL);
       pop_statement_ranges(cg);
-      if (rest) gen_comm(cg, rest, after);
+      if (rest) gen_comm(cg, rest);
       return;
     }
     add_decl(cg, cg_type(cg, t), name, NULL, NULL);
   }
-  gen_comm(cg, lam->body, after);
+  gen_comm(cg, lam->body);
 }
 
 /* the index of a loop: its variable, or 0 when it runs once */
@@ -738,7 +739,7 @@ static const char *unrolled_inner(CG *cg, const Phrase *body, int64_t *trips) {
   return loop_label(cg, s.head, s.args[0]);
 }
 
-static bool gen_for_unrolled(CG *cg, const Phrase *loop, const Phrase *lam, Size n, const Cont *after) {
+static bool gen_for_unrolled(CG *cg, const Phrase *loop, const Phrase *lam, Size n) {
   int64_t trips, inner_trips;
   if (!unrolls(cg, loop, lam, n, &trips)) return false;
   /* a nest written out has one comment (the steps of the inner loops are
@@ -753,17 +754,16 @@ static bool gen_for_unrolled(CG *cg, const Phrase *loop, const Phrase *lam, Size
   cg->unrolled_nest = quiet || inner;
   for (int64_t t = 0; t < trips; t++) {
     env_add(cg, lam->lam_binder, ENV_INDEX, NULL, ix_const(&cg->ix, t), NULL);
-    Cont again = {lam->body, after, true};
-    gen_comm(cg, lam->body, t + 1 < trips ? &again : after);
+    gen_comm(cg, lam->body);
   }
   cg->unrolled_nest = quiet;
   return true;
 }
 
-static void gen_for(CG *cg, const Phrase *p, const Spine *s, const Cont *after) {
+static void gen_for(CG *cg, const Phrase *p, const Spine *s) {
   const Phrase *lam = s->args[0];
   Size n = s->head->sizes[0];
-  if (gen_for_unrolled(cg, s->head, lam, n, after)) return;
+  if (gen_for_unrolled(cg, s->head, lam, n)) return;
   int mark;
   cg_scope_enter(cg, &mark);
   const char *i = cg_name(cg, lam->lam_binder->name);
@@ -772,11 +772,10 @@ static void gen_for(CG *cg, const Phrase *p, const Spine *s, const Cont *after) 
       cg_enter(cg, add_for(cg, i, kir_int(cg->arena, 0), nix, kir_int(cg->arena, 1), loop_label(cg, s->head, lam)));
   ix_push_range(&cg->ix, ix_var(&cg->ix, i), NULL, nix);
   env_add(cg, lam->lam_binder, ENV_INDEX, NULL, index_of(cg, i, n), NULL);
-  Cont again = {lam->body, after, true};
-  int barriers_before = cg->nbarriers;
-  gen_comm(cg, lam->body, &again);
+  gen_comm(cg, lam->body);
+  /* the barrier the next iteration needs (barrier_pass.c) */
   int64_t trips;
-  if (!(size_const_value(n, &trips) && trips <= 1)) sync_loop_end(cg, lam, cg->nbarriers == barriers_before);
+  if (!(size_const_value(n, &trips) && trips <= 1)) cg_body_end_site(cg, KSITE_LOOP_END, lam->body, lam->lam_binder);
   ix_pop_range(&cg->ix);
   cg_leave(cg, outer);
   cg_scope_leave(cg, mark);
@@ -794,7 +793,7 @@ static LoopForm loop_form(Size n, bool known, Size launch) {
 }
 
 /* parforGlobal / parforWorkgroup / parforLocal d (spec section 8) */
-static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *after) {
+static void gen_parfor(CG *cg, const Phrase *p, const Spine *s) {
   const Phrase *h = s->head;
   int d = h->dim;
   Size n = fn_param(h->type, 0)->data->size;
@@ -834,10 +833,6 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
   LoopForm form = loop_form(n, known, launch);
   bool is_local = level == PLVL_LOCAL, is_wg = level == PLVL_WORKGROUP;
 
-  /* OpenCL has no barrier across work-groups (spec section 5): nothing
-   * after p may read what p's groups wrote */
-  if (!is_local && cg->uniform && cg->distributed == 0) no_barrier_error(cg, p, NB_ACROSS_GROUPS, after);
-
   /* the variable of an elided loop (FORM_ONCE, FORM_AT_MOST_ONCE) is
    * declared in the enclosing C scope, so its name belongs to that scope and
    * outlives the if block: name it before entering the loop's scope */
@@ -872,91 +867,57 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s, const Cont *afte
   env_add(cg, lam_i->lam_binder, ENV_INDEX, NULL, iv, NULL);
   env_add(cg, lam_o->lam_binder, ENV_ALIAS, NULL, iv, s->args[0]); /* o = idxAcc A i */
 
-  bool saved_uniform = cg->uniform;
-  Cont again = {body, after, true};
+  /* the body begins and ends with a barrier site: a work-group body has
+   * its own pending sets, a work-item's its own writes (barrier_pass.c) */
+  KirSite *site = cg_site(cg, KSITE_PARFOR, p->span);
+  site->level = kir_level(level);
+  site->form = form == FORM_LOOP ? KF_LOOP : form == FORM_ONCE ? KF_ONCE : KF_AT_MOST_ONCE;
+  site->dim = d;
   if (is_wg) {
-    /* a new group body: its own pending sets.  A parforWorkgroup nested in
-     * another's body runs in the same work-groups: what the enclosing body
-     * left pending stays pending in it, and what it leaves pending is
-     * pending after it, for the rest of the enclosing body and for the top
-     * of an enclosing work-group loop (the next group id reuses local
-     * memory the nested body read: seed 7358 #430,
-     * tests/diff/regress/nested_workgroup_loop_back_edge.dpia) */
-    bool nested_wg = cg->group_depth > 0;
-    BinderSet pw = cg->pending_writes, pr = cg->pending_reads;
-    bool saved_unfenced = cg->local_unfenced;
-    if (!nested_wg) {
-      cg->pending_writes = (BinderSet){0};
-      cg->pending_reads = (BinderSet){0};
-      cg->local_unfenced = false;
-    }
-    if (form == FORM_LOOP) cg->group_loop_depth++;
     cg->group_depth++;
     unsigned saved_dims = cg->group_dims;
     cg->group_dims |= 1u << d;
-    KirStmt *before_body = cg->block->last;
-    int barriers_before = cg->nbarriers;
-    gen_comm(cg, body, form == FORM_LOOP ? &again : after);
-    /* the next group id of this work-group reuses its memory */
-    if (form == FORM_LOOP) sync_group_loop_top(cg, body, before_body);
-    bool fenced = form != FORM_ONCE && cg->nbarriers > barriers_before;
+    gen_comm(cg, body);
+    /* a loop's next group id reuses the memory the body read */
+    if (form == FORM_LOOP) cg_body_end_site(cg, KSITE_PARFOR_END, body, NULL);
+    else
+      cg_site(cg, KSITE_PARFOR_END, body->span);
     cg->group_depth--;
-    if (form == FORM_LOOP) cg->group_loop_depth--;
     cg->group_dims = saved_dims;
-    if (!nested_wg) {
-      cg->local_unfenced = saved_unfenced;
-      cg->pending_writes = pw;
-      cg->pending_reads = pr;
-    }
-    if (fenced && cg->group_depth == 0) cg->group_stage_fenced = true;
   } else {
-    /* Inside the body, what it wrote is the work-item's own (a temporary
-     * allocated in the body is widened by the index when hoisted, and the
-     * output is written through o only, SCIR): reading it needs no
-     * barrier.  After the parfor, other work-items read it. */
-    BinderSet outer_own = cg->own_writes;
-    cg->own_writes = (BinderSet){0};
-    cg->uniform = cg->uniform && form == FORM_ONCE;
     cg->distributed++;
     /* An accumulator updated in place (scir_pointwise_parfor, which the
      * body reads): each work-item reads the element it then writes, and
      * no other work-item touches it, so those reads need no barrier before
      * the writes; after the parfor, a write by another work-item does. */
-    const Binder *outer_pointwise = cg->pointwise_root;
-    bool pointwise = scir_pointwise_parfor(p) != NULL;
-    if (pointwise) cg->pointwise_root = acc_root(cg, s->args[0]);
+    site->pointwise = scir_pointwise_parfor(p) != NULL;
+    const Binder *acc = site->pointwise ? acc_root(cg, s->args[0]) : NULL;
+    if (acc) site->accumulator = cg_buffer(cg, acc);
     unsigned saved_local = cg->local_dims, saved_global = cg->global_dims;
     if (is_local) cg->local_dims |= 1u << d;
     else
       cg->global_dims |= 1u << d;
-    if (!is_local || !gen_local_single_writer(cg, body, form == FORM_LOOP ? &again : after))
-      gen_comm(cg, body, form == FORM_LOOP ? &again : after);
+    if (!is_local || !gen_local_single_writer(cg, body)) gen_comm(cg, body);
+    cg_site(cg, KSITE_PARFOR_END, body->span);
     cg->local_dims = saved_local;
     cg->global_dims = saved_global;
     cg->distributed--;
-    cg->uniform = saved_uniform;
-    if (pointwise && cg->pointwise_root) binder_set_add(cg, &cg->pending_reads, cg->pointwise_root);
-    cg->pointwise_root = outer_pointwise;
-    binder_set_union(cg, &cg->pending_writes, &cg->own_writes);
-    cg->own_writes = outer_own;
   }
   ix_pop_range(&cg->ix);
   cg_leave(cg, outer);
   if (form != FORM_ONCE) cg_scope_leave(cg, mark);
 }
 
-void gen_comm(CG *cg, const Phrase *p, const Cont *after) {
+void gen_comm(CG *cg, const Phrase *p) {
   cg->where = p->span;
-  if ((p->kind == PH_ASSIGN || p->kind == PH_SEQ || p->kind == PH_APP) && gen_single_writer(cg, p, after)) return;
+  if ((p->kind == PH_ASSIGN || p->kind == PH_SEQ || p->kind == PH_APP) && gen_single_writer(cg, p)) return;
   switch (p->kind) {
-  case PH_SEQ: {
-    Cont a = {p->snd, after, false};
-    gen_comm(cg, p->fst, &a);
-    gen_comm(cg, p->snd, after);
+  case PH_SEQ:
+    gen_comm(cg, p->fst);
+    gen_comm(cg, p->snd);
     return;
-  }
   case PH_ASSIGN:
-    sync_before(cg, p);
+    cg_command_site(cg, p, KL_NONE);
     gen_assign(cg, p->fst, p->snd, NULL, p->fst->type->data);
     return;
   case PH_PRIM:
@@ -969,12 +930,12 @@ void gen_comm(CG *cg, const Phrase *p, const Cont *after) {
     switch (prim_family(s.head->prim)) {
     case PFAM_NEW:
       if (s.nargs != 1 || s.args[0]->kind != PH_LAM) break;
-      gen_new(cg, p, &s, after); /* transparent for barriers */
+      gen_new(cg, p, &s);
       return;
     case PFAM_FOR:
       if (s.nargs != 1 || s.args[0]->kind != PH_LAM) break;
-      sync_before(cg, p);
-      gen_for(cg, p, &s, after);
+      cg_command_site(cg, p, KL_NONE);
+      gen_for(cg, p, &s);
       return;
     case PFAM_PARFOR:
       if (prim_level(s.head->prim) == PLVL_NONE) {
@@ -983,11 +944,8 @@ void gen_comm(CG *cg, const Phrase *p, const Cont *after) {
         return;
       }
       if (s.nargs != 2) break;
-      if (prim_level(s.head->prim) == PLVL_LOCAL) sync_after_guard(cg);
-      if (prim_level(s.head->prim) == PLVL_WORKGROUP) sync_after_group_stage(cg);
-      sync_before(cg, p);
-      gen_parfor(cg, p, &s, after);
-      if (prim_level(s.head->prim) == PLVL_LOCAL) cg->local_unfenced = true;
+      cg_command_site(cg, p, kir_level(prim_level(s.head->prim)))->what = prim_info[s.head->prim].name;
+      gen_parfor(cg, p, &s);
       return;
     /* not commands of an imperative kernel */
     case PFAM_MAP:
@@ -1135,7 +1093,6 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   cg->diag = k->diag;
   cg->k = k;
   cg->backend = k->backend;
-  cg->uniform = true;
   cg->program = opt ? opt->program : NULL;
   cg->where = k->def->body->span;
   ix_init(&cg->ix, a);
@@ -1175,8 +1132,11 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   cg_collect_program_scope(cg, k->def->body);
   collect_locals(cg, k->def->body, &kk->locals);
   cg->block = &kk->body;
-  gen_comm(cg, k->def->body, NULL);
-  if (cg->failed) return NULL;
+  gen_comm(cg, k->def->body);
+  /* the barriers, and where one is needed and none can go the errors,
+   * even after the lowering's own: each E0604 of the kernel is reported */
+  bool placed = kir_place_barriers(a, cg->diag, kk, k->ndims, !k->backend->no_pocl_barriers);
+  if (cg->failed || !placed) return NULL;
 
   /* header comment (spec section 8) */
   Buf c;

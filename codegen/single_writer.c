@@ -2,8 +2,8 @@
  * (the paper's redundant execution of sequential code, section 6), for
  * opencl.c's command generation: the commands that qualify
  * (writes_outputs_only), the guard on the ids of the dimensions that do not
- * distribute the code, and what the others may then read (barriers.c's
- * pending writes; docs/language.md section 20). */
+ * distribute the code, and what the others may then read (the barrier
+ * pass's pending writes, barrier_pass.c; docs/language.md section 20). */
 #include "cgen.h"
 
 static bool is_output(CG *cg, const Binder *root) {
@@ -88,7 +88,7 @@ static bool writes_outputs_only(CG *cg, const Phrase *p, BinderSet *inner, bool 
     const Binder *root = acc_root(cg, p->fst);
     /* a temporary in global or local memory too: outside a group body,
      * where no barrier orders the others' reads after the one writer's
-     * writes, gen_single_writer refuses it when code after p reads it */
+     * writes, the barrier pass refuses it when code after p reads it */
     if (!root || !(is_output(cg, root) || shared_root(cg, root))) return false;
     *writes_output = true;
     return true;
@@ -144,7 +144,7 @@ static bool writes_outputs_only(CG *cg, const Phrase *p, BinderSet *inner, bool 
  * barrier comes before they read it (or, where not all of them reach that
  * point, E0604); outside one, no barrier can order them, so they may not
  * read it at all. */
-bool gen_single_writer(CG *cg, const Phrase *p, const Cont *after) {
+bool gen_single_writer(CG *cg, const Phrase *p) {
   if (cg->solo > 0) return false; /* one work-item already */
   bool group = cg->group_depth > 0;
   /* outside a group: in the body of mapGlobals only (one per dimension
@@ -173,36 +173,24 @@ bool gen_single_writer(CG *cg, const Phrase *p, const Cont *after) {
   BinderSet inner = {0};
   bool writes_output = false;
   if (!writes_outputs_only(cg, p, &inner, &writes_output) || !writes_output) return false;
-  if (!group) {
-    /* no barrier orders the other work-items after the one that writes a
-     * temporary here: none of them may read it after p */
-    if (no_barrier_error(cg, p, NB_ONE_WRITER, after)) return true;
-  }
-  sync_before(cg, p);
+  /* outside a group no barrier orders the other work-items after the one
+   * that writes a temporary here: none of them may read it after p
+   * (barrier_pass.c, NB_ONE_WRITER) */
+  cg_command_site(cg, p, KL_NONE)->one_writer = !group;
   KirBlock *outer = cg_enter(
       cg, add_if(cg, cond,
                  group ? "written once per group, not by every work-item" : "written once, not by every work-item"));
+  cg_site(cg, KSITE_SOLO, p->span)->group = group;
   int mark;
   cg_scope_enter(cg, &mark);
-  bool saved_uniform = cg->uniform;
-  BinderSet outer_own = cg->own_writes;
-  cg->own_writes = (BinderSet){0};
-  cg->uniform = false;
   cg->distributed++;
   cg->solo++;
-  gen_comm(cg, p, after);
+  gen_comm(cg, p);
+  cg_site(cg, KSITE_SOLO_END, p->span);
   cg->solo--;
   cg->distributed--;
-  cg->uniform = saved_uniform;
-  binder_set_union(cg, &cg->pending_writes, &cg->own_writes); /* the others read them after a barrier */
-  cg->own_writes = outer_own;
   cg_scope_leave(cg, mark);
   cg_leave(cg, outer);
-  /* one work-item's writes, like a single writer's parforLocal: a
-   * parforLocal right after it in a work-group loop gets a barrier first
-   * (sync_after_guard; seed 63 #892, wrong with every PoCL work-group
-   * method) */
-  if (group) cg->local_unfenced = true;
   return true;
 }
 
@@ -216,7 +204,7 @@ bool gen_single_writer(CG *cg, const Phrase *p, const Cont *after) {
  * writes only such memory and private variables of its own; the others
  * read what it wrote after the barrier that follows the parforLocal.  A
  * body that also writes anything else is left as it is. */
-bool gen_local_single_writer(CG *cg, const Phrase *body, const Cont *after) {
+bool gen_local_single_writer(CG *cg, const Phrase *body) {
   if (cg->group_depth == 0) return false;
   BinderSet inner = {0};
   bool writes_output = false;
@@ -228,18 +216,16 @@ bool gen_local_single_writer(CG *cg, const Phrase *body, const Cont *after) {
       cond = and_query_zero(cg, cond, KQ_LOCAL_ID, d);
   if (!cond) return false;
   KirBlock *outer = cg_enter(cg, add_if(cg, cond, "the other work-items would write the same"));
-  cg->local_unfenced = true;
-  int mark;
-  cg_scope_enter(cg, &mark);
   /* only some work-items run the guarded body: no barrier may go in it
    * (a barrier in a sequential loop there hung PoCL: seed 52 #730); one
    * it would need is an error, as anywhere not all work-items reach */
-  bool saved_uniform = cg->uniform;
-  cg->uniform = false;
+  cg_site(cg, KSITE_SOLO, body->span)->local = true;
+  int mark;
+  cg_scope_enter(cg, &mark);
   cg->solo++;
-  gen_comm(cg, body, after);
+  gen_comm(cg, body);
+  cg_site(cg, KSITE_SOLO_END, body->span);
   cg->solo--;
-  cg->uniform = saved_uniform;
   cg_scope_leave(cg, mark);
   cg_leave(cg, outer);
   return true;

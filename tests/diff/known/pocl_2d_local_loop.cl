@@ -4,7 +4,7 @@
  * POCL_EXTRA_BUILD_FLAGS=-cl-opt-disable, with a barrier between the
  * mapLocal1 that writes loc and the mapLocal that initialises acc, with those
  * two in the other order, and without the loop over wg.  dpia generated it
- * before sync_after_guard (codegen/opencl.c).  Run it in place of the kernel
+ * before pocl_after_guard (codegen/barrier_pass.c).  Run it in place of the kernel
  * of regress/pocl_2d_local_loop.dpia:
  *   dpia run tests/diff/regress/pocl_2d_local_loop.dpia -k k --size N=30 \
  *     --local-size=4,6 --check --opencl-source=tests/diff/known/pocl_2d_local_loop.cl

@@ -6,7 +6,7 @@
  * with those two in the other order, and with the loop over wg_2 replaced
  * by an if.  (Every group runs the loop at most once at this size, so no
  * barrier is needed at its top.)  dpia generated its like before
- * sync_after_guard (codegen/opencl.c) put a barrier between any two
+ * pocl_after_guard (codegen/barrier_pass.c) put a barrier between any two
  * mapLocals in a work-group loop.  Run it in place of the kernel of
  * regress/pocl_group_loop_local_pair.dpia:
  *   dpia run tests/diff/regress/pocl_group_loop_local_pair.dpia -k k --size N=3776 \

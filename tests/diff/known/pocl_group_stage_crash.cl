@@ -4,7 +4,7 @@
  * single-writer guards (if (get_local_id(0) == 0)) around a barrier, the
  * second a loop over group ids.  It builds and runs right with a barrier
  * between the two stages, or without the guards.  dpia generated it before
- * sync_after_group_stage (codegen/opencl.c).  Run it in place of the kernel
+ * pocl_after_group_stage (codegen/barrier_pass.c).  Run it in place of the kernel
  * of regress/pocl_group_stage_crash.dpia:
  *   dpia run tests/diff/regress/pocl_group_stage_crash.dpia -k k --size N=224 \
  *     --local-size=4,1 --global-size=68,1 --opencl-source=tests/diff/known/pocl_group_stage_crash.cl

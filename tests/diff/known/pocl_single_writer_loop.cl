@@ -4,7 +4,7 @@
  * work-item (0, 0)) is followed without a barrier by the mapLocal1 that
  * initialises acc; the reduceSeq after the barrier then reads wrong values.
  * It is right with a barrier between the two.  dpia generated it before
- * gen_single_writer marked its body for sync_after_guard (codegen/opencl.c).
+ * gen_single_writer marked its body for pocl_after_guard (codegen/barrier_pass.c).
  * Run it in place of the kernel of regress/pocl_single_writer_loop.dpia:
  *   dpia run tests/diff/regress/pocl_single_writer_loop.dpia -k k --size M=56 N=48 \
  *     --local-size=10,10 --global-size=10,340 --check --seed 63 \

@@ -1,0 +1,581 @@
+/* barrier_pass.c: where the kernel needs barriers (spec section 8), a pass
+ * over the kernel IR after lowering (docs/architecture.md "Barriers").
+ *
+ * A barrier synchronises the work-items of one group (OpenCL has none
+ * across groups: spec section 5), so only the work-items of a group
+ * matter.  Walking a work-group body in order, the buffers (global or
+ * local memory) written by the work-items of a parforLocal since the last
+ * barrier are pending writes, and the buffers read since the last barrier
+ * pending reads.  A barrier goes
+ *  - before a command that reads a pending write (read after write: the
+ *    barrier comes after the parforLocal that wrote, as late as possible,
+ *    so two mapLocal stages whose outputs are read by a third need one);
+ *  - before a command that writes a pending read (write after read: a late
+ *    work-item may still be reading), or writes a pending local write
+ *    again (two work-items writing one element unordered leave either
+ *    value);
+ *  - at the end of a sequential loop's body when the next iteration reads
+ *    a pending write, overwrites a pending read, or writes a local buffer
+ *    again, unless those writes are indexed by the loop's variable
+ *    (disjoint parts in each iteration); at its top instead when it would
+ *    be the body's only barrier, and at the top of a work-group loop's body
+ *    (PoCL 3.1 miscompiles a barrier just before a loop's latch).
+ * Only where every work-item of the group arrives equally often (elided
+ * exactly-once parallel loops, sequential loops, work-group loops): in a
+ * loop over work-items, under a test of the id or a single writer's guard
+ * none can go.
+ *
+ * The lowering (opencl.c) leaves a barrier site (kir.h, KirSite) before
+ * each command and where parallel loops and single writers' guards begin
+ * and end; the pass keeps the pending sets as its own state, entering a
+ * work-group body with fresh sets (a nested one shares its enclosing
+ * body's) and a work-item loop's body with no own writes (a work-item
+ * reads back what it wrote itself in program order), which become pending
+ * writes after it.
+ *
+ * Two more barriers are for PoCL 3.1 alone (pocl_after_guard,
+ * pocl_after_group_stage), where one is harmless; a backend that does not
+ * run on PoCL leaves them out (Backend.no_pocl_barriers). */
+#include "kir.h"
+
+#include <string.h>
+
+typedef struct Frame Frame;
+struct Frame {
+  const KirSite *site;
+  /* what the body's end puts back */
+  KirBufferSet pending_writes, pending_reads, own_writes;
+  bool local_unfenced, uniform, nested_group;
+  const KirBuffer *pointwise;
+  unsigned group_dims, local_dims, global_dims;
+  int barriers_before;
+  Frame *up;
+};
+
+/* A site of a kernel body, for what runs after it: where the code it
+ * begins ends (end: the index of the site that ends it, or -1), and the
+ * first site in the outermost loop around it (loop_start, or -1), whose
+ * body runs again after it. */
+typedef struct SiteAt {
+  const KirSite *site;
+  int end, loop_start;
+} SiteAt;
+
+typedef struct Pass {
+  Arena *arena;
+  Diag *diag;
+  bool failed;
+  int ndims;
+  bool pocl;
+  Vec sites;      /* SiteAt *, in order */
+  int at;         /* the index of the site at hand */
+  int skip_until; /* the sites up to this index belong to code refused (NB_ONE_WRITER) */
+  KirBufferSet pending_writes; /* written by work-items of the group, not fenced */
+  KirBufferSet pending_reads;  /* read in the group body since the last barrier */
+  KirBufferSet own_writes;     /* written in the innermost work-item loop's body so far */
+  bool uniform;                /* every work-item of the group gets here equally often */
+  int distributed;             /* > 0 in a work-item loop's body or a single writer's */
+  /* the accumulator a parforLocal body updates in place, each work-item
+   * its own element: its reads there are not pending for its own writes */
+  const KirBuffer *pointwise;
+  int group_depth, group_loop_depth;
+  unsigned group_dims, local_dims, global_dims; /* bit d: in a body of dimension d */
+  bool local_unfenced;      /* a parforLocal or single writer since the last barrier */
+  bool group_stage_fenced;  /* since the last barrier: a parforWorkgroup run by some
+                             * groups only whose body has barriers */
+  int nbarriers;
+  Frame *frames;
+} Pass;
+
+/* ---- sets of buffers ---- */
+
+static const KirBuffer *item(const KirBufferSet *s, int i) { return s->items[i]; }
+
+static bool set_has(const KirBufferSet *s, const KirBuffer *b) {
+  for (int i = 0; i < s->len; i++)
+    if (item(s, i) == b) return true;
+  return false;
+}
+
+static void set_add(Arena *a, KirBufferSet *s, const KirBuffer *b) {
+  if (b && !set_has(s, b)) vec_push(a, s, (void *)b);
+}
+
+static void set_union(Arena *a, KirBufferSet *s, const KirBufferSet *t) {
+  for (int i = 0; i < t->len; i++) set_add(a, s, item(t, i));
+}
+
+/* a's items in b, in a's order */
+static KirBufferSet set_intersect(Arena *ar, const KirBufferSet *a, const KirBufferSet *b) {
+  KirBufferSet r = {0};
+  for (int i = 0; i < a->len; i++)
+    if (set_has(b, item(a, i))) set_add(ar, &r, item(a, i));
+  return r;
+}
+
+/* s without its buffers in local memory (loc) and in global memory (glob) */
+static void remove_space(KirBufferSet *s, bool loc, bool glob) {
+  int n = 0;
+  for (int i = 0; i < s->len; i++) {
+    KirSpace sp = item(s, i)->space;
+    if ((sp == KSP_LOCAL && loc) || (sp == KSP_GLOBAL && glob)) continue;
+    s->items[n++] = s->items[i];
+  }
+  s->len = n;
+}
+
+/* 'a', 'b' and 'c', for comments */
+static const char *names_of(Arena *a, const KirBufferSet *s) {
+  Buf b;
+  buf_init(&b, a);
+  for (int i = 0; i < s->len; i++) emit(&b, "%s'%s'", i ? (i + 1 == s->len ? " and " : ", ") : "", item(s, i)->name);
+  return b.data;
+}
+
+/* ---- barriers ---- */
+
+/* A barrier fencing local memory for local buffers, global memory for
+ * global ones (spec section 8). */
+static KirStmt *barrier_for(Pass *p, const KirBufferSet *need) {
+  KirStmt *s = kir_stmt(p->arena, KS_BARRIER);
+  for (int i = 0; i < need->len; i++) {
+    s->barrier.local = s->barrier.local || item(need, i)->space == KSP_LOCAL;
+    s->barrier.global = s->barrier.global || item(need, i)->space == KSP_GLOBAL;
+  }
+  if (!s->barrier.local) s->barrier.global = true;
+  return s;
+}
+
+/* a barrier at the site (appended to out, the block being rebuilt): what
+ * it fences is no longer pending */
+static void fence(Pass *p, KirBlock *out, KirStmt *s) {
+  kir_append(out, s);
+  p->nbarriers++;
+  p->local_unfenced = false;
+  p->group_stage_fenced = false;
+  remove_space(&p->pending_writes, s->barrier.local, s->barrier.global);
+  remove_space(&p->pending_reads, s->barrier.local, s->barrier.global);
+}
+
+/* Pending writes to local memory that a command writes again.  Global
+ * memory is left out: its buffers share one root binder per output (pairs
+ * of arrays), and work-groups are not ordered by a barrier anyway (spec
+ * section 5). */
+static KirBufferSet local_waw(Pass *p, const KirBufferSet *writes) {
+  KirBufferSet waw = set_intersect(p->arena, writes, &p->pending_writes);
+  remove_space(&waw, false, true);
+  return waw;
+}
+
+/* ---- where no barrier can go (spec section 5) ---- */
+
+static const SiteAt *site_at(const Pass *p, int i) { return p->sites.items[i]; }
+
+/* what runs after site i, whose code ends at site end: the sites after
+ * end, and those of the outermost loop around it before it */
+static KirBufferSet reads_after(Pass *p, int i, int end) {
+  KirBufferSet reads = {0};
+  int from = site_at(p, i)->loop_start;
+  for (int j = from >= 0 ? from : end + 1; j < p->sites.len; j++) {
+    if (j == i) j = end + 1; /* the command's own reads are its own affair */
+    if (j < p->sites.len && site_at(p, j)->site->kind == KSITE_COMMAND)
+      set_union(p->arena, &reads, &site_at(p, j)->site->reads);
+  }
+  return reads;
+}
+
+/* The cases of the one "no barrier" check (E0604). */
+typedef enum NoBarrier {
+  /* site reads what other work-items of the group wrote since the last
+   * barrier, where not every work-item of the group gets (unordered: those) */
+  NB_DIVERGENT,
+  /* what the parforGlobal or parforWorkgroup of site writes, the commands
+   * after it read: no barrier orders work-groups */
+  NB_ACROSS_GROUPS,
+  /* what one work-item writes under a single writer's guard over the
+   * NDRange, the others read after it */
+  NB_ONE_WRITER,
+} NoBarrier;
+
+/* Reports E0604 at the site's command when the accesses of that kind need
+ * a barrier where none can go (unordered: NB_DIVERGENT's buffers); true if
+ * it did. */
+static bool no_barrier(Pass *p, const KirSite *site, NoBarrier where, const KirBufferSet *unordered) {
+  KirBufferSet bad = {0};
+  if (where == NB_DIVERGENT) bad = *unordered;
+  else {
+    /* the code of the command: the parallel loop or guard its next site
+     * begins (none: the lowering refused the command and said why) */
+    int i = p->at;
+    KirSiteKind begins = where == NB_ONE_WRITER ? KSITE_SOLO : KSITE_PARFOR;
+    if (i + 1 >= p->sites.len || site_at(p, i + 1)->site->kind != begins) return false;
+    int end = site_at(p, i + 1)->end;
+    KirBufferSet reads = reads_after(p, i, end);
+    bad = set_intersect(p->arena, &site->writes, &reads);
+  }
+  if (!bad.len) return false;
+  const char *names = names_of(p->arena, &bad);
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (where) {
+  case NB_DIVERGENT:
+    diag_error(p->diag, ERR_NO_BARRIER, site->span,
+               "this reads %s, written by other work-items of the group before it, which needs a "
+               "barrier, but not all work-items of the group reach this point",
+               names);
+    break;
+  case NB_ACROSS_GROUPS:
+    diag_error(p->diag, ERR_NO_BARRIER, site->span,
+               "%s written by this %s is read later in the same kernel, but OpenCL has no barrier "
+               "across work-groups; split the computation into two kernels",
+               names, site->what);
+    break;
+  case NB_ONE_WRITER:
+    diag_error(p->diag, ERR_NO_BARRIER, site->span,
+               "%s is computed once, by one work-item, and read later by the others, but OpenCL has no barrier "
+               "across work-groups to order them; compute it inside the map that reads it, or split the "
+               "computation into two kernels",
+               names);
+    break;
+  }
+  DPIA_EXHAUSTIVE_END
+  p->failed = true;
+  return true;
+}
+
+/* The barrier a command needs before it: pending writes it reads, pending
+ * reads it writes, pending local writes it writes (the latter two only
+ * where barriers may go: elsewhere a pending write it reads is an error,
+ * reported once: what is left pending is then taken as fenced). */
+static void sync_before(Pass *p, KirBlock *out, const KirSite *site) {
+  KirBufferSet need = {0};
+  if (p->pending_writes.len) need = set_intersect(p->arena, &p->pending_writes, &site->reads);
+  if (!p->uniform) {
+    if (no_barrier(p, site, NB_DIVERGENT, &need)) p->pending_writes.len = 0;
+    return;
+  }
+  if (p->pending_reads.len || p->pending_writes.len) {
+    KirBufferSet war = set_intersect(p->arena, &site->writes, &p->pending_reads), waw = local_waw(p, &site->writes);
+    set_union(p->arena, &need, &war);
+    set_union(p->arena, &need, &waw);
+  }
+  if (need.len) fence(p, out, barrier_for(p, &need));
+}
+
+/* What the next iteration of a loop whose body is site's needs: it reads
+ * pending writes, overwrites pending reads, or writes again a local buffer
+ * it wrote, not counting writes indexed by the loop's variable (the
+ * iterations write disjoint parts, as a row-by-row copy into local memory
+ * does: SHOC's Stencil2D has no barrier there). */
+static KirBufferSet loop_carried(Pass *p, const KirSite *site) {
+  KirBufferSet need = set_intersect(p->arena, &p->pending_writes, &site->reads);
+  KirBufferSet war = set_intersect(p->arena, &site->writes, &p->pending_reads), waw = local_waw(p, &site->unindexed);
+  set_union(p->arena, &need, &war);
+  set_union(p->arena, &need, &waw);
+  return need;
+}
+
+/* The barrier a loop needs between iterations, at the top of its body
+ * (out: the body being rebuilt), where it also runs, harmlessly, before
+ * the first iteration.  The pending sets are left as they are (the last
+ * iteration ends without a barrier). */
+static void loop_top_barrier(Pass *p, KirBlock *out, const KirSite *site) {
+  if (!p->uniform) return;
+  KirBufferSet need = loop_carried(p, site);
+  if (!need.len) return;
+  KirStmt *s = barrier_for(p, &need);
+  s->comment = arena_printf(p->arena, "the previous iteration is done with %s", names_of(p->arena, &need));
+  kir_insert_after(out, NULL, s);
+  p->nbarriers++;
+}
+
+/* In the body of mapGlobals over every dimension of the NDRange (no
+ * work-groups around), a sequential loop runs in one work-item: what it
+ * writes is that work-item's own, so reading it back in the next
+ * iteration, or writing again what it read, needs no barrier.  One there
+ * only split PoCL's work-item loops (and crashed its compiler:
+ * regress/global_loop_no_barrier.dpia, seed 62 #1671). */
+static bool in_own_work_item(const Pass *p) {
+  return p->group_depth == 0 && p->local_dims == 0 && __builtin_popcount(p->global_dims) == p->ndims;
+}
+
+/* The end of a sequential loop's body (entry: the barriers placed before
+ * the body began).  When its barrier would be the body's only one it goes
+ * at the top instead, as for a work-group loop: a loop whose one barrier
+ * stands just before its latch makes PoCL 3.1's loopvec method abort
+ * (regress/pocl_loop_end_barrier_reduce.dpia).  With other barriers in the
+ * body it stays at the end, where it clears the pending sets. */
+static void loop_end(Pass *p, KirBlock *out, const KirSite *site, int entry) {
+  if (!p->uniform || in_own_work_item(p)) return;
+  if (p->nbarriers == entry) {
+    loop_top_barrier(p, out, site);
+    return;
+  }
+  KirBufferSet need = loop_carried(p, site);
+  if (need.len) fence(p, out, barrier_for(p, &need));
+}
+
+/* ---- the barriers for PoCL 3.1 ---- */
+
+/* a barrier fencing both memories or global memory only, for PoCL */
+static void pocl_barrier(Pass *p, KirBlock *out, bool local, const char *why) {
+  KirStmt *s = kir_stmt(p->arena, KS_BARRIER);
+  s->comment = why;
+  s->barrier.local = local;
+  s->barrier.global = true;
+  kir_append(out, s);
+  p->nbarriers++;
+  remove_space(&p->pending_writes, local, true);
+  remove_space(&p->pending_reads, local, true);
+  if (local) p->local_unfenced = false;
+  p->group_stage_fenced = false;
+}
+
+/* Before a parforLocal in the body of a work-group loop, when another
+ * parforLocal or a single writer ran since the last barrier: PoCL 3.1
+ * (its default, loopvec, work-group method) miscompiles the pair, so that
+ * writes of the loop's iterations are lost or read back unwritten.  Seen
+ * where the first was written by one work-item (a single writer's guard:
+ * tests/diff/regress/pocl_2d_local_loop.dpia, pocl_guarded_local_pair.dpia)
+ * and where both were guarded by local id bounds, a sequential loop with
+ * barriers following (regress/pocl_group_loop_local_pair.dpia,
+ * known/pocl_group_loop_local_pair.cl; right with
+ * POCL_WORK_GROUP_METHOD=cbs, with a barrier between the two, or without
+ * the work-group loop), and where the first was a body one work-item of
+ * the group writes (regress/pocl_single_writer_loop.dpia, wrong with every
+ * work-group method).  No barrier is needed there, but one is harmless
+ * where every work-item of the group gets. */
+static void pocl_after_guard(Pass *p, KirBlock *out) {
+  if (!p->uniform || p->group_loop_depth == 0 || !p->local_unfenced) return;
+  pocl_barrier(p, out, true, "PoCL 3.1 needs one here in a work-group loop");
+}
+
+/* Before a parforWorkgroup of the kernel body that follows one run by
+ * some groups only (at most once, or a loop) whose body has barriers, with
+ * no barrier since: PoCL 3.1's compiler crashed (signal 11, with every
+ * work-group method) on such a pair where the first body's parforLocals
+ * were single writers (tests/diff/regress/pocl_group_stage_crash.dpia,
+ * known/pocl_group_stage_crash.cl; right with a barrier between the two).
+ * No barrier is needed there, and one is harmless at the top level, where
+ * every work-item gets. */
+static void pocl_after_group_stage(Pass *p, KirBlock *out) {
+  if (!p->uniform || p->group_depth > 0 || !p->group_stage_fenced) return;
+  pocl_barrier(p, out, false, "PoCL 3.1 needs one after a work-group stage with barriers");
+}
+
+/* ---- the sites ---- */
+
+static void enter(Pass *p, const KirSite *site) {
+  Frame *f = NEW(p->arena, Frame);
+  *f = (Frame){.site = site,
+               .uniform = p->uniform,
+               .pointwise = p->pointwise,
+               .group_dims = p->group_dims,
+               .local_dims = p->local_dims,
+               .global_dims = p->global_dims,
+               .own_writes = p->own_writes,
+               .barriers_before = p->nbarriers,
+               .up = p->frames};
+  p->frames = f;
+}
+
+static Frame *leave(Pass *p, KirSiteKind begins) {
+  Frame *f = p->frames;
+  if (!f || f->site->kind != begins) INTERNAL("a barrier site ends what it does not begin");
+  p->frames = f->up;
+  return f;
+}
+
+/* a parallel loop's body begins */
+static void parfor_begin(Pass *p, const KirSite *site) {
+  enter(p, site);
+  Frame *f = p->frames;
+  unsigned bit = 1u << site->dim;
+  if (site->level == KL_WORKGROUP) {
+    /* a new group body: its own pending sets.  A parforWorkgroup nested in
+     * another's body runs in the same work-groups: what the enclosing body
+     * left pending stays pending in it, and what it leaves pending is
+     * pending after it, for the rest of the enclosing body and for the top
+     * of an enclosing work-group loop (the next group id reuses local
+     * memory the nested body read: seed 7358 #430,
+     * tests/diff/regress/nested_workgroup_loop_back_edge.dpia) */
+    f->nested_group = p->group_depth > 0;
+    f->pending_writes = p->pending_writes;
+    f->pending_reads = p->pending_reads;
+    f->local_unfenced = p->local_unfenced;
+    if (!f->nested_group) {
+      p->pending_writes = (KirBufferSet){0};
+      p->pending_reads = (KirBufferSet){0};
+      p->local_unfenced = false;
+    }
+    if (site->form == KF_LOOP) p->group_loop_depth++;
+    p->group_depth++;
+    p->group_dims |= bit;
+    return;
+  }
+  /* Inside the body, what it wrote is the work-item's own (a temporary
+   * allocated in the body is widened by the index when hoisted, and the
+   * output is written through o only, SCIR): reading it needs no barrier.
+   * After the loop, other work-items read it. */
+  p->own_writes = (KirBufferSet){0};
+  p->uniform = p->uniform && site->form == KF_ONCE;
+  p->distributed++;
+  if (site->pointwise) p->pointwise = site->accumulator;
+  if (site->level == KL_LOCAL) p->local_dims |= bit;
+  else
+    p->global_dims |= bit;
+}
+
+static void parfor_end(Pass *p, KirBlock *out, const KirSite *end) {
+  Frame *f = leave(p, KSITE_PARFOR);
+  const KirSite *site = f->site;
+  if (site->level == KL_WORKGROUP) {
+    /* the next group id of this work-group reuses its memory */
+    if (site->form == KF_LOOP) loop_top_barrier(p, out, end);
+    bool fenced = site->form != KF_ONCE && p->nbarriers > f->barriers_before;
+    p->group_depth--;
+    if (site->form == KF_LOOP) p->group_loop_depth--;
+    p->group_dims = f->group_dims;
+    if (!f->nested_group) {
+      p->local_unfenced = f->local_unfenced;
+      p->pending_writes = f->pending_writes;
+      p->pending_reads = f->pending_reads;
+    }
+    if (fenced && p->group_depth == 0) p->group_stage_fenced = true;
+    return;
+  }
+  p->local_dims = f->local_dims;
+  p->global_dims = f->global_dims;
+  p->distributed--;
+  p->uniform = f->uniform;
+  /* an accumulator updated in place: after the loop, a write by another
+   * work-item needs a barrier */
+  if (site->pointwise && p->pointwise) set_add(p->arena, &p->pending_reads, p->pointwise);
+  p->pointwise = f->pointwise;
+  set_union(p->arena, &p->pending_writes, &p->own_writes);
+  p->own_writes = f->own_writes;
+  if (site->level == KL_LOCAL) p->local_unfenced = true;
+}
+
+/* A single writer's guard: one work-item runs the code, so no barrier may
+ * go in it (a barrier in a sequential loop there hung PoCL: seed 52 #730).
+ * A single writer of a command (not of a parforLocal's body) writes its
+ * own, which the others read after a barrier. */
+static void solo_begin(Pass *p, const KirSite *site) {
+  enter(p, site);
+  p->uniform = false;
+  if (site->local) {
+    p->local_unfenced = true;
+    return;
+  }
+  p->own_writes = (KirBufferSet){0};
+  p->distributed++;
+}
+
+static void solo_end(Pass *p) {
+  Frame *f = leave(p, KSITE_SOLO);
+  p->uniform = f->uniform;
+  if (f->site->local) return;
+  p->distributed--;
+  set_union(p->arena, &p->pending_writes, &p->own_writes);
+  p->own_writes = f->own_writes;
+  /* a parforLocal right after it in a work-group loop gets a barrier
+   * first (pocl_after_guard; seed 63 #892) */
+  if (f->site->group) p->local_unfenced = true;
+}
+
+/* what the lowering accessed before the site: a write in a work-item's
+ * body is its own, a read (but of the accumulator it updates in place)
+ * pending */
+static void note_accesses(Pass *p, const KirSite *site) {
+  for (int i = 0; i < site->naccesses; i++) {
+    const KirAccess *x = &site->accesses[i];
+    if (x->write) {
+      if (p->distributed > 0) set_add(p->arena, &p->own_writes, x->buffer);
+    } else if (x->buffer != p->pointwise) {
+      set_add(p->arena, &p->pending_reads, x->buffer);
+    }
+  }
+}
+
+/* the barriers of one site, appended to out (or put at its top) */
+static void at_site(Pass *p, KirBlock *out, const KirSite *site, int entry) {
+  note_accesses(p, site);
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (site->kind) {
+  case KSITE_COMMAND:
+    /* code that would need a barrier across work-groups is not placed:
+     * what it would leave pending is not */
+    if (site->one_writer && no_barrier(p, site, NB_ONE_WRITER, NULL)) {
+      p->skip_until = site_at(p, p->at + 1)->end;
+      return;
+    }
+    if (p->pocl && site->level == KL_LOCAL) pocl_after_guard(p, out);
+    if (p->pocl && site->level == KL_WORKGROUP) pocl_after_group_stage(p, out);
+    sync_before(p, out, site);
+    /* OpenCL has no barrier across work-groups: nothing after a grid-level
+     * loop of the group-less code may read what its groups wrote */
+    if ((site->level == KL_GLOBAL || site->level == KL_WORKGROUP) && p->uniform && p->distributed == 0)
+      no_barrier(p, site, NB_ACROSS_GROUPS, NULL);
+    return;
+  case KSITE_LOOP_END: loop_end(p, out, site, entry); return;
+  case KSITE_PARFOR: parfor_begin(p, site); return;
+  case KSITE_PARFOR_END: parfor_end(p, out, site); return;
+  case KSITE_SOLO: solo_begin(p, site); return;
+  case KSITE_SOLO_END: solo_end(p); return;
+  }
+  DPIA_EXHAUSTIVE_END
+}
+
+/* the pass over one block, rebuilt with the barriers in place of the sites */
+static void place_block(Pass *p, KirBlock *b) {
+  KirBlock out = {0};
+  int entry = p->nbarriers;
+  for (KirStmt *s = b->first, *next; s; s = next) {
+    next = s->next;
+    if (s->kind == KS_BARRIER && s->barrier.site) {
+      if (p->at > p->skip_until) at_site(p, &out, s->barrier.site, entry);
+      p->at++;
+      continue;
+    }
+    KirBlock *body = kir_body(s);
+    if (body) place_block(p, body);
+    kir_append(&out, s);
+  }
+  *b = out;
+}
+
+/* the sites of b in order (loop_start: that of the outermost loop around
+ * b, or -1; open: the sites that begin code not ended yet, innermost
+ * last) */
+static void collect_sites(Pass *p, const KirBlock *b, int loop_start, Vec *open) {
+  for (const KirStmt *st = b->first; st; st = st->next) {
+    KirBlock *body = kir_body((KirStmt *)st);
+    if (body) collect_sites(p, body, loop_start < 0 && st->kind == KS_FOR ? p->sites.len : loop_start, open);
+    if (st->kind != KS_BARRIER || !st->barrier.site) continue;
+    SiteAt *at = NEW(p->arena, SiteAt);
+    *at = (SiteAt){st->barrier.site, -1, loop_start};
+    vec_push(p->arena, &p->sites, at);
+    DPIA_EXHAUSTIVE_BEGIN
+    switch (at->site->kind) {
+    case KSITE_PARFOR:
+    case KSITE_SOLO: vec_push(p->arena, open, at); break;
+    case KSITE_PARFOR_END:
+    case KSITE_SOLO_END:
+      if (!open->len) INTERNAL("a barrier site ends what no site begins");
+      ((SiteAt *)open->items[--open->len])->end = p->sites.len - 1;
+      break;
+    case KSITE_COMMAND:
+    case KSITE_LOOP_END: break;
+    }
+    DPIA_EXHAUSTIVE_END
+  }
+}
+
+bool kir_place_barriers(Arena *a, Diag *diag, KirKernel *k, int ndims, bool pocl) {
+  Pass p = {.arena = a, .diag = diag, .ndims = ndims > 0 ? ndims : 1, .pocl = pocl, .uniform = true, .skip_until = -1};
+  Vec open = {0};
+  collect_sites(&p, &k->body, -1, &open);
+  if (open.len) INTERNAL("a barrier site begins what no site ends");
+  place_block(&p, &k->body);
+  return !p.failed;
+}

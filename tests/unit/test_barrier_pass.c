@@ -1,0 +1,288 @@
+/* test_barrier_pass.c: the barrier pass (codegen/barrier_pass.c) on
+ * hand-built kernel bodies with barrier sites (kir.h, KirSite): the
+ * barriers it places for each rule of docs/architecture.md "Barriers",
+ * their fences and comments, the barriers for PoCL 3.1 with and without a
+ * backend that opts out of them, and the three E0604 cases.
+ *
+ * Prints `barrier-pass: P passed, F failed` and exits non-zero if
+ * anything failed. */
+#include <string.h>
+
+#include "kir.h"
+#include "unit_env.h"
+
+static int passed, failed;
+
+static void expect(bool ok, int line, const char *what) {
+  if (ok) {
+    passed++;
+  } else {
+    failed++;
+    fprintf(stderr, "test_barrier_pass.c:%d: FAILED: %s\n", line, what);
+  }
+}
+#define EXPECT(cond) expect((cond), __LINE__, #cond)
+
+static Arena *A;
+static const KirBuffer LOC = {"loc", KSP_LOCAL}, GLOB = {"tmp", KSP_GLOBAL};
+
+/* ---- building a body ---- */
+
+/* the accesses of the last command, which its statements made: recorded
+ * on the next site, as the lowering does */
+static const KirBuffer *noted_read, *noted_write;
+
+static KirSite *site(KirBlock *b, KirSiteKind kind) {
+  KirSite *s = NEW(A, KirSite);
+  *s = (KirSite){.kind = kind};
+  KirAccess *xs = NEWARRAY(A, KirAccess, 2);
+  if (noted_read) xs[s->naccesses++] = (KirAccess){noted_read, false};
+  if (noted_write) xs[s->naccesses++] = (KirAccess){noted_write, true};
+  s->accesses = xs;
+  noted_read = noted_write = NULL;
+  KirStmt *st = kir_stmt(A, KS_BARRIER);
+  st->barrier.site = s;
+  kir_append(b, st);
+  return s;
+}
+
+static KirBufferSet set_of(const KirBuffer *b) {
+  KirBufferSet s = {0};
+  if (b) vec_push(A, &s, (void *)b);
+  return s;
+}
+
+/* a command reading r and writing w (NULL: nothing): its site, then its
+ * statement (last_site: the site) */
+static KirSite *last_site;
+
+static KirStmt *command(KirBlock *b, const KirBuffer *r, const KirBuffer *w, KirLevel level) {
+  KirSite *s = site(b, KSITE_COMMAND);
+  s->reads = set_of(r);
+  s->writes = set_of(w);
+  s->level = level;
+  s->what = level == KL_GLOBAL ? "parforGlobal" : level == KL_WORKGROUP ? "parforWorkgroup" : "parforLocal";
+  last_site = s;
+  KirStmt *st = kir_stmt(A, KS_COMMENT);
+  st->text = "the command";
+  kir_append(b, st);
+  noted_read = r, noted_write = w;
+  return st;
+}
+
+static KirSite *parfor(KirBlock *b, KirLevel level, KirForm form) {
+  KirSite *s = site(b, KSITE_PARFOR);
+  s->level = level;
+  s->form = form;
+  return s;
+}
+
+static KirSite *end(KirBlock *b, KirSiteKind kind) { return site(b, kind); }
+
+/* a loop statement (a parallel loop's, or a sequential one) */
+static KirBlock *loop(KirBlock *b) {
+  KirStmt *f = kir_stmt(A, KS_FOR);
+  f->loop.var = "i";
+  kir_append(b, f);
+  return &f->loop.body;
+}
+
+/* a parforLocal, exactly once, whose body writes w */
+static void local_stage(KirBlock *b, const KirBuffer *w) {
+  command(b, NULL, w, KL_LOCAL);
+  parfor(b, KL_LOCAL, KF_ONCE);
+  command(b, NULL, w, KL_NONE);
+  end(b, KSITE_PARFOR_END);
+}
+
+/* ---- reading the result ---- */
+
+static int count_barriers(const KirBlock *b) {
+  int n = 0;
+  for (const KirStmt *s = b->first; s; s = s->next) {
+    if (s->kind == KS_BARRIER) n++;
+    KirBlock *body = kir_body((KirStmt *)s);
+    if (body) n += count_barriers(body);
+  }
+  return n;
+}
+
+static bool no_sites(const KirBlock *b) {
+  for (const KirStmt *s = b->first; s; s = s->next) {
+    if (s->kind == KS_BARRIER && s->barrier.site) return false;
+    KirBlock *body = kir_body((KirStmt *)s);
+    if (body && !no_sites(body)) return false;
+  }
+  return true;
+}
+
+/* the statement before s in b (NULL: s is first or not in b) */
+static const KirStmt *before(const KirBlock *b, const KirStmt *s) {
+  for (const KirStmt *x = b->first; x && x->next; x = x->next)
+    if (x->next == s) return x;
+  return NULL;
+}
+
+static Diag *D;
+
+static KirKernel *kernel(void) {
+  KirKernel *k = NEW(A, KirKernel);
+  *k = (KirKernel){.name = "k"};
+  return k;
+}
+
+static bool place(KirKernel *k, bool pocl) {
+  bool ok = kir_place_barriers(A, D, k, 1, pocl);
+  EXPECT(no_sites(&k->body));
+  return ok;
+}
+
+static bool reported(const char *text) {
+  Buf b;
+  buf_init(&b, A);
+  diag_render_text(D, &b);
+  return b.data && strstr(b.data, text) && strstr(b.data, "E0604");
+}
+
+int main(void) {
+  UnitEnv env;
+  UNIT_ENV_INIT(&env, "test_barrier_pass");
+  A = &env.arena;
+  D = &env.diag;
+
+  /* read after write in a group body: one barrier fencing local memory
+   * just before the reader */
+  KirKernel *k = kernel();
+  parfor(&k->body, KL_WORKGROUP, KF_ONCE);
+  local_stage(&k->body, &LOC);
+  KirStmt *reader = command(&k->body, &LOC, NULL, KL_NONE);
+  end(&k->body, KSITE_PARFOR_END);
+  EXPECT(place(k, true));
+  const KirStmt *b = before(&k->body, reader);
+  EXPECT(count_barriers(&k->body) == 1);
+  EXPECT(b && b->kind == KS_BARRIER && b->barrier.local && !b->barrier.global && !b->comment);
+
+  /* a work-item reads back its own writes in its loop's body: none */
+  k = kernel();
+  parfor(&k->body, KL_WORKGROUP, KF_ONCE);
+  command(&k->body, NULL, &LOC, KL_LOCAL);
+  parfor(&k->body, KL_LOCAL, KF_ONCE);
+  command(&k->body, NULL, &LOC, KL_NONE);
+  command(&k->body, &LOC, NULL, KL_NONE);
+  end(&k->body, KSITE_PARFOR_END);
+  end(&k->body, KSITE_PARFOR_END);
+  EXPECT(place(k, true));
+  EXPECT(count_barriers(&k->body) == 0);
+
+  /* write after read: a global buffer read by all, then written by a
+   * stage: a barrier fencing global memory */
+  k = kernel();
+  parfor(&k->body, KL_WORKGROUP, KF_ONCE);
+  command(&k->body, &GLOB, NULL, KL_NONE);
+  local_stage(&k->body, &GLOB);
+  end(&k->body, KSITE_PARFOR_END);
+  EXPECT(place(k, true));
+  EXPECT(count_barriers(&k->body) == 1 && k->body.first->kind == KS_COMMENT &&
+         k->body.first->next->kind == KS_BARRIER && k->body.first->next->barrier.global &&
+         !k->body.first->next->barrier.local);
+
+  /* a sequential loop whose body's stage writes local memory again in
+   * the next iteration, not indexed by the loop's variable, and that has
+   * no other barrier: one at the top of its body, saying why; none when
+   * the loop's variable tells the iterations' writes apart */
+  for (int indexed = 0; indexed < 2; indexed++) {
+    k = kernel();
+    parfor(&k->body, KL_WORKGROUP, KF_ONCE);
+    command(&k->body, NULL, NULL, KL_NONE);
+    KirBlock *body = loop(&k->body);
+    local_stage(body, &LOC);
+    KirSite *le = end(body, KSITE_LOOP_END);
+    le->writes = set_of(&LOC);
+    le->unindexed = set_of(indexed ? NULL : &LOC);
+    end(&k->body, KSITE_PARFOR_END);
+    EXPECT(place(k, true));
+    EXPECT(count_barriers(&k->body) == !indexed);
+    if (!indexed)
+      EXPECT(body->first->kind == KS_BARRIER && body->first->barrier.local && body->first->comment &&
+             strcmp(body->first->comment, "the previous iteration is done with 'loc'") == 0);
+  }
+
+  /* PoCL 3.1: in a work-group loop, a parforLocal after a single writer's
+   * guard gets a barrier; a backend that opts out gets none, nothing
+   * else needing one */
+  for (int pocl = 0; pocl < 2; pocl++) {
+    k = kernel();
+    command(&k->body, NULL, NULL, KL_WORKGROUP);
+    parfor(&k->body, KL_WORKGROUP, KF_LOOP);
+    KirBlock *g = loop(&k->body);
+    command(g, NULL, &GLOB, KL_NONE);
+    site(g, KSITE_SOLO)->group = true;
+    command(g, NULL, &GLOB, KL_NONE);
+    end(g, KSITE_SOLO_END);
+    local_stage(g, &LOC);
+    end(g, KSITE_PARFOR_END);
+    EXPECT(place(k, pocl));
+    EXPECT(count_barriers(&k->body) == pocl);
+    if (pocl) {
+      const KirStmt *x = g->first;
+      while (x && x->kind != KS_BARRIER) x = x->next;
+      EXPECT(x && x->barrier.local && x->barrier.global && x->comment && strstr(x->comment, "PoCL 3.1"));
+    }
+  }
+  EXPECT(D->nerrors == 0);
+
+  /* E0604, divergent: a read of a stage's writes inside a parforLocal
+   * that loops (not every work-item gets there equally often) */
+  k = kernel();
+  parfor(&k->body, KL_WORKGROUP, KF_ONCE);
+  local_stage(&k->body, &LOC);
+  command(&k->body, NULL, NULL, KL_LOCAL);
+  parfor(&k->body, KL_LOCAL, KF_LOOP);
+  command(&k->body, &LOC, NULL, KL_NONE);
+  end(&k->body, KSITE_PARFOR_END);
+  end(&k->body, KSITE_PARFOR_END);
+  EXPECT(!place(k, true));
+  EXPECT(reported("this reads 'loc', written by other work-items of the group before it"));
+
+  /* E0604 across work-groups: what a parforGlobal writes, read after it,
+   * or before it in a loop that runs again */
+  for (int again = 0; again < 2; again++) {
+    diag_init(D, A);
+    k = kernel();
+    KirBlock *at = again ? loop(&k->body) : &k->body;
+    if (again) command(at, &GLOB, NULL, KL_NONE);
+    command(at, NULL, &GLOB, KL_GLOBAL);
+    parfor(at, KL_GLOBAL, KF_ONCE);
+    command(at, NULL, &GLOB, KL_NONE);
+    end(at, KSITE_PARFOR_END);
+    if (!again) command(at, &GLOB, NULL, KL_NONE);
+    EXPECT(!place(k, true));
+    EXPECT(reported("'tmp' written by this parforGlobal is read later in the same kernel"));
+  }
+  /* but not what its own body reads back */
+  diag_init(D, A);
+  k = kernel();
+  KirBlock *body = loop(&k->body);
+  command(body, &GLOB, &GLOB, KL_GLOBAL);
+  parfor(body, KL_GLOBAL, KF_ONCE);
+  command(body, &GLOB, &GLOB, KL_NONE);
+  end(body, KSITE_PARFOR_END);
+  EXPECT(place(k, true));
+  EXPECT(D->nerrors == 0);
+
+  /* E0604, one writer over the NDRange whose writes are read after it;
+   * the code under its guard leaves nothing pending */
+  diag_init(D, A);
+  k = kernel();
+  command(&k->body, NULL, &GLOB, KL_NONE);
+  last_site->one_writer = true;
+  site(&k->body, KSITE_SOLO);
+  command(&k->body, NULL, &GLOB, KL_NONE);
+  end(&k->body, KSITE_SOLO_END);
+  command(&k->body, &GLOB, NULL, KL_NONE);
+  EXPECT(!place(k, true));
+  EXPECT(D->nerrors == 1 && reported("'tmp' is computed once, by one work-item, and read later by the others"));
+  printf("barrier-pass: %d passed, %d failed\n", passed, failed);
+  arena_free(A);
+  return failed ? 1 : 0;
+}
