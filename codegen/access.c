@@ -481,7 +481,11 @@ const Ix *gen_index(CG *cg, const Phrase *i) {
     /* an index read from data (a gather: idx xs (idx nbh j)): its value is
      * an atom of the index expression, in 0 <= v < n by the type idx[n]
      * (the host and the reference interpreter check inputs against it) */
-    return ix_expr(&cg->ix, gen_exp(cg, i, NULL));
+    CExpr v = gen_exp(cg, i, NULL);
+    /* the element of indices n: the index itself, which the simplifier
+     * knows, not an atom it knows nothing of */
+    if (v->kind == KE_IX) return v->ix;
+    return ix_expr(&cg->ix, v);
   }
   unsupported(cg, i->span, "this index expression (only loop variables and idx parameters are indices)");
   return K(cg, 0);
@@ -749,6 +753,10 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     return gen_exp(cg, s->args[0], step_idx(cg, at, rest));
   }
   case PRIM_TAKE: return gen_exp(cg, s->args[0], ps);
+  case PRIM_INDICES: /* element i of indices n is i itself: no memory */
+    rest = need_idx(cg, ps, e, &i);
+    if (rest) INTERNAL("a path into an index");
+    return cg_ix_expr(cg, i);
   case PRIM_DROP:
     rest = need_idx(cg, ps, e, &i);
     return gen_exp(cg, s->args[0], step_idx(cg, ix_add(x, i, ix_from_size(x, h->sizes[0])), rest));
@@ -875,7 +883,12 @@ static CExpr gen_exp_f(CG *cg, const Phrase *e, const Step *ps, bool operand) {
     if (!spine_of(cg->arena, e, &s)) return unsupported(cg, e->span, "this application");
     return gen_prim_exp(cg, e, &s, ps);
   }
-  case PH_PRIM: return unsupported(cg, e->span, arena_printf(cg->arena, "%s without arguments", prim_info[e->prim].name));
+  case PH_PRIM: {
+    /* a primitive of no arguments, a whole phrase (indices n) */
+    Spine s = {.head = (Phrase *)e, .nargs = 0, .args = NULL};
+    if (prim_arity(e) == 0) return gen_prim_exp(cg, e, &s, ps);
+    return unsupported(cg, e->span, arena_printf(cg->arena, "%s without arguments", prim_info[e->prim].name));
+  }
   default: return unsupported(cg, e->span, arena_printf(cg->arena, "a %s phrase as an expression", phrase_kind_name[e->kind]));
   }
 }

@@ -100,6 +100,11 @@ Phrase *check_binop(Checker *c, Env *env, const Ast *e) {
   const char *what = arena_printf(c->arena, "operator '%s'", op);
   DataType *a = check_exp_data(c, l, what), *b = a ? check_exp_data(c, r, what) : NULL;
   if (!a || !b) return NULL;
+  /* an index is an int to the operators (docs/language.md section 22):
+   * i < j, i == N - 1, i * 4 + 1; what they give is an int or a bool,
+   * never an index, so no arithmetic leaves the range idx[n] promises */
+  if (a->kind == DT_IDX) a = c->tc->t_int;
+  if (b->kind == DT_IDX) b = c->tc->t_int;
   DataType *t = NULL;
   switch (e->op) {
   case BIN_ADD:
