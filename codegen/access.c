@@ -477,7 +477,11 @@ const Ix *gen_index(CG *cg, const Phrase *i) {
     /* an index read from data (a gather: idx xs (idx nbh j)): its value is
      * an atom of the index expression, in 0 <= v < n by the type idx[n]
      * (the host and the reference interpreter check inputs against it) */
-    return ix_expr(&cg->ix, gen_exp(cg, i, NULL));
+    CExpr v = gen_exp(cg, i, NULL);
+    /* the element of indices n: the index itself, which the simplifier
+     * knows, not an atom it knows nothing of */
+    if (v->kind == KE_IX) return v->ix;
+    return ix_expr(&cg->ix, v);
   }
   unsupported(cg, i->span, "this index expression (only loop variables and idx parameters are indices)");
   return K(cg, 0);
@@ -530,6 +534,66 @@ static const Step *need_idx(CG *cg, const Step *ps, const Phrase *e, const Ix **
   return ps->next;
 }
 
+/* an int expression as an index polynomial (an index, a size, an int
+ * literal, their sums, differences and products), or NULL; for deciding
+ * a comparison, not for printing */
+static const Ix *as_index(CG *cg, CExpr e) {
+  if (e->kind == KE_IX) return e->ix;
+  if (e->kind == KE_INT) return K(cg, e->value);
+  if (e->kind == KE_LIT && e->lit.scalar == SC_INT && kir_type_equal(e->type, kir_scalar1(SC_INT)))
+    return K(cg, e->lit.i);
+  if (e->kind != KE_BINARY) return NULL;
+  KirBinop op = e->bin.op;
+  if (op != KB_ADD && op != KB_SUB && op != KB_MUL) return NULL;
+  const Ix *a = as_index(cg, e->bin.lhs), *b = a ? as_index(cg, e->bin.rhs) : NULL;
+  if (!b) return NULL;
+  return op == KB_ADD ? ix_add(&cg->ix, a, b) : op == KB_SUB ? ix_sub(&cg->ix, a, b) : ix_mul(&cg->ix, a, b);
+}
+
+static bool bool_literal(CExpr e, bool *v) {
+  if (e->kind != KE_LIT || e->lit.scalar != SC_BOOL) return false;
+  *v = e->lit.i != 0;
+  return true;
+}
+
+/* The value of a comparison of two indices that the simplifier decides
+ * (an unrolled loop's position against a constant, 2 < 3), and of && and
+ * || with such a value: folded, as C compilers warn about a constant
+ * operand of && and || (docs/language.md section 22); NULL otherwise. */
+static CExpr fold_binop(CG *cg, BinOp op, CExpr l, CExpr r) {
+  const Ix *a = as_index(cg, l), *b = as_index(cg, r);
+  int64_t d;
+  bool x, y;
+  switch (op) {
+  case BIN_LT:
+  case BIN_LE:
+  case BIN_GT:
+  case BIN_GE:
+  case BIN_EQ:
+  case BIN_NE: {
+    if (!a || !b || !ix_const_value(ix_simplify(&cg->ix, ix_sub(&cg->ix, a, b)), &d)) return NULL;
+    bool v = op == BIN_LT ? d < 0 : op == BIN_LE ? d <= 0 : op == BIN_GT ? d > 0 : op == BIN_GE ? d >= 0
+           : op == BIN_EQ ? d == 0 : d != 0;
+    return kir_lit(cg->arena, (KirLit){SC_BOOL, v, 0});
+  }
+  case BIN_AND: /* true && r is r, false && r is false */
+    if (bool_literal(l, &x)) return x ? r : l;
+    if (bool_literal(r, &y)) return y ? l : r;
+    return NULL;
+  case BIN_OR: /* true || r is true, false || r is r */
+    if (bool_literal(l, &x)) return x ? l : r;
+    if (bool_literal(r, &y)) return y ? r : l;
+    return NULL;
+  case BIN_MUL:
+  case BIN_DIV:
+  case BIN_MOD:
+  case BIN_ADD:
+  case BIN_SUB:
+  case BIN_COUNT: return NULL;
+  }
+  return NULL;
+}
+
 static CExpr gen_binop(CG *cg, const Phrase *e) {
   static const KirBinop op[BIN_COUNT] = {
       [BIN_MUL] = KB_MUL, [BIN_DIV] = KB_DIV, [BIN_MOD] = KB_MOD, [BIN_ADD] = KB_ADD, [BIN_SUB] = KB_SUB,
@@ -539,7 +603,8 @@ static CExpr gen_binop(CG *cg, const Phrase *e) {
   /* a vector literal next to a non-literal operand is broadcast by C */
   CExpr l = gen_exp_f(cg, e->fst, NULL, e->snd->kind != PH_LIT);
   CExpr r = gen_exp_f(cg, e->snd, NULL, true);
-  return bin(cg, op[e->op], l, r);
+  CExpr folded = fold_binop(cg, e->op, l, r);
+  return folded ? folded : bin(cg, op[e->op], l, r);
 }
 
 static CExpr gen_unop(CG *cg, const Phrase *e) {
@@ -745,6 +810,10 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     return gen_exp(cg, s->args[0], step_idx(cg, at, rest));
   }
   case PRIM_TAKE: return gen_exp(cg, s->args[0], ps);
+  case PRIM_INDICES: /* element i of indices n is i itself: no memory */
+    rest = need_idx(cg, ps, e, &i);
+    if (rest) INTERNAL("a path into an index");
+    return cg_ix_expr(cg, i);
   case PRIM_DROP:
     rest = need_idx(cg, ps, e, &i);
     return gen_exp(cg, s->args[0], step_idx(cg, ix_add(x, i, ix_from_size(x, h->sizes[0])), rest));
@@ -754,7 +823,10 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
      * from the whole value (lane_by_path) */
     int lanes = select_mask_width(h);
     if (lanes && ps) INTERNAL("a path into a select of vectors");
-    CExpr args[3] = {gen_exp(cg, s->args[0], NULL), gen_exp(cg, s->args[1], ps), gen_exp(cg, s->args[2], ps)};
+    CExpr test = gen_exp(cg, s->args[0], NULL);
+    bool chosen; /* a condition decided by code generation (fold_binop): its side alone */
+    if (bool_literal(test, &chosen)) return gen_exp(cg, s->args[chosen ? 1 : 2], ps);
+    CExpr args[3] = {test, gen_exp(cg, s->args[1], ps), gen_exp(cg, s->args[2], ps)};
     if (!lanes) return kir_cond(cg->arena, args[0], args[1], args[2]);
     DataType *r = dt_resolve(fn_result(h->type, 3)->data);
     return kir_builtin(cg->arena, KBI_SELECT, cg_scalar_type(cg, r->scalar, r->width), args);
@@ -871,7 +943,12 @@ static CExpr gen_exp_f(CG *cg, const Phrase *e, const Step *ps, bool operand) {
     if (!spine_of(cg->arena, e, &s)) return unsupported(cg, e->span, "this application");
     return gen_prim_exp(cg, e, &s, ps);
   }
-  case PH_PRIM: return unsupported(cg, e->span, arena_printf(cg->arena, "%s without arguments", prim_info[e->prim].name));
+  case PH_PRIM: {
+    /* a primitive of no arguments, a whole phrase (indices n) */
+    Spine s = {.head = (Phrase *)e, .nargs = 0, .args = NULL};
+    if (prim_arity(e) == 0) return gen_prim_exp(cg, e, &s, ps);
+    return unsupported(cg, e->span, arena_printf(cg->arena, "%s without arguments", prim_info[e->prim].name));
+  }
   default: return unsupported(cg, e->span, arena_printf(cg->arena, "a %s phrase as an expression", phrase_kind_name[e->kind]));
   }
 }

@@ -779,6 +779,24 @@ static bool vector_select(Checker *c, Env *env, Phrase *fn, Arg *args, int *mask
   return true;
 }
 
+/* A conversion's argument is elaborated first (args[0] becomes ready): an
+ * index (toFloat i, i an idx[n]) converts as the int it is
+ * (docs/language.md section 22), so the conversion's type is
+ * exp[idx[n]] -> exp[r] with r what it gives an int; any other argument
+ * is checked against the signature as usual. */
+static bool index_conversion(Checker *c, Env *env, Phrase *fn, Arg *args) {
+  Phrase *x = infer(c, env, args[0].ast);
+  if (!x) return false;
+  args[0].ready = x;
+  args[0].ast = NULL;
+  DataType *t = x->type->kind == PT_EXP ? dt_resolve(x->type->data) : NULL;
+  if (!t || t->kind != DT_IDX) return true;
+  PhraseType *sig = fn->type; /* exp[s] -> exp[r], s numeric, r deferred on s */
+  if (!unify_data(c, sig->fst->data, c->tc->t_int)) INTERNAL("a conversion that takes no int");
+  fn->type = pt_fn(c->tc, x->type, sig->snd);
+  return true;
+}
+
 static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
   int nargs = 0;
   const Ast *head = e;
@@ -832,6 +850,8 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
       fn = NULL;
     }
     if (fn && fn->kind == PH_PRIM && fn->prim == PRIM_SELECT && !vector_select(c, env, fn, args, &mask_width))
+      fn = NULL;
+    if (fn && fn->kind == PH_PRIM && prim_converts(fn->prim) && !index_conversion(c, env, fn, args))
       fn = NULL;
     int given = fn ? explicit_sizes(c, env, fn, args, nargs) : 0;
     if (given < 0) fn = NULL;

@@ -100,20 +100,24 @@ Phrase *check_binop(Checker *c, Env *env, const Ast *e) {
   const char *what = arena_printf(c->arena, "operator '%s'", op);
   DataType *a = check_exp_data(c, l, what), *b = a ? check_exp_data(c, r, what) : NULL;
   if (!a || !b) return NULL;
+  /* an index is an int to the operators (docs/language.md section 22):
+   * i < j, i == N - 1, i * 4 + 1; what they give is an int or a bool,
+   * never an index, so no arithmetic leaves the range idx[n] promises */
+  DataType *na = a->kind == DT_IDX ? c->tc->t_int : a, *nb = b->kind == DT_IDX ? c->tc->t_int : b;
   DataType *t = NULL;
   switch (e->op) {
   case BIN_ADD:
   case BIN_SUB:
   case BIN_MUL:
-  case BIN_DIV: t = arith_type(c, e, a, b, false); break;
-  case BIN_MOD: t = arith_type(c, e, a, b, true); break;
+  case BIN_DIV: t = arith_type(c, e, na, nb, false); break;
+  case BIN_MOD: t = arith_type(c, e, na, nb, true); break;
   case BIN_LT:
   case BIN_LE:
   case BIN_GT:
   case BIN_GE:
   case BIN_EQ:
   case BIN_NE: {
-    DataType *u = arith_type(c, e, a, b, false);
+    DataType *u = arith_type(c, e, na, nb, false);
     if (!u) return NULL;
     u = dt_resolve(u);
     if (u->kind == DT_SCALAR && u->width > 1) {

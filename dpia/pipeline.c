@@ -55,6 +55,7 @@ static bool keeps_layout(Prim p) {
   case PRIM_REORDER_STRIDE:
   case PRIM_TAKE:
   case PRIM_DROP:
+  case PRIM_INDICES:
   case PRIM_IDX:
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:

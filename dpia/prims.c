@@ -91,6 +91,30 @@ bool prim_builds_vector(Prim p) {
   return false;
 }
 
+bool prim_converts(Prim p) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (p) {
+  PRIM_CASES_CONVERT: return true;
+  PRIM_CASES_MAP:
+  PRIM_CASES_REDUCE:
+  PRIM_CASES_VIEW:
+  PRIM_CASES_MEMORY:
+  PRIM_CASES_SCALAR:
+  PRIM_CASES_MATH:
+  PRIM_CASES_FOREIGN:
+  PRIM_CASES_SKIP:
+  PRIM_CASES_NEW:
+  PRIM_CASES_FOR:
+  PRIM_CASES_PARFOR:
+  PRIM_CASES_VIEW_ACC:
+  PRIM_CASES_MAP_I:
+  PRIM_CASES_REDUCE_I:
+  case PRIM_COUNT: return false;
+  }
+  DPIA_EXHAUSTIVE_END
+  return false;
+}
+
 bool prim_parfor_per_item(Prim p) {
   DPIA_EXHAUSTIVE_BEGIN
   switch (p) {

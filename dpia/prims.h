@@ -140,6 +140,12 @@
     "k. exp[[k+r]a] -> exp[[k]a]") \
   X(DROP, "drop", 1, 0, PF_FUNC | PF_VIEW | PF_ZERO_SIZES, VIEW, NONE, DROP_ACC, \
     "k. exp[[k+r]a] -> exp[[r]a]") \
+  /* indices n: the positions 0 .. n-1 of an array of n elements, each \
+     the index itself (docs/language.md section 22): a view with no \
+     memory, so a map's body can see its element's position (zip xs \
+     (indices n)); it has no acceptor form, being nothing to write */ \
+  X(INDICES, "indices", 1, 0, PF_FUNC | PF_VIEW, VIEW, NONE, COUNT, \
+    "k. exp[[k]idx[k]]") \
   /* functional: memory (section 6.2) */ \
   X(TO_GLOBAL, "toGlobal", 0, 0, PF_FUNC, MEMORY, GLOBAL, NEW_GLOBAL, \
     "(exp[a] -> exp[b]) -> exp[a] -> exp[b]") \
@@ -331,6 +337,10 @@ int prim_arity_of(Prim p);
 /* A vector constructor, float4 a b c d (its width is its arity). */
 bool prim_builds_vector(Prim p);
 
+/* A conversion, toFloat toInt toDouble (an index converts too: the
+ * checker's index_conversion). */
+bool prim_converts(Prim p);
+
 /* A parfor whose iterations are work-items (parforGlobal, parforLocal),
  * not work-groups or one work-item's sequence. */
 bool prim_parfor_per_item(Prim p);
@@ -366,7 +376,7 @@ Prim prim_lookup(const char *name, size_t len, int *dim);
   case PRIM_ZIP: case PRIM_SPLIT: case PRIM_JOIN: case PRIM_PAIR: case PRIM_FST: case PRIM_SND: \
   case PRIM_AS_VECTOR: case PRIM_AS_SCALAR: case PRIM_TRANSPOSE: case PRIM_SLIDE: \
   case PRIM_PAD_CLAMP: case PRIM_PAD_CST: case PRIM_REORDER_STRIDE: case PRIM_TAKE: case PRIM_DROP: \
-  case PRIM_IDX: case PRIM_LANE
+  case PRIM_IDX: case PRIM_LANE: case PRIM_INDICES
 #define PRIM_CASES_MEMORY case PRIM_TO_GLOBAL: case PRIM_TO_LOCAL: case PRIM_TO_PRIVATE
 /* the vector constructors (float4 a b c d), a part of the scalar family */
 #define PRIM_CASES_VECTOR \

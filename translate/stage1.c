@@ -234,6 +234,7 @@ static bool direct_ok(Arena *a, const Phrase *e, AccPart y) {
   case PRIM_REORDER_STRIDE:
   case PRIM_TAKE:
   case PRIM_DROP:
+  case PRIM_INDICES:
   case PRIM_IDX:
   PRIM_CASES_MEMORY:
   PRIM_CASES_SCALAR:
@@ -827,8 +828,10 @@ static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
     case PRIM_DROP:
     case PRIM_IDX: r = view_acc_tr(s, &sp, acc); break;
     /* computed by C, then assigned: a plain map is a view without an
-     * acceptor form, toGlobal and the like make a temporary of their own */
+     * acceptor form, toGlobal and the like make a temporary of their own;
+     * indices is no place to write, but a value to copy */
     case PRIM_MAP:
+    case PRIM_INDICES:
     PRIM_CASES_MEMORY:
     PRIM_CASES_SCALAR:
     PRIM_CASES_MATH:

@@ -69,6 +69,7 @@ typedef enum ArrKind {
   A_AS_VECTOR, /* src, k */
   A_AS_SCALAR, /* src, k */
   A_MAP,       /* src, cst: the view function applied to each element */
+  A_INDICES,   /* element i is i (indices n) */
 } ArrKind;
 
 struct Arr {
@@ -331,6 +332,7 @@ static Val arr_index(Imp *I, const Arr *a, int64_t i, const Phrase *where) {
     return arr_index(I, a->src, j, where);
   }
   case A_REORDER: return arr_index(I, a->src, i / a->m + a->k * (i % a->m), where);
+  case A_INDICES: return num1(I, (double)i);
   case A_AS_VECTOR: {
     double lanes[NUM_MAX_LANES];
     for (int64_t j = 0; j < a->k; j++) lanes[j] = lane(need_num(I, arr_index(I, a->src, i * a->k + j, where), where), 0);
@@ -716,6 +718,7 @@ static Val run_prim(Imp *I, const Phrase *p, const Val *argv) {
     if (k < 0 || k > a->n) fail(I, p, "%s %" PRId64 " of %" PRId64 " elements", prim_info[p->prim].name, k, a->n);
     return arr_val(p->prim == PRIM_TAKE ? slice(I, a, 0, k) : slice(I, a, k, a->n - k));
   }
+  case PRIM_INDICES: return arr_val(new_arr(I, A_INDICES, eval_size(I, p->sizes[0], p), NULL));
   case PRIM_MAP: { /* a view map (docs/language.md section 9): applied per element when read */
     const Arr *a = need_arr(I, args[1], p);
     Arr *m = new_arr(I, A_MAP, a->n, a);

@@ -89,6 +89,7 @@ typedef enum ArrKind {
   A_REORDER,    /* src, k, m: src[i / m + k * (i % m)], m = n / k */
   A_AS_VECTOR,  /* src, k: lanes src[i * k .. i * k + k - 1] */
   A_AS_SCALAR,  /* src, k: lane i % k of src[i / k] */
+  A_INDICES,    /* element i is i (indices n) */
 } ArrKind;
 
 struct Arr {
@@ -318,6 +319,7 @@ static Val arr_index(Interp *I, const Arr *a, int64_t i) {
     return arr_index(I, a->src, j);
   }
   case A_REORDER: return arr_index(I, a->src, i / a->m + a->k * (i % a->m));
+  case A_INDICES: return num1((double)i);
   case A_AS_VECTOR: {
     double *lanes = salloc(I, sizeof(double) * (size_t)a->k);
     for (int64_t j = 0; j < a->k; j++) {
@@ -594,6 +596,7 @@ static Val run_prim(Interp *I, const Phrase *p, const Val *args) {
       fail(I, p->span, "%s %" PRId64 " of an array of %" PRId64 " elements", prim_info[p->prim].name, k, a->n);
     return arr_val(p->prim == PRIM_TAKE ? slice(I, a, 0, k) : slice(I, a, k, a->n - k));
   }
+  case PRIM_INDICES: return arr_val(new_arr(I, A_INDICES, eval_size(I, p->sizes[0], p->span)));
   PRIM_CASES_MEMORY:
     return apply(I, args[0], args[1]);
   case PRIM_SELECT: {
@@ -684,7 +687,7 @@ static Val literal(Interp *I, const Phrase *p) {
 static Val binop(Interp *I, const Phrase *p, const Env *env) {
   Val a = need_num(eval(I, p->fst, env), p), b = need_num(eval(I, p->snd, env), p);
   const DataType *t = dt_resolve(p->fst->type->data);
-  bool is_int = t->kind == DT_SCALAR && t->scalar == SC_INT;
+  bool is_int = t->kind == DT_IDX || (t->kind == DT_SCALAR && t->scalar == SC_INT);
   double lanes[NUM_MAX_LANES];
   int w = num_binop(p->op, is_int, num_view(&a), num_view(&b), lanes);
   for (int j = 0; is_int && !I->int_overflow.src && j < w; j++)

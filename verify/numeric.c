@@ -109,7 +109,8 @@ static ScalarKind conversion_scalar(const Phrase *p, int i) {
   ASSERT(t->kind == PT_FN || t->kind == PT_FN_P);
   t = i == 0 ? t->fst : t->snd;
   ASSERT(t->kind == PT_EXP);
-  return dt_resolve(t->data)->scalar;
+  const DataType *d = dt_resolve(t->data);
+  return d->kind == DT_IDX ? SC_INT : d->scalar; /* toFloat i: an index is an int */
 }
 
 int num_prim(const Phrase *p, const Num *args, double *out) {

@@ -56,7 +56,10 @@ Coverage:
   every element, and the bindings of the dropped ones are read by nothing
   (a stream of random choices of their own, like array literals);
   conversions (toFloat/toInt/toDouble); math built-ins (sin cos exp log
-  sqrt rsqrt fabs floor pow fma min max select) on scalars and vectors.
+  sqrt rsqrt fabs floor pow fma min max select) on scalars and vectors;
+- zips with `indices n` (a stream of random choices of its own): each
+  position read as the element of an input there and compared, converted
+  (docs/language.md section 22).
 
 The hierarchy rules of spec section 5 hold by construction: mapLocal only
 inside a mapWorkgroup body (and inside a mapLocal of the other dimension
@@ -375,6 +378,7 @@ AVOIDABLE = {
                      'regress/conversion_of_literal_compared.dpia)',
     'array-literals': 'leaves read through array literals (docs/language.md section 13)',
     'dropped-args': 'defs whose argument a later view drops (regress/dead_def_argument.dpia)',
+    'indices': 'zips with indices n, the positions compared and converted (docs/language.md section 22)',
 }
 
 
@@ -392,7 +396,7 @@ def lane_name(k, width):
 
 
 class Gen:
-    def __init__(self, rng, avoid=(), extra=(), lit_rng=None, drop_rng=None):
+    def __init__(self, rng, avoid=(), extra=(), lit_rng=None, drop_rng=None, ix_rng=None):
         self.r = rng
         # array literals (docs/language.md section 13) are decided by a
         # stream of their own, so the programs of a seed are the ones they
@@ -400,6 +404,8 @@ class Gen:
         self.lit_r = lit_rng
         # so are the stages whose def arguments a view drops (dropping_stage)
         self.drop_r = drop_rng
+        # so are the zips with indices n (same_length_partner)
+        self.ix_r = ix_rng
         self.avoid = set(avoid)
         self.extra = set(extra)
         self.implicit_symbolic = []  # stages materialised implicitly, of symbolic size
@@ -725,6 +731,17 @@ class Gen:
     # ---- phrase components -------------------------------------------
 
     def components(self, e, t):
+        if t[0] == 'idx' and t[-1] == 'position':
+            # an element of indices n (docs/language.md section 22): the
+            # element of the input at that position, and the position as a
+            # value, compared with a constant and with the last index
+            s = t[3][1]
+            conv = {'float': 'toFloat', 'double': 'toDouble', 'int': 'toInt'}[s]
+            k = self.ix_r.choice([1, 2, 3])
+            value = (f'select ({par(e)} < {k} || {par(e)} == {t[1].arg()} - 1) '
+                     f'({conv} ({par(e)} % 5)) {"0" if s == "int" else "0.0"}')
+            self.feat('indices-compare')
+            return self.components(f'idx {t[2]} {par(e)}', t[3]) + [(value, num(s))]
         if t[0] == 'idx':  # a gather
             self.feat('gather-' + ('row' if t[3][0] == 'arr' else 'scalar'))
             return self.components(f'idx {t[2]} {par(e)}', t[3])
@@ -972,6 +989,13 @@ class Gen:
     def same_length_partner(self, e, t, ctx, target=None):
         """Another array of the same length as e : t, for a zip."""
         n = t[1]
+        if self.ix_r is not None and 'indices' not in self.avoid and self.ix_r.random() < 0.1:
+            # the positions of e's elements (docs/language.md section 22),
+            # each read as the element of a fresh input there (a gather at
+            # the position: what a zip with the input reads) and as a value
+            data = self.new_input(arr(n, num(ctx.stype)))
+            self.feat('zip-indices')
+            return f'(indices {n.arg()})', arr(n, idx_t(n, data, num(ctx.stype)) + ('position',))
         kinds = ['derived', 'derived', 'input', 'outer']
         k = self.pick(kinds)
         if k == 'outer':
@@ -1742,7 +1766,7 @@ def generate(seed, index, avoid=(), extra=()):
     for retry in range(200):
         rng = random.Random(f'{seed}:{index}:{retry}')
         g = Gen(rng, avoid, extra, random.Random(f'{seed}:{index}:{retry}:literals'),
-                random.Random(f'{seed}:{index}:{retry}:drops'))
+                random.Random(f'{seed}:{index}:{retry}:drops'), random.Random(f'{seed}:{index}:{retry}:indices'))
         try:
             text, nats = g.kernel()
             sizes = g.solve(nats)

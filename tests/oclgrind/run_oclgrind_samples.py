@@ -94,6 +94,11 @@ RUNS = [  # file, kernel, sizes: the kernels of run_samples.py, in its order
     ('gaussian_blur.dpia', 'gaussian3x3Rows', {'M': 5, 'N': 7}),
     ('mandelbrot.dpia', 'mandelbrot', {'N': 67}),
     ('mandelbrot.dpia', 'mandelbrotTiled', {'N': 128}),             # 2 groups of 64
+    ('correlation.dpia', 'mean', {'M': 7, 'N': 5}),
+    ('correlation.dpia', 'stddev', {'M': 7, 'N': 5}),
+    ('correlation.dpia', 'centre', {'M': 7, 'N': 5}),
+    ('correlation.dpia', 'corr', {'M': 7, 'N': 5}),
+    ('correlation.dpia', 'correlation', {'M': 7, 'N': 5}),
 ]
 
 TIMEOUT = 300

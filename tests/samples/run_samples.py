@@ -67,6 +67,12 @@ RUNS = [  # file, kernel, sizes at two points
     ('gaussian_blur.dpia', 'gaussian3x3Rows', [{'M': 100, 'N': 77}, {'M': 64, 'N': 128}]),
     ('mandelbrot.dpia', 'mandelbrot', [{'N': 1000}, {'N': 4096}]),
     ('mandelbrot.dpia', 'mandelbrotTiled', [{'N': 1024}, {'N': 4096}]),
+    # the index as a value (docs/language.md section 22); the pipeline runs
+    # the other kernels of the sample (each is run alone by cli-launch-sizes
+    # and oclgrind-samples)
+    ('correlation.dpia', 'corr', [{'M': 100, 'N': 77}, {'M': 128, 'N': 64}]),
+    # small sizes: the pipeline's reference check grows with N*N (12 s at M=64, N=48)
+    ('correlation.dpia', 'correlation', [{'M': 33, 'N': 17}, {'M': 64, 'N': 24}]),
 ]
 
 passed = failed = 0
