@@ -72,13 +72,14 @@ typedef struct Pass {
   int nfacts;
   Lin facts[MAX_FACTS];
   /* a loop being considered: its variable, the names its body declares or
-   * assigns, and the step where its tests change, ceil(at/div) (found:
-   * one was seen; mixed: tests changing at other steps too) */
+   * assigns, and the steps where its tests change, ceil((at + k)/div) for
+   * lo <= k <= hi (found: one was seen; mixed: tests changing at steps
+   * that differ by more than a constant) */
   const char *var;
   NameSet local;
   bool found, mixed, barrier;
-  int64_t div;
-  Lin at;
+  int64_t div, lo, hi;
+  Lin at; /* its constant 0 */
 } Pass;
 
 /* ---- linear combinations ---- */
@@ -273,12 +274,15 @@ static void note_test(Pass *p, const KirExpr *e) {
     p->mixed = true;
     return;
   }
-  int64_t div = c > 0 ? c : -c;
+  int64_t div = c > 0 ? c : -c, k = at.k;
+  at.k = 0;
   if (!p->found) {
-    p->found = true, p->div = div, p->at = at;
+    p->found = true, p->div = div, p->at = at, p->lo = p->hi = k;
     return;
   }
   if (div != p->div || !lin_equal(&at, &p->at)) p->mixed = true;
+  if (k < p->lo) p->lo = k;
+  if (k > p->hi) p->hi = k;
 }
 
 static void note_tests(Pass *p, const KirExpr *e) {
@@ -382,21 +386,28 @@ static const KirExpr *int_builtin(Pass *p, KirBuiltin f, const KirExpr *x, const
   return kir_builtin(p->arena, f, kir_scalar1(SC_INT), (const KirExpr *const[]){x, y});
 }
 
-/* min(bound, max(init, ceil(at/div))), the step where the loop splits, or
+/* min(bound, max(init, ceil(at/div))), a step where the loop splits, or
  * NULL where the tests change at a step that is never > 0 (no positive
  * term: lowering decides those) */
-static const KirExpr *split_step(Pass *p, const KirStmt *loop) {
-  bool positive = p->at.k > 0;
-  for (int i = 0; i < p->at.n; i++) positive = positive || p->at.t[i].coef > 0;
+static const KirExpr *split_step(Pass *p, const KirStmt *loop, const Lin *at_lin) {
+  bool positive = at_lin->k > 0;
+  for (int i = 0; i < at_lin->n; i++) positive = positive || at_lin->t[i].coef > 0;
   int64_t init;
   bool const_init = kir_const_int(loop->loop.init, &init);
   if (!positive || (p->div > 1 && (!const_init || init < 0 || __builtin_mul_overflow(init, p->div, &init))))
     return NULL;
-  const KirExpr *at = kir_ix(p->arena, lin_ix(p, &p->at));
+  int64_t bound;
+  if (at_lin->n == 0 && const_init && kir_const_int(loop->loop.bound, &bound)) { /* a constant step */
+    int64_t t = (at_lin->k + p->div - 1) / p->div, first = p->div > 1 ? init / p->div : init;
+    return kir_int(p->arena, t < first ? first : t > bound ? bound : t);
+  }
+  const KirExpr *at = kir_ix(p->arena, lin_ix(p, at_lin));
   if (p->div == 1) return int_builtin(p, KBI_MIN, loop->loop.bound, int_builtin(p, KBI_MAX, loop->loop.init, at));
-  const KirExpr *from = int_builtin(p, KBI_MAX, kir_int(p->arena, init), at);
-  const KirExpr *up = kir_binary(p->arena, KB_ADD, from, kir_int(p->arena, p->div - 1));
-  return int_builtin(p, KBI_MIN, loop->loop.bound, kir_binary(p->arena, KB_DIV, up, kir_int(p->arena, p->div)));
+  /* the max is an atom of the quotient, >= 0 as an index's atoms are */
+  IxCtx *x = &p->ix;
+  const Ix *from = ix_expr(x, int_builtin(p, KBI_MAX, kir_int(p->arena, init), at));
+  const Ix *up = ix_div(x, ix_add(x, from, ix_const(x, p->div - 1)), ix_const(x, p->div));
+  return int_builtin(p, KBI_MIN, loop->loop.bound, kir_ix(p->arena, up));
 }
 
 static const char *fresh_name(Pass *p, const char *base) {
@@ -408,51 +419,6 @@ static const char *fresh_name(Pass *p, const char *base) {
 }
 
 static void walk_block(Pass *p, KirBlock *b);
-
-/* the loop s, in b after prev, split in two where its tests change (the
- * two loops' bodies are walked with their facts); false where it is not */
-static bool partition(Pass *p, KirBlock *b, KirStmt *prev, KirStmt *s) {
-  int64_t step;
-  if (!kir_const_int(s->loop.step, &step) || step != 1) return false;
-  p->var = s->loop.var;
-  p->local = (NameSet){.arena = p->arena};
-  kir_names_bound(&s->loop.body, &p->local);
-  p->found = p->mixed = p->barrier = false;
-  note_block(p, &s->loop.body);
-  const KirExpr *split = p->found && !p->mixed && !p->barrier ? split_step(p, s) : NULL;
-  p->var = NULL;
-  if (!split) return false;
-  const KirType *int_type = kir_scalar1(SC_INT);
-  KirStmt *d = kir_stmt(p->arena, KS_DECL);
-  d->decl.space = KSP_PRIVATE;
-  d->decl.type = int_type;
-  d->decl.name = fresh_name(p, arena_printf(p->arena, "%s_split", s->loop.var));
-  d->decl.array_len = -1;
-  d->decl.init = split;
-  kir_insert_after(b, prev, d);
-  const KirExpr *at_split = kir_var(p->arena, d->decl.name, int_type);
-  KirStmt *tail = kir_stmt(p->arena, KS_FOR);
-  *tail = *s;
-  tail->loop.body = kir_block_copy(p->arena, &s->loop.body);
-  tail->loop.init = at_split;
-  s->loop.bound = at_split;
-  kir_insert_after(b, s, tail);
-  /* i < ceil(at/div): div*i < at, at - div*i - 1 >= 0; from it on
-   * div*i - at >= 0 */
-  Lin below = p->at, above = {0};
-  const Ix *var = ix_var(&p->ix, s->loop.var);
-  bool ok = lin_term(&below, var, -p->div) && lin_const(&below, 1, -1) && lin_add(&above, &p->at, -1) &&
-            lin_term(&above, var, p->div);
-  if (!ok) INTERNAL("partition: the split of loop %s overflows", s->loop.var);
-  int saved = p->nfacts;
-  push_fact(p, &below);
-  walk_block(p, &s->loop.body);
-  p->nfacts = saved;
-  push_fact(p, &above);
-  walk_block(p, &tail->loop.body);
-  p->nfacts = saved;
-  return true;
-}
 
 /* replace s (after prev in b) with the statements of body */
 static void splice(KirBlock *b, KirStmt *prev, KirStmt *s, KirBlock body) {
@@ -471,6 +437,96 @@ static void splice(KirBlock *b, KirStmt *prev, KirStmt *s, KirBlock body) {
     b->first = body.first;
   body.last->next = next;
   if (b->last == s) b->last = body.last;
+}
+
+/* int name = init; declared after prev in b */
+static KirStmt *declare_int(Pass *p, KirBlock *b, KirStmt *prev, const char *name, const KirExpr *init) {
+  KirStmt *d = kir_stmt(p->arena, KS_DECL);
+  d->decl.space = KSP_PRIVATE;
+  d->decl.type = kir_scalar1(SC_INT);
+  d->decl.name = fresh_name(p, name);
+  d->decl.array_len = -1;
+  d->decl.init = init;
+  kir_insert_after(b, prev, d);
+  return d;
+}
+
+/* the facts i < ceil(at/div), div*i < at: at - div*i - 1 >= 0 (below), or
+ * i >= ceil(at/div): div*i - at >= 0 */
+static void push_side(Pass *p, const char *var, const Lin *at, bool below) {
+  Lin f = {0};
+  bool ok = lin_add(&f, at, below ? 1 : -1) && lin_term(&f, ix_var(&p->ix, var), below ? -p->div : p->div) &&
+            lin_const(&f, below, -1);
+  if (!ok) INTERNAL("partition: the split of loop %s overflows", var);
+  push_fact(p, &f);
+}
+
+/* The loop s, in b after prev, split where its tests change: in two, or
+ * in three where they change at steps a constant apart (a step reading
+ * xs[2*i] and xs[2*i + 1]: the middle loop keeps the tests that change
+ * there, at most a few steps).  The loops' bodies are walked with their
+ * facts.  The last loop, or NULL where the loop is not split. */
+static KirStmt *partition(Pass *p, KirBlock *b, KirStmt *prev, KirStmt *s) {
+  int64_t step;
+  if (!kir_const_int(s->loop.step, &step) || step != 1) return NULL;
+  const char *var = s->loop.var;
+  p->var = var;
+  p->local = (NameSet){.arena = p->arena};
+  kir_names_bound(&s->loop.body, &p->local);
+  p->found = p->mixed = p->barrier = false;
+  note_block(p, &s->loop.body);
+  p->var = NULL;
+  if (!p->found || p->mixed || p->barrier) return NULL;
+  Lin lo = p->at, hi = p->at;
+  lo.k = p->lo, hi.k = p->hi;
+  bool three = p->lo != p->hi;
+  const KirExpr *split_lo = split_step(p, s, &lo), *split_hi = three ? split_step(p, s, &hi) : NULL;
+  if (!split_lo || (three && !split_hi)) return NULL;
+  /* a split that is not a constant is computed once, before the loops */
+  int64_t c;
+  const KirExpr *at_lo = split_lo, *at_hi = three ? split_hi : split_lo;
+  if (!kir_const_int(split_lo, &c)) {
+    KirStmt *d = declare_int(p, b, prev, arena_printf(p->arena, three ? "%s_lo" : "%s_split", var), split_lo);
+    at_lo = kir_var(p->arena, d->decl.name, kir_scalar1(SC_INT));
+    prev = d;
+    if (!three) at_hi = at_lo;
+  }
+  if (three && !kir_const_int(split_hi, &c)) {
+    KirStmt *d = declare_int(p, b, prev, arena_printf(p->arena, "%s_hi", var), split_hi);
+    at_hi = kir_var(p->arena, d->decl.name, kir_scalar1(SC_INT));
+  }
+  KirStmt *loops[3] = {s, NULL, NULL};
+  int n = three ? 3 : 2;
+  for (int i = 1; i < n; i++) {
+    loops[i] = kir_stmt(p->arena, KS_FOR);
+    *loops[i] = *s;
+    loops[i]->loop.body = kir_block_copy(p->arena, &s->loop.body);
+    kir_insert_after(b, loops[i - 1], loops[i]);
+  }
+  s->loop.bound = at_lo;
+  loops[1]->loop.init = at_lo;
+  if (three) loops[1]->loop.bound = loops[2]->loop.init = at_hi;
+  int saved = p->nfacts;
+  for (int i = 0; i < n; i++) {
+    /* every test decided below the first step, and from the last on; in
+     * between, those that change there */
+    if (i == 0) push_side(p, var, &lo, true);
+    if (i > 0 && i < n - 1) push_side(p, var, &lo, false), push_side(p, var, &hi, true);
+    if (i == n - 1) push_side(p, var, &hi, false);
+    walk_block(p, &loops[i]->loop.body);
+    p->nfacts = saved;
+  }
+  /* a loop of no steps, between constant splits, is left out */
+  KirStmt *last = loops[n - 1];
+  for (int i = n - 1; i >= 0; i--) {
+    int64_t from, to;
+    if (!kir_const_int(loops[i]->loop.init, &from) || !kir_const_int(loops[i]->loop.bound, &to) || from < to) continue;
+    KirStmt *before = NULL;
+    for (KirStmt *t = b->first; t != loops[i]; t = t->next) before = t;
+    if (last == loops[i]) last = before;
+    splice(b, before, loops[i], (KirBlock){0});
+  }
+  return last;
 }
 
 static bool declares(const KirBlock *b) {
@@ -507,9 +563,10 @@ static void walk_block(Pass *p, KirBlock *b) {
       p->nfacts = saved;
       if (s->cond.body.first != s->cond.body.last) s->cond.one_line = false;
     } else if (s->kind == KS_FOR) {
-      if (partition(p, b, prev, s)) {
-        prev = s->next; /* the second loop */
-        s = prev->next;
+      KirStmt *last = partition(p, b, prev, s);
+      if (last) {
+        prev = last;
+        s = last->next;
         continue;
       }
       walk_block(p, &s->loop.body);
@@ -524,6 +581,7 @@ static void walk_block(Pass *p, KirBlock *b) {
 void kir_partition_loops(Arena *a, const Backend *backend, KirKernel *k) {
   Pass p = {.arena = a, .backend = backend, .names = {.arena = a}};
   ix_init(&p.ix, a);
+  p.ix.print_expr = backend->print_expr;
   for (int i = 0; i < k->nparams; i++) nameset_add(&p.names, k->params[i].name);
   for (int i = 0; i < k->ntops; i++) nameset_add(&p.names, k->tops[i].name);
   kir_names_bound(&k->locals, &p.names);
