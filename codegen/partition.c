@@ -133,6 +133,25 @@ static bool lin_add(Lin *l, const Lin *e, int64_t scale) {
   return lin_const(l, e->k, scale);
 }
 
+/* a/c*c + a%c is a (C's truncating division: a >= 0, c > 0): the terms
+ * k*c*(a/c) and k*(a%c) become k*a, as a row of a joined view indexes
+ * an element, gid/64*64 + gid%64 */
+static bool lin_fold_divmod(Lin *l) {
+  for (int i = 0; i < l->n; i++) {
+    const Ix *q = l->t[i].atom;
+    int64_t c;
+    if (q->kind != IX_DIV || !ix_const_value(q->b, &c) || c <= 0 || l->t[i].coef % c != 0) continue;
+    int64_t k = l->t[i].coef / c;
+    for (int j = 0; j < l->n; j++) {
+      const Ix *r = l->t[j].atom;
+      if (r->kind != IX_MOD || l->t[j].coef != k || !ix_equal(r->a, q->a) || !ix_equal(r->b, q->b)) continue;
+      const Ix *a = q->a;
+      return lin_term(l, q, -k * c) && lin_term(l, r, -k) && lin_add_ix(l, a, k) && lin_fold_divmod(l);
+    }
+  }
+  return true;
+}
+
 /* l += scale*e, e an int: a constant, an index, an int variable */
 static bool lin_add_expr(Pass *p, Lin *l, const KirExpr *e, int64_t scale) {
   const KirType *t = e->type;
@@ -153,7 +172,8 @@ static bool test_of(Pass *p, const KirExpr *e, Lin *ge, bool *negated) {
   *ge = (Lin){0};
   *negated = op == KB_LT || op == KB_LE;
   bool strict = op == KB_GT || op == KB_LE;
-  return lin_add_expr(p, ge, e->bin.lhs, 1) && lin_add_expr(p, ge, e->bin.rhs, -1) && lin_const(ge, strict, -1);
+  return lin_add_expr(p, ge, e->bin.lhs, 1) && lin_add_expr(p, ge, e->bin.rhs, -1) && lin_const(ge, strict, -1) &&
+         lin_fold_divmod(ge);
 }
 
 /* a constant c >= 0 with e - f == c */
