@@ -211,6 +211,38 @@ static bool is_bool(const KirExpr *e) {
   return e->type && e->type->kind == KTY_SCALAR && e->type->scalar == SC_BOOL && e->type->width == 1;
 }
 
+/* A vector whose lanes are consecutive elements of one buffer,
+ * (float4)(xs[e], xs[e + 1], xs[e + 2], xs[e + 3]), as the lanes of a padded
+ * row are once their tests are decided: vload4(e/4, xs), the load lowering
+ * gives a row that is not padded (e a multiple of the width: lowering
+ * made the row so); v itself otherwise. */
+static const KirExpr *as_vload(Pass *p, const KirExpr *v) {
+  int w = v->call.nargs;
+  if (w < 2 || !v->type || v->type->kind != KTY_SCALAR || v->type->width != w) return v;
+  const KirExpr *base = NULL;
+  Lin first = {0};
+  for (int i = 0; i < w; i++) {
+    const KirExpr *l = v->call.args[i];
+    if (l->kind != KE_INDEX || l->index.base->kind != KE_VAR || (base && !kir_expr_equal(base, l->index.base)))
+      return v;
+    base = l->index.base;
+    Lin at = {0};
+    if (!lin_add_expr(p, &at, l->index.at, 1) || (i > 0 && (!lin_add(&at, &first, -1) || at.n != 0 || at.k != i)))
+      return v;
+    if (i == 0) first = at;
+  }
+  const KirType *t = base->type;
+  if (!t || t->kind != KTY_POINTER || t->to->kind != KTY_SCALAR || t->to->width != 1 ||
+      t->to->scalar != v->type->scalar || first.k % w != 0)
+    return v;
+  const Ix *offset = ix_const(&p->ix, first.k / w);
+  for (int i = 0; i < first.n; i++) {
+    if (first.t[i].coef % w != 0 || first.t[i].coef < 0) return v;
+    offset = ix_add(&p->ix, offset, ix_mul(&p->ix, first.t[i].atom, ix_const(&p->ix, first.t[i].coef / w)));
+  }
+  return kir_vload(p->arena, w, kir_ix(p->arena, ix_simplify(&p->ix, offset)), base);
+}
+
 /* e with the tests the facts decide replaced by their values, and what
  * holds them simplified: a choice by its branch, && and || by what is left
  * (an operand that is not dropped keeps its effects), ! of a value */
@@ -238,7 +270,8 @@ static const KirExpr *decide(Pass *p, const KirExpr *e) {
     /* the right one leaves the left one's (a bool: a test) */
     if ((and || or) && rv && w == and && is_bool(kids[0])) return kids[0];
   }
-  return kir_expr_rebuilt(p->arena, e, kids);
+  const KirExpr *r = kir_expr_rebuilt(p->arena, e, kids);
+  return r != e && r->kind == KE_VECTOR ? as_vload(p, r) : r;
 }
 
 /* ---- where a loop's tests change ---- */
