@@ -41,7 +41,13 @@
  * has e - f a constant >= 0, and false where -e - 1 - f is one.  So under
  * a take's write guard, `if (wg*64 + lid < N)`, the read
  * `wg*64 + lid >= N ? 0.0f : xs[wg*64 + lid]` is xs[wg*64 + lid]: one test
- * per work-item instead of one per element. */
+ * per work-item instead of one per element.
+ *
+ * A vector of a padded row is built lane by lane, each lane a choice
+ * (access.c: a choice is not the element it may read, so no vloadn); once
+ * the choices are decided, lanes that read consecutive elements of one
+ * buffer are a vloadn again (as_vload), and only the row where N falls is
+ * read lane by lane. */
 #include "kir.h"
 #include "backend.h"
 #include "kernel.h"
