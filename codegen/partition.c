@@ -50,7 +50,6 @@
  * read lane by lane. */
 #include "kir.h"
 #include "backend.h"
-#include "kernel.h"
 
 #include <string.h>
 
@@ -202,9 +201,7 @@ static int known(const Pass *p, const Lin *e) {
 
 /* ---- deciding tests ---- */
 
-static const KirExpr *truth(Pass *p, bool v) {
-  return kir_lit(p->arena, (KirLit){.scalar = SC_BOOL, .i = v});
-}
+static const KirExpr *truth(Pass *p, bool v) { return kir_lit(p->arena, (KirLit){.scalar = SC_BOOL, .i = v}); }
 
 /* e is true or false, as decided here: *v */
 static bool is_truth(const KirExpr *e, bool *v) {
@@ -269,12 +266,12 @@ static const KirExpr *decide(Pass *p, const KirExpr *e) {
   if (e->kind == KE_UNARY && e->un.op == '!' && is_truth(kids[0], &v)) return truth(p, !v);
   if (e->kind == KE_BINARY) {
     KirBinop op = e->bin.op;
-    bool and = op == KB_AND || op == KB_ALL, or = op == KB_OR;
+    bool conj = op == KB_AND || op == KB_ALL, disj = op == KB_OR;
     bool lv = is_truth(kids[0], &v), rv = is_truth(kids[1], &w);
     /* the left operand decides, or leaves the right one's value */
-    if ((and || or) && lv) return v == and ? kids[1] : truth(p, v);
+    if ((conj || disj) && lv) return v == conj ? kids[1] : truth(p, v);
     /* the right one leaves the left one's (a bool: a test) */
-    if ((and || or) && rv && w == and && is_bool(kids[0])) return kids[0];
+    if ((conj || disj) && rv && w == conj && is_bool(kids[0])) return kids[0];
   }
   const KirExpr *r = kir_expr_rebuilt(p->arena, e, kids);
   return r != e && r->kind == KE_VECTOR ? as_vload(p, r) : r;
