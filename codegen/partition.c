@@ -25,11 +25,16 @@
  * what the guarded loop computed (a pad that is not the neutral element of
  * a reduction still gives the reference's answer).  A write guard decided
  * false leaves a loop with nothing to do, which kir_drop_dead removes.  A
- * loop is split when all the tests the split decides change at the same
- * step (the two reads of a zip, a read and a write of one element); one
- * whose tests change at different steps (padding on both sides) is left
- * as it is, and so is one whose body has a barrier, since the split may
- * differ between the work-items of a group (spec section 5).  A test whose
+ * loop is split in two when all its tests change at one step (the two
+ * reads of a zip, a read and a write of one element), in three when they
+ * change at steps a constant apart (a row of 16 reads per step, the two
+ * borders of a window over a tile: the middle loop keeps the tests that
+ * change there); one whose tests change at unrelated steps (padding on
+ * both sides of the whole input: gid*16 + i < 1, gid*16 + i + 2 >= N*16 +
+ * 1) is left as it is, and so is one whose body has a barrier, since the
+ * split may differ between the work-items of a group (spec section 5).
+ * A split between constants is a constant, and a loop of no steps is left
+ * out (a window's first and last steps peeled off).  A test whose
  * divisor c is not 1 splits at (max(c*a, -r) + c - 1)/c: the max keeps the
  * quotient's operand non-negative, where C's truncating division is the
  * ceiling.
