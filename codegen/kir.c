@@ -281,6 +281,36 @@ int kir_expr_children(const KirExpr *e, const KirExpr *buf[3], const KirExpr *co
   return 0;
 }
 
+const KirExpr *kir_expr_rebuilt(Arena *a, const KirExpr *e, const KirExpr *const *kids) {
+  const KirExpr *buf[3];
+  const KirExpr *const *old;
+  int n = kir_expr_children(e, buf, &old);
+  bool same = true;
+  for (int i = 0; i < n; i++) same = same && kids[i] == old[i];
+  if (same) return e;
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (e->kind) {
+  case KE_INT:
+  case KE_VAR:
+  case KE_LIT:
+  case KE_IX:
+  case KE_QUERY: return e;
+  case KE_UNARY: return kir_unary(a, e->un.op, kids[0]);
+  case KE_BINARY: return kir_binary(a, e->bin.op, kids[0], kids[1]);
+  case KE_COND: return kir_cond(a, kids[0], kids[1], kids[2]);
+  case KE_INDEX: return kir_index(a, kids[0], kids[1]);
+  case KE_MEMBER: return kir_member(a, kids[0], e->member.name, e->type);
+  case KE_LANE: return kir_lane(a, kids[0], e->lane.lane, e->lane.width, e->lane.named);
+  case KE_VLOAD: return kir_vload(a, e->vload.width, kids[0], kids[1]);
+  case KE_CALL: return kir_call(a, e->call.fn, e->type, n, kids);
+  case KE_BUILTIN: return kir_builtin(a, e->call.builtin, e->call.type, kids);
+  case KE_CAST: return kir_cast(a, e->call.type, kids[0]);
+  case KE_VECTOR: return kir_vector(a, e->call.type, n, kids);
+  }
+  DPIA_EXHAUSTIVE_END
+  return e;
+}
+
 bool kir_expr_equal(const KirExpr *a, const KirExpr *b) {
   if (a == b) return true;
   if (!a || !b || a->kind != b->kind) return false;
@@ -477,6 +507,28 @@ KirBlock *kir_body(KirStmt *s) {
   }
   DPIA_EXHAUSTIVE_END
   return NULL;
+}
+
+KirBlock kir_block_copy(Arena *a, const KirBlock *b) {
+  KirBlock out = {0};
+  for (const KirStmt *s = b->first; s; s = s->next) {
+    KirStmt *c = NEW(a, KirStmt);
+    *c = *s;
+    KirBlock *inner = kir_body(c);
+    if (inner) *inner = kir_block_copy(a, inner);
+    kir_append(&out, c);
+  }
+  return out;
+}
+
+void kir_names_bound(const KirBlock *b, NameSet *names) {
+  for (const KirStmt *s = b->first; s; s = s->next) {
+    if (s->kind == KS_DECL) nameset_add(names, s->decl.name);
+    if (s->kind == KS_FOR) nameset_add(names, s->loop.var);
+    if (s->kind == KS_ASSIGN && s->assign.lhs->kind == KE_VAR) nameset_add(names, s->assign.lhs->name);
+    const KirBlock *inner = kir_body((KirStmt *)s);
+    if (inner) kir_names_bound(inner, names);
+  }
 }
 
 static void stepping_loops(const KirBlock *b, unsigned *global_steps, unsigned *local_steps) {

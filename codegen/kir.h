@@ -443,6 +443,10 @@ int kir_prec(const KirExpr *e);
  * call's, a cast's and a vector's are its arguments).  An index
  * polynomial's atoms (KE_IX) are not among them: walk them with the Ix. */
 int kir_expr_children(const KirExpr *e, const KirExpr *buf[3], const KirExpr *const **out);
+/* e with its direct sub-expressions replaced by kids (as many, in the order
+ * kir_expr_children gives them), or e itself when they are the same: for
+ * the passes that rewrite a few nodes and rebuild what holds them */
+const KirExpr *kir_expr_rebuilt(Arena *a, const KirExpr *e, const KirExpr *const *kids);
 /* the same expression: the same tree, index polynomials ix_equal */
 bool kir_expr_equal(const KirExpr *a, const KirExpr *b);
 /* a total order of expressions, structural (for index atoms, index.c):
@@ -456,6 +460,12 @@ void kir_append(KirBlock *b, KirStmt *s);
 void kir_insert_after(KirBlock *b, KirStmt *after, KirStmt *s);
 /* the block of statements a statement holds (FOR, IF, BLOCK), or NULL */
 KirBlock *kir_body(KirStmt *s);
+/* a copy of b's statements, nested blocks copied too (expressions are
+ * immutable and shared) */
+KirBlock kir_block_copy(Arena *a, const KirBlock *b);
+/* the names b declares (variables, loops' variables) or assigns, nested
+ * blocks included, added to names */
+void kir_names_bound(const KirBlock *b, NameSet *names);
 
 /* A whole kernel: its interface and its body, for a backend to print. */
 typedef struct KirParam {
@@ -562,11 +572,17 @@ const char *kir_stmt_type_violation(const KirStmt *s);
  * Repeated until nothing more goes. */
 void kir_drop_dead(Arena *a, KirKernel *k);
 
+typedef struct Backend Backend; /* backend.h */
+/* A sequential loop whose body tests its variable against a bound it
+ * does not change (a padded read's i >= N ? 0.0f : xs[i], a take's
+ * write guard) runs as two loops, one on each side of the step where the
+ * tests change, each with the tests decided (partition.c). */
+void kir_partition_loops(Arena *a, const Backend *backend, KirKernel *k);
+
 /* Loop bodies that read a buffer at several constant offsets from one
  * index that depends on the loop's variable read it through a pointer to
  * that row, declared where the body begins (pointers.c), named away from
  * backend's reserved names. */
-typedef struct Backend Backend; /* backend.h */
 void kir_row_pointers(Arena *a, const Backend *backend, KirKernel *k);
 
 /* A loop whose whole body is one test of work-item ids (a single writer's

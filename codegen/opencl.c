@@ -1188,6 +1188,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   for (int d = 0; d < 3; d++) kk->local_size[d] = 1;
   for (int d = 0; d < 3 && kk->reqd_local; d++)
     kk->reqd_local = size_const_value(cg->launch.local[d], &kk->local_size[d]);
+  kir_partition_loops(a, k->backend, kk);
   kir_drop_dead(a, kk);
   kir_hoist_guards(&kk->body);
   kir_row_pointers(a, k->backend, kk);

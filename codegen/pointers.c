@@ -426,17 +426,6 @@ static void visit_block(Pass *p, KirBlock *b, const char *var, bool rewrite, boo
   }
 }
 
-/* names a block declares or assigns (a loop's variable is declared) */
-static void note_local(Pass *p, const KirBlock *b) {
-  for (const KirStmt *s = b->first; s; s = s->next) {
-    if (s->kind == KS_DECL) nameset_add(&p->local, s->decl.name);
-    if (s->kind == KS_FOR) nameset_add(&p->local, s->loop.var);
-    if (s->kind == KS_ASSIGN && s->assign.lhs->kind == KE_VAR) nameset_add(&p->local, s->assign.lhs->name);
-    const KirBlock *inner = kir_body((KirStmt *)s);
-    if (inner) note_local(p, inner);
-  }
-}
-
 static const char *fresh_name(Pass *p, const char *buf, const char *var) {
   const char *name = arena_printf(p->arena, "%s_%s", buf, var);
   for (int k = 2; nameset_has(&p->names, name) || backend_reserved(p->backend, name); k++)
@@ -501,7 +490,7 @@ static void rows_of_loop(Pass *p, KirStmt *loop) {
   KirBlock *body = &loop->loop.body;
   p->rows = (Vec){0};
   p->local = (NameSet){.arena = p->arena};
-  note_local(p, body);
+  kir_names_bound(body, &p->local);
   visit_block(p, body, loop->loop.var, false, false, false);
   KirStmt *after = NULL;
   bool any = false;
@@ -528,15 +517,6 @@ static void rows_of_loop(Pass *p, KirStmt *loop) {
     /* the declarations are not rewritten: they come first */
     KirBlock rest = {after->next, body->last};
     if (rest.first) visit_block(p, &rest, loop->loop.var, true, false, false);
-  }
-}
-
-static void note_names(Pass *p, const KirBlock *b) {
-  for (const KirStmt *s = b->first; s; s = s->next) {
-    if (s->kind == KS_DECL) nameset_add(&p->names, s->decl.name);
-    if (s->kind == KS_FOR) nameset_add(&p->names, s->loop.var);
-    const KirBlock *inner = kir_body((KirStmt *)s);
-    if (inner) note_names(p, inner);
   }
 }
 
@@ -640,8 +620,8 @@ void kir_row_pointers(Arena *a, const Backend *backend, KirKernel *k) {
     if (s->kind == KS_DECL && s->decl.space == KSP_LOCAL && s->decl.array_len >= 0 && !s->decl.is_const)
       p.bufs[p.nbufs++] = (Buffer){s->decl.name, s->decl.type, KSP_LOCAL, false};
   for (int i = 0; i < k->ntops; i++) nameset_add(&p.names, k->tops[i].name);
-  note_names(&p, &k->locals);
-  note_names(&p, &k->body);
+  kir_names_bound(&k->locals, &p.names);
+  kir_names_bound(&k->body, &p.names);
   walk_loops(&p, &k->body);
   rows_of_kernel(&p, k, &k->body);
 }

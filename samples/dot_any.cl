@@ -11,8 +11,12 @@ void dotAny(global float *restrict output,
   int wg = get_group_id(0); /* mapWorkgroup */
   int lid = get_local_id(0); /* mapLocal */
   float acc = 0.0f;
-  for (int i = 0; i < 64; i += 1) { /* reduceSeq */
-    acc = (wg*4096 + lid*64 + i >= N ? 0.0f : xs[wg*4096 + lid*64 + i]) * (wg*4096 + lid*64 + i >= N ? 0.0f : ys[wg*4096 + lid*64 + i]) + acc;
+  int i_split = min(64, max(0, N - wg*4096 - lid*64));
+  for (int i = 0; i < i_split; i += 1) { /* reduceSeq */
+    acc = xs[wg*4096 + lid*64 + i] * ys[wg*4096 + lid*64 + i] + acc;
+  }
+  for (int i = i_split; i < 64; i += 1) { /* reduceSeq */
+    acc = 0.0f * 0.0f + acc;
   }
   output[wg*64 + lid] = acc;
 }
@@ -27,8 +31,12 @@ void asumAny(global float *restrict output, const global float *restrict xs, int
   int wg = get_group_id(0); /* mapWorkgroup */
   int lid = get_local_id(0); /* mapLocal */
   float acc = 0.0f;
-  for (int i = 0; i < 64; i += 1) { /* reduceSeq */
-    acc = fabs(wg*4096 + lid*64 + i >= N ? 0.0f : xs[wg*4096 + lid*64 + i]) + acc;
+  int i_split = min(64, max(0, N - wg*4096 - lid*64));
+  for (int i = 0; i < i_split; i += 1) { /* reduceSeq */
+    acc = fabs(xs[wg*4096 + lid*64 + i]) + acc;
+  }
+  for (int i = i_split; i < 64; i += 1) { /* reduceSeq */
+    acc = fabs(0.0f) + acc;
   }
   output[wg*64 + lid] = acc;
 }
@@ -43,6 +51,6 @@ void scalAny(global float *restrict output, float alpha, const global float *res
   int wg = get_group_id(0); /* mapWorkgroup */
   int lid = get_local_id(0); /* mapLocal */
   if (wg*64 + lid < N) {
-    output[wg*64 + lid] = alpha * (wg*64 + lid >= N ? 0.0f : xs[wg*64 + lid]);
+    output[wg*64 + lid] = alpha * xs[wg*64 + lid];
   }
 }

@@ -1,0 +1,651 @@
+/* partition.c: a loop split where its tests change (a pass over the
+ * kernel IR, after lowering; the loop partitioning of Halide, Ragan-Kelley
+ * et al., PLDI 2013).
+ *
+ * A kernel for any N pads its input up to a multiple of its tile
+ * (docs/reference.md, "Sizes that do not divide"), and lowering reads each
+ * padded element behind a test, `i >= N ? 0.0f : xs[i]`, and writes each
+ * element that a take keeps behind another, `if (i < N) ys[i] = ...`, in
+ * full tiles as in the last one.  In a sequential loop
+ *
+ *   for (int i = a; i < b; i += 1) body
+ *
+ * such a test is affine in i: c*i + r >= 0, with c a constant other than
+ * 0 and r made of what the loop does not change (work-item ids, sizes,
+ * enclosing loops' variables).  It has one value for the steps below
+ * t = ceil(-r/c) (c > 0; ceil((r + 1)/-c) when c < 0) and the other from t
+ * on, so the loop runs as two:
+ *
+ *   int i_split = min(b, max(a, t));
+ *   for (int i = a; i < i_split; i += 1) body, the tests decided for i < t
+ *   for (int i = i_split; i < b; i += 1) body, the tests decided for i >= t
+ *
+ * Full tiles then read without a test, and the padded steps read no
+ * memory: they use the pad's value, whatever it is, so every step computes
+ * what the guarded loop computed (a pad that is not the neutral element of
+ * a reduction still gives the reference's answer).  A write guard decided
+ * false leaves a loop with nothing to do, which kir_drop_dead removes.  A
+ * loop is split in two when all its tests change at one step (the two
+ * reads of a zip, a read and a write of one element), in three when they
+ * change at steps a constant apart (a row of 16 reads per step, the two
+ * borders of a window over a tile: the middle loop keeps the tests that
+ * change there); one whose tests change at unrelated steps (padding on
+ * both sides of the whole input: gid*16 + i < 1, gid*16 + i + 2 >= N*16 +
+ * 1) is left as it is, and so is one whose body has a barrier, since the
+ * split may differ between the work-items of a group (spec section 5).
+ * A split between constants is a constant, and a loop of no steps is left
+ * out (a window's first and last steps peeled off).  A test whose
+ * divisor c is not 1 splits at (max(c*a, -r) + c - 1)/c: the max keeps the
+ * quotient's operand non-negative, where C's truncating division is the
+ * ceiling.
+ *
+ * Deciding a test is one mechanism, facts: inside the first loop the fact
+ * is `t - 1 - i >= 0`, inside the second `i - t >= 0` (times c), and inside
+ * an if its condition's comparisons (a conjunction's each), when the body
+ * assigns none of their names.  A test e >= 0 is true where some fact f >= 0
+ * has e - f a constant >= 0, and false where -e - 1 - f is one.  So under
+ * a take's write guard, `if (wg*64 + lid < N)`, the read
+ * `wg*64 + lid >= N ? 0.0f : xs[wg*64 + lid]` is xs[wg*64 + lid]: one test
+ * per work-item instead of one per element.
+ *
+ * A vector of a padded row is built lane by lane, each lane a choice
+ * (access.c: a choice is not the element it may read, so no vloadn); once
+ * the choices are decided, lanes that read consecutive elements of one
+ * buffer are a vloadn again (as_vload), and only the row where N falls is
+ * read lane by lane. */
+#include "kir.h"
+#include "backend.h"
+
+#include <string.h>
+
+/* A linear combination of index atoms, k + sum of t[i].coef * t[i].atom:
+ * a test's two sides brought to one (lhs - rhs).  Atoms are variables and
+ * what the combination does not look into (a quotient, a remainder, a
+ * product of two variables, an expression). */
+enum { LIN_TERMS = 12, MAX_FACTS = 16 };
+typedef struct Term {
+  const Ix *atom;
+  int64_t coef;
+} Term;
+typedef struct Lin {
+  int64_t k;
+  int n;
+  Term t[LIN_TERMS];
+} Lin;
+
+typedef struct Pass {
+  Arena *arena;
+  const Backend *backend; /* whose reserved names a split's name avoids */
+  IxCtx ix;
+  NameSet names; /* every name of the kernel, and those made here */
+  /* what is known where the walk is: e >= 0 for each fact e */
+  int nfacts;
+  Lin facts[MAX_FACTS];
+  /* a loop being considered: its variable, the names its body declares or
+   * assigns, and the steps where its tests change, ceil((at + k)/div) for
+   * lo <= k <= hi (found: one was seen; mixed: tests changing at steps
+   * that differ by more than a constant) */
+  const char *var;
+  NameSet local;
+  bool found, mixed, barrier;
+  int64_t div, lo, hi;
+  Lin at; /* its constant 0 */
+} Pass;
+
+/* ---- linear combinations ---- */
+
+static bool lin_term(Lin *l, const Ix *atom, int64_t coef) {
+  for (int i = 0; i < l->n; i++) {
+    if (!ix_equal(l->t[i].atom, atom)) continue;
+    if (__builtin_add_overflow(l->t[i].coef, coef, &l->t[i].coef)) return false;
+    if (l->t[i].coef == 0) { /* the order stays the source's: the printed split reads like the test */
+      memmove(&l->t[i], &l->t[i + 1], sizeof l->t[0] * (size_t)(l->n - i - 1));
+      l->n--;
+    }
+    return true;
+  }
+  if (l->n == LIN_TERMS) return false;
+  l->t[l->n++] = (Term){atom, coef};
+  return true;
+}
+
+static bool lin_const(Lin *l, int64_t value, int64_t scale) {
+  int64_t v;
+  return !__builtin_mul_overflow(value, scale, &v) && !__builtin_add_overflow(l->k, v, &l->k);
+}
+
+/* l += scale*e */
+static bool lin_add_ix(Lin *l, const Ix *e, int64_t scale) {
+  int64_t c;
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (e->kind) {
+  case IX_CONST: return lin_const(l, e->value, scale);
+  case IX_ADD: return lin_add_ix(l, e->a, scale) && lin_add_ix(l, e->b, scale);
+  case IX_SUB: return lin_add_ix(l, e->a, scale) && lin_add_ix(l, e->b, -scale);
+  case IX_MUL:
+    if (ix_const_value(e->a, &c)) return !__builtin_mul_overflow(c, scale, &c) && lin_add_ix(l, e->b, c);
+    if (ix_const_value(e->b, &c)) return !__builtin_mul_overflow(c, scale, &c) && lin_add_ix(l, e->a, c);
+    return lin_term(l, e, scale);
+  case IX_VAR:
+  case IX_EXPR:
+  case IX_DIV:
+  case IX_MOD: return lin_term(l, e, scale);
+  }
+  DPIA_EXHAUSTIVE_END
+  return false;
+}
+
+static bool lin_add(Lin *l, const Lin *e, int64_t scale) {
+  for (int i = 0; i < e->n; i++) {
+    int64_t c;
+    if (__builtin_mul_overflow(e->t[i].coef, scale, &c) || !lin_term(l, e->t[i].atom, c)) return false;
+  }
+  return lin_const(l, e->k, scale);
+}
+
+/* a/c*c + a%c is a (C's truncating division: a >= 0, c > 0): the terms
+ * k*c*(a/c) and k*(a%c) become k*a, as a row of a joined view indexes
+ * an element, gid/64*64 + gid%64 */
+static bool lin_fold_divmod(Lin *l) {
+  for (int i = 0; i < l->n; i++) {
+    const Ix *q = l->t[i].atom;
+    int64_t c;
+    if (q->kind != IX_DIV || !ix_const_value(q->b, &c) || c <= 0 || l->t[i].coef % c != 0) continue;
+    int64_t k = l->t[i].coef / c;
+    for (int j = 0; j < l->n; j++) {
+      const Ix *r = l->t[j].atom;
+      if (r->kind != IX_MOD || l->t[j].coef != k || !ix_equal(r->a, q->a) || !ix_equal(r->b, q->b)) continue;
+      const Ix *a = q->a;
+      return lin_term(l, q, -k * c) && lin_term(l, r, -k) && lin_add_ix(l, a, k) && lin_fold_divmod(l);
+    }
+  }
+  return true;
+}
+
+/* l += scale*e, e an int: a constant, an index, an int variable */
+static bool lin_add_expr(Pass *p, Lin *l, const KirExpr *e, int64_t scale) {
+  const KirType *t = e->type;
+  if (e->kind == KE_INT) return lin_const(l, e->value, scale);
+  if (e->kind == KE_IX) return lin_add_ix(l, e->ix, scale);
+  if (e->kind == KE_VAR && t && t->kind == KTY_SCALAR && t->scalar == SC_INT && t->width == 1)
+    return lin_term(l, ix_var(&p->ix, e->name), scale);
+  return false;
+}
+
+/* e is a comparison of ints, the test *ge >= 0, or its negation
+ * (*negated): lhs >= rhs is lhs - rhs >= 0, lhs > rhs is lhs - rhs - 1 >=
+ * 0, and < and <= their negations */
+static bool test_of(Pass *p, const KirExpr *e, Lin *ge, bool *negated) {
+  if (e->kind != KE_BINARY) return false;
+  KirBinop op = e->bin.op;
+  if (op != KB_LT && op != KB_LE && op != KB_GT && op != KB_GE) return false;
+  *ge = (Lin){0};
+  *negated = op == KB_LT || op == KB_LE;
+  bool strict = op == KB_GT || op == KB_LE;
+  return lin_add_expr(p, ge, e->bin.lhs, 1) && lin_add_expr(p, ge, e->bin.rhs, -1) && lin_const(ge, strict, -1) &&
+         lin_fold_divmod(ge);
+}
+
+/* a constant c >= 0 with e - f == c */
+static bool exceeds_by_const(const Lin *e, const Lin *f) {
+  Lin d = *e;
+  return lin_add(&d, f, -1) && d.n == 0 && d.k >= 0;
+}
+
+/* The value of the test e >= 0 where the facts hold: 1 or 0, or -1 when
+ * they do not decide it. */
+static int known(const Pass *p, const Lin *e) {
+  Lin not = {0}; /* -e - 1 >= 0, the test's negation */
+  if (!lin_add(&not, e, -1) || !lin_const(&not, 1, -1)) return -1;
+  for (int i = 0; i < p->nfacts; i++) {
+    if (exceeds_by_const(e, &p->facts[i])) return 1;
+    if (exceeds_by_const(&not, &p->facts[i])) return 0;
+  }
+  return -1;
+}
+
+/* ---- deciding tests ---- */
+
+static const KirExpr *truth(Pass *p, bool v) { return kir_lit(p->arena, (KirLit){.scalar = SC_BOOL, .i = v}); }
+
+/* e is true or false, as decided here: *v */
+static bool is_truth(const KirExpr *e, bool *v) {
+  if (e->kind != KE_LIT || e->lit.scalar != SC_BOOL) return false;
+  *v = e->lit.i != 0;
+  return true;
+}
+
+static bool is_bool(const KirExpr *e) {
+  return e->type && e->type->kind == KTY_SCALAR && e->type->scalar == SC_BOOL && e->type->width == 1;
+}
+
+/* A vector whose lanes are consecutive elements of one buffer,
+ * (float4)(xs[e], xs[e + 1], xs[e + 2], xs[e + 3]), as the lanes of a padded
+ * row are once their tests are decided: vload4(e/4, xs), the load lowering
+ * gives a row that is not padded (e a multiple of the width: lowering
+ * made the row so); v itself otherwise. */
+static const KirExpr *as_vload(Pass *p, const KirExpr *v) {
+  int w = v->call.nargs;
+  if (w < 2 || !v->type || v->type->kind != KTY_SCALAR || v->type->width != w) return v;
+  const KirExpr *base = NULL;
+  Lin first = {0};
+  for (int i = 0; i < w; i++) {
+    const KirExpr *l = v->call.args[i];
+    if (l->kind != KE_INDEX || l->index.base->kind != KE_VAR || (base && !kir_expr_equal(base, l->index.base)))
+      return v;
+    base = l->index.base;
+    Lin at = {0};
+    if (!lin_add_expr(p, &at, l->index.at, 1) || (i > 0 && (!lin_add(&at, &first, -1) || at.n != 0 || at.k != i)))
+      return v;
+    if (i == 0) first = at;
+  }
+  const KirType *t = base->type;
+  if (!t || t->kind != KTY_POINTER || t->to->kind != KTY_SCALAR || t->to->width != 1 ||
+      t->to->scalar != v->type->scalar || first.k % w != 0)
+    return v;
+  const Ix *offset = ix_const(&p->ix, first.k / w);
+  for (int i = 0; i < first.n; i++) {
+    if (first.t[i].coef % w != 0 || first.t[i].coef < 0) return v;
+    offset = ix_add(&p->ix, offset, ix_mul(&p->ix, first.t[i].atom, ix_const(&p->ix, first.t[i].coef / w)));
+  }
+  return kir_vload(p->arena, w, kir_ix(p->arena, ix_simplify(&p->ix, offset)), base);
+}
+
+/* e with the tests the facts decide replaced by their values, and what
+ * holds them simplified: a choice by its branch, && and || by what is left
+ * (an operand that is not dropped keeps its effects), ! of a value */
+static const KirExpr *decide(Pass *p, const KirExpr *e) {
+  if (!e || p->nfacts == 0) return e;
+  Lin ge;
+  bool negated, v, w;
+  if (test_of(p, e, &ge, &negated)) {
+    int value = known(p, &ge);
+    return value < 0 ? e : truth(p, (value == 1) != negated);
+  }
+  const KirExpr *buf[3];
+  const KirExpr *const *old;
+  int n = kir_expr_children(e, buf, &old);
+  const KirExpr **kids = NEWARRAY(p->arena, const KirExpr *, n > 0 ? n : 1);
+  for (int i = 0; i < n; i++) kids[i] = decide(p, old[i]);
+  if (e->kind == KE_COND && is_truth(kids[0], &v)) return v ? kids[1] : kids[2];
+  if (e->kind == KE_UNARY && e->un.op == '!' && is_truth(kids[0], &v)) return truth(p, !v);
+  if (e->kind == KE_BINARY) {
+    KirBinop op = e->bin.op;
+    bool conj = op == KB_AND || op == KB_ALL, disj = op == KB_OR;
+    bool lv = is_truth(kids[0], &v), rv = is_truth(kids[1], &w);
+    /* the left operand decides, or leaves the right one's value */
+    if ((conj || disj) && lv) return v == conj ? kids[1] : truth(p, v);
+    /* the right one leaves the left one's (a bool: a test) */
+    if ((conj || disj) && rv && w == conj && is_bool(kids[0])) return kids[0];
+  }
+  const KirExpr *r = kir_expr_rebuilt(p->arena, e, kids);
+  return r != e && r->kind == KE_VECTOR ? as_vload(p, r) : r;
+}
+
+/* ---- where a loop's tests change ---- */
+
+/* e mentions only names the loop body neither declares nor assigns, and
+ * not the loop's variable (an expression atom may read what the body
+ * writes, a clamp or a gather: not one either) */
+static bool invariant(const Pass *p, const Ix *e) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (e->kind) {
+  case IX_CONST: return true;
+  case IX_VAR: return !(p->var && strcmp(e->name, p->var) == 0) && !nameset_has(&p->local, e->name);
+  case IX_EXPR: return false;
+  case IX_ADD:
+  case IX_SUB:
+  case IX_MUL:
+  case IX_DIV:
+  case IX_MOD: return invariant(p, e->a) && invariant(p, e->b);
+  }
+  DPIA_EXHAUSTIVE_END
+  return false;
+}
+
+/* e = coef*var + rest, rest's atoms invariant, coef not 0 */
+static bool affine(const Pass *p, const Lin *e, int64_t *coef, Lin *rest) {
+  *coef = 0;
+  *rest = (Lin){.k = e->k};
+  for (int i = 0; i < e->n; i++) {
+    const Ix *a = e->t[i].atom;
+    if (a->kind == IX_VAR && strcmp(a->name, p->var) == 0)
+      *coef = e->t[i].coef;
+    else if (!invariant(p, a))
+      return false;
+    else
+      rest->t[rest->n++] = e->t[i];
+  }
+  return *coef != 0;
+}
+
+static bool lin_equal(const Lin *a, const Lin *b) {
+  Lin d = *a;
+  return lin_add(&d, b, -1) && d.n == 0 && d.k == 0;
+}
+
+/* A test of the loop's variable: where it changes, noted */
+static void note_test(Pass *p, const KirExpr *e) {
+  Lin ge, rest, at = {0};
+  bool negated;
+  int64_t c;
+  if (!test_of(p, e, &ge, &negated) || known(p, &ge) >= 0 || !affine(p, &ge, &c, &rest)) return;
+  /* c*i + rest >= 0 changes at ceil(-rest/c), or at ceil((rest + 1)/-c) */
+  if (c == INT64_MIN || !lin_add(&at, &rest, c > 0 ? -1 : 1) || !lin_const(&at, c < 0, 1)) {
+    p->mixed = true;
+    return;
+  }
+  int64_t div = c > 0 ? c : -c, k = at.k;
+  at.k = 0;
+  if (!p->found) {
+    p->found = true, p->div = div, p->at = at, p->lo = p->hi = k;
+    return;
+  }
+  if (div != p->div || !lin_equal(&at, &p->at)) p->mixed = true;
+  if (k < p->lo) p->lo = k;
+  if (k > p->hi) p->hi = k;
+}
+
+static void note_tests(Pass *p, const KirExpr *e) {
+  if (!e) return;
+  note_test(p, e);
+  const KirExpr *buf[3];
+  const KirExpr *const *kids;
+  int n = kir_expr_children(e, buf, &kids);
+  for (int i = 0; i < n; i++) note_tests(p, kids[i]);
+}
+
+/* the expressions a statement holds, not those of the statements it
+ * holds, replaced by what f makes of them */
+typedef const KirExpr *(*ExprMap)(Pass *p, const KirExpr *e);
+
+static void map_exprs(Pass *p, KirStmt *s, ExprMap f) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (s->kind) {
+  case KS_DECL: s->decl.init = f(p, s->decl.init); break;
+  case KS_ASSIGN:
+    s->assign.lhs = f(p, s->assign.lhs);
+    s->assign.rhs = f(p, s->assign.rhs);
+    break;
+  case KS_VSTORE:
+    s->vstore.value = f(p, s->vstore.value);
+    s->vstore.offset = f(p, s->vstore.offset);
+    s->vstore.ptr = f(p, s->vstore.ptr);
+    break;
+  case KS_FOR:
+    s->loop.init = f(p, s->loop.init);
+    s->loop.bound = f(p, s->loop.bound);
+    s->loop.step = f(p, s->loop.step);
+    break;
+  case KS_IF: s->cond.cond = f(p, s->cond.cond); break;
+  case KS_EXPR: s->expr = f(p, s->expr); break;
+  case KS_BLOCK:
+  case KS_BARRIER:
+  case KS_COMMENT: break;
+  }
+  DPIA_EXHAUSTIVE_END
+}
+
+static const KirExpr *noted(Pass *p, const KirExpr *e) {
+  note_tests(p, e);
+  return e;
+}
+
+static void note_block(Pass *p, KirBlock *b) {
+  for (KirStmt *s = b->first; s; s = s->next) {
+    if (s->kind == KS_BARRIER) p->barrier = true;
+    map_exprs(p, s, noted);
+    KirBlock *inner = kir_body(s);
+    if (inner) note_block(p, inner);
+  }
+}
+
+/* ---- the walk ---- */
+
+static void push_fact(Pass *p, const Lin *f) {
+  if (p->nfacts < MAX_FACTS) p->facts[p->nfacts++] = *f;
+}
+
+/* the comparisons of a condition (a conjunction's each) whose names the
+ * body (local) does not change, as facts */
+static void push_condition(Pass *p, const KirExpr *e) {
+  Lin ge;
+  bool negated;
+  if (e->kind == KE_BINARY && (e->bin.op == KB_AND || e->bin.op == KB_ALL)) {
+    push_condition(p, e->bin.lhs);
+    push_condition(p, e->bin.rhs);
+    return;
+  }
+  if (!test_of(p, e, &ge, &negated)) return;
+  for (int i = 0; i < ge.n; i++)
+    if (!invariant(p, ge.t[i].atom)) return;
+  Lin f = {0};
+  if (negated && (!lin_add(&f, &ge, -1) || !lin_const(&f, 1, -1))) return;
+  push_fact(p, negated ? &f : &ge);
+}
+
+/* l as an index: its positive terms (its constant if it has none), then
+ * the negative ones taken away, N - wg*4096 - lid*64; l has a positive
+ * term or constant */
+static const Ix *lin_ix(Pass *p, const Lin *l) {
+  const Ix *e = NULL;
+  for (int i = 0; i < l->n; i++)
+    if (l->t[i].coef > 0) {
+      const Ix *term = ix_mul(&p->ix, l->t[i].atom, ix_const(&p->ix, l->t[i].coef));
+      e = e ? ix_add(&p->ix, e, term) : term;
+    }
+  bool k_first = !e;
+  if (k_first) e = ix_const(&p->ix, l->k);
+  for (int i = 0; i < l->n; i++)
+    if (l->t[i].coef < 0) e = ix_sub(&p->ix, e, ix_mul(&p->ix, l->t[i].atom, ix_const(&p->ix, -l->t[i].coef)));
+  if (!k_first && l->k > 0) e = ix_add(&p->ix, e, ix_const(&p->ix, l->k));
+  if (!k_first && l->k < 0) e = ix_sub(&p->ix, e, ix_const(&p->ix, -l->k));
+  return e;
+}
+
+static const KirExpr *int_builtin(Pass *p, KirBuiltin f, const KirExpr *x, const KirExpr *y) {
+  return kir_builtin(p->arena, f, kir_scalar1(SC_INT), (const KirExpr *const[]){x, y});
+}
+
+/* min(bound, max(init, ceil(at/div))), a step where the loop splits, or
+ * NULL where the tests change at a step that is never > 0 (no positive
+ * term: lowering decides those) */
+static const KirExpr *split_step(Pass *p, const KirStmt *loop, const Lin *at_lin) {
+  bool positive = at_lin->k > 0;
+  for (int i = 0; i < at_lin->n; i++) positive = positive || at_lin->t[i].coef > 0;
+  int64_t init;
+  bool const_init = kir_const_int(loop->loop.init, &init);
+  if (!positive || (p->div > 1 && (!const_init || init < 0 || __builtin_mul_overflow(init, p->div, &init))))
+    return NULL;
+  int64_t bound;
+  if (at_lin->n == 0 && const_init && kir_const_int(loop->loop.bound, &bound)) { /* a constant step */
+    int64_t t = (at_lin->k + p->div - 1) / p->div, first = p->div > 1 ? init / p->div : init;
+    return kir_int(p->arena, t < first ? first : t > bound ? bound : t);
+  }
+  const KirExpr *at = kir_ix(p->arena, lin_ix(p, at_lin));
+  if (p->div == 1) return int_builtin(p, KBI_MIN, loop->loop.bound, int_builtin(p, KBI_MAX, loop->loop.init, at));
+  /* the max is an atom of the quotient, >= 0 as an index's atoms are */
+  IxCtx *x = &p->ix;
+  const Ix *from = ix_expr(x, int_builtin(p, KBI_MAX, kir_int(p->arena, init), at));
+  const Ix *up = ix_div(x, ix_add(x, from, ix_const(x, p->div - 1)), ix_const(x, p->div));
+  return int_builtin(p, KBI_MIN, loop->loop.bound, kir_ix(p->arena, up));
+}
+
+static const char *fresh_name(Pass *p, const char *base) {
+  const char *name = base;
+  for (int k = 2; nameset_has(&p->names, name) || backend_reserved(p->backend, name); k++)
+    name = arena_printf(p->arena, "%s_%d", base, k);
+  nameset_add(&p->names, name);
+  return name;
+}
+
+static void walk_block(Pass *p, KirBlock *b);
+
+/* replace s (after prev in b) with the statements of body */
+static void splice(KirBlock *b, KirStmt *prev, KirStmt *s, KirBlock body) {
+  KirStmt *next = s->next;
+  if (!body.first) {
+    if (prev)
+      prev->next = next;
+    else
+      b->first = next;
+    if (b->last == s) b->last = prev;
+    return;
+  }
+  if (prev)
+    prev->next = body.first;
+  else
+    b->first = body.first;
+  body.last->next = next;
+  if (b->last == s) b->last = body.last;
+}
+
+/* int name = init; declared after prev in b */
+static KirStmt *declare_int(Pass *p, KirBlock *b, KirStmt *prev, const char *name, const KirExpr *init) {
+  KirStmt *d = kir_stmt(p->arena, KS_DECL);
+  d->decl.space = KSP_PRIVATE;
+  d->decl.type = kir_scalar1(SC_INT);
+  d->decl.name = fresh_name(p, name);
+  d->decl.array_len = -1;
+  d->decl.init = init;
+  kir_insert_after(b, prev, d);
+  return d;
+}
+
+/* the facts i < ceil(at/div), div*i < at: at - div*i - 1 >= 0 (below), or
+ * i >= ceil(at/div): div*i - at >= 0 */
+static void push_side(Pass *p, const char *var, const Lin *at, bool below) {
+  Lin f = {0};
+  bool ok = lin_add(&f, at, below ? 1 : -1) && lin_term(&f, ix_var(&p->ix, var), below ? -p->div : p->div) &&
+            lin_const(&f, below, -1);
+  if (!ok) INTERNAL("partition: the split of loop %s overflows", var);
+  push_fact(p, &f);
+}
+
+/* The loop s, in b after prev, split where its tests change: in two, or
+ * in three where they change at steps a constant apart (a step reading
+ * xs[2*i] and xs[2*i + 1]: the middle loop keeps the tests that change
+ * there, at most a few steps).  The loops' bodies are walked with their
+ * facts.  The last loop, or NULL where the loop is not split. */
+static KirStmt *partition(Pass *p, KirBlock *b, KirStmt *prev, KirStmt *s) {
+  int64_t step;
+  if (!kir_const_int(s->loop.step, &step) || step != 1) return NULL;
+  const char *var = s->loop.var;
+  p->var = var;
+  p->local = (NameSet){.arena = p->arena};
+  kir_names_bound(&s->loop.body, &p->local);
+  p->found = p->mixed = p->barrier = false;
+  note_block(p, &s->loop.body);
+  p->var = NULL;
+  if (!p->found || p->mixed || p->barrier) return NULL;
+  Lin lo = p->at, hi = p->at;
+  lo.k = p->lo, hi.k = p->hi;
+  bool three = p->lo != p->hi;
+  const KirExpr *split_lo = split_step(p, s, &lo), *split_hi = three ? split_step(p, s, &hi) : NULL;
+  if (!split_lo || (three && !split_hi)) return NULL;
+  /* a split that is not a constant is computed once, before the loops */
+  int64_t c;
+  const KirExpr *at_lo = split_lo, *at_hi = three ? split_hi : split_lo;
+  if (!kir_const_int(split_lo, &c)) {
+    KirStmt *d = declare_int(p, b, prev, arena_printf(p->arena, three ? "%s_lo" : "%s_split", var), split_lo);
+    at_lo = kir_var(p->arena, d->decl.name, kir_scalar1(SC_INT));
+    prev = d;
+    if (!three) at_hi = at_lo;
+  }
+  if (three && !kir_const_int(split_hi, &c)) {
+    KirStmt *d = declare_int(p, b, prev, arena_printf(p->arena, "%s_hi", var), split_hi);
+    at_hi = kir_var(p->arena, d->decl.name, kir_scalar1(SC_INT));
+  }
+  KirStmt *loops[3] = {s, NULL, NULL};
+  int n = three ? 3 : 2;
+  for (int i = 1; i < n; i++) {
+    loops[i] = kir_stmt(p->arena, KS_FOR);
+    *loops[i] = *s;
+    loops[i]->loop.body = kir_block_copy(p->arena, &s->loop.body);
+    kir_insert_after(b, loops[i - 1], loops[i]);
+  }
+  s->loop.bound = at_lo;
+  loops[1]->loop.init = at_lo;
+  if (three) loops[1]->loop.bound = loops[2]->loop.init = at_hi;
+  int saved = p->nfacts;
+  for (int i = 0; i < n; i++) {
+    /* every test decided below the first step, and from the last on; in
+     * between, those that change there */
+    if (i == 0) push_side(p, var, &lo, true);
+    if (i > 0 && i < n - 1) push_side(p, var, &lo, false), push_side(p, var, &hi, true);
+    if (i == n - 1) push_side(p, var, &hi, false);
+    walk_block(p, &loops[i]->loop.body);
+    p->nfacts = saved;
+  }
+  /* a loop of no steps, between constant splits, is left out */
+  KirStmt *last = loops[n - 1];
+  for (int i = n - 1; i >= 0; i--) {
+    int64_t from, to;
+    if (!kir_const_int(loops[i]->loop.init, &from) || !kir_const_int(loops[i]->loop.bound, &to) || from < to) continue;
+    KirStmt *before = NULL;
+    for (KirStmt *t = b->first; t != loops[i]; t = t->next) before = t;
+    if (last == loops[i]) last = before;
+    splice(b, before, loops[i], (KirBlock){0});
+  }
+  return last;
+}
+
+static bool declares(const KirBlock *b) {
+  for (const KirStmt *s = b->first; s; s = s->next)
+    if (s->kind == KS_DECL) return true;
+  return false;
+}
+
+static void walk_block(Pass *p, KirBlock *b) {
+  KirStmt *prev = NULL;
+  for (KirStmt *s = b->first; s;) {
+    map_exprs(p, s, decide);
+    bool v;
+    if (s->kind == KS_IF && is_truth(s->cond.cond, &v)) {
+      /* decided: its body in its place (a scope of its own if it declares
+       * names), or nothing */
+      if (v && declares(&s->cond.body)) {
+        KirBlock body = s->cond.body;
+        s->kind = KS_BLOCK;
+        s->block.body = body;
+        continue;
+      }
+      KirStmt *first = v ? s->cond.body.first : NULL;
+      splice(b, prev, s, v ? s->cond.body : (KirBlock){0});
+      s = first ? first : prev ? prev->next : b->first;
+      continue;
+    }
+    if (s->kind == KS_IF) {
+      int saved = p->nfacts;
+      p->local = (NameSet){.arena = p->arena};
+      kir_names_bound(&s->cond.body, &p->local);
+      push_condition(p, s->cond.cond);
+      walk_block(p, &s->cond.body);
+      p->nfacts = saved;
+      if (s->cond.body.first != s->cond.body.last) s->cond.one_line = false;
+    } else if (s->kind == KS_FOR) {
+      KirStmt *last = partition(p, b, prev, s);
+      if (last) {
+        prev = last;
+        s = last->next;
+        continue;
+      }
+      walk_block(p, &s->loop.body);
+    } else if (s->kind == KS_BLOCK) {
+      walk_block(p, &s->block.body);
+    }
+    prev = s;
+    s = s->next;
+  }
+}
+
+void kir_partition_loops(Arena *a, const Backend *backend, KirKernel *k) {
+  Pass p = {.arena = a, .backend = backend, .names = {.arena = a}};
+  ix_init(&p.ix, a);
+  p.ix.print_expr = backend->print_expr;
+  for (int i = 0; i < k->nparams; i++) nameset_add(&p.names, k->params[i].name);
+  for (int i = 0; i < k->ntops; i++) nameset_add(&p.names, k->tops[i].name);
+  kir_names_bound(&k->locals, &p.names);
+  kir_names_bound(&k->body, &p.names);
+  walk_block(&p, &k->body);
+}
