@@ -816,6 +816,7 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
   case PRIM_MAP_WORKGROUP:
   case PRIM_MAP_LOCAL:
   PRIM_CASES_REDUCE:
+  PRIM_CASES_SCAN:
   PRIM_CASES_MEMORY:
   PRIM_CASES_SKIP:
   PRIM_CASES_NEW:
@@ -966,6 +967,7 @@ static Target gen_prim_acc(CG *cg, const Phrase *a, const Spine *s, const Step *
    * twin, prims.h LOWERED) */
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:
+  PRIM_CASES_SCAN:
   PRIM_CASES_VIEW:
   PRIM_CASES_MEMORY:
   PRIM_CASES_SCALAR:

@@ -992,6 +992,7 @@ void gen_comm(CG *cg, const Phrase *p, const Cont *after) {
     /* not commands of an imperative kernel */
     case PFAM_MAP:
     case PFAM_REDUCE:
+    case PFAM_SCAN:
     case PFAM_VIEW:
     case PFAM_MEMORY:
     case PFAM_SCALAR:

@@ -109,6 +109,7 @@ static bool writes_outputs_only(CG *cg, const Phrase *p, BinderSet *inner, bool 
     case PFAM_PARFOR:
     case PFAM_MAP:
     case PFAM_REDUCE:
+    case PFAM_SCAN:
     case PFAM_VIEW:
     case PFAM_MEMORY:
     case PFAM_SCALAR:

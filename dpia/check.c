@@ -539,7 +539,8 @@ static bool is_reduction(const Phrase *fn) {
   if (fn->kind != PH_PRIM) return false;
   DPIA_EXHAUSTIVE_BEGIN
   switch (fn->prim) {
-  PRIM_CASES_REDUCE: return true;
+  PRIM_CASES_REDUCE:
+  PRIM_CASES_SCAN: return true;
   PRIM_CASES_MAP:
   PRIM_CASES_VIEW:
   PRIM_CASES_MEMORY:

@@ -58,6 +58,7 @@ static bool keeps_layout(Prim p) {
   case PRIM_IDX:
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:
+  PRIM_CASES_SCAN:
   PRIM_CASES_MEMORY:
   PRIM_CASES_SCALAR:
   PRIM_CASES_MATH:

@@ -46,6 +46,7 @@ bool prim_computes(Prim p) {
   switch (p) {
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:
+  PRIM_CASES_SCAN:
   PRIM_CASES_MEMORY: return true;
   PRIM_CASES_VIEW:
   PRIM_CASES_SCALAR:
@@ -73,6 +74,7 @@ bool prim_builds_vector(Prim p) {
   case PRIM_VEC:
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:
+  PRIM_CASES_SCAN:
   PRIM_CASES_VIEW:
   PRIM_CASES_MEMORY:
   PRIM_CASES_MATH:
@@ -100,6 +102,7 @@ bool prim_parfor_per_item(Prim p) {
   case PRIM_PARFOR_WORKGROUP: /* its iterations are work-groups */
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:
+  PRIM_CASES_SCAN:
   PRIM_CASES_VIEW:
   PRIM_CASES_MEMORY:
   PRIM_CASES_SCALAR:

@@ -105,6 +105,11 @@
     "(exp[a] -> exp[b] -> exp[b]) -> exp[b] -> exp[[n]a] -> exp[b]") \
   X(REDUCE_SEQ, "reduceSeq", 0, 0, PF_FUNC, REDUCE, SEQ, REDUCE_I, \
     "(exp[a] -> exp[b] -> exp[b]) -> exp[b] -> exp[[n]a] -> exp[b]") \
+  /* the inclusive sequential scan: element i of its result is the \
+     accumulator after step i (shine's scanSeq); stage I writes it directly \
+     as a loop over a private accumulator (translate/stage1.c, scan_seq) */ \
+  X(SCAN_SEQ, "scanSeq", 0, 0, PF_FUNC, SCAN, SEQ, COUNT, \
+    "(exp[a] -> exp[b] -> exp[b]) -> exp[b] -> exp[[n]a] -> exp[[n]b]") \
   /* functional: data layout (views) */ \
   X(ZIP, "zip", 0, 0, PF_FUNC | PF_VIEW, VIEW, NONE, ZIP_ACC1, \
     "exp[[n]a] -> exp[[n]b] -> exp[[n](a, b)]") \
@@ -268,6 +273,7 @@
 #define DPIA_PRIM_FAMILIES(X)                                                   \
   X(MAP)      /* map, mapSeq, mapGlobal, mapWorkgroup, mapLocal */              \
   X(REDUCE)   /* reduce, reduceSeq */                                           \
+  X(SCAN)     /* scanSeq */                                                     \
   X(VIEW)     /* a data layout view of expressions (zip, split, ..., idx) */    \
   X(MEMORY)   /* toGlobal, toLocal, toPrivate */                                \
   X(SCALAR)   /* select, vec */                                                 \
@@ -362,6 +368,7 @@ Prim prim_lookup(const char *name, size_t len, int *dim);
   case PRIM_MAP: case PRIM_MAP_SEQ: case PRIM_MAP_GLOBAL: case PRIM_MAP_WORKGROUP: \
   case PRIM_MAP_LOCAL
 #define PRIM_CASES_REDUCE case PRIM_REDUCE: case PRIM_REDUCE_SEQ
+#define PRIM_CASES_SCAN case PRIM_SCAN_SEQ
 #define PRIM_CASES_VIEW \
   case PRIM_ZIP: case PRIM_SPLIT: case PRIM_JOIN: case PRIM_PAIR: case PRIM_FST: case PRIM_SND: \
   case PRIM_AS_VECTOR: case PRIM_AS_SCALAR: case PRIM_TRANSPOSE: case PRIM_SLIDE: \

@@ -85,6 +85,7 @@ static ParforKind parfor_kind(Prim p) {
   /* mapI and its levels are parfors after stage II, which checks them again */
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:
+  PRIM_CASES_SCAN:
   PRIM_CASES_VIEW:
   PRIM_CASES_MEMORY:
   PRIM_CASES_SCALAR:

@@ -19,6 +19,7 @@ typedef enum Role {
   ROLE_WORKGROUP_MAP, /* mapWorkgroup */
   ROLE_LOCAL_MAP,     /* mapLocal */
   ROLE_REDUCE,        /* reduce, reduceSeq: a loop in one work-item */
+  ROLE_SCAN,          /* scanSeq: a loop in one work-item writing an element a step */
   ROLE_TO_GLOBAL,     /* toGlobal */
   ROLE_TO_LOCAL,      /* toLocal */
   ROLE_TO_PRIVATE,    /* toPrivate */
@@ -37,6 +38,7 @@ static Role role_of(Prim p) {
   case PRIM_MAP_WORKGROUP: return ROLE_WORKGROUP_MAP;
   case PRIM_MAP_LOCAL: return ROLE_LOCAL_MAP;
   PRIM_CASES_REDUCE: return ROLE_REDUCE;
+  PRIM_CASES_SCAN: return ROLE_SCAN;
   case PRIM_TO_GLOBAL: return ROLE_TO_GLOBAL;
   case PRIM_TO_LOCAL: return ROLE_TO_LOCAL;
   case PRIM_TO_PRIVATE: return ROLE_TO_PRIVATE;
@@ -148,7 +150,8 @@ static bool is_sequential_or_local(const Frame *f, const void *arg) {
   switch (f->role) {
   case ROLE_SEQ_MAP:
   case ROLE_LOCAL_MAP:
-  case ROLE_REDUCE: return true;
+  case ROLE_REDUCE:
+  case ROLE_SCAN: return true;
   case ROLE_VIEW_MAP:
   case ROLE_GLOBAL_MAP:
   case ROLE_WORKGROUP_MAP:
@@ -203,6 +206,7 @@ static bool temp_in_private(const Frame *f, const Frame *g) {
     case ROLE_WORKGROUP_MAP:
     case ROLE_LOCAL_MAP:
     case ROLE_REDUCE:
+    case ROLE_SCAN:
     case ROLE_VIEW:
     case ROLE_PAD_VIEW:
     case ROLE_SCALAR:
@@ -293,6 +297,7 @@ static const Phrase *computing_part(Arena *a, const Phrase *e) {
     case ROLE_WORKGROUP_MAP:
     case ROLE_LOCAL_MAP:
     case ROLE_REDUCE:
+    case ROLE_SCAN:
     case ROLE_TO_GLOBAL:
     case ROLE_TO_LOCAL:
     case ROLE_TO_PRIVATE:
@@ -392,6 +397,7 @@ static void check_placement(Strategy *s, const Phrase *head, const PhraseSpine *
    * and private memory are anyone's */
   case ROLE_SEQ_MAP:
   case ROLE_REDUCE:
+  case ROLE_SCAN:
   case ROLE_TO_GLOBAL:
   case ROLE_TO_PRIVATE:
   case ROLE_VIEW:
@@ -416,6 +422,7 @@ static bool passes_acceptor(Prim p) {
   case ROLE_WORKGROUP_MAP:
   case ROLE_LOCAL_MAP:
   case ROLE_REDUCE:
+  case ROLE_SCAN:
   case ROLE_TO_GLOBAL:
   case ROLE_TO_LOCAL:
   case ROLE_TO_PRIVATE:
@@ -465,6 +472,7 @@ static void reader_note(Strategy *s, Position pos, const char *name) {
   case ROLE_WORKGROUP_MAP:
   case ROLE_LOCAL_MAP:
   case ROLE_REDUCE:
+  case ROLE_SCAN:
   case ROLE_TO_GLOBAL:
   case ROLE_TO_LOCAL:
   case ROLE_TO_PRIVATE:
@@ -488,6 +496,7 @@ static void check_not_empty(Strategy *s, const Phrase *app, const Phrase *head, 
   case ROLE_VIEW_MAP:
   case ROLE_SEQ_MAP:
   case ROLE_REDUCE:
+  case ROLE_SCAN:
   case ROLE_TO_GLOBAL:
   case ROLE_TO_LOCAL:
   case ROLE_TO_PRIVATE:
@@ -575,6 +584,13 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
   case ROLE_REDUCE:
     if (nargs == 3 && !contains_prim(args[0], PRIM_MAP_LOCAL))
       private_t = args[1]->type->data; /* a mapLocal's accumulator is local (docs/language.md) */
+    break;
+  case ROLE_SCAN:
+    /* its result like a mapSeq's; its accumulator is private (stage1.c, scan_seq) */
+    if (nargs != 3) break;
+    if (!pos.to_output && !temp_in_private(f, g))
+      materialises = true;
+    private_t = !pos.to_output && temp_in_private(f, g) ? p->type->data : args[1]->type->data;
     break;
   /* a view map: no loop and no memory, its function only rearranges */
   case ROLE_VIEW_MAP:

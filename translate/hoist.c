@@ -48,6 +48,7 @@ static Role role_of(Prim p) {
   /* the functional and intermediate primitives are gone after stage II */
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:
+  PRIM_CASES_SCAN:
   PRIM_CASES_MEMORY:
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:

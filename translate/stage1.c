@@ -213,6 +213,8 @@ static bool direct_ok(Arena *a, const Phrase *e, AccPart y) {
     return sp.nargs == 3 && !part_uses(a, sp.args[0], y) && !part_uses(a, sp.args[2], y) &&
            !find_prim(e, PRIM_MAP_LOCAL);
   case PRIM_MAP_SEQ: return map_step_ok(a, e, &sp, y);
+  /* a scan writes o[i] at step i, not known to be after it reads y */
+  PRIM_CASES_SCAN:
   /* a parallel map is in place only as the whole step (map_step_ok) */
   case PRIM_MAP_GLOBAL:
   case PRIM_MAP_WORKGROUP:
@@ -283,6 +285,7 @@ static bool is_parallel_map(Prim p) {
   case PRIM_MAP:
   case PRIM_MAP_SEQ:
   PRIM_CASES_REDUCE:
+  PRIM_CASES_SCAN:
   PRIM_CASES_VIEW:
   PRIM_CASES_MEMORY:
   PRIM_CASES_SCALAR:
@@ -350,6 +353,23 @@ static Phrase *map_copy(Stage1 *s, const Phrase *level, Phrase *e, Phrase *acc) 
   return map_i(s, &copy, e, acc);
 }
 
+/* A[[step]](o), the step of a reduction or scan: in place when it may be
+ * (in_place_ok), else into a temporary `next` copied to o after it.
+ * shared: the mapLocal that makes the accumulator a work-group's
+ * (reduce_i), or NULL. */
+static Phrase *accumulate(Stage1 *s, Phrase *step, bool in_place, Phrase *o, const Phrase *shared) {
+  Builder *b = &s->b;
+  if (in_place) return acc_tr(s, step, o);
+  DataType *d2 = b_data(step);
+  Binder *r = k_binder(s, "r", d2);
+  /* an array is copied back by its own work-items; a pair holding one
+   * by the generalised assignment (sequential, one work-item writing,
+   * with the barriers around it that code generation places) */
+  bool by_elements = shared && dt_resolve(d2)->kind == DT_ARRAY;
+  Phrase *copy = by_elements ? map_copy(s, shared, b_var(b, r), o) : b_assign(b, o, b_var(b, r));
+  return materialise(s, shared ? PRIM_NEW_LOCAL : PRIM_NEW_PRIVATE, "next", step, b_lam(b, r, copy, false));
+}
+
 /* reduceI n d1 d2 (\x y o -> A[[f x y]](o)) init input k   (Figure 5) */
 static Phrase *reduce_i(Stage1 *s, const Spine *sp, Phrase *init, Phrase *input, Phrase *k) {
   Builder *b = &s->b;
@@ -367,24 +387,53 @@ static Phrase *reduce_i(Stage1 *s, const Spine *sp, Phrase *init, Phrase *input,
    * (shine's oclReduceSeq with AddressSpace.Local), and so does `next`,
    * copied back by the same mapLocal. */
   const Phrase *shared = is_scalar_data(d2) ? NULL : find_prim(step, PRIM_MAP_LOCAL);
-  Phrase *body;
-  if (in_place_ok(s->b.arena, step, y)) {
-    body = acc_tr(s, step, b_var(b, o));
-  } else {
-    Binder *r = k_binder(s, "r", d2);
-    /* an array is copied back by its own work-items; a pair holding one
-     * by the generalised assignment (sequential, one work-item writing,
-     * with the barriers around it that code generation places) */
-    bool by_elements = shared && dt_resolve(d2)->kind == DT_ARRAY;
-    Phrase *copy = by_elements ? map_copy(s, shared, b_var(b, r), b_var(b, o)) : b_assign(b, b_var(b, o), b_var(b, r));
-    body = materialise(s, shared ? PRIM_NEW_LOCAL : PRIM_NEW_PRIVATE, "next", step, b_lam(b, r, copy, false));
-  }
+  Phrase *body = accumulate(s, step, in_place_ok(s->b.arena, step, y), b_var(b, o), shared);
   Phrase *fn = b_lam(b, x, b_lam(b, y, b_lam(b, o, body, false), false), false);
   PhraseType *k_t = pt_fn(tc, pt_exp(tc, d2), tc->t_comm);
   PhraseType *ty = pt_fn(tc, fn->type, pt_fn(tc, init->type, pt_fn(tc, input->type, pt_fn(tc, k_t, tc->t_comm))));
   Phrase *prim = b_prim(b, prim_lowered(sp->head->prim), 0, ty);
   prim->shared_by = shared;
   return b_app(b, b_app(b, b_app2(b, prim, fn, init), input), k);
+}
+
+/* The inclusive sequential scan (shine's scanSeq, ScanSeqI): every step's
+ * accumulator is an element of the result, written as soon as it is made:
+ *   A[[scanSeq f init xs]](A) = C[[xs]](\x -> C[[init]](\y ->
+ *     newPrivate d2 (\acc -> acc.1 := y;
+ *       for n (\i -> A[[f (idx x i) acc.2]](acc.1); idxAcc A i := acc.2))))
+ * The accumulator is the work-item's own (private); step i writes element
+ * i of A and nothing else of it, after reading the accumulator, so the
+ * loop writes what a mapSeq over A would: no other work-item's element. */
+static Phrase *scan_seq(Stage1 *s, const Spine *sp, Phrase *acc) {
+  Builder *b = &s->b;
+  TypeCtx *tc = b->tc;
+  Binder *x = k_binder(s, "x", b_data(sp->args[2]));
+  Binder *y = k_binder(s, "y", b_data(sp->args[1]));
+  DataType *d2 = b_data(sp->args[1]);
+  Size n = b_data(sp->args[2])->size;
+  Binder *var = b_binder(b, "acc", pt_var(tc, d2));
+  Binder *i = b_binder(b, "i", pt_exp(tc, dt_idx(tc, n)));
+  /* the step on variables for the element and the accumulator, which
+   * in_place_ok asks about, then those replaced by idx x i and acc.2 */
+  Phrase *f = sp->args[0];
+  Binder *e = k_binder(s, param_name(f, "x"), b_data(sp->args[2])->elem);
+  Phrase *fe = apply_fn(s, f, b_var(b, e));
+  Binder *now = k_binder(s, param_name(fe, "acc"), d2);
+  Phrase *step = apply_fn(s, fe, b_var(b, now));
+  Phrase *update = accumulate(s, step, in_place_ok(b->arena, step, now), b_proj(b, b_var(b, var), 1), NULL);
+  update = phrase_subst(b->arena, tc, update, now, b_proj(b, b_var(b, var), 2));
+  update = phrase_subst(b->arena, tc, update, e, b_idx(b, b_var(b, x), b_var(b, i)));
+  /* x is read through copies the builder does not count: C[[xs]] must
+   * substitute for it, not overwrite the variable it counted (apply_k) */
+  x->nuses = 2;
+  Phrase *write = b_assign(b, b_idx_acc(b, acc, b_var(b, i)), b_proj(b, b_var(b, var), 2));
+  Phrase *loop = b_prim(b, PRIM_FOR, 0, pt_fn(tc, pt_fn(tc, pt_exp(tc, dt_idx(tc, n)), tc->t_comm), tc->t_comm));
+  loop->sizes[0] = n;
+  loop->origin = "scanSeq";
+  Phrase *body = b_seq(b, b_assign(b, b_proj(b, b_var(b, var), 1), b_var(b, y)),
+                       b_app(b, loop, b_lam(b, i, b_seq(b, update, write), false)));
+  Phrase *scan = b_new(b, PRIM_NEW_PRIVATE, d2, var, body);
+  return con_tr(s, sp->args[2], b_lam(b, x, con_tr(s, sp->args[1], b_lam(b, y, scan, false)), false));
 }
 
 /* A name for a new parameter of the imperative def: base, or base_2,
@@ -422,6 +471,7 @@ static Binder *temporary(Stage1 *s, Prim memory, const char *name, DataType *t) 
   case PRIM_NEW_PRIVATE: break;
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:
+  PRIM_CASES_SCAN:
   PRIM_CASES_VIEW:
   PRIM_CASES_MEMORY:
   PRIM_CASES_SCALAR:
@@ -578,6 +628,10 @@ static Phrase *con_tr(Stage1 *s, Phrase *e, Phrase *k) {
       /* C[[map f e]](K) = newM (n.d2) (\tmp -> A[[map f e]](tmp.1); K(tmp.2)) */
       if (sp.nargs == 2) r = materialise(s, s->temp_memory, "tmp", e, k);
       break;
+    /* the same for a scan's array */
+    PRIM_CASES_SCAN:
+      if (sp.nargs == 3) r = materialise(s, s->temp_memory, "tmp", e, k);
+      break;
     PRIM_CASES_REDUCE:
       if (sp.nargs == 3) {
         Binder *x = k_binder(s, "x", b_data(sp.args[2]));
@@ -655,6 +709,7 @@ static Phrase *acc_view(Stage1 *s, Prim view, const Phrase *head, Phrase *acc, P
   case PRIM_SLICE_ACC: break;
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:
+  PRIM_CASES_SCAN:
   PRIM_CASES_VIEW:
   PRIM_CASES_MEMORY:
   PRIM_CASES_SCALAR:
@@ -805,6 +860,9 @@ static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
         Phrase *red = reduce_i(s, &sp, b_var(b, y), b_var(b, x), k);
         r = con_tr(s, sp.args[2], b_lam(b, x, con_tr(s, sp.args[1], b_lam(b, y, red, false)), false));
       }
+      break;
+    PRIM_CASES_SCAN:
+      if (sp.nargs == 3) r = scan_seq(s, &sp, acc);
       break;
     case PRIM_PAD_CST:
       if (sp.nargs == 2) r = pad_cst_acc(s, &sp, acc);

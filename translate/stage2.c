@@ -127,6 +127,7 @@ static Phrase *rewrite(Stage2 *s, Phrase *p) {
         break;
       PRIM_CASES_MAP:
       PRIM_CASES_REDUCE:
+      PRIM_CASES_SCAN:
       PRIM_CASES_VIEW:
       PRIM_CASES_MEMORY:
       PRIM_CASES_SCALAR:

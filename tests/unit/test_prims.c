@@ -41,6 +41,7 @@ static void check_row(Prim p) {
            "a mapI lowers to a parfor exactly when it has an OpenCL level");
     break;
   case PFAM_REDUCE: expect(low == PRIM_REDUCE_I, name, "a reduction lowers to reduceI"); break;
+  case PFAM_SCAN: expect(low == PRIM_COUNT, name, "a scan is written as a loop by stage I"); break;
   case PFAM_MEMORY:
     expect(low != PRIM_COUNT && prim_family(low) == PFAM_NEW && prim_level(low) == info->level, name,
            "toX lowers to the new of its address space");
@@ -75,6 +76,7 @@ static PrimFamily listed_family(Prim p) {
   switch (p) {
   PRIM_CASES_MAP: return PFAM_MAP;
   PRIM_CASES_REDUCE: return PFAM_REDUCE;
+  PRIM_CASES_SCAN: return PFAM_SCAN;
   PRIM_CASES_VIEW: return PFAM_VIEW;
   PRIM_CASES_MEMORY: return PFAM_MEMORY;
   PRIM_CASES_SCALAR: return PFAM_SCALAR;
