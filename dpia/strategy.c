@@ -143,6 +143,11 @@ static bool is_local_same_dim(const Frame *f, const void *arg) {
   return f->role == ROLE_LOCAL_MAP && f->dim == *(const int *)arg;
 }
 
+static bool is_scan(const Frame *f, const void *arg) {
+  (void)arg;
+  return f->role == ROLE_SCAN;
+}
+
 /* code inside runs in one work-item, or in the work-items of one group */
 static bool is_sequential_or_local(const Frame *f, const void *arg) {
   (void)arg;
@@ -359,6 +364,14 @@ static void check_placement(Strategy *s, const Phrase *head, const PhraseSpine *
     else if ((o = find(f, is_local_same_dim, &head->dim)))
       violation(s, ERR_BAD_PARALLEL_NESTING, head->span, o, "'%s' inside another '%s' of the same dimension", name,
                 construct_name(s->arena, o->prim, o->dim, o->span));
+    else if ((o = find(f, is_scan, NULL)))
+      /* a scan's accumulator is one work-item's, and each step's is
+       * written to the result by that work-item (stage1.c, scan_seq) */
+      violation(s, ERR_BAD_PARALLEL_NESTING, head->span, o,
+                "'%s' inside the function of '%s': a scan's accumulator is one work-item's (private), so the "
+                "work-items of a group cannot compute its steps together; scan each work-item's part inside a "
+                "mapLocal instead",
+                name, construct_name(s->arena, o->prim, o->dim, o->span));
     else if (!find(f, is_workgroup, NULL)) {
       s->ok = false;
       if (first_report(s, head->span))
