@@ -825,6 +825,7 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
   PRIM_CASES_VIEW_ACC:
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
+  PRIM_CASES_SCAN_I:
   case PRIM_COUNT: break;
   }
   DPIA_EXHAUSTIVE_END
@@ -980,6 +981,7 @@ static Target gen_prim_acc(CG *cg, const Phrase *a, const Spine *s, const Step *
   PRIM_CASES_PARFOR:
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
+  PRIM_CASES_SCAN_I:
   case PRIM_COUNT: break;
   }
   DPIA_EXHAUSTIVE_END

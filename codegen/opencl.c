@@ -1002,7 +1002,8 @@ void gen_comm(CG *cg, const Phrase *p, const Cont *after) {
     case PFAM_SKIP: /* without arguments: PH_PRIM above */
     case PFAM_VIEW_ACC:
     case PFAM_MAP_I:
-    case PFAM_REDUCE_I: break;
+    case PFAM_REDUCE_I:
+    case PFAM_SCAN_I: break;
     }
     DPIA_EXHAUSTIVE_END
     cg_error(cg, ERR_CODEGEN_UNSUPPORTED, p->span,

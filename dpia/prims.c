@@ -60,6 +60,7 @@ bool prim_computes(Prim p) {
   PRIM_CASES_VIEW_ACC:
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
+  PRIM_CASES_SCAN_I:
   case PRIM_COUNT: return false;
   }
   DPIA_EXHAUSTIVE_END
@@ -87,6 +88,7 @@ bool prim_builds_vector(Prim p) {
   PRIM_CASES_VIEW_ACC:
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
+  PRIM_CASES_SCAN_I:
   case PRIM_COUNT: return false;
   }
   DPIA_EXHAUSTIVE_END
@@ -115,6 +117,7 @@ bool prim_parfor_per_item(Prim p) {
   PRIM_CASES_VIEW_ACC:
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
+  PRIM_CASES_SCAN_I:
   case PRIM_COUNT: return false;
   }
   DPIA_EXHAUSTIVE_END

@@ -52,6 +52,7 @@ static Role role_of(Prim p) {
   PRIM_CASES_MEMORY:
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
+  PRIM_CASES_SCAN_I:
   case PRIM_COUNT: return ROLE_NONE;
   }
   DPIA_EXHAUSTIVE_END

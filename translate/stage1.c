@@ -249,6 +249,7 @@ static bool direct_ok(Arena *a, const Phrase *e, AccPart y) {
   PRIM_CASES_VIEW_ACC:
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
+  PRIM_CASES_SCAN_I:
   case PRIM_COUNT: return false;
   }
   DPIA_EXHAUSTIVE_END
@@ -299,6 +300,7 @@ static bool is_parallel_map(Prim p) {
   PRIM_CASES_VIEW_ACC:
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
+  PRIM_CASES_SCAN_I:
   case PRIM_COUNT: return false;
   }
   DPIA_EXHAUSTIVE_END
@@ -396,44 +398,33 @@ static Phrase *reduce_i(Stage1 *s, const Spine *sp, Phrase *init, Phrase *input,
   return b_app(b, b_app(b, b_app2(b, prim, fn, init), input), k);
 }
 
-/* The inclusive sequential scan (shine's scanSeq, ScanSeqI): every step's
- * accumulator is an element of the result, written as soon as it is made:
+/* The inclusive sequential scan (shine's scanSeq and ScanSeqI): each
+ * step's accumulator is an element of the result, written to it as soon
+ * as it is made (stage II, lower_scan_i):
  *   A[[scanSeq f init xs]](A) = C[[xs]](\x -> C[[init]](\y ->
- *     newPrivate d2 (\acc -> acc.1 := y;
- *       for n (\i -> A[[f (idx x i) acc.2]](acc.1); idxAcc A i := acc.2))))
- * The accumulator is the work-item's own (private); step i writes element
- * i of A and nothing else of it, after reading the accumulator, so the
- * loop writes what a mapSeq over A would: no other work-item's element. */
+ *     scanI n d1 d2 (\e acc o -> A[[f e acc]](o)) y x A))
+ * The step as reduceI's, in place or through `next` (accumulate); the
+ * accumulator is the work-item's own: strategy.c keeps a mapLocal out of
+ * the step. */
 static Phrase *scan_seq(Stage1 *s, const Spine *sp, Phrase *acc) {
   Builder *b = &s->b;
   TypeCtx *tc = b->tc;
-  Binder *x = k_binder(s, "x", b_data(sp->args[2]));
-  Binder *y = k_binder(s, "y", b_data(sp->args[1]));
-  DataType *d2 = b_data(sp->args[1]);
-  Size n = b_data(sp->args[2])->size;
-  Binder *var = b_binder(b, "acc", pt_var(tc, d2));
-  Binder *i = b_binder(b, "i", pt_exp(tc, dt_idx(tc, n)));
-  /* the step on variables for the element and the accumulator, which
-   * in_place_ok asks about, then those replaced by idx x i and acc.2 */
   Phrase *f = sp->args[0];
-  Binder *e = k_binder(s, param_name(f, "x"), b_data(sp->args[2])->elem);
+  DataType *d1 = b_data(sp->args[2])->elem, *d2 = b_data(sp->args[1]);
+  Binder *e = b_binder(b, param_name(f, "x"), pt_exp(tc, d1));
   Phrase *fe = apply_fn(s, f, b_var(b, e));
-  Binder *now = k_binder(s, param_name(fe, "acc"), d2);
-  Phrase *step = apply_fn(s, fe, b_var(b, now));
-  Phrase *update = accumulate(s, step, in_place_ok(b->arena, step, now), b_proj(b, b_var(b, var), 1), NULL);
-  update = phrase_subst(b->arena, tc, update, now, b_proj(b, b_var(b, var), 2));
-  update = phrase_subst(b->arena, tc, update, e, b_idx(b, b_var(b, x), b_var(b, i)));
-  /* x is read through copies the builder does not count: C[[xs]] must
-   * substitute for it, not overwrite the variable it counted (apply_k) */
-  x->nuses = 2;
-  Phrase *write = b_assign(b, b_idx_acc(b, acc, b_var(b, i)), b_proj(b, b_var(b, var), 2));
-  Phrase *loop = b_prim(b, PRIM_FOR, 0, pt_fn(tc, pt_fn(tc, pt_exp(tc, dt_idx(tc, n)), tc->t_comm), tc->t_comm));
-  loop->sizes[0] = n;
-  loop->origin = "scanSeq";
-  Phrase *body = b_seq(b, b_assign(b, b_proj(b, b_var(b, var), 1), b_var(b, y)),
-                       b_app(b, loop, b_lam(b, i, b_seq(b, update, write), false)));
-  Phrase *scan = b_new(b, PRIM_NEW_PRIVATE, d2, var, body);
-  return con_tr(s, sp->args[2], b_lam(b, x, con_tr(s, sp->args[1], b_lam(b, y, scan, false)), false));
+  Binder *y = b_binder(b, param_name(fe, "acc"), pt_exp(tc, d2));
+  Binder *o = b_binder(b, "o", pt_acc(tc, d2));
+  Phrase *step = apply_fn(s, fe, b_var(b, y));
+  Phrase *body = accumulate(s, step, in_place_ok(b->arena, step, y), b_var(b, o), NULL);
+  Phrase *fn = b_lam(b, e, b_lam(b, y, b_lam(b, o, body, false), false), false);
+  Binder *x = k_binder(s, "x", b_data(sp->args[2]));
+  Binder *init = k_binder(s, "y", d2);
+  PhraseType *ty = pt_fn(tc, fn->type, pt_fn(tc, pt_exp(tc, d2), pt_fn(tc, pt_exp(tc, b_data(sp->args[2])),
+                                                                        pt_fn(tc, acc->type, tc->t_comm))));
+  Phrase *prim = b_prim(b, prim_lowered(sp->head->prim), 0, ty);
+  Phrase *scan = b_app(b, b_app(b, b_app2(b, prim, fn, b_var(b, init)), b_var(b, x)), acc);
+  return con_tr(s, sp->args[2], b_lam(b, x, con_tr(s, sp->args[1], b_lam(b, init, scan, false)), false));
 }
 
 /* A name for a new parameter of the imperative def: base, or base_2,
@@ -484,6 +475,7 @@ static Binder *temporary(Stage1 *s, Prim memory, const char *name, DataType *t) 
   PRIM_CASES_VIEW_ACC:
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
+  PRIM_CASES_SCAN_I:
   case PRIM_COUNT: INTERNAL("stage I: primitive %d allocates no memory", (int)memory);
   }
   DPIA_EXHAUSTIVE_END
@@ -661,6 +653,7 @@ static Phrase *con_tr(Stage1 *s, Phrase *e, Phrase *k) {
     PRIM_CASES_VIEW_ACC:
     PRIM_CASES_MAP_I:
     PRIM_CASES_REDUCE_I:
+    PRIM_CASES_SCAN_I:
     case PRIM_COUNT: break;
     }
     DPIA_EXHAUSTIVE_END
@@ -722,6 +715,7 @@ static Phrase *acc_view(Stage1 *s, Prim view, const Phrase *head, Phrase *acc, P
   PRIM_CASES_PARFOR:
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
+  PRIM_CASES_SCAN_I:
   case PRIM_COUNT: INTERNAL("stage I: primitive %d is no acceptor view", (int)view);
   }
   DPIA_EXHAUSTIVE_END
@@ -899,6 +893,7 @@ static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
     PRIM_CASES_VIEW_ACC:
     PRIM_CASES_MAP_I:
     PRIM_CASES_REDUCE_I:
+    PRIM_CASES_SCAN_I:
     case PRIM_COUNT: break;
     }
     DPIA_EXHAUSTIVE_END

@@ -161,6 +161,7 @@ int num_prim(const Phrase *p, const Num *args, double *out) {
   PRIM_CASES_VIEW_ACC:
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
+  PRIM_CASES_SCAN_I:
   case PRIM_COUNT: break;
   }
   DPIA_EXHAUSTIVE_END

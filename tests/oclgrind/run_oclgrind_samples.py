@@ -89,6 +89,8 @@ RUNS = [  # file, kernel, sizes: the kernels of run_samples.py, in its order
     ('gaussian_blur.dpia', 'gaussian3x3Rows', {'M': 5, 'N': 7}),
     ('mandelbrot.dpia', 'mandelbrot', {'N': 67}),
     ('mandelbrot.dpia', 'mandelbrotTiled', {'N': 128}),             # 2 groups of 64
+    ('adi.dpia', 'adiKernel1', {'N': 37}),
+    ('scan_bottom.dpia', 'bottomScan', {'G': 2}),                   # 2 groups of 256
 ]
 
 TIMEOUT = 300
