@@ -62,7 +62,7 @@ RUNS = [  # file, kernel, sizes at two points
     ('gaussian_blur.dpia', 'gaussian3x3Rows', [{'M': 100, 'N': 77}, {'M': 64, 'N': 128}]),
     ('mandelbrot.dpia', 'mandelbrot', [{'N': 1000}, {'N': 4096}]),
     ('mandelbrot.dpia', 'mandelbrotTiled', [{'N': 1024}, {'N': 4096}]),
-    # scans (docs/language.md section 2.2)
+    # scans (docs/language.md section 22)
     ('adi.dpia', 'adiKernel1', [{'N': 100}, {'N': 512}]),
     ('scan_bottom.dpia', 'bottomScan', [{'G': 3}, {'G': 64}]),
 ]
