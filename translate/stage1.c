@@ -355,29 +355,15 @@ static Phrase *map_copy(Stage1 *s, const Phrase *level, Phrase *e, Phrase *acc) 
   return map_i(s, &copy, e, acc);
 }
 
-/* A[[step]](o), the step of a reduction or scan: in place when it may be
- * (in_place_ok), else into a temporary `next` copied to o after it.
- * shared: the mapLocal that makes the accumulator a work-group's
- * (reduce_i), or NULL. */
-static Phrase *accumulate(Stage1 *s, Phrase *step, bool in_place, Phrase *o, const Phrase *shared) {
-  Builder *b = &s->b;
-  if (in_place) return acc_tr(s, step, o);
-  DataType *d2 = b_data(step);
-  Binder *r = k_binder(s, "r", d2);
-  /* an array is copied back by its own work-items; a pair holding one
-   * by the generalised assignment (sequential, one work-item writing,
-   * with the barriers around it that code generation places) */
-  bool by_elements = shared && dt_resolve(d2)->kind == DT_ARRAY;
-  Phrase *copy = by_elements ? map_copy(s, shared, b_var(b, r), o) : b_assign(b, o, b_var(b, r));
-  return materialise(s, shared ? PRIM_NEW_LOCAL : PRIM_NEW_PRIVATE, "next", step, b_lam(b, r, copy, false));
-}
-
-/* reduceI n d1 d2 (\x y o -> A[[f x y]](o)) init input k   (Figure 5) */
-static Phrase *reduce_i(Stage1 *s, const Spine *sp, Phrase *init, Phrase *input, Phrase *k) {
+/* The step function of reduceI and scanI, \x y o -> A[[f x y]](o), from
+ * f and the element and accumulator types (Figure 5): in place when it
+ * may be (in_place_ok), else into a temporary `next` copied to o after
+ * it.  *shared: the mapLocal that makes a reduction's accumulator a
+ * work-group's, or NULL; a scan's is always the work-item's own
+ * (strategy.c keeps a mapLocal out of its step), shared NULL. */
+static Phrase *step_fn(Stage1 *s, Phrase *f, DataType *d1, DataType *d2, const Phrase **shared) {
   Builder *b = &s->b;
   TypeCtx *tc = b->tc;
-  Phrase *f = sp->args[0];
-  DataType *d1 = b_data(input)->elem, *d2 = b_data(init);
   Binder *x = b_binder(b, param_name(f, "x"), pt_exp(tc, d1));
   Phrase *fx = apply_fn(s, f, b_var(b, x));
   Binder *y = b_binder(b, param_name(fx, "acc"), pt_exp(tc, d2));
@@ -388,10 +374,30 @@ static Phrase *reduce_i(Stage1 *s, const Spine *sp, Phrase *init, Phrase *input,
    * it lives in local memory then, not in each work-item's private memory
    * (shine's oclReduceSeq with AddressSpace.Local), and so does `next`,
    * copied back by the same mapLocal. */
-  const Phrase *shared = is_scalar_data(d2) ? NULL : find_prim(step, PRIM_MAP_LOCAL);
-  Phrase *body = accumulate(s, step, in_place_ok(s->b.arena, step, y), b_var(b, o), shared);
-  Phrase *fn = b_lam(b, x, b_lam(b, y, b_lam(b, o, body, false), false), false);
-  PhraseType *k_t = pt_fn(tc, pt_exp(tc, d2), tc->t_comm);
+  const Phrase *by = shared && !is_scalar_data(d2) ? find_prim(step, PRIM_MAP_LOCAL) : NULL;
+  if (shared) *shared = by;
+  Phrase *body;
+  if (in_place_ok(s->b.arena, step, y)) {
+    body = acc_tr(s, step, b_var(b, o));
+  } else {
+    Binder *r = k_binder(s, "r", d2);
+    /* an array is copied back by its own work-items; a pair holding one
+     * by the generalised assignment (sequential, one work-item writing,
+     * with the barriers around it that code generation places) */
+    bool by_elements = by && dt_resolve(d2)->kind == DT_ARRAY;
+    Phrase *copy = by_elements ? map_copy(s, by, b_var(b, r), b_var(b, o)) : b_assign(b, b_var(b, o), b_var(b, r));
+    body = materialise(s, by ? PRIM_NEW_LOCAL : PRIM_NEW_PRIVATE, "next", step, b_lam(b, r, copy, false));
+  }
+  return b_lam(b, x, b_lam(b, y, b_lam(b, o, body, false), false), false);
+}
+
+/* reduceI n d1 d2 (\x y o -> A[[f x y]](o)) init input k   (Figure 5) */
+static Phrase *reduce_i(Stage1 *s, const Spine *sp, Phrase *init, Phrase *input, Phrase *k) {
+  Builder *b = &s->b;
+  TypeCtx *tc = b->tc;
+  const Phrase *shared;
+  Phrase *fn = step_fn(s, sp->args[0], b_data(input)->elem, b_data(init), &shared);
+  PhraseType *k_t = pt_fn(tc, pt_exp(tc, b_data(init)), tc->t_comm);
   PhraseType *ty = pt_fn(tc, fn->type, pt_fn(tc, init->type, pt_fn(tc, input->type, pt_fn(tc, k_t, tc->t_comm))));
   Phrase *prim = b_prim(b, prim_lowered(sp->head->prim), 0, ty);
   prim->shared_by = shared;
@@ -403,25 +409,16 @@ static Phrase *reduce_i(Stage1 *s, const Spine *sp, Phrase *init, Phrase *input,
  * as it is made (stage II, lower_scan_i):
  *   A[[scanSeq f init xs]](A) = C[[xs]](\x -> C[[init]](\y ->
  *     scanI n d1 d2 (\e acc o -> A[[f e acc]](o)) y x A))
- * The step as reduceI's, in place or through `next` (accumulate); the
- * accumulator is the work-item's own: strategy.c keeps a mapLocal out of
- * the step. */
+ * its step as reduceI's (step_fn), its accumulator private. */
 static Phrase *scan_seq(Stage1 *s, const Spine *sp, Phrase *acc) {
   Builder *b = &s->b;
   TypeCtx *tc = b->tc;
-  Phrase *f = sp->args[0];
-  DataType *d1 = b_data(sp->args[2])->elem, *d2 = b_data(sp->args[1]);
-  Binder *e = b_binder(b, param_name(f, "x"), pt_exp(tc, d1));
-  Phrase *fe = apply_fn(s, f, b_var(b, e));
-  Binder *y = b_binder(b, param_name(fe, "acc"), pt_exp(tc, d2));
-  Binder *o = b_binder(b, "o", pt_acc(tc, d2));
-  Phrase *step = apply_fn(s, fe, b_var(b, y));
-  Phrase *body = accumulate(s, step, in_place_ok(b->arena, step, y), b_var(b, o), NULL);
-  Phrase *fn = b_lam(b, e, b_lam(b, y, b_lam(b, o, body, false), false), false);
-  Binder *x = k_binder(s, "x", b_data(sp->args[2]));
+  DataType *in_t = b_data(sp->args[2]), *d2 = b_data(sp->args[1]);
+  Phrase *fn = step_fn(s, sp->args[0], in_t->elem, d2, NULL);
+  Binder *x = k_binder(s, "x", in_t);
   Binder *init = k_binder(s, "y", d2);
-  PhraseType *ty = pt_fn(tc, fn->type, pt_fn(tc, pt_exp(tc, d2), pt_fn(tc, pt_exp(tc, b_data(sp->args[2])),
-                                                                        pt_fn(tc, acc->type, tc->t_comm))));
+  PhraseType *ty =
+      pt_fn(tc, fn->type, pt_fn(tc, pt_exp(tc, d2), pt_fn(tc, pt_exp(tc, in_t), pt_fn(tc, acc->type, tc->t_comm))));
   Phrase *prim = b_prim(b, prim_lowered(sp->head->prim), 0, ty);
   Phrase *scan = b_app(b, b_app(b, b_app2(b, prim, fn, b_var(b, init)), b_var(b, x)), acc);
   return con_tr(s, sp->args[2], b_lam(b, x, con_tr(s, sp->args[1], b_lam(b, init, scan, false)), false));

@@ -1316,7 +1316,7 @@ class Gen:
             bod = r.choice(['({a} * 3 + {v}) % 1009', '({v} - {a} * 2) % 1009', 'max {a} {v}'])
         else:
             bod = r.choice(['{a} * 0.5 + {v}', '{v} - {a} * 0.5', 'fma {a} 0.5 {v}', 'max {a} ({v} * 2.0)'])
-        init = r.choice(['0', '1', '3'] if el[1] == 'int' else ['0.0', '1.5', '0.75', '-2.0'])
+        init = r.choice(['0', '1', '3'] if el[1] == 'int' else ['0.0', '1.5', '0.75', '(-2.0)'])
         if el[2] > 1:
             init = f'(vec {el[2]} {init})'
         self.feat('scanSeq' + ('-vec' if el[2] > 1 else ''))
