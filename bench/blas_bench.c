@@ -1345,6 +1345,7 @@ int main(int argc, char **argv) {
       {OP_ATAX, "atax", check_only ? 96 : quick ? 1024 : 4096, check_only ? 80 : quick ? 1024 : 4096, 0, false},
       {OP_NN, "nn", 0, check_only ? 1000 : quick ? 1 << 22 : 1 << 24, 0, false},
       {OP_KMEANS, "kmeans", 5, check_only ? 1000 : quick ? 1 << 17 : 1 << 19, 34, false},
+      {OP_SCAN, "scan", 0, check_only ? 1 << 16 : quick ? 1 << 22 : 1 << 24, 0, false},
       {OP_MRIQ, "mriq", check_only ? 64 : quick ? 512 : 1024, check_only ? 512 : quick ? 2048 : 4096, 0, false},
   };
   for (size_t p = 0; p < sizeof plan / sizeof plan[0]; p++) {

@@ -13,6 +13,7 @@
  *   nn           samples/nn.dpia                                   Rodinia nn, NearestNeighbor
  *   mriq         samples/mriq.dpia (mriq, mriqVec)                 Parboil mri-q, ComputeQ_GPU
  *   kmeans       samples/kmeans.dpia (kmeans, kmeansVec)           Rodinia kmeans, kmeans_kernel_c
+ *   scan         samples/scan_bottom.dpia (bottomScan)             SHOC scan, bottom_scan
  *
  * nbody, mriq, kmeans, gesummv and atax have one more hand-written kernel
  * each, with float8 vectors (nbody_vec: eight bodies a work-item;
@@ -280,6 +281,40 @@ static void make_nn(Op *op) {
   free(loc);
 }
 
+/* SHOC scan's bottom_scan: n floats in [0, 1) in regions, each seeded
+ * with the sum of the regions before it (top_scan's isums), so that out
+ * is the inclusive scan of the whole input whatever the regions are:
+ * isums of 1024-float regions for bottomScan (a region a work-group of
+ * 256), of n / SCAN_GROUPS for SHOC's launch of SCAN_GROUPS groups. */
+enum { SCAN_GROUPS = 64 };
+
+static float *region_seeds(const float *in, long long n, long long region) {
+  float *seeds = falloc((size_t)(n / region));
+  double s = 0;
+  for (long long g = 0; g < n / region; g++) {
+    seeds[g] = (float)s;
+    for (long long i = g * region; i < (g + 1) * region; i++) s += in[i];
+  }
+  return seeds;
+}
+
+static void make_scan(Op *op) {
+  long long n = op->n;
+  float *in = falloc((size_t)n);
+  fill(in, (size_t)n, 0.0f, 1.0f);
+  float *seeds = region_seeds(in, n, 1024), *seeds_shoc = region_seeds(in, n, n / SCAN_GROUPS);
+  bind_mem(op, "xs", in, sizeof(float) * (size_t)n);
+  bind_mem(op, "isums", seeds, sizeof(float) * (size_t)(n / 1024));
+  bind_mem(op, "isums_shoc", seeds_shoc, sizeof(float) * SCAN_GROUPS);
+  bind_nat(op, "G", n / 1024);
+  new_reference(op, (size_t)n);
+  double s = 0;
+  for (long long i = 0; i < n; i++) op->ref_vec[i] = s += in[i];
+  op->bytes = 8.0 * n;
+  snprintf(op->size, sizeof op->size, "N=%lld%s", n >= (1 << 20) ? n >> 20 : n, n >= (1 << 20) ? "M" : "");
+  free(in), free(seeds), free(seeds_shoc);
+}
+
 /* Parboil mri-q: voxels in [-0.5, 0.5)^3, samples' K in [-8, 8)^3 and
  * PhiMag in [0, 1); out = (Qr, Qi) per voxel.  m is the number of
  * samples (K). */
@@ -377,6 +412,7 @@ void peer_make_op(Op *op) {
   case OP_NN: make_nn(op); break;
   case OP_MRIQ: make_mriq(op); break;
   case OP_KMEANS: make_kmeans(op); break;
+  case OP_SCAN: make_scan(op); break;
   default: die("%s is not a peer program", op->name);
   }
 }
@@ -485,6 +521,17 @@ void peer_setup_impls(Op *op) {
                   aint(m)};
     add_peer(op, "ComputeQ_GPU", "ComputeQ_GPU (Parboil)", 1, g, NULL, (size_t)n * 2, 5, args);
     add_peer(op, "ComputeQ_vec", "ComputeQ_vec (8 voxels a work-item, float8)", 1, g_vec, NULL, (size_t)n * 2, 5, args);
+    break;
+  }
+  case OP_SCAN: {
+    add_dpia(op, "scan_bottom.dpia", "bottomScan");
+    /* SHOC's launch: SCAN_GROUPS groups of 256, each scanning its region
+     * window by window; and one window a group, bottomScan's regions */
+    size_t g[] = {SCAN_GROUPS * 256}, g_window[] = {(size_t)n / 4}, l[] = {256};
+    add_peer(op, "bottom_scan", "bottom_scan (SHOC, 64 groups)", 1, g, l, (size_t)n, 4,
+             (Arg[]){amem(mem_of(op, "xs")), amem(mem_of(op, "isums_shoc")), aint(n), alocal(2 * 256 * 4)});
+    add_peer(op, "bottom_scan", "bottom_scan (SHOC, a window a group)", 1, g_window, l, (size_t)n, 4,
+             (Arg[]){amem(mem_of(op, "xs")), amem(mem_of(op, "isums")), aint(n), alocal(2 * 256 * 4)});
     break;
   }
   default: die("%s is not a peer program", op->name);

@@ -950,6 +950,7 @@ void gen_comm(CG *cg, const Phrase *p) {
     /* not commands of an imperative kernel */
     case PFAM_MAP:
     case PFAM_REDUCE:
+    case PFAM_SCAN:
     case PFAM_VIEW:
     case PFAM_MEMORY:
     case PFAM_SCALAR:
@@ -959,7 +960,8 @@ void gen_comm(CG *cg, const Phrase *p) {
     case PFAM_SKIP: /* without arguments: PH_PRIM above */
     case PFAM_VIEW_ACC:
     case PFAM_MAP_I:
-    case PFAM_REDUCE_I: break;
+    case PFAM_REDUCE_I:
+    case PFAM_SCAN_I: break;
     }
     DPIA_EXHAUSTIVE_END
     cg_error(cg, ERR_CODEGEN_UNSUPPORTED, p->span,

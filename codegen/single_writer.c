@@ -109,6 +109,7 @@ static bool writes_outputs_only(CG *cg, const Phrase *p, BinderSet *inner, bool 
     case PFAM_PARFOR:
     case PFAM_MAP:
     case PFAM_REDUCE:
+    case PFAM_SCAN:
     case PFAM_VIEW:
     case PFAM_MEMORY:
     case PFAM_SCALAR:
@@ -118,7 +119,8 @@ static bool writes_outputs_only(CG *cg, const Phrase *p, BinderSet *inner, bool 
     case PFAM_SKIP:
     case PFAM_VIEW_ACC:
     case PFAM_MAP_I:
-    case PFAM_REDUCE_I: return false;
+    case PFAM_REDUCE_I:
+    case PFAM_SCAN_I: return false;
     }
     DPIA_EXHAUSTIVE_END
     return writes_outputs_only(cg, s.args[0]->body, inner, writes_output);

@@ -539,7 +539,8 @@ static bool is_reduction(const Phrase *fn) {
   if (fn->kind != PH_PRIM) return false;
   DPIA_EXHAUSTIVE_BEGIN
   switch (fn->prim) {
-  PRIM_CASES_REDUCE: return true;
+  PRIM_CASES_REDUCE:
+  PRIM_CASES_SCAN: return true;
   PRIM_CASES_MAP:
   PRIM_CASES_VIEW:
   PRIM_CASES_MEMORY:
@@ -554,6 +555,7 @@ static bool is_reduction(const Phrase *fn) {
   PRIM_CASES_VIEW_ACC:
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
+  PRIM_CASES_SCAN_I:
   case PRIM_COUNT: return false;
   }
   DPIA_EXHAUSTIVE_END

@@ -59,6 +59,7 @@ static bool keeps_layout(Prim p) {
   case PRIM_IDX:
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:
+  PRIM_CASES_SCAN:
   PRIM_CASES_MEMORY:
   PRIM_CASES_SCALAR:
   PRIM_CASES_MATH:
@@ -71,6 +72,7 @@ static bool keeps_layout(Prim p) {
   PRIM_CASES_VIEW_ACC:
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
+  PRIM_CASES_SCAN_I:
   case PRIM_COUNT: return false;
   }
   DPIA_EXHAUSTIVE_END

@@ -46,6 +46,7 @@ bool prim_computes(Prim p) {
   switch (p) {
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:
+  PRIM_CASES_SCAN:
   PRIM_CASES_MEMORY: return true;
   PRIM_CASES_VIEW:
   PRIM_CASES_SCALAR:
@@ -59,6 +60,7 @@ bool prim_computes(Prim p) {
   PRIM_CASES_VIEW_ACC:
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
+  PRIM_CASES_SCAN_I:
   case PRIM_COUNT: return false;
   }
   DPIA_EXHAUSTIVE_END
@@ -73,6 +75,7 @@ bool prim_builds_vector(Prim p) {
   case PRIM_VEC:
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:
+  PRIM_CASES_SCAN:
   PRIM_CASES_VIEW:
   PRIM_CASES_MEMORY:
   PRIM_CASES_MATH:
@@ -85,6 +88,7 @@ bool prim_builds_vector(Prim p) {
   PRIM_CASES_VIEW_ACC:
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
+  PRIM_CASES_SCAN_I:
   case PRIM_COUNT: return false;
   }
   DPIA_EXHAUSTIVE_END
@@ -97,6 +101,7 @@ bool prim_converts(Prim p) {
   PRIM_CASES_CONVERT: return true;
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:
+  PRIM_CASES_SCAN:
   PRIM_CASES_VIEW:
   PRIM_CASES_MEMORY:
   PRIM_CASES_SCALAR:
@@ -109,6 +114,7 @@ bool prim_converts(Prim p) {
   PRIM_CASES_VIEW_ACC:
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
+  PRIM_CASES_SCAN_I:
   case PRIM_COUNT: return false;
   }
   DPIA_EXHAUSTIVE_END
@@ -124,6 +130,7 @@ bool prim_parfor_per_item(Prim p) {
   case PRIM_PARFOR_WORKGROUP: /* its iterations are work-groups */
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:
+  PRIM_CASES_SCAN:
   PRIM_CASES_VIEW:
   PRIM_CASES_MEMORY:
   PRIM_CASES_SCALAR:
@@ -136,6 +143,7 @@ bool prim_parfor_per_item(Prim p) {
   PRIM_CASES_VIEW_ACC:
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
+  PRIM_CASES_SCAN_I:
   case PRIM_COUNT: return false;
   }
   DPIA_EXHAUSTIVE_END

@@ -105,6 +105,10 @@
     "(exp[a] -> exp[b] -> exp[b]) -> exp[b] -> exp[[n]a] -> exp[b]") \
   X(REDUCE_SEQ, "reduceSeq", 0, 0, PF_FUNC, REDUCE, SEQ, REDUCE_I, \
     "(exp[a] -> exp[b] -> exp[b]) -> exp[b] -> exp[[n]a] -> exp[b]") \
+  /* the inclusive sequential scan: element i of its result is the \
+     accumulator after step i (shine's scanSeq, lowered to scanI) */ \
+  X(SCAN_SEQ, "scanSeq", 0, 0, PF_FUNC, SCAN, SEQ, SCAN_I, \
+    "(exp[a] -> exp[b] -> exp[b]) -> exp[b] -> exp[[n]a] -> exp[[n]b]") \
   /* functional: data layout (views) */ \
   X(ZIP, "zip", 0, 0, PF_FUNC | PF_VIEW, VIEW, NONE, ZIP_ACC1, \
     "exp[[n]a] -> exp[[n]b] -> exp[[n](a, b)]") \
@@ -268,12 +272,16 @@
   X(MAP_I_LOCAL, "mapILocal", 0, 0, PF_INTER | PF_DIM, MAP_I, LOCAL, PARFOR_LOCAL, \
     "(exp[a] -> acc[b] ->p comm) -> exp[[n]a] -> acc[[n]b] -> comm") \
   X(REDUCE_I, "reduceI", 0, 0, PF_INTER, REDUCE_I, NONE, COUNT, \
-    "(exp[a] -> exp[b] -> acc[b] -> comm) -> exp[b] -> exp[[n]a] -> (exp[b] -> comm) -> comm")
+    "(exp[a] -> exp[b] -> acc[b] -> comm) -> exp[b] -> exp[[n]a] -> (exp[b] -> comm) -> comm") \
+  /* shine's ScanSeqI: step i's accumulator written to element i of the acceptor */ \
+  X(SCAN_I, "scanI", 0, 0, PF_INTER, SCAN_I, NONE, COUNT, \
+    "(exp[a] -> exp[b] -> acc[b] -> comm) -> exp[b] -> exp[[n]a] -> acc[[n]b] -> comm")
 
 /* What kind of primitive a row is. */
 #define DPIA_PRIM_FAMILIES(X)                                                   \
   X(MAP)      /* map, mapSeq, mapGlobal, mapWorkgroup, mapLocal */              \
   X(REDUCE)   /* reduce, reduceSeq */                                           \
+  X(SCAN)     /* scanSeq */                                                     \
   X(VIEW)     /* a data layout view of expressions (zip, split, ..., idx) */    \
   X(MEMORY)   /* toGlobal, toLocal, toPrivate */                                \
   X(SCALAR)   /* select, vec */                                                 \
@@ -286,7 +294,8 @@
   X(PARFOR)   /* parfor, parforGlobal, parforWorkgroup, parforLocal */          \
   X(VIEW_ACC) /* a data layout view of acceptors (idxAcc, splitAcc, ...) */     \
   X(MAP_I)    /* mapI and its levels */                                         \
-  X(REDUCE_I) /* reduceI */
+  X(REDUCE_I) /* reduceI */                                                    \
+  X(SCAN_I)   /* scanI */
 
 typedef enum PrimFamily {
 #define X(id) PFAM_##id,
@@ -372,6 +381,7 @@ Prim prim_lookup(const char *name, size_t len, int *dim);
   case PRIM_MAP: case PRIM_MAP_SEQ: case PRIM_MAP_GLOBAL: case PRIM_MAP_WORKGROUP: \
   case PRIM_MAP_LOCAL
 #define PRIM_CASES_REDUCE case PRIM_REDUCE: case PRIM_REDUCE_SEQ
+#define PRIM_CASES_SCAN case PRIM_SCAN_SEQ
 #define PRIM_CASES_VIEW \
   case PRIM_ZIP: case PRIM_SPLIT: case PRIM_JOIN: case PRIM_PAIR: case PRIM_FST: case PRIM_SND: \
   case PRIM_AS_VECTOR: case PRIM_AS_SCALAR: case PRIM_TRANSPOSE: case PRIM_SLIDE: \
@@ -404,6 +414,7 @@ Prim prim_lookup(const char *name, size_t len, int *dim);
   case PRIM_MAP_I: case PRIM_MAP_I_SEQ: case PRIM_MAP_I_GLOBAL: case PRIM_MAP_I_WORKGROUP: \
   case PRIM_MAP_I_LOCAL
 #define PRIM_CASES_REDUCE_I case PRIM_REDUCE_I
+#define PRIM_CASES_SCAN_I case PRIM_SCAN_I
 
 /* clang-format on */
 

@@ -85,6 +85,7 @@ static ParforKind parfor_kind(Prim p) {
   /* mapI and its levels are parfors after stage II, which checks them again */
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:
+  PRIM_CASES_SCAN:
   PRIM_CASES_VIEW:
   PRIM_CASES_MEMORY:
   PRIM_CASES_SCALAR:
@@ -97,6 +98,7 @@ static ParforKind parfor_kind(Prim p) {
   PRIM_CASES_VIEW_ACC:
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
+  PRIM_CASES_SCAN_I:
   case PRIM_COUNT: return NO_PARFOR;
   }
   DPIA_EXHAUSTIVE_END

@@ -19,6 +19,7 @@ typedef enum Role {
   ROLE_WORKGROUP_MAP, /* mapWorkgroup */
   ROLE_LOCAL_MAP,     /* mapLocal */
   ROLE_REDUCE,        /* reduce, reduceSeq: a loop in one work-item */
+  ROLE_SCAN,          /* scanSeq: a loop in one work-item writing an element a step */
   ROLE_TO_GLOBAL,     /* toGlobal */
   ROLE_TO_LOCAL,      /* toLocal */
   ROLE_TO_PRIVATE,    /* toPrivate */
@@ -37,6 +38,7 @@ static Role role_of(Prim p) {
   case PRIM_MAP_WORKGROUP: return ROLE_WORKGROUP_MAP;
   case PRIM_MAP_LOCAL: return ROLE_LOCAL_MAP;
   PRIM_CASES_REDUCE: return ROLE_REDUCE;
+  PRIM_CASES_SCAN: return ROLE_SCAN;
   case PRIM_TO_GLOBAL: return ROLE_TO_GLOBAL;
   case PRIM_TO_LOCAL: return ROLE_TO_LOCAL;
   case PRIM_TO_PRIVATE: return ROLE_TO_PRIVATE;
@@ -69,6 +71,7 @@ static Role role_of(Prim p) {
   PRIM_CASES_VIEW_ACC:
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
+  PRIM_CASES_SCAN_I:
   case PRIM_COUNT: return ROLE_IMPERATIVE;
   }
   DPIA_EXHAUSTIVE_END
@@ -142,6 +145,11 @@ static bool is_local_same_dim(const Frame *f, const void *arg) {
   return f->role == ROLE_LOCAL_MAP && f->dim == *(const int *)arg;
 }
 
+static bool is_scan(const Frame *f, const void *arg) {
+  (void)arg;
+  return f->role == ROLE_SCAN;
+}
+
 /* code inside runs in one work-item, or in the work-items of one group */
 static bool is_sequential_or_local(const Frame *f, const void *arg) {
   (void)arg;
@@ -149,7 +157,8 @@ static bool is_sequential_or_local(const Frame *f, const void *arg) {
   switch (f->role) {
   case ROLE_SEQ_MAP:
   case ROLE_LOCAL_MAP:
-  case ROLE_REDUCE: return true;
+  case ROLE_REDUCE:
+  case ROLE_SCAN: return true;
   case ROLE_VIEW_MAP:
   case ROLE_GLOBAL_MAP:
   case ROLE_WORKGROUP_MAP:
@@ -204,6 +213,7 @@ static bool temp_in_private(const Frame *f, const Frame *g) {
     case ROLE_WORKGROUP_MAP:
     case ROLE_LOCAL_MAP:
     case ROLE_REDUCE:
+    case ROLE_SCAN:
     case ROLE_VIEW:
     case ROLE_PAD_VIEW:
     case ROLE_SCALAR:
@@ -294,6 +304,7 @@ static const Phrase *computing_part(Arena *a, const Phrase *e) {
     case ROLE_WORKGROUP_MAP:
     case ROLE_LOCAL_MAP:
     case ROLE_REDUCE:
+    case ROLE_SCAN:
     case ROLE_TO_GLOBAL:
     case ROLE_TO_LOCAL:
     case ROLE_TO_PRIVATE:
@@ -355,6 +366,14 @@ static void check_placement(Strategy *s, const Phrase *head, const PhraseSpine *
     else if ((o = find(f, is_local_same_dim, &head->dim)))
       violation(s, ERR_BAD_PARALLEL_NESTING, head->span, o, "'%s' inside another '%s' of the same dimension", name,
                 construct_name(s->arena, o->prim, o->dim, o->span));
+    else if ((o = find(f, is_scan, NULL)))
+      /* a scan's accumulator is one work-item's, and each step's is
+       * written to the result by that work-item (stage1.c, scan_seq) */
+      violation(s, ERR_BAD_PARALLEL_NESTING, head->span, o,
+                "'%s' inside the function of '%s': a scan's accumulator is one work-item's (private), so the "
+                "work-items of a group cannot compute its steps together; scan each work-item's part inside a "
+                "mapLocal instead",
+                name, construct_name(s->arena, o->prim, o->dim, o->span));
     else if (!find(f, is_workgroup, NULL)) {
       s->ok = false;
       if (first_report(s, head->span))
@@ -393,6 +412,7 @@ static void check_placement(Strategy *s, const Phrase *head, const PhraseSpine *
    * and private memory are anyone's */
   case ROLE_SEQ_MAP:
   case ROLE_REDUCE:
+  case ROLE_SCAN:
   case ROLE_TO_GLOBAL:
   case ROLE_TO_PRIVATE:
   case ROLE_VIEW:
@@ -417,6 +437,7 @@ static bool passes_acceptor(Prim p) {
   case ROLE_WORKGROUP_MAP:
   case ROLE_LOCAL_MAP:
   case ROLE_REDUCE:
+  case ROLE_SCAN:
   case ROLE_TO_GLOBAL:
   case ROLE_TO_LOCAL:
   case ROLE_TO_PRIVATE:
@@ -466,6 +487,7 @@ static void reader_note(Strategy *s, Position pos, const char *name) {
   case ROLE_WORKGROUP_MAP:
   case ROLE_LOCAL_MAP:
   case ROLE_REDUCE:
+  case ROLE_SCAN:
   case ROLE_TO_GLOBAL:
   case ROLE_TO_LOCAL:
   case ROLE_TO_PRIVATE:
@@ -489,6 +511,7 @@ static void check_not_empty(Strategy *s, const Phrase *app, const Phrase *head, 
   case ROLE_VIEW_MAP:
   case ROLE_SEQ_MAP:
   case ROLE_REDUCE:
+  case ROLE_SCAN:
   case ROLE_TO_GLOBAL:
   case ROLE_TO_LOCAL:
   case ROLE_TO_PRIVATE:
@@ -576,6 +599,13 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
   case ROLE_REDUCE:
     if (nargs == 3 && !contains_prim(args[0], PRIM_MAP_LOCAL))
       private_t = args[1]->type->data; /* a mapLocal's accumulator is local (docs/language.md) */
+    break;
+  case ROLE_SCAN:
+    /* its result like a mapSeq's; its accumulator is private (stage1.c, scan_seq) */
+    if (nargs != 3) break;
+    if (!pos.to_output && !temp_in_private(f, g))
+      materialises = true;
+    private_t = !pos.to_output && temp_in_private(f, g) ? p->type->data : args[1]->type->data;
     break;
   /* a view map: no loop and no memory, its function only rearranges */
   case ROLE_VIEW_MAP:

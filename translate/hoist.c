@@ -48,9 +48,11 @@ static Role role_of(Prim p) {
   /* the functional and intermediate primitives are gone after stage II */
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:
+  PRIM_CASES_SCAN:
   PRIM_CASES_MEMORY:
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
+  PRIM_CASES_SCAN_I:
   case PRIM_COUNT: return ROLE_NONE;
   }
   DPIA_EXHAUSTIVE_END

@@ -213,6 +213,8 @@ static bool direct_ok(Arena *a, const Phrase *e, AccPart y) {
     return sp.nargs == 3 && !part_uses(a, sp.args[0], y) && !part_uses(a, sp.args[2], y) &&
            !find_prim(e, PRIM_MAP_LOCAL);
   case PRIM_MAP_SEQ: return map_step_ok(a, e, &sp, y);
+  /* a scan writes o[i] at step i, not known to be after it reads y */
+  PRIM_CASES_SCAN:
   /* a parallel map is in place only as the whole step (map_step_ok) */
   case PRIM_MAP_GLOBAL:
   case PRIM_MAP_WORKGROUP:
@@ -248,6 +250,7 @@ static bool direct_ok(Arena *a, const Phrase *e, AccPart y) {
   PRIM_CASES_VIEW_ACC:
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
+  PRIM_CASES_SCAN_I:
   case PRIM_COUNT: return false;
   }
   DPIA_EXHAUSTIVE_END
@@ -284,6 +287,7 @@ static bool is_parallel_map(Prim p) {
   case PRIM_MAP:
   case PRIM_MAP_SEQ:
   PRIM_CASES_REDUCE:
+  PRIM_CASES_SCAN:
   PRIM_CASES_VIEW:
   PRIM_CASES_MEMORY:
   PRIM_CASES_SCALAR:
@@ -297,6 +301,7 @@ static bool is_parallel_map(Prim p) {
   PRIM_CASES_VIEW_ACC:
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
+  PRIM_CASES_SCAN_I:
   case PRIM_COUNT: return false;
   }
   DPIA_EXHAUSTIVE_END
@@ -351,12 +356,15 @@ static Phrase *map_copy(Stage1 *s, const Phrase *level, Phrase *e, Phrase *acc) 
   return map_i(s, &copy, e, acc);
 }
 
-/* reduceI n d1 d2 (\x y o -> A[[f x y]](o)) init input k   (Figure 5) */
-static Phrase *reduce_i(Stage1 *s, const Spine *sp, Phrase *init, Phrase *input, Phrase *k) {
+/* The step function of reduceI and scanI, \x y o -> A[[f x y]](o), from
+ * f and the element and accumulator types (Figure 5): in place when it
+ * may be (in_place_ok), else into a temporary `next` copied to o after
+ * it.  *shared: the mapLocal that makes a reduction's accumulator a
+ * work-group's, or NULL; a scan's is always the work-item's own
+ * (strategy.c keeps a mapLocal out of its step), shared NULL. */
+static Phrase *step_fn(Stage1 *s, Phrase *f, DataType *d1, DataType *d2, const Phrase **shared) {
   Builder *b = &s->b;
   TypeCtx *tc = b->tc;
-  Phrase *f = sp->args[0];
-  DataType *d1 = b_data(input)->elem, *d2 = b_data(init);
   Binder *x = b_binder(b, param_name(f, "x"), pt_exp(tc, d1));
   Phrase *fx = apply_fn(s, f, b_var(b, x));
   Binder *y = b_binder(b, param_name(fx, "acc"), pt_exp(tc, d2));
@@ -367,7 +375,8 @@ static Phrase *reduce_i(Stage1 *s, const Spine *sp, Phrase *init, Phrase *input,
    * it lives in local memory then, not in each work-item's private memory
    * (shine's oclReduceSeq with AddressSpace.Local), and so does `next`,
    * copied back by the same mapLocal. */
-  const Phrase *shared = is_scalar_data(d2) ? NULL : find_prim(step, PRIM_MAP_LOCAL);
+  const Phrase *by = shared && !is_scalar_data(d2) ? find_prim(step, PRIM_MAP_LOCAL) : NULL;
+  if (shared) *shared = by;
   Phrase *body;
   if (in_place_ok(s->b.arena, step, y)) {
     body = acc_tr(s, step, b_var(b, o));
@@ -376,16 +385,44 @@ static Phrase *reduce_i(Stage1 *s, const Spine *sp, Phrase *init, Phrase *input,
     /* an array is copied back by its own work-items; a pair holding one
      * by the generalised assignment (sequential, one work-item writing,
      * with the barriers around it that code generation places) */
-    bool by_elements = shared && dt_resolve(d2)->kind == DT_ARRAY;
-    Phrase *copy = by_elements ? map_copy(s, shared, b_var(b, r), b_var(b, o)) : b_assign(b, b_var(b, o), b_var(b, r));
-    body = materialise(s, shared ? PRIM_NEW_LOCAL : PRIM_NEW_PRIVATE, "next", step, b_lam(b, r, copy, false));
+    bool by_elements = by && dt_resolve(d2)->kind == DT_ARRAY;
+    Phrase *copy = by_elements ? map_copy(s, by, b_var(b, r), b_var(b, o)) : b_assign(b, b_var(b, o), b_var(b, r));
+    body = materialise(s, by ? PRIM_NEW_LOCAL : PRIM_NEW_PRIVATE, "next", step, b_lam(b, r, copy, false));
   }
-  Phrase *fn = b_lam(b, x, b_lam(b, y, b_lam(b, o, body, false), false), false);
-  PhraseType *k_t = pt_fn(tc, pt_exp(tc, d2), tc->t_comm);
+  return b_lam(b, x, b_lam(b, y, b_lam(b, o, body, false), false), false);
+}
+
+/* reduceI n d1 d2 (\x y o -> A[[f x y]](o)) init input k   (Figure 5) */
+static Phrase *reduce_i(Stage1 *s, const Spine *sp, Phrase *init, Phrase *input, Phrase *k) {
+  Builder *b = &s->b;
+  TypeCtx *tc = b->tc;
+  const Phrase *shared;
+  Phrase *fn = step_fn(s, sp->args[0], b_data(input)->elem, b_data(init), &shared);
+  PhraseType *k_t = pt_fn(tc, pt_exp(tc, b_data(init)), tc->t_comm);
   PhraseType *ty = pt_fn(tc, fn->type, pt_fn(tc, init->type, pt_fn(tc, input->type, pt_fn(tc, k_t, tc->t_comm))));
   Phrase *prim = b_prim(b, prim_lowered(sp->head->prim), 0, ty);
   prim->shared_by = shared;
   return b_app(b, b_app(b, b_app2(b, prim, fn, init), input), k);
+}
+
+/* The inclusive sequential scan (shine's scanSeq and ScanSeqI): each
+ * step's accumulator is an element of the result, written to it as soon
+ * as it is made (stage II, lower_scan_i):
+ *   A[[scanSeq f init xs]](A) = C[[xs]](\x -> C[[init]](\y ->
+ *     scanI n d1 d2 (\e acc o -> A[[f e acc]](o)) y x A))
+ * its step as reduceI's (step_fn), its accumulator private. */
+static Phrase *scan_seq(Stage1 *s, const Spine *sp, Phrase *acc) {
+  Builder *b = &s->b;
+  TypeCtx *tc = b->tc;
+  DataType *in_t = b_data(sp->args[2]), *d2 = b_data(sp->args[1]);
+  Phrase *fn = step_fn(s, sp->args[0], in_t->elem, d2, NULL);
+  Binder *x = k_binder(s, "x", in_t);
+  Binder *init = k_binder(s, "y", d2);
+  PhraseType *ty =
+      pt_fn(tc, fn->type, pt_fn(tc, pt_exp(tc, d2), pt_fn(tc, pt_exp(tc, in_t), pt_fn(tc, acc->type, tc->t_comm))));
+  Phrase *prim = b_prim(b, prim_lowered(sp->head->prim), 0, ty);
+  Phrase *scan = b_app(b, b_app(b, b_app2(b, prim, fn, b_var(b, init)), b_var(b, x)), acc);
+  return con_tr(s, sp->args[2], b_lam(b, x, con_tr(s, sp->args[1], b_lam(b, init, scan, false)), false));
 }
 
 /* A name for a new parameter of the imperative def: base, or base_2,
@@ -423,6 +460,7 @@ static Binder *temporary(Stage1 *s, Prim memory, const char *name, DataType *t) 
   case PRIM_NEW_PRIVATE: break;
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:
+  PRIM_CASES_SCAN:
   PRIM_CASES_VIEW:
   PRIM_CASES_MEMORY:
   PRIM_CASES_SCALAR:
@@ -435,6 +473,7 @@ static Binder *temporary(Stage1 *s, Prim memory, const char *name, DataType *t) 
   PRIM_CASES_VIEW_ACC:
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
+  PRIM_CASES_SCAN_I:
   case PRIM_COUNT: INTERNAL("stage I: primitive %d allocates no memory", (int)memory);
   }
   DPIA_EXHAUSTIVE_END
@@ -579,6 +618,10 @@ static Phrase *con_tr(Stage1 *s, Phrase *e, Phrase *k) {
       /* C[[map f e]](K) = newM (n.d2) (\tmp -> A[[map f e]](tmp.1); K(tmp.2)) */
       if (sp.nargs == 2) r = materialise(s, s->temp_memory, "tmp", e, k);
       break;
+    /* the same for a scan's array */
+    PRIM_CASES_SCAN:
+      if (sp.nargs == 3) r = materialise(s, s->temp_memory, "tmp", e, k);
+      break;
     PRIM_CASES_REDUCE:
       if (sp.nargs == 3) {
         Binder *x = k_binder(s, "x", b_data(sp.args[2]));
@@ -608,6 +651,7 @@ static Phrase *con_tr(Stage1 *s, Phrase *e, Phrase *k) {
     PRIM_CASES_VIEW_ACC:
     PRIM_CASES_MAP_I:
     PRIM_CASES_REDUCE_I:
+    PRIM_CASES_SCAN_I:
     case PRIM_COUNT: break;
     }
     DPIA_EXHAUSTIVE_END
@@ -656,6 +700,7 @@ static Phrase *acc_view(Stage1 *s, Prim view, const Phrase *head, Phrase *acc, P
   case PRIM_SLICE_ACC: break;
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:
+  PRIM_CASES_SCAN:
   PRIM_CASES_VIEW:
   PRIM_CASES_MEMORY:
   PRIM_CASES_SCALAR:
@@ -668,6 +713,7 @@ static Phrase *acc_view(Stage1 *s, Prim view, const Phrase *head, Phrase *acc, P
   PRIM_CASES_PARFOR:
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
+  PRIM_CASES_SCAN_I:
   case PRIM_COUNT: INTERNAL("stage I: primitive %d is no acceptor view", (int)view);
   }
   DPIA_EXHAUSTIVE_END
@@ -807,6 +853,9 @@ static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
         r = con_tr(s, sp.args[2], b_lam(b, x, con_tr(s, sp.args[1], b_lam(b, y, red, false)), false));
       }
       break;
+    PRIM_CASES_SCAN:
+      if (sp.nargs == 3) r = scan_seq(s, &sp, acc);
+      break;
     case PRIM_PAD_CST:
       if (sp.nargs == 2) r = pad_cst_acc(s, &sp, acc);
       break;
@@ -844,6 +893,7 @@ static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
     PRIM_CASES_VIEW_ACC:
     PRIM_CASES_MAP_I:
     PRIM_CASES_REDUCE_I:
+    PRIM_CASES_SCAN_I:
     case PRIM_COUNT: break;
     }
     DPIA_EXHAUSTIVE_END

@@ -4,6 +4,9 @@
  *   mapISeq n d1 d2 F E A = for n (\i -> F (idx E i) (idxAcc A i))
  *   reduceI n d1 d2 F I E C = newPrivate d2 (\acc -> acc.1 :=d2 I;
  *                               for n (\i -> F (idx E i) acc.2 acc.1); C acc.2)
+ *   scanI n d1 d2 F I E A = newPrivate d2 (\acc -> acc.1 :=d2 I;
+ *                             for n (\i -> F (idx E i) acc.2 acc.1;
+ *                                          idxAcc A i :=d2 acc.2))
  *
  * (newLocal instead of newPrivate when the work-items of a group write the
  * accumulator together, through a mapLocal in F: see stage1.c, reduce_i)
@@ -102,6 +105,23 @@ static Phrase *lower_reduce_i(Stage2 *s, Phrase *head, Phrase *f, Phrase *init, 
   return b_new(b, shared ? PRIM_NEW_LOCAL : PRIM_NEW_PRIVATE, d2, acc, body);
 }
 
+/* shine's ScanSeqI: reduceI's loop, each step's accumulator written to
+ * its element of A by the work-item that made it (A's element i, and
+ * only it, in step i: what a mapSeq over A writes) */
+static Phrase *lower_scan_i(Stage2 *s, Phrase *f, Phrase *init, Phrase *e, Phrase *out) {
+  Builder *b = &s->b;
+  TypeCtx *tc = b->tc;
+  DataType *d2 = b_data(init);
+  Size n = b_data(e)->size;
+  Binder *acc = b_binder(b, "acc", pt_var(tc, d2));
+  Phrase *v = b_var(b, acc);
+  Binder *i = b_binder(b, "i", pt_exp(tc, dt_idx(tc, n)));
+  Phrase *step = apply(s, apply(s, apply(s, f, b_idx(b, e, b_var(b, i))), b_proj(b, v, 2)), b_proj(b, v, 1));
+  Phrase *write = b_assign(b, b_idx_acc(b, out, b_var(b, i)), b_proj(b, v, 2));
+  Phrase *body = b_seq(b, b_assign(b, b_proj(b, v, 1), init), for_loop(s, n, i, b_seq(b, step, write), "scanSeq", false));
+  return b_new(b, PRIM_NEW_PRIVATE, d2, acc, body);
+}
+
 static Phrase *rewrite_child(void *s, Phrase *p) { return rewrite(s, p); }
 
 static Phrase *rewrite(Stage2 *s, Phrase *p) {
@@ -125,8 +145,12 @@ static Phrase *rewrite(Stage2 *s, Phrase *p) {
       PRIM_CASES_REDUCE_I:
         if (n == 4) r = lower_reduce_i(s, h, args[0], args[1], args[2], args[3]);
         break;
+      PRIM_CASES_SCAN_I:
+        if (n == 4) r = lower_scan_i(s, args[0], args[1], args[2], args[3]);
+        break;
       PRIM_CASES_MAP:
       PRIM_CASES_REDUCE:
+      PRIM_CASES_SCAN:
       PRIM_CASES_VIEW:
       PRIM_CASES_MEMORY:
       PRIM_CASES_SCALAR:

@@ -553,6 +553,7 @@ static void run_imp_prim(Imp *I, const Phrase *p, const Val *args) {
   /* expressions and acceptors, and what stage II removes (spec section 7) */
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:
+  PRIM_CASES_SCAN:
   PRIM_CASES_VIEW:
   PRIM_CASES_MEMORY:
   PRIM_CASES_SCALAR:
@@ -562,6 +563,7 @@ static void run_imp_prim(Imp *I, const Phrase *p, const Val *args) {
   PRIM_CASES_VIEW_ACC:
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
+  PRIM_CASES_SCAN_I:
   case PRIM_COUNT: break;
   }
   DPIA_EXHAUSTIVE_END
@@ -766,9 +768,11 @@ static Val run_prim(Imp *I, const Phrase *p, const Val *argv) {
   case PRIM_MAP_WORKGROUP:
   case PRIM_MAP_LOCAL:
   PRIM_CASES_REDUCE:
+  PRIM_CASES_SCAN:
   PRIM_CASES_MEMORY:
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
+  PRIM_CASES_SCAN_I:
   case PRIM_COUNT: break;
   }
   DPIA_EXHAUSTIVE_END

@@ -457,6 +457,26 @@ static Val run_reduce(Interp *I, const Phrase *p, Val f, Val init, Val xs) {
   return load(I, al, cur);
 }
 
+/* the inclusive scan: element i is the accumulator after step i, each
+ * step reading the previous element (init before the first) */
+static Val run_scan(Interp *I, const Phrase *p, Val f, Val init, Val xs) {
+  const Arr *src = need_arr(xs, p);
+  const Lay *rl = layout(I, prim_data(p, 3), p->span);
+  if (rl->kind != LAY_ARRAY || rl->n != src->n) INTERNAL("scan result size differs from its input's");
+  const Lay *el = rl->elem;
+  double *out = salloc(I, sizeof(double) * (size_t)rl->flat), *first = salloc(I, sizeof(double) * (size_t)el->flat);
+  ScratchMark m = scratch_mark(&I->scratch);
+  store(I, init, el, first);
+  scratch_release(&I->scratch, m);
+  for (int64_t i = 0; i < src->n; i++) {
+    m = scratch_mark(&I->scratch);
+    Val acc = load(I, el, i == 0 ? first : out + (i - 1) * el->flat);
+    store(I, apply(I, apply(I, f, arr_index(I, src, i)), acc), el, out + i * el->flat);
+    scratch_release(&I->scratch, m);
+  }
+  return arr_val(buf_arr(I, out, src->n, el));
+}
+
 /* a numeric built-in (numeric.h) */
 static Val numeric_prim(Interp *I, const Phrase *p, const Val *args) {
   Num x[NUM_MAX_ARGS];
@@ -497,6 +517,8 @@ static Val run_prim(Interp *I, const Phrase *p, const Val *args) {
     return run_map(I, p, args[0], args[1]);
   PRIM_CASES_REDUCE:
     return run_reduce(I, p, args[0], args[1], args[2]);
+  PRIM_CASES_SCAN:
+    return run_scan(I, p, args[0], args[1], args[2]);
   case PRIM_ZIP: {
     const Arr *a = need_arr(args[0], p), *b = need_arr(args[1], p);
     if (a->n != b->n) INTERNAL("zip of arrays of different sizes");
@@ -643,6 +665,7 @@ static Val run_prim(Interp *I, const Phrase *p, const Val *args) {
   PRIM_CASES_VIEW_ACC:
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
+  PRIM_CASES_SCAN_I:
   case PRIM_COUNT: break;
   }
   DPIA_EXHAUSTIVE_END

@@ -151,6 +151,7 @@ int num_prim(const Phrase *p, const Num *args, double *out) {
   PRIM_CASES_FOREIGN:
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:
+  PRIM_CASES_SCAN:
   PRIM_CASES_VIEW:
   PRIM_CASES_MEMORY:
   PRIM_CASES_SCALAR:
@@ -161,6 +162,7 @@ int num_prim(const Phrase *p, const Num *args, double *out) {
   PRIM_CASES_VIEW_ACC:
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
+  PRIM_CASES_SCAN_I:
   case PRIM_COUNT: break;
   }
   DPIA_EXHAUSTIVE_END

@@ -369,3 +369,58 @@ kernel void kmeans_kernel_c(global int *restrict membership, const global float 
   }
   membership[point_id] = index;
 }
+
+/* ---- Scan (SHOC scan, bottom_scan) ----
+ * The last of SHOC's three scan kernels: each work-group scans its region
+ * of the input, float4 a work-item in windows of 4 x the local size, seeded
+ * with the group's entry of isums (top_scan's exclusive scan of the
+ * regions' sums) and, from window to window, with the last work-item's
+ * total.  out is the inclusive scan of in.  scanLocalMem is SHOC's
+ * Kogge-Stone scan of one value a work-item in local memory (lmem holds
+ * twice the local size): exclusive = 1 gives the exclusive scan. */
+float scanLocalMem(float val, local float *lmem, int exclusive) {
+  int idx = get_local_id(0);
+  lmem[idx] = 0.0f;
+  idx += get_local_size(0);
+  lmem[idx] = val;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int i = 1; i < (int)get_local_size(0); i *= 2) {
+    float t = lmem[idx - i];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    lmem[idx] += t;
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  return lmem[idx - exclusive];
+}
+
+kernel void bottom_scan(global float *restrict out, const global float *restrict in,
+                        const global float *restrict isums, int n, local float *lmem) {
+  local float s_seed;
+  const global float4 *in4 = (const global float4 *)in;
+  global float4 *out4 = (global float4 *)out;
+  int n4 = n / 4;
+  int region_size = n4 / get_num_groups(0);
+  int block_start = get_group_id(0) * region_size;
+  int block_stop = get_group_id(0) == get_num_groups(0) - 1 ? n4 : block_start + region_size;
+  int i = block_start + get_local_id(0);
+  int window = block_start;
+  float seed = isums[get_group_id(0)];
+  while (window < block_stop) {
+    float4 val_4 = i < block_stop ? in4[i] : (float4)(0.0f);
+    /* the serial scan in registers */
+    val_4.y += val_4.x;
+    val_4.z += val_4.y;
+    val_4.w += val_4.z;
+    /* the exclusive scan of the work-items' totals */
+    float res = scanLocalMem(val_4.w, lmem, 1);
+    val_4 += (float4)(res + seed);
+    if (i < block_stop) out4[i] = val_4;
+    /* the next window's seed: the last work-item's total */
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == get_local_size(0) - 1) s_seed = val_4.w;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    seed = s_seed;
+    window += get_local_size(0);
+    i += get_local_size(0);
+  }
+}

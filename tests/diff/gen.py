@@ -18,6 +18,9 @@ Coverage:
 - maps: mapGlobal and mapWorkgroup at the top (dimensions 0 and 1, nested
   2-D grids), mapLocal (0 and 1, nested 2-D) inside mapWorkgroup bodies,
   mapSeq anywhere sequential code may run (also redundantly in a group);
+- scanSeq over scalars and vectors (a stream of choices of its own) as
+  the last stage of a sequential or work-item body, its steps
+  non-commutative as reduceSeq's;
 - reduceSeq with non-commutative bodies (a*0.5 + x, x - a*0.5, fma,
   (a*3 + x) % 1009 for int) over scalars, vectors, pairs (pair
   accumulators), rows (nested reductions) and with an array accumulator;
@@ -396,7 +399,7 @@ def lane_name(k, width):
 
 
 class Gen:
-    def __init__(self, rng, avoid=(), extra=(), lit_rng=None, drop_rng=None, ix_rng=None):
+    def __init__(self, rng, avoid=(), extra=(), lit_rng=None, drop_rng=None, ix_rng=None, scan_rng=None):
         self.r = rng
         # array literals (docs/language.md section 13) are decided by a
         # stream of their own, so the programs of a seed are the ones they
@@ -406,6 +409,8 @@ class Gen:
         self.drop_r = drop_rng
         # so are the zips with indices n (same_length_partner)
         self.ix_r = ix_rng
+        # and the scans that end a body (scan_stage)
+        self.scan_r = scan_rng
         self.avoid = set(avoid)
         self.extra = set(extra)
         self.implicit_symbolic = []  # stages materialised implicitly, of symbolic size
@@ -1355,6 +1360,29 @@ class Gen:
             return f'{e}{self.nl(ctx)}|> firstN {k.arg()} {n.arg()}', t[2]
         return f'{e}{self.nl(ctx)}|> firstN {k.arg()}', t[2]
 
+    def scan_stage(self, e, t, ctx):
+        """e |> scanSeq f init over scalars or vectors, in place of the last
+        map of a work-item's or sequential body: each step's accumulator
+        is an element of the result (docs/language.md section 23).  Drawn
+        from a stream of its own (the programs of a seed are the ones they
+        were, some of their last maps scans); None where it does not fit."""
+        r = self.scan_r
+        n, el = t[1], t[2]
+        if (r is None or ctx.level not in ('global', 'local', 'seq') or el[0] != 'num' or el[1] == 'bool'
+                or r.random() >= 0.3):
+            return None
+        self.cost(ctx, n)
+        y, a = self.fresh(self.var_base(el)), self.fresh('a')
+        if el[1] == 'int':
+            bod = r.choice(['({a} * 3 + {v}) % 1009', '({v} - {a} * 2) % 1009', 'max {a} {v}'])
+        else:
+            bod = r.choice(['{a} * 0.5 + {v}', '{v} - {a} * 0.5', 'fma {a} 0.5 {v}', 'max {a} ({v} * 2.0)'])
+        init = r.choice(['0', '1', '3'] if el[1] == 'int' else ['0.0', '1.5', '0.75', '(-2.0)'])
+        if el[2] > 1:
+            init = f'(vec {el[2]} {init})'
+        self.feat('scanSeq' + ('-vec' if el[2] > 1 else ''))
+        return f'{e}{self.nl(ctx)}|> scanSeq (\\{y} {a} -> {bod.format(a=a, v=y)}) {init}', t
+
     def reduce_array_acc(self, e, t, ctx):
         """reduceSeq with an array accumulator (compound assignment), its
         initial value a kernel input."""
@@ -1494,6 +1522,9 @@ class Gen:
                 return self.reduce_stage(e, t, ctx, target)
             if can_reduce and self.chance(0.35):
                 return self.reduce_stage(e, t, ctx)
+            res = self.scan_stage(e, t, ctx)
+            if res is not None:
+                return res
             if self.chance(0.05) and not pair_with_array(t) and not has_idx(t):
                 self.feat('view-only-body')
                 return self.views(e, t, ctx, 1)
@@ -1766,7 +1797,8 @@ def generate(seed, index, avoid=(), extra=()):
     for retry in range(200):
         rng = random.Random(f'{seed}:{index}:{retry}')
         g = Gen(rng, avoid, extra, random.Random(f'{seed}:{index}:{retry}:literals'),
-                random.Random(f'{seed}:{index}:{retry}:drops'), random.Random(f'{seed}:{index}:{retry}:indices'))
+                random.Random(f'{seed}:{index}:{retry}:drops'), random.Random(f'{seed}:{index}:{retry}:indices'),
+                random.Random(f'{seed}:{index}:{retry}:scans'))
         try:
             text, nats = g.kernel()
             sizes = g.solve(nats)

@@ -99,6 +99,8 @@ RUNS = [  # file, kernel, sizes: the kernels of run_samples.py, in its order
     ('correlation.dpia', 'centre', {'M': 7, 'N': 5}),
     ('correlation.dpia', 'corr', {'M': 7, 'N': 5}),
     ('correlation.dpia', 'correlation', {'M': 7, 'N': 5}),
+    ('adi.dpia', 'adiKernel1', {'N': 37}),
+    ('scan_bottom.dpia', 'bottomScan', {'G': 2}),                   # 2 groups of 256
 ]
 
 TIMEOUT = 300

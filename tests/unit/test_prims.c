@@ -41,6 +41,7 @@ static void check_row(Prim p) {
            "a mapI lowers to a parfor exactly when it has an OpenCL level");
     break;
   case PFAM_REDUCE: expect(low == PRIM_REDUCE_I, name, "a reduction lowers to reduceI"); break;
+  case PFAM_SCAN: expect(low == PRIM_SCAN_I, name, "a scan lowers to scanI"); break;
   case PFAM_MEMORY:
     expect(low != PRIM_COUNT && prim_family(low) == PFAM_NEW && prim_level(low) == info->level, name,
            "toX lowers to the new of its address space");
@@ -59,6 +60,7 @@ static void check_row(Prim p) {
   case PFAM_FOR:
   case PFAM_PARFOR:
   case PFAM_REDUCE_I:
+  case PFAM_SCAN_I:
     expect(low == PRIM_COUNT || info->family == PFAM_VIEW_ACC, name, "nothing to lower to");
     break;
   }
@@ -75,6 +77,7 @@ static PrimFamily listed_family(Prim p) {
   switch (p) {
   PRIM_CASES_MAP: return PFAM_MAP;
   PRIM_CASES_REDUCE: return PFAM_REDUCE;
+  PRIM_CASES_SCAN: return PFAM_SCAN;
   PRIM_CASES_VIEW: return PFAM_VIEW;
   PRIM_CASES_MEMORY: return PFAM_MEMORY;
   PRIM_CASES_SCALAR: return PFAM_SCALAR;
@@ -88,6 +91,7 @@ static PrimFamily listed_family(Prim p) {
   PRIM_CASES_VIEW_ACC: return PFAM_VIEW_ACC;
   PRIM_CASES_MAP_I: return PFAM_MAP_I;
   PRIM_CASES_REDUCE_I: return PFAM_REDUCE_I;
+  PRIM_CASES_SCAN_I: return PFAM_SCAN_I;
   case PRIM_COUNT: break;
   }
   DPIA_EXHAUSTIVE_END
