@@ -1,5 +1,6 @@
 /* backend_c.c: printing shared by the C-family backends (backend_c.h). */
 #include "backend_c.h"
+#include "kernel.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -322,6 +323,31 @@ void cprint_struct(Buf *out, const KirStruct *s, void (*print_type)(Buf *out, co
     emit(out, ";\n");
   }
   emit(out, "} %s;\n\n", s->name);
+}
+
+void cprint_plain_param(Buf *out, const KirParam *p, void (*print_type)(Buf *out, const KirType *t),
+                        const char *restrict_word, const char *local_type,
+                        void (*print_local)(Buf *out, const KirParam *p)) {
+  switch ((KParamRole)p->role) {
+  case KP_OUTPUT:
+  case KP_TEMP:
+  case KP_INPUT:
+    if (p->role == KP_INPUT) buf_puts(out, "const ");
+    print_type(out, p->type);
+    if (p->restrict_ || p->role == KP_INPUT) emit(out, " *%s %s", restrict_word, p->name);
+    else emit(out, " *%s", p->name);
+    return;
+  case KP_SCALAR:
+  case KP_NAT:
+    print_type(out, p->type);
+    emit(out, " %s", p->name);
+    return;
+  case KP_LOCAL:
+    emit(out, "%s ", local_type);
+    print_local(out, p);
+    return;
+  }
+  INTERNAL("kernel parameter role %d", p->role);
 }
 
 void cprint_params(Buf *out, size_t start, const KirKernel *k, void (*print_param)(Buf *out, const KirParam *p)) {

@@ -98,6 +98,14 @@ void cprint_struct(Buf *out, const KirStruct *s, void (*print_type)(Buf *out, co
 /* The kernel's parameters after its opening parenthesis, which ends the
  * text since start: on the line when they fit in 100 columns; else a
  * parameter a line, aligned after the parenthesis. */
+/* A kernel parameter of a language without memory-space qualifiers (CUDA
+ * C++, C): a buffer as a pointer, restrict spelled restrict_word for the
+ * buffers the kernel may assume disjoint, a value by itself, and a local
+ * buffer as what print_local prints after local_type (its offset in the
+ * shared memory, its bytes). */
+void cprint_plain_param(Buf *out, const KirParam *p, void (*print_type)(Buf *out, const KirType *t),
+                        const char *restrict_word, const char *local_type,
+                        void (*print_local)(Buf *out, const KirParam *p));
 void cprint_params(Buf *out, size_t start, const KirKernel *k, void (*print_param)(Buf *out, const KirParam *p));
 /* the same with nextra declarations after them (the NDRange of a C kernel) */
 void cprint_params_more(Buf *out, size_t start, const KirKernel *k, void (*print_param)(Buf *out, const KirParam *p),

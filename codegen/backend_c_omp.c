@@ -613,28 +613,7 @@ static void print_local_bytes(Buf *out, const KirParam *p) { emit(out, "dpia_byt
 
 /* a buffer as a pointer, a value by itself, a local buffer as its bytes */
 static void print_param(Buf *out, const KirParam *p) {
-  switch ((KParamRole)p->role) {
-  case KP_OUTPUT:
-  case KP_TEMP:
-    print_type(out, p->type);
-    emit(out, p->restrict_ ? " *restrict %s" : " *%s", p->name);
-    return;
-  case KP_INPUT:
-    buf_puts(out, "const ");
-    print_type(out, p->type);
-    emit(out, " *restrict %s", p->name);
-    return;
-  case KP_SCALAR:
-  case KP_NAT:
-    print_type(out, p->type);
-    emit(out, " %s", p->name);
-    return;
-  case KP_LOCAL:
-    buf_puts(out, "size_t ");
-    print_local_bytes(out, p);
-    return;
-  }
-  INTERNAL("kernel parameter role %d", p->role);
+  cprint_plain_param(out, p, print_type, "restrict", "size_t", print_local_bytes);
 }
 
 /* a value of a constant table: a vector as a brace-enclosed list of its

@@ -216,28 +216,7 @@ static void print_local_offset(Buf *out, const KirParam *p) { emit(out, "dpia_%s
 
 /* a buffer as a pointer, a value by itself, a local buffer as its offset */
 static void print_param(Buf *out, const KirParam *p) {
-  switch ((KParamRole)p->role) {
-  case KP_OUTPUT:
-  case KP_TEMP:
-    print_type(out, p->type);
-    emit(out, p->restrict_ ? " *__restrict__ %s" : " *%s", p->name);
-    return;
-  case KP_INPUT:
-    buf_puts(out, "const ");
-    print_type(out, p->type);
-    emit(out, " *__restrict__ %s", p->name);
-    return;
-  case KP_SCALAR:
-  case KP_NAT:
-    print_type(out, p->type);
-    emit(out, " %s", p->name);
-    return;
-  case KP_LOCAL:
-    buf_puts(out, "unsigned ");
-    print_local_offset(out, p);
-    return;
-  }
-  INTERNAL("kernel parameter role %d", p->role);
+  cprint_plain_param(out, p, print_type, "__restrict__", "unsigned", print_local_offset);
 }
 
 /* The definitions before the kernel that the program does not yet hold:
