@@ -36,12 +36,7 @@ static const char explore_help[] =
 
 enum { MAX_SIZES = 32 };
 
-static int usage(const char *fmt, const char *arg) {
-  fputs("dpia: error: ", stderr);
-  fprintf(stderr, fmt, arg);
-  fputs("\nRun 'dpia explore --help' for usage.\n", stderr);
-  return DPIA_EUSAGE;
-}
+#define usage(...) cli_usage("explore", __VA_ARGS__)
 
 typedef struct Request {
   DpiaExplore x;
@@ -87,13 +82,10 @@ static int read_args(Request *q, int argc, char **argv) {
     const char *a = argv[i];
     const char *next = i + 1 < argc ? argv[i + 1] : NULL;
     double v;
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      fputs(explore_help, stdout);
-      return -1;
-    } else if (strcmp(a, "-k") == 0 || strcmp(a, "--kernel") == 0) {
-      if (!next || next[0] == '-') return usage("%s needs a kernel name (-k NAME)", a);
-      if (q->opt.kernel) return usage("%s given twice", "-k");
-      q->opt.kernel = argv[++i];
+    int common = cli_common_option("explore", explore_help, &q->opt, &q->file, argc, argv, &i);
+    if (common == CLI_DONE) return -1;
+    if (common != CLI_OTHER) {
+      if (common != CLI_TAKEN) return common;
     } else if (strcmp(a, "--size") == 0) {
       if (!next) return usage("%s", "--size needs NAME=VALUE");
       int status = add_sizes(q, argv[++i]);
@@ -126,16 +118,8 @@ static int read_args(Request *q, int argc, char **argv) {
       q->x.json = 1;
     } else if (strcmp(a, "--progress") == 0) {
       q->progress = true;
-    } else if (strcmp(a, "--diagnostics=json") == 0) {
-      q->opt.diagnostics_json = 1;
-    } else if (strcmp(a, "--diagnostics=text") == 0) {
-      q->opt.diagnostics_json = 0;
-    } else if (a[0] == '-' && a[1]) {
-      return usage("unknown option '%s' for 'dpia explore'", a);
-    } else if (q->file) {
-      return usage("more than one input file ('%s')", a);
     } else {
-      q->file = a;
+      return usage("unknown option '%s' for 'dpia explore'", a);
     }
   }
   if (!q->file) return usage("%s", "'dpia explore' needs an input FILE");

@@ -28,12 +28,7 @@ static const char rewrite_help[] =
 
 enum { MAX_PARAMS = 8 };
 
-static int usage(const char *fmt, const char *arg) {
-  fputs("dpia: error: ", stderr);
-  fprintf(stderr, fmt, arg);
-  fputs("\nRun 'dpia rewrite --help' for usage.\n", stderr);
-  return DPIA_EUSAGE;
-}
+#define usage(...) cli_usage("rewrite", __VA_ARGS__)
 
 typedef struct Request {
   DpiaRewrite rw;
@@ -62,13 +57,10 @@ static int read_args(Request *q, int argc, char **argv) {
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     const char *next = i + 1 < argc ? argv[i + 1] : NULL;
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      fputs(rewrite_help, stdout);
-      return -1;
-    } else if (strcmp(a, "-k") == 0 || strcmp(a, "--kernel") == 0) {
-      if (!next || next[0] == '-') return usage("%s needs a kernel name (-k NAME)", a);
-      if (q->opt.kernel) return usage("%s given twice", "-k");
-      q->opt.kernel = argv[++i];
+    int common = cli_common_option("rewrite", rewrite_help, &q->opt, &q->file, argc, argv, &i);
+    if (common == CLI_DONE) return -1;
+    if (common != CLI_OTHER) {
+      if (common != CLI_TAKEN) return common;
     } else if (strcmp(a, "--list") == 0) {
       q->rw.list = 1;
     } else if (strcmp(a, "--json") == 0) {
@@ -81,16 +73,8 @@ static int read_args(Request *q, int argc, char **argv) {
       if (!next) return usage("%s", "--param needs NAME=VALUE");
       int status = add_param(q, argv[++i]);
       if (status != DPIA_OK) return status;
-    } else if (strcmp(a, "--diagnostics=json") == 0) {
-      q->opt.diagnostics_json = 1;
-    } else if (strcmp(a, "--diagnostics=text") == 0) {
-      q->opt.diagnostics_json = 0;
-    } else if (a[0] == '-' && a[1]) {
-      return usage("unknown option '%s' for 'dpia rewrite'", a);
-    } else if (q->file) {
-      return usage("more than one input file ('%s')", a);
     } else {
-      q->file = a;
+      return usage("unknown option '%s' for 'dpia rewrite'", a);
     }
   }
   if (!q->file) return usage("%s", "'dpia rewrite' needs an input FILE");
