@@ -108,3 +108,20 @@ char *host_temp_dir(Arena *a, const char *what) {
   char *dir = arena_printf(a, "%s/dpia-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", what);
   return mkdtemp(dir);
 }
+
+HostVerifier *host_verifier_new(char *path) {
+  if (!path) return NULL;
+  HostVerifier *v = malloc(sizeof *v);
+  if (!v) {
+    free(path);
+    return NULL;
+  }
+  v->path = path;
+  return v;
+}
+
+void host_verifier_free(HostVerifier *v) {
+  if (!v) return;
+  free(v->path);
+  free(v);
+}

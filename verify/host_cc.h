@@ -28,6 +28,15 @@ void host_append_log(Buf *report, const char *log, const char *src, const char *
  * else the error number of a compiler that did not start */
 int host_compile(char *const argv[], const char *log, const char *src, const char *name, const char *tool,
                  Buf *report);
+/* A TargetVerifier of a target whose compiler verifies its text in
+ * processes of its own (the C target's cc, CUDA's nvcc): the compiler's
+ * path.  host_verifier_new takes path (malloc'd; NULL: none, and then
+ * NULL: verification fails with E0002) */
+typedef struct HostVerifier {
+  char *path;
+} HostVerifier;
+HostVerifier *host_verifier_new(char *path);
+void host_verifier_free(HostVerifier *v);
 /* a fresh directory $TMPDIR/dpia-WHAT-XXXXXX (else under /tmp), or NULL */
 char *host_temp_dir(Arena *a, const char *what);
 

@@ -58,23 +58,9 @@ struct TargetBuffer {
   size_t bytes;
 };
 
-/* the compiler, for verification (a TargetVerifier of this target) */
-typedef struct CVerifier {
-  char *cc;
-} CVerifier;
-
-/* none without a compiler: verification then fails with E0002 */
-static TargetVerifier *verifier_new(void) {
-  char *cc = host_find_program(host_cc());
-  if (!cc) return NULL;
-  CVerifier *v = malloc(sizeof *v);
-  if (!v) {
-    free(cc);
-    return NULL;
-  }
-  v->cc = cc;
-  return (TargetVerifier *)v;
-}
+/* a HostVerifier: the compiler's path; none without a compiler, and
+ * verification then fails with E0002 */
+static TargetVerifier *verifier_new(void) { return (TargetVerifier *)host_verifier_new(host_find_program(host_cc())); }
 
 /* the compiler is a process of its own already: no helper */
 static TargetVerifier *verifier_new_helper(const char *path) {
@@ -82,12 +68,7 @@ static TargetVerifier *verifier_new_helper(const char *path) {
   return verifier_new();
 }
 
-static void verifier_free(TargetVerifier *tv) {
-  CVerifier *v = (CVerifier *)tv;
-  if (!v) return;
-  free(v->cc);
-  free(v);
-}
+static void verifier_free(TargetVerifier *tv) { host_verifier_free((HostVerifier *)tv); }
 
 static void verifier_free_at_exit(TargetVerifier *tv) { verifier_free(tv); }
 
@@ -129,7 +110,7 @@ static bool compile(Arena *a, const char *cc, const char *name, const char *sour
  * never reads back (a stage whose result a later one drops) is the
  * OpenCL kernel's too, where no compiler warns of it. */
 static bool verify(TargetVerifier *tv, const char *name, const char *source, size_t len, Buf *report) {
-  CVerifier *v = (CVerifier *)tv;
+  HostVerifier *v = (HostVerifier *)tv;
   Arena *a = report->arena;
   char *dir = host_temp_dir(a, "c");
   if (!dir) {
@@ -138,7 +119,7 @@ static bool verify(TargetVerifier *tv, const char *name, const char *source, siz
   }
   static const char *const flags[] = {"-std=c11", "-fopenmp", "-fsyntax-only", "-Wall", "-Werror", "-Wno-psabi",
                                       "-Wno-unused-but-set-variable", NULL};
-  bool ok = compile(a, v->cc, name, source, len, flags, dir, NULL, report);
+  bool ok = compile(a, v->path, name, source, len, flags, dir, NULL, report);
   rmdir(dir);
   return ok;
 }

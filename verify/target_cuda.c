@@ -24,11 +24,6 @@
 #include "host_cc.h"
 #include "target.h"
 
-/* A TargetVerifier of this target: nvcc's path. */
-typedef struct CudaVerifier {
-  char *nvcc;
-} CudaVerifier;
-
 static bool executable(const char *path) { return access(path, X_OK) == 0; }
 
 static char *find_nvcc(void) {
@@ -39,17 +34,8 @@ static char *find_nvcc(void) {
   return executable("/usr/local/cuda/bin/nvcc") ? strdup("/usr/local/cuda/bin/nvcc") : NULL;
 }
 
-static TargetVerifier *verifier_new(void) {
-  char *nvcc = find_nvcc();
-  if (!nvcc) return NULL;
-  CudaVerifier *v = malloc(sizeof *v);
-  if (!v) {
-    free(nvcc);
-    return NULL;
-  }
-  v->nvcc = nvcc;
-  return (TargetVerifier *)v;
-}
+/* a HostVerifier: nvcc's path */
+static TargetVerifier *verifier_new(void) { return (TargetVerifier *)host_verifier_new(find_nvcc()); }
 
 /* nvcc is a process of its own already: no helper */
 static TargetVerifier *verifier_new_helper(const char *path) {
@@ -57,12 +43,7 @@ static TargetVerifier *verifier_new_helper(const char *path) {
   return verifier_new();
 }
 
-static void verifier_free(TargetVerifier *tv) {
-  CudaVerifier *v = (CudaVerifier *)tv;
-  if (!v) return;
-  free(v->nvcc);
-  free(v);
-}
+static void verifier_free(TargetVerifier *tv) { host_verifier_free((HostVerifier *)tv); }
 
 /* nvcc runs in processes of its own: nothing outlives them to leave */
 static void verifier_free_at_exit(TargetVerifier *tv) { verifier_free(tv); }
@@ -76,7 +57,7 @@ static void verifier_free_at_exit(TargetVerifier *tv) { verifier_free(tv); }
  *                              CUDA 13) is a defect of the printer
  *   -Xcudafe --display_error_number  the diagnostic's number, for -diag-suppress */
 static bool verify(TargetVerifier *tv, const char *name, const char *source, size_t len, Buf *report) {
-  CudaVerifier *v = (CudaVerifier *)tv;
+  HostVerifier *v = (HostVerifier *)tv;
   Arena *a = report->arena;
   char *dir = host_temp_dir(a, "cuda");
   if (!dir) {
@@ -89,10 +70,10 @@ static bool verify(TargetVerifier *tv, const char *name, const char *source, siz
     emit(report, "%s: cannot write %s: %s\n", name, src, strerror(errno));
     goto done;
   }
-  char *argv[] = {v->nvcc, "-ptx", "-std=c++17", "--Werror", "all-warnings", "-Xcudafe", "--display_error_number",
+  char *argv[] = {v->path, "-ptx", "-std=c++17", "--Werror", "all-warnings", "-Xcudafe", "--display_error_number",
                   "-o", "/dev/null", (char *)src, NULL};
   int rc = host_compile(argv, log, src, name, "nvcc", report);
-  if (rc > 0) emit(report, "%s: cannot start %s: %s\n", name, v->nvcc, strerror(rc));
+  if (rc > 0) emit(report, "%s: cannot start %s: %s\n", name, v->path, strerror(rc));
   ok = rc == 0;
 done:
   unlink(src);
