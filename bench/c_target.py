@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """c_target.py: every sample kernel of tests/samples/run_samples.py timed on
 the C target (--target=c: C with OpenMP on the host CPU, docs/targets.md)
-and on the OpenCL device (PoCL here), at the larger size of each, and a
+and on the OpenCL device (PoCL here), at the largest size of each, and a
 table of the median times and their ratio (C over OpenCL: below 1, the C
 target is faster).  `dpia run --json --repeat R` gives the times: each
 kernel's launch alone, without building it or moving data.
@@ -44,7 +44,7 @@ def main():
     for f, k, points in runs(root):
         if only and k not in only:
             continue
-        sizes = points[-1]
+        sizes = max(points, key=lambda p: sorted(p.values(), reverse=True))  # the largest
         path = os.path.join(root, "samples", f)
         cl, why_cl = median_ms(a.dpia, "opencl", path, k, sizes, a.repeat)
         c, why_c = median_ms(a.dpia, "c", path, k, sizes, a.repeat)
