@@ -631,6 +631,25 @@ static KirBuiltin math_builtin(Prim prim) {
   }
 }
 
+/* clamp(v, 0, top) (max(v, 0) without high, min(v, top) without low) as
+ * an opaque index whose range is [0, nn), nn = top + 1 */
+static const Ix *clamped_atom(CG *cg, CExpr v, const Ix *top, const Ix *nn, bool low, bool high) {
+  CExpr args[3] = {v, kir_int(cg->arena, 0), cg_ix_expr(cg, top)};
+  const KirType *index = cg_scalar_type(cg, SC_INT, 1);
+  CExpr clamped;
+  if (low && high)
+    clamped = kir_builtin(cg->arena, KBI_CLAMP, index, args);
+  else if (low)
+    clamped = kir_builtin(cg->arena, KBI_MAX, index, args);
+  else
+    clamped = kir_builtin(cg->arena, KBI_MIN, index, (CExpr[]){args[0], args[2]});
+  /* an atom of the index (index.h) */
+  const Ix *a = ix_expr(&cg->ix, clamped);
+  ix_push_range(&cg->ix, a, NULL, nn);
+  cg->nranges_stmt++;
+  return a;
+}
+
 /* clamp(x, 0, n - 1) as an opaque index whose range is [0, n) */
 static const Ix *clamp_index(CG *cg, const Ix *x, Size n, bool low, bool high) {
   const Ix *nn = ix_from_size(&cg->ix, n);
@@ -645,21 +664,28 @@ static const Ix *clamp_index(CG *cg, const Ix *x, Size n, bool low, bool high) {
   }
   if (high && ix_provably_less(&cg->ix, x, nn)) high = false;
   if (low && ix_provably_less(&cg->ix, K(cg, -1), x)) low = false; /* x >= 0 */
-  CExpr args[3] = {cg_ix_expr(cg, x), kir_int(cg->arena, 0), cg_ix_expr(cg, top)};
-  const KirType *index = cg_scalar_type(cg, SC_INT, 1);
-  CExpr clamped;
-  if (low && high)
-    clamped = kir_builtin(cg->arena, KBI_CLAMP, index, args);
-  else if (low)
-    clamped = kir_builtin(cg->arena, KBI_MAX, index, args);
-  else if (high)
-    clamped = kir_builtin(cg->arena, KBI_MIN, index, (CExpr[]){args[0], args[2]});
-  else return x;
-  /* an atom of the index (index.h) */
-  const Ix *v = ix_expr(&cg->ix, clamped);
-  ix_push_range(&cg->ix, v, NULL, nn);
-  cg->nranges_stmt++;
-  return v;
+  if (!low && !high) return x;
+  return clamped_atom(cg, cg_ix_expr(cg, x), top, nn, low, high);
+}
+
+/* clampIdx n v (docs/language.md section 22): an index v is already one
+ * (the simplifier knows it is at least 0, and it may know more), a
+ * constant is clamped now; any other int may be negative, which the
+ * simplifier must not assume otherwise (every atom is at least 0,
+ * index.h), so both ends are clamped */
+static const Ix *clamp_int(CG *cg, CExpr v, Size n) {
+  if (v->kind == KE_IX) return clamp_index(cg, v->ix, n, true, true);
+  bool negated = v->kind == KE_UNARY && v->un.op == '-'; /* -3 */
+  const KirExpr *lit = negated ? v->un.operand : v;
+  if (lit->kind == KE_LIT && lit->lit.scalar == SC_INT) {
+    int64_t c = negated ? -lit->lit.i : lit->lit.i;
+    return c < 0 ? K(cg, 0) : clamp_index(cg, K(cg, c), n, false, true);
+  }
+  const Ix *nn = ix_from_size(&cg->ix, n);
+  const Ix *top = ix_simplify(&cg->ix, ix_sub(&cg->ix, nn, K(cg, 1)));
+  int64_t t;
+  if (ix_const_value(top, &t) && t == 0) return K(cg, 0); /* one element */
+  return clamped_atom(cg, v, top, nn, true, true);
 }
 
 static bool lane_by_path(CG *cg, const Phrase *e);
@@ -831,6 +857,9 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     DataType *r = dt_resolve(fn_result(h->type, 3)->data);
     return kir_builtin(cg->arena, KBI_SELECT, cg_scalar_type(cg, r->scalar, r->width), args);
   }
+  case PRIM_CLAMP_IDX: { /* clamp(e, 0, n - 1), left out where e is provably in range */
+    return cg_ix_expr(cg, clamp_int(cg, gen_exp(cg, s->args[0], NULL), h->sizes[0]));
+  }
   case PRIM_VEC: {
     CExpr v = gen_exp(cg, s->args[0], NULL);
     if (ps && ps->kind == STEP_LANE) return v;
@@ -861,6 +890,8 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     DataType *from = arg_data(s, 0), *to = fn_result(h->type, 1)->data;
     CExpr v = gen_exp(cg, s->args[0], NULL);
     if (dt_equal(from, to)) return v;
+    /* toInt i of an index: the int it is already (docs/language.md section 22) */
+    if (dt_resolve(from)->kind == DT_IDX && to->kind == DT_SCALAR && to->scalar == SC_INT && to->width == 1) return v;
     return kir_cast(cg->arena, cg_scalar_type(cg, to->scalar, to->width), v);
   }
   PRIM_CASES_MATH : { /* the target's built-in (KirBuiltin), lane-wise */

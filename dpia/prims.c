@@ -73,6 +73,7 @@ bool prim_builds_vector(Prim p) {
   PRIM_CASES_VECTOR: return true;
   case PRIM_SELECT:
   case PRIM_VEC:
+  case PRIM_CLAMP_IDX:
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:
   PRIM_CASES_SCAN:

@@ -162,6 +162,11 @@
     "exp[bool] -> exp[a] -> exp[a] -> exp[a]") \
   X(VEC, "vec", 1, 0, PF_FUNC, SCALAR, NONE, COUNT, \
     "k. exp[s] -> exp[v] where width k, numeric s, vector v s k") \
+  /* clampIdx n e: the int e as an index of an array of n elements, \
+     clamped to 0 .. n-1, so that every int is one and no read it makes \
+     is out of range (docs/language.md section 22) */ \
+  X(CLAMP_IDX, "clampIdx", 1, 0, PF_FUNC, SCALAR, NONE, COUNT, \
+    "k. exp[int] -> exp[idx[k]] where positive k (clampIdx size)") \
   /* float4 a b c d: a vector from its lanes, one row per vector type \
      (docs/language.md section 11) */ \
   DPIA_VECTOR_ROW(X, FLOAT2, float, 2) DPIA_VECTOR_ROW(X, FLOAT3, float, 3) \
@@ -393,7 +398,7 @@ Prim prim_lookup(const char *name, size_t len, int *dim);
   case PRIM_FLOAT2: case PRIM_FLOAT3: case PRIM_FLOAT4: case PRIM_FLOAT8: case PRIM_FLOAT16: \
   case PRIM_INT2: case PRIM_INT3: case PRIM_INT4: case PRIM_INT8: case PRIM_INT16: \
   case PRIM_DOUBLE2: case PRIM_DOUBLE3: case PRIM_DOUBLE4: case PRIM_DOUBLE8: case PRIM_DOUBLE16
-#define PRIM_CASES_SCALAR case PRIM_SELECT: case PRIM_VEC: PRIM_CASES_VECTOR
+#define PRIM_CASES_SCALAR case PRIM_SELECT: case PRIM_VEC: case PRIM_CLAMP_IDX: PRIM_CASES_VECTOR
 #define PRIM_CASES_MATH \
   case PRIM_FABS: case PRIM_SQRT: case PRIM_RSQRT: case PRIM_EXP: case PRIM_LOG: case PRIM_SIN: \
   case PRIM_COS: case PRIM_FLOOR: case PRIM_CEIL: case PRIM_MIN: case PRIM_MAX: case PRIM_POW: \

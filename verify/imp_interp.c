@@ -741,6 +741,10 @@ static Val run_prim(Imp *I, const Phrase *p, const Val *argv) {
     if (k < 1 || k > NUM_MAX_LANES) fail(I, p, "vec %" PRId64, k);
     return num(I, num_broadcast(x, k, lanes), lanes);
   }
+  case PRIM_CLAMP_IDX: {
+    double x = num_clamp_index(lane(need_num(I, args[0], p), 0), eval_size(I, p->sizes[0], p));
+    return num(I, 1, &x);
+  }
   case PRIM_LANE: {
     double x = lane(need_num(I, args[0], p), (int)eval_size(I, p->sizes[0], p));
     return num(I, 1, &x);

@@ -633,6 +633,10 @@ static Val run_prim(Interp *I, const Phrase *p, const Val *args) {
     double lanes[NUM_MAX_LANES];
     return num(I, num_broadcast(lane(need_num(args[0], p), 0), k, lanes), lanes);
   }
+  case PRIM_CLAMP_IDX: {
+    double x = num_clamp_index(lane(need_num(args[0], p), 0), eval_size(I, p->sizes[0], p->span));
+    return num(I, 1, &x);
+  }
   case PRIM_LANE: {
     double x = lane(need_num(args[0], p), (int)eval_size(I, p->sizes[0], p->span));
     return num(I, 1, &x);

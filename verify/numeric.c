@@ -98,6 +98,10 @@ static int convert(ScalarKind from, ScalarKind to, Num x, double *out) {
   return x.width;
 }
 
+double num_clamp_index(double x, int64_t n) {
+  return x < 0 ? 0 : x > (double)(n - 1) ? (double)(n - 1) : x;
+}
+
 int num_prim_arity(Prim prim) {
   PrimFamily f = prim_family(prim);
   return f == PFAM_MATH || f == PFAM_CONVERT ? prim_arity_of(prim) : 0;

@@ -49,6 +49,10 @@ int num_literal(const Phrase *p, double *out);
 /* vec k x: x in k lanes (1 <= k <= NUM_MAX_LANES) */
 int num_broadcast(double x, int64_t k, double *out);
 
+/* clampIdx n x: the int x as an index of n elements, the nearest of
+ * 0 .. n-1 (docs/language.md section 22; n >= 1) */
+double num_clamp_index(double x, int64_t n);
+
 /* The number of arguments of prim if it is a numeric built-in (the math
  * built-ins, min, max, pow, fma and the conversions), else 0. */
 int num_prim_arity(Prim prim);

@@ -101,6 +101,7 @@ RUNS = [  # file, kernel, sizes: the kernels of run_samples.py, in its order
     ('correlation.dpia', 'correlation', {'M': 7, 'N': 5}),
     ('adi.dpia', 'adiKernel1', {'N': 37}),
     ('scan_bottom.dpia', 'bottomScan', {'G': 2}),                   # 2 groups of 256
+    ('cfd_flux.dpia', 'computeFlux', {'N': 5}),                     # codes out of range at both ends
 ]
 
 TIMEOUT = 300

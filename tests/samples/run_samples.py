@@ -76,6 +76,9 @@ RUNS = [  # file, kernel, sizes at two points
     # scans (docs/language.md section 23)
     ('adi.dpia', 'adiKernel1', [{'N': 100}, {'N': 512}]),
     ('scan_bottom.dpia', 'bottomScan', [{'G': 3}, {'G': 64}]),
+    # an index from a value (docs/language.md section 22): N=5 has codes
+    # (random ints in [-8, 8]) out of range at both ends
+    ('cfd_flux.dpia', 'computeFlux', [{'N': 5}, {'N': 1000}]),
 ]
 
 passed = failed = 0
