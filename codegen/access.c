@@ -344,9 +344,7 @@ static bool lanes_consecutive(CG *cg, const Probe *pr, int k) {
   for (int l = 0; l < k; l++) {
     if (pr[l].count != 1 || !pr[l].ok || pr[l].lane != -1 || !kir_expr_equal(pr[l].base, pr[0].base)) return false;
     if (l == 0) continue;
-    int64_t d;
-    const Ix *diff = ix_simplify(&cg->ix, ix_sub(&cg->ix, pr[l].flat, pr[0].flat));
-    if (!(ix_const_value(diff, &d) && d == l) &&
+    if (!ix_simplifies_to(&cg->ix, ix_sub(&cg->ix, pr[l].flat, pr[0].flat), l) &&
         !ix_equal(ix_simplify(&cg->ix, ix_add(&cg->ix, pr[0].flat, K(cg, l))), pr[l].flat))
       return false;
   }

@@ -1361,6 +1361,20 @@ const Ix *ix_simplify(IxCtx *x, const Ix *e) {
   return simplified;
 }
 
+/* build(p) is a constant exactly when p is one (a sum of parts is not), and
+ * ix_simplify keeps e instead when the constant prints longer; neither the
+ * result nor the memo entry is needed here: the memo only saves work, and
+ * the polynomials to_poly kept still are. */
+bool ix_simplifies_to(IxCtx *x, const Ix *e, int64_t d) {
+  int64_t v;
+  const MemoEntry *known = memo_find(&memo_of(x)->simplified, e->hash, x->scope, same_ix, NULL, e);
+  if (known) return ix_const_value(known->value, &v) && v == d;
+  if (ix_const_value(e, &v)) return v == d;
+  Simplifier s;
+  simplifier_init(&s, x);
+  return poly_const_value(to_poly(&s, e), &v) && v == d && printed_length(ix_const(x, v)) <= printed_length(e);
+}
+
 bool ix_provably_less(IxCtx *x, const Ix *e, const Ix *bound) {
   Simplifier s;
   simplifier_init(&s, x);

@@ -109,6 +109,11 @@ const Ix *ix_from_size(IxCtx *x, Size s);
  * take.  An input equal to one simplified before under the same ranges
  * gets the same result, not computed again. */
 const Ix *ix_simplify(IxCtx *x, const Ix *e);
+/* ix_simplify(x, e) is the constant d (ix_const_value), decided from e's
+ * polynomial without building a form that is not constant: the lanes of a
+ * vector access are compared this way, lane l's index minus lane 0's
+ * (codegen/access.c). */
+bool ix_simplifies_to(IxCtx *x, const Ix *e, int64_t d);
 
 /* Bounds: true and *out if e is provably < bound / >= 0 etc. */
 bool ix_provably_less(IxCtx *x, const Ix *e, const Ix *bound);
