@@ -1317,6 +1317,17 @@ static const Ix *build(Simplifier *s, Poly p) {
   return best_sum(s, p, &budget);
 }
 
+/* p's atoms are variables and opaque atoms only */
+static bool plain_atoms(Poly p) {
+  for (int i = 0; i < p.nterms; i++) {
+    for (int j = 0; j < p.terms[i].nfactors; j++) {
+      IxKind kind = atom_of(&p.terms[i].factors[j])->kind;
+      if (kind != IX_VAR && kind != IX_EXPR) return false;
+    }
+  }
+  return true;
+}
+
 /* A simplified index is often simplified again as part of another: the
  * distance of two lanes, l1 - l0 (codegen/access.c).  When it has no
  * quotient and p's atoms are variables and opaque atoms only (no
@@ -1330,12 +1341,7 @@ static void remember_poly(Simplifier *s, const Ix *simplified, Poly p) {
       simplified->kind == IX_EXPR) {
     return;
   }
-  for (int i = 0; i < p.nterms; i++) {
-    for (int j = 0; j < p.terms[i].nfactors; j++) {
-      IxKind kind = atom_of(&p.terms[i].factors[j])->kind;
-      if (kind != IX_VAR && kind != IX_EXPR) return;
-    }
-  }
+  if (!plain_atoms(p)) return;
   MemoTable *memo = &memo_of(s->x)->polys;
   if (memo_find(memo, simplified->hash, s->x->scope, same_ix, NULL, simplified)) return;
   Poly *kept = NEW(s->arena, Poly);
@@ -1373,6 +1379,25 @@ bool ix_simplifies_to(IxCtx *x, const Ix *e, int64_t d) {
   Simplifier s;
   simplifier_init(&s, x);
   return poly_const_value(to_poly(&s, e), &v) && v == d && printed_length(ix_const(x, v)) <= printed_length(e);
+}
+
+/* With p = to_poly(a) of plain atoms, ix_simplify(a) is a itself, or
+ * build(p), a constant or a sum of products of those atoms with no
+ * quotient; either way to_poly gives back p (remember_poly).  So the
+ * difference of the simplified forms has the polynomial pa - pb (with no
+ * quotient fold_identities finds nothing to fold); ix_sub's own folds
+ * (constants, equal operands, a zero) agree with it; and it is simplified
+ * to the constant d exactly when pa - pb is d: d, of at most two digits,
+ * never prints longer than a difference. */
+bool ix_distance_before_simplify(IxCtx *x, const Ix *a, const Ix *b, int64_t d) {
+  if (d <= 0 || d >= 100) return false;
+  Simplifier s;
+  simplifier_init(&s, x);
+  Poly pa = to_poly(&s, a), pb = to_poly(&s, b);
+  if (!plain_atoms(pa) || !plain_atoms(pb)) return false; /* an overflow leaves a sum as an atom */
+  Poly diff = poly_sub(&s.pc, pa, pb);
+  int64_t v;
+  return !s.pc.overflow && poly_const_value(diff, &v) && v == d;
 }
 
 bool ix_provably_less(IxCtx *x, const Ix *e, const Ix *bound) {
