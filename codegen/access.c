@@ -379,8 +379,10 @@ static bool unsimplified_lanes_consecutive(CG *cg, LaneProbe lp, Probe *pr, int 
     if (pr[l].count != 1 || !pr[l].ok || pr[l].lane != -1 || !pr[l].unsimplified ||
         !kir_expr_equal(pr[l].base, pr[0].base))
       return false;
-    if (l > 0 && !ix_distance_before_simplify(&cg->ix, pr[l].flat, pr[0].flat, l)) return false;
   }
+  const Ix **at = NEWARRAY(cg->arena, const Ix *, k);
+  for (int l = 0; l < k; l++) at[l] = pr[l].flat;
+  if (!ix_steps_before_simplify(&cg->ix, at, k)) return false;
   pr[0].flat = ix_simplify(&cg->ix, pr[0].flat);
   return true;
 }

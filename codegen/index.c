@@ -1384,20 +1384,28 @@ bool ix_simplifies_to(IxCtx *x, const Ix *e, int64_t d) {
 /* With p = to_poly(a) of plain atoms, ix_simplify(a) is a itself, or
  * build(p), a constant or a sum of products of those atoms with no
  * quotient; either way to_poly gives back p (remember_poly).  So the
- * difference of the simplified forms has the polynomial pa - pb (with no
+ * difference of two simplified forms has the polynomial pa - pb (with no
  * quotient fold_identities finds nothing to fold); ix_sub's own folds
  * (constants, equal operands, a zero) agree with it; and it is simplified
- * to the constant d exactly when pa - pb is d: d, of at most two digits,
+ * to the constant l exactly when pa - pb is l: l, of at most two digits,
  * never prints longer than a difference. */
-bool ix_distance_before_simplify(IxCtx *x, const Ix *a, const Ix *b, int64_t d) {
-  if (d <= 0 || d >= 100) return false;
+static bool lane_poly(IxCtx *x, const Ix *e, Simplifier *s, Poly *p) {
+  simplifier_init(s, x); /* each afresh, as ix_simplify's: the prover's budget is per simplification */
+  *p = to_poly(s, e);
+  return plain_atoms(*p); /* an overflow leaves a sum as an atom */
+}
+
+bool ix_steps_before_simplify(IxCtx *x, const Ix *const *at, int k) {
+  if (k > 100) return false;
   Simplifier s;
-  simplifier_init(&s, x);
-  Poly pa = to_poly(&s, a), pb = to_poly(&s, b);
-  if (!plain_atoms(pa) || !plain_atoms(pb)) return false; /* an overflow leaves a sum as an atom */
-  Poly diff = poly_sub(&s.pc, pa, pb);
-  int64_t v;
-  return !s.pc.overflow && poly_const_value(diff, &v) && v == d;
+  Poly p0, pl;
+  if (!lane_poly(x, at[0], &s, &p0)) return false;
+  for (int l = 1; l < k; l++) {
+    if (!lane_poly(x, at[l], &s, &pl)) return false;
+    int64_t v;
+    if (!poly_const_value(poly_sub(&s.pc, pl, p0), &v) || s.pc.overflow || v != l) return false;
+  }
+  return true;
 }
 
 bool ix_provably_less(IxCtx *x, const Ix *e, const Ix *bound) {

@@ -114,11 +114,12 @@ const Ix *ix_simplify(IxCtx *x, const Ix *e);
  * vector access are compared this way, lane l's index minus lane 0's
  * (codegen/access.c). */
 bool ix_simplifies_to(IxCtx *x, const Ix *e, int64_t d);
-/* ix_simplifies_to(x, ix_sub(x, ix_simplify(x, a), ix_simplify(x, b)), d)
- * for 0 < d < 100, told from the polynomials of a and b without building
- * either's simplified form: true only where that holds; false also where
- * the polynomials cannot tell (the caller then simplifies). */
-bool ix_distance_before_simplify(IxCtx *x, const Ix *a, const Ix *b, int64_t d);
+/* For every 0 < l < k <= 100, ix_simplifies_to(x, ix_sub(x,
+ * ix_simplify(x, at[l]), ix_simplify(x, at[0])), l), told from the
+ * polynomials of at[] without building any simplified form: true only
+ * where that holds; false also where the polynomials cannot tell (the
+ * caller then simplifies). */
+bool ix_steps_before_simplify(IxCtx *x, const Ix *const *at, int k);
 
 /* Bounds: true and *out if e is provably < bound / >= 0 etc. */
 bool ix_provably_less(IxCtx *x, const Ix *e, const Ix *bound);
