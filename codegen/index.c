@@ -1395,15 +1395,34 @@ static bool lane_poly(IxCtx *x, const Ix *e, Simplifier *s, Poly *p) {
   return plain_atoms(*p); /* an overflow leaves a sum as an atom */
 }
 
+/* p less its integral constant term (the last of a canonical polynomial),
+ * that term in *c (0 if none); false for a fraction */
+static bool split_constant(Poly p, Poly *rest, int64_t *c) {
+  *rest = p;
+  *c = 0;
+  if (p.nterms == 0 || p.terms[p.nterms - 1].nfactors != 0) return true;
+  rest->nterms--;
+  *c = p.terms[p.nterms - 1].num;
+  return p.terms[p.nterms - 1].den == 1;
+}
+
+/* pl - p0 is the constant d, of canonical polynomials: equal but for
+ * their constant terms, which differ by d (what poly_sub would find,
+ * without making the difference) */
+static bool differ_by(const PolyCtx *pc, Poly pl, Poly p0, int64_t d) {
+  Poly rl, r0;
+  int64_t cl, c0, v;
+  return split_constant(pl, &rl, &cl) && split_constant(p0, &r0, &c0) && !__builtin_sub_overflow(cl, c0, &v) &&
+         v == d && poly_eq(pc, rl, r0);
+}
+
 bool ix_steps_before_simplify(IxCtx *x, const Ix *const *at, int k) {
   if (k > 100) return false;
   Simplifier s;
   Poly p0, pl;
   if (!lane_poly(x, at[0], &s, &p0)) return false;
   for (int l = 1; l < k; l++) {
-    if (!lane_poly(x, at[l], &s, &pl)) return false;
-    int64_t v;
-    if (!poly_const_value(poly_sub(&s.pc, pl, p0), &v) || s.pc.overflow || v != l) return false;
+    if (!lane_poly(x, at[l], &s, &pl) || !differ_by(&s.pc, pl, p0, l)) return false;
   }
   return true;
 }
