@@ -155,7 +155,7 @@ KirLit cg_scalar_literal(CG *cg, ScalarKind s, const Phrase *lit) {
 /* A literal of vector type is the scalar broadcast (spec section 2):
  * printed as the scalar where C broadcasts it (an operand of arithmetic),
  * as (float4)(0.0f) where a vector value is needed. */
-static bool split_indices(CG *cg, DataType **t, const Step **ps, const Ix **flat);
+static bool split_indices(CG *cg, DataType **t, const Step **ps, const Ix **flat, bool simplify);
 
 static CExpr gen_literal(CG *cg, const Phrase *lit, const Step *ps, bool operand) {
   if (lit->lit_is_size) /* a size used as a value, toFloat N (docs/language.md section 12) */
@@ -165,7 +165,7 @@ static CExpr gen_literal(CG *cg, const Phrase *lit, const Step *ps, bool operand
   if (lit->lit_nelems > 0) { /* an element of the literal's constant array (consts.c) */
     const Ix *flat;
     const Step *rest = ps;
-    if (!split_indices(cg, &t, &rest, &flat) || rest)
+    if (!split_indices(cg, &t, &rest, &flat, true) || rest)
       return unsupported(cg, lit->span, "an array literal read other than element by element");
     /* every element the same (the zeros an accumulator starts from): the
      * element is that value, with no array to read it from */
@@ -185,7 +185,7 @@ static CExpr gen_literal(CG *cg, const Phrase *lit, const Step *ps, bool operand
 
 /* ---- identifiers: the storage end of a path ---- */
 
-static bool split_indices(CG *cg, DataType **t, const Step **ps, const Ix **flat) {
+static bool split_indices(CG *cg, DataType **t, const Step **ps, const Ix **flat, bool simplify) {
   const Ix *f = NULL;
   while ((*t)->kind == DT_ARRAY) {
     if (!*ps || (*ps)->kind != STEP_IDX) return false;
@@ -194,7 +194,8 @@ static bool split_indices(CG *cg, DataType **t, const Step **ps, const Ix **flat
     *t = (*t)->elem;
     *ps = (*ps)->next;
   }
-  *flat = ix_simplify(&cg->ix, f ? f : K(cg, 0));
+  *flat = f ? f : K(cg, 0);
+  if (simplify) *flat = ix_simplify(&cg->ix, *flat);
   return true;
 }
 
@@ -216,6 +217,7 @@ static Target packed3_access(CG *cg, const Storage *st, const Ix *flat, const St
     p->width = 0;
     p->space = st->space;
     p->read_only = st->read_only;
+    p->unsimplified = false;
   }
   if (!ps) {
     CExpr at = cg_ix_expr(cg, flat);
@@ -256,8 +258,11 @@ static Target storage_access(CG *cg, const Storage *st, const Step *ps, bool wri
   const Ix *flat = NULL;
   int64_t lane = -1;
   int width = 0;
+  bool unsimplified = false;
   if (st->kind == STORE_BUFFER) {
-    if (!split_indices(cg, &t, &ps, &flat)) goto bad;
+    /* packed3_access simplifies its own index from flat */
+    unsimplified = cg->probe && cg->probe->defer_simplify && !st->packed3;
+    if (!split_indices(cg, &t, &ps, &flat, !unsimplified)) goto bad;
     if (st->packed3) return packed3_access(cg, st, flat, ps, write);
     base = e;
     e = at_index(cg, base, flat);
@@ -274,7 +279,8 @@ static Target storage_access(CG *cg, const Storage *st, const Step *ps, bool wri
       ps = ps->next;
       base = NULL;
       if (t->kind == DT_ARRAY) {
-        if (!split_indices(cg, &t, &ps, &flat)) goto bad;
+        if (!split_indices(cg, &t, &ps, &flat, true)) goto bad;
+        unsimplified = false; /* base holds the first index */
         base = e;
         e = at_index(cg, base, flat);
       }
@@ -332,6 +338,7 @@ static Target storage_access(CG *cg, const Storage *st, const Step *ps, bool wri
     p->space = st->space;
     p->read_only = st->read_only;
     p->elem = elem;
+    p->unsimplified = unsimplified;
   }
   return lvalue(e);
 bad:
@@ -344,12 +351,49 @@ static bool lanes_consecutive(CG *cg, const Probe *pr, int k) {
   for (int l = 0; l < k; l++) {
     if (pr[l].count != 1 || !pr[l].ok || pr[l].lane != -1 || !kir_expr_equal(pr[l].base, pr[0].base)) return false;
     if (l == 0) continue;
-    int64_t d;
-    const Ix *diff = ix_simplify(&cg->ix, ix_sub(&cg->ix, pr[l].flat, pr[0].flat));
-    if (!(ix_const_value(diff, &d) && d == l) &&
+    if (!ix_simplifies_to(&cg->ix, ix_sub(&cg->ix, pr[l].flat, pr[0].flat), l) &&
         !ix_equal(ix_simplify(&cg->ix, ix_add(&cg->ix, pr[0].flat, K(cg, l))), pr[l].flat))
       return false;
   }
+  return true;
+}
+
+/* The statement's state before lanes are probed with their indices kept
+ * as written: what a probe that finds them not consecutive undoes before
+ * they are probed again (the ranges of clamped indices, clamp_index). */
+typedef struct LaneProbe {
+  Probe *saved;
+  int nranges;
+  bool failed;
+} LaneProbe;
+
+/* The probes of lanes whose indices were kept as written (defer_simplify)
+ * tell the lanes consecutive as lanes_consecutive would have after
+ * simplifying them, without simplifying lanes 1 to k - 1: then the first
+ * lane's index is simplified as split_indices would have. */
+static bool unsimplified_lanes_consecutive(CG *cg, LaneProbe lp, Probe *pr, int k) {
+  /* a range pushed while probing (clamp_index): the lanes after it were
+   * simplified under it, the ones before not */
+  if (cg->nranges_stmt != lp.nranges) return false;
+  for (int l = 0; l < k; l++) {
+    if (pr[l].count != 1 || !pr[l].ok || pr[l].lane != -1 || !pr[l].unsimplified ||
+        !kir_expr_equal(pr[l].base, pr[0].base))
+      return false;
+  }
+  const Ix **at = NEWARRAY(cg->arena, const Ix *, k);
+  for (int l = 0; l < k; l++) at[l] = pr[l].flat;
+  if (!ix_steps_before_simplify(&cg->ix, at, k)) return false;
+  pr[0].flat = ix_simplify(&cg->ix, pr[0].flat);
+  return true;
+}
+
+static LaneProbe lane_probe_begin(CG *cg) { return (LaneProbe){cg->probe, cg->nranges_stmt, cg->failed}; }
+
+/* Whether the lanes are to be probed again, simplified: not after an
+ * error in the first probe (its message given once; no kernel follows). */
+static bool lane_probe_again(CG *cg, LaneProbe lp) {
+  if (cg->failed && !lp.failed) return false;
+  for (; cg->nranges_stmt > lp.nranges; cg->nranges_stmt--) ix_pop_range(&cg->ix);
   return true;
 }
 
@@ -413,17 +457,30 @@ static void vector_address(CG *cg, const Probe *p, int k, CExpr *offset, CExpr *
 }
 
 /* E read as a vector of k scalars E[first + l] (asVector k, section 6.3) */
-static CExpr gen_vector_read(CG *cg, const Phrase *e, const Ix *first, int k, DataType *scalar) {
-  Probe *saved = cg->probe;
-  Probe *pr = NEWARRAY(cg->arena, Probe, k);
-  CExpr *lanes = NEWARRAY(cg->arena, CExpr, k);
+static void read_lanes(CG *cg, const Phrase *e, const Ix *first, int k, bool defer, Probe *pr, CExpr *lanes) {
   for (int l = 0; l < k; l++) {
+    pr[l] = (Probe){.defer_simplify = defer};
     cg->probe = &pr[l];
     lanes[l] = gen_exp(cg, e, step_idx(cg, ix_add(&cg->ix, first, K(cg, l)), NULL));
   }
-  cg->probe = saved;
-  if (saved) saved->ok = false, saved->count += 2;
-  if (lanes_consecutive(cg, pr, k)) {
+}
+
+static CExpr gen_vector_read(CG *cg, const Phrase *e, const Ix *first, int k, DataType *scalar) {
+  LaneProbe lp = lane_probe_begin(cg);
+  Probe *pr = NEWARRAY(cg->arena, Probe, k);
+  CExpr *lanes = NEWARRAY(cg->arena, CExpr, k);
+  /* first with the indices as written: simplifying each lane's (wg*4096 +
+   * lid*16 + 3)*16 + l is most of the work of an unrolled vector loop */
+  read_lanes(cg, e, first, k, true, pr, lanes);
+  bool consecutive = unsimplified_lanes_consecutive(cg, lp, pr, k);
+  cg->probe = lp.saved;
+  if (!consecutive && lane_probe_again(cg, lp)) {
+    read_lanes(cg, e, first, k, false, pr, lanes);
+    cg->probe = lp.saved;
+    consecutive = lanes_consecutive(cg, pr, k);
+  }
+  if (lp.saved) lp.saved->ok = false, lp.saved->count += 2;
+  if (consecutive) {
     CExpr offset, ptr;
     vector_address(cg, &pr[0], k, &offset, &ptr);
     return kir_vload(cg->arena, k, offset, ptr);
@@ -433,28 +490,45 @@ static CExpr gen_vector_read(CG *cg, const Phrase *e, const Ix *first, int k, Da
 }
 
 /* A written as a vector of k scalars A[first + l] (asScalarAcc k) */
-static Target gen_vector_write(CG *cg, const Phrase *a, const Ix *first, int k) {
-  Probe *saved = cg->probe;
-  Probe *pr = NEWARRAY(cg->arena, Probe, k);
-  CExpr *lanes = NEWARRAY(cg->arena, CExpr, k), *guards = NEWARRAY(cg->arena, CExpr, k);
-  bool plain = true, any_guard = false;
+/* whether every lane is an lvalue; *any_guard: some lane is written under a test */
+static bool write_lanes(CG *cg, const Phrase *a, const Ix *first, int k, bool defer, Probe *pr, CExpr *lanes,
+                        CExpr *guards, bool *any_guard) {
+  bool plain = true;
+  *any_guard = false;
   for (int l = 0; l < k; l++) {
+    pr[l] = (Probe){.defer_simplify = defer};
     cg->probe = &pr[l];
     Target t = gen_acc(cg, a, step_idx(cg, ix_add(&cg->ix, first, K(cg, l)), NULL));
     plain = plain && t.kind == TG_LVALUE;
     lanes[l] = t.lvalue;
     guards[l] = t.guard;
-    any_guard = any_guard || t.guard;
+    *any_guard = *any_guard || t.guard;
   }
-  cg->probe = saved;
-  if (saved) saved->ok = false, saved->count += 2;
+  return plain;
+}
+
+static Target gen_vector_write(CG *cg, const Phrase *a, const Ix *first, int k) {
+  LaneProbe lp = lane_probe_begin(cg);
+  Probe *pr = NEWARRAY(cg->arena, Probe, k);
+  CExpr *lanes = NEWARRAY(cg->arena, CExpr, k), *guards = NEWARRAY(cg->arena, CExpr, k);
+  bool any_guard;
+  /* first with the indices as written, as gen_vector_read */
+  bool plain = write_lanes(cg, a, first, k, true, pr, lanes, guards, &any_guard);
+  bool consecutive = plain && !any_guard && unsimplified_lanes_consecutive(cg, lp, pr, k);
+  cg->probe = lp.saved;
+  if (!consecutive && lane_probe_again(cg, lp)) {
+    plain = write_lanes(cg, a, first, k, false, pr, lanes, guards, &any_guard);
+    cg->probe = lp.saved;
+    consecutive = plain && !any_guard && lanes_consecutive(cg, pr, k);
+  }
+  if (lp.saved) lp.saved->ok = false, lp.saved->count += 2;
   if (!plain) INTERNAL("nested vector write");
   if (any_guard) { /* lanes written one by one, each when its test holds */
     Target t = {TG_LANES, NULL, k, NULL, NULL, lanes, NULL, NULL};
     t.lane_guards = guards;
     return t;
   }
-  if (lanes_consecutive(cg, pr, k)) {
+  if (consecutive) {
     Target t = {TG_VSTORE, NULL, k, NULL, NULL, NULL, NULL, NULL};
     vector_address(cg, &pr[0], k, &t.offset, &t.ptr);
     return t;

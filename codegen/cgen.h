@@ -125,6 +125,12 @@ typedef struct Probe {
   int width;        /* vector width of the element (lane >= 0) */
   Space space;
   bool read_only;
+  /* Set by the caller: an element of a buffer may keep its index as
+   * written, unsimplified (the lanes of a vector are first probed so, and
+   * probed again only when ix_distance_before_simplify cannot tell them
+   * consecutive: access.c, gen_vector_read).  Set by the access: flat is so
+   * kept, and base does not depend on it. */
+  bool defer_simplify, unsimplified;
 } Probe;
 
 /* Launch sizes known when generating (natural NDRange of the kernel or the

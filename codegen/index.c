@@ -1317,6 +1317,17 @@ static const Ix *build(Simplifier *s, Poly p) {
   return best_sum(s, p, &budget);
 }
 
+/* p's atoms are variables and opaque atoms only */
+static bool plain_atoms(Poly p) {
+  for (int i = 0; i < p.nterms; i++) {
+    for (int j = 0; j < p.terms[i].nfactors; j++) {
+      IxKind kind = atom_of(&p.terms[i].factors[j])->kind;
+      if (kind != IX_VAR && kind != IX_EXPR) return false;
+    }
+  }
+  return true;
+}
+
 /* A simplified index is often simplified again as part of another: the
  * distance of two lanes, l1 - l0 (codegen/access.c).  When it has no
  * quotient and p's atoms are variables and opaque atoms only (no
@@ -1330,12 +1341,7 @@ static void remember_poly(Simplifier *s, const Ix *simplified, Poly p) {
       simplified->kind == IX_EXPR) {
     return;
   }
-  for (int i = 0; i < p.nterms; i++) {
-    for (int j = 0; j < p.terms[i].nfactors; j++) {
-      IxKind kind = atom_of(&p.terms[i].factors[j])->kind;
-      if (kind != IX_VAR && kind != IX_EXPR) return;
-    }
-  }
+  if (!plain_atoms(p)) return;
   MemoTable *memo = &memo_of(s->x)->polys;
   if (memo_find(memo, simplified->hash, s->x->scope, same_ix, NULL, simplified)) return;
   Poly *kept = NEW(s->arena, Poly);
@@ -1359,6 +1365,66 @@ const Ix *ix_simplify(IxCtx *x, const Ix *e) {
   else if (!s.pc.overflow) remember_poly(&s, simplified, p);
   memo_put(x->arena, memo, (MemoEntry){e, e->hash, x->scope, simplified, 0}, same_ix, NULL);
   return simplified;
+}
+
+/* build(p) is a constant exactly when p is one (a sum of parts is not), and
+ * ix_simplify keeps e instead when the constant prints longer; neither the
+ * result nor the memo entry is needed here: the memo only saves work, and
+ * the polynomials to_poly kept still are. */
+bool ix_simplifies_to(IxCtx *x, const Ix *e, int64_t d) {
+  int64_t v;
+  const MemoEntry *known = memo_find(&memo_of(x)->simplified, e->hash, x->scope, same_ix, NULL, e);
+  if (known) return ix_const_value(known->value, &v) && v == d;
+  if (ix_const_value(e, &v)) return v == d;
+  Simplifier s;
+  simplifier_init(&s, x);
+  return poly_const_value(to_poly(&s, e), &v) && v == d && printed_length(ix_const(x, v)) <= printed_length(e);
+}
+
+/* With p = to_poly(a) of plain atoms, ix_simplify(a) is a itself, or
+ * build(p), a constant or a sum of products of those atoms with no
+ * quotient; either way to_poly gives back p (remember_poly).  So the
+ * difference of two simplified forms has the polynomial pa - pb (with no
+ * quotient fold_identities finds nothing to fold); ix_sub's own folds
+ * (constants, equal operands, a zero) agree with it; and it is simplified
+ * to the constant l exactly when pa - pb is l: l, of at most two digits,
+ * never prints longer than a difference. */
+static bool lane_poly(IxCtx *x, const Ix *e, Simplifier *s, Poly *p) {
+  simplifier_init(s, x); /* each afresh, as ix_simplify's: the prover's budget is per simplification */
+  *p = to_poly(s, e);
+  return plain_atoms(*p); /* an overflow leaves a sum as an atom */
+}
+
+/* p less its integral constant term (the last of a canonical polynomial),
+ * that term in *c (0 if none); false for a fraction */
+static bool split_constant(Poly p, Poly *rest, int64_t *c) {
+  *rest = p;
+  *c = 0;
+  if (p.nterms == 0 || p.terms[p.nterms - 1].nfactors != 0) return true;
+  rest->nterms--;
+  *c = p.terms[p.nterms - 1].num;
+  return p.terms[p.nterms - 1].den == 1;
+}
+
+/* pl - p0 is the constant d, of canonical polynomials: equal but for
+ * their constant terms, which differ by d (what poly_sub would find,
+ * without making the difference) */
+static bool differ_by(const PolyCtx *pc, Poly pl, Poly p0, int64_t d) {
+  Poly rl, r0;
+  int64_t cl, c0, v;
+  return split_constant(pl, &rl, &cl) && split_constant(p0, &r0, &c0) && !__builtin_sub_overflow(cl, c0, &v) &&
+         v == d && poly_eq(pc, rl, r0);
+}
+
+bool ix_steps_before_simplify(IxCtx *x, const Ix *const *at, int k) {
+  if (k > 100) return false;
+  Simplifier s;
+  Poly p0, pl;
+  if (!lane_poly(x, at[0], &s, &p0)) return false;
+  for (int l = 1; l < k; l++) {
+    if (!lane_poly(x, at[l], &s, &pl) || !differ_by(&s.pc, pl, p0, l)) return false;
+  }
+  return true;
 }
 
 bool ix_provably_less(IxCtx *x, const Ix *e, const Ix *bound) {

@@ -109,6 +109,17 @@ const Ix *ix_from_size(IxCtx *x, Size s);
  * take.  An input equal to one simplified before under the same ranges
  * gets the same result, not computed again. */
 const Ix *ix_simplify(IxCtx *x, const Ix *e);
+/* ix_simplify(x, e) is the constant d (ix_const_value), decided from e's
+ * polynomial without building a form that is not constant: the lanes of a
+ * vector access are compared this way, lane l's index minus lane 0's
+ * (codegen/access.c). */
+bool ix_simplifies_to(IxCtx *x, const Ix *e, int64_t d);
+/* For every 0 < l < k <= 100, ix_simplifies_to(x, ix_sub(x,
+ * ix_simplify(x, at[l]), ix_simplify(x, at[0])), l), told from the
+ * polynomials of at[] without building any simplified form: true only
+ * where that holds; false also where the polynomials cannot tell (the
+ * caller then simplifies). */
+bool ix_steps_before_simplify(IxCtx *x, const Ix *const *at, int k);
 
 /* Bounds: true and *out if e is provably < bound / >= 0 etc. */
 bool ix_provably_less(IxCtx *x, const Ix *e, const Ix *bound);
