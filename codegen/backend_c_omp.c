@@ -802,6 +802,7 @@ const Backend backend_c = {
     .id = TARGET_C,
     .name = "c",
     .names = {.language = "C", .use = c_omp_name_use, .kernel_use = c_omp_kernel_name_use},
+    .no_pocl_barriers = true,
     .print_type = print_type,
     .print_expr = print_expr,
     .print_kernel = print_kernel,

@@ -949,8 +949,8 @@ void emit_pipeline_doc(H *h, const PipeDesc *d, const char *queue, const char *t
   Arena *a = h->a;
   const ImpKernel *k = &d->iface;
   const Pipeline *p = d->pipe;
-  emit(o, "/* ---- pipeline %s ----\n *\n * dpia_%s_launch(%s", k->name, k->name, queue);
-  for (int i = 0; i < k->nparams; i++) emit(o, ", %s", host_param(h, &k->params[i]));
+  emit(o, "/* ---- pipeline %s ----\n *\n * dpia_%s_launch(%s", k->name, k->name, queue ? queue : "");
+  for (int i = 0; i < k->nparams; i++) emit(o, "%s%s", queue || i ? ", " : "", host_param(h, &k->params[i]));
   emit(o, ")\n");
   for (int i = 0; i < k->nparams; i++) {
     const KParam *kp = &k->params[i];

@@ -210,55 +210,54 @@ static const char *bound_type(H *h, const PipeDesc *d, int li, int j) {
 /* the type of the pipeline's parameter ip (the output, an input or a
  * scalar; iface slot 0 is the output, 1 + i data parameter i): the first
  * launch binding it declares it, as pipeline_describe describes it */
-static const char *pipe_param_type(H *h, const PipeDesc *d, int ip) {
+static const char *pipe_param_type(H *h, const PipeDesc *d, const PtrPipeHost *host, int ip) {
   PipeBuf want = {ip == 0 ? PB_OUTPUT : PB_INPUT, ip - 1};
   for (int li = 0; li < d->nlaunches; li++)
     for (int j = 0; j < d->launches[li].k->nparams; j++) {
       const PipeBind *b = &d->launches[li].binds[j];
       if (b->kind == PBIND_BUFFER && b->buf.kind == want.kind && (want.kind == PB_OUTPUT || b->buf.index == want.index))
-        return bound_type(h, d, li, j);
+        return host->bound_type(h, d, li, j);
     }
   INTERNAL("pipeline %s: no launch binds its parameter %d", d->iface.name, ip);
 }
 
 /* dpia_NAME_launch of pipeline d: the checks of every launch, then its
- * temporaries allocated on the stream, its kernels launched in order
- * through their own launchers (a stream runs them one after another), the
- * temporaries freed on the stream after the last */
-static void emit_pipeline(H *h, const PipeDesc *d) {
+ * temporaries allocated, its kernels launched in order through their own
+ * launchers (CUDA's stream runs them one after another, C's launcher
+ * returns when its kernel has run), the temporaries freed after the last */
+void emit_pointer_pipeline(H *h, const PipeDesc *d, const PtrPipeHost *host) {
   Buf *o = h->out;
   const ImpKernel *k = &d->iface;
-  emit_pipeline_doc(h, d, "stream", "allocated and freed on the stream at each call");
+  emit_pipeline_doc(h, d, host->queue_doc, host->temps_note);
   emit_pipeline_check(h, d);
-  emit(o, "/* Check the sizes of every launch of %s, then launch its kernels on the\n"
-          " * stream in order.  Returns 0, a DPIA_ERROR_* code or a CUDA error; on a\n"
-          " * failed check nothing is launched. */\n",
-       k->name);
+  host->doc(h, k->name);
   size_t start = o->len;
-  emit(o, "static inline int dpia_%s_launch(cudaStream_t dpia_stream", k->name);
+  emit(o, "static inline int dpia_%s_launch(%s", k->name, host->queue_param ? host->queue_param : "");
   size_t col = o->len - start;
+  bool first = !host->queue_param;
   for (int i = 0; i < k->nparams; i++) {
     const KParam *p = &k->params[i];
     const char *n = host_param(h, p), *part = NULL;
     switch (p->role) {
-    case KP_OUTPUT: part = arena_printf(h->a, "%s *%s", pipe_param_type(h, d, i), n); break;
-    case KP_INPUT: part = arena_printf(h->a, "const %s *%s", pipe_param_type(h, d, i), n); break;
-    case KP_SCALAR: part = arena_printf(h->a, "%s %s", pipe_param_type(h, d, i), n); break;
+    case KP_OUTPUT: part = arena_printf(h->a, "%s *%s", pipe_param_type(h, d, host, i), n); break;
+    case KP_INPUT: part = arena_printf(h->a, "const %s *%s", pipe_param_type(h, d, host, i), n); break;
+    case KP_SCALAR: part = arena_printf(h->a, "%s %s", pipe_param_type(h, d, host, i), n); break;
     case KP_NAT: part = arena_printf(h->a, "int %s", n); break;
     case KP_TEMP:
     case KP_LOCAL: INTERNAL("a pipeline's interface has no temporaries");
     }
-    if (col + strlen(part) + 2 > 100) {
+    if (!first && col + strlen(part) + 2 > 100) {
       buf_puts(o, ",\n    ");
       col = 4;
-    } else {
+    } else if (!first) {
       buf_puts(o, ", ");
       col += 2;
     }
+    first = false;
     buf_puts(o, part);
     col += strlen(part);
   }
-  emit(o, ") {\n  int dpia_bad = 0, dpia_err = DPIA_SUCCESS;\n  cudaError_t dpia_cuda = cudaSuccess;\n");
+  emit(o, ") {\n  int dpia_bad = 0, dpia_err = DPIA_SUCCESS;\n%s", host->locals);
   for (int i = 0; i < k->nparams; i++)
     if (k->params[i].role == KP_OUTPUT || k->params[i].role == KP_INPUT) emit(o, "  size_t dpia_bytes_%d;\n", i);
   for (int t = 0; t < d->ntemps; t++) emit(o, "  void *dpia_temp_%d = DPIA_NULL_;\n  size_t dpia_temp_bytes_%d;\n", t, t);
@@ -274,7 +273,7 @@ static void emit_pipeline(H *h, const PipeDesc *d) {
     const KParam *p = &k->params[i];
     if (p->role != KP_OUTPUT && p->role != KP_INPUT) continue;
     emit(o, "  dpia_bytes_%d = dpia_size_(dpia_mul_(%s, DPIA_CAST_(long long, sizeof(%s)), &dpia_bad), &dpia_bad);\n",
-         i, c_size(h, k, p->elements), pipe_param_type(h, d, i));
+         i, c_size(h, k, p->elements), pipe_param_type(h, d, host, i));
   }
   for (int t = 0; t < d->ntemps; t++) {
     int li = -1, j = -1; /* the first launch binding temporary t gives its element */
@@ -285,34 +284,73 @@ static void emit_pipeline(H *h, const PipeDesc *d) {
       }
     if (li < 0) INTERNAL("pipeline %s: no launch binds its temporary %d", k->name, t);
     emit(o, "  dpia_temp_bytes_%d = dpia_size_(dpia_mul_(%s, DPIA_CAST_(long long, sizeof(%s)), &dpia_bad), &dpia_bad);\n",
-         t, c_size(h, k, d->temps[t].elements), bound_type(h, d, li, j));
+         t, c_size(h, k, d->temps[t].elements), host->bound_type(h, d, li, j));
   }
   emit_size_overflow(h, k->name);
   /* no output shares a byte with an input: the kernels read the inputs
    * after the first has written */
   emit_overlap_checks(h, k);
-  for (int t = 0; t < d->ntemps; t++)
-    emit(o, "  if (dpia_cuda == cudaSuccess) /* %s */\n"
-            "    dpia_cuda = cudaMallocAsync(&dpia_temp_%d, dpia_temp_bytes_%d ? dpia_temp_bytes_%d : 1, dpia_stream);\n",
-         d->temps[t].name, t, t, t);
-  emit(o, "  dpia_err = DPIA_CAST_(int, dpia_cuda);\n");
+  host->alloc_temps(h, d);
   for (int li = 0; li < d->nlaunches; li++) {
     const PipeLaunchDesc *l = &d->launches[li];
-    emit(o, "  if (dpia_err == DPIA_SUCCESS)\n    dpia_err = dpia_%s_launch(dpia_stream", l->k->name);
+    emit(o, "  if (dpia_err == DPIA_SUCCESS)\n    dpia_err = dpia_%s_launch(%s", l->k->name,
+         host->queue_arg ? host->queue_arg : "");
+    const char *sep = host->queue_arg ? ", " : "";
     int nat = 0;
     for (int i = 0; i < l->k->nparams; i++) {
       const PipeBind *b = &l->binds[i];
       if (l->k->params[i].role == KP_TEMP || l->k->params[i].role == KP_LOCAL) continue;
       if (b->kind == PBIND_BUFFER && b->buf.kind == PB_TEMP)
-        emit(o, ", static_cast<%s *>(dpia_temp_%d)", bound_type(h, d, li, i), b->buf.index);
+        emit(o, "%s%s", sep, host->temp_arg(h, host->bound_type(h, d, li, i), b->buf.index));
       else
-        emit(o, ", %s", launch_arg(h, d, li, i, &nat));
+        emit(o, "%s%s", sep, launch_arg(h, d, li, i, &nat));
+      sep = ", ";
     }
     buf_puts(o, ");\n");
   }
-  for (int t = 0; t < d->ntemps; t++) emit(o, "  if (dpia_temp_%d) (void)cudaFreeAsync(dpia_temp_%d, dpia_stream);\n", t, t);
+  host->free_temps(h, d);
   buf_puts(o, "  return dpia_err;\n}\n\n");
 }
+
+static void cuda_pipeline_doc(H *h, const char *name) {
+  emit(h->out,
+       "/* Check the sizes of every launch of %s, then launch its kernels on the\n"
+       " * stream in order.  Returns 0, a DPIA_ERROR_* code or a CUDA error; on a\n"
+       " * failed check nothing is launched. */\n",
+       name);
+}
+
+/* on the stream: freed after the last kernel that uses them has run */
+static void cuda_alloc_temps(H *h, const PipeDesc *d) {
+  for (int t = 0; t < d->ntemps; t++)
+    emit(h->out,
+         "  if (dpia_cuda == cudaSuccess) /* %s */\n"
+         "    dpia_cuda = cudaMallocAsync(&dpia_temp_%d, dpia_temp_bytes_%d ? dpia_temp_bytes_%d : 1, dpia_stream);\n",
+         d->temps[t].name, t, t, t);
+  emit(h->out, "  dpia_err = DPIA_CAST_(int, dpia_cuda);\n");
+}
+
+static void cuda_free_temps(H *h, const PipeDesc *d) {
+  for (int t = 0; t < d->ntemps; t++)
+    emit(h->out, "  if (dpia_temp_%d) (void)cudaFreeAsync(dpia_temp_%d, dpia_stream);\n", t, t);
+}
+
+static const char *cuda_temp_arg(H *h, const char *type, int t) {
+  return arena_printf(h->a, "static_cast<%s *>(dpia_temp_%d)", type, t);
+}
+
+static const PtrPipeHost cuda_pipe_host = {
+    .queue_param = "cudaStream_t dpia_stream",
+    .queue_doc = "stream",
+    .queue_arg = "dpia_stream",
+    .temps_note = "allocated and freed on the stream at each call",
+    .locals = "  cudaError_t dpia_cuda = cudaSuccess;\n",
+    .doc = cuda_pipeline_doc,
+    .bound_type = bound_type,
+    .alloc_temps = cuda_alloc_temps,
+    .free_temps = cuda_free_temps,
+    .temp_arg = cuda_temp_arg,
+};
 
 void cuda_print_header(Arena *a, const char *source_name, int nkernels, const ImpKernel *const *kernels,
                        const char *const *sources, int npipes, const PipeDesc *const *pipes,
@@ -399,7 +437,7 @@ void cuda_print_header(Arena *a, const char *source_name, int nkernels, const Im
    * not count (void)dpia_bad as a use */
   buf_puts(out, "#pragma nv_diagnostic push\n#pragma nv_diag_suppress 550\n\n");
   for (int i = 0; i < nkernels; i++) emit_kernel(h, kernels[i], sources[i]);
-  for (int i = 0; i < npipes; i++) emit_pipeline(h, pipes[i]);
+  for (int i = 0; i < npipes; i++) emit_pointer_pipeline(h, pipes[i], &cuda_pipe_host);
   buf_puts(out, "#pragma nv_diagnostic pop\n\n");
   emit(out, "#endif /* %s */\n", guard);
 }

@@ -1,6 +1,6 @@
 /* header_int.h: what the host headers' printers share (header.c, the
- * OpenCL header, and header_cuda.c): the launcher's names of kernel
- * parameters, the size expressions and preconditions as checked C, the
+ * OpenCL header, header_cuda.c and header_c_omp.c): the launcher's names
+ * of kernel parameters, the size expressions and preconditions as checked C, the
  * check and element-count functions, the launch sizes. */
 #ifndef DPIA_HEADER_INT_H
 #define DPIA_HEADER_INT_H
@@ -42,7 +42,7 @@ void emit_empty_launch(H *h, const ImpKernel *k, const char *nothing);
 /* DPIA_ERROR_SIZE when a size overflowed (dpia_bad) */
 void emit_size_overflow(H *h, const char *name);
 /* pipelines (pipeline_emit.h): the leading comment of a pipeline's
- * launchers (queue: the first parameter's name; temps_note: how the
+ * launchers (queue: the first parameter's name, or NULL; temps_note: how the
  * temporaries are kept), its dpia_NAME_check, the int dpia_lLI_J of each
  * launch's nat arguments (declared, then computed), and the C argument of
  * launch li's parameter i (a nat is the next dpia_lLI_J: *nat counts them;
@@ -58,6 +58,31 @@ const char *launch_arg(H *h, const PipeDesc *d, int li, int i, int *nat);
  * another buffer argument fails with DPIA_ERROR_ALIAS (dpia_overlap_ and
  * dpia_bytes_I, I the parameter's index, defined before) */
 void emit_overlap_checks(H *h, const ImpKernel *k);
+/* header_cuda.c: the launcher of a pipeline over pointers that do not
+ * know their sizes (CUDA's, C's): its leading comment and check, then
+ * dpia_NAME_launch checking every launch, allocating the temporaries,
+ * launching the kernels in order through their own launchers and freeing
+ * the temporaries.  What the languages spell differently: */
+typedef struct PtrPipeHost {
+  /* the launcher's first parameter, its name in the comment, and what it
+   * gives each kernel's launcher first ("cudaStream_t dpia_stream",
+   * "stream", "dpia_stream"), or NULL: none */
+  const char *queue_param, *queue_doc, *queue_arg;
+  const char *temps_note; /* how the temporaries are kept (emit_pipeline_doc) */
+  const char *locals;     /* declarations after dpia_bad and dpia_err ("" for none) */
+  /* the comment above dpia_NAME_launch */
+  void (*doc)(H *h, const char *name);
+  /* the type kernel parameter j of launch li is given (a buffer's
+   * element, a scalar's value type) */
+  const char *(*bound_type)(H *h, const PipeDesc *d, int li, int j);
+  /* each dpia_temp_T (void *) given dpia_temp_bytes_T bytes, dpia_err set;
+   * then each freed */
+  void (*alloc_temps)(H *h, const PipeDesc *d);
+  void (*free_temps)(H *h, const PipeDesc *d);
+  /* dpia_temp_T as a pointer to type */
+  const char *(*temp_arg)(H *h, const char *type, int t);
+} PtrPipeHost;
+void emit_pointer_pipeline(H *h, const PipeDesc *d, const PtrPipeHost *host);
 /* DPIA_GENERATED_GEMV_H for samples/gemv.dpia */
 const char *guard_name(Arena *a, const char *source_name);
 

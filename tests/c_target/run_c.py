@@ -6,9 +6,10 @@ the CPU, compared with the reference interpreter) at the same sizes; every
 sample, every program of tests/pipeline and tests/vectors translated with
 --target=c (which verifies each kernel with `cc -fsyntax-only -Wall
 -Werror`); every sample's header compiled in one file with a program
-that launches gemv's (header_main.c); the refusals: a patched kernel
+that launches gemv's and the pipeline dot's (header_main.c); the refusals: a patched kernel
 caught by --check, no C compiler (a clear error), a foreign function
-that is OpenCL C (E0327).  E0608, a barrier the work-item loops cannot
+that is OpenCL C (E0327); the barrier the OpenCL kernel has for PoCL 3.1
+alone left out of the C kernel (group_loop_pair.dpia, FileCheck).  E0608, a barrier the work-item loops cannot
 split at, is unreachable from a checked program: tests/unit/test_kir.c
 covers it.  The runs go --jobs at a time; the failures are
 reported in the programs' order."""
@@ -90,10 +91,29 @@ def no_compiler(dpia, tmp):
     return fails, 0 if fails else 1
 
 
+def no_pocl_barrier(dpia, filecheck):
+    """group_loop_pair.dpia: the barrier the OpenCL kernel has for PoCL 3.1
+    alone is left out of the C kernel (Backend.no_pocl_barriers), which
+    still matches the reference"""
+    p, here = "tests/c_target/group_loop_pair.dpia", "tests/c_target/group_loop_pair"
+    fails = []
+    for target, check in (("c", here + ".c.check"), ("opencl", here + ".cl.check")):
+        t = run([dpia, "translate", "--target=" + target, "--global-size=16", p])
+        r = subprocess.run([filecheck, check], input=t.stdout, capture_output=True, text=True)
+        if t.returncode != 0 or r.returncode != 0:
+            fails.append(f"FAIL {p} --target={target}: exit {t.returncode}, {check}:\n{t.stderr}{r.stderr}")
+    r = run([dpia, "run", "--target=c", "--global-size=16", p, "--size", "N=64", "--check", "--seed", "7"])
+    if r.returncode != 0 or ": ok" not in r.stdout:
+        fails.append(f"FAIL {p}: run --target=c: exit {r.returncode}\n{r.stdout}{r.stderr}")
+    return fails, 0 if fails else 1
+
+
 def headers(dpia, tmp):
     """every sample's header (--emit=header --target=c) in one file, and
-    header_main.c using gemv's in another: they compile together and the
-    launcher computes, refuses a broken precondition and an aliased output"""
+    header_main.c using gemv's and dot_full's in another: they compile
+    together and gemv's launcher computes, refuses a broken precondition and
+    an aliased output; the pipeline dot's computes and refuses a broken
+    precondition"""
     incs = []
     for p in sorted(glob.glob("samples/*.dpia")):
         h = os.path.join(tmp, os.path.basename(p)[:-5] + ".h")
@@ -112,7 +132,7 @@ def headers(dpia, tmp):
     if r.returncode != 0:
         return [f"FAIL the samples' C headers do not compile together:\n{r.stdout}{r.stderr}"], 0
     r = run([exe])
-    if r.returncode != 0 or not r.stdout.startswith("ok"):
+    if r.returncode != 0 or "\nok: " not in r.stdout:
         return [f"FAIL header_main: exit {r.returncode}\n{r.stdout}{r.stderr}"], 0
     return [], 1
 
@@ -121,10 +141,12 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dpia", required=True)
     ap.add_argument("--root", required=True)
+    ap.add_argument("--filecheck", required=True, help="dpia-filecheck")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--all-points", action="store_true", help="every size of RUNS, not the first")
     args = ap.parse_args()
     args.dpia = os.path.abspath(args.dpia)
+    args.filecheck = os.path.abspath(args.filecheck)
     os.chdir(args.root)
     progs = sorted(glob.glob("samples/*.dpia") + glob.glob("tests/pipeline/*.dpia") + glob.glob("tests/vectors/*.dpia"))
     with tempfile.TemporaryDirectory() as tmp, concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
@@ -136,6 +158,7 @@ def main():
         nruns = len(jobs)
         jobs += [pool.submit(translate, args.dpia, p) for p in progs]
         jobs += [pool.submit(patched, args.dpia, tmp), pool.submit(no_compiler, args.dpia, tmp),
+                 pool.submit(no_pocl_barrier, args.dpia, args.filecheck),
                  pool.submit(headers, args.dpia, tmp)]
         results = [j.result() for j in jobs]
     fails = [m for msgs, _ in results for m in msgs]
