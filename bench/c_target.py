@@ -6,7 +6,7 @@ table of the median times and their ratio (C over OpenCL: below 1, the C
 target is faster).  `dpia run --json --repeat R` gives the times: each
 kernel's launch alone, without building it or moving data.
 
-    bench/c_target.py --dpia build/dpia [--repeat 10] [--only gemv,mmTiled]
+    bench/c_target.py --dpia build/dpia [--repeat 10] [--only gemv,mmTiled] [--scale 16]
 
 OMP_NUM_THREADS sets the C target's threads; POCL_KERNEL_CACHE=0 is not
 set (the build is outside the time)."""
@@ -36,6 +36,9 @@ def main():
     ap.add_argument("--dpia", required=True)
     ap.add_argument("--repeat", type=int, default=10)
     ap.add_argument("--only", default="", help="kernels to time (comma-separated), else all")
+    ap.add_argument("--scale", type=int, default=1,
+                    help="every size times this (a power of two keeps the preconditions of multiples): the test "
+                         "sizes are small, and a launch of a few microseconds times the OpenMP team's start")
     a = ap.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     only = {k for k in a.only.split(",") if k}
@@ -45,6 +48,7 @@ def main():
         if only and k not in only:
             continue
         sizes = max(points, key=lambda p: sorted(p.values(), reverse=True))  # the largest
+        sizes = {n: v * a.scale for n, v in sizes.items()}
         path = os.path.join(root, "samples", f)
         cl, why_cl = median_ms(a.dpia, "opencl", path, k, sizes, a.repeat)
         c, why_c = median_ms(a.dpia, "c", path, k, sizes, a.repeat)
