@@ -48,6 +48,9 @@ void emit_size_overflow(H *h, const char *name);
  * launch li's parameter i (a nat is the next dpia_lLI_J: *nat counts them;
  * a temporary is dpia_temps->mem[T]) */
 typedef struct PipeDesc PipeDesc;
+void emit_header_opening(H *h, const char *language, const char *source_name, int nkernels,
+                         const ImpKernel *const *kernels, int npipes, const PipeDesc *const *pipes,
+                         const char *pipes_head, const char *pipes_tail);
 void emit_pipeline_doc(H *h, const PipeDesc *d, const char *queue, const char *temps_note);
 void emit_pipeline_check(H *h, const PipeDesc *d);
 void declare_launch_nats(const PipeDesc *d, Buf *o);
