@@ -144,6 +144,10 @@ typedef struct Interp {
   /* why a foreign function could not run on the host (the program's C,
    * not a fault of the interpreter), or NULL */
   const char *foreign_failure;
+  /* the invariant computations (see find_invariants): open addressing by
+   * phrase, cap a power of 2 */
+  struct MemoEntry *memo;
+  size_t nmemo, cap_memo;
 } Interp;
 
 static void *salloc(Interp *I, size_t size) { return scratch_alloc(&I->scratch, size); }
@@ -722,6 +726,107 @@ static Val binop(Interp *I, const Phrase *p, const Env *env) {
   return num(I, w, lanes);
 }
 
+/* ---- invariant computations ----
+ *
+ * Normalisation substitutes let- and def-bound phrases (spec section 2),
+ * so in a pipeline such as
+ *   let means = mean data in centre data means |> corr
+ * the whole of `mean data` is copied into the function of centre's map,
+ * and a tree interpreter computed it again for every element: the
+ * reference of samples/correlation.dpia grew as M^2 N^2.  A phrase that
+ * computes (a map, a reduction ...) and has no free variable bound by a
+ * lambda reads nothing but the kernel's inputs, so it has one value for
+ * the whole run: its first evaluation stores that value in the arena and
+ * every later one reads it back (store and load copy doubles exactly, so
+ * the result is the same as recomputing it).  Only such phrases inside a
+ * lambda are kept; elsewhere they run once anyway. */
+
+typedef struct MemoEntry {
+  const Phrase *p;
+  const Lay *lay;
+  double *data; /* NULL until the first evaluation */
+} MemoEntry;
+
+static MemoEntry *memo_slot(Interp *I, const Phrase *p) {
+  size_t h = ((uintptr_t)p >> 4) & (I->cap_memo - 1);
+  while (I->memo[h].p && I->memo[h].p != p) h = (h + 1) & (I->cap_memo - 1);
+  return &I->memo[h];
+}
+
+static void memo_add(Interp *I, const Phrase *p) {
+  if (I->nmemo * 2 >= I->cap_memo) {
+    size_t old = I->cap_memo;
+    MemoEntry *slots = I->memo;
+    I->cap_memo = old ? old * 2 : 16;
+    I->memo = NEWARRAY(I->arena, MemoEntry, I->cap_memo);
+    for (size_t i = 0; i < old; i++)
+      if (slots[i].p) *memo_slot(I, slots[i].p) = slots[i];
+  }
+  MemoEntry *e = memo_slot(I, p);
+  if (!e->p) {
+    *e = (MemoEntry){p, NULL, NULL};
+    I->nmemo++;
+  }
+}
+
+static MemoEntry *memo_find(Interp *I, const Phrase *p) {
+  if (I->nmemo == 0) return NULL;
+  MemoEntry *e = memo_slot(I, p);
+  return e->p ? e : NULL;
+}
+
+/* The lambdas in scope, innermost first, with their nesting depths. */
+typedef struct LamScope {
+  const Binder *binder;
+  int depth;
+  const struct LamScope *next;
+} LamScope;
+
+/* What a phrase depends on: the depths of the lambdas whose variables it
+ * reads (bit d for depth d; depth 63 stands for every deeper one), and
+ * whether it computes. */
+typedef struct Deps {
+  uint64_t depths;
+  bool computes;
+} Deps;
+
+static uint64_t depth_bit(int depth) { return (uint64_t)1 << (depth < 63 ? depth : 63); }
+
+static Deps find_invariants(Interp *I, const Phrase *p, const LamScope *scope, int depth) {
+  Deps d = {0, false};
+  switch (p->kind) {
+  case PH_VAR:
+    for (const LamScope *s = scope; s; s = s->next)
+      if (s->binder == p->binder) return (Deps){depth_bit(s->depth), false};
+    return d; /* a kernel parameter */
+  case PH_LIT:
+  case PH_DEF: return d;
+  case PH_PRIM: return (Deps){0, prim_computes(p->prim)};
+  case PH_LAM: {
+    /* the only variable of depth + 1 in scope in the body is this one */
+    LamScope s = {p->lam_binder, depth + 1, scope};
+    d = find_invariants(I, p->body, &s, depth + 1);
+    if (depth + 1 < 63) d.depths &= ~depth_bit(depth + 1);
+    return d;
+  }
+  case PH_PROJ:
+  case PH_UNOP: return find_invariants(I, p->fst, scope, depth);
+  case PH_APP:
+  case PH_PAIR:
+  case PH_SEQ:
+  case PH_ASSIGN:
+  case PH_BINOP: {
+    Deps f = find_invariants(I, p->fst, scope, depth), g = find_invariants(I, p->snd, scope, depth);
+    d = (Deps){f.depths | g.depths, f.computes || g.computes};
+    if (p->kind == PH_APP && depth > 0 && d.depths == 0 && d.computes && p->type && p->type->kind == PT_EXP)
+      memo_add(I, p);
+    return d;
+  }
+  case PH_COUNT: break;
+  }
+  INTERNAL("bad phrase kind %d", (int)p->kind);
+}
+
 static Val eval(Interp *I, const Phrase *p, const Env *env) {
   switch (p->kind) {
   case PH_VAR:
@@ -740,8 +845,16 @@ static Val eval(Interp *I, const Phrase *p, const Env *env) {
     return v;
   }
   case PH_APP: {
+    MemoEntry *m = memo_find(I, p);
+    if (m && m->data) return load(I, m->lay, m->data);
     Val f = eval(I, p->fst, env);
-    return apply(I, f, eval(I, p->snd, env));
+    Val v = apply(I, f, eval(I, p->snd, env));
+    if (m) { /* an invariant computation's first evaluation */
+      m->lay = layout(I, p->type->data, p->span);
+      m->data = NEWARRAY(I->arena, double, m->lay->flat > 0 ? m->lay->flat : 1);
+      store(I, v, m->lay, m->data);
+    }
+    return v;
   }
   case PH_PAIR: return pair_val(I, eval(I, p->fst, env), eval(I, p->snd, env));
   case PH_PROJ: {
@@ -879,6 +992,7 @@ bool interp_run_overflow(Arena *a, const DefInfo *def, const Phrase *body, const
   const Lay *rl = interp_result_layout(a, def, nats, err);
   if (!rl) return false;
   double *result = NEWARRAY(a, double, rl->flat > 0 ? rl->flat : 1);
+  find_invariants(I, body, NULL, 0);
   Val v = eval(I, body, env);
   store(I, v, rl, result);
   foreign_fns_close(I->foreign);

@@ -333,6 +333,23 @@ static void units(Tester *t, DpiaMem *mem) {
   double p20 = pow(3, 20);
   run_case(t, mem, "map results are materialised once", chain.data, "ch", one_nat("N", 4, nn, nv), 1,
            (Vals[]){V(1, 1, 1, 1)}, (Vals){(const double[]){p20, p20, p20, p20}, 4});
+
+  /* a def whose argument is used inside a map's function: normalisation
+   * copies the argument there (spec section 2), so step^10 reads the sum
+   * of step^9's result inside step^10's map, and so on down; an
+   * interpreter that recomputed a phrase reading only the inputs at every
+   * evaluation would do (N + 1)^10 = 9^10 maps of 8 elements.  Each
+   * stage adds the previous stage's sum (9 times as large each time) to
+   * every element: x + 36 (9^10 - 1) / 8. */
+  buf_init(&chain, &a);
+  buf_puts(&chain, "def step (N: nat) (a: [N]float) = a |> mapSeq (\\x -> x + (a |> reduceSeq (\\y s -> s + y) 0.0))\n"
+                   "kernel st (N: nat) (xs: [N]float) = xs");
+  for (int k = 0; k < 10; k++) buf_puts(&chain, " |> step");
+  buf_puts(&chain, "\n");
+  double add = 36.0 * (pow(9, 10) - 1) / 8;
+  run_case(t, mem, "a computation that reads only the inputs is made once", chain.data, "st", one_nat("N", 8, nn, nv),
+           1, (Vals[]){V(1, 2, 3, 4, 5, 6, 7, 8)},
+           (Vals){(const double[]){1 + add, 2 + add, 3 + add, 4 + add, 5 + add, 6 + add, 7 + add, 8 + add}, 8});
   arena_free(&a);
 }
 
