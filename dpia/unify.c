@@ -725,7 +725,31 @@ static bool merge_precond(Checker *c, Precond *p, Size rhs, Span span) {
 /* Add a precondition unless it is already there; divisibility of the same
  * numerator by constants merges into one by their lcm (N % 4 and N % 8192
  * are N % 8192), lower bounds of the same size into the largest. */
+/* a*floor(num/k) >= b, for positive constants a, b and k, as a bound on
+ * num's variables: floor(num/k) >= ceil(b/a) exactly when num >=
+ * k*ceil(b/a).  So 32*ceil(N/32) >= 1 (ceil(N/32) is floor((N + 31)/32))
+ * is N >= 1, which is the condition a reader can check.  False when lhs
+ * and rhs are not of that form. */
+static bool unfloor_bound(SizeCtx *sc, Size *lhs, Size *rhs) {
+  int64_t b, k;
+  if (lhs->nterms != 1 || !size_const_value(*rhs, &b) || b <= 0) return false;
+  const SizeTerm *t = &lhs->terms[0];
+  if (t->den != 1 || t->num <= 0 || t->nfactors != 1 || t->factors[0].exp != 1) return false;
+  const SizeAtom *atom = size_factor_atom(&t->factors[0]);
+  if (atom->kind != SIZE_ATOM_FLOOR || !size_const_value(atom->den, &k) || k <= 0) return false;
+  int64_t q = (b + t->num - 1) / t->num, c0 = 0;
+  if (q > INT64_MAX / k) return false;
+  for (int i = 0; i < atom->num.nterms; i++)
+    if (atom->num.terms[i].nfactors == 0) c0 = atom->num.terms[i].num; /* integer coefficients (size.h) */
+  *lhs = size_sub(sc, atom->num, size_const(sc, c0));
+  *rhs = size_const(sc, k * q - c0);
+  return true;
+}
+
 static void add_precond(Checker *c, Vec *out, PrecondKind kind, Size lhs, Size rhs, Span span) {
+  if (kind == PRECOND_AT_LEAST && unfloor_bound(&c->tc->sizes, &lhs, &rhs) &&
+      size_provably_at_least(&c->tc->sizes, lhs, rhs))
+    return;
   for (int i = 0; i < out->len; i++) {
     Precond *p = out->items[i];
     if (p->kind != kind || !size_eq(p->lhs, lhs)) continue;
