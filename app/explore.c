@@ -34,7 +34,9 @@
   X(NONE, "", "")                             \
   X(WIDTH, "W", "the vector width")           \
   X(CHUNK, "C", "the chunk size")             \
-  X(GROUP, "L", "the work-group size")
+  X(GROUP, "L", "the work-group size")      \
+  X(GROUP_ANY, "L", "the work-group size, which some size is not a multiple of")  \
+  X(CHUNK_ANY, "C", "the chunk size, which some size is not a multiple of")
 
 typedef enum Slot {
 #define X(id, name, doc) SLOT_##id,
@@ -78,7 +80,11 @@ enum { MAX_MOVES = 8 };
   X(CHUNK, "chunk", CHUNK, "one work-item per chunk of C elements, sequential in it")                         \
   X(LOCAL_SUMS, "localSums", CHUNK,                                                                           \
     "one work-group per element, its reduction's partial sums of chunks of C by the work-items in local "      \
-    "memory")
+    "memory")                                                                                                 \
+  X(WORKGROUP_ANY, "workgroupAny", GROUP_ANY,                                                                 \
+    "workgroup for a length L need not divide: the last block filled up, its results dropped")               \
+  X(CHUNK_ANY, "chunkAny", CHUNK_ANY,                                                                         \
+    "chunk for a length C need not divide: the last chunk filled up, its results dropped")
 
 typedef enum StepId {
 #define X(id, name, slot, doc) STEP_##id,
@@ -119,6 +125,12 @@ static const Move step_moves[STEP_COUNT][MAX_MOVES] = {
                          {HOW_OPTIONAL, RULE_FUSE_MAPS, SLOT_NONE},
                          {HOW_ONCE, RULE_LOWER_LOCAL, SLOT_NONE},
                          {HOW_ONCE, RULE_TO_LOCAL, SLOT_NONE}},
+    [STEP_WORKGROUP_ANY] = {{HOW_ONCE, RULE_PAD_SPLIT_JOIN, SLOT_GROUP_ANY},
+                            {HOW_ONCE, RULE_LOWER_WORKGROUP, SLOT_NONE},
+                            {HOW_ONCE, RULE_LOWER_LOCAL, SLOT_NONE}},
+    [STEP_CHUNK_ANY] = {{HOW_ONCE, RULE_PAD_SPLIT_JOIN, SLOT_CHUNK_ANY},
+                        {HOW_ONCE, RULE_LOWER_GLOBAL, SLOT_NONE},
+                        {HOW_ONCE, RULE_LOWER_SEQ, SLOT_NONE}},
 };
 
 /* after every strategy's steps: what is left fused, then sequential.
@@ -145,13 +157,19 @@ static const StepId templates[][MAX_TEMPLATE] = {
     {STEP_LOCAL_SUMS, STEP_COUNT},
     {STEP_PARTIAL_SUMS, STEP_GLOBAL, STEP_COUNT},
     {STEP_PARTIAL_SUMS, STEP_WORKGROUP, STEP_COUNT},
+    {STEP_WORKGROUP_ANY, STEP_COUNT},
+    {STEP_CHUNK_ANY, STEP_COUNT},
 };
 enum { NTEMPLATES = (int)DPIA_COUNTOF(templates) };
 
 /* the values a slot takes: powers of two in [lo, hi] that divide one of
- * the sizes given (WIDTH: the vector widths of at least 4) */
-static const long long slot_lo[SLOT_COUNT] = {0, 4, 16, 32};
-static const long long slot_hi[SLOT_COUNT] = {0, 16, 8192, 256};
+ * the sizes given (WIDTH: the vector widths of at least 4); for the
+ * *_ANY slots, those that some size given is not a multiple of, so that
+ * the any-length steps add nothing when every size divides (the plain
+ * steps do the same without the padding) */
+static const long long slot_lo[SLOT_COUNT] = {0, 4, 16, 32, 32, 16};
+static const long long slot_hi[SLOT_COUNT] = {0, 16, 8192, 256, 256, 8192};
+static const bool slot_any[SLOT_COUNT] = {[SLOT_GROUP_ANY] = true, [SLOT_CHUNK_ANY] = true};
 
 enum {
   EXHAUSTIVE_MAX = 64, /* a space this small is searched whole */
@@ -241,7 +259,8 @@ static void slot_values(Explorer *e) {
   for (int s = 1; s < SLOT_COUNT; s++) {
     for (long long v = slot_lo[s]; v <= slot_hi[s] && e->nvalues[s] < MAX_VALUES; v *= 2) {
       bool fits = false;
-      for (int i = 0; i < o->nsizes; i++) fits |= o->size_values[i] >= v && o->size_values[i] % v == 0;
+      for (int i = 0; i < o->nsizes; i++)
+        fits |= slot_any[s] ? o->size_values[i] % v != 0 : o->size_values[i] >= v && o->size_values[i] % v == 0;
       if (fits) e->values[s][e->nvalues[s]++] = v;
     }
   }

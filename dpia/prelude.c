@@ -22,7 +22,11 @@
  * mapPad k c f: [n]a -> [n]b runs f, a map over rows of k that carries
  * the strategy (mapWorkgroup (mapLocal g), mapGlobal (mapSeq g) ...), over
  * the rows of splitPad k c, and keeps the first n results: the tail's
- * work-items run on c and their writes are dropped by take's guard. */
+ * work-items run on c and their writes are dropped by take's guard.
+ * mapPadClamp k f is mapPad with the last row filled up by repeating the
+ * array's last element: no value of the element type is needed, which is
+ * what lets a rewrite rule (padSplitJoin, rules.h) make any map one over
+ * tiles without knowing its element type. */
 static const char prelude_text[] =
     "def slide2D (S T: nat) (N M: nat) (d: data) (xs: [T*N+S][T*M+S]d) =\n"
     "  xs |> map (slide S T) |> slide S T |> map transpose\n"
@@ -44,10 +48,13 @@ static const char prelude_text[] =
     "  xs |> padCst 0 (ceil(N/K)*K - N) c |> split K\n"
     "def mapPad (K: nat) (N: nat) (a b: data) (c: a)\n"
     "    (f: exp[[ceil(N/K)][K]a] -> exp[[ceil(N/K)][K]b]) (xs: [N]a) =\n"
-    "  xs |> padCst 0 (ceil(N/K)*K - N) c |> split K |> f |> join |> take N\n";
+    "  xs |> padCst 0 (ceil(N/K)*K - N) c |> split K |> f |> join |> take N\n"
+    "def mapPadClamp (K: nat) (N: nat) (a b: data)\n"
+    "    (f: exp[[ceil(N/K)][K]a] -> exp[[ceil(N/K)][K]b]) (xs: [N]a) =\n"
+    "  xs |> padClamp 0 (ceil(N/K)*K - N) |> split K |> f |> join |> take N\n";
 
 static const char *const prelude_names[] = {"slide2D",  "slide3D", "padClamp2D", "padClamp3D", "padCst2D",
-                                            "padCst3D", "zip2D",   "splitPad",   "mapPad"};
+                                            "padCst3D", "zip2D",   "splitPad",   "mapPad",  "mapPadClamp"};
 enum { NPRELUDE = sizeof prelude_names / sizeof prelude_names[0] };
 
 static bool ident_char(char c) {

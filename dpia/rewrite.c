@@ -515,6 +515,25 @@ static Ast *rule_match(Match *m, RuleId rule) {
                      mk_prim(a, PRIM_JOIN, 0, at)};
     return mk_stages(a, s.nargs == 2 ? (Ast *)s.args[1] : NULL, stages, 3);
   }
+  case RULE_PAD_SPLIT_JOIN: {
+    /* splitJoin for a length that n need not divide (docs/reference.md,
+     * "Sizes that do not divide"): the prelude's mapPadClamp pads with
+     * the last element rather than a constant, so the rule needs no value
+     * of the element type, which the source tree does not know */
+    if (!plain_map) return refuse(m, "it is no plain map applied to its function");
+    Sym name = intern_cstr(fr->in, "mapPadClamp");
+    for (int i = 0; i < fr->prog->ndecls; i++)
+      if (fr->prog->decls[i]->name == name && !fr->prog->decls[i]->from_prelude)
+        return refuse(m, "the program declares its own mapPadClamp, which would replace the prelude's");
+    if (m->check_only) return (Ast *)m->e;
+    Span at = s.head->span;
+    Ast *tile = mk(a, AST_INT, at);
+    tile->int_value = (uint64_t)m->param;
+    Ast *inner = mk_app(a, mk_prim(a, PRIM_MAP, 0, at), (Ast *)s.args[0], false);
+    Ast *stage = mk_app(a, mk_app(a, mk_var(a, name, at), tile, false),
+                        mk_app(a, mk_prim(a, PRIM_MAP, 0, at), inner, false), false);
+    return mk_stages(a, s.nargs == 2 ? (Ast *)s.args[1] : NULL, &stage, 1);
+  }
   case RULE_FUSE_MAPS: {
     Spine in;
     if (!head_is(&s, PRIM_MAP) || s.nargs != 2 || !is_app_of(s.args[1], PRIM_MAP, 2, &in))

@@ -28,6 +28,7 @@
 #define DPIA_RULE_PARAMS(X)                                                                             \
   X(NONE, "", 0, 0, -1, "no parameter")                                                                 \
   X(CHUNK, "n", 1, 1 << 30, -1, "the chunk size, at least 1; the length must be a multiple of it")      \
+  X(TILE, "n", 1, 1 << 30, -1, "the tile size, at least 1; any length (the last tile is filled up)")    \
   X(WIDTH, "n", 2, 16, -1, "a vector width: 2, 3, 4, 8 or 16")                                          \
   X(DIM, "dim", 0, 2, 0, "the OpenCL dimension: 0, 1 or 2 (default 0)")                                \
   X(STEPS, "k", 1, 30, -1, "the halving steps, 1 to 30; the length must be a multiple of 2^k")
@@ -55,6 +56,10 @@ bool rule_param_allows(RuleParam p, long long v);
   X(SPLIT_JOIN, "splitJoin", CHUNK,                                                                         \
     "map f = split n >> map (map f) >> join",                                                               \
     "a plain map")                                                                                          \
+  X(PAD_SPLIT_JOIN, "padSplitJoin", TILE,                                                                   \
+    "map f = mapPadClamp n (map (map f))",                                                                  \
+    "a plain map, of an array of any length: the last tile is filled up by repeating the last element, "    \
+    "whose results are dropped (the prelude's mapPadClamp); the program declares no mapPadClamp of its own") \
   X(FUSE_MAPS, "fuseMaps", NONE,                                                                            \
     "map f (map g xs) = map (\\x -> x |> g |> f) xs",                                                      \
     "two plain maps")                                                                                       \

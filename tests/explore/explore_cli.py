@@ -7,6 +7,8 @@ Usage: explore_cli.py DPIA ROOT
   budget: exit 0, a best strategy checked against the reference, and -o
   writes a program that `dpia check` accepts and `dpia run --check` runs
   and agrees with the reference; its derivation is its comment;
+- at a prime length, the any-length steps (workgroupAny, chunkAny) give
+  candidates that check and run; at a power of two they add none;
 - the seed's draw is deterministic: the same --seed gives the same
   sample, another seed another (a space larger than the exhaustive limit);
 - the JSON's shape: its keys and each candidate's;
@@ -68,6 +70,37 @@ def found(dpia, root, tmp, sample, kernel, sizes, declared, partial):
     expect(p.returncode == 0 and 'ok' in p.stdout, f'{kernel}: run --check of the best: exit {p.returncode}', p)
 
 
+def any_size(dpia, root, tmp):
+    """At a length no tile divides (a prime), the plain steps find only one
+    work-item per element; the any-length steps (padSplitJoin: the
+    prelude's mapPadClamp) give a candidate for every tile, each of which
+    checks and runs.  At a power of two they add nothing."""
+    scal = os.path.join(root, 'samples', 'explore', 'scal.dpia')
+    p = run(dpia, ['explore', scal, '-k', 'scalHL', '--size', 'N=100003', '--budget', '30', '--seed', '7',
+                   '--repeat', '1', '--json'])
+    expect(p.returncode == 0, f'any size: exit {p.returncode}', p)
+    if p.returncode != 0:
+        return
+    d = json.loads(p.stdout)
+    shape(d, 'any size')
+    steps = {}
+    for c in d['candidates']:
+        steps.setdefault(c['strategy'].split(' ')[0], []).append(c)
+    # L: 32 .. 256, C: 16 .. 8192, none dividing 100003
+    expect(len(steps.get('workgroupAny', [])) == 4 and len(steps.get('chunkAny', [])) == 10,
+           f'any size: candidates {sorted((k, len(v)) for k, v in steps.items())}')
+    anys = steps.get('workgroupAny', []) + steps.get('chunkAny', [])
+    expect(all(c['status'] in ('timed', 'pending') for c in anys) and any(c['status'] == 'timed' for c in anys),
+           f'any size: {[(c["strategy"], c["status"], c["reason"]) for c in anys]}')
+    expect(all('padSplitJoin@. n=' in c['derivation'] for c in anys), f'any size: derivations {anys}')
+    expect(d['best'] and d['best']['check'] == 'ok', f'any size: best {d["best"]}')
+    p = run(dpia, ['explore', scal, '-k', 'scalHL', '--size', 'N=4096', '--budget', '0.001', '--json'])
+    if p.returncode in (0, 1):
+        d = json.loads(p.stdout)
+        expect(not any(c['strategy'].endswith('Any') or 'Any ' in c['strategy'] for c in d['candidates']),
+               'a power of two: any-length candidates in the space')
+
+
 def sample_of(dpia, root, seed):
     p = run(dpia, ['explore', os.path.join(root, 'samples', 'explore', 'scal.dpia'), '-k', 'scalHL',
                    '--size', 'N=65536', '--budget', '0.001', '--seed', str(seed), '--json'])
@@ -89,6 +122,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         found(dpia, root, tmp, 'scal.dpia', 'scalHL', 'N=4096', 'kernel scalHL', False)
         found(dpia, root, tmp, 'dot.dpia', 'dotHL', 'N=4096', 'pipeline dotHL', True)
+        any_size(dpia, root, tmp)
         a, b, c = sample_of(dpia, root, 11), sample_of(dpia, root, 11), sample_of(dpia, root, 12)
         expect(a is not None and len(a) == 24 and a == b, f'the same seed, another sample: {a} {b}')
         expect(a != c, 'another seed, the same sample')

@@ -14,8 +14,8 @@
  *
  * For every kernel of a file that checks as a high-level program (the
  * samples of samples/explore): a bounded search over rule applications
- * (every position --list gives, every rule there, parameters n=4 and
- * dim=0), to depth DEPTH, through the library as `dpia rewrite --apply`
+ * (every position --list gives, every rule there, parameters n=4, a
+ * tile of n=3 and dim=0), to depth DEPTH, through the library as `dpia rewrite --apply`
  * runs it.  Each application is either refused with E1104 or E1105 (the
  * rule's side conditions) or gives a program that
  *   - computes what the original kernel computes in the reference
@@ -277,7 +277,9 @@ static void search_kernel(const char *text, const char *kernel, int max_depth) {
     for (int j = 0; j < nsites; j++)
       for (int r = 0; r < sites[j].nrules; r++) {
         RuleId rule = sites[j].rules[r];
-        long long param = rule_info[rule].param == RPARAM_DIM ? 0 : 4;
+        /* a tile of 3 divides none of the sizes: the padded tail is computed and dropped */
+        RuleParam kind = rule_info[rule].param;
+        long long param = kind == RPARAM_DIM ? 0 : kind == RPARAM_TILE ? 3 : 4;
         try_rule(s, i, rule, sites[j].path, param);
       }
     arena_free(&env.arena);
