@@ -251,11 +251,63 @@ static const KirExpr *as_vload(Pass *p, const KirExpr *v) {
   return kir_vload(p->arena, w, kir_ix(p->arena, ix_simplify(&p->ix, offset)), base);
 }
 
+static const KirExpr *decide(Pass *p, const KirExpr *e);
+
+/* An int min or max of x and y that the facts decide: x or y (a clamp of
+ * padClamp's read that a test or a split already keeps inside, as
+ * mapPadClamp's xs[min(gid*16 + i, N - 1)] in a loop that stops at N);
+ * NULL if they do not. */
+static const KirExpr *decide_min_max(Pass *p, KirBuiltin f, const KirExpr *x, const KirExpr *y) {
+  /* x <= y where y - x >= 0 is known, x >= y where x - y >= 0 is */
+  for (int x_is_smaller = 1; x_is_smaller >= 0; x_is_smaller--) {
+    Lin d = {0};
+    if (!lin_add_expr(p, &d, y, x_is_smaller ? 1 : -1) || !lin_add_expr(p, &d, x, x_is_smaller ? -1 : 1) ||
+        !lin_fold_divmod(&d))
+      return NULL;
+    if (known(p, &d) == 1) return (f == KBI_MIN) == (x_is_smaller == 1) ? x : y;
+  }
+  return NULL;
+}
+
+/* an index with the min and max that the facts decide taken off */
+static const Ix *decide_ix(Pass *p, const Ix *e) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (e->kind) {
+  case IX_CONST:
+  case IX_VAR: return e;
+  case IX_EXPR: {
+    const KirExpr *d = decide(p, e->expr);
+    if (d == e->expr) return e;
+    return d->kind == KE_IX ? d->ix : d->kind == KE_INT ? ix_const(&p->ix, d->value) : ix_expr(&p->ix, d);
+  }
+  case IX_ADD:
+  case IX_SUB:
+  case IX_MUL:
+  case IX_DIV:
+  case IX_MOD: {
+    const Ix *a = decide_ix(p, e->a), *b = decide_ix(p, e->b);
+    if (a == e->a && b == e->b) return e;
+    if (e->kind == IX_ADD) return ix_add(&p->ix, a, b);
+    if (e->kind == IX_SUB) return ix_sub(&p->ix, a, b);
+    if (e->kind == IX_MUL) return ix_mul(&p->ix, a, b);
+    if (e->kind == IX_DIV) return ix_div(&p->ix, a, b);
+    return ix_mod(&p->ix, a, b);
+  }
+  }
+  DPIA_EXHAUSTIVE_END
+  return e;
+}
+
 /* e with the tests the facts decide replaced by their values, and what
  * holds them simplified: a choice by its branch, && and || by what is left
- * (an operand that is not dropped keeps its effects), ! of a value */
+ * (an operand that is not dropped keeps its effects), ! of a value; a min
+ * or max they decide by the operand it is */
 static const KirExpr *decide(Pass *p, const KirExpr *e) {
   if (!e || p->nfacts == 0) return e;
+  if (e->kind == KE_IX) {
+    const Ix *d = decide_ix(p, e->ix);
+    return d == e->ix ? e : kir_ix(p->arena, ix_simplify(&p->ix, d));
+  }
   Lin ge;
   bool negated, v, w;
   if (test_of(p, e, &ge, &negated)) {
@@ -269,6 +321,10 @@ static const KirExpr *decide(Pass *p, const KirExpr *e) {
   for (int i = 0; i < n; i++) kids[i] = decide(p, old[i]);
   if (e->kind == KE_COND && is_truth(kids[0], &v)) return v ? kids[1] : kids[2];
   if (e->kind == KE_UNARY && e->un.op == '!' && is_truth(kids[0], &v)) return truth(p, !v);
+  if (e->kind == KE_BUILTIN && (e->call.builtin == KBI_MIN || e->call.builtin == KBI_MAX) && n == 2) {
+    const KirExpr *operand = decide_min_max(p, e->call.builtin, kids[0], kids[1]);
+    if (operand) return operand;
+  }
   if (e->kind == KE_BINARY) {
     KirBinop op = e->bin.op;
     bool conj = op == KB_AND || op == KB_ALL, disj = op == KB_OR;
