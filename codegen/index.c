@@ -1427,6 +1427,14 @@ bool ix_steps_before_simplify(IxCtx *x, const Ix *const *at, int k) {
   return true;
 }
 
+bool ix_steps_by_lane(IxCtx *x, const Ix *at0, const Ix *at, const Ix *lane) {
+  Simplifier s;
+  Poly p0, pl;
+  if (!lane_poly(x, at0, &s, &p0) || !lane_poly(x, at, &s, &pl)) return false;
+  Poly want = poly_add(&s.pc, p0, poly_atom(&s.pc, lane));
+  return !s.pc.overflow && poly_eq(&s.pc, pl, want);
+}
+
 bool ix_provably_less(IxCtx *x, const Ix *e, const Ix *bound) {
   Simplifier s;
   simplifier_init(&s, x);

@@ -756,6 +756,31 @@ static void test_bounds(Tester *t) {
   CHECK(ix.nranges == 0);
 }
 
+/* The lanes of a vector access probed once, lane a variable
+ * (ix_steps_by_lane, codegen/access.c): true only where the index with
+ * the lane is the first lane's plus the lane for every lane. */
+static void test_lane_steps(Tester *t) {
+  IxCtx ix;
+  ix_init(&ix, t->arena);
+  const Ix *lane = ix_var(&ix, intern_cstr(t->names, "lane"));
+  ix_push_range(&ix, lane, NULL, ix_const(&ix, 16));
+#define STEPS(at0, at) ix_steps_by_lane(&ix, parse_at(t, &ix, at0, strlen(at0), __LINE__), \
+                                        parse_at(t, &ix, at, strlen(at), __LINE__), lane)
+  CHECK(STEPS("(wg*4096 + lid*16 + 3)*16", "(wg*4096 + lid*16 + 3)*16 + lane"));
+  CHECK(STEPS("wg*65536 + lid*256 + 48", "(wg*4096 + lid*16 + 3)*16 + lane"));
+  CHECK(STEPS("i*N", "lane + i*N"));
+  CHECK(STEPS("0", "lane"));
+  CHECK(STEPS("(i + 1)*16 - 16", "i*16 + lane"));
+  CHECK(!STEPS("i*16", "i*16 + 2*lane"));    /* every other element */
+  CHECK(!STEPS("i*16", "i*16 + lane + 1"));  /* lane 0 is not at i*16 */
+  CHECK(!STEPS("i*16", "i*16"));             /* one element for all lanes */
+  CHECK(!STEPS("i*16", "i*16 + lane*N"));    /* a column */
+  CHECK(!STEPS("i*16", "(i*16 + lane)/2*2")); /* a quotient: cannot tell */
+#undef STEPS
+  ix_pop_range(&ix);
+  CHECK(ix.nranges == 0);
+}
+
 /* ---- random expressions ---- */
 
 typedef struct Rng {
@@ -897,6 +922,7 @@ int main(void) {
   test_printing(t);
   test_from_size(t);
   test_bounds(t);
+  test_lane_steps(t);
   test_cases(t);
   test_memo_cases(t);
   test_memo(t);
