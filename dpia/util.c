@@ -218,7 +218,7 @@ void buf_put(Buf *b, const char *s, size_t n) {
 
 void buf_puts(Buf *b, const char *s) { buf_put(b, s, strlen(s)); }
 
-void buf_putc(Buf *b, char c) { buf_put(b, &c, 1); }
+void buf_putc_slow(Buf *b, char c) { buf_put(b, &c, 1); }
 
 /* The conversions of the formats generated text uses most: %s %c %d %u
  * %ld %lu %lld %llu %zu %% with no flags, width or precision.  Anything

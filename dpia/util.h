@@ -127,7 +127,17 @@ void emit(Buf *b, const char *fmt, ...) DPIA_PRINTF(2, 3);
 void vemit(Buf *b, const char *fmt, va_list ap);
 void buf_put(Buf *b, const char *s, size_t n);
 void buf_puts(Buf *b, const char *s);
-void buf_putc(Buf *b, char c);
+void buf_putc_slow(Buf *b, char c);
+/* one character: inline where there is room (generated text is mostly
+ * written a character at a time) */
+static inline void buf_putc(Buf *b, char c) {
+  if (b->len + 2 <= b->cap) {
+    b->data[b->len++] = c;
+    b->data[b->len] = 0;
+    return;
+  }
+  buf_putc_slow(b, c);
+}
 void buf_indent(Buf *b, int level); /* 2 spaces a level (spec section 8) */
 void buf_clear(Buf *b);
 /* Append the rest of f (for tools reading whole files: dpia test,
