@@ -61,6 +61,7 @@ static Size zonk_size(Checker *c, Size s) {
 
 static Size zonk_size_now(Checker *c, Size s) {
   for (int guard = 0; guard < 10000; guard++) {
+    if (!size_first_meta(s)) return s; /* most sizes: no list of variables made */
     bool changed = false;
     Sym *vars;
     int n = size_vars(c->arena, s, &vars); /* ceil(?n1/64) has ?n1 */
