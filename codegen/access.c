@@ -441,12 +441,19 @@ static const Ix *with_multiples(CG *cg, const Ix *flat, int k) {
 static void vector_address(CG *cg, const Probe *p, int k, CExpr *offset, CExpr *ptr) {
   int64_t r;
   const Ix *flat = p->flat;
-  const Ix *rem = ix_simplify(&cg->ix, ix_mod(&cg->ix, flat, K(cg, k)));
-  if (!(ix_const_value(rem, &r) && r == 0)) {
-    flat = with_multiples(cg, p->flat, k);
-    rem = ix_simplify(&cg->ix, ix_mod(&cg->ix, flat, K(cg, k)));
+  /* the remainder flat % k simplified only where the coefficients do not
+   * already tell it 0 */
+  bool multiple = ix_multiple_of(&cg->ix, flat, k);
+  if (!multiple) {
+    const Ix *rem = ix_simplify(&cg->ix, ix_mod(&cg->ix, flat, K(cg, k)));
+    multiple = ix_const_value(rem, &r) && r == 0;
   }
-  if (ix_const_value(rem, &r) && r == 0) {
+  if (!multiple) {
+    flat = with_multiples(cg, p->flat, k);
+    const Ix *rem = ix_simplify(&cg->ix, ix_mod(&cg->ix, flat, K(cg, k)));
+    multiple = ix_const_value(rem, &r) && r == 0;
+  }
+  if (multiple) {
     *offset = cg_ix_expr(cg, ix_simplify(&cg->ix, ix_div(&cg->ix, flat, K(cg, k))));
     *ptr = p->base;
   } else {
