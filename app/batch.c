@@ -90,6 +90,10 @@ typedef struct Batch {
   bool own_verifier;
   long line;
   DpiaMem mem;
+  /* the allocator of every line's arenas where the defaults give none:
+   * the blocks of one line are the next line's (util.h, BlockCache) */
+  BlockCache blocks;
+  bool cached;
   jmp_buf oom;
   Arena arena;          /* of the current line */
   DpiaResult *pending;  /* the current line's result, until freed */
@@ -254,6 +258,11 @@ static bool read_request(Batch *b, Arena *a, const Json *v, Request *rq, Buf *wh
     if (!known) return bad(why, "unknown field \"%s\"", v->keys[i]);
   }
   rq->opt = *b->defaults;
+  if (b->cached) {
+    rq->opt.alloc = block_cache_alloc;
+    rq->opt.release = block_cache_release;
+    rq->opt.alloc_user = &b->blocks;
+  }
   rq->opt.action = DPIA_TRANSLATE;
   rq->opt.verify = b->defaults->verify;
   rq->opt.emit = DPIA_EMIT_OPENCL;
@@ -532,6 +541,12 @@ int dpia_batch(FILE *in, FILE *out, const DpiaOptions *defaults) {
   b->defaults = defaults ? defaults : &none;
   b->verifier = b->defaults->verifier;
   b->mem = mem;
+  b->cached = !(defaults && defaults->alloc);
+  if (b->cached) {
+    b->mem.alloc = block_cache_alloc;
+    b->mem.release = block_cache_release;
+    b->mem.user = &b->blocks;
+  }
   b->mem.on_oom = &b->oom;
   for (;;) {
     arena_init(&b->arena, &b->mem);
@@ -552,6 +567,7 @@ int dpia_batch(FILE *in, FILE *out, const DpiaOptions *defaults) {
   }
   int status = b->read_failed || b->write_failed || ferror(b->out) ? DPIA_EUSAGE : DPIA_OK;
   if (b->own_verifier) dpia_verifier_free(b->verifier);
+  block_cache_free(&b->blocks);
   mem.release(mem.user, b);
   return status;
 }

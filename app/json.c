@@ -202,6 +202,17 @@ static bool parse_string_body(Parser *p, Buf *out, size_t *len) {
       }
       continue;
     }
+    /* a run of ASCII characters with no escape, copied at once; the
+     * rest a UTF-8 sequence at a time */
+    size_t end = p->pos;
+    while (end < p->len && (unsigned char)p->s[end] >= 0x20 && (unsigned char)p->s[end] < 0x80 &&
+           p->s[end] != '"' && p->s[end] != '\\')
+      end++;
+    if (end > p->pos) {
+      buf_put(out, p->s + p->pos, end - p->pos);
+      p->pos = end;
+      continue;
+    }
     size_t k = utf8_length((const unsigned char *)p->s + p->pos, p->len - p->pos);
     if (!k) return fail(p, "%s", "invalid UTF-8 in a string");
     buf_put(out, p->s + p->pos, k);

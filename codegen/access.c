@@ -441,12 +441,19 @@ static const Ix *with_multiples(CG *cg, const Ix *flat, int k) {
 static void vector_address(CG *cg, const Probe *p, int k, CExpr *offset, CExpr *ptr) {
   int64_t r;
   const Ix *flat = p->flat;
-  const Ix *rem = ix_simplify(&cg->ix, ix_mod(&cg->ix, flat, K(cg, k)));
-  if (!(ix_const_value(rem, &r) && r == 0)) {
-    flat = with_multiples(cg, p->flat, k);
-    rem = ix_simplify(&cg->ix, ix_mod(&cg->ix, flat, K(cg, k)));
+  /* the remainder flat % k simplified only where the coefficients do not
+   * already tell it 0 */
+  bool multiple = ix_multiple_of(&cg->ix, flat, k);
+  if (!multiple) {
+    const Ix *rem = ix_simplify(&cg->ix, ix_mod(&cg->ix, flat, K(cg, k)));
+    multiple = ix_const_value(rem, &r) && r == 0;
   }
-  if (ix_const_value(rem, &r) && r == 0) {
+  if (!multiple) {
+    flat = with_multiples(cg, p->flat, k);
+    const Ix *rem = ix_simplify(&cg->ix, ix_mod(&cg->ix, flat, K(cg, k)));
+    multiple = ix_const_value(rem, &r) && r == 0;
+  }
+  if (multiple) {
     *offset = cg_ix_expr(cg, ix_simplify(&cg->ix, ix_div(&cg->ix, flat, K(cg, k))));
     *ptr = p->base;
   } else {
@@ -456,13 +463,65 @@ static void vector_address(CG *cg, const Probe *p, int k, CExpr *offset, CExpr *
   }
 }
 
-/* E read as a vector of k scalars E[first + l] (asVector k, section 6.3) */
-static void read_lanes(CG *cg, const Phrase *e, const Ix *first, int k, bool defer, Probe *pr, CExpr *lanes) {
-  for (int l = 0; l < k; l++) {
-    pr[l] = (Probe){.defer_simplify = defer};
-    cg->probe = &pr[l];
-    lanes[l] = gen_exp(cg, e, step_idx(cg, ix_add(&cg->ix, first, K(cg, l)), NULL));
-  }
+/* One lane of a vector read or written: E[at] into *lane, or A[at] into
+ * *target; the access recorded in *pr. */
+typedef struct LaneSide {
+  const Phrase *p;
+  bool write;
+} LaneSide;
+
+static void probe_lane(CG *cg, LaneSide side, const Ix *at, bool defer, Probe *pr, CExpr *lane, Target *target) {
+  *pr = (Probe){.defer_simplify = defer};
+  cg->probe = pr;
+  if (side.write) *target = gen_acc(cg, side.p, step_idx(cg, at, NULL));
+  else *lane = gen_exp(cg, side.p, step_idx(cg, at, NULL));
+}
+
+/* the one access of a lane: a scalar element of a buffer, its index kept
+ * as written (defer_simplify) */
+static bool lone_unsimplified_element(const Probe *p) {
+  return p->count == 1 && p->ok && p->lane == -1 && p->unsimplified;
+}
+
+/* The lanes first + l, l < k, of side are consecutive elements of one
+ * array, lane 0 probed into *pr0 (its index kept as written) and told so
+ * from one more probe: the lane a variable, whose index must be lane 0's
+ * plus the variable (ix_steps_by_lane) for every value it may take, so
+ * for those below k.  No range is pushed for it: a new range scope would
+ * miss every index the statement's scope has kept (IxCtx.memo).  Where it is,
+ * lanes 1 to k - 1 are never made: a float16 read in an unrolled loop
+ * step is one probe and a trial instead of sixteen (issue 35).  The trial
+ * reports no error (CG.trial) and leaves no range pushed; whatever it
+ * cannot tell, the lanes are probed one by one as before it (false). */
+static bool lanes_by_one_probe(CG *cg, LaneProbe lp, LaneSide side, const Ix *first, int k, Probe *pr0) {
+  if (cg->nranges_stmt != lp.nranges || !lone_unsimplified_element(pr0) || (cg->failed && !lp.failed)) return false;
+  IxCtx *x = &cg->ix;
+  /* '$' is in no DPIA name, nor in any C name made from one */
+  const Ix *lane = ix_var(x, "$lane");
+  int nranges = cg->nranges_stmt;
+  Probe p;
+  CExpr read;
+  Target written = {0};
+  bool outer_failed = cg->trial_failed; /* of a trial this one is part of */
+  cg->trial_failed = false;
+  cg->trial++;
+  probe_lane(cg, side, ix_add(x, first, lane), true, &p, &read, &written);
+  cg->trial--;
+  bool plain = !side.write || (written.kind == TG_LVALUE && !written.guard);
+  bool steps = !cg->trial_failed && plain && cg->nranges_stmt == nranges && lone_unsimplified_element(&p) &&
+               kir_expr_equal(p.base, pr0->base) && ix_steps_by_lane(x, pr0->flat, p.flat, lane);
+  cg->trial_failed = outer_failed;
+  for (; cg->nranges_stmt > nranges; cg->nranges_stmt--) ix_pop_range(x);
+  if (steps) pr0->flat = ix_simplify(x, pr0->flat);
+  return steps;
+}
+
+/* E read as a vector of k scalars E[first + l] (asVector k, section 6.3),
+ * lanes from to k - 1 */
+static void read_lanes(CG *cg, const Phrase *e, const Ix *first, int from, int k, bool defer, Probe *pr,
+                       CExpr *lanes) {
+  for (int l = from; l < k; l++)
+    probe_lane(cg, (LaneSide){e, false}, ix_add(&cg->ix, first, K(cg, l)), defer, &pr[l], &lanes[l], NULL);
 }
 
 static CExpr gen_vector_read(CG *cg, const Phrase *e, const Ix *first, int k, DataType *scalar) {
@@ -470,12 +529,17 @@ static CExpr gen_vector_read(CG *cg, const Phrase *e, const Ix *first, int k, Da
   Probe *pr = NEWARRAY(cg->arena, Probe, k);
   CExpr *lanes = NEWARRAY(cg->arena, CExpr, k);
   /* first with the indices as written: simplifying each lane's (wg*4096 +
-   * lid*16 + 3)*16 + l is most of the work of an unrolled vector loop */
-  read_lanes(cg, e, first, k, true, pr, lanes);
-  bool consecutive = unsimplified_lanes_consecutive(cg, lp, pr, k);
+   * lid*16 + 3)*16 + l is most of the work of an unrolled vector loop; and
+   * lane 0 alone where one probe of all tells them consecutive */
+  read_lanes(cg, e, first, 0, 1, true, pr, lanes);
+  bool consecutive = lanes_by_one_probe(cg, lp, (LaneSide){e, false}, first, k, &pr[0]);
+  if (!consecutive) {
+    read_lanes(cg, e, first, 1, k, true, pr, lanes);
+    consecutive = unsimplified_lanes_consecutive(cg, lp, pr, k);
+  }
   cg->probe = lp.saved;
   if (!consecutive && lane_probe_again(cg, lp)) {
-    read_lanes(cg, e, first, k, false, pr, lanes);
+    read_lanes(cg, e, first, 0, k, false, pr, lanes);
     cg->probe = lp.saved;
     consecutive = lanes_consecutive(cg, pr, k);
   }
@@ -489,16 +553,14 @@ static CExpr gen_vector_read(CG *cg, const Phrase *e, const Ix *first, int k, Da
   return kir_vector(cg->arena, cg_scalar_type(cg, scalar->scalar, k), k, lanes);
 }
 
-/* A written as a vector of k scalars A[first + l] (asScalarAcc k) */
+/* A written as a vector of k scalars A[first + l] (asScalarAcc k), lanes
+ * from to k - 1 (plain and *any_guard: of lanes 0 to from - 1 before) */
 /* whether every lane is an lvalue; *any_guard: some lane is written under a test */
-static bool write_lanes(CG *cg, const Phrase *a, const Ix *first, int k, bool defer, Probe *pr, CExpr *lanes,
-                        CExpr *guards, bool *any_guard) {
-  bool plain = true;
-  *any_guard = false;
-  for (int l = 0; l < k; l++) {
-    pr[l] = (Probe){.defer_simplify = defer};
-    cg->probe = &pr[l];
-    Target t = gen_acc(cg, a, step_idx(cg, ix_add(&cg->ix, first, K(cg, l)), NULL));
+static bool write_lanes(CG *cg, const Phrase *a, const Ix *first, int from, int k, bool defer, Probe *pr,
+                        CExpr *lanes, CExpr *guards, bool plain, bool *any_guard) {
+  for (int l = from; l < k; l++) {
+    Target t;
+    probe_lane(cg, (LaneSide){a, true}, ix_add(&cg->ix, first, K(cg, l)), defer, &pr[l], NULL, &t);
     plain = plain && t.kind == TG_LVALUE;
     lanes[l] = t.lvalue;
     guards[l] = t.guard;
@@ -511,13 +573,18 @@ static Target gen_vector_write(CG *cg, const Phrase *a, const Ix *first, int k) 
   LaneProbe lp = lane_probe_begin(cg);
   Probe *pr = NEWARRAY(cg->arena, Probe, k);
   CExpr *lanes = NEWARRAY(cg->arena, CExpr, k), *guards = NEWARRAY(cg->arena, CExpr, k);
-  bool any_guard;
-  /* first with the indices as written, as gen_vector_read */
-  bool plain = write_lanes(cg, a, first, k, true, pr, lanes, guards, &any_guard);
-  bool consecutive = plain && !any_guard && unsimplified_lanes_consecutive(cg, lp, pr, k);
+  bool any_guard = false;
+  /* first with the indices as written, lane 0 alone if it may be, as gen_vector_read */
+  bool plain = write_lanes(cg, a, first, 0, 1, true, pr, lanes, guards, true, &any_guard);
+  bool consecutive = plain && !any_guard && lanes_by_one_probe(cg, lp, (LaneSide){a, true}, first, k, &pr[0]);
+  if (!consecutive) {
+    plain = write_lanes(cg, a, first, 1, k, true, pr, lanes, guards, plain, &any_guard);
+    consecutive = plain && !any_guard && unsimplified_lanes_consecutive(cg, lp, pr, k);
+  }
   cg->probe = lp.saved;
   if (!consecutive && lane_probe_again(cg, lp)) {
-    plain = write_lanes(cg, a, first, k, false, pr, lanes, guards, &any_guard);
+    any_guard = false;
+    plain = write_lanes(cg, a, first, 0, k, false, pr, lanes, guards, true, &any_guard);
     cg->probe = lp.saved;
     consecutive = plain && !any_guard && lanes_consecutive(cg, pr, k);
   }

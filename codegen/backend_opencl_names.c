@@ -109,6 +109,13 @@ static const char *const opencl_prefixes[][2] = {
 
 static int compare_name(const void *key, const void *entry) { return strcmp(key, *(const char *const *)entry); }
 
+/* s begins with head: its first character compared before any call (every
+ * C name the code generator makes is asked about, most against every
+ * prefix and type name below) */
+static bool starts_with(const char *s, const char *head) {
+  return s[0] == head[0] && strncmp(s, head, strlen(head)) == 0;
+}
+
 static bool in_table(const char *name, const char *const *table, size_t n) {
   return bsearch(name, table, n, sizeof *table, compare_name) != NULL;
 }
@@ -142,10 +149,9 @@ static bool is_type_name(const char *s, int what) {
   static const char *const integer_types[] = {"intptr_t", "ptrdiff_t", "size_t", "uintptr_t"};
   if (what == TYPE_AS && in_table(s, integer_types, DPIA_COUNTOF(integer_types))) return true; /* as_size_t */
   for (size_t i = 0; i < DPIA_COUNTOF(scalars); i++) {
-    size_t n = strlen(scalars[i]);
-    if (strncmp(s, scalars[i], n) != 0) continue;
+    if (!starts_with(s, scalars[i])) continue;
     bool width, width2;
-    const char *p = skip_width(s + n, &width);
+    const char *p = skip_width(s + strlen(scalars[i]), &width);
     if (width && *p == 'x' && (s[0] == 'f' || s[0] == 'd')) {
       const char *q = skip_width(p + 1, &width2); /* matrix types float4x4, reserved */
       if (width2) p = q;
@@ -168,10 +174,9 @@ static bool is_vector_load_store(const char *s) {
   } forms[] = {{"vload", true, false},        {"vstore", true, false},      {"vload_half", false, false},
                {"vloada_half", false, false}, {"vstore_half", false, true}, {"vstorea_half", false, true}};
   for (size_t i = 0; i < DPIA_COUNTOF(forms); i++) {
-    size_t n = strlen(forms[i].head);
-    if (strncmp(s, forms[i].head, n) != 0) continue;
+    if (!starts_with(s, forms[i].head)) continue;
     bool width;
-    const char *p = skip_width(s + n, &width);
+    const char *p = skip_width(s + strlen(forms[i].head), &width);
     if (forms[i].rounding) p = skip_rounding(p);
     if (*p == 0 && (width || !forms[i].width_needed)) return true;
   }
@@ -184,7 +189,7 @@ const char *opencl_name_use(const char *name) {
   if (name[0] == '_' && name[1] >= 'A' && name[1] <= 'Z')
     return "reserved in C and OpenCL C (it begins with '_' and a capital letter)";
   for (size_t i = 0; i < DPIA_COUNTOF(opencl_prefixes); i++)
-    if (strncmp(name, opencl_prefixes[i][0], strlen(opencl_prefixes[i][0])) == 0) return opencl_prefixes[i][1];
+    if (starts_with(name, opencl_prefixes[i][0])) return opencl_prefixes[i][1];
   if (in_table(name, opencl_keywords, DPIA_COUNTOF(opencl_keywords))) return "an OpenCL C keyword";
   if (in_table(name, opencl_types, DPIA_COUNTOF(opencl_types)) || is_type_name(name, TYPE_PLAIN))
     return "an OpenCL C type name";

@@ -142,6 +142,7 @@ const KirBuffer *cg_buffer(CG *cg, const Binder *b) {
 }
 
 void cg_note_access(CG *cg, const Binder *root, bool write) {
+  if (cg->trial) return; /* a trial's accesses are not made (CG.trial) */
   const KirBuffer *b = cg_buffer(cg, root);
   for (int i = 0; i < cg->accesses.len; i++) {
     const KirAccess *x = cg->accesses.items[i];

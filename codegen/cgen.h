@@ -169,6 +169,14 @@ typedef struct CG {
   Vec structs;
   bool uses_double;
   bool failed; /* an error was reported */
+  /* > 0 while the lanes of a vector are probed at once with the lane a
+   * variable (access.c, lanes_by_one_probe): an error there is not
+   * reported but kept in trial_failed, nor are its accesses noted for the
+   * barriers or its constant tables marked read, as the probe is only a
+   * trial: where it succeeds, its one access is lane 0's, made for real
+   * before it; where it fails, the lanes are made one by one */
+  int trial;
+  bool trial_failed;
   /* where the code being generated runs, for the single writers'
    * guards (single_writer.c) */
   int distributed;          /* > 0 inside a parforLocal or parforGlobal body, or a single writer's */

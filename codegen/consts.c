@@ -117,7 +117,7 @@ void cg_collect_program_scope(CG *cg, const Phrase *body) {
 const char *cg_table_name(CG *cg, const Phrase *lit) {
   ConstTable *t = (ConstTable *)find_table(cg, lit);
   if (!t) INTERNAL("array literal not collected");
-  t->read = true;
+  if (!cg->trial) t->read = true; /* a trial's reads are not kept (CG.trial) */
   return t->name;
 }
 

@@ -1427,6 +1427,26 @@ bool ix_steps_before_simplify(IxCtx *x, const Ix *const *at, int k) {
   return true;
 }
 
+bool ix_steps_by_lane(IxCtx *x, const Ix *at0, const Ix *at, const Ix *lane) {
+  Simplifier s;
+  Poly p0, pl;
+  if (!lane_poly(x, at0, &s, &p0) || !lane_poly(x, at, &s, &pl)) return false;
+  Poly want = poly_add(&s.pc, p0, poly_atom(&s.pc, lane));
+  return !s.pc.overflow && poly_eq(&s.pc, pl, want);
+}
+
+bool ix_multiple_of(IxCtx *x, const Ix *e, int64_t k) {
+  if (k <= 0) return false;
+  Simplifier s;
+  simplifier_init(&s, x);
+  Poly p = to_poly(&s, e); /* an overflow leaves a sum as an atom, of coefficient 1 */
+  for (int i = 0; i < p.nterms; i++) {
+    const Term *t = &p.terms[i];
+    if (t->den != 1 || t->num == INT64_MIN || t->num % k != 0) return false; /* common_factor: no magnitude */
+  }
+  return true;
+}
+
 bool ix_provably_less(IxCtx *x, const Ix *e, const Ix *bound) {
   Simplifier s;
   simplifier_init(&s, x);

@@ -120,6 +120,19 @@ bool ix_simplifies_to(IxCtx *x, const Ix *e, int64_t d);
  * where that holds; false also where the polynomials cannot tell (the
  * caller then simplifies). */
 bool ix_steps_before_simplify(IxCtx *x, const Ix *const *at, int k);
+/* at, an index with the variable lane in it, is at0 + lane for every
+ * value lane may take (any at least 0, or those of a range pushed for
+ * it), told from the polynomials of at0 and at as
+ * ix_steps_before_simplify: false also where they cannot tell.  The lanes of a vector access probed once, lane a variable
+ * (codegen/access.c). */
+bool ix_steps_by_lane(IxCtx *x, const Ix *at0, const Ix *at, const Ix *lane);
+
+/* ix_simplify(x, ix_mod(x, e, ix_const(x, k))) is 0, k > 0, told from
+ * e's polynomial without simplifying the remainder: every coefficient an
+ * integral multiple of k, which the simplifier takes out as a common
+ * factor, leaving a remainder by 1.  False also where it cannot tell so
+ * (the caller then simplifies): a vloadn's offset (codegen/access.c). */
+bool ix_multiple_of(IxCtx *x, const Ix *e, int64_t k);
 
 /* Bounds: true and *out if e is provably < bound / >= 0 etc. */
 bool ix_provably_less(IxCtx *x, const Ix *e, const Ix *bound);

@@ -109,6 +109,10 @@ void cg_scope_leave(CG *cg, int mark) {
 }
 
 void cg_error(CG *cg, DiagCode code, Span span, const char *fmt, ...) {
+  if (cg->trial) {
+    cg->trial_failed = true;
+    return;
+  }
   va_list ap;
   va_start(ap, fmt);
   Buf b;

@@ -207,6 +207,11 @@ void diag_render_text(const Diag *d, Buf *out) {
 void emit_json_string(Buf *out, const char *s) {
   buf_putc(out, '"');
   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    /* a run of characters that need no escape, copied at once */
+    const unsigned char *run = p;
+    while (*p >= 0x20 && *p != '"' && *p != '\\') p++;
+    if (p > run) buf_put(out, (const char *)run, (size_t)(p - run));
+    if (!*p) break;
     switch (*p) {
     case '"': buf_puts(out, "\\\""); break;
     case '\\': buf_puts(out, "\\\\"); break;

@@ -61,6 +61,7 @@ static Size zonk_size(Checker *c, Size s) {
 
 static Size zonk_size_now(Checker *c, Size s) {
   for (int guard = 0; guard < 10000; guard++) {
+    if (!size_first_meta(s)) return s; /* most sizes: no list of variables made */
     bool changed = false;
     Sym *vars;
     int n = size_vars(c->arena, s, &vars); /* ceil(?n1/64) has ?n1 */
@@ -523,24 +524,25 @@ static void default_metas_in(Checker *c, DataType *t) {
 }
 
 /* first unsolved metavariable (data or size) in a zonked type, for the
- * "cannot infer" message */
-static bool has_unsolved(Checker *c, DataType *t) {
+ * "cannot infer" message: its sizes' metavariables are all unsolved
+ * (zonk_size), so none is zonked again */
+static bool has_unsolved(DataType *t) {
   t = dt_resolve(t);
   switch (t->kind) {
   case DT_META: return true;
-  case DT_ARRAY: return size_first_meta(zonk_size(c, t->size)) || has_unsolved(c, t->elem);
-  case DT_PAIR: return has_unsolved(c, t->fst) || has_unsolved(c, t->snd);
-  case DT_IDX: return size_first_meta(zonk_size(c, t->size)) != NULL;
+  case DT_ARRAY: return size_first_meta(t->size) || has_unsolved(t->elem);
+  case DT_PAIR: return has_unsolved(t->fst) || has_unsolved(t->snd);
+  case DT_IDX: return size_first_meta(t->size) != NULL;
   default: return false;
   }
 }
 
-static bool pt_has_unsolved(Checker *c, PhraseType *t) {
+static bool pt_has_unsolved(PhraseType *t) {
   switch (t->kind) {
   case PT_EXP:
-  case PT_ACC: return has_unsolved(c, t->data);
+  case PT_ACC: return has_unsolved(t->data);
   case PT_COMM: return false;
-  default: return pt_has_unsolved(c, t->fst) || pt_has_unsolved(c, t->snd);
+  default: return pt_has_unsolved(t->fst) || pt_has_unsolved(t->snd);
   }
 }
 
@@ -553,15 +555,14 @@ typedef struct Finish {
  * be inferred. */
 static void zonk_tree(Finish *f, Phrase *p) {
   Checker *c = f->c;
-  if (!f->reported_unsolved && pt_has_unsolved(c, p->type)) {
+  p->type = zonk_phrase_type(c, p->type);
+  if (!f->reported_unsolved && pt_has_unsolved(p->type)) {
     f->reported_unsolved = true;
     TypeNamer tn;
     check_namer(c, &tn);
     check_error(c, ERR_CANNOT_INFER, p->span,
-                "cannot infer the type of this phrase: %s; add a type ascription (e : type)",
-                tn_phrase(&tn, zonk_phrase_type(c, p->type)));
+                "cannot infer the type of this phrase: %s; add a type ascription (e : type)", tn_phrase(&tn, p->type));
   }
-  p->type = zonk_phrase_type(c, p->type);
   switch (p->kind) {
   case PH_VAR:
     break;
@@ -576,7 +577,7 @@ static void zonk_tree(Finish *f, Phrase *p) {
       if (p->subst->is_size[i]) p->subst->sizes[i] = zonk_size(c, p->subst->sizes[i]);
       else p->subst->datas[i] = zonk_data(c, p->subst->datas[i]);
       bool unsolved = p->subst->is_size[i] ? size_first_meta(p->subst->sizes[i]) != NULL
-                                           : has_unsolved(c, p->subst->datas[i]);
+                                           : has_unsolved(p->subst->datas[i]);
       if (unsolved && !f->reported_unsolved) {
         /* nothing at this use fixes it: it would reach the kernel as an
          * unknown (spec section 3: every size is determined) */

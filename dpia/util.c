@@ -39,6 +39,50 @@ void mem_release(DpiaMem *mem, void *ptr) {
   if (ptr) mem->release(mem->user, ptr);
 }
 
+/* ---- a cache of large blocks ---- */
+
+/* before each block: its usable size, in room aligned for any type */
+typedef union BlockHeader {
+  size_t size;
+  max_align_t align;
+} BlockHeader;
+
+static size_t block_size_of(void *ptr) { return ((BlockHeader *)ptr - 1)->size; }
+
+void *block_cache_alloc(void *cache, size_t size) {
+  BlockCache *c = cache;
+  if (size >= BLOCK_CACHE_MIN_SIZE) {
+    /* the last kept that fits, not more than twice too large (arena
+     * blocks are all of one size; a large object's is its own) */
+    for (int i = c->n - 1; i >= 0; i--) {
+      size_t have = block_size_of(c->spare[i]);
+      if (have < size || have / 2 > size) continue;
+      void *p = c->spare[i];
+      c->spare[i] = c->spare[--c->n];
+      return p;
+    }
+  }
+  if (size > SIZE_MAX - sizeof(BlockHeader)) return NULL;
+  BlockHeader *h = malloc(sizeof *h + size);
+  if (!h) return NULL;
+  h->size = size;
+  return h + 1;
+}
+
+void block_cache_release(void *cache, void *ptr) {
+  BlockCache *c = cache;
+  if (!ptr) return;
+  if (block_size_of(ptr) >= BLOCK_CACHE_MIN_SIZE && c->n < BLOCK_CACHE_MAX) {
+    c->spare[c->n++] = ptr;
+    return;
+  }
+  free((BlockHeader *)ptr - 1);
+}
+
+void block_cache_free(BlockCache *c) {
+  while (c->n > 0) free((BlockHeader *)c->spare[--c->n] - 1);
+}
+
 void dpia_internal_error(const char *file, int line, const char *fmt, ...) {
   va_list ap;
   fprintf(stderr, "dpia: internal error at %s:%d: ", file, line);
@@ -174,7 +218,7 @@ void buf_put(Buf *b, const char *s, size_t n) {
 
 void buf_puts(Buf *b, const char *s) { buf_put(b, s, strlen(s)); }
 
-void buf_putc(Buf *b, char c) { buf_put(b, &c, 1); }
+void buf_putc_slow(Buf *b, char c) { buf_put(b, &c, 1); }
 
 /* The conversions of the formats generated text uses most: %s %c %d %u
  * %ld %lu %lld %llu %zu %% with no flags, width or precision.  Anything

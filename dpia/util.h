@@ -39,6 +39,22 @@ void dpia_mem_default(DpiaMem *mem);
 void *mem_alloc(DpiaMem *mem, size_t size); /* never returns NULL */
 void mem_release(DpiaMem *mem, void *ptr);
 
+/* An allocator over malloc that keeps large blocks freed for the next
+ * allocations instead of giving them back (a DpiaMem's alloc and release,
+ * user a BlockCache).  A process that translates one program after
+ * another (dpia batch) frees every arena between them: glibc then trims
+ * the heap and the next translation page-faults the same megabytes in
+ * again, most of a small translation's time.  At most BLOCK_CACHE_MAX
+ * blocks are kept; block_cache_free gives them back. */
+enum { BLOCK_CACHE_MAX = 32, BLOCK_CACHE_MIN_SIZE = 64 * 1024 };
+typedef struct BlockCache {
+  int n;
+  void *spare[BLOCK_CACHE_MAX]; /* each with its size in a header before it */
+} BlockCache;
+void *block_cache_alloc(void *cache, size_t size);
+void block_cache_release(void *cache, void *ptr);
+void block_cache_free(BlockCache *c);
+
 /* Abort on a bug in dpia itself (spec section 9: exit code 70). */
 DPIA_NORETURN void dpia_internal_error(const char *file, int line, const char *fmt, ...)
     DPIA_PRINTF(3, 4);
@@ -111,7 +127,17 @@ void emit(Buf *b, const char *fmt, ...) DPIA_PRINTF(2, 3);
 void vemit(Buf *b, const char *fmt, va_list ap);
 void buf_put(Buf *b, const char *s, size_t n);
 void buf_puts(Buf *b, const char *s);
-void buf_putc(Buf *b, char c);
+void buf_putc_slow(Buf *b, char c);
+/* one character: inline where there is room (generated text is mostly
+ * written a character at a time) */
+static inline void buf_putc(Buf *b, char c) {
+  if (b->len + 2 <= b->cap) {
+    b->data[b->len++] = c;
+    b->data[b->len] = 0;
+    return;
+  }
+  buf_putc_slow(b, c);
+}
 void buf_indent(Buf *b, int level); /* 2 spaces a level (spec section 8) */
 void buf_clear(Buf *b);
 /* Append the rest of f (for tools reading whole files: dpia test,

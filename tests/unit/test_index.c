@@ -756,6 +756,43 @@ static void test_bounds(Tester *t) {
   CHECK(ix.nranges == 0);
 }
 
+/* The lanes of a vector access probed once, lane a variable
+ * (ix_steps_by_lane, codegen/access.c): true only where the index with
+ * the lane is the first lane's plus the lane for every lane. */
+static void test_lane_steps(Tester *t) {
+  IxCtx ix;
+  ix_init(&ix, t->arena);
+  const Ix *lane = ix_var(&ix, intern_cstr(t->names, "lane"));
+  ix_push_range(&ix, lane, NULL, ix_const(&ix, 16));
+#define STEPS(at0, at) ix_steps_by_lane(&ix, parse_at(t, &ix, at0, strlen(at0), __LINE__), \
+                                        parse_at(t, &ix, at, strlen(at), __LINE__), lane)
+  CHECK(STEPS("(wg*4096 + lid*16 + 3)*16", "(wg*4096 + lid*16 + 3)*16 + lane"));
+  CHECK(STEPS("wg*65536 + lid*256 + 48", "(wg*4096 + lid*16 + 3)*16 + lane"));
+  CHECK(STEPS("i*N", "lane + i*N"));
+  CHECK(STEPS("0", "lane"));
+  CHECK(STEPS("(i + 1)*16 - 16", "i*16 + lane"));
+  CHECK(!STEPS("i*16", "i*16 + 2*lane"));    /* every other element */
+  CHECK(!STEPS("i*16", "i*16 + lane + 1"));  /* lane 0 is not at i*16 */
+  CHECK(!STEPS("i*16", "i*16"));             /* one element for all lanes */
+  CHECK(!STEPS("i*16", "i*16 + lane*N"));    /* a column */
+  CHECK(!STEPS("i*16", "(i*16 + lane)/2*2")); /* a quotient: cannot tell */
+#undef STEPS
+  /* a vloadn's offset: the index a multiple of the width */
+#define MULTIPLE(e, k) ix_multiple_of(&ix, parse_at(t, &ix, e, strlen(e), __LINE__), k)
+  CHECK(MULTIPLE("(wg*4096 + lid*16 + 3)*16", 16));
+  CHECK(MULTIPLE("wg*512 + lid*16", 4));
+  CHECK(MULTIPLE("0", 8));
+  CHECK(MULTIPLE("N*64", 16));
+  CHECK(!MULTIPLE("wg*512 + lid*16 + 3", 4));
+  CHECK(!MULTIPLE("N", 2));
+  CHECK(MULTIPLE("N/4*4", 4)); /* a quotient is an atom */
+  CHECK(!MULTIPLE("N/4*4 + N%4", 4)); /* N: the coefficients cannot tell */
+  CHECK(!MULTIPLE("i*16", 0));
+#undef MULTIPLE
+  ix_pop_range(&ix);
+  CHECK(ix.nranges == 0);
+}
+
 /* ---- random expressions ---- */
 
 typedef struct Rng {
@@ -832,7 +869,7 @@ static void test_random(Tester *t) {
   };
   enum { EXPRESSIONS = 4000 };
   Rng rng = {0x9e3779b97f4a7c15u};
-  int failures = 0, changed = 0, shorter = 0;
+  int failures = 0, changed = 0, shorter = 0, multiples = 0;
   long assignments = 0, defined = 0;
   for (int e = 0; e < EXPRESSIONS; e++) {
     IxCtx ix;
@@ -873,9 +910,27 @@ static void test_random(Tester *t) {
               range_sets[e % (int)DPIA_COUNTOF(range_sets)], before, after, problem);
     }
     record_at(t, problem == NULL, __LINE__, "random expression (see above)");
+    /* ix_multiple_of only where the remainder simplifies to 0: the
+     * expression and k times it */
+    static const int64_t widths[] = {2, 4, 16};
+    for (int w = 0; w < (int)DPIA_COUNTOF(widths); w++) {
+      const Ix *k = ix_const(&ix, widths[w]);
+      const Ix *candidates[] = {simplified, ix_mul(&ix, simplified, k), ix_add(&ix, ix_mul(&ix, input, k), k)};
+      for (int m = 0; m < (int)DPIA_COUNTOF(candidates); m++) {
+        if (!ix_multiple_of(&ix, candidates[m], widths[w])) continue;
+        multiples++;
+        int64_t r;
+        bool zero = ix_const_value(ix_simplify(&ix, ix_mod(&ix, candidates[m], k)), &r) && r == 0;
+        if (!zero && failures++ < 10)
+          fprintf(stderr, "test_index.c: random %d: `%s` %% %lld is not simplified to 0\n", e,
+                  print(t, candidates[m]), (long long)widths[w]);
+        record_at(t, zero, __LINE__, "ix_multiple_of (see above)");
+      }
+    }
   }
-  printf("index: random: %d expressions, %d changed, %d shorter, %ld assignments, %ld defined\n",
-         EXPRESSIONS, changed, shorter, assignments, defined);
+  CHECK(multiples > EXPRESSIONS); /* not vacuous: k times an expression is mostly told a multiple */
+  printf("index: random: %d expressions, %d changed, %d shorter, %ld assignments, %ld defined, %d multiples\n",
+         EXPRESSIONS, changed, shorter, assignments, defined, multiples);
 }
 
 int main(void) {
@@ -897,6 +952,7 @@ int main(void) {
   test_printing(t);
   test_from_size(t);
   test_bounds(t);
+  test_lane_steps(t);
   test_cases(t);
   test_memo_cases(t);
   test_memo(t);

@@ -1,0 +1,102 @@
+/* test_util.c: tests of the block cache (dpia/util.h, BlockCache): the
+ * large blocks one translation's arenas free are the next one's, so that
+ * `dpia batch` does not page-fault them in again for every line.
+ *
+ * Prints `util: P passed, F failed` and exits non-zero if anything failed. */
+#include "util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int passed, failed;
+
+static void record_at(bool ok, int line, const char *what) {
+  if (ok) {
+    passed++;
+  } else {
+    failed++;
+    fprintf(stderr, "test_util.c:%d: FAILED: %s\n", line, what);
+  }
+}
+#define CHECK(cond) record_at((cond), __LINE__, #cond)
+
+enum { MIB = 1024 * 1024 };
+
+static void test_reuse(void) {
+  BlockCache c = {0};
+  char *a = block_cache_alloc(&c, MIB);
+  CHECK(a != NULL);
+  memset(a, 1, MIB); /* usable for its whole size */
+  block_cache_release(&c, a);
+  CHECK(c.n == 1);
+  CHECK(block_cache_alloc(&c, MIB) == a); /* the same block again */
+  CHECK(c.n == 0);
+  /* a smaller request of at least half the size takes it too */
+  block_cache_release(&c, a);
+  CHECK(block_cache_alloc(&c, MIB / 2 + 1) == a);
+  block_cache_release(&c, a);
+  /* but not one that would leave more than half of it unused */
+  char *small = block_cache_alloc(&c, MIB / 4);
+  CHECK(small != a && c.n == 1);
+  /* nor a larger one */
+  char *big = block_cache_alloc(&c, 2 * MIB);
+  CHECK(big != a && big != NULL && c.n == 1);
+  block_cache_release(&c, small);
+  block_cache_release(&c, big);
+  CHECK(c.n == 3);
+  block_cache_free(&c);
+  CHECK(c.n == 0);
+}
+
+static void test_small_and_limit(void) {
+  BlockCache c = {0};
+  /* small allocations are not kept */
+  void *p = block_cache_alloc(&c, 100);
+  CHECK(p != NULL);
+  block_cache_release(&c, p);
+  CHECK(c.n == 0);
+  block_cache_release(&c, NULL);
+  CHECK(c.n == 0);
+  /* at most BLOCK_CACHE_MAX blocks kept; the rest are freed */
+  void *blocks[BLOCK_CACHE_MAX + 4];
+  for (int i = 0; i < BLOCK_CACHE_MAX + 4; i++) blocks[i] = block_cache_alloc(&c, BLOCK_CACHE_MIN_SIZE);
+  for (int i = 0; i < BLOCK_CACHE_MAX + 4; i++) block_cache_release(&c, blocks[i]);
+  CHECK(c.n == BLOCK_CACHE_MAX);
+  block_cache_free(&c);
+  CHECK(c.n == 0);
+}
+
+/* An arena over the cache: a second arena's first block is the first's,
+ * zeroed where handed out (arena_alloc zeroes every object). */
+static void test_arena(void) {
+  BlockCache c = {0};
+  DpiaMem mem = {block_cache_alloc, block_cache_release, &c, NULL};
+  jmp_buf oom;
+  mem.on_oom = &oom;
+  if (setjmp(oom)) {
+    CHECK(!"out of memory");
+    return;
+  }
+  Arena a;
+  arena_init(&a, &mem);
+  char *first = arena_alloc(&a, 64);
+  memset(first, 7, 64);
+  arena_free(&a);
+  CHECK(c.n == 1);
+  arena_init(&a, &mem);
+  char *again = arena_alloc(&a, 64);
+  CHECK(again == first);
+  bool zero = true;
+  for (int i = 0; i < 64; i++) zero = zero && again[i] == 0;
+  CHECK(zero);
+  arena_free(&a);
+  block_cache_free(&c);
+}
+
+int main(void) {
+  test_reuse();
+  test_small_and_limit();
+  test_arena();
+  printf("util: %d passed, %d failed\n", passed, failed);
+  return failed == 0 ? 0 : 1;
+}
