@@ -120,7 +120,9 @@ static bool writes_outputs_only(CG *cg, const Phrase *p, BinderSet *inner, bool 
     case PFAM_VIEW_ACC:
     case PFAM_MAP_I:
     case PFAM_REDUCE_I:
-    case PFAM_SCAN_I: return false;
+    case PFAM_SCAN_I:
+    case PFAM_REDUCE_RANGE:
+    case PFAM_FOR_RANGE: return false;
     }
     DPIA_EXHAUSTIVE_END
     return writes_outputs_only(cg, s.args[0]->body, inner, writes_output);

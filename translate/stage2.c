@@ -146,6 +146,8 @@ static Phrase *rewrite(Stage2 *s, Phrase *p) {
         if (n == 4) r = lower_reduce_i(s, h, args[0], args[1], args[2], args[3]);
         break;
       PRIM_CASES_SCAN_I:
+      PRIM_CASES_REDUCE_RANGE:
+      PRIM_CASES_FOR_RANGE:
         if (n == 4) r = lower_scan_i(s, args[0], args[1], args[2], args[3]);
         break;
       PRIM_CASES_MAP:
