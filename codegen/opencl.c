@@ -800,8 +800,13 @@ static void gen_for_range(CG *cg, const Spine *s) {
   const char *i = cg_name(cg, lam->lam_binder->name);
   KirStmt *f = cg_add(cg, KS_FOR, s->head->origin ? s->head->origin : "forRange");
   f->loop.var = i;
-  f->loop.init = kir_builtin(cg->arena, KBI_MAX, index, (CExpr[]){lo, kir_int(cg->arena, 0)});
-  f->loop.bound = kir_builtin(cg->arena, KBI_MIN, index, (CExpr[]){hi, cg_ix_expr(cg, nix)});
+  /* a constant end is clamped now, as clampIdx's (section 22) */
+  int64_t c, n;
+  f->loop.init = cg_int_literal(lo, &c) ? kir_int(cg->arena, c < 0 ? 0 : c)
+                                       : kir_builtin(cg->arena, KBI_MAX, index, (CExpr[]){lo, kir_int(cg->arena, 0)});
+  f->loop.bound = cg_int_literal(hi, &c) && size_const_value(s->head->sizes[0], &n)
+                      ? kir_int(cg->arena, c < n ? c : n)
+                      : kir_builtin(cg->arena, KBI_MIN, index, (CExpr[]){hi, cg_ix_expr(cg, nix)});
   f->loop.step = cg_ix_expr(cg, ix_from_size(&cg->ix, s->head->sizes[1]));
   KirBlock *outer = cg_enter(cg, f);
   ix_push_range(&cg->ix, ix_var(&cg->ix, i), NULL, nix);

@@ -112,8 +112,8 @@
   /* reduceRange s f init lo hi xs: reduceSeq over the elements lo, lo+s, \
      ... below hi of xs, a trip count read from data, the range clamped to \
      the array so that nothing outside it is read (docs/language.md \
-     section 25; lowered by stage I to forRange) */ \
-  X(REDUCE_RANGE, "reduceRange", 1, 0, PF_FUNC, REDUCE_RANGE, SEQ, FOR_RANGE, \
+     section 25; lowered to reduceRangeI, then to a forRange) */ \
+  X(REDUCE_RANGE, "reduceRange", 1, 0, PF_FUNC, REDUCE_RANGE, SEQ, REDUCE_RANGE_I, \
     "s. (exp[a] -> exp[b] -> exp[b]) -> exp[b] -> exp[int] -> exp[int] -> exp[[n]a] -> exp[b] where positive s (reduceRange step)") \
   /* functional: data layout (views) */ \
   X(ZIP, "zip", 0, 0, PF_FUNC | PF_VIEW, VIEW, NONE, ZIP_ACC1, \
@@ -288,6 +288,9 @@
     "(exp[a] -> acc[b] ->p comm) -> exp[[n]a] -> acc[[n]b] -> comm") \
   X(REDUCE_I, "reduceI", 0, 0, PF_INTER, REDUCE_I, NONE, COUNT, \
     "(exp[a] -> exp[b] -> acc[b] -> comm) -> exp[b] -> exp[[n]a] -> (exp[b] -> comm) -> comm") \
+  /* reduceRange's: reduceI with its loop a forRange (stage II) */ \
+  X(REDUCE_RANGE_I, "reduceRangeI", 1, 0, PF_INTER, REDUCE_I, NONE, COUNT, \
+    "s. (exp[a] -> exp[b] -> acc[b] -> comm) -> exp[b] -> exp[int] -> exp[int] -> exp[[n]a] -> (exp[b] -> comm) -> comm where positive s (reduceRangeI step)") \
   /* shine's ScanSeqI: step i's accumulator written to element i of the acceptor */ \
   X(SCAN_I, "scanI", 0, 0, PF_INTER, SCAN_I, NONE, COUNT, \
     "(exp[a] -> exp[b] -> acc[b] -> comm) -> exp[b] -> exp[[n]a] -> acc[[n]b] -> comm")
@@ -311,7 +314,7 @@
   X(PARFOR)   /* parfor, parforGlobal, parforWorkgroup, parforLocal */          \
   X(VIEW_ACC) /* a data layout view of acceptors (idxAcc, splitAcc, ...) */     \
   X(MAP_I)    /* mapI and its levels */                                         \
-  X(REDUCE_I) /* reduceI */                                                    \
+  X(REDUCE_I) /* reduceI, reduceRangeI */                                     \
   X(SCAN_I)   /* scanI */
 
 typedef enum PrimFamily {
@@ -432,7 +435,7 @@ Prim prim_lookup(const char *name, size_t len, int *dim);
 #define PRIM_CASES_MAP_I \
   case PRIM_MAP_I: case PRIM_MAP_I_SEQ: case PRIM_MAP_I_GLOBAL: case PRIM_MAP_I_WORKGROUP: \
   case PRIM_MAP_I_LOCAL
-#define PRIM_CASES_REDUCE_I case PRIM_REDUCE_I
+#define PRIM_CASES_REDUCE_I case PRIM_REDUCE_I: case PRIM_REDUCE_RANGE_I
 #define PRIM_CASES_SCAN_I case PRIM_SCAN_I
 
 /* clang-format on */

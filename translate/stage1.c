@@ -430,15 +430,13 @@ static Phrase *scan_seq(Stage1 *s, const Spine *sp, Phrase *acc) {
 }
 
 /* A reduction over a range read from data (docs/language.md section 25):
- * reduceI's private accumulator and step (step_fn), its loop a forRange
- * over the elements lo, lo+s, ... below hi of xs, which code generation
- * clamps to xs.  No intermediate combinator: the loop is the whole of it.
- *   C[[reduceRange s f init lo hi xs]](K) =
- *     C[[xs]](\x -> C[[init]](\y -> C[[lo]](\l -> C[[hi]](\h ->
- *       newPrivate d2 (\acc -> acc.1 := y;
- *         forRange n s l h (\i -> F (idx x i) acc.2 acc.1); K(acc.2))))))
- * with F = \e a o -> A[[f e a]](o).  The step holds no mapLocal (strategy.c
- * refuses one), so the accumulator is the work-item's own. */
+ * reduceI's step (step_fn) and accumulator, its loop a forRange over the
+ * elements lo, lo+s, ... below hi of xs (stage II, lower_reduce_i)
+ *   C[[reduceRange s f init lo hi xs]](K) = C[[xs]](\x -> C[[init]](\y ->
+ *     C[[lo]](\l -> C[[hi]](\h ->
+ *       reduceRangeI s n d1 d2 (\e a o -> A[[f e a]](o)) y l h x K))))
+ * The step holds no mapLocal (strategy.c refuses one), so the
+ * accumulator is the work-item's own. */
 static Phrase *reduce_range(Stage1 *s, const Spine *sp, Phrase *k) {
   Builder *b = &s->b;
   TypeCtx *tc = b->tc;
@@ -446,24 +444,13 @@ static Phrase *reduce_range(Stage1 *s, const Spine *sp, Phrase *k) {
   Phrase *fn = step_fn(s, sp->args[0], in_t->elem, d2, NULL);
   Binder *x = k_binder(s, "x", in_t), *y = k_binder(s, "y", d2);
   Binder *lo = k_binder(s, "lo", b_data(sp->args[2])), *hi = k_binder(s, "hi", b_data(sp->args[3]));
-  Binder *acc = b_binder(b, "acc", pt_var(tc, d2));
-  Phrase *v = b_var(b, acc);
-  Binder *i = b_binder(b, "i", pt_exp(tc, dt_idx(tc, in_t->size)));
-  Phrase *step = apply_fn(s, apply_fn(s, apply_fn(s, fn, b_idx(b, b_var(b, x), b_var(b, i))), b_proj(b, v, 2)),
-                          b_proj(b, v, 1));
-  /* idx x i is copied to each use of the element, and x with it: its one
-   * variable is no longer the only one, so apply_k substitutes x */
-  x->nuses++;
-  Phrase *body = b_lam(b, i, step, false);
-  PhraseType *ty = pt_fn(tc, pt_exp(tc, b_data(sp->args[2])),
-                         pt_fn(tc, pt_exp(tc, b_data(sp->args[3])), pt_fn(tc, body->type, tc->t_comm)));
-  Phrase *loop = b_prim(b, prim_lowered(sp->head->prim), 0, ty);
-  loop->sizes[0] = in_t->size;
-  loop->sizes[1] = sp->head->sizes[0];
-  loop->origin = "reduceRange";
-  Phrase *run = b_app(b, b_app2(b, loop, b_var(b, lo), b_var(b, hi)), body);
-  Phrase *red = b_new(b, PRIM_NEW_PRIVATE, d2, acc,
-                      b_seq(b, b_assign(b, b_proj(b, v, 1), b_var(b, y)), b_seq(b, run, apply_k(s, k, b_proj(b, v, 2)))));
+  PhraseType *k_t = pt_fn(tc, pt_exp(tc, d2), tc->t_comm);
+  PhraseType *ty = pt_fn(tc, fn->type,
+                         pt_fn(tc, pt_exp(tc, d2),
+                               pt_fn(tc, lo->type, pt_fn(tc, hi->type, pt_fn(tc, x->type, pt_fn(tc, k_t, tc->t_comm))))));
+  Phrase *prim = b_prim(b, prim_lowered(sp->head->prim), 0, ty);
+  prim->sizes[0] = sp->head->sizes[0];
+  Phrase *red = b_app2(b, b_app2(b, b_app2(b, prim, fn, b_var(b, y)), b_var(b, lo), b_var(b, hi)), b_var(b, x), k);
   red = con_tr(s, sp->args[3], b_lam(b, hi, red, false));
   red = con_tr(s, sp->args[2], b_lam(b, lo, red, false));
   red = con_tr(s, sp->args[1], b_lam(b, y, red, false));

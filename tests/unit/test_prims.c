@@ -42,7 +42,7 @@ static void check_row(Prim p) {
     break;
   case PFAM_REDUCE: expect(low == PRIM_REDUCE_I, name, "a reduction lowers to reduceI"); break;
   case PFAM_SCAN: expect(low == PRIM_SCAN_I, name, "a scan lowers to scanI"); break;
-  case PFAM_REDUCE_RANGE: expect(low == PRIM_FOR_RANGE, name, "reduceRange lowers to forRange"); break;
+  case PFAM_REDUCE_RANGE: expect(low == PRIM_REDUCE_RANGE_I, name, "reduceRange lowers to reduceRangeI"); break;
   case PFAM_MEMORY:
     expect(low != PRIM_COUNT && prim_family(low) == PFAM_NEW && prim_level(low) == info->level, name,
            "toX lowers to the new of its address space");
