@@ -169,13 +169,12 @@ static Phrase *rewrite(Stage2 *s, Phrase *p) {
         if (n == 6) r = lower_reduce_i(s, h, args[0], args[1], args[2], args[3], args[4], args[5]);
         break;
       PRIM_CASES_SCAN_I:
-      PRIM_CASES_REDUCE_RANGE:
-      PRIM_CASES_FOR_RANGE:
         if (n == 4) r = lower_scan_i(s, args[0], args[1], args[2], args[3]);
         break;
       PRIM_CASES_MAP:
       PRIM_CASES_REDUCE:
       PRIM_CASES_SCAN:
+      PRIM_CASES_REDUCE_RANGE: /* stage I translated it to reduceRangeI */
       PRIM_CASES_VIEW:
       PRIM_CASES_MEMORY:
       PRIM_CASES_SCALAR:
@@ -185,6 +184,7 @@ static Phrase *rewrite(Stage2 *s, Phrase *p) {
       PRIM_CASES_SKIP:
       PRIM_CASES_NEW:
       PRIM_CASES_FOR:
+      PRIM_CASES_FOR_RANGE:
       PRIM_CASES_PARFOR:
       PRIM_CASES_VIEW_ACC:
       case PRIM_COUNT: break;
