@@ -14,6 +14,7 @@
  *   mriq         samples/mriq.dpia (mriq, mriqVec)                 Parboil mri-q, ComputeQ_GPU
  *   kmeans       samples/kmeans.dpia (kmeans, kmeansVec)           Rodinia kmeans, kmeans_kernel_c
  *   scan         samples/scan_bottom.dpia (bottomScan)             SHOC scan, bottom_scan
+ *   spmv         samples/spmv.dpia (csrScalar, csrVector)          SHOC spmv, csr_scalar and csr_vector
  *
  * nbody, mriq, kmeans, gesummv and atax have one more hand-written kernel
  * each, with float8 vectors (nbody_vec: eight bodies a work-item;
@@ -315,6 +316,39 @@ static void make_scan(Op *op) {
   free(in), free(seeds), free(seeds_shoc);
 }
 
+/* SHOC spmv's CSR matrix, square, of n rows: row lengths random in
+ * 0 .. 2m (m the mean), every 64th row empty and row 1 of 16m elements
+ * (a row longer than the rest), columns random, values in [0, 1); the
+ * vector in [0, 1).  The reference, in double: out = A x. */
+static void make_spmv(Op *op) {
+  long long n = op->n, m = op->m;
+  int *delims = xmalloc(sizeof(int) * (size_t)(n + 1));
+  delims[0] = 0;
+  for (long long r = 0; r < n; r++) {
+    long long len = r % 64 == 0 ? 0 : r == 1 ? 16 * m : (long long)rnd(0.0f, (float)(2 * m + 1));
+    delims[r + 1] = delims[r] + (int)len;
+  }
+  long long nnz = delims[n];
+  int *cols = xmalloc(sizeof(int) * (size_t)(nnz ? nnz : 1));
+  float *vals = falloc((size_t)(nnz ? nnz : 1)), *x = falloc((size_t)n);
+  for (long long j = 0; j < nnz; j++) cols[j] = (int)rnd(0.0f, (float)n) % (int)n;
+  fill(vals, (size_t)nnz, 0.0f, 1.0f), fill(x, (size_t)n, 0.0f, 1.0f);
+  bind_mem(op, "rowDelimiters", delims, sizeof(int) * (size_t)(n + 1));
+  bind_mem(op, "cols", cols, sizeof(int) * (size_t)(nnz ? nnz : 1));
+  bind_mem(op, "vals", vals, sizeof(float) * (size_t)(nnz ? nnz : 1));
+  bind_mem(op, "x", x, sizeof(float) * (size_t)n);
+  bind_nat(op, "R", n), bind_nat(op, "C", n), bind_nat(op, "NNZ", nnz);
+  new_reference(op, (size_t)n);
+  for (long long r = 0; r < n; r++) {
+    double s = 0;
+    for (int j = delims[r]; j < delims[r + 1]; j++) s += (double)vals[j] * x[cols[j]];
+    op->ref_vec[r] = s;
+  }
+  op->bytes = 12.0 * nnz + 8.0 * n; /* a column, a value and an element of x per product; the delimiters, out */
+  snprintf(op->size, sizeof op->size, "R=%lld NNZ=%lld", n, nnz);
+  free(delims), free(cols), free(vals), free(x);
+}
+
 /* Parboil mri-q: voxels in [-0.5, 0.5)^3, samples' K in [-8, 8)^3 and
  * PhiMag in [0, 1); out = (Qr, Qi) per voxel.  m is the number of
  * samples (K). */
@@ -413,6 +447,7 @@ void peer_make_op(Op *op) {
   case OP_MRIQ: make_mriq(op); break;
   case OP_KMEANS: make_kmeans(op); break;
   case OP_SCAN: make_scan(op); break;
+  case OP_SPMV: make_spmv(op); break;
   default: die("%s is not a peer program", op->name);
   }
 }
@@ -532,6 +567,17 @@ void peer_setup_impls(Op *op) {
              (Arg[]){amem(mem_of(op, "xs")), amem(mem_of(op, "isums_shoc")), aint(n), alocal(2 * 256 * 4)});
     add_peer(op, "bottom_scan", "bottom_scan (SHOC, a window a group)", 1, g_window, l, (size_t)n, 4,
              (Arg[]){amem(mem_of(op, "xs")), amem(mem_of(op, "isums")), aint(n), alocal(2 * 256 * 4)});
+    break;
+  }
+  case OP_SPMV: {
+    add_dpia(op, "spmv.dpia", "csrScalar");
+    add_dpia(op, "spmv.dpia", "csrVector");
+    /* SHOC's launches: a work-item a row; 32 a row in groups of 128 */
+    size_t g[] = {(size_t)n}, g_vec[] = {(size_t)n * 32}, l_vec[] = {128};
+    Arg args[] = {amem(mem_of(op, "vals")), amem(mem_of(op, "x")), amem(mem_of(op, "cols")),
+                  amem(mem_of(op, "rowDelimiters")), aint(n), alocal(128 * 4)};
+    add_peer(op, "spmv_csr_scalar", "spmv_csr_scalar_kernel (SHOC)", 1, g, NULL, (size_t)n, 5, args);
+    add_peer(op, "spmv_csr_vector", "spmv_csr_vector_kernel (SHOC)", 1, g_vec, l_vec, (size_t)n, 6, args);
     break;
   }
   default: die("%s is not a peer program", op->name);

@@ -814,14 +814,18 @@ static const Ix *clamp_index(CG *cg, const Ix *x, Size n, bool low, bool high) {
  * constant is clamped now; any other int may be negative, which the
  * simplifier must not assume otherwise (every atom is at least 0,
  * index.h), so both ends are clamped */
-static const Ix *clamp_int(CG *cg, CExpr v, Size n) {
-  if (v->kind == KE_IX) return clamp_index(cg, v->ix, n, true, true);
+bool cg_int_literal(CExpr v, int64_t *c) {
   bool negated = v->kind == KE_UNARY && v->un.op == '-'; /* -3 */
   const KirExpr *lit = negated ? v->un.operand : v;
-  if (lit->kind == KE_LIT && lit->lit.scalar == SC_INT) {
-    int64_t c = negated ? -lit->lit.i : lit->lit.i;
-    return c < 0 ? K(cg, 0) : clamp_index(cg, K(cg, c), n, false, true);
-  }
+  if (lit->kind != KE_LIT || lit->lit.scalar != SC_INT) return false;
+  *c = negated ? -lit->lit.i : lit->lit.i;
+  return true;
+}
+
+static const Ix *clamp_int(CG *cg, CExpr v, Size n) {
+  if (v->kind == KE_IX) return clamp_index(cg, v->ix, n, true, true);
+  int64_t c;
+  if (cg_int_literal(v, &c)) return c < 0 ? K(cg, 0) : clamp_index(cg, K(cg, c), n, false, true);
   const Ix *nn = ix_from_size(&cg->ix, n);
   const Ix *top = ix_simplify(&cg->ix, ix_sub(&cg->ix, nn, K(cg, 1)));
   int64_t t;
@@ -1066,6 +1070,8 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
   PRIM_CASES_SCAN_I:
+  PRIM_CASES_REDUCE_RANGE:
+  PRIM_CASES_FOR_RANGE:
   case PRIM_COUNT: break;
   }
   DPIA_EXHAUSTIVE_END
@@ -1227,6 +1233,8 @@ static Target gen_prim_acc(CG *cg, const Phrase *a, const Spine *s, const Step *
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
   PRIM_CASES_SCAN_I:
+  PRIM_CASES_REDUCE_RANGE:
+  PRIM_CASES_FOR_RANGE:
   case PRIM_COUNT: break;
   }
   DPIA_EXHAUSTIVE_END

@@ -260,6 +260,8 @@ CExpr gen_exp(CG *cg, const Phrase *e, const Step *ps);
 CExpr gen_exp_operand(CG *cg, const Phrase *e, const Step *ps);
 Target gen_acc(CG *cg, const Phrase *a, const Step *ps);
 const Ix *gen_index(CG *cg, const Phrase *i);
+/* an int literal, or a negated one (-3): its value */
+bool cg_int_literal(CExpr v, int64_t *c);
 /* the binder of the buffer an acceptor writes (NULL: none found) */
 const Binder *acc_root(CG *cg, const Phrase *a);
 /* the storage of a phrase that denotes an identifier (var, param) or NULL */

@@ -168,7 +168,7 @@ static void lifetimes(Lifetimes *lt, CG *cg, const Phrase *p) {
     Spine s;
     if (!spine_of(cg->arena, p, &s) || s.nargs == 0 || s.args[s.nargs - 1]->kind != PH_LAM) break;
     Prim pr = s.head->prim;
-    bool loop = prim_family(pr) == PFAM_FOR || prim_family(pr) == PFAM_PARFOR;
+    bool loop = prim_family(pr) == PFAM_FOR || prim_family(pr) == PFAM_FOR_RANGE || prim_family(pr) == PFAM_PARFOR;
     if (!loop || lt->nloops == 64) break;
     bool freeze = !lt->frozen && prim_parfor_per_item(pr);
     if (freeze) {

@@ -786,6 +786,42 @@ static void gen_for(CG *cg, const Phrase *p, const Spine *s) {
   (void)p;
 }
 
+/* forRange n s lo hi (\i -> body), a trip count read from data
+ * (docs/language.md section 25):
+ *   for (int i = max(lo, 0); i < min(hi, n); i += s)
+ * both ends clamped, so that i is an index of n elements whatever lo and
+ * hi hold: its range is [0, n) as a for's is, and every read at it is in
+ * bounds.  Its bounds are a work-item's data, so no barrier may fall in
+ * its body (the strategy check keeps parallel maps out of it, and the
+ * kernel IR check refuses a barrier under a divergent loop). */
+static void gen_for_range(CG *cg, const Spine *s) {
+  const Phrase *lam = s->args[2];
+  const Ix *nix = ix_from_size(&cg->ix, s->head->sizes[0]);
+  const KirType *index = cg_scalar_type(cg, SC_INT, 1);
+  CExpr lo = gen_exp(cg, s->args[0], NULL), hi = gen_exp(cg, s->args[1], NULL);
+  int mark;
+  cg_scope_enter(cg, &mark);
+  const char *i = cg_name(cg, lam->lam_binder->name);
+  KirStmt *f = cg_add(cg, KS_FOR, s->head->origin ? s->head->origin : "forRange");
+  f->loop.var = i;
+  /* a constant end is clamped now, as clampIdx's (section 22) */
+  int64_t c, n;
+  f->loop.init = cg_int_literal(lo, &c) ? kir_int(cg->arena, c < 0 ? 0 : c)
+                                       : kir_builtin(cg->arena, KBI_MAX, index, (CExpr[]){lo, kir_int(cg->arena, 0)});
+  f->loop.bound = cg_int_literal(hi, &c) && size_const_value(s->head->sizes[0], &n)
+                      ? kir_int(cg->arena, c < n ? c : n)
+                      : kir_builtin(cg->arena, KBI_MIN, index, (CExpr[]){hi, cg_ix_expr(cg, nix)});
+  f->loop.step = cg_ix_expr(cg, ix_from_size(&cg->ix, s->head->sizes[1]));
+  KirBlock *outer = cg_enter(cg, f);
+  ix_push_range(&cg->ix, ix_var(&cg->ix, i), NULL, nix);
+  env_add(cg, lam->lam_binder, ENV_INDEX, NULL, ix_var(&cg->ix, i), NULL);
+  gen_comm(cg, lam->body);
+  cg_body_end_site(cg, KSITE_LOOP_END, lam->body, lam->lam_binder);
+  ix_pop_range(&cg->ix);
+  cg_leave(cg, outer);
+  cg_scope_leave(cg, mark);
+}
+
 typedef enum LoopForm { FORM_LOOP, FORM_ONCE, FORM_AT_MOST_ONCE } LoopForm;
 
 static LoopForm loop_form(Size n, bool known, Size launch) {
@@ -941,6 +977,11 @@ void gen_comm(CG *cg, const Phrase *p) {
       cg_command_site(cg, p, KL_NONE);
       gen_for(cg, p, &s);
       return;
+    case PFAM_FOR_RANGE:
+      if (s.nargs != 3 || s.args[2]->kind != PH_LAM) break;
+      cg_command_site(cg, p, KL_NONE);
+      gen_for_range(cg, &s);
+      return;
     case PFAM_PARFOR:
       if (prim_level(s.head->prim) == PLVL_NONE) {
         cg_error(cg, ERR_NO_PARALLEL_LEVEL, p->span,
@@ -965,12 +1006,13 @@ void gen_comm(CG *cg, const Phrase *p) {
     case PFAM_VIEW_ACC:
     case PFAM_MAP_I:
     case PFAM_REDUCE_I:
-    case PFAM_SCAN_I: break;
+    case PFAM_SCAN_I:
+    case PFAM_REDUCE_RANGE: break;
     }
     DPIA_EXHAUSTIVE_END
     cg_error(cg, ERR_CODEGEN_UNSUPPORTED, p->span,
              "cannot generate OpenCL for %s here: the kernel body must be purely imperative "
-             "(skip, ;, :=, new, for, parforGlobal, parforWorkgroup, parforLocal)",
+             "(skip, ;, :=, new, for, forRange, parforGlobal, parforWorkgroup, parforLocal)",
              prim_info[s.head->prim].name);
     return;
   }

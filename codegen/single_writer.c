@@ -95,17 +95,25 @@ static bool writes_outputs_only(CG *cg, const Phrase *p, BinderSet *inner, bool 
   }
   case PH_APP: {
     Spine s;
-    if (!spine_of(cg->arena, p, &s) || s.nargs != 1 || s.args[0]->kind != PH_LAM) return false;
+    /* the body: new's and for's one argument, forRange's last (after its
+     * bounds, which only read) */
+    if (!spine_of(cg->arena, p, &s) || s.nargs < 1 || s.args[s.nargs - 1]->kind != PH_LAM) return false;
+    const Phrase *body = s.args[s.nargs - 1];
     /* a private variable is the work-item's own; a sequential loop
      * repeats what it does; anything else may be shared */
     PrimLevel level = prim_level(s.head->prim);
     DPIA_EXHAUSTIVE_BEGIN
     switch (prim_family(s.head->prim)) {
     case PFAM_NEW:
-      if (level != PLVL_NONE && level != PLVL_PRIVATE) return false;
-      binder_set_add(cg, inner, s.args[0]->lam_binder);
+      if (s.nargs != 1 || (level != PLVL_NONE && level != PLVL_PRIVATE)) return false;
+      binder_set_add(cg, inner, body->lam_binder);
       break;
-    case PFAM_FOR: break;
+    case PFAM_FOR:
+      if (s.nargs != 1) return false;
+      break;
+    case PFAM_FOR_RANGE:
+      if (s.nargs != 3) return false;
+      break;
     case PFAM_PARFOR:
     case PFAM_MAP:
     case PFAM_REDUCE:
@@ -120,10 +128,11 @@ static bool writes_outputs_only(CG *cg, const Phrase *p, BinderSet *inner, bool 
     case PFAM_VIEW_ACC:
     case PFAM_MAP_I:
     case PFAM_REDUCE_I:
-    case PFAM_SCAN_I: return false;
+    case PFAM_SCAN_I:
+    case PFAM_REDUCE_RANGE: return false;
     }
     DPIA_EXHAUSTIVE_END
-    return writes_outputs_only(cg, s.args[0]->body, inner, writes_output);
+    return writes_outputs_only(cg, body->body, inner, writes_output);
   }
   default: return false;
   }

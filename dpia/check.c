@@ -540,7 +540,8 @@ static bool is_reduction(const Phrase *fn) {
   DPIA_EXHAUSTIVE_BEGIN
   switch (fn->prim) {
   PRIM_CASES_REDUCE:
-  PRIM_CASES_SCAN: return true;
+  PRIM_CASES_SCAN:
+  PRIM_CASES_REDUCE_RANGE: return true;
   PRIM_CASES_MAP:
   PRIM_CASES_VIEW:
   PRIM_CASES_MEMORY:
@@ -556,6 +557,7 @@ static bool is_reduction(const Phrase *fn) {
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
   PRIM_CASES_SCAN_I:
+  PRIM_CASES_FOR_RANGE:
   case PRIM_COUNT: return false;
   }
   DPIA_EXHAUSTIVE_END
@@ -641,7 +643,7 @@ static Phrase *apply_spine(Checker *c, Env *env, Phrase *fn, Arg *args, int narg
   if (ok && want && !expect_type(c, args[nargs - 1].app_span, want, t, NULL)) {
     ok = false;
     want_failed = true; /* the functions would only repeat it (no cascades) */
-    if (is_reduction(fn) && nargs == 2 &&
+    if (is_reduction(fn) && prim_family(fn->prim) != PFAM_REDUCE_RANGE && nargs == 2 &&
         (t->kind == PT_FN || t->kind == PT_FN_P))
       diag_note(c->diag, fn->span, "%s takes its function, the initial value of the accumulator, then the array: "
                 "%s f init xs", prim_info[fn->prim].name, prim_info[fn->prim].name);

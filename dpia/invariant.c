@@ -81,6 +81,7 @@ static bool left_over(Prim prim, PhraseStage stage) {
   case PRIM_MAP_LOCAL:
   PRIM_CASES_REDUCE:
   PRIM_CASES_SCAN:
+  PRIM_CASES_REDUCE_RANGE:
   PRIM_CASES_MEMORY: return true;
   /* stage II: the intermediate combinators */
   PRIM_CASES_MAP_I:
@@ -99,6 +100,7 @@ static bool left_over(Prim prim, PhraseStage stage) {
   case PRIM_NEW_LOCAL:
   case PRIM_NEW_PRIVATE:
   PRIM_CASES_FOR:
+  PRIM_CASES_FOR_RANGE:
   PRIM_CASES_PARFOR:
   PRIM_CASES_VIEW_ACC:
   case PRIM_COUNT: return false;

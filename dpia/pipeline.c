@@ -73,6 +73,8 @@ static bool keeps_layout(Prim p) {
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
   PRIM_CASES_SCAN_I:
+  PRIM_CASES_REDUCE_RANGE:
+  PRIM_CASES_FOR_RANGE:
   case PRIM_COUNT: return false;
   }
   DPIA_EXHAUSTIVE_END

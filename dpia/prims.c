@@ -47,6 +47,7 @@ bool prim_computes(Prim p) {
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:
   PRIM_CASES_SCAN:
+  PRIM_CASES_REDUCE_RANGE:
   PRIM_CASES_MEMORY: return true;
   PRIM_CASES_VIEW:
   PRIM_CASES_SCALAR:
@@ -61,6 +62,7 @@ bool prim_computes(Prim p) {
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
   PRIM_CASES_SCAN_I:
+  PRIM_CASES_FOR_RANGE:
   case PRIM_COUNT: return false;
   }
   DPIA_EXHAUSTIVE_END
@@ -90,6 +92,8 @@ bool prim_builds_vector(Prim p) {
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
   PRIM_CASES_SCAN_I:
+  PRIM_CASES_REDUCE_RANGE:
+  PRIM_CASES_FOR_RANGE:
   case PRIM_COUNT: return false;
   }
   DPIA_EXHAUSTIVE_END
@@ -116,6 +120,8 @@ bool prim_converts(Prim p) {
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
   PRIM_CASES_SCAN_I:
+  PRIM_CASES_REDUCE_RANGE:
+  PRIM_CASES_FOR_RANGE:
   case PRIM_COUNT: return false;
   }
   DPIA_EXHAUSTIVE_END
@@ -145,6 +151,8 @@ bool prim_parfor_per_item(Prim p) {
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
   PRIM_CASES_SCAN_I:
+  PRIM_CASES_REDUCE_RANGE:
+  PRIM_CASES_FOR_RANGE:
   case PRIM_COUNT: return false;
   }
   DPIA_EXHAUSTIVE_END

@@ -109,6 +109,12 @@
      accumulator after step i (shine's scanSeq, lowered to scanI) */ \
   X(SCAN_SEQ, "scanSeq", 0, 0, PF_FUNC, SCAN, SEQ, SCAN_I, \
     "(exp[a] -> exp[b] -> exp[b]) -> exp[b] -> exp[[n]a] -> exp[[n]b]") \
+  /* reduceRange s f init lo hi xs: reduceSeq over the elements lo, lo+s, \
+     ... below hi of xs, a trip count read from data, the range clamped to \
+     the array so that nothing outside it is read (docs/language.md \
+     section 25; lowered to reduceRangeI, then to a forRange) */ \
+  X(REDUCE_RANGE, "reduceRange", 1, 0, PF_FUNC, REDUCE_RANGE, SEQ, REDUCE_RANGE_I, \
+    "s. (exp[a] -> exp[b] -> exp[b]) -> exp[b] -> exp[int] -> exp[int] -> exp[[n]a] -> exp[b] where positive s (reduceRange step)") \
   /* functional: data layout (views) */ \
   X(ZIP, "zip", 0, 0, PF_FUNC | PF_VIEW, VIEW, NONE, ZIP_ACC1, \
     "exp[[n]a] -> exp[[n]b] -> exp[[n](a, b)]") \
@@ -229,6 +235,10 @@
     "T. (var[T] -> comm) -> comm") \
   X(FOR, "for", 1, 0, PF_IMP | PF_ZERO_SIZES, FOR, SEQ, COUNT, \
     "n. (exp[idx[n]] -> comm) -> comm") \
+  /* forRange n s lo hi body: for (i = max(lo, 0); i < min(hi, n); i += s), \
+     bounds read from data, each i an index of n elements (reduceRange) */ \
+  X(FOR_RANGE, "forRange", 2, 0, PF_IMP, FOR_RANGE, SEQ, COUNT, \
+    "n s. exp[int] -> exp[int] -> (exp[idx[n]] -> comm) -> comm where positive s (forRange step)") \
   X(PARFOR, "parfor", 0, 0, PF_IMP, PARFOR, NONE, COUNT, \
     "acc[[n]a] -> (exp[idx[n]] -> acc[a] ->p comm) -> comm") \
   X(PARFOR_GLOBAL, "parforGlobal", 0, 0, PF_IMP | PF_DIM, PARFOR, GLOBAL, COUNT, \
@@ -278,6 +288,9 @@
     "(exp[a] -> acc[b] ->p comm) -> exp[[n]a] -> acc[[n]b] -> comm") \
   X(REDUCE_I, "reduceI", 0, 0, PF_INTER, REDUCE_I, NONE, COUNT, \
     "(exp[a] -> exp[b] -> acc[b] -> comm) -> exp[b] -> exp[[n]a] -> (exp[b] -> comm) -> comm") \
+  /* reduceRange's: reduceI with its loop a forRange (stage II) */ \
+  X(REDUCE_RANGE_I, "reduceRangeI", 1, 0, PF_INTER, REDUCE_I, NONE, COUNT, \
+    "s. (exp[a] -> exp[b] -> acc[b] -> comm) -> exp[b] -> exp[int] -> exp[int] -> exp[[n]a] -> (exp[b] -> comm) -> comm where positive s (reduceRangeI step)") \
   /* shine's ScanSeqI: step i's accumulator written to element i of the acceptor */ \
   X(SCAN_I, "scanI", 0, 0, PF_INTER, SCAN_I, NONE, COUNT, \
     "(exp[a] -> exp[b] -> acc[b] -> comm) -> exp[b] -> exp[[n]a] -> acc[[n]b] -> comm")
@@ -287,6 +300,7 @@
   X(MAP)      /* map, mapSeq, mapGlobal, mapWorkgroup, mapLocal */              \
   X(REDUCE)   /* reduce, reduceSeq */                                           \
   X(SCAN)     /* scanSeq */                                                     \
+  X(REDUCE_RANGE) /* reduceRange: a reduction over a range read from data */    \
   X(VIEW)     /* a data layout view of expressions (zip, split, ..., idx) */    \
   X(MEMORY)   /* toGlobal, toLocal, toPrivate */                                \
   X(SCALAR)   /* select, vec */                                                 \
@@ -296,10 +310,11 @@
   X(SKIP)     /* skip */                                                        \
   X(NEW)      /* new, newGlobal, newLocal, newPrivate */                        \
   X(FOR)      /* for */                                                         \
+  X(FOR_RANGE) /* forRange: a sequential loop whose bounds are data */          \
   X(PARFOR)   /* parfor, parforGlobal, parforWorkgroup, parforLocal */          \
   X(VIEW_ACC) /* a data layout view of acceptors (idxAcc, splitAcc, ...) */     \
   X(MAP_I)    /* mapI and its levels */                                         \
-  X(REDUCE_I) /* reduceI */                                                    \
+  X(REDUCE_I) /* reduceI, reduceRangeI */                                     \
   X(SCAN_I)   /* scanI */
 
 typedef enum PrimFamily {
@@ -387,6 +402,7 @@ Prim prim_lookup(const char *name, size_t len, int *dim);
   case PRIM_MAP_LOCAL
 #define PRIM_CASES_REDUCE case PRIM_REDUCE: case PRIM_REDUCE_SEQ
 #define PRIM_CASES_SCAN case PRIM_SCAN_SEQ
+#define PRIM_CASES_REDUCE_RANGE case PRIM_REDUCE_RANGE
 #define PRIM_CASES_VIEW \
   case PRIM_ZIP: case PRIM_SPLIT: case PRIM_JOIN: case PRIM_PAIR: case PRIM_FST: case PRIM_SND: \
   case PRIM_AS_VECTOR: case PRIM_AS_SCALAR: case PRIM_TRANSPOSE: case PRIM_SLIDE: \
@@ -408,6 +424,7 @@ Prim prim_lookup(const char *name, size_t len, int *dim);
 #define PRIM_CASES_SKIP case PRIM_SKIP
 #define PRIM_CASES_NEW case PRIM_NEW: case PRIM_NEW_GLOBAL: case PRIM_NEW_LOCAL: case PRIM_NEW_PRIVATE
 #define PRIM_CASES_FOR case PRIM_FOR
+#define PRIM_CASES_FOR_RANGE case PRIM_FOR_RANGE
 #define PRIM_CASES_PARFOR \
   case PRIM_PARFOR: case PRIM_PARFOR_GLOBAL: case PRIM_PARFOR_WORKGROUP: case PRIM_PARFOR_LOCAL
 #define PRIM_CASES_VIEW_ACC \
@@ -418,7 +435,7 @@ Prim prim_lookup(const char *name, size_t len, int *dim);
 #define PRIM_CASES_MAP_I \
   case PRIM_MAP_I: case PRIM_MAP_I_SEQ: case PRIM_MAP_I_GLOBAL: case PRIM_MAP_I_WORKGROUP: \
   case PRIM_MAP_I_LOCAL
-#define PRIM_CASES_REDUCE_I case PRIM_REDUCE_I
+#define PRIM_CASES_REDUCE_I case PRIM_REDUCE_I: case PRIM_REDUCE_RANGE_I
 #define PRIM_CASES_SCAN_I case PRIM_SCAN_I
 
 /* clang-format on */

@@ -20,6 +20,7 @@ typedef enum Role {
   ROLE_LOCAL_MAP,     /* mapLocal */
   ROLE_REDUCE,        /* reduce, reduceSeq: a loop in one work-item */
   ROLE_SCAN,          /* scanSeq: a loop in one work-item writing an element a step */
+  ROLE_REDUCE_RANGE,  /* reduceRange: a loop in one work-item over a range read from data */
   ROLE_TO_GLOBAL,     /* toGlobal */
   ROLE_TO_LOCAL,      /* toLocal */
   ROLE_TO_PRIVATE,    /* toPrivate */
@@ -39,6 +40,7 @@ static Role role_of(Prim p) {
   case PRIM_MAP_LOCAL: return ROLE_LOCAL_MAP;
   PRIM_CASES_REDUCE: return ROLE_REDUCE;
   PRIM_CASES_SCAN: return ROLE_SCAN;
+  PRIM_CASES_REDUCE_RANGE: return ROLE_REDUCE_RANGE;
   case PRIM_TO_GLOBAL: return ROLE_TO_GLOBAL;
   case PRIM_TO_LOCAL: return ROLE_TO_LOCAL;
   case PRIM_TO_PRIVATE: return ROLE_TO_PRIVATE;
@@ -72,6 +74,7 @@ static Role role_of(Prim p) {
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
   PRIM_CASES_SCAN_I:
+  PRIM_CASES_FOR_RANGE:
   case PRIM_COUNT: return ROLE_IMPERATIVE;
   }
   DPIA_EXHAUSTIVE_END
@@ -145,9 +148,12 @@ static bool is_local_same_dim(const Frame *f, const void *arg) {
   return f->role == ROLE_LOCAL_MAP && f->dim == *(const int *)arg;
 }
 
-static bool is_scan(const Frame *f, const void *arg) {
+static bool is_private_loop(const Frame *f, const void *arg) {
   (void)arg;
-  return f->role == ROLE_SCAN;
+  /* reduceRange's accumulator is one work-item's too, and its trip count
+   * that work-item's own data: the work-items of a group would not all run
+   * the barriers a mapLocal in its step needs */
+  return f->role == ROLE_SCAN || f->role == ROLE_REDUCE_RANGE;
 }
 
 /* code inside runs in one work-item, or in the work-items of one group */
@@ -158,7 +164,8 @@ static bool is_sequential_or_local(const Frame *f, const void *arg) {
   case ROLE_SEQ_MAP:
   case ROLE_LOCAL_MAP:
   case ROLE_REDUCE:
-  case ROLE_SCAN: return true;
+  case ROLE_SCAN:
+  case ROLE_REDUCE_RANGE: return true;
   case ROLE_VIEW_MAP:
   case ROLE_GLOBAL_MAP:
   case ROLE_WORKGROUP_MAP:
@@ -214,6 +221,7 @@ static bool temp_in_private(const Frame *f, const Frame *g) {
     case ROLE_LOCAL_MAP:
     case ROLE_REDUCE:
     case ROLE_SCAN:
+    case ROLE_REDUCE_RANGE:
     case ROLE_VIEW:
     case ROLE_PAD_VIEW:
     case ROLE_SCALAR:
@@ -305,6 +313,7 @@ static const Phrase *computing_part(Arena *a, const Phrase *e) {
     case ROLE_LOCAL_MAP:
     case ROLE_REDUCE:
     case ROLE_SCAN:
+    case ROLE_REDUCE_RANGE:
     case ROLE_TO_GLOBAL:
     case ROLE_TO_LOCAL:
     case ROLE_TO_PRIVATE:
@@ -366,7 +375,13 @@ static void check_placement(Strategy *s, const Phrase *head, const PhraseSpine *
     else if ((o = find(f, is_local_same_dim, &head->dim)))
       violation(s, ERR_BAD_PARALLEL_NESTING, head->span, o, "'%s' inside another '%s' of the same dimension", name,
                 construct_name(s->arena, o->prim, o->dim, o->span));
-    else if ((o = find(f, is_scan, NULL)))
+    else if ((o = find(f, is_private_loop, NULL)) && prim_family(o->prim) == PFAM_REDUCE_RANGE)
+      violation(s, ERR_BAD_PARALLEL_NESTING, head->span, o,
+                "'%s' inside the function of '%s': its trip count is one work-item's data and its accumulator "
+                "that work-item's (private), so the work-items of a group cannot compute its steps together; "
+                "give each work-item a range of its own instead (docs/language.md section 25)",
+                name, construct_name(s->arena, o->prim, o->dim, o->span));
+    else if (o)
       /* a scan's accumulator is one work-item's, and each step's is
        * written to the result by that work-item (stage1.c, scan_seq) */
       violation(s, ERR_BAD_PARALLEL_NESTING, head->span, o,
@@ -413,6 +428,7 @@ static void check_placement(Strategy *s, const Phrase *head, const PhraseSpine *
   case ROLE_SEQ_MAP:
   case ROLE_REDUCE:
   case ROLE_SCAN:
+  case ROLE_REDUCE_RANGE:
   case ROLE_TO_GLOBAL:
   case ROLE_TO_PRIVATE:
   case ROLE_VIEW:
@@ -438,6 +454,7 @@ static bool passes_acceptor(Prim p) {
   case ROLE_LOCAL_MAP:
   case ROLE_REDUCE:
   case ROLE_SCAN:
+  case ROLE_REDUCE_RANGE:
   case ROLE_TO_GLOBAL:
   case ROLE_TO_LOCAL:
   case ROLE_TO_PRIVATE:
@@ -488,6 +505,7 @@ static void reader_note(Strategy *s, Position pos, const char *name) {
   case ROLE_LOCAL_MAP:
   case ROLE_REDUCE:
   case ROLE_SCAN:
+  case ROLE_REDUCE_RANGE:
   case ROLE_TO_GLOBAL:
   case ROLE_TO_LOCAL:
   case ROLE_TO_PRIVATE:
@@ -512,6 +530,7 @@ static void check_not_empty(Strategy *s, const Phrase *app, const Phrase *head, 
   case ROLE_SEQ_MAP:
   case ROLE_REDUCE:
   case ROLE_SCAN:
+  case ROLE_REDUCE_RANGE:
   case ROLE_TO_GLOBAL:
   case ROLE_TO_LOCAL:
   case ROLE_TO_PRIVATE:
@@ -599,6 +618,10 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
   case ROLE_REDUCE:
     if (nargs == 3 && !contains_prim(args[0], PRIM_MAP_LOCAL))
       private_t = args[1]->type->data; /* a mapLocal's accumulator is local (docs/language.md) */
+    break;
+  case ROLE_REDUCE_RANGE:
+    /* its accumulator is private (stage1.c, reduce_range) */
+    if (nargs == 5) private_t = args[1]->type->data;
     break;
   case ROLE_SCAN:
     /* its result like a mapSeq's; its accumulator is private (stage1.c, scan_seq) */

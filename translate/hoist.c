@@ -36,6 +36,8 @@ static Role role_of(Prim p) {
   case PRIM_PARFOR_WORKGROUP: return ROLE_PARFOR;
   case PRIM_PARFOR_LOCAL: return ROLE_PARFOR_LOCAL;
   PRIM_CASES_FOR: return ROLE_FOR;
+  /* its variable is an index of n elements, distinct in each step */
+  PRIM_CASES_FOR_RANGE: return ROLE_FOR;
   case PRIM_NEW:         /* new with no address space: kept, as newPrivate */
   case PRIM_NEW_PRIVATE: /* stays where it is */
   PRIM_CASES_SKIP:
@@ -53,6 +55,7 @@ static Role role_of(Prim p) {
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
   PRIM_CASES_SCAN_I:
+  PRIM_CASES_REDUCE_RANGE:
   case PRIM_COUNT: return ROLE_NONE;
   }
   DPIA_EXHAUSTIVE_END
@@ -196,7 +199,12 @@ static Phrase *hoist(Hoist *h, Phrase *p) {
     /* for n (\i -> body): it widens nothing, but a buffer hoisted out of
      * it is noted as made afresh in each iteration */
     bool seq = fn->kind == PH_PRIM && role_of(fn->prim) == ROLE_FOR;
-    if ((parfor || seq) && p->snd->kind == PH_LAM) {
+    /* and forRange n s lo hi (\i -> body), whose i is an index of n too */
+    const Phrase *range = fn->kind == PH_APP && fn->fst->kind == PH_APP && fn->fst->fst->kind == PH_PRIM &&
+                                  prim_family(fn->fst->fst->prim) == PFAM_FOR_RANGE
+                              ? fn->fst->fst
+                              : NULL;
+    if ((parfor || seq || range) && p->snd->kind == PH_LAM) {
       Phrase *head = parfor ? hoist(h, fn) : fn; /* parforX A: A is outside the loop */
       if (h->nloops == h->cap) {
         int cap = h->cap ? h->cap * 2 : 8;
@@ -205,7 +213,7 @@ static Phrase *hoist(Hoist *h, Phrase *p) {
         h->loops = loops;
         h->cap = cap;
       }
-      Size n = parfor ? b_data(fn->snd)->size : fn->sizes[0];
+      Size n = parfor ? b_data(fn->snd)->size : range ? range->sizes[0] : fn->sizes[0];
       h->loops[h->nloops++] = (Loop){parfor ? loop : ROLE_FOR, n, p->snd->lam_binder};
       Phrase *q = arena_dup(h->b.arena, p, sizeof *p);
       q->fst = head;

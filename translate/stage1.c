@@ -251,6 +251,8 @@ static bool direct_ok(Arena *a, const Phrase *e, AccPart y) {
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
   PRIM_CASES_SCAN_I:
+  PRIM_CASES_REDUCE_RANGE:
+  PRIM_CASES_FOR_RANGE:
   case PRIM_COUNT: return false;
   }
   DPIA_EXHAUSTIVE_END
@@ -302,6 +304,8 @@ static bool is_parallel_map(Prim p) {
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
   PRIM_CASES_SCAN_I:
+  PRIM_CASES_REDUCE_RANGE:
+  PRIM_CASES_FOR_RANGE:
   case PRIM_COUNT: return false;
   }
   DPIA_EXHAUSTIVE_END
@@ -425,6 +429,34 @@ static Phrase *scan_seq(Stage1 *s, const Spine *sp, Phrase *acc) {
   return con_tr(s, sp->args[2], b_lam(b, x, con_tr(s, sp->args[1], b_lam(b, init, scan, false)), false));
 }
 
+/* A reduction over a range read from data (docs/language.md section 25):
+ * reduceI's step (step_fn) and accumulator, its loop a forRange over the
+ * elements lo, lo+s, ... below hi of xs (stage II, lower_reduce_i)
+ *   C[[reduceRange s f init lo hi xs]](K) = C[[xs]](\x -> C[[init]](\y ->
+ *     C[[lo]](\l -> C[[hi]](\h ->
+ *       reduceRangeI s n d1 d2 (\e a o -> A[[f e a]](o)) y l h x K))))
+ * The step holds no mapLocal (strategy.c refuses one), so the
+ * accumulator is the work-item's own. */
+static Phrase *reduce_range(Stage1 *s, const Spine *sp, Phrase *k) {
+  Builder *b = &s->b;
+  TypeCtx *tc = b->tc;
+  DataType *in_t = b_data(sp->args[4]), *d2 = b_data(sp->args[1]);
+  Phrase *fn = step_fn(s, sp->args[0], in_t->elem, d2, NULL);
+  Binder *x = k_binder(s, "x", in_t), *y = k_binder(s, "y", d2);
+  Binder *lo = k_binder(s, "lo", b_data(sp->args[2])), *hi = k_binder(s, "hi", b_data(sp->args[3]));
+  PhraseType *k_t = pt_fn(tc, pt_exp(tc, d2), tc->t_comm);
+  PhraseType *ty = pt_fn(tc, fn->type,
+                         pt_fn(tc, pt_exp(tc, d2),
+                               pt_fn(tc, lo->type, pt_fn(tc, hi->type, pt_fn(tc, x->type, pt_fn(tc, k_t, tc->t_comm))))));
+  Phrase *prim = b_prim(b, prim_lowered(sp->head->prim), 0, ty);
+  prim->sizes[0] = sp->head->sizes[0];
+  Phrase *red = b_app2(b, b_app2(b, b_app2(b, prim, fn, b_var(b, y)), b_var(b, lo), b_var(b, hi)), b_var(b, x), k);
+  red = con_tr(s, sp->args[3], b_lam(b, hi, red, false));
+  red = con_tr(s, sp->args[2], b_lam(b, lo, red, false));
+  red = con_tr(s, sp->args[1], b_lam(b, y, red, false));
+  return con_tr(s, sp->args[4], b_lam(b, x, red, false));
+}
+
 /* A name for a new parameter of the imperative def: base, or base_2,
  * base_3 ... when a parameter has that name already.  The output acceptor
  * is `output` unless the kernel has a nat or data parameter of that name
@@ -474,6 +506,8 @@ static Binder *temporary(Stage1 *s, Prim memory, const char *name, DataType *t) 
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
   PRIM_CASES_SCAN_I:
+  PRIM_CASES_REDUCE_RANGE:
+  PRIM_CASES_FOR_RANGE:
   case PRIM_COUNT: INTERNAL("stage I: primitive %d allocates no memory", (int)memory);
   }
   DPIA_EXHAUSTIVE_END
@@ -630,6 +664,9 @@ static Phrase *con_tr(Stage1 *s, Phrase *e, Phrase *k) {
         r = con_tr(s, sp.args[2], b_lam(b, x, con_tr(s, sp.args[1], b_lam(b, y, red, false)), false));
       }
       break;
+    PRIM_CASES_REDUCE_RANGE:
+      if (sp.nargs == 5) r = reduce_range(s, &sp, k);
+      break;
     /* the temporaries named after their memory */
     case PRIM_TO_GLOBAL: r = to_memory(s, &sp, "tmp", k); break;
     case PRIM_TO_LOCAL: r = to_memory(s, &sp, "loc", k); break;
@@ -652,6 +689,7 @@ static Phrase *con_tr(Stage1 *s, Phrase *e, Phrase *k) {
     PRIM_CASES_MAP_I:
     PRIM_CASES_REDUCE_I:
     PRIM_CASES_SCAN_I:
+    PRIM_CASES_FOR_RANGE:
     case PRIM_COUNT: break;
     }
     DPIA_EXHAUSTIVE_END
@@ -714,6 +752,8 @@ static Phrase *acc_view(Stage1 *s, Prim view, const Phrase *head, Phrase *acc, P
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
   PRIM_CASES_SCAN_I:
+  PRIM_CASES_REDUCE_RANGE:
+  PRIM_CASES_FOR_RANGE:
   case PRIM_COUNT: INTERNAL("stage I: primitive %d is no acceptor view", (int)view);
   }
   DPIA_EXHAUSTIVE_END
@@ -856,6 +896,12 @@ static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
     PRIM_CASES_SCAN:
       if (sp.nargs == 3) r = scan_seq(s, &sp, acc);
       break;
+    PRIM_CASES_REDUCE_RANGE:
+      if (sp.nargs == 5) {
+        Binder *res = k_binder(s, "r", b_data(sp.args[1]));
+        r = reduce_range(s, &sp, b_lam(b, res, b_assign(b, acc, b_var(b, res)), false));
+      }
+      break;
     case PRIM_PAD_CST:
       if (sp.nargs == 2) r = pad_cst_acc(s, &sp, acc);
       break;
@@ -894,6 +940,7 @@ static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
     PRIM_CASES_MAP_I:
     PRIM_CASES_REDUCE_I:
     PRIM_CASES_SCAN_I:
+    PRIM_CASES_FOR_RANGE:
     case PRIM_COUNT: break;
     }
     DPIA_EXHAUSTIVE_END

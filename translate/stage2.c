@@ -7,6 +7,9 @@
  *   scanI n d1 d2 F I E A = newPrivate d2 (\acc -> acc.1 :=d2 I;
  *                             for n (\i -> F (idx E i) acc.2 acc.1;
  *                                          idxAcc A i :=d2 acc.2))
+ *   reduceRangeI s n d1 d2 F I L H E C = reduceI's, its loop
+ *                             forRange n s L H (\i -> F (idx E i) acc.2 acc.1)
+ *                             (docs/language.md section 25)
  *
  * (newLocal instead of newPrivate when the work-items of a group write the
  * accumulator together, through a mapLocal in F: see stage1.c, reduce_i)
@@ -39,6 +42,20 @@ static Phrase *for_loop(Stage2 *s, Size n, Binder *i, Phrase *body, const char *
   loop->origin = origin;
   loop->fills_literal = fills_literal;
   return b_app(b, loop, b_lam(b, i, body, false));
+}
+
+/* forRange n s lo hi (\i -> body): the steps lo, lo+s, ... below hi,
+ * clamped to 0 .. n (code generation, gen_for_range) */
+static Phrase *range_loop(Stage2 *s, Size n, Size step, Phrase *lo, Phrase *hi, Binder *i, Phrase *body) {
+  Builder *b = &s->b;
+  TypeCtx *tc = b->tc;
+  Phrase *lam = b_lam(b, i, body, false);
+  PhraseType *ty = pt_fn(tc, lo->type, pt_fn(tc, hi->type, pt_fn(tc, lam->type, tc->t_comm)));
+  Phrase *loop = b_prim(b, PRIM_FOR_RANGE, 0, ty);
+  loop->sizes[0] = n;
+  loop->sizes[1] = step;
+  loop->origin = "reduceRange";
+  return b_app(b, b_app2(b, loop, lo, hi), lam);
 }
 
 static Phrase *lower_map_i(Stage2 *s, Phrase *head, Phrase *f, Phrase *e, Phrase *acc) {
@@ -88,7 +105,9 @@ static Phrase *parallel_copy(Stage2 *s, const Phrase *level, Phrase *e, Phrase *
   return b_app2(b, b_prim(b, PRIM_PARFOR_LOCAL, level->dim, ty), acc, body);
 }
 
-static Phrase *lower_reduce_i(Stage2 *s, Phrase *head, Phrase *f, Phrase *init, Phrase *e, Phrase *k) {
+/* reduceI, and reduceRangeI with its bounds lo and hi (NULL for reduceI) */
+static Phrase *lower_reduce_i(Stage2 *s, Phrase *head, Phrase *f, Phrase *init, Phrase *lo, Phrase *hi, Phrase *e,
+                              Phrase *k) {
   Builder *b = &s->b;
   TypeCtx *tc = b->tc;
   DataType *d2 = b_data(init);
@@ -101,7 +120,8 @@ static Phrase *lower_reduce_i(Stage2 *s, Phrase *head, Phrase *f, Phrase *init, 
   const Phrase *shared = head->shared_by;
   Phrase *start = shared && d2->kind == DT_ARRAY ? parallel_copy(s, shared, init, b_proj(b, v, 1))
                                                  : b_assign(b, b_proj(b, v, 1), init);
-  Phrase *body = b_seq(b, start, b_seq(b, for_loop(s, n, i, step, "reduceSeq", false), apply(s, k, b_proj(b, v, 2))));
+  Phrase *loop = lo ? range_loop(s, n, head->sizes[0], lo, hi, i, step) : for_loop(s, n, i, step, "reduceSeq", false);
+  Phrase *body = b_seq(b, start, b_seq(b, loop, apply(s, k, b_proj(b, v, 2))));
   return b_new(b, shared ? PRIM_NEW_LOCAL : PRIM_NEW_PRIVATE, d2, acc, body);
 }
 
@@ -142,8 +162,11 @@ static Phrase *rewrite(Stage2 *s, Phrase *p) {
       PRIM_CASES_MAP_I:
         if (n == 3) r = lower_map_i(s, h, args[0], args[1], args[2]);
         break;
-      PRIM_CASES_REDUCE_I:
-        if (n == 4) r = lower_reduce_i(s, h, args[0], args[1], args[2], args[3]);
+      case PRIM_REDUCE_I:
+        if (n == 4) r = lower_reduce_i(s, h, args[0], args[1], NULL, NULL, args[2], args[3]);
+        break;
+      case PRIM_REDUCE_RANGE_I:
+        if (n == 6) r = lower_reduce_i(s, h, args[0], args[1], args[2], args[3], args[4], args[5]);
         break;
       PRIM_CASES_SCAN_I:
         if (n == 4) r = lower_scan_i(s, args[0], args[1], args[2], args[3]);
@@ -151,6 +174,7 @@ static Phrase *rewrite(Stage2 *s, Phrase *p) {
       PRIM_CASES_MAP:
       PRIM_CASES_REDUCE:
       PRIM_CASES_SCAN:
+      PRIM_CASES_REDUCE_RANGE: /* stage I translated it to reduceRangeI */
       PRIM_CASES_VIEW:
       PRIM_CASES_MEMORY:
       PRIM_CASES_SCALAR:
@@ -160,6 +184,7 @@ static Phrase *rewrite(Stage2 *s, Phrase *p) {
       PRIM_CASES_SKIP:
       PRIM_CASES_NEW:
       PRIM_CASES_FOR:
+      PRIM_CASES_FOR_RANGE:
       PRIM_CASES_PARFOR:
       PRIM_CASES_VIEW_ACC:
       case PRIM_COUNT: break;

@@ -537,6 +537,14 @@ static void run_imp_prim(Imp *I, const Phrase *p, const Val *args) {
     for (int64_t i = 0; i < n; i++) iterate(I, args[0], i, NULL, p);
     return;
   }
+  case PRIM_FOR_RANGE: { /* i = max(lo, 0), ... below min(hi, n) (docs/language.md section 25) */
+    int64_t from, to, step = eval_size(I, p->sizes[1], p);
+    num_clamp_range(lane(need_num(I, args[0], p), 0), lane(need_num(I, args[1], p), 0), eval_size(I, p->sizes[0], p),
+                    &from, &to);
+    if (step < 1) fail(I, p, "forRange step %" PRId64 ": it must be at least 1", step);
+    for (int64_t i = from; i < to; i += step) iterate(I, args[2], i, NULL, p);
+    return;
+  }
   PRIM_CASES_PARFOR : {
     const DataType *t = prim_data(p, 0);
     if (t->kind != DT_ARRAY) fail(I, p, "parfor over an acceptor that is not an array");
@@ -564,6 +572,7 @@ static void run_imp_prim(Imp *I, const Phrase *p, const Val *args) {
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
   PRIM_CASES_SCAN_I:
+  PRIM_CASES_REDUCE_RANGE:
   case PRIM_COUNT: break;
   }
   DPIA_EXHAUSTIVE_END
@@ -763,6 +772,7 @@ static Val run_prim(Imp *I, const Phrase *p, const Val *argv) {
   PRIM_CASES_SKIP:
   PRIM_CASES_NEW:
   PRIM_CASES_FOR:
+  PRIM_CASES_FOR_RANGE:
   PRIM_CASES_PARFOR:
   /* map, reduce, toGlobal ... and the intermediate mapI/reduceI are gone
    * after stage II (spec section 7): meeting one is a fault of the
@@ -777,6 +787,7 @@ static Val run_prim(Imp *I, const Phrase *p, const Val *argv) {
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
   PRIM_CASES_SCAN_I:
+  PRIM_CASES_REDUCE_RANGE:
   case PRIM_COUNT: break;
   }
   DPIA_EXHAUSTIVE_END

@@ -440,16 +440,15 @@ static Val run_map(Interp *I, const Phrase *p, Val f, Val xs) {
   return arr_val(buf_arr(I, out, src->n, el));
 }
 
-/* fold left: acc = init; acc = f x_i acc for i = 0 .. n-1 */
-static Val run_reduce(Interp *I, const Phrase *p, Val f, Val init, Val xs) {
-  const Arr *src = need_arr(xs, p);
-  const Lay *al = layout(I, prim_data(p, 3), p->span);
+/* fold left: acc = init; acc = f x_i acc for i = from, from+step, ...
+ * below to; al the accumulator's layout */
+static Val fold(Interp *I, const Lay *al, Val f, Val init, const Arr *src, int64_t from, int64_t to, int64_t step) {
   size_t bytes = sizeof(double) * (size_t)al->flat;
   double *cur = salloc(I, bytes), *next = salloc(I, bytes);
   ScratchMark m = scratch_mark(&I->scratch);
   store(I, init, al, cur);
   scratch_release(&I->scratch, m);
-  for (int64_t i = 0; i < src->n; i++) {
+  for (int64_t i = from; i < to; i += step) {
     m = scratch_mark(&I->scratch);
     Val acc = load(I, al, cur);
     store(I, apply(I, apply(I, f, arr_index(I, src, i)), acc), al, next);
@@ -459,6 +458,22 @@ static Val run_reduce(Interp *I, const Phrase *p, Val f, Val init, Val xs) {
     next = t;
   }
   return load(I, al, cur);
+}
+
+static Val run_reduce(Interp *I, const Phrase *p, Val f, Val init, Val xs) {
+  const Arr *src = need_arr(xs, p);
+  return fold(I, layout(I, prim_data(p, 3), p->span), f, init, src, 0, src->n, 1);
+}
+
+/* reduceRange s f init lo hi xs: the fold over lo, lo+s, ... below hi,
+ * clamped to xs (docs/language.md section 25) */
+static Val run_reduce_range(Interp *I, const Phrase *p, const Val *args) {
+  const Arr *src = need_arr(args[4], p);
+  int64_t from, to;
+  num_clamp_range(lane(need_num(args[2], p), 0), lane(need_num(args[3], p), 0), src->n, &from, &to);
+  int64_t step = eval_size(I, p->sizes[0], p->span);
+  if (step < 1) fail(I, p->span, "reduceRange step %" PRId64 ": it must be at least 1", step);
+  return fold(I, layout(I, prim_data(p, 5), p->span), args[0], args[1], src, from, to, step);
 }
 
 /* the inclusive scan: element i is the accumulator after step i, each
@@ -523,6 +538,8 @@ static Val run_prim(Interp *I, const Phrase *p, const Val *args) {
     return run_reduce(I, p, args[0], args[1], args[2]);
   PRIM_CASES_SCAN:
     return run_scan(I, p, args[0], args[1], args[2]);
+  PRIM_CASES_REDUCE_RANGE:
+    return run_reduce_range(I, p, args);
   case PRIM_ZIP: {
     const Arr *a = need_arr(args[0], p), *b = need_arr(args[1], p);
     if (a->n != b->n) INTERNAL("zip of arrays of different sizes");
@@ -674,6 +691,7 @@ static Val run_prim(Interp *I, const Phrase *p, const Val *args) {
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
   PRIM_CASES_SCAN_I:
+  PRIM_CASES_FOR_RANGE:
   case PRIM_COUNT: break;
   }
   DPIA_EXHAUSTIVE_END

@@ -102,6 +102,11 @@ double num_clamp_index(double x, int64_t n) {
   return x < 0 ? 0 : x > (double)(n - 1) ? (double)(n - 1) : x;
 }
 
+void num_clamp_range(double lo, double hi, int64_t n, int64_t *from, int64_t *to) {
+  *from = lo < 0 ? 0 : lo > (double)n ? n : (int64_t)lo;
+  *to = hi < (double)*from ? *from : hi > (double)n ? n : (int64_t)hi;
+}
+
 int num_prim_arity(Prim prim) {
   PrimFamily f = prim_family(prim);
   return f == PFAM_MATH || f == PFAM_CONVERT ? prim_arity_of(prim) : 0;
@@ -167,6 +172,8 @@ int num_prim(const Phrase *p, const Num *args, double *out) {
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
   PRIM_CASES_SCAN_I:
+  PRIM_CASES_REDUCE_RANGE:
+  PRIM_CASES_FOR_RANGE:
   case PRIM_COUNT: break;
   }
   DPIA_EXHAUSTIVE_END

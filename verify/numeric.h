@@ -53,6 +53,11 @@ int num_broadcast(double x, int64_t k, double *out);
  * 0 .. n-1 (docs/language.md section 22; n >= 1) */
 double num_clamp_index(double x, int64_t n);
 
+/* reduceRange's and forRange's steps lo, lo+s, ... below hi, clamped to
+ * an array of n elements (docs/language.md section 25): *from = max(lo,
+ * 0), *to = min(hi, n), no step when *to <= *from */
+void num_clamp_range(double lo, double hi, int64_t n, int64_t *from, int64_t *to);
+
 /* The number of arguments of prim if it is a numeric built-in (the math
  * built-ins, min, max, pow, fma and the conversions), else 0. */
 int num_prim_arity(Prim prim);

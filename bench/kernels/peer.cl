@@ -424,3 +424,49 @@ kernel void bottom_scan(global float *restrict out, const global float *restrict
     i += get_local_size(0);
   }
 }
+
+/* ---- SpMV (SHOC spmv, CSR) ----
+ * SHOC's spmv_csr_scalar_kernel and spmv_csr_vector_kernel (src/opencl/
+ * level1/spmv/spmv.cl), in float.  Row r of the matrix is the elements
+ * rowDelimiters[r] .. rowDelimiters[r+1]-1 of cols (columns) and val
+ * (values).  csr_scalar: a work-item a row.  csr_vector: VEC_WIDTH
+ * work-items a row (SHOC's warp), each summing every VEC_WIDTH-th element
+ * of it from its own, the partial sums reduced in local memory
+ * (partialSums, a float a work-item), halving.  SHOC's kernel waits at
+ * its barriers inside `if (myRow < dim)`; here every work-item reaches
+ * them (rows beyond dim sum nothing), which OpenCL requires. */
+#define VEC_WIDTH 32
+
+kernel void spmv_csr_scalar(global float *restrict out, const global float *restrict val,
+                            const global float *restrict vec, const global int *restrict cols,
+                            const global int *restrict rowDelimiters, int dim) {
+  int myRow = get_global_id(0);
+  if (myRow < dim) {
+    float t = 0.0f;
+    int start = rowDelimiters[myRow];
+    int end = rowDelimiters[myRow + 1];
+    for (int j = start; j < end; j++) t += val[j] * vec[cols[j]];
+    out[myRow] = t;
+  }
+}
+
+kernel void spmv_csr_vector(global float *restrict out, const global float *restrict val,
+                            const global float *restrict vec, const global int *restrict cols,
+                            const global int *restrict rowDelimiters, int dim, local volatile float *partialSums) {
+  int t = get_local_id(0);
+  int id = t & (VEC_WIDTH - 1);
+  int vecsPerBlock = get_local_size(0) / VEC_WIDTH;
+  int myRow = get_group_id(0) * vecsPerBlock + t / VEC_WIDTH;
+  float mySum = 0.0f;
+  if (myRow < dim) {
+    int vecEnd = rowDelimiters[myRow + 1];
+    for (int j = rowDelimiters[myRow] + id; j < vecEnd; j += VEC_WIDTH) mySum += val[j] * vec[cols[j]];
+  }
+  partialSums[t] = mySum;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int bar = VEC_WIDTH / 2; bar > 0; bar /= 2) {
+    if (id < bar) partialSums[t] += partialSums[t + bar];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (myRow < dim && id == 0) out[myRow] = partialSums[t];
+}

@@ -38,6 +38,7 @@ SIZES = {
     'nbodyVec': {'N': 1024}, 'mriqVec': {'X': 1024, 'K': 64}, 'gesummvVec': {'N': 256},
     'kmeans': {'N': 1024, 'K': 5, 'F': 34}, 'kmeansVec': {'N': 1024, 'K': 5, 'F': 34},
     'adiKernel1': {'N': 100}, 'bottomScan': {'G': 4}, 'computeFlux': {'N': 1000},
+    'csrScalar': {'R': 1000, 'C': 77, 'NNZ': 3000}, 'csrVector': {'R': 1000, 'C': 77, 'NNZ': 3000},
     # any size (samples/dot_any.dpia): a size that is a multiple of nothing
     'dotAny': {'N': 100003}, 'asumAny': {'N': 100003}, 'scalAny': {'N': 100003},
     'gemvAny': {'M': 66, 'N': 1001}, 'gesummvAny': {'N': 101},
@@ -49,6 +50,7 @@ SIZES = {
     'mmPackB': {'N': 64, 'K': 64},
     'mmPackedBlock': {'M': 64, 'N': 64, 'K': 64},
     'gemmPackB': {'N': 64, 'K': 64}, 'gemmBlocks': {'M': 128, 'N': 256, 'K': 512},
+    'rowStarts': {'R': 100},
 }
 
 passed = failed = 0

@@ -21,6 +21,9 @@ Coverage:
 - scanSeq over scalars and vectors (a stream of choices of its own) as
   the last stage of a sequential or work-item body, its steps
   non-commutative as reduceSeq's;
+- reduceRange (a stream of choices of its own) in place of some of those
+  reduceSeq: a step of 1 to 3, bounds in range, empty, or out of range at
+  either end (clamped to the array: docs/language.md section 25);
 - reduceSeq with non-commutative bodies (a*0.5 + x, x - a*0.5, fma,
   (a*3 + x) % 1009 for int) over scalars, vectors, pairs (pair
   accumulators), rows (nested reductions) and with an array accumulator;
@@ -399,7 +402,7 @@ def lane_name(k, width):
 
 
 class Gen:
-    def __init__(self, rng, avoid=(), extra=(), lit_rng=None, drop_rng=None, ix_rng=None, scan_rng=None):
+    def __init__(self, rng, avoid=(), extra=(), lit_rng=None, drop_rng=None, ix_rng=None, scan_rng=None, range_rng=None):
         self.r = rng
         # array literals (docs/language.md section 13) are decided by a
         # stream of their own, so the programs of a seed are the ones they
@@ -411,6 +414,8 @@ class Gen:
         self.ix_r = ix_rng
         # and the scans that end a body (scan_stage)
         self.scan_r = scan_rng
+        # and the reductions over a range read from data (reducer)
+        self.range_r = range_rng
         self.avoid = set(avoid)
         self.extra = set(extra)
         self.implicit_symbolic = []  # stages materialised implicitly, of symbolic size
@@ -1318,7 +1323,7 @@ class Gen:
                 proj = f'fst (fst {{s}}) + snd (fst {{s}}) * {"2" if ii else "0.5"} + snd {{s}}'
             self.feat('reduceSeq-compound-' + compound)
             lam = f'(\\{y} {a} -> {bod})' if '\n' not in bod else f'(\\{y} {a} ->{self.nl(ctx)}    {bod})'
-            e = f'{e}{self.nl(ctx)}|> reduceSeq {lam} {init}'
+            e = f'{e}{self.nl(ctx)}|> {self.reducer(lam, init)}'
             if target[0] == 'pair':
                 return e, target
             sv = self.fresh('s')
@@ -1336,7 +1341,22 @@ class Gen:
             if leaf[2] > 1 and self.chance(0.5):
                 init = f'(vec {leaf[2]} {init})'
         lam = f'(\\{y} {a} -> {bod})' if '\n' not in bod else f'(\\{y} {a} ->{self.nl(ctx)}    {bod})'
-        return f'{e}{self.nl(ctx)}|> reduceSeq {lam} {init}', target
+        return f'{e}{self.nl(ctx)}|> {self.reducer(lam, init)}', target
+
+    def reducer(self, lam, init):
+        """reduceSeq lam init, or (from a stream of its own, so that the
+        programs of a seed are the ones they were) reduceRange s lam init
+        lo hi: a step of 1 to 3 and int bounds that cover the array, part
+        of it, none of it, or reach outside it at either end, clamped
+        (docs/language.md section 25)."""
+        r = self.range_r
+        if r is None or r.random() >= 0.15:
+            return f'reduceSeq {lam} {init}'
+        step = r.choice([1, 1, 2, 3])
+        lo = r.choice(['0', '1', '2', '(-3)'])
+        hi = r.choice(['1000', '3', '7', '(-1)', '0'])
+        self.feat('reduceRange')
+        return f'reduceRange {step} {lam} {init} {lo} {hi}'
 
     def first_n(self, e, t, ctx):
         """firstN K e or firstN K L e: a def with nat parameters, the
@@ -1798,7 +1818,7 @@ def generate(seed, index, avoid=(), extra=()):
         rng = random.Random(f'{seed}:{index}:{retry}')
         g = Gen(rng, avoid, extra, random.Random(f'{seed}:{index}:{retry}:literals'),
                 random.Random(f'{seed}:{index}:{retry}:drops'), random.Random(f'{seed}:{index}:{retry}:indices'),
-                random.Random(f'{seed}:{index}:{retry}:scans'))
+                random.Random(f'{seed}:{index}:{retry}:scans'), random.Random(f'{seed}:{index}:{retry}:ranges'))
         try:
             text, nats = g.kernel()
             sizes = g.solve(nats)

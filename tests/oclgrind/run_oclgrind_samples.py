@@ -102,6 +102,10 @@ RUNS = [  # file, kernel, sizes: the kernels of run_samples.py, in its order
     ('adi.dpia', 'adiKernel1', {'N': 37}),
     ('scan_bottom.dpia', 'bottomScan', {'G': 2}),                   # 2 groups of 256
     ('cfd_flux.dpia', 'computeFlux', {'N': 5}),                     # codes out of range at both ends
+    ('spmv.dpia', 'csrScalar', {'R': 5, 'C': 3, 'NNZ': 7}),          # row bounds out of range at both ends
+    ('spmv.dpia', 'csrVector', {'R': 8, 'C': 3, 'NNZ': 7}),          # 2 groups of 4 rows
+    ('spmv.dpia', 'spmvScalar', {'R': 13, 'C': 5}),                 # rows of up to 40 elements, empty ones
+    ('spmv.dpia', 'spmvVector', {'R': 8, 'C': 5}),                  # 2 groups; rows longer than 32
 ]
 
 TIMEOUT = 300

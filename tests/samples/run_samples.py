@@ -79,6 +79,14 @@ RUNS = [  # file, kernel, sizes at two points
     # an index from a value (docs/language.md section 22): N=5 has codes
     # (random ints in [-8, 8]) out of range at both ends
     ('cfd_flux.dpia', 'computeFlux', [{'N': 5}, {'N': 1000}]),
+    # trip counts read from data (docs/language.md section 25): the kernels
+    # alone on random row bounds in [-8, 8] (empty rows, bounds out of
+    # range at both ends: NNZ=7 is fewer than a row may hold), and in the
+    # pipelines on a CSR matrix of empty rows and rows of up to 40 elements
+    ('spmv.dpia', 'csrScalar', [{'R': 5, 'C': 3, 'NNZ': 7}, {'R': 1000, 'C': 77, 'NNZ': 3000}]),
+    ('spmv.dpia', 'csrVector', [{'R': 4, 'C': 3, 'NNZ': 7}, {'R': 1000, 'C': 77, 'NNZ': 3000}]),
+    ('spmv.dpia', 'spmvScalar', [{'R': 100, 'C': 50}, {'R': 1001, 'C': 300}]),
+    ('spmv.dpia', 'spmvVector', [{'R': 100, 'C': 50}, {'R': 1000, 'C': 300}]),
 ]
 
 passed = failed = 0
@@ -118,6 +126,25 @@ with tempfile.TemporaryDirectory() as tmp:
     report(n == 1 and p.returncode == 3 and 'differs from the reference' in p.stderr,
            'a patched index in the generated dot product is caught by --check',
            f'patched {n} site(s); exit {p.returncode}\n{p.stdout}{p.stderr}')
+
+# injected bugs in the SpMV kernels: csrVector's work-items striding by 16
+# (rows longer than 16 elements summed twice) and csrScalar's rows all
+# starting at 0, each caught by --check on the CSR matrix of the pipelines
+for kernel, pattern, repl in [('spmvVector', r'i \+= 32', 'i += 16'),
+                              ('spmvScalar', r'max\(rowDelimiters\[gid\], 0\)', '0')]:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(samples, 'spmv.dpia')
+        src = subprocess.run([dpia, 'translate', path, '-k', kernel], capture_output=True, text=True).stdout
+        patched, n = re.subn(pattern, repl, src)
+        bad = os.path.join(tmp, 'bad.cl')
+        with open(bad, 'w') as fh:
+            fh.write(patched)
+        p = subprocess.run([dpia, 'run', path, '-k', kernel, '--size', 'R=100', '--size', 'C=50', '--check',
+                            '--seed', '7', '--opencl-source=' + bad], capture_output=True, text=True, timeout=300,
+                           env=env)
+        report(n == 1 and p.returncode == 3 and 'differs from the reference' in p.stderr,
+               f'a patched loop of {kernel} is caught by --check',
+               f'patched {n} site(s); exit {p.returncode}\n{p.stdout}{p.stderr}')
 
 # the foreign function of the Mandelbrot sample is evaluated for real by the
 # reference interpreter (compiled as C on the host): a patched escape bound

@@ -42,6 +42,7 @@ static void check_row(Prim p) {
     break;
   case PFAM_REDUCE: expect(low == PRIM_REDUCE_I, name, "a reduction lowers to reduceI"); break;
   case PFAM_SCAN: expect(low == PRIM_SCAN_I, name, "a scan lowers to scanI"); break;
+  case PFAM_REDUCE_RANGE: expect(low == PRIM_REDUCE_RANGE_I, name, "reduceRange lowers to reduceRangeI"); break;
   case PFAM_MEMORY:
     expect(low != PRIM_COUNT && prim_family(low) == PFAM_NEW && prim_level(low) == info->level, name,
            "toX lowers to the new of its address space");
@@ -58,6 +59,7 @@ static void check_row(Prim p) {
   case PFAM_SKIP:
   case PFAM_NEW:
   case PFAM_FOR:
+  case PFAM_FOR_RANGE:
   case PFAM_PARFOR:
   case PFAM_REDUCE_I:
   case PFAM_SCAN_I:
@@ -78,6 +80,7 @@ static PrimFamily listed_family(Prim p) {
   PRIM_CASES_MAP: return PFAM_MAP;
   PRIM_CASES_REDUCE: return PFAM_REDUCE;
   PRIM_CASES_SCAN: return PFAM_SCAN;
+  PRIM_CASES_REDUCE_RANGE: return PFAM_REDUCE_RANGE;
   PRIM_CASES_VIEW: return PFAM_VIEW;
   PRIM_CASES_MEMORY: return PFAM_MEMORY;
   PRIM_CASES_SCALAR: return PFAM_SCALAR;
@@ -87,6 +90,7 @@ static PrimFamily listed_family(Prim p) {
   PRIM_CASES_SKIP: return PFAM_SKIP;
   PRIM_CASES_NEW: return PFAM_NEW;
   PRIM_CASES_FOR: return PFAM_FOR;
+  PRIM_CASES_FOR_RANGE: return PFAM_FOR_RANGE;
   PRIM_CASES_PARFOR: return PFAM_PARFOR;
   PRIM_CASES_VIEW_ACC: return PFAM_VIEW_ACC;
   PRIM_CASES_MAP_I: return PFAM_MAP_I;
