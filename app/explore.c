@@ -450,16 +450,20 @@ static void check_all(const Explorer *e, Candidate **cands, int n) {
 
 /* ---- timing ---- */
 
-static DpiaResult *run_candidate(const Explorer *e, const Candidate *cd, bool check, int repeat) {
-  const DpiaOptions *co = e->c->opt;
+DpiaResult *search_run(const Ctx *c, const char *program, const char *kernel, int nsets, const char *const *set_names,
+                       const long long *set_values, bool check, int repeat) {
+  const DpiaOptions *co = c->opt;
   DpiaOptions o;
   dpia_options_init(&o);
   o.action = DPIA_RUN;
-  o.kernel = cd->kname;
+  o.kernel = kernel;
   o.verifier = co->verifier;
   o.nsizes = co->nsizes;
   o.size_names = co->size_names;
   o.size_values = co->size_values;
+  o.nsets = nsets;
+  o.set_names = set_names;
+  o.set_values = set_values;
   o.seed = co->seed;
   o.inputs = co->inputs;
   o.platform = co->platform;
@@ -467,9 +471,14 @@ static DpiaResult *run_candidate(const Explorer *e, const Candidate *cd, bool ch
   o.repeat = repeat;
   o.check = check;
   o.verify = check; /* as dpia run: the SCIR re-check, libclang, the semantic and race checks */
+  o.tune_cache = "off"; /* the values asked for, nothing else */
   DpiaResult *r = NULL;
-  driver_process(e->c->target, "<explored>", cd->program, strlen(cd->program), &o, &r);
+  driver_process(c->target, c->opt->action == DPIA_TUNE ? c->src.name : "<explored>", program, strlen(program), &o, &r);
   return r;
+}
+
+static DpiaResult *run_candidate(const Explorer *e, const Candidate *cd, bool check, int repeat) {
+  return search_run(e->c, cd->program, cd->kname, 0, NULL, NULL, check, repeat);
 }
 
 static void time_one(Explorer *e, Candidate *cd) {
@@ -713,6 +722,31 @@ static const char *best_program(Explorer *e, const Candidate *best) {
   return b.data;
 }
 
+bool search_sizes_given(Ctx *c, const Decl *k, const DefInfo *def, const char *what, DiagCode code) {
+  /* every size given, and no other: the preconditions and the runs need them */
+  for (int i = 0; i < def->nsize_params; i++) {
+    bool given = false;
+    for (int j = 0; j < c->opt->nsizes; j++) given |= strcmp(c->opt->size_names[j], def->size_params[i]) == 0;
+    if (!given) {
+      diag_error(&c->diag, code, k->name_span,
+                 "kernel '%s' needs a value for its size %s to be %s: add --size %s=VALUE", k->name,
+                 def->size_params[i], what, def->size_params[i]);
+      return false;
+    }
+  }
+  for (int j = 0; j < c->opt->nsizes; j++) {
+    bool known = false;
+    for (int i = 0; i < def->nsize_params; i++) known |= strcmp(c->opt->size_names[j], def->size_params[i]) == 0;
+    if (!known || c->opt->size_values[j] < 1) {
+      diag_error(&c->diag, code, k->name_span,
+                 known ? "--size %s=%lld: a size is at least 1" : "--size %s=%lld: kernel '%s' has no size named %s",
+                 c->opt->size_names[j], c->opt->size_values[j], k->name, c->opt->size_names[j]);
+      return false;
+    }
+  }
+  return true;
+}
+
 int pass_explore(Ctx *c) {
   const DpiaExplore *x = c->opt->explore;
   const Decl *k = NULL;
@@ -730,27 +764,7 @@ int pass_explore(Ctx *c) {
                x ? kernel_names(c) : "");
     return x ? DPIA_EUSER : DPIA_EUSAGE;
   }
-  /* every size given, and no other: the preconditions and the runs need them */
-  for (int i = 0; i < def->nsize_params; i++) {
-    bool given = false;
-    for (int j = 0; j < c->opt->nsizes; j++) given |= strcmp(c->opt->size_names[j], def->size_params[i]) == 0;
-    if (!given) {
-      diag_error(&c->diag, ERR_EXPLORE_BAD_REQUEST, k->name_span,
-                 "kernel '%s' needs a value for its size %s to be explored: add --size %s=VALUE", k->name,
-                 def->size_params[i], def->size_params[i]);
-      return DPIA_EUSER;
-    }
-  }
-  for (int j = 0; j < c->opt->nsizes; j++) {
-    bool known = false;
-    for (int i = 0; i < def->nsize_params; i++) known |= strcmp(c->opt->size_names[j], def->size_params[i]) == 0;
-    if (!known || c->opt->size_values[j] < 1) {
-      diag_error(&c->diag, ERR_EXPLORE_BAD_REQUEST, k->name_span,
-                 known ? "--size %s=%lld: a size is at least 1" : "--size %s=%lld: kernel '%s' has no size named %s",
-                 c->opt->size_names[j], c->opt->size_values[j], k->name, c->opt->size_names[j]);
-      return DPIA_EUSER;
-    }
-  }
+  if (!search_sizes_given(c, k, def, "explored", ERR_EXPLORE_BAD_REQUEST)) return DPIA_EUSER;
   Explorer e = {.c = c, .k = k, .x = x};
   clock_gettime(CLOCK_MONOTONIC, &e.start);
   e.budget = x->budget_s > 0 ? x->budget_s : DEFAULT_BUDGET_S;

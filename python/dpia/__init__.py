@@ -74,6 +74,7 @@ class _Options(ctypes.Structure):
         ("rewrite", ctypes.c_void_p),
         ("target", ctypes.c_char_p),
         ("explore", ctypes.c_void_p),
+        ("tune_cache", ctypes.c_char_p),
     ]
 
 
