@@ -398,6 +398,9 @@ int pass_tune(Ctx *c) {
     e.kernel = o->kernel;
     for (int i = 0; i < o->nsizes && i < TUNE_CACHE_MAX_NAMES; i++)
       e.size_names[e.nsizes] = o->size_names[i], e.size_values[e.nsizes++] = o->size_values[i];
+    /* the whole point: the user's --set values too, which a later run
+     * would otherwise take from the defaults */
+    for (int i = 0; i < t.nuser; i++) e.names[e.nvalues] = o->set_names[i], e.values[e.nvalues++] = o->set_values[i];
     for (int p = 0; p < t.nfree; p++) e.names[e.nvalues] = t.free[p]->name, e.values[e.nvalues++] = best->values[p];
     e.min_ms = best->min_ms;
     e.tried = t.tried;
