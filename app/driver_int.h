@@ -71,6 +71,9 @@ bool search_sizes_given(Ctx *c, const Decl *k, const DefInfo *def, const char *w
  * checked against the reference interpreter and verified */
 DpiaResult *search_run(const Ctx *c, const char *program, const char *kernel, int nsets, const char *const *set_names,
                        const long long *set_values, bool check, int repeat);
+/* explore.c: 0 .. n-1 in the order the seed draws them (the searches'
+ * sample, reproducible from the printed seed) */
+int *seed_order(Arena *a, int n, uint64_t seed);
 /* the kernel --set values apply to: -k, or NULL (every kernel) when -k
  * names a pipeline, whose kernels share their tune parameters by name
  * (driver.c) */

@@ -411,6 +411,7 @@ static void check_one(const Explorer *e, Candidate *cd) {
   /* a verifier (libclang, for foreign bodies) is not shared between
    * threads: with --jobs each call makes its own when it needs one */
   o.verifier = e->x->jobs > 1 ? NULL : e->c->opt->verifier;
+  o.tune_cache = "off"; /* the candidate as derived */
   DpiaResult *r = NULL;
   int status = driver_process(e->c->target, "<explored>", cd->program, strlen(cd->program), &o, &r);
   if (status != DPIA_OK) {
@@ -565,19 +566,24 @@ static int neighbours(const Explorer *e, const Candidate *cd, int *out) {
   return n;
 }
 
-static void search(Explorer *e) {
-  int *all = NEWARRAY(e->c->arena, int, e->ncands ? e->ncands : 1);
-  for (int i = 0; i < e->ncands; i++) all[i] = i;
-  /* the seed's draw: a Fisher-Yates shuffle of the space, so that a
-   * budget that ends a search early has tried a sample of every strategy */
-  Rng rng;
-  rng_seed(&rng, e->c->opt->seed);
-  for (int i = e->ncands - 1; i > 0; i--) {
+int *seed_order(Arena *a, int n, uint64_t seed) {
+  int *order = NEWARRAY(a, int, n ? n : 1);
+  for (int i = 0; i < n; i++) order[i] = i;
+  Rng rng; /* Fisher-Yates */
+  rng_seed(&rng, seed);
+  for (int i = n - 1; i > 0; i--) {
     int j = (int)(rng_next(&rng) % (uint64_t)(i + 1));
-    int t = all[i];
-    all[i] = all[j];
-    all[j] = t;
+    int t = order[i];
+    order[i] = order[j];
+    order[j] = t;
   }
+  return order;
+}
+
+static void search(Explorer *e) {
+  /* the seed's draw: a shuffle of the space, so that a budget that ends a
+   * search early has tried a sample of every strategy */
+  int *all = seed_order(e->c->arena, e->ncands, e->c->opt->seed);
   if (e->ncands <= EXHAUSTIVE_MAX) {
     e->sample = all;
     e->nsample = e->ncands;

@@ -182,7 +182,8 @@ static double tuner_elapsed(const Tuner *t) {
   return (double)(now.tv_sec - t->start.tv_sec) + (double)(now.tv_nsec - t->start.tv_nsec) * 1e-9;
 }
 
-/* a parameter's values: those listed, or the powers of two of a range */
+/* a parameter's values: those listed, or the powers of two of a range
+ * (its first value when it holds none) */
 static int domain_values(const Param *pa, long long *out, int max) {
   int n = 0;
   if (!pa->tune_range) {
@@ -191,6 +192,7 @@ static int domain_values(const Param *pa, long long *out, int max) {
   }
   for (uint64_t v = 1; v <= pa->tune_hi && n < max; v *= 2)
     if (v >= pa->tune_lo) out[n++] = (long long)v;
+  if (!n) out[n++] = (long long)pa->tune_lo; /* [5 .. 7]: no power of two */
   return n;
 }
 
@@ -219,14 +221,10 @@ static void enumerate_points(Tuner *t) {
       break;
     }
   }
-  Rng rng;
-  rng_seed(&rng, t->c->opt->seed);
-  for (int i = t->npoints - 1; i > 0; i--) {
-    int j = (int)(rng_next(&rng) % (uint64_t)(i + 1));
-    Point tmp = t->points[i];
-    t->points[i] = t->points[j];
-    t->points[j] = tmp;
-  }
+  int *order = seed_order(t->c->arena, t->npoints, t->c->opt->seed);
+  Point *shuffled = NEWARRAY(t->c->arena, Point, t->npoints ? t->npoints : 1);
+  for (int i = 0; i < t->npoints; i++) shuffled[i] = t->points[order[i]];
+  t->points = shuffled;
   for (int i = 0; i < t->npoints; i++) { /* the defaults' point: the baseline, first */
     bool is_default = true;
     for (int p = 0; p < t->nfree; p++)
