@@ -126,8 +126,6 @@ bool pass_tune_values(Ctx *c) {
     if (p == np || !param_tune_allows(params[p], (uint64_t)e->values[i])) e = NULL;
   }
   if (e) {
-    Buf used;
-    buf_init(&used, c->arena);
     TuneEntry shown = *e;
     shown.nvalues = 0;
     for (int i = 0; i < e->nvalues; i++) {
@@ -156,9 +154,28 @@ bool pass_tune_values(Ctx *c) {
 
 /* ---- dpia tune ---- */
 
+/* X(ID, "name of --json", what it means) */
+#define POINT_STATES(X)                                                                         \
+  X(PENDING, "pending", "not tried")                                                            \
+  X(TIMED, "timed", "run and timed")                                                            \
+  X(SKIPPED, "skipped", "a precondition fails at the sizes, or the kernel does not translate") \
+  X(FAILED, "failed", "the run failed")
+
+typedef enum PointState {
+#define X(id, name, doc) PT_##id,
+  POINT_STATES(X)
+#undef X
+} PointState;
+
+static const char *const point_state_names[] = {
+#define X(id, name, doc) name,
+    POINT_STATES(X)
+#undef X
+};
+
 typedef struct Point {
   long long *values; /* one per free parameter */
-  int state;         /* 0 not tried, 1 timed, 2 skipped (a precondition, or it does not translate), 3 failed */
+  PointState state;
   const char *why;
   double min_ms, median_ms;
   int check; /* -1 not checked, 0 differs, 1 agrees */
@@ -259,18 +276,18 @@ static void time_point(Tuner *t, Point *pt) {
   DpiaResult *r = run_point(t, pt, false, repeat);
   int status = dpia_result_status(r);
   if (status == DPIA_OK && dpia_result_run_time(r, &pt->min_ms, &pt->median_ms)) {
-    pt->state = 1;
+    pt->state = PT_TIMED;
   } else {
     /* a value that breaks a precondition at these sizes (the space's
      * constraints) or that the kernel cannot be translated with */
-    pt->state = status == DPIA_EPRECONDITION || status == DPIA_EUSER ? 2 : 3;
+    pt->state = status == DPIA_EPRECONDITION || status == DPIA_EUSER ? PT_SKIPPED : PT_FAILED;
     const DpiaDiagnostic *d = dpia_result_diagnostic_count(r) ? dpia_result_diagnostic(r, 0) : NULL;
     pt->why = d && d->code ? d->code : "error";
   }
   dpia_result_free(r);
   t->tried++;
   if (t->x->progress) {
-    const char *line = pt->state == 1 ? arena_printf(t->c->arena, "tune %s: %d of %d points, %.1f s; %s %.4f ms",
+    const char *line = pt->state == PT_TIMED ? arena_printf(t->c->arena, "tune %s: %d of %d points, %.1f s; %s %.4f ms",
                                                      t->c->opt->kernel, t->tried, t->npoints, tuner_elapsed(t),
                                                      point_text(t, pt), pt->min_ms)
                                       : arena_printf(t->c->arena, "tune %s: %d of %d points, %.1f s; %s skipped (%s)",
@@ -282,8 +299,8 @@ static void time_point(Tuner *t, Point *pt) {
 
 static int by_time(const void *pa, const void *pb) {
   const Point *a = *(const Point *const *)pa, *b = *(const Point *const *)pb;
-  if ((a->state == 1) != (b->state == 1)) return a->state == 1 ? -1 : 1;
-  if (a->state != 1) return 0;
+  if ((a->state == PT_TIMED) != (b->state == PT_TIMED)) return a->state == PT_TIMED ? -1 : 1;
+  if (a->state != PT_TIMED) return 0;
   return (a->min_ms > b->min_ms) - (a->min_ms < b->min_ms);
 }
 
@@ -291,7 +308,7 @@ static void tune_report(Tuner *t, Point **ranked, const Point *best, const TuneE
   Buf *out = &t->c->out;
   const DpiaOptions *o = t->c->opt;
   int timed = 0;
-  for (int i = 0; i < t->npoints; i++) timed += t->points[i].state == 1;
+  for (int i = 0; i < t->npoints; i++) timed += t->points[i].state == PT_TIMED;
   if (t->x->json) {
     buf_puts(out, "{\"kernel\": ");
     emit_json_string(out, o->kernel);
@@ -307,12 +324,12 @@ static void tune_report(Tuner *t, Point **ranked, const Point *best, const TuneE
     buf_puts(out, ", \"points\": [");
     for (int i = 0, k = 0; i < t->npoints; i++) {
       const Point *pt = ranked[i];
-      if (!pt->state) continue;
+      if (pt->state == PT_PENDING) continue;
       buf_puts(out, k++ ? ",\n  " : "\n  ");
       buf_puts(out, "{\"values\": {");
       for (int p = 0; p < t->nfree; p++) emit(out, "%s\"%s\": %lld", p ? ", " : "", t->free[p]->name, pt->values[p]);
-      emit(out, "}, \"status\": \"%s\"", pt->state == 1 ? "timed" : pt->state == 2 ? "skipped" : "failed");
-      if (pt->state == 1) emit(out, ", \"min_ms\": %.6g, \"median_ms\": %.6g", pt->min_ms, pt->median_ms);
+      emit(out, "}, \"status\": \"%s\"", point_state_names[pt->state]);
+      if (pt->state == PT_TIMED) emit(out, ", \"min_ms\": %.6g, \"median_ms\": %.6g", pt->min_ms, pt->median_ms);
       else emit(out, ", \"reason\": \"%s\"", pt->why);
       emit(out, ", \"check\": %s}", pt->check < 0 ? "null" : pt->check ? "\"ok\"" : "\"differs\"");
     }
@@ -333,7 +350,7 @@ static void tune_report(Tuner *t, Point **ranked, const Point *best, const TuneE
        (unsigned long long)o->seed);
   for (int i = 0, k = 0; i < t->npoints; i++) {
     const Point *pt = ranked[i];
-    if (pt->state != 1) continue;
+    if (pt->state != PT_TIMED) continue;
     emit(out, "  %2d. %10.4f ms  %s%s\n", ++k, pt->min_ms, point_text(t, pt),
          pt->check < 0 ? "" : pt->check ? "  [checked: ok]" : "  [checked: differs]");
   }
@@ -381,7 +398,7 @@ int pass_tune(Ctx *c) {
   for (int i = 0; i < t.npoints; i++) ranked[i] = &t.points[i];
   qsort(ranked, (size_t)t.npoints, sizeof *ranked, by_time);
   Point *best = NULL;
-  for (int i = 0, tries = 0; i < t.npoints && ranked[i]->state == 1 && tries < CHECK_TRIES && !best; i++, tries++) {
+  for (int i = 0, tries = 0; i < t.npoints && ranked[i]->state == PT_TIMED && tries < CHECK_TRIES && !best; i++, tries++) {
     DpiaResult *r = run_point(&t, ranked[i], true, 1);
     ranked[i]->check = dpia_result_status(r) == DPIA_OK;
     dpia_result_free(r);
