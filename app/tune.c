@@ -96,6 +96,39 @@ static bool cached_entry(Ctx *c, const TuneEntry **found) {
   return true;
 }
 
+/* The kernels worked on share a name's value, so a default is the same
+ * in each kernel that declares the name, or the other kernels would be
+ * given a value they do not declare: an error, unless the name has a
+ * value already (names[0..n)). */
+static bool same_defaults(Ctx *c, const Param *const *params, int np, const char *const *names, int n) {
+  const char *scope = tune_scope(c);
+  bool ok = true;
+  for (int i = 0; i < c->prog->ndecls; i++) {
+    const Decl *d = c->prog->decls[i];
+    if (!d->is_kernel || (scope && strcmp(scope, d->name) != 0)) continue;
+    for (int j = 0; j < d->nparams; j++) {
+      const Param *pa = &d->params[j];
+      int p = 0;
+      while (p < np && strcmp(params[p]->name, pa->name) != 0) p++;
+      if (!pa->tune || p == np || params[p] == pa || find_name(names, n, pa->name) >= 0) continue;
+      const Param *first = params[p];
+      if (first->tune_has_default == pa->tune_has_default && first->tune_default == pa->tune_default) continue;
+      Buf a, b;
+      buf_init(&a, c->arena);
+      buf_init(&b, c->arena);
+      tune_domain_print(&a, first);
+      tune_domain_print(&b, pa);
+      diag_error(&c->diag, ERR_BAD_TUNE_VALUES, pa->span,
+                 "the kernels worked on share the value of the tune parameter %s, but it is declared '%s' here and "
+                 "'%s' before: give it the same default in each, name one kernel with -k, or give the value with "
+                 "--set",
+                 pa->name, b.data, a.data);
+      ok = false;
+    }
+  }
+  return ok;
+}
+
 bool pass_tune_values(Ctx *c) {
   const DpiaOptions *o = c->opt;
   c->nuser_sets = o->nsets;
@@ -136,6 +169,10 @@ bool pass_tune_values(Ctx *c) {
       shown.values[shown.nvalues++] = e->values[i];
     }
     if (shown.nvalues) c->tuned = tune_entry_text(c->arena, &shown);
+  }
+  if (!same_defaults(c, params, np, names, n)) {
+    c->status = DPIA_EUSER;
+    return false;
   }
   for (int i = 0; i < np; i++)
     if (params[i]->tune_has_default && find_name(names, n, params[i]->name) < 0) {
