@@ -160,8 +160,13 @@ static bool check_settings(Ctx *c, const CheckedProgram *symbolic) {
 }
 
 static bool pass_check(Ctx *c) {
-  if (!c->opt->nsets) {
-    c->checked = check_program_for(c->arena, &c->in, &c->diag, &c->tc, c->prog, &c->backend->names);
+  const DpiaOptions *o = c->opt;
+  /* the space lists the tune parameters as declared, defaults or not */
+  bool declared = o->action == DPIA_TRANSLATE &&
+                  (o->emit == DPIA_EMIT_SPACE || (o->emit_also & DPIA_EMIT_BIT(DPIA_EMIT_SPACE)));
+  TuneSettings set = {o->nsets, o->set_names, o->set_values, tune_scope(c), declared};
+  if (!o->nsets) {
+    c->checked = check_program_set(c->arena, &c->in, &c->diag, &c->tc, c->prog, &c->backend->names, &set);
     return c->diag.nerrors == 0;
   }
   /* The symbolic check gives the preconditions that check_settings
@@ -178,7 +183,6 @@ static bool pass_check(Ctx *c) {
    * the program with the literal written in its place: every size, local
    * array and loop bound that mentions it becomes the constant, and what
    * the symbolic check left as a precondition on it is decided. */
-  TuneSettings set = {c->opt->nsets, c->opt->set_names, c->opt->set_values, tune_scope(c)};
   c->checked = check_program_set(c->arena, &c->in, &c->diag, &c->tc, c->prog, &c->backend->names, &set);
   return c->diag.nerrors == 0;
 }

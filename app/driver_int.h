@@ -45,7 +45,7 @@ typedef struct Ctx {
   /* the tune parameters' values taken from the tuning cache and where they
    * were tuned (tune_entry_text); NULL: none */
   const char *tuned;
-  int nuser_sets; /* the first of opt's set_names are the caller's, the rest pass_tune_values's */
+  int nuser_sets; /* the first of opt's set_names are the caller's, the rest the tuning cache's */
 } Ctx;
 
 /* a tune parameter's domain, for messages (driver.c) */
@@ -79,9 +79,9 @@ int *seed_order(Arena *a, int n, uint64_t seed);
  * (driver.c) */
 const char *tune_scope(const Ctx *c);
 /* tune.c: after the parse, the values of the tune parameters the options
- * leave unset: the tuning cache's for this device, else the declared
- * defaults (docs/tune.md); c->opt becomes a copy with them.  False after
- * an error (a tuning cache that cannot be read). */
+ * leave unset that the tuning cache keeps for this device (docs/tune.md);
+ * c->opt becomes a copy with them.  False after an error (a tuning cache
+ * that cannot be read). */
 bool pass_tune_values(Ctx *c);
 /* tune.c: DPIA_TUNE: time the points of -k's tune parameters, check the
  * fastest and store it in the tuning cache (docs/tune.md) */

@@ -2,9 +2,10 @@
  *
  * pass_tune_values, after the parse of every check, translation and run:
  * the tune parameters the options leave unset get the values the tuning
- * cache keeps for this source, kernel and device (tune_cache.h), else
- * their declared defaults (`(KS: tune [256, 512] = 512)`), as if given by
- * --set.  Explicit values always win.
+ * cache keeps for this source, kernel and device (tune_cache.h), as if
+ * given by --set; explicit values always win.  The others keep their
+ * declared defaults (`(KS: tune [256, 512] = 512)`), which the checker
+ * binds in each kernel (check_program_set).
  *
  * pass_tune, DPIA_TUNE (`dpia tune`): the points of -k's tune parameters
  * (every combination of their values; a range's powers of two), the
@@ -96,39 +97,6 @@ static bool cached_entry(Ctx *c, const TuneEntry **found) {
   return true;
 }
 
-/* The kernels worked on share a name's value, so a default is the same
- * in each kernel that declares the name, or the other kernels would be
- * given a value they do not declare: an error, unless the name has a
- * value already (names[0..n)). */
-static bool same_defaults(Ctx *c, const Param *const *params, int np, const char *const *names, int n) {
-  const char *scope = tune_scope(c);
-  bool ok = true;
-  for (int i = 0; i < c->prog->ndecls; i++) {
-    const Decl *d = c->prog->decls[i];
-    if (!d->is_kernel || (scope && strcmp(scope, d->name) != 0)) continue;
-    for (int j = 0; j < d->nparams; j++) {
-      const Param *pa = &d->params[j];
-      int p = 0;
-      while (p < np && strcmp(params[p]->name, pa->name) != 0) p++;
-      if (!pa->tune || p == np || params[p] == pa || find_name(names, n, pa->name) >= 0) continue;
-      const Param *first = params[p];
-      if (first->tune_has_default == pa->tune_has_default && first->tune_default == pa->tune_default) continue;
-      Buf a, b;
-      buf_init(&a, c->arena);
-      buf_init(&b, c->arena);
-      tune_domain_print(&a, first);
-      tune_domain_print(&b, pa);
-      diag_error(&c->diag, ERR_BAD_TUNE_VALUES, pa->span,
-                 "the kernels worked on share the value of the tune parameter %s, but it is declared '%s' here and "
-                 "'%s' before: give it the same default in each, name one kernel with -k, or give the value with "
-                 "--set",
-                 pa->name, b.data, a.data);
-      ok = false;
-    }
-  }
-  return ok;
-}
-
 bool pass_tune_values(Ctx *c) {
   const DpiaOptions *o = c->opt;
   c->nuser_sets = o->nsets;
@@ -170,15 +138,6 @@ bool pass_tune_values(Ctx *c) {
     }
     if (shown.nvalues) c->tuned = tune_entry_text(c->arena, &shown);
   }
-  if (!same_defaults(c, params, np, names, n)) {
-    c->status = DPIA_EUSER;
-    return false;
-  }
-  for (int i = 0; i < np; i++)
-    if (params[i]->tune_has_default && find_name(names, n, params[i]->name) < 0) {
-      names[n] = params[i]->name;
-      values[n++] = (long long)params[i]->tune_default;
-    }
   if (n == o->nsets) return true;
   DpiaOptions *copy = NEW(c->arena, DpiaOptions);
   *copy = *o;
@@ -422,7 +381,7 @@ int pass_tune(Ctx *c) {
   t.budget = o->explore->budget_s > 0 ? o->explore->budget_s : DEFAULT_BUDGET_S;
   c->arena->limit = 0; /* each run has its own limit */
   /* the parameters to search: those the user did not --set (c->opt holds
-   * the user's values, then the defaults pass_tune_values added) */
+   * the user's values; in DPIA_TUNE the cache gives none) */
   o = c->opt;
   const Param *params[MAX_TUNE];
   int np = tune_params(c, params);
