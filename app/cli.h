@@ -18,6 +18,9 @@ int dpia_rewrite_command(int argc, char **argv);
 /* explore_cmd.c: dpia explore FILE -k K --size N=V... [--budget S] [--jobs J]
  * [-o BEST] [--json] [--seed S]; argv after the command's name */
 int dpia_explore_command(int argc, char **argv);
+/* explore_cmd.c: dpia tune FILE -k K --size N=V... [--budget S] [--set N=V]
+ * [--cache FILE|off] [--json] [--seed S] (docs/tune.md) */
+int dpia_tune_command(int argc, char **argv);
 
 /* cli_args.c: "dpia: error: ..." and "Run 'dpia COMMAND --help'" on
  * stderr; returns DPIA_EUSAGE */

@@ -39,6 +39,7 @@ struct DpiaResult {
   bool ran; /* DPIA_RUN launched the kernel: its times */
   double min_ms, median_ms;
   const char *explored; /* DPIA_EXPLORE: the best program ("" if none) */
+  const char *tuned;    /* the values taken from the tuning cache, or NULL */
 };
 
 
@@ -76,17 +77,16 @@ static const char *tune_names(Ctx *c) {
                : "there is no tune parameter: declare one as (WG: tune [32, 64, 128])";
 }
 
-void print_domain(Buf *b, const Param *pa) {
-  if (pa->tune_range) {
-    emit(b, "tune [%llu .. %llu]", (unsigned long long)pa->tune_lo, (unsigned long long)pa->tune_hi);
-    return;
-  }
-  buf_puts(b, "tune [");
-  for (int i = 0; i < pa->ntune_values; i++) emit(b, "%s%llu", i ? ", " : "", (unsigned long long)pa->tune_values[i]);
-  buf_putc(b, ']');
-}
+void print_domain(Buf *b, const Param *pa) { tune_domain_print(b, pa); }
 
 static bool selected(Ctx *c, const DefInfo *def);
+
+const char *tune_scope(const Ctx *c) {
+  const char *k = c->opt->kernel;
+  for (int i = 0; k && c->prog && i < c->prog->ndecls; i++)
+    if (c->prog->decls[i]->is_pipeline && strcmp(c->prog->decls[i]->name, k) == 0) return NULL;
+  return k;
+}
 
 /* --set NAME=VALUE (docs/language.md section 6): each name must
  * be a tune parameter of a kernel worked on and each value in its domain
@@ -102,7 +102,8 @@ static bool check_settings(Ctx *c, const CheckedProgram *symbolic) {
     const Decl *owner = NULL;
     for (int i = 0; i < c->prog->ndecls; i++) {
       const Decl *d = c->prog->decls[i];
-      if (!d->is_kernel || (o->kernel && strcmp(o->kernel, d->name) != 0)) continue;
+      const char *scope = tune_scope(c);
+      if (!d->is_kernel || (scope && strcmp(scope, d->name) != 0)) continue;
       for (int j = 0; j < d->nparams; j++) {
         const Param *pa = &d->params[j];
         if (pa->kind != PARAM_NAT || strcmp(pa->name, name) != 0) continue;
@@ -159,8 +160,13 @@ static bool check_settings(Ctx *c, const CheckedProgram *symbolic) {
 }
 
 static bool pass_check(Ctx *c) {
-  if (!c->opt->nsets) {
-    c->checked = check_program_for(c->arena, &c->in, &c->diag, &c->tc, c->prog, &c->backend->names);
+  const DpiaOptions *o = c->opt;
+  /* the space lists the tune parameters as declared, defaults or not */
+  bool declared = o->action == DPIA_TRANSLATE &&
+                  (o->emit == DPIA_EMIT_SPACE || (o->emit_also & DPIA_EMIT_BIT(DPIA_EMIT_SPACE)));
+  TuneSettings set = {o->nsets, o->set_names, o->set_values, tune_scope(c), declared};
+  if (!o->nsets) {
+    c->checked = check_program_set(c->arena, &c->in, &c->diag, &c->tc, c->prog, &c->backend->names, &set);
     return c->diag.nerrors == 0;
   }
   /* The symbolic check gives the preconditions that check_settings
@@ -177,7 +183,6 @@ static bool pass_check(Ctx *c) {
    * the program with the literal written in its place: every size, local
    * array and loop bound that mentions it becomes the constant, and what
    * the symbolic check left as a precondition on it is decided. */
-  TuneSettings set = {c->opt->nsets, c->opt->set_names, c->opt->set_values, c->opt->kernel};
   c->checked = check_program_set(c->arena, &c->in, &c->diag, &c->tc, c->prog, &c->backend->names, &set);
   return c->diag.nerrors == 0;
 }
@@ -697,6 +702,7 @@ static void emit_header(Ctx *c) {
     copt.global_size[d] = c->opt->global_size[d];
   }
   copt.stamp = c->opt->stamp;
+  copt.tuned = c->tuned;
   int npipes = 0;
   const PipeDesc **pipes = NEWARRAY(c->arena, const PipeDesc *, c->checked->ndefs);
   for (int i = 0; i < c->checked->ndefs; i++)
@@ -749,7 +755,7 @@ static int run_passes(Ctx *c) {
                c->opt->target, backend_names(c->arena));
     return DPIA_EUSAGE;
   }
-  static const Pass check_passes[] = {pass_parse, pass_check, pass_strategy};
+  static const Pass check_passes[] = {pass_parse, pass_tune_values, pass_check, pass_strategy};
   for (size_t i = 0; i < DPIA_COUNTOF(check_passes); i++) {
     if (check_passes[i](c)) continue;
     /* --emit=space of a kernel whose tune parameter must be a constant
@@ -768,6 +774,7 @@ static int run_passes(Ctx *c) {
   if (!pass_select(c)) return DPIA_EUSAGE;
   if (c->opt->action == DPIA_REWRITE) return pass_rewrite(c);
   if (c->opt->action == DPIA_EXPLORE) return pass_explore(c);
+  if (c->opt->action == DPIA_TUNE) return pass_tune(c);
   /* check translates and generates code too, without printing either: a
    * program check accepts must translate, so the rules only translation
    * and code generation can decide (a work-group size the program leaves
@@ -877,6 +884,7 @@ static int process(const Target *target, const char *name, const char *text, siz
   r->output = c->out.data;
   r->output_len = c->out.len;
   r->explored = c->explored ? c->explored : "";
+  r->tuned = c->tuned;
   if (r->status == DPIA_OK && opt->action == DPIA_TRANSLATE) {
     r->emitted[opt->emit] = r->output;
     r->emitted_len[opt->emit] = r->output_len;
@@ -1047,6 +1055,8 @@ const char *dpia_result_explore_best(const DpiaResult *r, size_t *len) {
   if (len) *len = strlen(best);
   return best;
 }
+
+const char *dpia_result_tuned(const DpiaResult *r) { return r ? r->tuned : NULL; }
 
 void dpia_result_free(DpiaResult *r) {
   if (!r) return;

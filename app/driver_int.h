@@ -42,6 +42,10 @@ typedef struct Ctx {
   double min_ms, median_ms;
   int status; /* a verification failure (3) is not a user error (1) */
   const char *explored; /* DPIA_EXPLORE: the best program, dpia source */
+  /* the tune parameters' values taken from the tuning cache and where they
+   * were tuned (tune_entry_text); NULL: none */
+  const char *tuned;
+  int nuser_sets; /* the first of opt's set_names are the caller's, the rest the tuning cache's */
 } Ctx;
 
 /* a tune parameter's domain, for messages (driver.c) */
@@ -59,5 +63,28 @@ int pass_rewrite(Ctx *c);
 /* explore.c: DPIA_EXPLORE: derive strategies for -k by the rules, time
  * them, check the best (docs/explore.md) */
 int pass_explore(Ctx *c);
+/* explore.c, for the searches (explore.c, tune.c): every size of def
+ * given by --size, and no other (else an error of code, "to be WHAT") */
+bool search_sizes_given(Ctx *c, const Decl *k, const DefInfo *def, const char *what, DiagCode code);
+/* run program's kernel as `dpia run` does at c's sizes, with these tune
+ * values and no others from the tuning cache: timed repeat times, or
+ * checked against the reference interpreter and verified */
+DpiaResult *search_run(const Ctx *c, const char *program, const char *kernel, int nsets, const char *const *set_names,
+                       const long long *set_values, bool check, int repeat);
+/* explore.c: 0 .. n-1 in the order the seed draws them (the searches'
+ * sample, reproducible from the printed seed) */
+int *seed_order(Arena *a, int n, uint64_t seed);
+/* the kernel --set values apply to: -k, or NULL (every kernel) when -k
+ * names a pipeline, whose kernels share their tune parameters by name
+ * (driver.c) */
+const char *tune_scope(const Ctx *c);
+/* tune.c: after the parse, the values of the tune parameters the options
+ * leave unset that the tuning cache keeps for this device (docs/tune.md);
+ * c->opt becomes a copy with them.  False after an error (a tuning cache
+ * that cannot be read). */
+bool pass_tune_values(Ctx *c);
+/* tune.c: DPIA_TUNE: time the points of -k's tune parameters, check the
+ * fastest and store it in the tuning cache (docs/tune.md) */
+int pass_tune(Ctx *c);
 
 #endif

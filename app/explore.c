@@ -430,6 +430,7 @@ static void check_one(const Explorer *e, Candidate *cd) {
   /* a verifier (libclang, for foreign bodies) is not shared between
    * threads: with --jobs each call makes its own when it needs one */
   o.verifier = e->x->jobs > 1 ? NULL : e->c->opt->verifier;
+  o.tune_cache = "off"; /* the candidate as derived */
   DpiaResult *r = NULL;
   int status = driver_process(e->c->target, "<explored>", cd->program, strlen(cd->program), &o, &r);
   if (status != DPIA_OK) {
@@ -469,16 +470,20 @@ static void check_all(const Explorer *e, Candidate **cands, int n) {
 
 /* ---- timing ---- */
 
-static DpiaResult *run_candidate(const Explorer *e, const Candidate *cd, bool check, int repeat) {
-  const DpiaOptions *co = e->c->opt;
+DpiaResult *search_run(const Ctx *c, const char *program, const char *kernel, int nsets, const char *const *set_names,
+                       const long long *set_values, bool check, int repeat) {
+  const DpiaOptions *co = c->opt;
   DpiaOptions o;
   dpia_options_init(&o);
   o.action = DPIA_RUN;
-  o.kernel = cd->kname;
+  o.kernel = kernel;
   o.verifier = co->verifier;
   o.nsizes = co->nsizes;
   o.size_names = co->size_names;
   o.size_values = co->size_values;
+  o.nsets = nsets;
+  o.set_names = set_names;
+  o.set_values = set_values;
   o.seed = co->seed;
   o.inputs = co->inputs;
   o.platform = co->platform;
@@ -486,9 +491,14 @@ static DpiaResult *run_candidate(const Explorer *e, const Candidate *cd, bool ch
   o.repeat = repeat;
   o.check = check;
   o.verify = check; /* as dpia run: the SCIR re-check, libclang, the semantic and race checks */
+  o.tune_cache = "off"; /* the values asked for, nothing else */
   DpiaResult *r = NULL;
-  driver_process(e->c->target, "<explored>", cd->program, strlen(cd->program), &o, &r);
+  driver_process(c->target, c->opt->action == DPIA_TUNE ? c->src.name : "<explored>", program, strlen(program), &o, &r);
   return r;
+}
+
+static DpiaResult *run_candidate(const Explorer *e, const Candidate *cd, bool check, int repeat) {
+  return search_run(e->c, cd->program, cd->kname, 0, NULL, NULL, check, repeat);
 }
 
 static void time_one(Explorer *e, Candidate *cd) {
@@ -575,19 +585,24 @@ static int neighbours(const Explorer *e, const Candidate *cd, int *out) {
   return n;
 }
 
-static void search(Explorer *e) {
-  int *all = NEWARRAY(e->c->arena, int, e->ncands ? e->ncands : 1);
-  for (int i = 0; i < e->ncands; i++) all[i] = i;
-  /* the seed's draw: a Fisher-Yates shuffle of the space, so that a
-   * budget that ends a search early has tried a sample of every strategy */
-  Rng rng;
-  rng_seed(&rng, e->c->opt->seed);
-  for (int i = e->ncands - 1; i > 0; i--) {
+int *seed_order(Arena *a, int n, uint64_t seed) {
+  int *order = NEWARRAY(a, int, n ? n : 1);
+  for (int i = 0; i < n; i++) order[i] = i;
+  Rng rng; /* Fisher-Yates */
+  rng_seed(&rng, seed);
+  for (int i = n - 1; i > 0; i--) {
     int j = (int)(rng_next(&rng) % (uint64_t)(i + 1));
-    int t = all[i];
-    all[i] = all[j];
-    all[j] = t;
+    int t = order[i];
+    order[i] = order[j];
+    order[j] = t;
   }
+  return order;
+}
+
+static void search(Explorer *e) {
+  /* the seed's draw: a shuffle of the space, so that a budget that ends a
+   * search early has tried a sample of every strategy */
+  int *all = seed_order(e->c->arena, e->ncands, e->c->opt->seed);
   if (e->ncands <= EXHAUSTIVE_MAX) {
     e->sample = all;
     e->nsample = e->ncands;
@@ -732,6 +747,31 @@ static const char *best_program(Explorer *e, const Candidate *best) {
   return b.data;
 }
 
+bool search_sizes_given(Ctx *c, const Decl *k, const DefInfo *def, const char *what, DiagCode code) {
+  /* every size given, and no other: the preconditions and the runs need them */
+  for (int i = 0; i < def->nsize_params; i++) {
+    bool given = false;
+    for (int j = 0; j < c->opt->nsizes; j++) given |= strcmp(c->opt->size_names[j], def->size_params[i]) == 0;
+    if (!given) {
+      diag_error(&c->diag, code, k->name_span,
+                 "kernel '%s' needs a value for its size %s to be %s: add --size %s=VALUE", k->name,
+                 def->size_params[i], what, def->size_params[i]);
+      return false;
+    }
+  }
+  for (int j = 0; j < c->opt->nsizes; j++) {
+    bool known = false;
+    for (int i = 0; i < def->nsize_params; i++) known |= strcmp(c->opt->size_names[j], def->size_params[i]) == 0;
+    if (!known || c->opt->size_values[j] < 1) {
+      diag_error(&c->diag, code, k->name_span,
+                 known ? "--size %s=%lld: a size is at least 1" : "--size %s=%lld: kernel '%s' has no size named %s",
+                 c->opt->size_names[j], c->opt->size_values[j], k->name, c->opt->size_names[j]);
+      return false;
+    }
+  }
+  return true;
+}
+
 int pass_explore(Ctx *c) {
   const DpiaExplore *x = c->opt->explore;
   const Decl *k = NULL;
@@ -749,27 +789,7 @@ int pass_explore(Ctx *c) {
                x ? kernel_names(c) : "");
     return x ? DPIA_EUSER : DPIA_EUSAGE;
   }
-  /* every size given, and no other: the preconditions and the runs need them */
-  for (int i = 0; i < def->nsize_params; i++) {
-    bool given = false;
-    for (int j = 0; j < c->opt->nsizes; j++) given |= strcmp(c->opt->size_names[j], def->size_params[i]) == 0;
-    if (!given) {
-      diag_error(&c->diag, ERR_EXPLORE_BAD_REQUEST, k->name_span,
-                 "kernel '%s' needs a value for its size %s to be explored: add --size %s=VALUE", k->name,
-                 def->size_params[i], def->size_params[i]);
-      return DPIA_EUSER;
-    }
-  }
-  for (int j = 0; j < c->opt->nsizes; j++) {
-    bool known = false;
-    for (int i = 0; i < def->nsize_params; i++) known |= strcmp(c->opt->size_names[j], def->size_params[i]) == 0;
-    if (!known || c->opt->size_values[j] < 1) {
-      diag_error(&c->diag, ERR_EXPLORE_BAD_REQUEST, k->name_span,
-                 known ? "--size %s=%lld: a size is at least 1" : "--size %s=%lld: kernel '%s' has no size named %s",
-                 c->opt->size_names[j], c->opt->size_values[j], k->name, c->opt->size_names[j]);
-      return DPIA_EUSER;
-    }
-  }
+  if (!search_sizes_given(c, k, def, "explored", ERR_EXPLORE_BAD_REQUEST)) return DPIA_EUSER;
   Explorer e = {.c = c, .k = k, .x = x};
   clock_gettime(CLOCK_MONOTONIC, &e.start);
   e.budget = x->budget_s > 0 ? x->budget_s : DEFAULT_BUDGET_S;

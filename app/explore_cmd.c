@@ -1,5 +1,6 @@
-/* explore_cmd.c: the command line of `dpia explore` (docs/explore.md):
- * reads its options into a DpiaExplore and runs DPIA_EXPLORE through the
+/* explore_cmd.c: the command lines of the searches on the device, `dpia
+ * explore` (docs/explore.md) and `dpia tune` (docs/tune.md): read their
+ * options into a DpiaExplore and run DPIA_EXPLORE or DPIA_TUNE through the
  * public API. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -34,21 +35,43 @@ static const char explore_help[] =
     "no strategy is found within the budget (E1106); with --diagnostics=json the\n"
     "diagnostics of a failure are alone on stdout, the ranking on stderr.\n";
 
+static const char tune_help[] =
+    "usage: dpia tune FILE -k KERNEL --size N=VALUE... [--budget SECONDS] [--set NAME=VALUE]...\n"
+    "                 [--cache FILE|off] [--json] [--seed S] [--repeat R] [--progress]\n"
+    "                 [--diagnostics=text|json]\n"
+    "\n"
+    "Time the points of the tune parameters of KERNEL (a kernel or a pipeline) on\n"
+    "the device at the sizes given, as 'dpia run' times them (R launches, default\n"
+    "5): every combination of their values (a range's powers of two), the declared\n"
+    "defaults first, then in the seed's order until the budget (default 60 s) is\n"
+    "spent; a point whose preconditions fail at the sizes is skipped.  The fastest\n"
+    "is checked against the reference interpreter and kept in the tuning cache\n"
+    "(--cache, else $DPIA_TUNE_CACHE, else ~/.cache/dpia/tune.json) for this\n"
+    "device, driver, source and sizes: 'dpia translate', 'run' and 'verify' -k\n"
+    "KERNEL then use its values for the parameters not given by --set.  --set\n"
+    "fixes a parameter.  Prints the ranking, or one JSON object with --json.  Exit\n"
+    "1 when no point runs and agrees within the budget (E1108), or when the cache\n"
+    "cannot be read or written (E0811).\n";
+
 enum { MAX_SIZES = 32 };
 
-#define usage(...) cli_usage("explore", __VA_ARGS__)
+#define usage(...) cli_usage(q->name, __VA_ARGS__)
 
 typedef struct Request {
+  const char *name, *help; /* the command's */
+  bool tune;
   DpiaExplore x;
   DpiaOptions opt;
   const char *file, *out_path;
   bool progress, seed_given;
   char *names[MAX_SIZES];
   long long values[MAX_SIZES];
+  char *set_names[MAX_SIZES]; /* dpia tune --set */
+  long long set_values[MAX_SIZES];
 } Request;
 
-/* NAME=VALUE[,NAME=VALUE...] of --size */
-static int add_sizes(Request *q, const char *text) {
+/* NAME=VALUE[,NAME=VALUE...] of --size (or --set) into names/values */
+static int add_bindings(Request *q, const char *option, const char *text, char **names, long long *values, int *count) {
   const char *p = text;
   for (;;) {
     const char *comma = strchr(p, ',');
@@ -58,11 +81,11 @@ static int add_sizes(Request *q, const char *text) {
     errno = 0;
     long long v = eq ? strtoll(eq + 1, &end, 10) : -1;
     if (!eq || eq == p || errno || v < 1 || end != p + n)
-      return usage("bad --size '%s' (expected NAME=VALUE, a positive number; several as M=10,N=128)", text);
-    if (q->opt.nsizes == MAX_SIZES) return usage("%s", "too many --size values");
-    q->names[q->opt.nsizes] = strndup(p, (size_t)(eq - p));
-    if (!q->names[q->opt.nsizes]) return usage("%s", "out of memory");
-    q->values[q->opt.nsizes++] = v;
+      return usage("bad %s '%s' (expected NAME=VALUE, a positive number; several as M=10,N=128)", option, text);
+    if (*count == MAX_SIZES) return usage("too many %s values", option);
+    names[*count] = strndup(p, (size_t)(eq - p));
+    if (!names[*count]) return usage("%s", "out of memory");
+    values[(*count)++] = v;
     if (!comma) return DPIA_OK;
     p = comma + 1;
   }
@@ -82,19 +105,26 @@ static int read_args(Request *q, int argc, char **argv) {
     const char *a = argv[i];
     const char *next = i + 1 < argc ? argv[i + 1] : NULL;
     double v;
-    int common = cli_common_option("explore", explore_help, &q->opt, &q->file, argc, argv, &i);
+    int common = cli_common_option(q->name, q->help, &q->opt, &q->file, argc, argv, &i);
     if (common == CLI_DONE) return -1;
     if (common != CLI_OTHER) {
       if (common != CLI_TAKEN) return common;
     } else if (strcmp(a, "--size") == 0) {
       if (!next) return usage("%s", "--size needs NAME=VALUE");
-      int status = add_sizes(q, argv[++i]);
+      int status = add_bindings(q, a, argv[++i], q->names, q->values, &q->opt.nsizes);
       if (status != DPIA_OK) return status;
+    } else if (q->tune && strcmp(a, "--set") == 0) {
+      if (!next) return usage("%s", "--set needs NAME=VALUE");
+      int status = add_bindings(q, a, argv[++i], q->set_names, q->set_values, &q->opt.nsets);
+      if (status != DPIA_OK) return status;
+    } else if (q->tune && strcmp(a, "--cache") == 0) {
+      if (!next) return usage("%s", "--cache needs a file (or off)");
+      q->opt.tune_cache = argv[++i];
     } else if (strcmp(a, "--budget") == 0) {
       if (!next || !number(next, 0.001, 1e6, &v)) return usage("bad --budget '%s' (seconds, more than 0)", next ? next : "");
       q->x.budget_s = v;
       i++;
-    } else if (strcmp(a, "--jobs") == 0) {
+    } else if (!q->tune && strcmp(a, "--jobs") == 0) {
       if (!next || !number(next, 1, 64, &v) || v != (int)v) return usage("bad --jobs '%s' (1 to 64)", next ? next : "");
       q->x.jobs = (int)v;
       i++;
@@ -110,7 +140,7 @@ static int read_args(Request *q, int argc, char **argv) {
       q->opt.seed = s;
       q->seed_given = true;
       i++;
-    } else if (strcmp(a, "-o") == 0) {
+    } else if (!q->tune && strcmp(a, "-o") == 0) {
       if (!next) return usage("%s", "-o needs a file");
       if (q->out_path) return usage("%s given twice", "-o");
       q->out_path = argv[++i];
@@ -119,12 +149,12 @@ static int read_args(Request *q, int argc, char **argv) {
     } else if (strcmp(a, "--progress") == 0) {
       q->progress = true;
     } else {
-      return usage("unknown option '%s' for 'dpia explore'", a);
+      return usage("unknown option '%s' for 'dpia %s'", a, q->name);
     }
   }
-  if (!q->file) return usage("%s", "'dpia explore' needs an input FILE");
-  if (!q->opt.kernel) return usage("%s", "'dpia explore' needs the kernel to work on (-k KERNEL)");
-  if (!q->opt.nsizes) return usage("%s", "'dpia explore' needs the sizes to time at (--size N=VALUE)");
+  if (!q->file) return usage("'dpia %s' needs an input FILE", q->name);
+  if (!q->opt.kernel) return usage("'dpia %s' needs the kernel to work on (-k KERNEL)", q->name);
+  if (!q->opt.nsizes) return usage("'dpia %s' needs the sizes to time at (--size N=VALUE)", q->name);
   return DPIA_OK;
 }
 
@@ -134,14 +164,19 @@ static void show_progress(void *user, const char *line) {
   fflush(stderr);
 }
 
-int dpia_explore_command(int argc, char **argv) {
+static int search_command(bool tune, int argc, char **argv) {
   Request q;
   memset(&q, 0, sizeof q);
+  q.tune = tune;
+  q.name = tune ? "tune" : "explore";
+  q.help = tune ? tune_help : explore_help;
   dpia_options_init(&q.opt);
-  q.opt.action = DPIA_EXPLORE;
+  q.opt.action = tune ? DPIA_TUNE : DPIA_EXPLORE;
   q.opt.explore = &q.x;
   q.opt.size_names = (const char *const *)q.names;
   q.opt.size_values = q.values;
+  q.opt.set_names = (const char *const *)q.set_names;
+  q.opt.set_values = q.set_values;
   int status = read_args(&q, argc, argv);
   if (status == DPIA_OK && !q.seed_given) q.opt.seed = (unsigned long long)time(NULL) % 1000000;
   if (status == DPIA_OK && (q.progress || isatty(2))) q.x.progress = show_progress;
@@ -160,7 +195,7 @@ int dpia_explore_command(int argc, char **argv) {
     bool diag_out = q.opt.diagnostics_json && (status != DPIA_OK || !olen);
     fputs(dpia_result_diagnostics(r), diag_out ? stdout : stderr);
     fwrite(out, 1, olen, diag_out ? stderr : stdout);
-    if (status == DPIA_OK && q.out_path) {
+    if (status == DPIA_OK && q.out_path && !tune) {
       FILE *f = fopen(q.out_path, "w");
       if (!f || fwrite(best, 1, blen, f) != blen || fclose(f) != 0) {
         fprintf(stderr, "dpia: error: cannot write %s: %s\n", q.out_path, strerror(errno));
@@ -171,5 +206,10 @@ int dpia_explore_command(int argc, char **argv) {
     free(text);
   }
   for (int i = 0; i < q.opt.nsizes; i++) free(q.names[i]);
+  for (int i = 0; i < q.opt.nsets; i++) free(q.set_names[i]);
   return status < 0 ? DPIA_OK : status;
 }
+
+int dpia_explore_command(int argc, char **argv) { return search_command(false, argc, argv); }
+
+int dpia_tune_command(int argc, char **argv) { return search_command(true, argc, argv); }

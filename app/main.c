@@ -36,6 +36,9 @@ static const char usage_text[] =
     "                    apply one (--apply RULE@PATH): high-level programs to strategies\n"
     "  explore FILE -k K derive strategies for high-level kernel K by the rules, time\n"
     "                    them on the device and keep the fastest checked one\n"
+    "  tune FILE -k K    time the values of K's tune parameters on the device and keep\n"
+    "                    the fastest checked one in the tuning cache, which translate,\n"
+    "                    verify and run -k K then use\n"
     "  batch             JSON lines: one request per line on stdin (program text and\n"
     "                    options), one response per line on stdout\n"
     "  test PATH...      test each .dpia under PATH against its expected outputs\n"
@@ -725,6 +728,10 @@ static int run_command_in(const Command *cmd, int argc, char **argv, Owned *own)
       status == DPIA_OK || (opt.run_json && (status == DPIA_EVERIFY || status == DPIA_EPRECONDITION) && olen > 0);
   bool output_on_stdout = report && !out_path && olen > 0;
   fputs(dpia_result_diagnostics(r), opt.diagnostics_json && !output_on_stdout ? stdout : stderr);
+  /* values the user did not give: say where they came from (run's report
+   * has its own line) */
+  if (dpia_result_tuned(r) && opt.action != DPIA_RUN)
+    fprintf(stderr, "dpia: note: tune values from the tuning cache: %s\n", dpia_result_tuned(r));
   if (report) {
     if (out_path) {
       if (!write_atomically(out_path, out, olen)) status = DPIA_EUSAGE;
@@ -818,6 +825,7 @@ static int dispatch(int argc, char **argv) {
   if (strcmp(cmd, "test") == 0) return dpia_test_command(argc - 2, argv + 2);
   if (strcmp(cmd, "rewrite") == 0) return dpia_rewrite_command(argc - 2, argv + 2);
   if (strcmp(cmd, "explore") == 0) return dpia_explore_command(argc - 2, argv + 2);
+  if (strcmp(cmd, "tune") == 0) return dpia_tune_command(argc - 2, argv + 2);
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (strcmp(cmd, commands[i].name) == 0) return run_command(&commands[i], argc - 2, argv + 2);
   return usage_error("unknown command '%s'", cmd);

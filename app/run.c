@@ -139,7 +139,7 @@ static int run_json_refused(Ctx *c, const char *what, const char *name) {
 
 /* --json: the report up to the check, an object left open */
 static void run_json_head(Buf *out, const DpiaOptions *o, const char *what, const char *kernel, const Runtime *rt,
-                          const RtResult *res, double gbps) {
+                          const RtResult *res, double gbps, const char *tuned) {
   emit(out, "{\"%s\": ", what); /* "kernel", or "pipeline" (its NDRange: the last launch's) */
   emit_json_string(out, kernel);
   buf_puts(out, ", \"device\": ");
@@ -147,6 +147,10 @@ static void run_json_head(Buf *out, const DpiaOptions *o, const char *what, cons
   buf_puts(out, ", \"platform\": ");
   emit_json_string(out, rt->info.platform_name);
   run_json_sizes(out, o);
+  if (tuned) { /* only when the tuning cache gave values: reports stay as they were otherwise */
+    buf_puts(out, ", \"tuned\": ");
+    emit_json_string(out, tuned);
+  }
   buf_puts(out, ", \"global_size\": [");
   for (int d = 0; d < res->ndims; d++) emit(out, "%s%zu", d ? ", " : "", res->global_size[d]);
   buf_puts(out, "], \"local_size\": ");
@@ -273,6 +277,15 @@ static bool run_inputs(Ctx *c, const DefInfo *def, const NatValues *nats, double
   if (interp_random_inputs(c->arena, def, nats, &rng, inputs, counts, &err)) return true;
   diag_error(&c->diag, ERR_SIZES_TOO_LARGE, def->decl->name_span, "%s", err.data);
   return false;
+}
+
+/* the report's sizes, and the tune parameters' values the tuning cache
+ * gave (docs/tune.md), the same for a kernel and a pipeline */
+static void run_sizes_line(Ctx *c) {
+  const DpiaOptions *o = c->opt;
+  buf_puts(&c->out, "  sizes:");
+  for (int i = 0; i < o->nsizes; i++) emit(&c->out, " %s=%lld", o->size_names[i], (long long)o->size_values[i]);
+  if (c->tuned) emit(&c->out, "\n  tuned: %s", c->tuned);
 }
 
 /* the report's time line, the same for a kernel and a pipeline (first
@@ -405,11 +418,10 @@ int pass_run(Ctx *c) {
   if (done != DPIA_OK) return done;
   double gbps = run_gbps(a, k, &nats, res.min_ms);
   if (o->run_json) {
-    run_json_head(&c->out, o, "kernel", k->name, &rt, &res, gbps);
+    run_json_head(&c->out, o, "kernel", k->name, &rt, &res, gbps, c->tuned);
   } else {
     emit(&c->out, "kernel %s on %s (%s)\n", k->name, rt.info.device_name, rt.info.platform_name);
-    buf_puts(&c->out, "  sizes:");
-    for (int i = 0; i < o->nsizes; i++) emit(&c->out, " %s=%lld", o->size_names[i], (long long)o->size_values[i]);
+    run_sizes_line(c);
     emit(&c->out, "\n  NDRange: global");
     for (int d = 0; d < res.ndims; d++) emit(&c->out, "%s%zu", d ? "," : " ", res.global_size[d]);
     if (res.has_local) {
@@ -484,11 +496,10 @@ static int pass_run_pipeline(Ctx *c) {
   if (done != DPIA_OK) return done;
   double gbps = run_gbps(a, &d->iface, &nats, res.min_ms);
   if (o->run_json) {
-    run_json_head(&c->out, o, "pipeline", def->name, &rt, &res, gbps);
+    run_json_head(&c->out, o, "pipeline", def->name, &rt, &res, gbps, c->tuned);
   } else {
     emit(&c->out, "pipeline %s on %s (%s)\n", def->name, rt.info.device_name, rt.info.platform_name);
-    buf_puts(&c->out, "  sizes:");
-    for (int i = 0; i < o->nsizes; i++) emit(&c->out, " %s=%lld", o->size_names[i], (long long)o->size_values[i]);
+    run_sizes_line(c);
     buf_puts(&c->out, "\n  launches:");
     for (int li = 0; li < d->nlaunches; li++) emit(&c->out, "%s%s", li ? ", " : " ", d->launches[li].k->name);
     run_time_line(c, &res, gbps);

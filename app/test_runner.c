@@ -526,6 +526,7 @@ static void run_test(Test *t) {
   translate.action = DPIA_TRANSLATE;
   translate.verify = 1; /* as `dpia translate` */
   translate.emit = DPIA_EMIT_OPENCL;
+  translate.tune_cache = "off"; /* the outputs kept are the program's, not this machine's tuning (docs/tune.md) */
   if (!translation_options(t, &translate)) return;
   bool has_checks = filecheck_has_directives(t->text, t->len);
   for (size_t i = 0; i < DPIA_COUNTOF(translation_files); i++)
@@ -544,6 +545,7 @@ static void run_test(Test *t) {
   check.action = DPIA_CHECK;
   check.verbose = 1;
   check.high_level = t->high_level;
+  check.tune_cache = "off";
   /* --set: the program is checked as specialised (asVector V needs V) */
   check.nsets = translate.nsets;
   check.set_names = translate.set_names;

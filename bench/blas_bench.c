@@ -289,6 +289,8 @@ static J *dpia_metadata(const char *sample, const char *kernel) {
   DpiaResult *r = NULL;
   int st = dpia_process(sample, text, strlen(text), &opt, &r);
   if (st != DPIA_OK) die("dpia translate %s -k %s failed:\n%s", sample, kernel, r ? dpia_result_diagnostics(r) : "");
+  /* values `dpia tune` kept for this device (bench/run.sh tunes gemm first; docs/tune.md) */
+  if (dpia_result_tuned(r)) printf("  (dpia %s -k %s: tune values from the tuning cache: %s)\n", sample, kernel, dpia_result_tuned(r));
   size_t len;
   const char *json = dpia_result_output(r, &len);
   JP p = {json, false};

@@ -51,6 +51,19 @@ if [ -z "${OPENBLAS_CORETYPE:-}" ] && grep -qw avx512f /proc/cpuinfo; then
   export OPENBLAS_CORETYPE=SkylakeX
 fi
 envs="OMP_WAIT_POLICY=$OMP_WAIT_POLICY OPENBLAS_THREAD_TIMEOUT=4${OPENBLAS_CORETYPE:+ OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE}"
+# gemm's block sizes and slice depth are tuned on this machine first
+# (docs/tune.md): the cache is the benchmark's own, so a run never depends
+# on what was tuned before it; blas_bench translates gemm through libdpia,
+# which takes the tuned values from it (and prints them).
+export DPIA_TUNE_CACHE=$out/tune.json
+rm -f "$DPIA_TUNE_CACHE"
+tune_size=1024
+[ ${#quick[@]} -gt 0 ] && tune_size=256
+tune_cmd="build/dpia tune samples/gemm.dpia -k gemm --size M=$tune_size,N=$tune_size,K=$tune_size --budget ${TUNE_BUDGET:-300} --seed 1"
+tune_start=$(date +%s)
+$tune_cmd | tee $out/tune.txt
+tune_s=$(($(date +%s) - tune_start))
+echo "tuning gemm took $tune_s s"
 cmd="build/bench/blas_bench --reps $reps --cold${quick:+ ${quick[*]}}"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 $cmd --md $out/results.md --dat $out/results.dat | tee $out/results.txt
@@ -136,6 +149,15 @@ blas=$(grep -m1 '^OpenBLAS:' $out/results.txt || true)
   echo
   echo "## Results"
   cat $out/results.md
+  echo
+  echo "### gemm tuned on this machine"
+  echo
+  echo "\`$tune_cmd\` took $tune_s s and chose (the fastest point checked against the reference;"
+  echo "the gemm rows above are translated with it, docs/tune.md):"
+  echo
+  echo '```'
+  cat $out/tune.txt
+  echo '```'
   echo
   cat <<'TEXT'
 

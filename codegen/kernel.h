@@ -145,6 +145,10 @@ typedef struct CodegenOptions {
   int64_t local_size[3], global_size[3];
   bool stamp;            /* name dpia's version in the generated comments */
   ProgramNames *program; /* NULL: the kernel is a program of its own */
+  /* tune parameters whose values came from the tuning cache, said in the
+   * header's leading comment: "KS=256 AP=16, tuned by dpia tune on DEVICE
+   * (driver D) at M=1024 ..." (docs/tune.md); NULL: none */
+  const char *tuned;
 } CodegenOptions;
 
 /* codegen/opencl.c: the source of one kernel in its target's language

@@ -244,6 +244,11 @@ typedef struct Param {
   int ntune_values;
   uint64_t *tune_values;
   uint64_t tune_lo, tune_hi;
+  /* `(KS: tune [256, 512] = 512)`: the value used when neither --set nor
+   * the tuning cache gives one (docs/tune.md), so that a kernel tuned on
+   * one machine is the program with the literal written on any other. */
+  bool tune_has_default;
+  uint64_t tune_default;
 } Param;
 
 /* Is v in the domain of the tune parameter pa? */
@@ -322,6 +327,8 @@ const char *lane_spelling(int lane, int width);
 /* ast_print.c: print in surface syntax, fully parenthesised where needed so
  * that the output parses back to the same tree. */
 void ast_print(Buf *out, const Ast *e);
+/* a tune parameter's domain as written: "tune [32, 64] = 64" */
+void tune_domain_print(Buf *out, const Param *pa);
 void type_ast_print(Buf *out, const TypeAst *t);
 void size_ast_print(Buf *out, const SizeAst *s);
 void program_print(Buf *out, const Program *p);

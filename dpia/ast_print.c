@@ -465,6 +465,17 @@ void ast_print(Buf *out, const Ast *e) {
 
 /* ---- declarations ---- */
 
+void tune_domain_print(Buf *out, const Param *pa) {
+  if (pa->tune_range) {
+    emit(out, "tune [%llu .. %llu]", (unsigned long long)pa->tune_lo, (unsigned long long)pa->tune_hi);
+  } else {
+    buf_puts(out, "tune [");
+    for (int j = 0; j < pa->ntune_values; j++) emit(out, "%s%llu", j ? ", " : "", (unsigned long long)pa->tune_values[j]);
+    buf_putc(out, ']');
+  }
+  if (pa->tune_has_default) emit(out, " = %llu", (unsigned long long)pa->tune_default);
+}
+
 /* (xs ys: [N]float): consecutive parameters that were declared together
  * share one TypeAst, and print together again. */
 static int print_param_group(Buf *out, const Param *params, int i, int n) {
@@ -483,13 +494,8 @@ static int print_param_group(Buf *out, const Param *params, int i, int n) {
   case PARAM_NAT:
     if (!first->tune) {
       buf_puts(out, "nat");
-    } else if (first->tune_range) {
-      emit(out, "tune [%llu .. %llu]", (unsigned long long)first->tune_lo, (unsigned long long)first->tune_hi);
     } else {
-      buf_puts(out, "tune [");
-      for (int j = 0; j < first->ntune_values; j++)
-        emit(out, "%s%llu", j ? ", " : "", (unsigned long long)first->tune_values[j]);
-      buf_putc(out, ']');
+      tune_domain_print(out, first);
     }
     break;
   case PARAM_DATA: buf_puts(out, "data"); break;

@@ -1289,9 +1289,14 @@ static void check_decl(Checker *c, int index) {
       for (int j = 0; pa->tune && d->is_kernel && here && j < c->set->n; j++)
         if (strcmp(c->set->names[j], pa->name) == 0) set = j;
       env = env_push(c, env, pa->name, ENV_SIZE, NULL);
-      if (set >= 0) {
+      /* a default (`(KS: tune [256, 512] = 512)`, docs/tune.md) is the
+       * value when none is given, so every caller of the checker sees the
+       * program as with the literal written; --emit=space asks for the
+       * parameters as declared */
+      bool by_default = set < 0 && pa->tune && pa->tune_has_default && d->is_kernel && !(c->set && c->set->declared);
+      if (set >= 0 || by_default) {
         env->fixed = true;
-        env->value = c->set->values[set];
+        env->value = set >= 0 ? c->set->values[set] : (long long)pa->tune_default;
       } else {
         vec_push(c->arena, &sizes, (void *)pa->name);
       }

@@ -47,6 +47,10 @@ typedef struct TuneSettings {
   const char *const *names;
   const long long *values;
   const char *kernel; /* only in this kernel; NULL: every kernel */
+  /* true: a tune parameter without a value stays symbolic even when it
+   * declares a default (--emit=space lists it as declared); false: it
+   * takes its default (docs/tune.md) */
+  bool declared;
 } TuneSettings;
 /* check_program with each kernel's tune parameter named in set bound to
  * its value: the kernel is checked as if the program had the literal in

@@ -109,6 +109,7 @@
   X(E0808, SIZE_UNKNOWN, "dpia run given a value for a size the kernel does not have")                          \
   X(E0809, SIZES_TOO_LARGE, "sizes too large for the device or for the generated code's indices")              \
   X(E0810, UNKNOWN_TARGET, "--target (or the target option) names a language dpia does not generate")           \
+  X(E0811, TUNE_CACHE_INVALID, "the tuning cache file cannot be read or is not a tuning cache")                   \
   X(E0901, TOO_DEEP, "a program nested more deeply than dpia allows")                                           \
   X(E0902, TOO_LARGE, "a program larger than dpia allows, or needing more memory than the limit")              \
   X(E0903, OUT_OF_MEMORY, "memory ran out during the translation")                                             \
@@ -122,7 +123,8 @@
   X(E1104, REWRITE_NOT_APPLICABLE, "a rule whose left side or side condition does not hold at the position")    \
   X(E1105, REWRITE_RESULT_REJECTED, "a rewritten program that does not check (the rule is refused)")           \
   X(E1106, EXPLORE_NOTHING_FOUND, "dpia explore found no strategy that checks, runs and matches the reference within its budget") \
-  X(E1107, EXPLORE_BAD_REQUEST, "dpia explore without a size for each nat parameter of the kernel, or with one it does not have")
+  X(E1107, EXPLORE_BAD_REQUEST, "dpia explore without a size for each nat parameter of the kernel, or with one it does not have") \
+  X(E1108, TUNE_NOTHING_FOUND, "dpia tune found no point of the tune parameters that runs and matches the reference within its budget")
 /* clang-format on */
 
 typedef enum DiagCode {

@@ -1074,7 +1074,8 @@ static Ast *parse_expr(Parser *p) {
  * driver may try must fit the generated code's int. */
 enum { TUNE_MAX = 2147483647 };
 
-/* tune ::= 'tune' '[' INT (',' INT)* ']' | 'tune' '[' INT '..' INT ']'
+/* tune ::= 'tune' '[' INT (',' INT)* ']' ['=' INT]
+ *        | 'tune' '[' INT '..' INT ']' ['=' INT]
  * (docs/language.md section 6), after 'tune'.  Errors in the
  * values (0, a duplicate, an empty range) are reported without stopping the
  * parse; false after a syntax error. */
@@ -1129,6 +1130,19 @@ static bool parse_tune_domain(Parser *p, Param *into) {
     for (int i = 0; i < values.len; i++) into->tune_values[i] = *(uint64_t *)values.items[i];
   }
   into->tune = true;
+  /* '= INT': the default, one of the values */
+  if (at(p, TOK_EQ)) {
+    advance(p);
+    if (!at(p, TOK_INT)) {
+      expected(p, "the default value of the tune parameter after '='");
+      return false;
+    }
+    Span ds = p->tok.span;
+    into->tune_has_default = true;
+    into->tune_default = int_literal(p);
+    if (!param_tune_allows(into, into->tune_default))
+      report(p, ERR_BAD_TUNE_VALUES, ds, "the default of a tune parameter must be one of its values");
+  }
   return true;
 }
 
@@ -1175,6 +1189,8 @@ static void parse_param_group(Parser *p, Vec *params) {
     param->tune_values = tune.tune_values;
     param->tune_lo = tune.tune_lo;
     param->tune_hi = tune.tune_hi;
+    param->tune_has_default = tune.tune_has_default;
+    param->tune_default = tune.tune_default;
   }
 }
 

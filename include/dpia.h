@@ -51,9 +51,12 @@ typedef enum DpiaAction {
                      them on the device and check the best (DpiaOptions.explore,
                      docs/explore.md); output: the ranking; the best program:
                      dpia_result_explore_best */
+  DPIA_TUNE,      /* time the points of a kernel's (or pipeline's) tune parameters on the
+                     device, check the fastest and keep it in the tuning cache
+                     (DpiaOptions.explore gives the budget, docs/tune.md); output: the ranking */
 } DpiaAction;
 
-/* DPIA_EXPLORE: the search (docs/explore.md).  The kernel is
+/* DPIA_EXPLORE and DPIA_TUNE: the search (docs/explore.md, docs/tune.md).  The kernel is
  * DpiaOptions.kernel, the sizes DpiaOptions.size_names/values, the search's
  * seed and the inputs' DpiaOptions.seed, the timed launches
  * DpiaOptions.repeat (0: 5). */
@@ -239,6 +242,13 @@ typedef struct DpiaOptions {
   const char *target;
   /* DPIA_EXPLORE: the request (NULL: a usage error) */
   const DpiaExplore *explore;
+  /* The tuning cache (docs/tune.md): `dpia tune` (DPIA_TUNE) writes its
+   * winner there, and DPIA_CHECK, TRANSLATE, VERIFY and RUN of a kernel or
+   * pipeline named by kernel take from it the values of the tune
+   * parameters that set_names leaves out, when an entry is for this
+   * source, kernel and device (the nearest sizes).  NULL:
+   * $DPIA_TUNE_CACHE, else ~/.cache/dpia/tune.json; "off": none. */
+  const char *tune_cache;
 } DpiaOptions;
 
 #define DPIA_EMIT_BIT(kind) (1u << (unsigned)(kind))
@@ -295,6 +305,10 @@ DPIA_API int dpia_result_run_time(const DpiaResult *r, double *min_ms, double *m
 /* DPIA_EXPLORE: the best program found, as dpia source with its
  * derivation as a comment; "" when none was found. */
 DPIA_API const char *dpia_result_explore_best(const DpiaResult *r, size_t *len);
+/* The tune parameters' values taken from the tuning cache and where they
+ * were tuned ("KS=256 AP=16, tuned by dpia tune on DEVICE (driver D) at
+ * M=1024 ..."); NULL when none was. */
+DPIA_API const char *dpia_result_tuned(const DpiaResult *r);
 DPIA_API void dpia_result_free(DpiaResult *r);
 
 DPIA_API void dpia_options_init(DpiaOptions *opt);

@@ -60,6 +60,9 @@ typedef struct TargetPreload TargetPreload;
 /* An open device: what the report says and what the size checks need. */
 typedef struct TargetDeviceInfo {
   const char *platform_name, *device_name; /* in the arena given to open */
+  /* the driver's version (OpenCL's CL_DRIVER_VERSION), which keys the
+   * tuning cache with the name (docs/tune.md); NULL: the target has none */
+  const char *driver_version;
   bool has_fp64;
   size_t max_work_group_size; /* the local size a kernel without one may get */
   /* the largest local size in each dimension; 0 when the device does not say */

@@ -241,6 +241,7 @@ static RtStatus open_device(Arena *a, int platform_index, int device_index, Targ
   *dev = (TargetDevice){p, d, ctx, q};
   info->platform_name = pname;
   info->device_name = device_string(a, d, CL_DEVICE_NAME);
+  info->driver_version = device_string(a, d, CL_DRIVER_VERSION);
   info->has_fp64 = fp64 != 0;
   info->max_work_group_size = max_wg;
   info->max_work_group_size_name = "CL_DEVICE_MAX_WORK_GROUP_SIZE";

@@ -74,6 +74,7 @@ class _Options(ctypes.Structure):
         ("rewrite", ctypes.c_void_p),
         ("target", ctypes.c_char_p),
         ("explore", ctypes.c_void_p),
+        ("tune_cache", ctypes.c_char_p),
     ]
 
 
@@ -147,12 +148,15 @@ class Result:
     ({emit kind: text}, "json" and "space" parsed), diagnostics, and for
     run the report (run)."""
 
-    def __init__(self, status, outputs, diagnostics, run=None, text=""):
+    def __init__(self, status, outputs, diagnostics, run=None, text="", tuned=None):
         self.status = status
         self.outputs = outputs
         self.diagnostics = diagnostics
         self.run = run
         self.text = text  # the primary output as printed (check -v's types, ...)
+        # the tune values taken from the tuning cache and where they were
+        # tuned (docs/tune.md), or None
+        self.tuned = tuned
 
     @property
     def ok(self):
@@ -302,6 +306,8 @@ def library():
     lib.dpia_result_output.restype = ctypes.c_void_p
     lib.dpia_result_diagnostics_json.argtypes = [ctypes.c_void_p]
     lib.dpia_result_diagnostics_json.restype = ctypes.c_char_p
+    lib.dpia_result_tuned.argtypes = [ctypes.c_void_p]
+    lib.dpia_result_tuned.restype = ctypes.c_char_p
     lib.dpia_result_free.argtypes = [ctypes.c_void_p]
     lib.dpia_result_free.restype = None
     lib.dpia_verifier_new.argtypes = []
@@ -328,7 +334,7 @@ def _text(ptr, n):
 def _process(src, action, kernel=None, set=None, emit=("opencl",), verify=False, name="<python>",
              source_name=None, sizes=None, check=False, repeat=1, seed=1, platform=0, device=0,
              opencl_source=None, inputs="signed", local_size=None, global_size=None, verbose=False, target=None,
-             high_level=False, rewrite=None):
+             high_level=False, rewrite=None, tune_cache=None):
     lib = library()
     if isinstance(emit, str):
         emit = (emit,)
@@ -371,6 +377,8 @@ def _process(src, action, kernel=None, set=None, emit=("opencl",), verify=False,
         if opencl_source:
             opt.opencl_source = opencl_source.encode()
     opt.high_level = int(bool(high_level))
+    if tune_cache is not None:  # a file, or "off"; None: $DPIA_TUNE_CACHE, else ~/.cache/dpia/tune.json
+        opt.tune_cache = os.fspath(tune_cache).encode()
     if rewrite is not None:  # (list?, "RULE@PATH" or None, {name: value})
         listing, apply, params = rewrite
         rw = _Rewrite()
@@ -398,22 +406,28 @@ def _process(src, action, kernel=None, set=None, emit=("opencl",), verify=False,
         # status precondition_failed with the diagnostics, as in dpia batch)
         if action == "run" and text and status != 5:
             report = json.loads(text)
-        return Result(status, outputs, diagnostics, report, text or "")
+        tuned = lib.dpia_result_tuned(result) if result else None
+        return Result(status, outputs, diagnostics, report, text or "", tuned.decode("utf-8") if tuned else None)
     finally:
         if result:
             lib.dpia_result_free(result)
 
 
 def translate(src, kernel=None, set=None, emit=("opencl", "json"), verify=False, name="<python>",
-              source_name=None, local_size=None, global_size=None, target=None):
+              source_name=None, local_size=None, global_size=None, target=None, tune_cache=None):
     """Translate the program text src (all kernels, or kernel's): a Result
     whose outputs hold each kind of emit ("opencl", "json" parsed, "space"
     parsed, "header", "intermediate", "imperative").  set gives tune
-    parameters their values ({"WG": 128}, as --set); verify runs dpia's
+    parameters their values ({"WG": 128}, as --set); the others of kernel
+    come from the tuning cache (tune_cache: a file, or "off"; None:
+    $DPIA_TUNE_CACHE, else ~/.cache/dpia/tune.json) when `dpia tune` kept
+    values for this source and kernel on this device (result.tuned says
+    which), else from their declared defaults; verify runs dpia's
     verification too (as `dpia translate` does by default: slower); target
     the language generated (as --target; None: "opencl")."""
     return _process(src, "translate", kernel=kernel, set=set, emit=emit, verify=verify, name=name,
-                    source_name=source_name, local_size=local_size, global_size=global_size, target=target)
+                    source_name=source_name, local_size=local_size, global_size=global_size, target=target,
+                    tune_cache=tune_cache)
 
 
 def check(src, kernel=None, set=None, name="<python>", verbose=False, target=None, high_level=False):
@@ -430,12 +444,13 @@ def verify(src, kernel=None, set=None, name="<python>", target=None):
 
 
 def run(src, kernel, sizes, set=None, check=False, repeat=1, seed=1, platform=0, device=0, name="<python>",
-        verify=False, inputs="signed", target=None):
+        verify=False, inputs="signed", target=None, tune_cache=None):
     """Run the kernel on an OpenCL device with random inputs (dpia run
-    --json): result.run is the report (times, sizes, NDRange, check)."""
+    --json): result.run is the report (times, sizes, NDRange, check, and
+    "tuned" when the tuning cache gave values, as translate)."""
     return _process(src, "run", kernel=kernel, set=set, emit=(), name=name, sizes=sizes, check=check,
                     repeat=repeat, seed=seed, platform=platform, device=device, verify=verify, inputs=inputs,
-                    target=target)
+                    target=target, tune_cache=tune_cache)
 
 
 def space(src, kernel, set=None, name="<python>"):

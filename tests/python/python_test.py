@@ -206,12 +206,58 @@ def main():
     # each part reports what it found, whatever raises in another
     for part, args in ((opencl_shapes, (ctx, queue, root, rng)), (opencl_names, (ctx, queue, rng)),
                        (opencl_pipelines, (ctx, queue, root, rng)), (opencl_device_limits, (ctx, queue, rng)),
-                       (opencl_empty_launch, (ctx, queue, root)), (oclgrind_device_limits, (target, root))):
+                       (opencl_empty_launch, (ctx, queue, root)), (oclgrind_device_limits, (target, root)),
+                       (tuning_cache, (dpia_exe, ctx, queue, root, rng))):
         try:
             part(expect, *args)
         except Exception as e:  # noqa: BLE001 (reported as the failure)
             expect("%s: %s: %s" % (part.__name__, type(e).__name__, e), False)
     return report(failures)
+
+
+def tuning_cache(expect, dpia_exe, ctx, queue, root, rng):
+    """the tuning cache (docs/tune.md) used by dpia.translate, dpia.run
+    and the kernels dpia.opencl launches: `dpia tune` writes it, the test
+    sets its value to C=16 (not the default 8), and the calls that name no
+    value get it, said by result.tuned; set= wins; a corrupt cache is E0811"""
+    import dpia
+    import dpia.opencl
+    import numpy as np
+    path = os.path.join(root, "tests", "tune", "scal_tune.dpia")
+    src = open(path).read()
+    cache = os.path.join(tempfile.mkdtemp(prefix="dpia-tune-"), "tune.json")
+    atexit.register(shutil.rmtree, os.path.dirname(cache), True)
+    p = subprocess.run([dpia_exe, "tune", path, "-k", "scalTune", "--size", "N=4096", "--budget", "120", "--repeat",
+                        "1", "--cache", cache], capture_output=True, text=True, timeout=300)
+    if not expect("dpia tune: exit %d %s" % (p.returncode, p.stderr), p.returncode == 0):
+        return
+    c = json.load(open(cache))
+    c["entries"][0]["values"] = {"C": 16}
+    json.dump(c, open(cache, "w"))
+    # the same text, whatever the name: the cache is keyed by the text's hash
+    r = dpia.translate(src, kernel="scalTune", tune_cache=cache)
+    want = dpia.translate(src, kernel="scalTune", set={"C": 16}, tune_cache="off")
+    expect("translate with the cache: %r %s" % (r, r.tuned),
+           r.ok and (r.tuned or "").startswith("C=16, tuned by dpia tune on ") and r.source == want.source)
+    os.environ["DPIA_TUNE_CACHE"] = cache  # the default when tune_cache is not given
+    try:
+        r = dpia.translate(src, kernel="scalTune")
+        expect("translate with $DPIA_TUNE_CACHE: %s" % r.tuned, r.ok and r.source == want.source)
+        r4 = dpia.translate(src, kernel="scalTune", set={"C": 4})
+        expect("set= wins over the cache", r4.ok and r4.tuned is None and "xs[gid*4 + 3]" in r4.source)
+        run = dpia.run(src, "scalTune", {"N": 1024}, check=True)
+        expect("run with the cache: %s" % (run.run,),
+               run.ok and run.run["tuned"].startswith("C=16") and run.run["global_size"] == [64])
+    finally:
+        del os.environ["DPIA_TUNE_CACHE"]
+    # the tuned kernel launched by dpia.opencl: 1024/16 work-items
+    xs = rng.random(1024, dtype=np.float32)
+    out = dpia.opencl.Kernel(ctx, r.metadata)(queue, {"N": 1024}, {"alpha": 3.0, "xs": xs})["output"]
+    expect("dpia.opencl of the tuned kernel: global size %s" % r.metadata.get("global_size"),
+           np.allclose(out, 3.0 * xs) and r.metadata.get("global_size") == ["N/16"])
+    open(cache, "w").write("{not json")
+    r = dpia.translate(src, kernel="scalTune", tune_cache=cache)
+    expect("a corrupt cache: %s" % r.diagnostics, r.status == 1 and [d.code for d in r.diagnostics] == ["E0811"])
 
 
 def rewrites(expect, dpia, root):

@@ -138,7 +138,7 @@ static int compare_natural(const char *name, const char *text, size_t len) {
     ImpKernel *k = kernel_from_def(&a, &tc, &diag, backend_of(TARGET_OPENCL), d, name);
     if (!k) continue;
     CHECK(k->natural_source != NULL, "%s: %s has no dry-run text", name, d->name);
-    CodegenOptions zero = {{0}, {0}, false, NULL};
+    CodegenOptions zero = {{0}, {0}, false, NULL, NULL};
     Buf fresh, shortcut;
     buf_init(&fresh, &a);
     buf_init(&shortcut, &a);
@@ -146,7 +146,7 @@ static int compare_natural(const char *name, const char *text, size_t len) {
     CHECK(ok && strcmp(fresh.data, k->natural_source) == 0 && strcmp(shortcut.data, fresh.data) == 0,
           "%s: %s: the dry run's text differs from a fresh generation", name, d->name);
     /* user launch sizes are generated afresh */
-    CodegenOptions user = {{32, 0, 0}, {0}, false, NULL};
+    CodegenOptions user = {{32, 0, 0}, {0}, false, NULL, NULL};
     Buf sized;
     buf_init(&sized, &a);
     if (codegen_kernel(&a, &tc, k, &user, &sized, NULL))

@@ -1,0 +1,436 @@
+/* tune.c: tuning a kernel on the device at hand (docs/tune.md).
+ *
+ * pass_tune_values, after the parse of every check, translation and run:
+ * the tune parameters the options leave unset get the values the tuning
+ * cache keeps for this source, kernel and device (tune_cache.h), as if
+ * given by --set; explicit values always win.  The others keep their
+ * declared defaults (`(KS: tune [256, 512] = 512)`), which the checker
+ * binds in each kernel (check_program_set).
+ *
+ * pass_tune, DPIA_TUNE (`dpia tune`): the points of -k's tune parameters
+ * (every combination of their values; a range's powers of two), the
+ * defaults first, the others in the seed's order, each run and timed as
+ * `dpia run` does (search_run, shared with explore.c) until the budget is
+ * spent; a point whose preconditions fail at the sizes is skipped, as the
+ * constraints of --emit=space exclude it.  The fastest is run again with
+ * the reference check and verification (the next, up to three, if it
+ * differs) and stored in the cache. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "driver.h"
+#include "driver_int.h"
+#include "tune_cache.h"
+
+enum {
+  MAX_TUNE = TUNE_CACHE_MAX_NAMES, /* tune parameters (and --set values) of one kernel */
+  MAX_POINTS = 4096,               /* points enumerated; a larger space is sampled */
+  CHECK_TRIES = 3,
+  DEFAULT_REPEAT = 5,
+};
+#define DEFAULT_BUDGET_S 60.0
+
+/* ---- the tune parameters of the kernels worked on ---- */
+
+/* the tune parameters of the kernels in scope (tune_scope), one per name */
+static int tune_params(const Ctx *c, const Param **out) {
+  const char *scope = tune_scope(c);
+  int n = 0;
+  for (int i = 0; i < c->prog->ndecls; i++) {
+    const Decl *d = c->prog->decls[i];
+    if (!d->is_kernel || (scope && strcmp(scope, d->name) != 0)) continue;
+    for (int j = 0; j < d->nparams && n < MAX_TUNE; j++) {
+      const Param *pa = &d->params[j];
+      bool seen = false;
+      for (int k = 0; k < n; k++) seen |= strcmp(out[k]->name, pa->name) == 0;
+      if (pa->tune && !seen) out[n++] = pa;
+    }
+  }
+  return n;
+}
+
+static int find_name(const char *const *names, int n, const char *name) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(names[i], name) == 0) return i;
+  return -1;
+}
+
+/* the device's name and driver, as the cache keys them; false when no
+ * device opens */
+static bool device_identity(Ctx *c, TuneEntry *e) {
+  Runtime rt;
+  Buf err;
+  buf_init(&err, c->arena);
+  if (rt_open(&rt, c->target, c->arena, c->opt->platform, c->opt->device, &err) != RT_OK) return false;
+  e->device = rt.info.device_name;
+  e->driver = rt.info.driver_version ? rt.info.driver_version : "";
+  e->platform = rt.info.platform_name;
+  rt_close(&rt);
+  return true;
+}
+
+/* the cache's entry for -k on this device, or NULL; false after an error */
+static bool cached_entry(Ctx *c, const TuneEntry **found) {
+  const DpiaOptions *o = c->opt;
+  *found = NULL;
+  const char *path = tune_cache_path(c->arena, o->tune_cache);
+  if (!path) return true;
+  TuneEntry *entries;
+  int n;
+  Buf err;
+  buf_init(&err, c->arena);
+  if (!tune_cache_read(c->arena, path, &entries, &n, &err)) {
+    diag_error(&c->diag, ERR_TUNE_CACHE_INVALID, (Span){0}, "%s (move it away, or set DPIA_TUNE_CACHE=off)", err.data);
+    return false;
+  }
+  const char *hash = tune_source_hash(c->arena, c->src.text, c->src.len);
+  bool any = false;
+  for (int i = 0; i < n; i++) any |= strcmp(entries[i].source_hash, hash) == 0 && strcmp(entries[i].kernel, o->kernel) == 0;
+  TuneEntry dev = {0};
+  if (!any || !device_identity(c, &dev)) return true; /* no device: the defaults */
+  bool sized = o->action == DPIA_RUN;
+  *found = tune_cache_find(entries, n, dev.device, dev.driver, hash, o->kernel, sized ? o->nsizes : 0,
+                           sized ? o->size_names : NULL, sized ? o->size_values : NULL);
+  return true;
+}
+
+bool pass_tune_values(Ctx *c) {
+  const DpiaOptions *o = c->opt;
+  c->nuser_sets = o->nsets;
+  /* the space lists the parameters as declared */
+  if (o->action == DPIA_TRANSLATE &&
+      (o->emit == DPIA_EMIT_SPACE || (o->emit_also & DPIA_EMIT_BIT(DPIA_EMIT_SPACE))))
+    return true;
+  const Param *params[MAX_TUNE];
+  int np = tune_params(c, params);
+  const char **names = NEWARRAY(c->arena, const char *, o->nsets + np + 1);
+  long long *values = NEWARRAY(c->arena, long long, o->nsets + np + 1);
+  int n = 0;
+  for (; n < o->nsets; n++) names[n] = o->set_names[n], values[n] = o->set_values[n];
+  int unset = 0;
+  for (int i = 0; i < np; i++) unset += find_name(names, n, params[i]->name) < 0;
+  if (!unset) return true;
+  const TuneEntry *e = NULL;
+  bool cached = o->kernel && (o->action == DPIA_CHECK || o->action == DPIA_TRANSLATE || o->action == DPIA_VERIFY ||
+                              o->action == DPIA_RUN);
+  if (cached && !cached_entry(c, &e)) {
+    c->status = DPIA_EUSER;
+    return false;
+  }
+  /* the cache's values, when each is still a value of its parameter */
+  for (int i = 0; e && i < e->nvalues; i++) {
+    int p = 0;
+    while (p < np && strcmp(params[p]->name, e->names[i]) != 0) p++;
+    if (p == np || !param_tune_allows(params[p], (uint64_t)e->values[i])) e = NULL;
+  }
+  if (e) {
+    TuneEntry shown = *e;
+    shown.nvalues = 0;
+    for (int i = 0; i < e->nvalues; i++) {
+      if (find_name(names, n, e->names[i]) >= 0) continue; /* given explicitly */
+      names[n] = e->names[i];
+      values[n++] = e->values[i];
+      shown.names[shown.nvalues] = e->names[i];
+      shown.values[shown.nvalues++] = e->values[i];
+    }
+    if (shown.nvalues) c->tuned = tune_entry_text(c->arena, &shown);
+  }
+  if (n == o->nsets) return true;
+  DpiaOptions *copy = NEW(c->arena, DpiaOptions);
+  *copy = *o;
+  copy->nsets = n;
+  copy->set_names = names;
+  copy->set_values = values;
+  c->opt = copy;
+  return true;
+}
+
+/* ---- dpia tune ---- */
+
+/* X(ID, "name of --json", what it means) */
+#define POINT_STATES(X)                                                                         \
+  X(PENDING, "pending", "not tried")                                                            \
+  X(TIMED, "timed", "run and timed")                                                            \
+  X(SKIPPED, "skipped", "a precondition fails at the sizes, or the kernel does not translate") \
+  X(FAILED, "failed", "the run failed")
+
+typedef enum PointState {
+#define X(id, name, doc) PT_##id,
+  POINT_STATES(X)
+#undef X
+} PointState;
+
+static const char *const point_state_names[] = {
+#define X(id, name, doc) name,
+    POINT_STATES(X)
+#undef X
+};
+
+typedef struct Point {
+  long long *values; /* one per free parameter */
+  PointState state;
+  const char *why;
+  double min_ms, median_ms;
+  int check; /* -1 not checked, 0 differs, 1 agrees */
+} Point;
+
+typedef struct Tuner {
+  Ctx *c;
+  const DpiaExplore *x;
+  int nfree;
+  const Param *free[MAX_TUNE];
+  int nuser; /* the user's --set values: the first of c->opt's sets */
+  Point *points;
+  int npoints, tried;
+  struct timespec start;
+  double budget;
+} Tuner;
+
+static double tuner_elapsed(const Tuner *t) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (double)(now.tv_sec - t->start.tv_sec) + (double)(now.tv_nsec - t->start.tv_nsec) * 1e-9;
+}
+
+/* a parameter's values: those listed, or the powers of two of a range
+ * (its first value when it holds none) */
+static int domain_values(const Param *pa, long long *out, int max) {
+  int n = 0;
+  if (!pa->tune_range) {
+    for (int i = 0; i < pa->ntune_values && n < max; i++) out[n++] = (long long)pa->tune_values[i];
+    return n;
+  }
+  for (uint64_t v = 1; v <= pa->tune_hi && n < max; v *= 2)
+    if (v >= pa->tune_lo) out[n++] = (long long)v;
+  if (!n) out[n++] = (long long)pa->tune_lo; /* [5 .. 7]: no power of two */
+  return n;
+}
+
+/* every point (at most MAX_POINTS, in the order of the domains), then the
+ * defaults' point first and the rest shuffled by the seed */
+static void enumerate_points(Tuner *t) {
+  enum { MAX_VALUES = 64 };
+  long long dom[MAX_TUNE][MAX_VALUES];
+  int nd[MAX_TUNE], idx[MAX_TUNE] = {0};
+  long long total = 1;
+  for (int p = 0; p < t->nfree; p++) {
+    nd[p] = domain_values(t->free[p], dom[p], MAX_VALUES);
+    total *= nd[p] ? nd[p] : 1;
+    if (total > MAX_POINTS) total = MAX_POINTS;
+  }
+  t->points = NEWARRAY(t->c->arena, Point, total);
+  for (t->npoints = 0; t->npoints < total; t->npoints++) {
+    Point *pt = &t->points[t->npoints];
+    pt->values = NEWARRAY(t->c->arena, long long, t->nfree ? t->nfree : 1);
+    pt->check = -1;
+    for (int p = 0; p < t->nfree; p++) pt->values[p] = dom[p][idx[p]];
+    int p = t->nfree - 1; /* the next combination, odometer order */
+    while (p >= 0 && ++idx[p] == nd[p]) idx[p--] = 0;
+    if (p < 0) {
+      t->npoints++;
+      break;
+    }
+  }
+  int *order = seed_order(t->c->arena, t->npoints, t->c->opt->seed);
+  Point *shuffled = NEWARRAY(t->c->arena, Point, t->npoints ? t->npoints : 1);
+  for (int i = 0; i < t->npoints; i++) shuffled[i] = t->points[order[i]];
+  t->points = shuffled;
+  for (int i = 0; i < t->npoints; i++) { /* the defaults' point: the baseline, first */
+    bool is_default = true;
+    for (int p = 0; p < t->nfree; p++)
+      is_default &= t->free[p]->tune_has_default && (uint64_t)t->points[i].values[p] == t->free[p]->tune_default;
+    if (is_default && t->nfree) {
+      Point tmp = t->points[0];
+      t->points[0] = t->points[i];
+      t->points[i] = tmp;
+    }
+  }
+}
+
+static const char *point_text(const Tuner *t, const Point *pt) {
+  Buf b;
+  buf_init(&b, t->c->arena);
+  for (int p = 0; p < t->nfree; p++) emit(&b, "%s%s=%lld", p ? " " : "", t->free[p]->name, pt->values[p]);
+  return b.data;
+}
+
+/* run the point: the user's --set values, then the point's */
+static DpiaResult *run_point(const Tuner *t, const Point *pt, bool check, int repeat) {
+  int n = t->nuser + t->nfree;
+  const char **names = NEWARRAY(t->c->arena, const char *, n ? n : 1);
+  long long *values = NEWARRAY(t->c->arena, long long, n ? n : 1);
+  for (int i = 0; i < t->nuser; i++) names[i] = t->c->opt->set_names[i], values[i] = t->c->opt->set_values[i];
+  for (int p = 0; p < t->nfree; p++) names[t->nuser + p] = t->free[p]->name, values[t->nuser + p] = pt->values[p];
+  return search_run(t->c, t->c->src.text, t->c->opt->kernel, n, names, values, check, repeat);
+}
+
+static void time_point(Tuner *t, Point *pt) {
+  int repeat = t->c->opt->repeat > 0 ? t->c->opt->repeat : DEFAULT_REPEAT;
+  DpiaResult *r = run_point(t, pt, false, repeat);
+  int status = dpia_result_status(r);
+  if (status == DPIA_OK && dpia_result_run_time(r, &pt->min_ms, &pt->median_ms)) {
+    pt->state = PT_TIMED;
+  } else {
+    /* a value that breaks a precondition at these sizes (the space's
+     * constraints) or that the kernel cannot be translated with */
+    pt->state = status == DPIA_EPRECONDITION || status == DPIA_EUSER ? PT_SKIPPED : PT_FAILED;
+    const DpiaDiagnostic *d = dpia_result_diagnostic_count(r) ? dpia_result_diagnostic(r, 0) : NULL;
+    pt->why = d && d->code ? d->code : "error";
+  }
+  dpia_result_free(r);
+  t->tried++;
+  if (t->x->progress) {
+    const char *line = pt->state == PT_TIMED ? arena_printf(t->c->arena, "tune %s: %d of %d points, %.1f s; %s %.4f ms",
+                                                     t->c->opt->kernel, t->tried, t->npoints, tuner_elapsed(t),
+                                                     point_text(t, pt), pt->min_ms)
+                                      : arena_printf(t->c->arena, "tune %s: %d of %d points, %.1f s; %s skipped (%s)",
+                                                     t->c->opt->kernel, t->tried, t->npoints, tuner_elapsed(t),
+                                                     point_text(t, pt), pt->why);
+    t->x->progress(t->x->progress_user, line);
+  }
+}
+
+static int by_time(const void *pa, const void *pb) {
+  const Point *a = *(const Point *const *)pa, *b = *(const Point *const *)pb;
+  if ((a->state == PT_TIMED) != (b->state == PT_TIMED)) return a->state == PT_TIMED ? -1 : 1;
+  if (a->state != PT_TIMED) return 0;
+  return (a->min_ms > b->min_ms) - (a->min_ms < b->min_ms);
+}
+
+static void tune_report(Tuner *t, Point **ranked, const Point *best, const TuneEntry *stored, const char *path) {
+  Buf *out = &t->c->out;
+  const DpiaOptions *o = t->c->opt;
+  int timed = 0;
+  for (int i = 0; i < t->npoints; i++) timed += t->points[i].state == PT_TIMED;
+  if (t->x->json) {
+    buf_puts(out, "{\"kernel\": ");
+    emit_json_string(out, o->kernel);
+    buf_puts(out, ", \"sizes\": {");
+    for (int i = 0; i < o->nsizes; i++) emit(out, "%s\"%s\": %lld", i ? ", " : "", o->size_names[i], o->size_values[i]);
+    emit(out, "}, \"seed\": %llu, \"budget_s\": %g, \"space\": %d, \"tried\": %d, \"timed\": %d, \"elapsed_s\": %.3f",
+         (unsigned long long)o->seed, t->budget, t->npoints, t->tried, timed, tuner_elapsed(t));
+    buf_puts(out, ", \"device\": ");
+    emit_json_string(out, stored ? stored->device : "");
+    buf_puts(out, ", \"cache\": ");
+    if (path && stored) emit_json_string(out, path);
+    else buf_puts(out, "null");
+    buf_puts(out, ", \"points\": [");
+    for (int i = 0, k = 0; i < t->npoints; i++) {
+      const Point *pt = ranked[i];
+      if (pt->state == PT_PENDING) continue;
+      buf_puts(out, k++ ? ",\n  " : "\n  ");
+      buf_puts(out, "{\"values\": {");
+      for (int p = 0; p < t->nfree; p++) emit(out, "%s\"%s\": %lld", p ? ", " : "", t->free[p]->name, pt->values[p]);
+      emit(out, "}, \"status\": \"%s\"", point_state_names[pt->state]);
+      if (pt->state == PT_TIMED) emit(out, ", \"min_ms\": %.6g, \"median_ms\": %.6g", pt->min_ms, pt->median_ms);
+      else emit(out, ", \"reason\": \"%s\"", pt->why);
+      emit(out, ", \"check\": %s}", pt->check < 0 ? "null" : pt->check ? "\"ok\"" : "\"differs\"");
+    }
+    buf_puts(out, "],\n \"best\": ");
+    if (best) {
+      buf_putc(out, '{');
+      for (int p = 0; p < t->nfree; p++) emit(out, "%s\"%s\": %lld", p ? ", " : "", t->free[p]->name, best->values[p]);
+      buf_putc(out, '}');
+    } else {
+      buf_puts(out, "null");
+    }
+    buf_puts(out, "}\n");
+    return;
+  }
+  emit(out, "tune %s:", o->kernel);
+  for (int i = 0; i < o->nsizes; i++) emit(out, " %s=%lld", o->size_names[i], o->size_values[i]);
+  emit(out, "; %d points, %d tried, %d timed in %.1f s (seed %llu)\n", t->npoints, t->tried, timed, tuner_elapsed(t),
+       (unsigned long long)o->seed);
+  for (int i = 0, k = 0; i < t->npoints; i++) {
+    const Point *pt = ranked[i];
+    if (pt->state != PT_TIMED) continue;
+    emit(out, "  %2d. %10.4f ms  %s%s\n", ++k, pt->min_ms, point_text(t, pt),
+         pt->check < 0 ? "" : pt->check ? "  [checked: ok]" : "  [checked: differs]");
+  }
+  int skipped = t->tried - timed;
+  if (skipped) emit(out, "  (%d skipped: a precondition fails at these sizes, or the run failed)\n", skipped);
+  if (best && stored)
+    emit(out, "best: %s (%.4f ms), agrees with the reference interpreter; stored for %s (driver %s) in %s\n",
+         point_text(t, best), best->min_ms, stored->device, stored->driver, path ? path : "(no cache: off)");
+}
+
+int pass_tune(Ctx *c) {
+  const DpiaOptions *o = c->opt;
+  const Decl *k = NULL;
+  const DefInfo *def = NULL;
+  for (int i = 0; i < c->prog->ndecls; i++) {
+    const Decl *d = c->prog->decls[i];
+    if ((d->is_kernel || d->is_pipeline) && o->kernel && strcmp(d->name, o->kernel) == 0) {
+      k = d;
+      def = c->checked->defs[i];
+    }
+  }
+  if (!o->explore || !k) {
+    diag_error(&c->diag, o->explore ? ERR_NO_SUCH_KERNEL : ERR_BAD_REQUEST, (Span){0},
+               o->explore ? "dpia tune works on one kernel or pipeline: name it with -k; %s"
+                          : "a tuning needs its request%s",
+               o->explore ? kernel_names(c) : "");
+    return o->explore ? DPIA_EUSER : DPIA_EUSAGE;
+  }
+  if (!search_sizes_given(c, k, def, "tuned", ERR_EXPLORE_BAD_REQUEST)) return DPIA_EUSER;
+  Tuner t = {.c = c, .x = o->explore};
+  clock_gettime(CLOCK_MONOTONIC, &t.start);
+  t.budget = o->explore->budget_s > 0 ? o->explore->budget_s : DEFAULT_BUDGET_S;
+  c->arena->limit = 0; /* each run has its own limit */
+  /* the parameters to search: those the user did not --set (c->opt holds
+   * the user's values; in DPIA_TUNE the cache gives none) */
+  o = c->opt;
+  const Param *params[MAX_TUNE];
+  int np = tune_params(c, params);
+  t.nuser = c->nuser_sets;
+  for (int i = 0; i < np; i++)
+    if (find_name(o->set_names, t.nuser, params[i]->name) < 0) t.free[t.nfree++] = params[i];
+  enumerate_points(&t);
+  for (int i = 0; i < t.npoints && (i == 0 || tuner_elapsed(&t) <= t.budget); i++) time_point(&t, &t.points[i]);
+  Point **ranked = NEWARRAY(c->arena, Point *, t.npoints ? t.npoints : 1);
+  for (int i = 0; i < t.npoints; i++) ranked[i] = &t.points[i];
+  qsort(ranked, (size_t)t.npoints, sizeof *ranked, by_time);
+  Point *best = NULL;
+  for (int i = 0, tries = 0; i < t.npoints && ranked[i]->state == PT_TIMED && tries < CHECK_TRIES && !best; i++, tries++) {
+    DpiaResult *r = run_point(&t, ranked[i], true, 1);
+    ranked[i]->check = dpia_result_status(r) == DPIA_OK;
+    dpia_result_free(r);
+    if (ranked[i]->check) best = ranked[i];
+  }
+  TuneEntry e = {0};
+  const char *path = tune_cache_path(c->arena, o->tune_cache);
+  bool stored = false;
+  if (best && device_identity(c, &e)) {
+    e.source_hash = tune_source_hash(c->arena, c->src.text, c->src.len);
+    e.file = c->src.name;
+    e.kernel = o->kernel;
+    for (int i = 0; i < o->nsizes && i < TUNE_CACHE_MAX_NAMES; i++)
+      e.size_names[e.nsizes] = o->size_names[i], e.size_values[e.nsizes++] = o->size_values[i];
+    /* the whole point: the user's --set values too, which a later run
+     * would otherwise take from the defaults */
+    for (int i = 0; i < t.nuser; i++) e.names[e.nvalues] = o->set_names[i], e.values[e.nvalues++] = o->set_values[i];
+    for (int p = 0; p < t.nfree; p++) e.names[e.nvalues] = t.free[p]->name, e.values[e.nvalues++] = best->values[p];
+    e.min_ms = best->min_ms;
+    e.tried = t.tried;
+    Buf err;
+    buf_init(&err, c->arena);
+    if (path && !tune_cache_store(c->arena, path, &e, &err)) {
+      diag_error(&c->diag, ERR_TUNE_CACHE_INVALID, (Span){0}, "%s", err.data);
+      tune_report(&t, ranked, best, NULL, path);
+      return DPIA_EUSER;
+    }
+    stored = true;
+  }
+  tune_report(&t, ranked, best, stored ? &e : NULL, path);
+  if (!best) {
+    diag_error(&c->diag, ERR_TUNE_NOTHING_FOUND, k->name_span,
+               "no point of the tune parameters of '%s' runs and agrees with the reference interpreter within %g s "
+               "(%d of %d points tried)",
+               k->name, t.budget, t.tried, t.npoints);
+    return DPIA_EUSER;
+  }
+  return DPIA_OK;
+}

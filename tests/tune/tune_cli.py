@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""tune_cli.py: `dpia tune` and the tuning cache (docs/tune.md), on the device.
+
+Usage: tune_cli.py DPIA ROOT
+
+- `dpia tune` of tests/tune/scal_tune.dpia (one parameter, three values)
+  with a temporary cache: exit 0, the JSON's best checked against the
+  reference, the cache written in its documented form with that value,
+  keyed by the device, a hash of the source, the kernel and the sizes;
+- the cache's value is used without the user naming it: the test sets the
+  entry to C=16 (not the default, 8), then `dpia translate -k` gives the
+  kernel of `--set C=16` and says so (the note on stderr, the header's
+  comment naming the device), `dpia run` reports it ("tuned") and its
+  check passes; `--set C=4` wins over the cache; with the cache off, or for
+  another source text, the default is used;
+- a corrupt cache (not JSON, or not a cache) is E0811, exit 1;
+- no point runs at the sizes: E1108; a missing size: E1107;
+- the pipeline samples/gemm.dpia tuned on one parameter (the others
+  --set), its entry used by `dpia run -k gemm`."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+failures = []
+
+
+def run(dpia, args, cache, timeout=300):
+    env = dict(os.environ, DPIA_TUNE_CACHE=cache)
+    return subprocess.run([dpia] + args, capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def expect(cond, what, p=None):
+    if not cond:
+        failures.append(what + ('' if p is None else f'\nstdout: {p.stdout[-2000:]}\nstderr: {p.stderr[-2000:]}'))
+
+
+def codes(p):
+    try:
+        return [d.get('code') for d in json.loads(p.stdout) if d.get('level') == 'error']
+    except ValueError:
+        return None
+
+
+def main():
+    dpia, root = sys.argv[1], sys.argv[2]
+    src = os.path.join(root, 'tests', 'tune', 'scal_tune.dpia')
+    with tempfile.TemporaryDirectory() as tmp:
+        cache = os.path.join(tmp, 'sub', 'tune.json')  # its directory is made
+        p = run(dpia, ['tune', src, '-k', 'scalTune', '--size', 'N=4096', '--budget', '120', '--seed', '3',
+                       '--repeat', '2', '--json'], cache)
+        expect(p.returncode == 0, f'tune: exit {p.returncode}', p)
+        if p.returncode != 0:
+            return
+        d = json.loads(p.stdout)
+        expect(d['space'] == 3 and d['tried'] == 3 and d['timed'] == 3, f'tune: space {d["space"]} tried {d["tried"]}')
+        best = d['best']
+        checked = [pt for pt in d['points'] if pt['check'] == 'ok']
+        expect(best and best['C'] in (4, 8, 16) and len(checked) == 1 and checked[0]['values'] == best,
+               f'tune: best {best}, checked {checked}')
+        expect(d['points'][0]['values'] == best, 'tune: the ranking starts with the best')
+        c = json.load(open(cache))
+        expect(c['format'] == 'dpia-tune-cache' and c['version'] == 1 and len(c['entries']) == 1, f'cache: {c}')
+        e = c['entries'][0]
+        expect(e['kernel'] == 'scalTune' and e['sizes'] == {'N': 4096} and e['values'] == best and
+               e['device'] == d['device'] and e['source_hash'].startswith('fnv1a64:'), f'cache entry: {e}')
+
+        # the cached value chosen without the user naming it: C=16 is not the default
+        e['values'] = {'C': 16}
+        json.dump(c, open(cache, 'w'))
+        want16 = run(dpia, ['translate', src, '-k', 'scalTune', '--set', 'C=16'], 'off').stdout
+        want8 = run(dpia, ['translate', src, '-k', 'scalTune', '--set', 'C=8'], 'off').stdout
+        want4 = run(dpia, ['translate', src, '-k', 'scalTune', '--set', 'C=4'], 'off').stdout
+        expect(want16 != want8 and want16 and want8, 'translate: the values give different kernels')
+        p = run(dpia, ['translate', src, '-k', 'scalTune'], cache)
+        expect(p.returncode == 0 and p.stdout == want16, 'translate with the cache: not the kernel of C=16', p)
+        expect('tuning cache: C=16, tuned by dpia tune on ' + e['device'] in p.stderr, 'translate: no note', p)
+        p = run(dpia, ['translate', src, '-k', 'scalTune', '--emit=header'], cache)
+        expect(' * Tuned values from the tuning cache: C=16, tuned by dpia tune on ' + e['device'] in p.stdout,
+               'header: no comment naming the device', p)
+        p = run(dpia, ['translate', src, '-k', 'scalTune', '--set', 'C=4'], cache)
+        expect(p.returncode == 0 and p.stdout == want4 and 'tuning cache' not in p.stderr, '--set does not win', p)
+        p = run(dpia, ['translate', src, '-k', 'scalTune'], 'off')
+        expect(p.returncode == 0 and p.stdout == want8, 'cache off: not the default', p)
+        other = os.path.join(tmp, 'other.dpia')
+        open(other, 'w').write(open(src).read() + '\n')  # another text: another hash
+        p = run(dpia, ['translate', other, '-k', 'scalTune'], cache)
+        body = lambda text: text.split('\n', 1)[1]  # after the comment's line naming the file
+        expect(p.returncode == 0 and body(p.stdout) == body(want8) and 'tuning cache' not in p.stderr,
+               'another source used the entry', p)
+        p = run(dpia, ['run', src, '-k', 'scalTune', '--size', 'N=1024', '--check'], cache)
+        expect(p.returncode == 0 and '  tuned: C=16, tuned by dpia tune on' in p.stdout, 'run: not tuned', p)
+        p = run(dpia, ['run', src, '-k', 'scalTune', '--size', 'N=1024', '--json'], cache)
+        r = json.loads(p.stdout) if p.returncode == 0 else {}
+        expect(r.get('tuned', '').startswith('C=16, tuned by dpia tune on '), 'run --json: no "tuned"', p)
+        expect(r.get('global_size') == [64], f'run: the launch of C=16 is 1024/16 work-items: {r.get("global_size")}')
+
+        # a corrupt cache: a clear error
+        for text in ('{not json', '{"format": "dpia-tune-cache", "version": 1, "entries": [{"device": 3}]}', '[]'):
+            open(cache, 'w').write(text)
+            p = run(dpia, ['translate', src, '-k', 'scalTune', '--diagnostics=json'], cache)
+            expect(p.returncode == 1 and codes(p) == ['E0811'], f'corrupt cache {text!r}: exit {p.returncode}', p)
+
+        # errors of dpia tune
+        p = run(dpia, ['tune', src, '-k', 'scalTune', '--size', 'N=6', '--diagnostics=json'], cache)
+        expect(p.returncode == 1 and codes(p) == ['E1108'], 'no point runs: not E1108', p)
+        p = run(dpia, ['tune', src, '-k', 'scalTune', '--size', 'M=64', '--diagnostics=json'], cache)
+        expect(p.returncode == 1 and codes(p) == ['E1107'], 'a missing size: not E1107', p)
+        p = run(dpia, ['tune', src, '--size', 'N=64'], cache)
+        expect(p.returncode == 2, 'no -k: not a usage error', p)
+
+        # a pipeline: samples/gemm.dpia's BP tuned (the others fixed)
+        os.remove(cache)
+        gemm = os.path.join(root, 'samples', 'gemm.dpia')
+        p = run(dpia, ['tune', gemm, '-k', 'gemm', '--size', 'M=128,N=256,K=512', '--set', 'KS=512', '--set', 'AP=16',
+                       '--budget', '120', '--repeat', '1', '--json'], cache)
+        expect(p.returncode == 0, f'tune gemm: exit {p.returncode}', p)
+        if p.returncode == 0:
+            d = json.loads(p.stdout)
+            # BP=16 is 512 columns: more than N, a precondition skips it
+            expect(d['space'] == 4 and d['timed'] == 3 and set(d['best']) == {'BP'}, f'tune gemm: {d}')
+            # the entry is the whole point: the --set values with the one found
+            p = run(dpia, ['run', gemm, '-k', 'gemm', '--size', 'M=128,N=256,K=512', '--check'], cache)
+            expect(p.returncode == 0 and f'  tuned: KS=512 AP=16 BP={d["best"]["BP"]}, tuned by' in p.stdout,
+                   'run gemm', p)
+
+
+main()
+for f in failures:
+    print('FAIL:', f)
+print(f'tune_cli: {len(failures)} failure(s)')
+sys.exit(1 if failures else 0)
