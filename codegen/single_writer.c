@@ -95,7 +95,13 @@ static bool writes_outputs_only(CG *cg, const Phrase *p, BinderSet *inner, bool 
   }
   case PH_APP: {
     Spine s;
-    if (!spine_of(cg->arena, p, &s) || s.nargs != 1 || s.args[0]->kind != PH_LAM) return false;
+    if (!spine_of(cg->arena, p, &s)) return false;
+    /* if c t e: one of the sides runs, so both must qualify */
+    if (s.head->kind == PH_PRIM && prim_family(s.head->prim) == PFAM_IF && s.nargs == 2 &&
+        s.args[1]->kind == PH_PAIR)
+      return writes_outputs_only(cg, s.args[1]->fst, inner, writes_output) &&
+             writes_outputs_only(cg, s.args[1]->snd, inner, writes_output);
+    if (s.nargs != 1 || s.args[0]->kind != PH_LAM) return false;
     /* a private variable is the work-item's own; a sequential loop
      * repeats what it does; anything else may be shared */
     PrimLevel level = prim_level(s.head->prim);
@@ -120,6 +126,7 @@ static bool writes_outputs_only(CG *cg, const Phrase *p, BinderSet *inner, bool 
     case PFAM_VIEW_ACC:
     case PFAM_MAP_I:
     case PFAM_REDUCE_I:
+    case PFAM_IF: /* above */
     case PFAM_SCAN_I: return false;
     }
     DPIA_EXHAUSTIVE_END

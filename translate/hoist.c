@@ -36,6 +36,7 @@ static Role role_of(Prim p) {
   case PRIM_PARFOR_WORKGROUP: return ROLE_PARFOR;
   case PRIM_PARFOR_LOCAL: return ROLE_PARFOR_LOCAL;
   PRIM_CASES_FOR: return ROLE_FOR;
+  PRIM_CASES_IF: /* a choice: allocates nothing, widens nothing */
   case PRIM_NEW:         /* new with no address space: kept, as newPrivate */
   case PRIM_NEW_PRIVATE: /* stays where it is */
   PRIM_CASES_SKIP:

@@ -160,6 +160,7 @@ static Phrase *rewrite(Stage2 *s, Phrase *p) {
       PRIM_CASES_SKIP:
       PRIM_CASES_NEW:
       PRIM_CASES_FOR:
+      PRIM_CASES_IF:
       PRIM_CASES_PARFOR:
       PRIM_CASES_VIEW_ACC:
       case PRIM_COUNT: break;
