@@ -115,25 +115,6 @@ static Phrase *map_i(Stage1 *s, const Spine *sp, Phrase *input, Phrase *acc) {
  * the common accumulators read as before, and for a work-group's
  * accumulator that each work-item updates element by element (in_place_ok). */
 
-static int uses_of(const Phrase *p, const Binder *x) {
-  switch (p->kind) {
-  case PH_VAR: return p->binder == x;
-  case PH_LIT:
-  case PH_PRIM:
-  case PH_DEF: return 0;
-  case PH_LAM: return uses_of(p->body, x);
-  case PH_PROJ:
-  case PH_UNOP: return uses_of(p->fst, x);
-  case PH_APP:
-  case PH_PAIR:
-  case PH_SEQ:
-  case PH_ASSIGN:
-  case PH_BINOP: return uses_of(p->fst, x) + uses_of(p->snd, x);
-  case PH_COUNT: break;
-  }
-  INTERNAL("stage I: phrase kind %d", (int)p->kind);
-}
-
 /* uses of x that are `snd x` (second: true) or `fst x` (false), or inside
  * one */
 static bool is_proj_of(Arena *a, const Phrase *p, const Binder *x, bool second) {
@@ -169,7 +150,7 @@ typedef struct AccPart {
 /* uses of the accumulator part in p: every use of its binder but `fst b`
  * when the part is `snd b` */
 static int part_uses(Arena *a, const Phrase *p, AccPart y) {
-  return uses_of(p, y.b) - (y.snd ? proj_uses_of(a, p, y.b, false) : 0);
+  return phrase_uses(p, y.b) - (y.snd ? proj_uses_of(a, p, y.b, false) : 0);
 }
 
 static bool is_part(Arena *a, const Phrase *e, AccPart y) {
@@ -202,8 +183,8 @@ static bool direct_ok(Arena *a, const Phrase *e, AccPart y) {
     if (sp.nargs != 2 || y.snd) return false;
     /* o.1 is written first: the second component may read only snd y */
     const Phrase *c1 = sp.args[0], *c2 = sp.args[1];
-    return (is_scalar_data(b_data(c1)) || !uses_of(c1, y.b)) && (is_scalar_data(b_data(c2)) || !uses_of(c2, y.b)) &&
-           proj_uses_of(a, c2, y.b, true) == uses_of(c2, y.b);
+    return (is_scalar_data(b_data(c1)) || !phrase_uses(c1, y.b)) && (is_scalar_data(b_data(c2)) || !phrase_uses(c2, y.b)) &&
+           proj_uses_of(a, c2, y.b, true) == phrase_uses(c2, y.b);
   }
   /* a reduction reads all of its initial value into an accumulator of its
    * own before its loop and writes o from that after it (lower_reduce_i,
