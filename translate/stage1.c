@@ -482,7 +482,9 @@ static Phrase *materialise(Stage1 *s, Prim memory, const char *name, Phrase *e, 
  * is chosen.  When a side computes in one work-item, the choice is made
  * first and only the chosen side runs:
  *   A[[select c a b]](A) = C[[c]](\x -> if x {A[[a]](A), A[[b]](A)})
- *   C[[select c a b]](K) = newPrivate d (\t -> A[[select c a b]](t.1); K(t.2))
+ *   C[[select c a b]](K) = newM d (\t -> A[[select c a b]](t.1); K(t.2))
+ * (M private for a scalar, a vector or a pair of them; for an array the
+ * memory a map's result would take there, which may be of symbolic size)
  * (the sides a phrase pair, which may share A: SCIR's rule for pairs,
  * as Reynolds types the conditional).
  * Both sides write the acceptor the select would have written, so what
@@ -507,6 +509,11 @@ static bool select_computes(const Spine *sp) {
     work = work || phrase_has_prim(sp->args[k], computes_in_item);
   }
   return work;
+}
+
+static bool holds_array(DataType *t) {
+  t = dt_resolve(t);
+  return t->kind == DT_ARRAY || (t->kind == DT_PAIR && (holds_array(t->fst) || holds_array(t->snd)));
 }
 
 static Phrase *select_if(Stage1 *s, const Spine *sp, Phrase *acc) {
@@ -663,9 +670,10 @@ static Phrase *con_tr(Stage1 *s, Phrase *e, Phrase *k) {
     case PRIM_TO_GLOBAL: r = to_memory(s, &sp, "tmp", k); break;
     case PRIM_TO_LOCAL: r = to_memory(s, &sp, "loc", k); break;
     case PRIM_TO_PRIVATE: r = to_memory(s, &sp, "priv", k); break;
-    /* its value made in a private variable by the side chosen */
+    /* its value made by the side chosen, in a variable of its own */
     case PRIM_SELECT:
-      if (select_computes(&sp)) r = materialise(s, PRIM_NEW_PRIVATE, "chosen", e, k);
+      if (select_computes(&sp))
+        r = materialise(s, holds_array(b_data(e)) ? s->temp_memory : PRIM_NEW_PRIVATE, "chosen", e, k);
       break;
     /* a plain map is a view (its function only rearranges data, as the
      * strategy check made sure): it passes through like the views and
