@@ -96,7 +96,7 @@ static bool writes_outputs_only(CG *cg, const Phrase *p, BinderSet *inner, bool 
   case PH_APP: {
     Spine s;
     if (!spine_of(cg->arena, p, &s)) return false;
-    /* if c t e: one of the sides runs, so both must qualify */
+    /* if c {t, e}: either side may run, so both must qualify */
     if (s.head->kind == PH_PRIM && prim_family(s.head->prim) == PFAM_IF && s.nargs == 2 &&
         s.args[1]->kind == PH_PAIR)
       return writes_outputs_only(cg, s.args[1]->fst, inner, writes_output) &&

@@ -183,8 +183,8 @@ static bool direct_ok(Arena *a, const Phrase *e, AccPart y) {
     if (sp.nargs != 2 || y.snd) return false;
     /* o.1 is written first: the second component may read only snd y */
     const Phrase *c1 = sp.args[0], *c2 = sp.args[1];
-    return (is_scalar_data(b_data(c1)) || !phrase_uses(c1, y.b)) && (is_scalar_data(b_data(c2)) || !phrase_uses(c2, y.b)) &&
-           proj_uses_of(a, c2, y.b, true) == phrase_uses(c2, y.b);
+    return (is_scalar_data(b_data(c1)) || !phrase_uses(c1, y.b)) &&
+           (is_scalar_data(b_data(c2)) || !phrase_uses(c2, y.b)) && proj_uses_of(a, c2, y.b, true) == phrase_uses(c2, y.b);
   }
   /* a reduction reads all of its initial value into an accumulator of its
    * own before its loop and writes o from that after it (lower_reduce_i,
