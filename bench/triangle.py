@@ -4,7 +4,7 @@ timed in one run on the OpenCL device (PoCL here), the upper triangle
 (`covar`: a select whose sum runs only on the side it chooses,
 docs/language.md section 28, M*(M+1)/2 sums) against the whole square
 (`covarSquare`: M*M sums), each with the mirror kernel that makes the
-triangle symmetric (`mirror`), at each size; a table of the median times
+triangle symmetric (`covarMirror`), at each size; a table of the median times
 and the ratio triangle over square.  `dpia run --json --repeat R` gives
 the times: each kernel's launch alone, without building it or moving data.
 
@@ -36,7 +36,7 @@ def main():
     for point in a.sizes.split(","):
         m, n = (int(v) for v in point.split("x"))
         tri = median_ms(a.dpia, path, "covar", {"M": m, "N": n}, a.repeat)
-        mirror = median_ms(a.dpia, path, "mirror", {"M": m}, a.repeat)
+        mirror = median_ms(a.dpia, path, "covarMirror", {"M": m}, a.repeat)
         square = median_ms(a.dpia, path, "covarSquare", {"M": m, "N": n}, a.repeat)
         print(f"{point:12} {tri:10.3f} {mirror:10.3f} {square:10.3f} {(tri + mirror) / square:22.2f}")
 
