@@ -1065,6 +1065,7 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
   PRIM_CASES_SKIP:
   PRIM_CASES_NEW:
   PRIM_CASES_FOR:
+  PRIM_CASES_IF:
   PRIM_CASES_PARFOR:
   PRIM_CASES_VIEW_ACC:
   PRIM_CASES_MAP_I:
@@ -1229,6 +1230,7 @@ static Target gen_prim_acc(CG *cg, const Phrase *a, const Spine *s, const Step *
   PRIM_CASES_SKIP:
   PRIM_CASES_NEW:
   PRIM_CASES_FOR:
+  PRIM_CASES_IF:
   PRIM_CASES_PARFOR:
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:

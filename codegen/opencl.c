@@ -822,6 +822,45 @@ static void gen_for_range(CG *cg, const Spine *s) {
   cg_scope_leave(cg, mark);
 }
 
+/* The test of the else side: a comparison of ints turned round (j < gid
+ * for the then side's j >= gid), as one would write it, else !(c).  Not
+ * for floats, where NaN makes !(x < y) differ from x >= y. */
+static const KirExpr *negated(CG *cg, const KirExpr *c) {
+  if (c->kind == KE_BINARY && c->bin.lhs->type->kind == KTY_SCALAR && c->bin.lhs->type->scalar == SC_INT &&
+      c->bin.rhs->type->kind == KTY_SCALAR && c->bin.rhs->type->scalar == SC_INT) {
+    KirBinop turned = c->bin.op;
+    switch (c->bin.op) {
+    case KB_LT: turned = KB_GE; break;
+    case KB_LE: turned = KB_GT; break;
+    case KB_GT: turned = KB_LE; break;
+    case KB_GE: turned = KB_LT; break;
+    case KB_EQ: turned = KB_NE; break;
+    case KB_NE: turned = KB_EQ; break;
+    default: break;
+    }
+    if (turned != c->bin.op) return kir_binary(cg->arena, turned, c->bin.lhs, c->bin.rhs);
+  }
+  return kir_unary(cg->arena, '!', c);
+}
+
+/* if c {t, e} (a select whose sides compute, stage I): each side under
+ * its test, the else side's the then side's turned round; C's else is not
+ * in the kernel IR, whose passes see each guarded block as a KS_IF. */
+static void gen_if(CG *cg, const Spine *s) {
+  CExpr c = gen_exp(cg, s->args[0], NULL);
+  const Phrase *sides[2] = {s->args[1]->fst, s->args[1]->snd};
+  CExpr tests[2] = {c, negated(cg, c)};
+  for (int k = 0; k < 2; k++) {
+    if (sides[k]->kind == PH_PRIM && sides[k]->prim == PRIM_SKIP) continue;
+    int mark;
+    cg_scope_enter(cg, &mark);
+    KirBlock *outer = cg_enter(cg, add_if(cg, tests[k], NULL));
+    gen_comm(cg, sides[k]);
+    cg_leave(cg, outer);
+    cg_scope_leave(cg, mark);
+  }
+}
+
 typedef enum LoopForm { FORM_LOOP, FORM_ONCE, FORM_AT_MOST_ONCE } LoopForm;
 
 static LoopForm loop_form(Size n, bool known, Size launch) {
@@ -981,6 +1020,11 @@ void gen_comm(CG *cg, const Phrase *p) {
       if (s.nargs != 3 || s.args[2]->kind != PH_LAM) break;
       cg_command_site(cg, p, KL_NONE);
       gen_for_range(cg, &s);
+      return;
+    case PFAM_IF:
+      if (s.nargs != 2 || s.args[1]->kind != PH_PAIR) break;
+      cg_command_site(cg, p, KL_NONE);
+      gen_if(cg, &s);
       return;
     case PFAM_PARFOR:
       if (prim_level(s.head->prim) == PLVL_NONE) {

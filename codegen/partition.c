@@ -693,6 +693,9 @@ static void walk_block(Pass *p, KirBlock *b) {
     prev = s;
     s = s->next;
   }
+  /* a scope alone in a block, which is a scope already (the side of an
+   * if that a split decided, with the other side gone): its statements */
+  if (b->first && b->first == b->last && b->first->kind == KS_BLOCK) *b = b->first->block.body;
 }
 
 void kir_partition_loops(Arena *a, const Backend *backend, KirKernel *k) {

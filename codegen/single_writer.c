@@ -95,9 +95,15 @@ static bool writes_outputs_only(CG *cg, const Phrase *p, BinderSet *inner, bool 
   }
   case PH_APP: {
     Spine s;
+    if (!spine_of(cg->arena, p, &s)) return false;
+    /* if c {t, e}: either side may run, so both must qualify */
+    if (s.head->kind == PH_PRIM && prim_family(s.head->prim) == PFAM_IF && s.nargs == 2 &&
+        s.args[1]->kind == PH_PAIR)
+      return writes_outputs_only(cg, s.args[1]->fst, inner, writes_output) &&
+             writes_outputs_only(cg, s.args[1]->snd, inner, writes_output);
     /* the body: new's and for's one argument, forRange's last (after its
      * bounds, which only read) */
-    if (!spine_of(cg->arena, p, &s) || s.nargs < 1 || s.args[s.nargs - 1]->kind != PH_LAM) return false;
+    if (s.nargs < 1 || s.args[s.nargs - 1]->kind != PH_LAM) return false;
     const Phrase *body = s.args[s.nargs - 1];
     /* a private variable is the work-item's own; a sequential loop
      * repeats what it does; anything else may be shared */
@@ -128,6 +134,7 @@ static bool writes_outputs_only(CG *cg, const Phrase *p, BinderSet *inner, bool 
     case PFAM_VIEW_ACC:
     case PFAM_MAP_I:
     case PFAM_REDUCE_I:
+    case PFAM_IF: /* above */
     case PFAM_SCAN_I:
     case PFAM_REDUCE_RANGE: return false;
     }

@@ -552,6 +552,7 @@ static bool is_reduction(const Phrase *fn) {
   PRIM_CASES_SKIP:
   PRIM_CASES_NEW:
   PRIM_CASES_FOR:
+  PRIM_CASES_IF:
   PRIM_CASES_PARFOR:
   PRIM_CASES_VIEW_ACC:
   PRIM_CASES_MAP_I:

@@ -101,6 +101,7 @@ static bool left_over(Prim prim, PhraseStage stage) {
   case PRIM_NEW_PRIVATE:
   PRIM_CASES_FOR:
   PRIM_CASES_FOR_RANGE:
+  PRIM_CASES_IF:
   PRIM_CASES_PARFOR:
   PRIM_CASES_VIEW_ACC:
   case PRIM_COUNT: return false;

@@ -16,6 +16,25 @@ void phrase_spine(Arena *a, const Phrase *p, PhraseSpine *s) {
   }
 }
 
+int phrase_uses(const Phrase *p, const Binder *x) {
+  switch (p->kind) {
+  case PH_VAR: return p->binder == x;
+  case PH_LIT:
+  case PH_PRIM:
+  case PH_DEF: return 0;
+  case PH_LAM: return phrase_uses(p->body, x);
+  case PH_PROJ:
+  case PH_UNOP: return phrase_uses(p->fst, x);
+  case PH_APP:
+  case PH_PAIR:
+  case PH_SEQ:
+  case PH_ASSIGN:
+  case PH_BINOP: return phrase_uses(p->fst, x) + phrase_uses(p->snd, x);
+  case PH_COUNT: break;
+  }
+  INTERNAL("phrase kind %d", (int)p->kind);
+}
+
 bool phrase_has_prim(const Phrase *p, bool (*pred)(Prim)) {
   switch (p->kind) {
   case PH_PRIM: return pred(p->prim);

@@ -157,6 +157,8 @@ typedef struct PhraseSpine {
  * it gives p's own phrases whatever p's constness: a pass that must not
  * change them reads them through const pointers. */
 void phrase_spine(Arena *a, const Phrase *p, PhraseSpine *s);
+/* the variables of binder x in p */
+int phrase_uses(const Phrase *p, const Binder *x);
 /* a primitive for which pred holds anywhere in p */
 bool phrase_has_prim(const Phrase *p, bool (*pred)(Prim));
 /* a map, reduction or materialisation anywhere in p (prim_computes) */

@@ -632,6 +632,19 @@ static void print(Printer *pr, const Phrase *p, int ctx, bool start) {
     return;
   case PH_PAIR:
     buf_putc(out, '{');
+    size_t width;
+    if (!pr->flat && p->type->kind == PT_WITH && p->type->fst->kind == PT_COMM &&
+        !fits_flat(pr, p, P_ATOM, LINE_WIDTH > column(pr) ? LINE_WIDTH - column(pr) : 0, &width)) {
+      /* the two sides of an if, each a command on lines of its own */
+      int base = pr->line_indent;
+      newline(pr, base + 1);
+      print(pr, p->fst, P_TOP, true);
+      buf_putc(out, ',');
+      newline(pr, base + 1);
+      print(pr, p->snd, P_TOP, true);
+      buf_putc(out, '}');
+      return;
+    }
     print_inferred(pr, p->fst, P_TOP, false);
     buf_puts(out, ", ");
     print_inferred(pr, p->snd, P_TOP, false);

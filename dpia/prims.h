@@ -239,6 +239,13 @@
      bounds read from data, each i an index of n elements (reduceRange) */ \
   X(FOR_RANGE, "forRange", 2, 0, PF_IMP, FOR_RANGE, SEQ, COUNT, \
     "n s. exp[int] -> exp[int] -> (exp[idx[n]] -> comm) -> comm where positive s (forRange step)") \
+  /* if c {t, e}: t when c holds, else e; what a select whose sides \
+     compute in one work-item becomes, so that only the chosen side is \
+     computed (a triangle's half, docs/language.md section 28).  The sides \
+     are a phrase pair, whose components may share (both write the \
+     select's acceptor), as SCI types Reynolds' conditional */ \
+  X(IF, "if", 0, 0, PF_IMP, IF, NONE, COUNT, \
+    "exp[bool] -> comm & comm -> comm") \
   X(PARFOR, "parfor", 0, 0, PF_IMP, PARFOR, NONE, COUNT, \
     "acc[[n]a] -> (exp[idx[n]] -> acc[a] ->p comm) -> comm") \
   X(PARFOR_GLOBAL, "parforGlobal", 0, 0, PF_IMP | PF_DIM, PARFOR, GLOBAL, COUNT, \
@@ -311,6 +318,7 @@
   X(NEW)      /* new, newGlobal, newLocal, newPrivate */                        \
   X(FOR)      /* for */                                                         \
   X(FOR_RANGE) /* forRange: a sequential loop whose bounds are data */          \
+  X(IF)       /* if */                                                          \
   X(PARFOR)   /* parfor, parforGlobal, parforWorkgroup, parforLocal */          \
   X(VIEW_ACC) /* a data layout view of acceptors (idxAcc, splitAcc, ...) */     \
   X(MAP_I)    /* mapI and its levels */                                         \
@@ -425,6 +433,7 @@ Prim prim_lookup(const char *name, size_t len, int *dim);
 #define PRIM_CASES_NEW case PRIM_NEW: case PRIM_NEW_GLOBAL: case PRIM_NEW_LOCAL: case PRIM_NEW_PRIVATE
 #define PRIM_CASES_FOR case PRIM_FOR
 #define PRIM_CASES_FOR_RANGE case PRIM_FOR_RANGE
+#define PRIM_CASES_IF case PRIM_IF
 #define PRIM_CASES_PARFOR \
   case PRIM_PARFOR: case PRIM_PARFOR_GLOBAL: case PRIM_PARFOR_WORKGROUP: case PRIM_PARFOR_LOCAL
 #define PRIM_CASES_VIEW_ACC \

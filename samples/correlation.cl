@@ -62,9 +62,14 @@ kernel void centre(global float *restrict output,
 kernel void corr(global float *restrict output, const global float *restrict data, int M, int N) {
   int gid = get_global_id(1); /* mapGlobal1 */
   int gid_2 = get_global_id(0); /* mapGlobal */
-  float acc = 0.0f;
-  for (int i = 0; i < N; i += 1) { /* reduceSeq */
-    acc = acc + data[i*M + gid] * data[i*M + gid_2];
+  if (gid == gid_2) {
+    output[gid*M + gid_2] = 1.0f;
   }
-  output[gid*M + gid_2] = gid == gid_2 ? 1.0f : acc;
+  if (gid != gid_2) {
+    float acc = 0.0f;
+    for (int i = 0; i < N; i += 1) { /* reduceSeq */
+      acc = acc + data[i*M + gid] * data[i*M + gid_2];
+    }
+    output[gid*M + gid_2] = acc;
+  }
 }

@@ -38,6 +38,7 @@ static Role role_of(Prim p) {
   PRIM_CASES_FOR: return ROLE_FOR;
   /* its variable is an index of n elements, distinct in each step */
   PRIM_CASES_FOR_RANGE: return ROLE_FOR;
+  PRIM_CASES_IF: /* a choice: allocates nothing, widens nothing */
   case PRIM_NEW:         /* new with no address space: kept, as newPrivate */
   case PRIM_NEW_PRIVATE: /* stays where it is */
   PRIM_CASES_SKIP:

@@ -115,25 +115,6 @@ static Phrase *map_i(Stage1 *s, const Spine *sp, Phrase *input, Phrase *acc) {
  * the common accumulators read as before, and for a work-group's
  * accumulator that each work-item updates element by element (in_place_ok). */
 
-static int uses_of(const Phrase *p, const Binder *x) {
-  switch (p->kind) {
-  case PH_VAR: return p->binder == x;
-  case PH_LIT:
-  case PH_PRIM:
-  case PH_DEF: return 0;
-  case PH_LAM: return uses_of(p->body, x);
-  case PH_PROJ:
-  case PH_UNOP: return uses_of(p->fst, x);
-  case PH_APP:
-  case PH_PAIR:
-  case PH_SEQ:
-  case PH_ASSIGN:
-  case PH_BINOP: return uses_of(p->fst, x) + uses_of(p->snd, x);
-  case PH_COUNT: break;
-  }
-  INTERNAL("stage I: phrase kind %d", (int)p->kind);
-}
-
 /* uses of x that are `snd x` (second: true) or `fst x` (false), or inside
  * one */
 static bool is_proj_of(Arena *a, const Phrase *p, const Binder *x, bool second) {
@@ -169,7 +150,7 @@ typedef struct AccPart {
 /* uses of the accumulator part in p: every use of its binder but `fst b`
  * when the part is `snd b` */
 static int part_uses(Arena *a, const Phrase *p, AccPart y) {
-  return uses_of(p, y.b) - (y.snd ? proj_uses_of(a, p, y.b, false) : 0);
+  return phrase_uses(p, y.b) - (y.snd ? proj_uses_of(a, p, y.b, false) : 0);
 }
 
 static bool is_part(Arena *a, const Phrase *e, AccPart y) {
@@ -202,8 +183,8 @@ static bool direct_ok(Arena *a, const Phrase *e, AccPart y) {
     if (sp.nargs != 2 || y.snd) return false;
     /* o.1 is written first: the second component may read only snd y */
     const Phrase *c1 = sp.args[0], *c2 = sp.args[1];
-    return (is_scalar_data(b_data(c1)) || !uses_of(c1, y.b)) && (is_scalar_data(b_data(c2)) || !uses_of(c2, y.b)) &&
-           proj_uses_of(a, c2, y.b, true) == uses_of(c2, y.b);
+    return (is_scalar_data(b_data(c1)) || !phrase_uses(c1, y.b)) &&
+           (is_scalar_data(b_data(c2)) || !phrase_uses(c2, y.b)) && proj_uses_of(a, c2, y.b, true) == phrase_uses(c2, y.b);
   }
   /* a reduction reads all of its initial value into an accumulator of its
    * own before its loop and writes o from that after it (lower_reduce_i,
@@ -246,6 +227,7 @@ static bool direct_ok(Arena *a, const Phrase *e, AccPart y) {
   PRIM_CASES_SKIP:
   PRIM_CASES_NEW:
   PRIM_CASES_FOR:
+  PRIM_CASES_IF:
   PRIM_CASES_PARFOR:
   PRIM_CASES_VIEW_ACC:
   PRIM_CASES_MAP_I:
@@ -299,6 +281,7 @@ static bool is_parallel_map(Prim p) {
   PRIM_CASES_SKIP:
   PRIM_CASES_NEW:
   PRIM_CASES_FOR:
+  PRIM_CASES_IF:
   PRIM_CASES_PARFOR:
   PRIM_CASES_VIEW_ACC:
   PRIM_CASES_MAP_I:
@@ -501,6 +484,7 @@ static Binder *temporary(Stage1 *s, Prim memory, const char *name, DataType *t) 
   PRIM_CASES_FOREIGN:
   PRIM_CASES_SKIP:
   PRIM_CASES_FOR:
+  PRIM_CASES_IF:
   PRIM_CASES_PARFOR:
   PRIM_CASES_VIEW_ACC:
   PRIM_CASES_MAP_I:
@@ -522,6 +506,58 @@ static Phrase *materialise(Stage1 *s, Prim memory, const char *name, Phrase *e, 
   Phrase *v = b_var(b, tmp);
   Phrase *body = b_seq(b, acc_tr(s, e, b_proj(b, v, 1)), apply_k(s, k, b_proj(b, v, 2)));
   return b_new(b, memory, t, tmp, body);
+}
+
+/* ---- a select whose sides compute (docs/language.md section 28) ----
+ *
+ * select c a b is an expression, and C and A compute its arguments
+ * before they choose (Figure 5b): a side that is a loop (the sum of a
+ * triangle's element, zero below the diagonal) would run whichever side
+ * is chosen.  When a side computes in one work-item, the choice is made
+ * first and only the chosen side runs:
+ *   A[[select c a b]](A) = C[[c]](\x -> if x {A[[a]](A), A[[b]](A)})
+ *   C[[select c a b]](K) = newM d (\t -> A[[select c a b]](t.1); K(t.2))
+ * (M private for a scalar, a vector or a pair of them; for an array the
+ * memory a map's result would take there, which may be of symbolic size)
+ * (the sides a phrase pair, which may share A: SCIR's rule for pairs,
+ * as Reynolds types the conditional).
+ * Both sides write the acceptor the select would have written, so what
+ * is written, and by whom, is what the select writes (its race freedom,
+ * reference section 6).  A side in which the work-items of a group or of
+ * the kernel work together (a parallel map, toLocal, toGlobal) keeps the
+ * select: a work-item that skipped it would miss its barriers. */
+static bool computes_in_item(Prim p) { return prim_computes(p) && p != PRIM_MAP; /* a plain map is a view */ }
+
+static bool spans_items(Prim p) {
+  PrimLevel level = prim_level(p);
+  return prim_computes(p) && (level == PLVL_GLOBAL || level == PLVL_WORKGROUP || level == PLVL_LOCAL);
+}
+
+static bool select_computes(const Spine *sp) {
+  if (sp->head->prim != PRIM_SELECT || sp->nargs != 3) return false;
+  const DataType *c = dt_resolve(b_data(sp->args[0]));
+  if (c->kind != DT_SCALAR || c->width != 1) return false; /* a mask chooses lane by lane */
+  bool work = false;
+  for (int k = 1; k <= 2; k++) {
+    if (phrase_has_prim(sp->args[k], spans_items)) return false;
+    work = work || phrase_has_prim(sp->args[k], computes_in_item);
+  }
+  return work;
+}
+
+static bool holds_array(DataType *t) {
+  t = dt_resolve(t);
+  return t->kind == DT_ARRAY || (t->kind == DT_PAIR && (holds_array(t->fst) || holds_array(t->snd)));
+}
+
+static Phrase *select_if(Stage1 *s, const Spine *sp, Phrase *acc) {
+  Builder *b = &s->b;
+  TypeCtx *tc = b->tc;
+  Binder *x = k_binder(s, "x", b_data(sp->args[0]));
+  Phrase *then = acc_tr(s, sp->args[1], acc), *other = acc_tr(s, sp->args[2], acc);
+  PhraseType *ty = pt_fn(tc, pt_exp(tc, tc->t_bool), pt_fn(tc, pt_with(tc, tc->t_comm, tc->t_comm), tc->t_comm));
+  Phrase *choice = b_app2(b, b_prim(b, PRIM_IF, 0, ty), b_var(b, x), b_pair(b, then, other));
+  return con_tr(s, sp->args[0], b_lam(b, x, choice, false));
 }
 
 /* ---- C[[E]](K) ---- */
@@ -671,12 +707,19 @@ static Phrase *con_tr(Stage1 *s, Phrase *e, Phrase *k) {
     case PRIM_TO_GLOBAL: r = to_memory(s, &sp, "tmp", k); break;
     case PRIM_TO_LOCAL: r = to_memory(s, &sp, "loc", k); break;
     case PRIM_TO_PRIVATE: r = to_memory(s, &sp, "priv", k); break;
+    /* its value made by the side chosen, in a variable of its own */
+    case PRIM_SELECT:
+      if (select_computes(&sp))
+        r = materialise(s, holds_array(b_data(e)) ? s->temp_memory : PRIM_NEW_PRIVATE, "chosen", e, k);
+      break;
     /* a plain map is a view (its function only rearranges data, as the
      * strategy check made sure): it passes through like the views and
      * scalar primitives (Figure 5b) */
     case PRIM_MAP:
     PRIM_CASES_VIEW:
-    PRIM_CASES_SCALAR:
+    case PRIM_VEC:
+    case PRIM_CLAMP_IDX:
+    PRIM_CASES_VECTOR:
     PRIM_CASES_MATH:
     PRIM_CASES_CONVERT:
     PRIM_CASES_FOREIGN:
@@ -684,6 +727,7 @@ static Phrase *con_tr(Stage1 *s, Phrase *e, Phrase *k) {
     PRIM_CASES_SKIP:
     PRIM_CASES_NEW:
     PRIM_CASES_FOR:
+    PRIM_CASES_IF:
     PRIM_CASES_PARFOR:
     PRIM_CASES_VIEW_ACC:
     PRIM_CASES_MAP_I:
@@ -748,6 +792,7 @@ static Phrase *acc_view(Stage1 *s, Prim view, const Phrase *head, Phrase *acc, P
   PRIM_CASES_SKIP:
   PRIM_CASES_NEW:
   PRIM_CASES_FOR:
+  PRIM_CASES_IF:
   PRIM_CASES_PARFOR:
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
@@ -905,6 +950,9 @@ static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
     case PRIM_PAD_CST:
       if (sp.nargs == 2) r = pad_cst_acc(s, &sp, acc);
       break;
+    case PRIM_SELECT:
+      if (select_computes(&sp)) r = select_if(s, &sp, acc);
+      break;
     /* written through when they have an acceptor form (prims.h, LOWERED) */
     case PRIM_ZIP:
     case PRIM_SPLIT:
@@ -928,13 +976,16 @@ static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
     case PRIM_MAP:
     case PRIM_INDICES:
     PRIM_CASES_MEMORY:
-    PRIM_CASES_SCALAR:
+    case PRIM_VEC:
+    case PRIM_CLAMP_IDX:
+    PRIM_CASES_VECTOR:
     PRIM_CASES_MATH:
     PRIM_CASES_CONVERT:
     PRIM_CASES_FOREIGN:
     PRIM_CASES_SKIP:
     PRIM_CASES_NEW:
     PRIM_CASES_FOR:
+    PRIM_CASES_IF:
     PRIM_CASES_PARFOR:
     PRIM_CASES_VIEW_ACC:
     PRIM_CASES_MAP_I:

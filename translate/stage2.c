@@ -105,6 +105,41 @@ static Phrase *parallel_copy(Stage2 *s, const Phrase *level, Phrase *e, Phrase *
   return b_app2(b, b_prim(b, PRIM_PARFOR_LOCAL, level->dim, ty), acc, body);
 }
 
+/* An if in a reduction's step (stage I's select whose sides compute) may
+ * choose by the accumulator that its sides update: its condition reads
+ * acc.2 where a side writes acc.1, which the step's parameters kept apart
+ * until now.  The condition and the sides are two sides of an
+ * application, which must not interfere (SCIR App, paper Figure 3), and
+ * code generation tests the condition again, after the then side, for
+ * the else side: so the condition is read once, into a variable of its
+ * own, before either side runs:
+ *   if c {t, e}  =>  newPrivate bool (\chosen -> chosen.1 := c; if chosen.2 {t, e}) */
+typedef struct OwnCondition {
+  Stage2 *s;
+  const Binder *acc;
+} OwnCondition;
+
+static Phrase *own_condition(void *ctx, Phrase *p) {
+  OwnCondition *o = ctx;
+  Builder *b = &o->s->b;
+  p = phrase_map_children(b->arena, p, own_condition, o);
+  PhraseSpine sp;
+  phrase_spine(b->arena, p, &sp);
+  if (sp.head->kind != PH_PRIM || prim_family(sp.head->prim) != PFAM_IF || sp.nargs != 2 ||
+      !phrase_uses(sp.args[0], o->acc) || !phrase_uses(sp.args[1], o->acc))
+    return p;
+  TypeCtx *tc = b->tc;
+  Binder *chosen = b_binder(b, "chosen", pt_var(tc, tc->t_bool));
+  Phrase *store = b_assign(b, b_proj(b, b_var(b, chosen), 1), sp.args[0]);
+  Phrase *choice = b_app2(b, sp.head, b_proj(b, b_var(b, chosen), 2), sp.args[1]);
+  return b_new(b, PRIM_NEW_PRIVATE, tc->t_bool, chosen, b_seq(b, store, choice));
+}
+
+static Phrase *own_conditions(Stage2 *s, Phrase *step, const Binder *acc) {
+  OwnCondition o = {s, acc};
+  return own_condition(&o, step);
+}
+
 /* reduceI, and reduceRangeI with its bounds lo and hi (NULL for reduceI) */
 static Phrase *lower_reduce_i(Stage2 *s, Phrase *head, Phrase *f, Phrase *init, Phrase *lo, Phrase *hi, Phrase *e,
                               Phrase *k) {
@@ -117,6 +152,7 @@ static Phrase *lower_reduce_i(Stage2 *s, Phrase *head, Phrase *f, Phrase *init, 
   Binder *i = b_binder(b, "i", pt_exp(tc, dt_idx(tc, n)));
   /* F (idx E i) acc.2 acc.1 */
   Phrase *step = apply(s, apply(s, apply(s, f, b_idx(b, e, b_var(b, i))), b_proj(b, v, 2)), b_proj(b, v, 1));
+  step = own_conditions(s, step, acc);
   const Phrase *shared = head->shared_by;
   Phrase *start = shared && d2->kind == DT_ARRAY ? parallel_copy(s, shared, init, b_proj(b, v, 1))
                                                  : b_assign(b, b_proj(b, v, 1), init);
@@ -136,7 +172,7 @@ static Phrase *lower_scan_i(Stage2 *s, Phrase *f, Phrase *init, Phrase *e, Phras
   Binder *acc = b_binder(b, "acc", pt_var(tc, d2));
   Phrase *v = b_var(b, acc);
   Binder *i = b_binder(b, "i", pt_exp(tc, dt_idx(tc, n)));
-  Phrase *step = apply(s, apply(s, apply(s, f, b_idx(b, e, b_var(b, i))), b_proj(b, v, 2)), b_proj(b, v, 1));
+  Phrase *step = own_conditions(s, apply(s, apply(s, apply(s, f, b_idx(b, e, b_var(b, i))), b_proj(b, v, 2)), b_proj(b, v, 1)), acc);
   Phrase *write = b_assign(b, b_idx_acc(b, out, b_var(b, i)), b_proj(b, v, 2));
   Phrase *body = b_seq(b, b_assign(b, b_proj(b, v, 1), init), for_loop(s, n, i, b_seq(b, step, write), "scanSeq", false));
   return b_new(b, PRIM_NEW_PRIVATE, d2, acc, body);
@@ -185,6 +221,7 @@ static Phrase *rewrite(Stage2 *s, Phrase *p) {
       PRIM_CASES_NEW:
       PRIM_CASES_FOR:
       PRIM_CASES_FOR_RANGE:
+      PRIM_CASES_IF:
       PRIM_CASES_PARFOR:
       PRIM_CASES_VIEW_ACC:
       case PRIM_COUNT: break;

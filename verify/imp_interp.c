@@ -545,6 +545,10 @@ static void run_imp_prim(Imp *I, const Phrase *p, const Val *args) {
     for (int64_t i = from; i < to; i += step) iterate(I, args[2], i, NULL, p);
     return;
   }
+  PRIM_CASES_IF:
+    if (args[1].kind != V_WITH) fail(I, p, "if without a pair of commands");
+    run_comm(I, args[1].pair[lane(need_num(I, args[0], p), 0) != 0 ? 0 : 1], p);
+    return;
   PRIM_CASES_PARFOR : {
     const DataType *t = prim_data(p, 0);
     if (t->kind != DT_ARRAY) fail(I, p, "parfor over an acceptor that is not an array");
@@ -773,6 +777,7 @@ static Val run_prim(Imp *I, const Phrase *p, const Val *argv) {
   PRIM_CASES_NEW:
   PRIM_CASES_FOR:
   PRIM_CASES_FOR_RANGE:
+  PRIM_CASES_IF:
   PRIM_CASES_PARFOR:
   /* map, reduce, toGlobal ... and the intermediate mapI/reduceI are gone
    * after stage II (spec section 7): meeting one is a fault of the

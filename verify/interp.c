@@ -686,6 +686,7 @@ static Val run_prim(Interp *I, const Phrase *p, const Val *args) {
   PRIM_CASES_SKIP:
   PRIM_CASES_NEW:
   PRIM_CASES_FOR:
+  PRIM_CASES_IF:
   PRIM_CASES_PARFOR:
   PRIM_CASES_VIEW_ACC:
   PRIM_CASES_MAP_I:

@@ -167,6 +167,7 @@ int num_prim(const Phrase *p, const Num *args, double *out) {
   PRIM_CASES_SKIP:
   PRIM_CASES_NEW:
   PRIM_CASES_FOR:
+  PRIM_CASES_IF:
   PRIM_CASES_PARFOR:
   PRIM_CASES_VIEW_ACC:
   PRIM_CASES_MAP_I:

@@ -27,6 +27,9 @@ Coverage:
 - reduceSeq with non-commutative bodies (a*0.5 + x, x - a*0.5, fma,
   (a*3 + x) % 1009 for int) over scalars, vectors, pairs (pair
   accumulators), rows (nested reductions) and with an array accumulator;
+- a scalar reduceSeq of a work-item's or sequential body as the side of a
+  select chosen by the row's first element (a stream of choices of its
+  own): only the chosen side runs (docs/language.md section 28);
 - compound accumulators whose new components read each other: pairs
   (`(snd a + x, fst a)`, linear mixes) and nested pairs `((p, q), r)`,
   projected to a scalar by `|> (\s -> ...)` when the context wants one;
@@ -385,6 +388,7 @@ AVOIDABLE = {
     'array-literals': 'leaves read through array literals (docs/language.md section 13)',
     'dropped-args': 'defs whose argument a later view drops (regress/dead_def_argument.dpia)',
     'indices': 'zips with indices n, the positions compared and converted (docs/language.md section 22)',
+    'select-sides': 'a reduction as the side of a select, computed only when chosen (docs/language.md section 28)',
 }
 
 
@@ -402,7 +406,8 @@ def lane_name(k, width):
 
 
 class Gen:
-    def __init__(self, rng, avoid=(), extra=(), lit_rng=None, drop_rng=None, ix_rng=None, scan_rng=None, range_rng=None):
+    def __init__(self, rng, avoid=(), extra=(), lit_rng=None, drop_rng=None, ix_rng=None, scan_rng=None, range_rng=None,
+                 select_rng=None):
         self.r = rng
         # array literals (docs/language.md section 13) are decided by a
         # stream of their own, so the programs of a seed are the ones they
@@ -416,6 +421,8 @@ class Gen:
         self.scan_r = scan_rng
         # and the reductions over a range read from data (reducer)
         self.range_r = range_rng
+        # and the reductions that are the side of a select (select_sides)
+        self.select_r = select_rng
         self.avoid = set(avoid)
         self.extra = set(extra)
         self.implicit_symbolic = []  # stages materialised implicitly, of symbolic size
@@ -1341,7 +1348,8 @@ class Gen:
             if leaf[2] > 1 and self.chance(0.5):
                 init = f'(vec {leaf[2]} {init})'
         lam = f'(\\{y} {a} -> {bod})' if '\n' not in bod else f'(\\{y} {a} ->{self.nl(ctx)}    {bod})'
-        return f'{e}{self.nl(ctx)}|> {self.reducer(lam, init)}', target
+        sel = self.select_sides(e, t, ctx, lam, init, target)
+        return sel or f'{e}{self.nl(ctx)}|> {self.reducer(lam, init)}', target
 
     def reducer(self, lam, init):
         """reduceSeq lam init, or (from a stream of its own, so that the
@@ -1357,6 +1365,25 @@ class Gen:
         hi = r.choice(['1000', '3', '7', '(-1)', '0'])
         self.feat('reduceRange')
         return f'reduceRange {step} {lam} {init} {lo} {hi}'
+
+    def select_sides(self, e, t, ctx, lam, init, target):
+        """e |> (\\zs -> select (idx zs 0 > c) (zs |> reduceSeq f init)
+        (idx zs 0)): a scalar reduction of a work-item's or sequential body
+        as the side of a select that its row's first element chooses, so
+        that it runs only where chosen (docs/language.md section 28).
+        Drawn from a stream of its own (the programs of a seed are the
+        ones they were); None where it does not fit."""
+        r = self.select_r
+        n, el = t[1], t[2]
+        if (r is None or ctx.level not in ('global', 'local', 'seq') or el != target or target[2] != 1
+                or target[1] == 'bool' or r.random() >= 0.25):
+            return None
+        self.need_ge(n, 1)
+        zs = self.fresh('zs')
+        c = r.choice(['0', '2'] if target[1] == 'int' else ['0.0', '0.5', '(-0.25)'])
+        self.feat('select-sides')
+        return (f'{e}{self.nl(ctx)}|> (\\{zs} -> select (idx {zs} 0 > {c}) ({zs} |> reduceSeq {lam} {init}) '
+                f'(idx {zs} 0))')
 
     def first_n(self, e, t, ctx):
         """firstN K e or firstN K L e: a def with nat parameters, the
@@ -1818,7 +1845,8 @@ def generate(seed, index, avoid=(), extra=()):
         rng = random.Random(f'{seed}:{index}:{retry}')
         g = Gen(rng, avoid, extra, random.Random(f'{seed}:{index}:{retry}:literals'),
                 random.Random(f'{seed}:{index}:{retry}:drops'), random.Random(f'{seed}:{index}:{retry}:indices'),
-                random.Random(f'{seed}:{index}:{retry}:scans'), random.Random(f'{seed}:{index}:{retry}:ranges'))
+                random.Random(f'{seed}:{index}:{retry}:scans'), random.Random(f'{seed}:{index}:{retry}:ranges'),
+                random.Random(f'{seed}:{index}:{retry}:selects'))
         try:
             text, nats = g.kernel()
             sizes = g.solve(nats)

@@ -99,6 +99,12 @@ RUNS = [  # file, kernel, sizes: the kernels of run_samples.py, in its order
     ('correlation.dpia', 'centre', {'M': 7, 'N': 5}),
     ('correlation.dpia', 'corr', {'M': 7, 'N': 5}),
     ('correlation.dpia', 'correlation', {'M': 7, 'N': 5}),
+    ('covariance.dpia', 'covarMean', {'M': 7, 'N': 5}),
+    ('covariance.dpia', 'covarCentre', {'M': 7, 'N': 5}),
+    ('covariance.dpia', 'covar', {'M': 7, 'N': 5}),
+    ('covariance.dpia', 'covarMirror', {'M': 7}),
+    ('covariance.dpia', 'covarSquare', {'M': 7, 'N': 5}),
+    ('covariance.dpia', 'covariance', {'M': 7, 'N': 5}),
     ('adi.dpia', 'adiKernel1', {'N': 37}),
     ('scan_bottom.dpia', 'bottomScan', {'G': 2}),                   # 2 groups of 256
     ('cfd_flux.dpia', 'computeFlux', {'N': 5}),                     # codes out of range at both ends

@@ -73,6 +73,11 @@ RUNS = [  # file, kernel, sizes at two points
     ('correlation.dpia', 'corr', [{'M': 100, 'N': 77}, {'M': 128, 'N': 64}]),
     # small sizes: the pipeline's reference check grows with N*N (12 s at M=64, N=48)
     ('correlation.dpia', 'correlation', [{'M': 33, 'N': 17}, {'M': 64, 'N': 24}]),
+    # a select whose sum runs only on the side it chooses: the upper
+    # triangle (docs/language.md section 28)
+    ('covariance.dpia', 'covar', [{'M': 100, 'N': 77}, {'M': 128, 'N': 64}]),
+    ('covariance.dpia', 'covarSquare', [{'M': 100, 'N': 77}, {'M': 128, 'N': 64}]),
+    ('covariance.dpia', 'covariance', [{'M': 33, 'N': 17}, {'M': 64, 'N': 24}]),
     # scans (docs/language.md section 23)
     ('adi.dpia', 'adiKernel1', [{'N': 100}, {'N': 512}]),
     ('scan_bottom.dpia', 'bottomScan', [{'G': 3}, {'G': 64}]),

@@ -60,6 +60,7 @@ static void check_row(Prim p) {
   case PFAM_NEW:
   case PFAM_FOR:
   case PFAM_FOR_RANGE:
+  case PFAM_IF:
   case PFAM_PARFOR:
   case PFAM_REDUCE_I:
   case PFAM_SCAN_I:
@@ -91,6 +92,7 @@ static PrimFamily listed_family(Prim p) {
   PRIM_CASES_NEW: return PFAM_NEW;
   PRIM_CASES_FOR: return PFAM_FOR;
   PRIM_CASES_FOR_RANGE: return PFAM_FOR_RANGE;
+  PRIM_CASES_IF: return PFAM_IF;
   PRIM_CASES_PARFOR: return PFAM_PARFOR;
   PRIM_CASES_VIEW_ACC: return PFAM_VIEW_ACC;
   PRIM_CASES_MAP_I: return PFAM_MAP_I;
