@@ -990,6 +990,7 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
   case PRIM_MAP_LOCAL:
   PRIM_CASES_REDUCE:
   PRIM_CASES_SCAN:
+  PRIM_CASES_WINDOW:
   PRIM_CASES_MEMORY:
   PRIM_CASES_SKIP:
   PRIM_CASES_NEW:
@@ -1147,6 +1148,7 @@ static Target gen_prim_acc(CG *cg, const Phrase *a, const Spine *s, const Step *
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:
   PRIM_CASES_SCAN:
+  PRIM_CASES_WINDOW:
   PRIM_CASES_VIEW:
   PRIM_CASES_MEMORY:
   PRIM_CASES_SCALAR:

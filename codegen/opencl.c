@@ -951,6 +951,7 @@ void gen_comm(CG *cg, const Phrase *p) {
     case PFAM_MAP:
     case PFAM_REDUCE:
     case PFAM_SCAN:
+    case PFAM_WINDOW:
     case PFAM_VIEW:
     case PFAM_MEMORY:
     case PFAM_SCALAR:

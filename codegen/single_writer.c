@@ -110,6 +110,7 @@ static bool writes_outputs_only(CG *cg, const Phrase *p, BinderSet *inner, bool 
     case PFAM_MAP:
     case PFAM_REDUCE:
     case PFAM_SCAN:
+    case PFAM_WINDOW:
     case PFAM_VIEW:
     case PFAM_MEMORY:
     case PFAM_SCALAR:

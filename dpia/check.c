@@ -542,6 +542,7 @@ static bool is_reduction(const Phrase *fn) {
   PRIM_CASES_REDUCE:
   PRIM_CASES_SCAN: return true;
   PRIM_CASES_MAP:
+  PRIM_CASES_WINDOW:
   PRIM_CASES_VIEW:
   PRIM_CASES_MEMORY:
   PRIM_CASES_SCALAR:

@@ -81,6 +81,7 @@ static bool left_over(Prim prim, PhraseStage stage) {
   case PRIM_MAP_LOCAL:
   PRIM_CASES_REDUCE:
   PRIM_CASES_SCAN:
+  PRIM_CASES_WINDOW:
   PRIM_CASES_MEMORY: return true;
   /* stage II: the intermediate combinators */
   PRIM_CASES_MAP_I:

@@ -109,6 +109,12 @@
      accumulator after step i (shine's scanSeq, lowered to scanI) */ \
   X(SCAN_SEQ, "scanSeq", 0, 0, PF_FUNC, SCAN, SEQ, SCAN_I, \
     "(exp[a] -> exp[b] -> exp[b]) -> exp[b] -> exp[[n]a] -> exp[[n]b]") \
+  /* the sequential sliding window (shine's slideSeq with value rotation): \
+     mapSeq f (slide s 1 xs) computed with the last s elements of xs kept \
+     in private memory, one new element loaded a step and the window \
+     rotated (docs/language.md section 26; translate/stage1.c, slide_seq) */ \
+  X(SLIDE_SEQ, "slideSeq", 1, 0, PF_FUNC, WINDOW, SEQ, COUNT, \
+    "s. (exp[[s]a] -> exp[b]) -> exp[[n+s]a] -> exp[[n+1]b] where positive s (slideSeq window)") \
   /* functional: data layout (views) */ \
   X(ZIP, "zip", 0, 0, PF_FUNC | PF_VIEW, VIEW, NONE, ZIP_ACC1, \
     "exp[[n]a] -> exp[[n]b] -> exp[[n](a, b)]") \
@@ -287,6 +293,7 @@
   X(MAP)      /* map, mapSeq, mapGlobal, mapWorkgroup, mapLocal */              \
   X(REDUCE)   /* reduce, reduceSeq */                                           \
   X(SCAN)     /* scanSeq */                                                     \
+  X(WINDOW)   /* slideSeq */                                                    \
   X(VIEW)     /* a data layout view of expressions (zip, split, ..., idx) */    \
   X(MEMORY)   /* toGlobal, toLocal, toPrivate */                                \
   X(SCALAR)   /* select, vec */                                                 \
@@ -387,6 +394,7 @@ Prim prim_lookup(const char *name, size_t len, int *dim);
   case PRIM_MAP_LOCAL
 #define PRIM_CASES_REDUCE case PRIM_REDUCE: case PRIM_REDUCE_SEQ
 #define PRIM_CASES_SCAN case PRIM_SCAN_SEQ
+#define PRIM_CASES_WINDOW case PRIM_SLIDE_SEQ
 #define PRIM_CASES_VIEW \
   case PRIM_ZIP: case PRIM_SPLIT: case PRIM_JOIN: case PRIM_PAIR: case PRIM_FST: case PRIM_SND: \
   case PRIM_AS_VECTOR: case PRIM_AS_SCALAR: case PRIM_TRANSPOSE: case PRIM_SLIDE: \

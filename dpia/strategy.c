@@ -20,6 +20,7 @@ typedef enum Role {
   ROLE_LOCAL_MAP,     /* mapLocal */
   ROLE_REDUCE,        /* reduce, reduceSeq: a loop in one work-item */
   ROLE_SCAN,          /* scanSeq: a loop in one work-item writing an element a step */
+  ROLE_WINDOW,        /* slideSeq: a mapSeq keeping its window in private memory */
   ROLE_TO_GLOBAL,     /* toGlobal */
   ROLE_TO_LOCAL,      /* toLocal */
   ROLE_TO_PRIVATE,    /* toPrivate */
@@ -39,6 +40,7 @@ static Role role_of(Prim p) {
   case PRIM_MAP_LOCAL: return ROLE_LOCAL_MAP;
   PRIM_CASES_REDUCE: return ROLE_REDUCE;
   PRIM_CASES_SCAN: return ROLE_SCAN;
+  PRIM_CASES_WINDOW: return ROLE_WINDOW;
   case PRIM_TO_GLOBAL: return ROLE_TO_GLOBAL;
   case PRIM_TO_LOCAL: return ROLE_TO_LOCAL;
   case PRIM_TO_PRIVATE: return ROLE_TO_PRIVATE;
@@ -145,9 +147,10 @@ static bool is_local_same_dim(const Frame *f, const void *arg) {
   return f->role == ROLE_LOCAL_MAP && f->dim == *(const int *)arg;
 }
 
-static bool is_scan(const Frame *f, const void *arg) {
+/* a loop whose state (a scan's accumulator, a window) is one work-item's */
+static bool has_private_state(const Frame *f, const void *arg) {
   (void)arg;
-  return f->role == ROLE_SCAN;
+  return f->role == ROLE_SCAN || f->role == ROLE_WINDOW;
 }
 
 /* code inside runs in one work-item, or in the work-items of one group */
@@ -158,7 +161,8 @@ static bool is_sequential_or_local(const Frame *f, const void *arg) {
   case ROLE_SEQ_MAP:
   case ROLE_LOCAL_MAP:
   case ROLE_REDUCE:
-  case ROLE_SCAN: return true;
+  case ROLE_SCAN:
+  case ROLE_WINDOW: return true;
   case ROLE_VIEW_MAP:
   case ROLE_GLOBAL_MAP:
   case ROLE_WORKGROUP_MAP:
@@ -214,6 +218,7 @@ static bool temp_in_private(const Frame *f, const Frame *g) {
     case ROLE_LOCAL_MAP:
     case ROLE_REDUCE:
     case ROLE_SCAN:
+    case ROLE_WINDOW:
     case ROLE_VIEW:
     case ROLE_PAD_VIEW:
     case ROLE_SCALAR:
@@ -305,6 +310,7 @@ static const Phrase *computing_part(Arena *a, const Phrase *e) {
     case ROLE_LOCAL_MAP:
     case ROLE_REDUCE:
     case ROLE_SCAN:
+    case ROLE_WINDOW:
     case ROLE_TO_GLOBAL:
     case ROLE_TO_LOCAL:
     case ROLE_TO_PRIVATE:
@@ -366,13 +372,18 @@ static void check_placement(Strategy *s, const Phrase *head, const PhraseSpine *
     else if ((o = find(f, is_local_same_dim, &head->dim)))
       violation(s, ERR_BAD_PARALLEL_NESTING, head->span, o, "'%s' inside another '%s' of the same dimension", name,
                 construct_name(s->arena, o->prim, o->dim, o->span));
-    else if ((o = find(f, is_scan, NULL)))
+    else if ((o = find(f, has_private_state, NULL)))
       /* a scan's accumulator is one work-item's, and each step's is
-       * written to the result by that work-item (stage1.c, scan_seq) */
+       * written to the result by that work-item (stage1.c, scan_seq); so
+       * is a sliding window, which that work-item loads and rotates
+       * (slide_seq) */
       violation(s, ERR_BAD_PARALLEL_NESTING, head->span, o,
-                "'%s' inside the function of '%s': a scan's accumulator is one work-item's (private), so the "
-                "work-items of a group cannot compute its steps together; scan each work-item's part inside a "
-                "mapLocal instead",
+                arena_printf(s->arena,
+                             "'%%s' inside the function of '%%s': %s is one work-item's (private), so the "
+                             "work-items of a group cannot compute its steps together; %s each work-item's part "
+                             "inside a mapLocal instead",
+                             o->role == ROLE_SCAN ? "a scan's accumulator" : "a sliding window",
+                             o->role == ROLE_SCAN ? "scan" : "slide over"),
                 name, construct_name(s->arena, o->prim, o->dim, o->span));
     else if (!find(f, is_workgroup, NULL)) {
       s->ok = false;
@@ -413,6 +424,7 @@ static void check_placement(Strategy *s, const Phrase *head, const PhraseSpine *
   case ROLE_SEQ_MAP:
   case ROLE_REDUCE:
   case ROLE_SCAN:
+  case ROLE_WINDOW:
   case ROLE_TO_GLOBAL:
   case ROLE_TO_PRIVATE:
   case ROLE_VIEW:
@@ -438,6 +450,7 @@ static bool passes_acceptor(Prim p) {
   case ROLE_LOCAL_MAP:
   case ROLE_REDUCE:
   case ROLE_SCAN:
+  case ROLE_WINDOW:
   case ROLE_TO_GLOBAL:
   case ROLE_TO_LOCAL:
   case ROLE_TO_PRIVATE:
@@ -488,6 +501,7 @@ static void reader_note(Strategy *s, Position pos, const char *name) {
   case ROLE_LOCAL_MAP:
   case ROLE_REDUCE:
   case ROLE_SCAN:
+  case ROLE_WINDOW:
   case ROLE_TO_GLOBAL:
   case ROLE_TO_LOCAL:
   case ROLE_TO_PRIVATE:
@@ -512,6 +526,7 @@ static void check_not_empty(Strategy *s, const Phrase *app, const Phrase *head, 
   case ROLE_SEQ_MAP:
   case ROLE_REDUCE:
   case ROLE_SCAN:
+  case ROLE_WINDOW:
   case ROLE_TO_GLOBAL:
   case ROLE_TO_LOCAL:
   case ROLE_TO_PRIVATE:
@@ -607,6 +622,17 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
       materialises = true;
     private_t = !pos.to_output && temp_in_private(f, g) ? p->type->data : args[1]->type->data;
     break;
+  case ROLE_WINDOW: {
+    /* its result like a mapSeq's; its window, [s]a, the type its function
+     * takes, is private (stage1.c, slide_seq): of a constant size, which
+     * the result in private memory must be too */
+    if (nargs != 2) break;
+    bool in_private = !pos.to_output && temp_in_private(f, g);
+    if (!pos.to_output && !in_private) materialises = true;
+    const DataType *window = args[0]->type->fst->data;
+    private_t = in_private && has_symbolic_array(p->type->data) ? p->type->data : window;
+    break;
+  }
   /* a view map: no loop and no memory, its function only rearranges */
   case ROLE_VIEW_MAP:
   case ROLE_VIEW:

@@ -73,6 +73,19 @@ Phrase *b_seq(Builder *b, Phrase *c1, Phrase *c2) {
   return p;
 }
 
+Phrase *b_index(Builder *b, Size k, Size n) {
+  Phrase *p = node(b, PH_LIT, pt_exp(b->tc, dt_idx(b->tc, n)));
+  int64_t kv;
+  if (size_const_value(k, &kv)) {
+    p->lit_int = kv;
+    p->lit_float = (double)kv;
+  } else {
+    p->lit_is_size = true;
+    p->lit_size = k;
+  }
+  return p;
+}
+
 Phrase *b_skip(Builder *b) {
   Phrase *p = node(b, PH_PRIM, b->tc->t_comm);
   p->prim = PRIM_SKIP;

@@ -38,6 +38,9 @@ Phrase *b_assign(Builder *b, Phrase *acc, Phrase *exp);
 /* views and indexing, typed from their arguments */
 Phrase *b_idx(Builder *b, Phrase *array, Phrase *index);
 Phrase *b_idx_acc(Builder *b, Phrase *array_acc, Phrase *index);
+/* the index k of an array of n elements, exp[idx[n]] (0 <= k < n, which
+ * the caller knows): a literal, as the checker makes for `idx xs 2` */
+Phrase *b_index(Builder *b, Size k, Size n);
 Phrase *b_fst(Builder *b, Phrase *e);
 Phrase *b_snd(Builder *b, Phrase *e);
 

@@ -151,6 +151,7 @@ static Phrase *rewrite(Stage2 *s, Phrase *p) {
       PRIM_CASES_MAP:
       PRIM_CASES_REDUCE:
       PRIM_CASES_SCAN:
+      PRIM_CASES_WINDOW:
       PRIM_CASES_VIEW:
       PRIM_CASES_MEMORY:
       PRIM_CASES_SCALAR:

@@ -554,6 +554,7 @@ static void run_imp_prim(Imp *I, const Phrase *p, const Val *args) {
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:
   PRIM_CASES_SCAN:
+  PRIM_CASES_WINDOW:
   PRIM_CASES_VIEW:
   PRIM_CASES_MEMORY:
   PRIM_CASES_SCALAR:
@@ -773,6 +774,7 @@ static Val run_prim(Imp *I, const Phrase *p, const Val *argv) {
   case PRIM_MAP_LOCAL:
   PRIM_CASES_REDUCE:
   PRIM_CASES_SCAN:
+  PRIM_CASES_WINDOW:
   PRIM_CASES_MEMORY:
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:

@@ -156,6 +156,7 @@ int num_prim(const Phrase *p, const Num *args, double *out) {
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:
   PRIM_CASES_SCAN:
+  PRIM_CASES_WINDOW:
   PRIM_CASES_VIEW:
   PRIM_CASES_MEMORY:
   PRIM_CASES_SCALAR:

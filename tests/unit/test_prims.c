@@ -42,6 +42,7 @@ static void check_row(Prim p) {
     break;
   case PFAM_REDUCE: expect(low == PRIM_REDUCE_I, name, "a reduction lowers to reduceI"); break;
   case PFAM_SCAN: expect(low == PRIM_SCAN_I, name, "a scan lowers to scanI"); break;
+  case PFAM_WINDOW: expect(low == PRIM_COUNT, name, "a sliding window is written as a loop by stage I"); break;
   case PFAM_MEMORY:
     expect(low != PRIM_COUNT && prim_family(low) == PFAM_NEW && prim_level(low) == info->level, name,
            "toX lowers to the new of its address space");
@@ -78,6 +79,7 @@ static PrimFamily listed_family(Prim p) {
   PRIM_CASES_MAP: return PFAM_MAP;
   PRIM_CASES_REDUCE: return PFAM_REDUCE;
   PRIM_CASES_SCAN: return PFAM_SCAN;
+  PRIM_CASES_WINDOW: return PFAM_WINDOW;
   PRIM_CASES_VIEW: return PFAM_VIEW;
   PRIM_CASES_MEMORY: return PFAM_MEMORY;
   PRIM_CASES_SCALAR: return PFAM_SCALAR;
