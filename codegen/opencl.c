@@ -962,7 +962,8 @@ void gen_comm(CG *cg, const Phrase *p) {
     case PFAM_VIEW_ACC:
     case PFAM_MAP_I:
     case PFAM_REDUCE_I:
-    case PFAM_SCAN_I: break;
+    case PFAM_SCAN_I:
+    case PFAM_WINDOW_I: break;
     }
     DPIA_EXHAUSTIVE_END
     cg_error(cg, ERR_CODEGEN_UNSUPPORTED, p->span,

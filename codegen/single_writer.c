@@ -121,7 +121,8 @@ static bool writes_outputs_only(CG *cg, const Phrase *p, BinderSet *inner, bool 
     case PFAM_VIEW_ACC:
     case PFAM_MAP_I:
     case PFAM_REDUCE_I:
-    case PFAM_SCAN_I: return false;
+    case PFAM_SCAN_I:
+    case PFAM_WINDOW_I: return false;
     }
     DPIA_EXHAUSTIVE_END
     return writes_outputs_only(cg, s.args[0]->body, inner, writes_output);

@@ -112,8 +112,8 @@
   /* the sequential sliding window (shine's slideSeq with value rotation): \
      mapSeq f (slide s 1 xs) computed with the last s elements of xs kept \
      in private memory, one new element loaded a step and the window \
-     rotated (docs/language.md section 26; translate/stage1.c, slide_seq) */ \
-  X(SLIDE_SEQ, "slideSeq", 1, 0, PF_FUNC, WINDOW, SEQ, COUNT, \
+     rotated (docs/language.md section 26; lowered to slideSeqI) */ \
+  X(SLIDE_SEQ, "slideSeq", 1, 0, PF_FUNC, WINDOW, SEQ, SLIDE_SEQ_I, \
     "s. (exp[[s]a] -> exp[b]) -> exp[[n+s]a] -> exp[[n+1]b] where positive s (slideSeq window)") \
   /* functional: data layout (views) */ \
   X(ZIP, "zip", 0, 0, PF_FUNC | PF_VIEW, VIEW, NONE, ZIP_ACC1, \
@@ -286,7 +286,13 @@
     "(exp[a] -> exp[b] -> acc[b] -> comm) -> exp[b] -> exp[[n]a] -> (exp[b] -> comm) -> comm") \
   /* shine's ScanSeqI: step i's accumulator written to element i of the acceptor */ \
   X(SCAN_I, "scanI", 0, 0, PF_INTER, SCAN_I, NONE, COUNT, \
-    "(exp[a] -> exp[b] -> acc[b] -> comm) -> exp[b] -> exp[[n]a] -> acc[[n]b] -> comm")
+    "(exp[a] -> exp[b] -> acc[b] -> comm) -> exp[b] -> exp[[n]a] -> acc[[n]b] -> comm") \
+  /* shine's SlideSeqI (SlideSeq.Values): step i runs F on the window of \
+     elements i .. i+s-1 and element i of the acceptor, the window a \
+     private variable loaded one element a step and rotated (stage II, \
+     lower_slide_seq_i) */ \
+  X(SLIDE_SEQ_I, "slideSeqI", 1, 0, PF_INTER, WINDOW_I, NONE, COUNT, \
+    "s. (exp[[s]a] -> acc[b] ->p comm) -> exp[[n+s]a] -> acc[[n+1]b] -> comm where positive s (slideSeqI window)")
 
 /* What kind of primitive a row is. */
 #define DPIA_PRIM_FAMILIES(X)                                                   \
@@ -307,7 +313,8 @@
   X(VIEW_ACC) /* a data layout view of acceptors (idxAcc, splitAcc, ...) */     \
   X(MAP_I)    /* mapI and its levels */                                         \
   X(REDUCE_I) /* reduceI */                                                    \
-  X(SCAN_I)   /* scanI */
+  X(SCAN_I)   /* scanI */                                                      \
+  X(WINDOW_I) /* slideSeqI */
 
 typedef enum PrimFamily {
 #define X(id) PFAM_##id,
@@ -428,6 +435,7 @@ Prim prim_lookup(const char *name, size_t len, int *dim);
   case PRIM_MAP_I_LOCAL
 #define PRIM_CASES_REDUCE_I case PRIM_REDUCE_I
 #define PRIM_CASES_SCAN_I case PRIM_SCAN_I
+#define PRIM_CASES_WINDOW_I case PRIM_SLIDE_SEQ_I
 
 /* clang-format on */
 

@@ -100,6 +100,7 @@ static ParforKind parfor_kind(Prim p) {
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
   PRIM_CASES_SCAN_I:
+  PRIM_CASES_WINDOW_I:
   case PRIM_COUNT: return NO_PARFOR;
   }
   DPIA_EXHAUSTIVE_END

@@ -54,6 +54,7 @@ static Role role_of(Prim p) {
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
   PRIM_CASES_SCAN_I:
+  PRIM_CASES_WINDOW_I:
   case PRIM_COUNT: return ROLE_NONE;
   }
   DPIA_EXHAUSTIVE_END

@@ -253,6 +253,7 @@ static bool direct_ok(Arena *a, const Phrase *e, AccPart y) {
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
   PRIM_CASES_SCAN_I:
+  PRIM_CASES_WINDOW_I:
   case PRIM_COUNT: return false;
   }
   DPIA_EXHAUSTIVE_END
@@ -305,6 +306,7 @@ static bool is_parallel_map(Prim p) {
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
   PRIM_CASES_SCAN_I:
+  PRIM_CASES_WINDOW_I:
   case PRIM_COUNT: return false;
   }
   DPIA_EXHAUSTIVE_END
@@ -428,6 +430,29 @@ static Phrase *scan_seq(Stage1 *s, const Spine *sp, Phrase *acc) {
   return con_tr(s, sp->args[2], b_lam(b, x, con_tr(s, sp->args[1], b_lam(b, init, scan, false)), false));
 }
 
+/* The sequential sliding window (shine's slideSeq with SlideSeq.Values
+ * and SlideSeqI): step i runs f on elements i .. i+s-1 and writes element
+ * i of A, from a private window that stage II loads one element a step
+ * and rotates (lower_slide_seq_i):
+ *   A[[slideSeq s f xs]](A) = C[[xs]](\x -> slideSeqI s (\w o -> A[[f w]](o)) x A)
+ * x is used once: C[[xs]] may overwrite it in place (apply_k); stage II
+ * reads it in three places. */
+static Phrase *slide_seq(Stage1 *s, const Spine *sp, Phrase *acc) {
+  Builder *b = &s->b;
+  TypeCtx *tc = b->tc;
+  Phrase *f = sp->args[0];
+  DataType *in_t = b_data(sp->args[1]);
+  Binder *w = b_binder(b, param_name(f, "w"), f->type->fst);
+  Binder *o = b_binder(b, "o", pt_acc(tc, b_data(acc)->elem));
+  Phrase *fn = b_lam(b, w, b_lam(b, o, acc_tr(s, apply_fn(s, f, b_var(b, w)), b_var(b, o)), true), false);
+  Binder *x = k_binder(s, "x", in_t);
+  PhraseType *ty = pt_fn(tc, fn->type, pt_fn(tc, pt_exp(tc, in_t), pt_fn(tc, acc->type, tc->t_comm)));
+  Phrase *prim = b_prim(b, prim_lowered(sp->head->prim), 0, ty);
+  prim->sizes[0] = sp->head->sizes[0];
+  Phrase *slide = b_app(b, b_app2(b, prim, fn, b_var(b, x)), acc);
+  return con_tr(s, sp->args[1], b_lam(b, x, slide, false));
+}
+
 /* A name for a new parameter of the imperative def: base, or base_2,
  * base_3 ... when a parameter has that name already.  The output acceptor
  * is `output` unless the kernel has a nat or data parameter of that name
@@ -478,6 +503,7 @@ static Binder *temporary(Stage1 *s, Prim memory, const char *name, DataType *t) 
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
   PRIM_CASES_SCAN_I:
+  PRIM_CASES_WINDOW_I:
   case PRIM_COUNT: INTERNAL("stage I: primitive %d allocates no memory", (int)memory);
   }
   DPIA_EXHAUSTIVE_END
@@ -660,6 +686,7 @@ static Phrase *con_tr(Stage1 *s, Phrase *e, Phrase *k) {
     PRIM_CASES_MAP_I:
     PRIM_CASES_REDUCE_I:
     PRIM_CASES_SCAN_I:
+    PRIM_CASES_WINDOW_I:
     case PRIM_COUNT: break;
     }
     DPIA_EXHAUSTIVE_END
@@ -723,6 +750,7 @@ static Phrase *acc_view(Stage1 *s, Prim view, const Phrase *head, Phrase *acc, P
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
   PRIM_CASES_SCAN_I:
+  PRIM_CASES_WINDOW_I:
   case PRIM_COUNT: INTERNAL("stage I: primitive %d is no acceptor view", (int)view);
   }
   DPIA_EXHAUSTIVE_END
@@ -752,107 +780,19 @@ static Phrase *acc_by_con(Stage1 *s, Phrase *e, Phrase *acc) {
   return con_tr(s, e, b_lam(b, x, b_assign(b, acc, b_var(b, x)), false));
 }
 
-/* sliceAcc o m r A: elements o .. o+m-1 of the acceptor A, of o+m+r
- * elements.  All three sizes are written: the imperative re-check cannot
- * always infer A's size (A the acceptor of a parforWorkgroup over joinAcc
- * output, whose two sizes only their product fixes: seed 62 #947). */
-static Phrase *slice_acc(Stage1 *s, Phrase *acc, Size o, Size m) {
-  Builder *b = &s->b;
-  SizeCtx *sc = &b->tc->sizes;
-  DataType *whole = b_data(acc), *elem = whole->elem;
-  PhraseType *ty = pt_fn(b->tc, acc->type, pt_acc(b->tc, dt_array(b->tc, m, elem)));
-  Phrase *p = b_prim(b, PRIM_SLICE_ACC, 0, ty);
-  p->sizes[0] = o;
-  p->sizes[1] = m;
-  p->sizes[2] = size_sub(sc, whole->size, size_add(sc, o, m));
-  return b_app(b, p, acc);
-}
-
-/* for m (\i -> body), the loop of the source primitive origin (its comment) */
-static Phrase *seq_loop(Stage1 *s, Size m, const char *origin, Binder *i, Phrase *body) {
-  Builder *b = &s->b;
-  TypeCtx *tc = b->tc;
-  Phrase *loop = b_prim(b, PRIM_FOR, 0, pt_fn(tc, pt_fn(tc, pt_exp(tc, dt_idx(tc, m)), tc->t_comm), tc->t_comm));
-  loop->sizes[0] = m;
-  loop->origin = origin;
-  return b_app(b, loop, b_lam(b, i, body, false));
-}
-
 /* for m (\i -> idxAcc (sliceAcc o m A) i := v), or NULL when m is 0; v is
  * the pad value (a literal or variable) or var.2 of the variable holding it */
 static Phrase *fill(Stage1 *s, Phrase *acc, Size o, Size m, Phrase *value, Binder *var) {
   if (size_is_zero(m)) return NULL;
   Builder *b = &s->b;
-  Binder *i = b_binder(b, "i", pt_exp(b->tc, dt_idx(b->tc, m)));
-  Phrase *v = var ? b_proj(b, b_var(b, var), 2) : value;
-  Phrase *body = acc_tr(s, v, b_idx_acc(b, slice_acc(s, acc, o, m), b_var(b, i)));
-  return seq_loop(s, m, "padCst", i, body);
-}
-
-/* take k E or drop k E: the first k elements of the array E, or the rest */
-static Phrase *trim(Stage1 *s, Prim view, Size k, Phrase *e) {
-  Builder *b = &s->b;
-  SizeCtx *sc = &b->tc->sizes;
-  DataType *whole = b_data(e);
-  Size kept = view == PRIM_TAKE ? k : size_sub(sc, whole->size, k);
-  Phrase *p = b_prim(b, view, 0, pt_fn(b->tc, e->type, pt_exp(b->tc, dt_array(b->tc, kept, whole->elem))));
-  p->sizes[0] = k;
-  return b_app(b, p, e);
-}
-
-/* The sequential sliding window with value rotation (shine's slideSeq
- * with SlideSeq.Values; docs/language.md section 26): mapSeq f (slide s 1
- * xs), whose step i reads elements i .. i+s-1, computed with the window
- * in a private variable w that keeps the last s elements, so that a step
- * loads one element of xs instead of s:
- *   A[[slideSeq s f xs]](A) = C[[xs]](\x -> newPrivate [s]a (\w ->
- *     for (s-1) (\j -> idxAcc (sliceAcc 1 (s-1) 0 w.1) j := idx (take (s-1) x) j);
- *     for (n+1) (\i ->
- *       for (s-1) (\j -> idxAcc (sliceAcc 0 (s-1) 1 w.1) j := idx (drop 1 w.2) j);
- *       idxAcc w.1 (s-1) := idx (drop (s-1) x) i;
- *       A[[f w.2]](idxAcc A i))))
- * Before step i the window holds elements i-1 .. i+s-2 in w[0 .. s-1]
- * (w[0] unset before step 0, and never read: the rotation overwrites it
- * first); the rotation moves them down one place, in increasing order so
- * that each is read before it is overwritten, and the one load completes
- * elements i .. i+s-1.  The rotation's loop has s-1 constant steps of
- * assignments only, which code generation writes out (w[0] = w[1];
- * w[1] = w[2]; w[2] = load), leaving the compiler an array indexed by
- * constants, that is registers.  Race freedom: w is the work-item's own
- * (private memory, counted against its limit, docs/language.md section
- * 18), and step i writes element i of A and nothing else of it, as the
- * mapSeq would. */
-static Phrase *slide_seq(Stage1 *s, const Spine *sp, Phrase *acc) {
-  Builder *b = &s->b;
   TypeCtx *tc = b->tc;
-  SizeCtx *sc = &tc->sizes;
-  Size win = sp->head->sizes[0], one = size_const(sc, 1), rest = size_sub(sc, win, one);
-  Size steps = b_data(acc)->size;
-  DataType *in_t = b_data(sp->args[1]);
-  DataType *win_t = dt_array(tc, win, in_t->elem);
-  Binder *x = k_binder(s, "x", in_t);
-  Binder *w = b_binder(b, "window", pt_var(tc, win_t));
-  Binder *i = b_binder(b, "i", pt_exp(tc, dt_idx(tc, steps)));
-  Phrase *load = b_assign(b, b_idx_acc(b, b_proj(b, b_var(b, w), 1), b_index(b, rest, win)),
-                          b_idx(b, trim(s, PRIM_DROP, rest, b_var(b, x)), b_var(b, i)));
-  Phrase *apply = acc_tr(s, apply_fn(s, sp->args[0], b_proj(b, b_var(b, w), 2)), b_idx_acc(b, acc, b_var(b, i)));
-  Phrase *step = b_seq(b, load, apply);
-  Phrase *body;
-  if (size_is_zero(rest)) {
-    body = seq_loop(s, steps, "slideSeq", i, step);
-  } else {
-    Binder *j = b_binder(b, "j", pt_exp(tc, dt_idx(tc, rest)));
-    Phrase *rotate = seq_loop(s, rest, "slideSeq rotation", j,
-                              b_assign(b, b_idx_acc(b, slice_acc(s, b_proj(b, b_var(b, w), 1), size_const(sc, 0), rest), b_var(b, j)),
-                                       b_idx(b, trim(s, PRIM_DROP, one, b_proj(b, b_var(b, w), 2)), b_var(b, j))));
-    Binder *k = b_binder(b, "j", pt_exp(tc, dt_idx(tc, rest)));
-    Phrase *first = seq_loop(s, rest, "slideSeq window", k,
-                             b_assign(b, b_idx_acc(b, slice_acc(s, b_proj(b, b_var(b, w), 1), one, rest), b_var(b, k)),
-                                      b_idx(b, trim(s, PRIM_TAKE, rest, b_var(b, x)), b_var(b, k))));
-    body = b_seq(b, first, seq_loop(s, steps, "slideSeq", i, b_seq(b, rotate, step)));
-  }
-  Phrase *slide = b_new(b, PRIM_NEW_PRIVATE, win_t, w, body);
-  return con_tr(s, sp->args[1], b_lam(b, x, slide, false));
+  Binder *i = b_binder(b, "i", pt_exp(tc, dt_idx(tc, m)));
+  Phrase *v = var ? b_proj(b, b_var(b, var), 2) : value;
+  Phrase *body = acc_tr(s, v, b_idx_acc(b, b_slice_acc(b, acc, o, m), b_var(b, i)));
+  Phrase *loop = b_prim(b, PRIM_FOR, 0, pt_fn(tc, pt_fn(tc, pt_exp(tc, dt_idx(tc, m)), tc->t_comm), tc->t_comm));
+  loop->sizes[0] = m;
+  loop->origin = "padCst";
+  return b_app(b, loop, b_lam(b, i, body, false));
 }
 
 /* padCst written through (docs/language.md section 16): the borders take
@@ -886,7 +826,7 @@ static Phrase *pad_cst_acc(Stage1 *s, const Spine *sp, Phrase *acc) {
   DataType *t = b_data(c);
   bool trivial = cheap(b->arena, c);
   Binder *var = trivial ? NULL : b_binder(b, "c", pt_var(b->tc, t));
-  Phrase *body = acc_tr(s, sp->args[1], slice_acc(s, acc, l, n));
+  Phrase *body = acc_tr(s, sp->args[1], b_slice_acc(b, acc, l, n));
   Phrase *left = fill(s, acc, size_const(&b->tc->sizes, 0), l, c, var);
   Phrase *right = fill(s, acc, size_add(&b->tc->sizes, l, n), r, c, var);
   if (left) body = b_seq(b, left, body);
@@ -978,6 +918,7 @@ static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
     PRIM_CASES_MAP_I:
     PRIM_CASES_REDUCE_I:
     PRIM_CASES_SCAN_I:
+    PRIM_CASES_WINDOW_I:
     case PRIM_COUNT: break;
     }
     DPIA_EXHAUSTIVE_END

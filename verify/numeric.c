@@ -168,6 +168,7 @@ int num_prim(const Phrase *p, const Num *args, double *out) {
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
   PRIM_CASES_SCAN_I:
+  PRIM_CASES_WINDOW_I:
   case PRIM_COUNT: break;
   }
   DPIA_EXHAUSTIVE_END

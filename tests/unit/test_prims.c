@@ -42,7 +42,7 @@ static void check_row(Prim p) {
     break;
   case PFAM_REDUCE: expect(low == PRIM_REDUCE_I, name, "a reduction lowers to reduceI"); break;
   case PFAM_SCAN: expect(low == PRIM_SCAN_I, name, "a scan lowers to scanI"); break;
-  case PFAM_WINDOW: expect(low == PRIM_COUNT, name, "a sliding window is written as a loop by stage I"); break;
+  case PFAM_WINDOW: expect(low == PRIM_SLIDE_SEQ_I, name, "a sliding window lowers to slideSeqI"); break;
   case PFAM_MEMORY:
     expect(low != PRIM_COUNT && prim_family(low) == PFAM_NEW && prim_level(low) == info->level, name,
            "toX lowers to the new of its address space");
@@ -62,6 +62,7 @@ static void check_row(Prim p) {
   case PFAM_PARFOR:
   case PFAM_REDUCE_I:
   case PFAM_SCAN_I:
+  case PFAM_WINDOW_I:
     expect(low == PRIM_COUNT || info->family == PFAM_VIEW_ACC, name, "nothing to lower to");
     break;
   }
@@ -94,6 +95,7 @@ static PrimFamily listed_family(Prim p) {
   PRIM_CASES_MAP_I: return PFAM_MAP_I;
   PRIM_CASES_REDUCE_I: return PFAM_REDUCE_I;
   PRIM_CASES_SCAN_I: return PFAM_SCAN_I;
+  PRIM_CASES_WINDOW_I: return PFAM_WINDOW_I;
   case PRIM_COUNT: break;
   }
   DPIA_EXHAUSTIVE_END
