@@ -1346,6 +1346,9 @@ int main(int argc, char **argv) {
       {OP_NN, "nn", 0, check_only ? 1000 : quick ? 1 << 22 : 1 << 24, 0, false},
       {OP_KMEANS, "kmeans", 5, check_only ? 1000 : quick ? 1 << 17 : 1 << 19, 34, false},
       {OP_SCAN, "scan", 0, check_only ? 1 << 16 : quick ? 1 << 22 : 1 << 24, 0, false},
+      /* Rodinia's hotspot3D input: 512 x 512 cells, 8 layers (m rows, n columns, k layers) */
+      {OP_HOTSPOT3D, "hotspot3d", check_only ? 48 : quick ? 256 : 512, check_only ? 64 : quick ? 256 : 512,
+       8, false},
       {OP_MRIQ, "mriq", check_only ? 64 : quick ? 512 : 1024, check_only ? 512 : quick ? 2048 : 4096, 0, false},
   };
   for (size_t p = 0; p < sizeof plan / sizeof plan[0]; p++) {
