@@ -102,6 +102,8 @@ RUNS = [  # file, kernel, sizes: the kernels of run_samples.py, in its order
     ('adi.dpia', 'adiKernel1', {'N': 37}),
     ('scan_bottom.dpia', 'bottomScan', {'G': 2}),                   # 2 groups of 256
     ('cfd_flux.dpia', 'computeFlux', {'N': 5}),                     # codes out of range at both ends
+    ('hotspot3d.dpia', 'hotspotOpt1', {'NZ': 4, 'NY': 3, 'NX': 5}),
+    ('hotspot3d.dpia', 'hotspotSlide', {'NZ': 4, 'NY': 3, 'NX': 5}),
 ]
 
 TIMEOUT = 300

@@ -79,6 +79,10 @@ RUNS = [  # file, kernel, sizes at two points
     # an index from a value (docs/language.md section 22): N=5 has codes
     # (random ints in [-8, 8]) out of range at both ends
     ('cfd_flux.dpia', 'computeFlux', [{'N': 5}, {'N': 1000}]),
+    # a sliding window with value rotation (docs/language.md section 26): one
+    # layer (the whole window clamped), and a chip of Rodinia's shape
+    ('hotspot3d.dpia', 'hotspotOpt1', [{'NZ': 1, 'NY': 3, 'NX': 5}, {'NZ': 8, 'NY': 64, 'NX': 96}]),
+    ('hotspot3d.dpia', 'hotspotSlide', [{'NZ': 1, 'NY': 3, 'NX': 5}, {'NZ': 8, 'NY': 64, 'NX': 96}]),
 ]
 
 passed = failed = 0
