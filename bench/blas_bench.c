@@ -1019,6 +1019,7 @@ static void setup_impls(Op *op) {
   }
   case OP_HEAT3D: {
     add_dpia(op, "heat3d.dpia", "heat3d");
+    add_dpia(op, "heat3d.dpia", "heat3dWindow"); /* a column a work-item, its planes through a window */
     size_t g[] = {(size_t)n, (size_t)m, (size_t)k};
     add_hand(op, "heat3d", "heat3d", 3, g, NULL, (size_t)(k * m * n), 4,
              (Arg[]){amem(op->dx), aint(k), aint(m), aint(n)});

@@ -25,6 +25,7 @@ RUNS = [  # file, kernel, sizes at two points
     ('jacobi2d.dpia', 'jacobi2dTiled', [{'M': 4, 'N': 64}, {'M': 100, 'N': 192}]),
     ('jacobi2d.dpia', 'jacobi2dIdx', [{'M': 100, 'N': 77}, {'M': 64, 'N': 128}]),
     ('heat3d.dpia', 'heat3d', [{'P': 9, 'M': 31, 'N': 50}, {'P': 32, 'M': 32, 'N': 64}]),
+    ('heat3d.dpia', 'heat3dWindow', [{'P': 1, 'M': 31, 'N': 50}, {'P': 32, 'M': 32, 'N': 64}]),
     ('sum_tree.dpia', 'sumTree', [{'N': 100}, {'N': 4096}]),
     ('md.dpia', 'md', [{'N': 1000, 'M': 12}, {'N': 4096, 'M': 32}]),
     ('asum_reorder.dpia', 'asumReorder', [{'N': 262144}, {'N': 786432}]),
