@@ -377,7 +377,7 @@ static void check_placement(Strategy *s, const Phrase *head, const PhraseSpine *
       /* a scan's accumulator is one work-item's, and each step's is
        * written to the result by that work-item (stage1.c, scan_seq); so
        * is a sliding window, which that work-item loads and rotates
-       * (slide_seq) */
+       * (stage2.c, lower_slide_seq_i) */
       violation(s, ERR_BAD_PARALLEL_NESTING, head->span, o,
                 arena_printf(s->arena,
                              "'%%s' inside the function of '%%s': %s is one work-item's (private), so the "
@@ -625,8 +625,8 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
     break;
   case ROLE_WINDOW: {
     /* its result like a mapSeq's; its window, [s]a, the type its function
-     * takes, is private (stage1.c, slide_seq): of a constant size, which
-     * the result in private memory must be too */
+     * takes, is private (stage2.c, lower_slide_seq_i): of a constant size,
+     * which the result in private memory must be too */
     if (nargs != 2) break;
     bool in_private = !pos.to_output && temp_in_private(f, g);
     if (!pos.to_output && !in_private) materialises = true;
