@@ -1021,6 +1021,7 @@ static void setup_impls(Op *op) {
   }
   case OP_HEAT3D: {
     add_dpia(op, "heat3d.dpia", "heat3d");
+    add_dpia(op, "heat3d.dpia", "heat3dWindow"); /* a column a work-item, its planes through a window */
     size_t g[] = {(size_t)n, (size_t)m, (size_t)k};
     add_hand(op, "heat3d", "heat3d", 3, g, NULL, (size_t)(k * m * n), 4,
              (Arg[]){amem(op->dx), aint(k), aint(m), aint(n)});
@@ -1350,6 +1351,9 @@ int main(int argc, char **argv) {
       {OP_SCAN, "scan", 0, check_only ? 1 << 16 : quick ? 1 << 22 : 1 << 24, 0, false},
       /* SHOC spmv: a square CSR matrix, 32 elements a row on average */
       {OP_SPMV, "spmv", 32, check_only ? 1 << 10 : quick ? 1 << 16 : 1 << 18, 0, false},
+      /* Rodinia's hotspot3D input: 512 x 512 cells, 8 layers (m rows, n columns, k layers) */
+      {OP_HOTSPOT3D, "hotspot3d", check_only ? 48 : quick ? 256 : 512, check_only ? 64 : quick ? 256 : 512,
+       8, false},
       {OP_MRIQ, "mriq", check_only ? 64 : quick ? 512 : 1024, check_only ? 512 : quick ? 2048 : 4096, 0, false},
   };
   for (size_t p = 0; p < sizeof plan / sizeof plan[0]; p++) {

@@ -15,6 +15,7 @@
  *   kmeans       samples/kmeans.dpia (kmeans, kmeansVec)           Rodinia kmeans, kmeans_kernel_c
  *   scan         samples/scan_bottom.dpia (bottomScan)             SHOC scan, bottom_scan
  *   spmv         samples/spmv.dpia (csrScalar, csrVector)          SHOC spmv, csr_scalar and csr_vector
+ *   hotspot3d    samples/hotspot3d.dpia (hotspotOpt1, hotspotSlide) Rodinia hotspot3D, hotspotOpt1
  *
  * nbody, mriq, kmeans, gesummv and atax have one more hand-written kernel
  * each, with float8 vectors (nbody_vec: eight bodies a work-item;
@@ -436,6 +437,47 @@ static void make_kmeans(Op *op) {
   free(features), free(clusters);
 }
 
+/* Rodinia hotspot3D: k layers of m x n cells, temperatures in [320, 340)
+ * and powers in [0, 1); coefficients of the same form as 3D.c's (cc =
+ * 1 - (2 ce + 2 cn + 3 ct)), larger, so that every term shows in the
+ * result.  The reference, in double, clamps every neighbour to the chip. */
+static void make_hotspot3d(Op *op) {
+  long long nz = op->k, ny = op->m, nx = op->n, cells = nz * ny * nx;
+  float *temp = falloc((size_t)cells), *power = falloc((size_t)cells);
+  fill(temp, (size_t)cells, 320.0f, 340.0f);
+  fill(power, (size_t)cells, 0.0f, 1.0f);
+  const float ce = 0.05f, cn = 0.04f, ct = 0.02f, sdc = 0.5f, cc = 1.0f - (2 * ce + 2 * cn + 3 * ct);
+  bind_mem(op, "p", power, sizeof(float) * (size_t)cells);
+  bind_mem(op, "tIn", temp, sizeof(float) * (size_t)cells);
+  bind_float(op, "sdc", sdc);
+  bind_float(op, "ce", ce);
+  bind_float(op, "cw", ce);
+  bind_float(op, "cn", cn);
+  bind_float(op, "cs", cn);
+  bind_float(op, "ct", ct);
+  bind_float(op, "cb", ct);
+  bind_float(op, "cc", cc);
+  bind_nat(op, "NZ", nz);
+  bind_nat(op, "NY", ny);
+  bind_nat(op, "NX", nx);
+  new_reference(op, (size_t)cells);
+#define CLAMP(v, n) ((v) < 0 ? 0 : (v) >= (n) ? (n) - 1 : (v))
+#define T(z, y, x) ((double)temp[(CLAMP(z, nz) * ny + CLAMP(y, ny)) * nx + CLAMP(x, nx)])
+  for (long long z = 0; z < nz; z++)
+    for (long long y = 0; y < ny; y++)
+      for (long long x = 0; x < nx; x++)
+        op->ref_vec[(z * ny + y) * nx + x] = cc * T(z, y, x) + ce * (T(z, y, x - 1) + T(z, y, x + 1)) +
+                                              cn * (T(z, y + 1, x) + T(z, y - 1, x)) +
+                                              ct * (T(z - 1, y, x) + T(z + 1, y, x)) +
+                                              sdc * (double)power[(z * ny + y) * nx + x] + ct * 80.0;
+#undef T
+#undef CLAMP
+  /* a cell's temperature and power read, its new temperature written */
+  op->bytes = 12.0 * (double)cells;
+  snprintf(op->size, sizeof op->size, "%lldx%lldx%lld", nx, ny, nz);
+  free(temp), free(power);
+}
+
 void peer_make_op(Op *op) {
   switch (op->kind) {
   case OP_NBODY: make_nbody(op); break;
@@ -448,6 +490,7 @@ void peer_make_op(Op *op) {
   case OP_KMEANS: make_kmeans(op); break;
   case OP_SCAN: make_scan(op); break;
   case OP_SPMV: make_spmv(op); break;
+  case OP_HOTSPOT3D: make_hotspot3d(op); break;
   default: die("%s is not a peer program", op->name);
   }
 }
@@ -578,6 +621,20 @@ void peer_setup_impls(Op *op) {
                   amem(mem_of(op, "rowDelimiters")), aint(n), alocal(128 * 4)};
     add_peer(op, "spmv_csr_scalar", "spmv_csr_scalar_kernel (SHOC)", 1, g, NULL, (size_t)n, 5, args);
     add_peer(op, "spmv_csr_vector", "spmv_csr_vector_kernel (SHOC)", 1, g_vec, l_vec, (size_t)n, 6, args);
+    break;
+  }
+  case OP_HOTSPOT3D: {
+    /* the rotating window, and the same over slide 3 1 (three loads of
+     * the column a step) */
+    add_dpia(op, "hotspot3d.dpia", "hotspotOpt1");
+    add_dpia(op, "hotspot3d.dpia", "hotspotSlide");
+    long long nz = op->k;
+    size_t g[] = {(size_t)n, (size_t)m};
+    add_peer(op, "hotspotOpt1", "hotspotOpt1 (Rodinia)", 2, g, NULL, (size_t)(nz * m * n), 13,
+             (Arg[]){amem(mem_of(op, "p")), amem(mem_of(op, "tIn")), afloat(float_of(op, "sdc")), aint(n), aint(m),
+                     aint(nz), afloat(float_of(op, "ce")), afloat(float_of(op, "cw")), afloat(float_of(op, "cn")),
+                     afloat(float_of(op, "cs")), afloat(float_of(op, "ct")), afloat(float_of(op, "cb")),
+                     afloat(float_of(op, "cc"))});
     break;
   }
   default: die("%s is not a peer program", op->name);

@@ -1061,6 +1061,7 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
   case PRIM_MAP_LOCAL:
   PRIM_CASES_REDUCE:
   PRIM_CASES_SCAN:
+  PRIM_CASES_WINDOW:
   PRIM_CASES_MEMORY:
   PRIM_CASES_SKIP:
   PRIM_CASES_NEW:
@@ -1073,6 +1074,7 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
   PRIM_CASES_SCAN_I:
   PRIM_CASES_REDUCE_RANGE:
   PRIM_CASES_FOR_RANGE:
+  PRIM_CASES_WINDOW_I:
   case PRIM_COUNT: break;
   }
   DPIA_EXHAUSTIVE_END
@@ -1221,6 +1223,7 @@ static Target gen_prim_acc(CG *cg, const Phrase *a, const Spine *s, const Step *
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:
   PRIM_CASES_SCAN:
+  PRIM_CASES_WINDOW:
   PRIM_CASES_VIEW:
   PRIM_CASES_MEMORY:
   PRIM_CASES_SCALAR:
@@ -1237,6 +1240,7 @@ static Target gen_prim_acc(CG *cg, const Phrase *a, const Spine *s, const Step *
   PRIM_CASES_SCAN_I:
   PRIM_CASES_REDUCE_RANGE:
   PRIM_CASES_FOR_RANGE:
+  PRIM_CASES_WINDOW_I:
   case PRIM_COUNT: break;
   }
   DPIA_EXHAUSTIVE_END

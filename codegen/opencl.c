@@ -1040,6 +1040,7 @@ void gen_comm(CG *cg, const Phrase *p) {
     case PFAM_MAP:
     case PFAM_REDUCE:
     case PFAM_SCAN:
+    case PFAM_WINDOW:
     case PFAM_VIEW:
     case PFAM_MEMORY:
     case PFAM_SCALAR:
@@ -1052,6 +1053,7 @@ void gen_comm(CG *cg, const Phrase *p) {
     case PFAM_REDUCE_I:
     case PFAM_SCAN_I:
     case PFAM_REDUCE_RANGE: break;
+    case PFAM_WINDOW_I: break;
     }
     DPIA_EXHAUSTIVE_END
     cg_error(cg, ERR_CODEGEN_UNSUPPORTED, p->span,

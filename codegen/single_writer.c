@@ -124,6 +124,7 @@ static bool writes_outputs_only(CG *cg, const Phrase *p, BinderSet *inner, bool 
     case PFAM_MAP:
     case PFAM_REDUCE:
     case PFAM_SCAN:
+    case PFAM_WINDOW:
     case PFAM_VIEW:
     case PFAM_MEMORY:
     case PFAM_SCALAR:
@@ -136,7 +137,8 @@ static bool writes_outputs_only(CG *cg, const Phrase *p, BinderSet *inner, bool 
     case PFAM_REDUCE_I:
     case PFAM_IF: /* above */
     case PFAM_SCAN_I:
-    case PFAM_REDUCE_RANGE: return false;
+    case PFAM_REDUCE_RANGE:
+    case PFAM_WINDOW_I: return false;
     }
     DPIA_EXHAUSTIVE_END
     return writes_outputs_only(cg, body->body, inner, writes_output);

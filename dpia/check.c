@@ -543,6 +543,7 @@ static bool is_reduction(const Phrase *fn) {
   PRIM_CASES_SCAN:
   PRIM_CASES_REDUCE_RANGE: return true;
   PRIM_CASES_MAP:
+  PRIM_CASES_WINDOW:
   PRIM_CASES_VIEW:
   PRIM_CASES_MEMORY:
   PRIM_CASES_SCALAR:
@@ -559,6 +560,7 @@ static bool is_reduction(const Phrase *fn) {
   PRIM_CASES_REDUCE_I:
   PRIM_CASES_SCAN_I:
   PRIM_CASES_FOR_RANGE:
+  PRIM_CASES_WINDOW_I:
   case PRIM_COUNT: return false;
   }
   DPIA_EXHAUSTIVE_END

@@ -82,11 +82,13 @@ static bool left_over(Prim prim, PhraseStage stage) {
   PRIM_CASES_REDUCE:
   PRIM_CASES_SCAN:
   PRIM_CASES_REDUCE_RANGE:
+  PRIM_CASES_WINDOW:
   PRIM_CASES_MEMORY: return true;
   /* stage II: the intermediate combinators */
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
-  PRIM_CASES_SCAN_I: return stage >= PHRASE_IMPERATIVE;
+  PRIM_CASES_SCAN_I:
+  PRIM_CASES_WINDOW_I: return stage >= PHRASE_IMPERATIVE;
   /* hoisting: global memory becomes the kernel's parameters */
   case PRIM_NEW_GLOBAL: return stage >= PHRASE_HOISTED;
   case PRIM_MAP:

@@ -60,6 +60,7 @@ static bool keeps_layout(Prim p) {
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:
   PRIM_CASES_SCAN:
+  PRIM_CASES_WINDOW:
   PRIM_CASES_MEMORY:
   PRIM_CASES_SCALAR:
   PRIM_CASES_MATH:
@@ -76,6 +77,7 @@ static bool keeps_layout(Prim p) {
   PRIM_CASES_SCAN_I:
   PRIM_CASES_REDUCE_RANGE:
   PRIM_CASES_FOR_RANGE:
+  PRIM_CASES_WINDOW_I:
   case PRIM_COUNT: return false;
   }
   DPIA_EXHAUSTIVE_END

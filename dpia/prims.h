@@ -115,6 +115,12 @@
      section 25; lowered to reduceRangeI, then to a forRange) */ \
   X(REDUCE_RANGE, "reduceRange", 1, 0, PF_FUNC, REDUCE_RANGE, SEQ, REDUCE_RANGE_I, \
     "s. (exp[a] -> exp[b] -> exp[b]) -> exp[b] -> exp[int] -> exp[int] -> exp[[n]a] -> exp[b] where positive s (reduceRange step)") \
+  /* the sequential sliding window (shine's slideSeq with value rotation): \
+     mapSeq f (slide s 1 xs) computed with the last s elements of xs kept \
+     in private memory, one new element loaded a step and the window \
+     rotated (docs/language.md section 26; lowered to slideSeqI) */ \
+  X(SLIDE_SEQ, "slideSeq", 1, 0, PF_FUNC, WINDOW, SEQ, SLIDE_SEQ_I, \
+    "s. (exp[[s]a] -> exp[b]) -> exp[[n+s]a] -> exp[[n+1]b] where positive s (slideSeq window)") \
   /* functional: data layout (views) */ \
   X(ZIP, "zip", 0, 0, PF_FUNC | PF_VIEW, VIEW, NONE, ZIP_ACC1, \
     "exp[[n]a] -> exp[[n]b] -> exp[[n](a, b)]") \
@@ -300,7 +306,13 @@
     "s. (exp[a] -> exp[b] -> acc[b] -> comm) -> exp[b] -> exp[int] -> exp[int] -> exp[[n]a] -> (exp[b] -> comm) -> comm where positive s (reduceRangeI step)") \
   /* shine's ScanSeqI: step i's accumulator written to element i of the acceptor */ \
   X(SCAN_I, "scanI", 0, 0, PF_INTER, SCAN_I, NONE, COUNT, \
-    "(exp[a] -> exp[b] -> acc[b] -> comm) -> exp[b] -> exp[[n]a] -> acc[[n]b] -> comm")
+    "(exp[a] -> exp[b] -> acc[b] -> comm) -> exp[b] -> exp[[n]a] -> acc[[n]b] -> comm") \
+  /* shine's SlideSeqI (SlideSeq.Values): step i runs F on the window of \
+     elements i .. i+s-1 and element i of the acceptor, the window a \
+     private variable loaded one element a step and rotated (stage II, \
+     lower_slide_seq_i) */ \
+  X(SLIDE_SEQ_I, "slideSeqI", 1, 0, PF_INTER, WINDOW_I, NONE, COUNT, \
+    "s. (exp[[s]a] -> acc[b] ->p comm) -> exp[[n+s]a] -> acc[[n+1]b] -> comm where positive s (slideSeqI window)")
 
 /* What kind of primitive a row is. */
 #define DPIA_PRIM_FAMILIES(X)                                                   \
@@ -308,6 +320,7 @@
   X(REDUCE)   /* reduce, reduceSeq */                                           \
   X(SCAN)     /* scanSeq */                                                     \
   X(REDUCE_RANGE) /* reduceRange: a reduction over a range read from data */    \
+  X(WINDOW)   /* slideSeq */                                                    \
   X(VIEW)     /* a data layout view of expressions (zip, split, ..., idx) */    \
   X(MEMORY)   /* toGlobal, toLocal, toPrivate */                                \
   X(SCALAR)   /* select, vec */                                                 \
@@ -323,7 +336,8 @@
   X(VIEW_ACC) /* a data layout view of acceptors (idxAcc, splitAcc, ...) */     \
   X(MAP_I)    /* mapI and its levels */                                         \
   X(REDUCE_I) /* reduceI, reduceRangeI */                                     \
-  X(SCAN_I)   /* scanI */
+  X(SCAN_I)   /* scanI */                                                      \
+  X(WINDOW_I) /* slideSeqI */
 
 typedef enum PrimFamily {
 #define X(id) PFAM_##id,
@@ -411,6 +425,7 @@ Prim prim_lookup(const char *name, size_t len, int *dim);
 #define PRIM_CASES_REDUCE case PRIM_REDUCE: case PRIM_REDUCE_SEQ
 #define PRIM_CASES_SCAN case PRIM_SCAN_SEQ
 #define PRIM_CASES_REDUCE_RANGE case PRIM_REDUCE_RANGE
+#define PRIM_CASES_WINDOW case PRIM_SLIDE_SEQ
 #define PRIM_CASES_VIEW \
   case PRIM_ZIP: case PRIM_SPLIT: case PRIM_JOIN: case PRIM_PAIR: case PRIM_FST: case PRIM_SND: \
   case PRIM_AS_VECTOR: case PRIM_AS_SCALAR: case PRIM_TRANSPOSE: case PRIM_SLIDE: \
@@ -446,6 +461,7 @@ Prim prim_lookup(const char *name, size_t len, int *dim);
   case PRIM_MAP_I_LOCAL
 #define PRIM_CASES_REDUCE_I case PRIM_REDUCE_I: case PRIM_REDUCE_RANGE_I
 #define PRIM_CASES_SCAN_I case PRIM_SCAN_I
+#define PRIM_CASES_WINDOW_I case PRIM_SLIDE_SEQ_I
 
 /* clang-format on */
 

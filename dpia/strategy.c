@@ -21,6 +21,7 @@ typedef enum Role {
   ROLE_REDUCE,        /* reduce, reduceSeq: a loop in one work-item */
   ROLE_SCAN,          /* scanSeq: a loop in one work-item writing an element a step */
   ROLE_REDUCE_RANGE,  /* reduceRange: a loop in one work-item over a range read from data */
+  ROLE_WINDOW,        /* slideSeq: a mapSeq keeping its window in private memory */
   ROLE_TO_GLOBAL,     /* toGlobal */
   ROLE_TO_LOCAL,      /* toLocal */
   ROLE_TO_PRIVATE,    /* toPrivate */
@@ -41,6 +42,7 @@ static Role role_of(Prim p) {
   PRIM_CASES_REDUCE: return ROLE_REDUCE;
   PRIM_CASES_SCAN: return ROLE_SCAN;
   PRIM_CASES_REDUCE_RANGE: return ROLE_REDUCE_RANGE;
+  PRIM_CASES_WINDOW: return ROLE_WINDOW;
   case PRIM_TO_GLOBAL: return ROLE_TO_GLOBAL;
   case PRIM_TO_LOCAL: return ROLE_TO_LOCAL;
   case PRIM_TO_PRIVATE: return ROLE_TO_PRIVATE;
@@ -76,6 +78,7 @@ static Role role_of(Prim p) {
   PRIM_CASES_REDUCE_I:
   PRIM_CASES_SCAN_I:
   PRIM_CASES_FOR_RANGE:
+  PRIM_CASES_WINDOW_I:
   case PRIM_COUNT: return ROLE_IMPERATIVE;
   }
   DPIA_EXHAUSTIVE_END
@@ -149,12 +152,13 @@ static bool is_local_same_dim(const Frame *f, const void *arg) {
   return f->role == ROLE_LOCAL_MAP && f->dim == *(const int *)arg;
 }
 
-static bool is_private_loop(const Frame *f, const void *arg) {
+/* a loop whose state (a scan's accumulator, a window, reduceRange's
+ * accumulator and its trip count, that work-item's own data) is one
+ * work-item's: the work-items of a group would not all run the barriers
+ * a mapLocal in its step needs */
+static bool has_private_state(const Frame *f, const void *arg) {
   (void)arg;
-  /* reduceRange's accumulator is one work-item's too, and its trip count
-   * that work-item's own data: the work-items of a group would not all run
-   * the barriers a mapLocal in its step needs */
-  return f->role == ROLE_SCAN || f->role == ROLE_REDUCE_RANGE;
+  return f->role == ROLE_SCAN || f->role == ROLE_WINDOW || f->role == ROLE_REDUCE_RANGE;
 }
 
 /* code inside runs in one work-item, or in the work-items of one group */
@@ -166,7 +170,8 @@ static bool is_sequential_or_local(const Frame *f, const void *arg) {
   case ROLE_LOCAL_MAP:
   case ROLE_REDUCE:
   case ROLE_SCAN:
-  case ROLE_REDUCE_RANGE: return true;
+  case ROLE_REDUCE_RANGE:
+  case ROLE_WINDOW: return true;
   case ROLE_VIEW_MAP:
   case ROLE_GLOBAL_MAP:
   case ROLE_WORKGROUP_MAP:
@@ -223,6 +228,7 @@ static bool temp_in_private(const Frame *f, const Frame *g) {
     case ROLE_REDUCE:
     case ROLE_SCAN:
     case ROLE_REDUCE_RANGE:
+    case ROLE_WINDOW:
     case ROLE_VIEW:
     case ROLE_PAD_VIEW:
     case ROLE_SCALAR:
@@ -315,6 +321,7 @@ static const Phrase *computing_part(Arena *a, const Phrase *e) {
     case ROLE_REDUCE:
     case ROLE_SCAN:
     case ROLE_REDUCE_RANGE:
+    case ROLE_WINDOW:
     case ROLE_TO_GLOBAL:
     case ROLE_TO_LOCAL:
     case ROLE_TO_PRIVATE:
@@ -376,7 +383,7 @@ static void check_placement(Strategy *s, const Phrase *head, const PhraseSpine *
     else if ((o = find(f, is_local_same_dim, &head->dim)))
       violation(s, ERR_BAD_PARALLEL_NESTING, head->span, o, "'%s' inside another '%s' of the same dimension", name,
                 construct_name(s->arena, o->prim, o->dim, o->span));
-    else if ((o = find(f, is_private_loop, NULL)) && prim_family(o->prim) == PFAM_REDUCE_RANGE)
+    else if ((o = find(f, has_private_state, NULL)) && prim_family(o->prim) == PFAM_REDUCE_RANGE)
       violation(s, ERR_BAD_PARALLEL_NESTING, head->span, o,
                 "'%s' inside the function of '%s': its trip count is one work-item's data and its accumulator "
                 "that work-item's (private), so the work-items of a group cannot compute its steps together; "
@@ -384,11 +391,16 @@ static void check_placement(Strategy *s, const Phrase *head, const PhraseSpine *
                 name, construct_name(s->arena, o->prim, o->dim, o->span));
     else if (o)
       /* a scan's accumulator is one work-item's, and each step's is
-       * written to the result by that work-item (stage1.c, scan_seq) */
+       * written to the result by that work-item (stage1.c, scan_seq); so
+       * is a sliding window, which that work-item loads and rotates
+       * (stage2.c, lower_slide_seq_i) */
       violation(s, ERR_BAD_PARALLEL_NESTING, head->span, o,
-                "'%s' inside the function of '%s': a scan's accumulator is one work-item's (private), so the "
-                "work-items of a group cannot compute its steps together; scan each work-item's part inside a "
-                "mapLocal instead",
+                arena_printf(s->arena,
+                             "'%%s' inside the function of '%%s': %s is one work-item's (private), so the "
+                             "work-items of a group cannot compute its steps together; %s each work-item's part "
+                             "inside a mapLocal instead",
+                             o->role == ROLE_SCAN ? "a scan's accumulator" : "a sliding window",
+                             o->role == ROLE_SCAN ? "scan" : "slide over"),
                 name, construct_name(s->arena, o->prim, o->dim, o->span));
     else if (!find(f, is_workgroup, NULL)) {
       s->ok = false;
@@ -430,6 +442,7 @@ static void check_placement(Strategy *s, const Phrase *head, const PhraseSpine *
   case ROLE_REDUCE:
   case ROLE_SCAN:
   case ROLE_REDUCE_RANGE:
+  case ROLE_WINDOW:
   case ROLE_TO_GLOBAL:
   case ROLE_TO_PRIVATE:
   case ROLE_VIEW:
@@ -456,6 +469,7 @@ static bool passes_acceptor(Prim p) {
   case ROLE_REDUCE:
   case ROLE_SCAN:
   case ROLE_REDUCE_RANGE:
+  case ROLE_WINDOW:
   case ROLE_TO_GLOBAL:
   case ROLE_TO_LOCAL:
   case ROLE_TO_PRIVATE:
@@ -507,6 +521,7 @@ static void reader_note(Strategy *s, Position pos, const char *name) {
   case ROLE_REDUCE:
   case ROLE_SCAN:
   case ROLE_REDUCE_RANGE:
+  case ROLE_WINDOW:
   case ROLE_TO_GLOBAL:
   case ROLE_TO_LOCAL:
   case ROLE_TO_PRIVATE:
@@ -532,6 +547,7 @@ static void check_not_empty(Strategy *s, const Phrase *app, const Phrase *head, 
   case ROLE_REDUCE:
   case ROLE_SCAN:
   case ROLE_REDUCE_RANGE:
+  case ROLE_WINDOW:
   case ROLE_TO_GLOBAL:
   case ROLE_TO_LOCAL:
   case ROLE_TO_PRIVATE:
@@ -631,6 +647,17 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
       materialises = true;
     private_t = !pos.to_output && temp_in_private(f, g) ? p->type->data : args[1]->type->data;
     break;
+  case ROLE_WINDOW: {
+    /* its result like a mapSeq's; its window, [s]a, the type its function
+     * takes, is private (stage2.c, lower_slide_seq_i): of a constant size,
+     * which the result in private memory must be too */
+    if (nargs != 2) break;
+    bool in_private = !pos.to_output && temp_in_private(f, g);
+    if (!pos.to_output && !in_private) materialises = true;
+    const DataType *window = args[0]->type->fst->data;
+    private_t = in_private && has_symbolic_array(p->type->data) ? p->type->data : window;
+    break;
+  }
   /* a view map: no loop and no memory, its function only rearranges */
   case ROLE_VIEW_MAP:
   case ROLE_VIEW:

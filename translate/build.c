@@ -73,6 +73,39 @@ Phrase *b_seq(Builder *b, Phrase *c1, Phrase *c2) {
   return p;
 }
 
+Phrase *b_slice_acc(Builder *b, Phrase *acc, Size o, Size m) {
+  SizeCtx *sc = &b->tc->sizes;
+  DataType *whole = b_data(acc), *elem = whole->elem;
+  PhraseType *ty = pt_fn(b->tc, acc->type, pt_acc(b->tc, dt_array(b->tc, m, elem)));
+  Phrase *p = b_prim(b, PRIM_SLICE_ACC, 0, ty);
+  p->sizes[0] = o;
+  p->sizes[1] = m;
+  p->sizes[2] = size_sub(sc, whole->size, size_add(sc, o, m));
+  return b_app(b, p, acc);
+}
+
+Phrase *b_take_drop(Builder *b, Prim view, Size k, Phrase *e) {
+  if (view != PRIM_TAKE && view != PRIM_DROP) INTERNAL("b_take_drop of %s", prim_info[view].name);
+  DataType *whole = b_data(e);
+  Size kept = view == PRIM_TAKE ? k : size_sub(&b->tc->sizes, whole->size, k);
+  Phrase *p = b_prim(b, view, 0, pt_fn(b->tc, e->type, pt_exp(b->tc, dt_array(b->tc, kept, whole->elem))));
+  p->sizes[0] = k;
+  return b_app(b, p, e);
+}
+
+Phrase *b_index(Builder *b, Size k, Size n) {
+  Phrase *p = node(b, PH_LIT, pt_exp(b->tc, dt_idx(b->tc, n)));
+  int64_t kv;
+  if (size_const_value(k, &kv)) {
+    p->lit_int = kv;
+    p->lit_float = (double)kv;
+  } else {
+    p->lit_is_size = true;
+    p->lit_size = k;
+  }
+  return p;
+}
+
 Phrase *b_skip(Builder *b) {
   Phrase *p = node(b, PH_PRIM, b->tc->t_comm);
   p->prim = PRIM_SKIP;

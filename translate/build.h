@@ -38,6 +38,17 @@ Phrase *b_assign(Builder *b, Phrase *acc, Phrase *exp);
 /* views and indexing, typed from their arguments */
 Phrase *b_idx(Builder *b, Phrase *array, Phrase *index);
 Phrase *b_idx_acc(Builder *b, Phrase *array_acc, Phrase *index);
+/* sliceAcc o m r A: elements o .. o+m-1 of the acceptor A, of o+m+r
+ * elements.  All three sizes are written: the imperative re-check cannot
+ * always infer A's size (A the acceptor of a parforWorkgroup over joinAcc
+ * output, whose two sizes only their product fixes: seed 62 #947). */
+Phrase *b_slice_acc(Builder *b, Phrase *acc, Size o, Size m);
+/* take k E or drop k E (view PRIM_TAKE or PRIM_DROP): the first k
+ * elements of the array E, or the others */
+Phrase *b_take_drop(Builder *b, Prim view, Size k, Phrase *e);
+/* the index k of an array of n elements, exp[idx[n]] (0 <= k < n, which
+ * the caller knows): a literal, as the checker makes for `idx xs 2` */
+Phrase *b_index(Builder *b, Size k, Size n);
 Phrase *b_fst(Builder *b, Phrase *e);
 Phrase *b_snd(Builder *b, Phrase *e);
 

@@ -194,8 +194,10 @@ static bool direct_ok(Arena *a, const Phrase *e, AccPart y) {
     return sp.nargs == 3 && !part_uses(a, sp.args[0], y) && !part_uses(a, sp.args[2], y) &&
            !find_prim(e, PRIM_MAP_LOCAL);
   case PRIM_MAP_SEQ: return map_step_ok(a, e, &sp, y);
-  /* a scan writes o[i] at step i, not known to be after it reads y */
+  /* a scan writes o[i] at step i, not known to be after it reads y;
+   * so does a sliding window */
   PRIM_CASES_SCAN:
+  PRIM_CASES_WINDOW:
   /* a parallel map is in place only as the whole step (map_step_ok) */
   case PRIM_MAP_GLOBAL:
   case PRIM_MAP_WORKGROUP:
@@ -235,6 +237,7 @@ static bool direct_ok(Arena *a, const Phrase *e, AccPart y) {
   PRIM_CASES_SCAN_I:
   PRIM_CASES_REDUCE_RANGE:
   PRIM_CASES_FOR_RANGE:
+  PRIM_CASES_WINDOW_I:
   case PRIM_COUNT: return false;
   }
   DPIA_EXHAUSTIVE_END
@@ -272,6 +275,7 @@ static bool is_parallel_map(Prim p) {
   case PRIM_MAP_SEQ:
   PRIM_CASES_REDUCE:
   PRIM_CASES_SCAN:
+  PRIM_CASES_WINDOW:
   PRIM_CASES_VIEW:
   PRIM_CASES_MEMORY:
   PRIM_CASES_SCALAR:
@@ -289,6 +293,7 @@ static bool is_parallel_map(Prim p) {
   PRIM_CASES_SCAN_I:
   PRIM_CASES_REDUCE_RANGE:
   PRIM_CASES_FOR_RANGE:
+  PRIM_CASES_WINDOW_I:
   case PRIM_COUNT: return false;
   }
   DPIA_EXHAUSTIVE_END
@@ -440,6 +445,29 @@ static Phrase *reduce_range(Stage1 *s, const Spine *sp, Phrase *k) {
   return con_tr(s, sp->args[4], b_lam(b, x, red, false));
 }
 
+/* The sequential sliding window (shine's slideSeq with SlideSeq.Values
+ * and SlideSeqI): step i runs f on elements i .. i+s-1 and writes element
+ * i of A, from a private window that stage II loads one element a step
+ * and rotates (lower_slide_seq_i):
+ *   A[[slideSeq s f xs]](A) = C[[xs]](\x -> slideSeqI s (\w o -> A[[f w]](o)) x A)
+ * x is used once: C[[xs]] may overwrite it in place (apply_k); stage II
+ * reads it in three places. */
+static Phrase *slide_seq(Stage1 *s, const Spine *sp, Phrase *acc) {
+  Builder *b = &s->b;
+  TypeCtx *tc = b->tc;
+  Phrase *f = sp->args[0];
+  DataType *in_t = b_data(sp->args[1]);
+  Binder *w = b_binder(b, param_name(f, "w"), f->type->fst);
+  Binder *o = b_binder(b, "o", pt_acc(tc, b_data(acc)->elem));
+  Phrase *fn = b_lam(b, w, b_lam(b, o, acc_tr(s, apply_fn(s, f, b_var(b, w)), b_var(b, o)), true), false);
+  Binder *x = k_binder(s, "x", in_t);
+  PhraseType *ty = pt_fn(tc, fn->type, pt_fn(tc, pt_exp(tc, in_t), pt_fn(tc, acc->type, tc->t_comm)));
+  Phrase *prim = b_prim(b, prim_lowered(sp->head->prim), 0, ty);
+  prim->sizes[0] = sp->head->sizes[0];
+  Phrase *slide = b_app(b, b_app2(b, prim, fn, b_var(b, x)), acc);
+  return con_tr(s, sp->args[1], b_lam(b, x, slide, false));
+}
+
 /* A name for a new parameter of the imperative def: base, or base_2,
  * base_3 ... when a parameter has that name already.  The output acceptor
  * is `output` unless the kernel has a nat or data parameter of that name
@@ -476,6 +504,7 @@ static Binder *temporary(Stage1 *s, Prim memory, const char *name, DataType *t) 
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:
   PRIM_CASES_SCAN:
+  PRIM_CASES_WINDOW:
   PRIM_CASES_VIEW:
   PRIM_CASES_MEMORY:
   PRIM_CASES_SCALAR:
@@ -492,6 +521,7 @@ static Binder *temporary(Stage1 *s, Prim memory, const char *name, DataType *t) 
   PRIM_CASES_SCAN_I:
   PRIM_CASES_REDUCE_RANGE:
   PRIM_CASES_FOR_RANGE:
+  PRIM_CASES_WINDOW_I:
   case PRIM_COUNT: INTERNAL("stage I: primitive %d allocates no memory", (int)memory);
   }
   DPIA_EXHAUSTIVE_END
@@ -692,6 +722,10 @@ static Phrase *con_tr(Stage1 *s, Phrase *e, Phrase *k) {
     PRIM_CASES_SCAN:
       if (sp.nargs == 3) r = materialise(s, s->temp_memory, "tmp", e, k);
       break;
+    /* and for a sliding window's */
+    PRIM_CASES_WINDOW:
+      if (sp.nargs == 2) r = materialise(s, s->temp_memory, "tmp", e, k);
+      break;
     PRIM_CASES_REDUCE:
       if (sp.nargs == 3) {
         Binder *x = k_binder(s, "x", b_data(sp.args[2]));
@@ -734,6 +768,7 @@ static Phrase *con_tr(Stage1 *s, Phrase *e, Phrase *k) {
     PRIM_CASES_REDUCE_I:
     PRIM_CASES_SCAN_I:
     PRIM_CASES_FOR_RANGE:
+    PRIM_CASES_WINDOW_I:
     case PRIM_COUNT: break;
     }
     DPIA_EXHAUSTIVE_END
@@ -783,6 +818,7 @@ static Phrase *acc_view(Stage1 *s, Prim view, const Phrase *head, Phrase *acc, P
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:
   PRIM_CASES_SCAN:
+  PRIM_CASES_WINDOW:
   PRIM_CASES_VIEW:
   PRIM_CASES_MEMORY:
   PRIM_CASES_SCALAR:
@@ -799,6 +835,7 @@ static Phrase *acc_view(Stage1 *s, Prim view, const Phrase *head, Phrase *acc, P
   PRIM_CASES_SCAN_I:
   PRIM_CASES_REDUCE_RANGE:
   PRIM_CASES_FOR_RANGE:
+  PRIM_CASES_WINDOW_I:
   case PRIM_COUNT: INTERNAL("stage I: primitive %d is no acceptor view", (int)view);
   }
   DPIA_EXHAUSTIVE_END
@@ -828,22 +865,6 @@ static Phrase *acc_by_con(Stage1 *s, Phrase *e, Phrase *acc) {
   return con_tr(s, e, b_lam(b, x, b_assign(b, acc, b_var(b, x)), false));
 }
 
-/* sliceAcc o m r A: elements o .. o+m-1 of the acceptor A, of o+m+r
- * elements.  All three sizes are written: the imperative re-check cannot
- * always infer A's size (A the acceptor of a parforWorkgroup over joinAcc
- * output, whose two sizes only their product fixes: seed 62 #947). */
-static Phrase *slice_acc(Stage1 *s, Phrase *acc, Size o, Size m) {
-  Builder *b = &s->b;
-  SizeCtx *sc = &b->tc->sizes;
-  DataType *whole = b_data(acc), *elem = whole->elem;
-  PhraseType *ty = pt_fn(b->tc, acc->type, pt_acc(b->tc, dt_array(b->tc, m, elem)));
-  Phrase *p = b_prim(b, PRIM_SLICE_ACC, 0, ty);
-  p->sizes[0] = o;
-  p->sizes[1] = m;
-  p->sizes[2] = size_sub(sc, whole->size, size_add(sc, o, m));
-  return b_app(b, p, acc);
-}
-
 /* for m (\i -> idxAcc (sliceAcc o m A) i := v), or NULL when m is 0; v is
  * the pad value (a literal or variable) or var.2 of the variable holding it */
 static Phrase *fill(Stage1 *s, Phrase *acc, Size o, Size m, Phrase *value, Binder *var) {
@@ -852,7 +873,7 @@ static Phrase *fill(Stage1 *s, Phrase *acc, Size o, Size m, Phrase *value, Binde
   TypeCtx *tc = b->tc;
   Binder *i = b_binder(b, "i", pt_exp(tc, dt_idx(tc, m)));
   Phrase *v = var ? b_proj(b, b_var(b, var), 2) : value;
-  Phrase *body = acc_tr(s, v, b_idx_acc(b, slice_acc(s, acc, o, m), b_var(b, i)));
+  Phrase *body = acc_tr(s, v, b_idx_acc(b, b_slice_acc(b, acc, o, m), b_var(b, i)));
   Phrase *loop = b_prim(b, PRIM_FOR, 0, pt_fn(tc, pt_fn(tc, pt_exp(tc, dt_idx(tc, m)), tc->t_comm), tc->t_comm));
   loop->sizes[0] = m;
   loop->origin = "padCst";
@@ -890,7 +911,7 @@ static Phrase *pad_cst_acc(Stage1 *s, const Spine *sp, Phrase *acc) {
   DataType *t = b_data(c);
   bool trivial = cheap(b->arena, c);
   Binder *var = trivial ? NULL : b_binder(b, "c", pt_var(b->tc, t));
-  Phrase *body = acc_tr(s, sp->args[1], slice_acc(s, acc, l, n));
+  Phrase *body = acc_tr(s, sp->args[1], b_slice_acc(b, acc, l, n));
   Phrase *left = fill(s, acc, size_const(&b->tc->sizes, 0), l, c, var);
   Phrase *right = fill(s, acc, size_add(&b->tc->sizes, l, n), r, c, var);
   if (left) body = b_seq(b, left, body);
@@ -947,6 +968,9 @@ static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
         r = reduce_range(s, &sp, b_lam(b, res, b_assign(b, acc, b_var(b, res)), false));
       }
       break;
+    PRIM_CASES_WINDOW:
+      if (sp.nargs == 2) r = slide_seq(s, &sp, acc);
+      break;
     case PRIM_PAD_CST:
       if (sp.nargs == 2) r = pad_cst_acc(s, &sp, acc);
       break;
@@ -992,6 +1016,7 @@ static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
     PRIM_CASES_REDUCE_I:
     PRIM_CASES_SCAN_I:
     PRIM_CASES_FOR_RANGE:
+    PRIM_CASES_WINDOW_I:
     case PRIM_COUNT: break;
     }
     DPIA_EXHAUSTIVE_END

@@ -10,6 +10,12 @@
  *   reduceRangeI s n d1 d2 F I L H E C = reduceI's, its loop
  *                             forRange n s L H (\i -> F (idx E i) acc.2 acc.1)
  *                             (docs/language.md section 25)
+ *   slideSeqI s n d1 d2 F E A = newPrivate [s]d1 (\w ->
+ *     for (s-1) (\j -> idxAcc (sliceAcc 1 (s-1) 0 w.1) j :=d1 idx (take (s-1) E) j);
+ *     for (n+1) (\i ->
+ *       for (s-1) (\j -> idxAcc (sliceAcc 0 (s-1) 1 w.1) j :=d1 idx (drop 1 w.2) j);
+ *       idxAcc w.1 (s-1) :=d1 idx (drop (s-1) E) i;
+ *       F w.2 (idxAcc A i)))
  *
  * (newLocal instead of newPrivate when the work-items of a group write the
  * accumulator together, through a mapLocal in F: see stage1.c, reduce_i)
@@ -178,6 +184,50 @@ static Phrase *lower_scan_i(Stage2 *s, Phrase *f, Phrase *init, Phrase *e, Phras
   return b_new(b, PRIM_NEW_PRIVATE, d2, acc, body);
 }
 
+/* shine's SlideSeqI with SlideSeq.Values (docs/language.md section 26):
+ * the window w keeps the last s elements of E in private memory.  Before
+ * step i it holds elements i-1 .. i+s-2 in w[0 .. s-1] (w[0] unset before
+ * step 0, and never read: the rotation overwrites it first); the rotation
+ * moves them down one place, in increasing order so that each is read
+ * before it is overwritten, and one load completes elements i .. i+s-1,
+ * so a step reads one element of E where mapSeq f (slide s 1 E) reads s.
+ * The rotation is a loop of s-1 constant steps of assignments, which code
+ * generation writes out (w[0] = w[1]; w[1] = w[2]; w[2] = load): an array
+ * indexed by constants only, which the OpenCL compiler keeps in registers.
+ * Race freedom: w is the work-item's own, and step i writes element i of A
+ * and nothing else of it, as the mapSeq's step i would. */
+static Phrase *lower_slide_seq_i(Stage2 *s, Phrase *head, Phrase *f, Phrase *e, Phrase *out) {
+  Builder *b = &s->b;
+  TypeCtx *tc = b->tc;
+  SizeCtx *sc = &tc->sizes;
+  Size size = head->sizes[0], one = size_const(sc, 1), rest = size_sub(sc, size, one);
+  Size steps = b_data(out)->size;
+  DataType *win_t = dt_array(tc, size, b_data(e)->elem);
+  Binder *w = b_binder(b, "window", pt_var(tc, win_t));
+  Binder *i = b_binder(b, "i", pt_exp(tc, dt_idx(tc, steps)));
+  Phrase *load = b_assign(b, b_idx_acc(b, b_proj(b, b_var(b, w), 1), b_index(b, rest, size)),
+                          b_idx(b, b_take_drop(b, PRIM_DROP, rest, e), b_var(b, i)));
+  Phrase *step = b_seq(b, load, apply(s, apply(s, f, b_proj(b, b_var(b, w), 2)), b_idx_acc(b, out, b_var(b, i))));
+  Phrase *body;
+  if (size_is_zero(rest)) {
+    body = for_loop(s, steps, i, step, "slideSeq", false);
+  } else {
+    /* w[j] := w[j+1] for j < s-1, and before the first step
+     * w[j+1] := E[j] for j < s-1 */
+    Binder *j = b_binder(b, "j", pt_exp(tc, dt_idx(tc, rest)));
+    Phrase *lower = b_slice_acc(b, b_proj(b, b_var(b, w), 1), size_const(sc, 0), rest);
+    Phrase *next = b_take_drop(b, PRIM_DROP, one, b_proj(b, b_var(b, w), 2));
+    Phrase *rotate = b_assign(b, b_idx_acc(b, lower, b_var(b, j)), b_idx(b, next, b_var(b, j)));
+    Binder *k = b_binder(b, "j", pt_exp(tc, dt_idx(tc, rest)));
+    Phrase *upper = b_slice_acc(b, b_proj(b, b_var(b, w), 1), one, rest);
+    Phrase *first = b_assign(b, b_idx_acc(b, upper, b_var(b, k)), b_idx(b, b_take_drop(b, PRIM_TAKE, rest, e), b_var(b, k)));
+    body = b_seq(b, for_loop(s, rest, k, first, "slideSeq window", false),
+                 for_loop(s, steps, i, b_seq(b, for_loop(s, rest, j, rotate, "slideSeq rotation", false), step),
+                          "slideSeq", false));
+  }
+  return b_new(b, PRIM_NEW_PRIVATE, win_t, w, body);
+}
+
 static Phrase *rewrite_child(void *s, Phrase *p) { return rewrite(s, p); }
 
 static Phrase *rewrite(Stage2 *s, Phrase *p) {
@@ -207,10 +257,14 @@ static Phrase *rewrite(Stage2 *s, Phrase *p) {
       PRIM_CASES_SCAN_I:
         if (n == 4) r = lower_scan_i(s, args[0], args[1], args[2], args[3]);
         break;
+      PRIM_CASES_WINDOW_I:
+        if (n == 3) r = lower_slide_seq_i(s, h, args[0], args[1], args[2]);
+        break;
       PRIM_CASES_MAP:
       PRIM_CASES_REDUCE:
       PRIM_CASES_SCAN:
       PRIM_CASES_REDUCE_RANGE: /* stage I translated it to reduceRangeI */
+      PRIM_CASES_WINDOW:
       PRIM_CASES_VIEW:
       PRIM_CASES_MEMORY:
       PRIM_CASES_SCALAR:

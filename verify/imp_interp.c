@@ -566,6 +566,7 @@ static void run_imp_prim(Imp *I, const Phrase *p, const Val *args) {
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:
   PRIM_CASES_SCAN:
+  PRIM_CASES_WINDOW:
   PRIM_CASES_VIEW:
   PRIM_CASES_MEMORY:
   PRIM_CASES_SCALAR:
@@ -577,6 +578,7 @@ static void run_imp_prim(Imp *I, const Phrase *p, const Val *args) {
   PRIM_CASES_REDUCE_I:
   PRIM_CASES_SCAN_I:
   PRIM_CASES_REDUCE_RANGE:
+  PRIM_CASES_WINDOW_I:
   case PRIM_COUNT: break;
   }
   DPIA_EXHAUSTIVE_END
@@ -788,11 +790,13 @@ static Val run_prim(Imp *I, const Phrase *p, const Val *argv) {
   case PRIM_MAP_LOCAL:
   PRIM_CASES_REDUCE:
   PRIM_CASES_SCAN:
+  PRIM_CASES_WINDOW:
   PRIM_CASES_MEMORY:
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
   PRIM_CASES_SCAN_I:
   PRIM_CASES_REDUCE_RANGE:
+  PRIM_CASES_WINDOW_I:
   case PRIM_COUNT: break;
   }
   DPIA_EXHAUSTIVE_END

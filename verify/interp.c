@@ -496,6 +496,18 @@ static Val run_scan(Interp *I, const Phrase *p, Val f, Val init, Val xs) {
   return arr_val(buf_arr(I, out, src->n, el));
 }
 
+/* the windows of size elements, step apart, of a (slide size step a) */
+static Val slide(Interp *I, const Phrase *p, const Arr *a, int64_t size, int64_t step) {
+  if (size < 1 || step < 1 || a->n < size || (a->n - size) % step != 0)
+    fail(I, p->span, "slide %" PRId64 " %" PRId64 " of an array of %" PRId64 " elements: the windows do not fit exactly",
+         size, step, a->n);
+  Arr *s = new_arr(I, A_SLIDE, (a->n - size) / step + 1);
+  s->src = a;
+  s->k = size;
+  s->m = step;
+  return arr_val(s);
+}
+
 /* a numeric built-in (numeric.h) */
 static Val numeric_prim(Interp *I, const Phrase *p, const Val *args) {
   Num x[NUM_MAX_ARGS];
@@ -540,6 +552,10 @@ static Val run_prim(Interp *I, const Phrase *p, const Val *args) {
     return run_scan(I, p, args[0], args[1], args[2]);
   PRIM_CASES_REDUCE_RANGE:
     return run_reduce_range(I, p, args);
+  /* slideSeq s f xs is mapSeq f (slide s 1 xs): the reference says what
+   * it computes, not how the window is kept */
+  PRIM_CASES_WINDOW:
+    return run_map(I, p, args[0], slide(I, p, need_arr(args[1], p), eval_size(I, p->sizes[0], p->span), 1));
   case PRIM_ZIP: {
     const Arr *a = need_arr(args[0], p), *b = need_arr(args[1], p);
     if (a->n != b->n) INTERNAL("zip of arrays of different sizes");
@@ -597,18 +613,8 @@ static Val run_prim(Interp *I, const Phrase *p, const Val *args) {
     t->src = a;
     return arr_val(t);
   }
-  case PRIM_SLIDE: {
-    const Arr *a = need_arr(args[0], p);
-    int64_t size = eval_size(I, p->sizes[0], p->span), step = eval_size(I, p->sizes[1], p->span);
-    if (size < 1 || step < 1 || a->n < size || (a->n - size) % step != 0)
-      fail(I, p->span, "slide %" PRId64 " %" PRId64 " of an array of %" PRId64 " elements: the windows do not fit exactly",
-           size, step, a->n);
-    Arr *s = new_arr(I, A_SLIDE, (a->n - size) / step + 1);
-    s->src = a;
-    s->k = size;
-    s->m = step;
-    return arr_val(s);
-  }
+  case PRIM_SLIDE:
+    return slide(I, p, need_arr(args[0], p), eval_size(I, p->sizes[0], p->span), eval_size(I, p->sizes[1], p->span));
   case PRIM_PAD_CLAMP:
   case PRIM_PAD_CST: {
     bool cst = p->prim == PRIM_PAD_CST;
@@ -693,6 +699,7 @@ static Val run_prim(Interp *I, const Phrase *p, const Val *args) {
   PRIM_CASES_REDUCE_I:
   PRIM_CASES_SCAN_I:
   PRIM_CASES_FOR_RANGE:
+  PRIM_CASES_WINDOW_I:
   case PRIM_COUNT: break;
   }
   DPIA_EXHAUSTIVE_END

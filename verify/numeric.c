@@ -161,6 +161,7 @@ int num_prim(const Phrase *p, const Num *args, double *out) {
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:
   PRIM_CASES_SCAN:
+  PRIM_CASES_WINDOW:
   PRIM_CASES_VIEW:
   PRIM_CASES_MEMORY:
   PRIM_CASES_SCALAR:
@@ -175,6 +176,7 @@ int num_prim(const Phrase *p, const Num *args, double *out) {
   PRIM_CASES_SCAN_I:
   PRIM_CASES_REDUCE_RANGE:
   PRIM_CASES_FOR_RANGE:
+  PRIM_CASES_WINDOW_I:
   case PRIM_COUNT: break;
   }
   DPIA_EXHAUSTIVE_END

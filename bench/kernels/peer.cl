@@ -470,3 +470,50 @@ kernel void spmv_csr_vector(global float *restrict out, const global float *rest
   }
   if (myRow < dim && id == 0) out[myRow] = partialSums[t];
 }
+
+/* ---- HotSpot3D (Rodinia 3.1, opencl/hotspot3D/hotspotKernel.cl, hotspotOpt1) ----
+ * One time step of the 3D thermal simulation: a work-item a column (x, y)
+ * of the nz layers, walking z with the temperatures of layers z-1, z, z+1
+ * in registers (temp1, temp2, temp3), one new load of them a step, the
+ * neighbours in the layer clamped at the chip's edges, the layers below
+ * the first and above the last clamped too.  The output first, as every
+ * kernel here (Rodinia's tOut is its third parameter). */
+kernel void hotspotOpt1(global float *restrict tOut, const global float *restrict p,
+                        const global float *restrict tIn, float sdc, int nx, int ny, int nz, float ce, float cw,
+                        float cn, float cs, float ct, float cb, float cc) {
+  float amb_temp = 80.0f;
+  int i = get_global_id(0);
+  int j = get_global_id(1);
+  int c = i + j * nx;
+  int xy = nx * ny;
+  int W = (i == 0) ? c : c - 1;
+  int E = (i == nx - 1) ? c : c + 1;
+  int N = (j == 0) ? c : c - nx;
+  int S = (j == ny - 1) ? c : c + nx;
+  float temp1, temp2, temp3;
+  temp1 = temp2 = tIn[c];
+  temp3 = tIn[c + xy];
+  tOut[c] = cc * temp2 + cw * tIn[W] + ce * tIn[E] + cs * tIn[S] + cn * tIn[N] + cb * temp1 + ct * temp3 +
+            sdc * p[c] + ct * amb_temp;
+  c += xy;
+  W += xy;
+  E += xy;
+  N += xy;
+  S += xy;
+  for (int k = 1; k < nz - 1; ++k) {
+    temp1 = temp2;
+    temp2 = temp3;
+    temp3 = tIn[c + xy];
+    tOut[c] = cc * temp2 + cw * tIn[W] + ce * tIn[E] + cs * tIn[S] + cn * tIn[N] + cb * temp1 + ct * temp3 +
+              sdc * p[c] + ct * amb_temp;
+    c += xy;
+    W += xy;
+    E += xy;
+    N += xy;
+    S += xy;
+  }
+  temp1 = temp2;
+  temp2 = temp3;
+  tOut[c] = cc * temp2 + cw * tIn[W] + ce * tIn[E] + cs * tIn[S] + cn * tIn[N] + cb * temp1 + ct * temp3 +
+            sdc * p[c] + ct * amb_temp;
+}

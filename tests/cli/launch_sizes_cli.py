@@ -23,6 +23,7 @@ SIZES = {
     'asumPartial': {'N': 262144}, 'gemv': {'M': 64, 'N': 1024}, 'mmTiled': {'M': 64, 'N': 64, 'K': 64},
     'stencil': {'N': 1024}, 'stencilTiled': {'N': 1024}, 'jacobi2d': {'M': 64, 'N': 128},
     'jacobi2dTiled': {'M': 64, 'N': 128}, 'jacobi2dIdx': {'M': 64, 'N': 128}, 'heat3d': {'P': 16, 'M': 16, 'N': 32},
+    'heat3dWindow': {'P': 16, 'M': 16, 'N': 32},
     'sumTree': {'N': 64}, 'md': {'N': 256, 'M': 8},
     'asumReorder': {'N': 262144}, 'asumVec16': {'N': 4096},
     'asumVec16x2': {'N': 4096}, 'dotVec16': {'N': 4096}, 'dotVec16x2': {'N': 4096},
@@ -39,6 +40,7 @@ SIZES = {
     'kmeans': {'N': 1024, 'K': 5, 'F': 34}, 'kmeansVec': {'N': 1024, 'K': 5, 'F': 34},
     'adiKernel1': {'N': 100}, 'bottomScan': {'G': 4}, 'computeFlux': {'N': 1000},
     'csrScalar': {'R': 1000, 'C': 77, 'NNZ': 3000}, 'csrVector': {'R': 1000, 'C': 77, 'NNZ': 3000},
+    'hotspotOpt1': {'NZ': 8, 'NY': 16, 'NX': 32}, 'hotspotSlide': {'NZ': 8, 'NY': 16, 'NX': 32},
     # any size (samples/dot_any.dpia): a size that is a multiple of nothing
     'dotAny': {'N': 100003}, 'asumAny': {'N': 100003}, 'scalAny': {'N': 100003},
     'gemvAny': {'M': 66, 'N': 1001}, 'gesummvAny': {'N': 101},

@@ -24,6 +24,9 @@ Coverage:
 - reduceRange (a stream of choices of its own) in place of some of those
   reduceSeq: a step of 1 to 3, bounds in range, empty, or out of range at
   either end (clamped to the array: docs/language.md section 25);
+- slideSeq (a window of 2 to 5 elements rotated in private memory) over
+  scalars and vectors, from a stream of its own, where a scan was not
+  chosen: its step reads the window's elements in an order that matters;
 - reduceSeq with non-commutative bodies (a*0.5 + x, x - a*0.5, fma,
   (a*3 + x) % 1009 for int) over scalars, vectors, pairs (pair
   accumulators), rows (nested reductions) and with an array accumulator;
@@ -407,7 +410,7 @@ def lane_name(k, width):
 
 class Gen:
     def __init__(self, rng, avoid=(), extra=(), lit_rng=None, drop_rng=None, ix_rng=None, scan_rng=None, range_rng=None,
-                 select_rng=None):
+                 select_rng=None, slide_rng=None):
         self.r = rng
         # array literals (docs/language.md section 13) are decided by a
         # stream of their own, so the programs of a seed are the ones they
@@ -423,6 +426,8 @@ class Gen:
         self.range_r = range_rng
         # and the reductions that are the side of a select (select_sides)
         self.select_r = select_rng
+        # and the sliding windows that end a body (slide_stage)
+        self.slide_r = slide_rng
         self.avoid = set(avoid)
         self.extra = set(extra)
         self.implicit_symbolic = []  # stages materialised implicitly, of symbolic size
@@ -1430,6 +1435,34 @@ class Gen:
         self.feat('scanSeq' + ('-vec' if el[2] > 1 else ''))
         return f'{e}{self.nl(ctx)}|> scanSeq (\\{y} {a} -> {bod.format(a=a, v=y)}) {init}', t
 
+    def slide_stage(self, e, t, ctx):
+        """e |> slideSeq s f over scalars or vectors, in place of the last
+        map of a work-item's or sequential body: mapSeq f (slide s 1 e)
+        with the window rotated in private memory (docs/language.md section
+        26).  Drawn from a stream of its own, like scan_stage; None where
+        it does not fit."""
+        r = self.slide_r
+        n, el = t[1], t[2]
+        if (r is None or ctx.level not in ('global', 'local', 'seq') or el[0] != 'num' or el[1] == 'bool'
+                or r.random() >= 0.25):
+            return None
+        s = r.choice([2, 3, 3, 4, 5])
+        if n.is_const() and n.const_value() < s:
+            return None
+        self.need_ge(n, s)
+        self.cost(ctx, n)
+        w = self.fresh('w')
+        if el[1] == 'int':
+            bod = r.choice(['(idx {w} 0 * 3 + idx {w} {l}) % 1009', '(idx {w} {l} - idx {w} 1 * 2) % 1009',
+                            'max (idx {w} 0) (idx {w} {l})'])
+        else:
+            bod = r.choice(['idx {w} 0 * 0.5 + idx {w} {l}', 'idx {w} {l} - idx {w} 0 * 0.5 + idx {w} 1',
+                            'fma (idx {w} 1) 0.5 (idx {w} 0)', 'max (idx {w} 0) (idx {w} {l} * 2.0)']
+                           + (['reduceSeq (\\x a -> a * 0.5 + x) 0.0 {w}'] if el[2] == 1 else []))
+        self.feat('slideSeq' + ('-vec' if el[2] > 1 else ''))
+        body = bod.format(w=w, l=s - 1)
+        return f'{e}{self.nl(ctx)}|> slideSeq {s} (\\{w} -> {body})', self.mk_arr(n - S(s - 1), el)
+
     def reduce_array_acc(self, e, t, ctx):
         """reduceSeq with an array accumulator (compound assignment), its
         initial value a kernel input."""
@@ -1569,7 +1602,7 @@ class Gen:
                 return self.reduce_stage(e, t, ctx, target)
             if can_reduce and self.chance(0.35):
                 return self.reduce_stage(e, t, ctx)
-            res = self.scan_stage(e, t, ctx)
+            res = self.scan_stage(e, t, ctx) or self.slide_stage(e, t, ctx)
             if res is not None:
                 return res
             if self.chance(0.05) and not pair_with_array(t) and not has_idx(t):
@@ -1846,7 +1879,7 @@ def generate(seed, index, avoid=(), extra=()):
         g = Gen(rng, avoid, extra, random.Random(f'{seed}:{index}:{retry}:literals'),
                 random.Random(f'{seed}:{index}:{retry}:drops'), random.Random(f'{seed}:{index}:{retry}:indices'),
                 random.Random(f'{seed}:{index}:{retry}:scans'), random.Random(f'{seed}:{index}:{retry}:ranges'),
-                random.Random(f'{seed}:{index}:{retry}:selects'))
+                random.Random(f'{seed}:{index}:{retry}:selects'), random.Random(f'{seed}:{index}:{retry}:slides'))
         try:
             text, nats = g.kernel()
             sizes = g.solve(nats)

@@ -53,6 +53,7 @@ RUNS = [  # file, kernel, sizes: the kernels of run_samples.py, in its order
     ('jacobi2d.dpia', 'jacobi2dTiled', {'M': 8, 'N': 128}),      # 2x2 groups of 64x4
     ('jacobi2d.dpia', 'jacobi2dIdx', {'M': 5, 'N': 7}),
     ('heat3d.dpia', 'heat3d', {'P': 3, 'M': 4, 'N': 5}),
+    ('heat3d.dpia', 'heat3dWindow', {'P': 3, 'M': 4, 'N': 5}),
     ('sum_tree.dpia', 'sumTree', {'N': 3}),
     ('md.dpia', 'md', {'N': 67, 'M': 5}),
     ('asum_reorder.dpia', 'asumReorder', {'N': 524288}),
@@ -112,6 +113,8 @@ RUNS = [  # file, kernel, sizes: the kernels of run_samples.py, in its order
     ('spmv.dpia', 'csrVector', {'R': 8, 'C': 3, 'NNZ': 7}),          # 2 groups of 4 rows
     ('spmv.dpia', 'spmvScalar', {'R': 13, 'C': 5}),                 # rows of up to 40 elements, empty ones
     ('spmv.dpia', 'spmvVector', {'R': 8, 'C': 5}),                  # 2 groups; rows longer than 32
+    ('hotspot3d.dpia', 'hotspotOpt1', {'NZ': 4, 'NY': 3, 'NX': 5}),
+    ('hotspot3d.dpia', 'hotspotSlide', {'NZ': 4, 'NY': 3, 'NX': 5}),
 ]
 
 TIMEOUT = 300

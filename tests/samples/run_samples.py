@@ -25,6 +25,7 @@ RUNS = [  # file, kernel, sizes at two points
     ('jacobi2d.dpia', 'jacobi2dTiled', [{'M': 4, 'N': 64}, {'M': 100, 'N': 192}]),
     ('jacobi2d.dpia', 'jacobi2dIdx', [{'M': 100, 'N': 77}, {'M': 64, 'N': 128}]),
     ('heat3d.dpia', 'heat3d', [{'P': 9, 'M': 31, 'N': 50}, {'P': 32, 'M': 32, 'N': 64}]),
+    ('heat3d.dpia', 'heat3dWindow', [{'P': 1, 'M': 31, 'N': 50}, {'P': 32, 'M': 32, 'N': 64}]),
     ('sum_tree.dpia', 'sumTree', [{'N': 100}, {'N': 4096}]),
     ('md.dpia', 'md', [{'N': 1000, 'M': 12}, {'N': 4096, 'M': 32}]),
     ('asum_reorder.dpia', 'asumReorder', [{'N': 262144}, {'N': 786432}]),
@@ -92,6 +93,10 @@ RUNS = [  # file, kernel, sizes at two points
     ('spmv.dpia', 'csrVector', [{'R': 4, 'C': 3, 'NNZ': 7}, {'R': 1000, 'C': 77, 'NNZ': 3000}]),
     ('spmv.dpia', 'spmvScalar', [{'R': 100, 'C': 50}, {'R': 1001, 'C': 300}]),
     ('spmv.dpia', 'spmvVector', [{'R': 100, 'C': 50}, {'R': 1000, 'C': 300}]),
+    # a sliding window with value rotation (docs/language.md section 26): one
+    # layer (the whole window clamped), and a chip of Rodinia's shape
+    ('hotspot3d.dpia', 'hotspotOpt1', [{'NZ': 1, 'NY': 3, 'NX': 5}, {'NZ': 8, 'NY': 64, 'NX': 96}]),
+    ('hotspot3d.dpia', 'hotspotSlide', [{'NZ': 1, 'NY': 3, 'NX': 5}, {'NZ': 8, 'NY': 64, 'NX': 96}]),
 ]
 
 passed = failed = 0

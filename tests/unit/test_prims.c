@@ -43,6 +43,7 @@ static void check_row(Prim p) {
   case PFAM_REDUCE: expect(low == PRIM_REDUCE_I, name, "a reduction lowers to reduceI"); break;
   case PFAM_SCAN: expect(low == PRIM_SCAN_I, name, "a scan lowers to scanI"); break;
   case PFAM_REDUCE_RANGE: expect(low == PRIM_REDUCE_RANGE_I, name, "reduceRange lowers to reduceRangeI"); break;
+  case PFAM_WINDOW: expect(low == PRIM_SLIDE_SEQ_I, name, "a sliding window lowers to slideSeqI"); break;
   case PFAM_MEMORY:
     expect(low != PRIM_COUNT && prim_family(low) == PFAM_NEW && prim_level(low) == info->level, name,
            "toX lowers to the new of its address space");
@@ -64,6 +65,7 @@ static void check_row(Prim p) {
   case PFAM_PARFOR:
   case PFAM_REDUCE_I:
   case PFAM_SCAN_I:
+  case PFAM_WINDOW_I:
     expect(low == PRIM_COUNT || info->family == PFAM_VIEW_ACC, name, "nothing to lower to");
     break;
   }
@@ -82,6 +84,7 @@ static PrimFamily listed_family(Prim p) {
   PRIM_CASES_REDUCE: return PFAM_REDUCE;
   PRIM_CASES_SCAN: return PFAM_SCAN;
   PRIM_CASES_REDUCE_RANGE: return PFAM_REDUCE_RANGE;
+  PRIM_CASES_WINDOW: return PFAM_WINDOW;
   PRIM_CASES_VIEW: return PFAM_VIEW;
   PRIM_CASES_MEMORY: return PFAM_MEMORY;
   PRIM_CASES_SCALAR: return PFAM_SCALAR;
@@ -98,6 +101,7 @@ static PrimFamily listed_family(Prim p) {
   PRIM_CASES_MAP_I: return PFAM_MAP_I;
   PRIM_CASES_REDUCE_I: return PFAM_REDUCE_I;
   PRIM_CASES_SCAN_I: return PFAM_SCAN_I;
+  PRIM_CASES_WINDOW_I: return PFAM_WINDOW_I;
   case PRIM_COUNT: break;
   }
   DPIA_EXHAUSTIVE_END
