@@ -237,6 +237,7 @@ static bool direct_ok(Arena *a, const Phrase *e, AccPart y) {
   case PRIM_TAKE:
   case PRIM_DROP:
   case PRIM_INDICES:
+  case PRIM_UNZIP:
   case PRIM_IDX:
   PRIM_CASES_MEMORY:
   PRIM_CASES_SCALAR:
@@ -695,6 +696,7 @@ static Phrase *acc_view(Stage1 *s, Prim view, const Phrase *head, Phrase *acc, P
   case PRIM_PAIR_ACC2:
   case PRIM_ZIP_ACC1:
   case PRIM_ZIP_ACC2:
+  case PRIM_UNZIP_ACC:
   case PRIM_AS_VECTOR_ACC:
   case PRIM_TRANSPOSE_ACC:
   case PRIM_SLICE_ACC: break;
@@ -875,6 +877,7 @@ static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
     case PRIM_REORDER_STRIDE:
     case PRIM_TAKE:
     case PRIM_DROP:
+    case PRIM_UNZIP:
     case PRIM_IDX: r = view_acc_tr(s, &sp, acc); break;
     /* computed by C, then assigned: a plain map is a view without an
      * acceptor form, toGlobal and the like make a temporary of their own;
