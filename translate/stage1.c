@@ -521,9 +521,10 @@ static Phrase *con_args(Stage1 *s, const Spine *sp, int from, Phrase **vals, Phr
  * first, so the variables of lets inside e are declared (and named)
  * before x, in the order they are computed.
  *
- * An array is shared only when e materialises it (toM f y, normalize.c):
- * its temporary, named x, is the value, so the uses of x read it and no
- * private copy is made (shared_array):
+ * An array (or a pair holding one, unzip's result) is shared only when e
+ * materialises it (toM f y, normalize.c): its temporary, named x, is the
+ * value, so the uses of x read it and no private copy is made
+ * (shared_array):
  *   C[[let x = toM f y in b]](K) = newM d (\x -> A[[f y]](x.1); C[[b[x.2/x]]](K)) */
 static bool is_sharing_let(const Phrase *e) {
   return e->kind == PH_APP && e->fst->kind == PH_LAM && e->fst->shares;
@@ -554,7 +555,7 @@ static Phrase *shared_let(Stage1 *s, Phrase *e, Phrase *acc, Phrase *k) {
   Builder *b = &s->b;
   const Binder *x = e->fst->lam_binder;
   DataType *t = b_data(e->snd);
-  if (dt_resolve(t)->kind == DT_ARRAY) return shared_array(s, e, acc, k);
+  if (dt_holds_array(t)) return shared_array(s, e, acc, k);
   Binder *value = k_binder(s, "v", t);
   Binder *var = b_binder(b, x->name, pt_var(b->tc, t));
   Phrase *body = phrase_subst(b->arena, b->tc, e->fst->body, x, b_proj(b, b_var(b, var), 2));
