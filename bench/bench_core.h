@@ -51,6 +51,10 @@ struct Impl {
   bool has_local;
   Impl *before;        /* a kernel run first, whose output this one reads (pipelines), or NULL */
   cl_mem out;          /* the output buffer (for scal in place: x) */
+  /* a dpia kernel whose result is a pair of arrays (output_1, output_2):
+   * the second buffer, of out_floats too; the reference is then pairs,
+   * out holding their first fields and out2 their second (result_vector) */
+  cl_mem out2;
   size_t out_floats;   /* floats in out */
   float *partials;     /* host copy of the partial sums (reductions) */
   /* IK_CLBLAST, IK_OPENBLAS: private copies for operations in place */

@@ -333,8 +333,10 @@ static bool dpia_kernel(Op *op, Impl *im, const char *sample, const char *kernel
         continue;
       }
       *a = (Arg){A_MEM, buffer(bytes, NULL), 0, 0, 0};
-      if (!strcmp(role, "output")) {
-        if (im->out) die("%s: more than one output", kernel);
+      if (!strcmp(role, "output") && im->out) {
+        if (im->out2 || bytes / sizeof(float) != im->out_floats) die("%s: outputs other than two alike", kernel);
+        im->out2 = a->mem;
+      } else if (!strcmp(role, "output")) {
         im->out = a->mem;
         im->out_floats = bytes / sizeof(float);
       }
@@ -764,11 +766,30 @@ static void reference(Op *op) {
   op->ref_scalar = s;
 }
 
+/* the two outputs of a kernel whose result is a pair of arrays, read into
+ * the reference's layout, pairs of floats: element i of out then of out2 */
+static const float *interleaved(const Op *op, const Impl *im, size_t count, float *scratch) {
+  if (op->fields != 2 || count % 2) die("%s: two outputs, but the reference is not pairs of floats", im->name);
+  size_t half = count / 2;
+  float *parts = falloc(count);
+  read_buffer(im->out, half * sizeof(float), parts);
+  read_buffer(im->out2, half * sizeof(float), parts + half);
+  for (size_t i = 0; i < half; i++) {
+    scratch[2 * i] = parts[i];
+    scratch[2 * i + 1] = parts[half + i];
+  }
+  free(parts);
+  return scratch;
+}
+
 /* the result vector of an implementation after one run */
 static const float *result_vector(Op *op, Impl *im, float *scratch) {
   size_t count = result_count(op);
   switch (im->kind) {
-  case IK_CL: read_buffer(im->out, count * sizeof(float), scratch); return scratch;
+  case IK_CL:
+    if (im->out2) return interleaved(op, im, count, scratch);
+    read_buffer(im->out, count * sizeof(float), scratch);
+    return scratch;
   case IK_CLBLAST:
     read_buffer(op->kind == OP_SCAL ? im->own_x : op->kind == OP_GEMV ? im->own_y : im->out, count * sizeof(float),
                 scratch);

@@ -11,7 +11,7 @@
  *   gesummv      samples/gesummv.dpia (gesummv, gesummvVec)        PolyBench/GPU gesummv_kernel
  *   atax         samples/atax.dpia (pipelines atax, ataxVec)       PolyBench/GPU atax_kernel1, atax_kernel2
  *   nn           samples/nn.dpia                                   Rodinia nn, NearestNeighbor
- *   mriq         samples/mriq.dpia (mriq, mriqVec)                 Parboil mri-q, ComputeQ_GPU
+ *   mriq         samples/mriq.dpia (mriq, mriqTwo, mriqVec)        Parboil mri-q, ComputeQ_GPU
  *   kmeans       samples/kmeans.dpia (kmeans, kmeansVec)           Rodinia kmeans, kmeans_kernel_c
  *   scan         samples/scan_bottom.dpia (bottomScan)             SHOC scan, bottom_scan
  *   spmv         samples/spmv.dpia (csrScalar, csrVector)          SHOC spmv, csr_scalar and csr_vector
@@ -593,6 +593,7 @@ void peer_setup_impls(Op *op) {
   }
   case OP_MRIQ: {
     add_dpia(op, "mriq.dpia", "mriq");
+    add_dpia(op, "mriq.dpia", "mriqTwo"); /* Qr and Qi in two buffers, as Parboil writes them */
     add_dpia(op, "mriq.dpia", "mriqVec");
     size_t g[] = {(size_t)n}, g_vec[] = {(size_t)n / 8};
     Arg args[] = {amem(mem_of(op, "x")), amem(mem_of(op, "y")), amem(mem_of(op, "z")), amem(mem_of(op, "kvalues")),

@@ -885,6 +885,10 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     rest = need_idx(cg, ps, e, &i);
     if (!rest || rest->kind != STEP_FIELD) return unsupported(cg, e->span, "a whole element of a zip");
     return gen_exp(cg, s->args[rest->n - 1], step_idx(cg, i, rest->next));
+  case PRIM_UNZIP: /* unzip, k::i::ps -> i::k::ps: component k of element i */
+    if (!ps || ps->kind != STEP_FIELD) return unsupported(cg, e->span, "a whole pair of arrays of unzip");
+    rest = need_idx(cg, ps->next, e, &i);
+    return gen_exp(cg, s->args[0], step_idx(cg, i, step_field(cg, ps->n, rest)));
   case PRIM_PAIR:
     if (!ps || ps->kind != STEP_FIELD) return unsupported(cg, e->span, "a whole pair value");
     return gen_exp(cg, s->args[ps->n - 1], ps->next);
@@ -1185,6 +1189,10 @@ static Target gen_prim_acc(CG *cg, const Phrase *a, const Spine *s, const Step *
   case PRIM_ZIP_ACC2:
     rest = need_idx(cg, ps, a, &i);
     return gen_acc(cg, s->args[0], step_idx(cg, i, step_field(cg, h->prim == PRIM_ZIP_ACC1 ? 1 : 2, rest)));
+  case PRIM_UNZIP_ACC: /* unzipAcc, i::k::ps -> k::i::ps: element i of array k */
+    rest = need_idx(cg, ps, a, &i);
+    if (!rest || rest->kind != STEP_FIELD) goto bad; /* b_assign writes a pair field by field */
+    return gen_acc(cg, s->args[0], step_field(cg, rest->n, step_idx(cg, i, rest->next)));
   case PRIM_AS_SCALAR_ACC: {
     rest = need_idx(cg, ps, a, &i);
     int64_t k;

@@ -64,15 +64,6 @@ static const char *kb_unique(KB *kb, const char *base) {
 
 static Span param_span(KB *kb, const Binder *b) { return b ? b->span : kb->def->body->span; }
 
-static bool has_array(DataType *t) {
-  t = dt_resolve(t);
-  switch (t->kind) {
-  case DT_ARRAY: return true;
-  case DT_PAIR: return has_array(t->fst) || has_array(t->snd);
-  default: return false;
-  }
-}
-
 /* scalars, vectors, indices and pairs of them may be stored */
 static bool storable(KB *kb, DataType *t, const Binder *b, bool in_buffer) {
   t = dt_resolve(t);
@@ -116,14 +107,14 @@ static KParam *kb_param(KB *kb, KParamRole role, const char *name, DataType *t, 
  * cannot be one struct (an output always, spec section 8) */
 static void kb_buffer(KB *kb, KParamRole role, Binder *b, DataType *t, const char *name, const char *fields) {
   t = dt_resolve(t);
-  if (t->kind == DT_PAIR && (role == KP_OUTPUT || has_array(t))) {
+  if (t->kind == DT_PAIR && (role == KP_OUTPUT || dt_holds_array(t))) {
     kb_buffer(kb, role, b, t->fst, kb_unique(kb, arena_printf(kb->arena, "%s_1", name)),
               arena_printf(kb->arena, "%s1", fields));
     kb_buffer(kb, role, b, t->snd, kb_unique(kb, arena_printf(kb->arena, "%s_2", name)),
               arena_printf(kb->arena, "%s2", fields));
     return;
   }
-  if (role == KP_INPUT && !has_array(t)) role = KP_SCALAR;
+  if (role == KP_INPUT && !dt_holds_array(t)) role = KP_SCALAR;
   if (!storable(kb, t, b, true)) {
     kb->ok = false;
     return;

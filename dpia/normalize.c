@@ -223,14 +223,15 @@ static Phrase *norm_node(Norm *n, Phrase *p);
  * inside a lambda, so that it is computed where the program computes it:
  * at the same level of the strategy.
  *
- * An array is shared when arg materialises it (toGlobal, toLocal,
- * toPrivate f e) and body uses x more than once: the program asked for
- * it in memory at this place, so stage I makes the temporary there and
- * every use reads it (substituting would copy it again at each use: a def
- * over a toLocal result applied k times in a chain made 2^k copies).  As
- * for a scalar that computes, no use may be inside a lambda: there the
- * materialisation happens at each use, at the level of the strategy where
- * the use is, as substitution says. */
+ * An array, or a pair holding one (an array of pairs unzipped in memory,
+ * docs/language.md section 24), is shared when arg materialises it
+ * (toGlobal, toLocal, toPrivate f e) and body uses x more than once: the
+ * program asked for it in memory at this place, so stage I makes the
+ * temporary there and every use reads it (substituting would copy it
+ * again at each use: a def over a toLocal result applied k times in a
+ * chain made 2^k copies).  As for a scalar that computes, no use may be
+ * inside a lambda: there the materialisation happens at each use, at the
+ * level of the strategy where the use is, as substitution says. */
 
 static bool shareable_data(const DataType *t) {
   t = dt_resolve((DataType *)t);
@@ -291,7 +292,7 @@ static bool materialised(const Phrase *arg) {
 static bool shares(const Phrase *lam, const Phrase *arg) {
   const PhraseType *t = lam->lam_binder->type;
   if (!t || t->kind != PT_EXP || trivial(arg)) return false;
-  bool array = materialised(arg) && dt_resolve((DataType *)t->data)->kind == DT_ARRAY;
+  bool array = materialised(arg) && dt_holds_array(t->data);
   if (!array && !shareable_data(t->data)) return false;
   bool in_lambda = false;
   if (uses_of(curried_body(lam), lam->lam_binder, 1, &in_lambda) < 2) return false;

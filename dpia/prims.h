@@ -156,6 +156,11 @@
     "k. exp[[k+r]a] -> exp[[k]a]") \
   X(DROP, "drop", 1, 0, PF_FUNC | PF_VIEW | PF_ZERO_SIZES, VIEW, NONE, DROP_ACC, \
     "k. exp[[k+r]a] -> exp[[r]a]") \
+  /* unzip: an array of pairs seen as the pair of its two arrays \
+     (docs/language.md section 24); written through, a map whose \
+     elements are pairs fills two arrays in one loop (unzipAcc) */ \
+  X(UNZIP, "unzip", 0, 0, PF_FUNC | PF_VIEW, VIEW, NONE, UNZIP_ACC, \
+    "exp[[n](a, b)] -> exp[([n]a, [n]b)]") \
   /* indices n: the positions 0 .. n-1 of an array of n elements, each \
      the index itself (docs/language.md section 22): a view with no \
      memory, so a map's body can see its element's position (zip xs \
@@ -276,6 +281,10 @@
     "acc[[n](a, b)] -> acc[[n]a]") \
   X(ZIP_ACC2, "zipAcc2", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
     "acc[[n](a, b)] -> acc[[n]b]") \
+  /* element i of unzipAcc A is the pair of acceptors (idxAcc A.1 i, \
+     idxAcc A.2 i) */ \
+  X(UNZIP_ACC, "unzipAcc", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
+    "acc[([n]a, [n]b)] -> acc[[n](a, b)]") \
   X(AS_SCALAR_ACC, "asScalarAcc", 1, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
     "k. acc[[n*k]s] -> acc[[n]v] where width k, numeric s, vector v s k") \
   X(AS_VECTOR_ACC, "asVectorAcc", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
@@ -430,7 +439,7 @@ Prim prim_lookup(const char *name, size_t len, int *dim);
   case PRIM_ZIP: case PRIM_SPLIT: case PRIM_JOIN: case PRIM_PAIR: case PRIM_FST: case PRIM_SND: \
   case PRIM_AS_VECTOR: case PRIM_AS_SCALAR: case PRIM_TRANSPOSE: case PRIM_SLIDE: \
   case PRIM_PAD_CLAMP: case PRIM_PAD_CST: case PRIM_REORDER_STRIDE: case PRIM_TAKE: case PRIM_DROP: \
-  case PRIM_IDX: case PRIM_LANE: case PRIM_INDICES
+  case PRIM_IDX: case PRIM_LANE: case PRIM_INDICES: case PRIM_UNZIP
 #define PRIM_CASES_MEMORY case PRIM_TO_GLOBAL: case PRIM_TO_LOCAL: case PRIM_TO_PRIVATE
 /* the vector constructors (float4 a b c d), a part of the scalar family */
 #define PRIM_CASES_VECTOR \
@@ -453,7 +462,7 @@ Prim prim_lookup(const char *name, size_t len, int *dim);
   case PRIM_PARFOR: case PRIM_PARFOR_GLOBAL: case PRIM_PARFOR_WORKGROUP: case PRIM_PARFOR_LOCAL
 #define PRIM_CASES_VIEW_ACC \
   case PRIM_IDX_ACC: case PRIM_SPLIT_ACC: case PRIM_JOIN_ACC: case PRIM_PAIR_ACC1: \
-  case PRIM_PAIR_ACC2: case PRIM_ZIP_ACC1: case PRIM_ZIP_ACC2: case PRIM_AS_SCALAR_ACC: \
+  case PRIM_PAIR_ACC2: case PRIM_ZIP_ACC1: case PRIM_ZIP_ACC2: case PRIM_UNZIP_ACC: case PRIM_AS_SCALAR_ACC: \
   case PRIM_AS_VECTOR_ACC: case PRIM_TRANSPOSE_ACC: case PRIM_SLICE_ACC: \
   case PRIM_TAKE_ACC: case PRIM_DROP_ACC
 #define PRIM_CASES_MAP_I \

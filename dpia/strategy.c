@@ -63,6 +63,7 @@ static Role role_of(Prim p) {
   case PRIM_TAKE:
   case PRIM_DROP:
   case PRIM_INDICES:
+  case PRIM_UNZIP:
   case PRIM_IDX: return ROLE_VIEW;
   PRIM_CASES_SCALAR:
   PRIM_CASES_MATH:

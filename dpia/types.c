@@ -518,6 +518,15 @@ bool dt_has_unknowns(const DataType *t) {
   }
 }
 
+bool dt_holds_array(const DataType *t) {
+  t = dt_resolve((DataType *)t);
+  switch (t->kind) {
+  case DT_ARRAY: return true;
+  case DT_PAIR: return dt_holds_array(t->fst) || dt_holds_array(t->snd);
+  default: return false;
+  }
+}
+
 bool pt_has_unknowns(const PhraseType *t) {
   switch (t->kind) {
   case PT_EXP:

@@ -159,6 +159,8 @@ const char *tn_describe_data(TypeNamer *tn, const DataType *t);
 const char *tn_describe_phrase(TypeNamer *tn, const PhraseType *t);
 /* does the type have unknown parts (unsolved metavariables)? */
 bool dt_has_unknowns(const DataType *t);
+/* is it an array, or a pair with an array in it (unzip's result)? */
+bool dt_holds_array(const DataType *t);
 bool pt_has_unknowns(const PhraseType *t);
 /* is it a phrase type with an acceptor or command in it? */
 bool pt_is_imperative(const PhraseType *t);

@@ -220,6 +220,7 @@ static bool direct_ok(Arena *a, const Phrase *e, AccPart y) {
   case PRIM_TAKE:
   case PRIM_DROP:
   case PRIM_INDICES:
+  case PRIM_UNZIP:
   case PRIM_IDX:
   PRIM_CASES_MEMORY:
   PRIM_CASES_SCALAR:
@@ -620,9 +621,10 @@ static Phrase *con_args(Stage1 *s, const Spine *sp, int from, Phrase **vals, Phr
  * first, so the variables of lets inside e are declared (and named)
  * before x, in the order they are computed.
  *
- * An array is shared only when e materialises it (toM f y, normalize.c):
- * its temporary, named x, is the value, so the uses of x read it and no
- * private copy is made (shared_array):
+ * An array (or a pair holding one, unzip's result) is shared only when e
+ * materialises it (toM f y, normalize.c): its temporary, named x, is the
+ * value, so the uses of x read it and no private copy is made
+ * (shared_array):
  *   C[[let x = toM f y in b]](K) = newM d (\x -> A[[f y]](x.1); C[[b[x.2/x]]](K)) */
 static bool is_sharing_let(const Phrase *e) {
   return e->kind == PH_APP && e->fst->kind == PH_LAM && e->fst->shares;
@@ -653,7 +655,7 @@ static Phrase *shared_let(Stage1 *s, Phrase *e, Phrase *acc, Phrase *k) {
   Builder *b = &s->b;
   const Binder *x = e->fst->lam_binder;
   DataType *t = b_data(e->snd);
-  if (dt_resolve(t)->kind == DT_ARRAY) return shared_array(s, e, acc, k);
+  if (dt_holds_array(t)) return shared_array(s, e, acc, k);
   Binder *value = k_binder(s, "v", t);
   Binder *var = b_binder(b, x->name, pt_var(b->tc, t));
   Phrase *body = phrase_subst(b->arena, b->tc, e->fst->body, x, b_proj(b, b_var(b, var), 2));
@@ -812,6 +814,7 @@ static Phrase *acc_view(Stage1 *s, Prim view, const Phrase *head, Phrase *acc, P
   case PRIM_PAIR_ACC2:
   case PRIM_ZIP_ACC1:
   case PRIM_ZIP_ACC2:
+  case PRIM_UNZIP_ACC:
   case PRIM_AS_VECTOR_ACC:
   case PRIM_TRANSPOSE_ACC:
   case PRIM_SLICE_ACC: break;
@@ -993,6 +996,7 @@ static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
     case PRIM_REORDER_STRIDE:
     case PRIM_TAKE:
     case PRIM_DROP:
+    case PRIM_UNZIP:
     case PRIM_IDX: r = view_acc_tr(s, &sp, acc); break;
     /* computed by C, then assigned: a plain map is a view without an
      * acceptor form, toGlobal and the like make a temporary of their own;

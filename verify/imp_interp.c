@@ -70,6 +70,7 @@ typedef enum ArrKind {
   A_AS_SCALAR, /* src, k */
   A_MAP,       /* src, cst: the view function applied to each element */
   A_INDICES,   /* element i is i (indices n) */
+  A_UNZIP,     /* src, k: component k (0 or 1) of src[i] (a half of unzip) */
 } ArrKind;
 
 struct Arr {
@@ -100,6 +101,8 @@ typedef enum AccKind {
   C_TAKE,      /* takeAcc k src: element i is src[i] for i < k, else dropped */
   C_DROP,      /* dropAcc k src: element i is src[i - k] for i >= k, else dropped */
   C_NONE,      /* what is written to it is dropped (outside a takeAcc or dropAcc) */
+  C_UNZIP,     /* unzipAcc src: element i is the pair acceptor C_UNZIPPED (src, i) */
+  C_UNZIPPED,  /* src, k: field f is element k of field f of the pair acceptor src */
 } AccKind;
 
 struct Acc {
@@ -333,6 +336,11 @@ static Val arr_index(Imp *I, const Arr *a, int64_t i, const Phrase *where) {
   }
   case A_REORDER: return arr_index(I, a->src, i / a->m + a->k * (i % a->m), where);
   case A_INDICES: return num1(I, (double)i);
+  case A_UNZIP: {
+    Val v = deref(I, arr_index(I, a->src, i, where));
+    if (v.kind != V_PAIR) fail(I, where, "unzip of an array whose element is not a pair");
+    return v.pair[a->k];
+  }
   case A_AS_VECTOR: {
     double lanes[NUM_MAX_LANES];
     for (int64_t j = 0; j < a->k; j++) lanes[j] = lane(need_num(I, arr_index(I, a->src, i * a->k + j, where), where), 0);
@@ -366,6 +374,7 @@ static Val var_val(Imp *I, double *mem, const Lay *l) {
 /* field k (1 or 2) of a pair acceptor: pairs live only in memory */
 static const Acc *acc_field(Imp *I, const Acc *a, int k, const Phrase *where) {
   if (a->kind == C_NONE) return a;
+  if (a->kind == C_UNZIPPED) return acc_index(I, acc_field(I, a->src, k, where), a->k, where);
   if (a->kind != C_BUF || a->lay->kind != LAY_PAIR) fail(I, where, "a pair acceptor that is not memory");
   return k == 1 ? acc_buf(I, a->mem, a->lay->fst) : acc_buf(I, a->mem + a->lay->fst->flat, a->lay->snd);
 }
@@ -394,6 +403,8 @@ static const Acc *acc_index(Imp *I, const Acc *a, int64_t i, const Phrase *where
   case C_TAKE: return i < a->k ? acc_index(I, a->src, i, where) : new_acc(I, C_NONE, NULL, 0);
   case C_DROP: return i >= a->k ? acc_index(I, a->src, i - a->k, where) : new_acc(I, C_NONE, NULL, 0);
   case C_NONE: return a;
+  case C_UNZIP: return new_acc(I, C_UNZIPPED, a->src, i);
+  case C_UNZIPPED:
   case C_VECOF:
   case C_LANE: break;
   }
@@ -638,6 +649,7 @@ static Val run_prim(Imp *I, const Phrase *p, const Val *argv) {
   case PRIM_PAIR_ACC2: return acc_val(acc_field(I, need_acc(I, args[0], p), p->prim == PRIM_PAIR_ACC1 ? 1 : 2, p));
   case PRIM_ZIP_ACC1:
   case PRIM_ZIP_ACC2: return acc_val(new_acc(I, C_ZIP, need_acc(I, args[0], p), p->prim == PRIM_ZIP_ACC1 ? 1 : 2));
+  case PRIM_UNZIP_ACC: return acc_val(new_acc(I, C_UNZIP, need_acc(I, args[0], p), 0));
   case PRIM_AS_SCALAR_ACC:
     return acc_val(new_acc(I, C_AS_SCALAR, need_acc(I, args[0], p), eval_size(I, p->sizes[0], p)));
   case PRIM_AS_VECTOR_ACC: {
@@ -677,6 +689,12 @@ static Val run_prim(Imp *I, const Phrase *p, const Val *argv) {
     return arr_val(j);
   }
   case PRIM_PAIR: return pair_of(I, V_PAIR, args[0], args[1]);
+  case PRIM_UNZIP: {
+    const Arr *a = need_arr(I, args[0], p);
+    Arr *fst = new_arr(I, A_UNZIP, a->n, a), *snd = new_arr(I, A_UNZIP, a->n, a);
+    snd->k = 1;
+    return pair_of(I, V_PAIR, arr_val(fst), arr_val(snd));
+  }
   case PRIM_FST:
   case PRIM_SND:
     if (args[0].kind != V_PAIR) fail(I, p, "fst/snd of a value that is not a pair");

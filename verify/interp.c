@@ -4,7 +4,7 @@
  * or a function.  An array is an index function (paper section 5.1): a
  * buffer of doubles in the host layout, or a view of other arrays (zip,
  * split, join, transpose, slide, pads, reorderStride, take, drop, asVector,
- * asScalar) that maps an index to the element without copying anything.
+ * asScalar, the two halves of unzip) that maps an index to the element without copying anything.
  * Indexing never evaluates program code: only map (into a fresh buffer)
  * and reduce (into an accumulator buffer) apply functions, and both do it
  * as soon as they are applied, so every element of a map is computed
@@ -90,6 +90,7 @@ typedef enum ArrKind {
   A_AS_VECTOR,  /* src, k: lanes src[i * k .. i * k + k - 1] */
   A_AS_SCALAR,  /* src, k: lane i % k of src[i / k] */
   A_INDICES,    /* element i is i (indices n) */
+  A_UNZIP,      /* src, k: component k (0 or 1) of the pair src[i] (unzip) */
 } ArrKind;
 
 struct Arr {
@@ -324,6 +325,11 @@ static Val arr_index(Interp *I, const Arr *a, int64_t i) {
   }
   case A_REORDER: return arr_index(I, a->src, i / a->m + a->k * (i % a->m));
   case A_INDICES: return num1((double)i);
+  case A_UNZIP: {
+    Val v = arr_index(I, a->src, i);
+    if (v.kind != V_PAIR) INTERNAL("unzip of an array whose element is not a pair");
+    return v.pair[a->k];
+  }
   case A_AS_VECTOR: {
     double *lanes = salloc(I, sizeof(double) * (size_t)a->k);
     for (int64_t j = 0; j < a->k; j++) {
@@ -585,6 +591,16 @@ static Val run_prim(Interp *I, const Phrase *p, const Val *args) {
     return arr_val(j);
   }
   case PRIM_PAIR: return pair_val(I, args[0], args[1]);
+  case PRIM_UNZIP: { /* (the firsts of the elements, the seconds), both views */
+    const Arr *a = need_arr(args[0], p);
+    Arr *half[2];
+    for (int k = 0; k < 2; k++) {
+      half[k] = new_arr(I, A_UNZIP, a->n);
+      half[k]->src = a;
+      half[k]->k = k;
+    }
+    return pair_val(I, arr_val(half[0]), arr_val(half[1]));
+  }
   case PRIM_FST:
   case PRIM_SND:
     if (args[0].kind != V_PAIR) INTERNAL("fst/snd of a value that is not a pair");

@@ -36,6 +36,7 @@ SIZES = {
     'gaussian3x3Prelude': {'M': 64, 'N': 128}, 'gaussian3x3Rows': {'M': 64, 'N': 128},
     'mandelbrot': {'N': 4096}, 'mandelbrotTiled': {'N': 4096},
     'gesummv': {'N': 256}, 'nn': {'N': 4096}, 'mriq': {'X': 1024, 'K': 64},
+    'mriqTwo': {'X': 1024, 'K': 64},
     'nbodyVec': {'N': 1024}, 'mriqVec': {'X': 1024, 'K': 64}, 'gesummvVec': {'N': 256},
     'kmeans': {'N': 1024, 'K': 5, 'F': 34}, 'kmeansVec': {'N': 1024, 'K': 5, 'F': 34},
     'adiKernel1': {'N': 100}, 'bottomScan': {'G': 4}, 'computeFlux': {'N': 1000},

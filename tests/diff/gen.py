@@ -71,7 +71,10 @@ Coverage:
   sqrt rsqrt fabs floor pow fma min max select) on scalars and vectors;
 - zips with `indices n` (a stream of random choices of its own): each
   position read as the element of an input there and compared, converted
-  (docs/language.md section 22).
+  (docs/language.md section 22);
+- unzip (a stream of its own): a kernel whose one parallel stage makes an
+  array of pairs returns it unzipped, two outputs written by the one loop
+  (docs/language.md section 24).
 
 The hierarchy rules of spec section 5 hold by construction: mapLocal only
 inside a mapWorkgroup body (and inside a mapLocal of the other dimension
@@ -392,6 +395,7 @@ AVOIDABLE = {
     'dropped-args': 'defs whose argument a later view drops (regress/dead_def_argument.dpia)',
     'indices': 'zips with indices n, the positions compared and converted (docs/language.md section 22)',
     'select-sides': 'a reduction as the side of a select, computed only when chosen (docs/language.md section 28)',
+    'unzip': 'an array of pairs returned unzipped, two outputs from one map (docs/language.md section 24)',
 }
 
 
@@ -410,7 +414,7 @@ def lane_name(k, width):
 
 class Gen:
     def __init__(self, rng, avoid=(), extra=(), lit_rng=None, drop_rng=None, ix_rng=None, scan_rng=None, range_rng=None,
-                 select_rng=None, slide_rng=None):
+                 select_rng=None, slide_rng=None, unzip_rng=None):
         self.r = rng
         # array literals (docs/language.md section 13) are decided by a
         # stream of their own, so the programs of a seed are the ones they
@@ -428,6 +432,8 @@ class Gen:
         self.select_r = select_rng
         # and the sliding windows that end a body (slide_stage)
         self.slide_r = slide_rng
+        # and the results returned unzipped (unzip_result)
+        self.unzip_r = unzip_rng
         self.avoid = set(avoid)
         self.extra = set(extra)
         self.implicit_symbolic = []  # stages materialised implicitly, of symbolic size
@@ -1757,6 +1763,7 @@ class Gen:
         self.feat('kernel:' + shape)
         if shape == 'stage':
             e, t = self.top_stage(ctx, two_d)
+            e = self.unzip_result(e, t, ctx)
         elif shape == 'pair':
             # two stages on the same grid dimension (else each one runs
             # redundantly in every work-item of the other's dimension)
@@ -1772,11 +1779,12 @@ class Gen:
             inner = self.inner_ctx(ctx, 'mapGlobal', 0, n)
             self.cost(ctx, n)
             self.cost(ctx, n)
-            b1, _ = self.body(v1, st[2], inner)
+            b1, u1 = self.body(v1, st[2], inner)
             other = self.new_input(arr(n, num(stype)))
-            b2, _ = self.body(v2, num(stype), inner)
+            b2, u2 = self.body(v2, num(stype), inner)
             e = (f'zip\n{ind}({src}\n{ind}|> mapGlobal {self.lam(v1, b1, ctx.but(ind=ind))})'
                  f'\n{ind}({other} |> mapGlobal {self.lam(v2, b2, ctx.but(ind=ind))})')
+            e = self.unzip_result(e, arr(n, pair(u1, u2)), ctx)
         else:
             src, st = self.source(ctx, two_d)
             sctx = ctx.but(level='seq', grid_ok=False)
@@ -1794,6 +1802,18 @@ class Gen:
         if defs:
             defs += '\n'
         return f'{helper_def}{defs}kernel k {params} =\n  {e}\n', nats
+
+    def unzip_result(self, e, t, ctx):
+        """e, a kernel's array of pairs, returned unzipped (|> unzip): the
+        two arrays are two outputs, each pair's fields stored into both by
+        the iteration that makes it (docs/language.md section 24).  Drawn
+        from a stream of its own, so the programs of a seed are the ones
+        they were, some of them unzipped."""
+        r = self.unzip_r
+        if r is None or 'unzip' in self.avoid or t[0] != 'arr' or t[2][0] != 'pair' or r.random() >= 0.6:
+            return e
+        self.feat('unzip')
+        return f'{e}{self.nl(ctx)}|> unzip'
 
     def use_def(self, name):
         if name not in self.used_defs:
@@ -1879,7 +1899,8 @@ def generate(seed, index, avoid=(), extra=()):
         g = Gen(rng, avoid, extra, random.Random(f'{seed}:{index}:{retry}:literals'),
                 random.Random(f'{seed}:{index}:{retry}:drops'), random.Random(f'{seed}:{index}:{retry}:indices'),
                 random.Random(f'{seed}:{index}:{retry}:scans'), random.Random(f'{seed}:{index}:{retry}:ranges'),
-                random.Random(f'{seed}:{index}:{retry}:selects'), random.Random(f'{seed}:{index}:{retry}:slides'))
+                random.Random(f'{seed}:{index}:{retry}:selects'), random.Random(f'{seed}:{index}:{retry}:slides'),
+                random.Random(f'{seed}:{index}:{retry}:unzips'))
         try:
             text, nats = g.kernel()
             sizes = g.solve(nats)

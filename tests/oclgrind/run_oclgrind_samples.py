@@ -86,6 +86,7 @@ RUNS = [  # file, kernel, sizes: the kernels of run_samples.py, in its order
     ('gesummv.dpia', 'gesummvVec', {'N': 64}),
     ('nn.dpia', 'nn', {'N': 67}),
     ('mriq.dpia', 'mriq', {'X': 67, 'K': 5}),
+    ('mriq.dpia', 'mriqTwo', {'X': 67, 'K': 5}),
     ('mriq.dpia', 'mriqVec', {'X': 64, 'K': 5}),
     ('kmeans.dpia', 'kmeans', {'N': 67, 'K': 3, 'F': 5}),
     ('kmeans.dpia', 'kmeansVec', {'N': 64, 'K': 3, 'F': 5}),

@@ -203,6 +203,19 @@ def main():
     out = dpia.opencl.Kernel(ctx, r.metadata)(queue, {"N": 100}, {"us": us, "vs": vs})
     err = np.abs(out["output"].reshape(100, 3) - np.cross(us, vs)).max()
     expect("float3 cross products of packed arrays: error %g" % err, err < 1e-5)
+    # two outputs from one map (docs/language.md section 24): returned by
+    # name, each in its shape and type
+    two = "kernel rows (N M: nat) (xs: [N][M]float) =\n" \
+          "  xs |> mapGlobal1 (\\r -> r |> mapGlobal0 (\\x -> (x * 2.0, toInt x)) |> unzip) |> unzip\n"
+    r = dpia.translate(two, kernel="rows")
+    xs = (rng.random((13, 7), dtype=np.float32) * 100).astype(np.float32)
+    out = dpia.opencl.Kernel(ctx, r.metadata)(queue, {"N": 13, "M": 7}, {"xs": xs})
+    o1, o2 = out.get("output_1"), out.get("output_2")
+    expect("unzip: outputs %s" % sorted(out), o1 is not None and o2 is not None)
+    if o1 is not None and o2 is not None:
+        expect("unzip: output_1 %s %s, output_2 %s %s" % (o1.shape, o1.dtype, o2.shape, o2.dtype),
+               o1.shape == (13, 7) and o2.shape == (13, 7) and o2.dtype == np.int32 and
+               np.array_equal(o1, xs * 2) and np.array_equal(o2, xs.astype(np.int32)))
     # each part reports what it found, whatever raises in another
     for part, args in ((opencl_shapes, (ctx, queue, root, rng)), (opencl_names, (ctx, queue, rng)),
                        (opencl_pipelines, (ctx, queue, root, rng)), (opencl_device_limits, (ctx, queue, rng)),

@@ -58,6 +58,7 @@ RUNS = [  # file, kernel, sizes at two points
     ('gesummv.dpia', 'gesummvVec', [{'N': 104}, {'N': 512}]),
     ('nn.dpia', 'nn', [{'N': 1000}, {'N': 4096}]),
     ('mriq.dpia', 'mriq', [{'X': 1000, 'K': 77}, {'X': 2048, 'K': 256}]),
+    ('mriq.dpia', 'mriqTwo', [{'X': 1000, 'K': 77}, {'X': 2048, 'K': 256}]),  # two outputs from one map
     ('mriq.dpia', 'mriqVec', [{'X': 1000, 'K': 77}, {'X': 2048, 'K': 256}]),
     ('kmeans.dpia', 'kmeans', [{'N': 1000, 'K': 5, 'F': 34}, {'N': 4096, 'K': 16, 'F': 8}]),
     ('kmeans.dpia', 'kmeansVec', [{'N': 1000, 'K': 5, 'F': 34}, {'N': 4096, 'K': 16, 'F': 8}]),
