@@ -115,6 +115,13 @@ struct Phrase {
                                            through which the work-items of a
                                            group write its accumulator, which
                                            is then newLocal (stage1.c) */
+      const Phrase *const *shared_nest; /* reduceI updated in place through
+                                           nested mapLocals (stage1.c,
+                                           local_nest): their primitives,
+                                           outermost first, which stage II
+                                           initialises the accumulator with,
+                                           each work-item its own element */
+      int shared_depth;                 /* how many (0: none; else >= 2) */
     };
     struct {                            /* DEF */
       DefInfo *def;
