@@ -894,13 +894,18 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s) {
     const Binder *acc = site->pointwise ? acc_root(cg, s->args[0]) : NULL;
     if (acc) site->accumulator = cg_buffer(cg, acc);
     unsigned saved_local = cg->local_dims, saved_global = cg->global_dims;
-    if (is_local) cg->local_dims |= 1u << d;
-    else
+    const Ix *saved_index = cg->local_index[d];
+    if (is_local) {
+      cg->local_dims |= 1u << d;
+      cg->local_index[d] = form == FORM_LOOP ? NULL : iv;
+    } else {
       cg->global_dims |= 1u << d;
+    }
     if (!is_local || !gen_local_single_writer(cg, body)) gen_comm(cg, body);
     cg_site(cg, KSITE_PARFOR_END, body->span);
     cg->local_dims = saved_local;
     cg->global_dims = saved_global;
+    cg->local_index[d] = saved_index;
     cg->distributed--;
   }
   ix_pop_range(&cg->ix);

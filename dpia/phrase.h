@@ -37,6 +37,14 @@ typedef struct Binder {
    * code generation lets buffers whose lifetimes do not overlap share) */
   const struct Binder **hoisted_from;
   int nhoisted_from;
+  /* a work-group's accumulator whose every access is a work-item's own
+   * element: the dimensions of the nested parforLocals (outermost first,
+   * nowned_by of them) through whose indices every read and write reaches
+   * it (translate/stage2.c, scir_owned_by_items), so that code generation
+   * may keep each work-item's element in its private memory
+   * (codegen/locals.c); 0: none */
+  const int *owned_by;
+  int nowned_by;
 } Binder;
 
 typedef struct Decl Decl;

@@ -464,6 +464,81 @@ static bool nested_pointwise(const Binder *x, const Phrase *lam) {
   return pw_depth(p, &c, &(bool){false}) == n;
 }
 
+/* ---- accumulators owned by work-items ----
+ *
+ * A work-group's accumulator updated in place through nested mapLocals
+ * (translate/stage1.c, local_nest) is, in the whole of its scope, read
+ * and written as element [i1]..[in] by iteration (i1, .., in) of nested
+ * parforLocals of the same dimensions (its initialisation, the step, and
+ * the code after the reduction that reads it): then only the work-item
+ * that runs those iterations ever touches the element, and code
+ * generation may keep it in that work-item's private memory.  A write is
+ * through the chain parforLocal x.1 (\i1 o1 -> parforLocal o1 (\i2 o2 ->
+ * .. P)), each level's body nothing but the next level's parfor, P
+ * writing on only; a read is a pointwise read of depth n (pw_depth) in
+ * the innermost body of any chain of parforLocals of those dimensions. */
+
+typedef struct Owned {
+  const Binder *x;
+  const int *dims;
+  int n;
+  const Binder *is[4];
+} Owned;
+
+/* p = parforLocal A (\i o -> body) */
+static bool parfor_local_parts(const Phrase *p, int *dim, const Phrase **acc, const Phrase **lam) {
+  if (p->kind != PH_APP || p->fst->kind != PH_APP || p->fst->fst->kind != PH_PRIM ||
+      p->fst->fst->prim != PRIM_PARFOR_LOCAL || p->snd->kind != PH_LAM || p->snd->body->kind != PH_LAM)
+    return false;
+  *dim = p->fst->fst->dim;
+  *acc = p->fst->snd;
+  *lam = p->snd;
+  return true;
+}
+
+/* level: the levels entered; o: the element acceptor of a writing chain
+ * (NULL: the levels entered do not write x) */
+static bool owned_walk(const Phrase *p, Owned *c, int level, const Binder *o) {
+  if (level == c->n) {
+    Nest nest = {c->x, c->is, c->n};
+    int d = pw_depth(p, &nest, &(bool){false});
+    return d == c->n || d == PW_NONE;
+  }
+  int dim;
+  const Phrase *acc, *lam;
+  if (parfor_local_parts(p, &dim, &acc, &lam) && dim == c->dims[level]) {
+    bool writes = level == 0 ? is_proj_of_var(acc, c->x, 1) : o && acc->kind == PH_VAR && acc->binder == o;
+    if (o && !writes) return false;
+    if (!writes && pw_depth(acc, &(Nest){c->x, c->is, 0}, &(bool){false}) != PW_NONE) return false;
+    c->is[level] = lam->lam_binder;
+    return owned_walk(lam->body->body, c, level + 1, writes ? lam->body->lam_binder : NULL);
+  }
+  /* a writing chain goes on through its element only */
+  if (o) return false;
+  switch (p->kind) {
+  case PH_VAR: return p->binder != c->x;
+  case PH_LIT:
+  case PH_PRIM:
+  case PH_DEF: return true;
+  case PH_LAM: return owned_walk(p->body, c, level, NULL);
+  case PH_PROJ:
+  case PH_UNOP: return owned_walk(p->fst, c, level, NULL);
+  case PH_APP:
+  case PH_PAIR:
+  case PH_SEQ:
+  case PH_ASSIGN:
+  case PH_BINOP: return owned_walk(p->fst, c, level, NULL) && owned_walk(p->snd, c, level, NULL);
+  case PH_COUNT: break;
+  }
+  INTERNAL("phrase kind %d", (int)p->kind);
+}
+
+bool scir_owned_by_items(const Phrase *p, const Binder *x, const int *dims, int n) {
+  if (n < 1 || n > 4) return false;
+  Owned c = {x, dims, n, {0}};
+  return owned_walk(p, &c, 0, NULL);
+}
+
 const Binder *scir_pointwise_parfor(const Phrase *p) {
   if (p->kind != PH_APP) return NULL;
   const Phrase *fn = p->fst, *body = p->snd;

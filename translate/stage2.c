@@ -109,6 +109,19 @@ static Phrase *lower_reduce_i(Stage2 *s, Phrase *head, Phrase *f, Phrase *init, 
   Phrase *start = shared && d2->kind == DT_ARRAY ? parallel_copy(s, levels, nlevels, init, b_proj(b, v, 1))
                                                  : b_assign(b, b_proj(b, v, 1), init);
   Phrase *body = b_seq(b, start, b_seq(b, for_loop(s, n, i, step, "reduceSeq", false), apply(s, k, b_proj(b, v, 2))));
+  /* Updated in place through nested mapLocals, initialised through the
+   * same levels, and read after the loop by work-items of those levels
+   * each at its own element only: every element belongs to one work-item
+   * (docs/language.md section 2.1), which code generation may keep it in
+   * the private memory of (codegen/locals.c) */
+  if (shared && head->shared_depth > 1 && d2->kind == DT_ARRAY) {
+    int *dims = NEWARRAY(b->arena, int, head->shared_depth);
+    for (int l = 0; l < head->shared_depth; l++) dims[l] = head->shared_nest[l]->dim;
+    if (scir_owned_by_items(body, acc, dims, head->shared_depth)) {
+      acc->owned_by = dims;
+      acc->nowned_by = head->shared_depth;
+    }
+  }
   return b_new(b, shared ? PRIM_NEW_LOCAL : PRIM_NEW_PRIVATE, d2, acc, body);
 }
 
