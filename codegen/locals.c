@@ -253,7 +253,7 @@ static void declare_owned(CG *cg, const Binder *b, DataType *t, KirBlock *decls)
   bool array = t->kind == DT_ARRAY;
   d->decl.type = cg_type(cg, array ? cg_elem_type(t) : t);
   d->decl.name = name;
-  int64_t n = 0;
+  int64_t n = -1;
   if (array) size_const_value(cg_elem_count(cg, t), &n);
   d->decl.array_len = n;
   kir_append(decls, d);

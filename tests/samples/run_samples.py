@@ -79,6 +79,9 @@ RUNS = [  # file, kernel, sizes at two points
     # an index from a value (docs/language.md section 22): N=5 has codes
     # (random ints in [-8, 8]) out of range at both ends
     ('cfd_flux.dpia', 'computeFlux', [{'N': 5}, {'N': 1000}]),
+    # an accumulator updated by nested mapLocals, kept in private memory
+    # (docs/language.md section 2.1)
+    ('sgemm_shoc.dpia', 'sgemmNN', [{'M': 64, 'N': 16, 'K': 16}, {'M': 192, 'N': 48, 'K': 80}]),
 ]
 
 passed = failed = 0
