@@ -243,21 +243,16 @@ static bool owned_private(CG *cg, const Binder *b, DataType *t) {
   return scalar->kind == DT_SCALAR && n * 4 * scalar->width <= OWNED_PRIVATE_MAX;
 }
 
-/* its declaration, float acc[16] or float acc, at kernel scope */
-static void declare_owned(CG *cg, const Binder *b, DataType *t, KirBlock *decls) {
+/* its storage, float acc[16] or float acc, declared where its newLocal
+ * is generated (opencl.c, gen_new): in the kernel's body, not among the
+ * group's local buffers, so that a target running the work-items of a
+ * group one after another between barriers keeps one per work-item
+ * (backend_c_omp.c) */
+static void declare_owned(CG *cg, const Binder *b, DataType *t) {
   for (int k = 0; k < b->nowned_by; k++) t = dt_resolve(t)->elem;
   t = dt_resolve(t);
-  const char *name = cg_name(cg, b->name);
-  KirStmt *d = kir_stmt(cg->arena, KS_DECL);
-  d->decl.space = KSP_PRIVATE;
-  bool array = t->kind == DT_ARRAY;
-  d->decl.type = cg_type(cg, array ? cg_elem_type(t) : t);
-  d->decl.name = name;
-  int64_t n = -1;
-  if (array) size_const_value(cg_elem_count(cg, t), &n);
-  d->decl.array_len = n;
-  kir_append(decls, d);
-  Storage *st = new_storage(cg, array ? STORE_BUFFER : STORE_VALUE, SP_PRIVATE, name, t, b);
+  Storage *st = new_storage(cg, t->kind == DT_ARRAY ? STORE_BUFFER : STORE_VALUE, SP_PRIVATE,
+                            cg_name(cg, b->name), t, b);
   st->owned_by = b->owned_by;
   st->nowned_by = b->nowned_by;
   env_add(cg, b, ENV_STORAGE, st, NULL, NULL);
@@ -272,7 +267,7 @@ void collect_locals(CG *cg, const Phrase *body, KirBlock *decls) {
       i++;
       continue;
     }
-    declare_owned(cg, u->b, u->type, decls);
+    declare_owned(cg, u->b, u->type);
     found.items[i] = found.items[--found.len];
   }
   Lifetimes lt = {NEWARRAY(cg->arena, LocalBuf, found.len ? found.len : 1), found.len, 0, false, {0}, {0}, 0};

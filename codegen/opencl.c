@@ -579,12 +579,21 @@ static void gen_new(CG *cg, const Phrase *p, const Spine *s) {
   DataType *t = dt_resolve(s->head->type_arg);
   const Binder *b = lam->lam_binder;
   if (s->head->prim == PRIM_NEW_LOCAL) {
-    bool declared = false;
-    declared = env_index_get(&cg->by_binder, b) != NULL;
+    const EnvEntry *declared = env_index_get(&cg->by_binder, b);
     if (!declared)
       cg_error(cg, ERR_BAD_TEMPORARY, p->span,
                "newLocal inside a parforLocal or parforGlobal cannot be generated: local memory "
                "belongs to the whole work-group (allocate it around the kernel body)");
+    /* a work-group's accumulator kept in private memory, each work-item
+     * its own element (locals.c, collect_locals): declared here */
+    const Storage *own = declared && declared->kind == ENV_STORAGE ? declared->st : NULL;
+    if (own && own->nowned_by) {
+      DataType *e = own->type;
+      int64_t n = -1;
+      if (e->kind == DT_ARRAY) size_const_value(cg_elem_count(cg, e), &n);
+      add_decl(cg, cg_type(cg, e->kind == DT_ARRAY ? cg_elem_type(e) : e), own->name, NULL, NULL)->decl.array_len =
+          n;
+    }
     gen_comm(cg, lam->body);
     return;
   }

@@ -13,8 +13,8 @@ void sgemmNN(global float *restrict output,
              int M,
              int N,
              int K) {
-  float acc[16];
   local float loc[256];
+  float acc[16];
   int wg = get_group_id(1); /* mapWorkgroup1 */
   int wg_2 = get_group_id(0); /* mapWorkgroup */
   /* mapSeq, 16 steps */

@@ -81,7 +81,7 @@ RUNS = [  # file, kernel, sizes at two points
     ('cfd_flux.dpia', 'computeFlux', [{'N': 5}, {'N': 1000}]),
     # an accumulator updated by nested mapLocals, kept in private memory
     # (docs/language.md section 2.1)
-    ('sgemm_shoc.dpia', 'sgemmNN', [{'M': 64, 'N': 16, 'K': 16}, {'M': 192, 'N': 48, 'K': 80}]),
+    ('sgemm_shoc.dpia', 'sgemmNN', [{'M': 64, 'N': 16, 'K': 32}, {'M': 192, 'N': 48, 'K': 80}]),
 ]
 
 passed = failed = 0
