@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """sgemm_shoc.py: SHOC's sgemmNN strategy (samples/sgemm_shoc.dpia, its
-accumulator in registers) timed against the samples' other matrix
-products in one run: mmTiled (samples/mm_tiled.dpia: 16 x 16 tiles, the
+accumulator in registers) and Parboil's sgemm (samples/sgemm_parboil.dpia)
+timed against the samples' other matrix products in one run: mmTiled (samples/mm_tiled.dpia: 16 x 16 tiles, the
 whole K-strips of a and b in local memory) and the gemm pipeline
 (samples/gemm.dpia: packing of b and register tiles for CPUs), at the
 same M = N = K.  `dpia run --json --repeat R` gives the median time of
@@ -14,6 +14,7 @@ import argparse, json, os, subprocess
 
 KERNELS = [  # file, kernel, what
     ("sgemm_shoc.dpia", "sgemmNN", "SHOC sgemmNN: 64x16 blocks, c[16] per work-item"),
+    ("sgemm_parboil.dpia", "sgemmNT", "Parboil sgemm: 128x16 blocks, c[16] per work-item"),
     ("mm_tiled.dpia", "mmTiled", "16x16 tiles, K-strips in local memory"),
     ("gemm.dpia", "gemm", "packed b, 8x32 register tiles (CPU)"),
 ]

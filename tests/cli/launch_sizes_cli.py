@@ -38,7 +38,7 @@ SIZES = {
     'nbodyVec': {'N': 1024}, 'mriqVec': {'X': 1024, 'K': 64}, 'gesummvVec': {'N': 256},
     'kmeans': {'N': 1024, 'K': 5, 'F': 34}, 'kmeansVec': {'N': 1024, 'K': 5, 'F': 34},
     'adiKernel1': {'N': 100}, 'bottomScan': {'G': 4}, 'computeFlux': {'N': 1000},
-    'sgemmNN': {'M': 128, 'N': 64, 'K': 64},
+    'sgemmNN': {'M': 128, 'N': 64, 'K': 64}, 'sgemmNT': {'M': 256, 'N': 32, 'K': 16},
     # any size (samples/dot_any.dpia): a size that is a multiple of nothing
     'dotAny': {'N': 100003}, 'asumAny': {'N': 100003}, 'scalAny': {'N': 100003},
     'gemvAny': {'M': 66, 'N': 1001}, 'gesummvAny': {'N': 101},

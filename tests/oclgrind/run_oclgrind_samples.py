@@ -103,6 +103,7 @@ RUNS = [  # file, kernel, sizes: the kernels of run_samples.py, in its order
     ('scan_bottom.dpia', 'bottomScan', {'G': 2}),                   # 2 groups of 256
     ('cfd_flux.dpia', 'computeFlux', {'N': 5}),                     # codes out of range at both ends
     ('sgemm_shoc.dpia', 'sgemmNN', {'M': 128, 'N': 32, 'K': 32}),   # 2x2 groups of 16x4, 2 K-tiles
+    ('sgemm_parboil.dpia', 'sgemmNT', {'M': 256, 'N': 32, 'K': 16}),  # 2x2 groups of 16x8, 2 K-tiles
 ]
 
 TIMEOUT = 300

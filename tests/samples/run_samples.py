@@ -82,6 +82,7 @@ RUNS = [  # file, kernel, sizes at two points
     # an accumulator updated by nested mapLocals, kept in private memory
     # (docs/language.md section 2.1)
     ('sgemm_shoc.dpia', 'sgemmNN', [{'M': 64, 'N': 16, 'K': 32}, {'M': 192, 'N': 48, 'K': 80}]),
+    ('sgemm_parboil.dpia', 'sgemmNT', [{'M': 128, 'N': 16, 'K': 16}, {'M': 256, 'N': 48, 'K': 40}]),
 ]
 
 passed = failed = 0

@@ -68,6 +68,7 @@ TOO_LARGE = {
     # (PoCL) and the C target run it against the reference interpreter,
     # and oclgrind-samples checks it for races
     ('sgemm_shoc.dpia', 'sgemmNN'),
+    ('sgemm_parboil.dpia', 'sgemmNT'),  # the same, Parboil's (M=128 N=16 K=8)
 }
 
 
