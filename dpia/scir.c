@@ -359,10 +359,11 @@ static int pw_depth(const Phrase *e, const Nest *c, bool *exact);
 /* The depth d such that every read of x in e is of a part of element
  * [is[0]]..[is[d-1]] of x.2 (0: x.2 itself; PW_NONE: no read; -1: a use
  * that is not such a read), *exact when e is that element.  projs[0..np)
- * are the projections applied to e, innermost first. */
+ * are the projections applied to e, outermost first: the last one applies
+ * first.  -2: e is not an element (idx), the caller looks inside it. */
 static int pw_located(const Phrase *e, const Nest *c, const Prim *projs, int np, bool *exact) {
   *exact = false;
-  if (!(is_prim_app2(e, PRIM_IDX))) return -2; /* not an element: the caller looks inside */
+  if (!is_prim_app2(e, PRIM_IDX)) return -2;
   const Phrase *z = e->fst->snd, *v = e->snd;
   /* the projections pick a subtree of the zip tree */
   while (np > 0 && is_prim_app2(z, PRIM_ZIP)) {
@@ -409,12 +410,6 @@ static int pw_depth(const Phrase *e, const Nest *c, bool *exact) {
   const Phrase *core = e;
   Prim which;
   for (const Phrase *q; np < 64 && (q = proj_arg(core, &which)); core = q) projs[np++] = which;
-  /* innermost first */
-  for (int k = 0; k < np / 2; k++) {
-    Prim t = projs[k];
-    projs[k] = projs[np - 1 - k];
-    projs[np - 1 - k] = t;
-  }
   int d = pw_located(core, c, projs, np, exact);
   if (d != -2) return d;
   switch (e->kind) {
