@@ -251,6 +251,14 @@ static Target storage_access(CG *cg, const Storage *st, const Step *ps, bool wri
     st = st->part[ps->n - 1];
     ps = ps->next;
   }
+  /* a work-item's own element of an accumulator (locals.c): the indices
+   * of its parforLocals, which the private variable does not have */
+  for (int k = 0; k < st->nowned_by; k++) {
+    const Ix *own = cg->local_index[st->owned_by[k]];
+    if (!ps || ps->kind != STEP_IDX || !own || !ix_equal(ps->ix, own))
+      INTERNAL("an access to '%s' other than its work-item's own element", st->name);
+    ps = ps->next;
+  }
   note_access(cg, st, write);
   DataType *t = st->type;
   CExpr e = storage_var(cg, st);

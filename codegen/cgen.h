@@ -50,6 +50,12 @@ struct Storage {
   bool packed3;     /* STORE_BUFFER: a global array of 3-vectors, packed
                        (kparam_packed3): vload3/vstore3 */
   Storage *part[2]; /* STORE_SPLIT */
+  /* a work-group's accumulator kept in private memory, each work-item
+   * its own element (Binder.owned_by, locals.c): every access path
+   * begins with the indices of the enclosing parforLocals of these
+   * dimensions, which the private variable drops */
+  const int *owned_by;
+  int nowned_by;
 };
 
 typedef enum StepKind { STEP_IDX, STEP_FIELD, STEP_LANE } StepKind;
@@ -192,6 +198,8 @@ typedef struct CG {
   int group_depth;          /* > 0 inside a parforWorkgroup body */
   unsigned group_dims;      /* bit d: inside the body of a parforWorkgroup of dimension d */
   unsigned local_dims;      /* bit d: inside the body of a parforLocal of dimension d */
+  const Ix *local_index[3]; /* the index of the innermost parforLocal of dimension d around,
+                               when it runs at most once per work-item (else NULL) */
   unsigned global_dims;     /* bit d: inside the body of a parforGlobal of dimension d */
   int64_t private_live;     /* bytes of the private arrays in scope (gen_new) */
   bool private_reported;    /* the private memory limit was reported for this kernel */

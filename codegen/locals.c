@@ -212,9 +212,64 @@ static const Phrase *top_locals(CG *cg, const Phrase *p, Vec *out) {
   }
 }
 
+/* A work-group's accumulator whose every element belongs to one
+ * work-item (Binder.owned_by: it is accessed as element [i1]..[in] by
+ * iteration (i1, .., in) of parforLocals of the dimensions d1..dn only,
+ * translate/stage2.c) is a private variable of the element type, each
+ * work-item's own element, the registers of the hand-written kernels
+ * (SHOC's sgemmNN: float c[16]), when each of those parforLocals runs at
+ * most once per work-item: a known local size, at least the extent of the
+ * accumulator in that dimension (else a work-item would own several
+ * elements, and the accumulator stays in local memory), and when the
+ * element is small enough for registers (a GPU's work-item has at most
+ * 255 32-bit ones; larger ones stay in local memory too). */
+enum { OWNED_PRIVATE_MAX = 1024 };
+
+static bool owned_private(CG *cg, const Binder *b, DataType *t) {
+  if (!b->nowned_by) return false;
+  for (int k = 0; k < b->nowned_by; k++) {
+    int d = b->owned_by[k];
+    int64_t local, extent;
+    if (dt_resolve(t)->kind != DT_ARRAY || !cg->launch.local_known[d] ||
+        !size_const_value(cg->launch.local[d], &local) || !size_const_value(dt_resolve(t)->size, &extent) ||
+        local < extent)
+      return false;
+    t = dt_resolve(t)->elem;
+  }
+  int64_t n = 1;
+  DataType *e = dt_resolve(t);
+  if (e->kind == DT_ARRAY && !size_const_value(cg_elem_count(cg, e), &n)) return false;
+  DataType *scalar = e->kind == DT_ARRAY ? dt_resolve(cg_elem_type(e)) : e;
+  return scalar->kind == DT_SCALAR && n * 4 * scalar->width <= OWNED_PRIVATE_MAX;
+}
+
+/* its storage, float acc[16] or float acc, declared where its newLocal
+ * is generated (opencl.c, gen_new): in the kernel's body, not among the
+ * group's local buffers, so that a target running the work-items of a
+ * group one after another between barriers keeps one per work-item
+ * (backend_c_omp.c) */
+static void declare_owned(CG *cg, const Binder *b, DataType *t) {
+  for (int k = 0; k < b->nowned_by; k++) t = dt_resolve(t)->elem;
+  t = dt_resolve(t);
+  Storage *st = new_storage(cg, t->kind == DT_ARRAY ? STORE_BUFFER : STORE_VALUE, SP_PRIVATE,
+                            cg_name(cg, b->name), t, b);
+  st->owned_by = b->owned_by;
+  st->nowned_by = b->nowned_by;
+  env_add(cg, b, ENV_STORAGE, st, NULL, NULL);
+}
+
 void collect_locals(CG *cg, const Phrase *body, KirBlock *decls) {
   Vec found = {0};
   const Phrase *rest = top_locals(cg, body, &found);
+  for (int i = 0; i < found.len;) {
+    LocalBuf *u = found.items[i];
+    if (!owned_private(cg, u->b, u->type)) {
+      i++;
+      continue;
+    }
+    declare_owned(cg, u->b, u->type);
+    found.items[i] = found.items[--found.len];
+  }
   Lifetimes lt = {NEWARRAY(cg->arena, LocalBuf, found.len ? found.len : 1), found.len, 0, false, {0}, {0}, 0};
   for (int i = 0; i < found.len; i++) lt.bufs[i] = *(LocalBuf *)found.items[i];
   lifetimes(&lt, cg, rest);

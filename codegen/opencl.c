@@ -583,12 +583,21 @@ static void gen_new(CG *cg, const Phrase *p, const Spine *s) {
   DataType *t = dt_resolve(s->head->type_arg);
   const Binder *b = lam->lam_binder;
   if (s->head->prim == PRIM_NEW_LOCAL) {
-    bool declared = false;
-    declared = env_index_get(&cg->by_binder, b) != NULL;
+    const EnvEntry *declared = env_index_get(&cg->by_binder, b);
     if (!declared)
       cg_error(cg, ERR_BAD_TEMPORARY, p->span,
                "newLocal inside a parforLocal or parforGlobal cannot be generated: local memory "
                "belongs to the whole work-group (allocate it around the kernel body)");
+    /* a work-group's accumulator kept in private memory, each work-item
+     * its own element (locals.c, collect_locals): declared here */
+    const Storage *own = declared && declared->kind == ENV_STORAGE ? declared->st : NULL;
+    if (own && own->nowned_by) {
+      DataType *e = own->type;
+      int64_t n = -1;
+      if (e->kind == DT_ARRAY) size_const_value(cg_elem_count(cg, e), &n);
+      add_decl(cg, cg_type(cg, e->kind == DT_ARRAY ? cg_elem_type(e) : e), own->name, NULL, NULL)->decl.array_len =
+          n;
+    }
     gen_comm(cg, lam->body);
     return;
   }
@@ -973,13 +982,18 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s) {
     const Binder *acc = site->pointwise ? acc_root(cg, s->args[0]) : NULL;
     if (acc) site->accumulator = cg_buffer(cg, acc);
     unsigned saved_local = cg->local_dims, saved_global = cg->global_dims;
-    if (is_local) cg->local_dims |= 1u << d;
-    else
+    const Ix *saved_index = cg->local_index[d];
+    if (is_local) {
+      cg->local_dims |= 1u << d;
+      cg->local_index[d] = form == FORM_LOOP ? NULL : iv;
+    } else {
       cg->global_dims |= 1u << d;
+    }
     if (!is_local || !gen_local_single_writer(cg, body)) gen_comm(cg, body);
     cg_site(cg, KSITE_PARFOR_END, body->span);
     cg->local_dims = saved_local;
     cg->global_dims = saved_global;
+    cg->local_index[d] = saved_index;
     cg->distributed--;
   }
   ix_pop_range(&cg->ix);

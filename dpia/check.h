@@ -81,6 +81,10 @@ bool scir_check_def(Arena *a, Diag *diag, DefInfo *def);
  * i of it, with no parallel loop inside (scir.c: the pointwise-read
  * extension); NULL otherwise */
 const Binder *scir_pointwise_parfor(const Phrase *p);
+/* every use of x (a variable) in p is a read or write of element
+ * [i1]..[in] by iteration (i1, .., in) of nested parforLocals of
+ * dimensions dims[0..n) (dpia/scir.c) */
+bool scir_owned_by_items(const Phrase *p, const Binder *x, const int *dims, int n);
 
 /* normalize.c: inline every def and beta-reduce, giving the first-order
  * program the translation works on (spec section 2: defs are inlined; let

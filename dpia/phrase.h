@@ -37,6 +37,14 @@ typedef struct Binder {
    * code generation lets buffers whose lifetimes do not overlap share) */
   const struct Binder **hoisted_from;
   int nhoisted_from;
+  /* a work-group's accumulator whose every access is a work-item's own
+   * element: the dimensions of the nested parforLocals (outermost first,
+   * nowned_by of them) through whose indices every read and write reaches
+   * it (translate/stage2.c, scir_owned_by_items), so that code generation
+   * may keep each work-item's element in its private memory
+   * (codegen/locals.c); 0: none */
+  const int *owned_by;
+  int nowned_by;
 } Binder;
 
 typedef struct Decl Decl;
@@ -115,6 +123,13 @@ struct Phrase {
                                            through which the work-items of a
                                            group write its accumulator, which
                                            is then newLocal (stage1.c) */
+      const Phrase *const *shared_nest; /* reduceI updated in place through
+                                           nested mapLocals (stage1.c,
+                                           local_nest): their primitives,
+                                           outermost first, which stage II
+                                           initialises the accumulator with,
+                                           each work-item its own element */
+      int shared_depth;                 /* how many (0: none; else >= 2) */
     };
     struct {                            /* DEF */
       DefInfo *def;

@@ -328,6 +328,217 @@ static int count_uses(const Phrase *p, const Binder *x) { return count_in(p, x, 
 
 static bool is_parfor_prim(Prim p) { return parfor_kind(p) != NO_PARFOR; }
 
+/* ---- nested pointwise reads ----
+ *
+ * parfor X.1 (\i1 o1 -> parfor o1 (\i2 o2 -> ... parfor o(n-1) (\in on -> P)))
+ * (translate/stage1.c, local_nest: an accumulator updated by nested
+ * mapLocals), where each level's body is nothing but the next level's
+ * parfor over its own element acceptor, P holds no parallel loop, and
+ * every use of X in P reads within element [i1]..[in] of X.2: iteration
+ * (i1, .., in) writes that element only (through on, an acceptor view of
+ * X.1) and reads it only, and no other iteration touches it.  Nothing but
+ * the innermost body reads X: code in an outer body runs on all the
+ * work-items of the inner levels, each of which would read the element
+ * that the others write.
+ *
+ * A read is located through projections and zips: fst (idx (zip A B) i)
+ * is idx A i, so it reads X only if A does. */
+
+typedef struct Nest {
+  const Binder *x;
+  const Binder *const *is; /* the levels' indices, outermost first */
+  int n;
+} Nest;
+
+enum { PW_NONE = 1 << 20 }; /* a phrase that does not read x */
+
+static const Phrase *proj_arg(const Phrase *p, Prim *which) {
+  if (p->kind != PH_APP || p->fst->kind != PH_PRIM) return NULL;
+  if (p->fst->prim != PRIM_FST && p->fst->prim != PRIM_SND) return NULL;
+  *which = p->fst->prim;
+  return p->snd;
+}
+
+static int pw_depth(const Phrase *e, const Nest *c, bool *exact);
+
+/* The depth d such that every read of x in e is of a part of element
+ * [is[0]]..[is[d-1]] of x.2 (0: x.2 itself; PW_NONE: no read; -1: a use
+ * that is not such a read), *exact when e is that element.  projs[0..np)
+ * are the projections applied to e, outermost first: the last one applies
+ * first.  -2: e is not an element (idx), the caller looks inside it. */
+static int pw_located(const Phrase *e, const Nest *c, const Prim *projs, int np, bool *exact) {
+  *exact = false;
+  if (!is_prim_app2(e, PRIM_IDX)) return -2;
+  const Phrase *z = e->fst->snd, *v = e->snd;
+  /* the projections pick a subtree of the zip tree */
+  while (np > 0 && is_prim_app2(z, PRIM_ZIP)) {
+    z = projs[--np] == PRIM_FST ? z->fst->snd : z->snd;
+  }
+  bool single = !is_prim_app2(z, PRIM_ZIP);
+  int depth = PW_NONE;
+  /* the leaves of what is left */
+  const Phrase *stack[64];
+  int top = 0;
+  stack[top++] = z;
+  while (top > 0) {
+    const Phrase *l = stack[--top];
+    if (is_prim_app2(l, PRIM_ZIP)) {
+      if (top + 2 > 64) return -1;
+      stack[top++] = l->fst->snd;
+      stack[top++] = l->snd;
+      continue;
+    }
+    bool ex;
+    int d = pw_depth(l, c, &ex);
+    if (d < 0) return -1;
+    if (d == PW_NONE) continue;
+    /* element is[d] of the element of depth d is the element of depth d + 1 */
+    bool deeper = ex && d < c->n && v->kind == PH_VAR && v->binder == c->is[d];
+    if (deeper) d++;
+    if (d < depth) depth = d;
+    *exact = single && np == 0 && deeper;
+  }
+  int dv = pw_depth(v, c, &(bool){false});
+  if (dv < 0) return -1;
+  return dv < depth ? dv : depth;
+}
+
+static int pw_depth(const Phrase *e, const Nest *c, bool *exact) {
+  *exact = false;
+  if (is_proj_of_var(e, c->x, 2)) {
+    *exact = true;
+    return 0;
+  }
+  /* projections of an element */
+  Prim projs[64];
+  int np = 0;
+  const Phrase *core = e;
+  Prim which;
+  for (const Phrase *q; np < 64 && (q = proj_arg(core, &which)); core = q) projs[np++] = which;
+  int d = pw_located(core, c, projs, np, exact);
+  if (d != -2) return d;
+  switch (e->kind) {
+  case PH_VAR: return e->binder == c->x ? -1 : PW_NONE;
+  case PH_LIT:
+  case PH_PRIM:
+  case PH_DEF: return PW_NONE;
+  case PH_LAM: return pw_depth(e->body, c, &(bool){false});
+  case PH_PROJ:
+  case PH_UNOP: return pw_depth(e->fst, c, &(bool){false});
+  case PH_APP:
+  case PH_PAIR:
+  case PH_SEQ:
+  case PH_ASSIGN:
+  case PH_BINOP: {
+    int l = pw_depth(e->fst, c, &(bool){false}), r = pw_depth(e->snd, c, &(bool){false});
+    return l < 0 || r < 0 ? -1 : l < r ? l : r;
+  }
+  case PH_COUNT: break;
+  }
+  INTERNAL("phrase kind %d", (int)e->kind);
+}
+
+/* body is parfor o (\i o' -> B): its lambda, else NULL */
+static const Phrase *parfor_over(const Phrase *body, const Binder *o) {
+  if (body->kind != PH_APP || body->fst->kind != PH_APP || body->fst->fst->kind != PH_PRIM ||
+      !is_parfor_prim(body->fst->fst->prim))
+    return NULL;
+  const Phrase *acc = body->fst->snd, *lam = body->snd;
+  if (acc->kind != PH_VAR || acc->binder != o || lam->kind != PH_LAM || lam->body->kind != PH_LAM) return NULL;
+  return lam;
+}
+
+static bool nested_pointwise(const Binder *x, const Phrase *lam) {
+  const Binder *is[4];
+  int n = 0;
+  for (;;) {
+    if (n == 4) return false;
+    is[n++] = lam->lam_binder;
+    const Phrase *inner = parfor_over(lam->body->body, lam->body->lam_binder);
+    if (!inner) break;
+    lam = inner;
+  }
+  const Phrase *p = lam->body->body;
+  if (n < 2 || phrase_has_prim(p, is_parfor_prim)) return false;
+  Nest c = {x, is, n};
+  return pw_depth(p, &c, &(bool){false}) == n;
+}
+
+/* ---- accumulators owned by work-items ----
+ *
+ * A work-group's accumulator updated in place through nested mapLocals
+ * (translate/stage1.c, local_nest) is, in the whole of its scope, read
+ * and written as element [i1]..[in] by iteration (i1, .., in) of nested
+ * parforLocals of the same dimensions (its initialisation, the step, and
+ * the code after the reduction that reads it): then only the work-item
+ * that runs those iterations ever touches the element, and code
+ * generation may keep it in that work-item's private memory.  A write is
+ * through the chain parforLocal x.1 (\i1 o1 -> parforLocal o1 (\i2 o2 ->
+ * .. P)), each level's body nothing but the next level's parfor, P
+ * writing on only; a read is a pointwise read of depth n (pw_depth) in
+ * the innermost body of any chain of parforLocals of those dimensions. */
+
+typedef struct Owned {
+  const Binder *x;
+  const int *dims;
+  int n;
+  const Binder *is[4];
+} Owned;
+
+/* p = parforLocal A (\i o -> body) */
+static bool parfor_local_parts(const Phrase *p, int *dim, const Phrase **acc, const Phrase **lam) {
+  if (p->kind != PH_APP || p->fst->kind != PH_APP || p->fst->fst->kind != PH_PRIM ||
+      p->fst->fst->prim != PRIM_PARFOR_LOCAL || p->snd->kind != PH_LAM || p->snd->body->kind != PH_LAM)
+    return false;
+  *dim = p->fst->fst->dim;
+  *acc = p->fst->snd;
+  *lam = p->snd;
+  return true;
+}
+
+/* level: the levels entered; o: the element acceptor of a writing chain
+ * (NULL: the levels entered do not write x) */
+static bool owned_walk(const Phrase *p, Owned *c, int level, const Binder *o) {
+  if (level == c->n) {
+    Nest nest = {c->x, c->is, c->n};
+    int d = pw_depth(p, &nest, &(bool){false});
+    return d == c->n || d == PW_NONE;
+  }
+  int dim;
+  const Phrase *acc, *lam;
+  if (parfor_local_parts(p, &dim, &acc, &lam) && dim == c->dims[level]) {
+    bool writes = level == 0 ? is_proj_of_var(acc, c->x, 1) : o && acc->kind == PH_VAR && acc->binder == o;
+    if (o && !writes) return false;
+    if (!writes && pw_depth(acc, &(Nest){c->x, c->is, 0}, &(bool){false}) != PW_NONE) return false;
+    c->is[level] = lam->lam_binder;
+    return owned_walk(lam->body->body, c, level + 1, writes ? lam->body->lam_binder : NULL);
+  }
+  /* a writing chain goes on through its element only */
+  if (o) return false;
+  switch (p->kind) {
+  case PH_VAR: return p->binder != c->x;
+  case PH_LIT:
+  case PH_PRIM:
+  case PH_DEF: return true;
+  case PH_LAM: return owned_walk(p->body, c, level, NULL);
+  case PH_PROJ:
+  case PH_UNOP: return owned_walk(p->fst, c, level, NULL);
+  case PH_APP:
+  case PH_PAIR:
+  case PH_SEQ:
+  case PH_ASSIGN:
+  case PH_BINOP: return owned_walk(p->fst, c, level, NULL) && owned_walk(p->snd, c, level, NULL);
+  case PH_COUNT: break;
+  }
+  INTERNAL("phrase kind %d", (int)p->kind);
+}
+
+bool scir_owned_by_items(const Phrase *p, const Binder *x, const int *dims, int n) {
+  if (n < 1 || n > 4) return false;
+  Owned c = {x, dims, n, {0}};
+  return owned_walk(p, &c, 0, NULL);
+}
+
 const Binder *scir_pointwise_parfor(const Phrase *p) {
   if (p->kind != PH_APP) return NULL;
   const Phrase *fn = p->fst, *body = p->snd;
@@ -336,7 +547,9 @@ const Binder *scir_pointwise_parfor(const Phrase *p) {
   if (body->kind != PH_LAM || body->body->kind != PH_LAM) return NULL;
   const Binder *x = fn->snd->fst->binder, *i = body->lam_binder;
   int all = count_uses(body, x);
-  return all && count_in(body, x, i, true) == all && !phrase_has_prim(body->body->body, is_parfor_prim) ? x : NULL;
+  if (!all) return NULL;
+  if (count_in(body, x, i, true) == all && !phrase_has_prim(body->body->body, is_parfor_prim)) return x;
+  return nested_pointwise(x, body) ? x : NULL;
 }
 
 static void usage_app(Scir *s, const Phrase *p, Uses *out) {

@@ -160,6 +160,11 @@ static Phrase *hoist_allocation(Hoist *h, Role memory, DataType *t, Phrase *lam)
   e->v = lam->lam_binder;
   e->nv = b_binder(b, e->v->name, pt_var(tc, wide));
   e->nv->span = e->v->span;
+  /* the element a work-item owns is the same in a buffer not widened */
+  if (wide == t) {
+    e->nv->owned_by = e->v->owned_by;
+    e->nv->nowned_by = e->v->nowned_by;
+  }
   e->indices = NEWARRAY(b->arena, Binder *, h->nloops ? h->nloops : 1);
   for (int k = 0; k < h->nloops; k++)
     if (widens(memory, h->loops[k].role)) e->indices[e->nindices++] = h->loops[k].index;

@@ -27,6 +27,10 @@ typedef struct Stage1 {
   NameSet params;
 } Stage1;
 
+/* the most mapLocal levels a step may update an accumulator in place
+ * through: nested levels have distinct dimensions, of which OpenCL has 3 */
+enum { MAX_LOCAL_NEST = 3 };
+
 static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc);
 static Phrase *con_tr(Stage1 *s, Phrase *e, Phrase *k);
 static Phrase *materialise(Stage1 *s, Prim memory, const char *name, Phrase *e, Phrase *k);
@@ -170,6 +174,7 @@ static bool pointwise_in(Arena *a, const Phrase *e, AccPart y) {
 }
 
 static bool map_step_ok(Arena *a, const Phrase *e, const Spine *sp, AccPart y);
+static bool element_part(Arena *a, const Phrase *f, const Phrase *in, AccPart y, AccPart *q);
 static const Phrase *find_prim(const Phrase *p, Prim prim);
 
 /* A[[e]](o) reads every part of y before it writes that part of o */
@@ -257,12 +262,25 @@ static bool map_step_ok(Arena *a, const Phrase *e, const Spine *sp, AccPart y) {
   const Phrase *f = sp->args[0], *in = sp->args[1];
   if (part_uses(a, f, y) || !pointwise_in(a, in, y)) return false;
   if (is_scalar_data(b_data(e)->elem)) return true;
+  AccPart q;
+  return element_part(a, f, in, y, &q) && direct_ok(a, f->body, q);
+}
+
+/* The part of y that the lambda f of a map over `in` sees as element i
+ * of y: f's parameter when `in` is y, its second component when `in` is
+ * zip X y with X not using y (false: neither, or f is not a lambda). */
+static bool element_part(Arena *a, const Phrase *f, const Phrase *in, AccPart y, AccPart *q) {
   if (f->kind != PH_LAM) return false;
-  if (is_part(a, in, y)) return direct_ok(a, f->body, (AccPart){f->lam_binder, false});
+  if (is_part(a, in, y)) {
+    *q = (AccPart){f->lam_binder, false};
+    return true;
+  }
   Spine z;
-  return in->kind == PH_APP && spine_of(a, (Phrase *)in, &z) && z.head->prim == PRIM_ZIP && z.nargs == 2 &&
-         !part_uses(a, z.args[0], y) && is_part(a, z.args[1], y) &&
-         direct_ok(a, f->body, (AccPart){f->lam_binder, true});
+  if (!(in->kind == PH_APP && spine_of(a, (Phrase *)in, &z) && z.head->prim == PRIM_ZIP && z.nargs == 2 &&
+        !part_uses(a, z.args[0], y) && is_part(a, z.args[1], y)))
+    return false;
+  *q = (AccPart){f->lam_binder, true};
+  return true;
 }
 
 /* a map whose iterations run on different work-items */
@@ -301,23 +319,55 @@ static bool is_parallel_map(Prim p) {
   return false;
 }
 
+/* The mapLocal levels through which a step updates the accumulator y in
+ * place, each work-item its own element at every level (docs/language.md
+ * section 2.1): the step is a mapLocal over y (or zip X y) whose function
+ * does not use y, and whose body either holds no parallel map and is in
+ * place for its element (map_step_ok: one level), or is nothing but a
+ * mapLocal of another dimension over that element (or zip X' of it), in
+ * place in the same sense, whose input is a view (computed, it would be
+ * computed by all the inner work-items, each reading the whole element
+ * that the others write).  Work-item (i1, .., in) then reads and writes
+ * element [i1]..[in] of y only, which is what the SCIR re-check's
+ * pointwise-read rule accepts (dpia/scir.c, nested parfors).  The levels'
+ * primitives go to levels[], outermost first; the number of levels is
+ * returned, 0 when the step is not such a nest. */
+static int local_nest(Arena *a, const Phrase *step, AccPart y, const Phrase **levels, int max) {
+  Spine sp;
+  if (max == 0 || !(step->kind == PH_APP && spine_of(a, (Phrase *)step, &sp) &&
+                    sp.head->prim == PRIM_MAP_LOCAL && sp.nargs == 2))
+    return 0;
+  const Phrase *f = sp.args[0], *in = sp.args[1];
+  levels[0] = sp.head;
+  if (!phrase_has_prim(f, is_parallel_map)) return map_step_ok(a, step, &sp, y) ? 1 : 0;
+  AccPart q;
+  if (part_uses(a, f, y) || !pointwise_in(a, in, y) || !element_part(a, f, in, y, &q)) return 0;
+  Spine inner;
+  if (!(f->body->kind == PH_APP && spine_of(a, f->body, &inner) && inner.nargs == 2 &&
+        !phrase_computes(inner.args[1])))
+    return 0;
+  int depth = local_nest(a, f->body, q, levels + 1, max - 1);
+  for (int k = 1; k <= depth; k++)
+    if (levels[k]->dim == sp.head->dim) return 0;
+  return depth ? depth + 1 : 0;
+}
+
 /* The step of a reduction may update the accumulator in place: A[[f x y]](o)
  * reads every part of y before it writes that part of o (direct_ok), or
- * the step is a mapLocal over the accumulator (a work-group's accumulator,
- * section 2.1 of docs/language.md) whose work-item i reads element i of
- * y only, before it writes element i.  Then the imperative program is
- * parforLocal acc.1 (\i o -> ... idx (zip .. acc.2 ..) i ...), which the
- * SCIR re-check accepts by its pointwise-read extension (dpia/scir.c):
- * distinct work-items touch distinct elements.  That rule wants no
- * parallel loop in the body: the element function may hold no parallel
- * map (its input is computed before the parforLocal, by C[[in]]). */
-static bool in_place_ok(Arena *a, const Phrase *step, const Binder *y) {
+ * the step is a nest of mapLocals over the accumulator (a work-group's
+ * accumulator, section 2.1 of docs/language.md) whose work-item reads
+ * its own element of y only, before it writes that element (local_nest).
+ * Then the imperative program is parforLocal acc.1 (\i o -> ... idx (zip ..
+ * acc.2 ..) i ...), with nested levels parforLocal o (\j o' -> ...), which
+ * the SCIR re-check accepts by its pointwise-read extension (dpia/scir.c):
+ * distinct work-items touch distinct elements.  The levels go to
+ * levels[] (*nlevels of them, 0 when the step is direct_ok). */
+static bool in_place_ok(Arena *a, const Phrase *step, const Binder *y, const Phrase **levels, int *nlevels) {
   AccPart whole = {y, false};
+  *nlevels = 0;
   if (direct_ok(a, step, whole)) return true;
-  Spine sp;
-  if (!(step->kind == PH_APP && spine_of(a, (Phrase *)step, &sp) && sp.head->prim == PRIM_MAP_LOCAL && sp.nargs == 2))
-    return false;
-  return !phrase_has_prim(sp.args[0], is_parallel_map) && map_step_ok(a, step, &sp, whole);
+  *nlevels = local_nest(a, step, whole, levels, MAX_LOCAL_NEST);
+  return *nlevels > 0;
 }
 
 /* the first use of primitive prim in p, or NULL */
@@ -354,8 +404,15 @@ static Phrase *map_copy(Stage1 *s, const Phrase *level, Phrase *e, Phrase *acc) 
  * may be (in_place_ok), else into a temporary `next` copied to o after
  * it.  *shared: the mapLocal that makes a reduction's accumulator a
  * work-group's, or NULL; a scan's is always the work-item's own
- * (strategy.c keeps a mapLocal out of its step), shared NULL. */
-static Phrase *step_fn(Stage1 *s, Phrase *f, DataType *d1, DataType *d2, const Phrase **shared) {
+ * (strategy.c keeps a mapLocal out of its step), shared NULL.  *nest:
+ * the mapLocal levels of a shared accumulator updated in place through
+ * more than one level (local_nest), else left empty. */
+typedef struct Nest {
+  const Phrase **levels;
+  int depth;
+} Nest;
+
+static Phrase *step_fn(Stage1 *s, Phrase *f, DataType *d1, DataType *d2, const Phrase **shared, Nest *nest) {
   Builder *b = &s->b;
   TypeCtx *tc = b->tc;
   Binder *x = b_binder(b, param_name(f, "x"), pt_exp(tc, d1));
@@ -371,8 +428,14 @@ static Phrase *step_fn(Stage1 *s, Phrase *f, DataType *d1, DataType *d2, const P
   const Phrase *by = shared && !is_scalar_data(d2) ? find_prim(step, PRIM_MAP_LOCAL) : NULL;
   if (shared) *shared = by;
   Phrase *body;
-  if (in_place_ok(s->b.arena, step, y)) {
+  const Phrase **levels = NEWARRAY(b->arena, const Phrase *, MAX_LOCAL_NEST);
+  int nlevels;
+  if (in_place_ok(s->b.arena, step, y, levels, &nlevels)) {
     body = acc_tr(s, step, b_var(b, o));
+    if (nest && by && nlevels > 1) {
+      nest->levels = levels;
+      nest->depth = nlevels;
+    }
   } else {
     Binder *r = k_binder(s, "r", d2);
     /* an array is copied back by its own work-items; a pair holding one
@@ -390,11 +453,14 @@ static Phrase *reduce_i(Stage1 *s, const Spine *sp, Phrase *init, Phrase *input,
   Builder *b = &s->b;
   TypeCtx *tc = b->tc;
   const Phrase *shared;
-  Phrase *fn = step_fn(s, sp->args[0], b_data(input)->elem, b_data(init), &shared);
+  Nest nest = {0};
+  Phrase *fn = step_fn(s, sp->args[0], b_data(input)->elem, b_data(init), &shared, &nest);
   PhraseType *k_t = pt_fn(tc, pt_exp(tc, b_data(init)), tc->t_comm);
   PhraseType *ty = pt_fn(tc, fn->type, pt_fn(tc, init->type, pt_fn(tc, input->type, pt_fn(tc, k_t, tc->t_comm))));
   Phrase *prim = b_prim(b, prim_lowered(sp->head->prim), 0, ty);
   prim->shared_by = shared;
+  prim->shared_nest = nest.levels;
+  prim->shared_depth = nest.depth;
   return b_app(b, b_app(b, b_app2(b, prim, fn, init), input), k);
 }
 
@@ -408,7 +474,7 @@ static Phrase *scan_seq(Stage1 *s, const Spine *sp, Phrase *acc) {
   Builder *b = &s->b;
   TypeCtx *tc = b->tc;
   DataType *in_t = b_data(sp->args[2]), *d2 = b_data(sp->args[1]);
-  Phrase *fn = step_fn(s, sp->args[0], in_t->elem, d2, NULL);
+  Phrase *fn = step_fn(s, sp->args[0], in_t->elem, d2, NULL, NULL);
   Binder *x = k_binder(s, "x", in_t);
   Binder *init = k_binder(s, "y", d2);
   PhraseType *ty =
@@ -430,7 +496,7 @@ static Phrase *reduce_range(Stage1 *s, const Spine *sp, Phrase *k) {
   Builder *b = &s->b;
   TypeCtx *tc = b->tc;
   DataType *in_t = b_data(sp->args[4]), *d2 = b_data(sp->args[1]);
-  Phrase *fn = step_fn(s, sp->args[0], in_t->elem, d2, NULL);
+  Phrase *fn = step_fn(s, sp->args[0], in_t->elem, d2, NULL, NULL);
   Binder *x = k_binder(s, "x", in_t), *y = k_binder(s, "y", d2);
   Binder *lo = k_binder(s, "lo", b_data(sp->args[2])), *hi = k_binder(s, "hi", b_data(sp->args[3]));
   PhraseType *k_t = pt_fn(tc, pt_exp(tc, d2), tc->t_comm);

@@ -99,16 +99,21 @@ static Phrase *lower_map_i(Stage2 *s, Phrase *head, Phrase *f, Phrase *e, Phrase
 
 /* parforLocal acc (\i o -> o := idx e i): a shared accumulator is
  * initialised by the work-items that update it, each its own elements, so
- * no work-item's update races with another's initialisation */
-static Phrase *parallel_copy(Stage2 *s, const Phrase *level, Phrase *e, Phrase *acc) {
+ * no work-item's update races with another's initialisation.  One updated
+ * in place through nested mapLocals is initialised through the same
+ * levels (levels[0..n), outermost first):
+ *   parforLocal acc (\i o -> parforLocal o (\j o' -> o' := idx (idx e i) j)) */
+static Phrase *parallel_copy(Stage2 *s, const Phrase *const *levels, int n, Phrase *e, Phrase *acc) {
   Builder *b = &s->b;
   TypeCtx *tc = b->tc;
   DataType *t = b_data(acc);
   Binder *i = b_binder(b, "lid", pt_exp(tc, dt_idx(tc, t->size)));
   Binder *o = b_binder(b, "o", pt_acc(tc, t->elem));
-  Phrase *body = b_lam(b, i, b_lam(b, o, b_assign(b, b_var(b, o), b_idx(b, e, b_var(b, i))), true), false);
+  Phrase *elem = b_idx(b, e, b_var(b, i));
+  Phrase *copy = n > 1 ? parallel_copy(s, levels + 1, n - 1, elem, b_var(b, o)) : b_assign(b, b_var(b, o), elem);
+  Phrase *body = b_lam(b, i, b_lam(b, o, copy, true), false);
   PhraseType *ty = pt_fn(tc, acc->type, pt_fn(tc, body->type, tc->t_comm));
-  return b_app2(b, b_prim(b, PRIM_PARFOR_LOCAL, level->dim, ty), acc, body);
+  return b_app2(b, b_prim(b, PRIM_PARFOR_LOCAL, levels[0]->dim, ty), acc, body);
 }
 
 /* An if in a reduction's step (stage I's select whose sides compute) may
@@ -160,10 +165,25 @@ static Phrase *lower_reduce_i(Stage2 *s, Phrase *head, Phrase *f, Phrase *init, 
   Phrase *step = apply(s, apply(s, apply(s, f, b_idx(b, e, b_var(b, i))), b_proj(b, v, 2)), b_proj(b, v, 1));
   step = own_conditions(s, step, acc);
   const Phrase *shared = head->shared_by;
-  Phrase *start = shared && d2->kind == DT_ARRAY ? parallel_copy(s, shared, init, b_proj(b, v, 1))
+  const Phrase *const *levels = head->shared_depth ? head->shared_nest : &shared;
+  int nlevels = head->shared_depth ? head->shared_depth : 1;
+  Phrase *start = shared && d2->kind == DT_ARRAY ? parallel_copy(s, levels, nlevels, init, b_proj(b, v, 1))
                                                  : b_assign(b, b_proj(b, v, 1), init);
   Phrase *loop = lo ? range_loop(s, n, head->sizes[0], lo, hi, i, step) : for_loop(s, n, i, step, "reduceSeq", false);
   Phrase *body = b_seq(b, start, b_seq(b, loop, apply(s, k, b_proj(b, v, 2))));
+  /* Updated in place through nested mapLocals, initialised through the
+   * same levels, and read after the loop by work-items of those levels
+   * each at its own element only: every element belongs to one work-item
+   * (docs/language.md section 2.1), which code generation may keep it in
+   * the private memory of (codegen/locals.c) */
+  if (shared && head->shared_depth > 1 && d2->kind == DT_ARRAY) {
+    int *dims = NEWARRAY(b->arena, int, head->shared_depth);
+    for (int l = 0; l < head->shared_depth; l++) dims[l] = head->shared_nest[l]->dim;
+    if (scir_owned_by_items(body, acc, dims, head->shared_depth)) {
+      acc->owned_by = dims;
+      acc->nowned_by = head->shared_depth;
+    }
+  }
   return b_new(b, shared ? PRIM_NEW_LOCAL : PRIM_NEW_PRIVATE, d2, acc, body);
 }
 

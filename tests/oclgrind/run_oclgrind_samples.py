@@ -116,6 +116,8 @@ RUNS = [  # file, kernel, sizes: the kernels of run_samples.py, in its order
     ('spmv.dpia', 'spmvVector', {'R': 8, 'C': 5}),                  # 2 groups; rows longer than 32
     ('hotspot3d.dpia', 'hotspotOpt1', {'NZ': 4, 'NY': 3, 'NX': 5}),
     ('hotspot3d.dpia', 'hotspotSlide', {'NZ': 4, 'NY': 3, 'NX': 5}),
+    ('sgemm_shoc.dpia', 'sgemmNN', {'M': 128, 'N': 32, 'K': 32}),   # 2x2 groups of 16x4, 2 K-tiles
+    ('sgemm_parboil.dpia', 'sgemmNT', {'M': 256, 'N': 32, 'K': 16}),  # 2x2 groups of 16x8, 2 K-tiles
 ]
 
 TIMEOUT = 300

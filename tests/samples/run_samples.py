@@ -98,6 +98,10 @@ RUNS = [  # file, kernel, sizes at two points
     # layer (the whole window clamped), and a chip of Rodinia's shape
     ('hotspot3d.dpia', 'hotspotOpt1', [{'NZ': 1, 'NY': 3, 'NX': 5}, {'NZ': 8, 'NY': 64, 'NX': 96}]),
     ('hotspot3d.dpia', 'hotspotSlide', [{'NZ': 1, 'NY': 3, 'NX': 5}, {'NZ': 8, 'NY': 64, 'NX': 96}]),
+    # an accumulator updated by nested mapLocals, kept in private memory
+    # (docs/language.md section 2.1)
+    ('sgemm_shoc.dpia', 'sgemmNN', [{'M': 64, 'N': 16, 'K': 32}, {'M': 192, 'N': 48, 'K': 80}]),
+    ('sgemm_parboil.dpia', 'sgemmNT', [{'M': 128, 'N': 16, 'K': 16}, {'M': 256, 'N': 48, 'K': 40}]),
 ]
 
 passed = failed = 0

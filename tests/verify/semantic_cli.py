@@ -62,6 +62,13 @@ TOO_LARGE = {
     # run-samples and pipeline-run execute it on PoCL against the reference
     # interpreter at M=128 N=256 K=512 and M=256 N=512 K=1024
     ('gemm.dpia', 'gemmBlocks'),
+    # SHOC's sgemmNN: its smallest instance (M=64 N=16 K=16) is 16384
+    # multiply-adds, but every read goes through a dozen views of the
+    # imperative program, beyond 20 million interpreter steps; run-samples
+    # (PoCL) and the C target run it against the reference interpreter,
+    # and oclgrind-samples checks it for races
+    ('sgemm_shoc.dpia', 'sgemmNN'),
+    ('sgemm_parboil.dpia', 'sgemmNT'),  # the same, Parboil's (M=128 N=16 K=8)
 }
 
 
