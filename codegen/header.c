@@ -124,8 +124,8 @@ const char *host_param(H *h, const KParam *p) {
 /* An in-place kernel's output is the buffer of the input it updates
  * (docs/language.md section 27): the launchers take that one buffer, under
  * the input's name, and pass it as both arguments. */
-static bool host_omits(const ImpKernel *k, int i) { return k->in_place && i == 0; }
-static const char *host_buffer(H *h, const ImpKernel *k, int i) {
+bool host_omits(const ImpKernel *k, int i) { return k->in_place && i == 0; }
+const char *host_buffer(H *h, const ImpKernel *k, int i) {
   return host_param(h, &k->params[host_omits(k, i) ? k->updated : i]);
 }
 
