@@ -125,6 +125,7 @@ const char *host_param(H *h, const KParam *p) {
  * (docs/language.md section 27): the launchers take that one buffer, under
  * the input's name, and pass it as both arguments. */
 bool host_omits(const ImpKernel *k, int i) { return k->in_place && i == 0; }
+bool host_updated(const ImpKernel *k, int i) { return k->in_place && i == k->updated; }
 const char *host_buffer(H *h, const ImpKernel *k, int i) {
   return host_param(h, &k->params[host_omits(k, i) ? k->updated : i]);
 }
@@ -669,7 +670,7 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
     switch (p->role) {
     case KP_OUTPUT: emit(o, " *   %s: output buffer of %s %s\n", name, n.data, t.data); break;
     case KP_INPUT:
-      if (k->in_place && i == k->updated)
+      if (host_updated(k, i))
         emit(o, " *   %s: input and output buffer of %s %s, updated in place (the kernel's %s)\n", name, n.data,
              t.data, host_param(h, &k->params[0]));
       else

@@ -66,10 +66,9 @@ static void emit_launch_signature(H *h, const ImpKernel *k) {
     const KParam *p = &k->params[i];
     const char *n = host_param(h, p), *part = NULL;
     if (host_omits(k, i)) continue;
-    bool updated = k->in_place && i == k->updated; /* written through the output too */
     switch (p->role) {
     case KP_OUTPUT: part = arena_printf(h->a, "%s *%s", element_type(h, p), n); break;
-    case KP_INPUT: part = arena_printf(h->a, "%s%s *%s", updated ? "" : "const ", element_type(h, p), n); break;
+    case KP_INPUT: part = arena_printf(h->a, "%s%s *%s", host_updated(k, i) ? "" : "const ", element_type(h, p), n); break;
     case KP_SCALAR: part = arena_printf(h->a, "%s %s", c_host_type(h, p->type), n); break;
     case KP_NAT: part = arena_printf(h->a, "int %s", n); break;
     case KP_TEMP:
@@ -107,7 +106,7 @@ static void emit_launcher(H *h, const ImpKernel *k) {
   for (int i = 0; i < k->nparams; i++) {
     const KParam *p = &k->params[i];
     /* the input an in-place kernel updates: the output's bytes, checked as those */
-    if (p->role == KP_NAT || p->role == KP_SCALAR || (k->in_place && i == k->updated)) continue;
+    if (p->role == KP_NAT || p->role == KP_SCALAR || host_updated(k, i)) continue;
     emit(o, "  size_t dpia_bytes_%d;\n", i);
     if (p->role == KP_TEMP) emit(o, "  %s *dpia_temp_%d = NULL;\n", element_type(h, p), ntemps++);
   }
@@ -123,7 +122,7 @@ static void emit_launcher(H *h, const ImpKernel *k) {
   }
   for (int i = 0; i < k->nparams; i++) {
     const KParam *p = &k->params[i];
-    if (p->role == KP_NAT || p->role == KP_SCALAR || (k->in_place && i == k->updated)) continue;
+    if (p->role == KP_NAT || p->role == KP_SCALAR || host_updated(k, i)) continue;
     emit(o, "  dpia_bytes_%d = dpia_size_(dpia_mul_(%s, DPIA_CAST_(long long, %s), &dpia_bad), &dpia_bad);\n", i,
          c_size(h, k, p->elements), element_bytes(h, p));
   }

@@ -68,10 +68,9 @@ static void emit_launch_signature(H *h, const ImpKernel *k) {
     const KParam *p = &k->params[i];
     const char *n = host_param(h, p), *part = NULL;
     if (host_omits(k, i)) continue;
-    bool updated = k->in_place && i == k->updated; /* written through the output too */
     switch (p->role) {
     case KP_OUTPUT: part = arena_printf(h->a, "%s *%s", element_type(h, k, p), n); break;
-    case KP_INPUT: part = arena_printf(h->a, "%s%s *%s", updated ? "" : "const ", element_type(h, k, p), n); break;
+    case KP_INPUT: part = arena_printf(h->a, "%s%s *%s", host_updated(k, i) ? "" : "const ", element_type(h, k, p), n); break;
     case KP_SCALAR: part = arena_printf(h->a, "%s %s", cuda_host_type(h, k, p->type), n); break;
     case KP_NAT: part = arena_printf(h->a, "int %s", n); break;
     case KP_TEMP:
@@ -130,7 +129,7 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
   for (int i = 0; i < k->nparams; i++) {
     const KParam *p = &k->params[i];
     /* the input an in-place kernel updates: the output's bytes, checked as those */
-    if (p->role == KP_NAT || p->role == KP_SCALAR || (k->in_place && i == k->updated)) continue;
+    if (p->role == KP_NAT || p->role == KP_SCALAR || host_updated(k, i)) continue;
     emit(o, "  size_t dpia_bytes_%d;\n", i);
     if (p->role == KP_TEMP) emit(o, "  %s *dpia_temp_%d = DPIA_NULL_;\n", element_type(h, k, p), ntemps++);
     if (p->role == KP_LOCAL) emit(o, "  unsigned dpia_at_%d;\n", i);
@@ -147,7 +146,7 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
   }
   for (int i = 0; i < k->nparams; i++) {
     const KParam *p = &k->params[i];
-    if (p->role == KP_NAT || p->role == KP_SCALAR || (k->in_place && i == k->updated)) continue;
+    if (p->role == KP_NAT || p->role == KP_SCALAR || host_updated(k, i)) continue;
     emit(o, "  dpia_bytes_%d = dpia_size_(dpia_mul_(%s, DPIA_CAST_(long long, %s), &dpia_bad), &dpia_bad);\n", i,
          c_size(h, k, p->elements), element_bytes(h, k, p));
     if (p->role == KP_LOCAL) /* its place in the dynamic shared memory */
