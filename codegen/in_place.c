@@ -140,12 +140,27 @@ static void reads(InPlace *ip, const KirExpr *e, const KirExpr *w, const KirStmt
   for (int i = 0; i < n; i++) reads(ip, kids[i], w, vstore);
 }
 
-/* a store at index (or offset) at: written once, not at every step of a
- * sequential loop whose variable it does not mention (shown: what the
- * message names) */
+/* does an index on the path of the place e (a vstore's offset) mention name */
+static bool path_mentions(const KirExpr *e, const char *name) {
+  for (;;) {
+    switch (e->kind) {
+    case KE_INDEX:
+      if (mentions(e->index.at, name)) return true;
+      e = e->index.base;
+      continue;
+    case KE_LANE: e = e->lane.base; continue;
+    case KE_MEMBER: e = e->member.base; continue;
+    default: return mentions(e, name);
+    }
+  }
+}
+
+/* a store to the place (or at the offset) at: written once, not at every
+ * step of a sequential loop whose variable no index of it mentions (shown:
+ * what the message names) */
 static void once(InPlace *ip, const KirExpr *at, const KirExpr *shown) {
   for (int i = 0; i < ip->nloops; i++)
-    if (!mentions(at, ip->loops[i])) offence(ip, shown, NULL, "a store the loop around it repeats");
+    if (!path_mentions(at, ip->loops[i])) offence(ip, shown, NULL, "a store the loop around it repeats");
 }
 
 static void walk(InPlace *ip, const KirBlock *b);
@@ -164,11 +179,9 @@ static void stmt(InPlace *ip, const KirStmt *s) {
     /* the path to the element written mentions neither buffer */
     for (const KirExpr *e = lhs; e->kind == KE_INDEX || e->kind == KE_LANE || e->kind == KE_MEMBER;
          e = e->kind == KE_INDEX ? e->index.base : e->kind == KE_LANE ? e->lane.base : e->member.base)
-      if (e->kind == KE_INDEX) {
-        if (mentions(e->index.at, ip->in) || mentions(e->index.at, ip->out))
-          offence(ip, e->index.at, lhs, "an index computed from it");
-        once(ip, e->index.at, lhs);
-      }
+      if (e->kind == KE_INDEX && (mentions(e->index.at, ip->in) || mentions(e->index.at, ip->out)))
+        offence(ip, e->index.at, lhs, "an index computed from it");
+    once(ip, lhs, lhs);
     reads(ip, s->assign.rhs, lhs, NULL);
     return;
   }
