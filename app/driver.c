@@ -218,6 +218,8 @@ static void emit_types(Ctx *c) {
     if (def->is_kernel || def->is_pipeline) {
       emit(&c->out, "%s %s : ", def->is_kernel ? "kernel" : "pipeline", def->name);
       dt_print(&c->out, def->result->data);
+      /* in place: written into the input (docs/language.md section 27) */
+      if (def->updates) emit(&c->out, ", in place of %s%s", def->updates->name, def->nregion ? " (a region)" : "");
     } else if (def->is_foreign) {
       /* its declared type, as its parameters are written */
       emit(&c->out, "foreign %s : ", def->name);

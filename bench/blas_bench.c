@@ -322,6 +322,7 @@ static bool dpia_kernel(Op *op, Impl *im, const char *sample, const char *kernel
   im->kernel = clCreateKernel(prog, kernel, &err);
   if (err != CL_SUCCESS) die("clCreateKernel(%s): %d", kernel, (int)err);
   J *params = jget(meta, "params");
+  const char *updates = NULL; /* in place: the input whose buffer the output is */
   for (int i = 0; i < params->n; i++) {
     J *p = params->items[i];
     const char *name = jstr(p, "name"), *role = jstr(p, "role"), *type = jstr(p, "type");
@@ -332,16 +333,28 @@ static bool dpia_kernel(Op *op, Impl *im, const char *sample, const char *kernel
         *a = (Arg){A_LOCAL, NULL, 0, 0, bytes};
         continue;
       }
-      *a = (Arg){A_MEM, buffer(bytes, NULL), 0, 0, 0};
+      /* in place (docs/language.md section 27): a private copy of the
+       * input it updates, as CLBlast's Sscal gets, passed for both */
+      const char *from_input = jget(p, "updates") ? jstr(p, "updates") : NULL;
+      cl_mem mem = buffer(bytes, NULL);
+      if (from_input) {
+        cl_mem from = input_buffer(op, from_input);
+        if (!from) die("%s: no input named %s", kernel, from_input);
+        CL_CHECK(clEnqueueCopyBuffer(queue, from, mem, 0, 0, bytes, 0, NULL, NULL));
+        CL_CHECK(clFinish(queue));
+        updates = from_input;
+      }
+      *a = (Arg){A_MEM, mem, 0, 0, 0};
       if (!strcmp(role, "output") && im->out) {
-        if (im->out2 || bytes / sizeof(float) != im->out_floats) die("%s: outputs other than two alike", kernel);
+        if (updates || im->out2 || bytes / sizeof(float) != im->out_floats)
+          die("%s: outputs other than two alike", kernel);
         im->out2 = a->mem;
       } else if (!strcmp(role, "output")) {
         im->out = a->mem;
         im->out_floats = bytes / sizeof(float);
       }
     } else if (!strcmp(role, "input")) {
-      cl_mem m = input_buffer(op, name);
+      cl_mem m = updates && !strcmp(name, updates) ? im->out : input_buffer(op, name);
       if (!m && prev) m = prev->out;
       if (!m) die("%s: no input named %s", kernel, name);
       *a = (Arg){A_MEM, m, 0, 0, 0};
@@ -947,6 +960,7 @@ static void setup_impls(Op *op) {
   case OP_SCAL: {
     add_dpia(op, "scal.dpia", "scal");
     add_dpia(op, "scal.dpia", "scalVec");
+    add_dpia(op, "scal.dpia", "scalInPlace");
     add_dpia(op, "scal_vec.dpia", "scalVec16");
     add_dpia(op, "scal_vec.dpia", "scalChunk");
     size_t g1[] = {(size_t)n};
@@ -1069,6 +1083,8 @@ static void free_cl(const Op *op, Impl *im, cl_mem shared) {
       if (im->args[a].mem == owned_elsewhere[e]) owned = false;
     for (int b = 0; b < op->nbinds; b++)
       if (im->args[a].mem == op->binds[b].mem) owned = false;
+    for (int b = 0; b < a; b++) /* an in-place kernel's one buffer, passed twice: released once */
+      if (im->args[b].kind == A_MEM && im->args[a].mem == im->args[b].mem) owned = false;
     if (owned) clReleaseMemObject(im->args[a].mem);
   }
   if (im->kind != IK_CL && im->out) clReleaseMemObject(im->out);

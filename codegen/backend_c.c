@@ -332,9 +332,9 @@ void cprint_plain_param(Buf *out, const KirParam *p, void (*print_type)(Buf *out
   case KP_OUTPUT:
   case KP_TEMP:
   case KP_INPUT:
-    if (p->role == KP_INPUT) buf_puts(out, "const ");
+    if (p->role == KP_INPUT && !p->updated) buf_puts(out, "const ");
     print_type(out, p->type);
-    if (p->restrict_ || p->role == KP_INPUT) emit(out, " *%s %s", restrict_word, p->name);
+    if (p->restrict_ || (p->role == KP_INPUT && !p->updated)) emit(out, " *%s %s", restrict_word, p->name);
     else emit(out, " *%s", p->name);
     return;
   case KP_SCALAR:

@@ -756,7 +756,11 @@ static void print_program(const KirKernel *k, NameSet *defined, Buf *out, LineRe
       switch ((KParamRole)q->role) {
       case KP_OUTPUT:
       case KP_TEMP: print_type(&t, q->type); buf_puts(&t, " *const *"); break;
-      case KP_INPUT: buf_puts(&t, "const "); print_type(&t, q->type); buf_puts(&t, " *const *"); break;
+      case KP_INPUT:
+        if (!q->updated) buf_puts(&t, "const ");
+        print_type(&t, q->type);
+        buf_puts(&t, " *const *");
+        break;
       case KP_SCALAR:
       case KP_NAT: print_type(&t, q->type); buf_puts(&t, " const *"); break;
       case KP_LOCAL: buf_puts(&t, "size_t const *"); break;

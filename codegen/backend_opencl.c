@@ -152,8 +152,8 @@ static void print_param(Buf *out, const KirParam *p) {
     pointer = p->restrict_ ? " *restrict " : " *";
     break;
   case KP_INPUT:
-    space = "const global ";
-    pointer = " *restrict ";
+    space = p->updated ? "global " : "const global ";
+    pointer = p->updated ? " *" : " *restrict ";
     break;
   case KP_SCALAR:
   case KP_NAT: break;

@@ -121,6 +121,15 @@ const char *host_param(H *h, const KParam *p) {
   return host_name(h, c_own ? n : p->name);
 }
 
+/* An in-place kernel's output is the buffer of the input it updates
+ * (docs/language.md section 27): the launchers take that one buffer, under
+ * the input's name, and pass it as both arguments. */
+bool host_omits(const ImpKernel *k, int i) { return k->in_place && i == 0; }
+bool host_updated(const ImpKernel *k, int i) { return k->in_place && i == k->updated; }
+const char *host_buffer(H *h, const ImpKernel *k, int i) {
+  return host_param(h, &k->params[host_omits(k, i) ? k->updated : i]);
+}
+
 /* ---- types ---- */
 
 /* the typedef name of a pair: dpia_pair_float_int, as the kernel's
@@ -447,6 +456,7 @@ static void emit_signature(H *h, const ImpKernel *k, const char *fn, bool events
   for (int i = 0; i < k->nparams; i++) {
     const KParam *p = &k->params[i];
     const char *n = host_param(h, p);
+    if (host_omits(k, i)) continue;
     switch (p->role) {
     case KP_OUTPUT:
     case KP_INPUT: vec_push(h->a, &parts, arena_printf(h->a, "cl_mem %s", n)); break;
@@ -610,6 +620,7 @@ static void emit_buffer_checks(H *h, const ImpKernel *k) {
   for (int i = 0; i < k->nparams; i++) {
     const KParam *p = &k->params[i];
     if (p->role != KP_OUTPUT && p->role != KP_INPUT) continue;
+    if (host_omits(k, i)) continue; /* the buffer of the input it updates, checked as that */
     emit(o, "  if (dpia_err == CL_SUCCESS)\n"
             "    dpia_err = dpia_check_buffer_(%s, dpia_bytes_%d, %s, \"%s\", \"%s\");\n",
          host_param(h, p), i, elem_sizeof(h, p), p->role == KP_OUTPUT ? "output" : "input", param_label(p));
@@ -619,11 +630,14 @@ static void emit_buffer_checks(H *h, const ImpKernel *k) {
     if (out->role != KP_OUTPUT) continue;
     for (int j = 0; j < k->nparams; j++) {
       const KParam *p = &k->params[j];
-      /* two outputs once */
+      /* two outputs once; an in-place output and its input are one buffer
+       * on purpose, and the input it updates is not read elsewhere */
       if (j == i || (p->role != KP_OUTPUT && p->role != KP_INPUT) || (p->role == KP_OUTPUT && j < i)) continue;
+      if (host_omits(k, i) && j == k->updated) continue;
+      const KParam *named = host_omits(k, i) ? &k->params[k->updated] : out;
       emit(o, "  if (dpia_err == CL_SUCCESS)\n"
               "    dpia_err = dpia_check_alias_(%s, dpia_bytes_%d, \"%s\", %s, dpia_bytes_%d, \"%s\", \"%s\");\n",
-           host_param(h, out), i, param_label(out), host_param(h, p), j,
+           host_buffer(h, k, i), i, param_label(named), host_param(h, p), j,
            p->role == KP_OUTPUT ? "output" : "input", param_label(p));
     }
   }
@@ -639,7 +653,8 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
   /* documentation */
   emit(o, "/* ---- kernel %s ----\n *\n * dpia_%s_launch(q", k->name, k->name);
   for (int i = 0; i < k->nparams; i++)
-    if (k->params[i].role != KP_TEMP && k->params[i].role != KP_LOCAL) emit(o, ", %s", host_param(h, &k->params[i]));
+    if (k->params[i].role != KP_TEMP && k->params[i].role != KP_LOCAL && !host_omits(k, i))
+      emit(o, ", %s", host_param(h, &k->params[i]));
   emit(o, ")\n");
   for (int i = 0; i < k->nparams; i++) {
     const KParam *p = &k->params[i];
@@ -651,9 +666,16 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
     buf_init(&n, a);
     size_print(&n, p->elements);
     const char *name = host_param(h, p);
+    if (host_omits(k, i)) continue;
     switch (p->role) {
     case KP_OUTPUT: emit(o, " *   %s: output buffer of %s %s\n", name, n.data, t.data); break;
-    case KP_INPUT: emit(o, " *   %s: input buffer of %s %s\n", name, n.data, t.data); break;
+    case KP_INPUT:
+      if (host_updated(k, i))
+        emit(o, " *   %s: input and output buffer of %s %s, updated in place (the kernel's %s)\n", name, n.data,
+             t.data, host_param(h, &k->params[0]));
+      else
+        emit(o, " *   %s: input buffer of %s %s\n", name, n.data, t.data);
+      break;
     case KP_SCALAR: emit(o, " *   %s: %s\n", name, t.data); break;
     case KP_NAT: emit(o, " *   %s: size (int, at least 0)\n", name); break;
     case KP_TEMP: emit(o, " *   (allocated by the launcher: global temporary %s of %s %s)\n", name, n.data, t.data); break;
@@ -776,7 +798,7 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
   int t = 0;
   for (int i = 0; i < k->nparams; i++) {
     const KParam *p = &k->params[i];
-    const char *n = host_param(h, p);
+    const char *n = host_buffer(h, k, i);
     switch (p->role) {
     case KP_OUTPUT:
     case KP_INPUT:
@@ -824,7 +846,8 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
   emit_signature(h, k, "launch", false);
   emit(o, " {\n  return dpia_%s_enqueue(q", k->name);
   for (int i = 0; i < k->nparams; i++)
-    if (k->params[i].role != KP_TEMP && k->params[i].role != KP_LOCAL) emit(o, ", %s", host_param(h, &k->params[i]));
+    if (k->params[i].role != KP_TEMP && k->params[i].role != KP_LOCAL && !host_omits(k, i))
+      emit(o, ", %s", host_param(h, &k->params[i]));
   emit(o, ", 0, DPIA_NULL_, DPIA_NULL_);\n}\n\n");
 }
 

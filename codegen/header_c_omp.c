@@ -65,9 +65,10 @@ static void emit_launch_signature(H *h, const ImpKernel *k) {
   for (int i = 0; i < k->nparams; i++) {
     const KParam *p = &k->params[i];
     const char *n = host_param(h, p), *part = NULL;
+    if (host_omits(k, i)) continue;
     switch (p->role) {
     case KP_OUTPUT: part = arena_printf(h->a, "%s *%s", element_type(h, p), n); break;
-    case KP_INPUT: part = arena_printf(h->a, "const %s *%s", element_type(h, p), n); break;
+    case KP_INPUT: part = arena_printf(h->a, "%s%s *%s", host_updated(k, i) ? "" : "const ", element_type(h, p), n); break;
     case KP_SCALAR: part = arena_printf(h->a, "%s %s", c_host_type(h, p->type), n); break;
     case KP_NAT: part = arena_printf(h->a, "int %s", n); break;
     case KP_TEMP:
@@ -104,7 +105,8 @@ static void emit_launcher(H *h, const ImpKernel *k) {
   int ntemps = 0;
   for (int i = 0; i < k->nparams; i++) {
     const KParam *p = &k->params[i];
-    if (p->role == KP_NAT || p->role == KP_SCALAR) continue;
+    /* the input an in-place kernel updates: the output's bytes, checked as those */
+    if (p->role == KP_NAT || p->role == KP_SCALAR || host_updated(k, i)) continue;
     emit(o, "  size_t dpia_bytes_%d;\n", i);
     if (p->role == KP_TEMP) emit(o, "  %s *dpia_temp_%d = NULL;\n", element_type(h, p), ntemps++);
   }
@@ -120,7 +122,7 @@ static void emit_launcher(H *h, const ImpKernel *k) {
   }
   for (int i = 0; i < k->nparams; i++) {
     const KParam *p = &k->params[i];
-    if (p->role == KP_NAT || p->role == KP_SCALAR) continue;
+    if (p->role == KP_NAT || p->role == KP_SCALAR || host_updated(k, i)) continue;
     emit(o, "  dpia_bytes_%d = dpia_size_(dpia_mul_(%s, DPIA_CAST_(long long, %s), &dpia_bad), &dpia_bad);\n", i,
          c_size(h, k, p->elements), element_bytes(h, p));
   }
@@ -152,7 +154,7 @@ static void emit_launcher(H *h, const ImpKernel *k) {
     const KParam *p = &k->params[i];
     if (p->role == KP_TEMP) emit(o, "dpia_temp_%d, ", t++);
     else if (p->role == KP_LOCAL) emit(o, "dpia_bytes_%d, ", i);
-    else emit(o, "%s, ", host_param(h, p));
+    else emit(o, "%s, ", host_buffer(h, k, i));
   }
   buf_puts(o, "dpia_groups, dpia_local);\n");
   for (int i = 0; i < ntemps; i++) emit(o, "  free(dpia_temp_%d);\n", i);

@@ -67,9 +67,10 @@ static void emit_launch_signature(H *h, const ImpKernel *k) {
   for (int i = 0; i < k->nparams; i++) {
     const KParam *p = &k->params[i];
     const char *n = host_param(h, p), *part = NULL;
+    if (host_omits(k, i)) continue;
     switch (p->role) {
     case KP_OUTPUT: part = arena_printf(h->a, "%s *%s", element_type(h, k, p), n); break;
-    case KP_INPUT: part = arena_printf(h->a, "const %s *%s", element_type(h, k, p), n); break;
+    case KP_INPUT: part = arena_printf(h->a, "%s%s *%s", host_updated(k, i) ? "" : "const ", element_type(h, k, p), n); break;
     case KP_SCALAR: part = arena_printf(h->a, "%s %s", cuda_host_type(h, k, p->type), n); break;
     case KP_NAT: part = arena_printf(h->a, "int %s", n); break;
     case KP_TEMP:
@@ -96,10 +97,13 @@ void emit_overlap_checks(H *h, const ImpKernel *k) {
     for (int j = 0; j < k->nparams; j++) {
       const KParam *p = &k->params[j];
       if (j == i || (p->role != KP_OUTPUT && p->role != KP_INPUT) || (p->role == KP_OUTPUT && j < i)) continue;
+      /* an in-place output and the input it updates are one buffer */
+      if (host_omits(k, i) && j == k->updated) continue;
       emit(h->out, "  if (dpia_overlap_(%s, dpia_bytes_%d, %s, dpia_bytes_%d))\n"
                    "    return dpia_fail_(DPIA_ERROR_ALIAS, \"%s\", \"output %s overlaps %s %s\");\n",
-           host_param(h, out), i, host_param(h, p), j, k->name, kparam_name(out),
-           p->role == KP_OUTPUT ? "output" : "input", kparam_name(p));
+           host_buffer(h, k, i), i, host_param(h, p), j, k->name,
+           kparam_name(&k->params[host_omits(k, i) ? k->updated : i]), p->role == KP_OUTPUT ? "output" : "input",
+           kparam_name(p));
     }
   }
 }
@@ -124,7 +128,8 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
   int ntemps = 0;
   for (int i = 0; i < k->nparams; i++) {
     const KParam *p = &k->params[i];
-    if (p->role == KP_NAT || p->role == KP_SCALAR) continue;
+    /* the input an in-place kernel updates: the output's bytes, checked as those */
+    if (p->role == KP_NAT || p->role == KP_SCALAR || host_updated(k, i)) continue;
     emit(o, "  size_t dpia_bytes_%d;\n", i);
     if (p->role == KP_TEMP) emit(o, "  %s *dpia_temp_%d = DPIA_NULL_;\n", element_type(h, k, p), ntemps++);
     if (p->role == KP_LOCAL) emit(o, "  unsigned dpia_at_%d;\n", i);
@@ -141,7 +146,7 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
   }
   for (int i = 0; i < k->nparams; i++) {
     const KParam *p = &k->params[i];
-    if (p->role == KP_NAT || p->role == KP_SCALAR) continue;
+    if (p->role == KP_NAT || p->role == KP_SCALAR || host_updated(k, i)) continue;
     emit(o, "  dpia_bytes_%d = dpia_size_(dpia_mul_(%s, DPIA_CAST_(long long, %s), &dpia_bad), &dpia_bad);\n", i,
          c_size(h, k, p->elements), element_bytes(h, k, p));
     if (p->role == KP_LOCAL) /* its place in the dynamic shared memory */
@@ -187,7 +192,7 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
     if (i) buf_puts(o, ", ");
     if (p->role == KP_TEMP) emit(o, "dpia_temp_%d", t++);
     else if (p->role == KP_LOCAL) emit(o, "dpia_at_%d", i);
-    else buf_puts(o, host_param(h, p));
+    else buf_puts(o, host_buffer(h, k, i));
   }
   buf_puts(o, ");\n    dpia_err = cudaGetLastError();\n  }\n");
   for (int i = 0; i < ntemps; i++)

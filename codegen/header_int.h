@@ -16,6 +16,14 @@ typedef struct H {
 /* a kernel parameter's launcher name: the program's, renamed away from
  * host C's and C++'s reserved names */
 const char *host_param(H *h, const KParam *p);
+/* An in-place kernel's output (docs/language.md section 27) is no
+ * argument of its launchers (host_omits): they pass the buffer of the
+ * input it updates, which host_buffer names for any buffer parameter i. */
+bool host_omits(const ImpKernel *k, int i);
+/* parameter i is the input an in-place kernel updates: its launchers'
+ * pointer is not const, and its bytes are the output's */
+bool host_updated(const ImpKernel *k, int i);
+const char *host_buffer(H *h, const ImpKernel *k, int i);
 /* the tag of a pair type's typedef: pair_float_int */
 void type_tag(Buf *b, DataType *t);
 /* the element type of an array type (of arrays) */

@@ -361,6 +361,11 @@ ImpKernel *kernel_from_def(Arena *a, TypeCtx *tc, Diag *diag, const Backend *bac
   for (int i = 0; i < k->nparams; i++) k->params[i] = *(KParam *)kb->params.items[i];
   k->nprecond = def->nprecond;
   k->preconds = def->preconds;
+  for (int i = 0; def->updates && i < k->nparams; i++)
+    if (k->params[i].role == KP_INPUT && k->params[i].binder == def->updates) {
+      k->in_place = true;
+      k->updated = i;
+    }
 
   /* the natural NDRange */
   Trips tr = {0};

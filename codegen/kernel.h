@@ -94,6 +94,11 @@ typedef struct ImpKernel {
    * local size 1; NULL otherwise (a symbolic work-group size never silently
    * becomes 1) */
   const Size *local_collapsed[3];
+  /* a kernel computing in place (`updates xs`, docs/language.md section
+   * 27): its output, params[0], is the buffer of the input params[updated]
+   * (the launchers take one buffer for both, the metadata says so) */
+  bool in_place;
+  int updated;
   Diag *diag; /* where code generation reports what it cannot generate */
   /* the text of kernel_from_def's dry run with the natural NDRange:
    * codegen_kernel without user launch sizes returns it instead of

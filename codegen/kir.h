@@ -473,6 +473,9 @@ typedef struct KirParam {
   const KirType *type; /* the element type of a buffer, the type of a value */
   const char *name;
   bool restrict_; /* a global buffer that no other parameter aliases */
+  /* an input the kernel updates in place (docs/language.md section 27):
+   * the output's buffer, so neither const nor restrict */
+  bool updated;
 } KirParam;
 
 typedef struct KirStructField {
@@ -571,6 +574,14 @@ const char *kir_stmt_type_violation(const KirStmt *s);
  * foreign functions in what is dropped stay, as statements (KS_EXPR).
  * Repeated until nothing more goes. */
 void kir_drop_dead(Arena *a, KirKernel *k);
+
+/* A kernel computing in place (docs/language.md section 27), its output
+ * out the buffer of its input in, reads in only at the element it writes,
+ * in the statement that writes it (in_place.c says why that suffices);
+ * else reports E0704 at `at` (the kernel's updates clause), the read
+ * printed by print_expr, and returns false. */
+bool kir_check_in_place(Arena *a, Diag *diag, const KirKernel *k, const char *out, const char *in, Span at,
+                        void (*print_expr)(Buf *out, const KirExpr *e));
 
 typedef struct Backend Backend; /* backend.h */
 /* A sequential loop whose body tests its variable against a bound it

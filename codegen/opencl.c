@@ -1125,17 +1125,23 @@ static const KirType *buffer_type(CG *cg, const KParam *p) {
  * regress/pocl_restrict_read_back.dpia; seed 61 #4).  The inputs (read only)
  * and the outputs only written keep it, which already tells the compiler
  * that no load from one aliases a store to another. */
-static KirParam param_of(CG *cg, const KParam *p, const BinderSet *read_back) {
-  KirParam kp = {p->role, NULL, p->name, false};
+/* The output of a kernel computing in place and the input it updates are
+ * one buffer (docs/language.md section 27): neither is restrict, which
+ * would promise the compiler that a store to one never changes what a
+ * load from the other reads (C11 6.7.3.1), and the input is not const
+ * either, as it is written through the other pointer. */
+static KirParam param_of(CG *cg, const KParam *p, const BinderSet *read_back, bool aliased) {
+  KirParam kp = {p->role, NULL, p->name, false, false};
   switch (p->role) {
   case KP_OUTPUT:
   case KP_TEMP:
     kp.type = buffer_type(cg, p);
-    kp.restrict_ = p->role == KP_OUTPUT && !binder_set_has(read_back, p->binder);
+    kp.restrict_ = p->role == KP_OUTPUT && !binder_set_has(read_back, p->binder) && !aliased;
     break;
   case KP_INPUT:
     kp.type = buffer_type(cg, p);
-    kp.restrict_ = true;
+    kp.restrict_ = !aliased;
+    kp.updated = aliased;
     break;
   case KP_SCALAR: kp.type = cg_type(cg, p->type); break;
   case KP_NAT: kp.type = cg_scalar_type(cg, SC_INT, 1); break;
@@ -1235,7 +1241,8 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   *kk = (KirKernel){.name = k->name};
   kk->nparams = k->nparams;
   kk->params = NEWARRAY(a, KirParam, k->nparams > 0 ? k->nparams : 1);
-  for (int i = 0; i < k->nparams; i++) kk->params[i] = param_of(cg, &k->params[i], &read_back);
+  for (int i = 0; i < k->nparams; i++)
+    kk->params[i] = param_of(cg, &k->params[i], &read_back, k->in_place && (i == 0 || i == k->updated));
 
   cg_collect_program_scope(cg, k->def->body);
   collect_locals(cg, k->def->body, &kk->locals);
@@ -1276,6 +1283,9 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
     emit(&c, ", local size not fixed");
   }
   if (ul || ug) emit(&c, " (given by the user)");
+  if (k->in_place)
+    emit(&c, "\nIn place: %s is the buffer of %s, which each work-item reads only where it writes (neither is restrict)",
+         k->params[0].name, k->params[k->updated].name);
   kk->comment = c.data;
   kk->uses_double = cg->uses_double;
   Vec tops = {0};
@@ -1299,6 +1309,9 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   kir_partition_loops(a, k->backend, kk);
   kir_drop_dead(a, kk);
   kir_hoist_guards(&kk->body);
+  if (k->in_place && !kir_check_in_place(a, k->diag, kk, k->params[0].name, k->params[k->updated].name,
+                                         k->def->decl->updates_span, k->backend->print_expr))
+    return NULL;
   kir_row_pointers(a, k->backend, kk);
   kir_unroll_tiles(a, kk);
   const char *refused = k->backend->refusal ? k->backend->refusal(a, kk) : NULL;

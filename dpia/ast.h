@@ -259,6 +259,10 @@ static inline bool param_tune_allows(const Param *pa, uint64_t v) {
   return false;
 }
 
+/* the dimensions an `updates` region may restrict: the outer two, which
+ * acceptor views can reach (translate/stage1.c, region_acc) */
+enum { DECL_MAX_REGION = 2 };
+
 typedef struct Decl {
   bool is_kernel;
   /* `pipeline NAME params = body`: kernels of the file applied on the host,
@@ -278,6 +282,16 @@ typedef struct Decl {
   const char *foreign_body;
   Span foreign_body_span;
   bool from_prelude; /* added by prelude_add, not written in the program */
+  /* `kernel k ... (xs: [N]float) updates xs = ...` (docs/language.md
+   * section 27): the kernel computes in place, its output written into the
+   * buffer of its input updates (NULL: none); with a region,
+   * `updates xs [1 .. M-2][1 .. N-2]`, the result fills elements
+   * region_lo[d] to region_hi[d] (both included) of the first nregion
+   * dimensions and the rest of xs is left as it is. */
+  Sym updates;
+  Span updates_span; /* the clause, from `updates` to its last bracket */
+  int nregion;
+  SizeAst *region_lo[DECL_MAX_REGION], *region_hi[DECL_MAX_REGION];
 } Decl;
 
 /* a def whose parameters are untyped (PARAM_UNTYPED) */

@@ -527,6 +527,14 @@ void program_print(Buf *out, const Program *p) {
     emit(out, "%s %s",
          d->is_kernel ? "kernel" : d->is_pipeline ? "pipeline" : d->is_foreign ? "foreign" : "def", d->name);
     for (int j = 0; j < d->nparams;) j = print_param_group(out, d->params, j, d->nparams);
+    if (d->updates) emit(out, " updates %s", d->updates);
+    for (int j = 0; j < d->nregion; j++) {
+      buf_puts(out, " [");
+      size_ast_print(out, d->region_lo[j]);
+      buf_puts(out, " .. ");
+      size_ast_print(out, d->region_hi[j]);
+      buf_putc(out, ']');
+    }
     if (d->result) {
       buf_puts(out, " : ");
       print_type(out, d->result, TP_ARROW);

@@ -1231,6 +1231,86 @@ static int foreign_named(Checker *c, Env *env, const Ast *e) {
 
 /* ---- declarations ---- */
 
+/* `updates xs` (docs/language.md section 27): xs is a parameter of the
+ * kernel, an array of numbers or vectors (one buffer: a pair would be
+ * split into several, and the output with it), and each dimension of the
+ * region is a range lo .. hi inside it.  The sizes of the region are
+ * converted here, with the body's requirements (lo <= hi + 1, hi < n: the
+ * kernel's preconditions); the result is compared with them once its type
+ * is known (updates_result). */
+static void updates_region(Checker *c, Env *env, const Decl *d, DefInfo *def) {
+  SizeCtx *sc = &c->tc->sizes;
+  for (int i = 0; i < def->nparams; i++)
+    if (def->params[i]->name == d->updates) def->updates = def->params[i];
+  if (!def->updates) {
+    check_error(c, ERR_BAD_UPDATES, d->updates_span, "kernel '%s' updates '%s', which is not one of its parameters",
+                d->name, d->updates);
+    return;
+  }
+  DataType *t = dt_resolve(def->updates->type->data);
+  DataType *inner = t;
+  while (inner->kind == DT_ARRAY) inner = dt_resolve(inner->elem);
+  if (t->kind != DT_ARRAY || inner->kind != DT_SCALAR) {
+    TypeNamer tn;
+    check_namer(c, &tn);
+    check_error(c, ERR_BAD_UPDATES, d->updates_span,
+                "kernel '%s' updates '%s' of type %s: only an array of numbers or vectors (one buffer) is updated "
+                "in place",
+                d->name, d->updates, tn_data(&tn, t));
+    def->updates = NULL;
+    return;
+  }
+  def->nregion = d->nregion;
+  for (int i = 0; i < d->nregion; i++) {
+    if (t->kind != DT_ARRAY) {
+      check_error(c, ERR_BAD_UPDATES, d->region_lo[i]->span, "'%s' has %d dimension%s; the region gives %d",
+                  d->updates, i, i == 1 ? "" : "s", d->nregion);
+      def->updates = NULL;
+      return;
+    }
+    Size lo, hi;
+    bool ok = conv_size(c, env, d->region_lo[i], &lo);
+    if (!(conv_size(c, env, d->region_hi[i], &hi) && ok)) {
+      def->updates = NULL;
+      return;
+    }
+    Span whole = d->region_lo[i]->span;
+    whole.end = d->region_hi[i]->span.end;
+    /* hi + 1 - lo elements, n - 1 - hi after them: both natural */
+    def->region_lo[i] = lo;
+    def->region_len[i] = size_sub(sc, size_add(sc, hi, size_const(sc, 1)), lo);
+    def->region_rest[i] = size_sub(sc, t->size, size_add(sc, hi, size_const(sc, 1)));
+    require(c, REQ_NATURAL, def->region_len[i], whole, "the region of 'updates'");
+    require(c, REQ_NATURAL, def->region_rest[i], whole, "the region of 'updates'");
+    t = dt_resolve(t->elem);
+  }
+}
+
+/* the type of the result: xs's, or its region's */
+static void updates_result(Checker *c, const Decl *d, DefInfo *def) {
+  TypeCtx *tc = c->tc;
+  DataType *whole = dt_resolve(def->updates->type->data), *t = whole;
+  Size lens[DECL_MAX_REGION];
+  for (int i = 0; i < def->nregion; i++) {
+    lens[i] = def->region_len[i];
+    t = dt_resolve(t->elem);
+  }
+  for (int i = def->nregion - 1; i >= 0; i--) t = dt_array(tc, lens[i], t);
+  DataType *got = def->result->data;
+  if (dt_equal(got, t)) return;
+  TypeNamer tn;
+  check_namer(c, &tn);
+  if (def->nregion == 0)
+    check_error(c, ERR_BAD_UPDATES, d->updates_span,
+                "kernel '%s' updates '%s' of type %s, but its result is %s: the result of a kernel computing in place "
+                "has the type of the input it updates",
+                d->name, d->updates, tn_data(&tn, whole), tn_data(&tn, got));
+  else
+    check_error(c, ERR_BAD_UPDATES, d->updates_span,
+                "kernel '%s' updates a region of type %s of '%s', but its result is %s", d->name, tn_data(&tn, t),
+                d->updates, tn_data(&tn, got));
+}
+
 static void check_decl(Checker *c, int index) {
   const Decl *d = c->prog->decls[index];
   DefInfo *def = c->defs[index];
@@ -1336,6 +1416,7 @@ static void check_decl(Checker *c, int index) {
   def->params = (Binder **)params.items;
   bool params_ok = !c->failed;
 
+  if (d->updates && !c->failed) updates_region(c, env, d, def);
   PhraseType *want = d->result ? conv_phrase(c, env, d->result) : NULL;
   Phrase *body = NULL;
   if (d->body) body = want ? check(c, env, d->body, want) : infer(c, env, d->body);
@@ -1355,6 +1436,7 @@ static void check_decl(Checker *c, int index) {
     for (int i = def->nparams - 1; i >= 0; i--) t = pt_fn(c->tc, def->params[i]->type, t);
     def->type = t;
     finish_decl(c, def);
+    if (def->updates && !c->failed) updates_result(c, d, def);
   }
   def->ok = params_ok && body && !c->failed;
   if (def->ok) def->ok = scir_check_def(c->arena, c->diag, def);

@@ -77,6 +77,7 @@
   X(E0325, FOREIGN_PARAMETER_TYPE, "a foreign function parameter or result that is not a scalar type")          \
   X(E0326, FOREIGN_ARITY, "a foreign function used without all of its arguments")                               \
   X(E0327, FOREIGN_BODY, "a foreign function body that is not valid OpenCL C")                                  \
+  X(E0328, BAD_UPDATES, "an updates clause naming no input array of the kernel, or whose region or result type does not fit it") \
   X(E0401, SIZE_MISMATCH, "two sizes that must be equal are not")                                               \
   X(E0402, SIZE_NOT_WHOLE, "a size that is not a whole number (a division that does not divide)")               \
   X(E0403, SIZE_NEGATIVE, "a size that is negative")                                                            \
@@ -99,6 +100,7 @@
   X(E0701, CODEGEN_UNSUPPORTED, "a construct the OpenCL code generator cannot generate")                        \
   X(E0702, BAD_TEMPORARY, "a temporary allocated where code generation cannot place it")                        \
   X(E0703, WORKGROUP_SIZE_NOT_FIXED, "a kernel whose work-group size is not a constant")                         \
+  X(E0704, UPDATE_NOT_POINTWISE, "a kernel computing in place that reads its updated input elsewhere than where it writes") \
   X(E0801, TUNE_OUTSIDE_KERNEL, "a tune parameter declared by a def")                                           \
   X(E0802, BAD_TUNE_VALUES, "invalid values in a tune parameter's declaration")                                 \
   X(E0803, SET_UNKNOWN, "--set of a name that is not a tune parameter of the kernels")                          \

@@ -1194,7 +1194,36 @@ static void parse_param_group(Parser *p, Vec *params) {
   }
 }
 
-/* decl ::= ('def' | 'kernel' | 'pipeline') IDENT param* [':' ptype] '=' expr
+/* updates ::= 'updates' IDENT ('[' size '..' size ']')*   (docs/language.md
+ * section 27; `updates` is a word only there, after a kernel's parameters) */
+static bool parse_updates(Parser *p, Decl *d) {
+  uint32_t begin = p->tok.span.begin;
+  advance(p);
+  if (!at(p, TOK_IDENT)) {
+    expected(p, "the name of the input that kernel '%s' updates after 'updates'", d->name);
+    return false;
+  }
+  d->updates = p->tok.ident;
+  advance(p);
+  while (at(p, TOK_LBRACKET)) {
+    Span open = p->tok.span;
+    if (d->nregion == DECL_MAX_REGION) {
+      fail(p, ERR_BAD_UPDATES, "a region of 'updates' restricts at most the outer two dimensions");
+      return false;
+    }
+    advance(p);
+    d->region_lo[d->nregion] = parse_size(p);
+    if (!expect(p, TOK_DOTDOT, "the first index of the region")) return false;
+    d->region_hi[d->nregion] = parse_size(p);
+    if (!expect_closer(p, TOK_RBRACKET, open, "the last index of the region")) return false;
+    d->nregion++;
+  }
+  d->updates_span = p->prev;
+  d->updates_span.begin = begin;
+  return true;
+}
+
+/* decl ::= ('def' | 'kernel' | 'pipeline') IDENT param* [updates] [':' ptype] '=' expr
  *        | 'def' IDENT IDENT+ [':' ptype] '=' expr        (a template)
  *        | 'foreign' IDENT param* ':' type '=' STRING   (docs/language.md section 14) */
 static Decl *parse_decl(Parser *p) {
@@ -1250,6 +1279,8 @@ static Decl *parse_decl(Parser *p) {
   d->nparams = params.len;
   d->params = NEWARRAY(p->arena, Param, params.len);
   for (int i = 0; i < params.len; i++) d->params[i] = *(Param *)params.items[i];
+  if (d->is_kernel && at(p, TOK_IDENT) && strcmp(p->tok.ident, "updates") == 0 && !parse_updates(p, d))
+    return NULL;
   if (at(p, TOK_COLON)) {
     advance(p);
     d->result = parse_ptype(p);

@@ -217,6 +217,14 @@ struct DefInfo {
   int nreqs;
   Size *req_sizes;
   bool *req_positive;
+  /* a kernel computing in place (`updates xs`, docs/language.md section
+   * 27): the parameter whose buffer the output is, NULL for none; with a
+   * region, the result fills elements region_lo[d] to region_lo[d] +
+   * region_len[d] - 1 of dimension d < nregion, region_rest[d] elements
+   * after them (the sizes of sliceAcc o m r, translate/stage1.c) */
+  Binder *updates;
+  int nregion;
+  Size region_lo[DECL_MAX_REGION], region_len[DECL_MAX_REGION], region_rest[DECL_MAX_REGION];
 };
 
 /* invariant.c: what is wrong with def, the output of stage, or NULL when

@@ -127,6 +127,15 @@ static bool launch(Planner *pl, PEnv *env, const Phrase *app, const PhraseSpine 
                k->name, k->nparams, k->nparams == 1 ? "" : "s", s->nargs);
     return false;
   }
+  if (k->updates) {
+    /* its result would be a buffer the pipeline also holds as the input,
+     * which the plan of buffers does not model (docs/language.md section 27) */
+    diag_error(pl->diag, ERR_PIPELINE_UNSUPPORTED, app->span,
+               "kernel '%s' computes in place (it updates '%s'); a pipeline launches only kernels that write an "
+               "output buffer of their own",
+               k->name, k->updates->name);
+    return false;
+  }
   DataType *rt = dt_resolve(app->type->data);
   if (rt->kind == DT_PAIR) {
     diag_error(pl->diag, ERR_PIPELINE_UNSUPPORTED, app->span,

@@ -934,6 +934,29 @@ static Phrase *acc_by_con(Stage1 *s, Phrase *e, Phrase *acc) {
   return con_tr(s, e, b_lam(b, x, b_assign(b, acc, b_var(b, x)), false));
 }
 
+/* transposeAcc A : acc[[n][m]d], A : acc[[m][n]d] */
+static Phrase *transpose_acc(Stage1 *s, Phrase *acc) {
+  Builder *b = &s->b;
+  DataType *t = b_data(acc), *row = dt_resolve(t->elem);
+  DataType *flipped = dt_array(b->tc, row->size, dt_array(b->tc, t->size, row->elem));
+  Phrase *p = b_prim(b, PRIM_TRANSPOSE_ACC, 0, pt_fn(b->tc, acc->type, pt_acc(b->tc, flipped)));
+  return b_app(b, p, acc);
+}
+
+/* The acceptor of the region an in-place kernel writes (docs/language.md
+ * section 27, `updates xs [lo .. hi][lo .. hi]`): sliceAcc of the outer
+ * dimension; of the second, sliceAcc between two transposeAccs, which
+ * bring it outside and back.  The elements outside are never written:
+ * they keep the values of the input they are. */
+static Phrase *region_acc(Stage1 *s, const DefInfo *k, Phrase *acc) {
+  for (int d = 0; d < k->nregion; d++) {
+    if (d == 1) acc = transpose_acc(s, acc);
+    acc = b_slice_acc(&s->b, acc, k->region_lo[d], k->region_len[d]);
+    if (d == 1) acc = transpose_acc(s, acc);
+  }
+  return acc;
+}
+
 /* for m (\i -> idxAcc (sliceAcc o m A) i := v), or NULL when m is 0; v is
  * the pad value (a literal or variable) or var.2 of the variable holding it */
 static Phrase *fill(Stage1 *s, Phrase *acc, Size o, Size m, Phrase *value, Binder *var) {
@@ -1104,13 +1127,16 @@ DefInfo *translate_stage1(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *ke
   for (int i = 0; i < kernel->nsize_params; i++) nameset_add(&s.params, kernel->size_params[i]);
   for (int i = 0; i < kernel->ndata_params; i++) nameset_add(&s.params, kernel->data_params[i]);
   for (int i = 0; i < kernel->nparams; i++) nameset_add(&s.params, kernel->params[i]->name);
-  Binder *out = b_binder(&s.b, param_name_for(&s, "output"), pt_acc(tc, b_data(normal_body)));
+  /* a kernel computing in place writes the whole of the input it updates,
+   * or its region (region_acc) */
+  DataType *whole = kernel->updates ? kernel->updates->type->data : b_data(normal_body);
+  Binder *out = b_binder(&s.b, param_name_for(&s, "output"), pt_acc(tc, whole));
   out->span = kernel->decl->name_span;
   d->nparams = kernel->nparams + 1;
   d->params = NEWARRAY(a, Binder *, d->nparams);
   d->params[0] = out;
   for (int i = 0; i < kernel->nparams; i++) d->params[i + 1] = kernel->params[i];
-  d->body = acc_tr(&s, normal_body, b_var(&s.b, out));
+  d->body = acc_tr(&s, normal_body, region_acc(&s, kernel, b_var(&s.b, out)));
   d->result = tc->t_comm;
   PhraseType *t = tc->t_comm;
   for (int i = d->nparams - 1; i >= 0; i--) t = pt_fn(tc, d->params[i]->type, t);

@@ -967,8 +967,11 @@ ImpStatus imp_interp_run(Arena *a, const DefInfo *imp, const NatValues *nats, in
       const Lay *l = layout(I, b->type->data, NULL);
       if (next_input >= ninputs || counts[next_input] != (size_t)l->flat)
         fail(I, NULL, "input %s of %s: no value of %" PRId64 " elements", b->name, imp->name, l->flat);
-      /* inputs as the device holds them (interp.c, precision rule) */
-      double *mem = NEWARRAY(a, double, l->flat > 0 ? l->flat : 1);
+      /* inputs as the device holds them (interp.c, precision rule); the
+       * input an in-place kernel updates is the output's memory itself
+       * (docs/language.md section 27), so that a read after a write to
+       * its element sees the write, as on the device */
+      double *mem = b == imp->updates ? output : NEWARRAY(a, double, l->flat > 0 ? l->flat : 1);
       memcpy(mem, inputs[next_input++], sizeof(double) * (size_t)l->flat);
       lay_round(l, mem);
       v = load(I, l, mem);

@@ -951,9 +951,28 @@ const Lay *interp_result_layout(Arena *a, const DefInfo *def, const NatValues *n
   }
   Buf why;
   buf_init(&why, a);
-  const Lay *l = lay_of(a, def->result->data, nats, &why);
+  /* a kernel computing in place results in the whole input it updates */
+  const Lay *l = lay_of(a, def->updates ? def->updates->type->data : def->result->data, nats, &why);
   if (!l) emit(err, "result of kernel %s: %s", def->name, why.data);
   return l;
+}
+
+/* The region of an in-place kernel (docs/language.md section 27) from
+ * dimension d on: region (of layout rl) put into whole (of layout wl) at
+ * the region's first indices. */
+static bool splice_region(const DefInfo *def, const NatValues *nats, int d, const Lay *wl, double *whole,
+                          const Lay *rl, const double *region, Buf *err) {
+  if (d == def->nregion) {
+    memcpy(whole, region, sizeof(double) * (size_t)rl->flat);
+    return true;
+  }
+  int64_t lo;
+  if (!nat_eval_size(def->region_lo[d], nats, &lo, err)) return false;
+  for (int64_t i = 0; i < rl->n; i++)
+    if (!splice_region(def, nats, d + 1, wl->elem, whole + (lo + i) * wl->elem->flat, rl->elem,
+                       region + i * rl->elem->flat, err))
+      return false;
+  return true;
 }
 
 static bool nats_complete(const DefInfo *def, const NatValues *nats, Buf *err) {
@@ -1010,6 +1029,7 @@ bool interp_run_overflow(Arena *a, const DefInfo *def, const Phrase *body, const
     return false;
   }
   const Env *env = NULL;
+  const double *updated = NULL; /* the input an in-place kernel updates, as the device holds it */
   for (int i = 0; i < def->nparams; i++) {
     const Lay *l = interp_param_layout(a, def, i, nats, err);
     if (!l) return false;
@@ -1027,6 +1047,7 @@ bool interp_run_overflow(Arena *a, const DefInfo *def, const Phrase *body, const
       lay_round(l, rounded);
       in = rounded;
     }
+    if (def->params[i] == def->updates) updated = in;
     Env *e = salloc(I, sizeof *e);
     *e = (Env){def->params[i], load(I, l, in), env};
     env = e;
@@ -1036,7 +1057,18 @@ bool interp_run_overflow(Arena *a, const DefInfo *def, const Phrase *body, const
   double *result = NEWARRAY(a, double, rl->flat > 0 ? rl->flat : 1);
   find_invariants(I, body, NULL, 0);
   Val v = eval(I, body, env);
-  store(I, v, rl, result);
+  if (def->updates) {
+    /* in place: the input it updates, its region (or the whole) replaced
+     * by the body's value, and the rest as it was */
+    const Lay *region = lay_of(a, def->result->data, nats, err);
+    if (!region) fail(I, body->span, "the region of %s", def->name);
+    double *value = NEWARRAY(a, double, region->flat > 0 ? region->flat : 1);
+    store(I, v, region, value);
+    memcpy(result, updated, sizeof(double) * (size_t)rl->flat);
+    if (!splice_region(def, nats, 0, rl, result, region, value, err)) fail(I, body->span, "the region of %s", def->name);
+  } else {
+    store(I, v, rl, result);
+  }
   foreign_fns_close(I->foreign);
   *out = result;
   *out_count = (size_t)rl->flat;

@@ -60,6 +60,12 @@ typedef struct KiArg {
   unsigned char *bytes;
   int64_t size;
   int64_t nat;
+  /* the buffer of an earlier argument, args[shared], with these bytes
+   * copied into it: the input an in-place kernel updates is its output's
+   * buffer (docs/language.md section 27), so that a work-item reading an
+   * element another writes is a race here as on the device */
+  bool shares;
+  int shared;
 } KiArg;
 
 typedef struct KiLimits {

@@ -259,10 +259,17 @@ static void bind_base(R *r) {
     case KP_OUTPUT:
     case KP_TEMP: {
       bool written = p->role != KP_INPUT;
-      Obj *buf = ki_new_obj(r, p->name, KSP_GLOBAL, p->type, -1, arg->size, written);
-      if (r->status != KI_OK) return;
-      buf->buffer = true;
-      buf->read_only = !written;
+      Obj *buf;
+      if (arg->shares) {
+        Ptr other;
+        memcpy(&other, r->base[ki_slot(r, k->params[arg->shared].name)]->bytes, sizeof other);
+        buf = other.obj;
+      } else {
+        buf = ki_new_obj(r, p->name, KSP_GLOBAL, p->type, -1, arg->size, written);
+        if (r->status != KI_OK) return;
+        buf->buffer = true;
+        buf->read_only = !written;
+      }
       if (arg->size) memcpy(buf->bytes, arg->bytes, (size_t)arg->size);
       var = ki_value_obj(r, p->name, kir_pointer_type(r->a, p->type, KSP_GLOBAL, !written));
       ki_store_ptr(var, (Ptr){buf, 0, p->type, 0});

@@ -230,6 +230,10 @@ static RaceStatus run_launch(Arena *a, const RaceKernel *rk, const SemanticSampl
     default: break;
     }
   }
+  if (k->in_place) {
+    args[k->updated].shares = true;
+    args[k->updated].shared = 0;
+  }
   KiRun run = {.limits = limits, .backend = rk->k->backend, .lines = !rk->drop_barriers};
   buf_clear(&why);
   KiStatus st = ki_run(a, kir, &l->ki, args, &run, &why);

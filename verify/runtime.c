@@ -173,6 +173,25 @@ static RtStatus build(Runtime *rt, Arena *a, const ImpKernel *k, const char *sou
   return RT_OK;
 }
 
+/* The one buffer of an in-place kernel's output and the input it updates
+ * (docs/language.md section 27), holding the input: bufs[0], bound to
+ * both arguments (bufs[updated] stays NULL, released once). */
+static RtStatus in_place_buffer(Runtime *rt, Arena *a, const ImpKernel *k, ParamPlan *plans, TargetKernel *kern,
+                                TargetBuffer **bufs, Buf *err) {
+  const Target *t = rt->target;
+  ParamPlan *in = &plans[k->updated];
+  Buf why;
+  buf_init(&why, a);
+  plans[0].packed = rt_pack_all(a, in, in->host);
+  RtStatus st = t->buffer(rt->dev, a, plans[0].bytes, plans[0].packed, false, &bufs[0], &why);
+  if (st == RT_OK) st = t->arg_buffer(kern, 0, bufs[0], &why);
+  if (st == RT_OK) st = t->arg_buffer(kern, k->updated, bufs[0], &why);
+  if (st != RT_OK)
+    emit(err, "buffer %s, updated in place as %s (%zu bytes): %s", kparam_name(&k->params[k->updated]),
+         kparam_name(&k->params[0]), plans[0].bytes, why.data);
+  return st;
+}
+
 /* buffers and arguments */
 static RtStatus set_args(Runtime *rt, Arena *a, const ImpKernel *k, const NatValues *nats, ParamPlan *plans,
                          TargetKernel *kern, TargetBuffer **bufs, Buf *err) {
@@ -189,6 +208,10 @@ static RtStatus set_args(Runtime *rt, Arena *a, const ImpKernel *k, const NatVal
     case KP_INPUT:
     case KP_OUTPUT:
     case KP_TEMP: {
+      if (k->in_place && (i == 0 || i == k->updated)) {
+        if (i == 0 && (st = in_place_buffer(rt, a, k, plans, kern, bufs, err)) != RT_OK) return st;
+        continue;
+      }
       plan->packed = p->role == KP_INPUT ? rt_pack_all(a, plan, plan->host) : rt_poisoned(a, plan);
       st = t->buffer(rt->dev, a, plan->bytes, plan->packed, p->role == KP_INPUT, &bufs[i], &why);
       if (st != RT_OK) {
@@ -383,6 +406,19 @@ RtStatus rt_run(Runtime *rt, Arena *a, const ImpKernel *k, const char *source, c
   if (st == RT_OK) {
     st = launch_timed(rt, a, kern, launch, res, err);
     if (st != RT_OK) launch_needs(&ki, err);
+  }
+  /* an in-place kernel run more than once has updated its buffer as many
+   * times: the result is that of one more run, untimed, on the input */
+  if (st == RT_OK && k->in_place && res->repeat > 1) {
+    Buf why;
+    buf_init(&why, a);
+    st = t->release_buffer(bufs[0], &why);
+    bufs[0] = NULL;
+    if (st != RT_OK) emit(err, "buffer %s: %s", kparam_name(&k->params[0]), why.data);
+    if (st == RT_OK) st = in_place_buffer(rt, a, k, plans, kern, bufs, err);
+    double ms;
+    TargetRange range = rt_range(res);
+    if (st == RT_OK) st = t->launch(rt->dev, kern, &range, &ms, err);
   }
   if (st == RT_OK) st = read_outputs(rt, a, k, plans, bufs, res, err);
 

@@ -37,6 +37,14 @@ touches), is refused with AliasError naming both, as the C header's
 launchers refuse it (DPIA_ERROR_ALIAS).  A numpy input is copied to the
 device (in C order) and cannot alias.
 
+In place: a kernel that updates an input (`updates xs`, docs/language.md
+section 27; its output's metadata says "updates": "xs") takes no output
+argument: the output is xs's buffer.  Given xs as a device array or
+buffer, the call updates it there and returns it as the output; given a
+numpy array, it is copied to the device, updated there, and the output is
+read back into a new array (the numpy array given is left as it was).
+Another buffer argument sharing bytes with xs is refused with AliasError.
+
 Device limits: before anything is enqueued, the kernel of each launch,
 its arguments set, is checked against the queue's device: the local
 memory it needs (CL_KERNEL_LOCAL_MEM_SIZE, with the local buffers it is
@@ -156,6 +164,8 @@ class _Launcher:
         self.program = cl.Program(ctx, metadata["source"]).build(options=options or [])
         self.last_ms = None
         self._own_local = {}  # (kernel, device): its local memory without local arguments
+        # in place: {output name: the input whose buffer it is}
+        self._updates = {p["name"]: p["updates"] for p in self.params if p["role"] == "output" and "updates" in p}
 
     @property
     def params(self):
@@ -166,7 +176,8 @@ class _Launcher:
 
     def arg_names(self):
         """the names args may hold: inputs, scalars and outputs"""
-        return [p["name"] for p in self.params if p["role"] in ("input", "scalar", "output")]
+        return [p["name"] for p in self.params
+                if p["role"] in ("input", "scalar", "output") and p["name"] not in self._updates]
 
     def _sizes(self, sizes):
         """sizes as ints, each a nat parameter; TypeError or ValueError naming the culprit"""
@@ -248,13 +259,19 @@ class _Launcher:
     def _check_aliases(self, places):
         """places: [(param, (base, offset), bytes)] of the device buffers;
         AliasError when an output shares bytes the kernels touch with another"""
+        updated = set(self._updates.values())
         for i, (p, (base, off), n) in enumerate(places):
-            if p["role"] != "output" or n == 0:
+            if (p["role"] != "output" and p["name"] not in updated) or n == 0:
                 continue
             for j, (q, (qbase, qoff), m) in enumerate(places):
                 if j == i or (q["role"] == "output" and j < i) or m == 0:
                     continue
                 if base == qbase and off < qoff + m and qoff < off + n:
+                    if p["name"] in updated:
+                        raise AliasError(
+                            "dpia.opencl: input %s, which %s updates in place, and %s %s share memory (bytes %d "
+                            "to %d and %d to %d of one buffer); pass separate buffers" % (
+                                p["name"], self.title, q["role"], q["name"], off, off + n, qoff, qoff + m))
                     raise AliasError(
                         "dpia.opencl: output %s and %s %s of %s share memory (bytes %d to %d and %d to %d of "
                         "one buffer): the %s does not compute in place (its buffers are restrict); pass "
@@ -268,8 +285,11 @@ class _Launcher:
         into or the device data given)}, the device buffers' places)"""
         mf = cl.mem_flags
         bound, outputs, places = {}, {}, []
+        into = {i: o for o, i in self._updates.items()}  # in place: input -> output
         for p in self.params:
             role, name = p["role"], p["name"]
+            if name in self._updates:
+                continue  # the buffer of the input it updates (below)
             if role == "nat":
                 bound[name] = np.int32(sizes[name])
             elif role == "scalar":
@@ -289,6 +309,8 @@ class _Launcher:
                     places.append((p, place, nbytes))
                     if role == "output":
                         outputs[name] = (None, a)
+                    elif name in into:  # updated there, returned as given
+                        outputs[into[name]] = (None, a)
                 elif role == "input":
                     if a is None:
                         raise ValueError("dpia.opencl: %s needs the input %s" % (self.title, name))
@@ -301,8 +323,11 @@ class _Launcher:
                             name, self.title, a.shape, a.size, self._expect(p, sizes, shape)))
                     # C order: a view (a transposed matrix) is copied as the matrix it shows
                     a = np.ascontiguousarray(a)
-                    bound[name] = (cl.Buffer(self.ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=a)
-                                   if a.size else cl.Buffer(self.ctx, mf.READ_ONLY, 1))
+                    flags = mf.READ_WRITE if name in into else mf.READ_ONLY
+                    bound[name] = (cl.Buffer(self.ctx, flags | mf.COPY_HOST_PTR, hostbuf=a)
+                                   if a.size else cl.Buffer(self.ctx, flags, 1))
+                    if name in into:  # a copy updated on the device, read back
+                        outputs[into[name]] = (bound[name], np.empty(shape, dtype=dtype))
                 elif role == "output" and a is not None:
                     raise TypeError("dpia.opencl: output %s of %s is given as %s: give a pyopencl Buffer or "
                                     "array to write into, or nothing (the call returns it)" % (
@@ -390,6 +415,8 @@ class _Launcher:
         bound, outputs, places = self._interface(sizes, args)
         self._check_aliases(places)
         bound = {n: a() if callable(a) else a for n, a in bound.items()}
+        for out, updated in self._updates.items():
+            bound[out] = bound[updated]  # one buffer (one sub-buffer object), passed twice
         launches = self._launches(sizes, bound)
         launches = self._skip_empty(launches, sizes)
         # every launch fits the device before anything is enqueued

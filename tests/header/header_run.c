@@ -23,6 +23,11 @@
  *             in one buffer: DPIA_ERROR_ALIAS naming both parameters,
  *             nothing enqueued; disjoint sub-buffers of one buffer and two
  *             inputs in one buffer are launched and compute the right result
+ *   inplace   kernels computing in place (docs/language.md section 27):
+ *             axpyInPlace updates ys in its one buffer, the launcher
+ *             refusing xs in that buffer (DPIA_ERROR_ALIAS, nothing
+ *             enqueued); interiorFrom writes the interior of m and leaves
+ *             its border as it was
  *   names     parameters named like OpenCL C built-ins (step, dot): the
  *             launcher, its element counts and its messages use those
  *             names, which are step_2 and dot_2 in the kernel
@@ -38,6 +43,7 @@
  * Without an OpenCL platform the test fails saying so. */
 #include <math.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -709,9 +715,54 @@ static void test_build(Cl *cl) {
   clReleaseMemObject(dout);
 }
 
+static void test_inplace(Cl *cl) {
+  enum { N = 4096, M = 24, C = 40 };
+  static float xs[N], ys[N], back[N];
+  for (int i = 0; i < N; i++) xs[i] = value(i), ys[i] = value(3 * i + 1);
+  cl_mem dxs = buffer(cl, sizeof xs, xs), dys = buffer(cl, sizeof ys, ys);
+  int rc = dpia_axpyInPlace_launch(cl->queue, 2.0f, dxs, dys, N);
+  CHECK(rc == DPIA_SUCCESS, "axpyInPlace: %s '%s'", dpia_error_string(rc), dpia_last_error_message());
+  read_back(cl, dys, sizeof back, back);
+  int wrong = 0;
+  for (int i = 0; i < N; i++) wrong += fabsf(back[i] - (2.0f * xs[i] + ys[i])) > 1e-5f;
+  CHECK(wrong == 0, "axpyInPlace: %d wrong elements", wrong);
+  /* xs in the buffer updated: refused, nothing enqueued */
+  cl_event ev = NULL;
+  rc = dpia_axpyInPlace_enqueue(cl->queue, 2.0f, dys, dys, N, 0, NULL, &ev);
+  const char *msg = dpia_last_error_message();
+  CHECK(rc == DPIA_ERROR_ALIAS && strstr(msg, "axpyInPlace: output ys and input xs are the same buffer") == msg,
+        "axpyInPlace with xs in ys's buffer: %s '%s'", dpia_error_string(rc), msg);
+  CHECK(ev == NULL, "an event for a refused launch");
+  clFinish(cl->queue);
+  static float again[N];
+  read_back(cl, dys, sizeof again, again);
+  CHECK(memcmp(again, back, sizeof back) == 0, "the refused launch wrote ys");
+
+  /* a region: the border of m untouched */
+  static float m[M * C], src[M * C], out[M * C];
+  for (int i = 0; i < M * C; i++) m[i] = value(i), src[i] = value(5 * i + 2) + 100.0f;
+  cl_mem dm = buffer(cl, sizeof m, m), dsrc = buffer(cl, sizeof src, src);
+  rc = dpia_interiorFrom_launch(cl->queue, dm, dsrc, M, C);
+  CHECK(rc == DPIA_SUCCESS, "interiorFrom: %s '%s'", dpia_error_string(rc), dpia_last_error_message());
+  read_back(cl, dm, sizeof out, out);
+  wrong = 0;
+  for (int r = 0; r < M; r++)
+    for (int c = 0; c < C; c++) {
+      bool inside = r > 0 && r < M - 1 && c > 0 && c < C - 1;
+      wrong += out[r * C + c] != (inside ? src : m)[r * C + c];
+    }
+  CHECK(wrong == 0, "interiorFrom: %d wrong elements", wrong);
+  rc = dpia_interiorFrom_launch(cl->queue, dm, dm, M, C);
+  CHECK(rc == DPIA_ERROR_ALIAS, "interiorFrom from its own buffer: %s", dpia_error_string(rc));
+  clReleaseMemObject(dxs);
+  clReleaseMemObject(dys);
+  clReleaseMemObject(dm);
+  clReleaseMemObject(dsrc);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
-    fprintf(stderr, "usage: header_run kernels|errors|cache|threads|buffers|build|alias|names|devlimit\n");
+    fprintf(stderr, "usage: header_run kernels|errors|cache|threads|buffers|build|alias|inplace|names|devlimit\n");
     return 2;
   }
   Cl cl;
@@ -723,6 +774,7 @@ int main(int argc, char **argv) {
   else if (strcmp(argv[1], "buffers") == 0) test_buffers(&cl);
   else if (strcmp(argv[1], "build") == 0) test_build(&cl);
   else if (strcmp(argv[1], "alias") == 0) test_alias(&cl);
+  else if (strcmp(argv[1], "inplace") == 0) test_inplace(&cl);
   else if (strcmp(argv[1], "names") == 0) test_names(&cl);
   else if (strcmp(argv[1], "devlimit") == 0) test_devlimit(&cl);
   else {
@@ -732,6 +784,8 @@ int main(int argc, char **argv) {
   dpia_twice_release();
   dpia_blur_release();
   dpia_stepDot_release();
+  dpia_axpyInPlace_release();
+  dpia_interiorFrom_release();
   dpia_swap_release();
   dpia_vecscale_release();
   dpia_pairUp_release();

@@ -44,6 +44,7 @@ RUNS = [  # file, kernel, sizes: the kernels of run_samples.py, in its order
     ('dot_vec.dpia', 'dotVec', {'N': 524288}),                   # 1 group of 64: 2 take 10 s, 2.6 GB
     ('scal.dpia', 'scal', {'N': 67}),
     ('scal.dpia', 'scalVec', {'N': 68}),
+    ('scal.dpia', 'scalInPlace', {'N': 67}),
     ('asum.dpia', 'asumPartial', {'N': 524288}),                 # 2 groups of 128
     ('gemv.dpia', 'gemv', {'M': 3, 'N': 64}),
     ('mm_tiled.dpia', 'mmTiled', {'M': 32, 'N': 32, 'K': 5}),    # 2x2 groups of 16x16
@@ -52,6 +53,7 @@ RUNS = [  # file, kernel, sizes: the kernels of run_samples.py, in its order
     ('jacobi2d.dpia', 'jacobi2d', {'M': 5, 'N': 7}),
     ('jacobi2d.dpia', 'jacobi2dTiled', {'M': 8, 'N': 128}),      # 2x2 groups of 64x4
     ('jacobi2d.dpia', 'jacobi2dIdx', {'M': 5, 'N': 7}),
+    ('jacobi2d.dpia', 'jacobi2dCopyBack', {'M': 5, 'N': 7}),
     ('heat3d.dpia', 'heat3d', {'P': 3, 'M': 4, 'N': 5}),
     ('heat3d.dpia', 'heat3dWindow', {'P': 3, 'M': 4, 'N': 5}),
     ('sum_tree.dpia', 'sumTree', {'N': 3}),

@@ -217,7 +217,8 @@ def main():
                o1.shape == (13, 7) and o2.shape == (13, 7) and o2.dtype == np.int32 and
                np.array_equal(o1, xs * 2) and np.array_equal(o2, xs.astype(np.int32)))
     # each part reports what it found, whatever raises in another
-    for part, args in ((opencl_shapes, (ctx, queue, root, rng)), (opencl_names, (ctx, queue, rng)),
+    for part, args in ((opencl_shapes, (ctx, queue, root, rng)), (opencl_in_place, (ctx, queue, root, rng)),
+                       (opencl_names, (ctx, queue, rng)),
                        (opencl_pipelines, (ctx, queue, root, rng)), (opencl_device_limits, (ctx, queue, rng)),
                        (opencl_empty_launch, (ctx, queue, root)), (oclgrind_device_limits, (target, root)),
                        (tuning_cache, (dpia_exe, ctx, queue, root, rng))):
@@ -412,6 +413,45 @@ def opencl_shapes(expect, ctx, queue, root, rng):
                                                                {"a": dsq, "b": dsq})["output"])
     expect("two inputs in one array: %r" % type(out), getattr(out, "shape", None) == (32, 32)
            and np.abs(out - sq.astype(np.float64) @ sq).max() < 1e-4)
+
+
+def opencl_in_place(expect, ctx, queue, root, rng):
+    """kernels computing in place (docs/language.md section 27): no output
+    argument, the input updated on the device (a device array given is
+    updated and returned; a numpy array is copied, the copy updated and
+    read back), another argument in its buffer refused"""
+    import numpy as np
+    import pyopencl.array as cla
+    import dpia
+    import dpia.opencl
+    scal = dpia.translate(open(os.path.join(root, "samples", "scal.dpia")).read(), kernel="scalInPlace")
+    out_param = scal.metadata["params"][0]
+    expect("in-place metadata: %r" % out_param, out_param.get("updates") == "xs")
+    k = dpia.opencl.Kernel(ctx, scal.metadata)
+    N = 1000
+    xs = rng.random(N, dtype=np.float32)
+    kept = xs.copy()
+    out = k(queue, {"N": N}, {"alpha": 3.0, "xs": xs})["output"]
+    expect("scalInPlace of a numpy array", np.abs(out - 3.0 * kept).max() < 1e-5 and np.array_equal(xs, kept))
+    dxs = cla.to_device(queue, xs)
+    res = k(queue, {"N": N}, {"alpha": 0.5, "xs": dxs})["output"]
+    expect("scalInPlace of a device array: updated there", res is dxs and np.abs(dxs.get() - 0.5 * kept).max() < 1e-6)
+    raises(expect, "an output argument of an in-place kernel", ValueError,
+           "kernel scalInPlace has no argument output; its arguments are alpha, xs",
+           lambda: k(queue, {"N": N}, {"alpha": 1.0, "xs": xs, "output": dxs}))
+    # the region of jacobi2dCopyBack: the boundary of xs kept
+    jac = dpia.translate(open(os.path.join(root, "samples", "jacobi2d.dpia")).read(), kernel="jacobi2dCopyBack")
+    k = dpia.opencl.Kernel(ctx, jac.metadata)
+    M, N = 17, 23
+    a, nxt = rng.random((M, N), dtype=np.float32), rng.random((M, N), dtype=np.float32)
+    want = a.copy()
+    want[1:M - 1, 1:N - 1] = nxt[1:M - 1, 1:N - 1]
+    da = cla.to_device(queue, a)
+    k(queue, {"M": M, "N": N}, {"xs": da, "next": nxt})
+    expect("jacobi2dCopyBack: the interior copied, the boundary kept", np.array_equal(da.get(), want))
+    raises(expect, "next in the buffer updated", dpia.opencl.AliasError,
+           "input xs, which kernel jacobi2dCopyBack updates in place, and input next share memory",
+           lambda: k(queue, {"M": M, "N": N}, {"xs": da, "next": da}))
 
 
 def opencl_names(expect, ctx, queue, rng):

@@ -6,7 +6,9 @@
  * barrier where not every work-item of the group gets, no comparison of a
  * work-item function with a signed value), and the pass that
  * drops the bindings nothing reads (dead.c); the C target's split of a
- * work-group into work-item loops at its barriers, and its refusal.
+ * work-group into work-item loops at its barriers, and its refusal; the
+ * proof that a kernel computing in place reads its updated input only
+ * where it writes (in_place.c).
  *
  * Prints `kir: P passed, F failed` and exits non-zero if anything failed. */
 #include "backend.h"
@@ -253,7 +255,7 @@ static KirStmt *loop(Arena *a, const char *var, const KirExpr *init, const KirEx
 
 static void test_invariants(Tester *t) {
   Arena *a = t->a;
-  KirParam n = {0, kir_scalar_type(a, SC_INT, 1), "N", false};
+  KirParam n = {0, kir_scalar_type(a, SC_INT, 1), "N", false, false};
   /* a barrier in a work-group loop, after a mapLocal run once: fine */
   KirKernel k = {.name = "k", .nparams = 1, .params = &n};
   KirStmt *wg = loop(a, "wg", kir_query(a, KQ_GROUP_ID, 0), kir_query(a, KQ_NUM_GROUPS, 0));
@@ -363,8 +365,8 @@ static void test_expression_types(Tester *t) {
  * after `float4 v`, `int n` and `pair_float_int p` */
 static const char *violation_of(Arena *a, const KirExpr *value) {
   KirParam *params = NEWARRAY(a, KirParam, 2);
-  params[0] = (KirParam){0, kir_scalar1(SC_FLOAT), "out", false};
-  params[1] = (KirParam){0, kir_scalar1(SC_INT), "n", false};
+  params[0] = (KirParam){0, kir_scalar1(SC_FLOAT), "out", false, false};
+  params[1] = (KirParam){0, kir_scalar1(SC_INT), "n", false, false};
   KirKernel *k = NEW(a, KirKernel);
   *k = (KirKernel){.name = "k", .nparams = 2, .params = params};
   KirTop *top = NEW(a, KirTop);
@@ -478,7 +480,7 @@ static void expect_dropped(Tester *t, int line, KirKernel *k, const char *want) 
 
 static void test_dead_bindings(Tester *t) {
   Arena *a = t->a;
-  KirParam ps[2] = {{0, float_type(a), "out", false}, {0, float_type(a), "in", false}};
+  KirParam ps[2] = {{0, float_type(a), "out", false, false}, {0, float_type(a), "in", false, false}};
   const DefInfo g = {.name = "g", .is_foreign = true};
   const DefInfo *foreigns[] = {&g};
   const KirExpr *x = fvar(a, "x"), *in0 = elem(a, "in", 0), *gx = kir_call(a, "g", float_type(a), 1, &in0);
@@ -541,7 +543,7 @@ static void test_dead_bindings(Tester *t) {
 static void test_c_target(Tester *t) {
   Arena *a = t->a;
   const Backend *c = backend_of(TARGET_C);
-  KirParam ps[2] = {{0, float_type(a), "out", false}, {3 /* KP_NAT */, kir_scalar_type(a, SC_INT, 1), "N", false}};
+  KirParam ps[2] = {{0, float_type(a), "out", false, false}, {3 /* KP_NAT */, kir_scalar_type(a, SC_INT, 1), "N", false, false}};
   KirKernel k = {.name = "k", .comment = "k", .nparams = 2, .params = ps, .reqd_local = true,
                  .local_size = {4, 1, 1}};
   KirStmt *wg = loop(a, "wg", kir_query(a, KQ_GROUP_ID, 0), kir_query(a, KQ_NUM_GROUPS, 0));
@@ -577,6 +579,88 @@ static void test_c_target(Tester *t) {
   EXPECT(backend_of(TARGET_OPENCL)->refusal == NULL);
 }
 
+/* kir_check_in_place (codegen/in_place.c): out is the buffer of in; true
+ * when every read of in is the element the statement writes; else the
+ * message (E0704) holds `want` */
+static void expect_in_place(Tester *t, int line, const KirKernel *k, const char *want) {
+  Diag d;
+  diag_init(&d, t->a);
+  bool ok = kir_check_in_place(t->a, &d, k, "out", "in", (Span){0}, backend_of(TARGET_OPENCL)->print_expr);
+  bool right = want ? !ok && d.first && d.first->code == ERR_UPDATE_NOT_POINTWISE && strstr(d.first->message, want)
+                    : ok && d.nerrors == 0;
+  if (right) {
+    t->passed++;
+  } else {
+    t->failed++;
+    fprintf(stderr, "test_kir.c:%d: in place: %s, expected %s\n", line,
+            ok ? "accepted" : d.first ? d.first->message : "rejected", want ? want : "accepted");
+  }
+}
+#define IN_PLACE(k, want) expect_in_place(t, __LINE__, (k), (want))
+
+/* the body { s } of a kernel whose out is the buffer of in */
+static KirKernel in_place_kernel(KirStmt *s) {
+  KirKernel k = {.name = "k", .comment = "k"};
+  kir_append(&k.body, s);
+  return k;
+}
+
+static void test_in_place(Tester *t) {
+  Arena *a = t->a;
+  const KirExpr *i = ivar(a, "i"), *j = ivar(a, "j");
+  const KirExpr *out_i = kir_index(a, pvar(a, "out"), i), *in_i = kir_index(a, pvar(a, "in"), i);
+  const KirExpr *in_i1 = kir_index(a, pvar(a, "in"), kir_binary(a, KB_ADD, i, kir_int(a, 1)));
+  /* out[i] = 2 * in[i]: the element written, in its own statement */
+  KirKernel k = in_place_kernel(assign(a, out_i, kir_binary(a, KB_MUL, flit(a, 2), in_i)));
+  IN_PLACE(&k, NULL);
+  /* in never read: nothing to prove */
+  k = in_place_kernel(assign(a, out_i, flit(a, 1)));
+  IN_PLACE(&k, NULL);
+  /* the next element: another work-item's */
+  k = in_place_kernel(assign(a, out_i, in_i1));
+  IN_PLACE(&k, "reads in[i + 1] where it writes out[i] (not the element the statement writes)");
+  /* read into a private variable before the store: refused (not proven) */
+  k = in_place_kernel(fdecl(a, "x", -1, in_i));
+  kir_append(&k.body, assign(a, out_i, fvar(a, "x")));
+  IN_PLACE(&k, "reads in[i] (not the element the statement writes)");
+  /* the output read back */
+  k = in_place_kernel(assign(a, out_i, kir_binary(a, KB_ADD, out_i, in_i)));
+  IN_PLACE(&k, "the output is read");
+  /* a store a sequential loop repeats: its second step reads what the
+   * first wrote */
+  KirStmt *l = loop(a, "j", kir_int(a, 0), kir_int(a, 1));
+  kir_append(&l->loop.body, assign(a, out_i, kir_binary(a, KB_MUL, flit(a, 2), in_i)));
+  k = in_place_kernel(l);
+  IN_PLACE(&k, "a store the loop around it repeats");
+  /* the same store indexed by the loop: once per element */
+  const KirExpr *out_j = kir_index(a, pvar(a, "out"), j), *in_j = kir_index(a, pvar(a, "in"), j);
+  l = loop(a, "j", kir_int(a, 0), kir_int(a, 1));
+  kir_append(&l->loop.body, assign(a, out_j, kir_binary(a, KB_MUL, flit(a, 2), in_j)));
+  k = in_place_kernel(l);
+  IN_PLACE(&k, NULL);
+  /* vectors: the vector stored, at the same offset and width */
+  const KirType *f4 = kir_scalar_type(a, SC_FLOAT, 4);
+  KirStmt *vs = kir_stmt(a, KS_VSTORE);
+  vs->vstore.width = 4;
+  vs->vstore.offset = i;
+  vs->vstore.ptr = pvar(a, "out");
+  vs->vstore.value = kir_binary(a, KB_MUL, kir_vload(a, 4, i, pvar(a, "in")), kir_vector(a, f4, 1, &(const KirExpr *){flit(a, 2)}));
+  k = in_place_kernel(vs);
+  IN_PLACE(&k, NULL);
+  KirStmt *vs2 = kir_stmt(a, KS_VSTORE);
+  *vs2 = *vs;
+  vs2->next = NULL;
+  vs2->vstore.value = kir_vload(a, 4, kir_binary(a, KB_ADD, i, kir_int(a, 1)), pvar(a, "in"));
+  k = in_place_kernel(vs2);
+  IN_PLACE(&k, "not the vector the statement writes");
+  /* a condition reading in */
+  KirStmt *c = kir_stmt(a, KS_IF);
+  c->cond.cond = kir_binary(a, KB_GT, in_i, flit(a, 0));
+  kir_append(&c->cond.body, assign(a, out_i, in_i));
+  k = in_place_kernel(c);
+  IN_PLACE(&k, "reads in[i] (not the element the statement writes)");
+}
+
 int main(void) {
   UnitEnv env;
   UNIT_ENV_INIT(&env, "kir");
@@ -594,6 +678,7 @@ int main(void) {
   test_mistyped(t);
   test_dead_bindings(t);
   test_c_target(t);
+  test_in_place(t);
   printf("kir: %d passed, %d failed\n", t->passed, t->failed);
   arena_free(&env.arena);
   return t->failed ? 1 : 0;

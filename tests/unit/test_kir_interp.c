@@ -111,8 +111,8 @@ static KirKernel *kernel(Tester *t) {
   k->comment = "a kernel built by hand";
   k->nparams = 2;
   k->params = NEWARRAY(t->a, KirParam, 2);
-  k->params[0] = (KirParam){KP_OUTPUT, flt(t), "out", true};
-  k->params[1] = (KirParam){KP_NAT, kir_scalar_type(t->a, SC_INT, 1), "n", false};
+  k->params[0] = (KirParam){KP_OUTPUT, flt(t), "out", true, false};
+  k->params[1] = (KirParam){KP_NAT, kir_scalar_type(t->a, SC_INT, 1), "n", false, false};
   decl(t, &k->locals, KSP_LOCAL, flt(t), "loc", 8, NULL);
   return k;
 }
@@ -128,7 +128,7 @@ static Result run_n(Tester *t, const KirKernel *k, int64_t global, int64_t local
   Result r;
   memset(&r, 0, sizeof r);
   for (int i = 0; i < n; i++) r.out[i] = NAN;
-  KiArg args[2] = {{(unsigned char *)r.out, (int64_t)sizeof(float) * n, 0}, {NULL, 0, n}};
+  KiArg args[2] = {{.bytes = (unsigned char *)r.out, .size = (int64_t)sizeof(float) * n}, {.nat = n}};
   KiLimits lim = {max_steps, 1 << 16, 1024, 1 << 24};
   KiRun run = {.limits = &lim, .backend = backend_of(TARGET_OPENCL), .lines = true};
   KiLaunch launch = {1, {global, 1, 1}, {local, 1, 1}};

@@ -1,0 +1,247 @@
+/* in_place.c: the proof that a kernel computing in place reads the input
+ * it updates only where it writes (docs/language.md section 27; a pass
+ * over the kernel IR after lowering, kir.h, kir_check_in_place).
+ *
+ * A kernel `updates xs` has one buffer for its output and for xs.  OpenCL
+ * orders no work-item's write before another's read (spec section 5), so
+ * a work-item that reads an element another one writes reads the old or
+ * the new value, as the device pleases: a race the race check of
+ * separate buffers cannot see.  The rule kept here is the simplest that
+ * is sound: every read of xs is in the right-hand side of the store of
+ * the output that writes the same element, at the same index expression,
+ * in the same statement.
+ *
+ *   output[gid] = alpha * xs[gid];                       accepted
+ *   vstore4(alpha * vload4(gid, xs), gid, output);       accepted
+ *   output[gid] = xs[gid] + xs[gid + 1];                 rejected: gid + 1
+ *
+ * Why that suffices: the translation writes each element of the output
+ * once (the acceptor translation, paper section 5.2; the race check
+ * proves no two work-items write one element), and the store's own
+ * right-hand side is evaluated before it writes; so each element is read
+ * only by the work-item that writes it, before it writes it.  A store
+ * inside a sequential loop whose variable its index does not mention
+ * would write one element at every step, the later steps reading the
+ * earlier ones' values: such a store is rejected too, as is any other use
+ * of xs (a pointer to it, a read in a condition or a loop bound, an index
+ * computed from it) and any read of the output.  A kernel that never
+ * reads xs (a copy into a region of it from another input) has nothing
+ * to prove. */
+#include "kir.h"
+
+#include <string.h>
+
+typedef struct InPlace {
+  Arena *arena;
+  const char *out, *in;
+  /* the variables of the sequential loops around the statement */
+  const char *loops[64];
+  int nloops;
+  /* the first offence: the read (or use) and the store it is in (NULL:
+   * not in a store of the output) */
+  const KirExpr *bad, *bad_store;
+  const char *why;
+} InPlace;
+
+static bool ix_mentions(const Ix *x, const char *name);
+
+/* does e mention the variable name, its index polynomials' atoms included */
+static bool mentions(const KirExpr *e, const char *name) {
+  if (!e) return false;
+  if (e->kind == KE_VAR) return strcmp(e->name, name) == 0;
+  if (e->kind == KE_IX) return ix_mentions(e->ix, name);
+  const KirExpr *buf[3];
+  const KirExpr *const *kids;
+  int n = kir_expr_children(e, buf, &kids);
+  for (int i = 0; i < n; i++)
+    if (mentions(kids[i], name)) return true;
+  return false;
+}
+
+static bool ix_mentions(const Ix *x, const char *name) {
+  if (!x) return false;
+  switch (x->kind) {
+  case IX_CONST: return false;
+  case IX_VAR: return strcmp(x->name, name) == 0;
+  case IX_EXPR: return mentions(x->expr, name);
+  case IX_ADD:
+  case IX_SUB:
+  case IX_MUL:
+  case IX_DIV:
+  case IX_MOD: return ix_mentions(x->a, name) || ix_mentions(x->b, name);
+  }
+  return true;
+}
+
+/* the variable a place (an element, a lane, a field of a buffer) is in */
+static const KirExpr *place_root(const KirExpr *e) {
+  for (;;) {
+    switch (e->kind) {
+    case KE_INDEX: e = e->index.base; continue;
+    case KE_LANE: e = e->lane.base; continue;
+    case KE_MEMBER: e = e->member.base; continue;
+    default: return e;
+    }
+  }
+}
+
+/* the read r of the input is the place the store w of the output writes:
+ * the same path of indices, lanes and fields */
+static bool same_place(const InPlace *ip, const KirExpr *w, const KirExpr *r) {
+  if (w->kind != r->kind) return false;
+  switch (w->kind) {
+  case KE_VAR: return strcmp(w->name, ip->out) == 0 && strcmp(r->name, ip->in) == 0;
+  case KE_INDEX: return kir_expr_equal(w->index.at, r->index.at) && same_place(ip, w->index.base, r->index.base);
+  case KE_LANE: return w->lane.lane == r->lane.lane && same_place(ip, w->lane.base, r->lane.base);
+  case KE_MEMBER: return strcmp(w->member.name, r->member.name) == 0 && same_place(ip, w->member.base, r->member.base);
+  default: return false;
+  }
+}
+
+static void offence(InPlace *ip, const KirExpr *e, const KirExpr *store, const char *why) {
+  if (ip->bad) return;
+  ip->bad = e;
+  ip->bad_store = store;
+  ip->why = why;
+}
+
+/* the reads of e: of the input only at the place w writes (a scalar
+ * store, vstore NULL) or as the vector vstore writes; of the output never */
+static void reads(InPlace *ip, const KirExpr *e, const KirExpr *w, const KirStmt *vstore) {
+  if (!e || ip->bad) return;
+  if (mentions(e, ip->out) && !mentions(e, ip->in)) {
+    offence(ip, e, w, "the output is read");
+    return;
+  }
+  if (!mentions(e, ip->in)) return;
+  if (e->kind == KE_INDEX || e->kind == KE_LANE || e->kind == KE_MEMBER) {
+    const KirExpr *root = place_root(e);
+    if (root->kind == KE_VAR && strcmp(root->name, ip->in) == 0) {
+      if (!w || !same_place(ip, w, e)) offence(ip, e, w, "not the element the statement writes");
+      return;
+    }
+  }
+  if (e->kind == KE_VLOAD && e->vload.ptr->kind == KE_VAR && strcmp(e->vload.ptr->name, ip->in) == 0) {
+    bool same = vstore && vstore->vstore.width == e->vload.width && kir_expr_equal(vstore->vstore.offset, e->vload.offset);
+    if (!same) offence(ip, e, w, "not the vector the statement writes");
+    return;
+  }
+  if (e->kind == KE_VAR) {
+    offence(ip, e, w, "used as a pointer");
+    return;
+  }
+  if (e->kind == KE_IX) {
+    offence(ip, e, w, "an index computed from it");
+    return;
+  }
+  const KirExpr *buf[3];
+  const KirExpr *const *kids;
+  int n = kir_expr_children(e, buf, &kids);
+  for (int i = 0; i < n; i++) reads(ip, kids[i], w, vstore);
+}
+
+/* does an index on the path of the place e (a vstore's offset) mention name */
+static bool path_mentions(const KirExpr *e, const char *name) {
+  for (;;) {
+    switch (e->kind) {
+    case KE_INDEX:
+      if (mentions(e->index.at, name)) return true;
+      e = e->index.base;
+      continue;
+    case KE_LANE: e = e->lane.base; continue;
+    case KE_MEMBER: e = e->member.base; continue;
+    default: return mentions(e, name);
+    }
+  }
+}
+
+/* a store to the place (or at the offset) at: written once, not at every
+ * step of a sequential loop whose variable no index of it mentions (shown:
+ * what the message names) */
+static void once(InPlace *ip, const KirExpr *at, const KirExpr *shown) {
+  for (int i = 0; i < ip->nloops; i++)
+    if (!path_mentions(at, ip->loops[i])) offence(ip, shown, NULL, "a store the loop around it repeats");
+}
+
+static void walk(InPlace *ip, const KirBlock *b);
+
+static void stmt(InPlace *ip, const KirStmt *s) {
+  switch (s->kind) {
+  case KS_DECL: reads(ip, s->decl.init, NULL, NULL); return;
+  case KS_ASSIGN: {
+    const KirExpr *lhs = s->assign.lhs, *root = place_root(lhs);
+    bool output = root->kind == KE_VAR && strcmp(root->name, ip->out) == 0;
+    if (!output) {
+      reads(ip, lhs, NULL, NULL);
+      reads(ip, s->assign.rhs, NULL, NULL);
+      return;
+    }
+    /* the path to the element written mentions neither buffer */
+    for (const KirExpr *e = lhs; e->kind == KE_INDEX || e->kind == KE_LANE || e->kind == KE_MEMBER;
+         e = e->kind == KE_INDEX ? e->index.base : e->kind == KE_LANE ? e->lane.base : e->member.base)
+      if (e->kind == KE_INDEX && (mentions(e->index.at, ip->in) || mentions(e->index.at, ip->out)))
+        offence(ip, e->index.at, lhs, "an index computed from it");
+    once(ip, lhs, lhs);
+    reads(ip, s->assign.rhs, lhs, NULL);
+    return;
+  }
+  case KS_VSTORE: {
+    const KirExpr *ptr = s->vstore.ptr;
+    bool output = ptr->kind == KE_VAR && strcmp(ptr->name, ip->out) == 0;
+    if (!output) reads(ip, ptr, NULL, NULL);
+    reads(ip, s->vstore.offset, NULL, NULL);
+    if (output) once(ip, s->vstore.offset, s->vstore.offset);
+    reads(ip, s->vstore.value, NULL, output ? s : NULL);
+    return;
+  }
+  case KS_FOR:
+    reads(ip, s->loop.init, NULL, NULL);
+    reads(ip, s->loop.bound, NULL, NULL);
+    reads(ip, s->loop.step, NULL, NULL);
+    if (ip->nloops < (int)(sizeof ip->loops / sizeof ip->loops[0])) {
+      ip->loops[ip->nloops++] = s->loop.var;
+      walk(ip, &s->loop.body);
+      ip->nloops--;
+    } else {
+      offence(ip, s->loop.bound, NULL, "loops nested too deeply to check");
+    }
+    return;
+  case KS_IF:
+    reads(ip, s->cond.cond, NULL, NULL);
+    walk(ip, &s->cond.body);
+    return;
+  case KS_BLOCK: walk(ip, &s->block.body); return;
+  case KS_EXPR: reads(ip, s->expr, NULL, NULL); return;
+  case KS_BARRIER:
+  case KS_COMMENT: return;
+  }
+}
+
+static void walk(InPlace *ip, const KirBlock *b) {
+  for (const KirStmt *s = b->first; s && !ip->bad; s = s->next) stmt(ip, s);
+}
+
+bool kir_check_in_place(Arena *a, Diag *diag, const KirKernel *k, const char *out, const char *in, Span at,
+                        void (*print_expr)(Buf *out, const KirExpr *e)) {
+  /* a kernel that never names the input has nothing to prove: with no
+   * output to match, any use of it is an offence */
+  InPlace probe = {.arena = a, .out = "", .in = in};
+  walk(&probe, &k->body);
+  if (!probe.bad) return true;
+  InPlace ip = {.arena = a, .out = out, .in = in};
+  walk(&ip, &k->body);
+  if (!ip.bad) return true;
+  Buf msg;
+  buf_init(&msg, a);
+  emit(&msg, "kernel '%s' updates '%s' in place, but reads ", k->name, in);
+  print_expr(&msg, ip.bad);
+  if (ip.bad_store) {
+    buf_puts(&msg, " where it writes ");
+    print_expr(&msg, ip.bad_store);
+  }
+  emit(&msg, " (%s): a work-item may read the input it updates only at the element it writes, in the statement "
+             "that writes it; another work-item may already have written any other",
+       ip.why);
+  diag_error(diag, ERR_UPDATE_NOT_POINTWISE, at, "%s", msg.data);
+  return false;
+}
