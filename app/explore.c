@@ -30,12 +30,12 @@
 /* ---- the macro steps ---- */
 
 /* X(ID, "name", "what it varies") : the slots a step's parameter comes from */
-#define EXPLORE_SLOTS(X)                      \
-  X(NONE, "", "")                             \
-  X(WIDTH, "W", "the vector width")           \
-  X(CHUNK, "C", "the chunk size")             \
-  X(GROUP, "L", "the work-group size")      \
-  X(GROUP_ANY, "L", "the work-group size, which some size is not a multiple of")  \
+#define EXPLORE_SLOTS(X)                                                         \
+  X(NONE, "", "")                                                                \
+  X(WIDTH, "W", "the vector width")                                              \
+  X(CHUNK, "C", "the chunk size")                                                \
+  X(GROUP, "L", "the work-group size")                                           \
+  X(GROUP_ANY, "L", "the work-group size, which some size is not a multiple of") \
   X(CHUNK_ANY, "C", "the chunk size, which some size is not a multiple of")
 
 typedef enum Slot {
