@@ -97,7 +97,28 @@ void check_error(Checker *c, DiagCode code, Span span, const char *fmt, ...) DPI
 
 /* ---- check.c, for check_lit.c and check_ops.c ---- */
 
-typedef struct Env Env; /* the names in scope (check.c) */
+/* the names in scope, innermost first */
+typedef enum EnvKind { ENV_BINDER, ENV_SIZE, ENV_DATA } EnvKind;
+typedef struct Env Env;
+struct Env {
+  Sym name;
+  EnvKind kind;
+  Binder *binder; /* ENV_BINDER */
+  /* ENV_SIZE: a tune parameter bound by --set stands for this constant
+   * (check_program_set) */
+  bool fixed;
+  int64_t value;
+  Env *next;
+};
+Env *env_find(Env *env, Sym name);
+Env *env_push(Checker *c, Env *env, Sym name, EnvKind kind, Binder *b);
+/* a hint for a name not in scope, or "" (check.c) */
+const char *unknown_name_hint(Checker *c, Env *env, Sym name, EnvKind kind);
+
+/* written types and sizes (check_written.c); false or NULL after an error */
+bool conv_size(Checker *c, Env *env, const SizeAst *s, Size *out);
+DataType *conv_data(Checker *c, Env *env, const TypeAst *t);
+PhraseType *conv_phrase(Checker *c, Env *env, const TypeAst *t);
 Phrase *check_mk(Checker *c, PhraseTermKind k, Span span, PhraseType *type);
 Binder *check_binder(Checker *c, Sym name, Span span, PhraseType *type);
 Phrase *check_infer(Checker *c, Env *env, const Ast *e);
