@@ -132,6 +132,16 @@ Impl *add_dpia_pipeline(Op *op, const char *sample, const char *pipeline);
 Impl *add_cl(Op *op, cl_program program, const char *family, const char *kernel, const char *label, cl_uint ndims,
              const size_t *global, const size_t *local, size_t out_floats, int nargs, const Arg *args);
 const Impl *best_of(const Op *op, const char *family);
+void read_buffer(cl_mem m, size_t bytes, void *out);
+bool is_reduction(const Op *op);
+/* elements of the result vector (0: a scalar result) */
+size_t result_count(const Op *op);
+
+/* bench_check.c */
+/* the double-precision reference of op (op->ref_vec or ref_scalar) */
+void make_reference(Op *op);
+/* whether im's result agrees with the reference */
+bool check_result(Op *op, Impl *im);
 
 /* The speed of `fast` over `slow` round by round, with a 95% interval
  * (blas_bench.c, paired_ratio) */

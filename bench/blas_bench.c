@@ -168,7 +168,7 @@ cl_mem buffer(size_t bytes, const void *init) {
   return m;
 }
 
-static void read_buffer(cl_mem m, size_t bytes, void *out) {
+void read_buffer(cl_mem m, size_t bytes, void *out) {
   CL_CHECK(clEnqueueReadBuffer(queue, m, CL_TRUE, 0, bytes, out, 0, NULL, NULL));
 }
 
@@ -213,10 +213,10 @@ Impl *add_impl(Op *op, ImplKind kind, const char *family, const char *fmt, ...) 
   return im;
 }
 
-static bool is_reduction(const Op *op) { return op->kind == OP_ASUM || op->kind == OP_DOT; }
+bool is_reduction(const Op *op) { return op->kind == OP_ASUM || op->kind == OP_DOT; }
 
 /* elements of the result vector */
-static size_t result_count(const Op *op) {
+size_t result_count(const Op *op) {
   switch (op->kind) {
   case OP_SCAL:
   case OP_STENCIL1D: return (size_t)op->n;
@@ -703,149 +703,6 @@ static void run_once(Op *op, Impl *im) {
   }
 }
 
-/* ---- references and checks ---- */
-
-static void reference(Op *op) {
-  long long n = op->n, m = op->m, k = op->k;
-  size_t count = result_count(op);
-  op->ref_count = count;
-  op->ref_vec = count ? xmalloc(sizeof(double) * count) : NULL;
-  double s = 0;
-  switch (op->kind) {
-  default: die("%s: the peer set makes its own reference", op->name);
-  case OP_SCAL:
-    for (long long i = 0; i < n; i++) op->ref_vec[i] = (double)op->alpha * op->x[i];
-    break;
-  case OP_ASUM:
-    for (long long i = 0; i < n; i++) s += fabs((double)op->x[i]);
-    break;
-  case OP_DOT:
-    for (long long i = 0; i < n; i++) s += (double)op->x[i] * op->y[i];
-    break;
-  case OP_GEMV:
-#pragma omp parallel for
-    for (long long i = 0; i < m; i++) {
-      double t = 0;
-      for (long long j = 0; j < n; j++) t += (double)op->a[i * n + j] * op->x[j];
-      op->ref_vec[i] = op->alpha * t + (double)op->beta * op->y[i];
-    }
-    break;
-  case OP_GEMM:
-#pragma omp parallel for
-    for (long long i = 0; i < m; i++) {
-      double *row = op->ref_vec + i * n;
-      for (long long j = 0; j < n; j++) row[j] = 0;
-      for (long long l = 0; l < k; l++) {
-        double av = op->a[i * k + l];
-        const float *brow = op->b + l * n;
-        for (long long j = 0; j < n; j++) row[j] += av * brow[j];
-      }
-    }
-    break;
-  case OP_STENCIL1D:
-    for (long long i = 0; i < n; i++) {
-      long long l = i > 0 ? i - 1 : 0, r = i + 1 < n ? i + 1 : n - 1;
-      op->ref_vec[i] = ((double)op->x[l] + op->x[i] + op->x[r]) / 3.0;
-    }
-    break;
-  case OP_HEAT3D: {
-    long long p = k, plane = m * n;
-    const float *x = op->x;
-    for (long long kk = 0; kk < p; kk++)
-      for (long long i = 0; i < m; i++)
-        for (long long j = 0; j < n; j++) {
-          long long at = kk * plane + i * n + j;
-          double c = x[at];
-          double sum = (double)x[(kk > 0 ? kk - 1 : 0) * plane + i * n + j] +
-                       x[(kk + 1 < p ? kk + 1 : p - 1) * plane + i * n + j] +
-                       x[kk * plane + (i > 0 ? i - 1 : 0) * n + j] +
-                       x[kk * plane + (i + 1 < m ? i + 1 : m - 1) * n + j] + x[at - j + (j > 0 ? j - 1 : 0)] +
-                       x[at - j + (j + 1 < n ? j + 1 : n - 1)];
-          op->ref_vec[at] = c + 0.125 * (sum - 6.0 * c);
-        }
-    break;
-  }
-  case OP_JACOBI2D:
-    for (long long i = 0; i < m; i++) {
-      long long up = i > 0 ? i - 1 : 0, down = i + 1 < m ? i + 1 : m - 1;
-      for (long long j = 0; j < n; j++) {
-        long long l = j > 0 ? j - 1 : 0, r = j + 1 < n ? j + 1 : n - 1;
-        op->ref_vec[i * n + j] = ((double)op->x[up * n + j] + op->x[i * n + l] + op->x[i * n + j] +
-                                  op->x[i * n + r] + op->x[down * n + j]) * 0.2;
-      }
-    }
-    break;
-  }
-  op->ref_scalar = s;
-}
-
-/* the two outputs of a kernel whose result is a pair of arrays, read into
- * the reference's layout, pairs of floats: element i of out then of out2 */
-static const float *interleaved(const Op *op, const Impl *im, size_t count, float *scratch) {
-  if (op->fields != 2 || count % 2) die("%s: two outputs, but the reference is not pairs of floats", im->name);
-  size_t half = count / 2;
-  float *parts = falloc(count);
-  read_buffer(im->out, half * sizeof(float), parts);
-  read_buffer(im->out2, half * sizeof(float), parts + half);
-  for (size_t i = 0; i < half; i++) {
-    scratch[2 * i] = parts[i];
-    scratch[2 * i + 1] = parts[half + i];
-  }
-  free(parts);
-  return scratch;
-}
-
-/* the result vector of an implementation after one run */
-static const float *result_vector(Op *op, Impl *im, float *scratch) {
-  size_t count = result_count(op);
-  switch (im->kind) {
-  case IK_CL:
-    if (im->out2) return interleaved(op, im, count, scratch);
-    read_buffer(im->out, count * sizeof(float), scratch);
-    return scratch;
-  case IK_CLBLAST:
-    read_buffer(op->kind == OP_SCAL ? im->own_x : op->kind == OP_GEMV ? im->own_y : im->out, count * sizeof(float),
-                scratch);
-    return scratch;
-  default: return im->host_out;
-  }
-}
-
-/* relative error ||out - ref|| / ||ref|| (spec section 11) */
-static bool check(Op *op, Impl *im) {
-  double err;
-  if (is_reduction(op)) {
-    err = fabs(im->scalar - op->ref_scalar) / fabs(op->ref_scalar);
-  } else {
-    float *scratch = falloc(op->ref_count);
-    const float *v = result_vector(op, im, scratch);
-    /* one norm per field of a struct of `fields` floats (the peer set:
-     * nbody's positions, masses and velocities are of other scales, a
-     * wrong velocity would hide in the norm of the masses); a field whose
-     * reference is all zeros must come out within the bound of zero */
-    int fields = op->fields > 1 ? op->fields : 1;
-    err = op->error ? op->error(op, v) : 0;
-    for (int f = 0; f < fields && !op->error; f++) {
-      double num = 0, den = 0;
-      for (size_t i = (size_t)f; i < op->ref_count; i += (size_t)fields) {
-        double d = v[i] - op->ref_vec[i];
-        num += d * d;
-        den += op->ref_vec[i] * op->ref_vec[i];
-      }
-      double e = isnan(num) ? INFINITY : sqrt(den > 0 ? num / den : num);
-      if (e > err) err = e;
-    }
-    free(scratch);
-  }
-  /* 1e-4 as dpia run --check (spec section 11); sums of 2^25 floats and
-   * more (the roof's and OpenBLAS's float accumulators) may be off by a few
-   * 1e-4, a missing or doubled chunk of the input by far more */
-  double bound = is_reduction(op) && op->n >= (1 << 25) ? 1e-3 : 1e-4;
-  if (err <= bound) return true;
-  snprintf(im->note, sizeof im->note, "WRONG RESULT: relative error %.3g", err);
-  return false;
-}
-
 /* ---- the operations ---- */
 
 /* --only: a comma-separated list of operation names; "peer" stands for
@@ -919,7 +776,7 @@ static void make_op(Op *op, OpKind kind, const char *name, long long m, long lon
   case OP_HEAT3D: op->bytes = 8.0 * k * m * n; break;
   default: break;
   }
-  reference(op);
+  make_reference(op);
 }
 
 /* implementations in place get their own copy of the operand they update */
@@ -1138,7 +995,7 @@ static int check_all(Op *op) {
   for (int i = 0; i < op->nimpls; i++) {
     Impl *im = &op->impls[i];
     run_once(op, im);
-    im->ok = check(op, im);
+    im->ok = check_result(op, im);
     printf("  %-12s %-14s %-44s %s\n", op->name, op->size, im->name, im->ok ? "ok" : im->note);
     wrong += !im->ok;
   }
@@ -1163,7 +1020,7 @@ static void measure(Op *op, int reps) {
   for (int i = 0; i < op->nimpls; i++) {
     Impl *im = &op->impls[i];
     run_once(op, im);
-    im->ok = check(op, im);
+    im->ok = check_result(op, im);
     if (!im->ok) printf("  %-40s %s\n", im->name, im->note);
   }
   /* each round starts with another implementation, so that none always
