@@ -29,10 +29,11 @@
  * the deepest allowed is DPIA_MAX_NESTING, so no input can exhaust the
  * stack.  Left-associative chains (a + b + c, f x y z, x |> f |> g) are
  * parsed by loops but still build trees as deep as they are long, so every
- * declaration's tree is measured afterwards (check_decl_depth, without
+ * declaration's tree is measured afterwards (tree_depth.c, without
  * recursion) and rejected if any node has more than DPIA_MAX_NESTING
  * ancestors: later passes, which recurse over the tree, can rely on that. */
 #include "ast.h"
+#include "tree_depth.h"
 
 #include <string.h>
 
@@ -84,14 +85,6 @@ static const BinaryOp *binary_op_of(TokKind kind) {
   return NULL;
 }
 
-/* A node of any of the three trees, for the depth measurement. */
-typedef enum NodeKind { NODE_AST, NODE_TYPE, NODE_SIZE } NodeKind;
-typedef struct NodeRef {
-  NodeKind kind;
-  int depth; /* number of ancestors */
-  const void *node;
-} NodeRef;
-
 /* Which identifiers are primitives, memoised per interned name: the parser
  * asks about every identifier, and prim_lookup scans the whole table. */
 typedef struct PrimMemo {
@@ -115,8 +108,7 @@ typedef struct Parser {
   bool error_reported;    /* ... and it was reported (notes may follow) */
   Token resume;           /* the real token where the declaration failed */
   Sym error_name;         /* name of the placeholder nodes built after an error */
-  NodeRef *stack;         /* work list of check_decl_depth, reused */
-  int stack_len, stack_cap;
+  DepthWalk depth_walk;   /* the finished trees' depth check (tree_depth.c), reused */
   PrimMemo *prim_memo;    /* open addressing, a power of two in size */
   uint32_t prim_memo_cap, prim_memo_count;
 } Parser;
@@ -1341,120 +1333,6 @@ static Decl *parse_decl(Parser *p) {
   return d;
 }
 
-/* ---- the depth limit on finished trees ---- */
-
-static void push_node(Parser *p, NodeKind kind, const void *node, int depth) {
-  if (!node) return;
-  if (p->stack_len == p->stack_cap) {
-    int cap = p->stack_cap ? p->stack_cap * 2 : 64;
-    NodeRef *stack = NEWARRAY(p->arena, NodeRef, cap);
-    if (p->stack_len) memcpy(stack, p->stack, sizeof(NodeRef) * (size_t)p->stack_len);
-    p->stack = stack;
-    p->stack_cap = cap;
-  }
-  NodeRef r = {kind, depth, node};
-  p->stack[p->stack_len++] = r;
-}
-
-static Span node_span(const NodeRef *r) {
-  switch (r->kind) {
-  case NODE_AST: return ((const Ast *)r->node)->span;
-  case NODE_TYPE: return ((const TypeAst *)r->node)->span;
-  case NODE_SIZE: return ((const SizeAst *)r->node)->span;
-  }
-  INTERNAL("bad node kind %d", (int)r->kind);
-}
-
-static void push_children(Parser *p, const NodeRef *r) {
-  int d = r->depth + 1;
-  switch (r->kind) {
-  case NODE_SIZE: {
-    const SizeAst *s = r->node;
-    if (s->kind != SZA_NUM && s->kind != SZA_VAR) {
-      push_node(p, NODE_SIZE, s->lhs, d);
-      push_node(p, NODE_SIZE, s->rhs, d);
-    }
-    return;
-  }
-  case NODE_TYPE: {
-    const TypeAst *t = r->node;
-    push_node(p, NODE_SIZE, t->size, d);
-    push_node(p, NODE_TYPE, t->elem, d);
-    push_node(p, NODE_TYPE, t->fst, d);
-    push_node(p, NODE_TYPE, t->snd, d);
-    return;
-  }
-  case NODE_AST: {
-    const Ast *e = r->node;
-    switch (e->kind) {
-    case AST_VAR:
-    case AST_INT:
-    case AST_FLOAT:
-    case AST_BOOL:
-      return;
-    case AST_PRIM:
-      for (int i = 0; i < prim_info[e->prim].nsizes; i++) push_node(p, NODE_SIZE, e->sizes[i], d);
-      push_node(p, NODE_TYPE, e->type_arg, d);
-      return;
-    case AST_LAMBDA:
-      push_node(p, NODE_AST, e->body, d);
-      return;
-    case AST_LET:
-      push_node(p, NODE_AST, e->value, d);
-      push_node(p, NODE_AST, e->body, d);
-      return;
-    case AST_NEG:
-    case AST_NOT:
-    case AST_PROJ:
-    case AST_LANE: push_node(p, NODE_AST, e->lhs, d); return;
-    case AST_ASCRIBE:
-      push_node(p, NODE_AST, e->lhs, d);
-      push_node(p, NODE_TYPE, e->type, d);
-      return;
-    case AST_ARRAY:
-      for (int i = 0; i < e->nelems; i++) push_node(p, NODE_AST, e->elems[i], d);
-      return;
-    case AST_ITERATE:
-      push_node(p, NODE_SIZE, e->count, d);
-      push_node(p, NODE_AST, e->iter_fn, d);
-      return;
-    case AST_APP:
-    case AST_COMPOSE:
-    case AST_SEQ:
-    case AST_ASSIGN:
-    case AST_BINOP:
-    case AST_TUPLE:
-    case AST_PPAIR:
-      push_node(p, NODE_AST, e->lhs, d);
-      push_node(p, NODE_AST, e->rhs, d);
-      return;
-    case AST_COUNT:
-      break;
-    }
-    INTERNAL("bad Ast kind %d", (int)e->kind);
-  }
-  }
-}
-
-/* Reject a declaration with a node more than DPIA_MAX_NESTING levels deep
- * (see the top of the file), walking with an explicit stack. */
-static bool check_decl_depth(Parser *p, const Decl *d) {
-  p->stack_len = 0;
-  for (int i = 0; i < d->nparams; i++) push_node(p, NODE_TYPE, d->params[i].type, 0);
-  push_node(p, NODE_TYPE, d->result, 0);
-  push_node(p, NODE_AST, d->body, 0);
-  while (p->stack_len > 0) {
-    NodeRef r = p->stack[--p->stack_len];
-    if (r.depth > p->max_depth) {
-      diag_error(p->diag, ERR_TOO_DEEP, node_span(&r), "nesting too deep (more than %d levels)", p->max_depth);
-      p->diag->limit_hit = true;
-      return false;
-    }
-    push_children(p, &r);
-  }
-  return true;
-}
-
 /* ---- the program ---- */
 
 /* After a failed declaration: back to the real token stream, then on to the
@@ -1475,6 +1353,7 @@ static void parser_init(Parser *p, Arena *a, Interner *in, Diag *diag, const Sou
   p->interner = in;
   p->diag = diag;
   p->src = src;
+  p->depth_walk.arena = a;
   p->max_depth = max_nesting;
   p->error_name = intern_cstr(in, "<error>");
   lexer_init(&p->lexer, src, in, diag);
@@ -1517,7 +1396,7 @@ Program *parse_program_deep(Arena *a, Interner *in, Diag *diag, const Source *sr
       Decl *d = parse_decl(p);
       if (!p->failed) {
         ASSERT(d && p->depth == 0);
-        if (check_decl_depth(p, d)) vec_push(a, &decls, d);
+        if (decl_within_depth(&p->depth_walk, p->diag, d, p->max_depth)) vec_push(a, &decls, d);
         continue;
       }
     } else {
