@@ -966,13 +966,7 @@ static Phrase *elab_index_size(Checker *c, Env *env, const Ast *e, PhraseType *w
   if (!(k_known && n_known))
     require(c, REQ_NATURAL, size_sub(sc, n, size_add(sc, k, size_const(sc, 1))), e->span, what);
   Phrase *p = mk(c, PH_LIT, e->span, t);
-  if (k_known) {
-    p->lit_int = kv;
-    p->lit_float = (double)kv;
-  } else {
-    p->lit_is_size = true;
-    p->lit_size = k;
-  }
+  phrase_set_size_literal(p, k);
   return p;
 }
 

@@ -49,3 +49,14 @@ bool phrase_has_prim(const Phrase *p, bool (*pred)(Prim)) {
 }
 
 bool phrase_computes(const Phrase *p) { return phrase_has_prim(p, prim_computes); }
+
+void phrase_set_size_literal(Phrase *p, Size k) {
+  int64_t v;
+  if (size_const_value(k, &v)) {
+    p->lit_int = v;
+    p->lit_float = (double)v;
+  } else {
+    p->lit_is_size = true;
+    p->lit_size = k;
+  }
+}

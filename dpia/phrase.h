@@ -178,6 +178,9 @@ int phrase_uses(const Phrase *p, const Binder *x);
 bool phrase_has_prim(const Phrase *p, bool (*pred)(Prim));
 /* a map, reduction or materialisation anywhere in p (prim_computes) */
 bool phrase_computes(const Phrase *p);
+/* literal p holds the size k: its constant when k is one, else k itself
+ * (lit_is_size: an index or int whose value is a size, `idx row (N - 1)`) */
+void phrase_set_size_literal(Phrase *p, Size k);
 
 /* The translation stages whose output phrase_invariant_violation checks */
 typedef enum PhraseStage {

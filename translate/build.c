@@ -95,14 +95,7 @@ Phrase *b_take_drop(Builder *b, Prim view, Size k, Phrase *e) {
 
 Phrase *b_index(Builder *b, Size k, Size n) {
   Phrase *p = node(b, PH_LIT, pt_exp(b->tc, dt_idx(b->tc, n)));
-  int64_t kv;
-  if (size_const_value(k, &kv)) {
-    p->lit_int = kv;
-    p->lit_float = (double)kv;
-  } else {
-    p->lit_is_size = true;
-    p->lit_size = k;
-  }
+  phrase_set_size_literal(p, k);
   return p;
 }
 
