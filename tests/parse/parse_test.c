@@ -122,6 +122,13 @@ static void full_type(Buf *b, const TypeAst *t) {
     buf_putc(b, ']');
     full_type(b, t->elem);
     return;
+  case TYA_DEPARRAY:
+    buf_putc(b, '[');
+    full_size(b, t->size);
+    emit(b, "](\\%s -> ", t->name);
+    full_type(b, t->elem);
+    buf_putc(b, ')');
+    return;
   case TYA_PAIR:
     buf_putc(b, '(');
     full_type(b, t->fst);
