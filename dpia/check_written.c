@@ -143,8 +143,7 @@ static DataType *conv_deparray(Checker *c, Env *env, const TypeAst *t) {
   Env *outer = env_find(env, t->name);
   if (outer && outer->kind == ENV_SIZE) {
     check_error(c, ERR_DUPLICATE_NAME, t->name_span,
-                "the index '%s' of a dependent array hides the size '%s': give it a name of its own", t->name,
-                t->name);
+                "the index '%s' of a dependent array hides the size '%s': give it a name of its own", t->name, t->name);
     return NULL;
   }
   int first_req = c->reqs.len, end_req = first_req;

@@ -373,8 +373,7 @@ DataType *dt_subst(TypeCtx *tc, const TypeSubst *s, DataType *t) {
   case DT_ARRAY: return dt_array(tc, size_subst_all(tc, s, t->size), dt_subst(tc, s, t->elem));
   /* the index is never one of s's names (a def's parameters, or an
    * enclosing dependent array's index, numbered higher) */
-  case DT_DEPARRAY:
-    return dt_deparray(tc, size_subst_all(tc, s, t->size), t->index, t->name, dt_subst(tc, s, t->elem));
+  case DT_DEPARRAY: return dt_deparray(tc, size_subst_all(tc, s, t->size), t->index, t->name, dt_subst(tc, s, t->elem));
   case DT_PAIR: return dt_pair(tc, dt_subst(tc, s, t->fst), dt_subst(tc, s, t->snd));
   case DT_IDX: return dt_idx(tc, size_subst_all(tc, s, t->size));
   case DT_VAR:

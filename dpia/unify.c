@@ -367,6 +367,11 @@ bool expect_type(Checker *c, Span span, PhraseType *want, PhraseType *have, cons
   else
     check_error(c, ERR_TYPE_MISMATCH, span, "type mismatch: expected %s, found %s", w, h);
   if (flatten) diag_note(c->diag, span, "this is an array of arrays; 'join' flattens it");
+  if (want->kind == PT_EXP && have->kind == PT_EXP && dt_resolve(want->data)->kind == DT_ARRAY &&
+      dt_resolve(have->data)->kind == DT_DEPARRAY)
+    diag_note(c->diag, span,
+              "the elements of a dependent array differ in type: no primitive takes one yet (docs/language.md "
+              "section 30)");
   return false;
 }
 
