@@ -143,10 +143,11 @@ static DataType *conv_deparray(Checker *c, Env *env, const TypeAst *t) {
   Env *outer = env_find(env, t->name);
   if (outer && outer->kind == ENV_SIZE) {
     check_error(c, ERR_DUPLICATE_NAME, t->name_span,
-                "the index '%s' of a dependent array hides the size '%s': give it a name of its own", t->name, t->name);
+                "the index '%s' of a dependent array hides the %s '%s': give it a name of its own", t->name,
+                outer->dep_index ? "index of an enclosing dependent array," : "size", t->name);
     return NULL;
   }
-  int first_req = c->reqs.len, end_req = first_req;
+  int first_req = c->reqs.len, end_req;
   Env *inner = env_push(c, env, t->name, ENV_SIZE, NULL);
   inner->dep_index = true;
   DataType *elem = conv_data(c, inner, t->elem);
@@ -155,14 +156,31 @@ static DataType *conv_deparray(Checker *c, Env *env, const TypeAst *t) {
   int64_t count;
   bool empty = size_const_value(n, &count) && count == 0;
   Size last = size_sub(sc, n, size_const(sc, 1));
-  for (end_req = c->reqs.len; first_req < end_req; first_req++) {
-    Requirement *r = c->reqs.items[first_req];
+  /* the element's requirements, made again: those that use i at both
+   * ends; none for an empty array, which has no element */
+  end_req = c->reqs.len;
+  Requirement **made = NEWARRAY(c->arena, Requirement *, end_req - first_req + 1);
+  for (int k = first_req; k < end_req; k++) made[k - first_req] = c->reqs.items[k];
+  c->reqs.len = first_req;
+  for (int k = 0; !empty && k < end_req - first_req; k++) {
+    Requirement *r = made[k];
     Size e0, e_last;
-    if (!size_has_var(r->size, t->name)) continue;
-    if (!dep_size_ok(c, inner, r->size, r->span)) return NULL;
-    if (!dep_linear(sc, r->size, t->name, &e0) || !size_subst(sc, r->size, t->name, last, &e_last)) return NULL;
-    r->size = e0;
-    if (!empty && !holds_when_nonempty(c, n, e_last, r->kind)) require(c, r->kind, e_last, r->span, r->what);
+    if (!size_has_var(r->size, t->name)) {
+      vec_push(c->arena, &c->reqs, r);
+      continue;
+    }
+    if (!dep_linear(sc, r->size, t->name, &e0) || !size_subst(sc, r->size, t->name, last, &e_last)) {
+      if (!check_overflow(c, r->span)) return NULL;
+      TypeNamer tn;
+      check_namer(c, &tn);
+      check_error(c, ERR_DEPENDENT_SIZE, r->span,
+                  "size %s must be %s at every index '%s', and it depends on it other than as a + b*%s: dpia cannot "
+                  "decide that",
+                  tn_size(&tn, r->size), r->kind == REQ_POSITIVE ? "at least 1" : "a natural number", t->name, t->name);
+      return NULL;
+    }
+    require(c, r->kind, e0, r->span, r->what);
+    if (!holds_when_nonempty(c, n, e_last, r->kind)) require(c, r->kind, e_last, r->span, r->what);
   }
   if (!check_overflow(c, t->span)) return NULL;
   if (!dt_has_size_var(elem, t->name)) return dt_array(c->tc, n, elem);

@@ -585,6 +585,7 @@ static TypeAst *parse_paren_type(Parser *p, SizeAst *size, uint32_t begin) {
     t->size = size;
     t->name = p->tok.ident;
     t->name_span = p->tok.span;
+    if (at(p, TOK_IDENT)) check_binder(p, t->name, t->name_span);
     expect(p, TOK_IDENT, "'\\' in a dependent array's element type");
     expect(p, TOK_ARROW, "the index of a dependent array");
     t->elem = parse_data_type(p, NULL, "->");
