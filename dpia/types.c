@@ -211,14 +211,35 @@ const char *scalar_name(ScalarKind s) {
   return "?";
 }
 
+/* does a size of t have a variable spelled name (interned or not)? */
+static bool dt_has_size_name(const DataType *t, const char *name) {
+  t = dt_resolve((DataType *)t);
+  switch (t->kind) {
+  case DT_ARRAY:
+  case DT_DEPARRAY: return size_has_name(t->size, name) || dt_has_size_name(t->elem, name);
+  case DT_PAIR: return dt_has_size_name(t->fst, name) || dt_has_size_name(t->snd, name);
+  case DT_IDX: return size_has_name(t->size, name);
+  case DT_SCALAR:
+  case DT_VAR:
+  case DT_META: return false;
+  }
+  return false;
+}
+
 /* a dependent array's element with the index named as the program wrote
- * it, for printing (a context of its own: printing has only an arena) */
-static DataType *dep_elem_as_written(Arena *a, const DataType *dep) {
+ * it, for printing (a context of its own: printing has only an arena).
+ * *shown is that name, or name_2, name_3 ... if the type has a size of
+ * that name already (a def's size, put in for one of its parameters, or an
+ * enclosing index of the same name): the printed type means the type. */
+static DataType *dep_elem_as_written(Arena *a, const DataType *dep, const char **shown) {
+  *shown = dep->name;
+  for (int k = 2; dt_has_size_name(dep->elem, *shown) || size_has_name(dep->size, *shown); k++)
+    *shown = arena_printf(a, "%s_%d", dep->name, k);
   TypeCtx tc;
   memset(&tc, 0, sizeof tc);
   tc.arena = a;
   tc.sizes.arena = a;
-  return dt_dep_elem(&tc, dep, size_var(&tc.sizes, dep->name));
+  return dt_dep_elem(&tc, dep, size_var(&tc.sizes, *shown));
 }
 
 void dt_print(Buf *out, const DataType *t) {
@@ -234,13 +255,16 @@ void dt_print(Buf *out, const DataType *t) {
     buf_putc(out, ']');
     dt_print(out, t->elem);
     return;
-  case DT_DEPARRAY:
+  case DT_DEPARRAY: {
     buf_putc(out, '[');
     size_print_in(out, t->size, SIZE_SYNTAX_DPIA, SIZE_ALONE);
-    emit(out, "](\\%s -> ", t->name);
-    dt_print(out, dep_elem_as_written(out->arena, t));
+    const char *shown;
+    DataType *elem = dep_elem_as_written(out->arena, t, &shown);
+    emit(out, "](\\%s -> ", shown);
+    dt_print(out, elem);
     buf_putc(out, ')');
     return;
+  }
   case DT_PAIR:
     buf_putc(out, '(');
     dt_print(out, t->fst);
@@ -500,13 +524,16 @@ static void tn_put_data(TypeNamer *tn, Buf *out, const DataType *t) {
     buf_putc(out, ']');
     tn_put_data(tn, out, t->elem);
     return;
-  case DT_DEPARRAY:
+  case DT_DEPARRAY: {
     buf_putc(out, '[');
     tn_put_size(tn, out, t->size);
-    emit(out, "](\\%s -> ", t->name);
-    tn_put_data(tn, out, dep_elem_as_written(tn->arena, t));
+    const char *shown;
+    DataType *elem = dep_elem_as_written(tn->arena, t, &shown);
+    emit(out, "](\\%s -> ", shown);
+    tn_put_data(tn, out, elem);
     buf_putc(out, ')');
     return;
+  }
   case DT_PAIR:
     buf_putc(out, '(');
     tn_put_data(tn, out, t->fst);
