@@ -541,6 +541,7 @@ static int64_t private_bytes(CG *cg, DataType *t) {
     if (!size_const_value(cg_elem_count(cg, t), &n)) return INT64_MAX;
     return __builtin_mul_overflow(n, private_bytes(cg, cg_elem_type(t)), &product) ? INT64_MAX : product;
   }
+  case DT_DEPARRAY: /* never stored: the checker refuses it (E0329) */
   case DT_VAR:
   case DT_META:
   default: INTERNAL("a private variable of unresolved type");

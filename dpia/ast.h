@@ -109,6 +109,8 @@ typedef enum ScalarKind { SC_INT, SC_FLOAT, SC_DOUBLE, SC_BOOL } ScalarKind;
   X(ARRAY)    /* size, elem: [size]elem */                               \
   X(PAIR)     /* fst, snd: (fst, snd) */                                 \
   X(IDX)      /* size: idx[size] */                                      \
+  X(DEPARRAY) /* size, name, elem: [size](\name -> elem), the element's   \
+                 sizes may use the index name (language.md section 30) */ \
   X(NAMED)    /* name: a `data` parameter */                             \
   X(EXP)      /* elem: exp[elem] */                                      \
   X(ACC)      /* elem: acc[elem] */                                      \
@@ -130,10 +132,11 @@ struct TypeAst {
   Span span;
   ScalarKind scalar; /* TYA_SCALAR */
   int vec_width;     /* TYA_SCALAR: 1, or 2 3 4 8 16 */
-  SizeAst *size;     /* TYA_ARRAY, TYA_IDX */
-  TypeAst *elem;     /* TYA_ARRAY, TYA_EXP, TYA_ACC, TYA_VAR */
+  SizeAst *size;     /* TYA_ARRAY, TYA_DEPARRAY, TYA_IDX */
+  TypeAst *elem;     /* TYA_ARRAY, TYA_DEPARRAY, TYA_EXP, TYA_ACC, TYA_VAR */
   TypeAst *fst, *snd; /* TYA_PAIR, TYA_WITH, TYA_FN, TYA_FN_P */
-  Sym name;          /* TYA_NAMED */
+  Sym name;          /* TYA_NAMED; TYA_DEPARRAY: the index */
+  Span name_span;    /* TYA_DEPARRAY: where the index is bound */
 };
 
 /* ---- expressions and commands ---- */

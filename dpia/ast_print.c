@@ -153,6 +153,13 @@ static void print_type(Buf *out, const TypeAst *t, int ctx) {
     buf_putc(out, ']');
     print_type(out, t->elem, TP_ATOM);
     break;
+  case TYA_DEPARRAY:
+    buf_putc(out, '[');
+    print_size(out, t->size, SP_ADD);
+    emit(out, "](\\%s -> ", t->name);
+    print_type(out, t->elem, TP_ARROW);
+    buf_putc(out, ')');
+    break;
   case TYA_PAIR:
     buf_putc(out, '(');
     print_type(out, t->fst, TP_ARROW);

@@ -84,6 +84,19 @@ static Phrase *mk_app(Checker *c, Phrase *fn, Phrase *arg, Span span, PhraseType
 
 static DataType *fresh(Checker *c, MetaClass cls, Span span) { return dt_meta(c->tc, cls, span); }
 
+/* A kernel's or pipeline's parameter or result is a buffer: dpia gives no
+ * dependent array one (docs/language.md section 30, E0329).  t (an
+ * expression's type), or NULL after the error. */
+static PhraseType *not_stored(Checker *c, const Decl *d, Span span, PhraseType *t, const char *what) {
+  if (!dt_has_deparray(t->data)) return t;
+  TypeNamer tn;
+  check_namer(c, &tn);
+  check_error(c, ERR_DEPENDENT_ARRAY_STORED, span,
+              "a %s's %s cannot hold a dependent array (%s): dpia does not store dependent arrays",
+              d->is_kernel ? "kernel" : "pipeline", what, tn_phrase(&tn, t));
+  return NULL;
+}
+
 static Phrase *elab_prim(Checker *c, Env *env, const Ast *e) {
   Phrase *p = mk(c, PH_PRIM, e->span, NULL);
   p->prim = e->prim;
@@ -95,6 +108,12 @@ static Phrase *elab_prim(Checker *c, Env *env, const Ast *e) {
   }
   if (info->takes_type) {
     p->type_arg = conv_data(c, env, e->type_arg);
+    if (p->type_arg && dt_has_deparray(p->type_arg)) {
+      check_error(c, ERR_DEPENDENT_ARRAY_STORED, e->type_arg->span,
+                  "%s of a dependent array: dpia does not store dependent arrays (docs/language.md section 30)",
+                  info->name);
+      p->type_arg = NULL;
+    }
     ok = p->type_arg && ok;
   }
   if (!ok) return NULL;
@@ -1234,6 +1253,7 @@ static void check_decl(Checker *c, int index) {
                     tn_phrase(&tn, t), what);
         t = NULL;
       }
+      if (t && (d->is_kernel || d->is_pipeline) && t->kind == PT_EXP) t = not_stored(c, d, pa->span, t, "parameter");
       Binder *b = new_binder(c, pa->name, pa->span, t);
       vec_push(c->arena, &params, b);
       env = env_push(c, env, pa->name, ENV_BINDER, b);
@@ -1251,6 +1271,8 @@ static void check_decl(Checker *c, int index) {
 
   if (d->updates && !c->failed) updates_region(c, env, d, def);
   PhraseType *want = d->result ? conv_phrase(c, env, d->result) : NULL;
+  if (want && (d->is_kernel || d->is_pipeline) && want->kind == PT_EXP)
+    want = not_stored(c, d, d->result->span, want, "result");
   Phrase *body = NULL;
   if (d->body) body = want ? check(c, env, d->body, want) : infer(c, env, d->body);
   if (!body) c->failed = true;
@@ -1259,6 +1281,8 @@ static void check_decl(Checker *c, int index) {
     if (t->kind != PT_EXP) {
       check_error(c, ERR_BAD_KERNEL_SIGNATURE, d->name_span, "%s '%s' must produce data, but its body is %s",
                   d->is_kernel ? "kernel" : "pipeline", d->name, check_describe(c, t));
+      body = NULL;
+    } else if (!not_stored(c, d, d->name_span, t, "result")) {
       body = NULL;
     }
   }

@@ -108,6 +108,9 @@ struct Env {
    * (check_program_set) */
   bool fixed;
   int64_t value;
+  /* ENV_SIZE: the index of a dependent array, [n](\name -> ...), in its
+   * element type (docs/language.md section 30) */
+  bool dep_index;
   Env *next;
 };
 Env *env_find(Env *env, Sym name);

@@ -89,15 +89,119 @@ bool conv_size(Checker *c, Env *env, const SizeAst *s, Size *out) {
   return check_overflow(c, s->span);
 }
 
+/* Is e = e0 + i*slope, slope a polynomial without i (so that e is whole at
+ * every index once e0 is, and its least and greatest values over 0 <= i <
+ * n are at the ends)?  Dependent sizes are kept to these (docs/language.md
+ * section 30): the triangles' n - i and i + 1, and the row offsets, the
+ * sums of the sizes of the rows before one, stay sizes. */
+static bool dep_linear(SizeCtx *sc, Size e, Sym i, Size *e0) {
+  Size e1;
+  if (!size_subst(sc, e, i, size_const(sc, 0), e0) || !size_subst(sc, e, i, size_const(sc, 1), &e1)) return false;
+  Size slope = size_sub(sc, e1, *e0);
+  return size_is_polynomial(slope) && !size_has_var(slope, i) &&
+         size_eq(size_add(sc, *e0, size_mul(sc, size_var(sc, i), slope)), e);
+}
+
+/* the sizes of an element type that use an index in scope do so linearly */
+static bool dep_size_ok(Checker *c, Env *env, Size e, Span span) {
+  for (; env; env = env->next) {
+    Size e0;
+    if (env->kind != ENV_SIZE || !env->dep_index || !size_has_var(e, env->name)) continue;
+    if (dep_linear(&c->tc->sizes, e, env->name, &e0)) continue;
+    if (check_overflow(c, span)) {
+      TypeNamer tn;
+      check_namer(c, &tn);
+      check_error(c, ERR_DEPENDENT_SIZE, span,
+                  "size %s depends on the index '%s' other than as a + b*%s (a and b sizes without '%s', b whole)",
+                  tn_size(&tn, e), env->name, env->name, env->name);
+    }
+    return false;
+  }
+  return true;
+}
+
+/* Does a requirement at the last index, i = n - 1, hold whenever there
+ * is one (n >= 1)?  For n a lone variable N, with N + 1 for N: N - i is
+ * N - (N - 1) = 1, natural; kept otherwise, a requirement then also made
+ * of an empty array. */
+static bool holds_when_nonempty(Checker *c, Size n, Size e_last, ReqKind kind) {
+  SizeCtx *sc = &c->tc->sizes;
+  Sym v = size_lone_var(n);
+  Size shifted;
+  if (!v || !size_subst(sc, e_last, v, size_add(sc, n, size_const(sc, 1)), &shifted)) return false;
+  return size_is_polynomial(shifted) && size_provably_at_least(sc, shifted, size_const(sc, kind == REQ_POSITIVE));
+}
+
+/* [n](\i -> elem), docs/language.md section 30: i is a size of elem, known
+ * to be in 0 .. n-1.  A size of elem that must be natural (a difference,
+ * n - i) is so at every index when it is at both ends (it is linear in i,
+ * dep_size_ok), so its requirement becomes the two at i = 0 and i = n - 1.
+ * An element that does not use its index is an ordinary array's. */
+static DataType *conv_deparray(Checker *c, Env *env, const TypeAst *t) {
+  Size n;
+  bool ok = conv_size(c, env, t->size, &n) && dep_size_ok(c, env, n, t->size->span);
+  Env *outer = env_find(env, t->name);
+  if (outer && outer->kind == ENV_SIZE) {
+    check_error(c, ERR_DUPLICATE_NAME, t->name_span,
+                "the index '%s' of a dependent array hides the %s '%s': give it a name of its own", t->name,
+                outer->dep_index ? "index of an enclosing dependent array," : "size", t->name);
+    return NULL;
+  }
+  int first_req = c->reqs.len, end_req;
+  Env *inner = env_push(c, env, t->name, ENV_SIZE, NULL);
+  inner->dep_index = true;
+  DataType *elem = conv_data(c, inner, t->elem);
+  if (!ok || !elem) return NULL;
+  SizeCtx *sc = &c->tc->sizes;
+  int64_t count;
+  bool empty = size_const_value(n, &count) && count == 0;
+  Size last = size_sub(sc, n, size_const(sc, 1));
+  /* the element's requirements, made again: those that use i at both
+   * ends; none for an empty array, which has no element */
+  end_req = c->reqs.len;
+  Requirement **made = NEWARRAY(c->arena, Requirement *, end_req - first_req + 1);
+  for (int k = first_req; k < end_req; k++) made[k - first_req] = c->reqs.items[k];
+  c->reqs.len = first_req;
+  for (int k = 0; !empty && k < end_req - first_req; k++) {
+    Requirement *r = made[k];
+    Size e0, e_last;
+    if (!size_has_var(r->size, t->name)) {
+      vec_push(c->arena, &c->reqs, r);
+      continue;
+    }
+    if (!dep_linear(sc, r->size, t->name, &e0) || !size_subst(sc, r->size, t->name, last, &e_last)) {
+      if (!check_overflow(c, r->span)) return NULL;
+      TypeNamer tn;
+      check_namer(c, &tn);
+      check_error(c, ERR_DEPENDENT_SIZE, r->span,
+                  "size %s must be %s at every index '%s', and it depends on it other than as a + b*%s: dpia cannot "
+                  "decide that",
+                  tn_size(&tn, r->size), r->kind == REQ_POSITIVE ? "at least 1" : "a natural number", t->name, t->name);
+      return NULL;
+    }
+    require(c, r->kind, e0, r->span, r->what);
+    if (!holds_when_nonempty(c, n, e_last, r->kind)) require(c, r->kind, e_last, r->span, r->what);
+  }
+  if (!check_overflow(c, t->span)) return NULL;
+  if (!dt_has_size_var(elem, t->name)) return dt_array(c->tc, n, elem);
+  Sym index = dt_dep_index(c->in, elem);
+  Size canonical = size_var(sc, index);
+  Sym written = t->name;
+  bool is_size = true;
+  TypeSubst s = {1, &written, &is_size, &canonical, NULL};
+  return dt_deparray(c->tc, n, index, written, dt_subst(c->tc, &s, elem));
+}
+
 DataType *conv_data(Checker *c, Env *env, const TypeAst *t) {
   switch (t->kind) {
   case TYA_SCALAR: return dt_scalar(c->tc, t->scalar, t->vec_width);
   case TYA_ARRAY: {
     Size n;
-    bool ok = conv_size(c, env, t->size, &n);
+    bool ok = conv_size(c, env, t->size, &n) && dep_size_ok(c, env, n, t->size->span);
     DataType *elem = conv_data(c, env, t->elem);
     return ok && elem ? dt_array(c->tc, n, elem) : NULL;
   }
+  case TYA_DEPARRAY: return conv_deparray(c, env, t);
   case TYA_PAIR: {
     DataType *a = conv_data(c, env, t->fst);
     DataType *b = conv_data(c, env, t->snd);
@@ -105,7 +209,7 @@ DataType *conv_data(Checker *c, Env *env, const TypeAst *t) {
   }
   case TYA_IDX: {
     Size n;
-    return conv_size(c, env, t->size, &n) ? dt_idx(c->tc, n) : NULL;
+    return conv_size(c, env, t->size, &n) && dep_size_ok(c, env, n, t->size->span) ? dt_idx(c->tc, n) : NULL;
   }
   case TYA_NAMED: {
     Env *e = env_find(env, t->name);

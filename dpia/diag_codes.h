@@ -78,6 +78,7 @@
   X(E0326, FOREIGN_ARITY, "a foreign function used without all of its arguments")                               \
   X(E0327, FOREIGN_BODY, "a foreign function body that is not valid OpenCL C")                                  \
   X(E0328, BAD_UPDATES, "an updates clause naming no input array of the kernel, or whose region or result type does not fit it") \
+  X(E0329, DEPENDENT_ARRAY_STORED, "a dependent array where it would be stored or passed (a kernel's parameter or result, new)") \
   X(E0401, SIZE_MISMATCH, "two sizes that must be equal are not")                                               \
   X(E0402, SIZE_NOT_WHOLE, "a size that is not a whole number (a division that does not divide)")               \
   X(E0403, SIZE_NEGATIVE, "a size that is negative")                                                            \
@@ -86,6 +87,7 @@
   X(E0406, SIZE_DIVISION, "a size divided by zero or by a sum")                                                 \
   X(E0407, INDEX_OUT_OF_RANGE, "a constant index outside its array")                                            \
   X(E0408, CONTRADICTORY_PRECONDITIONS, "preconditions that no sizes satisfy together")                         \
+  X(E0409, DEPENDENT_SIZE, "a size that depends on a dependent array's index other than as n + c*i") \
   X(E0501, ACTIVE_IN_PASSIVE, "a variable used actively where only passive use is allowed")                     \
   X(E0502, PASSIVE_REQUIRED, "an active function where a passive one is required")                              \
   X(E0503, INTERFERENCE, "a function and its argument that interfere (both use the same variable actively)")   \

@@ -476,7 +476,7 @@ static SizeAst *parse_size(Parser *p) {
 /* ---- types (spec section 2, `type` and `ptype`; section 3) ---- */
 
 static bool is_data_type(const TypeAst *t) {
-  return t->kind == TYA_SCALAR || t->kind == TYA_ARRAY || t->kind == TYA_PAIR ||
+  return t->kind == TYA_SCALAR || t->kind == TYA_ARRAY || t->kind == TYA_DEPARRAY || t->kind == TYA_PAIR ||
          t->kind == TYA_IDX || t->kind == TYA_NAMED;
 }
 
@@ -528,6 +528,9 @@ static bool parse_scalar_name(Parser *p, Sym name, Span at_span, TypeAst *t) {
  * (also '(' type ')', harmlessly).  The error message says what was
  * expected: "a data type after '<after>'" when `after` is given (new, exp[),
  * else `context`. */
+static TypeAst *parse_paren_type(Parser *p, SizeAst *size, uint32_t begin);
+static TypeAst *parse_named_type(Parser *p, uint32_t begin);
+
 static TypeAst *parse_data_type(Parser *p, const char *context, const char *after) {
   uint32_t begin = p->tok.span.begin;
   if (at(p, TOK_LBRACKET)) {
@@ -536,6 +539,17 @@ static TypeAst *parse_data_type(Parser *p, const char *context, const char *afte
     if (!enter(p)) return new_type(p, TYA_COMM, begin);
     SizeAst *size = parse_size(p);
     expect_closer(p, TOK_RBRACKET, open, "the array size");
+    /* [n](\i -> elem): the parenthesised element may be a function of the
+     * index (a dependent array) */
+    if (at(p, TOK_LPAREN)) {
+      TypeAst *t = parse_paren_type(p, size, begin);
+      leave(p);
+      if (t->kind == TYA_DEPARRAY) return t;
+      TypeAst *arr = new_type(p, TYA_ARRAY, begin);
+      arr->size = size;
+      arr->elem = t;
+      return arr;
+    }
     TypeAst *elem = parse_data_type(p, "the element type of the array", NULL);
     leave(p);
     TypeAst *t = new_type(p, TYA_ARRAY, begin);
@@ -543,30 +557,62 @@ static TypeAst *parse_data_type(Parser *p, const char *context, const char *afte
     t->elem = elem;
     return t;
   }
-  if (at(p, TOK_LPAREN)) {
-    Span open = p->tok.span;
-    advance(p);
-    if (!enter(p)) return new_type(p, TYA_COMM, begin);
-    TypeAst *fst = parse_data_type(p, NULL, "(");
-    if (at(p, TOK_COMMA)) {
-      advance(p);
-      TypeAst *snd = parse_data_type(p, "the second type of the pair", NULL);
-      expect_closer(p, TOK_RPAREN, open, "the second type of the pair");
-      leave(p);
-      TypeAst *t = new_type(p, TYA_PAIR, begin);
-      t->fst = fst;
-      t->snd = snd;
-      return t;
-    }
-    expect_closer(p, TOK_RPAREN, open, "the type");
-    leave(p);
-    return fst;
-  }
+  if (at(p, TOK_LPAREN)) return parse_paren_type(p, NULL, begin);
   if (!at(p, TOK_IDENT)) {
     if (after) expected(p, "a data type after '%s'", after);
     else expected(p, "%s", context);
     return new_type(p, TYA_COMM, begin);
   }
+  return parse_named_type(p, begin);
+}
+
+/* '(' type ',' type ')' | '(' type ')', and after the size of an array
+ * (size not NULL) also '(' '\' IDENT '->' type ')': the element type as a
+ * function of the index, [n](\i -> [n - i]float) (docs/language.md
+ * section 30).  begin is where the whole type began. */
+static TypeAst *parse_paren_type(Parser *p, SizeAst *size, uint32_t begin) {
+  uint32_t paren_begin = p->tok.span.begin;
+  Span open = p->tok.span;
+  advance(p);
+  if (!enter(p)) return new_type(p, TYA_COMM, begin);
+  if (at(p, TOK_LAMBDA)) {
+    if (!size)
+      syntax_error(p, ERR_BAD_TYPE_SYNTAX,
+                   "an element type that depends on an index, (\\i -> ...), is written right after an array's "
+                   "size: [n](\\i -> [n - i]float)");
+    advance(p);
+    TypeAst *t = new_type(p, TYA_DEPARRAY, begin);
+    t->size = size;
+    t->name = p->tok.ident;
+    t->name_span = p->tok.span;
+    if (at(p, TOK_IDENT)) check_binder(p, t->name, t->name_span);
+    expect(p, TOK_IDENT, "'\\' in a dependent array's element type");
+    expect(p, TOK_ARROW, "the index of a dependent array");
+    t->elem = parse_data_type(p, NULL, "->");
+    expect_closer(p, TOK_RPAREN, open, "the element type of the dependent array");
+    leave(p);
+    t->span.end = p->prev.end;
+    return t;
+  }
+  TypeAst *fst = parse_data_type(p, NULL, "(");
+  if (at(p, TOK_COMMA)) {
+    advance(p);
+    TypeAst *snd = parse_data_type(p, "the second type of the pair", NULL);
+    expect_closer(p, TOK_RPAREN, open, "the second type of the pair");
+    leave(p);
+    TypeAst *t = new_type(p, TYA_PAIR, paren_begin);
+    t->fst = fst;
+    t->snd = snd;
+    return t;
+  }
+  expect_closer(p, TOK_RPAREN, open, "the type");
+  leave(p);
+  return fst;
+}
+
+/* the types that start with a name: idx[n], scalars and vectors, data
+ * parameters (and the kinds and phrase type words, refused here) */
+static TypeAst *parse_named_type(Parser *p, uint32_t begin) {
   Sym name = p->tok.ident;
   Span name_span = p->tok.span;
   if (name_is(name, "idx")) {

@@ -231,6 +231,7 @@ static DataType *inst_data(Inst *in, const TypeAst *t) {
   }
   case TYA_IDX: return dt_idx(tc, inst_size(in, t->size));
   case TYA_NAMED: return bind(in, t->name, false)->data;
+  case TYA_DEPARRAY:
   case TYA_EXP:
   case TYA_ACC:
   case TYA_VAR:
@@ -259,6 +260,7 @@ static PhraseType *inst_phrase(Inst *in, const TypeAst *t) {
   case TYA_ARRAY:
   case TYA_PAIR:
   case TYA_IDX:
+  case TYA_DEPARRAY:
   case TYA_NAMED: break;
   }
   /* a data type where a phrase type is expected means exp[T], as in a

@@ -2,6 +2,7 @@
  * (types.h). */
 #include "types.h"
 
+#include <stdio.h>
 #include <string.h>
 
 void type_ctx_init(TypeCtx *tc, Arena *a) {
@@ -53,6 +54,63 @@ DataType *dt_idx(TypeCtx *tc, Size n) {
   t->kind = DT_IDX;
   t->size = n;
   return t;
+}
+
+/* the nesting depth of the dependent arrays in t (0: none) */
+static int dep_depth(const DataType *t) {
+  t = dt_resolve((DataType *)t);
+  switch (t->kind) {
+  case DT_ARRAY: return dep_depth(t->elem);
+  case DT_DEPARRAY: return 1 + dep_depth(t->elem);
+  case DT_PAIR: {
+    int a = dep_depth(t->fst), b = dep_depth(t->snd);
+    return a > b ? a : b;
+  }
+  case DT_SCALAR:
+  case DT_IDX:
+  case DT_VAR:
+  case DT_META: return 0;
+  }
+  return 0;
+}
+
+Sym dt_dep_index(Interner *in, const DataType *elem) {
+  char name[24];
+  snprintf(name, sizeof name, "#%d", dep_depth(elem));
+  return intern_cstr(in, name);
+}
+
+DataType *dt_deparray(TypeCtx *tc, Size n, Sym index, Sym written, DataType *elem) {
+  DataType *t = NEW(tc->arena, DataType);
+  t->kind = DT_DEPARRAY;
+  t->size = n;
+  t->index = index;
+  t->name = written;
+  t->elem = elem;
+  return t;
+}
+
+DataType *dt_dep_elem(TypeCtx *tc, const DataType *dep, Size k) {
+  Sym index = dep->index;
+  bool is_size = true;
+  TypeSubst s = {1, &index, &is_size, &k, NULL};
+  return dt_subst(tc, &s, dep->elem);
+}
+
+bool dt_has_deparray(const DataType *t) { return dep_depth(t) > 0; }
+
+bool dt_has_size_var(const DataType *t, Sym v) {
+  t = dt_resolve((DataType *)t);
+  switch (t->kind) {
+  case DT_ARRAY:
+  case DT_DEPARRAY: return size_has_var(t->size, v) || dt_has_size_var(t->elem, v);
+  case DT_PAIR: return dt_has_size_var(t->fst, v) || dt_has_size_var(t->snd, v);
+  case DT_IDX: return size_has_var(t->size, v);
+  case DT_SCALAR:
+  case DT_VAR:
+  case DT_META: return false;
+  }
+  return false;
 }
 
 DataType *dt_var(TypeCtx *tc, Sym name) {
@@ -153,6 +211,37 @@ const char *scalar_name(ScalarKind s) {
   return "?";
 }
 
+/* does a size of t have a variable spelled name (interned or not)? */
+static bool dt_has_size_name(const DataType *t, const char *name) {
+  t = dt_resolve((DataType *)t);
+  switch (t->kind) {
+  case DT_ARRAY:
+  case DT_DEPARRAY: return size_has_name(t->size, name) || dt_has_size_name(t->elem, name);
+  case DT_PAIR: return dt_has_size_name(t->fst, name) || dt_has_size_name(t->snd, name);
+  case DT_IDX: return size_has_name(t->size, name);
+  case DT_SCALAR:
+  case DT_VAR:
+  case DT_META: return false;
+  }
+  return false;
+}
+
+/* a dependent array's element with the index named as the program wrote
+ * it, for printing (a context of its own: printing has only an arena).
+ * *shown is that name, or name_2, name_3 ... if the type has a size of
+ * that name already (a def's size, put in for one of its parameters, or an
+ * enclosing index of the same name): the printed type means the type. */
+static DataType *dep_elem_as_written(Arena *a, const DataType *dep, const char **shown) {
+  *shown = dep->name;
+  for (int k = 2; dt_has_size_name(dep->elem, *shown) || size_has_name(dep->size, *shown); k++)
+    *shown = arena_printf(a, "%s_%d", dep->name, k);
+  TypeCtx tc;
+  memset(&tc, 0, sizeof tc);
+  tc.arena = a;
+  tc.sizes.arena = a;
+  return dt_dep_elem(&tc, dep, size_var(&tc.sizes, *shown));
+}
+
 void dt_print(Buf *out, const DataType *t) {
   t = dt_resolve((DataType *)t);
   switch (t->kind) {
@@ -166,6 +255,16 @@ void dt_print(Buf *out, const DataType *t) {
     buf_putc(out, ']');
     dt_print(out, t->elem);
     return;
+  case DT_DEPARRAY: {
+    buf_putc(out, '[');
+    size_print_in(out, t->size, SIZE_SYNTAX_DPIA, SIZE_ALONE);
+    const char *shown;
+    DataType *elem = dep_elem_as_written(out->arena, t, &shown);
+    emit(out, "](\\%s -> ", shown);
+    dt_print(out, elem);
+    buf_putc(out, ')');
+    return;
+  }
   case DT_PAIR:
     buf_putc(out, '(');
     dt_print(out, t->fst);
@@ -253,6 +352,8 @@ bool dt_equal(const DataType *a, const DataType *b) {
   switch (a->kind) {
   case DT_SCALAR: return a->scalar == b->scalar && a->width == b->width;
   case DT_ARRAY: return size_eq(a->size, b->size) && dt_equal(a->elem, b->elem);
+  /* canonical indices (dt_dep_index): equal up to their names */
+  case DT_DEPARRAY: return size_eq(a->size, b->size) && a->index == b->index && dt_equal(a->elem, b->elem);
   case DT_PAIR: return dt_equal(a->fst, b->fst) && dt_equal(a->snd, b->snd);
   case DT_IDX: return size_eq(a->size, b->size);
   case DT_VAR: return a->name == b->name;
@@ -294,6 +395,9 @@ DataType *dt_subst(TypeCtx *tc, const TypeSubst *s, DataType *t) {
   case DT_SCALAR:
   case DT_META: return t;
   case DT_ARRAY: return dt_array(tc, size_subst_all(tc, s, t->size), dt_subst(tc, s, t->elem));
+  /* the index is never one of s's names (a def's parameters, or an
+   * enclosing dependent array's index, numbered higher) */
+  case DT_DEPARRAY: return dt_deparray(tc, size_subst_all(tc, s, t->size), t->index, t->name, dt_subst(tc, s, t->elem));
   case DT_PAIR: return dt_pair(tc, dt_subst(tc, s, t->fst), dt_subst(tc, s, t->snd));
   case DT_IDX: return dt_idx(tc, size_subst_all(tc, s, t->size));
   case DT_VAR:
@@ -420,6 +524,16 @@ static void tn_put_data(TypeNamer *tn, Buf *out, const DataType *t) {
     buf_putc(out, ']');
     tn_put_data(tn, out, t->elem);
     return;
+  case DT_DEPARRAY: {
+    buf_putc(out, '[');
+    tn_put_size(tn, out, t->size);
+    const char *shown;
+    DataType *elem = dep_elem_as_written(tn->arena, t, &shown);
+    emit(out, "](\\%s -> ", shown);
+    tn_put_data(tn, out, elem);
+    buf_putc(out, ')');
+    return;
+  }
   case DT_PAIR:
     buf_putc(out, '(');
     tn_put_data(tn, out, t->fst);
@@ -511,7 +625,8 @@ bool dt_has_unknowns(const DataType *t) {
   t = dt_resolve((DataType *)t);
   switch (t->kind) {
   case DT_META: return true;
-  case DT_ARRAY: return size_has_meta(t->size) || dt_has_unknowns(t->elem);
+  case DT_ARRAY:
+  case DT_DEPARRAY: return size_has_meta(t->size) || dt_has_unknowns(t->elem);
   case DT_PAIR: return dt_has_unknowns(t->fst) || dt_has_unknowns(t->snd);
   case DT_IDX: return size_has_meta(t->size);
   default: return false;
@@ -521,7 +636,8 @@ bool dt_has_unknowns(const DataType *t) {
 bool dt_holds_array(const DataType *t) {
   t = dt_resolve((DataType *)t);
   switch (t->kind) {
-  case DT_ARRAY: return true;
+  case DT_ARRAY:
+  case DT_DEPARRAY: return true;
   case DT_PAIR: return dt_holds_array(t->fst) || dt_holds_array(t->snd);
   default: return false;
   }
@@ -541,7 +657,8 @@ static bool has_data_unknowns(const DataType *t) {
   t = dt_resolve((DataType *)t);
   switch (t->kind) {
   case DT_META: return true;
-  case DT_ARRAY: return has_data_unknowns(t->elem);
+  case DT_ARRAY:
+  case DT_DEPARRAY: return has_data_unknowns(t->elem);
   case DT_PAIR: return has_data_unknowns(t->fst) || has_data_unknowns(t->snd);
   default: return false;
   }
@@ -552,7 +669,8 @@ static const char *plural(TypeNamer *tn, const DataType *t) {
   t = dt_resolve((DataType *)t);
   switch (t->kind) {
   case DT_SCALAR: return arena_printf(tn->arena, "%ss", tn_data(tn, t));
-  case DT_ARRAY: return "arrays";
+  case DT_ARRAY:
+  case DT_DEPARRAY: return "arrays";
   case DT_PAIR: return "pairs";
   case DT_IDX: return "indices";
   case DT_VAR: return arena_printf(tn->arena, "values of type %s", t->name);

@@ -36,6 +36,8 @@ typedef struct DataMeta {
   X(ARRAY)  /* size, elem: [size]elem */                               \
   X(PAIR)   /* fst, snd: (fst, snd) */                                 \
   X(IDX)    /* size: idx[size] */                                      \
+  X(DEPARRAY) /* size, index, name, elem: [size](\name -> elem), a       \
+                 dependent array (docs/language.md section 30) */         \
   X(VAR)    /* name: a rigid `data` parameter of a def */              \
   X(META)   /* meta: an inference metavariable */
 
@@ -49,10 +51,11 @@ struct DataType {
   DataKind kind;
   ScalarKind scalar; /* DT_SCALAR */
   int width;         /* DT_SCALAR: 1 for a scalar, 2 3 4 8 16 for a vector */
-  Size size;         /* DT_ARRAY, DT_IDX */
-  DataType *elem;    /* DT_ARRAY */
+  Size size;         /* DT_ARRAY, DT_DEPARRAY, DT_IDX */
+  DataType *elem;    /* DT_ARRAY, DT_DEPARRAY */
   DataType *fst, *snd; /* DT_PAIR */
-  Sym name;          /* DT_VAR */
+  Sym name;          /* DT_VAR; DT_DEPARRAY: the index as written, for printing */
+  Sym index;         /* DT_DEPARRAY: the index as elem's sizes name it (dt_deparray) */
   DataMeta *meta;    /* DT_META */
 };
 
@@ -94,6 +97,23 @@ DataType *dt_scalar(TypeCtx *tc, ScalarKind s, int width);
 DataType *dt_array(TypeCtx *tc, Size n, DataType *elem);
 DataType *dt_pair(TypeCtx *tc, DataType *a, DataType *b);
 DataType *dt_idx(TypeCtx *tc, Size n);
+/* A dependent array [n](\i -> elem): element k has type elem with k for
+ * the index (docs/language.md section 30).  The index's name in elem's
+ * sizes is canonical, so that types equal up to the names of their
+ * indices are identical (dt_equal compares structure) and no substitution
+ * captures: dt_dep_index(in, elem) is "#h", h the nesting depth of the
+ * dependent arrays inside elem (the innermost index is #0, each enclosing
+ * one a larger number); no program can write a name with '#'.  elem must
+ * be built already (no unsolved metavariable that could become a
+ * dependent array); `written` is the name the program gave the index. */
+Sym dt_dep_index(Interner *in, const DataType *elem);
+DataType *dt_deparray(TypeCtx *tc, Size n, Sym index, Sym written, DataType *elem);
+/* Element k of a dependent array: its elem with size k for the index. */
+DataType *dt_dep_elem(TypeCtx *tc, const DataType *dep, Size k);
+/* does a size of t mention the variable v? */
+bool dt_has_size_var(const DataType *t, Sym v);
+/* does t have a dependent array anywhere in it? */
+bool dt_has_deparray(const DataType *t);
 DataType *dt_var(TypeCtx *tc, Sym name);
 DataType *dt_meta(TypeCtx *tc, MetaClass cls, Span origin);
 /* follow solved metavariables (not inside sub-terms) */

@@ -171,7 +171,8 @@ static bool occurs(DataMeta *m, DataType *t) {
   t = dt_resolve(t);
   switch (t->kind) {
   case DT_META: return t->meta == m;
-  case DT_ARRAY: return occurs(m, t->elem);
+  case DT_ARRAY:
+  case DT_DEPARRAY: return occurs(m, t->elem);
   case DT_PAIR: return occurs(m, t->fst) || occurs(m, t->snd);
   default: return false;
   }
@@ -211,6 +212,13 @@ bool unify_data(Checker *c, DataType *a, DataType *b) {
   switch (a->kind) {
   case DT_SCALAR: return a->scalar == b->scalar && a->width == b->width;
   case DT_ARRAY: {
+    bool ok = unify_size(c, a->size, b->size, c->unify_span);
+    return unify_data(c, a->elem, b->elem) && ok;
+  }
+  case DT_DEPARRAY: {
+    /* the indices are canonical (dt_dep_index): the same name in both
+     * elements, where their nesting is the same */
+    if (a->index != b->index) return false;
     bool ok = unify_size(c, a->size, b->size, c->unify_span);
     return unify_data(c, a->elem, b->elem) && ok;
   }
@@ -268,6 +276,11 @@ static DataType *zonk_data(Checker *c, DataType *t) {
     Size n = zonk_size(c, t->size);
     DataType *e = zonk_data(c, t->elem);
     return same_size(n, t->size) && e == t->elem ? t : dt_array(c->tc, n, e);
+  }
+  case DT_DEPARRAY: {
+    Size n = zonk_size(c, t->size);
+    DataType *e = zonk_data(c, t->elem);
+    return same_size(n, t->size) && e == t->elem ? t : dt_deparray(c->tc, n, t->index, t->name, e);
   }
   case DT_PAIR: {
     DataType *a = zonk_data(c, t->fst), *b = zonk_data(c, t->snd);
@@ -354,6 +367,11 @@ bool expect_type(Checker *c, Span span, PhraseType *want, PhraseType *have, cons
   else
     check_error(c, ERR_TYPE_MISMATCH, span, "type mismatch: expected %s, found %s", w, h);
   if (flatten) diag_note(c->diag, span, "this is an array of arrays; 'join' flattens it");
+  if (want->kind == PT_EXP && have->kind == PT_EXP && dt_resolve(want->data)->kind == DT_ARRAY &&
+      dt_resolve(have->data)->kind == DT_DEPARRAY)
+    diag_note(c->diag, span,
+              "the elements of a dependent array differ in type: no primitive takes one yet (docs/language.md "
+              "section 30)");
   return false;
 }
 
@@ -514,7 +532,8 @@ static void default_metas_in(Checker *c, DataType *t) {
     if (t->meta->cls == MC_NUMERIC) t->meta->solution = c->tc->t_int;
     else if (t->meta->cls == MC_FLOATING) t->meta->solution = c->tc->t_float;
     return;
-  case DT_ARRAY: default_metas_in(c, t->elem); return;
+  case DT_ARRAY:
+  case DT_DEPARRAY: default_metas_in(c, t->elem); return;
   case DT_PAIR:
     default_metas_in(c, t->fst);
     default_metas_in(c, t->snd);
@@ -530,7 +549,8 @@ static bool has_unsolved(DataType *t) {
   t = dt_resolve(t);
   switch (t->kind) {
   case DT_META: return true;
-  case DT_ARRAY: return size_first_meta(t->size) || has_unsolved(t->elem);
+  case DT_ARRAY:
+  case DT_DEPARRAY: return size_first_meta(t->size) || has_unsolved(t->elem);
   case DT_PAIR: return has_unsolved(t->fst) || has_unsolved(t->snd);
   case DT_IDX: return size_first_meta(t->size) != NULL;
   default: return false;

@@ -122,6 +122,13 @@ static void full_type(Buf *b, const TypeAst *t) {
     buf_putc(b, ']');
     full_type(b, t->elem);
     return;
+  case TYA_DEPARRAY:
+    buf_putc(b, '[');
+    full_size(b, t->size);
+    emit(b, "](\\%s -> ", t->name);
+    full_type(b, t->elem);
+    buf_putc(b, ')');
+    return;
   case TYA_PAIR:
     buf_putc(b, '(');
     full_type(b, t->fst);
@@ -409,6 +416,7 @@ static const char *const inline_programs[] = {
     "def p = a + \\x -> x; a * (b + c) % d / e; a <= b; a >= b; a != b; a > b; true || false",
     "def q (f: exp[int] -> (exp[int] -> comm) -> comm) (g: (comm & comm) & comm) = skip",
     "def r = 18446744073709551615 + 0; vec 4 x; for N (\\i -> skip); for (N * 2) f",
+    "def s (x: [N](\\i -> [N - i](\\j -> (idx[j + 1], [2]float)))) = (x : [N](\\k -> [N - k][k]float))",
 };
 
 /* ---- precedence ---- */
@@ -482,6 +490,8 @@ static const PrecCase prec_cases[] = {
     {CASE_TYPE, "var[[N](float, d)] & comm", "(var[[N](float, d)] & comm)"},
     {CASE_TYPE, "[N][M]double16", "[N][M]double16"},
     {CASE_TYPE, "(float)", "float"},
+    {CASE_TYPE, "[N](\\i -> [N - i - 1](float, int))", "[N](\\i -> [((N - i) - 1)](float, int))"},
+    {CASE_TYPE, "[N]([M]float)", "[N][M]float"},
     {CASE_SIZE, "N * 2 + 1", "((N * 2) + 1)"},
     {CASE_SIZE, "1 + N * 2", "(1 + (N * 2))"},
     {CASE_SIZE, "N - M - 1", "((N - M) - 1)"},
