@@ -84,7 +84,10 @@ enum { MAX_MOVES = 8 };
   X(WORKGROUP_ANY, "workgroupAny", GROUP_ANY,                                                                 \
     "workgroup for a length L need not divide: the last block filled up, its results dropped")               \
   X(CHUNK_ANY, "chunkAny", CHUNK_ANY,                                                                         \
-    "chunk for a length C need not divide: the last chunk filled up, its results dropped")
+    "chunk for a length C need not divide: the last chunk filled up, its results dropped")                    \
+  X(PARTIAL_SUMS_ANY, "partialSumsAny", CHUNK_ANY,                                                            \
+    "partialSums for a length C need not divide: tile t sums the elements from t*C that exist, the map "     \
+    "before it fused into each tile's loop")
 
 typedef enum StepId {
 #define X(id, name, slot, doc) STEP_##id,
@@ -131,6 +134,7 @@ static const Move step_moves[STEP_COUNT][MAX_MOVES] = {
     [STEP_CHUNK_ANY] = {{HOW_ONCE, RULE_PAD_SPLIT_JOIN, SLOT_CHUNK_ANY},
                         {HOW_ONCE, RULE_LOWER_GLOBAL, SLOT_NONE},
                         {HOW_ONCE, RULE_LOWER_SEQ, SLOT_NONE}},
+    [STEP_PARTIAL_SUMS_ANY] = {{HOW_ROOT, RULE_PARTIAL_REDUCE_ANY, SLOT_CHUNK_ANY}, {HOW_CUT, RULE_COUNT, SLOT_NONE}},
 };
 
 /* after every strategy's steps: what is left fused, then sequential.
@@ -143,9 +147,12 @@ static const Move finish[] = {{HOW_ALL, RULE_FUSE_MAPS, SLOT_NONE},
                               {HOW_ALL, RULE_LOWER_SEQ, SLOT_NONE},
                               {HOW_END, RULE_COUNT, SLOT_NONE}};
 
-/* the strategies: sequences of steps (STEP_COUNT ends one).  Those that
- * begin with partialSums are the strategies of a whole reduction (a body
- * that is a reduce), the others of every other kernel. */
+/* the strategies: sequences of steps (STEP_COUNT ends one).  Those whose
+ * first step cuts the stage boundary (partialSums, partialSumsAny) are
+ * the strategies of a whole reduction (a body that is a reduce), the
+ * others of every other kernel.  After partialSumsAny the tiles' map has
+ * ceil(N/C) elements, which a power of two L seldom divides: it is
+ * lowered by global or workgroupAny. */
 enum { MAX_TEMPLATE = 3 };
 static const StepId templates[][MAX_TEMPLATE] = {
     {STEP_GLOBAL, STEP_COUNT},
@@ -159,6 +166,8 @@ static const StepId templates[][MAX_TEMPLATE] = {
     {STEP_PARTIAL_SUMS, STEP_WORKGROUP, STEP_COUNT},
     {STEP_WORKGROUP_ANY, STEP_COUNT},
     {STEP_CHUNK_ANY, STEP_COUNT},
+    {STEP_PARTIAL_SUMS_ANY, STEP_GLOBAL, STEP_COUNT},
+    {STEP_PARTIAL_SUMS_ANY, STEP_WORKGROUP_ANY, STEP_COUNT},
 };
 enum { NTEMPLATES = (int)DPIA_COUNTOF(templates) };
 
@@ -266,11 +275,18 @@ static void slot_values(Explorer *e) {
   }
 }
 
+/* does the step make the stage boundary of a whole reduction? */
+static bool step_cuts(StepId st) {
+  for (const Move *m = step_moves[st]; m->how != HOW_END; m++)
+    if (m->how == HOW_CUT) return true;
+  return false;
+}
+
 /* every template and value of its slots, in a fixed order */
 static void enumerate(Explorer *e) {
   Vec all = {0};
   for (int t = 0; t < NTEMPLATES; t++) {
-    if ((templates[t][0] == STEP_PARTIAL_SUMS) != e->whole) continue;
+    if (step_cuts(templates[t][0]) != e->whole) continue;
     int n[SLOT_COUNT], idx[SLOT_COUNT] = {0};
     bool empty = false;
     for (int s = 0; s < SLOT_COUNT; s++) {

@@ -26,7 +26,11 @@
  * mapPadClamp k f is mapPad with the last row filled up by repeating the
  * array's last element: no value of the element type is needed, which is
  * what lets a rewrite rule (padSplitJoin, rules.h) make any map one over
- * tiles without knowing its element type. */
+ * tiles without knowing its element type.  tileIndices k xs: [n]d ->
+ * [ceil(n/k)]idx[ceil(n/k)] are the indices of xs's tiles of k, the last
+ * one partial; only xs's length is used, which is what lets a rewrite
+ * rule (partialReduceAny) count the tiles of an array whose length the
+ * source tree does not know. */
 static const char prelude_text[] =
     "def slide2D (S T: nat) (N M: nat) (d: data) (xs: [T*N+S][T*M+S]d) =\n"
     "  xs |> map (slide S T) |> slide S T |> map transpose\n"
@@ -51,10 +55,12 @@ static const char prelude_text[] =
     "  xs |> padCst 0 (ceil(N/K)*K - N) c |> split K |> f |> join |> take N\n"
     "def mapPadClamp (K: nat) (N: nat) (a b: data)\n"
     "    (f: exp[[ceil(N/K)][K]a] -> exp[[ceil(N/K)][K]b]) (xs: [N]a) =\n"
-    "  xs |> padClamp 0 (ceil(N/K)*K - N) |> split K |> f |> join |> take N\n";
+    "  xs |> padClamp 0 (ceil(N/K)*K - N) |> split K |> f |> join |> take N\n"
+    "def tileIndices (K: nat) (N: nat) (d: data) (xs: [N]d) = indices (ceil(N/K))\n";
 
-static const char *const prelude_names[] = {"slide2D",  "slide3D", "padClamp2D", "padClamp3D", "padCst2D",
-                                            "padCst3D", "zip2D",   "splitPad",   "mapPad",  "mapPadClamp"};
+static const char *const prelude_names[] = {"slide2D",  "slide3D",     "padClamp2D", "padClamp3D",
+                                            "padCst2D", "padCst3D",    "zip2D",      "splitPad",
+                                            "mapPad",   "mapPadClamp", "tileIndices"};
 enum { NPRELUDE = sizeof prelude_names / sizeof prelude_names[0] };
 
 static bool ident_char(char c) {

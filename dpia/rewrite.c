@@ -498,6 +498,76 @@ static Ast *rule_split_map(Match *m, const Spine *s) {
   return mk_stages(a, (Ast *)in.args[1], stages, 2);
 }
 
+/* does the program declare a def of that prelude name itself?  Then the
+ * name in a rule's right side would be its def, not the prelude's (the
+ * prelude gives only the names a program does not declare, prelude.c) */
+static bool declares_own(const Fresh *fr, const char *name) {
+  Sym s = intern_cstr(fr->in, name);
+  for (int i = 0; i < fr->prog->ndecls; i++)
+    if (fr->prog->decls[i]->name == s && !fr->prog->decls[i]->from_prelude) return true;
+  return false;
+}
+
+/* \x a -> f (g x) a, beta-reduced: the operator of a reduction of map g
+ * xs that reads xs itself (fuseReduceMap, partialReduceAny) */
+static Ast *fused_operator(const Fresh *fr, Ast *f, Ast *g) {
+  Arena *a = fr->arena;
+  const Ast *avoid[] = {f, g};
+  Sym x = fresh_name(fr, g->kind == AST_LAMBDA ? g->bound : "x", avoid, 2);
+  const char *acc_base = f->kind == AST_LAMBDA && f->body->kind == AST_LAMBDA ? f->body->bound : "acc";
+  const Ast *avoid2[] = {f, g, mk_var(a, x, g->span)};
+  Sym acc = fresh_name(fr, acc_base, avoid2, 3);
+  Ast *body = apply_fn(fr, apply_fn(fr, f, apply_fn(fr, g, mk_var(a, x, g->span))), mk_var(a, acc, f->span));
+  return mk_lambda(a, x, mk_lambda(a, acc, body, f->span), f->span);
+}
+
+static Ast *mk_binop(Arena *a, BinOp op, Ast *l, Ast *r) {
+  Ast *e = mk(a, AST_BINOP, span_join(l->span, r->span));
+  e->op = op;
+  e->lhs = l;
+  e->rhs = r;
+  return e;
+}
+
+/* partialReduceAny: partialReduce for a length n need not divide.  Tile t
+ * folds the elements t*n .. t*n + n - 1 of xs with reduceRange (docs/
+ * language.md section 25), whose loop stops at the end of xs: the last
+ * tile is shorter and nothing is padded, so no value of the element type
+ * is needed (the operator's neutral element only makes the regrouping
+ * sound, as for partialReduce), and the full tiles' loops have no test
+ * (issue 38: a guard per tile, not per element).  The map before the
+ * reduction is fused into each tile's loop, since a computing map cannot
+ * be read element by element where the loop reads xs.  xs is written
+ * twice, once for its length (the prelude's tileIndices) */
+static Ast *rule_partial_reduce_any(Match *m, const Spine *s) {
+  Arena *a = m->fr->arena;
+  const Fresh *fr = m->fr;
+  if (!regroupable(m, s)) return NULL;
+  if (declares_own(fr, "tileIndices"))
+    return refuse(m, "the program declares its own tileIndices, which would replace the prelude's");
+  if (m->check_only) return (Ast *)m->e;
+  Span at = s->head->span;
+  Ast *f = (Ast *)s->args[0], *z = (Ast *)s->args[1], *xs = (Ast *)s->args[2];
+  Spine in;
+  if (is_app_of(xs, PRIM_MAP, 2, &in)) {
+    f = fused_operator(fr, f, (Ast *)in.args[0]);
+    xs = (Ast *)in.args[1];
+  }
+  const Ast *avoid[] = {f, z, xs};
+  Sym t = fresh_name(fr, "t", avoid, 3);
+  Ast *n = mk(a, AST_INT, at);
+  n->int_value = (uint64_t)m->param;
+  Ast *lo = mk_binop(a, BIN_MUL, mk_var(a, t, at), n);
+  Ast *hi = mk_binop(a, BIN_ADD, mk_binop(a, BIN_MUL, mk_var(a, t, at), n), n);
+  Ast *range = mk_sized(a, PRIM_REDUCE_RANGE, mk_num(a, 1), at);
+  Ast *args[] = {f, z, lo, hi};
+  for (int i = 0; i < 4; i++) range = mk_app(a, range, args[i], false);
+  Ast *tile = mk_lambda(a, t, mk_stages(a, xs, &range, 1), at);
+  Ast *stages[] = {mk_app(a, mk_var(a, intern_cstr(fr->in, "tileIndices"), at), n, false),
+                   mk_app(a, mk_prim(a, PRIM_MAP, 0, at), tile, false), reduce_with(a, s, at)};
+  return mk_stages(a, xs, stages, 3);
+}
+
 static Ast *rule_match(Match *m, RuleId rule) {
   Arena *a = m->fr->arena;
   const Fresh *fr = m->fr;
@@ -521,11 +591,10 @@ static Ast *rule_match(Match *m, RuleId rule) {
      * the last element rather than a constant, so the rule needs no value
      * of the element type, which the source tree does not know */
     if (!plain_map) return refuse(m, "it is no plain map applied to its function");
-    Sym name = intern_cstr(fr->in, "mapPadClamp");
-    for (int i = 0; i < fr->prog->ndecls; i++)
-      if (fr->prog->decls[i]->name == name && !fr->prog->decls[i]->from_prelude)
-        return refuse(m, "the program declares its own mapPadClamp, which would replace the prelude's");
+    if (declares_own(fr, "mapPadClamp"))
+      return refuse(m, "the program declares its own mapPadClamp, which would replace the prelude's");
     if (m->check_only) return (Ast *)m->e;
+    Sym name = intern_cstr(fr->in, "mapPadClamp");
     Span at = s.head->span;
     Ast *tile = mk(a, AST_INT, at);
     tile->int_value = (uint64_t)m->param;
@@ -534,6 +603,7 @@ static Ast *rule_match(Match *m, RuleId rule) {
                         mk_app(a, mk_prim(a, PRIM_MAP, 0, at), inner, false), false);
     return mk_stages(a, s.nargs == 2 ? (Ast *)s.args[1] : NULL, &stage, 1);
   }
+  case RULE_PARTIAL_REDUCE_ANY: return rule_partial_reduce_any(m, &s);
   case RULE_FUSE_MAPS: {
     Spine in;
     if (!head_is(&s, PRIM_MAP) || s.nargs != 2 || !is_app_of(s.args[1], PRIM_MAP, 2, &in))
@@ -625,14 +695,7 @@ static Ast *rule_match(Match *m, RuleId rule) {
     if (!red || !(is_app_of(s.args[2], PRIM_MAP, 2, &in) || is_app_of(s.args[2], PRIM_MAP_SEQ, 2, &in)))
       return refuse(m, "it is no reduce of a plain map or mapSeq (reduce f z (map g xs))");
     if (m->check_only) return (Ast *)m->e;
-    Ast *f = (Ast *)s.args[0], *g = (Ast *)in.args[0];
-    const Ast *avoid[] = {f, g};
-    Sym x = fresh_name(fr, g->kind == AST_LAMBDA ? g->bound : "x", avoid, 2);
-    const char *acc_base = f->kind == AST_LAMBDA && f->body->kind == AST_LAMBDA ? f->body->bound : "acc";
-    const Ast *avoid2[] = {f, g, mk_var(a, x, g->span)};
-    Sym acc = fresh_name(fr, acc_base, avoid2, 3);
-    Ast *body = apply_fn(fr, apply_fn(fr, f, apply_fn(fr, g, mk_var(a, x, g->span))), mk_var(a, acc, f->span));
-    Ast *fn = mk_lambda(a, x, mk_lambda(a, acc, body, f->span), f->span);
+    Ast *fn = fused_operator(fr, (Ast *)s.args[0], (Ast *)in.args[0]);
     Ast *r = mk_app(a, mk_app(a, (Ast *)s.head, fn, false), (Ast *)s.args[1], false);
     return mk_app(a, r, (Ast *)in.args[1], m->e->pipe);
   }

@@ -71,6 +71,13 @@ bool rule_param_allows(RuleParam p, long long v);
     "reduce f z = split n >> map (reduce f z) >> reduce f z",                                               \
     "a plain reduce whose operator is associative with neutral element z: \\x a -> x + a (or a + x) with "  \
     "0, \\x a -> x * a (or a * x) with 1")                                                                  \
+  X(PARTIAL_REDUCE_ANY, "partialReduceAny", TILE,                                                           \
+    "reduce f z (map g xs) = tileIndices n xs |> map (\\t -> xs |> reduceRange 1 (\\x a -> f (g x) a) z "   \
+    "(t * n) (t * n + n)) |> reduce f z",                                                                   \
+    "as partialReduce, for an array of any length: tile t reduces the elements t*n to t*n + n - 1 that "    \
+    "exist (reduceRange stops at the end of xs, so the last tile is shorter and nothing is padded); a "     \
+    "reduce of no plain map is the same with g the identity; the program declares no tileIndices of its "   \
+    "own (the prelude's: the indices of the ceil(N/n) tiles)")                                              \
   X(FUSE_REDUCE_MAP, "fuseReduceMap", NONE,                                                                 \
     "reduce f z (map g xs) = reduce (\\x a -> f (g x) a) z xs",                                            \
     "a reduce or reduceSeq of a plain map or mapSeq")                                                       \

@@ -55,7 +55,7 @@ class HighLevel:
 
     def reduction(self):
         """(operator, neutral element): associative ones (partialReduce,
-        treeReduce) or not (sequential only)"""
+        partialReduceAny, treeReduce) or not (sequential only)"""
         return self.rng.choice([('(\\x a -> x + a)', '0.0'), ('(\\x a -> a + x)', '0.0'),
                                 ('(\\x a -> a * 0.5 + x)', '0.0'), ('(\\x a -> max x a)', '0.0')])
 

@@ -9,6 +9,8 @@ Usage: explore_cli.py DPIA ROOT
   and agrees with the reference; its derivation is its comment;
 - at a prime length, the any-length steps (workgroupAny, chunkAny) give
   candidates that check and run; at a power of two they add none;
+- dot and asum at a prime length: partialSumsAny's pipelines, the best
+  checked, its partial sums' loop with no test of each read;
 - the seed's draw is deterministic: the same --seed gives the same
   sample, another seed another (a space larger than the exhaustive limit);
 - the JSON's shape: its keys and each candidate's;
@@ -47,13 +49,14 @@ def shape(d, what):
         expect((c['min_ms'] is None) == (c['status'] != 'timed'), f'{what}: a time without a run, or none')
 
 
-def found(dpia, root, tmp, sample, kernel, sizes, declared, partial):
+def found(dpia, root, tmp, sample, kernel, sizes, declared, partial, budget=4):
+    """the exploration's JSON, None if it failed"""
     out = os.path.join(tmp, kernel + '_best.dpia')
     p = run(dpia, ['explore', os.path.join(root, 'samples', 'explore', sample), '-k', kernel, '--size', sizes,
-                   '--budget', '4', '--seed', '7', '--jobs', '2', '--repeat', '2', '--json', '-o', out])
+                   '--budget', str(budget), '--seed', '7', '--jobs', '2', '--repeat', '2', '--json', '-o', out])
     expect(p.returncode == 0, f'explore {kernel}: exit {p.returncode}', p)
     if p.returncode != 0:
-        return
+        return None
     d = json.loads(p.stdout)
     shape(d, kernel)
     expect(d['pipeline'] == partial, f'{kernel}: pipeline {d["pipeline"]}')
@@ -68,6 +71,7 @@ def found(dpia, root, tmp, sample, kernel, sizes, declared, partial):
     expect(p.returncode == 0, f'{kernel}: check of the best: exit {p.returncode}', p)
     p = run(dpia, ['run', out, '-k', kernel, '--size', sizes, '--check'])
     expect(p.returncode == 0 and 'ok' in p.stdout, f'{kernel}: run --check of the best: exit {p.returncode}', p)
+    return d
 
 
 def any_size(dpia, root, tmp):
@@ -101,6 +105,33 @@ def any_size(dpia, root, tmp):
                'a power of two: any-length candidates in the space')
 
 
+def any_size_reductions(dpia, root, tmp):
+    """A whole reduction at a prime length: no chunk divides it, so
+    partialSums has no values, and the space is partialSumsAny's alone
+    (partialReduceAny: tile t folds the elements from t*C that exist with
+    reduceRange, the map fused into it), lowered by global or
+    workgroupAny; the best is a pipeline that checks and agrees with the
+    reference (found above), and its partial sums' loop reads xs without
+    a test: the last tile's end is its bound."""
+    for sample, kernel in (('dot.dpia', 'dotHL'), ('asum.dpia', 'asumHL')):
+        d = found(dpia, root, tmp, sample, kernel, 'N=1000003', 'pipeline ' + kernel, True, budget=12)
+        if d is None:
+            continue
+        # C: 16 .. 8192 (10 values), then global or workgroupAny L = 32 .. 256
+        expect(d['space'] == 50 and all(c['strategy'].startswith('partialSumsAny C=') for c in d['candidates']),
+               f'{kernel} any size: space {d["space"]}, {[c["strategy"] for c in d["candidates"]]}')
+        best = d['best']
+        if not best:
+            continue
+        expect(best['derivation'].startswith('partialReduceAny@. n=') and 'stage boundary at 1' in best['derivation'],
+               f'{kernel} any size: derivation {best["derivation"]}')
+        p = run(dpia, ['translate', os.path.join(tmp, kernel + '_best.dpia'), '-k', kernel + 'Parts'])
+        loop = [line for line in p.stdout.splitlines() if '/* reduceRange */' in line]
+        body = p.stdout.split('/* reduceRange */', 1)[-1].split('}', 1)[0]
+        expect(p.returncode == 0 and len(loop) == 1 and ', N); i += 1)' in loop[0] and '?' not in body,
+               f'{kernel} any size: the partial sums\' loop:\n{p.stdout}', p)
+
+
 def sample_of(dpia, root, seed):
     p = run(dpia, ['explore', os.path.join(root, 'samples', 'explore', 'scal.dpia'), '-k', 'scalHL',
                    '--size', 'N=65536', '--budget', '0.001', '--seed', str(seed), '--json'])
@@ -123,6 +154,7 @@ def main():
         found(dpia, root, tmp, 'scal.dpia', 'scalHL', 'N=4096', 'kernel scalHL', False)
         found(dpia, root, tmp, 'dot.dpia', 'dotHL', 'N=4096', 'pipeline dotHL', True)
         any_size(dpia, root, tmp)
+        any_size_reductions(dpia, root, tmp)
         a, b, c = sample_of(dpia, root, 11), sample_of(dpia, root, 11), sample_of(dpia, root, 12)
         expect(a is not None and len(a) == 24 and a == b, f'the same seed, another sample: {a} {b}')
         expect(a != c, 'another seed, the same sample')

@@ -296,7 +296,7 @@ static void test_file(const char *path, const char *text, bool random, int depth
   static UnitEnv env;
   UNIT_ENV_INIT(&env, "test_rewrite");
   round_trip(&env, path, text);
-  if (random || strstr(path, "explore/")) {
+  if (random || strstr(path, "samples/explore/")) {
     Program *p = parse_text(&env, path, text);
     for (int d = 0; p && d < p->ndecls; d++)
       if (p->decls[d]->is_kernel) {
