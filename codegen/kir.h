@@ -588,7 +588,15 @@ typedef struct Backend Backend; /* backend.h */
  * does not change (a padded read's i >= N ? 0.0f : xs[i], a take's
  * write guard) runs as two loops, one on each side of the step where the
  * tests change, each with the tests decided (partition.c). */
-void kir_partition_loops(Arena *a, const Backend *backend, KirKernel *k);
+/* The launch the kernel was generated for, as far as it is known (NULL
+ * where not): for each dimension the global size, the number of groups
+ * and the local size, which bound the work-item ids (get_global_id(d) <
+ * global[d]; OpenCL 1.2 section 3.2).  The partition pass takes them as
+ * facts about the variables declared from the ids. */
+typedef struct KirIdBounds {
+  const Ix *global[3], *groups[3], *local[3];
+} KirIdBounds;
+void kir_partition_loops(Arena *a, const Backend *backend, KirKernel *k, const KirIdBounds *ids);
 
 /* Loop bodies that read a buffer at several constant offsets from one
  * index that depends on the loop's variable read it through a pointer to

@@ -1306,7 +1306,14 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   for (int d = 0; d < 3; d++) kk->local_size[d] = 1;
   for (int d = 0; d < 3 && kk->reqd_local; d++)
     kk->reqd_local = size_const_value(cg->launch.local[d], &kk->local_size[d]);
-  kir_partition_loops(a, k->backend, kk);
+  KirIdBounds ids = {0};
+  for (int d = 0; d < 3; d++) {
+    const Launch *l = &cg->launch;
+    if (l->global_known[d]) ids.global[d] = ix_from_size(&cg->ix, l->global[d]);
+    if (l->groups_known[d]) ids.groups[d] = ix_from_size(&cg->ix, l->groups[d]);
+    if (l->local_known[d]) ids.local[d] = ix_from_size(&cg->ix, l->local[d]);
+  }
+  kir_partition_loops(a, k->backend, kk, &ids);
   kir_drop_dead(a, kk);
   kir_hoist_guards(&kk->body);
   if (k->in_place && !kir_check_in_place(a, k->diag, kk, k->params[0].name, k->params[k->updated].name,
