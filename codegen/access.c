@@ -780,23 +780,6 @@ static KirBuiltin math_builtin(Prim prim) {
   }
 }
 
-/* e holds a quotient or a remainder (IX_DIV, IX_MOD) */
-static bool ix_has_division(const Ix *e) {
-  DPIA_EXHAUSTIVE_BEGIN
-  switch (e->kind) {
-  case IX_CONST:
-  case IX_VAR:
-  case IX_EXPR: return false;
-  case IX_DIV:
-  case IX_MOD: return true;
-  case IX_ADD:
-  case IX_SUB:
-  case IX_MUL: return ix_has_division(e->a) || ix_has_division(e->b);
-  }
-  DPIA_EXHAUSTIVE_END
-  return false;
-}
-
 /* clamp(v, 0, top) (max(v, 0) without high, min(v, top) without low) as
  * an opaque index whose range is [0, nn), nn = top + 1 */
 static const Ix *clamped_atom(CG *cg, CExpr v, const Ix *top, const Ix *nn, bool low, bool high) {
@@ -969,7 +952,7 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
      * remainder, which the simplifier may fold as it does a read's index
      * (a joined row's gid/64*64 + gid%64 is gid); as built otherwise,
      * where simplifying would only factor it */
-    if (ix_has_division(i)) i = ix_simplify(x, i);
+    if (i->divides) i = ix_simplify(x, i);
     Size n = arg_data(s, 1)->size;
     const Ix *l = ix_from_size(x, h->sizes[0]);
     const Ix *end = ix_simplify(x, ix_add(x, l, ix_from_size(x, n)));

@@ -341,6 +341,7 @@ struct KirStmt {
  * none. */
 typedef struct KirBuffer {
   const char *name; /* the binder's, for messages and comments */
+  const char *var;  /* the variable of the kernel IR holding it (NULL: not one), for kir_own_elements */
   KirSpace space;   /* KSP_GLOBAL or KSP_LOCAL (KSP_PRIVATE: an accumulator that is not shared) */
 } KirBuffer;
 
@@ -627,6 +628,15 @@ void kir_unroll_tiles(Arena *a, KirKernel *k);
  * may leave them out, Backend.no_pocl_barriers).  Where a barrier is
  * needed and none can go, reports E0604 to diag and returns false. */
 bool kir_place_barriers(Arena *a, Diag *diag, KirKernel *k, int ndims, bool pocl);
+/* The pointwise rule of the barrier pass through nested levels
+ * (own_elements.c): every use of the buffer variable var in body is an
+ * element at one index, the same for all, which is a one-to-one function
+ * of the work-item's local ids in its group (with its group ids and nat
+ * parameters), so that no other work-item touches what one work-item
+ * touches there.  ids: k's variables holding work-item ids, found once. */
+typedef struct KirIdNames KirIdNames;
+KirIdNames *kir_id_names(Arena *a, const KirKernel *k);
+bool kir_own_elements(const KirIdNames *ids, const KirBlock *body, const char *var);
 
 /* Dimensions d (bit d) where some parallel loop of the body steps by the
  * global size or the number of groups (*global_steps) or by the local size
