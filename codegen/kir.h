@@ -417,6 +417,9 @@ const KirExpr *kir_var(Arena *a, const char *name, const KirType *type);
 const KirExpr *kir_lit(Arena *a, KirLit lit);
 const KirExpr *kir_ix(Arena *a, const Ix *ix);
 const KirExpr *kir_query(Arena *a, KirQuery q, int dim);
+/* the work-item query e is, itself or through one cast (an id declared as
+ * an int), with a dimension 0 to 2; NULL if it is none */
+const KirExpr *kir_query_of(const KirExpr *e);
 const KirExpr *kir_unary(Arena *a, char op, const KirExpr *operand);
 const KirExpr *kir_binary(Arena *a, KirBinop op, const KirExpr *lhs, const KirExpr *rhs);
 /* lhs && rhs, or rhs alone when lhs is NULL (conditions built up) */

@@ -81,11 +81,11 @@ static void id_note(KirIdNames *ids, const char *name, bool ok, IdKind kind, int
 
 /* the id that init reads (an int cast of it or not), or false */
 static bool id_query(const KirExpr *init, IdKind *kind, int *dim) {
-  if (init && init->kind == KE_CAST && init->call.nargs == 1) init = init->call.args[0];
-  if (!init || init->kind != KE_QUERY || init->query.dim < 0 || init->query.dim > 2) return false;
-  *dim = init->query.dim;
+  const KirExpr *q = kir_query_of(init);
+  if (!q) return false;
+  *dim = q->query.dim;
   DPIA_EXHAUSTIVE_BEGIN
-  switch (init->query.query) {
+  switch (q->query.query) {
   case KQ_LOCAL_ID: *kind = ID_LOCAL; return true;
   case KQ_GROUP_ID: *kind = ID_GROUP; return true;
   case KQ_GLOBAL_ID:

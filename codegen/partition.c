@@ -671,11 +671,11 @@ static bool declares(const KirBlock *b) {
  * like, int-cast or not), when the launch it was generated for fixes it;
  * NULL otherwise. */
 static const Ix *id_bound(const Pass *p, const KirExpr *init) {
-  if (init && init->kind == KE_CAST && init->call.nargs == 1) init = init->call.args[0];
-  if (!init || init->kind != KE_QUERY || init->query.dim < 0 || init->query.dim > 2) return NULL;
-  int d = init->query.dim;
+  const KirExpr *q = kir_query_of(init);
+  if (!q) return NULL;
+  int d = q->query.dim;
   DPIA_EXHAUSTIVE_BEGIN
-  switch (init->query.query) {
+  switch (q->query.query) {
   case KQ_GLOBAL_ID: return p->ids->global[d];
   case KQ_GROUP_ID: return p->ids->groups[d];
   case KQ_LOCAL_ID: return p->ids->local[d];
