@@ -811,6 +811,8 @@ static const Ix *clamp_index(CG *cg, const Ix *x, Size n, bool low, bool high) {
     if (low && c < 0) return K(cg, 0);
     if (high && ix_const_value(top, &t) && c > t) return K(cg, t);
   }
+  /* x >= n - 1 (clampIdx N N): the last index, whatever x's sign */
+  if (high && ix_provably_less(&cg->ix, top, ix_add(&cg->ix, x, K(cg, 1)))) return top;
   if (high && ix_provably_less(&cg->ix, x, nn)) high = false;
   if (low && ix_provably_less(&cg->ix, K(cg, -1), x)) low = false; /* x >= 0 */
   if (!low && !high) return x;
@@ -946,6 +948,11 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
   }
   case PRIM_PAD_CST: { /* i < l || i >= l + n ? v : E[i - l] */
     rest = need_idx(cg, ps, e, &i);
+    /* the tests print i: simplified where it holds a quotient or a
+     * remainder, which the simplifier may fold as it does a read's index
+     * (a joined row's gid/64*64 + gid%64 is gid); as built otherwise,
+     * where simplifying would only factor it */
+    if (i->divides) i = ix_simplify(x, i);
     Size n = arg_data(s, 1)->size;
     const Ix *l = ix_from_size(x, h->sizes[0]);
     const Ix *end = ix_simplify(x, ix_add(x, l, ix_from_size(x, n)));

@@ -85,6 +85,7 @@ typedef struct Pass {
                              * groups only whose body has barriers */
   int nbarriers;
   Frame *frames;
+  const KirIdNames *ids; /* the kernel's id variables, for kir_own_elements */
 } Pass;
 
 /* ---- sets of buffers ---- */
@@ -266,11 +267,26 @@ static void sync_before(Pass *p, KirBlock *out, const KirSite *site) {
  * it wrote, not counting writes indexed by the loop's variable (the
  * iterations write disjoint parts, as a row-by-row copy into local memory
  * does: SHOC's Stencil2D has no barrier there). */
-static KirBufferSet loop_carried(Pass *p, const KirSite *site) {
+static KirBufferSet loop_carried(Pass *p, const KirSite *site, const KirBlock *body) {
   KirBufferSet need = set_intersect(p->arena, &p->pending_writes, &site->reads);
   KirBufferSet war = set_intersect(p->arena, &site->writes, &p->pending_reads), waw = local_waw(p, &site->unindexed);
   set_union(p->arena, &need, &war);
   set_union(p->arena, &need, &waw);
+  /* The pointwise rule through nested levels: a local buffer of which
+   * each work-item touches in the body (every step alike) only an element
+   * no other work-item touches (a work-group's accumulator updated in
+   * place by nested mapLocals, docs/language.md section 2.1) carries
+   * nothing from one work-item's step to another's (own_elements.c).
+   * Before the first step, what the loop reads was fenced before it
+   * (sync_before of the loop's command); after the last, the pending sets
+   * keep it. */
+  int n = 0;
+  for (int i = 0; i < need.len; i++) {
+    const KirBuffer *b = item(&need, i);
+    if (b->space == KSP_LOCAL && kir_own_elements(p->ids, body, b->var)) continue;
+    need.items[n++] = (void *)b;
+  }
+  need.len = n;
   return need;
 }
 
@@ -280,7 +296,7 @@ static KirBufferSet loop_carried(Pass *p, const KirSite *site) {
  * iteration ends without a barrier). */
 static void loop_top_barrier(Pass *p, KirBlock *out, const KirSite *site) {
   if (!p->uniform) return;
-  KirBufferSet need = loop_carried(p, site);
+  KirBufferSet need = loop_carried(p, site, out);
   if (!need.len) return;
   KirStmt *s = barrier_for(p, &need);
   s->comment = arena_printf(p->arena, "the previous iteration is done with %s", names_of(p->arena, &need));
@@ -310,7 +326,7 @@ static void loop_end(Pass *p, KirBlock *out, const KirSite *site, int entry) {
     loop_top_barrier(p, out, site);
     return;
   }
-  KirBufferSet need = loop_carried(p, site);
+  KirBufferSet need = loop_carried(p, site, out);
   if (need.len) fence(p, out, barrier_for(p, &need));
 }
 
@@ -572,7 +588,13 @@ static void collect_sites(Pass *p, const KirBlock *b, int loop_start, Vec *open)
 }
 
 bool kir_place_barriers(Arena *a, Diag *diag, KirKernel *k, int ndims, bool pocl) {
-  Pass p = {.arena = a, .diag = diag, .ndims = ndims > 0 ? ndims : 1, .pocl = pocl, .uniform = true, .skip_until = -1};
+  Pass p = {.arena = a,
+            .diag = diag,
+            .ndims = ndims > 0 ? ndims : 1,
+            .pocl = pocl,
+            .uniform = true,
+            .skip_until = -1,
+            .ids = kir_id_names(a, k)};
   Vec open = {0};
   collect_sites(&p, &k->body, -1, &open);
   if (open.len) INTERNAL("a barrier site begins what no site ends");

@@ -136,7 +136,10 @@ const KirBuffer *cg_buffer(CG *cg, const Binder *b) {
   KirBuffer *buf = NEW(cg->arena, KirBuffer);
   bool found;
   Space sp = root_space(cg, b, &found);
-  *buf = (KirBuffer){b->name, sp == SP_LOCAL ? KSP_LOCAL : sp == SP_GLOBAL ? KSP_GLOBAL : KSP_PRIVATE};
+  /* the variable of its storage, one buffer (not the halves of a pair) */
+  const EnvEntry *e = env_index_get(&cg->by_binder, b);
+  const char *var = e && e->kind == ENV_STORAGE && e->st->kind == STORE_BUFFER ? e->st->name : NULL;
+  *buf = (KirBuffer){b->name, var, sp == SP_LOCAL ? KSP_LOCAL : sp == SP_GLOBAL ? KSP_GLOBAL : KSP_PRIVATE};
   memo_put(cg->arena, &cg->buffers, (MemoEntry){b, hash, 0, buf, 0}, same_binder, NULL);
   return buf;
 }

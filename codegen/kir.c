@@ -425,6 +425,11 @@ const KirExpr *kir_query(Arena *a, KirQuery q, int dim) {
   return e;
 }
 
+const KirExpr *kir_query_of(const KirExpr *e) {
+  if (e && e->kind == KE_CAST && e->call.nargs == 1) e = e->call.args[0];
+  return e && e->kind == KE_QUERY && e->query.dim >= 0 && e->query.dim <= 2 ? e : NULL;
+}
+
 /* arithmetic: the wider operand's type; a comparison: bool, or an int
  * vector of -1 and 0 on vectors (OpenCL C 6.3.d, docs/language.md section
  * 19); && and ||: bool; an address plus an offset: the address's */

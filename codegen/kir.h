@@ -341,6 +341,7 @@ struct KirStmt {
  * none. */
 typedef struct KirBuffer {
   const char *name; /* the binder's, for messages and comments */
+  const char *var;  /* the variable of the kernel IR holding it (NULL: not one), for kir_own_elements */
   KirSpace space;   /* KSP_GLOBAL or KSP_LOCAL (KSP_PRIVATE: an accumulator that is not shared) */
 } KirBuffer;
 
@@ -416,6 +417,9 @@ const KirExpr *kir_var(Arena *a, const char *name, const KirType *type);
 const KirExpr *kir_lit(Arena *a, KirLit lit);
 const KirExpr *kir_ix(Arena *a, const Ix *ix);
 const KirExpr *kir_query(Arena *a, KirQuery q, int dim);
+/* the work-item query e is, itself or through one cast (an id declared as
+ * an int), with a dimension 0 to 2; NULL if it is none */
+const KirExpr *kir_query_of(const KirExpr *e);
 const KirExpr *kir_unary(Arena *a, char op, const KirExpr *operand);
 const KirExpr *kir_binary(Arena *a, KirBinop op, const KirExpr *lhs, const KirExpr *rhs);
 /* lhs && rhs, or rhs alone when lhs is NULL (conditions built up) */
@@ -588,7 +592,15 @@ typedef struct Backend Backend; /* backend.h */
  * does not change (a padded read's i >= N ? 0.0f : xs[i], a take's
  * write guard) runs as two loops, one on each side of the step where the
  * tests change, each with the tests decided (partition.c). */
-void kir_partition_loops(Arena *a, const Backend *backend, KirKernel *k);
+/* The launch the kernel was generated for, as far as it is known (NULL
+ * where not): for each dimension the global size, the number of groups
+ * and the local size, which bound the work-item ids (get_global_id(d) <
+ * global[d]; OpenCL 1.2 section 3.2).  The partition pass takes them as
+ * facts about the variables declared from the ids. */
+typedef struct KirIdBounds {
+  const Ix *global[3], *groups[3], *local[3];
+} KirIdBounds;
+void kir_partition_loops(Arena *a, const Backend *backend, KirKernel *k, const KirIdBounds *ids);
 
 /* Loop bodies that read a buffer at several constant offsets from one
  * index that depends on the loop's variable read it through a pointer to
@@ -619,6 +631,15 @@ void kir_unroll_tiles(Arena *a, KirKernel *k);
  * may leave them out, Backend.no_pocl_barriers).  Where a barrier is
  * needed and none can go, reports E0604 to diag and returns false. */
 bool kir_place_barriers(Arena *a, Diag *diag, KirKernel *k, int ndims, bool pocl);
+/* The pointwise rule of the barrier pass through nested levels
+ * (own_elements.c): every use of the buffer variable var in body is an
+ * element at one index, the same for all, which is a one-to-one function
+ * of the work-item's local ids in its group (with its group ids and nat
+ * parameters), so that no other work-item touches what one work-item
+ * touches there.  ids: k's variables holding work-item ids, found once. */
+typedef struct KirIdNames KirIdNames;
+KirIdNames *kir_id_names(Arena *a, const KirKernel *k);
+bool kir_own_elements(const KirIdNames *ids, const KirBlock *body, const char *var);
 
 /* Dimensions d (bit d) where some parallel loop of the body steps by the
  * global size or the number of groups (*global_steps) or by the local size

@@ -1249,6 +1249,12 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   collect_locals(cg, k->def->body, &kk->locals);
   cg->block = &kk->body;
   gen_comm(cg, k->def->body);
+  /* the local size the code is for, fixed when known (the barrier pass's
+   * pointwise rule needs it: own_elements.c) */
+  kk->reqd_local = cg->launch.local_known[0];
+  for (int d = 0; d < 3; d++) kk->local_size[d] = 1;
+  for (int d = 0; d < 3 && kk->reqd_local; d++)
+    kk->reqd_local = size_const_value(cg->launch.local[d], &kk->local_size[d]);
   /* the barriers, and where one is needed and none can go the errors,
    * even after the lowering's own: each E0604 of the kernel is reported */
   bool placed = kir_place_barriers(a, cg->diag, kk, k->ndims, !k->backend->no_pocl_barriers);
@@ -1303,11 +1309,14 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   kk->foreigns = (const DefInfo *const *)cg->foreigns.items;
   kk->nforeigns = cg->foreigns.len;
 
-  kk->reqd_local = cg->launch.local_known[0];
-  for (int d = 0; d < 3; d++) kk->local_size[d] = 1;
-  for (int d = 0; d < 3 && kk->reqd_local; d++)
-    kk->reqd_local = size_const_value(cg->launch.local[d], &kk->local_size[d]);
-  kir_partition_loops(a, k->backend, kk);
+  KirIdBounds ids = {0};
+  for (int d = 0; d < 3; d++) {
+    const Launch *l = &cg->launch;
+    if (l->global_known[d]) ids.global[d] = ix_from_size(&cg->ix, l->global[d]);
+    if (l->groups_known[d]) ids.groups[d] = ix_from_size(&cg->ix, l->groups[d]);
+    if (l->local_known[d]) ids.local[d] = ix_from_size(&cg->ix, l->local[d]);
+  }
+  kir_partition_loops(a, k->backend, kk, &ids);
   kir_drop_dead(a, kk);
   kir_hoist_guards(&kk->body);
   if (k->in_place && !kir_check_in_place(a, k->diag, kk, k->params[0].name, k->params[k->updated].name,

@@ -46,7 +46,12 @@
  * has e - f a constant >= 0, and false where -e - 1 - f is one.  So under
  * a take's write guard, `if (wg*64 + lid < N)`, the read
  * `wg*64 + lid >= N ? 0.0f : xs[wg*64 + lid]` is xs[wg*64 + lid]: one test
- * per work-item instead of one per element.
+ * per work-item instead of one per element.  The launch gives facts too:
+ * a variable declared as a work-item's id, `int gid = get_global_id(0)`
+ * with global size M, has gid >= 0 and M - 1 - gid >= 0 (OpenCL 1.2
+ * section 3.2), and a split's min and max that the facts decide are left
+ * out, a split that is then a variable not named again: covariance's
+ * triangle, min(M, max(0, gid)), splits at gid.
  *
  * A vector of a padded row is built lane by lane, each lane a choice
  * (access.c: a choice is not the element it may read, so no vloadn); once
@@ -90,6 +95,7 @@ typedef struct Pass {
   bool found, mixed, barrier;
   int64_t div, lo, hi;
   Lin at; /* its constant 0 */
+  const KirIdBounds *ids; /* the launch's sizes, bounds of the work-item ids */
 } Pass;
 
 /* ---- linear combinations ---- */
@@ -519,12 +525,21 @@ static const KirExpr *split_step(Pass *p, const KirStmt *loop, const Lin *at_lin
     return kir_int(p->arena, t < first ? first : t > bound ? bound : t);
   }
   const KirExpr *at = kir_ix(p->arena, lin_ix(p, at_lin));
-  if (p->div == 1) return int_builtin(p, KBI_MIN, loop->loop.bound, int_builtin(p, KBI_MAX, loop->loop.init, at));
+  /* the min and max that the facts decide (the launch's bounds of an id:
+   * min(M, max(0, gid)) is gid) are left out */
+  if (p->div == 1)
+    return decide(p, int_builtin(p, KBI_MIN, loop->loop.bound, int_builtin(p, KBI_MAX, loop->loop.init, at)));
   /* the max is an atom of the quotient, >= 0 as an index's atoms are */
   IxCtx *x = &p->ix;
   const Ix *from = ix_expr(x, int_builtin(p, KBI_MAX, kir_int(p->arena, init), at));
   const Ix *up = ix_div(x, ix_add(x, from, ix_const(x, p->div - 1)), ix_const(x, p->div));
   return int_builtin(p, KBI_MIN, loop->loop.bound, kir_ix(p->arena, up));
+}
+
+/* e is neither a constant nor a variable: a value worth a name */
+static bool computed(const KirExpr *e) {
+  int64_t c;
+  return !kir_const_int(e, &c) && e->kind != KE_VAR && !(e->kind == KE_IX && e->ix->kind == IX_VAR);
 }
 
 static const char *fresh_name(Pass *p, const char *base) {
@@ -599,16 +614,16 @@ static KirStmt *partition(Pass *p, KirBlock *b, KirStmt *prev, KirStmt *s) {
   bool three = p->lo != p->hi;
   const KirExpr *split_lo = split_step(p, s, &lo), *split_hi = three ? split_step(p, s, &hi) : NULL;
   if (!split_lo || (three && !split_hi)) return NULL;
-  /* a split that is not a constant is computed once, before the loops */
-  int64_t c;
+  /* a split that is not a constant or a variable (the loops' tests'
+   * bounds do not change in them) is computed once, before the loops */
   const KirExpr *at_lo = split_lo, *at_hi = three ? split_hi : split_lo;
-  if (!kir_const_int(split_lo, &c)) {
+  if (computed(split_lo)) {
     KirStmt *d = declare_int(p, b, prev, arena_printf(p->arena, three ? "%s_lo" : "%s_split", var), split_lo);
     at_lo = kir_var(p->arena, d->decl.name, kir_scalar1(SC_INT));
     prev = d;
     if (!three) at_hi = at_lo;
   }
-  if (three && !kir_const_int(split_hi, &c)) {
+  if (three && computed(split_hi)) {
     KirStmt *d = declare_int(p, b, prev, arena_printf(p->arena, "%s_hi", var), split_hi);
     at_hi = kir_var(p->arena, d->decl.name, kir_scalar1(SC_INT));
   }
@@ -652,10 +667,45 @@ static bool declares(const KirBlock *b) {
   return false;
 }
 
+/* The bound of the work-item id that init is (get_global_id(d) and the
+ * like, int-cast or not), when the launch it was generated for fixes it;
+ * NULL otherwise. */
+static const Ix *id_bound(const Pass *p, const KirExpr *init) {
+  const KirExpr *q = kir_query_of(init);
+  if (!q) return NULL;
+  int d = q->query.dim;
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (q->query.query) {
+  case KQ_GLOBAL_ID: return p->ids->global[d];
+  case KQ_GROUP_ID: return p->ids->groups[d];
+  case KQ_LOCAL_ID: return p->ids->local[d];
+  case KQ_GLOBAL_SIZE:
+  case KQ_NUM_GROUPS:
+  case KQ_LOCAL_SIZE: return NULL;
+  }
+  DPIA_EXHAUSTIVE_END
+  return NULL;
+}
+
+/* int v = get_global_id(d), launched with global size n: 0 <= v <= n - 1,
+ * facts for the rest of the block (an id variable is never assigned), so
+ * that a split between the id and the loop's ends is decided where the
+ * launch decides it (covariance's triangle: min(M, max(0, gid)) is gid) */
+static void push_id_facts(Pass *p, const KirStmt *s) {
+  const Ix *bound = s->kind == KS_DECL ? id_bound(p, s->decl.init) : NULL;
+  if (!bound) return;
+  const Ix *v = ix_var(&p->ix, s->decl.name);
+  Lin low = {0}, high = {0};
+  if (lin_term(&low, v, 1)) push_fact(p, &low);
+  if (lin_add_ix(&high, bound, 1) && lin_term(&high, v, -1) && lin_const(&high, 1, -1)) push_fact(p, &high);
+}
+
 static void walk_block(Pass *p, KirBlock *b) {
   KirStmt *prev = NULL;
+  int outer_facts = p->nfacts;
   for (KirStmt *s = b->first; s;) {
     map_exprs(p, s, decide);
+    push_id_facts(p, s);
     bool v;
     if (s->kind == KS_IF && is_truth(s->cond.cond, &v)) {
       /* decided: its body in its place (a scope of its own if it declares
@@ -693,13 +743,14 @@ static void walk_block(Pass *p, KirBlock *b) {
     prev = s;
     s = s->next;
   }
+  p->nfacts = outer_facts; /* the block's own ids are out of scope */
   /* a scope alone in a block, which is a scope already (the side of an
    * if that a split decided, with the other side gone): its statements */
   if (b->first && b->first == b->last && b->first->kind == KS_BLOCK) *b = b->first->block.body;
 }
 
-void kir_partition_loops(Arena *a, const Backend *backend, KirKernel *k) {
-  Pass p = {.arena = a, .backend = backend, .names = {.arena = a}};
+void kir_partition_loops(Arena *a, const Backend *backend, KirKernel *k, const KirIdBounds *ids) {
+  Pass p = {.arena = a, .backend = backend, .names = {.arena = a}, .ids = ids};
   ix_init(&p.ix, a);
   p.ix.print_expr = backend->print_expr;
   for (int i = 0; i < k->nparams; i++) nameset_add(&p.names, k->params[i].name);

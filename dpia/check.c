@@ -1090,6 +1090,37 @@ static int foreign_named(Checker *c, Env *env, const Ast *e) {
  * converted here, with the body's requirements (lo <= hi + 1, hi < n: the
  * kernel's preconditions); the result is compared with them once its type
  * is known (updates_result). */
+/* Dimension i (from 0) of a region lo .. hi whose sizes decide that it is
+ * outside the array (len = hi + 1 - lo or rest = n - 1 - hi a negative
+ * constant) is an error of its own (E0329), at the region, naming it and
+ * the dimension's size: the generic negative-size error (E0403) would
+ * name neither.  A region the sizes do not decide is left to the
+ * preconditions. */
+static bool region_inside(Checker *c, const Decl *d, int i, Span whole, const Size bounds[3], Size len,
+                          Size rest) {
+  int64_t v;
+  bool past = size_const_value(rest, &v) && v < 0;
+  if (!past && !(size_const_value(len, &v) && v < 0)) return true;
+  Buf lo, hi, n, last;
+  Buf *texts[] = {&lo, &hi, &n, &last};
+  Size sizes[] = {bounds[0], bounds[1], bounds[2], size_sub(&c->tc->sizes, bounds[2], size_const(&c->tc->sizes, 1))};
+  for (int k = 0; k < 4; k++) {
+    buf_init(texts[k], c->arena);
+    size_print(texts[k], sizes[k]);
+  }
+  if (past)
+    check_error(c, ERR_UPDATES_REGION_OUTSIDE, whole,
+                "the region %s .. %s of 'updates %s' ends past the array: dimension %d of '%s' has %s elements, "
+                "the last at index %s",
+                lo.data, hi.data, d->updates, i + 1, d->updates, n.data, last.data);
+  else
+    check_error(c, ERR_UPDATES_REGION_OUTSIDE, whole,
+                "the region %s .. %s of 'updates %s' ends before it begins (%lld elements; dimension %d of '%s' has "
+                "%s)",
+                lo.data, hi.data, d->updates, (long long)v, i + 1, d->updates, n.data);
+  return false;
+}
+
 static void updates_region(Checker *c, Env *env, const Decl *d, DefInfo *def) {
   SizeCtx *sc = &c->tc->sizes;
   for (int i = 0; i < def->nparams; i++)
@@ -1132,6 +1163,10 @@ static void updates_region(Checker *c, Env *env, const Decl *d, DefInfo *def) {
     def->region_lo[i] = lo;
     def->region_len[i] = size_sub(sc, size_add(sc, hi, size_const(sc, 1)), lo);
     def->region_rest[i] = size_sub(sc, t->size, size_add(sc, hi, size_const(sc, 1)));
+    if (!region_inside(c, d, i, whole, (Size[3]){lo, hi, t->size}, def->region_len[i], def->region_rest[i])) {
+      def->updates = NULL;
+      return;
+    }
     require(c, REQ_NATURAL, def->region_len[i], whole, "the region of 'updates'");
     require(c, REQ_NATURAL, def->region_rest[i], whole, "the region of 'updates'");
     t = dt_resolve(t->elem);

@@ -79,6 +79,7 @@
   X(E0327, FOREIGN_BODY, "a foreign function body that is not valid OpenCL C")                                  \
   X(E0328, BAD_UPDATES, "an updates clause naming no input array of the kernel, or whose region or result type does not fit it") \
   X(E0329, DEPENDENT_ARRAY_STORED, "a dependent array where it would be stored or passed (a kernel's parameter or result, new)") \
+  X(E0330, UPDATES_REGION_OUTSIDE, "a region of an updates clause that ends past the array it updates, or before it begins") \
   X(E0401, SIZE_MISMATCH, "two sizes that must be equal are not")                                               \
   X(E0402, SIZE_NOT_WHOLE, "a size that is not a whole number (a division that does not divide)")               \
   X(E0403, SIZE_NEGATIVE, "a size that is negative")                                                            \

@@ -38,11 +38,10 @@ kernel void covarCentre(global float *restrict output,
 
 kernel void covar(global float *restrict output, const global float *restrict data, int M, int N) {
   int gid = get_global_id(0); /* mapGlobal */
-  int i_split = min(M, max(0, gid));
-  for (int i = 0; i < i_split; i += 1) { /* mapSeq */
+  for (int i = 0; i < gid; i += 1) { /* mapSeq */
     output[gid*M + i] = 0.0f;
   }
-  for (int i = i_split; i < M; i += 1) { /* mapSeq */
+  for (int i = gid; i < M; i += 1) { /* mapSeq */
     float acc = 0.0f;
     for (int i_2 = 0; i_2 < N; i_2 += 1) { /* reduceSeq */
       acc = acc + data[i_2*M + gid] * data[i_2*M + i];

@@ -52,17 +52,60 @@ static bool spine_of(Arena *a, Phrase *e, Spine *sp) {
  * one variable is overwritten with v in place: no copy of K's body, which
  * holds the rest of the program (copying it at every stage made the
  * translation quadratic in the number of stages).  A continuation whose
- * parameter has another number of variables (a copy) is substituted. */
+ * parameter has another number of variables (a copy) is substituted.
+ *
+ * The invariant the in-place form relies on: between the building of
+ * \x -> body and its application, nothing copies the variable of x (the
+ * only copies in this file are phrase_subst of the user's lambdas, into
+ * which no continuation's variable is substituted, and the substituting
+ * branch below, taken for no continuation built here), and K is applied
+ * at most once (each path of con_tr applies its K once, or passes it on
+ * as a reduction's K, which stage II applies).  A second variable made
+ * by a copy would be left behind, free; a second application would find
+ * the body already filled.  Both are caught: x is marked consumed
+ * (nuses -1), a second application is an internal error, and
+ * translate_stage1 checks that no consumed binder's variable is left
+ * (no_consumed_left). */
 static Phrase *apply_k(Stage1 *s, Phrase *k, Phrase *v) {
   if (k->kind != PH_LAM) return b_app(&s->b, k, v);
   Binder *x = k->lam_binder;
+  if (x->nuses < 0) INTERNAL("stage I: continuation \\%s applied twice", x->name);
   Phrase *use = x->sole_use;
   if (x->nuses != 1 || use->kind != PH_VAR || use->binder != x)
     return phrase_subst(s->b.arena, s->b.tc, k->body, x, v);
   *use = *v;
-  x->nuses = 0; /* no variable of x is left */
+  x->nuses = -1; /* consumed: no variable of x is left (no_consumed_left) */
   if (v->kind == PH_VAR && v->binder->sole_use == v) v->binder->sole_use = use;
   return k->body;
+}
+
+/* The check of apply_k's invariant over the translated body: no variable
+ * of a consumed continuation parameter is left (a copy of it, made
+ * before its continuation was applied, would be free).  One walk of the
+ * result; the acceptors a select's sides share are walked once per side. */
+static void no_consumed_left(const Phrase *p) {
+  for (;;) {
+    switch (p->kind) {
+    case PH_VAR:
+      if (p->binder->nuses < 0) INTERNAL("stage I: a variable of the applied continuation \\%s is left", p->binder->name);
+      return;
+    case PH_LAM: p = p->body; continue;
+    case PH_PROJ:
+    case PH_UNOP: p = p->fst; continue;
+    case PH_APP:
+    case PH_PAIR:
+    case PH_SEQ:
+    case PH_ASSIGN:
+    case PH_BINOP:
+      no_consumed_left(p->fst);
+      p = p->snd;
+      continue;
+    case PH_LIT:
+    case PH_PRIM:
+    case PH_DEF:
+    case PH_COUNT: return;
+    }
+  }
 }
 
 /* K = \x -> body, where body is built by the caller after the binder exists */
@@ -1137,6 +1180,7 @@ DefInfo *translate_stage1(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *ke
   d->params[0] = out;
   for (int i = 0; i < kernel->nparams; i++) d->params[i + 1] = kernel->params[i];
   d->body = acc_tr(&s, normal_body, region_acc(&s, kernel, b_var(&s.b, out)));
+  no_consumed_left(d->body);
   d->result = tc->t_comm;
   PhraseType *t = tc->t_comm;
   for (int i = d->nparams - 1; i >= 0; i--) t = pt_fn(tc, d->params[i]->type, t);

@@ -5,11 +5,10 @@
 
 kernel void upperSums(global float *restrict output, const global float *restrict xs, int N) {
   int i = get_global_id(0); /* mapGlobal */
-  int j_split = min(N, max(0, i));
-  for (int j = 0; j < j_split; j += 1) { /* mapSeq */
+  for (int j = 0; j < i; j += 1) { /* mapSeq */
     output[i*N + j] = 0.0f;
   }
-  for (int j = j_split; j < N; j += 1) { /* mapSeq */
+  for (int j = i; j < N; j += 1) { /* mapSeq */
     float acc = 0.0f;
     for (int k = 0; k < N; k += 1) { /* reduceSeq */
       acc = acc + xs[i*N + k] * xs[j*N + k];

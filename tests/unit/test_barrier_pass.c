@@ -24,7 +24,7 @@ static void expect(bool ok, int line, const char *what) {
 #define EXPECT(cond) expect((cond), __LINE__, #cond)
 
 static Arena *A;
-static const KirBuffer LOC = {"loc", KSP_LOCAL}, GLOB = {"tmp", KSP_GLOBAL};
+static const KirBuffer LOC = {"loc", NULL, KSP_LOCAL}, GLOB = {"tmp", NULL, KSP_GLOBAL};
 
 /* ---- building a body ---- */
 
@@ -205,6 +205,58 @@ int main(void) {
     if (!indexed)
       EXPECT(body->first->kind == KS_BARRIER && body->first->barrier.local && body->first->comment &&
              strcmp(body->first->comment, "the previous iteration is done with 'loc'") == 0);
+  }
+
+  /* The pointwise rule through nested levels (codegen/own_elements.c): a
+   * loop whose body's two-dimensional parforLocal reads and writes
+   * acc[l1*8 + l0] (a work-group's accumulator updated in place), with
+   * the local size fixed at (8, 4), needs no barrier between its steps;
+   * one does when the index is not one-to-one on the work-items (l1 + l0:
+   * (1, 0) and (0, 1) share), when the read is another element than the
+   * write, when the index reads a sequential loop's variable, when the
+   * local size is not fixed, or when the buffer's variable is not known. */
+  static const KirBuffer ACC = {"acc", "acc", KSP_LOCAL}, ACC_UNNAMED = {"acc", NULL, KSP_LOCAL};
+  enum { ONE_TO_ONE, SUM, OTHER_READ, LOOP_VAR, NO_LOCAL_SIZE, UNNAMED, NCASES };
+  for (int c = 0; c < NCASES; c++) {
+    IxCtx x;
+    ix_init(&x, A);
+    const KirBuffer *acc = c == UNNAMED ? &ACC_UNNAMED : &ACC;
+    k = kernel();
+    k->reqd_local = c != NO_LOCAL_SIZE;
+    k->local_size[0] = 8, k->local_size[1] = 4, k->local_size[2] = 1;
+    parfor(&k->body, KL_WORKGROUP, KF_ONCE);
+    command(&k->body, NULL, NULL, KL_NONE);
+    KirBlock *body = loop(&k->body);
+    command(body, acc, acc, KL_LOCAL);
+    parfor(body, KL_LOCAL, KF_ONCE);
+    const char *ids[2] = {"l0", "l1"};
+    for (int d = 1; d >= 0; d--) {
+      KirStmt *decl = kir_stmt(A, KS_DECL);
+      decl->decl.name = ids[d];
+      decl->decl.type = kir_scalar1(SC_INT);
+      decl->decl.array_len = -1;
+      decl->decl.init = kir_query(A, KQ_LOCAL_ID, d);
+      kir_append(body, decl);
+    }
+    const Ix *l0 = ix_var(&x, "l0"), *l1 = ix_var(&x, "l1");
+    const Ix *at = c == SUM ? ix_add(&x, l1, l0) : ix_add(&x, ix_mul(&x, l1, ix_const(&x, 8)), l0);
+    const Ix *read_at = c == OTHER_READ ? ix_add(&x, at, ix_const(&x, 32))
+                        : c == LOOP_VAR ? ix_add(&x, at, ix_mul(&x, ix_var(&x, "i"), ix_const(&x, 32)))
+                                        : at;
+    const KirExpr *base = kir_var(A, "acc", kir_pointer_type(A, kir_scalar1(SC_FLOAT), KSP_LOCAL, false));
+    KirStmt *update = kir_stmt(A, KS_ASSIGN);
+    update->assign.lhs = kir_index(A, base, kir_ix(A, at));
+    update->assign.rhs = kir_index(A, base, kir_ix(A, read_at));
+    kir_append(body, update);
+    noted_read = noted_write = acc;
+    end(body, KSITE_PARFOR_END);
+    KirSite *le = end(body, KSITE_LOOP_END);
+    le->reads = set_of(acc);
+    le->writes = set_of(acc);
+    le->unindexed = set_of(acc);
+    end(&k->body, KSITE_PARFOR_END);
+    EXPECT(place(k, true));
+    EXPECT(count_barriers(body) == (c != ONE_TO_ONE));
   }
 
   /* PoCL 3.1: in a work-group loop, a parforLocal after a single writer's
