@@ -508,8 +508,7 @@ bool size_is_polynomial(Size a) {
 
 /* The first variable of a (floor atoms included) that pred accepts, or
  * NULL. */
-typedef bool (*VarPred)(const void *user, Sym v);
-static Sym find_var(Size a, VarPred pred, const void *user) {
+static Sym find_var(Size a, SizeVarPred pred, const void *user) {
   for (int i = 0; i < a.nterms; i++) {
     for (int j = 0; j < a.terms[i].nfactors; j++) {
       const SizeAtom *x = size_factor_atom(&a.terms[i].factors[j]);
@@ -548,6 +547,8 @@ Sym size_lone_var(Size a) {
 }
 
 Sym size_first_meta(Size a) { return find_var(a, is_meta, NULL); }
+
+Sym size_first_var_where(Size a, SizeVarPred pred, const void *user) { return find_var(a, pred, user); }
 
 /* a walk that adds each variable not yet in the list */
 typedef struct VarList {

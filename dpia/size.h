@@ -110,6 +110,10 @@ Sym size_first_meta(Size a);
 /* the distinct variables of a, in order of first occurrence (floor atoms
  * included), in the arena; returns how many */
 int size_vars(Arena *arena, Size a, Sym **out);
+/* the first variable, in that order, that pred accepts, or NULL: the
+ * first of size_vars's list that pred accepts, without making the list */
+typedef bool (*SizeVarPred)(const void *user, Sym v);
+Sym size_first_var_where(Size a, SizeVarPred pred, const void *user);
 /* whether a has a floor atom */
 bool size_has_floor(Size a);
 /* replace every occurrence of v by value (v^-1 by 1/value, which needs
