@@ -195,6 +195,10 @@ static bool subst_atom(Arena *arena, const SizeAtom *x, const Subst *s, Size *ou
 
 /* value^e for a non-zero exponent (a negative one needs a single term) */
 static bool power_of(Arena *arena, Size value, int64_t e, Size *out, bool *shape_ok) {
+  if (e == 1) { /* most substitutions (a metavariable by its value when zonking): 1*value is value */
+    *out = value;
+    return true;
+  }
   Size base = value;
   if (e < 0) {
     SizeTerm inverse;
@@ -230,13 +234,16 @@ static bool subst_sizes_by(Arena *arena, Size a, const Subst *s, Size *out, bool
       }
       if (!power_of(arena, value, t->factors[j].exp, &powered, shape_ok)) return false;
       if (!*shape_ok) return true;
-      if (!touched) piece = single_term(arena, (SizeTerm){1, 1, 0, NULL});
+      /* products of canonical sizes, and a product by the one-term 1 is
+       * the other factor as it is: not made (translation throughput) */
+      if (!touched) piece = powered;
+      else if (!mul_sizes(arena, piece, powered, &piece)) return false;
       touched = true;
-      if (!mul_sizes(arena, piece, powered, &piece)) return false;
     }
     SizeTerm rest = {t->num, t->den, nkept, nkept > 0 ? kept : NULL};
     if (!touched) piece = (Size){1, (SizeTerm *)t};
-    else if (!mul_sizes(arena, single_term(arena, rest), piece, &piece)) return false;
+    else if (!(nkept == 0 && t->num == 1 && t->den == 1) && !mul_sizes(arena, single_term(arena, rest), piece, &piece))
+      return false;
     if (!add_sizes(arena, sum, piece, &sum)) return false;
   }
   *out = sum;
