@@ -623,12 +623,16 @@ bool size_subst_many(SizeCtx *sc, Size a, int n, const Sym *vars, const Size *va
 }
 
 bool size_solve(SizeCtx *sc, Size lhs, Size rhs, Sym m, Size *out) {
-  Arena *arena = sc->arena;
   Size difference;
-  if (!negate_size(arena, rhs, &difference) || !add_sizes(arena, lhs, difference, &difference)) {
+  if (!negate_size(sc->arena, rhs, &difference) || !add_sizes(sc->arena, lhs, difference, &difference)) {
     sc->overflow = true;
     return false;
   }
+  return size_solve_difference(sc, difference, m, out);
+}
+
+bool size_solve_difference(SizeCtx *sc, Size difference, Sym m, Size *out) {
+  Arena *arena = sc->arena;
   /* difference == coefficient*m + rest, coefficient and rest free of m */
   SizeTerm *with_m = NEWARRAY(arena, SizeTerm, difference.nterms);
   SizeTerm *without_m = NEWARRAY(arena, SizeTerm, difference.nterms);
@@ -659,6 +663,16 @@ bool size_solve(SizeCtx *sc, Size lhs, Size rhs, Sym m, Size *out) {
   if (coefficient.nterms != 1 || size_first_meta(coefficient) != NULL) return false;
   Size negated_rest;
   SizeTerm inverse;
+  const SizeTerm *k = &coefficient.terms[0];
+  if (k->num == 1 && k->den == 1 && k->nfactors == 0) {
+    /* m + rest == 0, the usual case: m is -rest (the product by 1/1 below
+     * would be -rest as it is) */
+    if (!negate_size(arena, rest, out)) {
+      sc->overflow = true;
+      return false;
+    }
+    return true;
+  }
   if (!negate_size(arena, rest, &negated_rest) ||
       !invert_term(arena, &coefficient.terms[0], &inverse) ||
       !mul_sizes(arena, negated_rest, single_term(arena, inverse), out)) {

@@ -127,6 +127,8 @@ bool size_subst_many(SizeCtx *sc, Size a, int n, const Sym *vars, const Size *va
  * (m occurs only with exponent 1, in terms whose other factors do not
  * contain m): *out = the value of m.  Returns false when it is not. */
 bool size_solve(SizeCtx *sc, Size lhs, Size rhs, Sym m, Size *out);
+/* the same from lhs - rhs as size_sub made it (unify_size has it already) */
+bool size_solve_difference(SizeCtx *sc, Size difference, Sym m, Size *out);
 
 /* Evaluate with integer values for the variables (lookup returns false for
  * an unknown variable).  Returns false if a variable is unknown, a division

@@ -140,7 +140,7 @@ static bool unify_size(Checker *c, Size a, Size b, Span span) {
   for (int j = 0; j < nvars; j++) {
     Sym m = vars[j];
     Size value;
-    if (m[0] != '?' || !size_solve(&c->tc->sizes, a, b, m, &value) || size_has_var(value, m)) continue;
+    if (m[0] != '?' || !size_solve_difference(&c->tc->sizes, diff, m, &value) || size_has_var(value, m)) continue;
     SizeMeta *sm = find_size_meta(c, m);
     sm->solved = true;
     sm->value = value;
