@@ -23,9 +23,13 @@ void check_namer(Checker *c, TypeNamer *tn) {
 
 Sym fresh_size_meta(Checker *c, Span origin) {
   SizeMeta *m = NEW(c->arena, SizeMeta);
-  char name[32];
-  snprintf(name, sizeof name, "?n%d", c->size_metas.len + 1);
-  m->name = intern_cstr(c->in, name);
+  /* ?n<k>, k = len + 1, written without snprintf: every primitive's
+   * instance makes a few (translation throughput) */
+  char digits[16], name[20] = "?n";
+  int nd = 0, len = 2;
+  for (unsigned k = (unsigned)c->size_metas.len + 1; k > 0; k /= 10) digits[nd++] = (char)('0' + k % 10);
+  while (nd > 0) name[len++] = digits[--nd];
+  m->name = intern(c->in, name, (size_t)len);
   m->origin = origin;
   vec_push(c->arena, &c->size_metas, m);
   return m->name;
