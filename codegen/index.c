@@ -278,6 +278,7 @@ struct IxMemo {
   MemoTable polys;      /* Ix -> Poly */
   MemoTable parts;      /* Poly -> BestParts */
   MemoTable sizes;      /* Size -> Ix (scope 0: no range matters) */
+  MemoTable steps;      /* (at0, at, lane) -> ix_steps_by_lane's answer */
 };
 
 static IxMemo *memo_of(IxCtx *x) {
@@ -1427,12 +1428,30 @@ bool ix_steps_before_simplify(IxCtx *x, const Ix *const *at, int k) {
   return true;
 }
 
+/* the lanes of a vector read and of the next one at the same index (the
+ * two inputs of a zip) ask the same */
+static bool same_steps(const void *user, const void *a, const void *b) {
+  (void)user;
+  const Ix *const *p = a, *const *q = b;
+  return ix_equal(p[0], q[0]) && ix_equal(p[1], q[1]) && ix_equal(p[2], q[2]);
+}
+
 bool ix_steps_by_lane(IxCtx *x, const Ix *at0, const Ix *at, const Ix *lane) {
+  MemoTable *memo = &memo_of(x)->steps;
+  const Ix **key = NEWARRAY(x->arena, const Ix *, 3);
+  key[0] = at0, key[1] = at, key[2] = lane;
+  uint64_t hash = hash_mix(hash_mix(at0->hash, at->hash), lane->hash);
+  const MemoEntry *known = memo_find(memo, hash, x->scope, same_steps, NULL, key);
+  if (known) return known->value == known->key; /* a true answer is its own key */
   Simplifier s;
   Poly p0, pl;
-  if (!lane_poly(x, at0, &s, &p0) || !lane_poly(x, at, &s, &pl)) return false;
-  Poly want = poly_add(&s.pc, p0, poly_atom(&s.pc, lane));
-  return !s.pc.overflow && poly_eq(&s.pc, pl, want);
+  bool steps = lane_poly(x, at0, &s, &p0) && lane_poly(x, at, &s, &pl);
+  if (steps) {
+    Poly want = poly_add(&s.pc, p0, poly_atom(&s.pc, lane));
+    steps = !s.pc.overflow && poly_eq(&s.pc, pl, want);
+  }
+  memo_put(x->arena, memo, (MemoEntry){key, hash, x->scope, steps ? key : (const void *)memo, 0}, same_steps, NULL);
+  return steps;
 }
 
 bool ix_multiple_of(IxCtx *x, const Ix *e, int64_t k) {

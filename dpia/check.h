@@ -101,6 +101,10 @@ Phrase *phrase_copy(Arena *a, TypeCtx *tc, const Phrase *p);
 Phrase *phrase_map_children(Arena *a, const Phrase *p, Phrase *(*f)(void *ctx, Phrase *child), void *ctx);
 /* body with every use of x replaced by (a fresh copy of) value */
 Phrase *phrase_subst(Arena *a, TypeCtx *tc, const Phrase *body, const Binder *x, Phrase *value);
+/* The same for a body its caller uses nowhere else (a rewriting pass's
+ * own new tree, consumed here): only the path to each use of x is made
+ * anew, the rest of body is shared, its binders kept (still bound once) */
+Phrase *phrase_subst_shared(Arena *a, TypeCtx *tc, Phrase *body, const Binder *x, Phrase *value);
 
 /* strategy.c: the OpenCL hierarchy and address space rules of spec
  * section 5 on a normalized kernel body. */

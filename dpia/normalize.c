@@ -509,6 +509,39 @@ Phrase *phrase_subst(Arena *a, TypeCtx *tc, const Phrase *body, const Binder *x,
   return copy(&n, body, &e, NULL);
 }
 
+/* p with the variable of m replaced as phrase_subst replaces it, the
+ * sub-phrases without a use of it shared rather than copied */
+static Phrase *subst_shared(Norm *n, Phrase *p, BindMap *m) {
+  switch (p->kind) {
+  case PH_VAR: return p->binder == m->from ? copy_node(n, p, m, NULL) : p;
+  case PH_LIT: /* array literals hold scalar literals; defs and primitives no variables */
+  case PH_PRIM:
+  case PH_DEF: return p;
+  case PH_LAM: {
+    Phrase *body = subst_shared(n, p->body, m);
+    if (body == p->body) return p;
+    Phrase *q = node(n, p, p->type);
+    q->body = body;
+    return q;
+  }
+  default: {
+    Phrase *a = subst_shared(n, p->fst, m);
+    Phrase *b = p->kind == PH_PROJ || p->kind == PH_UNOP ? p->snd : subst_shared(n, p->snd, m);
+    if (a == p->fst && b == p->snd) return p;
+    Phrase *q = node(n, p, p->type);
+    q->fst = a;
+    q->snd = b;
+    return q;
+  }
+  }
+}
+
+Phrase *phrase_subst_shared(Arena *a, TypeCtx *tc, Phrase *body, const Binder *x, Phrase *value) {
+  Norm n = {a, tc, NULL, 0, false, body->span, 0, 0, false, 0, NULL, NULL};
+  BindMap e = {x, value, value->kind == PH_VAR, true, NULL};
+  return subst_shared(&n, body, &e);
+}
+
 Phrase *phrase_map_children(Arena *a, const Phrase *p, Phrase *(*f)(void *ctx, Phrase *child), void *ctx) {
   switch (p->kind) {
   case PH_VAR:

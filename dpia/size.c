@@ -195,6 +195,10 @@ static bool subst_atom(Arena *arena, const SizeAtom *x, const Subst *s, Size *ou
 
 /* value^e for a non-zero exponent (a negative one needs a single term) */
 static bool power_of(Arena *arena, Size value, int64_t e, Size *out, bool *shape_ok) {
+  if (e == 1) { /* most substitutions (a metavariable by its value when zonking): 1*value is value */
+    *out = value;
+    return true;
+  }
   Size base = value;
   if (e < 0) {
     SizeTerm inverse;
@@ -230,13 +234,16 @@ static bool subst_sizes_by(Arena *arena, Size a, const Subst *s, Size *out, bool
       }
       if (!power_of(arena, value, t->factors[j].exp, &powered, shape_ok)) return false;
       if (!*shape_ok) return true;
-      if (!touched) piece = single_term(arena, (SizeTerm){1, 1, 0, NULL});
+      /* products of canonical sizes, and a product by the one-term 1 is
+       * the other factor as it is: not made (translation throughput) */
+      if (!touched) piece = powered;
+      else if (!mul_sizes(arena, piece, powered, &piece)) return false;
       touched = true;
-      if (!mul_sizes(arena, piece, powered, &piece)) return false;
     }
     SizeTerm rest = {t->num, t->den, nkept, nkept > 0 ? kept : NULL};
     if (!touched) piece = (Size){1, (SizeTerm *)t};
-    else if (!mul_sizes(arena, single_term(arena, rest), piece, &piece)) return false;
+    else if (!(nkept == 0 && t->num == 1 && t->den == 1) && !mul_sizes(arena, single_term(arena, rest), piece, &piece))
+      return false;
     if (!add_sizes(arena, sum, piece, &sum)) return false;
   }
   *out = sum;
@@ -508,8 +515,7 @@ bool size_is_polynomial(Size a) {
 
 /* The first variable of a (floor atoms included) that pred accepts, or
  * NULL. */
-typedef bool (*VarPred)(const void *user, Sym v);
-static Sym find_var(Size a, VarPred pred, const void *user) {
+static Sym find_var(Size a, SizeVarPred pred, const void *user) {
   for (int i = 0; i < a.nterms; i++) {
     for (int j = 0; j < a.terms[i].nfactors; j++) {
       const SizeAtom *x = size_factor_atom(&a.terms[i].factors[j]);
@@ -548,6 +554,8 @@ Sym size_lone_var(Size a) {
 }
 
 Sym size_first_meta(Size a) { return find_var(a, is_meta, NULL); }
+
+Sym size_first_var_where(Size a, SizeVarPred pred, const void *user) { return find_var(a, pred, user); }
 
 /* a walk that adds each variable not yet in the list */
 typedef struct VarList {
@@ -615,12 +623,16 @@ bool size_subst_many(SizeCtx *sc, Size a, int n, const Sym *vars, const Size *va
 }
 
 bool size_solve(SizeCtx *sc, Size lhs, Size rhs, Sym m, Size *out) {
-  Arena *arena = sc->arena;
   Size difference;
-  if (!negate_size(arena, rhs, &difference) || !add_sizes(arena, lhs, difference, &difference)) {
+  if (!negate_size(sc->arena, rhs, &difference) || !add_sizes(sc->arena, lhs, difference, &difference)) {
     sc->overflow = true;
     return false;
   }
+  return size_solve_difference(sc, difference, m, out);
+}
+
+bool size_solve_difference(SizeCtx *sc, Size difference, Sym m, Size *out) {
+  Arena *arena = sc->arena;
   /* difference == coefficient*m + rest, coefficient and rest free of m */
   SizeTerm *with_m = NEWARRAY(arena, SizeTerm, difference.nterms);
   SizeTerm *without_m = NEWARRAY(arena, SizeTerm, difference.nterms);
@@ -651,6 +663,16 @@ bool size_solve(SizeCtx *sc, Size lhs, Size rhs, Sym m, Size *out) {
   if (coefficient.nterms != 1 || size_first_meta(coefficient) != NULL) return false;
   Size negated_rest;
   SizeTerm inverse;
+  const SizeTerm *k = &coefficient.terms[0];
+  if (k->num == 1 && k->den == 1 && k->nfactors == 0) {
+    /* m + rest == 0, the usual case: m is -rest (the product by 1/1 below
+     * would be -rest as it is) */
+    if (!negate_size(arena, rest, out)) {
+      sc->overflow = true;
+      return false;
+    }
+    return true;
+  }
   if (!negate_size(arena, rest, &negated_rest) ||
       !invert_term(arena, &coefficient.terms[0], &inverse) ||
       !mul_sizes(arena, negated_rest, single_term(arena, inverse), out)) {

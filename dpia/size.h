@@ -110,6 +110,10 @@ Sym size_first_meta(Size a);
 /* the distinct variables of a, in order of first occurrence (floor atoms
  * included), in the arena; returns how many */
 int size_vars(Arena *arena, Size a, Sym **out);
+/* the first variable, in that order, that pred accepts, or NULL: the
+ * first of size_vars's list that pred accepts, without making the list */
+typedef bool (*SizeVarPred)(const void *user, Sym v);
+Sym size_first_var_where(Size a, SizeVarPred pred, const void *user);
 /* whether a has a floor atom */
 bool size_has_floor(Size a);
 /* replace every occurrence of v by value (v^-1 by 1/value, which needs
@@ -123,6 +127,8 @@ bool size_subst_many(SizeCtx *sc, Size a, int n, const Sym *vars, const Size *va
  * (m occurs only with exponent 1, in terms whose other factors do not
  * contain m): *out = the value of m.  Returns false when it is not. */
 bool size_solve(SizeCtx *sc, Size lhs, Size rhs, Sym m, Size *out);
+/* the same from lhs - rhs as size_sub made it (unify_size has it already) */
+bool size_solve_difference(SizeCtx *sc, Size difference, Sym m, Size *out);
 
 /* Evaluate with integer values for the variables (lookup returns false for
  * an unknown variable).  Returns false if a variable is unknown, a division

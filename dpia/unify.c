@@ -23,17 +23,23 @@ void check_namer(Checker *c, TypeNamer *tn) {
 
 Sym fresh_size_meta(Checker *c, Span origin) {
   SizeMeta *m = NEW(c->arena, SizeMeta);
-  char name[32];
-  snprintf(name, sizeof name, "?n%d", c->size_metas.len + 1);
-  m->name = intern_cstr(c->in, name);
+  /* ?n<k>, k = len + 1, written without snprintf: every primitive's
+   * instance makes a few (translation throughput) */
+  char digits[16], name[20] = "?n";
+  int nd = 0, len = 2;
+  for (unsigned k = (unsigned)c->size_metas.len + 1; k > 0; k /= 10) digits[nd++] = (char)('0' + k % 10);
+  while (nd > 0) name[len++] = digits[--nd];
+  m->name = intern(c->in, name, (size_t)len);
   m->origin = origin;
   vec_push(c->arena, &c->size_metas, m);
   return m->name;
 }
 
 static SizeMeta *find_size_meta(Checker *c, Sym name) {
-  /* metas are named ?n<k> with k their 1-based position */
-  int k = atoi(name + 2);
+  /* metas are named ?n<k> with k their 1-based position (fresh_size_meta);
+   * read here at every zonk, so without strtol's generality */
+  int k = 0;
+  for (const char *d = name + 2; *d >= '0' && *d <= '9' && k <= c->size_metas.len; d++) k = k * 10 + (*d - '0');
   ASSERT(k >= 1 && k <= c->size_metas.len);
   SizeMeta *m = c->size_metas.items[k - 1];
   ASSERT(m->name == name);
@@ -59,23 +65,20 @@ static Size zonk_size(Checker *c, Size s) {
   return z;
 }
 
+static bool is_solved_meta(const void *user, Sym v) {
+  return v[0] == '?' && find_size_meta((Checker *)user, v)->solved;
+}
+
+/* The solved metavariables replaced one at a time, the first (in the order
+ * of size_vars) first, until none is left: their values may have solved
+ * metavariables of their own (ceil(?n1/64) has ?n1). */
 static Size zonk_size_now(Checker *c, Size s) {
   for (int guard = 0; guard < 10000; guard++) {
-    if (!size_first_meta(s)) return s; /* most sizes: no list of variables made */
-    bool changed = false;
-    Sym *vars;
-    int n = size_vars(c->arena, s, &vars); /* ceil(?n1/64) has ?n1 */
-    for (int i = 0; i < n && !changed; i++) {
-      Sym v = vars[i];
-      if (v[0] != '?') continue;
-      SizeMeta *m = find_size_meta(c, v);
-      if (!m->solved) continue;
-      Size out;
-      if (!size_subst(&c->tc->sizes, s, v, m->value, &out)) return s;
-      s = out;
-      changed = true;
-    }
-    if (!changed) return s;
+    Sym v = size_first_var_where(s, is_solved_meta, c);
+    if (!v) return s;
+    Size out;
+    if (!size_subst(&c->tc->sizes, s, v, find_size_meta(c, v)->value, &out)) return s;
+    s = out;
   }
   INTERNAL("size metavariables do not settle");
 }
@@ -141,7 +144,7 @@ static bool unify_size(Checker *c, Size a, Size b, Span span) {
   for (int j = 0; j < nvars; j++) {
     Sym m = vars[j];
     Size value;
-    if (m[0] != '?' || !size_solve(&c->tc->sizes, a, b, m, &value) || size_has_var(value, m)) continue;
+    if (m[0] != '?' || !size_solve_difference(&c->tc->sizes, diff, m, &value) || size_has_var(value, m)) continue;
     SizeMeta *sm = find_size_meta(c, m);
     sm->solved = true;
     sm->value = value;

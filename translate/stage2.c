@@ -32,9 +32,14 @@ typedef struct Stage2 {
 
 static Phrase *rewrite(Stage2 *s, Phrase *p);
 
-/* F x y ...: substitute when F is a lambda (it always is after stage I) */
+/* F x y ...: substitute when F is a lambda (it always is after stage I).
+ * F is one of the arguments rewrite made anew for the spine being lowered
+ * (or what apply made of one), consumed here: its body is not copied but
+ * shared but for the paths to x's uses (a map's body holds the rest of
+ * its level of the program; copying it at every level made the stage
+ * quadratic in the depth of maps; issue 35) */
 static Phrase *apply(Stage2 *s, Phrase *f, Phrase *x) {
-  if (f->kind == PH_LAM) return phrase_subst(s->b.arena, s->b.tc, f->body, f->lam_binder, x);
+  if (f->kind == PH_LAM) return phrase_subst_shared(s->b.arena, s->b.tc, f->body, f->lam_binder, x);
   return b_app(&s->b, f, x);
 }
 

@@ -12,7 +12,11 @@
  *             with zero launch sizes, for every imperative def of the given
  *             files and for the imperative programs of the given kernels
  *
- * usage: throughput_test emit | arena | natural FILE.dpia... */
+ *   subst     phrase_subst_shared (stage II's substitution, which shares
+ *             what it does not change) prints as phrase_subst's copy, for
+ *             every lambda of the given files' defs, and changes nothing
+ *
+ * usage: throughput_test emit | arena | natural FILE.dpia... | subst FILE.dpia... */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +109,25 @@ static void test_arena(void) {
   CHECK(0, "the limit did not stop allocation");
 }
 
+/* text parsed and checked in a's arena (NULL after an error) */
+typedef struct Front {
+  Arena a;
+  Interner in;
+  Diag diag;
+  TypeCtx tc;
+} Front;
+
+static CheckedProgram *front(Front *f, DpiaMem *mem, const char *name, const char *text, size_t len) {
+  arena_init(&f->a, mem);
+  intern_init(&f->in, &f->a);
+  diag_init(&f->diag, &f->a);
+  type_ctx_init(&f->tc, &f->a);
+  Source src;
+  source_init(&src, &f->a, name, text, len);
+  Program *prog = parse_program(&f->a, &f->in, &f->diag, &src);
+  return f->diag.nerrors ? NULL : check_program(&f->a, &f->in, &f->diag, &f->tc, prog);
+}
+
 /* The imperative defs of text: parse, check, normalise, kernel_from_def,
  * then a fresh generation with zero launch sizes against the dry run's. */
 static int compare_natural(const char *name, const char *text, size_t len) {
@@ -116,45 +139,89 @@ static int compare_natural(const char *name, const char *text, size_t len) {
     fprintf(stderr, "out of memory\n");
     exit(1);
   }
-  Arena a;
-  arena_init(&a, &mem);
-  Interner in;
-  intern_init(&in, &a);
-  Diag diag;
-  diag_init(&diag, &a);
-  TypeCtx tc;
-  type_ctx_init(&tc, &a);
-  Source src;
-  source_init(&src, &a, name, text, len);
-  Program *prog = parse_program(&a, &in, &diag, &src);
-  CheckedProgram *cp = diag.nerrors ? NULL : check_program(&a, &in, &diag, &tc, prog);
+  Front f;
+  CheckedProgram *cp = front(&f, &mem, name, text, len);
   int compared = 0;
   for (int i = 0; cp && i < cp->ndefs; i++) {
     DefInfo *d = cp->defs[i];
     if (d->is_kernel || !d->ok || d->result->kind != PT_COMM) continue;
-    Phrase *body = normalize_def(&a, &tc, &diag, d);
+    Phrase *body = normalize_def(&f.a, &f.tc, &f.diag, d);
     if (!body) continue;
     d->body = body;
-    ImpKernel *k = kernel_from_def(&a, &tc, &diag, backend_of(TARGET_OPENCL), d, name);
+    ImpKernel *k = kernel_from_def(&f.a, &f.tc, &f.diag, backend_of(TARGET_OPENCL), d, name);
     if (!k) continue;
     CHECK(k->natural_source != NULL, "%s: %s has no dry-run text", name, d->name);
     CodegenOptions zero = {{0}, {0}, false, NULL, NULL};
     Buf fresh, shortcut;
-    buf_init(&fresh, &a);
-    buf_init(&shortcut, &a);
-    bool ok = cg_generate(&a, &tc, k, &zero, &fresh, NULL) && codegen_kernel(&a, &tc, k, &zero, &shortcut, NULL);
+    buf_init(&fresh, &f.a);
+    buf_init(&shortcut, &f.a);
+    bool ok = cg_generate(&f.a, &f.tc, k, &zero, &fresh, NULL) && codegen_kernel(&f.a, &f.tc, k, &zero, &shortcut, NULL);
     CHECK(ok && strcmp(fresh.data, k->natural_source) == 0 && strcmp(shortcut.data, fresh.data) == 0,
           "%s: %s: the dry run's text differs from a fresh generation", name, d->name);
     /* user launch sizes are generated afresh */
     CodegenOptions user = {{32, 0, 0}, {0}, false, NULL, NULL};
     Buf sized;
-    buf_init(&sized, &a);
-    if (codegen_kernel(&a, &tc, k, &user, &sized, NULL))
+    buf_init(&sized, &f.a);
+    if (codegen_kernel(&f.a, &f.tc, k, &user, &sized, NULL))
       CHECK(strstr(sized.data, "given by the user") != NULL, "%s: %s: --local-size=32 ignored", name, d->name);
     compared++;
   }
-  arena_free(&a);
+  arena_free(&f.a);
   return compared;
+}
+
+static char *slurp(const char *path, size_t *len);
+
+/* Every lambda of p (a def's normal body): its body with its parameter
+ * replaced by phrase_subst and by phrase_subst_shared (stage II), by a
+ * variable and by a phrase with a binder of its own (copied at each use),
+ * print alike, and the shared one leaves the body as it was. */
+static int compare_subst(Front *f, Phrase *p) {
+  if (!p) return 0;
+  int compared = 0;
+  if (p->kind == PH_LAM) {
+    Binder *fresh = NEW(&f->a, Binder);
+    *fresh = *p->lam_binder;
+    fresh->name = "fresh";
+    Phrase *var = NEW(&f->a, Phrase);
+    *var = (Phrase){.kind = PH_VAR, .span = p->span, .type = fresh->type, .binder = fresh};
+    Phrase *values[] = {var, p};
+    for (int v = 0; v < 2; v++) {
+      Buf before, copied, shared, after;
+      buf_init(&before, &f->a), buf_init(&copied, &f->a), buf_init(&shared, &f->a), buf_init(&after, &f->a);
+      phrase_print(&before, p->body, 0);
+      phrase_print(&copied, phrase_subst(&f->a, &f->tc, p->body, p->lam_binder, values[v]), 0);
+      phrase_print(&shared, phrase_subst_shared(&f->a, &f->tc, p->body, p->lam_binder, values[v]), 0);
+      phrase_print(&after, p->body, 0);
+      CHECK(strcmp(copied.data, shared.data) == 0, "substitution for %s: copied\n%s\nshared\n%s", p->lam_binder->name,
+            copied.data, shared.data);
+      CHECK(strcmp(before.data, after.data) == 0, "phrase_subst_shared changed the body of \\%s", p->lam_binder->name);
+      compared++;
+    }
+    return compared + compare_subst(f, p->body);
+  }
+  if (p->kind == PH_VAR || p->kind == PH_LIT || p->kind == PH_PRIM || p->kind == PH_DEF) return 0;
+  compared += compare_subst(f, p->fst);
+  if (p->kind != PH_PROJ && p->kind != PH_UNOP) compared += compare_subst(f, p->snd);
+  return compared;
+}
+
+static void test_subst(int nfiles, char **files) {
+  DpiaMem mem;
+  dpia_mem_default(&mem);
+  int total = 0;
+  for (int i = 0; i < nfiles; i++) {
+    size_t len;
+    char *text = slurp(files[i], &len);
+    CHECK(text != NULL, "cannot read %s", files[i]);
+    Front f;
+    CheckedProgram *cp = text ? front(&f, &mem, files[i], text, len) : NULL;
+    for (int k = 0; cp && k < cp->ndefs; k++)
+      if (cp->defs[k]->ok) total += compare_subst(&f, normalize_def(&f.a, &f.tc, &f.diag, cp->defs[k]));
+    if (text) arena_free(&f.a);
+  }
+  CHECK(total > 10 * nfiles, "only %d substitutions compared for %d files", total, nfiles);
+  printf("%d substitutions compared\n", total);
 }
 
 static char *slurp(const char *path, size_t *len) {
@@ -212,8 +279,9 @@ int main(int argc, char **argv) {
   if (argc >= 2 && strcmp(argv[1], "emit") == 0) test_emit();
   else if (argc >= 2 && strcmp(argv[1], "arena") == 0) test_arena();
   else if (argc >= 3 && strcmp(argv[1], "natural") == 0) test_natural(argc - 2, argv + 2);
+  else if (argc >= 3 && strcmp(argv[1], "subst") == 0) test_subst(argc - 2, argv + 2);
   else {
-    fprintf(stderr, "usage: throughput_test emit | arena | natural FILE.dpia...\n");
+    fprintf(stderr, "usage: throughput_test emit | arena | natural FILE.dpia... | subst FILE.dpia...\n");
     return 2;
   }
   arena_free(&arena);

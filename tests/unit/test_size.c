@@ -264,6 +264,17 @@ static void test_solve(Tester *t) {
   Size back = {0, NULL};
   CHECK(size_solve(t->sc, lhs, rhs, meta_n, &out) && size_subst(t->sc, lhs, meta_n, out, &back) &&
         size_eq(back, rhs));
+  /* the shortcuts (translation throughput): ?n + rest == 0 solved as -rest
+   * without a product by 1, and from the difference unify_size has made */
+  Size rest = add(t, mul(t, n, num(t, 3)), divide(t, k, num(t, 2)));
+  CHECK(size_solve(t->sc, mn, rest, meta_n, &out) && size_eq(out, rest) &&
+        strcmp(print(t, out), print(t, rest)) == 0);
+  CHECK(size_solve(t->sc, add(t, mn, rest), num(t, 0), meta_n, &out) &&
+        strcmp(print(t, out), print(t, sub(t, num(t, 0), rest))) == 0);
+  Size via = {0, NULL};
+  CHECK(size_solve(t->sc, lhs, rhs, meta_n, &out) &&
+        size_solve_difference(t->sc, sub(t, lhs, rhs), meta_n, &via) && size_eq(out, via));
+  CHECK(!size_solve_difference(t->sc, sub(t, mul(t, mn, mn), n), meta_n, &via));
 }
 
 static void test_subst(Tester *t) {
@@ -285,6 +296,12 @@ static void test_subst(Tester *t) {
         size_eq(out, n));
   CHECK(size_subst(t->sc, add(t, m, num(t, 1)), sym_n, k, &out) &&
         size_eq(out, add(t, m, num(t, 1))));
+  /* a metavariable alone, or times a coefficient, by its value (zonking's
+   * shortcut: no product by 1) */
+  Size value = add(t, mul(t, m, num(t, 4)), divide(t, k, num(t, 3)));
+  CHECK(size_subst(t->sc, var(t, "?n"), meta_n, value, &out) && strcmp(print(t, out), print(t, value)) == 0);
+  CHECK(size_subst(t->sc, mul(t, var(t, "?n"), num(t, 5)), meta_n, value, &out) &&
+        strcmp(print(t, out), print(t, mul(t, value, num(t, 5)))) == 0);
   CHECK(size_subst(t->sc, mul(t, n, m), sym_n, num(t, 0), &out) && size_is_zero(out));
   CHECK(size_subst(t->sc, divide(t, k, mul(t, n, n)), sym_n, mul(t, num(t, 2), m), &out) &&
         strcmp(print(t, out), "K/(4*M*M)") == 0);
