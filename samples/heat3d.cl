@@ -57,7 +57,8 @@ kernel void heat3dWindow(global float *restrict output,
   window[2].snd.fst.snd = volume[(min(0, P - 1)*M + min(gid + 1, M - 1))*N + gid_2];
   window[2].snd.snd.fst = volume_row_2[max(gid_2 - 1, 0)];
   window[2].snd.snd.snd = volume_row_2[min(gid_2 + 1, N - 1)];
-  for (int i = 0; i < P; i += 1) { /* slideSeq */
+  int i_split = min(P, max(0, P - 1));
+  for (int i = 0; i < i_split; i += 1) { /* slideSeq */
     /* slideSeq rotation, 2 steps */
     window[0].fst = window[1].fst;
     window[0].snd.fst.fst = window[1].snd.fst.fst;
@@ -69,11 +70,30 @@ kernel void heat3dWindow(global float *restrict output,
     window[1].snd.fst.snd = window[2].snd.fst.snd;
     window[1].snd.snd.fst = window[2].snd.snd.fst;
     window[1].snd.snd.snd = window[2].snd.snd.snd;
-    window[2].fst = volume[(min(i + 1, P - 1)*M + gid)*N + gid_2];
-    window[2].snd.fst.fst = volume[(min(i + 1, P - 1)*M + max(gid - 1, 0))*N + gid_2];
-    window[2].snd.fst.snd = volume[(min(i + 1, P - 1)*M + min(gid + 1, M - 1))*N + gid_2];
-    window[2].snd.snd.fst = volume[(min(i + 1, P - 1)*M + gid)*N + max(gid_2 - 1, 0)];
-    window[2].snd.snd.snd = volume[(min(i + 1, P - 1)*M + gid)*N + min(gid_2 + 1, N - 1)];
+    window[2].fst = volume[((i + 1)*M + gid)*N + gid_2];
+    window[2].snd.fst.fst = volume[((i + 1)*M + max(gid - 1, 0))*N + gid_2];
+    window[2].snd.fst.snd = volume[((i + 1)*M + min(gid + 1, M - 1))*N + gid_2];
+    window[2].snd.snd.fst = volume[((i + 1)*M + gid)*N + max(gid_2 - 1, 0)];
+    window[2].snd.snd.snd = volume[((i + 1)*M + gid)*N + min(gid_2 + 1, N - 1)];
+    output[(i*M + gid)*N + gid_2] = window[1].fst + 0.125f * (window[0].fst + window[2].fst + window[1].snd.fst.fst + window[1].snd.fst.snd + window[1].snd.snd.fst + window[1].snd.snd.snd - 6.0f * window[1].fst);
+  }
+  for (int i = i_split; i < P; i += 1) { /* slideSeq */
+    /* slideSeq rotation, 2 steps */
+    window[0].fst = window[1].fst;
+    window[0].snd.fst.fst = window[1].snd.fst.fst;
+    window[0].snd.fst.snd = window[1].snd.fst.snd;
+    window[0].snd.snd.fst = window[1].snd.snd.fst;
+    window[0].snd.snd.snd = window[1].snd.snd.snd;
+    window[1].fst = window[2].fst;
+    window[1].snd.fst.fst = window[2].snd.fst.fst;
+    window[1].snd.fst.snd = window[2].snd.fst.snd;
+    window[1].snd.snd.fst = window[2].snd.snd.fst;
+    window[1].snd.snd.snd = window[2].snd.snd.snd;
+    window[2].fst = volume[((P - 1)*M + gid)*N + gid_2];
+    window[2].snd.fst.fst = volume[((P - 1)*M + max(gid - 1, 0))*N + gid_2];
+    window[2].snd.fst.snd = volume[((P - 1)*M + min(gid + 1, M - 1))*N + gid_2];
+    window[2].snd.snd.fst = volume[((P - 1)*M + gid)*N + max(gid_2 - 1, 0)];
+    window[2].snd.snd.snd = volume[((P - 1)*M + gid)*N + min(gid_2 + 1, N - 1)];
     output[(i*M + gid)*N + gid_2] = window[1].fst + 0.125f * (window[0].fst + window[2].fst + window[1].snd.fst.fst + window[1].snd.fst.snd + window[1].snd.snd.fst + window[1].snd.snd.snd - 6.0f * window[1].fst);
   }
 }

@@ -21,10 +21,12 @@ RUNS = [  # file, kernel, sizes at two points
     ('mm_tiled.dpia', 'mmTiled', [{'M': 32, 'N': 48, 'K': 40}, {'M': 64, 'N': 64, 'K': 64}]),
     ('stencil1d.dpia', 'stencil', [{'N': 1000}, {'N': 1024}]),
     ('stencil1d.dpia', 'stencilTiled', [{'N': 640}, {'N': 1024}]),
+    ('stencil1d.dpia', 'stencilChunk', [{'N': 64}, {'N': 128}, {'N': 640}]),
     # beyond the paper and the strategies of bench/blas_bench
     ('jacobi2d.dpia', 'jacobi2d', [{'M': 100, 'N': 77}, {'M': 64, 'N': 128}]),
     ('jacobi2d.dpia', 'jacobi2dTiled', [{'M': 4, 'N': 64}, {'M': 100, 'N': 192}]),
     ('jacobi2d.dpia', 'jacobi2dIdx', [{'M': 100, 'N': 77}, {'M': 64, 'N': 128}]),
+    ('jacobi2d.dpia', 'jacobi2dChunk', [{'M': 1, 'N': 64}, {'M': 100, 'N': 192}]),
     ('jacobi2d.dpia', 'jacobi2dCopyBack', [{'M': 100, 'N': 77}, {'M': 64, 'N': 128}]),
     ('heat3d.dpia', 'heat3d', [{'P': 9, 'M': 31, 'N': 50}, {'P': 32, 'M': 32, 'N': 64}]),
     ('heat3d.dpia', 'heat3dWindow', [{'P': 1, 'M': 31, 'N': 50}, {'P': 32, 'M': 32, 'N': 64}]),
