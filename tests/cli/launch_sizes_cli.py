@@ -25,7 +25,7 @@ SIZES = {
     'asumPartial': {'N': 262144}, 'gemv': {'M': 64, 'N': 1024}, 'mmTiled': {'M': 64, 'N': 64, 'K': 64},
     'stencil': {'N': 1024}, 'stencilTiled': {'N': 1024}, 'stencilChunk': {'N': 1024}, 'jacobi2d': {'M': 64, 'N': 128},
     'jacobi2dTiled': {'M': 64, 'N': 128}, 'jacobi2dIdx': {'M': 64, 'N': 128}, 'jacobi2dChunk': {'M': 64, 'N': 128}, 'jacobi2dCopyBack': {'M': 64, 'N': 128},
-    'heat3d': {'P': 16, 'M': 16, 'N': 32}, 'heat3dWindow': {'P': 16, 'M': 16, 'N': 32},
+    'heat3d': {'P': 16, 'M': 16, 'N': 32}, 'heat3dWindow': {'P': 16, 'M': 16, 'N': 32}, 'heat3dChunk': {'P': 16, 'M': 16, 'N': 128},
     'sumTree': {'N': 64}, 'md': {'N': 256, 'M': 8},
     'asumReorder': {'N': 262144}, 'asumVec16': {'N': 4096},
     'asumVec16x2': {'N': 4096}, 'dotVec16': {'N': 4096}, 'dotVec16x2': {'N': 4096},

@@ -58,6 +58,7 @@ RUNS = [  # file, kernel, sizes: the kernels of run_samples.py, in its order
     ('jacobi2d.dpia', 'jacobi2dCopyBack', {'M': 5, 'N': 7}),
     ('heat3d.dpia', 'heat3d', {'P': 3, 'M': 4, 'N': 5}),
     ('heat3d.dpia', 'heat3dWindow', {'P': 3, 'M': 4, 'N': 5}),
+    ('heat3d.dpia', 'heat3dChunk', {'P': 3, 'M': 4, 'N': 192}),
     ('sum_tree.dpia', 'sumTree', {'N': 3}),
     ('md.dpia', 'md', {'N': 67, 'M': 5}),
     ('asum_reorder.dpia', 'asumReorder', {'N': 524288}),

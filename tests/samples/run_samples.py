@@ -29,6 +29,7 @@ RUNS = [  # file, kernel, sizes at two points
     ('jacobi2d.dpia', 'jacobi2dChunk', [{'M': 1, 'N': 64}, {'M': 100, 'N': 192}]),
     ('jacobi2d.dpia', 'jacobi2dCopyBack', [{'M': 100, 'N': 77}, {'M': 64, 'N': 128}]),
     ('heat3d.dpia', 'heat3d', [{'P': 9, 'M': 31, 'N': 50}, {'P': 32, 'M': 32, 'N': 64}]),
+    ('heat3d.dpia', 'heat3dChunk', [{'P': 3, 'M': 5, 'N': 64}, {'P': 9, 'M': 31, 'N': 192}]),
     ('heat3d.dpia', 'heat3dWindow', [{'P': 1, 'M': 31, 'N': 50}, {'P': 32, 'M': 32, 'N': 64}]),
     ('sum_tree.dpia', 'sumTree', [{'N': 100}, {'N': 4096}]),
     ('md.dpia', 'md', [{'N': 1000, 'M': 12}, {'N': 4096, 'M': 32}]),
