@@ -60,6 +60,7 @@ struct Impl {
   /* IK_CLBLAST, IK_OPENBLAS: private copies for operations in place */
   cl_mem own_x, own_y;
   float *host_out;
+  bool in_place; /* IK_ROOF, scal: host_out holds a copy of x and is scaled where it is */
   double scalar; /* the result of a reduction */
   /* figures */
   int ntimes;

@@ -617,8 +617,9 @@ static void run_roof(Op *op, Impl *im) {
   double s = 0;
   switch (op->kind) {
   case OP_SCAL: {
+    const float *from = im->in_place ? out : x;
 #pragma omp parallel for simd schedule(dynamic, ROOF_CHUNK)
-    for (long long i = 0; i < n; i++) out[i] = alpha * x[i];
+    for (long long i = 0; i < n; i++) out[i] = alpha * from[i];
     break;
   }
   case OP_ASUM: {
@@ -808,6 +809,12 @@ static void add_library_impls(Op *op) {
     size_t count = result_count(op);
     if (count) im->host_out = falloc(count);
   }
+  if (op->kind == OP_SCAL) { /* x = alpha x where x is, as BLAS's scal: no output's lines to fetch first */
+    Impl *im = add_impl(op, IK_ROOF, "roof", "roof (C loop, OpenMP, in place)");
+    im->in_place = true;
+    im->host_out = falloc((size_t)op->n);
+    memcpy(im->host_out, op->x, (size_t)op->n * sizeof(float));
+  }
 }
 
 static void setup_impls(Op *op) {
@@ -892,6 +899,7 @@ static void setup_impls(Op *op) {
   case OP_STENCIL1D: {
     add_dpia(op, "stencil1d.dpia", "stencil");
     add_dpia(op, "stencil1d.dpia", "stencilTiled");
+    add_dpia(op, "stencil1d.dpia", "stencilChunk"); /* a chunk of 64 a work-item: unclamped loop in the middle */
     size_t g[] = {(size_t)n};
     add_hand(op, "stencil1d", "stencil1d", 1, g, NULL, (size_t)n, 2, (Arg[]){amem(op->dx), aint(n)});
     add_cl(op, before_program, "dpia-before", "stencil_before", "dpia stencil, generator before unrolling", 1, g,
@@ -901,6 +909,7 @@ static void setup_impls(Op *op) {
   case OP_JACOBI2D: {
     add_dpia(op, "jacobi2d.dpia", "jacobi2d");
     add_dpia(op, "jacobi2d.dpia", "jacobi2dTiled");
+    add_dpia(op, "jacobi2d.dpia", "jacobi2dChunk");
     size_t g[] = {(size_t)n, (size_t)m}, l[] = {64, 4};
     add_hand(op, "jacobi2d", "jacobi2d", 2, g, NULL, (size_t)(m * n), 3, (Arg[]){amem(op->dx), aint(m), aint(n)});
     /* the same kernel launched with jacobi2dTiled's work-groups: what a
@@ -913,6 +922,7 @@ static void setup_impls(Op *op) {
   }
   case OP_HEAT3D: {
     add_dpia(op, "heat3d.dpia", "heat3d");
+    add_dpia(op, "heat3d.dpia", "heat3dChunk");
     add_dpia(op, "heat3d.dpia", "heat3dWindow"); /* a column a work-item, its planes through a window */
     size_t g[] = {(size_t)n, (size_t)m, (size_t)k};
     add_hand(op, "heat3d", "heat3d", 3, g, NULL, (size_t)(k * m * n), 4,

@@ -29,10 +29,17 @@
  * reads of a zip, a read and a write of one element), in three when they
  * change at steps a constant apart (a row of 16 reads per step, the two
  * borders of a window over a tile: the middle loop keeps the tests that
- * change there); one whose tests change at unrelated steps (padding on
- * both sides of the whole input: gid*16 + i < 1, gid*16 + i + 2 >= N*16 +
- * 1) is left as it is, and so is one whose body has a barrier, since the
- * split may differ between the work-items of a group (spec section 5).
+ * change there), and in three too when they change at steps of two
+ * unrelated kinds (padding or clamping on both sides of the whole input:
+ * gid*16 + i < 1, gid*16 + i + 2 >= N*16 + 1), the middle loop from the
+ * last step of the one kind to the first of the other with every test
+ * decided (partition_apart).  A min or max of the loop's variable is such
+ * a test: padClamp's clamp, xs[max(gid*64 + i - 1, 0)], is xs[gid*64 + i
+ * - 1] in the middle loop, which reads at unit stride and which the OpenCL
+ * compiler vectorises, where PoCL 3.1 read the clamped neighbours of a
+ * work-item per element with gathers (BENCHMARKS.md, stencils).  A loop
+ * whose body has a barrier is left as it is, since the split may differ
+ * between the work-items of a group (spec section 5).
  * A split between constants is a constant, and a loop of no steps is left
  * out (a window's first and last steps peeled off).  A test whose
  * divisor c is not 1 splits at (max(c*a, -r) + c - 1)/c: the max keeps the
@@ -96,6 +103,14 @@ typedef struct Pass {
   int64_t div, lo, hi;
   Lin at; /* its constant 0 */
   const KirIdBounds *ids; /* the launch's sizes, bounds of the work-item ids */
+  /* the same tests by the step where each changes, for a loop whose
+   * tests change at steps of two unrelated kinds: apart[i] + k for
+   * apart_lo[i] <= k <= apart_hi[i] (apart_bad: of more kinds, or with a
+   * divisor) */
+  int napart;
+  bool apart_bad;
+  Lin apart[2]; /* their constant 0 */
+  int64_t apart_lo[2], apart_hi[2];
 } Pass;
 
 /* ---- linear combinations ---- */
@@ -386,19 +401,38 @@ static bool lin_equal(const Lin *a, const Lin *b) {
   return lin_add(&d, b, -1) && d.n == 0 && d.k == 0;
 }
 
-/* A test of the loop's variable: where it changes, noted */
-static void note_test(Pass *p, const KirExpr *e) {
-  Lin ge, rest, at = {0};
-  bool negated;
+/* the step where a test changes, at + k (at's constant 0), as one of at
+ * most two unrelated kinds */
+static void note_apart(Pass *p, const Lin *at, int64_t k, int64_t div) {
+  if (div != 1) p->apart_bad = true;
+  for (int i = 0; i < p->napart; i++)
+    if (lin_equal(&p->apart[i], at)) {
+      if (k < p->apart_lo[i]) p->apart_lo[i] = k;
+      if (k > p->apart_hi[i]) p->apart_hi[i] = k;
+      return;
+    }
+  if (p->napart == 2) {
+    p->apart_bad = true;
+    return;
+  }
+  p->apart[p->napart] = *at;
+  p->apart_lo[p->napart] = p->apart_hi[p->napart] = k;
+  p->napart++;
+}
+
+/* A test ge >= 0 of the loop's variable: where it changes, noted */
+static void note_ge(Pass *p, const Lin *ge) {
+  Lin rest, at = {0};
   int64_t c;
-  if (!test_of(p, e, &ge, &negated) || known(p, &ge) >= 0 || !affine(p, &ge, &c, &rest)) return;
+  if (known(p, ge) >= 0 || !affine(p, ge, &c, &rest)) return;
   /* c*i + rest >= 0 changes at ceil(-rest/c), or at ceil((rest + 1)/-c) */
   if (c == INT64_MIN || !lin_add(&at, &rest, c > 0 ? -1 : 1) || !lin_const(&at, c < 0, 1)) {
-    p->mixed = true;
+    p->mixed = p->apart_bad = true;
     return;
   }
   int64_t div = c > 0 ? c : -c, k = at.k;
   at.k = 0;
+  note_apart(p, &at, k, div);
   if (!p->found) {
     p->found = true, p->div = div, p->at = at, p->lo = p->hi = k;
     return;
@@ -408,8 +442,49 @@ static void note_test(Pass *p, const KirExpr *e) {
   if (k > p->hi) p->hi = k;
 }
 
+/* A test of the loop's variable, or an int min or max of it (padClamp's
+ * clamp, which decide_min_max takes off where the facts decide the
+ * comparison x <= y): where it changes, noted */
+static void note_test(Pass *p, const KirExpr *e) {
+  Lin ge;
+  bool negated;
+  if (test_of(p, e, &ge, &negated)) {
+    note_ge(p, &ge);
+    return;
+  }
+  const KirType *t = e->type;
+  if (e->kind != KE_BUILTIN || (e->call.builtin != KBI_MIN && e->call.builtin != KBI_MAX) || e->call.nargs != 2 ||
+      !t || t->kind != KTY_SCALAR || t->scalar != SC_INT || t->width != 1)
+    return;
+  ge = (Lin){0};
+  if (lin_add_expr(p, &ge, e->call.args[1], 1) && lin_add_expr(p, &ge, e->call.args[0], -1) && lin_fold_divmod(&ge))
+    note_ge(p, &ge);
+}
+
+static void note_tests(Pass *p, const KirExpr *e);
+
+/* the tests in an index's expression atoms (a clamped index) */
+static void note_ix_tests(Pass *p, const Ix *e) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (e->kind) {
+  case IX_CONST:
+  case IX_VAR: return;
+  case IX_EXPR: note_tests(p, e->expr); return;
+  case IX_ADD:
+  case IX_SUB:
+  case IX_MUL:
+  case IX_DIV:
+  case IX_MOD:
+    note_ix_tests(p, e->a);
+    note_ix_tests(p, e->b);
+    return;
+  }
+  DPIA_EXHAUSTIVE_END
+}
+
 static void note_tests(Pass *p, const KirExpr *e) {
   if (!e) return;
+  if (e->kind == KE_IX) note_ix_tests(p, e->ix);
   note_test(p, e);
   const KirExpr *buf[3];
   const KirExpr *const *kids;
@@ -525,6 +600,8 @@ static const KirExpr *split_step(Pass *p, const KirStmt *loop, const Lin *at_lin
     return kir_int(p->arena, t < first ? first : t > bound ? bound : t);
   }
   const KirExpr *at = kir_ix(p->arena, lin_ix(p, at_lin));
+  if (p->div == 1 && at_lin->n == 0 && const_init) /* min(NZ, 2), not min(NZ, max(0, 2)) */
+    return int_builtin(p, KBI_MIN, loop->loop.bound, kir_int(p->arena, at_lin->k > init ? at_lin->k : init));
   /* the min and max that the facts decide (the launch's bounds of an id:
    * min(M, max(0, gid)) is gid) are left out */
   if (p->div == 1)
@@ -593,6 +670,10 @@ static void push_side(Pass *p, const char *var, const Lin *at, bool below) {
   push_fact(p, &f);
 }
 
+static KirStmt *partition_apart(Pass *p, KirBlock *b, KirStmt *prev, KirStmt *s);
+static KirStmt *split_loop(Pass *p, KirBlock *b, KirStmt *prev, KirStmt *s, const Lin *lo_at, const Lin *hi_at,
+                           bool three, const KirExpr *split_lo, const KirExpr *split_hi);
+
 /* The loop s, in b after prev, split where its tests change: in two, or
  * in three where they change at steps a constant apart (a step reading
  * xs[2*i] and xs[2*i + 1]: the middle loop keeps the tests that change
@@ -605,15 +686,70 @@ static KirStmt *partition(Pass *p, KirBlock *b, KirStmt *prev, KirStmt *s) {
   p->var = var;
   p->local = (NameSet){.arena = p->arena};
   kir_names_bound(&s->loop.body, &p->local);
-  p->found = p->mixed = p->barrier = false;
+  p->found = p->mixed = p->barrier = p->apart_bad = false;
+  p->napart = 0;
   note_block(p, &s->loop.body);
   p->var = NULL;
-  if (!p->found || p->mixed || p->barrier) return NULL;
+  if (!p->found || p->barrier) return NULL;
+  if (p->mixed) return partition_apart(p, b, prev, s);
   Lin lo = p->at, hi = p->at;
   lo.k = p->lo, hi.k = p->hi;
   bool three = p->lo != p->hi;
   const KirExpr *split_lo = split_step(p, s, &lo), *split_hi = three ? split_step(p, s, &hi) : NULL;
   if (!split_lo || (three && !split_hi)) return NULL;
+  return split_loop(p, b, prev, s, &lo, &hi, three, split_lo, split_hi);
+}
+
+/* a - b is a sum of non-negative terms (an index's atoms are >= 0), at
+ * least one, and a constant (N - 3), or a constant >= 0: a is the later
+ * step but where the sizes are small */
+static bool later(const Lin *a, const Lin *b) {
+  Lin d = *a;
+  if (!lin_add(&d, b, -1) || (d.n == 0 && d.k < 0)) return false;
+  for (int i = 0; i < d.n; i++)
+    if (d.t[i].coef < 0) return false;
+  return true;
+}
+
+/* The loop s, whose tests change at steps of two unrelated kinds, t1
+ * and t2 the last of the one and the first of the other (a window
+ * clamped at both ends of its whole input: max(gid*64 + i - 1, 0) changes
+ * at 2 - gid*64, min(gid*64 + i + 1, N - 1) at N - gid*64 - 1), split in
+ * three, the middle loop with every test decided:
+ *
+ *   int i_lo = min(b, max(a, t1));
+ *   int i_hi = min(b, max(i_lo, t2));
+ *
+ * The second split starts from the first, not from a: where t2 < t1 after
+ * all, the middle loop runs no step and none runs twice (so whichever
+ * step is taken first, each loop's facts hold).  t2 - t1 must be a sum of
+ * non-negative terms and a constant (N - 3), so that the middle loop is
+ * the long one; else the loop is left as it is. */
+static KirStmt *partition_apart(Pass *p, KirBlock *b, KirStmt *prev, KirStmt *s) {
+  if (p->apart_bad || p->napart != 2) return NULL;
+  /* the middle loop from the last step of one kind to the first of the
+   * other (a window of 9: from 5 - gid*8 to N - gid*8 - 4) */
+  Lin last[2], first_[2];
+  for (int i = 0; i < 2; i++) {
+    last[i] = first_[i] = p->apart[i];
+    last[i].k = p->apart_hi[i], first_[i].k = p->apart_lo[i];
+  }
+  int first = later(&first_[1], &last[0]) ? 0 : later(&first_[0], &last[1]) ? 1 : -1;
+  if (first < 0) return NULL;
+  Lin lo = last[first], hi = first_[1 - first];
+  p->div = 1;
+  const KirExpr *split_lo = split_step(p, s, &lo);
+  if (!split_lo || !split_step(p, s, &hi)) return NULL;
+  return split_loop(p, b, prev, s, &lo, &hi, true, split_lo, NULL);
+}
+
+/* The loop s split at split_lo (and split_hi, three; NULL: the step hi
+ * from split_lo on), lo and hi the steps as facts: the loops after s in
+ * b, each walked with its facts; the last. */
+static KirStmt *split_loop(Pass *p, KirBlock *b, KirStmt *prev, KirStmt *s, const Lin *lo_at, const Lin *hi_at,
+                           bool three, const KirExpr *split_lo, const KirExpr *split_hi) {
+  const char *var = s->loop.var;
+  Lin lo = *lo_at, hi = *hi_at;
   /* a split that is not a constant or a variable (the loops' tests'
    * bounds do not change in them) is computed once, before the loops */
   const KirExpr *at_lo = split_lo, *at_hi = three ? split_hi : split_lo;
@@ -622,6 +758,12 @@ static KirStmt *partition(Pass *p, KirBlock *b, KirStmt *prev, KirStmt *s) {
     at_lo = kir_var(p->arena, d->decl.name, kir_scalar1(SC_INT));
     prev = d;
     if (!three) at_hi = at_lo;
+  }
+  if (three && !split_hi) { /* the loop as it starts at the first split */
+    KirStmt from_lo = *s;
+    from_lo.loop.init = at_lo;
+    split_hi = split_step(p, &from_lo, &hi);
+    at_hi = split_hi;
   }
   if (three && computed(split_hi)) {
     KirStmt *d = declare_int(p, b, prev, arena_printf(p->arena, "%s_hi", var), split_hi);

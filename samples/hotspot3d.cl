@@ -50,7 +50,8 @@ kernel void hotspotOpt1(global float *restrict output,
   window[2].snd.fst.snd = tIn_row_2[min(gid_2 + 1, NX - 1)];
   window[2].snd.snd.fst = tIn[(min(0, NZ - 1)*NY + max(gid - 1, 0))*NX + gid_2];
   window[2].snd.snd.snd = tIn[(min(0, NZ - 1)*NY + min(gid + 1, NY - 1))*NX + gid_2];
-  for (int i = 0; i < NZ; i += 1) { /* slideSeq */
+  int i_split = min(NZ, max(0, NZ - 1));
+  for (int i = 0; i < i_split; i += 1) { /* slideSeq */
     /* slideSeq rotation, 2 steps */
     window[0].fst.fst = window[1].fst.fst;
     window[0].fst.snd = window[1].fst.snd;
@@ -64,12 +65,34 @@ kernel void hotspotOpt1(global float *restrict output,
     window[1].snd.fst.snd = window[2].snd.fst.snd;
     window[1].snd.snd.fst = window[2].snd.snd.fst;
     window[1].snd.snd.snd = window[2].snd.snd.snd;
-    window[2].fst.fst = tIn[(min(i + 1, NZ - 1)*NY + gid)*NX + gid_2];
-    window[2].fst.snd = p[(min(i + 1, NZ - 1)*NY + gid)*NX + gid_2];
-    window[2].snd.fst.fst = tIn[(min(i + 1, NZ - 1)*NY + gid)*NX + max(gid_2 - 1, 0)];
-    window[2].snd.fst.snd = tIn[(min(i + 1, NZ - 1)*NY + gid)*NX + min(gid_2 + 1, NX - 1)];
-    window[2].snd.snd.fst = tIn[(min(i + 1, NZ - 1)*NY + max(gid - 1, 0))*NX + gid_2];
-    window[2].snd.snd.snd = tIn[(min(i + 1, NZ - 1)*NY + min(gid + 1, NY - 1))*NX + gid_2];
+    window[2].fst.fst = tIn[((i + 1)*NY + gid)*NX + gid_2];
+    window[2].fst.snd = p[((i + 1)*NY + gid)*NX + gid_2];
+    window[2].snd.fst.fst = tIn[((i + 1)*NY + gid)*NX + max(gid_2 - 1, 0)];
+    window[2].snd.fst.snd = tIn[((i + 1)*NY + gid)*NX + min(gid_2 + 1, NX - 1)];
+    window[2].snd.snd.fst = tIn[((i + 1)*NY + max(gid - 1, 0))*NX + gid_2];
+    window[2].snd.snd.snd = tIn[((i + 1)*NY + min(gid + 1, NY - 1))*NX + gid_2];
+    output[(i*NY + gid)*NX + gid_2] = cc * window[1].fst.fst + cw * window[1].snd.fst.fst + ce * window[1].snd.fst.snd + cs * window[1].snd.snd.snd + cn * window[1].snd.snd.fst + cb * window[0].fst.fst + ct * window[2].fst.fst + sdc * window[1].fst.snd + ct * 80.0f;
+  }
+  for (int i = i_split; i < NZ; i += 1) { /* slideSeq */
+    /* slideSeq rotation, 2 steps */
+    window[0].fst.fst = window[1].fst.fst;
+    window[0].fst.snd = window[1].fst.snd;
+    window[0].snd.fst.fst = window[1].snd.fst.fst;
+    window[0].snd.fst.snd = window[1].snd.fst.snd;
+    window[0].snd.snd.fst = window[1].snd.snd.fst;
+    window[0].snd.snd.snd = window[1].snd.snd.snd;
+    window[1].fst.fst = window[2].fst.fst;
+    window[1].fst.snd = window[2].fst.snd;
+    window[1].snd.fst.fst = window[2].snd.fst.fst;
+    window[1].snd.fst.snd = window[2].snd.fst.snd;
+    window[1].snd.snd.fst = window[2].snd.snd.fst;
+    window[1].snd.snd.snd = window[2].snd.snd.snd;
+    window[2].fst.fst = tIn[((NZ - 1)*NY + gid)*NX + gid_2];
+    window[2].fst.snd = p[((NZ - 1)*NY + gid)*NX + gid_2];
+    window[2].snd.fst.fst = tIn[((NZ - 1)*NY + gid)*NX + max(gid_2 - 1, 0)];
+    window[2].snd.fst.snd = tIn[((NZ - 1)*NY + gid)*NX + min(gid_2 + 1, NX - 1)];
+    window[2].snd.snd.fst = tIn[((NZ - 1)*NY + max(gid - 1, 0))*NX + gid_2];
+    window[2].snd.snd.snd = tIn[((NZ - 1)*NY + min(gid + 1, NY - 1))*NX + gid_2];
     output[(i*NY + gid)*NX + gid_2] = cc * window[1].fst.fst + cw * window[1].snd.fst.fst + ce * window[1].snd.fst.snd + cs * window[1].snd.snd.snd + cn * window[1].snd.snd.fst + cb * window[0].fst.fst + ct * window[2].fst.fst + sdc * window[1].fst.snd + ct * 80.0f;
   }
 }
@@ -95,7 +118,16 @@ kernel void hotspotSlide(global float *restrict output,
                          int NX) {
   int gid = get_global_id(1); /* mapGlobal1 */
   int gid_2 = get_global_id(0); /* mapGlobal */
-  for (int i = 0; i < NZ; i += 1) { /* mapSeq */
-    output[(i*NY + gid)*NX + gid_2] = cc * tIn[(i*NY + gid)*NX + gid_2] + cw * tIn[(i*NY + gid)*NX + max(gid_2 - 1, 0)] + ce * tIn[(i*NY + gid)*NX + min(gid_2 + 1, NX - 1)] + cs * tIn[(i*NY + min(gid + 1, NY - 1))*NX + gid_2] + cn * tIn[(i*NY + max(gid - 1, 0))*NX + gid_2] + cb * tIn[(max(i - 1, 0)*NY + gid)*NX + gid_2] + ct * tIn[(min(i + 1, NZ - 1)*NY + gid)*NX + gid_2] + sdc * p[(i*NY + gid)*NX + gid_2] + ct * 80.0f;
+  int i_lo = min(NZ, 2);
+  int i_hi = min(NZ, max(i_lo, NZ - 1));
+  for (int i = 0; i < i_lo; i += 1) { /* mapSeq */
+    output[(i*NY + gid)*NX + gid_2] = cc * tIn[(i*NY + gid)*NX + gid_2] + cw * tIn[(i*NY + gid)*NX + max(gid_2 - 1, 0)] + ce * tIn[(i*NY + gid)*NX + min(gid_2 + 1, NX - 1)] + cs * tIn[(i*NY + min(gid + 1, NY - 1))*NX + gid_2] + cn * tIn[(i*NY + max(gid - 1, 0))*NX + gid_2] + cb * tIn[NX*gid + gid_2] + ct * tIn[(min(i + 1, NZ - 1)*NY + gid)*NX + gid_2] + sdc * p[(i*NY + gid)*NX + gid_2] + ct * 80.0f;
+  }
+  for (int i = i_lo; i < i_hi; i += 1) { /* mapSeq */
+    const global float *tIn_i = tIn + (i*NY + gid)*NX + gid_2;
+    output[(i*NY + gid)*NX + gid_2] = cc * tIn_i[0] + cw * tIn[(i*NY + gid)*NX + max(gid_2 - 1, 0)] + ce * tIn[(i*NY + gid)*NX + min(gid_2 + 1, NX - 1)] + cs * tIn[(i*NY + min(gid + 1, NY - 1))*NX + gid_2] + cn * tIn[(i*NY + max(gid - 1, 0))*NX + gid_2] + cb * tIn_i[0 - NX*NY] + ct * tIn_i[NX*NY] + sdc * p[(i*NY + gid)*NX + gid_2] + ct * 80.0f;
+  }
+  for (int i = i_hi; i < NZ; i += 1) { /* mapSeq */
+    output[(i*NY + gid)*NX + gid_2] = cc * tIn[(i*NY + gid)*NX + gid_2] + cw * tIn[(i*NY + gid)*NX + max(gid_2 - 1, 0)] + ce * tIn[(i*NY + gid)*NX + min(gid_2 + 1, NX - 1)] + cs * tIn[(i*NY + min(gid + 1, NY - 1))*NX + gid_2] + cn * tIn[(i*NY + max(gid - 1, 0))*NX + gid_2] + cb * tIn[(max(i - 1, 0)*NY + gid)*NX + gid_2] + ct * tIn[((NZ - 1)*NY + gid)*NX + gid_2] + sdc * p[(i*NY + gid)*NX + gid_2] + ct * 80.0f;
   }
 }

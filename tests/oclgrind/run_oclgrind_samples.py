@@ -50,12 +50,15 @@ RUNS = [  # file, kernel, sizes: the kernels of run_samples.py, in its order
     ('mm_tiled.dpia', 'mmTiled', {'M': 32, 'N': 32, 'K': 5}),    # 2x2 groups of 16x16
     ('stencil1d.dpia', 'stencil', {'N': 67}),
     ('stencil1d.dpia', 'stencilTiled', {'N': 128}),
+    ('stencil1d.dpia', 'stencilChunk', {'N': 192}),             # first, middle and last chunk
     ('jacobi2d.dpia', 'jacobi2d', {'M': 5, 'N': 7}),
     ('jacobi2d.dpia', 'jacobi2dTiled', {'M': 8, 'N': 128}),      # 2x2 groups of 64x4
     ('jacobi2d.dpia', 'jacobi2dIdx', {'M': 5, 'N': 7}),
+    ('jacobi2d.dpia', 'jacobi2dChunk', {'M': 5, 'N': 192}),
     ('jacobi2d.dpia', 'jacobi2dCopyBack', {'M': 5, 'N': 7}),
     ('heat3d.dpia', 'heat3d', {'P': 3, 'M': 4, 'N': 5}),
     ('heat3d.dpia', 'heat3dWindow', {'P': 3, 'M': 4, 'N': 5}),
+    ('heat3d.dpia', 'heat3dChunk', {'P': 3, 'M': 4, 'N': 192}),
     ('sum_tree.dpia', 'sumTree', {'N': 3}),
     ('md.dpia', 'md', {'N': 67, 'M': 5}),
     ('asum_reorder.dpia', 'asumReorder', {'N': 524288}),
