@@ -61,7 +61,7 @@ void sgemmNN(global float *restrict output,
     acc_2[13] = acc[13];
     acc_2[14] = acc[14];
     acc_2[15] = acc[15];
-    #pragma unroll 4
+    #pragma unroll 16
     for (int i_2 = 0; i_2 < 16; i_2 += 1) { /* reduceSeq */
       local float *loc_i_2 = loc + i_2;
       /* mapSeq, 16 steps */
