@@ -800,8 +800,8 @@ void kir_hoist_guards(KirBlock *b) {
  * kernel's code between barriers, and vectorises that loop (a work-item a
  * lane) only where the code inside it is straight-line: SHOC's sgemmNN
  * writes its 16 steps of a tile out, and samples/sgemm_shoc.dpia's loop of
- * 16, unrolled 4 at a time, was a scalar loop per work-item at 0.7x of
- * it; unrolled whole, 2.4x faster (bench/peer_bench.c, sgemm). */
+ * 16, unrolled 4 at a time, was a scalar loop per work-item; unrolled
+ * whole, about 3x faster (bench/peer_bench.c, sgemm at 512^3). */
 enum { UNROLL_STEPS = 4, UNROLL_MIN_TRIPS = 16, UNROLL_MIN_ASSIGNS = 8, UNROLL_FULL_MAX = 16 };
 
 bool kir_const_int(const KirExpr *e, int64_t *v) {

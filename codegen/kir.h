@@ -612,7 +612,7 @@ void kir_hoist_guards(KirBlock *b);
  * per step (matrix multiply: 5 to 9% of the time).  A loop of 16 steps is
  * unrolled whole (`#pragma unroll 16`): PoCL vectorises its loop over a
  * work-group's work-items only around straight-line code (SHOC's sgemmNN
- * tile: 2.4x faster). */
+ * tile: about 3x faster). */
 void kir_unroll_tiles(Arena *a, KirKernel *k);
 
 /* The barrier pass (barrier_pass.c, docs/architecture.md "Barriers"):

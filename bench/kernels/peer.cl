@@ -675,9 +675,12 @@ kernel void sgemmNN(global float *restrict out, const global float *restrict A, 
     bs[inx][iny + 12] = B[12 * ldb];
     barrier(CLK_LOCAL_MEM_FENCE);
     /* four rows of bs at a time, the next four values of a loaded after
-     * each is used (none after the last four) */
+     * each is used (none after the last four); written out whole, as
+     * SHOC's sixteen SAXPY lines */
+#pragma unroll
     for (int q = 0; q < 4; q++) {
       A += 4 * lda;
+#pragma unroll
       for (int i = 0; i < 4; i++) {
         saxpy16(a[i], bs[4 * q + i], c);
         if (q < 3) a[i] = A[i * lda];
