@@ -75,7 +75,8 @@ struct Impl {
  * kernel of the well-known form, nothing else. */
 typedef enum OpKind {
   OP_SCAL, OP_ASUM, OP_DOT, OP_GEMV, OP_GEMM, OP_STENCIL1D, OP_JACOBI2D, OP_HEAT3D,
-  OP_NBODY, OP_MD, OP_BLUR, OP_GESUMMV, OP_ATAX, OP_NN, OP_MRIQ, OP_KMEANS, OP_SCAN, OP_SPMV, OP_HOTSPOT3D
+  OP_NBODY, OP_MD, OP_BLUR, OP_GESUMMV, OP_ATAX, OP_NN, OP_MRIQ, OP_KMEANS, OP_SCAN, OP_SPMV, OP_HOTSPOT3D,
+  OP_MRIQ2, OP_COVARIANCE, OP_CORRELATION, OP_ADI, OP_SGEMM
 } OpKind;
 
 static inline bool is_peer(OpKind kind) { return kind >= OP_NBODY; }

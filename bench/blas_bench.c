@@ -1259,6 +1259,15 @@ int main(int argc, char **argv) {
       {OP_HOTSPOT3D, "hotspot3d", check_only ? 48 : quick ? 256 : 512, check_only ? 64 : quick ? 256 : 512,
        8, false},
       {OP_MRIQ, "mriq", check_only ? 64 : quick ? 512 : 1024, check_only ? 512 : quick ? 2048 : 4096, 0, false},
+      {OP_MRIQ2, "mriq2", check_only ? 64 : quick ? 512 : 1024, check_only ? 512 : quick ? 2048 : 4096, 0, false},
+      /* PolyBench/GPU's covariance and correlation: M variables (columns), N observations */
+      {OP_COVARIANCE, "covariance", check_only ? 48 : quick ? 512 : 1024, check_only ? 64 : quick ? 512 : 1024, 0, false},
+      {OP_CORRELATION, "correlation", check_only ? 48 : quick ? 512 : 1024, check_only ? 64 : quick ? 512 : 1024, 0,
+       false},
+      {OP_ADI, "adi", 0, check_only ? 64 : quick ? 1024 : 2048, 0, false},
+      /* SHOC sgemm: M x N x K, M % 64 == 0, N and K % 16 == 0 */
+      {OP_SGEMM, "sgemm", check_only ? 128 : quick ? 512 : 1024, check_only ? 64 : quick ? 512 : 1024,
+       check_only ? 48 : quick ? 512 : 1024, false},
   };
   for (size_t p = 0; p < sizeof plan / sizeof plan[0]; p++) {
     if (!have(only, plan[p].name, is_peer(plan[p].kind))) continue;

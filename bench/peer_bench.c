@@ -16,6 +16,13 @@
  *   scan         samples/scan_bottom.dpia (bottomScan)             SHOC scan, bottom_scan
  *   spmv         samples/spmv.dpia (csrScalar, csrVector)          SHOC spmv, csr_scalar and csr_vector
  *   hotspot3d    samples/hotspot3d.dpia (hotspotOpt1, hotspotSlide) Rodinia hotspot3D, hotspotOpt1
+ *   mriq2        samples/mriq.dpia (mriqTwo)                       Parboil ComputeQ_GPU, Qr and Qi in two buffers
+ *   covariance   samples/covariance.dpia (pipeline covariance)     PolyBench/GPU mean_kernel, reduce_kernel,
+ *                                                                  covar_kernel
+ *   correlation  samples/correlation.dpia (pipeline correlation)   PolyBench/GPU mean_kernel, std_kernel,
+ *                                                                  reduce_kernel, corr_kernel
+ *   adi          samples/adi.dpia (adiKernel1)                     PolyBench/GPU adi_kernel1 (in double)
+ *   sgemm        samples/sgemm_shoc.dpia (sgemmNN)                 SHOC gemm, sgemmNN
  *
  * nbody, mriq, kmeans, gesummv and atax have one more hand-written kernel
  * each, with float8 vectors (nbody_vec: eight bodies a work-item;
@@ -478,6 +485,119 @@ static void make_hotspot3d(Op *op) {
   free(temp), free(power);
 }
 
+/* PolyBench/GPU covariance and correlation: an N x M data matrix ([N][M],
+ * a column a variable) in [0, 1), floatN = N (PolyBench's float_n),
+ * eps 0.005 (its EPS).  The reference, in double: the M x M covariance
+ * (centred columns' dot products) or correlation (1 on the diagonal) */
+static void make_datamining(Op *op) {
+  bool corr = op->kind == OP_CORRELATION;
+  long long m = op->m, n = op->n;
+  float *data = falloc((size_t)(n * m));
+  fill(data, (size_t)(n * m), 0.0f, 1.0f);
+  const float eps = 0.005f;
+  bind_mem(op, "data", data, sizeof(float) * (size_t)(n * m));
+  /* the hand-written kernels' own copy: their reduce_kernel updates it in
+   * place, as PolyBench's (centring centred data again changes nothing
+   * but rounding, so every round computes the same) */
+  bind_mem(op, "data_hand", data, sizeof(float) * (size_t)(n * m));
+  bind_float(op, "floatN", (float)n);
+  bind_float(op, "eps", eps);
+  new_reference(op, (size_t)(m * m));
+  double *centred = xmalloc(sizeof(double) * (size_t)(n * m));
+  for (long long j = 0; j < m; j++) {
+    double mean = 0, var = 0;
+    for (long long i = 0; i < n; i++) mean += data[i * m + j];
+    mean /= (double)n;
+    for (long long i = 0; i < n; i++) var += (data[i * m + j] - mean) * (data[i * m + j] - mean);
+    double sd = sqrt(var / (double)n);
+    double scale = corr ? sqrt((double)n) * (sd <= eps ? 1.0 : sd) : 1.0;
+    for (long long i = 0; i < n; i++) centred[i * m + j] = (data[i * m + j] - mean) / scale;
+  }
+#pragma omp parallel for schedule(dynamic, 8)
+  for (long long j1 = 0; j1 < m; j1++)
+    for (long long j2 = j1; j2 < m; j2++) {
+      double s = 0;
+      for (long long i = 0; i < n; i++) s += centred[i * m + j1] * centred[i * m + j2];
+      if (corr && j1 == j2) s = 1.0;
+      op->ref_vec[j1 * m + j2] = op->ref_vec[j2 * m + j1] = s;
+    }
+  /* the triangle's dot products (the two sides' share) */
+  op->flops = (double)m * (double)(m + 1) * (double)n;
+  op->in_flops = true;
+  snprintf(op->size, sizeof op->size, "M=%lld, N=%lld", m, n);
+  free(data), free(centred);
+}
+
+/* the largest relative error ||out - ref|| / ||ref|| of the two fields of
+ * adi's (X, B) pairs of doubles (aux: the reference, pairs) */
+static double adi_error(const Op *op, const float *result) {
+  const double *v = (const double *)result;
+  size_t pairs = op->ref_count / 4; /* ref_count: the result in floats */
+  double worst = 0;
+  for (size_t f = 0; f < 2; f++) {
+    double num = 0, den = 0;
+    for (size_t i = f; i < 2 * pairs; i += 2) num += (v[i] - op->aux[i]) * (v[i] - op->aux[i]), den += op->aux[i] * op->aux[i];
+    double e = isnan(num) ? INFINITY : sqrt(num / den);
+    worst = e > worst ? e : worst;
+  }
+  return worst;
+}
+
+/* PolyBench/GPU adi's first sweep, in double: A, X in [0, 1), B in [1, 2)
+ * (so that the recurrence's divisor stays away from 0 over a row).  The
+ * reference, in double: each row's (X, B) after the sweep. */
+static void make_adi(Op *op) {
+  long long n = op->n;
+  size_t cells = (size_t)(n * n);
+  double *a = xmalloc(sizeof(double) * cells), *b = xmalloc(sizeof(double) * cells), *x = xmalloc(sizeof(double) * cells);
+  for (size_t i = 0; i < cells; i++) a[i] = rnd(0.0f, 1.0f), b[i] = rnd(1.0f, 2.0f), x[i] = rnd(0.0f, 1.0f);
+  bind_mem(op, "a", a, sizeof(double) * cells);
+  bind_mem(op, "b", b, sizeof(double) * cells);
+  bind_mem(op, "x", x, sizeof(double) * cells);
+  op->ref_count = 4 * cells; /* (double, double) pairs, in floats */
+  op->aux = xmalloc(sizeof(double) * 2 * cells);
+  op->error = adi_error;
+  for (long long r = 0; r < n; r++) {
+    double xv = x[r * n], bv = b[r * n];
+    op->aux[2 * r * n] = xv, op->aux[2 * r * n + 1] = bv;
+    for (long long c = 1; c < n; c++) {
+      double av = a[r * n + c];
+      xv = x[r * n + c] - xv * av / bv;
+      bv = b[r * n + c] - av * av / bv;
+      op->aux[2 * (r * n + c)] = xv, op->aux[2 * (r * n + c) + 1] = bv;
+    }
+  }
+  op->bytes = 8.0 * 5.0 * (double)cells; /* A, B, X read, the pair written */
+  snprintf(op->size, sizeof op->size, "%lldx%lld", n, n);
+  free(a), free(b), free(x);
+}
+
+/* SHOC sgemm: column-major a (M x K, [K][M]), b (K x N, [N][K]) and c
+ * (M x N, [N][M]) in [-1, 1), alpha 1.5, beta 0.5.  The reference, in
+ * double: alpha a b + beta c. */
+static void make_sgemm(Op *op) {
+  long long m = op->m, n = op->n, k = op->k;
+  float *a = falloc((size_t)(k * m)), *b = falloc((size_t)(n * k)), *c = falloc((size_t)(n * m));
+  fill(a, (size_t)(k * m), -1.0f, 1.0f), fill(b, (size_t)(n * k), -1.0f, 1.0f), fill(c, (size_t)(n * m), -1.0f, 1.0f);
+  bind_mem(op, "a", a, sizeof(float) * (size_t)(k * m));
+  bind_mem(op, "b", b, sizeof(float) * (size_t)(n * k));
+  bind_mem(op, "c", c, sizeof(float) * (size_t)(n * m));
+  bind_float(op, "alpha", 1.5f);
+  bind_float(op, "beta", 0.5f);
+  new_reference(op, (size_t)(n * m));
+#pragma omp parallel for
+  for (long long j = 0; j < n; j++)
+    for (long long i = 0; i < m; i++) {
+      double s = 0;
+      for (long long p = 0; p < k; p++) s += (double)a[p * m + i] * b[j * k + p];
+      op->ref_vec[j * m + i] = 1.5 * s + 0.5 * c[j * m + i];
+    }
+  op->flops = 2.0 * (double)m * (double)n * (double)k;
+  op->in_flops = true;
+  snprintf(op->size, sizeof op->size, "%lldx%lldx%lld", m, n, k);
+  free(a), free(b), free(c);
+}
+
 void peer_make_op(Op *op) {
   switch (op->kind) {
   case OP_NBODY: make_nbody(op); break;
@@ -486,11 +606,16 @@ void peer_make_op(Op *op) {
   case OP_GESUMMV:
   case OP_ATAX: make_polybench(op); break;
   case OP_NN: make_nn(op); break;
-  case OP_MRIQ: make_mriq(op); break;
+  case OP_MRIQ:
+  case OP_MRIQ2: make_mriq(op); break;
   case OP_KMEANS: make_kmeans(op); break;
   case OP_SCAN: make_scan(op); break;
   case OP_SPMV: make_spmv(op); break;
   case OP_HOTSPOT3D: make_hotspot3d(op); break;
+  case OP_COVARIANCE:
+  case OP_CORRELATION: make_datamining(op); break;
+  case OP_ADI: make_adi(op); break;
+  case OP_SGEMM: make_sgemm(op); break;
   default: die("%s is not a peer program", op->name);
   }
 }
@@ -504,6 +629,30 @@ static Impl *add_peer(Op *op, const char *kernel, const char *label, cl_uint ndi
   return add_cl(op, program(), "hand", kernel, name, ndims, global, local, out_floats, nargs, args);
 }
 
+/* the implementation just added, taken out of op's list to run before
+ * the next one (Impl.before): an earlier kernel of a hand-written chain */
+static Impl *detach_last(Op *op) {
+  Impl *before = xmalloc(sizeof *before);
+  *before = op->impls[--op->nimpls];
+  return before;
+}
+
+/* the output of a kernel two or more places back in a chain, bound by a
+ * later kernel that is not the chain's last: free_cl releases such a
+ * binding (only the last kernel's reading of the one right before it is
+ * not), so the binding holds its own reference */
+static Arg chained(cl_mem m) {
+  clRetainMemObject(m);
+  return amem(m);
+}
+
+/* a hand kernel that updates `mem` in place (PolyBench's reduce_kernel):
+ * its output is that buffer, not one of its own */
+static void in_place(Impl *im, cl_mem mem) {
+  clReleaseMemObject(im->out);
+  im->out = im->args[0].mem = mem;
+}
+
 /* atax's two hand kernels (atax_kernel1 and 2, with suffix) timed as one
  * implementation, the second reading the first's output (Impl.before), as
  * the dpia pipeline */
@@ -512,14 +661,46 @@ static void add_atax_pair(Op *op, const char *suffix, const char *label, const s
   char k1[64], k2[64];
   snprintf(k1, sizeof k1, "atax_kernel1%s", suffix);
   snprintf(k2, sizeof k2, "atax_kernel2%s", suffix);
-  Impl *first = add_peer(op, k1, k1, 1, g1, NULL, (size_t)m, 3,
-                         (Arg[]){amem(mem_of(op, "a")), amem(mem_of(op, "x")), aint(n)});
-  Impl *before = xmalloc(sizeof *before);
-  *before = *first;
-  op->nimpls--;
+  add_peer(op, k1, k1, 1, g1, NULL, (size_t)m, 3, (Arg[]){amem(mem_of(op, "a")), amem(mem_of(op, "x")), aint(n)});
+  Impl *before = detach_last(op);
   Impl *im = add_peer(op, k2, label, 1, g2, NULL, (size_t)n, 4,
                       (Arg[]){amem(mem_of(op, "a")), amem(before->out), aint(m), aint(n)});
   im->before = before;
+}
+
+/* PolyBench/GPU covariance (mean_kernel, reduce_kernel, covar_kernel) or
+ * correlation (mean_kernel, std_kernel, reduce_kernel, corr_kernel),
+ * chained as PolyBench's host enqueues them, against the dpia pipeline;
+ * the hand kernels work on their own copy of the data (data_hand) */
+static void add_datamining(Op *op) {
+  bool corr = op->kind == OP_CORRELATION;
+  long long m = op->m, n = op->n;
+  add_dpia_pipeline(op, corr ? "correlation.dpia" : "covariance.dpia", corr ? "correlation" : "covariance");
+  cl_mem data = mem_of(op, "data_hand");
+  float fn = float_of(op, "floatN");
+  size_t g_col[] = {(size_t)m}, g_elem[] = {(size_t)m, (size_t)n};
+  add_peer(op, "mean_kernel", "mean_kernel", 1, g_col, NULL, (size_t)m, 4, (Arg[]){amem(data), afloat(fn), aint(m), aint(n)});
+  Impl *mean = detach_last(op), *prev = mean;
+  Impl *reduce;
+  if (corr) {
+    Impl *sd = add_peer(op, "std_kernel", "std_kernel", 1, g_col, NULL, (size_t)m, 6,
+                        (Arg[]){chained(mean->out), amem(data), afloat(fn), afloat(float_of(op, "eps")), aint(m), aint(n)});
+    sd->before = prev;
+    prev = detach_last(op);
+    reduce = add_peer(op, "corr_reduce_kernel", "reduce_kernel", 2, g_elem, NULL, (size_t)(m * n), 5,
+                      (Arg[]){chained(mean->out), chained(prev->out), afloat(fn), aint(m), aint(n)});
+  } else {
+    reduce = add_peer(op, "covar_reduce_kernel", "reduce_kernel", 2, g_elem, NULL, (size_t)(m * n), 3,
+                      (Arg[]){chained(mean->out), aint(m), aint(n)});
+  }
+  in_place(reduce, data);
+  reduce->before = prev;
+  prev = detach_last(op);
+  Impl *last = add_peer(op, corr ? "corr_kernel" : "covar_kernel",
+                        corr ? "mean + std + reduce + corr_kernel (PolyBench/GPU)"
+                             : "mean + reduce + covar_kernel (PolyBench/GPU)",
+                        1, g_col, NULL, (size_t)(m * m), 3, (Arg[]){amem(data), aint(m), aint(n)});
+  last->before = prev;
 }
 
 void peer_setup_impls(Op *op) {
@@ -636,6 +817,36 @@ void peer_setup_impls(Op *op) {
                      aint(nz), afloat(float_of(op, "ce")), afloat(float_of(op, "cw")), afloat(float_of(op, "cn")),
                      afloat(float_of(op, "cs")), afloat(float_of(op, "ct")), afloat(float_of(op, "cb")),
                      afloat(float_of(op, "cc"))});
+    break;
+  }
+  case OP_MRIQ2: {
+    /* Parboil's interface: Qr and Qi in two buffers */
+    add_dpia(op, "mriq.dpia", "mriqTwo");
+    size_t g[] = {(size_t)n};
+    cl_mem qi = buffer(sizeof(float) * (size_t)n, NULL);
+    Impl *im = add_peer(op, "ComputeQ_GPU_two", "ComputeQ_GPU (Parboil, Qr and Qi)", 1, g, NULL, (size_t)n, 6,
+                        (Arg[]){amem(qi), amem(mem_of(op, "x")), amem(mem_of(op, "y")), amem(mem_of(op, "z")),
+                                amem(mem_of(op, "kvalues")), aint(m)});
+    im->out2 = qi;
+    break;
+  }
+  case OP_COVARIANCE:
+  case OP_CORRELATION: add_datamining(op); break;
+  case OP_ADI: {
+    add_dpia(op, "adi.dpia", "adiKernel1");
+    size_t g[] = {(size_t)n};
+    add_peer(op, "adi_kernel1", "adi_kernel1 (PolyBench/GPU, double)", 1, g, NULL, (size_t)(4 * n * n), 4,
+             (Arg[]){amem(mem_of(op, "a")), amem(mem_of(op, "b")), amem(mem_of(op, "x")), aint(n)});
+    break;
+  }
+  case OP_SGEMM: {
+    add_dpia(op, "sgemm_shoc.dpia", "sgemmNN");
+    long long k = op->k;
+    /* SHOC's launch: groups of 16 x 4, a group a 64 x 16 block of C */
+    size_t g[] = {(size_t)m / 4, (size_t)n / 4}, l[] = {16, 4};
+    add_peer(op, "sgemmNN", "sgemmNN (SHOC)", 2, g, l, (size_t)(m * n), 9,
+             (Arg[]){amem(mem_of(op, "a")), aint(m), amem(mem_of(op, "b")), aint(k), amem(mem_of(op, "c")), aint(m),
+                     aint(k), afloat(float_of(op, "alpha")), afloat(float_of(op, "beta"))});
     break;
   }
   default: die("%s is not a peer program", op->name);

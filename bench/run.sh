@@ -296,7 +296,18 @@ blas=$(grep -m1 '^OpenBLAS:' $out/results.txt || true)
   its index checked as right when its centre is a nearest one), and
   kmeans_vec, written by hand as dpia's kmeansVec (eight points a
   work-item, the nearest centre chosen by a float8 comparison's mask); mriq
-  Parboil's ComputeQ_GPU, all samples in one launch.  Each hand kernel
+  Parboil's ComputeQ_GPU, all samples in one launch (mriq2: with Qr and
+  Qi in two buffers, Parboil's interface, against dpia's mriqTwo); scan
+  SHOC's bottom_scan; spmv SHOC's spmv_csr_scalar and spmv_csr_vector
+  kernels; hotspot3d Rodinia's hotspotOpt1; covariance and correlation
+  PolyBench/GPU's mean_kernel, (std_kernel,) reduce_kernel (in place, on
+  the hand kernels' own copy of the data) and covar_kernel or corr_kernel,
+  enqueued one after the other against dpia's pipelines (whose last two
+  kernels compute the upper triangle, as PolyBench's, and mirror it); adi
+  PolyBench/GPU's adi_kernel1 in double (samples/adi.dpia's type), writing
+  the sweep's (X, B) pairs; sgemm SHOC's sgemmNN (column-major, 16 x 4
+  work-items a 64 x 16 block, the 16 steps of a tile written out).  Each
+  hand kernel names its suite, file and function in peer.cl.  Each hand kernel
   writes the layout of the dpia kernel's output (nbody: one buffer of
   (position, velocity) pairs) so that both are checked against one
   reference.  gaussian3x3Rows (three written-out rows of three) is

@@ -800,7 +800,14 @@ void kir_hoist_guards(KirBlock *b) {
 
 /* ---- unrolled register tiles ---- */
 
-enum { UNROLL_STEPS = 4, UNROLL_MIN_TRIPS = 16, UNROLL_MIN_ASSIGNS = 8 };
+/* UNROLL_FULL_MAX: a tile loop of at most this many steps is unrolled
+ * whole.  PoCL runs a work-group as a loop over its work-items around the
+ * kernel's code between barriers, and vectorises that loop (a work-item a
+ * lane) only where the code inside it is straight-line: SHOC's sgemmNN
+ * writes its 16 steps of a tile out, and samples/sgemm_shoc.dpia's loop of
+ * 16, unrolled 4 at a time, was a scalar loop per work-item; unrolled
+ * whole, about 3x faster (bench/peer_bench.c, sgemm at 512^3). */
+enum { UNROLL_STEPS = 4, UNROLL_MIN_TRIPS = 16, UNROLL_MIN_ASSIGNS = 8, UNROLL_FULL_MAX = 16 };
 
 bool kir_const_int(const KirExpr *e, int64_t *v) {
   if (e->kind == KE_INT) {
@@ -819,11 +826,11 @@ static void note_private_arrays(const KirBlock *b, NameSet *arrays) {
   }
 }
 
-/* s is the inner loop of a register tile (kir.h) */
-static bool tile_loop(const KirStmt *s, const NameSet *arrays, const NameSet *scalars) {
-  int64_t init, step, trips;
+/* s is the inner loop of a register tile (kir.h), of *trips steps */
+static bool tile_loop(const KirStmt *s, const NameSet *arrays, const NameSet *scalars, int64_t *trips) {
+  int64_t init, step;
   if (!kir_const_int(s->loop.init, &init) || init != 0 || !kir_const_int(s->loop.step, &step) || step != 1 ||
-      !kir_const_int(s->loop.bound, &trips) || trips < UNROLL_MIN_TRIPS || trips % UNROLL_STEPS != 0)
+      !kir_const_int(s->loop.bound, trips) || *trips < UNROLL_MIN_TRIPS || *trips % UNROLL_STEPS != 0)
     return false;
   int assigns = 0;
   for (const KirStmt *t = s->loop.body.first; t; t = t->next) {
@@ -852,7 +859,9 @@ static void unroll_tiles(KirBlock *b, const NameSet *arrays, NameSet *scalars) {
     if (s->kind == KS_DECL && s->decl.space == KSP_PRIVATE && s->decl.array_len < 0) nameset_add(scalars, s->decl.name);
     KirBlock *inner = kir_body(s);
     if (inner) unroll_tiles(inner, arrays, scalars);
-    if (s->kind == KS_FOR && tile_loop(s, arrays, scalars)) s->loop.unroll = UNROLL_STEPS;
+    int64_t trips;
+    if (s->kind == KS_FOR && tile_loop(s, arrays, scalars, &trips))
+      s->loop.unroll = trips <= UNROLL_FULL_MAX ? (int)trips : UNROLL_STEPS;
   }
 }
 

@@ -35,10 +35,10 @@ void sgemmNN(global float *restrict output,
   acc[14] = 0.0f;
   acc[15] = 0.0f;
   for (int i = 0; i < K/16; i += 1) { /* reduceSeq */
-    int lid_3 = get_local_id(1); /* mapLocal1 */
+    int lid_3 = get_local_id(0); /* mapLocal */
     for (int i_2 = 0; i_2 < 4; i_2 += 1) { /* mapSeq */
-      int lid_4 = get_local_id(0); /* mapLocal */
-      loc[lid_3*64 + i_2*16 + lid_4] = b[(wg*16 + i_2*4 + lid_3)*K + i*16 + lid_4];
+      int lid_4 = get_local_id(1); /* mapLocal1 */
+      loc[lid_3*16 + i_2*4 + lid_4] = b[(wg*16 + i_2*4 + lid_4)*K + i*16 + lid_3];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     int lid_4 = get_local_id(1); /* mapLocal1 */
@@ -61,26 +61,26 @@ void sgemmNN(global float *restrict output,
     acc_2[13] = acc[13];
     acc_2[14] = acc[14];
     acc_2[15] = acc[15];
-    #pragma unroll 4
+    #pragma unroll 16
     for (int i_2 = 0; i_2 < 16; i_2 += 1) { /* reduceSeq */
-      local float *loc_i_2 = loc + i_2;
+      local float *loc_i_2 = loc + i_2*16;
       /* mapSeq, 16 steps */
       acc_2[0] = a[(i*M + wg_2*4 + lid_4)*16 + i_2*M + lid_5] * loc_i_2[0] + acc_2[0];
-      acc_2[1] = a[(i*M + wg_2*4 + lid_4)*16 + i_2*M + lid_5] * loc_i_2[64] + acc_2[1];
-      acc_2[2] = a[(i*M + wg_2*4 + lid_4)*16 + i_2*M + lid_5] * loc_i_2[128] + acc_2[2];
-      acc_2[3] = a[(i*M + wg_2*4 + lid_4)*16 + i_2*M + lid_5] * loc_i_2[192] + acc_2[3];
-      acc_2[4] = a[(i*M + wg_2*4 + lid_4)*16 + i_2*M + lid_5] * loc_i_2[16] + acc_2[4];
-      acc_2[5] = a[(i*M + wg_2*4 + lid_4)*16 + i_2*M + lid_5] * loc_i_2[80] + acc_2[5];
-      acc_2[6] = a[(i*M + wg_2*4 + lid_4)*16 + i_2*M + lid_5] * loc_i_2[144] + acc_2[6];
-      acc_2[7] = a[(i*M + wg_2*4 + lid_4)*16 + i_2*M + lid_5] * loc_i_2[208] + acc_2[7];
-      acc_2[8] = a[(i*M + wg_2*4 + lid_4)*16 + i_2*M + lid_5] * loc_i_2[32] + acc_2[8];
-      acc_2[9] = a[(i*M + wg_2*4 + lid_4)*16 + i_2*M + lid_5] * loc_i_2[96] + acc_2[9];
-      acc_2[10] = a[(i*M + wg_2*4 + lid_4)*16 + i_2*M + lid_5] * loc_i_2[160] + acc_2[10];
-      acc_2[11] = a[(i*M + wg_2*4 + lid_4)*16 + i_2*M + lid_5] * loc_i_2[224] + acc_2[11];
-      acc_2[12] = a[(i*M + wg_2*4 + lid_4)*16 + i_2*M + lid_5] * loc_i_2[48] + acc_2[12];
-      acc_2[13] = a[(i*M + wg_2*4 + lid_4)*16 + i_2*M + lid_5] * loc_i_2[112] + acc_2[13];
-      acc_2[14] = a[(i*M + wg_2*4 + lid_4)*16 + i_2*M + lid_5] * loc_i_2[176] + acc_2[14];
-      acc_2[15] = a[(i*M + wg_2*4 + lid_4)*16 + i_2*M + lid_5] * loc_i_2[240] + acc_2[15];
+      acc_2[1] = a[(i*M + wg_2*4 + lid_4)*16 + i_2*M + lid_5] * loc_i_2[1] + acc_2[1];
+      acc_2[2] = a[(i*M + wg_2*4 + lid_4)*16 + i_2*M + lid_5] * loc_i_2[2] + acc_2[2];
+      acc_2[3] = a[(i*M + wg_2*4 + lid_4)*16 + i_2*M + lid_5] * loc_i_2[3] + acc_2[3];
+      acc_2[4] = a[(i*M + wg_2*4 + lid_4)*16 + i_2*M + lid_5] * loc_i_2[4] + acc_2[4];
+      acc_2[5] = a[(i*M + wg_2*4 + lid_4)*16 + i_2*M + lid_5] * loc_i_2[5] + acc_2[5];
+      acc_2[6] = a[(i*M + wg_2*4 + lid_4)*16 + i_2*M + lid_5] * loc_i_2[6] + acc_2[6];
+      acc_2[7] = a[(i*M + wg_2*4 + lid_4)*16 + i_2*M + lid_5] * loc_i_2[7] + acc_2[7];
+      acc_2[8] = a[(i*M + wg_2*4 + lid_4)*16 + i_2*M + lid_5] * loc_i_2[8] + acc_2[8];
+      acc_2[9] = a[(i*M + wg_2*4 + lid_4)*16 + i_2*M + lid_5] * loc_i_2[9] + acc_2[9];
+      acc_2[10] = a[(i*M + wg_2*4 + lid_4)*16 + i_2*M + lid_5] * loc_i_2[10] + acc_2[10];
+      acc_2[11] = a[(i*M + wg_2*4 + lid_4)*16 + i_2*M + lid_5] * loc_i_2[11] + acc_2[11];
+      acc_2[12] = a[(i*M + wg_2*4 + lid_4)*16 + i_2*M + lid_5] * loc_i_2[12] + acc_2[12];
+      acc_2[13] = a[(i*M + wg_2*4 + lid_4)*16 + i_2*M + lid_5] * loc_i_2[13] + acc_2[13];
+      acc_2[14] = a[(i*M + wg_2*4 + lid_4)*16 + i_2*M + lid_5] * loc_i_2[14] + acc_2[14];
+      acc_2[15] = a[(i*M + wg_2*4 + lid_4)*16 + i_2*M + lid_5] * loc_i_2[15] + acc_2[15];
     }
     /* mapSeq, 16 steps */
     acc[0] = acc_2[0];

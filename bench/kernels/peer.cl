@@ -1,6 +1,7 @@
 /* Hand-written OpenCL kernels of the peers' benchmark set, which
  * bench/peer_bench.c times against the dpia samples: each is the
- * well-known kernel of its suite (AMD APP SDK, SHOC, PolyBench/GPU),
+ * well-known kernel of its suite (AMD APP SDK, SHOC, PolyBench/GPU,
+ * Rodinia, Parboil), named with its suite, file and function,
  * written carefully (private accumulators, no needless global traffic),
  * with the one change that its output is the layout the dpia kernel
  * writes, so that both are checked against one reference.  The first
@@ -314,10 +315,8 @@ struct kValues {
   float PhiMag;
 };
 
-kernel void ComputeQ_GPU(global float2 *restrict q, const global float *restrict x, const global float *restrict y,
-                         const global float *restrict z, const global struct kValues *restrict ck, int numK) {
-  int xIndex = get_global_id(0);
-  float sX = x[xIndex], sY = y[xIndex], sZ = z[xIndex];
+/* one voxel's (Qr, Qi): ComputeQ_GPU's loop, shared by its two forms below */
+float2 computeQ(float sX, float sY, float sZ, const global struct kValues *restrict ck, int numK) {
   float sQr = 0.0f, sQi = 0.0f;
   for (int kIndex = 0; kIndex < numK; kIndex++) {
     float expArg = PIx2 * (ck[kIndex].Kx * sX + ck[kIndex].Ky * sY + ck[kIndex].Kz * sZ);
@@ -326,7 +325,25 @@ kernel void ComputeQ_GPU(global float2 *restrict q, const global float *restrict
     sQr += ck[kIndex].PhiMag * cosArg;
     sQi += ck[kIndex].PhiMag * sinArg;
   }
-  q[xIndex] = (float2)(sQr, sQi);
+  return (float2)(sQr, sQi);
+}
+
+kernel void ComputeQ_GPU(global float2 *restrict q, const global float *restrict x, const global float *restrict y,
+                         const global float *restrict z, const global struct kValues *restrict ck, int numK) {
+  int xIndex = get_global_id(0);
+  q[xIndex] = computeQ(x[xIndex], y[xIndex], z[xIndex], ck, numK);
+}
+
+/* ComputeQ_GPU with Parboil's interface: Qr and Qi in two buffers (Parboil
+ * 2.5, benchmarks/mri-q/src/opencl_base/kernels.cl), as samples/mriq.dpia's
+ * mriqTwo writes them (outputs first here too) */
+kernel void ComputeQ_GPU_two(global float *restrict Qr, global float *restrict Qi, const global float *restrict x,
+                             const global float *restrict y, const global float *restrict z,
+                             const global struct kValues *restrict ck, int numK) {
+  int xIndex = get_global_id(0);
+  float2 q = computeQ(x[xIndex], y[xIndex], z[xIndex], ck, numK);
+  Qr[xIndex] = q.x;
+  Qi[xIndex] = q.y;
 }
 
 /* ComputeQ_vec: ComputeQ_GPU as one would write it for a CPU device,
@@ -516,4 +533,162 @@ kernel void hotspotOpt1(global float *restrict tOut, const global float *restric
   temp2 = temp3;
   tOut[c] = cc * temp2 + cw * tIn[W] + ce * tIn[E] + cs * tIn[S] + cn * tIn[N] + cb * temp1 + ct * temp3 +
             sdc * p[c] + ct * amb_temp;
+}
+
+/* ---- PolyBench/GPU 1.0: covariance and correlation ----
+ * PolyBench/GPU 1.0 (Grauer-Gray, Killian, Searles, Cavazos, Pouchet;
+ * BSD-style licence, http://www.cse.ohio-state.edu/~pouchet/software/
+ * polybench/GPU), datamining/covariance/covariance.cl (mean_kernel,
+ * reduce_kernel, covar_kernel) and datamining/correlation/correlation.cl
+ * (mean_kernel, std_kernel, reduce_kernel, corr_kernel), in float (its
+ * DATA_TYPE).  data is [n][m], a column a variable.  As everywhere in this
+ * file: the output is the first argument, and a sum PolyBench adds into
+ * its global element (mean[j] +=, symmat[j1*m + j2] +=) is kept in a
+ * private accumulator and stored once.  reduce_kernel updates data in
+ * place, as PolyBench's.  mean_kernel is the same in the two files. */
+kernel void mean_kernel(global float *restrict mean, const global float *restrict data, float float_n, int m, int n) {
+  int j = get_global_id(0);
+  if (j < m) {
+    float s = 0.0f;
+    for (int i = 0; i < n; i++) s += data[i * m + j];
+    mean[j] = s / float_n;
+  }
+}
+
+/* covariance.cl's reduce_kernel: a work-item an element */
+kernel void covar_reduce_kernel(global float *restrict data, const global float *restrict mean, int m, int n) {
+  int j = get_global_id(0), i = get_global_id(1);
+  if (i < n && j < m) data[i * m + j] -= mean[j];
+}
+
+/* covar_kernel: a work-item a column j1, the dot products with the
+ * columns j2 >= j1, each stored at (j1, j2) and (j2, j1) */
+kernel void covar_kernel(global float *restrict symmat, const global float *restrict data, int m, int n) {
+  int j1 = get_global_id(0);
+  if (j1 < m) {
+    for (int j2 = j1; j2 < m; j2++) {
+      float s = 0.0f;
+      for (int i = 0; i < n; i++) s += data[i * m + j1] * data[i * m + j2];
+      symmat[j1 * m + j2] = s;
+      symmat[j2 * m + j1] = s;
+    }
+  }
+}
+
+/* correlation.cl's std_kernel: a column's standard deviation, 1 where it
+ * is at most eps */
+kernel void std_kernel(global float *restrict std, const global float *restrict mean, const global float *restrict data,
+                       float float_n, float eps, int m, int n) {
+  int j = get_global_id(0);
+  if (j < m) {
+    float s = 0.0f;
+    for (int i = 0; i < n; i++) s += (data[i * m + j] - mean[j]) * (data[i * m + j] - mean[j]);
+    s = sqrt(s / float_n);
+    std[j] = s <= eps ? 1.0f : s;
+  }
+}
+
+/* correlation.cl's reduce_kernel: an element centred and scaled */
+kernel void corr_reduce_kernel(global float *restrict data, const global float *restrict mean,
+                               const global float *restrict std, float float_n, int m, int n) {
+  int j = get_global_id(0), i = get_global_id(1);
+  if (i < n && j < m) {
+    data[i * m + j] -= mean[j];
+    data[i * m + j] /= sqrt(float_n) * std[j];
+  }
+}
+
+/* corr_kernel: a work-item a column j1 < m - 1, 1 on the diagonal and the
+ * dot products with the columns j2 > j1, stored twice.  PolyBench's host
+ * sets symmat[m-1][m-1] = 1 after the kernel; here work-item m - 1 does
+ * (the output is not initialised by the host). */
+kernel void corr_kernel(global float *restrict symmat, const global float *restrict data, int m, int n) {
+  int j1 = get_global_id(0);
+  if (j1 == m - 1) symmat[j1 * m + j1] = 1.0f;
+  if (j1 < m - 1) {
+    symmat[j1 * m + j1] = 1.0f;
+    for (int j2 = j1 + 1; j2 < m; j2++) {
+      float s = 0.0f;
+      for (int i = 0; i < n; i++) s += data[i * m + j1] * data[i * m + j2];
+      symmat[j1 * m + j2] = s;
+      symmat[j2 * m + j1] = s;
+    }
+  }
+}
+
+/* ---- ADI (PolyBench/GPU 1.0, stencils/adi/adi.cl, adi_kernel1) ----
+ * The forward sweep along each row, a work-item a row, in double (as
+ * samples/adi.dpia: DATA_TYPE is PolyBench's build choice).  PolyBench's
+ * kernel updates X and B in place, reading element i2 - 1 back from
+ * global memory right after writing it; here the rows are read from A, B
+ * and X and the sweep's (X, B) pairs written to out (samples/adi.dpia's
+ * output), element i2 - 1's values kept in registers. */
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+kernel void adi_kernel1(global double2 *restrict out, const global double *restrict A, const global double *restrict B,
+                        const global double *restrict X, int n) {
+  int i1 = get_global_id(0);
+  if (i1 < n) {
+    double x = X[i1 * n], b = B[i1 * n];
+    out[i1 * n] = (double2)(x, b);
+    for (int i2 = 1; i2 < n; i2++) {
+      double a = A[i1 * n + i2];
+      x = X[i1 * n + i2] - x * a / b;
+      b = B[i1 * n + i2] - a * a / b;
+      out[i1 * n + i2] = (double2)(x, b);
+    }
+  }
+}
+
+/* ---- SGEMM (SHOC 1.1, src/opencl/level1/gemm/gemmN.cl, sgemmNN) ----
+ * SHOC's kernel after Volkov and Demmel (2008; SHOC: BSD licence, Oak
+ * Ridge National Laboratory): C = alpha A B + beta C, column-major, a
+ * work-group of 16 x 4 computing a 64 x 16 block of C, a work-item a row
+ * of it with its 16 sums in registers (c[16]); K walked in tiles of 16,
+ * the tile of B staged in local memory (bs, padded to [16][17]), a's next
+ * four values loaded while the current four are used (prefetching).  The
+ * one change: C is read from Cin and the result written to out (the
+ * output first, as samples/sgemm_shoc.dpia's), where SHOC updates C.
+ * Global size (M / 4, N / 4), local (16, 4). */
+void saxpy16(float a, local const float *bs, float *c) {
+#pragma unroll
+  for (int j = 0; j < 16; j++) c[j] += a * bs[j];
+}
+
+kernel void sgemmNN(global float *restrict out, const global float *restrict A, int lda, const global float *restrict B,
+                    int ldb, const global float *restrict Cin, int ldc, int k, float alpha, float beta) {
+  const int inx = get_local_id(0), iny = get_local_id(1);
+  const int ibx = get_group_id(0) * 64, iby = get_group_id(1) * 16;
+  const int id = inx + iny * 16;
+  A += ibx + id;
+  B += inx + (iby + iny) * ldb;
+  int cstart = ibx + id + iby * ldc;
+  float c[16];
+  for (int i = 0; i < 16; i++) c[i] = 0.0f;
+  local float bs[16][17];
+  int counter = 0;
+  do {
+    float a[4];
+    for (int i = 0; i < 4; i++) a[i] = A[i * lda];
+    bs[inx][iny] = B[0];
+    bs[inx][iny + 4] = B[4 * ldb];
+    bs[inx][iny + 8] = B[8 * ldb];
+    bs[inx][iny + 12] = B[12 * ldb];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* four rows of bs at a time, the next four values of a loaded after
+     * each is used (none after the last four); written out whole, as
+     * SHOC's sixteen SAXPY lines */
+#pragma unroll
+    for (int q = 0; q < 4; q++) {
+      A += 4 * lda;
+#pragma unroll
+      for (int i = 0; i < 4; i++) {
+        saxpy16(a[i], bs[4 * q + i], c);
+        if (q < 3) a[i] = A[i * lda];
+      }
+    }
+    B += 16;
+    counter += 16;
+    barrier(CLK_LOCAL_MEM_FENCE);
+  } while (counter < k);
+  for (int i = 0; i < 16; i++) out[cstart + i * ldc] = alpha * c[i] + beta * Cin[cstart + i * ldc];
 }

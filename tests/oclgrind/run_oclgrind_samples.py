@@ -105,6 +105,8 @@ RUNS = [  # file, kernel, sizes: the kernels of run_samples.py, in its order
     ('correlation.dpia', 'stddev', {'M': 7, 'N': 5}),
     ('correlation.dpia', 'centre', {'M': 7, 'N': 5}),
     ('correlation.dpia', 'corr', {'M': 7, 'N': 5}),
+    ('correlation.dpia', 'corrUpper', {'M': 7, 'N': 5}),
+    ('correlation.dpia', 'corrMirror', {'M': 7}),
     ('correlation.dpia', 'correlation', {'M': 7, 'N': 5}),
     ('covariance.dpia', 'covarMean', {'M': 7, 'N': 5}),
     ('covariance.dpia', 'covarCentre', {'M': 7, 'N': 5}),

@@ -78,6 +78,9 @@ RUNS = [  # file, kernel, sizes at two points
     # the other kernels of the sample (each is run alone by cli-launch-sizes
     # and oclgrind-samples)
     ('correlation.dpia', 'corr', [{'M': 100, 'N': 77}, {'M': 128, 'N': 64}]),
+    # corr_kernel's triangle (docs/language.md section 28) and its mirror
+    ('correlation.dpia', 'corrUpper', [{'M': 100, 'N': 77}, {'M': 128, 'N': 64}]),
+    ('correlation.dpia', 'corrMirror', [{'M': 100}, {'M': 64}]),
     # small sizes: the pipeline's reference check grows with N*N (12 s at M=64, N=48)
     ('correlation.dpia', 'correlation', [{'M': 33, 'N': 17}, {'M': 64, 'N': 24}]),
     # a select whose sum runs only on the side it chooses: the upper
