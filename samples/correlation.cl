@@ -84,7 +84,7 @@ kernel void corrUpper(global float *restrict output,
                       int M,
                       int N) {
   int gid = get_global_id(0); /* mapGlobal */
-  int i_split = min(M, max(0, gid + 1));
+  int i_split = gid + 1;
   for (int i = 0; i < i_split; i += 1) { /* mapSeq */
     output[gid*M + i] = i == gid ? 1.0f : 0.0f;
   }
