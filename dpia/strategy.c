@@ -694,8 +694,10 @@ static Phrase *through(Through *t, Phrase *p, bool to_output) {
       if (h == head && args[0] == sp.args[0]) return p;
       return apply(t, h, args[0], p->span);
     }
+    /* a view function only: a map that computes keeps its error (E0601),
+     * its computation is not moved into the grid map */
     if (head->kind == PH_PRIM && head->prim == PRIM_MAP && sp.nargs == 2 && to_output &&
-        !not_through_fn(t->arena, sp.args[0])) {
+        !computing_fn(t->arena, sp.args[0]) && !not_through_fn(t->arena, sp.args[0])) {
       PhraseSpine grid;
       phrase_spine(t->arena, sp.args[1], &grid);
       if (grid.head->kind == PH_PRIM && is_grid_map(role_of(grid.head->prim)) && grid.nargs == 2)
@@ -932,7 +934,8 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
       walk(s, args[i], result_in_private ? f : &inner, (Position){true, head->span, prim, head->prelude, NULL});
     } else {
       Position arg = {pos.to_output && passes_acceptor(prim), head->span, prim, head->prelude, NULL};
-      if (prim == PRIM_MAP && i == 1) arg.reader_why = not_through_fn(s->arena, args[0]);
+      if (prim == PRIM_MAP && i == 1)
+        arg.reader_why = computing_fn(s->arena, args[0]) ? "it computes" : not_through_fn(s->arena, args[0]);
       walk(s, args[i], f, arg);
     }
   }
