@@ -71,6 +71,7 @@ PipeDesc *pipeline_describe(Arena *a, TypeCtx *tc, Diag *diag, const Pipeline *p
       ld->global_size[dim] = to_pipeline(tc, l, k->global_size[dim]);
       if (k->has_local) ld->local_size[dim] = to_pipeline(tc, l, k->local_size[dim]);
     }
+    int nout = 0;
     for (int i = 0; i < k->nparams; i++) {
       const KParam *kp = &k->params[i];
       PipeBind *b = &ld->binds[i];
@@ -96,12 +97,12 @@ PipeDesc *pipeline_describe(Arena *a, TypeCtx *tc, Diag *diag, const Pipeline *p
         b->buf = (PipeBuf){PB_TEMP, temps.len};
         vec_push(a, &temps, arena_dup(a, &copy, sizeof copy));
         continue;
-      case KP_OUTPUT: b->buf = l->result; break;
+      case KP_OUTPUT: b->buf = l->results[nout++]; break; /* output_1, output_2 in order */
       case KP_INPUT:
       case KP_SCALAR: b->buf = l->args[data_param_of(k, i)]; break;
       }
       b->kind = PBIND_BUFFER;
-      if (kp->fields && kp->fields[0]) {
+      if (kp->role != KP_OUTPUT && kp->fields && kp->fields[0]) {
         diag_error(diag, ERR_PIPELINE_UNSUPPORTED, l->span,
                    "kernel '%s' takes its parameter '%s' as several buffers (a pair); a pipeline passes one buffer "
                    "per kernel parameter",

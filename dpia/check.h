@@ -115,6 +115,15 @@ bool strategy_check_kernel(Arena *a, Diag *diag, DefInfo *kernel, Phrase *normal
  * source when there is none. */
 bool strategy_check_high_level(Arena *a, Diag *diag, DefInfo *kernel, Phrase *normal_body, bool high_level,
                                Span *unlowered);
+/* A kernel's normal body with each view map in output position that reads
+ * a grid map moved inside that map's function, where it writes through:
+ * map f (mapGlobal g xs) = mapGlobal (\x -> f (g x)) xs, for f a view
+ * function whose views have acceptor forms (docs/language.md section 16);
+ * normalize_def applies it to kernels.  The same phrase when none is. */
+Phrase *strategy_write_through(Arena *a, TypeCtx *tc, Phrase *normal_body);
+/* e computes nothing: variables and literals under views and view maps of
+ * view functions (docs/language.md section 9) */
+bool phrase_is_view(Arena *a, const Phrase *e);
 
 
 /* Most phrase nodes a declaration may grow to by inlining (tests/limits). */

@@ -494,7 +494,9 @@ Phrase *normalize_phrase(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p) {
 }
 
 Phrase *normalize_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def) {
-  return normalize_phrase(a, tc, diag, def->body);
+  Phrase *body = normalize_phrase(a, tc, diag, def->body);
+  /* a kernel's view maps after its grid maps write through (strategy.c) */
+  return body && def->is_kernel ? strategy_write_through(a, tc, body) : body;
 }
 
 Phrase *phrase_copy(Arena *a, TypeCtx *tc, const Phrase *p) {

@@ -10,17 +10,28 @@
  * binds its value once, so a kernel result used twice is computed once.
  * Anything else is computation, which belongs in a kernel, or a view that
  * moves elements (transpose, zip, ...), which the kernel reading the array
- * applies itself; both are errors at the phrase.  Finally the temporary
+ * applies itself; both are errors at the phrase.  A kernel whose result is
+ * a pair of arrays makes a pair of temporaries, which fst and snd take
+ * apart (docs/language.md section 24).  Finally the temporary
  * holding the body's value becomes the output, and launches whose result
  * nothing reads are dropped. */
 #include "pipeline.h"
 
 #include <string.h>
 
+/* The value of a phrase of the body: an array in a buffer, or a pair of
+ * values (a kernel's outputs, docs/language.md section 24). */
+typedef struct PVal PVal;
+struct PVal {
+  PipeBuf buf;           /* when fst is NULL */
+  const PVal *fst, *snd; /* a pair */
+  const DefInfo *kernel; /* a pair: the kernel whose outputs they are */
+};
+
 typedef struct PEnv PEnv;
 struct PEnv {
   const Binder *binder;
-  PipeBuf buf;
+  const PVal *val;
   PEnv *next;
 };
 
@@ -85,7 +96,7 @@ static bool keeps_layout(Prim p) {
   return false;
 }
 
-static bool eval(Planner *pl, PEnv *env, const Phrase *p, PipeBuf *out);
+static bool eval(Planner *pl, PEnv *env, const Phrase *p, const PVal **out);
 
 /* what p computes, for a message: the primitive or operator at its head */
 static const char *head_name(Arena *a, const Phrase *p) {
@@ -118,7 +129,30 @@ static int decl_index_of(Planner *pl, const DefInfo *k) {
   INTERNAL("kernel %s is not a declaration", k->name);
 }
 
-static bool launch(Planner *pl, PEnv *env, const Phrase *app, const PhraseSpine *s, PipeBuf *out) {
+/* The value of launch l's result of type t: a temporary for each array,
+ * depth-first through pairs (the order of the kernel's outputs,
+ * output_1, output_2: codegen/kernel.c, kb_buffer) */
+static const PVal *results(Planner *pl, PipeLaunch *l, Vec *bufs, DataType *t) {
+  PVal *v = NEW(pl->a, PVal);
+  t = dt_resolve(t);
+  if (t->kind == DT_PAIR) {
+    v->kernel = l->kernel;
+    v->fst = results(pl, l, bufs, t->fst);
+    v->snd = results(pl, l, bufs, t->snd);
+    return v;
+  }
+  PipeTemp *tmp = NEW(pl->a, PipeTemp);
+  tmp->type = t;
+  tmp->made_by = pl->launches.len;
+  v->buf = (PipeBuf){PB_TEMP, pl->temps.len};
+  vec_push(pl->a, &pl->temps, tmp);
+  PipeBuf *b = NEW(pl->a, PipeBuf);
+  *b = v->buf;
+  vec_push(pl->a, bufs, b);
+  return v;
+}
+
+static bool launch(Planner *pl, PEnv *env, const Phrase *app, const PhraseSpine *s, const PVal **out) {
   DefInfo *k = s->head->def;
   if (s->nargs != k->nparams) {
     diag_error(pl->diag, ERR_BAD_APPLICATION, app->span,
@@ -137,11 +171,6 @@ static bool launch(Planner *pl, PEnv *env, const Phrase *app, const PhraseSpine 
     return false;
   }
   DataType *rt = dt_resolve(app->type->data);
-  if (rt->kind == DT_PAIR) {
-    diag_error(pl->diag, ERR_PIPELINE_UNSUPPORTED, app->span,
-               "kernel '%s' produces a pair (two output buffers); a pipeline's kernels have one output each", k->name);
-    return false;
-  }
   PipeLaunch *l = NEW(pl->a, PipeLaunch);
   l->kernel = k;
   l->decl_index = decl_index_of(pl, k);
@@ -150,10 +179,22 @@ static bool launch(Planner *pl, PEnv *env, const Phrase *app, const PhraseSpine 
   l->args = NEWARRAY(pl->a, PipeBuf, s->nargs > 0 ? s->nargs : 1);
   bool ok = true;
   for (int i = 0; i < s->nargs; i++) {
-    if (!eval(pl, env, s->args[i], &l->args[i])) {
+    const PVal *v;
+    if (!eval(pl, env, s->args[i], &v)) {
       ok = false;
       continue;
     }
+    if (v->fst) {
+      /* a kernel parameter is one buffer (a pair parameter would be
+       * several: pipeline_emit.c refuses those kernels) */
+      diag_error(pl->diag, ERR_PIPELINE_UNSUPPORTED, s->args[i]->span,
+                 "kernel '%s' is given both outputs of kernel '%s' as its parameter '%s'; a pipeline passes one "
+                 "buffer per kernel parameter: give '%s' a parameter for each array and pass them with fst and snd",
+                 k->name, v->kernel->name, k->params[i]->name, k->name);
+      ok = false;
+      continue;
+    }
+    l->args[i] = v->buf;
     DataType *pt = dt_resolve(k->params[i]->type->data);
     if (l->args[i].kind == PB_TEMP && pt->kind != DT_ARRAY) {
       diag_error(pl->diag, ERR_PIPELINE_UNSUPPORTED, s->args[i]->span,
@@ -174,17 +215,23 @@ static bool launch(Planner *pl, PEnv *env, const Phrase *app, const PhraseSpine 
       }
     if (!found) INTERNAL("kernel %s: no size for %s", k->name, k->size_params[i]);
   }
-  PipeTemp *t = NEW(pl->a, PipeTemp);
-  t->type = rt;
-  t->made_by = pl->launches.len;
-  l->result = (PipeBuf){PB_TEMP, pl->temps.len};
-  vec_push(pl->a, &pl->temps, t);
+  Vec bufs = {0};
+  *out = results(pl, l, &bufs, rt);
+  l->nresults = bufs.len;
+  l->results = NEWARRAY(pl->a, PipeBuf, bufs.len);
+  for (int i = 0; i < bufs.len; i++) l->results[i] = *(PipeBuf *)bufs.items[i];
   vec_push(pl->a, &pl->launches, l);
-  *out = l->result;
   return true;
 }
 
-static bool eval(Planner *pl, PEnv *env, const Phrase *p, PipeBuf *out) {
+/* an input's buffer as a value */
+static const PVal *buffer(Planner *pl, PipeBuf b) {
+  PVal *v = NEW(pl->a, PVal);
+  v->buf = b;
+  return v;
+}
+
+static bool eval(Planner *pl, PEnv *env, const Phrase *p, const PVal **out) {
   PhraseSpine s;
   phrase_spine(pl->a, p, &s);
   switch (s.head->kind) {
@@ -192,7 +239,7 @@ static bool eval(Planner *pl, PEnv *env, const Phrase *p, PipeBuf *out) {
     if (s.nargs) break;
     for (PEnv *e = env; e; e = e->next)
       if (e->binder == s.head->binder) {
-        *out = e->buf;
+        *out = e->val;
         return true;
       }
     INTERNAL("pipeline %s: unbound %s", pl->def->name, s.head->binder->name);
@@ -203,7 +250,7 @@ static bool eval(Planner *pl, PEnv *env, const Phrase *p, PipeBuf *out) {
     /* let x = v in b, or (\x -> b) v: v once, then b with x bound to it */
     if (s.nargs != 1) break;
     PEnv *e = NEW(pl->a, PEnv);
-    if (!eval(pl, env, s.args[0], &e->buf)) return false;
+    if (!eval(pl, env, s.args[0], &e->val)) return false;
     e->binder = s.head->lam_binder;
     e->next = env;
     return eval(pl, e, s.head->body, out);
@@ -211,6 +258,15 @@ static bool eval(Planner *pl, PEnv *env, const Phrase *p, PipeBuf *out) {
   case PH_PRIM: {
     Prim prim = s.head->prim;
     if (!(prim_info[prim].flags & PF_VIEW)) return computation_error(pl, p);
+    if ((prim == PRIM_FST || prim == PRIM_SND) && s.nargs == 1) {
+      /* one of a kernel's outputs: its buffer */
+      const PVal *v;
+      if (!eval(pl, env, s.args[0], &v)) return false;
+      if (v->fst) {
+        *out = prim == PRIM_FST ? v->fst : v->snd;
+        return true;
+      }
+    }
     if (!keeps_layout(prim)) {
       diag_error(pl->diag, ERR_PIPELINE_UNSUPPORTED, s.head->span,
                  "'%s' between kernels is not supported: it moves the elements of an array in memory; only split, "
@@ -234,7 +290,7 @@ static void prune(Planner *pl, Pipeline *pipe) {
   bool *needed = NEWARRAY(pl->a, bool, n > 0 ? n : 1);
   for (int i = n - 1; i >= 0; i--) {
     const PipeLaunch *l = pl->launches.items[i];
-    needed[i] = needed[i] || l->result.kind == PB_OUTPUT;
+    for (int j = 0; j < l->nresults; j++) needed[i] = needed[i] || l->results[j].kind == PB_OUTPUT;
     if (!needed[i]) continue;
     for (int j = 0; j < l->kernel->nparams; j++)
       if (l->args[j].kind == PB_TEMP) needed[((PipeTemp *)pl->temps.items[l->args[j].index])->made_by] = true;
@@ -245,11 +301,13 @@ static void prune(Planner *pl, Pipeline *pipe) {
   for (int i = 0; i < n; i++) {
     PipeLaunch *l = pl->launches.items[i];
     if (!needed[i]) continue;
-    if (l->result.kind == PB_TEMP) {
-      renum[l->result.index] = pipe->ntemps;
-      PipeTemp t = *(PipeTemp *)pl->temps.items[l->result.index];
+    for (int j = 0; j < l->nresults; j++) {
+      PipeBuf *r = &l->results[j];
+      if (r->kind != PB_TEMP) continue;
+      renum[r->index] = pipe->ntemps;
+      PipeTemp t = *(PipeTemp *)pl->temps.items[r->index];
       t.made_by = pipe->nlaunches;
-      l->result.index = pipe->ntemps;
+      r->index = pipe->ntemps;
       pipe->temps[pipe->ntemps++] = t;
     }
     for (int j = 0; j < l->kernel->nparams; j++)
@@ -265,12 +323,23 @@ Pipeline *pipeline_plan(Arena *a, Diag *diag, DefInfo *const *defs, int ndefs, D
   for (int i = 0; i < def->nparams; i++) {
     PEnv *e = NEW(a, PEnv);
     e->binder = def->params[i];
-    e->buf = (PipeBuf){PB_INPUT, i};
+    e->val = buffer(&pl, (PipeBuf){PB_INPUT, i});
     e->next = env;
     env = e;
   }
-  PipeBuf result;
-  if (!eval(&pl, env, def->body, &result)) return NULL;
+  const PVal *value;
+  if (!eval(&pl, env, def->body, &value)) return NULL;
+  if (value->fst) {
+    /* the output is one buffer: the header's launcher, dpia run and the
+     * metadata describe a pipeline by one result (docs/language.md section 8) */
+    diag_error(diag, ERR_PIPELINE_UNSUPPORTED, def->body->span,
+               "the result of pipeline '%s' is both outputs of kernel '%s' (a pair of arrays); a pipeline has one "
+               "output buffer: make its result one of them (fst or snd) and the other a later kernel's input, or "
+               "launch kernel '%s' on its own, which writes both",
+               def->name, value->kernel->name, value->kernel->name);
+    return NULL;
+  }
+  PipeBuf result = value->buf;
   if (result.kind == PB_INPUT) {
     diag_error(diag, ERR_PIPELINE_RESULT_IS_INPUT, def->body->span,
                "the result of pipeline '%s' is its input '%s'; a pipeline computes its result with kernels", def->name,
@@ -283,7 +352,8 @@ Pipeline *pipeline_plan(Arena *a, Diag *diag, DefInfo *const *defs, int ndefs, D
     PipeLaunch *l = pl.launches.items[i];
     for (int j = 0; j < l->kernel->nparams; j++)
       if (l->args[j].kind == PB_TEMP && l->args[j].index == out_temp) l->args[j] = (PipeBuf){PB_OUTPUT, 0};
-    if (l->result.kind == PB_TEMP && l->result.index == out_temp) l->result = (PipeBuf){PB_OUTPUT, 0};
+    for (int j = 0; j < l->nresults; j++)
+      if (l->results[j].kind == PB_TEMP && l->results[j].index == out_temp) l->results[j] = (PipeBuf){PB_OUTPUT, 0};
   }
   Pipeline *pipe = NEW(a, Pipeline);
   pipe->def = def;
@@ -316,7 +386,9 @@ void pipeline_print_launches(Arena *a, Buf *out, const Pipeline *p) {
       size_print(out, l->nats[j]);
     }
     for (int j = 0; j < l->kernel->nparams; j++) emit(out, " %s", pipeline_buf_name(a, p, l->args[j]));
-    emit(out, " -> %s : ", pipeline_buf_name(a, p, l->result));
+    emit(out, " -> %s", l->nresults > 1 ? "(" : "");
+    for (int j = 0; j < l->nresults; j++) emit(out, "%s%s", j ? ", " : "", pipeline_buf_name(a, p, l->results[j]));
+    emit(out, "%s : ", l->nresults > 1 ? ")" : "");
     dt_print(out, l->result_type);
     buf_putc(out, '\n');
   }

@@ -12,6 +12,8 @@
  * becoming the pipeline's preconditions); pipeline_plan then turns the
  * checked body into the ordered launches the host makes, each result a
  * global temporary except the last one, which is the pipeline's output.
+ * A kernel whose result is a pair of arrays (two output buffers) makes a
+ * temporary of each, which later kernels take by fst and snd.
  *
  * The plan is what every consumer uses: the metadata and the header's
  * launcher (codegen/pipeline_emit.c) and `dpia run` (verify/pipe_run.c).
@@ -36,13 +38,17 @@ typedef struct PipeLaunch {
   int decl_index;   /* its declaration's index (CheckedProgram.defs) */
   Size *nats;       /* per kernel->size_params: its value over the pipeline's nat parameters */
   PipeBuf *args;    /* per kernel->params (its data parameters) */
-  PipeBuf result;   /* what its output parameter is bound to */
+  /* what its output parameters are bound to: one, or one per array of a
+   * pair result (output_1, output_2, depth-first: docs/language.md
+   * section 24), each a temporary or the pipeline's output */
+  int nresults;
+  PipeBuf *results;
   DataType *result_type; /* the kernel's result at these sizes */
   Span span;        /* the application in the pipeline's body */
 } PipeLaunch;
 
 typedef struct PipeTemp {
-  DataType *type; /* the data it holds (a kernel's result type at its sizes) */
+  DataType *type; /* the data it holds (a kernel's result, or an array of its pair result, at its sizes) */
   int made_by;    /* the launch that writes it */
 } PipeTemp;
 
@@ -65,7 +71,8 @@ Pipeline *pipeline_plan(Arena *a, Diag *diag, DefInfo *const *defs, int ndefs, D
 const char *pipeline_buf_name(Arena *a, const Pipeline *p, PipeBuf b);
 
 /* dpia check -v: one line per launch, in order:
- *   launch sumAll M=N/2048 tmp0 -> output : [1]float */
+ *   launch sumAll M=N/2048 tmp0 -> output : [1]float
+ *   launch halves N=N xs -> (tmp0, tmp1) : ([N]float, [N]float) */
 void pipeline_print_launches(Arena *a, Buf *out, const Pipeline *p);
 
 /* Does the pipeline launch the kernel whose declaration index is i? */

@@ -16,7 +16,10 @@
 /* slide2D s t: [n][m]d -> [..][..][s][s]d, windows indexed like the input
  * ([row][column]); slide3D likewise ([plane][row][column]).  The padding
  * defs pad every dimension, l before and r after.  padCst pads the rows
- * with c, then the columns of the result (so the corners are c too).
+ * with c, then the outer dimension with rows of c (indices of the padded
+ * row mapped to c: a view, so the corners are c too); being views with
+ * acceptor forms over a view map, they write through after a grid map
+ * (strategy.c, strategy_write_through; docs/language.md section 16).
  * splitPad k c: [n]d -> [ceil(n/k)][k]d splits into rows of k, the last
  * one filled up with c (docs/reference.md, "Sizes that do not divide").
  * mapPad k c f: [n]a -> [n]b runs f, a map over rows of k that carries
@@ -42,10 +45,10 @@ static const char prelude_text[] =
     "def padClamp3D (L R: nat) (P N M: nat) (d: data) (xs: [P][N][M]d) =\n"
     "  xs |> map (\\plane -> plane |> map (padClamp L R) |> padClamp L R) |> padClamp L R\n"
     "def padCst2D (L R: nat) (N M: nat) (d: data) (c: d) (xs: [N][M]d) =\n"
-    "  xs |> map (padCst L R c) |> transpose |> map (padCst L R c) |> transpose\n"
+    "  xs |> map (padCst L R c) |> padCst L R (indices (L+M+R) |> map (\\j -> c))\n"
     "def padCst3D (L R: nat) (P N M: nat) (d: data) (c: d) (xs: [P][N][M]d) =\n"
-    "  xs |> map (\\plane -> plane |> map (padCst L R c) |> transpose |> map (padCst L R c) |> transpose)\n"
-    "     |> transpose |> map transpose |> map (map (padCst L R c)) |> map transpose |> transpose\n"
+    "  xs |> map (\\plane -> plane |> map (padCst L R c) |> padCst L R (indices (L+M+R) |> map (\\j -> c)))\n"
+    "     |> padCst L R (indices (L+N+R) |> map (\\i -> indices (L+M+R) |> map (\\j -> c)))\n"
     "def zip2D (N M: nat) (a b: data) (xs: [N][M]a) (ys: [N][M]b) =\n"
     "  zip xs ys |> map (\\rows -> zip (fst rows) (snd rows))\n"
     "def splitPad (K: nat) (N: nat) (d: data) (c: d) (xs: [N]d) =\n"

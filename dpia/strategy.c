@@ -122,6 +122,7 @@ typedef struct Position {
   Span reader; /* the construct that reads it, when !to_output */
   Prim reader_prim; /* PRIM_COUNT when it is no primitive */
   const DefInfo *reader_prelude; /* the prelude def the reader is part of (Phrase.prelude) */
+  const char *reader_why; /* a view map reader: why its function is not written through */
 } Position;
 
 /* as the user wrote it: mapGlobal, mapGlobal1 (hints.h) */
@@ -493,19 +494,25 @@ static void reader_note(Strategy *s, Position pos, const char *name) {
     /* the span is the program's call of the def (normalize.c): name the
      * def, whose parts the program never wrote */
     diag_note(s->diag, pos.reader,
-              "it is read here by '%s', a prelude def, which is not written through (its '%s' is not): write "
-              "the views it is made of into the program, those that apply to an element inside the function of "
-              "this '%s' (docs/language.md section 16)",
-              pos.reader_prelude->name, reader, name);
+              "it is read here by '%s', a prelude def, which is not written through (%s): split the kernel, the "
+              "next one applying '%s' to this result (docs/language.md section 16)",
+              pos.reader_prelude->name,
+              pos.reader_why ? pos.reader_why : arena_printf(s->arena, "its '%s' is not", reader),
+              pos.reader_prelude->name);
     return;
   }
   DPIA_EXHAUSTIVE_BEGIN
   switch (role_of(pos.reader_prim)) {
   case ROLE_VIEW_MAP:
+    /* the view maps that write through were moved into the map's function
+     * (strategy_write_through): this one's function does not */
     diag_note(s->diag, pos.reader,
-              "it is read here by a view 'map', which is not written through: apply the view inside the "
-              "function of this '%s' instead",
-              name);
+              "it is read here by a view 'map' whose function is not written through (%s): a view map after a "
+              "grid map is moved inside its function only when it uses its row once, through views that have "
+              "an acceptor form (split, join, transpose, padCst, take, drop, unzip, ...; docs/language.md "
+              "section 9); compute the rearranged row inside the function of this '%s' instead, or split the "
+              "kernel",
+              pos.reader_why ? pos.reader_why : "its array is not read by it directly", name);
     return;
   case ROLE_VIEW:
   case ROLE_PAD_VIEW:
@@ -532,6 +539,212 @@ static void reader_note(Strategy *s, Position pos, const char *name) {
   DPIA_EXHAUSTIVE_END
   diag_note(s->diag, pos.reader, "it is read here by '%s'", reader);
 }
+
+/* ---- view maps written through (docs/language.md sections 9 and 16) ----
+ *
+ * A view map after a grid map, in output position,
+ *   map f (mapGlobal g xs)   =   mapGlobal (\x -> f (g x)) xs
+ * is the same array, and the right side writes through: f's views go
+ * inside the map's function, where each iteration writes its own row
+ * through their acceptor forms (padCst's borders by one work-item,
+ * section 16).  The left side would read the grid map's result, which no
+ * barrier can order (spec section 5, ERR_NO_BARRIER).  So before the
+ * rules are checked, a kernel's normal body gets the right side wherever
+ * f is a view function whose views all have acceptor forms and that uses
+ * its element once (no computation is duplicated or moved across the
+ * strategy: g runs where it ran, f computes nothing).  Only programs the
+ * rule on barriers would reject change.  The prelude's padCst2D and
+ * padCst3D are written this way (prelude.c). */
+
+static const char *not_through_fn(Arena *a, const Phrase *f);
+
+static const char *no_acceptor(Arena *a, const Phrase *head) {
+  return arena_printf(a, "'%s' has no acceptor form", prim_info[head->prim].name);
+}
+
+/* Why v is not made of the single use of z by views with acceptor forms
+ * (z in an array argument, never padCst's value) and view maps of such
+ * functions; NULL when it is. */
+static const char *not_through_to(Arena *a, const Phrase *v, const Binder *z) {
+  if (v->kind == PH_VAR && v->binder == z) return NULL;
+  PhraseSpine sp;
+  phrase_spine(a, v, &sp);
+  if (sp.head->kind != PH_PRIM || (!(prim_info[sp.head->prim].flags & PF_VIEW) && sp.head->prim != PRIM_MAP))
+    return "it computes";
+  Prim prim = sp.head->prim;
+  if (prim == PRIM_MAP) {
+    if (sp.nargs != 2 || phrase_uses(sp.args[0], z)) return "it is not a view function";
+    const char *why = not_through_fn(a, sp.args[0]);
+    return why ? why : not_through_to(a, sp.args[1], z);
+  }
+  if (!passes_acceptor(prim)) return no_acceptor(a, sp.head);
+  if (prim == PRIM_PAD_CST && sp.nargs == 2 && phrase_uses(sp.args[0], z)) return "its row is padCst's value";
+  for (int i = 0; i < sp.nargs; i++)
+    if (phrase_uses(sp.args[i], z)) return not_through_to(a, sp.args[i], z);
+  return "it does not use its row";
+}
+
+/* Why f, a function of one array, is not a view function that writes
+ * through: \z -> V with V as above, or a view primitive (or view map)
+ * lacking only its array (padCst 1 1 0.0, split 2, map (take 3)); NULL
+ * when it is. */
+static const char *not_through_fn(Arena *a, const Phrase *f) {
+  if (f->kind == PH_LAM) {
+    int uses = f->shares ? 0 : phrase_uses(f->body, f->lam_binder);
+    if (uses > 1) return "it uses its row more than once";
+    return uses == 1 ? not_through_to(a, f->body, f->lam_binder) : "it does not use its row";
+  }
+  PhraseSpine sp;
+  phrase_spine(a, f, &sp);
+  if (sp.head->kind != PH_PRIM) return "it is not a view function";
+  if (sp.head->prim == PRIM_MAP) return sp.nargs == 1 ? not_through_fn(a, sp.args[0]) : "it is not a view function";
+  if (!(prim_info[sp.head->prim].flags & PF_VIEW)) return "it computes";
+  if (!passes_acceptor(sp.head->prim)) return no_acceptor(a, sp.head);
+  /* the array is the missing last argument: padCst's value is given */
+  return sp.head->prim != PRIM_PAD_CST || sp.nargs == 1 ? NULL : "its row is padCst's value";
+}
+
+typedef struct Through {
+  Arena *arena;
+  TypeCtx *tc;
+} Through;
+
+static Phrase *made(Through *t, PhraseTermKind kind, Span span, PhraseType *type) {
+  Phrase *p = NEW(t->arena, Phrase);
+  p->kind = kind;
+  p->span = span;
+  p->type = type;
+  return p;
+}
+
+static Phrase *apply(Through *t, Phrase *fn, Phrase *arg, Span span) {
+  Phrase *p = made(t, PH_APP, span, fn->type->snd);
+  p->fst = fn;
+  p->snd = arg;
+  return p;
+}
+
+/* app, an application of n arguments, with args in their places (app
+ * itself when none changed) */
+static Phrase *respine(Through *t, Phrase *app, Phrase *const *args, int n) {
+  if (n == 0) return app;
+  Phrase *fn = respine(t, app->fst, args, n - 1);
+  if (fn == app->fst && args[n - 1] == app->snd) return app;
+  Phrase *q = arena_dup(t->arena, app, sizeof *app);
+  q->normal_run = 0;
+  q->fst = fn;
+  q->snd = args[n - 1];
+  return q;
+}
+
+/* map f (grid g xs)  ->  grid (\x -> f (g x)) xs, the view map's type */
+static Phrase *fuse(Through *t, const Phrase *view_map, Phrase *f, const PhraseSpine *grid) {
+  Phrase *g = grid->args[0], *xs = grid->args[1];
+  Binder *x;
+  Phrase *element; /* g x */
+  if (g->kind == PH_LAM && !g->shares) {
+    x = g->lam_binder;
+    element = g->body;
+  } else {
+    x = NEW(t->arena, Binder);
+    x->name = f->kind == PH_LAM ? f->lam_binder->name : "x";
+    x->span = g->span;
+    x->type = g->type->fst;
+    x->id = ++t->tc->next_binder;
+    Phrase *v = made(t, PH_VAR, g->span, x->type);
+    v->binder = x;
+    element = apply(t, g, v, g->span);
+  }
+  Phrase *body = f->kind == PH_LAM ? phrase_subst(t->arena, t->tc, f->body, f->lam_binder, element)
+                                   : apply(t, f, element, view_map->span);
+  Phrase *lam = made(t, PH_LAM, g->span, pt_fn(t->tc, x->type, body->type));
+  lam->lam_binder = x;
+  lam->body = body;
+  Phrase *head = arena_dup(t->arena, grid->head, sizeof *grid->head);
+  head->normal_run = 0;
+  head->type = pt_fn(t->tc, lam->type, pt_fn(t->tc, xs->type, view_map->type));
+  return apply(t, apply(t, head, lam, grid->head->span), xs, view_map->span);
+}
+
+/* p with the view maps in output position (to_output, as Position's in
+ * walk_spine) fused into the grid maps they read */
+static Phrase *through(Through *t, Phrase *p, bool to_output) {
+  switch (p->kind) {
+  case PH_VAR:
+  case PH_LIT:
+  case PH_PRIM:
+  case PH_DEF: return p;
+  case PH_LAM: {
+    Phrase *body = through(t, p->body, to_output);
+    if (body == p->body) return p;
+    Phrase *q = arena_dup(t->arena, p, sizeof *p);
+    q->normal_run = 0;
+    q->body = body;
+    return q;
+  }
+  case PH_APP: {
+    PhraseSpine sp;
+    phrase_spine(t->arena, p, &sp);
+    Phrase *head = sp.head;
+    Phrase **args = NEWARRAY(t->arena, Phrase *, sp.nargs);
+    if (head->kind == PH_LAM && head->shares && sp.nargs == 1) {
+      /* a sharing let: its body is where the let is */
+      Phrase *h = through(t, head, to_output);
+      args[0] = through(t, sp.args[0], false);
+      if (h == head && args[0] == sp.args[0]) return p;
+      return apply(t, h, args[0], p->span);
+    }
+    /* a view function only: a map that computes keeps its error (E0601),
+     * its computation is not moved into the grid map */
+    if (head->kind == PH_PRIM && head->prim == PRIM_MAP && sp.nargs == 2 && to_output &&
+        !computing_fn(t->arena, sp.args[0]) && !not_through_fn(t->arena, sp.args[0])) {
+      PhraseSpine grid;
+      phrase_spine(t->arena, sp.args[1], &grid);
+      if (grid.head->kind == PH_PRIM && is_grid_map(role_of(grid.head->prim)) && grid.nargs == 2)
+        return through(t, fuse(t, p, sp.args[0], &grid), true);
+    }
+    Prim prim = head->kind == PH_PRIM ? head->prim : PRIM_COUNT;
+    bool changed = false;
+    for (int i = 0; i < sp.nargs; i++) {
+      bool out = prim != PRIM_COUNT && (is_body_arg(prim, i) || (to_output && passes_acceptor(prim)));
+      args[i] = through(t, sp.args[i], out);
+      changed |= args[i] != sp.args[i];
+    }
+    return changed ? respine(t, p, args, sp.nargs) : p;
+  }
+  case PH_PROJ:
+  case PH_UNOP: {
+    Phrase *x = through(t, p->fst, false);
+    if (x == p->fst) return p;
+    Phrase *q = arena_dup(t->arena, p, sizeof *p);
+    q->normal_run = 0;
+    q->fst = x;
+    return q;
+  }
+  case PH_PAIR:
+  case PH_SEQ:
+  case PH_ASSIGN:
+  case PH_BINOP: {
+    Phrase *x = through(t, p->fst, false), *y = through(t, p->snd, false);
+    if (x == p->fst && y == p->snd) return p;
+    Phrase *q = arena_dup(t->arena, p, sizeof *p);
+    q->normal_run = 0;
+    q->fst = x;
+    q->snd = y;
+    return q;
+  }
+  case PH_COUNT: break;
+  }
+  INTERNAL("phrase kind %d", (int)p->kind);
+}
+
+Phrase *strategy_write_through(Arena *a, TypeCtx *tc, Phrase *normal_body) {
+  if (!contains_prim(normal_body, PRIM_MAP)) return normal_body;
+  Through t = {a, tc};
+  return through(&t, normal_body, true);
+}
+
+bool phrase_is_view(Arena *a, const Phrase *e) { return computing_part(a, e) == NULL; }
 
 /* A parallel map runs one work-item (or work-group) an element: over an
  * array of no elements (`take 0`) there would be nothing to launch, or a
@@ -581,12 +794,12 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
   if (head->kind == PH_LAM && head->shares && nargs == 1) {
     /* a sharing let (normalize.c): its body is where the let is */
     walk(s, head->body, f, pos);
-    walk(s, args[0], f, (Position){false, head->span, PRIM_COUNT, head->prelude});
+    walk(s, args[0], f, (Position){false, head->span, PRIM_COUNT, head->prelude, NULL});
     return;
   }
   if (head->kind != PH_PRIM) {
-    walk(s, head, f, (Position){false, head->span, PRIM_COUNT, head->prelude});
-    for (int i = 0; i < nargs; i++) walk(s, args[i], f, (Position){false, head->span, PRIM_COUNT, head->prelude});
+    walk(s, head, f, (Position){false, head->span, PRIM_COUNT, head->prelude, NULL});
+    for (int i = 0; i < nargs; i++) walk(s, args[i], f, (Position){false, head->span, PRIM_COUNT, head->prelude, NULL});
     return;
   }
   check_placement(s, head, &spine, f);
@@ -718,9 +931,12 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
       inner.has_nested_grid = is_grid_map(role) && contains_grid_map(args[i]);
       /* a misplaced toPrivate was reported: its body is not checked as
        * private code again (no cascade) */
-      walk(s, args[i], result_in_private ? f : &inner, (Position){true, head->span, prim, head->prelude});
+      walk(s, args[i], result_in_private ? f : &inner, (Position){true, head->span, prim, head->prelude, NULL});
     } else {
-      walk(s, args[i], f, (Position){pos.to_output && passes_acceptor(prim), head->span, prim, head->prelude});
+      Position arg = {pos.to_output && passes_acceptor(prim), head->span, prim, head->prelude, NULL};
+      if (prim == PRIM_MAP && i == 1)
+        arg.reader_why = computing_fn(s->arena, args[0]) ? "it computes" : not_through_fn(s->arena, args[0]);
+      walk(s, args[i], f, arg);
     }
   }
 }
@@ -734,10 +950,10 @@ static void walk(Strategy *s, const Phrase *p, const Frame *f, Position pos) {
   case PH_APP: walk_spine(s, p, f, pos); return;
   case PH_LAM: walk(s, p->body, f, pos); return;
   case PH_PROJ:
-  case PH_UNOP: walk(s, p->fst, f, (Position){false, p->span, PRIM_COUNT, p->prelude}); return;
+  case PH_UNOP: walk(s, p->fst, f, (Position){false, p->span, PRIM_COUNT, p->prelude, NULL}); return;
   default:
-    walk(s, p->fst, f, (Position){false, p->span, PRIM_COUNT, p->prelude});
-    walk(s, p->snd, f, (Position){false, p->span, PRIM_COUNT, p->prelude});
+    walk(s, p->fst, f, (Position){false, p->span, PRIM_COUNT, p->prelude, NULL});
+    walk(s, p->snd, f, (Position){false, p->span, PRIM_COUNT, p->prelude, NULL});
     return;
   }
 }
@@ -749,7 +965,7 @@ bool strategy_check_kernel(Arena *a, Diag *diag, DefInfo *kernel, Phrase *normal
 bool strategy_check_high_level(Arena *a, Diag *diag, DefInfo *kernel, Phrase *normal_body, bool high_level,
                                Span *unlowered) {
   Strategy s = {a, diag, kernel, true, contains_grid_map(normal_body), {0}, high_level, {0}};
-  walk(&s, normal_body, NULL, (Position){true, normal_body->span, PRIM_COUNT, NULL});
+  walk(&s, normal_body, NULL, (Position){true, normal_body->span, PRIM_COUNT, NULL, NULL});
   if (unlowered) *unlowered = s.unlowered;
   return s.ok;
 }

@@ -1026,13 +1026,14 @@ static Phrase *fill(Stage1 *s, Phrase *acc, Size o, Size m, Phrase *value, Binde
 /* a value as cheap to compute at each use as to read from a variable:
  * a literal, a variable, a negation or broadcast of one (-1.0, vec 4 0.0);
  * or an array of symbolic size that computes nothing (a row of constants,
- * [0.0] |> padCst 0 N 0.0), which no private variable could hold: each
+ * [0.0] |> padCst 0 N 0.0, indices N |> map (\j -> c): views and view
+ * maps), which no private variable could hold: each
  * border element is then written from it, element by element */
 static bool cheap(Arena *a, const Phrase *e) {
   if (e->kind == PH_LIT || e->kind == PH_VAR || e->kind == PH_PROJ) return true;
   DataType *t = dt_resolve(e->type->data);
   int64_t n;
-  if (t->kind == DT_ARRAY && !size_const_value(t->size, &n)) return !phrase_computes(e);
+  if (t->kind == DT_ARRAY && !size_const_value(t->size, &n)) return !phrase_computes(e) || phrase_is_view(a, e);
   if (e->kind == PH_UNOP) return cheap(a, e->fst);
   Spine sp;
   return e->kind == PH_APP && spine_of(a, (Phrase *)e, &sp) && sp.head->prim == PRIM_VEC && sp.nargs == 1 &&

@@ -12,7 +12,10 @@
  *     untouched, read through a second queue) until the event is set, and
  *     then computes the right result;
  *   - the temporaries kept between calls on one queue: results right when
- *     N grows, on a second queue, and after dpia_dot_release.
+ *     N grows, on a second queue, and after dpia_dot_release;
+ *   - a kernel with two output buffers as a stage (two_outputs.dpia of
+ *     this directory): chain, both and half against the host, at N = 1
+ *     and N = 1000.
  * Without an OpenCL platform the test fails saying so. */
 #define _POSIX_C_SOURCE 200809L
 
@@ -27,6 +30,7 @@
 #include "atax.h"
 #include "dot_full.h"
 #include "mm_packed.h"
+#include "two_outputs_all.h" /* all of two_outputs.dpia (two_outputs.h here: -k chain only) */
 #include "tests/test_check.h"
 
 static cl_context context;
@@ -218,6 +222,28 @@ static void test_mm(int m, int n, int k) {
   free(c);
 }
 
+/* two_outputs.dpia: twoOut xs = (2x, x + 1); addUp as bs = a - b; so
+ * chain = 2(x + 1) - (2x - (x + 2)) = x + 4, both = x - 1, half = x + 1 */
+static void test_two_outputs(int n) {
+  float *xs = values((size_t)n, 7), *out = malloc(sizeof(float) * (size_t)n);
+  cl_mem dx = buffer((size_t)n, xs), dout = buffer((size_t)n, NULL);
+  const char *names[3] = {"chain", "both", "half"};
+  const float plus[3] = {4.0f, -1.0f, 1.0f};
+  for (int p = 0; p < 3; p++) {
+    int rc = p == 0 ? dpia_chain_launch(queue, dout, dx, n)
+                    : p == 1 ? dpia_both_launch(queue, dout, dx, n) : dpia_half_launch(queue, dout, dx, n);
+    CHECK(rc == DPIA_SUCCESS, "%s: %s", names[p], dpia_error_string(rc));
+    read_floats(queue, dout, (size_t)n, out);
+    int bad = 0;
+    for (int i = 0; i < n; i++) bad += !close_to(out[i], (double)xs[i] + plus[p]);
+    CHECK(bad == 0, "%s at N = %d: %d wrong elements", names[p], n, bad);
+  }
+  clReleaseMemObject(dx);
+  clReleaseMemObject(dout);
+  free(xs);
+  free(out);
+}
+
 int main(void) {
   cl_platform_id platform;
   cl_device_id device;
@@ -240,6 +266,8 @@ int main(void) {
   test_atax(100, 77);
   test_mm(32, 48, 40);
   test_mm(64, 64, 64);
+  test_two_outputs(1);
+  test_two_outputs(1000);
   clReleaseCommandQueue(other);
   clReleaseCommandQueue(queue);
   clReleaseContext(context);
