@@ -1199,10 +1199,10 @@ static Target gen_prim_acc(CG *cg, const Phrase *a, const Spine *s, const Step *
   case PRIM_ZIP_ACC2:
     rest = need_idx(cg, ps, a, &i);
     return gen_acc(cg, s->args[0], step_idx(cg, i, step_field(cg, h->prim == PRIM_ZIP_ACC1 ? 1 : 2, rest)));
-  case PRIM_SCATTER_ACC: { /* scatterAcc p, i::ps -> p[i]::ps: an atom read from the permutation */
+  case PRIM_SCATTER_ACC: { /* scatterAcc A p, i::ps -> p[i]::ps: an atom read from the permutation */
     rest = need_idx(cg, ps, a, &i);
-    CExpr v = gen_exp(cg, s->args[0], step_idx(cg, i, NULL));
-    return gen_acc(cg, s->args[1], step_idx(cg, v->kind == KE_IX ? v->ix : ix_expr(x, v), rest));
+    CExpr v = gen_exp(cg, s->args[1], step_idx(cg, i, NULL));
+    return gen_acc(cg, s->args[0], step_idx(cg, v->kind == KE_IX ? v->ix : ix_expr(x, v), rest));
   }
   case PRIM_UNZIP_ACC: /* unzipAcc, i::k::ps -> k::i::ps: element i of array k */
     rest = need_idx(cg, ps, a, &i);

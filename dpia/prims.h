@@ -291,10 +291,11 @@
      idxAcc A.2 i) */ \
   X(UNZIP_ACC, "unzipAcc", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
     "acc[([n]a, [n]b)] -> acc[[n](a, b)]") \
-  /* element i of scatterAcc p A is idxAcc A p[i]: a bijection of the \
-     elements, p being a permutation (scir.c checks it is one declared) */ \
+  /* element i of scatterAcc A p is idxAcc A p[i]: a bijection of the \
+     elements, p being a permutation (scir.c checks it is one declared); \
+     the acceptor first, as every acceptor view takes it (idxAcc A i) */ \
   X(SCATTER_ACC, "scatterAcc", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
-    "exp[[n]idx[n]] -> acc[[n]a] -> acc[[n]a]") \
+    "acc[[n]a] -> exp[[n]idx[n]] -> acc[[n]a]") \
   X(AS_SCALAR_ACC, "asScalarAcc", 1, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
     "k. acc[[n*k]s] -> acc[[n]v] where width k, numeric s, vector v s k") \
   X(AS_VECTOR_ACC, "asVectorAcc", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \

@@ -887,7 +887,7 @@ static Phrase *acc_view(Stage1 *s, Prim view, const Phrase *head, Phrase *acc, P
   case PRIM_AS_VECTOR_ACC:
   case PRIM_TRANSPOSE_ACC:
   case PRIM_SLICE_ACC: break;
-  case PRIM_SCATTER_ACC: /* its positions are an argument: scatter_acc */
+  case PRIM_SCATTER_ACC: /* its positions are a second argument: scatter_acc */
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:
   PRIM_CASES_SCAN:
@@ -1026,15 +1026,15 @@ static Phrase *pad_cst_acc(Stage1 *s, const Spine *sp, Phrase *acc) {
 
 /* scatter written through (docs/language.md section 29): element i of E
  * goes to element p[i] of A,
- *   A[[scatter p E]](A) = A[[E]](scatterAcc p A)
+ *   A[[scatter p E]](A) = A[[E]](scatterAcc A p)
  * p an input declared a permutation (scir.c), so scatterAcc p A is a
  * bijection of A's elements like every other acceptor view, and a parallel
  * map under it writes each element of A once */
 static Phrase *scatter_acc(Stage1 *s, const Spine *sp, Phrase *acc) {
   Builder *b = &s->b;
   Phrase *pos = sp->args[0], *e = sp->args[1];
-  PhraseType *ty = pt_fn(b->tc, pos->type, pt_fn(b->tc, acc->type, pt_acc(b->tc, b_data(e))));
-  return acc_tr(s, e, b_app2(b, b_prim(b, PRIM_SCATTER_ACC, 0, ty), pos, acc));
+  PhraseType *ty = pt_fn(b->tc, acc->type, pt_fn(b->tc, pos->type, pt_acc(b->tc, b_data(e))));
+  return acc_tr(s, e, b_app2(b, b_prim(b, PRIM_SCATTER_ACC, 0, ty), acc, pos));
 }
 
 static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {

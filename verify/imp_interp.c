@@ -104,7 +104,7 @@ typedef enum AccKind {
   C_NONE,      /* what is written to it is dropped (outside a takeAcc or dropAcc) */
   C_UNZIP,     /* unzipAcc src: element i is the pair acceptor C_UNZIPPED (src, i) */
   C_UNZIPPED,  /* src, k: field f is element k of field f of the pair acceptor src */
-  C_SCATTER,   /* scatterAcc pos src: element i is src[pos[i]] */
+  C_SCATTER,   /* scatterAcc src pos: element i is src[pos[i]] */
 } AccKind;
 
 struct Acc {
@@ -660,8 +660,8 @@ static Val run_prim(Imp *I, const Phrase *p, const Val *argv) {
   case PRIM_ZIP_ACC2: return acc_val(new_acc(I, C_ZIP, need_acc(I, args[0], p), p->prim == PRIM_ZIP_ACC1 ? 1 : 2));
   case PRIM_UNZIP_ACC: return acc_val(new_acc(I, C_UNZIP, need_acc(I, args[0], p), 0));
   case PRIM_SCATTER_ACC: {
-    Acc *s = new_acc(I, C_SCATTER, need_acc(I, args[1], p), 0);
-    s->pos = need_arr(I, args[0], p);
+    Acc *s = new_acc(I, C_SCATTER, need_acc(I, args[0], p), 0);
+    s->pos = need_arr(I, args[1], p);
     return acc_val(s);
   }
   /* only written (stage I translates it to scatterAcc) */
