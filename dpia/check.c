@@ -1127,9 +1127,11 @@ static void updates_region(Checker *c, Env *env, const Decl *d, DefInfo *def) {
 static void permutation_params(Checker *c, const Decl *d, DefInfo *def) {
   /* a functional def's caller could pass anything: only a kernel's host
    * (checked by dpia run and the interpreters) or an imperative program
-   * (a kernel's translation, its first parameter the output acceptor, as
+   * (a kernel's translation, which writes an acceptor parameter, as
    * def_print prints it for the re-check) declares permutations */
-  bool imperative = def->nparams > 0 && def->params[0]->type && def->params[0]->type->kind == PT_ACC;
+  bool imperative = false;
+  for (int i = 0; i < def->nparams; i++)
+    if (def->params[i]->type && def->params[i]->type->kind == PT_ACC) imperative = true;
   if (!d->is_kernel && !imperative) {
     check_error(c, ERR_BAD_PERMUTATION, d->perm_spans[0],
                 "def '%s' declares '%s' a permutation, but only a kernel's inputs can be declared permutations "
