@@ -78,8 +78,8 @@
   X(E0326, FOREIGN_ARITY, "a foreign function used without all of its arguments")                               \
   X(E0327, FOREIGN_BODY, "a foreign function body that is not valid OpenCL C")                                  \
   X(E0328, BAD_UPDATES, "an updates clause naming no input array of the kernel, or whose region or result type does not fit it") \
-  X(E0329, BAD_PERMUTATION, "a permutation clause naming no input of type [n]idx[n] of the kernel")           \
-  X(E0330, SCATTER_NOT_DISJOINT, "a scatter whose positions are not an input declared a permutation (writes not provably disjoint)") \
+  X(E0331, BAD_PERMUTATION, "a permutation clause naming no input of type [n]idx[n] of the kernel")           \
+  X(E0332, SCATTER_NOT_DISJOINT, "a scatter whose positions are not an input declared a permutation (writes not provably disjoint)") \
   X(E0401, SIZE_MISMATCH, "two sizes that must be equal are not")                                               \
   X(E0402, SIZE_NOT_WHOLE, "a size that is not a whole number (a division that does not divide)")               \
   X(E0403, SIZE_NEGATIVE, "a size that is negative")                                                            \
