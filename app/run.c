@@ -211,6 +211,16 @@ static int run_compare(Ctx *c, const DefInfo *def, const Phrase *body, const Nat
   size_t nref;
   Span overflow = {0};
   const char *foreign_failure = NULL;
+  /* an input declared a permutation is one (docs/language.md section 29):
+   * the scatter's writes are disjoint only then */
+  for (int i = 0; i < def->nparams; i++) {
+    Buf why;
+    buf_init(&why, a);
+    if (def->params[i]->permutation && !permutation_check(a, def->params[i]->name, inputs[i], (int64_t)counts[i], &why)) {
+      diag_error(&c->diag, ERR_NOT_A_PERMUTATION, def->decl->name_span, "%s", why.data);
+      return DPIA_EUSER;
+    }
+  }
   if (!interp_run_overflow(a, def, body, nats, (const double *const *)inputs, counts, &ref, &nref, &overflow,
                            &foreign_failure, &err)) {
     if (foreign_failure) { /* the program's C, not a fault of the interpreter */

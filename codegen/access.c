@@ -895,6 +895,8 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     rest = need_idx(cg, ps, e, &i);
     if (!rest || rest->kind != STEP_FIELD) return unsupported(cg, e->span, "a whole element of a zip");
     return gen_exp(cg, s->args[rest->n - 1], step_idx(cg, i, rest->next));
+  /* scatter has no read form (strategy.c refuses one before translation) */
+  case PRIM_SCATTER: return unsupported(cg, e->span, "a read of a scatter's result");
   case PRIM_UNZIP: /* unzip, k::i::ps -> i::k::ps: component k of element i */
     if (!ps || ps->kind != STEP_FIELD) return unsupported(cg, e->span, "a whole pair of arrays of unzip");
     rest = need_idx(cg, ps->next, e, &i);
@@ -1204,6 +1206,11 @@ static Target gen_prim_acc(CG *cg, const Phrase *a, const Spine *s, const Step *
   case PRIM_ZIP_ACC2:
     rest = need_idx(cg, ps, a, &i);
     return gen_acc(cg, s->args[0], step_idx(cg, i, step_field(cg, h->prim == PRIM_ZIP_ACC1 ? 1 : 2, rest)));
+  case PRIM_SCATTER_ACC: { /* scatterAcc A p, i::ps -> p[i]::ps: an atom read from the permutation */
+    rest = need_idx(cg, ps, a, &i);
+    CExpr v = gen_exp(cg, s->args[1], step_idx(cg, i, NULL));
+    return gen_acc(cg, s->args[0], step_idx(cg, v->kind == KE_IX ? v->ix : ix_expr(x, v), rest));
+  }
   case PRIM_UNZIP_ACC: /* unzipAcc, i::k::ps -> k::i::ps: element i of array k */
     rest = need_idx(cg, ps, a, &i);
     if (!rest || rest->kind != STEP_FIELD) goto bad; /* b_assign writes a pair field by field */

@@ -673,6 +673,11 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
       if (host_updated(k, i))
         emit(o, " *   %s: input and output buffer of %s %s, updated in place (the kernel's %s)\n", name, n.data,
              t.data, host_param(h, &k->params[0]));
+      else if (p->binder && p->binder->permutation)
+        emit(o,
+             " *   %s: input buffer of %s %s, a permutation of 0 .. %s - 1 (each once: the kernel writes to the "
+             "positions it holds; not checked here, the caller's precondition)\n",
+             name, n.data, t.data, n.data);
       else
         emit(o, " *   %s: input buffer of %s %s\n", name, n.data, t.data);
       break;

@@ -105,6 +105,9 @@ static void json_params(Arena *a, const ImpKernel *k, Buf *out) {
         buf_puts(out, ", \"updates\": ");
         emit_json_string(out, kparam_name(&k->params[k->updated]));
       }
+      /* an input declared a permutation (docs/language.md section 29):
+       * the host passes each position once */
+      if (p->role == KP_INPUT && p->binder && p->binder->permutation) buf_puts(out, ", \"permutation\": true");
       break;
     }
     buf_putc(out, '}');

@@ -1293,6 +1293,16 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   if (k->in_place)
     emit(&c, "\nIn place: %s is the buffer of %s, which each work-item reads only where it writes (neither is restrict)",
          k->params[0].name, k->params[k->updated].name);
+  /* the precondition of a scatter's positions (docs/language.md section
+   * 29), which the host must keep: two equal elements would be a race */
+  for (int i = 0; i < k->nparams; i++) {
+    const KParam *p = &k->params[i];
+    if (p->role != KP_INPUT || !p->binder || !p->binder->permutation) continue;
+    Buf n;
+    buf_init(&n, a);
+    size_print(&n, p->elements);
+    emit(&c, "\nPermutation: %s holds each of 0 .. %s - 1 once", p->name, n.data);
+  }
   kk->comment = c.data;
   kk->uses_double = cg->uses_double;
   Vec tops = {0};

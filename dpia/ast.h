@@ -293,6 +293,13 @@ typedef struct Decl {
    * dimensions and the rest of xs is left as it is. */
   Sym updates;
   Span updates_span; /* the clause, from `updates` to its last bracket */
+  /* `kernel k ... (perm: [N]idx[N]) permutation perm = ...`
+   * (docs/language.md section 29): inputs declared to be permutations,
+   * whose elements are distinct, so that a scatter through one writes
+   * each element of its result once; perm_spans[i] is the name's span */
+  int nperms;
+  Sym *perms;
+  Span *perm_spans;
   int nregion;
   SizeAst *region_lo[DECL_MAX_REGION], *region_hi[DECL_MAX_REGION];
 } Decl;

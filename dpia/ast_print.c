@@ -534,6 +534,8 @@ void program_print(Buf *out, const Program *p) {
     emit(out, "%s %s",
          d->is_kernel ? "kernel" : d->is_pipeline ? "pipeline" : d->is_foreign ? "foreign" : "def", d->name);
     for (int j = 0; j < d->nparams;) j = print_param_group(out, d->params, j, d->nparams);
+    if (d->nperms) buf_puts(out, " permutation");
+    for (int j = 0; j < d->nperms; j++) emit(out, " %s", d->perms[j]);
     if (d->updates) emit(out, " updates %s", d->updates);
     for (int j = 0; j < d->nregion; j++) {
       buf_puts(out, " [");

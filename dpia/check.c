@@ -1173,6 +1173,51 @@ static void updates_region(Checker *c, Env *env, const Decl *d, DefInfo *def) {
   }
 }
 
+/* `permutation p` (docs/language.md section 29): p is a parameter of the
+ * kernel of type [n]idx[n], n positions of an array of n elements, which
+ * the clause promises distinct: the kernel's host passes a permutation of
+ * 0 .. n-1 (dpia run and the interpreters verify it, E0812), and a scatter
+ * through p writes each element of its result once (scir.c). */
+static void permutation_params(Checker *c, const Decl *d, DefInfo *def) {
+  /* a functional def's caller could pass anything: only a kernel's host
+   * (checked by dpia run and the interpreters) or an imperative program
+   * (a kernel's translation, which writes an acceptor parameter, as
+   * def_print prints it for the re-check) declares permutations */
+  bool imperative = false;
+  for (int i = 0; i < def->nparams; i++)
+    if (def->params[i]->type && def->params[i]->type->kind == PT_ACC) imperative = true;
+  if (!d->is_kernel && !imperative) {
+    check_error(c, ERR_BAD_PERMUTATION, d->perm_spans[0],
+                "def '%s' declares '%s' a permutation, but only a kernel's inputs can be declared permutations "
+                "(a def's caller could pass any array): scatter in the kernel",
+                d->name, d->perms[0]);
+    return;
+  }
+  for (int k = 0; k < d->nperms; k++) {
+    Binder *b = NULL;
+    for (int i = 0; i < def->nparams; i++)
+      if (def->params[i]->name == d->perms[k]) b = def->params[i];
+    if (!b) {
+      check_error(c, ERR_BAD_PERMUTATION, d->perm_spans[k],
+                  "kernel '%s' declares '%s' a permutation, but it is not one of its parameters", d->name,
+                  d->perms[k]);
+      continue;
+    }
+    DataType *t = dt_resolve(b->type->data);
+    DataType *e = t->kind == DT_ARRAY ? dt_resolve(t->elem) : NULL;
+    if (!e || e->kind != DT_IDX || !size_eq(e->size, t->size)) {
+      TypeNamer tn;
+      check_namer(c, &tn);
+      check_error(c, ERR_BAD_PERMUTATION, d->perm_spans[k],
+                  "kernel '%s' declares '%s' a permutation, but its type is %s: a permutation of n positions has "
+                  "type [n]idx[n]",
+                  d->name, d->perms[k], tn_data(&tn, t));
+      continue;
+    }
+    b->permutation = true;
+  }
+}
+
 /* the type of the result: xs's, or its region's */
 static void updates_result(Checker *c, const Decl *d, DefInfo *def) {
   TypeCtx *tc = c->tc;
@@ -1304,6 +1349,7 @@ static void check_decl(Checker *c, int index) {
   def->params = (Binder **)params.items;
   bool params_ok = !c->failed;
 
+  if (d->nperms && !c->failed) permutation_params(c, d, def);
   if (d->updates && !c->failed) updates_region(c, env, d, def);
   PhraseType *want = d->result ? conv_phrase(c, env, d->result) : NULL;
   if (want && (d->is_kernel || d->is_pipeline) && want->kind == PT_EXP)

@@ -80,6 +80,8 @@
   X(E0328, BAD_UPDATES, "an updates clause naming no input array of the kernel, or whose region or result type does not fit it") \
   X(E0329, DEPENDENT_ARRAY_STORED, "a dependent array where it would be stored or passed (a kernel's parameter or result, new)") \
   X(E0330, UPDATES_REGION_OUTSIDE, "a region of an updates clause that ends past the array it updates, or before it begins") \
+  X(E0331, BAD_PERMUTATION, "a permutation clause naming no input of type [n]idx[n] of the kernel")           \
+  X(E0332, SCATTER_NOT_DISJOINT, "a scatter whose positions are not an input declared a permutation (writes not provably disjoint)") \
   X(E0401, SIZE_MISMATCH, "two sizes that must be equal are not")                                               \
   X(E0402, SIZE_NOT_WHOLE, "a size that is not a whole number (a division that does not divide)")               \
   X(E0403, SIZE_NEGATIVE, "a size that is negative")                                                            \
@@ -115,6 +117,7 @@
   X(E0809, SIZES_TOO_LARGE, "sizes too large for the device or for the generated code's indices")              \
   X(E0810, UNKNOWN_TARGET, "--target (or the target option) names a language dpia does not generate")           \
   X(E0811, TUNE_CACHE_INVALID, "the tuning cache file cannot be read or is not a tuning cache")                   \
+  X(E0812, NOT_A_PERMUTATION, "an input declared a permutation whose values are not distinct positions")        \
   X(E0901, TOO_DEEP, "a program nested more deeply than dpia allows")                                           \
   X(E0902, TOO_LARGE, "a program larger than dpia allows, or needing more memory than the limit")              \
   X(E0903, OUT_OF_MEMORY, "memory ran out during the translation")                                             \

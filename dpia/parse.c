@@ -1261,7 +1261,34 @@ static bool parse_updates(Parser *p, Decl *d) {
   return true;
 }
 
-/* decl ::= ('def' | 'kernel' | 'pipeline') IDENT param* [updates] [':' ptype] '=' expr
+/* permutation ::= 'permutation' IDENT+   (docs/language.md section 29;
+ * `permutation` is a word only there, after a kernel's parameters, and the
+ * names end at `updates`, ':' or '=') */
+static bool parse_permutation(Parser *p, Decl *d) {
+  advance(p);
+  Vec names = {0}, spans = {0};
+  while (at(p, TOK_IDENT) && strcmp(p->tok.ident, "updates") != 0) {
+    vec_push(p->arena, &names, (void *)p->tok.ident);
+    Span *sp = NEW(p->arena, Span);
+    *sp = p->tok.span;
+    vec_push(p->arena, &spans, sp);
+    advance(p);
+  }
+  if (!names.len) {
+    expected(p, "the names of the inputs that kernel '%s' declares permutations after 'permutation'", d->name);
+    return false;
+  }
+  d->nperms = names.len;
+  d->perms = NEWARRAY(p->arena, Sym, names.len);
+  d->perm_spans = NEWARRAY(p->arena, Span, names.len);
+  for (int i = 0; i < names.len; i++) {
+    d->perms[i] = names.items[i];
+    d->perm_spans[i] = *(Span *)spans.items[i];
+  }
+  return true;
+}
+
+/* decl ::= ('def' | 'kernel' | 'pipeline') IDENT param* [permutation] [updates] [':' ptype] '=' expr
  *        | 'def' IDENT IDENT+ [':' ptype] '=' expr        (a template)
  *        | 'foreign' IDENT param* ':' type '=' STRING   (docs/language.md section 14) */
 static Decl *parse_decl(Parser *p) {
@@ -1290,6 +1317,9 @@ static Decl *parse_decl(Parser *p) {
       parse_param_group(p, &params);
       continue;
     }
+    /* after typed parameters, the clause of an imperative program's
+     * permutations (def_print), not a template parameter */
+    if (!untyped && params.len && strcmp(p->tok.ident, "permutation") == 0) break;
     /* def square x = x * x: a template parameter (ast.h, PARAM_UNTYPED) */
     Param *param = NEW(p->arena, Param);
     param->name = p->tok.ident;
@@ -1317,6 +1347,9 @@ static Decl *parse_decl(Parser *p) {
   d->nparams = params.len;
   d->params = NEWARRAY(p->arena, Param, params.len);
   for (int i = 0; i < params.len; i++) d->params[i] = *(Param *)params.items[i];
+  if (!d->is_pipeline && !d->is_foreign && at(p, TOK_IDENT) && strcmp(p->tok.ident, "permutation") == 0 &&
+      !parse_permutation(p, d))
+    return NULL;
   if (d->is_kernel && at(p, TOK_IDENT) && strcmp(p->tok.ident, "updates") == 0 && !parse_updates(p, d))
     return NULL;
   if (at(p, TOK_COLON)) {

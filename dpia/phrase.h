@@ -45,6 +45,10 @@ typedef struct Binder {
    * (codegen/locals.c); 0: none */
   const int *owned_by;
   int nowned_by;
+  /* a kernel input declared a permutation (`permutation p`,
+   * docs/language.md section 29): its elements are distinct, so the
+   * acceptor view scatterAcc p is a bijection (scir.c) */
+  bool permutation;
 } Binder;
 
 typedef struct Decl Decl;

@@ -756,6 +756,14 @@ void def_print(Buf *out, const DefInfo *def, Sym name_override) {
     buf_putc(out, ')');
     i = end;
   }
+  /* inputs declared permutations (docs/language.md section 29), which
+   * the imperative program's scatterAcc needs declared again */
+  bool perm = false;
+  for (int i = 0; i < def->nparams; i++) {
+    if (!def->params[i]->permutation) continue;
+    emit(out, perm ? " %s" : " permutation %s", def->params[i]->name);
+    perm = true;
+  }
   /* a body of function or phrase pair type is checked against its printed
    * result type, so that lambdas in it get their parameter types */
   const PhraseType *result = def->body->type;

@@ -68,6 +68,7 @@ static bool keeps_layout(Prim p) {
   case PRIM_DROP:
   case PRIM_INDICES:
   case PRIM_UNZIP:
+  case PRIM_SCATTER:
   case PRIM_IDX:
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:

@@ -167,6 +167,12 @@
      (indices n)); it has no acceptor form, being nothing to write */ \
   X(INDICES, "indices", 1, 0, PF_FUNC | PF_VIEW, VIEW, NONE, COUNT, \
     "k. exp[[k]idx[k]]") \
+  /* scatter p xs: element i of xs at position p[i] of the result, p an \
+     input the kernel declares a permutation (docs/language.md section \
+     29); written through, element i of its acceptor is element p[i] of \
+     the acceptor it is given (scatterAcc); it has no read form */ \
+  X(SCATTER, "scatter", 0, 0, PF_FUNC | PF_VIEW, VIEW, NONE, SCATTER_ACC, \
+    "exp[[n]idx[n]] -> exp[[n]a] -> exp[[n]a]") \
   /* functional: memory (section 6.2) */ \
   X(TO_GLOBAL, "toGlobal", 0, 0, PF_FUNC, MEMORY, GLOBAL, NEW_GLOBAL, \
     "(exp[a] -> exp[b]) -> exp[a] -> exp[b]") \
@@ -285,6 +291,11 @@
      idxAcc A.2 i) */ \
   X(UNZIP_ACC, "unzipAcc", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
     "acc[([n]a, [n]b)] -> acc[[n](a, b)]") \
+  /* element i of scatterAcc A p is idxAcc A p[i]: a bijection of the \
+     elements, p being a permutation (scir.c checks it is one declared); \
+     the acceptor first, as every acceptor view takes it (idxAcc A i) */ \
+  X(SCATTER_ACC, "scatterAcc", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
+    "acc[[n]a] -> exp[[n]idx[n]] -> acc[[n]a]") \
   X(AS_SCALAR_ACC, "asScalarAcc", 1, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
     "k. acc[[n*k]s] -> acc[[n]v] where width k, numeric s, vector v s k") \
   X(AS_VECTOR_ACC, "asVectorAcc", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
@@ -439,7 +450,7 @@ Prim prim_lookup(const char *name, size_t len, int *dim);
   case PRIM_ZIP: case PRIM_SPLIT: case PRIM_JOIN: case PRIM_PAIR: case PRIM_FST: case PRIM_SND: \
   case PRIM_AS_VECTOR: case PRIM_AS_SCALAR: case PRIM_TRANSPOSE: case PRIM_SLIDE: \
   case PRIM_PAD_CLAMP: case PRIM_PAD_CST: case PRIM_REORDER_STRIDE: case PRIM_TAKE: case PRIM_DROP: \
-  case PRIM_IDX: case PRIM_LANE: case PRIM_INDICES: case PRIM_UNZIP
+  case PRIM_IDX: case PRIM_LANE: case PRIM_INDICES: case PRIM_UNZIP: case PRIM_SCATTER
 #define PRIM_CASES_MEMORY case PRIM_TO_GLOBAL: case PRIM_TO_LOCAL: case PRIM_TO_PRIVATE
 /* the vector constructors (float4 a b c d), a part of the scalar family */
 #define PRIM_CASES_VECTOR \
@@ -463,7 +474,7 @@ Prim prim_lookup(const char *name, size_t len, int *dim);
 #define PRIM_CASES_VIEW_ACC \
   case PRIM_IDX_ACC: case PRIM_SPLIT_ACC: case PRIM_JOIN_ACC: case PRIM_PAIR_ACC1: \
   case PRIM_PAIR_ACC2: case PRIM_ZIP_ACC1: case PRIM_ZIP_ACC2: case PRIM_UNZIP_ACC: case PRIM_AS_SCALAR_ACC: \
-  case PRIM_AS_VECTOR_ACC: case PRIM_TRANSPOSE_ACC: case PRIM_SLICE_ACC: \
+  case PRIM_SCATTER_ACC: case PRIM_AS_VECTOR_ACC: case PRIM_TRANSPOSE_ACC: case PRIM_SLICE_ACC: \
   case PRIM_TAKE_ACC: case PRIM_DROP_ACC
 #define PRIM_CASES_MAP_I \
   case PRIM_MAP_I: case PRIM_MAP_I_SEQ: case PRIM_MAP_I_GLOBAL: case PRIM_MAP_I_WORKGROUP: \

@@ -552,8 +552,35 @@ const Binder *scir_pointwise_parfor(const Phrase *p) {
   return nested_pointwise(x, body) ? x : NULL;
 }
 
+/* scatter p, scatterAcc A p (docs/language.md section 29): the acceptor
+ * view is a bijection, as Promote and the parfor rule take every acceptor
+ * view to be, only when p's elements are distinct: p must be an input the
+ * kernel declares a permutation (check.c, permutation_params).  Anything
+ * else (a computed array, a def's parameter, an input not declared) may
+ * send two iterations to one element. */
+static void scatter_positions(Scir *s, const Phrase *p) {
+  const Phrase *head = p->fst->kind == PH_APP ? p->fst->fst : p->fst;
+  if (head->kind != PH_PRIM) return;
+  bool first = head == p->fst; /* scatter's positions come first, scatterAcc's second */
+  if (!(first ? head->prim == PRIM_SCATTER : head->prim == PRIM_SCATTER_ACC)) return;
+  const Phrase *pos = p->snd;
+  if (pos->kind == PH_VAR && pos->binder->permutation) return;
+  s->ok = false;
+  if (pos->kind == PH_VAR)
+    diag_error(s->diag, ERR_SCATTER_NOT_DISJOINT, pos->span,
+               "%s through '%s', which is not declared a permutation: two of its elements could be equal and "
+               "two iterations write one element; declare it after the kernel's parameters, 'permutation %s'",
+               prim_info[head->prim].name, pos->binder->name, pos->binder->name);
+  else
+    diag_error(s->diag, ERR_SCATTER_NOT_DISJOINT, pos->span,
+               "the positions of %s are computed here, and nothing shows them distinct: they must be an input "
+               "of the kernel declared 'permutation'",
+               prim_info[head->prim].name);
+}
+
 static void usage_app(Scir *s, const Phrase *p, Uses *out) {
   Uses fu = {0}, au = {0};
+  scatter_positions(s, p);
   if (p->fst->kind == PH_PRIM && p->fst->prim == PRIM_NEW_LOCAL && p->snd->kind == PH_LAM)
     vec_push(s->arena, &s->local_memory, p->snd->lam_binder);
   Context inner = {head_name(s->arena, p->fst), head_span(p->fst), head_prim(p->fst)};

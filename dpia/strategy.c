@@ -64,6 +64,7 @@ static Role role_of(Prim p) {
   case PRIM_DROP:
   case PRIM_INDICES:
   case PRIM_UNZIP:
+  case PRIM_SCATTER:
   case PRIM_IDX: return ROLE_VIEW;
   PRIM_CASES_SCALAR:
   PRIM_CASES_MATH:
@@ -818,6 +819,17 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
                  name);
       if (pos.reader_prim != PRIM_COUNT) reader_note(s, pos, name);
     }
+  }
+  if (prim == PRIM_SCATTER && !pos.to_output) {
+    /* scatter has an acceptor form only (docs/language.md section 29):
+     * element j of its result is the element whose position is j, which
+     * no index expression finds without the inverse permutation */
+    s->ok = false;
+    if (first_report(s, head->span))
+      diag_error(s->diag, ERR_CODEGEN_UNSUPPORTED, head->span,
+                 "the result of 'scatter' is read here, but a scatter is only written: make it the result of the "
+                 "kernel or of the function of a toGlobal, toLocal or toPrivate, through views that are written "
+                 "through");
   }
   const Frame *g = innermost_grid(f);
   /* Does it make a temporary in global or local memory, and what does it

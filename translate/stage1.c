@@ -269,6 +269,7 @@ static bool direct_ok(Arena *a, const Phrase *e, AccPart y) {
   case PRIM_DROP:
   case PRIM_INDICES:
   case PRIM_UNZIP:
+  case PRIM_SCATTER:
   case PRIM_IDX:
   PRIM_CASES_MEMORY:
   PRIM_CASES_SCALAR:
@@ -860,6 +861,8 @@ static Phrase *con_tr(Stage1 *s, Phrase *e, Phrase *k) {
     /* a plain map is a view (its function only rearranges data, as the
      * strategy check made sure): it passes through like the views and
      * scalar primitives (Figure 5b) */
+    /* scatter only in acceptor position (strategy.c): its read form is
+     * refused before translation */
     case PRIM_MAP:
     PRIM_CASES_VIEW:
     case PRIM_VEC:
@@ -927,6 +930,7 @@ static Phrase *acc_view(Stage1 *s, Prim view, const Phrase *head, Phrase *acc, P
   case PRIM_AS_VECTOR_ACC:
   case PRIM_TRANSPOSE_ACC:
   case PRIM_SLICE_ACC: break;
+  case PRIM_SCATTER_ACC: /* its positions are a second argument: scatter_acc */
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:
   PRIM_CASES_SCAN:
@@ -1064,6 +1068,19 @@ static Phrase *pad_cst_acc(Stage1 *s, const Spine *sp, Phrase *acc) {
   return made;
 }
 
+/* scatter written through (docs/language.md section 29): element i of E
+ * goes to element p[i] of A,
+ *   A[[scatter p E]](A) = A[[E]](scatterAcc A p)
+ * p an input declared a permutation (scir.c), so scatterAcc p A is a
+ * bijection of A's elements like every other acceptor view, and a parallel
+ * map under it writes each element of A once */
+static Phrase *scatter_acc(Stage1 *s, const Spine *sp, Phrase *acc) {
+  Builder *b = &s->b;
+  Phrase *pos = sp->args[0], *e = sp->args[1];
+  PhraseType *ty = pt_fn(b->tc, acc->type, pt_fn(b->tc, pos->type, pt_acc(b->tc, b_data(e))));
+  return acc_tr(s, e, b_app2(b, b_prim(b, PRIM_SCATTER_ACC, 0, ty), acc, pos));
+}
+
 static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
   Builder *b = &s->b;
   Span saved = b->span;
@@ -1109,6 +1126,9 @@ static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
       break;
     case PRIM_PAD_CST:
       if (sp.nargs == 2) r = pad_cst_acc(s, &sp, acc);
+      break;
+    case PRIM_SCATTER:
+      if (sp.nargs == 2) r = scatter_acc(s, &sp, acc);
       break;
     case PRIM_SELECT:
       if (select_computes(&sp)) r = select_if(s, &sp, acc);

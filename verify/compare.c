@@ -1,6 +1,7 @@
 /* compare.c: random inputs and result comparison (compare.h). */
 #include "compare.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -91,6 +92,40 @@ void rng_fill(Rng *r, const Lay *l, double *dst) {
     rng_fill(r, l->snd, dst + l->fst->flat);
     return;
   }
+}
+
+void rng_permutation(Rng *r, double *dst, int64_t n) {
+  for (int64_t i = 0; i < n; i++) dst[i] = (double)i;
+  for (int64_t i = n - 1; i > 0; i--) {
+    int64_t j = (int64_t)(rng_next(r) % (uint64_t)(i + 1));
+    double t = dst[i];
+    dst[i] = dst[j];
+    dst[j] = t;
+  }
+}
+
+bool permutation_check(Arena *a, const char *name, const double *v, int64_t n, Buf *err) {
+  /* where each position was first seen, -1: not yet */
+  int64_t *seen = NEWARRAY(a, int64_t, n > 0 ? n : 1);
+  for (int64_t i = 0; i < n; i++) seen[i] = -1;
+  for (int64_t i = 0; i < n; i++) {
+    double x = v[i];
+    if (!(x >= 0 && x < (double)n) || x != floor(x)) {
+      emit(err, "input '%s' is declared a permutation of 0 .. %" PRId64 ", but %s[%" PRId64 "] = %.17g is outside it",
+           name, n - 1, name, i, x);
+      return false;
+    }
+    int64_t k = (int64_t)x;
+    if (seen[k] >= 0) {
+      emit(err,
+           "input '%s' is declared a permutation, but %s[%" PRId64 "] = %" PRId64 " repeats %s[%" PRId64
+           "]: two elements would be written to position %" PRId64,
+           name, name, i, k, name, seen[k], k);
+      return false;
+    }
+    seen[k] = i;
+  }
+  return true;
 }
 
 /* ---- comparison ---- */

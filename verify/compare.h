@@ -40,6 +40,16 @@ int rng_int(Rng *r);
  * or 1), int lanes with rng_int, bool lanes with 0 or 1. */
 void rng_fill(Rng *r, const Lay *l, double *dst);
 
+/* An input declared a permutation (docs/language.md section 29): dst[0 ..
+ * n) a random permutation of 0 .. n-1 (Fisher-Yates, from r). */
+void rng_permutation(Rng *r, double *dst, int64_t n);
+
+/* Whether v[0 .. n) is a permutation of 0 .. n-1; if not, a message in err
+ * naming the input `name` and its first element that is out of range or
+ * repeats an earlier one (which it names).  Every interpreter and `dpia
+ * run` check inputs declared permutations with it (E0812). */
+bool permutation_check(Arena *a, const char *name, const double *v, int64_t n, Buf *err);
+
 /* ---- comparison ---- */
 
 /* Relative error bounds of spec section 11. */

@@ -17,6 +17,7 @@
  * are state transformers, run in sequence). */
 #include "imp_interp.h"
 
+#include "compare.h"
 #include "foreign.h"
 #include "numeric.h"
 #include "scratch.h"
@@ -103,6 +104,7 @@ typedef enum AccKind {
   C_NONE,      /* what is written to it is dropped (outside a takeAcc or dropAcc) */
   C_UNZIP,     /* unzipAcc src: element i is the pair acceptor C_UNZIPPED (src, i) */
   C_UNZIPPED,  /* src, k: field f is element k of field f of the pair acceptor src */
+  C_SCATTER,   /* scatterAcc src pos: element i is src[pos[i]] */
 } AccKind;
 
 struct Acc {
@@ -112,6 +114,7 @@ struct Acc {
   const Acc *src;
   int64_t k, off;
   int64_t len; /* C_SLICE of sliceAcc: its length, checked (0: a row of splitAcc, checked by src) */
+  const Arr *pos; /* C_SCATTER: the positions */
 };
 
 struct Env {
@@ -281,6 +284,7 @@ static Val load(Imp *I, const Lay *l, const double *p) {
 static Val deref(Imp *I, Val v) { return v.kind == V_REF ? load(I, v.lay, v.mem) : v; }
 
 static Val arr_index(Imp *I, const Arr *a, int64_t i, const Phrase *where);
+static int64_t index_of(Imp *I, Val v, const Phrase *where);
 static Val apply(Imp *I, Val f, Val arg, const Phrase *where);
 
 static const Arr *need_arr(Imp *I, Val v, const Phrase *where) {
@@ -404,6 +408,11 @@ static const Acc *acc_index(Imp *I, const Acc *a, int64_t i, const Phrase *where
   case C_DROP: return i >= a->k ? acc_index(I, a->src, i - a->k, where) : new_acc(I, C_NONE, NULL, 0);
   case C_NONE: return a;
   case C_UNZIP: return new_acc(I, C_UNZIPPED, a->src, i);
+  case C_SCATTER: {
+    int64_t at = index_of(I, arr_index(I, a->pos, i, where), where);
+    check_index(I, at, a->pos->n, "scatter position", where);
+    return acc_index(I, a->src, at, where);
+  }
   case C_UNZIPPED:
   case C_VECOF:
   case C_LANE: break;
@@ -650,6 +659,13 @@ static Val run_prim(Imp *I, const Phrase *p, const Val *argv) {
   case PRIM_ZIP_ACC1:
   case PRIM_ZIP_ACC2: return acc_val(new_acc(I, C_ZIP, need_acc(I, args[0], p), p->prim == PRIM_ZIP_ACC1 ? 1 : 2));
   case PRIM_UNZIP_ACC: return acc_val(new_acc(I, C_UNZIP, need_acc(I, args[0], p), 0));
+  case PRIM_SCATTER_ACC: {
+    Acc *s = new_acc(I, C_SCATTER, need_acc(I, args[0], p), 0);
+    s->pos = need_arr(I, args[1], p);
+    return acc_val(s);
+  }
+  /* only written (stage I translates it to scatterAcc) */
+  case PRIM_SCATTER: fail(I, p, "a read of scatter's result");
   case PRIM_AS_SCALAR_ACC:
     return acc_val(new_acc(I, C_AS_SCALAR, need_acc(I, args[0], p), eval_size(I, p->sizes[0], p)));
   case PRIM_AS_VECTOR_ACC: {
@@ -974,6 +990,9 @@ ImpStatus imp_interp_run(Arena *a, const DefInfo *imp, const NatValues *nats, in
       double *mem = b == imp->updates ? output : NEWARRAY(a, double, l->flat > 0 ? l->flat : 1);
       memcpy(mem, inputs[next_input++], sizeof(double) * (size_t)l->flat);
       lay_round(l, mem);
+      Buf why;
+      buf_init(&why, a);
+      if (b->permutation && !permutation_check(a, b->name, mem, l->flat, &why)) fail(I, NULL, "%s", why.data);
       v = load(I, l, mem);
     } else if (b->type->kind == PT_WITH && b->type->fst->kind == PT_ACC) {
       /* a hoisted temporary (var[T]) */

@@ -91,6 +91,7 @@ typedef enum ArrKind {
   A_AS_SCALAR,  /* src, k: lane i % k of src[i / k] */
   A_INDICES,    /* element i is i (indices n) */
   A_UNZIP,      /* src, k: component k (0 or 1) of the pair src[i] (unzip) */
+  A_SCATTER,    /* src, data: element j is src[data[j]], data the inverse of scatter's permutation */
 } ArrKind;
 
 struct Arr {
@@ -325,6 +326,7 @@ static Val arr_index(Interp *I, const Arr *a, int64_t i) {
   }
   case A_REORDER: return arr_index(I, a->src, i / a->m + a->k * (i % a->m));
   case A_INDICES: return num1((double)i);
+  case A_SCATTER: return arr_index(I, a->src, (int64_t)a->data[i]);
   case A_UNZIP: {
     Val v = arr_index(I, a->src, i);
     if (v.kind != V_PAIR) INTERNAL("unzip of an array whose element is not a pair");
@@ -690,6 +692,29 @@ static Val run_prim(Interp *I, const Phrase *p, const Val *args) {
     for (int j = 0; j < w; j++) lanes[j] = lane(need_num(args[j], p), 0);
     return num(I, w, lanes);
   }
+  case PRIM_SCATTER: {
+    /* element i of xs is element p[i] of the result (docs/language.md
+     * section 29): read through the inverse permutation.  p's elements
+     * are checked distinct, not trusted: two writes to one element would
+     * be a race on the device */
+    const Arr *pos = need_arr(args[0], p), *xs = need_arr(args[1], p);
+    double *inv = NEWARRAY(I->arena, double, xs->n > 0 ? xs->n : 1);
+    for (int64_t j = 0; j < xs->n; j++) inv[j] = -1;
+    for (int64_t i = 0; i < xs->n; i++) {
+      double v = lane(need_num(arr_index(I, pos, i), p), 0);
+      if (!(v >= 0 && v < (double)xs->n))
+        fail(I, p->span, "scatter position %.17g (element %" PRId64 ") is out of range for an array of %" PRId64
+             " elements", v, i, xs->n);
+      if (inv[(int64_t)v] >= 0)
+        fail(I, p->span, "scatter positions %.17g and %.17g are both %" PRId64 ": not a permutation",
+             inv[(int64_t)v], (double)i, (int64_t)v);
+      inv[(int64_t)v] = (double)i;
+    }
+    Arr *s = new_arr(I, A_SCATTER, xs->n);
+    s->src = xs;
+    s->data = inv;
+    return arr_val(s);
+  }
   case PRIM_IDX: {
     /* an index read from data (a gather) is checked, not trusted: the
      * device would read out of bounds */
@@ -1000,7 +1025,8 @@ bool interp_random_inputs(Arena *a, const DefInfo *def, const NatValues *nats, R
     if (!l) return false;
     n[i] = (size_t)l->flat;
     in[i] = NEWARRAY(a, double, l->flat > 0 ? l->flat : 1);
-    rng_fill(rng, l, in[i]);
+    if (def->params[i]->permutation) rng_permutation(rng, in[i], l->flat);
+    else rng_fill(rng, l, in[i]);
   }
   *inputs = in;
   *counts = n;
@@ -1048,6 +1074,7 @@ bool interp_run_overflow(Arena *a, const DefInfo *def, const Phrase *body, const
       in = rounded;
     }
     if (def->params[i] == def->updates) updated = in;
+    if (def->params[i]->permutation && !permutation_check(a, def->params[i]->name, in, l->flat, err)) return false;
     Env *e = salloc(I, sizeof *e);
     *e = (Env){def->params[i], load(I, l, in), env};
     env = e;

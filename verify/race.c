@@ -1,5 +1,6 @@
 /* race.c: the race check of `dpia verify` (race.h). */
 #include "race.h"
+#include "compare.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -221,6 +222,9 @@ static RaceStatus run_launch(Arena *a, const RaceKernel *rk, const SemanticSampl
         emit(msg, "kernel %s takes more input values than the functional kernel's", k->name);
         return RACE_ERROR;
       }
+      /* a scatter's writes are disjoint only for a permutation (E0812) */
+      if (p->binder && p->binder->permutation && !permutation_check(a, p->binder->name, stream + at, (int64_t)need, msg))
+        return RACE_NOT_CHECKED;
       args[i].bytes = rt_pack_all(a, plan, stream + at);
       at += need;
       break;

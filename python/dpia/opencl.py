@@ -45,6 +45,14 @@ numpy array, it is copied to the device, updated there, and the output is
 read back into a new array (the numpy array given is left as it was).
 Another buffer argument sharing bytes with xs is refused with AliasError.
 
+Permutations: an input the kernel declares a permutation (`permutation p`,
+docs/language.md section 29; its metadata says "permutation": true), whose
+elements are the positions a scatter writes to, is checked when given as
+a numpy array: a value outside 0 .. n-1 or a repeated one is refused with
+ValueError naming the first such element (E0812's check); a device array
+or buffer is the caller's precondition, as in the C header, since reading
+it back would cost a copy.
+
 Device limits: before anything is enqueued, the kernel of each launch,
 its arguments set, is checked against the queue's device: the local
 memory it needs (CL_KERNEL_LOCAL_MEM_SIZE, with the local buffers it is
@@ -90,6 +98,25 @@ def evaluate(c_expr, values):
     """a C size or precondition of the metadata (integer /, &&, ||) at values"""
     py = c_expr.replace("/", "//").replace("&&", " and ").replace("||", " or ")
     return eval(py, {"__builtins__": {}}, dict(values))
+
+
+def _check_permutation(name, title, v):
+    """raise ValueError unless v holds each of 0 .. len(v)-1 once (docs/language.md section 29)"""
+    n = v.size
+    out = np.flatnonzero((v < 0) | (v >= n))
+    if out.size:
+        i = int(out[0])
+        raise ValueError("dpia.opencl: input %s of %s is declared a permutation of 0 .. %d, but %s[%d] = %d is "
+                         "outside it" % (name, title, n - 1, name, i, int(v[i])))
+    order = np.argsort(v, kind="stable")  # equal values in the order of their elements
+    s = v[order]
+    dup = np.flatnonzero(s[1:] == s[:-1])
+    if dup.size:
+        later = order[dup + 1]
+        i = int(later.min())
+        earlier = int(order[np.searchsorted(s, v[i])])  # the value's first element
+        raise ValueError("dpia.opencl: input %s of %s is declared a permutation, but %s[%d] = %d repeats "
+                         "%s[%d]" % (name, title, name, i, int(v[i]), name, earlier))
 
 
 def numpy_type(t):
@@ -323,6 +350,8 @@ class _Launcher:
                             name, self.title, a.shape, a.size, self._expect(p, sizes, shape)))
                     # C order: a view (a transposed matrix) is copied as the matrix it shows
                     a = np.ascontiguousarray(a)
+                    if p.get("permutation"):
+                        _check_permutation(name, self.title, a.ravel())
                     flags = mf.READ_WRITE if name in into else mf.READ_ONLY
                     bound[name] = (cl.Buffer(self.ctx, flags | mf.COPY_HOST_PTR, hostbuf=a)
                                    if a.size else cl.Buffer(self.ctx, flags, 1))

@@ -74,7 +74,10 @@ Coverage:
   (docs/language.md section 22);
 - unzip (a stream of its own): a kernel whose one parallel stage makes an
   array of pairs returns it unzipped, two outputs written by the one loop
-  (docs/language.md section 24).
+  (docs/language.md section 24);
+- scatter (a stream of its own): a kernel's array written through an
+  input declared a permutation, element i to position p[i] (`|> scatter
+  p`, docs/language.md section 29; dpia run generates the permutation).
 
 The hierarchy rules of spec section 5 hold by construction: mapLocal only
 inside a mapWorkgroup body (and inside a mapLocal of the other dimension
@@ -398,6 +401,7 @@ AVOIDABLE = {
     'indices': 'zips with indices n, the positions compared and converted (docs/language.md section 22)',
     'select-sides': 'a reduction as the side of a select, computed only when chosen (docs/language.md section 28)',
     'unzip': 'an array of pairs returned unzipped, two outputs from one map (docs/language.md section 24)',
+    'scatter': 'a result written through an input declared a permutation (docs/language.md section 29)',
 }
 
 
@@ -416,7 +420,7 @@ def lane_name(k, width):
 
 class Gen:
     def __init__(self, rng, avoid=(), extra=(), lit_rng=None, drop_rng=None, ix_rng=None, scan_rng=None, range_rng=None,
-                 select_rng=None, slide_rng=None, unzip_rng=None):
+                 select_rng=None, slide_rng=None, unzip_rng=None, scatter_rng=None):
         self.r = rng
         # array literals (docs/language.md section 13) are decided by a
         # stream of their own, so the programs of a seed are the ones they
@@ -436,6 +440,9 @@ class Gen:
         self.slide_r = slide_rng
         # and the results returned unzipped (unzip_result)
         self.unzip_r = unzip_rng
+        # and the results written through a permutation (scatter_result)
+        self.scatter_r = scatter_rng
+        self.perms = []  # the inputs declared permutations
         self.avoid = set(avoid)
         self.extra = set(extra)
         self.implicit_symbolic = []  # stages materialised implicitly, of symbolic size
@@ -1765,6 +1772,7 @@ class Gen:
         self.feat('kernel:' + shape)
         if shape == 'stage':
             e, t = self.top_stage(ctx, two_d)
+            e = self.scatter_result(e, t, ctx)
             e = self.unzip_result(e, t, ctx)
         elif shape == 'pair':
             # two stages on the same grid dimension (else each one runs
@@ -1803,7 +1811,8 @@ class Gen:
         defs = ''.join(self.defs[d] + '\n' for d in self.used_defs)
         if defs:
             defs += '\n'
-        return f'{helper_def}{defs}kernel k {params} =\n  {e}\n', nats
+        perms = ' permutation ' + ' '.join(self.perms) if self.perms else ''
+        return f'{helper_def}{defs}kernel k {params}{perms} =\n  {e}\n', nats
 
     def unzip_result(self, e, t, ctx):
         """e, a kernel's array of pairs, returned unzipped (|> unzip): the
@@ -1816,6 +1825,22 @@ class Gen:
             return e
         self.feat('unzip')
         return f'{e}{self.nl(ctx)}|> unzip'
+
+    def scatter_result(self, e, t, ctx):
+        """e, a kernel's array, written through a permutation (|> scatter
+        p, p a new input of type [n]idx[n] declared a permutation): element
+        i of e is written to p[i] by the iteration that makes it
+        (docs/language.md section 29).  Drawn from a stream of its own, so
+        the programs of a seed are the ones they were, some of them
+        scattered."""
+        r = self.scatter_r
+        if r is None or 'scatter' in self.avoid or t[0] != 'arr' or r.random() >= 0.25:
+            return e
+        n = t[1]
+        p = self.new_input(arr(n, idx_t(n, None, None)))
+        self.perms.append(p)
+        self.feat('scatter')
+        return f'{e}{self.nl(ctx)}|> scatter {p}'
 
     def use_def(self, name):
         if name not in self.used_defs:
@@ -1902,7 +1927,7 @@ def generate(seed, index, avoid=(), extra=()):
                 random.Random(f'{seed}:{index}:{retry}:drops'), random.Random(f'{seed}:{index}:{retry}:indices'),
                 random.Random(f'{seed}:{index}:{retry}:scans'), random.Random(f'{seed}:{index}:{retry}:ranges'),
                 random.Random(f'{seed}:{index}:{retry}:selects'), random.Random(f'{seed}:{index}:{retry}:slides'),
-                random.Random(f'{seed}:{index}:{retry}:unzips'))
+                random.Random(f'{seed}:{index}:{retry}:unzips'), random.Random(f'{seed}:{index}:{retry}:scatters'))
         try:
             text, nats = g.kernel()
             sizes = g.solve(nats)

@@ -121,6 +121,7 @@ RUNS = [  # file, kernel, sizes: the kernels of run_samples.py, in its order
     ('spmv.dpia', 'csrVector', {'R': 8, 'C': 3, 'NNZ': 7}),          # 2 groups of 4 rows
     ('spmv.dpia', 'spmvScalar', {'R': 13, 'C': 5}),                 # rows of up to 40 elements, empty ones
     ('spmv.dpia', 'spmvVector', {'R': 8, 'C': 5}),                  # 2 groups; rows longer than 32
+    ('spmv_jds.dpia', 'spmvJds', {'D': 70, 'L': 90, 'K': 9, 'S': 3, 'X': 5}),  # scatter through a permutation
     ('hotspot3d.dpia', 'hotspotOpt1', {'NZ': 4, 'NY': 3, 'NX': 5}),
     ('hotspot3d.dpia', 'hotspotSlide', {'NZ': 4, 'NY': 3, 'NX': 5}),
     ('sgemm_shoc.dpia', 'sgemmNN', {'M': 128, 'N': 32, 'K': 32}),   # 2x2 groups of 16x4, 2 K-tiles

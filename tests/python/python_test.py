@@ -218,6 +218,7 @@ def main():
                np.array_equal(o1, xs * 2) and np.array_equal(o2, xs.astype(np.int32)))
     # each part reports what it found, whatever raises in another
     for part, args in ((opencl_shapes, (ctx, queue, root, rng)), (opencl_in_place, (ctx, queue, root, rng)),
+                       (opencl_permutation, (ctx, queue, rng)),
                        (opencl_names, (ctx, queue, rng)),
                        (opencl_pipelines, (ctx, queue, root, rng)), (opencl_device_limits, (ctx, queue, rng)),
                        (opencl_empty_launch, (ctx, queue, root)), (oclgrind_device_limits, (target, root)),
@@ -335,6 +336,36 @@ def raises(expect, what, error, text, f):
         expect("%s: no %s" % (what, error.__name__), False)
     except Exception as e:  # noqa: BLE001 (any other error is a failure, reported)
         expect("%s: %s: %s" % (what, type(e).__name__, e), isinstance(e, error) and text in str(e))
+
+
+def opencl_permutation(expect, ctx, queue, rng):
+    """a scatter through an input declared a permutation (docs/language.md
+    section 29): the metadata says so, a numpy permutation gives
+    out[p[i]] = 2 xs[i], a repeated or out-of-range position is refused
+    before anything is enqueued"""
+    import numpy as np
+    import dpia
+    import dpia.opencl
+    src = ("kernel scaled (N: nat) (xs: [N]float) (p: [N]idx[N]) permutation p =\n"
+           "  xs |> mapGlobal (\\x -> x * 2.0) |> scatter p\n")
+    r = dpia.translate(src, kernel="scaled")
+    p_param = [q for q in r.metadata["params"] if q["name"] == "p"][0]
+    expect("permutation metadata: %r" % p_param, p_param.get("permutation") is True)
+    k = dpia.opencl.Kernel(ctx, r.metadata)
+    N = 1000
+    xs = rng.random(N, dtype=np.float32)
+    p = rng.permutation(N).astype(np.int32)
+    out = k(queue, {"N": N}, {"xs": xs, "p": p})["output"]
+    want = np.empty(N, dtype=np.float32)
+    want[p] = xs * 2
+    expect("scatter through a permutation", np.array_equal(out, want))
+    bad = p.copy()
+    bad[7] = bad[3]
+    raises(expect, "a repeated position", ValueError, "p[7] = %d repeats p[3]" % p[3],
+           lambda: k(queue, {"N": N}, {"xs": xs, "p": bad}))
+    bad[7] = N
+    raises(expect, "a position out of range", ValueError, "p[7] = %d is outside it" % N,
+           lambda: k(queue, {"N": N}, {"xs": xs, "p": bad}))
 
 
 def opencl_shapes(expect, ctx, queue, root, rng):

@@ -395,6 +395,15 @@ static void errors(Tester *t, DpiaMem *mem) {
                (Vals[]){V(1, 2), V(3, 4)}, "no value for the nat parameter N");
   expect_error(t, mem, "wrong input size", dot, "dotp", one_nat("N", 2, nn, nv), 2, (Vals[]){V(1, 2), V(3, 4, 5)},
                "input ys of kernel dotp: expected 2 values, got 3");
+  /* a scatter's positions declared a permutation (docs/language.md
+   * section 29): an input that is not one is refused, naming the first
+   * repeated element and the earlier one */
+  const char *sc = "kernel sc (N: nat) (xs: [N]float) (p: [N]idx[N]) permutation p =\n"
+                   "  xs |> mapGlobal (\\x -> x * 2.0) |> scatter p\n";
+  expect_error(t, mem, "not a permutation", sc, "sc", one_nat("N", 4, nn, nv), 2, (Vals[]){V(1, 2, 3, 4), V(2, 0, 2, 1)},
+               "p[2] = 2 repeats p[0]");
+  expect_error(t, mem, "permutation out of range", sc, "sc", one_nat("N", 3, nn, nv), 2, (Vals[]){V(1, 2, 3), V(0, 3, 1)},
+               "p[1] = 3 is outside it");
   expect_error(t, mem, "precondition violated", dot, "dotp", one_nat("N", 3, nn, nv), 2,
                (Vals[]){V(1, 2, 3), V(3, 4, 5)}, "not a whole number");
   expect_error(t, mem, "split of an indivisible array",

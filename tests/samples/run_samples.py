@@ -102,6 +102,11 @@ RUNS = [  # file, kernel, sizes at two points
     ('spmv.dpia', 'csrVector', [{'R': 4, 'C': 3, 'NNZ': 7}, {'R': 1000, 'C': 77, 'NNZ': 3000}]),
     ('spmv.dpia', 'spmvScalar', [{'R': 100, 'C': 50}, {'R': 1001, 'C': 300}]),
     ('spmv.dpia', 'spmvVector', [{'R': 100, 'C': 50}, {'R': 1000, 'C': 300}]),
+    # a scatter through a permutation (docs/language.md section 29):
+    # Parboil's JDS, its results written to dst[perm[ix]]; random trip
+    # counts in [-8, 8] (empty rows: about half), a random permutation
+    ('spmv_jds.dpia', 'spmvJds', [{'D': 5, 'L': 7, 'K': 3, 'S': 1, 'X': 3},
+                                  {'D': 1000, 'L': 5000, 'K': 40, 'S': 32, 'X': 300}]),
     # a sliding window with value rotation (docs/language.md section 26): one
     # layer (the whole window clamped), and a chip of Rodinia's shape
     ('hotspot3d.dpia', 'hotspotOpt1', [{'NZ': 1, 'NY': 3, 'NX': 5}, {'NZ': 8, 'NY': 64, 'NX': 96}]),
