@@ -539,17 +539,35 @@ static Ast *mk_binop(Arena *a, BinOp op, Ast *l, Ast *r) {
  * reduction is fused into each tile's loop, since a computing map cannot
  * be read element by element where the loop reads xs.  xs is written
  * twice, once for its length (the prelude's tileIndices) */
+/* e computes something: a primitive that computes, or a declaration of
+ * the program (a def's body may compute; counted as computing without
+ * looking) */
+static bool computes_any(const Fresh *fr, const Ast *e) {
+  if (e->kind == AST_PRIM && prim_computes(e->prim)) return true;
+  if (e->kind == AST_VAR)
+    for (int i = 0; i < fr->prog->ndecls; i++)
+      if (fr->prog->decls[i]->name == e->name) return true;
+  for (int i = 0; i < nchildren(e); i++)
+    if (computes_any(fr, child(e, i))) return true;
+  return false;
+}
+
 static Ast *rule_partial_reduce_any(Match *m, const Spine *s) {
   Arena *a = m->fr->arena;
   const Fresh *fr = m->fr;
   if (!regroupable(m, s)) return NULL;
   if (declares_own(fr, "tileIndices"))
     return refuse(m, "the program declares its own tileIndices, which would replace the prelude's");
-  if (m->check_only) return (Ast *)m->e;
-  Span at = s->head->span;
   Ast *f = (Ast *)s->args[0], *z = (Ast *)s->args[1], *xs = (Ast *)s->args[2];
   Spine in;
-  if (is_app_of(xs, PRIM_MAP, 2, &in)) {
+  bool fuse = is_app_of(xs, PRIM_MAP, 2, &in);
+  /* every tile reads its range of the array beneath: were that array
+   * computed, each tile would compute all of it again */
+  if (computes_any(fr, fuse ? in.args[1] : xs))
+    return refuse(m, "the array the tiles read is computed (each tile would compute all of it): fuse or lower it first");
+  if (m->check_only) return (Ast *)m->e;
+  Span at = s->head->span;
+  if (fuse) {
     f = fused_operator(fr, f, (Ast *)in.args[0]);
     xs = (Ast *)in.args[1];
   }

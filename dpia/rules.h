@@ -77,7 +77,8 @@ bool rule_param_allows(RuleParam p, long long v);
     "as partialReduce, for an array of any length: tile t reduces the elements t*n to t*n + n - 1 that "    \
     "exist (reduceRange stops at the end of xs, so the last tile is shorter and nothing is padded); a "     \
     "reduce of no plain map is the same with g the identity; the program declares no tileIndices of its "   \
-    "own (the prelude's: the indices of the ceil(N/n) tiles)")                                              \
+    "own (the prelude's: the indices of the ceil(N/n) tiles); the array the tiles read computes nothing "   \
+    "(every tile reads its range of it)")                                                                   \
   X(FUSE_REDUCE_MAP, "fuseReduceMap", NONE,                                                                 \
     "reduce f z (map g xs) = reduce (\\x a -> f (g x) a) z xs",                                            \
     "a reduce or reduceSeq of a plain map or mapSeq")                                                       \

@@ -146,6 +146,22 @@ def main():
                 failures.append(f'rewrite {" ".join(args)}: exit {r.returncode}, codes {got}, expected {code}\n'
                                 f'{r.stdout}{r.stderr}')
 
+        # partialReduceAny: the tiles read the array beneath the map, so an
+        # array that computes (a second map) is refused, not computed again by
+        # every tile
+        computed = os.path.join(tmp, 'computed.dpia')
+        with open(computed, 'w') as f:
+            f.write('kernel twice (N: nat) (xs: [N]float) =\n'
+                    '  xs |> map (\\x -> x * 2.0) |> map (\\x -> x + 1.0) |> reduce (\\x a -> x + a) 0.0\n')
+        for kernel_args, code in ((['--apply', 'partialReduceAny@.', '--param', 'n=64'], 'E1104'),
+                                  (['--apply', 'fuseMaps@1'], None)):
+            r = run(dpia, ['rewrite', computed, '-k', 'twice', '--diagnostics=json'] + kernel_args)
+            got = [d.get('code') for d in json.loads(r.stdout or '[]') if d.get('level') == 'error'] \
+                if code else None
+            if (code and (r.returncode != 1 or got != [code])) or (not code and r.returncode != 0):
+                failures.append(f'twice: rewrite {" ".join(kernel_args)}: exit {r.returncode}, codes {got}, '
+                                f'expected {code or "success"}\n{r.stdout}{r.stderr}')
+
     for args in (['--list'], ['--apply', 'lowerSeq@1'], ['-k', 'dotHL'], ['-k', 'dotHL', '--list', '--apply', 'x@.'],
                  ['-k', 'dotHL', '--apply', 'lowerSeq@1', '--json'], ['-k', 'dotHL', '--list', '--bogus']):
         r = run(dpia, ['rewrite', rel] + args)
