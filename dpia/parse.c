@@ -566,6 +566,25 @@ static TypeAst *parse_data_type(Parser *p, const char *context, const char *afte
   return parse_named_type(p, begin);
 }
 
+/* The rest of a parenthesised type after its first type, first: ', b)'
+ * makes the pair of the two (begun at begin), ')' gives first back; the
+ * parenthesis entered at open is left either way. */
+static TypeAst *paren_type_rest(Parser *p, TypeAst *first, Span open, uint32_t begin) {
+  if (at(p, TOK_COMMA)) {
+    advance(p);
+    TypeAst *snd = parse_data_type(p, "the second type of the pair", NULL);
+    expect_closer(p, TOK_RPAREN, open, "the second type of the pair");
+    leave(p);
+    TypeAst *t = new_type(p, TYA_PAIR, begin);
+    t->fst = first;
+    t->snd = snd;
+    return t;
+  }
+  expect_closer(p, TOK_RPAREN, open, "the type");
+  leave(p);
+  return first;
+}
+
 /* '(' type ',' type ')' | '(' type ')', and after the size of an array
  * (size not NULL) also '(' '\' IDENT '->' type ')': the element type as a
  * function of the index, [n](\i -> [n - i]float) (docs/language.md
@@ -594,20 +613,7 @@ static TypeAst *parse_paren_type(Parser *p, SizeAst *size, uint32_t begin) {
     t->span.end = p->prev.end;
     return t;
   }
-  TypeAst *fst = parse_data_type(p, NULL, "(");
-  if (at(p, TOK_COMMA)) {
-    advance(p);
-    TypeAst *snd = parse_data_type(p, "the second type of the pair", NULL);
-    expect_closer(p, TOK_RPAREN, open, "the second type of the pair");
-    leave(p);
-    TypeAst *t = new_type(p, TYA_PAIR, paren_begin);
-    t->fst = fst;
-    t->snd = snd;
-    return t;
-  }
-  expect_closer(p, TOK_RPAREN, open, "the type");
-  leave(p);
-  return fst;
+  return paren_type_rest(p, parse_data_type(p, NULL, "("), open, paren_begin);
 }
 
 /* the types that start with a name: idx[n], scalars and vectors, data
@@ -667,23 +673,11 @@ static TypeAst *parse_ptype_atom(Parser *p) {
     advance(p);
     if (!enter(p)) return new_type(p, TYA_COMM, begin);
     TypeAst *inner = parse_ptype(p);
-    if (at(p, TOK_COMMA)) {
-      if (!is_data_type(inner))
-        report(p, ERR_PHRASE_TYPE_AS_DATA, inner->span,
-               "a pair '(a, b)' holds data types, but this is a phrase type; a pair of phrases "
-               "is written 'a & b'");
-      advance(p);
-      TypeAst *snd = parse_data_type(p, "the second type of the pair", NULL);
-      expect_closer(p, TOK_RPAREN, open, "the second type of the pair");
-      leave(p);
-      TypeAst *t = new_type(p, TYA_PAIR, begin);
-      t->fst = inner;
-      t->snd = snd;
-      return t;
-    }
-    expect_closer(p, TOK_RPAREN, open, "the type");
-    leave(p);
-    return inner;
+    if (at(p, TOK_COMMA) && !is_data_type(inner))
+      report(p, ERR_PHRASE_TYPE_AS_DATA, inner->span,
+             "a pair '(a, b)' holds data types, but this is a phrase type; a pair of phrases "
+             "is written 'a & b'");
+    return paren_type_rest(p, inner, open, begin);
   }
   return parse_data_type(p, "a type", NULL);
 }
