@@ -12,7 +12,9 @@
 
 Every call is one dpia_process of libdpia (include/dpia.h); libdpia has no
 global state, so calls from several threads are safe.  dpia.opencl launches
-a translated kernel with pyopencl from its metadata.
+a translated kernel with pyopencl from its metadata; dpia.explore is
+dpia explore's search (dpia.exploration: its candidates run here, or on a
+Ray cluster's workers with address=).
 """
 import ctypes
 import itertools

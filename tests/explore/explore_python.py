@@ -21,10 +21,12 @@ Usage: explore_python.py DPIA LIBDPIA ROOT BUILD
   this one), its best checked; the cluster is stopped at the end.
 
 Ray is taken from this Python, else from BUILD/ray-venv (tools/setup.sh
-installs it there, pinned: dpia.exploration.RAY_REQUIREMENT).  Without it
+installs it there, pinned: the extra "ray" of python/pyproject.toml, which
+is dpia.exploration.RAY_REQUIREMENT, as the test checks).  Without it
 the test is skipped (77), except under CI=true, where it fails."""
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -240,6 +242,11 @@ def main():
     import dpia.exploration
     with open(os.path.join(root, 'samples', 'explore', SAMPLE[0])) as f:
         src = f.read()
+    # the version tools/setup.sh installs (the extra of pyproject.toml) is the package's
+    with open(os.path.join(root, 'python', 'pyproject.toml')) as f:
+        extra = re.search(r'^ray = \["(.*)"\]$', f.read(), re.M)
+    expect(extra and extra.group(1) == dpia.exploration.RAY_REQUIREMENT,
+           f'pyproject.toml\'s extra ray {extra and extra.group(1)} != {dpia.exploration.RAY_REQUIREMENT}')
     t = time.time()
     cli = local(dpia, root, src)
     evaluator_errors(dpia, src)
