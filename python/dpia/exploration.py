@@ -119,30 +119,39 @@ class _RayEvaluator:
     def __init__(self, ray, address, workers, sizes, seed, inputs, platform, device, runtime_env):
         self.ray = ray
         self.connected = not ray.is_initialized()
+        self.actors = []
         if self.connected:
             ray.init(address=address, runtime_env=runtime_env, logging_level="WARNING", log_to_driver=False)
-        n = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
-        actor = ray.remote(num_cpus=1)(_Worker)
-        self.actors = [actor.remote(sizes, seed, inputs, platform, device) for _ in range(n)]
-        from ray.util import ActorPool
-        self.pool = ActorPool(self.actors)
+        try:
+            n = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+            actor = ray.remote(num_cpus=1)(_Worker)
+            self.actors = [actor.remote(sizes, seed, inputs, platform, device) for _ in range(n)]
+            from ray.util import ActorPool
+            self.pool = ActorPool(self.actors)
+        except BaseException:
+            self.close()
+            raise
 
     def __call__(self, requests):
         return list(self.pool.map(lambda a, q: a.run.remote(q), requests))
 
     def close(self):
         for a in self.actors:
-            self.ray.kill(a)
+            try:
+                self.ray.kill(a)
+            except Exception:  # a cluster gone: nothing left to end
+                pass
         if self.connected:  # a cluster of its own address: left running, this driver disconnected
             self.ray.shutdown()
 
 
-def explore(src, kernel, sizes, budget=60, jobs=1, address=None, seed=1, repeat=5, workers=None, evaluate=None,
+def explore(src, kernel, sizes, budget=60, jobs=None, address=None, seed=1, repeat=5, workers=None, evaluate=None,
             name="<python>", platform=0, device=0, inputs="signed", runtime_env=None):
     """Explore the strategies of the high-level kernel of src at sizes
     ({"N": 65536}), as `dpia explore --json` does: budget seconds, jobs
-    candidates checked at once (and 4 * jobs a batch), the seed's draw,
-    repeat timed launches.  An Exploration.
+    candidates checked at once (and 4 * jobs a batch; None: 1, on Ray
+    enough for a batch to busy every worker), the seed's draw, repeat
+    timed launches.  An Exploration.
 
     address: a Ray cluster's ("127.0.0.1:6379", "auto"; Ray must be
     installed: MissingPackageError otherwise), whose workers (one actor a
@@ -184,6 +193,8 @@ def explore(src, kernel, sizes, budget=60, jobs=1, address=None, seed=1, repeat=
             return 1
 
     x = _Explore()
+    if jobs is None:  # a batch is 4 * jobs candidates (app/explore.c): one at least a worker
+        jobs = min(64, (len(ray_evaluator.actors) + 3) // 4) if ray_evaluator else 1
     x.budget_s, x.jobs, x.json = float(budget), int(jobs), 1
     if evaluate is not None:
         x.evaluate = _EVALUATE(callback)
