@@ -183,7 +183,7 @@ def on_ray(dpia, root, src, cli):
             return
         print(f'Ray head on {address}: {time.time() - t:.1f} s')
         t = time.time()
-        x = dpia.explore(src, SAMPLE[1], SAMPLE[2], budget=120, seed=SEED, jobs=2, address=address)
+        x = dpia.explore(src, SAMPLE[1], SAMPLE[2], budget=120, seed=SEED, address=address)
         print(f'on Ray: {x} in {time.time() - t:.1f} s')
         expect(not ray.is_initialized(), 'dpia.explore left its Ray connection open')
         if not expect(x.ok, f'dpia.explore(address=...): {x}, {x.diagnostics}'):
