@@ -12,7 +12,11 @@
  * sequential.  Candidates are checked as `dpia check` checks (several at
  * once, --jobs), timed one at a time on the device as `dpia run` times
  * them (run.c, through driver_process), and the fastest are checked
- * against the reference interpreter until one agrees.
+ * against the reference interpreter until one agrees.  A caller may run
+ * the candidates elsewhere instead (DpiaExplore.evaluate: Python's
+ * dpia.explore on a Ray cluster): the search is the same, each batch that
+ * checks handed to it at once, and the checks of the fastest one at a
+ * time.
  *
  * The search: every candidate when the space has at most EXHAUSTIVE_MAX;
  * else SAMPLE of them drawn by the seed, then local search around the
@@ -580,6 +584,7 @@ static const char *run_reason(Explorer *e, const DpiaExploreRun *run) {
 /* time the batch's candidates that check, all at once, by the evaluator */
 static void time_elsewhere(Explorer *e, Candidate **batch, int n) {
   DpiaExploreRun *runs;
+  if (n == 0) return; /* none of the batch checks: nothing to ask */
   if (!evaluate_elsewhere(e, batch, n, false, &runs)) {
     for (int i = 0; i < n; i++) { /* not timed: not tried */
       batch[i]->order = -1;
@@ -803,7 +808,8 @@ static void report(Explorer *e, Candidate **ranked, int n, const Candidate *best
   for (int i = 0; i < o->nsizes; i++) emit(out, " %s=%lld", o->size_names[i], o->size_values[i]);
   emit(out, "; %d strategies, %d tried (%s, seed %llu%s), %d timed in %.1f s\n", e->ncands, e->tried,
        exhaustive ? "exhaustive" : "sampled, then local search", (unsigned long long)o->seed,
-       e->tried < e->ncands ? "; the budget ended it" : "", timed, elapsed(e));
+       e->tried == e->ncands ? "" : e->evaluator_failed ? "; the evaluator failed" : "; the budget ended it", timed,
+       elapsed(e));
   if (e->whole)
     emit(out, "  %s is a whole reduction: each strategy is a pipeline of its partial sums (%sParts) and their sum "
               "on one work-item (%sSum), timed together\n",
