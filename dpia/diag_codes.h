@@ -132,7 +132,8 @@
   X(E1105, REWRITE_RESULT_REJECTED, "a rewritten program that does not check (the rule is refused)")           \
   X(E1106, EXPLORE_NOTHING_FOUND, "dpia explore found no strategy that checks, runs and matches the reference within its budget") \
   X(E1107, EXPLORE_BAD_REQUEST, "dpia explore without a size for each nat parameter of the kernel, or with one it does not have") \
-  X(E1108, TUNE_NOTHING_FOUND, "dpia tune found no point of the tune parameters that runs and matches the reference within its budget")
+  X(E1108, TUNE_NOTHING_FOUND, "dpia tune found no point of the tune parameters that runs and matches the reference within its budget") \
+  X(E1109, EXPLORE_EVALUATOR_FAILED, "the evaluator that runs dpia explore's candidates elsewhere failed, which stops the search")
 /* clang-format on */
 
 typedef enum DiagCode {
