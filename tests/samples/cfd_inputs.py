@@ -39,6 +39,9 @@ def values(n, seed=7):
     for _ in range(4 * n):
         r = rnd.random()
         nbs.append(rnd.randrange(n) if r < 0.7 else -1 if r < 0.8 else -2 if r < 0.9 else rnd.randint(-8, -3))
+    # every kind of face at any size: face 0 of elements 0, 1, 2
+    for i, code in enumerate([-1, -2, -3][:n]):
+        nbs[i] = code
     ff_density, ff_pressure = 1.4, 1.0
     ff_speed = 1.2 * math.sqrt(GAMMA * ff_pressure / ff_density)
     ff_momentum = [ff_density * ff_speed, 0.0, 0.0]
@@ -62,3 +65,11 @@ def input_args(directory, n, seed=7):
             f.write('\n'.join(repr(x) for x in numbers) + '\n')
         args += ['--input', f'{name}={path}']
     return args
+
+
+# the kernels of the samples run on inputs of their domain: the `dpia run
+# --input` arguments of such inputs made in a directory, at sizes
+# (tests/samples/run_samples.py, tests/oclgrind/run_oclgrind_samples.py)
+RUN_INPUTS = {
+    'computeFlux': lambda directory, sizes: input_args(directory, sizes['N']),
+}
