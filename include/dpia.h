@@ -280,6 +280,17 @@ typedef struct DpiaOptions {
    * source, kernel and device (the nearest sizes).  NULL:
    * $DPIA_TUNE_CACHE, else ~/.cache/dpia/tune.json; "off": none. */
   const char *tune_cache;
+  /* DPIA_RUN: the values of some data parameters given, not drawn at
+   * random (`dpia run --input NAME=FILE`): parameter input_names[i] takes
+   * the numbers of input_texts[i] (the text of FILE: decimal numbers
+   * separated by white space or commas, its elements in row-major order, a
+   * pair's fields in order).  A name that is no data parameter of the
+   * kernel is E0341; a text that is not the parameter's elements (a word
+   * that is no number, another count, a fraction for an int, an index out
+   * of its range) is E0340 (docs/reference.md section 8.5). */
+  int ninputs_given;
+  const char *const *input_names;
+  const char *const *input_texts;
 } DpiaOptions;
 
 #define DPIA_EMIT_BIT(kind) (1u << (unsigned)(kind))

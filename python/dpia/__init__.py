@@ -79,6 +79,9 @@ class _Options(ctypes.Structure):
         ("target", ctypes.c_char_p),
         ("explore", ctypes.c_void_p),
         ("tune_cache", ctypes.c_char_p),
+        ("ninputs_given", ctypes.c_int),
+        ("input_names", ctypes.POINTER(ctypes.c_char_p)),
+        ("input_texts", ctypes.POINTER(ctypes.c_char_p)),
     ]
 
 
