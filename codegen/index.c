@@ -1151,6 +1151,30 @@ static const Ix *assemble(Simplifier *s, Parts parts) {
   return e;
 }
 
+/* printed_length(assemble(s, parts)), without making the sum: the search
+ * weighs every candidate by it and keeps one.  assemble puts the added
+ * parts first, so the sum starts with a negative part only when all are
+ * negative: then it prints 0 - m1 - m2 ..., each magnitude a right
+ * operand of a subtraction; otherwise the first part is a left operand,
+ * which needs no parentheses (a magnitude is a product, an atom or a
+ * constant), and the others right operands of their + or -.  Which
+ * added part comes first matters only for a magnitude that would need
+ * parentheses as a right operand (a negative constant): then the sum is
+ * made and measured. */
+static size_t parts_length(Simplifier *s, Parts parts) {
+  if (parts.n == 0) return 1; /* 0 */
+  bool all_negative = true;
+  size_t length = 0;
+  for (int i = 0; i < parts.n; i++) {
+    const Part *part = &parts.items[i];
+    size_t operand = ix_right_operand_length(part->negative ? IX_SUB : IX_ADD, part->magnitude);
+    if (!part->negative && operand != part->magnitude->length) return printed_length(assemble(s, parts));
+    all_negative &= part->negative;
+    length += 3 + operand; /* " + " or " - " */
+  }
+  return all_negative ? length + 1 : length - 3;
+}
+
 static Parts best_parts(Simplifier *s, Poly p, int *budget);
 
 /* Terms already in canonical order, with distinct monomials and non-zero
@@ -1204,7 +1228,7 @@ static void try_factor(Simplifier *s, Poly p, const Term *f, const Ix *f_ix, boo
   Parts candidate = {others.n + 1, NEWARRAY(s->arena, Part, others.n + 1)};
   for (int i = 0; i < others.n; i++) candidate.items[i] = others.items[i];
   candidate.items[others.n] = (Part){group, all_negative, first};
-  size_t length = printed_length(assemble(s, candidate));
+  size_t length = parts_length(s, candidate);
   /* a stride wins up to STRIDE_SLACK characters longer: (gid*4 + 1)*K + i
    * reads as row gid*4 + 1 of a matrix, next to (gid*4 + 2)*K + i, where
    * gid*K*4 + i + K is a puzzle */
@@ -1226,7 +1250,7 @@ static bool appears_before(Simplifier *s, const Term *terms, int upto, const Ix 
 static Parts search_parts(Simplifier *s, Poly p, int *budget) {
   Parts best = flat_parts(s, p);
   if (p.nterms < 2) return best;
-  size_t best_length = printed_length(assemble(s, best));
+  size_t best_length = parts_length(s, best);
   /* atom factors: atoms of at least two terms; first, and kept on a tie,
    * for the row-major form (bi*16 + i)*N + bj*16 + j */
   for (int i = 0; i < p.nterms; i++) {

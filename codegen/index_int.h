@@ -9,6 +9,9 @@
 /* record e's printed length and structural hash (index_print.c); every
  * constructor calls it on the node it makes */
 void ix_seal(Ix *e);
+/* the characters e takes as the right operand of a parent node of kind
+ * parent: its length, and 2 for parentheses where it needs them */
+size_t ix_right_operand_length(IxKind parent, const Ix *e);
 /* a name's hash, by its text (not its address: deterministic) */
 uint64_t ix_name_hash(Sym name);
 /* the text of an expression atom (IX_EXPR), through the printer given */

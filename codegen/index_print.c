@@ -142,6 +142,10 @@ uint64_t ix_name_hash(Sym name) {
 
 static size_t operand_length(const Ix *e, bool parens) { return e->length + (parens ? 2 : 0); }
 
+size_t ix_right_operand_length(IxKind parent, const Ix *e) {
+  return operand_length(e, right_needs_parens(parent, e));
+}
+
 void ix_seal(Ix *e) {
   uint64_t h = hash_mix(0x9e3779b97f4a7c15u, (uint64_t)e->kind);
   switch (e->kind) {
