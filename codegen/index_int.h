@@ -12,6 +12,10 @@ void ix_seal(Ix *e);
 /* the characters e takes as the right operand of a parent node of kind
  * parent: its length, and 2 for parentheses where it needs them */
 size_t ix_right_operand_length(IxKind parent, const Ix *e);
+/* the same as the left operand */
+size_t ix_left_operand_length(IxKind parent, const Ix *e);
+/* the characters of the constant v, as ix_print writes it */
+size_t ix_decimal_length(int64_t v);
 /* a name's hash, by its text (not its address: deterministic) */
 uint64_t ix_name_hash(Sym name);
 /* the text of an expression atom (IX_EXPR), through the printer given */

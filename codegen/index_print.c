@@ -7,7 +7,6 @@
 #include "kir.h"
 #include "memo.h"
 
-#include <inttypes.h>
 #include <string.h>
 
 /* ---- printing ---- */
@@ -105,7 +104,7 @@ static void print_operand(Printer *p, const Ix *e, bool parens) {
 
 static void print_node(Printer *p, const Ix *e) {
   switch (e->kind) {
-  case IX_CONST: emit(p->out, "%" PRId64, e->value); return;
+  case IX_CONST: buf_put_int(p->out, e->value); return;
   case IX_VAR: print_text(p, e->name); return;
   case IX_EXPR: ix_print_atom(p->out, e->expr, p->print_expr); return;
   case IX_ADD:
@@ -141,6 +140,12 @@ uint64_t ix_name_hash(Sym name) {
 }
 
 static size_t operand_length(const Ix *e, bool parens) { return e->length + (parens ? 2 : 0); }
+
+size_t ix_decimal_length(int64_t v) { return decimal_length(v); }
+
+size_t ix_left_operand_length(IxKind parent, const Ix *e) {
+  return operand_length(e, left_needs_parens(parent, e));
+}
 
 size_t ix_right_operand_length(IxKind parent, const Ix *e) {
   return operand_length(e, right_needs_parens(parent, e));
