@@ -273,12 +273,23 @@ static size_t printed_length(const Ix *e) { return e->length; }
  * Tables are only looked up, never iterated: their order cannot reach the
  * output. */
 
+enum { RECENT_SIZES = 64 };
+
 struct IxMemo {
   MemoTable simplified; /* Ix -> Ix */
   MemoTable polys;      /* Ix -> Poly */
   MemoTable parts;      /* Poly -> BestParts */
   MemoTable sizes;      /* Size -> Ix (scope 0: no range matters) */
   MemoTable steps;      /* (at0, at, lane) -> ix_steps_by_lane's answer */
+  /* the sizes last asked for by the address of their terms: most are the
+   * very sizes of the types, asked for again at each access (hashing a
+   * size hashes its variables' names); direct-mapped, a lost entry is
+   * found in `sizes` */
+  struct {
+    const SizeTerm *terms;
+    int nterms;
+    const Ix *value;
+  } recent[RECENT_SIZES];
 };
 
 static IxMemo *memo_of(IxCtx *x) {
@@ -314,14 +325,23 @@ static bool same_size(const void *user, const void *a, const void *b) {
 /* Sizes recur: each access to an array multiplies by the sizes of its
  * dimensions (codegen/access.c, split_indices). */
 const Ix *ix_from_size(IxCtx *x, Size s) {
-  MemoTable *memo = &memo_of(x)->sizes;
+  IxMemo *m = memo_of(x);
+  uintptr_t at = (uintptr_t)s.terms >> 4;
+  size_t slot = (size_t)((at ^ (at >> 7)) % RECENT_SIZES);
+  /* the same terms are the same size */
+  if (s.terms && m->recent[slot].terms == s.terms && m->recent[slot].nterms == s.nterms) return m->recent[slot].value;
+  MemoTable *memo = &m->sizes;
   uint64_t hash = poly_hash(s, var_hash);
   const MemoEntry *known = memo_find(memo, hash, 0, same_size, NULL, &s);
-  if (known) return known->value;
-  const Ix *e = size_ix(x, s);
-  Size *key = NEW(x->arena, Size);
-  *key = s;
-  memo_put(x->arena, memo, (MemoEntry){key, hash, 0, e, 0}, same_size, NULL);
+  const Ix *e = known ? known->value : size_ix(x, s);
+  if (!known) {
+    Size *key = NEW(x->arena, Size);
+    *key = s;
+    memo_put(x->arena, memo, (MemoEntry){key, hash, 0, e, 0}, same_size, NULL);
+  }
+  m->recent[slot].terms = s.terms;
+  m->recent[slot].nterms = s.nterms;
+  m->recent[slot].value = e;
   return e;
 }
 
