@@ -1084,17 +1084,7 @@ static Poly to_poly(Simplifier *s, const Ix *e) {
  * Which factorings to use is searched, within BUILD_BUDGET, for the
  * shortest text; ties keep the flat sum. */
 
-/* A part's magnitude is made when a sum is assembled from it: a term of
- * the flat form has its length counted without it (term_part), as the
- * search weighs many forms and keeps one. */
-typedef struct Part {
-  const Ix *magnitude; /* NULL: first's, not made yet (term_magnitude) */
-  bool negative;
-  const Term *first; /* its leading term, for the order of parts */
-  size_t length;     /* the magnitude's printed length */
-  /* the magnitude needs parentheses right of +, right of - */
-  bool parens_add, parens_sub;
-} Part;
+typedef IxPart Part; /* index_int.h */
 
 typedef struct Parts {
   int n;
@@ -1140,56 +1130,10 @@ static const Ix *term_magnitude(Simplifier *s, const Term *t, bool *negative) {
   return e;
 }
 
-/* term_magnitude(t) as a part, its printed length counted without making
- * it (ix_seal's rules, operand by operand): a product's first atom is a
- * left operand of *, each further factor and the coefficient a right
- * one; a product then needs no parentheses right of + or -, a lone atom
- * what it needs itself (an atom kept as written may be a sum), a lone
- * constant them where negative (INT64_MIN, which has no magnitude). */
-static Part term_part(const Term *t) {
-  Part part = {NULL, false, t, 0, false, false};
-  const Ix *lone = NULL; /* the first atom, while it is the only one */
-  bool product = false;
-  for (int i = 0; i < t->nfactors; i++) {
-    const Ix *a = atom_of(&t->factors[i]);
-    for (int64_t k = 0; k < t->factors[i].exp; k++) {
-      if (!lone && !product) {
-        lone = a;
-        part.length = a->length;
-        continue;
-      }
-      if (lone) part.length = ix_left_operand_length(IX_MUL, lone);
-      part.length += 1 + ix_right_operand_length(IX_MUL, a);
-      lone = NULL;
-      product = true;
-    }
-  }
-  int64_t c = t->num;
-  part.negative = c < 0 && c != INT64_MIN;
-  if (part.negative) c = -c;
-  if (c != 1 || (!lone && !product)) {
-    size_t digits = ix_decimal_length(c);
-    if (lone) part.length = ix_left_operand_length(IX_MUL, lone);
-    /* a negative constant is wrapped right of *, + and - */
-    part.length += lone || product ? 1 + digits + (c < 0 ? 2 : 0) : digits;
-    part.parens_add = part.parens_sub = !lone && !product && c < 0;
-  } else if (lone) {
-    part.parens_add = ix_right_operand_length(IX_ADD, lone) != lone->length;
-    part.parens_sub = ix_right_operand_length(IX_SUB, lone) != lone->length;
-  }
-  return part;
-}
-
 static Parts flat_parts(Simplifier *s, Poly p) {
   Parts parts = {p.nterms, NEWARRAY(s->arena, Part, p.nterms > 0 ? p.nterms : 1)};
-  for (int i = 0; i < p.nterms; i++) parts.items[i] = term_part(&p.terms[i]);
+  for (int i = 0; i < p.nterms; i++) parts.items[i] = ix_term_part(&p.terms[i]);
   return parts;
-}
-
-/* the part's magnitude, made if it was not */
-static const Ix *part_magnitude(Simplifier *s, const Part *part) {
-  bool negative;
-  return part->magnitude ? part->magnitude : term_magnitude(s, part->first, &negative);
 }
 
 /* added parts first, each group in the order of its leading term */
@@ -1210,39 +1154,23 @@ static const Ix *assemble(Simplifier *s, Parts parts) {
   const Ix *e = NULL;
   for (int i = 0; i < parts.n; i++) {
     const Part *part = &sorted[i];
+    bool negative; /* part's own */
+    const Ix *m = part->magnitude ? part->magnitude : term_magnitude(s, part->first, &negative);
     if (!e) {
-      e = part->negative ? new_node(s->x, IX_SUB, ix_const(s->x, 0), part_magnitude(s, part))
-                         : part_magnitude(s, part);
+      e = part->negative ? new_node(s->x, IX_SUB, ix_const(s->x, 0), m) : m;
     } else {
-      e = new_node(s->x, part->negative ? IX_SUB : IX_ADD, e, part_magnitude(s, part));
+      e = new_node(s->x, part->negative ? IX_SUB : IX_ADD, e, m);
     }
   }
   return e;
 }
 
-/* printed_length(assemble(s, parts)), without making the sum: the search
- * weighs every candidate by it and keeps one.  assemble puts the added
- * parts first, so the sum starts with a negative part only when all are
- * negative: then it prints 0 - m1 - m2 ..., each magnitude a right
- * operand of a subtraction; otherwise the first part is a left operand,
- * which needs no parentheses (a magnitude is a product, an atom or a
- * constant), and the others right operands of their + or -.  Which
- * added part comes first matters only for a magnitude that would need
- * parentheses as a right operand (a negative constant): then the sum is
- * made and measured. */
+/* printed_length(assemble(s, parts)), counted from the parts where their
+ * order does not matter (ix_parts_length): the search weighs every
+ * candidate by it and keeps one */
 static size_t parts_length(Simplifier *s, Parts parts) {
-  if (parts.n == 0) return 1; /* 0 */
-  bool all_negative = true;
-  size_t length = 0;
-  for (int i = 0; i < parts.n; i++) {
-    const Part *part = &parts.items[i];
-    bool parens = part->negative ? part->parens_sub : part->parens_add;
-    size_t operand = part->length + (parens ? 2 : 0);
-    if (!part->negative && parens) return printed_length(assemble(s, parts));
-    all_negative &= part->negative;
-    length += 3 + operand; /* " + " or " - " */
-  }
-  return all_negative ? length + 1 : length - 3;
+  size_t length;
+  return ix_parts_length(parts.items, parts.n, &length) ? length : printed_length(assemble(s, parts));
 }
 
 static Parts best_parts(Simplifier *s, Poly p, int *budget);
@@ -1297,9 +1225,7 @@ static void try_factor(Simplifier *s, Poly p, const Term *f, const Ix *f_ix, boo
   Parts others = best_parts(s, in_order(rest, nrest), budget);
   Parts candidate = {others.n + 1, NEWARRAY(s->arena, Part, others.n + 1)};
   for (int i = 0; i < others.n; i++) candidate.items[i] = others.items[i];
-  candidate.items[others.n] =
-      (Part){group, all_negative, first, group->length, ix_right_operand_length(IX_ADD, group) != group->length,
-             ix_right_operand_length(IX_SUB, group) != group->length};
+  candidate.items[others.n] = ix_group_part(group, all_negative, first);
   size_t length = parts_length(s, candidate);
   /* a stride wins up to STRIDE_SLACK characters longer: (gid*4 + 1)*K + i
    * reads as row gid*4 + 1 of a matrix, next to (gid*4 + 2)*K + i, where
