@@ -328,7 +328,8 @@ const Ix *ix_from_size(IxCtx *x, Size s) {
   IxMemo *m = memo_of(x);
   uintptr_t at = (uintptr_t)s.terms >> 4;
   size_t slot = (size_t)((at ^ (at >> 7)) % RECENT_SIZES);
-  /* the same terms are the same size */
+  /* the same terms are the same size (sizes are never changed, and the
+   * request's arena gives no address twice) */
   if (s.terms && m->recent[slot].terms == s.terms && m->recent[slot].nterms == s.nterms) return m->recent[slot].value;
   MemoTable *memo = &m->sizes;
   uint64_t hash = poly_hash(s, var_hash);

@@ -269,7 +269,7 @@ void vemit(Buf *b, const char *fmt, va_list ap) {
       case '%': buf_putc(b, '%'); break;
       case 'd':
         buf_put_int(b, size ? (long long)va_arg(ap, ptrdiff_t)
-                           : longs == 2 ? va_arg(ap, long long) : longs ? va_arg(ap, long) : va_arg(ap, int));
+                            : longs == 2 ? va_arg(ap, long long) : longs ? va_arg(ap, long) : va_arg(ap, int));
         break;
       default: /* 'u' */
         put_unsigned(b, size ? va_arg(ap, size_t)
