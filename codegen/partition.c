@@ -696,14 +696,20 @@ static void splice(KirBlock *b, KirStmt *prev, KirStmt *s, KirBlock body) {
   if (b->last == s) b->last = body.last;
 }
 
-/* int name = init; declared after prev in b */
-static KirStmt *declare_int(Pass *p, KirBlock *b, KirStmt *prev, const char *name, const KirExpr *init) {
+/* int name = init; */
+static KirStmt *int_decl(Pass *p, const char *name, const KirExpr *init) {
   KirStmt *d = kir_stmt(p->arena, KS_DECL);
   d->decl.space = KSP_PRIVATE;
   d->decl.type = kir_scalar1(SC_INT);
-  d->decl.name = fresh_name(p, name);
+  d->decl.name = name;
   d->decl.array_len = -1;
   d->decl.init = init;
+  return d;
+}
+
+/* int name = init; declared after prev in b, the name made fresh */
+static KirStmt *declare_int(Pass *p, KirBlock *b, KirStmt *prev, const char *name, const KirExpr *init) {
+  KirStmt *d = int_decl(p, fresh_name(p, name), init);
   kir_insert_after(b, prev, d);
   return d;
 }
@@ -733,13 +739,8 @@ static bool one_step(Pass *p, const KirExpr *from, const KirExpr *to) {
 
 /* the loop s of one step: { const int var = init; body } in its place */
 static void one_step_block(Pass *p, KirStmt *s) {
-  KirStmt *d = kir_stmt(p->arena, KS_DECL);
-  d->decl.space = KSP_PRIVATE;
-  d->decl.type = kir_scalar1(SC_INT);
-  d->decl.name = s->loop.var;
+  KirStmt *d = int_decl(p, s->loop.var, s->loop.init);
   d->decl.is_const = true;
-  d->decl.array_len = -1;
-  d->decl.init = s->loop.init;
   d->comment = s->comment;
   KirBlock body = s->loop.body;
   d->next = body.first;
@@ -882,7 +883,7 @@ static KirStmt *split_loop(Pass *p, KirBlock *b, KirStmt *prev, KirStmt *s, cons
   KirStmt *last = loops[n - 1];
   for (int i = n - 1; i >= 0; i--) {
     int64_t from, to;
-    if (!kir_const_int(loops[i]->loop.init, &from) || !kir_const_int(loops[i]->loop.bound, &to) || from < to) continue;
+    if (loops[i]->kind != KS_FOR || !kir_const_int(loops[i]->loop.init, &from) || !kir_const_int(loops[i]->loop.bound, &to) || from < to) continue;
     KirStmt *before = NULL;
     for (KirStmt *t = b->first; t != loops[i]; t = t->next) before = t;
     if (last == loops[i]) last = before;
