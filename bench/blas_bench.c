@@ -144,6 +144,7 @@ static double median(const double *v, int n) {
 static cl_context ctx;
 static cl_command_queue queue;
 static cl_device_id device;
+static bool place_buffers; /* a CPU device: buffer() places the buffers */
 static char device_name[256], platform_version[256];
 
 static void cl_setup(void) {
@@ -153,6 +154,9 @@ static void cl_setup(void) {
   CL_CHECK(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, &n));
   clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof device_name, device_name, NULL);
   clGetPlatformInfo(platform, CL_PLATFORM_VERSION, sizeof platform_version, platform_version, NULL);
+  cl_device_type type = 0;
+  CL_CHECK(clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof type, &type, NULL));
+  place_buffers = (type & CL_DEVICE_TYPE_CPU) != 0;
   cl_int err;
   ctx = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
   if (err != CL_SUCCESS) die("clCreateContext: %d", (int)err);
@@ -160,9 +164,45 @@ static void cl_setup(void) {
   if (err != CL_SUCCESS) die("clCreateCommandQueue: %d", (int)err);
 }
 
+/* Where a buffer starts in its 4 KiB page, on a CPU device (whose buffers
+ * are host memory).  A load whose address agrees in its low 12 bits with a
+ * store still in flight waits for that store (4K aliasing: the core takes
+ * the load to depend on it).  clCreateBuffer's placement depends on what
+ * the process allocated before (PoCL takes a buffer from malloc, aligned
+ * to 128 bytes), so one implementation's output could start at the
+ * inputs' page offset, or one row of a power-of-two width from it, and
+ * run 2 to 2.7 times slower than the same kernel in another run
+ * (hotspot3d at 512x512x8: an output at the input's offset or 2 KiB, one
+ * row, from it, for Rodinia's kernel and dpia's alike; dpia's source
+ * copied into peer.cl had looked 2.6x faster than through dpia, by this
+ * alone).  So the bench places every buffer itself: those created with
+ * contents (inputs) at the start of a page, those without (outputs,
+ * temporaries) BUFFER_OUT_OFFSET into one, the same for every
+ * implementation, and away from the rows of widths of 128 floats or more.
+ * CL_MEM_USE_HOST_PTR with memory aligned to the device's base address
+ * alignment (128 bytes on PoCL) makes PoCL use that memory as the buffer. */
+enum { BUFFER_PAGE = 4096, BUFFER_OUT_OFFSET = 256 };
+
+static void CL_CALLBACK free_placed(cl_mem m, void *block) {
+  (void)m;
+  free(block);
+}
+
 cl_mem buffer(size_t bytes, const void *init) {
   cl_int err;
-  cl_mem m = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes ? bytes : 4, NULL, &err);
+  cl_mem m;
+  if (!bytes) bytes = 4;
+  if (place_buffers) {
+    size_t offset = init ? 0 : BUFFER_OUT_OFFSET;
+    size_t total = (offset + bytes + BUFFER_PAGE - 1) / BUFFER_PAGE * BUFFER_PAGE;
+    char *block = aligned_alloc(BUFFER_PAGE, total);
+    if (!block) die("out of memory");
+    m = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, block + offset, &err);
+    if (err == CL_SUCCESS) CL_CHECK(clSetMemObjectDestructorCallback(m, free_placed, block));
+    else free(block);
+  } else {
+    m = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
+  }
   if (err != CL_SUCCESS) die("clCreateBuffer(%zu): %d", bytes, (int)err);
   if (init) CL_CHECK(clEnqueueWriteBuffer(queue, m, CL_TRUE, 0, bytes, init, 0, NULL, NULL));
   return m;

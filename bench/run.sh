@@ -180,6 +180,17 @@ blas=$(grep -m1 '^OpenBLAS:' $out/results.txt || true)
 
 ## Reading the figures
 
+- Every buffer of the benchmark starts at a fixed place in its 4 KiB page
+  (blas_bench.c, `buffer`): the inputs at the start of a page, the
+  outputs 256 bytes into one, for every implementation alike.  A load
+  whose address agrees in its low 12 bits with a store still in flight
+  waits for the store (4K aliasing), and where PoCL's own allocation put
+  an output (malloc, 128-byte aligned: a different place in each run)
+  decided which implementation paid for it: hotspot3d's output at the
+  input's page offset, or one row of 512 floats from it, ran 2 to 2.7
+  times slower, the hand-written kernel and dpia's alike, which is what
+  had made dpia's source copied into peer.cl look 2.6x faster than
+  through dpia.
 - PoCL runs the work-items of a work-group as a loop around the kernel
   body and vectorises that loop (across work-items) when the body is
   straight-line code; a loop inside the body runs as scalar code per

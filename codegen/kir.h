@@ -599,6 +599,10 @@ typedef struct Backend Backend; /* backend.h */
  * facts about the variables declared from the ids. */
 typedef struct KirIdBounds {
   const Ix *global[3], *groups[3], *local[3];
+  /* the kernel's preconditions lhs >= rhs (NZ >= 1: spec section 3), facts
+   * everywhere in the kernel, since its launcher checks them first */
+  int nleast;
+  const Ix *const *least_lhs, *const *least_rhs;
 } KirIdBounds;
 void kir_partition_loops(Arena *a, const Backend *backend, KirKernel *k, const KirIdBounds *ids);
 

@@ -1335,6 +1335,21 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
     if (l->groups_known[d]) ids.groups[d] = ix_from_size(&cg->ix, l->groups[d]);
     if (l->local_known[d]) ids.local[d] = ix_from_size(&cg->ix, l->local[d]);
   }
+  const Ix **lhs = NEWARRAY(a, const Ix *, k->nprecond > 0 ? k->nprecond : 1);
+  const Ix **rhs = NEWARRAY(a, const Ix *, k->nprecond > 0 ? k->nprecond : 1);
+  for (int i = 0; i < k->nprecond; i++) {
+    const Precond *pc = &k->preconds[i];
+    DPIA_EXHAUSTIVE_BEGIN
+    switch (pc->kind) {
+    case PRECOND_AT_LEAST:
+      lhs[ids.nleast] = ix_from_size(&cg->ix, pc->lhs);
+      rhs[ids.nleast++] = ix_from_size(&cg->ix, pc->rhs);
+      break;
+    case PRECOND_DIVIDES: break; /* the multiples: cg->multiple_of */
+    }
+    DPIA_EXHAUSTIVE_END
+  }
+  ids.least_lhs = lhs, ids.least_rhs = rhs;
   kir_partition_loops(a, k->backend, kk, &ids);
   kir_drop_dead(a, kk);
   kir_hoist_guards(&kk->body);

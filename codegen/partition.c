@@ -37,11 +37,17 @@
  * a test: padClamp's clamp, xs[max(gid*64 + i - 1, 0)], is xs[gid*64 + i
  * - 1] in the middle loop, which reads at unit stride and which the OpenCL
  * compiler vectorises, where PoCL 3.1 read the clamped neighbours of a
- * work-item per element with gathers (BENCHMARKS.md, stencils).  A loop
+ * work-item per element with gathers (BENCHMARKS.md, stencils); so are
+ * the two comparisons of a clamp, clampIdx's clamp(gid*64 + i + 1, 0,
+ * N*64 - 1), which is its operand where both are decided.  A loop
  * whose body has a barrier is left as it is, since the split may differ
  * between the work-items of a group (spec section 5).
  * A split between constants is a constant, and a loop of no steps is left
- * out (a window's first and last steps peeled off).  A test whose
+ * out (a window's first and last steps peeled off); a loop whose ends are
+ * 1 apart is its body, its variable declared (const int i = i_split;):
+ * the last layer of a column clamped by padClamp, min(i + 1, NZ - 1),
+ * runs once after the loop, and what it loads for steps that never come
+ * is dead code the OpenCL compiler drops.  A test whose
  * divisor c is not 1 splits at (max(c*a, -r) + c - 1)/c: the max keeps the
  * quotient's operand non-negative, where C's truncating division is the
  * ceiling.
@@ -58,7 +64,13 @@
  * with global size M, has gid >= 0 and M - 1 - gid >= 0 (OpenCL 1.2
  * section 3.2), and a split's min and max that the facts decide are left
  * out, a split that is then a variable not named again: covariance's
- * triangle, min(M, max(0, gid)), splits at gid.
+ * triangle, min(M, max(0, gid)), splits at gid.  So do the kernel's
+ * preconditions a >= b (spec section 3: its launcher checks them before
+ * it runs), everywhere in it: with NZ >= 1, min(NZ, max(0, NZ - 1)) is
+ * NZ - 1 and a first layer's min(0, NZ - 1) is 0.  An id is a range of
+ * the pass's indices too, so that an index rebuilt here prints as
+ * lowering's do, gid*N before the sizes (index.c, atom_class), and reads
+ * of one row share its pointer (pointers.c compares indices as written).
  *
  * A vector of a padded row is built lane by lane, each lane a choice
  * (access.c: a choice is not the element it may read, so no vloadn); once
@@ -187,9 +199,16 @@ static bool lin_fold_divmod(Lin *l) {
 static bool lin_add_expr(Pass *p, Lin *l, const KirExpr *e, int64_t scale) {
   const KirType *t = e->type;
   if (e->kind == KE_INT) return lin_const(l, e->value, scale);
+  if (e->kind == KE_LIT && e->lit.scalar == SC_INT) return lin_const(l, e->lit.i, scale);
   if (e->kind == KE_IX) return lin_add_ix(l, e->ix, scale);
   if (e->kind == KE_VAR && t && t->kind == KTY_SCALAR && t->scalar == SC_INT && t->width == 1)
     return lin_term(l, ix_var(&p->ix, e->name), scale);
+  /* a sum or difference of ints, as a value's arithmetic is written
+   * (clampIdx's argument, toInt i + 1): the index it would be */
+  if (e->kind == KE_BINARY && (e->bin.op == KB_ADD || e->bin.op == KB_SUB) && t && t->kind == KTY_SCALAR &&
+      t->scalar == SC_INT && t->width == 1)
+    return lin_add_expr(p, l, e->bin.lhs, scale) &&
+           lin_add_expr(p, l, e->bin.rhs, e->bin.op == KB_ADD ? scale : -scale);
   return false;
 }
 
@@ -218,6 +237,7 @@ static bool exceeds_by_const(const Lin *e, const Lin *f) {
 static int known(const Pass *p, const Lin *e) {
   Lin not = {0}; /* -e - 1 >= 0, the test's negation */
   if (!lin_add(&not, e, -1) || !lin_const(&not, 1, -1)) return -1;
+  if (e->n == 0) return e->k >= 0; /* a constant: min(NZ, NZ - 1) */
   for (int i = 0; i < p->nfacts; i++) {
     if (exceeds_by_const(e, &p->facts[i])) return 1;
     if (exceeds_by_const(&not, &p->facts[i])) return 0;
@@ -234,6 +254,11 @@ static bool is_truth(const KirExpr *e, bool *v) {
   if (e->kind != KE_LIT || e->lit.scalar != SC_BOOL) return false;
   *v = e->lit.i != 0;
   return true;
+}
+
+static bool int_scalar(const KirExpr *e) {
+  const KirType *t = e->type;
+  return t && t->kind == KTY_SCALAR && t->scalar == SC_INT && t->width == 1;
 }
 
 static bool is_bool(const KirExpr *e) {
@@ -290,6 +315,15 @@ static const KirExpr *decide_min_max(Pass *p, KirBuiltin f, const KirExpr *x, co
   return NULL;
 }
 
+static const Ix *lin_ix(Pass *p, const Lin *l);
+
+/* l has a positive term, or a positive constant (lin_ix's operand) */
+static bool has_positive(const Lin *l) {
+  bool positive = l->k > 0;
+  for (int i = 0; i < l->n; i++) positive = positive || l->t[i].coef > 0;
+  return positive;
+}
+
 /* an index with the min and max that the facts decide taken off */
 static const Ix *decide_ix(Pass *p, const Ix *e) {
   DPIA_EXHAUSTIVE_BEGIN
@@ -299,6 +333,10 @@ static const Ix *decide_ix(Pass *p, const Ix *e) {
   case IX_EXPR: {
     const KirExpr *d = decide(p, e->expr);
     if (d == e->expr) return e;
+    /* a clamp decided to its operand, a value's int arithmetic (toInt i
+     * + 1): an index again, its terms atoms of the index */
+    Lin l = {0};
+    if (d->kind == KE_BINARY && lin_add_expr(p, &l, d, 1) && has_positive(&l)) return lin_ix(p, &l);
     return d->kind == KE_IX ? d->ix : d->kind == KE_INT ? ix_const(&p->ix, d->value) : ix_expr(&p->ix, d);
   }
   case IX_ADD:
@@ -344,6 +382,13 @@ static const KirExpr *decide(Pass *p, const KirExpr *e) {
   if (e->kind == KE_UNARY && e->un.op == '!' && is_truth(kids[0], &v)) return truth(p, !v);
   if (e->kind == KE_BUILTIN && (e->call.builtin == KBI_MIN || e->call.builtin == KBI_MAX) && n == 2) {
     const KirExpr *operand = decide_min_max(p, e->call.builtin, kids[0], kids[1]);
+    if (operand) return operand;
+  }
+  if (e->kind == KE_BUILTIN && e->call.builtin == KBI_CLAMP && n == 3 && int_scalar(e)) {
+    /* clamp(x, lo, hi) is min(max(x, lo), hi) (OpenCL 1.2 section 6.12.4,
+     * clampIdx's clamp(e, 0, N - 1)): decided where both are */
+    const KirExpr *low = decide_min_max(p, KBI_MAX, kids[0], kids[1]);
+    const KirExpr *operand = low ? decide_min_max(p, KBI_MIN, low, kids[2]) : NULL;
     if (operand) return operand;
   }
   if (e->kind == KE_BINARY) {
@@ -442,9 +487,16 @@ static void note_ge(Pass *p, const Lin *ge) {
   if (k > p->hi) p->hi = k;
 }
 
+/* y - x >= 0, noted where it changes */
+static void note_le(Pass *p, const KirExpr *x, const KirExpr *y) {
+  Lin ge = {0};
+  if (lin_add_expr(p, &ge, y, 1) && lin_add_expr(p, &ge, x, -1) && lin_fold_divmod(&ge)) note_ge(p, &ge);
+}
+
 /* A test of the loop's variable, or an int min or max of it (padClamp's
  * clamp, which decide_min_max takes off where the facts decide the
- * comparison x <= y): where it changes, noted */
+ * comparison x <= y), or a clamp of it (clampIdx's clamp(x, 0, N - 1): the
+ * comparisons x >= 0 and x <= N - 1): where it changes, noted */
 static void note_test(Pass *p, const KirExpr *e) {
   Lin ge;
   bool negated;
@@ -452,13 +504,10 @@ static void note_test(Pass *p, const KirExpr *e) {
     note_ge(p, &ge);
     return;
   }
-  const KirType *t = e->type;
-  if (e->kind != KE_BUILTIN || (e->call.builtin != KBI_MIN && e->call.builtin != KBI_MAX) || e->call.nargs != 2 ||
-      !t || t->kind != KTY_SCALAR || t->scalar != SC_INT || t->width != 1)
-    return;
-  ge = (Lin){0};
-  if (lin_add_expr(p, &ge, e->call.args[1], 1) && lin_add_expr(p, &ge, e->call.args[0], -1) && lin_fold_divmod(&ge))
-    note_ge(p, &ge);
+  if (e->kind != KE_BUILTIN || !int_scalar(e)) return;
+  const KirExpr *const *a = e->call.args;
+  if ((e->call.builtin == KBI_MIN || e->call.builtin == KBI_MAX) && e->call.nargs == 2) note_le(p, a[0], a[1]);
+  if (e->call.builtin == KBI_CLAMP && e->call.nargs == 3) note_le(p, a[1], a[0]), note_le(p, a[0], a[2]);
 }
 
 static void note_tests(Pass *p, const KirExpr *e);
@@ -588,8 +637,7 @@ static const KirExpr *int_builtin(Pass *p, KirBuiltin f, const KirExpr *x, const
  * NULL where the tests change at a step that is never > 0 (no positive
  * term: lowering decides those) */
 static const KirExpr *split_step(Pass *p, const KirStmt *loop, const Lin *at_lin) {
-  bool positive = at_lin->k > 0;
-  for (int i = 0; i < at_lin->n; i++) positive = positive || at_lin->t[i].coef > 0;
+  bool positive = has_positive(at_lin);
   int64_t init;
   bool const_init = kir_const_int(loop->loop.init, &init);
   if (!positive || (p->div > 1 && (!const_init || init < 0 || __builtin_mul_overflow(init, p->div, &init))))
@@ -648,14 +696,20 @@ static void splice(KirBlock *b, KirStmt *prev, KirStmt *s, KirBlock body) {
   if (b->last == s) b->last = body.last;
 }
 
-/* int name = init; declared after prev in b */
-static KirStmt *declare_int(Pass *p, KirBlock *b, KirStmt *prev, const char *name, const KirExpr *init) {
+/* int name = init; */
+static KirStmt *int_decl(Pass *p, const char *name, const KirExpr *init) {
   KirStmt *d = kir_stmt(p->arena, KS_DECL);
   d->decl.space = KSP_PRIVATE;
   d->decl.type = kir_scalar1(SC_INT);
-  d->decl.name = fresh_name(p, name);
+  d->decl.name = name;
   d->decl.array_len = -1;
   d->decl.init = init;
+  return d;
+}
+
+/* int name = init; declared after prev in b, the name made fresh */
+static KirStmt *declare_int(Pass *p, KirBlock *b, KirStmt *prev, const char *name, const KirExpr *init) {
+  KirStmt *d = int_decl(p, fresh_name(p, name), init);
   kir_insert_after(b, prev, d);
   return d;
 }
@@ -668,6 +722,33 @@ static void push_side(Pass *p, const char *var, const Lin *at, bool below) {
             lin_const(&f, below, -1);
   if (!ok) INTERNAL("partition: the split of loop %s overflows", var);
   push_fact(p, &f);
+}
+
+/* l += scale*e, e a loop's end (an int: a variable of the loop's bounds
+ * is one, whatever type its declaration gave it) */
+static bool lin_add_end(Pass *p, Lin *l, const KirExpr *e, int64_t scale) {
+  return e->kind == KE_VAR ? lin_term(l, ix_var(&p->ix, e->name), scale) : lin_add_expr(p, l, e, scale);
+}
+
+/* to - from is the constant 1 */
+static bool one_step(Pass *p, const KirExpr *from, const KirExpr *to) {
+  Lin d = {0};
+  bool ok = lin_add_end(p, &d, to, 1) && lin_add_end(p, &d, from, -1);
+  return ok && d.n == 0 && d.k == 1;
+}
+
+/* the loop s of one step: { const int var = init; body } in its place */
+static void one_step_block(Pass *p, KirStmt *s) {
+  KirStmt *d = int_decl(p, s->loop.var, s->loop.init);
+  d->decl.is_const = true;
+  d->comment = s->comment;
+  KirBlock body = s->loop.body;
+  d->next = body.first;
+  if (!body.last) body.last = d;
+  body.first = d;
+  s->kind = KS_BLOCK;
+  s->comment = NULL;
+  s->block.body = body;
 }
 
 static KirStmt *partition_apart(Pass *p, KirBlock *b, KirStmt *prev, KirStmt *s);
@@ -790,11 +871,19 @@ static KirStmt *split_loop(Pass *p, KirBlock *b, KirStmt *prev, KirStmt *s, cons
     walk_block(p, &loops[i]->loop.body);
     p->nfacts = saved;
   }
+  /* a loop of one step, its ends a constant 1 apart (a window's last
+   * layer after the clamp's split, from NZ - 1 to NZ), is its body with the
+   * variable declared: no loop, and what the step loads for the steps
+   * after it is seen to be dead */
+  const KirExpr *ends[4] = {s->loop.init, split_lo, three ? split_hi : NULL, loops[n - 1]->loop.bound};
+  if (!three) ends[2] = ends[3];
+  for (int i = 0; i < n; i++)
+    if (ends[i] && ends[i + 1] && one_step(p, ends[i], ends[i + 1])) one_step_block(p, loops[i]);
   /* a loop of no steps, between constant splits, is left out */
   KirStmt *last = loops[n - 1];
   for (int i = n - 1; i >= 0; i--) {
     int64_t from, to;
-    if (!kir_const_int(loops[i]->loop.init, &from) || !kir_const_int(loops[i]->loop.bound, &to) || from < to) continue;
+    if (loops[i]->kind != KS_FOR || !kir_const_int(loops[i]->loop.init, &from) || !kir_const_int(loops[i]->loop.bound, &to) || from < to) continue;
     KirStmt *before = NULL;
     for (KirStmt *t = b->first; t != loops[i]; t = t->next) before = t;
     if (last == loops[i]) last = before;
@@ -837,6 +926,9 @@ static void push_id_facts(Pass *p, const KirStmt *s) {
   const Ix *bound = s->kind == KS_DECL ? id_bound(p, s->decl.init) : NULL;
   if (!bound) return;
   const Ix *v = ix_var(&p->ix, s->decl.name);
+  /* and a range: an index rebuilt here prints the id before the sizes,
+   * gid*NX as lowering wrote it (index.c, atom_class), not NX*gid */
+  ix_push_range(&p->ix, v, NULL, bound);
   Lin low = {0}, high = {0};
   if (lin_term(&low, v, 1)) push_fact(p, &low);
   if (lin_add_ix(&high, bound, 1) && lin_term(&high, v, -1) && lin_const(&high, 1, -1)) push_fact(p, &high);
@@ -844,7 +936,7 @@ static void push_id_facts(Pass *p, const KirStmt *s) {
 
 static void walk_block(Pass *p, KirBlock *b) {
   KirStmt *prev = NULL;
-  int outer_facts = p->nfacts;
+  int outer_facts = p->nfacts, outer_ranges = p->ix.nranges;
   for (KirStmt *s = b->first; s;) {
     map_exprs(p, s, decide);
     push_id_facts(p, s);
@@ -886,6 +978,7 @@ static void walk_block(Pass *p, KirBlock *b) {
     s = s->next;
   }
   p->nfacts = outer_facts; /* the block's own ids are out of scope */
+  while (p->ix.nranges > outer_ranges) ix_pop_range(&p->ix);
   /* a scope alone in a block, which is a scope already (the side of an
    * if that a split decided, with the other side gone): its statements */
   if (b->first && b->first == b->last && b->first->kind == KS_BLOCK) *b = b->first->block.body;
@@ -899,5 +992,9 @@ void kir_partition_loops(Arena *a, const Backend *backend, KirKernel *k, const K
   for (int i = 0; i < k->ntops; i++) nameset_add(&p.names, k->tops[i].name);
   kir_names_bound(&k->locals, &p.names);
   kir_names_bound(&k->body, &p.names);
+  for (int i = 0; i < ids->nleast; i++) { /* lhs - rhs >= 0 */
+    Lin f = {0};
+    if (lin_add_ix(&f, ids->least_lhs[i], 1) && lin_add_ix(&f, ids->least_rhs[i], -1)) push_fact(&p, &f);
+  }
   walk_block(&p, &k->body);
 }

@@ -33,16 +33,16 @@ kernel void heat3dChunk(global float *restrict output,
   int i_hi = min(64, max(i_lo, N - gid_3*64 - 1));
   for (int i = 0; i < i_lo; i += 1) { /* mapSeq */
     float c = volume[(gid*M + gid_2)*N + gid_3*64 + i];
-    output[(gid*M + gid_2)*N + gid_3*64 + i] = c + 0.125f * (volume[(max(gid - 1, 0)*M + gid_2)*N + gid_3*64 + i] + volume[(min(gid + 1, P - 1)*M + gid_2)*N + gid_3*64 + i] + volume[(gid*M + max(gid_2 - 1, 0))*N + gid_3*64 + i] + volume[(gid*M + min(gid_2 + 1, M - 1))*N + gid_3*64 + i] + volume[(M*gid + gid_2)*N] + volume[(gid*M + gid_2)*N + min(gid_3*64 + i + 1, N - 1)] - 6.0f * c);
+    output[(gid*M + gid_2)*N + gid_3*64 + i] = c + 0.125f * (volume[(max(gid - 1, 0)*M + gid_2)*N + gid_3*64 + i] + volume[(min(gid + 1, P - 1)*M + gid_2)*N + gid_3*64 + i] + volume[(gid*M + max(gid_2 - 1, 0))*N + gid_3*64 + i] + volume[(gid*M + min(gid_2 + 1, M - 1))*N + gid_3*64 + i] + volume[(gid*M + gid_2)*N] + volume[(gid*M + gid_2)*N + min(gid_3*64 + i + 1, N - 1)] - 6.0f * c);
   }
   for (int i = i_lo; i < i_hi; i += 1) { /* mapSeq */
-    const global float *volume_i = volume + (M*gid + gid_2)*N + gid_3*64 + i - 1;
-    float c = volume[(gid*M + gid_2)*N + gid_3*64 + i];
+    const global float *volume_i = volume + (gid*M + gid_2)*N + gid_3*64 + i - 1;
+    float c = volume_i[1];
     output[(gid*M + gid_2)*N + gid_3*64 + i] = c + 0.125f * (volume[(max(gid - 1, 0)*M + gid_2)*N + gid_3*64 + i] + volume[(min(gid + 1, P - 1)*M + gid_2)*N + gid_3*64 + i] + volume[(gid*M + max(gid_2 - 1, 0))*N + gid_3*64 + i] + volume[(gid*M + min(gid_2 + 1, M - 1))*N + gid_3*64 + i] + volume_i[0] + volume_i[2] - 6.0f * c);
   }
   for (int i = i_hi; i < 64; i += 1) { /* mapSeq */
     float c = volume[(gid*M + gid_2)*N + gid_3*64 + i];
-    output[(gid*M + gid_2)*N + gid_3*64 + i] = c + 0.125f * (volume[(max(gid - 1, 0)*M + gid_2)*N + gid_3*64 + i] + volume[(min(gid + 1, P - 1)*M + gid_2)*N + gid_3*64 + i] + volume[(gid*M + max(gid_2 - 1, 0))*N + gid_3*64 + i] + volume[(gid*M + min(gid_2 + 1, M - 1))*N + gid_3*64 + i] + volume[(gid*M + gid_2)*N + max(gid_3*64 + i - 1, 0)] + volume[(M*gid + gid_2 + 1)*N - 1] - 6.0f * c);
+    output[(gid*M + gid_2)*N + gid_3*64 + i] = c + 0.125f * (volume[(max(gid - 1, 0)*M + gid_2)*N + gid_3*64 + i] + volume[(min(gid + 1, P - 1)*M + gid_2)*N + gid_3*64 + i] + volume[(gid*M + max(gid_2 - 1, 0))*N + gid_3*64 + i] + volume[(gid*M + min(gid_2 + 1, M - 1))*N + gid_3*64 + i] + volume[(gid*M + gid_2)*N + max(gid_3*64 + i - 1, 0)] + volume[(gid*M + gid_2 + 1)*N - 1] - 6.0f * c);
   }
 }
 
@@ -75,19 +75,19 @@ kernel void heat3dWindow(global float *restrict output,
   int gid_2 = get_global_id(0); /* mapGlobal */
   pair_float_pair_pair_float_float_pair_float_float window[3];
   const global float *volume_row = volume + gid*N;
-  const global float *volume_row_2 = volume + (min(0, P - 1)*M + gid)*N;
+  const global float *volume_row_2 = volume + ((P - 1)*M + gid)*N;
   /* slideSeq window, 2 steps */
   window[1].fst = volume_row[gid_2];
   window[1].snd.fst.fst = volume[max(gid - 1, 0)*N + gid_2];
   window[1].snd.fst.snd = volume[min(gid + 1, M - 1)*N + gid_2];
   window[1].snd.snd.fst = volume_row[max(gid_2 - 1, 0)];
   window[1].snd.snd.snd = volume_row[min(gid_2 + 1, N - 1)];
-  window[2].fst = volume_row_2[gid_2];
-  window[2].snd.fst.fst = volume[(min(0, P - 1)*M + max(gid - 1, 0))*N + gid_2];
-  window[2].snd.fst.snd = volume[(min(0, P - 1)*M + min(gid + 1, M - 1))*N + gid_2];
-  window[2].snd.snd.fst = volume_row_2[max(gid_2 - 1, 0)];
-  window[2].snd.snd.snd = volume_row_2[min(gid_2 + 1, N - 1)];
-  int i_split = min(P, max(0, P - 1));
+  window[2].fst = volume_row[gid_2];
+  window[2].snd.fst.fst = volume[N*max(gid - 1, 0) + gid_2];
+  window[2].snd.fst.snd = volume[N*min(gid + 1, M - 1) + gid_2];
+  window[2].snd.snd.fst = volume_row[max(gid_2 - 1, 0)];
+  window[2].snd.snd.snd = volume_row[min(gid_2 + 1, N - 1)];
+  int i_split = P - 1;
   for (int i = 0; i < i_split; i += 1) { /* slideSeq */
     /* slideSeq rotation, 2 steps */
     window[0].fst = window[1].fst;
@@ -107,7 +107,8 @@ kernel void heat3dWindow(global float *restrict output,
     window[2].snd.snd.snd = volume[((i + 1)*M + gid)*N + min(gid_2 + 1, N - 1)];
     output[(i*M + gid)*N + gid_2] = window[1].fst + 0.125f * (window[0].fst + window[2].fst + window[1].snd.fst.fst + window[1].snd.fst.snd + window[1].snd.snd.fst + window[1].snd.snd.snd - 6.0f * window[1].fst);
   }
-  for (int i = i_split; i < P; i += 1) { /* slideSeq */
+  {
+    const int i = i_split; /* slideSeq */
     /* slideSeq rotation, 2 steps */
     window[0].fst = window[1].fst;
     window[0].snd.fst.fst = window[1].snd.fst.fst;
@@ -119,11 +120,11 @@ kernel void heat3dWindow(global float *restrict output,
     window[1].snd.fst.snd = window[2].snd.fst.snd;
     window[1].snd.snd.fst = window[2].snd.snd.fst;
     window[1].snd.snd.snd = window[2].snd.snd.snd;
-    window[2].fst = volume[((P - 1)*M + gid)*N + gid_2];
+    window[2].fst = volume_row_2[gid_2];
     window[2].snd.fst.fst = volume[((P - 1)*M + max(gid - 1, 0))*N + gid_2];
     window[2].snd.fst.snd = volume[((P - 1)*M + min(gid + 1, M - 1))*N + gid_2];
-    window[2].snd.snd.fst = volume[((P - 1)*M + gid)*N + max(gid_2 - 1, 0)];
-    window[2].snd.snd.snd = volume[((P - 1)*M + gid)*N + min(gid_2 + 1, N - 1)];
+    window[2].snd.snd.fst = volume_row_2[max(gid_2 - 1, 0)];
+    window[2].snd.snd.snd = volume_row_2[min(gid_2 + 1, N - 1)];
     output[(i*M + gid)*N + gid_2] = window[1].fst + 0.125f * (window[0].fst + window[2].fst + window[1].snd.fst.fst + window[1].snd.fst.snd + window[1].snd.snd.fst + window[1].snd.snd.snd - 6.0f * window[1].fst);
   }
 }

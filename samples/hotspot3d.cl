@@ -36,7 +36,7 @@ kernel void hotspotOpt1(global float *restrict output,
   int gid_2 = get_global_id(0); /* mapGlobal */
   pair_pair_float_float_pair_pair_float_float_pair_float_float window[3];
   const global float *tIn_row = tIn + gid*NX;
-  const global float *tIn_row_2 = tIn + (min(0, NZ - 1)*NY + gid)*NX;
+  const global float *tIn_row_2 = tIn + ((NZ - 1)*NY + gid)*NX;
   /* slideSeq window, 2 steps */
   window[1].fst.fst = tIn_row[gid_2];
   window[1].fst.snd = p[gid*NX + gid_2];
@@ -44,13 +44,13 @@ kernel void hotspotOpt1(global float *restrict output,
   window[1].snd.fst.snd = tIn_row[min(gid_2 + 1, NX - 1)];
   window[1].snd.snd.fst = tIn[max(gid - 1, 0)*NX + gid_2];
   window[1].snd.snd.snd = tIn[min(gid + 1, NY - 1)*NX + gid_2];
-  window[2].fst.fst = tIn_row_2[gid_2];
-  window[2].fst.snd = p[(min(0, NZ - 1)*NY + gid)*NX + gid_2];
-  window[2].snd.fst.fst = tIn_row_2[max(gid_2 - 1, 0)];
-  window[2].snd.fst.snd = tIn_row_2[min(gid_2 + 1, NX - 1)];
-  window[2].snd.snd.fst = tIn[(min(0, NZ - 1)*NY + max(gid - 1, 0))*NX + gid_2];
-  window[2].snd.snd.snd = tIn[(min(0, NZ - 1)*NY + min(gid + 1, NY - 1))*NX + gid_2];
-  int i_split = min(NZ, max(0, NZ - 1));
+  window[2].fst.fst = tIn_row[gid_2];
+  window[2].fst.snd = p[gid*NX + gid_2];
+  window[2].snd.fst.fst = tIn_row[max(gid_2 - 1, 0)];
+  window[2].snd.fst.snd = tIn_row[min(gid_2 + 1, NX - 1)];
+  window[2].snd.snd.fst = tIn[NX*max(gid - 1, 0) + gid_2];
+  window[2].snd.snd.snd = tIn[NX*min(gid + 1, NY - 1) + gid_2];
+  int i_split = NZ - 1;
   for (int i = 0; i < i_split; i += 1) { /* slideSeq */
     /* slideSeq rotation, 2 steps */
     window[0].fst.fst = window[1].fst.fst;
@@ -73,7 +73,8 @@ kernel void hotspotOpt1(global float *restrict output,
     window[2].snd.snd.snd = tIn[((i + 1)*NY + min(gid + 1, NY - 1))*NX + gid_2];
     output[(i*NY + gid)*NX + gid_2] = cc * window[1].fst.fst + cw * window[1].snd.fst.fst + ce * window[1].snd.fst.snd + cs * window[1].snd.snd.snd + cn * window[1].snd.snd.fst + cb * window[0].fst.fst + ct * window[2].fst.fst + sdc * window[1].fst.snd + ct * 80.0f;
   }
-  for (int i = i_split; i < NZ; i += 1) { /* slideSeq */
+  {
+    const int i = i_split; /* slideSeq */
     /* slideSeq rotation, 2 steps */
     window[0].fst.fst = window[1].fst.fst;
     window[0].fst.snd = window[1].fst.snd;
@@ -87,10 +88,10 @@ kernel void hotspotOpt1(global float *restrict output,
     window[1].snd.fst.snd = window[2].snd.fst.snd;
     window[1].snd.snd.fst = window[2].snd.snd.fst;
     window[1].snd.snd.snd = window[2].snd.snd.snd;
-    window[2].fst.fst = tIn[((NZ - 1)*NY + gid)*NX + gid_2];
+    window[2].fst.fst = tIn_row_2[gid_2];
     window[2].fst.snd = p[((NZ - 1)*NY + gid)*NX + gid_2];
-    window[2].snd.fst.fst = tIn[((NZ - 1)*NY + gid)*NX + max(gid_2 - 1, 0)];
-    window[2].snd.fst.snd = tIn[((NZ - 1)*NY + gid)*NX + min(gid_2 + 1, NX - 1)];
+    window[2].snd.fst.fst = tIn_row_2[max(gid_2 - 1, 0)];
+    window[2].snd.fst.snd = tIn_row_2[min(gid_2 + 1, NX - 1)];
     window[2].snd.snd.fst = tIn[((NZ - 1)*NY + max(gid - 1, 0))*NX + gid_2];
     window[2].snd.snd.snd = tIn[((NZ - 1)*NY + min(gid + 1, NY - 1))*NX + gid_2];
     output[(i*NY + gid)*NX + gid_2] = cc * window[1].fst.fst + cw * window[1].snd.fst.fst + ce * window[1].snd.fst.snd + cs * window[1].snd.snd.snd + cn * window[1].snd.snd.fst + cb * window[0].fst.fst + ct * window[2].fst.fst + sdc * window[1].fst.snd + ct * 80.0f;
@@ -121,7 +122,7 @@ kernel void hotspotSlide(global float *restrict output,
   int i_lo = min(NZ, 2);
   int i_hi = min(NZ, max(i_lo, NZ - 1));
   for (int i = 0; i < i_lo; i += 1) { /* mapSeq */
-    output[(i*NY + gid)*NX + gid_2] = cc * tIn[(i*NY + gid)*NX + gid_2] + cw * tIn[(i*NY + gid)*NX + max(gid_2 - 1, 0)] + ce * tIn[(i*NY + gid)*NX + min(gid_2 + 1, NX - 1)] + cs * tIn[(i*NY + min(gid + 1, NY - 1))*NX + gid_2] + cn * tIn[(i*NY + max(gid - 1, 0))*NX + gid_2] + cb * tIn[NX*gid + gid_2] + ct * tIn[(min(i + 1, NZ - 1)*NY + gid)*NX + gid_2] + sdc * p[(i*NY + gid)*NX + gid_2] + ct * 80.0f;
+    output[(i*NY + gid)*NX + gid_2] = cc * tIn[(i*NY + gid)*NX + gid_2] + cw * tIn[(i*NY + gid)*NX + max(gid_2 - 1, 0)] + ce * tIn[(i*NY + gid)*NX + min(gid_2 + 1, NX - 1)] + cs * tIn[(i*NY + min(gid + 1, NY - 1))*NX + gid_2] + cn * tIn[(i*NY + max(gid - 1, 0))*NX + gid_2] + cb * tIn[gid*NX + gid_2] + ct * tIn[(min(i + 1, NZ - 1)*NY + gid)*NX + gid_2] + sdc * p[(i*NY + gid)*NX + gid_2] + ct * 80.0f;
   }
   for (int i = i_lo; i < i_hi; i += 1) { /* mapSeq */
     const global float *tIn_i = tIn + (i*NY + gid)*NX + gid_2;

@@ -59,7 +59,7 @@ kernel void jacobi2dChunk(global float *restrict output,
   for (int i = 0; i < i_lo; i += 1) { /* mapSeq */
     float acc = 0.0f;
     /* reduceSeq, 2 steps */
-    acc = xs[N*gid] + acc;
+    acc = xs[gid*N] + acc;
     acc = xs[gid*N + min(gid_2*64 + i + 1, N - 1)] + acc;
     float acc_2 = acc;
     /* reduceSeq, 3 steps */
@@ -69,7 +69,7 @@ kernel void jacobi2dChunk(global float *restrict output,
     output[gid*N + gid_2*64 + i] = acc_2 * 0.2f;
   }
   for (int i = i_lo; i < i_hi; i += 1) { /* mapSeq */
-    const global float *xs_i = xs + N*gid + gid_2*64 + i - 1;
+    const global float *xs_i = xs + gid*N + gid_2*64 + i - 1;
     float acc = 0.0f;
     /* reduceSeq, 2 steps */
     acc = xs_i[0] + acc;
@@ -77,7 +77,7 @@ kernel void jacobi2dChunk(global float *restrict output,
     float acc_2 = acc;
     /* reduceSeq, 3 steps */
     acc_2 = xs[max(gid - 1, 0)*N + gid_2*64 + i] + acc_2;
-    acc_2 = xs[gid*N + gid_2*64 + i] + acc_2;
+    acc_2 = xs_i[1] + acc_2;
     acc_2 = xs[min(gid + 1, M - 1)*N + gid_2*64 + i] + acc_2;
     output[gid*N + gid_2*64 + i] = acc_2 * 0.2f;
   }
