@@ -12,7 +12,11 @@
  * sequential.  Candidates are checked as `dpia check` checks (several at
  * once, --jobs), timed one at a time on the device as `dpia run` times
  * them (run.c, through driver_process), and the fastest are checked
- * against the reference interpreter until one agrees.
+ * against the reference interpreter until one agrees.  A caller may run
+ * the candidates elsewhere instead (DpiaExplore.evaluate: Python's
+ * dpia.explore on a Ray cluster): the search is the same, each batch that
+ * checks handed to it at once, and the checks of the fastest one at a
+ * time.
  *
  * The search: every candidate when the space has at most EXHAUSTIVE_MAX;
  * else SAMPLE of them drawn by the seed, then local search around the
@@ -243,6 +247,7 @@ typedef struct Explorer {
   double budget;
   int *sample; /* the seed's draw: candidate indices */
   int nsample;
+  bool evaluator_failed; /* DpiaExplore.evaluate returned non-zero: the search stops */
 } Explorer;
 
 static double elapsed(const Explorer *e) {
@@ -250,6 +255,9 @@ static double elapsed(const Explorer *e) {
   clock_gettime(CLOCK_MONOTONIC, &now);
   return (double)(now.tv_sec - e->start.tv_sec) + (double)(now.tv_nsec - e->start.tv_nsec) * 1e-9;
 }
+
+/* the search goes on while the budget lasts and the evaluator answers */
+static bool spent(const Explorer *e) { return e->evaluator_failed || elapsed(e) > e->budget; }
 
 static bool is_reduce(const Ast *e) {
   while (e->kind == AST_APP) e = e->lhs;
@@ -517,19 +525,76 @@ static DpiaResult *run_candidate(const Explorer *e, const Candidate *cd, bool ch
   return search_run(e->c, cd->program, cd->kname, 0, NULL, NULL, check, repeat);
 }
 
-static void time_one(Explorer *e, Candidate *cd) {
-  int repeat = e->c->opt->repeat > 0 ? e->c->opt->repeat : DEFAULT_REPEAT;
-  DpiaResult *r = run_candidate(e, cd, false, repeat);
-  int status = dpia_result_status(r);
-  if (status == DPIA_OK && dpia_result_run_time(r, &cd->min_ms, &cd->median_ms)) {
+static int repeat_of(const Explorer *e) { return e->c->opt->repeat > 0 ? e->c->opt->repeat : DEFAULT_REPEAT; }
+
+/* a timing run's outcome: ran (its times), or why not (the first
+ * error's code; a static string of the code table, or the arena's) */
+static void timed(Explorer *e, Candidate *cd, int status, bool ran, double min_ms, double median_ms, const char *why) {
+  if (status == DPIA_OK && ran) {
     cd->state = CAND_TIMED;
+    cd->min_ms = min_ms;
+    cd->median_ms = median_ms;
     cd->found_s = elapsed(e);
   } else {
     cd->state = status == DPIA_EPRECONDITION ? CAND_PRECONDITION : CAND_FAILED;
-    const DpiaDiagnostic *d = dpia_result_diagnostic_count(r) ? dpia_result_diagnostic(r, 0) : NULL;
-    cd->why = d && d->code ? d->code : "error";
+    cd->why = why && *why ? why : "error";
   }
+}
+
+static const char *first_code(const DpiaResult *r) {
+  const DpiaDiagnostic *d = dpia_result_diagnostic_count(r) ? dpia_result_diagnostic(r, 0) : NULL;
+  return d ? d->code : NULL; /* diag_code_name's, static: safe after the free */
+}
+
+static void time_one(Explorer *e, Candidate *cd) {
+  DpiaResult *r = run_candidate(e, cd, false, repeat_of(e));
+  double min_ms = 0, median_ms = 0;
+  bool ran = dpia_result_run_time(r, &min_ms, &median_ms);
+  timed(e, cd, dpia_result_status(r), ran, min_ms, median_ms, first_code(r));
   dpia_result_free(r);
+}
+
+/* ---- an evaluator of the caller's (DpiaExplore.evaluate) ---- */
+
+/* the runs of cands[0..n) handed to the evaluator: false when it failed */
+static bool evaluate_elsewhere(Explorer *e, Candidate **cands, int n, bool check, DpiaExploreRun **out) {
+  DpiaExploreRun *runs = NEWARRAY(e->c->arena, DpiaExploreRun, n ? n : 1);
+  for (int i = 0; i < n; i++) {
+    runs[i] = (DpiaExploreRun){.id = (int)(cands[i] - e->cands),
+                               .strategy = strategy_text(e, cands[i]),
+                               .program = cands[i]->program,
+                               .kernel = cands[i]->kname,
+                               .check = check,
+                               .repeat = check ? 1 : repeat_of(e),
+                               .status = DPIA_EINTERNAL};
+  }
+  *out = runs;
+  if (e->x->evaluate(e->x->evaluate_user, runs, n) != 0) {
+    e->evaluator_failed = true;
+    return false;
+  }
+  return true;
+}
+
+static const char *run_reason(Explorer *e, const DpiaExploreRun *run) {
+  /* the evaluator's buffer, whatever it holds, ended and copied */
+  return arena_strndup(e->c->arena, run->reason, strnlen(run->reason, sizeof run->reason));
+}
+
+/* time the batch's candidates that check, all at once, by the evaluator */
+static void time_elsewhere(Explorer *e, Candidate **batch, int n) {
+  DpiaExploreRun *runs;
+  if (n == 0) return; /* none of the batch checks: nothing to ask */
+  if (!evaluate_elsewhere(e, batch, n, false, &runs)) {
+    for (int i = 0; i < n; i++) { /* not timed: not tried */
+      batch[i]->order = -1;
+      e->tried--;
+    }
+    return;
+  }
+  for (int i = 0; i < n; i++)
+    timed(e, batch[i], runs[i].status, runs[i].status == DPIA_OK, runs[i].min_ms, runs[i].median_ms,
+          run_reason(e, &runs[i]));
 }
 
 static const Candidate *best_timed(const Explorer *e) {
@@ -559,12 +624,20 @@ static void evaluate_batch(Explorer *e, const int *idx, int n) {
   int nb = 0;
   for (int i = 0; i < n; i++) {
     Candidate *cd = &e->cands[idx[i]];
-    if (cd->order >= 0 || elapsed(e) > e->budget) continue;
+    if (cd->order >= 0 || spent(e)) continue;
     cd->order = e->tried++;
     derive(e, cd);
     if (cd->state == CAND_PENDING) batch[nb++] = cd;
   }
   check_all(e, batch, nb);
+  if (e->x->evaluate) {
+    int nc = 0;
+    for (int i = 0; i < nb; i++)
+      if (batch[i]->state == CAND_PENDING) batch[nc++] = batch[i];
+    time_elsewhere(e, batch, nc);
+    progress(e);
+    return;
+  }
   for (int i = 0; i < nb; i++) {
     if (batch[i]->state != CAND_PENDING) continue;
     if (elapsed(e) > e->budget) { /* derived and checked, not timed: not tried */
@@ -581,7 +654,7 @@ static void evaluate_batch(Explorer *e, const int *idx, int n) {
  * as it goes, not checking the whole space first */
 static void evaluate(Explorer *e, const int *idx, int n) {
   int batch = BATCH_PER_JOB * (e->x->jobs > 1 ? e->x->jobs : 1);
-  for (int i = 0; i < n && elapsed(e) <= e->budget; i += batch) evaluate_batch(e, idx + i, n - i < batch ? n - i : batch);
+  for (int i = 0; i < n && !spent(e); i += batch) evaluate_batch(e, idx + i, n - i < batch ? n - i : batch);
 }
 
 /* the untried neighbours of cd: the same strategy, one slot one value
@@ -630,7 +703,7 @@ static void search(Explorer *e) {
   evaluate(e, all, SAMPLE);
   int *near = NEWARRAY(e->c->arena, int, e->ncands);
   int drawn = SAMPLE;
-  while (e->tried < e->ncands && elapsed(e) <= e->budget) {
+  while (e->tried < e->ncands && !spent(e)) {
     const Candidate *b = best_timed(e);
     int n = b ? neighbours(e, b, near) : 0;
     if (n) {
@@ -657,10 +730,16 @@ static int by_time(const void *pa, const void *pb) {
 
 /* the fastest that agrees with the reference interpreter */
 static Candidate *check_best(Explorer *e, Candidate **ranked, int n) {
-  for (int i = 0; i < n && i < CHECK_TRIES && ranked[i]->state == CAND_TIMED; i++) {
-    DpiaResult *r = run_candidate(e, ranked[i], true, 1);
-    ranked[i]->check = dpia_result_status(r) == DPIA_OK;
-    dpia_result_free(r);
+  for (int i = 0; i < n && i < CHECK_TRIES && ranked[i]->state == CAND_TIMED && !e->evaluator_failed; i++) {
+    if (e->x->evaluate) {
+      DpiaExploreRun *run;
+      if (!evaluate_elsewhere(e, &ranked[i], 1, true, &run)) return NULL;
+      ranked[i]->check = run->status == DPIA_OK;
+    } else {
+      DpiaResult *r = run_candidate(e, ranked[i], true, 1);
+      ranked[i]->check = dpia_result_status(r) == DPIA_OK;
+      dpia_result_free(r);
+    }
     if (ranked[i]->check) return ranked[i];
   }
   return NULL;
@@ -729,7 +808,8 @@ static void report(Explorer *e, Candidate **ranked, int n, const Candidate *best
   for (int i = 0; i < o->nsizes; i++) emit(out, " %s=%lld", o->size_names[i], o->size_values[i]);
   emit(out, "; %d strategies, %d tried (%s, seed %llu%s), %d timed in %.1f s\n", e->ncands, e->tried,
        exhaustive ? "exhaustive" : "sampled, then local search", (unsigned long long)o->seed,
-       e->tried < e->ncands ? "; the budget ended it" : "", timed, elapsed(e));
+       e->tried == e->ncands ? "" : e->evaluator_failed ? "; the evaluator failed" : "; the budget ended it", timed,
+       elapsed(e));
   if (e->whole)
     emit(out, "  %s is a whole reduction: each strategy is a pipeline of its partial sums (%sParts) and their sum "
               "on one work-item (%sSum), timed together\n",
@@ -819,6 +899,13 @@ int pass_explore(Ctx *c) {
   qsort(ranked, (size_t)e.ncands, sizeof *ranked, by_time);
   Candidate *best = check_best(&e, ranked, e.ncands);
   report(&e, ranked, e.ncands, best);
+  if (e.evaluator_failed) {
+    diag_error(&c->diag, ERR_EXPLORE_EVALUATOR_FAILED, k->name_span,
+               "the evaluator of kernel '%s''s candidates failed (DpiaExplore.evaluate returned non-zero): the search "
+               "stopped after %d of %d strategies tried",
+               k->name, e.tried, e.ncands);
+    return DPIA_EUSER;
+  }
   if (!best) {
     diag_error(&c->diag, ERR_EXPLORE_NOTHING_FOUND, k->name_span,
                "no strategy for kernel '%s' checks, runs and agrees with the reference interpreter within %g s (%d of "

@@ -122,7 +122,7 @@ static const char verify_help[] =
 
 static const char run_help[] =
     "usage: dpia run FILE [-k KERNEL] --size N=VALUE... [--check] [--repeat R] [--seed S]\n"
-    "                [--inputs=signed|positive|unit] [--platform P] [--device D]\n"
+    "                [--inputs=signed|positive|unit] [--input NAME=FILE]... [--platform P] [--device D]\n"
     "                [--local-size=...] [--global-size=...] [--set NAME=VALUE]...\n"
     "                [--diagnostics=text|json] [--json] [--no-verify] [--target=NAME]\n"
     "\n"
@@ -147,6 +147,9 @@ static const char run_help[] =
     "negative input) fails --check (exit 3): choose inputs in the program's domain.\n"
     "So does a reference that is 0 at every element (a cutoff no input reaches),\n"
     "which would show only that the kernel writes zeros: choose other inputs.\n"
+    "--input NAME=FILE gives data parameter NAME the numbers of FILE (text, white\n"
+    "space or commas between them, the elements in row-major order) in place of\n"
+    "random ones: inputs of a physical domain (a density, a pressure, a mesh).\n"
     "--json prints the report as one JSON object (kernel, device, platform, sizes,\n"
     "global_size, local_size, runs, min_ms, median_ms, gb_per_s, check: seed, ok,\n"
     "relative_error, bound, report), also when the check fails; when a precondition\n"
@@ -391,6 +394,9 @@ typedef struct Owned {
   const char *set_names[MAX_SIZES]; /* --set */
   int nsets;
   char *opencl_text;
+  const char *input_names[MAX_SIZES]; /* --input NAME=FILE: NAME, and FILE's text */
+  const char *input_texts[MAX_SIZES];
+  int ninputs;
 } Owned;
 
 /* NAME=VALUE[,NAME=VALUE...] of --size, appended to opt's sizes */
@@ -638,6 +644,22 @@ static int run_command_in(const Command *cmd, int argc, char **argv, Owned *own)
       own->opencl_text = cli_read_file(a + 16, &n);
       if (!own->opencl_text) return DPIA_EUSAGE;
       opt.opencl_source = own->opencl_text;
+    } else if (run && (strcmp(a, "--input") == 0 || strncmp(a, "--input=", 8) == 0)) {
+      /* --input NAME=FILE, --input=NAME=FILE: the library checks the name
+       * and the values (E0341, E0340) */
+      const char *binding = a[7] == '=' ? a + 8 : (i + 1 < argc ? argv[++i] : NULL);
+      const char *eq = binding ? strchr(binding, '=') : NULL;
+      if (!eq || eq == binding || !eq[1]) return command_usage_error(cmd->name, "%s", "--input needs NAME=FILE");
+      if (own->ninputs == MAX_SIZES) return command_usage_error(cmd->name, "%s", "too many --input values");
+      size_t n;
+      char *text = cli_read_file(eq + 1, &n);
+      if (!text) return DPIA_EUSAGE;
+      own->input_texts[own->ninputs] = text;
+      own->input_names[own->ninputs] = strndup(binding, (size_t)(eq - binding));
+      if (!own->input_names[own->ninputs++]) return usage_error("%s", "out of memory");
+      opt.ninputs_given = own->ninputs;
+      opt.input_names = own->input_names;
+      opt.input_texts = own->input_texts;
     } else if (run && strncmp(a, "--inputs=", 9) == 0) {
       if (strcmp(a + 9, "signed") == 0) opt.inputs = DPIA_INPUTS_SIGNED;
       else if (strcmp(a + 9, "positive") == 0) opt.inputs = DPIA_INPUTS_POSITIVE;
@@ -749,6 +771,7 @@ static int run_command(const Command *cmd, int argc, char **argv) {
   for (int i = 0; i < own.nsizes; i++) free((void *)own.size_names[i]);
   for (int i = 0; i < own.nsets; i++) free((void *)own.set_names[i]);
   free(own.opencl_text);
+  for (int i = 0; i < own.ninputs; i++) free((void *)own.input_names[i]), free((void *)own.input_texts[i]);
   return status;
 }
 

@@ -3,6 +3,7 @@
  * target's device (a kernel, or a pipeline's kernels in order), the
  * comparison with the reference interpreter and the report, as text or
  * JSON. */
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -276,7 +277,95 @@ static int run_compare(Ctx *c, const DefInfo *def, const Phrase *body, const Nat
 
 static int pass_run_pipeline(Ctx *c);
 
-/* dpia run: fresh random inputs for def's data parameters (--seed, --inputs) */
+/* the values v[0 ..) of one value of layout l, as the device holds them:
+ * a float lane rounded to float, an int lane a whole number of 32 bits
+ * (an idx[n] one in 0 .. n-1), a bool lane 0 or 1; *at counts the
+ * numbers read, for the message (why) of the first that is not */
+static bool fit_values(const Lay *l, double *v, int64_t *at, Buf *why) {
+  switch (l->kind) {
+  case LAY_NUM:
+    for (int j = 0; j < l->width; j++, (*at)++) {
+      double x = v[j];
+      DPIA_EXHAUSTIVE_BEGIN
+      switch (l->scalar) {
+      case SC_FLOAT: v[j] = (float)x; break;
+      case SC_DOUBLE: break;
+      case SC_INT:
+        if (x != floor(x) || x < (l->bound ? 0 : INT32_MIN) || x > (l->bound ? (double)(l->bound - 1) : INT32_MAX)) {
+          if (l->bound) emit(why, "number %" PRId64 " (%g) is not an index of %" PRId64 " elements", *at + 1, x, l->bound);
+          else emit(why, "number %" PRId64 " (%g) is not an int", *at + 1, x);
+          return false;
+        }
+        break;
+      case SC_BOOL:
+        if (x != 0 && x != 1) {
+          emit(why, "number %" PRId64 " (%g) is not a bool (0 or 1)", *at + 1, x);
+          return false;
+        }
+        break;
+      }
+      DPIA_EXHAUSTIVE_END
+    }
+    return true;
+  case LAY_ARRAY:
+    for (int64_t i = 0; i < l->n; i++)
+      if (!fit_values(l->elem, v + i * l->elem->flat, at, why)) return false;
+    return true;
+  case LAY_PAIR: return fit_values(l->fst, v, at, why) && fit_values(l->snd, v + l->fst->flat, at, why);
+  }
+  return false;
+}
+
+/* --input NAME=FILE (o->input_names, input_texts): in[i] of the data
+ * parameter NAME read from the text in place of its random values */
+static bool given_inputs(Ctx *c, const DefInfo *def, const NatValues *nats, double **in, const size_t *counts) {
+  const DpiaOptions *o = c->opt;
+  for (int k = 0; k < o->ninputs_given; k++) {
+    const char *name = o->input_names[k];
+    int p = 0;
+    while (p < def->nparams && strcmp(def->params[p]->name, name) != 0) p++;
+    bool twice = false;
+    for (int j = 0; j < k; j++) twice = twice || strcmp(o->input_names[j], name) == 0;
+    if (p == def->nparams || twice) {
+      diag_error(&c->diag, ERR_UNKNOWN_INPUT, def->decl->name_span, "--input %s: %s", name,
+                 twice ? "given twice" : "the kernel has no data parameter of that name");
+      return false;
+    }
+    Buf why;
+    buf_init(&why, c->arena);
+    const Lay *l = interp_param_layout(c->arena, def, p, nats, &why);
+    if (!l) {
+      diag_error(&c->diag, ERR_SIZES_TOO_LARGE, def->decl->name_span, "%s", why.data);
+      return false;
+    }
+    size_t n = 0;
+    const char *t = o->input_texts[k];
+    for (;;) {
+      while (*t == ' ' || *t == '\t' || *t == '\n' || *t == '\r' || *t == ',') t++;
+      if (!*t) break;
+      char *end;
+      double x = strtod(t, &end);
+      if (end == t || !isfinite(x)) {
+        diag_error(&c->diag, ERR_BAD_INPUT_VALUES, def->decl->name_span, "--input %s: number %zu is not a finite number",
+                   name, n + 1);
+        return false;
+      }
+      if (n < counts[p]) in[p][n] = x;
+      n++;
+      t = end;
+    }
+    int64_t at = 0;
+    if (n != counts[p] || !fit_values(l, in[p], &at, &why)) {
+      if (n != counts[p]) emit(&why, "%zu numbers, where it has %zu", n, counts[p]);
+      diag_error(&c->diag, ERR_BAD_INPUT_VALUES, def->decl->name_span, "--input %s: %s", name, why.data);
+      return false;
+    }
+  }
+  return true;
+}
+
+/* dpia run: fresh random inputs for def's data parameters (--seed,
+ * --inputs), but those given by --input */
 static bool run_inputs(Ctx *c, const DefInfo *def, const NatValues *nats, double ***inputs, size_t **counts) {
   const DpiaOptions *o = c->opt;
   Rng rng;
@@ -284,7 +373,8 @@ static bool run_inputs(Ctx *c, const DefInfo *def, const NatValues *nats, double
   rng.inputs = o->inputs == DPIA_INPUTS_POSITIVE ? RNG_POSITIVE : o->inputs == DPIA_INPUTS_UNIT ? RNG_UNIT : RNG_SIGNED;
   Buf err;
   buf_init(&err, c->arena);
-  if (interp_random_inputs(c->arena, def, nats, &rng, inputs, counts, &err)) return true;
+  if (interp_random_inputs(c->arena, def, nats, &rng, inputs, counts, &err))
+    return given_inputs(c, def, nats, *inputs, *counts);
   diag_error(&c->diag, ERR_SIZES_TOO_LARGE, def->decl->name_span, "%s", err.data);
   return false;
 }

@@ -12,7 +12,7 @@
 
 #include "bench_meta.h"
 
-enum { MAX_IMPLS = 16, MAX_REPS = 200, MAX_ARGS = 16, MAX_OPS = 24, MAX_BINDS = 16 };
+enum { MAX_IMPLS = 16, MAX_REPS = 200, MAX_ARGS = 16, MAX_OPS = 40, MAX_BINDS = 16 };
 
 #define CL_CHECK(call)                                                               \
   do {                                                                               \
@@ -76,7 +76,7 @@ struct Impl {
 typedef enum OpKind {
   OP_SCAL, OP_ASUM, OP_DOT, OP_GEMV, OP_GEMM, OP_STENCIL1D, OP_JACOBI2D, OP_HEAT3D,
   OP_NBODY, OP_MD, OP_BLUR, OP_GESUMMV, OP_ATAX, OP_NN, OP_MRIQ, OP_KMEANS, OP_SCAN, OP_SPMV, OP_HOTSPOT3D,
-  OP_MRIQ2, OP_COVARIANCE, OP_CORRELATION, OP_ADI, OP_SGEMM
+  OP_MRIQ2, OP_COVARIANCE, OP_CORRELATION, OP_ADI, OP_SGEMM, OP_CFD
 } OpKind;
 
 static inline bool is_peer(OpKind kind) { return kind >= OP_NBODY; }

@@ -1268,9 +1268,12 @@ int main(int argc, char **argv) {
       /* SHOC sgemm: M x N x K, M % 64 == 0, N and K % 16 == 0 */
       {OP_SGEMM, "sgemm", check_only ? 128 : quick ? 512 : 1024, check_only ? 64 : quick ? 512 : 1024,
        check_only ? 48 : quick ? 512 : 1024, false},
+      /* Rodinia cfd: its fvcorr.domn.193K mesh's nelr, elements a multiple of its groups of 192 */
+      {OP_CFD, "cfd", 0, check_only ? 1152 : quick ? 65472 : 193536, 0, false},
   };
   for (size_t p = 0; p < sizeof plan / sizeof plan[0]; p++) {
     if (!have(only, plan[p].name, is_peer(plan[p].kind))) continue;
+    if (nops == MAX_OPS) die("more than %d operations: raise MAX_OPS", MAX_OPS);
     Op *op = &ops[nops++];
     make_op(op, plan[p].kind, plan[p].name, plan[p].m, plan[p].n, plan[p].k);
     op->large = plan[p].large;

@@ -23,6 +23,7 @@
  *                                                                  reduce_kernel, corr_kernel
  *   adi          samples/adi.dpia (adiKernel1)                     PolyBench/GPU adi_kernel1 (in double)
  *   sgemm        samples/sgemm_shoc.dpia (sgemmNN)                 SHOC gemm, sgemmNN
+ *   cfd          samples/cfd_flux.dpia (computeFlux)               Rodinia cfd, compute_flux
  *
  * nbody, mriq, kmeans, gesummv and atax have one more hand-written kernel
  * each, with float8 vectors (nbody_vec: eight bodies a work-item;
@@ -598,6 +599,147 @@ static void make_sgemm(Op *op) {
   free(a), free(b), free(c);
 }
 
+/* Rodinia cfd's state, double: velocity and pressure of one element (or
+ * of the far field) to its conserved variables and the flux contributions
+ * of euler3d's compute_flux_contribution (fc[0..2] momentum x y z,
+ * fc[3] density_energy, each a 3-vector), and its pressure, speed and
+ * speed of sound */
+typedef struct CfdState {
+  double density, momentum[3], density_energy;
+  double velocity[3], pressure, speed, speed_of_sound, fc[4][3];
+} CfdState;
+
+static CfdState cfd_state(double density, const double momentum[3], double density_energy) {
+  CfdState s = {.density = density, .density_energy = density_energy};
+  double speed_sqd = 0;
+  for (int c = 0; c < 3; c++) {
+    s.momentum[c] = momentum[c];
+    s.velocity[c] = momentum[c] / density;
+    speed_sqd += s.velocity[c] * s.velocity[c];
+  }
+  s.pressure = (1.4 - 1.0) * (density_energy - 0.5 * density * speed_sqd);
+  s.speed = sqrt(speed_sqd);
+  s.speed_of_sound = sqrt(1.4 * s.pressure / density);
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++) s.fc[r][c] = s.velocity[c] * momentum[r] + (r == c ? s.pressure : 0.0);
+  for (int c = 0; c < 3; c++) s.fc[3][c] = s.velocity[c] * (density_energy + s.pressure);
+  return s;
+}
+
+/* the largest relative error ||out - ref|| / ||ref|| of cfd's five rows
+ * of fluxes (density's are of another scale than density_energy's) */
+static double cfd_error(const Op *op, const float *result) {
+  size_t n = op->ref_count / 5;
+  double worst = 0;
+  for (size_t v = 0; v < 5; v++) {
+    double num = 0, den = 0;
+    for (size_t i = v * n; i < (v + 1) * n; i++) {
+      double d = result[i] - op->ref_vec[i];
+      num += d * d, den += op->ref_vec[i] * op->ref_vec[i];
+    }
+    double e = isnan(num) ? INFINITY : sqrt(den > 0 ? num / den : num);
+    worst = e > worst ? e : worst;
+  }
+  return worst;
+}
+
+/* Rodinia cfd (its fvcorr.domn.193K mesh: 193474 elements, nelr padded to
+ * 193536, a multiple of its block of 192): n elements in Rodinia's
+ * layouts, each of density in [1, 2), velocity in [-0.5, 0.5)^3 and
+ * pressure in [0.5, 1.5) (so that every speed of sound is real); through
+ * each face a neighbour numbered within 256 of the element (a mesh
+ * numbered along its elements), 5% wing faces (-1) and 5% far-field
+ * faces (-2); normals in [-1, 1)^3; the far field Rodinia's (Mach 1.2,
+ * angle of attack 0, density 1.4, pressure 1) and its flux contributions
+ * computed on the host, as euler3d.cpp does.  The reference, in double:
+ * fluxes[v][i]. */
+static void make_cfd(Op *op) {
+  long long n = op->n;
+  float *variables = falloc((size_t)(5 * n)), *normals = falloc((size_t)(12 * n));
+  int *nbs = xmalloc(sizeof(int) * (size_t)(4 * n));
+  for (long long i = 0; i < n; i++) {
+    float d = rnd(1.0f, 2.0f), p = rnd(0.5f, 1.5f), speed_sqd = 0;
+    variables[i] = d;
+    for (int c = 0; c < 3; c++) {
+      float v = rnd(-0.5f, 0.5f);
+      variables[(1 + c) * n + i] = d * v;
+      speed_sqd += v * v;
+    }
+    variables[4 * n + i] = p / (1.4f - 1.0f) + 0.5f * d * speed_sqd;
+    for (int j = 0; j < 4; j++) {
+      float r = rnd(0.0f, 1.0f);
+      long long nb = i + (long long)floorf(rnd(-256.0f, 257.0f));
+      nbs[j * n + i] = r < 0.05f ? -1 : r < 0.1f ? -2 : (int)(nb < 0 ? 0 : nb >= n ? n - 1 : nb);
+    }
+  }
+  fill(normals, (size_t)(12 * n), -1.0f, 1.0f);
+  const double ff_density = 1.4, ff_pressure = 1.0, ff_speed = 1.2 * sqrt(1.4 * ff_pressure / ff_density);
+  const double ff_momentum[3] = {ff_density * ff_speed, 0.0, 0.0};
+  const double ff_density_energy = ff_density * 0.5 * ff_speed * ff_speed + ff_pressure / (1.4 - 1.0);
+  float ff_variable[5] = {(float)ff_density, (float)ff_momentum[0], (float)ff_momentum[1], (float)ff_momentum[2],
+                          (float)ff_density_energy};
+  /* as the device sees them: the far field's variables in float */
+  const double ff_momentum_f[3] = {ff_variable[1], ff_variable[2], ff_variable[3]};
+  CfdState ff = cfd_state(ff_variable[0], ff_momentum_f, ff_variable[4]);
+  float ff_fc[4][3];
+  for (int r = 0; r < 4; r++)
+    for (int c = 0; c < 3; c++) ff_fc[r][c] = (float)ff.fc[r][c];
+  bind_mem(op, "variables", variables, sizeof(float) * (size_t)(5 * n));
+  bind_mem(op, "nbs", nbs, sizeof(int) * (size_t)(4 * n));
+  bind_mem(op, "normals", normals, sizeof(float) * (size_t)(12 * n));
+  bind_mem(op, "ffVariable", ff_variable, sizeof ff_variable);
+  bind_mem(op, "ffFcMomentumX", ff_fc[0], sizeof ff_fc[0]);
+  bind_mem(op, "ffFcMomentumY", ff_fc[1], sizeof ff_fc[1]);
+  bind_mem(op, "ffFcMomentumZ", ff_fc[2], sizeof ff_fc[2]);
+  bind_mem(op, "ffFcDensityEnergy", ff_fc[3], sizeof ff_fc[3]);
+  new_reference(op, (size_t)(5 * n));
+  op->error = cfd_error;
+  /* far-field flux contributions as the device reads them (floats) */
+  double ffc[4][3];
+  for (int r = 0; r < 4; r++)
+    for (int c = 0; c < 3; c++) ffc[r][c] = ff_fc[r][c];
+#pragma omp parallel for
+  for (long long i = 0; i < n; i++) {
+    const double m_i[3] = {variables[n + i], variables[2 * n + i], variables[3 * n + i]};
+    CfdState si = cfd_state(variables[i], m_i, variables[4 * n + i]);
+    double flux[5] = {0, 0, 0, 0, 0}; /* density, momentum x y z, density_energy */
+    for (int j = 0; j < 4; j++) {
+      int nb = nbs[j * n + i];
+      double normal[3], len = 0;
+      for (int c = 0; c < 3; c++) normal[c] = normals[(j + 4 * c) * n + i], len += normal[c] * normal[c];
+      len = sqrt(len);
+      if (nb == -1) {
+        for (int c = 0; c < 3; c++) flux[1 + c] += normal[c] * si.pressure;
+        continue;
+      }
+      if (nb < 0 && nb != -2) continue;
+      const double *m_nb = ff_momentum_f, (*fc_nb)[3] = (const double(*)[3])ffc;
+      CfdState snb;
+      if (nb >= 0) {
+        const double m[3] = {variables[n + nb], variables[2 * n + nb], variables[3 * n + nb]};
+        snb = cfd_state(variables[nb], m, variables[4 * n + nb]);
+        m_nb = snb.momentum, fc_nb = (const double(*)[3])snb.fc;
+        double factor = -len * 0.2 * 0.5 * (si.speed + snb.speed + si.speed_of_sound + snb.speed_of_sound);
+        flux[0] += factor * (si.density - snb.density);
+        for (int c = 0; c < 3; c++) flux[1 + c] += factor * (si.momentum[c] - snb.momentum[c]);
+        flux[4] += factor * (si.density_energy - snb.density_energy);
+      }
+      for (int c = 0; c < 3; c++) {
+        double h = 0.5 * normal[c];
+        flux[0] += h * (m_nb[c] + si.momentum[c]);
+        for (int r = 0; r < 3; r++) flux[1 + r] += h * (fc_nb[r][c] + si.fc[r][c]);
+        flux[4] += h * (fc_nb[3][c] + si.fc[3][c]);
+      }
+    }
+    for (int v = 0; v < 5; v++) op->ref_vec[v * n + i] = flux[v];
+  }
+  /* an element's variables, neighbours, normals and fluxes, and its four
+   * neighbours' variables */
+  op->bytes = 4.0 * (5 + 4 + 12 + 5 + 4 * 5) * (double)n;
+  snprintf(op->size, sizeof op->size, "nelr=%lld", n);
+  free(variables), free(normals), free(nbs);
+}
+
 void peer_make_op(Op *op) {
   switch (op->kind) {
   case OP_NBODY: make_nbody(op); break;
@@ -616,6 +758,7 @@ void peer_make_op(Op *op) {
   case OP_CORRELATION: make_datamining(op); break;
   case OP_ADI: make_adi(op); break;
   case OP_SGEMM: make_sgemm(op); break;
+  case OP_CFD: make_cfd(op); break;
   default: die("%s is not a peer program", op->name);
   }
 }
@@ -847,6 +990,17 @@ void peer_setup_impls(Op *op) {
     add_peer(op, "sgemmNN", "sgemmNN (SHOC)", 2, g, l, (size_t)(m * n), 9,
              (Arg[]){amem(mem_of(op, "a")), aint(m), amem(mem_of(op, "b")), aint(k), amem(mem_of(op, "c")), aint(m),
                      aint(k), afloat(float_of(op, "alpha")), afloat(float_of(op, "beta"))});
+    break;
+  }
+  case OP_CFD: {
+    add_dpia(op, "cfd_flux.dpia", "computeFlux");
+    /* Rodinia's launch: a work-item an element, groups of 192 */
+    size_t g[] = {(size_t)n}, l[] = {192};
+    add_peer(op, "compute_flux", "compute_flux (Rodinia)", 1, g, l, (size_t)(5 * n), 9,
+             (Arg[]){amem(mem_of(op, "nbs")), amem(mem_of(op, "normals")), amem(mem_of(op, "variables")),
+                     amem(mem_of(op, "ffVariable")), amem(mem_of(op, "ffFcDensityEnergy")),
+                     amem(mem_of(op, "ffFcMomentumX")), amem(mem_of(op, "ffFcMomentumY")),
+                     amem(mem_of(op, "ffFcMomentumZ")), aint(n)});
     break;
   }
   default: die("%s is not a peer program", op->name);

@@ -51,17 +51,33 @@ if [ -z "${OPENBLAS_CORETYPE:-}" ] && grep -qw avx512f /proc/cpuinfo; then
   export OPENBLAS_CORETYPE=SkylakeX
 fi
 envs="OMP_WAIT_POLICY=$OMP_WAIT_POLICY OPENBLAS_THREAD_TIMEOUT=4${OPENBLAS_CORETYPE:+ OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE}"
-# gemm's block sizes and slice depth are tuned on this machine first
-# (docs/tune.md): the cache is the benchmark's own, so a run never depends
-# on what was tuned before it; blas_bench translates gemm through libdpia,
-# which takes the tuned values from it (and prints them).
+# gemm's tune parameters are tuned on this machine first (docs/tune.md):
+# the cache is the benchmark's own, so a run never depends on what was
+# tuned before it; blas_bench translates gemm through libdpia, which takes
+# the tuned values from it (and prints them).  The vector width follows
+# the instruction set (16 floats a register with AVX-512, 8 with AVX2);
+# then the register tile's shape (RT rows by CP vectors, 6 points) is
+# timed with the default blocks, and last the blocks and slice depth (64
+# points, within the budget) with the tile found.  Each stage's entry
+# replaces the one before (the same key and sizes): the last holds every
+# value.
 export DPIA_TUNE_CACHE=$out/tune.json
 rm -f "$DPIA_TUNE_CACHE"
 tune_size=1024
 [ ${#quick[@]} -gt 0 ] && tune_size=256
-tune_cmd="build/dpia tune samples/gemm.dpia -k gemm --size M=$tune_size,N=$tune_size,K=$tune_size --budget ${TUNE_BUDGET:-300} --seed 1"
+isa=avx2 width=8
+grep -qw avx512f /proc/cpuinfo && isa=avx512 width=16
 tune_start=$(date +%s)
-$tune_cmd | tee $out/tune.txt
+tune_base="build/dpia tune samples/gemm.dpia -k gemm --size M=$tune_size,N=$tune_size,K=$tune_size --seed 1"
+tile_cmd="$tune_base --set V=$width --set KS=512 --set AP=16 --set BP=8 --budget ${TUNE_BUDGET:-300}"
+echo "instruction set: $isa, vector width $width" | tee $out/tune.txt
+echo "$ $tile_cmd" | tee -a $out/tune.txt
+$tile_cmd --json > $out/tune_tile.json
+tile=$(python3 -c 'import json,sys; b=json.load(open(sys.argv[1]))["best"]; print(" ".join("--set %s=%d" % (k, b[k]) for k in ("RT", "CP")))' $out/tune_tile.json)
+echo "register tile: $tile" | tee -a $out/tune.txt
+tune_cmd="$tune_base --set V=$width $tile --budget ${TUNE_BUDGET:-300}"
+echo "$ $tune_cmd" | tee -a $out/tune.txt
+$tune_cmd | tee -a $out/tune.txt
 tune_s=$(($(date +%s) - tune_start))
 echo "tuning gemm took $tune_s s"
 cmd="build/bench/blas_bench --reps $reps --cold${quick:+ ${quick[*]}}"
@@ -152,8 +168,9 @@ blas=$(grep -m1 '^OpenBLAS:' $out/results.txt || true)
   echo
   echo "### gemm tuned on this machine"
   echo
-  echo "\`$tune_cmd\` took $tune_s s and chose (the fastest point checked against the reference;"
-  echo "the gemm rows above are translated with it, docs/tune.md):"
+  echo "Tuning took $tune_s s in two stages, the register tile's shape at the vector width of the"
+  echo "instruction set and then the blocks (\`$tune_cmd\`), each choosing the fastest point checked"
+  echo "against the reference; the gemm rows above are translated with the result, docs/tune.md:"
   echo
   echo '```'
   cat $out/tune.txt

@@ -141,7 +141,7 @@ void cprint_args(const CExprHooks *h, Buf *out, const KirExpr *e) {
 void cprint_expr(const CExprHooks *h, Buf *out, const KirExpr *e) {
   DPIA_EXHAUSTIVE_BEGIN
   switch (e->kind) {
-  case KE_INT: emit(out, "%lld", (long long)e->value); return;
+  case KE_INT: buf_put_int(out, (long long)e->value); return;
   case KE_VAR: buf_puts(out, e->name); return;
   case KE_LIT: cprint_lit(out, e->lit); return;
   case KE_IX: ix_print(out, e->ix, h->print_expr); return;

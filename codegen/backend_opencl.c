@@ -54,7 +54,9 @@ static void print_operand(Buf *out, const KirExpr *e, int min) { cprint_operand(
 /* vloadn(offset, ptr), vstoren(value, offset, ptr) (OpenCL C 6.15.7) */
 static void print_vector_memory(Buf *out, const char *fn, int width, const KirExpr *value, const KirExpr *offset,
                                 const KirExpr *ptr) {
-  emit(out, "%s%d(", fn, width);
+  buf_puts(out, fn);
+  buf_put_int(out, width);
+  buf_putc(out, '(');
   if (value) {
     print_expr(out, value);
     buf_puts(out, ", ");

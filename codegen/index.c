@@ -273,12 +273,23 @@ static size_t printed_length(const Ix *e) { return e->length; }
  * Tables are only looked up, never iterated: their order cannot reach the
  * output. */
 
+enum { RECENT_SIZES = 64 };
+
 struct IxMemo {
   MemoTable simplified; /* Ix -> Ix */
   MemoTable polys;      /* Ix -> Poly */
   MemoTable parts;      /* Poly -> BestParts */
   MemoTable sizes;      /* Size -> Ix (scope 0: no range matters) */
   MemoTable steps;      /* (at0, at, lane) -> ix_steps_by_lane's answer */
+  /* the sizes last asked for by the address of their terms: most are the
+   * very sizes of the types, asked for again at each access (hashing a
+   * size hashes its variables' names); direct-mapped, a lost entry is
+   * found in `sizes` */
+  struct {
+    const SizeTerm *terms;
+    int nterms;
+    const Ix *value;
+  } recent[RECENT_SIZES];
 };
 
 static IxMemo *memo_of(IxCtx *x) {
@@ -314,14 +325,24 @@ static bool same_size(const void *user, const void *a, const void *b) {
 /* Sizes recur: each access to an array multiplies by the sizes of its
  * dimensions (codegen/access.c, split_indices). */
 const Ix *ix_from_size(IxCtx *x, Size s) {
-  MemoTable *memo = &memo_of(x)->sizes;
+  IxMemo *m = memo_of(x);
+  uintptr_t at = (uintptr_t)s.terms >> 4;
+  size_t slot = (size_t)((at ^ (at >> 7)) % RECENT_SIZES);
+  /* the same terms are the same size (sizes are never changed, and the
+   * request's arena gives no address twice) */
+  if (s.terms && m->recent[slot].terms == s.terms && m->recent[slot].nterms == s.nterms) return m->recent[slot].value;
+  MemoTable *memo = &m->sizes;
   uint64_t hash = poly_hash(s, var_hash);
   const MemoEntry *known = memo_find(memo, hash, 0, same_size, NULL, &s);
-  if (known) return known->value;
-  const Ix *e = size_ix(x, s);
-  Size *key = NEW(x->arena, Size);
-  *key = s;
-  memo_put(x->arena, memo, (MemoEntry){key, hash, 0, e, 0}, same_size, NULL);
+  const Ix *e = known ? known->value : size_ix(x, s);
+  if (!known) {
+    Size *key = NEW(x->arena, Size);
+    *key = s;
+    memo_put(x->arena, memo, (MemoEntry){key, hash, 0, e, 0}, same_size, NULL);
+  }
+  m->recent[slot].terms = s.terms;
+  m->recent[slot].nterms = s.nterms;
+  m->recent[slot].value = e;
   return e;
 }
 
@@ -1064,11 +1085,7 @@ static Poly to_poly(Simplifier *s, const Ix *e) {
  * Which factorings to use is searched, within BUILD_BUDGET, for the
  * shortest text; ties keep the flat sum. */
 
-typedef struct Part {
-  const Ix *magnitude;
-  bool negative;
-  const Term *first; /* its leading term, for the order of parts */
-} Part;
+typedef IxPart Part; /* index_int.h */
 
 typedef struct Parts {
   int n;
@@ -1116,10 +1133,7 @@ static const Ix *term_magnitude(Simplifier *s, const Term *t, bool *negative) {
 
 static Parts flat_parts(Simplifier *s, Poly p) {
   Parts parts = {p.nterms, NEWARRAY(s->arena, Part, p.nterms > 0 ? p.nterms : 1)};
-  for (int i = 0; i < p.nterms; i++) {
-    parts.items[i].magnitude = term_magnitude(s, &p.terms[i], &parts.items[i].negative);
-    parts.items[i].first = &p.terms[i];
-  }
+  for (int i = 0; i < p.nterms; i++) parts.items[i] = ix_term_part(&p.terms[i]);
   return parts;
 }
 
@@ -1141,14 +1155,23 @@ static const Ix *assemble(Simplifier *s, Parts parts) {
   const Ix *e = NULL;
   for (int i = 0; i < parts.n; i++) {
     const Part *part = &sorted[i];
+    bool negative; /* part's own */
+    const Ix *m = part->magnitude ? part->magnitude : term_magnitude(s, part->first, &negative);
     if (!e) {
-      e = part->negative ? new_node(s->x, IX_SUB, ix_const(s->x, 0), part->magnitude)
-                         : part->magnitude;
+      e = part->negative ? new_node(s->x, IX_SUB, ix_const(s->x, 0), m) : m;
     } else {
-      e = new_node(s->x, part->negative ? IX_SUB : IX_ADD, e, part->magnitude);
+      e = new_node(s->x, part->negative ? IX_SUB : IX_ADD, e, m);
     }
   }
   return e;
+}
+
+/* printed_length(assemble(s, parts)), counted from the parts where their
+ * order does not matter (ix_parts_length): the search weighs every
+ * candidate by it and keeps one */
+static size_t parts_length(Simplifier *s, Parts parts) {
+  size_t length;
+  return ix_parts_length(parts.items, parts.n, &length) ? length : printed_length(assemble(s, parts));
 }
 
 static Parts best_parts(Simplifier *s, Poly p, int *budget);
@@ -1203,8 +1226,8 @@ static void try_factor(Simplifier *s, Poly p, const Term *f, const Ix *f_ix, boo
   Parts others = best_parts(s, in_order(rest, nrest), budget);
   Parts candidate = {others.n + 1, NEWARRAY(s->arena, Part, others.n + 1)};
   for (int i = 0; i < others.n; i++) candidate.items[i] = others.items[i];
-  candidate.items[others.n] = (Part){group, all_negative, first};
-  size_t length = printed_length(assemble(s, candidate));
+  candidate.items[others.n] = ix_group_part(group, all_negative, first);
+  size_t length = parts_length(s, candidate);
   /* a stride wins up to STRIDE_SLACK characters longer: (gid*4 + 1)*K + i
    * reads as row gid*4 + 1 of a matrix, next to (gid*4 + 2)*K + i, where
    * gid*K*4 + i + K is a puzzle */
@@ -1226,7 +1249,7 @@ static bool appears_before(Simplifier *s, const Term *terms, int upto, const Ix 
 static Parts search_parts(Simplifier *s, Poly p, int *budget) {
   Parts best = flat_parts(s, p);
   if (p.nterms < 2) return best;
-  size_t best_length = printed_length(assemble(s, best));
+  size_t best_length = parts_length(s, best);
   /* atom factors: atoms of at least two terms; first, and kept on a tie,
    * for the row-major form (bi*16 + i)*N + bj*16 + j */
   for (int i = 0; i < p.nterms; i++) {

@@ -9,6 +9,29 @@
 /* record e's printed length and structural hash (index_print.c); every
  * constructor calls it on the node it makes */
 void ix_seal(Ix *e);
+
+/* A part of a sum as the simplifier prints it (index.c: assemble adds
+ * the parts in order, the added ones first; a negative part is
+ * subtracted, or subtracted from 0 when all are).  The search for the
+ * shortest form weighs many sums and keeps one, so a part's magnitude is
+ * made only when its sum is: a term of the flat form has its length
+ * counted without it (ix_term_part). */
+typedef struct IxPart {
+  const Ix *magnitude; /* NULL: first's, not made yet (index.c, term_magnitude) */
+  bool negative;
+  const PolyTerm *first; /* its leading term, for the order of parts */
+  size_t length;         /* the magnitude's printed length */
+  /* the magnitude needs parentheses right of +, right of - */
+  bool parens_add, parens_sub;
+} IxPart;
+/* the term t as a part: term_magnitude(t), its atoms then its
+ * coefficient's magnitude unless it is 1, not made */
+IxPart ix_term_part(const PolyTerm *t);
+/* a part whose magnitude is made: a group g*(...) */
+IxPart ix_group_part(const Ix *group, bool negative, const PolyTerm *first);
+/* the printed length of the sum of parts[0, n) into *length; false where
+ * it depends on their order, which it leaves to the caller */
+bool ix_parts_length(const IxPart *parts, int n, size_t *length);
 /* a name's hash, by its text (not its address: deterministic) */
 uint64_t ix_name_hash(Sym name);
 /* the text of an expression atom (IX_EXPR), through the printer given */

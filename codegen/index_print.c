@@ -1,13 +1,13 @@
 /* index_print.c: the text of an index expression (ix_print), and what a
  * constructor records of it (ix_seal): its printed length and a
  * structural hash, so that comparing candidate forms never walks a tree
- * (index.c). */
+ * (index.c); and the printed length of a sum of parts counted without
+ * making it (ix_parts_length), for the simplifier's search. */
 #include "index.h"
 #include "index_int.h"
 #include "kir.h"
 #include "memo.h"
 
-#include <inttypes.h>
 #include <string.h>
 
 /* ---- printing ---- */
@@ -105,7 +105,7 @@ static void print_operand(Printer *p, const Ix *e, bool parens) {
 
 static void print_node(Printer *p, const Ix *e) {
   switch (e->kind) {
-  case IX_CONST: emit(p->out, "%" PRId64, e->value); return;
+  case IX_CONST: buf_put_int(p->out, e->value); return;
   case IX_VAR: print_text(p, e->name); return;
   case IX_EXPR: ix_print_atom(p->out, e->expr, p->print_expr); return;
   case IX_ADD:
@@ -171,4 +171,83 @@ void ix_seal(Ix *e) {
   INTERNAL("bad index kind %d", (int)e->kind);
 }
 
+/* ---- the length of a sum of parts (index_int.h) ----
+ *
+ * Counted as ix_seal counts the nodes assemble would make (index.c),
+ * operand by operand. */
 
+static size_t left_operand_length(IxKind parent, const Ix *e) {
+  return operand_length(e, left_needs_parens(parent, e));
+}
+
+static size_t right_operand_length(IxKind parent, const Ix *e) {
+  return operand_length(e, right_needs_parens(parent, e));
+}
+
+/* A product's first atom is a left operand of *, each further factor and
+ * the coefficient a right one; a product then needs no parentheses right
+ * of + or -, a lone atom what it needs itself (an atom kept as written
+ * may be a sum), a lone constant them where negative (INT64_MIN, which has
+ * no magnitude). */
+IxPart ix_term_part(const PolyTerm *t) {
+  IxPart part = {NULL, false, t, 0, false, false};
+  const Ix *lone = NULL; /* the first atom, while it is the only one */
+  bool product = false;
+  for (int i = 0; i < t->nfactors; i++) {
+    const Ix *a = t->factors[i].atom;
+    for (int64_t k = 0; k < t->factors[i].exp; k++) {
+      if (!lone && !product) {
+        lone = a;
+        part.length = a->length;
+        continue;
+      }
+      if (lone) part.length = left_operand_length(IX_MUL, lone);
+      part.length += 1 + right_operand_length(IX_MUL, a);
+      lone = NULL;
+      product = true;
+    }
+  }
+  int64_t c = t->num;
+  part.negative = c < 0 && c != INT64_MIN;
+  if (part.negative) c = -c;
+  if (c != 1 || (!lone && !product)) {
+    size_t digits = decimal_length(c);
+    if (lone) part.length = left_operand_length(IX_MUL, lone);
+    /* a negative constant is wrapped right of *, + and - */
+    part.length += lone || product ? 1 + digits + (c < 0 ? 2 : 0) : digits;
+    part.parens_add = part.parens_sub = !lone && !product && c < 0;
+  } else if (lone) {
+    part.parens_add = right_needs_parens(IX_ADD, lone);
+    part.parens_sub = right_needs_parens(IX_SUB, lone);
+  }
+  return part;
+}
+
+IxPart ix_group_part(const Ix *group, bool negative, const PolyTerm *first) {
+  return (IxPart){group, negative, first, group->length, right_needs_parens(IX_ADD, group),
+                  right_needs_parens(IX_SUB, group)};
+}
+
+/* The added parts come first, so the sum starts with a negative part only
+ * when all are negative: then it prints 0 - m1 - m2 ..., each magnitude a
+ * right operand of -; otherwise the first part is a left operand of + or
+ * -, which needs no parentheses (not even a sum does), and the others
+ * right operands of their + or -.  Which added part comes first matters
+ * only for a magnitude that needs parentheses right of + (a negative
+ * constant). */
+bool ix_parts_length(const IxPart *parts, int n, size_t *length) {
+  if (n == 0) {
+    *length = 1; /* 0 */
+    return true;
+  }
+  bool all_negative = true;
+  size_t sum = 0;
+  for (int i = 0; i < n; i++) {
+    bool parens = parts[i].negative ? parts[i].parens_sub : parts[i].parens_add;
+    if (!parts[i].negative && parens) return false;
+    all_negative &= parts[i].negative;
+    sum += 3 + parts[i].length + (parens ? 2 : 0); /* " + " or " - " */
+  }
+  *length = all_negative ? sum + 1 : sum - 3;
+  return true;
+}

@@ -806,8 +806,17 @@ void kir_hoist_guards(KirBlock *b) {
  * lane) only where the code inside it is straight-line: SHOC's sgemmNN
  * writes its 16 steps of a tile out, and samples/sgemm_shoc.dpia's loop of
  * 16, unrolled 4 at a time, was a scalar loop per work-item; unrolled
- * whole, about 3x faster (bench/peer_bench.c, sgemm at 512^3). */
-enum { UNROLL_STEPS = 4, UNROLL_MIN_TRIPS = 16, UNROLL_MIN_ASSIGNS = 8, UNROLL_FULL_MAX = 16 };
+ * whole, about 3x faster (bench/peer_bench.c, sgemm at 512^3).
+ *
+ * UNROLL_SHORT_MAX: a loop of 2 to this many steps with the same body (a
+ * sequential reduction over an element's few neighbours, its step many
+ * private values, as Rodinia's cfd sums an element's four faces) is
+ * unrolled whole too, for the same reason: Rodinia writes `#pragma unroll`
+ * before its loop, and samples/cfd_flux.dpia's loop of 4, left a loop,
+ * kept PoCL from vectorising the work-items (bench/peer_bench.c, cfd).
+ * Codegen writes out a short loop whose body only assigns (opencl.c,
+ * UNROLL_MAX); this one's body declares the step's values. */
+enum { UNROLL_STEPS = 4, UNROLL_MIN_TRIPS = 16, UNROLL_MIN_ASSIGNS = 8, UNROLL_FULL_MAX = 16, UNROLL_SHORT_MAX = 4 };
 
 bool kir_const_int(const KirExpr *e, int64_t *v) {
   if (e->kind == KE_INT) {
@@ -826,12 +835,23 @@ static void note_private_arrays(const KirBlock *b, NameSet *arrays) {
   }
 }
 
-/* s is the inner loop of a register tile (kir.h), of *trips steps */
+/* lhs is private memory: a private scalar or struct (or a field of one,
+ * at any depth), or an element of a private array */
+static bool private_place(const KirExpr *lhs, const NameSet *arrays, const NameSet *scalars) {
+  while (lhs->kind == KE_MEMBER) lhs = lhs->member.base;
+  return (lhs->kind == KE_VAR && nameset_has(scalars, lhs->name)) ||
+         (lhs->kind == KE_INDEX && lhs->index.base->kind == KE_VAR && nameset_has(arrays, lhs->index.base->name));
+}
+
+/* s is the inner loop of a register tile (kir.h), or a short loop of the
+ * same body, of *trips steps */
 static bool tile_loop(const KirStmt *s, const NameSet *arrays, const NameSet *scalars, int64_t *trips) {
   int64_t init, step;
   if (!kir_const_int(s->loop.init, &init) || init != 0 || !kir_const_int(s->loop.step, &step) || step != 1 ||
-      !kir_const_int(s->loop.bound, trips) || *trips < UNROLL_MIN_TRIPS || *trips % UNROLL_STEPS != 0)
+      !kir_const_int(s->loop.bound, trips))
     return false;
+  bool tile = *trips >= UNROLL_MIN_TRIPS && *trips % UNROLL_STEPS == 0;
+  if (!tile && (*trips < 2 || *trips > UNROLL_SHORT_MAX)) return false;
   int assigns = 0;
   for (const KirStmt *t = s->loop.body.first; t; t = t->next) {
     switch (t->kind) {
@@ -839,15 +859,10 @@ static bool tile_loop(const KirStmt *s, const NameSet *arrays, const NameSet *sc
     case KS_DECL:
       if (t->decl.space != KSP_PRIVATE || t->decl.array_len >= 0) return false;
       break;
-    case KS_ASSIGN: {
-      const KirExpr *lhs = t->assign.lhs;
-      bool private =
-          (lhs->kind == KE_VAR && nameset_has(scalars, lhs->name)) ||
-          (lhs->kind == KE_INDEX && lhs->index.base->kind == KE_VAR && nameset_has(arrays, lhs->index.base->name));
-      if (!private) return false;
+    case KS_ASSIGN:
+      if (!private_place(t->assign.lhs, arrays, scalars)) return false;
       assigns++;
       break;
-    }
     default: return false;
     }
   }

@@ -730,15 +730,24 @@ static bool small_nest(CG *cg, const Phrase *body, int64_t trips) {
 }
 
 /* the loop that fills an array literal of computed elements (check.c) is
- * unrolled up to this many elements: the program wrote them one by one */
-enum { UNROLL_LITERAL_MAX = 64 };
+ * unrolled up to this many elements: the program wrote them one by one.
+ * The copy of an array value of up to UNROLL_COPY_MAX elements into its
+ * acceptor (a private array written to its place in the output: a
+ * literal of a tuple's fields, or a small accumulator) is written out
+ * too: an element a statement, as a person copies a few registers, and
+ * the work-items' loop around it straight-line code for PoCL to
+ * vectorise (samples/cfd_flux.dpia's five fluxes: the copy of five,
+ * left a loop, kept PoCL from vectorising the work-items; a loop of 5 is
+ * one more than UNROLL_MAX). */
+enum { UNROLL_LITERAL_MAX = 64, UNROLL_COPY_MAX = 8 };
 
 /* Is the loop `for n lam` written out, step by step?  *trips: its steps. */
 static bool unrolls(CG *cg, const Phrase *loop, const Phrase *lam, Size n, int64_t *trips) {
   bool literal = loop->fills_literal;
   if (!size_const_value(n, trips) || *trips < 1) return false;
+  int64_t most = loop->copies_array ? UNROLL_COPY_MAX : UNROLL_MAX;
   return literal ? *trips <= UNROLL_LITERAL_MAX
-                 : *trips == 1 || (*trips <= UNROLL_MAX && only_assignments(cg, lam->body)) ||
+                 : *trips == 1 || (*trips <= most && only_assignments(cg, lam->body)) ||
                        small_nest(cg, lam->body, *trips);
 }
 

@@ -35,6 +35,14 @@
  * step (4 instructions a step in gemm's inner loop, which now has 4 for
  * every 4 steps).
  *
+ * Vector reads of a row, vload16(e + c, bp) for c = 0, 1 (an array of
+ * scalars read through asVector, such as gemm's packed panels, whose
+ * width is a tune parameter), get a pointer the same way: the row starts
+ * e*16 scalars in, and each read is vload16(c, bp_i) from it, as the
+ * float16 pointer of a vector-typed parameter had been read bp_i[c] (the
+ * same machine code in gemm's inner loop; with the index, PoCL 3.1
+ * widened it before each load, 8 instructions a step).
+ *
  * The value of every read is unchanged: xs_i[c] is xs[e + c] for any e
  * and c.  e may mention only names that the body does not declare or
  * assign (loop variables, work-item ids, sizes), so that the pointer can
@@ -78,9 +86,12 @@ static const KirType *pointer_into(Arena *a, const Buffer *b) {
   return kir_pointer_type(a, b->elem, b->space, b->read_only);
 }
 
-/* The reads of one buffer at one index e plus constants. */
+/* The reads of one buffer at one index e plus constants: scalar reads
+ * xs[e + c], or (width > 0) vector reads vloadW(e + c, xs), whose index
+ * counts vectors of width scalars. */
 typedef struct Row {
   const Buffer *buf;
+  int width;
   const Ix *base;
   int64_t lo, hi;  /* the least and greatest offset read */
   bool strided;    /* some read is at base + a multiple of a size (below) */
@@ -161,7 +172,7 @@ static bool size_stride(const Pass *p, const Ix *e, bool *mentions) {
 static Row *strided_row(Pass *p, const Buffer *buf, const Ix *at, const Ix **distance) {
   for (int i = 0; i < p->rows.len; i++) {
     Row *q = p->rows.items[i];
-    if (q->buf != buf) continue;
+    if (q->buf != buf || q->width) continue;
     const Ix *d = ix_simplify(&p->ix, ix_sub(&p->ix, at, q->base));
     bool mentions = false;
     if (size_stride(p, d, &mentions) && mentions) {
@@ -282,22 +293,28 @@ static Row *row_of_straight(Pass *p, const Buffer *buf, const Ix *at, bool add, 
  * with its offset when add; guarded: the read happens only under a test) */
 static Row *row_of(Pass *p, const KirExpr *e, const char *var, bool add, bool guarded, int64_t *offset,
                    const Ix **distance) {
-  if (e->kind != KE_INDEX || e->index.base->kind != KE_VAR || e->index.at->kind != KE_IX) return NULL;
-  const Buffer *buf = buffer_named(p, e->index.base->name);
+  /* a vector read vloadW(at, xs), in a loop: a row of vectors (the
+   * straight-line rows are of scalar reads only) */
+  bool vector = e->kind == KE_VLOAD && !p->straight;
+  const KirExpr *from = vector ? e->vload.ptr : e->kind == KE_INDEX ? e->index.base : NULL;
+  const KirExpr *index = vector ? e->vload.offset : e->kind == KE_INDEX ? e->index.at : NULL;
+  if (!from || from->kind != KE_VAR || index->kind != KE_IX) return NULL;
+  const Buffer *buf = buffer_named(p, from->name);
   if (!buf) return NULL;
+  int width = vector ? e->vload.width : 0;
   *offset = 0;
   *distance = NULL;
-  if (p->straight) return row_of_straight(p, buf, e->index.at->ix, add, guarded);
+  if (p->straight) return row_of_straight(p, buf, index->ix, add, guarded);
   const Ix *base;
-  split_offset(e->index.at->ix, &base, offset);
+  split_offset(index->ix, &base, offset);
   bool mentions = false;
   if (!stable_in_body(p, base, var, &mentions) || !mentions) return NULL;
   Row *r = NULL;
   for (int i = 0; i < p->rows.len && !r; i++) {
     Row *q = p->rows.items[i];
-    if (q->buf == buf && ix_equal(q->base, base)) r = q;
+    if (q->buf == buf && q->width == width && ix_equal(q->base, base)) r = q;
   }
-  if (!r) {
+  if (!r && !vector) {
     /* a read of another row's column: it goes through that row's
      * pointer, but does not place it (the pointer is formed at a read of
      * the row itself, which is then inside the buffer) */
@@ -308,7 +325,7 @@ static Row *row_of(Pass *p, const KirExpr *e, const char *var, bool add, bool gu
   if (!add) return r;
   if (!r) {
     r = NEW(p->arena, Row);
-    *r = (Row){.buf = buf, .base = base, .lo = *offset, .hi = *offset, .at = *offset};
+    *r = (Row){.buf = buf, .width = width, .base = base, .lo = *offset, .hi = *offset, .at = *offset};
     vec_push(p->arena, &p->rows, r);
   }
   if (*offset < r->lo) r->lo = *offset;
@@ -338,6 +355,9 @@ static const KirExpr *visit(Pass *p, const KirExpr *e, const char *var, bool rew
     const Ix *at = ix_simplify(&p->ix, ix_sub(&p->ix, distance, ix_const(&p->ix, r->at)));
     return kir_index(p->arena, kir_var(p->arena, r->ptr, pointer_into(p->arena, r->buf)), kir_ix(p->arena, at));
   }
+  if (r && rewrite && r->ptr && r->width)
+    return kir_vload(p->arena, r->width, kir_int(p->arena, offset - r->at),
+                     kir_var(p->arena, r->ptr, pointer_into(p->arena, r->buf)));
   if (r && rewrite && r->ptr)
     return kir_index(p->arena, kir_var(p->arena, r->ptr, pointer_into(p->arena, r->buf)),
                      kir_int(p->arena, offset - r->at));
@@ -501,6 +521,8 @@ static void rows_of_loop(Pass *p, KirStmt *loop) {
     const Ix *start = r->at == 0  ? r->base
                       : r->at > 0 ? ix_add(&p->ix, r->base, ix_const(&p->ix, r->at))
                                   : ix_sub(&p->ix, r->base, ix_const(&p->ix, -r->at));
+    /* a row of vectors starts width scalars a vector in */
+    if (r->width) start = ix_simplify(&p->ix, ix_mul(&p->ix, start, ix_const(&p->ix, r->width)));
     start = invariant_plus_step(p, start, loop->loop.var);
     KirStmt *d = kir_stmt(p->arena, KS_DECL);
     d->decl.space = KSP_PRIVATE;

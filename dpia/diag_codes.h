@@ -82,6 +82,8 @@
   X(E0330, UPDATES_REGION_OUTSIDE, "a region of an updates clause that ends past the array it updates, or before it begins") \
   X(E0331, BAD_PERMUTATION, "a permutation clause naming no input of type [n]idx[n] of the kernel")           \
   X(E0332, SCATTER_NOT_DISJOINT, "a scatter whose positions are not an input declared a permutation (writes not provably disjoint)") \
+  X(E0340, BAD_INPUT_VALUES, "values given for an input (dpia run --input) that are not its elements")          \
+  X(E0341, UNKNOWN_INPUT, "dpia run --input naming no data parameter of the kernel, or one given twice")       \
   X(E0401, SIZE_MISMATCH, "two sizes that must be equal are not")                                               \
   X(E0402, SIZE_NOT_WHOLE, "a size that is not a whole number (a division that does not divide)")               \
   X(E0403, SIZE_NEGATIVE, "a size that is negative")                                                            \
@@ -132,7 +134,8 @@
   X(E1105, REWRITE_RESULT_REJECTED, "a rewritten program that does not check (the rule is refused)")           \
   X(E1106, EXPLORE_NOTHING_FOUND, "dpia explore found no strategy that checks, runs and matches the reference within its budget") \
   X(E1107, EXPLORE_BAD_REQUEST, "dpia explore without a size for each nat parameter of the kernel, or with one it does not have") \
-  X(E1108, TUNE_NOTHING_FOUND, "dpia tune found no point of the tune parameters that runs and matches the reference within its budget")
+  X(E1108, TUNE_NOTHING_FOUND, "dpia tune found no point of the tune parameters that runs and matches the reference within its budget") \
+  X(E1109, EXPLORE_EVALUATOR_FAILED, "the evaluator that runs dpia explore's candidates elsewhere failed, which stops the search")
 /* clang-format on */
 
 typedef enum DiagCode {

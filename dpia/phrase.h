@@ -120,6 +120,11 @@ struct Phrase {
                                            an array literal of computed
                                            elements (check_lit.c), which code
                                            generation unrolls */
+      bool copies_array;                /* for: the loop copies an array
+                                           value into an acceptor, element by
+                                           element (translate/build.c,
+                                           b_assign), which code generation
+                                           writes out when it is short */
       const DefInfo *foreign;           /* PRIM_FOREIGN: the foreign function's
                                            declaration (its name, parameters,
                                            body) */

@@ -245,7 +245,7 @@ static void put_unsigned(Buf *b, unsigned long long v, bool negative) {
   buf_put(b, digits + sizeof digits - n, (size_t)n);
 }
 
-static void put_signed(Buf *b, long long v) {
+void buf_put_int(Buf *b, long long v) {
   put_unsigned(b, v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v, v < 0);
 }
 
@@ -268,8 +268,8 @@ void vemit(Buf *b, const char *fmt, va_list ap) {
       case 'c': buf_putc(b, (char)va_arg(ap, int)); break;
       case '%': buf_putc(b, '%'); break;
       case 'd':
-        put_signed(b, size ? (long long)va_arg(ap, ptrdiff_t)
-                           : longs == 2 ? va_arg(ap, long long) : longs ? va_arg(ap, long) : va_arg(ap, int));
+        buf_put_int(b, size ? (long long)va_arg(ap, ptrdiff_t)
+                            : longs == 2 ? va_arg(ap, long long) : longs ? va_arg(ap, long) : va_arg(ap, int));
         break;
       default: /* 'u' */
         put_unsigned(b, size ? va_arg(ap, size_t)

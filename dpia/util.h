@@ -127,6 +127,9 @@ void emit(Buf *b, const char *fmt, ...) DPIA_PRINTF(2, 3);
 void vemit(Buf *b, const char *fmt, va_list ap);
 void buf_put(Buf *b, const char *s, size_t n);
 void buf_puts(Buf *b, const char *s);
+/* v in decimal, as emit's %lld: without the format (generated code prints
+ * an integer for every constant of an index) */
+void buf_put_int(Buf *b, long long v);
 void buf_putc_slow(Buf *b, char c);
 /* one character: inline where there is room (generated text is mostly
  * written a character at a time) */

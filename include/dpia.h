@@ -60,6 +60,26 @@ typedef enum DpiaAction {
  * DpiaOptions.kernel, the sizes DpiaOptions.size_names/values, the search's
  * seed and the inputs' DpiaOptions.seed, the timed launches
  * DpiaOptions.repeat (0: 5). */
+/* DPIA_EXPLORE: one candidate given to DpiaExplore.evaluate, a derived
+ * program that checks, to run on a device as `dpia run` runs it, at the
+ * sizes of DpiaOptions with its seed and inputs, and tune_cache "off". */
+typedef struct DpiaExploreRun {
+  int id;               /* the candidate's id (the "id" of --json) */
+  const char *strategy; /* its macro steps, "vectorise W=4, chunk C=256" */
+  const char *program;  /* the whole derived program, dpia source */
+  const char *kernel;   /* the kernel, or the pipeline of a whole reduction, to run */
+  int check;            /* 0: time it, repeat launches; non-zero: one launch checked against the
+                           reference interpreter, with verification (dpia run --check) */
+  int repeat;
+  /* the evaluator's answer: status a DpiaStatus (DPIA_OK: ran, and agreed
+   * when checked; DPIA_EPRECONDITION: a precondition fails at the sizes;
+   * another: failed), the times of the launches (dpia_result_run_time),
+   * and when not DPIA_OK the first error's code ("E0805"; "" if none) */
+  int status;
+  double min_ms, median_ms;
+  char reason[16];
+} DpiaExploreRun;
+
 typedef struct DpiaExplore {
   double budget_s; /* wall-clock seconds for the search (0: 60) */
   int jobs;        /* candidates checked at once (0: 1); timed one at a time */
@@ -68,6 +88,17 @@ typedef struct DpiaExplore {
    * the best so far; NULL: none */
   void (*progress)(void *user, const char *line);
   void *progress_user;
+  /* DPIA_EXPLORE: NULL, the candidates are run here, one at a time, on
+   * DpiaOptions' device.  Else the search (the same order, the same
+   * seed's draw) hands each batch of candidates that check (4 * jobs at
+   * most) to evaluate, which runs them where it likes, several at once
+   * on devices of their own (the Python package's Ray evaluator,
+   * docs/explore.md), fills in each run's answer and returns 0; then the
+   * fastest, one at a time, with check set.  A non-zero return stops the
+   * search: E1109, status DPIA_EUSER.  The budget is looked at between
+   * batches. */
+  int (*evaluate)(void *user, DpiaExploreRun *runs, int n);
+  void *evaluate_user;
 } DpiaExplore;
 
 /* DPIA_REWRITE: what to do with the kernel DpiaOptions.kernel (required).
@@ -249,6 +280,17 @@ typedef struct DpiaOptions {
    * source, kernel and device (the nearest sizes).  NULL:
    * $DPIA_TUNE_CACHE, else ~/.cache/dpia/tune.json; "off": none. */
   const char *tune_cache;
+  /* DPIA_RUN: the values of some data parameters given, not drawn at
+   * random (`dpia run --input NAME=FILE`): parameter input_names[i] takes
+   * the numbers of input_texts[i] (the text of FILE: decimal numbers
+   * separated by white space or commas, its elements in row-major order, a
+   * pair's fields in order).  A name that is no data parameter of the
+   * kernel is E0341; a text that is not the parameter's elements (a word
+   * that is no number, another count, a fraction for an int, an index out
+   * of its range) is E0340 (docs/reference.md section 8.5). */
+  int ninputs_given;
+  const char *const *input_names;
+  const char *const *input_texts;
 } DpiaOptions;
 
 #define DPIA_EMIT_BIT(kind) (1u << (unsigned)(kind))

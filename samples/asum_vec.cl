@@ -24,9 +24,10 @@ kernel void asumVec16x2(global float *restrict output, const global float *restr
   acc[0] = (float16)(0.0f);
   acc[1] = (float16)(0.0f);
   for (int i = 0; i < 128; i += 1) { /* reduceSeq */
+    const global float *xs_i = xs + gid*4096 + i*32;
     /* mapSeq, 2 steps */
-    acc[0] = fabs(vload16(gid*256 + i*2, xs)) + acc[0];
-    acc[1] = fabs(vload16(gid*256 + i*2 + 1, xs)) + acc[1];
+    acc[0] = fabs(vload16(0, xs_i)) + acc[0];
+    acc[1] = fabs(vload16(1, xs_i)) + acc[1];
   }
   float16 acc_2 = (float16)(0.0f);
   /* reduceSeq, 2 steps */

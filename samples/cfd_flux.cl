@@ -3,18 +3,133 @@
  * NDRange: global size N, local size not fixed
  */
 
+typedef struct {
+  float fst;
+  float snd;
+} pair_float_float;
+
+typedef struct {
+  float fst;
+  pair_float_float snd;
+} pair_float_pair_float_float;
+
+typedef struct {
+  float fst;
+  pair_float_pair_float_float snd;
+} pair_float_pair_float_pair_float_float;
+
+typedef struct {
+  float fst;
+  pair_float_pair_float_pair_float_float snd;
+} pair_float_pair_float_pair_float_pair_float_float;
+
 kernel void computeFlux(global float *restrict output,
-                        const global float *restrict density,
+                        const global float *restrict variables,
                         const global int *restrict nbs,
                         const global float *restrict normals,
-                        float ffDensity,
+                        const global float *restrict ffVariable,
+                        const global float *restrict ffFcDensityEnergy,
+                        const global float *restrict ffFcMomentumX,
+                        const global float *restrict ffFcMomentumY,
+                        const global float *restrict ffFcMomentumZ,
                         int N) {
   int gid = get_global_id(0); /* mapGlobal */
-  float acc = 0.0f;
-  /* reduceSeq, 4 steps */
-  acc = acc + (nbs[gid] >= 0 ? -normals[gid] * 0.2f * 0.5f * (density[gid] - density[clamp(nbs[gid], 0, N - 1)]) : nbs[gid] == -2 ? 0.5f * normals[gid] * (ffDensity + density[gid]) : 0.0f);
-  acc = acc + (nbs[gid + N] >= 0 ? -normals[gid + N] * 0.2f * 0.5f * (density[gid] - density[clamp(nbs[gid + N], 0, N - 1)]) : nbs[gid + N] == -2 ? 0.5f * normals[gid + N] * (ffDensity + density[gid]) : 0.0f);
-  acc = acc + (nbs[N*2 + gid] >= 0 ? -normals[N*2 + gid] * 0.2f * 0.5f * (density[gid] - density[clamp(nbs[N*2 + gid], 0, N - 1)]) : nbs[N*2 + gid] == -2 ? 0.5f * normals[N*2 + gid] * (ffDensity + density[gid]) : 0.0f);
-  acc = acc + (nbs[N*3 + gid] >= 0 ? -normals[N*3 + gid] * 0.2f * 0.5f * (density[gid] - density[clamp(nbs[N*3 + gid], 0, N - 1)]) : nbs[N*3 + gid] == -2 ? 0.5f * normals[N*3 + gid] * (ffDensity + density[gid]) : 0.0f);
-  output[gid] = acc;
+  float ffMx = ffVariable[1];
+  float ffMy = ffVariable[2];
+  float ffMz = ffVariable[3];
+  float ffMxX = ffFcMomentumX[0];
+  float ffMxY = ffFcMomentumX[1];
+  float ffMxZ = ffFcMomentumX[2];
+  float ffMyX = ffFcMomentumY[0];
+  float ffMyY = ffFcMomentumY[1];
+  float ffMyZ = ffFcMomentumY[2];
+  float ffMzX = ffFcMomentumZ[0];
+  float ffMzY = ffFcMomentumZ[1];
+  float ffMzZ = ffFcMomentumZ[2];
+  float ffDeX = ffFcDensityEnergy[0];
+  float ffDeY = ffFcDensityEnergy[1];
+  float ffDeZ = ffFcDensityEnergy[2];
+  float dI = variables[gid];
+  float mxI = variables[gid + N];
+  float myI = variables[N*2 + gid];
+  float mzI = variables[N*3 + gid];
+  float deI = variables[N*4 + gid];
+  float vxI = mxI / dI;
+  float vyI = myI / dI;
+  float vzI = mzI / dI;
+  float speedSqdI = vxI * vxI + vyI * vyI + vzI * vzI;
+  float speedI = sqrt(speedSqdI);
+  float pI = (1.4f - 1.0f) * (deI - 0.5f * dI * speedSqdI);
+  float sosI = sqrt(1.4f * pI / dI);
+  float fcMxXI = vxI * mxI + pI;
+  float fcMxYI = vxI * myI;
+  float fcMxZI = vxI * mzI;
+  float fcMyYI = vyI * myI + pI;
+  float fcMyZI = vyI * mzI;
+  float fcMzZI = vzI * mzI + pI;
+  float dePI = deI + pI;
+  float fcDeXI = vxI * dePI;
+  float fcDeYI = vyI * dePI;
+  float fcDeZI = vzI * dePI;
+  pair_float_pair_float_pair_float_pair_float_float acc;
+  acc.fst = 0.0f;
+  acc.snd.fst = 0.0f;
+  acc.snd.snd.fst = 0.0f;
+  acc.snd.snd.snd.fst = 0.0f;
+  acc.snd.snd.snd.snd = 0.0f;
+  #pragma unroll 4
+  for (int i = 0; i < 4; i += 1) { /* reduceSeq */
+    const global float *normals_i = normals + i*N + gid;
+    pair_float_pair_float_pair_float_pair_float_float next;
+    float nx = normals_i[0];
+    float ny = normals_i[N*4];
+    float nz = normals_i[N*8];
+    float dNb = variables[clamp(nbs[i*N + gid], 0, N - 1)];
+    float mxNb = variables[clamp(nbs[i*N + gid], 0, N - 1) + N];
+    float myNb = variables[N*2 + clamp(nbs[i*N + gid], 0, N - 1)];
+    float mzNb = variables[N*3 + clamp(nbs[i*N + gid], 0, N - 1)];
+    float deNb = variables[N*4 + clamp(nbs[i*N + gid], 0, N - 1)];
+    float vxNb = mxNb / dNb;
+    float vyNb = myNb / dNb;
+    float vzNb = mzNb / dNb;
+    float speedSqdNb = vxNb * vxNb + vyNb * vyNb + vzNb * vzNb;
+    float pNb = (1.4f - 1.0f) * (deNb - 0.5f * dNb * speedSqdNb);
+    float dePNb = deNb + pNb;
+    bool inner = nbs[i*N + gid] >= 0;
+    float factor = (inner ? 1.0f : 0.0f) * (-sqrt(nx * nx + ny * ny + nz * nz) * 0.2f * 0.5f * (speedI + sqrt(speedSqdNb) + sosI + sqrt(1.4f * pNb / dNb)));
+    float meanWeight = inner || nbs[i*N + gid] == -2 ? 0.5f : 0.0f;
+    float hx = meanWeight * nx;
+    float hy = meanWeight * ny;
+    float hz = meanWeight * nz;
+    float wingPressure = nbs[i*N + gid] == -1 ? pI : 0.0f;
+    next.fst = acc.fst + (factor * (dI - dNb) + hx * ((inner ? mxNb : ffMx) + mxI) + hy * ((inner ? myNb : ffMy) + myI) + hz * ((inner ? mzNb : ffMz) + mzI));
+    next.snd.fst = acc.snd.fst + (factor * (mxI - mxNb) + hx * ((inner ? vxNb * mxNb + pNb : ffMxX) + fcMxXI) + hy * ((inner ? vxNb * myNb : ffMxY) + fcMxYI) + hz * ((inner ? vxNb * mzNb : ffMxZ) + fcMxZI) + nx * wingPressure);
+    next.snd.snd.fst = acc.snd.snd.fst + (factor * (myI - myNb) + hx * ((inner ? vxNb * myNb : ffMyX) + fcMxYI) + hy * ((inner ? vyNb * myNb + pNb : ffMyY) + fcMyYI) + hz * ((inner ? vyNb * mzNb : ffMyZ) + fcMyZI) + ny * wingPressure);
+    next.snd.snd.snd.fst = acc.snd.snd.snd.fst + (factor * (mzI - mzNb) + hx * ((inner ? vxNb * mzNb : ffMzX) + fcMxZI) + hy * ((inner ? vyNb * mzNb : ffMzY) + fcMyZI) + hz * ((inner ? vzNb * mzNb + pNb : ffMzZ) + fcMzZI) + nz * wingPressure);
+    next.snd.snd.snd.snd = acc.snd.snd.snd.snd + (factor * (deI - deNb) + hx * ((inner ? vxNb * dePNb : ffDeX) + fcDeXI) + hy * ((inner ? vyNb * dePNb : ffDeY) + fcDeYI) + hz * ((inner ? vzNb * dePNb : ffDeZ) + fcDeZI));
+    acc.fst = next.fst;
+    acc.snd.fst = next.snd.fst;
+    acc.snd.snd.fst = next.snd.snd.fst;
+    acc.snd.snd.snd.fst = next.snd.snd.snd.fst;
+    acc.snd.snd.snd.snd = next.snd.snd.snd.snd;
+  }
+  pair_float_pair_float_pair_float_pair_float_float r;
+  r.fst = acc.fst;
+  r.snd.fst = acc.snd.fst;
+  r.snd.snd.fst = acc.snd.snd.fst;
+  r.snd.snd.snd.fst = acc.snd.snd.snd.fst;
+  r.snd.snd.snd.snd = acc.snd.snd.snd.snd;
+  float priv[5];
+  /* array literal, 5 steps */
+  priv[0] = r.fst;
+  priv[1] = r.snd.fst;
+  priv[2] = r.snd.snd.fst;
+  priv[3] = r.snd.snd.snd.fst;
+  priv[4] = r.snd.snd.snd.snd;
+  /* mapSeq, 5 steps */
+  output[gid] = priv[0];
+  output[gid + N] = priv[1];
+  output[N*2 + gid] = priv[2];
+  output[N*3 + gid] = priv[3];
+  output[N*4 + gid] = priv[4];
 }

@@ -30,9 +30,11 @@ kernel void dotVec16x2(global float *restrict output,
   acc[0] = (float16)(0.0f);
   acc[1] = (float16)(0.0f);
   for (int i = 0; i < 128; i += 1) { /* reduceSeq */
+    const global float *xs_i = xs + gid*4096 + i*32;
+    const global float *ys_i = ys + gid*4096 + i*32;
     /* mapSeq, 2 steps */
-    acc[0] = vload16(gid*256 + i*2, xs) * vload16(gid*256 + i*2, ys) + acc[0];
-    acc[1] = vload16(gid*256 + i*2 + 1, xs) * vload16(gid*256 + i*2 + 1, ys) + acc[1];
+    acc[0] = vload16(0, xs_i) * vload16(0, ys_i) + acc[0];
+    acc[1] = vload16(1, xs_i) * vload16(1, ys_i) + acc[1];
   }
   float16 acc_2 = (float16)(0.0f);
   /* reduceSeq, 2 steps */

@@ -73,6 +73,22 @@ if [ ! -x build/tune-venv/bin/python ] ||
     echo "setup: could not install Kernel Tuner in build/tune-venv (no network?); tests/tune installs it or skips" >&2
   fi
 fi
+# Ray (PyPI) for dpia.explore(address=...), candidates run on a Ray
+# cluster, and its test tests/explore/explore_python.py (a Ray head on
+# 127.0.0.1, two workers), in a venv of its own, at the version the
+# package is tested with: the extra "ray" of python/pyproject.toml
+# (dpia.exploration.RAY_REQUIREMENT, which the test compares).  Under
+# CI=true the test fails without it; elsewhere it is skipped.
+ray_requirement=$(sed -n 's/^ray = \["\(ray==[0-9.]*\)"\]$/\1/p' python/pyproject.toml)
+if [ ! -x build/ray-venv/bin/python ] ||
+   ! build/ray-venv/bin/python -c "import importlib.metadata as m, sys; sys.exit(m.version('ray') != '${ray_requirement#ray==}')" 2>/dev/null; then
+  if /usr/bin/python3 -m venv build/ray-venv &&
+     build/ray-venv/bin/python -m pip install -q "$ray_requirement"; then
+    echo "setup: $ray_requirement in build/ray-venv"
+  else
+    echo "setup: could not install $ray_requirement in build/ray-venv (no network?); tests/explore's explore-python skips (fails under CI)" >&2
+  fi
+fi
 if [ "${1:-}" = "--sanitize" ]; then
   configure build-san -Dbench=true -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
 fi

@@ -157,6 +157,7 @@ Phrase *b_assign(Builder *b, Phrase *acc, Phrase *exp) {
     PhraseType *ty = F(b, F(b, E(b, dt_idx(b->tc, t->size)), b->tc->t_comm), b->tc->t_comm);
     Phrase *loop = b_prim(b, PRIM_FOR, 0, ty);
     loop->sizes[0] = t->size;
+    loop->copies_array = true;
     return b_app(b, loop, b_lam(b, i, body, false));
   }
   case DT_PAIR:

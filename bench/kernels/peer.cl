@@ -692,3 +692,191 @@ kernel void sgemmNN(global float *restrict out, const global float *restrict A, 
   } while (counter < k);
   for (int i = 0; i < 16; i++) out[cstart + i * ldc] = alpha * c[i] + beta * Cin[cstart + i * ldc];
 }
+
+/* ---- CFD flux (Rodinia 3.1, cfd/euler3d.cl, compute_flux) ----
+ * Rodinia's kernel with its helpers (compute_velocity, compute_speed_sqd,
+ * compute_pressure, compute_speed_of_sound, compute_flux_contribution),
+ * the fluxes of the five conserved variables through each element's four
+ * faces; the layouts are Rodinia's (variables[i + v*nelr], neighbours
+ * [i + j*nelr], normals [i + (j + c*NNB)*nelr], fluxes [i + v*nelr]),
+ * which samples/cfd_flux.dpia reads and writes too.  The one change: the
+ * fluxes are the first argument. */
+#define CFD_GAMMA 1.4f
+#define CFD_NNB 4
+#define CFD_VAR_DENSITY 0
+#define CFD_VAR_MOMENTUM 1
+#define CFD_VAR_DENSITY_ENERGY (CFD_VAR_MOMENTUM + 3)
+
+typedef struct {
+  float x, y, z;
+} FLOAT3;
+
+inline void compute_velocity(float density, FLOAT3 momentum, FLOAT3 *velocity) {
+  velocity->x = momentum.x / density;
+  velocity->y = momentum.y / density;
+  velocity->z = momentum.z / density;
+}
+
+inline float compute_speed_sqd(FLOAT3 velocity) {
+  return velocity.x * velocity.x + velocity.y * velocity.y + velocity.z * velocity.z;
+}
+
+inline float compute_pressure(float density, float density_energy, float speed_sqd) {
+  return ((float)(CFD_GAMMA) - (float)(1.0f)) * (density_energy - (float)(0.5f) * density * speed_sqd);
+}
+
+inline float compute_speed_of_sound(float density, float pressure) {
+  return sqrt((float)(CFD_GAMMA) * pressure / density);
+}
+
+inline void compute_flux_contribution(float density, FLOAT3 momentum, float density_energy, float pressure,
+                                      FLOAT3 velocity, FLOAT3 *fc_momentum_x, FLOAT3 *fc_momentum_y,
+                                      FLOAT3 *fc_momentum_z, FLOAT3 *fc_density_energy) {
+  fc_momentum_x->x = velocity.x * momentum.x + pressure;
+  fc_momentum_x->y = velocity.x * momentum.y;
+  fc_momentum_x->z = velocity.x * momentum.z;
+  fc_momentum_y->x = fc_momentum_x->y;
+  fc_momentum_y->y = velocity.y * momentum.y + pressure;
+  fc_momentum_y->z = velocity.y * momentum.z;
+  fc_momentum_z->x = fc_momentum_x->z;
+  fc_momentum_z->y = fc_momentum_y->z;
+  fc_momentum_z->z = velocity.z * momentum.z + pressure;
+  float de_p = density_energy + pressure;
+  fc_density_energy->x = velocity.x * de_p;
+  fc_density_energy->y = velocity.y * de_p;
+  fc_density_energy->z = velocity.z * de_p;
+}
+
+kernel void compute_flux(global float *fluxes, global int *elements_surrounding_elements, global float *normals,
+                         global float *variables, constant float *ff_variable,
+                         constant FLOAT3 *ff_flux_contribution_density_energy,
+                         constant FLOAT3 *ff_flux_contribution_momentum_x,
+                         constant FLOAT3 *ff_flux_contribution_momentum_y,
+                         constant FLOAT3 *ff_flux_contribution_momentum_z, int nelr) {
+  const float smoothing_coefficient = (float)(0.2f);
+  const int i = get_global_id(0);
+  if (i >= nelr) return;
+  int j, nb;
+  FLOAT3 normal;
+  float normal_len;
+  float factor;
+
+  float density_i = variables[i + CFD_VAR_DENSITY * nelr];
+  FLOAT3 momentum_i;
+  momentum_i.x = variables[i + (CFD_VAR_MOMENTUM + 0) * nelr];
+  momentum_i.y = variables[i + (CFD_VAR_MOMENTUM + 1) * nelr];
+  momentum_i.z = variables[i + (CFD_VAR_MOMENTUM + 2) * nelr];
+  float density_energy_i = variables[i + CFD_VAR_DENSITY_ENERGY * nelr];
+
+  FLOAT3 velocity_i;
+  compute_velocity(density_i, momentum_i, &velocity_i);
+  float speed_sqd_i = compute_speed_sqd(velocity_i);
+  float speed_i = sqrt(speed_sqd_i);
+  float pressure_i = compute_pressure(density_i, density_energy_i, speed_sqd_i);
+  float speed_of_sound_i = compute_speed_of_sound(density_i, pressure_i);
+  FLOAT3 flux_contribution_i_momentum_x, flux_contribution_i_momentum_y, flux_contribution_i_momentum_z;
+  FLOAT3 flux_contribution_i_density_energy;
+  compute_flux_contribution(density_i, momentum_i, density_energy_i, pressure_i, velocity_i,
+                            &flux_contribution_i_momentum_x, &flux_contribution_i_momentum_y,
+                            &flux_contribution_i_momentum_z, &flux_contribution_i_density_energy);
+
+  float flux_i_density = (float)(0.0f);
+  FLOAT3 flux_i_momentum;
+  flux_i_momentum.x = (float)(0.0f);
+  flux_i_momentum.y = (float)(0.0f);
+  flux_i_momentum.z = (float)(0.0f);
+  float flux_i_density_energy = (float)(0.0f);
+
+  FLOAT3 velocity_nb;
+  float density_nb, density_energy_nb;
+  FLOAT3 momentum_nb;
+  FLOAT3 flux_contribution_nb_momentum_x, flux_contribution_nb_momentum_y, flux_contribution_nb_momentum_z;
+  FLOAT3 flux_contribution_nb_density_energy;
+  float speed_sqd_nb, speed_of_sound_nb, pressure_nb;
+
+#pragma unroll
+  for (j = 0; j < CFD_NNB; j++) {
+    nb = elements_surrounding_elements[i + j * nelr];
+    normal.x = normals[i + (j + 0 * CFD_NNB) * nelr];
+    normal.y = normals[i + (j + 1 * CFD_NNB) * nelr];
+    normal.z = normals[i + (j + 2 * CFD_NNB) * nelr];
+    normal_len = sqrt(normal.x * normal.x + normal.y * normal.y + normal.z * normal.z);
+
+    if (nb >= 0) { /* a legitimate neighbour */
+      density_nb = variables[nb + CFD_VAR_DENSITY * nelr];
+      momentum_nb.x = variables[nb + (CFD_VAR_MOMENTUM + 0) * nelr];
+      momentum_nb.y = variables[nb + (CFD_VAR_MOMENTUM + 1) * nelr];
+      momentum_nb.z = variables[nb + (CFD_VAR_MOMENTUM + 2) * nelr];
+      density_energy_nb = variables[nb + CFD_VAR_DENSITY_ENERGY * nelr];
+      compute_velocity(density_nb, momentum_nb, &velocity_nb);
+      speed_sqd_nb = compute_speed_sqd(velocity_nb);
+      pressure_nb = compute_pressure(density_nb, density_energy_nb, speed_sqd_nb);
+      speed_of_sound_nb = compute_speed_of_sound(density_nb, pressure_nb);
+      compute_flux_contribution(density_nb, momentum_nb, density_energy_nb, pressure_nb, velocity_nb,
+                                &flux_contribution_nb_momentum_x, &flux_contribution_nb_momentum_y,
+                                &flux_contribution_nb_momentum_z, &flux_contribution_nb_density_energy);
+
+      /* artificial viscosity */
+      factor = -normal_len * smoothing_coefficient * (float)(0.5f) *
+               (speed_i + sqrt(speed_sqd_nb) + speed_of_sound_i + speed_of_sound_nb);
+      flux_i_density += factor * (density_i - density_nb);
+      flux_i_density_energy += factor * (density_energy_i - density_energy_nb);
+      flux_i_momentum.x += factor * (momentum_i.x - momentum_nb.x);
+      flux_i_momentum.y += factor * (momentum_i.y - momentum_nb.y);
+      flux_i_momentum.z += factor * (momentum_i.z - momentum_nb.z);
+
+      /* accumulate cell-centred fluxes */
+      factor = (float)(0.5f) * normal.x;
+      flux_i_density += factor * (momentum_nb.x + momentum_i.x);
+      flux_i_density_energy += factor * (flux_contribution_nb_density_energy.x + flux_contribution_i_density_energy.x);
+      flux_i_momentum.x += factor * (flux_contribution_nb_momentum_x.x + flux_contribution_i_momentum_x.x);
+      flux_i_momentum.y += factor * (flux_contribution_nb_momentum_y.x + flux_contribution_i_momentum_y.x);
+      flux_i_momentum.z += factor * (flux_contribution_nb_momentum_z.x + flux_contribution_i_momentum_z.x);
+
+      factor = (float)(0.5f) * normal.y;
+      flux_i_density += factor * (momentum_nb.y + momentum_i.y);
+      flux_i_density_energy += factor * (flux_contribution_nb_density_energy.y + flux_contribution_i_density_energy.y);
+      flux_i_momentum.x += factor * (flux_contribution_nb_momentum_x.y + flux_contribution_i_momentum_x.y);
+      flux_i_momentum.y += factor * (flux_contribution_nb_momentum_y.y + flux_contribution_i_momentum_y.y);
+      flux_i_momentum.z += factor * (flux_contribution_nb_momentum_z.y + flux_contribution_i_momentum_z.y);
+
+      factor = (float)(0.5f) * normal.z;
+      flux_i_density += factor * (momentum_nb.z + momentum_i.z);
+      flux_i_density_energy += factor * (flux_contribution_nb_density_energy.z + flux_contribution_i_density_energy.z);
+      flux_i_momentum.x += factor * (flux_contribution_nb_momentum_x.z + flux_contribution_i_momentum_x.z);
+      flux_i_momentum.y += factor * (flux_contribution_nb_momentum_y.z + flux_contribution_i_momentum_y.z);
+      flux_i_momentum.z += factor * (flux_contribution_nb_momentum_z.z + flux_contribution_i_momentum_z.z);
+    } else if (nb == -1) { /* a wing boundary */
+      flux_i_momentum.x += normal.x * pressure_i;
+      flux_i_momentum.y += normal.y * pressure_i;
+      flux_i_momentum.z += normal.z * pressure_i;
+    } else if (nb == -2) { /* a far field boundary */
+      factor = (float)(0.5f) * normal.x;
+      flux_i_density += factor * (ff_variable[CFD_VAR_MOMENTUM + 0] + momentum_i.x);
+      flux_i_density_energy += factor * (ff_flux_contribution_density_energy[0].x + flux_contribution_i_density_energy.x);
+      flux_i_momentum.x += factor * (ff_flux_contribution_momentum_x[0].x + flux_contribution_i_momentum_x.x);
+      flux_i_momentum.y += factor * (ff_flux_contribution_momentum_y[0].x + flux_contribution_i_momentum_y.x);
+      flux_i_momentum.z += factor * (ff_flux_contribution_momentum_z[0].x + flux_contribution_i_momentum_z.x);
+
+      factor = (float)(0.5f) * normal.y;
+      flux_i_density += factor * (ff_variable[CFD_VAR_MOMENTUM + 1] + momentum_i.y);
+      flux_i_density_energy += factor * (ff_flux_contribution_density_energy[0].y + flux_contribution_i_density_energy.y);
+      flux_i_momentum.x += factor * (ff_flux_contribution_momentum_x[0].y + flux_contribution_i_momentum_x.y);
+      flux_i_momentum.y += factor * (ff_flux_contribution_momentum_y[0].y + flux_contribution_i_momentum_y.y);
+      flux_i_momentum.z += factor * (ff_flux_contribution_momentum_z[0].y + flux_contribution_i_momentum_z.y);
+
+      factor = (float)(0.5f) * normal.z;
+      flux_i_density += factor * (ff_variable[CFD_VAR_MOMENTUM + 2] + momentum_i.z);
+      flux_i_density_energy += factor * (ff_flux_contribution_density_energy[0].z + flux_contribution_i_density_energy.z);
+      flux_i_momentum.x += factor * (ff_flux_contribution_momentum_x[0].z + flux_contribution_i_momentum_x.z);
+      flux_i_momentum.y += factor * (ff_flux_contribution_momentum_y[0].z + flux_contribution_i_momentum_y.z);
+      flux_i_momentum.z += factor * (ff_flux_contribution_momentum_z[0].z + flux_contribution_i_momentum_z.z);
+    }
+  }
+
+  fluxes[i + CFD_VAR_DENSITY * nelr] = flux_i_density;
+  fluxes[i + (CFD_VAR_MOMENTUM + 0) * nelr] = flux_i_momentum.x;
+  fluxes[i + (CFD_VAR_MOMENTUM + 1) * nelr] = flux_i_momentum.y;
+  fluxes[i + (CFD_VAR_MOMENTUM + 2) * nelr] = flux_i_momentum.z;
+  fluxes[i + CFD_VAR_DENSITY_ENERGY * nelr] = flux_i_density_energy;
+}

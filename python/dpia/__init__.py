@@ -7,10 +7,14 @@
     Space(space_dict): the points of a space and their validity
     rewrite.positions(src, kernel) / rewrite.apply(src, kernel, rule, path, n=64)
                                               (the rewrite rules, dpia rewrite)
+    explore(src, kernel, sizes, budget=60, jobs=1, address=None, seed=1)
+        -> Exploration                        (dpia explore; address: on a Ray cluster)
 
 Every call is one dpia_process of libdpia (include/dpia.h); libdpia has no
 global state, so calls from several threads are safe.  dpia.opencl launches
-a translated kernel with pyopencl from its metadata.
+a translated kernel with pyopencl from its metadata; dpia.explore is
+dpia explore's search (dpia.exploration: its candidates run here, or on a
+Ray cluster's workers with address=).
 """
 import ctypes
 import itertools
@@ -21,11 +25,11 @@ import shutil
 import subprocess
 import threading
 
-__all__ = ["translate", "check", "verify", "space", "run", "rewrite", "Result", "Diagnostic", "Space", "Error", "DpiaError",
-           "LibraryNotFoundError", "library", "EMIT_KINDS"]
+__all__ = ["translate", "check", "verify", "space", "run", "rewrite", "explore", "Exploration", "Result", "Diagnostic", "Space", "Error", "DpiaError",
+           "LibraryNotFoundError", "MissingPackageError", "library", "EMIT_KINDS"]
 
 # the DpiaAction, DpiaEmit and DpiaInputs values of include/dpia.h
-_ACTIONS = {"check": 0, "translate": 1, "verify": 2, "run": 3, "rewrite": 4}
+_ACTIONS = {"check": 0, "translate": 1, "verify": 2, "run": 3, "rewrite": 4, "explore": 5}
 EMIT_KINDS = ("opencl", "intermediate", "imperative", "json", "header", "space")
 _INPUTS = {"signed": 0, "positive": 1, "unit": 2}
 # exit codes of the dpia command (README.md), the status of a result
@@ -75,6 +79,9 @@ class _Options(ctypes.Structure):
         ("target", ctypes.c_char_p),
         ("explore", ctypes.c_void_p),
         ("tune_cache", ctypes.c_char_p),
+        ("ninputs_given", ctypes.c_int),
+        ("input_names", ctypes.POINTER(ctypes.c_char_p)),
+        ("input_texts", ctypes.POINTER(ctypes.c_char_p)),
     ]
 
 
@@ -87,6 +94,39 @@ class _Rewrite(ctypes.Structure):
         ("nparams", ctypes.c_int),
         ("param_names", ctypes.POINTER(ctypes.c_char_p)),
         ("param_values", ctypes.POINTER(ctypes.c_longlong)),
+    ]
+
+
+class _ExploreRun(ctypes.Structure):
+    """DpiaExploreRun (include/dpia.h): a candidate given to an evaluator,
+    and its answer"""
+    _fields_ = [
+        ("id", ctypes.c_int),
+        ("strategy", ctypes.c_char_p),
+        ("program", ctypes.c_char_p),
+        ("kernel", ctypes.c_char_p),
+        ("check", ctypes.c_int),
+        ("repeat", ctypes.c_int),
+        ("status", ctypes.c_int),
+        ("min_ms", ctypes.c_double),
+        ("median_ms", ctypes.c_double),
+        ("reason", ctypes.c_char * 16),
+    ]
+
+
+_EVALUATE = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(_ExploreRun), ctypes.c_int)
+
+
+class _Explore(ctypes.Structure):
+    """DpiaExplore (include/dpia.h)"""
+    _fields_ = [
+        ("budget_s", ctypes.c_double),
+        ("jobs", ctypes.c_int),
+        ("json", ctypes.c_int),
+        ("progress", ctypes.c_void_p),
+        ("progress_user", ctypes.c_void_p),
+        ("evaluate", _EVALUATE),
+        ("evaluate_user", ctypes.c_void_p),
     ]
 
 
@@ -104,6 +144,16 @@ class LibraryNotFoundError(Error, OSError):
                          "library's path (LIBDIR/%s under the prefix of meson install, build/libdpia.so in a build "
                          "tree), or let pkg-config find the installed dpia.pc (PKG_CONFIG_PATH=LIBDIR/pkgconfig)"
                          % ("\n".join("  - %s" % t for t in tried), SONAME))
+
+
+class MissingPackageError(Error, ImportError):
+    """A Python package a call needs is not installed (ray, for
+    dpia.explore(address=...)): .package names it"""
+
+    def __init__(self, package, what, install):
+        self.package = package
+        super().__init__("dpia: %s needs the Python package '%s', which is not installed here: %s"
+                         % (what, package, install), name=package)
 
 
 class DpiaError(Error):
@@ -148,7 +198,7 @@ class Result:
     ({emit kind: text}, "json" and "space" parsed), diagnostics, and for
     run the report (run)."""
 
-    def __init__(self, status, outputs, diagnostics, run=None, text="", tuned=None):
+    def __init__(self, status, outputs, diagnostics, run=None, text="", tuned=None, times=None, best=None):
         self.status = status
         self.outputs = outputs
         self.diagnostics = diagnostics
@@ -157,6 +207,10 @@ class Result:
         # the tune values taken from the tuning cache and where they were
         # tuned (docs/tune.md), or None
         self.tuned = tuned
+        # run: (fastest, median) of the launches in ms (dpia_result_run_time), None when not launched
+        self.times = times
+        # explore: the best program found (dpia_result_explore_best), None when none
+        self.best = best
 
     @property
     def ok(self):
@@ -308,6 +362,11 @@ def library():
     lib.dpia_result_diagnostics_json.restype = ctypes.c_char_p
     lib.dpia_result_tuned.argtypes = [ctypes.c_void_p]
     lib.dpia_result_tuned.restype = ctypes.c_char_p
+    lib.dpia_result_run_time.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_double),
+                                         ctypes.POINTER(ctypes.c_double)]
+    lib.dpia_result_run_time.restype = ctypes.c_int
+    lib.dpia_result_explore_best.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t)]
+    lib.dpia_result_explore_best.restype = ctypes.c_void_p
     lib.dpia_result_free.argtypes = [ctypes.c_void_p]
     lib.dpia_result_free.restype = None
     lib.dpia_verifier_new.argtypes = []
@@ -334,7 +393,7 @@ def _text(ptr, n):
 def _process(src, action, kernel=None, set=None, emit=("opencl",), verify=False, name="<python>",
              source_name=None, sizes=None, check=False, repeat=1, seed=1, platform=0, device=0,
              opencl_source=None, inputs="signed", local_size=None, global_size=None, verbose=False, target=None,
-             high_level=False, rewrite=None, tune_cache=None):
+             high_level=False, rewrite=None, tune_cache=None, explore=None):
     lib = library()
     if isinstance(emit, str):
         emit = (emit,)
@@ -366,7 +425,7 @@ def _process(src, action, kernel=None, set=None, emit=("opencl",), verify=False,
         names, values = _names_values(set)
         keep += [names, values]
         opt.nsets, opt.set_names, opt.set_values = len(set), names, values
-    if action == "run":
+    if action in ("run", "explore"):
         sizes = sizes or {}
         names, values = _names_values(sizes)
         keep += [names, values]
@@ -376,6 +435,9 @@ def _process(src, action, kernel=None, set=None, emit=("opencl",), verify=False,
         opt.inputs = _INPUTS[inputs]
         if opencl_source:
             opt.opencl_source = opencl_source.encode()
+    if explore is not None:  # a _Explore, which the caller keeps alive
+        opt.explore = ctypes.cast(ctypes.pointer(explore), ctypes.c_void_p)
+        opt.verifier = _verifier()  # the best's check: verification, as dpia run --check
     opt.high_level = int(bool(high_level))
     if tune_cache is not None:  # a file, or "off"; None: $DPIA_TUNE_CACHE, else ~/.cache/dpia/tune.json
         opt.tune_cache = os.fspath(tune_cache).encode()
@@ -407,7 +469,13 @@ def _process(src, action, kernel=None, set=None, emit=("opencl",), verify=False,
         if action == "run" and text and status != 5:
             report = json.loads(text)
         tuned = lib.dpia_result_tuned(result) if result else None
-        return Result(status, outputs, diagnostics, report, text or "", tuned.decode("utf-8") if tuned else None)
+        times = None
+        lo, mid = ctypes.c_double(), ctypes.c_double()
+        if action == "run" and result and lib.dpia_result_run_time(result, ctypes.byref(lo), ctypes.byref(mid)):
+            times = (lo.value, mid.value)
+        best = _text(lib.dpia_result_explore_best(result, ctypes.byref(n)), n.value) if action == "explore" else None
+        return Result(status, outputs, diagnostics, report, text or "", tuned.decode("utf-8") if tuned else None,
+                      times, best or None)
     finally:
         if result:
             lib.dpia_result_free(result)
@@ -527,5 +595,7 @@ class Space:
         return evaluate(self.data["local_memory_bytes"], dict(sizes or {}, **point))
 
 
-# dpia.rewrite uses _process: imported once everything above is defined
+# dpia.rewrite and dpia.exploration use _process: imported once everything above is defined
 from . import rewrite  # noqa: E402
+from . import exploration  # noqa: E402
+from .exploration import explore, Exploration  # noqa: E402

@@ -1,7 +1,8 @@
 /* api_test.c: the public API of libdpia (dpia.h) as a library user sees it:
  * several outputs of one translation, diagnostics as text, as
  * JSON and one by one, emit kind names, a failing allocator, run times
- * (on the OpenCL device: PoCL in CI).
+ * (on the OpenCL device: PoCL in CI), the rewrite rules, dpia explore's
+ * search with an evaluator of the caller's.
  *
  * usage: api_test SAMPLES_DIR */
 #define _POSIX_C_SOURCE 200809L
@@ -376,6 +377,77 @@ static void test_rewrite(const char *samples) {
   free(text);
 }
 
+/* DPIA_EXPLORE with an evaluator of the caller's (DpiaExplore.evaluate):
+ * the search takes its answers (here made up: an even id runs in 1 + id
+ * ms, an odd one fails a precondition, E0805), checks the fastest by it
+ * too, and stops with E1109 when it fails */
+typedef struct Answers {
+  int batches, runs, checks, last_checked, fail;
+} Answers;
+
+static int made_up(void *user, DpiaExploreRun *runs, int n) {
+  Answers *a = user;
+  a->batches++;
+  if (a->fail) return 1;
+  for (int i = 0; i < n; i++) {
+    DpiaExploreRun *q = &runs[i];
+    CHECK(q->program && strstr(q->program, "kernel scalHL") && q->kernel && strcmp(q->kernel, "scalHL") == 0 &&
+              q->strategy && q->strategy[0],
+          "run %d: the derived program, its kernel and strategy", q->id);
+    CHECK(q->check ? q->repeat == 1 : q->repeat == 2, "run %d: repeat %d (check %d)", q->id, q->repeat, q->check);
+    a->runs++;
+    if (q->check) {
+      a->checks++;
+      a->last_checked = q->id;
+    }
+    q->status = q->id % 2 ? DPIA_EPRECONDITION : DPIA_OK;
+    q->min_ms = q->median_ms = q->id % 2 ? 0 : 1.0 + q->id;
+    snprintf(q->reason, sizeof q->reason, "%s", q->id % 2 ? "E0805" : "");
+  }
+  return 0;
+}
+
+static void test_explore_evaluator(const char *samples) {
+  char *text = slurp(samples, "explore/scal.dpia");
+  Answers a = {0};
+  DpiaExplore x = {.budget_s = 120, .json = 1, .evaluate = made_up, .evaluate_user = &a};
+  DpiaOptions opt;
+  dpia_options_init(&opt);
+  opt.action = DPIA_EXPLORE;
+  opt.kernel = "scalHL";
+  opt.explore = &x;
+  opt.repeat = 2;
+  opt.seed = 5;
+  const char *names[] = {"N"};
+  const long long values[] = {256};
+  opt.nsizes = 1;
+  opt.size_names = names;
+  opt.size_values = values;
+  DpiaResult *r;
+  int st = dpia_process("scal.dpia", text, strlen(text), &opt, &r);
+  const char *out = dpia_result_output(r, NULL);
+  /* the fastest is the timed candidate of least id: the first even id run */
+  char best[64];
+  snprintf(best, sizeof best, "\"best\": {\"id\": %d,", a.last_checked);
+  CHECK(st == DPIA_OK && a.batches > 1 && a.checks == 1 && a.last_checked % 2 == 0 && strstr(out, best) &&
+            strstr(out, "\"status\": \"precondition\", \"reason\": \"E0805\"") &&
+            strstr(out, "\"check\": \"ok\"") && strstr(dpia_result_explore_best(r, NULL), "kernel scalHL"),
+        "explore by an evaluator: status %d, %d batches, %d runs, %d checks (of %d): %.400s %s", st, a.batches,
+        a.runs, a.checks, a.last_checked, out, dpia_result_diagnostics(r));
+  char min_ms[64];
+  snprintf(min_ms, sizeof min_ms, "\"min_ms\": %d,", 1 + a.last_checked);
+  CHECK(strstr(out, min_ms) != NULL, "the best's time is the evaluator's: %.400s", out);
+  dpia_result_free(r);
+  Answers failing = {.fail = 1};
+  x.evaluate_user = &failing;
+  st = dpia_process("scal.dpia", text, strlen(text), &opt, &r);
+  CHECK(st == DPIA_EUSER && strcmp(only_code(r), "E1109") == 0 && failing.batches == 1 &&
+            dpia_result_explore_best(r, NULL)[0] == 0,
+        "a failing evaluator: status %d, %d batches: %s", st, failing.batches, dpia_result_diagnostics(r));
+  dpia_result_free(r);
+  free(text);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: api_test SAMPLES_DIR\n");
@@ -387,6 +459,7 @@ int main(int argc, char **argv) {
   test_memory_limit(argv[1]);
   test_names();
   test_rewrite(argv[1]);
+  test_explore_evaluator(argv[1]);
   test_run_time(argv[1]);
   test_run_precondition(argv[1]);
   test_verifiers();

@@ -9,7 +9,10 @@ chosen, and `dpia run --check` with the same options must launch exactly
 the NDRange the metadata gives and match the reference.
 
 usage: launch_sizes_cli.py DPIA SAMPLES_DIR"""
-import glob, json, os, re, subprocess, sys
+import glob, json, os, re, subprocess, sys, tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'samples'))
+import cfd_inputs  # noqa: E402
 
 dpia, samples = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 env = dict(os.environ, POCL_KERNEL_CACHE='0')
@@ -116,7 +119,10 @@ def check_launch(path, kernel, sizes, opts, what):
     args = [dpia, 'run', path, '-k', kernel, '--check', '--seed', '3'] + opts
     for n, v in sizes.items():
         args += ['--size', f'{n}={v}']
-    p = subprocess.run(args, capture_output=True, text=True, timeout=300, env=env)
+    with tempfile.TemporaryDirectory() as tmp:  # inputs of the kernel's domain (--input)
+        if kernel in cfd_inputs.RUN_INPUTS:
+            args += cfd_inputs.RUN_INPUTS[kernel](tmp, sizes)
+        p = subprocess.run(args, capture_output=True, text=True, timeout=300, env=env)
     want = 'NDRange: global ' + ','.join(map(str, gs)) + ('' if ls is None else ', local ' + ','.join(map(str, ls)))
     report(p.returncode == 0 and ': ok' in p.stdout and want + '\n' in p.stdout, what,
            f'metadata says "{want}"; exit {p.returncode}\n{p.stdout}{p.stderr}')

@@ -214,6 +214,43 @@ with tempfile.TemporaryDirectory() as tmp:
     p = run(['run', sq, '--size', 'N=1024', '--inputs=negative'])
     report(p.returncode == 2 and "unknown --inputs kind 'negative'" in p.stderr, '--inputs=negative is refused',
            p.stderr)
+    # --input NAME=FILE: sqrt on inputs given, all in its domain, passes;
+    # the file read is what the kernel sees (a wrong kernel still differs);
+    # a wrong count, a word, a fraction for an int, an index out of range,
+    # an unknown or repeated name are refused with their codes
+    def given(name, text):
+        path = os.path.join(tmp, f'{name}{len(os.listdir(tmp))}.txt')  # a file of its own
+        with open(path, 'w') as f:
+            f.write(text)
+        return ['--input', f'{name}={path}']
+    p = run(['run', sq, '--size', 'N=4', '--check', '--seed', '1'] + given('xs', '0.25, 4\n9 16\n'))
+    report(p.returncode == 0 and ': ok' in p.stdout, 'sqrt passes --check on inputs given (--input)',
+           f'exit {p.returncode}\n{p.stdout}{p.stderr}')
+    half = os.path.join(tmp, 'half.cl')
+    with open(half, 'w') as f:
+        f.write('kernel void k(global float *restrict output, const global float *restrict xs, int N) {\n'
+                '  output[get_global_id(0)] = xs[get_global_id(0)] * 0.5f;\n}\n')
+    p = run(['run', sq, '--size', 'N=4', '--check', '--seed', '1', '--opencl-source=' + half]
+            + given('xs', '0.25 4 9 16'))
+    report(p.returncode == 3 and 'expected 4' in p.stderr, 'a kernel wrong on inputs given differs (x/2 at x = 16)',
+           f'exit {p.returncode}\n{p.stdout}{p.stderr}')
+    idxk = os.path.join(tmp, 'gather.dpia')
+    with open(idxk, 'w') as f:
+        f.write('kernel k (N: nat) (xs: [N]float) (is: [N]idx[N]) = is |> mapGlobal (\\i -> idx xs i)\n')
+    for args, code, says, what in [
+            (given('xs', '1 2 3'), 'E0340', '--input xs: 3 numbers, where it has 4', 'a wrong count'),
+            (given('xs', '1 2 three 4'), 'E0340', 'number 3 is not a finite number', 'a word'),
+            (given('is', '0 1.5 2 3'), 'E0340', 'number 2 (1.5) is not an index of 4 elements', 'a fraction'),
+            (given('is', '0 1 2 4'), 'E0340', 'number 4 (4) is not an index of 4 elements', 'an index out of range'),
+            (given('ys', '1 2 3 4'), 'E0341', '--input ys: the kernel has no data parameter of that name',
+             'an unknown name'),
+            (given('xs', '1 2 3 4') + given('xs', '1 2 3 4'), 'E0341', '--input xs: given twice', 'a name twice')]:
+        p = run(['run', idxk, '--size', 'N=4', '--check'] + args)
+        report(p.returncode == 1 and f'error[{code}]' in p.stderr and says in p.stderr,
+               f'--input with {what} is refused ({code})', f'exit {p.returncode}\n{p.stdout}{p.stderr}')
+    p = run(['run', sq, '--size', 'N=4', '--input', 'xs'])
+    report(p.returncode == 2 and '--input needs NAME=FILE' in p.stderr, '--input without =FILE is a usage error',
+           f'exit {p.returncode}\n{p.stderr}')
 
 # run --check of a foreign function whose body is OpenCL C only (a work-item
 # query): the program's fault (exit 1, E-coded), not an internal error

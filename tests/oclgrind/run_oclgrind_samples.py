@@ -29,7 +29,9 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'samples'))
 import oclgrind_log  # noqa: E402
+import cfd_inputs  # noqa: E402
 
 # Oclgrind's device has 32 KiB of local memory, as many GPUs do; a kernel
 # that needs more runs on a simulated device with this much (bytes), not
@@ -117,7 +119,7 @@ RUNS = [  # file, kernel, sizes: the kernels of run_samples.py, in its order
     ('covariance.dpia', 'covariance', {'M': 7, 'N': 5}),
     ('adi.dpia', 'adiKernel1', {'N': 37}),
     ('scan_bottom.dpia', 'bottomScan', {'G': 2}),                   # 2 groups of 256
-    ('cfd_flux.dpia', 'computeFlux', {'N': 5}),                     # codes out of range at both ends
+    ('cfd_flux.dpia', 'computeFlux', {'N': 5}),                     # every kind of face (INPUTS)
     ('spmv.dpia', 'csrScalar', {'R': 5, 'C': 3, 'NNZ': 7}),          # row bounds out of range at both ends
     ('spmv.dpia', 'csrVector', {'R': 8, 'C': 3, 'NNZ': 7}),          # 2 groups of 4 rows
     ('spmv.dpia', 'spmvScalar', {'R': 13, 'C': 5}),                 # rows of up to 40 elements, empty ones
@@ -140,6 +142,10 @@ def sample_kernels():
         text = fh.read()
     runs = text[text.index('RUNS = ['):text.index('\n]\n', text.index('RUNS = ['))]
     return re.findall(r"\('(\w+\.dpia)', '(\w+)'", runs)
+
+
+# kernels run on inputs of their domain, as in run_samples.py
+INPUTS = cfd_inputs.RUN_INPUTS
 
 
 def run(cmd):
@@ -184,6 +190,8 @@ def main():
             log = os.path.join(tmp, f'{k}.log')
             args = [dpia, 'run', path, '-k', k, '--check', '--seed', '7',
                     '--size', ','.join(f'{n}={v}' for n, v in sizes.items())]
+            if k in INPUTS:
+                args += INPUTS[k](tmp, sizes)
             cmd = oclgrind_log.command(args, log, LOCAL_MEM.get(k))
             rc, out, secs = run(cmd)
             text = oclgrind_log.read_log(log)

@@ -5,6 +5,9 @@ the preconditions allow it); and a generated kernel with one index patched
 is caught by --check."""
 import os, re, subprocess, sys, tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cfd_inputs  # noqa: E402
+
 dpia, samples = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 env = dict(os.environ, POCL_KERNEL_CACHE='0')
 
@@ -91,8 +94,9 @@ RUNS = [  # file, kernel, sizes at two points
     # scans (docs/language.md section 23)
     ('adi.dpia', 'adiKernel1', [{'N': 100}, {'N': 512}]),
     ('scan_bottom.dpia', 'bottomScan', [{'G': 3}, {'G': 64}]),
-    # an index from a value (docs/language.md section 22): N=5 has codes
-    # (random ints in [-8, 8]) out of range at both ends
+    # Rodinia's compute_flux, its neighbours' codes made indices by clampIdx
+    # (docs/language.md section 22), on inputs of its physical domain
+    # (INPUTS): valid neighbours, wing and far-field faces, other codes
     ('cfd_flux.dpia', 'computeFlux', [{'N': 5}, {'N': 1000}]),
     # trip counts read from data (docs/language.md section 25): the kernels
     # alone on random row bounds in [-8, 8] (empty rows, bounds out of
@@ -117,6 +121,9 @@ RUNS = [  # file, kernel, sizes at two points
     ('sgemm_parboil.dpia', 'sgemmNT', [{'M': 128, 'N': 16, 'K': 16}, {'M': 256, 'N': 48, 'K': 40}]),
 ]
 
+# kernels run on inputs of their domain, not random ones (--input)
+INPUTS = cfd_inputs.RUN_INPUTS
+
 passed = failed = 0
 def report(ok, what, detail=''):
     global passed, failed
@@ -138,7 +145,10 @@ for f, k, points in RUNS:
         args = [dpia, 'run', path, '-k', k, '--check', '--seed', '7']
         for n, v in sizes.items():
             args += ['--size', f'{n}={v}']
-        p = subprocess.run(args, capture_output=True, text=True, timeout=300, env=env)
+        with tempfile.TemporaryDirectory() as tmp:
+            if k in INPUTS:
+                args += INPUTS[k](tmp, sizes)
+            p = subprocess.run(args, capture_output=True, text=True, timeout=300, env=env)
         report(p.returncode == 0 and ': ok' in p.stdout, f'{k} {sizes}', p.stdout + p.stderr)
 
 # an injected bug: one index of the generated dot product patched
@@ -173,6 +183,21 @@ for kernel, pattern, repl in [('spmvVector', r'i \+= 32', 'i += 16'),
         report(n == 1 and p.returncode == 3 and 'differs from the reference' in p.stderr,
                f'a patched loop of {kernel} is caught by --check',
                f'patched {n} site(s); exit {p.returncode}\n{p.stdout}{p.stderr}')
+
+# an injected bug in cfd's flux: the wing's pressure added at the far
+# field's faces, caught by --check on the inputs of its domain
+with tempfile.TemporaryDirectory() as tmp:
+    path = os.path.join(samples, 'cfd_flux.dpia')
+    src = subprocess.run([dpia, 'translate', path], capture_output=True, text=True).stdout
+    patched, n = re.subn(r'== -1 \? pI', '== -2 ? pI', src)
+    bad = os.path.join(tmp, 'bad.cl')
+    with open(bad, 'w') as fh:
+        fh.write(patched)
+    p = subprocess.run([dpia, 'run', path, '--size', 'N=1000', '--check', '--seed', '7', '--opencl-source=' + bad]
+                       + cfd_inputs.input_args(tmp, 1000), capture_output=True, text=True, timeout=300, env=env)
+    report(n == 1 and p.returncode == 3 and 'differs from the reference' in p.stderr,
+           'the wing pressure at the far field in the generated cfd flux is caught by --check',
+           f'patched {n} site(s); exit {p.returncode}\n{p.stdout}{p.stderr}')
 
 # the foreign function of the Mandelbrot sample is evaluated for real by the
 # reference interpreter (compiled as C on the host): a patched escape bound

@@ -15,7 +15,7 @@ Usage: tune_cli.py DPIA ROOT
   another source text, the default is used;
 - a corrupt cache (not JSON, or not a cache) is E0811, exit 1;
 - no point runs at the sizes: E1108; a missing size: E1107;
-- the pipeline samples/gemm.dpia tuned on one parameter (the others
+- the pipeline samples/gemm.dpia tuned on its register tile (the others
   --set), its entry used by `dpia run -k gemm`."""
 import json
 import os
@@ -110,21 +110,25 @@ def main():
         p = run(dpia, ['tune', src, '--size', 'N=64'], cache)
         expect(p.returncode == 2, 'no -k: not a usage error', p)
 
-        # a pipeline: samples/gemm.dpia's BP tuned (the others fixed)
+        # a pipeline: samples/gemm.dpia's register tile tuned (the others
+        # fixed); CP is a tune parameter of both of its kernels, which share
+        # its value (a packing of another width than the blocks read would
+        # fail the check)
         os.remove(cache)
         gemm = os.path.join(root, 'samples', 'gemm.dpia')
         p = run(dpia, ['tune', gemm, '-k', 'gemm', '--size', 'M=128,N=256,K=512', '--set', 'KS=512', '--set', 'AP=16',
-                       '--budget', '120', '--repeat', '1', '--json'], cache)
+                       '--set', 'BP=8', '--set', 'V=16', '--budget', '120', '--repeat', '1', '--json'], cache)
         expect(p.returncode == 0, f'tune gemm: exit {p.returncode}', p)
         if p.returncode == 0:
             d = json.loads(p.stdout)
-            # BP=16 is 512 columns: more than N, a precondition skips it
-            expect(d['space'] == 4 and d['timed'] == 3 and set(d['best']) == {'BP'}, f'tune gemm: {d}')
-            # the entry is the whole point: the --set values with the one found
+            # CP=4 is 8 panels of 64 columns: more than N, a precondition skips it
+            expect(d['space'] == 6 and d['timed'] == 4 and set(d['best']) == {'RT', 'CP'}, f'tune gemm: {d}')
+            # the entry is the whole point: the --set values with those found
             p = run(dpia, ['run', gemm, '-k', 'gemm', '--size', 'M=128,N=256,K=512', '--check'], cache)
-            expect(p.returncode == 0 and f'  tuned: KS=512 AP=16 BP={d["best"]["BP"]}, tuned by' in p.stdout,
-                   'run gemm', p)
-
+            tuned = [l for l in p.stdout.splitlines() if l.startswith('  tuned: ') and ', tuned by' in l]
+            got = dict(w.split('=') for w in tuned[0][len('  tuned: '):].split(', tuned by')[0].split()) if tuned else {}
+            want = {'KS': '512', 'AP': '16', 'BP': '8', 'V': '16', 'RT': str(d['best']['RT']), 'CP': str(d['best']['CP'])}
+            expect(p.returncode == 0 and got == want, f'run gemm: tuned {got}, not {want}', p)
 
 main()
 for f in failures:
