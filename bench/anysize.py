@@ -21,9 +21,9 @@ kernel's time per element over the any-size kernel's: 1.00 is as fast,
 
 The multiple kernels are the samples a caller at a multiple size would
 use; where the any-size kernel's strategy differs (dotAny's 64 x 64 per
-group against dotPartial's 128 x 2048, gemmAny's tiles over the whole of K
-against gemm's blocks), the ratio measures the strategy and the tail
-together.  Prints the table; exit 0 unless a run failed.
+group against dotPartial's 128 x 2048), the ratio measures the strategy
+and the tail together.  gemmAny has gemm's blocks, slices and register
+tiles, and a third launch that crops its result.  Prints the table; exit 0 unless a run failed.
 """
 import argparse
 import json

@@ -813,6 +813,21 @@ static void gen_for(CG *cg, const Phrase *p, const Spine *s) {
  * bounds.  Its bounds are a work-item's data, so no barrier may fall in
  * its body (the strategy check keeps parallel maps out of it, and the
  * kernel IR check refuses a barrier under a divergent loop). */
+/* The end of a forRange, min(hi, n).  A tile's end t*C + C (the rewrite
+ * partialReduceAny's, docs/language.md section 21) is past n for the
+ * last tile, and leaves int when n is near 2^31; min(e, n - C) + C is the
+ * same value and computes e + C only where it is at most n (e and n - C
+ * fit: e is the program's value, n - C lies between -C and n). */
+static CExpr range_end(CG *cg, const KirType *index, CExpr hi, const Ix *nix) {
+  int64_t c;
+  if (hi->kind == KE_BINARY && hi->bin.op == KB_ADD && cg_int_literal(hi->bin.rhs, &c) && c > 0) {
+    CExpr last = cg_ix_expr(cg, ix_sub(&cg->ix, nix, ix_const(&cg->ix, c)));
+    return kir_binary(cg->arena, KB_ADD, kir_builtin(cg->arena, KBI_MIN, index, (CExpr[]){hi->bin.lhs, last}),
+                      hi->bin.rhs);
+  }
+  return kir_builtin(cg->arena, KBI_MIN, index, (CExpr[]){hi, cg_ix_expr(cg, nix)});
+}
+
 static void gen_for_range(CG *cg, const Spine *s) {
   const Phrase *lam = s->args[2];
   const Ix *nix = ix_from_size(&cg->ix, s->head->sizes[0]);
@@ -829,7 +844,7 @@ static void gen_for_range(CG *cg, const Spine *s) {
                                        : kir_builtin(cg->arena, KBI_MAX, index, (CExpr[]){lo, kir_int(cg->arena, 0)});
   f->loop.bound = cg_int_literal(hi, &c) && size_const_value(s->head->sizes[0], &n)
                       ? kir_int(cg->arena, c < n ? c : n)
-                      : kir_builtin(cg->arena, KBI_MIN, index, (CExpr[]){hi, cg_ix_expr(cg, nix)});
+                      : range_end(cg, index, hi, nix);
   f->loop.step = cg_ix_expr(cg, ix_from_size(&cg->ix, s->head->sizes[1]));
   KirBlock *outer = cg_enter(cg, f);
   ix_push_range(&cg->ix, ix_var(&cg->ix, i), NULL, nix);

@@ -213,7 +213,10 @@ static Phrase *hoist(Hoist *h, Phrase *p) {
                               ? fn->fst->fst
                               : NULL;
     if ((parfor || seq || range) && p->snd->kind == PH_LAM) {
-      Phrase *head = parfor ? hoist(h, fn) : fn; /* parforX A: A is outside the loop */
+      /* parforX A and forRange n s lo hi: A, lo and hi are outside the
+       * loop, and read hoisted variables as any phrase there does (a
+       * bound read through a view of a hoisted accumulator) */
+      Phrase *head = parfor || range ? hoist(h, fn) : fn;
       if (h->nloops == h->cap) {
         int cap = h->cap ? h->cap * 2 : 8;
         Loop *loops = NEWARRAY(h->b.arena, Loop, cap);

@@ -241,6 +241,11 @@ static bool direct_ok(Arena *a, const Phrase *e, AccPart y) {
   PRIM_CASES_REDUCE:
     return sp.nargs == 3 && !part_uses(a, sp.args[0], y) && !part_uses(a, sp.args[2], y) &&
            !find_prim(e, PRIM_MAP_LOCAL);
+  /* so does a reduction over a range (reduce_range, lower_reduce_i), and
+   * its bounds are read before o is written too: its loop writes only
+   * its own accumulator (docs/language.md section 25) */
+  PRIM_CASES_REDUCE_RANGE:
+    return sp.nargs == 5 && !part_uses(a, sp.args[0], y) && !part_uses(a, sp.args[4], y);
   case PRIM_MAP_SEQ: return map_step_ok(a, e, &sp, y);
   /* a scan writes o[i] at step i, not known to be after it reads y;
    * so does a sliding window */
@@ -285,7 +290,6 @@ static bool direct_ok(Arena *a, const Phrase *e, AccPart y) {
   PRIM_CASES_MAP_I:
   PRIM_CASES_REDUCE_I:
   PRIM_CASES_SCAN_I:
-  PRIM_CASES_REDUCE_RANGE:
   PRIM_CASES_FOR_RANGE:
   PRIM_CASES_WINDOW_I:
   case PRIM_COUNT: return false;

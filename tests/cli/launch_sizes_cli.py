@@ -52,7 +52,7 @@ SIZES = {
     # any size (samples/dot_any.dpia): a size that is a multiple of nothing
     'dotAny': {'N': 100003}, 'asumAny': {'N': 100003}, 'scalAny': {'N': 100003},
     'gemvAny': {'M': 66, 'N': 1001}, 'gesummvAny': {'N': 101},
-    'gemmAnyPackB': {'N': 65, 'K': 37}, 'gemmAnyTiles': {'M': 66, 'N': 65, 'K': 37},
+    'gemmAnyPackB': {'N': 65, 'K': 37}, 'gemmAnyBlocks': {'M': 66, 'N': 65, 'K': 37},
     'gemmAnyCrop': {'M': 66, 'N': 65},
     # the kernels of the sample pipelines (docs/language.md section 8)
     'dotParts': {'N': 262144}, 'dotSum': {'M': 1000}, 'asumParts': {'N': 262144}, 'asumSum': {'M': 1000},

@@ -19,6 +19,7 @@ Usage: explore_cli.py DPIA ROOT
   exit 2."""
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -128,7 +129,9 @@ def any_size_reductions(dpia, root, tmp):
         p = run(dpia, ['translate', os.path.join(tmp, kernel + '_best.dpia'), '-k', kernel + 'Parts'])
         loop = [line for line in p.stdout.splitlines() if '/* reduceRange */' in line]
         body = p.stdout.split('/* reduceRange */', 1)[-1].split('}', 1)[0]
-        expect(p.returncode == 0 and len(loop) == 1 and ', N); i += 1)' in loop[0] and '?' not in body,
+        # the end min(t*C, N - C) + C (min(t*C + C, N), computed without leaving int)
+        expect(p.returncode == 0 and len(loop) == 1 and re.search(r', N - (\d+)\) \+ \1; i \+= 1\)', loop[0])
+               and '?' not in body,
                f'{kernel} any size: the partial sums\' loop:\n{p.stdout}', p)
 
 

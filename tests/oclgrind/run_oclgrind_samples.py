@@ -35,9 +35,10 @@ import cfd_inputs  # noqa: E402
 
 # Oclgrind's device has 32 KiB of local memory, as many GPUs do; a kernel
 # that needs more runs on a simulated device with this much (bytes), not
-# skipped: gemmBlocks keeps a 128x256 block of float accumulators (128 KiB)
-# in local memory, sized for CPUs' caches (samples/gemm.dpia).
-LOCAL_MEM = {'gemmBlocks': 131072}
+# skipped: gemmBlocks and gemmAnyBlocks keep a 128x256 block of float
+# accumulators (128 KiB) in local memory, sized for CPUs' caches
+# (samples/gemm.dpia, samples/gemm_any.dpia).
+LOCAL_MEM = {'gemmBlocks': 131072, 'gemmAnyBlocks': 131072}
 
 RUNS = [  # file, kernel, sizes: the kernels of run_samples.py, in its order
     ('dot_partial.dpia', 'dotPartial', {'N': 524288}),           # 2 groups of 128
@@ -73,8 +74,8 @@ RUNS = [  # file, kernel, sizes: the kernels of run_samples.py, in its order
     ('dot_any.dpia', 'asumAny', {'N': 4095}),                    # the last group partial
     ('blas2_any.dpia', 'gemvAny', {'M': 3, 'N': 67}),              # chunks of 2, the last 3 padded
     ('blas2_any.dpia', 'gesummvAny', {'N': 11}),                 # the second vector 3 lanes of 8
-    ('gemm_any.dpia', 'gemmAnyPackB', {'N': 33, 'K': 3}),         # 2 panels, the last 1 column of 32
-    ('gemm_any.dpia', 'gemmAnyTiles', {'M': 9, 'N': 33, 'K': 3}),  # 2 x 2 tiles, rows clamped
+    ('gemm_any.dpia', 'gemmAnyPackB', {'N': 33, 'K': 3}),         # 8 panels, the second of 1 column of b and zeros, 6 of zeros
+    ('gemm_any.dpia', 'gemmAnyBlocks', {'M': 129, 'N': 33, 'K': 515}),  # 2 groups; 17 x 2 tiles computed, rows clamped; a slice of 3
     ('gemm_any.dpia', 'gemmAnyCrop', {'M': 9, 'N': 33}),
     ('scal_vec.dpia', 'scalVec16', {'N': 48}),
     ('scal_vec.dpia', 'scalChunk', {'N': 2048}),

@@ -47,7 +47,7 @@ RUNS = [  # file, kernel, sizes at two points
     ('blas2_any.dpia', 'gemvAny', [{'M': 3, 'N': 1000003}, {'M': 1, 'N': 1}, {'M': 67, 'N': 1001}, {'M': 3, 'N': 0}]),
     ('blas2_any.dpia', 'gesummvAny', [{'N': 1001}, {'N': 1}, {'N': 67}]),
     ('gemm_any.dpia', 'gemmAnyPackB', [{'N': 1001, 'K': 3}, {'N': 1, 'K': 1}, {'N': 40, 'K': 9}]),
-    ('gemm_any.dpia', 'gemmAnyTiles', [{'M': 67, 'N': 100, 'K': 37}, {'M': 1, 'N': 1, 'K': 1}]),
+    ('gemm_any.dpia', 'gemmAnyBlocks', [{'M': 67, 'N': 100, 'K': 37}, {'M': 1, 'N': 1, 'K': 1}, {'M': 9, 'N': 33, 'K': 600}]),
     ('gemm_any.dpia', 'gemmAnyCrop', [{'M': 67, 'N': 100}, {'M': 1, 'N': 1}]),
     ('scal_vec.dpia', 'scalVec16', [{'N': 1008}, {'N': 4096}]),
     ('scal_vec.dpia', 'scalChunk', [{'N': 1024}, {'N': 3072}]),
