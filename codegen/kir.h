@@ -643,6 +643,13 @@ bool kir_place_barriers(Arena *a, Diag *diag, KirKernel *k, int ndims, bool pocl
 typedef struct KirIdNames KirIdNames;
 KirIdNames *kir_id_names(Arena *a, const KirKernel *k);
 bool kir_own_elements(const KirIdNames *ids, const KirBlock *body, const char *var);
+/* statements first up to stop (not included; NULL: to the block's end) */
+typedef struct KirStmtRange {
+  const KirStmt *first, *stop;
+} KirStmtRange;
+/* the same over the statements of n ranges together (the uses in all of
+ * them at one index): the code since a barrier and the command after it */
+bool kir_own_elements_in(const KirIdNames *ids, const KirStmtRange *ranges, int n, const char *var);
 
 /* Dimensions d (bit d) where some parallel loop of the body steps by the
  * global size or the number of groups (*global_steps) or by the local size
