@@ -287,6 +287,11 @@ static void exempt_drop(Pass *p, int depth) {
 static bool own_pending(Pass *p, const KirBlock *out, const KirBuffer *b) {
   if (exempt_has(p, b)) return true;
   if (b->space != KSP_LOCAL || !b->var || !p->command_code) return false;
+  /* PoCL 3.1 miscompiles a parforLocal followed, with no barrier between,
+   * by a loop with barriers in a work-group loop (the accumulator read
+   * back unwritten: tests/diff/regress/pocl_group_loop_local_pair.dpia,
+   * as pocl_after_guard says): there the barrier stays */
+  if (p->pocl && p->group_loop_depth > 0 && p->local_unfenced) return false;
   const KirStmt *from = out->first;
   bool fenced = false;
   for (const KirStmt *s = out->first; s; s = s->next)
