@@ -374,15 +374,21 @@ static bool dpia_kernel(Op *op, Impl *im, const char *sample, const char *kernel
         continue;
       }
       /* in place (docs/language.md section 27): a private copy of the
-       * input it updates, as CLBlast's Sscal gets, passed for both */
+       * input it updates, as CLBlast's Sscal gets, passed as that input;
+       * the output is no argument of the kernel */
       const char *from_input = jget(p, "updates") ? jstr(p, "updates") : NULL;
       cl_mem mem = buffer(bytes, NULL);
       if (from_input) {
         cl_mem from = input_buffer(op, from_input);
         if (!from) die("%s: no input named %s", kernel, from_input);
+        if (im->out) die("%s: outputs other than two alike", kernel);
         CL_CHECK(clEnqueueCopyBuffer(queue, from, mem, 0, 0, bytes, 0, NULL, NULL));
         CL_CHECK(clFinish(queue));
         updates = from_input;
+        im->nargs--;
+        im->out = mem;
+        im->out_floats = bytes / sizeof(float);
+        continue;
       }
       *a = (Arg){A_MEM, mem, 0, 0, 0};
       if (!strcmp(role, "output") && im->out) {

@@ -684,19 +684,30 @@ static const Step *need_idx(CG *cg, const Step *ps, const Phrase *e, const Ix **
 }
 
 /* an int expression as an index polynomial (an index, a size, an int
- * literal, their sums, differences and products), or NULL; for deciding
- * a comparison, not for printing */
+ * literal, its negation, their sums, differences and products, and
+ * quotients and remainders of a dividend the simplifier proves at least 0
+ * by a divisor it proves at least 1, where C's truncating / and % are the
+ * simplifier's), or NULL: for deciding a comparison, and the range of
+ * clampIdx's int (clamp_int) */
 static const Ix *as_index(CG *cg, CExpr e) {
   if (e->kind == KE_IX) return e->ix;
   if (e->kind == KE_INT) return K(cg, e->value);
-  if (e->kind == KE_LIT && e->lit.scalar == SC_INT && kir_type_equal(e->type, kir_scalar1(SC_INT)))
-    return K(cg, e->lit.i);
+  int64_t c;
+  if (kir_type_equal(e->type, kir_scalar1(SC_INT)) && cg_int_literal(e, &c)) return K(cg, c);
+  if (e->kind == KE_UNARY && e->un.op == '-' && kir_type_equal(e->type, kir_scalar1(SC_INT))) {
+    const Ix *a = as_index(cg, e->un.operand);
+    return a ? ix_sub(&cg->ix, K(cg, 0), a) : NULL;
+  }
   if (e->kind != KE_BINARY) return NULL;
   KirBinop op = e->bin.op;
-  if (op != KB_ADD && op != KB_SUB && op != KB_MUL) return NULL;
+  if (op != KB_ADD && op != KB_SUB && op != KB_MUL && op != KB_DIV && op != KB_MOD) return NULL;
   const Ix *a = as_index(cg, e->bin.lhs), *b = a ? as_index(cg, e->bin.rhs) : NULL;
   if (!b) return NULL;
-  return op == KB_ADD ? ix_add(&cg->ix, a, b) : op == KB_SUB ? ix_sub(&cg->ix, a, b) : ix_mul(&cg->ix, a, b);
+  if (op == KB_ADD) return ix_add(&cg->ix, a, b);
+  if (op == KB_SUB) return ix_sub(&cg->ix, a, b);
+  if (op == KB_MUL) return ix_mul(&cg->ix, a, b);
+  if (!ix_provably_less(&cg->ix, K(cg, -1), a) || !ix_provably_less(&cg->ix, K(cg, 0), b)) return NULL;
+  return op == KB_DIV ? ix_div(&cg->ix, a, b) : ix_mod(&cg->ix, a, b);
 }
 
 static bool bool_literal(CExpr e, bool *v) {
@@ -833,9 +844,11 @@ bool cg_int_literal(CExpr v, int64_t *c) {
 }
 
 static const Ix *clamp_int(CG *cg, CExpr v, Size n) {
-  if (v->kind == KE_IX) return clamp_index(cg, v->ix, n, true, true);
-  int64_t c;
-  if (cg_int_literal(v, &c)) return c < 0 ? K(cg, 0) : clamp_index(cg, K(cg, c), n, false, true);
+  /* an int the simplifier sees into (an index, a size, a literal and
+   * arithmetic of them: toInt i + 1, N - 1): clamped at the ends it
+   * cannot prove, or not at all */
+  const Ix *x = as_index(cg, v);
+  if (x) return clamp_index(cg, x, n, true, true);
   const Ix *nn = ix_from_size(&cg->ix, n);
   const Ix *top = ix_simplify(&cg->ix, ix_sub(&cg->ix, nn, K(cg, 1)));
   int64_t t;

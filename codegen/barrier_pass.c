@@ -86,7 +86,22 @@ typedef struct Pass {
   int nbarriers;
   Frame *frames;
   const KirIdNames *ids; /* the kernel's id variables, for kir_own_elements */
+  /* The pointwise rule before a command (own_pending): the buffers
+   * proven touched by each work-item at its own elements only, from the
+   * last barrier through the command's code, with the depth of the block
+   * whose command it is (they hold until that block's next command);
+   * depth: of the block being placed; entry_pending: what was pending
+   * when it began; command_code: the statements after the command's site */
+  Vec exempt; /* Exempt * */
+  int depth;
+  const KirBufferSet *entry_pending;
+  const KirStmt *command_code;
 } Pass;
+
+typedef struct Exempt {
+  const KirBuffer *buffer;
+  int depth;
+} Exempt;
 
 /* ---- sets of buffers ---- */
 
@@ -243,19 +258,86 @@ static bool no_barrier(Pass *p, const KirSite *site, NoBarrier where, const KirB
   return true;
 }
 
+/* ---- the pointwise rule before a command (own_elements.c) ---- */
+
+static bool exempt_has(const Pass *p, const KirBuffer *b) {
+  for (int i = 0; i < p->exempt.len; i++)
+    if (((const Exempt *)p->exempt.items[i])->buffer == b) return true;
+  return false;
+}
+
+/* the command of a block at depth or deeper is done: its proofs no longer hold */
+static void exempt_drop(Pass *p, int depth) {
+  int n = 0;
+  for (int i = 0; i < p->exempt.len; i++)
+    if (((const Exempt *)p->exempt.items[i])->depth < depth) p->exempt.items[n++] = p->exempt.items[i];
+  p->exempt.len = n;
+}
+
+/* A local buffer pending before a command (out: the block so far) that
+ * needs no barrier there: since the last barrier (out's last one fencing
+ * local memory, or the block's beginning if it was not pending then) and
+ * through the command's code (up to the block's next command), each
+ * work-item touches only elements of it that no other work-item touches,
+ * as the accumulator an initialising mapLocal fills and the reduction's
+ * loop then updates in place (docs/language.md section 2.1): what a
+ * work-item reads there it wrote itself, in program order.  Proven on the
+ * kernel IR as at a loop's back edge (loop_carried); the proof holds for
+ * the commands nested in the command's code too (Pass.exempt). */
+static bool own_pending(Pass *p, const KirBlock *out, const KirBuffer *b) {
+  if (exempt_has(p, b)) return true;
+  if (b->space != KSP_LOCAL || !b->var || !p->command_code) return false;
+  /* PoCL 3.1 miscompiles a parforLocal followed, with no barrier between,
+   * by a loop with barriers in a work-group loop (the accumulator read
+   * back unwritten: tests/diff/regress/pocl_group_loop_local_pair.dpia,
+   * as pocl_after_guard says): there the barrier stays */
+  if (p->pocl && p->group_loop_depth > 0 && p->local_unfenced) return false;
+  const KirStmt *from = out->first;
+  bool fenced = false;
+  for (const KirStmt *s = out->first; s; s = s->next)
+    if (s->kind == KS_BARRIER && !s->barrier.site && s->barrier.local) {
+      from = s->next;
+      fenced = true;
+    }
+  if (!fenced && p->entry_pending && set_has(p->entry_pending, b)) return false;
+  const KirStmt *stop = p->command_code;
+  while (stop && !(stop->kind == KS_BARRIER && stop->barrier.site && stop->barrier.site->kind == KSITE_COMMAND))
+    stop = stop->next;
+  /* the command's code itself uses it (else the proof is the next
+   * command's, where a barrier, if one is needed, goes as it did) */
+  KirStmtRange code[2] = {{p->command_code, stop}, {from, NULL}};
+  if (!kir_own_elements_in(p->ids, code, 1, b->var) || !kir_own_elements_in(p->ids, code, 2, b->var)) return false;
+  Exempt *e = NEW(p->arena, Exempt);
+  *e = (Exempt){b, p->depth};
+  vec_push(p->arena, &p->exempt, e);
+  return true;
+}
+
+/* need without the buffers own_pending proves need no barrier */
+static void drop_own_pending(Pass *p, const KirBlock *out, KirBufferSet *need) {
+  int n = 0;
+  for (int i = 0; i < need->len; i++)
+    if (!own_pending(p, out, item(need, i))) need->items[n++] = need->items[i];
+  need->len = n;
+}
+
 /* The barrier a command needs before it: pending writes it reads, pending
  * reads it writes, pending local writes it writes (the latter two only
  * where barriers may go: elsewhere a pending write it reads is an error,
  * reported once: what is left pending is then taken as fenced). */
 static void sync_before(Pass *p, KirBlock *out, const KirSite *site) {
+  exempt_drop(p, p->depth); /* the block's previous command is done */
   KirBufferSet need = {0};
   if (p->pending_writes.len) need = set_intersect(p->arena, &p->pending_writes, &site->reads);
+  drop_own_pending(p, out, &need);
   if (!p->uniform) {
     if (no_barrier(p, site, NB_DIVERGENT, &need)) p->pending_writes.len = 0;
     return;
   }
   if (p->pending_reads.len || p->pending_writes.len) {
     KirBufferSet war = set_intersect(p->arena, &site->writes, &p->pending_reads), waw = local_waw(p, &site->writes);
+    drop_own_pending(p, out, &war);
+    drop_own_pending(p, out, &waw);
     set_union(p->arena, &need, &war);
     set_union(p->arena, &need, &waw);
   }
@@ -283,7 +365,7 @@ static KirBufferSet loop_carried(Pass *p, const KirSite *site, const KirBlock *b
   int n = 0;
   for (int i = 0; i < need.len; i++) {
     const KirBuffer *b = item(&need, i);
-    if (b->space == KSP_LOCAL && kir_own_elements(p->ids, body, b->var)) continue;
+    if (b->space == KSP_LOCAL && (exempt_has(p, b) || kir_own_elements(p->ids, body, b->var))) continue;
     need.items[n++] = (void *)b;
   }
   need.len = n;
@@ -546,9 +628,16 @@ static void at_site(Pass *p, KirBlock *out, const KirSite *site, int entry) {
 static void place_block(Pass *p, KirBlock *b) {
   KirBlock out = {0};
   int entry = p->nbarriers;
+  KirBufferSet at_entry = {0};
+  set_union(p->arena, &at_entry, &p->pending_writes);
+  set_union(p->arena, &at_entry, &p->pending_reads);
+  const KirBufferSet *outer_entry = p->entry_pending;
+  p->entry_pending = &at_entry;
+  p->depth++;
   for (KirStmt *s = b->first, *next; s; s = next) {
     next = s->next;
     if (s->kind == KS_BARRIER && s->barrier.site) {
+      p->command_code = next;
       if (p->at > p->skip_until) at_site(p, &out, s->barrier.site, entry);
       p->at++;
       continue;
@@ -557,6 +646,9 @@ static void place_block(Pass *p, KirBlock *b) {
     if (body) place_block(p, body);
     kir_append(&out, s);
   }
+  exempt_drop(p, p->depth);
+  p->depth--;
+  p->entry_pending = outer_entry;
   *b = out;
 }
 

@@ -123,7 +123,8 @@ const char *host_param(H *h, const KParam *p) {
 
 /* An in-place kernel's output is the buffer of the input it updates
  * (docs/language.md section 27): the launchers take that one buffer, under
- * the input's name, and pass it as both arguments. */
+ * the input's name, and pass it as the input's argument (the output is
+ * none: kparam_arg). */
 bool host_omits(const ImpKernel *k, int i) { return k->in_place && i == 0; }
 bool host_updated(const ImpKernel *k, int i) { return k->in_place && i == k->updated; }
 const char *host_buffer(H *h, const ImpKernel *k, int i) {
@@ -804,26 +805,28 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
   for (int i = 0; i < k->nparams; i++) {
     const KParam *p = &k->params[i];
     const char *n = host_buffer(h, k, i);
+    int arg = kparam_arg(k, i); /* -1: an in-place output, no argument */
+    if (arg < 0) continue;
     switch (p->role) {
     case KP_OUTPUT:
     case KP_INPUT:
-      emit(o, "  if (dpia_err == CL_SUCCESS) dpia_err = clSetKernelArg(dpia_kernel, %d, sizeof(cl_mem), &%s);\n", i, n);
+      emit(o, "  if (dpia_err == CL_SUCCESS) dpia_err = clSetKernelArg(dpia_kernel, %d, sizeof(cl_mem), &%s);\n", arg, n);
       break;
     case KP_SCALAR:
     case KP_NAT:
-      emit(o, "  if (dpia_err == CL_SUCCESS) dpia_err = clSetKernelArg(dpia_kernel, %d, sizeof %s, &%s);\n", i, n, n);
+      emit(o, "  if (dpia_err == CL_SUCCESS) dpia_err = clSetKernelArg(dpia_kernel, %d, sizeof %s, &%s);\n", arg, n, n);
       break;
     case KP_TEMP:
       emit(o, "  if (dpia_err == CL_SUCCESS) /* %s */\n"
               "    dpia_temp[%d] = clCreateBuffer(dpia_context, CL_MEM_READ_WRITE, dpia_bytes_%d, DPIA_NULL_, &dpia_err);\n"
               "  if (dpia_err == CL_SUCCESS) dpia_err = clSetKernelArg(dpia_kernel, %d, sizeof(cl_mem), &dpia_temp[%d]);\n",
-           kparam_name(p), t, i, i, t);
+           kparam_name(p), t, i, arg, t);
       t++;
       break;
     case KP_LOCAL:
       emit(o, "  if (dpia_err == CL_SUCCESS) /* %s */\n"
               "    dpia_err = clSetKernelArg(dpia_kernel, %d, dpia_bytes_%d, DPIA_NULL_);\n",
-           kparam_name(p), i, i);
+           kparam_name(p), arg, i);
       break;
     }
   }

@@ -152,6 +152,7 @@ static void emit_launcher(H *h, const ImpKernel *k) {
   t = 0;
   for (int i = 0; i < k->nparams; i++) {
     const KParam *p = &k->params[i];
+    if (kparam_arg(k, i) < 0) continue; /* an in-place output: no argument */
     if (p->role == KP_TEMP) emit(o, "dpia_temp_%d, ", t++);
     else if (p->role == KP_LOCAL) emit(o, "dpia_bytes_%d, ", i);
     else emit(o, "%s, ", host_buffer(h, k, i));

@@ -189,7 +189,8 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
   t = 0;
   for (int i = 0; i < k->nparams; i++) {
     const KParam *p = &k->params[i];
-    if (i) buf_puts(o, ", ");
+    if (kparam_arg(k, i) < 0) continue; /* an in-place output: no argument */
+    if (kparam_arg(k, i) > 0) buf_puts(o, ", ");
     if (p->role == KP_TEMP) emit(o, "dpia_temp_%d", t++);
     else if (p->role == KP_LOCAL) emit(o, "dpia_at_%d", i);
     else buf_puts(o, host_buffer(h, k, i));

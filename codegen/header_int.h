@@ -17,8 +17,9 @@ typedef struct H {
  * host C's and C++'s reserved names */
 const char *host_param(H *h, const KParam *p);
 /* An in-place kernel's output (docs/language.md section 27) is no
- * argument of its launchers (host_omits): they pass the buffer of the
- * input it updates, which host_buffer names for any buffer parameter i. */
+ * argument of its launchers (host_omits) nor of its kernel (kparam_arg):
+ * they pass the buffer of the input it updates, which host_buffer names
+ * for any buffer parameter i. */
 bool host_omits(const ImpKernel *k, int i);
 /* parameter i is the input an in-place kernel updates: its launchers'
  * pointer is not const, and its bytes are the output's */

@@ -245,3 +245,42 @@ bool kir_check_in_place(Arena *a, Diag *diag, const KirKernel *k, const char *ou
   diag_error(diag, ERR_UPDATE_NOT_POINTWISE, at, "%s", msg.data);
   return false;
 }
+
+/* ---- one buffer, one parameter ---- */
+
+typedef struct Rename {
+  Arena *arena;
+  const char *from, *to;
+} Rename;
+
+/* e with the variable from named to (its type kept: the output's, a
+ * pointer to the same elements in global memory, writable) */
+static const KirExpr *renamed(void *ctx, const KirExpr *e) {
+  const Rename *r = ctx;
+  if (!e) return NULL;
+  if (e->kind == KE_VAR) return strcmp(e->name, r->from) == 0 ? kir_var(r->arena, r->to, e->type) : e;
+  const KirExpr *buf[3];
+  const KirExpr *const *old;
+  int n = kir_expr_children(e, buf, &old);
+  const KirExpr **kids = NEWARRAY(r->arena, const KirExpr *, n > 0 ? n : 1);
+  for (int i = 0; i < n; i++) kids[i] = renamed(ctx, old[i]);
+  return kir_expr_rebuilt(r->arena, e, kids);
+}
+
+static void rename_block(Rename *r, KirBlock *b) {
+  for (KirStmt *s = b->first; s; s = s->next) {
+    kir_map_exprs(s, renamed, r);
+    KirBlock *body = kir_body(s);
+    if (body) rename_block(r, body);
+  }
+}
+
+void kir_in_place_one_param(Arena *a, KirKernel *k, const char *out, const char *in) {
+  Rename r = {a, out, in};
+  rename_block(&r, &k->locals);
+  rename_block(&r, &k->body);
+  int n = 0;
+  for (int i = 0; i < k->nparams; i++)
+    if (strcmp(k->params[i].name, out) != 0) k->params[n++] = k->params[i];
+  k->nparams = n;
+}

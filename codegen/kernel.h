@@ -96,7 +96,9 @@ typedef struct ImpKernel {
   const Size *local_collapsed[3];
   /* a kernel computing in place (`updates xs`, docs/language.md section
    * 27): its output, params[0], is the buffer of the input params[updated]
-   * (the launchers take one buffer for both, the metadata says so) */
+   * and no argument of the kernel, which writes it through that input's
+   * parameter (kparam_arg; the launchers take one buffer, the metadata
+   * says so) */
   bool in_place;
   int updated;
   Diag *diag; /* where code generation reports what it cannot generate */
@@ -106,6 +108,16 @@ typedef struct ImpKernel {
   const char *natural_source;
   struct KernelFacts *natural_facts; /* and what it says of that text */
 } ImpKernel;
+
+/* The position of params[i] among the generated kernel's arguments: i,
+ * but for an in-place kernel, whose output is no argument (-1) and whose
+ * other parameters come one earlier (kir_in_place_one_param). */
+static inline int kparam_arg(const ImpKernel *k, int i) {
+  if (!k->in_place) return i;
+  return i == 0 ? -1 : i - 1;
+}
+/* the number of the generated kernel's arguments */
+static inline int kparam_nargs(const ImpKernel *k) { return k->in_place ? k->nparams - 1 : k->nparams; }
 
 /* What `dpia run` and the driver need to know of the code generated for a
  * kernel, read off the kernel IR (codegen/kir.h), not the text: the

@@ -281,6 +281,33 @@ int kir_expr_children(const KirExpr *e, const KirExpr *buf[3], const KirExpr *co
   return 0;
 }
 
+void kir_map_exprs(KirStmt *s, KirExprMap f, void *ctx) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (s->kind) {
+  case KS_DECL: s->decl.init = f(ctx, s->decl.init); break;
+  case KS_ASSIGN:
+    s->assign.lhs = f(ctx, s->assign.lhs);
+    s->assign.rhs = f(ctx, s->assign.rhs);
+    break;
+  case KS_VSTORE:
+    s->vstore.value = f(ctx, s->vstore.value);
+    s->vstore.offset = f(ctx, s->vstore.offset);
+    s->vstore.ptr = f(ctx, s->vstore.ptr);
+    break;
+  case KS_FOR:
+    s->loop.init = f(ctx, s->loop.init);
+    s->loop.bound = f(ctx, s->loop.bound);
+    s->loop.step = f(ctx, s->loop.step);
+    break;
+  case KS_IF: s->cond.cond = f(ctx, s->cond.cond); break;
+  case KS_EXPR: s->expr = f(ctx, s->expr); break;
+  case KS_BLOCK:
+  case KS_BARRIER:
+  case KS_COMMENT: break;
+  }
+  DPIA_EXHAUSTIVE_END
+}
+
 const KirExpr *kir_expr_rebuilt(Arena *a, const KirExpr *e, const KirExpr *const *kids) {
   const KirExpr *buf[3];
   const KirExpr *const *old;

@@ -451,6 +451,10 @@ int kir_expr_children(const KirExpr *e, const KirExpr *buf[3], const KirExpr *co
  * kir_expr_children gives them), or e itself when they are the same: for
  * the passes that rewrite a few nodes and rebuild what holds them */
 const KirExpr *kir_expr_rebuilt(Arena *a, const KirExpr *e, const KirExpr *const *kids);
+/* the expressions statement s holds (not those of the statements it
+ * holds) replaced by what f makes of them */
+typedef const KirExpr *(*KirExprMap)(void *ctx, const KirExpr *e);
+void kir_map_exprs(KirStmt *s, KirExprMap f, void *ctx);
 /* the same expression: the same tree, index polynomials ix_equal */
 bool kir_expr_equal(const KirExpr *a, const KirExpr *b);
 /* a total order of expressions, structural (for index atoms, index.c):
@@ -586,6 +590,11 @@ void kir_drop_dead(Arena *a, KirKernel *k);
  * printed by print_expr, and returns false. */
 bool kir_check_in_place(Arena *a, Diag *diag, const KirKernel *k, const char *out, const char *in, Span at,
                         void (*print_expr)(Buf *out, const KirExpr *e));
+/* Once kir_check_in_place holds: the output out written through the
+ * parameter of in, its own parameter dropped, so that the kernel takes the
+ * one buffer once (kparam_arg, kernel.h, maps the interface's parameters
+ * to the kernel's). */
+void kir_in_place_one_param(Arena *a, KirKernel *k, const char *out, const char *in);
 
 typedef struct Backend Backend; /* backend.h */
 /* A sequential loop whose body tests its variable against a bound it
@@ -647,6 +656,13 @@ bool kir_place_barriers(Arena *a, Diag *diag, KirKernel *k, int ndims, bool pocl
 typedef struct KirIdNames KirIdNames;
 KirIdNames *kir_id_names(Arena *a, const KirKernel *k);
 bool kir_own_elements(const KirIdNames *ids, const KirBlock *body, const char *var);
+/* statements first up to stop (not included; NULL: to the block's end) */
+typedef struct KirStmtRange {
+  const KirStmt *first, *stop;
+} KirStmtRange;
+/* the same over the statements of n ranges together (the uses in all of
+ * them at one index): the code since a barrier and the command after it */
+bool kir_own_elements_in(const KirIdNames *ids, const KirStmtRange *ranges, int n, const char *var);
 
 /* Dimensions d (bit d) where some parallel loop of the body steps by the
  * global size or the number of groups (*global_steps) or by the local size

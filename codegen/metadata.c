@@ -99,8 +99,9 @@ static void json_params(Arena *a, const ImpKernel *k, Buf *out) {
       json_shape(a, out, p);
       json_packed3(p, out);
       /* an in-place kernel's output is the buffer of the input it
-       * updates: the host passes that buffer for both (docs/language.md
-       * section 27) */
+       * updates and no argument of the kernel, which writes it through
+       * that input's (docs/language.md section 27; kparam_arg): the host
+       * passes the one buffer once */
       if (k->in_place && i == 0) {
         buf_puts(out, ", \"updates\": ");
         emit_json_string(out, kparam_name(&k->params[k->updated]));

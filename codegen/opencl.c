@@ -1151,10 +1151,11 @@ static const KirType *buffer_type(CG *cg, const KParam *p) {
  * and the outputs only written keep it, which already tells the compiler
  * that no load from one aliases a store to another. */
 /* The output of a kernel computing in place and the input it updates are
- * one buffer (docs/language.md section 27): neither is restrict, which
- * would promise the compiler that a store to one never changes what a
- * load from the other reads (C11 6.7.3.1), and the input is not const
- * either, as it is written through the other pointer. */
+ * one buffer (docs/language.md section 27), the input's parameter once the
+ * output's is dropped (kir_in_place_one_param): not restrict, which would
+ * promise the compiler that no store through another pointer changes what
+ * a load through it reads (C11 6.7.3.1), and the input not const either,
+ * as the output is written through it. */
 static KirParam param_of(CG *cg, const KParam *p, const BinderSet *read_back, bool aliased) {
   KirParam kp = {p->role, NULL, p->name, false, false};
   switch (p->role) {
@@ -1315,8 +1316,8 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   }
   if (ul || ug) emit(&c, " (given by the user)");
   if (k->in_place)
-    emit(&c, "\nIn place: %s is the buffer of %s, which each work-item reads only where it writes (neither is restrict)",
-         k->params[0].name, k->params[k->updated].name);
+    emit(&c, "\nIn place: the output is written into %s, which each work-item reads only where it writes (not restrict)",
+         k->params[k->updated].name);
   /* the precondition of a scatter's positions (docs/language.md section
    * 29), which the host must keep: two equal elements would be a race */
   for (int i = 0; i < k->nparams; i++) {
@@ -1371,6 +1372,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   if (k->in_place && !kir_check_in_place(a, k->diag, kk, k->params[0].name, k->params[k->updated].name,
                                          k->def->decl->updates_span, k->backend->print_expr))
     return NULL;
+  if (k->in_place) kir_in_place_one_param(a, kk, k->params[0].name, k->params[k->updated].name);
   kir_row_pointers(a, k->backend, kk);
   kir_unroll_tiles(a, kk);
   const char *refused = k->backend->refusal ? k->backend->refusal(a, kk) : NULL;

@@ -97,8 +97,8 @@ static bool id_query(const KirExpr *init, IdKind *kind, int *dim) {
   return false;
 }
 
-static void collect_ids(KirIdNames *ids, const KirBlock *b) {
-  for (const KirStmt *s = b->first; s; s = s->next) {
+static void collect_ids(KirIdNames *ids, const KirStmt *first, const KirStmt *stop) {
+  for (const KirStmt *s = first; s && s != stop; s = s->next) {
     IdKind kind = ID_LOCAL;
     int dim = 0;
     switch (s->kind) {
@@ -119,15 +119,15 @@ static void collect_ids(KirIdNames *ids, const KirBlock *b) {
     case KS_COMMENT: break;
     }
     const KirBlock *body = kir_body((KirStmt *)s);
-    if (body) collect_ids(ids, body);
+    if (body) collect_ids(ids, body->first, NULL);
   }
 }
 
 KirIdNames *kir_id_names(Arena *a, const KirKernel *k) {
   KirIdNames *ids = NEW(a, KirIdNames);
   *ids = (KirIdNames){.arena = a, .k = k};
-  collect_ids(ids, &k->locals);
-  collect_ids(ids, &k->body);
+  collect_ids(ids, k->locals.first, NULL);
+  collect_ids(ids, k->body.first, NULL);
   return ids;
 }
 
@@ -340,8 +340,8 @@ static void uses_expr(Uses *u, const KirExpr *e) {
   for (int i = 0; i < n; i++) uses_expr(u, kids[i]);
 }
 
-static void uses_block(Uses *u, const KirBlock *b) {
-  for (const KirStmt *s = b->first; s && u->ok; s = s->next) {
+static void uses_block(Uses *u, const KirStmt *first, const KirStmt *stop) {
+  for (const KirStmt *s = first; s && s != stop && u->ok; s = s->next) {
     switch (s->kind) {
     case KS_DECL: uses_expr(u, s->decl.init); break;
     case KS_ASSIGN:
@@ -357,13 +357,13 @@ static void uses_block(Uses *u, const KirBlock *b) {
       uses_expr(u, s->loop.init);
       uses_expr(u, s->loop.bound);
       uses_expr(u, s->loop.step);
-      uses_block(u, &s->loop.body);
+      uses_block(u, s->loop.body.first, NULL);
       break;
     case KS_IF:
       uses_expr(u, s->cond.cond);
-      uses_block(u, &s->cond.body);
+      uses_block(u, s->cond.body.first, NULL);
       break;
-    case KS_BLOCK: uses_block(u, &s->block.body); break;
+    case KS_BLOCK: uses_block(u, s->block.body.first, NULL); break;
     case KS_EXPR: uses_expr(u, s->expr); break;
     case KS_BARRIER:
     case KS_COMMENT: break;
@@ -371,12 +371,17 @@ static void uses_block(Uses *u, const KirBlock *b) {
   }
 }
 
-bool kir_own_elements(const KirIdNames *ids, const KirBlock *body, const char *var) {
+bool kir_own_elements_in(const KirIdNames *ids, const KirStmtRange *ranges, int n, const char *var) {
   if (!ids || !var) return false;
   KirIdNames inner = {.arena = ids->arena, .k = ids->k, .up = ids};
-  collect_ids(&inner, body);
+  for (int i = 0; i < n; i++) collect_ids(&inner, ranges[i].first, ranges[i].stop);
   Uses u = {.ids = &inner, .var = var, .ok = true};
-  uses_block(&u, body);
+  for (int i = 0; i < n; i++) uses_block(&u, ranges[i].first, ranges[i].stop);
   int64_t width;
   return u.ok && u.any && !__builtin_sub_overflow(u.hi, u.lo, &width) && one_to_one(ids->k, &u.first, width);
+}
+
+bool kir_own_elements(const KirIdNames *ids, const KirBlock *body, const char *var) {
+  KirStmtRange all = {body->first, NULL};
+  return kir_own_elements_in(ids, &all, 1, var);
 }

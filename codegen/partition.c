@@ -541,46 +541,17 @@ static void note_tests(Pass *p, const KirExpr *e) {
   for (int i = 0; i < n; i++) note_tests(p, kids[i]);
 }
 
-/* the expressions a statement holds, not those of the statements it
- * holds, replaced by what f makes of them */
-typedef const KirExpr *(*ExprMap)(Pass *p, const KirExpr *e);
-
-static void map_exprs(Pass *p, KirStmt *s, ExprMap f) {
-  DPIA_EXHAUSTIVE_BEGIN
-  switch (s->kind) {
-  case KS_DECL: s->decl.init = f(p, s->decl.init); break;
-  case KS_ASSIGN:
-    s->assign.lhs = f(p, s->assign.lhs);
-    s->assign.rhs = f(p, s->assign.rhs);
-    break;
-  case KS_VSTORE:
-    s->vstore.value = f(p, s->vstore.value);
-    s->vstore.offset = f(p, s->vstore.offset);
-    s->vstore.ptr = f(p, s->vstore.ptr);
-    break;
-  case KS_FOR:
-    s->loop.init = f(p, s->loop.init);
-    s->loop.bound = f(p, s->loop.bound);
-    s->loop.step = f(p, s->loop.step);
-    break;
-  case KS_IF: s->cond.cond = f(p, s->cond.cond); break;
-  case KS_EXPR: s->expr = f(p, s->expr); break;
-  case KS_BLOCK:
-  case KS_BARRIER:
-  case KS_COMMENT: break;
-  }
-  DPIA_EXHAUSTIVE_END
-}
-
-static const KirExpr *noted(Pass *p, const KirExpr *e) {
+static const KirExpr *noted(void *p, const KirExpr *e) {
   note_tests(p, e);
   return e;
 }
 
+static const KirExpr *decided(void *p, const KirExpr *e) { return decide(p, e); }
+
 static void note_block(Pass *p, KirBlock *b) {
   for (KirStmt *s = b->first; s; s = s->next) {
     if (s->kind == KS_BARRIER) p->barrier = true;
-    map_exprs(p, s, noted);
+    kir_map_exprs(s, noted, p);
     KirBlock *inner = kir_body(s);
     if (inner) note_block(p, inner);
   }
@@ -938,7 +909,7 @@ static void walk_block(Pass *p, KirBlock *b) {
   KirStmt *prev = NULL;
   int outer_facts = p->nfacts, outer_ranges = p->ix.nranges;
   for (KirStmt *s = b->first; s;) {
-    map_exprs(p, s, decide);
+    kir_map_exprs(s, decided, p);
     push_id_facts(p, s);
     bool v;
     if (s->kind == KS_IF && is_truth(s->cond.cond, &v)) {

@@ -356,6 +356,8 @@ void tune_domain_print(Buf *out, const Param *pa);
 void type_ast_print(Buf *out, const TypeAst *t);
 void size_ast_print(Buf *out, const SizeAst *s);
 void program_print(Buf *out, const Program *p);
+/* one declaration as program_print lays it out, named name (NULL: its own) */
+void decl_print(Buf *out, const Decl *d, Sym name);
 /* a string literal that lexes back to text (a foreign function's body):
  * '"' and '\\' escaped with a backslash */
 void print_string_literal(Buf *out, const char *text);

@@ -522,6 +522,39 @@ void print_string_literal(Buf *out, const char *text) {
   buf_putc(out, '"');
 }
 
+/* One declaration as written, under the name name (its own if NULL), and a
+ * newline. */
+void decl_print(Buf *out, const Decl *d, Sym name) {
+  emit(out, "%s %s", d->is_kernel ? "kernel" : d->is_pipeline ? "pipeline" : d->is_foreign ? "foreign" : "def",
+       name ? name : d->name);
+  for (int j = 0; j < d->nparams;) j = print_param_group(out, d->params, j, d->nparams);
+  if (d->nperms) buf_puts(out, " permutation");
+  for (int j = 0; j < d->nperms; j++) emit(out, " %s", d->perms[j]);
+  if (d->updates) emit(out, " updates %s", d->updates);
+  for (int j = 0; j < d->nregion; j++) {
+    buf_puts(out, " [");
+    size_ast_print(out, d->region_lo[j]);
+    buf_puts(out, " .. ");
+    size_ast_print(out, d->region_hi[j]);
+    buf_putc(out, ']');
+  }
+  if (d->result) {
+    buf_puts(out, " : ");
+    print_type(out, d->result, TP_ARROW);
+  }
+  buf_puts(out, " =");
+  if (d->is_foreign) {
+    buf_putc(out, ' ');
+    print_string_literal(out, d->foreign_body);
+    buf_putc(out, '\n');
+    return;
+  }
+  Printer pr = {out, true, 1};
+  newline(&pr);
+  print_expr(&pr, d->body, EP_TOP, true);
+  buf_putc(out, '\n');
+}
+
 /* the program as written: the prelude's defs it uses are not printed
  * (parsing the text adds them again) */
 void program_print(Buf *out, const Program *p) {
@@ -531,33 +564,6 @@ void program_print(Buf *out, const Program *p) {
     if (d->from_prelude) continue;
     if (!first) buf_putc(out, '\n');
     first = false;
-    emit(out, "%s %s",
-         d->is_kernel ? "kernel" : d->is_pipeline ? "pipeline" : d->is_foreign ? "foreign" : "def", d->name);
-    for (int j = 0; j < d->nparams;) j = print_param_group(out, d->params, j, d->nparams);
-    if (d->nperms) buf_puts(out, " permutation");
-    for (int j = 0; j < d->nperms; j++) emit(out, " %s", d->perms[j]);
-    if (d->updates) emit(out, " updates %s", d->updates);
-    for (int j = 0; j < d->nregion; j++) {
-      buf_puts(out, " [");
-      size_ast_print(out, d->region_lo[j]);
-      buf_puts(out, " .. ");
-      size_ast_print(out, d->region_hi[j]);
-      buf_putc(out, ']');
-    }
-    if (d->result) {
-      buf_puts(out, " : ");
-      print_type(out, d->result, TP_ARROW);
-    }
-    buf_puts(out, " =");
-    if (d->is_foreign) {
-      buf_putc(out, ' ');
-      print_string_literal(out, d->foreign_body);
-      buf_putc(out, '\n');
-      continue;
-    }
-    Printer pr = {out, true, 1};
-    newline(&pr);
-    print_expr(&pr, d->body, EP_TOP, true);
-    buf_putc(out, '\n');
+    decl_print(out, d, NULL);
   }
 }

@@ -71,7 +71,9 @@ PhraseType *check_prim_instance(Arena *a, Interner *in, Diag *diag, TypeCtx *tc,
  * p's static arguments?  The translation builds the types of the
  * primitives it introduces by hand (translate/build.c, stage1.c,
  * stage2.c); test prim-instances checks them against the table on the
- * samples.  May bind metavariables left in p's type. */
+ * samples.  A conversion of an index (exp[idx[n]] -> exp[r]) is one
+ * whose type is the conversion's of an int, as the checker gives it.  May
+ * bind metavariables left in p's type. */
 bool prim_type_is_instance(Arena *a, Interner *in, TypeCtx *tc, const Phrase *p);
 
 /* scir.c: Syntactic Control of Interference with passivity over a checked

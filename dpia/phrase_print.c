@@ -714,6 +714,13 @@ void def_print(Buf *out, const DefInfo *def, Sym name_override) {
     print_foreign_decl(out, def, name_override ? name_override : def->name);
     return;
   }
+  /* a template has no checked body of its own (each use checks it at the
+   * arguments' types, docs/language.md section 1.1): it prints as written,
+   * which checks again the same way */
+  if (decl_is_template(def->decl)) {
+    decl_print(out, def->decl, name_override);
+    return;
+  }
   ASSERT(def->body);
   Vec reserved = {0};
   Printer pr;

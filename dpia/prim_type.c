@@ -388,12 +388,26 @@ bool prim_type_is_instance(Arena *a, Interner *in, TypeCtx *tc, const Phrase *p)
   /* a foreign function's type is its declaration's (check.c) */
   if (p->prim == PRIM_FOREIGN) return p->foreign && pt_equal(p->type, p->foreign->type);
   if (p->prim == PRIM_SELECT && is_vector_select(p->type)) return true;
+  /* a conversion of an index converts the int it is (check.c,
+   * index_conversion; docs/language.md section 22): its type is the
+   * conversion's of an int with exp[idx[n]] for exp[int] */
+  if (prim_converts(p->prim) && p->type->kind == PT_FN && p->type->fst->kind == PT_EXP &&
+      dt_resolve(p->type->fst->data)->kind == DT_IDX) {
+    Phrase of_int = *p;
+    of_int.type = pt_fn(tc, pt_exp(tc, tc->t_int), p->type->snd);
+    return prim_type_is_instance(a, in, tc, &of_int);
+  }
   Diag diag;
   diag_init(&diag, a);
   Checker c = scratch_checker(a, in, &diag, tc);
   Span nowhere = {0};
   PhraseType *t = prim_type(&c, p, nowhere);
-  return t && unify_phrase_types(&c, t, p->type) && diag.nerrors == 0;
+  if (!t || !unify_phrase_types(&c, t, p->type)) return false;
+  /* the deferred constraints (a conversion's result) hold of the types
+   * unified, or a conversion giving the wrong scalar would pass */
+  while (wake_deferred(&c)) {
+  }
+  return diag.nerrors == 0;
 }
 
 PhraseType *check_prim_instance(Arena *a, Interner *in, Diag *diag, TypeCtx *tc, Prim prim, const Size *sizes,

@@ -786,6 +786,13 @@ static void check_not_empty(Strategy *s, const Phrase *app, const Phrase *head, 
 
 static void walk(Strategy *s, const Phrase *p, const Frame *f, Position pos);
 
+/* fn is the mapSeq copying an array literal of computed elements into the
+ * private array the checker makes for it (check_lit.c) */
+static bool copies_array_literal(const Phrase *fn) {
+  while (fn->kind == PH_APP) fn = fn->fst;
+  return fn->kind == PH_PRIM && fn->fills_literal;
+}
+
 static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position pos) {
   PhraseSpine spine;
   phrase_spine(s->arena, p, &spine);
@@ -931,11 +938,22 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
   }
   if (result_in_private) {
     s->ok = false;
-    if (first_report(s, head->span))
+    bool report = first_report(s, head->span);
+    if (report && copies_array_literal(args[0])) {
+      /* the toPrivate is the checker's, not the program's (check_lit.c,
+       * elab_computed_array): the message names the literal written */
+      diag_error(s->diag, ERR_BAD_ADDRESS_SPACE, head->span,
+                 "this array literal of computed elements is built in private memory (docs/language.md section 13), "
+                 "but here it is written into the result of kernel '%s', in global memory (the output buffer): copy "
+                 "it with a grid-level map (`mapGlobal (\\x -> x)`) or, if its elements compute nothing, write it "
+                 "as a view of its positions (`indices n |> map (\\j -> c)`)",
+                 s->kernel->name);
+    } else if (report) {
       diag_error(s->diag, ERR_BAD_ADDRESS_SPACE, head->span,
                  "the result of kernel '%s' would be produced in private memory; a kernel's result is written to "
                  "global memory (the output buffer): remove this toPrivate",
                  s->kernel->name);
+    }
   }
   Frame inner = {prim, role, head->dim, head->span, f, false};
   for (int i = 0; i < nargs; i++) {

@@ -18,7 +18,7 @@ kernel void spmvJds(global float *restrict output,
                     int X) {
   int gid = get_global_id(0); /* mapGlobal */
   float acc = 0.0f;
-  for (int i = 0; i < min(zcnt[clamp(gid / 32, 0, S - 1)], K); i += 1) { /* reduceRange */
+  for (int i = 0; i < min(zcnt[min(gid/32, S - 1)], K); i += 1) { /* reduceRange */
     acc = acc + data[clamp(jdsPtr[i] + gid, 0, L - 1)] * x[index[clamp(jdsPtr[i] + gid, 0, L - 1)]];
   }
   output[perm[gid]] = acc;

@@ -53,19 +53,14 @@ typedef struct KiLaunch {
 } KiLaunch;
 
 /* The value of one kernel parameter (KirKernel.params, same order):
- * buffers (input, output, temporary) are bytes in the device layout, read
- * and written in place; a scalar is its value's bytes; a local buffer
+ * buffers (input, output, temporary; an input updated in place, which is
+ * its kernel's output too) are bytes in the device layout, read and
+ * written in place; a scalar is its value's bytes; a local buffer
  * given as an argument only its size in bytes; a nat its value. */
 typedef struct KiArg {
   unsigned char *bytes;
   int64_t size;
   int64_t nat;
-  /* the buffer of an earlier argument, args[shared], with these bytes
-   * copied into it: the input an in-place kernel updates is its output's
-   * buffer (docs/language.md section 27), so that a work-item reading an
-   * element another writes is a race here as on the device */
-  bool shares;
-  int shared;
 } KiArg;
 
 typedef struct KiLimits {

@@ -258,18 +258,12 @@ static void bind_base(R *r) {
     case KP_INPUT:
     case KP_OUTPUT:
     case KP_TEMP: {
-      bool written = p->role != KP_INPUT;
-      Obj *buf;
-      if (arg->shares) {
-        Ptr other;
-        memcpy(&other, r->base[ki_slot(r, k->params[arg->shared].name)]->bytes, sizeof other);
-        buf = other.obj;
-      } else {
-        buf = ki_new_obj(r, p->name, KSP_GLOBAL, p->type, -1, arg->size, written);
-        if (r->status != KI_OK) return;
-        buf->buffer = true;
-        buf->read_only = !written;
-      }
+      /* an input updated in place is the output's buffer too (docs/language.md section 27) */
+      bool written = p->role != KP_INPUT || p->updated;
+      Obj *buf = ki_new_obj(r, p->name, KSP_GLOBAL, p->type, -1, arg->size, written);
+      if (r->status != KI_OK) return;
+      buf->buffer = true;
+      buf->read_only = !written;
       if (arg->size) memcpy(buf->bytes, arg->bytes, (size_t)arg->size);
       var = ki_value_obj(r, p->name, kir_pointer_type(r->a, p->type, KSP_GLOBAL, !written));
       ki_store_ptr(var, (Ptr){buf, 0, p->type, 0});
@@ -458,7 +452,7 @@ KiStatus ki_run(Arena *a, const KirKernel *k, const KiLaunch *launch, const KiAr
     /* the buffers written back */
     for (int i = 0; i < k->nparams; i++) {
       const KirParam *p = &k->params[i];
-      if (p->role != KP_OUTPUT && p->role != KP_TEMP) continue;
+      if (p->role != KP_OUTPUT && p->role != KP_TEMP && !p->updated) continue;
       int sl = ki_slot(r, p->name);
       Ptr ptr;
       memcpy(&ptr, r->base[sl]->bytes, sizeof ptr);

@@ -181,8 +181,9 @@ static RaceStatus run_launch(Arena *a, const RaceKernel *rk, const SemanticSampl
   const ImpKernel *k = rk->k;
   Buf why;
   buf_init(&why, a);
-  if (kir->nparams != k->nparams) {
-    emit(msg, "the kernel IR has %d parameters, the kernel %d", kir->nparams, k->nparams);
+  int nargs = kparam_nargs(k);
+  if (kir->nparams != nargs) {
+    emit(msg, "the kernel IR has %d parameters, the kernel %d", kir->nparams, nargs);
     return RACE_ERROR;
   }
   /* the inputs as one stream, taken by the input and scalar parameters
@@ -196,12 +197,16 @@ static RaceStatus run_launch(Arena *a, const RaceKernel *rk, const SemanticSampl
     at += s->counts[i];
   }
   at = 0;
-  KiArg *args = NEWARRAY(a, KiArg, k->nparams > 0 ? k->nparams : 1);
+  /* by the kernel's argument (kparam_arg): an in-place kernel's output
+   * is its input's (docs/language.md section 27), as on the device */
+  KiArg *args = NEWARRAY(a, KiArg, nargs > 0 ? nargs : 1);
   ParamPlan *plans = NEWARRAY(a, ParamPlan, k->nparams > 0 ? k->nparams : 1);
+  KiArg none = {0};
   for (int i = 0; i < k->nparams; i++) {
     const KParam *p = &k->params[i];
+    KiArg *arg = kparam_arg(k, i) >= 0 ? &args[kparam_arg(k, i)] : &none;
     if (p->role == KP_NAT) {
-      if (!nat_lookup((void *)&s->nats, p->name, &args[i].nat)) {
+      if (!nat_lookup((void *)&s->nats, p->name, &arg->nat)) {
         emit(msg, "no value for the nat parameter %s", p->name);
         return RACE_ERROR;
       }
@@ -213,7 +218,7 @@ static RaceStatus run_launch(Arena *a, const RaceKernel *rk, const SemanticSampl
       return RACE_ERROR;
     }
     ParamPlan *plan = &plans[i];
-    args[i].size = (int64_t)plan->bytes;
+    arg->size = (int64_t)plan->bytes;
     switch (p->role) {
     case KP_INPUT:
     case KP_SCALAR: {
@@ -225,18 +230,14 @@ static RaceStatus run_launch(Arena *a, const RaceKernel *rk, const SemanticSampl
       /* a scatter's writes are disjoint only for a permutation (E0812) */
       if (p->binder && p->binder->permutation && !permutation_check(a, p->binder->name, stream + at, (int64_t)need, msg))
         return RACE_NOT_CHECKED;
-      args[i].bytes = rt_pack_all(a, plan, stream + at);
+      arg->bytes = rt_pack_all(a, plan, stream + at);
       at += need;
       break;
     }
     case KP_OUTPUT:
-    case KP_TEMP: args[i].bytes = rt_poisoned(a, plan); break;
+    case KP_TEMP: arg->bytes = rt_poisoned(a, plan); break;
     default: break;
     }
-  }
-  if (k->in_place) {
-    args[k->updated].shares = true;
-    args[k->updated].shared = 0;
   }
   KiRun run = {.limits = limits, .backend = rk->k->backend, .lines = !rk->drop_barriers};
   buf_clear(&why);
@@ -259,8 +260,9 @@ static RaceStatus run_launch(Arena *a, const RaceKernel *rk, const SemanticSampl
   for (int i = 0; i < k->nparams; i++) {
     if (k->params[i].role != KP_OUTPUT) continue;
     const ParamPlan *plan = &plans[i];
+    const KiArg *arg = &args[kparam_arg(k, kparam_arg(k, i) >= 0 ? i : k->updated)];
     for (int64_t j = 0; j < plan->elements; j++, o += (size_t)plan->lay->flat)
-      lay_unpack(plan->lay, args[i].bytes + j * plan->lay->bytes, out + o);
+      lay_unpack(plan->lay, arg->bytes + j * plan->lay->bytes, out + o);
   }
   buf_clear(&why);
   if (!semantic_agree(out, nout, s, &why)) {

@@ -166,16 +166,18 @@ static RtStatus build(Runtime *rt, Arena *a, const ImpKernel *k, const char *sou
   int nargs = 0;
   st = t->kernel(*prog, a, k->name, kern, &nargs, err);
   if (st != RT_OK) return st;
-  if (nargs != k->nparams) {
-    emit(err, "kernel %s takes %d arguments, but its interface lists %d parameters", k->name, nargs, k->nparams);
+  if (nargs != kparam_nargs(k)) {
+    emit(err, "kernel %s takes %d arguments, but its interface lists %d parameters%s", k->name, nargs, kparam_nargs(k),
+         k->in_place ? " (and an output in place of one, no argument)" : "");
     return RT_BAD_ARGS;
   }
   return RT_OK;
 }
 
 /* The one buffer of an in-place kernel's output and the input it updates
- * (docs/language.md section 27), holding the input: bufs[0], bound to
- * both arguments (bufs[updated] stays NULL, released once). */
+ * (docs/language.md section 27), holding the input: bufs[0], the
+ * argument of the input (the output is no argument: kparam_arg;
+ * bufs[updated] stays NULL, released once). */
 static RtStatus in_place_buffer(Runtime *rt, Arena *a, const ImpKernel *k, ParamPlan *plans, TargetKernel *kern,
                                 TargetBuffer **bufs, Buf *err) {
   const Target *t = rt->target;
@@ -184,8 +186,7 @@ static RtStatus in_place_buffer(Runtime *rt, Arena *a, const ImpKernel *k, Param
   buf_init(&why, a);
   plans[0].packed = rt_pack_all(a, in, in->host);
   RtStatus st = t->buffer(rt->dev, a, plans[0].bytes, plans[0].packed, false, &bufs[0], &why);
-  if (st == RT_OK) st = t->arg_buffer(kern, 0, bufs[0], &why);
-  if (st == RT_OK) st = t->arg_buffer(kern, k->updated, bufs[0], &why);
+  if (st == RT_OK) st = t->arg_buffer(kern, kparam_arg(k, k->updated), bufs[0], &why);
   if (st != RT_OK)
     emit(err, "buffer %s, updated in place as %s (%zu bytes): %s", kparam_name(&k->params[k->updated]),
          kparam_name(&k->params[0]), plans[0].bytes, why.data);
@@ -201,6 +202,7 @@ static RtStatus set_args(Runtime *rt, Arena *a, const ImpKernel *k, const NatVal
   for (int i = 0; i < k->nparams; i++) {
     const KParam *p = &k->params[i];
     ParamPlan *plan = &plans[i];
+    int arg = kparam_arg(k, i);
     const char *what = "";
     RtStatus st = RT_OK;
     buf_clear(&why);
@@ -218,12 +220,12 @@ static RtStatus set_args(Runtime *rt, Arena *a, const ImpKernel *k, const NatVal
         emit(err, "buffer %s (%zu bytes): %s", kparam_name(p), plan->bytes, why.data);
         return st;
       }
-      st = t->arg_buffer(kern, i, bufs[i], &why);
+      st = t->arg_buffer(kern, arg, bufs[i], &why);
       break;
     }
     case KP_SCALAR:
       plan->packed = rt_pack_all(a, plan, plan->host);
-      st = t->arg_value(kern, i, plan->packed, plan->bytes, &why);
+      st = t->arg_value(kern, arg, plan->packed, plan->bytes, &why);
       break;
     case KP_NAT: {
       int64_t v;
@@ -238,17 +240,17 @@ static RtStatus set_args(Runtime *rt, Arena *a, const ImpKernel *k, const NatVal
         return RT_BAD_ARGS;
       }
       int32_t iv = (int32_t)v;
-      st = t->arg_value(kern, i, &iv, sizeof iv, &why);
+      st = t->arg_value(kern, arg, &iv, sizeof iv, &why);
       break;
     }
     case KP_LOCAL:
-      st = t->arg_local(kern, i, plan->bytes, &why);
+      st = t->arg_local(kern, arg, plan->bytes, &why);
       what = " (local memory)";
       break;
     default: INTERNAL("bad kernel parameter role %d", (int)p->role);
     }
     if (st != RT_OK) {
-      emit(err, "argument %d (%s): %s%s", i, kparam_name(p), why.data, what);
+      emit(err, "argument %d (%s): %s%s", arg, kparam_name(p), why.data, what);
       return st;
     }
   }

@@ -445,7 +445,7 @@ class _Launcher:
         self._check_aliases(places)
         bound = {n: a() if callable(a) else a for n, a in bound.items()}
         for out, updated in self._updates.items():
-            bound[out] = bound[updated]  # one buffer (one sub-buffer object), passed twice
+            bound[out] = bound[updated]  # one buffer (one sub-buffer object), read back as the output
         launches = self._launches(sizes, bound)
         launches = self._skip_empty(launches, sizes)
         # every launch fits the device before anything is enqueued
@@ -496,7 +496,9 @@ class Kernel(_Launcher):
     def _launches(self, sizes, bound):
         g, loc = self.launch_sizes(sizes)
         local_buffers = [(p["name"], self._layout(p, sizes)[3]) for p in self.params if p.get("space") == "local"]
-        return [_Launch(self.name, self.kernel, [bound[p["name"]] for p in self.params], g, loc, local_buffers)]
+        # an in-place output is no argument: the kernel writes the input's buffer (docs/language.md section 27)
+        return [_Launch(self.name, self.kernel, [bound[p["name"]] for p in self.params if p["name"] not in self._updates],
+                        g, loc, local_buffers)]
 
 
 class Pipeline(_Launcher):

@@ -129,6 +129,12 @@ RUNS = [  # file, kernel, sizes: the kernels of run_samples.py, in its order
     ('hotspot3d.dpia', 'hotspotSlide', {'NZ': 4, 'NY': 3, 'NX': 5}),
     ('sgemm_shoc.dpia', 'sgemmNN', {'M': 128, 'N': 32, 'K': 32}),   # 2x2 groups of 16x4, 2 K-tiles
     ('sgemm_parboil.dpia', 'sgemmNT', {'M': 256, 'N': 32, 'K': 16}),  # 2x2 groups of 16x8, 2 K-tiles
+    # not samples: accumulators in local memory whose initial value and
+    # loop have no barrier between them (the pointwise rule before a
+    # command, codegen/barrier_pass.c), 2 groups each
+    ('../tests/structure/in_place_local.dpia', 'colSums', {'N': 512}),
+    ('../tests/structure/in_place_local.dpia', 'tileSums', {'N': 4096}),
+    ('../tests/structure/in_place_nested.dpia', 'nestedJoined', {'N': 1024}),
 ]
 
 TIMEOUT = 300

@@ -116,7 +116,7 @@ static bool check_file(const char *path, Walk *total, int *kernels) {
 }
 
 /* the check itself: idx with its type, and with the array type as its
- * result (a wrong hand-built type) */
+ * result (a wrong hand-built type); conversions of an index */
 static bool self_test(void) {
   UnitEnv env;
   UNIT_ENV_INIT(&env, "test_prim_instances");
@@ -131,6 +131,16 @@ static bool self_test(void) {
   bool ok = prim_type_is_instance(&env.arena, &env.in, tc, &right) &&
             !prim_type_is_instance(&env.arena, &env.in, tc, &wrong);
   if (!ok) fprintf(stderr, "test_prim_instances: the instance check does not tell idx's type from a wrong one\n");
+  /* toInt and toFloat of an index, as the checker types them (the int it
+   * is, docs/language.md section 22), and toInt of one giving a float */
+  Phrase to_int = {.kind = PH_PRIM, .prim = PRIM_TO_INT, .type = pt_fn(tc, index, pt_exp(tc, tc->t_int))};
+  Phrase to_float = {.kind = PH_PRIM, .prim = PRIM_TO_FLOAT, .type = pt_fn(tc, index, pt_exp(tc, tc->t_float))};
+  Phrase bad_int = {.kind = PH_PRIM, .prim = PRIM_TO_INT, .type = pt_fn(tc, index, pt_exp(tc, tc->t_float))};
+  bool conv = prim_type_is_instance(&env.arena, &env.in, tc, &to_int) &&
+              prim_type_is_instance(&env.arena, &env.in, tc, &to_float) &&
+              !prim_type_is_instance(&env.arena, &env.in, tc, &bad_int);
+  if (!conv) fprintf(stderr, "test_prim_instances: the instance check disagrees with the checker on a conversion of an index\n");
+  ok = ok && conv;
   arena_free(&env.arena);
   return ok;
 }
