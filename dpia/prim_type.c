@@ -393,7 +393,14 @@ bool prim_type_is_instance(Arena *a, Interner *in, TypeCtx *tc, const Phrase *p)
   Checker c = scratch_checker(a, in, &diag, tc);
   Span nowhere = {0};
   PhraseType *t = prim_type(&c, p, nowhere);
-  return t && unify_phrase_types(&c, t, p->type) && diag.nerrors == 0;
+  /* a conversion of an index converts the int it is (check.c,
+   * index_conversion; docs/language.md section 22): its type is the
+   * signature's at int, with the index for the int */
+  PhraseType *want = p->type;
+  if (prim_converts(p->prim) && want->kind == PT_FN && want->fst->kind == PT_EXP &&
+      dt_resolve(want->fst->data)->kind == DT_IDX)
+    want = pt_fn(tc, pt_exp(tc, tc->t_int), want->snd);
+  return t && unify_phrase_types(&c, t, want) && diag.nerrors == 0;
 }
 
 PhraseType *check_prim_instance(Arena *a, Interner *in, Diag *diag, TypeCtx *tc, Prim prim, const Size *sizes,
