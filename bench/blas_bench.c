@@ -1316,6 +1316,11 @@ int main(int argc, char **argv) {
        check_only ? 48 : quick ? 512 : 1024, false},
       /* Rodinia cfd: its fvcorr.domn.193K mesh's nelr, elements a multiple of its groups of 192 */
       {OP_CFD, "cfd", 0, check_only ? 1152 : quick ? 65472 : 193536, 0, false},
+      /* Rodinia lud: one step of the blocked factorisation at offset 0 of an n x n matrix, n = 16 (B + 1),
+       * each kernel alone (Rodinia's default input is 2048 x 2048) */
+      {OP_LUD_DIAGONAL, "lud", 0, check_only ? 64 : quick ? 1024 : 2048, 0, false},
+      {OP_LUD_PERIMETER, "lud", 0, check_only ? 64 : quick ? 1024 : 2048, 0, false},
+      {OP_LUD_INTERNAL, "lud", 0, check_only ? 64 : quick ? 1024 : 2048, 0, false},
   };
   for (size_t p = 0; p < sizeof plan / sizeof plan[0]; p++) {
     if (!have(only, plan[p].name, is_peer(plan[p].kind))) continue;

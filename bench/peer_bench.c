@@ -24,6 +24,8 @@
  *   adi          samples/adi.dpia (adiKernel1)                     PolyBench/GPU adi_kernel1 (in double)
  *   sgemm        samples/sgemm_shoc.dpia (sgemmNN)                 SHOC gemm, sgemmNN
  *   cfd          samples/cfd_flux.dpia (computeFlux)               Rodinia cfd, compute_flux
+ *   lud          samples/lud.dpia (ludDiagonal, ludPerimeter,      Rodinia lud, lud_diagonal, lud_perimeter,
+ *                ludInternal), three rows, each kernel alone       lud_internal
  *
  * nbody, mriq, kmeans, gesummv and atax have one more hand-written kernel
  * each, with float8 vectors (nbody_vec: eight bodies a work-item;
@@ -740,6 +742,92 @@ static void make_cfd(Op *op) {
   free(variables), free(normals), free(nbs);
 }
 
+/* Rodinia lud: one step at offset 0 of an n x n matrix, n = 16 (B + 1),
+ * B the blocks right of (and below) the diagonal block.  Elements in
+ * [-1, 1), 16 added to the diagonal (Rodinia's matrices are diagonally
+ * dominant too: the kernels do not pivot).  Each kernel reads what the
+ * kernel before it wrote, so each op's m holds that: for lud_perimeter
+ * the factored diagonal block (and dpia's dia the same floats), for
+ * lud_internal the perimeter blocks (and dpia's peri the same floats in
+ * ludPerimeter's layout).  The references in double. */
+enum { LUD_BS = 16 };
+
+static void lud_factor(const float *m, long long n, double f[LUD_BS][LUD_BS]) {
+  for (int r = 0; r < LUD_BS; r++)
+    for (int c = 0; c < LUD_BS; c++) f[r][c] = m[r * n + c];
+  for (int k = 0; k < LUD_BS; k++)
+    for (int r = k + 1; r < LUD_BS; r++) {
+      f[r][k] /= f[k][k];
+      for (int c = k + 1; c < LUD_BS; c++) f[r][c] -= f[r][k] * f[k][c];
+    }
+}
+
+static void make_lud(Op *op) {
+  long long n = op->n, nb = n / LUD_BS - 1, inner = n - LUD_BS;
+  float *m = falloc((size_t)(n * n));
+  fill(m, (size_t)(n * n), -1.0f, 1.0f);
+  for (long long i = 0; i < n; i++) m[i * n + i] += 16.0f;
+  bind_nat(op, "O", 0);
+  bind_nat(op, "B", nb);
+  double f[LUD_BS][LUD_BS];
+  if (op->kind == OP_LUD_DIAGONAL) {
+    lud_factor(m, n, f);
+    new_reference(op, LUD_BS * LUD_BS);
+    for (int r = 0; r < LUD_BS; r++)
+      for (int c = 0; c < LUD_BS; c++) op->ref_vec[r * LUD_BS + c] = f[r][c];
+    op->bytes = 2.0 * 4 * LUD_BS * LUD_BS;
+    snprintf(op->size, sizeof op->size, "diagonal, N=%lld", n);
+  } else if (op->kind == OP_LUD_PERIMETER) {
+    lud_factor(m, n, f);
+    float *dia = falloc(LUD_BS * LUD_BS);
+    for (int r = 0; r < LUD_BS; r++)
+      for (int c = 0; c < LUD_BS; c++) dia[r * LUD_BS + c] = m[r * n + c] = (float)f[r][c];
+    bind_mem(op, "dia", dia, sizeof(float) * LUD_BS * LUD_BS);
+    new_reference(op, (size_t)(nb * 2 * LUD_BS * LUD_BS));
+    for (long long bx = 0; bx < nb; bx++) {
+      double *row = op->ref_vec + bx * 2 * LUD_BS * LUD_BS, *col = row + LUD_BS * LUD_BS;
+      for (int k = 0; k < LUD_BS; k++) /* L x = column k of the row block, unit diagonal */
+        for (int i = 0; i < LUD_BS; i++) {
+          double s = m[i * n + LUD_BS * (bx + 1) + k];
+          for (int j = 0; j < i; j++) s -= (double)dia[i * LUD_BS + j] * row[k * LUD_BS + j];
+          row[k * LUD_BS + i] = s;
+        }
+      for (int r = 0; r < LUD_BS; r++) /* x U = row r of the column block */
+        for (int i = 0; i < LUD_BS; i++) {
+          double s = m[(LUD_BS * (bx + 1) + r) * n + i];
+          for (int j = 0; j < i; j++) s -= col[r * LUD_BS + j] * dia[j * LUD_BS + i];
+          col[r * LUD_BS + i] = s / dia[i * LUD_BS + i];
+        }
+    }
+    op->bytes = 4.0 * (double)nb * 5 * LUD_BS * LUD_BS; /* dia and two blocks read, two written */
+    snprintf(op->size, sizeof op->size, "perimeter, N=%lld", n);
+    free(dia);
+  } else {
+    float *peri = falloc((size_t)(nb * 2 * LUD_BS * LUD_BS));
+    for (long long bx = 0; bx < nb; bx++)
+      for (int k = 0; k < LUD_BS; k++)
+        for (int i = 0; i < LUD_BS; i++) {
+          peri[(bx * 2 * LUD_BS + k) * LUD_BS + i] = m[i * n + LUD_BS * (bx + 1) + k];
+          peri[((bx * 2 + 1) * LUD_BS + k) * LUD_BS + i] = m[(LUD_BS * (bx + 1) + k) * n + i];
+        }
+    bind_mem(op, "peri", peri, sizeof(float) * (size_t)(nb * 2 * LUD_BS * LUD_BS));
+    new_reference(op, (size_t)(inner * inner));
+#pragma omp parallel for
+    for (long long r = 0; r < inner; r++)
+      for (long long c = 0; c < inner; c++) {
+        double s = 0;
+        for (int i = 0; i < LUD_BS; i++) s += (double)m[(LUD_BS + r) * n + i] * m[i * n + LUD_BS + c];
+        op->ref_vec[r * inner + c] = m[(LUD_BS + r) * n + LUD_BS + c] - s;
+      }
+    op->flops = 2.0 * LUD_BS * (double)inner * (double)inner;
+    op->in_flops = true;
+    snprintf(op->size, sizeof op->size, "internal, N=%lld", n);
+    free(peri);
+  }
+  bind_mem(op, "m", m, sizeof(float) * (size_t)(n * n));
+  free(m);
+}
+
 void peer_make_op(Op *op) {
   switch (op->kind) {
   case OP_NBODY: make_nbody(op); break;
@@ -759,6 +847,9 @@ void peer_make_op(Op *op) {
   case OP_ADI: make_adi(op); break;
   case OP_SGEMM: make_sgemm(op); break;
   case OP_CFD: make_cfd(op); break;
+  case OP_LUD_DIAGONAL:
+  case OP_LUD_PERIMETER:
+  case OP_LUD_INTERNAL: make_lud(op); break;
   default: die("%s is not a peer program", op->name);
   }
 }
@@ -1001,6 +1092,29 @@ void peer_setup_impls(Op *op) {
                      amem(mem_of(op, "ffVariable")), amem(mem_of(op, "ffFcDensityEnergy")),
                      amem(mem_of(op, "ffFcMomentumX")), amem(mem_of(op, "ffFcMomentumY")),
                      amem(mem_of(op, "ffFcMomentumZ")), aint(n)});
+    break;
+  }
+  case OP_LUD_DIAGONAL: {
+    add_dpia(op, "lud.dpia", "ludDiagonal");
+    size_t g[] = {LUD_BS};
+    add_peer(op, "lud_diagonal", "lud_diagonal (Rodinia)", 1, g, g, LUD_BS * LUD_BS, 3,
+             (Arg[]){amem(mem_of(op, "m")), aint(n), aint(0)});
+    break;
+  }
+  case OP_LUD_PERIMETER: {
+    add_dpia(op, "lud.dpia", "ludPerimeter");
+    long long nb = n / LUD_BS - 1;
+    size_t g[] = {(size_t)nb * 2 * LUD_BS}, l[] = {2 * LUD_BS};
+    add_peer(op, "lud_perimeter", "lud_perimeter (Rodinia)", 1, g, l, (size_t)(nb * 2 * LUD_BS * LUD_BS), 3,
+             (Arg[]){amem(mem_of(op, "m")), aint(n), aint(0)});
+    break;
+  }
+  case OP_LUD_INTERNAL: {
+    add_dpia(op, "lud.dpia", "ludInternal");
+    long long inner = n - LUD_BS;
+    size_t g[] = {(size_t)inner, (size_t)inner}, l[] = {LUD_BS, LUD_BS};
+    add_peer(op, "lud_internal", "lud_internal (Rodinia)", 2, g, l, (size_t)(inner * inner), 3,
+             (Arg[]){amem(mem_of(op, "m")), aint(n), aint(0)});
     break;
   }
   default: die("%s is not a peer program", op->name);

@@ -289,13 +289,47 @@ static bool materialised(const Phrase *arg) {
          prim_family(arg->fst->fst->prim) == PFAM_MEMORY;
 }
 
+/* toLocal f e, or a sharing let whose body is one */
+static bool in_local(const Phrase *arg) {
+  if (sharing_let(arg)) return in_local(arg->fst->body);
+  return arg->fst->fst->prim == PRIM_TO_LOCAL;
+}
+
+/* x is used in the function of a mapWorkgroup or mapGlobal in p: there
+ * each work-group (each work-item) is a use of its own, outside the
+ * work-group the let is in */
+static bool used_across_groups(const Phrase *p, const Binder *x) {
+  switch (p->kind) {
+  case PH_VAR:
+  case PH_LIT:
+  case PH_PRIM:
+  case PH_DEF: return false;
+  case PH_LAM: return used_across_groups(p->body, x);
+  case PH_PROJ:
+  case PH_UNOP: return used_across_groups(p->fst, x);
+  case PH_APP:
+    if (p->fst->kind == PH_APP && p->fst->fst->kind == PH_PRIM &&
+        (p->fst->fst->prim == PRIM_MAP_WORKGROUP || p->fst->fst->prim == PRIM_MAP_GLOBAL) &&
+        phrase_uses(p->fst->snd, x))
+      return true;
+    return used_across_groups(p->fst, x) || used_across_groups(p->snd, x);
+  default: return used_across_groups(p->fst, x) || used_across_groups(p->snd, x);
+  }
+}
+
 static bool shares(const Phrase *lam, const Phrase *arg) {
   const PhraseType *t = lam->lam_binder->type;
   if (!t || t->kind != PT_EXP || trivial(arg)) return false;
   bool array = materialised(arg) && dt_holds_array(t->data);
   if (!array && !shareable_data(t->data)) return false;
   bool in_lambda = false;
-  if (uses_of(curried_body(lam), lam->lam_binder, 1, &in_lambda) < 2) return false;
+  int uses = uses_of(curried_body(lam), lam->lam_binder, 1, &in_lambda);
+  /* a local array read by the work-items of a later stage of its group
+   * (docs/language.md section 31): made once, where the program makes it,
+   * as a work-group's toLocal always is; inside a lambda of another
+   * work-group it is substituted as before, made by each group */
+  if (array && in_lambda && in_local(arg) && !used_across_groups(curried_body(lam), lam->lam_binder)) return true;
+  if (uses < 2) return false;
   return !(in_lambda && phrase_computes(arg));
 }
 

@@ -20,12 +20,9 @@ kernel void mriq(global pair_float_float *restrict output,
   acc.fst = 0.0f;
   acc.snd = 0.0f;
   for (int i = 0; i < K; i += 1) { /* reduceSeq */
-    pair_float_float next;
     float e = 6.2831853f * (kvalues[i].x * x[gid] + kvalues[i].y * y[gid] + kvalues[i].z * z[gid]);
-    next.fst = acc.fst + kvalues[i].w * cos(e);
-    next.snd = acc.snd + kvalues[i].w * sin(e);
-    acc.fst = next.fst;
-    acc.snd = next.snd;
+    acc.fst = acc.fst + kvalues[i].w * cos(e);
+    acc.snd = acc.snd + kvalues[i].w * sin(e);
   }
   output[gid].fst = acc.fst;
   output[gid].snd = acc.snd;
@@ -54,12 +51,9 @@ kernel void mriqTwo(global float *restrict output_1,
   acc.fst = 0.0f;
   acc.snd = 0.0f;
   for (int i = 0; i < K; i += 1) { /* reduceSeq */
-    pair_float_float next;
     float e = 6.2831853f * (kvalues[i].x * x[gid] + kvalues[i].y * y[gid] + kvalues[i].z * z[gid]);
-    next.fst = acc.fst + kvalues[i].w * cos(e);
-    next.snd = acc.snd + kvalues[i].w * sin(e);
-    acc.fst = next.fst;
-    acc.snd = next.snd;
+    acc.fst = acc.fst + kvalues[i].w * cos(e);
+    acc.snd = acc.snd + kvalues[i].w * sin(e);
   }
   output_1[gid] = acc.fst;
   output_2[gid] = acc.snd;
@@ -87,12 +81,9 @@ kernel void mriqVec(global float2 *restrict output,
   acc.fst = (float8)(0.0f);
   acc.snd = (float8)(0.0f);
   for (int i = 0; i < K; i += 1) { /* reduceSeq */
-    pair_float8_float8 next;
     float8 e = (float8)(6.2831853f) * ((float8)(kvalues[i].x) * vload8(gid, x) + (float8)(kvalues[i].y) * vload8(gid, y) + (float8)(kvalues[i].z) * vload8(gid, z));
-    next.fst = acc.fst + (float8)(kvalues[i].w) * cos(e);
-    next.snd = acc.snd + (float8)(kvalues[i].w) * sin(e);
-    acc.fst = next.fst;
-    acc.snd = next.snd;
+    acc.fst = acc.fst + (float8)(kvalues[i].w) * cos(e);
+    acc.snd = acc.snd + (float8)(kvalues[i].w) * sin(e);
   }
   pair_float8_float8 q;
   q.fst = acc.fst;

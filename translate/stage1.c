@@ -223,6 +223,12 @@ static const Phrase *find_prim(const Phrase *p, Prim prim);
 /* A[[e]](o) reads every part of y before it writes that part of o */
 static bool direct_ok(Arena *a, const Phrase *e, AccPart y) {
   if (!part_uses(a, e, y) || is_scalar_data(b_data(e))) return true;
+  /* a sharing let (docs/language.md section 4) computes its value, into a
+   * variable of its own, before its body runs (shared_let): whatever of y
+   * the value reads it has read when the body writes o, so the let is in
+   * place when its body is (the two phases of an LU step, and a pivot
+   * read before the elements are updated: section 31) */
+  if (e->kind == PH_APP && e->fst->kind == PH_LAM && e->fst->shares) return direct_ok(a, e->fst->body, y);
   Spine sp;
   if (!((e->kind == PH_APP || e->kind == PH_PRIM) && spine_of(a, (Phrase *)e, &sp))) return false;
   DPIA_EXHAUSTIVE_BEGIN

@@ -880,3 +880,113 @@ kernel void compute_flux(global float *fluxes, global int *elements_surrounding_
   fluxes[i + (CFD_VAR_MOMENTUM + 2) * nelr] = flux_i_momentum.z;
   fluxes[i + CFD_VAR_DENSITY_ENERGY * nelr] = flux_i_density_energy;
 }
+
+/* ---- LU decomposition (Rodinia 3.1, opencl/lud/ocl/lud_kernel.cl:
+ * lud_diagonal, lud_perimeter, lud_internal, BLOCK_SIZE 16) ----
+ * Rodinia (Che et al., University of Virginia; BSD-style licence,
+ * rodinia_3.1/LICENSE).  One step of the blocked factorisation at the
+ * offset `offset` of an n x n matrix m (matrix_dim).  Rodinia's kernels
+ * update m in place and take their local arrays as arguments; here the
+ * local arrays are declared in the kernels and each writes the output of
+ * its samples/lud.dpia kernel: lud_diagonal the factored 16 x 16 block
+ * (row 0 too, which Rodinia leaves in m as it is); lud_perimeter, for
+ * group bx, out[bx][0][k][i] = row i, column k of the row block (its
+ * transpose) and out[bx][1] the column block, each with the rows Rodinia
+ * leaves as they are; lud_internal the trailing matrix, its own n - offset
+ * - 16 columns a row.  The loops and barriers are Rodinia's. */
+#define LUD_BS 16
+
+kernel void lud_diagonal(global float *restrict out, const global float *restrict m, int matrix_dim, int offset) {
+  local float shadow[LUD_BS * LUD_BS];
+  int tx = get_local_id(0);
+  int array_offset = offset * matrix_dim + offset;
+  for (int i = 0; i < LUD_BS; i++) {
+    shadow[i * LUD_BS + tx] = m[array_offset + tx];
+    array_offset += matrix_dim;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int i = 0; i < LUD_BS - 1; i++) {
+    if (tx > i) {
+      for (int j = 0; j < i; j++) shadow[tx * LUD_BS + i] -= shadow[tx * LUD_BS + j] * shadow[j * LUD_BS + i];
+      shadow[tx * LUD_BS + i] /= shadow[i * LUD_BS + i];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (tx > i) {
+      for (int j = 0; j < i + 1; j++)
+        shadow[(i + 1) * LUD_BS + tx] -= shadow[(i + 1) * LUD_BS + j] * shadow[j * LUD_BS + tx];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  for (int i = 0; i < LUD_BS; i++) out[i * LUD_BS + tx] = shadow[i * LUD_BS + tx];
+}
+
+/* 2 x 16 work-items a group (Rodinia: 32, tx < 16 the row block's) */
+kernel void lud_perimeter(global float *restrict out, const global float *restrict m, int matrix_dim, int offset) {
+  local float dia[LUD_BS * LUD_BS], peri_row[LUD_BS * LUD_BS], peri_col[LUD_BS * LUD_BS];
+  int bx = get_group_id(0);
+  int tx = get_local_id(0);
+  int array_offset, idx;
+  if (tx < LUD_BS) {
+    idx = tx;
+    array_offset = offset * matrix_dim + offset;
+    for (int i = 0; i < LUD_BS / 2; i++) {
+      dia[i * LUD_BS + idx] = m[array_offset + idx];
+      array_offset += matrix_dim;
+    }
+    array_offset = offset * matrix_dim + offset;
+    for (int i = 0; i < LUD_BS; i++) {
+      peri_row[i * LUD_BS + idx] = m[array_offset + (bx + 1) * LUD_BS + idx];
+      array_offset += matrix_dim;
+    }
+  } else {
+    idx = tx - LUD_BS;
+    array_offset = (offset + LUD_BS / 2) * matrix_dim + offset;
+    for (int i = LUD_BS / 2; i < LUD_BS; i++) {
+      dia[i * LUD_BS + idx] = m[array_offset + idx];
+      array_offset += matrix_dim;
+    }
+    array_offset = (offset + (bx + 1) * LUD_BS) * matrix_dim + offset;
+    for (int i = 0; i < LUD_BS; i++) {
+      peri_col[i * LUD_BS + idx] = m[array_offset + idx];
+      array_offset += matrix_dim;
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (tx < LUD_BS) { /* peri-row */
+    idx = tx;
+    for (int i = 1; i < LUD_BS; i++)
+      for (int j = 0; j < i; j++) peri_row[i * LUD_BS + idx] -= dia[i * LUD_BS + j] * peri_row[j * LUD_BS + idx];
+  } else { /* peri-col */
+    idx = tx - LUD_BS;
+    for (int i = 0; i < LUD_BS; i++) {
+      for (int j = 0; j < i; j++) peri_col[idx * LUD_BS + i] -= peri_col[idx * LUD_BS + j] * dia[j * LUD_BS + i];
+      peri_col[idx * LUD_BS + i] /= dia[i * LUD_BS + i];
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  global float *blocks = out + bx * 2 * LUD_BS * LUD_BS;
+  if (tx < LUD_BS) {
+    idx = tx;
+    for (int i = 0; i < LUD_BS; i++) blocks[idx * LUD_BS + i] = peri_row[i * LUD_BS + idx];
+  } else {
+    idx = tx - LUD_BS;
+    for (int i = 0; i < LUD_BS; i++) blocks[LUD_BS * LUD_BS + i * LUD_BS + idx] = peri_col[i * LUD_BS + idx];
+  }
+}
+
+/* 16 x 16 work-items a group, one a block of the trailing matrix */
+kernel void lud_internal(global float *restrict out, const global float *restrict m, int matrix_dim, int offset) {
+  local float peri_row[LUD_BS * LUD_BS], peri_col[LUD_BS * LUD_BS];
+  int bx = get_group_id(0), by = get_group_id(1);
+  int tx = get_local_id(0), ty = get_local_id(1);
+  int global_row_id = offset + (by + 1) * LUD_BS;
+  int global_col_id = offset + (bx + 1) * LUD_BS;
+  peri_row[ty * LUD_BS + tx] = m[(offset + ty) * matrix_dim + global_col_id + tx];
+  peri_col[ty * LUD_BS + tx] = m[(global_row_id + ty) * matrix_dim + offset + tx];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  float sum = 0;
+  for (int i = 0; i < LUD_BS; i++) sum += peri_col[ty * LUD_BS + i] * peri_row[i * LUD_BS + tx];
+  int inner = matrix_dim - offset - LUD_BS;
+  out[(by * LUD_BS + ty) * inner + bx * LUD_BS + tx] =
+      m[(global_row_id + ty) * matrix_dim + global_col_id + tx] - sum;
+}

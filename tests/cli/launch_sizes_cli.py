@@ -49,6 +49,8 @@ SIZES = {
     'spmvJds': {'D': 1000, 'L': 5000, 'K': 40, 'S': 32, 'X': 300}, 'csrVector': {'R': 1000, 'C': 77, 'NNZ': 3000},
     'hotspotOpt1': {'NZ': 8, 'NY': 16, 'NX': 32}, 'hotspotSlide': {'NZ': 8, 'NY': 16, 'NX': 32},
     'sgemmNN': {'M': 128, 'N': 64, 'K': 64}, 'sgemmNT': {'M': 256, 'N': 32, 'K': 16},
+    'ludDiagonal': {'N': 48, 'O': 16}, 'ludPerimeter': {'N': 48, 'O': 0, 'B': 2},
+    'ludInternal': {'N': 48, 'O': 0, 'B': 2},
     # any size (samples/dot_any.dpia): a size that is a multiple of nothing
     'dotAny': {'N': 100003}, 'asumAny': {'N': 100003}, 'scalAny': {'N': 100003},
     'gemvAny': {'M': 66, 'N': 1001}, 'gesummvAny': {'N': 101},

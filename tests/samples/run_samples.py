@@ -119,6 +119,13 @@ RUNS = [  # file, kernel, sizes at two points
     # (docs/language.md section 2.1)
     ('sgemm_shoc.dpia', 'sgemmNN', [{'M': 64, 'N': 16, 'K': 32}, {'M': 192, 'N': 48, 'K': 80}]),
     ('sgemm_parboil.dpia', 'sgemmNT', [{'M': 128, 'N': 16, 'K': 16}, {'M': 256, 'N': 48, 'K': 40}]),
+    # Rodinia's blocked LU (docs/language.md section 31): the diagonal block
+    # by a work-group's two phases a step (a local array shared into a later
+    # mapLocal), the perimeter's triangular solves, the trailing update;
+    # random matrices, factored without pivoting as Rodinia's are
+    ('lud.dpia', 'ludDiagonal', [{'N': 16, 'O': 0}, {'N': 48, 'O': 16}]),
+    ('lud.dpia', 'ludPerimeter', [{'N': 48, 'O': 0, 'B': 2}, {'N': 100, 'O': 20, 'B': 3}]),
+    ('lud.dpia', 'ludInternal', [{'N': 48, 'O': 0, 'B': 2}, {'N': 100, 'O': 20, 'B': 3}]),
 ]
 
 # kernels run on inputs of their domain, not random ones (--input)
