@@ -33,8 +33,8 @@ void ludDiagonal(global float *restrict output, const global float *restrict m, 
     for (int i_2 = 0; i_2 < 16; i_2 += 1) { /* mapSeq */
       if (i_2 == i + 1 && lid_3 > i) {
         float acc_2 = lower[i_2*16 + lid_3];
-        for (int i_3 = 0; i_3 < min(i + 1, 16); i_3 += 1) { /* reduceRange */
-          acc_2 = acc_2 - lower[clamp(i + 1, 0, 15)*16 + i_3] * lower[i_3*16 + lid_3];
+        for (int i_3 = 0; i_3 < min(i, 15) + 1; i_3 += 1) { /* reduceRange */
+          acc_2 = acc_2 - lower[i*16 + i_3 + 16] * lower[i_3*16 + lid_3];
         }
         acc[i_2*16 + lid_3] = acc_2;
       }
