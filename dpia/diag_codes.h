@@ -82,6 +82,10 @@
   X(E0330, UPDATES_REGION_OUTSIDE, "a region of an updates clause that ends past the array it updates, or before it begins") \
   X(E0331, BAD_PERMUTATION, "a permutation clause naming no input of type [n]idx[n] of the kernel")           \
   X(E0332, SCATTER_NOT_DISJOINT, "a scatter whose positions are not an input declared a permutation (writes not provably disjoint)") \
+  X(E0333, BAD_DEP_MAP, "a dependent map (depMapSeq) of no dependent array, or not given its function and array") \
+  X(E0334, DEPENDENT_RESULT, "a dependent map whose rows give types that use the row's index (a dependent result)") \
+  X(E0335, DEP_INDEX_ESCAPES, "a type outside a dependent map's function that uses the map's row") \
+  X(E0336, DEP_ARRAY_INDEX, "a row of a dependent array taken at an index that is not a loop's") \
   X(E0401, SIZE_MISMATCH, "two sizes that must be equal are not")                                               \
   X(E0402, SIZE_NOT_WHOLE, "a size that is not a whole number (a division that does not divide)")               \
   X(E0403, SIZE_NEGATIVE, "a size that is negative")                                                            \

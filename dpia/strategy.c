@@ -39,6 +39,9 @@ static Role role_of(Prim p) {
   case PRIM_MAP_GLOBAL: return ROLE_GLOBAL_MAP;
   case PRIM_MAP_WORKGROUP: return ROLE_WORKGROUP_MAP;
   case PRIM_MAP_LOCAL: return ROLE_LOCAL_MAP;
+  case PRIM_DEP_MAP_SEQ: return ROLE_SEQ_MAP;
+  case PRIM_DEP_MAP_GLOBAL: return ROLE_GLOBAL_MAP;
+  case PRIM_DEP_MAP_WORKGROUP: return ROLE_WORKGROUP_MAP;
   PRIM_CASES_REDUCE: return ROLE_REDUCE;
   PRIM_CASES_SCAN: return ROLE_SCAN;
   PRIM_CASES_REDUCE_RANGE: return ROLE_REDUCE_RANGE;
@@ -63,6 +66,7 @@ static Role role_of(Prim p) {
   case PRIM_TAKE:
   case PRIM_DROP:
   case PRIM_INDICES:
+  case PRIM_TRIANGLE:
   case PRIM_UNZIP:
   case PRIM_SCATTER:
   case PRIM_IDX: return ROLE_VIEW;

@@ -1009,6 +1009,7 @@ void finish_decl(Checker *c, DefInfo *def) {
   if (!c->failed && def->body) {
     Finish f = {c, false};
     zonk_tree(&f, def->body);
+    if (!c->failed) dep_scopes(c, def->body);
     for (int i = 0; i < def->nparams; i++) def->params[i]->type = zonk_phrase_type(c, def->params[i]->type);
     def->result = zonk_phrase_type(c, def->result);
     def->type = zonk_phrase_type(c, def->type);
