@@ -782,8 +782,10 @@ static void gen_for(CG *cg, const Phrase *p, const Spine *s) {
   if (gen_for_unrolled(cg, s->head, lam, n)) return;
   int mark;
   cg_scope_enter(cg, &mark);
-  /* a dependent map's loop, whose binder is named as its row: i */
-  const char *i = cg_name(cg, s->head->dep_index ? prim_level_index_name(PLVL_SEQ) : lam->lam_binder->name);
+  /* a dependent map's loop (not a hand-written one, which has no origin),
+   * whose binder is named as its row: i */
+  bool row_named = s->head->dep_index && s->head->origin;
+  const char *i = cg_name(cg, row_named ? prim_level_index_name(PLVL_SEQ) : lam->lam_binder->name);
   const Ix *nix = ix_from_size(&cg->ix, n);
   KirBlock *outer =
       cg_enter(cg, add_for(cg, i, kir_int(cg->arena, 0), nix, kir_int(cg->arena, 1), loop_label(cg, s->head, lam)));
@@ -934,8 +936,9 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s) {
    * outlives the if block: name it before entering the loop's scope */
   int mark;
   const char *i = NULL;
-  /* a dependent map's loop, whose binder is named as its row: gid, wg, lid */
-  const char *base = h->dep_index ? prim_level_index_name(level) : lam_i->lam_binder->name;
+  /* a dependent map's loop (not a hand-written one, which has no origin),
+   * whose binder is named as its row: gid, wg, lid */
+  const char *base = h->dep_index && h->origin ? prim_level_index_name(level) : lam_i->lam_binder->name;
   if (form != FORM_LOOP) i = cg_name(cg, base);
   cg_scope_enter(cg, &mark);
   if (form == FORM_LOOP) i = cg_name(cg, base);

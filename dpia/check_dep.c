@@ -25,7 +25,6 @@ bool dep_map_type(Checker *c, Env *env, Phrase *fn, Phrase *xs, int nargs, Span 
                 name, name);
     return false;
   }
-  (void)env;
   DataType *t = xs->type->kind == PT_EXP ? dt_resolve(xs->type->data) : NULL;
   if (!t || t->kind != DT_DEPARRAY) {
     check_error(c, ERR_BAD_DEP_MAP, xs->span,
@@ -34,9 +33,16 @@ bool dep_map_type(Checker *c, Env *env, Phrase *fn, Phrase *xs, int nargs, Span 
                 name, check_describe(c, xs->type));
     return false;
   }
-  /* the row's own size variable: a name no program can write, so that it
-   * is no size of the program's (numbered: each map has its own) */
-  Sym k = intern_cstr(c->in, arena_printf(c->arena, "%s'%d", t->name, ++c->tc->next_meta));
+  /* the row's own size variable, named after the array's index with a
+   * prime (i', then i'2, i'3 for the declaration's next maps: each has its
+   * own), and none that a name in scope has: a program may write primes
+   * in its names too */
+  Sym k;
+  do {
+    int nth = ++c->dep_maps;
+    k = intern_cstr(c->in, nth == 1 ? arena_printf(c->arena, "%s'", t->name)
+                                    : arena_printf(c->arena, "%s'%d", t->name, nth));
+  } while (env_find(env, k));
   fn->dep_index = k;
   fn->origin = name; /* its loop's comment in generated code */
   SizeCtx *sc = &c->tc->sizes;

@@ -104,6 +104,7 @@ struct Frame {
   Span span;
   const Frame *up;
   bool has_nested_grid; /* a grid-level map whose body holds another one */
+  Sym row;              /* a dependent map's row, a size of its body's types (Phrase.dep_index) */
 };
 
 typedef struct Strategy {
@@ -911,6 +912,21 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
       diag_note(s->diag, g->span, "the enclosing '%s' is here", construct_name(s->arena, g->prim, g->dim, g->span));
     }
   }
+  /* memory whose size uses a dependent map's row (docs/language.md
+   * section 30): each row's would be of its own size, and dpia places
+   * memory only of one size for all of them (a global temporary is
+   * widened by the map's iterations, a private one has a constant size) */
+  const DataType *kept = private_t ? private_t : materialises && p->type->kind == PT_EXP ? p->type->data : NULL;
+  for (const Frame *fr = f; kept && fr; fr = fr->up) {
+    if (!fr->row || !dt_has_size_var(kept, fr->row)) continue;
+    s->ok = false;
+    if (first_report(s, head->span))
+      diag_error(s->diag, ERR_DEPENDENT_RESULT, head->span,
+                 "'%s' keeps %s in memory, whose size uses the row of the dependent map around it: dpia gives no "
+                 "memory a row's size yet; reduce each element where it is computed, inside the map's function",
+                 construct_name(s->arena, prim, head->dim, head->span), dt_str(s->arena, kept));
+    break;
+  }
   bool body_has_grid = nargs > 0 && is_body_arg(prim, 0) && contains_grid_map(args[0]);
   bool sequential_temp = materialises && !is_grid_map(role) && !body_has_grid;
   if (!g && s->has_grid && sequential_temp) {
@@ -941,7 +957,7 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
                  "global memory (the output buffer): remove this toPrivate",
                  s->kernel->name);
   }
-  Frame inner = {prim, role, head->dim, head->span, f, false};
+  Frame inner = {prim, role, head->dim, head->span, f, false, head->dep_index};
   for (int i = 0; i < nargs; i++) {
     if (is_body_arg(prim, i)) {
       inner.has_nested_grid = is_grid_map(role) && contains_grid_map(args[i]);

@@ -373,8 +373,8 @@ bool expect_type(Checker *c, Span span, PhraseType *want, PhraseType *have, cons
   if (want->kind == PT_EXP && have->kind == PT_EXP && dt_resolve(want->data)->kind == DT_ARRAY &&
       dt_resolve(have->data)->kind == DT_DEPARRAY)
     diag_note(c->diag, span,
-              "the elements of a dependent array differ in type: no primitive takes one yet (docs/language.md "
-              "section 30)");
+              "the elements of a dependent array differ in type: the dependent maps take one, each row with its "
+              "own type (depMapSeq, depMapGlobal, depMapWorkgroup; docs/language.md section 30)");
   return false;
 }
 
