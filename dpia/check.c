@@ -711,6 +711,7 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
   int mask_width = 0; /* select by a mask of this many lanes (vector_select) */
   int dep_first_req = -1; /* a dependent map or a loop: the requirements its function makes begin here */
   const Ast *loop = NULL;  /* a loop whose index is a size of its body (row_loop) */
+  Env *fn_env = env;       /* a dependent map's function \k row -> ...: k a size (dep_map_type) */
   int template = template_named(c, env, head);
   if (head->kind == AST_ITERATE) {
     fn = elab_iterate(c, env, head, &args[0]);
@@ -749,7 +750,7 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
       /* the array first: its rows give the function its type */
       Phrase *xs = nargs == 2 ? infer(c, env, args[1].ast) : NULL;
       if (nargs == 2 && !xs) fn = NULL;
-      else if (!dep_map_type(c, env, fn, xs, nargs, e->span)) fn = NULL;
+      else if (!dep_map_type(c, &fn_env, fn, xs, nargs, &args[0].ast, e->span)) fn = NULL;
       else {
         args[1].ready = xs;
         args[1].ast = NULL;
@@ -781,7 +782,7 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
       nargs -= given;
     }
   }
-  Phrase *p = fn ? apply_spine(c, env, fn, args, nargs, want) : NULL;
+  Phrase *p = fn ? apply_spine(c, fn_env, fn, args, nargs, want) : NULL;
   if (p && mask_width) check_vector_select(c, p, mask_width, e->span);
   if (p && dep_first_req >= 0 && prim_family(fn->prim) == PFAM_MAP && !dep_map_result(c, fn, dep_first_req, e->span))
     p = NULL;

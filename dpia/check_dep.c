@@ -16,7 +16,8 @@
  * a dependent array that would need memory (E0334). */
 #include "check_int.h"
 
-bool dep_map_type(Checker *c, Env *env, Phrase *fn, Phrase *xs, int nargs, Span span) {
+bool dep_map_type(Checker *c, Env **envp, Phrase *fn, Phrase *xs, int nargs, const Ast **f, Span span) {
+  Env *env = *envp;
   const char *name = prim_info[fn->prim].name;
   if (nargs != 2) {
     check_error(c, ERR_BAD_DEP_MAP, span,
@@ -38,11 +39,29 @@ bool dep_map_type(Checker *c, Env *env, Phrase *fn, Phrase *xs, int nargs, Span 
    * own), and none that a name in scope has: a program may write primes
    * in its names too */
   Sym k;
-  do {
-    int nth = ++c->dep_maps;
-    k = intern_cstr(c->in, nth == 1 ? arena_printf(c->arena, "%s'", t->name)
-                                    : arena_printf(c->arena, "%s'%d", t->name, nth));
-  } while (env_find(env, k));
+  const Ast *lam = *f;
+  if (lam && lam->kind == AST_LAMBDA && lam->body->kind == AST_LAMBDA) {
+    /* \k row -> body: the program names the row, a size of body (and an
+     * int where a value is expected, as a size is: section 12), as
+     * shine's (k: nat) -> ... does */
+    k = lam->bound;
+    Env *outer = env_find(env, k);
+    if (outer && outer->kind == ENV_SIZE) {
+      check_error(c, ERR_DUPLICATE_NAME, lam->bound_span,
+                  "the row '%s' of %s hides the size '%s': give it a name of its own", k, name, k);
+      return false;
+    }
+    Env *inner = env_push(c, env, k, ENV_SIZE, NULL);
+    inner->dep_index = true;
+    *envp = inner;
+    *f = lam->body;
+  } else {
+    do {
+      int nth = ++c->dep_maps;
+      k = intern_cstr(c->in, nth == 1 ? arena_printf(c->arena, "%s'", t->name)
+                                      : arena_printf(c->arena, "%s'%d", t->name, nth));
+    } while (env_find(env, k));
+  }
   fn->dep_index = k;
   fn->origin = name; /* its loop's comment in generated code */
   SizeCtx *sc = &c->tc->sizes;

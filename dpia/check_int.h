@@ -181,8 +181,10 @@ Phrase *foreign_use(Checker *c, const Ast *e, int index, int nargs);
 /* depMapSeq f xs and its levels (docs/language.md section 30), xs
  * elaborated first: fn's type made that of row k, a size variable of its
  * own (fn->dep_index); false after reporting a map of no dependent array
- * or one not given both arguments (E0333) */
-bool dep_map_type(Checker *c, Env *env, Phrase *fn, Phrase *xs, int nargs, Span span);
+ * or one not given both arguments (E0333).  A function of two
+ * parameters, \k row -> body, names the row: *f becomes \row -> body,
+ * to be checked in *env, where k is that size */
+bool dep_map_type(Checker *c, Env **env, Phrase *fn, Phrase *xs, int nargs, const Ast **f, Span span);
 /* after f was checked: the requirements made since first_req made again
  * at the rows' ends, and a result whose rows use k refused (E0334) */
 bool dep_map_result(Checker *c, Phrase *fn, int first_req, Span span);

@@ -135,6 +135,7 @@ typedef struct LayEntry {
 typedef struct Interp {
   Arena *arena;
   const NatValues *nats;
+  int nrows; /* the first names of nats are dependent maps' rows (run_map) */
   Buf *err;
   jmp_buf *fail;
   Scratch scratch;
@@ -170,8 +171,17 @@ DPIA_NORETURN DPIA_PRINTF(3, 4) static void fail(Interp *I, Span span, const cha
   longjmp(*I->fail, 1);
 }
 
-/* The layout of t (sizes evaluated), made once per type. */
+/* The layout of t (sizes evaluated), made once per type; each time for a
+ * type whose sizes name a dependent map's row, which differs by row */
 static const Lay *layout(Interp *I, const DataType *t, Span span) {
+  for (int r = 0; r < I->nrows; r++) {
+    if (!dt_has_size_var(t, I->nats->names[r])) continue;
+    Buf why;
+    buf_init(&why, I->arena);
+    const Lay *l = lay_of(I->arena, t, I->nats, &why);
+    if (!l) fail(I, span, "%s", why.data);
+    return l;
+  }
   if (I->nlays * 2 >= I->cap_lays) {
     size_t cap = I->cap_lays ? I->cap_lays * 2 : 64;
     LayEntry *slots = NEWARRAY(I->arena, LayEntry, cap);
@@ -455,6 +465,7 @@ static Val run_map(Interp *I, const Phrase *p, Val f, Val xs) {
   if (p->dep_index) {
     row = nat_row(I->arena, outer, p->dep_index);
     I->nats = &row.nats;
+    I->nrows++;
   }
   for (int64_t i = 0; i < src->n; i++) {
     ScratchMark m = scratch_mark(&I->scratch);
@@ -463,6 +474,7 @@ static Val run_map(Interp *I, const Phrase *p, Val f, Val xs) {
     scratch_release(&I->scratch, m);
   }
   I->nats = outer;
+  if (p->dep_index) I->nrows--;
   return arr_val(buf_arr(I, out, src->n, el));
 }
 
