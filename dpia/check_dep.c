@@ -35,9 +35,9 @@ bool dep_map_type(Checker *c, Env **envp, Phrase *fn, Phrase *xs, int nargs, con
     return false;
   }
   /* the row's own size variable, named after the array's index with a
-   * prime (i', then i'2, i'3 for the declaration's next maps: each has its
-   * own), and none that a name in scope has: a program may write primes
-   * in its names too */
+   * prime (i', then i'2, i'3 for the next maps of the translation: each
+   * has its own, nested defs' too), and none that a name in scope has: a
+   * program may write primes in its names too */
   Sym k;
   const Ast *lam = *f;
   if (lam && lam->kind == AST_LAMBDA && lam->body->kind == AST_LAMBDA) {
@@ -57,7 +57,7 @@ bool dep_map_type(Checker *c, Env **envp, Phrase *fn, Phrase *xs, int nargs, con
     *f = lam->body;
   } else {
     do {
-      int nth = ++c->dep_maps;
+      int nth = ++c->tc->dep_rows;
       k = intern_cstr(c->in, nth == 1 ? arena_printf(c->arena, "%s'", t->name)
                                       : arena_printf(c->arena, "%s'%d", t->name, nth));
     } while (env_find(env, k));

@@ -92,7 +92,6 @@ typedef struct Checker {
    * size of its body too (check.c, row_loop) */
   const Ast *loop_lambda;
   const Ast *loop_sized; /* the last such lambda whose body did */
-  int dep_maps; /* dependent maps checked so far, which name their rows (check_dep.c) */
 } Checker;
 
 /* ---- check.c ---- */
