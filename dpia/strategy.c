@@ -912,6 +912,22 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
       diag_note(s->diag, g->span, "the enclosing '%s' is here", construct_name(s->arena, g->prim, g->dim, g->span));
     }
   }
+  /* a parallel map over a row-sized array inside a dependent map: its
+   * work-items or groups would be as many as the row has elements, a
+   * number that differs by row, where OpenCL launches one grid for all */
+  bool parallel = role == ROLE_GLOBAL_MAP || role == ROLE_WORKGROUP_MAP || role == ROLE_LOCAL_MAP;
+  const DataType *over = parallel && nargs == 2 && args[1]->type->kind == PT_EXP ? dt_resolve(args[1]->type->data) : NULL;
+  for (const Frame *fr = f; over && over->kind == DT_ARRAY && fr; fr = fr->up) {
+    if (!fr->row || !size_has_var(over->size, fr->row)) continue;
+    s->ok = false;
+    if (first_report(s, head->span))
+      diag_error(s->diag, ERR_DEP_ROW_PARALLEL, head->span,
+                 "'%s' maps %s, a row of the dependent map around it: its work-items would be as many as the row "
+                 "has elements, which differs by row, and OpenCL launches one grid for all rows; map the row "
+                 "with mapSeq",
+                 construct_name(s->arena, prim, head->dim, head->span), dt_str(s->arena, over));
+    break;
+  }
   /* memory whose size uses a dependent map's row (docs/language.md
    * section 30): each row's would be of its own size, and dpia places
    * memory only of one size for all of them (a global temporary is
