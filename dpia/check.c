@@ -786,12 +786,12 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
   if (p && mask_width) check_vector_select(c, p, mask_width, e->span);
   if (p && dep_first_req >= 0 && prim_family(fn->prim) == PFAM_MAP && !dep_map_result(c, fn, dep_first_req, e->span))
     p = NULL;
-  if (p && dep_first_req >= 0 && prim_family(fn->prim) != PFAM_MAP &&
-      !dep_requirements(c, dep_first_req, loop_steps(c, fn), fn->dep_index))
-    p = NULL;
   if (loop && c->loop_lambda == loop) c->loop_lambda = NULL; /* not reached: an error before the lambda */
-  /* a loop whose body names no size by its index is the loop it was */
-  if (loop && c->loop_sized != loop) fn->dep_index = NULL;
+  /* a loop whose body names no size by its index is the loop it was;
+   * one whose body does makes its requirements at its ends */
+  bool sized_loop = loop && c->loop_sized == loop;
+  if (loop && !sized_loop) fn->dep_index = NULL;
+  if (p && sized_loop && !dep_requirements(c, dep_first_req, loop_steps(c, fn), fn->dep_index)) p = NULL;
   c->depth--;
   return p;
 }

@@ -224,6 +224,7 @@ bool dep_idx_type(Checker *c, Env *env, Phrase *fn, Phrase *xs, const Ast *index
     return false;
   }
   found->used_as_size = true;
+  fn->dep_index = index->name; /* the row it takes */
   SizeCtx *sc = &c->tc->sizes;
   PhraseType *sig = fn->type; /* exp[[n]a] -> exp[idx[n]] -> exp[a] */
   DataType *row = dt_dep_elem(c->tc, t, size_var(sc, index->name));

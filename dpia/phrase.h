@@ -141,7 +141,9 @@ struct Phrase {
                                            which the types of its body use
                                            for the row's index (check.c,
                                            dep_map_type; docs/language.md
-                                           section 30); NULL otherwise */
+                                           section 30); idx of a dependent
+                                           array: the row it takes; NULL
+                                           otherwise */
     };
     struct {                            /* DEF */
       DefInfo *def;

@@ -414,6 +414,35 @@ static bool is_vector_select(const PhraseType *t) {
          pt_equal(b->snd, a->fst);
 }
 
+/* t with each dependent array [n](\i -> d) taken at the row k, [n]d[k/i]:
+ * a primitive at a dependent map's row (its mapI, the idx of its row)
+ * has the table's type so (docs/language.md section 30) */
+static DataType *rows_at(TypeCtx *tc, DataType *t, Size k) {
+  t = dt_resolve(t);
+  switch (t->kind) {
+  case DT_DEPARRAY: return dt_array(tc, t->size, rows_at(tc, dt_dep_elem(tc, t, k), k));
+  case DT_ARRAY: return dt_array(tc, t->size, rows_at(tc, t->elem, k));
+  case DT_PAIR: return dt_pair(tc, rows_at(tc, t->fst, k), rows_at(tc, t->snd, k));
+  case DT_SCALAR:
+  case DT_IDX:
+  case DT_VAR:
+  case DT_META: return t;
+  }
+  return t;
+}
+
+static PhraseType *pt_rows_at(TypeCtx *tc, PhraseType *t, Size k) {
+  switch (t->kind) {
+  case PT_EXP: return pt_exp(tc, rows_at(tc, t->data, k));
+  case PT_ACC: return pt_acc(tc, rows_at(tc, t->data, k));
+  case PT_COMM: return t;
+  case PT_WITH: return pt_with(tc, pt_rows_at(tc, t->fst, k), pt_rows_at(tc, t->snd, k));
+  case PT_FN: return pt_fn(tc, pt_rows_at(tc, t->fst, k), pt_rows_at(tc, t->snd, k));
+  case PT_FN_P: return pt_fn_p(tc, pt_rows_at(tc, t->fst, k), pt_rows_at(tc, t->snd, k));
+  }
+  return t;
+}
+
 bool prim_type_is_instance(Arena *a, Interner *in, TypeCtx *tc, const Phrase *p) {
   /* a foreign function's type is its declaration's (check.c) */
   if (p->prim == PRIM_FOREIGN) return p->foreign && pt_equal(p->type, p->foreign->type);
@@ -423,7 +452,8 @@ bool prim_type_is_instance(Arena *a, Interner *in, TypeCtx *tc, const Phrase *p)
   Checker c = scratch_checker(a, in, &diag, tc);
   Span nowhere = {0};
   PhraseType *t = prim_type(&c, p, nowhere);
-  return t && unify_phrase_types(&c, t, p->type) && diag.nerrors == 0;
+  PhraseType *have = p->dep_index ? pt_rows_at(tc, p->type, size_var(&tc->sizes, p->dep_index)) : p->type;
+  return t && unify_phrase_types(&c, t, have) && diag.nerrors == 0;
 }
 
 PhraseType *check_prim_instance(Arena *a, Interner *in, Diag *diag, TypeCtx *tc, Prim prim, const Size *sizes,

@@ -128,7 +128,9 @@ Phrase *b_idx_row(Builder *b, Phrase *array, Phrase *index, Sym row) {
   ASSERT(t->kind == DT_ARRAY || (t->kind == DT_DEPARRAY && row));
   DataType *elem = t->kind == DT_ARRAY ? t->elem : dt_dep_elem(b->tc, t, size_var(&b->tc->sizes, row));
   PhraseType *ty = F(b, E(b, t), F(b, E(b, dt_idx(b->tc, t->size)), E(b, elem)));
-  return b_app2(b, b_prim(b, PRIM_IDX, 0, ty), array, index);
+  Phrase *prim = b_prim(b, PRIM_IDX, 0, ty);
+  prim->dep_index = t->kind == DT_DEPARRAY ? row : NULL; /* the row it takes */
+  return b_app2(b, prim, array, index);
 }
 
 Phrase *b_idx_acc(Builder *b, Phrase *acc, Phrase *index) {
