@@ -666,17 +666,16 @@ static bool index_conversion(Checker *c, Env *env, Phrase *fn, Arg *args) {
  * imperative program: the index i is a size of body as well as a value
  * (docs/language.md section 30), as a dependent map's row is, which stage
  * II makes such a loop of (the printed imperative program names the row
- * by the loop's index, and is checked again).  Not when a size of that
- * name is in scope: a size keeps its meaning.  Returns the lambda, or
- * NULL. */
+ * by the loop's index, and is checked again).  Not when the name is in
+ * scope already: a size keeps its meaning, and an enclosing loop's index
+ * its own (a type made outside names it).  Returns the lambda, or NULL. */
 static const Ast *row_loop(Env *env, const Phrase *fn, const Arg *args, int nargs) {
   if (fn->kind != PH_PRIM || nargs < 1) return NULL;
   PrimFamily f = prim_family(fn->prim);
   const Ast *lam = args[nargs - 1].ast;
   if ((f != PFAM_FOR && f != PFAM_PARFOR) || nargs != prim_arity_of(fn->prim) || !lam || lam->kind != AST_LAMBDA)
     return NULL;
-  Env *found = env_find(env, lam->bound);
-  return found && found->kind == ENV_SIZE ? NULL : lam;
+  return env_find(env, lam->bound) ? NULL : lam;
 }
 
 /* the number of a loop's steps, which its index is below */
@@ -712,6 +711,7 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
   int dep_first_req = -1; /* a dependent map or a loop: the requirements its function makes begin here */
   const Ast *loop = NULL;  /* a loop whose index is a size of its body (row_loop) */
   Env *fn_env = env;       /* a dependent map's function \k row -> ...: k a size (dep_map_type) */
+  Size dep_rows = {0};     /* a dependent mapI: its rows (dep_map_i_type) */
   int template = template_named(c, env, head);
   if (head->kind == AST_ITERATE) {
     fn = elab_iterate(c, env, head, &args[0]);
@@ -757,6 +757,24 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
         dep_first_req = c->reqs.len;
       }
     }
+    if (fn && fn->kind == PH_PRIM && prim_family(fn->prim) == PFAM_MAP_I && nargs == 3) {
+      /* the input first: a dependent array's mapI (the intermediate
+       * program of a dependent map) gives its function the row's type */
+      Phrase *xs = infer(c, env, args[1].ast);
+      DataType *t = xs && xs->type->kind == PT_EXP ? dt_resolve(xs->type->data) : NULL;
+      if (!xs) fn = NULL;
+      else {
+        args[1].ready = xs;
+        args[1].ast = NULL;
+      }
+      if (fn && t && t->kind == DT_DEPARRAY) {
+        if (!dep_map_i_type(c, &fn_env, fn, t, &args[0].ast)) fn = NULL;
+        else {
+          dep_first_req = c->reqs.len;
+          dep_rows = t->size;
+        }
+      }
+    }
     if (fn && fn->kind == PH_PRIM && fn->prim == PRIM_IDX && nargs == 2) {
       /* the array first: a dependent array's row has a type of its own */
       Phrase *xs = infer(c, env, args[0].ast);
@@ -785,6 +803,9 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
   Phrase *p = fn ? apply_spine(c, fn_env, fn, args, nargs, want) : NULL;
   if (p && mask_width) check_vector_select(c, p, mask_width, e->span);
   if (p && dep_first_req >= 0 && prim_family(fn->prim) == PFAM_MAP && !dep_map_result(c, fn, dep_first_req, e->span))
+    p = NULL;
+  if (p && dep_first_req >= 0 && prim_family(fn->prim) == PFAM_MAP_I &&
+      !dep_requirements(c, dep_first_req, dep_rows, fn->dep_index))
     p = NULL;
   if (loop && c->loop_lambda == loop) c->loop_lambda = NULL; /* not reached: an error before the lambda */
   /* a loop whose body names no size by its index is the loop it was;

@@ -17,7 +17,6 @@
 #include "check_int.h"
 
 bool dep_map_type(Checker *c, Env **envp, Phrase *fn, Phrase *xs, int nargs, const Ast **f, Span span) {
-  Env *env = *envp;
   const char *name = prim_info[fn->prim].name;
   if (nargs != 2) {
     check_error(c, ERR_BAD_DEP_MAP, span,
@@ -34,13 +33,43 @@ bool dep_map_type(Checker *c, Env **envp, Phrase *fn, Phrase *xs, int nargs, con
                 name, check_describe(c, xs->type));
     return false;
   }
+  Sym k = row_name(c, envp, f, t, 1, name);
+  if (!k) return false;
+  fn->dep_index = k;
+  fn->origin = name; /* its loop's comment in generated code */
+  SizeCtx *sc = &c->tc->sizes;
+  PhraseType *sig = fn->type; /* (exp[a] -> exp[b]) -> exp[c] -> exp[[n]b] */
+  if (!unify_data(c, sig->fst->fst->data, dt_dep_elem(c->tc, t, size_var(sc, k))) ||
+      !unify_data(c, sig->snd->fst->data, t) || !unify_sizes(c, sig->snd->snd->data->size, t->size, span))
+    INTERNAL("a fresh dependent map's type does not unify");
+  return true;
+}
+
+bool dep_map_i_type(Checker *c, Env **envp, Phrase *fn, const DataType *t, const Ast **f) {
+  Sym k = row_name(c, envp, f, t, 2, prim_info[fn->prim].name);
+  if (!k) return false;
+  fn->dep_index = k;
+  TypeCtx *tc = c->tc;
+  /* (exp[a] -> acc[b] ->p comm) -> exp[[n]a] -> acc[[n]b] -> comm, a the row k */
+  PhraseType *accb = fn->type->fst->snd->fst;
+  DataType *row = dt_dep_elem(tc, t, size_var(&tc->sizes, k));
+  PhraseType *body = pt_fn(tc, pt_exp(tc, row), pt_fn_p(tc, accb, tc->t_comm));
+  PhraseType *out = pt_acc(tc, dt_array(tc, t->size, accb->data));
+  fn->type = pt_fn(tc, body, pt_fn(tc, pt_exp(tc, (DataType *)t), pt_fn(tc, out, tc->t_comm)));
+  return true;
+}
+
+Sym row_name(Checker *c, Env **envp, const Ast **f, const DataType *t, int params, const char *name) {
+  Env *env = *envp;
   /* the row's own size variable, named after the array's index with a
    * prime (i', then i'2, i'3 for the next maps of the translation: each
    * has its own, nested defs' too), and none that a name in scope has: a
    * program may write primes in its names too */
   Sym k;
-  const Ast *lam = *f;
-  if (lam && lam->kind == AST_LAMBDA && lam->body->kind == AST_LAMBDA) {
+  const Ast *lam = *f, *inner_lam = lam;
+  int depth = 0;
+  while (inner_lam && inner_lam->kind == AST_LAMBDA && depth <= params) inner_lam = inner_lam->body, depth++;
+  if (depth > params) {
     /* \k row -> body: the program names the row, a size of body (and an
      * int where a value is expected, as a size is: section 12), as
      * shine's (k: nat) -> ... does */
@@ -49,7 +78,7 @@ bool dep_map_type(Checker *c, Env **envp, Phrase *fn, Phrase *xs, int nargs, con
     if (outer && outer->kind == ENV_SIZE) {
       check_error(c, ERR_DUPLICATE_NAME, lam->bound_span,
                   "the row '%s' of %s hides the size '%s': give it a name of its own", k, name, k);
-      return false;
+      return NULL;
     }
     Env *inner = env_push(c, env, k, ENV_SIZE, NULL);
     inner->dep_index = true;
@@ -62,14 +91,7 @@ bool dep_map_type(Checker *c, Env **envp, Phrase *fn, Phrase *xs, int nargs, con
                                       : arena_printf(c->arena, "%s'%d", t->name, nth));
     } while (env_find(env, k));
   }
-  fn->dep_index = k;
-  fn->origin = name; /* its loop's comment in generated code */
-  SizeCtx *sc = &c->tc->sizes;
-  PhraseType *sig = fn->type; /* (exp[a] -> exp[b]) -> exp[c] -> exp[[n]b] */
-  if (!unify_data(c, sig->fst->fst->data, dt_dep_elem(c->tc, t, size_var(sc, k))) ||
-      !unify_data(c, sig->snd->fst->data, t) || !unify_sizes(c, sig->snd->snd->data->size, t->size, span))
-    INTERNAL("a fresh dependent map's type does not unify");
-  return true;
+  return k;
 }
 
 bool dep_map_result(Checker *c, Phrase *fn, int first_req, Span span) {

@@ -184,6 +184,14 @@ Phrase *foreign_use(Checker *c, const Ast *e, int index, int nargs);
  * parameters, \k row -> body, names the row: *f becomes \row -> body,
  * to be checked in *env, where k is that size */
 bool dep_map_type(Checker *c, Env **env, Phrase *fn, Phrase *xs, int nargs, const Ast **f, Span span);
+/* mapI f xs out of imperative DPIA (the intermediate program) over a
+ * dependent array t: as dep_map_type, f being \x o -> body (or \k x o ->
+ * body, naming the row) */
+bool dep_map_i_type(Checker *c, Env **env, Phrase *fn, const DataType *t, const Ast **f);
+/* the row of a dependent map whose function *f takes params parameters:
+ * the name *f gives it first (\k x -> ..., then *f is \x -> ... and *env
+ * has k as a size), else a fresh one; NULL after an error */
+Sym row_name(Checker *c, Env **env, const Ast **f, const DataType *t, int params, const char *name);
 /* after f was checked: the requirements made since first_req made again
  * at the rows' ends, and a result whose rows use k refused (E0334) */
 bool dep_map_result(Checker *c, Phrase *fn, int first_req, Span span);

@@ -565,7 +565,8 @@ static void print_app(Printer *pr, const Phrase *p, bool start) {
   /* a dependent map's function names its row, which its types may use
    * (docs/language.md section 30): \k row -> ..., k a name no binder
    * inside is printed under */
-  Sym row = head->kind == PH_PRIM && prim_family(head->prim) == PFAM_MAP && n >= 1 && args[0]->kind == PH_LAM
+  Sym row = head->kind == PH_PRIM && (prim_family(head->prim) == PFAM_MAP || prim_family(head->prim) == PFAM_MAP_I) &&
+                    n >= 1 && args[0]->kind == PH_LAM
                 ? head->dep_index
                 : NULL;
   if (row) reserve(pr, row);
