@@ -1022,6 +1022,13 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
   case PRIM_DROP:
     rest = need_idx(cg, ps, e, &i);
     return gen_exp(cg, s->args[0], step_idx(cg, ix_add(x, i, ix_from_size(x, h->sizes[0])), rest));
+  /* triangle, i::j::k::ps: field k of row i's element j, the pair
+   * (xs[i], xs[i + j]) (docs/language.md section 30) */
+  case PRIM_TRIANGLE:
+    rest = need_idx(cg, ps, e, &i);
+    rest = need_idx(cg, rest, e, &j);
+    if (!rest || rest->kind != STEP_FIELD) return unsupported(cg, e->span, "a whole pair of a triangle");
+    return gen_exp(cg, s->args[0], step_idx(cg, rest->n == 1 ? i : ix_add(x, i, j), rest->next));
   case PRIM_SELECT: {
     /* on vectors, a choice lane by lane by the sign bit of the mask's lane
      * (docs/language.md section 19; KBI_SELECT); a lane of it is taken
@@ -1090,8 +1097,11 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     return gen_view_map(cg, s->args[0], s->args[1], i, rest);
   /* gone after stage II, or commands and acceptors */
   case PRIM_MAP_SEQ:
+  case PRIM_DEP_MAP_SEQ:
   case PRIM_MAP_GLOBAL:
+  case PRIM_DEP_MAP_GLOBAL:
   case PRIM_MAP_WORKGROUP:
+  case PRIM_DEP_MAP_WORKGROUP:
   case PRIM_MAP_LOCAL:
   PRIM_CASES_REDUCE:
   PRIM_CASES_SCAN:

@@ -17,6 +17,33 @@ void ix_init(IxCtx *x, Arena *a) {
   x->print_expr = NULL;
   x->scope = x->scopes = 0;
   x->memo = NULL;
+  x->nrows = x->row_cap = 0;
+  x->row = NULL;
+  x->row_ix = NULL;
+}
+
+void ix_push_row(IxCtx *x, Sym row, const Ix *index) {
+  if (x->nrows == x->row_cap) {
+    int cap = x->row_cap ? 2 * x->row_cap : 4;
+    Sym *rows = NEWARRAY(x->arena, Sym, cap);
+    const Ix **ixs = NEWARRAY(x->arena, const Ix *, cap);
+    for (int k = 0; k < x->nrows; k++) rows[k] = x->row[k], ixs[k] = x->row_ix[k];
+    x->row = rows, x->row_ix = ixs, x->row_cap = cap;
+  }
+  x->row[x->nrows] = row;
+  x->row_ix[x->nrows++] = index;
+}
+
+void ix_pop_row(IxCtx *x) {
+  ASSERT(x->nrows > 0);
+  x->nrows--;
+}
+
+/* the index a dependent map's row is, innermost first; NULL if v is none */
+static const Ix *row_index(const IxCtx *x, Sym v) {
+  for (int k = x->nrows - 1; k >= 0; k--)
+    if (x->row[k] == v) return x->row_ix[k];
+  return NULL;
 }
 
 void ix_push_range(IxCtx *x, const Ix *atom, const Ix *lo, const Ix *hi) {
@@ -164,7 +191,10 @@ static const Ix *monomial_ix(IxCtx *x, const SizeTerm *t);
  * no magnitude). */
 static const Ix *atom_ix(IxCtx *x, const SizeAtom *a) {
   switch (a->kind) {
-  case SIZE_ATOM_VAR: return ix_var(x, a->var);
+  case SIZE_ATOM_VAR: {
+    const Ix *row = row_index(x, a->var);
+    return row ? row : ix_var(x, a->var);
+  }
   case SIZE_ATOM_FLOOR: break;
   }
   const Ix *num = numerator_ix(x, a->num), *den = numerator_ix(x, a->den);
@@ -325,6 +355,10 @@ static bool same_size(const void *user, const void *a, const void *b) {
 /* Sizes recur: each access to an array multiplies by the sizes of its
  * dimensions (codegen/access.c, split_indices). */
 const Ix *ix_from_size(IxCtx *x, Size s) {
+  /* a size with a row is its loop's index: not kept, the same row may be
+   * another loop's elsewhere (a def's dependent map inlined twice) */
+  for (int k = 0; k < x->nrows; k++)
+    if (size_has_var(s, x->row[k])) return size_ix(x, s);
   IxMemo *m = memo_of(x);
   uintptr_t at = (uintptr_t)s.terms >> 4;
   size_t slot = (size_t)((at ^ (at >> 7)) % RECENT_SIZES);

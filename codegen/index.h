@@ -82,12 +82,22 @@ typedef struct IxCtx {
    * so memo keeps results by input and scope. */
   uint64_t scope, scopes;
   IxMemo *memo;
+  /* the rows of the dependent maps whose loops enclose the code being
+   * generated (docs/language.md section 30): row[k] is the size variable
+   * the loop's index is (Phrase.dep_index), row_ix[k] that index; a stack,
+   * innermost last.  ix_from_size writes a row as its index. */
+  int nrows, row_cap;
+  Sym *row;
+  const Ix **row_ix;
 } IxCtx;
 
 void ix_init(IxCtx *x, Arena *a);
 /* atom: an IX_VAR or IX_EXPR */
 void ix_push_range(IxCtx *x, const Ix *atom, const Ix *lo, const Ix *hi);
 void ix_pop_range(IxCtx *x);
+/* inside a dependent map's loop: its row's size variable is index */
+void ix_push_row(IxCtx *x, Sym row, const Ix *index);
+void ix_pop_row(IxCtx *x);
 
 const Ix *ix_const(IxCtx *x, int64_t v);
 const Ix *ix_var(IxCtx *x, Sym name);

@@ -777,7 +777,9 @@ static bool gen_for_unrolled(CG *cg, const Phrase *loop, const Phrase *lam, Size
   cg->unrolled_nest = quiet || inner;
   for (int64_t t = 0; t < trips; t++) {
     env_add(cg, lam->lam_binder, ENV_INDEX, NULL, ix_const(&cg->ix, t), NULL);
+    if (loop->dep_index) ix_push_row(&cg->ix, loop->dep_index, ix_const(&cg->ix, t));
     gen_comm(cg, lam->body);
+    if (loop->dep_index) ix_pop_row(&cg->ix);
   }
   cg->unrolled_nest = quiet;
   return true;
@@ -789,13 +791,19 @@ static void gen_for(CG *cg, const Phrase *p, const Spine *s) {
   if (gen_for_unrolled(cg, s->head, lam, n)) return;
   int mark;
   cg_scope_enter(cg, &mark);
-  const char *i = cg_name(cg, lam->lam_binder->name);
+  /* a dependent map's loop (not a hand-written one, which has no origin),
+   * whose binder is named as its row: i */
+  bool row_named = s->head->dep_index && s->head->origin;
+  const char *i = cg_name(cg, row_named ? prim_level_index_name(PLVL_SEQ) : lam->lam_binder->name);
   const Ix *nix = ix_from_size(&cg->ix, n);
   KirBlock *outer =
       cg_enter(cg, add_for(cg, i, kir_int(cg->arena, 0), nix, kir_int(cg->arena, 1), loop_label(cg, s->head, lam)));
   ix_push_range(&cg->ix, ix_var(&cg->ix, i), NULL, nix);
   env_add(cg, lam->lam_binder, ENV_INDEX, NULL, index_of(cg, i, n), NULL);
+  /* a dependent map's rows: their sizes are this index (check_dep.c) */
+  if (s->head->dep_index) ix_push_row(&cg->ix, s->head->dep_index, index_of(cg, i, n));
   gen_comm(cg, lam->body);
+  if (s->head->dep_index) ix_pop_row(&cg->ix);
   /* the barrier the next iteration needs (barrier_pass.c) */
   int64_t trips;
   if (!(size_const_value(n, &trips) && trips <= 1)) cg_body_end_site(cg, KSITE_LOOP_END, lam->body, lam->lam_binder);
@@ -942,6 +950,7 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s) {
   default: INTERNAL("%s is not an OpenCL parallel loop", prim_info[h->prim].name);
   }
   DPIA_EXHAUSTIVE_END
+  if (h->origin) what = h->origin; /* the map it comes from when not the level's own (depMapGlobal) */
   const char *comment = d ? arena_printf(cg->arena, "%s%d", what, d) : what;
   LoopForm form = loop_form(n, known, launch);
   bool is_local = level == PLVL_LOCAL, is_wg = level == PLVL_WORKGROUP;
@@ -951,9 +960,12 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s) {
    * outlives the if block: name it before entering the loop's scope */
   int mark;
   const char *i = NULL;
-  if (form != FORM_LOOP) i = cg_name(cg, lam_i->lam_binder->name);
+  /* a dependent map's loop (not a hand-written one, which has no origin),
+   * whose binder is named as its row: gid, wg, lid */
+  const char *base = h->dep_index && h->origin ? prim_level_index_name(level) : lam_i->lam_binder->name;
+  if (form != FORM_LOOP) i = cg_name(cg, base);
   cg_scope_enter(cg, &mark);
-  if (form == FORM_LOOP) i = cg_name(cg, lam_i->lam_binder->name);
+  if (form == FORM_LOOP) i = cg_name(cg, base);
   const Ix *nix = ix_from_size(&cg->ix, n);
   int64_t trips;
   bool single = size_const_value(n, &trips) && trips == 1;
@@ -979,6 +991,7 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s) {
   const Ix *iv = index_of(cg, i, n);
   env_add(cg, lam_i->lam_binder, ENV_INDEX, NULL, iv, NULL);
   env_add(cg, lam_o->lam_binder, ENV_ALIAS, NULL, iv, s->args[0]); /* o = idxAcc A i */
+  if (h->dep_index) ix_push_row(&cg->ix, h->dep_index, iv); /* a dependent map's rows (check_dep.c) */
 
   /* the body begins and ends with a barrier site: a work-group body has
    * its own pending sets, a work-item's its own writes (barrier_pass.c) */
@@ -1021,6 +1034,7 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s) {
     cg->local_index[d] = saved_index;
     cg->distributed--;
   }
+  if (h->dep_index) ix_pop_row(&cg->ix);
   ix_pop_range(&cg->ix);
   cg_leave(cg, outer);
   if (form != FORM_ONCE) cg_scope_leave(cg, mark);

@@ -662,6 +662,30 @@ static bool index_conversion(Checker *c, Env *env, Phrase *fn, Arg *args) {
   return true;
 }
 
+/* for n (\i -> body), parfor out (\i o -> body) and their levels in an
+ * imperative program: the index i is a size of body as well as a value
+ * (docs/language.md section 30), as a dependent map's row is, which stage
+ * II makes such a loop of (the printed imperative program names the row
+ * by the loop's index, and is checked again).  Not when the name is in
+ * scope already: a size keeps its meaning, and an enclosing loop's index
+ * its own (a type made outside names it).  Returns the lambda, or NULL. */
+static const Ast *row_loop(Env *env, const Phrase *fn, const Arg *args, int nargs) {
+  if (fn->kind != PH_PRIM || nargs < 1) return NULL;
+  PrimFamily f = prim_family(fn->prim);
+  const Ast *lam = args[nargs - 1].ast;
+  if ((f != PFAM_FOR && f != PFAM_PARFOR) || nargs != prim_arity_of(fn->prim) || !lam || lam->kind != AST_LAMBDA)
+    return NULL;
+  return env_find(env, lam->bound) ? NULL : lam;
+}
+
+/* the number of a loop's steps, which its index is below */
+static Size loop_steps(Checker *c, const Phrase *fn) {
+  if (prim_family(fn->prim) == PFAM_FOR) return fn->sizes[0];
+  return dt_resolve(zonk_phrase_type(c, fn->type)->fst->data)->size; /* parfor: acc[[n]d] */
+}
+
+static bool is_dep_map(Prim p) { return p == PRIM_DEP_MAP_SEQ || p == PRIM_DEP_MAP_GLOBAL || p == PRIM_DEP_MAP_WORKGROUP; }
+
 static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
   int nargs = 0;
   const Ast *head = e;
@@ -684,6 +708,10 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
   }
   Phrase *fn;
   int mask_width = 0; /* select by a mask of this many lanes (vector_select) */
+  int dep_first_req = -1; /* a dependent map or a loop: the requirements its function makes begin here */
+  const Ast *loop = NULL;  /* a loop whose index is a size of its body (row_loop) */
+  Env *fn_env = env;       /* a dependent map's function \k row -> ...: k a size (dep_map_type) */
+  Size dep_rows = {0};     /* a dependent mapI: its rows (dep_map_i_type) */
   int template = template_named(c, env, head);
   if (head->kind == AST_ITERATE) {
     fn = elab_iterate(c, env, head, &args[0]);
@@ -718,6 +746,50 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
       fn = NULL;
     if (fn && fn->kind == PH_PRIM && prim_converts(fn->prim) && !index_conversion(c, env, fn, args))
       fn = NULL;
+    if (fn && fn->kind == PH_PRIM && is_dep_map(fn->prim)) {
+      /* the array first: its rows give the function its type */
+      Phrase *xs = nargs == 2 ? infer(c, env, args[1].ast) : NULL;
+      if (nargs == 2 && !xs) fn = NULL;
+      else if (!dep_map_type(c, &fn_env, fn, xs, nargs, &args[0].ast, e->span)) fn = NULL;
+      else {
+        args[1].ready = xs;
+        args[1].ast = NULL;
+        dep_first_req = c->reqs.len;
+      }
+    }
+    if (fn && fn->kind == PH_PRIM && prim_family(fn->prim) == PFAM_MAP_I && nargs == 3) {
+      /* the input first: a dependent array's mapI (the intermediate
+       * program of a dependent map) gives its function the row's type */
+      Phrase *xs = infer(c, env, args[1].ast);
+      DataType *t = xs && xs->type->kind == PT_EXP ? dt_resolve(xs->type->data) : NULL;
+      if (!xs) fn = NULL;
+      else {
+        args[1].ready = xs;
+        args[1].ast = NULL;
+      }
+      if (fn && t && t->kind == DT_DEPARRAY) {
+        if (!dep_map_i_type(c, &fn_env, fn, t, &args[0].ast)) fn = NULL;
+        else {
+          dep_first_req = c->reqs.len;
+          dep_rows = t->size;
+        }
+      }
+    }
+    if (fn && fn->kind == PH_PRIM && fn->prim == PRIM_IDX && nargs == 2) {
+      /* the array first: a dependent array's row has a type of its own */
+      Phrase *xs = infer(c, env, args[0].ast);
+      if (!xs || !dep_idx_type(c, env, fn, xs, args[1].ast)) fn = NULL;
+      else {
+        args[0].ready = xs;
+        args[0].ast = NULL;
+      }
+    }
+    loop = fn ? row_loop(env, fn, args, nargs) : NULL;
+    if (loop) {
+      c->loop_lambda = loop;
+      fn->dep_index = loop->bound;
+      dep_first_req = c->reqs.len;
+    }
     int given = fn ? explicit_sizes(c, env, fn, args, nargs) : 0;
     if (given < 0) fn = NULL;
     else if (given == nargs) {
@@ -728,8 +800,19 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
       nargs -= given;
     }
   }
-  Phrase *p = fn ? apply_spine(c, env, fn, args, nargs, want) : NULL;
+  Phrase *p = fn ? apply_spine(c, fn_env, fn, args, nargs, want) : NULL;
   if (p && mask_width) check_vector_select(c, p, mask_width, e->span);
+  if (p && dep_first_req >= 0 && prim_family(fn->prim) == PFAM_MAP && !dep_map_result(c, fn, dep_first_req, e->span))
+    p = NULL;
+  if (p && dep_first_req >= 0 && prim_family(fn->prim) == PFAM_MAP_I &&
+      !dep_requirements(c, dep_first_req, dep_rows, fn->dep_index))
+    p = NULL;
+  if (loop && c->loop_lambda == loop) c->loop_lambda = NULL; /* not reached: an error before the lambda */
+  /* a loop whose body names no size by its index is the loop it was;
+   * one whose body does makes its requirements at its ends */
+  bool sized_loop = loop && c->loop_sized == loop;
+  if (loop && !sized_loop) fn->dep_index = NULL;
+  if (p && sized_loop && !dep_requirements(c, dep_first_req, loop_steps(c, fn), fn->dep_index)) p = NULL;
   c->depth--;
   return p;
 }
@@ -756,7 +839,14 @@ static Phrase *elab_lambda(Checker *c, Env *env, const Ast *e, PhraseType *want)
   PhraseType *param = want ? want->fst : pt_exp(c->tc, fresh(c, MC_ANY, e->bound_span));
   Binder *b = new_binder(c, e->bound, e->bound_span, param);
   Env *inner = env_push(c, env, e->bound, ENV_BINDER, b);
+  /* the index of an imperative loop is a size of its body too (row_loop) */
+  bool loop = e == c->loop_lambda;
+  if (loop) {
+    inner->dep_index = true;
+    c->loop_lambda = NULL;
+  }
   Phrase *body = want && want->snd ? check(c, inner, e->body, want->snd) : infer(c, inner, e->body);
+  if (loop && inner->used_as_size) c->loop_sized = e;
   if (!body) return NULL;
   bool passive = want && want->kind == PT_FN_P;
   Phrase *p = mk(c, PH_LAM, e->span, passive ? pt_fn_p(c->tc, param, body->type) : pt_fn(c->tc, param, body->type));

@@ -88,6 +88,10 @@ typedef struct Checker {
   int def_depth;
   bool failed; /* the current declaration has an error */
   const TuneSettings *set; /* tune parameters bound to constants; NULL: none */
+  /* the lambda of an imperative loop being checked, whose index is a
+   * size of its body too (check.c, row_loop) */
+  const Ast *loop_lambda;
+  const Ast *loop_sized; /* the last such lambda whose body did */
 } Checker;
 
 /* ---- check.c ---- */
@@ -109,8 +113,10 @@ struct Env {
   bool fixed;
   int64_t value;
   /* ENV_SIZE: the index of a dependent array, [n](\name -> ...), in its
-   * element type (docs/language.md section 30) */
+   * element type; ENV_BINDER: the index of an imperative loop, a size of
+   * its body too (docs/language.md section 30) */
   bool dep_index;
+  bool used_as_size; /* ENV_BINDER with dep_index: a size names it */
   Env *next;
 };
 Env *env_find(Env *env, Sym name);
@@ -122,6 +128,16 @@ const char *unknown_name_hint(Checker *c, Env *env, Sym name, EnvKind kind);
 bool conv_size(Checker *c, Env *env, const SizeAst *s, Size *out);
 DataType *conv_data(Checker *c, Env *env, const TypeAst *t);
 PhraseType *conv_phrase(Checker *c, Env *env, const TypeAst *t);
+/* The requirements made since first_req of an element whose sizes use
+ * the index `index` of n rows (a dependent array's element type, a
+ * dependent map's function): each that uses it, made again at its two
+ * ends, 0 and n - 1 (it is linear in it, docs/language.md section 30);
+ * false after reporting one that is not (E0409). */
+bool dep_requirements(Checker *c, int first_req, Size n, Sym index);
+/* [n](\written -> elem) for elem whose sizes name the index `index`:
+ * the index renamed to its canonical name (dt_dep_index), or the
+ * ordinary array [n]elem when elem does not use it */
+DataType *dep_abstract(Checker *c, Size n, Sym index, Sym written, DataType *elem);
 Phrase *check_mk(Checker *c, PhraseTermKind k, Span span, PhraseType *type);
 Binder *check_binder(Checker *c, Sym name, Span span, PhraseType *type);
 Phrase *check_infer(Checker *c, Env *env, const Ast *e);
@@ -158,6 +174,34 @@ void check_foreign(Checker *c, const Decl *d, DefInfo *def);
 const char *check_name_use(const Checker *c, const char *name);
 /* a use of foreign declaration index given nargs arguments */
 Phrase *foreign_use(Checker *c, const Ast *e, int index, int nargs);
+
+/* ---- check_dep.c ---- */
+
+/* depMapSeq f xs and its levels (docs/language.md section 30), xs
+ * elaborated first: fn's type made that of row k, a size variable of its
+ * own (fn->dep_index); false after reporting a map of no dependent array
+ * or one not given both arguments (E0333).  A function of two
+ * parameters, \k row -> body, names the row: *f becomes \row -> body,
+ * to be checked in *env, where k is that size */
+bool dep_map_type(Checker *c, Env **env, Phrase *fn, Phrase *xs, int nargs, const Ast **f, Span span);
+/* mapI f xs out of imperative DPIA (the intermediate program) over a
+ * dependent array t: as dep_map_type, f being \x o -> body (or \k x o ->
+ * body, naming the row) */
+bool dep_map_i_type(Checker *c, Env **env, Phrase *fn, const DataType *t, const Ast **f);
+/* the row of a dependent map whose function *f takes params parameters:
+ * the name *f gives it first (\k x -> ..., then *f is \x -> ... and *env
+ * has k as a size), else a fresh one; NULL after an error */
+Sym row_name(Checker *c, Env **env, const Ast **f, const DataType *t, int params, const char *name);
+/* after f was checked: the requirements made since first_req made again
+ * at the rows' ends, and a result whose rows use k refused (E0334) */
+bool dep_map_result(Checker *c, Phrase *fn, int first_req, Span span);
+/* idx xs i, xs elaborated first: for a dependent array, fn's type made
+ * that of the row i, a loop's index (row_loop), else left as it is;
+ * false after reporting any other index of a dependent array (E0336) */
+bool dep_idx_type(Checker *c, Env *env, Phrase *fn, Phrase *xs, const Ast *index);
+/* a checked and zonked body: no type outside a dependent map's function
+ * names its row (E0335) */
+void dep_scopes(Checker *c, const Phrase *body);
 
 /* ---- prim_type.c ---- */
 

@@ -31,6 +31,11 @@ bool conv_size(Checker *c, Env *env, const SizeAst *s, Size *out) {
     return true;
   case SZA_VAR: {
     Env *e = env_find(env, s->name);
+    if (e && e->kind == ENV_BINDER && e->dep_index) { /* a loop's index (check.c, row_loop) */
+      e->used_as_size = true;
+      *out = size_var(sc, s->name);
+      return true;
+    }
     if (!e || e->kind != ENV_SIZE) {
       if (e)
         check_error(c, ERR_WRONG_KIND_OF_NAME, s->span, "'%s' is not a size: only nat parameters can be used in sizes",
@@ -147,49 +152,58 @@ static DataType *conv_deparray(Checker *c, Env *env, const TypeAst *t) {
                 outer->dep_index ? "index of an enclosing dependent array," : "size", t->name);
     return NULL;
   }
-  int first_req = c->reqs.len, end_req;
+  int first_req = c->reqs.len;
   Env *inner = env_push(c, env, t->name, ENV_SIZE, NULL);
   inner->dep_index = true;
   DataType *elem = conv_data(c, inner, t->elem);
   if (!ok || !elem) return NULL;
+  if (!dep_requirements(c, first_req, n, t->name) || !check_overflow(c, t->span)) return NULL;
+  return dep_abstract(c, n, t->name, t->name, elem);
+}
+
+bool dep_requirements(Checker *c, int first_req, Size n, Sym index) {
   SizeCtx *sc = &c->tc->sizes;
   int64_t count;
   bool empty = size_const_value(n, &count) && count == 0;
   Size last = size_sub(sc, n, size_const(sc, 1));
   /* the element's requirements, made again: those that use i at both
    * ends; none for an empty array, which has no element */
-  end_req = c->reqs.len;
+  int end_req = c->reqs.len;
   Requirement **made = NEWARRAY(c->arena, Requirement *, end_req - first_req + 1);
   for (int k = first_req; k < end_req; k++) made[k - first_req] = c->reqs.items[k];
   c->reqs.len = first_req;
   for (int k = 0; !empty && k < end_req - first_req; k++) {
     Requirement *r = made[k];
     Size e0, e_last;
-    if (!size_has_var(r->size, t->name)) {
+    if (!size_has_var(r->size, index)) {
       vec_push(c->arena, &c->reqs, r);
       continue;
     }
-    if (!dep_linear(sc, r->size, t->name, &e0) || !size_subst(sc, r->size, t->name, last, &e_last)) {
-      if (!check_overflow(c, r->span)) return NULL;
+    if (!dep_linear(sc, r->size, index, &e0) || !size_subst(sc, r->size, index, last, &e_last)) {
+      if (!check_overflow(c, r->span)) return false;
       TypeNamer tn;
       check_namer(c, &tn);
+      const char *shown = tn_size(&tn, size_var(sc, index));
       check_error(c, ERR_DEPENDENT_SIZE, r->span,
                   "size %s must be %s at every index '%s', and it depends on it other than as a + b*%s: dpia cannot "
                   "decide that",
-                  tn_size(&tn, r->size), r->kind == REQ_POSITIVE ? "at least 1" : "a natural number", t->name, t->name);
-      return NULL;
+                  tn_size(&tn, r->size), r->kind == REQ_POSITIVE ? "at least 1" : "a natural number", shown, shown);
+      return false;
     }
     require(c, r->kind, e0, r->span, r->what);
     if (!holds_when_nonempty(c, n, e_last, r->kind)) require(c, r->kind, e_last, r->span, r->what);
   }
-  if (!check_overflow(c, t->span)) return NULL;
-  if (!dt_has_size_var(elem, t->name)) return dt_array(c->tc, n, elem);
-  Sym index = dt_dep_index(c->in, elem);
-  Size canonical = size_var(sc, index);
-  Sym written = t->name;
+  return true;
+}
+
+DataType *dep_abstract(Checker *c, Size n, Sym index, Sym written, DataType *elem) {
+  if (!dt_has_size_var(elem, index)) return dt_array(c->tc, n, elem);
+  SizeCtx *sc = &c->tc->sizes;
+  Sym canonical_index = dt_dep_index(c->in, elem);
+  Size canonical = size_var(sc, canonical_index);
   bool is_size = true;
-  TypeSubst s = {1, &written, &is_size, &canonical, NULL};
-  return dt_deparray(c->tc, n, index, written, dt_subst(c->tc, &s, elem));
+  TypeSubst s = {1, &index, &is_size, &canonical, NULL};
+  return dt_deparray(c->tc, n, canonical_index, written, dt_subst(c->tc, &s, elem));
 }
 
 DataType *conv_data(Checker *c, Env *env, const TypeAst *t) {

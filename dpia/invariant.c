@@ -76,8 +76,11 @@ static bool left_over(Prim prim, PhraseStage stage) {
   switch (prim) {
   /* stage I: A[[ ]] and C[[ ]]; a plain map stays, as a view */
   case PRIM_MAP_SEQ:
+  case PRIM_DEP_MAP_SEQ:
   case PRIM_MAP_GLOBAL:
+  case PRIM_DEP_MAP_GLOBAL:
   case PRIM_MAP_WORKGROUP:
+  case PRIM_DEP_MAP_WORKGROUP:
   case PRIM_MAP_LOCAL:
   PRIM_CASES_REDUCE:
   PRIM_CASES_SCAN:

@@ -139,6 +139,16 @@ struct Phrase {
                                            initialises the accumulator with,
                                            each work-item its own element */
       int shared_depth;                 /* how many (0: none; else >= 2) */
+      Sym dep_index;                    /* depMapSeq, depMapGlobal,
+                                           depMapWorkgroup, and the mapI, for
+                                           and parfor they become: the size
+                                           variable that is the loop's index,
+                                           which the types of its body use
+                                           for the row's index (check.c,
+                                           dep_map_type; docs/language.md
+                                           section 30); idx of a dependent
+                                           array: the row it takes; NULL
+                                           otherwise */
     };
     struct {                            /* DEF */
       DefInfo *def;

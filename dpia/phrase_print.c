@@ -89,6 +89,8 @@ typedef struct Printer {
   bool flat;         /* measuring: everything on one line */
   size_t limit;      /* flat: give up beyond this many characters */
   bool too_long;     /* flat: gave up */
+  Sym dep_row;       /* the next lambda is a dependent map's function: it
+                        names this row first (\k row -> ...) */
 } Printer;
 
 static void print(Printer *pr, const Phrase *p, int ctx, bool start);
@@ -560,9 +562,18 @@ static void print_app(Printer *pr, const Phrase *p, bool start) {
   int base = pr->line_indent;
   bool left_half = column(pr) < LINE_WIDTH / 2;
   print(pr, head, P_APP, start);
+  /* a dependent map's function names its row, which its types may use
+   * (docs/language.md section 30): \k row -> ..., k a name no binder
+   * inside is printed under */
+  Sym row = head->kind == PH_PRIM && (prim_family(head->prim) == PFAM_MAP || prim_family(head->prim) == PFAM_MAP_I) &&
+                    n >= 1 && args[0]->kind == PH_LAM
+                ? head->dep_index
+                : NULL;
+  if (row) reserve(pr, row);
   if (pr->flat || args_fit(pr, args, n, left_half)) {
     for (int i = 0; i < n; i++) {
       buf_putc(pr->out, ' ');
+      pr->dep_row = i == 0 ? row : NULL;
       print(pr, args[i], P_POSTFIX, false);
     }
     return;
@@ -572,6 +583,7 @@ static void print_app(Printer *pr, const Phrase *p, bool start) {
    * of another's body */
   for (int i = 0; i < n; i++) {
     newline(pr, base + 1);
+    pr->dep_row = i == 0 ? row : NULL;
     print(pr, args[i], P_POSTFIX, true);
   }
 }
@@ -605,6 +617,8 @@ static void print(Printer *pr, const Phrase *p, int ctx, bool start) {
   case PH_PRIM: print_prim(pr, p); return;
   case PH_LAM:
     buf_putc(out, '\\');
+    if (pr->dep_row) emit(out, "%s ", pr->dep_row);
+    pr->dep_row = NULL;
     print_lambda_params(pr, p, start);
     return;
   case PH_APP:

@@ -177,6 +177,9 @@ typedef struct Inst {
   Span span;
   Binding names[SIG_MAX_NAMES];
   int nnames;
+  /* inside a dependent array's element: its index as the table names it,
+   * and as the instantiated type does (the checker's interner) */
+  Sym dep_written, dep_index;
 } Inst;
 
 static Binding *bind(Inst *in, Sym name, bool is_size) {
@@ -201,7 +204,9 @@ static Size inst_size(Inst *in, const SizeAst *s) {
   SizeCtx *sc = &in->c->tc->sizes;
   switch (s->kind) {
   case SZA_NUM: return size_const(sc, (int64_t)s->num);
-  case SZA_VAR: return bind(in, s->name, true)->size;
+  case SZA_VAR:
+    if (s->name == in->dep_written) return size_var(sc, in->dep_index);
+    return bind(in, s->name, true)->size;
   case SZA_ADD:
   case SZA_MUL: {
     /* left first: implicit names are numbered in the order they appear */
@@ -209,6 +214,13 @@ static Size inst_size(Inst *in, const SizeAst *s) {
     return s->kind == SZA_ADD ? size_add(sc, a, b) : size_mul(sc, a, b);
   }
   case SZA_SUB:
+    /* a row of a dependent array, n - i: natural for every index i < n
+     * (triangle) */
+    if (in->dep_written) {
+      Size a = inst_size(in, s->lhs), b = inst_size(in, s->rhs);
+      return size_sub(sc, a, b);
+    }
+    break;
   case SZA_DIV:
   case SZA_MOD:
   case SZA_CEIL:
@@ -231,7 +243,25 @@ static DataType *inst_data(Inst *in, const TypeAst *t) {
   }
   case TYA_IDX: return dt_idx(tc, inst_size(in, t->size));
   case TYA_NAMED: return bind(in, t->name, false)->data;
-  case TYA_DEPARRAY:
+  case TYA_DEPARRAY: {
+    /* [n](\i -> elem), docs/language.md section 30: elem made with the
+     * index written, then renamed to its canonical name (dt_dep_index).
+     * One level: the table's dependent arrays do not nest, and their
+     * elements' type names are not dependent arrays (the checker refuses
+     * those where the row type is made: triangle's elements) */
+    if (in->dep_written) INTERNAL("the signature of %s in prims.h nests dependent arrays", prim_info[in->prim].name);
+    Size n = inst_size(in, t->size);
+    in->dep_written = t->name;
+    in->dep_index = intern_cstr(in->c->in, t->name);
+    DataType *elem = inst_data(in, t->elem);
+    Sym written = in->dep_index;
+    in->dep_written = in->dep_index = NULL;
+    Sym index = dt_dep_index(in->c->in, elem);
+    Size canonical = size_var(&tc->sizes, index);
+    bool is_size = true;
+    TypeSubst s = {1, &written, &is_size, &canonical, NULL};
+    return dt_deparray(tc, n, index, written, dt_subst(tc, &s, elem));
+  }
   case TYA_EXP:
   case TYA_ACC:
   case TYA_VAR:
@@ -384,6 +414,35 @@ static bool is_vector_select(const PhraseType *t) {
          pt_equal(b->snd, a->fst);
 }
 
+/* t with each dependent array [n](\i -> d) taken at the row k, [n]d[k/i]:
+ * a primitive at a dependent map's row (its mapI, the idx of its row)
+ * has the table's type so (docs/language.md section 30) */
+static DataType *rows_at(TypeCtx *tc, DataType *t, Size k) {
+  t = dt_resolve(t);
+  switch (t->kind) {
+  case DT_DEPARRAY: return dt_array(tc, t->size, rows_at(tc, dt_dep_elem(tc, t, k), k));
+  case DT_ARRAY: return dt_array(tc, t->size, rows_at(tc, t->elem, k));
+  case DT_PAIR: return dt_pair(tc, rows_at(tc, t->fst, k), rows_at(tc, t->snd, k));
+  case DT_SCALAR:
+  case DT_IDX:
+  case DT_VAR:
+  case DT_META: return t;
+  }
+  return t;
+}
+
+static PhraseType *pt_rows_at(TypeCtx *tc, PhraseType *t, Size k) {
+  switch (t->kind) {
+  case PT_EXP: return pt_exp(tc, rows_at(tc, t->data, k));
+  case PT_ACC: return pt_acc(tc, rows_at(tc, t->data, k));
+  case PT_COMM: return t;
+  case PT_WITH: return pt_with(tc, pt_rows_at(tc, t->fst, k), pt_rows_at(tc, t->snd, k));
+  case PT_FN: return pt_fn(tc, pt_rows_at(tc, t->fst, k), pt_rows_at(tc, t->snd, k));
+  case PT_FN_P: return pt_fn_p(tc, pt_rows_at(tc, t->fst, k), pt_rows_at(tc, t->snd, k));
+  }
+  return t;
+}
+
 bool prim_type_is_instance(Arena *a, Interner *in, TypeCtx *tc, const Phrase *p) {
   /* a foreign function's type is its declaration's (check.c) */
   if (p->prim == PRIM_FOREIGN) return p->foreign && pt_equal(p->type, p->foreign->type);
@@ -402,7 +461,8 @@ bool prim_type_is_instance(Arena *a, Interner *in, TypeCtx *tc, const Phrase *p)
   Checker c = scratch_checker(a, in, &diag, tc);
   Span nowhere = {0};
   PhraseType *t = prim_type(&c, p, nowhere);
-  if (!t || !unify_phrase_types(&c, t, p->type)) return false;
+  PhraseType *have = p->dep_index ? pt_rows_at(tc, p->type, size_var(&tc->sizes, p->dep_index)) : p->type;
+  if (!t || !unify_phrase_types(&c, t, have)) return false;
   /* the deferred constraints (a conversion's result) hold of the types
    * unified, or a conversion giving the wrong scalar would pass */
   while (wake_deferred(&c)) {

@@ -41,6 +41,20 @@ Prim prim_lookup(const char *name, size_t len, int *dim) {
   return PRIM_COUNT;
 }
 
+const char *prim_level_index_name(PrimLevel level) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (level) {
+  case PLVL_GLOBAL: return "gid";
+  case PLVL_WORKGROUP: return "wg";
+  case PLVL_LOCAL: return "lid";
+  case PLVL_NONE:
+  case PLVL_SEQ:
+  case PLVL_PRIVATE: break;
+  }
+  DPIA_EXHAUSTIVE_END
+  return "i";
+}
+
 bool prim_computes(Prim p) {
   DPIA_EXHAUSTIVE_BEGIN
   switch (p) {

@@ -101,6 +101,18 @@
     "(exp[a] -> exp[b]) -> exp[[n]a] -> exp[[n]b]") \
   X(MAP_LOCAL, "mapLocal", 0, 0, PF_FUNC | PF_DIM, MAP, LOCAL, MAP_I_LOCAL, \
     "(exp[a] -> exp[b]) -> exp[[n]a] -> exp[[n]b]") \
+  /* depMapSeq f xs over a dependent array [n](\i -> d1) (shine's \
+     depMapSeq): f is checked once for row k, a size of its own that is \
+     the loop's index, so a row's sizes use it (docs/language.md section \
+     30); the signature is the shape, the checker gives f its row type \
+     (check.c, dep_map_type).  Lowered to the mapI of its level, whose \
+     loop binds the row's size to its index (Phrase.dep_index) */ \
+  X(DEP_MAP_SEQ, "depMapSeq", 0, 0, PF_FUNC, MAP, SEQ, MAP_I_SEQ, \
+    "(exp[a] -> exp[b]) -> exp[c] -> exp[[n]b]") \
+  X(DEP_MAP_GLOBAL, "depMapGlobal", 0, 0, PF_FUNC | PF_DIM, MAP, GLOBAL, MAP_I_GLOBAL, \
+    "(exp[a] -> exp[b]) -> exp[c] -> exp[[n]b]") \
+  X(DEP_MAP_WORKGROUP, "depMapWorkgroup", 0, 0, PF_FUNC | PF_DIM, MAP, WORKGROUP, MAP_I_WORKGROUP, \
+    "(exp[a] -> exp[b]) -> exp[c] -> exp[[n]b]") \
   X(REDUCE, "reduce", 0, 0, PF_FUNC, REDUCE, NONE, REDUCE_I, \
     "(exp[a] -> exp[b] -> exp[b]) -> exp[b] -> exp[[n]a] -> exp[b]") \
   X(REDUCE_SEQ, "reduceSeq", 0, 0, PF_FUNC, REDUCE, SEQ, REDUCE_I, \
@@ -167,6 +179,13 @@
      (indices n)); it has no acceptor form, being nothing to write */ \
   X(INDICES, "indices", 1, 0, PF_FUNC | PF_VIEW, VIEW, NONE, COUNT, \
     "k. exp[[k]idx[k]]") \
+  /* triangle xs: the pairs of the upper triangle of xs with itself, \
+     row i the n - i pairs (xs[i], xs[i + j]) (docs/language.md section \
+     30): a view with no memory, the producer of a dependent array (the \
+     pairs PolyBench's covariance sums, j2 = j1 .. n-1); it has no \
+     acceptor form */ \
+  X(TRIANGLE, "triangle", 0, 0, PF_FUNC | PF_VIEW, VIEW, NONE, COUNT, \
+    "exp[[n]a] -> exp[[n](\\i -> [n - i](a, a))]") \
   /* scatter p xs: element i of xs at position p[i] of the result, p an \
      input the kernel declares a permutation (docs/language.md section \
      29); written through, element i of its acceptor is element p[i] of \
@@ -405,6 +424,12 @@ int prim_arity_of(Prim p);
  * that a new row must say what it is for each of them.  PRIM_COUNT (no
  * primitive: prim_lookup's answer for other names) has none of them. */
 
+/* The name of the index of a loop at this level, as a person writing
+ * OpenCL would name it (gid, wg, lid; i for a sequential loop): stage II
+ * names loops so, and code generation a dependent map's, whose binder is
+ * named as its row (Phrase.dep_index). */
+const char *prim_level_index_name(PrimLevel level);
+
 /* A vector constructor, float4 a b c d (its width is its arity). */
 bool prim_builds_vector(Prim p);
 
@@ -441,7 +466,7 @@ Prim prim_lookup(const char *name, size_t len, int *dim);
  * checks each list against the FAMILY column, so they cannot drift. */
 #define PRIM_CASES_MAP \
   case PRIM_MAP: case PRIM_MAP_SEQ: case PRIM_MAP_GLOBAL: case PRIM_MAP_WORKGROUP: \
-  case PRIM_MAP_LOCAL
+  case PRIM_MAP_LOCAL: case PRIM_DEP_MAP_SEQ: case PRIM_DEP_MAP_GLOBAL: case PRIM_DEP_MAP_WORKGROUP
 #define PRIM_CASES_REDUCE case PRIM_REDUCE: case PRIM_REDUCE_SEQ
 #define PRIM_CASES_SCAN case PRIM_SCAN_SEQ
 #define PRIM_CASES_REDUCE_RANGE case PRIM_REDUCE_RANGE
@@ -450,7 +475,8 @@ Prim prim_lookup(const char *name, size_t len, int *dim);
   case PRIM_ZIP: case PRIM_SPLIT: case PRIM_JOIN: case PRIM_PAIR: case PRIM_FST: case PRIM_SND: \
   case PRIM_AS_VECTOR: case PRIM_AS_SCALAR: case PRIM_TRANSPOSE: case PRIM_SLIDE: \
   case PRIM_PAD_CLAMP: case PRIM_PAD_CST: case PRIM_REORDER_STRIDE: case PRIM_TAKE: case PRIM_DROP: \
-  case PRIM_IDX: case PRIM_LANE: case PRIM_INDICES: case PRIM_UNZIP: case PRIM_SCATTER
+  case PRIM_IDX: case PRIM_LANE: case PRIM_INDICES: case PRIM_UNZIP: case PRIM_SCATTER: \
+  case PRIM_TRIANGLE
 #define PRIM_CASES_MEMORY case PRIM_TO_GLOBAL: case PRIM_TO_LOCAL: case PRIM_TO_PRIVATE
 /* the vector constructors (float4 a b c d), a part of the scalar family */
 #define PRIM_CASES_VECTOR \

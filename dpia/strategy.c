@@ -39,6 +39,9 @@ static Role role_of(Prim p) {
   case PRIM_MAP_GLOBAL: return ROLE_GLOBAL_MAP;
   case PRIM_MAP_WORKGROUP: return ROLE_WORKGROUP_MAP;
   case PRIM_MAP_LOCAL: return ROLE_LOCAL_MAP;
+  case PRIM_DEP_MAP_SEQ: return ROLE_SEQ_MAP;
+  case PRIM_DEP_MAP_GLOBAL: return ROLE_GLOBAL_MAP;
+  case PRIM_DEP_MAP_WORKGROUP: return ROLE_WORKGROUP_MAP;
   PRIM_CASES_REDUCE: return ROLE_REDUCE;
   PRIM_CASES_SCAN: return ROLE_SCAN;
   PRIM_CASES_REDUCE_RANGE: return ROLE_REDUCE_RANGE;
@@ -63,6 +66,7 @@ static Role role_of(Prim p) {
   case PRIM_TAKE:
   case PRIM_DROP:
   case PRIM_INDICES:
+  case PRIM_TRIANGLE:
   case PRIM_UNZIP:
   case PRIM_SCATTER:
   case PRIM_IDX: return ROLE_VIEW;
@@ -100,6 +104,7 @@ struct Frame {
   Span span;
   const Frame *up;
   bool has_nested_grid; /* a grid-level map whose body holds another one */
+  Sym row;              /* a dependent map's row, a size of its body's types (Phrase.dep_index) */
 };
 
 typedef struct Strategy {
@@ -914,6 +919,37 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
       diag_note(s->diag, g->span, "the enclosing '%s' is here", construct_name(s->arena, g->prim, g->dim, g->span));
     }
   }
+  /* a parallel map over a row-sized array inside a dependent map: its
+   * work-items or groups would be as many as the row has elements, a
+   * number that differs by row, where OpenCL launches one grid for all */
+  bool parallel = role == ROLE_GLOBAL_MAP || role == ROLE_WORKGROUP_MAP || role == ROLE_LOCAL_MAP;
+  const DataType *over = parallel && nargs == 2 && args[1]->type->kind == PT_EXP ? dt_resolve(args[1]->type->data) : NULL;
+  for (const Frame *fr = f; over && over->kind == DT_ARRAY && fr; fr = fr->up) {
+    if (!fr->row || !size_has_var(over->size, fr->row)) continue;
+    s->ok = false;
+    if (first_report(s, head->span))
+      diag_error(s->diag, ERR_DEP_ROW_PARALLEL, head->span,
+                 "'%s' maps %s, a row of the dependent map around it: its work-items would be as many as the row "
+                 "has elements, which differs by row, and OpenCL launches one grid for all rows; map the row "
+                 "with mapSeq",
+                 construct_name(s->arena, prim, head->dim, head->span), dt_str(s->arena, over));
+    break;
+  }
+  /* memory whose size uses a dependent map's row (docs/language.md
+   * section 30): each row's would be of its own size, and dpia places
+   * memory only of one size for all of them (a global temporary is
+   * widened by the map's iterations, a private one has a constant size) */
+  const DataType *kept = private_t ? private_t : materialises && p->type->kind == PT_EXP ? p->type->data : NULL;
+  for (const Frame *fr = f; kept && fr; fr = fr->up) {
+    if (!fr->row || !dt_has_size_var(kept, fr->row)) continue;
+    s->ok = false;
+    if (first_report(s, head->span))
+      diag_error(s->diag, ERR_DEPENDENT_RESULT, head->span,
+                 "'%s' keeps %s in memory, whose size uses the row of the dependent map around it: dpia gives no "
+                 "memory a row's size yet; reduce each element where it is computed, inside the map's function",
+                 construct_name(s->arena, prim, head->dim, head->span), dt_str(s->arena, kept));
+    break;
+  }
   bool body_has_grid = nargs > 0 && is_body_arg(prim, 0) && contains_grid_map(args[0]);
   bool sequential_temp = materialises && !is_grid_map(role) && !body_has_grid;
   if (!g && s->has_grid && sequential_temp) {
@@ -955,7 +991,7 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
                  s->kernel->name);
     }
   }
-  Frame inner = {prim, role, head->dim, head->span, f, false};
+  Frame inner = {prim, role, head->dim, head->span, f, false, head->dep_index};
   for (int i = 0; i < nargs; i++) {
     if (is_body_arg(prim, i)) {
       inner.has_nested_grid = is_grid_map(role) && contains_grid_map(args[i]);

@@ -86,6 +86,8 @@ typedef struct TypeCtx {
   int next_meta;
   int next_binder; /* ids of binders (phrase.h), unique per translation */
   int norm_runs;   /* normalisations so far (Phrase.normal_run) */
+  int dep_rows;    /* dependent maps' rows named so far, each a name of its
+                      own in the translation (check_dep.c) */
   /* common types, made once per context */
   DataType *t_int, *t_float, *t_double, *t_bool;
   PhraseType *t_comm;

@@ -373,8 +373,8 @@ bool expect_type(Checker *c, Span span, PhraseType *want, PhraseType *have, cons
   if (want->kind == PT_EXP && have->kind == PT_EXP && dt_resolve(want->data)->kind == DT_ARRAY &&
       dt_resolve(have->data)->kind == DT_DEPARRAY)
     diag_note(c->diag, span,
-              "the elements of a dependent array differ in type: no primitive takes one yet (docs/language.md "
-              "section 30)");
+              "the elements of a dependent array differ in type: the dependent maps take one, each row with its "
+              "own type (depMapSeq, depMapGlobal, depMapWorkgroup; docs/language.md section 30)");
   return false;
 }
 
@@ -1009,6 +1009,7 @@ void finish_decl(Checker *c, DefInfo *def) {
   if (!c->failed && def->body) {
     Finish f = {c, false};
     zonk_tree(&f, def->body);
+    if (!c->failed) dep_scopes(c, def->body);
     for (int i = 0; i < def->nparams; i++) def->params[i]->type = zonk_phrase_type(c, def->params[i]->type);
     def->result = zonk_phrase_type(c, def->result);
     def->type = zonk_phrase_type(c, def->type);

@@ -121,11 +121,16 @@ static PhraseType *E(Builder *b, DataType *d) { return pt_exp(b->tc, d); }
 static PhraseType *A(Builder *b, DataType *d) { return pt_acc(b->tc, d); }
 static PhraseType *F(Builder *b, PhraseType *x, PhraseType *y) { return pt_fn(b->tc, x, y); }
 
-Phrase *b_idx(Builder *b, Phrase *array, Phrase *index) {
+Phrase *b_idx(Builder *b, Phrase *array, Phrase *index) { return b_idx_row(b, array, index, NULL); }
+
+Phrase *b_idx_row(Builder *b, Phrase *array, Phrase *index, Sym row) {
   DataType *t = b_data(array);
-  ASSERT(t->kind == DT_ARRAY);
-  PhraseType *ty = F(b, E(b, t), F(b, E(b, dt_idx(b->tc, t->size)), E(b, t->elem)));
-  return b_app2(b, b_prim(b, PRIM_IDX, 0, ty), array, index);
+  ASSERT(t->kind == DT_ARRAY || (t->kind == DT_DEPARRAY && row));
+  DataType *elem = t->kind == DT_ARRAY ? t->elem : dt_dep_elem(b->tc, t, size_var(&b->tc->sizes, row));
+  PhraseType *ty = F(b, E(b, t), F(b, E(b, dt_idx(b->tc, t->size)), E(b, elem)));
+  Phrase *prim = b_prim(b, PRIM_IDX, 0, ty);
+  prim->dep_index = t->kind == DT_DEPARRAY ? row : NULL; /* the row it takes */
+  return b_app2(b, prim, array, index);
 }
 
 Phrase *b_idx_acc(Builder *b, Phrase *acc, Phrase *index) {

@@ -37,6 +37,10 @@ Phrase *b_assign(Builder *b, Phrase *acc, Phrase *exp);
 
 /* views and indexing, typed from their arguments */
 Phrase *b_idx(Builder *b, Phrase *array, Phrase *index);
+/* idx of a dependent array [n](\i -> d) at the index of a loop that binds
+ * the size variable row to it (Phrase.dep_index): its element d[row/i];
+ * row NULL for an ordinary array (b_idx) */
+Phrase *b_idx_row(Builder *b, Phrase *array, Phrase *index, Sym row);
 Phrase *b_idx_acc(Builder *b, Phrase *array_acc, Phrase *index);
 /* sliceAcc o m r A: elements o .. o+m-1 of the acceptor A, of o+m+r
  * elements.  All three sizes are written: the imperative re-check cannot

@@ -131,7 +131,10 @@ static Phrase *map_i(Stage1 *s, const Spine *sp, Phrase *input, Phrase *acc) {
   TypeCtx *tc = b->tc;
   Phrase *f = sp->args[0];
   DataType *in_t = b_data(input), *out_t = b_data(acc);
-  DataType *d1 = in_t->elem, *d2 = out_t->elem;
+  /* a dependent map's rows: element k of the input for its row k, the
+   * size its function was checked with (check_dep.c) */
+  Sym row = sp->head->dep_index;
+  DataType *d1 = row ? dt_dep_elem(tc, in_t, size_var(&tc->sizes, row)) : in_t->elem, *d2 = out_t->elem;
   Binder *x = b_binder(b, param_name(f, "x"), pt_exp(tc, d1));
   Binder *o = b_binder(b, "o", pt_acc(tc, d2));
   Phrase *body = acc_tr(s, apply_fn(s, f, b_var(b, x)), b_var(b, o));
@@ -142,6 +145,7 @@ static Phrase *map_i(Stage1 *s, const Spine *sp, Phrase *input, Phrase *acc) {
   /* the copy of an array literal (check_lit.c) */
   prim->origin = sp->head->origin;
   prim->fills_literal = sp->head->fills_literal;
+  prim->dep_index = row;
   return b_app(b, b_app2(b, prim, fn, input), acc);
 }
 
@@ -252,6 +256,7 @@ static bool direct_ok(Arena *a, const Phrase *e, AccPart y) {
    * its own accumulator (docs/language.md section 25) */
   PRIM_CASES_REDUCE_RANGE:
     return sp.nargs == 5 && !part_uses(a, sp.args[0], y) && !part_uses(a, sp.args[4], y);
+  case PRIM_DEP_MAP_SEQ:
   case PRIM_MAP_SEQ: return map_step_ok(a, e, &sp, y);
   /* a scan writes o[i] at step i, not known to be after it reads y;
    * so does a sliding window */
@@ -259,7 +264,9 @@ static bool direct_ok(Arena *a, const Phrase *e, AccPart y) {
   PRIM_CASES_WINDOW:
   /* a parallel map is in place only as the whole step (map_step_ok) */
   case PRIM_MAP_GLOBAL:
+  case PRIM_DEP_MAP_GLOBAL:
   case PRIM_MAP_WORKGROUP:
+  case PRIM_DEP_MAP_WORKGROUP:
   case PRIM_MAP_LOCAL:
   /* the others are not known to read y before they write o */
   case PRIM_MAP:
@@ -279,6 +286,7 @@ static bool direct_ok(Arena *a, const Phrase *e, AccPart y) {
   case PRIM_TAKE:
   case PRIM_DROP:
   case PRIM_INDICES:
+  case PRIM_TRIANGLE:
   case PRIM_UNZIP:
   case PRIM_SCATTER:
   case PRIM_IDX:
@@ -342,10 +350,13 @@ static bool is_parallel_map(Prim p) {
   DPIA_EXHAUSTIVE_BEGIN
   switch (p) {
   case PRIM_MAP_GLOBAL:
+  case PRIM_DEP_MAP_GLOBAL:
   case PRIM_MAP_WORKGROUP:
+  case PRIM_DEP_MAP_WORKGROUP:
   case PRIM_MAP_LOCAL: return true;
   case PRIM_MAP:
   case PRIM_MAP_SEQ:
+  case PRIM_DEP_MAP_SEQ:
   PRIM_CASES_REDUCE:
   PRIM_CASES_SCAN:
   PRIM_CASES_WINDOW:
@@ -834,8 +845,11 @@ static Phrase *con_tr(Stage1 *s, Phrase *e, Phrase *k) {
     DPIA_EXHAUSTIVE_BEGIN
     switch (sp.head->prim) {
     case PRIM_MAP_SEQ:
+    case PRIM_DEP_MAP_SEQ:
     case PRIM_MAP_GLOBAL:
+    case PRIM_DEP_MAP_GLOBAL:
     case PRIM_MAP_WORKGROUP:
+    case PRIM_DEP_MAP_WORKGROUP:
     case PRIM_MAP_LOCAL:
       /* C[[map f e]](K) = newM (n.d2) (\tmp -> A[[map f e]](tmp.1); K(tmp.2)) */
       if (sp.nargs == 2) r = materialise(s, s->temp_memory, "tmp", e, k);
@@ -1103,8 +1117,11 @@ static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
     DPIA_EXHAUSTIVE_BEGIN
     switch (sp.head->prim) {
     case PRIM_MAP_SEQ:
+    case PRIM_DEP_MAP_SEQ:
     case PRIM_MAP_GLOBAL:
+    case PRIM_DEP_MAP_GLOBAL:
     case PRIM_MAP_WORKGROUP:
+    case PRIM_DEP_MAP_WORKGROUP:
     case PRIM_MAP_LOCAL:
       if (sp.nargs == 2) {
         Binder *x = k_binder(s, "x", b_data(sp.args[1]));
@@ -1166,6 +1183,7 @@ static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
      * indices is no place to write, but a value to copy */
     case PRIM_MAP:
     case PRIM_INDICES:
+    case PRIM_TRIANGLE:
     PRIM_CASES_MEMORY:
     case PRIM_VEC:
     case PRIM_CLAMP_IDX:

@@ -44,7 +44,8 @@ static Phrase *apply(Stage2 *s, Phrase *f, Phrase *x) {
 }
 
 /* origin, fills_literal: the loop's (phrase.h) */
-static Phrase *for_loop(Stage2 *s, Size n, Binder *i, Phrase *body, const char *origin, bool fills_literal) {
+static Phrase *for_loop(Stage2 *s, Size n, Binder *i, Phrase *body, const char *origin, bool fills_literal,
+                        Sym row) {
   Builder *b = &s->b;
   TypeCtx *tc = b->tc;
   PhraseType *ty = pt_fn(tc, pt_fn(tc, pt_exp(tc, dt_idx(tc, n)), tc->t_comm), tc->t_comm);
@@ -52,6 +53,7 @@ static Phrase *for_loop(Stage2 *s, Size n, Binder *i, Phrase *body, const char *
   loop->sizes[0] = n;
   loop->origin = origin;
   loop->fills_literal = fills_literal;
+  loop->dep_index = row;
   return b_app(b, loop, b_lam(b, i, body, false));
 }
 
@@ -76,29 +78,25 @@ static Phrase *lower_map_i(Stage2 *s, Phrase *head, Phrase *f, Phrase *e, Phrase
   Size n = out_t->size;
   /* loop variables named after the level they iterate over, as a person
    * writing OpenCL would (gid, wg, lid), so generated code reads well */
-  const char *name = "i";
-  DPIA_EXHAUSTIVE_BEGIN
-  switch (prim_level(head->prim)) {
-  case PLVL_GLOBAL: name = "gid"; break;
-  case PLVL_WORKGROUP: name = "wg"; break;
-  case PLVL_LOCAL: name = "lid"; break;
-  case PLVL_NONE:
-  case PLVL_SEQ:
-  case PLVL_PRIVATE: break;
-  }
-  DPIA_EXHAUSTIVE_END
+  const char *name = prim_level_index_name(prim_level(head->prim));
+  /* a dependent map's loop: its index is named as its row's size, which
+   * the printed imperative program then writes as the index (N - gid),
+   * checked again as a size of the loop's body (check.c, row_loop) */
+  if (head->dep_index) name = head->dep_index;
   Binder *i = b_binder(b, name, pt_exp(tc, dt_idx(tc, n)));
-  Phrase *fx = apply(s, f, b_idx(b, e, b_var(b, i)));
+  Phrase *fx = apply(s, f, b_idx_row(b, e, b_var(b, i), head->dep_index));
   if (prim_lowered(head->prim) == PRIM_FOR) {
     /* mapI with no OpenCL level runs sequentially: see b_assign */
     return for_loop(s, n, i, apply(s, fx, b_idx_acc(b, acc, b_var(b, i))), head->origin ? head->origin : "mapSeq",
-                    head->fills_literal);
+                    head->fills_literal, head->dep_index);
   }
   /* fx is \o -> body: keep its binder as the parfor's element acceptor */
   ASSERT(fx->kind == PH_LAM);
   Phrase *body = b_lam(b, i, b_lam(b, fx->lam_binder, fx->body, true), false);
   PhraseType *ty = pt_fn(tc, acc->type, pt_fn(tc, body->type, tc->t_comm));
   Phrase *loop = b_prim(b, prim_lowered(head->prim), head->dim, ty);
+  loop->dep_index = head->dep_index;
+  loop->origin = head->origin;
   return b_app2(b, loop, acc, body);
 }
 
@@ -174,7 +172,7 @@ static Phrase *lower_reduce_i(Stage2 *s, Phrase *head, Phrase *f, Phrase *init, 
   int nlevels = head->shared_depth ? head->shared_depth : 1;
   Phrase *start = shared && d2->kind == DT_ARRAY ? parallel_copy(s, levels, nlevels, init, b_proj(b, v, 1))
                                                  : b_assign(b, b_proj(b, v, 1), init);
-  Phrase *loop = lo ? range_loop(s, n, head->sizes[0], lo, hi, i, step) : for_loop(s, n, i, step, "reduceSeq", false);
+  Phrase *loop = lo ? range_loop(s, n, head->sizes[0], lo, hi, i, step) : for_loop(s, n, i, step, "reduceSeq", false, NULL);
   Phrase *body = b_seq(b, start, b_seq(b, loop, apply(s, k, b_proj(b, v, 2))));
   /* Updated in place through nested mapLocals, initialised through the
    * same levels, and read after the loop by work-items of those levels
@@ -205,7 +203,7 @@ static Phrase *lower_scan_i(Stage2 *s, Phrase *f, Phrase *init, Phrase *e, Phras
   Binder *i = b_binder(b, "i", pt_exp(tc, dt_idx(tc, n)));
   Phrase *step = own_conditions(s, apply(s, apply(s, apply(s, f, b_idx(b, e, b_var(b, i))), b_proj(b, v, 2)), b_proj(b, v, 1)), acc);
   Phrase *write = b_assign(b, b_idx_acc(b, out, b_var(b, i)), b_proj(b, v, 2));
-  Phrase *body = b_seq(b, b_assign(b, b_proj(b, v, 1), init), for_loop(s, n, i, b_seq(b, step, write), "scanSeq", false));
+  Phrase *body = b_seq(b, b_assign(b, b_proj(b, v, 1), init), for_loop(s, n, i, b_seq(b, step, write), "scanSeq", false, NULL));
   return b_new(b, PRIM_NEW_PRIVATE, d2, acc, body);
 }
 
@@ -235,7 +233,7 @@ static Phrase *lower_slide_seq_i(Stage2 *s, Phrase *head, Phrase *f, Phrase *e, 
   Phrase *step = b_seq(b, load, apply(s, apply(s, f, b_proj(b, b_var(b, w), 2)), b_idx_acc(b, out, b_var(b, i))));
   Phrase *body;
   if (size_is_zero(rest)) {
-    body = for_loop(s, steps, i, step, "slideSeq", false);
+    body = for_loop(s, steps, i, step, "slideSeq", false, NULL);
   } else {
     /* w[j] := w[j+1] for j < s-1, and before the first step
      * w[j+1] := E[j] for j < s-1 */
@@ -246,9 +244,9 @@ static Phrase *lower_slide_seq_i(Stage2 *s, Phrase *head, Phrase *f, Phrase *e, 
     Binder *k = b_binder(b, "j", pt_exp(tc, dt_idx(tc, rest)));
     Phrase *upper = b_slice_acc(b, b_proj(b, b_var(b, w), 1), one, rest);
     Phrase *first = b_assign(b, b_idx_acc(b, upper, b_var(b, k)), b_idx(b, b_take_drop(b, PRIM_TAKE, rest, e), b_var(b, k)));
-    body = b_seq(b, for_loop(s, rest, k, first, "slideSeq window", false),
-                 for_loop(s, steps, i, b_seq(b, for_loop(s, rest, j, rotate, "slideSeq rotation", false), step),
-                          "slideSeq", false));
+    body = b_seq(b, for_loop(s, rest, k, first, "slideSeq window", false, NULL),
+                 for_loop(s, steps, i, b_seq(b, for_loop(s, rest, j, rotate, "slideSeq rotation", false, NULL), step),
+                          "slideSeq", false, NULL));
   }
   return b_new(b, PRIM_NEW_PRIVATE, win_t, w, body);
 }

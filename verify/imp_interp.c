@@ -72,6 +72,8 @@ typedef enum ArrKind {
   A_MAP,       /* src, cst: the view function applied to each element */
   A_INDICES,   /* element i is i (indices n) */
   A_UNZIP,     /* src, k: component k (0 or 1) of src[i] (a half of unzip) */
+  A_TRIANGLE,  /* src: row i of triangle src, an A_TRI_ROW */
+  A_TRI_ROW,   /* src, k: the pair (src[k], src[k + j]) */
 } ArrKind;
 
 struct Arr {
@@ -340,6 +342,12 @@ static Val arr_index(Imp *I, const Arr *a, int64_t i, const Phrase *where) {
   }
   case A_REORDER: return arr_index(I, a->src, i / a->m + a->k * (i % a->m), where);
   case A_INDICES: return num1(I, (double)i);
+  case A_TRIANGLE: {
+    Arr *r = new_arr(I, A_TRI_ROW, a->src->n - i, a->src);
+    r->k = i;
+    return arr_val(r);
+  }
+  case A_TRI_ROW: return pair_of(I, V_PAIR, arr_index(I, a->src, a->k, where), arr_index(I, a->src, a->k + i, where));
   case A_UNZIP: {
     Val v = deref(I, arr_index(I, a->src, i, where));
     if (v.kind != V_PAIR) fail(I, where, "unzip of an array whose element is not a pair");
@@ -545,7 +553,21 @@ static void run_new(Imp *I, const Phrase *p, Val body) {
   scratch_release(&I->scratch, m);
 }
 
+/* A dependent map's loop (Phrase.dep_index, docs/language.md section 30):
+ * its row's size is its index, looked up first while the loop runs
+ * (*value set at each iteration); NULL for any other loop */
+static int64_t *enter_rows(Imp *I, const Phrase *p, const NatValues **outer) {
+  *outer = I->nats;
+  if (!p->dep_index) return NULL;
+  NatRow *row = NEW(I->arena, NatRow);
+  *row = nat_row(I->arena, I->nats, p->dep_index);
+  I->nats = &row->nats;
+  return row->value;
+}
+
 static void run_imp_prim(Imp *I, const Phrase *p, const Val *args) {
+  const NatValues *outer;
+  int64_t *row;
   DPIA_EXHAUSTIVE_BEGIN
   switch (p->prim) {
   case PRIM_SKIP: return;
@@ -554,7 +576,12 @@ static void run_imp_prim(Imp *I, const Phrase *p, const Val *args) {
     return;
   case PRIM_FOR: {
     int64_t n = eval_size(I, p->sizes[0], p);
-    for (int64_t i = 0; i < n; i++) iterate(I, args[0], i, NULL, p);
+    row = enter_rows(I, p, &outer);
+    for (int64_t i = 0; i < n; i++) {
+      if (row) *row = i;
+      iterate(I, args[0], i, NULL, p);
+    }
+    I->nats = outer;
     return;
   }
   case PRIM_FOR_RANGE: { /* i = max(lo, 0), ... below min(hi, n) (docs/language.md section 25) */
@@ -574,12 +601,15 @@ static void run_imp_prim(Imp *I, const Phrase *p, const Val *args) {
     if (t->kind != DT_ARRAY) fail(I, p, "parfor over an acceptor that is not an array");
     int64_t n = eval_size(I, t->size, p);
     const Acc *out = need_acc(I, args[0], p);
+    row = enter_rows(I, p, &outer);
     for (int64_t j = 0; j < n; j++) {
       int64_t i = I->run->reverse_parallel ? n - 1 - j : j;
+      if (row) *row = i;
       ScratchMark m = scratch_mark(&I->scratch);
       iterate(I, args[1], i, acc_index(I, out, i, p), p);
       scratch_release(&I->scratch, m);
     }
+    I->nats = outer;
     return;
   }
   /* expressions and acceptors, and what stage II removes (spec section 7) */
@@ -770,6 +800,10 @@ static Val run_prim(Imp *I, const Phrase *p, const Val *argv) {
     return arr_val(p->prim == PRIM_TAKE ? slice(I, a, 0, k) : slice(I, a, k, a->n - k));
   }
   case PRIM_INDICES: return arr_val(new_arr(I, A_INDICES, eval_size(I, p->sizes[0], p), NULL));
+  case PRIM_TRIANGLE: {
+    const Arr *a = need_arr(I, args[0], p);
+    return arr_val(new_arr(I, A_TRIANGLE, a->n, a));
+  }
   case PRIM_MAP: { /* a view map (docs/language.md section 9): applied per element when read */
     const Arr *a = need_arr(I, args[1], p);
     Arr *m = new_arr(I, A_MAP, a->n, a);
@@ -822,6 +856,9 @@ static Val run_prim(Imp *I, const Phrase *p, const Val *argv) {
   case PRIM_MAP_GLOBAL:
   case PRIM_MAP_WORKGROUP:
   case PRIM_MAP_LOCAL:
+  case PRIM_DEP_MAP_SEQ:
+  case PRIM_DEP_MAP_GLOBAL:
+  case PRIM_DEP_MAP_WORKGROUP:
   PRIM_CASES_REDUCE:
   PRIM_CASES_SCAN:
   PRIM_CASES_WINDOW:

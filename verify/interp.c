@@ -92,6 +92,8 @@ typedef enum ArrKind {
   A_INDICES,    /* element i is i (indices n) */
   A_UNZIP,      /* src, k: component k (0 or 1) of the pair src[i] (unzip) */
   A_SCATTER,    /* src, data: element j is src[data[j]], data the inverse of scatter's permutation */
+  A_TRIANGLE,   /* src: element i is row i of triangle src, an A_TRI_ROW */
+  A_TRI_ROW,    /* src, k: element j is the pair (src[k], src[k + j]) */
 } ArrKind;
 
 struct Arr {
@@ -133,6 +135,7 @@ typedef struct LayEntry {
 typedef struct Interp {
   Arena *arena;
   const NatValues *nats;
+  int nrows; /* the first names of nats are dependent maps' rows (run_map) */
   Buf *err;
   jmp_buf *fail;
   Scratch scratch;
@@ -168,8 +171,17 @@ DPIA_NORETURN DPIA_PRINTF(3, 4) static void fail(Interp *I, Span span, const cha
   longjmp(*I->fail, 1);
 }
 
-/* The layout of t (sizes evaluated), made once per type. */
+/* The layout of t (sizes evaluated), made once per type; each time for a
+ * type whose sizes name a dependent map's row, which differs by row */
 static const Lay *layout(Interp *I, const DataType *t, Span span) {
+  for (int r = 0; r < I->nrows; r++) {
+    if (!dt_has_size_var(t, I->nats->names[r])) continue;
+    Buf why;
+    buf_init(&why, I->arena);
+    const Lay *l = lay_of(I->arena, t, I->nats, &why);
+    if (!l) fail(I, span, "%s", why.data);
+    return l;
+  }
   if (I->nlays * 2 >= I->cap_lays) {
     size_t cap = I->cap_lays ? I->cap_lays * 2 : 64;
     LayEntry *slots = NEWARRAY(I->arena, LayEntry, cap);
@@ -326,6 +338,13 @@ static Val arr_index(Interp *I, const Arr *a, int64_t i) {
   }
   case A_REORDER: return arr_index(I, a->src, i / a->m + a->k * (i % a->m));
   case A_INDICES: return num1((double)i);
+  case A_TRIANGLE: {
+    Arr *r = new_arr(I, A_TRI_ROW, a->src->n - i);
+    r->src = a->src;
+    r->k = i;
+    return arr_val(r);
+  }
+  case A_TRI_ROW: return pair_val(I, arr_index(I, a->src, a->k), arr_index(I, a->src, a->k + i));
   case A_SCATTER: return arr_index(I, a->src, (int64_t)a->data[i]);
   case A_UNZIP: {
     Val v = arr_index(I, a->src, i);
@@ -440,11 +459,22 @@ static Val run_map(Interp *I, const Phrase *p, Val f, Val xs) {
   if (rl->kind != LAY_ARRAY || rl->n != src->n) INTERNAL("map result size differs from its input's");
   const Lay *el = rl->elem;
   double *out = salloc(I, sizeof(double) * (size_t)rl->flat);
+  /* a dependent map: f's sizes use its row, the element's index */
+  const NatValues *outer = I->nats;
+  NatRow row = {{0}, NULL};
+  if (p->dep_index) {
+    row = nat_row(I->arena, outer, p->dep_index);
+    I->nats = &row.nats;
+    I->nrows++;
+  }
   for (int64_t i = 0; i < src->n; i++) {
     ScratchMark m = scratch_mark(&I->scratch);
+    if (row.value) *row.value = i;
     store(I, apply(I, f, arr_index(I, src, i)), el, out + i * el->flat);
     scratch_release(&I->scratch, m);
   }
+  I->nats = outer;
+  if (p->dep_index) I->nrows--;
   return arr_val(buf_arr(I, out, src->n, el));
 }
 
@@ -664,6 +694,12 @@ static Val run_prim(Interp *I, const Phrase *p, const Val *args) {
     return arr_val(p->prim == PRIM_TAKE ? slice(I, a, 0, k) : slice(I, a, k, a->n - k));
   }
   case PRIM_INDICES: return arr_val(new_arr(I, A_INDICES, eval_size(I, p->sizes[0], p->span)));
+  case PRIM_TRIANGLE: {
+    const Arr *a = need_arr(args[0], p);
+    Arr *t = new_arr(I, A_TRIANGLE, a->n);
+    t->src = a;
+    return arr_val(t);
+  }
   PRIM_CASES_MEMORY:
     return apply(I, args[0], args[1]);
   case PRIM_SELECT: {

@@ -16,6 +16,15 @@ bool nat_lookup(void *user, Sym v, int64_t *value) {
   return false;
 }
 
+NatRow nat_row(Arena *a, const NatValues *nats, Sym row) {
+  const char **names = NEWARRAY(a, const char *, nats->n + 1);
+  int64_t *values = NEWARRAY(a, int64_t, nats->n + 1);
+  names[0] = row;
+  values[0] = 0;
+  for (int i = 0; i < nats->n; i++) names[i + 1] = nats->names[i], values[i + 1] = nats->values[i];
+  return (NatRow){{nats->n + 1, names, values}, values};
+}
+
 /* the first variable of s that has no value, or NULL */
 static Sym unknown_var(Arena *arena, Size s, const NatValues *nats) {
   Sym *vars;

@@ -36,6 +36,16 @@ typedef struct NatValues {
   const int64_t *values;
 } NatValues;
 
+/* nats with one value more, the size variable a dependent map's loop
+ * binds to its index (Phrase.dep_index, docs/language.md section 30):
+ * the interpreters set *value at each iteration and look sizes up in
+ * nats, where the row comes first */
+typedef struct NatRow {
+  NatValues nats;
+  int64_t *value;
+} NatRow;
+NatRow nat_row(Arena *a, const NatValues *nats, Sym row);
+
 /* A SizeLookup (size.h) over a NatValues (pass it as user). */
 bool nat_lookup(void *user, Sym v, int64_t *value);
 

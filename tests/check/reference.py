@@ -50,7 +50,8 @@ def prim_rows(root):
                r'|DPIA_VECTOR_ROW\(\s*X,\s*(\w+),\s*(\w+),\s*(\d+)\s*\)')
     for r in re.finditer(pattern, body):
         if r.group(1):
-            name, nsizes, ntype, sig = r.group(2), int(r.group(3)), int(r.group(4)), r.group(5)
+            # the signature as the C string means it (a dependent array's \\i is \i)
+            name, nsizes, ntype, sig = r.group(2), int(r.group(3)), int(r.group(4)), r.group(5).replace('\\\\', '\\')
             statics = []
             head = re.match(r'^([A-Za-z ]+)\.\s*(.*)$', sig)
             if head and len(head.group(1).split()) == nsizes + ntype:

@@ -89,6 +89,7 @@ RUNS = [  # file, kernel, sizes at two points
     # a select whose sum runs only on the side it chooses: the upper
     # triangle (docs/language.md section 28)
     ('covariance.dpia', 'covar', [{'M': 100, 'N': 77}, {'M': 128, 'N': 64}]),
+    ('covariance.dpia', 'covarDep', [{'M': 100, 'N': 77}, {'M': 128, 'N': 64}, {'M': 1, 'N': 3}]),
     ('covariance.dpia', 'covarSquare', [{'M': 100, 'N': 77}, {'M': 128, 'N': 64}]),
     ('covariance.dpia', 'covariance', [{'M': 33, 'N': 17}, {'M': 64, 'N': 24}]),
     # scans (docs/language.md section 23)
