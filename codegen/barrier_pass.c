@@ -121,6 +121,12 @@ static void set_union(Arena *a, KirBufferSet *s, const KirBufferSet *t) {
   for (int i = 0; i < t->len; i++) set_add(a, s, item(t, i));
 }
 
+/* t's local buffers added to s */
+static void add_local(Arena *a, KirBufferSet *s, const KirBufferSet *t) {
+  for (int i = 0; i < t->len; i++)
+    if (item(t, i)->space == KSP_LOCAL) set_add(a, s, item(t, i));
+}
+
 /* a's items in b, in a's order */
 static KirBufferSet set_intersect(Arena *ar, const KirBufferSet *a, const KirBufferSet *b) {
   KirBufferSet r = {0};
@@ -628,9 +634,12 @@ static void at_site(Pass *p, KirBlock *out, const KirSite *site, int entry) {
 static void place_block(Pass *p, KirBlock *b) {
   KirBlock out = {0};
   int entry = p->nbarriers;
+  /* only local buffers: own_pending asks of no other (a kernel of many
+   * private or global buffers pending, 2^14 stages in sequence, would
+   * copy them all at every block: tests/limits) */
   KirBufferSet at_entry = {0};
-  set_union(p->arena, &at_entry, &p->pending_writes);
-  set_union(p->arena, &at_entry, &p->pending_reads);
+  add_local(p->arena, &at_entry, &p->pending_writes);
+  add_local(p->arena, &at_entry, &p->pending_reads);
   const KirBufferSet *outer_entry = p->entry_pending;
   p->entry_pending = &at_entry;
   p->depth++;
