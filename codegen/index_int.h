@@ -37,4 +37,13 @@ uint64_t ix_name_hash(Sym name);
 /* the text of an expression atom (IX_EXPR), through the printer given */
 void ix_print_atom(Buf *out, const KirExpr *e, IxExprPrinter print_expr);
 
+/* index_build.c, for the simplifier (index.c): a node of two operands,
+ * sealed; the index a dependent map's row stands for (NULL: v is none);
+ * C's truncating division or remainder of constants, false where C leaves
+ * it undefined; two names equal as text */
+Ix *ix_node(IxCtx *x, IxKind kind, const Ix *a, const Ix *b);
+const Ix *ix_row_index(const IxCtx *x, Sym v);
+bool ix_fold_division(IxKind kind, int64_t a, int64_t b, int64_t *out);
+bool ix_same_name(Sym a, Sym b);
+
 #endif

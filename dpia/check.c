@@ -1173,166 +1173,6 @@ static int foreign_named(Checker *c, Env *env, const Ast *e) {
 
 /* ---- declarations ---- */
 
-/* `updates xs` (docs/language.md section 27): xs is a parameter of the
- * kernel, an array of numbers or vectors (one buffer: a pair would be
- * split into several, and the output with it), and each dimension of the
- * region is a range lo .. hi inside it.  The sizes of the region are
- * converted here, with the body's requirements (lo <= hi + 1, hi < n: the
- * kernel's preconditions); the result is compared with them once its type
- * is known (updates_result). */
-/* Dimension i (from 0) of a region lo .. hi whose sizes decide that it is
- * outside the array (len = hi + 1 - lo or rest = n - 1 - hi a negative
- * constant) is an error of its own (E0329), at the region, naming it and
- * the dimension's size: the generic negative-size error (E0403) would
- * name neither.  A region the sizes do not decide is left to the
- * preconditions. */
-static bool region_inside(Checker *c, const Decl *d, int i, Span whole, const Size bounds[3], Size len,
-                          Size rest) {
-  int64_t v;
-  bool past = size_const_value(rest, &v) && v < 0;
-  if (!past && !(size_const_value(len, &v) && v < 0)) return true;
-  Buf lo, hi, n, last;
-  Buf *texts[] = {&lo, &hi, &n, &last};
-  Size sizes[] = {bounds[0], bounds[1], bounds[2], size_sub(&c->tc->sizes, bounds[2], size_const(&c->tc->sizes, 1))};
-  for (int k = 0; k < 4; k++) {
-    buf_init(texts[k], c->arena);
-    size_print(texts[k], sizes[k]);
-  }
-  if (past)
-    check_error(c, ERR_UPDATES_REGION_OUTSIDE, whole,
-                "the region %s .. %s of 'updates %s' ends past the array: dimension %d of '%s' has %s elements, "
-                "the last at index %s",
-                lo.data, hi.data, d->updates, i + 1, d->updates, n.data, last.data);
-  else
-    check_error(c, ERR_UPDATES_REGION_OUTSIDE, whole,
-                "the region %s .. %s of 'updates %s' ends before it begins (%lld elements; dimension %d of '%s' has "
-                "%s)",
-                lo.data, hi.data, d->updates, (long long)v, i + 1, d->updates, n.data);
-  return false;
-}
-
-static void updates_region(Checker *c, Env *env, const Decl *d, DefInfo *def) {
-  SizeCtx *sc = &c->tc->sizes;
-  for (int i = 0; i < def->nparams; i++)
-    if (def->params[i]->name == d->updates) def->updates = def->params[i];
-  if (!def->updates) {
-    check_error(c, ERR_BAD_UPDATES, d->updates_span, "kernel '%s' updates '%s', which is not one of its parameters",
-                d->name, d->updates);
-    return;
-  }
-  DataType *t = dt_resolve(def->updates->type->data);
-  DataType *inner = t;
-  while (inner->kind == DT_ARRAY) inner = dt_resolve(inner->elem);
-  if (t->kind != DT_ARRAY || inner->kind != DT_SCALAR) {
-    TypeNamer tn;
-    check_namer(c, &tn);
-    check_error(c, ERR_BAD_UPDATES, d->updates_span,
-                "kernel '%s' updates '%s' of type %s: only an array of numbers or vectors (one buffer) is updated "
-                "in place",
-                d->name, d->updates, tn_data(&tn, t));
-    def->updates = NULL;
-    return;
-  }
-  def->nregion = d->nregion;
-  for (int i = 0; i < d->nregion; i++) {
-    if (t->kind != DT_ARRAY) {
-      check_error(c, ERR_BAD_UPDATES, d->region_lo[i]->span, "'%s' has %d dimension%s; the region gives %d",
-                  d->updates, i, i == 1 ? "" : "s", d->nregion);
-      def->updates = NULL;
-      return;
-    }
-    Size lo, hi;
-    bool ok = conv_size(c, env, d->region_lo[i], &lo);
-    if (!(conv_size(c, env, d->region_hi[i], &hi) && ok)) {
-      def->updates = NULL;
-      return;
-    }
-    Span whole = d->region_lo[i]->span;
-    whole.end = d->region_hi[i]->span.end;
-    /* hi + 1 - lo elements, n - 1 - hi after them: both natural */
-    def->region_lo[i] = lo;
-    def->region_len[i] = size_sub(sc, size_add(sc, hi, size_const(sc, 1)), lo);
-    def->region_rest[i] = size_sub(sc, t->size, size_add(sc, hi, size_const(sc, 1)));
-    if (!region_inside(c, d, i, whole, (Size[3]){lo, hi, t->size}, def->region_len[i], def->region_rest[i])) {
-      def->updates = NULL;
-      return;
-    }
-    require(c, REQ_NATURAL, def->region_len[i], whole, "the region of 'updates'");
-    require(c, REQ_NATURAL, def->region_rest[i], whole, "the region of 'updates'");
-    t = dt_resolve(t->elem);
-  }
-}
-
-/* `permutation p` (docs/language.md section 29): p is a parameter of the
- * kernel of type [n]idx[n], n positions of an array of n elements, which
- * the clause promises distinct: the kernel's host passes a permutation of
- * 0 .. n-1 (dpia run and the interpreters verify it, E0812), and a scatter
- * through p writes each element of its result once (scir.c). */
-static void permutation_params(Checker *c, const Decl *d, DefInfo *def) {
-  /* a functional def's caller could pass anything: only a kernel's host
-   * (checked by dpia run and the interpreters) or an imperative program
-   * (a kernel's translation, which writes an acceptor parameter, as
-   * def_print prints it for the re-check) declares permutations */
-  bool imperative = false;
-  for (int i = 0; i < def->nparams; i++)
-    if (def->params[i]->type && def->params[i]->type->kind == PT_ACC) imperative = true;
-  if (!d->is_kernel && !imperative) {
-    check_error(c, ERR_BAD_PERMUTATION, d->perm_spans[0],
-                "def '%s' declares '%s' a permutation, but only a kernel's inputs can be declared permutations "
-                "(a def's caller could pass any array): scatter in the kernel",
-                d->name, d->perms[0]);
-    return;
-  }
-  for (int k = 0; k < d->nperms; k++) {
-    Binder *b = NULL;
-    for (int i = 0; i < def->nparams; i++)
-      if (def->params[i]->name == d->perms[k]) b = def->params[i];
-    if (!b) {
-      check_error(c, ERR_BAD_PERMUTATION, d->perm_spans[k],
-                  "kernel '%s' declares '%s' a permutation, but it is not one of its parameters", d->name,
-                  d->perms[k]);
-      continue;
-    }
-    DataType *t = dt_resolve(b->type->data);
-    DataType *e = t->kind == DT_ARRAY ? dt_resolve(t->elem) : NULL;
-    if (!e || e->kind != DT_IDX || !size_eq(e->size, t->size)) {
-      TypeNamer tn;
-      check_namer(c, &tn);
-      check_error(c, ERR_BAD_PERMUTATION, d->perm_spans[k],
-                  "kernel '%s' declares '%s' a permutation, but its type is %s: a permutation of n positions has "
-                  "type [n]idx[n]",
-                  d->name, d->perms[k], tn_data(&tn, t));
-      continue;
-    }
-    b->permutation = true;
-  }
-}
-
-/* the type of the result: xs's, or its region's */
-static void updates_result(Checker *c, const Decl *d, DefInfo *def) {
-  TypeCtx *tc = c->tc;
-  DataType *whole = dt_resolve(def->updates->type->data), *t = whole;
-  Size lens[DECL_MAX_REGION];
-  for (int i = 0; i < def->nregion; i++) {
-    lens[i] = def->region_len[i];
-    t = dt_resolve(t->elem);
-  }
-  for (int i = def->nregion - 1; i >= 0; i--) t = dt_array(tc, lens[i], t);
-  DataType *got = def->result->data;
-  if (dt_equal(got, t)) return;
-  TypeNamer tn;
-  check_namer(c, &tn);
-  if (def->nregion == 0)
-    check_error(c, ERR_BAD_UPDATES, d->updates_span,
-                "kernel '%s' updates '%s' of type %s, but its result is %s: the result of a kernel computing in place "
-                "has the type of the input it updates",
-                d->name, d->updates, tn_data(&tn, whole), tn_data(&tn, got));
-  else
-    check_error(c, ERR_BAD_UPDATES, d->updates_span,
-                "kernel '%s' updates a region of type %s of '%s', but its result is %s", d->name, tn_data(&tn, t),
-                d->updates, tn_data(&tn, got));
-}
-
 static void check_decl(Checker *c, int index) {
   const Decl *d = c->prog->decls[index];
   DefInfo *def = c->defs[index];
@@ -1439,8 +1279,8 @@ static void check_decl(Checker *c, int index) {
   def->params = (Binder **)params.items;
   bool params_ok = !c->failed;
 
-  if (d->nperms && !c->failed) permutation_params(c, d, def);
-  if (d->updates && !c->failed) updates_region(c, env, d, def);
+  if (d->nperms && !c->failed) check_permutation_params(c, d, def);
+  if (d->updates && !c->failed) check_updates_region(c, env, d, def);
   PhraseType *want = d->result ? conv_phrase(c, env, d->result) : NULL;
   if (want && (d->is_kernel || d->is_pipeline) && want->kind == PT_EXP)
     want = not_stored(c, d, d->result->span, want, "result");
@@ -1464,7 +1304,7 @@ static void check_decl(Checker *c, int index) {
     for (int i = def->nparams - 1; i >= 0; i--) t = pt_fn(c->tc, def->params[i]->type, t);
     def->type = t;
     finish_decl(c, def);
-    if (def->updates && !c->failed) updates_result(c, d, def);
+    if (def->updates && !c->failed) check_updates_result(c, d, def);
   }
   def->ok = params_ok && body && !c->failed;
   if (def->ok) def->ok = scir_check_def(c->arena, c->diag, def);

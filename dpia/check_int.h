@@ -240,4 +240,11 @@ bool wake_deferred(Checker *c);
  * equations, literal defaults, zonking, literal ranges, requirements. */
 void finish_decl(Checker *c, DefInfo *def);
 
+/* check_clauses.c, for check_decl: the kernel's `updates` clause (its
+ * parameter and region, with the region's requirements), its
+ * `permutation` clauses, and the result against the updated input */
+void check_updates_region(Checker *c, Env *env, const Decl *d, DefInfo *def);
+void check_permutation_params(Checker *c, const Decl *d, DefInfo *def);
+void check_updates_result(Checker *c, const Decl *d, DefInfo *def);
+
 #endif
