@@ -91,7 +91,9 @@ static bool cached_entry(Ctx *c, const TuneEntry **found) {
   for (int i = 0; i < n; i++) any |= strcmp(entries[i].source_hash, hash) == 0 && strcmp(entries[i].kernel, o->kernel) == 0;
   TuneEntry dev = {0};
   if (!any || !device_identity(c, &dev)) return true; /* no device: the defaults */
-  bool sized = o->action == DPIA_RUN;
+  /* the sizes of a run, or those a library caller gives a translation (a
+   * benchmark translating gemm for each size it times): the nearest entry */
+  bool sized = o->nsizes > 0;
   *found = tune_cache_find(entries, n, dev.device, dev.driver, hash, o->kernel, sized ? o->nsizes : 0,
                            sized ? o->size_names : NULL, sized ? o->size_values : NULL);
   return true;

@@ -315,8 +315,10 @@ static bool scalar_value(const Op *op, const char *name, float *v) {
   return true;
 }
 
-/* the metadata (spec section 9) of one kernel of a sample */
-static J *dpia_metadata(const char *sample, const char *kernel) {
+/* the metadata (spec section 9) of one kernel of a sample; for gemm, with
+ * the op's sizes, so that the values `dpia tune` kept for the nearest sizes
+ * are used (bench/run.sh tunes at each size timed) */
+static J *dpia_metadata(const char *sample, const char *kernel, const Op *op) {
   char path[1024];
   snprintf(path, sizeof path, "%s/samples/%s", root, sample);
   char *text = slurp(path);
@@ -326,6 +328,9 @@ static J *dpia_metadata(const char *sample, const char *kernel) {
   opt.action = DPIA_TRANSLATE;
   opt.emit = DPIA_EMIT_JSON;
   opt.kernel = kernel;
+  const char *gemm_names[] = {"M", "N", "K"};
+  long long gemm_sizes[] = {op->m, op->n, op->k};
+  if (op->kind == OP_GEMM) opt.nsizes = 3, opt.size_names = gemm_names, opt.size_values = gemm_sizes;
   DpiaResult *r = NULL;
   int st = dpia_process(sample, text, strlen(text), &opt, &r);
   if (st != DPIA_OK) die("dpia translate %s -k %s failed:\n%s", sample, kernel, r ? dpia_result_diagnostics(r) : "");
@@ -346,7 +351,7 @@ static J *dpia_metadata(const char *sample, const char *kernel) {
  * of `prev` (the kernel before it in a pipeline); nat parameters from the
  * op's sizes.  False (with a note printed) if a precondition does not hold. */
 static bool dpia_kernel(Op *op, Impl *im, const char *sample, const char *kernel, const Impl *prev) {
-  J *meta = dpia_metadata(sample, kernel);
+  J *meta = dpia_metadata(sample, kernel, op);
   Nats nats = op_nats(op);
   J *pre = jget(meta, "preconditions");
   for (int i = 0; pre && i < pre->n; i++) {
@@ -490,7 +495,7 @@ static Impl *add_hand(Op *op, const char *kernel, const char *label, cl_uint ndi
  * name as for a kernel.  The chain's first Impl owns the program; every
  * Impl holds its own reference to each buffer it binds (free_cl). */
 Impl *add_dpia_pipeline(Op *op, const char *sample, const char *pipeline) {
-  J *meta = dpia_metadata(sample, pipeline);
+  J *meta = dpia_metadata(sample, pipeline, op);
   Nats nats = op_nats(op);
   J *pre = jget(meta, "preconditions");
   for (int i = 0; pre && i < pre->n; i++)

@@ -6,7 +6,9 @@
 # on Oclgrind, suite oclgrind and diff-oclgrind, are not registered in a
 # sanitized build: Oclgrind preloads its runtime, which ASan's must
 # precede; the rewrite rules' search of the samples goes to depth 2, where
-# every rule is still applied, not 3, which takes 10 minutes there), then
+# every rule is still applied, not 3, which takes 10 minutes there; the
+# samples run at one point of their sizes and with one launch option a
+# kernel, DPIA_SAMPLES_ONE_POINT, the normal build having run them all), then
 # valgrind memcheck of the command line, then a short run of each fuzz
 # target (fuzz/README.md).
 set -euo pipefail

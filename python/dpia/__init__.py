@@ -425,11 +425,12 @@ def _process(src, action, kernel=None, set=None, emit=("opencl",), verify=False,
         names, values = _names_values(set)
         keep += [names, values]
         opt.nsets, opt.set_names, opt.set_values = len(set), names, values
-    if action in ("run", "explore"):
+    if sizes or action in ("run", "explore"):
         sizes = sizes or {}
         names, values = _names_values(sizes)
         keep += [names, values]
         opt.nsizes, opt.size_names, opt.size_values = len(sizes), names, values
+    if action in ("run", "explore"):
         opt.check, opt.repeat, opt.seed = int(bool(check)), int(repeat), int(seed)
         opt.platform, opt.device, opt.run_json = int(platform), int(device), 1
         opt.inputs = _INPUTS[inputs]
@@ -482,7 +483,7 @@ def _process(src, action, kernel=None, set=None, emit=("opencl",), verify=False,
 
 
 def translate(src, kernel=None, set=None, emit=("opencl", "json"), verify=False, name="<python>",
-              source_name=None, local_size=None, global_size=None, target=None, tune_cache=None):
+              source_name=None, local_size=None, global_size=None, target=None, tune_cache=None, sizes=None):
     """Translate the program text src (all kernels, or kernel's): a Result
     whose outputs hold each kind of emit ("opencl", "json" parsed, "space"
     parsed, "header", "intermediate", "imperative").  set gives tune
@@ -490,12 +491,14 @@ def translate(src, kernel=None, set=None, emit=("opencl", "json"), verify=False,
     come from the tuning cache (tune_cache: a file, or "off"; None:
     $DPIA_TUNE_CACHE, else ~/.cache/dpia/tune.json) when `dpia tune` kept
     values for this source and kernel on this device (result.tuned says
-    which), else from their declared defaults; verify runs dpia's
+    which: the values tuned at the nearest sizes when sizes gives the
+    kernel's nat parameters, {"N": 4096}, else the entry written last),
+    else from their declared defaults; verify runs dpia's
     verification too (as `dpia translate` does by default: slower); target
     the language generated (as --target; None: "opencl")."""
     return _process(src, "translate", kernel=kernel, set=set, emit=emit, verify=verify, name=name,
                     source_name=source_name, local_size=local_size, global_size=global_size, target=target,
-                    tune_cache=tune_cache)
+                    tune_cache=tune_cache, sizes=sizes)
 
 
 def check(src, kernel=None, set=None, name="<python>", verbose=False, target=None, high_level=False):

@@ -6,7 +6,9 @@ with a user local size (half the natural one, or a divisor of the global
 size when the strategy leaves it open); its metadata must match the
 kernel's reqd_work_group_size, its preconditions must hold at the sizes
 chosen, and `dpia run --check` with the same options must launch exactly
-the NDRange the metadata gives and match the reference.
+the NDRange the metadata gives and match the reference.  A kernel whose
+strategy leaves the local size open is also run with a user global size
+(not under DPIA_SAMPLES_ONE_POINT, set for the sanitized build).
 
 usage: launch_sizes_cli.py DPIA SAMPLES_DIR"""
 import glob, json, os, re, subprocess, sys, tempfile
@@ -16,6 +18,10 @@ import cfd_inputs  # noqa: E402
 
 dpia, samples = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 env = dict(os.environ, POCL_KERNEL_CACHE='0')
+# DPIA_SAMPLES_ONE_POINT (tools/test.sh's sanitized stage, as for
+# run_samples.py): one launch option a kernel, the user local size; the
+# normal build's run checks the user global sizes as well
+one_option = bool(os.environ.get('DPIA_SAMPLES_ONE_POINT'))
 
 # sizes valid for each kernel's preconditions (a kernel not listed fails)
 SIZES = {
@@ -151,7 +157,7 @@ for path in sorted(glob.glob(os.path.join(samples, '*.dpia'))):
         loc = user_local(natural, sizes)
         opt = '--local-size=' + ','.join(map(str, loc))
         check_launch(path, k, sizes, [opt], f'{os.path.basename(path)} {k} {opt}')
-        if natural['local_size'] is None:
+        if natural['local_size'] is None and not one_option:
             # a user global size too: twice the natural one's first dimension
             g = [c_eval(e, sizes) for e in natural['global_size']]
             gopt = '--global-size=' + ','.join(map(str, [g[0] * 2] + g[1:]))

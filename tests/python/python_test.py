@@ -270,6 +270,19 @@ def tuning_cache(expect, dpia_exe, ctx, queue, root, rng):
     out = dpia.opencl.Kernel(ctx, r.metadata)(queue, {"N": 1024}, {"alpha": 3.0, "xs": xs})["output"]
     expect("dpia.opencl of the tuned kernel: global size %s" % r.metadata.get("global_size"),
            np.allclose(out, 3.0 * xs) and r.metadata.get("global_size") == ["N/16"])
+    # entries at two sizes: translate given sizes= takes the nearest one's
+    # values (the benchmark translates gemm so, for each size it times),
+    # without sizes the entry written last (C=4 at N=2^20, after C=16 at 4096)
+    far = dict(c["entries"][0], sizes={"N": 1048576}, values={"C": 4})
+    json.dump(dict(c, entries=[c["entries"][0], far]), open(cache, "w"))
+    want4 = dpia.translate(src, kernel="scalTune", set={"C": 4}, tune_cache="off")
+    r = dpia.translate(src, kernel="scalTune", tune_cache=cache)
+    expect("translate without sizes: the entry written last: %s" % r.tuned, r.ok and r.source == want4.source)
+    r = dpia.translate(src, kernel="scalTune", sizes={"N": 8192}, tune_cache=cache)
+    expect("translate at N=8192: the entry of N=4096: %s" % r.tuned,
+           r.ok and r.source == want.source and "at N=4096" in (r.tuned or ""))
+    r = dpia.translate(src, kernel="scalTune", sizes={"N": 524288}, tune_cache=cache)
+    expect("translate at N=2^19: the entry of N=2^20: %s" % r.tuned, r.ok and r.source == want4.source)
     open(cache, "w").write("{not json")
     r = dpia.translate(src, kernel="scalTune", tune_cache=cache)
     expect("a corrupt cache: %s" % r.diagnostics, r.status == 1 and [d.code for d in r.diagnostics] == ["E0811"])
