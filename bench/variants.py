@@ -69,6 +69,12 @@ def variant_source(width, group, chunk, local):
             "  |> join\n%s" % (inputs, chunk, group, per_group, "" if width == 1 else "  |> asScalar\n"))
 
 
+def unrolled(name):
+    """Whether the variant's reduceSeq, over its chunk of 16, is unrolled (a
+    statement a step; the larger chunks' is a loop)."""
+    return "_c16" in name
+
+
 def variants():
     return [("v%d_wg%d_c%d%s" % (v, wg, c, "_local" if local else ""), variant_source(v, wg, c, local))
             for v in WIDTHS for wg in GROUPS for c in CHUNKS for local in (False, True)]
@@ -191,18 +197,18 @@ def callgrind(dpia):
             raise SystemExit("--callgrind needs %s (valgrind's package)" % tool)
     one = ("one_line", ONE_LINE)
     space = variants()
-    unrolled = [v for v in space if "_c16" in v[0]]  # reduceSeq of 16: unrolled
+    chunk16 = [v for v in space if unrolled(v[0])]
     with tempfile.TemporaryDirectory() as d:
         base = callgrind_counts(dpia, [one], d)
         runs = [("one-line", callgrind_counts(dpia, [one] * 11, d), 10),
                 ("mean (%d)" % len(space), callgrind_counts(dpia, [one] + space, d), len(space)),
-                ("chunk 16 (%d)" % len(unrolled), callgrind_counts(dpia, [one] + unrolled, d), len(unrolled))]
+                ("chunk 16 (%d)" % len(chunk16), callgrind_counts(dpia, [one] + chunk16, d), len(chunk16))]
     keys = [f for _, f in STAGES] + ["total"]
     per = [(label, {k: (c.get(k, 0) - base.get(k, 0)) / n for k in keys}) for label, c, n in runs]
     # the variants whose reduceSeq is a loop, from the two means
-    others = len(space) - len(unrolled)
+    others = len(space) - len(chunk16)
     per.append(("others (%d)" % others,
-                {k: (per[1][1][k] * len(space) - per[2][1][k] * len(unrolled)) / others for k in keys}))
+                {k: (per[1][1][k] * len(space) - per[2][1][k] * len(chunk16)) / others for k in keys}))
     print("instructions per translation (callgrind, %s batch --no-verify)" % dpia)
     print("%-18s" % "stage" + "".join("%15s" % label for label, _ in per))
     for name, f in STAGES + [("other", None), ("total", "total")]:
@@ -259,8 +265,8 @@ def main():
     for label, k in (("slowest", slowest), ("fastest", fastest)):
         print("%-28s %14.0f %9.2fx" % (label + ": " + kernels[k + 1][0], 1 / space[k], space[k] / one))
     # the chunk-16 variants (reduceSeq unrolled) apart from the others
-    for label, unrolled in (("chunk 16", True), ("others", False)):
-        group = [k for k in range(len(space)) if ("_c16" in kernels[k + 1][0]) == unrolled]
+    for label, of_chunk16 in (("of chunk 16", True), ("others", False)):
+        group = [k for k in range(len(space)) if unrolled(kernels[k + 1][0]) == of_chunk16]
         worst = max(group, key=lambda k: space[k])
         print("%-28s %14.0f %9.2fx   slowest %s %.2fx" % (
             "mean of %d %s" % (len(group), label), len(group) / sum(space[k] for k in group),
