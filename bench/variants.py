@@ -4,6 +4,7 @@ prints figures, not a test.
 
   bench/variants.py [--dpia build/dpia] [--rounds 3] [--repeat 10]
   bench/variants.py [--dpia ...] --dump DIR   # every output of every kernel (diff -r two builds')
+  bench/variants.py [--dpia ...] --callgrind  # instructions per translation, by stage
 
 The space is that of samples/dot_vec.dpia's strategy (paper section 6.3) as
 a search would enumerate it: vector width V in 1, 2, 4, 8, 16 (1: no
@@ -28,14 +29,17 @@ slowest at most 4x the one-line kernel's time; the last line says whether
 they hold (exit 0 if so, 1 if not).  The machine is shared and noisy:
 compare figures of one run; callgrind's instruction counts
 (valgrind --tool=callgrind build/dpia batch --no-verify < requests) are
-repeatable where times are not.
+repeatable where times are not: --callgrind counts them, by stage.
 """
 import argparse
 import json
 import os
+import re
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -63,6 +67,12 @@ def variant_source(width, group, chunk, local):
             "  |> mapWorkgroup (\\zs1 ->\n"
             "       %s)\n"
             "  |> join\n%s" % (inputs, chunk, group, per_group, "" if width == 1 else "  |> asScalar\n"))
+
+
+def unrolled(name):
+    """Whether the variant's reduceSeq, over its chunk of 16, is unrolled (a
+    statement a step; the larger chunks' is a loop)."""
+    return "_c16" in name
 
 
 def variants():
@@ -138,16 +148,90 @@ def dump(dpia, directory):
     print("%d kernels x %d outputs in %s" % (len(kernels), len(kinds), directory))
 
 
+# The stages of a translation: the functions that run once per request
+# (app/driver.c's passes, translate/, codegen/kernel.c), none recursive, so
+# that callgrind's inclusive count of each is exact.
+STAGES = [("parse", "pass_parse"), ("check", "pass_check"), ("strategy", "pass_strategy"),
+          ("stage I", "translate_stage1"), ("stage II", "translate_stage2"), ("hoisting", "translate_hoist"),
+          ("invariant checks", "phrase_invariant_violation"), ("code generation", "kernel_from_def")]
+
+
+def callgrind_counts(dpia, kernels, directory):
+    """Instructions of one `dpia batch --no-verify` translating kernels
+    (name, source): {"total": n, stage function: its inclusive n, with the
+    code inlined into it from headers, which callgrind lists apart}."""
+    out = os.path.join(directory, "callgrind.out")
+    dpia = os.path.abspath(dpia)
+    requests = "".join(json.dumps({"source": src, "name": name + ".dpia", "id": i}) + "\n"
+                       for i, (name, src) in enumerate(kernels))
+    subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out, dpia, "batch", "--no-verify"],
+                   input=requests, text=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    # run where no source file is found: from the source tree, a function
+    # whose file resolves is listed once more, in part
+    report = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", "--auto=no", out],
+                            capture_output=True, text=True, check=True, cwd=directory).stdout
+    wanted = {f for _, f in STAGES}
+    counts = {}
+    for line in report.splitlines():
+        m = re.match(r"\s*([\d,]+) \([^)]*\)\s+(.*?)(?:\s+\[.*\])?$", line)
+        if not m:
+            continue
+        n, what = int(m.group(1).replace(",", "")), m.group(2)
+        if what == "PROGRAM TOTALS":
+            counts["total"] = n
+        elif what.rsplit(":", 1)[-1] in wanted:
+            f = what.rsplit(":", 1)[-1]
+            counts[f] = counts.get(f, 0) + n
+    if "total" not in counts:
+        raise SystemExit("callgrind_annotate printed no total")
+    return counts
+
+
+def callgrind(dpia):
+    """Instructions per translation, by stage, as BENCHMARKS.md counts them:
+    the one-line kernel from 11 requests less 1, a variant's from the one-line
+    kernel and the variants less the one-line kernel alone (startup and the
+    first request's reading of the primitives' signatures left out)."""
+    for tool in ("valgrind", "callgrind_annotate"):
+        if not shutil.which(tool):
+            raise SystemExit("--callgrind needs %s (valgrind's package)" % tool)
+    one = ("one_line", ONE_LINE)
+    space = variants()
+    chunk16 = [v for v in space if unrolled(v[0])]
+    with tempfile.TemporaryDirectory() as d:
+        base = callgrind_counts(dpia, [one], d)
+        runs = [("one-line", callgrind_counts(dpia, [one] * 11, d), 10),
+                ("mean (%d)" % len(space), callgrind_counts(dpia, [one] + space, d), len(space)),
+                ("chunk 16 (%d)" % len(chunk16), callgrind_counts(dpia, [one] + chunk16, d), len(chunk16))]
+    keys = [f for _, f in STAGES] + ["total"]
+    per = [(label, {k: (c.get(k, 0) - base.get(k, 0)) / n for k in keys}) for label, c, n in runs]
+    # the variants whose reduceSeq is a loop, from the two means
+    others = len(space) - len(chunk16)
+    per.append(("others (%d)" % others,
+                {k: (per[1][1][k] * len(space) - per[2][1][k] * len(chunk16)) / others for k in keys}))
+    print("instructions per translation (callgrind, %s batch --no-verify)" % dpia)
+    print("%-18s" % "stage" + "".join("%15s" % label for label, _ in per))
+    for name, f in STAGES + [("other", None), ("total", "total")]:
+        cells = [v["total"] - sum(v[g] for _, g in STAGES) if f is None else v[f] for _, v in per]
+        print("%-18s" % name + "".join("%15s" % format(round(x), ",") for x in cells))
+    print("%-18s" % "ratio" + "".join("%14.2fx" % (v["total"] / per[0][1]["total"]) for _, v in per))
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dpia", default=os.path.join(HERE, "..", "build", "dpia"))
     ap.add_argument("--rounds", type=int, default=3, help="rounds through the space (a kernel's median counts)")
     ap.add_argument("--repeat", type=int, default=10, help="requests per kernel in a group")
     ap.add_argument("--dump", metavar="DIR", help="write every output of every variant to DIR instead")
+    ap.add_argument("--callgrind", action="store_true",
+                    help="count instructions per translation by stage (valgrind) instead")
     args = ap.parse_args()
     if args.dump:
         dump(args.dpia, args.dump)
         return 0
+    if args.callgrind:
+        return callgrind(args.dpia)
     kernels = [("one-line kernel", ONE_LINE)] + variants()
     groups = [[{"source": src, "name": name + ".dpia"}] * args.repeat for name, src in kernels]
     load_before = os.getloadavg()
@@ -180,6 +264,13 @@ def main():
     print("%-28s %14.0f %9.2fx" % ("mean of %d variants" % len(space), 1 / mean, mean / one))
     for label, k in (("slowest", slowest), ("fastest", fastest)):
         print("%-28s %14.0f %9.2fx" % (label + ": " + kernels[k + 1][0], 1 / space[k], space[k] / one))
+    # the chunk-16 variants (reduceSeq unrolled) apart from the others
+    for label, of_chunk16 in (("of chunk 16", True), ("others", False)):
+        group = [k for k in range(len(space)) if unrolled(kernels[k + 1][0]) == of_chunk16]
+        worst = max(group, key=lambda k: space[k])
+        print("%-28s %14.0f %9.2fx   slowest %s %.2fx" % (
+            "mean of %d %s" % (len(group), label), len(group) / sum(space[k] for k in group),
+            sum(space[k] for k in group) / len(group) / one, kernels[worst + 1][0], space[worst] / one))
     ok = mean / one <= TARGET_MEAN and space[slowest] / one <= TARGET_SLOWEST
     print("targets (mean <= %.1fx, slowest <= %.1fx): %s" % (TARGET_MEAN, TARGET_SLOWEST, "met" if ok else "NOT met"))
     return 0 if ok else 1
