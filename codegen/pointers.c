@@ -43,6 +43,11 @@
  * same machine code in gemm's inner loop; with the index, PoCL 3.1
  * widened it before each load, 8 instructions a step).
  *
+ * e may hold clamps of names the loop does not change, max(gid - 1, 0):
+ * the rows above and below of a stencil.  A row read at one offset only
+ * gets a pointer in a loop that has a row read at several (a stencil's
+ * middle loop: below, rows_of_loop); elsewhere it keeps its index.
+ *
  * The value of every read is unchanged: xs_i[c] is xs[e + c] for any e
  * and c.  e may mention only names that the body does not declare or
  * assign (loop variables, work-item ids, sizes), so that the pointer can
@@ -138,9 +143,27 @@ static void split_offset(const Ix *e, const Ix **base, int64_t *offset) {
   }
 }
 
-/* e's atoms are all variables that the body neither declares nor assigns
- * (no IX_EXPR: a clamp or a gather may read what the body writes);
- * *mentions: one of them is var */
+/* The names an expression may mention: those of a set (the kernel's
+ * stable names), or (outside) those not in it and not var (what a loop
+ * body neither declares nor assigns, nor steps). */
+typedef struct Stable {
+  const NameSet *set;
+  bool outside;
+  const char *var;
+} Stable;
+
+static bool stable_name(Stable st, const char *name) {
+  if (!st.outside) return nameset_has(st.set, name);
+  return !nameset_has(st.set, name) && (!st.var || strcmp(name, st.var) != 0);
+}
+
+static bool stable_expr(Stable st, const KirExpr *e);
+
+/* e's atoms are all variables that the body neither declares nor assigns,
+ * and expressions the loop does not change: a clamp of such names,
+ * max(gid - 1, 0), not one of var (it does not step with the loop) nor a
+ * gather (it reads memory the body may write); *mentions: one of the
+ * variables is var */
 static bool stable_in_body(const Pass *p, const Ix *e, const char *var, bool *mentions) {
   if (e->kind == IX_CONST) return true;
   if (e->kind == IX_VAR) {
@@ -148,9 +171,10 @@ static bool stable_in_body(const Pass *p, const Ix *e, const char *var, bool *me
     if (strcmp(e->name, var) == 0) *mentions = true;
     return true;
   }
+  if (e->kind == IX_EXPR) return stable_expr((Stable){&p->local, true, var}, e->expr);
   if (e->kind == IX_ADD || e->kind == IX_SUB || e->kind == IX_MUL || e->kind == IX_DIV || e->kind == IX_MOD)
     return stable_in_body(p, e->a, var, mentions) && stable_in_body(p, e->b, var, mentions);
-  return false; /* an atom that is an expression */
+  return false;
 }
 
 /* e is a sum of multiples of size parameters and constants (K*3 + 1),
@@ -188,41 +212,38 @@ static Row *strided_row(Pass *p, const Buffer *buf, const Ix *at, const Ix **dis
 /* e's atoms are stable names (a parameter, or declared once at the top of
  * the kernel's body and never assigned) and expressions of them that read
  * no memory (a clamp: max(gid - 1, 0)) */
-static bool stable_expr(const NameSet *stable, const KirExpr *e);
-
-static bool stable_ix(const NameSet *stable, const Ix *e) {
+static bool stable_ix(Stable st, const Ix *e) {
   DPIA_EXHAUSTIVE_BEGIN
   switch (e->kind) {
   case IX_CONST: return true;
-  case IX_VAR: return nameset_has(stable, e->name);
-  case IX_EXPR: return stable_expr(stable, e->expr);
+  case IX_VAR: return stable_name(st, e->name);
+  case IX_EXPR: return stable_expr(st, e->expr);
   case IX_ADD:
   case IX_SUB:
   case IX_MUL:
   case IX_DIV:
-  case IX_MOD: return stable_ix(stable, e->a) && stable_ix(stable, e->b);
+  case IX_MOD: return stable_ix(st, e->a) && stable_ix(st, e->b);
   }
   DPIA_EXHAUSTIVE_END
   return false;
 }
 
-static bool stable_expr(const NameSet *stable, const KirExpr *e) {
+static bool stable_expr(Stable st, const KirExpr *e) {
   DPIA_EXHAUSTIVE_BEGIN
   switch (e->kind) {
   case KE_INT:
   case KE_LIT:
   case KE_QUERY: return true;
-  case KE_VAR: return nameset_has(stable, e->name);
-  case KE_IX: return stable_ix(stable, e->ix);
-  case KE_UNARY: return stable_expr(stable, e->un.operand);
-  case KE_BINARY: return stable_expr(stable, e->bin.lhs) && stable_expr(stable, e->bin.rhs);
-  case KE_COND:
-    return stable_expr(stable, e->cond.test) && stable_expr(stable, e->cond.then) && stable_expr(stable, e->cond.other);
+  case KE_VAR: return stable_name(st, e->name);
+  case KE_IX: return stable_ix(st, e->ix);
+  case KE_UNARY: return stable_expr(st, e->un.operand);
+  case KE_BINARY: return stable_expr(st, e->bin.lhs) && stable_expr(st, e->bin.rhs);
+  case KE_COND: return stable_expr(st, e->cond.test) && stable_expr(st, e->cond.then) && stable_expr(st, e->cond.other);
   case KE_CALL:
   case KE_BUILTIN:
   case KE_CAST:
     for (int i = 0; i < e->call.nargs; i++)
-      if (!stable_expr(stable, e->call.args[i])) return false;
+      if (!stable_expr(st, e->call.args[i])) return false;
     return true;
   case KE_INDEX: /* a read of memory, which the kernel may write */
   case KE_VLOAD:
@@ -269,7 +290,7 @@ static bool has_sub(const Ix *e) {
 static Row *row_of_straight(Pass *p, const Buffer *buf, const Ix *at, bool add, bool guarded) {
   const Ix *row, *col;
   split_row(p, at, &row, &col);
-  if (!row || !stable_ix(&p->stable, row)) return NULL;
+  if (!row || !stable_ix((Stable){&p->stable, false, NULL}, row)) return NULL;
   if (!col) col = ix_const(&p->ix, 0);
   Row *r = NULL;
   for (int i = 0; i < p->rows.len && !r; i++) {
@@ -514,9 +535,23 @@ static void rows_of_loop(Pass *p, KirStmt *loop) {
   visit_block(p, body, loop->loop.var, false, false, false);
   KirStmt *after = NULL;
   bool any = false;
+  /* A row read at one offset only shares nothing with itself, and keeps
+   * its index (a reduction's xs[gid*N + i]), unless the loop has a row
+   * read at several: a stencil's middle loop, whose rows above and below
+   * (xs[max(gid - 1, 0)*N + gid_2*64 + i]) are read at one offset each
+   * beside the centre's three.  Those get pointers too, as hand-written
+   * stencil code has, since PoCL 3.1 (LLVM 15) sign-extended their int
+   * indices every step (jacobi2dChunk's middle loop, in the machine code
+   * of PoCL's cached kernel: 19 instructions for 8 outputs, 10 with the
+   * pointers, the output's store then stepping with the loop too). */
+  bool stencil = false;
+  for (int i = 0; i < p->rows.len; i++) {
+    const Row *r = p->rows.items[i];
+    stencil |= r->sure && (r->lo != r->hi || r->strided);
+  }
   for (int i = 0; i < p->rows.len; i++) {
     Row *r = p->rows.items[i];
-    if ((r->lo == r->hi && !r->strided) || !r->sure) continue; /* one offset: nothing shared */
+    if ((r->lo == r->hi && !r->strided && !stencil) || !r->sure) continue; /* one offset: nothing shared */
     r->ptr = fresh_name(p, r->buf->name, loop->loop.var);
     const Ix *start = r->at == 0  ? r->base
                       : r->at > 0 ? ix_add(&p->ix, r->base, ix_const(&p->ix, r->at))
@@ -599,7 +634,7 @@ static void rows_of_kernel(Pass *p, const KirKernel *k, KirBlock *body) {
   for (int i = 0; i < p->rows.len; i++) {
     Row *r = p->rows.items[i];
     if (!r->varied || !r->sure) continue; /* one column: nothing shared */
-    if (stable_ix(&declared_before, r->base)) r->first = first;
+    if (stable_ix((Stable){&declared_before, false, NULL}, r->base)) r->first = first;
     r->ptr = fresh_name(p, r->buf->name, "row");
     KirStmt *d = kir_stmt(p->arena, KS_DECL);
     d->decl.space = KSP_PRIVATE;

@@ -80,6 +80,7 @@ kernel void computeFlux(global float *restrict output,
   #pragma unroll 4
   for (int i = 0; i < 4; i += 1) { /* reduceSeq */
     const global float *normals_i = normals + i*N + gid;
+    const global int *nbs_i = nbs + i*N + gid;
     pair_float_pair_float_pair_float_pair_float_float next;
     float nx = normals_i[0];
     float ny = normals_i[N*4];
@@ -95,13 +96,13 @@ kernel void computeFlux(global float *restrict output,
     float speedSqdNb = vxNb * vxNb + vyNb * vyNb + vzNb * vzNb;
     float pNb = (1.4f - 1.0f) * (deNb - 0.5f * dNb * speedSqdNb);
     float dePNb = deNb + pNb;
-    bool inner = nbs[i*N + gid] >= 0;
+    bool inner = nbs_i[0] >= 0;
     float factor = (inner ? 1.0f : 0.0f) * (-sqrt(nx * nx + ny * ny + nz * nz) * 0.2f * 0.5f * (speedI + sqrt(speedSqdNb) + sosI + sqrt(1.4f * pNb / dNb)));
-    float meanWeight = inner || nbs[i*N + gid] == -2 ? 0.5f : 0.0f;
+    float meanWeight = inner || nbs_i[0] == -2 ? 0.5f : 0.0f;
     float hx = meanWeight * nx;
     float hy = meanWeight * ny;
     float hz = meanWeight * nz;
-    float wingPressure = nbs[i*N + gid] == -1 ? pI : 0.0f;
+    float wingPressure = nbs_i[0] == -1 ? pI : 0.0f;
     next.fst = acc.fst + (factor * (dI - dNb) + hx * ((inner ? mxNb : ffMx) + mxI) + hy * ((inner ? myNb : ffMy) + myI) + hz * ((inner ? mzNb : ffMz) + mzI));
     next.snd.fst = acc.snd.fst + (factor * (mxI - mxNb) + hx * ((inner ? vxNb * mxNb + pNb : ffMxX) + fcMxXI) + hy * ((inner ? vxNb * myNb : ffMxY) + fcMxYI) + hz * ((inner ? vxNb * mzNb : ffMxZ) + fcMxZI) + nx * wingPressure);
     next.snd.snd.fst = acc.snd.snd.fst + (factor * (myI - myNb) + hx * ((inner ? vxNb * myNb : ffMyX) + fcMxYI) + hy * ((inner ? vyNb * myNb + pNb : ffMyY) + fcMyYI) + hz * ((inner ? vyNb * mzNb : ffMyZ) + fcMyZI) + ny * wingPressure);

@@ -114,24 +114,31 @@ void gemmAnyBlocks(global float *restrict output,
         acc_2[14] = acc_i_3_2[14];
         acc_2[15] = acc_i_3_2[15];
         for (int i_4 = max(i * 512, 0); i_4 < min((wg*8 + i_2) * 32 < N ? ((wg_2*16 + i_3) * 8 < M ? i * 512 + 512 : 0) : 0, K); i_4 += 1) { /* reduceRange */
+          const global float *a_i_4_2 = a + (wg_2*16 + i_3)*K*8 + i_4;
           const global float16 *bp_i_4_2 = bp + (wg*8 + i_2)*K*2 + i_4*2;
+          const global float *a_i_4_3 = a + min(wg_2*128 + i_3*8 + 1, M - 1)*K + i_4;
+          const global float *a_i_4_4 = a + min(wg_2*128 + i_3*8 + 2, M - 1)*K + i_4;
+          const global float *a_i_4_5 = a + min(wg_2*128 + i_3*8 + 3, M - 1)*K + i_4;
+          const global float *a_i_4_6 = a + min(wg_2*128 + i_3*8 + 4, M - 1)*K + i_4;
+          const global float *a_i_4_7 = a + min(wg_2*128 + i_3*8 + 5, M - 1)*K + i_4;
+          const global float *a_i_4_8 = a + (M - 1)*K + i_4;
           /* mapSeq of mapSeq, 8 x 2 steps */
-          acc_2[0] = a[(wg_2*16 + i_3)*K*8 + i_4] * bp_i_4_2[0] + acc_2[0];
-          acc_2[1] = a[(wg_2*16 + i_3)*K*8 + i_4] * bp_i_4_2[1] + acc_2[1];
-          acc_2[2] = a[min(wg_2*128 + i_3*8 + 1, M - 1)*K + i_4] * bp_i_4_2[0] + acc_2[2];
-          acc_2[3] = a[min(wg_2*128 + i_3*8 + 1, M - 1)*K + i_4] * bp_i_4_2[1] + acc_2[3];
-          acc_2[4] = a[min(wg_2*128 + i_3*8 + 2, M - 1)*K + i_4] * bp_i_4_2[0] + acc_2[4];
-          acc_2[5] = a[min(wg_2*128 + i_3*8 + 2, M - 1)*K + i_4] * bp_i_4_2[1] + acc_2[5];
-          acc_2[6] = a[min(wg_2*128 + i_3*8 + 3, M - 1)*K + i_4] * bp_i_4_2[0] + acc_2[6];
-          acc_2[7] = a[min(wg_2*128 + i_3*8 + 3, M - 1)*K + i_4] * bp_i_4_2[1] + acc_2[7];
-          acc_2[8] = a[min(wg_2*128 + i_3*8 + 4, M - 1)*K + i_4] * bp_i_4_2[0] + acc_2[8];
-          acc_2[9] = a[min(wg_2*128 + i_3*8 + 4, M - 1)*K + i_4] * bp_i_4_2[1] + acc_2[9];
-          acc_2[10] = a[min(wg_2*128 + i_3*8 + 5, M - 1)*K + i_4] * bp_i_4_2[0] + acc_2[10];
-          acc_2[11] = a[min(wg_2*128 + i_3*8 + 5, M - 1)*K + i_4] * bp_i_4_2[1] + acc_2[11];
-          acc_2[12] = a[(M - 1)*K + i_4] * bp_i_4_2[0] + acc_2[12];
-          acc_2[13] = a[(M - 1)*K + i_4] * bp_i_4_2[1] + acc_2[13];
-          acc_2[14] = a[(M - 1)*K + i_4] * bp_i_4_2[0] + acc_2[14];
-          acc_2[15] = a[(M - 1)*K + i_4] * bp_i_4_2[1] + acc_2[15];
+          acc_2[0] = a_i_4_2[0] * bp_i_4_2[0] + acc_2[0];
+          acc_2[1] = a_i_4_2[0] * bp_i_4_2[1] + acc_2[1];
+          acc_2[2] = a_i_4_3[0] * bp_i_4_2[0] + acc_2[2];
+          acc_2[3] = a_i_4_3[0] * bp_i_4_2[1] + acc_2[3];
+          acc_2[4] = a_i_4_4[0] * bp_i_4_2[0] + acc_2[4];
+          acc_2[5] = a_i_4_4[0] * bp_i_4_2[1] + acc_2[5];
+          acc_2[6] = a_i_4_5[0] * bp_i_4_2[0] + acc_2[6];
+          acc_2[7] = a_i_4_5[0] * bp_i_4_2[1] + acc_2[7];
+          acc_2[8] = a_i_4_6[0] * bp_i_4_2[0] + acc_2[8];
+          acc_2[9] = a_i_4_6[0] * bp_i_4_2[1] + acc_2[9];
+          acc_2[10] = a_i_4_7[0] * bp_i_4_2[0] + acc_2[10];
+          acc_2[11] = a_i_4_7[0] * bp_i_4_2[1] + acc_2[11];
+          acc_2[12] = a_i_4_8[0] * bp_i_4_2[0] + acc_2[12];
+          acc_2[13] = a_i_4_8[0] * bp_i_4_2[1] + acc_2[13];
+          acc_2[14] = a_i_4_8[0] * bp_i_4_2[0] + acc_2[14];
+          acc_2[15] = a_i_4_8[0] * bp_i_4_2[1] + acc_2[15];
         }
         for (int i_4 = 0; i_4 < 8; i_4 += 1) { /* mapSeq */
           /* mapSeq, 2 steps */
@@ -160,24 +167,25 @@ void gemmAnyBlocks(global float *restrict output,
         acc_2[14] = acc_i_3_3[14];
         acc_2[15] = acc_i_3_3[15];
         for (int i_4 = max(i * 512, 0); i_4 < min((wg*8 + i_2) * 32 < N ? ((wg_2*16 + i_3) * 8 < M ? i * 512 + 512 : 0) : 0, K); i_4 += 1) { /* reduceRange */
+          const global float *a_i_4_9 = a + (M - 1)*K + i_4;
           const global float16 *bp_i_4_3 = bp + (wg*8 + i_2)*K*2 + i_4*2;
           /* mapSeq of mapSeq, 8 x 2 steps */
-          acc_2[0] = a[(M - 1)*K + i_4] * bp_i_4_3[0] + acc_2[0];
-          acc_2[1] = a[(M - 1)*K + i_4] * bp_i_4_3[1] + acc_2[1];
-          acc_2[2] = a[(M - 1)*K + i_4] * bp_i_4_3[0] + acc_2[2];
-          acc_2[3] = a[(M - 1)*K + i_4] * bp_i_4_3[1] + acc_2[3];
-          acc_2[4] = a[(M - 1)*K + i_4] * bp_i_4_3[0] + acc_2[4];
-          acc_2[5] = a[(M - 1)*K + i_4] * bp_i_4_3[1] + acc_2[5];
-          acc_2[6] = a[(M - 1)*K + i_4] * bp_i_4_3[0] + acc_2[6];
-          acc_2[7] = a[(M - 1)*K + i_4] * bp_i_4_3[1] + acc_2[7];
-          acc_2[8] = a[(M - 1)*K + i_4] * bp_i_4_3[0] + acc_2[8];
-          acc_2[9] = a[(M - 1)*K + i_4] * bp_i_4_3[1] + acc_2[9];
-          acc_2[10] = a[(M - 1)*K + i_4] * bp_i_4_3[0] + acc_2[10];
-          acc_2[11] = a[(M - 1)*K + i_4] * bp_i_4_3[1] + acc_2[11];
-          acc_2[12] = a[(M - 1)*K + i_4] * bp_i_4_3[0] + acc_2[12];
-          acc_2[13] = a[(M - 1)*K + i_4] * bp_i_4_3[1] + acc_2[13];
-          acc_2[14] = a[(M - 1)*K + i_4] * bp_i_4_3[0] + acc_2[14];
-          acc_2[15] = a[(M - 1)*K + i_4] * bp_i_4_3[1] + acc_2[15];
+          acc_2[0] = a_i_4_9[0] * bp_i_4_3[0] + acc_2[0];
+          acc_2[1] = a_i_4_9[0] * bp_i_4_3[1] + acc_2[1];
+          acc_2[2] = a_i_4_9[0] * bp_i_4_3[0] + acc_2[2];
+          acc_2[3] = a_i_4_9[0] * bp_i_4_3[1] + acc_2[3];
+          acc_2[4] = a_i_4_9[0] * bp_i_4_3[0] + acc_2[4];
+          acc_2[5] = a_i_4_9[0] * bp_i_4_3[1] + acc_2[5];
+          acc_2[6] = a_i_4_9[0] * bp_i_4_3[0] + acc_2[6];
+          acc_2[7] = a_i_4_9[0] * bp_i_4_3[1] + acc_2[7];
+          acc_2[8] = a_i_4_9[0] * bp_i_4_3[0] + acc_2[8];
+          acc_2[9] = a_i_4_9[0] * bp_i_4_3[1] + acc_2[9];
+          acc_2[10] = a_i_4_9[0] * bp_i_4_3[0] + acc_2[10];
+          acc_2[11] = a_i_4_9[0] * bp_i_4_3[1] + acc_2[11];
+          acc_2[12] = a_i_4_9[0] * bp_i_4_3[0] + acc_2[12];
+          acc_2[13] = a_i_4_9[0] * bp_i_4_3[1] + acc_2[13];
+          acc_2[14] = a_i_4_9[0] * bp_i_4_3[0] + acc_2[14];
+          acc_2[15] = a_i_4_9[0] * bp_i_4_3[1] + acc_2[15];
         }
         for (int i_4 = 0; i_4 < 8; i_4 += 1) { /* mapSeq */
           /* mapSeq, 2 steps */

@@ -59,10 +59,11 @@ kernel void gemvVec2(global float *restrict output,
   acc[0] = (float16)(0.0f);
   acc[1] = (float16)(0.0f);
   for (int i = 0; i < N/32; i += 1) { /* reduceSeq */
+    const global float *mat_i = mat + gid*(N/16)*16 + i*32;
     const global float *x_i = x + i*32;
     /* mapSeq, 2 steps */
-    acc[0] = vload16(gid*(N/16) + i*2, mat) * vload16(0, x_i) + acc[0];
-    acc[1] = vload16(gid*(N/16) + i*2 + 1, mat) * vload16(1, x_i) + acc[1];
+    acc[0] = vload16(0, mat_i) * vload16(0, x_i) + acc[0];
+    acc[1] = vload16(1, mat_i) * vload16(1, x_i) + acc[1];
   }
   float16 acc_2 = (float16)(0.0f);
   /* reduceSeq, 2 steps */

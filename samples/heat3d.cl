@@ -37,8 +37,12 @@ kernel void heat3dChunk(global float *restrict output,
   }
   for (int i = i_lo; i < i_hi; i += 1) { /* mapSeq */
     const global float *volume_i = volume + (gid*M + gid_2)*N + gid_3*64 + i - 1;
+    const global float *volume_i_2 = volume + (max(gid - 1, 0)*M + gid_2)*N + gid_3*64 + i;
+    const global float *volume_i_3 = volume + (min(gid + 1, P - 1)*M + gid_2)*N + gid_3*64 + i;
+    const global float *volume_i_4 = volume + (gid*M + max(gid_2 - 1, 0))*N + gid_3*64 + i;
+    const global float *volume_i_5 = volume + (gid*M + min(gid_2 + 1, M - 1))*N + gid_3*64 + i;
     float c = volume_i[1];
-    output[(gid*M + gid_2)*N + gid_3*64 + i] = c + 0.125f * (volume[(max(gid - 1, 0)*M + gid_2)*N + gid_3*64 + i] + volume[(min(gid + 1, P - 1)*M + gid_2)*N + gid_3*64 + i] + volume[(gid*M + max(gid_2 - 1, 0))*N + gid_3*64 + i] + volume[(gid*M + min(gid_2 + 1, M - 1))*N + gid_3*64 + i] + volume_i[0] + volume_i[2] - 6.0f * c);
+    output[(gid*M + gid_2)*N + gid_3*64 + i] = c + 0.125f * (volume_i_2[0] + volume_i_3[0] + volume_i_4[0] + volume_i_5[0] + volume_i[0] + volume_i[2] - 6.0f * c);
   }
   for (int i = i_hi; i < 64; i += 1) { /* mapSeq */
     float c = volume[(gid*M + gid_2)*N + gid_3*64 + i];

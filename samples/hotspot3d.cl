@@ -126,7 +126,12 @@ kernel void hotspotSlide(global float *restrict output,
   }
   for (int i = i_lo; i < i_hi; i += 1) { /* mapSeq */
     const global float *tIn_i = tIn + (i*NY + gid)*NX + gid_2;
-    output[(i*NY + gid)*NX + gid_2] = cc * tIn_i[0] + cw * tIn[(i*NY + gid)*NX + max(gid_2 - 1, 0)] + ce * tIn[(i*NY + gid)*NX + min(gid_2 + 1, NX - 1)] + cs * tIn[(i*NY + min(gid + 1, NY - 1))*NX + gid_2] + cn * tIn[(i*NY + max(gid - 1, 0))*NX + gid_2] + cb * tIn_i[0 - NX*NY] + ct * tIn_i[NX*NY] + sdc * p[(i*NY + gid)*NX + gid_2] + ct * 80.0f;
+    const global float *tIn_i_2 = tIn + (i*NY + gid)*NX + max(gid_2 - 1, 0);
+    const global float *tIn_i_3 = tIn + (i*NY + gid)*NX + min(gid_2 + 1, NX - 1);
+    const global float *tIn_i_4 = tIn + (i*NY + min(gid + 1, NY - 1))*NX + gid_2;
+    const global float *tIn_i_5 = tIn + (i*NY + max(gid - 1, 0))*NX + gid_2;
+    const global float *p_i = p + (i*NY + gid)*NX + gid_2;
+    output[(i*NY + gid)*NX + gid_2] = cc * tIn_i[0] + cw * tIn_i_2[0] + ce * tIn_i_3[0] + cs * tIn_i_4[0] + cn * tIn_i_5[0] + cb * tIn_i[0 - NX*NY] + ct * tIn_i[NX*NY] + sdc * p_i[0] + ct * 80.0f;
   }
   for (int i = i_hi; i < NZ; i += 1) { /* mapSeq */
     output[(i*NY + gid)*NX + gid_2] = cc * tIn[(i*NY + gid)*NX + gid_2] + cw * tIn[(i*NY + gid)*NX + max(gid_2 - 1, 0)] + ce * tIn[(i*NY + gid)*NX + min(gid_2 + 1, NX - 1)] + cs * tIn[(i*NY + min(gid + 1, NY - 1))*NX + gid_2] + cn * tIn[(i*NY + max(gid - 1, 0))*NX + gid_2] + cb * tIn[(max(i - 1, 0)*NY + gid)*NX + gid_2] + ct * tIn[((NZ - 1)*NY + gid)*NX + gid_2] + sdc * p[(i*NY + gid)*NX + gid_2] + ct * 80.0f;

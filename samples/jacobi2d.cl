@@ -70,15 +70,17 @@ kernel void jacobi2dChunk(global float *restrict output,
   }
   for (int i = i_lo; i < i_hi; i += 1) { /* mapSeq */
     const global float *xs_i = xs + gid*N + gid_2*64 + i - 1;
+    const global float *xs_i_2 = xs + max(gid - 1, 0)*N + gid_2*64 + i;
+    const global float *xs_i_3 = xs + min(gid + 1, M - 1)*N + gid_2*64 + i;
     float acc = 0.0f;
     /* reduceSeq, 2 steps */
     acc = xs_i[0] + acc;
     acc = xs_i[2] + acc;
     float acc_2 = acc;
     /* reduceSeq, 3 steps */
-    acc_2 = xs[max(gid - 1, 0)*N + gid_2*64 + i] + acc_2;
+    acc_2 = xs_i_2[0] + acc_2;
     acc_2 = xs_i[1] + acc_2;
-    acc_2 = xs[min(gid + 1, M - 1)*N + gid_2*64 + i] + acc_2;
+    acc_2 = xs_i_3[0] + acc_2;
     output[gid*N + gid_2*64 + i] = acc_2 * 0.2f;
   }
   for (int i = i_hi; i < 64; i += 1) { /* mapSeq */

@@ -30,11 +30,12 @@ kernel void mmPackedBlock(global float *restrict output,
   acc[3] = (float16)(0.0f);
   for (int i = 0; i < K; i += 1) { /* reduceSeq */
     const global float *a_i = a + gid*K*4 + i;
+    const global float16 *bp_i = bp + gid_2*K + i;
     /* mapSeq, 4 steps */
-    acc[0] = a_i[0] * bp[gid_2*K + i] + acc[0];
-    acc[1] = a_i[K] * bp[gid_2*K + i] + acc[1];
-    acc[2] = a_i[K*2] * bp[gid_2*K + i] + acc[2];
-    acc[3] = a_i[K*3] * bp[gid_2*K + i] + acc[3];
+    acc[0] = a_i[0] * bp_i[0] + acc[0];
+    acc[1] = a_i[K] * bp_i[0] + acc[1];
+    acc[2] = a_i[K*2] * bp_i[0] + acc[2];
+    acc[3] = a_i[K*3] * bp_i[0] + acc[3];
   }
   /* mapSeq, 4 steps */
   vstore16(acc[0], N/16*gid*4 + gid_2, output);

@@ -39,11 +39,12 @@ kernel void mmBlock(global float *restrict output,
   acc[3] = (float16)(0.0f);
   for (int i = 0; i < K; i += 1) { /* reduceSeq */
     const global float *a_i = a + gid*K*4 + i;
+    const global float *b_i = b + (N/16*i + gid_2)*16;
     /* mapSeq, 4 steps */
-    acc[0] = a_i[0] * vload16(N/16*i + gid_2, b) + acc[0];
-    acc[1] = a_i[K] * vload16(N/16*i + gid_2, b) + acc[1];
-    acc[2] = a_i[K*2] * vload16(N/16*i + gid_2, b) + acc[2];
-    acc[3] = a_i[K*3] * vload16(N/16*i + gid_2, b) + acc[3];
+    acc[0] = a_i[0] * vload16(0, b_i) + acc[0];
+    acc[1] = a_i[K] * vload16(0, b_i) + acc[1];
+    acc[2] = a_i[K*2] * vload16(0, b_i) + acc[2];
+    acc[3] = a_i[K*3] * vload16(0, b_i) + acc[3];
   }
   /* mapSeq, 4 steps */
   vstore16(acc[0], N/16*gid*4 + gid_2, output);
@@ -84,11 +85,12 @@ kernel void mmBlockPacked(global float *restrict output,
   acc[3] = (float16)(0.0f);
   for (int i = 0; i < K; i += 1) { /* reduceSeq */
     const global float *a_i = a + gid*K*4 + i;
+    const global float16 *bp_i = bp + gid_2*K + i;
     /* mapSeq, 4 steps */
-    acc[0] = a_i[0] * bp[gid_2*K + i] + acc[0];
-    acc[1] = a_i[K] * bp[gid_2*K + i] + acc[1];
-    acc[2] = a_i[K*2] * bp[gid_2*K + i] + acc[2];
-    acc[3] = a_i[K*3] * bp[gid_2*K + i] + acc[3];
+    acc[0] = a_i[0] * bp_i[0] + acc[0];
+    acc[1] = a_i[K] * bp_i[0] + acc[1];
+    acc[2] = a_i[K*2] * bp_i[0] + acc[2];
+    acc[3] = a_i[K*3] * bp_i[0] + acc[3];
   }
   /* mapSeq, 4 steps */
   vstore16(acc[0], N/16*gid*4 + gid_2, output);

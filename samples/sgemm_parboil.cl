@@ -60,24 +60,25 @@ void sgemmNT(global float *restrict output,
     acc_2[14] = acc[14];
     acc_2[15] = acc[15];
     for (int i_2 = 0; i_2 < 8; i_2 += 1) { /* reduceSeq */
+      const global float *a_i_2 = a + (i*8 + i_2)*M + wg_2*128 + lid_5*16 + lid_6;
       local float *loc_i_2 = loc + i_2*16;
       /* mapSeq, 16 steps */
-      acc_2[0] = a[(i*8 + i_2)*M + wg_2*128 + lid_5*16 + lid_6] * loc_i_2[0] + acc_2[0];
-      acc_2[1] = a[(i*8 + i_2)*M + wg_2*128 + lid_5*16 + lid_6] * loc_i_2[1] + acc_2[1];
-      acc_2[2] = a[(i*8 + i_2)*M + wg_2*128 + lid_5*16 + lid_6] * loc_i_2[2] + acc_2[2];
-      acc_2[3] = a[(i*8 + i_2)*M + wg_2*128 + lid_5*16 + lid_6] * loc_i_2[3] + acc_2[3];
-      acc_2[4] = a[(i*8 + i_2)*M + wg_2*128 + lid_5*16 + lid_6] * loc_i_2[4] + acc_2[4];
-      acc_2[5] = a[(i*8 + i_2)*M + wg_2*128 + lid_5*16 + lid_6] * loc_i_2[5] + acc_2[5];
-      acc_2[6] = a[(i*8 + i_2)*M + wg_2*128 + lid_5*16 + lid_6] * loc_i_2[6] + acc_2[6];
-      acc_2[7] = a[(i*8 + i_2)*M + wg_2*128 + lid_5*16 + lid_6] * loc_i_2[7] + acc_2[7];
-      acc_2[8] = a[(i*8 + i_2)*M + wg_2*128 + lid_5*16 + lid_6] * loc_i_2[8] + acc_2[8];
-      acc_2[9] = a[(i*8 + i_2)*M + wg_2*128 + lid_5*16 + lid_6] * loc_i_2[9] + acc_2[9];
-      acc_2[10] = a[(i*8 + i_2)*M + wg_2*128 + lid_5*16 + lid_6] * loc_i_2[10] + acc_2[10];
-      acc_2[11] = a[(i*8 + i_2)*M + wg_2*128 + lid_5*16 + lid_6] * loc_i_2[11] + acc_2[11];
-      acc_2[12] = a[(i*8 + i_2)*M + wg_2*128 + lid_5*16 + lid_6] * loc_i_2[12] + acc_2[12];
-      acc_2[13] = a[(i*8 + i_2)*M + wg_2*128 + lid_5*16 + lid_6] * loc_i_2[13] + acc_2[13];
-      acc_2[14] = a[(i*8 + i_2)*M + wg_2*128 + lid_5*16 + lid_6] * loc_i_2[14] + acc_2[14];
-      acc_2[15] = a[(i*8 + i_2)*M + wg_2*128 + lid_5*16 + lid_6] * loc_i_2[15] + acc_2[15];
+      acc_2[0] = a_i_2[0] * loc_i_2[0] + acc_2[0];
+      acc_2[1] = a_i_2[0] * loc_i_2[1] + acc_2[1];
+      acc_2[2] = a_i_2[0] * loc_i_2[2] + acc_2[2];
+      acc_2[3] = a_i_2[0] * loc_i_2[3] + acc_2[3];
+      acc_2[4] = a_i_2[0] * loc_i_2[4] + acc_2[4];
+      acc_2[5] = a_i_2[0] * loc_i_2[5] + acc_2[5];
+      acc_2[6] = a_i_2[0] * loc_i_2[6] + acc_2[6];
+      acc_2[7] = a_i_2[0] * loc_i_2[7] + acc_2[7];
+      acc_2[8] = a_i_2[0] * loc_i_2[8] + acc_2[8];
+      acc_2[9] = a_i_2[0] * loc_i_2[9] + acc_2[9];
+      acc_2[10] = a_i_2[0] * loc_i_2[10] + acc_2[10];
+      acc_2[11] = a_i_2[0] * loc_i_2[11] + acc_2[11];
+      acc_2[12] = a_i_2[0] * loc_i_2[12] + acc_2[12];
+      acc_2[13] = a_i_2[0] * loc_i_2[13] + acc_2[13];
+      acc_2[14] = a_i_2[0] * loc_i_2[14] + acc_2[14];
+      acc_2[15] = a_i_2[0] * loc_i_2[15] + acc_2[15];
     }
     /* mapSeq, 16 steps */
     acc[0] = acc_2[0];
