@@ -34,14 +34,16 @@
  * prefix that reads xs anywhere and neither reads nor writes the output,
  * a barrier of the whole group at the top level of the kernel's body
  * (every work-item reaches it, once), and a suffix that keeps the first
- * rule.  Within the group the barrier orders every read of the prefix
+ * rule.  (The top level of the body of a loop over work-groups that only
+ * group 0 enters, once, is the body's too: a mapWorkgroup over one
+ * element under a local size of the user's.)  Within the group the barrier orders every read of the prefix
  * before every write of the suffix; it fences global memory too, which
  * the proof makes it do (a barrier fencing only local memory orders no
  * access to xs, OpenCL 1.2 section 6.12.8).  Across groups nothing
  * orders them, so the prefix's reads must touch no element another group
- * writes: proven here when the launch has one work-group (the group
- * count is a constant 1 in every dimension); with more, the kernel is
- * refused (E0705) rather than trusted. */
+ * writes: proven here when one work-group does the work (the group count
+ * is a constant 1 in every dimension, or the loops above); with more, the
+ * kernel is refused (E0705) rather than trusted. */
 #include "kir.h"
 
 #include <string.h>
@@ -263,12 +265,43 @@ static bool stmt_mentions(KirStmt *s, const char *name) {
   return m.found;
 }
 
+/* is s a loop over work-groups that only group 0 enters, once: `for (wg
+ * = get_group_id(d); wg < 1; wg += get_num_groups(d))`, a mapWorkgroup
+ * over one element launched with a local size of the user's (the group
+ * count is then not known to code generation) */
+static bool group_loop_once(const KirStmt *s) {
+  if (s->kind != KS_FOR) return false;
+  const KirExpr *from = kir_query_of(s->loop.init), *by = kir_query_of(s->loop.step);
+  int64_t bound;
+  return from && from->query.query == KQ_GROUP_ID && by && by->query.query == KQ_NUM_GROUPS &&
+         by->query.dim == from->query.dim && kir_const_int(s->loop.bound, &bound) && bound == 1;
+}
+
+/* The block whose statements the staged rule splits: the kernel's body,
+ * or the body of the loops over work-groups that make all of it and that
+ * only group 0 enters, once (then *one_group: no other group runs any of
+ * it) */
+static KirBlock *staged_block(KirKernel *k, bool *one_group) {
+  KirBlock *b = &k->body;
+  for (;;) {
+    KirStmt *loop = NULL;
+    for (KirStmt *s = b->first; s; s = s->next) {
+      if (s->kind == KS_COMMENT) continue;
+      if (loop || !group_loop_once(s)) return b;
+      loop = s;
+    }
+    if (!loop) return b;
+    *one_group = true;
+    b = &loop->loop.body;
+  }
+}
+
 /* The barrier of the staged rule: the last barrier at the top level of
- * the kernel's body before the first statement there that mentions the
- * output (NULL: none, or the output is mentioned before any barrier). */
-static KirStmt *separating_barrier(KirKernel *k, const char *out) {
+ * the block b before the first statement there that mentions the output
+ * (NULL: none, or the output is mentioned before any barrier). */
+static KirStmt *separating_barrier(KirBlock *b, const char *out) {
   KirStmt *sep = NULL;
-  for (KirStmt *s = k->body.first; s; s = s->next) {
+  for (KirStmt *s = b->first; s; s = s->next) {
     if (s->kind == KS_BARRIER) sep = s;
     else if (stmt_mentions(s, out)) return sep;
   }
@@ -302,10 +335,11 @@ bool kir_check_in_place(Arena *a, Diag *diag, KirKernel *k, const char *out, con
   if (!ip.bad) return true;
   /* the staged rule: reads before a barrier of the group, the first rule
    * after it */
-  KirStmt *sep = separating_barrier(k, out);
+  KirBlock *body = staged_block(k, &one_group);
+  KirStmt *sep = separating_barrier(body, out);
   if (sep) {
     InPlace before = {.arena = a, .out = out, .in = in, .staged = true};
-    walk_from(&before, k->body.first, sep);
+    walk_from(&before, body->first, sep);
     InPlace after = {.arena = a, .out = out, .in = in};
     walk_from(&after, sep->next, NULL);
     if (!before.bad && !after.bad) {
@@ -317,7 +351,7 @@ bool kir_check_in_place(Arena *a, Diag *diag, KirKernel *k, const char *out, con
       /* the first read of the prefix that is not where it writes: a
        * read another group may follow with its write */
       InPlace first = {.arena = a, .out = out, .in = in};
-      walk_from(&first, k->body.first, sep);
+      walk_from(&first, body->first, sep);
       Buf msg = offence_message(a, k, &first, in, print_expr);
       buf_puts(&msg, " before the barrier of its work-group, and the launch has more than one work-group: no barrier "
                      "orders another group's writes of the elements it reads");

@@ -687,6 +687,24 @@ static void test_in_place(Tester *t) {
   kir_append(&k.body, barrier(a));
   kir_append(&k.body, assign(a, out_i, kir_binary(a, KB_ADD, fvar(a, "x"), in_i1)));
   IN_PLACE_STAGED(&k, true, ERR_UPDATE_NOT_POINTWISE, "reads in[i + 1] where it writes out[i]");
+  /* inside a loop over work-groups that only group 0 enters, once (a
+   * mapWorkgroup over one element under a user's local size): one group,
+   * whatever the launch; with a bound of 2, two groups' work */
+  for (int64_t groups = 1; groups <= 2; groups++) {
+    KirStmt *wgs = loop(a, "wg", kir_query(a, KQ_GROUP_ID, 0), kir_query(a, KQ_NUM_GROUPS, 0));
+    wgs->loop.bound = kir_int(a, groups);
+    kir_append(&wgs->loop.body, fdecl(a, "x", -1, in_i1));
+    KirStmt *inner = barrier(a);
+    kir_append(&wgs->loop.body, inner);
+    kir_append(&wgs->loop.body, assign(a, out_i, fvar(a, "x")));
+    k = in_place_kernel(wgs);
+    if (groups == 1) {
+      IN_PLACE_STAGED(&k, false, ERR_UPDATE_NOT_POINTWISE, NULL);
+      EXPECT(inner->barrier.global);
+    } else {
+      IN_PLACE_STAGED(&k, false, ERR_UPDATE_NOT_POINTWISE, "reads in[i + 1] (not the element the statement writes)");
+    }
+  }
   /* the output written before the barrier: no prefix free of it */
   k = in_place_kernel(assign(a, out_i, flit(a, 0)));
   kir_append(&k.body, fdecl(a, "x", -1, in_i1));
