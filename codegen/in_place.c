@@ -36,14 +36,15 @@
  * (every work-item reaches it, once), and a suffix that keeps the first
  * rule.  (The top level of the body of a loop over work-groups that only
  * group 0 enters, once, is the body's too: a mapWorkgroup over one
- * element under a local size of the user's.)  Within the group the barrier orders every read of the prefix
- * before every write of the suffix; it fences global memory too, which
- * the proof makes it do (a barrier fencing only local memory orders no
- * access to xs, OpenCL 1.2 section 6.12.8).  Across groups nothing
- * orders them, so the prefix's reads must touch no element another group
- * writes: proven here when one work-group does the work (the group count
- * is a constant 1 in every dimension, or the loops above); with more, the
- * kernel is refused (E0705) rather than trusted. */
+ * element under a local size of the user's.)  Within the group the
+ * barrier orders every read of the prefix before every write of the
+ * suffix; it fences global memory too, which the proof makes it do (a
+ * barrier fencing only local memory orders no access to xs, OpenCL 1.2
+ * section 6.12.8).  Across groups nothing orders them, so the prefix's
+ * reads must touch no element another group writes: proven here when one
+ * work-group does the work (the group count is a constant 1 in every
+ * dimension, or the loops above); with more, the kernel is refused
+ * (E0705) rather than trusted. */
 #include "kir.h"
 
 #include <string.h>
