@@ -26,7 +26,25 @@
  * of xs (a pointer to it, a read in a condition or a loop bound, an index
  * computed from it) and any read of the output.  A kernel that never
  * reads xs (a copy into a region of it from another input) has nothing
- * to prove. */
+ * to prove.
+ *
+ * A second rule, staged through the work-group, admits the kernels that
+ * copy their part of xs to local or private memory first (Rodinia's
+ * lud_diagonal, docs/language.md section 31): the kernel's code is a
+ * prefix that reads xs anywhere and neither reads nor writes the output,
+ * a barrier of the whole group at the top level of the kernel's body
+ * (every work-item reaches it, once), and a suffix that keeps the first
+ * rule.  (The top level of the body of a loop over work-groups that only
+ * group 0 enters, once, is the body's too: a mapWorkgroup over one
+ * element under a local size of the user's.)  Within the group the
+ * barrier orders every read of the prefix before every write of the
+ * suffix; it fences global memory too, which the proof makes it do (a
+ * barrier fencing only local memory orders no access to xs, OpenCL 1.2
+ * section 6.12.8).  Across groups nothing orders them, so the prefix's
+ * reads must touch no element another group writes: proven here when one
+ * work-group does the work (the group count is a constant 1 in every
+ * dimension, or the loops above); with more, the kernel is refused
+ * (E0705) rather than trusted. */
 #include "kir.h"
 
 #include <string.h>
@@ -41,6 +59,8 @@ typedef struct InPlace {
    * not in a store of the output) */
   const KirExpr *bad, *bad_store;
   const char *why;
+  /* the prefix of the staged rule: any element of the input may be read */
+  bool staged;
 } InPlace;
 
 static bool ix_mentions(const Ix *x, const char *name);
@@ -117,11 +137,13 @@ static void reads(InPlace *ip, const KirExpr *e, const KirExpr *w, const KirStmt
   if (e->kind == KE_INDEX || e->kind == KE_LANE || e->kind == KE_MEMBER) {
     const KirExpr *root = place_root(e);
     if (root->kind == KE_VAR && strcmp(root->name, ip->in) == 0) {
+      if (ip->staged) return;
       if (!w || !same_place(ip, w, e)) offence(ip, e, w, "not the element the statement writes");
       return;
     }
   }
   if (e->kind == KE_VLOAD && e->vload.ptr->kind == KE_VAR && strcmp(e->vload.ptr->name, ip->in) == 0) {
+    if (ip->staged) return;
     bool same = vstore && vstore->vstore.width == e->vload.width && kir_expr_equal(vstore->vstore.offset, e->vload.offset);
     if (!same) offence(ip, e, w, "not the vector the statement writes");
     return;
@@ -217,12 +239,93 @@ static void stmt(InPlace *ip, const KirStmt *s) {
   }
 }
 
-static void walk(InPlace *ip, const KirBlock *b) {
-  for (const KirStmt *s = b->first; s && !ip->bad; s = s->next) stmt(ip, s);
+/* the statements from first up to stop (excluded; NULL: to the end) */
+static void walk_from(InPlace *ip, const KirStmt *first, const KirStmt *stop) {
+  for (const KirStmt *s = first; s && s != stop && !ip->bad; s = s->next) stmt(ip, s);
 }
 
-bool kir_check_in_place(Arena *a, Diag *diag, const KirKernel *k, const char *out, const char *in, Span at,
-                        void (*print_expr)(Buf *out, const KirExpr *e)) {
+static void walk(InPlace *ip, const KirBlock *b) { walk_from(ip, b->first, NULL); }
+
+typedef struct Mention {
+  const char *name;
+  bool found;
+} Mention;
+
+static const KirExpr *note_mention(void *ctx, const KirExpr *e) {
+  Mention *m = ctx;
+  m->found = m->found || mentions(e, m->name);
+  return e;
+}
+
+/* does the statement s, its nested blocks included, mention name */
+static bool stmt_mentions(KirStmt *s, const char *name) {
+  Mention m = {name, false};
+  kir_map_exprs(s, note_mention, &m);
+  KirBlock *body = kir_body(s);
+  for (KirStmt *t = body ? body->first : NULL; t && !m.found; t = t->next) m.found = stmt_mentions(t, name);
+  return m.found;
+}
+
+/* is s a loop over work-groups that only group 0 enters, once: `for (wg
+ * = get_group_id(d); wg < 1; wg += get_num_groups(d))`, a mapWorkgroup
+ * over one element launched with a local size of the user's (the group
+ * count is then not known to code generation) */
+static bool group_loop_once(const KirStmt *s) {
+  if (s->kind != KS_FOR) return false;
+  const KirExpr *from = kir_query_of(s->loop.init), *by = kir_query_of(s->loop.step);
+  int64_t bound;
+  return from && from->query.query == KQ_GROUP_ID && by && by->query.query == KQ_NUM_GROUPS &&
+         by->query.dim == from->query.dim && kir_const_int(s->loop.bound, &bound) && bound == 1;
+}
+
+/* The block whose statements the staged rule splits: the kernel's body,
+ * or the body of the loops over work-groups that make all of it and that
+ * only group 0 enters, once (then *one_group: no other group runs any of
+ * it) */
+static KirBlock *staged_block(KirKernel *k, bool *one_group) {
+  KirBlock *b = &k->body;
+  for (;;) {
+    KirStmt *loop = NULL;
+    for (KirStmt *s = b->first; s; s = s->next) {
+      if (s->kind == KS_COMMENT) continue;
+      if (loop || !group_loop_once(s)) return b;
+      loop = s;
+    }
+    if (!loop) return b;
+    *one_group = true;
+    b = &loop->loop.body;
+  }
+}
+
+/* The barrier of the staged rule: the last barrier at the top level of
+ * the block b before the first statement there that mentions the output
+ * (NULL: none, or the output is mentioned before any barrier). */
+static KirStmt *separating_barrier(KirBlock *b, const char *out) {
+  KirStmt *sep = NULL;
+  for (KirStmt *s = b->first; s; s = s->next) {
+    if (s->kind == KS_BARRIER) sep = s;
+    else if (stmt_mentions(s, out)) return sep;
+  }
+  return NULL;
+}
+
+/* the message naming ip's offence, in and the kernel's name */
+static Buf offence_message(Arena *a, const KirKernel *k, const InPlace *ip, const char *in,
+                           void (*print_expr)(Buf *out, const KirExpr *e)) {
+  Buf msg;
+  buf_init(&msg, a);
+  emit(&msg, "kernel '%s' updates '%s' in place, but reads ", k->name, in);
+  print_expr(&msg, ip->bad);
+  if (ip->bad_store) {
+    buf_puts(&msg, " where it writes ");
+    print_expr(&msg, ip->bad_store);
+  }
+  return msg;
+}
+
+bool kir_check_in_place(Arena *a, Diag *diag, KirKernel *k, const char *out, const char *in, bool one_group,
+                        bool *staged, Span at, void (*print_expr)(Buf *out, const KirExpr *e)) {
+  *staged = false;
   /* a kernel that never names the input has nothing to prove: with no
    * output to match, any use of it is an offence */
   InPlace probe = {.arena = a, .out = "", .in = in};
@@ -231,14 +334,35 @@ bool kir_check_in_place(Arena *a, Diag *diag, const KirKernel *k, const char *ou
   InPlace ip = {.arena = a, .out = out, .in = in};
   walk(&ip, &k->body);
   if (!ip.bad) return true;
-  Buf msg;
-  buf_init(&msg, a);
-  emit(&msg, "kernel '%s' updates '%s' in place, but reads ", k->name, in);
-  print_expr(&msg, ip.bad);
-  if (ip.bad_store) {
-    buf_puts(&msg, " where it writes ");
-    print_expr(&msg, ip.bad_store);
+  /* the staged rule: reads before a barrier of the group, the first rule
+   * after it */
+  KirBlock *body = staged_block(k, &one_group);
+  KirStmt *sep = separating_barrier(body, out);
+  if (sep) {
+    InPlace before = {.arena = a, .out = out, .in = in, .staged = true};
+    walk_from(&before, body->first, sep);
+    InPlace after = {.arena = a, .out = out, .in = in};
+    walk_from(&after, sep->next, NULL);
+    if (!before.bad && !after.bad) {
+      if (one_group) {
+        sep->barrier.global = true;
+        *staged = true;
+        return true;
+      }
+      /* the first read of the prefix that is not where it writes: a
+       * read another group may follow with its write */
+      InPlace first = {.arena = a, .out = out, .in = in};
+      walk_from(&first, body->first, sep);
+      Buf msg = offence_message(a, k, &first, in, print_expr);
+      buf_puts(&msg, " before the barrier of its work-group, and the launch has more than one work-group: no barrier "
+                     "orders another group's writes of the elements it reads");
+      diag_error(diag, ERR_UPDATE_ACROSS_GROUPS, at, "%s", msg.data);
+      return false;
+    }
+    if (!after.bad) after = before; /* the prefix's offence: a use that is no read */
+    ip = after;
   }
+  Buf msg = offence_message(a, k, &ip, in, print_expr);
   emit(&msg, " (%s): a work-item may read the input it updates only at the element it writes, in the statement "
              "that writes it; another work-item may already have written any other",
        ip.why);

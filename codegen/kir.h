@@ -585,11 +585,15 @@ void kir_drop_dead(Arena *a, KirKernel *k);
 
 /* A kernel computing in place (docs/language.md section 27), its output
  * out the buffer of its input in, reads in only at the element it writes,
- * in the statement that writes it (in_place.c says why that suffices);
- * else reports E0704 at `at` (the kernel's updates clause), the read
- * printed by print_expr, and returns false. */
-bool kir_check_in_place(Arena *a, Diag *diag, const KirKernel *k, const char *out, const char *in, Span at,
-                        void (*print_expr)(Buf *out, const KirExpr *e));
+ * in the statement that writes it, or, when the launch has one
+ * work-group (one_group), anywhere before a barrier of the group that
+ * precedes every use of the output (that barrier then fences global
+ * memory, and *staged is set; in_place.c says why these suffice); else
+ * reports E0704 (E0705: staged, but more than one group) at `at` (the
+ * kernel's updates clause), the read printed by print_expr, and returns
+ * false. */
+bool kir_check_in_place(Arena *a, Diag *diag, KirKernel *k, const char *out, const char *in, bool one_group,
+                        bool *staged, Span at, void (*print_expr)(Buf *out, const KirExpr *e));
 /* Once kir_check_in_place holds: the output out written through the
  * parameter of in, its own parameter dropped, so that the kernel takes the
  * one buffer once (kparam_arg, kernel.h, maps the interface's parameters

@@ -1329,20 +1329,19 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
     emit(&c, ", local size not fixed");
   }
   if (ul || ug) emit(&c, " (given by the user)");
-  if (k->in_place)
-    emit(&c, "\nIn place: the output is written into %s, which each work-item reads only where it writes (not restrict)",
-         k->params[k->updated].name);
   /* the precondition of a scatter's positions (docs/language.md section
-   * 29), which the host must keep: two equal elements would be a race */
+   * 29), which the host must keep: two equal elements would be a race;
+   * after the in-place line, which the proof below decides */
+  Buf perms;
+  buf_init(&perms, a);
   for (int i = 0; i < k->nparams; i++) {
     const KParam *p = &k->params[i];
     if (p->role != KP_INPUT || !p->binder || !p->binder->permutation) continue;
     Buf n;
     buf_init(&n, a);
     size_print(&n, p->elements);
-    emit(&c, "\nPermutation: %s holds each of 0 .. %s - 1 once", p->name, n.data);
+    emit(&perms, "\nPermutation: %s holds each of 0 .. %s - 1 once", p->name, n.data);
   }
-  kk->comment = c.data;
   kk->uses_double = cg->uses_double;
   Vec tops = {0};
   for (int i = 0; i < cg->structs.len; i++) {
@@ -1383,9 +1382,21 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   kir_partition_loops(a, k->backend, kk, &ids);
   kir_drop_dead(a, kk);
   kir_hoist_guards(&kk->body);
-  if (k->in_place && !kir_check_in_place(a, k->diag, kk, k->params[0].name, k->params[k->updated].name,
-                                         k->def->decl->updates_span, k->backend->print_expr))
+  bool one_group = true; /* the staged rule of in_place.c: no other group to race with */
+  for (int d = 0; d < 3; d++) one_group = one_group && ids.groups[d] && ids.groups[d]->kind == IX_CONST && ids.groups[d]->value == 1;
+  bool staged = false;
+  if (k->in_place && !kir_check_in_place(a, k->diag, kk, k->params[0].name, k->params[k->updated].name, one_group,
+                                         &staged, k->def->decl->updates_span, k->backend->print_expr))
     return NULL;
+  if (k->in_place && staged)
+    emit(&c, "\nIn place: the output is written into %s, which the work-group reads before a barrier and each "
+             "work-item after it only where it writes (not restrict)",
+         k->params[k->updated].name);
+  else if (k->in_place)
+    emit(&c, "\nIn place: the output is written into %s, which each work-item reads only where it writes (not restrict)",
+         k->params[k->updated].name);
+  buf_puts(&c, perms.data ? perms.data : "");
+  kk->comment = c.data;
   if (k->in_place) kir_in_place_one_param(a, kk, k->params[0].name, k->params[k->updated].name);
   kir_row_pointers(a, k->backend, kk);
   kir_unroll_tiles(a, kk);

@@ -886,17 +886,17 @@ kernel void compute_flux(global float *fluxes, global int *elements_surrounding_
  * Rodinia (Che et al., University of Virginia; BSD-style licence,
  * rodinia_3.1/LICENSE).  One step of the blocked factorisation at the
  * offset `offset` of an n x n matrix m (matrix_dim).  Rodinia's kernels
- * update m in place and take their local arrays as arguments; here the
- * local arrays are declared in the kernels and each writes the output of
- * its samples/lud.dpia kernel: lud_diagonal the factored 16 x 16 block
- * (row 0 too, which Rodinia leaves in m as it is); lud_perimeter, for
- * group bx, out[bx][0][k][i] = row i, column k of the row block (its
- * transpose) and out[bx][1] the column block, each with the rows Rodinia
- * leaves as they are; lud_internal the trailing matrix, its own n - offset
- * - 16 columns a row.  The loops and barriers are Rodinia's. */
+ * take their local arrays as arguments; here the local arrays are declared
+ * in the kernels.  lud_diagonal and lud_internal update m in place, as
+ * Rodinia's and as their samples/lud.dpia kernels (lud_diagonal writes
+ * back rows 1 .. 15 of the block: row 0 is U's as it was).  lud_perimeter
+ * writes the output of its samples/lud.dpia kernel: for group bx,
+ * out[bx][0][k][i] = row i, column k of the row block (its transpose) and
+ * out[bx][1] the column block, each with the rows Rodinia leaves as they
+ * are.  The loops and barriers are Rodinia's. */
 #define LUD_BS 16
 
-kernel void lud_diagonal(global float *restrict out, const global float *restrict m, int matrix_dim, int offset) {
+kernel void lud_diagonal(global float *m, int matrix_dim, int offset) {
   local float shadow[LUD_BS * LUD_BS];
   int tx = get_local_id(0);
   int array_offset = offset * matrix_dim + offset;
@@ -917,7 +917,11 @@ kernel void lud_diagonal(global float *restrict out, const global float *restric
     }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  for (int i = 0; i < LUD_BS; i++) out[i * LUD_BS + tx] = shadow[i * LUD_BS + tx];
+  array_offset = (offset + 1) * matrix_dim + offset;
+  for (int i = 1; i < LUD_BS; i++) {
+    m[array_offset + tx] = shadow[i * LUD_BS + tx];
+    array_offset += matrix_dim;
+  }
 }
 
 /* 2 x 16 work-items a group (Rodinia: 32, tx < 16 the row block's) */
@@ -975,7 +979,7 @@ kernel void lud_perimeter(global float *restrict out, const global float *restri
 }
 
 /* 16 x 16 work-items a group, one a block of the trailing matrix */
-kernel void lud_internal(global float *restrict out, const global float *restrict m, int matrix_dim, int offset) {
+kernel void lud_internal(global float *m, int matrix_dim, int offset) {
   local float peri_row[LUD_BS * LUD_BS], peri_col[LUD_BS * LUD_BS];
   int bx = get_group_id(0), by = get_group_id(1);
   int tx = get_local_id(0), ty = get_local_id(1);
@@ -986,7 +990,5 @@ kernel void lud_internal(global float *restrict out, const global float *restric
   barrier(CLK_LOCAL_MEM_FENCE);
   float sum = 0;
   for (int i = 0; i < LUD_BS; i++) sum += peri_col[ty * LUD_BS + i] * peri_row[i * LUD_BS + tx];
-  int inner = matrix_dim - offset - LUD_BS;
-  out[(by * LUD_BS + ty) * inner + bx * LUD_BS + tx] =
-      m[(global_row_id + ty) * matrix_dim + global_col_id + tx] - sum;
+  m[(global_row_id + ty) * matrix_dim + global_col_id + tx] -= sum;
 }

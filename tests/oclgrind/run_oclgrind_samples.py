@@ -230,6 +230,24 @@ def main():
             report(n == 1 and 'data race, buffer loc_2 in local memory' in findings,
                    'sumTree without its first barrier: the race on loc_2 is reported',
                    f'removed {n} barrier(s); dpia run exit {rc}\n{out}{findings or "Oclgrind: no message"}')
+        # and the global fence that the in-place proof puts in ludDiagonal's
+        # barrier matters: without it (a barrier of local memory alone) the
+        # group's reads of m and its writes back are a race on m
+        if not only or 'ludDiagonal' in only:
+            path = os.path.join(samples, 'lud.dpia')
+            src = subprocess.run([dpia, 'translate', path, '-k', 'ludDiagonal'], capture_output=True, text=True).stdout
+            edited, n = re.subn(r'barrier\(CLK_LOCAL_MEM_FENCE \| CLK_GLOBAL_MEM_FENCE\);',
+                                'barrier(CLK_LOCAL_MEM_FENCE);', src)
+            bad = os.path.join(tmp, 'ludDiagonal_local_fence.cl')
+            with open(bad, 'w') as fh:
+                fh.write(edited)
+            log = os.path.join(tmp, 'ludDiagonal_local_fence.log')
+            rc, out, secs = run(oclgrind_log.command([dpia, 'run', path, '-k', 'ludDiagonal', '--size', 'N=19,O=3',
+                                                      '--seed', '7', '--opencl-source=' + bad], log))
+            findings = oclgrind_log.summarize(oclgrind_log.read_log(log), edited)
+            report(n == 1 and 'data race, buffer m in global memory' in findings,
+                   'ludDiagonal with a barrier of local memory alone: the race on m is reported',
+                   f'edited {n} barrier(s); dpia run exit {rc}\n{out}{findings or "Oclgrind: no message"}')
     print(f'({time.time() - start:.0f} s)')
     print(f'{passed} passed, {failed} failed')
     return 1 if failed else 0

@@ -580,13 +580,16 @@ static void test_c_target(Tester *t) {
 }
 
 /* kir_check_in_place (codegen/in_place.c): out is the buffer of in; true
- * when every read of in is the element the statement writes; else the
- * message (E0704) holds `want` */
-static void expect_in_place(Tester *t, int line, const KirKernel *k, const char *want) {
+ * when every read of in is the element the statement writes, or (one
+ * group) before a barrier preceding every use of out; else the message
+ * (code) holds `want` */
+static void expect_in_place(Tester *t, int line, KirKernel *k, bool one_group, DiagCode code, const char *want) {
   Diag d;
   diag_init(&d, t->a);
-  bool ok = kir_check_in_place(t->a, &d, k, "out", "in", (Span){0}, backend_of(TARGET_OPENCL)->print_expr);
-  bool right = want ? !ok && d.first && d.first->code == ERR_UPDATE_NOT_POINTWISE && strstr(d.first->message, want)
+  bool staged;
+  bool ok = kir_check_in_place(t->a, &d, k, "out", "in", one_group, &staged, (Span){0},
+                               backend_of(TARGET_OPENCL)->print_expr);
+  bool right = want ? !ok && d.first && d.first->code == code && strstr(d.first->message, want)
                     : ok && d.nerrors == 0;
   if (right) {
     t->passed++;
@@ -596,7 +599,8 @@ static void expect_in_place(Tester *t, int line, const KirKernel *k, const char 
             ok ? "accepted" : d.first ? d.first->message : "rejected", want ? want : "accepted");
   }
 }
-#define IN_PLACE(k, want) expect_in_place(t, __LINE__, (k), (want))
+#define IN_PLACE(k, want) expect_in_place(t, __LINE__, (k), false, ERR_UPDATE_NOT_POINTWISE, (want))
+#define IN_PLACE_STAGED(k, one_group, code, want) expect_in_place(t, __LINE__, (k), (one_group), (code), (want))
 
 /* the body { s } of a kernel whose out is the buffer of in */
 static KirKernel in_place_kernel(KirStmt *s) {
@@ -659,6 +663,54 @@ static void test_in_place(Tester *t) {
   kir_append(&c->cond.body, assign(a, out_i, in_i));
   k = in_place_kernel(c);
   IN_PLACE(&k, "reads in[i] (not the element the statement writes)");
+  /* staged through the group (docs/language.md section 31): in[i + 1]
+   * read into x, a barrier, out[i] written; one group: accepted, the
+   * barrier made to fence global memory */
+  k = in_place_kernel(fdecl(a, "x", -1, in_i1));
+  KirStmt *sep = barrier(a);
+  sep->barrier.global = false;
+  kir_append(&k.body, sep);
+  kir_append(&k.body, assign(a, out_i, fvar(a, "x")));
+  IN_PLACE_STAGED(&k, true, ERR_UPDATE_NOT_POINTWISE, NULL);
+  EXPECT(sep->barrier.global);
+  /* the same launched as several groups: another group may write in[i + 1] */
+  k = in_place_kernel(fdecl(a, "x", -1, in_i1));
+  kir_append(&k.body, barrier(a));
+  kir_append(&k.body, assign(a, out_i, fvar(a, "x")));
+  IN_PLACE_STAGED(&k, false, ERR_UPDATE_ACROSS_GROUPS, "reads in[i + 1] before the barrier of its work-group");
+  /* no barrier between the read and the write: the first rule's refusal */
+  k = in_place_kernel(fdecl(a, "x", -1, in_i1));
+  kir_append(&k.body, assign(a, out_i, fvar(a, "x")));
+  IN_PLACE_STAGED(&k, true, ERR_UPDATE_NOT_POINTWISE, "reads in[i + 1] (not the element the statement writes)");
+  /* a read after the barrier that is not the element written: refused */
+  k = in_place_kernel(fdecl(a, "x", -1, in_i));
+  kir_append(&k.body, barrier(a));
+  kir_append(&k.body, assign(a, out_i, kir_binary(a, KB_ADD, fvar(a, "x"), in_i1)));
+  IN_PLACE_STAGED(&k, true, ERR_UPDATE_NOT_POINTWISE, "reads in[i + 1] where it writes out[i]");
+  /* inside a loop over work-groups that only group 0 enters, once (a
+   * mapWorkgroup over one element under a user's local size): one group,
+   * whatever the launch; with a bound of 2, two groups' work */
+  for (int64_t groups = 1; groups <= 2; groups++) {
+    KirStmt *wgs = loop(a, "wg", kir_query(a, KQ_GROUP_ID, 0), kir_query(a, KQ_NUM_GROUPS, 0));
+    wgs->loop.bound = kir_int(a, groups);
+    kir_append(&wgs->loop.body, fdecl(a, "x", -1, in_i1));
+    KirStmt *inner = barrier(a);
+    kir_append(&wgs->loop.body, inner);
+    kir_append(&wgs->loop.body, assign(a, out_i, fvar(a, "x")));
+    k = in_place_kernel(wgs);
+    if (groups == 1) {
+      IN_PLACE_STAGED(&k, false, ERR_UPDATE_NOT_POINTWISE, NULL);
+      EXPECT(inner->barrier.global);
+    } else {
+      IN_PLACE_STAGED(&k, false, ERR_UPDATE_NOT_POINTWISE, "reads in[i + 1] (not the element the statement writes)");
+    }
+  }
+  /* the output written before the barrier: no prefix free of it */
+  k = in_place_kernel(assign(a, out_i, flit(a, 0)));
+  kir_append(&k.body, fdecl(a, "x", -1, in_i1));
+  kir_append(&k.body, barrier(a));
+  kir_append(&k.body, assign(a, out_i, fvar(a, "x")));
+  IN_PLACE_STAGED(&k, true, ERR_UPDATE_NOT_POINTWISE, "reads in[i + 1] (not the element the statement writes)");
 }
 
 int main(void) {
