@@ -577,7 +577,48 @@ static bool write_lanes(CG *cg, const Phrase *a, const Ix *first, int from, int 
   return plain;
 }
 
+/* A written as a vector of k scalars through a mirror (mirrorAcc,
+ * docs/language.md section 29.1): each lane has two places, (i, j + l)
+ * and (j + l, i), under a test of its own, so the vector is written lane
+ * by lane to the one and then to the other; false where lane 0 has one
+ * place (asked in a trial: nothing reported, nothing noted) */
+static bool mirrored_lanes(CG *cg, const Phrase *a, const Ix *first, int k, Target *out) {
+  bool outer_failed = cg->trial_failed;
+  cg->trial_failed = false;
+  cg->trial++;
+  Target t0 = gen_acc(cg, a, step_idx(cg, first, NULL));
+  cg->trial--;
+  bool failed = cg->trial_failed;
+  cg->trial_failed = outer_failed;
+  if (failed || !t0.also) return false;
+  Target sides[2];
+  for (int side = 0; side < 2; side++) {
+    sides[side] = (Target){TG_LANES, NULL, k, NULL, NULL, NEWARRAY(cg->arena, CExpr, k), NULL, NULL, NULL};
+    sides[side].lane_guards = NEWARRAY(cg->arena, CExpr, k);
+  }
+  for (int l = 0; l < k; l++) {
+    Target t = gen_acc(cg, a, step_idx(cg, ix_add(&cg->ix, first, K(cg, l)), NULL));
+    const Target *places[2] = {&t, t.also};
+    for (int side = 0; side < 2; side++) {
+      const Target *p = places[side];
+      if (!p || p->kind != TG_LVALUE || (side == 1 && p->also)) {
+        unsupported(cg, a->span, "a vector written lane by lane into a mirror of vectors");
+        return false;
+      }
+      sides[side].lanes[l] = p->lvalue;
+      sides[side].lane_guards[l] = p->guard;
+    }
+  }
+  Target *second = NEW(cg->arena, Target);
+  *second = sides[1];
+  sides[0].also = second;
+  *out = sides[0];
+  return true;
+}
+
 static Target gen_vector_write(CG *cg, const Phrase *a, const Ix *first, int k) {
+  Target mirrored;
+  if (mirrored_lanes(cg, a, first, k, &mirrored)) return mirrored;
   LaneProbe lp = lane_probe_begin(cg);
   Probe *pr = NEWARRAY(cg->arena, Probe, k);
   CExpr *lanes = NEWARRAY(cg->arena, CExpr, k), *guards = NEWARRAY(cg->arena, CExpr, k);
