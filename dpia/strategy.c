@@ -812,13 +812,15 @@ static bool copies_array_literal(const Phrase *fn) {
  * elements the mirror writes: both are refused (E0505). */
 static void mirror_placement(Strategy *s, const Phrase *head, const Frame *f) {
   const char *why = NULL;
-  for (const Frame *g = f; g && !why; g = g->up)
-    if (g->role == ROLE_TO_GLOBAL || g->role == ROLE_TO_LOCAL || g->role == ROLE_TO_PRIVATE)
-      why = arena_printf(s->arena,
-                         "it is written into the temporary of this '%s', which a later stage reads: a work-item "
-                         "would read elements of the mirrored half that other work-items wrote; make the mirror "
-                         "the kernel's result",
-                         prim_info[g->prim].name);
+  const Frame *temp = NULL;
+  for (const Frame *g = f; g && !temp; g = g->up)
+    if (g->role == ROLE_TO_GLOBAL || g->role == ROLE_TO_LOCAL || g->role == ROLE_TO_PRIVATE) temp = g;
+  if (temp)
+    why = arena_printf(s->arena,
+                       "it is written into the temporary of a '%s', which a later stage reads: a work-item would "
+                       "read elements of the mirrored half that other work-items wrote; make the mirror the "
+                       "kernel's result",
+                       prim_info[temp->prim].name);
   if (!why && s->kernel->updates)
     why = arena_printf(s->arena,
                        "kernel '%s' updates its input '%s' in place, and the mirrored half's elements are read as "
@@ -827,12 +829,13 @@ static void mirror_placement(Strategy *s, const Phrase *head, const Frame *f) {
                        s->kernel->name, s->kernel->updates->name);
   if (!why) return;
   s->ok = false;
-  if (first_report(s, head->span))
-    diag_error(s->diag, ERR_MIRROR_NOT_OUTPUT, head->span,
-               "'mirror' writes element (j, i) from the work-item of element (i, j), a write outside its own part "
-               "of the result, which is disjoint from the others' only where nothing reads it back; %s "
-               "(docs/language.md section 29.1)",
-               why);
+  if (!first_report(s, head->span)) return;
+  diag_error(s->diag, ERR_MIRROR_NOT_OUTPUT, head->span,
+             "'mirror' writes element (j, i) from the work-item of element (i, j), a write outside its own part "
+             "of the result, which is disjoint from the others' only where nothing reads it back; %s "
+             "(docs/language.md section 29.1)",
+             why);
+  if (temp) diag_note(s->diag, temp->span, "the temporary: the result of this '%s'", prim_info[temp->prim].name);
 }
 
 static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position pos) {
