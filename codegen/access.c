@@ -119,7 +119,7 @@ static CExpr unsupported(CG *cg, Span span, const char *what) {
   return kir_int(cg->arena, 0);
 }
 
-static Target lvalue(CExpr e) { return (Target){TG_LVALUE, e, 0, NULL, NULL, NULL, NULL, NULL}; }
+static Target lvalue(CExpr e) { return (Target){TG_LVALUE, e, 0, NULL, NULL, NULL, NULL, NULL, NULL}; }
 
 static Target bad_target(CG *cg) { return lvalue(kir_var(cg->arena, "x", kir_scalar1(SC_INT))); }
 
@@ -221,7 +221,7 @@ static Target packed3_access(CG *cg, const Storage *st, const Ix *flat, const St
   }
   if (!ps) {
     CExpr at = cg_ix_expr(cg, flat);
-    if (write) return (Target){TG_VSTORE, NULL, 3, at, storage_var(cg, st), NULL, NULL, NULL};
+    if (write) return (Target){TG_VSTORE, NULL, 3, at, storage_var(cg, st), NULL, NULL, NULL, NULL};
     return lvalue(kir_vload(cg->arena, 3, at, storage_var(cg, st)));
   }
   if (ps->kind != STEP_LANE || ps->next) INTERNAL("access path does not fit the type of '%s'", st->name);
@@ -577,7 +577,48 @@ static bool write_lanes(CG *cg, const Phrase *a, const Ix *first, int from, int 
   return plain;
 }
 
+/* A written as a vector of k scalars through a mirror (mirrorAcc,
+ * docs/language.md section 29.1): each lane has two places, (i, j + l)
+ * and (j + l, i), under a test of its own, so the vector is written lane
+ * by lane to the one and then to the other; false where lane 0 has one
+ * place (asked in a trial: nothing reported, nothing noted) */
+static bool mirrored_lanes(CG *cg, const Phrase *a, const Ix *first, int k, Target *out) {
+  bool outer_failed = cg->trial_failed;
+  cg->trial_failed = false;
+  cg->trial++;
+  Target t0 = gen_acc(cg, a, step_idx(cg, first, NULL));
+  cg->trial--;
+  bool failed = cg->trial_failed;
+  cg->trial_failed = outer_failed;
+  if (failed || !t0.also) return false;
+  Target sides[2];
+  for (int side = 0; side < 2; side++) {
+    sides[side] = (Target){TG_LANES, NULL, k, NULL, NULL, NEWARRAY(cg->arena, CExpr, k), NULL, NULL, NULL};
+    sides[side].lane_guards = NEWARRAY(cg->arena, CExpr, k);
+  }
+  for (int l = 0; l < k; l++) {
+    Target t = gen_acc(cg, a, step_idx(cg, ix_add(&cg->ix, first, K(cg, l)), NULL));
+    const Target *places[2] = {&t, t.also};
+    for (int side = 0; side < 2; side++) {
+      const Target *p = places[side];
+      if (!p || p->kind != TG_LVALUE || (side == 1 && p->also)) {
+        unsupported(cg, a->span, "a vector written lane by lane into a mirror of vectors");
+        return false;
+      }
+      sides[side].lanes[l] = p->lvalue;
+      sides[side].lane_guards[l] = p->guard;
+    }
+  }
+  Target *second = NEW(cg->arena, Target);
+  *second = sides[1];
+  sides[0].also = second;
+  *out = sides[0];
+  return true;
+}
+
 static Target gen_vector_write(CG *cg, const Phrase *a, const Ix *first, int k) {
+  Target mirrored;
+  if (mirrored_lanes(cg, a, first, k, &mirrored)) return mirrored;
   LaneProbe lp = lane_probe_begin(cg);
   Probe *pr = NEWARRAY(cg->arena, Probe, k);
   CExpr *lanes = NEWARRAY(cg->arena, CExpr, k), *guards = NEWARRAY(cg->arena, CExpr, k);
@@ -599,17 +640,17 @@ static Target gen_vector_write(CG *cg, const Phrase *a, const Ix *first, int k) 
   if (lp.saved) lp.saved->ok = false, lp.saved->count += 2;
   if (!plain) INTERNAL("nested vector write");
   if (any_guard) { /* lanes written one by one, each when its test holds */
-    Target t = {TG_LANES, NULL, k, NULL, NULL, lanes, NULL, NULL};
+    Target t = {TG_LANES, NULL, k, NULL, NULL, lanes, NULL, NULL, NULL};
     t.lane_guards = guards;
     return t;
   }
   if (consecutive) {
-    Target t = {TG_VSTORE, NULL, k, NULL, NULL, NULL, NULL, NULL};
+    Target t = {TG_VSTORE, NULL, k, NULL, NULL, NULL, NULL, NULL, NULL};
     vector_address(cg, &pr[0], k, &t.offset, &t.ptr);
     return t;
   }
   if (lanes_of_one_vector(pr, k)) return lvalue(pr[0].elem);
-  return (Target){TG_LANES, NULL, k, NULL, NULL, lanes, NULL, NULL};
+  return (Target){TG_LANES, NULL, k, NULL, NULL, lanes, NULL, NULL, NULL};
 }
 
 /* ---- indices ---- */
@@ -908,8 +949,9 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     rest = need_idx(cg, ps, e, &i);
     if (!rest || rest->kind != STEP_FIELD) return unsupported(cg, e->span, "a whole element of a zip");
     return gen_exp(cg, s->args[rest->n - 1], step_idx(cg, i, rest->next));
-  /* scatter has no read form (strategy.c refuses one before translation) */
+  /* scatter and mirror have no read form (strategy.c refuses one before translation) */
   case PRIM_SCATTER: return unsupported(cg, e->span, "a read of a scatter's result");
+  case PRIM_MIRROR: return unsupported(cg, e->span, "a read of a mirror's result");
   case PRIM_UNZIP: /* unzip, k::i::ps -> i::k::ps: component k of element i */
     if (!ps || ps->kind != STEP_FIELD) return unsupported(cg, e->span, "a whole pair of arrays of unzip");
     rest = need_idx(cg, ps->next, e, &i);
@@ -1195,11 +1237,30 @@ static CExpr index_test(CG *cg, const Ix *i, KirBinop op, const Ix *k) {
   return bin(cg, op, cg_ix_expr(cg, i), cg_ix_expr(cg, k));
 }
 
-/* t written only when cond holds too */
+/* t written only when cond holds too (each of its places) */
 static Target guarded(CG *cg, Target t, CExpr cond) {
   if (cond == TARGET_NEVER || t.guard == TARGET_NEVER) t.guard = TARGET_NEVER;
   else
     t.guard = t.guard ? bin(cg, KB_ALL, cond, t.guard) : cond;
+  if (t.also) {
+    Target *also = NEW(cg->arena, Target);
+    *also = guarded(cg, *t.also, cond);
+    t.also = also;
+  }
+  return t;
+}
+
+/* t, then the places of u written the same value */
+static Target and_also(CG *cg, Target t, Target u) {
+  if (!t.also) {
+    Target *copy = NEW(cg->arena, Target);
+    *copy = u;
+    t.also = copy;
+    return t;
+  }
+  Target *rest = NEW(cg->arena, Target);
+  *rest = and_also(cg, *t.also, u);
+  t.also = rest;
   return t;
 }
 
@@ -1233,6 +1294,18 @@ static Target gen_prim_acc(CG *cg, const Phrase *a, const Spine *s, const Step *
     rest = need_idx(cg, ps, a, &i);
     CExpr v = gen_exp(cg, s->args[1], step_idx(cg, i, NULL));
     return gen_acc(cg, s->args[0], step_idx(cg, v->kind == KE_IX ? v->ix : ix_expr(x, v), rest));
+  }
+  case PRIM_MIRROR_ACC: {
+    /* mirrorAcc A, i::j::ps -> i::j::ps and j::i::ps, written when j >= i
+     * (docs/language.md section 29.1): PolyBench's symmat[j1][j2] = s;
+     * symmat[j2][j1] = s.  The diagonal is written twice, the same value
+     * by the same work-item, as PolyBench's covar_kernel does, rather
+     * than tested for again. */
+    rest = need_idx(cg, ps, a, &i);
+    rest = need_idx(cg, rest, a, &j);
+    Target t = and_also(cg, gen_acc(cg, s->args[0], step_idx(cg, i, step_idx(cg, j, rest))),
+                        gen_acc(cg, s->args[0], step_idx(cg, j, step_idx(cg, i, rest))));
+    return ix_provably_less(x, ix_sub(x, i, K(cg, 1)), j) ? t : guarded(cg, t, index_test(cg, j, KB_GE, i));
   }
   case PRIM_UNZIP_ACC: /* unzipAcc, i::k::ps -> k::i::ps: element i of array k */
     rest = need_idx(cg, ps, a, &i);

@@ -114,6 +114,10 @@ typedef struct Target {
    * the writes outside their array), NULL: always; TG_LANES: per lane */
   CExpr guard;
   CExpr *lane_guards;
+  /* the same value written here too, under its own guard (mirrorAcc,
+   * docs/language.md section 29.1: element (i, j) at (i, j) and (j, i));
+   * NULL: one place */
+  const struct Target *also;
 } Target;
 /* the guard of a write that never happens (an element a takeAcc or
  * dropAcc drops at a constant index): nothing is written */

@@ -361,39 +361,15 @@ static CExpr gen_value_once(CG *cg, const Phrase *val, const Step *ps) {
   return v;
 }
 
-/* A :=T E, the paper's generalised assignment (section 4.1) on compound T:
- * field by field and element by element. */
-static void gen_assign(CG *cg, const Phrase *acc, const Phrase *val, const Step *ps, DataType *t) {
-  t = dt_resolve(t);
-  if (t->kind == DT_PAIR) {
-    gen_assign(cg, acc, val, step_append(cg, ps, (Step){STEP_FIELD, NULL, 1, NULL}), t->fst);
-    gen_assign(cg, acc, val, step_append(cg, ps, (Step){STEP_FIELD, NULL, 2, NULL}), t->snd);
-    return;
-  }
-  if (t->kind == DT_ARRAY) {
-    int mark;
-    cg_scope_enter(cg, &mark);
-    const char *i = cg_name(cg, "i");
-    const Ix *n = ix_from_size(&cg->ix, t->size);
-    KirBlock *outer = cg_enter(cg, add_for(cg, i, kir_int(cg->arena, 0), n, kir_int(cg->arena, 1), "copy"));
-    const Ix *iv = ix_var(&cg->ix, i);
-    ix_push_range(&cg->ix, iv, NULL, n);
-    gen_assign(cg, acc, val, step_append(cg, ps, (Step){STEP_IDX, iv, 0, NULL}), t->elem);
-    ix_pop_range(&cg->ix);
-    cg_leave(cg, outer);
-    cg_scope_leave(cg, mark);
-    return;
-  }
-  Target tg = gen_acc(cg, acc, ps);
+/* the value of an assignment written to one place of its target */
+static void store(CG *cg, const Target *target, const Phrase *val, const Step *ps, DataType *t) {
+  Target tg = *target;
   /* lanes written one by one, none of them ever (a dropAcc past a vector
    * of lanes): nothing is written, and no vector is read into a variable
    * nothing reads (seed 71 #52: -Wunused-variable after check) */
   bool some_lane = tg.kind != TG_LANES;
   for (int l = 0; !some_lane && l < tg.width; l++) some_lane = !tg.lane_guards || tg.lane_guards[l] != TARGET_NEVER;
-  if (tg.guard == TARGET_NEVER || !some_lane) {
-    pop_statement_ranges(cg);
-    return;
-  }
+  if (tg.guard == TARGET_NEVER || !some_lane) return;
   KirBlock *outer = cg->block;
   if (tg.guard) /* a write takeAcc or dropAcc may drop */
     cg_enter(cg, add_if(cg, tg.guard, NULL));
@@ -439,6 +415,57 @@ static void gen_assign(CG *cg, const Phrase *acc, const Phrase *val, const Step 
   }
   }
   cg_leave(cg, outer);
+}
+
+/* A :=T E, the paper's generalised assignment (section 4.1) on compound T:
+ * field by field and element by element. */
+static void gen_assign(CG *cg, const Phrase *acc, const Phrase *val, const Step *ps, DataType *t) {
+  t = dt_resolve(t);
+  if (t->kind == DT_PAIR) {
+    gen_assign(cg, acc, val, step_append(cg, ps, (Step){STEP_FIELD, NULL, 1, NULL}), t->fst);
+    gen_assign(cg, acc, val, step_append(cg, ps, (Step){STEP_FIELD, NULL, 2, NULL}), t->snd);
+    return;
+  }
+  if (t->kind == DT_ARRAY) {
+    int mark;
+    cg_scope_enter(cg, &mark);
+    const char *i = cg_name(cg, "i");
+    const Ix *n = ix_from_size(&cg->ix, t->size);
+    KirBlock *outer = cg_enter(cg, add_for(cg, i, kir_int(cg->arena, 0), n, kir_int(cg->arena, 1), "copy"));
+    const Ix *iv = ix_var(&cg->ix, i);
+    ix_push_range(&cg->ix, iv, NULL, n);
+    gen_assign(cg, acc, val, step_append(cg, ps, (Step){STEP_IDX, iv, 0, NULL}), t->elem);
+    ix_pop_range(&cg->ix);
+    cg_leave(cg, outer);
+    cg_scope_leave(cg, mark);
+    return;
+  }
+  Target tg = gen_acc(cg, acc, ps);
+  /* mirrorAcc's places share their guard (j >= i): one test, the value
+   * computed once, into a variable when it is more than a variable's
+   * read, then stored at each place (PolyBench's symmat[j1*m + j2] = s;
+   * symmat[j2*m + j1] = s) */
+  bool shared = tg.also && tg.guard != TARGET_NEVER;
+  for (const Target *o = tg.also; shared && o; o = o->also) shared = o->guard == tg.guard && o->kind == TG_LVALUE;
+  if (shared && tg.kind == TG_LVALUE) {
+    KirBlock *outer = cg->block;
+    if (tg.guard) cg_enter(cg, add_if(cg, tg.guard, NULL));
+    CExpr v = gen_value_once(cg, val, ps);
+    if (v->kind != KE_VAR && v->kind != KE_LIT && v->kind != KE_INT) {
+      const char *name = cg_name(cg, "v");
+      const KirType *vt = cg_type(cg, t);
+      add_decl(cg, vt, name, v, NULL)->decl.is_const = true;
+      v = kir_var(cg->arena, name, vt);
+    }
+    for (const Target *o = &tg; o; o = o->also) {
+      KirStmt *as = cg_add(cg, KS_ASSIGN, NULL);
+      as->assign.lhs = o->lvalue;
+      as->assign.rhs = v;
+    }
+    cg_leave(cg, outer);
+  } else {
+    for (const Target *o = &tg; o; o = o->also) store(cg, o, val, ps, t);
+  }
   pop_statement_ranges(cg);
 }
 

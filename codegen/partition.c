@@ -708,6 +708,13 @@ static bool one_step(Pass *p, const KirExpr *from, const KirExpr *to) {
   return ok && d.n == 0 && d.k == 1;
 }
 
+/* to - from is a constant <= 0: no steps */
+static bool no_steps(Pass *p, const KirExpr *from, const KirExpr *to) {
+  Lin d = {0};
+  bool ok = lin_add_end(p, &d, to, 1) && lin_add_end(p, &d, from, -1);
+  return ok && d.n == 0 && d.k <= 0;
+}
+
 /* the loop s of one step: { const int var = init; body } in its place */
 static void one_step_block(Pass *p, KirStmt *s) {
   KirStmt *d = int_decl(p, s->loop.var, s->loop.init);
@@ -850,11 +857,16 @@ static KirStmt *split_loop(Pass *p, KirBlock *b, KirStmt *prev, KirStmt *s, cons
   if (!three) ends[2] = ends[3];
   for (int i = 0; i < n; i++)
     if (ends[i] && ends[i + 1] && one_step(p, ends[i], ends[i + 1])) one_step_block(p, loops[i]);
-  /* a loop of no steps, between constant splits, is left out */
+  /* a loop of no steps, between constant splits or between ends that
+   * differ by a constant (a padCst's zeros before the diagonal, from gid
+   * to gid, under a mirror's j >= i: docs/language.md section 29.1), is
+   * left out */
   KirStmt *last = loops[n - 1];
   for (int i = n - 1; i >= 0; i--) {
+    if (loops[i]->kind != KS_FOR) continue;
     int64_t from, to;
-    if (loops[i]->kind != KS_FOR || !kir_const_int(loops[i]->loop.init, &from) || !kir_const_int(loops[i]->loop.bound, &to) || from < to) continue;
+    bool constant = kir_const_int(loops[i]->loop.init, &from) && kir_const_int(loops[i]->loop.bound, &to);
+    if (constant ? from < to : !no_steps(p, loops[i]->loop.init, loops[i]->loop.bound)) continue;
     KirStmt *before = NULL;
     for (KirStmt *t = b->first; t != loops[i]; t = t->next) before = t;
     if (last == loops[i]) last = before;

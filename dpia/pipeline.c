@@ -70,6 +70,7 @@ static bool keeps_layout(Prim p) {
   case PRIM_TRIANGLE:
   case PRIM_UNZIP:
   case PRIM_SCATTER:
+  case PRIM_MIRROR:
   case PRIM_IDX:
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:

@@ -192,6 +192,13 @@
      the acceptor it is given (scatterAcc); it has no read form */ \
   X(SCATTER, "scatter", 0, 0, PF_FUNC | PF_VIEW, VIEW, NONE, SCATTER_ACC, \
     "exp[[n]idx[n]] -> exp[[n]a] -> exp[[n]a]") \
+  /* mirror xs: the symmetric square of xs's upper triangle, element \
+     (i, j) of the result xs[min(i, j)][max(i, j)] (docs/language.md \
+     section 29.1); written through, element (i, j), j >= i, of its \
+     acceptor writes (i, j) and (j, i) of the acceptor it is given and \
+     j < i writes nothing (mirrorAcc); it has no read form */ \
+  X(MIRROR, "mirror", 0, 0, PF_FUNC | PF_VIEW, VIEW, NONE, MIRROR_ACC, \
+    "exp[[n][n]a] -> exp[[n][n]a]") \
   /* functional: memory (section 6.2) */ \
   X(TO_GLOBAL, "toGlobal", 0, 0, PF_FUNC, MEMORY, GLOBAL, NEW_GLOBAL, \
     "(exp[a] -> exp[b]) -> exp[a] -> exp[b]") \
@@ -315,6 +322,12 @@
      the acceptor first, as every acceptor view takes it (idxAcc A i) */ \
   X(SCATTER_ACC, "scatterAcc", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
     "acc[[n]a] -> exp[[n]idx[n]] -> acc[[n]a]") \
+  /* element (i, j) of mirrorAcc A is the pair of elements (i, j) and \
+     (j, i) of A for j >= i, nothing for j < i: not a bijection but an \
+     injection of the upper triangle into disjoint pairs of elements, \
+     which covers A (scir.c, docs/language.md section 29.1) */ \
+  X(MIRROR_ACC, "mirrorAcc", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
+    "acc[[n][n]a] -> acc[[n][n]a]") \
   X(AS_SCALAR_ACC, "asScalarAcc", 1, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
     "k. acc[[n*k]s] -> acc[[n]v] where width k, numeric s, vector v s k") \
   X(AS_VECTOR_ACC, "asVectorAcc", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
@@ -476,7 +489,7 @@ Prim prim_lookup(const char *name, size_t len, int *dim);
   case PRIM_AS_VECTOR: case PRIM_AS_SCALAR: case PRIM_TRANSPOSE: case PRIM_SLIDE: \
   case PRIM_PAD_CLAMP: case PRIM_PAD_CST: case PRIM_REORDER_STRIDE: case PRIM_TAKE: case PRIM_DROP: \
   case PRIM_IDX: case PRIM_LANE: case PRIM_INDICES: case PRIM_UNZIP: case PRIM_SCATTER: \
-  case PRIM_TRIANGLE
+  case PRIM_TRIANGLE: case PRIM_MIRROR
 #define PRIM_CASES_MEMORY case PRIM_TO_GLOBAL: case PRIM_TO_LOCAL: case PRIM_TO_PRIVATE
 /* the vector constructors (float4 a b c d), a part of the scalar family */
 #define PRIM_CASES_VECTOR \
@@ -501,7 +514,7 @@ Prim prim_lookup(const char *name, size_t len, int *dim);
   case PRIM_IDX_ACC: case PRIM_SPLIT_ACC: case PRIM_JOIN_ACC: case PRIM_PAIR_ACC1: \
   case PRIM_PAIR_ACC2: case PRIM_ZIP_ACC1: case PRIM_ZIP_ACC2: case PRIM_UNZIP_ACC: case PRIM_AS_SCALAR_ACC: \
   case PRIM_SCATTER_ACC: case PRIM_AS_VECTOR_ACC: case PRIM_TRANSPOSE_ACC: case PRIM_SLICE_ACC: \
-  case PRIM_TAKE_ACC: case PRIM_DROP_ACC
+  case PRIM_TAKE_ACC: case PRIM_DROP_ACC: case PRIM_MIRROR_ACC
 #define PRIM_CASES_MAP_I \
   case PRIM_MAP_I: case PRIM_MAP_I_SEQ: case PRIM_MAP_I_GLOBAL: case PRIM_MAP_I_WORKGROUP: \
   case PRIM_MAP_I_LOCAL

@@ -120,6 +120,7 @@ typedef struct Scir {
   const Binder **slices;
   int nslices, cap_slices;
   Vec local_memory; /* binders of newLocal allocations */
+  Vec temporaries;  /* binders of every new, newPrivate, newLocal, newGlobal */
 } Scir;
 
 /* the indices common to two slice lists */
@@ -578,11 +579,56 @@ static void scatter_positions(Scir *s, const Phrase *p) {
                prim_info[head->prim].name);
 }
 
+/* mirrorAcc A (docs/language.md section 29.1): not a bijection but an
+ * injection of A's upper triangle into disjoint pairs of elements, (i, j)
+ * and (j, i) for j >= i, so Promote's and App's arguments hold for it as
+ * for every acceptor view (distinct elements of the view, disjoint
+ * elements of A), but the work-item of (i, j) writes (j, i), outside its
+ * own part: sound only where nothing reads A back in the kernel, the
+ * def's acceptor parameter (the output), not a temporary a later stage
+ * reads.  A is A's root through acceptor views and projections. */
+static bool is_new_prim(const Phrase *h) { return h->kind == PH_PRIM && prim_family(h->prim) == PFAM_NEW; }
+
+static void mirror_root(Scir *s, const Phrase *p) {
+  if (p->fst->kind != PH_PRIM || p->fst->prim != PRIM_MIRROR_ACC) return;
+  const Phrase *a = p->snd;
+  for (;;) {
+    if (a->kind == PH_PROJ) {
+      a = a->fst;
+    } else if (a->kind == PH_APP) {
+      const Phrase *h = a;
+      while (h->kind == PH_APP) h = h->fst;
+      if (h->kind != PH_PRIM || prim_family(h->prim) != PFAM_VIEW_ACC) return;
+      while (a->fst->kind == PH_APP) a = a->fst; /* the acceptor comes first */
+      a = a->snd;
+    } else {
+      break;
+    }
+  }
+  if (a->kind != PH_VAR) return;
+  for (int k = 0; k < s->temporaries.len; k++)
+    if (s->temporaries.items[k] == a->binder) {
+      s->ok = false;
+      diag_error(s->diag, ERR_MIRROR_NOT_OUTPUT, p->span,
+                 "mirrorAcc writes into the temporary '%s': the work-item of element (i, j) writes (j, i), an "
+                 "element of another's part, which a later read of '%s' would find written by another work-item; "
+                 "a mirror writes the output only",
+                 a->binder->name, a->binder->name);
+      return;
+    }
+}
+
 static void usage_app(Scir *s, const Phrase *p, Uses *out) {
   Uses fu = {0}, au = {0};
   scatter_positions(s, p);
+  mirror_root(s, p);
   if (p->fst->kind == PH_PRIM && p->fst->prim == PRIM_NEW_LOCAL && p->snd->kind == PH_LAM)
     vec_push(s->arena, &s->local_memory, p->snd->lam_binder);
+  if (p->snd->kind == PH_LAM) {
+    const Phrase *h = p->fst;
+    while (h->kind == PH_APP) h = h->fst;
+    if (is_new_prim(h)) vec_push(s->arena, &s->temporaries, p->snd->lam_binder);
+  }
   Context inner = {head_name(s->arena, p->fst), head_span(p->fst), head_prim(p->fst)};
   usage(s, p->fst, inner, &fu);
   usage(s, p->snd, inner, &au);
@@ -685,7 +731,7 @@ static void usage_in(Scir *s, const Phrase *p, Context ctx, Uses *out, const Bin
 }
 
 bool scir_check_def(Arena *a, Diag *diag, DefInfo *def) {
-  Scir s = {a, diag, true, 0, NULL, 0, 0, {0}};
+  Scir s = {a, diag, true, 0, NULL, 0, 0, {0}, {0}};
   Uses u;
   usage(&s, def->body, (Context){NULL, def->body->span, PRIM_COUNT}, &u);
   return s.ok;

@@ -69,6 +69,7 @@ static Role role_of(Prim p) {
   case PRIM_TRIANGLE:
   case PRIM_UNZIP:
   case PRIM_SCATTER:
+  case PRIM_MIRROR:
   case PRIM_IDX: return ROLE_VIEW;
   PRIM_CASES_SCALAR:
   PRIM_CASES_MATH:
@@ -798,6 +799,45 @@ static bool copies_array_literal(const Phrase *fn) {
   return fn->kind == PH_PRIM && fn->fills_literal;
 }
 
+/* mirror xs written through (docs/language.md section 29.1): the
+ * work-item that computes element (i, j), j >= i, writes (j, i) too, an
+ * element of another row, which every other work-item's part of the
+ * result leaves alone (the elements (i, j), j >= i, and their images are
+ * disjoint pairs).  That is all the proof needs where the result is
+ * written and never read back in the kernel: the kernel's output.  A
+ * temporary (toGlobal, toLocal, toPrivate) is read by a later stage,
+ * which would find the mirrored half written by other work-items (a
+ * barrier, or none across work-groups), and an output that updates an
+ * input in place (section 27) is read by other work-items at the
+ * elements the mirror writes: both are refused (E0505). */
+static void mirror_placement(Strategy *s, const Phrase *head, const Frame *f) {
+  const char *why = NULL;
+  const Frame *temp = NULL;
+  for (const Frame *g = f; g && !temp; g = g->up)
+    if (g->role == ROLE_TO_GLOBAL || g->role == ROLE_TO_LOCAL || g->role == ROLE_TO_PRIVATE) temp = g;
+  if (temp)
+    why = arena_printf(s->arena,
+                       "it is written into the temporary of a '%s', which a later stage reads: a work-item would "
+                       "read elements of the mirrored half that other work-items wrote; make the mirror the "
+                       "kernel's result",
+                       prim_info[temp->prim].name);
+  if (!why && s->kernel->updates)
+    why = arena_printf(s->arena,
+                       "kernel '%s' updates its input '%s' in place, and the mirrored half's elements are read as "
+                       "inputs by the work-items that own them; write the result to an output of its own (no "
+                       "'updates')",
+                       s->kernel->name, s->kernel->updates->name);
+  if (!why) return;
+  s->ok = false;
+  if (!first_report(s, head->span)) return;
+  diag_error(s->diag, ERR_MIRROR_NOT_OUTPUT, head->span,
+             "'mirror' writes element (j, i) from the work-item of element (i, j), a write outside its own part "
+             "of the result, which is disjoint from the others' only where nothing reads it back; %s "
+             "(docs/language.md section 29.1)",
+             why);
+  if (temp) diag_note(s->diag, temp->span, "the temporary: the result of this '%s'", prim_info[temp->prim].name);
+}
+
 static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position pos) {
   PhraseSpine spine;
   phrase_spine(s->arena, p, &spine);
@@ -843,6 +883,15 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
                  "kernel or of the function of a toGlobal, toLocal or toPrivate, through views that are written "
                  "through");
   }
+  if (prim == PRIM_MIRROR && !pos.to_output) {
+    /* mirror is only written, as scatter (docs/language.md section 29.1) */
+    s->ok = false;
+    if (first_report(s, head->span))
+      diag_error(s->diag, ERR_CODEGEN_UNSUPPORTED, head->span,
+                 "the result of 'mirror' is read here, but a mirror is only written: make it the result of the "
+                 "kernel, through views that are written through");
+  }
+  if (prim == PRIM_MIRROR && pos.to_output) mirror_placement(s, head, f);
   const Frame *g = innermost_grid(f);
   /* Does it make a temporary in global or local memory, and what does it
    * keep in private memory?  Private memory has constant sizes (spec

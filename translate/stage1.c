@@ -289,6 +289,7 @@ static bool direct_ok(Arena *a, const Phrase *e, AccPart y) {
   case PRIM_TRIANGLE:
   case PRIM_UNZIP:
   case PRIM_SCATTER:
+  case PRIM_MIRROR:
   case PRIM_IDX:
   PRIM_CASES_MEMORY:
   PRIM_CASES_SCALAR:
@@ -953,7 +954,8 @@ static Phrase *acc_view(Stage1 *s, Prim view, const Phrase *head, Phrase *acc, P
   case PRIM_UNZIP_ACC:
   case PRIM_AS_VECTOR_ACC:
   case PRIM_TRANSPOSE_ACC:
-  case PRIM_SLICE_ACC: break;
+  case PRIM_SLICE_ACC:
+  case PRIM_MIRROR_ACC: break;
   case PRIM_SCATTER_ACC: /* its positions are a second argument: scatter_acc */
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:
@@ -1171,6 +1173,7 @@ static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
     case PRIM_AS_VECTOR:
     case PRIM_AS_SCALAR:
     case PRIM_TRANSPOSE:
+    case PRIM_MIRROR: /* mirrorAcc: element (i, j) to (i, j) and (j, i), j >= i */
     case PRIM_SLIDE:
     case PRIM_PAD_CLAMP:
     case PRIM_REORDER_STRIDE:

@@ -107,6 +107,9 @@ typedef enum AccKind {
   C_UNZIP,     /* unzipAcc src: element i is the pair acceptor C_UNZIPPED (src, i) */
   C_UNZIPPED,  /* src, k: field f is element k of field f of the pair acceptor src */
   C_SCATTER,   /* scatterAcc src pos: element i is src[pos[i]] */
+  C_MIRROR,    /* mirrorAcc src: element i is the row C_MIRROR_ROW (src, i) */
+  C_MIRROR_ROW, /* src, k: element j >= k is C_BOTH of src[k][j] and src[j][k]; j < k, C_NONE */
+  C_BOTH,      /* src, also: what is written goes to both */
 } AccKind;
 
 struct Acc {
@@ -117,6 +120,7 @@ struct Acc {
   int64_t k, off;
   int64_t len; /* C_SLICE of sliceAcc: its length, checked (0: a row of splitAcc, checked by src) */
   const Arr *pos; /* C_SCATTER: the positions */
+  const Acc *also; /* C_BOTH: the second place */
 };
 
 struct Env {
@@ -384,8 +388,15 @@ static Val var_val(Imp *I, double *mem, const Lay *l) {
 }
 
 /* field k (1 or 2) of a pair acceptor: pairs live only in memory */
+static const Acc *both(Imp *I, const Acc *a, const Acc *b) {
+  Acc *r = new_acc(I, C_BOTH, a, 0);
+  r->also = b;
+  return r;
+}
+
 static const Acc *acc_field(Imp *I, const Acc *a, int k, const Phrase *where) {
   if (a->kind == C_NONE) return a;
+  if (a->kind == C_BOTH) return both(I, acc_field(I, a->src, k, where), acc_field(I, a->also, k, where));
   if (a->kind == C_UNZIPPED) return acc_index(I, acc_field(I, a->src, k, where), a->k, where);
   if (a->kind != C_BUF || a->lay->kind != LAY_PAIR) fail(I, where, "a pair acceptor that is not memory");
   return k == 1 ? acc_buf(I, a->mem, a->lay->fst) : acc_buf(I, a->mem + a->lay->fst->flat, a->lay->snd);
@@ -421,6 +432,14 @@ static const Acc *acc_index(Imp *I, const Acc *a, int64_t i, const Phrase *where
     check_index(I, at, a->pos->n, "scatter position", where);
     return acc_index(I, a->src, at, where);
   }
+  case C_MIRROR: return new_acc(I, C_MIRROR_ROW, a->src, i);
+  case C_MIRROR_ROW:
+    /* docs/language.md section 29.1: (k, j) and (j, k) from the upper
+     * triangle, nothing from below the diagonal */
+    if (i < a->k) return new_acc(I, C_NONE, NULL, 0);
+    return both(I, acc_index(I, acc_index(I, a->src, a->k, where), i, where),
+                acc_index(I, acc_index(I, a->src, i, where), a->k, where));
+  case C_BOTH: return both(I, acc_index(I, a->src, i, where), acc_index(I, a->also, i, where));
   case C_UNZIPPED:
   case C_VECOF:
   case C_LANE: break;
@@ -442,6 +461,10 @@ static void write_num(Imp *I, const Acc *a, Val v, const Phrase *where) {
     return;
   case C_LANE: write_lane(I, a->src, (int)a->k, lane(v, 0), where); return;
   case C_NONE: return;
+  case C_BOTH:
+    write_num(I, a->src, v, where);
+    write_num(I, a->also, v, where);
+    return;
   default: fail(I, where, "a number written to an array acceptor");
   }
 }
@@ -455,6 +478,10 @@ static void write_lane(Imp *I, const Acc *a, int j, double x, const Phrase *wher
     return;
   case C_VECOF: write_num(I, acc_index(I, a->src, a->off + j, where), num1(I, x), where); return;
   case C_NONE: return;
+  case C_BOTH:
+    write_lane(I, a->src, j, x, where);
+    write_lane(I, a->also, j, x, where);
+    return;
   default: fail(I, where, "a lane of an acceptor that is not a vector");
   }
 }
@@ -694,8 +721,10 @@ static Val run_prim(Imp *I, const Phrase *p, const Val *argv) {
     s->pos = need_arr(I, args[1], p);
     return acc_val(s);
   }
-  /* only written (stage I translates it to scatterAcc) */
+  case PRIM_MIRROR_ACC: return acc_val(new_acc(I, C_MIRROR, need_acc(I, args[0], p), 0));
+  /* only written (stage I translates them to scatterAcc, mirrorAcc) */
   case PRIM_SCATTER: fail(I, p, "a read of scatter's result");
+  case PRIM_MIRROR: fail(I, p, "a read of mirror's result");
   case PRIM_AS_SCALAR_ACC:
     return acc_val(new_acc(I, C_AS_SCALAR, need_acc(I, args[0], p), eval_size(I, p->sizes[0], p)));
   case PRIM_AS_VECTOR_ACC: {

@@ -94,6 +94,8 @@ typedef enum ArrKind {
   A_SCATTER,    /* src, data: element j is src[data[j]], data the inverse of scatter's permutation */
   A_TRIANGLE,   /* src: element i is row i of triangle src, an A_TRI_ROW */
   A_TRI_ROW,    /* src, k: element j is the pair (src[k], src[k + j]) */
+  A_MIRROR,     /* src: element i is row i of mirror src, an A_MIRROR_ROW */
+  A_MIRROR_ROW, /* src, k: element j is src[min(k, j)][max(k, j)] */
 } ArrKind;
 
 struct Arr {
@@ -346,6 +348,19 @@ static Val arr_index(Interp *I, const Arr *a, int64_t i) {
   }
   case A_TRI_ROW: return pair_val(I, arr_index(I, a->src, a->k), arr_index(I, a->src, a->k + i));
   case A_SCATTER: return arr_index(I, a->src, (int64_t)a->data[i]);
+  case A_MIRROR: {
+    Arr *r = new_arr(I, A_MIRROR_ROW, a->src->n);
+    r->src = a->src;
+    r->k = i;
+    return arr_val(r);
+  }
+  case A_MIRROR_ROW: {
+    /* the upper triangle's element, read from either side of the diagonal */
+    int64_t lo = a->k < i ? a->k : i, hi = a->k < i ? i : a->k;
+    Val row = arr_index(I, a->src, lo);
+    if (row.kind != V_ARR) INTERNAL("mirror of an array whose element is not an array");
+    return arr_index(I, row.arr, hi);
+  }
   case A_UNZIP: {
     Val v = arr_index(I, a->src, i);
     if (v.kind != V_PAIR) INTERNAL("unzip of an array whose element is not a pair");
@@ -750,6 +765,14 @@ static Val run_prim(Interp *I, const Phrase *p, const Val *args) {
     s->src = xs;
     s->data = inv;
     return arr_val(s);
+  }
+  case PRIM_MIRROR: {
+    /* the symmetric square of the upper triangle (docs/language.md section
+     * 29.1): the value the device's two stores make, the elements below
+     * the diagonal of xs never read */
+    Arr *m = new_arr(I, A_MIRROR, need_arr(args[0], p)->n);
+    m->src = need_arr(args[0], p);
+    return arr_val(m);
   }
   case PRIM_IDX: {
     /* an index read from data (a gather) is checked, not trusted: the

@@ -347,6 +347,14 @@ static const Inline inline_programs[] = {
      "      q.1 := fst p.2 * 2.0;\n"
      "      out := (q.2, snd p.2)))\n",
      NULL},
+    /* mirrorAcc (docs/language.md section 29.1): the upper triangle to
+     * both halves of the output */
+    {"mirror acceptor", true,
+     "def symmetric (M: nat) (xs: exp[[M][M]float]) (out: acc[[M][M]float]) =\n"
+     "  parforGlobal (mirrorAcc out) (\\i row ->\n"
+     "    for M (\\j ->\n"
+     "      idxAcc row j := idx (idx xs i) j * 2.0))\n",
+     NULL},
     /* transposeAcc, splitAcc, joinAcc, idxAcc, parfor dimensions */
     {"layout acceptors", true,
      "def transposeInto (N M: nat) (xs: exp[[N][M]float]) (out: acc[[M][N]float]) =\n"

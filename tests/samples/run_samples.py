@@ -81,15 +81,18 @@ RUNS = [  # file, kernel, sizes at two points
     # the other kernels of the sample (each is run alone by cli-launch-sizes
     # and oclgrind-samples)
     ('correlation.dpia', 'corr', [{'M': 100, 'N': 77}, {'M': 128, 'N': 64}]),
-    # corr_kernel's triangle (docs/language.md section 28) and its mirror
+    # corr_kernel's triangle (docs/language.md section 28), and corr_kernel
+    # itself, each sum stored twice by mirror (section 29.1)
     ('correlation.dpia', 'corrUpper', [{'M': 100, 'N': 77}, {'M': 128, 'N': 64}]),
-    ('correlation.dpia', 'corrMirror', [{'M': 100}, {'M': 64}]),
+    ('correlation.dpia', 'corrMirror', [{'M': 100, 'N': 77}, {'M': 128, 'N': 64}, {'M': 1, 'N': 3}]),
     # small sizes: the pipeline's reference check grows with N*N (12 s at M=64, N=48)
     ('correlation.dpia', 'correlation', [{'M': 33, 'N': 17}, {'M': 64, 'N': 24}]),
     # a select whose sum runs only on the side it chooses: the upper
     # triangle (docs/language.md section 28)
     ('covariance.dpia', 'covar', [{'M': 100, 'N': 77}, {'M': 128, 'N': 64}]),
     ('covariance.dpia', 'covarDep', [{'M': 100, 'N': 77}, {'M': 128, 'N': 64}, {'M': 1, 'N': 3}]),
+    # covar_kernel in one kernel: the triangle mirrored (section 29.1)
+    ('covariance.dpia', 'covarMirror', [{'M': 100, 'N': 77}, {'M': 128, 'N': 64}, {'M': 1, 'N': 3}]),
     ('covariance.dpia', 'covarSquare', [{'M': 100, 'N': 77}, {'M': 128, 'N': 64}]),
     ('covariance.dpia', 'covariance', [{'M': 33, 'N': 17}, {'M': 64, 'N': 24}]),
     # scans (docs/language.md section 23)
