@@ -181,7 +181,7 @@ with tempfile.TemporaryDirectory() as tmp:
 # injected bugs in the SpMV kernels: csrVector's work-items striding by 16
 # (rows longer than 16 elements summed twice) and csrScalar's rows all
 # starting at 0, each caught by --check on the CSR matrix of the pipelines
-for kernel, pattern, repl in [('spmvVector', r'i \+= 32', 'i += 16'),
+for kernel, pattern, repl in [('spmvVector', r'i_behind \+= 32', 'i_behind += 16'),
                               ('spmvScalar', r'max\(rowDelimiters\[gid\], 0\)', '0')]:
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(samples, 'spmv.dpia')
