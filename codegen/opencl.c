@@ -1415,6 +1415,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
     DPIA_EXHAUSTIVE_END
   }
   ids.least_lhs = lhs, ids.least_rhs = rhs;
+  kir_sink_into_guards(a, kk);
   kir_partition_loops(a, k->backend, kk, &ids);
   kir_drop_dead(a, kk);
   kir_hoist_guards(&kk->body);
