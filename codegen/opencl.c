@@ -863,32 +863,29 @@ static void gen_for_range(CG *cg, const Spine *s) {
   CExpr bound = cg_int_literal(hi, &c) && size_const_value(s->head->sizes[0], &n) ? kir_int(cg->arena, c < n ? c : n)
                                                                                   : range_end(cg, index, hi, nix);
   CExpr step = cg_ix_expr(cg, ix_from_size(&cg->ix, s->head->sizes[1]));
-  KirStmt *f;
-  KirBlock *outer;
-  if (!range_step_may_overflow(s, bound)) {
-    f = cg_add(cg, KS_FOR, s->head->origin ? s->head->origin : "forRange");
-    f->loop.var = i;
-    f->loop.init = init;
-    f->loop.bound = bound;
-    f->loop.step = step;
-    outer = cg_enter(cg, f);
-  } else {
-    /* i + step past an end near INT_MAX would leave int (undefined, and
-     * in practice a negative i that loops on, docs/language.md section
-     * 25): the loop runs on the index one step behind, i - step, while it
-     * is below max(end, 0) - step, which fits (0 <= i < end), and i is
-     * declared in the body */
-    const char *behind = cg_name(cg, arena_printf(cg->arena, "%s_behind", i));
-    f = cg_add(cg, KS_FOR,
-               arena_printf(cg->arena, "%s, one step behind %s", s->head->origin ? s->head->origin : "forRange", i));
-    f->loop.var = behind;
-    f->loop.init = kir_binary(cg->arena, KB_SUB, init, step);
-    f->loop.bound = kir_binary(cg->arena, KB_SUB,
-                               kir_builtin(cg->arena, KBI_MAX, index, (CExpr[]){bound, kir_int(cg->arena, 0)}), step);
-    f->loop.step = step;
-    outer = cg_enter(cg, f);
-    add_decl(cg, index, i, kir_binary(cg->arena, KB_ADD, kir_var(cg->arena, behind, index), step), NULL)->decl.is_const =
-        true;
+  const char *origin = s->head->origin ? s->head->origin : "forRange", *var = i;
+  /* i + step past an end near INT_MAX would leave int (undefined, and in
+   * practice a negative i that loops on, docs/language.md section 25):
+   * such a loop runs on the index one step behind, i - step, while it is
+   * below max(end, 0) - step, which fits (0 <= i < end), and declares i
+   * in its body */
+  bool behind = range_step_may_overflow(s, bound);
+  if (behind) {
+    var = cg_name(cg, arena_printf(cg->arena, "%s_behind", i));
+    origin = arena_printf(cg->arena, "%s, one step behind %s", origin, i);
+    init = kir_binary(cg->arena, KB_SUB, init, step);
+    bound = kir_binary(cg->arena, KB_SUB, kir_builtin(cg->arena, KBI_MAX, index, (CExpr[]){bound, kir_int(cg->arena, 0)}),
+                       step);
+  }
+  KirStmt *f = cg_add(cg, KS_FOR, origin);
+  f->loop.var = var;
+  f->loop.init = init;
+  f->loop.bound = bound;
+  f->loop.step = step;
+  KirBlock *outer = cg_enter(cg, f);
+  if (behind) {
+    KirStmt *d = add_decl(cg, index, i, kir_binary(cg->arena, KB_ADD, kir_var(cg->arena, var, index), step), NULL);
+    d->decl.is_const = true;
   }
   ix_push_range(&cg->ix, ix_var(&cg->ix, i), NULL, nix);
   env_add(cg, lam->lam_binder, ENV_INDEX, NULL, ix_var(&cg->ix, i), NULL);
