@@ -61,35 +61,35 @@ static void unmark(NameSet *s, const char *name) {
 
 /* ---- what an expression reads, whether it has an effect ---- */
 
-static void note_reads(Dead *d, const KirExpr *e);
-
-static void note_ix_reads(Dead *d, const Ix *e) {
+static void note_ix_reads(const Ix *e, NameSet *read) {
   if (!e) return;
   DPIA_EXHAUSTIVE_BEGIN
   switch (e->kind) {
   case IX_CONST: return;
-  case IX_VAR: mark(&d->read, e->name); return;
-  case IX_EXPR: note_reads(d, e->expr); return;
+  case IX_VAR: mark(read, e->name); return;
+  case IX_EXPR: kir_names_read(e->expr, read); return;
   case IX_ADD:
   case IX_SUB:
   case IX_MUL:
   case IX_DIV:
   case IX_MOD:
-    note_ix_reads(d, e->a);
-    note_ix_reads(d, e->b);
+    note_ix_reads(e->a, read);
+    note_ix_reads(e->b, read);
     return;
   }
   DPIA_EXHAUSTIVE_END
 }
 
-static void note_reads(Dead *d, const KirExpr *e) {
+void kir_names_read(const KirExpr *e, NameSet *read) {
   if (!e) return;
-  if (e->kind == KE_VAR) mark(&d->read, e->name);
-  if (e->kind == KE_IX) note_ix_reads(d, e->ix);
+  if (e->kind == KE_VAR) mark(read, e->name);
+  if (e->kind == KE_IX) note_ix_reads(e->ix, read);
   const KirExpr *buf[3], *const *sub;
   int n = kir_expr_children(e, buf, &sub);
-  for (int i = 0; i < n; i++) note_reads(d, sub[i]);
+  for (int i = 0; i < n; i++) kir_names_read(sub[i], read);
 }
+
+static void note_reads(Dead *d, const KirExpr *e) { kir_names_read(e, &d->read); }
 
 static bool has_effect(const Dead *d, const KirExpr *e);
 
@@ -184,9 +184,7 @@ static void keep_effects(Dead *d, const KirExpr *e, KirBlock *out) {
   DPIA_EXHAUSTIVE_END
 }
 
-/* The variable an l-value assigns to (x of x, x[i], x.fst, x.s2), or NULL
- * (an l-value through an address computed otherwise). */
-static const char *lvalue_var(const KirExpr *lhs) {
+const char *kir_lvalue_var(const KirExpr *lhs) {
   for (;;) {
     switch (lhs->kind) {
     case KE_VAR: return lhs->name;
@@ -213,7 +211,7 @@ static void keep_lvalue_effects(Dead *d, const KirExpr *lhs, KirBlock *out) {
 /* what an l-value reads: the indices on the way to its variable, or all
  * of it when it has none */
 static void note_lvalue(Dead *d, const KirExpr *lhs) {
-  const char *var = lvalue_var(lhs);
+  const char *var = kir_lvalue_var(lhs);
   if (!var) {
     note_reads(d, lhs);
     return;
@@ -251,7 +249,7 @@ static void drop_writes(Dead *d, KirBlock *b, KirStmt *s, KirStmt *prev, const c
     KirStmt *next = s->next;
     KirBlock *inner = kir_body(s);
     if (inner) drop_writes(d, inner, inner->first, NULL, var);
-    const char *assigned = s->kind == KS_ASSIGN ? lvalue_var(s->assign.lhs) : NULL;
+    const char *assigned = s->kind == KS_ASSIGN ? kir_lvalue_var(s->assign.lhs) : NULL;
     if (assigned && strcmp(assigned, var) == 0) {
       KirBlock fx = {0};
       keep_lvalue_effects(d, s->assign.lhs, &fx);

@@ -582,6 +582,20 @@ const char *kir_stmt_type_violation(const KirStmt *s);
  * foreign functions in what is dropped stay, as statements (KS_EXPR).
  * Repeated until nothing more goes. */
 void kir_drop_dead(Arena *a, KirKernel *k);
+/* the names e reads (its variables, its index polynomials' atoms), added
+ * to read (each once; dead.c) */
+void kir_names_read(const KirExpr *e, NameSet *read);
+/* The variable an l-value assigns to (x of x, x[i], x.fst, x.s2), or NULL
+ * (an l-value through an address computed otherwise; dead.c). */
+const char *kir_lvalue_var(const KirExpr *lhs);
+
+/* The computation of what only a test's body reads goes into that body
+ * (guard_sink.c): the statements before an if that only compute private
+ * values read by nothing after it, so that a work-item a take's guard
+ * drops (the padded tail of a work-group, docs/reference.md "Sizes that
+ * do not divide") does no work, and the partition pass decides the
+ * clamps and tests of the values inside the guard. */
+void kir_sink_into_guards(Arena *a, KirKernel *k);
 
 /* A kernel computing in place (docs/language.md section 27), its output
  * out the buffer of its input in, reads in only at the element it writes,

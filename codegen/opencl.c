@@ -863,6 +863,18 @@ static CExpr range_end(CG *cg, const KirType *index, CExpr hi, const Ix *nix) {
   return kir_builtin(cg->arena, KBI_MIN, index, (CExpr[]){hi, cg_ix_expr(cg, nix)});
 }
 
+/* Whether for (i = init; i < bound; i += step) can step past INT_MAX: its
+ * last i is below bound <= n, so i + step fits when bound (a constant) or
+ * n (a constant size) is at most INT_MAX + 1 - step; a step of 1 always
+ * fits. */
+static bool range_step_may_overflow(const Spine *s, const KirExpr *bound) {
+  int64_t step, end;
+  if (!size_const_value(s->head->sizes[1], &step)) return true;
+  if (step == 1) return false;
+  if (!cg_int_literal(bound, &end) && !size_const_value(s->head->sizes[0], &end)) return true;
+  return end > (int64_t)INT32_MAX + 1 - step;
+}
+
 static void gen_for_range(CG *cg, const Spine *s) {
   const Phrase *lam = s->args[2];
   const Ix *nix = ix_from_size(&cg->ix, s->head->sizes[0]);
@@ -871,17 +883,37 @@ static void gen_for_range(CG *cg, const Spine *s) {
   int mark;
   cg_scope_enter(cg, &mark);
   const char *i = cg_name(cg, lam->lam_binder->name);
-  KirStmt *f = cg_add(cg, KS_FOR, s->head->origin ? s->head->origin : "forRange");
-  f->loop.var = i;
   /* a constant end is clamped now, as clampIdx's (section 22) */
   int64_t c, n;
-  f->loop.init = cg_int_literal(lo, &c) ? kir_int(cg->arena, c < 0 ? 0 : c)
-                                       : kir_builtin(cg->arena, KBI_MAX, index, (CExpr[]){lo, kir_int(cg->arena, 0)});
-  f->loop.bound = cg_int_literal(hi, &c) && size_const_value(s->head->sizes[0], &n)
-                      ? kir_int(cg->arena, c < n ? c : n)
-                      : range_end(cg, index, hi, nix);
-  f->loop.step = cg_ix_expr(cg, ix_from_size(&cg->ix, s->head->sizes[1]));
+  CExpr init = cg_int_literal(lo, &c) ? kir_int(cg->arena, c < 0 ? 0 : c)
+                                     : kir_builtin(cg->arena, KBI_MAX, index, (CExpr[]){lo, kir_int(cg->arena, 0)});
+  CExpr bound = cg_int_literal(hi, &c) && size_const_value(s->head->sizes[0], &n) ? kir_int(cg->arena, c < n ? c : n)
+                                                                                  : range_end(cg, index, hi, nix);
+  CExpr step = cg_ix_expr(cg, ix_from_size(&cg->ix, s->head->sizes[1]));
+  const char *origin = s->head->origin ? s->head->origin : "forRange", *var = i;
+  /* i + step past an end near INT_MAX would leave int (undefined, and in
+   * practice a negative i that loops on, docs/language.md section 25):
+   * such a loop runs on the index one step behind, i - step, while it is
+   * below max(end, 0) - step, which fits (0 <= i < end), and declares i
+   * in its body */
+  bool behind = range_step_may_overflow(s, bound);
+  if (behind) {
+    var = cg_name(cg, arena_printf(cg->arena, "%s_behind", i));
+    origin = arena_printf(cg->arena, "%s, one step behind %s", origin, i);
+    init = kir_binary(cg->arena, KB_SUB, init, step);
+    bound = kir_binary(cg->arena, KB_SUB, kir_builtin(cg->arena, KBI_MAX, index, (CExpr[]){bound, kir_int(cg->arena, 0)}),
+                       step);
+  }
+  KirStmt *f = cg_add(cg, KS_FOR, origin);
+  f->loop.var = var;
+  f->loop.init = init;
+  f->loop.bound = bound;
+  f->loop.step = step;
   KirBlock *outer = cg_enter(cg, f);
+  if (behind) {
+    KirStmt *d = add_decl(cg, index, i, kir_binary(cg->arena, KB_ADD, kir_var(cg->arena, var, index), step), NULL);
+    d->decl.is_const = true;
+  }
   ix_push_range(&cg->ix, ix_var(&cg->ix, i), NULL, nix);
   env_add(cg, lam->lam_binder, ENV_INDEX, NULL, ix_var(&cg->ix, i), NULL);
   gen_comm(cg, lam->body);
@@ -1406,6 +1438,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
     DPIA_EXHAUSTIVE_END
   }
   ids.least_lhs = lhs, ids.least_rhs = rhs;
+  kir_sink_into_guards(a, kk);
   kir_partition_loops(a, k->backend, kk, &ids);
   kir_drop_dead(a, kk);
   kir_hoist_guards(&kk->body);

@@ -25,7 +25,8 @@
  * mapPad k c f: [n]a -> [n]b runs f, a map over rows of k that carries
  * the strategy (mapWorkgroup (mapLocal g), mapGlobal (mapSeq g) ...), over
  * the rows of splitPad k c, and keeps the first n results: the tail's
- * work-items run on c and their writes are dropped by take's guard.
+ * work-items run on c and their writes are dropped by take's guard (and
+ * what only the write reads goes into the guard: codegen/guard_sink.c).
  * mapPadClamp k f is mapPad with the last row filled up by repeating the
  * array's last element: no value of the element type is needed, which is
  * what lets a rewrite rule (padSplitJoin, rules.h) make any map one over

@@ -39,7 +39,8 @@ void csrVector(global float *restrict output,
   int lid = get_local_id(1); /* mapLocal1 */
   int lid_2 = get_local_id(0); /* mapLocal */
   float acc = 0.0f;
-  for (int i = max(rowDelimiters[wg*4 + lid] + lid_2, 0); i < min(rowDelimiters[wg*4 + lid + 1], NNZ); i += 32) { /* reduceRange */
+  for (int i_behind = max(rowDelimiters[wg*4 + lid] + lid_2, 0) - 32; i_behind < max(min(rowDelimiters[wg*4 + lid + 1], NNZ), 0) - 32; i_behind += 32) { /* reduceRange, one step behind i */
+    const int i = i_behind + 32;
     acc = vals[i] * x[clamp(cols[i], 0, C - 1)] + acc;
   }
   loc_2[lid*32 + lid_2] = acc;

@@ -5,12 +5,6 @@
 
 kernel void rowSums(global float *restrict output, const global float *restrict xs, int M) {
   int i = get_global_id(0); /* mapGlobal */
-  for (int j = 0; j < i; j += 1) { /* mapSeq */
-    float acc = 0.0f;
-    for (int k = 0; k < M; k += 1) { /* reduceSeq */
-      acc = acc + xs[i*M + k] * xs[j*M + k];
-    }
-  }
   for (int j = i; j < M; j += 1) { /* mapSeq */
     float acc = 0.0f;
     for (int k = 0; k < M; k += 1) { /* reduceSeq */

@@ -46,7 +46,12 @@ RUNS = [  # file, kernel, sizes at two points
     ('dot_any.dpia', 'scalAny', [{'N': 1000003}, {'N': 1}, {'N': 65}, {'N': 0}]),
     ('blas2_any.dpia', 'gemvAny', [{'M': 3, 'N': 1000003}, {'M': 1, 'N': 1}, {'M': 67, 'N': 1001}, {'M': 3, 'N': 0}]),
     ('blas2_any.dpia', 'gesummvAny', [{'N': 1001}, {'N': 1}, {'N': 67}]),
-    ('gemm_any.dpia', 'gemmAnyPackB', [{'N': 1001, 'K': 3}, {'N': 1, 'K': 1}, {'N': 40, 'K': 9}]),
+    # the packing alone at awkward sizes against the reference interpreter:
+    # one column, a panel of 32 less one column and plus one, a block of 8
+    # panels plus one column (the second block's first panel one column of
+    # b and 31 of zeros, its other seven zeros); K = 1 and 3
+    ('gemm_any.dpia', 'gemmAnyPackB', [{'N': 1001, 'K': 3}, {'N': 1, 'K': 1}, {'N': 40, 'K': 9}, {'N': 1, 'K': 3},
+                                       {'N': 31, 'K': 1}, {'N': 33, 'K': 3}, {'N': 257, 'K': 1}, {'N': 257, 'K': 3}]),
     ('gemm_any.dpia', 'gemmAnyBlocks', [{'M': 67, 'N': 100, 'K': 37}, {'M': 1, 'N': 1, 'K': 1}, {'M': 9, 'N': 33, 'K': 600}]),
     ('gemm_any.dpia', 'gemmAnyCrop', [{'M': 67, 'N': 100}, {'M': 1, 'N': 1}]),
     ('scal_vec.dpia', 'scalVec16', [{'N': 1008}, {'N': 4096}]),
@@ -179,7 +184,7 @@ with tempfile.TemporaryDirectory() as tmp:
 # injected bugs in the SpMV kernels: csrVector's work-items striding by 16
 # (rows longer than 16 elements summed twice) and csrScalar's rows all
 # starting at 0, each caught by --check on the CSR matrix of the pipelines
-for kernel, pattern, repl in [('spmvVector', r'i \+= 32', 'i += 16'),
+for kernel, pattern, repl in [('spmvVector', r'i_behind \+= 32', 'i_behind += 16'),
                               ('spmvScalar', r'max\(rowDelimiters\[gid\], 0\)', '0')]:
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(samples, 'spmv.dpia')

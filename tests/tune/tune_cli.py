@@ -16,7 +16,8 @@ Usage: tune_cli.py DPIA ROOT
 - a corrupt cache (not JSON, or not a cache) is E0811, exit 1;
 - no point runs at the sizes: E1108; a missing size: E1107;
 - the pipeline samples/gemm.dpia tuned on its register tile (the others
-  --set), its entry used by `dpia run -k gemm`."""
+  --set), its entry used by `dpia run -k gemm`; samples/gemm_any.dpia's
+  gemmAny tuned on CP at sizes that divide nothing, likewise."""
 import json
 import os
 import subprocess
@@ -129,6 +130,27 @@ def main():
             got = dict(w.split('=') for w in tuned[0][len('  tuned: '):].split(', tuned by')[0].split()) if tuned else {}
             want = {'KS': '512', 'AP': '16', 'BP': '8', 'V': '16', 'RT': str(d['best']['RT']), 'CP': str(d['best']['CP'])}
             expect(p.returncode == 0 and got == want, f'run gemm: tuned {got}, not {want}', p)
+
+        # samples/gemm_any.dpia has gemm's tune parameters: at sizes that are
+        # no multiple of anything no point is skipped (CP=4 runs, with one
+        # panel of 64 columns past N), and its three kernels share CP (a
+        # packing of another width than the blocks read, or a crop of
+        # another padded width, would fail the check)
+        os.remove(cache)
+        gemm_any = os.path.join(root, 'samples', 'gemm_any.dpia')
+        sizes = 'M=67,N=100,K=37'
+        p = run(dpia, ['tune', gemm_any, '-k', 'gemmAny', '--size', sizes, '--set', 'KS=128', '--set', 'AP=4',
+                       '--set', 'BP=2', '--set', 'V=16', '--set', 'RT=8', '--budget', '120', '--repeat', '1',
+                       '--json'], cache)
+        expect(p.returncode == 0, f'tune gemmAny: exit {p.returncode}', p)
+        if p.returncode == 0:
+            d = json.loads(p.stdout)
+            expect(d['space'] == 3 and d['timed'] == 3 and set(d['best']) == {'CP'}, f'tune gemmAny: {d}')
+            p = run(dpia, ['run', gemm_any, '-k', 'gemmAny', '--size', sizes, '--check'], cache)
+            tuned = [l for l in p.stdout.splitlines() if l.startswith('  tuned: ') and ', tuned by' in l]
+            got = dict(w.split('=') for w in tuned[0][len('  tuned: '):].split(', tuned by')[0].split()) if tuned else {}
+            want = {'KS': '128', 'AP': '4', 'BP': '2', 'V': '16', 'RT': '8', 'CP': str(d['best']['CP'])}
+            expect(p.returncode == 0 and got == want, f'run gemmAny: tuned {got}, not {want}', p)
 
 main()
 for f in failures:

@@ -535,6 +535,72 @@ static void test_dead_bindings(Tester *t) {
   DROPPED(&k5, "  for (int i = 0; i < N; i += 1) {\n    float x = in[i];\n    out[i] = x;\n  }\n}\n");
 }
 
+/* k's body once kir_sink_into_guards has run, as the backend prints it */
+static void expect_sunk(Tester *t, int line, KirKernel *k, const char *want) {
+  kir_sink_into_guards(t->a, k);
+  Buf b;
+  buf_init(&b, t->a);
+  backend_of(TARGET_OPENCL)->print_kernel(k, NULL, &b);
+  const char *body = strstr(b.data, ") {\n");
+  Buf got;
+  buf_init(&got, t->a);
+  buf_puts(&got, body ? body + 4 : b.data);
+  expect_printed(t, line, &got, want);
+}
+#define SUNK(k, want) expect_sunk(t, __LINE__, (k), (want))
+
+static KirStmt *guard(Arena *a, const KirExpr *cond, KirStmt *body) {
+  KirStmt *g = kir_stmt(a, KS_IF);
+  g->cond.cond = cond;
+  kir_append(&g->cond.body, body);
+  return g;
+}
+
+/* codegen/guard_sink.c: what only a test's body reads goes into it */
+static void test_guard_sink(Tester *t) {
+  Arena *a = t->a;
+  KirParam ps[2] = {{0, float_type(a), "out", false, false}, {0, float_type(a), "in", false, false}};
+  const DefInfo g = {.name = "g", .is_foreign = true};
+  const DefInfo *foreigns[] = {&g};
+  const KirExpr *x = fvar(a, "x"), *in0 = elem(a, "in", 0), *gx = kir_call(a, "g", float_type(a), 1, &in0);
+  const KirExpr *test = kir_binary(a, KB_LT, ivar(a, "lid"), ivar(a, "N"));
+
+  /* a private computation read only in the test goes into it; the
+   * work-item's id stays */
+  KirKernel k = {.name = "k", .comment = "k", .nparams = 2, .params = ps};
+  kir_append(&k.body, decl(a, "lid", kir_query(a, KQ_LOCAL_ID, 0)));
+  kir_append(&k.body, fdecl(a, "x", -1, in0));
+  kir_append(&k.body, fdecl(a, "y", -1, kir_binary(a, KB_ADD, x, x)));
+  kir_append(&k.body, guard(a, test, assign(a, elem(a, "out", 0), fvar(a, "y"))));
+  SUNK(&k, "  int lid = get_local_id(0);\n  if (lid < N) {\n    float x = in[0];\n    float y = x + x;\n"
+           "    out[0] = y;\n  }\n}\n");
+
+  /* a value read after the test stays before it, and so does what it
+   * reads; a write to memory, and a foreign call, stay */
+  KirKernel k2 = {.name = "k", .comment = "k", .nparams = 2, .params = ps, .nforeigns = 1, .foreigns = foreigns};
+  kir_append(&k2.body, decl(a, "lid", kir_query(a, KQ_LOCAL_ID, 0)));
+  kir_append(&k2.body, fdecl(a, "x", -1, in0));
+  kir_append(&k2.body, guard(a, test, assign(a, elem(a, "out", 0), x)));
+  kir_append(&k2.body, assign(a, elem(a, "out", 1), x));
+  kir_append(&k2.body, assign(a, elem(a, "out", 2), in0));
+  kir_append(&k2.body, guard(a, test, assign(a, elem(a, "out", 3), in0)));
+  kir_append(&k2.body, fdecl(a, "z", -1, gx));
+  kir_append(&k2.body, guard(a, kir_binary(a, KB_GT, ivar(a, "lid"), kir_int(a, 0)), assign(a, elem(a, "out", 4), fvar(a, "z"))));
+  SUNK(&k2, "  int lid = get_local_id(0);\n  float x = in[0];\n  if (lid < N) {\n    out[0] = x;\n  }\n  out[1] = x;\n"
+            "  out[2] = in[0];\n  if (lid < N) {\n    out[3] = in[0];\n  }\n  float z = g(in[0]);\n"
+            "  if (lid > 0) {\n    out[4] = z;\n  }\n}\n");
+
+  /* two tests of the same condition, one after the other, are one (the
+   * halves of a pair), and the computation goes into it */
+  KirKernel k3 = {.name = "k", .comment = "k", .nparams = 2, .params = ps};
+  kir_append(&k3.body, decl(a, "lid", kir_query(a, KQ_LOCAL_ID, 0)));
+  kir_append(&k3.body, fdecl(a, "x", -1, in0));
+  kir_append(&k3.body, guard(a, test, assign(a, elem(a, "out", 0), x)));
+  kir_append(&k3.body, guard(a, test, assign(a, elem(a, "out", 1), x)));
+  SUNK(&k3, "  int lid = get_local_id(0);\n  if (lid < N) {\n    float x = in[0];\n    out[0] = x;\n"
+            "    out[1] = x;\n  }\n}\n");
+}
+
 /* The C target's work-group structure (backend_c_omp.c): a barrier under
  * a loop or test that differs between the work-items of a group cannot be
  * split into work-item loops and is refused (E0608 at lowering); one in a
@@ -729,6 +795,7 @@ int main(void) {
   test_expression_types(t);
   test_mistyped(t);
   test_dead_bindings(t);
+  test_guard_sink(t);
   test_c_target(t);
   test_in_place(t);
   printf("kir: %d passed, %d failed\n", t->passed, t->failed);
