@@ -48,6 +48,10 @@ PROGRAMS = [
      [('kmeans.dpia', 'kmeans'), ('kmeans.dpia', 'kmeansVec')]),
     ('mriq.dpia', 'mriqHL', 'X=4096,K=1024',
      [('mriq.dpia', 'mriq'), ('mriq.dpia', 'mriqVec')]),
+    ('nbody.dpia', 'nbodyHL', 'N=4096',
+     [('nbody.dpia', 'nbody'), ('nbody.dpia', 'nbodyLocal'), ('nbody.dpia', 'nbodyVec')]),
+    ('mm.dpia', 'mmHL', 'M=512,N=512,K=512',
+     [('mm_tiled.dpia', 'mmTiled'), ('mm_vec.dpia', 'mmVec'), ('mm_vec.dpia', 'mmBlock')]),
 ]
 
 
@@ -72,7 +76,7 @@ def main():
     ap.add_argument('--rounds', type=int, default=5)
     ap.add_argument('--jobs', type=int, default=2)
     ap.add_argument('--seed', type=int, default=1)
-    ap.add_argument('--only', nargs='*', help='these programs only (scal asum dot gemv gesummv stencil1d jacobi2d kmeans mriq)')
+    ap.add_argument('--only', nargs='*', help='these programs only (scal asum dot gemv gesummv stencil1d jacobi2d kmeans mriq nbody mm)')
     args = ap.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     dpia = os.path.join(os.path.abspath(args.build), 'dpia')
