@@ -49,7 +49,7 @@ PROGRAMS = [
     ('mriq.dpia', 'mriqHL', 'X=4096,K=1024',
      [('mriq.dpia', 'mriq'), ('mriq.dpia', 'mriqVec')]),
     ('nbody.dpia', 'nbodyHL', 'N=4096',
-     [('nbody.dpia', 'nbody'), ('nbody.dpia', 'nbodyLocal'), ('nbody.dpia', 'nbodyVec')]),
+     [('nbody.dpia', 'nbody'), ('nbody.dpia', 'nbodyVec')]),
     ('mm.dpia', 'mmHL', 'M=512,N=512,K=512',
      [('mm_tiled.dpia', 'mmTiled'), ('mm_vec.dpia', 'mmVec'), ('mm_vec.dpia', 'mmBlock')]),
 ]
