@@ -68,7 +68,7 @@ typedef enum How {
 typedef struct Move {
   How how;
   RuleId rule;
-  Slot slot;        /* the parameter; SLOT_NONE: fixed, when above 0, else the rule's default (or none) */
+  Slot slot; /* the parameter; SLOT_NONE: fixed, when above 0, else the rule's default (or none) */
   long long fixed;
 } Move;
 
@@ -82,7 +82,8 @@ enum { MAX_MOVES = 8 };
   X(VECTORISE, "vectorise", WIDTH, "the first map on vectors of W lanes")                                     \
   X(VECTORISE_SUMS, "vectoriseSums", WIDTH,                                                                   \
     "the first map on vectors of W lanes, and the sum of its result as W sums side by side, one a lane")      \
-  X(ROWS, "rows", NONE, "one work-item per row of the first map (dimension 1): the next step lowers its rows' map") \
+  X(ROWS, "rows", NONE,                                                                                       \
+    "one work-item per row of the first map (dimension 1): the next step lowers its rows' map")             \
   X(GLOBAL, "global", NONE, "one work-item per element of the first map")                                     \
   X(WORKGROUP, "workgroup", GROUP, "one work-group per block of L elements, one work-item per element")       \
   X(CHUNK, "chunk", CHUNK, "one work-item per chunk of C elements, sequential in it")                         \

@@ -431,8 +431,7 @@ static bool lanewise(const Ast *e, Sym x, bool pairs) {
     Spine s = spine_of(e);
     if (s.head->kind != AST_PRIM) return false;
     Prim p = s.head->prim;
-    if (p == PRIM_FST || p == PRIM_SND)
-      return pairs && s.nargs == 1 && projects_param(s.args[0], x);
+    if (p == PRIM_FST || p == PRIM_SND) return pairs && s.nargs == 1 && projects_param(s.args[0], x);
     if (prim_family(p) != PFAM_MATH || s.nargs != prim_arity_of(p)) return false;
     for (int i = 0; i < s.nargs; i++)
       if (!lanewise(s.args[i], x, pairs)) return false;
