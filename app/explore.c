@@ -68,7 +68,8 @@ typedef enum How {
 typedef struct Move {
   How how;
   RuleId rule;
-  Slot slot; /* the parameter; SLOT_NONE: the rule's default (or none) */
+  Slot slot; /* the parameter; SLOT_NONE: fixed, when above 0, else the rule's default (or none) */
+  long long fixed;
 } Move;
 
 enum { MAX_MOVES = 8 };
@@ -79,6 +80,10 @@ enum { MAX_MOVES = 8 };
     "a whole reduction: a pipeline of its partial sums of chunks of C and their sum; the map before it "     \
     "moves into the chunks and fuses with their reductions")                                                       \
   X(VECTORISE, "vectorise", WIDTH, "the first map on vectors of W lanes")                                     \
+  X(VECTORISE_SUMS, "vectoriseSums", WIDTH,                                                                   \
+    "the first map on vectors of W lanes, and the sum of its result as W sums side by side, one a lane")      \
+  X(ROWS, "rows", NONE,                                                                                       \
+    "one work-item per row of the first map (dimension 1): the next step lowers its rows' map")             \
   X(GLOBAL, "global", NONE, "one work-item per element of the first map")                                     \
   X(WORKGROUP, "workgroup", GROUP, "one work-group per block of L elements, one work-item per element")       \
   X(CHUNK, "chunk", CHUNK, "one work-item per chunk of C elements, sequential in it")                         \
@@ -114,42 +119,44 @@ static const StepInfo step_info[STEP_COUNT] = {
 
 /* the rules of each step, in order (docs/explore.md lists them) */
 static const Move step_moves[STEP_COUNT][MAX_MOVES] = {
-    [STEP_PARTIAL_SUMS] = {{HOW_ROOT, RULE_PARTIAL_REDUCE, SLOT_CHUNK},
-                           {HOW_CUT, RULE_COUNT, SLOT_NONE},
-                           {HOW_OPTIONAL, RULE_SPLIT_MAP, SLOT_NONE},
-                           {HOW_OPTIONAL, RULE_FUSE_MAPS, SLOT_NONE}},
-    [STEP_VECTORISE] = {{HOW_ONCE, RULE_VECTORISE, SLOT_WIDTH}},
-    [STEP_GLOBAL] = {{HOW_ONCE, RULE_LOWER_GLOBAL, SLOT_NONE}},
-    [STEP_WORKGROUP] = {{HOW_ONCE, RULE_SPLIT_JOIN, SLOT_GROUP},
-                        {HOW_ONCE, RULE_LOWER_WORKGROUP, SLOT_NONE},
-                        {HOW_ONCE, RULE_LOWER_LOCAL, SLOT_NONE}},
-    [STEP_CHUNK] = {{HOW_ONCE, RULE_SPLIT_JOIN, SLOT_CHUNK},
-                    {HOW_ONCE, RULE_LOWER_GLOBAL, SLOT_NONE},
-                    {HOW_ONCE, RULE_LOWER_SEQ, SLOT_NONE}},
-    [STEP_LOCAL_SUMS] = {{HOW_ONCE, RULE_LOWER_WORKGROUP, SLOT_NONE},
-                         {HOW_ONCE, RULE_PARTIAL_REDUCE, SLOT_CHUNK},
-                         {HOW_OPTIONAL, RULE_SPLIT_MAP, SLOT_NONE},
-                         {HOW_OPTIONAL, RULE_FUSE_MAPS, SLOT_NONE},
-                         {HOW_ONCE, RULE_LOWER_LOCAL, SLOT_NONE},
-                         {HOW_ONCE, RULE_TO_LOCAL, SLOT_NONE}},
-    [STEP_WORKGROUP_ANY] = {{HOW_ONCE, RULE_PAD_SPLIT_JOIN, SLOT_GROUP_ANY},
-                            {HOW_ONCE, RULE_LOWER_WORKGROUP, SLOT_NONE},
-                            {HOW_ONCE, RULE_LOWER_LOCAL, SLOT_NONE}},
-    [STEP_CHUNK_ANY] = {{HOW_ONCE, RULE_PAD_SPLIT_JOIN, SLOT_CHUNK_ANY},
-                        {HOW_ONCE, RULE_LOWER_GLOBAL, SLOT_NONE},
-                        {HOW_ONCE, RULE_LOWER_SEQ, SLOT_NONE}},
-    [STEP_PARTIAL_SUMS_ANY] = {{HOW_ROOT, RULE_PARTIAL_REDUCE_ANY, SLOT_CHUNK_ANY}, {HOW_CUT, RULE_COUNT, SLOT_NONE}},
+    [STEP_PARTIAL_SUMS] = {{HOW_ROOT, RULE_PARTIAL_REDUCE, SLOT_CHUNK, 0},
+                           {HOW_CUT, RULE_COUNT, SLOT_NONE, 0},
+                           {HOW_OPTIONAL, RULE_SPLIT_MAP, SLOT_NONE, 0},
+                           {HOW_OPTIONAL, RULE_FUSE_MAPS, SLOT_NONE, 0}},
+    [STEP_VECTORISE] = {{HOW_ONCE, RULE_VECTORISE, SLOT_WIDTH, 0}},
+    [STEP_VECTORISE_SUMS] = {{HOW_ONCE, RULE_VECTORISE, SLOT_WIDTH, 0}, {HOW_ONCE, RULE_REDUCE_LANES, SLOT_WIDTH, 0}},
+    [STEP_ROWS] = {{HOW_ONCE, RULE_LOWER_GLOBAL, SLOT_NONE, 1}},
+    [STEP_GLOBAL] = {{HOW_ONCE, RULE_LOWER_GLOBAL, SLOT_NONE, 0}},
+    [STEP_WORKGROUP] = {{HOW_ONCE, RULE_SPLIT_JOIN, SLOT_GROUP, 0},
+                        {HOW_ONCE, RULE_LOWER_WORKGROUP, SLOT_NONE, 0},
+                        {HOW_ONCE, RULE_LOWER_LOCAL, SLOT_NONE, 0}},
+    [STEP_CHUNK] = {{HOW_ONCE, RULE_SPLIT_JOIN, SLOT_CHUNK, 0},
+                    {HOW_ONCE, RULE_LOWER_GLOBAL, SLOT_NONE, 0},
+                    {HOW_ONCE, RULE_LOWER_SEQ, SLOT_NONE, 0}},
+    [STEP_LOCAL_SUMS] = {{HOW_ONCE, RULE_LOWER_WORKGROUP, SLOT_NONE, 0},
+                         {HOW_ONCE, RULE_PARTIAL_REDUCE, SLOT_CHUNK, 0},
+                         {HOW_OPTIONAL, RULE_SPLIT_MAP, SLOT_NONE, 0},
+                         {HOW_OPTIONAL, RULE_FUSE_MAPS, SLOT_NONE, 0},
+                         {HOW_ONCE, RULE_LOWER_LOCAL, SLOT_NONE, 0},
+                         {HOW_ONCE, RULE_TO_LOCAL, SLOT_NONE, 0}},
+    [STEP_WORKGROUP_ANY] = {{HOW_ONCE, RULE_PAD_SPLIT_JOIN, SLOT_GROUP_ANY, 0},
+                            {HOW_ONCE, RULE_LOWER_WORKGROUP, SLOT_NONE, 0},
+                            {HOW_ONCE, RULE_LOWER_LOCAL, SLOT_NONE, 0}},
+    [STEP_CHUNK_ANY] = {{HOW_ONCE, RULE_PAD_SPLIT_JOIN, SLOT_CHUNK_ANY, 0},
+                        {HOW_ONCE, RULE_LOWER_GLOBAL, SLOT_NONE, 0},
+                        {HOW_ONCE, RULE_LOWER_SEQ, SLOT_NONE, 0}},
+    [STEP_PARTIAL_SUMS_ANY] = {{HOW_ROOT, RULE_PARTIAL_REDUCE_ANY, SLOT_CHUNK_ANY, 0}, {HOW_CUT, RULE_COUNT, SLOT_NONE, 0}},
 };
 
 /* after every strategy's steps: what is left fused, then sequential.
  * The steps leave fuseReduceMap to the finish: at the first position it
  * would fold a reduction's map of chunk sums into its final sum, which
  * then is no longer partial (the chunks' own map is fused below it) */
-static const Move finish[] = {{HOW_ALL, RULE_FUSE_MAPS, SLOT_NONE},
-                              {HOW_ALL, RULE_FUSE_REDUCE_MAP, SLOT_NONE},
-                              {HOW_ALL, RULE_LOWER_REDUCE_SEQ, SLOT_NONE},
-                              {HOW_ALL, RULE_LOWER_SEQ, SLOT_NONE},
-                              {HOW_END, RULE_COUNT, SLOT_NONE}};
+static const Move finish[] = {{HOW_ALL, RULE_FUSE_MAPS, SLOT_NONE, 0},
+                              {HOW_ALL, RULE_FUSE_REDUCE_MAP, SLOT_NONE, 0},
+                              {HOW_ALL, RULE_LOWER_REDUCE_SEQ, SLOT_NONE, 0},
+                              {HOW_ALL, RULE_LOWER_SEQ, SLOT_NONE, 0},
+                              {HOW_END, RULE_COUNT, SLOT_NONE, 0}};
 
 /* the strategies: sequences of steps (STEP_COUNT ends one).  Those whose
  * first step cuts the stage boundary (partialSums, partialSumsAny) are
@@ -172,6 +179,10 @@ static const StepId templates[][MAX_TEMPLATE] = {
     {STEP_CHUNK_ANY, STEP_COUNT},
     {STEP_PARTIAL_SUMS_ANY, STEP_GLOBAL, STEP_COUNT},
     {STEP_PARTIAL_SUMS_ANY, STEP_WORKGROUP_ANY, STEP_COUNT},
+    {STEP_VECTORISE_SUMS, STEP_GLOBAL, STEP_COUNT},
+    {STEP_VECTORISE_SUMS, STEP_WORKGROUP, STEP_COUNT},
+    {STEP_ROWS, STEP_GLOBAL, STEP_COUNT},
+    {STEP_ROWS, STEP_CHUNK, STEP_COUNT},
 };
 enum { NTEMPLATES = (int)DPIA_COUNTOF(templates) };
 
@@ -366,14 +377,17 @@ static bool do_move(Explorer *e, Candidate *cd, const Move *m, Ast **body) {
     const char *path = first_site(c->arena, c->prog, *body, m->rule, m->how == HOW_ROOT);
     if (!path) return round > 0 || m->how == HOW_OPTIONAL || m->how == HOW_ALL;
     const RuleParamInfo *pi = &rule_param_info[rule_info[m->rule].param];
-    long long param = m->slot != SLOT_NONE ? slot_value(e, cd, m->slot) : pi->dflt >= 0 ? pi->dflt : 0;
+    long long param = m->slot != SLOT_NONE ? slot_value(e, cd, m->slot)
+                      : m->fixed > 0         ? m->fixed
+                      : pi->dflt >= 0        ? pi->dflt
+                                             : 0;
     Buf why;
     buf_init(&why, c->arena);
     Ast *next = rewrite_apply(c->arena, &c->in, c->prog, *body, m->rule, path, param, &why);
     if (!next) return m->how == HOW_OPTIONAL;
     *body = next;
     emit(&cd->derivation, "%s%s@%s", cd->nrules++ ? ", " : "", rule_info[m->rule].name, path);
-    if (m->slot != SLOT_NONE) emit(&cd->derivation, " %s=%lld", pi->name, param);
+    if (m->slot != SLOT_NONE || m->fixed > 0) emit(&cd->derivation, " %s=%lld", pi->name, param);
     if (m->how != HOW_ALL || round > 64) return true;
   }
 }

@@ -38,6 +38,20 @@ PROGRAMS = [
      [('dot_full.dpia', 'dot')]),
     ('gemv.dpia', 'gemvHL', 'M=2048,N=2048',
      [('gemv.dpia', 'gemv'), ('gemv_vec.dpia', 'gemvVec'), ('gemv_vec.dpia', 'gemvVec2')]),
+    ('gesummv.dpia', 'gesummvHL', 'N=2048',
+     [('gesummv.dpia', 'gesummv'), ('gesummv.dpia', 'gesummvVec')]),
+    ('stencil1d.dpia', 'stencilHL', 'N=4194304',
+     [('stencil1d.dpia', 'stencil'), ('stencil1d.dpia', 'stencilTiled'), ('stencil1d.dpia', 'stencilChunk')]),
+    ('jacobi2d.dpia', 'jacobi2dHL', 'M=2048,N=2048',
+     [('jacobi2d.dpia', 'jacobi2d'), ('jacobi2d.dpia', 'jacobi2dTiled'), ('jacobi2d.dpia', 'jacobi2dChunk')]),
+    ('kmeans.dpia', 'kmeansHL', 'N=131072,K=5,F=34',
+     [('kmeans.dpia', 'kmeans'), ('kmeans.dpia', 'kmeansVec')]),
+    ('mriq.dpia', 'mriqHL', 'X=4096,K=1024',
+     [('mriq.dpia', 'mriq'), ('mriq.dpia', 'mriqVec')]),
+    ('nbody.dpia', 'nbodyHL', 'N=4096',
+     [('nbody.dpia', 'nbody'), ('nbody.dpia', 'nbodyVec')]),
+    ('mm.dpia', 'mmHL', 'M=512,N=512,K=512',
+     [('mm_tiled.dpia', 'mmTiled'), ('mm_vec.dpia', 'mmVec'), ('mm_vec.dpia', 'mmBlock')]),
 ]
 
 
@@ -62,7 +76,7 @@ def main():
     ap.add_argument('--rounds', type=int, default=5)
     ap.add_argument('--jobs', type=int, default=2)
     ap.add_argument('--seed', type=int, default=1)
-    ap.add_argument('--only', nargs='*', help='these programs only (scal asum dot gemv)')
+    ap.add_argument('--only', nargs='*', help='these programs only (scal asum dot gemv gesummv stencil1d jacobi2d kmeans mriq nbody mm)')
     args = ap.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     dpia = os.path.join(os.path.abspath(args.build), 'dpia')

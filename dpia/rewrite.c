@@ -405,8 +405,18 @@ static bool associative_with_neutral(const Ast *f, const Ast *z) {
   return false;
 }
 
+/* e is x, or fst/snd (.1/.2) of such: a leaf of the zip tree that x is
+ * an element of */
+static bool projects_param(const Ast *e, Sym x) {
+  if (e->kind == AST_VAR) return e->name == x;
+  if (e->kind == AST_PROJ) return projects_param(e->lhs, x);
+  Spine s = spine_of(e);
+  return (head_is(&s, PRIM_FST) || head_is(&s, PRIM_SND)) && s.nargs == 1 && projects_param(s.args[0], x);
+}
+
 /* e computes lane by lane from the parameter x (the vectorise rule):
- * pairs allows fst/snd (.1/.2) of x itself (its array is a zip) */
+ * pairs allows fst/snd (.1/.2) of x and of its projections (its array is
+ * a zip, of zips) */
 static bool lanewise(const Ast *e, Sym x, bool pairs) {
   switch (e->kind) {
   case AST_VAR: return true;
@@ -416,13 +426,12 @@ static bool lanewise(const Ast *e, Sym x, bool pairs) {
     return (e->op == BIN_ADD || e->op == BIN_SUB || e->op == BIN_MUL || e->op == BIN_DIV) &&
            lanewise(e->lhs, x, pairs) && lanewise(e->rhs, x, pairs);
   case AST_NEG: return lanewise(e->lhs, x, pairs);
-  case AST_PROJ: return pairs && e->lhs->kind == AST_VAR && e->lhs->name == x;
+  case AST_PROJ: return pairs && projects_param(e->lhs, x);
   case AST_APP: {
     Spine s = spine_of(e);
     if (s.head->kind != AST_PRIM) return false;
     Prim p = s.head->prim;
-    if (p == PRIM_FST || p == PRIM_SND)
-      return pairs && s.nargs == 1 && s.args[0]->kind == AST_VAR && s.args[0]->name == x;
+    if (p == PRIM_FST || p == PRIM_SND) return pairs && s.nargs == 1 && projects_param(s.args[0], x);
     if (prim_family(p) != PFAM_MATH || s.nargs != prim_arity_of(p)) return false;
     for (int i = 0; i < s.nargs; i++)
       if (!lanewise(s.args[i], x, pairs)) return false;
@@ -586,6 +595,48 @@ static Ast *rule_partial_reduce_any(Match *m, const Spine *s) {
   return mk_stages(a, xs, stages, 3);
 }
 
+/* a zip tree with each leaf cut into vectors of n: zip (zip a b) c ->
+ * zip (zip (asVector n a) (asVector n b)) (asVector n c) */
+static Ast *vectors_of(Arena *a, Ast *e, long long n, Span at) {
+  Spine z;
+  if (!is_app_of(e, PRIM_ZIP, 2, &z)) return mk_app(a, mk_sized(a, PRIM_AS_VECTOR, mk_num(a, n), at), e, false);
+  Ast *l = vectors_of(a, (Ast *)z.args[0], n, at), *r = vectors_of(a, (Ast *)z.args[1], n, at);
+  return mk_app(a, mk_app(a, (Ast *)z.head, l, false), r, false);
+}
+
+/* reduceLanes: a reduction of the lanes of vectors, reduce f z (asScalar
+ * vs), as n reductions side by side, one a lane, in one accumulator of n
+ * lanes (vec n z), whose lanes are then combined by f's operator: lane k
+ * folds the elements k, k + n, k + 2n, ..., a regrouping that needs f
+ * commutative as well as associative with z neutral (+ with 0, * with 1
+ * are).  On a CPU device n independent chains of additions in place of
+ * one (samples/gesummv.dpia, gesummvVec); the lanes are written out
+ * (v.s0 + v.s1 + ...), as a person would */
+static Ast *rule_reduce_lanes(Match *m, const Spine *s) {
+  Arena *a = m->fr->arena;
+  const Fresh *fr = m->fr;
+  Spine sc;
+  if (!regroupable(m, s)) return NULL;
+  if (!is_app_of(s->args[2], PRIM_AS_SCALAR, 1, &sc))
+    return refuse(m, "it is no reduce of the lanes of vectors (reduce f z (asScalar vs))");
+  if (m->check_only) return (Ast *)m->e;
+  Span at = s->head->span;
+  Ast *f = (Ast *)s->args[0];
+  BinOp op = f->body->body->op; /* + or *: regroupable */
+  Ast *z = mk_app(a, mk_sized(a, PRIM_VEC, mk_num(a, m->param), at), (Ast *)s->args[1], false);
+  const Ast *avoid[] = {f, s->args[1]};
+  Sym v = fresh_name(fr, "v", avoid, 2);
+  Ast *lanes = NULL;
+  for (long long k = 0; k < m->param; k++) {
+    Ast *lane = mk(a, AST_LANE, at);
+    lane->lhs = mk_var(a, v, at);
+    lane->proj = (int)k;
+    lanes = lanes ? mk_binop(a, op, lanes, lane) : lane;
+  }
+  Ast *stages[] = {mk_app(a, mk_app(a, (Ast *)s->head, f, false), z, false), mk_lambda(a, v, lanes, at)};
+  return mk_stages(a, (Ast *)sc.args[0], stages, 2);
+}
+
 static Ast *rule_match(Match *m, RuleId rule) {
   Arena *a = m->fr->arena;
   const Fresh *fr = m->fr;
@@ -707,6 +758,7 @@ static Ast *rule_match(Match *m, RuleId rule) {
     return mk_stages(a, (Ast *)tr.args[0], stages, 2);
   }
   case RULE_SPLIT_MAP: return rule_split_map(m, &s);
+  case RULE_REDUCE_LANES: return rule_reduce_lanes(m, &s);
   case RULE_FUSE_REDUCE_MAP: {
     Spine in;
     bool red = (head_is(&s, PRIM_REDUCE) || head_is(&s, PRIM_REDUCE_SEQ)) && s.nargs == 3;
@@ -719,20 +771,17 @@ static Ast *rule_match(Match *m, RuleId rule) {
   }
   case RULE_VECTORISE: {
     const Ast *fn = plain_map ? s.args[0] : NULL;
-    Spine z;
-    bool zipped = s.nargs == 2 && is_app_of(s.args[1], PRIM_ZIP, 2, &z);
+    bool zipped = s.nargs == 2 && is_app_of(s.args[1], PRIM_ZIP, 2, NULL);
     if (!fn || fn->kind != AST_LAMBDA || !lanewise(fn->body, fn->bound, zipped))
       return refuse(m, "it is no plain map of a lambda that computes lane by lane (arithmetic, math built-ins; fst "
-                       "and snd only of the parameter, over a zip a b)");
+                       "and snd only of the parameter and its projections, over a zip a b)");
     if (m->check_only) return (Ast *)m->e;
     Span at = s.head->span;
     Ast *input = s.nargs == 2 ? (Ast *)s.args[1] : NULL;
     Ast *stages[3];
     int n = 0;
     if (zipped) {
-      Ast *va = mk_app(a, mk_sized(a, PRIM_AS_VECTOR, mk_num(a, m->param), at), (Ast *)z.args[0], false);
-      Ast *vb = mk_app(a, mk_sized(a, PRIM_AS_VECTOR, mk_num(a, m->param), at), (Ast *)z.args[1], false);
-      input = mk_app(a, mk_app(a, (Ast *)z.head, va, false), vb, false);
+      input = vectors_of(a, input, m->param, at);
     } else {
       stages[n++] = mk_sized(a, PRIM_AS_VECTOR, mk_num(a, m->param), at);
     }

@@ -88,8 +88,13 @@ bool rule_param_allows(RuleParam p, long long v);
   X(VECTORISE, "vectorise", WIDTH,                                                                          \
     "map f = asVector n >> map f >> asScalar",                                                              \
     "a plain map of a lambda that computes lane by lane (arithmetic + - * /, math built-ins, its "          \
-    "parameter, other variables and literals; fst and snd of the parameter when the array is zip a b, "    \
-    "then each of a and b is cut into vectors)")                                                            \
+    "parameter, other variables and literals; fst and snd of the parameter when the array is zip a b, and " \
+    "of their projections when the array is a zip of zips: then each array zipped is cut into vectors)")    \
+  X(REDUCE_LANES, "reduceLanes", WIDTH,                                                                     \
+    "reduce f z (asScalar vs) = vs |> reduce f (vec n z) |> (\\v -> v.s0 + ... + v.s(n-1))",                 \
+    "a plain reduce of the lanes of vectors of n lanes (the check refuses another n) whose operator is "    \
+    "associative with neutral element z, as partialReduce, and commutative (+ and * are): lane k folds "    \
+    "the elements k, k + n, ..., then the lanes are combined by the same operator")                       \
   X(TRANSPOSE_MAPS, "transposeMaps", NONE,                                                                  \
     "map (map f) (transpose xs) = transpose (map (map f) xs)",                                              \
     "two plain maps, the inner one of a function, applied to a transposed array (a map of each element "    \

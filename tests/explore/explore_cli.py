@@ -7,6 +7,7 @@ Usage: explore_cli.py DPIA ROOT
   budget: exit 0, a best strategy checked against the reference, and -o
   writes a program that `dpia check` accepts and `dpia run --check` runs
   and agrees with the reference; its derivation is its comment;
+- gesummv: the best is a vectoriseSums strategy (reduceLanes), checked;
 - at a prime length, the any-length steps (workgroupAny, chunkAny) give
   candidates that check and run; at a power of two they add none;
 - dot and asum at a prime length: partialSumsAny's pipelines, the best
@@ -73,6 +74,45 @@ def found(dpia, root, tmp, sample, kernel, sizes, declared, partial, budget=4):
     p = run(dpia, ['run', out, '-k', kernel, '--size', sizes, '--check'])
     expect(p.returncode == 0 and 'ok' in p.stdout, f'{kernel}: run --check of the best: exit {p.returncode}', p)
     return d
+
+
+def vector_sums(dpia, root, tmp):
+    """gesummv (samples/explore/gesummv.dpia): a map of rows, each the sum
+    of a map over three arrays zipped.  vectoriseSums (vectorise of the
+    zip of zips, then reduceLanes: W sums side by side in one vector, its
+    lanes added at the end: the strategy of samples/gesummv.dpia's
+    gesummvVec) is derived and timed (seed 7 tries one in its first
+    batch); the derivation of one, replayed rule by rule with `dpia
+    rewrite --apply`, gives a program that runs and agrees with the
+    reference; the best found checks and agrees (found)."""
+    src = os.path.join(root, 'samples', 'explore', 'gesummv.dpia')
+    d = found(dpia, root, tmp, 'gesummv.dpia', 'gesummvHL', 'N=64', 'kernel gesummvHL', False, budget=8)
+    if d is None:
+        return
+    sums = [c for c in d['candidates'] if c['strategy'].startswith('vectoriseSums W=')]
+    timed = [c for c in sums if c['status'] == 'timed']
+    expect(timed and all(c['status'] in ('timed', 'pending') for c in sums) and
+           all(re.match(r'vectorise@0\.1\.0\.1 n=(\d+), reduceLanes@0\.1\.0 n=\1, ', c['derivation']) for c in sums),
+           f'gesummv: vectoriseSums candidates {[(c["strategy"], c["status"], c["derivation"]) for c in sums]}')
+    if not timed:
+        return
+    text = open(src).read()
+    for move in timed[0]['derivation'].split(', '):
+        rule, *param = move.split(' ')
+        path = os.path.join(tmp, 'step.dpia')
+        with open(path, 'w') as f:
+            f.write(text)
+        p = run(dpia, ['rewrite', path, '-k', 'gesummvHL', '--apply', rule] +
+                (['--param', param[0]] if param else []))
+        expect(p.returncode == 0, f'gesummv: replaying {move}: exit {p.returncode}', p)
+        if p.returncode != 0:
+            return
+        text = p.stdout
+    expect('(vec ' in text and 'asVector ' in text, f'gesummv: the replayed derivation:\n{text}')
+    with open(path, 'w') as f:
+        f.write(text)
+    p = run(dpia, ['run', path, '-k', 'gesummvHL', '--size', 'N=64', '--check'])
+    expect(p.returncode == 0 and 'ok' in p.stdout, f'gesummv: run --check of {timed[0]["strategy"]}', p)
 
 
 def any_size(dpia, root, tmp):
@@ -156,6 +196,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         found(dpia, root, tmp, 'scal.dpia', 'scalHL', 'N=4096', 'kernel scalHL', False)
         found(dpia, root, tmp, 'dot.dpia', 'dotHL', 'N=4096', 'pipeline dotHL', True)
+        vector_sums(dpia, root, tmp)
         any_size(dpia, root, tmp)
         any_size_reductions(dpia, root, tmp)
         a, b, c = sample_of(dpia, root, 11), sample_of(dpia, root, 11), sample_of(dpia, root, 12)

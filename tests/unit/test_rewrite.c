@@ -15,7 +15,8 @@
  * For every kernel of a file that checks as a high-level program (the
  * samples of samples/explore): a bounded search over rule applications
  * (every position --list gives, every rule there, parameters n=4, a
- * tile of n=3 and dim=0), to depth DEPTH, through the library as `dpia rewrite --apply`
+ * tile of n=3 and dim=0), to depth DEPTH (or N, when less, where the file
+ * has a line `-- REWRITE-DEPTH: N`), through the library as `dpia rewrite --apply`
  * runs it.  Each application is either refused with E1104 or E1105 (the
  * rule's side conditions) or gives a program that
  *   - computes what the original kernel computes in the reference
@@ -297,6 +298,12 @@ static void test_file(const char *path, const char *text, bool random, int depth
   UNIT_ENV_INIT(&env, "test_rewrite");
   round_trip(&env, path, text);
   if (random || strstr(path, "samples/explore/")) {
+    /* a sample whose search to the full depth takes minutes (a kernel
+     * with many positions: gesummv's three zipped arrays) says how deep
+     * it is searched: `-- REWRITE-DEPTH: N` */
+    static const char marker[] = "-- REWRITE-DEPTH: ";
+    const char *mark = strstr(text, marker);
+    const int upto = mark && atoi(mark + strlen(marker)) < depth ? atoi(mark + strlen(marker)) : depth;
     Program *p = parse_text(&env, path, text);
     for (int d = 0; p && d < p->ndecls; d++)
       if (p->decls[d]->is_kernel) {
@@ -305,7 +312,7 @@ static void test_file(const char *path, const char *text, bool random, int depth
           printf("%s:\n", path);
           fflush(stdout);
         }
-        search_kernel(text, p->decls[d]->name, depth);
+        search_kernel(text, p->decls[d]->name, upto);
       }
   }
   arena_free(&env.arena);
