@@ -14,9 +14,14 @@ typedef struct {
 } pair_pair_float_float_pair_float_float;
 
 typedef struct {
-  pair_float_float fst;
+  float fst;
   pair_pair_float_float_pair_float_float snd;
-} pair_pair_float_float_pair_pair_float_float_pair_float_float;
+} pair_float_pair_pair_float_float_pair_float_float;
+
+typedef struct {
+  float fst;
+  pair_float_pair_pair_float_float_pair_float_float snd;
+} pair_float_pair_float_pair_pair_float_float_pair_float_float;
 
 kernel void hotspotOpt1(global float *restrict output,
                         const global float *restrict p,
@@ -34,67 +39,66 @@ kernel void hotspotOpt1(global float *restrict output,
                         int NX) {
   int gid = get_global_id(1); /* mapGlobal1 */
   int gid_2 = get_global_id(0); /* mapGlobal */
-  pair_pair_float_float_pair_pair_float_float_pair_float_float window[3];
+  pair_float_pair_float_pair_pair_float_float_pair_float_float window[3];
   const global float *tIn_row = tIn + gid*NX;
-  const global float *tIn_row_2 = tIn + ((NZ - 1)*NY + gid)*NX;
   /* slideSeq window, 2 steps */
-  window[1].fst.fst = tIn_row[gid_2];
-  window[1].fst.snd = p[gid*NX + gid_2];
-  window[1].snd.fst.fst = tIn_row[max(gid_2 - 1, 0)];
-  window[1].snd.fst.snd = tIn_row[min(gid_2 + 1, NX - 1)];
-  window[1].snd.snd.fst = tIn[max(gid - 1, 0)*NX + gid_2];
-  window[1].snd.snd.snd = tIn[min(gid + 1, NY - 1)*NX + gid_2];
-  window[2].fst.fst = tIn_row[gid_2];
-  window[2].fst.snd = p[gid*NX + gid_2];
-  window[2].snd.fst.fst = tIn_row[max(gid_2 - 1, 0)];
-  window[2].snd.fst.snd = tIn_row[min(gid_2 + 1, NX - 1)];
-  window[2].snd.snd.fst = tIn[NX*max(gid - 1, 0) + gid_2];
-  window[2].snd.snd.snd = tIn[NX*min(gid + 1, NY - 1) + gid_2];
+  window[1].fst = tIn_row[gid_2];
+  window[1].snd.fst = p[gid*NX + gid_2];
+  window[1].snd.snd.fst.fst = tIn_row[max(gid_2 - 1, 0)];
+  window[1].snd.snd.fst.snd = tIn_row[min(gid_2 + 1, NX - 1)];
+  window[1].snd.snd.snd.fst = tIn[max(gid - 1, 0)*NX + gid_2];
+  window[1].snd.snd.snd.snd = tIn[min(gid + 1, NY - 1)*NX + gid_2];
+  window[2].fst = tIn_row[gid_2];
+  window[2].snd.fst = p[gid*NX + gid_2];
+  window[2].snd.snd.fst.fst = tIn_row[max(gid_2 - 1, 0)];
+  window[2].snd.snd.fst.snd = tIn_row[min(gid_2 + 1, NX - 1)];
+  window[2].snd.snd.snd.fst = tIn[max(gid - 1, 0)*NX + gid_2];
+  window[2].snd.snd.snd.snd = tIn[min(gid + 1, NY - 1)*NX + gid_2];
   int i_split = NZ - 1;
   for (int i = 0; i < i_split; i += 1) { /* slideSeq */
     /* slideSeq rotation, 2 steps */
-    window[0].fst.fst = window[1].fst.fst;
-    window[0].fst.snd = window[1].fst.snd;
-    window[0].snd.fst.fst = window[1].snd.fst.fst;
-    window[0].snd.fst.snd = window[1].snd.fst.snd;
-    window[0].snd.snd.fst = window[1].snd.snd.fst;
-    window[0].snd.snd.snd = window[1].snd.snd.snd;
-    window[1].fst.fst = window[2].fst.fst;
-    window[1].fst.snd = window[2].fst.snd;
-    window[1].snd.fst.fst = window[2].snd.fst.fst;
-    window[1].snd.fst.snd = window[2].snd.fst.snd;
-    window[1].snd.snd.fst = window[2].snd.snd.fst;
-    window[1].snd.snd.snd = window[2].snd.snd.snd;
-    window[2].fst.fst = tIn[((i + 1)*NY + gid)*NX + gid_2];
-    window[2].fst.snd = p[((i + 1)*NY + gid)*NX + gid_2];
-    window[2].snd.fst.fst = tIn[((i + 1)*NY + gid)*NX + max(gid_2 - 1, 0)];
-    window[2].snd.fst.snd = tIn[((i + 1)*NY + gid)*NX + min(gid_2 + 1, NX - 1)];
-    window[2].snd.snd.fst = tIn[((i + 1)*NY + max(gid - 1, 0))*NX + gid_2];
-    window[2].snd.snd.snd = tIn[((i + 1)*NY + min(gid + 1, NY - 1))*NX + gid_2];
-    output[(i*NY + gid)*NX + gid_2] = cc * window[1].fst.fst + cw * window[1].snd.fst.fst + ce * window[1].snd.fst.snd + cs * window[1].snd.snd.snd + cn * window[1].snd.snd.fst + cb * window[0].fst.fst + ct * window[2].fst.fst + sdc * window[1].fst.snd + ct * 80.0f;
+    window[0].fst = window[1].fst;
+    window[0].snd.fst = window[1].snd.fst;
+    window[0].snd.snd.fst.fst = window[1].snd.snd.fst.fst;
+    window[0].snd.snd.fst.snd = window[1].snd.snd.fst.snd;
+    window[0].snd.snd.snd.fst = window[1].snd.snd.snd.fst;
+    window[0].snd.snd.snd.snd = window[1].snd.snd.snd.snd;
+    window[1].fst = window[2].fst;
+    window[1].snd.fst = window[2].snd.fst;
+    window[1].snd.snd.fst.fst = window[2].snd.snd.fst.fst;
+    window[1].snd.snd.fst.snd = window[2].snd.snd.fst.snd;
+    window[1].snd.snd.snd.fst = window[2].snd.snd.snd.fst;
+    window[1].snd.snd.snd.snd = window[2].snd.snd.snd.snd;
+    window[2].fst = tIn[((i + 1)*NY + gid)*NX + gid_2];
+    window[2].snd.fst = p[(i*NY + gid)*NX + gid_2];
+    window[2].snd.snd.fst.fst = tIn[(i*NY + gid)*NX + max(gid_2 - 1, 0)];
+    window[2].snd.snd.fst.snd = tIn[(i*NY + gid)*NX + min(gid_2 + 1, NX - 1)];
+    window[2].snd.snd.snd.fst = tIn[(i*NY + max(gid - 1, 0))*NX + gid_2];
+    window[2].snd.snd.snd.snd = tIn[(i*NY + min(gid + 1, NY - 1))*NX + gid_2];
+    output[(i*NY + gid)*NX + gid_2] = cc * window[1].fst + cw * window[2].snd.snd.fst.fst + ce * window[2].snd.snd.fst.snd + cs * window[2].snd.snd.snd.snd + cn * window[2].snd.snd.snd.fst + cb * window[0].fst + ct * window[2].fst + sdc * window[2].snd.fst + ct * 80.0f;
   }
   {
     const int i = i_split; /* slideSeq */
     /* slideSeq rotation, 2 steps */
-    window[0].fst.fst = window[1].fst.fst;
-    window[0].fst.snd = window[1].fst.snd;
-    window[0].snd.fst.fst = window[1].snd.fst.fst;
-    window[0].snd.fst.snd = window[1].snd.fst.snd;
-    window[0].snd.snd.fst = window[1].snd.snd.fst;
-    window[0].snd.snd.snd = window[1].snd.snd.snd;
-    window[1].fst.fst = window[2].fst.fst;
-    window[1].fst.snd = window[2].fst.snd;
-    window[1].snd.fst.fst = window[2].snd.fst.fst;
-    window[1].snd.fst.snd = window[2].snd.fst.snd;
-    window[1].snd.snd.fst = window[2].snd.snd.fst;
-    window[1].snd.snd.snd = window[2].snd.snd.snd;
-    window[2].fst.fst = tIn_row_2[gid_2];
-    window[2].fst.snd = p[((NZ - 1)*NY + gid)*NX + gid_2];
-    window[2].snd.fst.fst = tIn_row_2[max(gid_2 - 1, 0)];
-    window[2].snd.fst.snd = tIn_row_2[min(gid_2 + 1, NX - 1)];
-    window[2].snd.snd.fst = tIn[((NZ - 1)*NY + max(gid - 1, 0))*NX + gid_2];
-    window[2].snd.snd.snd = tIn[((NZ - 1)*NY + min(gid + 1, NY - 1))*NX + gid_2];
-    output[(i*NY + gid)*NX + gid_2] = cc * window[1].fst.fst + cw * window[1].snd.fst.fst + ce * window[1].snd.fst.snd + cs * window[1].snd.snd.snd + cn * window[1].snd.snd.fst + cb * window[0].fst.fst + ct * window[2].fst.fst + sdc * window[1].fst.snd + ct * 80.0f;
+    window[0].fst = window[1].fst;
+    window[0].snd.fst = window[1].snd.fst;
+    window[0].snd.snd.fst.fst = window[1].snd.snd.fst.fst;
+    window[0].snd.snd.fst.snd = window[1].snd.snd.fst.snd;
+    window[0].snd.snd.snd.fst = window[1].snd.snd.snd.fst;
+    window[0].snd.snd.snd.snd = window[1].snd.snd.snd.snd;
+    window[1].fst = window[2].fst;
+    window[1].snd.fst = window[2].snd.fst;
+    window[1].snd.snd.fst.fst = window[2].snd.snd.fst.fst;
+    window[1].snd.snd.fst.snd = window[2].snd.snd.fst.snd;
+    window[1].snd.snd.snd.fst = window[2].snd.snd.snd.fst;
+    window[1].snd.snd.snd.snd = window[2].snd.snd.snd.snd;
+    window[2].fst = tIn[((NZ - 1)*NY + gid)*NX + gid_2];
+    window[2].snd.fst = p[(i*NY + gid)*NX + gid_2];
+    window[2].snd.snd.fst.fst = tIn[(i*NY + gid)*NX + max(gid_2 - 1, 0)];
+    window[2].snd.snd.fst.snd = tIn[(i*NY + gid)*NX + min(gid_2 + 1, NX - 1)];
+    window[2].snd.snd.snd.fst = tIn[(i*NY + max(gid - 1, 0))*NX + gid_2];
+    window[2].snd.snd.snd.snd = tIn[(i*NY + min(gid + 1, NY - 1))*NX + gid_2];
+    output[(i*NY + gid)*NX + gid_2] = cc * window[1].fst + cw * window[2].snd.snd.fst.fst + ce * window[2].snd.snd.fst.snd + cs * window[2].snd.snd.snd.snd + cn * window[2].snd.snd.snd.fst + cb * window[0].fst + ct * window[2].fst + sdc * window[2].snd.fst + ct * 80.0f;
   }
 }
 

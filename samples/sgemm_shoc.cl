@@ -36,13 +36,15 @@ void sgemmNN(global float *restrict output,
   acc[15] = 0.0f;
   for (int i = 0; i < K/16; i += 1) { /* reduceSeq */
     int lid_3 = get_local_id(0); /* mapLocal */
-    for (int i_2 = 0; i_2 < 4; i_2 += 1) { /* mapSeq */
-      int lid_4 = get_local_id(1); /* mapLocal1 */
-      loc[lid_3*16 + i_2*4 + lid_4] = b[(wg*16 + i_2*4 + lid_4)*K + i*16 + lid_3];
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
     int lid_4 = get_local_id(1); /* mapLocal1 */
-    int lid_5 = get_local_id(0); /* mapLocal */
+    /* mapSeq, 4 steps */
+    loc[lid_3*16 + lid_4] = b[(wg*K + i)*16 + lid_4*K + lid_3];
+    loc[lid_3*16 + lid_4 + 4] = b[(wg*16 + lid_4 + 4)*K + i*16 + lid_3];
+    loc[lid_3*16 + lid_4 + 8] = b[(wg*16 + lid_4 + 8)*K + i*16 + lid_3];
+    loc[lid_3*16 + lid_4 + 12] = b[(wg*16 + lid_4 + 12)*K + i*16 + lid_3];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int lid_5 = get_local_id(1); /* mapLocal1 */
+    int lid_6 = get_local_id(0); /* mapLocal */
     float acc_2[16];
     /* mapSeq, 16 steps */
     acc_2[0] = acc[0];
@@ -63,7 +65,7 @@ void sgemmNN(global float *restrict output,
     acc_2[15] = acc[15];
     #pragma unroll 16
     for (int i_2 = 0; i_2 < 16; i_2 += 1) { /* reduceSeq */
-      const global float *a_i_2 = a + (i*M + wg_2*4 + lid_4)*16 + i_2*M + lid_5;
+      const global float *a_i_2 = a + (i*M + wg_2*4 + lid_5)*16 + i_2*M + lid_6;
       local float *loc_i_2 = loc + i_2*16;
       /* mapSeq, 16 steps */
       acc_2[0] = a_i_2[0] * loc_i_2[0] + acc_2[0];
