@@ -37,7 +37,8 @@ PROGRAMS = [
     ('dot.dpia', 'dotHL', 'N=4194304',
      [('dot_full.dpia', 'dot')]),
     ('gemv.dpia', 'gemvHL', 'M=2048,N=2048',
-     [('gemv.dpia', 'gemv'), ('gemv_vec.dpia', 'gemvVec'), ('gemv_vec.dpia', 'gemvVec2')]),
+     [('gemv.dpia', 'gemv'), ('gemv_vec.dpia', 'gemvVec'), ('gemv_vec.dpia', 'gemvVec2'),
+      ('gemv_vec.dpia', 'gemvVecRows')]),
 ]
 
 
