@@ -81,6 +81,7 @@ RUNS = [  # file, kernel, sizes: the kernels of run_samples.py, in its order
     ('scal_vec.dpia', 'scalChunk', {'N': 2048}),
     ('gemv_vec.dpia', 'gemvVec', {'M': 3, 'N': 48}),
     ('gemv_vec.dpia', 'gemvVec2', {'M': 3, 'N': 64}),
+    ('gemv_vec.dpia', 'gemvVecRows', {'M': 8, 'N': 48}),
     ('mm_vec.dpia', 'mmVec', {'M': 3, 'N': 32, 'K': 5}),
     ('mm_vec.dpia', 'mmBlock', {'M': 8, 'N': 32, 'K': 5}),
     ('mm_vec.dpia', 'packB', {'N': 32, 'K': 5}),
