@@ -78,6 +78,13 @@ Coverage:
 - scatter (a stream of its own): a kernel's array written through an
   input declared a permutation, element i to position p[i] (`|> scatter
   p`, docs/language.md section 29; dpia run generates the permutation).
+- dependent maps (--with depmaps, a stream of its own: gen_depmaps.py):
+  `triangle xs` mapped by depMapGlobal, depMapWorkgroup (dimension 0 or 1)
+  or depMapSeq at a kernel's top, and depMapSeq as the last stage of a
+  work-item's or sequential body; each row (n - k pairs) reduced, maybe
+  after drop 1 (the last row empty), take 1 or map fst/snd, or mapped and
+  placed in the square by padCst k 0; the row's name k read as a value
+  (docs/language.md section 30).
 
 The hierarchy rules of spec section 5 hold by construction: mapLocal only
 inside a mapWorkgroup body (and inside a mapLocal of the other dimension
@@ -101,7 +108,8 @@ The generator is split by responsibility: gen_types.py (sizes, types,
 limits), gen_sizes.py (size requirements and their solution),
 gen_scalar.py (scalar expressions), gen_views.py (layout views),
 gen_stages.py (bodies, maps, reductions), gen_streams.py (constructs
-drawn from streams of their own), gen_kernel.py (kernels); class Gen
+drawn from streams of their own), gen_depmaps.py (dependent maps, --with
+depmaps), gen_kernel.py (kernels); class Gen
 combines them with the random streams of one program.
 """
 import argparse
@@ -109,6 +117,7 @@ import random
 import sys
 
 from gen_high import generate_high_level
+from gen_depmaps import DepMaps
 from gen_kernel import Kernels
 from gen_scalar import ScalarExprs
 from gen_sizes import SizeRules
@@ -143,15 +152,17 @@ AVOIDABLE = {
 OPTIONAL = {
     'vectors': 'vector lanes (v.x, v.s7) and vectors built from their lanes (float4 a b c d), '
                'docs/language.md section 11',
+    'depmaps': 'triangle and the dependent maps depMapSeq, depMapGlobal, depMapWorkgroup over its rows, '
+               'docs/language.md section 30',
 }
 
 
-class Gen(Kernels, Stages, Streams, Views, ScalarExprs, SizeRules):
+class Gen(Kernels, DepMaps, Stages, Streams, Views, ScalarExprs, SizeRules):
     """The generator of one program: its random streams and what it has
     written so far (inputs, defs, size requirements, features)."""
 
     def __init__(self, rng, avoid=(), extra=(), lit_rng=None, drop_rng=None, ix_rng=None, scan_rng=None, range_rng=None,
-                 select_rng=None, slide_rng=None, unzip_rng=None, scatter_rng=None):
+                 select_rng=None, slide_rng=None, unzip_rng=None, scatter_rng=None, dep_rng=None):
         self.r = rng
         # array literals (docs/language.md section 13) are decided by a
         # stream of their own, so the programs of a seed are the ones they
@@ -173,6 +184,8 @@ class Gen(Kernels, Stages, Streams, Views, ScalarExprs, SizeRules):
         self.unzip_r = unzip_rng
         # and the results written through a permutation (scatter_result)
         self.scatter_r = scatter_rng
+        # and the dependent maps of --with depmaps (gen_depmaps.py)
+        self.dep_r = dep_rng
         self.perms = []  # the inputs declared permutations
         self.avoid = set(avoid)
         self.extra = set(extra)
@@ -228,7 +241,8 @@ def generate(seed, index, avoid=(), extra=()):
                 random.Random(f'{seed}:{index}:{retry}:drops'), random.Random(f'{seed}:{index}:{retry}:indices'),
                 random.Random(f'{seed}:{index}:{retry}:scans'), random.Random(f'{seed}:{index}:{retry}:ranges'),
                 random.Random(f'{seed}:{index}:{retry}:selects'), random.Random(f'{seed}:{index}:{retry}:slides'),
-                random.Random(f'{seed}:{index}:{retry}:unzips'), random.Random(f'{seed}:{index}:{retry}:scatters'))
+                random.Random(f'{seed}:{index}:{retry}:unzips'), random.Random(f'{seed}:{index}:{retry}:scatters'),
+                random.Random(f'{seed}:{index}:{retry}:depmaps'))
         try:
             text, nats = g.kernel()
             sizes = g.solve(nats)

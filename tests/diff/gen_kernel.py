@@ -58,7 +58,7 @@ class Kernels:
         shape = self.pick(['stage', 'pair', 'zip', 'seq'], [80, 7, 7, 6])
         self.feat('kernel:' + shape)
         if shape == 'stage':
-            e, t = self.top_stage(ctx, two_d)
+            e, t = self.dep_top_stage(ctx, two_d) or self.top_stage(ctx, two_d)
             e = self.scatter_result(e, t, ctx)
             e = self.unzip_result(e, t, ctx)
         elif shape == 'pair':

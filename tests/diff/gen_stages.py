@@ -101,7 +101,7 @@ class Stages:
                 return self.reduce_stage(e, t, ctx, target)
             if can_reduce and self.chance(0.35):
                 return self.reduce_stage(e, t, ctx)
-            res = self.scan_stage(e, t, ctx) or self.slide_stage(e, t, ctx)
+            res = self.dep_stage(e, t, ctx) or self.scan_stage(e, t, ctx) or self.slide_stage(e, t, ctx)
             if res is not None:
                 return res
             if self.chance(0.05) and not pair_with_array(t) and not has_idx(t):
