@@ -22,7 +22,7 @@ mapped sequentially (E0410).  The row's own size, n - k, is tracked as n
 (the triangle's count): an upper bound for the work estimate, and no
 requirement is made of it (a requirement of a size using k would be the
 checker's business at the rows' ends, not the solver's)."""
-from gen_types import arr, leaves, num, pair, par
+from gen_types import MAX_ELEMS, arr, leaves, num, pair, par
 
 
 class DepMaps:
@@ -90,7 +90,7 @@ class DepMaps:
             if leaf[2] > 1:
                 c = f'(vec {leaf[2]} {c})'
             self.feat('depmap-pad')
-            self.need_le(n * n, 1 << 16)
+            self.need_le(n * n, MAX_ELEMS)
             body = f'{row}{self.nl(inner)}|> mapSeq {self.lam(p, v, inner)}{self.nl(inner)}|> padCst {k} 0 {c}'
             bt = arr(n, leaf)
         else:
