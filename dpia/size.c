@@ -915,7 +915,10 @@ static void print_polynomial(Buf *out, Size p, SizeSyntax syntax) {
     }
   }
   const SizeTerm *first = &p.terms[lead];
-  if (first->num < 0) buf_putc(out, '-');
+  /* DPIA has no negation of a size: -k, a row's size after drop 1 in a
+   * triangle of one row, is 0 - k (0 at that row); a constant keeps its
+   * sign (size -1 is negative) */
+  if (first->num < 0) buf_puts(out, syntax == SIZE_SYNTAX_DPIA && first->nfactors > 0 ? "0 - " : "-");
   print_term_magnitude(out, first, syntax);
   /* in DPIA the positive terms first: the language reads N - i + 2 as
    * (N - i) + 2, whose difference must be natural, a requirement the size
