@@ -891,8 +891,8 @@ const char *launch_arg(H *h, const PipeDesc *d, int li, int i, int *nat) {
   const PipeBind *b = &d->launches[li].binds[i];
   if (b->kind == PBIND_NAT) return arena_printf(h->a, "dpia_l%d_%d", li, (*nat)++);
   switch (b->buf.kind) {
-  case PB_OUTPUT: return host_name(h, "output");
-  case PB_INPUT: return host_name(h, d->pipe->def->params[b->buf.index]->name);
+  case PB_OUTPUT:
+  case PB_INPUT: return host_name(h, pipeline_buf_name(h->a, d->pipe, b->buf));
   case PB_TEMP: return arena_printf(h->a, "dpia_temps->mem[%d]", b->buf.index);
   }
   INTERNAL("bad pipeline buffer");

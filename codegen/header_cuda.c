@@ -213,15 +213,15 @@ static const char *bound_type(H *h, const PipeDesc *d, int li, int j) {
   return p->role == KP_SCALAR ? cuda_host_type(h, k, p->type) : element_type(h, k, p);
 }
 
-/* the type of the pipeline's parameter ip (the output, an input or a
- * scalar; iface slot 0 is the output, 1 + i data parameter i): the first
- * launch binding it declares it, as pipeline_describe describes it */
+/* the type of the pipeline's parameter ip (an output, an input or a
+ * scalar, in pipeline_slot's order): the first launch binding it declares
+ * it, as pipeline_describe describes it */
 static const char *pipe_param_type(H *h, const PipeDesc *d, const PtrPipeHost *host, int ip) {
-  PipeBuf want = {ip == 0 ? PB_OUTPUT : PB_INPUT, ip - 1};
+  PipeBuf want = pipeline_slot_buf(d->pipe, ip);
   for (int li = 0; li < d->nlaunches; li++)
     for (int j = 0; j < d->launches[li].k->nparams; j++) {
       const PipeBind *b = &d->launches[li].binds[j];
-      if (b->kind == PBIND_BUFFER && b->buf.kind == want.kind && (want.kind == PB_OUTPUT || b->buf.index == want.index))
+      if (b->kind == PBIND_BUFFER && b->buf.kind == want.kind && b->buf.index == want.index)
         return host->bound_type(h, d, li, j);
     }
   INTERNAL("pipeline %s: no launch binds its parameter %d", d->iface.name, ip);

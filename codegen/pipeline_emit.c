@@ -50,8 +50,10 @@ PipeDesc *pipeline_describe(Arena *a, TypeCtx *tc, Diag *diag, const Pipeline *p
   d->pipe = p;
   d->nlaunches = p->nlaunches;
   d->launches = NEWARRAY(a, PipeLaunchDesc, p->nlaunches > 0 ? p->nlaunches : 1);
-  /* the interface: output, the data parameters, the nat parameters */
-  int niface = 1 + def->nparams + def->nsize_params;
+  /* the interface: the outputs, the data parameters, the nat parameters
+   * (pipeline_slot's order) */
+  int nouts = p->noutputs;
+  int niface = nouts + def->nparams + def->nsize_params;
   KParam *iface = NEWARRAY(a, KParam, niface);
   bool *seen = NEWARRAY(a, bool, niface);
   Vec temps = {0};
@@ -118,26 +120,27 @@ PipeDesc *pipeline_describe(Arena *a, TypeCtx *tc, Diag *diag, const Pipeline *p
         }
         continue;
       }
-      int slot = b->buf.kind == PB_OUTPUT ? 0 : 1 + b->buf.index;
+      int slot = pipeline_slot(p, b->buf);
       if (seen[slot]) continue;
       seen[slot] = true;
-      copy.name = b->buf.kind == PB_OUTPUT ? "output" : def->params[b->buf.index]->name;
-      copy.role = b->buf.kind == PB_OUTPUT ? KP_OUTPUT : kp->role;
-      copy.type = b->buf.kind == PB_OUTPUT ? def->result->data : def->params[b->buf.index]->type->data;
+      bool out = b->buf.kind == PB_OUTPUT;
+      copy.name = pipeline_buf_name(a, p, b->buf);
+      copy.role = out ? KP_OUTPUT : kp->role;
+      copy.type = out ? pipeline_output_type(p, b->buf.index) : def->params[b->buf.index]->type->data;
       if (copy.role != KP_SCALAR) declared_buffer(tc, copy.type, &copy);
       iface[slot] = copy;
     }
   }
   if (!ok) return NULL;
   for (int i = 0; i < def->nparams; i++)
-    if (!seen[1 + i]) {
+    if (!seen[nouts + i]) {
       diag_error(diag, ERR_PIPELINE_UNUSED_INPUT, def->params[i]->span,
                  "input '%s' of pipeline '%s' is not used by any of its kernels", def->params[i]->name, def->name);
       ok = false;
     }
   if (!ok) return NULL;
   for (int i = 0; i < def->nsize_params; i++) {
-    KParam *n = &iface[1 + def->nparams + i];
+    KParam *n = &iface[nouts + def->nparams + i];
     n->name = def->size_params[i];
     n->role = KP_NAT;
     n->type = tc->t_int;

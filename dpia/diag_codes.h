@@ -134,6 +134,7 @@
   X(E1002, PIPELINE_UNSUPPORTED, "a kernel or a view a pipeline cannot chain (yet)")                           \
   X(E1003, PIPELINE_RESULT_IS_INPUT, "a pipeline whose result is one of its inputs")                           \
   X(E1004, PIPELINE_UNUSED_INPUT, "an input of a pipeline that none of its kernels reads")                       \
+  X(E1005, PIPELINE_RESULT_TWICE, "a pipeline whose result pairs one kernel result with itself")               \
   X(E1101, REWRITE_UNKNOWN_RULE, "dpia rewrite --apply names no rule of the table")                             \
   X(E1102, REWRITE_BAD_PATH, "dpia rewrite --apply names no position of the kernel's body")                     \
   X(E1103, REWRITE_BAD_PARAM, "a rule's parameter missing, unknown or outside its values")                      \

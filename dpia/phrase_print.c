@@ -348,6 +348,17 @@ static void print_array_literal(Printer *pr, const Phrase *p) {
   }
 }
 
+/* Does size s name a binder in scope that is an index (an imperative
+ * loop's, which is a size of its body too: a dependent map's row,
+ * docs/language.md section 30)?  The re-parse reads the name as the index. */
+static bool names_index(const Printer *pr, Size s) {
+  for (const Scope *sc = pr->scope; sc; sc = sc->next) {
+    const PhraseType *t = sc->binder->type;
+    if (t && t->kind == PT_EXP && dt_resolve(t->data)->kind == DT_IDX && size_has_name(s, sc->name)) return true;
+  }
+  return false;
+}
+
 static void print_literal(Printer *pr, const Phrase *p) {
   Buf *out = pr->out;
   DataType *t = dt_resolve(p->type->data);
@@ -356,7 +367,13 @@ static void print_literal(Printer *pr, const Phrase *p) {
     return;
   }
   if (p->lit_is_size) { /* idx row (N - 1) */
+    /* a row's size as a value (\k row -> ... k ...) is an int, the loop's
+     * index it names an idx: converted, the re-check reads the int (a bare
+     * k assigned or passed where a number is expected is an index there) */
+    bool convert = t->kind == DT_SCALAR && names_index(pr, p->lit_size);
+    if (convert) buf_puts(out, "(toInt ");
     print_size_arg(out, p->lit_size);
+    if (convert) buf_putc(out, ')');
     return;
   }
   if (t->kind == DT_IDX) { /* idx nbh 4: re-checked where an index is expected */

@@ -12,20 +12,21 @@
  * moves elements (transpose, zip, ...), which the kernel reading the array
  * applies itself; both are errors at the phrase.  A kernel whose result is
  * a pair of arrays makes a pair of temporaries, which fst and snd take
- * apart (docs/language.md section 24).  Finally the temporary
- * holding the body's value becomes the output, and launches whose result
- * nothing reads are dropped. */
+ * apart (docs/language.md section 24), and a pair the body makes, (a, b),
+ * is a pair of values too.  Finally the temporary holding the body's value
+ * becomes the output (each of the two of a pair of arrays an output of its
+ * own), and launches whose result nothing reads are dropped. */
 #include "pipeline.h"
 
 #include <string.h>
 
 /* The value of a phrase of the body: an array in a buffer, or a pair of
- * values (a kernel's outputs, docs/language.md section 24). */
+ * values (a kernel's outputs, docs/language.md section 24, or (a, b)). */
 typedef struct PVal PVal;
 struct PVal {
   PipeBuf buf;           /* when fst is NULL */
   const PVal *fst, *snd; /* a pair */
-  const DefInfo *kernel; /* a pair: the kernel whose outputs they are */
+  const DefInfo *kernel; /* a pair: the kernel whose outputs they are, or NULL: (a, b) */
 };
 
 typedef struct PEnv PEnv;
@@ -190,10 +191,12 @@ static bool launch(Planner *pl, PEnv *env, const Phrase *app, const PhraseSpine 
     if (v->fst) {
       /* a kernel parameter is one buffer (a pair parameter would be
        * several: pipeline_emit.c refuses those kernels) */
+      const char *what = v->kernel ? arena_printf(pl->a, "both outputs of kernel '%s'", v->kernel->name)
+                                   : "a pair of arrays";
       diag_error(pl->diag, ERR_PIPELINE_UNSUPPORTED, s->args[i]->span,
-                 "kernel '%s' is given both outputs of kernel '%s' as its parameter '%s'; a pipeline passes one "
-                 "buffer per kernel parameter: give '%s' a parameter for each array and pass them with fst and snd",
-                 k->name, v->kernel->name, k->params[i]->name, k->name);
+                 "kernel '%s' is given %s as its parameter '%s'; a pipeline passes one buffer per kernel parameter: "
+                 "give '%s' a parameter for each array and pass them with fst and snd",
+                 k->name, what, k->params[i]->name, k->name);
       ok = false;
       continue;
     }
@@ -261,6 +264,14 @@ static bool eval(Planner *pl, PEnv *env, const Phrase *p, const PVal **out) {
   case PH_PRIM: {
     Prim prim = s.head->prim;
     if (!(prim_info[prim].flags & PF_VIEW)) return computation_error(pl, p);
+    if (prim == PRIM_PAIR && s.nargs == 2) {
+      /* (a, b): both values, as a kernel's pair of outputs is (the
+       * result of a pipeline with two outputs) */
+      PVal *v = NEW(pl->a, PVal);
+      if (!eval(pl, env, s.args[0], &v->fst) || !eval(pl, env, s.args[1], &v->snd)) return false;
+      *out = v;
+      return true;
+    }
     if ((prim == PRIM_FST || prim == PRIM_SND) && s.nargs == 1) {
       /* one of a kernel's outputs: its buffer */
       const PVal *v;
@@ -332,34 +343,56 @@ Pipeline *pipeline_plan(Arena *a, Diag *diag, DefInfo *const *defs, int ndefs, D
   }
   const PVal *value;
   if (!eval(&pl, env, def->body, &value)) return NULL;
+  /* the outputs: the value's buffer, or the two of a pair of arrays */
+  const PVal *outs[2] = {value, NULL};
+  int nout = 1;
   if (value->fst) {
-    /* the output is one buffer: the header's launcher, dpia run and the
-     * metadata describe a pipeline by one result (docs/language.md section 8) */
-    diag_error(diag, ERR_PIPELINE_UNSUPPORTED, def->body->span,
-               "the result of pipeline '%s' is both outputs of kernel '%s' (a pair of arrays); a pipeline has one "
-               "output buffer: make its result one of them (fst or snd) and the other a later kernel's input, or "
-               "launch kernel '%s' on its own, which writes both",
-               def->name, value->kernel->name, value->kernel->name);
+    outs[0] = value->fst;
+    outs[1] = value->snd;
+    nout = 2;
+  }
+  for (int o = 0; o < nout; o++) {
+    const char *which = nout == 1 ? "the result"
+                        : o == 0  ? "the first array of the result"
+                                  : "the second array of the result";
+    if (outs[o]->fst) {
+      /* output_1 and output_2 of the header's launcher, dpia run and the
+       * metadata: one buffer each (docs/language.md section 8) */
+      diag_error(diag, ERR_PIPELINE_UNSUPPORTED, def->body->span,
+                 "the result of pipeline '%s' holds more than two arrays (its %s component is a pair); a pipeline's "
+                 "result is an array or a pair of arrays, an output buffer each: return two of them, or end with a "
+                 "kernel that reads the others",
+                 def->name, o == 0 ? "first" : "second");
+      return NULL;
+    }
+    if (outs[o]->buf.kind == PB_INPUT) {
+      diag_error(diag, ERR_PIPELINE_RESULT_IS_INPUT, def->body->span,
+                 "%s of pipeline '%s' is its input '%s'; a pipeline computes its result with kernels", which, def->name,
+                 def->params[outs[o]->buf.index]->name);
+      return NULL;
+    }
+  }
+  if (nout == 2 && outs[0]->buf.index == outs[1]->buf.index) {
+    diag_error(diag, ERR_PIPELINE_RESULT_TWICE, def->body->span,
+               "both arrays of the result of pipeline '%s' are the same kernel result; a pipeline's outputs are two "
+               "buffers, each written by the kernel that computes it: return the array once",
+               def->name);
     return NULL;
   }
-  PipeBuf result = value->buf;
-  if (result.kind == PB_INPUT) {
-    diag_error(diag, ERR_PIPELINE_RESULT_IS_INPUT, def->body->span,
-               "the result of pipeline '%s' is its input '%s'; a pipeline computes its result with kernels", def->name,
-               def->params[result.index]->name);
-    return NULL;
-  }
-  /* the temporary holding the result is the output, wherever it is used */
-  int out_temp = result.index;
-  for (int i = 0; i < pl.launches.len; i++) {
-    PipeLaunch *l = pl.launches.items[i];
-    for (int j = 0; j < l->kernel->nparams; j++)
-      if (l->args[j].kind == PB_TEMP && l->args[j].index == out_temp) l->args[j] = (PipeBuf){PB_OUTPUT, 0};
-    for (int j = 0; j < l->nresults; j++)
-      if (l->results[j].kind == PB_TEMP && l->results[j].index == out_temp) l->results[j] = (PipeBuf){PB_OUTPUT, 0};
+  /* the temporaries holding the result are the outputs, wherever they are used */
+  for (int o = 0; o < nout; o++) {
+    int out_temp = outs[o]->buf.index;
+    for (int i = 0; i < pl.launches.len; i++) {
+      PipeLaunch *l = pl.launches.items[i];
+      for (int j = 0; j < l->kernel->nparams; j++)
+        if (l->args[j].kind == PB_TEMP && l->args[j].index == out_temp) l->args[j] = (PipeBuf){PB_OUTPUT, o};
+      for (int j = 0; j < l->nresults; j++)
+        if (l->results[j].kind == PB_TEMP && l->results[j].index == out_temp) l->results[j] = (PipeBuf){PB_OUTPUT, o};
+    }
   }
   Pipeline *pipe = NEW(a, Pipeline);
   pipe->def = def;
+  pipe->noutputs = nout;
   prune(&pl, pipe);
   return pipe;
 }
@@ -375,9 +408,31 @@ const char *pipeline_buf_name(Arena *a, const Pipeline *p, PipeBuf b) {
   switch (b.kind) {
   case PB_INPUT: return p->def->params[b.index]->name;
   case PB_TEMP: return arena_printf(a, "tmp%d", b.index);
-  case PB_OUTPUT: return "output";
+  case PB_OUTPUT: return p->noutputs == 1 ? "output" : arena_printf(a, "output_%d", b.index + 1);
   }
   INTERNAL("bad buffer kind %d", (int)b.kind);
+}
+
+int pipeline_slot(const Pipeline *p, PipeBuf b) {
+  switch (b.kind) {
+  case PB_OUTPUT: return b.index;
+  case PB_INPUT: return p->noutputs + b.index;
+  case PB_TEMP: return p->noutputs + p->def->nparams + b.index;
+  }
+  INTERNAL("bad buffer kind %d", (int)b.kind);
+}
+
+PipeBuf pipeline_slot_buf(const Pipeline *p, int slot) {
+  if (slot < p->noutputs) return (PipeBuf){PB_OUTPUT, slot};
+  slot -= p->noutputs;
+  if (slot < p->def->nparams) return (PipeBuf){PB_INPUT, slot};
+  return (PipeBuf){PB_TEMP, slot - p->def->nparams};
+}
+
+DataType *pipeline_output_type(const Pipeline *p, int o) {
+  DataType *t = dt_resolve(p->def->result->data);
+  if (p->noutputs == 1) return t;
+  return o == 0 ? t->fst : t->snd;
 }
 
 void pipeline_print_launches(Arena *a, Buf *out, const Pipeline *p) {

@@ -13,7 +13,8 @@
  * checked body into the ordered launches the host makes, each result a
  * global temporary except the last one, which is the pipeline's output.
  * A kernel whose result is a pair of arrays (two output buffers) makes a
- * temporary of each, which later kernels take by fst and snd.
+ * temporary of each, which later kernels take by fst and snd; a pipeline
+ * whose result is a pair of arrays has two outputs.
  *
  * The plan is what every consumer uses: the metadata and the header's
  * launcher (codegen/pipeline_emit.c) and `dpia run` (verify/pipe_run.c).
@@ -29,7 +30,8 @@
 typedef enum PipeBufKind { PB_INPUT, PB_TEMP, PB_OUTPUT } PipeBufKind;
 typedef struct PipeBuf {
   PipeBufKind kind;
-  int index; /* PB_INPUT: the pipeline's data parameter; PB_TEMP: the temporary */
+  int index; /* PB_INPUT: the pipeline's data parameter; PB_TEMP: the temporary;
+                PB_OUTPUT: the output, 0, or 0 and 1 for a pair of arrays */
 } PipeBuf;
 
 /* One kernel launch, in the order the host makes them. */
@@ -54,6 +56,7 @@ typedef struct PipeTemp {
 
 typedef struct Pipeline {
   DefInfo *def; /* the checked pipeline (is_pipeline) */
+  int noutputs; /* 1, or 2: its result is a pair of arrays (output_1, output_2) */
   int nlaunches;
   PipeLaunch *launches;
   int ntemps;
@@ -67,8 +70,18 @@ typedef struct Pipeline {
  * program's declarations (a launch records its kernel's index there). */
 Pipeline *pipeline_plan(Arena *a, Diag *diag, DefInfo *const *defs, int ndefs, DefInfo *def);
 
-/* "xs" (an input), "tmp0" (a temporary), "output" */
+/* "xs" (an input), "tmp0" (a temporary), "output" (or "output_1",
+ * "output_2" for a pair of arrays) */
 const char *pipeline_buf_name(Arena *a, const Pipeline *p, PipeBuf b);
+
+/* The buffers of a pipeline in one order, its interface's: the outputs,
+ * the inputs (its data parameters), then the temporaries.  The slot of b,
+ * and the buffer of a slot. */
+int pipeline_slot(const Pipeline *p, PipeBuf b);
+PipeBuf pipeline_slot_buf(const Pipeline *p, int slot);
+
+/* the data type of output o (the result, or an array of the pair) */
+DataType *pipeline_output_type(const Pipeline *p, int o);
 
 /* dpia check -v: one line per launch, in order:
  *   launch sumAll M=N/2048 tmp0 -> output : [1]float

@@ -915,13 +915,23 @@ static void print_polynomial(Buf *out, Size p, SizeSyntax syntax) {
     }
   }
   const SizeTerm *first = &p.terms[lead];
-  if (first->num < 0) buf_putc(out, '-');
+  /* DPIA has no negation of a size: -k, a row's size after drop 1 in a
+   * triangle of one row, is 0 - k (0 at that row); a constant keeps its
+   * sign (size -1 is negative) */
+  if (first->num < 0) buf_puts(out, syntax == SIZE_SYNTAX_DPIA && first->nfactors > 0 ? "0 - " : "-");
   print_term_magnitude(out, first, syntax);
-  for (int i = 0; i < p.nterms; i++) {
-    if (i == lead) continue;
-    buf_puts(out, p.terms[i].num < 0 ? " - " : " + ");
-    print_term_magnitude(out, &p.terms[i], syntax);
-  }
+  /* in DPIA the positive terms first: the language reads N - i + 2 as
+   * (N - i) + 2, whose difference must be natural, a requirement the size
+   * N + 2 - i does not make (false at the last row of a triangle over N +
+   * 2 elements, docs/language.md section 30); so a printed program
+   * re-checks with the requirements it was checked with */
+  int passes = syntax == SIZE_SYNTAX_DPIA ? 2 : 1;
+  for (int pass = 0; pass < passes; pass++)
+    for (int i = 0; i < p.nterms; i++) {
+      if (i == lead || (passes == 2 && (p.terms[i].num < 0) != (pass == 1))) continue;
+      buf_puts(out, p.terms[i].num < 0 ? " - " : " + ");
+      print_term_magnitude(out, &p.terms[i], syntax);
+    }
 }
 
 /* Does a print as a product without `/` or sign (with single_factor_only: as

@@ -23,18 +23,9 @@ typedef struct PR {
   const PipeDesc *d;
   const NatValues *nats;
   Buf *err;
-  TargetBuffer **bufs; /* per pipeline buffer: [0] output, [1 + i] input i, then temporaries */
+  TargetBuffer **bufs; /* per pipeline buffer, in pipeline_slot's order: outputs, inputs, temporaries */
   ParamPlan *plans; /* the same */
 } PR;
-
-static int slot_of(const PipeDesc *d, PipeBuf b) {
-  switch (b.kind) {
-  case PB_OUTPUT: return 0;
-  case PB_INPUT: return 1 + b.index;
-  case PB_TEMP: return 1 + d->pipe->def->nparams + b.index;
-  }
-  INTERNAL("bad pipeline buffer");
-}
 
 /* the values of launch li's kernel's nat parameters, by their names */
 static bool kernel_nats(PR *r, int li, NatValues *out) {
@@ -62,8 +53,8 @@ static bool kernel_nats(PR *r, int li, NatValues *out) {
  * data parameter in declaration order), output and temporaries */
 static RtStatus make_buffers(PR *r, int ninputs, const double *const *inputs, const size_t *counts) {
   const PipeDesc *d = r->d;
-  int nin = d->pipe->def->nparams;
-  int n = 1 + nin + d->ntemps;
+  int nin = d->pipe->def->nparams, nout = d->pipe->noutputs;
+  int n = nout + nin + d->ntemps;
   r->bufs = NEWARRAY(r->a, TargetBuffer *, n);
   r->plans = NEWARRAY(r->a, ParamPlan, n);
   if (ninputs != nin) {
@@ -71,17 +62,17 @@ static RtStatus make_buffers(PR *r, int ninputs, const double *const *inputs, co
     return RT_BAD_ARGS;
   }
   for (int s = 0; s < n; s++) {
-    const KParam *p = s <= nin ? &d->iface.params[s] : &d->temps[s - 1 - nin];
+    const KParam *p = s < nout + nin ? &d->iface.params[s] : &d->temps[s - nout - nin];
     RtStatus st = rt_param_layout(r->a, p, r->nats, &r->plans[s], r->err);
     if (st != RT_OK) return st;
     ParamPlan *plan = &r->plans[s];
-    if (s >= 1 && s <= nin) {
-      if (counts[s - 1] != (size_t)(plan->elements * plan->lay->flat)) {
+    if (s >= nout && s < nout + nin) {
+      if (counts[s - nout] != (size_t)(plan->elements * plan->lay->flat)) {
         emit(r->err, "input %s of pipeline %s: %zu values given, %" PRId64 " expected", p->name, d->iface.name,
-             counts[s - 1], plan->elements * plan->lay->flat);
+             counts[s - nout], plan->elements * plan->lay->flat);
         return RT_BAD_ARGS;
       }
-      plan->host = inputs[s - 1];
+      plan->host = inputs[s - nout];
       plan->packed = rt_pack_all(r->a, plan, plan->host);
     } else {
       plan->packed = rt_poisoned(r->a, plan);
@@ -134,7 +125,7 @@ static RtStatus make_launch(PR *r, TargetProgram *prog, int li, TargetKernel **k
       break;
     }
     case PBIND_BUFFER: {
-      int s = slot_of(r->d, b->buf);
+      int s = pipeline_slot(r->d->pipe, b->buf);
       if (p->role == KP_SCALAR)
         st = t->arg_value(*kern, i, r->plans[s].packed, r->plans[s].bytes, &why);
       else
@@ -154,23 +145,32 @@ static RtStatus make_launch(PR *r, TargetProgram *prog, int li, TargetKernel **k
   return st;
 }
 
-static RtStatus read_output(PR *r, RtResult *res) {
-  ParamPlan *plan = &r->plans[0];
-  RtStatus st = r->rt->target->read(r->rt->dev, r->bufs[0], plan->packed, plan->bytes, r->err);
-  if (st != RT_OK) {
-    buf_puts(r->err, " (output)");
-    return st;
-  }
-  size_t total = (size_t)(plan->elements * plan->lay->flat);
-  res->noutputs = 1;
+/* the outputs (slots 0 .. noutputs), one after another in res->output
+ * as the reference's value holds them (a pair: the first array, then the
+ * second), as rt_run reads a kernel's */
+static RtStatus read_outputs(PR *r, RtResult *res) {
+  int nout = r->d->pipe->noutputs;
+  size_t total = 0;
+  for (int o = 0; o < nout; o++) total += (size_t)(r->plans[o].elements * r->plans[o].lay->flat);
+  res->noutputs = nout;
   res->output = NEWARRAY(r->a, double, total ? total : 1);
   res->output_count = total;
-  for (int64_t j = 0; j < plan->elements; j++)
-    lay_unpack(plan->lay, plan->packed + j * plan->lay->bytes, res->output + j * plan->lay->flat);
-  res->outputs = NEWARRAY(r->a, double *, 1);
-  res->output_counts = NEWARRAY(r->a, size_t, 1);
-  res->outputs[0] = res->output;
-  res->output_counts[0] = total;
+  res->outputs = NEWARRAY(r->a, double *, nout);
+  res->output_counts = NEWARRAY(r->a, size_t, nout);
+  size_t at = 0;
+  for (int o = 0; o < nout; o++) {
+    ParamPlan *plan = &r->plans[o];
+    RtStatus st = r->rt->target->read(r->rt->dev, r->bufs[o], plan->packed, plan->bytes, r->err);
+    if (st != RT_OK) {
+      emit(r->err, " (%s)", r->d->iface.params[o].name);
+      return st;
+    }
+    res->outputs[o] = res->output + at;
+    res->output_counts[o] = (size_t)(plan->elements * plan->lay->flat);
+    for (int64_t j = 0; j < plan->elements; j++)
+      lay_unpack(plan->lay, plan->packed + j * plan->lay->bytes, res->outputs[o] + j * plan->lay->flat);
+    at += res->output_counts[o];
+  }
   return RT_OK;
 }
 
@@ -201,7 +201,7 @@ RtStatus rt_run_pipeline(Runtime *rt, Arena *a, const PipeDesc *d, const char *s
     res->has_local = last->has_local;
     memcpy(res->global_size, last->global_size, sizeof res->global_size);
     memcpy(res->local_size, last->local_size, sizeof res->local_size);
-    st = read_output(&r, res);
+    st = read_outputs(&r, res);
   }
   /* release everything, whatever happened: a failure to release is not
    * reported, the run's result stands */
@@ -209,6 +209,7 @@ RtStatus rt_run_pipeline(Runtime *rt, Arena *a, const PipeDesc *d, const char *s
   buf_init(&ignored, a);
   for (int li = 0; li < n; li++) t->release_kernel(kerns[li], &ignored);
   t->release_program(prog, &ignored);
-  for (int s = 0; r.bufs && s < 1 + d->pipe->def->nparams + d->ntemps; s++) t->release_buffer(r.bufs[s], &ignored);
+  for (int s = 0; r.bufs && s < d->pipe->noutputs + d->pipe->def->nparams + d->ntemps; s++)
+    t->release_buffer(r.bufs[s], &ignored);
   return st;
 }

@@ -24,7 +24,9 @@ A pipeline (docs/language.md section 8; Kernel(ctx, metadata) of a
 pipeline's metadata gives a Pipeline) is checked the same way on its
 interface; its temporaries, the buffers between its kernels, are
 allocated for the call, and its kernels launched in order, each with the
-arguments and NDRange of the metadata's "launches".
+arguments and NDRange of the metadata's "launches".  A pipeline whose
+result is a pair of arrays has two outputs, output_1 and output_2, which
+the call returns by name as it does a two-output kernel's.
 
 Device data: an input may be a pyopencl.array.Array (checked like a numpy
 array; C-contiguous) or a pyopencl Buffer (at least as many bytes as the

@@ -15,7 +15,12 @@
  *     N grows, on a second queue, and after dpia_dot_release;
  *   - a kernel with two output buffers as a stage (two_outputs.dpia of
  *     this directory): chain, both and half against the host, at N = 1
- *     and N = 1000.
+ *     and N = 1000;
+ *   - pipelines whose result is a pair of arrays (pair_outputs.dpia of
+ *     this directory): both output buffers against the host at N = 1 and
+ *     N = 1000, and an output_2 buffer too small refused before anything
+ *     is enqueued (DPIA_ERROR_BUFFER_SIZE naming output_2, output_1
+ *     untouched).
  * Without an OpenCL platform the test fails saying so. */
 #define _POSIX_C_SOURCE 200809L
 
@@ -30,6 +35,7 @@
 #include "atax.h"
 #include "dot_full.h"
 #include "mm_packed.h"
+#include "pair_outputs_all.h" /* all of pair_outputs.dpia (pair_outputs.h here: -k fromTwo only) */
 #include "two_outputs_all.h" /* all of two_outputs.dpia (two_outputs.h here: -k chain only) */
 #include "tests/test_check.h"
 
@@ -244,6 +250,57 @@ static void test_two_outputs(int n) {
   free(out);
 }
 
+/* pair_outputs.dpia: scaleShift xs = (2x, x + 1), subtract as bs = a - b;
+ * pairOut = (2x, x + 1), fromTwo = (2x - y, x + 1 - y), swapped = (x + 1,
+ * 2x), reads = (0, -x) */
+static void test_pair_outputs(int n) {
+  float *xs = values((size_t)n, 8), *ys = values((size_t)n, 9);
+  float *o1 = malloc(sizeof(float) * (size_t)n), *o2 = malloc(sizeof(float) * (size_t)n);
+  cl_mem dx = buffer((size_t)n, xs), dy = buffer((size_t)n, ys), d1 = buffer((size_t)n, NULL),
+         d2 = buffer((size_t)n, NULL);
+  const char *names[4] = {"pairOut", "fromTwo", "swapped", "reads"};
+  for (int p = 0; p < 4; p++) {
+    int rc = p == 0   ? dpia_pairOut_launch(queue, d1, d2, dx, n)
+             : p == 1 ? dpia_fromTwo_launch(queue, d1, d2, dx, dy, n)
+             : p == 2 ? dpia_swapped_launch(queue, d1, d2, dx, n)
+                      : dpia_reads_launch(queue, d1, d2, dx, n);
+    CHECK(rc == DPIA_SUCCESS, "%s: %s", names[p], dpia_error_string(rc));
+    read_floats(queue, d1, (size_t)n, o1);
+    read_floats(queue, d2, (size_t)n, o2);
+    int bad = 0;
+    for (int i = 0; i < n; i++) {
+      double x = xs[i], y = ys[i];
+      double w1 = p == 0 ? 2 * x : p == 1 ? 2 * x - y : p == 2 ? x + 1 : 0;
+      double w2 = p == 0 ? x + 1 : p == 1 ? x + 1 - y : p == 2 ? 2 * x : -x;
+      bad += !close_to(o1[i], w1) + !close_to(o2[i], w2);
+    }
+    CHECK(bad == 0, "%s at N = %d: %d wrong elements", names[p], n, bad);
+  }
+  /* output_2 one element short: refused by name, nothing enqueued */
+  if (n > 1) {
+    cl_mem small = buffer((size_t)n - 1, NULL);
+    for (int i = 0; i < n; i++) o1[i] = -7.0f;
+    cl_int err = clEnqueueWriteBuffer(queue, d1, CL_TRUE, 0, sizeof(float) * (size_t)n, o1, 0, NULL, NULL);
+    CHECK(err == CL_SUCCESS, "write output_1: %s", dpia_error_string(err));
+    int rc = dpia_pairOut_launch(queue, d1, small, dx, n);
+    CHECK(rc == DPIA_ERROR_BUFFER_SIZE && strstr(dpia_last_error_message(), "output_2") != NULL,
+          "pairOut into a short output_2: %s '%s'", dpia_error_string(rc), dpia_last_error_message());
+    read_floats(queue, d1, (size_t)n, o1);
+    int touched = 0;
+    for (int i = 0; i < n; i++) touched += o1[i] != -7.0f;
+    CHECK(touched == 0, "pairOut refused, yet %d elements of output_1 written", touched);
+    clReleaseMemObject(small);
+  }
+  clReleaseMemObject(dx);
+  clReleaseMemObject(dy);
+  clReleaseMemObject(d1);
+  clReleaseMemObject(d2);
+  free(xs);
+  free(ys);
+  free(o1);
+  free(o2);
+}
+
 int main(void) {
   cl_platform_id platform;
   cl_device_id device;
@@ -268,6 +325,8 @@ int main(void) {
   test_mm(64, 64, 64);
   test_two_outputs(1);
   test_two_outputs(1000);
+  test_pair_outputs(1);
+  test_pair_outputs(1000);
   clReleaseCommandQueue(other);
   clReleaseCommandQueue(queue);
   clReleaseContext(context);

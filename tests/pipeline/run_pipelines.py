@@ -2,10 +2,12 @@
 """Every sample pipeline (docs/language.md section 8) runs on PoCL through
 `dpia run --check` and matches the reference interpreter of the composed
 program, at two sizes each; the report has one time line; a wrong second
-kernel (patched in the generated program) is caught by --check; sizes
+kernel (patched in the generated program) is caught by --check, and so
+is a wrong second output of a pipeline whose result is a pair of arrays
+(tests/pipeline/pair_outputs.dpia); sizes
 that violate a precondition are refused before anything runs; `dpia
 batch` takes a pipeline like a kernel."""
-import os, re, subprocess, sys, tempfile
+import json, os, re, subprocess, sys, tempfile
 
 dpia, samples = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 env = dict(os.environ, POCL_KERNEL_CACHE='0')
@@ -57,6 +59,27 @@ with tempfile.TemporaryDirectory() as tmp:
     report(n == 1 and p.returncode == 3 and "pipeline 'dot' differs from the reference" in p.stderr,
            'a patched second kernel is caught by --check', f'patched {n} site(s); exit {p.returncode}\n{p.stderr}')
 
+# a pipeline with two outputs (pair_outputs.dpia): --check compares both,
+# so a wrong second array alone is caught
+pair = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'pair_outputs.dpia')
+with tempfile.TemporaryDirectory() as tmp:
+    src = subprocess.run([dpia, 'translate', pair, '-k', 'pairOut'], capture_output=True, text=True).stdout
+    patched, n = re.subn(r'output_2\[gid\] = xs\[gid\] \+ 1\.0f;', 'output_2[gid] = xs[gid] + 1.5f;', src)
+    bad = os.path.join(tmp, 'bad.cl')
+    with open(bad, 'w') as fh:
+        fh.write(patched)
+    p = run(pair, 'pairOut', {'N': 37}, '--opencl-source=' + bad)
+    report(n == 1 and p.returncode == 3 and "pipeline 'pairOut' differs from the reference" in p.stderr,
+           'a wrong second output of a pipeline is caught by --check',
+           f'patched {n} site(s); exit {p.returncode}\n{p.stderr}')
+    p = run(pair, 'pairOut', {'N': 37}, '--json')
+    try:
+        r = json.loads(p.stdout)
+        ok = p.returncode == 0 and r['pipeline'] == 'pairOut' and r['check']['ok'] is True
+    except (ValueError, KeyError, TypeError):
+        ok = False
+    report(ok, 'dpia run --json of a pipeline with two outputs', p.stdout + p.stderr)
+
 p = run(path, 'dot', {'N': 1000})
 report(p.returncode == 1 and 'N = 1000 does not satisfy N % 262144 == 0' in p.stderr and not p.stdout,
        'a violated precondition stops the run', f'exit {p.returncode}\n{p.stdout}{p.stderr}')
@@ -65,7 +88,6 @@ report(p.returncode == 2 and "pipeline 'dot' needs a value for its size N" in p.
        'a missing size is a usage error', f'exit {p.returncode}\n{p.stderr}')
 
 # dpia batch takes a pipeline as it takes a kernel
-import json
 req = json.dumps({'id': 1, 'source': open(path).read(), 'kernel': 'dot', 'emit': ['json', 'header']})
 p = subprocess.run([dpia, 'batch'], input=req + '\n', capture_output=True, text=True, timeout=300)
 try:

@@ -667,6 +667,23 @@ def opencl_pipelines(expect, ctx, queue, root, rng):
         queue, {"M": 5, "N": 1024, "WG": 32}, {"mat": mat})["output"])
     expect("sums: %r" % type(out), getattr(out, "shape", None) == (5,)
            and np.abs(out - mat.astype(np.float64).sum(axis=1)).max() < 1e-3)
+    # a pipeline whose result is a pair of arrays (docs/language.md section 8):
+    # both outputs by name, as a two-output kernel's; output_2 into a device array
+    pair_src = open(os.path.join(root, "tests", "pipeline", "pair_outputs.dpia")).read()
+    fp = dpia.opencl.Pipeline(ctx, dpia.translate(pair_src, kernel="fromTwo").metadata)
+    a, b = rng.random(37, dtype=np.float32), rng.random(37, dtype=np.float32)
+    out = outcome(lambda: fp(queue, {"N": 37}, {"xs": a, "ys": b}))
+    wa, wb = 2 * a.astype(np.float64) - b, a.astype(np.float64) + 1 - b
+    expect("fromTwo: both outputs by name: %r" % (sorted(out) if isinstance(out, dict) else out,),
+           isinstance(out, dict) and sorted(out) == ["output_1", "output_2"]
+           and np.abs(out["output_1"] - wa).max() < 1e-5 and np.abs(out["output_2"] - wb).max() < 1e-5)
+    d2 = cla.empty(queue, (37,), np.float32)
+    out = outcome(lambda: fp(queue, {"N": 37}, {"xs": a, "ys": b, "output_2": d2}))
+    expect("fromTwo: output_2 into a device array: %r" % type(out),
+           isinstance(out, dict) and out.get("output_2") is d2 and np.abs(d2.get() - wb).max() < 1e-5
+           and np.abs(out["output_1"] - wa).max() < 1e-5)
+    raises(expect, "fromTwo: output_2 in xs's buffer", dpia.opencl.AliasError, "output output_2 and input xs of "
+           "pipeline fromTwo share memory", lambda: fp(queue, {"N": 37}, {"xs": d2, "ys": b, "output_2": d2}))
     # an input named like a temporary: the metadata's "buffer" would be ambiguous
     clash = dpia.translate(dot.replace("(xs ys: [N]float) = dotParts xs ys", "(tmp0 ys: [N]float) = dotParts tmp0 ys"),
                            kernel="dot").metadata

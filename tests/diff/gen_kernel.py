@@ -1,0 +1,195 @@
+"""gen_kernel.py: the kernels of gen.py's programs.
+
+A kernel's inputs (maybe gathered through idx inputs), its top-level
+stages on the grid and its shape (one stage, a pair of stages, a zip of
+two stages, sequential), its defs and parameters."""
+import re
+
+from gen_types import Size, S, num, arr, pair, idx_t, par, Ctx, GenFail, MAX_ELEMS
+
+
+class Kernels:
+    """Kernels: sources, top-level stages and the program text."""
+
+    def kernel(self):
+        stype = self.pick(['float', 'double', 'int'], [70, 15, 15])
+        two_d = self.chance(0.25)
+        nats = ['M', 'N'] if two_d else ['N']
+        ctx = Ctx(level='top', in_wg=False, grid=frozenset(), local=frozenset(), loops=(), local_loops=(),
+                  scalars=[], arrays=[], depth=self.pick([1, 2, 2, 3]), ind='  ', stype=stype,
+                  vectors=True, grid_ok=True)
+        self.feat('type:' + stype)
+        if self.chance(0.3):
+            self.params.append(('alpha', f'(alpha: {stype})'))
+            ctx.scalars = [('alpha', num(stype))]
+            self.feat('scalar-param')
+        helper_def = ''
+        if self.chance(0.12):
+            # a helper def, inlined where it is used (spec section 2)
+            body = self.scalar_expr([('y', num(stype))], num(stype), 2)
+            helper_def = f'def h (y: {stype}) =\n  {body}\n\n'
+            self.helper = ('h', stype)
+            self.feat('def-helper')
+        if self.chance(0.13):
+            # an untyped def: a template checked at each use (spec section 2)
+            name, arity, text = self.pick([
+                ('twice', 1, 'def twice x = x + x'),
+                ('halfSum', 2, 'def halfSum x y = x + y / 2'),
+                ('lerp', 3, 'def lerp x y t = x + (y - x) * t'),
+                ('inc', 1, 'def inc x = x + 1')])
+            self.defs[name] = text
+            self.template = (name, arity)
+        if self.chance(0.15):
+            # defs with nat parameters, passed explicitly (firstN 3 v) or inferred
+            red = '(a * 3 + x) % 1009' if stype == 'int' else 'a * 0.5 + x'
+            self.defs['firstN'] = (f'def firstN (K: nat) (L: nat) (v: [L]{stype}) =\n'
+                                   f'  v |> take K |> reduceSeq (\\x a -> {red}) 0')
+            self.defs['tile'] = f'def tile (T: nat) (L: nat) (v: [L * T]{stype}) = v |> split T'
+            self.nat_defs = {'firstN', 'tile'}
+        if self.chance(0.1):
+            # an index input used directly: idx ts col, and idx row col for
+            # the arrays of its length
+            n = Size.var('M') if two_d and self.chance(0.2) else Size.var('N')  # N: a row's length in 2-D
+            data = self.new_input(arr(n, num(stype)))
+            col = self.new_input(idx_t(n, data, num(stype)))
+            self.scalar_idx.append((col, n))
+            ctx.scalars = ctx.scalars + [(f'idx {data} {col}', num(stype))]
+            self.feat('scalar-idx-input')
+        shape = self.pick(['stage', 'pair', 'zip', 'seq'], [80, 7, 7, 6])
+        self.feat('kernel:' + shape)
+        if shape == 'stage':
+            e, t = self.dep_top_stage(ctx, two_d) or self.top_stage(ctx, two_d)
+            e = self.scatter_result(e, t, ctx)
+            e = self.unzip_result(e, t, ctx)
+        elif shape == 'pair':
+            # two stages on the same grid dimension (else each one runs
+            # redundantly in every work-item of the other's dimension)
+            e1, _ = self.top_stage(ctx.but(ind='    ', grid_ok=False), two_d, dim=0)
+            e2, _ = self.top_stage(ctx.but(ind='    ', grid_ok=False), two_d, dim=0)
+            e = f'(\n    {e1},\n    {e2})'
+        elif shape == 'zip':
+            # two parallel stages over arrays of the same length, zipped
+            src, st = self.source(ctx, False)
+            n = st[1]
+            ind = ctx.ind + '    '
+            v1, v2 = self.fresh(self.var_base(st[2])), self.fresh('x')
+            inner = self.inner_ctx(ctx, 'mapGlobal', 0, n)
+            self.cost(ctx, n)
+            self.cost(ctx, n)
+            b1, u1 = self.body(v1, st[2], inner)
+            other = self.new_input(arr(n, num(stype)))
+            b2, u2 = self.body(v2, num(stype), inner)
+            e = (f'zip\n{ind}({src}\n{ind}|> mapGlobal {self.lam(v1, b1, ctx.but(ind=ind))})'
+                 f'\n{ind}({other} |> mapGlobal {self.lam(v2, b2, ctx.but(ind=ind))})')
+            e = self.unzip_result(e, arr(n, pair(u1, u2)), ctx)
+        else:
+            src, st = self.source(ctx, two_d)
+            sctx = ctx.but(level='seq', grid_ok=False)
+            if self.chance(0.5):
+                e, t = self.reduce_stage(src, st, sctx)
+            else:
+                e, t = self.map_stage(src, st, sctx, final=True)
+        for col, _ in self.scalar_idx:
+            if not re.search(r'\b' + col + r'\b', e):
+                raise GenFail('idx input unused')  # no test: try another program
+            self.feat('scalar-idx-used')
+        nat_decl = f'({" ".join(nats)}: nat)'
+        params = ' '.join([nat_decl] + [p for _, p in self.params])
+        defs = ''.join(self.defs[d] + '\n' for d in self.used_defs)
+        if defs:
+            defs += '\n'
+        perms = ' permutation ' + ' '.join(self.perms) if self.perms else ''
+        return f'{helper_def}{defs}kernel k {params}{perms} =\n  {e}\n', nats
+
+    def source(self, ctx, two_d):
+        """A kernel input (maybe zipped with another), with views."""
+        N = Size.var('N')
+        s = ctx.stype
+        if self.chance(0.1):
+            return self.gather_source(ctx, two_d)
+        r = self.r.random()
+        if two_d:
+            M = Size.var('M')
+            t = arr(M, arr(N, num(s)))
+        elif r < 0.12 and ctx.vectors:
+            t = arr(N, num(s, self.pick([2, 4])))
+            self.feat('vector-input')
+        elif r < 0.2:
+            t = arr(N, pair(num(s), num(s)))
+            self.feat('pair-input')
+        elif r < 0.25:
+            c = self.pick([2, 3])
+            t = arr(N * c, num(s))
+        else:
+            t = arr(N, num(s))
+        e = self.new_input(t)
+        if t[2] == num(s) and self.chance(0.15):
+            k = self.pick([2, 4, 8])
+            self.need_div(t[1], k)
+            self.feat(f'asVector{k}')
+            e, t = f'{e} |> asVector {k}', self.mk_arr(t[1].divc(k), num(s, k))
+        if self.chance(0.25):
+            p, pt = self.same_length_partner(e, t, ctx.but(depth=0))
+            e, t = f'zip {par(e)} {par(p)}', arr(t[1], pair(t[2], pt[2]))
+            self.feat('zip-top')
+        return e, t
+
+    def gather_source(self, ctx, two_d):
+        """An array of indices read from data (idx-typed kernel inputs),
+        each one used as `idx data j`: a 1-D index array into a data input,
+        into the rows of a 2-D input, or a 2-D neighbour list."""
+        N, s = Size.var('N'), ctx.stype
+        L = Size.var('M') if two_d and self.chance(0.5) else N  # length of the data indexed
+        how = self.pick(['scalar', 'rows', 'nbh'])
+        if how == 'rows':
+            w = Size.var('N') if two_d and L != N and self.chance(0.5) else S(self.pick([4, 8, 16]))
+            data = self.new_input(arr(L, arr(w, num(s))))
+            el = idx_t(L, data, arr(w, num(s)))
+        else:
+            data = self.new_input(arr(L, num(s)))
+            el = idx_t(L, data, num(s))
+        if how == 'nbh':
+            k = Size.var('M') if two_d and L == N and self.chance(0.6) else S(self.pick([3, 4, 8]))
+            t = arr(N, arr(k, el))
+        else:
+            t = arr(N, el)
+        e = self.new_input(t)
+        self.feat('gather-input-' + how)
+        if how == 'nbh' and L == N and self.chance(0.5):
+            # the particle with its neighbours (molecular dynamics)
+            e, t = f'zip {data} {e}', arr(N, pair(num(s), t[2]))
+        return e, t
+
+    def top_stage(self, ctx, two_d, kind=None, dim=None):
+        e, t = self.source(ctx, two_d)
+        e, t = self.views(e, t, ctx, self.pick([0, 1, 1, 2, 3]))
+        kind = kind or self.pick(['mapGlobal', 'mapWorkgroup'])
+        if dim is None:
+            dim = 1 if two_d and self.chance(0.5) else 0
+        n = t[1]
+        if kind == 'mapWorkgroup' and t[2][0] != 'arr':
+            c = self.chunk(n, (4, 8, 16, 32, 64, 128) if not n.is_const() else (2, 4, 8, 16, 32))
+            self.need_div(n, c)
+            e, t = f'{e}{self.nl(ctx)}|> split {c}', self.mk_arr(n.divc(c), arr(S(c), t[2]))
+            n = t[1]
+        self.need_le(n, MAX_ELEMS)
+        self.cost(ctx, n)
+        v = self.fresh(self.var_base(t[2]))
+        prim = kind if dim == 0 and self.chance(0.6) else f'{kind}{dim}'
+        self.feat(f'top-{kind}{dim}')
+        inner = self.inner_ctx(ctx, kind, dim, n)
+        first_cost, self.nested_grid = len(self.costs), []
+        b, u = self.body(v, t[2], inner)
+        # the stages before a nested grid-level map run in each of its
+        # work-items: count that work
+        for g in self.nested_grid:
+            for i in range(first_cost, len(self.costs)):
+                self.costs[i] = self.costs[i] * g
+        e = f'{e}{self.nl(ctx)}|> {prim} {self.lam(v, b, ctx)}'
+        t = arr(n, u)
+        e, t = self.views(e, t, ctx, self.pick([0, 0, 1, 2]), acceptor_only=True)
+        return e, t
+
+    def use_def(self, name):
+        if name not in self.used_defs:
+            self.used_defs.append(name)
