@@ -368,6 +368,21 @@ static const PrimSig *prim_signature(Prim prim) {
   return sig_table.sigs[prim];
 }
 
+/* depJoinAcc T: the flat acceptor it takes is T joined (dt_dep_join) */
+static bool dep_join_acc_type(Checker *c, const Phrase *p, PhraseType *t, Span span) {
+  DataType *flat = p->type_arg ? dt_dep_join(c->tc, p->type_arg) : NULL;
+  if (!flat) {
+    TypeNamer tn;
+    check_namer(c, &tn);
+    check_error(c, ERR_BAD_DEP_JOIN, span,
+                "depJoinAcc takes the dependent array it writes, [n](\\i -> [a + b*i]t), whose rows are arrays of "
+                "one element type; this is %s",
+                p->type_arg ? tn_data(&tn, p->type_arg) : "no type");
+    return false;
+  }
+  return unify_data(c, t->fst->data, flat);
+}
+
 PhraseType *prim_type(Checker *c, const Phrase *p, Span span) {
   const PrimSig *sig = prim_signature(p->prim);
   Inst in = {.c = c, .prim = p->prim, .span = span};
@@ -390,6 +405,7 @@ PhraseType *prim_type(Checker *c, const Phrase *p, Span span) {
   }
   PhraseType *t = inst_phrase(&in, sig->type);
   record_constraints(&in, sig);
+  if (p->prim == PRIM_DEP_JOIN_ACC && !dep_join_acc_type(c, p, t, span)) return NULL;
   return t;
 }
 

@@ -67,6 +67,7 @@ static Role role_of(Prim p) {
   case PRIM_DROP:
   case PRIM_INDICES:
   case PRIM_TRIANGLE:
+  case PRIM_DEP_JOIN:
   case PRIM_UNZIP:
   case PRIM_SCATTER:
   case PRIM_IDX: return ROLE_VIEW;
@@ -840,6 +841,18 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
     if (first_report(s, head->span))
       diag_error(s->diag, ERR_CODEGEN_UNSUPPORTED, head->span,
                  "the result of 'scatter' is read here, but a scatter is only written: make it the result of the "
+                 "kernel or of the function of a toGlobal, toLocal or toPrivate, through views that are written "
+                 "through");
+  }
+  if (prim == PRIM_DEP_JOIN && !pos.to_output) {
+    /* depJoin is written through (docs/language.md section 30.2):
+     * element j of its result is in the row whose offset is the last at
+     * or below j, a quadratic's root for rows of sizes a + b*i, which no
+     * index expression of code generation computes */
+    s->ok = false;
+    if (first_report(s, head->span))
+      diag_error(s->diag, ERR_DEP_JOIN_READ, head->span,
+                 "the result of 'depJoin' is read here, but a depJoin is only written: make it the result of the "
                  "kernel or of the function of a toGlobal, toLocal or toPrivate, through views that are written "
                  "through");
   }

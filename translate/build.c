@@ -133,11 +133,16 @@ Phrase *b_idx_row(Builder *b, Phrase *array, Phrase *index, Sym row) {
   return b_app2(b, prim, array, index);
 }
 
-Phrase *b_idx_acc(Builder *b, Phrase *acc, Phrase *index) {
+Phrase *b_idx_acc(Builder *b, Phrase *acc, Phrase *index) { return b_idx_acc_row(b, acc, index, NULL); }
+
+Phrase *b_idx_acc_row(Builder *b, Phrase *acc, Phrase *index, Sym row) {
   DataType *t = b_data(acc);
-  ASSERT(t->kind == DT_ARRAY);
-  PhraseType *ty = F(b, A(b, t), F(b, E(b, dt_idx(b->tc, t->size)), A(b, t->elem)));
-  return b_app2(b, b_prim(b, PRIM_IDX_ACC, 0, ty), acc, index);
+  ASSERT(t->kind == DT_ARRAY || (t->kind == DT_DEPARRAY && row));
+  DataType *elem = t->kind == DT_ARRAY ? t->elem : dt_dep_elem(b->tc, t, size_var(&b->tc->sizes, row));
+  PhraseType *ty = F(b, A(b, t), F(b, E(b, dt_idx(b->tc, t->size)), A(b, elem)));
+  Phrase *prim = b_prim(b, PRIM_IDX_ACC, 0, ty);
+  prim->dep_index = t->kind == DT_DEPARRAY ? row : NULL; /* the row it takes */
+  return b_app2(b, prim, acc, index);
 }
 
 static Phrase *pair_part(Builder *b, Prim prim, Phrase *x, bool first) {

@@ -94,6 +94,7 @@ typedef enum ArrKind {
   A_SCATTER,    /* src, data: element j is src[data[j]], data the inverse of scatter's permutation */
   A_TRIANGLE,   /* src: element i is row i of triangle src, an A_TRI_ROW */
   A_TRI_ROW,    /* src, k: element j is the pair (src[k], src[k + j]) */
+  A_ROWS,       /* rows: element i is rows[i] (a dependent map's rows, each of its own type) */
 } ArrKind;
 
 struct Arr {
@@ -104,6 +105,7 @@ struct Arr {
   const Arr *src, *src2;
   int64_t k, m;
   Val cst; /* A_PAD_CST */
+  const Val *rows; /* A_ROWS */
 };
 
 typedef struct Env Env;
@@ -346,6 +348,7 @@ static Val arr_index(Interp *I, const Arr *a, int64_t i) {
   }
   case A_TRI_ROW: return pair_val(I, arr_index(I, a->src, a->k), arr_index(I, a->src, a->k + i));
   case A_SCATTER: return arr_index(I, a->src, (int64_t)a->data[i]);
+  case A_ROWS: return a->rows[i];
   case A_UNZIP: {
     Val v = arr_index(I, a->src, i);
     if (v.kind != V_PAIR) INTERNAL("unzip of an array whose element is not a pair");
@@ -453,8 +456,43 @@ static Val apply(Interp *I, Val f, Val arg) {
   return v;
 }
 
+/* a dependent map whose rows' types use the row (docs/language.md section
+ * 30.2): each row's value as its function gives it, kept (not laid out:
+ * the rows differ in size) */
+static Val run_dep_rows(Interp *I, const Phrase *p, Val f, const Arr *src) {
+  const NatValues *outer = I->nats;
+  NatRow row = nat_row(I->arena, outer, p->dep_index);
+  I->nats = &row.nats;
+  I->nrows++;
+  Val *rows = salloc(I, sizeof(Val) * (size_t)(src->n ? src->n : 1));
+  for (int64_t i = 0; i < src->n; i++) {
+    *row.value = i;
+    rows[i] = apply(I, f, arr_index(I, src, i));
+  }
+  I->nats = outer;
+  I->nrows--;
+  Arr *r = new_arr(I, A_ROWS, src->n);
+  r->rows = rows;
+  return arr_val(r);
+}
+
+/* depJoin: the rows one after another, laid out as the joined array */
+static Val run_dep_join(Interp *I, const Phrase *p, const Arr *rows) {
+  const Lay *fl = layout(I, prim_data(p, 1), p->span);
+  double *out = salloc(I, sizeof(double) * (size_t)(fl->flat ? fl->flat : 1));
+  int64_t at = 0;
+  for (int64_t i = 0; i < rows->n; i++) {
+    const Arr *r = index_arr(I, rows, i);
+    if (at + r->n > fl->n) INTERNAL("depJoin's rows are more than its count");
+    for (int64_t j = 0; j < r->n; j++, at++) store(I, arr_index(I, r, j), fl->elem, out + at * fl->elem->flat);
+  }
+  if (at != fl->n) INTERNAL("depJoin's rows are fewer than its count");
+  return arr_val(buf_arr(I, out, fl->n, fl->elem));
+}
+
 static Val run_map(Interp *I, const Phrase *p, Val f, Val xs) {
   const Arr *src = need_arr(xs, p);
+  if (p->dep_index && prim_data(p, 2)->kind == DT_DEPARRAY) return run_dep_rows(I, p, f, src);
   const Lay *rl = layout(I, prim_data(p, 2), p->span);
   if (rl->kind != LAY_ARRAY || rl->n != src->n) INTERNAL("map result size differs from its input's");
   const Lay *el = rl->elem;
@@ -700,6 +738,7 @@ static Val run_prim(Interp *I, const Phrase *p, const Val *args) {
     t->src = a;
     return arr_val(t);
   }
+  case PRIM_DEP_JOIN: return run_dep_join(I, p, need_arr(args[0], p));
   PRIM_CASES_MEMORY:
     return apply(I, args[0], args[1]);
   case PRIM_SELECT: {
