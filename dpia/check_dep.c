@@ -104,12 +104,14 @@ Sym row_name(Checker *c, Env **envp, const Ast **f, const DataType *t, int param
 
 bool dep_map_result(Checker *c, Phrase *fn, int first_req, Span span) {
   PhraseType *sig = fn->type;
-  DataType *n_rows = dt_resolve(sig->snd->fst->data);
+  DataType *n_rows = dt_resolve(zonk_phrase_type(c, sig->snd->fst)->data);
   if (!dep_requirements(c, first_req, n_rows->size, fn->dep_index)) return false;
   /* every row's value, of a type that may use the row: a dependent
    * array [n](\k -> b) when it does (section 30.2), [n]b when not */
   PhraseType *row = zonk_phrase_type(c, sig->fst->snd);
-  if (dt_has_unknowns(row->data)) {
+  bool dependent = dt_has_size_var(row->data, fn->dep_index);
+  /* a dependent array is made of a type known to its sizes (dt_deparray) */
+  if (dependent && dt_has_unknowns(row->data)) {
     TypeNamer tn;
     check_namer(c, &tn);
     check_error(c, ERR_CANNOT_INFER, span,
@@ -135,7 +137,14 @@ bool dep_join_result(Checker *c, Phrase *fn, Span span) {
                 dep->kind == DT_ARRAY ? " (an array of equal rows: join it)" : "");
     return false;
   }
-  return expect_type(c, span, sig->snd, pt_exp(c->tc, flat), NULL);
+  /* the count is the rows' sizes added, each natural by the dependent
+   * array's own requirements (check_written.c), and whole (k*(k-1) is
+   * even): what the unification requires of it again (M*N*N - M*N >= 0
+   * for rows of M*i) holds, and is dropped */
+  int first_req = c->reqs.len;
+  bool ok = expect_type(c, span, sig->snd, pt_exp(c->tc, flat), NULL);
+  c->reqs.len = first_req;
+  return ok;
 }
 
 /* ---- the rows' sizes stay in their functions (E0335) ---- */

@@ -380,7 +380,12 @@ static bool dep_join_acc_type(Checker *c, const Phrase *p, PhraseType *t, Span s
                 p->type_arg ? tn_data(&tn, p->type_arg) : "no type");
     return false;
   }
-  return unify_data(c, t->fst->data, flat);
+  /* what the unification requires of the count holds (check_dep.c,
+   * dep_join_result) */
+  int first_req = c->reqs.len;
+  bool ok = unify_data(c, t->fst->data, flat);
+  c->reqs.len = first_req;
+  return ok;
 }
 
 PhraseType *prim_type(Checker *c, const Phrase *p, Span span) {

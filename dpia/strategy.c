@@ -963,6 +963,17 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
                  construct_name(s->arena, prim, head->dim, head->span), dt_str(s->arena, kept));
     break;
   }
+  /* a dependent array in memory (a dependent map's result read by a later
+   * stage): its rows differ in size, and dpia places memory of one type;
+   * depJoin writes them into an array (docs/language.md section 30.2) */
+  if (kept && dt_has_deparray(kept)) {
+    s->ok = false;
+    if (first_report(s, head->span))
+      diag_error(s->diag, ERR_DEPENDENT_RESULT, head->span,
+                 "'%s' keeps %s in memory, a dependent array, whose rows differ in size: dpia gives memory to no "
+                 "dependent array; read its rows where they are computed, or store them packed with depJoin",
+                 construct_name(s->arena, prim, head->dim, head->span), dt_str(s->arena, kept));
+  }
   bool body_has_grid = nargs > 0 && is_body_arg(prim, 0) && contains_grid_map(args[0]);
   bool sequential_temp = materialises && !is_grid_map(role) && !body_has_grid;
   if (!g && s->has_grid && sequential_temp) {

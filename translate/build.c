@@ -170,6 +170,22 @@ Phrase *b_assign(Builder *b, Phrase *acc, Phrase *exp) {
     loop->copies_array = true;
     return b_app(b, loop, b_lam(b, i, body, false));
   }
+  case DT_DEPARRAY: {
+    /* row by row: for n (\k -> idxAcc A k :=d[k] idx E k), the loop's
+     * index the rows' size k (docs/language.md section 30.2), a name of
+     * its own in the translation, as a dependent map's row (check_dep.c) */
+    int nth = ++b->tc->dep_rows;
+    Sym row = intern_cstr(b->in, nth == 1 ? arena_printf(b->arena, "%s'", t->name)
+                                          : arena_printf(b->arena, "%s'%d", t->name, nth));
+    Binder *k = b_binder(b, row, E(b, dt_idx(b->tc, t->size)));
+    Phrase *body = b_assign(b, b_idx_acc_row(b, acc, b_var(b, k), row), b_idx_row(b, exp, b_var(b, k), row));
+    PhraseType *ty = F(b, F(b, E(b, dt_idx(b->tc, t->size)), b->tc->t_comm), b->tc->t_comm);
+    Phrase *loop = b_prim(b, PRIM_FOR, 0, ty);
+    loop->sizes[0] = t->size;
+    loop->copies_array = true;
+    loop->dep_index = row;
+    return b_app(b, loop, b_lam(b, k, body, false));
+  }
   case DT_PAIR:
     return b_seq(b, b_assign(b, pair_part(b, PRIM_PAIR_ACC1, acc, true), b_fst(b, exp)),
                  b_assign(b, pair_part(b, PRIM_PAIR_ACC2, acc, false), b_snd(b, exp)));

@@ -917,12 +917,35 @@ static MemoEntry *memo_find(Interp *I, const Phrase *p) {
   return e->p ? e : NULL;
 }
 
-/* The lambdas in scope, innermost first, with their nesting depths. */
+/* The lambdas in scope, innermost first, with their nesting depths; row:
+ * the function of a dependent map, whose row's size is bound with its
+ * variable (run_map), or NULL. */
 typedef struct LamScope {
   const Binder *binder;
   int depth;
   const struct LamScope *next;
+  Sym row;
 } LamScope;
+
+static bool pt_mentions(const PhraseType *t, Sym v) {
+  switch (t->kind) {
+  case PT_EXP:
+  case PT_ACC: return dt_has_size_var(t->data, v);
+  case PT_COMM: return false;
+  case PT_WITH:
+  case PT_FN:
+  case PT_FN_P: return pt_mentions(t->fst, v) || pt_mentions(t->snd, v);
+  }
+  return false;
+}
+
+/* a primitive whose sizes use a dependent map's row (take (k + 1) in the
+ * map's function) has a value per row, as its variable does */
+static bool prim_uses_row(const Phrase *p, Sym row) {
+  for (int i = 0; i < prim_info[p->prim].nsizes; i++)
+    if (size_has_var(p->sizes[i], row)) return true;
+  return pt_mentions(p->type, row);
+}
 
 /* What a phrase depends on: the depths of the lambdas whose variables it
  * reads (bit d for depth d; depth 63 stands for every deeper one), and
@@ -943,10 +966,13 @@ static Deps find_invariants(Interp *I, const Phrase *p, const LamScope *scope, i
     return d; /* a kernel parameter */
   case PH_LIT:
   case PH_DEF: return d;
-  case PH_PRIM: return (Deps){0, prim_computes(p->prim)};
+  case PH_PRIM:
+    for (const LamScope *s = scope; s; s = s->next)
+      if (s->row && prim_uses_row(p, s->row)) return (Deps){depth_bit(s->depth), prim_computes(p->prim)};
+    return (Deps){0, prim_computes(p->prim)};
   case PH_LAM: {
     /* the only variable of depth + 1 in scope in the body is this one */
-    LamScope s = {p->lam_binder, depth + 1, scope};
+    LamScope s = {p->lam_binder, depth + 1, scope, NULL};
     d = find_invariants(I, p->body, &s, depth + 1);
     if (depth + 1 < 63) d.depths &= ~depth_bit(depth + 1);
     return d;
@@ -958,7 +984,15 @@ static Deps find_invariants(Interp *I, const Phrase *p, const LamScope *scope, i
   case PH_SEQ:
   case PH_ASSIGN:
   case PH_BINOP: {
-    Deps f = find_invariants(I, p->fst, scope, depth), g = find_invariants(I, p->snd, scope, depth);
+    Deps f = find_invariants(I, p->fst, scope, depth), g;
+    if (p->kind == PH_APP && p->fst->kind == PH_PRIM && p->fst->dep_index && p->snd->kind == PH_LAM) {
+      /* a dependent map's function: its row is bound with its variable */
+      LamScope s = {p->snd->lam_binder, depth + 1, scope, p->fst->dep_index};
+      g = find_invariants(I, p->snd->body, &s, depth + 1);
+      if (depth + 1 < 63) g.depths &= ~depth_bit(depth + 1);
+    } else {
+      g = find_invariants(I, p->snd, scope, depth);
+    }
     d = (Deps){f.depths | g.depths, f.computes || g.computes};
     if (p->kind == PH_APP && depth > 0 && d.depths == 0 && d.computes && p->type && p->type->kind == PT_EXP)
       memo_add(I, p);
