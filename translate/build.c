@@ -184,6 +184,7 @@ Phrase *b_assign(Builder *b, Phrase *acc, Phrase *exp) {
     loop->sizes[0] = t->size;
     loop->copies_array = true;
     loop->dep_index = row;
+    loop->origin = "mapSeq"; /* a copy's loop, named i in OpenCL as the others (codegen gen_for) */
     return b_app(b, loop, b_lam(b, k, body, false));
   }
   case DT_PAIR:
