@@ -368,7 +368,6 @@ static bool pass_recheck(Ctx *c) {
       return false;
     }
     if (d.nerrors) {
-      if (getenv("DPIA_DEBUG_RECHECK")) fprintf(stderr, "%s\n", text.data); /* DEBUG-REMOVE */
       Buf why;
       buf_init(&why, c->arena);
       diag_render_text(&d, &why);

@@ -965,8 +965,10 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
   }
   /* a dependent array in memory (a dependent map's result read by a later
    * stage): its rows differ in size, and dpia places memory of one type;
-   * depJoin writes them into an array (docs/language.md section 30.2) */
-  if (kept && dt_has_deparray(kept)) {
+   * depJoin writes them into an array (docs/language.md section 30.2).
+   * Not after another error: a read of a depJoin (E0412) is what keeps
+   * its argument in memory */
+  if (kept && dt_has_deparray(kept) && s->ok) {
     s->ok = false;
     if (first_report(s, head->span))
       diag_error(s->diag, ERR_DEPENDENT_RESULT, head->span,
