@@ -105,7 +105,8 @@
      depMapSeq): f is checked once for row k, a size of its own that is \
      the loop's index, so a row's sizes use it (docs/language.md section \
      30); the signature is the shape, the checker gives f its row type \
-     (check.c, dep_map_type).  Lowered to the mapI of its level, whose \
+     (check.c, dep_map_type) and the result d, [n]b, or the dependent \
+     array [n](\k -> b) when b uses k (dep_map_result, section 30.2).  Lowered to the mapI of its level, whose \
      loop binds the row's size to its index (Phrase.dep_index) */ \
   X(DEP_MAP_SEQ, "depMapSeq", 0, 0, PF_FUNC, MAP, SEQ, MAP_I_SEQ, \
     "(exp[a] -> exp[b]) -> exp[c] -> exp[d]") \
