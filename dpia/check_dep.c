@@ -12,8 +12,9 @@
  * interpreters give it the iteration's value.  So k must not leave the
  * function: a type outside it that names k (the map's result, or a
  * variable of the enclosing code whose size was inferred from a row) is
- * refused (E0335, dep_scopes), and so is a result whose rows' types use k,
- * a dependent array that would need memory (E0334). */
+ * refused (E0335, dep_scopes).  A result whose rows' types use k is the
+ * dependent array [n](\k -> b), k abstracted (dep_map_result), which
+ * depJoin stores packed (dep_join_result; docs/language.md section 30.2). */
 #include "check_int.h"
 
 bool dep_map_type(Checker *c, Env **envp, Phrase *fn, Phrase *xs, int nargs, const Ast **f, Span span) {
@@ -44,7 +45,6 @@ bool dep_map_type(Checker *c, Env **envp, Phrase *fn, Phrase *xs, int nargs, con
   if (!unify_data(c, sig->fst->fst->data, dt_dep_elem(c->tc, t, size_var(sc, k))) ||
       !unify_data(c, sig->snd->fst->data, t))
     INTERNAL("a fresh dependent map's type does not unify");
-  (void)span;
   return true;
 }
 
