@@ -9,8 +9,11 @@ twice, (j1, j2) and (j2, j1), by one kernel (docs/language.md section
 `covarDep`, PolyBench's
 covar_kernel loop nest itself with dependent sizes (docs/language.md
 section 30: work-item j1 loops over j2 = j1 .. M-1, no test of positions),
-against `covar`.  A table of the median times, the ratio of the symmetric
-triangle over the square, and covarDep over covar.  `dpia run --json --repeat R` gives
+against `covar`; and `covarPacked`, covarDep's loops storing the
+M*(M+1)/2 sums packed (depJoin, docs/language.md section 30.2) rather
+than in the square with zeros below the diagonal, against covarDep.  A
+table of the median times, the ratio of the symmetric triangle over the
+square, covarDep over covar and covarPacked over covarDep.  `dpia run --json --repeat R` gives
 the times: each kernel's launch alone, without building it or moving data.
 
     bench/triangle.py --dpia build/dpia [--repeat 10] [--sizes 256x256,512x512]
@@ -38,15 +41,18 @@ def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     path = os.path.join(root, "samples", "covariance.dpia")
     print(f"{'M x N':12} {'covar ms':>10} {'mirror ms':>10} {'square ms':>10} {'mirror/square':>14}"
-          f" {'covarDep ms':>12} {'covarDep/covar':>15}")
+          f" {'covarDep ms':>12} {'covarDep/covar':>15}"
+          f" {'covarPacked ms':>15} {'packed/dep':>11}")
     for point in a.sizes.split(","):
         m, n = (int(v) for v in point.split("x"))
         tri = median_ms(a.dpia, path, "covar", {"M": m, "N": n}, a.repeat)
         mirror = median_ms(a.dpia, path, "covarMirror", {"M": m, "N": n}, a.repeat)
         square = median_ms(a.dpia, path, "covarSquare", {"M": m, "N": n}, a.repeat)
         dep = median_ms(a.dpia, path, "covarDep", {"M": m, "N": n}, a.repeat)
+        packed = median_ms(a.dpia, path, "covarPacked", {"M": m, "N": n}, a.repeat)
         print(f"{point:12} {tri:10.3f} {mirror:10.3f} {square:10.3f} {mirror / square:14.2f}"
-              f" {dep:12.3f} {dep / tri:15.2f}")
+              f" {dep:12.3f} {dep / tri:15.2f}"
+              f" {packed:15.3f} {packed / dep:11.2f}")
 
 
 if __name__ == "__main__":

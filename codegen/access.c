@@ -952,6 +952,8 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
   /* scatter and mirror have no read form (strategy.c refuses one before translation) */
   case PRIM_SCATTER: return unsupported(cg, e->span, "a read of a scatter's result");
   case PRIM_MIRROR: return unsupported(cg, e->span, "a read of a mirror's result");
+  /* nor has depJoin (strategy.c, E0412) */
+  case PRIM_DEP_JOIN: return unsupported(cg, e->span, "a read of a depJoin's result");
   case PRIM_UNZIP: /* unzip, k::i::ps -> i::k::ps: component k of element i */
     if (!ps || ps->kind != STEP_FIELD) return unsupported(cg, e->span, "a whole pair of arrays of unzip");
     rest = need_idx(cg, ps->next, e, &i);
@@ -1283,6 +1285,20 @@ static Target gen_prim_acc(CG *cg, const Phrase *a, const Spine *s, const Step *
     rest = need_idx(cg, rest, a, &j);
     const Ix *m = ix_from_size(x, fn_result(h->type, 1)->data->elem->size);
     return gen_acc(cg, s->args[0], step_idx(cg, ix_add(x, ix_mul(x, i, m), j), rest));
+  }
+  case PRIM_DEP_JOIN_ACC: { /* depJoinAcc T, i::j::ps -> offset(i) + j (docs/language.md section 30.2) */
+    rest = need_idx(cg, ps, a, &i);
+    rest = need_idx(cg, rest, a, &j);
+    /* the offset of row #k as a size of T's own index, written with i
+     * for it: the row mechanism of the dependent maps (ix_push_row) */
+    const DataType *t = dt_resolve(h->type_arg);
+    Size offset;
+    if (!dt_dep_offset(cg->tc, t, size_var(&cg->tc->sizes, t->index), &offset))
+      INTERNAL("depJoinAcc of a type the checker refuses");
+    ix_push_row(x, t->index, i);
+    const Ix *at = ix_from_size(x, offset);
+    ix_pop_row(x);
+    return gen_acc(cg, s->args[0], step_idx(cg, ix_add(x, at, j), rest));
   }
   case PRIM_PAIR_ACC1:
   case PRIM_PAIR_ACC2: return gen_acc(cg, s->args[0], step_field(cg, h->prim == PRIM_PAIR_ACC1 ? 1 : 2, ps));

@@ -92,7 +92,8 @@ static PhraseType *not_stored(Checker *c, const Decl *d, Span span, PhraseType *
   TypeNamer tn;
   check_namer(c, &tn);
   check_error(c, ERR_DEPENDENT_ARRAY_STORED, span,
-              "a %s's %s cannot hold a dependent array (%s): dpia does not store dependent arrays",
+              "a %s's %s cannot hold a dependent array (%s): dpia does not store dependent arrays; depJoin "
+              "stores the rows of one packed, one after another (docs/language.md section 30.2)",
               d->is_kernel ? "kernel" : "pipeline", what, tn_phrase(&tn, t));
   return NULL;
 }
@@ -108,7 +109,8 @@ static Phrase *elab_prim(Checker *c, Env *env, const Ast *e) {
   }
   if (info->takes_type) {
     p->type_arg = conv_data(c, env, e->type_arg);
-    if (p->type_arg && dt_has_deparray(p->type_arg)) {
+    /* depJoinAcc's is the dependent array its acceptor writes, no memory */
+    if (p->type_arg && dt_has_deparray(p->type_arg) && p->prim != PRIM_DEP_JOIN_ACC) {
       check_error(c, ERR_DEPENDENT_ARRAY_STORED, e->type_arg->span,
                   "%s of a dependent array: dpia does not store dependent arrays (docs/language.md section 30)",
                   info->name);
@@ -712,6 +714,7 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
   const Ast *loop = NULL;  /* a loop whose index is a size of its body (row_loop) */
   Env *fn_env = env;       /* a dependent map's function \k row -> ...: k a size (dep_map_type) */
   Size dep_rows = {0};     /* a dependent mapI: its rows (dep_map_i_type) */
+  bool dep_out = false;    /* a parfor writing a dependent array's rows (dep_parfor_type) */
   int template = template_named(c, env, head);
   if (head->kind == AST_ITERATE) {
     fn = elab_iterate(c, env, head, &args[0]);
@@ -762,20 +765,26 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
        * program of a dependent map) gives its function the row's type */
       Phrase *xs = infer(c, env, args[1].ast);
       DataType *t = xs && xs->type->kind == PT_EXP ? dt_resolve(xs->type->data) : NULL;
-      if (!xs) fn = NULL;
+      Phrase *out = xs && t && t->kind == DT_DEPARRAY ? infer(c, env, args[2].ast) : NULL;
+      DataType *out_t = out && out->type->kind == PT_ACC ? dt_resolve(out->type->data) : NULL;
+      if (!xs || (t && t->kind == DT_DEPARRAY && !out)) fn = NULL;
       else {
         args[1].ready = xs;
         args[1].ast = NULL;
+        if (out) {
+          args[2].ready = out;
+          args[2].ast = NULL;
+        }
       }
       if (fn && t && t->kind == DT_DEPARRAY) {
-        if (!dep_map_i_type(c, &fn_env, fn, t, &args[0].ast)) fn = NULL;
+        if (!dep_map_i_type(c, &fn_env, fn, t, out_t, &args[0].ast)) fn = NULL;
         else {
           dep_first_req = c->reqs.len;
           dep_rows = t->size;
         }
       }
     }
-    if (fn && fn->kind == PH_PRIM && fn->prim == PRIM_IDX && nargs == 2) {
+    if (fn && fn->kind == PH_PRIM && (fn->prim == PRIM_IDX || fn->prim == PRIM_IDX_ACC) && nargs == 2) {
       /* the array first: a dependent array's row has a type of its own */
       Phrase *xs = infer(c, env, args[0].ast);
       if (!xs || !dep_idx_type(c, env, fn, xs, args[1].ast)) fn = NULL;
@@ -785,6 +794,17 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
       }
     }
     loop = fn ? row_loop(env, fn, args, nargs) : NULL;
+    if (loop && prim_family(fn->prim) == PFAM_PARFOR) {
+      /* the output first: a dependent array's rows are its elements
+       * (docs/language.md section 30.2) */
+      Phrase *out = infer(c, env, args[0].ast);
+      if (!out) fn = NULL, loop = NULL;
+      else {
+        args[0].ready = out;
+        args[0].ast = NULL;
+        dep_out = dep_parfor_type(c, fn, out, loop->bound);
+      }
+    }
     if (loop) {
       c->loop_lambda = loop;
       fn->dep_index = loop->bound;
@@ -804,13 +824,15 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
   if (p && mask_width) check_vector_select(c, p, mask_width, e->span);
   if (p && dep_first_req >= 0 && prim_family(fn->prim) == PFAM_MAP && !dep_map_result(c, fn, dep_first_req, e->span))
     p = NULL;
+  if (p && fn->kind == PH_PRIM && fn->prim == PRIM_DEP_JOIN && nargs == 1 && !dep_join_result(c, fn, e->span))
+    p = NULL;
   if (p && dep_first_req >= 0 && prim_family(fn->prim) == PFAM_MAP_I &&
       !dep_requirements(c, dep_first_req, dep_rows, fn->dep_index))
     p = NULL;
   if (loop && c->loop_lambda == loop) c->loop_lambda = NULL; /* not reached: an error before the lambda */
   /* a loop whose body names no size by its index is the loop it was;
    * one whose body does makes its requirements at its ends */
-  bool sized_loop = loop && c->loop_sized == loop;
+  bool sized_loop = loop && (c->loop_sized == loop || dep_out);
   if (loop && !sized_loop) fn->dep_index = NULL;
   if (p && sized_loop && !dep_requirements(c, dep_first_req, loop_steps(c, fn), fn->dep_index)) p = NULL;
   c->depth--;

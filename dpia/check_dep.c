@@ -12,8 +12,9 @@
  * interpreters give it the iteration's value.  So k must not leave the
  * function: a type outside it that names k (the map's result, or a
  * variable of the enclosing code whose size was inferred from a row) is
- * refused (E0335, dep_scopes), and so is a result whose rows' types use k,
- * a dependent array that would need memory (E0334). */
+ * refused (E0335, dep_scopes).  A result whose rows' types use k is the
+ * dependent array [n](\k -> b), k abstracted (dep_map_result), which
+ * depJoin stores packed (dep_join_result; docs/language.md section 30.2). */
 #include "check_int.h"
 
 bool dep_map_type(Checker *c, Env **envp, Phrase *fn, Phrase *xs, int nargs, const Ast **f, Span span) {
@@ -38,23 +39,30 @@ bool dep_map_type(Checker *c, Env **envp, Phrase *fn, Phrase *xs, int nargs, con
   fn->dep_index = k;
   fn->origin = name; /* its loop's comment in generated code */
   SizeCtx *sc = &c->tc->sizes;
-  PhraseType *sig = fn->type; /* (exp[a] -> exp[b]) -> exp[c] -> exp[[n]b] */
+  /* (exp[a] -> exp[b]) -> exp[c] -> exp[d], d made of b once f is
+   * checked (dep_map_result) */
+  PhraseType *sig = fn->type;
   if (!unify_data(c, sig->fst->fst->data, dt_dep_elem(c->tc, t, size_var(sc, k))) ||
-      !unify_data(c, sig->snd->fst->data, t) || !unify_sizes(c, sig->snd->snd->data->size, t->size, span))
+      !unify_data(c, sig->snd->fst->data, t))
     INTERNAL("a fresh dependent map's type does not unify");
   return true;
 }
 
-bool dep_map_i_type(Checker *c, Env **envp, Phrase *fn, const DataType *t, const Ast **f) {
+bool dep_map_i_type(Checker *c, Env **envp, Phrase *fn, const DataType *t, const DataType *out_t, const Ast **f) {
   Sym k = row_name(c, envp, f, t, 2, prim_info[fn->prim].name);
   if (!k) return false;
   fn->dep_index = k;
   TypeCtx *tc = c->tc;
-  /* (exp[a] -> acc[b] ->p comm) -> exp[[n]a] -> acc[[n]b] -> comm, a the row k */
+  /* (exp[a] -> acc[b] ->p comm) -> exp[[n]a] -> acc[[n]b] -> comm, a the
+   * row k, and b too when the output is a dependent array (section 30.2) */
   PhraseType *accb = fn->type->fst->snd->fst;
   DataType *row = dt_dep_elem(tc, t, size_var(&tc->sizes, k));
-  PhraseType *body = pt_fn(tc, pt_exp(tc, row), pt_fn_p(tc, accb, tc->t_comm));
   PhraseType *out = pt_acc(tc, dt_array(tc, t->size, accb->data));
+  if (out_t && out_t->kind == DT_DEPARRAY) {
+    accb = pt_acc(tc, dt_dep_elem(tc, out_t, size_var(&tc->sizes, k)));
+    out = pt_acc(tc, (DataType *)out_t);
+  }
+  PhraseType *body = pt_fn(tc, pt_exp(tc, row), pt_fn_p(tc, accb, tc->t_comm));
   fn->type = pt_fn(tc, body, pt_fn(tc, pt_exp(tc, (DataType *)t), pt_fn(tc, out, tc->t_comm)));
   return true;
 }
@@ -96,20 +104,47 @@ Sym row_name(Checker *c, Env **envp, const Ast **f, const DataType *t, int param
 
 bool dep_map_result(Checker *c, Phrase *fn, int first_req, Span span) {
   PhraseType *sig = fn->type;
-  DataType *n_rows = dt_resolve(sig->snd->snd->data);
+  DataType *n_rows = dt_resolve(zonk_phrase_type(c, sig->snd->fst)->data);
   if (!dep_requirements(c, first_req, n_rows->size, fn->dep_index)) return false;
+  /* every row's value, of a type that may use the row: a dependent
+   * array [n](\k -> b) when it does (section 30.2), [n]b when not */
   PhraseType *row = zonk_phrase_type(c, sig->fst->snd);
-  if (dt_has_size_var(row->data, fn->dep_index)) {
+  bool dependent = dt_has_size_var(row->data, fn->dep_index);
+  /* a dependent array is made of a type known to its sizes (dt_deparray) */
+  if (dependent && dt_has_unknowns(row->data)) {
     TypeNamer tn;
     check_namer(c, &tn);
-    check_error(c, ERR_DEPENDENT_RESULT, span,
-                "each row of %s gives %s, whose sizes use the row's index: the result would be a dependent array, "
-                "which dpia does not store yet (docs/language.md section 30); reduce each row to a value of one "
-                "type",
+    check_error(c, ERR_CANNOT_INFER, span,
+                "the type of the rows of %s is not known (%s) where the map is checked: annotate its function",
                 prim_info[fn->prim].name, tn_data(&tn, row->data));
     return false;
   }
-  return true;
+  DataType *result = dep_abstract(c, n_rows->size, fn->dep_index, fn->dep_index, row->data);
+  return expect_type(c, span, sig->snd->snd, pt_exp(c->tc, result), NULL);
+}
+
+bool dep_join_result(Checker *c, Phrase *fn, Span span) {
+  PhraseType *sig = zonk_phrase_type(c, fn->type); /* exp[c] -> exp[[m]a] */
+  DataType *dep = dt_resolve(sig->fst->data);
+  DataType *flat = dep->kind == DT_DEPARRAY ? dt_dep_join(c->tc, dep) : NULL;
+  if (!flat) {
+    TypeNamer tn;
+    check_namer(c, &tn);
+    check_error(c, ERR_BAD_DEP_JOIN, span,
+                "depJoin joins the rows of a dependent array, [n](\\i -> [a + b*i]t), arrays of one element type "
+                "t; this is %s%s",
+                tn_data(&tn, dep),
+                dep->kind == DT_ARRAY ? " (an array of equal rows: join it)" : "");
+    return false;
+  }
+  /* the count is the rows' sizes added, each natural by the dependent
+   * array's own requirements (check_written.c), and whole (k*(k-1) is
+   * even): what the unification requires of it again (M*N*N - M*N >= 0
+   * for rows of M*i) holds, and is dropped */
+  int first_req = c->reqs.len;
+  bool ok = expect_type(c, span, sig->snd, pt_exp(c->tc, flat), NULL);
+  c->reqs.len = first_req;
+  return ok;
 }
 
 /* ---- the rows' sizes stay in their functions (E0335) ---- */
@@ -235,7 +270,10 @@ void dep_scopes(Checker *c, const Phrase *body) {
 /* ---- idx of a dependent array ---- */
 
 bool dep_idx_type(Checker *c, Env *env, Phrase *fn, Phrase *xs, const Ast *index) {
-  DataType *t = xs->type->kind == PT_EXP ? dt_resolve(xs->type->data) : NULL;
+  /* idx of an expression, idxAcc of an acceptor (a dependent map's output
+   * row, section 30.2) */
+  PhraseKind kind = fn->prim == PRIM_IDX_ACC ? PT_ACC : PT_EXP;
+  DataType *t = xs->type->kind == kind ? dt_resolve(xs->type->data) : NULL;
   if (!t || t->kind != DT_DEPARRAY) return true; /* the signature's: idx of an array */
   /* the row at an index that is a size: a loop's (row_loop) */
   Env *found = index && index->kind == AST_VAR ? env_find(env, index->name) : NULL;
@@ -248,9 +286,22 @@ bool dep_idx_type(Checker *c, Env *env, Phrase *fn, Phrase *xs, const Ast *index
   found->used_as_size = true;
   fn->dep_index = index->name; /* the row it takes */
   SizeCtx *sc = &c->tc->sizes;
-  PhraseType *sig = fn->type; /* exp[[n]a] -> exp[idx[n]] -> exp[a] */
-  DataType *row = dt_dep_elem(c->tc, t, size_var(sc, index->name));
-  fn->type = pt_fn(c->tc, pt_exp(c->tc, t), pt_fn(c->tc, pt_exp(c->tc, dt_idx(c->tc, t->size)), pt_exp(c->tc, row)));
-  (void)sig;
+  /* exp[[n]a] -> exp[idx[n]] -> exp[a], or acc[...] -> ... -> acc[a] */
+  TypeCtx *tc = c->tc;
+  DataType *row = dt_dep_elem(tc, t, size_var(sc, index->name));
+  PhraseType *whole = kind == PT_ACC ? pt_acc(tc, t) : pt_exp(tc, t);
+  PhraseType *part = kind == PT_ACC ? pt_acc(tc, row) : pt_exp(tc, row);
+  fn->type = pt_fn(tc, whole, pt_fn(tc, pt_exp(tc, dt_idx(tc, t->size)), part));
+  return true;
+}
+
+bool dep_parfor_type(Checker *c, Phrase *fn, Phrase *out, Sym k) {
+  DataType *t = out->type->kind == PT_ACC ? dt_resolve(out->type->data) : NULL;
+  if (!t || t->kind != DT_DEPARRAY) return false;
+  /* acc[T] -> (exp[idx[n]] -> acc[T's row k] ->p comm) -> comm */
+  TypeCtx *tc = c->tc;
+  PhraseType *row = pt_acc(tc, dt_dep_elem(tc, t, size_var(&tc->sizes, k)));
+  PhraseType *body = pt_fn(tc, pt_exp(tc, dt_idx(tc, t->size)), pt_fn_p(tc, row, tc->t_comm));
+  fn->type = pt_fn(tc, out->type, pt_fn(tc, body, tc->t_comm));
   return true;
 }

@@ -187,14 +187,23 @@ bool dep_map_type(Checker *c, Env **env, Phrase *fn, Phrase *xs, int nargs, cons
 /* mapI f xs out of imperative DPIA (the intermediate program) over a
  * dependent array t: as dep_map_type, f being \x o -> body (or \k x o ->
  * body, naming the row) */
-bool dep_map_i_type(Checker *c, Env **env, Phrase *fn, const DataType *t, const Ast **f);
+bool dep_map_i_type(Checker *c, Env **env, Phrase *fn, const DataType *t, const DataType *out_t, const Ast **f);
+/* parfor out (\k o -> body), out elaborated first: when out is the
+ * acceptor of a dependent array, fn's type made that of its rows, o the
+ * row k (the loop's index, row_loop), and true; false otherwise */
+bool dep_parfor_type(Checker *c, Phrase *fn, Phrase *out, Sym k);
 /* the row of a dependent map whose function *f takes params parameters:
  * the name *f gives it first (\k x -> ..., then *f is \x -> ... and *env
  * has k as a size), else a fresh one; NULL after an error */
 Sym row_name(Checker *c, Env **env, const Ast **f, const DataType *t, int params, const char *name);
 /* after f was checked: the requirements made since first_req made again
- * at the rows' ends, and a result whose rows use k refused (E0334) */
+ * at the rows' ends, and the map's result made of the rows' type b, the
+ * dependent array [n](\k -> b) when b uses k (section 30.2) */
 bool dep_map_result(Checker *c, Phrase *fn, int first_req, Span span);
+/* after depJoin xs was applied: its result the rows of xs joined, a
+ * count that is a size (dt_dep_join); false after reporting an argument
+ * that is no dependent array of rows of one element type (E0411) */
+bool dep_join_result(Checker *c, Phrase *fn, Span span);
 /* idx xs i, xs elaborated first: for a dependent array, fn's type made
  * that of the row i, a loop's index (row_loop), else left as it is;
  * false after reporting any other index of a dependent array (E0336) */

@@ -83,7 +83,7 @@
   X(E0331, BAD_PERMUTATION, "a permutation clause naming no input of type [n]idx[n] of the kernel")           \
   X(E0332, SCATTER_NOT_DISJOINT, "a scatter whose positions are not an input declared a permutation (writes not provably disjoint)") \
   X(E0333, BAD_DEP_MAP, "a dependent map (depMapSeq) of no dependent array, or not given its function and array") \
-  X(E0334, DEPENDENT_RESULT, "a dependent map whose rows give types that use the row's index (a dependent result)") \
+  X(E0334, DEPENDENT_RESULT, "memory for a dependent array or a row of one: a dependent map's result read by a later stage, a temporary of a row's size") \
   X(E0335, DEP_INDEX_ESCAPES, "a type outside a dependent map's function that uses the map's row") \
   X(E0336, DEP_ARRAY_INDEX, "a row of a dependent array taken at an index that is not a loop's") \
   X(E0340, BAD_INPUT_VALUES, "values given for an input (dpia run --input) that are not its elements")          \
@@ -98,6 +98,8 @@
   X(E0408, CONTRADICTORY_PRECONDITIONS, "preconditions that no sizes satisfy together")                         \
   X(E0409, DEPENDENT_SIZE, "a size that depends on a dependent array's index other than as n + c*i") \
   X(E0410, DEP_ROW_PARALLEL, "a parallel map over a row of a dependent map (a count of work-items that differs by row)") \
+  X(E0411, BAD_DEP_JOIN, "depJoin of no dependent array whose rows are arrays of one element type") \
+  X(E0412, DEP_JOIN_READ, "a read of depJoin's result in a kernel (a depJoin is written through only)") \
   X(E0501, ACTIVE_IN_PASSIVE, "a variable used actively where only passive use is allowed")                     \
   X(E0502, PASSIVE_REQUIRED, "an active function where a passive one is required")                              \
   X(E0503, INTERFERENCE, "a function and its argument that interfere (both use the same variable actively)")   \

@@ -69,6 +69,7 @@ static bool keeps_layout(Prim p) {
   case PRIM_DROP:
   case PRIM_INDICES:
   case PRIM_TRIANGLE:
+  case PRIM_DEP_JOIN:
   case PRIM_UNZIP:
   case PRIM_SCATTER:
   case PRIM_MIRROR:

@@ -368,6 +368,22 @@ static const PrimSig *prim_signature(Prim prim) {
   return sig_table.sigs[prim];
 }
 
+/* depJoinAcc T: the flat acceptor it takes is T joined (dt_dep_join), the
+ * type made so (the signature's [m]a is its shape) */
+static PhraseType *dep_join_acc_type(Checker *c, const Phrase *p, Span span) {
+  DataType *flat = p->type_arg ? dt_dep_join(c->tc, p->type_arg) : NULL;
+  if (!flat) {
+    TypeNamer tn;
+    check_namer(c, &tn);
+    check_error(c, ERR_BAD_DEP_JOIN, span,
+                "depJoinAcc takes the dependent array it writes, [n](\\i -> [a + b*i]t), whose rows are arrays of "
+                "one element type; this is %s",
+                p->type_arg ? tn_data(&tn, p->type_arg) : "no type");
+    return NULL;
+  }
+  return pt_fn(c->tc, pt_acc(c->tc, flat), pt_acc(c->tc, p->type_arg));
+}
+
 PhraseType *prim_type(Checker *c, const Phrase *p, Span span) {
   const PrimSig *sig = prim_signature(p->prim);
   Inst in = {.c = c, .prim = p->prim, .span = span};
@@ -390,6 +406,7 @@ PhraseType *prim_type(Checker *c, const Phrase *p, Span span) {
   }
   PhraseType *t = inst_phrase(&in, sig->type);
   record_constraints(&in, sig);
+  if (p->prim == PRIM_DEP_JOIN_ACC) return dep_join_acc_type(c, p, span);
   return t;
 }
 
@@ -447,6 +464,14 @@ bool prim_type_is_instance(Arena *a, Interner *in, TypeCtx *tc, const Phrase *p)
   /* a foreign function's type is its declaration's (check.c) */
   if (p->prim == PRIM_FOREIGN) return p->foreign && pt_equal(p->type, p->foreign->type);
   if (p->prim == PRIM_SELECT && is_vector_select(p->type)) return true;
+  /* depJoin's result is its argument's rows joined (dt_dep_join), which
+   * the signature's shape does not say */
+  if (p->prim == PRIM_DEP_JOIN) {
+    const PhraseType *t = p->type;
+    if (t->kind != PT_FN || t->fst->kind != PT_EXP || t->snd->kind != PT_EXP) return false;
+    DataType *flat = dt_dep_join(tc, t->fst->data);
+    return flat && dt_equal(flat, dt_resolve(t->snd->data));
+  }
   /* a conversion of an index converts the int it is (check.c,
    * index_conversion; docs/language.md section 22): its type is the
    * conversion's of an int with exp[idx[n]] for exp[int] */

@@ -105,14 +105,15 @@
      depMapSeq): f is checked once for row k, a size of its own that is \
      the loop's index, so a row's sizes use it (docs/language.md section \
      30); the signature is the shape, the checker gives f its row type \
-     (check.c, dep_map_type).  Lowered to the mapI of its level, whose \
+     (check.c, dep_map_type) and the result d, [n]b, or the dependent \
+     array [n](\k -> b) when b uses k (dep_map_result, section 30.2).  Lowered to the mapI of its level, whose \
      loop binds the row's size to its index (Phrase.dep_index) */ \
   X(DEP_MAP_SEQ, "depMapSeq", 0, 0, PF_FUNC, MAP, SEQ, MAP_I_SEQ, \
-    "(exp[a] -> exp[b]) -> exp[c] -> exp[[n]b]") \
+    "(exp[a] -> exp[b]) -> exp[c] -> exp[d]") \
   X(DEP_MAP_GLOBAL, "depMapGlobal", 0, 0, PF_FUNC | PF_DIM, MAP, GLOBAL, MAP_I_GLOBAL, \
-    "(exp[a] -> exp[b]) -> exp[c] -> exp[[n]b]") \
+    "(exp[a] -> exp[b]) -> exp[c] -> exp[d]") \
   X(DEP_MAP_WORKGROUP, "depMapWorkgroup", 0, 0, PF_FUNC | PF_DIM, MAP, WORKGROUP, MAP_I_WORKGROUP, \
-    "(exp[a] -> exp[b]) -> exp[c] -> exp[[n]b]") \
+    "(exp[a] -> exp[b]) -> exp[c] -> exp[d]") \
   X(REDUCE, "reduce", 0, 0, PF_FUNC, REDUCE, NONE, REDUCE_I, \
     "(exp[a] -> exp[b] -> exp[b]) -> exp[b] -> exp[[n]a] -> exp[b]") \
   X(REDUCE_SEQ, "reduceSeq", 0, 0, PF_FUNC, REDUCE, SEQ, REDUCE_I, \
@@ -186,6 +187,15 @@
      acceptor form */ \
   X(TRIANGLE, "triangle", 0, 0, PF_FUNC | PF_VIEW, VIEW, NONE, COUNT, \
     "exp[[n]a] -> exp[[n](\\i -> [n - i](a, a))]") \
+  /* depJoin xs: the rows of a dependent array [n](\i -> [f i]t) one \
+     after another, row k at the offset sum_{i<k} f i (shine's depJoin; \
+     docs/language.md section 30.2): f is linear in i, a + b*i, so the \
+     offset is a*k + b*k*(k-1)/2 and the count the offset at n, sizes \
+     (dt_dep_offset).  The signature is the shape, the checker gives the \
+     count (check_dep.c, dep_join_result); written through, its acceptor \
+     is depJoinAcc */ \
+  X(DEP_JOIN, "depJoin", 0, 0, PF_FUNC | PF_VIEW, VIEW, NONE, DEP_JOIN_ACC, \
+    "exp[c] -> exp[[m]a]") \
   /* scatter p xs: element i of xs at position p[i] of the result, p an \
      input the kernel declares a permutation (docs/language.md section \
      29); written through, element i of its acceptor is element p[i] of \
@@ -332,6 +342,12 @@
     "k. acc[[n*k]s] -> acc[[n]v] where width k, numeric s, vector v s k") \
   X(AS_VECTOR_ACC, "asVectorAcc", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
     "acc[[n]v] -> acc[[n*w]s] where numeric s, vector v s w") \
+  /* depJoinAcc T A: the flat acceptor A of depJoin's result seen as the \
+     dependent array T = [n](\i -> [f i]t) it joins, element (k, j) being \
+     A[offset(k) + j]; T is written (the acceptor it takes does not tell \
+     it), and gives A its size (prim_type.c) */ \
+  X(DEP_JOIN_ACC, "depJoinAcc", 0, 1, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
+    "T. acc[[m]a] -> acc[T]") \
   X(TRANSPOSE_ACC, "transposeAcc", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
     "acc[[m][n]a] -> acc[[n][m]a]") \
   X(SLICE_ACC, "sliceAcc", 3, 0, PF_IMP | PF_VIEW | PF_ZERO_SIZES, VIEW_ACC, NONE, COUNT, \
@@ -489,7 +505,7 @@ Prim prim_lookup(const char *name, size_t len, int *dim);
   case PRIM_AS_VECTOR: case PRIM_AS_SCALAR: case PRIM_TRANSPOSE: case PRIM_SLIDE: \
   case PRIM_PAD_CLAMP: case PRIM_PAD_CST: case PRIM_REORDER_STRIDE: case PRIM_TAKE: case PRIM_DROP: \
   case PRIM_IDX: case PRIM_LANE: case PRIM_INDICES: case PRIM_UNZIP: case PRIM_SCATTER: \
-  case PRIM_TRIANGLE: case PRIM_MIRROR
+  case PRIM_TRIANGLE: case PRIM_MIRROR: case PRIM_DEP_JOIN
 #define PRIM_CASES_MEMORY case PRIM_TO_GLOBAL: case PRIM_TO_LOCAL: case PRIM_TO_PRIVATE
 /* the vector constructors (float4 a b c d), a part of the scalar family */
 #define PRIM_CASES_VECTOR \
@@ -514,7 +530,7 @@ Prim prim_lookup(const char *name, size_t len, int *dim);
   case PRIM_IDX_ACC: case PRIM_SPLIT_ACC: case PRIM_JOIN_ACC: case PRIM_PAIR_ACC1: \
   case PRIM_PAIR_ACC2: case PRIM_ZIP_ACC1: case PRIM_ZIP_ACC2: case PRIM_UNZIP_ACC: case PRIM_AS_SCALAR_ACC: \
   case PRIM_SCATTER_ACC: case PRIM_AS_VECTOR_ACC: case PRIM_TRANSPOSE_ACC: case PRIM_SLICE_ACC: \
-  case PRIM_TAKE_ACC: case PRIM_DROP_ACC: case PRIM_MIRROR_ACC
+  case PRIM_TAKE_ACC: case PRIM_DROP_ACC: case PRIM_MIRROR_ACC: case PRIM_DEP_JOIN_ACC
 #define PRIM_CASES_MAP_I \
   case PRIM_MAP_I: case PRIM_MAP_I_SEQ: case PRIM_MAP_I_GLOBAL: case PRIM_MAP_I_WORKGROUP: \
   case PRIM_MAP_I_LOCAL

@@ -757,6 +757,48 @@ bool size_eval(Size a, SizeLookup lookup, void *user, int64_t *value) {
   return true;
 }
 
+typedef struct GridPoint {
+  int n;
+  const Sym *vars;
+  const int64_t *values;
+} GridPoint;
+
+static bool grid_lookup(void *user, Sym v, int64_t *value) {
+  const GridPoint *g = user;
+  for (int i = 0; i < g->n; i++)
+    if (g->vars[i] == v) return *value = g->values[i], true;
+  return false;
+}
+
+bool size_always_divisible(Arena *arena, Size num, int64_t d) {
+  if (d <= 0) return false;
+  Sym *vars;
+  int nv = size_vars(arena, num, &vars);
+  int64_t *deg = NEWARRAY(arena, int64_t, nv + 1), *at = NEWARRAY(arena, int64_t, nv + 1);
+  for (int i = 0; i < num.nterms; i++) {
+    const SizeTerm *t = &num.terms[i];
+    if (t->den != 1) return false;
+    for (int j = 0; j < t->nfactors; j++) {
+      Sym v = size_factor_var(&t->factors[j]);
+      if (!v || t->factors[j].exp < 0) return false;
+      for (int k = 0; k < nv; k++)
+        if (vars[k] == v && deg[k] < t->factors[j].exp) deg[k] = t->factors[j].exp;
+    }
+  }
+  int64_t points = 1;
+  for (int k = 0; k < nv; k++)
+    if (__builtin_mul_overflow(points, deg[k] + 1, &points) || points > 4096) return false;
+  GridPoint g = {nv, vars, at};
+  for (int64_t p = 0; p < points; p++) {
+    /* the p-th point of the grid, an odometer over the degrees */
+    int64_t rest = p;
+    for (int k = 0; k < nv; k++) at[k] = rest % (deg[k] + 1), rest /= deg[k] + 1;
+    PolyWide v, den;
+    if (size_eval_exact(num, grid_lookup, &g, &v, &den) != SIZE_EVAL_OK || den != 1 || v % d != 0) return false;
+  }
+  return true;
+}
+
 /* ---- what the facts of floor atoms prove ---- */
 
 /* the first floor atom that is a factor of a term of e, or NULL */

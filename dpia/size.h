@@ -99,6 +99,16 @@ bool size_const_value(Size a, int64_t *value);
  * number for all natural values of its variables, so a divisibility
  * requirement that produced it holds trivially */
 bool size_is_polynomial(Size a);
+/* Is d (> 0) a divisor of num at every natural value of its variables?
+ * num: integer coefficients, positive exponents, no floor atoms (false
+ * otherwise).  num/d takes whole values everywhere exactly when it does on
+ * the grid of values 0 .. deg_v of each variable v (deg_v its degree in
+ * num): such a polynomial is a sum of products of binomial coefficients
+ * C(v, j), j <= deg_v, whose coefficients are num/d's finite differences
+ * at 0 on that grid, whole when the values there are.  So N*(N+1)/2, a
+ * triangle's count (docs/language.md section 30.2), needs no
+ * precondition.  False too when the grid has more than 4096 points. */
+bool size_always_divisible(Arena *arena, Size num, int64_t d);
 /* these three look into floor atoms too: ceil(N/64) has N */
 bool size_has_var(Size a, Sym v);
 /* the same for a name that need not be interned (dpia run's sizes) */

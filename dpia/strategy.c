@@ -67,6 +67,7 @@ static Role role_of(Prim p) {
   case PRIM_DROP:
   case PRIM_INDICES:
   case PRIM_TRIANGLE:
+  case PRIM_DEP_JOIN:
   case PRIM_UNZIP:
   case PRIM_SCATTER:
   case PRIM_MIRROR:
@@ -892,6 +893,18 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
                  "kernel, through views that are written through");
   }
   if (prim == PRIM_MIRROR && pos.to_output) mirror_placement(s, head, f);
+  if (prim == PRIM_DEP_JOIN && !pos.to_output) {
+    /* depJoin is written through (docs/language.md section 30.2):
+     * element j of its result is in the row whose offset is the last at
+     * or below j, a quadratic's root for rows of sizes a + b*i, which no
+     * index expression of code generation computes */
+    s->ok = false;
+    if (first_report(s, head->span))
+      diag_error(s->diag, ERR_DEP_JOIN_READ, head->span,
+                 "the result of 'depJoin' is read here, but a depJoin is only written: make it the result of the "
+                 "kernel or of the function of a toGlobal, toLocal or toPrivate, through views that are written "
+                 "through");
+  }
   const Frame *g = innermost_grid(f);
   /* Does it make a temporary in global or local memory, and what does it
    * keep in private memory?  Private memory has constant sizes (spec
@@ -998,6 +1011,19 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
                  "memory a row's size yet; reduce each element where it is computed, inside the map's function",
                  construct_name(s->arena, prim, head->dim, head->span), dt_str(s->arena, kept));
     break;
+  }
+  /* a dependent array in memory (a dependent map's result read by a later
+   * stage): its rows differ in size, and dpia places memory of one type;
+   * depJoin writes them into an array (docs/language.md section 30.2).
+   * Not after another error: a read of a depJoin (E0412) is what keeps
+   * its argument in memory */
+  if (kept && dt_has_deparray(kept) && s->ok) {
+    s->ok = false;
+    if (first_report(s, head->span))
+      diag_error(s->diag, ERR_DEPENDENT_RESULT, head->span,
+                 "'%s' keeps %s in memory, a dependent array, whose rows differ in size: dpia gives memory to no "
+                 "dependent array; read its rows where they are computed, or store them packed with depJoin",
+                 construct_name(s->arena, prim, head->dim, head->span), dt_str(s->arena, kept));
   }
   bool body_has_grid = nargs > 0 && is_body_arg(prim, 0) && contains_grid_map(args[0]);
   bool sequential_temp = materialises && !is_grid_map(role) && !body_has_grid;

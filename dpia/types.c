@@ -99,6 +99,35 @@ DataType *dt_dep_elem(TypeCtx *tc, const DataType *dep, Size k) {
 
 bool dt_has_deparray(const DataType *t) { return dep_depth(t) > 0; }
 
+bool dt_dep_offset(TypeCtx *tc, const DataType *dep, Size k, Size *offset) {
+  dep = dt_resolve((DataType *)dep);
+  if (dep->kind != DT_DEPARRAY) return false;
+  const DataType *row = dt_resolve(dep->elem);
+  if (row->kind != DT_ARRAY || dt_has_size_var(row->elem, dep->index)) return false;
+  SizeCtx *sc = &tc->sizes;
+  /* the row's count as a + b*i, both read off at i = 0 and i = 1 */
+  Size a, a_b;
+  if (!size_subst(sc, row->size, dep->index, size_const(sc, 0), &a) ||
+      !size_subst(sc, row->size, dep->index, size_const(sc, 1), &a_b))
+    return false;
+  Size b = size_sub(sc, a_b, a);
+  if (!size_is_polynomial(b) || size_has_var(b, dep->index) ||
+      !size_eq(size_add(sc, a, size_mul(sc, b, size_var(sc, dep->index))), row->size))
+    return false;
+  /* a*k + b*k*(k-1)/2: k*(k-1) is even, the half a size's coefficient */
+  Size pairs;
+  if (!size_div(sc, size_mul(sc, k, size_sub(sc, k, size_const(sc, 1))), size_const(sc, 2), &pairs)) return false;
+  *offset = size_add(sc, size_mul(sc, a, k), size_mul(sc, b, pairs));
+  return !sc->overflow;
+}
+
+DataType *dt_dep_join(TypeCtx *tc, const DataType *dep) {
+  Size total;
+  dep = dt_resolve((DataType *)dep);
+  if (!dt_dep_offset(tc, dep, dep->size, &total)) return NULL;
+  return dt_array(tc, total, dt_resolve(dep->elem)->elem);
+}
+
 bool dt_has_size_var(const DataType *t, Sym v) {
   t = dt_resolve((DataType *)t);
   switch (t->kind) {

@@ -112,6 +112,15 @@ Sym dt_dep_index(Interner *in, const DataType *elem);
 DataType *dt_deparray(TypeCtx *tc, Size n, Sym index, Sym written, DataType *elem);
 /* Element k of a dependent array: its elem with size k for the index. */
 DataType *dt_dep_elem(TypeCtx *tc, const DataType *dep, Size k);
+/* depJoin (docs/language.md section 30.2): a dependent array whose rows
+ * are arrays of one element type, [n](\i -> [a + b*i]t) with t not using
+ * i, joined.  dt_dep_offset is the first element of row k in the joined
+ * array, the rows before it: sum_{i<k} (a + b*i) = a*k + b*k*(k-1)/2, a
+ * size (a and b are sizes without i, b a polynomial: the dependent
+ * array's sizes are linear, check_written.c); false for any other type.
+ * dt_dep_join is the joined array [offset(n)]t, or NULL. */
+bool dt_dep_offset(TypeCtx *tc, const DataType *dep, Size k, Size *offset);
+DataType *dt_dep_join(TypeCtx *tc, const DataType *dep);
 /* does a size of t mention the variable v? */
 bool dt_has_size_var(const DataType *t, Sym v);
 /* does t have a dependent array anywhere in it? */

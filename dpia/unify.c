@@ -918,8 +918,10 @@ static void settle_requirements(Checker *c, DefInfo *def) {
     if (!(size_const_value(den, &d) && d == 1)) {
       Size rest = reduce_mod(c, num, den);
       int64_t k;
-      /* (4*N + 3)/4: the symbolic part divides, the constant never does */
-      if (size_const_value(den, &d) && size_const_value(rest, &k)) {
+      if (size_const_value(den, &d) && size_always_divisible(c->arena, rest, d)) {
+        /* N*(N + 1)/2: whole for every N, no precondition */
+      } else if (size_const_value(den, &d) && size_const_value(rest, &k)) {
+        /* (4*N + 3)/4: the symbolic part divides, the constant never does */
         bool reported = false; /* once per size, at its first use */
         for (int j = 0; j < i && !reported; j++) {
           const Requirement *q = c->reqs.items[j];

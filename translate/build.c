@@ -133,11 +133,16 @@ Phrase *b_idx_row(Builder *b, Phrase *array, Phrase *index, Sym row) {
   return b_app2(b, prim, array, index);
 }
 
-Phrase *b_idx_acc(Builder *b, Phrase *acc, Phrase *index) {
+Phrase *b_idx_acc(Builder *b, Phrase *acc, Phrase *index) { return b_idx_acc_row(b, acc, index, NULL); }
+
+Phrase *b_idx_acc_row(Builder *b, Phrase *acc, Phrase *index, Sym row) {
   DataType *t = b_data(acc);
-  ASSERT(t->kind == DT_ARRAY);
-  PhraseType *ty = F(b, A(b, t), F(b, E(b, dt_idx(b->tc, t->size)), A(b, t->elem)));
-  return b_app2(b, b_prim(b, PRIM_IDX_ACC, 0, ty), acc, index);
+  ASSERT(t->kind == DT_ARRAY || (t->kind == DT_DEPARRAY && row));
+  DataType *elem = t->kind == DT_ARRAY ? t->elem : dt_dep_elem(b->tc, t, size_var(&b->tc->sizes, row));
+  PhraseType *ty = F(b, A(b, t), F(b, E(b, dt_idx(b->tc, t->size)), A(b, elem)));
+  Phrase *prim = b_prim(b, PRIM_IDX_ACC, 0, ty);
+  prim->dep_index = t->kind == DT_DEPARRAY ? row : NULL; /* the row it takes */
+  return b_app2(b, prim, acc, index);
 }
 
 static Phrase *pair_part(Builder *b, Prim prim, Phrase *x, bool first) {
@@ -164,6 +169,23 @@ Phrase *b_assign(Builder *b, Phrase *acc, Phrase *exp) {
     loop->sizes[0] = t->size;
     loop->copies_array = true;
     return b_app(b, loop, b_lam(b, i, body, false));
+  }
+  case DT_DEPARRAY: {
+    /* row by row: for n (\k -> idxAcc A k :=d[k] idx E k), the loop's
+     * index the rows' size k (docs/language.md section 30.2), a name of
+     * its own in the translation, as a dependent map's row (check_dep.c) */
+    int nth = ++b->tc->dep_rows;
+    Sym row = intern_cstr(b->in, nth == 1 ? arena_printf(b->arena, "%s'", t->name)
+                                          : arena_printf(b->arena, "%s'%d", t->name, nth));
+    Binder *k = b_binder(b, row, E(b, dt_idx(b->tc, t->size)));
+    Phrase *body = b_assign(b, b_idx_acc_row(b, acc, b_var(b, k), row), b_idx_row(b, exp, b_var(b, k), row));
+    PhraseType *ty = F(b, F(b, E(b, dt_idx(b->tc, t->size)), b->tc->t_comm), b->tc->t_comm);
+    Phrase *loop = b_prim(b, PRIM_FOR, 0, ty);
+    loop->sizes[0] = t->size;
+    loop->copies_array = true;
+    loop->dep_index = row;
+    loop->origin = "mapSeq"; /* a copy's loop, named i in OpenCL as the others (codegen gen_for) */
+    return b_app(b, loop, b_lam(b, k, body, false));
   }
   case DT_PAIR:
     return b_seq(b, b_assign(b, pair_part(b, PRIM_PAIR_ACC1, acc, true), b_fst(b, exp)),

@@ -42,6 +42,8 @@ Phrase *b_idx(Builder *b, Phrase *array, Phrase *index);
  * row NULL for an ordinary array (b_idx) */
 Phrase *b_idx_row(Builder *b, Phrase *array, Phrase *index, Sym row);
 Phrase *b_idx_acc(Builder *b, Phrase *array_acc, Phrase *index);
+/* idxAcc of a dependent array's acceptor at a loop's index, as b_idx_row */
+Phrase *b_idx_acc_row(Builder *b, Phrase *array_acc, Phrase *index, Sym row);
 /* sliceAcc o m r A: elements o .. o+m-1 of the acceptor A, of o+m+r
  * elements.  All three sizes are written: the imperative re-check cannot
  * always infer A's size (A the acceptor of a parforWorkgroup over joinAcc

@@ -134,7 +134,10 @@ static Phrase *map_i(Stage1 *s, const Spine *sp, Phrase *input, Phrase *acc) {
   /* a dependent map's rows: element k of the input for its row k, the
    * size its function was checked with (check_dep.c) */
   Sym row = sp->head->dep_index;
-  DataType *d1 = row ? dt_dep_elem(tc, in_t, size_var(&tc->sizes, row)) : in_t->elem, *d2 = out_t->elem;
+  DataType *d1 = row ? dt_dep_elem(tc, in_t, size_var(&tc->sizes, row)) : in_t->elem;
+  /* and of the output, a dependent array when the rows' types use k
+   * (docs/language.md section 30.2) */
+  DataType *d2 = out_t->kind == DT_DEPARRAY ? dt_dep_elem(tc, out_t, size_var(&tc->sizes, row)) : out_t->elem;
   Binder *x = b_binder(b, param_name(f, "x"), pt_exp(tc, d1));
   Binder *o = b_binder(b, "o", pt_acc(tc, d2));
   Phrase *body = acc_tr(s, apply_fn(s, f, b_var(b, x)), b_var(b, o));
@@ -287,6 +290,7 @@ static bool direct_ok(Arena *a, const Phrase *e, AccPart y) {
   case PRIM_DROP:
   case PRIM_INDICES:
   case PRIM_TRIANGLE:
+  case PRIM_DEP_JOIN:
   case PRIM_UNZIP:
   case PRIM_SCATTER:
   case PRIM_MIRROR:
@@ -944,6 +948,11 @@ static Phrase *acc_view(Stage1 *s, Prim view, const Phrase *head, Phrase *acc, P
     /* asScalarAcc k: the vector width, which asScalar leaves implicit */
     p->sizes[0] = size_const(&b->tc->sizes, dt_resolve(b_data(e)->elem)->width);
     break;
+  case PRIM_DEP_JOIN_ACC:
+    /* depJoinAcc T: the dependent array written through, which its flat
+     * acceptor does not tell */
+    p->type_arg = b_data(e);
+    break;
   case PRIM_IDX_ACC:
   case PRIM_SPLIT_ACC:
   case PRIM_JOIN_ACC:
@@ -1180,6 +1189,7 @@ static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
     case PRIM_TAKE:
     case PRIM_DROP:
     case PRIM_UNZIP:
+    case PRIM_DEP_JOIN:
     case PRIM_IDX: r = view_acc_tr(s, &sp, acc); break;
     /* computed by C, then assigned: a plain map is a view without an
      * acceptor form, toGlobal and the like make a temporary of their own;

@@ -87,7 +87,8 @@ static Phrase *lower_map_i(Stage2 *s, Phrase *head, Phrase *f, Phrase *e, Phrase
   Phrase *fx = apply(s, f, b_idx_row(b, e, b_var(b, i), head->dep_index));
   if (prim_lowered(head->prim) == PRIM_FOR) {
     /* mapI with no OpenCL level runs sequentially: see b_assign */
-    return for_loop(s, n, i, apply(s, fx, b_idx_acc(b, acc, b_var(b, i))), head->origin ? head->origin : "mapSeq",
+    return for_loop(s, n, i, apply(s, fx, b_idx_acc_row(b, acc, b_var(b, i), head->dep_index)),
+                    head->origin ? head->origin : "mapSeq",
                     head->fills_literal, head->dep_index);
   }
   /* fx is \o -> body: keep its binder as the parfor's element acceptor */

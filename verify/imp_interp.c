@@ -110,6 +110,7 @@ typedef enum AccKind {
   C_MIRROR,    /* mirrorAcc src: element i is the row C_MIRROR_ROW (src, i) */
   C_MIRROR_ROW, /* src, k: element j >= k is C_BOTH of src[k][j] and src[j][k]; j < k, C_NONE */
   C_BOTH,      /* src, also: what is written goes to both */
+  C_DEP_JOIN,  /* depJoinAcc T src: element i is the row of src at offset(i), dep T */
 } AccKind;
 
 struct Acc {
@@ -121,6 +122,8 @@ struct Acc {
   int64_t len; /* C_SLICE of sliceAcc: its length, checked (0: a row of splitAcc, checked by src) */
   const Arr *pos; /* C_SCATTER: the positions */
   const Acc *also; /* C_BOTH: the second place */
+  const DataType *dep; /* C_DEP_JOIN: the dependent array written */
+  Size offset;         /* C_DEP_JOIN: row dep->index's offset (dt_dep_offset) */
 };
 
 struct Env {
@@ -427,6 +430,19 @@ static const Acc *acc_index(Imp *I, const Acc *a, int64_t i, const Phrase *where
   case C_DROP: return i >= a->k ? acc_index(I, a->src, i - a->k, where) : new_acc(I, C_NONE, NULL, 0);
   case C_NONE: return a;
   case C_UNZIP: return new_acc(I, C_UNZIPPED, a->src, i);
+  case C_DEP_JOIN: {
+    /* row i: its offset and count, sizes of the index written i */
+    const NatValues *outer = I->nats;
+    NatRow row = nat_row(I->arena, outer, a->dep->index);
+    *row.value = i;
+    I->nats = &row.nats;
+    int64_t off = eval_size(I, a->offset, where), len = eval_size(I, dt_resolve(a->dep->elem)->size, where);
+    I->nats = outer;
+    check_index(I, i, eval_size(I, a->dep->size, where), "write index", where);
+    Acc *r = new_acc(I, C_SLICE, a->src, off);
+    r->len = len;
+    return r;
+  }
   case C_SCATTER: {
     int64_t at = index_of(I, arr_index(I, a->pos, i, where), where);
     check_index(I, at, a->pos->n, "scatter position", where);
@@ -625,7 +641,7 @@ static void run_imp_prim(Imp *I, const Phrase *p, const Val *args) {
     return;
   PRIM_CASES_PARFOR : {
     const DataType *t = prim_data(p, 0);
-    if (t->kind != DT_ARRAY) fail(I, p, "parfor over an acceptor that is not an array");
+    if (t->kind != DT_ARRAY && t->kind != DT_DEPARRAY) fail(I, p, "parfor over an acceptor that is not an array");
     int64_t n = eval_size(I, t->size, p);
     const Acc *out = need_acc(I, args[0], p);
     row = enter_rows(I, p, &outer);
@@ -725,6 +741,16 @@ static Val run_prim(Imp *I, const Phrase *p, const Val *argv) {
   /* only written (stage I translates them to scatterAcc, mirrorAcc) */
   case PRIM_SCATTER: fail(I, p, "a read of scatter's result");
   case PRIM_MIRROR: fail(I, p, "a read of mirror's result");
+  case PRIM_DEP_JOIN: fail(I, p, "a read of depJoin's result");
+  case PRIM_DEP_JOIN_ACC: {
+    TypeCtx tc;
+    type_ctx_init(&tc, I->arena);
+    Acc *j = new_acc(I, C_DEP_JOIN, need_acc(I, args[0], p), 0);
+    j->dep = dt_resolve(p->type_arg);
+    if (!dt_dep_offset(&tc, j->dep, size_var(&tc.sizes, j->dep->index), &j->offset))
+      INTERNAL("depJoinAcc of a type the checker refuses");
+    return acc_val(j);
+  }
   case PRIM_AS_SCALAR_ACC:
     return acc_val(new_acc(I, C_AS_SCALAR, need_acc(I, args[0], p), eval_size(I, p->sizes[0], p)));
   case PRIM_AS_VECTOR_ACC: {

@@ -96,6 +96,7 @@ typedef enum ArrKind {
   A_TRI_ROW,    /* src, k: element j is the pair (src[k], src[k + j]) */
   A_MIRROR,     /* src: element i is row i of mirror src, an A_MIRROR_ROW */
   A_MIRROR_ROW, /* src, k: element j is src[min(k, j)][max(k, j)] */
+  A_ROWS,       /* rows: element i is rows[i] (a dependent map's rows, each of its own type) */
 } ArrKind;
 
 struct Arr {
@@ -106,6 +107,7 @@ struct Arr {
   const Arr *src, *src2;
   int64_t k, m;
   Val cst; /* A_PAD_CST */
+  const Val *rows; /* A_ROWS */
 };
 
 typedef struct Env Env;
@@ -361,6 +363,7 @@ static Val arr_index(Interp *I, const Arr *a, int64_t i) {
     if (row.kind != V_ARR) INTERNAL("mirror of an array whose element is not an array");
     return arr_index(I, row.arr, hi);
   }
+  case A_ROWS: return a->rows[i];
   case A_UNZIP: {
     Val v = arr_index(I, a->src, i);
     if (v.kind != V_PAIR) INTERNAL("unzip of an array whose element is not a pair");
@@ -468,8 +471,43 @@ static Val apply(Interp *I, Val f, Val arg) {
   return v;
 }
 
+/* a dependent map whose rows' types use the row (docs/language.md section
+ * 30.2): each row's value as its function gives it, kept (not laid out:
+ * the rows differ in size) */
+static Val run_dep_rows(Interp *I, const Phrase *p, Val f, const Arr *src) {
+  const NatValues *outer = I->nats;
+  NatRow row = nat_row(I->arena, outer, p->dep_index);
+  I->nats = &row.nats;
+  I->nrows++;
+  Val *rows = salloc(I, sizeof(Val) * (size_t)(src->n ? src->n : 1));
+  for (int64_t i = 0; i < src->n; i++) {
+    *row.value = i;
+    rows[i] = apply(I, f, arr_index(I, src, i));
+  }
+  I->nats = outer;
+  I->nrows--;
+  Arr *r = new_arr(I, A_ROWS, src->n);
+  r->rows = rows;
+  return arr_val(r);
+}
+
+/* depJoin: the rows one after another, laid out as the joined array */
+static Val run_dep_join(Interp *I, const Phrase *p, const Arr *rows) {
+  const Lay *fl = layout(I, prim_data(p, 1), p->span);
+  double *out = salloc(I, sizeof(double) * (size_t)(fl->flat ? fl->flat : 1));
+  int64_t at = 0;
+  for (int64_t i = 0; i < rows->n; i++) {
+    const Arr *r = index_arr(I, rows, i);
+    if (at + r->n > fl->n) INTERNAL("depJoin's rows are more than its count");
+    for (int64_t j = 0; j < r->n; j++, at++) store(I, arr_index(I, r, j), fl->elem, out + at * fl->elem->flat);
+  }
+  if (at != fl->n) INTERNAL("depJoin's rows are fewer than its count");
+  return arr_val(buf_arr(I, out, fl->n, fl->elem));
+}
+
 static Val run_map(Interp *I, const Phrase *p, Val f, Val xs) {
   const Arr *src = need_arr(xs, p);
+  if (p->dep_index && prim_data(p, 2)->kind == DT_DEPARRAY) return run_dep_rows(I, p, f, src);
   const Lay *rl = layout(I, prim_data(p, 2), p->span);
   if (rl->kind != LAY_ARRAY || rl->n != src->n) INTERNAL("map result size differs from its input's");
   const Lay *el = rl->elem;
@@ -715,6 +753,7 @@ static Val run_prim(Interp *I, const Phrase *p, const Val *args) {
     t->src = a;
     return arr_val(t);
   }
+  case PRIM_DEP_JOIN: return run_dep_join(I, p, need_arr(args[0], p));
   PRIM_CASES_MEMORY:
     return apply(I, args[0], args[1]);
   case PRIM_SELECT: {
@@ -901,12 +940,35 @@ static MemoEntry *memo_find(Interp *I, const Phrase *p) {
   return e->p ? e : NULL;
 }
 
-/* The lambdas in scope, innermost first, with their nesting depths. */
+/* The lambdas in scope, innermost first, with their nesting depths; row:
+ * the function of a dependent map, whose row's size is bound with its
+ * variable (run_map), or NULL. */
 typedef struct LamScope {
   const Binder *binder;
   int depth;
   const struct LamScope *next;
+  Sym row;
 } LamScope;
+
+static bool pt_mentions(const PhraseType *t, Sym v) {
+  switch (t->kind) {
+  case PT_EXP:
+  case PT_ACC: return dt_has_size_var(t->data, v);
+  case PT_COMM: return false;
+  case PT_WITH:
+  case PT_FN:
+  case PT_FN_P: return pt_mentions(t->fst, v) || pt_mentions(t->snd, v);
+  }
+  return false;
+}
+
+/* a primitive whose sizes use a dependent map's row (take (k + 1) in the
+ * map's function) has a value per row, as its variable does */
+static bool prim_uses_row(const Phrase *p, Sym row) {
+  for (int i = 0; i < prim_info[p->prim].nsizes; i++)
+    if (size_has_var(p->sizes[i], row)) return true;
+  return pt_mentions(p->type, row);
+}
 
 /* What a phrase depends on: the depths of the lambdas whose variables it
  * reads (bit d for depth d; depth 63 stands for every deeper one), and
@@ -927,10 +989,13 @@ static Deps find_invariants(Interp *I, const Phrase *p, const LamScope *scope, i
     return d; /* a kernel parameter */
   case PH_LIT:
   case PH_DEF: return d;
-  case PH_PRIM: return (Deps){0, prim_computes(p->prim)};
+  case PH_PRIM:
+    for (const LamScope *s = scope; s; s = s->next)
+      if (s->row && prim_uses_row(p, s->row)) return (Deps){depth_bit(s->depth), prim_computes(p->prim)};
+    return (Deps){0, prim_computes(p->prim)};
   case PH_LAM: {
     /* the only variable of depth + 1 in scope in the body is this one */
-    LamScope s = {p->lam_binder, depth + 1, scope};
+    LamScope s = {p->lam_binder, depth + 1, scope, NULL};
     d = find_invariants(I, p->body, &s, depth + 1);
     if (depth + 1 < 63) d.depths &= ~depth_bit(depth + 1);
     return d;
@@ -942,7 +1007,15 @@ static Deps find_invariants(Interp *I, const Phrase *p, const LamScope *scope, i
   case PH_SEQ:
   case PH_ASSIGN:
   case PH_BINOP: {
-    Deps f = find_invariants(I, p->fst, scope, depth), g = find_invariants(I, p->snd, scope, depth);
+    Deps f = find_invariants(I, p->fst, scope, depth), g;
+    if (p->kind == PH_APP && p->fst->kind == PH_PRIM && p->fst->dep_index && p->snd->kind == PH_LAM) {
+      /* a dependent map's function: its row is bound with its variable */
+      LamScope s = {p->snd->lam_binder, depth + 1, scope, p->fst->dep_index};
+      g = find_invariants(I, p->snd->body, &s, depth + 1);
+      if (depth + 1 < 63) g.depths &= ~depth_bit(depth + 1);
+    } else {
+      g = find_invariants(I, p->snd, scope, depth);
+    }
     d = (Deps){f.depths | g.depths, f.computes || g.computes};
     if (p->kind == PH_APP && depth > 0 && d.depths == 0 && d.computes && p->type && p->type->kind == PT_EXP)
       memo_add(I, p);

@@ -30,6 +30,7 @@ SIZES = {
     'corr': {'M': 64, 'N': 48}, 'corrUpper': {'M': 64, 'N': 48}, 'corrMirror': {'M': 64, 'N': 48},
     'covarMean': {'M': 64, 'N': 48}, 'covarCentre': {'M': 64, 'N': 48}, 'covar': {'M': 64, 'N': 48},
     'covarMirror': {'M': 64, 'N': 48}, 'covarSquare': {'M': 64, 'N': 48}, 'covarDep': {'M': 64, 'N': 48},
+    'covarPacked': {'M': 64, 'N': 48},
     'dotVec': {'N': 524288}, 'scal': {'N': 4096}, 'scalVec': {'N': 4096}, 'scalInPlace': {'N': 4096},
     'asumPartial': {'N': 262144}, 'gemv': {'M': 64, 'N': 1024}, 'mmTiled': {'M': 64, 'N': 64, 'K': 64},
     'stencil': {'N': 1024}, 'stencilTiled': {'N': 1024}, 'stencilChunk': {'N': 1024}, 'jacobi2d': {'M': 64, 'N': 128},

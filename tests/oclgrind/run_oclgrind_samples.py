@@ -117,6 +117,7 @@ RUNS = [  # file, kernel, sizes: the kernels of run_samples.py, in its order
     ('covariance.dpia', 'covar', {'M': 7, 'N': 5}),
     ('covariance.dpia', 'covarMirror', {'M': 7, 'N': 5}),
     ('covariance.dpia', 'covarDep', {'M': 7, 'N': 5}),
+    ('covariance.dpia', 'covarPacked', {'M': 7, 'N': 5}),
     ('covariance.dpia', 'covarSquare', {'M': 7, 'N': 5}),
     ('covariance.dpia', 'covariance', {'M': 7, 'N': 5}),
     ('adi.dpia', 'adiKernel1', {'N': 37}),

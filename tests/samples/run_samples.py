@@ -99,6 +99,7 @@ RUNS = [  # file, kernel, sizes at two points
     ('covariance.dpia', 'covarDep', [{'M': 100, 'N': 77}, {'M': 128, 'N': 64}, {'M': 1, 'N': 3}]),
     # covar_kernel in one kernel: the triangle mirrored (section 29.1)
     ('covariance.dpia', 'covarMirror', [{'M': 100, 'N': 77}, {'M': 128, 'N': 64}, {'M': 1, 'N': 3}]),
+    ('covariance.dpia', 'covarPacked', [{'M': 100, 'N': 77}, {'M': 128, 'N': 64}, {'M': 1, 'N': 3}, {'M': 2, 'N': 1}]),
     ('covariance.dpia', 'covarSquare', [{'M': 100, 'N': 77}, {'M': 128, 'N': 64}]),
     ('covariance.dpia', 'covariance', [{'M': 33, 'N': 17}, {'M': 64, 'N': 24}]),
     # scans (docs/language.md section 23)

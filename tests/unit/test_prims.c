@@ -135,7 +135,15 @@ int main(int argc, char **argv) {
     type_ctx_init(&env.tc, &env.arena); /* metavariables numbered from 1 on each line */
     Size sizes[PRIM_MAX_SIZES];
     for (int i = 0; i < PRIM_MAX_SIZES; i++) sizes[i] = size_const(&env.tc.sizes, 4);
-    PhraseType *t = check_prim_instance(&env.arena, &env.in, &env.diag, &env.tc, (Prim)p, sizes, env.tc.t_float);
+    /* depJoinAcc's is the dependent array it writes: the triangle's */
+    DataType *type_arg = env.tc.t_float;
+    if (p == PRIM_DEP_JOIN_ACC) {
+      SizeCtx *sc = &env.tc.sizes;
+      Sym index = intern_cstr(&env.in, "#0");
+      DataType *row = dt_array(&env.tc, size_sub(sc, sizes[0], size_var(sc, index)), env.tc.t_float);
+      type_arg = dt_deparray(&env.tc, sizes[0], index, intern_cstr(&env.in, "i"), row);
+    }
+    PhraseType *t = check_prim_instance(&env.arena, &env.in, &env.diag, &env.tc, (Prim)p, sizes, type_arg);
     expect(t != NULL && env.diag.nerrors == 0, prim_info[p].name, "the signature instantiates");
     if (t) emit(&listing, "%s: %s\n", prim_info[p].name, pt_str(&env.arena, t));
     expect(t && prim_arity_of((Prim)p) == type_arity(t), prim_info[p].name,

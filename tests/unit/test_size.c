@@ -811,6 +811,23 @@ static void test_floor(Tester *t) {
   CHECK(!size_provably_at_least(t->sc, n, m));
 }
 
+/* size_always_divisible: whole quotients of integer polynomials at every
+ * natural value (a triangle's count, docs/language.md section 30.2) */
+static void test_always_divisible(Tester *t) {
+  Size n = var(t, "N"), m = var(t, "M"), one = num(t, 1);
+  Size tri = mul(t, n, add(t, n, one));                          /* N*(N+1) */
+  CHECK(size_always_divisible(t->arena, tri, 2));
+  CHECK(!size_always_divisible(t->arena, tri, 4));               /* N = 1: 2 */
+  CHECK(!size_always_divisible(t->arena, mul(t, n, n), 2));      /* N = 1 */
+  CHECK(size_always_divisible(t->arena, mul(t, tri, add(t, n, num(t, 2))), 6)); /* N(N+1)(N+2) */
+  CHECK(!size_always_divisible(t->arena, add(t, mul(t, n, m), m), 2)); /* N = 0, M = 1 */
+  CHECK(size_always_divisible(t->arena, mul(t, m, tri), 2));     /* M*N*(N+1) */
+  CHECK(size_always_divisible(t->arena, num(t, 0), 7));
+  CHECK(!size_always_divisible(t->arena, num(t, 3), 2));
+  /* a floor atom is no polynomial: not decided here */
+  CHECK(!size_always_divisible(t->arena, mul(t, num(t, 2), ceil_of(t, n, num(t, 4))), 2));
+}
+
 int main(void) {
   DpiaMem mem;
   jmp_buf on_oom;
@@ -839,6 +856,7 @@ int main(void) {
   CHECK(!sc.overflow);
   test_overflow(t);
   test_properties(t);
+  test_always_divisible(t);
 
   printf("size: %d passed, %d failed\n", t->passed, t->failed);
   arena_free(&arena);
