@@ -149,18 +149,6 @@ bool dep_join_result(Checker *c, Phrase *fn, Span span) {
 
 /* ---- the rows' sizes stay in their functions (E0335) ---- */
 
-static bool pt_has_size_var(const PhraseType *t, Sym v) {
-  switch (t->kind) {
-  case PT_EXP:
-  case PT_ACC: return dt_has_size_var(t->data, v);
-  case PT_COMM: return false;
-  case PT_WITH:
-  case PT_FN:
-  case PT_FN_P: return pt_has_size_var(t->fst, v) || pt_has_size_var(t->snd, v);
-  }
-  return false;
-}
-
 typedef struct DepScope {
   Checker *c;
   Vec indices;  /* Sym: every dependent map's row size in the declaration */

@@ -142,6 +142,20 @@ bool dt_has_size_var(const DataType *t, Sym v) {
   return false;
 }
 
+bool pt_has_size_var(const PhraseType *t, Sym v) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (t->kind) {
+  case PT_EXP:
+  case PT_ACC: return dt_has_size_var(t->data, v);
+  case PT_COMM: return false;
+  case PT_WITH:
+  case PT_FN:
+  case PT_FN_P: return pt_has_size_var(t->fst, v) || pt_has_size_var(t->snd, v);
+  }
+  DPIA_EXHAUSTIVE_END
+  return false;
+}
+
 DataType *dt_var(TypeCtx *tc, Sym name) {
   DataType *t = NEW(tc->arena, DataType);
   t->kind = DT_VAR;

@@ -123,6 +123,8 @@ bool dt_dep_offset(TypeCtx *tc, const DataType *dep, Size k, Size *offset);
 DataType *dt_dep_join(TypeCtx *tc, const DataType *dep);
 /* does a size of t mention the variable v? */
 bool dt_has_size_var(const DataType *t, Sym v);
+/* does a size of a phrase type's data types mention v? */
+bool pt_has_size_var(const PhraseType *t, Sym v);
 /* does t have a dependent array anywhere in it? */
 bool dt_has_deparray(const DataType *t);
 DataType *dt_var(TypeCtx *tc, Sym name);

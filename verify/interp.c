@@ -950,24 +950,12 @@ typedef struct LamScope {
   Sym row;
 } LamScope;
 
-static bool pt_mentions(const PhraseType *t, Sym v) {
-  switch (t->kind) {
-  case PT_EXP:
-  case PT_ACC: return dt_has_size_var(t->data, v);
-  case PT_COMM: return false;
-  case PT_WITH:
-  case PT_FN:
-  case PT_FN_P: return pt_mentions(t->fst, v) || pt_mentions(t->snd, v);
-  }
-  return false;
-}
-
 /* a primitive whose sizes use a dependent map's row (take (k + 1) in the
  * map's function) has a value per row, as its variable does */
 static bool prim_uses_row(const Phrase *p, Sym row) {
   for (int i = 0; i < prim_info[p->prim].nsizes; i++)
     if (size_has_var(p->sizes[i], row)) return true;
-  return pt_mentions(p->type, row);
+  return pt_has_size_var(p->type, row);
 }
 
 /* What a phrase depends on: the depths of the lambdas whose variables it
