@@ -601,7 +601,9 @@ static int pass_run_pipeline(Ctx *c) {
     emit(&c->out, "pipeline %s on %s (%s)\n", def->name, rt.info.device_name, rt.info.platform_name);
     run_sizes_line(c);
     buf_puts(&c->out, "\n  launches:");
-    for (int li = 0; li < d->nlaunches; li++) emit(&c->out, "%s%s", li ? ", " : " ", d->launches[li].k->name);
+    for (int li = 0; li < d->nlaunches; li++)
+      emit(&c->out, "%s%s%s", li ? ", " : " ", d->launches[li].k->name,
+           res.skipped && res.skipped[li] ? " (left out: no work-item and nothing to write)" : "");
     run_time_line(c, &res, gbps);
   }
   rt_close(&rt);

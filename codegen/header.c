@@ -1031,6 +1031,57 @@ void emit_pipeline_doc(H *h, const PipeDesc *d, const char *queue, const char *t
   emit(o, "\n */\n\n");
 }
 
+/* Whether elements is 0 wherever one of l's global sizes that can be 0
+ * is: a polynomial multiple of each (64*ceil(N/4096) of a grid of
+ * 64*ceil(N/4096) work-items) */
+static bool empty_with_launch(H *h, const PipeLaunchDesc *l, Size elements) {
+  SizeCtx sc = {h->a, false};
+  for (int dim = 0; dim < l->ndims; dim++) {
+    int64_t g;
+    Size q;
+    if (size_const_value(l->global_size[dim], &g) && g > 0) continue;
+    if (!size_div(&sc, elements, l->global_size[dim], &q) || !size_is_polynomial(q)) return false;
+  }
+  return !sc.overflow;
+}
+
+/* A launch whose NDRange has no work-item at the pipeline's sizes (a grid
+ * of ceil(N/64) groups at N = 0) is left out by its kernel's launcher when
+ * every output is empty, and refused when one is not; the pipeline's check
+ * refuses the latter before anything is enqueued, naming the launch and
+ * the buffer no work-item would write (docs/reference.md, "Sizes that do
+ * not divide").  Nothing is emitted where that cannot happen: global sizes
+ * that are all constants, or outputs that are empty with the grid
+ * (empty_with_launch). */
+static void emit_empty_stage(H *h, const PipeDesc *d, int li, Buf *more) {
+  const PipeLaunchDesc *l = &d->launches[li];
+  Buf test, refuse;
+  buf_init(&test, h->a);
+  buf_init(&refuse, h->a);
+  for (int dim = 0; dim < l->ndims; dim++) {
+    int64_t g;
+    if (size_const_value(l->global_size[dim], &g) && g > 0) continue;
+    emit(&test, "%s%s == 0LL", test.len ? " || " : "", c_size(h, &d->iface, l->global_size[dim]));
+  }
+  for (int i = 0; test.len && i < l->k->nparams; i++) {
+    if (l->k->params[i].role != KP_OUTPUT || l->binds[i].kind != PBIND_BUFFER) continue;
+    PipeBuf b = l->binds[i].buf;
+    const KParam *buf = b.kind == PB_TEMP ? &d->temps[b.index] : &d->iface.params[pipeline_slot(d->pipe, b)];
+    if (empty_with_launch(h, l, buf->elements)) continue;
+    emit(&refuse,
+         "      if (%s != 0LL) {\n"
+         "        if (dpia_msg && dpia_msg_size)\n"
+         "          (void)snprintf(dpia_msg, dpia_msg_size, \"launch %d (%s) has no work-item at these sizes, but its "
+         "output %s (buffer %s) is not empty\");\n"
+         "        return DPIA_ERROR_SIZE;\n"
+         "      }\n",
+         c_size(h, &d->iface, buf->elements), li, l->k->name, kparam_name(&l->k->params[i]), kparam_name(buf));
+  }
+  if (!refuse.len) return;
+  emit(more, "    if (%s) { /* launch %d has no work-item: nothing to compute when what it writes is empty */\n%s    }\n",
+       test.data, li, refuse.data);
+}
+
 /* dpia_NAME_check of pipeline d: its preconditions, then each launch's
  * (dpia_KERNEL_check at the launch's sizes) */
 void emit_pipeline_check(H *h, const PipeDesc *d) {
@@ -1062,6 +1113,7 @@ void emit_pipeline_check(H *h, const PipeDesc *d) {
     for (int i = 0; i < l->k->nparams; i++)
       if (l->binds[i].kind == PBIND_NAT) emit(&more, "dpia_l%d_%d, ", li, nat++);
     emit(&more, "dpia_msg, dpia_msg_size);\n    if (dpia_err != DPIA_SUCCESS) return dpia_err;\n");
+    emit_empty_stage(h, d, li, &more);
   }
   buf_puts(&more, "  }\n");
   emit_check(h, k, more.data);

@@ -181,6 +181,9 @@ void codegen_pipeline_metadata(Arena *a, const PipeDesc *d, const char *source_n
       case PBIND_BUFFER:
         emit(out, ", \"%s\": ", l->k->params[i].role == KP_SCALAR ? "value" : "buffer");
         emit_json_string(out, b->buf.kind == PB_TEMP ? d->temps[b->buf.index].name : pipeline_buf_name(a, p, b->buf));
+        /* what the launch writes: a host leaves out a launch with no
+         * work-item only when that is empty (docs/language.md section 8) */
+        if (l->k->params[i].role == KP_OUTPUT) buf_puts(out, ", \"writes\": true");
         break;
       case PBIND_NAT:
         emit(out, ", \"size\": ");

@@ -8,7 +8,16 @@
  * description says.  A run launches every kernel in order (the target's
  * launch_all) and waits for the last one; its time is from the start of
  * the first kernel to the end of the last, so the gaps between kernels
- * count, and the host's work between runs does not. */
+ * count, and the host's work between runs does not.
+ *
+ * A launch whose NDRange has no work-item at these sizes (a kernel over
+ * ceil(N/64) groups at N = 0) follows a single kernel's rule, stage by
+ * stage: it is left out when every buffer it writes is empty (a later
+ * stage reading that buffer reads nothing, and a reduction over it gives
+ * the value the program starts it from), and the pipeline is refused
+ * before anything runs when one is not, naming the launch and the output
+ * no work-item would write (docs/reference.md, "Sizes that do not
+ * divide"). */
 #include "pipe_run.h"
 #include "run_limits.h"
 
@@ -89,16 +98,50 @@ static RtStatus make_buffers(PR *r, int ninputs, const double *const *inputs, co
   return RT_OK;
 }
 
-/* launch li's kernel object with its arguments, and its NDRange */
+/* the parameter of the pipeline's buffer s, in pipeline_slot's order */
+static const KParam *slot_param(const PR *r, int s) {
+  int named = r->d->pipe->noutputs + r->d->pipe->def->nparams;
+  return s < named ? &r->d->iface.params[s] : &r->d->temps[s - named];
+}
+
+/* launch li has no work-item in dimension dim: RT_OK when every buffer it
+ * writes is empty (the launch is left out), else RT_BAD_ARGS naming the
+ * first one that is not */
+static RtStatus empty_launch(PR *r, int li, int dim) {
+  const PipeLaunchDesc *l = &r->d->launches[li];
+  for (int i = 0; i < l->k->nparams; i++) {
+    if (l->k->params[i].role != KP_OUTPUT || l->binds[i].kind != PBIND_BUFFER) continue;
+    int s = pipeline_slot(r->d->pipe, l->binds[i].buf);
+    if (r->plans[s].elements == 0) continue;
+    emit(r->err, "pipeline %s, launch %d (kernel %s): ", r->d->iface.name, li, l->k->name);
+    rt_refuse_empty(r->err,
+                    dim,
+                    arena_printf(r->a, "%s (buffer %s)", kparam_name(&l->k->params[i]), kparam_name(slot_param(r, s))),
+                    r->plans[s].elements);
+    return RT_BAD_ARGS;
+  }
+  return RT_OK;
+}
+
+/* launch li's kernel object with its arguments, and its NDRange; *kern
+ * NULL and range its natural sizes for a launch left out (empty_launch) */
 static RtStatus make_launch(PR *r, TargetProgram *prog, int li, TargetKernel **kern, TargetRange *range) {
   const Target *t = r->rt->target;
   const PipeLaunchDesc *l = &r->d->launches[li];
   const ImpKernel *k = l->k;
   NatValues kn;
   if (!kernel_nats(r, li, &kn)) return RT_BAD_ARGS;
+  RtResult sizes;
+  memset(&sizes, 0, sizeof sizes);
+  int empty = rt_empty_dimension(k, &kn, NULL, r->a);
+  if (empty >= 0) {
+    *kern = NULL;
+    rt_natural_range(k, &kn, r->a, &sizes);
+    *range = rt_range(&sizes);
+    return empty_launch(r, li, empty);
+  }
   RtLaunch natural;
   rt_launch_init(&natural);
-  RtResult sizes;
   RtStatus st = rt_launch_sizes(k, &kn, &natural, &sizes, r->err);
   if (st != RT_OK) return st;
   *range = rt_range(&sizes);
@@ -187,14 +230,25 @@ RtStatus rt_run_pipeline(Runtime *rt, Arena *a, const PipeDesc *d, const char *s
   RtStatus st = make_buffers(&r, ninputs, inputs, counts);
   if (st == RT_OK) st = t->build(rt->dev, a, arena_printf(a, "pipeline %s", d->iface.name), source, NULL, &prog, err);
   for (int li = 0; li < n && st == RT_OK; li++) st = make_launch(&r, prog, li, &kerns[li], &ranges[li]);
-  if (st == RT_OK) {
+  /* the launches that run, in order: those with a work-item */
+  TargetKernel **run_kerns = NEWARRAY(a, TargetKernel *, n > 0 ? n : 1);
+  TargetRange *run_ranges = NEWARRAY(a, TargetRange, n > 0 ? n : 1);
+  res->skipped = NEWARRAY(a, bool, n > 0 ? n : 1);
+  int nrun = 0;
+  for (int li = 0; li < n && st == RT_OK; li++) {
+    res->skipped[li] = !kerns[li];
+    if (!kerns[li]) continue;
+    run_kerns[nrun] = kerns[li];
+    run_ranges[nrun++] = ranges[li];
+  }
+  if (st == RT_OK && nrun > 0) {
     res->repeat = repeat > 0 ? repeat : 1;
     res->times_ms = NEWARRAY(a, double, res->repeat);
     for (int i = 0; i < res->repeat && st == RT_OK; i++)
-      st = t->launch_all(rt->dev, n, kerns, ranges, &res->times_ms[i], err);
+      st = t->launch_all(rt->dev, nrun, run_kerns, run_ranges, &res->times_ms[i], err);
   }
   if (st == RT_OK) {
-    rt_time_stats(a, res);
+    if (nrun > 0) rt_time_stats(a, res); /* else nothing ran: no times (repeat 0) */
     /* the report's NDRange: the last launch's */
     const TargetRange *last = &ranges[n - 1];
     res->ndims = last->ndims;
@@ -207,7 +261,8 @@ RtStatus rt_run_pipeline(Runtime *rt, Arena *a, const PipeDesc *d, const char *s
    * reported, the run's result stands */
   Buf ignored;
   buf_init(&ignored, a);
-  for (int li = 0; li < n; li++) t->release_kernel(kerns[li], &ignored);
+  for (int li = 0; li < n; li++)
+    if (kerns[li]) t->release_kernel(kerns[li], &ignored);
   t->release_program(prog, &ignored);
   for (int s = 0; r.bufs && s < d->pipe->noutputs + d->pipe->def->nparams + d->ntemps; s++)
     t->release_buffer(r.bufs[s], &ignored);

@@ -333,37 +333,24 @@ static void launch_needs(const TargetKernelInfo *ki, Buf *err) {
   buf_putc(err, ')');
 }
 
-/* the first dimension whose natural global size is 0 at these sizes (a
- * kernel over ceil(N/64) groups at N = 0), or -1.  OpenCL refuses an
- * empty NDRange; such a launch has nothing to compute when every output is
- * empty too, and is skipped (as the generated launchers skip it). */
-static int natural_empty_dimension(const ImpKernel *k, const NatValues *nats, const RtLaunch *launch, Arena *a) {
+int rt_empty_dimension(const ImpKernel *k, const NatValues *nats, const RtLaunch *launch, Arena *a) {
   Buf why;
   buf_init(&why, a);
   for (int d = 0; d < k->ndims && d < 3; d++) {
     int64_t g = 1;
-    if (launch->global_size[d] == 0 && nat_eval_size(k->global_size[d], nats, &g, &why) && g == 0) return d;
+    if ((!launch || launch->global_size[d] == 0) && nat_eval_size(k->global_size[d], nats, &g, &why) && g == 0)
+      return d;
   }
   return -1;
 }
 
-/* the result of a launch with no work-item: every output empty, or an
- * error naming the output that would be left unwritten */
-static RtStatus run_nothing(const ImpKernel *k, const NatValues *nats, const ParamPlan *plans, int dim, Arena *a,
-                            RtResult *res, Buf *err) {
-  for (int i = 0; i < k->nparams; i++) {
-    if (k->params[i].role != KP_OUTPUT || plans[i].elements == 0) continue;
-    emit(err, "the NDRange has no work-item at these sizes (global size 0 in dimension %d) but output %s has %" PRId64
-              " elements, which no work-item would write",
-         dim, kparam_name(&k->params[i]), plans[i].elements);
-    return RT_BAD_ARGS;
-  }
-  for (int i = 0; i < k->nparams; i++)
-    if (k->params[i].role == KP_OUTPUT) res->noutputs++;
-  res->outputs = NEWARRAY(a, double *, res->noutputs ? res->noutputs : 1);
-  res->output_counts = NEWARRAY(a, size_t, res->noutputs ? res->noutputs : 1);
-  res->output = NEWARRAY(a, double, 1);
-  for (int o = 0; o < res->noutputs; o++) res->outputs[o] = res->output;
+void rt_refuse_empty(Buf *err, int dim, const char *output, int64_t elements) {
+  emit(err, "the NDRange has no work-item at these sizes (global size 0 in dimension %d) but output %s has %" PRId64
+            " elements, which no work-item would write",
+       dim, output, elements);
+}
+
+void rt_natural_range(const ImpKernel *k, const NatValues *nats, Arena *a, RtResult *res) {
   res->ndims = k->ndims;
   res->has_local = k->has_local;
   Buf why;
@@ -373,6 +360,24 @@ static RtStatus run_nothing(const ImpKernel *k, const NatValues *nats, const Par
     if (nat_eval_size(k->global_size[d], nats, &g, &why)) res->global_size[d] = (size_t)g;
     if (k->has_local && nat_eval_size(k->local_size[d], nats, &l, &why)) res->local_size[d] = (size_t)l;
   }
+}
+
+/* the result of a launch with no work-item: every output empty, or an
+ * error naming the output that would be left unwritten */
+static RtStatus run_nothing(const ImpKernel *k, const NatValues *nats, const ParamPlan *plans, int dim, Arena *a,
+                            RtResult *res, Buf *err) {
+  for (int i = 0; i < k->nparams; i++) {
+    if (k->params[i].role != KP_OUTPUT || plans[i].elements == 0) continue;
+    rt_refuse_empty(err, dim, kparam_name(&k->params[i]), plans[i].elements);
+    return RT_BAD_ARGS;
+  }
+  for (int i = 0; i < k->nparams; i++)
+    if (k->params[i].role == KP_OUTPUT) res->noutputs++;
+  res->outputs = NEWARRAY(a, double *, res->noutputs ? res->noutputs : 1);
+  res->output_counts = NEWARRAY(a, size_t, res->noutputs ? res->noutputs : 1);
+  res->output = NEWARRAY(a, double, 1);
+  for (int o = 0; o < res->noutputs; o++) res->outputs[o] = res->output;
+  rt_natural_range(k, nats, a, res);
   res->repeat = 0; /* nothing ran: no times */
   return RT_OK;
 }
@@ -387,7 +392,7 @@ RtStatus rt_run(Runtime *rt, Arena *a, const ImpKernel *k, const char *source, c
     if (st != RT_OK) return st;
   }
   RtStatus st = plan_inputs(k, plans, ninputs, inputs, counts, a, err);
-  int empty = st == RT_OK ? natural_empty_dimension(k, nats, launch, a) : -1;
+  int empty = st == RT_OK ? rt_empty_dimension(k, nats, launch, a) : -1;
   if (empty >= 0) return run_nothing(k, nats, plans, empty, a, res, err);
   if (st == RT_OK) st = rt_launch_sizes(k, nats, launch, res, err);
   if (st != RT_OK) return st;

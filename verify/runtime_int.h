@@ -24,6 +24,20 @@ unsigned char *rt_poisoned(Arena *a, const ParamPlan *plan);
 RtStatus rt_launch_sizes(const ImpKernel *k, const NatValues *nats, const RtLaunch *launch, RtResult *res, Buf *err);
 /* the NDRange res holds (rt_launch_sizes) */
 TargetRange rt_range(const RtResult *res);
+/* The first dimension whose natural global size is 0 at nats (a kernel
+ * over ceil(N/64) groups at N = 0), or -1; a dimension the user's launch
+ * sizes give (launch, if not NULL) is not natural.  OpenCL refuses an
+ * empty NDRange; such a launch has nothing to compute when every output it
+ * writes is empty too, and is skipped (as the generated launchers skip
+ * it), else refused (rt_refuse_empty; docs/reference.md, "Sizes that do
+ * not divide"). */
+int rt_empty_dimension(const ImpKernel *k, const NatValues *nats, const RtLaunch *launch, Arena *a);
+/* the refusal of a launch with no work-item in dimension dim: output, of
+ * elements elements, would be left unwritten */
+void rt_refuse_empty(Buf *err, int dim, const char *output, int64_t elements);
+/* res's NDRange (ndims, has_local, global and local sizes) as k's sizes
+ * give it at nats, zeros included: the report of a launch that did not run */
+void rt_natural_range(const ImpKernel *k, const NatValues *nats, Arena *a, RtResult *res);
 /* res->min_ms and median_ms from res->times_ms[0..repeat) */
 void rt_time_stats(Arena *a, RtResult *res);
 

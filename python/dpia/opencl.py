@@ -163,12 +163,15 @@ def _work_group(local):
 
 class _Launch:
     """one kernel launch of a call: its kernel, the arguments in the
-    kernel's order, the NDRange and the local buffers it is given
-    ([(parameter, bytes)], for the message of a device limit)"""
+    kernel's order, the NDRange, the local buffers it is given
+    ([(parameter, bytes)], for the message of a device limit) and the
+    buffers it writes ([(parameter, buffer, bytes)]: a launch with no
+    work-item is left out only when they are empty)"""
 
-    def __init__(self, name, kernel, args, global_size, local_size, local_buffers):
+    def __init__(self, name, kernel, args, global_size, local_size, local_buffers, writes):
         self.name, self.kernel, self.args = name, kernel, args
         self.global_size, self.local_size, self.local_buffers = global_size, local_size, local_buffers
+        self.writes = writes
 
 
 class _Launcher:
@@ -421,17 +424,26 @@ class _Launcher:
 
     def _skip_empty(self, launches, sizes):
         """the launches without those whose NDRange has no work-item (a grid
-        of ceil(N/64) groups at N = 0): nothing to compute when every output
-        is empty, as the C launchers decide; else ValueError naming the
-        output no work-item would write"""
-        empty = [launch for launch in launches if 0 in tuple(launch.global_size)]
-        if not empty:
-            return launches
-        full = [p["name"] for p in self.params if p["role"] == "output" and self._layout(p, sizes)[3] > 0]
-        if full:
-            raise ValueError("dpia.opencl: %s at %s: the NDRange of %s has no work-item, but output %s is not "
-                             "empty" % (self.title, _sizes_text(sizes), empty[0].name, full[0]))
-        return [launch for launch in launches if launch not in empty]
+        of ceil(N/64) groups at N = 0): nothing to compute when every
+        buffer the launch writes is empty, as the C launchers decide (a
+        pipeline's stage by stage); else ValueError naming the launch and
+        the output no work-item would write, before anything is enqueued"""
+        kept = []
+        for i, launch in enumerate(launches):
+            if 0 not in tuple(launch.global_size):
+                kept.append(launch)
+                continue
+            full = [(param, buf) for param, buf, nbytes in launch.writes if nbytes > 0]
+            if not full:
+                continue
+            param, buf = full[0]
+            if self.kind == "pipeline":
+                what = "launch %d (kernel %s) has no work-item, but its output %s (buffer %s) is not empty" % (
+                    i, launch.name, param, buf)
+            else:
+                what = "the NDRange of %s has no work-item, but output %s is not empty" % (launch.name, param)
+            raise ValueError("dpia.opencl: %s at %s: %s" % (self.title, _sizes_text(sizes), what))
+        return kept
 
     def __call__(self, queue, sizes, args, wait=True):
         """launch at sizes ({nat: int}) with args ({input, scalar or output
@@ -499,8 +511,9 @@ class Kernel(_Launcher):
         g, loc = self.launch_sizes(sizes)
         local_buffers = [(p["name"], self._layout(p, sizes)[3]) for p in self.params if p.get("space") == "local"]
         # an in-place output is no argument: the kernel writes the input's buffer (docs/language.md section 27)
+        writes = [(p["name"], p["name"], self._layout(p, sizes)[3]) for p in self.params if p["role"] == "output"]
         return [_Launch(self.name, self.kernel, [bound[p["name"]] for p in self.params if p["name"] not in self._updates],
-                        g, loc, local_buffers)]
+                        g, loc, local_buffers, writes)]
 
 
 class Pipeline(_Launcher):
@@ -525,14 +538,19 @@ class Pipeline(_Launcher):
 
     def _launches(self, sizes, bound):
         buffers = dict(bound)
+        # the bytes of each buffer by name: the interface's and the temporaries'
+        buffer_bytes = {p["name"]: self._layout(p, sizes)[3] for p in self.params + self.temporaries
+                        if p["role"] in ("input", "output", "temp")}
         for t in self.temporaries:
-            buffers[t["name"]] = cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE, max(1, self._layout(t, sizes)[3]))
+            buffers[t["name"]] = cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE, max(1, buffer_bytes[t["name"]]))
         out = []
         for launch in self.meta["launches"]:
-            args, local_buffers = [], []
+            args, local_buffers, writes = [], [], []
             for arg in launch["args"]:
                 if "buffer" in arg:
                     args.append(buffers[arg["buffer"]])
+                    if arg.get("writes"):
+                        writes.append((arg["param"], arg["buffer"], buffer_bytes[arg["buffer"]]))
                 elif "value" in arg:
                     args.append(bound[arg["value"]])
                 elif "size" in arg:
@@ -544,5 +562,5 @@ class Pipeline(_Launcher):
                     local_buffers.append((arg["param"], nbytes))
             g, loc = self._ndrange(launch, sizes)
             out.append(_Launch(launch["kernel"], cl.Kernel(self.program, launch["kernel"]), args, g, loc,
-                               local_buffers))
+                               local_buffers, writes))
         return out

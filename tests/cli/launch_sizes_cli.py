@@ -60,7 +60,7 @@ SIZES = {
     'ludDiagonal': {'N': 48, 'O': 16}, 'ludPerimeter': {'N': 48, 'O': 0, 'B': 2},
     'ludInternal': {'N': 48, 'O': 0, 'B': 2},
     # any size (samples/dot_any.dpia): a size that is a multiple of nothing
-    'dotAny': {'N': 100003}, 'asumAny': {'N': 100003}, 'scalAny': {'N': 100003},
+    'dotAny': {'N': 100003}, 'asumAny': {'N': 100003}, 'scalAny': {'N': 100003}, 'sumAny': {'M': 1000},
     'gemvAny': {'M': 66, 'N': 1001}, 'gesummvAny': {'N': 101},
     'gemmAnyPackB': {'N': 65, 'K': 37}, 'gemmAnyBlocks': {'M': 66, 'N': 65, 'K': 37},
     'gemmAnyCrop': {'M': 66, 'N': 65},

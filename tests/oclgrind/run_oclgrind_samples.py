@@ -72,6 +72,7 @@ RUNS = [  # file, kernel, sizes: the kernels of run_samples.py, in its order
     ('dot_any.dpia', 'dotAny', {'N': 4099}),                     # 2 groups, the last partial
     ('dot_any.dpia', 'scalAny', {'N': 67}),
     ('dot_any.dpia', 'asumAny', {'N': 4095}),                    # the last group partial
+    ('dot_any.dpia', 'sumAny', {'M': 67}),
     ('blas2_any.dpia', 'gemvAny', {'M': 3, 'N': 67}),              # chunks of 2, the last 3 padded
     ('blas2_any.dpia', 'gesummvAny', {'N': 11}),                 # the second vector 3 lanes of 8
     ('gemm_any.dpia', 'gemmAnyPackB', {'N': 33, 'K': 3}),         # 8 panels, the second of 1 column of b and zeros, 6 of zeros

@@ -20,7 +20,16 @@
  *     this directory): both output buffers against the host at N = 1 and
  *     N = 1000, and an output_2 buffer too small refused before anything
  *     is enqueued (DPIA_ERROR_BUFFER_SIZE naming output_2, output_1
- *     untouched).
+ *     untouched);
+ *   - launches with no work-item (docs/reference.md, "Sizes that do not
+ *     divide"): dotAnyFull and asumAnyFull (dot_any.dpia) at N = 0 write
+ *     0.0, the first launch left out, and at N = 1 the host's value; atax
+ *     at M = 0 (its first launch left out, the second reading an empty
+ *     temporary: zeros) and N = 0 (nothing to write); prodAny (empty.dpia
+ *     of this directory) at N = 0 writes 1.0, the empty product; halfPipe
+ *     at N = 0, whose first launch would leave 4 elements unwritten, is
+ *     refused by dpia_halfPipe_check and the launcher, naming the launch
+ *     and the buffer, before anything is enqueued.
  * Without an OpenCL platform the test fails saying so. */
 #define _POSIX_C_SOURCE 200809L
 
@@ -33,7 +42,9 @@
 
 #include "asum_full.h"
 #include "atax.h"
+#include "dot_any.h"
 #include "dot_full.h"
+#include "empty_all.h" /* tests/pipeline/empty.dpia */
 #include "mm_packed.h"
 #include "pair_outputs_all.h" /* all of pair_outputs.dpia (pair_outputs.h here: -k fromTwo only) */
 #include "two_outputs_all.h" /* all of two_outputs.dpia (two_outputs.h here: -k chain only) */
@@ -301,6 +312,79 @@ static void test_pair_outputs(int n) {
   free(o2);
 }
 
+/* the one float a pipeline writes at N, its buffer holding 42 before */
+static float one_result(int which, int n, const float *xs, const float *ys) {
+  float sentinel = 42.0f, out = 0;
+  /* an empty input is a buffer of one float (OpenCL has no empty buffer) */
+  cl_mem dxs = buffer(n ? (size_t)n : 1, n ? xs : &sentinel), dys = buffer(n ? (size_t)n : 1, n ? ys : &sentinel),
+         dout = buffer(1, &sentinel);
+  cl_event done = NULL;
+  int rc = which == 0   ? dpia_dotAnyFull_enqueue(queue, dout, dxs, dys, n, 0, NULL, &done)
+           : which == 1 ? dpia_asumAnyFull_enqueue(queue, dout, dxs, n, 0, NULL, &done)
+                        : dpia_prodAny_enqueue(queue, dout, dxs, n, 0, NULL, &done);
+  CHECK(rc == DPIA_SUCCESS && done, "pipeline %d at N = %d: %s", which, n, dpia_error_string(rc));
+  if (done) {
+    CHECK(clWaitForEvents(1, &done) == CL_SUCCESS, "waiting for pipeline %d at N = %d", which, n);
+    clReleaseEvent(done);
+  }
+  read_floats(queue, dout, 1, &out);
+  clReleaseMemObject(dxs);
+  clReleaseMemObject(dys);
+  clReleaseMemObject(dout);
+  return out;
+}
+
+static void test_empty_launches(void) {
+  float xs[1] = {0.75f}, ys[1] = {-0.5f};
+  float got = one_result(0, 0, xs, ys);
+  CHECK(got == 0.0f, "dotAnyFull at N = 0: %g, not 0", got);
+  got = one_result(0, 1, xs, ys);
+  CHECK(got == 0.75f * -0.5f, "dotAnyFull at N = 1: %g", got);
+  got = one_result(1, 0, xs, ys);
+  CHECK(got == 0.0f, "asumAnyFull at N = 0: %g, not 0", got);
+  got = one_result(1, 1, ys, xs);
+  CHECK(got == 0.5f, "asumAnyFull at N = 1: %g", got);
+  got = one_result(2, 0, xs, ys);
+  CHECK(got == 1.0f, "prodAny at N = 0: %g, not the empty product 1", got);
+  got = one_result(2, 1, xs, ys);
+  CHECK(close_to(got, 1.0 + 0.75 / 1024), "prodAny at N = 1: %g", got);
+
+  /* atax at M = 0: y = A^T (A x) of no rows, zeros; at N = 0 nothing */
+  float sentinels[4] = {42.0f, 42.0f, 42.0f, 42.0f}, y[4];
+  cl_mem da = buffer(4, sentinels), dx = buffer(4, sentinels), dy = buffer(4, sentinels);
+  int rc = dpia_atax_launch(queue, dy, da, dx, 0, 3);
+  CHECK(rc == DPIA_SUCCESS, "atax at M = 0: %s", dpia_error_string(rc));
+  read_floats(queue, dy, 3, y);
+  CHECK(y[0] == 0.0f && y[1] == 0.0f && y[2] == 0.0f, "atax at M = 0: %g %g %g, not zeros", y[0], y[1], y[2]);
+  rc = dpia_atax_launch(queue, dy, da, dx, 3, 0);
+  CHECK(rc == DPIA_SUCCESS, "atax at N = 0: %s", dpia_error_string(rc));
+
+  /* halfPipe at N = 0: refused before anything is enqueued */
+  char msg[256];
+  const char *why = "launch 0 (halfEmpty) has no work-item at these sizes, but its output output_2 (buffer tmp1) is "
+                    "not empty";
+  rc = dpia_halfPipe_check(0, msg, sizeof msg);
+  CHECK(rc == DPIA_ERROR_SIZE && strcmp(msg, why) == 0, "halfPipe_check(0): %d '%s'", rc, msg);
+  CHECK(dpia_halfPipe_check(1, msg, sizeof msg) == DPIA_SUCCESS, "halfPipe_check(1): '%s'", msg);
+  cl_event done = NULL;
+  clReleaseMemObject(dy);
+  dy = buffer(4, sentinels);
+  rc = dpia_halfPipe_enqueue(queue, dy, da, dx, 0, 0, NULL, &done);
+  const char *said = dpia_last_error_message();
+  CHECK(rc == DPIA_ERROR_SIZE && strncmp(said, "halfPipe: ", 10) == 0 && strcmp(said + 10, why) == 0,
+        "halfPipe at N = 0: %s '%s'", dpia_error_string(rc), said);
+  CHECK(done == NULL, "a refused pipeline made an event");
+  read_floats(queue, dy, 4, y);
+  CHECK(y[0] == 42.0f, "a refused pipeline wrote its output: %g", y[0]);
+  clReleaseMemObject(da);
+  clReleaseMemObject(dx);
+  clReleaseMemObject(dy);
+  dpia_dotAnyFull_release();
+  dpia_asumAnyFull_release();
+  dpia_prodAny_release();
+  dpia_halfPipe_release();
+}
+
 int main(void) {
   cl_platform_id platform;
   cl_device_id device;
@@ -327,6 +411,7 @@ int main(void) {
   test_two_outputs(1000);
   test_pair_outputs(1);
   test_pair_outputs(1000);
+  test_empty_launches();
   clReleaseCommandQueue(other);
   clReleaseCommandQueue(queue);
   clReleaseContext(context);

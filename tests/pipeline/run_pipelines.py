@@ -6,7 +6,9 @@ kernel (patched in the generated program) is caught by --check, and so
 is a wrong second output of a pipeline whose result is a pair of arrays
 (tests/pipeline/pair_outputs.dpia); sizes
 that violate a precondition are refused before anything runs; `dpia
-batch` takes a pipeline like a kernel."""
+batch` takes a pipeline like a kernel; a launch with no work-item (N = 0)
+is left out when what it writes is empty, and refused, naming the launch
+and the output, when it is not."""
 import json, os, re, subprocess, sys, tempfile
 
 dpia, samples = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
@@ -45,6 +47,41 @@ for f, k, points in RUNS:
         ok = (p.returncode == 0 and ': ok' in p.stdout and p.stdout.startswith(f'pipeline {k} on ')
               and len(re.findall(r'^  time: min [0-9.]+ ms, median [0-9.]+ ms over 2 runs', p.stdout, re.M)) == 1)
         report(ok, f'{k} {sizes}', p.stdout + p.stderr)
+
+# launches with no work-item (docs/reference.md, "Sizes that do not
+# divide"): the sample pipelines whose sizes may be 0, each left-out launch
+# named in the report, against the reference (an empty result, or one the
+# later launches compute from empty temporaries); and at N = 1
+EMPTY = [  # file, pipeline, sizes, the launches left out
+    ('atax.dpia', 'atax', {'M': 4, 'N': 0}, ['atv']),
+    ('atax.dpia', 'atax', {'M': 0, 'N': 0}, ['ax', 'atv']),
+    ('atax.dpia', 'atax', {'M': 1, 'N': 1}, []),
+    ('atax.dpia', 'ataxVec', {'M': 3, 'N': 0}, ['atvVec']),
+    ('mm_packed.dpia', 'mm', {'M': 0, 'N': 16, 'K': 5}, ['mmPackedBlock']),
+    ('gemm_any.dpia', 'gemmAny', {'M': 0, 'N': 3, 'K': 2}, ['gemmAnyBlocks', 'gemmAnyCrop']),
+    ('dot_any.dpia', 'dotAnyFull', {'N': 1}, []),
+    ('dot_any.dpia', 'asumAnyFull', {'N': 1}, []),
+]
+for f, k, sizes, left_out in EMPTY:
+    p = run(os.path.join(samples, f), k, sizes)
+    launches = re.search(r'^  launches: (.*)$', p.stdout, re.M)
+    said = [l.split(' ')[0] for l in launches.group(1).split(', ') if l.endswith(' (left out: no work-item and nothing to write)')] if launches else None
+    report(p.returncode == 0 and said == left_out and
+           ('the result is empty, as the reference' in p.stdout or 'relative error' in p.stdout),
+           f'{k} {sizes}: {", ".join(left_out) or "nothing"} left out', f'exit {p.returncode}\n{p.stdout}{p.stderr}')
+# the sum of nothing is 0.0, which the reference gives too (a check that
+# shows only that: exit 3, E0006, the values agreeing)
+for k in ('dotAnyFull', 'asumAnyFull'):
+    p = run(os.path.join(samples, 'dot_any.dpia'), k, {'N': 0})
+    report(p.returncode == 3 and 'error[E0006]' in p.stderr and 'so the check shows only that the result is 0 too'
+           in p.stderr,
+           f'{k} at N = 0 writes 0.0', f'exit {p.returncode}\n{p.stdout}{p.stderr}')
+empty = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'empty.dpia')
+p = run(empty, 'halfPipe', {'N': 0})
+report(p.returncode == 2 and not p.stdout and 'pipeline halfPipe, launch 0 (kernel halfEmpty): the NDRange has no '
+       'work-item at these sizes (global size 0 in dimension 0) but output output_2 (buffer tmp1) has 4 elements, '
+       'which no work-item would write' in p.stderr,
+       'a launch with no work-item and an output that is not empty is refused', f'exit {p.returncode}\n{p.stderr}')
 
 path = os.path.join(samples, 'dot_full.dpia')
 with tempfile.TemporaryDirectory() as tmp:

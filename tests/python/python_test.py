@@ -221,7 +221,8 @@ def main():
                        (opencl_permutation, (ctx, queue, rng)),
                        (opencl_names, (ctx, queue, rng)),
                        (opencl_pipelines, (ctx, queue, root, rng)), (opencl_device_limits, (ctx, queue, rng)),
-                       (opencl_empty_launch, (ctx, queue, root)), (oclgrind_device_limits, (target, root)),
+                       (opencl_empty_launch, (ctx, queue, root)), (opencl_empty_pipeline, (ctx, queue, root)),
+                       (oclgrind_device_limits, (target, root)),
                        (tuning_cache, (dpia_exe, ctx, queue, root, rng))):
         try:
             part(expect, *args)
@@ -713,6 +714,45 @@ def opencl_empty_launch(expect, ctx, queue, root):
     raises(expect, "an empty NDRange with an output of 4", ValueError, "dpia.opencl: kernel k at N = 0: the NDRange "
            "of k has no work-item, but output output_2 is not empty",
            lambda: k(queue, {"N": 0}, {"xs": np.zeros(0, np.float32), "ys": np.ones(4, np.float32)}))
+
+
+def opencl_empty_pipeline(expect, ctx, queue, root):
+    """a pipeline's launch with no work-item (N = 0) is left out when every
+    buffer it writes is empty, stage by stage as the C launchers decide:
+    dotAnyFull and asumAnyFull write 0.0 at N = 0 and the host's value at
+    N = 1, prodAny the empty product 1.0, atax zeros at M = 0 (its second
+    launch reading an empty temporary) and nothing at N = 0; halfPipe at
+    N = 0 is refused, naming the launch and the output no work-item would
+    write"""
+    import numpy as np
+    import dpia
+    import dpia.opencl
+
+    def pipeline(path, name):
+        with open(os.path.join(root, path)) as f:
+            return dpia.opencl.Pipeline(ctx, dpia.translate(f.read(), kernel=name).metadata)
+
+    empty, one = np.zeros(0, np.float32), np.array([0.75], np.float32)
+    for name in ("dotAnyFull", "asumAnyFull"):
+        p = pipeline("samples/dot_any.dpia", name)
+        args = {"xs": empty, "ys": empty} if name == "dotAnyFull" else {"xs": empty}
+        out = p(queue, {"N": 0}, args)["output"]
+        expect("%s at N = 0: %r" % (name, out), out.shape == (1,) and out[0] == 0.0)
+        args = {"xs": one, "ys": -one} if name == "dotAnyFull" else {"xs": -one}
+        out = p(queue, {"N": 1}, args)["output"]
+        expect("%s at N = 1: %r" % (name, out), out[0] == (-0.5625 if name == "dotAnyFull" else 0.75))
+    p = pipeline("tests/pipeline/empty.dpia", "prodAny")
+    out = p(queue, {"N": 0}, {"xs": empty})["output"]
+    expect("prodAny at N = 0: %r" % out, out.shape == (1,) and out[0] == 1.0)
+    atax = pipeline("samples/atax.dpia", "atax")
+    out = atax(queue, {"M": 0, "N": 3}, {"a": np.zeros((0, 3), np.float32), "x": np.ones(3, np.float32)})["output"]
+    expect("atax at M = 0: %r" % out, out.shape == (3,) and not out.any())
+    out = atax(queue, {"M": 3, "N": 0}, {"a": np.zeros((3, 0), np.float32), "x": empty})["output"]
+    expect("atax at N = 0: %r" % out, out.shape == (0,))
+    half = pipeline("tests/pipeline/empty.dpia", "halfPipe")
+    raises(expect, "halfPipe at N = 0", ValueError, "dpia.opencl: pipeline halfPipe at N = 0: launch 0 (kernel "
+           "halfEmpty) has no work-item, but its output output_2 (buffer tmp1) is not empty",
+           lambda: half(queue, {"N": 0}, {"xs": empty, "ys": np.ones(4, np.float32)}))
 
 
 def opencl_device_limits(expect, ctx, queue, rng):

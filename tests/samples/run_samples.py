@@ -44,6 +44,7 @@ RUNS = [  # file, kernel, sizes at two points
     ('dot_any.dpia', 'dotAny', [{'N': 1000003}, {'N': 1}, {'N': 4097}, {'N': 0}]),
     ('dot_any.dpia', 'asumAny', [{'N': 1000003}, {'N': 1}, {'N': 4095}, {'N': 0}]),
     ('dot_any.dpia', 'scalAny', [{'N': 1000003}, {'N': 1}, {'N': 65}, {'N': 0}]),
+    ('dot_any.dpia', 'sumAny', [{'M': 15680}, {'M': 1}]),  # M = 0 sums nothing to 0.0: a vacuous check
     ('blas2_any.dpia', 'gemvAny', [{'M': 3, 'N': 1000003}, {'M': 1, 'N': 1}, {'M': 67, 'N': 1001}, {'M': 3, 'N': 0}]),
     ('blas2_any.dpia', 'gesummvAny', [{'N': 1001}, {'N': 1}, {'N': 67}]),
     # the packing alone at awkward sizes against the reference interpreter:
