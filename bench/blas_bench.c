@@ -295,9 +295,10 @@ static bool scalar_value(const Op *op, const char *name, float *v) {
   return true;
 }
 
-/* the metadata (spec section 9) of one kernel of a sample; for gemm, with
- * the op's sizes, so that the values `dpia tune` kept for the nearest sizes
- * are used (bench/run.sh tunes at each size timed) */
+/* the metadata (spec section 9) of one kernel of a sample; for gemm and
+ * gemv, with the op's sizes, so that the values `dpia tune` kept for the
+ * nearest sizes are used (bench/run.sh tunes gemm's and gemvVecRows' tune
+ * parameters at each size timed) */
 static J *dpia_metadata(const char *sample, const char *kernel, const Op *op) {
   char path[1024];
   snprintf(path, sizeof path, "%s/samples/%s", root, sample);
@@ -308,9 +309,10 @@ static J *dpia_metadata(const char *sample, const char *kernel, const Op *op) {
   opt.action = DPIA_TRANSLATE;
   opt.emit = DPIA_EMIT_JSON;
   opt.kernel = kernel;
-  const char *gemm_names[] = {"M", "N", "K"};
-  long long gemm_sizes[] = {op->m, op->n, op->k};
-  if (op->kind == OP_GEMM) opt.nsizes = 3, opt.size_names = gemm_names, opt.size_values = gemm_sizes;
+  const char *size_names[] = {"M", "N", "K"};
+  long long size_values[] = {op->m, op->n, op->k};
+  opt.nsizes = op->kind == OP_GEMM ? 3 : op->kind == OP_GEMV ? 2 : 0;
+  opt.size_names = size_names, opt.size_values = size_values;
   DpiaResult *r = NULL;
   int st = dpia_process(sample, text, strlen(text), &opt, &r);
   if (st != DPIA_OK) die("dpia translate %s -k %s failed:\n%s", sample, kernel, r ? dpia_result_diagnostics(r) : "");

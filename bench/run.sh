@@ -90,6 +90,20 @@ for size in $tune_sizes; do
 done
 tune_s=$(($(date +%s) - tune_start))
 echo "tuning gemm took $tune_s s"
+# gemvVecRows' R (the rows a work-item reads side by side: R streams in
+# flight, samples/gemv_vec.dpia) likewise, at each gemv size timed, into
+# the same cache: blas_bench translates gemv with its sizes too
+gemv_sizes="4096 8192"
+[ ${#quick[@]} -gt 0 ] && gemv_sizes="1024 2048"
+gemv_start=$(date +%s)
+: > $out/tune_gemv.txt
+for size in $gemv_sizes; do
+  tune_cmd="build/dpia tune samples/gemv_vec.dpia -k gemvVecRows --size M=$size,N=$size --seed 1 --budget ${TUNE_BUDGET:-300}"
+  echo "$ $tune_cmd" | tee -a $out/tune_gemv.txt
+  $tune_cmd | tee -a $out/tune_gemv.txt
+done
+tune_gemv_s=$(($(date +%s) - gemv_start))
+echo "tuning gemv took $tune_gemv_s s"
 cmd="build/bench/blas_bench --reps $reps --cold${quick:+ ${quick[*]}}"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 $cmd --md $out/results.md --dat $out/results.dat | tee $out/results.txt
@@ -181,6 +195,16 @@ section=$out/machine_section.md
   echo
   echo '```'
   cat $out/tune.txt
+  echo '```'
+  echo
+  echo "### gemv tuned on this machine"
+  echo
+  echo "Tuning took $tune_gemv_s s: gemvVecRows' R, the rows a work-item reads side by side, at each"
+  echo "gemv size timed ($gemv_sizes), the fastest point checked against the reference; the gemvVecRows"
+  echo "rows above are translated with the value tuned at their size:"
+  echo
+  echo '```'
+  cat $out/tune_gemv.txt
   echo '```'
   echo
   echo "### Full output"
