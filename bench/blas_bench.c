@@ -295,10 +295,10 @@ static bool scalar_value(const Op *op, const char *name, float *v) {
   return true;
 }
 
-/* the metadata (spec section 9) of one kernel of a sample; for gemm and
- * gemv, with the op's sizes, so that the values `dpia tune` kept for the
- * nearest sizes are used (bench/run.sh tunes gemm's and gemvVecRows' tune
- * parameters at each size timed) */
+/* the metadata (spec section 9) of one kernel of a sample; for gemm, gemv
+ * and asum, with the op's sizes, so that the values `dpia tune` kept for
+ * the nearest sizes are used (bench/run.sh tunes the tune parameters of
+ * gemm, gemvVecRows and asumVec16Groups at each size timed) */
 static J *dpia_metadata(const char *sample, const char *kernel, const Op *op) {
   char path[1024];
   snprintf(path, sizeof path, "%s/samples/%s", root, sample);
@@ -309,10 +309,14 @@ static J *dpia_metadata(const char *sample, const char *kernel, const Op *op) {
   opt.action = DPIA_TRANSLATE;
   opt.emit = DPIA_EMIT_JSON;
   opt.kernel = kernel;
-  const char *size_names[] = {"M", "N", "K"};
-  long long size_values[] = {op->m, op->n, op->k};
-  opt.nsizes = op->kind == OP_GEMM ? 3 : op->kind == OP_GEMV ? 2 : 0;
-  opt.size_names = size_names, opt.size_values = size_values;
+  const char *size_names[3];
+  long long size_values[3];
+  int nsizes = 0;
+  bool matrix = op->kind == OP_GEMM || op->kind == OP_GEMV;
+  if (matrix) size_names[nsizes] = "M", size_values[nsizes++] = op->m;
+  if (matrix || op->kind == OP_ASUM) size_names[nsizes] = "N", size_values[nsizes++] = op->n;
+  if (op->kind == OP_GEMM) size_names[nsizes] = "K", size_values[nsizes++] = op->k;
+  opt.nsizes = nsizes, opt.size_names = size_names, opt.size_values = size_values;
   DpiaResult *r = NULL;
   int st = dpia_process(sample, text, strlen(text), &opt, &r);
   if (st != DPIA_OK) die("dpia translate %s -k %s failed:\n%s", sample, kernel, r ? dpia_result_diagnostics(r) : "");
@@ -873,6 +877,7 @@ static void setup_impls(Op *op) {
     add_dpia(op, "asum_reorder.dpia", "asumReorder");
     add_dpia(op, "asum_vec.dpia", "asumVec16");
     add_dpia(op, "asum_vec.dpia", "asumVec16x2");
+    add_dpia(op, "asum_vec.dpia", "asumVec16Groups");
     size_t g1[] = {64 * 64}, l1[] = {64};
     add_hand(op, "asum_simple", "asum_simple (tree)", 1, g1, l1, 64, 3, (Arg[]){amem(op->dx), aint(n), alocal(64 * 4)});
     int chunk = 256;
