@@ -1,6 +1,8 @@
 /* bench_core.h: what the benchmark's files share: the operations and
- * their implementations (blas_bench.c: set-up, checking, timing, the BLAS
- * and stencil operations; peer_bench.c: the peers' benchmark set). */
+ * their implementations (blas_bench.c: set-up, the BLAS and stencil
+ * operations, running an implementation once; bench_timing.c: checking,
+ * timing and the paired statistics; bench_report.c: the tables;
+ * peer_bench.c: the peers' benchmark set). */
 #ifndef DPIA_BENCH_CORE_H
 #define DPIA_BENCH_CORE_H
 

@@ -7,7 +7,10 @@
  * the peers' benchmark set (peer_bench.c: N-body, MD, convolution,
  * GESUMMV, ATAX, NN, K-means, MRI-Q against the suites' hand-written
  * kernels).  A benchmark: it prints
- * figures.  bench/run.sh runs it and writes BENCHMARKS.md.
+ * figures.  bench/run.sh runs it and writes BENCHMARKS.md.  This file
+ * holds the operations (inputs, implementations, running one once, the
+ * roof loops) and main; bench_timing.c the timing and its statistics,
+ * bench_report.c the tables and the chart's data.
  *
  *   build/bench/blas_bench [--root DIR] [--reps R] [--quick] [--check] [--cold]
  *                          [--only OP,...] [--md FILE] [--dat FILE]
