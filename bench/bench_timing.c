@@ -32,6 +32,7 @@ static double median(const double *v, int n) {
   free(s);
   return m;
 }
+
 /* --cold: before each timed run, stream through a buffer twice the size of
  * the last-level cache, so that every implementation starts from memory,
  * whatever ran before it (an operand of 256 MB is about the size of this
