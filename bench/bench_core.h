@@ -1,6 +1,8 @@
 /* bench_core.h: what the benchmark's files share: the operations and
- * their implementations (blas_bench.c: set-up, checking, timing, the BLAS
- * and stencil operations; peer_bench.c: the peers' benchmark set). */
+ * their implementations (blas_bench.c: set-up, the BLAS and stencil
+ * operations, running an implementation once; bench_timing.c: checking,
+ * timing and the paired statistics; bench_report.c: the tables;
+ * peer_bench.c: the peers' benchmark set). */
 #ifndef DPIA_BENCH_CORE_H
 #define DPIA_BENCH_CORE_H
 
@@ -119,8 +121,15 @@ typedef struct Op {
   Impl impls[MAX_IMPLS];
 } Op;
 
+/* The roof loops' and the cold flush's chunk (OpenMP's dynamic schedule),
+ * in elements: handed out as PoCL hands out work-groups, so that a thread
+ * the machine's other load holds up does not hold up the whole loop */
+enum { ROOF_CHUNK = 1 << 16 };
+
 /* blas_bench.c */
 extern const char *root; /* the source tree: samples/, bench/kernels/ */
+/* one run of an implementation (its result in im->scalar or its output) */
+void run_once(Op *op, Impl *im);
 float *falloc(size_t n);
 float rnd(float lo, float hi);
 void fill(float *p, size_t n, float lo, float hi);
@@ -146,14 +155,31 @@ void make_reference(Op *op);
 /* whether im's result agrees with the reference */
 bool check_result(Op *op, Impl *im);
 
+/* bench_timing.c */
 /* The speed of `fast` over `slow` round by round, with a 95% interval
- * (blas_bench.c, paired_ratio) */
+ * (paired_ratio) */
 typedef struct PairedRatio {
   double median, lo, hi;
   bool has_interval; /* n >= 6 */
 } PairedRatio;
 PairedRatio paired_ratio(const Impl *slow, const Impl *fast);
 const char *verdict(PairedRatio pr);
+/* --cold: a buffer of `bytes` streamed through before every timed run */
+void cold_caches(size_t bytes);
+void timing_release(void);
+/* each implementation once against the reference; how many differ */
+int check_all(Op *op);
+/* each implementation checked, then timed in interleaved rounds: im->ms, gbs, gflops */
+void measure(Op *op, int reps);
+
+/* bench_report.c */
+/* one operation's table, Markdown or text (on stdout) */
+void print_op(FILE *f, const Op *op, bool markdown);
+/* the targets, on stdout */
+void report_targets(const Op *ops, int nops);
+/* --md FILE, --dat FILE */
+void write_markdown(const char *path, const Op *ops, int nops);
+void write_dat(const char *path, const Op *ops, int nops);
 
 /* peer_bench.c */
 /* inputs (uploaded and bound by name), size, bytes or flops, and the

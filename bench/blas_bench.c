@@ -7,7 +7,10 @@
  * the peers' benchmark set (peer_bench.c: N-body, MD, convolution,
  * GESUMMV, ATAX, NN, K-means, MRI-Q against the suites' hand-written
  * kernels).  A benchmark: it prints
- * figures.  bench/run.sh runs it and writes BENCHMARKS.md.
+ * figures.  bench/run.sh runs it and writes BENCHMARKS.md.  This file
+ * holds the operations (inputs, implementations, running one once, the
+ * roof loops) and main; bench_timing.c the timing and its statistics,
+ * bench_report.c the tables and the chart's data.
  *
  *   build/bench/blas_bench [--root DIR] [--reps R] [--quick] [--check] [--cold]
  *                          [--only OP,...] [--md FILE] [--dat FILE]
@@ -71,12 +74,6 @@
 
 /* ---- utilities ---- */
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 _Noreturn void die(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -123,20 +120,6 @@ float rnd(float lo, float hi) { /* xorshift64* */
 
 void fill(float *p, size_t n, float lo, float hi) {
   for (size_t i = 0; i < n; i++) p[i] = rnd(lo, hi);
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(const double *v, int n) {
-  double *s = xmalloc(sizeof(double) * (size_t)n);
-  memcpy(s, v, sizeof(double) * (size_t)n);
-  qsort(s, (size_t)n, sizeof(double), cmp_double);
-  double m = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
-  free(s);
-  return m;
 }
 
 /* ---- OpenCL ---- */
@@ -315,9 +298,10 @@ static bool scalar_value(const Op *op, const char *name, float *v) {
   return true;
 }
 
-/* the metadata (spec section 9) of one kernel of a sample; for gemm, with
- * the op's sizes, so that the values `dpia tune` kept for the nearest sizes
- * are used (bench/run.sh tunes at each size timed) */
+/* the metadata (spec section 9) of one kernel of a sample; for gemm, gemv
+ * and asum, with the op's sizes, so that the values `dpia tune` kept for
+ * the nearest sizes are used (bench/run.sh tunes the tune parameters of
+ * gemm, gemvVecRows and asumVec16Groups at each size timed) */
 static J *dpia_metadata(const char *sample, const char *kernel, const Op *op) {
   char path[1024];
   snprintf(path, sizeof path, "%s/samples/%s", root, sample);
@@ -328,9 +312,14 @@ static J *dpia_metadata(const char *sample, const char *kernel, const Op *op) {
   opt.action = DPIA_TRANSLATE;
   opt.emit = DPIA_EMIT_JSON;
   opt.kernel = kernel;
-  const char *gemm_names[] = {"M", "N", "K"};
-  long long gemm_sizes[] = {op->m, op->n, op->k};
-  if (op->kind == OP_GEMM) opt.nsizes = 3, opt.size_names = gemm_names, opt.size_values = gemm_sizes;
+  const char *size_names[3];
+  long long size_values[3];
+  int nsizes = 0;
+  bool matrix = op->kind == OP_GEMM || op->kind == OP_GEMV;
+  if (matrix) size_names[nsizes] = "M", size_values[nsizes++] = op->m;
+  if (matrix || op->kind == OP_ASUM) size_names[nsizes] = "N", size_values[nsizes++] = op->n;
+  if (op->kind == OP_GEMM) size_names[nsizes] = "K", size_values[nsizes++] = op->k;
+  opt.nsizes = nsizes, opt.size_names = size_names, opt.size_values = size_values;
   DpiaResult *r = NULL;
   int st = dpia_process(sample, text, strlen(text), &opt, &r);
   if (st != DPIA_OK) die("dpia translate %s -k %s failed:\n%s", sample, kernel, r ? dpia_result_diagnostics(r) : "");
@@ -660,7 +649,6 @@ static void run_openblas(Op *op, Impl *im) {
  * may reorder like any of the kernels do).  Chunks are handed out
  * dynamically, as PoCL hands out work-groups: with a static split, one
  * thread that the machine's other load holds up holds up the whole loop. */
-enum { ROOF_CHUNK = 1 << 16 };
 static void run_roof(Op *op, Impl *im) {
   long long n = op->n, m = op->m;
   const float *x = op->x, *y = op->y, *a = op->a;
@@ -741,7 +729,7 @@ static void run_roof(Op *op, Impl *im) {
   im->scalar = s;
 }
 
-static void run_once(Op *op, Impl *im) {
+void run_once(Op *op, Impl *im) {
   switch (im->kind) {
   case IK_CL: run_cl(op, im); return;
 #ifdef HAVE_CLBLAST
@@ -892,6 +880,7 @@ static void setup_impls(Op *op) {
     add_dpia(op, "asum_reorder.dpia", "asumReorder");
     add_dpia(op, "asum_vec.dpia", "asumVec16");
     add_dpia(op, "asum_vec.dpia", "asumVec16x2");
+    add_dpia(op, "asum_vec.dpia", "asumVec16Groups");
     size_t g1[] = {64 * 64}, l1[] = {64};
     add_hand(op, "asum_simple", "asum_simple (tree)", 1, g1, l1, 64, 3, (Arg[]){amem(op->dx), aint(n), alocal(64 * 4)});
     int chunk = 256;
@@ -1032,218 +1021,6 @@ static void free_op(Op *op) {
   op->ref_vec = NULL;
 }
 
-/* --cold: before each timed run, stream through a buffer twice the size of
- * the last-level cache, so that every implementation starts from memory,
- * whatever ran before it (an operand of 256 MB is about the size of this
- * machine's L3: how much of it the previous implementation left there
- * depended on the order of the round) */
-static float *flush_buf;
-static size_t flush_len;
-
-static void flush_caches(void) {
-  if (!flush_buf) return;
-  float t = 0;
-#pragma omp parallel for simd schedule(dynamic, ROOF_CHUNK) reduction(+ : t)
-  for (size_t i = 0; i < flush_len; i++) {
-    t += flush_buf[i];
-    flush_buf[i] = t * 0.0f + 1.0f;
-  }
-  if (t < 0) printf("%g\n", (double)t); /* keep the loop */
-}
-
-/* --check: every implementation once against the reference; how many differ */
-static int check_all(Op *op) {
-  int wrong = 0;
-  for (int i = 0; i < op->nimpls; i++) {
-    Impl *im = &op->impls[i];
-    run_once(op, im);
-    im->ok = check_result(op, im);
-    printf("  %-12s %-14s %-44s %s\n", op->name, op->size, im->name, im->ok ? "ok" : im->note);
-    wrong += !im->ok;
-  }
-  if (op->nimpls == 0) {
-    printf("  %-12s %-14s no implementation\n", op->name, op->size);
-    wrong++;
-  }
-  return wrong;
-}
-
-/* gemm beyond 1024^3: an implementation whose call in the warm-up round
- * took more than GEMM_SLOW_S seconds (CLBlast: 10 to 25 s at 4096^3)
- * runs GEMM_LARGE_REPS rounds, the others (dpia's, OpenBLAS: under a
- * second) every round, so that the ratio to OpenBLAS is a median of as
- * many paired rounds as at 1024^3.  (The checked call is no measure: it
- * touches fresh buffers, over a second at 4096^3 for either.) */
-enum { GEMM_LARGE_REPS = 3 };
-static const double GEMM_SLOW_S = 1.0;
-
-static void measure(Op *op, int reps) {
-  /* check each implementation once on fresh inputs */
-  for (int i = 0; i < op->nimpls; i++) {
-    Impl *im = &op->impls[i];
-    run_once(op, im);
-    im->ok = check_result(op, im);
-    if (!im->ok) printf("  %-40s %s\n", im->name, im->note);
-  }
-  /* each round starts with another implementation, so that none always
-   * runs first (or right after the same neighbour) */
-  int warmup = 2;
-  double warm_s[MAX_IMPLS] = {0};
-  bool large_gemm = op->kind == OP_GEMM && op->large;
-  if (large_gemm) warmup = 1;
-  for (int r = -warmup; r < reps; r++) {
-    for (int j = 0; j < op->nimpls; j++) {
-      int i = (j + r + warmup) % op->nimpls;
-      Impl *im = &op->impls[i];
-      if (!im->ok) continue;
-      if (large_gemm && warm_s[i] > GEMM_SLOW_S && r >= GEMM_LARGE_REPS) continue;
-      flush_caches();
-      double t0 = now();
-      run_once(op, im);
-      double t = now() - t0;
-      if (r >= 0) im->times[im->ntimes++] = t;
-      else warm_s[i] = t;
-    }
-  }
-  for (int i = 0; i < op->nimpls; i++) {
-    Impl *im = &op->impls[i];
-    if (!im->ok) continue;
-    double s = median(im->times, im->ntimes);
-    im->ms = s * 1e3;
-    im->gbs = op->bytes / s * 1e-9;
-    im->gflops = op->flops / s * 1e-9;
-  }
-}
-
-/* gemm's target (issue 18): the best dpia strategy at 0.9x OpenBLAS or
- * more, as the median of the ratios round by round, with its interval */
-static const double GEMM_TARGET = 0.9;
-
-static void gemm_report(FILE *f, const Op *ops, int nops, bool markdown) {
-  bool any = false;
-  for (int i = 0; i < nops; i++) {
-    const Op *op = &ops[i];
-    const Impl *dp = best_of(op, "dpia"), *ob = best_of(op, "OpenBLAS");
-    if (op->kind != OP_GEMM || !dp || !ob) continue;
-    if (!any) {
-      if (markdown)
-        fprintf(f, "\n### gemm against OpenBLAS\n\n"
-                   "Speed of the best dpia strategy over OpenBLAS's cblas_sgemm: the median of the ratios round by "
-                   "round, with its 95%% confidence interval; the target is %.2fx.\n\n"
-                   "| size | best dpia strategy | ÷ OpenBLAS | 95%% interval | rounds | %.2fx target |\n"
-                   "|---|---|---:|---|---:|---|\n",
-                GEMM_TARGET, GEMM_TARGET);
-      else
-        fprintf(f, "\ngemm: best dpia strategy against OpenBLAS (target %.2fx):\n", GEMM_TARGET);
-      any = true;
-    }
-    PairedRatio pr = paired_ratio(ob, dp);
-    int n = dp->ntimes < ob->ntimes ? dp->ntimes : ob->ntimes;
-    const char *v = pr.median >= GEMM_TARGET ? "met" : pr.has_interval && pr.hi >= GEMM_TARGET ? "within noise" : "NOT met";
-    if (markdown) {
-      fprintf(f, "| %s | %s | %.3fx | ", op->size, dp->name + 5, pr.median);
-      if (pr.has_interval) fprintf(f, "%.2f – %.2f | ", pr.lo, pr.hi);
-      else fprintf(f, "– | ");
-      fprintf(f, "%d | %s |\n", n, v);
-    } else {
-      fprintf(f, "  %-14s %-22s %5.2fx OpenBLAS [%.2f, %.2f] over %d rounds  %s\n", op->size, dp->name, pr.median, pr.lo,
-              pr.hi, n, v);
-    }
-  }
-}
-
-/* best dpia implementation of an op, or NULL */
-const Impl *best_of(const Op *op, const char *family) {
-  const Impl *best = NULL;
-  for (int i = 0; i < op->nimpls; i++) {
-    const Impl *im = &op->impls[i];
-    if (im->ok && !strcmp(im->family, family) && (!best || im->ms < best->ms)) best = im;
-  }
-  return best;
-}
-
-/* the careful hand-written kernel: the faster of the two */
-static const Impl *best_hand(const Op *op) { return best_of(op, "hand"); }
-
-/* the fastest implementation that is not dpia's: hand-written, CLBlast,
- * OpenBLAS or the roof (issue 39's bar for a memory-bound operation) */
-static const Impl *best_other(const Op *op) {
-  const Impl *best = NULL;
-  for (int i = 0; i < op->nimpls; i++) {
-    const Impl *im = &op->impls[i];
-    if (im->ok && strcmp(im->family, "dpia") != 0 && (!best || im->ms < best->ms)) best = im;
-  }
-  return best;
-}
-
-/* a memory-bound operation's target: 0.95x the fastest other */
-#define MEMORY_TARGET 0.95
-static const char *memory_verdict(PairedRatio pr) {
-  return pr.median >= MEMORY_TARGET ? "met" : pr.has_interval && pr.hi >= MEMORY_TARGET ? "within noise" : "NOT met";
-}
-
-/* a memory-bound operation: every one of this file's but gemm (the peer
- * set has its own table, against its suites' kernels) */
-static bool memory_bound(const Op *op) { return op->kind != OP_GEMM && !is_peer(op->kind); }
-
-/* The speed of `fast` over `slow` round by round (both ran in each round,
- * milliseconds apart, so that a change of the machine's load between
- * rounds cancels), with a distribution-free 95% confidence interval of its
- * median: the order statistics k and n + 1 - k of the n sorted ratios, k
- * the largest with P(Binomial(n, 1/2) < k) <= 0.025 (n = 15: k = 4, 96.5%).
- * If the interval holds 1.00, this run cannot tell the two apart. */
-PairedRatio paired_ratio(const Impl *slow, const Impl *fast) {
-  int n = slow->ntimes < fast->ntimes ? slow->ntimes : fast->ntimes;
-  double r[MAX_REPS];
-  for (int i = 0; i < n; i++) r[i] = slow->times[i] / fast->times[i];
-  qsort(r, (size_t)n, sizeof r[0], cmp_double);
-  PairedRatio pr = {median(r, n), 0, 0, false};
-  double term = pow(0.5, n), below = 0; /* term = C(n, k) / 2^n */
-  int k = 0;
-  while (k < n / 2 && below + term <= 0.025) {
-    below += term;
-    term = term * (n - k) / (k + 1);
-    k++;
-  }
-  if (k >= 1) pr = (PairedRatio){pr.median, r[k - 1], r[n - k], true};
-  return pr;
-}
-
-const char *verdict(PairedRatio pr) {
-  if (pr.median >= 1.0) return "met";
-  if (pr.has_interval && pr.hi >= 1.0) return "within noise";
-  return "NOT met";
-}
-
-static void print_op(FILE *f, const Op *op, bool markdown) {
-  const Impl *dp = best_of(op, "dpia");
-  bool gemm = op->in_flops;
-  if (markdown) {
-    fprintf(f, "\n### %s, %s\n\n", op->name, op->size);
-    fprintf(f, "| implementation | time (ms) | %s | best dpia ÷ this |\n|---|---:|---:|---:|\n", gemm ? "GFLOP/s" : "GB/s");
-  } else {
-    printf("\n%s %s (%s %.0f MB per call)\n", op->name, op->size, gemm ? "flops" : "moves",
-           gemm ? op->flops * 1e-6 : op->bytes * 1e-6);
-  }
-  for (int i = 0; i < op->nimpls; i++) {
-    const Impl *im = &op->impls[i];
-    if (!im->ok) {
-      if (markdown) fprintf(f, "| %s | – | – | %s |\n", im->name, im->note);
-      else printf("  %-44s %s\n", im->name, im->note);
-      continue;
-    }
-    double fig = gemm ? im->gflops : im->gbs;
-    double ratio = dp ? im->ms / dp->ms : 0;
-    if (markdown) {
-      fprintf(f, "| %s%s%s | %.2f | %.2f | %.2fx |\n", im == dp ? "**" : "", im->name, im == dp ? "**" : "", im->ms, fig,
-              ratio);
-    } else {
-      printf("  %-44s %9.3f ms %8.2f %s  best dpia/this %5.2fx\n", im->name, im->ms, fig, gemm ? "GFLOP/s" : "GB/s ",
-             ratio);
-    }
-  }
-}
-
 int main(int argc, char **argv) {
   int reps = 15;
   bool quick = false, cold = false, check_only = false;
@@ -1268,9 +1045,7 @@ int main(int argc, char **argv) {
   if (cold) {
     cl_ulong cache = 0;
     clGetDeviceInfo(device, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cache, &cache, NULL);
-    flush_len = (size_t)(cache ? 2 * cache : 512u << 20) / sizeof(float);
-    flush_buf = falloc(flush_len);
-    memset(flush_buf, 0, flush_len * sizeof(float));
+    cold_caches((size_t)(cache ? 2 * cache : 512u << 20));
   }
   hand_program = build_file("bench/kernels/blas.cl");
   before_program = build_file("bench/kernels/before.cl");
@@ -1372,120 +1147,13 @@ int main(int argc, char **argv) {
     peer_release();
     return wrong ? 1 : 0;
   }
-  /* targets */
-  printf("\nbest dpia strategy against the careful hand-written kernel and the roof:\n");
-  double logsum = 0;
-  int count = 0;
-  for (int i = 0; i < nops; i++) {
-    const Op *op = &ops[i];
-    const Impl *dp = best_of(op, "dpia"), *hd = best_hand(op), *rf = best_of(op, "roof");
-    if (!dp || !hd || is_peer(op->kind)) continue;
-    PairedRatio h = paired_ratio(hd, dp);
-    logsum += log(h.median);
-    count++;
-    printf("  %-10s %-14s %-22s %5.2fx hand [%.2f, %.2f] %-12s", op->name, op->size, dp->name, h.median, h.lo, h.hi,
-           verdict(h));
-    if (rf) printf("   %5.2fx roof%s", paired_ratio(rf, dp).median, op->large ? " (large size)" : "");
-    printf("\n");
-  }
-  if (count) printf("  geometric mean against hand-written: %.2fx\n", exp(logsum / count));
-  printf("\nmemory-bound operations: best dpia strategy against the fastest other implementation (target %.2fx):\n",
-         MEMORY_TARGET);
-  for (int i = 0; i < nops; i++) {
-    const Op *op = &ops[i];
-    const Impl *dp = best_of(op, "dpia"), *ot = best_other(op);
-    if (!dp || !ot || !memory_bound(op)) continue;
-    PairedRatio r = paired_ratio(ot, dp);
-    printf("  %-10s %-14s %-22s %5.2fx %s [%.2f, %.2f] %s\n", op->name, op->size, dp->name, r.median, ot->name, r.lo, r.hi,
-           memory_verdict(r));
-  }
-  gemm_report(stdout, ops, nops, false);
-  peer_report(stdout, ops, nops, false);
-
-  if (md) {
-    FILE *f = fopen(md, "w");
-    if (!f) die("cannot write %s", md);
-    for (int i = 0; i < nops; i++) print_op(f, &ops[i], true);
-    if (count) { /* the BLAS and stencil operations (not run with --only peer) */
-      fprintf(f, "\n### Targets: speed of the best dpia strategy over the careful hand-written kernel's and the roof's\n\n");
-      fprintf(f, "Medians of the ratios round by round, with their 95%% confidence interval (see \"Reading the figures\" below); "
-                 "\"within noise\": below 1.00x, but the interval holds 1.00x.\n\n");
-      fprintf(f, "| operation | size | best dpia strategy | ÷ best hand-written | 95%% interval | 1.00x target | ÷ roof |\n"
-                 "|---|---|---|---:|---|---|---:|\n");
-      for (int i = 0; i < nops; i++) {
-        const Op *op = &ops[i];
-        const Impl *dp = best_of(op, "dpia"), *hd = best_hand(op), *rf = best_of(op, "roof");
-        if (!dp || !hd || is_peer(op->kind)) continue;
-        PairedRatio h = paired_ratio(hd, dp);
-        fprintf(f, "| %s | %s | %s | %.3fx | ", op->name, op->size, dp->name + 5, h.median);
-        if (h.has_interval) fprintf(f, "%.2f – %.2f | ", h.lo, h.hi);
-        else fprintf(f, "– | ");
-        fprintf(f, "%s | ", verdict(h));
-        if (rf) fprintf(f, "%.2fx |\n", paired_ratio(rf, dp).median);
-        else fprintf(f, "– |\n");
-      }
-      fprintf(f, "\nGeometric mean of best dpia ÷ hand-written: **%.2fx**.\n", exp(logsum / count));
-      fprintf(f, "\n### Memory-bound operations: the best dpia strategy against the fastest other implementation\n\n"
-                 "The fastest of the hand-written kernels, CLBlast, OpenBLAS and the roof loops, by median; the ratio is the "
-                 "median of the paired rounds' (as above), the target %.2fx.\n\n", MEMORY_TARGET);
-      fprintf(f, "| operation | size | best dpia strategy | fastest other | ÷ it | 95%% interval | %.2fx target |\n"
-                 "|---|---|---|---|---:|---|---|\n", MEMORY_TARGET);
-      for (int i = 0; i < nops; i++) {
-        const Op *op = &ops[i];
-        const Impl *dp = best_of(op, "dpia"), *ot = best_other(op);
-        if (!dp || !ot || !memory_bound(op)) continue;
-        PairedRatio r = paired_ratio(ot, dp);
-        fprintf(f, "| %s | %s | %s | %s | %.3fx | ", op->name, op->size, dp->name + 5, ot->name, r.median);
-        if (r.has_interval) fprintf(f, "%.2f – %.2f | ", r.lo, r.hi);
-        else fprintf(f, "– | ");
-        fprintf(f, "%s |\n", memory_verdict(r));
-      }
-    }
-    gemm_report(f, ops, nops, true);
-    peer_report(f, ops, nops, true);
-    fclose(f);
-  }
-  if (dat) {
-    /* gnuplot: one row per operation, one column per implementation family */
-    FILE *f = fopen(dat, "w");
-    if (!f) die("cannot write %s", dat);
-    /* GB/s in FILE, GFLOP/s of gemm in FILE.gemm (a panel of its own) */
-    char gemm_path[1024];
-    snprintf(gemm_path, sizeof gemm_path, "%s.gemm", dat);
-    FILE *g = fopen(gemm_path, "w");
-    if (!g) die("cannot write %s", gemm_path);
-    const char *header = "operation\t\"best dpia\"\t\"hand-written (best)\"\tCLBlast\tOpenBLAS\troof\n";
-    fputs(header, f);
-    fputs(header, g);
-    const char *fams[] = {"dpia", "hand", "CLBlast", "OpenBLAS", "roof"};
-    for (int i = 0; i < nops; i++) {
-      const Op *op = &ops[i];
-      if (is_peer(op->kind)) continue; /* in FILE.peer */
-      bool gemm = op->kind == OP_GEMM;
-      FILE *to = gemm ? g : f;
-      if (gemm && op->m == op->n && op->n == op->k) /* the panel is narrow: its title says gemm */
-        fprintf(to, "\"%lld³\"", op->m);
-      else
-        fprintf(to, "\"%s %s\"", op->name, op->size);
-      for (int k = 0; k < 5; k++) {
-        const Impl *im = best_of(op, fams[k]);
-        fprintf(to, "\t%.3f", im ? (gemm ? im->gflops : im->gbs) : 0.0);
-      }
-      fprintf(to, "\n");
-    }
-    fclose(f);
-    fclose(g);
-    char peer_path[1024];
-    snprintf(peer_path, sizeof peer_path, "%s.peer", dat);
-    FILE *pf = fopen(peer_path, "w");
-    if (!pf) die("cannot write %s", peer_path);
-    peer_dat(pf, ops, nops);
-    fclose(pf);
-  }
+  report_targets(ops, nops);
+  if (md) write_markdown(md, ops, nops);
+  if (dat) write_dat(dat, ops, nops);
   clReleaseProgram(hand_program);
   clReleaseProgram(before_program);
   peer_release();
-  free(flush_buf);
+  timing_release();
   clReleaseCommandQueue(queue);
   clReleaseContext(ctx);
   return 0;

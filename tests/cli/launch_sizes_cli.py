@@ -38,7 +38,7 @@ SIZES = {
     'heat3d': {'P': 16, 'M': 16, 'N': 32}, 'heat3dWindow': {'P': 16, 'M': 16, 'N': 32}, 'heat3dChunk': {'P': 16, 'M': 16, 'N': 128},
     'sumTree': {'N': 64}, 'md': {'N': 256, 'M': 8},
     'asumReorder': {'N': 262144}, 'asumVec16': {'N': 4096},
-    'asumVec16x2': {'N': 4096}, 'dotVec16': {'N': 4096}, 'dotVec16x2': {'N': 4096},
+    'asumVec16x2': {'N': 4096}, 'asumVec16Groups': {'N': 524288}, 'dotVec16': {'N': 4096}, 'dotVec16x2': {'N': 4096},
     'scalVec16': {'N': 4096}, 'scalChunk': {'N': 3072}, 'gemvVec': {'M': 64, 'N': 1024},
     'gemvVec2': {'M': 64, 'N': 1024}, 'gemvVecRows': {'M': 64, 'N': 1024},
     'mmVec': {'M': 64, 'N': 64, 'K': 64},

@@ -67,6 +67,7 @@ RUNS = [  # file, kernel, sizes: the kernels of run_samples.py, in its order
     ('asum_reorder.dpia', 'asumReorder', {'N': 524288}),
     ('asum_vec.dpia', 'asumVec16', {'N': 8192}),
     ('asum_vec.dpia', 'asumVec16x2', {'N': 8192}),
+    ('asum_vec.dpia', 'asumVec16Groups', {'N': 131072}),            # 2 groups of 16
     ('dot_vec16.dpia', 'dotVec16', {'N': 8192}),
     ('dot_vec16.dpia', 'dotVec16x2', {'N': 8192}),
     ('dot_any.dpia', 'dotAny', {'N': 4099}),                     # 2 groups, the last partial

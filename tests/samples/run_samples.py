@@ -39,6 +39,7 @@ RUNS = [  # file, kernel, sizes at two points
     ('asum_reorder.dpia', 'asumReorder', [{'N': 262144}, {'N': 786432}]),
     ('asum_vec.dpia', 'asumVec16', [{'N': 4096}, {'N': 12288}]),
     ('asum_vec.dpia', 'asumVec16x2', [{'N': 4096}, {'N': 12288}]),
+    ('asum_vec.dpia', 'asumVec16Groups', [{'N': 524288}, {'N': 1572864}]),
     ('dot_vec16.dpia', 'dotVec16', [{'N': 4096}, {'N': 12288}]),
     ('dot_vec16.dpia', 'dotVec16x2', [{'N': 4096}, {'N': 12288}]),
     ('dot_any.dpia', 'dotAny', [{'N': 1000003}, {'N': 1}, {'N': 4097}, {'N': 0}]),

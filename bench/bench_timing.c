@@ -1,0 +1,154 @@
+/* bench_timing.c: how blas_bench times an operation's implementations
+ * (check each once, warm-up rounds, then interleaved timed rounds, the
+ * median of each; --cold's cache flush before every run) and the
+ * statistics of the figures (the paired ratio of two implementations
+ * with its 95% interval).  The operations themselves are blas_bench.c's
+ * and peer_bench.c's; the tables bench_report.c's. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench_core.h"
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(const double *v, int n) {
+  double *s = xmalloc(sizeof(double) * (size_t)n);
+  memcpy(s, v, sizeof(double) * (size_t)n);
+  qsort(s, (size_t)n, sizeof(double), cmp_double);
+  double m = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+  free(s);
+  return m;
+}
+
+/* --cold: before each timed run, stream through a buffer twice the size of
+ * the last-level cache, so that every implementation starts from memory,
+ * whatever ran before it (an operand of 256 MB is about the size of this
+ * machine's L3: how much of it the previous implementation left there
+ * depended on the order of the round) */
+static float *flush_buf;
+static size_t flush_len;
+
+static void flush_caches(void) {
+  if (!flush_buf) return;
+  float t = 0;
+#pragma omp parallel for simd schedule(dynamic, ROOF_CHUNK) reduction(+ : t)
+  for (size_t i = 0; i < flush_len; i++) {
+    t += flush_buf[i];
+    flush_buf[i] = t * 0.0f + 1.0f;
+  }
+  if (t < 0) printf("%g\n", (double)t); /* keep the loop */
+}
+
+void cold_caches(size_t bytes) {
+  flush_len = bytes / sizeof(float);
+  flush_buf = falloc(flush_len);
+  memset(flush_buf, 0, flush_len * sizeof(float));
+}
+
+void timing_release(void) { free(flush_buf); }
+
+/* --check: every implementation once against the reference; how many differ */
+int check_all(Op *op) {
+  int wrong = 0;
+  for (int i = 0; i < op->nimpls; i++) {
+    Impl *im = &op->impls[i];
+    run_once(op, im);
+    im->ok = check_result(op, im);
+    printf("  %-12s %-14s %-44s %s\n", op->name, op->size, im->name, im->ok ? "ok" : im->note);
+    wrong += !im->ok;
+  }
+  if (op->nimpls == 0) {
+    printf("  %-12s %-14s no implementation\n", op->name, op->size);
+    wrong++;
+  }
+  return wrong;
+}
+
+/* gemm beyond 1024^3: an implementation whose call in the warm-up round
+ * took more than GEMM_SLOW_S seconds (CLBlast: 10 to 25 s at 4096^3)
+ * runs GEMM_LARGE_REPS rounds, the others (dpia's, OpenBLAS: under a
+ * second) every round, so that the ratio to OpenBLAS is a median of as
+ * many paired rounds as at 1024^3.  (The checked call is no measure: it
+ * touches fresh buffers, over a second at 4096^3 for either.) */
+enum { GEMM_LARGE_REPS = 3 };
+static const double GEMM_SLOW_S = 1.0;
+
+void measure(Op *op, int reps) {
+  /* check each implementation once on fresh inputs */
+  for (int i = 0; i < op->nimpls; i++) {
+    Impl *im = &op->impls[i];
+    run_once(op, im);
+    im->ok = check_result(op, im);
+    if (!im->ok) printf("  %-40s %s\n", im->name, im->note);
+  }
+  /* each round starts with another implementation, so that none always
+   * runs first (or right after the same neighbour) */
+  int warmup = 2;
+  double warm_s[MAX_IMPLS] = {0};
+  bool large_gemm = op->kind == OP_GEMM && op->large;
+  if (large_gemm) warmup = 1;
+  for (int r = -warmup; r < reps; r++) {
+    for (int j = 0; j < op->nimpls; j++) {
+      int i = (j + r + warmup) % op->nimpls;
+      Impl *im = &op->impls[i];
+      if (!im->ok) continue;
+      if (large_gemm && warm_s[i] > GEMM_SLOW_S && r >= GEMM_LARGE_REPS) continue;
+      flush_caches();
+      double t0 = now();
+      run_once(op, im);
+      double t = now() - t0;
+      if (r >= 0) im->times[im->ntimes++] = t;
+      else warm_s[i] = t;
+    }
+  }
+  for (int i = 0; i < op->nimpls; i++) {
+    Impl *im = &op->impls[i];
+    if (!im->ok) continue;
+    double s = median(im->times, im->ntimes);
+    im->ms = s * 1e3;
+    im->gbs = op->bytes / s * 1e-9;
+    im->gflops = op->flops / s * 1e-9;
+  }
+}
+
+/* The speed of `fast` over `slow` round by round (both ran in each round,
+ * milliseconds apart, so that a change of the machine's load between
+ * rounds cancels), with a distribution-free 95% confidence interval of its
+ * median: the order statistics k and n + 1 - k of the n sorted ratios, k
+ * the largest with P(Binomial(n, 1/2) < k) <= 0.025 (n = 15: k = 4, 96.5%).
+ * If the interval holds 1.00, this run cannot tell the two apart. */
+PairedRatio paired_ratio(const Impl *slow, const Impl *fast) {
+  int n = slow->ntimes < fast->ntimes ? slow->ntimes : fast->ntimes;
+  double r[MAX_REPS];
+  for (int i = 0; i < n; i++) r[i] = slow->times[i] / fast->times[i];
+  qsort(r, (size_t)n, sizeof r[0], cmp_double);
+  PairedRatio pr = {median(r, n), 0, 0, false};
+  double term = pow(0.5, n), below = 0; /* term = C(n, k) / 2^n */
+  int k = 0;
+  while (k < n / 2 && below + term <= 0.025) {
+    below += term;
+    term = term * (n - k) / (k + 1);
+    k++;
+  }
+  if (k >= 1) pr = (PairedRatio){pr.median, r[k - 1], r[n - k], true};
+  return pr;
+}
+
+const char *verdict(PairedRatio pr) {
+  if (pr.median >= 1.0) return "met";
+  if (pr.has_interval && pr.hi >= 1.0) return "within noise";
+  return "NOT met";
+}
