@@ -376,6 +376,11 @@ static void store(CG *cg, const Target *target, const Phrase *val, const Step *p
   CExpr v = gen_value_once(cg, val, ps);
   switch (tg.kind) {
   case TG_LVALUE: {
+    /* x = x writes nothing new: a part of an accumulator that a step
+     * keeps as it is (a register tile of which the step updates one
+     * vector: a select of two register tiles,
+     * tests/structure/select_sides.dpia) */
+    if (kir_expr_equal(tg.lvalue, v)) break;
     KirStmt *as = cg_add(cg, KS_ASSIGN, NULL);
     as->assign.lhs = tg.lvalue;
     as->assign.rhs = v;

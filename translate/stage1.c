@@ -224,6 +224,7 @@ static bool pointwise_in(Arena *a, const Phrase *e, AccPart y) {
 }
 
 static bool map_step_ok(Arena *a, const Phrase *e, const Spine *sp, AccPart y);
+static bool select_computes(const Spine *sp);
 static bool element_part(Arena *a, const Phrase *f, const Phrase *in, AccPart y, AccPart *q);
 static const Phrase *find_prim(const Phrase *p, Prim prim);
 
@@ -238,6 +239,12 @@ static bool direct_ok(Arena *a, const Phrase *e, AccPart y) {
   if (e->kind == PH_APP && e->fst->kind == PH_LAM && e->fst->shares) return direct_ok(a, e->fst->body, y);
   Spine sp;
   if (!((e->kind == PH_APP || e->kind == PH_PRIM) && spine_of(a, (Phrase *)e, &sp))) return false;
+  /* a select whose sides compute tests its condition, then runs the side
+   * it chose, which writes o (select_if, docs/language.md section 28):
+   * in place when each side is, and the condition does not read y (a
+   * side that has written o may come before the other side's test) */
+  if (select_computes(&sp))
+    return !part_uses(a, sp.args[0], y) && direct_ok(a, sp.args[1], y) && direct_ok(a, sp.args[2], y);
   DPIA_EXHAUSTIVE_BEGIN
   switch (sp.head->prim) {
   case PRIM_PAIR: {
