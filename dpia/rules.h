@@ -95,6 +95,13 @@ bool rule_param_allows(RuleParam p, long long v);
     "a plain reduce of the lanes of vectors of n lanes (the check refuses another n) whose operator is "    \
     "associative with neutral element z, as partialReduce, and commutative (+ and * are): lane k folds "    \
     "the elements k, k + n, ..., then the lanes are combined by the same operator")                       \
+  X(VECTORISE_LOOP, "vectoriseLoop", WIDTH,                                                                 \
+    "map (\\x -> e) xs = xs |> asVector n |> map (\\x -> e') |> asScalar (a result of pairs: join of each "   \
+    "vector's lanes, zip [v.s0, ...] ...), e' the loop of e over vectors of n lanes",                          \
+    "a plain map of a lambda whose body is a loop (reduce or reduceSeq) over an array that does not depend "   \
+    "on the parameter, with lets, fst and snd, + - * / and math built-ins around it: the values that depend "  \
+    "on the parameter and the loop's accumulator become vectors, the others are broadcast (vec n) where "       \
+    "they meet them; the loop's initial value is broadcast; each array of the zip tree is cut into vectors")   \
   X(TRANSPOSE_MAPS, "transposeMaps", NONE,                                                                  \
     "map (map f) (transpose xs) = transpose (map (map f) xs)",                                              \
     "two plain maps, the inner one of a function, applied to a transposed array (a map of each element "    \
