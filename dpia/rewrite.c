@@ -651,12 +651,26 @@ static Ast *rule_reduce_lanes(Match *m, const Spine *s) {
  * is read once a step as a scalar.  The lifting is the lane-by-lane
  * meaning of vector arithmetic (docs/language.md section 11): lane k of
  * the result is e at element k. */
+typedef enum ShapeKind {
+  SH_VECTOR, /* a vector of n lanes */
+  SH_PAIR,   /* a pair of fst and snd */
+  SH_ARRAY,  /* an array of fst (the same length in every lane: k-means' points' features) */
+} ShapeKind;
 typedef struct Shape {
-  const struct Shape *fst, *snd; /* a pair of these (NULL: uniform); both NULL and !pair: a vector */
-  bool pair;
+  ShapeKind kind;
+  const struct Shape *fst, *snd; /* NULL: uniform */
 } Shape;
 
-static const Shape shape_vector = {NULL, NULL, false};
+static const Shape shape_vector = {SH_VECTOR, NULL, NULL};
+
+static const Shape *mk_shape(Arena *a, ShapeKind kind, const Shape *fst, const Shape *snd) {
+  Shape *s = NEW(a, Shape);
+  *s = (Shape){kind, fst, snd};
+  return s;
+}
+
+/* is s varying, of kind k? */
+static bool shape_is(const Shape *s, ShapeKind k) { return s && s->kind == k; }
 
 enum { MAX_LIFT_ENV = 64 };
 typedef struct Lift {
@@ -707,20 +721,21 @@ static Ast *mk_fst_snd(Arena *a, Prim p, Ast *e, Span at) { return mk_app(a, mk_
 
 /* is have want, every leaf varying? */
 static bool shape_same(const Shape *have, const Shape *want) {
-  if (!have || have->pair != want->pair) return false;
-  return !want->pair || (shape_same(have->fst, want->fst) && shape_same(have->snd, want->snd));
+  if (!have || have->kind != want->kind) return false;
+  return want->kind == SH_VECTOR || (shape_same(have->fst, want->fst) && (want->kind == SH_ARRAY || shape_same(have->snd, want->snd)));
 }
 
 /* e, of shape have, as a value of shape want (every leaf varying): its
  * uniform parts broadcast; NULL (refused) where the shapes differ */
 static Ast *lift_to(Lift *l, Ast *e, const Shape *have, const Shape *want) {
   Arena *a = l->m->fr->arena;
-  if (!want->pair) {
+  if (want->kind == SH_VECTOR) {
     if (!have) return mk_vec(l, e);
-    if (!have->pair) return e;
-    return lift_fail(l, "its loop's accumulator is a vector where its initial value or operator gives a pair");
+    if (have->kind == SH_VECTOR) return e;
+    return lift_fail(l, "its loop's accumulator is a vector where its initial value or operator gives a pair or an array");
   }
-  if (have && !have->pair) return lift_fail(l, "its loop's accumulator is a pair where its operator gives one value");
+  if (want->kind != SH_PAIR || (have && have->kind != SH_PAIR))
+    return lift_fail(l, "its loop's accumulator is a pair where its operator gives one value, or an array");
   if (e->kind == AST_TUPLE) {
     Ast *x = lift_to(l, e->lhs, have ? have->fst : NULL, want->fst);
     Ast *y = x ? lift_to(l, e->rhs, have ? have->snd : NULL, want->snd) : NULL;
@@ -739,13 +754,9 @@ static Ast *lift_to(Lift *l, Ast *e, const Shape *have, const Shape *want) {
 /* the shape of a value that becomes varying in full (the accumulator):
  * that of its initial value z as written, a tuple a pair, else a vector */
 static const Shape *full_shape(Arena *a, const Ast *z, const Shape *have) {
-  if (z->kind == AST_TUPLE || (have && have->pair)) {
-    Shape *s = NEW(a, Shape);
-    s->pair = true;
-    s->fst = full_shape(a, z->kind == AST_TUPLE ? z->lhs : z, z->kind == AST_TUPLE ? NULL : have->fst);
-    s->snd = full_shape(a, z->kind == AST_TUPLE ? z->rhs : z, z->kind == AST_TUPLE ? NULL : have->snd);
-    return s;
-  }
+  if (z->kind == AST_TUPLE)
+    return mk_shape(a, SH_PAIR, full_shape(a, z->lhs, NULL), full_shape(a, z->rhs, NULL));
+  if (shape_is(have, SH_PAIR)) return mk_shape(a, SH_PAIR, full_shape(a, z, have->fst), full_shape(a, z, have->snd));
   return &shape_vector;
 }
 
@@ -759,7 +770,8 @@ static bool lift_operands(Lift *l, Ast **ops, int n, bool *varies) {
   for (int i = 0; i < n; i++) {
     ops[i] = lift(l, ops[i], &sh[i]);
     if (!ops[i]) return false;
-    if (sh[i] && sh[i]->pair) return lift_fail(l, "an operator of its function is applied to a pair") != NULL;
+    if (sh[i] && sh[i]->kind != SH_VECTOR)
+      return lift_fail(l, "an operator of its function is applied to a pair or an array") != NULL;
     *varies |= sh[i] != NULL;
   }
   for (int i = 0; i < n && *varies; i++)
@@ -771,8 +783,13 @@ static bool lift_operands(Lift *l, Ast **ops, int n, bool *varies) {
 static Ast *lift_loop(Lift *l, const Spine *s, const Shape **shape) {
   Arena *a = l->m->fr->arena;
   const Ast *f = s->args[0];
-  if (lift_varies(l, s->args[2]))
-    return lift_fail(l, "its loop runs over an array that depends on the element (each lane would loop over its own)");
+  /* an array that depends on the element is read as an array of
+   * vectors (lane k: element k's array, all of one length) */
+  const Shape *ys;
+  Ast *xs = lift(l, s->args[2], &ys);
+  if (!xs) return NULL;
+  if (ys && ys->kind != SH_ARRAY)
+    return lift_fail(l, "its loop runs over an array that depends on the element and is no array of vectors");
   if (f->kind != AST_LAMBDA || f->body->kind != AST_LAMBDA)
     return lift_fail(l, "its loop's operator is no lambda of the element and the accumulator (\\y acc -> ...)");
   const Shape *zs;
@@ -781,7 +798,7 @@ static Ast *lift_loop(Lift *l, const Spine *s, const Shape **shape) {
   const Shape *acc = full_shape(a, s->args[1], zs);
   z = lift_to(l, z, zs, acc);
   int mark = l->n;
-  if (!z || !lift_bind(l, f->bound, NULL) || !lift_bind(l, f->body->bound, acc)) return NULL;
+  if (!z || !lift_bind(l, f->bound, ys ? ys->fst : NULL) || !lift_bind(l, f->body->bound, acc)) return NULL;
   const Shape *bs;
   Ast *body = lift(l, f->body->body, &bs);
   if (body) body = lift_to(l, body, bs, acc);
@@ -793,8 +810,36 @@ static Ast *lift_loop(Lift *l, const Spine *s, const Shape **shape) {
   fn->bound_span = f->bound_span;
   fn->body->bound_span = f->body->bound_span;
   Ast *r = mk_app(a, mk_app(a, (Ast *)s->head, fn, false), z, false);
-  Ast *app = mk_app(a, r, (Ast *)s->args[2], true);
-  return app;
+  return mk_app(a, r, xs, true);
+}
+
+/* zip a b of arrays, one of them at least of vectors: an array of pairs */
+static Ast *lift_zip(Lift *l, const Spine *s, const Ast *e, const Shape **shape) {
+  Arena *a = l->m->fr->arena;
+  const Shape *x, *y;
+  Ast *u = lift(l, s->args[0], &x), *v = u ? lift(l, s->args[1], &y) : NULL;
+  if (!v) return NULL;
+  if ((x && x->kind != SH_ARRAY) || (y && y->kind != SH_ARRAY))
+    return lift_fail(l, "its function zips a value of the element that is no array of vectors");
+  *shape = mk_shape(a, SH_ARRAY, mk_shape(a, SH_PAIR, x ? x->fst : NULL, y ? y->fst : NULL), NULL);
+  return mk_app(a, mk_app(a, (Ast *)s->head, u, false), v, e->pipe);
+}
+
+/* map (\y -> b) ys: an array of b's shape, y of the shape of ys's elements */
+static Ast *lift_map(Lift *l, const Spine *s, const Ast *e, const Shape **shape) {
+  Arena *a = l->m->fr->arena;
+  const Ast *f = s->args[0];
+  const Shape *ys, *bs;
+  Ast *xs = lift(l, s->args[1], &ys);
+  if (!xs) return NULL;
+  if (ys && ys->kind != SH_ARRAY) return lift_fail(l, "its function maps over a value of the element that is no array");
+  int mark = l->n;
+  if (!lift_bind(l, f->bound, ys ? ys->fst : NULL)) return NULL;
+  Ast *b = lift(l, f->body, &bs);
+  l->n = mark;
+  if (!b) return NULL;
+  *shape = mk_shape(a, SH_ARRAY, bs, NULL);
+  return mk_app(a, mk_app(a, (Ast *)s->head, with_child(a, f, 0, b), false), xs, e->pipe);
 }
 
 static Ast *lift(Lift *l, const Ast *e, const Shape **shape) {
@@ -805,8 +850,12 @@ static Ast *lift(Lift *l, const Ast *e, const Shape **shape) {
   switch (e->kind) {
   case AST_VAR: *shape = lift_lookup(l, e->name); return (Ast *)e;
   case AST_BINOP: {
-    if (e->op != BIN_ADD && e->op != BIN_SUB && e->op != BIN_MUL && e->op != BIN_DIV)
-      return lift_fail(l, "its function applies an operator other than + - * / to values of the element");
+    /* a comparison of vectors is a mask of lanes, which select reads
+     * lane by lane (docs/language.md section 19) */
+    bool arith = e->op == BIN_ADD || e->op == BIN_SUB || e->op == BIN_MUL || e->op == BIN_DIV;
+    bool compare = e->op == BIN_LT || e->op == BIN_LE || e->op == BIN_GT || e->op == BIN_GE;
+    if (!arith && !compare)
+      return lift_fail(l, "its function applies an operator other than + - * / < <= > >= to values of the element");
     Ast *ops[2] = {e->lhs, e->rhs};
     bool varies;
     if (!lift_operands(l, ops, 2, &varies)) return NULL;
@@ -816,14 +865,14 @@ static Ast *lift(Lift *l, const Ast *e, const Shape **shape) {
   case AST_NEG: {
     Ast *x = lift(l, e->lhs, shape);
     if (!x) return NULL;
-    if ((*shape)->pair) return lift_fail(l, "its function negates a pair");
+    if ((*shape)->kind != SH_VECTOR) return lift_fail(l, "its function negates a pair or an array");
     return with_child(a, e, 0, x);
   }
   case AST_PROJ: {
     const Shape *p;
     Ast *x = lift(l, e->lhs, &p);
     if (!x) return NULL;
-    if (!p->pair) return lift_fail(l, "its function projects a vector as a pair");
+    if (p->kind != SH_PAIR) return lift_fail(l, "its function projects a vector or an array as a pair");
     *shape = e->proj == 1 ? p->fst : p->snd;
     return with_child(a, e, 0, x);
   }
@@ -831,11 +880,7 @@ static Ast *lift(Lift *l, const Ast *e, const Shape **shape) {
     const Shape *x, *y;
     Ast *u = lift(l, e->lhs, &x), *v = u ? lift(l, e->rhs, &y) : NULL;
     if (!v) return NULL;
-    Shape *p = NEW(a, Shape);
-    p->pair = true;
-    p->fst = x;
-    p->snd = y;
-    *shape = p;
+    *shape = mk_shape(a, SH_PAIR, x, y);
     Ast *t = with_child(a, e, 0, u);
     return with_child(a, t, 1, v);
   }
@@ -869,12 +914,15 @@ static Ast *lift(Lift *l, const Ast *e, const Shape **shape) {
       const Shape *ps;
       Ast *x = lift(l, s.args[0], &ps);
       if (!x) return NULL;
-      if (!ps->pair) return lift_fail(l, "its function projects a vector as a pair");
+      if (ps->kind != SH_PAIR) return lift_fail(l, "its function projects a vector or an array as a pair");
       *shape = p == PRIM_FST ? ps->fst : ps->snd;
       return mk_app(a, (Ast *)s.head, x, e->pipe);
     }
     if ((p == PRIM_REDUCE || p == PRIM_REDUCE_SEQ) && s.nargs == 3) return lift_loop(l, &s, shape);
-    if (prim_family(p) == PFAM_MATH && s.nargs == prim_arity_of(p) && s.nargs <= 8) {
+    if (p == PRIM_ZIP && s.nargs == 2) return lift_zip(l, &s, e, shape);
+    if (p == PRIM_MAP && s.nargs == 2 && s.args[0]->kind == AST_LAMBDA) return lift_map(l, &s, e, shape);
+    bool select = p == PRIM_SELECT && s.nargs == 3;
+    if (select || (prim_family(p) == PFAM_MATH && s.nargs == prim_arity_of(p) && s.nargs <= 8)) {
       Ast *ops[8];
       for (int i = 0; i < s.nargs; i++) ops[i] = (Ast *)s.args[i];
       bool varies;
@@ -892,22 +940,35 @@ static Ast *lift(Lift *l, const Ast *e, const Shape **shape) {
                       "lets, fst and snd, + - * /, math built-ins and loops over arrays that do not depend on it)");
 }
 
-/* the shape of the elements of a zip tree: zip a b a pair, else a vector */
+/* the shape of the elements of a zip tree: zip a b a pair, transpose m
+ * (the columns of m: k-means' points) an array of vectors, else a vector */
 static const Shape *zip_shape(Arena *a, const Ast *xs) {
   Spine z;
+  if (xs && is_app_of(xs, PRIM_TRANSPOSE, 1, NULL)) return mk_shape(a, SH_ARRAY, &shape_vector, NULL);
   if (!xs || !is_app_of(xs, PRIM_ZIP, 2, &z)) return &shape_vector;
-  Shape *s = NEW(a, Shape);
-  s->pair = true;
-  s->fst = zip_shape(a, z.args[0]);
-  s->snd = zip_shape(a, z.args[1]);
-  return s;
+  return mk_shape(a, SH_PAIR, zip_shape(a, z.args[0]), zip_shape(a, z.args[1]));
+}
+
+/* the arrays of a zip tree cut into vectors of n, as zip_shape reads
+ * them: a leaf asVector n, the columns of m (transpose m) n at a time,
+ * map (asVector n) m |> transpose (kmeansVec's reading) */
+static Ast *vector_input(Arena *a, Ast *e, long long n, Span at) {
+  Spine z;
+  Ast *vec = mk_sized(a, PRIM_AS_VECTOR, mk_num(a, n), at);
+  if (is_app_of(e, PRIM_TRANSPOSE, 1, &z)) {
+    Ast *rows = mk_app(a, mk_app(a, mk_prim(a, PRIM_MAP, 0, at), vec, false), (Ast *)z.args[0], true);
+    return mk_app(a, (Ast *)z.head, rows, true);
+  }
+  if (!is_app_of(e, PRIM_ZIP, 2, &z)) return mk_app(a, vec, e, false);
+  Ast *l = vector_input(a, (Ast *)z.args[0], n, at), *r = vector_input(a, (Ast *)z.args[1], n, at);
+  return mk_app(a, mk_app(a, (Ast *)z.head, l, false), r, false);
 }
 
 /* the n elements of a value of shape s: a vector's lanes as an array
  * literal [v.s0, ..., v.s(n-1)], a pair's as the zip of its parts' */
 static Ast *lanes_of(Lift *l, Ast *v, const Shape *s) {
   Arena *a = l->m->fr->arena;
-  if (s->pair) {
+  if (s->kind == SH_PAIR) {
     Ast *x = lanes_of(l, mk_fst_snd(a, PRIM_FST, v, l->at), s->fst);
     Ast *y = lanes_of(l, mk_fst_snd(a, PRIM_SND, v, l->at), s->snd);
     return mk_app(a, mk_app(a, mk_prim(a, PRIM_ZIP, 0, l->at), x, false), y, false);
@@ -950,23 +1011,25 @@ static Ast *rule_vectorise_loop(Match *m, const Spine *s) {
   Ast *body = lift(&l, fn->body, &rs);
   if (!body) return NULL;
   if (!l.loops)
-    return refuse(m, "its function has no loop over an array that does not depend on the element (vectorise is the "
-                     "rule of a function without one)");
+    return refuse(m, "its function has no loop (reduce) that depends on the element (vectorise is the rule of a "
+                     "function without one)");
   if (!rs) return refuse(m, "its function's result does not depend on the element");
+  if (rs->kind == SH_ARRAY) return refuse(m, "its function's result is an array");
   if (m->check_only) return (Ast *)m->e;
   Span at = s->head->span;
   Ast *stages[4];
   int n = 0;
-  bool zipped = input && is_app_of(input, PRIM_ZIP, 2, NULL);
-  if (zipped) input = vectors_of(a, input, m->param, at);
-  else stages[n++] = mk_sized(a, PRIM_AS_VECTOR, mk_num(a, m->param), at);
+  if (input && (is_app_of(input, PRIM_ZIP, 2, NULL) || is_app_of(input, PRIM_TRANSPOSE, 1, NULL)))
+    input = vector_input(a, input, m->param, at);
+  else
+    stages[n++] = mk_sized(a, PRIM_AS_VECTOR, mk_num(a, m->param), at);
   /* n results a vector of pairs: each the lanes of its parts, zipped,
    * then the arrays of n joined (as mriqVec writes them) */
-  if (rs->pair) body = cut_pairs(&l, body, rs);
+  if (rs->kind == SH_PAIR) body = cut_pairs(&l, body, rs);
   Ast *lam = mk_lambda(a, fn->bound, body, fn->span);
   lam->bound_span = fn->bound_span;
   stages[n++] = mk_app(a, (Ast *)s->head, lam, false);
-  stages[n++] = rs->pair ? mk_prim(a, PRIM_JOIN, 0, at) : mk_prim(a, PRIM_AS_SCALAR, 0, at);
+  stages[n++] = rs->kind == SH_PAIR ? mk_prim(a, PRIM_JOIN, 0, at) : mk_prim(a, PRIM_AS_SCALAR, 0, at);
   return mk_stages(a, input, stages, n);
 }
 
@@ -1144,6 +1207,10 @@ static Ast *rule_match(Match *m, RuleId rule) {
   }
   case RULE_LOWER_SEQ:
     if (!plain_map) return refuse(m, "it is no plain map");
+    /* map (asVector n) rows is a view (vectoriseLoop's reading of
+     * k-means' columns); as a mapSeq it would copy them */
+    if (s.args[0]->kind == AST_PRIM && !prim_computes(s.args[0]->prim))
+      return refuse(m, "its function is a view primitive (asVector n, split n, ...): the map is a view, with no level");
     return relevel(m, &s, PRIM_MAP_SEQ, 0);
   case RULE_LOWER_REDUCE_SEQ:
     if (!head_is(&s, PRIM_REDUCE) || s.nargs < 1) return refuse(m, "it is no plain reduce");

@@ -125,7 +125,7 @@ bool rule_param_allows(RuleParam p, long long v);
     "inside a mapWorkgroup, no enclosing mapLocal of the same dimension, no enclosing toPrivate")           \
   X(LOWER_SEQ, "lowerSeq", NONE,                                                                            \
     "map = mapSeq",                                                                                         \
-    "a plain map")                                                                                          \
+    "a plain map, whose function is no view primitive (map (asVector n) is a view, with no level)")          \
   X(LOWER_REDUCE_SEQ, "lowerReduceSeq", NONE,                                                               \
     "reduce = reduceSeq",                                                                                   \
     "a plain reduce")                                                                                       \

@@ -149,8 +149,7 @@ def vector_loops(dpia, root, tmp):
         expect(text is None or 'zip [(fst r).x, ' in text, f'mriq: the pairs cut back into lanes:\n{text}')
     # the spaces these had before the step was added (its strategies only
     # in the spaces of kernels where vectoriseLoop applies)
-    for sample, kernel, sizes, space in (('scal.dpia', 'scalHL', 'N=64', 49), ('nbody.dpia', 'nbodyHL', 'N=64', 49),
-                                         ('kmeans.dpia', 'kmeansHL', 'N=64,K=4,F=4', 54)):
+    for sample, kernel, sizes, space in (('scal.dpia', 'scalHL', 'N=64', 49), ('nbody.dpia', 'nbodyHL', 'N=64', 49)):
         p = run(dpia, ['explore', os.path.join(root, 'samples', 'explore', sample), '-k', kernel, '--size', sizes,
                        '--budget', '0.001', '--json'])
         d = json.loads(p.stdout) if p.stdout.startswith('{') else {}

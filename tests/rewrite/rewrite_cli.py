@@ -164,13 +164,13 @@ def main():
 
     # vectoriseLoop: listed at mriq's map (a loop over the samples every
     # voxel reads); refused with its reason where the element is a float4
-    # (nbody: its lanes r.x) or the loop runs over the element (kmeans)
+    # (nbody: its lanes r.x) or the function has no loop (scal)
     r = run(dpia, ['rewrite', os.path.join('samples', 'explore', 'mriq.dpia'), '-k', 'mriqHL', '--list', '--json'])
     listed = [] if r.returncode else [(p['path'], q['rule']) for p in json.loads(r.stdout)['positions'] for q in p['rules']]
     if [p for p, q in listed if q == 'vectoriseLoop'] != ['.']:
         failures.append(f'mriq: vectoriseLoop listed at {[p for p, q in listed if q == "vectoriseLoop"]}')
     for sample, kernel, why in (('nbody.dpia', 'nbodyHL', 'no lane-by-lane form'),
-                                ('kmeans.dpia', 'kmeansHL', 'loop runs over an array that depends on the element')):
+                                ('scal.dpia', 'scalHL', 'has no loop')):
         r = run(dpia, ['rewrite', os.path.join('samples', 'explore', sample), '-k', kernel, '--diagnostics=json',
                        '--apply', 'vectoriseLoop@.', '--param', 'n=8'])
         got = [d for d in json.loads(r.stdout or '[]') if d.get('level') == 'error']
