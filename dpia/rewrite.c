@@ -595,15 +595,6 @@ static Ast *rule_partial_reduce_any(Match *m, const Spine *s) {
   return mk_stages(a, xs, stages, 3);
 }
 
-/* a zip tree with each leaf cut into vectors of n: zip (zip a b) c ->
- * zip (zip (asVector n a) (asVector n b)) (asVector n c) */
-static Ast *vectors_of(Arena *a, Ast *e, long long n, Span at) {
-  Spine z;
-  if (!is_app_of(e, PRIM_ZIP, 2, &z)) return mk_app(a, mk_sized(a, PRIM_AS_VECTOR, mk_num(a, n), at), e, false);
-  Ast *l = vectors_of(a, (Ast *)z.args[0], n, at), *r = vectors_of(a, (Ast *)z.args[1], n, at);
-  return mk_app(a, mk_app(a, (Ast *)z.head, l, false), r, false);
-}
-
 /* reduceLanes: a reduction of the lanes of vectors, reduce f z (asScalar
  * vs), as n reductions side by side, one a lane, in one accumulator of n
  * lanes (vec n z), whose lanes are then combined by f's operator: lane k
@@ -876,6 +867,11 @@ static Ast *lift(Lift *l, const Ast *e, const Shape **shape) {
     *shape = e->proj == 1 ? p->fst : p->snd;
     return with_child(a, e, 0, x);
   }
+  case AST_LANE:
+    /* lane k of a vector of n elements is element k's: a lane of the
+     * element's own vector (n-body's r.x) would need a vector a lane */
+    return lift_fail(l, "its function reads a lane (r.x) of a value that depends on the element: an element that "
+                        "is a vector itself is not cut into vectors of its lanes");
   case AST_TUPLE: {
     const Shape *x, *y;
     Ast *u = lift(l, e->lhs, &x), *v = u ? lift(l, e->rhs, &y) : NULL;
@@ -949,18 +945,19 @@ static const Shape *zip_shape(Arena *a, const Ast *xs) {
   return mk_shape(a, SH_PAIR, zip_shape(a, z.args[0]), zip_shape(a, z.args[1]));
 }
 
-/* the arrays of a zip tree cut into vectors of n, as zip_shape reads
- * them: a leaf asVector n, the columns of m (transpose m) n at a time,
- * map (asVector n) m |> transpose (kmeansVec's reading) */
-static Ast *vector_input(Arena *a, Ast *e, long long n, Span at) {
+/* a zip tree with each leaf cut into vectors of n: zip (zip a b) c ->
+ * zip (zip (asVector n a) (asVector n b)) (asVector n c); with columns,
+ * a leaf transpose m (zip_shape: an array of vectors) as map (asVector
+ * n) m |> transpose, n columns at a time (kmeansVec's reading) */
+static Ast *vectors_of(Arena *a, Ast *e, long long n, Span at, bool columns) {
   Spine z;
   Ast *vec = mk_sized(a, PRIM_AS_VECTOR, mk_num(a, n), at);
-  if (is_app_of(e, PRIM_TRANSPOSE, 1, &z)) {
+  if (columns && is_app_of(e, PRIM_TRANSPOSE, 1, &z)) {
     Ast *rows = mk_app(a, mk_app(a, mk_prim(a, PRIM_MAP, 0, at), vec, false), (Ast *)z.args[0], true);
     return mk_app(a, (Ast *)z.head, rows, true);
   }
   if (!is_app_of(e, PRIM_ZIP, 2, &z)) return mk_app(a, vec, e, false);
-  Ast *l = vector_input(a, (Ast *)z.args[0], n, at), *r = vector_input(a, (Ast *)z.args[1], n, at);
+  Ast *l = vectors_of(a, (Ast *)z.args[0], n, at, columns), *r = vectors_of(a, (Ast *)z.args[1], n, at, columns);
   return mk_app(a, mk_app(a, (Ast *)z.head, l, false), r, false);
 }
 
@@ -1020,7 +1017,7 @@ static Ast *rule_vectorise_loop(Match *m, const Spine *s) {
   Ast *stages[4];
   int n = 0;
   if (input && (is_app_of(input, PRIM_ZIP, 2, NULL) || is_app_of(input, PRIM_TRANSPOSE, 1, NULL)))
-    input = vector_input(a, input, m->param, at);
+    input = vectors_of(a, input, m->param, at, true);
   else
     stages[n++] = mk_sized(a, PRIM_AS_VECTOR, mk_num(a, m->param), at);
   /* n results a vector of pairs: each the lanes of its parts, zipped,
@@ -1178,7 +1175,7 @@ static Ast *rule_match(Match *m, RuleId rule) {
     Ast *stages[3];
     int n = 0;
     if (zipped) {
-      input = vectors_of(a, input, m->param, at);
+      input = vectors_of(a, input, m->param, at, false);
     } else {
       stages[n++] = mk_sized(a, PRIM_AS_VECTOR, mk_num(a, m->param), at);
     }

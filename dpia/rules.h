@@ -98,10 +98,12 @@ bool rule_param_allows(RuleParam p, long long v);
   X(VECTORISE_LOOP, "vectoriseLoop", WIDTH,                                                                 \
     "map (\\x -> e) xs = xs |> asVector n |> map (\\x -> e') |> asScalar (a result of pairs: join of each "   \
     "vector's lanes, zip [v.s0, ...] ...), e' the loop of e over vectors of n lanes",                          \
-    "a plain map of a lambda whose body is a loop (reduce or reduceSeq) over an array that does not depend "   \
-    "on the parameter, with lets, fst and snd, + - * / and math built-ins around it: the values that depend "  \
-    "on the parameter and the loop's accumulator become vectors, the others are broadcast (vec n) where "       \
-    "they meet them; the loop's initial value is broadcast; each array of the zip tree is cut into vectors")   \
+    "a plain map of a lambda whose body has a loop (reduce or reduceSeq) that depends on the parameter, over " \
+    "an array that does not or over one of the parameter's own (the columns of transpose m, read as map "      \
+    "(asVector n) m |> transpose), with lets, fst and snd, + - * / < <= > >=, select, math built-ins, zip and " \
+    "map around it: the values that depend on the parameter and the loops' accumulators become vectors, the "  \
+    "others are broadcast (vec n) where they meet them, each loop's initial value broadcast; no lane of a "    \
+    "value that depends on the parameter (an element that is a vector itself is refused)")                      \
   X(TRANSPOSE_MAPS, "transposeMaps", NONE,                                                                  \
     "map (map f) (transpose xs) = transpose (map (map f) xs)",                                              \
     "two plain maps, the inner one of a function, applied to a transposed array (a map of each element "    \

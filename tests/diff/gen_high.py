@@ -77,6 +77,8 @@ class HighLevel:
         """a map whose function is a loop over an array every element
         reads (ws: the samples or bodies of mriq and n-body), its
         accumulator one value or a pair (vectoriseLoop)"""
+        if self.rng.random() < 0.3:
+            return self.columns_kernel()
         zipped = self.rng.random() < 0.4
         src = 'zip xs ys' if zipped else 'xs'
         x = self.name('p' if zipped else 'x')
@@ -96,6 +98,19 @@ class HighLevel:
             body = f'let s = {v} * 2.0 in ws |> reduce {op.replace(v, "s")} {z}{tail}'
         return (f'kernel k (N M: nat) (alpha: float) (xs ys: [N]float) (ws: [M]float) =\n'
                 f'  {src}\n  |> map (\\{x} -> {body})\n')
+
+    def columns_kernel(self):
+        """a map over the columns of a matrix whose function loops over
+        ws, each step a loop over its column, and keeps a running minimum
+        by select (k-means' nearest centre; vectoriseLoop reads the
+        columns as vectors)"""
+        c, w, acc, q = self.name('c'), self.name('w'), self.name('a'), self.name('q')
+        term = self.rng.choice([f'fst {q} * {w} - snd {q}', f'(fst {q} - {w}) * (fst {q} - snd {q})'])
+        d = f'zip {c} ws |> map (\\{q} -> {term}) |> reduce (\\x s -> x + s) 0.0'
+        keep = self.rng.choice([f'select (d < {acc}) d {acc}', f'{acc} + d * alpha'])
+        return (f'kernel k (M N: nat) (alpha: float) (mat: [M][N]float) (ws: [M]float) =\n'
+                f'  mat |> transpose\n'
+                f'  |> map (\\{c} -> ws |> reduce (\\{w} {acc} -> let d = {d} in {keep}) {self.lit()})\n')
 
     def kernel(self):
         shape = self.rng.choice(['vector', 'vector', 'sum', 'chunks', 'matrix', 'rows'])
