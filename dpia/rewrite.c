@@ -982,6 +982,18 @@ static Ast *lanes_of(Lift *l, Ast *v, const Shape *s) {
   return arr;
 }
 
+/* can a result of shape s be cut back into lanes (lanes_of): vectors
+ * and pairs of them, every part varying */
+static bool cuts_into_lanes(const Shape *s) {
+  if (!s) return false;
+  switch (s->kind) {
+  case SH_VECTOR: return true;
+  case SH_PAIR: return cuts_into_lanes(s->fst) && cuts_into_lanes(s->snd);
+  case SH_ARRAY: return false;
+  }
+  return false;
+}
+
 /* let r = e in the lanes of r (lanes_of), at the end of e's lets, so
  * that it reads as the last line of the function */
 static Ast *cut_pairs(Lift *l, Ast *e, const Shape *s) {
@@ -1011,7 +1023,8 @@ static Ast *rule_vectorise_loop(Match *m, const Spine *s) {
     return refuse(m, "its function has no loop (reduce) that depends on the element (vectorise is the rule of a "
                      "function without one)");
   if (!rs) return refuse(m, "its function's result does not depend on the element");
-  if (rs->kind == SH_ARRAY) return refuse(m, "its function's result is an array");
+  if (!cuts_into_lanes(rs))
+    return refuse(m, "its function's result is an array, or a pair with a part that does not depend on the element");
   if (m->check_only) return (Ast *)m->e;
   Span at = s->head->span;
   Ast *stages[4];

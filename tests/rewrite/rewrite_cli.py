@@ -176,6 +176,17 @@ def main():
         got = [d for d in json.loads(r.stdout or '[]') if d.get('level') == 'error']
         if r.returncode != 1 or [d.get('code') for d in got] != ['E1104'] or why not in got[0].get('message', ''):
             failures.append(f'{kernel}: vectoriseLoop@. exit {r.returncode}, {got}, expected E1104 ({why})')
+    # a result with a part that does not depend on the element has no
+    # lanes to cut it into: refused (it was a crash)
+    with tempfile.TemporaryDirectory() as tmp:
+        part = os.path.join(tmp, 'part.dpia')
+        with open(part, 'w') as f:
+            f.write('kernel k (N M: nat) (xs: [N]float) (ws: [M]float) =\n'
+                    '  xs |> map (\\x -> (ws |> reduce (\\w a -> a + x * w) 0.0, 1.0))\n')
+        r = run(dpia, ['rewrite', part, '-k', 'k', '--diagnostics=json', '--apply', 'vectoriseLoop@.', '--param', 'n=4'])
+        got = [d.get('code') for d in json.loads(r.stdout or '[]') if d.get('level') == 'error']
+        if r.returncode != 1 or got != ['E1104']:
+            failures.append(f'part: vectoriseLoop@. exit {r.returncode}, {got}, expected E1104\n{r.stderr}')
 
     for args in (['--list'], ['--apply', 'lowerSeq@1'], ['-k', 'dotHL'], ['-k', 'dotHL', '--list', '--apply', 'x@.'],
                  ['-k', 'dotHL', '--apply', 'lowerSeq@1', '--json'], ['-k', 'dotHL', '--list', '--bogus']):
