@@ -106,7 +106,10 @@ class HighLevel:
         columns as vectors)"""
         c, w, acc, q = self.name('c'), self.name('w'), self.name('a'), self.name('q')
         term = self.rng.choice([f'fst {q} * {w} - snd {q}', f'(fst {q} - {w}) * (fst {q} - snd {q})'])
-        d = f'zip {c} ws |> map (\\{q} -> {term}) |> reduce (\\x s -> x + s) 0.0'
+        # the column's loop without a map before it: a map would give the
+        # rules (fuseReduceMap, fissionMap, ...) so many more positions
+        # that the search to depth 2 took minutes a program
+        d = f'zip {c} ws |> reduce (\\{q} s -> s + {term}) 0.0'
         keep = self.rng.choice([f'select (d < {acc}) d {acc}', f'{acc} + d * alpha'])
         return (f'kernel k (M N: nat) (alpha: float) (mat: [M][N]float) (ws: [M]float) =\n'
                 f'  mat |> transpose\n'
