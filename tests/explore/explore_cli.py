@@ -135,7 +135,7 @@ def vector_loops(dpia, root, tmp):
     whose loop is over each point's features, which it refuses), the
     step adds nothing to the space."""
     src = os.path.join(root, 'samples', 'explore', 'mriq.dpia')
-    d = found(dpia, root, tmp, 'mriq.dpia', 'mriqHL', 'X=64,K=16', 'kernel mriqHL', False, budget=6)
+    d = found(dpia, root, tmp, 'mriq.dpia', 'mriqHL', 'X=4096,K=16', 'kernel mriqHL', False, budget=6)
     if d is None:
         return
     loops = [c for c in d['candidates'] if c['strategy'].startswith('vectoriseLoop W=')]
@@ -145,7 +145,7 @@ def vector_loops(dpia, root, tmp):
            all(re.match(r'vectoriseLoop@\. n=(\d+), (lowerGlobal@1|splitJoin@1 n=\d+), ', c['derivation'])
                for c in loops), f'mriq: vectoriseLoop candidates {[(c["strategy"], c["status"], c["derivation"]) for c in loops]}')
     if timed:
-        text = replay(dpia, tmp, src, 'mriqHL', timed[0], 'X=64,K=16', 'mriq')
+        text = replay(dpia, tmp, src, 'mriqHL', timed[0], 'X=4096,K=16', 'mriq')
         expect(text is None or 'zip [(fst r).x, ' in text, f'mriq: the pairs cut back into lanes:\n{text}')
     # the spaces these had before the step was added (its strategies only
     # in the spaces of kernels where vectoriseLoop applies)
