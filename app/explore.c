@@ -82,6 +82,9 @@ enum { MAX_MOVES = 8 };
   X(VECTORISE, "vectorise", WIDTH, "the first map on vectors of W lanes")                                     \
   X(VECTORISE_SUMS, "vectoriseSums", WIDTH,                                                                   \
     "the first map on vectors of W lanes, and the sum of its result as W sums side by side, one a lane")      \
+  X(VECTORISE_LOOP, "vectoriseLoop", WIDTH,                                                                   \
+    "the first map whose function is a loop over an array the elements share, on vectors of W lanes: the "    \
+    "loop's accumulator a vector, its scalars broadcast")                                                      \
   X(ROWS, "rows", NONE,                                                                                       \
     "one work-item per row of the first map (dimension 1): the next step lowers its rows' map")             \
   X(GLOBAL, "global", NONE, "one work-item per element of the first map")                                     \
@@ -125,6 +128,7 @@ static const Move step_moves[STEP_COUNT][MAX_MOVES] = {
                            {HOW_OPTIONAL, RULE_FUSE_MAPS, SLOT_NONE, 0}},
     [STEP_VECTORISE] = {{HOW_ONCE, RULE_VECTORISE, SLOT_WIDTH, 0}},
     [STEP_VECTORISE_SUMS] = {{HOW_ONCE, RULE_VECTORISE, SLOT_WIDTH, 0}, {HOW_ONCE, RULE_REDUCE_LANES, SLOT_WIDTH, 0}},
+    [STEP_VECTORISE_LOOP] = {{HOW_ONCE, RULE_VECTORISE_LOOP, SLOT_WIDTH, 0}},
     [STEP_ROWS] = {{HOW_ONCE, RULE_LOWER_GLOBAL, SLOT_NONE, 1}},
     [STEP_GLOBAL] = {{HOW_ONCE, RULE_LOWER_GLOBAL, SLOT_NONE, 0}},
     [STEP_WORKGROUP] = {{HOW_ONCE, RULE_SPLIT_JOIN, SLOT_GROUP, 0},
@@ -183,7 +187,16 @@ static const StepId templates[][MAX_TEMPLATE] = {
     {STEP_VECTORISE_SUMS, STEP_WORKGROUP, STEP_COUNT},
     {STEP_ROWS, STEP_GLOBAL, STEP_COUNT},
     {STEP_ROWS, STEP_CHUNK, STEP_COUNT},
+    {STEP_VECTORISE_LOOP, STEP_GLOBAL, STEP_COUNT},
+    {STEP_VECTORISE_LOOP, STEP_WORKGROUP, STEP_COUNT},
 };
+
+/* Steps whose strategies are in the space only where their first rule
+ * applies somewhere in the kernel's body: vectoriseLoop fits few kernels
+ * (a map whose function is a loop over a shared array), and left out of
+ * the others' spaces it keeps those spaces, and the seed's draw from
+ * them, as they were before the step was added */
+static const bool step_only_where_applies[STEP_COUNT] = {[STEP_VECTORISE_LOOP] = true};
 enum { NTEMPLATES = (int)DPIA_COUNTOF(templates) };
 
 /* the values a slot takes: powers of two in [lo, hi] that divide one of
@@ -301,11 +314,16 @@ static bool step_cuts(StepId st) {
   return false;
 }
 
+static const char *first_site(Arena *a, const Program *prog, const Ast *body, RuleId rule, bool root);
+
 /* every template and value of its slots, in a fixed order */
 static void enumerate(Explorer *e) {
   Vec all = {0};
   for (int t = 0; t < NTEMPLATES; t++) {
     if (step_cuts(templates[t][0]) != e->whole) continue;
+    const Move *first = &step_moves[templates[t][0]][0];
+    if (step_only_where_applies[templates[t][0]] && !first_site(e->c->arena, e->c->prog, e->k->body, first->rule, false))
+      continue;
     int n[SLOT_COUNT], idx[SLOT_COUNT] = {0};
     bool empty = false;
     for (int s = 0; s < SLOT_COUNT; s++) {

@@ -95,6 +95,15 @@ bool rule_param_allows(RuleParam p, long long v);
     "a plain reduce of the lanes of vectors of n lanes (the check refuses another n) whose operator is "    \
     "associative with neutral element z, as partialReduce, and commutative (+ and * are): lane k folds "    \
     "the elements k, k + n, ..., then the lanes are combined by the same operator")                       \
+  X(VECTORISE_LOOP, "vectoriseLoop", WIDTH,                                                                 \
+    "map (\\x -> e) xs = xs |> asVector n |> map (\\x -> e') |> asScalar (a result of pairs: join of each "   \
+    "vector's lanes, zip [v.s0, ...] ...), e' the loop of e over vectors of n lanes",                          \
+    "a plain map of a lambda whose body has a loop (reduce or reduceSeq) that depends on the parameter, over " \
+    "an array that does not or over one of the parameter's own (the columns of transpose m, read as map "      \
+    "(asVector n) m |> transpose), with lets, fst and snd, + - * / < <= > >=, select, math built-ins, zip and " \
+    "map around it: the values that depend on the parameter and the loops' accumulators become vectors, the "  \
+    "others are broadcast (vec n) where they meet them, each loop's initial value broadcast; no lane of a "    \
+    "value that depends on the parameter (an element that is a vector itself is refused)")                      \
   X(TRANSPOSE_MAPS, "transposeMaps", NONE,                                                                  \
     "map (map f) (transpose xs) = transpose (map (map f) xs)",                                              \
     "two plain maps, the inner one of a function, applied to a transposed array (a map of each element "    \
@@ -118,7 +127,7 @@ bool rule_param_allows(RuleParam p, long long v);
     "inside a mapWorkgroup, no enclosing mapLocal of the same dimension, no enclosing toPrivate")           \
   X(LOWER_SEQ, "lowerSeq", NONE,                                                                            \
     "map = mapSeq",                                                                                         \
-    "a plain map")                                                                                          \
+    "a plain map, whose function is no view primitive (map (asVector n) is a view, with no level)")          \
   X(LOWER_REDUCE_SEQ, "lowerReduceSeq", NONE,                                                               \
     "reduce = reduceSeq",                                                                                   \
     "a plain reduce")                                                                                       \

@@ -8,6 +8,9 @@ Usage: explore_cli.py DPIA ROOT
   writes a program that `dpia check` accepts and `dpia run --check` runs
   and agrees with the reference; its derivation is its comment;
 - gesummv: the best is a vectoriseSums strategy (reduceLanes), checked;
+- mriq: vectoriseLoop strategies derived and timed, one replayed by
+  `dpia rewrite` runs and agrees; where the rule applies nowhere, the
+  step adds nothing to the space;
 - at a prime length, the any-length steps (workgroupAny, chunkAny) give
   candidates that check and run; at a power of two they add none;
 - dot and asum at a prime length: partialSumsAny's pipelines, the best
@@ -94,25 +97,64 @@ def vector_sums(dpia, root, tmp):
     expect(timed and all(c['status'] in ('timed', 'pending') for c in sums) and
            all(re.match(r'vectorise@0\.1\.0\.1 n=(\d+), reduceLanes@0\.1\.0 n=\1, ', c['derivation']) for c in sums),
            f'gesummv: vectoriseSums candidates {[(c["strategy"], c["status"], c["derivation"]) for c in sums]}')
-    if not timed:
-        return
+    if timed:
+        replay(dpia, tmp, src, 'gesummvHL', timed[0], 'N=64', 'gesummv')
+
+
+def replay(dpia, tmp, src, kernel, cand, sizes, what):
+    """the candidate's derivation replayed rule by rule with `dpia rewrite
+    --apply` from src: a program that runs and agrees with the reference
+    (its text, or None)"""
     text = open(src).read()
-    for move in timed[0]['derivation'].split(', '):
+    path = os.path.join(tmp, 'step.dpia')
+    for move in cand['derivation'].split(', '):
         rule, *param = move.split(' ')
-        path = os.path.join(tmp, 'step.dpia')
         with open(path, 'w') as f:
             f.write(text)
-        p = run(dpia, ['rewrite', path, '-k', 'gesummvHL', '--apply', rule] +
+        p = run(dpia, ['rewrite', path, '-k', kernel, '--apply', rule] +
                 (['--param', param[0]] if param else []))
-        expect(p.returncode == 0, f'gesummv: replaying {move}: exit {p.returncode}', p)
+        expect(p.returncode == 0, f'{what}: replaying {move}: exit {p.returncode}', p)
         if p.returncode != 0:
-            return
+            return None
         text = p.stdout
-    expect('(vec ' in text and 'asVector ' in text, f'gesummv: the replayed derivation:\n{text}')
+    expect('(vec ' in text and 'asVector ' in text, f'{what}: the replayed derivation:\n{text}')
     with open(path, 'w') as f:
         f.write(text)
-    p = run(dpia, ['run', path, '-k', 'gesummvHL', '--size', 'N=64', '--check'])
-    expect(p.returncode == 0 and 'ok' in p.stdout, f'gesummv: run --check of {timed[0]["strategy"]}', p)
+    p = run(dpia, ['run', path, '-k', kernel, '--size', sizes, '--check'])
+    expect(p.returncode == 0 and 'ok' in p.stdout, f'{what}: run --check of {cand["strategy"]}', p)
+    return text
+
+
+def vector_loops(dpia, root, tmp):
+    """mriq (samples/explore/mriq.dpia): a map whose function is a loop
+    over the samples every voxel reads.  vectoriseLoop (the loop on
+    vectors of W voxels, its accumulator a pair of vectors, the samples'
+    scalars broadcast: mriqVec's strategy) is derived and timed; replayed
+    rule by rule it runs and agrees with the reference.  Where the rule
+    applies nowhere (scal; nbody, whose bodies are float4, and kmeans,
+    whose loop is over each point's features, which it refuses), the
+    step adds nothing to the space."""
+    src = os.path.join(root, 'samples', 'explore', 'mriq.dpia')
+    d = found(dpia, root, tmp, 'mriq.dpia', 'mriqHL', 'X=4096,K=16', 'kernel mriqHL', False, budget=6)
+    if d is None:
+        return
+    loops = [c for c in d['candidates'] if c['strategy'].startswith('vectoriseLoop W=')]
+    timed = [c for c in loops if c['status'] == 'timed']
+    # (a vector of W voxels a work-item, L work-items a group: X/W need not be a multiple of L)
+    expect(timed and all(c['status'] in ('timed', 'pending', 'precondition') for c in loops) and
+           all(re.match(r'vectoriseLoop@\. n=(\d+), (lowerGlobal@1|splitJoin@1 n=\d+), ', c['derivation'])
+               for c in loops), f'mriq: vectoriseLoop candidates {[(c["strategy"], c["status"], c["derivation"]) for c in loops]}')
+    if timed:
+        text = replay(dpia, tmp, src, 'mriqHL', timed[0], 'X=4096,K=16', 'mriq')
+        expect(text is None or 'zip [(fst r).x, ' in text, f'mriq: the pairs cut back into lanes:\n{text}')
+    # the spaces these had before the step was added (its strategies only
+    # in the spaces of kernels where vectoriseLoop applies)
+    for sample, kernel, sizes, space in (('scal.dpia', 'scalHL', 'N=64', 49), ('nbody.dpia', 'nbodyHL', 'N=64', 49)):
+        p = run(dpia, ['explore', os.path.join(root, 'samples', 'explore', sample), '-k', kernel, '--size', sizes,
+                       '--budget', '0.001', '--json'])
+        d = json.loads(p.stdout) if p.stdout.startswith('{') else {}
+        expect(d.get('space') == space and not any(c['strategy'].startswith('vectoriseLoop') for c in d['candidates']),
+               f'{kernel}: the space with vectoriseLoop: {d.get("space")} strategies, not {space}', p)
 
 
 def any_size(dpia, root, tmp):
@@ -197,6 +239,7 @@ def main():
         found(dpia, root, tmp, 'scal.dpia', 'scalHL', 'N=4096', 'kernel scalHL', False)
         found(dpia, root, tmp, 'dot.dpia', 'dotHL', 'N=4096', 'pipeline dotHL', True)
         vector_sums(dpia, root, tmp)
+        vector_loops(dpia, root, tmp)
         any_size(dpia, root, tmp)
         any_size_reductions(dpia, root, tmp)
         a, b, c = sample_of(dpia, root, 11), sample_of(dpia, root, 11), sample_of(dpia, root, 12)

@@ -162,6 +162,32 @@ def main():
                 failures.append(f'twice: rewrite {" ".join(kernel_args)}: exit {r.returncode}, codes {got}, '
                                 f'expected {code or "success"}\n{r.stdout}{r.stderr}')
 
+    # vectoriseLoop: listed at mriq's map (a loop over the samples every
+    # voxel reads); refused with its reason where the element is a float4
+    # (nbody: its lanes r.x) or the function has no loop (scal)
+    r = run(dpia, ['rewrite', os.path.join('samples', 'explore', 'mriq.dpia'), '-k', 'mriqHL', '--list', '--json'])
+    listed = [] if r.returncode else [(p['path'], q['rule']) for p in json.loads(r.stdout)['positions'] for q in p['rules']]
+    if [p for p, q in listed if q == 'vectoriseLoop'] != ['.']:
+        failures.append(f'mriq: vectoriseLoop listed at {[p for p, q in listed if q == "vectoriseLoop"]}')
+    for sample, kernel, why in (('nbody.dpia', 'nbodyHL', 'reads a lane (r.x) of a value that depends on the element'),
+                                ('scal.dpia', 'scalHL', 'has no loop')):
+        r = run(dpia, ['rewrite', os.path.join('samples', 'explore', sample), '-k', kernel, '--diagnostics=json',
+                       '--apply', 'vectoriseLoop@.', '--param', 'n=8'])
+        got = [d for d in json.loads(r.stdout or '[]') if d.get('level') == 'error']
+        if r.returncode != 1 or [d.get('code') for d in got] != ['E1104'] or why not in got[0].get('message', ''):
+            failures.append(f'{kernel}: vectoriseLoop@. exit {r.returncode}, {got}, expected E1104 ({why})')
+    # a result with a part that does not depend on the element has no
+    # lanes to cut it into: refused (it was a crash)
+    with tempfile.TemporaryDirectory() as tmp:
+        part = os.path.join(tmp, 'part.dpia')
+        with open(part, 'w') as f:
+            f.write('kernel k (N M: nat) (xs: [N]float) (ws: [M]float) =\n'
+                    '  xs |> map (\\x -> (ws |> reduce (\\w a -> a + x * w) 0.0, 1.0))\n')
+        r = run(dpia, ['rewrite', part, '-k', 'k', '--diagnostics=json', '--apply', 'vectoriseLoop@.', '--param', 'n=4'])
+        got = [d.get('code') for d in json.loads(r.stdout or '[]') if d.get('level') == 'error']
+        if r.returncode != 1 or got != ['E1104']:
+            failures.append(f'part: vectoriseLoop@. exit {r.returncode}, {got}, expected E1104\n{r.stderr}')
+
     for args in (['--list'], ['--apply', 'lowerSeq@1'], ['-k', 'dotHL'], ['-k', 'dotHL', '--list', '--apply', 'x@.'],
                  ['-k', 'dotHL', '--apply', 'lowerSeq@1', '--json'], ['-k', 'dotHL', '--list', '--bogus']):
         r = run(dpia, ['rewrite', rel] + args)
