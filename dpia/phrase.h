@@ -245,6 +245,10 @@ struct DefInfo {
    * region_len[d] - 1 of dimension d < nregion, region_rest[d] elements
    * after them (the sizes of sliceAcc o m r, translate/stage1.c) */
   Binder *updates;
+  /* with several work-groups, each group reads xs before its barrier only
+   * where no other group writes (translate/in_place_groups.c): the staged
+   * rule of codegen/in_place.c then holds across groups */
+  bool groups_own;
   int nregion;
   Size region_lo[DECL_MAX_REGION], region_len[DECL_MAX_REGION], region_rest[DECL_MAX_REGION];
 };

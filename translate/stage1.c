@@ -13,6 +13,7 @@
 #include "translate.h"
 
 #include "build.h"
+#include "in_place_groups.h"
 
 #include <string.h>
 
@@ -1241,6 +1242,7 @@ DefInfo *translate_stage1(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *ke
   d->params = NEWARRAY(a, Binder *, d->nparams);
   d->params[0] = out;
   for (int i = 0; i < kernel->nparams; i++) d->params[i + 1] = kernel->params[i];
+  d->groups_own = in_place_groups_own(a, tc, in, kernel, normal_body);
   d->body = acc_tr(&s, normal_body, region_acc(&s, kernel, b_var(&s.b, out)));
   no_consumed_left(d->body);
   d->result = tc->t_comm;

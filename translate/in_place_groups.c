@@ -1,0 +1,371 @@
+/* in_place_groups.c: the proof that the work-groups of a kernel computing
+ * in place read, before their barrier, only what no other group writes
+ * (docs/language.md section 27, "Staged through the work-group", several
+ * groups).
+ *
+ * codegen/in_place.c's staged rule lets a work-group read the input it
+ * updates anywhere before a barrier of the group, then write; the barrier
+ * orders the group's own reads and writes, nothing orders another
+ * group's.  With several groups it needs to know that every element a
+ * group reads before the barrier is
+ *   (a) outside the region the kernel updates: no work-item writes it, or
+ *   (b) in the part of the region its own group writes.
+ * That is decided here from the typed functional body, where the
+ * footprints are views of the input (split, drop, take, transpose, zip,
+ * a map of views), not from the generated code.
+ *
+ * A view of xs is described per axis (dimension) of xs: where it starts
+ * (base) and, for each of the view's dimensions, the axis it walks and by
+ * how many elements a step goes (coef); split, join, transpose, drop and
+ * take change these and nothing else.  Its footprint is a box: on axis d,
+ * from base[d] for 1 + sum (n - 1)*coef over the dimensions on d.
+ *
+ * The body must write its one mapWorkgroup's results through views
+ * (join, split, transpose) of the region: element g of the map is written
+ * to the box W(g), whose start on some axis is base + c*g with the rest
+ * of W(g) at most c long there, so that no two groups' boxes meet.  The
+ * map's input is a view of xs whose element g lies inside W(g) (b); every
+ * other view of xs in the body lies outside the region (a); any other use
+ * of xs (a reduction over it, a second mapWorkgroup) leaves the proof
+ * unmade, and the kernel with several groups is refused (E0705). */
+#include "in_place_groups.h"
+
+#include <string.h>
+
+enum { GO_MAX_DIMS = 8, GO_MAX_AXES = 8 };
+
+typedef struct VDim {
+  Size n, coef;
+  int axis;
+} VDim;
+
+typedef enum ViewKind { V_ARRAY, V_ZIP, V_PAIR } ViewKind;
+
+/* an array view of xs (V_ARRAY); the zip of two (V_ZIP: an array whose
+ * element i is the pair of the two element i); a pair of views (V_PAIR:
+ * an element of a zip) */
+typedef struct View {
+  ViewKind kind;
+  int naxes, ndims;
+  Size base[GO_MAX_AXES];
+  VDim dims[GO_MAX_DIMS];
+  const struct View *a, *b;
+} View;
+
+/* a variable of the body bound to a view of xs (a let), or the element
+ * of the map (own) */
+typedef struct Bound {
+  const Binder *binder;
+  const View *view; /* NULL: the map's element */
+  const struct Bound *next;
+} Bound;
+
+typedef struct Groups {
+  Arena *arena;
+  SizeCtx *sc;
+  const DefInfo *k;
+  const Binder *xs;
+  int naxes;
+  Size axis_n[GO_MAX_AXES];
+  /* the region: lo and one past the last, of the first nregion axes */
+  Size lo[GO_MAX_AXES], end[GO_MAX_AXES];
+  const Phrase *map; /* the mapWorkgroup whose element g each group is */
+  Size g;            /* the group's element, a size variable of its own */
+  View own;          /* W(g): where element g of the map is written */
+} Groups;
+
+static Size sadd(Groups *G, Size a, Size b) { return size_add(G->sc, a, b); }
+static Size smul(Groups *G, Size a, Size b) { return size_mul(G->sc, a, b); }
+static Size sone(Groups *G) { return size_const(G->sc, 1); }
+
+static View *new_view(Groups *G, const View *from) {
+  View *v = NEW(G->arena, View);
+  *v = *from;
+  return v;
+}
+
+static Size arr_size(const Phrase *p, int depth) {
+  DataType *t = dt_resolve(p->type->data);
+  for (int i = 0; i < depth; i++) t = dt_resolve(t->elem);
+  return t->size;
+}
+
+/* the view op applied to the outer dimensions of v (an array or a zip of
+ * arrays), or false */
+static bool outer_op(Groups *G, Prim op, Size k, View *v) {
+  if (v->kind == V_ZIP) {
+    View *a = new_view(G, v->a), *b = new_view(G, v->b);
+    if (!outer_op(G, op, k, a) || !outer_op(G, op, k, b)) return false;
+    v->a = a, v->b = b;
+    return true;
+  }
+  if (v->kind != V_ARRAY || v->ndims < 1) return false;
+  VDim *d = v->dims;
+  switch (op) {
+  case PRIM_DROP:
+    v->base[d->axis] = sadd(G, v->base[d->axis], smul(G, k, d->coef));
+    d->n = size_sub(G->sc, d->n, k);
+    return true;
+  case PRIM_TAKE: d->n = k; return true;
+  case PRIM_SPLIT: /* [n*k] -> [n][k] */
+    if (v->ndims == GO_MAX_DIMS) return false;
+    memmove(d + 1, d, sizeof *d * (size_t)v->ndims);
+    v->ndims++;
+    if (!size_div(G->sc, d[0].n, k, &d[0].n)) return false;
+    d[0].coef = smul(G, k, d[1].coef);
+    d[1].n = k;
+    return true;
+  case PRIM_JOIN: /* [n][m] -> [n*m]: one axis, the outer step m inner ones */
+    if (v->ndims < 2 || d[0].axis != d[1].axis || !size_eq(d[0].coef, smul(G, d[1].n, d[1].coef))) return false;
+    d[0].n = smul(G, d[0].n, d[1].n);
+    d[0].coef = d[1].coef;
+    memmove(d + 1, d + 2, sizeof *d * (size_t)(v->ndims - 2));
+    v->ndims--;
+    return true;
+  case PRIM_TRANSPOSE: {
+    if (v->ndims < 2) return false;
+    VDim t = d[0];
+    d[0] = d[1];
+    d[1] = t;
+    return true;
+  }
+  default: return false;
+  }
+}
+
+/* element g (a size) of the array or zip v */
+static const View *element(Groups *G, const View *v, Size g) {
+  if (v->kind == V_ZIP) {
+    View *p = new_view(G, v);
+    p->kind = V_PAIR;
+    p->a = element(G, v->a, g);
+    p->b = element(G, v->b, g);
+    return p->a && p->b ? p : NULL;
+  }
+  if (v->kind != V_ARRAY || v->ndims < 1) return NULL;
+  View *e = new_view(G, v);
+  e->base[v->dims[0].axis] = sadd(G, v->base[v->dims[0].axis], smul(G, g, v->dims[0].coef));
+  memmove(e->dims, e->dims + 1, sizeof e->dims[0] * (size_t)(e->ndims - 1));
+  e->ndims--;
+  return e;
+}
+
+/* the whole of xs, or of its region (region: true) */
+static View whole(Groups *G, bool region) {
+  View v = {.kind = V_ARRAY, .naxes = G->naxes, .ndims = G->naxes};
+  for (int d = 0; d < G->naxes; d++) {
+    bool cut = region && d < G->k->nregion;
+    v.base[d] = cut ? G->lo[d] : size_const(G->sc, 0);
+    v.dims[d] = (VDim){cut ? G->k->region_len[d] : G->axis_n[d], sone(G), d};
+  }
+  return v;
+}
+
+static const View *lookup(const Bound *env, const Binder *x, bool *own) {
+  for (; env; env = env->next)
+    if (env->binder == x) {
+      *own = !env->view;
+      return env->view;
+    }
+  *own = false;
+  return NULL;
+}
+
+/* the value of p as a view of xs, or NULL (p is no view of it) */
+static const View *view_of(Groups *G, const Phrase *p, const Bound *env) {
+  if (p->kind == PH_VAR) {
+    if (p->binder == G->xs) {
+      View *v = NEW(G->arena, View);
+      *v = whole(G, false);
+      return v;
+    }
+    bool own;
+    return lookup(env, p->binder, &own);
+  }
+  if (p->kind != PH_APP) return NULL;
+  PhraseSpine s;
+  phrase_spine(G->arena, p, &s);
+  if (s.head->kind != PH_PRIM) return NULL;
+  Prim op = s.head->prim;
+  switch (op) {
+  case PRIM_DROP:
+  case PRIM_TAKE:
+  case PRIM_SPLIT:
+  case PRIM_JOIN:
+  case PRIM_TRANSPOSE: {
+    if (s.nargs != 1) return NULL;
+    const View *from = view_of(G, s.args[0], env);
+    if (!from) return NULL;
+    View *v = new_view(G, from);
+    return outer_op(G, op, s.head->sizes[0], v) ? v : NULL;
+  }
+  case PRIM_ZIP: {
+    if (s.nargs != 2) return NULL;
+    const View *a = view_of(G, s.args[0], env), *b = view_of(G, s.args[1], env);
+    if (!a || !b) return NULL;
+    View *v = new_view(G, a);
+    v->kind = V_ZIP;
+    v->a = a, v->b = b;
+    return v;
+  }
+  case PRIM_FST:
+  case PRIM_SND: {
+    if (s.nargs != 1) return NULL;
+    const View *v = view_of(G, s.args[0], env);
+    return v && v->kind == V_PAIR ? (op == PRIM_FST ? v->a : v->b) : NULL;
+  }
+  case PRIM_MAP: { /* a map of views: the function's view under the outer dimension */
+    if (s.nargs != 2 || s.args[0]->kind != PH_LAM) return NULL;
+    const View *from = view_of(G, s.args[1], env);
+    if (!from || from->kind != V_ARRAY || from->ndims < 1) return NULL;
+    View elem = *from;
+    memmove(elem.dims, elem.dims + 1, sizeof elem.dims[0] * (size_t)(elem.ndims - 1));
+    elem.ndims--;
+    Bound b = {s.args[0]->lam_binder, &elem, env};
+    const View *r = view_of(G, s.args[0]->body, &b);
+    if (!r || r->kind != V_ARRAY || r->ndims == GO_MAX_DIMS) return NULL;
+    View *v = new_view(G, r);
+    memmove(v->dims + 1, v->dims, sizeof v->dims[0] * (size_t)v->ndims);
+    v->dims[0] = from->dims[0];
+    v->ndims++;
+    return v;
+  }
+  default: return NULL;
+  }
+}
+
+/* the box of v on axis d: from *lo, *end excluded */
+static void box(Groups *G, const View *v, int d, Size *lo, Size *end) {
+  Size extent = sone(G);
+  for (int i = 0; i < v->ndims; i++)
+    if (v->dims[i].axis == d) extent = sadd(G, extent, smul(G, size_sub(G->sc, v->dims[i].n, sone(G)), v->dims[i].coef));
+  *lo = v->base[d];
+  *end = sadd(G, v->base[d], extent);
+}
+
+/* (a): v (its arrays) lies outside the region on some axis the region cuts */
+static bool outside_region(Groups *G, const View *v) {
+  if (v->kind != V_ARRAY) return outside_region(G, v->a) && outside_region(G, v->b);
+  for (int d = 0; d < G->k->nregion; d++) {
+    Size lo, end;
+    box(G, v, d, &lo, &end);
+    if (size_provably_at_least(G->sc, G->lo[d], end) || size_provably_at_least(G->sc, lo, G->end[d])) return true;
+  }
+  return false;
+}
+
+/* (b): v lies inside W(g) on every axis */
+static bool inside_own(Groups *G, const View *v) {
+  if (v->kind != V_ARRAY) return inside_own(G, v->a) && inside_own(G, v->b);
+  for (int d = 0; d < G->naxes; d++) {
+    Size lo, end, wlo, wend;
+    box(G, v, d, &lo, &end);
+    box(G, &G->own, d, &wlo, &wend);
+    if (!size_provably_at_least(G->sc, lo, wlo) || !size_provably_at_least(G->sc, wend, end)) return false;
+  }
+  return true;
+}
+
+/* The output side: p written through the acceptor view acc down to the
+ * mapWorkgroup; W(g) its element g, distinct groups' boxes disjoint. */
+static bool find_map(Groups *G, const Phrase *p, View acc) {
+  if (p->kind != PH_APP) return false;
+  PhraseSpine s;
+  phrase_spine(G->arena, p, &s);
+  if (s.head->kind != PH_PRIM) return false;
+  Prim op = s.head->prim;
+  switch (op) {
+  case PRIM_JOIN: /* joinAcc: [n*m] written as [n][m] */
+    if (s.nargs != 1 || !outer_op(G, PRIM_SPLIT, arr_size(s.args[0], 1), &acc)) return false;
+    return find_map(G, s.args[0], acc);
+  case PRIM_SPLIT:
+    if (s.nargs != 1 || !outer_op(G, PRIM_JOIN, s.head->sizes[0], &acc)) return false;
+    return find_map(G, s.args[0], acc);
+  case PRIM_TRANSPOSE:
+    if (s.nargs != 1 || !outer_op(G, PRIM_TRANSPOSE, size_const(G->sc, 0), &acc)) return false;
+    return find_map(G, s.args[0], acc);
+  case PRIM_MAP_WORKGROUP: {
+    if (s.nargs != 2 || acc.ndims < 1) return false;
+    const View *w = element(G, &acc, G->g);
+    if (!w) return false;
+    /* group g's box starts at base + c*g on the outer dimension's axis and
+     * is at most c long there: no other group's meets it */
+    Size lo, end;
+    box(G, w, acc.dims[0].axis, &lo, &end);
+    if (!size_provably_at_least(G->sc, acc.dims[0].coef, size_sub(G->sc, end, lo))) return false;
+    G->map = p;
+    G->own = *w;
+    return true;
+  }
+  default: return false;
+  }
+}
+
+/* every use of xs in p is (a) or, through the map's element, (b) */
+static bool uses_ok(Groups *G, const Phrase *p, const Bound *env) {
+  if (!p) return true;
+  if (p->kind != PH_VAR) {
+    const View *v = view_of(G, p, env);
+    if (v) return outside_region(G, v);
+  }
+  switch (p->kind) {
+  case PH_VAR: {
+    bool own;
+    const View *v = lookup(env, p->binder, &own);
+    if (own) return true;
+    if (v) return outside_region(G, v);
+    return p->binder != G->xs;
+  }
+  case PH_LIT:
+  case PH_PRIM:
+  case PH_DEF: return true;
+  case PH_LAM: return uses_ok(G, p->body, env);
+  case PH_APP: {
+    PhraseSpine s;
+    phrase_spine(G->arena, p, &s);
+    if (p == G->map) {
+      const View *in = view_of(G, s.args[1], env);
+      const View *e = in ? element(G, in, G->g) : NULL;
+      if (!e || !inside_own(G, e) || s.args[0]->kind != PH_LAM) return false;
+      Bound b = {s.args[0]->lam_binder, NULL, env};
+      return uses_ok(G, s.args[0]->body, &b);
+    }
+    if (s.head->kind == PH_PRIM && prim_level(s.head->prim) == PLVL_WORKGROUP) return false;
+    /* a let of a view of xs: the variable is the view, checked at its uses */
+    if (s.head->kind == PH_LAM && s.nargs == 1) {
+      const View *v = view_of(G, s.args[0], env);
+      if (v) {
+        Bound b = {s.head->lam_binder, v, env};
+        return uses_ok(G, s.head->body, &b);
+      }
+    }
+    if (!uses_ok(G, s.head, env)) return false;
+    for (int i = 0; i < s.nargs; i++)
+      if (!uses_ok(G, s.args[i], env)) return false;
+    return true;
+  }
+  case PH_PAIR:
+  case PH_PROJ:
+  case PH_SEQ:
+  case PH_ASSIGN:
+  case PH_BINOP:
+  case PH_UNOP: return uses_ok(G, p->fst, env) && (p->kind == PH_PROJ || p->kind == PH_UNOP || uses_ok(G, p->snd, env));
+  case PH_COUNT: break;
+  }
+  return false;
+}
+
+bool in_place_groups_own(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *k, const Phrase *body) {
+  if (!k->updates) return false;
+  Groups G = {.arena = a, .sc = &tc->sizes, .k = k, .xs = k->updates};
+  for (DataType *t = dt_resolve(k->updates->type->data); t->kind == DT_ARRAY; t = dt_resolve(t->elem)) {
+    if (G.naxes == GO_MAX_AXES) return false;
+    G.axis_n[G.naxes++] = t->size;
+  }
+  for (int d = 0; d < k->nregion; d++) {
+    G.lo[d] = k->region_lo[d];
+    G.end[d] = sadd(&G, k->region_lo[d], k->region_len[d]);
+  }
+  G.g = size_var(G.sc, intern(in, "group g", 7));
+  return find_map(&G, body, whole(&G, true)) && uses_ok(&G, body, NULL);
+}
