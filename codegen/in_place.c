@@ -43,8 +43,11 @@
  * section 6.12.8).  Across groups nothing orders them, so the prefix's
  * reads must touch no element another group writes: proven here when one
  * work-group does the work (the group count is a constant 1 in every
- * dimension, or the loops above); with more, the kernel is refused
- * (E0705) rather than trusted. */
+ * dimension, or the loops above), or by the caller from the functional
+ * body (one_group: translate/in_place_groups.c shows from the views of
+ * xs that each group reads only the part of the region it writes and
+ * what no group writes); otherwise the kernel is refused (E0705) rather
+ * than trusted. */
 #include "kir.h"
 
 #include <string.h>

@@ -600,7 +600,8 @@ void kir_sink_into_guards(Arena *a, KirKernel *k);
 /* A kernel computing in place (docs/language.md section 27), its output
  * out the buffer of its input in, reads in only at the element it writes,
  * in the statement that writes it, or, when the launch has one
- * work-group (one_group), anywhere before a barrier of the group that
+ * work-group or no group reads what another writes (one_group; the
+ * second shown by translate/in_place_groups.c), anywhere before a barrier of the group that
  * precedes every use of the output (that barrier then fences global
  * memory, and *staged is set; in_place.c says why these suffice); else
  * reports E0704 (E0705: staged, but more than one group) at `at` (the
