@@ -213,6 +213,12 @@ typedef enum PhraseStage {
 enum { FOREIGN_MAX_ARGS = 8 };
 
 /* A checked declaration. */
+/* one region of an in-place kernel, checked (DefInfo.regions) */
+typedef struct Region {
+  int ndims;
+  Size lo[DECL_MAX_REGION], len[DECL_MAX_REGION], rest[DECL_MAX_REGION];
+} Region;
+
 struct DefInfo {
   const Decl *decl;
   Sym name;
@@ -240,17 +246,19 @@ struct DefInfo {
   Size *req_sizes;
   bool *req_positive;
   /* a kernel computing in place (`updates xs`, docs/language.md section
-   * 27): the parameter whose buffer the output is, NULL for none; with a
-   * region, the result fills elements region_lo[d] to region_lo[d] +
-   * region_len[d] - 1 of dimension d < nregion, region_rest[d] elements
-   * after them (the sizes of sliceAcc o m r, translate/stage1.c) */
+   * 27): the parameter whose buffer the output is, NULL for none; with
+   * regions, region k's value fills elements lo[d] to lo[d] + len[d] - 1
+   * of its dimensions d < ndims, rest[d] elements after them (the sizes
+   * of sliceAcc o m r, translate/stage1.c); with several, the result is
+   * the tuple of the regions' values (pairs nested to the right), the
+   * regions pairwise disjoint (check_clauses.c) */
   Binder *updates;
   /* with several work-groups, each group reads xs before its barrier only
    * where no other group writes (translate/in_place_groups.c): the staged
    * rule of codegen/in_place.c then holds across groups */
   bool groups_own;
-  int nregion;
-  Size region_lo[DECL_MAX_REGION], region_len[DECL_MAX_REGION], region_rest[DECL_MAX_REGION];
+  int nregions;
+  Region regions[DECL_MAX_REGIONS];
 };
 
 /* invariant.c: what is wrong with def, the output of stage, or NULL when

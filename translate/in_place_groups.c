@@ -67,8 +67,8 @@ typedef struct Groups {
   const Binder *xs;
   int naxes;
   Size axis_n[GO_MAX_AXES];
-  /* the region: lo and one past the last, of the first nregion axes */
-  Size lo[GO_MAX_AXES], end[GO_MAX_AXES];
+  /* the regions: lo and one past the last, of their first ndims axes */
+  Size lo[DECL_MAX_REGIONS][DECL_MAX_REGION], end[DECL_MAX_REGIONS][DECL_MAX_REGION];
   const Phrase *map; /* the mapWorkgroup whose element g each group is */
   Size g;            /* the group's element, a size variable of its own */
   View own;          /* W(g): where element g of the map is written */
@@ -150,15 +150,27 @@ static const View *element(Groups *G, const View *v, Size g) {
   return e;
 }
 
-/* the whole of xs, or of its region (region: true) */
-static View whole(Groups *G, bool region) {
+/* the whole of xs, or its region r (NULL: none) */
+static View whole(Groups *G, const Region *r) {
   View v = {.kind = V_ARRAY, .naxes = G->naxes, .ndims = G->naxes};
   for (int d = 0; d < G->naxes; d++) {
-    bool cut = region && d < G->k->nregion;
-    v.base[d] = cut ? G->lo[d] : size_const(G->sc, 0);
-    v.dims[d] = (VDim){cut ? G->k->region_len[d] : G->axis_n[d], sone(G), d};
+    bool cut = r && d < r->ndims;
+    v.base[d] = cut ? r->lo[d] : size_const(G->sc, 0);
+    v.dims[d] = (VDim){cut ? r->len[d] : G->axis_n[d], sone(G), d};
   }
   return v;
+}
+
+/* what the kernel's result is written through: xs, its region, or the
+ * pair of its regions from k on (pairs nested to the right) */
+static View result_view(Groups *G, int k) {
+  const DefInfo *def = G->k;
+  if (def->nregions == 0) return whole(G, NULL);
+  if (k == def->nregions - 1) return whole(G, &def->regions[k]);
+  View *a = NEW(G->arena, View), *b = NEW(G->arena, View);
+  *a = whole(G, &def->regions[k]);
+  *b = result_view(G, k + 1);
+  return (View){.kind = V_PAIR, .a = a, .b = b};
 }
 
 static const View *lookup(const Bound *env, const Binder *x, bool *own) {
@@ -176,7 +188,7 @@ static const View *view_of(Groups *G, const Phrase *p, const Bound *env) {
   if (p->kind == PH_VAR) {
     if (p->binder == G->xs) {
       View *v = NEW(G->arena, View);
-      *v = whole(G, false);
+      *v = whole(G, NULL);
       return v;
     }
     bool own;
@@ -243,56 +255,113 @@ static void box(Groups *G, const View *v, int d, Size *lo, Size *end) {
   *end = sadd(G, v->base[d], extent);
 }
 
-/* (a): v (its arrays) lies outside the region on some axis the region cuts */
-static bool outside_region(Groups *G, const View *v) {
-  if (v->kind != V_ARRAY) return outside_region(G, v->a) && outside_region(G, v->b);
-  for (int d = 0; d < G->k->nregion; d++) {
-    Size lo, end;
-    box(G, v, d, &lo, &end);
-    if (size_provably_at_least(G->sc, G->lo[d], end) || size_provably_at_least(G->sc, lo, G->end[d])) return true;
+/* (a): v (its arrays) lies outside every region, each on some axis it
+ * cuts (none without regions: the kernel writes all of xs) */
+static bool outside_regions(Groups *G, const View *v) {
+  if (v->kind != V_ARRAY) return outside_regions(G, v->a) && outside_regions(G, v->b);
+  if (G->k->nregions == 0) return false;
+  for (int k = 0; k < G->k->nregions; k++) {
+    bool outside = false;
+    for (int d = 0; d < G->k->regions[k].ndims && !outside; d++) {
+      Size lo, end;
+      box(G, v, d, &lo, &end);
+      outside = size_provably_at_least(G->sc, G->lo[k][d], end) || size_provably_at_least(G->sc, lo, G->end[k][d]);
+    }
+    if (!outside) return false;
   }
-  return false;
+  return true;
 }
 
-/* (b): v lies inside W(g) on every axis */
-static bool inside_own(Groups *G, const View *v) {
-  if (v->kind != V_ARRAY) return inside_own(G, v->a) && inside_own(G, v->b);
+/* the array v lies inside the array w on every axis */
+static bool inside(Groups *G, const View *v, const View *w) {
+  if (w->kind != V_ARRAY) return inside(G, v, w->a) || inside(G, v, w->b);
   for (int d = 0; d < G->naxes; d++) {
     Size lo, end, wlo, wend;
     box(G, v, d, &lo, &end);
-    box(G, &G->own, d, &wlo, &wend);
+    box(G, w, d, &wlo, &wend);
     if (!size_provably_at_least(G->sc, lo, wlo) || !size_provably_at_least(G->sc, wend, end)) return false;
   }
   return true;
 }
 
+/* (b): each array of v lies inside one of W(g)'s */
+static bool inside_own(Groups *G, const View *v) {
+  if (v->kind != V_ARRAY) return inside_own(G, v->a) && inside_own(G, v->b);
+  return inside(G, v, &G->own);
+}
+
+/* each array of the element w of a map whose acceptor's outer dimension
+ * is dims[0] of each array: on that dimension's axis, the element's box
+ * starts at base + c*g and is at most c long, so that no two elements'
+ * boxes meet (the arrays of a pair are in different regions, which the
+ * checker shows disjoint) */
+static bool elements_apart(Groups *G, const View *acc, const View *w) {
+  if (acc->kind != V_ARRAY) return elements_apart(G, acc->a, w->a) && elements_apart(G, acc->b, w->b);
+  Size lo, end;
+  box(G, w, acc->dims[0].axis, &lo, &end);
+  return size_provably_at_least(G->sc, acc->dims[0].coef, size_sub(G->sc, end, lo));
+}
+
+/* the inverse of the views of e down to fst y or snd y applied to the
+ * acceptor view acc (written through: joinAcc, splitAcc, transposeAcc);
+ * NULL when e is no such chain */
+static const Phrase *views_to_part(Groups *G, const Phrase *e, View *acc, int *which);
+
+/* one view written through: acc, the acceptor of op's result, becomes its
+ * argument's (joinAcc: [n*m] written as [n][m], and so on) */
+static bool written_through(Groups *G, const PhraseSpine *s, View *acc) {
+  if (s->nargs != 1) return false;
+  switch (s->head->prim) {
+  case PRIM_JOIN: return outer_op(G, PRIM_SPLIT, arr_size(s->args[0], 1), acc);
+  case PRIM_SPLIT: return outer_op(G, PRIM_JOIN, s->head->sizes[0], acc);
+  case PRIM_TRANSPOSE: return outer_op(G, PRIM_TRANSPOSE, size_const(G->sc, 0), acc);
+  default: return false;
+  }
+}
+
+static const Phrase *views_to_part(Groups *G, const Phrase *e, View *acc, int *which) {
+  for (;;) {
+    if (e->kind != PH_APP) return NULL;
+    PhraseSpine s;
+    phrase_spine(G->arena, e, &s);
+    if (s.head->kind != PH_PRIM || s.nargs != 1) return NULL;
+    if (s.head->prim == PRIM_FST || s.head->prim == PRIM_SND) {
+      *which = s.head->prim == PRIM_FST ? 1 : 2;
+      return s.args[0];
+    }
+    if (!written_through(G, &s, acc)) return NULL;
+    e = s.args[0];
+  }
+}
+
 /* The output side: p written through the acceptor view acc down to the
- * mapWorkgroup; W(g) its element g, distinct groups' boxes disjoint. */
+ * mapWorkgroup; W(g) its element g, distinct groups' boxes disjoint.  A
+ * pair of regions is written by a pair of views of one value's parts
+ * (translate/stage1.c, pair_of_parts), an unzip of a map of pairs. */
 static bool find_map(Groups *G, const Phrase *p, View acc) {
   if (p->kind != PH_APP) return false;
   PhraseSpine s;
   phrase_spine(G->arena, p, &s);
   if (s.head->kind != PH_PRIM) return false;
-  Prim op = s.head->prim;
-  switch (op) {
-  case PRIM_JOIN: /* joinAcc: [n*m] written as [n][m] */
-    if (s.nargs != 1 || !outer_op(G, PRIM_SPLIT, arr_size(s.args[0], 1), &acc)) return false;
-    return find_map(G, s.args[0], acc);
+  switch (s.head->prim) {
+  case PRIM_JOIN:
   case PRIM_SPLIT:
-    if (s.nargs != 1 || !outer_op(G, PRIM_JOIN, s.head->sizes[0], &acc)) return false;
-    return find_map(G, s.args[0], acc);
-  case PRIM_TRANSPOSE:
-    if (s.nargs != 1 || !outer_op(G, PRIM_TRANSPOSE, size_const(G->sc, 0), &acc)) return false;
-    return find_map(G, s.args[0], acc);
+  case PRIM_TRANSPOSE: return acc.kind != V_PAIR && written_through(G, &s, &acc) && find_map(G, s.args[0], acc);
+  case PRIM_PAIR: {
+    if (s.nargs != 2 || acc.kind != V_PAIR) return false;
+    View *a = new_view(G, acc.a), *b = new_view(G, acc.b);
+    int w1, w2;
+    const Phrase *y1 = views_to_part(G, s.args[0], a, &w1), *y2 = views_to_part(G, s.args[1], b, &w2);
+    if (!y1 || y1 != y2 || w1 != 1 || w2 != 2) return false;
+    return find_map(G, y1, (View){.kind = V_PAIR, .a = a, .b = b});
+  }
+  case PRIM_UNZIP: /* unzipAcc: the pair of arrays written as an array of pairs */
+    if (s.nargs != 1 || acc.kind != V_PAIR || acc.a->kind != V_ARRAY || acc.b->kind != V_ARRAY) return false;
+    return find_map(G, s.args[0], (View){.kind = V_ZIP, .a = acc.a, .b = acc.b});
   case PRIM_MAP_WORKGROUP: {
-    if (s.nargs != 2 || acc.ndims < 1) return false;
+    if (s.nargs != 2 || acc.kind == V_PAIR) return false;
     const View *w = element(G, &acc, G->g);
-    if (!w) return false;
-    /* group g's box starts at base + c*g on the outer dimension's axis and
-     * is at most c long there: no other group's meets it */
-    Size lo, end;
-    box(G, w, acc.dims[0].axis, &lo, &end);
-    if (!size_provably_at_least(G->sc, acc.dims[0].coef, size_sub(G->sc, end, lo))) return false;
+    if (!w || !elements_apart(G, &acc, w)) return false;
     G->map = p;
     G->own = *w;
     return true;
@@ -306,14 +375,14 @@ static bool uses_ok(Groups *G, const Phrase *p, const Bound *env) {
   if (!p) return true;
   if (p->kind != PH_VAR) {
     const View *v = view_of(G, p, env);
-    if (v) return outside_region(G, v);
+    if (v) return outside_regions(G, v);
   }
   switch (p->kind) {
   case PH_VAR: {
     bool own;
     const View *v = lookup(env, p->binder, &own);
     if (own) return true;
-    if (v) return outside_region(G, v);
+    if (v) return outside_regions(G, v);
     return p->binder != G->xs;
   }
   case PH_LIT:
@@ -362,10 +431,11 @@ bool in_place_groups_own(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *k, 
     if (G.naxes == GO_MAX_AXES) return false;
     G.axis_n[G.naxes++] = t->size;
   }
-  for (int d = 0; d < k->nregion; d++) {
-    G.lo[d] = k->region_lo[d];
-    G.end[d] = sadd(&G, k->region_lo[d], k->region_len[d]);
-  }
+  for (int r = 0; r < k->nregions; r++)
+    for (int d = 0; d < k->regions[r].ndims; d++) {
+      G.lo[r][d] = k->regions[r].lo[d];
+      G.end[r][d] = sadd(&G, k->regions[r].lo[d], k->regions[r].len[d]);
+    }
   G.g = size_var(G.sc, intern(in, "group g", 7));
-  return find_map(&G, body, whole(&G, true)) && uses_ok(&G, body, NULL);
+  return find_map(&G, body, result_view(&G, 0)) && uses_ok(&G, body, NULL);
 }
