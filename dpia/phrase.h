@@ -193,6 +193,9 @@ typedef struct PhraseSpine {
 void phrase_spine(Arena *a, const Phrase *p, PhraseSpine *s);
 /* the variables of binder x in p */
 int phrase_uses(const Phrase *p, const Binder *x);
+/* a and b are the same phrase up to the names of their bound variables
+ * (a copy, phrase_copy: normalize.c copies a let's value into each use) */
+bool phrase_alpha_equal(const Phrase *a, const Phrase *b);
 /* a primitive for which pred holds anywhere in p */
 bool phrase_has_prim(const Phrase *p, bool (*pred)(Prim));
 /* a map, reduction or materialisation anywhere in p (prim_computes) */

@@ -622,7 +622,9 @@ static void mirror_root(Scir *s, const Phrase *p) {
  * updating several regions of one buffer (docs/language.md section 27).
  * Its two sides write one variable, which App forbids, unless they are
  * regions of it that do not meet: each a chain of sliceAcc and
- * transposeAcc over that variable (or a pairAcc of such), and each region
+ * transposeAcc over that variable (or a pairAcc of such), seen through
+ * joinAcc, splitAcc and transposeAcc (which write the elements of the
+ * region, each once, in another shape), and each region
  * of one side ending before each of the other's begins, or after it ends,
  * on some dimension both slice, for all sizes (as the checker showed,
  * check_clauses.c).  Then no element is written through both, and each
@@ -644,7 +646,9 @@ static bool region_boxes(SizeCtx *sc, const Phrase *a, RegionBox *boxes, int *n)
     const Phrase *h = a->fst;
     if (h->kind == PH_APP && h->fst->kind == PH_PRIM && h->fst->prim == PRIM_PAIR_ACC)
       return region_boxes(sc, h->snd, boxes, n) && region_boxes(sc, a->snd, boxes, n);
-    if (h->kind != PH_PRIM || (h->prim != PRIM_SLICE_ACC && h->prim != PRIM_TRANSPOSE_ACC) || nops == 16) return false;
+    bool view = h->kind == PH_PRIM && (h->prim == PRIM_SLICE_ACC || h->prim == PRIM_TRANSPOSE_ACC ||
+                                       h->prim == PRIM_JOIN_ACC || h->prim == PRIM_SPLIT_ACC);
+    if (!view || nops == 16) return false;
     ops[nops++] = h;
     a = a->snd;
   }
@@ -652,7 +656,16 @@ static bool region_boxes(SizeCtx *sc, const Phrase *a, RegionBox *boxes, int *n)
   RegionBox *b = &boxes[(*n)++];
   *b = (RegionBox){.root = a->binder};
   int perm[REGION_MAX_DIMS] = {0, 1, 2, 3};
+  bool reshaped = false; /* after a joinAcc or splitAcc: the region's shape is no longer the variable's */
   for (int i = nops - 1; i >= 0; i--) {
+    if (ops[i]->prim == PRIM_JOIN_ACC || ops[i]->prim == PRIM_SPLIT_ACC) {
+      reshaped = true;
+      continue;
+    }
+    if (reshaped) {
+      if (ops[i]->prim != PRIM_TRANSPOSE_ACC) return false; /* a slice of the reshaped region: not tracked */
+      continue;
+    }
     if (ops[i]->prim == PRIM_TRANSPOSE_ACC) {
       int t = perm[0];
       perm[0] = perm[1];

@@ -352,7 +352,7 @@ static bool find_map(Groups *G, const Phrase *p, View acc) {
     View *a = new_view(G, acc.a), *b = new_view(G, acc.b);
     int w1, w2;
     const Phrase *y1 = views_to_part(G, s.args[0], a, &w1), *y2 = views_to_part(G, s.args[1], b, &w2);
-    if (!y1 || y1 != y2 || w1 != 1 || w2 != 2) return false;
+    if (!y1 || !y2 || w1 != 1 || w2 != 2 || !phrase_alpha_equal(y1, y2)) return false;
     return find_map(G, y1, (View){.kind = V_PAIR, .a = a, .b = b});
   }
   case PRIM_UNZIP: /* unzipAcc: the pair of arrays written as an array of pairs */
@@ -390,6 +390,10 @@ static bool uses_ok(Groups *G, const Phrase *p, const Bound *env) {
   case PH_DEF: return true;
   case PH_LAM: return uses_ok(G, p->body, env);
   case PH_APP: {
+    /* the regions written by one value's parts: the value, once (the
+     * copy in the second part is not computed, translate/stage1.c) */
+    const Phrase *parts = phrase_pair_of_parts(G->arena, p);
+    if (parts) return uses_ok(G, parts, env);
     PhraseSpine s;
     phrase_spine(G->arena, p, &s);
     if (p == G->map) {

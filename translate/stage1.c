@@ -1041,16 +1041,17 @@ static const Phrase *views_to_part(Stage1 *s, const Phrase *e, Phrase **acc, int
  *     A[[y]](pairAcc V1acc(A1) V2acc(A2))
  * NULL when the pair or A is not of that form (elsewhere each component
  * is written on its own, view_acc_tr). */
-static Phrase *pair_of_parts(Stage1 *s, const Spine *sp, Phrase *acc) {
+static Phrase *pair_of_parts(Stage1 *s, const Phrase *e, const Spine *sp, Phrase *acc) {
   Builder *b = &s->b;
   Spine regions;
   if (sp->nargs != 2 || !spine_of(b->arena, acc, &regions) || regions.head->prim != PRIM_PAIR_ACC ||
       regions.nargs != 2)
     return NULL;
+  if (!phrase_pair_of_parts(b->arena, e)) return NULL;
   Phrase *a1 = regions.args[0], *a2 = regions.args[1];
   int w1, w2;
   const Phrase *y1 = views_to_part(s, sp->args[0], &a1, &w1), *y2 = views_to_part(s, sp->args[1], &a2, &w2);
-  if (!y1 || y1 != y2 || w1 != 1 || w2 != 2) return NULL;
+  if (!y1 || !y2 || w1 != 1 || w2 != 2) INTERNAL("stage I: a pair of parts whose views have no acceptors");
   DataType *t = b_data(y1);
   Phrase *p = b_prim(b, PRIM_PAIR_ACC, 0, pt_fn(b->tc, a1->type, pt_fn(b->tc, a2->type, pt_acc(b->tc, t))));
   return acc_tr(s, (Phrase *)y1, b_app(b, b_app(b, p, a1), a2));
@@ -1235,7 +1236,7 @@ static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
       break;
     /* written through when they have an acceptor form (prims.h, LOWERED) */
     case PRIM_PAIR:
-      r = pair_of_parts(s, &sp, acc);
+      r = pair_of_parts(s, e, &sp, acc);
       if (!r) r = view_acc_tr(s, &sp, acc);
       break;
     case PRIM_ZIP:
