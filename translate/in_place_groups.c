@@ -32,7 +32,7 @@
 
 #include <string.h>
 
-enum { GO_MAX_DIMS = 8, GO_MAX_AXES = 8 };
+enum { GO_MAX_DIMS = 8, GO_MAX_AXES = 8, GO_MAX_GROUP_DIMS = 3 };
 
 typedef struct VDim {
   Size n, coef;
@@ -69,9 +69,13 @@ typedef struct Groups {
   Size axis_n[GO_MAX_AXES];
   /* the regions: lo and one past the last, of their first ndims axes */
   Size lo[DECL_MAX_REGIONS][DECL_MAX_REGION], end[DECL_MAX_REGIONS][DECL_MAX_REGION];
-  const Phrase *map; /* the mapWorkgroup whose element g each group is */
-  Size g;            /* the group's element, a size variable of its own */
-  View own;          /* W(g): where element g of the map is written */
+  /* the mapWorkgroups, outermost first, each inside the function of the
+   * one before, whose elements g[i] a group is, each a size variable of
+   * its own; own, W(g): where the innermost's element is written */
+  const Phrase *maps[GO_MAX_GROUP_DIMS];
+  Size g[GO_MAX_GROUP_DIMS];
+  int nmaps;
+  View own;
 } Groups;
 
 static Size sadd(Groups *G, Size a, Size b) { return size_add(G->sc, a, b); }
@@ -284,10 +288,10 @@ static bool inside(Groups *G, const View *v, const View *w) {
   return true;
 }
 
-/* (b): each array of v lies inside one of W(g)'s */
+/* each array of v lies inside one of W(g)'s (b) or outside every region (a) */
 static bool inside_own(Groups *G, const View *v) {
   if (v->kind != V_ARRAY) return inside_own(G, v->a) && inside_own(G, v->b);
-  return inside(G, v, &G->own);
+  return inside(G, v, &G->own) || outside_regions(G, v);
 }
 
 /* each array of the element w of a map whose acceptor's outer dimension
@@ -359,10 +363,15 @@ static bool find_map(Groups *G, const Phrase *p, View acc) {
     if (s.nargs != 1 || acc.kind != V_PAIR || acc.a->kind != V_ARRAY || acc.b->kind != V_ARRAY) return false;
     return find_map(G, s.args[0], (View){.kind = V_ZIP, .a = acc.a, .b = acc.b});
   case PRIM_MAP_WORKGROUP: {
-    if (s.nargs != 2 || acc.kind == V_PAIR) return false;
-    const View *w = element(G, &acc, G->g);
+    /* distinct elements here are apart; within one, the mapWorkgroup its
+     * function writes through, if any, parts it further */
+    if (s.nargs != 2 || acc.kind == V_PAIR || G->nmaps == GO_MAX_GROUP_DIMS) return false;
+    const View *w = element(G, &acc, G->g[G->nmaps]);
     if (!w || !elements_apart(G, &acc, w)) return false;
-    G->map = p;
+    int level = G->nmaps++;
+    G->maps[level] = p;
+    if (s.args[0]->kind == PH_LAM && find_map(G, s.args[0]->body, *w)) return true;
+    G->nmaps = level + 1;
     G->own = *w;
     return true;
   }
@@ -396,11 +405,15 @@ static bool uses_ok(Groups *G, const Phrase *p, const Bound *env) {
     if (parts) return uses_ok(G, parts, env);
     PhraseSpine s;
     phrase_spine(G->arena, p, &s);
-    if (p == G->map) {
+    for (int i = 0; i < G->nmaps; i++) {
+      if (p != G->maps[i]) continue;
+      /* the element of an outer map is a view its function takes the
+       * inner map's input from; the innermost's is the group's own */
       const View *in = view_of(G, s.args[1], env);
-      const View *e = in ? element(G, in, G->g) : NULL;
-      if (!e || !inside_own(G, e) || s.args[0]->kind != PH_LAM) return false;
-      Bound b = {s.args[0]->lam_binder, NULL, env};
+      const View *e = in ? element(G, in, G->g[i]) : NULL;
+      bool innermost = i == G->nmaps - 1;
+      if (!e || (innermost && !inside_own(G, e)) || s.args[0]->kind != PH_LAM) return false;
+      Bound b = {s.args[0]->lam_binder, innermost ? NULL : e, env};
       return uses_ok(G, s.args[0]->body, &b);
     }
     if (s.head->kind == PH_PRIM && prim_level(s.head->prim) == PLVL_WORKGROUP) return false;
@@ -440,6 +453,7 @@ bool in_place_groups_own(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *k, 
       G.lo[r][d] = k->regions[r].lo[d];
       G.end[r][d] = sadd(&G, k->regions[r].lo[d], k->regions[r].len[d]);
     }
-  G.g = size_var(G.sc, intern(in, "group g", 7));
+  static const char *const names[GO_MAX_GROUP_DIMS] = {"group g0", "group g1", "group g2"};
+  for (int i = 0; i < GO_MAX_GROUP_DIMS; i++) G.g[i] = size_var(G.sc, intern(in, names[i], strlen(names[i])));
   return find_map(&G, body, result_view(&G, 0)) && uses_ok(&G, body, NULL);
 }
