@@ -934,6 +934,13 @@ static Phrase *con_tr(Stage1 *s, Phrase *e, Phrase *k) {
  * (Figure 5a): its type is acc[type of A] -> acc[type of e]. */
 static Phrase *acc_view(Stage1 *s, Prim view, const Phrase *head, Phrase *acc, Phrase *e) {
   Builder *b = &s->b;
+  /* pairAcc1 (pairAcc A1 A2) is A1: a component of an in-place kernel's
+   * regions is its region's acceptor, where a pair of parts inside
+   * (pair_of_parts) finds it */
+  Spine pa;
+  if ((view == PRIM_PAIR_ACC1 || view == PRIM_PAIR_ACC2) && spine_of(b->arena, acc, &pa) &&
+      pa.head->prim == PRIM_PAIR_ACC && pa.nargs == 2)
+    return pa.args[view == PRIM_PAIR_ACC1 ? 0 : 1];
   PhraseType *ty = pt_fn(b->tc, acc->type, pt_acc(b->tc, b_data(e)));
   Phrase *p = b_prim(b, view, 0, ty);
   p->sizes[0] = head->sizes[0];
