@@ -8,8 +8,8 @@
  * orders the group's own reads and writes, nothing orders another
  * group's.  With several groups it needs to know that every element a
  * group reads before the barrier is
- *   (a) outside the region the kernel updates: no work-item writes it, or
- *   (b) in the part of the region its own group writes.
+ *   (a) outside the regions the kernel updates: no work-item writes it, or
+ *   (b) in the part of a region its own group writes.
  * That is decided here from the typed functional body, where the
  * footprints are views of the input (split, drop, take, transpose, zip,
  * a map of views), not from the generated code.
@@ -20,13 +20,17 @@
  * take change these and nothing else.  Its footprint is a box: on axis d,
  * from base[d] for 1 + sum (n - 1)*coef over the dimensions on d.
  *
- * The body must write its one mapWorkgroup's results through views
- * (join, split, transpose) of the region: element g of the map is written
- * to the box W(g), whose start on some axis is base + c*g with the rest
- * of W(g) at most c long there, so that no two groups' boxes meet.  The
- * map's input is a view of xs whose element g lies inside W(g) (b); every
- * other view of xs in the body lies outside the region (a); any other use
- * of xs (a reduction over it, a second mapWorkgroup) leaves the proof
+ * The body must write its mapWorkgroup's results through views (join,
+ * split, transpose) of the region (of each region, for a pair of regions
+ * written by one map: unzip, and a pair of views of its parts):
+ * element g of the map is written to the box W(g), whose start on some
+ * axis is base + c*g with the rest of W(g) at most c long there, so that
+ * no two groups' boxes meet (a mapWorkgroup inside the function of
+ * another parts each element of the outer one the same way: groups in
+ * two or three dimensions).  The innermost map's input is a view of xs
+ * whose element g lies inside W(g) (b) or outside the regions (a); every
+ * other view of xs in the body lies outside the regions (a); any other
+ * use of xs (a reduction over it, another mapWorkgroup) leaves the proof
  * unmade, and the kernel with several groups is refused (E0705). */
 #include "in_place_groups.h"
 
