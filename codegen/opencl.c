@@ -1444,11 +1444,9 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   kir_hoist_guards(&kk->body);
   bool one_group = true; /* the staged rule of in_place.c: no other group to race with */
   for (int d = 0; d < 3; d++) one_group = one_group && ids.groups[d] && ids.groups[d]->kind == IX_CONST && ids.groups[d]->value == 1;
-  /* or groups that read only their own blocks and what no group writes,
-   * shown on the functional body (translate/in_place_groups.c) */
-  one_group = one_group || k->def->groups_own;
   bool staged = false;
   if (k->in_place && !kir_check_in_place(a, k->diag, kk, k->params[0].name, k->params[k->updated].name, one_group,
+                                         k->def->groups_own,
                                          &staged, k->def->decl->updates_span, k->backend->print_expr))
     return NULL;
   if (k->in_place && staged)
