@@ -219,7 +219,7 @@ static void emit_types(Ctx *c) {
       emit(&c->out, "%s %s : ", def->is_kernel ? "kernel" : "pipeline", def->name);
       dt_print(&c->out, def->result->data);
       /* in place: written into the input (docs/language.md section 27) */
-      if (def->updates) emit(&c->out, ", in place of %s%s", def->updates->name, def->nregion ? " (a region)" : "");
+      if (def->updates) emit(&c->out, ", in place of %s%s", def->updates->name, def->nregions > 1 ? " (regions)" : def->nregions ? " (a region)" : "");
     } else if (def->is_foreign) {
       /* its declared type, as its parameters are written */
       emit(&c->out, "foreign %s : ", def->name);

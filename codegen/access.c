@@ -1323,6 +1323,9 @@ static Target gen_prim_acc(CG *cg, const Phrase *a, const Spine *s, const Step *
                         gen_acc(cg, s->args[0], step_idx(cg, j, step_idx(cg, i, rest))));
     return ix_provably_less(x, ix_sub(x, i, K(cg, 1)), j) ? t : guarded(cg, t, index_test(cg, j, KB_GE, i));
   }
+  case PRIM_PAIR_ACC: /* pairAcc A1 A2, k::ps -> ps into Ak (b_assign writes a pair field by field) */
+    if (!ps || ps->kind != STEP_FIELD || (ps->n != 1 && ps->n != 2)) goto bad;
+    return gen_acc(cg, s->args[ps->n - 1], ps->next);
   case PRIM_UNZIP_ACC: /* unzipAcc, i::k::ps -> k::i::ps: element i of array k */
     rest = need_idx(cg, ps, a, &i);
     if (!rest || rest->kind != STEP_FIELD) goto bad; /* b_assign writes a pair field by field */

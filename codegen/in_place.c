@@ -43,8 +43,11 @@
  * section 6.12.8).  Across groups nothing orders them, so the prefix's
  * reads must touch no element another group writes: proven here when one
  * work-group does the work (the group count is a constant 1 in every
- * dimension, or the loops above); with more, the kernel is refused
- * (E0705) rather than trusted. */
+ * dimension, or the loops above), or by the caller from the functional
+ * body (one_group: translate/in_place_groups.c shows from the views of
+ * xs that each group reads only the part of the region it writes and
+ * what no group writes); otherwise the kernel is refused (E0705) rather
+ * than trusted. */
 #include "kir.h"
 
 #include <string.h>
@@ -266,33 +269,41 @@ static bool stmt_mentions(KirStmt *s, const char *name) {
   return m.found;
 }
 
-/* is s a loop over work-groups that only group 0 enters, once: `for (wg
- * = get_group_id(d); wg < 1; wg += get_num_groups(d))`, a mapWorkgroup
- * over one element launched with a local size of the user's (the group
- * count is then not known to code generation) */
-static bool group_loop_once(const KirStmt *s) {
+/* is s a loop over work-groups, `for (wg = get_group_id(d); wg < n; wg
+ * += get_num_groups(d))` (a mapWorkgroup launched with a local size of
+ * the user's: the group count is then not known to code generation),
+ * and does only group 0 enter it, once (n is 1) */
+static bool group_loop(const KirStmt *s, bool *once) {
   if (s->kind != KS_FOR) return false;
   const KirExpr *from = kir_query_of(s->loop.init), *by = kir_query_of(s->loop.step);
   int64_t bound;
+  *once = kir_const_int(s->loop.bound, &bound) && bound == 1;
   return from && from->query.query == KQ_GROUP_ID && by && by->query.query == KQ_NUM_GROUPS &&
-         by->query.dim == from->query.dim && kir_const_int(s->loop.bound, &bound) && bound == 1;
+         by->query.dim == from->query.dim;
 }
 
 /* The block whose statements the staged rule splits: the kernel's body,
  * or the body of the loops over work-groups that make all of it and that
  * only group 0 enters, once (then *one_group: no other group runs any of
- * it) */
-static KirBlock *staged_block(KirKernel *k, bool *one_group) {
+ * it); with groups_apart, of any loops over work-groups, whose every
+ * iteration is an element no other iteration of any group reads before
+ * its barrier or writes (translate/in_place_groups.c), so that one
+ * group's iterations are ordered among themselves as different groups'
+ * need not be */
+static KirBlock *staged_block(KirKernel *k, bool *one_group, bool groups_apart) {
   KirBlock *b = &k->body;
   for (;;) {
     KirStmt *loop = NULL;
+    bool once = false;
     for (KirStmt *s = b->first; s; s = s->next) {
-      if (s->kind == KS_COMMENT) continue;
-      if (loop || !group_loop_once(s)) return b;
+      /* a barrier beside the loop (the previous iteration's local memory
+       * done with) orders more, never less */
+      if (s->kind == KS_COMMENT || (groups_apart && s->kind == KS_BARRIER)) continue;
+      if (loop || !group_loop(s, &once) || !(once || groups_apart)) return b;
       loop = s;
     }
     if (!loop) return b;
-    *one_group = true;
+    if (once) *one_group = true;
     b = &loop->loop.body;
   }
 }
@@ -324,7 +335,7 @@ static Buf offence_message(Arena *a, const KirKernel *k, const InPlace *ip, cons
 }
 
 bool kir_check_in_place(Arena *a, Diag *diag, KirKernel *k, const char *out, const char *in, bool one_group,
-                        bool *staged, Span at, void (*print_expr)(Buf *out, const KirExpr *e)) {
+                        bool groups_apart, bool *staged, Span at, void (*print_expr)(Buf *out, const KirExpr *e)) {
   *staged = false;
   /* a kernel that never names the input has nothing to prove: with no
    * output to match, any use of it is an offence */
@@ -336,7 +347,8 @@ bool kir_check_in_place(Arena *a, Diag *diag, KirKernel *k, const char *out, con
   if (!ip.bad) return true;
   /* the staged rule: reads before a barrier of the group, the first rule
    * after it */
-  KirBlock *body = staged_block(k, &one_group);
+  one_group = one_group || groups_apart;
+  KirBlock *body = staged_block(k, &one_group, groups_apart);
   KirStmt *sep = separating_barrier(body, out);
   if (sep) {
     InPlace before = {.arena = a, .out = out, .in = in, .staged = true};

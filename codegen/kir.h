@@ -600,14 +600,16 @@ void kir_sink_into_guards(Arena *a, KirKernel *k);
 /* A kernel computing in place (docs/language.md section 27), its output
  * out the buffer of its input in, reads in only at the element it writes,
  * in the statement that writes it, or, when the launch has one
- * work-group (one_group), anywhere before a barrier of the group that
+ * work-group (one_group) or no group reads what another writes
+ * (groups_apart, shown by translate/in_place_groups.c: then also inside
+ * a loop over work-groups), anywhere before a barrier of the group that
  * precedes every use of the output (that barrier then fences global
  * memory, and *staged is set; in_place.c says why these suffice); else
  * reports E0704 (E0705: staged, but more than one group) at `at` (the
  * kernel's updates clause), the read printed by print_expr, and returns
  * false. */
 bool kir_check_in_place(Arena *a, Diag *diag, KirKernel *k, const char *out, const char *in, bool one_group,
-                        bool *staged, Span at, void (*print_expr)(Buf *out, const KirExpr *e));
+                        bool groups_apart, bool *staged, Span at, void (*print_expr)(Buf *out, const KirExpr *e));
 /* Once kir_check_in_place holds: the output out written through the
  * parameter of in, its own parameter dropped, so that the kernel takes the
  * one buffer once (kparam_arg, kernel.h, maps the interface's parameters

@@ -263,8 +263,17 @@ static inline bool param_tune_allows(const Param *pa, uint64_t v) {
 }
 
 /* the dimensions an `updates` region may restrict: the outer two, which
- * acceptor views can reach (translate/stage1.c, region_acc) */
-enum { DECL_MAX_REGION = 2 };
+ * acceptor views can reach (translate/stage1.c, region_acc); and how many
+ * regions one clause may give (docs/language.md section 27) */
+enum { DECL_MAX_REGION = 2, DECL_MAX_REGIONS = 4 };
+
+/* one region of an `updates` clause, `[lo .. hi][lo .. hi]` as written:
+ * ndims ranges, of the outer dimensions, both ends included */
+typedef struct RegionAst {
+  int ndims;
+  SizeAst *lo[DECL_MAX_REGION], *hi[DECL_MAX_REGION];
+  Span span; /* from its first bracket to its last */
+} RegionAst;
 
 typedef struct Decl {
   bool is_kernel;
@@ -289,8 +298,10 @@ typedef struct Decl {
    * section 27): the kernel computes in place, its output written into the
    * buffer of its input updates (NULL: none); with a region,
    * `updates xs [1 .. M-2][1 .. N-2]`, the result fills elements
-   * region_lo[d] to region_hi[d] (both included) of the first nregion
-   * dimensions and the rest of xs is left as it is. */
+   * lo[d] to hi[d] (both included) of the region's first ndims
+   * dimensions and the rest of xs is left as it is; with several regions
+   * (`updates xs [..], [..]`), the result is the tuple of their values,
+   * pairs nested to the right, each filling its region. */
   Sym updates;
   Span updates_span; /* the clause, from `updates` to its last bracket */
   /* `kernel k ... (perm: [N]idx[N]) permutation perm = ...`
@@ -300,8 +311,9 @@ typedef struct Decl {
   int nperms;
   Sym *perms;
   Span *perm_spans;
-  int nregion;
-  SizeAst *region_lo[DECL_MAX_REGION], *region_hi[DECL_MAX_REGION];
+  /* the regions of `updates xs [..][..], [..][..]`, none for all of xs */
+  int nregions;
+  RegionAst regions[DECL_MAX_REGIONS];
 } Decl;
 
 /* a def whose parameters are untyped (PARAM_UNTYPED) */

@@ -531,12 +531,15 @@ void decl_print(Buf *out, const Decl *d, Sym name) {
   if (d->nperms) buf_puts(out, " permutation");
   for (int j = 0; j < d->nperms; j++) emit(out, " %s", d->perms[j]);
   if (d->updates) emit(out, " updates %s", d->updates);
-  for (int j = 0; j < d->nregion; j++) {
-    buf_puts(out, " [");
-    size_ast_print(out, d->region_lo[j]);
-    buf_puts(out, " .. ");
-    size_ast_print(out, d->region_hi[j]);
-    buf_putc(out, ']');
+  for (int k = 0; k < d->nregions; k++) {
+    buf_puts(out, k ? ", " : " ");
+    for (int j = 0; j < d->regions[k].ndims; j++) {
+      buf_puts(out, "[");
+      size_ast_print(out, d->regions[k].lo[j]);
+      buf_puts(out, " .. ");
+      size_ast_print(out, d->regions[k].hi[j]);
+      buf_putc(out, ']');
+    }
   }
   if (d->result) {
     buf_puts(out, " : ");

@@ -126,6 +126,13 @@ Phrase *strategy_write_through(Arena *a, TypeCtx *tc, Phrase *normal_body);
 /* e computes nothing: variables and literals under views and view maps of
  * view functions (docs/language.md section 9) */
 bool phrase_is_view(Arena *a, const Phrase *e);
+/* p is pair (V1 (fst y)) (V2 (snd y)), V1 and V2 chains of views with
+ * acceptor twins, y the same phrase on both sides up to its bound names
+ * (a let's value copied into both by normalize.c): y, else NULL.  The result of a kernel updating several
+ * regions written so is y written once, through the pair of the regions'
+ * acceptors seen through V1 and V2 (translate/stage1.c, docs/language.md
+ * section 27). */
+const Phrase *phrase_pair_of_parts(Arena *a, const Phrase *p);
 
 
 /* Most phrase nodes a declaration may grow to by inlining (tests/limits). */

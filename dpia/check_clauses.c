@@ -41,8 +41,46 @@ static bool region_inside(Checker *c, const Decl *d, int i, Span whole, const Si
   return false;
 }
 
-void check_updates_region(Checker *c, Env *env, const Decl *d, DefInfo *def) {
+/* one region, ra as written, into r: false after an error */
+static bool check_region(Checker *c, Env *env, const Decl *d, DataType *t, const RegionAst *ra, Region *r) {
   SizeCtx *sc = &c->tc->sizes;
+  r->ndims = ra->ndims;
+  for (int i = 0; i < ra->ndims; i++) {
+    if (t->kind != DT_ARRAY) {
+      check_error(c, ERR_BAD_UPDATES, ra->lo[i]->span, "'%s' has %d dimension%s; the region gives %d", d->updates, i,
+                  i == 1 ? "" : "s", ra->ndims);
+      return false;
+    }
+    Size lo, hi;
+    bool ok = conv_size(c, env, ra->lo[i], &lo);
+    if (!(conv_size(c, env, ra->hi[i], &hi) && ok)) return false;
+    Span whole = ra->lo[i]->span;
+    whole.end = ra->hi[i]->span.end;
+    /* hi + 1 - lo elements, n - 1 - hi after them: both natural */
+    r->lo[i] = lo;
+    r->len[i] = size_sub(sc, size_add(sc, hi, size_const(sc, 1)), lo);
+    r->rest[i] = size_sub(sc, t->size, size_add(sc, hi, size_const(sc, 1)));
+    if (!region_inside(c, d, i, whole, (Size[3]){lo, hi, t->size}, r->len[i], r->rest[i])) return false;
+    require(c, REQ_NATURAL, r->len[i], whole, "the region of 'updates'");
+    require(c, REQ_NATURAL, r->rest[i], whole, "the region of 'updates'");
+    t = dt_resolve(t->elem);
+  }
+  return true;
+}
+
+/* Regions a and b are disjoint: on a dimension both restrict, one ends
+ * before the other begins, for all sizes (the translation writes each
+ * through an acceptor view of the one buffer, and an element in both
+ * would be written twice, by two work-items). */
+static bool regions_disjoint(SizeCtx *sc, const Region *a, const Region *b) {
+  for (int i = 0; i < a->ndims && i < b->ndims; i++)
+    if (size_provably_at_least(sc, b->lo[i], size_add(sc, a->lo[i], a->len[i])) ||
+        size_provably_at_least(sc, a->lo[i], size_add(sc, b->lo[i], b->len[i])))
+      return true;
+  return false;
+}
+
+void check_updates_region(Checker *c, Env *env, const Decl *d, DefInfo *def) {
   for (int i = 0; i < def->nparams; i++)
     if (def->params[i]->name == d->updates) def->updates = def->params[i];
   if (!def->updates) {
@@ -63,34 +101,23 @@ void check_updates_region(Checker *c, Env *env, const Decl *d, DefInfo *def) {
     def->updates = NULL;
     return;
   }
-  def->nregion = d->nregion;
-  for (int i = 0; i < d->nregion; i++) {
-    if (t->kind != DT_ARRAY) {
-      check_error(c, ERR_BAD_UPDATES, d->region_lo[i]->span, "'%s' has %d dimension%s; the region gives %d",
-                  d->updates, i, i == 1 ? "" : "s", d->nregion);
+  def->nregions = d->nregions;
+  for (int k = 0; k < d->nregions; k++)
+    if (!check_region(c, env, d, t, &d->regions[k], &def->regions[k])) {
       def->updates = NULL;
       return;
     }
-    Size lo, hi;
-    bool ok = conv_size(c, env, d->region_lo[i], &lo);
-    if (!(conv_size(c, env, d->region_hi[i], &hi) && ok)) {
+  for (int k = 1; k < d->nregions; k++)
+    for (int j = 0; j < k; j++) {
+      if (regions_disjoint(&c->tc->sizes, &def->regions[j], &def->regions[k])) continue;
+      check_error(c, ERR_UPDATES_REGIONS_OVERLAP, d->regions[k].span,
+                  "region %d of 'updates %s' may overlap region %d: no dimension that both restrict shows one "
+                  "ending before the other begins, and an element in both would be written twice",
+                  k + 1, d->updates, j + 1);
+      diag_note(c->diag, d->regions[j].span, "region %d is here", j + 1);
       def->updates = NULL;
       return;
     }
-    Span whole = d->region_lo[i]->span;
-    whole.end = d->region_hi[i]->span.end;
-    /* hi + 1 - lo elements, n - 1 - hi after them: both natural */
-    def->region_lo[i] = lo;
-    def->region_len[i] = size_sub(sc, size_add(sc, hi, size_const(sc, 1)), lo);
-    def->region_rest[i] = size_sub(sc, t->size, size_add(sc, hi, size_const(sc, 1)));
-    if (!region_inside(c, d, i, whole, (Size[3]){lo, hi, t->size}, def->region_len[i], def->region_rest[i])) {
-      def->updates = NULL;
-      return;
-    }
-    require(c, REQ_NATURAL, def->region_len[i], whole, "the region of 'updates'");
-    require(c, REQ_NATURAL, def->region_rest[i], whole, "the region of 'updates'");
-    t = dt_resolve(t->elem);
-  }
 }
 
 /* `permutation p` (docs/language.md section 29): p is a parameter of the
@@ -138,27 +165,31 @@ void check_permutation_params(Checker *c, const Decl *d, DefInfo *def) {
   }
 }
 
-/* the type of the result: xs's, or its region's */
+/* the type of region r of xs's type whole */
+static DataType *region_type(TypeCtx *tc, DataType *whole, const Region *r) {
+  DataType *t = whole;
+  for (int i = 0; i < r->ndims; i++) t = dt_resolve(t->elem);
+  for (int i = r->ndims - 1; i >= 0; i--) t = dt_array(tc, r->len[i], t);
+  return t;
+}
+
+/* the type of the result: xs's, its region's, or the tuple of its
+ * regions' (pairs nested to the right) */
 void check_updates_result(Checker *c, const Decl *d, DefInfo *def) {
   TypeCtx *tc = c->tc;
   DataType *whole = dt_resolve(def->updates->type->data), *t = whole;
-  Size lens[DECL_MAX_REGION];
-  for (int i = 0; i < def->nregion; i++) {
-    lens[i] = def->region_len[i];
-    t = dt_resolve(t->elem);
-  }
-  for (int i = def->nregion - 1; i >= 0; i--) t = dt_array(tc, lens[i], t);
+  if (def->nregions > 0) t = region_type(tc, whole, &def->regions[def->nregions - 1]);
+  for (int k = def->nregions - 2; k >= 0; k--) t = dt_pair(tc, region_type(tc, whole, &def->regions[k]), t);
   DataType *got = def->result->data;
   if (dt_equal(got, t)) return;
   TypeNamer tn;
   check_namer(c, &tn);
-  if (def->nregion == 0)
+  if (def->nregions == 0)
     check_error(c, ERR_BAD_UPDATES, d->updates_span,
                 "kernel '%s' updates '%s' of type %s, but its result is %s: the result of a kernel computing in place "
                 "has the type of the input it updates",
                 d->name, d->updates, tn_data(&tn, whole), tn_data(&tn, got));
   else
-    check_error(c, ERR_BAD_UPDATES, d->updates_span,
-                "kernel '%s' updates a region of type %s of '%s', but its result is %s", d->name, tn_data(&tn, t),
-                d->updates, tn_data(&tn, got));
+    check_error(c, ERR_BAD_UPDATES, d->updates_span, "kernel '%s' updates %s of type %s of '%s', but its result is %s",
+                d->name, def->nregions == 1 ? "a region" : "regions", tn_data(&tn, t), d->updates, tn_data(&tn, got));
 }

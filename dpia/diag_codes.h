@@ -117,6 +117,7 @@
   X(E0703, WORKGROUP_SIZE_NOT_FIXED, "a kernel whose work-group size is not a constant")                         \
   X(E0704, UPDATE_NOT_POINTWISE, "a kernel computing in place that reads its updated input elsewhere than where it writes") \
   X(E0705, UPDATE_ACROSS_GROUPS, "a kernel computing in place whose work-groups may read what another group writes") \
+  X(E0706, UPDATES_REGIONS_OVERLAP, "an updates clause whose regions may overlap")                                  \
   X(E0801, TUNE_OUTSIDE_KERNEL, "a tune parameter declared by a def")                                           \
   X(E0802, BAD_TUNE_VALUES, "invalid values in a tune parameter's declaration")                                 \
   X(E0803, SET_UNKNOWN, "--set of a name that is not a tune parameter of the kernels")                          \

@@ -1226,7 +1226,27 @@ static void parse_param_group(Parser *p, Vec *params) {
   }
 }
 
-/* updates ::= 'updates' IDENT ('[' size '..' size ']')*   (docs/language.md
+/* region ::= ('[' size '..' size ']')+ */
+static bool parse_region(Parser *p, RegionAst *r) {
+  r->span = p->tok.span;
+  while (at(p, TOK_LBRACKET)) {
+    Span open = p->tok.span;
+    if (r->ndims == DECL_MAX_REGION) {
+      fail(p, ERR_BAD_UPDATES, "a region of 'updates' restricts at most the outer two dimensions");
+      return false;
+    }
+    advance(p);
+    r->lo[r->ndims] = parse_size(p);
+    if (!expect(p, TOK_DOTDOT, "the first index of the region")) return false;
+    r->hi[r->ndims] = parse_size(p);
+    if (!expect_closer(p, TOK_RBRACKET, open, "the last index of the region")) return false;
+    r->ndims++;
+  }
+  r->span.end = p->prev.end;
+  return true;
+}
+
+/* updates ::= 'updates' IDENT [region (',' region)*]   (docs/language.md
  * section 27; `updates` is a word only there, after a kernel's parameters) */
 static bool parse_updates(Parser *p, Decl *d) {
   uint32_t begin = p->tok.span.begin;
@@ -1237,18 +1257,20 @@ static bool parse_updates(Parser *p, Decl *d) {
   }
   d->updates = p->tok.ident;
   advance(p);
-  while (at(p, TOK_LBRACKET)) {
-    Span open = p->tok.span;
-    if (d->nregion == DECL_MAX_REGION) {
-      fail(p, ERR_BAD_UPDATES, "a region of 'updates' restricts at most the outer two dimensions");
-      return false;
+  if (at(p, TOK_LBRACKET)) {
+    for (;;) {
+      if (d->nregions == DECL_MAX_REGIONS) {
+        fail(p, ERR_BAD_UPDATES, "'updates' gives at most 4 regions");
+        return false;
+      }
+      if (!parse_region(p, &d->regions[d->nregions++])) return false;
+      if (!at(p, TOK_COMMA)) break;
+      advance(p);
+      if (!at(p, TOK_LBRACKET)) {
+        expected(p, "a region '[lo .. hi]' after ',' in 'updates %s'", d->updates);
+        return false;
+      }
     }
-    advance(p);
-    d->region_lo[d->nregion] = parse_size(p);
-    if (!expect(p, TOK_DOTDOT, "the first index of the region")) return false;
-    d->region_hi[d->nregion] = parse_size(p);
-    if (!expect_closer(p, TOK_RBRACKET, open, "the last index of the region")) return false;
-    d->nregion++;
   }
   d->updates_span = p->prev;
   d->updates_span.begin = begin;

@@ -193,6 +193,9 @@ typedef struct PhraseSpine {
 void phrase_spine(Arena *a, const Phrase *p, PhraseSpine *s);
 /* the variables of binder x in p */
 int phrase_uses(const Phrase *p, const Binder *x);
+/* a and b are the same phrase up to the names of their bound variables
+ * (a copy, phrase_copy: normalize.c copies a let's value into each use) */
+bool phrase_alpha_equal(const Phrase *a, const Phrase *b);
 /* a primitive for which pred holds anywhere in p */
 bool phrase_has_prim(const Phrase *p, bool (*pred)(Prim));
 /* a map, reduction or materialisation anywhere in p (prim_computes) */
@@ -213,6 +216,12 @@ typedef enum PhraseStage {
 enum { FOREIGN_MAX_ARGS = 8 };
 
 /* A checked declaration. */
+/* one region of an in-place kernel, checked (DefInfo.regions) */
+typedef struct Region {
+  int ndims;
+  Size lo[DECL_MAX_REGION], len[DECL_MAX_REGION], rest[DECL_MAX_REGION];
+} Region;
+
 struct DefInfo {
   const Decl *decl;
   Sym name;
@@ -240,13 +249,19 @@ struct DefInfo {
   Size *req_sizes;
   bool *req_positive;
   /* a kernel computing in place (`updates xs`, docs/language.md section
-   * 27): the parameter whose buffer the output is, NULL for none; with a
-   * region, the result fills elements region_lo[d] to region_lo[d] +
-   * region_len[d] - 1 of dimension d < nregion, region_rest[d] elements
-   * after them (the sizes of sliceAcc o m r, translate/stage1.c) */
+   * 27): the parameter whose buffer the output is, NULL for none; with
+   * regions, region k's value fills elements lo[d] to lo[d] + len[d] - 1
+   * of its dimensions d < ndims, rest[d] elements after them (the sizes
+   * of sliceAcc o m r, translate/stage1.c); with several, the result is
+   * the tuple of the regions' values (pairs nested to the right), the
+   * regions pairwise disjoint (check_clauses.c) */
   Binder *updates;
-  int nregion;
-  Size region_lo[DECL_MAX_REGION], region_len[DECL_MAX_REGION], region_rest[DECL_MAX_REGION];
+  /* with several work-groups, each group reads xs before its barrier only
+   * where no other group writes (translate/in_place_groups.c): the staged
+   * rule of codegen/in_place.c then holds across groups */
+  bool groups_own;
+  int nregions;
+  Region regions[DECL_MAX_REGIONS];
 };
 
 /* invariant.c: what is wrong with def, the output of stage, or NULL when

@@ -338,6 +338,13 @@
      which covers A (scir.c, docs/language.md section 29.1) */ \
   X(MIRROR_ACC, "mirrorAcc", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
     "acc[[n][n]a] -> acc[[n][n]a]") \
+  /* pairAcc A B: the acceptor of a pair whose first component is written \
+     through A and its second through B (pairAcc1 (pairAcc A B) is A): \
+     the result of a kernel updating several regions of one buffer \
+     (docs/language.md section 27), A and B region views of it that \
+     scir.c shows disjoint */ \
+  X(PAIR_ACC, "pairAcc", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
+    "acc[a] -> acc[b] -> acc[(a, b)]") \
   X(AS_SCALAR_ACC, "asScalarAcc", 1, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
     "k. acc[[n*k]s] -> acc[[n]v] where width k, numeric s, vector v s k") \
   X(AS_VECTOR_ACC, "asVectorAcc", 0, 0, PF_IMP | PF_VIEW, VIEW_ACC, NONE, COUNT, \
@@ -530,7 +537,7 @@ Prim prim_lookup(const char *name, size_t len, int *dim);
   case PRIM_IDX_ACC: case PRIM_SPLIT_ACC: case PRIM_JOIN_ACC: case PRIM_PAIR_ACC1: \
   case PRIM_PAIR_ACC2: case PRIM_ZIP_ACC1: case PRIM_ZIP_ACC2: case PRIM_UNZIP_ACC: case PRIM_AS_SCALAR_ACC: \
   case PRIM_SCATTER_ACC: case PRIM_AS_VECTOR_ACC: case PRIM_TRANSPOSE_ACC: case PRIM_SLICE_ACC: \
-  case PRIM_TAKE_ACC: case PRIM_DROP_ACC: case PRIM_MIRROR_ACC: case PRIM_DEP_JOIN_ACC
+  case PRIM_TAKE_ACC: case PRIM_DROP_ACC: case PRIM_MIRROR_ACC: case PRIM_DEP_JOIN_ACC: case PRIM_PAIR_ACC
 #define PRIM_CASES_MAP_I \
   case PRIM_MAP_I: case PRIM_MAP_I_SEQ: case PRIM_MAP_I_GLOBAL: case PRIM_MAP_I_WORKGROUP: \
   case PRIM_MAP_I_LOCAL

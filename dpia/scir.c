@@ -618,6 +618,93 @@ static void mirror_root(Scir *s, const Phrase *p) {
     }
 }
 
+/* pairAcc A1 A2 (prims.h): the acceptor of the regions of a kernel
+ * updating several regions of one buffer (docs/language.md section 27).
+ * Its two sides write one variable, which App forbids, unless they are
+ * regions of it that do not meet: each a chain of sliceAcc and
+ * transposeAcc over that variable (or a pairAcc of such), seen through
+ * joinAcc, splitAcc and transposeAcc (which write the elements of the
+ * region, each once, in another shape), and each region
+ * of one side ending before each of the other's begins, or after it ends,
+ * on some dimension both slice, for all sizes (as the checker showed,
+ * check_clauses.c).  Then no element is written through both, and each
+ * side's views are bijections onto its region: App's argument holds. */
+enum { REGION_MAX_DIMS = 4, REGION_MAX = 8 };
+
+typedef struct RegionBox {
+  const Binder *root;
+  bool cut[REGION_MAX_DIMS];
+  Size lo[REGION_MAX_DIMS], len[REGION_MAX_DIMS];
+} RegionBox;
+
+/* the regions a writes (appended to boxes from *n), false when it is no
+ * chain of region views */
+static bool region_boxes(SizeCtx *sc, const Phrase *a, RegionBox *boxes, int *n) {
+  const Phrase *ops[16];
+  int nops = 0;
+  while (a->kind == PH_APP) {
+    const Phrase *h = a->fst;
+    if (h->kind == PH_APP && h->fst->kind == PH_PRIM && h->fst->prim == PRIM_PAIR_ACC)
+      return region_boxes(sc, h->snd, boxes, n) && region_boxes(sc, a->snd, boxes, n);
+    bool view = h->kind == PH_PRIM && (h->prim == PRIM_SLICE_ACC || h->prim == PRIM_TRANSPOSE_ACC ||
+                                       h->prim == PRIM_JOIN_ACC || h->prim == PRIM_SPLIT_ACC);
+    if (!view || nops == 16) return false;
+    ops[nops++] = h;
+    a = a->snd;
+  }
+  if (a->kind != PH_VAR || *n == REGION_MAX) return false;
+  RegionBox *b = &boxes[(*n)++];
+  *b = (RegionBox){.root = a->binder};
+  int perm[REGION_MAX_DIMS] = {0, 1, 2, 3};
+  bool reshaped = false; /* after a joinAcc or splitAcc: the region's shape is no longer the variable's */
+  for (int i = nops - 1; i >= 0; i--) {
+    if (ops[i]->prim == PRIM_JOIN_ACC || ops[i]->prim == PRIM_SPLIT_ACC) {
+      reshaped = true;
+      continue;
+    }
+    if (reshaped) {
+      if (ops[i]->prim != PRIM_TRANSPOSE_ACC) return false; /* a slice of the reshaped region: not tracked */
+      continue;
+    }
+    if (ops[i]->prim == PRIM_TRANSPOSE_ACC) {
+      int t = perm[0];
+      perm[0] = perm[1];
+      perm[1] = t;
+      continue;
+    }
+    int d = perm[0];
+    b->lo[d] = b->cut[d] ? size_add(sc, b->lo[d], ops[i]->sizes[0]) : ops[i]->sizes[0];
+    b->len[d] = ops[i]->sizes[1];
+    b->cut[d] = true;
+  }
+  return true;
+}
+
+static bool boxes_apart(SizeCtx *sc, const RegionBox *a, const RegionBox *b) {
+  if (a->root != b->root) return true;
+  for (int d = 0; d < REGION_MAX_DIMS; d++)
+    if (a->cut[d] && b->cut[d] &&
+        (size_provably_at_least(sc, b->lo[d], size_add(sc, a->lo[d], a->len[d])) ||
+         size_provably_at_least(sc, a->lo[d], size_add(sc, b->lo[d], b->len[d]))))
+      return true;
+  return false;
+}
+
+static bool regions_apart(Scir *s, const Phrase *p) {
+  if (p->fst->kind != PH_APP || p->fst->fst->kind != PH_PRIM || p->fst->fst->prim != PRIM_PAIR_ACC) return false;
+  TypeCtx tc;
+  type_ctx_init(&tc, s->arena);
+  RegionBox boxes[REGION_MAX];
+  int n1 = 0, n = 0;
+  if (!region_boxes(&tc.sizes, p->fst->snd, boxes, &n1)) return false;
+  n = n1;
+  if (!region_boxes(&tc.sizes, p->snd, boxes, &n)) return false;
+  for (int i = 0; i < n1; i++)
+    for (int j = n1; j < n; j++)
+      if (!boxes_apart(&tc.sizes, &boxes[i], &boxes[j])) return false;
+  return true;
+}
+
 static void usage_app(Scir *s, const Phrase *p, Uses *out) {
   Uses fu = {0}, au = {0};
   scatter_positions(s, p);
@@ -650,10 +737,11 @@ static void usage_app(Scir *s, const Phrase *p, Uses *out) {
 
   /* App: disjoint active identifiers (but see the pointwise reads above) */
   const Binder *pointwise = scir_pointwise_parfor(p);
+  bool apart = regions_apart(s, p);
   for (int i = 0; i < fu.n; i++) {
     const Use *x = &fu.items[i];
     const Use *y = uses_find(&au, x->binder);
-    if (!y || (!x->active && !y->active) || (x->binder == pointwise && !y->active)) continue;
+    if (!y || (!x->active && !y->active) || (x->binder == pointwise && !y->active) || apart) continue;
     s->ok = false;
     const Use *act = y->active ? y : x, *other = y->active ? x : y;
     diag_error(s->diag, ERR_INTERFERENCE, act->span,

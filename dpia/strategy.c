@@ -754,6 +754,31 @@ Phrase *strategy_write_through(Arena *a, TypeCtx *tc, Phrase *normal_body) {
 
 bool phrase_is_view(Arena *a, const Phrase *e) { return computing_part(a, e) == NULL; }
 
+/* e's views down to fst y (which 1) or snd y (2): y, or NULL */
+static const Phrase *part_of(Arena *a, const Phrase *e, int *which) {
+  for (;;) {
+    PhraseSpine sp;
+    phrase_spine(a, e, &sp);
+    if (e->kind != PH_APP || sp.head->kind != PH_PRIM || sp.nargs != 1) return NULL;
+    Prim p = sp.head->prim;
+    if (p == PRIM_FST || p == PRIM_SND) {
+      *which = p == PRIM_FST ? 1 : 2;
+      return sp.args[0];
+    }
+    if (prim_family(p) != PFAM_VIEW || prim_lowered(p) == PRIM_COUNT) return NULL;
+    e = sp.args[0];
+  }
+}
+
+const Phrase *phrase_pair_of_parts(Arena *a, const Phrase *p) {
+  PhraseSpine sp;
+  phrase_spine(a, p, &sp);
+  if (sp.head->kind != PH_PRIM || sp.head->prim != PRIM_PAIR || sp.nargs != 2) return NULL;
+  int w1, w2;
+  const Phrase *y1 = part_of(a, sp.args[0], &w1), *y2 = part_of(a, sp.args[1], &w2);
+  return y1 && y2 && w1 == 1 && w2 == 2 && phrase_alpha_equal(y1, y2) ? y1 : NULL;
+}
+
 /* A parallel map runs one work-item (or work-group) an element: over an
  * array of no elements (`take 0`) there would be nothing to launch, or a
  * work-group of no work-items, which OpenCL does not have.  A sequential
@@ -854,6 +879,13 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
   if (head->kind != PH_PRIM) {
     walk(s, head, f, (Position){false, head->span, PRIM_COUNT, head->prelude, NULL});
     for (int i = 0; i < nargs; i++) walk(s, args[i], f, (Position){false, head->span, PRIM_COUNT, head->prelude, NULL});
+    return;
+  }
+  const Phrase *parts = !f && pos.to_output && s->kernel->nregions > 1 ? phrase_pair_of_parts(s->arena, p) : NULL;
+  if (parts) {
+    /* the regions of an in-place kernel written by one value's parts
+     * through views (phrase_pair_of_parts): the value is written, once */
+    walk(s, parts, f, pos);
     return;
   }
   check_placement(s, head, &spine, f);

@@ -13,6 +13,7 @@
 #include "translate.h"
 
 #include "build.h"
+#include "in_place_groups.h"
 
 #include <string.h>
 
@@ -940,6 +941,13 @@ static Phrase *con_tr(Stage1 *s, Phrase *e, Phrase *k) {
  * (Figure 5a): its type is acc[type of A] -> acc[type of e]. */
 static Phrase *acc_view(Stage1 *s, Prim view, const Phrase *head, Phrase *acc, Phrase *e) {
   Builder *b = &s->b;
+  /* pairAcc1 (pairAcc A1 A2) is A1: a component of an in-place kernel's
+   * regions is its region's acceptor, where a pair of parts inside
+   * (pair_of_parts) finds it */
+  Spine pa;
+  if ((view == PRIM_PAIR_ACC1 || view == PRIM_PAIR_ACC2) && spine_of(b->arena, acc, &pa) &&
+      pa.head->prim == PRIM_PAIR_ACC && pa.nargs == 2)
+    return pa.args[view == PRIM_PAIR_ACC1 ? 0 : 1];
   PhraseType *ty = pt_fn(b->tc, acc->type, pt_acc(b->tc, b_data(e)));
   Phrase *p = b_prim(b, view, 0, ty);
   p->sizes[0] = head->sizes[0];
@@ -973,6 +981,7 @@ static Phrase *acc_view(Stage1 *s, Prim view, const Phrase *head, Phrase *acc, P
   case PRIM_SLICE_ACC:
   case PRIM_MIRROR_ACC: break;
   case PRIM_SCATTER_ACC: /* its positions are a second argument: scatter_acc */
+  case PRIM_PAIR_ACC:    /* no view's twin: an in-place kernel's regions, regions_acc */
   PRIM_CASES_MAP:
   PRIM_CASES_REDUCE:
   PRIM_CASES_SCAN:
@@ -1016,6 +1025,52 @@ static Phrase *view_acc_tr(Stage1 *s, const Spine *sp, Phrase *acc) {
   return NULL;
 }
 
+/* The views of e down to a projection, fst y or snd y: *acc becomes the
+ * acceptor through which writing the projection writes e's acceptor
+ * (each view's acceptor twin, as view_acc_tr), *which 1 or 2; NULL when
+ * e is no such chain (a view without a twin, anything computed). */
+static const Phrase *views_to_part(Stage1 *s, const Phrase *e, Phrase **acc, int *which) {
+  for (;;) {
+    Spine sp;
+    if (e->kind != PH_APP || !spine_of(s->b.arena, (Phrase *)e, &sp) || sp.nargs != 1) return NULL;
+    Prim p = sp.head->prim;
+    if (p == PRIM_FST || p == PRIM_SND) {
+      *which = p == PRIM_FST ? 1 : 2;
+      return sp.args[0];
+    }
+    Prim view = prim_lowered(p);
+    if (prim_family(p) != PFAM_VIEW || view == PRIM_COUNT) return NULL;
+    *acc = acc_view(s, view, sp.head, *acc, sp.args[0]);
+    e = sp.args[0];
+  }
+}
+
+/* Each component of a pair written through its own views of one value's
+ * parts, pair (V1 (fst y)) (V2 (snd y)), y the same phrase on both sides
+ * (a let of a value used by both, substituted by normalize.c): y is
+ * computed once, written through the pair of the two acceptors, when A
+ * is the pair of two regions' acceptors (a kernel updating several
+ * regions, docs/language.md section 27: one map writing both):
+ *   A[[pair (V1 (fst y)) (V2 (snd y))]](pairAcc A1 A2) =
+ *     A[[y]](pairAcc V1acc(A1) V2acc(A2))
+ * NULL when the pair or A is not of that form (elsewhere each component
+ * is written on its own, view_acc_tr). */
+static Phrase *pair_of_parts(Stage1 *s, const Phrase *e, const Spine *sp, Phrase *acc) {
+  Builder *b = &s->b;
+  Spine regions;
+  if (sp->nargs != 2 || !spine_of(b->arena, acc, &regions) || regions.head->prim != PRIM_PAIR_ACC ||
+      regions.nargs != 2)
+    return NULL;
+  if (!phrase_pair_of_parts(b->arena, e)) return NULL;
+  Phrase *a1 = regions.args[0], *a2 = regions.args[1];
+  int w1, w2;
+  const Phrase *y1 = views_to_part(s, sp->args[0], &a1, &w1), *y2 = views_to_part(s, sp->args[1], &a2, &w2);
+  if (!y1 || !y2 || w1 != 1 || w2 != 2) INTERNAL("stage I: a pair of parts whose views have no acceptors");
+  DataType *t = b_data(y1);
+  Phrase *p = b_prim(b, PRIM_PAIR_ACC, 0, pt_fn(b->tc, a1->type, pt_fn(b->tc, a2->type, pt_acc(b->tc, t))));
+  return acc_tr(s, (Phrase *)y1, b_app(b, b_app(b, p, a1), a2));
+}
+
 /* A[[E]](A) by way of C: C[[E]](\x -> A :=d x) */
 static Phrase *acc_by_con(Stage1 *s, Phrase *e, Phrase *acc) {
   Builder *b = &s->b;
@@ -1032,18 +1087,33 @@ static Phrase *transpose_acc(Stage1 *s, Phrase *acc) {
   return b_app(b, p, acc);
 }
 
-/* The acceptor of the region an in-place kernel writes (docs/language.md
+/* The acceptor of a region an in-place kernel writes (docs/language.md
  * section 27, `updates xs [lo .. hi][lo .. hi]`): sliceAcc of the outer
  * dimension; of the second, sliceAcc between two transposeAccs, which
  * bring it outside and back.  The elements outside are never written:
  * they keep the values of the input they are. */
-static Phrase *region_acc(Stage1 *s, const DefInfo *k, Phrase *acc) {
-  for (int d = 0; d < k->nregion; d++) {
+static Phrase *region_acc(Stage1 *s, const Region *r, Phrase *acc) {
+  for (int d = 0; d < r->ndims; d++) {
     if (d == 1) acc = transpose_acc(s, acc);
-    acc = b_slice_acc(&s->b, acc, k->region_lo[d], k->region_len[d]);
+    acc = b_slice_acc(&s->b, acc, r->lo[d], r->len[d]);
     if (d == 1) acc = transpose_acc(s, acc);
   }
   return acc;
+}
+
+/* The acceptor of an in-place kernel's result from region k on, out the
+ * whole buffer: the region's acceptor, or with regions after it the
+ * pairAcc of it and theirs (the result is the tuple of the regions,
+ * pairs nested to the right). */
+static Phrase *regions_acc(Stage1 *s, const DefInfo *kernel, Binder *out, int k) {
+  Builder *b = &s->b;
+  if (kernel->nregions == 0) return b_var(b, out);
+  Phrase *first = region_acc(s, &kernel->regions[k], b_var(b, out));
+  if (k == kernel->nregions - 1) return first;
+  Phrase *rest = regions_acc(s, kernel, out, k + 1);
+  DataType *t = dt_pair(b->tc, b_data(first), b_data(rest));
+  Phrase *p = b_prim(b, PRIM_PAIR_ACC, 0, pt_fn(b->tc, first->type, pt_fn(b->tc, rest->type, pt_acc(b->tc, t))));
+  return b_app(b, b_app(b, p, first), rest);
 }
 
 /* for m (\i -> idxAcc (sliceAcc o m A) i := v), or NULL when m is 0; v is
@@ -1179,10 +1249,13 @@ static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
       if (select_computes(&sp)) r = select_if(s, &sp, acc);
       break;
     /* written through when they have an acceptor form (prims.h, LOWERED) */
+    case PRIM_PAIR:
+      r = pair_of_parts(s, e, &sp, acc);
+      if (!r) r = view_acc_tr(s, &sp, acc);
+      break;
     case PRIM_ZIP:
     case PRIM_SPLIT:
     case PRIM_JOIN:
-    case PRIM_PAIR:
     case PRIM_FST:
     case PRIM_SND:
     case PRIM_LANE:
@@ -1248,7 +1321,8 @@ DefInfo *translate_stage1(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *ke
   d->params = NEWARRAY(a, Binder *, d->nparams);
   d->params[0] = out;
   for (int i = 0; i < kernel->nparams; i++) d->params[i + 1] = kernel->params[i];
-  d->body = acc_tr(&s, normal_body, region_acc(&s, kernel, b_var(&s.b, out)));
+  d->groups_own = in_place_groups_own(a, tc, in, kernel, normal_body);
+  d->body = acc_tr(&s, normal_body, regions_acc(&s, kernel, out, 0));
   no_consumed_left(d->body);
   d->result = tc->t_comm;
   PhraseType *t = tc->t_comm;

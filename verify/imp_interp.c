@@ -111,6 +111,7 @@ typedef enum AccKind {
   C_MIRROR_ROW, /* src, k: element j >= k is C_BOTH of src[k][j] and src[j][k]; j < k, C_NONE */
   C_BOTH,      /* src, also: what is written goes to both */
   C_DEP_JOIN,  /* depJoinAcc T src: element i is the row of src at offset(i), dep T */
+  C_PAIR,      /* pairAcc src also: field 1 is src, field 2 also */
 } AccKind;
 
 struct Acc {
@@ -401,6 +402,7 @@ static const Acc *acc_field(Imp *I, const Acc *a, int k, const Phrase *where) {
   if (a->kind == C_NONE) return a;
   if (a->kind == C_BOTH) return both(I, acc_field(I, a->src, k, where), acc_field(I, a->also, k, where));
   if (a->kind == C_UNZIPPED) return acc_index(I, acc_field(I, a->src, k, where), a->k, where);
+  if (a->kind == C_PAIR) return k == 1 ? a->src : a->also;
   if (a->kind != C_BUF || a->lay->kind != LAY_PAIR) fail(I, where, "a pair acceptor that is not memory");
   return k == 1 ? acc_buf(I, a->mem, a->lay->fst) : acc_buf(I, a->mem + a->lay->fst->flat, a->lay->snd);
 }
@@ -457,6 +459,7 @@ static const Acc *acc_index(Imp *I, const Acc *a, int64_t i, const Phrase *where
                 acc_index(I, acc_index(I, a->src, i, where), a->k, where));
   case C_BOTH: return both(I, acc_index(I, a->src, i, where), acc_index(I, a->also, i, where));
   case C_UNZIPPED:
+  case C_PAIR: fail(I, where, "indexing an acceptor of a pair");
   case C_VECOF:
   case C_LANE: break;
   }
@@ -732,6 +735,11 @@ static Val run_prim(Imp *I, const Phrase *p, const Val *argv) {
   case PRIM_ZIP_ACC1:
   case PRIM_ZIP_ACC2: return acc_val(new_acc(I, C_ZIP, need_acc(I, args[0], p), p->prim == PRIM_ZIP_ACC1 ? 1 : 2));
   case PRIM_UNZIP_ACC: return acc_val(new_acc(I, C_UNZIP, need_acc(I, args[0], p), 0));
+  case PRIM_PAIR_ACC: {
+    Acc *pair = new_acc(I, C_PAIR, need_acc(I, args[0], p), 0);
+    pair->also = need_acc(I, args[1], p);
+    return acc_val(pair);
+  }
   case PRIM_SCATTER_ACC: {
     Acc *s = new_acc(I, C_SCATTER, need_acc(I, args[0], p), 0);
     s->pos = need_arr(I, args[1], p);

@@ -1102,21 +1102,41 @@ const Lay *interp_result_layout(Arena *a, const DefInfo *def, const NatValues *n
   return l;
 }
 
-/* The region of an in-place kernel (docs/language.md section 27) from
+/* A region r of an in-place kernel (docs/language.md section 27) from
  * dimension d on: region (of layout rl) put into whole (of layout wl) at
  * the region's first indices. */
-static bool splice_region(const DefInfo *def, const NatValues *nats, int d, const Lay *wl, double *whole,
-                          const Lay *rl, const double *region, Buf *err) {
-  if (d == def->nregion) {
+static bool splice_region(const Region *r, const NatValues *nats, int d, const Lay *wl, double *whole, const Lay *rl,
+                          const double *region, Buf *err) {
+  if (d == r->ndims) {
     memcpy(whole, region, sizeof(double) * (size_t)rl->flat);
     return true;
   }
   int64_t lo;
-  if (!nat_eval_size(def->region_lo[d], nats, &lo, err)) return false;
+  if (!nat_eval_size(r->lo[d], nats, &lo, err)) return false;
   for (int64_t i = 0; i < rl->n; i++)
-    if (!splice_region(def, nats, d + 1, wl->elem, whole + (lo + i) * wl->elem->flat, rl->elem,
+    if (!splice_region(r, nats, d + 1, wl->elem, whole + (lo + i) * wl->elem->flat, rl->elem,
                        region + i * rl->elem->flat, err))
       return false;
+  return true;
+}
+
+/* The value of an in-place kernel's body (layout vl) put into whole (wl):
+ * all of it without regions, else each region's part of the tuple (pairs
+ * nested to the right) into its region. */
+static bool splice_regions(const DefInfo *def, const NatValues *nats, const Lay *wl, double *whole, const Lay *vl,
+                           const double *value, Buf *err) {
+  if (def->nregions == 0) {
+    memcpy(whole, value, sizeof(double) * (size_t)vl->flat);
+    return true;
+  }
+  for (int k = 0; k < def->nregions; k++) {
+    bool last = k == def->nregions - 1;
+    if (!splice_region(&def->regions[k], nats, 0, wl, whole, last ? vl : vl->fst, value, err)) return false;
+    if (!last) {
+      value += vl->fst->flat;
+      vl = vl->snd;
+    }
+  }
   return true;
 }
 
@@ -1212,7 +1232,7 @@ bool interp_run_overflow(Arena *a, const DefInfo *def, const Phrase *body, const
     double *value = NEWARRAY(a, double, region->flat > 0 ? region->flat : 1);
     store(I, v, region, value);
     memcpy(result, updated, sizeof(double) * (size_t)rl->flat);
-    if (!splice_region(def, nats, 0, rl, result, region, value, err)) fail(I, body->span, "the region of %s", def->name);
+    if (!splice_regions(def, nats, rl, result, region, value, err)) fail(I, body->span, "the region of %s", def->name);
   } else {
     store(I, v, rl, result);
   }

@@ -887,13 +887,11 @@ kernel void compute_flux(global float *fluxes, global int *elements_surrounding_
  * rodinia_3.1/LICENSE).  One step of the blocked factorisation at the
  * offset `offset` of an n x n matrix m (matrix_dim).  Rodinia's kernels
  * take their local arrays as arguments; here the local arrays are declared
- * in the kernels.  lud_diagonal and lud_internal update m in place, as
- * Rodinia's and as their samples/lud.dpia kernels (lud_diagonal writes
- * back rows 1 .. 15 of the block: row 0 is U's as it was).  lud_perimeter
- * writes the output of its samples/lud.dpia kernel: for group bx,
- * out[bx][0][k][i] = row i, column k of the row block (its transpose) and
- * out[bx][1] the column block, each with the rows Rodinia leaves as they
- * are.  The loops and barriers are Rodinia's. */
+ * in the kernels.  The three update m in place, as Rodinia's and as their
+ * samples/lud.dpia kernels (lud_diagonal writes back rows 1 .. 15 of the
+ * block: row 0 is U's as it was; lud_perimeter rows 1 .. 15 of the row
+ * block, row 0 being its own solution).  The loops and barriers are
+ * Rodinia's. */
 #define LUD_BS 16
 
 kernel void lud_diagonal(global float *m, int matrix_dim, int offset) {
@@ -925,7 +923,7 @@ kernel void lud_diagonal(global float *m, int matrix_dim, int offset) {
 }
 
 /* 2 x 16 work-items a group (Rodinia: 32, tx < 16 the row block's) */
-kernel void lud_perimeter(global float *restrict out, const global float *restrict m, int matrix_dim, int offset) {
+kernel void lud_perimeter(global float *m, int matrix_dim, int offset) {
   local float dia[LUD_BS * LUD_BS], peri_row[LUD_BS * LUD_BS], peri_col[LUD_BS * LUD_BS];
   int bx = get_group_id(0);
   int tx = get_local_id(0);
@@ -968,13 +966,20 @@ kernel void lud_perimeter(global float *restrict out, const global float *restri
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  global float *blocks = out + bx * 2 * LUD_BS * LUD_BS;
   if (tx < LUD_BS) {
     idx = tx;
-    for (int i = 0; i < LUD_BS; i++) blocks[idx * LUD_BS + i] = peri_row[i * LUD_BS + idx];
+    array_offset = (offset + 1) * matrix_dim + offset;
+    for (int i = 1; i < LUD_BS; i++) {
+      m[array_offset + (bx + 1) * LUD_BS + idx] = peri_row[i * LUD_BS + idx];
+      array_offset += matrix_dim;
+    }
   } else {
     idx = tx - LUD_BS;
-    for (int i = 0; i < LUD_BS; i++) blocks[LUD_BS * LUD_BS + i * LUD_BS + idx] = peri_col[i * LUD_BS + idx];
+    array_offset = (offset + (bx + 1) * LUD_BS) * matrix_dim + offset;
+    for (int i = 0; i < LUD_BS; i++) {
+      m[array_offset + idx] = peri_col[i * LUD_BS + idx];
+      array_offset += matrix_dim;
+    }
   }
 }
 

@@ -135,7 +135,7 @@ RUNS = [  # file, kernel, sizes: the kernels of run_samples.py, in its order
     ('sgemm_shoc.dpia', 'sgemmNN', {'M': 128, 'N': 32, 'K': 32}),   # 2x2 groups of 16x4, 2 K-tiles
     ('sgemm_parboil.dpia', 'sgemmNT', {'M': 256, 'N': 32, 'K': 16}),  # 2x2 groups of 16x8, 2 K-tiles
     ('lud.dpia', 'ludDiagonal', {'N': 19, 'O': 3}),                   # one group of 16, 15 steps
-    ('lud.dpia', 'ludPerimeter', {'N': 51, 'O': 3, 'B': 2}),          # 2 groups of 16x2
+    ('lud.dpia', 'ludPerimeter', {'N': 51, 'O': 3, 'B': 2}),          # 2 groups of 16, two regions in place
     ('lud.dpia', 'ludInternal', {'N': 51, 'O': 3, 'B': 2}),           # 2x2 groups of 16x16
     # not samples: accumulators in local memory whose initial value and
     # loop have no barrier between them (the pointwise rule before a
