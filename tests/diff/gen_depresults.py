@@ -32,10 +32,6 @@ Every program is otherwise one gen.py writes: the functions of the rows
 and elements are its random bodies, the sources its inputs and views."""
 from gen_types import S, Size, MAX_ELEMS, MAX_LOCAL, MAX_LOCAL_MEM, MAX_PRIVATE, GenFail, arr, leaves, num, pair, par
 
-# the kernels this stream writes, with their weights
-FORMS = [('mirror-dep', 3), ('mirror-select', 2), ('mirror-square', 2), ('mirror-batch', 1),
-         ('mirror-reject', 2), ('depjoin-result', 3), ('depjoin-temp', 2)]
-
 
 class DepResults:
     """Kernels whose result is a mirror or a depJoin, from the stream res_r."""
@@ -46,12 +42,17 @@ class DepResults:
         r = self.res_r
         if r is None or 'depmaps' not in self.extra or r.random() >= 0.1:
             return None
-        form = r.choices([f for f, _ in FORMS], [w for _, w in FORMS])[0]
+        # the kernels this stream writes: (feature, weight, writer)
+        forms = [('mirror-dep', 3, self.res_mirror_dep), ('mirror-select', 2, self.res_mirror_select),
+                 ('mirror-square', 2, self.res_mirror_square), ('mirror-batch', 1, self.res_mirror_batch),
+                 ('mirror-reject', 2, self.res_mirror_reject), ('depjoin-result', 3, self.res_depjoin_result),
+                 ('depjoin-temp', 2, self.res_depjoin_temp)]
+        form, _, write = r.choices(forms, [w for _, w, _ in forms])[0]
         self.feat(form)
         # squares of N*N and rows packed in about N*N/2 elements: N small
         # enough for a buffer, chosen below it rather than found by chance
         self.n_cap = 256
-        return getattr(self, 'res_' + form.replace('-', '_'))(ctx, two_d)
+        return write(ctx, two_d)
 
     # ---- helpers ----------------------------------------------------------
 
@@ -156,8 +157,7 @@ class DepResults:
         self.cost(ctx, n)
         octx = self.inner_ctx(ctx, outer, odim, n)
         self.cost(octx, n)
-        idim = 0
-        ictx = self.inner_ctx(octx, inner_kind, idim, n)
+        ictx = self.inner_ctx(octx, inner_kind, 0, n)
         if inner_kind == 'mapLocal':
             self.need_le(n, MAX_LOCAL)
             self.local_sizes[0].append(n)
