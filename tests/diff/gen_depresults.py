@@ -59,10 +59,11 @@ class DepResults:
     def res_small(self, n):
         """Now and then a square of side 1 or 2: n at most 2."""
         if self.res_r.random() < 0.2 and not n.is_const():
-            self.need_le(n, 2)
+            side = self.res_r.choice([1, 2])
+            self.need_le(n, side)
             (m, coef), = n.terms.items() if len(n.terms) == 1 else ((None, 0),)
-            if m == (('N', 1),):  # c*N: N at most 2/c
-                self.n_cap = int(2 / coef)
+            if m == (('N', 1),):  # c*N: N at most side/c
+                self.n_cap = int(side / coef)
             self.feat('small-side')
 
     def res_leaf(self, t, ctx):
