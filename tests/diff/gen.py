@@ -84,7 +84,20 @@ Coverage:
   work-item's or sequential body; each row (n - k pairs) reduced, maybe
   after drop 1 (the last row empty), take 1 or map fst/snd, or mapped and
   placed in the square by padCst k 0; the row's name k read as a value
-  (docs/language.md section 30).
+  (docs/language.md section 30);
+- kernels written through mirror and depJoin (--with depmaps, a stream
+  of its own: gen_depresults.py), about one in ten: the symmetric square
+  of an upper triangle (section 29.1) over a dependent map's rows placed
+  in the square, over a square of positions whose lower half a select
+  leaves out, over a square input mapped element by element (mapGlobal1
+  of mapGlobal, mapGlobal of mapSeq, mapWorkgroup of mapLocal) and over a
+  batch of squares, each mirrored in its work-item or work-group, sides 1
+  and 2 among them; mirrors the checker must refuse with E0505 (into a
+  toLocal, toPrivate or toGlobal temporary read after, in a kernel that
+  updates its input: `-- expect: reject E0505`); a dependent map's rows
+  of a + b*k elements stored packed by depJoin (section 30.2), as the
+  kernel's result or a toGlobal, toLocal or toPrivate function's read by
+  the rest of a work-item's or work-group's body.
 
 The hierarchy rules of spec section 5 hold by construction: mapLocal only
 inside a mapWorkgroup body (and inside a mapLocal of the other dimension
@@ -109,7 +122,8 @@ limits), gen_sizes.py (size requirements and their solution),
 gen_scalar.py (scalar expressions), gen_views.py (layout views),
 gen_stages.py (bodies, maps, reductions), gen_streams.py (constructs
 drawn from streams of their own), gen_depmaps.py (dependent maps, --with
-depmaps), gen_kernel.py (kernels); class Gen
+depmaps), gen_depresults.py (mirror and depJoin, --with depmaps),
+gen_kernel.py (kernels); class Gen
 combines them with the random streams of one program.
 """
 import argparse
@@ -118,6 +132,7 @@ import sys
 
 from gen_high import generate_high_level
 from gen_depmaps import DepMaps
+from gen_depresults import DepResults
 from gen_kernel import Kernels
 from gen_scalar import ScalarExprs
 from gen_sizes import SizeRules
@@ -153,16 +168,18 @@ OPTIONAL = {
     'vectors': 'vector lanes (v.x, v.s7) and vectors built from their lanes (float4 a b c d), '
                'docs/language.md section 11',
     'depmaps': 'triangle and the dependent maps depMapSeq, depMapGlobal, depMapWorkgroup over its rows, '
-               'docs/language.md section 30',
+               'docs/language.md section 30; results written through mirror (section 29.1, and mirrors refused '
+               'with E0505) and depJoin (section 30.2)',
 }
 
 
-class Gen(Kernels, DepMaps, Stages, Streams, Views, ScalarExprs, SizeRules):
+class Gen(Kernels, DepResults, DepMaps, Stages, Streams, Views, ScalarExprs, SizeRules):
     """The generator of one program: its random streams and what it has
     written so far (inputs, defs, size requirements, features)."""
 
     def __init__(self, rng, avoid=(), extra=(), lit_rng=None, drop_rng=None, ix_rng=None, scan_rng=None, range_rng=None,
-                 select_rng=None, slide_rng=None, unzip_rng=None, scatter_rng=None, dep_rng=None):
+                 select_rng=None, slide_rng=None, unzip_rng=None, scatter_rng=None, dep_rng=None,
+                 res_rng=None):
         self.r = rng
         # array literals (docs/language.md section 13) are decided by a
         # stream of their own, so the programs of a seed are the ones they
@@ -186,6 +203,11 @@ class Gen(Kernels, DepMaps, Stages, Streams, Views, ScalarExprs, SizeRules):
         self.scatter_r = scatter_rng
         # and the dependent maps of --with depmaps (gen_depmaps.py)
         self.dep_r = dep_rng
+        # and the kernels written through mirror or depJoin (gen_depresults.py)
+        self.res_r = res_rng
+        self.expect = 'ok'  # or 'reject E0505': a program the checker must refuse
+        self.updates = None  # the input the kernel updates in place
+        self.n_cap = None  # a bound on N for the solver (gen_depresults.py)
         self.perms = []  # the inputs declared permutations
         self.avoid = set(avoid)
         self.extra = set(extra)
@@ -242,7 +264,7 @@ def generate(seed, index, avoid=(), extra=()):
                 random.Random(f'{seed}:{index}:{retry}:scans'), random.Random(f'{seed}:{index}:{retry}:ranges'),
                 random.Random(f'{seed}:{index}:{retry}:selects'), random.Random(f'{seed}:{index}:{retry}:slides'),
                 random.Random(f'{seed}:{index}:{retry}:unzips'), random.Random(f'{seed}:{index}:{retry}:scatters'),
-                random.Random(f'{seed}:{index}:{retry}:depmaps'))
+                random.Random(f'{seed}:{index}:{retry}:depmaps'), random.Random(f'{seed}:{index}:{retry}:depresults'))
         try:
             text, nats = g.kernel()
             sizes = g.solve(nats)
@@ -250,8 +272,9 @@ def generate(seed, index, avoid=(), extra=()):
             continue
         with_ = ''.join(f' --with {x}' for x in sorted(extra))
         header = f'-- generated by tests/diff/gen.py --seed {seed} --index {index}{with_}\n'
-        prog = Program(None, 'k', sizes, sorted(g.features))
-        prog.text = header + prog.run_line() + '\n' + text
+        prog = Program(None, 'k', sizes, sorted(g.features), g.expect)
+        expect = f'-- expect: {g.expect}\n' if g.expect != 'ok' else ''
+        prog.text = header + prog.run_line() + '\n' + expect + text
         return prog
     raise RuntimeError(f'no program for seed {seed} index {index}')
 

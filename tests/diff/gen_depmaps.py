@@ -22,7 +22,7 @@ mapped sequentially (E0410).  The row's own size, n - k, is tracked as n
 (the triangle's count): an upper bound for the work estimate, and no
 requirement is made of it (a requirement of a size using k would be the
 checker's business at the rows' ends, not the solver's)."""
-from gen_types import MAX_ELEMS, arr, leaves, num, pair, par
+from gen_types import MAX_ELEMS, GenFail, arr, leaves, num, pair, par
 
 
 class DepMaps:
@@ -57,8 +57,10 @@ class DepMaps:
             return None
         return self.dep_map(e, t, ctx, 'depMapSeq', 0)
 
-    def dep_map(self, e, t, ctx, kind, dim):
-        """triangle e |> kind (\\k row -> ...): (text, type [n]b)."""
+    def dep_map(self, e, t, ctx, kind, dim, how=None):
+        """triangle e |> kind (\\k row -> ...): (text, type [n]b); how
+        'pad' asks for the rows placed in the square (gen_depresults.py's
+        mirror), else the stream chooses."""
         r = self.dep_r
         n, el = t[1], t[2]
         lv = [l for l in leaves(el) if l[1] != 'bool']
@@ -74,8 +76,10 @@ class DepMaps:
         if leaf[2] > 1:
             kv = f'vec {leaf[2]} ({kv})'
         rt = arr(n, pair(el, el))  # n - k elements, tracked as n (see above)
-        how = r.choice(['reduce', 'reduce', 'reduce', 'pad'])
+        forced, how = how, how or r.choice(['reduce', 'reduce', 'reduce', 'pad'])
         if how == 'pad' and (n * n).is_const() and (n * n).const_value() > 4096:
+            if forced:
+                raise GenFail('a square too large')
             how = 'reduce'
         if how == 'pad':
             # the row's values placed in the square from the diagonal on:

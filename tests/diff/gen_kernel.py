@@ -58,9 +58,13 @@ class Kernels:
         shape = self.pick(['stage', 'pair', 'zip', 'seq'], [80, 7, 7, 6])
         self.feat('kernel:' + shape)
         if shape == 'stage':
-            e, t = self.dep_top_stage(ctx, two_d) or self.top_stage(ctx, two_d)
-            e = self.scatter_result(e, t, ctx)
-            e = self.unzip_result(e, t, ctx)
+            res = self.dep_result_stage(ctx, two_d)
+            if res is not None:
+                e, t = res
+            else:
+                e, t = self.dep_top_stage(ctx, two_d) or self.top_stage(ctx, two_d)
+                e = self.scatter_result(e, t, ctx)
+                e = self.unzip_result(e, t, ctx)
         elif shape == 'pair':
             # two stages on the same grid dimension (else each one runs
             # redundantly in every work-item of the other's dimension)
@@ -99,7 +103,8 @@ class Kernels:
         if defs:
             defs += '\n'
         perms = ' permutation ' + ' '.join(self.perms) if self.perms else ''
-        return f'{helper_def}{defs}kernel k {params}{perms} =\n  {e}\n', nats
+        updates = f' updates {self.updates}' if self.updates else ''
+        return f'{helper_def}{defs}kernel k {params}{perms}{updates} =\n  {e}\n', nats
 
     def source(self, ctx, two_d):
         """A kernel input (maybe zipped with another), with views."""

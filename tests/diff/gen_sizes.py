@@ -113,6 +113,10 @@ class SizeRules:
                 env['M'] = self.pick(ms)
             target = math.exp(self.r.uniform(math.log(max(base, 24)), math.log(NMAX)))
             cands = list(range(base, NMAX + 1, base)) or [base]
+            if self.n_cap is not None:
+                # N at most n_cap (gen_depresults.py: a square's side, 1 or
+                # 2 at times), rather than a target its requirements refuse
+                cands = [x for x in cands if x <= self.n_cap] or [base]
             cands.sort(key=lambda x: abs(math.log(x) - math.log(target)) + self.r.random() * 0.3)
             for nv in cands[:400]:
                 env['N'] = nv

@@ -263,8 +263,9 @@ class GenFail(Exception):
 
 
 class Program:
-    def __init__(self, text, kernel, sizes, features):
+    def __init__(self, text, kernel, sizes, features, expect='ok'):
         self.text = text
+        self.expect = expect  # run_diff.py's -- expect: ok, or reject CODE
         self.kernel = kernel
         self.sizes = sizes
         self.features = features

@@ -19,8 +19,13 @@ Then every tests/diff/regress/*.dpia file (a fixed bug) is run the same
 way, and with --open every open/*.dpia file (an open bug; reported, not
 counted): its first line says which bug it shows, its second `-- run: -k KERNEL --size N=...`
 gives the command line; a third line `-- expect: reject` means the program
-must be rejected by `dpia check` (a wrong acceptance), with exit 1, and
-`-- expect: reject-or-ok` that it must be rejected or run correctly.
+must be rejected by `dpia check` (a wrong acceptance), with exit 1,
+`-- expect: reject E0505` that it must be rejected with that error code
+and no other (`dpia check --diagnostics=json`), and `-- expect:
+reject-or-ok` that it must be rejected or run correctly.  A generated
+program says so too: gen.py writes some the checker must refuse (a
+mirror read back or updated in place, gen_depresults.py), each with its
+code, counted as passed when refused with it.
 A launch variation refused with E0604 alone (a barrier needed where not all
 work-items of a group arrive: the launch turned a mapLocal whose body needs
 one into a loop) counts as passed when the natural launch runs correctly;
@@ -120,7 +125,7 @@ def parse_header(text):
                 else:
                     sizes.append(args[i])
                     i += 1
-        m = re.match(r'--\s*expect:\s*(\w+)', line)
+        m = re.match(r'--\s*expect:\s*([\w-]+(?:\s+E\d{4})*)', line)
         if m:
             expect = m.group(1)
     return kernel, sizes, expect
@@ -179,8 +184,17 @@ def test_one(dpia, path, kernel, sizes, expect, seed, env, launch_rng=None, chec
     """(status, detail, launch options): status in ok, skip, FAIL.
     oclgrind_log_path: run on Oclgrind, its findings to this file (a
     finding is a FAIL).  target: `--target=c` to run the C target, or ()."""
-    rc, out = run([dpia, 'check', path], env)
+    expect, *codes = expect.split()
+    rc, out = run([dpia, 'check', path] + (['--diagnostics=json'] if codes else []), env)
     if expect in ('reject', 'reject-or-ok'):
+        if rc == 1 and codes:
+            # `reject E0505`: refused with these codes, and for no other reason
+            try:
+                got = sorted({d['code'] for d in json.loads(out)})
+            except (ValueError, KeyError, TypeError):
+                got = None
+            if got != sorted(codes):
+                return 'FAIL', f'dpia check refuses the program with {got}, expected {" ".join(codes)}:\n{out}', []
         if rc == 1:
             return 'ok', '', []
         if expect == 'reject-or-ok' and rc == 0:
@@ -304,7 +318,7 @@ def main():
         p = gen.generate(a.seed, i, avoid, a.extra)
         # a third of the programs run with another launch size than their natural NDRange
         lr = random.Random(f'launch:{a.seed}:{i}')
-        cases.append((f'seed {a.seed} #{i}', p.text, p.kernel, p.size_args(), 'ok',
+        cases.append((f'seed {a.seed} #{i}', p.text, p.kernel, p.size_args(), p.expect,
                       lr if lr.random() < LAUNCH_FRACTION else None))
     for sub, wanted in (('regress', not a.no_regress), ('open', a.open)):
         folder = os.path.join(HERE, sub)
