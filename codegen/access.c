@@ -338,7 +338,10 @@ static Target storage_access(CG *cg, const Storage *st, const Step *ps, bool wri
   if (cg->probe) {
     Probe *p = cg->probe;
     p->count++;
-    p->ok = lane == -1 ? base != NULL : lane >= 0;
+    /* a volatile buffer's lanes are never one vloadn or vstoren: its
+     * elements are read and written one by one (docs/language.md section
+     * 32), and OpenCL C's vloadn takes no pointer to volatile */
+    p->ok = (lane == -1 ? base != NULL : lane >= 0) && !st->is_volatile;
     p->base = base;
     p->flat = flat;
     p->lane = lane >= 0 ? (int)lane : -1;

@@ -236,6 +236,7 @@ static void print_stmt(const CStmtHooks *h, Buf *out, const KirStmt *s, int inde
   switch (s->kind) {
   case KS_DECL:
     buf_puts(out, h->decl_space[s->decl.space]);
+    if (s->decl.is_volatile) buf_puts(out, h->volatile_word);
     if (s->decl.is_const) buf_puts(out, "const ");
     h->print_type(out, s->decl.type); /* const global float *xs_i: no space after the * */
     emit(out, s->decl.type->kind == KTY_POINTER ? "%s" : " %s", s->decl.name);

@@ -73,6 +73,10 @@ typedef struct CStmtHooks {
   /* a declaration's memory space with a space after it, by KirSpace
    * ("local ", "__shared__ ", "" for none) */
   const char *const *decl_space;
+  /* the qualifier of a volatile declaration, with a space after it, after
+   * the memory space ("volatile ": OpenCL C 6.7, CUDA C++ and C11 6.7.3
+   * spell it alike; docs/language.md section 32) */
+  const char *volatile_word;
   /* a KS_VSTORE and a KS_BARRIER statement, without the semicolon */
   void (*print_vstore)(Buf *out, const KirStmt *s);
   void (*print_barrier)(Buf *out, const KirStmt *s);

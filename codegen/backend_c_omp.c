@@ -209,6 +209,7 @@ static const CStmtHooks stmt_hooks = {
     .print_operand = print_operand,
     .print_whole = print_whole,
     .decl_space = decl_space,
+    .volatile_word = "volatile ",
     .print_vstore = print_vstore,
     .print_barrier = print_barrier,
     .unroll_pragma = "#pragma GCC unroll",
@@ -652,6 +653,7 @@ static void print_group(P *p, int indent) {
     const KirParam *q = &k->params[i];
     if (q->role == KP_LOCAL) { /* the group's array of the bytes given */
       buf_indent(p->out, indent);
+      if (q->is_volatile) buf_puts(p->out, stmt_hooks.volatile_word);
       print_type(p->out, q->type);
       emit(p->out, " %s[", q->name);
       print_local_bytes(p->out, q);

@@ -205,6 +205,7 @@ static const CStmtHooks stmt_hooks = {
     .print_operand = print_operand,
     .print_whole = print_whole,
     .decl_space = decl_space,
+    .volatile_word = "volatile ",
     .print_vstore = print_vstore,
     .print_barrier = print_barrier,
     .unroll_pragma = "#pragma unroll",
@@ -250,9 +251,10 @@ static void print_kernel_lines(const KirKernel *k, NameSet *defined, Buf *out, L
     if (p->role != KP_LOCAL) continue;
     if (!shared) buf_puts(out, "  extern __shared__ __align__(16) unsigned char dpia_shared[];\n");
     shared = true;
-    buf_puts(out, "  ");
+    const char *qualifier = p->is_volatile ? stmt_hooks.volatile_word : "";
+    emit(out, "  %s", qualifier);
     print_type(out, p->type);
-    emit(out, " *%s = reinterpret_cast<", p->name);
+    emit(out, " *%s = reinterpret_cast<%s", p->name, qualifier);
     print_type(out, p->type);
     buf_puts(out, " *>(dpia_shared + ");
     print_local_offset(out, p);

@@ -139,6 +139,7 @@ static const CStmtHooks stmt_hooks = {
     .print_operand = print_operand,
     .print_whole = print_expr,
     .decl_space = space_name,
+    .volatile_word = "volatile ",
     .print_vstore = print_vstore,
     .print_barrier = print_barrier,
     .unroll_pragma = "#pragma unroll",
@@ -166,6 +167,7 @@ static void print_param(Buf *out, const KirParam *p) {
   default: INTERNAL("kernel parameter role %d", p->role);
   }
   buf_puts(out, space);
+  if (p->is_volatile) buf_puts(out, stmt_hooks.volatile_word); /* local volatile float *loc */
   print_type(out, p->type);
   emit(out, "%s%s", pointer, p->name);
 }

@@ -49,6 +49,9 @@ struct Storage {
   bool read_only;   /* an input: const global */
   bool packed3;     /* STORE_BUFFER: a global array of 3-vectors, packed
                        (kparam_packed3): vload3/vstore3 */
+  bool is_volatile; /* a local buffer of toLocalVolatile (Binder.volatile_local):
+                       read and written element by element, never through
+                       vloadn, vstoren or a pointer of its own */
   Storage *part[2]; /* STORE_SPLIT */
   /* a work-group's accumulator kept in private memory, each work-item
    * its own element (Binder.owned_by, locals.c): every access path

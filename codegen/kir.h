@@ -257,7 +257,8 @@ struct KirExpr {
 };
 
 #define KIR_STMT_KINDS(X)                                                              \
-  X(DECL)    /* decl: space, type, name, is_const, array_len (< 0: not an array),       \
+  X(DECL)    /* decl: space, type, name, is_const, is_volatile, array_len (< 0: not an   \
+                array),                                                                 \
                 init (NULL: none) */                                                    \
   X(ASSIGN)  /* assign: lhs (an l-value), rhs */                                        \
   X(VSTORE)  /* vstore: width lanes of value stored at offset (in vectors) of ptr */    \
@@ -293,6 +294,9 @@ struct KirStmt {
       const KirType *type;
       const char *name;
       bool is_const;
+      /* a local buffer of toLocalVolatile (docs/language.md section 32),
+       * each access a load or store of its own */
+      bool is_volatile;
       int64_t array_len;
       const KirExpr *init;
     } decl;
@@ -484,6 +488,9 @@ typedef struct KirParam {
   /* an input the kernel updates in place (docs/language.md section 27):
    * the output's buffer, so neither const nor restrict */
   bool updated;
+  /* a local buffer of symbolic size made by toLocalVolatile (KP_LOCAL,
+   * docs/language.md section 32) */
+  bool is_volatile;
 } KirParam;
 
 typedef struct KirStructField {

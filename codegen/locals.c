@@ -90,7 +90,10 @@ Storage *new_storage(CG *cg, StoreKind kind, Space space, const char *name, Data
  * loop it was allocated in, it is made afresh each iteration.  Every
  * occupant's storage has the slot's first occupant as its root, so the
  * barrier analysis sees one buffer: a write to the next occupant waits
- * for the reads of the previous one, also across iterations. */
+ * for the reads of the previous one, also across iterations.  A volatile
+ * buffer (toLocalVolatile, docs/language.md section 32) shares only with
+ * volatile ones: the qualifier is the declaration's, and a plain
+ * buffer's accesses stay free to be combined. */
 
 typedef struct LocalBuf {
   const Binder *b;
@@ -293,7 +296,7 @@ void collect_locals(CG *cg, const Phrase *body, KirBlock *decls) {
     for (int k = 0; k < nslots && u->first >= 0 && u->slot < 0; k++)
       if (slots[k].last >= 0 && slots[k].last < u->first && dt_equal(slots[k].elem, elem) &&
           slots[k].root->name == u->b->name /* a reduction's acc keeps its own name */ &&
-          same_loops(slots[k].root, u->b))
+          same_loops(slots[k].root, u->b) && slots[k].root->volatile_local == u->b->volatile_local)
         u->slot = k;
     if (u->slot < 0) {
       u->slot = nslots++;
@@ -316,11 +319,13 @@ void collect_locals(CG *cg, const Phrase *body, KirBlock *decls) {
     d->decl.type = sl->type;
     d->decl.name = names[u->slot];
     d->decl.array_len = sl->n;
+    d->decl.is_volatile = sl->root->volatile_local;
     kir_append(decls, d);
   }
   for (int i = 0; i < lt.nbufs; i++) {
     const LocalBuf *u = &lt.bufs[i];
     Storage *st = new_storage(cg, STORE_BUFFER, SP_LOCAL, names[u->slot], u->type, slots[u->slot].root);
+    st->is_volatile = u->b->volatile_local;
     env_add(cg, u->b, ENV_STORAGE, st, NULL, NULL);
   }
 }

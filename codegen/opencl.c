@@ -1235,7 +1235,7 @@ static const KirType *buffer_type(CG *cg, const KParam *p) {
  * a load through it reads (C11 6.7.3.1), and the input not const either,
  * as the output is written through it. */
 static KirParam param_of(CG *cg, const KParam *p, const BinderSet *read_back, bool aliased) {
-  KirParam kp = {p->role, NULL, p->name, false, false};
+  KirParam kp = {p->role, NULL, p->name, false, false, false};
   switch (p->role) {
   case KP_OUTPUT:
   case KP_TEMP:
@@ -1249,7 +1249,10 @@ static KirParam param_of(CG *cg, const KParam *p, const BinderSet *read_back, bo
     break;
   case KP_SCALAR: kp.type = cg_type(cg, p->type); break;
   case KP_NAT: kp.type = cg_scalar_type(cg, SC_INT, 1); break;
-  case KP_LOCAL: kp.type = cg_type(cg, p->elem); break;
+  case KP_LOCAL:
+    kp.type = cg_type(cg, p->elem);
+    kp.is_volatile = p->binder->volatile_local;
+    break;
   }
   return kp;
 }
@@ -1262,7 +1265,11 @@ static Storage *param_storage(CG *cg, const ImpKernel *k, const Binder *b, DataT
     if (p->binder != b || strcmp(p->fields, prefix) != 0) continue;
     switch (p->role) {
     case KP_SCALAR: return new_storage(cg, STORE_VALUE, SP_PRIVATE, p->name, t, b);
-    case KP_LOCAL: return new_storage(cg, STORE_BUFFER, SP_LOCAL, p->name, t, b);
+    case KP_LOCAL: {
+      Storage *st = new_storage(cg, STORE_BUFFER, SP_LOCAL, p->name, t, b);
+      st->is_volatile = b->volatile_local;
+      return st;
+    }
     default: {
       Storage *st = new_storage(cg, STORE_BUFFER, SP_GLOBAL, p->name, t, b);
       st->read_only = p->role == KP_INPUT;

@@ -665,7 +665,7 @@ void kir_row_pointers(Arena *a, const Backend *backend, KirKernel *k) {
     if (role == KP_NAT) nameset_add(&p.sizes, q->name);
     if (role == KP_INPUT || role == KP_OUTPUT || role == KP_TEMP)
       p.bufs[p.nbufs++] = (Buffer){q->name, q->type, KSP_GLOBAL, role == KP_INPUT};
-    else if (role == KP_LOCAL)
+    else if (role == KP_LOCAL && !q->is_volatile) /* a volatile buffer keeps its indices (Storage.is_volatile) */
       p.bufs[p.nbufs++] = (Buffer){q->name, q->type, KSP_LOCAL, false};
   }
   int nlocals = 0;
@@ -674,7 +674,8 @@ void kir_row_pointers(Arena *a, const Backend *backend, KirKernel *k) {
   memcpy(all, p.bufs, sizeof *all * (size_t)p.nbufs);
   p.bufs = all;
   for (const KirStmt *s = k->locals.first; s; s = s->next)
-    if (s->kind == KS_DECL && s->decl.space == KSP_LOCAL && s->decl.array_len >= 0 && !s->decl.is_const)
+    if (s->kind == KS_DECL && s->decl.space == KSP_LOCAL && s->decl.array_len >= 0 && !s->decl.is_const &&
+        !s->decl.is_volatile)
       p.bufs[p.nbufs++] = (Buffer){s->decl.name, s->decl.type, KSP_LOCAL, false};
   for (int i = 0; i < k->ntops; i++) nameset_add(&p.names, k->tops[i].name);
   kir_names_bound(&k->locals, &p.names);

@@ -104,6 +104,7 @@
   X(E0502, PASSIVE_REQUIRED, "an active function where a passive one is required")                              \
   X(E0503, INTERFERENCE, "a function and its argument that interfere (both use the same variable actively)")   \
   X(E0505, MIRROR_NOT_OUTPUT, "a mirror written elsewhere than a kernel's result (its writes cross rows, which only the output allows)") \
+  X(E0506, VOLATILE_ELEMENTS, "a toLocalVolatile whose result is not an array of scalars")                       \
   X(E0601, NO_PARALLEL_LEVEL, "a map or parfor with no OpenCL level")                                           \
   X(E0602, BAD_PARALLEL_NESTING, "parallel maps nested in an order OpenCL's hierarchy does not allow")          \
   X(E0603, BAD_ADDRESS_SPACE, "memory placed in an address space that cannot hold it there")                    \

@@ -289,10 +289,10 @@ static bool materialised(const Phrase *arg) {
          prim_family(arg->fst->fst->prim) == PFAM_MEMORY;
 }
 
-/* toLocal f e, or a sharing let whose body is one */
+/* toLocal f e (toLocalVolatile f e), or a sharing let whose body is one */
 static bool in_local(const Phrase *arg) {
   if (sharing_let(arg)) return in_local(arg->fst->body);
-  return arg->fst->fst->prim == PRIM_TO_LOCAL;
+  return prim_family(arg->fst->fst->prim) == PFAM_MEMORY && prim_level(arg->fst->fst->prim) == PLVL_LOCAL;
 }
 
 /* x is used in the function of a mapWorkgroup or mapGlobal in p: there

@@ -49,6 +49,11 @@ typedef struct Binder {
    * docs/language.md section 29): its elements are distinct, so the
    * acceptor view scatterAcc p is a bijection (scir.c) */
   bool permutation;
+  /* the variable of a newLocal made by toLocalVolatile (docs/language.md
+   * section 32): code generation declares its buffer volatile, and lets
+   * it share a declaration only with buffers that are volatile too
+   * (codegen/locals.c).  It changes no access and no barrier */
+  bool volatile_local;
 } Binder;
 
 typedef struct Decl Decl;

@@ -216,6 +216,14 @@
     "(exp[a] -> exp[b]) -> exp[a] -> exp[b]") \
   X(TO_PRIVATE, "toPrivate", 0, 0, PF_FUNC, MEMORY, PRIVATE, NEW_PRIVATE, \
     "(exp[a] -> exp[b]) -> exp[a] -> exp[b]") \
+  /* toLocal whose buffer is declared volatile (docs/language.md section \
+     32): the same value, the same barriers; each access of the buffer a \
+     load or store of its own, which keeps a tree of halving steps scalar \
+     where a compiler vectorising across work-items would gather and \
+     scatter (SHOC's spmv_csr_vector).  Its newLocal's variable carries \
+     the qualifier (Binder.volatile_local) */ \
+  X(TO_LOCAL_VOLATILE, "toLocalVolatile", 0, 0, PF_FUNC, MEMORY, LOCAL, NEW_LOCAL, \
+    "(exp[a] -> exp[b]) -> exp[a] -> exp[b]") \
   /* functional: scalars */ \
   X(SELECT, "select", 0, 0, PF_FUNC, SCALAR, NONE, COUNT, \
     "exp[bool] -> exp[a] -> exp[a] -> exp[a]") \
@@ -397,7 +405,7 @@
   X(REDUCE_RANGE) /* reduceRange: a reduction over a range read from data */    \
   X(WINDOW)   /* slideSeq */                                                    \
   X(VIEW)     /* a data layout view of expressions (zip, split, ..., idx) */    \
-  X(MEMORY)   /* toGlobal, toLocal, toPrivate */                                \
+  X(MEMORY)   /* toGlobal, toLocal, toPrivate, toLocalVolatile */               \
   X(SCALAR)   /* select, vec */                                                 \
   X(MATH)     /* an OpenCL math built-in of the same name, lane-wise */         \
   X(CONVERT)  /* toFloat, toInt, toDouble */                                    \
@@ -513,7 +521,7 @@ Prim prim_lookup(const char *name, size_t len, int *dim);
   case PRIM_PAD_CLAMP: case PRIM_PAD_CST: case PRIM_REORDER_STRIDE: case PRIM_TAKE: case PRIM_DROP: \
   case PRIM_IDX: case PRIM_LANE: case PRIM_INDICES: case PRIM_UNZIP: case PRIM_SCATTER: \
   case PRIM_TRIANGLE: case PRIM_MIRROR: case PRIM_DEP_JOIN
-#define PRIM_CASES_MEMORY case PRIM_TO_GLOBAL: case PRIM_TO_LOCAL: case PRIM_TO_PRIVATE
+#define PRIM_CASES_MEMORY case PRIM_TO_GLOBAL: case PRIM_TO_LOCAL: case PRIM_TO_PRIVATE: case PRIM_TO_LOCAL_VOLATILE
 /* the vector constructors (float4 a b c d), a part of the scalar family */
 #define PRIM_CASES_VECTOR \
   case PRIM_FLOAT2: case PRIM_FLOAT3: case PRIM_FLOAT4: case PRIM_FLOAT8: case PRIM_FLOAT16: \

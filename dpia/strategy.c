@@ -23,7 +23,7 @@ typedef enum Role {
   ROLE_REDUCE_RANGE,  /* reduceRange: a loop in one work-item over a range read from data */
   ROLE_WINDOW,        /* slideSeq: a mapSeq keeping its window in private memory */
   ROLE_TO_GLOBAL,     /* toGlobal */
-  ROLE_TO_LOCAL,      /* toLocal */
+  ROLE_TO_LOCAL,      /* toLocal, toLocalVolatile */
   ROLE_TO_PRIVATE,    /* toPrivate */
   ROLE_VIEW,          /* rearranges its arrays (idx included: a gather is a view) */
   ROLE_PAD_VIEW,      /* padCst: a view whose first argument is a value, read where the padding is */
@@ -47,7 +47,8 @@ static Role role_of(Prim p) {
   PRIM_CASES_REDUCE_RANGE: return ROLE_REDUCE_RANGE;
   PRIM_CASES_WINDOW: return ROLE_WINDOW;
   case PRIM_TO_GLOBAL: return ROLE_TO_GLOBAL;
-  case PRIM_TO_LOCAL: return ROLE_TO_LOCAL;
+  case PRIM_TO_LOCAL:
+  case PRIM_TO_LOCAL_VOLATILE: return ROLE_TO_LOCAL;
   case PRIM_TO_PRIVATE: return ROLE_TO_PRIVATE;
   case PRIM_PAD_CST: return ROLE_PAD_VIEW;
   case PRIM_ZIP:
@@ -358,6 +359,22 @@ static const Phrase *computing_part(Arena *a, const Phrase *e) {
   }
 }
 
+/* toLocalVolatile's buffer holds numbers (docs/language.md section 32):
+ * an array, of any rank, of scalars.  A vector or a pair element would be
+ * read and written through a pointer of its lanes or fields, or by
+ * vloadn and vstoren, none of which OpenCL C gives a volatile form. */
+static void volatile_elements(Strategy *s, const Phrase *head) {
+  const DataType *t = dt_resolve(head->type->snd->snd->data), *e = t;
+  while (e->kind == DT_ARRAY) e = dt_resolve(e->elem);
+  if (t->kind == DT_ARRAY && ((e->kind == DT_SCALAR && e->width == 1) || e->kind == DT_IDX)) return;
+  s->ok = false;
+  if (first_report(s, head->span))
+    diag_error(s->diag, ERR_VOLATILE_ELEMENTS, head->span,
+               "'toLocalVolatile' makes %s, not an array of scalars: a volatile local buffer holds numbers, "
+               "each read and written by itself (use toLocal)",
+               dt_str(s->arena, t));
+}
+
 /* The rules about where a primitive may appear.  A plain map is a view
  * when its function is one, allowed anywhere; otherwise it has no level. */
 static void check_placement(Strategy *s, const Phrase *head, const PhraseSpine *sp, const Frame *f) {
@@ -442,8 +459,11 @@ static void check_placement(Strategy *s, const Phrase *head, const PhraseSpine *
       s->ok = false;
       if (first_report(s, head->span))
         diag_error(s->diag, ERR_BAD_ADDRESS_SPACE, head->span,
-                   "'toLocal' outside of any mapWorkgroup: local memory belongs to a "
-                   "work-group, so toLocal must be inside the body of a mapWorkgroup");
+                   "'%s' outside of any mapWorkgroup: local memory belongs to a "
+                   "work-group, so %s must be inside the body of a mapWorkgroup",
+                   name, name);
+    } else if (head->prim == PRIM_TO_LOCAL_VOLATILE) {
+      volatile_elements(s, head);
     }
     return;
   /* allowed anywhere: sequential code runs in any work-item, and global

@@ -33,8 +33,8 @@ void csrVector(global float *restrict output,
                int R,
                int C,
                int NNZ) {
-  local float loc[64];
-  local float loc_2[128];
+  local volatile float loc[64];
+  local volatile float loc_2[128];
   int wg = get_group_id(0); /* mapWorkgroup */
   int lid = get_local_id(1); /* mapLocal1 */
   int lid_2 = get_local_id(0); /* mapLocal */

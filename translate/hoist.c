@@ -160,6 +160,7 @@ static Phrase *hoist_allocation(Hoist *h, Role memory, DataType *t, Phrase *lam)
   e->v = lam->lam_binder;
   e->nv = b_binder(b, e->v->name, pt_var(tc, wide));
   e->nv->span = e->v->span;
+  e->nv->volatile_local = e->v->volatile_local; /* widened or not, the buffer toLocalVolatile asked for */
   /* the element a work-item owns is the same in a buffer not widened */
   if (wide == t) {
     e->nv->owned_by = e->v->owned_by;

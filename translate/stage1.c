@@ -787,6 +787,7 @@ static Phrase *shared_array(Stage1 *s, Phrase *e, Phrase *acc, Phrase *k) {
   Prim memory = prim_lowered(sp.head->prim), saved_mem = s->temp_memory;
   const Binder *x = e->fst->lam_binder;
   Binder *tmp = temporary(s, memory, x->name, t);
+  tmp->volatile_local = sp.head->prim == PRIM_TO_LOCAL_VOLATILE; /* as to_memory's */
   s->temp_memory = memory; /* the maps inside f make their temporaries there too (to_memory) */
   Phrase *fill = acc_tr(s, apply_fn(s, sp.args[0], sp.args[1]), b_proj(b, b_var(b, tmp), 1));
   s->temp_memory = saved_mem;
@@ -811,13 +812,16 @@ static Phrase *shared_let(Stage1 *s, Phrase *e, Phrase *acc, Phrase *k) {
 
 /* C[[toM f x]](K) = newM d2 (\t -> A[[f x]](t.1); K(t.2))   (spec section 6);
  * the maps inside f make their temporaries in that memory too.  NULL when
- * f x is not all there. */
+ * f x is not all there.  toLocalVolatile is toLocal whose t is marked
+ * volatile (Binder.volatile_local): the temporaries of the maps inside f
+ * are not, the program having asked for the qualifier on t alone. */
 static Phrase *to_memory(Stage1 *s, const Spine *sp, const char *name, Phrase *k) {
   if (sp->nargs != 2) return NULL;
   Prim memory = prim_lowered(sp->head->prim), saved_mem = s->temp_memory;
   s->temp_memory = memory;
   Phrase *r = materialise(s, memory, name, apply_fn(s, sp->args[0], sp->args[1]), k);
   s->temp_memory = saved_mem;
+  if (sp->head->prim == PRIM_TO_LOCAL_VOLATILE) r->snd->lam_binder->volatile_local = true; /* r = newLocal (\t -> ..) */
   return r;
 }
 
@@ -888,7 +892,8 @@ static Phrase *con_tr(Stage1 *s, Phrase *e, Phrase *k) {
       break;
     /* the temporaries named after their memory */
     case PRIM_TO_GLOBAL: r = to_memory(s, &sp, "tmp", k); break;
-    case PRIM_TO_LOCAL: r = to_memory(s, &sp, "loc", k); break;
+    case PRIM_TO_LOCAL:
+    case PRIM_TO_LOCAL_VOLATILE: r = to_memory(s, &sp, "loc", k); break;
     case PRIM_TO_PRIVATE: r = to_memory(s, &sp, "priv", k); break;
     /* its value made by the side chosen, in a variable of its own */
     case PRIM_SELECT:

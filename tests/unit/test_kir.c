@@ -255,7 +255,7 @@ static KirStmt *loop(Arena *a, const char *var, const KirExpr *init, const KirEx
 
 static void test_invariants(Tester *t) {
   Arena *a = t->a;
-  KirParam n = {0, kir_scalar_type(a, SC_INT, 1), "N", false, false};
+  KirParam n = {0, kir_scalar_type(a, SC_INT, 1), "N", false, false, false};
   /* a barrier in a work-group loop, after a mapLocal run once: fine */
   KirKernel k = {.name = "k", .nparams = 1, .params = &n};
   KirStmt *wg = loop(a, "wg", kir_query(a, KQ_GROUP_ID, 0), kir_query(a, KQ_NUM_GROUPS, 0));
@@ -365,8 +365,8 @@ static void test_expression_types(Tester *t) {
  * after `float4 v`, `int n` and `pair_float_int p` */
 static const char *violation_of(Arena *a, const KirExpr *value) {
   KirParam *params = NEWARRAY(a, KirParam, 2);
-  params[0] = (KirParam){0, kir_scalar1(SC_FLOAT), "out", false, false};
-  params[1] = (KirParam){0, kir_scalar1(SC_INT), "n", false, false};
+  params[0] = (KirParam){0, kir_scalar1(SC_FLOAT), "out", false, false, false};
+  params[1] = (KirParam){0, kir_scalar1(SC_INT), "n", false, false, false};
   KirKernel *k = NEW(a, KirKernel);
   *k = (KirKernel){.name = "k", .nparams = 2, .params = params};
   KirTop *top = NEW(a, KirTop);
@@ -480,7 +480,7 @@ static void expect_dropped(Tester *t, int line, KirKernel *k, const char *want) 
 
 static void test_dead_bindings(Tester *t) {
   Arena *a = t->a;
-  KirParam ps[2] = {{0, float_type(a), "out", false, false}, {0, float_type(a), "in", false, false}};
+  KirParam ps[2] = {{0, float_type(a), "out", false, false, false}, {0, float_type(a), "in", false, false, false}};
   const DefInfo g = {.name = "g", .is_foreign = true};
   const DefInfo *foreigns[] = {&g};
   const KirExpr *x = fvar(a, "x"), *in0 = elem(a, "in", 0), *gx = kir_call(a, "g", float_type(a), 1, &in0);
@@ -559,7 +559,7 @@ static KirStmt *guard(Arena *a, const KirExpr *cond, KirStmt *body) {
 /* codegen/guard_sink.c: what only a test's body reads goes into it */
 static void test_guard_sink(Tester *t) {
   Arena *a = t->a;
-  KirParam ps[2] = {{0, float_type(a), "out", false, false}, {0, float_type(a), "in", false, false}};
+  KirParam ps[2] = {{0, float_type(a), "out", false, false, false}, {0, float_type(a), "in", false, false, false}};
   const DefInfo g = {.name = "g", .is_foreign = true};
   const DefInfo *foreigns[] = {&g};
   const KirExpr *x = fvar(a, "x"), *in0 = elem(a, "in", 0), *gx = kir_call(a, "g", float_type(a), 1, &in0);
@@ -609,7 +609,7 @@ static void test_guard_sink(Tester *t) {
 static void test_c_target(Tester *t) {
   Arena *a = t->a;
   const Backend *c = backend_of(TARGET_C);
-  KirParam ps[2] = {{0, float_type(a), "out", false, false}, {3 /* KP_NAT */, kir_scalar_type(a, SC_INT, 1), "N", false, false}};
+  KirParam ps[2] = {{0, float_type(a), "out", false, false, false}, {3 /* KP_NAT */, kir_scalar_type(a, SC_INT, 1), "N", false, false, false}};
   KirKernel k = {.name = "k", .comment = "k", .nparams = 2, .params = ps, .reqd_local = true,
                  .local_size = {4, 1, 1}};
   KirStmt *wg = loop(a, "wg", kir_query(a, KQ_GROUP_ID, 0), kir_query(a, KQ_NUM_GROUPS, 0));

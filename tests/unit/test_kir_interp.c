@@ -111,8 +111,8 @@ static KirKernel *kernel(Tester *t) {
   k->comment = "a kernel built by hand";
   k->nparams = 2;
   k->params = NEWARRAY(t->a, KirParam, 2);
-  k->params[0] = (KirParam){KP_OUTPUT, flt(t), "out", true, false};
-  k->params[1] = (KirParam){KP_NAT, kir_scalar_type(t->a, SC_INT, 1), "n", false, false};
+  k->params[0] = (KirParam){KP_OUTPUT, flt(t), "out", true, false, false};
+  k->params[1] = (KirParam){KP_NAT, kir_scalar_type(t->a, SC_INT, 1), "n", false, false, false};
   decl(t, &k->locals, KSP_LOCAL, flt(t), "loc", 8, NULL);
   return k;
 }
