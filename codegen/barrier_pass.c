@@ -74,6 +74,8 @@ typedef struct Pass {
   KirBufferSet pending_reads;  /* read in the group body since the last barrier */
   KirBufferSet own_writes;     /* written in the innermost work-item loop's body so far */
   bool uniform;                /* every work-item of the group gets here equally often */
+  bool divergent_loop;         /* in the body of a loop that made uniform false (place_loop_body) */
+  Vec alike;                   /* const char *: the enclosing loops' variables alike in the group */
   int distributed;             /* > 0 in a work-item loop's body or a single writer's */
   /* the accumulator a parforLocal body updates in place, each work-item
    * its own element: its reads there are not pending for its own writes */
@@ -402,6 +404,21 @@ static bool in_own_work_item(const Pass *p) {
   return p->group_depth == 0 && p->local_dims == 0 && __builtin_popcount(p->global_dims) == p->ndims;
 }
 
+/* The end of the body of a loop that not every work-item of the group
+ * runs equally often (place_loop_body): what the next step would need a
+ * barrier for is refused, but for what the work-item wrote itself in this
+ * work-item's body (its own part: reading it back, or writing again what
+ * it read, is ordered by the work-item's program order) */
+static void divergent_loop_end(Pass *p, const KirSite *site, const KirBlock *body) {
+  KirBufferSet need = loop_carried(p, site, body);
+  int n = 0;
+  for (int i = 0; i < need.len; i++)
+    if (!set_has(&p->own_writes, item(&need, i)) || set_has(&p->pending_writes, item(&need, i)))
+      need.items[n++] = need.items[i];
+  need.len = n;
+  no_barrier(p, site, NB_DIVERGENT, &need);
+}
+
 /* The end of a sequential loop's body (entry: the barriers placed before
  * the body began).  When its barrier would be the body's only one it goes
  * at the top instead, as for a work-group loop: a loop whose one barrier
@@ -409,6 +426,10 @@ static bool in_own_work_item(const Pass *p) {
  * (regress/pocl_loop_end_barrier_reduce.dpia).  With other barriers in the
  * body it stays at the end, where it clears the pending sets. */
 static void loop_end(Pass *p, KirBlock *out, const KirSite *site, int entry) {
+  if (p->divergent_loop && !p->uniform && !in_own_work_item(p)) {
+    divergent_loop_end(p, site, out);
+    return;
+  }
   if (!p->uniform || in_own_work_item(p)) return;
   if (p->nbarriers == entry) {
     loop_top_barrier(p, out, site);
@@ -630,6 +651,29 @@ static void at_site(Pass *p, KirBlock *out, const KirSite *site, int entry) {
   DPIA_EXHAUSTIVE_END
 }
 
+static void place_block(Pass *p, KirBlock *b);
+
+/* A loop's body.  A loop whose bounds every work-item of the group has
+ * alike (kir_group_alike) runs as often in each, and its variable is
+ * alike in its body.  Else (a dependent map's row of M - gid elements,
+ * tests/diff/regress/dep_map_global1_row_barrier.dpia) not every
+ * work-item of the group gets to its body equally often: no barrier can
+ * go there, one the body needs is refused (E0604, sync_before and
+ * loop_end), and the loop's variable is not alike. */
+static void place_loop_body(Pass *p, KirStmt *s) {
+  bool alike = kir_group_alike(p->ids, s->loop.init, &p->alike) && kir_group_alike(p->ids, s->loop.bound, &p->alike) &&
+               kir_group_alike(p->ids, s->loop.step, &p->alike);
+  bool uniform = p->uniform, divergent = p->divergent_loop;
+  if (alike) vec_push(p->arena, &p->alike, (void *)s->loop.var);
+  else
+    p->uniform = false;
+  p->divergent_loop = divergent || (uniform && !alike);
+  place_block(p, &s->loop.body);
+  if (alike) p->alike.len--;
+  p->uniform = uniform;
+  p->divergent_loop = divergent;
+}
+
 /* the pass over one block, rebuilt with the barriers in place of the sites */
 static void place_block(Pass *p, KirBlock *b) {
   KirBlock out = {0};
@@ -652,7 +696,8 @@ static void place_block(Pass *p, KirBlock *b) {
       continue;
     }
     KirBlock *body = kir_body(s);
-    if (body) place_block(p, body);
+    if (body && s->kind == KS_FOR) place_loop_body(p, s);
+    else if (body) place_block(p, body);
     kir_append(&out, s);
   }
   exempt_drop(p, p->depth);

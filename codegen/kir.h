@@ -683,6 +683,14 @@ bool kir_place_barriers(Arena *a, Diag *diag, KirKernel *k, int ndims, bool pocl
 typedef struct KirIdNames KirIdNames;
 KirIdNames *kir_id_names(Arena *a, const KirKernel *k);
 bool kir_own_elements(const KirIdNames *ids, const KirBlock *body, const char *var);
+/* e has one value for every work-item of a group: built from literals,
+ * nat and scalar parameters, group ids, work-item queries but the local
+ * and global ids, and the variables in alike (const char *: enclosing
+ * loops' variables shown alike), with no read of memory.  A sequential
+ * loop whose bounds are not alike runs a different number of steps in
+ * different work-items (a dependent map's row, [M - gid]), so no barrier
+ * can go in it (barrier_pass.c, divergent_loop). */
+bool kir_group_alike(const KirIdNames *ids, const KirExpr *e, const Vec *alike);
 /* statements first up to stop (not included; NULL: to the block's end) */
 typedef struct KirStmtRange {
   const KirStmt *first, *stop;

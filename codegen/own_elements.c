@@ -265,6 +265,75 @@ static bool one_to_one(const KirKernel *k, const Form *f, int64_t width) {
   return true;
 }
 
+/* ---- values every work-item of a group has alike ---- */
+
+static bool scalar_param(const KirKernel *k, const char *name) {
+  for (int i = 0; i < k->nparams; i++)
+    if ((k->params[i].role == KP_NAT || k->params[i].role == KP_SCALAR) && strcmp(k->params[i].name, name) == 0)
+      return true;
+  return false;
+}
+
+/* name is a group id, a nat or scalar parameter, or one of the enclosing
+ * loops' variables that are alike (alike: those names) */
+static bool alike_var(const KirIdNames *ids, const char *name, const Vec *alike) {
+  for (int i = 0; i < alike->len; i++)
+    if (strcmp(alike->items[i], name) == 0) return true;
+  for (const KirIdNames *s = ids; s; s = s->up) {
+    const IdName *n = id_find(s, name);
+    if (n) return !n->bad && n->kind == ID_GROUP;
+  }
+  return scalar_param(ids->k, name);
+}
+
+static bool alike_ix(const KirIdNames *ids, const Ix *x, const Vec *alike) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (x->kind) {
+  case IX_CONST: return true;
+  case IX_VAR: return alike_var(ids, x->name, alike);
+  case IX_EXPR: return kir_group_alike(ids, x->expr, alike);
+  case IX_ADD:
+  case IX_SUB:
+  case IX_MUL:
+  case IX_DIV:
+  case IX_MOD: return alike_ix(ids, x->a, alike) && alike_ix(ids, x->b, alike);
+  }
+  DPIA_EXHAUSTIVE_END
+  return false;
+}
+
+bool kir_group_alike(const KirIdNames *ids, const KirExpr *e, const Vec *alike) {
+  if (!e) return true;
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (e->kind) {
+  case KE_INT:
+  case KE_LIT: return true;
+  case KE_VAR: return alike_var(ids, e->name, alike);
+  case KE_IX: return alike_ix(ids, e->ix, alike);
+  case KE_QUERY: return e->query.query != KQ_LOCAL_ID && e->query.query != KQ_GLOBAL_ID;
+  case KE_UNARY: return e->un.op != '&' && kir_group_alike(ids, e->un.operand, alike);
+  case KE_BINARY: return kir_group_alike(ids, e->bin.lhs, alike) && kir_group_alike(ids, e->bin.rhs, alike);
+  case KE_COND:
+    return kir_group_alike(ids, e->cond.test, alike) && kir_group_alike(ids, e->cond.then, alike) &&
+           kir_group_alike(ids, e->cond.other, alike);
+  case KE_BUILTIN:
+  case KE_CAST:
+    for (int i = 0; i < e->call.nargs; i++)
+      if (!kir_group_alike(ids, e->call.args[i], alike)) return false;
+    return true;
+  /* memory, which may differ from one element to the next, and calls of
+   * the program's functions: not shown alike */
+  case KE_INDEX:
+  case KE_MEMBER:
+  case KE_LANE:
+  case KE_VLOAD:
+  case KE_CALL:
+  case KE_VECTOR: return false;
+  }
+  DPIA_EXHAUSTIVE_END
+  return false;
+}
+
 /* ---- the uses of the buffer ---- */
 
 typedef struct Uses {
