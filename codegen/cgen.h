@@ -64,8 +64,7 @@ typedef struct Step Step;
 struct Step {
   StepKind kind;
   const Ix *ix;     /* STEP_IDX: the index; STEP_LANE: the lane */
-  int n;            /* STEP_FIELD: 1 or 2; STEP_LANE: 1 when the program
-                       names the lane (v.x), which prints as it does */
+  int n;            /* STEP_FIELD: 1 or 2 */
   const Step *next;
 };
 

@@ -406,7 +406,7 @@ static void store(CG *cg, const Target *target, const Phrase *val, const Step *p
       }
       KirStmt *as = cg_add(cg, KS_ASSIGN, NULL);
       as->assign.lhs = tg.lanes[l];
-      as->assign.rhs = kir_lane(cg->arena, kir_var(cg->arena, tmp, tmp_type), l, tg.width, false);
+      as->assign.rhs = kir_lane(cg->arena, kir_var(cg->arena, tmp, tmp_type), l, tg.width);
       cg_leave(cg, lane_outer);
     }
     cg_scope_leave(cg, mark);
