@@ -751,6 +751,13 @@ static const Ix *as_index(CG *cg, CExpr e) {
   return op == KB_DIV ? ix_div(&cg->ix, a, b) : ix_mod(&cg->ix, a, b);
 }
 
+CExpr cg_int_min_max(CG *cg, KirBuiltin f, CExpr a, CExpr b) {
+  const Ix *ia = as_index(cg, a), *ib = ia ? as_index(cg, b) : NULL;
+  const Ix *known = ib ? ix_min_max(&cg->ix, f == KBI_MAX, ia, ib) : NULL;
+  if (known) return known == ia ? a : b;
+  return kir_builtin(cg->arena, f, cg_scalar_type(cg, SC_INT, 1), (CExpr[]){a, b});
+}
+
 static bool bool_literal(CExpr e, bool *v) {
   if (e->kind != KE_LIT || e->lit.scalar != SC_BOOL) return false;
   *v = e->lit.i != 0;

@@ -273,6 +273,10 @@ Target gen_acc(CG *cg, const Phrase *a, const Step *ps);
 const Ix *gen_index(CG *cg, const Phrase *i);
 /* an int literal, or a negated one (-3): its value */
 bool cg_int_literal(CExpr v, int64_t *c);
+/* min(a, b) or max(a, b) (f) of two ints: a or b itself where both are
+ * indices and the simplifier decides it (ix_min_max: min(N, N) is N),
+ * else the built-in */
+CExpr cg_int_min_max(CG *cg, KirBuiltin f, CExpr a, CExpr b);
 /* the binder of the buffer an acceptor writes (NULL: none found) */
 const Binder *acc_root(CG *cg, const Phrase *a);
 /* the storage of a phrase that denotes an identifier (var, param) or NULL */
