@@ -661,7 +661,8 @@ void kir_unroll_tiles(Arena *a, KirKernel *k);
  * or one at the top of the loop body it ends).  ndims: the kernel's
  * dimensions.  pocl: also the barriers PoCL 3.1 alone needs (a Backend
  * may leave them out, Backend.no_pocl_barriers).  Where a barrier is
- * needed and none can go, reports E0604 to diag and returns false. */
+ * needed and none can go, reports E0604 to diag and returns false.  A
+ * kernel whose local size is fixed to 1 in every dimension keeps none. */
 bool kir_place_barriers(Arena *a, Diag *diag, KirKernel *k, int ndims, bool pocl);
 /* The pointwise rule of the barrier pass through nested levels
  * (own_elements.c): every use of the buffer variable var in body is an

@@ -39,9 +39,7 @@ void gemmAnyBlocks(global float *restrict output,
       }
     }
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
   for (int i = 0; i < (K + 511)/512; i += 1) { /* reduceSeq */
-    barrier(CLK_LOCAL_MEM_FENCE); /* the previous iteration is done with 'acc' */
     /* mapLocal over one element */
     for (int i_2 = 0; i_2 < 8; i_2 += 1) { /* mapSeq */
       int i_3_lo = min(16, (max(0, M - wg_2*128 - 7) + 7)/8);
@@ -195,7 +193,6 @@ void gemmAnyBlocks(global float *restrict output,
       }
     }
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
   /* mapLocal over one element */
   for (int i = 0; i < 16; i += 1) { /* mapSeq */
     for (int i_2 = 0; i_2 < 8; i_2 += 1) { /* mapSeq */
