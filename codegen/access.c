@@ -299,7 +299,7 @@ static Target storage_access(CG *cg, const Storage *st, const Step *ps, bool wri
       width = t->width;
       if (ix_const_value(ps->ix, &lane) && lane >= 0 && lane < width &&
           !(write && base && st->space != SP_PRIVATE)) {
-        e = kir_lane(cg->arena, e, (int)lane, width, ps->n);
+        e = kir_lane(cg->arena, e, (int)lane, width);
       } else if (write && base && st->space != SP_PRIVATE && lane >= 0) {
         /* a store to one lane of a vector in global or local memory is a
          * store of the scalar: `v.s0 = x` loads the whole vector, sets the
@@ -754,6 +754,13 @@ static const Ix *as_index(CG *cg, CExpr e) {
   return op == KB_DIV ? ix_div(&cg->ix, a, b) : ix_mod(&cg->ix, a, b);
 }
 
+CExpr cg_int_min_max(CG *cg, KirBuiltin f, CExpr a, CExpr b) {
+  const Ix *ia = as_index(cg, a), *ib = ia ? as_index(cg, b) : NULL;
+  const Ix *known = ib ? ix_min_max(&cg->ix, f == KBI_MAX, ia, ib) : NULL;
+  if (known) return known == ia ? a : b;
+  return kir_builtin(cg->arena, f, cg_scalar_type(cg, SC_INT, 1), (CExpr[]){a, b});
+}
+
 static bool bool_literal(CExpr e, bool *v) {
   if (e->kind != KE_LIT || e->lit.scalar != SC_BOOL) return false;
   *v = e->lit.i != 0;
@@ -1112,12 +1119,12 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
   case PRIM_LANE: { /* v.x */
     if (ps) INTERNAL("a path after a lane");
     const Phrase *v = s->args[0];
-    if (lane_by_path(cg, v)) return gen_exp(cg, v, mk_step(cg, STEP_LANE, ix_from_size(x, h->sizes[0]), 1, NULL));
+    if (lane_by_path(cg, v)) return gen_exp(cg, v, mk_step(cg, STEP_LANE, ix_from_size(x, h->sizes[0]), 0, NULL));
     /* a computed vector, (p - q).x: the value, then its lane */
     int64_t l;
     if (!size_const_value(h->sizes[0], &l)) INTERNAL("lane number");
     CExpr whole = gen_exp(cg, v, NULL);
-    return kir_lane(cg->arena, whole, (int)l, dt_resolve(arg_data(s, 0))->width, true);
+    return kir_lane(cg->arena, whole, (int)l, dt_resolve(arg_data(s, 0))->width);
   }
   PRIM_CASES_CONVERT : {
     DataType *from = arg_data(s, 0), *to = fn_result(h->type, 1)->data;

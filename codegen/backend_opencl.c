@@ -22,6 +22,15 @@ static const char *const builtin_name[] = {
     [KBI_COS] = "cos",     [KBI_FLOOR] = "floor", [KBI_CEIL] = "ceil", [KBI_POW] = "pow",   [KBI_FMA] = "fma",
 };
 
+/* A vector's lanes (OpenCL C 6.3.7, Vector Components): .x .y .z .w
+ * name the components of vectors of 2 to 4 only, .s0 to .sf those of any
+ * width.  Each vector is spelled one way, by its width: .x to .w up to 4,
+ * as a reader of a float4 expects, numbered for float8 and float16, where
+ * .x is not OpenCL C. */
+static const char *const xyzw_lane[4] = {".x", ".y", ".z", ".w"};
+static const char *const numbered_lane[16] = {".s0", ".s1", ".s2", ".s3", ".s4", ".s5", ".s6", ".s7",
+                                              ".s8", ".s9", ".sa", ".sb", ".sc", ".sd", ".se", ".sf"};
+
 static void print_expr(Buf *out, const KirExpr *e);
 
 /* OpenCL C's address space qualifiers (6.7) */
@@ -71,12 +80,9 @@ static void print_vector_memory(Buf *out, const char *fn, int width, const KirEx
 static void print_own(Buf *out, const KirExpr *e) {
   switch (e->kind) {
   case KE_QUERY: emit(out, "%s(%d)", query_name[e->query.query], e->query.dim); return;
-  case KE_LANE: /* as the program named it (v.x), else by number (.s0 to .sf) */
+  case KE_LANE:
     print_operand(out, e->lane.base, PREC_POSTFIX);
-    if (e->lane.named)
-      buf_puts(out, lane_spelling(e->lane.lane, e->lane.width));
-    else
-      emit(out, ".s%c", "0123456789abcdef"[e->lane.lane & 15]);
+    buf_puts(out, e->lane.width <= 4 ? xyzw_lane[e->lane.lane & 3] : numbered_lane[e->lane.lane & 15]);
     return;
   case KE_VLOAD: print_vector_memory(out, "vload", e->vload.width, NULL, e->vload.offset, e->vload.ptr); return;
   case KE_BUILTIN:

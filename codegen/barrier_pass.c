@@ -733,6 +733,19 @@ static void collect_sites(Pass *p, const KirBlock *b, int loop_start, Vec *open)
   }
 }
 
+/* b without its barriers (a group of one work-item: kir_place_barriers) */
+static void drop_barriers(KirBlock *b) {
+  KirBlock out = {0};
+  for (KirStmt *s = b->first, *next; s; s = next) {
+    next = s->next;
+    if (s->kind == KS_BARRIER) continue;
+    KirBlock *body = kir_body(s);
+    if (body) drop_barriers(body);
+    kir_append(&out, s);
+  }
+  *b = out;
+}
+
 bool kir_place_barriers(Arena *a, Diag *diag, KirKernel *k, int ndims, bool pocl) {
   Pass p = {.arena = a,
             .diag = diag,
@@ -745,5 +758,14 @@ bool kir_place_barriers(Arena *a, Diag *diag, KirKernel *k, int ndims, bool pocl
   collect_sites(&p, &k->body, -1, &open);
   if (open.len) INTERNAL("a barrier site begins what no site ends");
   place_block(&p, &k->body);
+  /* A group of one work-item, its local size fixed to 1 in every
+   * dimension (reqd_work_group_size(1, 1, 1): a mapWorkgroup over a
+   * mapLocal of one element), has no other work-item to wait for: it reads
+   * back what it wrote in program order (spec section 5), so its barriers
+   * order nothing and are dropped, PoCL's too.  The pass has decided as
+   * for any group (an E0604 is reported the same). */
+  bool one = k->reqd_local;
+  for (int d = 0; d < 3; d++) one = one && k->local_size[d] == 1;
+  if (one) drop_barriers(&k->body);
   return !p.failed;
 }

@@ -67,8 +67,7 @@ typedef struct Step Step;
 struct Step {
   StepKind kind;
   const Ix *ix;     /* STEP_IDX: the index; STEP_LANE: the lane */
-  int n;            /* STEP_FIELD: 1 or 2; STEP_LANE: 1 when the program
-                       names the lane (v.x), which prints as it does */
+  int n;            /* STEP_FIELD: 1 or 2 */
   const Step *next;
 };
 
@@ -277,6 +276,10 @@ Target gen_acc(CG *cg, const Phrase *a, const Step *ps);
 const Ix *gen_index(CG *cg, const Phrase *i);
 /* an int literal, or a negated one (-3): its value */
 bool cg_int_literal(CExpr v, int64_t *c);
+/* min(a, b) or max(a, b) (f) of two ints: a or b itself where both are
+ * indices and the simplifier decides it (ix_min_max: min(N, N) is N),
+ * else the built-in */
+CExpr cg_int_min_max(CG *cg, KirBuiltin f, CExpr a, CExpr b);
 /* the binder of the buffer an acceptor writes (NULL: none found) */
 const Binder *acc_root(CG *cg, const Phrase *a);
 /* the storage of a phrase that denotes an identifier (var, param) or NULL */

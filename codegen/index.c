@@ -654,15 +654,17 @@ static bool prove_nonneg(Simplifier *s, Poly p) {
   return yes;
 }
 
-/* a < b */
-static bool prove_less(Simplifier *s, Poly a, Poly b) {
+/* a + k <= b: a < b with k 1, a <= b with k 0 */
+static bool prove_gap(Simplifier *s, Poly a, Poly b, int64_t k) {
   bool outer = s->pc.overflow;
   s->pc.overflow = false;
-  Poly gap = poly_sub(&s->pc, poly_sub(&s->pc, b, a), poly_const(&s->pc, 1));
+  Poly gap = poly_sub(&s->pc, poly_sub(&s->pc, b, a), poly_const(&s->pc, k));
   bool yes = !s->pc.overflow && prove_nonneg(s, gap);
   s->pc.overflow = outer;
   return yes;
 }
+
+static bool prove_less(Simplifier *s, Poly a, Poly b) { return prove_gap(s, a, b, 1); }
 
 /* ---- division and remainder ---- */
 
@@ -1342,4 +1344,14 @@ bool ix_provably_less(IxCtx *x, const Ix *e, const Ix *bound) {
   simplifier_init(&s, x);
   Poly pe = to_poly(&s, e), pb = to_poly(&s, bound);
   return prove_less(&s, pe, pb);
+}
+
+const Ix *ix_min_max(IxCtx *x, bool max, const Ix *a, const Ix *b) {
+  if (ix_equal(a, b)) return a;
+  Simplifier s;
+  simplifier_init(&s, x);
+  Poly pa = to_poly(&s, a), pb = to_poly(&s, b);
+  if (prove_gap(&s, pa, pb, 0)) return max ? b : a; /* a <= b */
+  if (prove_gap(&s, pb, pa, 0)) return max ? a : b;
+  return NULL;
 }

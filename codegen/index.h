@@ -146,6 +146,12 @@ bool ix_multiple_of(IxCtx *x, const Ix *e, int64_t k);
 
 /* Bounds: true and *out if e is provably < bound / >= 0 etc. */
 bool ix_provably_less(IxCtx *x, const Ix *e, const Ix *bound);
+/* min(a, b) (max false) or max(a, b) decided from the polynomials and the
+ * ranges pushed: a where a <= b for every value (a >= b for max), b where
+ * b <= a, so a where they are equal (min(N, N) is N, max(i*4, 0) is i*4,
+ * min(N + 1019, N) is N); NULL where neither holds for every value (the
+ * caller writes the built-in). */
+const Ix *ix_min_max(IxCtx *x, bool max, const Ix *a, const Ix *b);
 bool ix_equal(const Ix *a, const Ix *b);
 /* a structural total order (0: ix_equal) */
 int ix_compare(const Ix *a, const Ix *b);

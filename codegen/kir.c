@@ -158,12 +158,11 @@ const KirExpr *kir_member(Arena *a, const KirExpr *base, const char *name, const
   return e;
 }
 
-const KirExpr *kir_lane(Arena *a, const KirExpr *base, int lane, int width, bool named) {
+const KirExpr *kir_lane(Arena *a, const KirExpr *base, int lane, int width) {
   KirExpr *e = new_expr(a, KE_LANE, numeric(base->type) ? kir_scalar1(base->type->scalar) : NULL);
   e->lane.base = base;
   e->lane.lane = lane;
   e->lane.width = width;
-  e->lane.named = named;
   return e;
 }
 
@@ -327,7 +326,7 @@ const KirExpr *kir_expr_rebuilt(Arena *a, const KirExpr *e, const KirExpr *const
   case KE_COND: return kir_cond(a, kids[0], kids[1], kids[2]);
   case KE_INDEX: return kir_index(a, kids[0], kids[1]);
   case KE_MEMBER: return kir_member(a, kids[0], e->member.name, e->type);
-  case KE_LANE: return kir_lane(a, kids[0], e->lane.lane, e->lane.width, e->lane.named);
+  case KE_LANE: return kir_lane(a, kids[0], e->lane.lane, e->lane.width);
   case KE_VLOAD: return kir_vload(a, e->vload.width, kids[0], kids[1]);
   case KE_CALL: return kir_call(a, e->call.fn, e->type, n, kids);
   case KE_BUILTIN: return kir_builtin(a, e->call.builtin, e->call.type, kids);
@@ -357,7 +356,7 @@ bool kir_expr_equal(const KirExpr *a, const KirExpr *b) {
   case KE_INDEX: return kir_expr_equal(a->index.base, b->index.base) && kir_expr_equal(a->index.at, b->index.at);
   case KE_MEMBER: return same_text(a->member.name, b->member.name) && kir_expr_equal(a->member.base, b->member.base);
   case KE_LANE:
-    return a->lane.lane == b->lane.lane && a->lane.width == b->lane.width && a->lane.named == b->lane.named &&
+    return a->lane.lane == b->lane.lane && a->lane.width == b->lane.width &&
            kir_expr_equal(a->lane.base, b->lane.base);
   case KE_VLOAD:
     return a->vload.width == b->vload.width && kir_expr_equal(a->vload.offset, b->vload.offset) &&
@@ -409,10 +408,9 @@ int kir_expr_compare(const KirExpr *a, const KirExpr *b) {
     c = kir_expr_compare(a->member.base, b->member.base);
     return c ? c : compare_text(a->member.name, b->member.name);
   case KE_LANE:
-    if ((c = kir_expr_compare(a->lane.base, b->lane.base)) || (c = compare_int(a->lane.lane, b->lane.lane)) ||
-        (c = compare_int(a->lane.width, b->lane.width)))
+    if ((c = kir_expr_compare(a->lane.base, b->lane.base)) || (c = compare_int(a->lane.lane, b->lane.lane)))
       return c;
-    return compare_int(a->lane.named, b->lane.named);
+    return compare_int(a->lane.width, b->lane.width);
   case KE_VLOAD:
     if ((c = compare_int(a->vload.width, b->vload.width)) || (c = kir_expr_compare(a->vload.offset, b->vload.offset)))
       return c;

@@ -154,8 +154,7 @@ extern const int kir_builtin_arity[];
   X(COND)   /* cond: test ? then : other */                                 \
   X(INDEX)  /* index: base[at] */                                           \
   X(MEMBER) /* member: the field name (fst, snd) of a struct base */        \
-  X(LANE)   /* lane: lane of the vector base of width lanes; named: the   \
-               program named it (v.x) */                                    \
+  X(LANE)   /* lane: lane of the vector base of width lanes */              \
   X(VLOAD)  /* vload: width scalars at offset (in vectors) of ptr */        \
   X(CALL)   /* call: fn(args), a foreign function of the program */         \
   X(BUILTIN) /* call: builtin(args), of type (the result's) */              \
@@ -240,7 +239,6 @@ struct KirExpr {
     struct {
       const KirExpr *base;
       int lane, width;
-      bool named;
     } lane;            /* KE_LANE */
     struct {
       int width;
@@ -432,7 +430,7 @@ const KirExpr *kir_cond(Arena *a, const KirExpr *test, const KirExpr *then, cons
 const KirExpr *kir_index(Arena *a, const KirExpr *base, const KirExpr *at);
 /* the field name of type (an array field's: a pointer to its elements) */
 const KirExpr *kir_member(Arena *a, const KirExpr *base, const char *name, const KirType *type);
-const KirExpr *kir_lane(Arena *a, const KirExpr *base, int lane, int width, bool named);
+const KirExpr *kir_lane(Arena *a, const KirExpr *base, int lane, int width);
 const KirExpr *kir_vload(Arena *a, int width, const KirExpr *offset, const KirExpr *ptr);
 /* the foreign function fn, whose result is of type */
 const KirExpr *kir_call(Arena *a, const char *fn, const KirType *type, int n, const KirExpr *const *args);
@@ -672,7 +670,8 @@ void kir_unroll_tiles(Arena *a, KirKernel *k);
  * or one at the top of the loop body it ends).  ndims: the kernel's
  * dimensions.  pocl: also the barriers PoCL 3.1 alone needs (a Backend
  * may leave them out, Backend.no_pocl_barriers).  Where a barrier is
- * needed and none can go, reports E0604 to diag and returns false. */
+ * needed and none can go, reports E0604 to diag and returns false.  A
+ * kernel whose local size is fixed to 1 in every dimension keeps none. */
 bool kir_place_barriers(Arena *a, Diag *diag, KirKernel *k, int ndims, bool pocl);
 /* The pointwise rule of the barrier pass through nested levels
  * (own_elements.c): every use of the buffer variable var in body is an

@@ -411,7 +411,7 @@ static void store(CG *cg, const Target *target, const Phrase *val, const Step *p
       }
       KirStmt *as = cg_add(cg, KS_ASSIGN, NULL);
       as->assign.lhs = tg.lanes[l];
-      as->assign.rhs = kir_lane(cg->arena, kir_var(cg->arena, tmp, tmp_type), l, tg.width, false);
+      as->assign.rhs = kir_lane(cg->arena, kir_var(cg->arena, tmp, tmp_type), l, tg.width);
       cg_leave(cg, lane_outer);
     }
     cg_scope_leave(cg, mark);
@@ -857,15 +857,20 @@ static void gen_for(CG *cg, const Phrase *p, const Spine *s) {
  * partialReduceAny's, docs/language.md section 21) is past n for the
  * last tile, and leaves int when n is near 2^31; min(e, n - C) + C is the
  * same value and computes e + C only where it is at most n (e and n - C
- * fit: e is the program's value, n - C lies between -C and n). */
+ * fit: e is the program's value, n - C lies between -C and n).  An end
+ * the simplifier places is hi or n itself: hi = N is min(N, N), N, and a
+ * tile's end N - 5 + 1024 is past N, so N. */
 static CExpr range_end(CG *cg, const KirType *index, CExpr hi, const Ix *nix) {
+  CExpr n = cg_ix_expr(cg, nix);
+  CExpr end = cg_int_min_max(cg, KBI_MIN, hi, n);
+  if (end == hi || end == n) return end;
   int64_t c;
   if (hi->kind == KE_BINARY && hi->bin.op == KB_ADD && cg_int_literal(hi->bin.rhs, &c) && c > 0) {
     CExpr last = cg_ix_expr(cg, ix_sub(&cg->ix, nix, ix_const(&cg->ix, c)));
     return kir_binary(cg->arena, KB_ADD, kir_builtin(cg->arena, KBI_MIN, index, (CExpr[]){hi->bin.lhs, last}),
                       hi->bin.rhs);
   }
-  return kir_builtin(cg->arena, KBI_MIN, index, (CExpr[]){hi, cg_ix_expr(cg, nix)});
+  return end;
 }
 
 /* Whether for (i = init; i < bound; i += step) can step past INT_MAX: its
@@ -891,7 +896,7 @@ static void gen_for_range(CG *cg, const Spine *s) {
   /* a constant end is clamped now, as clampIdx's (section 22) */
   int64_t c, n;
   CExpr init = cg_int_literal(lo, &c) ? kir_int(cg->arena, c < 0 ? 0 : c)
-                                     : kir_builtin(cg->arena, KBI_MAX, index, (CExpr[]){lo, kir_int(cg->arena, 0)});
+                                     : cg_int_min_max(cg, KBI_MAX, lo, kir_int(cg->arena, 0));
   CExpr bound = cg_int_literal(hi, &c) && size_const_value(s->head->sizes[0], &n) ? kir_int(cg->arena, c < n ? c : n)
                                                                                   : range_end(cg, index, hi, nix);
   CExpr step = cg_ix_expr(cg, ix_from_size(&cg->ix, s->head->sizes[1]));
@@ -906,8 +911,7 @@ static void gen_for_range(CG *cg, const Spine *s) {
     var = cg_name(cg, arena_printf(cg->arena, "%s_behind", i));
     origin = arena_printf(cg->arena, "%s, one step behind %s", origin, i);
     init = kir_binary(cg->arena, KB_SUB, init, step);
-    bound = kir_binary(cg->arena, KB_SUB, kir_builtin(cg->arena, KBI_MAX, index, (CExpr[]){bound, kir_int(cg->arena, 0)}),
-                       step);
+    bound = kir_binary(cg->arena, KB_SUB, cg_int_min_max(cg, KBI_MAX, bound, kir_int(cg->arena, 0)), step);
   }
   KirStmt *f = cg_add(cg, KS_FOR, origin);
   f->loop.var = var;

@@ -415,7 +415,7 @@ static const KirExpr *visit(Pass *p, const KirExpr *e, const char *var, bool rew
   }
   case KE_LANE: {
     const KirExpr *b = visit(p, e->lane.base, var, rewrite, guarded);
-    return b == e->lane.base ? e : kir_lane(p->arena, b, e->lane.lane, e->lane.width, e->lane.named);
+    return b == e->lane.base ? e : kir_lane(p->arena, b, e->lane.lane, e->lane.width);
   }
   case KE_VLOAD: {
     const KirExpr *o = visit(p, e->vload.offset, var, rewrite, guarded),

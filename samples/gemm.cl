@@ -36,9 +36,7 @@ void gemmBlocks(global float *restrict output,
       }
     }
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
   for (int i = 0; i < K/512; i += 1) { /* reduceSeq */
-    barrier(CLK_LOCAL_MEM_FENCE); /* the previous iteration is done with 'acc' */
     /* mapLocal over one element */
     for (int i_2 = 0; i_2 < 8; i_2 += 1) { /* mapSeq */
       for (int i_3 = 0; i_3 < 16; i_3 += 1) { /* mapSeq */
@@ -91,7 +89,6 @@ void gemmBlocks(global float *restrict output,
       }
     }
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
   /* mapLocal over one element */
   for (int i = 0; i < 16; i += 1) { /* mapSeq */
     for (int i_2 = 0; i_2 < 8; i_2 += 1) { /* mapSeq */

@@ -39,9 +39,7 @@ void gemmAnyBlocks(global float *restrict output,
       }
     }
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
   for (int i = 0; i < (K + 511)/512; i += 1) { /* reduceSeq */
-    barrier(CLK_LOCAL_MEM_FENCE); /* the previous iteration is done with 'acc' */
     /* mapLocal over one element */
     for (int i_2 = 0; i_2 < 8; i_2 += 1) { /* mapSeq */
       int i_3_lo = min(16, (max(0, M - wg_2*128 - 7) + 7)/8);
@@ -66,7 +64,7 @@ void gemmAnyBlocks(global float *restrict output,
         acc_2[13] = acc_i_3[13];
         acc_2[14] = acc_i_3[14];
         acc_2[15] = acc_i_3[15];
-        for (int i_4 = max(i * 512, 0); i_4 < min((wg*8 + i_2) * 32 < N ? ((wg_2*16 + i_3) * 8 < M ? i * 512 + 512 : 0) : 0, K); i_4 += 1) { /* reduceRange */
+        for (int i_4 = i * 512; i_4 < min((wg*8 + i_2) * 32 < N ? ((wg_2*16 + i_3) * 8 < M ? i * 512 + 512 : 0) : 0, K); i_4 += 1) { /* reduceRange */
           const global float *a_i_4 = a + (wg_2*16 + i_3)*K*8 + i_4;
           const global float *bp_i_4 = bp + (wg*8 + i_2)*K*32 + i_4*32;
           /* mapSeq of mapSeq, 8 x 2 steps */
@@ -113,7 +111,7 @@ void gemmAnyBlocks(global float *restrict output,
         acc_2[13] = acc_i_3_2[13];
         acc_2[14] = acc_i_3_2[14];
         acc_2[15] = acc_i_3_2[15];
-        for (int i_4 = max(i * 512, 0); i_4 < min((wg*8 + i_2) * 32 < N ? ((wg_2*16 + i_3) * 8 < M ? i * 512 + 512 : 0) : 0, K); i_4 += 1) { /* reduceRange */
+        for (int i_4 = i * 512; i_4 < min((wg*8 + i_2) * 32 < N ? ((wg_2*16 + i_3) * 8 < M ? i * 512 + 512 : 0) : 0, K); i_4 += 1) { /* reduceRange */
           const global float *a_i_4_2 = a + (wg_2*16 + i_3)*K*8 + i_4;
           const global float *bp_i_4_2 = bp + (wg*8 + i_2)*K*32 + i_4*32;
           const global float *a_i_4_3 = a + min(wg_2*128 + i_3*8 + 1, M - 1)*K + i_4;
@@ -166,7 +164,7 @@ void gemmAnyBlocks(global float *restrict output,
         acc_2[13] = acc_i_3_3[13];
         acc_2[14] = acc_i_3_3[14];
         acc_2[15] = acc_i_3_3[15];
-        for (int i_4 = max(i * 512, 0); i_4 < min((wg*8 + i_2) * 32 < N ? ((wg_2*16 + i_3) * 8 < M ? i * 512 + 512 : 0) : 0, K); i_4 += 1) { /* reduceRange */
+        for (int i_4 = i * 512; i_4 < min((wg*8 + i_2) * 32 < N ? ((wg_2*16 + i_3) * 8 < M ? i * 512 + 512 : 0) : 0, K); i_4 += 1) { /* reduceRange */
           const global float *a_i_4_9 = a + (M - 1)*K + i_4;
           const global float *bp_i_4_3 = bp + (wg*8 + i_2)*K*32 + i_4*32;
           /* mapSeq of mapSeq, 8 x 2 steps */
@@ -195,7 +193,6 @@ void gemmAnyBlocks(global float *restrict output,
       }
     }
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
   /* mapLocal over one element */
   for (int i = 0; i < 16; i += 1) { /* mapSeq */
     for (int i_2 = 0; i_2 < 8; i_2 += 1) { /* mapSeq */

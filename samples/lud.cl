@@ -20,7 +20,7 @@ void ludDiagonal(global float *m, int N, int O) {
       bool chosen = lid_2 > i && i_2 == i;
       if (chosen) {
         float acc_2 = acc[lid_2*16 + i_2];
-        for (int i_3 = 0; i_3 < min(i, 16); i_3 += 1) { /* reduceRange */
+        for (int i_3 = 0; i_3 < i; i_3 += 1) { /* reduceRange */
           acc_2 = acc_2 - acc[lid_2*16 + i_3] * acc[i_3*16 + i];
         }
         lower[lid_2*16 + i_2] = acc_2 / acc[i*17];
@@ -34,7 +34,7 @@ void ludDiagonal(global float *m, int N, int O) {
     for (int i_2 = 0; i_2 < 16; i_2 += 1) { /* mapSeq */
       if (i_2 == i + 1 && lid_3 > i) {
         float acc_2 = lower[i_2*16 + lid_3];
-        for (int i_3 = 0; i_3 < min(i, 15) + 1; i_3 += 1) { /* reduceRange */
+        for (int i_3 = 0; i_3 < i + 1; i_3 += 1) { /* reduceRange */
           acc_2 = acc_2 - lower[i*16 + i_3 + 16] * lower[i_3*16 + lid_3];
         }
         acc[i_2*16 + lid_3] = acc_2;

@@ -83,9 +83,9 @@ kernel void columnWrite(global float *restrict output,
   int i = get_global_id(0); /* mapGlobal */
   {
     float4 v = xs[c*M + i];
-    output[i*N*4 + c] = v.s0;
-    output[(i*4 + 1)*N + c] = v.s1;
-    output[(i*4 + 2)*N + c] = v.s2;
-    output[(i*4 + 3)*N + c] = v.s3;
+    output[i*N*4 + c] = v.x;
+    output[(i*4 + 1)*N + c] = v.y;
+    output[(i*4 + 2)*N + c] = v.z;
+    output[(i*4 + 3)*N + c] = v.w;
   }
 }

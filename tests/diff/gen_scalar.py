@@ -216,10 +216,7 @@ class ScalarExprs:
             s = t[3][1]
             conv = {'float': 'toFloat', 'double': 'toDouble', 'int': 'toInt'}[s]
             k = self.ix_r.choice([1, 2, 3])
-            # a size with a ceil atom (splitPad's) is no value: ceil(N/2)
-            # there is the math function of an int (seed 1 #3764 with depmaps)
-            last = '' if t[1].has_ceil() else f' || {par(e)} == {t[1].arg()} - 1'
-            value = (f'select ({par(e)} < {k}{last}) '
+            value = (f'select ({par(e)} < {k} || {par(e)} == {t[1].expr(self.ceilings)} - 1) '
                      f'({conv} ({par(e)} % 5)) {"0" if s == "int" else "0.0"}')
             self.feat('indices-compare')
             return self.components(f'idx {t[2]} {par(e)}', t[3]) + [(value, num(s))]

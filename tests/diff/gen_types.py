@@ -102,6 +102,28 @@ class Size:
         return eval(src), d  # noqa: S307 (our own generated arithmetic)
 
     def __str__(self):
+        return self._text(lambda x: x)
+
+    def expr(self, ceilings):
+        """The size as an int expression of the program, as its argument
+        (arg): a ceil atom ceil(n/k) as (n + k - 1)/k, its value for n >= 0
+        by int division, as `ceil` in an expression is the math function of
+        a float or double (E0301 on an int).  ceilings: the generator's,
+        name -> (n, k)."""
+        def atom(x):
+            if x not in ceilings:
+                return x
+            n, k = ceilings[x]
+            return f'({(n + (k - 1)).expr(ceilings)}/{k})'
+        if list(self.terms.values()) == [1] and [len(m) for m in self.terms] == [1]:
+            (((x, p),),) = self.terms
+            if p == 1:
+                return atom(x)  # a variable, or a ceil atom's parenthesised quotient
+        s = self._text(atom)
+        return s if re.fullmatch(r'[0-9]+|[A-Za-z_]\w*', s) else f'({s})'
+
+    def _text(self, atom):
+        """as __str__, each variable x written atom(x)"""
         if not self.terms:
             return '0'
         d = 1
@@ -116,7 +138,7 @@ class Size:
             k = int(c * d)
             vs = []
             for x, p in m:
-                vs += [x] * p
+                vs += [atom(x)] * p
             mag = abs(k)
             body = '*'.join(([str(mag)] if mag != 1 or not vs else []) + vs)
             if i == 0:
@@ -134,6 +156,7 @@ class Size:
 
 def S(k):
     return Size.const(k)
+
 
 
 # --------------------------------------------------------------------------

@@ -756,6 +756,43 @@ static void test_bounds(Tester *t) {
   CHECK(ix.nranges == 0);
 }
 
+/* min and max decided (ix_min_max): the operand that is the smaller (the
+ * larger) for every value, an equal one included; none where either may
+ * be. */
+static void test_min_max(Tester *t) {
+  IxCtx ix;
+  ix_init(&ix, t->arena);
+  const Ix *vi = ix_var(&ix, intern_cstr(t->names, "i")), *vn = ix_var(&ix, intern_cstr(t->names, "N"));
+  const Ix *k = ix_var(&ix, intern_cstr(t->names, "K"));
+  const Ix *zero = ix_const(&ix, 0);
+  /* min(N, N) = max(N, N) = N, built apart (equal, not the same node) */
+  const Ix *n2 = ix_add(&ix, ix_var(&ix, intern_cstr(t->names, "N")), zero);
+  CHECK(ix_min_max(&ix, false, vn, n2) == vn);
+  CHECK(ix_min_max(&ix, true, vn, n2) == vn);
+  /* N - 5 + 1024 is past N; N - 1024 before N - 5 */
+  const Ix *past = ix_add(&ix, ix_sub(&ix, vn, ix_const(&ix, 5)), ix_const(&ix, 1024));
+  CHECK(ix_min_max(&ix, false, past, vn) == vn);
+  CHECK(ix_min_max(&ix, true, past, vn) == past);
+  const Ix *early = ix_sub(&ix, vn, ix_const(&ix, 1024)), *late = ix_sub(&ix, vn, ix_const(&ix, 5));
+  CHECK(ix_min_max(&ix, false, late, early) == early);
+  CHECK(ix_min_max(&ix, true, late, early) == late);
+  /* every atom is at least 0: max(i*4, 0) is i*4, min(N, 0) is 0 */
+  const Ix *i4 = ix_mul(&ix, vi, ix_const(&ix, 4));
+  CHECK(ix_min_max(&ix, true, i4, zero) == i4);
+  CHECK(ix_min_max(&ix, false, vn, zero) == zero);
+  /* undecided: N - 5 may be below 0, i*4 above or below K - 4 */
+  CHECK(ix_min_max(&ix, true, late, zero) == NULL);
+  CHECK(ix_min_max(&ix, false, i4, ix_sub(&ix, k, ix_const(&ix, 4))) == NULL);
+  CHECK(ix_min_max(&ix, false, vi, vn) == NULL);
+  /* with a range pushed: i < N decides min(i, N) and max(i + 1, N) */
+  ix_push_range(&ix, vi, NULL, vn);
+  CHECK(ix_min_max(&ix, false, vi, vn) == vi);
+  CHECK(ix_min_max(&ix, true, ix_add(&ix, vi, ix_const(&ix, 1)), vn) == vn);
+  CHECK(ix_min_max(&ix, false, ix_add(&ix, vi, ix_const(&ix, 2)), vn) == NULL);
+  ix_pop_range(&ix);
+  CHECK(ix_min_max(&ix, false, vi, vn) == NULL);
+}
+
 /* The lanes of a vector access probed once, lane a variable
  * (ix_steps_by_lane, codegen/access.c): true only where the index with
  * the lane is the first lane's plus the lane for every lane. */
@@ -952,6 +989,7 @@ int main(void) {
   test_printing(t);
   test_from_size(t);
   test_bounds(t);
+  test_min_max(t);
   test_lane_steps(t);
   test_cases(t);
   test_memo_cases(t);

@@ -109,14 +109,17 @@ static void test_printing(Tester *t) {
        "convert_long2(x < y ? x : z ? y : x) ? y : z");
   TEXT(kir_vector(a, kir_scalar_type(a, SC_FLOAT, 2), 2, args), "(float2)(x, y + z)");
   TEXT(kir_cast(a, kir_scalar_type(a, SC_INT, 1), args[1]), "(int)(y + z)");
-  TEXT(kir_lane(a, kir_binary(a, KB_ADD, x, y), 0, 4, true), "(x + y).x");
+  TEXT(kir_lane(a, kir_binary(a, KB_ADD, x, y), 0, 4), "(x + y).x");
   TEXT(kir_member(a, kir_index(a, x, i), "fst", kir_scalar1(SC_FLOAT)), "x[i + 1].fst");
-  /* lanes as the program named them where OpenCL C has the name (.x to
-   * .w of a vector of at most 4), else by number */
-  TEXT(kir_lane(a, x, 3, 4, true), "x.w");
-  TEXT(kir_lane(a, x, 3, 8, true), "x.s3");
-  TEXT(kir_lane(a, x, 1, 4, false), "x.s1");
-  TEXT(kir_lane(a, x, 10, 16, false), "x.sa");
+  /* lanes by the vector's width (OpenCL C 6.3.7): .x to .w of a vector
+   * of 2 to 4, which is all .xyzw names, else by number in hex */
+  TEXT(kir_lane(a, x, 3, 4), "x.w");
+  TEXT(kir_lane(a, x, 1, 2), "x.y");
+  TEXT(kir_lane(a, x, 2, 3), "x.z");
+  TEXT(kir_lane(a, x, 0, 8), "x.s0");
+  TEXT(kir_lane(a, x, 3, 8), "x.s3");
+  TEXT(kir_lane(a, x, 10, 16), "x.sa");
+  TEXT(kir_lane(a, x, 15, 16), "x.sf");
   TEXT(kir_vload(a, 4, kir_binary(a, KB_ADD, y, z), x), "vload4(y + z, x)");
   const KirExpr *address = kir_unary(a, '&', x);
   const KirType *global_float = kir_pointer_type(a, kir_scalar_type(a, SC_FLOAT, 1), KSP_GLOBAL, false);
@@ -144,7 +147,7 @@ static void test_types(Tester *t) {
   const KirExpr *v = ivar(a, "v"), *x = ivar(a, "x");
   const KirExpr *to4 = kir_cast(a, kir_scalar_type(a, SC_FLOAT, 4), v);
   TEXT(to4, "convert_float4(v)");
-  TEXT(kir_lane(a, to4, 1, 4, false), "convert_float4(v).s1");
+  TEXT(kir_lane(a, to4, 1, 4), "convert_float4(v).y");
   TEXT(kir_member(a, kir_cast(a, kir_struct_type(a, "pair_int_int"), v), "snd", kir_scalar1(SC_INT)),
        "((pair_int_int)v).snd");
   TEXT(kir_cast(a, kir_scalar_type(a, SC_DOUBLE, 1), kir_binary(a, KB_ADD, v, x)), "(double)(v + x)");
@@ -224,8 +227,8 @@ static void test_equality(Tester *t) {
   EXPECT(!kir_expr_equal(e1, kir_index(a, pvar(a, "xs"), kir_ix(a, ix_var(&t->ix, "i")))));
   EXPECT(kir_expr_equal(kir_member(a, e1, "fst", kir_scalar1(SC_INT)), kir_member(a, e2, "fst", kir_scalar1(SC_INT))));
   EXPECT(!kir_expr_equal(kir_member(a, e1, "fst", kir_scalar1(SC_INT)), kir_member(a, e2, "snd", kir_scalar1(SC_INT))));
-  EXPECT(kir_expr_equal(kir_lane(a, e1, 1, 4, false), kir_lane(a, e2, 1, 4, false)));
-  EXPECT(!kir_expr_equal(kir_lane(a, e1, 1, 4, false), kir_lane(a, e2, 2, 4, false)));
+  EXPECT(kir_expr_equal(kir_lane(a, e1, 1, 4), kir_lane(a, e2, 1, 4)));
+  EXPECT(!kir_expr_equal(kir_lane(a, e1, 1, 4), kir_lane(a, e2, 2, 4)));
   EXPECT(!kir_expr_equal(kir_query(a, KQ_LOCAL_ID, 0), kir_query(a, KQ_LOCAL_ID, 1)));
 }
 
@@ -341,7 +344,7 @@ static void test_expression_types(Tester *t) {
   EXPECT(typed(kir_cond(a, kir_binary(a, KB_LT, n, n), v, kir_vector(a, f4, 1, &x)), f4));
   /* an element: what its pointer points to; a lane: the vector's scalar */
   EXPECT(typed(kir_index(a, xs, n), f1));
-  EXPECT(typed(kir_lane(a, v, 2, 4, false), f1));
+  EXPECT(typed(kir_lane(a, v, 2, 4), f1));
   EXPECT(typed(kir_vload(a, 4, n, xs), f4));
   /* given by the caller: a field, a foreign function's result */
   EXPECT(typed(kir_member(a, p, "snd", i1), i1));
@@ -353,7 +356,7 @@ static void test_expression_types(Tester *t) {
   const KirExpr *nodes[] = {kir_binary(a, KB_MUL, v, x),
                             kir_binary(a, KB_LT, v, x),
                             kir_index(a, xs, n),
-                            kir_lane(a, v, 2, 4, true),
+                            kir_lane(a, v, 2, 4),
                             kir_vload(a, 4, n, xs),
                             kir_cast(a, i4, v),
                             address,
@@ -397,17 +400,17 @@ static void test_mistyped(Tester *t) {
   const KirType *f4 = kir_scalar_type(a, SC_FLOAT, 4);
   const KirExpr *v = kir_var(a, "v", f4), *m = ivar(a, "m"), *p = kir_var(a, "p", kir_struct_type(a, "pair_float_int"));
   /* well typed: a lane of v times a float, a field of p */
-  EXPECT(violation_of(a, kir_binary(a, KB_MUL, kir_lane(a, v, 0, 4, true),
+  EXPECT(violation_of(a, kir_binary(a, KB_MUL, kir_lane(a, v, 0, 4),
                                     kir_member(a, p, "fst", kir_scalar1(SC_FLOAT)))) == NULL);
   /* a node without a type */
   KirExpr *untyped = NEW(a, KirExpr);
-  *untyped = *kir_lane(a, v, 0, 4, true);
+  *untyped = *kir_lane(a, v, 0, 4);
   untyped->type = NULL;
   const char *why = violation_of(a, untyped);
   EXPECT(why && strstr(why, "without a type"));
   /* a lane typed as its vector */
   KirExpr *lane = NEW(a, KirExpr);
-  *lane = *kir_lane(a, v, 1, 4, false);
+  *lane = *kir_lane(a, v, 1, 4);
   lane->type = f4;
   why = violation_of(a, lane);
   EXPECT(why && strstr(why, "lane"));
@@ -415,7 +418,7 @@ static void test_mistyped(Tester *t) {
   why = violation_of(a, kir_binary(a, KB_ADD, v, m));
   EXPECT(why && strstr(why, "arithmetic"));
   /* a lane of a vector of another width than the lane says */
-  why = violation_of(a, kir_lane(a, v, 1, 8, false));
+  why = violation_of(a, kir_lane(a, v, 1, 8));
   EXPECT(why && strstr(why, "width"));
   /* an element of something that is not a pointer */
   why = violation_of(a, kir_index(a, m, kir_int(a, 0)));
@@ -426,13 +429,13 @@ static void test_mistyped(Tester *t) {
   /* a condition tested on a float; a vector built from ints */
   why = violation_of(a, kir_cond(a, kir_lit(a, (KirLit){SC_FLOAT, 0, 1}), m, m));
   EXPECT(why && strstr(why, "test"));
-  why = violation_of(a, kir_lane(a, kir_vector(a, f4, 1, &m), 0, 4, false));
+  why = violation_of(a, kir_lane(a, kir_vector(a, f4, 1, &m), 0, 4));
   EXPECT(why && strstr(why, "vector built"));
   /* an assignment of a vector to a float element */
   why = violation_of(a, v);
   EXPECT(why && strstr(why, "assignment"));
   /* a cast between widths */
-  why = violation_of(a, kir_lane(a, kir_cast(a, f4, m), 0, 4, false));
+  why = violation_of(a, kir_lane(a, kir_cast(a, f4, m), 0, 4));
   EXPECT(why && strstr(why, "cast"));
 }
 

@@ -166,7 +166,7 @@ static void test_values(Tester *t) {
   /* a lane of a vector expression */
   const KirType *f4 = kir_scalar_type(a, SC_FLOAT, 4);
   const KirExpr *lanes[4] = {F(t, 1), F(t, 2), F(t, 3), F(t, 4)};
-  assign(t, b, AT(t, "out", I(t, 2)), kir_lane(a, B(t, KB_MUL, kir_vector(a, f4, 4, lanes), F(t, 2)), 3, 4, false));
+  assign(t, b, AT(t, "out", I(t, 2)), kir_lane(a, B(t, KB_MUL, kir_vector(a, f4, 4, lanes), F(t, 2)), 3, 4));
   /* clamp of ints, a remainder */
   assign(t, b, AT(t, "out", I(t, 3)), kir_builtin(a, KBI_CLAMP, kir_scalar_type(a, SC_INT, 1), (const KirExpr *[]){I(t, 5), I(t, 0), I(t, 3)}));
   assign(t, b, AT(t, "out", I(t, 4)), B(t, KB_MOD, I(t, 7), I(t, 3)));
@@ -176,8 +176,8 @@ static void test_values(Tester *t) {
   const KirExpr *sel = kir_cond(a, mask, kir_vector(a, f2, 2, (const KirExpr *[]){F(t, 1), F(t, 2)}),
                                 kir_vector(a, f2, 2, (const KirExpr *[]){F(t, 3), F(t, 4)}));
   decl(t, b, KSP_PRIVATE, f2, "v", -1, sel);
-  assign(t, b, AT(t, "out", I(t, 5)), kir_lane(a, V(t, "v"), 0, 2, false));
-  assign(t, b, AT(t, "out", I(t, 6)), kir_lane(a, V(t, "v"), 1, 2, false));
+  assign(t, b, AT(t, "out", I(t, 5)), kir_lane(a, V(t, "v"), 0, 2));
+  assign(t, b, AT(t, "out", I(t, 6)), kir_lane(a, V(t, "v"), 1, 2));
   /* a struct's fields */
   decl(t, b, KSP_PRIVATE, kir_struct_type(a, "pair_float_int"), "p", -1, NULL);
   assign(t, b, kir_member(a, V(t, "p"), "fst", flt(t)), F(t, 1.5));
@@ -191,7 +191,7 @@ static void test_values(Tester *t) {
   st->vstore.value = kir_vector(a, f2, 2, (const KirExpr *[]){F(t, 9), F(t, 10)});
   st->vstore.offset = I(t, 4);
   st->vstore.ptr = V(t, "out");
-  assign(t, b, AT(t, "out", I(t, 10)), kir_lane(a, kir_vload(a, 2, I(t, 4), V(t, "out")), 1, 2, false));
+  assign(t, b, AT(t, "out", I(t, 10)), kir_lane(a, kir_vload(a, 2, I(t, 4), V(t, "out")), 1, 2));
   /* a lane chosen at run time, through the vector's address */
   const KirType *fp = kir_pointer_type(a, flt(t), KSP_PRIVATE, false);
   assign(t, b, AT(t, "out", I(t, 11)), kir_index(a, kir_cast(a, fp, kir_unary(a, '&', V(t, "v"))), I(t, 1)));
@@ -330,7 +330,7 @@ static void test_lane_stores(Tester *t) {
       const KirExpr *lhs =
           through_scalars
               ? kir_index(t->a, kir_cast(t->a, kir_pointer_type(t->a, flt(t), KSP_LOCAL, false), V(t, "vl")), I(t, lane))
-              : kir_lane(t->a, AT(t, "vl", I(t, 0)), lane, 2, false);
+              : kir_lane(t->a, AT(t, "vl", I(t, 0)), lane, 2);
       assign(t, b, lhs, F(t, lane + 1));
     }
     Result r = run(t, k, 2, 2);
