@@ -369,6 +369,9 @@ void type_ast_print(Buf *out, const TypeAst *t);
 void size_ast_print(Buf *out, const SizeAst *s);
 void program_print(Buf *out, const Program *p);
 /* one declaration as program_print lays it out, named name (NULL: its own) */
+/* d's `updates xs [lo .. hi] ...` clause as written, with its leading
+ * space (nothing for a kernel without one) */
+void decl_updates_print(Buf *out, const Decl *d);
 void decl_print(Buf *out, const Decl *d, Sym name);
 /* a string literal that lexes back to text (a foreign function's body):
  * '"' and '\\' escaped with a backslash */

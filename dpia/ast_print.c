@@ -524,12 +524,7 @@ void print_string_literal(Buf *out, const char *text) {
 
 /* One declaration as written, under the name name (its own if NULL), and a
  * newline. */
-void decl_print(Buf *out, const Decl *d, Sym name) {
-  emit(out, "%s %s", d->is_kernel ? "kernel" : d->is_pipeline ? "pipeline" : d->is_foreign ? "foreign" : "def",
-       name ? name : d->name);
-  for (int j = 0; j < d->nparams;) j = print_param_group(out, d->params, j, d->nparams);
-  if (d->nperms) buf_puts(out, " permutation");
-  for (int j = 0; j < d->nperms; j++) emit(out, " %s", d->perms[j]);
+void decl_updates_print(Buf *out, const Decl *d) {
   if (d->updates) emit(out, " updates %s", d->updates);
   for (int k = 0; k < d->nregions; k++) {
     buf_puts(out, k ? ", " : " ");
@@ -541,6 +536,15 @@ void decl_print(Buf *out, const Decl *d, Sym name) {
       buf_putc(out, ']');
     }
   }
+}
+
+void decl_print(Buf *out, const Decl *d, Sym name) {
+  emit(out, "%s %s", d->is_kernel ? "kernel" : d->is_pipeline ? "pipeline" : d->is_foreign ? "foreign" : "def",
+       name ? name : d->name);
+  for (int j = 0; j < d->nparams;) j = print_param_group(out, d->params, j, d->nparams);
+  if (d->nperms) buf_puts(out, " permutation");
+  for (int j = 0; j < d->nperms; j++) emit(out, " %s", d->perms[j]);
+  decl_updates_print(out, d);
   if (d->result) {
     buf_puts(out, " : ");
     print_type(out, d->result, TP_ARROW);

@@ -802,6 +802,10 @@ void def_print(Buf *out, const DefInfo *def, Sym name_override) {
     emit(out, perm ? " %s" : " permutation %s", def->params[i]->name);
     perm = true;
   }
+  /* the regions a kernel computing in place updates, as written (their
+   * sizes name the size parameters, printed under their own names); not
+   * of its translation, a command writing its output parameter */
+  if (def->decl && def->body->type->kind != PT_COMM) decl_updates_print(out, def->decl);
   /* a body of function or phrase pair type is checked against its printed
    * result type, so that lambdas in it get their parameter types */
   const PhraseType *result = def->body->type;
