@@ -97,14 +97,19 @@ class DepResults:
 
     # ---- mirror -----------------------------------------------------------
 
-    def res_mirror_dep(self, ctx, two_d):
-        """triangle SRC |> depMapX (\\k row -> row |> mapSeq f |> padCst k 0 c) |> mirror"""
+    def res_dep_source(self, ctx, two_d):
+        """a source array through views, and the dependent map to take its triangle with (kind, dim)"""
         r = self.res_r
         e, t = self.source(ctx, two_d)
         e, t = self.views(e, t, ctx, r.choice([0, 0, 1]))
         self.res_small(t[1])
         kind = r.choice(['depMapGlobal', 'depMapGlobal', 'depMapWorkgroup', 'depMapSeq'])
         dim = 1 if two_d and kind != 'depMapSeq' and r.random() < 0.3 else 0
+        return e, t, kind, dim
+
+    def res_mirror_dep(self, ctx, two_d):
+        """triangle SRC |> depMapX (\\k row -> row |> mapSeq f |> padCst k 0 c) |> mirror"""
+        e, t, kind, dim = self.res_dep_source(ctx, two_d)
         e, t = self.dep_map(e, t, ctx, kind, dim, how='pad')
         return self.res_mirror(e, t, ctx)
 
@@ -285,12 +290,7 @@ class DepResults:
 
     def res_depjoin_result(self, ctx, two_d):
         """triangle SRC |> depMapX (\\k row -> ROW) |> depJoin: the kernel's result."""
-        r = self.res_r
-        e, t = self.source(ctx, two_d)
-        e, t = self.views(e, t, ctx, r.choice([0, 0, 1]))
-        self.res_small(t[1])
-        kind = r.choice(['depMapGlobal', 'depMapGlobal', 'depMapWorkgroup', 'depMapSeq'])
-        dim = 1 if two_d and kind != 'depMapSeq' and r.random() < 0.3 else 0
+        e, t, kind, dim = self.res_dep_source(ctx, two_d)
         return self.res_dep_join(e, t, ctx, kind, dim)
 
     def res_depjoin_temp(self, ctx, two_d):
