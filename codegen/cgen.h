@@ -333,6 +333,8 @@ const KirType *cg_type(CG *cg, DataType *t);
 /* the same type, of a value of t declared already (cg_type noted it):
  * nothing noted, nothing reported again */
 const KirType *cg_value_type(CG *cg, DataType *t);
+/* the struct typedef of a pair type t, its fields fst and snd (lower.c) */
+KirStruct cg_struct_of(CG *cg, DataType *t);
 /* a scalar (width 1) or vector type (noting a use of double) */
 const KirType *cg_scalar_type(CG *cg, ScalarKind s, int width);
 /* element type of a flat buffer of t: t without its outer arrays */

@@ -32,8 +32,7 @@
  * declaration's tree is measured afterwards (tree_depth.c, without
  * recursion) and rejected if any node has more than DPIA_MAX_NESTING
  * ancestors: later passes, which recurse over the tree, can rely on that. */
-#include "ast.h"
-#include "tree_depth.h"
+#include "parse_int.h"
 
 #include <string.h>
 
@@ -85,37 +84,9 @@ static const BinaryOp *binary_op_of(TokKind kind) {
   return NULL;
 }
 
-/* Which identifiers are primitives, memoised per interned name: the parser
- * asks about every identifier, and prim_lookup scans the whole table. */
-typedef struct PrimMemo {
-  Sym name; /* NULL: empty slot */
-  Prim prim;
-  int dim;
-} PrimMemo;
-
-typedef struct Parser {
-  Arena *arena;
-  Interner *interner;
-  Diag *diag;
-  const Source *src;
-  Lexer lexer;
-  Token tok;              /* current token; TOK_EOF once the declaration failed */
-  bool tok_after_lex_error; /* the lexer reported errors while finding tok */
-  Span prev;              /* the last consumed token: nodes end at prev.end */
-  int depth;              /* recursion levels, at most max_depth */
-  int max_depth;          /* DPIA_MAX_NESTING (scaled), or more for generated text (parse_program_deep) */
-  bool failed;            /* a syntax error abandoned the current declaration */
-  bool error_reported;    /* ... and it was reported (notes may follow) */
-  Token resume;           /* the real token where the declaration failed */
-  Sym error_name;         /* name of the placeholder nodes built after an error */
-  DepthWalk depth_walk;   /* the finished trees' depth check (tree_depth.c), reused */
-  PrimMemo *prim_memo;    /* open addressing, a power of two in size */
-  uint32_t prim_memo_cap, prim_memo_count;
-} Parser;
-
 /* ---- tokens ---- */
 
-static void advance(Parser *p) {
+void parser_advance(Parser *p) {
   if (p->failed) return; /* stay on the end-of-file that stops the parse */
   p->prev = p->tok.span;
   int errors_before = p->diag->nerrors;
@@ -123,9 +94,9 @@ static void advance(Parser *p) {
   p->tok_after_lex_error = p->diag->nerrors != errors_before;
 }
 
-static bool at(const Parser *p, TokKind kind) { return p->tok.kind == kind; }
+bool parser_at(const Parser *p, TokKind kind) { return p->tok.kind == kind; }
 
-static Span span_from(const Parser *p, uint32_t begin) {
+Span parser_span_from(const Parser *p, uint32_t begin) {
   Span s = {p->src, begin, p->prev.end};
   /* a node made before its last token is read (its span is set again once
    * it is), or a placeholder after a failure */
@@ -133,17 +104,17 @@ static Span span_from(const Parser *p, uint32_t begin) {
   return s;
 }
 
-static const char *text_of(const Parser *p, Span s) { return p->src->text + s.begin; }
-static int length_of(Span s) { return (int)(s.end - s.begin); }
+const char *parser_text_of(const Parser *p, Span s) { return p->src->text + s.begin; }
+int parser_length_of(Span s) { return (int)(s.end - s.begin); }
 
 /* The current token as an error message quotes it (a very long
  * identifier or number cut short). */
 static void describe_token(const Parser *p, Buf *b, const Token *t) {
   enum { MAX_QUOTED = 40 };
-  int len = length_of(t->span);
+  int len = parser_length_of(t->span);
   if (t->kind == TOK_EOF) buf_puts(b, "end of file");
-  else if (len > MAX_QUOTED) emit(b, "'%.*s...'", MAX_QUOTED, text_of(p, t->span));
-  else emit(b, "'%.*s'", len, text_of(p, t->span));
+  else if (len > MAX_QUOTED) emit(b, "'%.*s...'", MAX_QUOTED, parser_text_of(p, t->span));
+  else emit(b, "'%.*s'", len, parser_text_of(p, t->span));
 }
 
 /* ---- errors ---- */
@@ -158,7 +129,7 @@ static void abandon(Parser *p) {
   p->tok.kind = TOK_EOF;
 }
 
-static void fail_at(Parser *p, DiagCode code, Span at_span, const char *message) {
+void parser_fail_at(Parser *p, DiagCode code, Span at_span, const char *message) {
   if (p->failed) return;
   if (!p->tok_after_lex_error) {
     diag_error(p->diag, code, at_span, "%s", message);
@@ -170,10 +141,10 @@ static void fail_at(Parser *p, DiagCode code, Span at_span, const char *message)
 /* At the end of the file the error points just after the last token, on a
  * line that shows what is unfinished, rather than past trailing blank lines
  * and comments. */
-static void fail(Parser *p, DiagCode code, const char *message) {
+void parser_fail(Parser *p, DiagCode code, const char *message) {
   Span at_span = p->tok.span;
   if (p->tok.kind == TOK_EOF && p->prev.end > 0) at_span.begin = at_span.end = p->prev.end;
-  fail_at(p, code, at_span, message);
+  parser_fail_at(p, code, at_span, message);
 }
 
 /* "expected <head><what>, found <current token>".  Messages are only
@@ -187,11 +158,10 @@ static void vexpected(Parser *p, const char *head, const char *fmt, va_list ap) 
   vemit(&msg, fmt, ap);
   buf_puts(&msg, ", found ");
   describe_token(p, &msg, &p->tok);
-  fail(p, ERR_UNEXPECTED_TOKEN, msg.data);
+  parser_fail(p, ERR_UNEXPECTED_TOKEN, msg.data);
 }
 
-static void expected(Parser *p, const char *fmt, ...) DPIA_PRINTF(2, 3);
-static void expected(Parser *p, const char *fmt, ...) {
+void parser_expected(Parser *p, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vexpected(p, "", fmt, ap);
@@ -199,8 +169,7 @@ static void expected(Parser *p, const char *fmt, ...) {
 }
 
 /* A syntax error whose message is complete as given. */
-static void syntax_error(Parser *p, DiagCode code, const char *fmt, ...) DPIA_PRINTF(3, 4);
-static void syntax_error(Parser *p, DiagCode code, const char *fmt, ...) {
+void parser_syntax_error(Parser *p, DiagCode code, const char *fmt, ...) {
   if (p->failed) return;
   Buf msg;
   buf_init(&msg, p->arena);
@@ -208,7 +177,7 @@ static void syntax_error(Parser *p, DiagCode code, const char *fmt, ...) {
   va_start(ap, fmt);
   vemit(&msg, fmt, ap);
   va_end(ap);
-  fail(p, code, msg.data);
+  parser_fail(p, code, msg.data);
 }
 
 /* A note on the error just reported, pointing at the bracket it leaves
@@ -216,13 +185,13 @@ static void syntax_error(Parser *p, DiagCode code, const char *fmt, ...) {
  * has unwound to here and says nothing about this bracket. */
 static void note_opener(Parser *p, bool failed_before, Span opener) {
   if (!failed_before && p->failed && p->error_reported)
-    diag_note(p->diag, opener, "to match this '%.*s'", length_of(opener), text_of(p, opener));
+    diag_note(p->diag, opener, "to match this '%.*s'", parser_length_of(opener), parser_text_of(p, opener));
 }
 
 /* Consume a token of the given kind, or report "expected 'k' after <after>". */
 static bool vexpect(Parser *p, TokKind kind, const char *after_fmt, va_list ap) {
-  if (at(p, kind)) {
-    advance(p);
+  if (parser_at(p, kind)) {
+    parser_advance(p);
     return true;
   }
   Buf head;
@@ -232,8 +201,7 @@ static bool vexpect(Parser *p, TokKind kind, const char *after_fmt, va_list ap) 
   return false;
 }
 
-static bool expect(Parser *p, TokKind kind, const char *after_fmt, ...) DPIA_PRINTF(3, 4);
-static bool expect(Parser *p, TokKind kind, const char *after_fmt, ...) {
+bool parser_expect(Parser *p, TokKind kind, const char *after_fmt, ...) {
   va_list ap;
   va_start(ap, after_fmt);
   bool ok = vexpect(p, kind, after_fmt, ap);
@@ -242,9 +210,7 @@ static bool expect(Parser *p, TokKind kind, const char *after_fmt, ...) {
 }
 
 /* Consume the closing bracket of `opener`, or report and point at both. */
-static bool expect_closer(Parser *p, TokKind closer, Span opener, const char *after_fmt, ...)
-    DPIA_PRINTF(4, 5);
-static bool expect_closer(Parser *p, TokKind closer, Span opener, const char *after_fmt, ...) {
+bool parser_expect_closer(Parser *p, TokKind closer, Span opener, const char *after_fmt, ...) {
   bool failed_before = p->failed;
   va_list ap;
   va_start(ap, after_fmt);
@@ -262,7 +228,7 @@ static bool enter(Parser *p) {
     buf_init(&msg, p->arena);
     emit(&msg, "nesting too deep (more than %d levels)", p->max_depth);
     p->diag->limit_hit = true;
-    fail_at(p, ERR_TOO_DEEP, p->prev, msg.data);
+    parser_fail_at(p, ERR_TOO_DEEP, p->prev, msg.data);
     return false;
   }
   p->depth++;
@@ -276,8 +242,7 @@ static void leave(Parser *p) {
 
 /* A user error that does not disturb the parse (the tree stays usable to
  * find further errors, but diag->nerrors marks the program unusable). */
-static void report(Parser *p, DiagCode code, Span at_span, const char *fmt, ...) DPIA_PRINTF(4, 5);
-static void report(Parser *p, DiagCode code, Span at_span, const char *fmt, ...) {
+void parser_report(Parser *p, DiagCode code, Span at_span, const char *fmt, ...) {
   if (p->failed) return;
   Buf msg;
   buf_init(&msg, p->arena);
@@ -307,7 +272,7 @@ static void prim_memo_grow(Parser *p) {
 }
 
 /* prim_lookup of an interned name, memoised. */
-static Prim lookup_prim(Parser *p, Sym name, int *dim) {
+Prim parser_lookup_prim(Parser *p, Sym name, int *dim) {
   if ((p->prim_memo_count + 1) * 2 > p->prim_memo_cap) prim_memo_grow(p);
   uint32_t h = memo_slot(name, p->prim_memo_cap);
   for (; p->prim_memo[h].name; h = (h + 1) & (p->prim_memo_cap - 1)) {
@@ -329,10 +294,10 @@ static Prim lookup_prim(Parser *p, Sym name, int *dim) {
  * still parse as the primitive (`vec * x` as `vec` missing its size
  * argument) and each would cascade into an error about text that is right
  * once the name is changed. */
-static void check_binder(Parser *p, Sym name, Span at_span) {
+void parser_check_binder(Parser *p, Sym name, Span at_span) {
   int dim;
-  if (lookup_prim(p, name, &dim) == PRIM_COUNT || p->failed) return;
-  report(p, ERR_PRIMITIVE_REBOUND, at_span, "'%s' is a primitive and cannot be rebound", name);
+  if (parser_lookup_prim(p, name, &dim) == PRIM_COUNT || p->failed) return;
+  parser_report(p, ERR_PRIMITIVE_REBOUND, at_span, "'%s' is a primitive and cannot be rebound", name);
   p->error_reported = true;
   abandon(p);
 }
@@ -342,7 +307,7 @@ static void check_binder(Parser *p, Sym name, Span at_span) {
 static Ast *new_ast(Parser *p, AstKind kind, uint32_t begin) {
   Ast *e = NEW(p->arena, Ast);
   e->kind = kind;
-  e->span = span_from(p, begin);
+  e->span = parser_span_from(p, begin);
   return e;
 }
 
@@ -357,7 +322,7 @@ static Ast *placeholder(Parser *p) {
 static TypeAst *new_type(Parser *p, TypeAstKind kind, uint32_t begin) {
   TypeAst *t = NEW(p->arena, TypeAst);
   t->kind = kind;
-  t->span = span_from(p, begin);
+  t->span = parser_span_from(p, begin);
   t->vec_width = 1;
   return t;
 }
@@ -365,33 +330,31 @@ static TypeAst *new_type(Parser *p, TypeAstKind kind, uint32_t begin) {
 static SizeAst *new_size(Parser *p, SizeAstKind kind, uint32_t begin) {
   SizeAst *s = NEW(p->arena, SizeAst);
   s->kind = kind;
-  s->span = span_from(p, begin);
+  s->span = parser_span_from(p, begin);
   return s;
 }
 
 /* The value of the current INT token, reporting one that does not fit. */
-static uint64_t int_literal(Parser *p) {
-  if (p->tok.int_overflow) report(p, ERR_BAD_LITERAL, p->tok.span, "integer literal too large");
+uint64_t parser_int_literal(Parser *p) {
+  if (p->tok.int_overflow) parser_report(p, ERR_BAD_LITERAL, p->tok.span, "integer literal too large");
   uint64_t v = p->tok.int_overflow ? 0 : p->tok.int_value;
-  advance(p);
+  parser_advance(p);
   return v;
 }
 
 /* ---- sizes (spec section 2, `nat`) ---- */
 
-static SizeAst *parse_size(Parser *p);
-
 /* ceil '(' nat '/' nat ')' | floor '(' nat '/' nat ')', after the name:
  * the argument must be a division, whose quotient is rounded. */
 static SizeAst *parse_size_rounding(Parser *p, uint32_t begin, Sym name, bool is_ceil) {
   Span open = p->tok.span;
-  advance(p);
+  parser_advance(p);
   if (!enter(p)) return new_size(p, SZA_NUM, begin);
   SizeAst *inner = parse_size(p);
-  expect_closer(p, TOK_RPAREN, open, "the size expression");
+  parser_expect_closer(p, TOK_RPAREN, open, "the size expression");
   leave(p);
   if (inner->kind != SZA_DIV) {
-    report(p, ERR_UNEXPECTED_TOKEN, inner->span, "%s of a size takes a division: %s(N / k)", name, name);
+    parser_report(p, ERR_UNEXPECTED_TOKEN, inner->span, "%s of a size takes a division: %s(N / k)", name, name);
     return inner;
   }
   SizeAst *s = new_size(p, is_ceil ? SZA_CEIL : SZA_FLOOR, begin);
@@ -405,39 +368,39 @@ static SizeAst *parse_size_rounding(Parser *p, uint32_t begin, Sym name, bool is
  * inside a size expression; it only shapes the error message. */
 static SizeAst *parse_size_atom(Parser *p, const PrimInfo *prim, int arg) {
   uint32_t begin = p->tok.span.begin;
-  if (at(p, TOK_INT)) {
-    uint64_t v = int_literal(p);
+  if (parser_at(p, TOK_INT)) {
+    uint64_t v = parser_int_literal(p);
     SizeAst *s = new_size(p, SZA_NUM, begin);
     s->num = v;
     return s;
   }
-  if (at(p, TOK_IDENT)) {
+  if (parser_at(p, TOK_IDENT)) {
     Sym name = p->tok.ident;
-    advance(p);
+    parser_advance(p);
     /* ceil(a / b) and floor(a / b) inside a size (as a primitive's size
      * argument they go in parentheses: `split ceil (xs)` would read an
      * argument as the call) */
     bool is_ceil = strcmp(name, prim_info[PRIM_CEIL].name) == 0,
          is_floor = strcmp(name, prim_info[PRIM_FLOOR].name) == 0;
-    if (!prim && (is_ceil || is_floor) && at(p, TOK_LPAREN)) return parse_size_rounding(p, begin, name, is_ceil);
+    if (!prim && (is_ceil || is_floor) && parser_at(p, TOK_LPAREN)) return parse_size_rounding(p, begin, name, is_ceil);
     SizeAst *s = new_size(p, SZA_VAR, begin);
     s->name = name;
     return s;
   }
-  if (at(p, TOK_LPAREN)) {
+  if (parser_at(p, TOK_LPAREN)) {
     Span open = p->tok.span;
-    advance(p);
+    parser_advance(p);
     if (!enter(p)) return new_size(p, SZA_NUM, begin);
     SizeAst *inner = parse_size(p);
-    expect_closer(p, TOK_RPAREN, open, "the size expression");
+    parser_expect_closer(p, TOK_RPAREN, open, "the size expression");
     leave(p);
     return inner;
   }
   static const char *const what =
       "(an integer, a nat parameter or a parenthesised size expression)";
-  if (!prim) expected(p, "a size %s", what);
-  else if (prim->nsizes == 1) expected(p, "a size argument after '%s' %s", prim->name, what);
-  else expected(p, "size argument %d of '%s' %s", arg + 1, prim->name, what);
+  if (!prim) parser_expected(p, "a size %s", what);
+  else if (prim->nsizes == 1) parser_expected(p, "a size argument after '%s' %s", prim->name, what);
+  else parser_expected(p, "size argument %d of '%s' %s", arg + 1, prim->name, what);
   return new_size(p, SZA_NUM, begin);
 }
 
@@ -445,9 +408,9 @@ static SizeAst *parse_size_atom(Parser *p, const PrimInfo *prim, int arg) {
 static SizeAst *parse_size_term(Parser *p) {
   uint32_t begin = p->tok.span.begin;
   SizeAst *lhs = parse_size_atom(p, NULL, 0);
-  while (at(p, TOK_STAR) || at(p, TOK_SLASH) || at(p, TOK_PERCENT)) {
-    SizeAstKind kind = at(p, TOK_STAR) ? SZA_MUL : at(p, TOK_SLASH) ? SZA_DIV : SZA_MOD;
-    advance(p);
+  while (parser_at(p, TOK_STAR) || parser_at(p, TOK_SLASH) || parser_at(p, TOK_PERCENT)) {
+    SizeAstKind kind = parser_at(p, TOK_STAR) ? SZA_MUL : parser_at(p, TOK_SLASH) ? SZA_DIV : SZA_MOD;
+    parser_advance(p);
     SizeAst *rhs = parse_size_atom(p, NULL, 0);
     SizeAst *s = new_size(p, kind, begin);
     s->lhs = lhs;
@@ -458,12 +421,12 @@ static SizeAst *parse_size_term(Parser *p) {
 }
 
 /* nat ::= nat_term (('+' | '-') nat_term)*          -- left associative */
-static SizeAst *parse_size(Parser *p) {
+SizeAst *parse_size(Parser *p) {
   uint32_t begin = p->tok.span.begin;
   SizeAst *lhs = parse_size_term(p);
-  while (at(p, TOK_PLUS) || at(p, TOK_MINUS)) {
-    SizeAstKind kind = at(p, TOK_PLUS) ? SZA_ADD : SZA_SUB;
-    advance(p);
+  while (parser_at(p, TOK_PLUS) || parser_at(p, TOK_MINUS)) {
+    SizeAstKind kind = parser_at(p, TOK_PLUS) ? SZA_ADD : SZA_SUB;
+    parser_advance(p);
     SizeAst *rhs = parse_size_term(p);
     SizeAst *s = new_size(p, kind, begin);
     s->lhs = lhs;
@@ -480,11 +443,11 @@ static bool is_data_type(const TypeAst *t) {
          t->kind == TYA_IDX || t->kind == TYA_NAMED;
 }
 
-static bool name_is(Sym name, const char *word) { return strcmp(name, word) == 0; }
+bool parser_name_is(Sym name, const char *word) { return strcmp(name, word) == 0; }
 
 static bool is_phrase_type_word(Sym name) {
-  return name_is(name, "exp") || name_is(name, "acc") || name_is(name, "var") ||
-         name_is(name, "comm");
+  return parser_name_is(name, "exp") || parser_name_is(name, "acc") || parser_name_is(name, "var") ||
+         parser_name_is(name, "comm");
 }
 
 /* scalar VEC: int float double bool, then nothing or a width 2 3 4 8 16.
@@ -508,7 +471,7 @@ static bool parse_scalar_name(Parser *p, Sym name, Span at_span, TypeAst *t) {
     t->scalar = scalars[i].kind;
     t->vec_width = 1;
     if (scalars[i].kind == SC_BOOL) {
-      report(p, ERR_BAD_TYPE_SYNTAX, at_span, "there are no bool vectors ('%s'); vectors are int, float or double",
+      parser_report(p, ERR_BAD_TYPE_SYNTAX, at_span, "there are no bool vectors ('%s'); vectors are int, float or double",
              name);
       return true;
     }
@@ -517,7 +480,7 @@ static bool parse_scalar_name(Parser *p, Sym name, Span at_span, TypeAst *t) {
       t->vec_width = width[0] == '1' ? 16 : width[0] - '0';
       return true;
     }
-    report(p, ERR_BAD_TYPE_SYNTAX, at_span, "'%s' is not a vector type: vector widths are 2, 3, 4, 8 and 16", name);
+    parser_report(p, ERR_BAD_TYPE_SYNTAX, at_span, "'%s' is not a vector type: vector widths are 2, 3, 4, 8 and 16", name);
     return true;
   }
   return false;
@@ -533,15 +496,15 @@ static TypeAst *parse_named_type(Parser *p, uint32_t begin);
 
 static TypeAst *parse_data_type(Parser *p, const char *context, const char *after) {
   uint32_t begin = p->tok.span.begin;
-  if (at(p, TOK_LBRACKET)) {
+  if (parser_at(p, TOK_LBRACKET)) {
     Span open = p->tok.span;
-    advance(p);
+    parser_advance(p);
     if (!enter(p)) return new_type(p, TYA_COMM, begin);
     SizeAst *size = parse_size(p);
-    expect_closer(p, TOK_RBRACKET, open, "the array size");
+    parser_expect_closer(p, TOK_RBRACKET, open, "the array size");
     /* [n](\i -> elem): the parenthesised element may be a function of the
      * index (a dependent array) */
-    if (at(p, TOK_LPAREN)) {
+    if (parser_at(p, TOK_LPAREN)) {
       TypeAst *t = parse_paren_type(p, size, begin);
       leave(p);
       if (t->kind == TYA_DEPARRAY) return t;
@@ -557,10 +520,10 @@ static TypeAst *parse_data_type(Parser *p, const char *context, const char *afte
     t->elem = elem;
     return t;
   }
-  if (at(p, TOK_LPAREN)) return parse_paren_type(p, NULL, begin);
-  if (!at(p, TOK_IDENT)) {
-    if (after) expected(p, "a data type after '%s'", after);
-    else expected(p, "%s", context);
+  if (parser_at(p, TOK_LPAREN)) return parse_paren_type(p, NULL, begin);
+  if (!parser_at(p, TOK_IDENT)) {
+    if (after) parser_expected(p, "a data type after '%s'", after);
+    else parser_expected(p, "%s", context);
     return new_type(p, TYA_COMM, begin);
   }
   return parse_named_type(p, begin);
@@ -570,17 +533,17 @@ static TypeAst *parse_data_type(Parser *p, const char *context, const char *afte
  * makes the pair of the two (begun at begin), ')' gives first back; the
  * parenthesis entered at open is left either way. */
 static TypeAst *paren_type_rest(Parser *p, TypeAst *first, Span open, uint32_t begin) {
-  if (at(p, TOK_COMMA)) {
-    advance(p);
+  if (parser_at(p, TOK_COMMA)) {
+    parser_advance(p);
     TypeAst *snd = parse_data_type(p, "the second type of the pair", NULL);
-    expect_closer(p, TOK_RPAREN, open, "the second type of the pair");
+    parser_expect_closer(p, TOK_RPAREN, open, "the second type of the pair");
     leave(p);
     TypeAst *t = new_type(p, TYA_PAIR, begin);
     t->fst = first;
     t->snd = snd;
     return t;
   }
-  expect_closer(p, TOK_RPAREN, open, "the type");
+  parser_expect_closer(p, TOK_RPAREN, open, "the type");
   leave(p);
   return first;
 }
@@ -592,23 +555,23 @@ static TypeAst *paren_type_rest(Parser *p, TypeAst *first, Span open, uint32_t b
 static TypeAst *parse_paren_type(Parser *p, SizeAst *size, uint32_t begin) {
   uint32_t paren_begin = p->tok.span.begin;
   Span open = p->tok.span;
-  advance(p);
+  parser_advance(p);
   if (!enter(p)) return new_type(p, TYA_COMM, begin);
-  if (at(p, TOK_LAMBDA)) {
+  if (parser_at(p, TOK_LAMBDA)) {
     if (!size)
-      syntax_error(p, ERR_BAD_TYPE_SYNTAX,
+      parser_syntax_error(p, ERR_BAD_TYPE_SYNTAX,
                    "an element type that depends on an index, (\\i -> ...), is written right after an array's "
                    "size: [n](\\i -> [n - i]float)");
-    advance(p);
+    parser_advance(p);
     TypeAst *t = new_type(p, TYA_DEPARRAY, begin);
     t->size = size;
     t->name = p->tok.ident;
     t->name_span = p->tok.span;
-    if (at(p, TOK_IDENT)) check_binder(p, t->name, t->name_span);
-    expect(p, TOK_IDENT, "'\\' in a dependent array's element type");
-    expect(p, TOK_ARROW, "the index of a dependent array");
+    if (parser_at(p, TOK_IDENT)) parser_check_binder(p, t->name, t->name_span);
+    parser_expect(p, TOK_IDENT, "'\\' in a dependent array's element type");
+    parser_expect(p, TOK_ARROW, "the index of a dependent array");
     t->elem = parse_data_type(p, NULL, "->");
-    expect_closer(p, TOK_RPAREN, open, "the element type of the dependent array");
+    parser_expect_closer(p, TOK_RPAREN, open, "the element type of the dependent array");
     leave(p);
     t->span.end = p->prev.end;
     return t;
@@ -621,25 +584,25 @@ static TypeAst *parse_paren_type(Parser *p, SizeAst *size, uint32_t begin) {
 static TypeAst *parse_named_type(Parser *p, uint32_t begin) {
   Sym name = p->tok.ident;
   Span name_span = p->tok.span;
-  if (name_is(name, "idx")) {
-    advance(p);
+  if (parser_name_is(name, "idx")) {
+    parser_advance(p);
     Span open = p->tok.span;
-    expect(p, TOK_LBRACKET, "'idx'");
+    parser_expect(p, TOK_LBRACKET, "'idx'");
     SizeAst *size = parse_size(p);
-    expect_closer(p, TOK_RBRACKET, open, "the size of the index type");
+    parser_expect_closer(p, TOK_RBRACKET, open, "the size of the index type");
     TypeAst *t = new_type(p, TYA_IDX, begin);
     t->size = size;
     return t;
   }
-  if (name_is(name, "nat") || name_is(name, "data")) {
-    syntax_error(p, ERR_BAD_TYPE_SYNTAX, "'%s' is a kind, not a type; it can only follow the ':' of a parameter", name);
+  if (parser_name_is(name, "nat") || parser_name_is(name, "data")) {
+    parser_syntax_error(p, ERR_BAD_TYPE_SYNTAX, "'%s' is a kind, not a type; it can only follow the ':' of a parameter", name);
     return new_type(p, TYA_COMM, begin);
   }
   if (is_phrase_type_word(name)) {
-    syntax_error(p, ERR_PHRASE_TYPE_AS_DATA, "'%s' is a phrase type, but a data type is expected here", name);
+    parser_syntax_error(p, ERR_PHRASE_TYPE_AS_DATA, "'%s' is a phrase type, but a data type is expected here", name);
     return new_type(p, TYA_COMM, begin);
   }
-  advance(p);
+  parser_advance(p);
   TypeAst *t = new_type(p, TYA_SCALAR, begin);
   if (!parse_scalar_name(p, name, name_span, t)) {
     t->kind = TYA_NAMED;
@@ -648,33 +611,31 @@ static TypeAst *parse_named_type(Parser *p, uint32_t begin) {
   return t;
 }
 
-static TypeAst *parse_ptype(Parser *p);
-
 /* ptype_atom ::= 'exp' '[' type ']' | 'acc' '[' type ']' | 'var' '[' type ']'
  *              | 'comm' | '(' ptype ')' | '(' type ',' type ')' | type */
 static TypeAst *parse_ptype_atom(Parser *p) {
   uint32_t begin = p->tok.span.begin;
-  if (at(p, TOK_IDENT) && is_phrase_type_word(p->tok.ident)) {
+  if (parser_at(p, TOK_IDENT) && is_phrase_type_word(p->tok.ident)) {
     Sym word = p->tok.ident;
-    advance(p);
-    if (name_is(word, "comm")) return new_type(p, TYA_COMM, begin);
-    TypeAstKind kind = name_is(word, "exp") ? TYA_EXP : name_is(word, "acc") ? TYA_ACC : TYA_VAR;
+    parser_advance(p);
+    if (parser_name_is(word, "comm")) return new_type(p, TYA_COMM, begin);
+    TypeAstKind kind = parser_name_is(word, "exp") ? TYA_EXP : parser_name_is(word, "acc") ? TYA_ACC : TYA_VAR;
     Span open = p->tok.span;
-    if (!expect(p, TOK_LBRACKET, "'%s'", word)) return new_type(p, kind, begin);
+    if (!parser_expect(p, TOK_LBRACKET, "'%s'", word)) return new_type(p, kind, begin);
     const char *opened = kind == TYA_EXP ? "exp[" : kind == TYA_ACC ? "acc[" : "var[";
     TypeAst *elem = parse_data_type(p, NULL, opened);
-    expect_closer(p, TOK_RBRACKET, open, "the data type of '%s'", word);
+    parser_expect_closer(p, TOK_RBRACKET, open, "the data type of '%s'", word);
     TypeAst *t = new_type(p, kind, begin);
     t->elem = elem;
     return t;
   }
-  if (at(p, TOK_LPAREN)) {
+  if (parser_at(p, TOK_LPAREN)) {
     Span open = p->tok.span;
-    advance(p);
+    parser_advance(p);
     if (!enter(p)) return new_type(p, TYA_COMM, begin);
     TypeAst *inner = parse_ptype(p);
-    if (at(p, TOK_COMMA) && !is_data_type(inner))
-      report(p, ERR_PHRASE_TYPE_AS_DATA, inner->span,
+    if (parser_at(p, TOK_COMMA) && !is_data_type(inner))
+      parser_report(p, ERR_PHRASE_TYPE_AS_DATA, inner->span,
              "a pair '(a, b)' holds data types, but this is a phrase type; a pair of phrases "
              "is written 'a & b'");
     return paren_type_rest(p, inner, open, begin);
@@ -687,8 +648,8 @@ static TypeAst *parse_ptype_atom(Parser *p) {
 static TypeAst *parse_with_type(Parser *p) {
   uint32_t begin = p->tok.span.begin;
   TypeAst *lhs = parse_ptype_atom(p);
-  while (at(p, TOK_AMP)) {
-    advance(p);
+  while (parser_at(p, TOK_AMP)) {
+    parser_advance(p);
     TypeAst *rhs = parse_ptype_atom(p);
     TypeAst *t = new_type(p, TYA_WITH, begin);
     t->fst = lhs;
@@ -699,12 +660,12 @@ static TypeAst *parse_with_type(Parser *p) {
 }
 
 /* ptype ::= with_type [('->' | '->p') ptype]        -- right associative */
-static TypeAst *parse_ptype(Parser *p) {
+TypeAst *parse_ptype(Parser *p) {
   uint32_t begin = p->tok.span.begin;
   TypeAst *lhs = parse_with_type(p);
-  if (!at(p, TOK_ARROW) && !at(p, TOK_ARROW_P)) return lhs;
-  TypeAstKind kind = at(p, TOK_ARROW) ? TYA_FN : TYA_FN_P;
-  advance(p);
+  if (!parser_at(p, TOK_ARROW) && !parser_at(p, TOK_ARROW_P)) return lhs;
+  TypeAstKind kind = parser_at(p, TOK_ARROW) ? TYA_FN : TYA_FN_P;
+  parser_advance(p);
   if (!enter(p)) return lhs;
   TypeAst *rhs = parse_ptype(p);
   leave(p);
@@ -716,7 +677,6 @@ static TypeAst *parse_ptype(Parser *p) {
 
 /* ---- expressions ---- */
 
-static Ast *parse_expr(Parser *p);
 static Ast *parse_binary(Parser *p, int min_prec);
 
 static bool starts_atom(TokKind kind) {
@@ -743,15 +703,15 @@ static bool starts_atom(TokKind kind) {
 static Ast *parse_prim(Parser *p, Prim prim, int dim) {
   uint32_t begin = p->tok.span.begin;
   const PrimInfo *info = &prim_info[prim];
-  bool dim_written = (size_t)length_of(p->tok.span) > strlen(info->name);
-  advance(p);
+  bool dim_written = (size_t)parser_length_of(p->tok.span) > strlen(info->name);
+  parser_advance(p);
   Ast *e = new_ast(p, AST_PRIM, begin);
   e->prim = prim;
   e->dim = dim;
   e->dim_written = dim_written;
   for (int i = 0; i < info->nsizes; i++) e->sizes[i] = parse_size_atom(p, info, i);
   if (info->takes_type) e->type_arg = parse_data_type(p, NULL, info->name);
-  e->span = span_from(p, begin);
+  e->span = parser_span_from(p, begin);
   return e;
 }
 
@@ -760,28 +720,28 @@ static Ast *parse_prim(Parser *p, Prim prim, int dim) {
  * text (and span) starts at its parameter. */
 static Ast *parse_lambda(Parser *p) {
   uint32_t begin = p->tok.span.begin;
-  advance(p);
+  parser_advance(p);
   Ast *outer = NULL, *innermost = NULL;
-  while (at(p, TOK_IDENT)) {
+  while (parser_at(p, TOK_IDENT)) {
     Ast *lam = new_ast(p, AST_LAMBDA, outer ? p->tok.span.begin : begin);
     lam->bound = p->tok.ident;
     lam->bound_span = p->tok.span;
-    check_binder(p, lam->bound, lam->bound_span);
+    parser_check_binder(p, lam->bound, lam->bound_span);
     if (innermost) innermost->body = lam;
     else outer = lam;
     innermost = lam;
-    advance(p);
+    parser_advance(p);
   }
   if (!outer) {
-    if (at(p, TOK_LPAREN))
-      syntax_error(p, ERR_BAD_PARAMETERS,
+    if (parser_at(p, TOK_LPAREN))
+      parser_syntax_error(p, ERR_BAD_PARAMETERS,
                    "lambda parameters are written without types: their types come from "
                    "the primitive the lambda is passed to");
     else
-      expected(p, "a parameter name after '\\'");
+      parser_expected(p, "a parameter name after '\\'");
     return placeholder(p);
   }
-  if (at(p, TOK_ARROW_P)) {
+  if (parser_at(p, TOK_ARROW_P)) {
     /* `\x->p` is `\x -> p`: a lambda has no passive arrow, so read the
      * lexer's `->p` as `->` followed by the variable p */
     Span arrow = p->tok.span;
@@ -791,7 +751,7 @@ static Ast *parse_lambda(Parser *p) {
     p->tok.span.begin = arrow.end - 1;
     p->tok.ident = intern(p->interner, "p", 1);
     p->tok_after_lex_error = false;
-  } else if (!expect(p, TOK_ARROW, "the parameters of the lambda")) {
+  } else if (!parser_expect(p, TOK_ARROW, "the parameters of the lambda")) {
     return placeholder(p);
   }
   if (!enter(p)) return placeholder(p);
@@ -808,20 +768,20 @@ static Ast *parse_lambda(Parser *p) {
 static Ast *parse_let(Parser *p) {
   uint32_t begin = p->tok.span.begin;
   Span let_span = p->tok.span;
-  advance(p);
-  if (!at(p, TOK_IDENT)) {
-    expected(p, "a name after 'let'");
+  parser_advance(p);
+  if (!parser_at(p, TOK_IDENT)) {
+    parser_expected(p, "a name after 'let'");
     return placeholder(p);
   }
   Sym name = p->tok.ident;
   Span name_span = p->tok.span;
-  check_binder(p, name, name_span);
-  advance(p);
-  if (!expect(p, TOK_EQ, "'let %s'", name)) return placeholder(p);
+  parser_check_binder(p, name, name_span);
+  parser_advance(p);
+  if (!parser_expect(p, TOK_EQ, "'let %s'", name)) return placeholder(p);
   if (!enter(p)) return placeholder(p);
   Ast *value = parse_expr(p);
   bool failed_before = p->failed;
-  if (!expect(p, TOK_KW_IN, "the value of '%s'", name)) {
+  if (!parser_expect(p, TOK_KW_IN, "the value of '%s'", name)) {
     if (!failed_before && p->error_reported)
       diag_note(p->diag, let_span, "'%s' is bound by this 'let'", name);
     leave(p);
@@ -841,31 +801,31 @@ static Ast *parse_let(Parser *p) {
 static Ast *parse_paren(Parser *p) {
   uint32_t begin = p->tok.span.begin;
   Span open = p->tok.span;
-  advance(p);
+  parser_advance(p);
   if (!enter(p)) return placeholder(p);
   Ast *first = parse_expr(p);
   Ast *e = first;
-  if (at(p, TOK_COMMA)) {
-    advance(p);
+  if (parser_at(p, TOK_COMMA)) {
+    parser_advance(p);
     Ast *second = parse_expr(p);
-    if (at(p, TOK_COMMA)) {
-      syntax_error(p, ERR_PAIR_ARITY, "a pair has exactly two components; nest pairs as (a, (b, c))");
+    if (parser_at(p, TOK_COMMA)) {
+      parser_syntax_error(p, ERR_PAIR_ARITY, "a pair has exactly two components; nest pairs as (a, (b, c))");
       note_opener(p, false, open);
     } else {
-      expect_closer(p, TOK_RPAREN, open, "the second component of the pair");
+      parser_expect_closer(p, TOK_RPAREN, open, "the second component of the pair");
     }
     e = new_ast(p, AST_TUPLE, begin);
     e->lhs = first;
     e->rhs = second;
-  } else if (at(p, TOK_COLON)) {
-    advance(p);
+  } else if (parser_at(p, TOK_COLON)) {
+    parser_advance(p);
     TypeAst *type = parse_ptype(p);
-    expect_closer(p, TOK_RPAREN, open, "the type of the ascription");
+    parser_expect_closer(p, TOK_RPAREN, open, "the type of the ascription");
     e = new_ast(p, AST_ASCRIBE, begin);
     e->lhs = first;
     e->type = type;
   } else {
-    expect_closer(p, TOK_RPAREN, open, "the parenthesised expression");
+    parser_expect_closer(p, TOK_RPAREN, open, "the parenthesised expression");
   }
   leave(p);
   return e;
@@ -875,17 +835,17 @@ static Ast *parse_paren(Parser *p) {
 static Ast *parse_phrase_pair(Parser *p) {
   uint32_t begin = p->tok.span.begin;
   Span open = p->tok.span;
-  advance(p);
+  parser_advance(p);
   if (!enter(p)) return placeholder(p);
   Ast *first = parse_expr(p);
   bool failed_before = p->failed;
-  if (!expect(p, TOK_COMMA, "the first component of the phrase pair '{a, b}'")) {
+  if (!parser_expect(p, TOK_COMMA, "the first component of the phrase pair '{a, b}'")) {
     note_opener(p, failed_before, open);
     leave(p);
     return placeholder(p);
   }
   Ast *second = parse_expr(p);
-  expect_closer(p, TOK_RBRACE, open, "the second component of the phrase pair");
+  parser_expect_closer(p, TOK_RBRACE, open, "the second component of the phrase pair");
   leave(p);
   Ast *e = new_ast(p, AST_PPAIR, begin);
   e->lhs = first;
@@ -897,11 +857,11 @@ static Ast *parse_phrase_pair(Parser *p) {
 static Ast *parse_array(Parser *p) {
   uint32_t begin = p->tok.span.begin;
   Span open = p->tok.span;
-  advance(p);
+  parser_advance(p);
   if (!enter(p)) return placeholder(p);
-  if (at(p, TOK_RBRACKET)) {
+  if (parser_at(p, TOK_RBRACKET)) {
     Span empty = {p->src, begin, p->tok.span.end};
-    fail_at(p, ERR_EMPTY_ARRAY_LITERAL, empty,
+    parser_fail_at(p, ERR_EMPTY_ARRAY_LITERAL, empty,
             "an array literal needs at least one element (its element type and size come from them)");
     leave(p);
     return placeholder(p);
@@ -909,10 +869,10 @@ static Ast *parse_array(Parser *p) {
   Vec elems = {0};
   for (;;) {
     vec_push(p->arena, &elems, parse_expr(p));
-    if (!at(p, TOK_COMMA)) break;
-    advance(p);
+    if (!parser_at(p, TOK_COMMA)) break;
+    parser_advance(p);
   }
-  expect_closer(p, TOK_RBRACKET, open, "the elements of the array literal");
+  parser_expect_closer(p, TOK_RBRACKET, open, "the elements of the array literal");
   leave(p);
   Ast *e = new_ast(p, AST_ARRAY, begin);
   e->nelems = elems.len;
@@ -926,17 +886,17 @@ static Ast *parse_postfix(Parser *p);
 /* iterate ::= 'iterate' size_atom postfix   -- the count, then the function */
 static Ast *parse_iterate(Parser *p) {
   uint32_t begin = p->tok.span.begin;
-  advance(p);
+  parser_advance(p);
   Ast *e = new_ast(p, AST_ITERATE, begin);
   e->count = parse_size_atom(p, NULL, 0);
   if (!enter(p)) return placeholder(p);
   if (starts_atom(p->tok.kind))
     e->iter_fn = parse_postfix(p);
   else
-    expected(p, "the function to iterate after 'iterate %.*s'", length_of(p->prev), text_of(p, p->prev));
+    parser_expected(p, "the function to iterate after 'iterate %.*s'", parser_length_of(p->prev), parser_text_of(p, p->prev));
   leave(p);
   if (!e->iter_fn) return placeholder(p);
-  e->span = span_from(p, begin);
+  e->span = parser_span_from(p, begin);
   return e;
 }
 
@@ -948,15 +908,15 @@ static Ast *parse_atom(Parser *p) {
   case TOK_IDENT: {
     Sym name = p->tok.ident;
     int dim;
-    Prim prim = lookup_prim(p, name, &dim);
+    Prim prim = parser_lookup_prim(p, name, &dim);
     if (prim != PRIM_COUNT) return parse_prim(p, prim, dim);
-    advance(p);
+    parser_advance(p);
     Ast *e = new_ast(p, AST_VAR, begin);
     e->name = name;
     return e;
   }
   case TOK_INT: {
-    uint64_t v = int_literal(p);
+    uint64_t v = parser_int_literal(p);
     Ast *e = new_ast(p, AST_INT, begin);
     e->int_value = v;
     return e;
@@ -964,7 +924,7 @@ static Ast *parse_atom(Parser *p) {
   case TOK_FLOAT: {
     double v = p->tok.float_value;
     bool suffix_f = p->tok.float_suffix_f;
-    advance(p);
+    parser_advance(p);
     Ast *e = new_ast(p, AST_FLOAT, begin);
     e->float_value = v;
     e->float_suffix_f = suffix_f;
@@ -972,8 +932,8 @@ static Ast *parse_atom(Parser *p) {
   }
   case TOK_KW_TRUE:
   case TOK_KW_FALSE: {
-    bool v = at(p, TOK_KW_TRUE);
-    advance(p);
+    bool v = parser_at(p, TOK_KW_TRUE);
+    parser_advance(p);
     Ast *e = new_ast(p, AST_BOOL, begin);
     e->bool_value = v;
     return e;
@@ -988,9 +948,9 @@ static Ast *parse_atom(Parser *p) {
     break;
   }
   if (p->prev.end > p->prev.begin)
-    expected(p, "an expression after '%.*s'", length_of(p->prev), text_of(p, p->prev));
+    parser_expected(p, "an expression after '%.*s'", parser_length_of(p->prev), parser_text_of(p, p->prev));
   else
-    expected(p, "an expression");
+    parser_expected(p, "an expression");
   return placeholder(p);
 }
 
@@ -998,10 +958,10 @@ static Ast *parse_atom(Parser *p) {
 static Ast *parse_postfix(Parser *p) {
   uint32_t begin = p->tok.span.begin;
   Ast *e = parse_atom(p);
-  while (at(p, TOK_PROJ1) || at(p, TOK_PROJ2) || at(p, TOK_LANE)) {
-    bool lane = at(p, TOK_LANE);
-    int which = lane ? (int)p->tok.int_value : at(p, TOK_PROJ1) ? 1 : 2;
-    advance(p);
+  while (parser_at(p, TOK_PROJ1) || parser_at(p, TOK_PROJ2) || parser_at(p, TOK_LANE)) {
+    bool lane = parser_at(p, TOK_LANE);
+    int which = lane ? (int)p->tok.int_value : parser_at(p, TOK_PROJ1) ? 1 : 2;
+    parser_advance(p);
     Ast *proj = new_ast(p, lane ? AST_LANE : AST_PROJ, begin);
     proj->lhs = e;
     proj->proj = which;
@@ -1026,10 +986,10 @@ static Ast *parse_app(Parser *p) {
 
 /* unary ::= ('-' | '!') unary | app */
 static Ast *parse_unary(Parser *p) {
-  if (!at(p, TOK_MINUS) && !at(p, TOK_BANG)) return parse_app(p);
+  if (!parser_at(p, TOK_MINUS) && !parser_at(p, TOK_BANG)) return parse_app(p);
   uint32_t begin = p->tok.span.begin;
-  AstKind kind = at(p, TOK_MINUS) ? AST_NEG : AST_NOT;
-  advance(p);
+  AstKind kind = parser_at(p, TOK_MINUS) ? AST_NEG : AST_NOT;
+  parser_advance(p);
   if (!enter(p)) return placeholder(p);
   Ast *operand = parse_unary(p);
   leave(p);
@@ -1064,18 +1024,18 @@ static Ast *parse_binary(Parser *p, int min_prec) {
   for (;;) {
     const BinaryOp *op = binary_op_of(p->tok.kind);
     if (!op || op->prec < min_prec) return lhs;
-    advance(p);
+    parser_advance(p);
     Ast *rhs = parse_binary(p, op->prec + 1);
     lhs = make_binary(p, op, lhs, rhs, begin);
     const BinaryOp *next = binary_op_of(p->tok.kind);
     if (op->assoc == ASSOC_NONE && next && next->prec == op->prec) {
       if (op->prec == PREC_CMP)
-        syntax_error(p, ERR_CHAINED_OPERATOR,
+        parser_syntax_error(p, ERR_CHAINED_OPERATOR,
                      "comparisons do not chain: '%s' cannot follow another comparison "
                      "without parentheses",
                      tok_spelling[next->tok]);
       else
-        syntax_error(p, ERR_CHAINED_OPERATOR,
+        parser_syntax_error(p, ERR_CHAINED_OPERATOR,
                      "assignments do not chain: ':=' cannot follow another ':=' without "
                      "parentheses");
       return lhs;
@@ -1086,11 +1046,11 @@ static Ast *parse_binary(Parser *p, int min_prec) {
 /* expr ::= binary(PREC_ASSIGN) [';' expr]            -- ';' right associative
  * (lambda and let are atoms whose body is an expr, which gives them the
  * loosest precedence) */
-static Ast *parse_expr(Parser *p) {
+Ast *parse_expr(Parser *p) {
   uint32_t begin = p->tok.span.begin;
   Ast *first = parse_binary(p, PREC_ASSIGN);
-  if (!at(p, TOK_SEMI)) return first;
-  advance(p);
+  if (!parser_at(p, TOK_SEMI)) return first;
+  parser_advance(p);
   if (!enter(p)) return first;
   Ast *rest = parse_expr(p);
   leave(p);
@@ -1098,334 +1058,6 @@ static Ast *parse_expr(Parser *p) {
   e->lhs = first;
   e->rhs = rest;
   return e;
-}
-
-/* ---- declarations ---- */
-
-/* Sizes are positive (a split by 0 divides by 0), and the values a search
- * driver may try must fit the generated code's int. */
-enum { TUNE_MAX = 2147483647 };
-
-/* tune ::= 'tune' '[' INT (',' INT)* ']' ['=' INT]
- *        | 'tune' '[' INT '..' INT ']' ['=' INT]
- * (docs/language.md section 6), after 'tune'.  Errors in the
- * values (0, a duplicate, an empty range) are reported without stopping the
- * parse; false after a syntax error. */
-static bool parse_tune_domain(Parser *p, Param *into) {
-  Span open = p->tok.span;
-  if (!expect(p, TOK_LBRACKET, "'tune' (its values are written 'tune [32, 64]' or 'tune [1 .. 4096]')")) return false;
-  Vec values = {0};
-  Span first_span = p->tok.span;
-  for (;;) {
-    if (!at(p, TOK_INT)) {
-      expected(p, "a positive integer in the values of 'tune'");
-      return false;
-    }
-    Span vs = p->tok.span;
-    uint64_t v = int_literal(p);
-    if (v == 0 || v > TUNE_MAX)
-      report(p, ERR_BAD_TUNE_VALUES, vs,
-             v == 0 ? "a tune value is a size and cannot be 0" : "a tune value must be at most 2147483647");
-    for (int i = 0; i < values.len; i++)
-      if (*(uint64_t *)values.items[i] == v)
-        report(p, ERR_BAD_TUNE_VALUES, vs, "duplicate value in the values of 'tune'");
-    uint64_t *slot = NEW(p->arena, uint64_t);
-    *slot = v;
-    vec_push(p->arena, &values, slot);
-    if (values.len == 1 && at(p, TOK_DOTDOT)) {
-      advance(p);
-      if (!at(p, TOK_INT)) {
-        expected(p, "the last value of the range after '..'");
-        return false;
-      }
-      Span hs = p->tok.span;
-      uint64_t hi = int_literal(p);
-      if (hi > TUNE_MAX)
-        report(p, ERR_BAD_TUNE_VALUES, hs, "a tune value must be at most 2147483647");
-      else if (hi < v && v != 0) {
-        Span whole = first_span;
-        whole.end = hs.end;
-        report(p, ERR_BAD_TUNE_VALUES, whole, "empty range: the first value of a tune range must not exceed the last");
-      }
-      into->tune_range = true;
-      into->tune_lo = v;
-      into->tune_hi = hi;
-      break;
-    }
-    if (!at(p, TOK_COMMA)) break;
-    advance(p);
-  }
-  if (!expect_closer(p, TOK_RBRACKET, open, "the values of 'tune'")) return false;
-  if (!into->tune_range) {
-    into->ntune_values = values.len;
-    into->tune_values = NEWARRAY(p->arena, uint64_t, values.len);
-    for (int i = 0; i < values.len; i++) into->tune_values[i] = *(uint64_t *)values.items[i];
-  }
-  into->tune = true;
-  /* '= INT': the default, one of the values */
-  if (at(p, TOK_EQ)) {
-    advance(p);
-    if (!at(p, TOK_INT)) {
-      expected(p, "the default value of the tune parameter after '='");
-      return false;
-    }
-    Span ds = p->tok.span;
-    into->tune_has_default = true;
-    into->tune_default = int_literal(p);
-    if (!param_tune_allows(into, into->tune_default))
-      report(p, ERR_BAD_TUNE_VALUES, ds, "the default of a tune parameter must be one of its values");
-  }
-  return true;
-}
-
-/* param ::= '(' IDENT+ ':' ('nat' | 'data' | 'tune' domain | ptype) ')'
- * Appends one Param per name to `params`; the names share one TypeAst. */
-static void parse_param_group(Parser *p, Vec *params) {
-  Span open = p->tok.span;
-  advance(p);
-  int first = params->len;
-  while (at(p, TOK_IDENT)) {
-    Param *param = NEW(p->arena, Param);
-    param->name = p->tok.ident;
-    param->span = p->tok.span;
-    check_binder(p, param->name, param->span);
-    vec_push(p->arena, params, param);
-    advance(p);
-  }
-  if (params->len == first) {
-    expected(p, "a parameter name after '('");
-    return;
-  }
-  if (!expect(p, TOK_COLON, "the parameter names (a parameter is written '(x: type)')")) return;
-  ParamKind kind = PARAM_PHRASE;
-  TypeAst *type = NULL;
-  Param tune = {0};
-  if (at(p, TOK_IDENT) && (name_is(p->tok.ident, "nat") || name_is(p->tok.ident, "data"))) {
-    kind = name_is(p->tok.ident, "nat") ? PARAM_NAT : PARAM_DATA;
-    advance(p);
-  } else if (at(p, TOK_IDENT) && name_is(p->tok.ident, "tune")) {
-    kind = PARAM_NAT;
-    advance(p);
-    if (!parse_tune_domain(p, &tune)) return;
-  } else {
-    type = parse_ptype(p);
-  }
-  expect_closer(p, TOK_RPAREN, open, "the parameter's type");
-  for (int i = first; i < params->len; i++) {
-    Param *param = params->items[i];
-    param->kind = kind;
-    param->type = type;
-    param->tune = tune.tune;
-    param->tune_range = tune.tune_range;
-    param->ntune_values = tune.ntune_values;
-    param->tune_values = tune.tune_values;
-    param->tune_lo = tune.tune_lo;
-    param->tune_hi = tune.tune_hi;
-    param->tune_has_default = tune.tune_has_default;
-    param->tune_default = tune.tune_default;
-  }
-}
-
-/* region ::= ('[' size '..' size ']')+ */
-static bool parse_region(Parser *p, RegionAst *r) {
-  r->span = p->tok.span;
-  while (at(p, TOK_LBRACKET)) {
-    Span open = p->tok.span;
-    if (r->ndims == DECL_MAX_REGION) {
-      fail(p, ERR_BAD_UPDATES, "a region of 'updates' restricts at most the outer two dimensions");
-      return false;
-    }
-    advance(p);
-    r->lo[r->ndims] = parse_size(p);
-    if (!expect(p, TOK_DOTDOT, "the first index of the region")) return false;
-    r->hi[r->ndims] = parse_size(p);
-    if (!expect_closer(p, TOK_RBRACKET, open, "the last index of the region")) return false;
-    r->ndims++;
-  }
-  r->span.end = p->prev.end;
-  return true;
-}
-
-/* updates ::= 'updates' IDENT [region (',' region)*]   (docs/language.md
- * section 27; `updates` is a word only there, after a kernel's parameters) */
-static bool parse_updates(Parser *p, Decl *d) {
-  uint32_t begin = p->tok.span.begin;
-  advance(p);
-  if (!at(p, TOK_IDENT)) {
-    expected(p, "the name of the input that kernel '%s' updates after 'updates'", d->name);
-    return false;
-  }
-  d->updates = p->tok.ident;
-  advance(p);
-  if (at(p, TOK_LBRACKET)) {
-    for (;;) {
-      if (d->nregions == DECL_MAX_REGIONS) {
-        fail(p, ERR_BAD_UPDATES, "'updates' gives at most 4 regions");
-        return false;
-      }
-      if (!parse_region(p, &d->regions[d->nregions++])) return false;
-      if (!at(p, TOK_COMMA)) break;
-      advance(p);
-      if (!at(p, TOK_LBRACKET)) {
-        expected(p, "a region '[lo .. hi]' after ',' in 'updates %s'", d->updates);
-        return false;
-      }
-    }
-  }
-  d->updates_span = p->prev;
-  d->updates_span.begin = begin;
-  return true;
-}
-
-/* permutation ::= 'permutation' IDENT+   (docs/language.md section 29;
- * `permutation` is a word only there, after a kernel's parameters, and the
- * names end at `updates`, ':' or '=') */
-static bool parse_permutation(Parser *p, Decl *d) {
-  advance(p);
-  Vec names = {0}, spans = {0};
-  while (at(p, TOK_IDENT) && strcmp(p->tok.ident, "updates") != 0) {
-    vec_push(p->arena, &names, (void *)p->tok.ident);
-    Span *sp = NEW(p->arena, Span);
-    *sp = p->tok.span;
-    vec_push(p->arena, &spans, sp);
-    advance(p);
-  }
-  if (!names.len) {
-    expected(p, "the names of the inputs that kernel '%s' declares permutations after 'permutation'", d->name);
-    return false;
-  }
-  d->nperms = names.len;
-  d->perms = NEWARRAY(p->arena, Sym, names.len);
-  d->perm_spans = NEWARRAY(p->arena, Span, names.len);
-  for (int i = 0; i < names.len; i++) {
-    d->perms[i] = names.items[i];
-    d->perm_spans[i] = *(Span *)spans.items[i];
-  }
-  return true;
-}
-
-/* decl ::= ('def' | 'kernel' | 'pipeline') IDENT param* [permutation] [updates] [':' ptype] '=' expr
- *        | 'def' IDENT IDENT+ [':' ptype] '=' expr        (a template)
- *        | 'foreign' IDENT param* ':' type '=' STRING   (docs/language.md section 14) */
-static Decl *parse_decl(Parser *p) {
-  uint32_t begin = p->tok.span.begin;
-  Decl *d = NEW(p->arena, Decl);
-  d->is_kernel = at(p, TOK_KW_KERNEL);
-  d->is_pipeline = at(p, TOK_KW_PIPELINE);
-  d->is_foreign = at(p, TOK_KW_FOREIGN);
-  const char *keyword = d->is_kernel ? "kernel" : d->is_pipeline ? "pipeline" : d->is_foreign ? "foreign" : "def";
-  advance(p);
-  if (!at(p, TOK_IDENT)) {
-    expected(p, "a name after '%s'", keyword);
-    return NULL;
-  }
-  d->name = p->tok.ident;
-  d->name_span = p->tok.span;
-  /* a kernel named float4 is reported by the checker as an OpenCL C type
-   * name, as it was before float4 was also a primitive */
-  int dim;
-  if (!(d->is_kernel && prim_builds_vector(lookup_prim(p, d->name, &dim)))) check_binder(p, d->name, d->name_span);
-  advance(p);
-  Vec params = {0};
-  int untyped = 0;
-  while (at(p, TOK_LPAREN) || (!d->is_kernel && !d->is_pipeline && !d->is_foreign && at(p, TOK_IDENT))) {
-    if (at(p, TOK_LPAREN)) {
-      parse_param_group(p, &params);
-      continue;
-    }
-    /* after typed parameters, the clause of an imperative program's
-     * permutations (def_print), not a template parameter */
-    if (!untyped && params.len && strcmp(p->tok.ident, "permutation") == 0) break;
-    /* def square x = x * x: a template parameter (ast.h, PARAM_UNTYPED) */
-    Param *param = NEW(p->arena, Param);
-    param->name = p->tok.ident;
-    param->span = p->tok.span;
-    param->kind = PARAM_UNTYPED;
-    check_binder(p, param->name, param->span);
-    vec_push(p->arena, &params, param);
-    untyped++;
-    advance(p);
-  }
-  if (untyped && untyped != params.len) {
-    for (int i = 0; i < params.len; i++) {
-      const Param *pa = params.items[i];
-      if (pa->kind == PARAM_UNTYPED) continue;
-      Buf msg;
-      buf_init(&msg, p->arena);
-      emit(&msg,
-           "'%s' is declared with a type, but other parameters of '%s' are not: write the types of all of a "
-           "def's parameters, or of none (then the def is checked at each use, like a lambda)",
-           pa->name, d->name);
-      fail_at(p, ERR_BAD_PARAMETERS, pa->span, msg.data);
-      return NULL;
-    }
-  }
-  d->nparams = params.len;
-  d->params = NEWARRAY(p->arena, Param, params.len);
-  for (int i = 0; i < params.len; i++) d->params[i] = *(Param *)params.items[i];
-  if (!d->is_pipeline && !d->is_foreign && at(p, TOK_IDENT) && strcmp(p->tok.ident, "permutation") == 0 &&
-      !parse_permutation(p, d))
-    return NULL;
-  if (d->is_kernel && at(p, TOK_IDENT) && strcmp(p->tok.ident, "updates") == 0 && !parse_updates(p, d))
-    return NULL;
-  if (at(p, TOK_COLON)) {
-    advance(p);
-    d->result = parse_ptype(p);
-  } else if (at(p, TOK_IDENT)) {
-    /* a kernel parameter lacks its parentheses */
-    expected(p, "'=' after the parameters of '%s' (a parameter is written '(%s: type)')",
-             d->name, p->tok.ident);
-    return NULL;
-  }
-  if (d->is_foreign && !d->result) {
-    expected(p, "': type' after the parameters of foreign function '%s' (its result type)", d->name);
-    return NULL;
-  }
-  bool has_eq = d->result ? expect(p, TOK_EQ, "the result type of '%s'", d->name)
-                          : expect(p, TOK_EQ, "the parameters of '%s'", d->name);
-  if (!has_eq) return NULL;
-  if (d->is_foreign) {
-    /* foreign NAME params : type = "OpenCL C body" */
-    if (!at(p, TOK_STRING)) {
-      expected(p, "the body of foreign function '%s' as a string literal, \"{ return ...; }\"", d->name);
-      return NULL;
-    }
-    d->foreign_body = p->tok.str_value;
-    d->foreign_body_span = p->tok.span;
-    advance(p);
-  } else {
-    d->body = parse_expr(p);
-  }
-  if (p->failed) return NULL;
-  switch (p->tok.kind) {
-  case TOK_EOF:
-  case TOK_KW_DEF:
-  case TOK_KW_KERNEL:
-  case TOK_KW_FOREIGN:
-  case TOK_KW_PIPELINE: break;
-  case TOK_RPAREN:
-  case TOK_RBRACKET:
-  case TOK_RBRACE:
-    syntax_error(p, ERR_UNEXPECTED_TOKEN, "unexpected '%s' with no matching opening bracket",
-                 tok_spelling[p->tok.kind]);
-    return NULL;
-  case TOK_EQ:
-    syntax_error(p, ERR_UNEXPECTED_TOKEN, "unexpected '=': comparison is written '==' and assignment ':='");
-    return NULL;
-  case TOK_KW_IN: syntax_error(p, ERR_UNEXPECTED_TOKEN, "unexpected 'in' without a 'let'"); return NULL;
-  case TOK_COLON:
-    syntax_error(p, ERR_UNEXPECTED_TOKEN, "unexpected ':': a type ascription is written in parentheses, (e : type)");
-    return NULL;
-  case TOK_COMMA:
-    syntax_error(p, ERR_UNEXPECTED_TOKEN, "unexpected ',': a pair is written in parentheses, (a, b)");
-    return NULL;
-  default:
-    syntax_error(p, ERR_UNEXPECTED_TOKEN, "unexpected '%.*s' after the body of '%s'", length_of(p->tok.span),
-                 text_of(p, p->tok.span), d->name);
-    return NULL;
-  }
-  d->span = span_from(p, begin);
-  return d;
 }
 
 /* ---- the program ---- */
@@ -1437,9 +1069,9 @@ static void resynchronise(Parser *p) {
   p->error_reported = false;
   p->depth = 0;
   p->tok = p->resume;
-  while (!at(p, TOK_EOF) && !at(p, TOK_KW_DEF) && !at(p, TOK_KW_KERNEL) && !at(p, TOK_KW_PIPELINE) &&
-         !at(p, TOK_KW_FOREIGN))
-    advance(p);
+  while (!parser_at(p, TOK_EOF) && !parser_at(p, TOK_KW_DEF) && !parser_at(p, TOK_KW_KERNEL) && !parser_at(p, TOK_KW_PIPELINE) &&
+         !parser_at(p, TOK_KW_FOREIGN))
+    parser_advance(p);
 }
 
 static void parser_init(Parser *p, Arena *a, Interner *in, Diag *diag, const Source *src, int max_nesting) {
@@ -1455,14 +1087,14 @@ static void parser_init(Parser *p, Arena *a, Interner *in, Diag *diag, const Sou
   Span start = {src, 0, 0};
   p->prev = start;
   p->tok.span = start;
-  advance(p);
+  parser_advance(p);
 }
 
 TypeAst *parse_phrase_type_text(Arena *a, Interner *in, Diag *diag, const Source *src) {
   Parser parser;
   parser_init(&parser, a, in, diag, src, DPIA_MAX_NESTING);
   TypeAst *t = parse_ptype(&parser);
-  if (!at(&parser, TOK_EOF)) expected(&parser, "the end of the type");
+  if (!parser_at(&parser, TOK_EOF)) parser_expected(&parser, "the end of the type");
   return parser.failed ? NULL : t;
 }
 
@@ -1486,8 +1118,8 @@ Program *parse_program_deep(Arena *a, Interner *in, Diag *diag, const Source *sr
   Parser *p = &parser;
   parser_init(p, a, in, diag, src, max_nesting);
   Vec decls = {0};
-  while (!at(p, TOK_EOF)) {
-    if (at(p, TOK_KW_DEF) || at(p, TOK_KW_KERNEL) || at(p, TOK_KW_PIPELINE) || at(p, TOK_KW_FOREIGN)) {
+  while (!parser_at(p, TOK_EOF)) {
+    if (parser_at(p, TOK_KW_DEF) || parser_at(p, TOK_KW_KERNEL) || parser_at(p, TOK_KW_PIPELINE) || parser_at(p, TOK_KW_FOREIGN)) {
       Decl *d = parse_decl(p);
       if (!p->failed) {
         ASSERT(d && p->depth == 0);
@@ -1495,7 +1127,7 @@ Program *parse_program_deep(Arena *a, Interner *in, Diag *diag, const Source *sr
         continue;
       }
     } else {
-      expected(p, "'def' or 'kernel' at the start of a declaration");
+      parser_expected(p, "'def' or 'kernel' at the start of a declaration");
     }
     resynchronise(p);
   }

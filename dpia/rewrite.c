@@ -9,7 +9,7 @@
  * would capture), so that fused code reads as a person would write it:
  * fusing (\p -> fst p * snd p) into (\x a -> x + a) gives
  * \p a -> fst p * snd p + a, not an application of one lambda to another. */
-#include "rules.h"
+#include "rewrite_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -101,7 +101,7 @@ static Ast **child_slot(Ast *e, int i) {
 static Ast *child(const Ast *e, int i) { return *child_slot((Ast *)e, i); }
 
 /* a shallow copy of e with child i replaced by c */
-static Ast *with_child(Arena *a, const Ast *e, int i, Ast *c) {
+Ast *rw_with_child(Arena *a, const Ast *e, int i, Ast *c) {
   Ast *n = NEW(a, Ast);
   *n = *e;
   if (e->kind == AST_ARRAY) {
@@ -135,19 +135,6 @@ static bool parse_path(Arena *a, const char *path, int **steps, int *nsteps) {
 }
 
 /* ---- the enclosing constructs of a position ---- */
-
-/* The primitives whose function argument holds the position, innermost
- * first: what the lowering rules' side conditions look at (the
- * hierarchy rules of spec section 5, as strategy.c checks them). */
-typedef struct Enclosing {
-  Prim prims[64];
-  int dims[64];
-  int n;
-  /* the position is the function of an application (map f in map f xs):
-   * a part of the application's spine, whose rules are the
-   * application's, at the application's own position */
-  bool in_spine;
-} Enclosing;
 
 static bool encloses(const Enclosing *en, Prim p, int dim) {
   for (int i = 0; i < en->n; i++)
@@ -194,50 +181,50 @@ const Ast *rewrite_node_at(Arena *a, const Ast *body, const char *path, Buf *why
 
 /* ---- building trees ---- */
 
-static Ast *mk(Arena *a, AstKind kind, Span span) {
+Ast *rw_mk(Arena *a, AstKind kind, Span span) {
   Ast *e = NEW(a, Ast);
   e->kind = kind;
   e->span = span;
   return e;
 }
 
-static Ast *mk_app(Arena *a, Ast *f, Ast *x, bool pipe) {
-  Ast *e = mk(a, AST_APP, span_join(f->span, x->span));
+Ast *rw_mk_app(Arena *a, Ast *f, Ast *x, bool pipe) {
+  Ast *e = rw_mk(a, AST_APP, span_join(f->span, x->span));
   e->lhs = f;
   e->rhs = x;
   e->pipe = pipe;
   return e;
 }
 
-static Ast *mk_prim(Arena *a, Prim p, int dim, Span span) {
-  Ast *e = mk(a, AST_PRIM, span);
+Ast *rw_mk_prim(Arena *a, Prim p, int dim, Span span) {
+  Ast *e = rw_mk(a, AST_PRIM, span);
   e->prim = p;
   e->dim = dim;
   e->dim_written = false;
   return e;
 }
 
-static Ast *mk_sized(Arena *a, Prim p, SizeAst *k, Span span) {
-  Ast *e = mk_prim(a, p, 0, span);
+Ast *rw_mk_sized(Arena *a, Prim p, SizeAst *k, Span span) {
+  Ast *e = rw_mk_prim(a, p, 0, span);
   e->sizes[0] = k;
   return e;
 }
 
-static SizeAst *mk_num(Arena *a, long long v) {
+SizeAst *rw_mk_num(Arena *a, long long v) {
   SizeAst *s = NEW(a, SizeAst);
   s->kind = SZA_NUM;
   s->num = (uint64_t)v;
   return s;
 }
 
-static Ast *mk_var(Arena *a, Sym name, Span span) {
-  Ast *e = mk(a, AST_VAR, span);
+Ast *rw_mk_var(Arena *a, Sym name, Span span) {
+  Ast *e = rw_mk(a, AST_VAR, span);
   e->name = name;
   return e;
 }
 
-static Ast *mk_lambda(Arena *a, Sym x, Ast *body, Span span) {
-  Ast *e = mk(a, AST_LAMBDA, span);
+Ast *rw_mk_lambda(Arena *a, Sym x, Ast *body, Span span) {
+  Ast *e = rw_mk(a, AST_LAMBDA, span);
   e->bound = x;
   e->bound_span = span;
   e->body = body;
@@ -246,7 +233,7 @@ static Ast *mk_lambda(Arena *a, Sym x, Ast *body, Span span) {
 
 /* The stages applied one after the other: x |> s1 |> s2 ... when there is
  * an input, s1 >> s2 >> ... (a function) when there is none. */
-static Ast *mk_stages(Arena *a, Ast *x, Ast **stages, int n) {
+Ast *rw_mk_stages(Arena *a, Ast *x, Ast **stages, int n) {
   Ast *e = x;
   for (int i = 0; i < n; i++) {
     if (!e) {
@@ -254,9 +241,9 @@ static Ast *mk_stages(Arena *a, Ast *x, Ast **stages, int n) {
       continue;
     }
     if (x) {
-      e = mk_app(a, stages[i], e, true);
+      e = rw_mk_app(a, stages[i], e, true);
     } else {
-      Ast *c = mk(a, AST_COMPOSE, span_join(e->span, stages[i]->span));
+      Ast *c = rw_mk(a, AST_COMPOSE, span_join(e->span, stages[i]->span));
       c->lhs = e;
       c->rhs = stages[i];
       e = c;
@@ -268,34 +255,28 @@ static Ast *mk_stages(Arena *a, Ast *x, Ast **stages, int n) {
 /* ---- variables ---- */
 
 /* how many times x occurs free in e */
-static int count_free(const Ast *e, Sym x) {
+int rw_count_free(const Ast *e, Sym x) {
   switch (e->kind) {
   case AST_VAR: return e->name == x;
-  case AST_LAMBDA: return e->bound == x ? 0 : count_free(e->body, x);
-  case AST_LET: return count_free(e->value, x) + (e->bound == x ? 0 : count_free(e->body, x));
+  case AST_LAMBDA: return e->bound == x ? 0 : rw_count_free(e->body, x);
+  case AST_LET: return rw_count_free(e->value, x) + (e->bound == x ? 0 : rw_count_free(e->body, x));
   default: {
     int n = 0;
-    for (int i = 0; i < nchildren(e); i++) n += count_free(child(e, i), x);
+    for (int i = 0; i < nchildren(e); i++) n += rw_count_free(child(e, i), x);
     return n;
   }
   }
 }
 
-typedef struct Fresh {
-  Arena *arena;
-  Interner *in;
-  const Program *prog;
-} Fresh;
-
 /* base, or base2, base3 ...: a name that is no declaration of the program
  * and is free in none of avoid[0..n) (so binding it around them captures
  * nothing there, and shadows nothing the program declares) */
-static Sym fresh_name(const Fresh *fr, const char *base, const Ast *const *avoid, int n) {
+Sym rw_fresh_name(const Fresh *fr, const char *base, const Ast *const *avoid, int n) {
   for (int k = 1;; k++) {
     Sym s = k == 1 ? intern_cstr(fr->in, base) : intern_cstr(fr->in, arena_printf(fr->arena, "%s%d", base, k));
     bool taken = false;
     for (int i = 0; i < fr->prog->ndecls && !taken; i++) taken = fr->prog->decls[i]->name == s;
-    for (int i = 0; i < n && !taken; i++) taken = avoid[i] && count_free(avoid[i], s) > 0;
+    for (int i = 0; i < n && !taken; i++) taken = avoid[i] && rw_count_free(avoid[i], s) > 0;
     if (!taken) return s;
   }
 }
@@ -307,11 +288,11 @@ static Ast *subst_binder(const Fresh *fr, const Ast *e, Sym x, Ast *v) {
   Ast *n = NEW(fr->arena, Ast);
   *n = *e;
   if (e->kind == AST_LET) n->value = subst(fr, e->value, x, v);
-  if (e->bound == x || !count_free(e->body, x)) return n;
-  if (count_free(v, e->bound)) {
+  if (e->bound == x || !rw_count_free(e->body, x)) return n;
+  if (rw_count_free(v, e->bound)) {
     const Ast *avoid[] = {e->body, v};
-    Sym y = fresh_name(fr, e->bound, avoid, 2);
-    n->body = subst(fr, e->body, e->bound, mk_var(fr->arena, y, e->bound_span));
+    Sym y = rw_fresh_name(fr, e->bound, avoid, 2);
+    n->body = subst(fr, e->body, e->bound, rw_mk_var(fr->arena, y, e->bound_span));
     n->bound = y;
     n->body = subst(fr, n->body, x, v);
     return n;
@@ -322,13 +303,13 @@ static Ast *subst_binder(const Fresh *fr, const Ast *e, Sym x, Ast *v) {
 
 /* e with every free x replaced by v (capture-avoiding) */
 static Ast *subst(const Fresh *fr, const Ast *e, Sym x, Ast *v) {
-  if (!count_free(e, x)) return (Ast *)e;
+  if (!rw_count_free(e, x)) return (Ast *)e;
   if (e->kind == AST_VAR) return v;
   if (e->kind == AST_LAMBDA || e->kind == AST_LET) return subst_binder(fr, e, x, v);
   Ast *n = (Ast *)e;
   for (int i = 0; i < nchildren(e); i++) {
     Ast *c = subst(fr, child(e, i), x, v);
-    if (c != child(e, i)) n = with_child(fr->arena, n, i, c);
+    if (c != child(e, i)) n = rw_with_child(fr->arena, n, i, c);
   }
   return n;
 }
@@ -341,9 +322,9 @@ static bool is_atom(const Ast *e) {
  * variable or literal or used at most once (no work is repeated), else
  * `let`; an application written x |> f otherwise */
 static Ast *apply_fn(const Fresh *fr, Ast *f, Ast *x) {
-  if (f->kind != AST_LAMBDA) return mk_app(fr->arena, f, x, true);
-  if (is_atom(x) || count_free(f->body, f->bound) <= 1) return subst(fr, f->body, f->bound, x);
-  Ast *let = mk(fr->arena, AST_LET, f->span);
+  if (f->kind != AST_LAMBDA) return rw_mk_app(fr->arena, f, x, true);
+  if (is_atom(x) || rw_count_free(f->body, f->bound) <= 1) return subst(fr, f->body, f->bound, x);
+  Ast *let = rw_mk(fr->arena, AST_LET, f->span);
   let->bound = f->bound;
   let->bound_span = f->bound_span;
   let->value = x;
@@ -353,15 +334,8 @@ static Ast *apply_fn(const Fresh *fr, Ast *f, Ast *x) {
 
 /* ---- matching ---- */
 
-enum { MAX_SPINE = 8 };
-typedef struct Spine {
-  const Ast *head;
-  const Ast *args[MAX_SPINE];
-  int nargs;
-} Spine;
-
 /* f a1 ... an (written either way) as its head and arguments */
-static Spine spine_of(const Ast *e) {
+Spine rw_spine_of(const Ast *e) {
   Spine s = {0};
   const Ast *stack[MAX_SPINE];
   int n = 0;
@@ -375,14 +349,14 @@ static Spine spine_of(const Ast *e) {
   return s;
 }
 
-static bool head_is(const Spine *s, Prim p) { return s->head->kind == AST_PRIM && s->head->prim == p; }
+bool rw_head_is(const Spine *s, Prim p) { return s->head->kind == AST_PRIM && s->head->prim == p; }
 
 static bool is_map_head(const Spine *s) { return s->head->kind == AST_PRIM && prim_family(s->head->prim) == PFAM_MAP; }
 
 /* e is `p a1 .. an` for exactly n arguments */
-static bool is_app_of(const Ast *e, Prim p, int n, Spine *out) {
-  Spine s = spine_of(e);
-  if (!head_is(&s, p) || s.nargs != n) return false;
+bool rw_is_app_of(const Ast *e, Prim p, int n, Spine *out) {
+  Spine s = rw_spine_of(e);
+  if (!rw_head_is(&s, p) || s.nargs != n) return false;
   if (out) *out = s;
   return true;
 }
@@ -410,8 +384,8 @@ static bool associative_with_neutral(const Ast *f, const Ast *z) {
 static bool projects_param(const Ast *e, Sym x) {
   if (e->kind == AST_VAR) return e->name == x;
   if (e->kind == AST_PROJ) return projects_param(e->lhs, x);
-  Spine s = spine_of(e);
-  return (head_is(&s, PRIM_FST) || head_is(&s, PRIM_SND)) && s.nargs == 1 && projects_param(s.args[0], x);
+  Spine s = rw_spine_of(e);
+  return (rw_head_is(&s, PRIM_FST) || rw_head_is(&s, PRIM_SND)) && s.nargs == 1 && projects_param(s.args[0], x);
 }
 
 /* e computes lane by lane from the parameter x (the vectorise rule):
@@ -428,7 +402,7 @@ static bool lanewise(const Ast *e, Sym x, bool pairs) {
   case AST_NEG: return lanewise(e->lhs, x, pairs);
   case AST_PROJ: return pairs && projects_param(e->lhs, x);
   case AST_APP: {
-    Spine s = spine_of(e);
+    Spine s = rw_spine_of(e);
     if (s.head->kind != AST_PRIM) return false;
     Prim p = s.head->prim;
     if (p == PRIM_FST || p == PRIM_SND) return pairs && s.nargs == 1 && projects_param(s.args[0], x);
@@ -441,18 +415,7 @@ static bool lanewise(const Ast *e, Sym x, bool pairs) {
   }
 }
 
-/* The rule's right side for node e, or NULL with why (the left side or a
- * side condition that does not hold).  check_only: only decide (listing). */
-typedef struct Match {
-  const Fresh *fr;
-  const Ast *e;
-  const Enclosing *en;
-  long long param;
-  bool check_only;
-  Buf *why;
-} Match;
-
-static Ast *refuse(Match *m, const char *what) {
+Ast *rw_refuse(Match *m, const char *what) {
   if (m->why) buf_puts(m->why, what);
   return NULL;
 }
@@ -460,16 +423,16 @@ static Ast *refuse(Match *m, const char *what) {
 /* a map (any level) applied to its function and array: m f xs */
 static Ast *rule_to_memory(Match *m, Prim mem, Spine *s) {
   Arena *a = m->fr->arena;
-  Ast *inner = mk_app(a, (Ast *)s->head, (Ast *)s->args[0], false);
-  Ast *wrapped = mk_app(a, mk_prim(a, mem, 0, s->head->span), inner, false);
-  return mk_app(a, wrapped, (Ast *)s->args[1], m->e->pipe);
+  Ast *inner = rw_mk_app(a, (Ast *)s->head, (Ast *)s->args[0], false);
+  Ast *wrapped = rw_mk_app(a, rw_mk_prim(a, mem, 0, s->head->span), inner, false);
+  return rw_mk_app(a, wrapped, (Ast *)s->args[1], m->e->pipe);
 }
 
 /* the same head with another primitive: map -> mapGlobal, reduce -> reduceSeq */
 static Ast *relevel(Match *m, const Spine *s, Prim to, int dim) {
   Arena *a = m->fr->arena;
-  Ast *e = mk_prim(a, to, dim, s->head->span);
-  for (int i = 0; i < s->nargs; i++) e = mk_app(a, e, (Ast *)s->args[i], false);
+  Ast *e = rw_mk_prim(a, to, dim, s->head->span);
+  for (int i = 0; i < s->nargs; i++) e = rw_mk_app(a, e, (Ast *)s->args[i], false);
   /* keep the last application written as it was (x |> map f) */
   if (s->nargs) e->pipe = m->e->pipe;
   return e;
@@ -478,16 +441,16 @@ static Ast *relevel(Match *m, const Spine *s, Prim to, int dim) {
 /* a plain reduce applied to its array whose operator may be regrouped
  * (partialReduce, treeReduce); false after a refusal */
 static bool regroupable(Match *m, const Spine *s) {
-  if (!head_is(s, PRIM_REDUCE) || s->nargs != 3) return refuse(m, "it is no plain reduce applied to its array") != NULL;
+  if (!rw_head_is(s, PRIM_REDUCE) || s->nargs != 3) return rw_refuse(m, "it is no plain reduce applied to its array") != NULL;
   if (!associative_with_neutral(s->args[0], s->args[1]))
-    return refuse(m, "its operator is not one known to be associative with the initial value as neutral element "
+    return rw_refuse(m, "its operator is not one known to be associative with the initial value as neutral element "
                      "(\\x a -> x + a with 0, \\x a -> x * a with 1)") != NULL;
   return true;
 }
 
 /* reduce f z, the operator and initial value of s (a reduce f z xs) */
 static Ast *reduce_with(Arena *a, const Spine *s, Span at) {
-  return mk_app(a, mk_app(a, mk_prim(a, PRIM_REDUCE, 0, at), (Ast *)s->args[0], false), (Ast *)s->args[1], false);
+  return rw_mk_app(a, rw_mk_app(a, rw_mk_prim(a, PRIM_REDUCE, 0, at), (Ast *)s->args[0], false), (Ast *)s->args[1], false);
 }
 
 /* splitMap: the chunks of a map's result are the maps of the chunks, so
@@ -498,13 +461,13 @@ static Ast *reduce_with(Arena *a, const Spine *s, Span at) {
 static Ast *rule_split_map(Match *m, const Spine *s) {
   Arena *a = m->fr->arena;
   Spine in;
-  if (!head_is(s, PRIM_SPLIT) || s->nargs != 1 || !is_app_of(s->args[0], PRIM_MAP, 2, &in))
-    return refuse(m, "it is no split of a plain map applied to its array (split n (map f xs))");
+  if (!rw_head_is(s, PRIM_SPLIT) || s->nargs != 1 || !rw_is_app_of(s->args[0], PRIM_MAP, 2, &in))
+    return rw_refuse(m, "it is no split of a plain map applied to its array (split n (map f xs))");
   if (m->check_only) return (Ast *)m->e;
   Span at = in.head->span;
-  Ast *inner = mk_app(a, mk_prim(a, PRIM_MAP, 0, at), (Ast *)in.args[0], false);
-  Ast *stages[] = {(Ast *)s->head, mk_app(a, mk_prim(a, PRIM_MAP, 0, at), inner, false)};
-  return mk_stages(a, (Ast *)in.args[1], stages, 2);
+  Ast *inner = rw_mk_app(a, rw_mk_prim(a, PRIM_MAP, 0, at), (Ast *)in.args[0], false);
+  Ast *stages[] = {(Ast *)s->head, rw_mk_app(a, rw_mk_prim(a, PRIM_MAP, 0, at), inner, false)};
+  return rw_mk_stages(a, (Ast *)in.args[1], stages, 2);
 }
 
 /* does the program declare a def of that prelude name itself?  Then the
@@ -522,16 +485,16 @@ static bool declares_own(const Fresh *fr, const char *name) {
 static Ast *fused_operator(const Fresh *fr, Ast *f, Ast *g) {
   Arena *a = fr->arena;
   const Ast *avoid[] = {f, g};
-  Sym x = fresh_name(fr, g->kind == AST_LAMBDA ? g->bound : "x", avoid, 2);
+  Sym x = rw_fresh_name(fr, g->kind == AST_LAMBDA ? g->bound : "x", avoid, 2);
   const char *acc_base = f->kind == AST_LAMBDA && f->body->kind == AST_LAMBDA ? f->body->bound : "acc";
-  const Ast *avoid2[] = {f, g, mk_var(a, x, g->span)};
-  Sym acc = fresh_name(fr, acc_base, avoid2, 3);
-  Ast *body = apply_fn(fr, apply_fn(fr, f, apply_fn(fr, g, mk_var(a, x, g->span))), mk_var(a, acc, f->span));
-  return mk_lambda(a, x, mk_lambda(a, acc, body, f->span), f->span);
+  const Ast *avoid2[] = {f, g, rw_mk_var(a, x, g->span)};
+  Sym acc = rw_fresh_name(fr, acc_base, avoid2, 3);
+  Ast *body = apply_fn(fr, apply_fn(fr, f, apply_fn(fr, g, rw_mk_var(a, x, g->span))), rw_mk_var(a, acc, f->span));
+  return rw_mk_lambda(a, x, rw_mk_lambda(a, acc, body, f->span), f->span);
 }
 
-static Ast *mk_binop(Arena *a, BinOp op, Ast *l, Ast *r) {
-  Ast *e = mk(a, AST_BINOP, span_join(l->span, r->span));
+Ast *rw_mk_binop(Arena *a, BinOp op, Ast *l, Ast *r) {
+  Ast *e = rw_mk(a, AST_BINOP, span_join(l->span, r->span));
   e->op = op;
   e->lhs = l;
   e->rhs = r;
@@ -566,14 +529,14 @@ static Ast *rule_partial_reduce_any(Match *m, const Spine *s) {
   const Fresh *fr = m->fr;
   if (!regroupable(m, s)) return NULL;
   if (declares_own(fr, "tileIndices"))
-    return refuse(m, "the program declares its own tileIndices, which would replace the prelude's");
+    return rw_refuse(m, "the program declares its own tileIndices, which would replace the prelude's");
   Ast *f = (Ast *)s->args[0], *z = (Ast *)s->args[1], *xs = (Ast *)s->args[2];
   Spine in;
-  bool fuse = is_app_of(xs, PRIM_MAP, 2, &in);
+  bool fuse = rw_is_app_of(xs, PRIM_MAP, 2, &in);
   /* every tile reads its range of the array beneath: were that array
    * computed, each tile would compute all of it again */
   if (computes_any(fr, fuse ? in.args[1] : xs))
-    return refuse(m, "the array the tiles read is computed (each tile would compute all of it): fuse or lower it first");
+    return rw_refuse(m, "the array the tiles read is computed (each tile would compute all of it): fuse or lower it first");
   if (m->check_only) return (Ast *)m->e;
   Span at = s->head->span;
   if (fuse) {
@@ -581,18 +544,18 @@ static Ast *rule_partial_reduce_any(Match *m, const Spine *s) {
     xs = (Ast *)in.args[1];
   }
   const Ast *avoid[] = {f, z, xs};
-  Sym t = fresh_name(fr, "t", avoid, 3);
-  Ast *n = mk(a, AST_INT, at);
+  Sym t = rw_fresh_name(fr, "t", avoid, 3);
+  Ast *n = rw_mk(a, AST_INT, at);
   n->int_value = (uint64_t)m->param;
-  Ast *lo = mk_binop(a, BIN_MUL, mk_var(a, t, at), n);
-  Ast *hi = mk_binop(a, BIN_ADD, mk_binop(a, BIN_MUL, mk_var(a, t, at), n), n);
-  Ast *range = mk_sized(a, PRIM_REDUCE_RANGE, mk_num(a, 1), at);
+  Ast *lo = rw_mk_binop(a, BIN_MUL, rw_mk_var(a, t, at), n);
+  Ast *hi = rw_mk_binop(a, BIN_ADD, rw_mk_binop(a, BIN_MUL, rw_mk_var(a, t, at), n), n);
+  Ast *range = rw_mk_sized(a, PRIM_REDUCE_RANGE, rw_mk_num(a, 1), at);
   Ast *args[] = {f, z, lo, hi};
-  for (int i = 0; i < 4; i++) range = mk_app(a, range, args[i], false);
-  Ast *tile = mk_lambda(a, t, mk_stages(a, xs, &range, 1), at);
-  Ast *stages[] = {mk_app(a, mk_var(a, intern_cstr(fr->in, "tileIndices"), at), n, false),
-                   mk_app(a, mk_prim(a, PRIM_MAP, 0, at), tile, false), reduce_with(a, s, at)};
-  return mk_stages(a, xs, stages, 3);
+  for (int i = 0; i < 4; i++) range = rw_mk_app(a, range, args[i], false);
+  Ast *tile = rw_mk_lambda(a, t, rw_mk_stages(a, xs, &range, 1), at);
+  Ast *stages[] = {rw_mk_app(a, rw_mk_var(a, intern_cstr(fr->in, "tileIndices"), at), n, false),
+                   rw_mk_app(a, rw_mk_prim(a, PRIM_MAP, 0, at), tile, false), reduce_with(a, s, at)};
+  return rw_mk_stages(a, xs, stages, 3);
 }
 
 /* reduceLanes: a reduction of the lanes of vectors, reduce f z (asScalar
@@ -608,515 +571,100 @@ static Ast *rule_reduce_lanes(Match *m, const Spine *s) {
   const Fresh *fr = m->fr;
   Spine sc;
   if (!regroupable(m, s)) return NULL;
-  if (!is_app_of(s->args[2], PRIM_AS_SCALAR, 1, &sc))
-    return refuse(m, "it is no reduce of the lanes of vectors (reduce f z (asScalar vs))");
+  if (!rw_is_app_of(s->args[2], PRIM_AS_SCALAR, 1, &sc))
+    return rw_refuse(m, "it is no reduce of the lanes of vectors (reduce f z (asScalar vs))");
   if (m->check_only) return (Ast *)m->e;
   Span at = s->head->span;
   Ast *f = (Ast *)s->args[0];
   BinOp op = f->body->body->op; /* + or *: regroupable */
-  Ast *z = mk_app(a, mk_sized(a, PRIM_VEC, mk_num(a, m->param), at), (Ast *)s->args[1], false);
+  Ast *z = rw_mk_app(a, rw_mk_sized(a, PRIM_VEC, rw_mk_num(a, m->param), at), (Ast *)s->args[1], false);
   const Ast *avoid[] = {f, s->args[1]};
-  Sym v = fresh_name(fr, "v", avoid, 2);
+  Sym v = rw_fresh_name(fr, "v", avoid, 2);
   Ast *lanes = NULL;
   for (long long k = 0; k < m->param; k++) {
-    Ast *lane = mk(a, AST_LANE, at);
-    lane->lhs = mk_var(a, v, at);
+    Ast *lane = rw_mk(a, AST_LANE, at);
+    lane->lhs = rw_mk_var(a, v, at);
     lane->proj = (int)k;
-    lanes = lanes ? mk_binop(a, op, lanes, lane) : lane;
+    lanes = lanes ? rw_mk_binop(a, op, lanes, lane) : lane;
   }
-  Ast *stages[] = {mk_app(a, mk_app(a, (Ast *)s->head, f, false), z, false), mk_lambda(a, v, lanes, at)};
-  return mk_stages(a, (Ast *)sc.args[0], stages, 2);
-}
-
-/* ---- vectoriseLoop ----
- * map (\x -> e) xs over vectors of n lanes when e is a loop over an array
- * that does not depend on x (the samples or bodies every element reads:
- * samples/mriq.dpia's mriqVec written by a rule).  Each value of e is
- * either uniform (the same for the n elements of a vector: it mentions no
- * value that depends on x) and stays a scalar, or varying and becomes a
- * vector of n lanes, one an element.  Where a varying value meets a
- * uniform one (an operator, a math built-in), the uniform one is
- * broadcast (vec n u); the loop's accumulator is varying throughout, its
- * initial value broadcast.  A varying value is a vector or a pair of them
- * (Shape); a uniform one is left as written, so that the loop's element
- * is read once a step as a scalar.  The lifting is the lane-by-lane
- * meaning of vector arithmetic (docs/language.md section 11): lane k of
- * the result is e at element k. */
-typedef enum ShapeKind {
-  SH_VECTOR, /* a vector of n lanes */
-  SH_PAIR,   /* a pair of fst and snd */
-  SH_ARRAY,  /* an array of fst (the same length in every lane: k-means' points' features) */
-} ShapeKind;
-typedef struct Shape {
-  ShapeKind kind;
-  const struct Shape *fst, *snd; /* NULL: uniform */
-} Shape;
-
-static const Shape shape_vector = {SH_VECTOR, NULL, NULL};
-
-static const Shape *mk_shape(Arena *a, ShapeKind kind, const Shape *fst, const Shape *snd) {
-  Shape *s = NEW(a, Shape);
-  *s = (Shape){kind, fst, snd};
-  return s;
-}
-
-/* is s varying, of kind k? */
-static bool shape_is(const Shape *s, ShapeKind k) { return s && s->kind == k; }
-
-enum { MAX_LIFT_ENV = 64 };
-typedef struct Lift {
-  Match *m;
-  Span at;
-  Sym names[MAX_LIFT_ENV];
-  const Shape *shapes[MAX_LIFT_ENV]; /* NULL: uniform */
-  int n;
-  bool loops; /* a loop was lifted */
-  bool failed;
-} Lift;
-
-static Ast *lift_fail(Lift *l, const char *what) {
-  if (!l->failed) refuse(l->m, what);
-  l->failed = true;
-  return NULL;
-}
-
-static const Shape *lift_lookup(const Lift *l, Sym x) {
-  for (int i = l->n - 1; i >= 0; i--)
-    if (l->names[i] == x) return l->shapes[i];
-  return NULL;
-}
-
-static bool lift_bind(Lift *l, Sym x, const Shape *s) {
-  if (l->n == MAX_LIFT_ENV) return lift_fail(l, "its function binds too many names to vectorise") != NULL;
-  l->names[l->n] = x;
-  l->shapes[l->n++] = s;
-  return true;
-}
-
-/* does e mention a varying value (a name whose binding is varying)? */
-static bool lift_varies(const Lift *l, const Ast *e) {
-  for (int i = l->n - 1; i >= 0; i--) {
-    bool shadowed = false;
-    for (int j = i + 1; j < l->n && !shadowed; j++) shadowed = l->names[j] == l->names[i];
-    if (!shadowed && l->shapes[i] && count_free(e, l->names[i])) return true;
-  }
-  return false;
-}
-
-static Ast *mk_vec(Lift *l, Ast *u) {
-  Arena *a = l->m->fr->arena;
-  return mk_app(a, mk_sized(a, PRIM_VEC, mk_num(a, l->m->param), l->at), u, false);
-}
-
-static Ast *mk_fst_snd(Arena *a, Prim p, Ast *e, Span at) { return mk_app(a, mk_prim(a, p, 0, at), e, false); }
-
-/* is have want, every leaf varying? */
-static bool shape_same(const Shape *have, const Shape *want) {
-  if (!have || have->kind != want->kind) return false;
-  return want->kind == SH_VECTOR || (shape_same(have->fst, want->fst) && (want->kind == SH_ARRAY || shape_same(have->snd, want->snd)));
-}
-
-/* e, of shape have, as a value of shape want (every leaf varying): its
- * uniform parts broadcast; NULL (refused) where the shapes differ */
-static Ast *lift_to(Lift *l, Ast *e, const Shape *have, const Shape *want) {
-  Arena *a = l->m->fr->arena;
-  if (want->kind == SH_VECTOR) {
-    if (!have) return mk_vec(l, e);
-    if (have->kind == SH_VECTOR) return e;
-    return lift_fail(l, "its loop's accumulator is a vector where its initial value or operator gives a pair or an array");
-  }
-  if (want->kind != SH_PAIR || (have && have->kind != SH_PAIR))
-    return lift_fail(l, "its loop's accumulator is a pair where its operator gives one value, or an array");
-  if (e->kind == AST_TUPLE) {
-    Ast *x = lift_to(l, e->lhs, have ? have->fst : NULL, want->fst);
-    Ast *y = x ? lift_to(l, e->rhs, have ? have->snd : NULL, want->snd) : NULL;
-    if (!y) return NULL;
-    Ast *t = mk(a, AST_TUPLE, e->span);
-    t->lhs = x;
-    t->rhs = y;
-    return t;
-  }
-  /* a pair written as one value (a name): it must be varying already, in the same shape */
-  if (shape_same(have, want)) return e;
-  return lift_fail(l, "its loop's initial value or operator gives a pair, written as one value, that is not "
-                      "varying in the accumulator's shape");
-}
-
-/* the shape of a value that becomes varying in full (the accumulator):
- * that of its initial value z as written, a tuple a pair, else a vector */
-static const Shape *full_shape(Arena *a, const Ast *z, const Shape *have) {
-  if (z->kind == AST_TUPLE)
-    return mk_shape(a, SH_PAIR, full_shape(a, z->lhs, NULL), full_shape(a, z->rhs, NULL));
-  if (shape_is(have, SH_PAIR)) return mk_shape(a, SH_PAIR, full_shape(a, z, have->fst), full_shape(a, z, have->snd));
-  return &shape_vector;
-}
-
-static Ast *lift(Lift *l, const Ast *e, const Shape **shape);
-
-/* the operands of a lane-by-lane operation, each a vector or uniform, the
- * uniform ones broadcast when one varies */
-static bool lift_operands(Lift *l, Ast **ops, int n, bool *varies) {
-  const Shape *sh[8];
-  *varies = false;
-  for (int i = 0; i < n; i++) {
-    ops[i] = lift(l, ops[i], &sh[i]);
-    if (!ops[i]) return false;
-    if (sh[i] && sh[i]->kind != SH_VECTOR)
-      return lift_fail(l, "an operator of its function is applied to a pair or an array") != NULL;
-    *varies |= sh[i] != NULL;
-  }
-  for (int i = 0; i < n && *varies; i++)
-    if (!sh[i]) ops[i] = mk_vec(l, ops[i]);
-  return true;
-}
-
-/* the loop reduce f z ys over a uniform ys, its accumulator varying */
-static Ast *lift_loop(Lift *l, const Spine *s, const Shape **shape) {
-  Arena *a = l->m->fr->arena;
-  const Ast *f = s->args[0];
-  /* an array that depends on the element is read as an array of
-   * vectors (lane k: element k's array, all of one length) */
-  const Shape *ys;
-  Ast *xs = lift(l, s->args[2], &ys);
-  if (!xs) return NULL;
-  if (ys && ys->kind != SH_ARRAY)
-    return lift_fail(l, "its loop runs over an array that depends on the element and is no array of vectors");
-  if (f->kind != AST_LAMBDA || f->body->kind != AST_LAMBDA)
-    return lift_fail(l, "its loop's operator is no lambda of the element and the accumulator (\\y acc -> ...)");
-  const Shape *zs;
-  Ast *z = lift(l, s->args[1], &zs);
-  if (!z) return NULL;
-  const Shape *acc = full_shape(a, s->args[1], zs);
-  z = lift_to(l, z, zs, acc);
-  int mark = l->n;
-  if (!z || !lift_bind(l, f->bound, ys ? ys->fst : NULL) || !lift_bind(l, f->body->bound, acc)) return NULL;
-  const Shape *bs;
-  Ast *body = lift(l, f->body->body, &bs);
-  if (body) body = lift_to(l, body, bs, acc);
-  l->n = mark;
-  if (!body) return NULL;
-  l->loops = true;
-  *shape = acc;
-  Ast *fn = mk_lambda(a, f->bound, mk_lambda(a, f->body->bound, body, f->body->span), f->span);
-  fn->bound_span = f->bound_span;
-  fn->body->bound_span = f->body->bound_span;
-  Ast *r = mk_app(a, mk_app(a, (Ast *)s->head, fn, false), z, false);
-  return mk_app(a, r, xs, true);
-}
-
-/* zip a b of arrays, one of them at least of vectors: an array of pairs */
-static Ast *lift_zip(Lift *l, const Spine *s, const Ast *e, const Shape **shape) {
-  Arena *a = l->m->fr->arena;
-  const Shape *x, *y;
-  Ast *u = lift(l, s->args[0], &x), *v = u ? lift(l, s->args[1], &y) : NULL;
-  if (!v) return NULL;
-  if ((x && x->kind != SH_ARRAY) || (y && y->kind != SH_ARRAY))
-    return lift_fail(l, "its function zips a value of the element that is no array of vectors");
-  *shape = mk_shape(a, SH_ARRAY, mk_shape(a, SH_PAIR, x ? x->fst : NULL, y ? y->fst : NULL), NULL);
-  return mk_app(a, mk_app(a, (Ast *)s->head, u, false), v, e->pipe);
-}
-
-/* map (\y -> b) ys: an array of b's shape, y of the shape of ys's elements */
-static Ast *lift_map(Lift *l, const Spine *s, const Ast *e, const Shape **shape) {
-  Arena *a = l->m->fr->arena;
-  const Ast *f = s->args[0];
-  const Shape *ys, *bs;
-  Ast *xs = lift(l, s->args[1], &ys);
-  if (!xs) return NULL;
-  if (ys && ys->kind != SH_ARRAY) return lift_fail(l, "its function maps over a value of the element that is no array");
-  int mark = l->n;
-  if (!lift_bind(l, f->bound, ys ? ys->fst : NULL)) return NULL;
-  Ast *b = lift(l, f->body, &bs);
-  l->n = mark;
-  if (!b) return NULL;
-  *shape = mk_shape(a, SH_ARRAY, bs, NULL);
-  return mk_app(a, mk_app(a, (Ast *)s->head, with_child(a, f, 0, b), false), xs, e->pipe);
-}
-
-static Ast *lift(Lift *l, const Ast *e, const Shape **shape) {
-  Arena *a = l->m->fr->arena;
-  *shape = NULL;
-  if (l->failed) return NULL;
-  if (!lift_varies(l, e)) return (Ast *)e;
-  switch (e->kind) {
-  case AST_VAR: *shape = lift_lookup(l, e->name); return (Ast *)e;
-  case AST_BINOP: {
-    /* a comparison of vectors is a mask of lanes, which select reads
-     * lane by lane (docs/language.md section 19) */
-    bool arith = e->op == BIN_ADD || e->op == BIN_SUB || e->op == BIN_MUL || e->op == BIN_DIV;
-    bool compare = e->op == BIN_LT || e->op == BIN_LE || e->op == BIN_GT || e->op == BIN_GE;
-    if (!arith && !compare)
-      return lift_fail(l, "its function applies an operator other than + - * / < <= > >= to values of the element");
-    Ast *ops[2] = {e->lhs, e->rhs};
-    bool varies;
-    if (!lift_operands(l, ops, 2, &varies)) return NULL;
-    *shape = &shape_vector;
-    return mk_binop(a, e->op, ops[0], ops[1]);
-  }
-  case AST_NEG: {
-    Ast *x = lift(l, e->lhs, shape);
-    if (!x) return NULL;
-    if ((*shape)->kind != SH_VECTOR) return lift_fail(l, "its function negates a pair or an array");
-    return with_child(a, e, 0, x);
-  }
-  case AST_PROJ: {
-    const Shape *p;
-    Ast *x = lift(l, e->lhs, &p);
-    if (!x) return NULL;
-    if (p->kind != SH_PAIR) return lift_fail(l, "its function projects a vector or an array as a pair");
-    *shape = e->proj == 1 ? p->fst : p->snd;
-    return with_child(a, e, 0, x);
-  }
-  case AST_LANE:
-    /* lane k of a vector of n elements is element k's: a lane of the
-     * element's own vector (n-body's r.x) would need a vector a lane */
-    return lift_fail(l, "its function reads a lane (r.x) of a value that depends on the element: an element that "
-                        "is a vector itself is not cut into vectors of its lanes");
-  case AST_TUPLE: {
-    const Shape *x, *y;
-    Ast *u = lift(l, e->lhs, &x), *v = u ? lift(l, e->rhs, &y) : NULL;
-    if (!v) return NULL;
-    *shape = mk_shape(a, SH_PAIR, x, y);
-    Ast *t = with_child(a, e, 0, u);
-    return with_child(a, t, 1, v);
-  }
-  case AST_LET: {
-    const Shape *vs;
-    Ast *v = lift(l, e->value, &vs);
-    int mark = l->n;
-    if (!v || !lift_bind(l, e->bound, vs)) return NULL;
-    Ast *b = lift(l, e->body, shape);
-    l->n = mark;
-    if (!b) return NULL;
-    Ast *t = with_child(a, e, 0, v);
-    return with_child(a, t, 1, b);
-  }
-  case AST_APP: {
-    Spine s = spine_of(e);
-    if (s.head->kind == AST_LAMBDA && s.nargs == 1) {
-      /* x |> (\acc -> ...): the lambda's parameter takes the argument's shape */
-      const Shape *as;
-      Ast *x = lift(l, s.args[0], &as);
-      int mark = l->n;
-      if (!x || !lift_bind(l, s.head->bound, as)) return NULL;
-      Ast *b = lift(l, s.head->body, shape);
-      l->n = mark;
-      if (!b) return NULL;
-      return mk_app(a, with_child(a, s.head, 0, b), x, e->pipe);
-    }
-    if (s.head->kind != AST_PRIM) break;
-    Prim p = s.head->prim;
-    if ((p == PRIM_FST || p == PRIM_SND) && s.nargs == 1) {
-      const Shape *ps;
-      Ast *x = lift(l, s.args[0], &ps);
-      if (!x) return NULL;
-      if (ps->kind != SH_PAIR) return lift_fail(l, "its function projects a vector or an array as a pair");
-      *shape = p == PRIM_FST ? ps->fst : ps->snd;
-      return mk_app(a, (Ast *)s.head, x, e->pipe);
-    }
-    if ((p == PRIM_REDUCE || p == PRIM_REDUCE_SEQ) && s.nargs == 3) return lift_loop(l, &s, shape);
-    if (p == PRIM_ZIP && s.nargs == 2) return lift_zip(l, &s, e, shape);
-    if (p == PRIM_MAP && s.nargs == 2 && s.args[0]->kind == AST_LAMBDA) return lift_map(l, &s, e, shape);
-    bool select = p == PRIM_SELECT && s.nargs == 3;
-    if (select || (prim_family(p) == PFAM_MATH && s.nargs == prim_arity_of(p) && s.nargs <= 8)) {
-      Ast *ops[8];
-      for (int i = 0; i < s.nargs; i++) ops[i] = (Ast *)s.args[i];
-      bool varies;
-      if (!lift_operands(l, ops, s.nargs, &varies)) return NULL;
-      Ast *r = (Ast *)s.head;
-      for (int i = 0; i < s.nargs; i++) r = mk_app(a, r, ops[i], i == s.nargs - 1 && e->pipe);
-      *shape = &shape_vector;
-      return r;
-    }
-    break;
-  }
-  default: break;
-  }
-  return lift_fail(l, "its function computes from the element with something that has no lane-by-lane form (only "
-                      "lets, fst and snd, + - * /, math built-ins and loops over arrays that do not depend on it)");
-}
-
-/* the shape of the elements of a zip tree: zip a b a pair, transpose m
- * (the columns of m: k-means' points) an array of vectors, else a vector */
-static const Shape *zip_shape(Arena *a, const Ast *xs) {
-  Spine z;
-  if (xs && is_app_of(xs, PRIM_TRANSPOSE, 1, NULL)) return mk_shape(a, SH_ARRAY, &shape_vector, NULL);
-  if (!xs || !is_app_of(xs, PRIM_ZIP, 2, &z)) return &shape_vector;
-  return mk_shape(a, SH_PAIR, zip_shape(a, z.args[0]), zip_shape(a, z.args[1]));
-}
-
-/* a zip tree with each leaf cut into vectors of n: zip (zip a b) c ->
- * zip (zip (asVector n a) (asVector n b)) (asVector n c); with columns,
- * a leaf transpose m (zip_shape: an array of vectors) as map (asVector
- * n) m |> transpose, n columns at a time (kmeansVec's reading) */
-static Ast *vectors_of(Arena *a, Ast *e, long long n, Span at, bool columns) {
-  Spine z;
-  Ast *vec = mk_sized(a, PRIM_AS_VECTOR, mk_num(a, n), at);
-  if (columns && is_app_of(e, PRIM_TRANSPOSE, 1, &z)) {
-    Ast *rows = mk_app(a, mk_app(a, mk_prim(a, PRIM_MAP, 0, at), vec, false), (Ast *)z.args[0], true);
-    return mk_app(a, (Ast *)z.head, rows, true);
-  }
-  if (!is_app_of(e, PRIM_ZIP, 2, &z)) return mk_app(a, vec, e, false);
-  Ast *l = vectors_of(a, (Ast *)z.args[0], n, at, columns), *r = vectors_of(a, (Ast *)z.args[1], n, at, columns);
-  return mk_app(a, mk_app(a, (Ast *)z.head, l, false), r, false);
-}
-
-/* the n elements of a value of shape s: a vector's lanes as an array
- * literal [v.s0, ..., v.s(n-1)], a pair's as the zip of its parts' */
-static Ast *lanes_of(Lift *l, Ast *v, const Shape *s) {
-  Arena *a = l->m->fr->arena;
-  if (s->kind == SH_PAIR) {
-    Ast *x = lanes_of(l, mk_fst_snd(a, PRIM_FST, v, l->at), s->fst);
-    Ast *y = lanes_of(l, mk_fst_snd(a, PRIM_SND, v, l->at), s->snd);
-    return mk_app(a, mk_app(a, mk_prim(a, PRIM_ZIP, 0, l->at), x, false), y, false);
-  }
-  Ast *arr = mk(a, AST_ARRAY, l->at);
-  arr->nelems = (int)l->m->param;
-  arr->elems = NEWARRAY(a, Ast *, arr->nelems);
-  for (int k = 0; k < arr->nelems; k++) {
-    Ast *lane = mk(a, AST_LANE, l->at);
-    lane->lhs = v;
-    lane->proj = k;
-    arr->elems[k] = lane;
-  }
-  return arr;
-}
-
-/* can a result of shape s be cut back into lanes (lanes_of): vectors
- * and pairs of them, every part varying */
-static bool cuts_into_lanes(const Shape *s) {
-  if (!s) return false;
-  switch (s->kind) {
-  case SH_VECTOR: return true;
-  case SH_PAIR: return cuts_into_lanes(s->fst) && cuts_into_lanes(s->snd);
-  case SH_ARRAY: return false;
-  }
-  return false;
-}
-
-/* let r = e in the lanes of r (lanes_of), at the end of e's lets, so
- * that it reads as the last line of the function */
-static Ast *cut_pairs(Lift *l, Ast *e, const Shape *s) {
-  Arena *a = l->m->fr->arena;
-  if (e->kind == AST_LET) return with_child(a, e, 1, cut_pairs(l, e->body, s));
-  const Ast *avoid[] = {e};
-  Sym r = fresh_name(l->m->fr, "r", avoid, 1);
-  Ast *let = mk(a, AST_LET, l->at);
-  let->bound = r;
-  let->bound_span = l->at;
-  let->value = e;
-  let->body = lanes_of(l, mk_var(a, r, l->at), s);
-  return let;
-}
-
-static Ast *rule_vectorise_loop(Match *m, const Spine *s) {
-  Arena *a = m->fr->arena;
-  const Ast *fn = head_is(s, PRIM_MAP) && s->nargs >= 1 && s->nargs <= 2 ? s->args[0] : NULL;
-  if (!fn || fn->kind != AST_LAMBDA) return refuse(m, "it is no plain map of a lambda");
-  Ast *input = s->nargs == 2 ? (Ast *)s->args[1] : NULL;
-  Lift l = {.m = m, .at = s->head->span};
-  lift_bind(&l, fn->bound, zip_shape(a, input));
-  const Shape *rs;
-  Ast *body = lift(&l, fn->body, &rs);
-  if (!body) return NULL;
-  if (!l.loops)
-    return refuse(m, "its function has no loop (reduce) that depends on the element (vectorise is the rule of a "
-                     "function without one)");
-  if (!rs) return refuse(m, "its function's result does not depend on the element");
-  if (!cuts_into_lanes(rs))
-    return refuse(m, "its function's result is an array, or a pair with a part that does not depend on the element");
-  if (m->check_only) return (Ast *)m->e;
-  Span at = s->head->span;
-  Ast *stages[4];
-  int n = 0;
-  if (input && (is_app_of(input, PRIM_ZIP, 2, NULL) || is_app_of(input, PRIM_TRANSPOSE, 1, NULL)))
-    input = vectors_of(a, input, m->param, at, true);
-  else
-    stages[n++] = mk_sized(a, PRIM_AS_VECTOR, mk_num(a, m->param), at);
-  /* n results a vector of pairs: each the lanes of its parts, zipped,
-   * then the arrays of n joined (as mriqVec writes them) */
-  if (rs->kind == SH_PAIR) body = cut_pairs(&l, body, rs);
-  Ast *lam = mk_lambda(a, fn->bound, body, fn->span);
-  lam->bound_span = fn->bound_span;
-  stages[n++] = mk_app(a, (Ast *)s->head, lam, false);
-  stages[n++] = rs->kind == SH_PAIR ? mk_prim(a, PRIM_JOIN, 0, at) : mk_prim(a, PRIM_AS_SCALAR, 0, at);
-  return mk_stages(a, input, stages, n);
+  Ast *stages[] = {rw_mk_app(a, rw_mk_app(a, (Ast *)s->head, f, false), z, false), rw_mk_lambda(a, v, lanes, at)};
+  return rw_mk_stages(a, (Ast *)sc.args[0], stages, 2);
 }
 
 static Ast *rule_match(Match *m, RuleId rule) {
   Arena *a = m->fr->arena;
   const Fresh *fr = m->fr;
-  Spine s = spine_of(m->e);
-  bool plain_map = head_is(&s, PRIM_MAP) && s.nargs >= 1 && s.nargs <= 2;
+  Spine s = rw_spine_of(m->e);
+  bool plain_map = rw_head_is(&s, PRIM_MAP) && s.nargs >= 1 && s.nargs <= 2;
   const Enclosing *en = m->en;
   DPIA_EXHAUSTIVE_BEGIN
   switch (rule) {
   case RULE_SPLIT_JOIN: {
-    if (!plain_map) return refuse(m, "it is no plain map applied to its function");
+    if (!plain_map) return rw_refuse(m, "it is no plain map applied to its function");
     if (m->check_only) return (Ast *)m->e;
     Span at = s.head->span;
-    Ast *inner = mk_app(a, mk_prim(a, PRIM_MAP, 0, at), (Ast *)s.args[0], false);
-    Ast *stages[] = {mk_sized(a, PRIM_SPLIT, mk_num(a, m->param), at), mk_app(a, mk_prim(a, PRIM_MAP, 0, at), inner, false),
-                     mk_prim(a, PRIM_JOIN, 0, at)};
-    return mk_stages(a, s.nargs == 2 ? (Ast *)s.args[1] : NULL, stages, 3);
+    Ast *inner = rw_mk_app(a, rw_mk_prim(a, PRIM_MAP, 0, at), (Ast *)s.args[0], false);
+    Ast *stages[] = {rw_mk_sized(a, PRIM_SPLIT, rw_mk_num(a, m->param), at), rw_mk_app(a, rw_mk_prim(a, PRIM_MAP, 0, at), inner, false),
+                     rw_mk_prim(a, PRIM_JOIN, 0, at)};
+    return rw_mk_stages(a, s.nargs == 2 ? (Ast *)s.args[1] : NULL, stages, 3);
   }
   case RULE_PAD_SPLIT_JOIN: {
     /* splitJoin for a length that n need not divide (docs/reference.md,
      * "Sizes that do not divide"): the prelude's mapPadClamp pads with
      * the last element rather than a constant, so the rule needs no value
      * of the element type, which the source tree does not know */
-    if (!plain_map) return refuse(m, "it is no plain map applied to its function");
+    if (!plain_map) return rw_refuse(m, "it is no plain map applied to its function");
     if (declares_own(fr, "mapPadClamp"))
-      return refuse(m, "the program declares its own mapPadClamp, which would replace the prelude's");
+      return rw_refuse(m, "the program declares its own mapPadClamp, which would replace the prelude's");
     if (m->check_only) return (Ast *)m->e;
     Sym name = intern_cstr(fr->in, "mapPadClamp");
     Span at = s.head->span;
-    Ast *tile = mk(a, AST_INT, at);
+    Ast *tile = rw_mk(a, AST_INT, at);
     tile->int_value = (uint64_t)m->param;
-    Ast *inner = mk_app(a, mk_prim(a, PRIM_MAP, 0, at), (Ast *)s.args[0], false);
-    Ast *stage = mk_app(a, mk_app(a, mk_var(a, name, at), tile, false),
-                        mk_app(a, mk_prim(a, PRIM_MAP, 0, at), inner, false), false);
-    return mk_stages(a, s.nargs == 2 ? (Ast *)s.args[1] : NULL, &stage, 1);
+    Ast *inner = rw_mk_app(a, rw_mk_prim(a, PRIM_MAP, 0, at), (Ast *)s.args[0], false);
+    Ast *stage = rw_mk_app(a, rw_mk_app(a, rw_mk_var(a, name, at), tile, false),
+                        rw_mk_app(a, rw_mk_prim(a, PRIM_MAP, 0, at), inner, false), false);
+    return rw_mk_stages(a, s.nargs == 2 ? (Ast *)s.args[1] : NULL, &stage, 1);
   }
   case RULE_PARTIAL_REDUCE_ANY: return rule_partial_reduce_any(m, &s);
   case RULE_FUSE_MAPS: {
     Spine in;
-    if (!head_is(&s, PRIM_MAP) || s.nargs != 2 || !is_app_of(s.args[1], PRIM_MAP, 2, &in))
-      return refuse(m, "it is no plain map of a plain map (map f (map g xs))");
+    if (!rw_head_is(&s, PRIM_MAP) || s.nargs != 2 || !rw_is_app_of(s.args[1], PRIM_MAP, 2, &in))
+      return rw_refuse(m, "it is no plain map of a plain map (map f (map g xs))");
     if (m->check_only) return (Ast *)m->e;
     Ast *f = (Ast *)s.args[0], *g = (Ast *)in.args[0];
     const Ast *avoid[] = {f, g};
-    Sym x = fresh_name(fr, g->kind == AST_LAMBDA ? g->bound : "x", avoid, 2);
-    Ast *v = mk_var(a, x, g->span);
-    Ast *fn = mk_lambda(a, x, apply_fn(fr, f, apply_fn(fr, g, v)), g->span);
-    return mk_app(a, mk_app(a, (Ast *)s.head, fn, false), (Ast *)in.args[1], m->e->pipe);
+    Sym x = rw_fresh_name(fr, g->kind == AST_LAMBDA ? g->bound : "x", avoid, 2);
+    Ast *v = rw_mk_var(a, x, g->span);
+    Ast *fn = rw_mk_lambda(a, x, apply_fn(fr, f, apply_fn(fr, g, v)), g->span);
+    return rw_mk_app(a, rw_mk_app(a, (Ast *)s.head, fn, false), (Ast *)in.args[1], m->e->pipe);
   }
   case RULE_FISSION_MAP: {
     const Ast *fn = plain_map ? s.args[0] : NULL;
     if (!fn || fn->kind != AST_LAMBDA || fn->body->kind != AST_APP)
-      return refuse(m, "it is no plain map of a lambda whose body is an application");
+      return rw_refuse(m, "it is no plain map of a lambda whose body is an application");
     Sym x = fn->bound;
     const Ast *f = fn->body->lhs, *e = fn->body->rhs;
-    if (count_free(f, x) || !count_free(e, x) || (e->kind == AST_VAR && e->name == x))
-      return refuse(m, "the function applied in the lambda's body mentions its parameter, or its argument is only "
+    if (rw_count_free(f, x) || !rw_count_free(e, x) || (e->kind == AST_VAR && e->name == x))
+      return rw_refuse(m, "the function applied in the lambda's body mentions its parameter, or its argument is only "
                        "the parameter");
     if (m->check_only) return (Ast *)m->e;
     /* \x -> g x is g */
-    Ast *first = e->kind == AST_APP && e->rhs->kind == AST_VAR && e->rhs->name == x && !count_free(e->lhs, x)
+    Ast *first = e->kind == AST_APP && e->rhs->kind == AST_VAR && e->rhs->name == x && !rw_count_free(e->lhs, x)
                      ? e->lhs
-                     : mk_lambda(a, x, (Ast *)e, fn->span);
-    Ast *stages[] = {mk_app(a, mk_prim(a, PRIM_MAP, 0, s.head->span), first, false),
-                     mk_app(a, mk_prim(a, PRIM_MAP, 0, s.head->span), (Ast *)f, false)};
-    return mk_stages(a, s.nargs == 2 ? (Ast *)s.args[1] : NULL, stages, 2);
+                     : rw_mk_lambda(a, x, (Ast *)e, fn->span);
+    Ast *stages[] = {rw_mk_app(a, rw_mk_prim(a, PRIM_MAP, 0, s.head->span), first, false),
+                     rw_mk_app(a, rw_mk_prim(a, PRIM_MAP, 0, s.head->span), (Ast *)f, false)};
+    return rw_mk_stages(a, s.nargs == 2 ? (Ast *)s.args[1] : NULL, stages, 2);
   }
   case RULE_PARTIAL_REDUCE: {
     if (!regroupable(m, &s)) return NULL;
     if (m->check_only) return (Ast *)m->e;
     Span at = s.head->span;
     Ast *red = reduce_with(a, &s, at);
-    Ast *stages[] = {mk_sized(a, PRIM_SPLIT, mk_num(a, m->param), at), mk_app(a, mk_prim(a, PRIM_MAP, 0, at), red, false),
+    Ast *stages[] = {rw_mk_sized(a, PRIM_SPLIT, rw_mk_num(a, m->param), at), rw_mk_app(a, rw_mk_prim(a, PRIM_MAP, 0, at), red, false),
                      red};
-    return mk_stages(a, (Ast *)s.args[2], stages, 3);
+    return rw_mk_stages(a, (Ast *)s.args[2], stages, 3);
   }
   case RULE_TILE_2D: {
     /* [R][C] rows cut into [R][C/n][n], transposed to [C/n][R][n]: a map
@@ -1124,17 +672,17 @@ static Ast *rule_match(Match *m, RuleId rule) {
      * joined (Lift's 2D tiling, Hagedorn et al.; with splitJoin on the
      * outer map, R is the block's rows) */
     Spine in;
-    if (!head_is(&s, PRIM_MAP) || s.nargs < 1 || s.nargs > 2 || !is_app_of(s.args[0], PRIM_MAP, 1, &in))
-      return refuse(m, "it is no plain map of a plain map (map (map f))");
+    if (!rw_head_is(&s, PRIM_MAP) || s.nargs < 1 || s.nargs > 2 || !rw_is_app_of(s.args[0], PRIM_MAP, 1, &in))
+      return rw_refuse(m, "it is no plain map of a plain map (map (map f))");
     if (m->check_only) return (Ast *)m->e;
     Span at = s.head->span;
-    Ast *map = mk_prim(a, PRIM_MAP, 0, at);
-    Ast *stages[] = {mk_app(a, map, mk_sized(a, PRIM_SPLIT, mk_num(a, m->param), at), false),
-                     mk_prim(a, PRIM_TRANSPOSE, 0, at),
-                     mk_app(a, map, mk_app(a, map, (Ast *)s.args[0], false), false),
-                     mk_prim(a, PRIM_TRANSPOSE, 0, at),
-                     mk_app(a, map, mk_prim(a, PRIM_JOIN, 0, at), false)};
-    return mk_stages(a, s.nargs == 2 ? (Ast *)s.args[1] : NULL, stages, 5);
+    Ast *map = rw_mk_prim(a, PRIM_MAP, 0, at);
+    Ast *stages[] = {rw_mk_app(a, map, rw_mk_sized(a, PRIM_SPLIT, rw_mk_num(a, m->param), at), false),
+                     rw_mk_prim(a, PRIM_TRANSPOSE, 0, at),
+                     rw_mk_app(a, map, rw_mk_app(a, map, (Ast *)s.args[0], false), false),
+                     rw_mk_prim(a, PRIM_TRANSPOSE, 0, at),
+                     rw_mk_app(a, map, rw_mk_prim(a, PRIM_JOIN, 0, at), false)};
+    return rw_mk_stages(a, s.nargs == 2 ? (Ast *)s.args[1] : NULL, stages, 5);
   }
   case RULE_TREE_REDUCE: {
     /* Each step halves the values, adding neighbours (Lift's and the
@@ -1146,41 +694,41 @@ static Ast *rule_match(Match *m, RuleId rule) {
     Span at = s.head->span;
     Ast *red = reduce_with(a, &s, at);
     const Ast *avoid[] = {s.args[0], s.args[1]};
-    Sym ys = fresh_name(fr, "ys", avoid, 2);
-    Ast *halve[] = {mk_sized(a, PRIM_SPLIT, mk_num(a, 2), at), mk_app(a, mk_prim(a, PRIM_MAP, 0, at), red, false)};
-    Ast *it = mk(a, AST_ITERATE, at);
-    it->count = mk_num(a, m->param);
-    it->iter_fn = mk_lambda(a, ys, mk_stages(a, mk_var(a, ys, at), halve, 2), at);
+    Sym ys = rw_fresh_name(fr, "ys", avoid, 2);
+    Ast *halve[] = {rw_mk_sized(a, PRIM_SPLIT, rw_mk_num(a, 2), at), rw_mk_app(a, rw_mk_prim(a, PRIM_MAP, 0, at), red, false)};
+    Ast *it = rw_mk(a, AST_ITERATE, at);
+    it->count = rw_mk_num(a, m->param);
+    it->iter_fn = rw_mk_lambda(a, ys, rw_mk_stages(a, rw_mk_var(a, ys, at), halve, 2), at);
     Ast *stages[] = {it, red};
-    return mk_stages(a, (Ast *)s.args[2], stages, 2);
+    return rw_mk_stages(a, (Ast *)s.args[2], stages, 2);
   }
   case RULE_TRANSPOSE_MAPS: {
     Spine tr;
-    if (!head_is(&s, PRIM_MAP) || s.nargs != 2 || !is_app_of(s.args[0], PRIM_MAP, 1, NULL) ||
-        !is_app_of(s.args[1], PRIM_TRANSPOSE, 1, &tr))
-      return refuse(m, "it is no plain map of a plain map applied to a transposed array (map (map f) (transpose xs))");
+    if (!rw_head_is(&s, PRIM_MAP) || s.nargs != 2 || !rw_is_app_of(s.args[0], PRIM_MAP, 1, NULL) ||
+        !rw_is_app_of(s.args[1], PRIM_TRANSPOSE, 1, &tr))
+      return rw_refuse(m, "it is no plain map of a plain map applied to a transposed array (map (map f) (transpose xs))");
     if (m->check_only) return (Ast *)m->e;
-    Ast *stages[] = {mk_app(a, (Ast *)s.head, (Ast *)s.args[0], false), (Ast *)tr.head};
-    return mk_stages(a, (Ast *)tr.args[0], stages, 2);
+    Ast *stages[] = {rw_mk_app(a, (Ast *)s.head, (Ast *)s.args[0], false), (Ast *)tr.head};
+    return rw_mk_stages(a, (Ast *)tr.args[0], stages, 2);
   }
   case RULE_SPLIT_MAP: return rule_split_map(m, &s);
   case RULE_REDUCE_LANES: return rule_reduce_lanes(m, &s);
   case RULE_VECTORISE_LOOP: return rule_vectorise_loop(m, &s);
   case RULE_FUSE_REDUCE_MAP: {
     Spine in;
-    bool red = (head_is(&s, PRIM_REDUCE) || head_is(&s, PRIM_REDUCE_SEQ)) && s.nargs == 3;
-    if (!red || !(is_app_of(s.args[2], PRIM_MAP, 2, &in) || is_app_of(s.args[2], PRIM_MAP_SEQ, 2, &in)))
-      return refuse(m, "it is no reduce of a plain map or mapSeq (reduce f z (map g xs))");
+    bool red = (rw_head_is(&s, PRIM_REDUCE) || rw_head_is(&s, PRIM_REDUCE_SEQ)) && s.nargs == 3;
+    if (!red || !(rw_is_app_of(s.args[2], PRIM_MAP, 2, &in) || rw_is_app_of(s.args[2], PRIM_MAP_SEQ, 2, &in)))
+      return rw_refuse(m, "it is no reduce of a plain map or mapSeq (reduce f z (map g xs))");
     if (m->check_only) return (Ast *)m->e;
     Ast *fn = fused_operator(fr, (Ast *)s.args[0], (Ast *)in.args[0]);
-    Ast *r = mk_app(a, mk_app(a, (Ast *)s.head, fn, false), (Ast *)s.args[1], false);
-    return mk_app(a, r, (Ast *)in.args[1], m->e->pipe);
+    Ast *r = rw_mk_app(a, rw_mk_app(a, (Ast *)s.head, fn, false), (Ast *)s.args[1], false);
+    return rw_mk_app(a, r, (Ast *)in.args[1], m->e->pipe);
   }
   case RULE_VECTORISE: {
     const Ast *fn = plain_map ? s.args[0] : NULL;
-    bool zipped = s.nargs == 2 && is_app_of(s.args[1], PRIM_ZIP, 2, NULL);
+    bool zipped = s.nargs == 2 && rw_is_app_of(s.args[1], PRIM_ZIP, 2, NULL);
     if (!fn || fn->kind != AST_LAMBDA || !lanewise(fn->body, fn->bound, zipped))
-      return refuse(m, "it is no plain map of a lambda that computes lane by lane (arithmetic, math built-ins; fst "
+      return rw_refuse(m, "it is no plain map of a lambda that computes lane by lane (arithmetic, math built-ins; fst "
                        "and snd only of the parameter and its projections, over a zip a b)");
     if (m->check_only) return (Ast *)m->e;
     Span at = s.head->span;
@@ -1188,52 +736,52 @@ static Ast *rule_match(Match *m, RuleId rule) {
     Ast *stages[3];
     int n = 0;
     if (zipped) {
-      input = vectors_of(a, input, m->param, at, false);
+      input = rw_vectors_of(a, input, m->param, at, false);
     } else {
-      stages[n++] = mk_sized(a, PRIM_AS_VECTOR, mk_num(a, m->param), at);
+      stages[n++] = rw_mk_sized(a, PRIM_AS_VECTOR, rw_mk_num(a, m->param), at);
     }
-    stages[n++] = mk_app(a, (Ast *)s.head, (Ast *)fn, false);
-    stages[n++] = mk_prim(a, PRIM_AS_SCALAR, 0, at);
-    return mk_stages(a, input, stages, n);
+    stages[n++] = rw_mk_app(a, (Ast *)s.head, (Ast *)fn, false);
+    stages[n++] = rw_mk_prim(a, PRIM_AS_SCALAR, 0, at);
+    return rw_mk_stages(a, input, stages, n);
   }
   case RULE_LOWER_GLOBAL:
   case RULE_LOWER_WORKGROUP: {
-    if (!plain_map) return refuse(m, "it is no plain map");
+    if (!plain_map) return rw_refuse(m, "it is no plain map");
     int dim = (int)m->param;
     if (encloses(en, PRIM_MAP_LOCAL, -1) || encloses(en, PRIM_MAP_SEQ, -1) || encloses(en, PRIM_REDUCE, -1) ||
         encloses(en, PRIM_REDUCE_SEQ, -1) || encloses(en, PRIM_TO_PRIVATE, -1))
-      return refuse(m, "it is inside a mapLocal, mapSeq, reduction or toPrivate, where no grid-level map can run");
+      return rw_refuse(m, "it is inside a mapLocal, mapSeq, reduction or toPrivate, where no grid-level map can run");
     if (encloses(en, PRIM_MAP_GLOBAL, dim) || encloses(en, PRIM_MAP_WORKGROUP, dim))
-      return refuse(m, "it is inside a grid-level map of the same dimension");
+      return rw_refuse(m, "it is inside a grid-level map of the same dimension");
     return relevel(m, &s, rule == RULE_LOWER_GLOBAL ? PRIM_MAP_GLOBAL : PRIM_MAP_WORKGROUP, dim);
   }
   case RULE_LOWER_LOCAL: {
-    if (!plain_map) return refuse(m, "it is no plain map");
+    if (!plain_map) return rw_refuse(m, "it is no plain map");
     int dim = (int)m->param;
-    if (!encloses(en, PRIM_MAP_WORKGROUP, -1)) return refuse(m, "it is not inside a mapWorkgroup");
-    if (encloses(en, PRIM_MAP_LOCAL, dim)) return refuse(m, "it is inside a mapLocal of the same dimension");
-    if (encloses(en, PRIM_TO_PRIVATE, -1)) return refuse(m, "it is inside a toPrivate");
+    if (!encloses(en, PRIM_MAP_WORKGROUP, -1)) return rw_refuse(m, "it is not inside a mapWorkgroup");
+    if (encloses(en, PRIM_MAP_LOCAL, dim)) return rw_refuse(m, "it is inside a mapLocal of the same dimension");
+    if (encloses(en, PRIM_TO_PRIVATE, -1)) return rw_refuse(m, "it is inside a toPrivate");
     return relevel(m, &s, PRIM_MAP_LOCAL, dim);
   }
   case RULE_LOWER_SEQ:
-    if (!plain_map) return refuse(m, "it is no plain map");
+    if (!plain_map) return rw_refuse(m, "it is no plain map");
     /* map (asVector n) rows is a view (vectoriseLoop's reading of
      * k-means' columns); as a mapSeq it would copy them */
     if (s.args[0]->kind == AST_PRIM && !prim_computes(s.args[0]->prim))
-      return refuse(m, "its function is a view primitive (asVector n, split n, ...): the map is a view, with no level");
+      return rw_refuse(m, "its function is a view primitive (asVector n, split n, ...): the map is a view, with no level");
     return relevel(m, &s, PRIM_MAP_SEQ, 0);
   case RULE_LOWER_REDUCE_SEQ:
-    if (!head_is(&s, PRIM_REDUCE) || s.nargs < 1) return refuse(m, "it is no plain reduce");
+    if (!rw_head_is(&s, PRIM_REDUCE) || s.nargs < 1) return rw_refuse(m, "it is no plain reduce");
     return relevel(m, &s, PRIM_REDUCE_SEQ, 0);
   case RULE_TO_GLOBAL:
   case RULE_TO_LOCAL:
   case RULE_TO_PRIVATE: {
-    if (!is_map_head(&s) || s.nargs != 2) return refuse(m, "it is no map applied to its function and array");
+    if (!is_map_head(&s) || s.nargs != 2) return rw_refuse(m, "it is no map applied to its function and array");
     if (rule == RULE_TO_LOCAL && !encloses(en, PRIM_MAP_WORKGROUP, -1))
-      return refuse(m, "it is not inside a mapWorkgroup: local memory belongs to a work-group");
+      return rw_refuse(m, "it is not inside a mapWorkgroup: local memory belongs to a work-group");
     PrimLevel lv = prim_level(s.head->prim);
     if (rule == RULE_TO_PRIVATE && (lv == PLVL_GLOBAL || lv == PLVL_WORKGROUP || lv == PLVL_LOCAL))
-      return refuse(m, "it is a parallel map, which cannot produce private memory (one work-item's)");
+      return rw_refuse(m, "it is a parallel map, which cannot produce private memory (one work-item's)");
     Prim mem = rule == RULE_TO_GLOBAL ? PRIM_TO_GLOBAL : rule == RULE_TO_LOCAL ? PRIM_TO_LOCAL : PRIM_TO_PRIVATE;
     return rule_to_memory(m, mem, &s);
   }
@@ -1298,7 +846,7 @@ void rewrite_sites(Arena *a, const Program *prog, const Ast *body, RewriteSite *
 /* body with the node at steps[k..n) below e replaced by rep */
 static Ast *replace_at(Arena *a, const Ast *e, const int *steps, int n, Ast *rep) {
   if (!n) return rep;
-  return with_child(a, e, steps[0], replace_at(a, child(e, steps[0]), steps + 1, n - 1, rep));
+  return rw_with_child(a, e, steps[0], replace_at(a, child(e, steps[0]), steps + 1, n - 1, rep));
 }
 
 Ast *rewrite_apply(Arena *a, Interner *in, const Program *prog, const Ast *body, RuleId rule, const char *path,
@@ -1421,8 +969,8 @@ static Decl *mk_decl(Arena *a, const Decl *like, Sym name, bool kernel, Param *p
 
 bool rewrite_reduction_pipeline(Arena *a, Interner *in, const Program *prog, const Decl *k, Ast *parts_body,
                                 Decl *out[3], Buf *why) {
-  Spine s = spine_of(k->body);
-  if (!head_is(&s, PRIM_REDUCE) || s.nargs != 3) {
+  Spine s = rw_spine_of(k->body);
+  if (!rw_head_is(&s, PRIM_REDUCE) || s.nargs != 3) {
     buf_puts(why, "the kernel's body is no reduce applied to its array");
     return false;
   }
@@ -1434,9 +982,9 @@ bool rewrite_reduction_pipeline(Arena *a, Interner *in, const Program *prog, con
   Fresh fr = {a, in, prog};
   Span at = k->name_span;
   const Ast *avoid[] = {f, parts_body};
-  Sym parts = fresh_name(&fr, arena_printf(a, "%sParts", k->name), avoid, 2);
-  Sym sum = fresh_name(&fr, arena_printf(a, "%sSum", k->name), avoid, 2);
-  Sym m = fresh_name(&fr, "M", avoid, 1), ps = fresh_name(&fr, "ps", avoid, 1);
+  Sym parts = rw_fresh_name(&fr, arena_printf(a, "%sParts", k->name), avoid, 2);
+  Sym sum = rw_fresh_name(&fr, arena_printf(a, "%sSum", k->name), avoid, 2);
+  Sym m = rw_fresh_name(&fr, "M", avoid, 1), ps = rw_fresh_name(&fr, "ps", avoid, 1);
   /* kernel KSum (M: nat) (ps: [M]T) = ps |> split M |> mapGlobal (reduceSeq f z): one
    * work-item sums the partial sums, as samples/dot_full.dpia's dotSum */
   Param *sp = NEWARRAY(a, Param, 2);
@@ -1451,15 +999,15 @@ bool rewrite_reduction_pipeline(Arena *a, Interner *in, const Program *prog, con
   arr->size = msize;
   arr->elem = elem;
   sp[1] = (Param){.name = ps, .span = at, .kind = PARAM_PHRASE, .type = arr};
-  Ast *red = mk_app(a, mk_app(a, mk_prim(a, PRIM_REDUCE_SEQ, 0, at), (Ast *)f, false), (Ast *)z, false);
-  Ast *stages[] = {mk_sized(a, PRIM_SPLIT, msize, at), mk_app(a, mk_prim(a, PRIM_MAP_GLOBAL, 0, at), red, false)};
-  out[1] = mk_decl(a, k, sum, true, sp, 2, mk_stages(a, mk_var(a, ps, at), stages, 2));
+  Ast *red = rw_mk_app(a, rw_mk_app(a, rw_mk_prim(a, PRIM_REDUCE_SEQ, 0, at), (Ast *)f, false), (Ast *)z, false);
+  Ast *stages[] = {rw_mk_sized(a, PRIM_SPLIT, msize, at), rw_mk_app(a, rw_mk_prim(a, PRIM_MAP_GLOBAL, 0, at), red, false)};
+  out[1] = mk_decl(a, k, sum, true, sp, 2, rw_mk_stages(a, rw_mk_var(a, ps, at), stages, 2));
   out[0] = mk_decl(a, k, parts, true, k->params, k->nparams, parts_body);
   /* pipeline K params = KParts args |> KSum: the nat parameters are
    * inferred at the launch (docs/language.md section 8) */
-  Ast *call = mk_var(a, parts, at);
+  Ast *call = rw_mk_var(a, parts, at);
   for (int i = 0; i < k->nparams; i++)
-    if (k->params[i].kind == PARAM_PHRASE) call = mk_app(a, call, mk_var(a, k->params[i].name, at), false);
-  out[2] = mk_decl(a, k, k->name, false, k->params, k->nparams, mk_app(a, mk_var(a, sum, at), call, true));
+    if (k->params[i].kind == PARAM_PHRASE) call = rw_mk_app(a, call, rw_mk_var(a, k->params[i].name, at), false);
+  out[2] = mk_decl(a, k, k->name, false, k->params, k->nparams, rw_mk_app(a, rw_mk_var(a, sum, at), call, true));
   return true;
 }

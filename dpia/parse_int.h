@@ -1,0 +1,72 @@
+/* parse_int.h: the parser's state and the helpers its files share
+ * (parse.c: tokens, errors, sizes, types and expressions; parse_decl.c:
+ * declarations).  Internal to the parser: nothing outside dpia/parse*.c
+ * includes it. */
+#ifndef DPIA_PARSE_INT_H
+#define DPIA_PARSE_INT_H
+
+#include "ast.h"
+#include "tree_depth.h"
+
+/* Which identifiers are primitives, memoised per interned name: the parser
+ * asks about every identifier, and prim_lookup scans the whole table. */
+typedef struct PrimMemo {
+  Sym name; /* NULL: empty slot */
+  Prim prim;
+  int dim;
+} PrimMemo;
+
+typedef struct Parser {
+  Arena *arena;
+  Interner *interner;
+  Diag *diag;
+  const Source *src;
+  Lexer lexer;
+  Token tok;              /* current token; TOK_EOF once the declaration failed */
+  bool tok_after_lex_error; /* the lexer reported errors while finding tok */
+  Span prev;              /* the last consumed token: nodes end at prev.end */
+  int depth;              /* recursion levels, at most max_depth */
+  int max_depth;          /* DPIA_MAX_NESTING (scaled), or more for generated text (parse_program_deep) */
+  bool failed;            /* a syntax error abandoned the current declaration */
+  bool error_reported;    /* ... and it was reported (notes may follow) */
+  Token resume;           /* the real token where the declaration failed */
+  Sym error_name;         /* name of the placeholder nodes built after an error */
+  DepthWalk depth_walk;   /* the finished trees' depth check (tree_depth.c), reused */
+  PrimMemo *prim_memo;    /* open addressing, a power of two in size */
+  uint32_t prim_memo_cap, prim_memo_count;
+} Parser;
+
+/* tokens */
+void parser_advance(Parser *p);
+bool parser_at(const Parser *p, TokKind kind);
+/* the span from begin to the end of the last consumed token */
+Span parser_span_from(const Parser *p, uint32_t begin);
+const char *parser_text_of(const Parser *p, Span s);
+int parser_length_of(Span s);
+/* the value of the current INT token (consumed), reporting one too large */
+uint64_t parser_int_literal(Parser *p);
+bool parser_name_is(Sym name, const char *word);
+
+/* errors: a syntax error abandons the declaration (parse.c, the comment
+ * at the top); parser_report does not */
+void parser_fail_at(Parser *p, DiagCode code, Span at_span, const char *message);
+void parser_fail(Parser *p, DiagCode code, const char *message);
+void parser_expected(Parser *p, const char *fmt, ...) DPIA_PRINTF(2, 3);
+void parser_syntax_error(Parser *p, DiagCode code, const char *fmt, ...) DPIA_PRINTF(3, 4);
+bool parser_expect(Parser *p, TokKind kind, const char *after_fmt, ...) DPIA_PRINTF(3, 4);
+bool parser_expect_closer(Parser *p, TokKind closer, Span opener, const char *after_fmt, ...) DPIA_PRINTF(4, 5);
+void parser_report(Parser *p, DiagCode code, Span at_span, const char *fmt, ...) DPIA_PRINTF(4, 5);
+
+/* names: primitives are reserved (prims.h) */
+Prim parser_lookup_prim(Parser *p, Sym name, int *dim);
+void parser_check_binder(Parser *p, Sym name, Span at_span);
+
+/* the grammar's rules the declarations use (parse.c) */
+SizeAst *parse_size(Parser *p);
+TypeAst *parse_ptype(Parser *p);
+Ast *parse_expr(Parser *p);
+
+/* decl ::= 'def' ... | 'kernel' ... | 'pipeline' ... (parse_decl.c) */
+Decl *parse_decl(Parser *p);
+
+#endif

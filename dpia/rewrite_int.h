@@ -1,0 +1,67 @@
+/* rewrite_int.h: what the files of the rewrite rules share (rewrite.c:
+ * paths, matching and the rules; rewrite_vec.c: vectoriseLoop). */
+#ifndef DPIA_REWRITE_INT_H
+#define DPIA_REWRITE_INT_H
+
+#include "rules.h"
+
+/* The primitives whose function argument holds the position, innermost
+ * first: what the lowering rules' side conditions look at (the
+ * hierarchy rules of spec section 5, as strategy.c checks them). */
+typedef struct Enclosing {
+  Prim prims[64];
+  int dims[64];
+  int n;
+  /* the position is the function of an application (map f in map f xs):
+   * a part of the application's spine, whose rules are the
+   * application's, at the application's own position */
+  bool in_spine;
+} Enclosing;
+
+typedef struct Fresh {
+  Arena *arena;
+  Interner *in;
+  const Program *prog;
+} Fresh;
+
+enum { MAX_SPINE = 8 };
+typedef struct Spine {
+  const Ast *head;
+  const Ast *args[MAX_SPINE];
+  int nargs;
+} Spine;
+
+/* The rule's right side for node e, or NULL with why (the left side or a
+ * side condition that does not hold).  check_only: only decide (listing). */
+typedef struct Match {
+  const Fresh *fr;
+  const Ast *e;
+  const Enclosing *en;
+  long long param;
+  bool check_only;
+  Buf *why;
+} Match;
+
+/* trees (rewrite.c, "building trees") */
+int rw_count_free(const Ast *e, Sym x);
+Sym rw_fresh_name(const Fresh *fr, const char *base, const Ast *const *avoid, int n);
+bool rw_head_is(const Spine *s, Prim p);
+bool rw_is_app_of(const Ast *e, Prim p, int n, Spine *out);
+Ast *rw_mk(Arena *a, AstKind kind, Span span);
+Ast *rw_mk_app(Arena *a, Ast *f, Ast *x, bool pipe);
+Ast *rw_mk_binop(Arena *a, BinOp op, Ast *l, Ast *r);
+Ast *rw_mk_lambda(Arena *a, Sym x, Ast *body, Span span);
+SizeAst *rw_mk_num(Arena *a, long long v);
+Ast *rw_mk_prim(Arena *a, Prim p, int dim, Span span);
+Ast *rw_mk_sized(Arena *a, Prim p, SizeAst *k, Span span);
+Ast *rw_mk_stages(Arena *a, Ast *x, Ast **stages, int n);
+Ast *rw_mk_var(Arena *a, Sym name, Span span);
+Ast *rw_refuse(Match *m, const char *what);
+Spine rw_spine_of(const Ast *e);
+Ast *rw_with_child(Arena *a, const Ast *e, int i, Ast *c);
+Ast *rw_vectors_of(Arena *a, Ast *e, long long n, Span at, bool columns);
+
+/* vectoriseLoop (rewrite_vec.c) */
+Ast *rule_vectorise_loop(Match *m, const Spine *s);
+
+#endif
