@@ -164,6 +164,12 @@ typedef struct PairedRatio {
 } PairedRatio;
 PairedRatio paired_ratio(const Impl *slow, const Impl *fast);
 const char *verdict(PairedRatio pr);
+/* "[lo, hi]", or "[no interval]" when too few rounds ran for one (a slow
+ * kernel timed once or twice): printed, never a [0.00, 0.00] */
+typedef struct IntervalText {
+  char text[32];
+} IntervalText;
+IntervalText interval_text(PairedRatio pr);
 /* --cold: a buffer of `bytes` streamed through before every timed run */
 void cold_caches(size_t bytes);
 void timing_release(void);

@@ -40,8 +40,8 @@ static void gemm_report(FILE *f, const Op *ops, int nops, bool markdown) {
       else fprintf(f, "– | ");
       fprintf(f, "%d | %s |\n", n, v);
     } else {
-      fprintf(f, "  %-14s %-22s %5.2fx OpenBLAS [%.2f, %.2f] over %d rounds  %s\n", op->size, dp->name, pr.median, pr.lo,
-              pr.hi, n, v);
+      fprintf(f, "  %-14s %-22s %5.2fx OpenBLAS %s over %d rounds  %s\n", op->size, dp->name, pr.median,
+              interval_text(pr).text, n, v);
     }
   }
 }
@@ -135,7 +135,7 @@ void report_targets(const Op *ops, int nops) {
     const Impl *dp = best_of(op, "dpia"), *hd = best_hand(op), *rf = best_of(op, "roof");
     if (!dp || !hd || is_peer(op->kind)) continue;
     PairedRatio h = paired_ratio(hd, dp);
-    printf("  %-10s %-14s %-22s %5.2fx hand [%.2f, %.2f] %-12s", op->name, op->size, dp->name, h.median, h.lo, h.hi,
+    printf("  %-10s %-14s %-22s %5.2fx hand %s %-12s", op->name, op->size, dp->name, h.median, interval_text(h).text,
            verdict(h));
     if (rf) printf("   %5.2fx roof%s", paired_ratio(rf, dp).median, op->large ? " (large size)" : "");
     printf("\n");
@@ -148,7 +148,7 @@ void report_targets(const Op *ops, int nops) {
     const Impl *dp = best_of(op, "dpia"), *ot = best_other(op);
     if (!dp || !ot || !memory_bound(op)) continue;
     PairedRatio r = paired_ratio(ot, dp);
-    printf("  %-10s %-14s %-22s %5.2fx %s [%.2f, %.2f] %s\n", op->name, op->size, dp->name, r.median, ot->name, r.lo, r.hi,
+    printf("  %-10s %-14s %-22s %5.2fx %s %s %s\n", op->name, op->size, dp->name, r.median, ot->name, interval_text(r).text,
            memory_verdict(r));
   }
   gemm_report(stdout, ops, nops, false);

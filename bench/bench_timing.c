@@ -147,6 +147,13 @@ PairedRatio paired_ratio(const Impl *slow, const Impl *fast) {
   return pr;
 }
 
+IntervalText interval_text(PairedRatio pr) {
+  IntervalText t;
+  if (pr.has_interval) snprintf(t.text, sizeof t.text, "[%.2f, %.2f]", pr.lo, pr.hi);
+  else snprintf(t.text, sizeof t.text, "[no interval]");
+  return t;
+}
+
 const char *verdict(PairedRatio pr) {
   if (pr.median >= 1.0) return "met";
   if (pr.has_interval && pr.hi >= 1.0) return "within noise";

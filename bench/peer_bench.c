@@ -1165,8 +1165,8 @@ void peer_report(FILE *f, const Op *ops, int nops, bool markdown) {
       if (r.has_interval) fprintf(f, "%.2f – %.2f | %s |\n", r.lo, r.hi, verdict(r));
       else fprintf(f, "– | %s |\n", verdict(r));
     } else {
-      fprintf(f, "  %-12s %-16s %-20s %9.3f ms  hand %9.3f ms  %5.2fx hand [%.2f, %.2f] %s\n", op->name, op->size,
-              dp->name, dp->ms, hd->ms, r.median, r.lo, r.hi, verdict(r));
+      fprintf(f, "  %-12s %-16s %-20s %9.3f ms  hand %9.3f ms  %5.2fx hand %s %s\n", op->name, op->size,
+              dp->name, dp->ms, hd->ms, r.median, interval_text(r).text, verdict(r));
     }
   }
   if (!count) return;
