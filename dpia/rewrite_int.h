@@ -63,5 +63,7 @@ Ast *rw_vectors_of(Arena *a, Ast *e, long long n, Span at, bool columns);
 
 /* vectoriseLoop (rewrite_vec.c) */
 Ast *rule_vectorise_loop(Match *m, const Spine *s);
+/* its case of an element that is a floatK read lane by lane (rewrite_soa.c) */
+Ast *rule_vectorise_soa(Match *m, const Spine *s);
 
 #endif
