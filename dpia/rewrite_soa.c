@@ -224,6 +224,9 @@ static Ast *as_comp(Soa *s, const Val *v, int i, int k) {
       Spine sp = rw_spine_of(v->u);
       if (sp.head->kind == AST_PRIM && sp.head->prim == PRIM_VEC && sp.nargs == 1 && uwidth(s, sp.args[0]) == 1)
         return mk_vec(s, (Ast *)sp.args[0]);
+      /* floatK a b ...: lane i is its i-th argument */
+      if (sp.head->kind == AST_PRIM && sp.head->prim == float_of_width(k) && sp.nargs == k && uwidth(s, sp.args[i]) == 1)
+        return mk_vec(s, (Ast *)sp.args[i]);
       return mk_vec(s, mk_lane(s, (Ast *)v->u, i));
     }
     break;
@@ -555,6 +558,12 @@ static Ast *lift_chain(Soa *s, const Ast *fn, Ast *b) {
   Ast *zip = rw_mk_app(a, rw_mk_app(a, rw_mk_prim(a, PRIM_ZIP, 0, s->at), b, false), lanes, false);
   Ast *map = rw_mk_app(a, rw_mk_prim(a, PRIM_MAP, 0, s->at), rw_mk_lambda(a, el, xlet, fn->span), false);
   return wrap_lets(s, pmark, rw_mk_app(a, map, zip, true));
+}
+
+bool rw_soa_element(const Match *m, const Ast *xs) {
+  Spine z;
+  if (rw_is_app_of(xs, PRIM_ZIP, 2, &z)) return rw_soa_element(m, z.args[0]) || rw_soa_element(m, z.args[1]);
+  return xs->kind == AST_VAR && param_elem_width(m->fr->prog, xs->name, true) > 1;
 }
 
 Ast *rule_vectorise_soa(Match *m, const Spine *sp) {

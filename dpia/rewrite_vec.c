@@ -49,7 +49,6 @@ typedef struct Lift {
   int n;
   bool loops; /* a loop was lifted */
   bool failed;
-  bool lane;  /* it failed at a lane of a value of the element (rewrite_soa.c's case) */
 } Lift;
 
 static Ast *lift_fail(Lift *l, const char *what) {
@@ -246,7 +245,6 @@ static Ast *lift(Lift *l, const Ast *e, const Shape **shape) {
     return rw_with_child(a, e, 0, x);
   }
   case AST_LANE:
-    l->lane = true;
     /* lane k of a vector of n elements is element k's: a lane of the
      * element's own vector (n-body's r.x) would need a vector a lane */
     return lift_fail(l, "its function reads a lane (r.x) of a value that depends on the element: an element that "
@@ -393,20 +391,12 @@ Ast *rule_vectorise_loop(Match *m, const Spine *s) {
   const Ast *fn = rw_head_is(s, PRIM_MAP) && s->nargs >= 1 && s->nargs <= 2 ? s->args[0] : NULL;
   if (!fn || fn->kind != AST_LAMBDA) return rw_refuse(m, "it is no plain map of a lambda");
   Ast *input = s->nargs == 2 ? (Ast *)s->args[1] : NULL;
+  /* an element that is a vector itself (float4): a structure of arrays */
+  if (input && rw_soa_element(m, input)) return rule_vectorise_soa(m, s);
   Lift l = {.m = m, .at = s->head->span};
   lift_bind(&l, fn->bound, zip_shape(a, input));
   const Shape *rs;
-  size_t why_len = m->why ? m->why->len : 0;
   Ast *body = lift(&l, fn->body, &rs);
-  if (!body && l.lane) {
-    /* an element that is a vector itself (float4): a structure of arrays
-     * (rewrite_soa.c), which gives its own reason if it refuses */
-    if (m->why) {
-      m->why->len = why_len;
-      if (m->why->data) m->why->data[why_len] = 0;
-    }
-    return rule_vectorise_soa(m, s);
-  }
   if (!body) return NULL;
   if (!l.loops)
     return rw_refuse(m, "its function has no loop (reduce) that depends on the element (vectorise is the rule of a "
