@@ -133,8 +133,8 @@ def vector_loops(dpia, root, tmp):
     rule by rule it runs and agrees with the reference.  Where the rule
     applies nowhere (scal), the step adds nothing to the space; at
     n-body's map (its bodies float4: structures of arrays, nbodyVec's
-    strategy) it adds its 9 strategies (W 4, 8, 16; global or
-    workgroup L)."""
+    strategy) it adds its strategies (9 at N=64: widths and work-group
+    sizes that divide it)."""
     src = os.path.join(root, 'samples', 'explore', 'mriq.dpia')
     d = found(dpia, root, tmp, 'mriq.dpia', 'mriqHL', 'X=4096,K=16', 'kernel mriqHL', False, budget=6)
     if d is None:
