@@ -63,5 +63,9 @@ Ast *rw_vectors_of(Arena *a, Ast *e, long long n, Span at, bool columns);
 
 /* vectoriseLoop (rewrite_vec.c) */
 Ast *rule_vectorise_loop(Match *m, const Spine *s);
+/* its case of an element that is a floatK read lane by lane (rewrite_soa.c) */
+Ast *rule_vectorise_soa(Match *m, const Spine *s);
+/* is xs a kernel parameter of vectors ([N]float4), or a zip with one? */
+bool rw_soa_element(const Match *m, const Ast *xs);
 
 #endif

@@ -391,6 +391,8 @@ Ast *rule_vectorise_loop(Match *m, const Spine *s) {
   const Ast *fn = rw_head_is(s, PRIM_MAP) && s->nargs >= 1 && s->nargs <= 2 ? s->args[0] : NULL;
   if (!fn || fn->kind != AST_LAMBDA) return rw_refuse(m, "it is no plain map of a lambda");
   Ast *input = s->nargs == 2 ? (Ast *)s->args[1] : NULL;
+  /* an element that is a vector itself (float4): a structure of arrays */
+  if (input && rw_soa_element(m, input)) return rule_vectorise_soa(m, s);
   Lift l = {.m = m, .at = s->head->span};
   lift_bind(&l, fn->bound, zip_shape(a, input));
   const Shape *rs;

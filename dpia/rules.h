@@ -103,7 +103,9 @@ bool rule_param_allows(RuleParam p, long long v);
     "(asVector n) m |> transpose), with lets, fst and snd, + - * / < <= > >=, select, math built-ins, zip and " \
     "map around it: the values that depend on the parameter and the loops' accumulators become vectors, the "  \
     "others are broadcast (vec n) where they meet them, each loop's initial value broadcast; no lane of a "    \
-    "value that depends on the parameter (an element that is a vector itself is refused)")                      \
+    "value that depends on the parameter, unless the array is a kernel parameter of float2, float3 or float4 "   \
+    "(or a zip with one): then it is split n, its W elements gathered, each floatK value K vectors (a "       \
+    "structure of arrays), the function lets one of which is the loop, what follows it element by element")   \
   X(TRANSPOSE_MAPS, "transposeMaps", NONE,                                                                  \
     "map (map f) (transpose xs) = transpose (map (map f) xs)",                                              \
     "two plain maps, the inner one of a function, applied to a transposed array (a map of each element "    \
