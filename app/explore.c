@@ -230,6 +230,7 @@ enum {
   CHECK_TRIES = 3, /* the fastest checked against the reference, until one agrees */
   DEFAULT_REPEAT = 5,
   BATCH_PER_JOB = 4, /* candidates checked per --jobs before they are timed */
+  PROBE_CUT = 3,     /* a probe this many times the best's time is not timed again (time_one) */
 };
 #define DEFAULT_BUDGET_S 60.0
 
@@ -595,9 +596,28 @@ static const char *first_code(const DpiaResult *r) {
   return d ? d->code : NULL; /* diag_code_name's, static: safe after the free */
 }
 
+static const Candidate *best_timed(const Explorer *e);
+
+/* Timed with the full repeat, after a probe of one launch once some
+ * candidate has been timed: a candidate PROBE_CUT times slower than the
+ * best so far keeps the probe's time (it cannot come near the best), so
+ * that the slow strategies of a large size (a scalar matrix product at
+ * 512^3 runs about a second a launch) spend one launch each, not the
+ * repeat's, and the budget reaches more of the space */
 static void time_one(Explorer *e, Candidate *cd) {
-  DpiaResult *r = run_candidate(e, cd, false, repeat_of(e));
+  const Candidate *best = best_timed(e);
   double min_ms = 0, median_ms = 0;
+  if (best && repeat_of(e) > 1) {
+    DpiaResult *probe = run_candidate(e, cd, false, 1);
+    bool ran = dpia_result_run_time(probe, &min_ms, &median_ms);
+    if (dpia_result_status(probe) != DPIA_OK || !ran || min_ms > PROBE_CUT * best->min_ms) {
+      timed(e, cd, dpia_result_status(probe), ran, min_ms, median_ms, first_code(probe));
+      dpia_result_free(probe);
+      return;
+    }
+    dpia_result_free(probe);
+  }
+  DpiaResult *r = run_candidate(e, cd, false, repeat_of(e));
   bool ran = dpia_result_run_time(r, &min_ms, &median_ms);
   timed(e, cd, dpia_result_status(r), ran, min_ms, median_ms, first_code(r));
   dpia_result_free(r);

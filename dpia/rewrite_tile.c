@@ -48,6 +48,14 @@ static Ast *project_pairs(Arena *a, Ast *e) {
   return n;
 }
 
+/* f applied to x; when x is a pair of projections (fst q, snd p) and f a
+ * lambda, its parameter is replaced by them (fst and snd of it resolved),
+ * which repeats no work, where a let would bind the pair */
+static Ast *apply_pair(const Fresh *fr, Ast *f, Ast *x) {
+  if (x->kind == AST_TUPLE && f->kind == AST_LAMBDA) return project_pairs(fr->arena, rw_subst(fr, f->body, f->bound, x));
+  return rw_apply_fn(fr, f, x);
+}
+
 /* a of prim p applied to x: fst q, transpose xt */
 static Ast *prim_of(Arena *a, Prim p, Ast *x, Span at) { return rw_mk_app(a, rw_mk_prim(a, p, 0, at), x, false); }
 
@@ -99,10 +107,8 @@ Ast *rule_register_tile(Match *m, const Spine *s) {
   Ast *elem = rw_mk(a, AST_TUPLE, at);
   elem->lhs = prim_of(a, PRIM_FST, rw_mk_var(a, q, at), at);
   elem->rhs = prim_of(a, PRIM_SND, rw_mk_var(a, p, at), at);
-  Ast *gv = elem;
-  if (g && g->kind == AST_LAMBDA) gv = project_pairs(a, rw_subst(fr, g->body, g->bound, elem));
-  else if (g) gv = rw_mk_app(a, (Ast *)g, elem, true);
-  Ast *upd = rw_apply_fn(fr, rw_apply_fn(fr, (Ast *)f, gv), prim_of(a, PRIM_SND, rw_mk_var(a, q, at), at));
+  Ast *gv = g ? apply_pair(fr, (Ast *)g, elem) : elem;
+  Ast *upd = rw_apply_fn(fr, apply_pair(fr, (Ast *)f, gv), prim_of(a, PRIM_SND, rw_mk_var(a, q, at), at));
   Ast *accs = rw_mk_app(a, rw_mk_app(a, rw_mk_prim(a, PRIM_ZIP, 0, at), prim_of(a, PRIM_FST, rw_mk_var(a, p, at), at), false),
                         rw_mk_var(a, acc, at), false);
   Ast *map_upd = rw_mk_app(a, rw_mk_prim(a, PRIM_MAP, 0, at), rw_mk_lambda(a, q, upd, at), false);
