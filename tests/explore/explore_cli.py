@@ -162,15 +162,17 @@ def register_tiles(dpia, root, tmp):
     by a vector of CT columns, the RT vector accumulators in registers:
     mmBlock's strategy) is in the space, derived and timed; replayed rule
     by rule it runs and agrees with the reference.  Where the rule applies
-    nowhere (gemv: one map of rows), the step adds nothing to the space."""
+    nowhere the step adds nothing to the space (scal's and nbody's spaces
+    in vector_loops stay 49)."""
     src = os.path.join(root, 'samples', 'explore', 'mm.dpia')
     d = found(dpia, root, tmp, 'mm.dpia', 'mmHL', 'M=64,N=64,K=64', 'kernel mmHL', False, budget=8)
     if d is None:
         return
     tiles = [c for c in d['candidates'] if c['strategy'].startswith('registerTile RT=')]
     timed = [c for c in tiles if c['status'] == 'timed']
-    # RT in 2, 4, 8, CT in 4, 8, 16; then global, or workgroup L=32 or 64
-    expect(len(tiles) == 9 * 3 and timed and
+    # 58 strategies without the step; RT in 2, 4, 8, CT in 4, 8, 16, then
+    # global, or workgroup L=32 or 64: 27 more (the JSON lists those tried)
+    expect(d['space'] == 58 + 9 * 3 and timed and
            all(c['status'] in ('timed', 'pending', 'precondition') for c in tiles) and
            all(re.match(r'registerTile@\. n=(\d+), vectoriseTile@\. n=(\d+), lowerGlobal@[0-9.]+ dim=1, ', c['derivation'])
                for c in tiles if c['status'] != 'pending') and
@@ -179,11 +181,6 @@ def register_tiles(dpia, root, tmp):
     if timed:
         replay(dpia, tmp, src, 'mmHL', timed[0], 'M=64,N=64,K=64', 'mm',
                marks=('padCst ', 'map (asVector ', 'asScalar', 'mapGlobal1 '))
-    p = run(dpia, ['explore', os.path.join(root, 'samples', 'explore', 'gemv.dpia'), '-k', 'gemvHL', '--size',
-                   'M=64,N=64', '--budget', '0.001', '--json'])
-    d = json.loads(p.stdout) if p.stdout.startswith('{') else {}
-    expect(d.get('candidates') and not any(c['strategy'].startswith('registerTile') for c in d['candidates']),
-           'gemv: registerTile strategies in the space', p)
 
 
 def any_size(dpia, root, tmp):
