@@ -52,7 +52,8 @@ static Ast *project_pairs(Arena *a, Ast *e) {
  * lambda, its parameter is replaced by them (fst and snd of it resolved),
  * which repeats no work, where a let would bind the pair */
 static Ast *apply_pair(const Fresh *fr, Ast *f, Ast *x) {
-  if (x->kind == AST_TUPLE && f->kind == AST_LAMBDA) return project_pairs(fr->arena, rw_subst(fr, f->body, f->bound, x));
+  if (x->kind == AST_TUPLE && f->kind == AST_LAMBDA)
+    return project_pairs(fr->arena, rw_subst(fr, f->body, f->bound, x));
   return rw_apply_fn(fr, f, x);
 }
 
@@ -76,7 +77,8 @@ Ast *rule_register_tile(Match *m, const Spine *s) {
   const Fresh *fr = m->fr;
   Spine inner, red, zp, gm;
   const Ast *fx = s->nargs == 2 && rw_head_is(s, PRIM_MAP) ? s->args[0] : NULL;
-  if (!fx || fx->kind != AST_LAMBDA || !rw_is_app_of(fx->body, PRIM_MAP, 2, &inner) || inner.args[0]->kind != AST_LAMBDA)
+  if (!fx || fx->kind != AST_LAMBDA || !rw_is_app_of(fx->body, PRIM_MAP, 2, &inner) ||
+      inner.args[0]->kind != AST_LAMBDA)
     return rw_refuse(m, "it is no plain map, applied to its array, of a lambda whose body is a plain map of a lambda");
   Sym x = fx->bound, y = inner.args[0]->bound;
   const Ast *ys = inner.args[1], *body = inner.args[0]->body;
@@ -89,9 +91,9 @@ Ast *rule_register_tile(Match *m, const Spine *s) {
   }
   if (!rw_is_app_of(arr, PRIM_ZIP, 2, &zp) || !is_var(zp.args[0], x) || !is_var(zp.args[1], y) || x == y)
     return rw_refuse(m, "the reduction's array is not zip x y (or a plain map of it), x the outer element and y the "
-                     "inner one");
-  if (rw_count_free(ys, x) || rw_count_free(f, x) || rw_count_free(f, y) || rw_count_free(z, x) || rw_count_free(z, y) ||
-      (g && (rw_count_free(g, x) || rw_count_free(g, y))))
+                        "inner one");
+  if (rw_count_free(ys, x) || rw_count_free(f, x) || rw_count_free(f, y) || rw_count_free(z, x) ||
+      rw_count_free(z, y) || (g && (rw_count_free(g, x) || rw_count_free(g, y))))
     return rw_refuse(m, "x or y appears outside zip x y (in the inner map's array, f, g or z)");
   if (m->check_only) return (Ast *)m->e;
   Span at = s->head->span;
@@ -109,8 +111,9 @@ Ast *rule_register_tile(Match *m, const Spine *s) {
   elem->rhs = prim_of(a, PRIM_SND, rw_mk_var(a, p, at), at);
   Ast *gv = g ? apply_pair(fr, (Ast *)g, elem) : elem;
   Ast *upd = rw_apply_fn(fr, apply_pair(fr, (Ast *)f, gv), prim_of(a, PRIM_SND, rw_mk_var(a, q, at), at));
-  Ast *accs = rw_mk_app(a, rw_mk_app(a, rw_mk_prim(a, PRIM_ZIP, 0, at), prim_of(a, PRIM_FST, rw_mk_var(a, p, at), at), false),
-                        rw_mk_var(a, acc, at), false);
+  Ast *accs =
+      rw_mk_app(a, rw_mk_app(a, rw_mk_prim(a, PRIM_ZIP, 0, at), prim_of(a, PRIM_FST, rw_mk_var(a, p, at), at), false),
+                rw_mk_var(a, acc, at), false);
   Ast *map_upd = rw_mk_app(a, rw_mk_prim(a, PRIM_MAP, 0, at), rw_mk_lambda(a, q, upd, at), false);
   Ast *op = rw_mk_lambda(a, p, rw_mk_lambda(a, acc, rw_mk_stages(a, accs, &map_upd, 1), at), at);
   /* n copies of z, an array made from nothing: y |> take 0 |> padCst n 0 z */
@@ -119,14 +122,15 @@ Ast *rule_register_tile(Match *m, const Spine *s) {
   pad->sizes[1] = rw_mk_num(a, 0);
   Ast *pad_stages[] = {take, rw_mk_app(a, pad, (Ast *)z, false)};
   Ast *init = rw_mk_stages(a, rw_mk_var(a, y, at), pad_stages, 2);
-  Ast *pairs = rw_mk_app(a, rw_mk_app(a, rw_mk_prim(a, PRIM_ZIP, 0, at), prim_of(a, PRIM_TRANSPOSE, rw_mk_var(a, xt, at), at), false),
-                         rw_mk_var(a, y, at), false);
+  Ast *pairs = rw_mk_app(
+      a, rw_mk_app(a, rw_mk_prim(a, PRIM_ZIP, 0, at), prim_of(a, PRIM_TRANSPOSE, rw_mk_var(a, xt, at), at), false),
+      rw_mk_var(a, y, at), false);
   Ast *reduce = rw_mk_app(a, rw_mk_app(a, rw_mk_prim(a, PRIM_REDUCE, 0, at), op, false), init, false);
   Ast *col = rw_mk_lambda(a, y, rw_mk_stages(a, pairs, &reduce, 1), inner.args[0]->span);
   Ast *col_stages[] = {rw_mk_app(a, rw_mk_prim(a, PRIM_MAP, 0, at), col, false), rw_mk_prim(a, PRIM_TRANSPOSE, 0, at)};
   Ast *row = rw_mk_lambda(a, xt, rw_mk_stages(a, (Ast *)ys, col_stages, 2), fx->span);
-  Ast *stages[] = {rw_mk_sized(a, PRIM_SPLIT, rw_mk_num(a, m->param), at), rw_mk_app(a, rw_mk_prim(a, PRIM_MAP, 0, at), row, false),
-                   rw_mk_prim(a, PRIM_JOIN, 0, at)};
+  Ast *stages[] = {rw_mk_sized(a, PRIM_SPLIT, rw_mk_num(a, m->param), at),
+                   rw_mk_app(a, rw_mk_prim(a, PRIM_MAP, 0, at), row, false), rw_mk_prim(a, PRIM_JOIN, 0, at)};
   return rw_mk_stages(a, (Ast *)xs, stages, 3);
 }
 
@@ -175,15 +179,20 @@ static const SizeAst *row_length(Match *m, Sym b) {
   const SizeAst *n = NULL;
   for (int i = 0; i < prog->ndecls; i++) {
     const Decl *d = prog->decls[i];
-    if (d->name == b) return rw_refuse(m, "a declaration of the program has the columns' array's name"), NULL;
+    if (d->name == b) {
+      rw_refuse(m, "a declaration of the program has the columns' array's name");
+      return NULL;
+    }
     if (!d->is_kernel) continue;
     for (int j = 0; j < d->nparams; j++) {
       const TypeAst *t = d->params[j].type;
       if (d->params[j].name != b || !t) continue;
       if (t->kind == TYA_EXP) t = t->elem;
       if (!t || t->kind != TYA_ARRAY || !t->elem || t->elem->kind != TYA_ARRAY) continue;
-      if (n && !same_size(n, t->elem->size))
-        return rw_refuse(m, "two kernels have a parameter of the columns' array's name with different row lengths"), NULL;
+      if (n && !same_size(n, t->elem->size)) {
+        rw_refuse(m, "two kernels have a parameter of the columns' array's name with different row lengths");
+        return NULL;
+      }
       n = t->elem->size;
     }
   }
@@ -213,13 +222,15 @@ Ast *rule_vectorise_tile(Match *m, const Spine *s) {
   if (!rw_is_app_of(r, PRIM_REDUCE, 3, &red) || !rw_is_app_of(red.args[1], PRIM_PAD_CST, 2, &pad) ||
       !rw_is_app_of(pad.args[1], PRIM_TAKE, 1, &take) || !is_var(take.args[0], y) || !is_num(take.head->sizes[0], 0) ||
       !is_num(pad.head->sizes[1], 0) || !rw_is_app_of(red.args[2], PRIM_ZIP, 2, &zp) || !is_var(zp.args[1], y))
-    return rw_refuse(m, "the column's function is not reduce F (y |> take 0 |> padCst r 0 z) (zip c y) (registerTile's)");
+    return rw_refuse(m,
+                     "the column's function is not reduce F (y |> take 0 |> padCst r 0 z) (zip c y) (registerTile's)");
   const Ast *op = red.args[0];
   if (rw_count_free(op, y) || rw_count_free(pad.args[0], y) || rw_count_free(zp.args[0], y))
     return rw_refuse(m, "the column y appears outside zip c y and take 0 y");
   if (op->kind != AST_LAMBDA || op->body->kind != AST_LAMBDA || !rw_is_app_of(op->body->body, PRIM_MAP, 2, &upd) ||
       upd.args[0]->kind != AST_LAMBDA || !lanewise_update(upd.args[0]->body))
-    return rw_refuse(m, "the reduction's operator is not \\p acc -> zip (fst p) acc |> map (\\q -> u), u computing lane "
+    return rw_refuse(m,
+                     "the reduction's operator is not \\p acc -> zip (fst p) acc |> map (\\q -> u), u computing lane "
                      "by lane (+ - * /, math built-ins, variables, literals, fst and snd of variables)");
   Spine accs, fp;
   Sym p = op->bound, acc = op->body->bound;
@@ -234,11 +245,14 @@ Ast *rule_vectorise_tile(Match *m, const Spine *s) {
   Span at = s->head->span;
   Ast *map = rw_mk_prim(a, PRIM_MAP, 0, at);
   Ast *vec_stages[] = {rw_mk_app(a, map, rw_mk_sized(a, PRIM_AS_VECTOR, rw_mk_num(a, m->param), at), false),
-                       rw_mk_prim(a, PRIM_TRANSPOSE, 0, at), (Ast *)cols.head, (Ast *)tr1.head};
-  vec_stages[2] = rw_mk_app(a, (Ast *)cols.head, (Ast *)cols.args[0], false);
+                       rw_mk_prim(a, PRIM_TRANSPOSE, 0, at), rw_mk_app(a, (Ast *)cols.head, (Ast *)cols.args[0], false),
+                       (Ast *)tr1.head};
   Ast *tile = rw_mk_lambda(a, rowfn->bound, rw_mk_stages(a, (Ast *)tr2.args[0], vec_stages, 4), rowfn->span);
-  Ast *stages[] = {(Ast *)split.head, rw_mk_app(a, (Ast *)rows.head, tile, false), (Ast *)s->head,
-                   rw_mk_prim(a, PRIM_JOIN, 0, at), rw_mk_prim(a, PRIM_AS_SCALAR, 0, at),
+  Ast *stages[] = {(Ast *)split.head,
+                   rw_mk_app(a, (Ast *)rows.head, tile, false),
+                   (Ast *)s->head,
+                   rw_mk_prim(a, PRIM_JOIN, 0, at),
+                   rw_mk_prim(a, PRIM_AS_SCALAR, 0, at),
                    rw_mk_sized(a, PRIM_SPLIT, (SizeAst *)n, at)};
   return rw_mk_stages(a, (Ast *)split.args[0], stages, 6);
 }
