@@ -40,7 +40,9 @@
   X(CHUNK, "C", "the chunk size")                                                \
   X(GROUP, "L", "the work-group size")                                           \
   X(GROUP_ANY, "L", "the work-group size, which some size is not a multiple of") \
-  X(CHUNK_ANY, "C", "the chunk size, which some size is not a multiple of")
+  X(CHUNK_ANY, "C", "the chunk size, which some size is not a multiple of")      \
+  X(TILE_ROWS, "RT", "the rows of a register tile")                              \
+  X(TILE_COLS, "CT", "the columns of a register tile, the lanes of its vectors")
 
 typedef enum Slot {
 #define X(id, name, doc) SLOT_##id,
@@ -99,7 +101,11 @@ enum { MAX_MOVES = 8 };
     "chunk for a length C need not divide: the last chunk filled up, its results dropped")                    \
   X(PARTIAL_SUMS_ANY, "partialSumsAny", CHUNK_ANY,                                                            \
     "partialSums for a length C need not divide: tile t sums the elements from t*C that exist, the map "     \
-    "before it fused into each tile's loop")
+    "before it fused into each tile's loop")                                                                   \
+  X(REGISTER_TILE, "registerTile", TILE_ROWS,                                                                 \
+    "each work-item an RT x CT tile of the first map of maps whose elements reduce a row and a column: RT "    \
+    "rows, CT columns one vector of CT lanes, the RT accumulators in registers; the tiles' rows in "          \
+    "dimension 1, the next step lowers the map of their columns")
 
 typedef enum StepId {
 #define X(id, name, slot, doc) STEP_##id,
@@ -150,6 +156,9 @@ static const Move step_moves[STEP_COUNT][MAX_MOVES] = {
                         {HOW_ONCE, RULE_LOWER_GLOBAL, SLOT_NONE, 0},
                         {HOW_ONCE, RULE_LOWER_SEQ, SLOT_NONE, 0}},
     [STEP_PARTIAL_SUMS_ANY] = {{HOW_ROOT, RULE_PARTIAL_REDUCE_ANY, SLOT_CHUNK_ANY, 0}, {HOW_CUT, RULE_COUNT, SLOT_NONE, 0}},
+    [STEP_REGISTER_TILE] = {{HOW_ONCE, RULE_REGISTER_TILE, SLOT_TILE_ROWS, 0},
+                            {HOW_ONCE, RULE_VECTORISE_TILE, SLOT_TILE_COLS, 0},
+                            {HOW_ONCE, RULE_LOWER_GLOBAL, SLOT_NONE, 1}},
 };
 
 /* after every strategy's steps: what is left fused, then sequential.
@@ -189,6 +198,8 @@ static const StepId templates[][MAX_TEMPLATE] = {
     {STEP_ROWS, STEP_CHUNK, STEP_COUNT},
     {STEP_VECTORISE_LOOP, STEP_GLOBAL, STEP_COUNT},
     {STEP_VECTORISE_LOOP, STEP_WORKGROUP, STEP_COUNT},
+    {STEP_REGISTER_TILE, STEP_GLOBAL, STEP_COUNT},
+    {STEP_REGISTER_TILE, STEP_WORKGROUP, STEP_COUNT},
 };
 
 /* Steps whose strategies are in the space only where their first rule
@@ -196,7 +207,11 @@ static const StepId templates[][MAX_TEMPLATE] = {
  * (a map whose function is a loop over a shared array), and left out of
  * the others' spaces it keeps those spaces, and the seed's draw from
  * them, as they were before the step was added */
-static const bool step_only_where_applies[STEP_COUNT] = {[STEP_VECTORISE_LOOP] = true};
+static const bool step_only_where_applies[STEP_COUNT] = {[STEP_VECTORISE_LOOP] = true, [STEP_REGISTER_TILE] = true};
+
+/* a step's second slot (SLOT_NONE: it has one at most): a register
+ * tile's columns, beside its rows */
+static const Slot step_slot2[STEP_COUNT] = {[STEP_REGISTER_TILE] = SLOT_TILE_COLS};
 enum { NTEMPLATES = (int)DPIA_COUNTOF(templates) };
 
 /* the values a slot takes: powers of two in [lo, hi] that divide one of
@@ -204,8 +219,8 @@ enum { NTEMPLATES = (int)DPIA_COUNTOF(templates) };
  * *_ANY slots, those that some size given is not a multiple of, so that
  * the any-length steps add nothing when every size divides (the plain
  * steps do the same without the padding) */
-static const long long slot_lo[SLOT_COUNT] = {0, 4, 16, 32, 32, 16};
-static const long long slot_hi[SLOT_COUNT] = {0, 16, 8192, 256, 256, 8192};
+static const long long slot_lo[SLOT_COUNT] = {0, 4, 16, 32, 32, 16, 2, 4};
+static const long long slot_hi[SLOT_COUNT] = {0, 16, 8192, 256, 256, 8192, 8, 16};
 static const bool slot_any[SLOT_COUNT] = {[SLOT_GROUP_ANY] = true, [SLOT_CHUNK_ANY] = true};
 
 enum {
@@ -215,6 +230,7 @@ enum {
   CHECK_TRIES = 3, /* the fastest checked against the reference, until one agrees */
   DEFAULT_REPEAT = 5,
   BATCH_PER_JOB = 4, /* candidates checked per --jobs before they are timed */
+  PROBE_CUT = 3,     /* a probe this many times the best's time is not timed again (time_one) */
 };
 #define DEFAULT_BUDGET_S 60.0
 
@@ -290,7 +306,7 @@ static bool is_reduce(const Ast *e) {
 
 static bool template_uses(int t, Slot s) {
   for (int i = 0; i < MAX_TEMPLATE && templates[t][i] != STEP_COUNT; i++)
-    if (step_info[templates[t][i]].slot == s) return true;
+    if (step_info[templates[t][i]].slot == s || (s != SLOT_NONE && step_slot2[templates[t][i]] == s)) return true;
   return false;
 }
 
@@ -358,6 +374,8 @@ static const char *strategy_text(const Explorer *e, const Candidate *cd) {
     const StepInfo *st = &step_info[templates[cd->tmpl][i]];
     emit(&b, "%s%s", i ? ", " : "", st->name);
     if (st->slot != SLOT_NONE) emit(&b, " %s=%lld", slot_names[st->slot], slot_value(e, cd, st->slot));
+    Slot s2 = step_slot2[templates[cd->tmpl][i]];
+    if (s2 != SLOT_NONE) emit(&b, " %s=%lld", slot_names[s2], slot_value(e, cd, s2));
   }
   return b.data;
 }
@@ -578,9 +596,28 @@ static const char *first_code(const DpiaResult *r) {
   return d ? d->code : NULL; /* diag_code_name's, static: safe after the free */
 }
 
+static const Candidate *best_timed(const Explorer *e);
+
+/* Timed with the full repeat, after a probe of one launch once some
+ * candidate has been timed: a candidate PROBE_CUT times slower than the
+ * best so far keeps the probe's time (it cannot come near the best), so
+ * that the slow strategies of a large size (a scalar matrix product at
+ * 512^3 runs about a second a launch) spend one launch each, not the
+ * repeat's, and the budget reaches more of the space */
 static void time_one(Explorer *e, Candidate *cd) {
-  DpiaResult *r = run_candidate(e, cd, false, repeat_of(e));
+  const Candidate *best = best_timed(e);
   double min_ms = 0, median_ms = 0;
+  if (best && repeat_of(e) > 1) {
+    DpiaResult *probe = run_candidate(e, cd, false, 1);
+    bool ran = dpia_result_run_time(probe, &min_ms, &median_ms);
+    if (dpia_result_status(probe) != DPIA_OK || !ran || min_ms > PROBE_CUT * best->min_ms) {
+      timed(e, cd, dpia_result_status(probe), ran, min_ms, median_ms, first_code(probe));
+      dpia_result_free(probe);
+      return;
+    }
+    dpia_result_free(probe);
+  }
+  DpiaResult *r = run_candidate(e, cd, false, repeat_of(e));
   bool ran = dpia_result_run_time(r, &min_ms, &median_ms);
   timed(e, cd, dpia_result_status(r), ran, min_ms, median_ms, first_code(r));
   dpia_result_free(r);
@@ -790,6 +827,12 @@ static void emit_candidate_json(const Explorer *e, Buf *out, const Candidate *cd
       buf_puts(out, ", \"param\": ");
       emit_json_string(out, slot_names[st->slot]);
       emit(out, ", \"value\": %lld", slot_value(e, cd, st->slot));
+    }
+    Slot s2 = step_slot2[templates[cd->tmpl][i]];
+    if (s2 != SLOT_NONE) {
+      buf_puts(out, ", \"param2\": ");
+      emit_json_string(out, slot_names[s2]);
+      emit(out, ", \"value2\": %lld", slot_value(e, cd, s2));
     }
     buf_putc(out, '}');
   }

@@ -332,6 +332,11 @@ static Ast *apply_fn(const Fresh *fr, Ast *f, Ast *x) {
   return let;
 }
 
+Ast *rw_apply_fn(const Fresh *fr, Ast *f, Ast *x) { return apply_fn(fr, f, x); }
+int rw_nchildren(const Ast *e) { return nchildren(e); }
+Ast *rw_child(const Ast *e, int i) { return child(e, i); }
+Ast *rw_subst(const Fresh *fr, const Ast *e, Sym x, Ast *v) { return subst(fr, e, x, v); }
+
 /* ---- matching ---- */
 
 /* f a1 ... an (written either way) as its head and arguments */
@@ -714,6 +719,8 @@ static Ast *rule_match(Match *m, RuleId rule) {
   case RULE_SPLIT_MAP: return rule_split_map(m, &s);
   case RULE_REDUCE_LANES: return rule_reduce_lanes(m, &s);
   case RULE_VECTORISE_LOOP: return rule_vectorise_loop(m, &s);
+  case RULE_REGISTER_TILE: return rule_register_tile(m, &s);
+  case RULE_VECTORISE_TILE: return rule_vectorise_tile(m, &s);
   case RULE_FUSE_REDUCE_MAP: {
     Spine in;
     bool red = (rw_head_is(&s, PRIM_REDUCE) || rw_head_is(&s, PRIM_REDUCE_SEQ)) && s.nargs == 3;
@@ -815,7 +822,7 @@ static void list_node(Lister *l, const Ast *e, int depth) {
   RewriteSite *site = NULL;
   for (int r = 0; r < RULE_COUNT && !en.in_spine; r++) {
     const RuleParamInfo *pi = &rule_param_info[rule_info[r].param];
-    Match m = {l->fr, e, &en, pi->dflt >= 0 ? pi->dflt : pi->lo, true, NULL};
+    Match m = {l->fr, e, &en, pi->dflt >= 0 ? pi->dflt : pi->lo, true, NULL, l->body};
     if (!rule_match(&m, (RuleId)r)) continue;
     if (!site) {
       site = NEW(l->arena, RewriteSite);
@@ -865,7 +872,7 @@ Ast *rewrite_apply(Arena *a, Interner *in, const Program *prog, const Ast *body,
     return NULL;
   }
   Fresh fr = {a, in, prog};
-  Match m = {&fr, e, &en, param, false, why};
+  Match m = {&fr, e, &en, param, false, why, body};
   Ast *rep = rule_match(&m, rule);
   return rep ? replace_at(a, body, steps, nsteps, rep) : NULL;
 }

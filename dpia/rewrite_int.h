@@ -40,6 +40,7 @@ typedef struct Match {
   long long param;
   bool check_only;
   Buf *why;
+  const Ast *root; /* the whole body (registerTile's and vectoriseTile's binders) */
 } Match;
 
 /* trees (rewrite.c, "building trees") */
@@ -60,6 +61,10 @@ Ast *rw_refuse(Match *m, const char *what);
 Spine rw_spine_of(const Ast *e);
 Ast *rw_with_child(Arena *a, const Ast *e, int i, Ast *c);
 Ast *rw_vectors_of(Arena *a, Ast *e, long long n, Span at, bool columns);
+Ast *rw_apply_fn(const Fresh *fr, Ast *f, Ast *x);
+int rw_nchildren(const Ast *e);
+Ast *rw_child(const Ast *e, int i);
+Ast *rw_subst(const Fresh *fr, const Ast *e, Sym x, Ast *v);
 
 /* vectoriseLoop (rewrite_vec.c) */
 Ast *rule_vectorise_loop(Match *m, const Spine *s);
@@ -67,5 +72,9 @@ Ast *rule_vectorise_loop(Match *m, const Spine *s);
 Ast *rule_vectorise_soa(Match *m, const Spine *s);
 /* is xs a kernel parameter of vectors ([N]float4), or a zip with one? */
 bool rw_soa_element(const Match *m, const Ast *xs);
+
+/* registerTile and vectoriseTile (rewrite_tile.c) */
+Ast *rule_register_tile(Match *m, const Spine *s);
+Ast *rule_vectorise_tile(Match *m, const Spine *s);
 
 #endif

@@ -117,6 +117,23 @@ bool rule_param_allows(RuleParam p, long long v);
   X(TREE_REDUCE, "treeReduce", STEPS,                                                                       \
     "reduce f z = iterate k (split 2 >> map (reduce f z)) >> reduce f z",                                   \
     "a plain reduce whose operator is associative with neutral element z, as partialReduce")                \
+  X(REGISTER_TILE, "registerTile", CHUNK,                                                                   \
+    "map (\\x -> ys |> map (\\y -> zip x y |> map g |> reduce f z)) xs = xs |> split n |> map (\\xt -> ys |> " \
+    "map (\\y -> zip (transpose xt) y |> reduce (\\p acc -> zip (fst p) acc |> map (\\q -> f (g (fst q, snd " \
+    "p)) (snd q))) (y |> take 0 |> padCst n 0 z)) |> transpose) |> join",                                    \
+    "a plain map of a plain map whose function reduces zip x y (or a plain map g of it) with any f and z: "   \
+    "x, the outer element, and y, the inner one, appear only there (not in ys, f, g or z); each tile of n "   \
+    "rows keeps its n sums in one accumulator, folded in the same order as before, so that a column y is "  \
+    "read once for the n rows (register tiling, docs/language.md section 21)")                                \
+  X(VECTORISE_TILE, "vectoriseTile", WIDTH,                                                                 \
+    "xs |> split r |> map (\\xt -> transpose b |> map (\\y -> R) |> transpose) |> join = xs |> split r |> " \
+    "map (\\xt -> b |> map (asVector n) |> transpose |> map (\\y -> R) |> transpose) |> join |> join |> "     \
+    "asScalar |> split N",                                                                                  \
+    "registerTile's result over the columns of a matrix b, a parameter [K][N] of the kernel (no other kernel " \
+    "of the program has a parameter b of another type, no lambda or let of the body binds b); R is "          \
+    "reduce (\\p acc -> zip (fst p) acc |> map (\\q -> u)) (y |> take 0 |> padCst r 0 z) (zip c y), u "     \
+    "computes lane by lane (+ - * /, math built-ins, variables, literals, fst and snd of variables) and y "   \
+    "appears only where shown: each work-item computes an r x n tile, its accumulator r vectors of n lanes")  \
   /* lowering rules: a level for each map and reduction, memory for results */                             \
   X(LOWER_GLOBAL, "lowerGlobal", DIM,                                                                       \
     "map = mapGlobal",                                                                                      \

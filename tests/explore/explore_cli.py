@@ -101,7 +101,7 @@ def vector_sums(dpia, root, tmp):
         replay(dpia, tmp, src, 'gesummvHL', timed[0], 'N=64', 'gesummv')
 
 
-def replay(dpia, tmp, src, kernel, cand, sizes, what):
+def replay(dpia, tmp, src, kernel, cand, sizes, what, marks=('(vec ', 'asVector ')):
     """the candidate's derivation replayed rule by rule with `dpia rewrite
     --apply` from src: a program that runs and agrees with the reference
     (its text, or None)"""
@@ -117,7 +117,7 @@ def replay(dpia, tmp, src, kernel, cand, sizes, what):
         if p.returncode != 0:
             return None
         text = p.stdout
-    expect('(vec ' in text and 'asVector ' in text, f'{what}: the replayed derivation:\n{text}')
+    expect(all(m in text for m in marks), f'{what}: the replayed derivation:\n{text}')
     with open(path, 'w') as f:
         f.write(text)
     p = run(dpia, ['run', path, '-k', kernel, '--size', sizes, '--check'])
@@ -157,6 +157,32 @@ def vector_loops(dpia, root, tmp):
         expect(d.get('space') == space and (space > 49 or not any(c['strategy'].startswith('vectoriseLoop')
                                                                   for c in d['candidates'])),
                f'{kernel}: the space with vectoriseLoop: {d.get("space")} strategies, not {space}', p)
+
+
+def register_tiles(dpia, root, tmp):
+    """mm (samples/explore/mm.dpia): registerTile (each work-item RT rows
+    by a vector of CT columns, the RT vector accumulators in registers:
+    mmBlock's strategy) is in the space, derived and timed; replayed rule
+    by rule it runs and agrees with the reference.  Where the rule applies
+    nowhere the step adds nothing to the space (scal's and nbody's spaces
+    in vector_loops stay 49)."""
+    src = os.path.join(root, 'samples', 'explore', 'mm.dpia')
+    d = found(dpia, root, tmp, 'mm.dpia', 'mmHL', 'M=64,N=64,K=64', 'kernel mmHL', False, budget=8)
+    if d is None:
+        return
+    tiles = [c for c in d['candidates'] if c['strategy'].startswith('registerTile RT=')]
+    timed = [c for c in tiles if c['status'] == 'timed']
+    # 58 strategies without the step; RT in 2, 4, 8, CT in 4, 8, 16, then
+    # global, or workgroup L=32 or 64: 27 more (the JSON lists those tried)
+    expect(d['space'] == 58 + 9 * 3 and timed and
+           all(c['status'] in ('timed', 'pending', 'precondition') for c in tiles) and
+           all(re.match(r'registerTile@\. n=(\d+), vectoriseTile@\. n=(\d+), lowerGlobal@[0-9.]+ dim=1, ', c['derivation'])
+               for c in tiles if c['status'] != 'pending') and
+           all(s['param2'] == 'CT' for c in tiles for s in c['steps'][:1]),
+           f'mm: registerTile candidates {[(c["strategy"], c["status"], c["derivation"]) for c in tiles]}')
+    if timed:
+        replay(dpia, tmp, src, 'mmHL', timed[0], 'M=64,N=64,K=64', 'mm',
+               marks=('padCst ', 'map (asVector ', 'asScalar', 'mapGlobal1 '))
 
 
 def any_size(dpia, root, tmp):
@@ -242,6 +268,7 @@ def main():
         found(dpia, root, tmp, 'dot.dpia', 'dotHL', 'N=4096', 'pipeline dotHL', True)
         vector_sums(dpia, root, tmp)
         vector_loops(dpia, root, tmp)
+        register_tiles(dpia, root, tmp)
         any_size(dpia, root, tmp)
         any_size_reductions(dpia, root, tmp)
         a, b, c = sample_of(dpia, root, 11), sample_of(dpia, root, 11), sample_of(dpia, root, 12)

@@ -221,6 +221,30 @@ def main():
         if r.returncode != 1 or got != ['E1104']:
             failures.append(f'part: vectoriseLoop@. exit {r.returncode}, {got}, expected E1104\n{r.stderr}')
 
+    # registerTile, vectoriseTile: refused with their reasons where the
+    # row appears outside zip x y, where a lambda binds the columns'
+    # array's name (its row length would not be the parameter's), and
+    # where the update does not compute lane by lane
+    with tempfile.TemporaryDirectory() as tmp:
+        head = 'kernel k (M N K: nat) (a: [M][K]float) (b: [K][N]float) =\n'
+        tile = ('  a |> split 2 |> map (\\rows -> {cols} |> map (\\c -> zip (transpose rows) c\n'
+                '    |> reduce (\\p acc -> zip (fst p) acc |> map (\\q -> {u})) (c |> take 0 |> padCst 2 0 0.0))\n'
+                '    |> transpose) |> join\n')
+        for name, body, spec, why in (
+                ('row', '  a |> map (\\r -> b |> transpose |> map (\\c -> zip r c |> reduce (\\p s -> s + fst p) (r |> reduce (\\x t -> x + t) 0.0)))\n',
+                 ['registerTile@.', '--param', 'n=2'], 'x or y appears outside zip x y'),
+                ('shadow', '  b |> (\\b -> ' + tile.format(cols='b |> transpose', u='fst q * snd p + snd q').strip() + ')\n',
+                 ['vectoriseTile@0.0', '--param', 'n=4'], 'binds the columns'),
+                ('select', tile.format(cols='b |> transpose', u='select (fst q < 0.0) (snd q) (snd p)'),
+                 ['vectoriseTile@.', '--param', 'n=4'], 'lane by lane')):
+            path = os.path.join(tmp, name + '.dpia')
+            with open(path, 'w') as f:
+                f.write(head + body)
+            r = run(dpia, ['rewrite', path, '-k', 'k', '--diagnostics=json', '--apply'] + spec)
+            got = [d for d in json.loads(r.stdout or '[]') if d.get('level') == 'error']
+            if r.returncode != 1 or [d.get('code') for d in got] != ['E1104'] or why not in got[0].get('message', ''):
+                failures.append(f'{name}: {spec[0]} exit {r.returncode}, {got}, expected E1104 ({why})\n{r.stderr}')
+
     for args in (['--list'], ['--apply', 'lowerSeq@1'], ['-k', 'dotHL'], ['-k', 'dotHL', '--list', '--apply', 'x@.'],
                  ['-k', 'dotHL', '--apply', 'lowerSeq@1', '--json'], ['-k', 'dotHL', '--list', '--bogus']):
         r = run(dpia, ['rewrite', rel] + args)

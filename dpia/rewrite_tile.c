@@ -1,0 +1,258 @@
+/* rewrite_tile.c: the rules registerTile and vectoriseTile (rules.h;
+ * docs/language.md section 21): register tiles of a map of maps whose
+ * elements are reductions over a row and a column, as the hand-written
+ * mmBlock of samples/mm_vec.dpia computes a matrix product.
+ *
+ * registerTile gives a work-item n rows of one column: the n reductions
+ * of zip x_i y (i the rows of the tile) become one reduction over zip
+ * (transpose xt) y, whose accumulator holds the n sums, each folded by
+ * the same f from the same z in the same order as before, so that the
+ * rule is sound for any f and z (nothing is regrouped) while y is read
+ * once for the n rows.  vectoriseTile then makes the column a vector of
+ * n lanes (b's rows read as vectors, map (asVector n) b |> transpose):
+ * the accumulator becomes r vectors, one a row of the tile, each lane the
+ * fold of its own column; the update computes lane by lane, so each
+ * lane computes what the scalar update computed, the row's scalar
+ * broadcast.  Code generation keeps such an accumulator, an array built
+ * from nothing (padCst of take 0: a view, no memory), in private
+ * registers and unrolls its loops (samples/gemm.dpia's kernels). */
+#include "rewrite_int.h"
+
+#include <string.h>
+
+/* does a lambda or let of e bind x? */
+static bool binds(const Ast *e, Sym x) {
+  if ((e->kind == AST_LAMBDA || e->kind == AST_LET) && e->bound == x) return true;
+  for (int i = 0; i < rw_nchildren(e); i++)
+    if (binds(rw_child(e, i), x)) return true;
+  return false;
+}
+
+static bool is_var(const Ast *e, Sym x) { return e->kind == AST_VAR && e->name == x; }
+
+static bool is_num(const SizeAst *s, long long v) { return s && s->kind == SZA_NUM && s->num == (uint64_t)v; }
+
+/* fst (a, b) = a, snd (a, b) = b, and .1 .2 the same: what the tuple
+ * registerTile passes to g leaves after substitution */
+static Ast *project_pairs(Arena *a, Ast *e) {
+  Spine s = rw_spine_of(e);
+  if ((rw_head_is(&s, PRIM_FST) || rw_head_is(&s, PRIM_SND)) && s.nargs == 1 && s.args[0]->kind == AST_TUPLE)
+    return project_pairs(a, rw_head_is(&s, PRIM_FST) ? s.args[0]->lhs : s.args[0]->rhs);
+  if (e->kind == AST_PROJ && e->lhs->kind == AST_TUPLE)
+    return project_pairs(a, e->proj == 1 ? e->lhs->lhs : e->lhs->rhs);
+  Ast *n = e;
+  for (int i = 0; i < rw_nchildren(e); i++) {
+    Ast *c = project_pairs(a, rw_child(e, i));
+    if (c != rw_child(e, i)) n = rw_with_child(a, n, i, c);
+  }
+  return n;
+}
+
+/* f applied to x; when x is a pair of projections (fst q, snd p) and f a
+ * lambda, its parameter is replaced by them (fst and snd of it resolved),
+ * which repeats no work, where a let would bind the pair */
+static Ast *apply_pair(const Fresh *fr, Ast *f, Ast *x) {
+  if (x->kind == AST_TUPLE && f->kind == AST_LAMBDA)
+    return project_pairs(fr->arena, rw_subst(fr, f->body, f->bound, x));
+  return rw_apply_fn(fr, f, x);
+}
+
+/* a of prim p applied to x: fst q, transpose xt */
+static Ast *prim_of(Arena *a, Prim p, Ast *x, Span at) { return rw_mk_app(a, rw_mk_prim(a, p, 0, at), x, false); }
+
+/* ---- registerTile ----
+ * map (\x -> ys |> map (\y -> zip x y |> map g |> reduce f z)) xs
+ *   = xs |> split n
+ *        |> map (\xt -> ys
+ *             |> map (\y -> zip (transpose xt) y
+ *                  |> reduce (\p acc -> zip (fst p) acc |> map (\q -> f (g (fst q, snd p)) (snd q)))
+ *                            (y |> take 0 |> padCst n 0 z))
+ *             |> transpose)
+ *        |> join
+ * Row i of tile t is x_(t*n+i): the reduction's elements are the tile's
+ * column k (transpose xt) and y_k, accumulator i folds g (x_i[k], y[k])
+ * by f, which is the reduction of zip x_i y as it was. */
+Ast *rule_register_tile(Match *m, const Spine *s) {
+  Arena *a = m->fr->arena;
+  const Fresh *fr = m->fr;
+  Spine inner, red, zp, gm;
+  const Ast *fx = s->nargs == 2 && rw_head_is(s, PRIM_MAP) ? s->args[0] : NULL;
+  if (!fx || fx->kind != AST_LAMBDA || !rw_is_app_of(fx->body, PRIM_MAP, 2, &inner) ||
+      inner.args[0]->kind != AST_LAMBDA)
+    return rw_refuse(m, "it is no plain map, applied to its array, of a lambda whose body is a plain map of a lambda");
+  Sym x = fx->bound, y = inner.args[0]->bound;
+  const Ast *ys = inner.args[1], *body = inner.args[0]->body;
+  if (!rw_is_app_of(body, PRIM_REDUCE, 3, &red))
+    return rw_refuse(m, "the inner map's function is no plain reduce applied to its array");
+  const Ast *f = red.args[0], *z = red.args[1], *arr = red.args[2], *g = NULL;
+  if (rw_is_app_of(arr, PRIM_MAP, 2, &gm)) {
+    g = gm.args[0];
+    arr = gm.args[1];
+  }
+  if (!rw_is_app_of(arr, PRIM_ZIP, 2, &zp) || !is_var(zp.args[0], x) || !is_var(zp.args[1], y) || x == y)
+    return rw_refuse(m, "the reduction's array is not zip x y (or a plain map of it), x the outer element and y the "
+                        "inner one");
+  if (rw_count_free(ys, x) || rw_count_free(f, x) || rw_count_free(f, y) || rw_count_free(z, x) ||
+      rw_count_free(z, y) || (g && (rw_count_free(g, x) || rw_count_free(g, y))))
+    return rw_refuse(m, "x or y appears outside zip x y (in the inner map's array, f, g or z)");
+  if (m->check_only) return (Ast *)m->e;
+  Span at = s->head->span;
+  const Ast *xs = s->args[1];
+  const Ast *avoid[] = {f, g, z, ys, xs, body};
+  Sym xt = rw_fresh_name(fr, arena_printf(a, "%ss", x), avoid, 6);
+  Sym p = rw_fresh_name(fr, "p", avoid, 6);
+  const Ast *avoid2[] = {f, g, z, ys, xs, body, rw_mk_var(a, xt, at), rw_mk_var(a, p, at)};
+  Sym acc = rw_fresh_name(fr, "acc", avoid2, 8);
+  const Ast *avoid3[] = {f, g, z, ys, xs, body, rw_mk_var(a, xt, at), rw_mk_var(a, p, at), rw_mk_var(a, acc, at)};
+  Sym q = rw_fresh_name(fr, "q", avoid3, 9);
+  /* the element of the old reduction, (x_i[k], y[k]) */
+  Ast *elem = rw_mk(a, AST_TUPLE, at);
+  elem->lhs = prim_of(a, PRIM_FST, rw_mk_var(a, q, at), at);
+  elem->rhs = prim_of(a, PRIM_SND, rw_mk_var(a, p, at), at);
+  Ast *gv = g ? apply_pair(fr, (Ast *)g, elem) : elem;
+  Ast *upd = rw_apply_fn(fr, apply_pair(fr, (Ast *)f, gv), prim_of(a, PRIM_SND, rw_mk_var(a, q, at), at));
+  Ast *accs =
+      rw_mk_app(a, rw_mk_app(a, rw_mk_prim(a, PRIM_ZIP, 0, at), prim_of(a, PRIM_FST, rw_mk_var(a, p, at), at), false),
+                rw_mk_var(a, acc, at), false);
+  Ast *map_upd = rw_mk_app(a, rw_mk_prim(a, PRIM_MAP, 0, at), rw_mk_lambda(a, q, upd, at), false);
+  Ast *op = rw_mk_lambda(a, p, rw_mk_lambda(a, acc, rw_mk_stages(a, accs, &map_upd, 1), at), at);
+  /* n copies of z, an array made from nothing: y |> take 0 |> padCst n 0 z */
+  Ast *take = rw_mk_sized(a, PRIM_TAKE, rw_mk_num(a, 0), at);
+  Ast *pad = rw_mk_sized(a, PRIM_PAD_CST, rw_mk_num(a, m->param), at);
+  pad->sizes[1] = rw_mk_num(a, 0);
+  Ast *pad_stages[] = {take, rw_mk_app(a, pad, (Ast *)z, false)};
+  Ast *init = rw_mk_stages(a, rw_mk_var(a, y, at), pad_stages, 2);
+  Ast *pairs = rw_mk_app(
+      a, rw_mk_app(a, rw_mk_prim(a, PRIM_ZIP, 0, at), prim_of(a, PRIM_TRANSPOSE, rw_mk_var(a, xt, at), at), false),
+      rw_mk_var(a, y, at), false);
+  Ast *reduce = rw_mk_app(a, rw_mk_app(a, rw_mk_prim(a, PRIM_REDUCE, 0, at), op, false), init, false);
+  Ast *col = rw_mk_lambda(a, y, rw_mk_stages(a, pairs, &reduce, 1), inner.args[0]->span);
+  Ast *col_stages[] = {rw_mk_app(a, rw_mk_prim(a, PRIM_MAP, 0, at), col, false), rw_mk_prim(a, PRIM_TRANSPOSE, 0, at)};
+  Ast *row = rw_mk_lambda(a, xt, rw_mk_stages(a, (Ast *)ys, col_stages, 2), fx->span);
+  Ast *stages[] = {rw_mk_sized(a, PRIM_SPLIT, rw_mk_num(a, m->param), at),
+                   rw_mk_app(a, rw_mk_prim(a, PRIM_MAP, 0, at), row, false), rw_mk_prim(a, PRIM_JOIN, 0, at)};
+  return rw_mk_stages(a, (Ast *)xs, stages, 3);
+}
+
+/* ---- vectoriseTile ---- */
+
+/* e computes lane by lane: arithmetic, math built-ins, variables,
+ * literals, fst and snd of variables (the update of a tile's
+ * accumulator, whose variables are scalars or vectors of the lanes) */
+static bool lanewise_update(const Ast *e) {
+  switch (e->kind) {
+  case AST_VAR:
+  case AST_INT:
+  case AST_FLOAT: return true;
+  case AST_BINOP:
+    return (e->op == BIN_ADD || e->op == BIN_SUB || e->op == BIN_MUL || e->op == BIN_DIV) && lanewise_update(e->lhs) &&
+           lanewise_update(e->rhs);
+  case AST_NEG: return lanewise_update(e->lhs);
+  case AST_PROJ: return e->lhs->kind == AST_VAR;
+  case AST_APP: {
+    Spine s = rw_spine_of(e);
+    if (s.head->kind != AST_PRIM) return false;
+    Prim p = s.head->prim;
+    if (p == PRIM_FST || p == PRIM_SND) return s.nargs == 1 && s.args[0]->kind == AST_VAR;
+    if (prim_family(p) != PFAM_MATH || s.nargs != prim_arity_of(p)) return false;
+    for (int i = 0; i < s.nargs; i++)
+      if (!lanewise_update(s.args[i])) return false;
+    return true;
+  }
+  default: return false;
+  }
+}
+
+static bool same_size(const SizeAst *a, const SizeAst *b) {
+  if (a->kind != b->kind) return false;
+  if (a->kind == SZA_NUM) return a->num == b->num;
+  if (a->kind == SZA_VAR) return a->name == b->name || strcmp(a->name, b->name) == 0;
+  return same_size(a->lhs, b->lhs) && same_size(a->rhs, b->rhs);
+}
+
+/* N of the kernel parameter b: [K][N]T; NULL (why) if no kernel of the
+ * program has such a b, two have different N, or a declaration is named
+ * b.  The kernel whose body is rewritten is one of the program's, and b
+ * is free in it (no binder of the body binds it): it is that parameter. */
+static const SizeAst *row_length(Match *m, Sym b) {
+  const Program *prog = m->fr->prog;
+  const SizeAst *n = NULL;
+  for (int i = 0; i < prog->ndecls; i++) {
+    const Decl *d = prog->decls[i];
+    if (d->name == b) {
+      rw_refuse(m, "a declaration of the program has the columns' array's name");
+      return NULL;
+    }
+    if (!d->is_kernel) continue;
+    for (int j = 0; j < d->nparams; j++) {
+      const TypeAst *t = d->params[j].type;
+      if (d->params[j].name != b || !t) continue;
+      if (t->kind == TYA_EXP) t = t->elem;
+      if (!t || t->kind != TYA_ARRAY || !t->elem || t->elem->kind != TYA_ARRAY) continue;
+      if (n && !same_size(n, t->elem->size)) {
+        rw_refuse(m, "two kernels have a parameter of the columns' array's name with different row lengths");
+        return NULL;
+      }
+      n = t->elem->size;
+    }
+  }
+  if (!n) rw_refuse(m, "the columns' array is no kernel parameter [K][N]");
+  return n;
+}
+
+/* xs |> split r |> map (\xt -> transpose b |> map (\y -> R) |> transpose) |> join
+ *   = xs |> split r |> map (\xt -> b |> map (asVector n) |> transpose |> map (\y -> R) |> transpose)
+ *        |> join |> join |> asScalar |> split N
+ * The tiles' results, [M/r][r][N/n] vectors, are rows of N scalars once
+ * joined and cut at N (a map of asScalar over each row would be a view
+ * map after a grid map that is not written through, E0604). */
+Ast *rule_vectorise_tile(Match *m, const Spine *s) {
+  Arena *a = m->fr->arena;
+  Spine rows, split, tr1, cols, tr2, red, pad, take, zp, upd;
+  if (!rw_head_is(s, PRIM_JOIN) || s->nargs != 1 || !rw_is_app_of(s->args[0], PRIM_MAP, 2, &rows) ||
+      !rw_is_app_of(rows.args[1], PRIM_SPLIT, 1, &split) || rows.args[0]->kind != AST_LAMBDA)
+    return rw_refuse(m, "it is no join of a plain map over the tiles of split r xs");
+  const Ast *rowfn = rows.args[0];
+  if (!rw_is_app_of(rowfn->body, PRIM_TRANSPOSE, 1, &tr1) || !rw_is_app_of(tr1.args[0], PRIM_MAP, 2, &cols) ||
+      !rw_is_app_of(cols.args[1], PRIM_TRANSPOSE, 1, &tr2) || tr2.args[0]->kind != AST_VAR ||
+      cols.args[0]->kind != AST_LAMBDA)
+    return rw_refuse(m, "the tile's function is not transpose b |> map (\\y -> R) |> transpose, b a variable");
+  Sym b = tr2.args[0]->name, y = cols.args[0]->bound;
+  const Ast *r = cols.args[0]->body;
+  if (!rw_is_app_of(r, PRIM_REDUCE, 3, &red) || !rw_is_app_of(red.args[1], PRIM_PAD_CST, 2, &pad) ||
+      !rw_is_app_of(pad.args[1], PRIM_TAKE, 1, &take) || !is_var(take.args[0], y) || !is_num(take.head->sizes[0], 0) ||
+      !is_num(pad.head->sizes[1], 0) || !rw_is_app_of(red.args[2], PRIM_ZIP, 2, &zp) || !is_var(zp.args[1], y))
+    return rw_refuse(m,
+                     "the column's function is not reduce F (y |> take 0 |> padCst r 0 z) (zip c y) (registerTile's)");
+  const Ast *op = red.args[0];
+  if (rw_count_free(op, y) || rw_count_free(pad.args[0], y) || rw_count_free(zp.args[0], y))
+    return rw_refuse(m, "the column y appears outside zip c y and take 0 y");
+  if (op->kind != AST_LAMBDA || op->body->kind != AST_LAMBDA || !rw_is_app_of(op->body->body, PRIM_MAP, 2, &upd) ||
+      upd.args[0]->kind != AST_LAMBDA || !lanewise_update(upd.args[0]->body))
+    return rw_refuse(m,
+                     "the reduction's operator is not \\p acc -> zip (fst p) acc |> map (\\q -> u), u computing lane "
+                     "by lane (+ - * /, math built-ins, variables, literals, fst and snd of variables)");
+  Spine accs, fp;
+  Sym p = op->bound, acc = op->body->bound;
+  if (!rw_is_app_of(upd.args[1], PRIM_ZIP, 2, &accs) || !rw_is_app_of(accs.args[0], PRIM_FST, 1, &fp) ||
+      !is_var(fp.args[0], p) || !is_var(accs.args[1], acc) || p == acc)
+    return rw_refuse(m, "the accumulator's update does not map over zip (fst p) acc");
+  if (!m->root || binds(m->root, b))
+    return rw_refuse(m, "a lambda or let of the kernel's body binds the columns' array's name");
+  const SizeAst *n = row_length(m, b);
+  if (!n) return NULL;
+  if (m->check_only) return (Ast *)m->e;
+  Span at = s->head->span;
+  Ast *map = rw_mk_prim(a, PRIM_MAP, 0, at);
+  Ast *vec_stages[] = {rw_mk_app(a, map, rw_mk_sized(a, PRIM_AS_VECTOR, rw_mk_num(a, m->param), at), false),
+                       rw_mk_prim(a, PRIM_TRANSPOSE, 0, at), rw_mk_app(a, (Ast *)cols.head, (Ast *)cols.args[0], false),
+                       (Ast *)tr1.head};
+  Ast *tile = rw_mk_lambda(a, rowfn->bound, rw_mk_stages(a, (Ast *)tr2.args[0], vec_stages, 4), rowfn->span);
+  Ast *stages[] = {(Ast *)split.head,
+                   rw_mk_app(a, (Ast *)rows.head, tile, false),
+                   (Ast *)s->head,
+                   rw_mk_prim(a, PRIM_JOIN, 0, at),
+                   rw_mk_prim(a, PRIM_AS_SCALAR, 0, at),
+                   rw_mk_sized(a, PRIM_SPLIT, (SizeAst *)n, at)};
+  return rw_mk_stages(a, (Ast *)split.args[0], stages, 6);
+}
