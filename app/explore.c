@@ -859,14 +859,14 @@ static void retime(Explorer *e, Candidate **ranked, int n) {
   double t0 = elapsed(e);
   Candidate *turn[RETIME];
   int repeat[RETIME];
-  for (int r = 0; r < RETIME_ROUNDS; r++) {
+  for (int r = 0; r < RETIME_ROUNDS && !e->evaluator_failed; r++) {
     for (int i = 0; i < k; i++) {
       turn[i] = ranked[(i + r) % k];
       repeat[i] = retime_repeat(e, turn[i]);
     }
     if (e->x->evaluate) {
       DpiaExploreRun *runs;
-      if (!evaluate_elsewhere(e, turn, k, false, repeat, &runs)) return;
+      if (!evaluate_elsewhere(e, turn, k, false, repeat, &runs)) break; /* the rounds so far count */
       for (int i = 0; i < k; i++)
         if (runs[i].status == DPIA_OK) turn[i]->rounds_ms[turn[i]->nrounds++] = runs[i].min_ms;
       continue;
