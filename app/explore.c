@@ -231,7 +231,16 @@ enum {
   DEFAULT_REPEAT = 5,
   BATCH_PER_JOB = 4, /* candidates checked per --jobs before they are timed */
   PROBE_CUT = 3,     /* a probe this many times the best's time is not timed again (time_one) */
+  /* the re-timing at the end (docs/explore.md "The re-timing"): the
+   * RETIME fastest of the search run again in RETIME_ROUNDS rounds, in
+   * turns, each round begun by another */
+  RETIME = 4,
+  RETIME_ROUNDS = 3,
+  RETIME_MAX_FACTOR = 10,
 };
+#define RETIME_LAUNCH_MS 200.0
+/* the most of the budget the search leaves the re-timing */
+#define RETIME_BUDGET_SHARE 0.25
 #define DEFAULT_BUDGET_S 60.0
 
 /* ---- candidates ---- */
@@ -269,6 +278,9 @@ typedef struct Candidate {
   const char *why;     /* the code of the first error, when refused */
   double min_ms, median_ms;
   double found_s;      /* when it was timed, from the start */
+  int nrounds;         /* the re-timing's rounds that ran it (0: not re-timed) */
+  double rounds_ms[RETIME_ROUNDS]; /* each round's fastest launch */
+  double retimed_ms;   /* the fastest of the rounds: its time in the ranking */
   int check;           /* -1: not checked; 0 differs; 1 agrees */
   int order;           /* the order tried (0, 1, ...) */
 } Candidate;
@@ -288,6 +300,10 @@ typedef struct Explorer {
   int *sample; /* the seed's draw: candidate indices */
   int nsample;
   bool evaluator_failed; /* DpiaExplore.evaluate returned non-zero: the search stops */
+  double run_s;          /* the time the timing runs took, to foresee the re-timing's */
+  int nruns;
+  int nretimed;          /* candidates re-timed at the end */
+  double retime_s;       /* the time the re-timing took */
 } Explorer;
 
 static double elapsed(const Explorer *e) {
@@ -296,8 +312,20 @@ static double elapsed(const Explorer *e) {
   return (double)(now.tv_sec - e->start.tv_sec) + (double)(now.tv_nsec - e->start.tv_nsec) * 1e-9;
 }
 
-/* the search goes on while the budget lasts and the evaluator answers */
-static bool spent(const Explorer *e) { return e->evaluator_failed || elapsed(e) > e->budget; }
+/* the time the re-timing at the end is expected to take: RETIME *
+ * RETIME_ROUNDS runs of the mean time of a run so far, at most a share of
+ * the budget (a first run is slower: the OpenCL build; later ones of the
+ * same program find it in the driver's cache) */
+static double retime_reserve(const Explorer *e) {
+  if (e->nruns == 0) return 0;
+  double r = RETIME * RETIME_ROUNDS * e->run_s / e->nruns;
+  return r < e->budget * RETIME_BUDGET_SHARE ? r : e->budget * RETIME_BUDGET_SHARE;
+}
+
+/* the search goes on while the budget, less the re-timing's share,
+ * lasts and the evaluator answers */
+static bool over_time(const Explorer *e) { return elapsed(e) > e->budget - retime_reserve(e); }
+static bool spent(const Explorer *e) { return e->evaluator_failed || over_time(e); }
 
 static bool is_reduce(const Ast *e) {
   while (e->kind == AST_APP) e = e->lhs;
@@ -617,7 +645,12 @@ static void time_one(Explorer *e, Candidate *cd) {
     }
     dpia_result_free(probe);
   }
+  /* the full runs' time foresees the re-timing's (retime_reserve): the
+   * candidates a probe leaves out are not among the fastest it re-times */
+  double t0 = elapsed(e);
   DpiaResult *r = run_candidate(e, cd, false, repeat_of(e));
+  e->run_s += elapsed(e) - t0;
+  e->nruns++;
   bool ran = dpia_result_run_time(r, &min_ms, &median_ms);
   timed(e, cd, dpia_result_status(r), ran, min_ms, median_ms, first_code(r));
   dpia_result_free(r);
@@ -626,7 +659,8 @@ static void time_one(Explorer *e, Candidate *cd) {
 /* ---- an evaluator of the caller's (DpiaExplore.evaluate) ---- */
 
 /* the runs of cands[0..n) handed to the evaluator: false when it failed */
-static bool evaluate_elsewhere(Explorer *e, Candidate **cands, int n, bool check, DpiaExploreRun **out) {
+static bool evaluate_elsewhere(Explorer *e, Candidate **cands, int n, bool check, const int *repeat,
+                               DpiaExploreRun **out) {
   DpiaExploreRun *runs = NEWARRAY(e->c->arena, DpiaExploreRun, n ? n : 1);
   for (int i = 0; i < n; i++) {
     runs[i] = (DpiaExploreRun){.id = (int)(cands[i] - e->cands),
@@ -634,7 +668,7 @@ static bool evaluate_elsewhere(Explorer *e, Candidate **cands, int n, bool check
                                .program = cands[i]->program,
                                .kernel = cands[i]->kname,
                                .check = check,
-                               .repeat = check ? 1 : repeat_of(e),
+                               .repeat = check ? 1 : repeat ? repeat[i] : repeat_of(e),
                                .status = DPIA_EINTERNAL};
   }
   *out = runs;
@@ -654,7 +688,11 @@ static const char *run_reason(Explorer *e, const DpiaExploreRun *run) {
 static void time_elsewhere(Explorer *e, Candidate **batch, int n) {
   DpiaExploreRun *runs;
   if (n == 0) return; /* none of the batch checks: nothing to ask */
-  if (!evaluate_elsewhere(e, batch, n, false, &runs)) {
+  double t0 = elapsed(e);
+  bool answered = evaluate_elsewhere(e, batch, n, false, NULL, &runs);
+  e->run_s += elapsed(e) - t0; /* a batch may run at once on several workers: the share of each */
+  e->nruns += n;
+  if (!answered) {
     for (int i = 0; i < n; i++) { /* not timed: not tried */
       batch[i]->order = -1;
       e->tried--;
@@ -665,6 +703,9 @@ static void time_elsewhere(Explorer *e, Candidate **batch, int n) {
     timed(e, batch[i], runs[i].status, runs[i].status == DPIA_OK, runs[i].min_ms, runs[i].median_ms,
           run_reason(e, &runs[i]));
 }
+
+/* a timed candidate's time in the ranking: its re-timing's, if it was re-timed */
+static double rank_ms(const Candidate *cd) { return cd->nrounds ? cd->retimed_ms : cd->min_ms; }
 
 static const Candidate *best_timed(const Explorer *e) {
   const Candidate *best = NULL;
@@ -709,7 +750,7 @@ static void evaluate_batch(Explorer *e, const int *idx, int n) {
   }
   for (int i = 0; i < nb; i++) {
     if (batch[i]->state != CAND_PENDING) continue;
-    if (elapsed(e) > e->budget) { /* derived and checked, not timed: not tried */
+    if (over_time(e)) { /* derived and checked, not timed: not tried */
       batch[i]->order = -1;
       e->tried--;
       continue;
@@ -726,13 +767,44 @@ static void evaluate(Explorer *e, const int *idx, int n) {
   for (int i = 0; i < n && !spent(e); i += batch) evaluate_batch(e, idx + i, n - i < batch ? n - i : batch);
 }
 
+static int template_length(int t) {
+  int n = 0;
+  while (n < MAX_TEMPLATE && templates[t][n] != STEP_COUNT) n++;
+  return n;
+}
+
+/* is o cd's strategy with its last step replaced by another (global,
+ * workgroup, chunk ...), the steps before it and their values the same,
+ * the new step's value, if it has one, the middle of its slot's values? */
+static bool other_last_step(const Explorer *e, const Candidate *cd, const Candidate *o) {
+  int len = template_length(cd->tmpl);
+  if (o->tmpl == cd->tmpl || template_length(o->tmpl) != len) return false;
+  bool before[SLOT_COUNT] = {false};
+  for (int i = 0; i + 1 < len; i++) {
+    if (templates[o->tmpl][i] != templates[cd->tmpl][i]) return false;
+    before[step_info[templates[cd->tmpl][i]].slot] = true;
+  }
+  Slot last = step_info[templates[o->tmpl][len - 1]].slot;
+  for (int s = 1; s < SLOT_COUNT; s++) {
+    if (before[s] && o->value[s] != cd->value[s]) return false;
+    if (!before[s] && s == (int)last && o->value[s] != e->nvalues[s] / 2) return false;
+  }
+  return true;
+}
+
 /* the untried neighbours of cd: the same strategy, one slot one value
- * up or down */
+ * up or down; or the strategy with another last step (other_last_step),
+ * so that a search which found a good first step (vectoriseSums W=8)
+ * tries it with each way of spreading the work */
 static int neighbours(const Explorer *e, const Candidate *cd, int *out) {
   int n = 0;
   for (int i = 0; i < e->ncands; i++) {
     const Candidate *o = &e->cands[i];
-    if (o->tmpl != cd->tmpl || o->order >= 0) continue;
+    if (o->order >= 0) continue;
+    if (o->tmpl != cd->tmpl) {
+      if (other_last_step(e, cd, o)) out[n++] = i;
+      continue;
+    }
     int diff = 0;
     for (int s = 0; s < SLOT_COUNT; s++) {
       int d = o->value[s] - cd->value[s];
@@ -789,12 +861,70 @@ static void search(Explorer *e) {
 
 /* ---- the report ---- */
 
+/* the ranking: the re-timed by their re-timing, then the others timed
+ * by the search's time, then the rest in the order tried */
 static int by_time(const void *pa, const void *pb) {
   const Candidate *a = *(Candidate *const *)pa, *b = *(Candidate *const *)pb;
   bool ta = a->state == CAND_TIMED, tb = b->state == CAND_TIMED;
   if (ta != tb) return ta ? -1 : 1;
-  if (ta && a->min_ms != b->min_ms) return a->min_ms < b->min_ms ? -1 : 1;
+  if (ta && (a->nrounds > 0) != (b->nrounds > 0)) return a->nrounds ? -1 : 1;
+  if (ta && rank_ms(a) != rank_ms(b)) return rank_ms(a) < rank_ms(b) ? -1 : 1;
   return a->order - b->order;
+}
+
+/* The re-timing (docs/explore.md): the search times each candidate once,
+ * at its own moment, so that on a busy machine two candidates' times
+ * differ by the load of their moments as much as by their speed, and the
+ * fastest of the search is often not the fastest.  The RETIME fastest
+ * are run again, RETIME_ROUNDS rounds of each in turn (round r begins
+ * with the r-th), so that each meets every moment's load alike; a
+ * candidate's time in the ranking is then its fastest launch of the
+ * rounds.  ranked: by the search's times. */
+/* the launches of a re-timing run: a run's translation and OpenCL build
+ * take far longer than a short kernel's launches, so that more of them
+ * cost little and give the load more chances to leave one launch alone:
+ * about RETIME_LAUNCH_MS of launches (by the search's median), from
+ * --repeat to RETIME_MAX_FACTOR times it */
+static int retime_repeat(const Explorer *e, const Candidate *cd) {
+  int lo = repeat_of(e), hi = lo * RETIME_MAX_FACTOR;
+  double want = cd->median_ms > 0 ? RETIME_LAUNCH_MS / cd->median_ms : hi;
+  return want < lo ? lo : want > hi ? hi : (int)want;
+}
+
+static void retime(Explorer *e, Candidate **ranked, int n) {
+  int k = 0;
+  while (k < n && k < RETIME && ranked[k]->state == CAND_TIMED) k++;
+  if (k < 2 || e->evaluator_failed) return; /* one alone has nothing to be compared with */
+  double t0 = elapsed(e);
+  Candidate *turn[RETIME];
+  int repeat[RETIME];
+  for (int r = 0; r < RETIME_ROUNDS && !e->evaluator_failed; r++) {
+    for (int i = 0; i < k; i++) {
+      turn[i] = ranked[(i + r) % k];
+      repeat[i] = retime_repeat(e, turn[i]);
+    }
+    if (e->x->evaluate) {
+      DpiaExploreRun *runs;
+      if (!evaluate_elsewhere(e, turn, k, false, repeat, &runs)) break; /* the rounds so far count */
+      for (int i = 0; i < k; i++)
+        if (runs[i].status == DPIA_OK) turn[i]->rounds_ms[turn[i]->nrounds++] = runs[i].min_ms;
+      continue;
+    }
+    for (int i = 0; i < k; i++) {
+      DpiaResult *res = run_candidate(e, turn[i], false, repeat[i]);
+      double min_ms = 0, median_ms = 0;
+      if (dpia_result_status(res) == DPIA_OK && dpia_result_run_time(res, &min_ms, &median_ms))
+        turn[i]->rounds_ms[turn[i]->nrounds++] = min_ms;
+      dpia_result_free(res);
+    }
+  }
+  for (int i = 0; i < k; i++) {
+    Candidate *cd = ranked[i];
+    for (int r = 0; r < cd->nrounds; r++)
+      if (r == 0 || cd->rounds_ms[r] < cd->retimed_ms) cd->retimed_ms = cd->rounds_ms[r];
+  }
+  e->nretimed = k;
+  e->retime_s = elapsed(e) - t0;
 }
 
 /* the fastest that agrees with the reference interpreter */
@@ -802,7 +932,7 @@ static Candidate *check_best(Explorer *e, Candidate **ranked, int n) {
   for (int i = 0; i < n && i < CHECK_TRIES && ranked[i]->state == CAND_TIMED && !e->evaluator_failed; i++) {
     if (e->x->evaluate) {
       DpiaExploreRun *run;
-      if (!evaluate_elsewhere(e, &ranked[i], 1, true, &run)) return NULL;
+      if (!evaluate_elsewhere(e, &ranked[i], 1, true, NULL, &run)) return NULL;
       ranked[i]->check = run->status == DPIA_OK;
     } else {
       DpiaResult *r = run_candidate(e, ranked[i], true, 1);
@@ -844,6 +974,13 @@ static void emit_candidate_json(const Explorer *e, Buf *out, const Candidate *cd
   if (cd->state == CAND_TIMED) emit(out, ", \"min_ms\": %.6g, \"median_ms\": %.6g, \"found_s\": %.3f", cd->min_ms,
                                     cd->median_ms, cd->found_s);
   else buf_puts(out, ", \"min_ms\": null, \"median_ms\": null, \"found_s\": null");
+  if (cd->nrounds) {
+    emit(out, ", \"retimed_ms\": %.6g, \"rounds_ms\": [", cd->retimed_ms);
+    for (int r = 0; r < cd->nrounds; r++) emit(out, "%s%.6g", r ? ", " : "", cd->rounds_ms[r]);
+    buf_putc(out, ']');
+  } else buf_puts(out, ", \"retimed_ms\": null, \"rounds_ms\": []");
+  if (cd->order >= 0) emit(out, ", \"order\": %d", cd->order);
+  else buf_puts(out, ", \"order\": null");
   emit(out, ", \"check\": %s}", cd->check < 0 ? "null" : cd->check ? "\"ok\"" : "\"differs\"");
 }
 
@@ -864,7 +1001,9 @@ static void report(Explorer *e, Candidate **ranked, int n, const Candidate *best
     }
     emit(out, "}, \"seed\": %llu, \"budget_s\": %g, \"search\": \"%s\", \"space\": %d, \"tried\": %d, \"timed\": %d, ",
          (unsigned long long)o->seed, e->budget, exhaustive ? "exhaustive" : "sampled", e->ncands, e->tried, timed);
-    emit(out, "\"elapsed_s\": %.3f, \"pipeline\": %s, \"sample\": [", elapsed(e), e->whole ? "true" : "false");
+    emit(out, "\"elapsed_s\": %.3f, \"pipeline\": %s, ", elapsed(e), e->whole ? "true" : "false");
+    emit(out, "\"retiming\": {\"candidates\": %d, \"rounds\": %d, \"elapsed_s\": %.3f}, \"sample\": [", e->nretimed,
+         e->nretimed ? RETIME_ROUNDS : 0, e->retime_s);
     for (int i = 0; i < e->nsample; i++) emit(out, "%s%d", i ? ", " : "", e->sample[i]);
     buf_puts(out, "], \"best\": ");
     if (best) emit_candidate_json(e, out, best);
@@ -889,17 +1028,26 @@ static void report(Explorer *e, Candidate **ranked, int n, const Candidate *best
     emit(out, "  %s is a whole reduction: each strategy is a pipeline of its partial sums (%sParts) and their sum "
               "on one work-item (%sSum), timed together\n",
          e->k->name, e->k->name, e->k->name);
+  if (e->nretimed)
+    emit(out, "  the %d fastest re-timed: %d rounds of each in turn, %.1f s; ranked by the fastest of the rounds\n",
+         e->nretimed, RETIME_ROUNDS, e->retime_s);
   for (int i = 0, rank = 0; i < n && ranked[i]->state == CAND_TIMED; i++) {
     const Candidate *cd = ranked[i];
-    emit(out, "%3d. %9.4f ms  %s%s\n       %s\n", ++rank, cd->min_ms, strategy_text(e, cd),
-         cd->check < 0 ? "" : cd->check ? "  [checked: ok]" : "  [checked: DIFFERS]", cd->derivation.data);
+    emit(out, "%3d. %9.4f ms  %s%s\n", ++rank, rank_ms(cd), strategy_text(e, cd),
+         cd->check < 0 ? "" : cd->check ? "  [checked: ok]" : "  [checked: DIFFERS]");
+    if (cd->nrounds) {
+      emit(out, "       re-timed:");
+      for (int r = 0; r < cd->nrounds; r++) emit(out, " %.4f", cd->rounds_ms[r]);
+      emit(out, " ms; in the search %.4f ms\n", cd->min_ms);
+    }
+    emit(out, "       %s\n", cd->derivation.data);
   }
   int counts[CAND_TIMED + 1] = {0};
   for (int i = 0; i < n; i++)
     if (ranked[i]->order >= 0) counts[ranked[i]->state]++;
   emit(out, "  not derived %d, rejected by check %d, preconditions %d, failed %d\n", counts[CAND_NOT_DERIVED],
        counts[CAND_REJECTED], counts[CAND_PRECONDITION], counts[CAND_FAILED]);
-  if (best) emit(out, "best: %s (%.4f ms), agrees with the reference interpreter\n", strategy_text(e, best), best->min_ms);
+  if (best) emit(out, "best: %s (%.4f ms), agrees with the reference interpreter\n", strategy_text(e, best), rank_ms(best));
 }
 
 /* the best as a program, its derivation a comment */
@@ -909,8 +1057,8 @@ static const char *best_program(Explorer *e, const Candidate *best) {
   const DpiaOptions *o = e->c->opt;
   emit(&b, "-- Derived by dpia explore from %s, kernel %s, at", e->c->src.name, e->k->name);
   for (int i = 0; i < o->nsizes; i++) emit(&b, " %s=%lld", o->size_names[i], o->size_values[i]);
-  emit(&b, ":\n-- the fastest of %d strategies tried, %.4f ms, checked against the reference interpreter.\n",
-       e->tried, best->min_ms);
+  emit(&b, ":\n-- the fastest of %d strategies tried, %.4f ms%s, checked against the reference interpreter.\n",
+       e->tried, rank_ms(best), best->nrounds ? " (re-timed)" : "");
   emit(&b, "-- strategy: %s\n-- derivation: %s\n", strategy_text(e, best), best->derivation.data);
   if (best->partial)
     emit(&b, "-- %s is a pipeline: the partial sums, then their sum on one work-item.\n", e->k->name);
@@ -971,6 +1119,8 @@ int pass_explore(Ctx *c) {
   search(&e);
   Candidate **ranked = NEWARRAY(c->arena, Candidate *, e.ncands ? e.ncands : 1);
   for (int i = 0; i < e.ncands; i++) ranked[i] = &e.cands[i];
+  qsort(ranked, (size_t)e.ncands, sizeof *ranked, by_time);
+  retime(&e, ranked, e.ncands);
   qsort(ranked, (size_t)e.ncands, sizeof *ranked, by_time);
   Candidate *best = check_best(&e, ranked, e.ncands);
   report(&e, ranked, e.ncands, best);

@@ -18,7 +18,16 @@ the search derives a pipeline of two kernels, so it is compared with the
 hand-written pipelines (asum_full.dpia, dot_full.dpia), timed as
 `dpia run -k PIPELINE` times them.  The machine's load is printed: on a
 shared machine the times vary with it.
+
+Under each row: every hand-written kernel's time, and `same OpenCL as K`
+when the found kernel translates to the OpenCL C of the hand-written K
+(`dpia translate`, but for the kernel's name and the header comment):
+then the two differ only by the noise of the timing, which the ratio
+against the fastest of several hand-written kernels, each timed --rounds
+times, is biased by (the fastest of more timings of the same speed is
+lower).
 """
+import re
 import argparse
 import json
 import os
@@ -70,6 +79,17 @@ def time_of(dpia, path, kernel, sizes):
     return json.loads(p.stdout)['min_ms']
 
 
+def opencl(dpia, path, kernel, sizes):
+    """the kernel's OpenCL C without its header comment, its name a
+    placeholder and the whitespace collapsed (the parameters are aligned
+    after the name); None for a pipeline or a failure"""
+    p = subprocess.run([dpia, 'translate', path, '-k', kernel], capture_output=True, text=True, timeout=600)
+    if p.returncode != 0 or len(re.findall(r'^kernel ', p.stdout, re.M)) != 1:
+        return None
+    text = re.sub(r'^/\*.*?\*/', '', p.stdout, count=1, flags=re.S)
+    return ' '.join(re.sub(r'\b%s\b' % re.escape(kernel), 'KERNEL', text).split())
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--build', default='build')
@@ -111,11 +131,14 @@ def main():
                         times[name].append(t)
             found = min(times['found']) if times['found'] else None
             hand_best = min(((min(v), n) for n, v in times.items() if n != 'found' and v), default=None)
+            mine = opencl(dpia, best_path, kernel, sizes)
+            same = [k for f, k in hand if mine and opencl(dpia, os.path.join(root, 'samples', f), k, sizes) == mine]
+            hands = ', '.join(f'{n} {min(v):.4f}' for n, v in times.items() if n != 'found' and v)
             rows.append((kernel, best['strategy'], best['rules'], d['tried'], d['space'], best['found_s'],
-                         (found, hand_best)))
+                         (found, hand_best), hands, same))
     print(f'{"program":10} {"strategy found":34} {"rules":>5} {"tried":>9} {"found at":>9} '
           f'{"found ms":>9} {"hand ms":>9} {"hand-written":14} {"ratio":>6}')
-    for kernel, strategy, rules, tried, space, found_s, t in rows:
+    for kernel, strategy, rules, tried, space, found_s, t, *more in rows:
         if strategy is None:
             print(f'{kernel:10} (nothing found)')
             continue
@@ -125,6 +148,7 @@ def main():
         print(f'{kernel:10} {strategy:34} {rules:5} {tried:4}/{space:<4} {found_s:8.1f}s '
               f'{found if found else float("nan"):9.4f} {hand_ms if hand_ms else float("nan"):9.4f} '
               f'{hand_name:14} {ratio}')
+        print(f'    hand-written ms: {more[0]}' + (f'; same OpenCL as {", ".join(more[1])}' if more[1] else ''))
     print(f'load average {load()}')
     return 0
 

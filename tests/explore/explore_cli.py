@@ -31,9 +31,10 @@ import tempfile
 failures = []
 
 TOP_KEYS = {'kernel', 'sizes', 'seed', 'budget_s', 'search', 'space', 'tried', 'timed', 'elapsed_s',
-            'pipeline', 'sample', 'best', 'candidates'}
+            'pipeline', 'retiming', 'sample', 'best', 'candidates'}
 CAND_KEYS = {'id', 'strategy', 'steps', 'derivation', 'rules', 'status', 'reason', 'min_ms', 'median_ms',
-             'found_s', 'check'}
+             'found_s', 'order', 'retimed_ms', 'rounds_ms', 'check'}
+RETIME, RETIME_ROUNDS = 4, 3  # app/explore.c: the fastest re-timed at the end, in rounds
 STATES = {'pending', 'not_derived', 'rejected', 'precondition', 'failed', 'timed'}
 
 
@@ -52,6 +53,41 @@ def shape(d, what):
         expect(set(c) == CAND_KEYS, f'{what}: candidate keys {sorted(c)}')
         expect(c['status'] in STATES, f'{what}: status {c["status"]}')
         expect((c['min_ms'] is None) == (c['status'] != 'timed'), f'{what}: a time without a run, or none')
+        expect((c['order'] is None) == (c['status'] == 'pending'), f'{what}: order {c["order"]} of {c["status"]}')
+    retimed(d, what)
+
+
+def retimed(d, what):
+    """the re-timing (docs/explore.md "The re-timing"): the RETIME fastest
+    of the search (all of them when fewer, none when one) run again in
+    RETIME_ROUNDS rounds; each one's time is the fastest of its rounds;
+    they head the ranking, in that time's order, then the others timed by
+    the search's time; the best is the first of the ranking that agrees
+    with the reference"""
+    r, cands = d.get('retiming'), d.get('candidates', [])
+    timed = [c for c in cands if c['status'] == 'timed']
+    want = min(RETIME, len(timed)) if len(timed) >= 2 else 0
+    if not expect(r == {'candidates': want, 'rounds': RETIME_ROUNDS if want else 0, 'elapsed_s': r and r['elapsed_s']},
+                  f'{what}: retiming {r} with {len(timed)} timed'):
+        return
+    again = [c for c in cands if c['retimed_ms'] is not None]
+    expect(len(again) <= want and all(1 <= len(c['rounds_ms']) <= RETIME_ROUNDS and c['status'] == 'timed' and
+                                      c['retimed_ms'] == min(c['rounds_ms']) for c in again),
+           f'{what}: re-timed {[(c["strategy"], c["retimed_ms"], c["rounds_ms"]) for c in again]}')
+    expect(all(c['rounds_ms'] == [] for c in cands if c['retimed_ms'] is None), f'{what}: rounds without a time')
+    expect(cands[:len(again)] == again and [c['retimed_ms'] for c in again] == sorted(c['retimed_ms'] for c in again),
+           f'{what}: the re-timed do not head the ranking in order')
+    rest = [c['min_ms'] for c in timed if c['retimed_ms'] is None]
+    expect(rest == sorted(rest), f'{what}: the others are not ranked by their times')
+    # the search's fastest are the ones re-timed (min_ms: the search's times)
+    if want and len(again) == want:
+        slowest = max(c['min_ms'] for c in again)
+        expect(all(c['min_ms'] >= slowest for c in timed if c['retimed_ms'] is None),
+               f'{what}: a faster one of the search was not re-timed')
+    if d.get('best') and again:
+        ok = [c for c in cands if c['check'] == 'ok']
+        expect(ok and ok[0]['id'] == d['best']['id'] and d['best']['retimed_ms'] is not None,
+               f'{what}: the best {d["best"]["strategy"]} is not the first re-timed that agrees')
 
 
 def found(dpia, root, tmp, sample, kernel, sizes, declared, partial, budget=4):
@@ -191,7 +227,7 @@ def any_size(dpia, root, tmp):
     prelude's mapPadClamp) give a candidate for every tile, each of which
     checks and runs.  At a power of two they add nothing."""
     scal = os.path.join(root, 'samples', 'explore', 'scal.dpia')
-    p = run(dpia, ['explore', scal, '-k', 'scalHL', '--size', 'N=100003', '--budget', '30', '--seed', '7',
+    p = run(dpia, ['explore', scal, '-k', 'scalHL', '--size', 'N=100003', '--budget', '45', '--seed', '7',
                    '--repeat', '1', '--json'])
     expect(p.returncode == 0, f'any size: exit {p.returncode}', p)
     if p.returncode != 0:
@@ -261,10 +297,66 @@ def sample_of(dpia, root, seed):
     return d['sample']
 
 
+def other_last_step(a, b):
+    """is b a's strategy with its last step replaced, the steps before it
+    and their values kept (app/explore.c, other_last_step)?"""
+    sa, sb = a['steps'], b['steps']
+    return (len(sa) == len(sb) and sa[:-1] == sb[:-1] and sa[-1]['step'] != sb[-1]['step'])
+
+
+def local_search(dpia, root):
+    """after the sample (the first 24 tried of a space of more than 64),
+    the local search tries the neighbours of the fastest so far: the
+    candidates tried next are those neighbours in the order of their ids,
+    among them, for scal, its strategy with another last step (a chunk of
+    vectors -> vectors each a work-item ...)"""
+    p = run(dpia, ['explore', os.path.join(root, 'samples', 'explore', 'scal.dpia'), '-k', 'scalHL',
+                   '--size', 'N=65536', '--budget', '40', '--seed', '7', '--jobs', '2', '--repeat', '2', '--json'])
+    expect(p.returncode == 0, f'local search: exit {p.returncode}', p)
+    if p.returncode != 0:
+        return
+    d = json.loads(p.stdout)
+    shape(d, 'local search')
+    cands = {c['id']: c for c in d['candidates']}
+    first = [c for c in cands.values() if c['order'] is not None and c['order'] < 24]
+    if not expect(d['search'] == 'sampled' and len(first) == 24 and d['tried'] > 24,
+                  f'local search: {d["search"]}, {d["tried"]} tried'):
+        return
+    best = min((c for c in first if c['status'] == 'timed'), key=lambda c: (c['min_ms'], c['order']))
+    # the values of N=65536's slots are every power of two of their ranges:
+    # one value up or down is twice or half
+    values = lambda c: [s.get('value') for s in c['steps']]
+    step_up = lambda a, b: (a['steps'] and [s['step'] for s in a['steps']] == [s['step'] for s in b['steps']] and
+                            sorted(max(x, y) // min(x, y) for x, y in zip(values(a), values(b)) if x != y) == [2])
+    later = sorted((c for c in cands.values() if c['order'] is not None and c['order'] >= 24),
+                   key=lambda c: c['order'])
+    run_ = []
+    for c in later:
+        if not (step_up(best, c) or other_last_step(best, c)):
+            break
+        run_.append(c)
+    expect(run_ and any(other_last_step(best, c) for c in run_),
+           f'local search: after {best["strategy"]} tried {[c["strategy"] for c in later[:8]]}')
+
+
+def retiming_text(dpia, root):
+    """the ranking says what was re-timed and each round's time"""
+    p = run(dpia, ['explore', os.path.join(root, 'samples', 'explore', 'scal.dpia'), '-k', 'scalHL',
+                   '--size', 'N=4096', '--budget', '4', '--seed', '7', '--repeat', '2'])
+    m = re.search(r'the (\d) fastest re-timed: 3 rounds of each in turn', p.stdout)
+    rounds = re.findall(r'\n +re-timed:((?: \d+\.\d+){1,3}) ms; in the search \d+\.\d+ ms\n', p.stdout)
+    best = re.search(r'\n  1\. +(\d+\.\d+) ms .*\n +re-timed:((?: \d+\.\d+)+) ms', p.stdout)
+    expect(p.returncode == 0 and m and len(rounds) == int(m.group(1)) and best and
+           float(best.group(1)) == min(map(float, best.group(2).split())) and
+           f'({best.group(1)} ms), agrees' in p.stdout, f'the re-timing in the ranking', p)
+
+
 def main():
     dpia, root = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory() as tmp:
         found(dpia, root, tmp, 'scal.dpia', 'scalHL', 'N=4096', 'kernel scalHL', False)
+        retiming_text(dpia, root)
+        local_search(dpia, root)
         found(dpia, root, tmp, 'dot.dpia', 'dotHL', 'N=4096', 'pipeline dotHL', True)
         vector_sums(dpia, root, tmp)
         vector_loops(dpia, root, tmp)

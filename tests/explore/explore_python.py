@@ -115,8 +115,18 @@ def local(dpia, root, src):
     timed = [q for batch in asked for q in batch if not q['check']]
     checked = [q for batch in asked for q in batch if q['check']]
     expect(len(asked) > 1 and all(len(b) <= 4 for b in asked), f'evaluate: batches {[len(b) for b in asked]}')
-    expect(len(timed) == sum(c['status'] in ('timed', 'precondition', 'failed') for c in y.report['candidates']),
-           f'evaluate: {len(timed)} timing requests')
+    # the search's timing requests, then the re-timing's (docs/explore.md
+    # "The re-timing": its candidates in rounds, a batch a round, with
+    # from REPEAT to 10 times REPEAT launches)
+    r = y.report['retiming']
+    again = len(timed) - r['candidates'] * r['rounds']
+    expect(again == sum(c['status'] in ('timed', 'precondition', 'failed') for c in y.report['candidates']),
+           f'evaluate: {len(timed)} timing requests, retiming {r}')
+    retimed = {c['id'] for c in y.report['candidates'] if c['retimed_ms'] is not None}
+    expect(r['candidates'] >= 2 and retimed and {q['id'] for q in timed[again:]} == retimed and
+           all(REPEAT <= q['repeat'] <= 10 * REPEAT for q in timed[again:]),
+           f'evaluate: the re-timing requests {[(q["id"], q["repeat"]) for q in timed[again:]]}')
+    timed = timed[:again]
     expect(checked and checked[-1]['id'] == y.best['id'] and checked[0]['repeat'] == 1,
            f'evaluate: the check requests {[(q["id"], q["repeat"]) for q in checked]}, best {y.best["id"]}')
     expect(all(q['repeat'] == REPEAT for q in timed), f'evaluate: a timing request without repeat {REPEAT}')
