@@ -425,7 +425,10 @@ static int run_finished(Ctx *c, Runtime *rt, RtStatus st, const RtResult *res, c
     diag_error(&c->diag, ERR_OPENCL_RUNTIME, (Span){0}, "%s: %s", c->target->title, err->data);
     return st == RT_BAD_ARGS ? DPIA_EUSAGE : DPIA_EOPENCL;
   }
-  c->ran = true;
+  /* a kernel or pipeline whose every launch was left out (no work-item,
+   * nothing to write) ran nothing: no times (dpia_result_run_time 0),
+   * which dpia tune and dpia explore must not rank as 0 ms */
+  c->ran = res->repeat > 0;
   c->min_ms = res->min_ms;
   c->median_ms = res->median_ms;
   return DPIA_OK;
