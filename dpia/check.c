@@ -102,6 +102,7 @@ static Phrase *elab_prim(Checker *c, Env *env, const Ast *e) {
   Phrase *p = mk(c, PH_PRIM, e->span, NULL);
   p->prim = e->prim;
   p->dim = e->dim;
+  p->volatile_new = e->volatile_new;
   const PrimInfo *info = &prim_info[e->prim];
   bool ok = true;
   for (int i = 0; i < info->nsizes; i++) {
@@ -537,6 +538,11 @@ static Phrase *apply_spine(Checker *c, Env *env, Phrase *fn, Arg *args, int narg
     }
   }
   if (!ok) return NULL;
+  /* newLocal volatile T (\t -> ...): t is toLocalVolatile's buffer
+   * (Binder.volatile_local), as stage1.c makes it */
+  if (fn->kind == PH_PRIM && fn->prim == PRIM_NEW_LOCAL && fn->volatile_new && nargs >= 1 && elab[0] &&
+      elab[0]->kind == PH_LAM)
+    elab[0]->lam_binder->volatile_local = true;
   Phrase *p = fn;
   PhraseType *r = fn->type;
   for (int i = 0; i < nargs; i++) {

@@ -115,6 +115,9 @@ struct Phrase {
       int dim;
       Size sizes[PRIM_MAX_SIZES];       /* static size arguments (split k) */
       DataType *type_arg;               /* new T */
+      bool volatile_new;                /* newLocal volatile T (a program
+                                           printed by the translation): its
+                                           variable is volatile_local */
       const char *origin;               /* for: the source primitive the loop
                                            comes from (mapSeq, reduceSeq), for
                                            its comment; NULL when unknown.
