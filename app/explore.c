@@ -251,7 +251,8 @@ enum {
   X(REJECTED, "rejected", "the derived program does not check")                      \
   X(PRECONDITION, "precondition", "a precondition fails at the sizes given")         \
   X(FAILED, "failed", "the run failed")                                              \
-  X(TIMED, "timed", "run and timed")
+  X(NOT_TIMED, "not_timed", "every launch left out at the sizes: nothing ran to time") \
+  X(TIMED, "timed", "run and timed") /* last: the report counts the states below it */
 
 typedef enum CandState {
 #define X(id, name, doc) CAND_##id,
@@ -606,9 +607,15 @@ static DpiaResult *run_candidate(const Explorer *e, const Candidate *cd, bool ch
 static int repeat_of(const Explorer *e) { return e->c->opt->repeat > 0 ? e->c->opt->repeat : DEFAULT_REPEAT; }
 
 /* a timing run's outcome: ran (its times), or why not (the first
- * error's code; a static string of the code table, or the arena's) */
+ * error's code; a static string of the code table, or the arena's).  A
+ * run that succeeded but launched nothing (every NDRange empty and every
+ * output empty; docs/reference.md "Sizes that do not divide"), or that an
+ * evaluator reports with no time, is not timed: never 0 ms, never best */
 static void timed(Explorer *e, Candidate *cd, int status, bool ran, double min_ms, double median_ms, const char *why) {
-  if (status == DPIA_OK && ran) {
+  if (status == DPIA_OK && (!ran || !(min_ms > 0))) {
+    cd->state = CAND_NOT_TIMED;
+    cd->why = "no launch";
+  } else if (status == DPIA_OK) {
     cd->state = CAND_TIMED;
     cd->min_ms = min_ms;
     cd->median_ms = median_ms;
@@ -1045,8 +1052,9 @@ static void report(Explorer *e, Candidate **ranked, int n, const Candidate *best
   int counts[CAND_TIMED + 1] = {0};
   for (int i = 0; i < n; i++)
     if (ranked[i]->order >= 0) counts[ranked[i]->state]++;
-  emit(out, "  not derived %d, rejected by check %d, preconditions %d, failed %d\n", counts[CAND_NOT_DERIVED],
-       counts[CAND_REJECTED], counts[CAND_PRECONDITION], counts[CAND_FAILED]);
+  emit(out, "  not derived %d, rejected by check %d, preconditions %d, failed %d, not timed %d\n",
+       counts[CAND_NOT_DERIVED], counts[CAND_REJECTED], counts[CAND_PRECONDITION], counts[CAND_FAILED],
+       counts[CAND_NOT_TIMED]);
   if (best) emit(out, "best: %s (%.4f ms), agrees with the reference interpreter\n", strategy_text(e, best), rank_ms(best));
 }
 
@@ -1132,10 +1140,14 @@ int pass_explore(Ctx *c) {
     return DPIA_EUSER;
   }
   if (!best) {
+    int untimed = 0;
+    for (int i = 0; i < e.ncands; i++) untimed += e.cands[i].state == CAND_NOT_TIMED;
     diag_error(&c->diag, ERR_EXPLORE_NOTHING_FOUND, k->name_span,
                "no strategy for kernel '%s' checks, runs and agrees with the reference interpreter within %g s (%d of "
-               "%d strategies tried)",
-               k->name, e.budget, e.tried, e.ncands);
+               "%d strategies tried%s)",
+               k->name, e.budget, e.tried, e.ncands,
+               untimed ? arena_printf(c->arena, "; %d not timed: every launch has no work-item at these sizes", untimed)
+                       : "");
     return DPIA_EUSER;
   }
   c->explored = best_program(&e, best);

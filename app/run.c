@@ -400,8 +400,18 @@ static void run_time_line(Ctx *c, const RtResult *res, double gbps) {
 }
 
 /* after rt_run or rt_run_pipeline: on a failure its exit status (the
- * runtime closed); else DPIA_OK, the times recorded for the result */
-static int run_finished(Ctx *c, Runtime *rt, RtStatus st, const RtResult *res, const Buf *err) {
+ * runtime closed); else DPIA_OK, the times recorded for the result.
+ * empty_at locates a refused launch with no work-item: the kernel, or the
+ * pipeline's launch res->empty_launch */
+static int run_finished(Ctx *c, Runtime *rt, RtStatus st, const RtResult *res, const Buf *err, Span empty_at) {
+  if (st == RT_EMPTY_RANGE) {
+    /* a fault of the sizes, not of the runtime: nothing was launched
+     * (docs/errors.md E0413; docs/reference.md, "Sizes that do not
+     * divide") */
+    rt_close(rt);
+    diag_error(&c->diag, ERR_EMPTY_NDRANGE, empty_at, "%s", err->data);
+    return DPIA_EUSAGE;
+  }
   if (st == RT_DEVICE_LIMIT) {
     /* the device cannot run the kernel at all: exit 4, as for a device
      * whose memory is too small for the buffers (E0809) */
@@ -415,7 +425,10 @@ static int run_finished(Ctx *c, Runtime *rt, RtStatus st, const RtResult *res, c
     diag_error(&c->diag, ERR_OPENCL_RUNTIME, (Span){0}, "%s: %s", c->target->title, err->data);
     return st == RT_BAD_ARGS ? DPIA_EUSAGE : DPIA_EOPENCL;
   }
-  c->ran = true;
+  /* a kernel or pipeline whose every launch was left out (no work-item,
+   * nothing to write) ran nothing: no times (dpia_result_run_time 0),
+   * which dpia tune and dpia explore must not rank as 0 ms */
+  c->ran = res->repeat > 0;
   c->min_ms = res->min_ms;
   c->median_ms = res->median_ms;
   return DPIA_OK;
@@ -514,7 +527,7 @@ int pass_run(Ctx *c) {
   }
   RtResult res;
   st = rt_run(&rt, a, k, source, &nats, def->nparams, (const double *const *)inputs, counts, &launch, &res, &err);
-  int done = run_finished(c, &rt, st, &res, &err);
+  int done = run_finished(c, &rt, st, &res, &err, def->decl->name_span);
   if (done != DPIA_OK) return done;
   double gbps = run_gbps(a, k, &nats, res.min_ms);
   if (o->run_json) {
@@ -592,7 +605,8 @@ static int pass_run_pipeline(Ctx *c) {
   const char *source = o->opencl_source ? o->opencl_source : all_sources(c);
   st = rt_run_pipeline(&rt, a, d, source, &nats, def->nparams, (const double *const *)inputs, counts,
                        o->repeat > 0 ? o->repeat : 1, &res, &err);
-  int done = run_finished(c, &rt, st, &res, &err);
+  int done = run_finished(c, &rt, st, &res, &err,
+                          st == RT_EMPTY_RANGE ? d->launches[res.empty_launch].launch->span : def->decl->name_span);
   if (done != DPIA_OK) return done;
   double gbps = run_gbps(a, &d->iface, &nats, res.min_ms);
   if (o->run_json) {

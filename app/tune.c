@@ -12,7 +12,9 @@
  * defaults first, the others in the seed's order, each run and timed as
  * `dpia run` does (search_run, shared with explore.c) until the budget is
  * spent; a point whose preconditions fail at the sizes is skipped, as the
- * constraints of --emit=space exclude it.  The fastest is run again with
+ * constraints of --emit=space exclude it, and a point whose every launch
+ * is left out (no work-item at the sizes, nothing to write) ran nothing
+ * and is not timed: never 0 ms, never the best.  The fastest is run again with
  * the reference check and verification (the next, up to three, if it
  * differs) and stored in the cache. */
 #define _POSIX_C_SOURCE 200809L
@@ -157,7 +159,11 @@ bool pass_tune_values(Ctx *c) {
   X(PENDING, "pending", "not tried")                                                            \
   X(TIMED, "timed", "run and timed")                                                            \
   X(SKIPPED, "skipped", "a precondition fails at the sizes, or the kernel does not translate") \
-  X(FAILED, "failed", "the run failed")
+  X(FAILED, "failed", "the run failed")                                                        \
+  X(NOT_TIMED, "not_timed", "every launch left out at the sizes (no work-item, nothing to write)")
+
+/* the reason of a point not timed (its JSON "reason"; no error has a code) */
+#define NOT_TIMED_WHY "no launch"
 
 typedef enum PointState {
 #define X(id, name, doc) PT_##id,
@@ -273,8 +279,15 @@ static void time_point(Tuner *t, Point *pt) {
   int repeat = t->c->opt->repeat > 0 ? t->c->opt->repeat : DEFAULT_REPEAT;
   DpiaResult *r = run_point(t, pt, false, repeat);
   int status = dpia_result_status(r);
-  if (status == DPIA_OK && dpia_result_run_time(r, &pt->min_ms, &pt->median_ms)) {
+  bool ran = dpia_result_run_time(r, &pt->min_ms, &pt->median_ms);
+  if (status == DPIA_OK && ran && pt->min_ms > 0) {
     pt->state = PT_TIMED;
+  } else if (status == DPIA_OK) {
+    /* it computed what the sizes ask, but launched nothing (every NDRange
+     * empty, docs/reference.md "Sizes that do not divide"), or measured
+     * no time: nothing to rank */
+    pt->state = PT_NOT_TIMED;
+    pt->why = NOT_TIMED_WHY;
   } else {
     /* a value that breaks a precondition at these sizes (the space's
      * constraints) or that the kernel cannot be translated with */
@@ -288,9 +301,10 @@ static void time_point(Tuner *t, Point *pt) {
     const char *line = pt->state == PT_TIMED ? arena_printf(t->c->arena, "tune %s: %d of %d points, %.1f s; %s %.4f ms",
                                                      t->c->opt->kernel, t->tried, t->npoints, tuner_elapsed(t),
                                                      point_text(t, pt), pt->min_ms)
-                                      : arena_printf(t->c->arena, "tune %s: %d of %d points, %.1f s; %s skipped (%s)",
+                                      : arena_printf(t->c->arena, "tune %s: %d of %d points, %.1f s; %s %s (%s)",
                                                      t->c->opt->kernel, t->tried, t->npoints, tuner_elapsed(t),
-                                                     point_text(t, pt), pt->why);
+                                                     point_text(t, pt),
+                                                     pt->state == PT_NOT_TIMED ? "not timed" : "skipped", pt->why);
     t->x->progress(t->x->progress_user, line);
   }
 }
@@ -352,7 +366,17 @@ static void tune_report(Tuner *t, Point **ranked, const Point *best, const TuneE
     emit(out, "  %2d. %10.4f ms  %s%s\n", ++k, pt->min_ms, point_text(t, pt),
          pt->check < 0 ? "" : pt->check ? "  [checked: ok]" : "  [checked: differs]");
   }
-  int skipped = t->tried - timed;
+  int untimed = 0;
+  for (int i = 0; i < t->npoints; i++) {
+    const Point *pt = ranked[i];
+    if (pt->state != PT_NOT_TIMED) continue;
+    const char *text = point_text(t, pt);
+    emit(out, "  %3s %13s  %s\n", "--", "not timed", *text ? text : "(the --set values)");
+    untimed++;
+  }
+  if (untimed)
+    emit(out, "  (%d not timed: every launch has no work-item at these sizes and nothing to write)\n", untimed);
+  int skipped = t->tried - timed - untimed;
   if (skipped) emit(out, "  (%d skipped: a precondition fails at these sizes, or the run failed)\n", skipped);
   if (best && stored)
     emit(out, "best: %s (%.4f ms), agrees with the reference interpreter; stored for %s (driver %s) in %s\n",
@@ -428,10 +452,14 @@ int pass_tune(Ctx *c) {
   }
   tune_report(&t, ranked, best, stored ? &e : NULL, path);
   if (!best) {
+    int untimed = 0;
+    for (int i = 0; i < t.npoints; i++) untimed += t.points[i].state == PT_NOT_TIMED;
     diag_error(&c->diag, ERR_TUNE_NOTHING_FOUND, k->name_span,
                "no point of the tune parameters of '%s' runs and agrees with the reference interpreter within %g s "
-               "(%d of %d points tried)",
-               k->name, t.budget, t.tried, t.npoints);
+               "(%d of %d points tried%s)",
+               k->name, t.budget, t.tried, t.npoints,
+               untimed ? arena_printf(c->arena, "; %d not timed: every launch has no work-item at these sizes", untimed)
+                       : "");
     return DPIA_EUSER;
   }
   return DPIA_OK;

@@ -34,7 +34,7 @@ typedef struct Arg {
 
 static inline Arg amem(cl_mem m) { return (Arg){A_MEM, m, 0, 0, 0}; }
 static inline Arg afloat(float f) { return (Arg){A_FLOAT, NULL, f, 0, 0}; }
-static inline Arg aint(long long i) { return (Arg){A_INT, NULL, 0, (int)i, 0}; }
+static inline Arg aint(long long i) { return (Arg){A_INT, NULL, 0, int_arg(i, "a size argument"), 0}; }
 static inline Arg alocal(size_t bytes) { return (Arg){A_LOCAL, NULL, 0, 0, bytes}; }
 
 struct Op;

@@ -3,6 +3,7 @@
 #include "bench_meta.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,6 +224,13 @@ long long eval_size(const char *s, const Nats *nats) {
   e_ws(&p);
   if (p.bad || *p.s) die("cannot evaluate the size expression '%s'", s);
   return v;
+}
+
+int int_arg(long long v, const char *what) {
+  if (v < INT_MIN || v > INT_MAX)
+    die("%s = %lld does not fit the int argument of the kernel (at most %d): the kernels index with int", what, v,
+        INT_MAX);
+  return (int)v;
 }
 
 /* a precondition such as "N % 262144 == 0" or "N >= 64" */

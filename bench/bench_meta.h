@@ -34,6 +34,11 @@ J *jget(const J *o, const char *key);
 const char *jstr(const J *o, const char *key);
 /* the value of a size expression (+ - * / % and parentheses over the nat names) */
 long long eval_size(const char *s, const Nats *nats);
+/* v as the int argument `what` of a kernel (a nat of a dpia kernel, a
+ * size of a hand-written one: both take int): the host computes sizes and
+ * indices in 64 bits, and a value past int, 2^31 elements or more, is
+ * refused (die) rather than truncated into a wrong launch */
+int int_arg(long long v, const char *what);
 bool eval_precondition(const char *s, const Nats *nats);
 /* bytes of one element of an OpenCL type name (float, int4, double) */
 size_t type_bytes(const char *t);

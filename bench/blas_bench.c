@@ -403,7 +403,7 @@ static bool dpia_kernel(Op *op, Impl *im, const char *sample, const char *kernel
       if (!scalar_value(op, name, &v)) die("%s: no scalar named %s", kernel, name);
       *a = afloat(v);
     } else if (!strcmp(role, "nat")) {
-      *a = (Arg){A_INT, NULL, 0, (int)eval_size(name, &nats), 0};
+      *a = (Arg){A_INT, NULL, 0, int_arg(eval_size(name, &nats), name), 0};
     } else {
       die("%s: parameter role %s", kernel, role);
     }
@@ -628,15 +628,23 @@ static void run_clblast(Op *op, Impl *im) {
 #endif
 
 #ifdef HAVE_OPENBLAS
+/* a size as OpenBLAS's blasint (int, unless it was built with 64-bit
+ * integers): refused past it rather than truncated */
+static blasint blas_int(long long v, const char *what) {
+  if (v < 0 || (long long)(blasint)v != v)
+    die("OpenBLAS: %s = %lld does not fit its blasint of %zu bytes", what, v, sizeof(blasint));
+  return (blasint)v;
+}
+
 static void run_openblas(Op *op, Impl *im) {
-  int n = (int)op->n, m = (int)op->m;
+  blasint n = blas_int(op->n, "N"), m = blas_int(op->m, "M");
   switch (op->kind) {
   case OP_SCAL: cblas_sscal(n, op->alpha, im->host_out, 1); break;
   case OP_ASUM: im->scalar = cblas_sasum(n, op->x, 1); break;
   case OP_DOT: im->scalar = cblas_sdot(n, op->x, 1, op->y, 1); break;
   case OP_GEMV: cblas_sgemv(CblasRowMajor, CblasNoTrans, m, n, op->alpha, op->a, n, op->x, 1, op->beta, im->host_out, 1); break;
   case OP_GEMM:
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, (int)op->k, 1.0f, op->a, (int)op->k, op->b, n, 0.0f,
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, blas_int(op->k, "K"), 1.0f, op->a, blas_int(op->k, "K"), op->b, n, 0.0f,
                 im->host_out, n);
     break;
   default: die("no OpenBLAS routine for %s", op->name);

@@ -334,8 +334,38 @@ static Buf offence_message(Arena *a, const KirKernel *k, const InPlace *ip, cons
   return msg;
 }
 
+/* E0705: the prefix reads the input and the launch has more than one
+ * work-group.  The read named is the one the proof over the functional
+ * body found at fault (culprit: translate/in_place_groups.c), a note
+ * pointing at it; the first read of the prefix, which may well be the
+ * group's own part, only when that proof named none */
+static void across_groups(Arena *a, Diag *diag, const KirKernel *k, const KirBlock *body, const KirStmt *sep,
+                          const char *out, const char *in, Span culprit, Span at,
+                          void (*print_expr)(Buf *out, const KirExpr *e)) {
+  const char *tail = " before the barrier of its work-group, and the launch has more than one work-group: no barrier "
+                     "orders another group's writes of the elements it reads";
+  if (culprit.src && culprit.end > culprit.begin) {
+    const char *text = culprit.src->text + culprit.begin;
+    int len = (int)(culprit.end - culprit.begin);
+    bool short_text = len <= 60 && !memchr(text, '\n', (size_t)len);
+    diag_error(diag, ERR_UPDATE_ACROSS_GROUPS, at, "kernel '%s' updates '%s' in place, but reads %s%.*s%s%s", k->name,
+               in, short_text ? "'" : "", short_text ? len : 0, text, short_text ? "'" : "a view of it (below)", tail);
+    diag_note(diag, culprit,
+              "this read of '%s' is neither outside the region the kernel updates nor inside the part its own "
+              "work-group writes (docs/language.md section 27)",
+              in);
+    return;
+  }
+  InPlace first = {.arena = a, .out = out, .in = in};
+  walk_from(&first, body->first, sep);
+  Buf msg = offence_message(a, k, &first, in, print_expr);
+  buf_puts(&msg, tail);
+  diag_error(diag, ERR_UPDATE_ACROSS_GROUPS, at, "%s", msg.data);
+}
+
 bool kir_check_in_place(Arena *a, Diag *diag, KirKernel *k, const char *out, const char *in, bool one_group,
-                        bool groups_apart, bool *staged, Span at, void (*print_expr)(Buf *out, const KirExpr *e)) {
+                        bool groups_apart, Span culprit, bool *staged, Span at,
+                        void (*print_expr)(Buf *out, const KirExpr *e)) {
   *staged = false;
   /* a kernel that never names the input has nothing to prove: with no
    * output to match, any use of it is an offence */
@@ -361,14 +391,7 @@ bool kir_check_in_place(Arena *a, Diag *diag, KirKernel *k, const char *out, con
         *staged = true;
         return true;
       }
-      /* the first read of the prefix that is not where it writes: a
-       * read another group may follow with its write */
-      InPlace first = {.arena = a, .out = out, .in = in};
-      walk_from(&first, body->first, sep);
-      Buf msg = offence_message(a, k, &first, in, print_expr);
-      buf_puts(&msg, " before the barrier of its work-group, and the launch has more than one work-group: no barrier "
-                     "orders another group's writes of the elements it reads");
-      diag_error(diag, ERR_UPDATE_ACROSS_GROUPS, at, "%s", msg.data);
+      across_groups(a, diag, k, body, sep, out, in, culprit, at, print_expr);
       return false;
     }
     if (!after.bad) after = before; /* the prefix's offence: a use that is no read */

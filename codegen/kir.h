@@ -612,9 +612,12 @@ void kir_sink_into_guards(Arena *a, KirKernel *k);
  * memory, and *staged is set; in_place.c says why these suffice); else
  * reports E0704 (E0705: staged, but more than one group) at `at` (the
  * kernel's updates clause), the read printed by print_expr, and returns
- * false. */
+ * false.  culprit (no src: unknown) is the read of the program that
+ * breaks the rule across groups (DefInfo.groups_culprit): E0705 names it
+ * and a note points at it. */
 bool kir_check_in_place(Arena *a, Diag *diag, KirKernel *k, const char *out, const char *in, bool one_group,
-                        bool groups_apart, bool *staged, Span at, void (*print_expr)(Buf *out, const KirExpr *e));
+                        bool groups_apart, Span culprit, bool *staged, Span at,
+                        void (*print_expr)(Buf *out, const KirExpr *e));
 /* Once kir_check_in_place holds: the output out written through the
  * parameter of in, its own parameter dropped, so that the kernel takes the
  * one buffer once (kparam_arg, kernel.h, maps the interface's parameters

@@ -287,7 +287,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   for (int d = 0; d < 3; d++) one_group = one_group && ids.groups[d] && ids.groups[d]->kind == IX_CONST && ids.groups[d]->value == 1;
   bool staged = false;
   if (k->in_place && !kir_check_in_place(a, k->diag, kk, k->params[0].name, k->params[k->updated].name, one_group,
-                                         k->def->groups_own,
+                                         k->def->groups_own, k->def->groups_culprit,
                                          &staged, k->def->decl->updates_span, k->backend->print_expr))
     return NULL;
   if (k->in_place && staged)

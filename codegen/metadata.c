@@ -109,6 +109,10 @@ static void json_params(Arena *a, const ImpKernel *k, Buf *out) {
       /* an input declared a permutation (docs/language.md section 29):
        * the host passes each position once */
       if (p->role == KP_INPUT && p->binder && p->binder->permutation) buf_puts(out, ", \"permutation\": true");
+      /* a local buffer of toLocalVolatile (docs/language.md section 32):
+       * the kernel's argument is local volatile T*; the host passes its
+       * bytes as for any local buffer */
+      if (p->role == KP_LOCAL && p->binder && p->binder->volatile_local) buf_puts(out, ", \"volatile\": true");
       break;
     }
     buf_putc(out, '}');
@@ -194,6 +198,7 @@ void codegen_pipeline_metadata(Arena *a, const PipeDesc *d, const char *source_n
         json_type(a, out, l->k->params[i].elem);
         emit(out, ", \"local_elements\": ");
         json_size(a, out, b->size);
+        if (l->k->params[i].binder && l->k->params[i].binder->volatile_local) buf_puts(out, ", \"volatile\": true");
         break;
       }
       buf_putc(out, '}');

@@ -203,6 +203,7 @@ struct Ast {
       bool dim_written;
       SizeAst *sizes[PRIM_MAX_SIZES];
       TypeAst *type_arg;
+      bool volatile_new; /* newLocal volatile T: toLocalVolatile's buffer, as printed */
     };
     struct {             /* LAMBDA, LET */
       Sym bound;

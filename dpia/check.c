@@ -102,6 +102,7 @@ static Phrase *elab_prim(Checker *c, Env *env, const Ast *e) {
   Phrase *p = mk(c, PH_PRIM, e->span, NULL);
   p->prim = e->prim;
   p->dim = e->dim;
+  p->volatile_new = e->volatile_new;
   const PrimInfo *info = &prim_info[e->prim];
   bool ok = true;
   for (int i = 0; i < info->nsizes; i++) {
@@ -470,6 +471,14 @@ static void reduce_order_note(Checker *c, const Phrase *fn, const Ast *arg, cons
             acc->kind == DT_META && acc->meta->cls == MC_NUMERIC ? "a number" : tn_data(&tn, acc));
 }
 
+/* Is param a float-or-double argument of the math primitive fn (ceil x,
+ * sqrt x: exp[t] where floating t)? */
+static bool floating_param(const Phrase *fn, const PhraseType *param) {
+  if (fn->kind != PH_PRIM || prim_family(fn->prim) != PFAM_MATH || param->kind != PT_EXP) return false;
+  const DataType *t = dt_resolve(param->data);
+  return t->kind == DT_META && t->meta->cls == MC_FLOATING;
+}
+
 /* Apply fn to args.  want (optional) is the type the whole application
  * must have; unifying it early lets function arguments see it. */
 static Phrase *apply_spine(Checker *c, Env *env, Phrase *fn, Arg *args, int nargs, PhraseType *want) {
@@ -493,7 +502,9 @@ static Phrase *apply_spine(Checker *c, Env *env, Phrase *fn, Arg *args, int narg
   bool ok = true;
   /* first the arguments that are not lambdas: they fix the implicit sizes
    * and types that the lambdas' parameters get */
+  const Phrase *outer_floating = c->floating_arg_of;
   for (int i = 0; i < nargs; i++) {
+    c->floating_arg_of = floating_param(fn, params[i]) ? fn : NULL;
     if (args[i].ready) {
       elab[i] = args[i].ready;
       if (!expect_type(c, args[i].ready->span, params[i], args[i].ready->type, NULL)) ok = false;
@@ -502,6 +513,7 @@ static Phrase *apply_spine(Checker *c, Env *env, Phrase *fn, Arg *args, int narg
       if (!elab[i]) ok = false;
     }
   }
+  c->floating_arg_of = outer_floating;
   bool want_failed = false;
   if (ok && want && !expect_type(c, args[nargs - 1].app_span, want, t, NULL)) {
     ok = false;
@@ -526,6 +538,11 @@ static Phrase *apply_spine(Checker *c, Env *env, Phrase *fn, Arg *args, int narg
     }
   }
   if (!ok) return NULL;
+  /* newLocal volatile T (\t -> ...): t is toLocalVolatile's buffer
+   * (Binder.volatile_local), as stage1.c makes it */
+  if (fn->kind == PH_PRIM && fn->prim == PRIM_NEW_LOCAL && fn->volatile_new && nargs >= 1 && elab[0] &&
+      elab[0]->kind == PH_LAM)
+    elab[0]->lam_binder->volatile_local = true;
   Phrase *p = fn;
   PhraseType *r = fn->type;
   for (int i = 0; i < nargs; i++) {

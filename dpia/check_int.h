@@ -92,6 +92,10 @@ typedef struct Checker {
    * size of its body too (check.c, row_loop) */
   const Ast *loop_lambda;
   const Ast *loop_sized; /* the last such lambda whose body did */
+  /* the math primitive (ceil, sqrt, ...) whose float or double argument
+   * is being checked, directly, not inside another application: an int
+   * there gets a message saying what to write (unify.c, expect_type) */
+  const Phrase *floating_arg_of;
 } Checker;
 
 /* ---- check.c ---- */

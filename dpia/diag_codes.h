@@ -100,6 +100,7 @@
   X(E0410, DEP_ROW_PARALLEL, "a parallel map over a row of a dependent map (a count of work-items that differs by row)") \
   X(E0411, BAD_DEP_JOIN, "depJoin of no dependent array whose rows are arrays of one element type") \
   X(E0412, DEP_JOIN_READ, "a read of depJoin's result in a kernel (a depJoin is written through only)") \
+  X(E0413, EMPTY_NDRANGE, "a launch with no work-item at the given sizes whose output is not empty") \
   X(E0501, ACTIVE_IN_PASSIVE, "a variable used actively where only passive use is allowed")                     \
   X(E0502, PASSIVE_REQUIRED, "an active function where a passive one is required")                              \
   X(E0503, INTERFERENCE, "a function and its argument that interfere (both use the same variable actively)")   \

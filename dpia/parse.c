@@ -697,9 +697,12 @@ static bool starts_atom(TokKind kind) {
   }
 }
 
-/* prim ::= PRIMNAME size_atom^nsizes [type]
+/* prim ::= PRIMNAME size_atom^nsizes ['volatile'] [type]
  * The static arguments the spec says are written (split k, slide s t,
- * for n, vec k, new T) follow the name directly (prims.h). */
+ * for n, vec k, new T) follow the name directly (prims.h).  `newLocal
+ * volatile T` is the newLocal toLocalVolatile makes, as the dumps of the
+ * translation print it (docs/language.md section 32), so that they check
+ * again with its buffer volatile. */
 static Ast *parse_prim(Parser *p, Prim prim, int dim) {
   uint32_t begin = p->tok.span.begin;
   const PrimInfo *info = &prim_info[prim];
@@ -710,6 +713,10 @@ static Ast *parse_prim(Parser *p, Prim prim, int dim) {
   e->dim = dim;
   e->dim_written = dim_written;
   for (int i = 0; i < info->nsizes; i++) e->sizes[i] = parse_size_atom(p, info, i);
+  if (prim == PRIM_NEW_LOCAL && parser_at(p, TOK_IDENT) && parser_name_is(p->tok.ident, "volatile")) {
+    e->volatile_new = true;
+    parser_advance(p);
+  }
   if (info->takes_type) e->type_arg = parse_data_type(p, NULL, info->name);
   e->span = parser_span_from(p, begin);
   return e;

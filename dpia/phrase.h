@@ -115,6 +115,9 @@ struct Phrase {
       int dim;
       Size sizes[PRIM_MAX_SIZES];       /* static size arguments (split k) */
       DataType *type_arg;               /* new T */
+      bool volatile_new;                /* newLocal volatile T (a program
+                                           printed by the translation): its
+                                           variable is volatile_local */
       const char *origin;               /* for: the source primitive the loop
                                            comes from (mapSeq, reduceSeq), for
                                            its comment; NULL when unknown.
@@ -265,6 +268,11 @@ struct DefInfo {
    * where no other group writes (translate/in_place_groups.c): the staged
    * rule of codegen/in_place.c then holds across groups */
   bool groups_own;
+  /* when groups_own is not shown: the read of xs that breaks it (a view
+   * of xs neither outside the region nor in the part the reading group
+   * writes), for E0705 to name; no src when no read is at fault (the
+   * result is not written through views the proof follows) */
+  Span groups_culprit;
   int nregions;
   Region regions[DECL_MAX_REGIONS];
 };

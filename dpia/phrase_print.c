@@ -91,6 +91,8 @@ typedef struct Printer {
   bool too_long;     /* flat: gave up */
   Sym dep_row;       /* the next lambda is a dependent map's function: it
                         names this row first (\k row -> ...) */
+  bool volatile_new; /* the next newLocal makes a volatile buffer: it is
+                        printed newLocal volatile T */
 } Printer;
 
 static void print(Printer *pr, const Phrase *p, int ctx, bool start);
@@ -422,6 +424,8 @@ static void print_prim(Printer *pr, const Phrase *p) {
   const PrimInfo *info = &prim_info[p->prim];
   buf_puts(pr->out, p->prim == PRIM_FOREIGN ? p->foreign->name : info->name);
   if (p->dim != 0) emit(pr->out, "%d", p->dim);
+  if (p->prim == PRIM_NEW_LOCAL && pr->volatile_new) buf_puts(pr->out, " volatile");
+  pr->volatile_new = false;
   for (int i = 0; i < info->nsizes; i++) {
     buf_putc(pr->out, ' ');
     print_size_arg(pr->out, p->sizes[i]);
@@ -578,6 +582,10 @@ static void print_app(Printer *pr, const Phrase *p, bool start) {
   }
   int base = pr->line_indent;
   bool left_half = column(pr) < LINE_WIDTH / 2;
+  /* the buffer of toLocalVolatile (docs/language.md section 32) says so:
+   * newLocal volatile T (\t -> ...), which parses back to one */
+  pr->volatile_new = head->kind == PH_PRIM && head->prim == PRIM_NEW_LOCAL && n >= 1 && args[0]->kind == PH_LAM &&
+                     args[0]->lam_binder->volatile_local;
   print(pr, head, P_APP, start);
   /* a dependent map's function names its row, which its types may use
    * (docs/language.md section 30): \k row -> ..., k a name no binder

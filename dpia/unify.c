@@ -328,6 +328,33 @@ static int array_depth(DataType *t, DataType **inner) {
   return depth;
 }
 
+/* An int where a math primitive takes a float or double (ceil x of an int
+ * x, ceil N of a size): say what the primitive takes and what to write
+ * instead of "expected a number, found int"; true if reported.  Rounding
+ * a size is written in a type (docs/reference.md, "Sizes that do not
+ * divide"), an int value is converted first (docs/language.md, the
+ * conversions toFloat, toDouble). */
+static bool floating_arg_mismatch(Checker *c, TypeNamer *tn, Span span, const PhraseType *want,
+                                  const PhraseType *have) {
+  const Phrase *fn = c->floating_arg_of;
+  if (!fn || want->kind != PT_EXP || have->kind != PT_EXP) return false;
+  const DataType *w = dt_resolve(want->data), *h = dt_resolve(have->data);
+  if (w->kind != DT_META || w->meta->cls != MC_FLOATING || dt_has_unknowns(h) || !dt_is_numeric(h) ||
+      dt_is_floating(h))
+    return false;
+  const char *name = prim_info[fn->prim].name, *found = tn_data(tn, h);
+  if (fn->prim == PRIM_CEIL || fn->prim == PRIM_FLOOR)
+    check_error(c, ERR_TYPE_MISMATCH, span,
+                "%s takes a float or double, found %s (whole already): to round a size %s, write %s(N/k) in a type, "
+                "as in [%s(N/64)]float; to round a value as a float, convert it first: %s (toFloat x)",
+                name, found, fn->prim == PRIM_CEIL ? "up" : "down", name, name, name);
+  else
+    check_error(c, ERR_TYPE_MISMATCH, span,
+                "%s takes a float or double, found %s: convert it first: %s (toFloat x), or toDouble", name, found,
+                name);
+  return true;
+}
+
 bool expect_type(Checker *c, Span span, PhraseType *want, PhraseType *have, const char *ctx) {
   /* an array of arrays where a flat one is wanted: join is missing (the
    * shapes are taken before unifying, which may solve parts of them) */
@@ -346,6 +373,7 @@ bool expect_type(Checker *c, Span span, PhraseType *want, PhraseType *have, cons
   check_namer(c, &tn);
   want = zonk_phrase_type(c, want);
   have = zonk_phrase_type(c, have);
+  if (floating_arg_mismatch(c, &tn, span, want, have)) return false;
   const char *w, *h;
   if (want->kind == PT_EXP && have->kind == PT_EXP) {
     /* values: their types, or in words what they are where a part is

@@ -341,8 +341,10 @@ DPIA_API int dpia_result_diagnostic_count(const DpiaResult *r);
 DPIA_API const DpiaDiagnostic *dpia_result_diagnostic(const DpiaResult *r, int i);
 /* DPIA_RUN: 1 when the kernel was launched, with the fastest and the
  * median time of its launches in milliseconds (OpenCL profiling events);
- * 0 (and times 0) otherwise.  A launched kernel whose output then differs
- * from the reference still has its times. */
+ * 0 (and times 0) otherwise, also for a run that launched nothing (every
+ * NDRange empty at the sizes and every output empty: the result computed,
+ * nothing to time).  A launched kernel whose output then differs from the
+ * reference still has its times. */
 DPIA_API int dpia_result_run_time(const DpiaResult *r, double *min_ms, double *median_ms);
 /* DPIA_EXPLORE: the best program found, as dpia source with its
  * derivation as a comment; "" when none was found. */

@@ -80,7 +80,15 @@ typedef struct Groups {
   Size g[GO_MAX_GROUP_DIMS];
   int nmaps;
   View own;
+  /* the first read of xs shown neither (a) nor (b), for E0705 */
+  const Phrase *culprit;
 } Groups;
+
+/* false, p the read at fault (the first one found) */
+static bool blame(Groups *G, const Phrase *p) {
+  if (!G->culprit) G->culprit = p;
+  return false;
+}
 
 static Size sadd(Groups *G, Size a, Size b) { return size_add(G->sc, a, b); }
 static Size smul(Groups *G, Size a, Size b) { return size_mul(G->sc, a, b); }
@@ -388,15 +396,15 @@ static bool uses_ok(Groups *G, const Phrase *p, const Bound *env) {
   if (!p) return true;
   if (p->kind != PH_VAR) {
     const View *v = view_of(G, p, env);
-    if (v) return outside_regions(G, v);
+    if (v) return outside_regions(G, v) || blame(G, p);
   }
   switch (p->kind) {
   case PH_VAR: {
     bool own;
     const View *v = lookup(env, p->binder, &own);
     if (own) return true;
-    if (v) return outside_regions(G, v);
-    return p->binder != G->xs;
+    if (v) return outside_regions(G, v) || blame(G, p);
+    return p->binder != G->xs || blame(G, p);
   }
   case PH_LIT:
   case PH_PRIM:
@@ -416,7 +424,8 @@ static bool uses_ok(Groups *G, const Phrase *p, const Bound *env) {
       const View *in = view_of(G, s.args[1], env);
       const View *e = in ? element(G, in, G->g[i]) : NULL;
       bool innermost = i == G->nmaps - 1;
-      if (!e || (innermost && !inside_own(G, e)) || s.args[0]->kind != PH_LAM) return false;
+      if (e && innermost && !inside_own(G, e)) return blame(G, s.args[1]);
+      if (!e || s.args[0]->kind != PH_LAM) return false;
       Bound b = {s.args[0]->lam_binder, innermost ? NULL : e, env};
       return uses_ok(G, s.args[0]->body, &b);
     }
@@ -445,7 +454,8 @@ static bool uses_ok(Groups *G, const Phrase *p, const Bound *env) {
   return false;
 }
 
-bool in_place_groups_own(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *k, const Phrase *body) {
+bool in_place_groups_own(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *k, const Phrase *body, Span *culprit) {
+  *culprit = (Span){0};
   if (!k->updates) return false;
   Groups G = {.arena = a, .sc = &tc->sizes, .k = k, .xs = k->updates};
   for (DataType *t = dt_resolve(k->updates->type->data); t->kind == DT_ARRAY; t = dt_resolve(t->elem)) {
@@ -459,5 +469,7 @@ bool in_place_groups_own(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *k, 
     }
   static const char *const names[GO_MAX_GROUP_DIMS] = {"group g0", "group g1", "group g2"};
   for (int i = 0; i < GO_MAX_GROUP_DIMS; i++) G.g[i] = size_var(G.sc, intern(in, names[i], strlen(names[i])));
-  return find_map(&G, body, result_view(&G, 0)) && uses_ok(&G, body, NULL);
+  if (find_map(&G, body, result_view(&G, 0)) && uses_ok(&G, body, NULL)) return true;
+  if (G.culprit) *culprit = G.culprit->span;
+  return false;
 }

@@ -1326,7 +1326,7 @@ DefInfo *translate_stage1(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *ke
   d->params = NEWARRAY(a, Binder *, d->nparams);
   d->params[0] = out;
   for (int i = 0; i < kernel->nparams; i++) d->params[i + 1] = kernel->params[i];
-  d->groups_own = in_place_groups_own(a, tc, in, kernel, normal_body);
+  d->groups_own = in_place_groups_own(a, tc, in, kernel, normal_body, &d->groups_culprit);
   d->body = acc_tr(&s, normal_body, regions_acc(&s, kernel, out, 0));
   no_consumed_left(d->body);
   d->result = tc->t_comm;

@@ -105,8 +105,8 @@ static const KParam *slot_param(const PR *r, int s) {
 }
 
 /* launch li has no work-item in dimension dim: RT_OK when every buffer it
- * writes is empty (the launch is left out), else RT_BAD_ARGS naming the
- * first one that is not */
+ * writes is empty (the launch is left out), else RT_EMPTY_RANGE naming
+ * the first one that is not */
 static RtStatus empty_launch(PR *r, int li, int dim) {
   const PipeLaunchDesc *l = &r->d->launches[li];
   for (int i = 0; i < l->k->nparams; i++) {
@@ -118,7 +118,7 @@ static RtStatus empty_launch(PR *r, int li, int dim) {
                     dim,
                     arena_printf(r->a, "%s (buffer %s)", kparam_name(&l->k->params[i]), kparam_name(slot_param(r, s))),
                     r->plans[s].elements);
-    return RT_BAD_ARGS;
+    return RT_EMPTY_RANGE;
   }
   return RT_OK;
 }
@@ -229,7 +229,10 @@ RtStatus rt_run_pipeline(Runtime *rt, Arena *a, const PipeDesc *d, const char *s
   TargetRange *ranges = NEWARRAY(a, TargetRange, n > 0 ? n : 1);
   RtStatus st = make_buffers(&r, ninputs, inputs, counts);
   if (st == RT_OK) st = t->build(rt->dev, a, arena_printf(a, "pipeline %s", d->iface.name), source, NULL, &prog, err);
-  for (int li = 0; li < n && st == RT_OK; li++) st = make_launch(&r, prog, li, &kerns[li], &ranges[li]);
+  for (int li = 0; li < n && st == RT_OK; li++) {
+    st = make_launch(&r, prog, li, &kerns[li], &ranges[li]);
+    if (st == RT_EMPTY_RANGE) res->empty_launch = li;
+  }
   /* the launches that run, in order: those with a work-item */
   TargetKernel **run_kerns = NEWARRAY(a, TargetKernel *, n > 0 ? n : 1);
   TargetRange *run_ranges = NEWARRAY(a, TargetRange, n > 0 ? n : 1);

@@ -369,7 +369,7 @@ static RtStatus run_nothing(const ImpKernel *k, const NatValues *nats, const Par
   for (int i = 0; i < k->nparams; i++) {
     if (k->params[i].role != KP_OUTPUT || plans[i].elements == 0) continue;
     rt_refuse_empty(err, dim, kparam_name(&k->params[i]), plans[i].elements);
-    return RT_BAD_ARGS;
+    return RT_EMPTY_RANGE;
   }
   for (int i = 0; i < k->nparams; i++)
     if (k->params[i].role == KP_OUTPUT) res->noutputs++;

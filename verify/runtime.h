@@ -82,6 +82,7 @@ typedef struct RtResult {
   double *times_ms;      /* each launch, in order */
   double min_ms, median_ms;
   bool *skipped;         /* a pipeline's launches, true for one with no work-item that was not run; NULL for a kernel */
+  int empty_launch;      /* RT_EMPTY_RANGE of a pipeline: the launch refused (0 for a kernel) */
 } RtResult;
 
 /* Build source, run the kernel k->name with these nat values and inputs

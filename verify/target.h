@@ -47,6 +47,7 @@ typedef enum RtStatus {
   RT_BAD_ARGS,      /* sizes, inputs or launch sizes do not fit the kernel */
   RT_LAUNCH_FAILED, /* a call of the target failed making buffers, running or reading back */
   RT_DEVICE_LIMIT,  /* the kernel needs more local memory or a larger work-group than the device has */
+  RT_EMPTY_RANGE,   /* a launch has no work-item at these sizes but an output that is not empty (E0413) */
 } RtStatus;
 
 /* the instance's objects (each instance defines them) */

@@ -74,7 +74,8 @@ import pyopencl as cl
 
 from . import Error
 
-__all__ = ["Kernel", "Pipeline", "PreconditionError", "AliasError", "DeviceLimitError", "numpy_type", "evaluate"]
+__all__ = ["Kernel", "Pipeline", "PreconditionError", "AliasError", "DeviceLimitError", "EmptyRangeError",
+           "numpy_type", "evaluate"]
 
 _SCALARS = {"float": np.float32, "double": np.float64, "int": np.int32, "bool": np.int32}
 _VECTOR = re.compile(r"^(float|double|int)(2|3|4|8|16)$")
@@ -87,6 +88,14 @@ class PreconditionError(Error, ValueError):
 
 class AliasError(Error, ValueError):
     """an output shares bytes with another buffer argument"""
+
+
+class EmptyRangeError(Error, ValueError):
+    """a launch has no work-item at the sizes (a grid of ceil(N/64) groups
+    at N = 0) but an output that is not empty, which no work-item would
+    write (docs/errors.md E0413, as dpia run reports it)"""
+
+    code = "E0413"
 
 
 class DeviceLimitError(Error, RuntimeError):
@@ -426,7 +435,7 @@ class _Launcher:
         """the launches without those whose NDRange has no work-item (a grid
         of ceil(N/64) groups at N = 0): nothing to compute when every
         buffer the launch writes is empty, as the C launchers decide (a
-        pipeline's stage by stage); else ValueError naming the launch and
+        pipeline's stage by stage); else EmptyRangeError naming the launch and
         the output no work-item would write, before anything is enqueued"""
         kept = []
         for i, launch in enumerate(launches):
@@ -442,7 +451,7 @@ class _Launcher:
                     i, launch.name, param, buf)
             else:
                 what = "the NDRange of %s has no work-item, but output %s is not empty" % (launch.name, param)
-            raise ValueError("dpia.opencl: %s at %s: %s" % (self.title, _sizes_text(sizes), what))
+            raise EmptyRangeError("dpia.opencl: error[E0413]: %s at %s: %s" % (self.title, _sizes_text(sizes), what))
         return kept
 
     def __call__(self, queue, sizes, args, wait=True):

@@ -247,6 +247,11 @@ with tempfile.TemporaryDirectory() as tmp:
         f.write('kernel k (N: nat) (xs: [N]float) (ys: [4]float) =\n'
                 '  pair (xs |> mapGlobal (\\x -> x)) (ys |> mapSeq (\\y -> y))\n')
     expect(['run', half, '-k', 'k', '--size', 'N=0'], 2, 'but output output_2 has 4 elements')
+    # a fault of the sizes with its own code (E0413), located at the
+    # kernel, not the OpenCL runtime's E0004
+    expect(['run', half, '-k', 'k', '--size', 'N=0'], 2, 'error[E0413]: the NDRange has no work-item',
+           absent='E0004')
+    expect(['run', half, '-k', 'k', '--size', 'N=0'], 2, 'half.dpia:1:8')
     expect(['run', half, '-k', 'k', '--size', 'N=3', '--check'], 0, 'relative error 0')
 
 # batch --help names every action and member a request may have

@@ -18,6 +18,8 @@ Usage: explore_cli.py DPIA ROOT
 - the seed's draw is deterministic: the same --seed gives the same
   sample, another seed another (a space larger than the exhaustive limit);
 - the JSON's shape: its keys and each candidate's;
+- strategies that launch nothing (an empty result: every NDRange empty)
+  are not timed, never 0 ms nor the best: E1106 says so;
 - errors: no strategy found E1106 (the JSON still given), a
   size the kernel does not have E1107, a missing size E1107, usage errors
   exit 2."""
@@ -35,7 +37,7 @@ TOP_KEYS = {'kernel', 'sizes', 'seed', 'budget_s', 'search', 'space', 'tried', '
 CAND_KEYS = {'id', 'strategy', 'steps', 'derivation', 'rules', 'status', 'reason', 'min_ms', 'median_ms',
              'found_s', 'order', 'retimed_ms', 'rounds_ms', 'check'}
 RETIME, RETIME_ROUNDS = 4, 3  # app/explore.c: the fastest re-timed at the end, in rounds
-STATES = {'pending', 'not_derived', 'rejected', 'precondition', 'failed', 'timed'}
+STATES = {'pending', 'not_derived', 'rejected', 'precondition', 'failed', 'not_timed', 'timed'}
 
 
 def run(dpia, args, timeout=240):
@@ -379,6 +381,26 @@ def main():
             shape(d, 'nothing found')
             expect(d['best'] is None and d['timed'] == 0 and d['tried'] == d['space'] and
                    all(c['status'] == 'not_derived' for c in d['candidates']), f'nothing found: {d}')
+        # a result of floor(N/8) elements at N = 4: every strategy computes it
+        # launching nothing, so none is timed (never 0 ms), none is the best
+        empty = os.path.join(tmp, 'empty.dpia')
+        with open(empty, 'w') as f:
+            f.write('kernel wholeHL (N: nat) (alpha: float) (xs: [N]float) : [floor(N/8)]float =\n'
+                    '  xs |> take (floor(N/8)) |> map (\\x -> alpha * x)\n')
+        p = run(dpia, ['explore', empty, '-k', 'wholeHL', '--size', 'N=4', '--budget', '20', '--repeat', '1', '--json'])
+        expect(p.returncode == 1 and 'E1106' in p.stderr and 'not timed: every launch has no work-item' in p.stderr,
+               f'launching nothing: exit {p.returncode}', p)
+        if p.returncode == 1:
+            d = json.loads(p.stdout)
+            shape(d, 'launching nothing')
+            untimed = [c for c in d['candidates'] if c['status'] == 'not_timed']
+            expect(d['best'] is None and d['timed'] == 0 and untimed and
+                   all(c['min_ms'] is None and c['reason'] == 'no launch' for c in untimed) and
+                   all(c['status'] in ('not_timed', 'not_derived') for c in d['candidates']),
+                   f'launching nothing: {d}')
+        p = run(dpia, ['explore', empty, '-k', 'wholeHL', '--size', 'N=4', '--budget', '20', '--repeat', '1'])
+        expect(p.returncode == 1 and re.search(r', not timed [1-9][0-9]*\n', p.stdout) and ' ms ' not in p.stdout,
+               'launching nothing: the table', p)
         p = run(dpia, ['explore', scal, '-k', 'scalHL', '--size', 'M=64', '--budget', '1'])
         expect(p.returncode == 1 and 'E1107' in p.stderr, f'an unknown size: exit {p.returncode}', p)
         p = run(dpia, ['explore', os.path.join(root, 'samples', 'explore', 'gemv.dpia'), '-k', 'gemvHL',

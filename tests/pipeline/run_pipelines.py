@@ -78,9 +78,10 @@ for k in ('dotAnyFull', 'asumAnyFull'):
            f'{k} at N = 0 writes 0.0', f'exit {p.returncode}\n{p.stdout}{p.stderr}')
 empty = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'empty.dpia')
 p = run(empty, 'halfPipe', {'N': 0})
-report(p.returncode == 2 and not p.stdout and 'pipeline halfPipe, launch 0 (kernel halfEmpty): the NDRange has no '
+report(p.returncode == 2 and not p.stdout and 'error[E0413]: pipeline halfPipe, launch 0 (kernel halfEmpty): the '
+       'NDRange has no '
        'work-item at these sizes (global size 0 in dimension 0) but output output_2 (buffer tmp1) has 4 elements, '
-       'which no work-item would write' in p.stderr,
+       'which no work-item would write' in p.stderr and 'empty.dpia:41:74: error[E0413]' in p.stderr,
        'a launch with no work-item and an output that is not empty is refused', f'exit {p.returncode}\n{p.stderr}')
 
 path = os.path.join(samples, 'dot_full.dpia')

@@ -711,7 +711,8 @@ def opencl_empty_launch(expect, ctx, queue, root):
     half = ("kernel k (N: nat) (xs: [N]float) (ys: [4]float) =\n"
             "  (xs |> mapGlobal (\\x -> x), ys |> mapSeq (\\y -> y))\n")
     k = dpia.opencl.Kernel(ctx, dpia.translate(half, kernel="k").metadata)
-    raises(expect, "an empty NDRange with an output of 4", ValueError, "dpia.opencl: kernel k at N = 0: the NDRange "
+    raises(expect, "an empty NDRange with an output of 4", dpia.opencl.EmptyRangeError,
+           "dpia.opencl: error[E0413]: kernel k at N = 0: the NDRange "
            "of k has no work-item, but output output_2 is not empty",
            lambda: k(queue, {"N": 0}, {"xs": np.zeros(0, np.float32), "ys": np.ones(4, np.float32)}))
 
@@ -750,7 +751,8 @@ def opencl_empty_pipeline(expect, ctx, queue, root):
     out = atax(queue, {"M": 3, "N": 0}, {"a": np.zeros((3, 0), np.float32), "x": empty})["output"]
     expect("atax at N = 0: %r" % out, out.shape == (0,))
     half = pipeline("tests/pipeline/empty.dpia", "halfPipe")
-    raises(expect, "halfPipe at N = 0", ValueError, "dpia.opencl: pipeline halfPipe at N = 0: launch 0 (kernel "
+    raises(expect, "halfPipe at N = 0", dpia.opencl.EmptyRangeError,
+           "dpia.opencl: error[E0413]: pipeline halfPipe at N = 0: launch 0 (kernel "
            "halfEmpty) has no work-item, but its output output_2 (buffer tmp1) is not empty",
            lambda: half(queue, {"N": 0}, {"xs": empty, "ys": np.ones(4, np.float32)}))
 

@@ -15,6 +15,10 @@ Usage: tune_cli.py DPIA ROOT
   another source text, the default is used;
 - a corrupt cache (not JSON, or not a cache) is E0811, exit 1;
 - no point runs at the sizes: E1108; a missing size: E1107;
+- points that launch nothing at the sizes (tests/tune/whole_tune.dpia:
+  floor(4/C) work-items and an empty output for C > 4) are "not timed",
+  in the table and the JSON, never ranked nor the best; E1108 when no
+  other point is timed;
 - the pipeline samples/gemm.dpia tuned on its register tile (the others
   --set), its entry used by `dpia run -k gemm`; samples/gemm_any.dpia's
   gemmAny tuned on CP at sizes that divide nothing, likewise."""
@@ -106,6 +110,22 @@ def main():
         # errors of dpia tune
         p = run(dpia, ['tune', src, '-k', 'scalTune', '--size', 'N=6', '--diagnostics=json'], cache)
         expect(p.returncode == 1 and codes(p) == ['E1108'], 'no point runs: not E1108', p)
+        # points that launch nothing (floor(4/C) = 0 work-items, an empty
+        # output) are not timed: never 0 ms, never the best
+        whole = os.path.join(root, 'tests', 'tune', 'whole_tune.dpia')
+        p = run(dpia, ['tune', whole, '-k', 'wholeTune', '--size', 'N=4', '--repeat', '1', '--json'], 'off')
+        d = json.loads(p.stdout) if p.returncode == 0 else {}
+        status = {pt['values']['C']: pt['status'] for pt in d.get('points', [])}
+        expect(d.get('best') == {'C': 4} and d.get('timed') == 1 and
+               status == {4: 'timed', 8: 'not_timed', 16: 'not_timed'} and
+               all('min_ms' not in pt and pt['reason'] == 'no launch' for pt in d['points'][1:]),
+               f'tune: points that launch nothing were ranked: {d}', p)
+        p = run(dpia, ['tune', whole, '-k', 'wholeTune', '--size', 'N=4', '--repeat', '1'], 'off')
+        expect(p.returncode == 0 and '   --     not timed  C=8\n' in p.stdout and ' 0.0000 ms' not in p.stdout and
+               'best: C=4 (' in p.stdout, 'tune: the table ranks a point that launches nothing', p)
+        p = run(dpia, ['tune', whole, '-k', 'wholeTune', '--size', 'N=4', '--set', 'C=16', '--diagnostics=json'], 'off')
+        expect(p.returncode == 1 and codes(p) == ['E1108'] and '1 not timed' in p.stdout,
+               'tune: a single point that launches nothing is not E1108', p)
         p = run(dpia, ['tune', src, '-k', 'scalTune', '--size', 'M=64', '--diagnostics=json'], cache)
         expect(p.returncode == 1 and codes(p) == ['E1107'], 'a missing size: not E1107', p)
         p = run(dpia, ['tune', src, '--size', 'N=64'], cache)

@@ -656,7 +656,7 @@ static void expect_in_place(Tester *t, int line, KirKernel *k, bool one_group, D
   Diag d;
   diag_init(&d, t->a);
   bool staged;
-  bool ok = kir_check_in_place(t->a, &d, k, "out", "in", one_group, false, &staged, (Span){0},
+  bool ok = kir_check_in_place(t->a, &d, k, "out", "in", one_group, false, (Span){0}, &staged, (Span){0},
                                backend_of(TARGET_OPENCL)->print_expr);
   bool right = want ? !ok && d.first && d.first->code == code && strstr(d.first->message, want)
                     : ok && d.nerrors == 0;
