@@ -71,7 +71,10 @@ Coverage:
   sqrt rsqrt fabs floor pow fma min max select) on scalars and vectors;
 - zips with `indices n` (a stream of random choices of its own): each
   position read as the element of an input there and compared, converted
-  (docs/language.md section 22);
+  (docs/language.md section 22); about half of them (a stream of their
+  own) offset and made an index again by clampIdx, a neighbour read at
+  the clamped position or the clamped position compared with the
+  element's own (at the ends, the clamp's);
 - unzip (a stream of its own): a kernel whose one parallel stage makes an
   array of pairs returns it unzipped, two outputs written by the one loop
   (docs/language.md section 24);
@@ -179,7 +182,7 @@ class Gen(Kernels, DepResults, DepMaps, Stages, Streams, Views, ScalarExprs, Siz
 
     def __init__(self, rng, avoid=(), extra=(), lit_rng=None, drop_rng=None, ix_rng=None, scan_rng=None, range_rng=None,
                  select_rng=None, slide_rng=None, unzip_rng=None, scatter_rng=None, dep_rng=None,
-                 res_rng=None):
+                 res_rng=None, clamp_rng=None):
         self.r = rng
         # array literals (docs/language.md section 13) are decided by a
         # stream of their own, so the programs of a seed are the ones they
@@ -205,6 +208,8 @@ class Gen(Kernels, DepResults, DepMaps, Stages, Streams, Views, ScalarExprs, Siz
         self.dep_r = dep_rng
         # and the kernels written through mirror or depJoin (gen_depresults.py)
         self.res_r = res_rng
+        # and the positions made clamped neighbours by clampIdx (components)
+        self.clamp_r = clamp_rng
         self.expect = 'ok'  # or 'reject E0505': a program the checker must refuse
         self.updates = None  # the input the kernel updates in place
         self.n_cap = None  # a bound on N for the solver (gen_depresults.py)
@@ -264,7 +269,8 @@ def generate(seed, index, avoid=(), extra=()):
                 random.Random(f'{seed}:{index}:{retry}:scans'), random.Random(f'{seed}:{index}:{retry}:ranges'),
                 random.Random(f'{seed}:{index}:{retry}:selects'), random.Random(f'{seed}:{index}:{retry}:slides'),
                 random.Random(f'{seed}:{index}:{retry}:unzips'), random.Random(f'{seed}:{index}:{retry}:scatters'),
-                random.Random(f'{seed}:{index}:{retry}:depmaps'), random.Random(f'{seed}:{index}:{retry}:depresults'))
+                random.Random(f'{seed}:{index}:{retry}:depmaps'), random.Random(f'{seed}:{index}:{retry}:depresults'),
+                random.Random(f'{seed}:{index}:{retry}:clamps'))
         try:
             text, nats = g.kernel()
             sizes = g.solve(nats)
