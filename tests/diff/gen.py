@@ -71,13 +71,23 @@ Coverage:
   sqrt rsqrt fabs floor pow fma min max select) on scalars and vectors;
 - zips with `indices n` (a stream of random choices of its own): each
   position read as the element of an input there and compared, converted
-  (docs/language.md section 22);
+  (docs/language.md section 22); about half of them (a stream of their
+  own) offset and made an index again by clampIdx, a neighbour read at
+  the clamped position or the clamped position compared with the
+  element's own (at the ends, the clamp's);
 - unzip (a stream of its own): a kernel whose one parallel stage makes an
   array of pairs returns it unzipped, two outputs written by the one loop
   (docs/language.md section 24);
 - scatter (a stream of its own): a kernel's array written through an
   input declared a permutation, element i to position p[i] (`|> scatter
   p`, docs/language.md section 29; dpia run generates the permutation).
+- kernels that update part of an input in place (a stream of its own, in
+  place of about one kernel in thirteen): `updates xs [a .. N-1-b]`, in 2-D
+  with a range of the rows too, or the whole of xs; each element of the
+  region computed from itself (and maybe another input's element at the
+  same place) by mapGlobal, mapGlobal1 of mapGlobal or mapWorkgroup of
+  mapLocal (docs/language.md section 27); run --check compares the whole
+  buffer, the part outside the region never written.
 - dependent maps (--with depmaps, a stream of its own: gen_depmaps.py):
   `triangle xs` mapped by depMapGlobal, depMapWorkgroup (dimension 0 or 1)
   or depMapSeq at a kernel's top, and depMapSeq as the last stage of a
@@ -179,7 +189,7 @@ class Gen(Kernels, DepResults, DepMaps, Stages, Streams, Views, ScalarExprs, Siz
 
     def __init__(self, rng, avoid=(), extra=(), lit_rng=None, drop_rng=None, ix_rng=None, scan_rng=None, range_rng=None,
                  select_rng=None, slide_rng=None, unzip_rng=None, scatter_rng=None, dep_rng=None,
-                 res_rng=None):
+                 res_rng=None, clamp_rng=None, upd_rng=None):
         self.r = rng
         # array literals (docs/language.md section 13) are decided by a
         # stream of their own, so the programs of a seed are the ones they
@@ -205,6 +215,10 @@ class Gen(Kernels, DepResults, DepMaps, Stages, Streams, Views, ScalarExprs, Siz
         self.dep_r = dep_rng
         # and the kernels written through mirror or depJoin (gen_depresults.py)
         self.res_r = res_rng
+        # and the positions made clamped neighbours by clampIdx (components)
+        self.clamp_r = clamp_rng
+        # and the kernels that update part of an input in place (updates_stage)
+        self.upd_r = upd_rng
         self.expect = 'ok'  # or 'reject E0505': a program the checker must refuse
         self.updates = None  # the input the kernel updates in place
         self.n_cap = None  # a bound on N for the solver (gen_depresults.py)
@@ -264,7 +278,8 @@ def generate(seed, index, avoid=(), extra=()):
                 random.Random(f'{seed}:{index}:{retry}:scans'), random.Random(f'{seed}:{index}:{retry}:ranges'),
                 random.Random(f'{seed}:{index}:{retry}:selects'), random.Random(f'{seed}:{index}:{retry}:slides'),
                 random.Random(f'{seed}:{index}:{retry}:unzips'), random.Random(f'{seed}:{index}:{retry}:scatters'),
-                random.Random(f'{seed}:{index}:{retry}:depmaps'), random.Random(f'{seed}:{index}:{retry}:depresults'))
+                random.Random(f'{seed}:{index}:{retry}:depmaps'), random.Random(f'{seed}:{index}:{retry}:depresults'),
+                random.Random(f'{seed}:{index}:{retry}:clamps'), random.Random(f'{seed}:{index}:{retry}:updates'))
         try:
             text, nats = g.kernel()
             sizes = g.solve(nats)

@@ -58,7 +58,9 @@ class Kernels:
         shape = self.pick(['stage', 'pair', 'zip', 'seq'], [80, 7, 7, 6])
         self.feat('kernel:' + shape)
         if shape == 'stage':
-            res = self.dep_result_stage(ctx, two_d)
+            res = self.updates_stage(ctx, two_d)
+            if res is None:
+                res = self.dep_result_stage(ctx, two_d)
             if res is not None:
                 e, t = res
             else:

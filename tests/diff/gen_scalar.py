@@ -216,9 +216,24 @@ class ScalarExprs:
             s = t[3][1]
             conv = {'float': 'toFloat', 'double': 'toDouble', 'int': 'toInt'}[s]
             k = self.ix_r.choice([1, 2, 3])
+            zero = "0" if s == "int" else "0.0"
             value = (f'select ({par(e)} < {k} || {par(e)} == {t[1].expr(self.ceilings)} - 1) '
-                     f'({conv} ({par(e)} % 5)) {"0" if s == "int" else "0.0"}')
+                     f'({conv} ({par(e)} % 5)) {zero}')
             self.feat('indices-compare')
+            if self.clamp_r is not None and self.clamp_r.random() < 0.5:
+                # the position offset, out of range near either end, made
+                # an index again by clampIdx (docs/language.md section 22):
+                # the input read at the clamped neighbour, or the clamped
+                # position compared with the element's own (equal where the
+                # clamp moved it back, and for offset 0 everywhere)
+                d = self.clamp_r.choice([-3, -2, -1, 1, 2, 3])
+                near = f'clampIdx {t[1].arg()} (toInt {par(e)} {"-" if d < 0 else "+"} {abs(d)})'
+                if self.clamp_r.random() < 0.6:
+                    value = f'idx {t[2]} ({near})'
+                    self.feat('clamp-idx-read')
+                else:
+                    value = f'select (({near}) == {par(e)}) ({conv} ({par(e)} % 5)) {zero}'
+                    self.feat('clamp-idx-compare')
             return self.components(f'idx {t[2]} {par(e)}', t[3]) + [(value, num(s))]
         if t[0] == 'idx':  # a gather
             self.feat('gather-' + ('row' if t[3][0] == 'arr' else 'scalar'))

@@ -4,10 +4,13 @@ Each one is decided by a random generator of its own (Gen.__init__),
 never by the main one, so that adding it left the programs of a seed as
 they were, some of them now with the construct: array literals, dropped
 def arguments, reduceRange, reductions as a select's side, scanSeq,
-slideSeq, unzipped and scattered results; and the vector lanes of
---with vectors."""
+slideSeq, unzipped and scattered results, kernels updating part of an
+input in place; and the vector lanes of --with vectors (clampIdx of a
+position: gen_scalar.py's components, a stream of its own too)."""
 
-from gen_types import S, arr, idx_t, par, MAX_PRIVATE, lane_name
+import re
+
+from gen_types import GenFail, S, Size, arr, num, pair, idx_t, par, MAX_PRIVATE, MAX_LOCAL, lane_name
 
 
 class Streams:
@@ -222,3 +225,77 @@ class Streams:
         self.perms.append(p)
         self.feat('scatter')
         return f'{e}{self.nl(ctx)}|> scatter {p}'
+
+    def updates_stage(self, ctx, two_d):
+        """A kernel that updates part of an input in place (docs/language.md
+        section 27): `updates xs [a .. N-1-b]` (2-D: and `[c .. N-1-d]` of
+        the rows), its result the region, each element computed from the
+        element itself (and maybe the element of another input of xs's
+        shape at the same place, jacobi2d's copy-back) by the work-item
+        that writes it; the rest of xs is never written, and run --check
+        compares all of it.  Drawn from a stream of its own, in place of
+        about one kernel in thirteen: None otherwise."""
+        r = self.upd_r
+        if r is None or 'updates' in self.avoid or r.random() >= 0.08:
+            return None
+        el = num(ctx.stype)
+        dims = [Size.var('M'), Size.var('N')] if two_d else [Size.var('N')]
+        xs = self.new_input(arr(dims[0], arr(dims[1], el)) if two_d else arr(dims[0], el))
+        ys = self.new_input(arr(dims[0], arr(dims[1], el)) if two_d else arr(dims[0], el)) if r.random() < 0.4 else None
+        ends = [(r.choice([0, 0, 1, 2]), r.choice([0, 0, 1, 3])) for _ in dims]
+        if all(a == 0 and b == 0 for a, b in ends) and r.random() < 0.7:
+            ends[-1] = (1, 1)
+        lens, regions, views = [], [], []
+        for n, (a, b) in zip(dims, ends):
+            self.need_ge(n, a + b + 1)
+            lens.append(n - S(a + b) if a + b else n)
+            regions.append(f'[{a} .. {n} - {1 + b}]')
+            v = (f' |> drop {a}' if a else '') + (f' |> take ({n} - {a + b})' if a + b else '')
+            views.append(v)
+        region = '' if all(a == 0 and b == 0 for a, b in ends) else ' ' + ''.join(regions)
+        kind = r.choice(['mapGlobal', 'mapGlobal', 'mapWorkgroup'])
+        if two_d and kind == 'mapWorkgroup':
+            kind = 'mapGlobal'
+        self.cost(ctx, lens[0])
+        ictx = self.inner_ctx(ctx, 'mapGlobal1' if two_d else kind, 1 if two_d else 0, lens[0])
+        if two_d:
+            self.cost(ictx, lens[1])
+            ictx = self.inner_ctx(ictx, 'mapGlobal', 0, lens[1])
+        if ys is not None:
+            f, _ = self.res_elem_fn(pair(el, el), ictx.but(level='seq', grid_ok=False), el)
+            self.feat('updates-zip')
+        else:
+            f, _ = self.res_elem_fn(el, ictx.but(level='seq', grid_ok=False), el)
+        if re.search(r'\blet\b|\|> \(\\|\[', f):
+            # the element bound to a name (let, an applied lambda) or put
+            # in an array literal is read by a statement before the store:
+            # E0704, as docs/language.md section 27 says (only a read in the
+            # store's right-hand side is proved pointwise)
+            raise GenFail('updates: the element read outside the store')
+        nl = self.nl(ctx)
+
+        def src(name, i):
+            return f'{name}{views[i]}'
+        if two_d:
+            rw = self.fresh('r')
+            if ys is not None:
+                q = self.fresh('q')
+                e = (f'zip ({src(xs, 0)}) ({src(ys, 0)}){nl}|> mapGlobal1 (\\{q} -> '
+                     f'zip (fst {q}{views[1]}) (snd {q}{views[1]}) |> mapGlobal {f})')
+            else:
+                e = f'{src(xs, 0)}{nl}|> mapGlobal1 (\\{rw} -> {rw}{views[1]} |> mapGlobal {f})'
+            t = arr(lens[0], arr(lens[1], el))
+        else:
+            body = f'zip ({src(xs, 0)}) ({src(ys, 0)})' if ys is not None else src(xs, 0)
+            if kind == 'mapWorkgroup':
+                k = self.chunk(lens[0], (2, 4, 8))
+                self.need_div(lens[0], k)
+                self.need_le(S(k), MAX_LOCAL)
+                self.local_sizes[0].append(S(k))
+                e = f'{body}{nl}|> split {k} |> mapWorkgroup (mapLocal {f}) |> join'
+            else:
+                e = f'{body}{nl}|> mapGlobal {f}'
+            t = arr(lens[0], el)
+        self.updates = xs + region
+        self.feat(f'updates-{len(dims)}d-{kind}' + ('-region' if region else ''))
+        return e, t
