@@ -119,6 +119,11 @@ typedef struct Op {
   double *aux;
   int nimpls;
   Impl impls[MAX_IMPLS];
+  /* a memory-bound operation's best dpia strategy launched with nothing to
+   * do (launch_only of bench/kernels/blas.cl, the same NDRange and partial
+   * sums read back), timed after the operation's rounds: what the launch
+   * alone costs (measure_launch); NULL if not measured */
+  Impl *launch;
 } Op;
 
 /* The roof loops' and the cold flush's chunk (OpenMP's dynamic schedule),
@@ -144,6 +149,9 @@ Impl *add_dpia_pipeline(Op *op, const char *sample, const char *pipeline);
 Impl *add_cl(Op *op, cl_program program, const char *family, const char *kernel, const char *label, cl_uint ndims,
              const size_t *global, const size_t *local, size_t out_floats, int nargs, const Arg *args);
 const Impl *best_of(const Op *op, const char *family);
+/* a memory-bound operation: every one of blas_bench.c's but gemm (the
+ * peer set has its own table, against its suites' kernels) */
+bool memory_bound(const Op *op);
 void read_buffer(cl_mem m, size_t bytes, void *out);
 bool is_reduction(const Op *op);
 /* elements of the result vector (0: a scalar result) */
@@ -163,6 +171,9 @@ typedef struct PairedRatio {
   bool has_interval; /* n >= 6 */
 } PairedRatio;
 PairedRatio paired_ratio(const Impl *slow, const Impl *fast);
+/* the same with `less_s` seconds taken off each of fast's times (its
+ * launch): slow_i / (fast_i - less_s) */
+PairedRatio paired_ratio_less(const Impl *slow, const Impl *fast, double less_s);
 const char *verdict(PairedRatio pr);
 /* "[lo, hi]", or "[no interval]" when too few rounds ran for one (a slow
  * kernel timed once or twice): printed, never a [0.00, 0.00] */
@@ -170,6 +181,8 @@ typedef struct IntervalText {
   char text[32];
 } IntervalText;
 IntervalText interval_text(PairedRatio pr);
+/* --cpu-time: time in the process's CPU time, not the wall clock's */
+void use_cpu_time(void);
 /* --cold: a buffer of `bytes` streamed through before every timed run */
 void cold_caches(size_t bytes);
 void timing_release(void);
@@ -177,6 +190,10 @@ void timing_release(void);
 int check_all(Op *op);
 /* each implementation checked, then timed in interleaved rounds: im->ms, gbs, gflops */
 void measure(Op *op, int reps);
+/* op->launch, if set, timed as measure times an implementation (the
+ * caches flushed before each run, after 2 warm-up runs): its ms, the
+ * least of its runs */
+void measure_launch(Op *op, int reps);
 
 /* bench_report.c */
 /* one operation's table, Markdown or text (on stdout) */

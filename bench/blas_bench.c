@@ -13,12 +13,16 @@
  * bench_report.c the tables and the chart's data.
  *
  *   build/bench/blas_bench [--root DIR] [--reps R] [--quick] [--check] [--cold]
- *                          [--only OP,...] [--md FILE] [--dat FILE]
+ *                          [--only OP,...] [--md FILE] [--dat FILE] [--impls WORD,...] [--cpu-time]
  *
  * --only runs the operations named (scal, ..., gemm, nbody, ...; peer: the
  * whole peer set).  --check only checks every implementation once
  * against its reference, at small sizes, and exits 1 if one differs: the
  * meson test bench-peer-check runs --check --only peer.
+ * --impls WORD,... times only the implementations whose name holds one of
+ * the words (e.g. --only asum --impls asumVec16Groups,roof,OpenBLAS);
+ * --cpu-time times in the process's CPU time, not the wall clock (the
+ * load of other work on a shared machine moves it far less).
  * --md writes the tables in Markdown; --dat the chart's data for gnuplot
  * (GB/s; gemm's GFLOP/s in FILE.gemm; the peer set's ratios in
  * FILE.peer).  The targets are ratios round by round with a 95% interval
@@ -301,7 +305,8 @@ static bool scalar_value(const Op *op, const char *name, float *v) {
 /* the metadata (spec section 9) of one kernel of a sample; for gemm, gemv
  * and asum, with the op's sizes, so that the values `dpia tune` kept for
  * the nearest sizes are used (bench/run.sh tunes the tune parameters of
- * gemm, gemvVecRows and asumVec16Groups at each size timed) */
+ * gemm at each size timed, and gemvVecRows' and asumVec16Groups' at the
+ * larger size, which the smaller takes: docs/tune.md) */
 static J *dpia_metadata(const char *sample, const char *kernel, const Op *op) {
   char path[1024];
   snprintf(path, sizeof path, "%s/samples/%s", root, sample);
@@ -982,6 +987,38 @@ static void setup_impls(Op *op) {
   add_library_impls(op);
 }
 
+/* The launch of dp (and of the kernels before it, a pipeline's) with
+ * nothing to do: launch_only with dp's NDRange, writing nothing into a
+ * buffer as long as dp's output, whose partial sums run_cl reads back and
+ * adds up as dp's (op->launch, measure_launch) */
+static Impl *launch_of(const Op *op, const Impl *dp) {
+  Impl *im = calloc(1, sizeof *im);
+  if (!im) die("out of memory");
+  im->kind = IK_CL;
+  im->family = "launch";
+  snprintf(im->name, sizeof im->name, "launch alone (%.60s, nothing to do)", dp->name);
+  cl_int err;
+  im->kernel = clCreateKernel(hand_program, "launch_only", &err);
+  if (err != CL_SUCCESS) die("clCreateKernel(launch_only): %d", (int)err);
+  im->out_floats = dp->out_floats ? dp->out_floats : 1;
+  im->out = buffer(im->out_floats * sizeof(float), NULL);
+  im->args[0] = amem(im->out);
+  im->nargs = 1;
+  im->ndims = dp->ndims;
+  memcpy(im->global, dp->global, sizeof im->global);
+  memcpy(im->local, dp->local, sizeof im->local);
+  im->has_local = dp->has_local;
+  if (dp->before) im->before = launch_of(op, dp->before);
+  return im;
+}
+
+static void setup_launch(Op *op) {
+  const Impl *dp = best_of(op, "dpia");
+  if (!memory_bound(op) || !dp || dp->kind != IK_CL) return;
+  op->launch = launch_of(op, dp);
+  if (is_reduction(op)) op->launch->partials = falloc(op->launch->out_floats);
+}
+
 /* releases what im holds; `shared` is a buffer it reads but does not own
  * (the output of the kernel before it) */
 static void free_cl(const Op *op, Impl *im, cl_mem shared) {
@@ -1010,11 +1047,41 @@ static void free_cl(const Op *op, Impl *im, cl_mem shared) {
   free(im->host_out);
 }
 
+/* --impls: only the implementations whose name holds one of the
+ * comma-separated words (a measurement of a few side by side, without the
+ * slow ones' seconds); the others are released unrun */
+static void keep_impls(Op *op, const char *words) {
+  if (!words) return;
+  int kept = 0;
+  for (int i = 0; i < op->nimpls; i++) {
+    Impl *im = &op->impls[i];
+    bool keep = false;
+    for (const char *p = words; *p && !keep;) {
+      size_t w = strcspn(p, ",");
+      char word[96];
+      snprintf(word, sizeof word, "%.*s", (int)(w < sizeof word ? w : sizeof word - 1), p);
+      keep = w > 0 && strstr(im->name, word) != NULL;
+      p += w + (p[w] == ',');
+    }
+    if (!keep) {
+      free_cl(op, im, im->before ? im->before->out : NULL);
+      continue;
+    }
+    if (kept != i) op->impls[kept] = *im;
+    kept++;
+  }
+  op->nimpls = kept;
+}
+
 static void free_op(Op *op) {
   for (int i = 0; i < op->nimpls; i++) {
     Impl *im = &op->impls[i];
     free_cl(op, im, im->before ? im->before->out : NULL);
     im->before = NULL;
+  }
+  if (op->launch) { /* its figures kept, as the implementations' */
+    free_cl(op, op->launch, NULL);
+    op->launch->before = NULL;
   }
   cl_mem ms[] = {op->dx, op->dy, op->da, op->db};
   for (int i = 0; i < 4; i++)
@@ -1032,7 +1099,7 @@ static void free_op(Op *op) {
 int main(int argc, char **argv) {
   int reps = 15;
   bool quick = false, cold = false, check_only = false;
-  const char *only = NULL, *md = NULL, *dat = NULL;
+  const char *only = NULL, *md = NULL, *dat = NULL, *impls = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--root") && i + 1 < argc) root = argv[++i];
     else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
@@ -1042,9 +1109,11 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else if (!strcmp(argv[i], "--md") && i + 1 < argc) md = argv[++i];
     else if (!strcmp(argv[i], "--dat") && i + 1 < argc) dat = argv[++i];
+    else if (!strcmp(argv[i], "--impls") && i + 1 < argc) impls = argv[++i];
+    else if (!strcmp(argv[i], "--cpu-time")) use_cpu_time();
     else {
       fprintf(stderr, "usage: blas_bench [--root DIR] [--reps R] [--quick] [--check] [--cold] [--only OP,...] [--md FILE] "
-                      "[--dat FILE]\n");
+                      "[--dat FILE] [--impls WORD,...] [--cpu-time]\n");
       return 2;
     }
   }
@@ -1139,12 +1208,15 @@ int main(int argc, char **argv) {
     make_op(op, plan[p].kind, plan[p].name, plan[p].m, plan[p].n, plan[p].k);
     op->large = plan[p].large;
     setup_impls(op);
+    keep_impls(op, impls);
     if (check_only) {
       wrong += check_all(op);
       free_op(op);
       continue;
     }
     measure(op, reps);
+    setup_launch(op);
+    measure_launch(op, reps);
     print_op(stdout, op, false);
     fflush(stdout);
     free_op(op);

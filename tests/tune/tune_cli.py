@@ -19,6 +19,8 @@ Usage: tune_cli.py DPIA ROOT
   floor(4/C) work-items and an empty output for C > 4) are "not timed",
   in the table and the JSON, never ranked nor the best; E1108 when no
   other point is timed;
+- a source whose length is a multiple of 16 bytes tunes (every point
+  runs), as any other;
 - the pipeline samples/gemm.dpia tuned on its register tile (the others
   --set), its entry used by `dpia run -k gemm`; samples/gemm_any.dpia's
   gemmAny tuned on CP at sizes that divide nothing, likewise."""
@@ -130,6 +132,20 @@ def main():
         expect(p.returncode == 1 and codes(p) == ['E1107'], 'a missing size: not E1107', p)
         p = run(dpia, ['tune', src, '--size', 'N=64'], cache)
         expect(p.returncode == 2, 'no -k: not a usage error', p)
+
+        # a source of a multiple of 16 bytes: its copy in the arena had no
+        # room left for a NUL, and the points, run on it as a C string,
+        # read past its end (every point failed, E1108: samples/asum_vec.dpia
+        # at 4192 bytes); padded with a comment to 4096 bytes
+        text = open(src).read().rstrip('\n') + '\n'
+        text += '-- ' + 'p' * (4096 - len(text) - 4) + '\n'
+        padded = os.path.join(tmp, 'padded.dpia')
+        open(padded, 'w').write(text)
+        expect(os.path.getsize(padded) == 4096, f'padded source: {os.path.getsize(padded)} bytes, not 4096')
+        p = run(dpia, ['tune', padded, '-k', 'scalTune', '--size', 'N=4096', '--budget', '60', '--seed', '3',
+                       '--repeat', '1', '--json'], os.path.join(tmp, 'padded.json'))
+        d = json.loads(p.stdout) if p.returncode == 0 else {}
+        expect(p.returncode == 0 and d.get('timed') == 3, f'a source of 4096 bytes: exit {p.returncode}', p)
 
         # a pipeline: samples/gemm.dpia's register tile tuned (the others
         # fixed); CP is a tune parameter of both of its kernels, which share
