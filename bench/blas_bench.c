@@ -164,14 +164,14 @@ static void cl_setup(void) {
  * temporaries, a kernel's global temporaries, a hand-written chain's
  * intermediate results) BUFFER_TEMP_OFFSET into one: the same for every
  * implementation, and each away from the others by no multiple of a row
- * of 128 floats or more.  A temporary at the output's offset had cost
- * dpia's covariance pipeline 1% to 2% against PolyBench's kernels, the
- * same machine code: covar_kernel reads its centred data from the buffer
- * reduce_kernel updates in place (an input, at 0), dpia's covarMirror from
- * the pipeline's temporary, which sat at the output's offset, so that
- * after each sum the store symmat[j2][j1] waited on the loads of
- * data[i][j1] that begin the next (M = 1024: a column of either is one
- * float a page, at the same place in each).
+ * of 128 floats or more.  Temporaries had been placed as outputs: dpia's
+ * covariance pipeline then read its centred data at the output's offset
+ * where PolyBench's covar_kernel (the same machine code) reads the buffer
+ * reduce_kernel updates in place, an input at 0, and at M = 1024 (a
+ * column one float a page) each store symmat[j2][j1] had the low 12 bits
+ * of the loads data[i][j1] beginning the next sum: 1% to 2% of the
+ * kernel's CPU time at N = 256, below the noise at N = 1024
+ * (BENCHMARKS.md, "The ports below 1.00x").
  * CL_MEM_USE_HOST_PTR with memory aligned to the device's base address
  * alignment (128 bytes on PoCL) makes PoCL use that memory as the buffer. */
 enum { BUFFER_PAGE = 4096, BUFFER_OUT_OFFSET = 256, BUFFER_TEMP_OFFSET = 128 };
