@@ -139,6 +139,8 @@ float *falloc(size_t n);
 float rnd(float lo, float hi);
 void fill(float *p, size_t n, float lo, float hi);
 cl_mem buffer(size_t bytes, const void *init);
+cl_mem temp_buffer(size_t bytes);
+void make_intermediate(Impl *im);
 cl_program build(const char *source, const char *what);
 cl_program build_file(const char *relpath);
 Impl *add_impl(Op *op, ImplKind kind, const char *family, const char *fmt, ...);

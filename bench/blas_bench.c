@@ -163,24 +163,33 @@ static void cl_setup(void) {
  * row, from it, for Rodinia's kernel and dpia's alike; dpia's source
  * copied into peer.cl had looked 2.6x faster than through dpia, by this
  * alone).  So the bench places every buffer itself: those created with
- * contents (inputs) at the start of a page, those without (outputs,
- * temporaries) BUFFER_OUT_OFFSET into one, the same for every
- * implementation, and away from the rows of widths of 128 floats or more.
+ * contents (inputs) at the start of a page, outputs BUFFER_OUT_OFFSET into
+ * one, and the buffers between the kernels of a chain (a pipeline's
+ * temporaries, a kernel's global temporaries, a hand-written chain's
+ * intermediate results) BUFFER_TEMP_OFFSET into one: the same for every
+ * implementation, and each away from the others by no multiple of a row
+ * of 128 floats or more.  Temporaries had been placed as outputs: dpia's
+ * covariance pipeline then read its centred data at the output's offset
+ * where PolyBench's covar_kernel (the same machine code) reads the buffer
+ * reduce_kernel updates in place, an input at 0, and at M = 1024 (a
+ * column one float a page) each store symmat[j2][j1] had the low 12 bits
+ * of the loads data[i][j1] beginning the next sum: 1% to 2% of the
+ * kernel's CPU time at N = 256, below the noise at N = 1024
+ * (BENCHMARKS.md, "The ports below 1.00x").
  * CL_MEM_USE_HOST_PTR with memory aligned to the device's base address
  * alignment (128 bytes on PoCL) makes PoCL use that memory as the buffer. */
-enum { BUFFER_PAGE = 4096, BUFFER_OUT_OFFSET = 256 };
+enum { BUFFER_PAGE = 4096, BUFFER_OUT_OFFSET = 256, BUFFER_TEMP_OFFSET = 128 };
 
 static void CL_CALLBACK free_placed(cl_mem m, void *block) {
   (void)m;
   free(block);
 }
 
-cl_mem buffer(size_t bytes, const void *init) {
+static cl_mem placed_buffer(size_t bytes, const void *init, size_t offset) {
   cl_int err;
   cl_mem m;
   if (!bytes) bytes = 4;
   if (place_buffers) {
-    size_t offset = init ? 0 : BUFFER_OUT_OFFSET;
     size_t total = (offset + bytes + BUFFER_PAGE - 1) / BUFFER_PAGE * BUFFER_PAGE;
     char *block = aligned_alloc(BUFFER_PAGE, total);
     if (!block) die("out of memory");
@@ -193,6 +202,27 @@ cl_mem buffer(size_t bytes, const void *init) {
   if (err != CL_SUCCESS) die("clCreateBuffer(%zu): %d", bytes, (int)err);
   if (init) CL_CHECK(clEnqueueWriteBuffer(queue, m, CL_TRUE, 0, bytes, init, 0, NULL, NULL));
   return m;
+}
+
+/* an input (with contents) or an output */
+cl_mem buffer(size_t bytes, const void *init) {
+  return placed_buffer(bytes, init, init ? 0 : BUFFER_OUT_OFFSET);
+}
+
+/* a buffer between the kernels of a chain, or a kernel's global temporary */
+cl_mem temp_buffer(size_t bytes) {
+  return placed_buffer(bytes, NULL, BUFFER_TEMP_OFFSET);
+}
+
+/* im's output becomes an intermediate result, read by the next kernel of
+ * a chain: placed as a temporary (before that kernel binds it).  Its one
+ * reference is the argument's that binds it, as buffer()'s was. */
+void make_intermediate(Impl *im) {
+  cl_mem old = im->out, m = temp_buffer(im->out_floats * sizeof(float));
+  for (int a = 0; a < im->nargs; a++)
+    if (im->args[a].kind == A_MEM && im->args[a].mem == old) im->args[a].mem = m;
+  clReleaseMemObject(old);
+  im->out = m;
 }
 
 void read_buffer(cl_mem m, size_t bytes, void *out) {
@@ -376,7 +406,7 @@ static bool dpia_kernel(Op *op, Impl *im, const char *sample, const char *kernel
        * input it updates, as CLBlast's Sscal gets, passed as that input;
        * the output is no argument of the kernel */
       const char *from_input = jget(p, "updates") ? jstr(p, "updates") : NULL;
-      cl_mem mem = buffer(bytes, NULL);
+      cl_mem mem = !strcmp(role, "temp") ? temp_buffer(bytes) : buffer(bytes, NULL);
       if (from_input) {
         cl_mem from = input_buffer(op, from_input);
         if (!from) die("%s: no input named %s", kernel, from_input);
@@ -439,7 +469,9 @@ static Impl *add_dpia_pair(Op *op, const char *sample, const char *first, const 
   im->before = calloc(1, sizeof *im->before);
   if (!im->before) die("out of memory");
   im->before->kind = IK_CL;
-  if (dpia_kernel(op, im->before, sample, first, NULL) && dpia_kernel(op, im, sample, second, im->before)) {
+  bool first_ok = dpia_kernel(op, im->before, sample, first, NULL);
+  if (first_ok) make_intermediate(im->before); /* the second reads it */
+  if (first_ok && dpia_kernel(op, im, sample, second, im->before)) {
     snprintf(im->name, sizeof im->name, "dpia %s + %s", first, second);
     return im;
   }
@@ -512,8 +544,8 @@ Impl *add_dpia_pipeline(Op *op, const char *sample, const char *pipeline) {
   }
   if (temps->n > 8) die("%s: more than 8 temporaries", pipeline);
   for (int t = 0; t < temps->n; t++)
-    tmp[t] = buffer((size_t)eval_size(jstr(temps->items[t], "elements"), &nats) * type_bytes(jstr(temps->items[t], "type")),
-                    NULL);
+    tmp[t] = temp_buffer((size_t)eval_size(jstr(temps->items[t], "elements"), &nats) *
+                         type_bytes(jstr(temps->items[t], "type")));
   Impl *prev = NULL;
   for (int li = 0; li < launches->n; li++) {
     J *l = launches->items[li];

@@ -869,6 +869,11 @@ static Impl *add_peer(Op *op, const char *kernel, const char *label, cl_uint ndi
 static Impl *detach_last(Op *op) {
   Impl *before = xmalloc(sizeof *before);
   *before = op->impls[--op->nimpls];
+  /* its output is read by the next kernel: placed as a temporary
+   * (blas_bench.c, buffer), unless it is an input updated in place */
+  bool bound = false;
+  for (int b = 0; b < op->nbinds; b++) bound |= before->out == op->binds[b].mem;
+  if (!bound) make_intermediate(before);
   return before;
 }
 
