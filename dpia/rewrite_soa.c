@@ -361,7 +361,7 @@ static bool bind_value(Soa *s, Sym x, const Ast *as_written, const Val *v) {
     whole = rw_mk_var(a, x, s->at);
   }
   for (int c = 0; c < v->k; c++) {
-    char suffix[8];
+    char suffix[16]; /* a component number, or x y z w */
     if (v->kind == V_VEC) suffix[0] = 0;
     else if (v->k <= 4) snprintf(suffix, sizeof suffix, "%s", comp_letter[c]);
     else snprintf(suffix, sizeof suffix, "%d", c);
