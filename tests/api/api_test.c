@@ -394,7 +394,10 @@ static int made_up(void *user, DpiaExploreRun *runs, int n) {
     CHECK(q->program && strstr(q->program, "kernel scalHL") && q->kernel && strcmp(q->kernel, "scalHL") == 0 &&
               q->strategy && q->strategy[0],
           "run %d: the derived program, its kernel and strategy", q->id);
-    CHECK(q->check ? q->repeat == 1 : q->repeat == 2, "run %d: repeat %d (check %d)", q->id, q->repeat, q->check);
+    /* the search's runs launch the repeat (2), the re-timing's at the end
+     * between it and ten times it (docs/explore.md, "The re-timing") */
+    CHECK(q->check ? q->repeat == 1 : q->repeat >= 2 && q->repeat <= 20, "run %d: repeat %d (check %d)", q->id,
+          q->repeat, q->check);
     a->runs++;
     if (q->check) {
       a->checks++;
