@@ -473,7 +473,7 @@ static const Val *gather(Soa *s, const Ast *xs, Ast *b, const Prim *path, int de
   if (rw_is_app_of(xs, PRIM_ZIP, 2, &z)) {
     if (depth == 8) return soa_fail(s, "its array is a zip too deep to gather");
     Prim p[9];
-    memcpy(p, path, sizeof(Prim) * (size_t)depth);
+    if (depth > 0) memcpy(p, path, sizeof(Prim) * (size_t)depth); /* path is NULL at the root */
     Val *v = mk_val(s, V_PAIR);
     p[depth] = PRIM_FST;
     v->fst = gather(s, z.args[0], b, p, depth + 1);
