@@ -41,7 +41,7 @@ RuleId rule_lookup(const char *name) {
 
 /* ---- children and paths ---- */
 
-static int nchildren(const Ast *e) {
+int rw_nchildren(const Ast *e) {
   switch (e->kind) {
   case AST_VAR:
   case AST_INT:
@@ -98,7 +98,7 @@ static Ast **child_slot(Ast *e, int i) {
   INTERNAL("Ast kind %d has no child %d", (int)e->kind, i);
 }
 
-static Ast *child(const Ast *e, int i) { return *child_slot((Ast *)e, i); }
+Ast *rw_child(const Ast *e, int i) { return *child_slot((Ast *)e, i); }
 
 /* a shallow copy of e with child i replaced by c */
 Ast *rw_with_child(Arena *a, const Ast *e, int i, Ast *c) {
@@ -150,9 +150,9 @@ static const Ast *walk_path(const Ast *body, const int *steps, int nsteps, Enclo
   }
   for (int k = 0; k < nsteps; k++) {
     if (en) en->in_spine = e->kind == AST_APP && steps[k] == 0;
-    if (steps[k] >= nchildren(e)) {
+    if (steps[k] >= rw_nchildren(e)) {
       if (why)
-        emit(why, "step %d of the path goes to child %d of a node with %d (%s)", k + 1, steps[k], nchildren(e),
+        emit(why, "step %d of the path goes to child %d of a node with %d (%s)", k + 1, steps[k], rw_nchildren(e),
              ast_kind_name[e->kind]);
       return NULL;
     }
@@ -165,7 +165,7 @@ static const Ast *walk_path(const Ast *body, const int *steps, int nsteps, Enclo
       en->dims[0] = e->lhs->dim;
       en->n++;
     }
-    e = child(e, steps[k]);
+    e = rw_child(e, steps[k]);
   }
   return e;
 }
@@ -262,7 +262,7 @@ int rw_count_free(const Ast *e, Sym x) {
   case AST_LET: return rw_count_free(e->value, x) + (e->bound == x ? 0 : rw_count_free(e->body, x));
   default: {
     int n = 0;
-    for (int i = 0; i < nchildren(e); i++) n += rw_count_free(child(e, i), x);
+    for (int i = 0; i < rw_nchildren(e); i++) n += rw_count_free(rw_child(e, i), x);
     return n;
   }
   }
@@ -281,35 +281,34 @@ Sym rw_fresh_name(const Fresh *fr, const char *base, const Ast *const *avoid, in
   }
 }
 
-static Ast *subst(const Fresh *fr, const Ast *e, Sym x, Ast *v);
 
 /* \y -> body with x := v, renaming y when v mentions it (capture) */
 static Ast *subst_binder(const Fresh *fr, const Ast *e, Sym x, Ast *v) {
   Ast *n = NEW(fr->arena, Ast);
   *n = *e;
-  if (e->kind == AST_LET) n->value = subst(fr, e->value, x, v);
+  if (e->kind == AST_LET) n->value = rw_subst(fr, e->value, x, v);
   if (e->bound == x || !rw_count_free(e->body, x)) return n;
   if (rw_count_free(v, e->bound)) {
     const Ast *avoid[] = {e->body, v};
     Sym y = rw_fresh_name(fr, e->bound, avoid, 2);
-    n->body = subst(fr, e->body, e->bound, rw_mk_var(fr->arena, y, e->bound_span));
+    n->body = rw_subst(fr, e->body, e->bound, rw_mk_var(fr->arena, y, e->bound_span));
     n->bound = y;
-    n->body = subst(fr, n->body, x, v);
+    n->body = rw_subst(fr, n->body, x, v);
     return n;
   }
-  n->body = subst(fr, e->body, x, v);
+  n->body = rw_subst(fr, e->body, x, v);
   return n;
 }
 
 /* e with every free x replaced by v (capture-avoiding) */
-static Ast *subst(const Fresh *fr, const Ast *e, Sym x, Ast *v) {
+Ast *rw_subst(const Fresh *fr, const Ast *e, Sym x, Ast *v) {
   if (!rw_count_free(e, x)) return (Ast *)e;
   if (e->kind == AST_VAR) return v;
   if (e->kind == AST_LAMBDA || e->kind == AST_LET) return subst_binder(fr, e, x, v);
   Ast *n = (Ast *)e;
-  for (int i = 0; i < nchildren(e); i++) {
-    Ast *c = subst(fr, child(e, i), x, v);
-    if (c != child(e, i)) n = rw_with_child(fr->arena, n, i, c);
+  for (int i = 0; i < rw_nchildren(e); i++) {
+    Ast *c = rw_subst(fr, rw_child(e, i), x, v);
+    if (c != rw_child(e, i)) n = rw_with_child(fr->arena, n, i, c);
   }
   return n;
 }
@@ -321,9 +320,9 @@ static bool is_atom(const Ast *e) {
 /* f applied to x, beta-reduced when f is a lambda: substituted when x is a
  * variable or literal or used at most once (no work is repeated), else
  * `let`; an application written x |> f otherwise */
-static Ast *apply_fn(const Fresh *fr, Ast *f, Ast *x) {
+Ast *rw_apply_fn(const Fresh *fr, Ast *f, Ast *x) {
   if (f->kind != AST_LAMBDA) return rw_mk_app(fr->arena, f, x, true);
-  if (is_atom(x) || rw_count_free(f->body, f->bound) <= 1) return subst(fr, f->body, f->bound, x);
+  if (is_atom(x) || rw_count_free(f->body, f->bound) <= 1) return rw_subst(fr, f->body, f->bound, x);
   Ast *let = rw_mk(fr->arena, AST_LET, f->span);
   let->bound = f->bound;
   let->bound_span = f->bound_span;
@@ -332,10 +331,6 @@ static Ast *apply_fn(const Fresh *fr, Ast *f, Ast *x) {
   return let;
 }
 
-Ast *rw_apply_fn(const Fresh *fr, Ast *f, Ast *x) { return apply_fn(fr, f, x); }
-int rw_nchildren(const Ast *e) { return nchildren(e); }
-Ast *rw_child(const Ast *e, int i) { return child(e, i); }
-Ast *rw_subst(const Fresh *fr, const Ast *e, Sym x, Ast *v) { return subst(fr, e, x, v); }
 
 /* ---- matching ---- */
 
@@ -494,7 +489,7 @@ static Ast *fused_operator(const Fresh *fr, Ast *f, Ast *g) {
   const char *acc_base = f->kind == AST_LAMBDA && f->body->kind == AST_LAMBDA ? f->body->bound : "acc";
   const Ast *avoid2[] = {f, g, rw_mk_var(a, x, g->span)};
   Sym acc = rw_fresh_name(fr, acc_base, avoid2, 3);
-  Ast *body = apply_fn(fr, apply_fn(fr, f, apply_fn(fr, g, rw_mk_var(a, x, g->span))), rw_mk_var(a, acc, f->span));
+  Ast *body = rw_apply_fn(fr, rw_apply_fn(fr, f, rw_apply_fn(fr, g, rw_mk_var(a, x, g->span))), rw_mk_var(a, acc, f->span));
   return rw_mk_lambda(a, x, rw_mk_lambda(a, acc, body, f->span), f->span);
 }
 
@@ -524,8 +519,8 @@ static bool computes_any(const Fresh *fr, const Ast *e) {
   if (e->kind == AST_VAR)
     for (int i = 0; i < fr->prog->ndecls; i++)
       if (fr->prog->decls[i]->name == e->name) return true;
-  for (int i = 0; i < nchildren(e); i++)
-    if (computes_any(fr, child(e, i))) return true;
+  for (int i = 0; i < rw_nchildren(e); i++)
+    if (computes_any(fr, rw_child(e, i))) return true;
   return false;
 }
 
@@ -641,7 +636,7 @@ static Ast *rule_match(Match *m, RuleId rule) {
     const Ast *avoid[] = {f, g};
     Sym x = rw_fresh_name(fr, g->kind == AST_LAMBDA ? g->bound : "x", avoid, 2);
     Ast *v = rw_mk_var(a, x, g->span);
-    Ast *fn = rw_mk_lambda(a, x, apply_fn(fr, f, apply_fn(fr, g, v)), g->span);
+    Ast *fn = rw_mk_lambda(a, x, rw_apply_fn(fr, f, rw_apply_fn(fr, g, v)), g->span);
     return rw_mk_app(a, rw_mk_app(a, (Ast *)s.head, fn, false), (Ast *)in.args[1], m->e->pipe);
   }
   case RULE_FISSION_MAP: {
@@ -833,9 +828,9 @@ static void list_node(Lister *l, const Ast *e, int depth) {
     site->rules[site->nrules++] = (RuleId)r;
   }
   if (depth == (int)DPIA_COUNTOF(l->steps)) return;
-  for (int i = 0; i < nchildren(e); i++) {
+  for (int i = 0; i < rw_nchildren(e); i++) {
     l->steps[depth] = i;
-    list_node(l, child(e, i), depth + 1);
+    list_node(l, rw_child(e, i), depth + 1);
   }
 }
 
@@ -853,7 +848,7 @@ void rewrite_sites(Arena *a, const Program *prog, const Ast *body, RewriteSite *
 /* body with the node at steps[k..n) below e replaced by rep */
 static Ast *replace_at(Arena *a, const Ast *e, const int *steps, int n, Ast *rep) {
   if (!n) return rep;
-  return rw_with_child(a, e, steps[0], replace_at(a, child(e, steps[0]), steps + 1, n - 1, rep));
+  return rw_with_child(a, e, steps[0], replace_at(a, rw_child(e, steps[0]), steps + 1, n - 1, rep));
 }
 
 Ast *rewrite_apply(Arena *a, Interner *in, const Program *prog, const Ast *body, RuleId rule, const char *path,
@@ -947,8 +942,8 @@ bool ast_equal(const Ast *a, const Ast *b) {
   case AST_PPAIR: break;
   case AST_COUNT: INTERNAL("bad Ast kind");
   }
-  for (int i = 0; i < nchildren(a); i++)
-    if (!ast_equal(child(a, i), child(b, i))) return false;
+  for (int i = 0; i < rw_nchildren(a); i++)
+    if (!ast_equal(rw_child(a, i), rw_child(b, i))) return false;
   return true;
 }
 
