@@ -971,6 +971,7 @@ void peer_setup_impls(Op *op) {
     add_dpia(op, "gaussian_blur.dpia", "gaussian3x3");
     add_dpia(op, "gaussian_blur.dpia", "gaussian3x3Prelude");
     add_dpia(op, "gaussian_blur.dpia", "gaussian3x3Rows");
+    add_dpia(op, "gaussian_blur.dpia", "gaussian3x3Chunk");
     size_t g[] = {(size_t)n, (size_t)m};
     add_peer(op, "gaussian3x3", "gaussian3x3 (constant mask, unrolled)", 2, g, NULL, (size_t)(m * n), 3,
              (Arg[]){amem(mem_of(op, "img")), aint(m), aint(n)});

@@ -47,6 +47,7 @@ SIZES = {
     'nbodyLocal': {'N': 1024, 'WG': 64},
     'gaussian5': {'N': 1024}, 'gaussian3x3': {'M': 64, 'N': 128},
     'gaussian3x3Prelude': {'M': 64, 'N': 128}, 'gaussian3x3Rows': {'M': 64, 'N': 128},
+    'gaussian3x3Chunk': {'M': 64, 'N': 128},
     'mandelbrot': {'N': 4096}, 'mandelbrotTiled': {'N': 4096},
     'gesummv': {'N': 256}, 'nn': {'N': 4096}, 'mriq': {'X': 1024, 'K': 64},
     'mriqTwo': {'X': 1024, 'K': 64},

@@ -105,6 +105,7 @@ RUNS = [  # file, kernel, sizes: the kernels of run_samples.py, in its order
     ('gaussian_blur.dpia', 'gaussian3x3', {'M': 5, 'N': 7}),
     ('gaussian_blur.dpia', 'gaussian3x3Prelude', {'M': 5, 'N': 7}),
     ('gaussian_blur.dpia', 'gaussian3x3Rows', {'M': 5, 'N': 7}),
+    ('gaussian_blur.dpia', 'gaussian3x3Chunk', {'M': 5, 'N': 192}),  # 3 chunks a row: both clamped ends and one without
     ('mandelbrot.dpia', 'mandelbrot', {'N': 67}),
     ('mandelbrot.dpia', 'mandelbrotTiled', {'N': 128}),             # 2 groups of 64
     ('correlation.dpia', 'mean', {'M': 7, 'N': 5}),

@@ -83,6 +83,7 @@ RUNS = [  # file, kernel, sizes at two points
     ('gaussian_blur.dpia', 'gaussian3x3', [{'M': 100, 'N': 77}, {'M': 64, 'N': 128}]),
     ('gaussian_blur.dpia', 'gaussian3x3Prelude', [{'M': 100, 'N': 77}, {'M': 64, 'N': 128}]),
     ('gaussian_blur.dpia', 'gaussian3x3Rows', [{'M': 100, 'N': 77}, {'M': 64, 'N': 128}]),
+    ('gaussian_blur.dpia', 'gaussian3x3Chunk', [{'M': 1, 'N': 64}, {'M': 100, 'N': 192}]),
     ('mandelbrot.dpia', 'mandelbrot', [{'N': 1000}, {'N': 4096}]),
     ('mandelbrot.dpia', 'mandelbrotTiled', [{'N': 1024}, {'N': 4096}]),
     # the index as a value (docs/language.md section 22); the pipeline runs
