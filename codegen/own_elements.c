@@ -26,7 +26,9 @@
  *    (get_local_id(d), whichever variable holds it), its group ids and the
  *    kernel's nat parameters, plus a constant c from lo to hi: the same
  *    elements in every step (an element that is an array of two is
- *    acc[lid*2] and acc[lid*2 + 1]);
+ *    acc[lid*2] and acc[lid*2 + 1]); a sequential loop's variable whose
+ *    range its loop gives (collect_ranges) adds its range to c's
+ *    (acc[lid*16 + i_3], i_3 from 0 to 13: the work-item's row);
  *  - the elements are apart on the work-items of a group: with the local
  *    size fixed (reqd_work_group_size), the coefficients of the local ids
  *    of the dimensions of more than one work-item, in increasing order,
@@ -34,8 +36,8 @@
  *    largest value the digits before it reach together (lid_3*8 + lid_4
  *    with lid_4 < 8; lid*2 + c with c - lo <= 1).
  * Then work-item w touches its elements only, and no other work-item does.
- * Anything else (a division, a sequential loop's variable, a global id,
- * an unknown local size) is not proven, and the barrier stays. */
+ * Anything else (a division, a loop's variable of unknown range, a global
+ * id, an unknown local size) is not proven, and the barrier stays. */
 #include "kernel.h"
 #include "kir.h"
 
@@ -52,9 +54,20 @@ typedef struct IdName {
   bool bad; /* declared otherwise too, or assigned: not an id */
 } IdName;
 
+/* the values a sequential loop's variable takes, for every loop of that
+ * name in the kernel (known: false when one of them, or another binding
+ * of the name, does not say) */
+typedef enum RangeState { RANGE_NONE, RANGE_KNOWN, RANGE_UNKNOWN } RangeState;
+typedef struct LoopRange {
+  const char *name;
+  RangeState state;
+  int64_t lo, hi;
+} LoopRange;
+
 struct KirIdNames {
   Arena *arena;
-  Vec names; /* IdName * */
+  Vec names;  /* IdName * */
+  Vec ranges; /* LoopRange *: the kernel's (kir_id_names) */
   const KirKernel *k;
   const KirIdNames *up; /* the enclosing scopes' (a loop body's: the kernel's) */
 };
@@ -123,11 +136,128 @@ static void collect_ids(KirIdNames *ids, const KirStmt *first, const KirStmt *st
   }
 }
 
+/* ---- the ranges of the sequential loops' variables ----
+ *
+ * A step that reads other elements of its own row, `acc[lid*16 + i_3]`
+ * for i_3 < i < 15 (docs/language.md section 31, one element changed),
+ * touches row lid alone when i_3 stays within 0 .. 15: the loop
+ * `for (int i_3 = A; i_3 < B; i_3 += c)`, c > 0, gives its variable
+ * values from the least of A to the greatest of B less one, A and B
+ * constants or sums of constants and enclosing loops' variables, whose
+ * ranges a walk from the outside in has found first.  A name is one
+ * variable in its scope (no shadowing in a kernel), but loops apart may
+ * reuse it: its range is the hull of theirs, and a name bound otherwise
+ * anywhere (declared, assigned) has none. */
+
+static LoopRange *range_find(const KirIdNames *ids, const char *name) {
+  for (; ids; ids = ids->up)
+    for (int i = 0; i < ids->ranges.len; i++) {
+      LoopRange *r = ids->ranges.items[i];
+      if (strcmp(r->name, name) == 0) return r;
+    }
+  return NULL;
+}
+
+static LoopRange *range_note(KirIdNames *ids, const char *name) {
+  LoopRange *r = range_find(ids, name);
+  if (r) return r;
+  r = NEW(ids->arena, LoopRange);
+  *r = (LoopRange){name, RANGE_NONE, 0, 0};
+  vec_push(ids->arena, &ids->ranges, r);
+  return r;
+}
+
+/* lo .. hi bound the values of x, or false */
+static bool ix_range(const KirIdNames *ids, const Ix *x, int64_t *lo, int64_t *hi) {
+  int64_t alo, ahi, blo, bhi, c;
+  switch (x->kind) {
+  case IX_CONST: *lo = *hi = x->value; return true;
+  case IX_VAR: {
+    const LoopRange *r = range_find(ids, x->name);
+    if (!r || r->state != RANGE_KNOWN) return false;
+    *lo = r->lo, *hi = r->hi;
+    return true;
+  }
+  case IX_ADD:
+    return ix_range(ids, x->a, &alo, &ahi) && ix_range(ids, x->b, &blo, &bhi) &&
+           !__builtin_add_overflow(alo, blo, lo) && !__builtin_add_overflow(ahi, bhi, hi);
+  case IX_SUB:
+    return ix_range(ids, x->a, &alo, &ahi) && ix_range(ids, x->b, &blo, &bhi) &&
+           !__builtin_sub_overflow(alo, bhi, lo) && !__builtin_sub_overflow(ahi, blo, hi);
+  case IX_MUL: {
+    const Ix *v = x->b;
+    if (!ix_const_value(x->a, &c)) {
+      if (!ix_const_value(x->b, &c)) return false;
+      v = x->a;
+    }
+    if (c < 0 || !ix_range(ids, v, &alo, &ahi)) return false;
+    return !__builtin_mul_overflow(alo, c, lo) && !__builtin_mul_overflow(ahi, c, hi);
+  }
+  case IX_EXPR:
+  case IX_DIV:
+  case IX_MOD: return false;
+  }
+  return false;
+}
+
+static bool expr_range(const KirIdNames *ids, const KirExpr *e, int64_t *lo, int64_t *hi) {
+  if (!e) return false;
+  switch (e->kind) {
+  case KE_INT: *lo = *hi = e->value; return true;
+  case KE_IX: return ix_range(ids, e->ix, lo, hi);
+  case KE_VAR: {
+    const LoopRange *r = range_find(ids, e->name);
+    if (!r || r->state != RANGE_KNOWN) return false;
+    *lo = r->lo, *hi = r->hi;
+    return true;
+  }
+  default: return false;
+  }
+}
+
+static void collect_ranges(KirIdNames *ids, const KirStmt *first) {
+  for (const KirStmt *s = first; s; s = s->next) {
+    switch (s->kind) {
+    case KS_DECL: range_note(ids, s->decl.name)->state = RANGE_UNKNOWN; break;
+    case KS_ASSIGN:
+      if (s->assign.lhs->kind == KE_VAR) range_note(ids, s->assign.lhs->name)->state = RANGE_UNKNOWN;
+      break;
+    case KS_FOR: {
+      LoopRange *r = range_note(ids, s->loop.var);
+      int64_t ilo, ihi, blo, bhi, step, step_hi, last;
+      if (!(expr_range(ids, s->loop.init, &ilo, &ihi) && expr_range(ids, s->loop.bound, &blo, &bhi) &&
+            expr_range(ids, s->loop.step, &step, &step_hi) && step > 0 && !__builtin_sub_overflow(bhi, 1, &last))) {
+        r->state = RANGE_UNKNOWN;
+        break;
+      }
+      if (last < ilo) last = ilo; /* no step at all */
+      if (r->state == RANGE_NONE) {
+        *r = (LoopRange){r->name, RANGE_KNOWN, ilo, last};
+      } else if (r->state == RANGE_KNOWN) {
+        if (ilo < r->lo) r->lo = ilo;
+        if (last > r->hi) r->hi = last;
+      }
+      break;
+    }
+    case KS_VSTORE:
+    case KS_IF:
+    case KS_BLOCK:
+    case KS_BARRIER:
+    case KS_EXPR:
+    case KS_COMMENT: break;
+    }
+    const KirBlock *body = kir_body((KirStmt *)s);
+    if (body) collect_ranges(ids, body->first);
+  }
+}
+
 KirIdNames *kir_id_names(Arena *a, const KirKernel *k) {
   KirIdNames *ids = NEW(a, KirIdNames);
   *ids = (KirIdNames){.arena = a, .k = k};
   collect_ids(ids, k->locals.first, NULL);
   collect_ids(ids, k->body.first, NULL);
+  collect_ranges(ids, k->locals.first);
+  collect_ranges(ids, k->body.first);
   return ids;
 }
 
@@ -145,6 +275,7 @@ typedef struct Atom {
 
 typedef struct Form {
   int64_t k;
+  int64_t rlo, rhi; /* plus a value from rlo to rhi: sequential loops' variables */
   int n;
   Atom atom[FORM_TERMS];
   int64_t coef[FORM_TERMS];
@@ -179,7 +310,17 @@ static bool form_var(const KirIdNames *ids, Form *f, const char *name, int64_t s
   if (!n && ids->up) return form_var(ids->up, f, name, scale);
   if (n && !n->bad) return form_term(f, (Atom){false, n->kind, n->dim, NULL}, scale);
   if (!n && is_nat_param(ids->k, name)) return form_term(f, (Atom){true, ID_LOCAL, 0, name}, scale);
-  return false;
+  /* a sequential loop's variable: its range (collect_ranges) */
+  const LoopRange *r = range_find(ids, name);
+  int64_t lo, hi;
+  if (!r || r->state != RANGE_KNOWN || __builtin_mul_overflow(r->lo, scale, &lo) ||
+      __builtin_mul_overflow(r->hi, scale, &hi))
+    return false;
+  if (lo > hi) {
+    int64_t t = lo;
+    lo = hi, hi = t;
+  }
+  return !__builtin_add_overflow(f->rlo, lo, &f->rlo) && !__builtin_add_overflow(f->rhi, hi, &f->rhi);
 }
 
 static bool form_ix(const KirIdNames *ids, Form *f, const Ix *e, int64_t scale) {
@@ -377,15 +518,16 @@ static void element(Uses *u, const KirExpr *at) {
   if (!u->any) {
     u->any = true;
     u->first = f;
-    return;
+    u->first.rlo = u->first.rhi = 0;
   }
-  int64_t d;
-  if (!same_terms(&u->first, &f) || __builtin_sub_overflow(f.k, u->first.k, &d)) {
+  int64_t d, dlo, dhi;
+  if (!same_terms(&u->first, &f) || __builtin_sub_overflow(f.k, u->first.k, &d) ||
+      __builtin_add_overflow(d, f.rlo, &dlo) || __builtin_add_overflow(d, f.rhi, &dhi)) {
     u->ok = false;
     return;
   }
-  if (d < u->lo) u->lo = d;
-  if (d > u->hi) u->hi = d;
+  if (dlo < u->lo) u->lo = dlo;
+  if (dhi > u->hi) u->hi = dhi;
 }
 
 static void uses_expr(Uses *u, const KirExpr *e) {

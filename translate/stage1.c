@@ -195,21 +195,24 @@ static int proj_uses_of(Arena *a, const Phrase *p, const Binder *x, bool second)
 }
 
 /* The accumulator, or the part of it one element function sees: the
- * binder itself, or (snd) the second component of an element of
- * zip X acc, whose first component is not the accumulator's. */
+ * binder itself (ACC_WHOLE), or a component of an element of zip X acc
+ * (ACC_SND) or zip acc X (ACC_FST), whose other component is not the
+ * accumulator's. */
+typedef enum AccComp { ACC_WHOLE, ACC_FST, ACC_SND } AccComp;
 typedef struct AccPart {
   const Binder *b;
-  bool snd;
+  AccComp comp;
 } AccPart;
 
-/* uses of the accumulator part in p: every use of its binder but `fst b`
- * when the part is `snd b` */
+/* uses of the accumulator part in p: every use of its binder but the
+ * projections on the other component */
 static int part_uses(Arena *a, const Phrase *p, AccPart y) {
-  return phrase_uses(p, y.b) - (y.snd ? proj_uses_of(a, p, y.b, false) : 0);
+  int other = y.comp == ACC_WHOLE ? 0 : proj_uses_of(a, p, y.b, y.comp == ACC_FST);
+  return phrase_uses(p, y.b) - other;
 }
 
 static bool is_part(Arena *a, const Phrase *e, AccPart y) {
-  return y.snd ? is_proj_of(a, e, y.b, true) : e->kind == PH_VAR && e->binder == y.b;
+  return y.comp == ACC_WHOLE ? e->kind == PH_VAR && e->binder == y.b : is_proj_of(a, e, y.b, y.comp == ACC_SND);
 }
 
 static bool is_scalar_data(const DataType *t) { return dt_resolve((DataType *)t)->kind == DT_SCALAR; }
@@ -225,6 +228,7 @@ static bool pointwise_in(Arena *a, const Phrase *e, AccPart y) {
 }
 
 static bool map_step_ok(Arena *a, const Phrase *e, const Spine *sp, AccPart y);
+static bool changes_one(Arena *a, const Phrase *e, const Phrase *f, const Phrase *in, AccPart y);
 static bool select_computes(const Spine *sp);
 static bool element_part(Arena *a, const Phrase *f, const Phrase *in, AccPart y, AccPart *q);
 static const Phrase *find_prim(const Phrase *p, Prim prim);
@@ -249,7 +253,7 @@ static bool direct_ok(Arena *a, const Phrase *e, AccPart y) {
   DPIA_EXHAUSTIVE_BEGIN
   switch (sp.head->prim) {
   case PRIM_PAIR: {
-    if (sp.nargs != 2 || y.snd) return false;
+    if (sp.nargs != 2 || y.comp != ACC_WHOLE) return false;
     /* o.1 is written first: the second component may read only snd y */
     const Phrase *c1 = sp.args[0], *c2 = sp.args[1];
     return (is_scalar_data(b_data(c1)) || !phrase_uses(c1, y.b)) &&
@@ -325,6 +329,51 @@ static bool direct_ok(Arena *a, const Phrase *e, AccPart y) {
   return false;
 }
 
+/* p is `snd x` (second) or `fst x` */
+static bool is_index_of(Arena *a, const Phrase *p, const Binder *x, bool second) {
+  return is_proj_of(a, p, x, second);
+}
+
+/* The test c holds only at the position k (a conjunct `pos == K` or
+ * `K == pos`, K not using x): pos is x's index component. */
+static bool pins_position(Arena *a, const Phrase *c, const Binder *x, bool second) {
+  if (c->kind != PH_BINOP) return false;
+  if (c->op == BIN_AND) return pins_position(a, c->fst, x, second) || pins_position(a, c->snd, x, second);
+  if (c->op != BIN_EQ) return false;
+  return (is_index_of(a, c->fst, x, second) && !phrase_uses(c->snd, x)) ||
+         (is_index_of(a, c->snd, x, second) && !phrase_uses(c->fst, x));
+}
+
+/* A sequential map over zip y (indices n) (or zip (indices n) y) of
+ * scalars whose function is `select C V own`, own the element of y, C
+ * true at one position K at most (a conjunct `pos == K`) and reading no
+ * part of y, changes element K only: every other iteration writes its
+ * element's own value back, so V, computed whole before element K is
+ * written, may read any element of y, and reads what the step found
+ * (Rodinia's lud_diagonal: `shadow[tx][i] -= shadow[tx][j] * ..` for
+ * j < i, one element of the row updated from the others;
+ * docs/language.md section 31).  The sequential map alone: in a parallel
+ * one, the iteration at K would read elements that the others write. */
+static bool changes_one(Arena *a, const Phrase *e, const Phrase *f, const Phrase *in, AccPart y) {
+  AccPart q;
+  if (!is_scalar_data(b_data(e)->elem) || !element_part(a, f, in, y, &q) || q.comp == ACC_WHOLE) return false;
+  Spine z, sel;
+  /* the other component of the zip counts the positions */
+  if (!(spine_of(a, (Phrase *)in, &z) && z.nargs == 2)) return false;
+  const Phrase *positions = z.args[q.comp == ACC_FST ? 1 : 0];
+  Spine ps;
+  if (!((positions->kind == PH_APP || positions->kind == PH_PRIM) && spine_of(a, (Phrase *)positions, &ps) &&
+        ps.head->kind == PH_PRIM && ps.head->prim == PRIM_INDICES && ps.nargs == 0))
+    return false;
+  const Phrase *body = f->body;
+  if (!((body->kind == PH_APP) && spine_of(a, (Phrase *)body, &sel) && sel.head->kind == PH_PRIM &&
+        sel.head->prim == PRIM_SELECT && sel.nargs == 3))
+    return false;
+  const Phrase *c = sel.args[0], *own = sel.args[2];
+  return is_part(a, own, q) && !part_uses(a, c, y) && !part_uses(a, c, q) &&
+         pins_position(a, c, q.b, q.comp == ACC_FST);
+}
+
 /* A map writes o[i] after reading y[i] only, when its element function
  * does not use y and y reaches its input only through zip; with elements
  * that are arrays or pairs, o[i] is written part by part, so the element
@@ -335,6 +384,7 @@ static bool direct_ok(Arena *a, const Phrase *e, AccPart y) {
 static bool map_step_ok(Arena *a, const Phrase *e, const Spine *sp, AccPart y) {
   if (sp->nargs != 2) return false;
   const Phrase *f = sp->args[0], *in = sp->args[1];
+  if (sp->head->prim == PRIM_MAP_SEQ && changes_one(a, e, f, in, y)) return true;
   if (part_uses(a, f, y) || !pointwise_in(a, in, y)) return false;
   if (is_scalar_data(b_data(e)->elem)) return true;
   AccPart q;
@@ -347,15 +397,18 @@ static bool map_step_ok(Arena *a, const Phrase *e, const Spine *sp, AccPart y) {
 static bool element_part(Arena *a, const Phrase *f, const Phrase *in, AccPart y, AccPart *q) {
   if (f->kind != PH_LAM) return false;
   if (is_part(a, in, y)) {
-    *q = (AccPart){f->lam_binder, false};
+    *q = (AccPart){f->lam_binder, ACC_WHOLE};
     return true;
   }
   Spine z;
-  if (!(in->kind == PH_APP && spine_of(a, (Phrase *)in, &z) && z.head->prim == PRIM_ZIP && z.nargs == 2 &&
-        !part_uses(a, z.args[0], y) && is_part(a, z.args[1], y)))
+  if (!(in->kind == PH_APP && spine_of(a, (Phrase *)in, &z) && z.head->prim == PRIM_ZIP && z.nargs == 2))
     return false;
-  *q = (AccPart){f->lam_binder, true};
-  return true;
+  for (int k = 0; k < 2; k++)
+    if (is_part(a, z.args[k], y) && !part_uses(a, z.args[1 - k], y)) {
+      *q = (AccPart){f->lam_binder, k == 0 ? ACC_FST : ACC_SND};
+      return true;
+    }
+  return false;
 }
 
 /* a map whose iterations run on different work-items */
@@ -441,7 +494,7 @@ static int local_nest(Arena *a, const Phrase *step, AccPart y, const Phrase **le
  * distinct work-items touch distinct elements.  The levels go to
  * levels[] (*nlevels of them, 0 when the step is direct_ok). */
 static bool in_place_ok(Arena *a, const Phrase *step, const Binder *y, const Phrase **levels, int *nlevels) {
-  AccPart whole = {y, false};
+  AccPart whole = {y, ACC_WHOLE};
   *nlevels = 0;
   if (direct_ok(a, step, whole)) return true;
   *nlevels = local_nest(a, step, whole, levels, MAX_LOCAL_NEST);

@@ -213,8 +213,9 @@ int main(void) {
    * the local size fixed at (8, 4), needs no barrier between its steps;
    * one does when the index is not one-to-one on the work-items (l1 + l0:
    * (1, 0) and (0, 1) share), when the read is another element than the
-   * write, when the index reads a sequential loop's variable, when the
-   * local size is not fixed, or when the buffer's variable is not known. */
+   * write, when the index reads a loop's variable of unknown range (i,
+   * whose loop here has no bounds), when the local size is not fixed, or
+   * when the buffer's variable is not known. */
   static const KirBuffer ACC = {"acc", "acc", KSP_LOCAL}, ACC_UNNAMED = {"acc", NULL, KSP_LOCAL};
   enum { ONE_TO_ONE, SUM, OTHER_READ, LOOP_VAR, NO_LOCAL_SIZE, UNNAMED, NCASES };
   for (int c = 0; c < NCASES; c++) {
@@ -257,6 +258,69 @@ int main(void) {
     end(&k->body, KSITE_PARFOR_END);
     EXPECT(place(k, true));
     EXPECT(count_barriers(body) == (c != ONE_TO_ONE));
+  }
+
+  /* The same with a sequential loop's variable in the index, its range
+   * known from its loop (own_elements.c, collect_ranges): with the local
+   * size 8, work-item l0 reading acc[l0*8 + j] in `for (j = 0; j < i;
+   * j++)` inside the steps `for (i = 0; i < I; i++)` (a row of its own,
+   * lud_diagonal's first phase) and writing acc[l0*8] needs no barrier
+   * between the steps when j stays below 8 (I = 9), one when it reaches
+   * the next work-item's row (I = 10), and one when the inner bound's
+   * variable is bound otherwise too (a declaration of i before the loop,
+   * which a kernel would not have: a name bound otherwise has no range). */
+  static const KirBuffer ROW = {"acc", "acc", KSP_LOCAL};
+  enum { IN_ROW, PAST_ROW, BOUND_DECLARED, NROWCASES };
+  for (int c = 0; c < NROWCASES; c++) {
+    IxCtx x;
+    ix_init(&x, A);
+    k = kernel();
+    k->reqd_local = true;
+    k->local_size[0] = 8, k->local_size[1] = 1, k->local_size[2] = 1;
+    parfor(&k->body, KL_WORKGROUP, KF_ONCE);
+    command(&k->body, NULL, NULL, KL_NONE);
+    if (c == BOUND_DECLARED) {
+      KirStmt *decl = kir_stmt(A, KS_DECL);
+      decl->decl.name = "i";
+      decl->decl.type = kir_scalar1(SC_INT);
+      decl->decl.array_len = -1;
+      decl->decl.init = kir_int(A, 3);
+      kir_append(&k->body, decl);
+    }
+    KirBlock *steps = loop(&k->body);
+    KirStmt *outer = k->body.last;
+    outer->loop.init = kir_int(A, 0);
+    outer->loop.bound = kir_int(A, c == PAST_ROW ? 10 : 9);
+    outer->loop.step = kir_int(A, 1);
+    command(steps, &ROW, &ROW, KL_LOCAL);
+    parfor(steps, KL_LOCAL, KF_ONCE);
+    KirStmt *decl = kir_stmt(A, KS_DECL);
+    decl->decl.name = "l0";
+    decl->decl.type = kir_scalar1(SC_INT);
+    decl->decl.array_len = -1;
+    decl->decl.init = kir_query(A, KQ_LOCAL_ID, 0);
+    kir_append(steps, decl);
+    KirStmt *inner = kir_stmt(A, KS_FOR);
+    inner->loop.var = "j";
+    inner->loop.init = kir_int(A, 0);
+    inner->loop.bound = kir_ix(A, ix_var(&x, "i"));
+    inner->loop.step = kir_int(A, 1);
+    kir_append(steps, inner);
+    const Ix *row = ix_mul(&x, ix_var(&x, "l0"), ix_const(&x, 8));
+    const KirExpr *base = kir_var(A, "acc", kir_pointer_type(A, kir_scalar1(SC_FLOAT), KSP_LOCAL, false));
+    KirStmt *update = kir_stmt(A, KS_ASSIGN);
+    update->assign.lhs = kir_index(A, base, kir_ix(A, row));
+    update->assign.rhs = kir_index(A, base, kir_ix(A, ix_add(&x, row, ix_var(&x, "j"))));
+    kir_append(&inner->loop.body, update);
+    noted_read = noted_write = &ROW;
+    end(steps, KSITE_PARFOR_END);
+    KirSite *le = end(steps, KSITE_LOOP_END);
+    le->reads = set_of(&ROW);
+    le->writes = set_of(&ROW);
+    le->unindexed = set_of(&ROW);
+    end(&k->body, KSITE_PARFOR_END);
+    EXPECT(place(k, true));
+    EXPECT(count_barriers(steps) == (c != IN_ROW));
   }
 
   /* PoCL 3.1: in a work-group loop, a parforLocal after a single writer's
