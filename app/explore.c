@@ -282,7 +282,9 @@ typedef struct Candidate {
   int nrounds;         /* the re-timing's rounds that ran it (0: not re-timed) */
   double rounds_ms[RETIME_ROUNDS]; /* each round's fastest launch */
   double retimed_ms;   /* the fastest of the rounds: its time in the ranking */
-  int check;           /* -1: not checked; 0 differs; 1 agrees */
+  int check;           /* -1: not checked; 0 differs; 1 agrees; 2 not checkable (E0006: the
+                          seed's inputs are outside the program's domain, or the reference is
+                          all zeros, or an int overflows) */
   int order;           /* the order tried (0, 1, ...) */
 } Candidate;
 
@@ -305,6 +307,11 @@ typedef struct Explorer {
   int nruns;
   int nretimed;          /* candidates re-timed at the end */
   double retime_s;       /* the time the re-timing took */
+  /* the check of a candidate said E0006: the reference cannot be compared
+   * on the seed's inputs, for any strategy (the reference is the kernel's
+   * meaning); why: the check's message, NULL from an evaluator */
+  bool not_checkable;
+  const char *not_checkable_why;
 } Explorer;
 
 static double elapsed(const Explorer *e) {
@@ -934,21 +941,54 @@ static void retime(Explorer *e, Candidate **ranked, int n) {
   e->retime_s = elapsed(e) - t0;
 }
 
-/* the fastest that agrees with the reference interpreter */
+/* the fastest that agrees with the reference interpreter.  A check that
+ * says E0006 (the reference not finite on the seed's inputs, all zeros,
+ * or an int overflow: run.c) says it of the inputs, not of the strategy,
+ * and every other strategy would meet the same reference: none is
+ * checked after it, and the explorer is marked not_checkable */
 static Candidate *check_best(Explorer *e, Candidate **ranked, int n) {
+  const char *not_checkable = diag_code_name(ERR_NOT_CHECKABLE);
   for (int i = 0; i < n && i < CHECK_TRIES && ranked[i]->state == CAND_TIMED && !e->evaluator_failed; i++) {
+    bool vacuous = false;
     if (e->x->evaluate) {
       DpiaExploreRun *run;
       if (!evaluate_elsewhere(e, &ranked[i], 1, true, NULL, &run)) return NULL;
       ranked[i]->check = run->status == DPIA_OK;
+      vacuous = run->status != DPIA_OK && strcmp(run->reason, not_checkable) == 0;
     } else {
       DpiaResult *r = run_candidate(e, ranked[i], true, 1);
       ranked[i]->check = dpia_result_status(r) == DPIA_OK;
+      for (int d = 0; !ranked[i]->check && d < dpia_result_diagnostic_count(r); d++) {
+        const DpiaDiagnostic *dg = dpia_result_diagnostic(r, d);
+        if (dg->code && strcmp(dg->code, not_checkable) == 0) {
+          vacuous = true;
+          /* run.c's "kernel 'k' cannot be checked: REPORT": the report */
+          const char *why = strstr(dg->message, "cannot be checked: ");
+          e->not_checkable_why =
+              arena_printf(e->c->arena, "%s", why ? why + strlen("cannot be checked: ") : dg->message);
+          break;
+        }
+      }
       dpia_result_free(r);
+    }
+    if (vacuous) {
+      ranked[i]->check = 2;
+      e->not_checkable = true;
+      return NULL;
     }
     if (ranked[i]->check) return ranked[i];
   }
   return NULL;
+}
+
+/* what the ranking says of a candidate's check */
+static const char *check_text(const Candidate *cd) {
+  switch (cd->check) {
+  case 1: return "  [checked: ok]";
+  case 0: return "  [checked: DIFFERS]";
+  case 2: return "  [not checkable: the inputs are outside the program's domain, E0006]";
+  default: return "";
+  }
 }
 
 static void emit_candidate_json(const Explorer *e, Buf *out, const Candidate *cd) {
@@ -988,7 +1028,11 @@ static void emit_candidate_json(const Explorer *e, Buf *out, const Candidate *cd
   } else buf_puts(out, ", \"retimed_ms\": null, \"rounds_ms\": []");
   if (cd->order >= 0) emit(out, ", \"order\": %d", cd->order);
   else buf_puts(out, ", \"order\": null");
-  emit(out, ", \"check\": %s}", cd->check < 0 ? "null" : cd->check ? "\"ok\"" : "\"differs\"");
+  emit(out, ", \"check\": %s}",
+       cd->check < 0    ? "null"
+       : cd->check == 2 ? "\"not checkable\""
+       : cd->check      ? "\"ok\""
+                        : "\"differs\"");
 }
 
 static void report(Explorer *e, Candidate **ranked, int n, const Candidate *best) {
@@ -1040,8 +1084,7 @@ static void report(Explorer *e, Candidate **ranked, int n, const Candidate *best
          e->nretimed, RETIME_ROUNDS, e->retime_s);
   for (int i = 0, rank = 0; i < n && ranked[i]->state == CAND_TIMED; i++) {
     const Candidate *cd = ranked[i];
-    emit(out, "%3d. %9.4f ms  %s%s\n", ++rank, rank_ms(cd), strategy_text(e, cd),
-         cd->check < 0 ? "" : cd->check ? "  [checked: ok]" : "  [checked: DIFFERS]");
+    emit(out, "%3d. %9.4f ms  %s%s\n", ++rank, rank_ms(cd), strategy_text(e, cd), check_text(cd));
     if (cd->nrounds) {
       emit(out, "       re-timed:");
       for (int r = 0; r < cd->nrounds; r++) emit(out, " %.4f", cd->rounds_ms[r]);
@@ -1138,6 +1181,17 @@ int pass_explore(Ctx *c) {
                "stopped after %d of %d strategies tried",
                k->name, e.tried, e.ncands);
     return DPIA_EUSER;
+  }
+  if (!best && e.not_checkable) {
+    /* as dpia run --check says it (run.c): the inputs, not a strategy */
+    diag_error(&c->diag, ERR_NOT_CHECKABLE, k->name_span,
+               "kernel '%s' cannot be checked on the inputs of seed %llu, whatever its strategy, so none is "
+               "chosen: %s",
+               k->name, (unsigned long long)c->opt->seed,
+               e.not_checkable_why ? e.not_checkable_why
+                                   : "the reference is not finite (the inputs are outside the program's domain), all "
+                                     "zeros, or an int operation overflows; try --inputs=positive (or --inputs=unit)");
+    return DPIA_EVERIFY;
   }
   if (!best) {
     int untimed = 0;

@@ -17,7 +17,7 @@
 static const char explore_help[] =
     "usage: dpia explore FILE -k KERNEL --size N=VALUE... [--budget SECONDS] [--jobs J]\n"
     "                    [-o BEST.dpia] [--json] [--seed S] [--repeat R] [--progress]\n"
-    "                    [--diagnostics=text|json]\n"
+    "                    [--inputs=signed|positive|unit] [--diagnostics=text|json]\n"
     "\n"
     "Derive strategies for the high-level KERNEL (docs/language.md section 21) by\n"
     "the rewrite rules, composed into macro steps (one work-item per element, one\n"
@@ -32,8 +32,11 @@ static const char explore_help[] =
     "the best as a dpia program with its derivation as a comment.  A progress line\n"
     "goes to stderr when it is a terminal, or with --progress.  A kernel that is a\n"
     "whole reduction gets its partial sums derived (docs/explore.md).  Exit 1 when\n"
-    "no strategy is found within the budget (E1106); with --diagnostics=json the\n"
-    "diagnostics of a failure are alone on stdout, the ranking on stderr.\n";
+    "no strategy is found within the budget (E1106); exit 3 when the seed's inputs\n"
+    "are outside the kernel's domain, so that no strategy can be checked (E0006:\n"
+    "choose --inputs, as for 'dpia run --check', or another seed); with\n"
+    "--diagnostics=json the diagnostics of a failure are alone on stdout, the\n"
+    "ranking on stderr.\n";
 
 static const char tune_help[] =
     "usage: dpia tune FILE -k KERNEL --size N=VALUE... [--budget SECONDS] [--set NAME=VALUE]...\n"
@@ -140,6 +143,12 @@ static int read_args(Request *q, int argc, char **argv) {
       q->opt.seed = s;
       q->seed_given = true;
       i++;
+    } else if (!q->tune && strncmp(a, "--inputs=", 9) == 0) {
+      /* the random inputs of the runs, as dpia run's --inputs */
+      if (strcmp(a + 9, "signed") == 0) q->opt.inputs = DPIA_INPUTS_SIGNED;
+      else if (strcmp(a + 9, "positive") == 0) q->opt.inputs = DPIA_INPUTS_POSITIVE;
+      else if (strcmp(a + 9, "unit") == 0) q->opt.inputs = DPIA_INPUTS_UNIT;
+      else return usage("unknown --inputs kind '%s' (signed, positive, unit)", a + 9);
     } else if (!q->tune && strcmp(a, "-o") == 0) {
       if (!next) return usage("%s", "-o needs a file");
       if (q->out_path) return usage("%s given twice", "-o");

@@ -152,8 +152,10 @@ static const char run_help[] =
     "random ones: inputs of a physical domain (a density, a pressure, a mesh).\n"
     "--json prints the report as one JSON object (kernel, device, platform, sizes,\n"
     "global_size, local_size, runs, min_ms, median_ms, gb_per_s, check: seed, ok,\n"
-    "relative_error, bound, report), also when the check fails; when a precondition\n"
-    "refuses the sizes, {kernel, sizes, status: \"precondition_failed\", diagnostics}.\n";
+    "relative_error, bound, report), also when the check fails; runs is 0 and\n"
+    "min_ms, median_ms and gb_per_s are null when nothing is launched (an empty\n"
+    "NDRange); when a precondition refuses the sizes, {kernel, sizes, status:\n"
+    "\"precondition_failed\", diagnostics}.\n";
 
 static const char batch_help[] =
     "usage: dpia batch [--no-verify] [--target=NAME] < requests.jsonl > responses.jsonl\n"

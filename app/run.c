@@ -162,12 +162,16 @@ static void run_json_head(Buf *out, const DpiaOptions *o, const char *what, cons
   } else {
     buf_puts(out, "null");
   }
-  emit(out, ", \"runs\": %d, \"min_ms\": ", res->repeat);
-  json_number(out, res->min_ms);
-  buf_puts(out, ", \"median_ms\": ");
-  json_number(out, res->median_ms);
-  buf_puts(out, ", \"gb_per_s\": ");
-  json_number(out, gbps);
+  /* nothing launched (an empty NDRange, every output empty): no time was
+   * measured, so the times and the bandwidth are null, not 0 ms */
+  emit(out, ", \"runs\": %d", res->repeat);
+  const char *names[] = {"min_ms", "median_ms", "gb_per_s"};
+  double values[] = {res->min_ms, res->median_ms, gbps};
+  for (int i = 0; i < 3; i++) {
+    emit(out, ", \"%s\": ", names[i]);
+    if (res->repeat > 0) json_number(out, values[i]);
+    else buf_puts(out, "null");
+  }
 }
 
 /* dpia run: the --size values, one for each nat parameter of def (a

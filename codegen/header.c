@@ -594,15 +594,17 @@ void emit_size_overflow(H *h, const char *name) {
 /* In the loop over the dimensions, when the NDRange has no work-item (a
  * grid of ceil(N/64) groups at N = 0): nothing to compute if every output
  * is empty, else DPIA_ERROR_SIZE naming the output no work-item would
- * write.  Expects dpia_bytes_I of each output; then closes the test. */
+ * write, with the code dpia run gives it (E0413 EMPTY_NDRANGE,
+ * docs/errors.md).  Expects dpia_bytes_I of each output; then closes the
+ * test. */
 void emit_empty_launch(H *h, const ImpKernel *k, const char *nothing) {
   emit(h->out, "    if (dpia_global[dpia_i] == 0) { /* no work-item: nothing to compute when every output is empty */\n");
   for (int i = 0; i < k->nparams; i++)
     if (k->params[i].role == KP_OUTPUT)
       emit(h->out,
            "      if (dpia_bytes_%d != 0)\n"
-           "        return dpia_fail_(DPIA_ERROR_SIZE, \"%s\", \"the NDRange has no work-item at these sizes, but output "
-           "%s is not empty\");\n",
+           "        return dpia_fail_(DPIA_ERROR_SIZE, \"%s\", \"error[E0413]: the NDRange has no work-item at these "
+           "sizes, but output %s is not empty\");\n",
            i, k->name, param_label(&k->params[i]));
   emit(h->out, "      return %s;\n    }\n", nothing);
 }
@@ -1071,8 +1073,8 @@ static void emit_empty_stage(H *h, const PipeDesc *d, int li, Buf *more) {
     emit(&refuse,
          "      if (%s != 0LL) {\n"
          "        if (dpia_msg && dpia_msg_size)\n"
-         "          (void)snprintf(dpia_msg, dpia_msg_size, \"launch %d (%s) has no work-item at these sizes, but its "
-         "output %s (buffer %s) is not empty\");\n"
+         "          (void)snprintf(dpia_msg, dpia_msg_size, \"error[E0413]: launch %d (%s) has no work-item at these "
+         "sizes, but its output %s (buffer %s) is not empty\");\n"
          "        return DPIA_ERROR_SIZE;\n"
          "      }\n",
          c_size(h, &d->iface, buf->elements), li, l->k->name, kparam_name(&l->k->params[i]), kparam_name(buf));

@@ -7,19 +7,26 @@
  * a work-item that reads an element another one writes reads the old or
  * the new value, as the device pleases: a race the race check of
  * separate buffers cannot see.  The rule kept here is the simplest that
- * is sound: every read of xs is in the right-hand side of the store of
- * the output that writes the same element, at the same index expression,
- * in the same statement.
+ * is sound: every read of xs is of the element a store of the output
+ * writes, at the same index expression, in that store's right-hand side
+ * or in an earlier statement of the same block (a private variable's
+ * declaration or assignment) that the store follows unconditionally, no
+ * statement between them assigning a variable of the index.
  *
  *   output[gid] = alpha * xs[gid];                       accepted
  *   vstore4(alpha * vload4(gid, xs), gid, output);       accepted
+ *   float y = xs[gid] * 0.5f;  output[gid] = y * y;      accepted
  *   output[gid] = xs[gid] + xs[gid + 1];                 rejected: gid + 1
  *
  * Why that suffices: the translation writes each element of the output
  * once (the acceptor translation, paper section 5.2; the race check
  * proves no two work-items write one element), and the store's own
  * right-hand side is evaluated before it writes; so each element is read
- * only by the work-item that writes it, before it writes it.  A store
+ * only by the work-item that writes it, before it writes it.  The same
+ * holds for a read earlier in the block: the block's statements run in
+ * order and none of them skips the rest (KIR has no return or break), so
+ * the work-item that reads the element then writes it, and since the
+ * element is written once, no other work-item writes it.  A store
  * inside a sequential loop whose variable its index does not mention
  * would write one element at every step, the later steps reading the
  * earlier ones' values: such a store is rejected too, as is any other use
@@ -64,6 +71,13 @@ typedef struct InPlace {
   const char *why;
   /* the prefix of the staged rule: any element of the input may be read */
   bool staged;
+  /* the statements after the current one in its block, when the current
+   * one writes a private place (a declaration, an assignment): a store of
+   * the output among them may justify its reads (current: that one) */
+  const KirStmt *current, *rest;
+  /* where a read outside any value stored is (a condition, ...): the
+   * message's reason */
+  const char *where;
 } InPlace;
 
 static bool ix_mentions(const Ix *x, const char *name);
@@ -121,8 +135,54 @@ static bool same_place(const InPlace *ip, const KirExpr *w, const KirExpr *r) {
   }
 }
 
+static bool assigns(const KirStmt *s, const KirExpr *e);
+
+/* does a statement of the block b assign (or declare) a variable e mentions */
+static bool block_assigns(const KirBlock *b, const KirExpr *e) {
+  for (const KirStmt *s = b->first; s; s = s->next)
+    if (assigns(s, e)) return true;
+  return false;
+}
+
+/* does s, its nested statements included, assign or declare a variable e
+ * mentions (then e may not name the same element after s as before) */
+static bool assigns(const KirStmt *s, const KirExpr *e) {
+  switch (s->kind) {
+  case KS_DECL: return mentions(e, s->decl.name);
+  case KS_ASSIGN: {
+    const KirExpr *root = place_root(s->assign.lhs);
+    return root->kind != KE_VAR || mentions(e, root->name);
+  }
+  case KS_FOR: return mentions(e, s->loop.var) || block_assigns(&s->loop.body, e);
+  case KS_IF: return block_assigns(&s->cond.body, e);
+  case KS_BLOCK: return block_assigns(&s->block.body, e);
+  case KS_VSTORE:
+  case KS_EXPR:
+  case KS_BARRIER:
+  case KS_COMMENT: return false;
+  }
+  return true;
+}
+
+/* the read r of the input (a place, or a vload when width > 0) is of the
+ * element (vector) a later store of the output in ip->rest writes, no
+ * statement before that store changing what r's indices name */
+static bool written_later(const InPlace *ip, const KirExpr *r, int width) {
+  /* `float i = in[i]` would make the store's i another variable */
+  if (!ip->current || assigns(ip->current, r)) return false;
+  for (const KirStmt *s = ip->rest; s; s = s->next) {
+    if (width == 0 && s->kind == KS_ASSIGN && same_place(ip, s->assign.lhs, r)) return true;
+    if (width > 0 && s->kind == KS_VSTORE && s->vstore.ptr->kind == KE_VAR && strcmp(s->vstore.ptr->name, ip->out) == 0 &&
+        s->vstore.width == width && kir_expr_equal(s->vstore.offset, r->vload.offset))
+      return true;
+    if (assigns(s, r)) return false;
+  }
+  return false;
+}
+
 static void offence(InPlace *ip, const KirExpr *e, const KirExpr *store, const char *why) {
   if (ip->bad) return;
+  if (!why) why = "not in a value stored";
   ip->bad = e;
   ip->bad_store = store;
   ip->why = why;
@@ -141,14 +201,22 @@ static void reads(InPlace *ip, const KirExpr *e, const KirExpr *w, const KirStmt
     const KirExpr *root = place_root(e);
     if (root->kind == KE_VAR && strcmp(root->name, ip->in) == 0) {
       if (ip->staged) return;
-      if (!w || !same_place(ip, w, e)) offence(ip, e, w, "not the element the statement writes");
+      if (!w && written_later(ip, e, 0)) return;
+      if (!w || !same_place(ip, w, e))
+        offence(ip, e, w, w ? "not the element the statement writes"
+                          : ip->current ? "no later store of its block writes that element"
+                                        : ip->where);
       return;
     }
   }
   if (e->kind == KE_VLOAD && e->vload.ptr->kind == KE_VAR && strcmp(e->vload.ptr->name, ip->in) == 0) {
     if (ip->staged) return;
+    if (!vstore && !w && written_later(ip, e, e->vload.width)) return;
     bool same = vstore && vstore->vstore.width == e->vload.width && kir_expr_equal(vstore->vstore.offset, e->vload.offset);
-    if (!same) offence(ip, e, w, "not the vector the statement writes");
+    if (!same)
+      offence(ip, e, w, vstore || w ? "not the vector the statement writes"
+                        : ip->current ? "no later store of its block writes that vector"
+                                      : ip->where);
     return;
   }
   if (e->kind == KE_VAR) {
@@ -192,16 +260,31 @@ static void walk(InPlace *ip, const KirBlock *b);
 
 static void stmt(InPlace *ip, const KirStmt *s) {
   switch (s->kind) {
-  case KS_DECL: reads(ip, s->decl.init, NULL, NULL); return;
+  case KS_DECL:
+    /* a private variable's value, read before a later store of the block */
+    ip->current = s;
+    ip->rest = s->next;
+    reads(ip, s->decl.init, NULL, NULL);
+    ip->current = ip->rest = NULL;
+    return;
   case KS_ASSIGN: {
     const KirExpr *lhs = s->assign.lhs, *root = place_root(lhs);
     bool output = root->kind == KE_VAR && strcmp(root->name, ip->out) == 0;
     if (!output) {
+      ip->where = "in an index";
       reads(ip, lhs, NULL, NULL);
+      /* a private place's value (not the input's, which is the output's
+       * buffer, nor another buffer's), as a declaration's */
+      bool private_place = root->kind == KE_VAR && strcmp(root->name, ip->in) != 0 && !mentions(lhs, ip->in);
+      ip->current = private_place ? s : NULL;
+      ip->rest = private_place ? s->next : NULL;
+      ip->where = "in a value stored outside the output";
       reads(ip, s->assign.rhs, NULL, NULL);
+      ip->current = ip->rest = NULL;
       return;
     }
     /* the path to the element written mentions neither buffer */
+    ip->where = "in an index";
     for (const KirExpr *e = lhs; e->kind == KE_INDEX || e->kind == KE_LANE || e->kind == KE_MEMBER;
          e = e->kind == KE_INDEX ? e->index.base : e->kind == KE_LANE ? e->lane.base : e->member.base)
       if (e->kind == KE_INDEX && (mentions(e->index.at, ip->in) || mentions(e->index.at, ip->out)))
@@ -213,13 +296,22 @@ static void stmt(InPlace *ip, const KirStmt *s) {
   case KS_VSTORE: {
     const KirExpr *ptr = s->vstore.ptr;
     bool output = ptr->kind == KE_VAR && strcmp(ptr->name, ip->out) == 0;
+    ip->where = "in an index";
     if (!output) reads(ip, ptr, NULL, NULL);
     reads(ip, s->vstore.offset, NULL, NULL);
     if (output) once(ip, s->vstore.offset, s->vstore.offset);
+    /* a vector stored elsewhere (private or local memory) is a value read
+     * before a later store of the block, as a declaration's */
+    if (!output && !mentions(ptr, ip->in)) {
+      ip->current = s;
+      ip->rest = s->next;
+    }
     reads(ip, s->vstore.value, NULL, output ? s : NULL);
+    ip->current = ip->rest = NULL;
     return;
   }
   case KS_FOR:
+    ip->where = "in a loop's bounds";
     reads(ip, s->loop.init, NULL, NULL);
     reads(ip, s->loop.bound, NULL, NULL);
     reads(ip, s->loop.step, NULL, NULL);
@@ -232,11 +324,15 @@ static void stmt(InPlace *ip, const KirStmt *s) {
     }
     return;
   case KS_IF:
+    ip->where = "in a condition";
     reads(ip, s->cond.cond, NULL, NULL);
     walk(ip, &s->cond.body);
     return;
   case KS_BLOCK: walk(ip, &s->block.body); return;
-  case KS_EXPR: reads(ip, s->expr, NULL, NULL); return;
+  case KS_EXPR:
+    ip->where = "in an expression statement";
+    reads(ip, s->expr, NULL, NULL);
+    return;
   case KS_BARRIER:
   case KS_COMMENT: return;
   }
@@ -399,7 +495,7 @@ bool kir_check_in_place(Arena *a, Diag *diag, KirKernel *k, const char *out, con
   }
   Buf msg = offence_message(a, k, &ip, in, print_expr);
   emit(&msg, " (%s): a work-item may read the input it updates only at the element it writes, in the statement "
-             "that writes it; another work-item may already have written any other",
+             "that writes it or an earlier one of its block; another work-item may already have written any other",
        ip.why);
   diag_error(diag, ERR_UPDATE_NOT_POINTWISE, at, "%s", msg.data);
   return false;

@@ -241,6 +241,22 @@ expect(['run', scal, '-k', 'scal', '--size', 'N=1024', '--check', '--no-verify']
 any_size = os.path.join(samples, 'dot_any.dpia')
 for k in ('scalAny', 'dotAny'):
     expect(['run', any_size, '-k', k, '--size', 'N=0', '--check'], 0, 'the result is empty, as the reference')
+# --json with nothing launched: no run, so no time (null, not 0 ms), and
+# the check still said (the empty result is the reference's)
+for k, extra in (('scalAny', []), ('scalAny', ['--check']), ('dotAny', ['--check', '--repeat', '3'])):
+    rc, out, err = run(['run', any_size, '-k', k, '--size', 'N=0', '--json'] + extra)
+    try:
+        d = json.loads(out)
+        ok = (rc == 0 and d['runs'] == 0 and d['min_ms'] is None and d['median_ms'] is None and
+              d['gb_per_s'] is None and (d['check']['ok'] is True if extra else d['check'] is None))
+    except (ValueError, KeyError, TypeError) as e:
+        ok = False
+    if ok:
+        passed += 1
+        print(f'PASS dpia run {k} --size N=0 --json {" ".join(extra)}')
+    else:
+        failed += 1
+        print(f'FAIL dpia run {k} --size N=0 --json {" ".join(extra)}: exit {rc}, report {out[:500]!r} {err[-300:]!r}')
 with tempfile.TemporaryDirectory() as tmp:
     half = os.path.join(tmp, 'half.dpia')
     with open(half, 'w') as f:

@@ -20,6 +20,11 @@ Usage: explore_cli.py DPIA ROOT
 - the JSON's shape: its keys and each candidate's;
 - strategies that launch nothing (an empty result: every NDRange empty)
   are not timed, never 0 ms nor the best: E1106 says so;
+- inputs outside the kernel's domain (sqrt of the seed's signed inputs):
+  the reference is not finite, so the check of the fastest says E0006
+  (exit 3, as `dpia run --check`), the candidate is "not checkable", not
+  "differs", and no other is checked; with --inputs=positive the best is
+  found and checked;
 - errors: no strategy found E1106 (the JSON still given), a
   size the kernel does not have E1107, a missing size E1107, usage errors
   exit 2."""
@@ -353,6 +358,31 @@ def retiming_text(dpia, root):
            f'({best.group(1)} ms), agrees' in p.stdout, f'the re-timing in the ranking', p)
 
 
+def outside_domain(dpia, tmp):
+    roots = os.path.join(tmp, 'roots.dpia')
+    with open(roots, 'w') as f:
+        f.write('kernel rootsHL (N: nat) (xs: [N]float) = xs |> map (\\x -> sqrt x)\n')
+    args = ['explore', roots, '-k', 'rootsHL', '--size', 'N=64', '--budget', '3', '--seed', '7', '--repeat', '1']
+    p = run(dpia, args + ['--json'])
+    expect(p.returncode == 3 and 'E0006' in p.stderr and 'outside the program\'s domain' in p.stderr and
+           'E1106' not in p.stderr, f'outside the domain: exit {p.returncode}', p)
+    if p.returncode == 3:
+        d = json.loads(p.stdout)
+        shape(d, 'outside the domain')
+        checks = [c['check'] for c in d['candidates'] if c['check'] is not None]
+        expect(d['best'] is None and checks == ['not checkable'], f'outside the domain: checks {checks}')
+    p = run(dpia, args)
+    expect(p.returncode == 3 and '[not checkable: the inputs are outside the program\'s domain, E0006]' in p.stdout
+           and 'DIFFERS' not in p.stdout, 'outside the domain: the table', p)
+    p = run(dpia, args + ['--inputs=positive', '--json'])
+    expect(p.returncode == 0, f'--inputs=positive: exit {p.returncode}', p)
+    if p.returncode == 0:
+        d = json.loads(p.stdout)
+        expect(d['best'] and d['best']['check'] == 'ok', f'--inputs=positive: best {d["best"]}')
+    p = run(dpia, args + ['--inputs=odd'])
+    expect(p.returncode == 2, f'--inputs=odd: exit {p.returncode}', p)
+
+
 def main():
     dpia, root = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory() as tmp:
@@ -365,6 +395,7 @@ def main():
         register_tiles(dpia, root, tmp)
         any_size(dpia, root, tmp)
         any_size_reductions(dpia, root, tmp)
+        outside_domain(dpia, tmp)
         a, b, c = sample_of(dpia, root, 11), sample_of(dpia, root, 11), sample_of(dpia, root, 12)
         expect(a is not None and len(a) == 24 and a == b, f'the same seed, another sample: {a} {b}')
         expect(a != c, 'another seed, the same sample')

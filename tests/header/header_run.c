@@ -296,7 +296,8 @@ static void test_errors(Cl *cl) {
   rc = dpia_halfEmpty_launch(cl->queue, m, m2, m, m, 0);
   CHECK(rc == DPIA_ERROR_SIZE, "halfEmpty N=0: %s", dpia_error_string(rc));
   CHECK(strcmp(dpia_last_error_message(),
-               "halfEmpty: the NDRange has no work-item at these sizes, but output output_2 is not empty") == 0,
+               "halfEmpty: error[E0413]: the NDRange has no work-item at these sizes, but output output_2 is not "
+               "empty") == 0,
         "halfEmpty N=0: '%s'", dpia_last_error_message());
 
   /* a wait list and an event: the kernel waits for a user event */

@@ -711,7 +711,7 @@ static inline int dpia_dotPartial_enqueue(cl_command_queue q, cl_mem output, cl_
       return dpia_fail_(DPIA_ERROR_SIZE, "dotPartial", "a global size is not a multiple of its local size");
     if (dpia_global[dpia_i] == 0) { /* no work-item: nothing to compute when every output is empty */
       if (dpia_bytes_0 != 0)
-        return dpia_fail_(DPIA_ERROR_SIZE, "dotPartial", "the NDRange has no work-item at these sizes, but output output is not empty");
+        return dpia_fail_(DPIA_ERROR_SIZE, "dotPartial", "error[E0413]: the NDRange has no work-item at these sizes, but output output is not empty");
       return (dpia_event || dpia_num_events)
                  ? clEnqueueMarkerWithWaitList(q, dpia_num_events, dpia_wait_list, dpia_event)
                  : DPIA_SUCCESS;
@@ -863,7 +863,7 @@ static inline int dpia_sumAll_enqueue(cl_command_queue q, cl_mem output, cl_mem 
   for (dpia_i = 0; dpia_i < 1; dpia_i++) {
     if (dpia_global[dpia_i] == 0) { /* no work-item: nothing to compute when every output is empty */
       if (dpia_bytes_0 != 0)
-        return dpia_fail_(DPIA_ERROR_SIZE, "sumAll", "the NDRange has no work-item at these sizes, but output output is not empty");
+        return dpia_fail_(DPIA_ERROR_SIZE, "sumAll", "error[E0413]: the NDRange has no work-item at these sizes, but output output is not empty");
       return (dpia_event || dpia_num_events)
                  ? clEnqueueMarkerWithWaitList(q, dpia_num_events, dpia_wait_list, dpia_event)
                  : DPIA_SUCCESS;

@@ -700,9 +700,9 @@ static inline int dpia_scaleShift_enqueue(cl_command_queue q, cl_mem output_1, c
   for (dpia_i = 0; dpia_i < 1; dpia_i++) {
     if (dpia_global[dpia_i] == 0) { /* no work-item: nothing to compute when every output is empty */
       if (dpia_bytes_0 != 0)
-        return dpia_fail_(DPIA_ERROR_SIZE, "scaleShift", "the NDRange has no work-item at these sizes, but output output_1 is not empty");
+        return dpia_fail_(DPIA_ERROR_SIZE, "scaleShift", "error[E0413]: the NDRange has no work-item at these sizes, but output output_1 is not empty");
       if (dpia_bytes_1 != 0)
-        return dpia_fail_(DPIA_ERROR_SIZE, "scaleShift", "the NDRange has no work-item at these sizes, but output output_2 is not empty");
+        return dpia_fail_(DPIA_ERROR_SIZE, "scaleShift", "error[E0413]: the NDRange has no work-item at these sizes, but output output_2 is not empty");
       return (dpia_event || dpia_num_events)
                  ? clEnqueueMarkerWithWaitList(q, dpia_num_events, dpia_wait_list, dpia_event)
                  : DPIA_SUCCESS;
@@ -855,7 +855,7 @@ static inline int dpia_subtract_enqueue(cl_command_queue q, cl_mem output, cl_me
   for (dpia_i = 0; dpia_i < 1; dpia_i++) {
     if (dpia_global[dpia_i] == 0) { /* no work-item: nothing to compute when every output is empty */
       if (dpia_bytes_0 != 0)
-        return dpia_fail_(DPIA_ERROR_SIZE, "subtract", "the NDRange has no work-item at these sizes, but output output is not empty");
+        return dpia_fail_(DPIA_ERROR_SIZE, "subtract", "error[E0413]: the NDRange has no work-item at these sizes, but output output is not empty");
       return (dpia_event || dpia_num_events)
                  ? clEnqueueMarkerWithWaitList(q, dpia_num_events, dpia_wait_list, dpia_event)
                  : DPIA_SUCCESS;

@@ -361,8 +361,8 @@ static void test_empty_launches(void) {
 
   /* halfPipe at N = 0: refused before anything is enqueued */
   char msg[256];
-  const char *why = "launch 0 (halfEmpty) has no work-item at these sizes, but its output output_2 (buffer tmp1) is "
-                    "not empty";
+  const char *why = "error[E0413]: launch 0 (halfEmpty) has no work-item at these sizes, but its output output_2 "
+                    "(buffer tmp1) is not empty";
   rc = dpia_halfPipe_check(0, msg, sizeof msg);
   CHECK(rc == DPIA_ERROR_SIZE && strcmp(msg, why) == 0, "halfPipe_check(0): %d '%s'", rc, msg);
   CHECK(dpia_halfPipe_check(1, msg, sizeof msg) == DPIA_SUCCESS, "halfPipe_check(1): '%s'", msg);

@@ -692,10 +692,37 @@ static void test_in_place(Tester *t) {
   /* the next element: another work-item's */
   k = in_place_kernel(assign(a, out_i, in_i1));
   IN_PLACE(&k, "reads in[i + 1] where it writes out[i] (not the element the statement writes)");
-  /* read into a private variable before the store: refused (not proven) */
+  /* read into a private variable before the store of the same element,
+   * later in the block: the work-item that writes in[i] reads it first */
   k = in_place_kernel(fdecl(a, "x", -1, in_i));
   kir_append(&k.body, assign(a, out_i, fvar(a, "x")));
-  IN_PLACE(&k, "reads in[i] (not the element the statement writes)");
+  IN_PLACE(&k, NULL);
+  /* the same into a private array's element (an array literal) */
+  k = in_place_kernel(fdecl(a, "x", -1, flit(a, 0)));
+  kir_append(&k.body, assign(a, kir_index(a, pvar(a, "priv"), kir_int(a, 0)), in_i));
+  kir_append(&k.body, assign(a, out_i, fvar(a, "x")));
+  IN_PLACE(&k, NULL);
+  /* the next element read before the store of this one */
+  k = in_place_kernel(fdecl(a, "x", -1, in_i1));
+  kir_append(&k.body, assign(a, out_i, fvar(a, "x")));
+  IN_PLACE(&k, "reads in[i + 1] (no later store of its block writes that element)");
+  /* i changed between the read and the store: another element */
+  k = in_place_kernel(fdecl(a, "x", -1, in_i));
+  kir_append(&k.body, assign(a, i, kir_binary(a, KB_ADD, i, kir_int(a, 1))));
+  kir_append(&k.body, assign(a, out_i, fvar(a, "x")));
+  IN_PLACE(&k, "reads in[i] (no later store of its block writes that element)");
+  /* the store under a condition: the work-item may not write in[i], and
+   * then another may */
+  k = in_place_kernel(fdecl(a, "x", -1, in_i));
+  KirStmt *maybe = kir_stmt(a, KS_IF);
+  maybe->cond.cond = kir_binary(a, KB_GT, fvar(a, "x"), flit(a, 0));
+  kir_append(&maybe->cond.body, assign(a, out_i, fvar(a, "x")));
+  kir_append(&k.body, maybe);
+  IN_PLACE(&k, "reads in[i] (no later store of its block writes that element)");
+  /* the store before the read: the read sees the new value */
+  k = in_place_kernel(assign(a, out_i, flit(a, 1)));
+  kir_append(&k.body, fdecl(a, "x", -1, in_i));
+  IN_PLACE(&k, "reads in[i] (no later store of its block writes that element)");
   /* the output read back */
   k = in_place_kernel(assign(a, out_i, kir_binary(a, KB_ADD, out_i, in_i)));
   IN_PLACE(&k, "the output is read");
@@ -726,12 +753,21 @@ static void test_in_place(Tester *t) {
   vs2->vstore.value = kir_vload(a, 4, kir_binary(a, KB_ADD, i, kir_int(a, 1)), pvar(a, "in"));
   k = in_place_kernel(vs2);
   IN_PLACE(&k, "not the vector the statement writes");
+  /* a vector read into a private variable before the vstore of it */
+  KirStmt *vdecl = fdecl(a, "v", -1, kir_vload(a, 4, i, pvar(a, "in")));
+  KirStmt *vs3 = kir_stmt(a, KS_VSTORE);
+  *vs3 = *vs;
+  vs3->next = NULL;
+  vs3->vstore.value = kir_var(a, "v", f4);
+  k = in_place_kernel(vdecl);
+  kir_append(&k.body, vs3);
+  IN_PLACE(&k, NULL);
   /* a condition reading in */
   KirStmt *c = kir_stmt(a, KS_IF);
   c->cond.cond = kir_binary(a, KB_GT, in_i, flit(a, 0));
   kir_append(&c->cond.body, assign(a, out_i, in_i));
   k = in_place_kernel(c);
-  IN_PLACE(&k, "reads in[i] (not the element the statement writes)");
+  IN_PLACE(&k, "reads in[i] (in a condition)");
   /* staged through the group (docs/language.md section 31): in[i + 1]
    * read into x, a barrier, out[i] written; one group: accepted, the
    * barrier made to fence global memory */
@@ -750,7 +786,7 @@ static void test_in_place(Tester *t) {
   /* no barrier between the read and the write: the first rule's refusal */
   k = in_place_kernel(fdecl(a, "x", -1, in_i1));
   kir_append(&k.body, assign(a, out_i, fvar(a, "x")));
-  IN_PLACE_STAGED(&k, true, ERR_UPDATE_NOT_POINTWISE, "reads in[i + 1] (not the element the statement writes)");
+  IN_PLACE_STAGED(&k, true, ERR_UPDATE_NOT_POINTWISE, "reads in[i + 1] (no later store of its block writes that element)");
   /* a read after the barrier that is not the element written: refused */
   k = in_place_kernel(fdecl(a, "x", -1, in_i));
   kir_append(&k.body, barrier(a));
@@ -771,7 +807,7 @@ static void test_in_place(Tester *t) {
       IN_PLACE_STAGED(&k, false, ERR_UPDATE_NOT_POINTWISE, NULL);
       EXPECT(inner->barrier.global);
     } else {
-      IN_PLACE_STAGED(&k, false, ERR_UPDATE_NOT_POINTWISE, "reads in[i + 1] (not the element the statement writes)");
+      IN_PLACE_STAGED(&k, false, ERR_UPDATE_NOT_POINTWISE, "reads in[i + 1] (no later store of its block writes that element)");
     }
   }
   /* the output written before the barrier: no prefix free of it */
@@ -779,7 +815,7 @@ static void test_in_place(Tester *t) {
   kir_append(&k.body, fdecl(a, "x", -1, in_i1));
   kir_append(&k.body, barrier(a));
   kir_append(&k.body, assign(a, out_i, fvar(a, "x")));
-  IN_PLACE_STAGED(&k, true, ERR_UPDATE_NOT_POINTWISE, "reads in[i + 1] (not the element the statement writes)");
+  IN_PLACE_STAGED(&k, true, ERR_UPDATE_NOT_POINTWISE, "reads in[i + 1] (no later store of its block writes that element)");
 }
 
 int main(void) {

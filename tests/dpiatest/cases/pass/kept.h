@@ -688,7 +688,7 @@ static inline int dpia_scal_enqueue(cl_command_queue q, cl_mem output, float alp
   for (dpia_i = 0; dpia_i < 1; dpia_i++) {
     if (dpia_global[dpia_i] == 0) { /* no work-item: nothing to compute when every output is empty */
       if (dpia_bytes_0 != 0)
-        return dpia_fail_(DPIA_ERROR_SIZE, "scal", "the NDRange has no work-item at these sizes, but output output is not empty");
+        return dpia_fail_(DPIA_ERROR_SIZE, "scal", "error[E0413]: the NDRange has no work-item at these sizes, but output output is not empty");
       return (dpia_event || dpia_num_events)
                  ? clEnqueueMarkerWithWaitList(q, dpia_num_events, dpia_wait_list, dpia_event)
                  : DPIA_SUCCESS;
@@ -832,7 +832,7 @@ static inline int dpia_scalVec_enqueue(cl_command_queue q, cl_mem output, float 
   for (dpia_i = 0; dpia_i < 1; dpia_i++) {
     if (dpia_global[dpia_i] == 0) { /* no work-item: nothing to compute when every output is empty */
       if (dpia_bytes_0 != 0)
-        return dpia_fail_(DPIA_ERROR_SIZE, "scalVec", "the NDRange has no work-item at these sizes, but output output is not empty");
+        return dpia_fail_(DPIA_ERROR_SIZE, "scalVec", "error[E0413]: the NDRange has no work-item at these sizes, but output output is not empty");
       return (dpia_event || dpia_num_events)
                  ? clEnqueueMarkerWithWaitList(q, dpia_num_events, dpia_wait_list, dpia_event)
                  : DPIA_SUCCESS;
