@@ -15,6 +15,15 @@
  *   vstore4(alpha * vload4(gid, xs), gid, output);       accepted
  *   output[gid] = xs[gid] + xs[gid + 1];                 rejected: gid + 1
  *
+ * A read into a private variable is the same when a store of the output
+ * at the same place follows it in the same block, every statement between
+ * a plain assignment or declaration that changes no variable the place's
+ * indices mention: the store then runs whenever the read did, at the
+ * element read, after it (a sequential scan's accumulator, docs/language.md
+ * section 27, "Read before the store"):
+ *
+ *   acc = acc + xs[gid*N + i];  output[gid*N + i] = acc;  accepted
+ *
  * Why that suffices: the translation writes each element of the output
  * once (the acceptor translation, paper section 5.2; the race check
  * proves no two work-items write one element), and the store's own
@@ -64,6 +73,9 @@ typedef struct InPlace {
   const char *why;
   /* the prefix of the staged rule: any element of the input may be read */
   bool staged;
+  /* the statement being checked, at the top of its own block: its
+   * successors are the statements that follow it there (stored_after) */
+  const KirStmt *cur;
 } InPlace;
 
 static bool ix_mentions(const Ix *x, const char *name);
@@ -121,6 +133,51 @@ static bool same_place(const InPlace *ip, const KirExpr *w, const KirExpr *r) {
   }
 }
 
+/* does an index on the path of the place e mention name (its root, a
+ * buffer, not counted) */
+static bool path_mentions_index(const KirExpr *e, const char *name) {
+  for (;;) {
+    switch (e->kind) {
+    case KE_INDEX:
+      if (mentions(e->index.at, name)) return true;
+      e = e->index.base;
+      continue;
+    case KE_LANE: e = e->lane.base; continue;
+    case KE_MEMBER: e = e->member.base; continue;
+    default: return false;
+    }
+  }
+}
+
+/* does the plain statement s (an assignment or a declaration) change a
+ * variable that an index on the path of the place r mentions */
+static bool changes_path(const KirStmt *s, const KirExpr *r) {
+  if (s->kind == KS_DECL) return path_mentions_index(r, s->decl.name);
+  const KirExpr *root = place_root(s->assign.lhs);
+  return root->kind != KE_VAR || path_mentions_index(r, root->name);
+}
+
+/* The read r of the input, in the statement ip->cur: is it followed in
+ * the same block by a store of the output at the place r reads, with only
+ * plain statements between that leave r's indices as they are?  Then the
+ * element r reads is the one that store writes (once, as any element of
+ * the output), after the read: no other work-item writes it, and this one
+ * only later. */
+static bool stored_after(const InPlace *ip, const KirExpr *r) {
+  const KirStmt *s = ip->cur;
+  if (!s || (s->kind != KS_ASSIGN && s->kind != KS_DECL) || changes_path(s, r)) return false;
+  for (s = s->next; s; s = s->next) {
+    if (s->kind == KS_COMMENT) continue;
+    if (s->kind != KS_ASSIGN && s->kind != KS_DECL) return false;
+    if (s->kind == KS_ASSIGN) {
+      const KirExpr *root = place_root(s->assign.lhs);
+      if (root->kind == KE_VAR && strcmp(root->name, ip->out) == 0 && same_place(ip, s->assign.lhs, r)) return true;
+    }
+    if (changes_path(s, r)) return false;
+  }
+  return false;
+}
+
 static void offence(InPlace *ip, const KirExpr *e, const KirExpr *store, const char *why) {
   if (ip->bad) return;
   ip->bad = e;
@@ -141,7 +198,8 @@ static void reads(InPlace *ip, const KirExpr *e, const KirExpr *w, const KirStmt
     const KirExpr *root = place_root(e);
     if (root->kind == KE_VAR && strcmp(root->name, ip->in) == 0) {
       if (ip->staged) return;
-      if (!w || !same_place(ip, w, e)) offence(ip, e, w, "not the element the statement writes");
+      if ((!w || !same_place(ip, w, e)) && !stored_after(ip, e))
+        offence(ip, e, w, "not the element the statement writes");
       return;
     }
   }
@@ -244,7 +302,12 @@ static void stmt(InPlace *ip, const KirStmt *s) {
 
 /* the statements from first up to stop (excluded; NULL: to the end) */
 static void walk_from(InPlace *ip, const KirStmt *first, const KirStmt *stop) {
-  for (const KirStmt *s = first; s && s != stop && !ip->bad; s = s->next) stmt(ip, s);
+  const KirStmt *outer = ip->cur;
+  for (const KirStmt *s = first; s && s != stop && !ip->bad; s = s->next) {
+    ip->cur = s;
+    stmt(ip, s);
+  }
+  ip->cur = outer;
 }
 
 static void walk(InPlace *ip, const KirBlock *b) { walk_from(ip, b->first, NULL); }
@@ -399,7 +462,7 @@ bool kir_check_in_place(Arena *a, Diag *diag, KirKernel *k, const char *out, con
   }
   Buf msg = offence_message(a, k, &ip, in, print_expr);
   emit(&msg, " (%s): a work-item may read the input it updates only at the element it writes, in the statement "
-             "that writes it; another work-item may already have written any other",
+             "that writes it or before it in the same block; another work-item may already have written any other",
        ip.why);
   diag_error(diag, ERR_UPDATE_NOT_POINTWISE, at, "%s", msg.data);
   return false;

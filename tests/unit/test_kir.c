@@ -692,9 +692,27 @@ static void test_in_place(Tester *t) {
   /* the next element: another work-item's */
   k = in_place_kernel(assign(a, out_i, in_i1));
   IN_PLACE(&k, "reads in[i + 1] where it writes out[i] (not the element the statement writes)");
-  /* read into a private variable before the store: refused (not proven) */
+  /* read into a private variable, then stored at the same element later
+   * in the block (a scan's accumulator): accepted */
   k = in_place_kernel(fdecl(a, "x", -1, in_i));
+  kir_append(&k.body, assign(a, fvar(a, "y"), flit(a, 1)));
   kir_append(&k.body, assign(a, out_i, fvar(a, "x")));
+  IN_PLACE(&k, NULL);
+  /* ... but not read after the store */
+  k = in_place_kernel(assign(a, out_i, flit(a, 1)));
+  kir_append(&k.body, fdecl(a, "x", -1, in_i));
+  IN_PLACE(&k, "reads in[i] (not the element the statement writes)");
+  /* ... nor with the index changed between the read and the store */
+  k = in_place_kernel(fdecl(a, "x", -1, in_i));
+  kir_append(&k.body, assign(a, i, kir_int(a, 0)));
+  kir_append(&k.body, assign(a, out_i, fvar(a, "x")));
+  IN_PLACE(&k, "reads in[i] (not the element the statement writes)");
+  /* ... nor with the store in a block of its own (a condition may skip it) */
+  k = in_place_kernel(fdecl(a, "x", -1, in_i));
+  KirStmt *cond = kir_stmt(a, KS_IF);
+  cond->cond.cond = kir_binary(a, KB_LT, i, ivar(a, "N"));
+  kir_append(&cond->cond.body, assign(a, out_i, fvar(a, "x")));
+  kir_append(&k.body, cond);
   IN_PLACE(&k, "reads in[i] (not the element the statement writes)");
   /* the output read back */
   k = in_place_kernel(assign(a, out_i, kir_binary(a, KB_ADD, out_i, in_i)));
