@@ -774,6 +774,12 @@ static void run_roof(Op *op, Impl *im) {
   im->scalar = s;
 }
 
+void refresh(Impl *im) {
+  for (int i = 0; i < im->nfresh; i++)
+    CL_CHECK(clEnqueueCopyBuffer(queue, im->fresh_from[i], im->fresh_to[i], 0, 0, im->fresh_bytes[i], 0, NULL, NULL));
+  if (im->nfresh) CL_CHECK(clFinish(queue));
+}
+
 void run_once(Op *op, Impl *im) {
   switch (im->kind) {
   case IK_CL: run_cl(op, im); return;

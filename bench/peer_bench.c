@@ -548,7 +548,9 @@ static double adi_error(const Op *op, const float *result) {
 
 /* PolyBench/GPU adi's first sweep, in double: A, X in [0, 1), B in [1, 2)
  * (so that the recurrence's divisor stays away from 0 over a row).  The
- * reference, in double: each row's (X, B) after the sweep. */
+ * reference, in double: each row's (X, B) after the sweep.  x_hand and
+ * b_hand are the buffers PolyBench's kernel updates in place, restored
+ * from x and b before each of its runs (Impl.fresh_to). */
 static void make_adi(Op *op) {
   long long n = op->n;
   size_t cells = (size_t)(n * n);
@@ -557,7 +559,10 @@ static void make_adi(Op *op) {
   bind_mem(op, "a", a, sizeof(double) * cells);
   bind_mem(op, "b", b, sizeof(double) * cells);
   bind_mem(op, "x", x, sizeof(double) * cells);
+  bind_mem(op, "b_hand", b, sizeof(double) * cells);
+  bind_mem(op, "x_hand", x, sizeof(double) * cells);
   op->ref_count = 4 * cells; /* (double, double) pairs, in floats */
+  op->fields = 2, op->field_floats = 2; /* X and B of the hand kernel in two buffers (interleaved) */
   op->aux = xmalloc(sizeof(double) * 2 * cells);
   op->error = adi_error;
   for (long long r = 0; r < n; r++) {
@@ -893,6 +898,17 @@ static void in_place(Impl *im, cl_mem mem) {
   im->out = im->args[0].mem = mem;
 }
 
+/* a hand kernel with no output of its own, which updates two of its
+ * inputs in place (PolyBench's adi_kernel1: X and B): its arguments are
+ * those given to add_peer, without the output's buffer in front; out and
+ * out2 the two it updates, checked as a pair of arrays */
+static void in_place_pair(Impl *im, cl_mem out, cl_mem out2) {
+  clReleaseMemObject(im->out);
+  for (int a = 1; a < im->nargs; a++) im->args[a - 1] = im->args[a];
+  im->nargs--;
+  im->out = out, im->out2 = out2;
+}
+
 /* atax's two hand kernels (atax_kernel1 and 2, with suffix) timed as one
  * implementation, the second reading the first's output (Impl.before), as
  * the dpia pipeline */
@@ -1075,8 +1091,14 @@ void peer_setup_impls(Op *op) {
   case OP_ADI: {
     add_dpia(op, "adi.dpia", "adiKernel1");
     size_t g[] = {(size_t)n};
-    add_peer(op, "adi_kernel1", "adi_kernel1 (PolyBench/GPU, double)", 1, g, NULL, (size_t)(4 * n * n), 4,
-             (Arg[]){amem(mem_of(op, "a")), amem(mem_of(op, "b")), amem(mem_of(op, "x")), aint(n)});
+    size_t bytes = sizeof(double) * (size_t)(n * n);
+    cl_mem x = mem_of(op, "x_hand"), b = mem_of(op, "b_hand");
+    Impl *im = add_peer(op, "adi_kernel1", "adi_kernel1 (PolyBench/GPU, in place, double)", 1, g, NULL, (size_t)(2 * n * n),
+                        4, (Arg[]){amem(mem_of(op, "a")), amem(b), amem(x), aint(n)});
+    in_place_pair(im, x, b);
+    im->nfresh = 2;
+    im->fresh_from[0] = mem_of(op, "x"), im->fresh_to[0] = x, im->fresh_bytes[0] = bytes;
+    im->fresh_from[1] = mem_of(op, "b"), im->fresh_to[1] = b, im->fresh_bytes[1] = bytes;
     break;
   }
   case OP_SGEMM: {
