@@ -120,6 +120,10 @@ typedef struct Op {
   size_t ref_count;
   int fields; /* > 1: the result is structs of this many floats, checked field by field */
   int field_floats; /* floats a field of such a struct takes (2: a double); 0 is 1 */
+  /* implementations that update inputs in place get fresh copies of them
+   * before every run (Impl.fresh_to): adi, whose repeated sweeps would
+   * drift the values */
+  bool fresh_inputs;
   /* if set, the error of a result in place of the relative norm (kmeans:
    * indices, an index is right if its centre is a nearest one), from
    * aux, a table of the op's own (freed with the op) */

@@ -532,7 +532,8 @@ static void make_datamining(Op *op) {
 }
 
 /* the largest relative error ||out - ref|| / ||ref|| of the two fields of
- * adi's (X, B) pairs of doubles (aux: the reference, pairs) */
+ * adi's (X, B) pairs of doubles (aux: the reference, pairs; the result's
+ * two buffers interleaved by bench_check.c) */
 static double adi_error(const Op *op, const float *result) {
   const double *v = (const double *)result;
   size_t pairs = op->ref_count / 4; /* ref_count: the result in floats */
@@ -548,9 +549,12 @@ static double adi_error(const Op *op, const float *result) {
 
 /* PolyBench/GPU adi's first sweep, in double: A, X in [0, 1), B in [1, 2)
  * (so that the recurrence's divisor stays away from 0 over a row).  The
- * reference, in double: each row's (X, B) after the sweep.  x_hand and
- * b_hand are the buffers PolyBench's kernel updates in place, restored
- * from x and b before each of its runs (Impl.fresh_to). */
+ * reference, in double: each row's (X, B) after the sweep.  Both kernels
+ * update X and B in place (samples/adi.dpia's `updates x, b`), each on
+ * copies of its own restored from x and b before every run, untimed
+ * (op->fresh_inputs, Impl.fresh_to: repeated sweeps would drift the
+ * values): dpia's made by the bench from the metadata, PolyBench's
+ * x_hand and b_hand. */
 static void make_adi(Op *op) {
   long long n = op->n;
   size_t cells = (size_t)(n * n);
@@ -562,7 +566,8 @@ static void make_adi(Op *op) {
   bind_mem(op, "b_hand", b, sizeof(double) * cells);
   bind_mem(op, "x_hand", x, sizeof(double) * cells);
   op->ref_count = 4 * cells; /* (double, double) pairs, in floats */
-  op->fields = 2, op->field_floats = 2; /* X and B of the hand kernel in two buffers (interleaved) */
+  op->fields = 2, op->field_floats = 2; /* X and B in two buffers each (interleaved) */
+  op->fresh_inputs = true;
   op->aux = xmalloc(sizeof(double) * 2 * cells);
   op->error = adi_error;
   for (long long r = 0; r < n; r++) {
@@ -575,7 +580,7 @@ static void make_adi(Op *op) {
       op->aux[2 * (r * n + c)] = xv, op->aux[2 * (r * n + c) + 1] = bv;
     }
   }
-  op->bytes = 8.0 * 5.0 * (double)cells; /* A, B, X read, the pair written */
+  op->bytes = 8.0 * 5.0 * (double)cells; /* A, B, X read, X and B written */
   snprintf(op->size, sizeof op->size, "%lldx%lld", n, n);
   free(a), free(b), free(x);
 }
