@@ -220,6 +220,8 @@ static void emit_types(Ctx *c) {
       dt_print(&c->out, def->result->data);
       /* in place: written into the input (docs/language.md section 27) */
       if (def->updates) emit(&c->out, ", in place of %s%s", def->updates->name, def->nregions > 1 ? " (regions)" : def->nregions ? " (a region)" : "");
+      for (int k = 1; k < def->nupdated; k++)
+        emit(&c->out, "%s%s", k + 1 == def->nupdated ? " and " : ", ", def->updated[k]->name);
     } else if (def->is_foreign) {
       /* its declared type, as its parameters are written */
       emit(&c->out, "foreign %s : ", def->name);

@@ -83,16 +83,18 @@ void make_reference(Op *op) {
 }
 
 /* the two outputs of a kernel whose result is a pair of arrays, read into
- * the reference's layout, pairs of floats: element i of out then of out2 */
+ * the reference's layout, pairs: element i of out then of out2, each
+ * op->field_floats floats (a double: two) */
 static const float *interleaved(const Op *op, const Impl *im, size_t count, float *scratch) {
-  if (op->fields != 2 || count % 2) die("%s: two outputs, but the reference is not pairs of floats", im->name);
+  size_t w = op->field_floats > 1 ? (size_t)op->field_floats : 1;
+  if (op->fields != 2 || count % (2 * w)) die("%s: two outputs, but the reference is not pairs", im->name);
   size_t half = count / 2;
   float *parts = falloc(count);
   read_buffer(im->out, half * sizeof(float), parts);
   read_buffer(im->out2, half * sizeof(float), parts + half);
-  for (size_t i = 0; i < half; i++) {
-    scratch[2 * i] = parts[i];
-    scratch[2 * i + 1] = parts[half + i];
+  for (size_t i = 0; i < half / w; i++) {
+    memcpy(scratch + 2 * w * i, parts + w * i, w * sizeof(float));
+    memcpy(scratch + 2 * w * i + w, parts + half + w * i, w * sizeof(float));
   }
   free(parts);
   return scratch;

@@ -63,6 +63,13 @@ struct Impl {
   cl_mem own_x, own_y;
   float *host_out;
   bool in_place; /* IK_ROOF, scal: host_out holds a copy of x and is scaled where it is */
+  /* IK_CL updating inputs in place (PolyBench's adi_kernel1 updates X and
+   * B): before every run, untimed, fresh_to[i] gets fresh_bytes[i] bytes
+   * from fresh_from[i], the op's input, so that each run starts from the
+   * same values (refresh, bench_timing.c) */
+  int nfresh;
+  cl_mem fresh_from[2], fresh_to[2];
+  size_t fresh_bytes[2];
   double scalar; /* the result of a reduction */
   /* figures */
   int ntimes;
@@ -112,6 +119,11 @@ typedef struct Op {
   double *ref_vec;
   size_t ref_count;
   int fields; /* > 1: the result is structs of this many floats, checked field by field */
+  int field_floats; /* floats a field of such a struct takes (2: a double); 0 is 1 */
+  /* implementations that update inputs in place get fresh copies of them
+   * before every run (Impl.fresh_to): adi, whose repeated sweeps would
+   * drift the values */
+  bool fresh_inputs;
   /* if set, the error of a result in place of the relative norm (kmeans:
    * indices, an index is right if its centre is a nearest one), from
    * aux, a table of the op's own (freed with the op) */
@@ -135,6 +147,9 @@ enum { ROOF_CHUNK = 1 << 16 };
 extern const char *root; /* the source tree: samples/, bench/kernels/ */
 /* one run of an implementation (its result in im->scalar or its output) */
 void run_once(Op *op, Impl *im);
+/* the inputs im updates in place restored from the op's (Impl.fresh_to),
+ * untimed, before each of its runs */
+void refresh(Impl *im);
 float *falloc(size_t n);
 float rnd(float lo, float hi);
 void fill(float *p, size_t n, float lo, float hi);

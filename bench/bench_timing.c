@@ -72,6 +72,7 @@ int check_all(Op *op) {
   int wrong = 0;
   for (int i = 0; i < op->nimpls; i++) {
     Impl *im = &op->impls[i];
+    refresh(im);
     run_once(op, im);
     im->ok = check_result(op, im);
     printf("  %-12s %-14s %-44s %s\n", op->name, op->size, im->name, im->ok ? "ok" : im->note);
@@ -97,6 +98,7 @@ void measure(Op *op, int reps) {
   /* check each implementation once on fresh inputs */
   for (int i = 0; i < op->nimpls; i++) {
     Impl *im = &op->impls[i];
+    refresh(im);
     run_once(op, im);
     im->ok = check_result(op, im);
     if (!im->ok) printf("  %-40s %s\n", im->name, im->note);
@@ -113,6 +115,7 @@ void measure(Op *op, int reps) {
       Impl *im = &op->impls[i];
       if (!im->ok) continue;
       if (large_gemm && warm_s[i] > GEMM_SLOW_S && r >= GEMM_LARGE_REPS) continue;
+      refresh(im);
       flush_caches();
       double t0 = now();
       run_once(op, im);
@@ -140,6 +143,7 @@ void measure_launch(Op *op, int reps) {
   if (!im) return;
   im->ntimes = 0;
   for (int r = -2; r < reps; r++) {
+    refresh(im);
     flush_caches();
     double t0 = now();
     run_once(op, im);

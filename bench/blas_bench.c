@@ -391,7 +391,10 @@ static bool dpia_kernel(Op *op, Impl *im, const char *sample, const char *kernel
   im->kernel = clCreateKernel(prog, kernel, &err);
   if (err != CL_SUCCESS) die("clCreateKernel(%s): %d", kernel, (int)err);
   J *params = jget(meta, "params");
-  const char *updates = NULL; /* in place: the input whose buffer the output is */
+  /* in place: the inputs whose buffers the outputs are, and those buffers */
+  const char *updates[2] = {NULL, NULL};
+  cl_mem updated_mem[2] = {NULL, NULL};
+  int nupdates = 0;
   for (int i = 0; i < params->n; i++) {
     J *p = params->items[i];
     const char *name = jstr(p, "name"), *role = jstr(p, "role"), *type = jstr(p, "type");
@@ -404,24 +407,36 @@ static bool dpia_kernel(Op *op, Impl *im, const char *sample, const char *kernel
       }
       /* in place (docs/language.md section 27): a private copy of the
        * input it updates, as CLBlast's Sscal gets, passed as that input;
-       * the output is no argument of the kernel */
+       * the output is no argument of the kernel.  Two inputs updated
+       * (`updates x, b`): out and out2, alike.  With op->fresh_inputs the
+       * copy is made again before every run (Impl.fresh_to). */
       const char *from_input = jget(p, "updates") ? jstr(p, "updates") : NULL;
       cl_mem mem = !strcmp(role, "temp") ? temp_buffer(bytes) : buffer(bytes, NULL);
       if (from_input) {
         cl_mem from = input_buffer(op, from_input);
         if (!from) die("%s: no input named %s", kernel, from_input);
-        if (im->out) die("%s: outputs other than two alike", kernel);
+        if (im->out2 || nupdates == 2 || (im->out && (!nupdates || bytes / sizeof(float) != im->out_floats)))
+          die("%s: outputs other than two alike", kernel);
         CL_CHECK(clEnqueueCopyBuffer(queue, from, mem, 0, 0, bytes, 0, NULL, NULL));
         CL_CHECK(clFinish(queue));
-        updates = from_input;
+        if (op->fresh_inputs) {
+          im->fresh_from[im->nfresh] = from, im->fresh_to[im->nfresh] = mem, im->fresh_bytes[im->nfresh] = bytes;
+          im->nfresh++;
+        }
+        updates[nupdates] = from_input, updated_mem[nupdates] = mem;
+        nupdates++;
         im->nargs--;
+        if (im->out) {
+          im->out2 = mem;
+          continue;
+        }
         im->out = mem;
         im->out_floats = bytes / sizeof(float);
         continue;
       }
       *a = (Arg){A_MEM, mem, 0, 0, 0};
       if (!strcmp(role, "output") && im->out) {
-        if (updates || im->out2 || bytes / sizeof(float) != im->out_floats)
+        if (nupdates || im->out2 || bytes / sizeof(float) != im->out_floats)
           die("%s: outputs other than two alike", kernel);
         im->out2 = a->mem;
       } else if (!strcmp(role, "output")) {
@@ -429,7 +444,10 @@ static bool dpia_kernel(Op *op, Impl *im, const char *sample, const char *kernel
         im->out_floats = bytes / sizeof(float);
       }
     } else if (!strcmp(role, "input")) {
-      cl_mem m = updates && !strcmp(name, updates) ? im->out : input_buffer(op, name);
+      cl_mem m = NULL;
+      for (int u = 0; u < nupdates; u++)
+        if (!strcmp(name, updates[u])) m = updated_mem[u];
+      if (!m) m = input_buffer(op, name);
       if (!m && prev) m = prev->out;
       if (!m) die("%s: no input named %s", kernel, name);
       *a = (Arg){A_MEM, m, 0, 0, 0};
@@ -772,6 +790,12 @@ static void run_roof(Op *op, Impl *im) {
   default: die("no roof for %s", op->name);
   }
   im->scalar = s;
+}
+
+void refresh(Impl *im) {
+  for (int i = 0; i < im->nfresh; i++)
+    CL_CHECK(clEnqueueCopyBuffer(queue, im->fresh_from[i], im->fresh_to[i], 0, 0, im->fresh_bytes[i], 0, NULL, NULL));
+  if (im->nfresh) CL_CHECK(clFinish(queue));
 }
 
 void run_once(Op *op, Impl *im) {

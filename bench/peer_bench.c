@@ -532,7 +532,8 @@ static void make_datamining(Op *op) {
 }
 
 /* the largest relative error ||out - ref|| / ||ref|| of the two fields of
- * adi's (X, B) pairs of doubles (aux: the reference, pairs) */
+ * adi's (X, B) pairs of doubles (aux: the reference, pairs; the result's
+ * two buffers interleaved by bench_check.c) */
 static double adi_error(const Op *op, const float *result) {
   const double *v = (const double *)result;
   size_t pairs = op->ref_count / 4; /* ref_count: the result in floats */
@@ -548,7 +549,12 @@ static double adi_error(const Op *op, const float *result) {
 
 /* PolyBench/GPU adi's first sweep, in double: A, X in [0, 1), B in [1, 2)
  * (so that the recurrence's divisor stays away from 0 over a row).  The
- * reference, in double: each row's (X, B) after the sweep. */
+ * reference, in double: each row's (X, B) after the sweep.  Both kernels
+ * update X and B in place (samples/adi.dpia's `updates x, b`), each on
+ * copies of its own restored from x and b before every run, untimed
+ * (op->fresh_inputs, Impl.fresh_to: repeated sweeps would drift the
+ * values): dpia's made by the bench from the metadata, PolyBench's
+ * x_hand and b_hand. */
 static void make_adi(Op *op) {
   long long n = op->n;
   size_t cells = (size_t)(n * n);
@@ -557,7 +563,11 @@ static void make_adi(Op *op) {
   bind_mem(op, "a", a, sizeof(double) * cells);
   bind_mem(op, "b", b, sizeof(double) * cells);
   bind_mem(op, "x", x, sizeof(double) * cells);
+  bind_mem(op, "b_hand", b, sizeof(double) * cells);
+  bind_mem(op, "x_hand", x, sizeof(double) * cells);
   op->ref_count = 4 * cells; /* (double, double) pairs, in floats */
+  op->fields = 2, op->field_floats = 2; /* X and B in two buffers each (interleaved) */
+  op->fresh_inputs = true;
   op->aux = xmalloc(sizeof(double) * 2 * cells);
   op->error = adi_error;
   for (long long r = 0; r < n; r++) {
@@ -570,7 +580,7 @@ static void make_adi(Op *op) {
       op->aux[2 * (r * n + c)] = xv, op->aux[2 * (r * n + c) + 1] = bv;
     }
   }
-  op->bytes = 8.0 * 5.0 * (double)cells; /* A, B, X read, the pair written */
+  op->bytes = 8.0 * 5.0 * (double)cells; /* A, B, X read, X and B written */
   snprintf(op->size, sizeof op->size, "%lldx%lld", n, n);
   free(a), free(b), free(x);
 }
@@ -893,6 +903,17 @@ static void in_place(Impl *im, cl_mem mem) {
   im->out = im->args[0].mem = mem;
 }
 
+/* a hand kernel with no output of its own, which updates two of its
+ * inputs in place (PolyBench's adi_kernel1: X and B): its arguments are
+ * those given to add_peer, without the output's buffer in front; out and
+ * out2 the two it updates, checked as a pair of arrays */
+static void in_place_pair(Impl *im, cl_mem out, cl_mem out2) {
+  clReleaseMemObject(im->out);
+  for (int a = 1; a < im->nargs; a++) im->args[a - 1] = im->args[a];
+  im->nargs--;
+  im->out = out, im->out2 = out2;
+}
+
 /* atax's two hand kernels (atax_kernel1 and 2, with suffix) timed as one
  * implementation, the second reading the first's output (Impl.before), as
  * the dpia pipeline */
@@ -1076,8 +1097,14 @@ void peer_setup_impls(Op *op) {
   case OP_ADI: {
     add_dpia(op, "adi.dpia", "adiKernel1");
     size_t g[] = {(size_t)n};
-    add_peer(op, "adi_kernel1", "adi_kernel1 (PolyBench/GPU, double)", 1, g, NULL, (size_t)(4 * n * n), 4,
-             (Arg[]){amem(mem_of(op, "a")), amem(mem_of(op, "b")), amem(mem_of(op, "x")), aint(n)});
+    size_t bytes = sizeof(double) * (size_t)(n * n);
+    cl_mem x = mem_of(op, "x_hand"), b = mem_of(op, "b_hand");
+    Impl *im = add_peer(op, "adi_kernel1", "adi_kernel1 (PolyBench/GPU, in place, double)", 1, g, NULL, (size_t)(2 * n * n),
+                        4, (Arg[]){amem(mem_of(op, "a")), amem(b), amem(x), aint(n)});
+    in_place_pair(im, x, b);
+    im->nfresh = 2;
+    im->fresh_from[0] = mem_of(op, "x"), im->fresh_to[0] = x, im->fresh_bytes[0] = bytes;
+    im->fresh_from[1] = mem_of(op, "b"), im->fresh_to[1] = b, im->fresh_bytes[1] = bytes;
     break;
   }
   case OP_SGEMM: {

@@ -125,10 +125,10 @@ const char *host_param(H *h, const KParam *p) {
  * (docs/language.md section 27): the launchers take that one buffer, under
  * the input's name, and pass it as the input's argument (the output is
  * none: kparam_arg). */
-bool host_omits(const ImpKernel *k, int i) { return k->in_place && i == 0; }
-bool host_updated(const ImpKernel *k, int i) { return k->in_place && i == k->updated; }
+bool host_omits(const ImpKernel *k, int i) { return k->in_place && i < k->nupdated; }
+bool host_updated(const ImpKernel *k, int i) { return kparam_is_updated(k, i); }
 const char *host_buffer(H *h, const ImpKernel *k, int i) {
-  return host_param(h, &k->params[host_omits(k, i) ? k->updated : i]);
+  return host_param(h, &k->params[kparam_buffer_of(k, i)]);
 }
 
 /* ---- types ---- */
@@ -636,12 +636,12 @@ static void emit_buffer_checks(H *h, const ImpKernel *k) {
       /* two outputs once; an in-place output and its input are one buffer
        * on purpose, and the input it updates is not read elsewhere */
       if (j == i || (p->role != KP_OUTPUT && p->role != KP_INPUT) || (p->role == KP_OUTPUT && j < i)) continue;
-      if (host_omits(k, i) && j == k->updated) continue;
-      const KParam *named = host_omits(k, i) ? &k->params[k->updated] : out;
+      if (kparam_buffer_of(k, i) == j) continue;
+      const KParam *named = &k->params[kparam_buffer_of(k, i)];
       emit(o, "  if (dpia_err == CL_SUCCESS)\n"
               "    dpia_err = dpia_check_alias_(%s, dpia_bytes_%d, \"%s\", %s, dpia_bytes_%d, \"%s\", \"%s\");\n",
-           host_buffer(h, k, i), i, param_label(named), host_param(h, p), j,
-           p->role == KP_OUTPUT ? "output" : "input", param_label(p));
+           host_buffer(h, k, i), i, param_label(named), host_buffer(h, k, j), j,
+           p->role == KP_OUTPUT && !host_omits(k, j) ? "output" : "input", param_label(&k->params[kparam_buffer_of(k, j)]));
     }
   }
   emit(o, "  if (dpia_err != CL_SUCCESS) return dpia_error_in_(dpia_err, \"%s\");\n", k->name);
@@ -675,7 +675,7 @@ static void emit_kernel(H *h, const ImpKernel *k, const char *source) {
     case KP_INPUT:
       if (host_updated(k, i))
         emit(o, " *   %s: input and output buffer of %s %s, updated in place (the kernel's %s)\n", name, n.data,
-             t.data, host_param(h, &k->params[0]));
+             t.data, host_param(h, &k->params[kparam_output_of(k, i)]));
       else if (p->binder && p->binder->permutation)
         emit(o,
              " *   %s: input buffer of %s %s, a permutation of 0 .. %s - 1 (each once: the kernel writes to the "

@@ -98,12 +98,12 @@ void emit_overlap_checks(H *h, const ImpKernel *k) {
       const KParam *p = &k->params[j];
       if (j == i || (p->role != KP_OUTPUT && p->role != KP_INPUT) || (p->role == KP_OUTPUT && j < i)) continue;
       /* an in-place output and the input it updates are one buffer */
-      if (host_omits(k, i) && j == k->updated) continue;
+      if (kparam_buffer_of(k, i) == j) continue;
       emit(h->out, "  if (dpia_overlap_(%s, dpia_bytes_%d, %s, dpia_bytes_%d))\n"
                    "    return dpia_fail_(DPIA_ERROR_ALIAS, \"%s\", \"output %s overlaps %s %s\");\n",
-           host_buffer(h, k, i), i, host_param(h, p), j, k->name,
-           kparam_name(&k->params[host_omits(k, i) ? k->updated : i]), p->role == KP_OUTPUT ? "output" : "input",
-           kparam_name(p));
+           host_buffer(h, k, i), i, host_buffer(h, k, j), j, k->name,
+           kparam_name(&k->params[kparam_buffer_of(k, i)]), p->role == KP_OUTPUT && !host_omits(k, j) ? "output" : "input",
+           kparam_name(&k->params[kparam_buffer_of(k, j)]));
     }
   }
 }

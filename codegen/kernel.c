@@ -361,11 +361,22 @@ ImpKernel *kernel_from_def(Arena *a, TypeCtx *tc, Diag *diag, const Backend *bac
   for (int i = 0; i < k->nparams; i++) k->params[i] = *(KParam *)kb->params.items[i];
   k->nprecond = def->nprecond;
   k->preconds = def->preconds;
-  for (int i = 0; def->updates && i < k->nparams; i++)
-    if (k->params[i].role == KP_INPUT && k->params[i].binder == def->updates) {
-      k->in_place = true;
-      k->updated = i;
-    }
+  /* in place: output j (output_1, output_2, ... depth-first, as the
+   * result's tuple) is the buffer of the j-th input `updates` names */
+  int nupdated = def->updates ? (def->nupdated > 1 ? def->nupdated : 1) : 0;
+  int found = 0;
+  for (int j = 0; j < nupdated; j++) {
+    const Binder *want = def->nupdated > 1 ? def->updated[j] : def->updates;
+    for (int i = 0; i < k->nparams; i++)
+      if (k->params[i].role == KP_INPUT && k->params[i].binder == want) {
+        k->updated[j] = i;
+        found++;
+      }
+  }
+  if (nupdated > 0 && found == nupdated) {
+    k->in_place = true;
+    k->nupdated = nupdated;
+  }
 
   /* the natural NDRange */
   Trips tr = {0};

@@ -95,12 +95,15 @@ typedef struct ImpKernel {
    * becomes 1) */
   const Size *local_collapsed[3];
   /* a kernel computing in place (`updates xs`, docs/language.md section
-   * 27): its output, params[0], is the buffer of the input params[updated]
-   * and no argument of the kernel, which writes it through that input's
-   * parameter (kparam_arg; the launchers take one buffer, the metadata
-   * says so) */
+   * 27): its output, params[0], is the buffer of the input
+   * params[updated[0]] and no argument of the kernel, which writes it
+   * through that input's parameter (kparam_arg; the launchers take one
+   * buffer, the metadata says so); with `updates x, b`, its outputs
+   * params[j], j < nupdated (output_1, output_2, ...), are the buffers of
+   * params[updated[j]] */
   bool in_place;
-  int updated;
+  int nupdated;
+  int updated[DECL_MAX_UPDATED];
   Diag *diag; /* where code generation reports what it cannot generate */
   /* the text of kernel_from_def's dry run with the natural NDRange:
    * codegen_kernel without user launch sizes returns it instead of
@@ -114,10 +117,23 @@ typedef struct ImpKernel {
  * other parameters come one earlier (kir_in_place_one_param). */
 static inline int kparam_arg(const ImpKernel *k, int i) {
   if (!k->in_place) return i;
-  return i == 0 ? -1 : i - 1;
+  return i < k->nupdated ? -1 : i - k->nupdated;
 }
 /* the number of the generated kernel's arguments */
-static inline int kparam_nargs(const ImpKernel *k) { return k->in_place ? k->nparams - 1 : k->nparams; }
+static inline int kparam_nargs(const ImpKernel *k) { return k->in_place ? k->nparams - k->nupdated : k->nparams; }
+/* the input whose buffer params[i] is: updated[i] for an in-place output,
+ * else i itself */
+static inline int kparam_buffer_of(const ImpKernel *k, int i) {
+  return k->in_place && i < k->nupdated ? k->updated[i] : i;
+}
+/* the in-place output whose buffer the input params[i] is, or -1 */
+static inline int kparam_output_of(const ImpKernel *k, int i) {
+  for (int j = 0; k->in_place && j < k->nupdated; j++)
+    if (k->updated[j] == i) return j;
+  return -1;
+}
+/* is params[i] an input the kernel updates in place */
+static inline bool kparam_is_updated(const ImpKernel *k, int i) { return kparam_output_of(k, i) >= 0; }
 
 /* What `dpia run` and the driver need to know of the code generated for a
  * kernel, read off the kernel IR (codegen/kir.h), not the text: the

@@ -182,7 +182,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   kk->nparams = k->nparams;
   kk->params = NEWARRAY(a, KirParam, k->nparams > 0 ? k->nparams : 1);
   for (int i = 0; i < k->nparams; i++)
-    kk->params[i] = param_of(cg, &k->params[i], &read_back, k->in_place && (i == 0 || i == k->updated));
+    kk->params[i] = param_of(cg, &k->params[i], &read_back, k->in_place && (i < k->nupdated || kparam_is_updated(k, i)));
 
   cg_collect_program_scope(cg, k->def->body);
   collect_locals(cg, k->def->body, &kk->locals);
@@ -285,21 +285,32 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   kir_hoist_guards(&kk->body);
   bool one_group = true; /* the staged rule of in_place.c: no other group to race with */
   for (int d = 0; d < 3; d++) one_group = one_group && ids.groups[d] && ids.groups[d]->kind == IX_CONST && ids.groups[d]->value == 1;
+  /* each in-place output against the input whose buffer it is (the
+   * buffers are distinct: the launchers refuse any overlap) */
   bool staged = false;
-  if (k->in_place && !kir_check_in_place(a, k->diag, kk, k->params[0].name, k->params[k->updated].name, one_group,
-                                         k->def->groups_own, k->def->groups_culprit,
-                                         &staged, k->def->decl->updates_span, k->backend->print_expr))
-    return NULL;
+  Buf into;
+  buf_init(&into, a);
+  for (int j = 0; k->in_place && j < k->nupdated; j++) {
+    bool staged_j = false;
+    const char *in = k->params[k->updated[j]].name;
+    if (!kir_check_in_place(a, k->diag, kk, k->params[j].name, in, one_group, k->def->groups_own,
+                            k->def->groups_culprit, &staged_j, k->def->decl->updates_span, k->backend->print_expr))
+      return NULL;
+    staged = staged || staged_j;
+    emit(&into, "%s%s", j == 0 ? "" : j + 1 == k->nupdated ? " and " : ", ", in);
+  }
+  const char *what = k->in_place && k->nupdated > 1 ? "outputs are" : "output is";
   if (k->in_place && staged)
-    emit(&c, "\nIn place: the output is written into %s, which the work-group reads before a barrier and each "
+    emit(&c, "\nIn place: the %s written into %s, which the work-group reads before a barrier and each "
              "work-item after it only where it writes (not restrict)",
-         k->params[k->updated].name);
+         what, into.data);
   else if (k->in_place)
-    emit(&c, "\nIn place: the output is written into %s, which each work-item reads only where it writes (not restrict)",
-         k->params[k->updated].name);
+    emit(&c, "\nIn place: the %s written into %s, which each work-item reads only where it writes (not restrict)",
+         what, into.data);
   buf_puts(&c, perms.data ? perms.data : "");
   kk->comment = c.data;
-  if (k->in_place) kir_in_place_one_param(a, kk, k->params[0].name, k->params[k->updated].name);
+  for (int j = 0; k->in_place && j < k->nupdated; j++)
+    kir_in_place_one_param(a, kk, k->params[j].name, k->params[k->updated[j]].name);
   kir_row_pointers(a, k->backend, kk);
   kir_unroll_tiles(a, kk);
   const char *refused = k->backend->refusal ? k->backend->refusal(a, kk) : NULL;

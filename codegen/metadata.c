@@ -102,9 +102,9 @@ static void json_params(Arena *a, const ImpKernel *k, Buf *out) {
        * updates and no argument of the kernel, which writes it through
        * that input's (docs/language.md section 27; kparam_arg): the host
        * passes the one buffer once */
-      if (k->in_place && i == 0) {
+      if (k->in_place && i < k->nupdated) {
         buf_puts(out, ", \"updates\": ");
-        emit_json_string(out, kparam_name(&k->params[k->updated]));
+        emit_json_string(out, kparam_name(&k->params[k->updated[i]]));
       }
       /* an input declared a permutation (docs/language.md section 29):
        * the host passes each position once */

@@ -267,6 +267,8 @@ static inline bool param_tune_allows(const Param *pa, uint64_t v) {
  * acceptor views can reach (translate/stage1.c, region_acc); and how many
  * regions one clause may give (docs/language.md section 27) */
 enum { DECL_MAX_REGION = 2, DECL_MAX_REGIONS = 4 };
+/* how many inputs one `updates x, b` clause may name */
+enum { DECL_MAX_UPDATED = 4 };
 
 /* one region of an `updates` clause, `[lo .. hi][lo .. hi]` as written:
  * ndims ranges, of the outer dimensions, both ends included */
@@ -305,6 +307,11 @@ typedef struct Decl {
    * pairs nested to the right, each filling its region. */
   Sym updates;
   Span updates_span; /* the clause, from `updates` to its last bracket */
+  /* `updates x, b`: several inputs, each replaced by its component of the
+   * result (pairs nested to the right), without regions; updated[0] is
+   * updates */
+  int nupdated;
+  Sym updated[DECL_MAX_UPDATED];
   /* `kernel k ... (perm: [N]idx[N]) permutation perm = ...`
    * (docs/language.md section 29): inputs declared to be permutations,
    * whose elements are distinct, so that a scatter through one writes

@@ -526,6 +526,7 @@ void print_string_literal(Buf *out, const char *text) {
  * newline. */
 void decl_updates_print(Buf *out, const Decl *d) {
   if (d->updates) emit(out, " updates %s", d->updates);
+  for (int k = 1; k < d->nupdated; k++) emit(out, ", %s", d->updated[k]);
   for (int k = 0; k < d->nregions; k++) {
     buf_puts(out, k ? ", " : " ");
     for (int j = 0; j < d->regions[k].ndims; j++) {

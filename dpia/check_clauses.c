@@ -80,15 +80,24 @@ static bool regions_disjoint(SizeCtx *sc, const Region *a, const Region *b) {
   return false;
 }
 
-void check_updates_region(Checker *c, Env *env, const Decl *d, DefInfo *def) {
+/* the parameter named by `updates` (the k-th name of the clause), an
+ * array of numbers or vectors, or NULL after the error */
+static Binder *updated_param(Checker *c, const Decl *d, const DefInfo *def, int k) {
+  Sym name = d->updated[k];
+  Binder *b = NULL;
   for (int i = 0; i < def->nparams; i++)
-    if (def->params[i]->name == d->updates) def->updates = def->params[i];
-  if (!def->updates) {
+    if (def->params[i]->name == name) b = def->params[i];
+  if (!b) {
     check_error(c, ERR_BAD_UPDATES, d->updates_span, "kernel '%s' updates '%s', which is not one of its parameters",
-                d->name, d->updates);
-    return;
+                d->name, name);
+    return NULL;
   }
-  DataType *t = dt_resolve(def->updates->type->data);
+  for (int j = 0; j < k; j++)
+    if (d->updated[j] == name) {
+      check_error(c, ERR_BAD_UPDATES, d->updates_span, "kernel '%s' updates '%s' twice", d->name, name);
+      return NULL;
+    }
+  DataType *t = dt_resolve(b->type->data);
   DataType *inner = t;
   while (inner->kind == DT_ARRAY) inner = dt_resolve(inner->elem);
   if (t->kind != DT_ARRAY || inner->kind != DT_SCALAR) {
@@ -97,10 +106,20 @@ void check_updates_region(Checker *c, Env *env, const Decl *d, DefInfo *def) {
     check_error(c, ERR_BAD_UPDATES, d->updates_span,
                 "kernel '%s' updates '%s' of type %s: only an array of numbers or vectors (one buffer) is updated "
                 "in place",
-                d->name, d->updates, tn_data(&tn, t));
-    def->updates = NULL;
-    return;
+                d->name, name, tn_data(&tn, t));
+    return NULL;
   }
+  return b;
+}
+
+void check_updates_region(Checker *c, Env *env, const Decl *d, DefInfo *def) {
+  for (int k = 0; k < d->nupdated; k++) {
+    def->updated[k] = updated_param(c, d, def, k);
+    if (!def->updated[k]) return;
+  }
+  def->nupdated = d->nupdated;
+  def->updates = def->updated[0];
+  DataType *t = dt_resolve(def->updates->type->data);
   def->nregions = d->nregions;
   for (int k = 0; k < d->nregions; k++)
     if (!check_region(c, env, d, t, &d->regions[k], &def->regions[k])) {
@@ -174,17 +193,24 @@ static DataType *region_type(TypeCtx *tc, DataType *whole, const Region *r) {
 }
 
 /* the type of the result: xs's, its region's, or the tuple of its
- * regions' (pairs nested to the right) */
+ * regions' (pairs nested to the right); with several inputs, the tuple
+ * of their types */
 void check_updates_result(Checker *c, const Decl *d, DefInfo *def) {
   TypeCtx *tc = c->tc;
   DataType *whole = dt_resolve(def->updates->type->data), *t = whole;
   if (def->nregions > 0) t = region_type(tc, whole, &def->regions[def->nregions - 1]);
   for (int k = def->nregions - 2; k >= 0; k--) t = dt_pair(tc, region_type(tc, whole, &def->regions[k]), t);
+  if (def->nupdated > 1) t = def_updated_type(tc, def);
   DataType *got = def->result->data;
   if (dt_equal(got, t)) return;
   TypeNamer tn;
   check_namer(c, &tn);
-  if (def->nregions == 0)
+  if (def->nupdated > 1)
+    check_error(c, ERR_BAD_UPDATES, d->updates_span,
+                "kernel '%s' updates %d inputs, of types %s (in order), but its result is %s: the result of a kernel "
+                "updating several inputs in place is the tuple of their new values",
+                d->name, def->nupdated, tn_data(&tn, t), tn_data(&tn, got));
+  else if (def->nregions == 0)
     check_error(c, ERR_BAD_UPDATES, d->updates_span,
                 "kernel '%s' updates '%s' of type %s, but its result is %s: the result of a kernel computing in place "
                 "has the type of the input it updates",

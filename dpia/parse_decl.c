@@ -154,8 +154,9 @@ static bool parse_region(Parser *p, RegionAst *r) {
   return true;
 }
 
-/* updates ::= 'updates' IDENT [region (',' region)*]   (docs/language.md
- * section 27; `updates` is a word only there, after a kernel's parameters) */
+/* updates ::= 'updates' IDENT [region (',' region)*] | 'updates' IDENT (',' IDENT)+
+ * (docs/language.md section 27; `updates` is a word only there, after a
+ * kernel's parameters) */
 static bool parse_updates(Parser *p, Decl *d) {
   uint32_t begin = p->tok.span.begin;
   parser_advance(p);
@@ -164,8 +165,26 @@ static bool parse_updates(Parser *p, Decl *d) {
     return false;
   }
   d->updates = p->tok.ident;
+  d->updated[d->nupdated++] = p->tok.ident;
   parser_advance(p);
-  if (parser_at(p, TOK_LBRACKET)) {
+  while (parser_at(p, TOK_COMMA)) { /* several inputs, each updated as a whole */
+    parser_advance(p);
+    if (!parser_at(p, TOK_IDENT)) {
+      parser_expected(p, "the name of another input that kernel '%s' updates after ','", d->name);
+      return false;
+    }
+    if (d->nupdated == DECL_MAX_UPDATED) {
+      parser_fail(p, ERR_BAD_UPDATES, "'updates' names at most 4 inputs");
+      return false;
+    }
+    d->updated[d->nupdated++] = p->tok.ident;
+    parser_advance(p);
+    if (parser_at(p, TOK_LBRACKET)) {
+      parser_fail(p, ERR_BAD_UPDATES, "'updates' of several inputs updates each as a whole: no region");
+      return false;
+    }
+  }
+  if (d->nupdated == 1 && parser_at(p, TOK_LBRACKET)) {
     for (;;) {
       if (d->nregions == DECL_MAX_REGIONS) {
         parser_fail(p, ERR_BAD_UPDATES, "'updates' gives at most 4 regions");

@@ -264,6 +264,11 @@ struct DefInfo {
    * the tuple of the regions' values (pairs nested to the right), the
    * regions pairwise disjoint (check_clauses.c) */
   Binder *updates;
+  /* `updates x, b` (docs/language.md section 27): every input updated,
+   * updated[0] == updates; the result is the tuple of their new values
+   * (pairs nested to the right), no regions */
+  int nupdated;
+  Binder *updated[DECL_MAX_UPDATED];
   /* with several work-groups, each group reads xs before its barrier only
    * where no other group writes (translate/in_place_groups.c): the staged
    * rule of codegen/in_place.c then holds across groups */
@@ -276,6 +281,14 @@ struct DefInfo {
   int nregions;
   Region regions[DECL_MAX_REGIONS];
 };
+
+/* the tuple of the types of the inputs `updates x, b` names, pairs nested
+ * to the right (xs's type for one): the result's type without regions */
+static inline DataType *def_updated_type(TypeCtx *tc, const DefInfo *def) {
+  DataType *t = dt_resolve(def->updated[def->nupdated - 1]->type->data);
+  for (int k = def->nupdated - 2; k >= 0; k--) t = dt_pair(tc, dt_resolve(def->updated[k]->type->data), t);
+  return t;
+}
 
 /* invariant.c: what is wrong with def, the output of stage, or NULL when
  * its invariants hold: every phrase has a type, a lambda's is a function

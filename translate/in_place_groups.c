@@ -456,7 +456,9 @@ static bool uses_ok(Groups *G, const Phrase *p, const Bound *env) {
 
 bool in_place_groups_own(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *k, const Phrase *body, Span *culprit) {
   *culprit = (Span){0};
-  if (!k->updates) return false;
+  /* several inputs updated (`updates x, b`): not followed here, so a
+   * kernel staged through more than one group is refused (E0705) */
+  if (!k->updates || k->nupdated > 1) return false;
   Groups G = {.arena = a, .sc = &tc->sizes, .k = k, .xs = k->updates};
   for (DataType *t = dt_resolve(k->updates->type->data); t->kind == DT_ARRAY; t = dt_resolve(t->elem)) {
     if (G.naxes == GO_MAX_AXES) return false;

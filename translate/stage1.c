@@ -1372,7 +1372,9 @@ DefInfo *translate_stage1(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *ke
   for (int i = 0; i < kernel->nparams; i++) nameset_add(&s.params, kernel->params[i]->name);
   /* a kernel computing in place writes the whole of the input it updates,
    * or its region (region_acc) */
-  DataType *whole = kernel->updates ? kernel->updates->type->data : b_data(normal_body);
+  DataType *whole = kernel->nupdated > 1 ? def_updated_type(tc, kernel)
+                    : kernel->updates     ? kernel->updates->type->data
+                                          : b_data(normal_body);
   Binder *out = b_binder(&s.b, param_name_for(&s, "output"), pt_acc(tc, whole));
   out->span = kernel->decl->name_span;
   d->nparams = kernel->nparams + 1;

@@ -1051,6 +1051,24 @@ static void exec(Imp *I, const Phrase *p, const Env *env) {
 
 static double *poisoned(Arena *a, const Lay *l) { return poison(NEWARRAY(a, double, l->flat > 0 ? l->flat : 1), l); }
 
+/* The memory of the input b when an in-place kernel updates it: the
+ * output's own (docs/language.md section 27), so that a read after a
+ * write of its element sees the write, as on the device; with `updates
+ * x, b`, the output's j-th component (pairs nested to the right, each
+ * pair's first component before its second).  NULL for any other input. */
+static double *in_place_memory(const DefInfo *imp, const Binder *b, const Lay *ol, double *output) {
+  if (!imp->updates) return NULL;
+  if (imp->nupdated <= 1) return b == imp->updates ? output : NULL;
+  for (int j = 0; j < imp->nupdated; j++) {
+    if (b == imp->updated[j]) return output;
+    if (j + 1 < imp->nupdated && ol->kind == LAY_PAIR) {
+      output += ol->fst->flat;
+      ol = ol->snd;
+    }
+  }
+  return NULL;
+}
+
 ImpStatus imp_interp_run(Arena *a, const DefInfo *imp, const NatValues *nats, int ninputs,
                          const double *const *inputs, const size_t *counts, ImpRun *run, double **out,
                          size_t *out_count, Buf *err) {
@@ -1087,7 +1105,8 @@ ImpStatus imp_interp_run(Arena *a, const DefInfo *imp, const NatValues *nats, in
        * input an in-place kernel updates is the output's memory itself
        * (docs/language.md section 27), so that a read after a write to
        * its element sees the write, as on the device */
-      double *mem = b == imp->updates ? output : NEWARRAY(a, double, l->flat > 0 ? l->flat : 1);
+      double *mem = in_place_memory(imp, b, ol, output);
+      if (!mem) mem = NEWARRAY(a, double, l->flat > 0 ? l->flat : 1);
       memcpy(mem, inputs[next_input++], sizeof(double) * (size_t)l->flat);
       lay_round(l, mem);
       Buf why;

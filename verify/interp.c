@@ -1096,8 +1096,9 @@ const Lay *interp_result_layout(Arena *a, const DefInfo *def, const NatValues *n
   }
   Buf why;
   buf_init(&why, a);
-  /* a kernel computing in place results in the whole input it updates */
-  const Lay *l = lay_of(a, def->updates ? def->updates->type->data : def->result->data, nats, &why);
+  /* a kernel computing in place results in the whole input it updates
+   * (with several, `updates x, b`, the tuple of theirs: its result) */
+  const Lay *l = lay_of(a, def->updates && def->nupdated <= 1 ? def->updates->type->data : def->result->data, nats, &why);
   if (!l) emit(err, "result of kernel %s: %s", def->name, why.data);
   return l;
 }
@@ -1224,7 +1225,7 @@ bool interp_run_overflow(Arena *a, const DefInfo *def, const Phrase *body, const
   double *result = NEWARRAY(a, double, rl->flat > 0 ? rl->flat : 1);
   find_invariants(I, body, NULL, 0);
   Val v = eval(I, body, env);
-  if (def->updates) {
+  if (def->updates && def->nupdated <= 1) {
     /* in place: the input it updates, its region (or the whole) replaced
      * by the body's value, and the rest as it was */
     const Lay *region = lay_of(a, def->result->data, nats, err);

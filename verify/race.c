@@ -260,7 +260,7 @@ static RaceStatus run_launch(Arena *a, const RaceKernel *rk, const SemanticSampl
   for (int i = 0; i < k->nparams; i++) {
     if (k->params[i].role != KP_OUTPUT) continue;
     const ParamPlan *plan = &plans[i];
-    const KiArg *arg = &args[kparam_arg(k, kparam_arg(k, i) >= 0 ? i : k->updated)];
+    const KiArg *arg = &args[kparam_arg(k, kparam_buffer_of(k, i))];
     for (int64_t j = 0; j < plan->elements; j++, o += (size_t)plan->lay->flat)
       lay_unpack(plan->lay, arg->bytes + j * plan->lay->bytes, out + o);
   }

@@ -174,22 +174,22 @@ static RtStatus build(Runtime *rt, Arena *a, const ImpKernel *k, const char *sou
   return RT_OK;
 }
 
-/* The one buffer of an in-place kernel's output and the input it updates
- * (docs/language.md section 27), holding the input: bufs[0], the
+/* The one buffer of an in-place kernel's output j and the input it
+ * updates (docs/language.md section 27), holding the input: bufs[j], the
  * argument of the input (the output is no argument: kparam_arg;
- * bufs[updated] stays NULL, released once). */
-static RtStatus in_place_buffer(Runtime *rt, Arena *a, const ImpKernel *k, ParamPlan *plans, TargetKernel *kern,
-                                TargetBuffer **bufs, Buf *err) {
+ * bufs[updated[j]] stays NULL, released once). */
+static RtStatus in_place_buffer(Runtime *rt, Arena *a, const ImpKernel *k, int j, ParamPlan *plans,
+                                TargetKernel *kern, TargetBuffer **bufs, Buf *err) {
   const Target *t = rt->target;
-  ParamPlan *in = &plans[k->updated];
+  ParamPlan *in = &plans[k->updated[j]];
   Buf why;
   buf_init(&why, a);
-  plans[0].packed = rt_pack_all(a, in, in->host);
-  RtStatus st = t->buffer(rt->dev, a, plans[0].bytes, plans[0].packed, false, &bufs[0], &why);
-  if (st == RT_OK) st = t->arg_buffer(kern, kparam_arg(k, k->updated), bufs[0], &why);
+  plans[j].packed = rt_pack_all(a, in, in->host);
+  RtStatus st = t->buffer(rt->dev, a, plans[j].bytes, plans[j].packed, false, &bufs[j], &why);
+  if (st == RT_OK) st = t->arg_buffer(kern, kparam_arg(k, k->updated[j]), bufs[j], &why);
   if (st != RT_OK)
-    emit(err, "buffer %s, updated in place as %s (%zu bytes): %s", kparam_name(&k->params[k->updated]),
-         kparam_name(&k->params[0]), plans[0].bytes, why.data);
+    emit(err, "buffer %s, updated in place as %s (%zu bytes): %s", kparam_name(&k->params[k->updated[j]]),
+         kparam_name(&k->params[j]), plans[j].bytes, why.data);
   return st;
 }
 
@@ -210,8 +210,8 @@ static RtStatus set_args(Runtime *rt, Arena *a, const ImpKernel *k, const NatVal
     case KP_INPUT:
     case KP_OUTPUT:
     case KP_TEMP: {
-      if (k->in_place && (i == 0 || i == k->updated)) {
-        if (i == 0 && (st = in_place_buffer(rt, a, k, plans, kern, bufs, err)) != RT_OK) return st;
+      if (k->in_place && (i < k->nupdated || kparam_is_updated(k, i))) {
+        if (i < k->nupdated && (st = in_place_buffer(rt, a, k, i, plans, kern, bufs, err)) != RT_OK) return st;
         continue;
       }
       plan->packed = p->role == KP_INPUT ? rt_pack_all(a, plan, plan->host) : rt_poisoned(a, plan);
@@ -416,13 +416,15 @@ RtStatus rt_run(Runtime *rt, Arena *a, const ImpKernel *k, const char *source, c
   }
   /* an in-place kernel run more than once has updated its buffer as many
    * times: the result is that of one more run, untimed, on the input */
-  if (st == RT_OK && k->in_place && res->repeat > 1) {
+  for (int j = 0; st == RT_OK && k->in_place && res->repeat > 1 && j < k->nupdated; j++) {
     Buf why;
     buf_init(&why, a);
-    st = t->release_buffer(bufs[0], &why);
-    bufs[0] = NULL;
-    if (st != RT_OK) emit(err, "buffer %s: %s", kparam_name(&k->params[0]), why.data);
-    if (st == RT_OK) st = in_place_buffer(rt, a, k, plans, kern, bufs, err);
+    st = t->release_buffer(bufs[j], &why);
+    bufs[j] = NULL;
+    if (st != RT_OK) emit(err, "buffer %s: %s", kparam_name(&k->params[j]), why.data);
+    if (st == RT_OK) st = in_place_buffer(rt, a, k, j, plans, kern, bufs, err);
+  }
+  if (st == RT_OK && k->in_place && res->repeat > 1) {
     double ms;
     TargetRange range = rt_range(res);
     if (st == RT_OK) st = t->launch(rt->dev, kern, &range, &ms, err);

@@ -617,24 +617,20 @@ kernel void corr_kernel(global float *restrict symmat, const global float *restr
 }
 
 /* ---- ADI (PolyBench/GPU 1.0, stencils/adi/adi.cl, adi_kernel1) ----
- * The forward sweep along each row, a work-item a row, in double (as
- * samples/adi.dpia: DATA_TYPE is PolyBench's build choice).  PolyBench's
- * kernel updates X and B in place, reading element i2 - 1 back from
- * global memory right after writing it; here the rows are read from A, B
- * and X and the sweep's (X, B) pairs written to out (samples/adi.dpia's
- * output), element i2 - 1's values kept in registers. */
+ * The forward sweep along each row, a work-item a row, as PolyBench/GPU
+ * writes it: X and B updated in place, element i2 from element i2 - 1 of
+ * the same row, which the work-item wrote one step before and reads back
+ * from global memory (the pointers are neither const nor restrict, as
+ * the original's: X and B are written).  DATA_TYPE is double, as in
+ * samples/adi.dpia (PolyBench's DATA_TYPE is a build choice).  The bench
+ * restores X and B from the inputs before every run (peer_bench.c). */
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
-kernel void adi_kernel1(global double2 *restrict out, const global double *restrict A, const global double *restrict B,
-                        const global double *restrict X, int n) {
+kernel void adi_kernel1(global double *A, global double *B, global double *X, int n) {
   int i1 = get_global_id(0);
   if (i1 < n) {
-    double x = X[i1 * n], b = B[i1 * n];
-    out[i1 * n] = (double2)(x, b);
     for (int i2 = 1; i2 < n; i2++) {
-      double a = A[i1 * n + i2];
-      x = X[i1 * n + i2] - x * a / b;
-      b = B[i1 * n + i2] - a * a / b;
-      out[i1 * n + i2] = (double2)(x, b);
+      X[i1 * n + i2] = X[i1 * n + i2] - X[i1 * n + (i2 - 1)] * A[i1 * n + i2] / B[i1 * n + (i2 - 1)];
+      B[i1 * n + i2] = B[i1 * n + i2] - A[i1 * n + i2] * A[i1 * n + i2] / B[i1 * n + (i2 - 1)];
     }
   }
 }

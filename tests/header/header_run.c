@@ -26,8 +26,9 @@
  *   inplace   kernels computing in place (docs/language.md section 27):
  *             axpyInPlace updates ys in its one buffer, the launcher
  *             refusing xs in that buffer (DPIA_ERROR_ALIAS, nothing
- *             enqueued); interiorFrom writes the interior of m and leaves
- *             its border as it was
+ *             enqueued); bothInPlace updates ys and xs, each in its own
+ *             buffer (one buffer for both refused); interiorFrom writes
+ *             the interior of m and leaves its border as it was
  *   names     parameters named like OpenCL C built-ins (step, dot): the
  *             launcher, its element counts and its messages use those
  *             names, which are step_2 and dot_2 in the kernel
@@ -738,6 +739,24 @@ static void test_inplace(Cl *cl) {
   static float again[N];
   read_back(cl, dys, sizeof again, again);
   CHECK(memcmp(again, back, sizeof back) == 0, "the refused launch wrote ys");
+
+  /* two inputs updated (updates ys, xs): each in its own buffer, both in
+   * one refused */
+  static float both_x[N], both_y[N];
+  cl_mem bx = buffer(cl, sizeof xs, xs), by = buffer(cl, sizeof ys, ys);
+  rc = dpia_bothInPlace_launch(cl->queue, 2.0f, bx, by, N);
+  CHECK(rc == DPIA_SUCCESS, "bothInPlace: %s '%s'", dpia_error_string(rc), dpia_last_error_message());
+  read_back(cl, bx, sizeof both_x, both_x);
+  read_back(cl, by, sizeof both_y, both_y);
+  wrong = 0;
+  for (int i = 0; i < N; i++) wrong += both_x[i] != 2.0f * xs[i] || fabsf(both_y[i] - (xs[i] + ys[i])) > 1e-5f;
+  CHECK(wrong == 0, "bothInPlace: %d wrong elements", wrong);
+  rc = dpia_bothInPlace_launch(cl->queue, 2.0f, bx, bx, N);
+  msg = dpia_last_error_message();
+  CHECK(rc == DPIA_ERROR_ALIAS && strstr(msg, "xs") && strstr(msg, "ys"), "bothInPlace with xs and ys one buffer: %s '%s'",
+        dpia_error_string(rc), msg);
+  clReleaseMemObject(bx);
+  clReleaseMemObject(by);
 
   /* a region: the border of m untouched */
   static float m[M * C], src[M * C], out[M * C];

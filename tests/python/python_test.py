@@ -497,6 +497,23 @@ def opencl_in_place(expect, ctx, queue, root, rng):
     raises(expect, "next in the buffer updated", dpia.opencl.AliasError,
            "input xs, which kernel jacobi2dCopyBack updates in place, and input next share memory",
            lambda: k(queue, {"M": M, "N": N}, {"xs": da, "next": da}))
+    # two inputs updated (updates x, b): adiKernel1's X and B, each
+    # returned as its output, against the sweep in numpy
+    adi = dpia.translate(open(os.path.join(root, "samples", "adi.dpia")).read(), kernel="adiKernel1")
+    k = dpia.opencl.Kernel(ctx, adi.metadata)
+    N = 19
+    a, b, x = rng.random((N, N)), rng.random((N, N)) + 1.0, rng.random((N, N))
+    wx, wb = x.copy(), b.copy()
+    for c in range(1, N):
+        wx[:, c] = wx[:, c] - wx[:, c - 1] * a[:, c] / wb[:, c - 1]
+        wb[:, c] = wb[:, c] - a[:, c] * a[:, c] / wb[:, c - 1]
+    dx, db = cla.to_device(queue, x), cla.to_device(queue, b)
+    res = k(queue, {"N": N}, {"a": a, "b": db, "x": dx})
+    expect("adiKernel1: x and b updated in place",
+           res["output_1"] is dx and res["output_2"] is db and np.abs(dx.get() - wx).max() < 1e-9 and
+           np.abs(db.get() - wb).max() < 1e-9)
+    raises(expect, "x and b in one buffer", dpia.opencl.AliasError,
+           "adiKernel1 updates in place", lambda: k(queue, {"N": N}, {"a": a, "b": dx, "x": dx}))
 
 
 def opencl_names(expect, ctx, queue, rng):

@@ -695,6 +695,7 @@ static void test_in_place(Tester *t) {
   /* read into a private variable before the store of the same element,
    * later in the block: the work-item that writes in[i] reads it first */
   k = in_place_kernel(fdecl(a, "x", -1, in_i));
+  kir_append(&k.body, assign(a, fvar(a, "y"), flit(a, 1)));
   kir_append(&k.body, assign(a, out_i, fvar(a, "x")));
   IN_PLACE(&k, NULL);
   /* the same into a private array's element (an array literal) */
