@@ -54,7 +54,11 @@ RUNS = [  # file, kernel, sizes at two points
     # b and 31 of zeros, its other seven zeros); K = 1 and 3
     ('gemm_any.dpia', 'gemmAnyPackB', [{'N': 1001, 'K': 3}, {'N': 1, 'K': 1}, {'N': 40, 'K': 9}, {'N': 1, 'K': 3},
                                        {'N': 31, 'K': 1}, {'N': 33, 'K': 3}, {'N': 257, 'K': 1}, {'N': 257, 'K': 3}]),
-    ('gemm_any.dpia', 'gemmAnyBlocks', [{'M': 67, 'N': 100, 'K': 37}, {'M': 1, 'N': 1, 'K': 1}, {'M': 9, 'N': 33, 'K': 600}]),
+    # K: one short slice (37, 1), a remainder of 88 and of 256 = 512/2
+    # merged into the slice before (600, 768; the slice it would have been
+    # empty), one of 257 a slice of its own (769)
+    ('gemm_any.dpia', 'gemmAnyBlocks', [{'M': 67, 'N': 100, 'K': 37}, {'M': 1, 'N': 1, 'K': 1}, {'M': 9, 'N': 33, 'K': 600},
+                                        {'M': 9, 'N': 33, 'K': 768}, {'M': 9, 'N': 33, 'K': 769}]),
     ('gemm_any.dpia', 'gemmAnyCrop', [{'M': 67, 'N': 100}, {'M': 1, 'N': 1}]),
     ('scal_vec.dpia', 'scalVec16', [{'N': 1008}, {'N': 4096}]),
     ('scal_vec.dpia', 'scalChunk', [{'N': 1024}, {'N': 3072}]),
