@@ -19,8 +19,9 @@
  *   mriq2        samples/mriq.dpia (mriqTwo)                       Parboil ComputeQ_GPU, Qr and Qi in two buffers
  *   covariance   samples/covariance.dpia (pipeline covariance)     PolyBench/GPU mean_kernel, reduce_kernel,
  *                                                                  covar_kernel
- *   correlation  samples/correlation.dpia (pipeline correlation)   PolyBench/GPU mean_kernel, std_kernel,
- *                                                                  reduce_kernel, corr_kernel
+ *   correlation  samples/correlation.dpia (pipelines correlation, PolyBench/GPU mean_kernel, std_kernel,
+ *                correlationPad)                                   reduce_kernel, corr_kernel, on rows of m
+ *                                                                  and of m + 1 (PolyBench's own layout)
  *   adi          samples/adi.dpia (adiKernel1)                     PolyBench/GPU adi_kernel1 (in double)
  *   sgemm        samples/sgemm_shoc.dpia (sgemmNN)                 SHOC gemm, sgemmNN
  *   cfd          samples/cfd_flux.dpia (computeFlux)               Rodinia cfd, compute_flux
