@@ -19,8 +19,9 @@
  *   mriq2        samples/mriq.dpia (mriqTwo)                       Parboil ComputeQ_GPU, Qr and Qi in two buffers
  *   covariance   samples/covariance.dpia (pipeline covariance)     PolyBench/GPU mean_kernel, reduce_kernel,
  *                                                                  covar_kernel
- *   correlation  samples/correlation.dpia (pipeline correlation)   PolyBench/GPU mean_kernel, std_kernel,
- *                                                                  reduce_kernel, corr_kernel
+ *   correlation  samples/correlation.dpia (pipelines correlation, PolyBench/GPU mean_kernel, std_kernel,
+ *                correlationPad)                                   reduce_kernel, corr_kernel, on rows of m
+ *                                                                  and of m + 1 (PolyBench's own layout)
  *   adi          samples/adi.dpia (adiKernel1)                     PolyBench/GPU adi_kernel1 (in double)
  *   sgemm        samples/sgemm_shoc.dpia (sgemmNN)                 SHOC gemm, sgemmNN
  *   cfd          samples/cfd_flux.dpia (computeFlux)               Rodinia cfd, compute_flux
@@ -503,6 +504,17 @@ static void make_datamining(Op *op) {
    * place, as PolyBench's (centring centred data again changes nothing
    * but rounding, so every round computes the same) */
   bind_mem(op, "data_hand", data, sizeof(float) * (size_t)(n * m));
+  if (corr) {
+    /* and a copy in PolyBench's own layout, rows of m + 1 (the last
+     * element 0, never read), for the hand kernels *_pad */
+    float *padded = falloc((size_t)(n * (m + 1)));
+    for (long long i = 0; i < n; i++) {
+      memcpy(padded + i * (m + 1), data + i * m, sizeof(float) * (size_t)m);
+      padded[i * (m + 1) + m] = 0.0f;
+    }
+    bind_mem(op, "data_hand_pad", padded, sizeof(float) * (size_t)(n * (m + 1)));
+    free(padded);
+  }
   bind_float(op, "floatN", (float)n);
   bind_float(op, "eps", eps);
   new_reference(op, (size_t)(m * m));
@@ -931,37 +943,55 @@ static void add_atax_pair(Op *op, const char *suffix, const char *label, const s
 
 /* PolyBench/GPU covariance (mean_kernel, reduce_kernel, covar_kernel) or
  * correlation (mean_kernel, std_kernel, reduce_kernel, corr_kernel),
- * chained as PolyBench's host enqueues them, against the dpia pipeline;
- * the hand kernels work on their own copy of the data (data_hand) */
-static void add_datamining(Op *op) {
+ * chained as PolyBench's host enqueues them, on `data` (the hand kernels'
+ * own copy of the data, which reduce_kernel centres in place), the
+ * kernels' names with `suffix` ("_pad": the correlation kernels on rows of
+ * m + 1) */
+static void add_hand_datamining(Op *op, cl_mem data, const char *suffix, const char *label) {
   bool corr = op->kind == OP_CORRELATION;
   long long m = op->m, n = op->n;
-  add_dpia_pipeline(op, corr ? "correlation.dpia" : "covariance.dpia", corr ? "correlation" : "covariance");
-  cl_mem data = mem_of(op, "data_hand");
   float fn = float_of(op, "floatN");
   size_t g_col[] = {(size_t)m}, g_elem[] = {(size_t)m, (size_t)n};
-  add_peer(op, "mean_kernel", "mean_kernel", 1, g_col, NULL, (size_t)m, 4, (Arg[]){amem(data), afloat(fn), aint(m), aint(n)});
+  char k[64];
+  snprintf(k, sizeof k, "mean_kernel%s", suffix);
+  add_peer(op, k, k, 1, g_col, NULL, (size_t)m, 4, (Arg[]){amem(data), afloat(fn), aint(m), aint(n)});
   Impl *mean = detach_last(op), *prev = mean;
   Impl *reduce;
   if (corr) {
-    Impl *sd = add_peer(op, "std_kernel", "std_kernel", 1, g_col, NULL, (size_t)m, 6,
+    snprintf(k, sizeof k, "std_kernel%s", suffix);
+    Impl *sd = add_peer(op, k, k, 1, g_col, NULL, (size_t)m, 6,
                         (Arg[]){chained(mean->out), amem(data), afloat(fn), afloat(float_of(op, "eps")), aint(m), aint(n)});
     sd->before = prev;
     prev = detach_last(op);
-    reduce = add_peer(op, "corr_reduce_kernel", "reduce_kernel", 2, g_elem, NULL, (size_t)(m * n), 5,
+    snprintf(k, sizeof k, "corr_reduce_kernel%s", suffix);
+    reduce = add_peer(op, k, "reduce_kernel", 2, g_elem, NULL, (size_t)(m * n), 5,
                       (Arg[]){chained(mean->out), chained(prev->out), afloat(fn), aint(m), aint(n)});
   } else {
-    reduce = add_peer(op, "covar_reduce_kernel", "reduce_kernel", 2, g_elem, NULL, (size_t)(m * n), 3,
+    snprintf(k, sizeof k, "covar_reduce_kernel%s", suffix);
+    reduce = add_peer(op, k, "reduce_kernel", 2, g_elem, NULL, (size_t)(m * n), 3,
                       (Arg[]){chained(mean->out), aint(m), aint(n)});
   }
   in_place(reduce, data);
   reduce->before = prev;
   prev = detach_last(op);
-  Impl *last = add_peer(op, corr ? "corr_kernel" : "covar_kernel",
-                        corr ? "mean + std + reduce + corr_kernel (PolyBench/GPU)"
-                             : "mean + reduce + covar_kernel (PolyBench/GPU)",
-                        1, g_col, NULL, (size_t)(m * m), 3, (Arg[]){amem(data), aint(m), aint(n)});
+  snprintf(k, sizeof k, "%s%s", corr ? "corr_kernel" : "covar_kernel", suffix);
+  Impl *last = add_peer(op, k, label, 1, g_col, NULL, (size_t)(m * m), 3, (Arg[]){amem(data), aint(m), aint(n)});
   last->before = prev;
+}
+
+/* the dpia pipelines against the hand chains; correlation twice, its data
+ * in rows of m (the port's [n][m]) and in rows of m + 1 (PolyBench's own
+ * layout), each side's pipeline or chain on each */
+static void add_datamining(Op *op) {
+  bool corr = op->kind == OP_CORRELATION;
+  add_dpia_pipeline(op, corr ? "correlation.dpia" : "covariance.dpia", corr ? "correlation" : "covariance");
+  if (corr) add_dpia_pipeline(op, "correlation.dpia", "correlationPad");
+  add_hand_datamining(op, mem_of(op, "data_hand"), "",
+                      corr ? "mean + std + reduce + corr_kernel (PolyBench/GPU)"
+                           : "mean + reduce + covar_kernel (PolyBench/GPU)");
+  if (corr)
+    add_hand_datamining(op, mem_of(op, "data_hand_pad"), "_pad",
+                        "mean + std + reduce + corr_kernel, rows of m + 1 (PolyBench/GPU)");
 }
 
 void peer_setup_impls(Op *op) {

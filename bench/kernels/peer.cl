@@ -598,6 +598,56 @@ kernel void corr_reduce_kernel(global float *restrict data, const global float *
   }
 }
 
+/* correlation.cl's four kernels on PolyBench's own layout of the data:
+ * rows of m + 1 floats (PolyBench's arrays are 1-based, (n+1) x (m+1);
+ * here row i's elements 0 .. m-1, element m unused), so that a column's
+ * elements are not 4096 bytes apart at m = 1024 (BENCHMARKS.md,
+ * "Correlation: the rows of m + 1").  Otherwise the kernels above, line
+ * for line; symmat stays [m][m], the output both sides write. */
+kernel void mean_kernel_pad(global float *restrict mean, const global float *restrict data, float float_n, int m,
+                            int n) {
+  int j = get_global_id(0);
+  if (j < m) {
+    float s = 0.0f;
+    for (int i = 0; i < n; i++) s += data[i * (m + 1) + j];
+    mean[j] = s / float_n;
+  }
+}
+
+kernel void std_kernel_pad(global float *restrict std, const global float *restrict mean,
+                           const global float *restrict data, float float_n, float eps, int m, int n) {
+  int j = get_global_id(0);
+  if (j < m) {
+    float s = 0.0f;
+    for (int i = 0; i < n; i++) s += (data[i * (m + 1) + j] - mean[j]) * (data[i * (m + 1) + j] - mean[j]);
+    s = sqrt(s / float_n);
+    std[j] = s <= eps ? 1.0f : s;
+  }
+}
+
+kernel void corr_reduce_kernel_pad(global float *restrict data, const global float *restrict mean,
+                                   const global float *restrict std, float float_n, int m, int n) {
+  int j = get_global_id(0), i = get_global_id(1);
+  if (i < n && j < m) {
+    data[i * (m + 1) + j] -= mean[j];
+    data[i * (m + 1) + j] /= sqrt(float_n) * std[j];
+  }
+}
+
+kernel void corr_kernel_pad(global float *restrict symmat, const global float *restrict data, int m, int n) {
+  int j1 = get_global_id(0);
+  if (j1 == m - 1) symmat[j1 * m + j1] = 1.0f;
+  if (j1 < m - 1) {
+    symmat[j1 * m + j1] = 1.0f;
+    for (int j2 = j1 + 1; j2 < m; j2++) {
+      float s = 0.0f;
+      for (int i = 0; i < n; i++) s += data[i * (m + 1) + j1] * data[i * (m + 1) + j2];
+      symmat[j1 * m + j2] = s;
+      symmat[j2 * m + j1] = s;
+    }
+  }
+}
+
 /* corr_kernel: a work-item a column j1 < m - 1, 1 on the diagonal and the
  * dot products with the columns j2 > j1, stored twice.  PolyBench's host
  * sets symmat[m-1][m-1] = 1 after the kernel; here work-item m - 1 does

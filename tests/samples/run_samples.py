@@ -100,6 +100,11 @@ RUNS = [  # file, kernel, sizes at two points
     ('correlation.dpia', 'corrMirror', [{'M': 100, 'N': 77}, {'M': 128, 'N': 64}, {'M': 1, 'N': 3}]),
     # small sizes: the pipeline's reference check grows with N*N (12 s at M=64, N=48)
     ('correlation.dpia', 'correlation', [{'M': 33, 'N': 17}, {'M': 64, 'N': 24}]),
+    # the centred data in rows of M+1 (PolyBench's own layout): the pad
+    # written through, the rows read through map (take M)
+    ('correlation.dpia', 'centrePad', [{'M': 100, 'N': 77}, {'M': 1, 'N': 3}]),
+    ('correlation.dpia', 'corrMirrorPad', [{'M': 100, 'N': 77}, {'M': 128, 'N': 64}, {'M': 1, 'N': 3}]),
+    ('correlation.dpia', 'correlationPad', [{'M': 33, 'N': 17}, {'M': 64, 'N': 24}]),
     # a select whose sum runs only on the side it chooses: the upper
     # triangle (docs/language.md section 28)
     ('covariance.dpia', 'covar', [{'M': 100, 'N': 77}, {'M': 128, 'N': 64}]),
