@@ -976,6 +976,7 @@ static void setup_impls(Op *op) {
     add_dpia(op, "gemv_vec.dpia", "gemvVec");
     add_dpia(op, "gemv_vec.dpia", "gemvVec2");
     add_dpia(op, "gemv_vec.dpia", "gemvVecRows");
+    add_dpia(op, "gemv_vec.dpia", "gemvVecRowsGroups");
     size_t g[] = {(size_t)m};
     Arg args[] = {amem(op->da), amem(op->dx), amem(op->dy), afloat(op->alpha), afloat(op->beta), aint(n)};
     add_hand(op, "gemv_simple", "gemv_simple", 1, g, NULL, (size_t)m, 6, args);

@@ -93,7 +93,9 @@ echo "tuning gemm took $tune_s s"
 # The memory-bound kernels' tune parameters likewise, into the same cache
 # (blas_bench translates gemv and asum with their sizes too): gemvVecRows'
 # R, the rows a work-item reads side by side (R streams in flight,
-# samples/gemv_vec.dpia), and asumVec16Groups' L, S and C, its work-group
+# samples/gemv_vec.dpia), gemvVecRowsGroups' R and L (the same in
+# work-groups of L, which PoCL's threads share out: a core that lags takes
+# fewer), and asumVec16Groups' L, S and C, its work-group
 # size, streams and float16 a stream (samples/asum_vec.dpia).  At the
 # larger size timed only (docs/tune.md, "Memory-bound kernels"): `dpia
 # tune` times a point's launches one after the other, caches warm, and at
@@ -118,6 +120,7 @@ tune_mem() { # FILE KERNEL SIZE...: one `dpia tune` at each size
   done
 }
 tune_mem gemv_vec.dpia gemvVecRows $(for g in $gemv_sizes; do echo "M=$g,N=$g"; done)
+tune_mem gemv_vec.dpia gemvVecRowsGroups $(for g in $gemv_sizes; do echo "M=$g,N=$g"; done)
 tune_mem asum_vec.dpia asumVec16Groups $(for n in $asum_sizes; do echo "N=$n"; done)
 tune_mem_s=$(($(date +%s) - mem_start))
 echo "tuning gemv and asum took $tune_mem_s s"
@@ -216,7 +219,8 @@ section=$out/machine_section.md
   echo
   echo "### gemv and asum tuned on this machine"
   echo
-  echo "Tuning took $tune_mem_s s: gemvVecRows' R, the rows a work-item reads side by side, at the larger gemv"
+  echo "Tuning took $tune_mem_s s: gemvVecRows' R, the rows a work-item reads side by side, and gemvVecRowsGroups'"
+  echo "R and work-group size L at the larger gemv"
   echo "size ($gemv_sizes), and asumVec16Groups' work-group size L, streams S and float16 a stream C at the larger"
   echo "asum size ($asum_sizes), each choosing the fastest point checked against the reference; their rows above"
   echo "are translated with these values at both sizes (the smaller takes the nearest entry: docs/tune.md,"

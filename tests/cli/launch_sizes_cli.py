@@ -41,6 +41,7 @@ SIZES = {
     'asumVec16x2': {'N': 4096}, 'asumVec16Groups': {'N': 524288}, 'dotVec16': {'N': 4096}, 'dotVec16x2': {'N': 4096},
     'scalVec16': {'N': 4096}, 'scalChunk': {'N': 3072}, 'gemvVec': {'M': 64, 'N': 1024},
     'gemvVec2': {'M': 64, 'N': 1024}, 'gemvVecRows': {'M': 64, 'N': 1024},
+    'gemvVecRowsGroups': {'M': 128, 'N': 1024},
     'mmVec': {'M': 64, 'N': 64, 'K': 64},
     'mmBlock': {'M': 64, 'N': 64, 'K': 64}, 'packB': {'N': 64, 'K': 64},
     'mmBlockPacked': {'M': 64, 'N': 64, 'K': 64}, 'nbody': {'N': 1024},

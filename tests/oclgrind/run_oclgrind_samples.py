@@ -84,6 +84,7 @@ RUNS = [  # file, kernel, sizes: the kernels of run_samples.py, in its order
     ('gemv_vec.dpia', 'gemvVec', {'M': 3, 'N': 48}),
     ('gemv_vec.dpia', 'gemvVec2', {'M': 3, 'N': 64}),
     ('gemv_vec.dpia', 'gemvVecRows', {'M': 8, 'N': 48}),
+    ('gemv_vec.dpia', 'gemvVecRowsGroups', {'M': 128, 'N': 48}),  # 2 groups of 8 work-items
     ('mm_vec.dpia', 'mmVec', {'M': 3, 'N': 32, 'K': 5}),
     ('mm_vec.dpia', 'mmBlock', {'M': 8, 'N': 32, 'K': 5}),
     ('mm_vec.dpia', 'packB', {'N': 32, 'K': 5}),

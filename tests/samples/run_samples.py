@@ -65,6 +65,7 @@ RUNS = [  # file, kernel, sizes at two points
     ('gemv_vec.dpia', 'gemvVec', [{'M': 100, 'N': 640}, {'M': 64, 'N': 1024}]),
     ('gemv_vec.dpia', 'gemvVec2', [{'M': 100, 'N': 640}, {'M': 64, 'N': 1024}]),
     ('gemv_vec.dpia', 'gemvVecRows', [{'M': 104, 'N': 640}, {'M': 64, 'N': 1024}]),
+    ('gemv_vec.dpia', 'gemvVecRowsGroups', [{'M': 192, 'N': 640}, {'M': 64, 'N': 1024}]),
     ('mm_vec.dpia', 'mmVec', [{'M': 32, 'N': 48, 'K': 40}, {'M': 64, 'N': 64, 'K': 64}]),
     ('mm_vec.dpia', 'mmBlock', [{'M': 32, 'N': 48, 'K': 40}, {'M': 64, 'N': 64, 'K': 64}]),
     ('mm_vec.dpia', 'packB', [{'N': 48, 'K': 40}, {'N': 64, 'K': 64}]),
