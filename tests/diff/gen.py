@@ -237,6 +237,7 @@ class Gen(Kernels, DepResults, DepMaps, Stages, Streams, Views, ScalarExprs, Siz
         self.nested_grid = []
         self.helper = None  # (name, scalar type) of a def'd scalar function
         self.local_sizes = {0: [], 1: []}  # trip counts of the mapLocal of each dimension
+        self.fill_local = []  # (dim, n): mapLocals that must run once per work-item (the largest of dim)
         self.scalar_idx = []  # (name, Size) of the idx[n] kernel inputs
         self.defs = {}        # name -> text of the defs a program may use
         self.used_defs = []   # the ones it does use, in order
