@@ -96,6 +96,12 @@ class Stages:
                 if self.last_mem != 'toPrivate' or 'toGlobal' in e or 'toLocal' in e:
                     ctx = ctx.but(grid_ok=False)
                 continue
+            if ctx.level == 'wg' and target is None:
+                # nested mapLocal levels over an array accumulator (a
+                # stream of its own: gen_streams.py)
+                res = self.nested_acc_stage(e, t, ctx)
+                if res is not None:
+                    return res
             if ctx.level == 'wg' and target is None and self.chance(0.25):
                 res = self.wg_array_acc(e, t, ctx)
                 if res is not None:
