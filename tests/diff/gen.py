@@ -43,6 +43,14 @@ Coverage:
   a mapLocal (it lives in local memory): `zip row acc |> mapLocal f`, with
   acc permuted, `zip row acc |> split 2 |> mapLocal (mapSeq f) |> join`,
   and `row |> mapLocal f` (acc not read), maybe followed by a map;
+- a work-group's reduceSeq whose accumulator [m1][m0] (or [m1][m0][k]) is
+  updated by two nested mapLocal levels of distinct dimensions, each
+  work-item its own element (a stream of its own: nested_acc_stage;
+  docs/language.md section 2.1, SHOC's sgemmNN): zips in either order,
+  the accumulator not read or read at a neighbour's element, read after
+  the loop by the same levels (private memory), through join or not at
+  all; now and then both levels of one dimension, which check must
+  refuse (`-- expect: reject E0602`);
 - gathers through idx-typed kernel inputs: `[N]idx[L]` into a data input
   (`idx ds j`) or into the rows of a 2-D input (`idx rows j`, then a
   pipeline over the row), neighbour lists `[N][K]idx[N]` (K constant or
@@ -189,7 +197,7 @@ class Gen(Kernels, DepResults, DepMaps, Stages, Streams, Views, ScalarExprs, Siz
 
     def __init__(self, rng, avoid=(), extra=(), lit_rng=None, drop_rng=None, ix_rng=None, scan_rng=None, range_rng=None,
                  select_rng=None, slide_rng=None, unzip_rng=None, scatter_rng=None, dep_rng=None,
-                 res_rng=None, clamp_rng=None, upd_rng=None):
+                 res_rng=None, clamp_rng=None, upd_rng=None, nest_rng=None):
         self.r = rng
         # array literals (docs/language.md section 13) are decided by a
         # stream of their own, so the programs of a seed are the ones they
@@ -219,6 +227,8 @@ class Gen(Kernels, DepResults, DepMaps, Stages, Streams, Views, ScalarExprs, Siz
         self.clamp_r = clamp_rng
         # and the kernels that update part of an input in place (updates_stage)
         self.upd_r = upd_rng
+        # and the accumulators updated by nested mapLocal levels (nested_acc_stage)
+        self.nest_r = nest_rng
         self.expect = 'ok'  # or 'reject E0505': a program the checker must refuse
         self.updates = None  # the input the kernel updates in place
         self.n_cap = None  # a bound on N for the solver (gen_depresults.py)
@@ -237,6 +247,7 @@ class Gen(Kernels, DepResults, DepMaps, Stages, Streams, Views, ScalarExprs, Siz
         self.nested_grid = []
         self.helper = None  # (name, scalar type) of a def'd scalar function
         self.local_sizes = {0: [], 1: []}  # trip counts of the mapLocal of each dimension
+        self.fill_local = []  # (dim, n): mapLocals that must run once per work-item (the largest of dim)
         self.scalar_idx = []  # (name, Size) of the idx[n] kernel inputs
         self.defs = {}        # name -> text of the defs a program may use
         self.used_defs = []   # the ones it does use, in order
@@ -279,7 +290,8 @@ def generate(seed, index, avoid=(), extra=()):
                 random.Random(f'{seed}:{index}:{retry}:selects'), random.Random(f'{seed}:{index}:{retry}:slides'),
                 random.Random(f'{seed}:{index}:{retry}:unzips'), random.Random(f'{seed}:{index}:{retry}:scatters'),
                 random.Random(f'{seed}:{index}:{retry}:depmaps'), random.Random(f'{seed}:{index}:{retry}:depresults'),
-                random.Random(f'{seed}:{index}:{retry}:clamps'), random.Random(f'{seed}:{index}:{retry}:updates'))
+                random.Random(f'{seed}:{index}:{retry}:clamps'), random.Random(f'{seed}:{index}:{retry}:updates'),
+                random.Random(f'{seed}:{index}:{retry}:nestaccs'))
         try:
             text, nats = g.kernel()
             sizes = g.solve(nats)

@@ -61,7 +61,13 @@ class SizeRules:
             consts = [n.const_value() for n in self.local_sizes[d] if n.is_const()]
             if consts and max(consts) == 1 and any(not n.is_const() for n in self.local_sizes[d]):
                 raise GenFail()
-        # the work-group size is the largest mapLocal of each dimension
+        # the work-group size is the largest mapLocal of each dimension; a
+        # mapLocal whose body holds a barrier must be that largest one
+        # (map_stage: else it is guarded and the barrier is not reached by
+        # every work-item, E0604)
+        for d, n in self.fill_local:
+            for m in self.local_sizes[d]:
+                self.need_ge(n - m, 0)
         for a in self.local_sizes[0]:
             for b in self.local_sizes[1]:
                 self.need_le(a * b, MAX_LOCAL)

@@ -64,6 +64,10 @@ class Stages:
         nstages = self.pick([1, 1, 2, 2, 3]) if ctx.depth > 0 else 1
         if 'own-tmp' in self.avoid and ctx.level not in ('wg', 'top'):
             nstages = 1
+        # an earlier stage of this body written to memory other work-items
+        # read (not a private temporary): a nested mapLocal that reads it
+        # needs a barrier inside the enclosing mapLocal's body (map_stage)
+        shared = False
         for st in range(nstages):
             last = st == nstages - 1
             e, t = self.views(e, t, ctx, self.pick([0, 0, 1, 1, 2]), target)
@@ -73,6 +77,7 @@ class Stages:
                 self.feat('zip')
                 if re.search(r'\bmap(Seq|Local|Global|Workgroup)', p):  # a temporary: no nested grid map after it
                     ctx = ctx.but(grid_ok=False)
+                    shared = True
             if not last and ctx.level == 'wg' and self.chance(0.4):
                 res = self.iterate_stage(e, t, ctx)
                 if res is not None:
@@ -84,12 +89,19 @@ class Stages:
                 e, t = res
             if not last:
                 e, t = self.map_stage(e, t, ctx, final=False, target=target)
+                shared = shared or self.last_mem != 'toPrivate'
                 # a grid-level map's body that holds another grid-level map
                 # runs in every work-item of the inner one: it may make no
                 # temporary but a private one (dpia rejects it, strategy.c)
                 if self.last_mem != 'toPrivate' or 'toGlobal' in e or 'toLocal' in e:
                     ctx = ctx.but(grid_ok=False)
                 continue
+            if ctx.level == 'wg' and target is None:
+                # nested mapLocal levels over an array accumulator (a
+                # stream of its own: gen_streams.py)
+                res = self.nested_acc_stage(e, t, ctx)
+                if res is not None:
+                    return res
             if ctx.level == 'wg' and target is None and self.chance(0.25):
                 res = self.wg_array_acc(e, t, ctx)
                 if res is not None:
@@ -109,7 +121,7 @@ class Stages:
                 return self.views(e, t, ctx, 1)
             # the final map; views after it only pass through acceptors when
             # it was a grid-level map (no barrier across work-groups)
-            e, t = self.map_stage(e, t, ctx, final=True)
+            e, t = self.map_stage(e, t, ctx, final=True, shared_before=shared)
             grid_final = self.last_kind in ('mapGlobal', 'mapWorkgroup') or \
                 (self.last_kind == 'mapLocal' and ctx.level == 'local')
             if self.chance(0.3) and not ('own-tmp' in self.avoid and ctx.level != 'wg'):
@@ -146,9 +158,11 @@ class Stages:
             out.append(('mapSeq', 1))
         return out
 
-    def map_stage(self, e, t, ctx, final, target=None):
+    def map_stage(self, e, t, ctx, final, target=None, shared_before=False):
         """e |> mapX f, materialised (toPrivate/toLocal/toGlobal or the
-        implicit global temporary) unless final."""
+        implicit global temporary) unless final.  shared_before: an
+        earlier stage of the body wrote memory that other work-items read
+        (a nested mapLocal here needs a barrier before it)."""
         n, el = t[1], t[2]
         kinds = self.map_kinds(ctx, final)
         names = [k for k, _ in kinds]
@@ -173,6 +187,17 @@ class Stages:
         if kind == 'mapLocal':
             self.need_le(self.local_product(ctx, n), MAX_LOCAL)
             self.local_sizes[dim].append(n)
+            if ctx.level == 'local' and shared_before:
+                # the barrier before this nested mapLocal is inside the
+                # enclosing one's body: every work-item of the group must
+                # reach it (spec section 5, last rule), so the enclosing
+                # mapLocal must run once per work-item, its trip count the
+                # largest of its dimension (gen_sizes.py, solve); else a
+                # guard `if (lid < n)` around it, and check refuses the
+                # program with E0604 (seed 11 #793,
+                # regress/nested_local_after_stage_guarded.dpia)
+                self.fill_local.append(ctx.own_local)
+                self.feat('nested-mapLocal-after-shared-stage')
         btarget = None
         if target is not None:
             btarget = target if target[0] == 'num' else target[1]
@@ -233,7 +258,7 @@ class Stages:
             return ctx.but(level='wg', in_wg=True, grid=ctx.grid | {dim}, loops=loops, ind=ind)
         if kind == 'mapLocal':
             return ctx.but(level='local', local=ctx.local | {dim}, loops=loops,
-                           local_loops=ctx.local_loops + (n,), ind=ind, grid_ok=False)
+                           local_loops=ctx.local_loops + (n,), ind=ind, grid_ok=False, own_local=(dim, n))
         return ctx.but(level='seq', loops=loops, ind=ind, grid_ok=False)
 
     def var_base(self, t):
@@ -445,7 +470,7 @@ class Stages:
         row, a, p = self.fresh('r'), self.fresh('a'), self.fresh('p')
         init = self.new_input(arr(m, leaf))
         inner = ctx.but(level='local', local=ctx.local | {dim}, loops=ctx.loops + (rows, width),
-                        local_loops=ctx.local_loops + (width,), grid_ok=False)
+                        local_loops=ctx.local_loops + (width,), grid_ok=False, own_local=(dim, width))
         ii = leaf[1] == 'int'
         if how == 'noread':
             x = self.fresh('x')

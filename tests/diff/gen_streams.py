@@ -5,12 +5,12 @@ never by the main one, so that adding it left the programs of a seed as
 they were, some of them now with the construct: array literals, dropped
 def arguments, reduceRange, reductions as a select's side, scanSeq,
 slideSeq, unzipped and scattered results, kernels updating part of an
-input in place; and the vector lanes of --with vectors (clampIdx of a
+input in place, accumulators updated by nested mapLocal levels; and the vector lanes of --with vectors (clampIdx of a
 position: gen_scalar.py's components, a stream of its own too)."""
 
 import re
 
-from gen_types import GenFail, S, Size, arr, num, pair, idx_t, par, MAX_PRIVATE, MAX_LOCAL, lane_name
+from gen_types import GenFail, S, Size, arr, num, pair, idx_t, par, MAX_PRIVATE, MAX_LOCAL, MAX_LOCAL_MEM, lane_name
 
 
 class Streams:
@@ -298,4 +298,145 @@ class Streams:
             t = arr(lens[0], el)
         self.updates = xs + region
         self.feat(f'updates-{len(dims)}d-{kind}' + ('-region' if region else ''))
+        return e, t
+
+    def nested_acc_stage(self, e, t, ctx):
+        """A work-group's reduceSeq whose array accumulator [m1][m0] (or
+        [m1][m0][k]: a work-item's k elements) is updated by two nested
+        mapLocal levels of distinct dimensions (1 over rows then 0, or 0
+        then 1), work-item (i, j) reading and writing element [i][j] only:
+        updated in place, and kept in the work-item's private memory when
+        the code after the loop reads each element by the work-item of
+        the same levels (docs/language.md section 2.1, "Nested levels";
+        SHOC's sgemmNN, issue 40 item 10).  Variants: the row and the
+        accumulator zipped in either order at either level, the
+        accumulator not read, or read at a neighbour's element (then
+        through `next`, in local memory); after the loop the same levels
+        (registers), a join read by a mapLocal of dimension 0 (local
+        memory), or nothing.  One in eight drawn (about one in five kept:
+        they fail no size requirement) is a mistake check must refuse
+        with E0602, both levels of one dimension.  Drawn from a stream of
+        its own, so the programs of a seed are the ones they were unless
+        it is drawn; None where it does not fit (decided before any
+        random choice of the main stream)."""
+        r = self.nest_r
+        n, el = t[1], t[2]
+        if r is None or ctx.level != 'wg' or ctx.local:
+            return None
+        if el[0] == 'num' and el[1] != 'bool':
+            leaf, row_len = el, None
+        elif (el[0] == 'arr' and el[2][0] == 'num' and el[2][1] != 'bool' and el[1].is_const()
+              and el[1].const_value() in (4, 8, 16, 32, 64)):
+            leaf, row_len = el[2], int(el[1].const_value())
+        else:
+            return None
+        if r.random() >= 0.6:
+            return None
+        # the shape: k elements a work-item, m0 columns, m1 rows
+        k = r.choice([1, 1, 1, 2, 4])
+        m0 = r.choice([2, 4, 8])
+        m1 = r.choice([1, 2, 4])
+        if row_len is not None:
+            if row_len % (k * m0):
+                k, m0 = 1, 2
+            m1 = row_len // (k * m0)
+            if m1 > 16:
+                return None
+            rows, src = n, e
+        else:
+            block = m1 * m0 * k
+            self.need_div(n, block)
+            rows = n.divc(block)
+            self.need_ge(rows, 1)
+            src = f'{e}{self.nl(ctx)}|> split {block}'
+        split_k = f' |> split {k}' if k > 1 else ''
+        w = self.fresh('w')
+        src = f'{src} |> map (\\{w} -> {w}{split_k} |> split {m0})'
+        outer = r.choice([1, 1, 1, 0])
+        inner = 1 - outer
+
+        def prim(d):
+            return 'mapLocal1' if d == 1 else r.choice(['mapLocal', 'mapLocal0'])
+        how = r.choice(['zip', 'zip', 'zip', 'noread', 'neighbour'])
+        if how == 'neighbour' and m0 < 2:
+            how = 'zip'
+        reject = r.random() < 0.125
+        p_out, p_in = prim(outer), prim(inner)
+        if reject:
+            # both levels of one dimension (mapLocal for mapLocal1, the
+            # slip a user makes): spec section 5, E0602
+            p_in = prim(outer)
+            self.expect = 'reject E0602'
+            self.feat('nested-acc-reject-same-dim')
+        else:
+            self.need_le(S(m1 * m0), MAX_LOCAL)
+            self.local_sizes[outer].append(S(m1))
+            self.local_sizes[inner].append(S(m0))
+            self.need_le(S(m1 * m0 * k), MAX_LOCAL_MEM)
+        self.cost(ctx, rows * S(m1 * m0 * k))
+        elt = arr(S(k), leaf) if k > 1 else leaf
+        init = self.new_input(arr(S(m1), arr(S(m0), elt)))
+        row, a, q, p, s = (self.fresh(x) for x in ('r', 'a', 'q', 'p', 's'))
+        inner_ctx = ctx.but(level='local', local=frozenset({0, 1}), loops=ctx.loops + (rows, S(m1), S(m0)),
+                            local_loops=ctx.local_loops + (S(m1), S(m0)), grid_ok=False, own_local=(inner, S(m0)))
+        ii = leaf[1] == 'int'
+
+        def value(x):
+            """A new element from the row's element x (and the old one)."""
+            val = self.scalar_expr(inner_ctx.scalars + [(x, leaf)], leaf, 2)
+            if not re.search(r'\b' + re.escape(x.split()[-1]) + r'\b', val):
+                val = f'{par(val)} + {x}'
+            return val
+
+        def update(x, y):
+            """The new element from the row's x and the accumulator's y:
+            order matters (not commutative)."""
+            v = value(x)
+            return f'({y} * 3 + {par(v)}) % 1009' if ii else f'{y} * 0.5 + {par(v)}'
+
+        def leafwise(el_x, el_y, f):
+            """f over a work-item's element: a scalar, or k of them by mapSeq."""
+            if k == 1:
+                return f(el_x, el_y)
+            return f'zip {el_x} {el_y} |> mapSeq (\\{s} -> {f(f"fst {s}", f"snd {s}")})'
+        if how == 'noread':
+            x = self.fresh('x')
+            body = value(x) if k == 1 else f'{x} |> mapSeq (\\{s} -> {value(s)})'
+            step = f'{row} |> {p_out} (\\{q} -> {q} |> {p_in} (\\{x} -> {body}))'
+        else:
+            acc_first_out = r.random() < 0.3
+            acc_first_in = r.random() < 0.3
+            outer_zip = f'zip {a} {row}' if acc_first_out else f'zip {row} {a}'
+            ro, ao = (f'snd {q}', f'fst {q}') if acc_first_out else (f'fst {q}', f'snd {q}')
+            if how == 'neighbour':
+                ao = par(f'{ao} |> padClamp 1 0 |> take {m0}')
+            inner_zip = f'zip {par(ao)} {par(ro)}' if acc_first_in else f'zip {par(ro)} {par(ao)}'
+            ri, ai = (f'snd {p}', f'fst {p}') if acc_first_in else (f'fst {p}', f'snd {p}')
+            body = leafwise(par(ri) if k > 1 else ri, par(ai) if k > 1 else ai, update)
+            step = f'{outer_zip} |> {p_out} (\\{q} -> {inner_zip} |> {p_in} (\\{p} -> {body}))'
+        nl = self.nl(ctx)
+        e = f'{src}{nl}|> reduceSeq (\\{row} {a} ->{nl}     {step}){nl}     {init}'
+        t = arr(S(m1), arr(S(m0), elt))
+        after = r.choice(['own', 'own', 'join', 'none'])
+        if reject and after != 'none':
+            after = 'own'
+        def reader(x):
+            """A function of a work-item's element x after the loop."""
+            y = self.fresh('y') if k > 1 else x
+            g = self.scalar_expr(inner_ctx.scalars + [(y, leaf)], leaf, 1)
+            if not re.search(r'\b' + y + r'\b', g):
+                g = f'{par(g)} + {y}'
+            return g if k == 1 else f'{x} |> mapSeq (\\{y} -> {g})'
+        if after == 'own':
+            c, x = self.fresh('c'), self.fresh('x')
+            e = f'{e}{nl}|> {prim(outer)} (\\{c} -> {c} |> {prim(inner)} (\\{x} -> {reader(x)}))'
+        elif after == 'join':
+            x = self.fresh('x')
+            body = reader(x)
+            self.need_le(S(m1 * m0), MAX_LOCAL)
+            self.local_sizes[0].append(S(m1 * m0))
+            e = f'{e}{nl}|> join |> {prim(0)} (\\{x} -> {body})'
+            t = arr(S(m1 * m0), elt)
+        self.last_kind = 'mapLocal'
+        self.feat(f'nested-acc-{outer}{inner}-{how}' + (f'-k{k}' if k > 1 else '') + f'-{after}')
         return e, t

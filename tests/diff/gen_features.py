@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""gen_features.py: the generator draws what it says it draws.
+
+A count of features over the programs of a seed (gen.py's feature names,
+Program.features) for the constructs whose presence the diff suites
+depend on, and programs that dpia check once refused although the
+generator meant them to be accepted, checked again.  Cheap: no OpenCL.
+
+- nested accumulators (gen_streams.py, nested_acc_stage; issue 40 item
+  10): at seed 1, of the first 300 programs, at least 10 with a work-group
+  accumulator updated by two nested mapLocal levels, of both orders, with
+  a work-item's several elements, read after the loop by the same levels
+  (private memory) and through join (local memory), and at least one that
+  check must refuse (both levels of one dimension, E0602);
+- seed 11 #793: a mapLocal over fewer elements than another of its
+  dimension, whose body wrote a stage its nested mapLocal1 read: a
+  barrier no work-item outside the guard reached, E0604 (gen_stages.py,
+  map_stage; regress/nested_local_after_stage_guarded.dpia).
+
+Usage: gen_features.py --dpia build/dpia"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen  # noqa: E402
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    ap.add_argument('--dpia', required=True)
+    a = ap.parse_args()
+    failures = []
+
+    progs = [gen.generate(1, i) for i in range(300)]
+    # the variants of the programs check must accept
+    feats = [f for p in progs if p.expect == 'ok' for f in p.features]
+    nested = [p for p in progs if p.expect == 'ok' and any(f.startswith('nested-acc-') for f in p.features)]
+    wants = {
+        'accepted nested accumulators': (len(nested), 10),
+        'rows outer (mapLocal1 of mapLocal0)': (sum(f.startswith('nested-acc-10-') for f in feats), 1),
+        'columns outer (mapLocal0 of mapLocal1)': (sum(f.startswith('nested-acc-01-') for f in feats), 1),
+        'several elements a work-item': (sum('-k2-' in f or '-k4-' in f for f in feats if f.startswith('nested-acc-')), 1),
+        'read after by the same levels': (sum(f.startswith('nested-acc-') and f.endswith('-own') for f in feats), 1),
+        'read after through join': (sum(f.startswith('nested-acc-') and f.endswith('-join') for f in feats), 1),
+        'refused with E0602': (sum(p.expect == 'reject E0602' and 'nested-acc-reject-same-dim' in p.features
+                                  for p in progs), 1),
+    }
+    for what, (got, least) in wants.items():
+        print(f'{what}: {got} (at least {least})')
+        if got < least:
+            failures.append(f'{what}: {got} programs of seed 1 #0-299, expected at least {least}')
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for seed, index in ((11, 793),):
+            p = gen.generate(seed, index)
+            path = os.path.join(tmp, f'p{seed}_{index}.dpia')
+            with open(path, 'w') as fh:
+                fh.write(p.text)
+            r = subprocess.run([a.dpia, 'check', path], capture_output=True, text=True)
+            print(f'seed {seed} #{index}: dpia check exits {r.returncode}')
+            if r.returncode != 0 and p.expect == 'ok':
+                failures.append(f'seed {seed} #{index}: dpia check refuses it:\n{p.text}\n{r.stdout}{r.stderr}')
+    for f in failures:
+        print('FAIL ' + f)
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
