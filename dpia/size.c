@@ -322,8 +322,38 @@ static bool floor_by_constant(Arena *arena, Size num, int64_t d, Size *out) {
   size_poly(&pc, arena);
   Size q = poly_normalise(&pc, whole, nwhole), rest = poly_normalise(&pc, part, npart);
   if (pc.overflow) return false;
-  int64_t g = content_gcd(rest, d);
-  return floor_atom_plus(arena, q, divide_coefficients(arena, rest, g), const_size(arena, d / g), out);
+  /* Lowest terms: g, the common factor of d and the variable terms'
+   * coefficients, divides them out, and the constant c (0 <= c < d) goes
+   * to floor(c/g).  floor((g*Y + c)/(g*e)) = floor((Y + floor(c/g))/e) for
+   * an integer Y: the remainder of c by g adds less than 1 to Y + floor(c/g),
+   * an integer, so never carries it past a multiple of e.  Then
+   * ceil(2*N/8) = floor((2*N + 7)/8) is floor((N + 3)/4), ceil(N/4), as
+   * ceil(N/4) is, however it was reached (a substitution N := 2*N in
+   * ceil(N/8), say): one normal form for one value. */
+  int64_t g = d, c = 0;
+  bool variables = false;
+  for (int i = 0; i < rest.nterms; i++) {
+    if (rest.terms[i].nfactors == 0) {
+      c = rest.terms[i].num;
+    } else {
+      g = poly_gcd(g, rest.terms[i].num);
+      variables = true;
+    }
+  }
+  if (!variables || g == 1) {
+    g = content_gcd(rest, d);
+    return floor_atom_plus(arena, q, divide_coefficients(arena, rest, g), const_size(arena, d / g), out);
+  }
+  SizeTerm *lowest = NEWARRAY(arena, SizeTerm, rest.nterms);
+  int nlowest = 0;
+  for (int i = 0; i < rest.nterms; i++) {
+    SizeTerm t = rest.terms[i];
+    t.num = t.nfactors == 0 ? floor_quotient(c, g) : t.num / g;
+    if (t.num != 0) lowest[nlowest++] = t;
+  }
+  Size top = poly_normalise(&pc, lowest, nlowest);
+  if (pc.overflow) return false;
+  return floor_atom_plus(arena, q, top, const_size(arena, d / g), out);
 }
 
 /* floor(num/den) for a den with variables: a single term takes out the
