@@ -636,7 +636,7 @@ static void emit_buffer_checks(H *h, const ImpKernel *k) {
       /* two outputs once; an in-place output and its input are one buffer
        * on purpose, and the input it updates is not read elsewhere */
       if (j == i || (p->role != KP_OUTPUT && p->role != KP_INPUT) || (p->role == KP_OUTPUT && j < i)) continue;
-      if (kparam_buffer_of(k, i) == j) continue;
+      if (kparam_is_updated(k, j)) continue; /* checked as its output */
       const KParam *named = &k->params[kparam_buffer_of(k, i)];
       emit(o, "  if (dpia_err == CL_SUCCESS)\n"
               "    dpia_err = dpia_check_alias_(%s, dpia_bytes_%d, \"%s\", %s, dpia_bytes_%d, \"%s\", \"%s\");\n",

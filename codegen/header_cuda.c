@@ -97,8 +97,10 @@ void emit_overlap_checks(H *h, const ImpKernel *k) {
     for (int j = 0; j < k->nparams; j++) {
       const KParam *p = &k->params[j];
       if (j == i || (p->role != KP_OUTPUT && p->role != KP_INPUT) || (p->role == KP_OUTPUT && j < i)) continue;
-      /* an in-place output and the input it updates are one buffer */
-      if (kparam_buffer_of(k, i) == j) continue;
+      /* an input updated in place is its output's buffer, which has no
+       * dpia_bytes_ of its own and is checked as that output (against
+       * this one, or as this one) */
+      if (kparam_is_updated(k, j)) continue;
       emit(h->out, "  if (dpia_overlap_(%s, dpia_bytes_%d, %s, dpia_bytes_%d))\n"
                    "    return dpia_fail_(DPIA_ERROR_ALIAS, \"%s\", \"output %s overlaps %s %s\");\n",
            host_buffer(h, k, i), i, host_buffer(h, k, j), j, k->name,

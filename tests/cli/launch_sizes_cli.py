@@ -28,6 +28,7 @@ SIZES = {
     'dotPartial': {'N': 262144}, 'dotProducts': {'N': 4096}, 'sumPartial': {'N': 1024},
     'mean': {'M': 64, 'N': 48}, 'stddev': {'M': 64, 'N': 48}, 'centre': {'M': 64, 'N': 48},
     'corr': {'M': 64, 'N': 48}, 'corrUpper': {'M': 64, 'N': 48}, 'corrMirror': {'M': 64, 'N': 48},
+    'centrePad': {'M': 64, 'N': 48}, 'corrMirrorPad': {'M': 64, 'N': 48},
     'covarMean': {'M': 64, 'N': 48}, 'covarCentre': {'M': 64, 'N': 48}, 'covar': {'M': 64, 'N': 48},
     'covarMirror': {'M': 64, 'N': 48}, 'covarSquare': {'M': 64, 'N': 48}, 'covarDep': {'M': 64, 'N': 48},
     'covarPacked': {'M': 64, 'N': 48},
