@@ -329,19 +329,14 @@ static bool direct_ok(Arena *a, const Phrase *e, AccPart y) {
   return false;
 }
 
-/* p is `snd x` (second) or `fst x` */
-static bool is_index_of(Arena *a, const Phrase *p, const Binder *x, bool second) {
-  return is_proj_of(a, p, x, second);
-}
-
 /* The test c holds only at the position k (a conjunct `pos == K` or
  * `K == pos`, K not using x): pos is x's index component. */
 static bool pins_position(Arena *a, const Phrase *c, const Binder *x, bool second) {
   if (c->kind != PH_BINOP) return false;
   if (c->op == BIN_AND) return pins_position(a, c->fst, x, second) || pins_position(a, c->snd, x, second);
   if (c->op != BIN_EQ) return false;
-  return (is_index_of(a, c->fst, x, second) && !phrase_uses(c->snd, x)) ||
-         (is_index_of(a, c->snd, x, second) && !phrase_uses(c->fst, x));
+  return (is_proj_of(a, c->fst, x, second) && !phrase_uses(c->snd, x)) ||
+         (is_proj_of(a, c->snd, x, second) && !phrase_uses(c->fst, x));
 }
 
 /* A sequential map over zip y (indices n) (or zip (indices n) y) of
