@@ -74,10 +74,68 @@ static bool device_identity(Ctx *c, TuneEntry *e) {
   return true;
 }
 
-/* the cache's entry for -k on this device, or NULL; false after an error */
-static bool cached_entry(Ctx *c, const TuneEntry **found) {
+/* ---- the preconditions of tune values at sizes ---- */
+
+/* The first precondition of -k (a kernel, or a pipeline) that fails at the
+ * sizes `at` with the tune parameters bound to these values; NULL when none
+ * does, or when the program does not check with them (pass_check then says
+ * why, as it would without the cache).
+ *
+ * A check, not a translation: the preconditions dpia run evaluates
+ * (run.c, check_run_preconditions) are its ImpKernel's, which
+ * codegen/kernel.c takes from the checked kernel or pipeline as they are,
+ * adding only the "G % L == 0" of a launch size the caller gives
+ * (kernel_with_launch: DpiaOptions.local_size and global_size, the
+ * caller's own choice, which the run still reports).  The check with the
+ * values bound (check_program_set, as pass_check specialises the kernel)
+ * is exactly the kernel these values give, so its preconditions are the
+ * run's: a few milliseconds, where translating for each entry (stages I
+ * and II, code generation) would cost about what the run itself does.
+ * The structured Precond is evaluated, never its text. */
+static const Precond *broken_precondition(Ctx *c, int nsets, const char *const *names, const long long *values,
+                                          const TuneSizes *at) {
+  Diag quiet;
+  diag_init(&quiet, c->arena);
+  quiet.depth_scale = c->diag.depth_scale;
+  TuneSettings set = {nsets, names, values, tune_scope(c), false};
+  const CheckedProgram *p = check_program_set(c->arena, &c->in, &quiet, &c->tc, c->prog, &c->backend->names, &set);
+  if (!p || quiet.nerrors) return NULL;
+  int64_t *sizes = NEWARRAY(c->arena, int64_t, at->n ? at->n : 1);
+  for (int i = 0; i < at->n; i++) sizes[i] = at->values[i];
+  NatValues nats = {at->n, at->names, sizes};
+  for (int i = 0; i < p->ndefs; i++) {
+    const DefInfo *def = p->defs[i];
+    if (!(def->is_kernel || def->is_pipeline) || strcmp(def->name, c->opt->kernel) != 0) continue;
+    for (int j = 0; j < def->nprecond; j++) /* a size not given: decided (and reported) by the run */
+      if (precond_eval(&def->preconds[j], nat_lookup, &nats) == PRECOND_FAILS) return &def->preconds[j];
+  }
+  return NULL;
+}
+
+static const char *sizes_text(Arena *a, const TuneSizes *s) {
+  Buf b;
+  buf_init(&b, a);
+  for (int i = 0; i < s->n; i++) emit(&b, "%s%s=%lld", i ? " " : "", s->names[i], s->values[i]);
+  return b.data;
+}
+
+/* where a note on a precondition points: the construct requiring it, or
+ * the kernel (a launch size's) */
+static Span precond_span(const Ctx *c, const Precond *pre) {
+  if (pre->span.src) return pre->span;
+  for (int i = 0; i < c->prog->ndecls; i++)
+    if (strcmp(c->prog->decls[i]->name, c->opt->kernel) == 0) return c->prog->decls[i]->name_span;
+  return (Span){0};
+}
+
+/* ---- the tuning cache's values ---- */
+
+/* the cache's entries for -k on this device, the nearest to the sizes
+ * first (tune_cache_candidates); false after an error */
+static bool cached_entries(Ctx *c, const TuneEntry ***found, int *nfound) {
   const DpiaOptions *o = c->opt;
   *found = NULL;
+  *nfound = 0;
   const char *path = tune_cache_path(c->arena, o->tune_cache);
   if (!path) return true;
   TuneEntry *entries;
@@ -94,11 +152,68 @@ static bool cached_entry(Ctx *c, const TuneEntry **found) {
   TuneEntry dev = {0};
   if (!any || !device_identity(c, &dev)) return true; /* no device: the defaults */
   /* the sizes of a run, or those a library caller gives a translation (a
-   * benchmark translating gemm for each size it times): the nearest entry */
+   * benchmark translating gemm for each size it times): the nearest first */
   bool sized = o->nsizes > 0;
-  *found = tune_cache_find(entries, n, dev.device, dev.driver, hash, o->kernel, sized ? o->nsizes : 0,
-                           sized ? o->size_names : NULL, sized ? o->size_values : NULL);
+  *nfound = tune_cache_candidates(c->arena, entries, n, dev.device, dev.driver, hash, o->kernel, sized ? o->nsizes : 0,
+                                  sized ? o->size_names : NULL, sized ? o->size_values : NULL, found);
   return true;
+}
+
+/* each of e's values still a value of its parameter (else the entry is
+ * not used: the program's text is the same, so only an edit of the cache
+ * by hand does this) */
+static bool entry_in_domains(const TuneEntry *e, const Param *const *params, int np) {
+  for (int i = 0; i < e->nvalues; i++) {
+    int p = 0;
+    while (p < np && strcmp(params[p]->name, e->names[i]) != 0) p++;
+    if (p == np || !param_tune_allows(params[p], (uint64_t)e->values[i])) return false;
+  }
+  return true;
+}
+
+/* The entry the run takes among the candidates (nearest first): the first
+ * in its parameters' domains whose values, with the caller's --set values
+ * (which win), meet the preconditions at the run's sizes; NULL for the
+ * defaults.  Each entry passed over for a precondition gets a note (E1110)
+ * saying where it was tuned and what it breaks here.  Without sizes (a
+ * translation) there is nothing to check: the first (the last written). */
+static const TuneEntry *usable_entry(Ctx *c, const TuneEntry **cands, int ncands, const Param *const *params, int np) {
+  const DpiaOptions *o = c->opt;
+  TuneSizes run = {0};
+  for (int i = 0; i < o->nsizes && i < TUNE_CACHE_MAX_NAMES; i++)
+    run.names[run.n] = o->size_names[i], run.values[run.n++] = o->size_values[i];
+  const char **names = NEWARRAY(c->arena, const char *, o->nsets + TUNE_CACHE_MAX_NAMES);
+  long long *values = NEWARRAY(c->arena, long long, o->nsets + TUNE_CACHE_MAX_NAMES);
+  int passed = 0;
+  for (int k = 0; k < ncands; k++) {
+    const TuneEntry *e = cands[k];
+    if (!entry_in_domains(e, params, np)) continue;
+    if (!run.n) return e;
+    int n = 0;
+    for (; n < o->nsets; n++) names[n] = o->set_names[n], values[n] = o->set_values[n];
+    for (int i = 0; i < e->nvalues; i++)
+      if (find_name(names, o->nsets, e->names[i]) < 0) names[n] = e->names[i], values[n++] = e->values[i];
+    const Precond *pre = broken_precondition(c, n, names, values, &run);
+    if (!pre) return e;
+    TuneSizes tuned = {0};
+    tuned.n = e->nsizes;
+    memcpy(tuned.names, e->size_names, sizeof tuned.names);
+    memcpy(tuned.values, e->size_values, sizeof tuned.values);
+    Buf vals;
+    buf_init(&vals, c->arena);
+    for (int i = o->nsets; i < n; i++) emit(&vals, "%s%s=%lld", i > o->nsets ? " " : "", names[i], values[i]);
+    diag_remark(&c->diag, ERR_TUNE_ENTRY_PASSED_OVER, precond_span(c, pre),
+                "the tuning cache's values %s for '%s', tuned at %s, are not used: at %s they break the precondition "
+                "%s%s",
+                vals.data, o->kernel, sizes_text(c->arena, &tuned), sizes_text(c->arena, &run),
+                precond_text(c->arena, pre), o->nsets ? " (with the --set values)" : "");
+    passed++;
+  }
+  if (passed)
+    diag_remark(&c->diag, ERR_TUNE_ENTRY_PASSED_OVER, (Span){0},
+                "no entry of the tuning cache for '%s' meets its preconditions at %s: the declared defaults are used",
+                o->kernel, sizes_text(c->arena, &run));
+  return NULL;
 }
 
 bool pass_tune_values(Ctx *c) {
@@ -117,19 +232,15 @@ bool pass_tune_values(Ctx *c) {
   int unset = 0;
   for (int i = 0; i < np; i++) unset += find_name(names, n, params[i]->name) < 0;
   if (!unset) return true;
-  const TuneEntry *e = NULL;
+  const TuneEntry **cands = NULL;
+  int ncands = 0;
   bool cached = o->kernel && (o->action == DPIA_CHECK || o->action == DPIA_TRANSLATE || o->action == DPIA_VERIFY ||
                               o->action == DPIA_RUN);
-  if (cached && !cached_entry(c, &e)) {
+  if (cached && !cached_entries(c, &cands, &ncands)) {
     c->status = DPIA_EUSER;
     return false;
   }
-  /* the cache's values, when each is still a value of its parameter */
-  for (int i = 0; e && i < e->nvalues; i++) {
-    int p = 0;
-    while (p < np && strcmp(params[p]->name, e->names[i]) != 0) p++;
-    if (p == np || !param_tune_allows(params[p], (uint64_t)e->values[i])) e = NULL;
-  }
+  const TuneEntry *e = ncands ? usable_entry(c, cands, ncands, params, np) : NULL;
   if (e) {
     TuneEntry shown = *e;
     shown.nvalues = 0;
