@@ -292,6 +292,7 @@ typedef struct Point {
   long long *values; /* one per free parameter */
   PointState state;
   const char *why;
+  const TuneSizes *at; /* skipped: the --valid-at sizes it breaks a precondition at; NULL: the sizes' */
   double min_ms, median_ms;
   int check; /* -1 not checked, 0 differs, 1 agrees */
 } Point;
@@ -304,6 +305,8 @@ typedef struct Tuner {
   int nuser; /* the user's --set values: the first of c->opt's sets */
   Point *points;
   int npoints, tried;
+  int nvalid; /* --valid-at: the further sizes a point's preconditions must meet */
+  TuneSizes *valid;
   struct timespec start;
   double budget;
 } Tuner;
@@ -376,17 +379,25 @@ static const char *point_text(const Tuner *t, const Point *pt) {
   return b.data;
 }
 
-/* run the point: the user's --set values, then the point's */
-static DpiaResult *run_point(const Tuner *t, const Point *pt, bool check, int repeat) {
+/* the values of a point: the user's --set values, then the point's */
+static int point_sets(const Tuner *t, const Point *pt, const char ***names, long long **values) {
   int n = t->nuser + t->nfree;
-  const char **names = NEWARRAY(t->c->arena, const char *, n ? n : 1);
-  long long *values = NEWARRAY(t->c->arena, long long, n ? n : 1);
-  for (int i = 0; i < t->nuser; i++) names[i] = t->c->opt->set_names[i], values[i] = t->c->opt->set_values[i];
-  for (int p = 0; p < t->nfree; p++) names[t->nuser + p] = t->free[p]->name, values[t->nuser + p] = pt->values[p];
+  *names = NEWARRAY(t->c->arena, const char *, n ? n : 1);
+  *values = NEWARRAY(t->c->arena, long long, n ? n : 1);
+  for (int i = 0; i < t->nuser; i++) (*names)[i] = t->c->opt->set_names[i], (*values)[i] = t->c->opt->set_values[i];
+  for (int p = 0; p < t->nfree; p++) (*names)[t->nuser + p] = t->free[p]->name, (*values)[t->nuser + p] = pt->values[p];
+  return n;
+}
+
+/* run the point at the sizes */
+static DpiaResult *run_point(const Tuner *t, const Point *pt, bool check, int repeat) {
+  const char **names;
+  long long *values;
+  int n = point_sets(t, pt, &names, &values);
   return search_run(t->c, t->c->src.text, t->c->opt->kernel, n, names, values, check, repeat);
 }
 
-static void time_point(Tuner *t, Point *pt) {
+static void time_run(Tuner *t, Point *pt) {
   int repeat = t->c->opt->repeat > 0 ? t->c->opt->repeat : DEFAULT_REPEAT;
   DpiaResult *r = run_point(t, pt, false, repeat);
   int status = dpia_result_status(r);
@@ -407,15 +418,31 @@ static void time_point(Tuner *t, Point *pt) {
     pt->why = d && d->code ? d->code : "error";
   }
   dpia_result_free(r);
+}
+
+static void time_point(Tuner *t, Point *pt) {
+  /* --valid-at first: a check of the values at each of those sizes costs
+   * milliseconds (broken_precondition), the run at the sizes far more */
+  const char **names;
+  long long *values;
+  int n = point_sets(t, pt, &names, &values);
+  for (int v = 0; v < t->nvalid && !pt->at; v++) {
+    if (!broken_precondition(t->c, n, names, values, &t->valid[v])) continue;
+    pt->state = PT_SKIPPED;
+    pt->why = diag_code_name(ERR_VIOLATED_PRECONDITION);
+    pt->at = &t->valid[v];
+  }
+  if (!pt->at) time_run(t, pt);
   t->tried++;
   if (t->x->progress) {
     const char *line = pt->state == PT_TIMED ? arena_printf(t->c->arena, "tune %s: %d of %d points, %.1f s; %s %.4f ms",
                                                      t->c->opt->kernel, t->tried, t->npoints, tuner_elapsed(t),
                                                      point_text(t, pt), pt->min_ms)
-                                      : arena_printf(t->c->arena, "tune %s: %d of %d points, %.1f s; %s %s (%s)",
+                                      : arena_printf(t->c->arena, "tune %s: %d of %d points, %.1f s; %s %s (%s%s%s)",
                                                      t->c->opt->kernel, t->tried, t->npoints, tuner_elapsed(t),
                                                      point_text(t, pt),
-                                                     pt->state == PT_NOT_TIMED ? "not timed" : "skipped", pt->why);
+                                                     pt->state == PT_NOT_TIMED ? "not timed" : "skipped", pt->why,
+                                                     pt->at ? " at " : "", pt->at ? sizes_text(t->c->arena, pt->at) : "");
     t->x->progress(t->x->progress_user, line);
   }
 }
@@ -425,6 +452,17 @@ static int by_time(const void *pa, const void *pb) {
   if ((a->state == PT_TIMED) != (b->state == PT_TIMED)) return a->state == PT_TIMED ? -1 : 1;
   if (a->state != PT_TIMED) return 0;
   return (a->min_ms > b->min_ms) - (a->min_ms < b->min_ms);
+}
+
+/* {"N": 16777216} */
+static void json_sizes(Buf *out, const TuneSizes *s) {
+  buf_putc(out, '{');
+  for (int i = 0; i < s->n; i++) {
+    buf_puts(out, i ? ", " : "");
+    emit_json_string(out, s->names[i]);
+    emit(out, ": %lld", s->values[i]);
+  }
+  buf_putc(out, '}');
 }
 
 static void tune_report(Tuner *t, Point **ranked, const Point *best, const TuneEntry *stored, const char *path) {
@@ -437,7 +475,12 @@ static void tune_report(Tuner *t, Point **ranked, const Point *best, const TuneE
     emit_json_string(out, o->kernel);
     buf_puts(out, ", \"sizes\": {");
     for (int i = 0; i < o->nsizes; i++) emit(out, "%s\"%s\": %lld", i ? ", " : "", o->size_names[i], o->size_values[i]);
-    emit(out, "}, \"seed\": %llu, \"budget_s\": %g, \"space\": %d, \"tried\": %d, \"timed\": %d, \"elapsed_s\": %.3f",
+    buf_puts(out, "}, \"valid_at\": [");
+    for (int v = 0; v < t->nvalid; v++) {
+      buf_puts(out, v ? ", " : "");
+      json_sizes(out, &t->valid[v]);
+    }
+    emit(out, "], \"seed\": %llu, \"budget_s\": %g, \"space\": %d, \"tried\": %d, \"timed\": %d, \"elapsed_s\": %.3f",
          (unsigned long long)o->seed, t->budget, t->npoints, t->tried, timed, tuner_elapsed(t));
     buf_puts(out, ", \"device\": ");
     emit_json_string(out, stored ? stored->device : "");
@@ -454,6 +497,10 @@ static void tune_report(Tuner *t, Point **ranked, const Point *best, const TuneE
       emit(out, "}, \"status\": \"%s\"", point_state_names[pt->state]);
       if (pt->state == PT_TIMED) emit(out, ", \"min_ms\": %.6g, \"median_ms\": %.6g", pt->min_ms, pt->median_ms);
       else emit(out, ", \"reason\": \"%s\"", pt->why);
+      if (pt->at) {
+        buf_puts(out, ", \"at\": ");
+        json_sizes(out, pt->at);
+      }
       emit(out, ", \"check\": %s}", pt->check < 0 ? "null" : pt->check ? "\"ok\"" : "\"differs\"");
     }
     buf_puts(out, "],\n \"best\": ");
@@ -469,6 +516,7 @@ static void tune_report(Tuner *t, Point **ranked, const Point *best, const TuneE
   }
   emit(out, "tune %s:", o->kernel);
   for (int i = 0; i < o->nsizes; i++) emit(out, " %s=%lld", o->size_names[i], o->size_values[i]);
+  for (int v = 0; v < t->nvalid; v++) emit(out, "%s %s", v ? " and" : ", valid at", sizes_text(t->c->arena, &t->valid[v]));
   emit(out, "; %d points, %d tried, %d timed in %.1f s (seed %llu)\n", t->npoints, t->tried, timed, tuner_elapsed(t),
        (unsigned long long)o->seed);
   for (int i = 0, k = 0; i < t->npoints; i++) {
@@ -487,11 +535,56 @@ static void tune_report(Tuner *t, Point **ranked, const Point *best, const TuneE
   }
   if (untimed)
     emit(out, "  (%d not timed: every launch has no work-item at these sizes and nothing to write)\n", untimed);
-  int skipped = t->tried - timed - untimed;
+  int elsewhere = 0; /* skipped at a --valid-at's sizes */
+  for (int i = 0; i < t->npoints; i++) elsewhere += t->points[i].at != NULL;
+  int skipped = t->tried - timed - untimed - elsewhere;
   if (skipped) emit(out, "  (%d skipped: a precondition fails at these sizes, or the run failed)\n", skipped);
+  if (elsewhere) emit(out, "  (%d skipped: a precondition fails at the sizes of --valid-at)\n", elsewhere);
   if (best && stored)
     emit(out, "best: %s (%.4f ms), agrees with the reference interpreter; stored for %s (driver %s) in %s\n",
          point_text(t, best), best->min_ms, stored->device, stored->driver, path ? path : "(no cache: off)");
+}
+
+/* --valid-at (DpiaExplore.valid_at) into t: each a value for every size
+ * of the kernel and no other, as --size (E1107) */
+static bool valid_at_given(Tuner *t, const Decl *k, const DefInfo *def) {
+  const DpiaExplore *x = t->x;
+  Ctx *c = t->c;
+  if (x->nvalid_at > TUNE_CACHE_MAX_VALID_AT) {
+    diag_error(&c->diag, ERR_EXPLORE_BAD_REQUEST, k->name_span, "--valid-at: at most %d sizes, not %d",
+               TUNE_CACHE_MAX_VALID_AT, x->nvalid_at);
+    return false;
+  }
+  t->valid = NEWARRAY(c->arena, TuneSizes, x->nvalid_at ? x->nvalid_at : 1);
+  for (int v = 0; v < x->nvalid_at; v++) {
+    const DpiaSizes *s = &x->valid_at[v];
+    TuneSizes *at = &t->valid[v];
+    for (int i = 0; i < s->n; i++) {
+      bool known = false;
+      for (int j = 0; j < def->nsize_params; j++) known |= strcmp(s->names[i], def->size_params[j]) == 0;
+      if (at->n == TUNE_CACHE_MAX_NAMES) break; /* a name given again and again */
+      if (!known || s->values[i] < 1) {
+        diag_error(&c->diag, ERR_EXPLORE_BAD_REQUEST, k->name_span,
+                   known ? "--valid-at %s=%lld: a size is at least 1" : "--valid-at %s=%lld: kernel '%s' has no size named %s",
+                   s->names[i], s->values[i], k->name, s->names[i]);
+        return false;
+      }
+      at->names[at->n] = arena_strndup(c->arena, s->names[i], strlen(s->names[i]));
+      at->values[at->n++] = s->values[i];
+    }
+    for (int j = 0; j < def->nsize_params; j++) {
+      bool given = false;
+      for (int i = 0; i < at->n; i++) given |= strcmp(at->names[i], def->size_params[j]) == 0;
+      if (!given) {
+        diag_error(&c->diag, ERR_EXPLORE_BAD_REQUEST, k->name_span,
+                   "--valid-at %s: kernel '%s' needs a value for its size %s there too: add %s=VALUE",
+                   sizes_text(c->arena, at), k->name, def->size_params[j], def->size_params[j]);
+        return false;
+      }
+    }
+  }
+  t->nvalid = x->nvalid_at;
+  return true;
 }
 
 int pass_tune(Ctx *c) {
@@ -514,6 +607,7 @@ int pass_tune(Ctx *c) {
   }
   if (!search_sizes_given(c, k, def, "tuned", ERR_EXPLORE_BAD_REQUEST)) return DPIA_EUSER;
   Tuner t = {.c = c, .x = o->explore};
+  if (!valid_at_given(&t, k, def)) return DPIA_EUSER;
   clock_gettime(CLOCK_MONOTONIC, &t.start);
   t.budget = o->explore->budget_s > 0 ? o->explore->budget_s : DEFAULT_BUDGET_S;
   c->arena->limit = 0; /* each run has its own limit */
@@ -546,6 +640,8 @@ int pass_tune(Ctx *c) {
     e.kernel = o->kernel;
     for (int i = 0; i < o->nsizes && i < TUNE_CACHE_MAX_NAMES; i++)
       e.size_names[e.nsizes] = o->size_names[i], e.size_values[e.nsizes++] = o->size_values[i];
+    e.nvalid_at = t.nvalid; /* checked for each point before it ran */
+    e.valid_at = t.valid;
     /* the whole point: the user's --set values too, which a later run
      * would otherwise take from the defaults */
     for (int i = 0; i < t.nuser; i++) e.names[e.nvalues] = o->set_names[i], e.values[e.nvalues++] = o->set_values[i];
