@@ -202,6 +202,7 @@ static const TuneEntry *usable_entry(Ctx *c, const TuneEntry **cands, int ncands
     Buf vals;
     buf_init(&vals, c->arena);
     for (int i = o->nsets; i < n; i++) emit(&vals, "%s%s=%lld", i > o->nsets ? " " : "", names[i], values[i]);
+    if (!vals.len) buf_puts(&vals, "(none but the --set values)");
     diag_remark(&c->diag, ERR_TUNE_ENTRY_PASSED_OVER, precond_span(c, pre),
                 "the tuning cache's values %s for '%s', tuned at %s, are not used: at %s they break the precondition "
                 "%s%s",
@@ -442,7 +443,8 @@ static void time_point(Tuner *t, Point *pt) {
                                                      t->c->opt->kernel, t->tried, t->npoints, tuner_elapsed(t),
                                                      point_text(t, pt),
                                                      pt->state == PT_NOT_TIMED ? "not timed" : "skipped", pt->why,
-                                                     pt->at ? " at " : "", pt->at ? sizes_text(t->c->arena, pt->at) : "");
+                                                     pt->at ? " at " : "",
+                                                     pt->at ? sizes_text(t->c->arena, pt->at) : "");
     t->x->progress(t->x->progress_user, line);
   }
 }
@@ -516,7 +518,8 @@ static void tune_report(Tuner *t, Point **ranked, const Point *best, const TuneE
   }
   emit(out, "tune %s:", o->kernel);
   for (int i = 0; i < o->nsizes; i++) emit(out, " %s=%lld", o->size_names[i], o->size_values[i]);
-  for (int v = 0; v < t->nvalid; v++) emit(out, "%s %s", v ? " and" : ", valid at", sizes_text(t->c->arena, &t->valid[v]));
+  for (int v = 0; v < t->nvalid; v++)
+    emit(out, "%s %s", v ? " and" : ", valid at", sizes_text(t->c->arena, &t->valid[v]));
   emit(out, "; %d points, %d tried, %d timed in %.1f s (seed %llu)\n", t->npoints, t->tried, timed, tuner_elapsed(t),
        (unsigned long long)o->seed);
   for (int i = 0, k = 0; i < t->npoints; i++) {
@@ -565,7 +568,8 @@ static bool valid_at_given(Tuner *t, const Decl *k, const DefInfo *def) {
       if (at->n == TUNE_CACHE_MAX_NAMES) break; /* a name given again and again */
       if (!known || s->values[i] < 1) {
         diag_error(&c->diag, ERR_EXPLORE_BAD_REQUEST, k->name_span,
-                   known ? "--valid-at %s=%lld: a size is at least 1" : "--valid-at %s=%lld: kernel '%s' has no size named %s",
+                   known ? "--valid-at %s=%lld: a size is at least 1"
+                         : "--valid-at %s=%lld: kernel '%s' has no size named %s",
                    s->names[i], s->values[i], k->name, s->names[i]);
         return false;
       }
