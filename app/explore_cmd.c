@@ -39,15 +39,16 @@ static const char explore_help[] =
     "ranking on stderr.\n";
 
 static const char tune_help[] =
-    "usage: dpia tune FILE -k KERNEL --size N=VALUE... [--budget SECONDS] [--set NAME=VALUE]...\n"
-    "                 [--cache FILE|off] [--json] [--seed S] [--repeat R] [--progress]\n"
+    "usage: dpia tune FILE -k KERNEL --size N=VALUE... [--valid-at N=VALUE...]... [--budget SECONDS]\n"
+    "                 [--set NAME=VALUE]... [--cache FILE|off] [--json] [--seed S] [--repeat R] [--progress]\n"
     "                 [--diagnostics=text|json]\n"
     "\n"
     "Time the points of the tune parameters of KERNEL (a kernel or a pipeline) on\n"
     "the device at the sizes given, as 'dpia run' times them (R launches, default\n"
     "5): every combination of their values (a range's powers of two), the declared\n"
     "defaults first, then in the seed's order until the budget (default 60 s) is\n"
-    "spent; a point whose preconditions fail at the sizes is skipped.  The fastest\n"
+    "spent; a point whose preconditions fail at the sizes, or at the sizes of a\n"
+    "--valid-at (a size for each nat parameter, as --size), is skipped.  The fastest\n"
     "is checked against the reference interpreter and kept in the tuning cache\n"
     "(--cache, else $DPIA_TUNE_CACHE, else ~/.cache/dpia/tune.json) for this\n"
     "device, driver, source and sizes: 'dpia translate', 'run' and 'verify' -k\n"
@@ -56,7 +57,7 @@ static const char tune_help[] =
     "1 when no point runs and agrees within the budget (E1108), or when the cache\n"
     "cannot be read or written (E0811).\n";
 
-enum { MAX_SIZES = 32 };
+enum { MAX_SIZES = 32, MAX_VALID_AT = 16 };
 
 #define usage(...) cli_usage(q->name, __VA_ARGS__)
 
@@ -71,6 +72,9 @@ typedef struct Request {
   long long values[MAX_SIZES];
   char *set_names[MAX_SIZES]; /* dpia tune --set */
   long long set_values[MAX_SIZES];
+  char *valid_names[MAX_VALID_AT][MAX_SIZES]; /* dpia tune --valid-at, each */
+  long long valid_values[MAX_VALID_AT][MAX_SIZES];
+  DpiaSizes valid_at[MAX_VALID_AT];
 } Request;
 
 /* NAME=VALUE[,NAME=VALUE...] of --size (or --set) into names/values */
@@ -120,6 +124,17 @@ static int read_args(Request *q, int argc, char **argv) {
       if (!next) return usage("%s", "--set needs NAME=VALUE");
       int status = add_bindings(q, a, argv[++i], q->set_names, q->set_values, &q->opt.nsets);
       if (status != DPIA_OK) return status;
+    } else if (q->tune && strcmp(a, "--valid-at") == 0) {
+      if (!next) return usage("%s", "--valid-at needs N=VALUE");
+      int k = q->x.nvalid_at;
+      if (k == MAX_VALID_AT) return usage("more than %d --valid-at", MAX_VALID_AT);
+      DpiaSizes *at = &q->valid_at[k];
+      int status = add_bindings(q, a, argv[++i], q->valid_names[k], q->valid_values[k], &at->n);
+      q->x.nvalid_at += at->n > 0; /* its names are freed with it */
+      if (status != DPIA_OK) return status;
+      at->names = (const char *const *)q->valid_names[k];
+      at->values = q->valid_values[k];
+      q->x.valid_at = q->valid_at;
     } else if (q->tune && strcmp(a, "--cache") == 0) {
       if (!next) return usage("%s", "--cache needs a file (or off)");
       q->opt.tune_cache = argv[++i];
@@ -216,6 +231,8 @@ static int search_command(bool tune, int argc, char **argv) {
   }
   for (int i = 0; i < q.opt.nsizes; i++) free(q.names[i]);
   for (int i = 0; i < q.opt.nsets; i++) free(q.set_names[i]);
+  for (int v = 0; v < q.x.nvalid_at; v++)
+    for (int i = 0; i < q.valid_at[v].n; i++) free(q.valid_names[v][i]);
   return status < 0 ? DPIA_OK : status;
 }
 

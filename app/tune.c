@@ -74,10 +74,68 @@ static bool device_identity(Ctx *c, TuneEntry *e) {
   return true;
 }
 
-/* the cache's entry for -k on this device, or NULL; false after an error */
-static bool cached_entry(Ctx *c, const TuneEntry **found) {
+/* ---- the preconditions of tune values at sizes ---- */
+
+/* The first precondition of -k (a kernel, or a pipeline) that fails at the
+ * sizes `at` with the tune parameters bound to these values; NULL when none
+ * does, or when the program does not check with them (pass_check then says
+ * why, as it would without the cache).
+ *
+ * A check, not a translation: the preconditions dpia run evaluates
+ * (run.c, check_run_preconditions) are its ImpKernel's, which
+ * codegen/kernel.c takes from the checked kernel or pipeline as they are,
+ * adding only the "G % L == 0" of a launch size the caller gives
+ * (kernel_with_launch: DpiaOptions.local_size and global_size, the
+ * caller's own choice, which the run still reports).  The check with the
+ * values bound (check_program_set, as pass_check specialises the kernel)
+ * is exactly the kernel these values give, so its preconditions are the
+ * run's: a few milliseconds, where translating for each entry (stages I
+ * and II, code generation) would cost about what the run itself does.
+ * The structured Precond is evaluated, never its text. */
+static const Precond *broken_precondition(Ctx *c, int nsets, const char *const *names, const long long *values,
+                                          const TuneSizes *at) {
+  Diag quiet;
+  diag_init(&quiet, c->arena);
+  quiet.depth_scale = c->diag.depth_scale;
+  TuneSettings set = {nsets, names, values, tune_scope(c), false};
+  const CheckedProgram *p = check_program_set(c->arena, &c->in, &quiet, &c->tc, c->prog, &c->backend->names, &set);
+  if (!p || quiet.nerrors) return NULL;
+  int64_t *sizes = NEWARRAY(c->arena, int64_t, at->n ? at->n : 1);
+  for (int i = 0; i < at->n; i++) sizes[i] = at->values[i];
+  NatValues nats = {at->n, at->names, sizes};
+  for (int i = 0; i < p->ndefs; i++) {
+    const DefInfo *def = p->defs[i];
+    if (!(def->is_kernel || def->is_pipeline) || strcmp(def->name, c->opt->kernel) != 0) continue;
+    for (int j = 0; j < def->nprecond; j++) /* a size not given: decided (and reported) by the run */
+      if (precond_eval(&def->preconds[j], nat_lookup, &nats) == PRECOND_FAILS) return &def->preconds[j];
+  }
+  return NULL;
+}
+
+static const char *sizes_text(Arena *a, const TuneSizes *s) {
+  Buf b;
+  buf_init(&b, a);
+  for (int i = 0; i < s->n; i++) emit(&b, "%s%s=%lld", i ? " " : "", s->names[i], s->values[i]);
+  return b.data;
+}
+
+/* where a note on a precondition points: the construct requiring it, or
+ * the kernel (a launch size's) */
+static Span precond_span(const Ctx *c, const Precond *pre) {
+  if (pre->span.src) return pre->span;
+  for (int i = 0; i < c->prog->ndecls; i++)
+    if (strcmp(c->prog->decls[i]->name, c->opt->kernel) == 0) return c->prog->decls[i]->name_span;
+  return (Span){0};
+}
+
+/* ---- the tuning cache's values ---- */
+
+/* the cache's entries for -k on this device, the nearest to the sizes
+ * first (tune_cache_candidates); false after an error */
+static bool cached_entries(Ctx *c, const TuneEntry ***found, int *nfound) {
   const DpiaOptions *o = c->opt;
   *found = NULL;
+  *nfound = 0;
   const char *path = tune_cache_path(c->arena, o->tune_cache);
   if (!path) return true;
   TuneEntry *entries;
@@ -94,11 +152,69 @@ static bool cached_entry(Ctx *c, const TuneEntry **found) {
   TuneEntry dev = {0};
   if (!any || !device_identity(c, &dev)) return true; /* no device: the defaults */
   /* the sizes of a run, or those a library caller gives a translation (a
-   * benchmark translating gemm for each size it times): the nearest entry */
+   * benchmark translating gemm for each size it times): the nearest first */
   bool sized = o->nsizes > 0;
-  *found = tune_cache_find(entries, n, dev.device, dev.driver, hash, o->kernel, sized ? o->nsizes : 0,
-                           sized ? o->size_names : NULL, sized ? o->size_values : NULL);
+  *nfound = tune_cache_candidates(c->arena, entries, n, dev.device, dev.driver, hash, o->kernel, sized ? o->nsizes : 0,
+                                  sized ? o->size_names : NULL, sized ? o->size_values : NULL, found);
   return true;
+}
+
+/* each of e's values still a value of its parameter (else the entry is
+ * not used: the program's text is the same, so only an edit of the cache
+ * by hand does this) */
+static bool entry_in_domains(const TuneEntry *e, const Param *const *params, int np) {
+  for (int i = 0; i < e->nvalues; i++) {
+    int p = 0;
+    while (p < np && strcmp(params[p]->name, e->names[i]) != 0) p++;
+    if (p == np || !param_tune_allows(params[p], (uint64_t)e->values[i])) return false;
+  }
+  return true;
+}
+
+/* The entry the run takes among the candidates (nearest first): the first
+ * in its parameters' domains whose values, with the caller's --set values
+ * (which win), meet the preconditions at the run's sizes; NULL for the
+ * defaults.  Each entry passed over for a precondition gets a note (E1110)
+ * saying where it was tuned and what it breaks here.  Without sizes (a
+ * translation) there is nothing to check: the first (the last written). */
+static const TuneEntry *usable_entry(Ctx *c, const TuneEntry **cands, int ncands, const Param *const *params, int np) {
+  const DpiaOptions *o = c->opt;
+  TuneSizes run = {0};
+  for (int i = 0; i < o->nsizes && i < TUNE_CACHE_MAX_NAMES; i++)
+    run.names[run.n] = o->size_names[i], run.values[run.n++] = o->size_values[i];
+  const char **names = NEWARRAY(c->arena, const char *, o->nsets + TUNE_CACHE_MAX_NAMES);
+  long long *values = NEWARRAY(c->arena, long long, o->nsets + TUNE_CACHE_MAX_NAMES);
+  int passed = 0;
+  for (int k = 0; k < ncands; k++) {
+    const TuneEntry *e = cands[k];
+    if (!entry_in_domains(e, params, np)) continue;
+    if (!run.n) return e;
+    int n = 0;
+    for (; n < o->nsets; n++) names[n] = o->set_names[n], values[n] = o->set_values[n];
+    for (int i = 0; i < e->nvalues; i++)
+      if (find_name(names, o->nsets, e->names[i]) < 0) names[n] = e->names[i], values[n++] = e->values[i];
+    const Precond *pre = broken_precondition(c, n, names, values, &run);
+    if (!pre) return e;
+    TuneSizes tuned = {0};
+    tuned.n = e->nsizes;
+    memcpy(tuned.names, e->size_names, sizeof tuned.names);
+    memcpy(tuned.values, e->size_values, sizeof tuned.values);
+    Buf vals;
+    buf_init(&vals, c->arena);
+    for (int i = o->nsets; i < n; i++) emit(&vals, "%s%s=%lld", i > o->nsets ? " " : "", names[i], values[i]);
+    if (!vals.len) buf_puts(&vals, "(none but the --set values)");
+    diag_remark(&c->diag, ERR_TUNE_ENTRY_PASSED_OVER, precond_span(c, pre),
+                "the tuning cache's values %s for '%s', tuned at %s, are not used: at %s they break the precondition "
+                "%s%s",
+                vals.data, o->kernel, sizes_text(c->arena, &tuned), sizes_text(c->arena, &run),
+                precond_text(c->arena, pre), o->nsets ? " (with the --set values)" : "");
+    passed++;
+  }
+  if (passed)
+    diag_remark(&c->diag, ERR_TUNE_ENTRY_PASSED_OVER, (Span){0},
+                "no entry of the tuning cache for '%s' meets its preconditions at %s: the declared defaults are used",
+                o->kernel, sizes_text(c->arena, &run));
+  return NULL;
 }
 
 bool pass_tune_values(Ctx *c) {
@@ -117,19 +233,15 @@ bool pass_tune_values(Ctx *c) {
   int unset = 0;
   for (int i = 0; i < np; i++) unset += find_name(names, n, params[i]->name) < 0;
   if (!unset) return true;
-  const TuneEntry *e = NULL;
+  const TuneEntry **cands = NULL;
+  int ncands = 0;
   bool cached = o->kernel && (o->action == DPIA_CHECK || o->action == DPIA_TRANSLATE || o->action == DPIA_VERIFY ||
                               o->action == DPIA_RUN);
-  if (cached && !cached_entry(c, &e)) {
+  if (cached && !cached_entries(c, &cands, &ncands)) {
     c->status = DPIA_EUSER;
     return false;
   }
-  /* the cache's values, when each is still a value of its parameter */
-  for (int i = 0; e && i < e->nvalues; i++) {
-    int p = 0;
-    while (p < np && strcmp(params[p]->name, e->names[i]) != 0) p++;
-    if (p == np || !param_tune_allows(params[p], (uint64_t)e->values[i])) e = NULL;
-  }
+  const TuneEntry *e = ncands ? usable_entry(c, cands, ncands, params, np) : NULL;
   if (e) {
     TuneEntry shown = *e;
     shown.nvalues = 0;
@@ -181,6 +293,7 @@ typedef struct Point {
   long long *values; /* one per free parameter */
   PointState state;
   const char *why;
+  const TuneSizes *at; /* skipped: the --valid-at sizes it breaks a precondition at; NULL: the sizes' */
   double min_ms, median_ms;
   int check; /* -1 not checked, 0 differs, 1 agrees */
 } Point;
@@ -193,6 +306,8 @@ typedef struct Tuner {
   int nuser; /* the user's --set values: the first of c->opt's sets */
   Point *points;
   int npoints, tried;
+  int nvalid; /* --valid-at: the further sizes a point's preconditions must meet */
+  TuneSizes *valid;
   struct timespec start;
   double budget;
 } Tuner;
@@ -265,17 +380,25 @@ static const char *point_text(const Tuner *t, const Point *pt) {
   return b.data;
 }
 
-/* run the point: the user's --set values, then the point's */
-static DpiaResult *run_point(const Tuner *t, const Point *pt, bool check, int repeat) {
+/* the values of a point: the user's --set values, then the point's */
+static int point_sets(const Tuner *t, const Point *pt, const char ***names, long long **values) {
   int n = t->nuser + t->nfree;
-  const char **names = NEWARRAY(t->c->arena, const char *, n ? n : 1);
-  long long *values = NEWARRAY(t->c->arena, long long, n ? n : 1);
-  for (int i = 0; i < t->nuser; i++) names[i] = t->c->opt->set_names[i], values[i] = t->c->opt->set_values[i];
-  for (int p = 0; p < t->nfree; p++) names[t->nuser + p] = t->free[p]->name, values[t->nuser + p] = pt->values[p];
+  *names = NEWARRAY(t->c->arena, const char *, n ? n : 1);
+  *values = NEWARRAY(t->c->arena, long long, n ? n : 1);
+  for (int i = 0; i < t->nuser; i++) (*names)[i] = t->c->opt->set_names[i], (*values)[i] = t->c->opt->set_values[i];
+  for (int p = 0; p < t->nfree; p++) (*names)[t->nuser + p] = t->free[p]->name, (*values)[t->nuser + p] = pt->values[p];
+  return n;
+}
+
+/* run the point at the sizes */
+static DpiaResult *run_point(const Tuner *t, const Point *pt, bool check, int repeat) {
+  const char **names;
+  long long *values;
+  int n = point_sets(t, pt, &names, &values);
   return search_run(t->c, t->c->src.text, t->c->opt->kernel, n, names, values, check, repeat);
 }
 
-static void time_point(Tuner *t, Point *pt) {
+static void time_run(Tuner *t, Point *pt) {
   int repeat = t->c->opt->repeat > 0 ? t->c->opt->repeat : DEFAULT_REPEAT;
   DpiaResult *r = run_point(t, pt, false, repeat);
   int status = dpia_result_status(r);
@@ -296,15 +419,32 @@ static void time_point(Tuner *t, Point *pt) {
     pt->why = d && d->code ? d->code : "error";
   }
   dpia_result_free(r);
+}
+
+static void time_point(Tuner *t, Point *pt) {
+  /* --valid-at first: a check of the values at each of those sizes costs
+   * milliseconds (broken_precondition), the run at the sizes far more */
+  const char **names;
+  long long *values;
+  int n = point_sets(t, pt, &names, &values);
+  for (int v = 0; v < t->nvalid && !pt->at; v++) {
+    if (!broken_precondition(t->c, n, names, values, &t->valid[v])) continue;
+    pt->state = PT_SKIPPED;
+    pt->why = diag_code_name(ERR_VIOLATED_PRECONDITION);
+    pt->at = &t->valid[v];
+  }
+  if (!pt->at) time_run(t, pt);
   t->tried++;
   if (t->x->progress) {
     const char *line = pt->state == PT_TIMED ? arena_printf(t->c->arena, "tune %s: %d of %d points, %.1f s; %s %.4f ms",
                                                      t->c->opt->kernel, t->tried, t->npoints, tuner_elapsed(t),
                                                      point_text(t, pt), pt->min_ms)
-                                      : arena_printf(t->c->arena, "tune %s: %d of %d points, %.1f s; %s %s (%s)",
+                                      : arena_printf(t->c->arena, "tune %s: %d of %d points, %.1f s; %s %s (%s%s%s)",
                                                      t->c->opt->kernel, t->tried, t->npoints, tuner_elapsed(t),
                                                      point_text(t, pt),
-                                                     pt->state == PT_NOT_TIMED ? "not timed" : "skipped", pt->why);
+                                                     pt->state == PT_NOT_TIMED ? "not timed" : "skipped", pt->why,
+                                                     pt->at ? " at " : "",
+                                                     pt->at ? sizes_text(t->c->arena, pt->at) : "");
     t->x->progress(t->x->progress_user, line);
   }
 }
@@ -314,6 +454,17 @@ static int by_time(const void *pa, const void *pb) {
   if ((a->state == PT_TIMED) != (b->state == PT_TIMED)) return a->state == PT_TIMED ? -1 : 1;
   if (a->state != PT_TIMED) return 0;
   return (a->min_ms > b->min_ms) - (a->min_ms < b->min_ms);
+}
+
+/* {"N": 16777216} */
+static void json_sizes(Buf *out, const TuneSizes *s) {
+  buf_putc(out, '{');
+  for (int i = 0; i < s->n; i++) {
+    buf_puts(out, i ? ", " : "");
+    emit_json_string(out, s->names[i]);
+    emit(out, ": %lld", s->values[i]);
+  }
+  buf_putc(out, '}');
 }
 
 static void tune_report(Tuner *t, Point **ranked, const Point *best, const TuneEntry *stored, const char *path) {
@@ -326,7 +477,12 @@ static void tune_report(Tuner *t, Point **ranked, const Point *best, const TuneE
     emit_json_string(out, o->kernel);
     buf_puts(out, ", \"sizes\": {");
     for (int i = 0; i < o->nsizes; i++) emit(out, "%s\"%s\": %lld", i ? ", " : "", o->size_names[i], o->size_values[i]);
-    emit(out, "}, \"seed\": %llu, \"budget_s\": %g, \"space\": %d, \"tried\": %d, \"timed\": %d, \"elapsed_s\": %.3f",
+    buf_puts(out, "}, \"valid_at\": [");
+    for (int v = 0; v < t->nvalid; v++) {
+      buf_puts(out, v ? ", " : "");
+      json_sizes(out, &t->valid[v]);
+    }
+    emit(out, "], \"seed\": %llu, \"budget_s\": %g, \"space\": %d, \"tried\": %d, \"timed\": %d, \"elapsed_s\": %.3f",
          (unsigned long long)o->seed, t->budget, t->npoints, t->tried, timed, tuner_elapsed(t));
     buf_puts(out, ", \"device\": ");
     emit_json_string(out, stored ? stored->device : "");
@@ -343,6 +499,10 @@ static void tune_report(Tuner *t, Point **ranked, const Point *best, const TuneE
       emit(out, "}, \"status\": \"%s\"", point_state_names[pt->state]);
       if (pt->state == PT_TIMED) emit(out, ", \"min_ms\": %.6g, \"median_ms\": %.6g", pt->min_ms, pt->median_ms);
       else emit(out, ", \"reason\": \"%s\"", pt->why);
+      if (pt->at) {
+        buf_puts(out, ", \"at\": ");
+        json_sizes(out, pt->at);
+      }
       emit(out, ", \"check\": %s}", pt->check < 0 ? "null" : pt->check ? "\"ok\"" : "\"differs\"");
     }
     buf_puts(out, "],\n \"best\": ");
@@ -358,6 +518,8 @@ static void tune_report(Tuner *t, Point **ranked, const Point *best, const TuneE
   }
   emit(out, "tune %s:", o->kernel);
   for (int i = 0; i < o->nsizes; i++) emit(out, " %s=%lld", o->size_names[i], o->size_values[i]);
+  for (int v = 0; v < t->nvalid; v++)
+    emit(out, "%s %s", v ? " and" : ", valid at", sizes_text(t->c->arena, &t->valid[v]));
   emit(out, "; %d points, %d tried, %d timed in %.1f s (seed %llu)\n", t->npoints, t->tried, timed, tuner_elapsed(t),
        (unsigned long long)o->seed);
   for (int i = 0, k = 0; i < t->npoints; i++) {
@@ -376,11 +538,57 @@ static void tune_report(Tuner *t, Point **ranked, const Point *best, const TuneE
   }
   if (untimed)
     emit(out, "  (%d not timed: every launch has no work-item at these sizes and nothing to write)\n", untimed);
-  int skipped = t->tried - timed - untimed;
+  int elsewhere = 0; /* skipped at a --valid-at's sizes */
+  for (int i = 0; i < t->npoints; i++) elsewhere += t->points[i].at != NULL;
+  int skipped = t->tried - timed - untimed - elsewhere;
   if (skipped) emit(out, "  (%d skipped: a precondition fails at these sizes, or the run failed)\n", skipped);
+  if (elsewhere) emit(out, "  (%d skipped: a precondition fails at the sizes of --valid-at)\n", elsewhere);
   if (best && stored)
     emit(out, "best: %s (%.4f ms), agrees with the reference interpreter; stored for %s (driver %s) in %s\n",
          point_text(t, best), best->min_ms, stored->device, stored->driver, path ? path : "(no cache: off)");
+}
+
+/* --valid-at (DpiaExplore.valid_at) into t: each a value for every size
+ * of the kernel and no other, as --size (E1107) */
+static bool valid_at_given(Tuner *t, const Decl *k, const DefInfo *def) {
+  const DpiaExplore *x = t->x;
+  Ctx *c = t->c;
+  if (x->nvalid_at > TUNE_CACHE_MAX_VALID_AT) {
+    diag_error(&c->diag, ERR_EXPLORE_BAD_REQUEST, k->name_span, "--valid-at: at most %d sizes, not %d",
+               TUNE_CACHE_MAX_VALID_AT, x->nvalid_at);
+    return false;
+  }
+  t->valid = NEWARRAY(c->arena, TuneSizes, x->nvalid_at ? x->nvalid_at : 1);
+  for (int v = 0; v < x->nvalid_at; v++) {
+    const DpiaSizes *s = &x->valid_at[v];
+    TuneSizes *at = &t->valid[v];
+    for (int i = 0; i < s->n; i++) {
+      bool known = false;
+      for (int j = 0; j < def->nsize_params; j++) known |= strcmp(s->names[i], def->size_params[j]) == 0;
+      if (at->n == TUNE_CACHE_MAX_NAMES) break; /* a name given again and again */
+      if (!known || s->values[i] < 1) {
+        diag_error(&c->diag, ERR_EXPLORE_BAD_REQUEST, k->name_span,
+                   known ? "--valid-at %s=%lld: a size is at least 1"
+                         : "--valid-at %s=%lld: kernel '%s' has no size named %s",
+                   s->names[i], s->values[i], k->name, s->names[i]);
+        return false;
+      }
+      at->names[at->n] = arena_strndup(c->arena, s->names[i], strlen(s->names[i]));
+      at->values[at->n++] = s->values[i];
+    }
+    for (int j = 0; j < def->nsize_params; j++) {
+      bool given = false;
+      for (int i = 0; i < at->n; i++) given |= strcmp(at->names[i], def->size_params[j]) == 0;
+      if (!given) {
+        diag_error(&c->diag, ERR_EXPLORE_BAD_REQUEST, k->name_span,
+                   "--valid-at %s: kernel '%s' needs a value for its size %s there too: add %s=VALUE",
+                   sizes_text(c->arena, at), k->name, def->size_params[j], def->size_params[j]);
+        return false;
+      }
+    }
+  }
+  t->nvalid = x->nvalid_at;
+  return true;
 }
 
 int pass_tune(Ctx *c) {
@@ -403,6 +611,7 @@ int pass_tune(Ctx *c) {
   }
   if (!search_sizes_given(c, k, def, "tuned", ERR_EXPLORE_BAD_REQUEST)) return DPIA_EUSER;
   Tuner t = {.c = c, .x = o->explore};
+  if (!valid_at_given(&t, k, def)) return DPIA_EUSER;
   clock_gettime(CLOCK_MONOTONIC, &t.start);
   t.budget = o->explore->budget_s > 0 ? o->explore->budget_s : DEFAULT_BUDGET_S;
   c->arena->limit = 0; /* each run has its own limit */
@@ -435,6 +644,8 @@ int pass_tune(Ctx *c) {
     e.kernel = o->kernel;
     for (int i = 0; i < o->nsizes && i < TUNE_CACHE_MAX_NAMES; i++)
       e.size_names[e.nsizes] = o->size_names[i], e.size_values[e.nsizes++] = o->size_values[i];
+    e.nvalid_at = t.nvalid; /* checked for each point before it ran */
+    e.valid_at = t.valid;
     /* the whole point: the user's --set values too, which a later run
      * would otherwise take from the defaults */
     for (int i = 0; i < t.nuser; i++) e.names[e.nvalues] = o->set_names[i], e.values[e.nvalues++] = o->set_values[i];

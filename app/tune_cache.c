@@ -66,6 +66,20 @@ static bool read_entry(const Json *o, TuneEntry *e) {
          read_bindings(json_get(o, "values"), e->names, e->values, &e->nvalues);
 }
 
+/* "valid_at": [{"N": 16777216}, ...], optional (a cache written before
+ * dpia tune --valid-at has none); false when it is there and not that */
+static bool read_valid_at(Arena *a, const Json *o, TuneEntry *e) {
+  const Json *list = json_get(o, "valid_at");
+  if (!list) return true;
+  if (list->kind != JSON_ARRAY || list->n > TUNE_CACHE_MAX_VALID_AT) return false;
+  TuneSizes *at = NEWARRAY(a, TuneSizes, list->n ? list->n : 1);
+  for (int i = 0; i < list->n; i++)
+    if (!read_bindings(list->items[i], at[i].names, at[i].values, &at[i].n)) return false;
+  e->nvalid_at = list->n;
+  e->valid_at = at;
+  return true;
+}
+
 bool tune_cache_read(Arena *a, const char *path, TuneEntry **entries, int *n, Buf *err) {
   *entries = NULL;
   *n = 0;
@@ -106,9 +120,9 @@ bool tune_cache_read(Arena *a, const char *path, TuneEntry **entries, int *n, Bu
   }
   TuneEntry *es = NEWARRAY(a, TuneEntry, list->n ? list->n : 1);
   for (int i = 0; i < list->n; i++) {
-    if (!read_entry(list->items[i], &es[i])) {
+    if (!read_entry(list->items[i], &es[i]) || !read_valid_at(a, list->items[i], &es[i])) {
       emit(err, "the tuning cache %s: entry %d is not an entry (device, driver, source_hash, kernel, sizes and "
-                "values, sizes and values objects of positive integers)",
+                "values, sizes and values objects of positive integers, valid_at a list of such objects)",
            path, i + 1);
       return false;
     }
@@ -139,18 +153,25 @@ static double size_distance(const TuneEntry *e, int n, const char *const *names,
   return d;
 }
 
-const TuneEntry *tune_cache_find(const TuneEntry *entries, int n, const char *device, const char *driver,
-                                 const char *hash, const char *kernel, int nsizes, const char *const *size_names,
-                                 const long long *size_values) {
-  const TuneEntry *best = NULL;
-  double best_d = INFINITY;
-  for (int i = 0; i < n; i++) {
+int tune_cache_candidates(Arena *a, const TuneEntry *entries, int n, const char *device, const char *driver,
+                          const char *hash, const char *kernel, int nsizes, const char *const *size_names,
+                          const long long *size_values, const TuneEntry ***out) {
+  const TuneEntry **list = NEWARRAY(a, const TuneEntry *, n ? n : 1);
+  double *dist = NEWARRAY(a, double, n ? n : 1);
+  int k = 0;
+  /* the later written first, then a stable insertion by distance: of two
+   * as near, the later stays first (an entry written again is last) */
+  for (int i = n - 1; i >= 0; i--) {
     const TuneEntry *e = &entries[i];
     if (!same_key(e, device, driver, hash, kernel)) continue;
     double d = nsizes ? size_distance(e, nsizes, size_names, size_values) : 0;
-    if (!best || d <= best_d) best = e, best_d = d; /* a tie: the later */
+    int j = k++;
+    for (; j > 0 && dist[j - 1] > d; j--) list[j] = list[j - 1], dist[j] = dist[j - 1];
+    list[j] = e;
+    dist[j] = d;
   }
-  return best;
+  *out = list;
+  return k;
 }
 
 /* ---- writing ---- */
@@ -177,6 +198,14 @@ static void write_entry(Buf *out, const TuneEntry *e) {
   write_bindings(out, e->size_names, e->size_values, e->nsizes);
   buf_puts(out, ", \"values\": ");
   write_bindings(out, e->names, e->values, e->nvalues);
+  if (e->nvalid_at) { /* only when given: a cache without is as before */
+    buf_puts(out, ", \"valid_at\": [");
+    for (int i = 0; i < e->nvalid_at; i++) {
+      if (i) buf_puts(out, ", ");
+      write_bindings(out, e->valid_at[i].names, e->valid_at[i].values, e->valid_at[i].n);
+    }
+    buf_putc(out, ']');
+  }
   emit(out, ", \"min_ms\": %.6g, \"tried\": %d}", e->min_ms, e->tried);
 }
 
@@ -230,5 +259,9 @@ const char *tune_entry_text(Arena *a, const TuneEntry *e) {
   for (int i = 0; i < e->nvalues; i++) emit(&b, "%s%s=%lld", i ? " " : "", e->names[i], e->values[i]);
   emit(&b, ", tuned by dpia tune on %s (driver %s) at", e->device, e->driver);
   for (int i = 0; i < e->nsizes; i++) emit(&b, " %s=%lld", e->size_names[i], e->size_values[i]);
+  for (int v = 0; v < e->nvalid_at; v++) {
+    buf_puts(&b, v ? " and" : ", valid at");
+    for (int i = 0; i < e->valid_at[v].n; i++) emit(&b, " %s=%lld", e->valid_at[v].names[i], e->valid_at[v].values[i]);
+  }
   return b.data;
 }

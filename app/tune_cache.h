@@ -6,15 +6,26 @@
  *
  * An entry is keyed by the device's name and driver version, a hash of the
  * source text, the kernel (or pipeline) and the sizes it was tuned at.  A
- * lookup with sizes takes the entry tuned at the nearest sizes (exactly
- * these, else the least sum of |log2(ratio)| over the sizes); without
- * sizes (a translation), the entry written last. */
+ * lookup with sizes lists the entries nearest first (exactly these sizes,
+ * else the least sum of |log2(ratio)| over the sizes), and app/tune.c
+ * takes the first whose values meet the kernel's preconditions at them;
+ * without sizes (a translation), the entry written last. */
 #ifndef DPIA_TUNE_CACHE_H
 #define DPIA_TUNE_CACHE_H
 
 #include "dpia_front.h"
 
-enum { TUNE_CACHE_MAX_NAMES = 32 };
+enum {
+  TUNE_CACHE_MAX_NAMES = 32,
+  TUNE_CACHE_MAX_VALID_AT = 16, /* dpia tune --valid-at */
+};
+
+/* sizes by name: {"M": 4096, "N": 4096} */
+typedef struct TuneSizes {
+  int n;
+  const char *names[TUNE_CACHE_MAX_NAMES];
+  long long values[TUNE_CACHE_MAX_NAMES];
+} TuneSizes;
 
 typedef struct TuneEntry {
   const char *device, *driver, *platform; /* the device's, as the runtime names them */
@@ -29,6 +40,10 @@ typedef struct TuneEntry {
   long long values[TUNE_CACHE_MAX_NAMES];
   double min_ms; /* the winner's time */
   int tried;     /* points timed */
+  /* the further sizes whose preconditions the values were checked to meet
+   * (dpia tune --valid-at); "valid_at" in the file, optional */
+  int nvalid_at;
+  const TuneSizes *valid_at;
 } TuneEntry;
 
 /* The cache's path: explicit (DpiaOptions.tune_cache) if not NULL, else
@@ -44,18 +59,20 @@ const char *tune_source_hash(Arena *a, const char *text, size_t len);
  * a tuning cache (not JSON, or not of the form docs/tune.md gives). */
 bool tune_cache_read(Arena *a, const char *path, TuneEntry **entries, int *n, Buf *err);
 
-/* The entry of entries[0..n) for (device, driver, hash, kernel) nearest to
- * the sizes (nsizes 0: the last written); NULL when none is for them. */
-const TuneEntry *tune_cache_find(const TuneEntry *entries, int n, const char *device, const char *driver,
-                                 const char *hash, const char *kernel, int nsizes, const char *const *size_names,
-                                 const long long *size_values);
+/* The entries of entries[0..n) for (device, driver, hash, kernel), the
+ * nearest to the sizes first (of two as near, the later written first;
+ * nsizes 0: the last written first), in *out (an arena array); how many. */
+int tune_cache_candidates(Arena *a, const TuneEntry *entries, int n, const char *device, const char *driver,
+                          const char *hash, const char *kernel, int nsizes, const char *const *size_names,
+                          const long long *size_values, const TuneEntry ***out);
 
 /* Add e to the file at path (making its directory), replacing the entry of
  * the same key and sizes; written to a temporary file then renamed, so
  * that a reader never sees half of it.  False with a message in err. */
 bool tune_cache_store(Arena *a, const char *path, const TuneEntry *e, Buf *err);
 
-/* "KS=256 AP=16, tuned by dpia tune on DEVICE (driver D) at M=1024 N=1024" */
+/* "KS=256 AP=16, tuned by dpia tune on DEVICE (driver D) at M=1024 N=1024"
+ * (and ", valid at M=512 N=512" for each of valid_at) */
 const char *tune_entry_text(Arena *a, const TuneEntry *e);
 
 #endif

@@ -148,7 +148,8 @@
   X(E1106, EXPLORE_NOTHING_FOUND, "dpia explore found no strategy that checks, runs and matches the reference within its budget") \
   X(E1107, EXPLORE_BAD_REQUEST, "dpia explore without a size for each nat parameter of the kernel, or with one it does not have") \
   X(E1108, TUNE_NOTHING_FOUND, "dpia tune found no point of the tune parameters that runs and matches the reference within its budget") \
-  X(E1109, EXPLORE_EVALUATOR_FAILED, "the evaluator that runs dpia explore's candidates elsewhere failed, which stops the search")
+  X(E1109, EXPLORE_EVALUATOR_FAILED, "the evaluator that runs dpia explore's candidates elsewhere failed, which stops the search")  \
+  X(E1110, TUNE_ENTRY_PASSED_OVER, "a note: a tuning cache entry whose values break a precondition at the sizes of the run is not used")
 /* clang-format on */
 
 typedef enum DiagCode {

@@ -80,6 +80,13 @@ typedef struct DpiaExploreRun {
   char reason[16];
 } DpiaExploreRun;
 
+/* sizes by name, as DpiaOptions.size_names and size_values */
+typedef struct DpiaSizes {
+  int n;
+  const char *const *names;
+  const long long *values;
+} DpiaSizes;
+
 typedef struct DpiaExplore {
   double budget_s; /* wall-clock seconds for the search (0: 60) */
   int jobs;        /* candidates checked at once (0: 1); timed one at a time */
@@ -99,6 +106,12 @@ typedef struct DpiaExplore {
    * batches. */
   int (*evaluate)(void *user, DpiaExploreRun *runs, int n);
   void *evaluate_user;
+  /* DPIA_TUNE: more sizes, each as DpiaOptions' (a value for every nat
+   * parameter), at which a point's preconditions must hold too, else it
+   * is skipped (`dpia tune --valid-at`, docs/tune.md); kept in the cache's
+   * entry, so that runs at those sizes can take its values */
+  int nvalid_at;
+  const DpiaSizes *valid_at;
 } DpiaExplore;
 
 /* DPIA_REWRITE: what to do with the kernel DpiaOptions.kernel (required).

@@ -127,6 +127,8 @@ class _Explore(ctypes.Structure):
         ("progress_user", ctypes.c_void_p),
         ("evaluate", _EVALUATE),
         ("evaluate_user", ctypes.c_void_p),
+        ("nvalid_at", ctypes.c_int),  # DPIA_TUNE only (dpia tune --valid-at)
+        ("valid_at", ctypes.c_void_p),
     ]
 
 

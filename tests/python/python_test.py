@@ -284,6 +284,12 @@ def tuning_cache(expect, dpia_exe, ctx, queue, root, rng):
            r.ok and r.source == want.source and "at N=4096" in (r.tuned or ""))
     r = dpia.translate(src, kernel="scalTune", sizes={"N": 524288}, tune_cache=cache)
     expect("translate at N=2^19: the entry of N=2^20: %s" % r.tuned, r.ok and r.source == want4.source)
+    # at N=24 the nearest entry's C=16 breaks N % 16 == 0: passed over, with
+    # a note (E1110), for the next, C=4 at N=2^20 (issue 39)
+    r = dpia.translate(src, kernel="scalTune", sizes={"N": 24}, tune_cache=cache)
+    expect("translate at N=24: C=16 passed over: %s %s" % (r.tuned, [(d.code, d.message) for d in r.diagnostics]),
+           r.ok and r.source == want4.source and "at N=1048576" in (r.tuned or "")
+           and [(d.level, d.code) for d in r.diagnostics] == [("note", "E1110")])
     open(cache, "w").write("{not json")
     r = dpia.translate(src, kernel="scalTune", tune_cache=cache)
     expect("a corrupt cache: %s" % r.diagnostics, r.status == 1 and [d.code for d in r.diagnostics] == ["E0811"])

@@ -13,7 +13,16 @@ Usage: tune_cli.py DPIA ROOT
   comment naming the device), `dpia run` reports it ("tuned") and its
   check passes; `--set C=4` wins over the cache; with the cache off, or for
   another source text, the default is used;
-- a corrupt cache (not JSON, or not a cache) is E0811, exit 1;
+- an entry whose values break a precondition at the run's sizes is passed
+  over (issue 39): with C=16 tuned at N=64 (nearest) and C=4 at N=4096,
+  `dpia run` at N=24 (24 % 16 != 0) takes C=4 and notes (E1110) which
+  entry it passed over and why; with C=16 alone it runs with the default
+  and says so; `--set C=16` still fails with the precondition (E0805);
+- `dpia tune --valid-at N=24` skips C=16 (E0805 at N=24) before running
+  it, keeps the sizes in the entry ("valid_at") and in --json, and a run
+  at N=24 takes that entry; bad --valid-at sizes are E1107;
+- a corrupt cache (not JSON, or not a cache, or a bad valid_at) is E0811,
+  exit 1;
 - no point runs at the sizes: E1108; a missing size: E1107;
 - points that launch nothing at the sizes (tests/tune/whole_tune.dpia:
   floor(4/C) work-items and an empty output for C > 4) are "not timed",
@@ -48,6 +57,76 @@ def codes(p):
         return [d.get('code') for d in json.loads(p.stdout) if d.get('level') == 'error']
     except ValueError:
         return None
+
+
+def notes(p):
+    """the E1110 notes of --diagnostics=json on stderr (a run that succeeds)"""
+    try:
+        return [d['message'] for d in json.loads(p.stderr) if d.get('code') == 'E1110' and d['level'] == 'note']
+    except ValueError:
+        return None
+
+
+def passed_over(dpia, src, tmp, c, e):
+    """the nearest entry breaks a precondition at the run's sizes"""
+    cache = os.path.join(tmp, 'passed_over.json')
+    near = dict(e, sizes={'N': 64}, values={'C': 16})    # 24 % 16 != 0
+    far = dict(e, sizes={'N': 4096}, values={'C': 4})    # 24 % 4 == 0
+    json.dump(dict(c, entries=[far, near]), open(cache, 'w'))
+    p = run(dpia, ['run', src, '-k', 'scalTune', '--size', 'N=24', '--check'], cache)
+    expect(p.returncode == 0 and '  tuned: C=4, tuned by dpia tune on ' in p.stdout and
+           'at N=4096\n' in p.stdout, 'run at N=24: not the next valid entry (C=4)', p)
+    expect('note[E1110]' in p.stderr and 'C=16' in p.stderr and 'tuned at N=64' in p.stderr and
+           'N % 16 == 0' in p.stderr and 'split C' in p.stderr, 'run at N=24: no note on the entry passed over', p)
+    p = run(dpia, ['run', src, '-k', 'scalTune', '--size', 'N=24', '--json', '--diagnostics=json'], cache)
+    r = json.loads(p.stdout) if p.returncode == 0 else {}
+    expect(r.get('global_size') == [6] and r.get('tuned', '').startswith('C=4,'), f'run --json at N=24: {r}', p)
+    expect(len(notes(p) or []) == 1, 'run --json at N=24: not one E1110 note in the diagnostics', p)
+    # the nearest entry that holds is taken as before, without a note
+    p = run(dpia, ['run', src, '-k', 'scalTune', '--size', 'N=64'], cache)
+    expect(p.returncode == 0 and '  tuned: C=16, tuned by' in p.stdout and 'E1110' not in p.stderr,
+           'run at N=64: not the entry tuned there', p)
+    # explicit values still win, and still fail with the precondition
+    p = run(dpia, ['run', src, '-k', 'scalTune', '--size', 'N=24', '--set', 'C=16', '--diagnostics=json'], cache)
+    expect(p.returncode == 1 and codes(p) == ['E0805'], '--set C=16 at N=24: not E0805', p)
+    # no entry fits: the defaults (C=8: 3 work-items), said so
+    json.dump(dict(c, entries=[near]), open(cache, 'w'))
+    p = run(dpia, ['run', src, '-k', 'scalTune', '--size', 'N=24', '--json', '--diagnostics=json'], cache)
+    r = json.loads(p.stdout) if p.returncode == 0 else {}
+    got = notes(p) or []
+    expect(r.get('global_size') == [3] and 'tuned' not in r and len(got) == 2 and
+           'the declared defaults are used' in got[1], f'run at N=24, no entry fits: {r}, notes {got}', p)
+    # a translation has no sizes: the entry written last, as before
+    p = run(dpia, ['translate', src, '-k', 'scalTune'], cache)
+    expect(p.returncode == 0 and 'tuning cache: C=16' in p.stderr and 'E1110' not in p.stderr,
+           'translate without sizes: not the entry', p)
+
+
+def valid_at(dpia, src, tmp):
+    """dpia tune --valid-at: points that break a precondition there are skipped"""
+    cache = os.path.join(tmp, 'valid_at.json')
+    p = run(dpia, ['tune', src, '-k', 'scalTune', '--size', 'N=4096', '--valid-at', 'N=24', '--budget', '120',
+                   '--seed', '3', '--repeat', '1', '--json'], cache)
+    d = json.loads(p.stdout) if p.returncode == 0 else {}
+    status = {pt['values']['C']: (pt['status'], pt.get('reason'), pt.get('at')) for pt in d.get('points', [])}
+    expect(p.returncode == 0 and d.get('valid_at') == [{'N': 24}] and d.get('timed') == 2 and
+           status.get(16) == ('skipped', 'E0805', {'N': 24}) and d.get('best', {}).get('C') in (4, 8),
+           f'tune --valid-at N=24: {d}', p)
+    if p.returncode != 0:
+        return
+    entry = json.load(open(cache))['entries'][0]
+    expect(entry.get('valid_at') == [{'N': 24}] and entry['sizes'] == {'N': 4096}, f'--valid-at: entry {entry}')
+    p = run(dpia, ['run', src, '-k', 'scalTune', '--size', 'N=24', '--check'], cache)
+    expect(p.returncode == 0 and f'  tuned: C={d["best"]["C"]}, tuned by' in p.stdout and
+           'at N=4096, valid at N=24\n' in p.stdout and 'E1110' not in p.stderr, 'run at the --valid-at size', p)
+    p = run(dpia, ['tune', src, '-k', 'scalTune', '--size', 'N=4096', '--valid-at', 'N=24', '--repeat', '1'], 'off')
+    expect(p.returncode == 0 and 'tune scalTune: N=4096, valid at N=24;' in p.stdout and
+           '(1 skipped: a precondition fails at the sizes of --valid-at)' in p.stdout, 'tune --valid-at: the table', p)
+    for bad in ('M=24', 'N=24,M=2'):
+        p = run(dpia, ['tune', src, '-k', 'scalTune', '--size', 'N=4096', '--valid-at', bad, '--diagnostics=json'], 'off')
+        expect(p.returncode == 1 and codes(p) == ['E1107'], f'--valid-at {bad}: not E1107', p)
+    p = run(dpia, ['tune', src, '-k', 'scalTune', '--size', 'N=4096', '--valid-at', 'N=0'], 'off')
+    expect(p.returncode == 2, '--valid-at N=0: not a usage error', p)
 
 
 def main():
@@ -103,8 +182,13 @@ def main():
         expect(r.get('tuned', '').startswith('C=16, tuned by dpia tune on '), 'run --json: no "tuned"', p)
         expect(r.get('global_size') == [64], f'run: the launch of C=16 is 1024/16 work-items: {r.get("global_size")}')
 
+        passed_over(dpia, src, tmp, c, e)
+        valid_at(dpia, src, tmp)
+
         # a corrupt cache: a clear error
-        for text in ('{not json', '{"format": "dpia-tune-cache", "version": 1, "entries": [{"device": 3}]}', '[]'):
+        bad_valid_at = json.dumps(dict(c, entries=[dict(e, valid_at={'N': 24})]))  # not a list
+        for text in ('{not json', '{"format": "dpia-tune-cache", "version": 1, "entries": [{"device": 3}]}', '[]',
+                     bad_valid_at):
             open(cache, 'w').write(text)
             p = run(dpia, ['translate', src, '-k', 'scalTune', '--diagnostics=json'], cache)
             expect(p.returncode == 1 and codes(p) == ['E0811'], f'corrupt cache {text!r}: exit {p.returncode}', p)
