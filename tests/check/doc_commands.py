@@ -19,9 +19,11 @@ For every fenced block of DOC.md (blocks as doc_examples.py finds them):
   norun) is not run but counted: a command whose time no budget bounds,
   as docs/tune.md's gemm at 1024^3, whose check of the winner alone takes
   about 100 s;
-- a ```c, ```cpp block is compiled (cc -std=c11 / c++ -std=c++17,
-  -Wall -Werror, -fsyntax-only, with include/ for dpia.h) and a ```python
-  block is run (/usr/bin/python3, the package of python/ through
+- a ```c, ```cpp block is a whole program: built (cc -std=c11 / c++
+  -std=c++17, -O1 -fopenmp -Wall -Werror -Wno-psabi, include/ for dpia.h,
+  -lm, -lOpenCL when it includes CL/) in that directory, where a command
+  before it may have written the header it includes, and run: it must
+  exit 0.  A ```python block is run (/usr/bin/python3, the package of python/ through
   PYTHONPATH, libdpia through DPIA_LIBRARY, in the same directory as the
   commands), unless tagged `fragment` (```python fragment: a snippet
   using names it does not define): counted, not run.  Without --libdpia
@@ -175,15 +177,23 @@ def run_command(args, work, env, name, line, command, shown, budgeted):
 
 
 def compile_snippet(args, work, name, line, lang, body):
-    """the failure of compiling a whole C or C++ program, or None"""
+    """the failure of building and running a whole C or C++ program, or None"""
     ext, cc = ('c', ['cc', '-std=c11']) if lang == 'c' else ('cpp', ['c++', '-std=c++17'])
     path = os.path.join(work, f'snippet_{line}.{ext}')
+    exe = os.path.join(work, f'snippet_{line}')
     with open(path, 'w') as f:
         f.write(body)
-    r = subprocess.run(cc + ['-Wall', '-Werror', '-fsyntax-only', '-I', os.path.join(args.root, 'include'), path],
-                       cwd=work, capture_output=True, text=True, timeout=120)
+    libs = ['-lm'] + (['-lOpenCL'] if 'CL/' in body else [])
+    r = subprocess.run(cc + ['-O1', '-fopenmp', '-Wall', '-Werror', '-Wno-psabi', '-I', os.path.join(args.root, 'include'),
+                             path, '-o', exe] + libs, cwd=work, capture_output=True, text=True, timeout=120)
     if r.returncode != 0:
         return f'{name}:{line}: the {lang} program does not compile (tag it fragment if it is one):\n{r.stderr}'
+    try:
+        r = subprocess.run([exe], cwd=work, capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        return f'{name}:{line}: the {lang} program did not end in 60 s'
+    if r.returncode != 0:
+        return f'{name}:{line}: the {lang} program exits {r.returncode}:\n{r.stdout}{r.stderr}'
     return None
 
 
@@ -276,7 +286,7 @@ def main():
     for msg in failures:
         print('FAIL', msg)
     print(f'{name}: {done} examples checked or run ({n["program"]} programs, {n["command"]} commands, '
-          f'{n["compiled"]} C/C++ compiled, {n["python"]} Python run); not run: {n["norun"]} command blocks '
+          f'{n["compiled"]} C/C++ built and run, {n["python"]} Python run); not run: {n["norun"]} command blocks '
           f'tagged norun, {n["fragment"]} fragments and sketches, {n["python_skipped"]} Python snippets '
           f'(no --libdpia); {n["other"]} other blocks; {len(failures)} failures')
     return 1 if failures else 0
