@@ -184,8 +184,9 @@ def compile_snippet(args, work, name, line, lang, body):
     with open(path, 'w') as f:
         f.write(body)
     libs = ['-lm'] + (['-lOpenCL'] if 'CL/' in body else [])
-    r = subprocess.run(cc + ['-O1', '-fopenmp', '-Wall', '-Werror', '-Wno-psabi', '-I', os.path.join(args.root, 'include'),
-                             path, '-o', exe] + libs, cwd=work, capture_output=True, text=True, timeout=120)
+    flags = ['-O1', '-fopenmp', '-Wall', '-Werror', '-Wno-psabi', '-I', os.path.join(args.root, 'include')]
+    r = subprocess.run(cc + flags + [path, '-o', exe] + libs, cwd=work, capture_output=True, text=True,
+                       timeout=120)
     if r.returncode != 0:
         return f'{name}:{line}: the {lang} program does not compile (tag it fragment if it is one):\n{r.stderr}'
     try:
