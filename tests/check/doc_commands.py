@@ -23,11 +23,12 @@ For every fenced block of DOC.md (blocks as doc_examples.py finds them):
   -std=c++17, -O1 -fopenmp -Wall -Werror -Wno-psabi, include/ for dpia.h,
   -lm, -lOpenCL when it includes CL/) in that directory, where a command
   before it may have written the header it includes, and run: it must
-  exit 0.  A ```python block is run (/usr/bin/python3, the package of python/ through
-  PYTHONPATH, libdpia through DPIA_LIBRARY, in the same directory as the
-  commands), unless tagged `fragment` (```python fragment: a snippet
-  using names it does not define): counted, not run.  Without --libdpia
-  (a sanitized build: Python cannot load a libdpia built with
+  exit 0.  A ```python block is run (/usr/bin/python3, the package of
+  python/ through PYTHONPATH, libdpia through DPIA_LIBRARY, in the same
+  directory as the commands) and must exit 0.  Either is counted, not
+  run, when its fence is also tagged `fragment` (```python fragment: a
+  snippet using names it does not define).  Without --libdpia (a
+  sanitized build: Python cannot load a libdpia built with
   AddressSanitizer) the Python blocks are counted, not run;
 - other blocks (grammar, usage lines, shell commands without output,
   JSON) are counted.
@@ -51,13 +52,13 @@ What the comparison lets differ, and nothing else:
   derivation any list of `RULE@PATH n=V`) and the best (`best: STRATEGY
   (...`); and in the commands after it in the block, the values a run
   took from the tuning cache (`tuned: VALUES, tuned by ...`).  The rank
-  numbers, the space's size, the words and the rest
-  of each line are compared as shown.
+  numbers, the space's size, the words and the rest of each line are
+  compared as shown.
 A program a command writes (`-o FILE.dpia`, dpia explore's best) must
 pass `dpia check`.
 
 The test fails when fewer than --min examples were checked or run
-(programs checked, commands run, C compiled, Python run), or fewer than
+(programs checked, commands run, C and C++ built and run, Python run), or fewer than
 --min-python Python blocks ran when they could, so that an extractor that
 stops finding examples fails.  Prints a summary and exits 0, or lists the
 failures and exits 1."""
@@ -153,6 +154,7 @@ def run_command(args, work, env, name, line, command, shown, budgeted):
     argv = shlex.split(command)
     if argv[:1] != ['dpia']:
         return f'{name}:{line}: `$ {command}`: only dpia commands are run (tag the block norun)'
+    argv = [a for b in argv for a in (b.split('=', 1) if b.startswith('--budget=') else [b])]
     budgeted = budgeted or '--budget' in argv
     if '--budget' in argv:
         argv[argv.index('--budget') + 1] = '%g' % args.budget
@@ -178,7 +180,8 @@ def run_command(args, work, env, name, line, command, shown, budgeted):
 
 def compile_snippet(args, work, name, line, lang, body):
     """the failure of building and running a whole C or C++ program, or None"""
-    ext, cc = ('c', ['cc', '-std=c11']) if lang == 'c' else ('cpp', ['c++', '-std=c++17'])
+    ext, cc = (('c', [os.environ.get('CC', 'cc'), '-std=c11']) if lang == 'c'
+               else ('cpp', [os.environ.get('CXX', 'c++'), '-std=c++17']))
     path = os.path.join(work, f'snippet_{line}.{ext}')
     exe = os.path.join(work, f'snippet_{line}')
     with open(path, 'w') as f:
@@ -249,7 +252,7 @@ def main():
                 budgeted = False
                 for command, shown in commands(body):
                     failure = run_command(args, work, env, name, line, command, shown, budgeted)
-                    budgeted = budgeted or '--budget' in command.split()
+                    budgeted = budgeted or re.search(r'\s--budget\b', command) is not None
                     if failure:
                         failures.append(failure)
                     else:
