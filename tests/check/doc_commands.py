@@ -44,7 +44,7 @@ What the comparison lets differ, and nothing else:
   whatever device, platform and driver the machine has; the tuning cache
   the docs show, `/root/.cache/dpia/tune.json`, for the test's;
 - a command with `--budget` (dpia tune, dpia explore) runs with this
-  test's budget in place of the shown one (--budget S, default 3 s, to
+  test's budget in place of the shown one (--budget S, default 5 s, to
   keep the test short), so what the time decides may differ too: the
   counts of the search (`N tried`, `N timed`, `not derived N, rejected
   by check N, preconditions N, failed N, not timed N`), the order of the
@@ -224,7 +224,7 @@ def main():
     ap.add_argument('--libdpia', help='libdpia for the Python snippets (none: they are not run)')
     ap.add_argument('--min', type=int, required=True, help='fail below this many examples checked or run')
     ap.add_argument('--min-python', type=int, default=0, help='fail below this many Python snippets run')
-    ap.add_argument('--budget', type=float, default=3, help='the budget of dpia tune and explore examples')
+    ap.add_argument('--budget', type=float, default=5, help='the budget of dpia tune and explore examples')
     ap.add_argument('doc')
     args = ap.parse_args()
     args.dpia = os.path.abspath(args.dpia)
