@@ -72,6 +72,45 @@ def diagnose(dpia, path, extra):
     return r.returncode, [d.get('code') for d in diags if d.get('level') == 'error'], r.stdout + r.stderr
 
 
+def check_program(dpia, tmp, name, text, tag, body, line):
+    """(kind, failure) of one fenced block: kind 'accepted' or 'refused' (a
+    program checked as its fence says), 'sketch', 'fragment' (a bare or
+    ```dpia block without a declaration), 'other' (another language's
+    block), or 'failed' with the failure's message.  doc_commands.py uses
+    it for the dpia programs of README.md and the guides."""
+    words = tag.split()
+    if tag == 'unclosed':
+        return 'failed', f'{name}:{line}: a fence that is never closed'
+    if words[:1] not in ([], ['dpia']):
+        return 'other', None
+    if not DECL.search(body):
+        return 'fragment', None
+    expect = words[1] if len(words) > 1 else None
+    if expect == 'sketch':
+        if not re.search(r'samples/\S+\.dpia', text_near(text, line)):
+            return 'failed', f'{name}:{line}: a sketch that names no samples/ file holding it whole'
+        return 'sketch', None
+    high_level = expect == 'high-level'
+    if high_level:
+        expect = None
+    if len(words) > 2 or (expect and not re.fullmatch(r'E\d{4}', expect)):
+        return 'failed', (f'{name}:{line}: the fence ```{tag}: an example refused is tagged ```dpia EXXXX, '
+                          'one of the high-level language ```dpia high-level, a sketch ```dpia sketch')
+    path = os.path.join(tmp, f'example_{line}.dpia')
+    with open(path, 'w') as f:
+        f.write(body)
+    status, got, out = diagnose(dpia, path, ['--high-level'] if high_level else [])
+    if expect is None:
+        if status != 0 or got:
+            return 'failed', (f'{name}:{line}: the example is refused (exit status {status}, codes {got}):\n'
+                              + out)
+        return 'accepted', None
+    if status == 0 or not got or set(got) != {expect}:
+        return 'failed', (f'{name}:{line}: the example gives exit status {status} and codes {got}, '
+                          f'expected only {expect}:\n{out}')
+    return 'refused', None
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--dpia', required=True)
@@ -81,47 +120,16 @@ def main():
     text = open(args.doc, encoding='utf-8').read()
     name = os.path.basename(os.path.dirname(args.doc)) + '/' + os.path.basename(args.doc)
     failures = []
-    accepted = refused = fragments = others = sketches = 0
+    counts = {'accepted': 0, 'refused': 0, 'sketch': 0, 'fragment': 0, 'other': 0}
     with tempfile.TemporaryDirectory() as tmp:
         for tag, body, line in blocks(text):
-            words = tag.split()
-            if tag == 'unclosed':
-                failures.append(f'{name}:{line}: a fence that is never closed')
-                continue
-            if words[:1] not in ([], ['dpia']):
-                others += 1
-                continue
-            if not DECL.search(body):
-                fragments += 1
-                continue
-            expect = words[1] if len(words) > 1 else None
-            if expect == 'sketch':
-                sketches += 1
-                if not re.search(r'samples/\S+\.dpia', text_near(text, line)):
-                    failures.append(f'{name}:{line}: a sketch that names no samples/ file holding it whole')
-                continue
-            high_level = expect == 'high-level'
-            if high_level:
-                expect = None
-            if len(words) > 2 or (expect and not re.fullmatch(r'E\d{4}', expect)):
-                failures.append(f'{name}:{line}: the fence ```{tag}: an example refused is tagged ```dpia EXXXX, '
-                                'one of the high-level language ```dpia high-level, a sketch ```dpia sketch')
-                continue
-            path = os.path.join(tmp, f'example_{line}.dpia')
-            with open(path, 'w') as f:
-                f.write(body)
-            status, got, out = diagnose(args.dpia, path, ['--high-level'] if high_level else [])
-            if expect is None:
-                if status != 0 or got:
-                    failures.append(f'{name}:{line}: the example is refused (exit status {status}, codes {got}):\n'
-                                    + out)
-                else:
-                    accepted += 1
-            elif status == 0 or not got or set(got) != {expect}:
-                failures.append(f'{name}:{line}: the example gives exit status {status} and codes {got}, '
-                                f'expected only {expect}:\n{out}')
-            else:
-                refused += 1
+            kind, failure = check_program(args.dpia, tmp, name, text, tag, body, line)
+            if failure:
+                failures.append(failure)
+            elif kind in counts:
+                counts[kind] += 1
+    accepted, refused = counts['accepted'], counts['refused']
+    sketches, fragments, others = counts['sketch'], counts['fragment'], counts['other']
     checked = accepted + refused
     if checked < args.min:
         failures.append(f'{name}: {checked} examples checked, fewer than the {args.min} expected '
