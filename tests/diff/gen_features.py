@@ -15,7 +15,11 @@ generator meant them to be accepted, checked again.  Cheap: no OpenCL.
 - seed 11 #793: a mapLocal over fewer elements than another of its
   dimension, whose body wrote a stage its nested mapLocal1 read: a
   barrier no work-item outside the guard reached, E0604 (gen_stages.py,
-  map_stage; regress/nested_local_after_stage_guarded.dpia).
+  map_stage; regress/nested_local_after_stage_guarded.dpia);
+- seed 2 #307 --with depmaps: each 1-element chunk's triangle, its rows
+  after `drop 1` packed by depJoin into no elements, then a mapLocal over
+  them, E0404 (gen_depresults.py, res_dep_join: the packed rows at least
+  one element, as every array the generator makes).
 
 Usage: gen_features.py --dpia build/dpia"""
 import argparse
@@ -54,8 +58,8 @@ def main():
             failures.append(f'{what}: {got} programs of seed 1 #0-299, expected at least {least}')
 
     with tempfile.TemporaryDirectory() as tmp:
-        for seed, index in ((11, 793),):
-            p = gen.generate(seed, index)
+        for seed, index, extra in ((11, 793, ()), (2, 307, ('depmaps',))):
+            p = gen.generate(seed, index, extra=extra)
             path = os.path.join(tmp, f'p{seed}_{index}.dpia')
             with open(path, 'w') as fh:
                 fh.write(p.text)
