@@ -19,7 +19,11 @@ generator meant them to be accepted, checked again.  Cheap: no OpenCL.
 - seed 2 #307 --with depmaps: each 1-element chunk's triangle, its rows
   after `drop 1` packed by depJoin into no elements, then a mapLocal over
   them, E0404 (gen_depresults.py, res_dep_join: the packed rows at least
-  one element, as every array the generator makes).
+  one element, as every array the generator makes);
+- seed 101 #472 --with vectors: a helper `def h (y: double)` whose body
+  read only a name a lambda bound to literals, a float (literals with no
+  context are floats, docs/reference.md section 4.5), E0302 where h was
+  used (gen_scalar.py, _sx: such a name is no use of a variable).
 
 Usage: gen_features.py --dpia build/dpia"""
 import argparse
@@ -58,7 +62,7 @@ def main():
             failures.append(f'{what}: {got} programs of seed 1 #0-299, expected at least {least}')
 
     with tempfile.TemporaryDirectory() as tmp:
-        for seed, index, extra in ((11, 793, ()), (2, 307, ('depmaps',))):
+        for seed, index, extra in ((11, 793, ()), (2, 307, ('depmaps',)), (101, 472, ('vectors',))):
             p = gen.generate(seed, index, extra=extra)
             path = os.path.join(tmp, f'p{seed}_{index}.dpia')
             with open(path, 'w') as fh:
