@@ -23,7 +23,12 @@ generator meant them to be accepted, checked again.  Cheap: no OpenCL.
 - seed 101 #472 --with vectors: a helper `def h (y: double)` whose body
   read only a name a lambda bound to literals, a float (literals with no
   context are floats, docs/reference.md section 4.5), E0302 where h was
-  used (gen_scalar.py, _sx: such a name is no use of a variable).
+  used (gen_scalar.py, _sx: such a name is no use of a variable);
+- seed 110 #149: a mapLocal over N/8 whose body holds a barrier, and a
+  later mapLocal over 8 of its dimension, which dpia makes the local size
+  (a constant before a symbolic size): the mapLocal over N/8 a loop whose
+  last round leaves work-items out of the barrier, E0604 (gen_sizes.py,
+  solve).
 
 Usage: gen_features.py --dpia build/dpia"""
 import argparse
@@ -62,7 +67,8 @@ def main():
             failures.append(f'{what}: {got} programs of seed 1 #0-299, expected at least {least}')
 
     with tempfile.TemporaryDirectory() as tmp:
-        for seed, index, extra in ((11, 793, ()), (2, 307, ('depmaps',)), (101, 472, ('vectors',))):
+        for seed, index, extra in ((11, 793, ()), (2, 307, ('depmaps',)), (101, 472, ('vectors',)),
+                                    (110, 149, ())):
             p = gen.generate(seed, index, extra=extra)
             path = os.path.join(tmp, f'p{seed}_{index}.dpia')
             with open(path, 'w') as fh:
