@@ -28,7 +28,10 @@ generator meant them to be accepted, checked again.  Cheap: no OpenCL.
   later mapLocal over 8 of its dimension, which dpia makes the local size
   (a constant before a symbolic size): the mapLocal over N/8 a loop whose
   last round leaves work-items out of the barrier, E0604 (gen_sizes.py,
-  solve).
+  solve);
+- high-level seed 101 #52 (gen.py --high-level, checked with --high-level):
+  a matrix product's row zipped with a column, its function written for
+  the zip of a zip of a nested program, E0301 (gen_high.py, fn).
 
 Usage: gen_features.py --dpia build/dpia"""
 import argparse
@@ -77,6 +80,15 @@ def main():
             print(f'seed {seed} #{index}: dpia check exits {r.returncode}')
             if r.returncode != 0 and p.expect == 'ok':
                 failures.append(f'seed {seed} #{index}: dpia check refuses it:\n{p.text}\n{r.stdout}{r.stderr}')
+        for seed, index in ((101, 52),):
+            text = gen.generate_high_level(seed, index)
+            path = os.path.join(tmp, f'h{seed}_{index}.dpia')
+            with open(path, 'w') as fh:
+                fh.write(text)
+            r = subprocess.run([a.dpia, 'check', '--high-level', path], capture_output=True, text=True)
+            print(f'high-level seed {seed} #{index}: dpia check --high-level exits {r.returncode}')
+            if r.returncode != 0:
+                failures.append(f'high-level seed {seed} #{index}: dpia check refuses it:\n{text}\n{r.stdout}{r.stderr}')
     for f in failures:
         print('FAIL ' + f)
     return 1 if failures else 0
