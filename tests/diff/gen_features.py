@@ -29,6 +29,9 @@ generator meant them to be accepted, checked again.  Cheap: no OpenCL.
   (a constant before a symbolic size): the mapLocal over N/8 a loop whose
   last round leaves work-items out of the barrier, E0604 (gen_sizes.py,
   solve);
+- seed 121 #381: split (ceil((N - 3)/3)/8) of ceil(N/3) - 1 rows, whose
+  row count check could not solve, E0303 (dpia/size.c, quotient_term;
+  tests/check/accept_v/split_sum_size.dpia);
 - high-level seed 101 #52 (gen.py --high-level, checked with --high-level):
   a matrix product's row zipped with a column, its function written for
   the zip of a zip of a nested program, E0301 (gen_high.py, fn).
@@ -71,7 +74,7 @@ def main():
 
     with tempfile.TemporaryDirectory() as tmp:
         for seed, index, extra in ((11, 793, ()), (2, 307, ('depmaps',)), (101, 472, ('vectors',)),
-                                    (110, 149, ())):
+                                    (110, 149, ()), (121, 381, ())):
             p = gen.generate(seed, index, extra=extra)
             path = os.path.join(tmp, f'p{seed}_{index}.dpia')
             with open(path, 'w') as fh:
