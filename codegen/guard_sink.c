@@ -206,10 +206,26 @@ static void stmt_binds(const KirStmt *s, NameSet *names) {
   for (const KirStmt *t = body ? body->first : NULL; t; t = t->next) stmt_binds(t, names);
 }
 
+/* does a statement of body h bind (declare, nested ones too) a name that
+ * body g declares at its top?  Each body was its own scope when written
+ * (opencl.c, cg_scope_enter), so both may declare the same name: merged,
+ * the second would redeclare it or shadow it (kir_invariant_violation) */
+static bool redeclares(Arena *a, const KirBlock *g, const KirBlock *h) {
+  NameSet bound = {.arena = a};
+  for (const KirStmt *t = h->first; t; t = t->next) stmt_binds(t, &bound);
+  for (const KirStmt *t = g->first; t; t = t->next)
+    if (t->kind == KS_DECL && nameset_has(&bound, t->decl.name)) return true;
+  return false;
+}
+
 /* g and the ifs right after it with the same test, one if: the halves of
  * a pair written through a take's guard each (output[i].fst, .snd) are
  * one work-item's, under one test.  The test reads no memory, and the
- * bodies bind none of its names, so it has the same value before each. */
+ * bodies bind none of its names, so it has the same value before each.
+ * Not an if whose body declares a name g's does: two single writers'
+ * guards, each over its own private temporary priv (single_writer.c; gen.py
+ * --seed 102 --index 246 --with vectors --with depmaps, a zip of two
+ * toPrivate stages read by a mapLocal1: float priv[8] twice in one block). */
 static void merge_same_tests(Arena *a, KirBlock *b, KirStmt *g) {
   if (reads_memory(g->cond.cond)) return;
   NameSet mentioned = {.arena = a};
@@ -220,7 +236,7 @@ static void merge_same_tests(Arena *a, KirBlock *b, KirStmt *g) {
     bool changes = false;
     for (uint32_t i = 0; i < mentioned.cap && !changes; i++)
       changes = mentioned.slots[i].name && mentioned.slots[i].count > 0 && nameset_has(&bound, mentioned.slots[i].name);
-    if (changes || !h->cond.body.first) return;
+    if (changes || !h->cond.body.first || redeclares(a, &g->cond.body, &h->cond.body)) return;
     if (g->cond.body.last)
       g->cond.body.last->next = h->cond.body.first;
     else

@@ -661,6 +661,28 @@ bool size_solve(SizeCtx *sc, Size lhs, Size rhs, Sym m, Size *out) {
   return size_solve_difference(sc, difference, m, out);
 }
 
+/* The one term q with q*divisor == -rest, divisor a sum, or false: q is
+ * one of -rest's terms over divisor's first (a product by a single term
+ * need not keep the terms' order).  split ((N - 3)/8) of N - 3 elements
+ * asks ?n*(N - 3)/8 == N - 3, and ?n is 8 (gen.py --seed 121 --index 381,
+ * split (ceil((N - 3)/3)/8) of ceil(N/3) - 1 elements, was refused with
+ * E0303).  Not a solution: no such term, or an overflow on the way. */
+static bool quotient_term(Arena *arena, Size rest, Size divisor, Size *out) {
+  Size target;
+  SizeTerm inverse;
+  if (rest.nterms == 0 || !negate_size(arena, rest, &target) || !invert_term(arena, &divisor.terms[0], &inverse))
+    return false;
+  for (int i = 0; i < target.nterms; i++) {
+    Size q, back;
+    if (mul_sizes(arena, single_term(arena, target.terms[i]), single_term(arena, inverse), &q) && q.nterms == 1 &&
+        mul_sizes(arena, q, divisor, &back) && size_eq(back, target)) {
+      *out = q;
+      return true;
+    }
+  }
+  return false;
+}
+
 bool size_solve_difference(SizeCtx *sc, Size difference, Sym m, Size *out) {
   Arena *arena = sc->arena;
   /* difference == coefficient*m + rest, coefficient and rest free of m */
@@ -687,10 +709,12 @@ bool size_solve_difference(SizeCtx *sc, Size difference, Sym m, Size *out) {
   if (pc.overflow) {
     INTERNAL("re-sorting a canonical size cannot overflow");
   }
-  /* A coefficient that is a sum has no place in the canonical form, and one
-   * that mentions another metavariable makes the equation non-linear in the
-   * unknowns (?n*?m == 8). */
-  if (coefficient.nterms != 1 || size_first_meta(coefficient) != NULL) return false;
+  /* A coefficient that mentions another metavariable makes the equation
+   * non-linear in the unknowns (?n*?m == 8).  One that is a sum has no
+   * inverse in the canonical form: m is then the one term whose product
+   * with it is -rest, if there is one. */
+  if (size_first_meta(coefficient) != NULL) return false;
+  if (coefficient.nterms != 1) return quotient_term(arena, rest, coefficient, out);
   Size negated_rest;
   SizeTerm inverse;
   const SizeTerm *k = &coefficient.terms[0];

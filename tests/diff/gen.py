@@ -253,6 +253,7 @@ class Gen(Kernels, DepResults, DepMaps, Stages, Streams, Views, ScalarExprs, Siz
         self.used_defs = []   # the ones it does use, in order
         self.template = None  # (name, arity) of an untyped (template) def
         self.nat_defs = set() # defs with nat parameters: firstN, tile
+        self.constant_names = set()  # let/apply names bound to literals alone (_sx)
 
     # ---- helpers ---------------------------------------------------------
 

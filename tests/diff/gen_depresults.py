@@ -286,7 +286,13 @@ class DepResults:
         prim = kind if dim == 0 else f'{kind}{dim}'
         self.feat(prim)
         lam = f'(\\{k} {row} ->{self.nl(ctx)}    {text})'
-        return f'triangle {par(e)}{self.nl(ctx)}|> {prim} {lam}{self.nl(ctx)}|> depJoin', arr(count, leaf)
+        # at least one element, as every array the generator makes
+        # (mk_arr): the rows of a 1-element triangle after `drop 1`, or
+        # `take k` of a row, are empty, and a later stage may be a parallel
+        # map over the packed rows, which check refuses over no elements
+        # (E0404; seed 2 #307 --with depmaps: split 1, then each chunk's
+        # triangle depJoin'ed, 0 elements, then mapLocal over it)
+        return f'triangle {par(e)}{self.nl(ctx)}|> {prim} {lam}{self.nl(ctx)}|> depJoin', self.mk_arr(count, leaf)
 
     def res_depjoin_result(self, ctx, two_d):
         """triangle SRC |> depMapX (\\k row -> ROW) |> depJoin: the kernel's result."""

@@ -15,7 +15,26 @@ generator meant them to be accepted, checked again.  Cheap: no OpenCL.
 - seed 11 #793: a mapLocal over fewer elements than another of its
   dimension, whose body wrote a stage its nested mapLocal1 read: a
   barrier no work-item outside the guard reached, E0604 (gen_stages.py,
-  map_stage; regress/nested_local_after_stage_guarded.dpia).
+  map_stage; regress/nested_local_after_stage_guarded.dpia);
+- seed 2 #307 --with depmaps: each 1-element chunk's triangle, its rows
+  after `drop 1` packed by depJoin into no elements, then a mapLocal over
+  them, E0404 (gen_depresults.py, res_dep_join: the packed rows at least
+  one element, as every array the generator makes);
+- seed 101 #472 --with vectors: a helper `def h (y: double)` whose body
+  read only a name a lambda bound to literals, a float (literals with no
+  context are floats, docs/reference.md section 4.5), E0302 where h was
+  used (gen_scalar.py, _sx: such a name is no use of a variable);
+- seed 110 #149: a mapLocal over N/8 whose body holds a barrier, and a
+  later mapLocal over 8 of its dimension, which dpia makes the local size
+  (a constant before a symbolic size): the mapLocal over N/8 a loop whose
+  last round leaves work-items out of the barrier, E0604 (gen_sizes.py,
+  solve);
+- seed 121 #381: split (ceil((N - 3)/3)/8) of ceil(N/3) - 1 rows, whose
+  row count check could not solve, E0303 (dpia/size.c, quotient_term;
+  tests/check/accept_v/split_sum_size.dpia);
+- high-level seed 101 #52 (gen.py --high-level, checked with --high-level):
+  a matrix product's row zipped with a column, its function written for
+  the zip of a zip of a nested program, E0301 (gen_high.py, fn).
 
 Usage: gen_features.py --dpia build/dpia"""
 import argparse
@@ -54,8 +73,9 @@ def main():
             failures.append(f'{what}: {got} programs of seed 1 #0-299, expected at least {least}')
 
     with tempfile.TemporaryDirectory() as tmp:
-        for seed, index in ((11, 793),):
-            p = gen.generate(seed, index)
+        for seed, index, extra in ((11, 793, ()), (2, 307, ('depmaps',)), (101, 472, ('vectors',)),
+                                    (110, 149, ()), (121, 381, ())):
+            p = gen.generate(seed, index, extra=extra)
             path = os.path.join(tmp, f'p{seed}_{index}.dpia')
             with open(path, 'w') as fh:
                 fh.write(p.text)
@@ -63,6 +83,15 @@ def main():
             print(f'seed {seed} #{index}: dpia check exits {r.returncode}')
             if r.returncode != 0 and p.expect == 'ok':
                 failures.append(f'seed {seed} #{index}: dpia check refuses it:\n{p.text}\n{r.stdout}{r.stderr}')
+        for seed, index in ((101, 52),):
+            text = gen.generate_high_level(seed, index)
+            path = os.path.join(tmp, f'h{seed}_{index}.dpia')
+            with open(path, 'w') as fh:
+                fh.write(text)
+            r = subprocess.run([a.dpia, 'check', '--high-level', path], capture_output=True, text=True)
+            print(f'high-level seed {seed} #{index}: dpia check --high-level exits {r.returncode}')
+            if r.returncode != 0:
+                failures.append(f'high-level seed {seed} #{index}: dpia check refuses it:\n{text}\n{r.stdout}{r.stderr}')
     for f in failures:
         print('FAIL ' + f)
     return 1 if failures else 0

@@ -47,12 +47,14 @@ class HighLevel:
             return f'sqrt (fabs ({self.scalar(x, depth + 1)}))'
         return f'max ({self.scalar(x, depth + 1)}) {self.lit()}'
 
-    def fn(self, pairs=False):
-        """a function of one element: of a pair (zip) when pairs"""
+    def fn(self, pairs=False, flat=False):
+        """a function of one element: of a pair (zip) when pairs, of a zip
+        of a zip when the program's are (nested) unless flat"""
         x = self.name('p' if pairs else 'x')
-        if pairs and self.nested:
+        nested = self.nested and not flat
+        if pairs and nested:
             a, b = f'fst (fst {x})', f'snd (fst {x}) + snd {x}'
-        if pairs and not self.nested:
+        if pairs and not nested:
             a, b = f'fst {x}', f'snd {x}'
         if pairs:
             body = self.rng.choice([f'{a} * {b}', f'{a} + {b}', f'{a} * {b} + {a}', f'alpha * {a} - {b}'])
@@ -159,7 +161,9 @@ class HighLevel:
         op, z = self.reduction()
         elems = f'zip {r} {c}'
         if self.rng.random() < 0.3:
-            elems += f' |> map {self.fn(True)}'
+            # a row zipped with a column: one pair whatever nested says
+            # (seed 101 #52: fst (fst p) of a float, E0301)
+            elems += f' |> map {self.fn(True, flat=True)}'
         else:
             p, acc = self.name('p'), self.name('a')
             term = self.rng.choice([f'fst {p} * snd {p}', f'alpha * fst {p} - snd {p}'])

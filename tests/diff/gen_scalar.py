@@ -52,7 +52,7 @@ class ScalarExprs:
         if depth <= 0 or self.chance(0.25):
             if usable and self.chance(0.85):
                 t, ty = self.pick(usable)
-                return self.literal_leaf(t, s, ty[2]), ty[2], True
+                return self.literal_leaf(t, s, ty[2]), ty[2], t not in self.constant_names
             return self.lit(s, w == 1), 1, False
         if s == 'int':
             ops = ['add', 'sub', 'mulc', 'modc', 'divc', 'neg', 'sel', 'add', 'sub']
@@ -113,6 +113,13 @@ class ScalarExprs:
             a, wa, ua = sub()
             name = self.fresh('t')
             inner = usable + [(name, num(s, wa))]
+            if not ua:
+                # a name bound to literals alone is no use of a variable:
+                # an expression of literals has the type its context gives,
+                # float with none (docs/reference.md section 4.5), so the
+                # body of `def h (y: double)` must read y (seed 101 #472
+                # --with vectors: `h` of literals alone was a float, E0302)
+                self.constant_names.add(name)
             b, wb, ub = self._sx(inner, s, w, depth - 1)
             ww = max(wa, wb)
             body = f'{name} * {par(b)} + {name}'

@@ -65,7 +65,15 @@ class SizeRules:
         # mapLocal whose body holds a barrier must be that largest one
         # (map_stage: else it is guarded and the barrier is not reached by
         # every work-item, E0604)
+        # ... and dpia makes a constant mapLocal's trip count the local size
+        # rather than a symbolic one's (codegen/kernel.c, choose), the first
+        # symbolic one only where there is no constant: then the symbolic
+        # one is a loop over the group, whose last round guards the barrier
+        # (seed 110 #149: mapLocal over N/8 with a barrier, local size 8 of
+        # a later mapLocal over 8, N = 480)
         for d, n in self.fill_local:
+            if not n.is_const() and any(m.is_const() or m != n for m in self.local_sizes[d]):
+                raise GenFail('a barrier in a mapLocal that is not the local size')
             for m in self.local_sizes[d]:
                 self.need_ge(n - m, 0)
         for a in self.local_sizes[0]:
