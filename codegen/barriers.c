@@ -76,6 +76,10 @@ static void scan_writes_but(CG *cg, const Phrase *p, const Alias *al, const Bind
     scan_writes_but(cg, p->snd, al, index, out);
     return;
   case PH_LAM: scan_writes_but(cg, p->body, al, index, out); return;
+  case PH_PAIR: /* the sides of an if (PRIM_IF: comm & comm), each writing */
+    scan_writes_but(cg, p->fst, al, index, out);
+    scan_writes_but(cg, p->snd, al, index, out);
+    return;
   case PH_APP: {
     Spine s;
     if (!spine_of(cg->arena, p, &s)) return;
@@ -86,7 +90,7 @@ static void scan_writes_but(CG *cg, const Phrase *p, const Alias *al, const Bind
       return;
     }
     for (int i = 0; i < s.nargs; i++)
-      if (s.args[i]->kind == PH_LAM) scan_writes_but(cg, s.args[i], al, index, out);
+      if (s.args[i]->kind == PH_LAM || s.args[i]->kind == PH_PAIR) scan_writes_but(cg, s.args[i], al, index, out);
     return;
   }
   default: return;

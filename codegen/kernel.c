@@ -134,6 +134,7 @@ typedef struct Trips {
 static void collect_trips(KB *kb, const Phrase *p, Trips *t) {
   switch (p->kind) {
   case PH_SEQ:
+  case PH_PAIR: /* the sides of an if (PRIM_IF) */
     collect_trips(kb, p->fst, t);
     collect_trips(kb, p->snd, t);
     return;
@@ -161,7 +162,7 @@ static void collect_trips(KB *kb, const Phrase *p, Trips *t) {
       vec_push(kb->arena, &v[h->dim], n);
     }
     for (int i = 0; i < s.nargs; i++)
-      if (s.args[i]->kind == PH_LAM) collect_trips(kb, s.args[i], t);
+      if (s.args[i]->kind == PH_LAM || s.args[i]->kind == PH_PAIR) collect_trips(kb, s.args[i], t);
     return;
   }
   default: return;
@@ -210,6 +211,7 @@ static Size choose(KB *kb, const Vec *v, bool local, const Size **collapsed) {
 static void collect_local_params(KB *kb, const Phrase *p, bool per_item) {
   switch (p->kind) {
   case PH_SEQ:
+  case PH_PAIR: /* the sides of an if (PRIM_IF) */
     collect_local_params(kb, p->fst, per_item);
     collect_local_params(kb, p->snd, per_item);
     return;
@@ -237,7 +239,7 @@ static void collect_local_params(KB *kb, const Phrase *p, bool per_item) {
     }
     bool inner = per_item || prim_parfor_per_item(pr);
     for (int i = 0; i < s.nargs; i++)
-      if (s.args[i]->kind == PH_LAM) collect_local_params(kb, s.args[i], inner);
+      if (s.args[i]->kind == PH_LAM || s.args[i]->kind == PH_PAIR) collect_local_params(kb, s.args[i], inner);
     return;
   }
   default: return;
