@@ -38,6 +38,7 @@ struct DpiaResult {
   const DpiaDiagnostic *diags;
   bool ran; /* DPIA_RUN launched the kernel: its times */
   double min_ms, median_ms;
+  const char *not_checkable; /* Ctx.not_checkable */
   const char *explored; /* DPIA_EXPLORE: the best program ("" if none) */
   const char *tuned;    /* the values taken from the tuning cache, or NULL */
 };
@@ -902,6 +903,7 @@ static int process(const Target *target, const char *name, const char *text, siz
   r->ran = c->ran;
   r->min_ms = c->min_ms;
   r->median_ms = c->median_ms;
+  r->not_checkable = c->not_checkable;
   r->output = c->out.data;
   r->output_len = c->out.len;
   r->explored = c->explored ? c->explored : "";
@@ -1053,6 +1055,8 @@ const DpiaDiagnostic *dpia_result_diagnostic(const DpiaResult *r, int i) {
   if (!r) return i == 0 ? &oom_diagnostic : NULL;
   return i >= 0 && i < r->ndiags ? &r->diags[i] : NULL;
 }
+
+const char *search_not_checkable(const DpiaResult *r) { return r ? r->not_checkable : NULL; }
 
 int dpia_result_run_time(const DpiaResult *r, double *min_ms, double *median_ms) {
   bool ran = r && r->ran;
