@@ -40,6 +40,10 @@ typedef struct Ctx {
   Buf *also[NEMIT]; /* the outputs of opt->emit_also */
   bool ran;         /* pass_run launched the kernel, in these times */
   double min_ms, median_ms;
+  /* pass_run's check said E0006: why the reference cannot be compared on
+   * these inputs (compare_report's text, and the int overflow when one
+   * is the cause); NULL otherwise */
+  const char *not_checkable;
   int status; /* a verification failure (3) is not a user error (1) */
   const char *explored; /* DPIA_EXPLORE: the best program, dpia source */
   /* the tune parameters' values taken from the tuning cache and where they
@@ -69,6 +73,8 @@ bool search_sizes_given(Ctx *c, const Decl *k, const DefInfo *def, const char *w
 /* run program's kernel as `dpia run` does at c's sizes, with these tune
  * values and no others from the tuning cache: timed repeat times, or
  * checked against the reference interpreter and verified */
+/* the not_checkable of the Ctx that made r (a search_run's), or NULL */
+const char *search_not_checkable(const DpiaResult *r);
 DpiaResult *search_run(const Ctx *c, const char *program, const char *kernel, int nsets, const char *const *set_names,
                        const long long *set_values, bool check, int repeat);
 /* explore.c: 0 .. n-1 in the order the seed draws them (the searches'

@@ -266,6 +266,34 @@ static const char *const cand_state_names[] = {
 #undef X
 };
 
+/* X(ID, its "check" in --json, its mark in the ranking): what the check
+ * of a timed candidate against the reference interpreter said */
+#define CAND_CHECKS(X)                                                                                       \
+  X(UNCHECKED, "null", "")                                                                                   \
+  X(DIFFERS, "\"differs\"", "  [checked: DIFFERS]")                                                          \
+  X(OK, "\"ok\"", "  [checked: ok]")                                                                         \
+  /* E0006: the seed's inputs are outside the program's domain, or the                                      \
+   * reference is all zeros, or an int overflows */                                                          \
+  X(NOT_CHECKABLE, "\"not checkable\"", "  [not checkable: the inputs are outside the program's domain, E0006]")
+
+typedef enum CandCheck {
+#define X(id, json, mark) CHECK_##id,
+  CAND_CHECKS(X)
+#undef X
+} CandCheck;
+
+static const char *const cand_check_json[] = {
+#define X(id, json, mark) json,
+    CAND_CHECKS(X)
+#undef X
+};
+
+static const char *const cand_check_marks[] = {
+#define X(id, json, mark) mark,
+    CAND_CHECKS(X)
+#undef X
+};
+
 typedef struct Candidate {
   int tmpl;
   int value[SLOT_COUNT]; /* the index of each slot's value */
@@ -282,9 +310,7 @@ typedef struct Candidate {
   int nrounds;         /* the re-timing's rounds that ran it (0: not re-timed) */
   double rounds_ms[RETIME_ROUNDS]; /* each round's fastest launch */
   double retimed_ms;   /* the fastest of the rounds: its time in the ranking */
-  int check;           /* -1: not checked; 0 differs; 1 agrees; 2 not checkable (E0006: the
-                          seed's inputs are outside the program's domain, or the reference is
-                          all zeros, or an int overflows) */
+  CandCheck check;
   int order;           /* the order tried (0, 1, ...) */
 } Candidate;
 
@@ -387,7 +413,7 @@ static void enumerate(Explorer *e) {
       Candidate *cd = NEW(e->c->arena, Candidate);
       cd->tmpl = t;
       for (int s = 0; s < SLOT_COUNT; s++) cd->value[s] = idx[s];
-      cd->check = -1;
+      cd->check = CHECK_UNCHECKED;
       cd->order = -1;
       vec_push(e->c->arena, &all, cd);
       int s = SLOT_COUNT - 1;
@@ -953,42 +979,27 @@ static Candidate *check_best(Explorer *e, Candidate **ranked, int n) {
     if (e->x->evaluate) {
       DpiaExploreRun *run;
       if (!evaluate_elsewhere(e, &ranked[i], 1, true, NULL, &run)) return NULL;
-      ranked[i]->check = run->status == DPIA_OK;
+      ranked[i]->check = run->status == DPIA_OK ? CHECK_OK : CHECK_DIFFERS;
       vacuous = run->status != DPIA_OK && strcmp(run->reason, not_checkable) == 0;
     } else {
       DpiaResult *r = run_candidate(e, ranked[i], true, 1);
-      ranked[i]->check = dpia_result_status(r) == DPIA_OK;
-      for (int d = 0; !ranked[i]->check && d < dpia_result_diagnostic_count(r); d++) {
-        const DpiaDiagnostic *dg = dpia_result_diagnostic(r, d);
-        if (dg->code && strcmp(dg->code, not_checkable) == 0) {
-          vacuous = true;
-          /* run.c's "kernel 'k' cannot be checked: REPORT": the report */
-          const char *why = strstr(dg->message, "cannot be checked: ");
-          e->not_checkable_why =
-              arena_printf(e->c->arena, "%s", why ? why + strlen("cannot be checked: ") : dg->message);
-          break;
-        }
+      ranked[i]->check = dpia_result_status(r) == DPIA_OK ? CHECK_OK : CHECK_DIFFERS;
+      /* the run's own reason (app/run.c), copied before the free */
+      const char *why = search_not_checkable(r);
+      if (why) {
+        vacuous = true;
+        e->not_checkable_why = arena_printf(e->c->arena, "%s", why);
       }
       dpia_result_free(r);
     }
     if (vacuous) {
-      ranked[i]->check = 2;
+      ranked[i]->check = CHECK_NOT_CHECKABLE;
       e->not_checkable = true;
       return NULL;
     }
-    if (ranked[i]->check) return ranked[i];
+    if (ranked[i]->check == CHECK_OK) return ranked[i];
   }
   return NULL;
-}
-
-/* what the ranking says of a candidate's check */
-static const char *check_text(const Candidate *cd) {
-  switch (cd->check) {
-  case 1: return "  [checked: ok]";
-  case 0: return "  [checked: DIFFERS]";
-  case 2: return "  [not checkable: the inputs are outside the program's domain, E0006]";
-  default: return "";
-  }
 }
 
 static void emit_candidate_json(const Explorer *e, Buf *out, const Candidate *cd) {
@@ -1028,11 +1039,7 @@ static void emit_candidate_json(const Explorer *e, Buf *out, const Candidate *cd
   } else buf_puts(out, ", \"retimed_ms\": null, \"rounds_ms\": []");
   if (cd->order >= 0) emit(out, ", \"order\": %d", cd->order);
   else buf_puts(out, ", \"order\": null");
-  emit(out, ", \"check\": %s}",
-       cd->check < 0    ? "null"
-       : cd->check == 2 ? "\"not checkable\""
-       : cd->check      ? "\"ok\""
-                        : "\"differs\"");
+  emit(out, ", \"check\": %s}", cand_check_json[cd->check]);
 }
 
 static void report(Explorer *e, Candidate **ranked, int n, const Candidate *best) {
@@ -1084,7 +1091,7 @@ static void report(Explorer *e, Candidate **ranked, int n, const Candidate *best
          e->nretimed, RETIME_ROUNDS, e->retime_s);
   for (int i = 0, rank = 0; i < n && ranked[i]->state == CAND_TIMED; i++) {
     const Candidate *cd = ranked[i];
-    emit(out, "%3d. %9.4f ms  %s%s\n", ++rank, rank_ms(cd), strategy_text(e, cd), check_text(cd));
+    emit(out, "%3d. %9.4f ms  %s%s\n", ++rank, rank_ms(cd), strategy_text(e, cd), cand_check_marks[cd->check]);
     if (cd->nrounds) {
       emit(out, "       re-timed:");
       for (int r = 0; r < cd->nrounds; r++) emit(out, " %.4f", cd->rounds_ms[r]);

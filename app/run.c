@@ -258,17 +258,21 @@ static int run_compare(Ctx *c, const DefInfo *def, const Phrase *body, const Nat
   } else {
     emit(&c->out, "  check (seed %llu): %s\n", (unsigned long long)o->seed, rep.data);
   }
+  /* E0006: the reason is kept as data too (Ctx.not_checkable), for the
+   * searches that say it again of every strategy (app/explore.c) */
   if (cmp.vacuous) {
+    c->not_checkable = rep.data;
     diag_error(&c->diag, ERR_NOT_CHECKABLE, def->decl->name_span, "%s '%s' cannot be checked: %s", what, def->name,
-               rep.data);
+               c->not_checkable);
     return DPIA_EVERIFY;
   }
   if (!cmp.ok && overflow.src) {
-    diag_error(&c->diag, ERR_NOT_CHECKABLE, overflow,
-               "%s '%s' cannot be checked: %s; on these inputs this int "
-               "operation leaves the 32-bit range, which OpenCL C leaves undefined (the reference computes the exact "
-               "value)",
-               what, def->name, rep.data);
+    c->not_checkable = arena_printf(a,
+                                    "%s; on these inputs this int operation leaves the 32-bit range, which OpenCL C "
+                                    "leaves undefined (the reference computes the exact value)",
+                                    rep.data);
+    diag_error(&c->diag, ERR_NOT_CHECKABLE, overflow, "%s '%s' cannot be checked: %s", what, def->name,
+               c->not_checkable);
     return DPIA_EVERIFY;
   }
   if (!cmp.ok) {
