@@ -17,10 +17,10 @@
  *   spmv         samples/spmv.dpia (csrScalar, csrVector)          SHOC spmv, csr_scalar and csr_vector
  *   hotspot3d    samples/hotspot3d.dpia (hotspotOpt1, hotspotSlide) Rodinia hotspot3D, hotspotOpt1
  *   mriq2        samples/mriq.dpia (mriqTwo)                       Parboil ComputeQ_GPU, Qr and Qi in two buffers
- *   covariance   samples/covariance.dpia (pipeline covariance)     PolyBench/GPU mean_kernel, reduce_kernel,
- *                                                                  covar_kernel
+ *   covariance   samples/covariance.dpia (pipelines covariance,    PolyBench/GPU mean_kernel, reduce_kernel,
+ *                covarianceGroups)                                 covar_kernel
  *   correlation  samples/correlation.dpia (pipelines correlation, PolyBench/GPU mean_kernel, std_kernel,
- *                correlationPad)                                   reduce_kernel, corr_kernel, on rows of m
+ *                correlationPad, correlationPadGroups)             reduce_kernel, corr_kernel, on rows of m
  *                                                                  and of m + 1 (PolyBench's own layout)
  *   adi          samples/adi.dpia (adiKernel1)                     PolyBench/GPU adi_kernel1 (in double)
  *   sgemm        samples/sgemm_shoc.dpia (sgemmNN)                 SHOC gemm, sgemmNN
@@ -981,11 +981,17 @@ static void add_hand_datamining(Op *op, cl_mem data, const char *suffix, const c
 
 /* the dpia pipelines against the hand chains; correlation twice, its data
  * in rows of m (the port's [n][m]) and in rows of m + 1 (PolyBench's own
- * layout), each side's pipeline or chain on each */
+ * layout), each side's pipeline or chain on each.  covarianceGroups and
+ * correlationPadGroups: the same kernels, the triangle's work-items each a
+ * work-group of one, so that PoCL's threads share the triangle (left to
+ * PoCL, as the hand chains are, or at PolyBench's 256, one thread computes
+ * the first half of the columns, 3/4 of the sums: BENCHMARKS.md,
+ * "Covariance and correlation: the triangle's two halves") */
 static void add_datamining(Op *op) {
   bool corr = op->kind == OP_CORRELATION;
   add_dpia_pipeline(op, corr ? "correlation.dpia" : "covariance.dpia", corr ? "correlation" : "covariance");
-  if (corr) add_dpia_pipeline(op, "correlation.dpia", "correlationPad");
+  add_dpia_pipeline(op, corr ? "correlation.dpia" : "covariance.dpia", corr ? "correlationPad" : "covarianceGroups");
+  if (corr) add_dpia_pipeline(op, "correlation.dpia", "correlationPadGroups");
   add_hand_datamining(op, mem_of(op, "data_hand"), "",
                       corr ? "mean + std + reduce + corr_kernel (PolyBench/GPU)"
                            : "mean + reduce + covar_kernel (PolyBench/GPU)");

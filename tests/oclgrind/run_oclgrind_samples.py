@@ -119,6 +119,8 @@ RUNS = [  # file, kernel, sizes: the kernels of run_samples.py, in its order
     ('correlation.dpia', 'centrePad', {'M': 7, 'N': 5}),
     ('correlation.dpia', 'corrMirrorPad', {'M': 7, 'N': 5}),
     ('correlation.dpia', 'correlationPad', {'M': 7, 'N': 5}),
+    ('correlation.dpia', 'corrMirrorPadGroups', {'M': 7, 'N': 5}),  # 7 groups of one
+    ('correlation.dpia', 'correlationPadGroups', {'M': 7, 'N': 5}),
     ('covariance.dpia', 'covarMean', {'M': 7, 'N': 5}),
     ('covariance.dpia', 'covarCentre', {'M': 7, 'N': 5}),
     ('covariance.dpia', 'covar', {'M': 7, 'N': 5}),
@@ -127,6 +129,8 @@ RUNS = [  # file, kernel, sizes: the kernels of run_samples.py, in its order
     ('covariance.dpia', 'covarPacked', {'M': 7, 'N': 5}),
     ('covariance.dpia', 'covarSquare', {'M': 7, 'N': 5}),
     ('covariance.dpia', 'covariance', {'M': 7, 'N': 5}),
+    ('covariance.dpia', 'covarMirrorGroups', {'M': 7, 'N': 5}),     # 7 groups of one
+    ('covariance.dpia', 'covarianceGroups', {'M': 7, 'N': 5}),
     ('adi.dpia', 'adiKernel1', {'N': 37}),
     ('scan_bottom.dpia', 'bottomScan', {'G': 2}),                   # 2 groups of 256
     ('cfd_flux.dpia', 'computeFlux', {'N': 5}),                     # every kind of face (INPUTS)

@@ -106,6 +106,9 @@ RUNS = [  # file, kernel, sizes at two points
     ('correlation.dpia', 'centrePad', [{'M': 100, 'N': 77}, {'M': 1, 'N': 3}]),
     ('correlation.dpia', 'corrMirrorPad', [{'M': 100, 'N': 77}, {'M': 128, 'N': 64}, {'M': 1, 'N': 3}]),
     ('correlation.dpia', 'correlationPad', [{'M': 33, 'N': 17}, {'M': 64, 'N': 24}]),
+    # corrMirrorPad's work-items each a work-group of one (local size 1)
+    ('correlation.dpia', 'corrMirrorPadGroups', [{'M': 100, 'N': 77}, {'M': 1, 'N': 3}]),
+    ('correlation.dpia', 'correlationPadGroups', [{'M': 33, 'N': 17}]),
     # a select whose sum runs only on the side it chooses: the upper
     # triangle (docs/language.md section 28)
     ('covariance.dpia', 'covar', [{'M': 100, 'N': 77}, {'M': 128, 'N': 64}]),
@@ -115,6 +118,9 @@ RUNS = [  # file, kernel, sizes at two points
     ('covariance.dpia', 'covarPacked', [{'M': 100, 'N': 77}, {'M': 128, 'N': 64}, {'M': 1, 'N': 3}, {'M': 2, 'N': 1}]),
     ('covariance.dpia', 'covarSquare', [{'M': 100, 'N': 77}, {'M': 128, 'N': 64}]),
     ('covariance.dpia', 'covariance', [{'M': 33, 'N': 17}, {'M': 64, 'N': 24}]),
+    # covarMirror's work-items each a work-group of one (local size 1)
+    ('covariance.dpia', 'covarMirrorGroups', [{'M': 100, 'N': 77}, {'M': 1, 'N': 3}]),
+    ('covariance.dpia', 'covarianceGroups', [{'M': 33, 'N': 17}]),
     # scans (docs/language.md section 23)
     ('adi.dpia', 'adiKernel1', [{'N': 100}, {'N': 512}]),
     ('scan_bottom.dpia', 'bottomScan', [{'G': 3}, {'G': 64}]),
