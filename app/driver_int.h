@@ -69,7 +69,11 @@ int pass_rewrite(Ctx *c);
 int pass_explore(Ctx *c);
 /* explore.c, for the searches (explore.c, tune.c): every size of def
  * given by --size, and no other (else an error of code, "to be WHAT") */
-bool search_sizes_given(Ctx *c, const Decl *k, const DefInfo *def, const char *what, DiagCode code);
+/* every size of k given by --size, and no other; a name of tuned (a tune
+ * parameter with no default, which the check leaves a size) is the
+ * search's to give, not the user's */
+bool search_sizes_given(Ctx *c, const Decl *k, const DefInfo *def, const char *what, DiagCode code,
+                        const Param *const *tuned, int ntuned);
 /* run program's kernel as `dpia run` does at c's sizes, with these tune
  * values and no others from the tuning cache: timed repeat times, or
  * checked against the reference interpreter and verified */

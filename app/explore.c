@@ -1124,9 +1124,17 @@ static const char *best_program(Explorer *e, const Candidate *best) {
   return b.data;
 }
 
-bool search_sizes_given(Ctx *c, const Decl *k, const DefInfo *def, const char *what, DiagCode code) {
+static bool is_tuned(const Param *const *tuned, int ntuned, const char *name) {
+  for (int i = 0; i < ntuned; i++)
+    if (strcmp(tuned[i]->name, name) == 0) return true;
+  return false;
+}
+
+bool search_sizes_given(Ctx *c, const Decl *k, const DefInfo *def, const char *what, DiagCode code,
+                        const Param *const *tuned, int ntuned) {
   /* every size given, and no other: the preconditions and the runs need them */
   for (int i = 0; i < def->nsize_params; i++) {
+    if (is_tuned(tuned, ntuned, def->size_params[i])) continue;
     bool given = false;
     for (int j = 0; j < c->opt->nsizes; j++) given |= strcmp(c->opt->size_names[j], def->size_params[i]) == 0;
     if (!given) {
@@ -1166,7 +1174,7 @@ int pass_explore(Ctx *c) {
                x ? kernel_names(c) : "");
     return x ? DPIA_EUSER : DPIA_EUSAGE;
   }
-  if (!search_sizes_given(c, k, def, "explored", ERR_EXPLORE_BAD_REQUEST)) return DPIA_EUSER;
+  if (!search_sizes_given(c, k, def, "explored", ERR_EXPLORE_BAD_REQUEST, NULL, 0)) return DPIA_EUSER;
   Explorer e = {.c = c, .k = k, .x = x};
   clock_gettime(CLOCK_MONOTONIC, &e.start);
   e.budget = x->budget_s > 0 ? x->budget_s : DEFAULT_BUDGET_S;

@@ -553,6 +553,11 @@ static void tune_report(Tuner *t, Point **ranked, const Point *best, const TuneE
 static bool valid_at_given(Tuner *t, const Decl *k, const DefInfo *def) {
   const DpiaExplore *x = t->x;
   Ctx *c = t->c;
+  const Param *params[MAX_TUNE];
+  int np = tune_params(c, params);
+  const char *tuned[MAX_TUNE];
+  int ntuned = 0;
+  for (int i = 0; i < np; i++) tuned[ntuned++] = params[i]->name;
   if (x->nvalid_at > TUNE_CACHE_MAX_VALID_AT) {
     diag_error(&c->diag, ERR_EXPLORE_BAD_REQUEST, k->name_span, "--valid-at: at most %d sizes, not %d",
                TUNE_CACHE_MAX_VALID_AT, x->nvalid_at);
@@ -577,7 +582,7 @@ static bool valid_at_given(Tuner *t, const Decl *k, const DefInfo *def) {
       at->values[at->n++] = s->values[i];
     }
     for (int j = 0; j < def->nsize_params; j++) {
-      bool given = false;
+      bool given = find_name(tuned, ntuned, def->size_params[j]) >= 0; /* the search's to give */
       for (int i = 0; i < at->n; i++) given |= strcmp(at->names[i], def->size_params[j]) == 0;
       if (!given) {
         diag_error(&c->diag, ERR_EXPLORE_BAD_REQUEST, k->name_span,
@@ -609,7 +614,9 @@ int pass_tune(Ctx *c) {
                o->explore ? kernel_names(c) : "");
     return o->explore ? DPIA_EUSER : DPIA_EUSAGE;
   }
-  if (!search_sizes_given(c, k, def, "tuned", ERR_EXPLORE_BAD_REQUEST)) return DPIA_EUSER;
+  const Param *params[MAX_TUNE];
+  int np = tune_params(c, params);
+  if (!search_sizes_given(c, k, def, "tuned", ERR_EXPLORE_BAD_REQUEST, params, np)) return DPIA_EUSER;
   Tuner t = {.c = c, .x = o->explore};
   if (!valid_at_given(&t, k, def)) return DPIA_EUSER;
   clock_gettime(CLOCK_MONOTONIC, &t.start);
@@ -618,8 +625,6 @@ int pass_tune(Ctx *c) {
   /* the parameters to search: those the user did not --set (c->opt holds
    * the user's values; in DPIA_TUNE the cache gives none) */
   o = c->opt;
-  const Param *params[MAX_TUNE];
-  int np = tune_params(c, params);
   t.nuser = c->nuser_sets;
   for (int i = 0; i < np; i++)
     if (find_name(o->set_names, t.nuser, params[i]->name) < 0) t.free[t.nfree++] = params[i];

@@ -216,6 +216,15 @@ def main():
         expect(p.returncode == 1 and codes(p) == ['E1107'], 'a missing size: not E1107', p)
         p = run(dpia, ['tune', src, '--size', 'N=64'], cache)
         expect(p.returncode == 2, 'no -k: not a usage error', p)
+        # a tune parameter with no default is the search's to give, not a
+        # size the user must (samples/tune/gemv_tune.dpia's WG was refused
+        # with E1107, at --size and at --valid-at)
+        nodefault = os.path.join(root, 'samples', 'tune', 'gemv_tune.dpia')
+        p = run(dpia, ['tune', nodefault, '-k', 'gemv', '--size', 'M=64,N=256', '--valid-at', 'M=64,N=64',
+                       '--repeat', '1', '--json'], 'off')
+        d = json.loads(p.stdout) if p.returncode == 0 else {}
+        expect(p.returncode == 0 and len(d.get('points', [])) == 5 and 'WG' in (d.get('best') or {}),
+               f'tune: a tune parameter with no default was taken for a size: {d}', p)
 
         # a source of a multiple of 16 bytes: its copy in the arena had no
         # room left for a NUL, and the points, run on it as a C string,
