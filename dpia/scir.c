@@ -603,6 +603,9 @@ enum { APART_MAX = 16 };
 
 typedef struct Apart {
   const Binder *x, *w, *o;
+  /* the parfor writes transposeAcc X.1: its rows are X's columns (the
+   * second phase of lud_diagonal, work-item c updating column c) */
+  bool tr;
   const Phrase *lam; /* the parfor's \w o -> P */
   const Phrase *t;   /* the threshold T, from the first changing write */
   /* private bools assigned once in P, and their conditions */
@@ -631,6 +634,30 @@ static bool element_of(const Phrase *e, const Phrase **leaf, const Phrase **v) {
 }
 
 static bool is_var_of(const Phrase *p, const Binder *b) { return p->kind == PH_VAR && p->binder == b; }
+
+/* the array whose rows the iterations own: X.2, or transpose X.2 */
+static bool is_base(const Apart *c, const Phrase *e) {
+  const Phrase *t;
+  if (c->tr) return (t = app1_arg(e, PRIM_TRANSPOSE)) && is_proj_of_var(t, c->x, 2);
+  return is_proj_of_var(e, c->x, 2);
+}
+
+/* a column of the base, idx (transpose X.2) B (or idx X.2 B), B not
+ * using X */
+static bool is_column(const Apart *c, const Phrase *e) {
+  if (!is_prim_app2(e, PRIM_IDX) || count_uses(e->snd, c->x)) return false;
+  const Phrase *a = e->fst->snd, *t;
+  if (c->tr) return is_proj_of_var(a, c->x, 2);
+  return (t = app1_arg(a, PRIM_TRANSPOSE)) && is_proj_of_var(t, c->x, 2);
+}
+
+/* the leaves of the zip tree z that are the base (-1: another leaf uses X) */
+static int base_leaves(const Apart *c, const Phrase *z) {
+  if (is_base(c, z)) return 1;
+  if (!is_prim_app2(z, PRIM_ZIP)) return count_uses(z, c->x) ? -1 : 0;
+  int l = base_leaves(c, z->fst->snd), r = base_leaves(c, z->snd);
+  return l < 0 || r < 0 ? -1 : l + r;
+}
 
 /* the iteration's position: w, or element w of indices n, or of a zip
  * with it */
@@ -690,7 +717,7 @@ static void apart_write(Apart *c, const Phrase *lhs, const Phrase *rhs) {
   const Phrase *leaf, *v, *row, *wv;
   if (is_prim_app2(lhs, PRIM_IDX_ACC) && is_var_of(lhs->fst->snd, c->o) && lhs->snd->kind == PH_VAR &&
       element_of(rhs, &leaf, &v) && is_var_of(v, lhs->snd->binder) && element_of(leaf, &row, &wv) &&
-      is_var_of(wv, c->w) && is_proj_of_var(row, c->x, 2))
+      is_var_of(wv, c->w) && is_base(c, row))
     return; /* X.2[w][j] into itself */
   for (int g = 0; g < c->nguards; g++) {
     const Phrase *t = floor_of(c, c->guards[g], 0);
@@ -778,27 +805,23 @@ static int apart_reads(Apart *c, const Phrase *p) {
   if (is_prim_app2(p, PRIM_IDX)) {
     const Phrase *z = p->fst->snd, *v = p->snd;
     if (is_var_of(v, c->w)) {
-      int n = zip_leaves(z, c->x);
+      int n = base_leaves(c, z);
       if (n > 0) return n;
     }
-    if (is_proj_of_var(z, c->x, 2))
-      return !count_uses(v, c->x) && phrase_at_most(v, c->t, 0, c->bounds, c->nbounds) ? 1 : 0;
     /* the leaves of a zip read at v: a column of X.2 read at row v */
     const Phrase *stack[64];
     int top = 0, n = apart_reads(c, v);
     bool below = phrase_at_most(v, c->t, 0, c->bounds, c->nbounds);
     stack[top++] = z;
     while (top > 0) {
-      const Phrase *l = stack[--top], *col;
+      const Phrase *l = stack[--top];
       if (is_prim_app2(l, PRIM_ZIP) && top + 2 <= 64) {
         stack[top++] = l->fst->snd;
         stack[top++] = l->snd;
-      } else if (is_proj_of_var(l, c->x, 2)) {
-        n += below ? 1 : 0; /* row v of X.2 */
-      } else if (is_prim_app2(l, PRIM_IDX) && (col = app1_arg(l->fst->snd, PRIM_TRANSPOSE)) &&
-                 is_proj_of_var(col, c->x, 2)) {
-        n += below ? 1 : 0;
-        n += apart_reads(c, l->snd);
+      } else if (is_base(c, l)) {
+        n += below ? 1 : 0; /* row v */
+      } else if (is_column(c, l)) {
+        n += below ? 1 : 0; /* row v's element of a column */
       } else {
         n += apart_reads(c, l);
       }
@@ -833,10 +856,10 @@ static int apart_reads(Apart *c, const Phrase *p) {
   INTERNAL("phrase kind %d", (int)p->kind);
 }
 
-static bool reads_apart(const Binder *x, const Phrase *lam) {
+static bool reads_apart(const Binder *x, bool tr, const Phrase *lam) {
   const Phrase *p = lam->body->body;
   if (phrase_has_prim(p, is_parfor_prim)) return false;
-  Apart c = {.x = x, .w = lam->lam_binder, .o = lam->body->lam_binder, .lam = lam, .ok = true};
+  Apart c = {.x = x, .tr = tr, .w = lam->lam_binder, .o = lam->body->lam_binder, .lam = lam, .ok = true};
   int assigned[APART_MAX] = {0};
   apart_flags(&c, p, assigned);
   for (int k = 0; k < c.nflags; k++)
@@ -855,6 +878,12 @@ const Binder *scir_pointwise_parfor(const Phrase *p) {
   if (p->kind != PH_APP) return NULL;
   const Phrase *fn = p->fst, *body = p->snd;
   if (fn->kind != PH_APP || fn->fst->kind != PH_PRIM || !is_parfor_prim(fn->fst->prim)) return NULL;
+  if (body->kind != PH_LAM || body->body->kind != PH_LAM) return NULL;
+  /* parforLocal (transposeAcc X.1): reads apart only */
+  const Phrase *tacc = app1_arg(fn->snd, PRIM_TRANSPOSE_ACC);
+  if (fn->fst->prim == PRIM_PARFOR_LOCAL && tacc && tacc->kind == PH_PROJ && tacc->index == 1 &&
+      tacc->fst->kind == PH_VAR)
+    return reads_apart(tacc->fst->binder, true, body) ? tacc->fst->binder : NULL;
   if (fn->snd->kind != PH_PROJ || fn->snd->index != 1 || fn->snd->fst->kind != PH_VAR) return NULL;
   if (body->kind != PH_LAM || body->body->kind != PH_LAM) return NULL;
   const Binder *x = fn->snd->fst->binder, *i = body->lam_binder;
@@ -862,7 +891,7 @@ const Binder *scir_pointwise_parfor(const Phrase *p) {
   if (!all) return NULL;
   if (count_in(body, x, i, true) == all && !phrase_has_prim(body->body->body, is_parfor_prim)) return x;
   if (nested_pointwise(x, body)) return x;
-  return fn->fst->prim == PRIM_PARFOR_LOCAL && reads_apart(x, body) ? x : NULL;
+  return fn->fst->prim == PRIM_PARFOR_LOCAL && reads_apart(x, false, body) ? x : NULL;
 }
 
 /* scatter p, scatterAcc A p (docs/language.md section 29): the acceptor

@@ -317,60 +317,88 @@ static const Phrase *row_floor(Arena *a, const Phrase *c, const Binder *r, bool 
   return NULL;
 }
 
-static bool rows_at_most(Arena *a, const Phrase *p, const Binder *y, const Phrase *t);
+/* The rows are y's, or (tr) those of transpose y: the second phase of
+ * lud_diagonal, work-item c updating (i + 1, c) of column c, reads row
+ * i + 1 left of it (a column of transpose y) and column c above it. */
+typedef struct Rows {
+  const Binder *y;
+  bool tr;
+  const Phrase *t; /* the rows read are at most t */
+} Rows;
+
+/* p is the array whose rows the work-items own: y, or transpose y */
+static bool is_rows_view(Arena *a, const Phrase *p, const Rows *r) {
+  Spine tr;
+  if (!r->tr) return is_var_of(p, r->y);
+  return p->kind == PH_APP && spine_of(a, (Phrase *)p, &tr) && tr.head->prim == PRIM_TRANSPOSE && tr.nargs == 1 &&
+         is_var_of(tr.args[0], r->y);
+}
+
+/* p is a column of that array (idx (transpose y) c, or idx y c) */
+static bool is_column_of(Arena *a, const Phrase *p, const Rows *r) {
+  Spine sp;
+  if (!(p->kind == PH_APP && spine_of(a, (Phrase *)p, &sp) && sp.head->prim == PRIM_IDX && sp.nargs == 2) ||
+      phrase_uses(sp.args[1], r->y))
+    return false;
+  Rows other = {r->y, !r->tr, r->t};
+  return is_rows_view(a, sp.args[0], &other);
+}
+
+static bool rows_at_most(Arena *a, const Phrase *p, const Rows *r);
 
 /* xs, a reduceRange's input, read at positions below hi: its leaves
  * through zips read at rows at most t */
-static bool range_rows(Arena *a, const Phrase *xs, const Binder *y, const Phrase *t, const Phrase *hi) {
-  if (!phrase_uses(xs, y)) return true;
-  Spine sp, tr;
-  if (is_var_of(xs, y)) return phrase_at_most(hi, t, 1, NULL, 0);
-  if (xs->kind == PH_APP && spine_of(a, (Phrase *)xs, &sp) && sp.nargs == 2) {
-    if (sp.head->prim == PRIM_ZIP) return range_rows(a, sp.args[0], y, t, hi) && range_rows(a, sp.args[1], y, t, hi);
-    /* a column of y, read at the rows below hi */
-    if (sp.head->prim == PRIM_IDX && sp.args[0]->kind == PH_APP && spine_of(a, sp.args[0], &tr) &&
-        tr.head->prim == PRIM_TRANSPOSE && tr.nargs == 1 && is_var_of(tr.args[0], y))
-      return !phrase_uses(sp.args[1], y) && phrase_at_most(hi, t, 1, NULL, 0);
-  }
-  return rows_at_most(a, xs, y, t);
+static bool range_rows(Arena *a, const Phrase *xs, const Rows *r, const Phrase *hi) {
+  if (!phrase_uses(xs, r->y)) return true;
+  if (is_rows_view(a, xs, r) || is_column_of(a, xs, r)) return phrase_at_most(hi, r->t, 1, NULL, 0);
+  Spine sp;
+  if (xs->kind == PH_APP && spine_of(a, (Phrase *)xs, &sp) && sp.head->prim == PRIM_ZIP && sp.nargs == 2)
+    return range_rows(a, sp.args[0], r, hi) && range_rows(a, sp.args[1], r, hi);
+  return rows_at_most(a, xs, r);
 }
 
-/* every use of y in p reads a row of it at most t */
-static bool rows_at_most(Arena *a, const Phrase *p, const Binder *y, const Phrase *t) {
-  if (!phrase_uses(p, y)) return true;
+/* every use of y in p reads a row at most t */
+static bool rows_at_most(Arena *a, const Phrase *p, const Rows *r) {
+  if (!phrase_uses(p, r->y)) return true;
   Spine sp;
   if (p->kind == PH_APP && spine_of(a, (Phrase *)p, &sp)) {
-    if (sp.head->prim == PRIM_IDX && sp.nargs == 2 && is_var_of(sp.args[0], y))
-      return !phrase_uses(sp.args[1], y) && phrase_at_most(sp.args[1], t, 0, NULL, 0);
+    if (sp.head->prim == PRIM_IDX && sp.nargs == 2 && is_rows_view(a, sp.args[0], r))
+      return !phrase_uses(sp.args[1], r->y) && phrase_at_most(sp.args[1], r->t, 0, NULL, 0);
     if (sp.head->prim == PRIM_REDUCE_RANGE && sp.nargs == 5) {
       for (int k = 0; k < 4; k++)
-        if (!rows_at_most(a, sp.args[k], y, t)) return false;
-      return range_rows(a, sp.args[4], y, t, sp.args[3]);
+        if (!rows_at_most(a, sp.args[k], r)) return false;
+      return range_rows(a, sp.args[4], r, sp.args[3]);
     }
   }
   switch (p->kind) {
-  case PH_VAR: return p->binder != y;
-  case PH_LAM: return rows_at_most(a, p->body, y, t);
+  case PH_VAR: return p->binder != r->y;
+  case PH_LAM: return rows_at_most(a, p->body, r);
   case PH_PROJ:
-  case PH_UNOP: return rows_at_most(a, p->fst, y, t);
+  case PH_UNOP: return rows_at_most(a, p->fst, r);
   case PH_APP:
   case PH_PAIR:
   case PH_SEQ:
   case PH_ASSIGN:
-  case PH_BINOP: return rows_at_most(a, p->fst, y, t) && rows_at_most(a, p->snd, y, t);
+  case PH_BINOP: return rows_at_most(a, p->fst, r) && rows_at_most(a, p->snd, r);
   default: return true;
   }
 }
 
-static bool reads_apart_ok(Arena *a, const Spine *sp, AccPart y) {
-  if (sp->nargs != 2 || y.comp != ACC_WHOLE) return false;
+/* sp: mapLocal f in over the rows of y (tr: of transpose y) */
+static bool reads_apart_ok(Arena *a, const Spine *sp, const Binder *y, bool tr) {
+  if (sp->nargs != 2) return false;
   const Phrase *f = sp->args[0], *in = sp->args[1];
-  AccPart q;
+  Rows rows = {y, tr, NULL};
   Spine z, ps, ms, sel;
-  if (!pointwise_in(a, in, y) || !element_part(a, f, in, y, &q) || q.comp == ACC_WHOLE) return false;
-  /* the zip's other component counts the work-items' positions */
-  if (!(spine_of(a, (Phrase *)in, &z) && z.nargs == 2)) return false;
-  const Phrase *positions = z.args[q.comp == ACC_FST ? 1 : 0];
+  /* zip rows (indices n) or zip (indices n) rows: q the row, the other
+   * component counts the work-items' positions */
+  if (f->kind != PH_LAM || !(in->kind == PH_APP && spine_of(a, (Phrase *)in, &z) && z.head->prim == PRIM_ZIP &&
+                             z.nargs == 2))
+    return false;
+  int k = is_rows_view(a, z.args[0], &rows) ? 0 : is_rows_view(a, z.args[1], &rows) ? 1 : -1;
+  if (k < 0) return false;
+  AccPart q = {f->lam_binder, k == 0 ? ACC_FST : ACC_SND};
+  const Phrase *positions = z.args[1 - k];
   if (!((positions->kind == PH_APP || positions->kind == PH_PRIM) && spine_of(a, (Phrase *)positions, &ps) &&
         ps.head->prim == PRIM_INDICES && ps.nargs == 0))
     return false;
@@ -379,12 +407,13 @@ static bool reads_apart_ok(Arena *a, const Spine *sp, AccPart y) {
         changes_one(a, body, ms.args[0], ms.args[1], q)))
     return false;
   const Phrase *g = ms.args[0];
-  if (!(spine_of(a, g->body, &sel) && select_computes(&sel)) || phrase_uses(sel.args[0], y.b)) return false;
+  if (!(spine_of(a, g->body, &sel) && select_computes(&sel)) || phrase_uses(sel.args[0], y)) return false;
   const Phrase *t = row_floor(a, sel.args[0], q.b, q.comp == ACC_FST);
-  if (!t || phrase_uses(t, q.b) || phrase_uses(t, g->lam_binder) || phrase_uses(t, y.b) ||
+  if (!t || phrase_uses(t, q.b) || phrase_uses(t, g->lam_binder) || phrase_uses(t, y) ||
       dt_resolve(b_data(t))->kind != DT_IDX)
     return false;
-  return rows_at_most(a, body, y.b, t);
+  rows.t = t;
+  return rows_at_most(a, body, &rows);
 }
 
 /* The mapLocal levels through which a step updates the accumulator y in
@@ -407,7 +436,10 @@ static int local_nest(Arena *a, const Phrase *step, AccPart y, const Phrase **le
     return 0;
   const Phrase *f = sp.args[0], *in = sp.args[1];
   levels[0] = sp.head;
-  if (!phrase_has_prim(f, is_parallel_map)) return map_step_ok(a, step, &sp, y) || reads_apart_ok(a, &sp, y) ? 1 : 0;
+  if (!phrase_has_prim(f, is_parallel_map)) return map_step_ok(a, step, &sp, y) ||
+                                                   (y.comp == ACC_WHOLE && reads_apart_ok(a, &sp, y.b, false))
+                                               ? 1
+                                               : 0;
   AccPart q;
   if (part_uses(a, f, y) || !pointwise_in(a, in, y) || !element_part(a, f, in, y, &q)) return 0;
   Spine inner;
@@ -435,6 +467,17 @@ bool in_place_ok(Arena *a, const Phrase *step, const Binder *y, const Phrase **l
   *nlevels = 0;
   if (direct_ok(a, step, whole)) return true;
   *nlevels = local_nest(a, step, whole, levels, MAX_LOCAL_NEST);
+  if (*nlevels > 0) return true;
+  /* transpose (mapLocal f (zip (transpose y) (indices n))): A[[transpose
+   * E]](o) is A[[E]](transposeAcc o), the work-items y's columns, which
+   * they update as reads_apart_ok has it */
+  Spine t, sp;
+  if (step->kind == PH_APP && spine_of(a, (Phrase *)step, &t) && t.head->prim == PRIM_TRANSPOSE && t.nargs == 1 &&
+      t.args[0]->kind == PH_APP && spine_of(a, t.args[0], &sp) && sp.head->prim == PRIM_MAP_LOCAL && sp.nargs == 2 &&
+      !phrase_has_prim(sp.args[0], is_parallel_map) && reads_apart_ok(a, &sp, y, true)) {
+    levels[0] = sp.head;
+    *nlevels = 1;
+  }
   return *nlevels > 0;
 }
 

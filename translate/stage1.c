@@ -189,6 +189,36 @@ typedef struct Nest {
   int depth;
 } Nest;
 
+static bool is_sharing_let(const Phrase *e);
+
+/* The step `let v = toLocal F X in B` of a work-group's accumulator y
+ * (docs/language.md section 31: lud_diagonal's two phases in one local
+ * array): when F X is a mapLocal that updates y in place, B does not
+ * read y, and B with y for v updates y in place, v's array may be y's
+ * own: A[[F X]](o) writes the first phase into the accumulator, which
+ * the second, A[[B[y/v]]](o), reads as y and updates in place.  y's old
+ * value is read by the first phase alone (B does not read it), each
+ * phase is in place by in_place_ok, and the second reads what the first
+ * wrote in other work-items' rows after the barrier the barrier pass
+ * places between them.  *first and *second: the two phases. */
+static bool two_phases(Stage1 *s, Phrase *step, Binder *y, DataType *d2, Phrase **first, Phrase **second) {
+  Arena *a = s->b.arena;
+  Spine sp, p1s;
+  if (!is_sharing_let(step) || phrase_uses(step->fst->body, y) || !dt_equal(b_data(step->snd), d2)) return false;
+  if (!(step->snd->kind == PH_APP && spine_of(a, step->snd, &sp) && sp.head->prim == PRIM_TO_LOCAL && sp.nargs == 2))
+    return false;
+  const Phrase *levels[MAX_LOCAL_NEST];
+  int n;
+  Phrase *p1 = apply_fn(s, sp.args[0], sp.args[1]);
+  if (!(p1->kind == PH_APP && spine_of(a, p1, &p1s) && p1s.head->prim == PRIM_MAP_LOCAL) ||
+      !in_place_ok(a, p1, y, levels, &n) || n != 1)
+    return false;
+  Phrase *p2 = phrase_subst(a, s->b.tc, step->fst->body, step->fst->lam_binder, b_var(&s->b, y));
+  if (!in_place_ok(a, p2, y, levels, &n) || n != 1) return false;
+  *first = p1, *second = p2;
+  return true;
+}
+
 static Phrase *step_fn(Stage1 *s, Phrase *f, DataType *d1, DataType *d2, const Phrase **shared, Nest *nest) {
   Builder *b = &s->b;
   TypeCtx *tc = b->tc;
@@ -207,7 +237,14 @@ static Phrase *step_fn(Stage1 *s, Phrase *f, DataType *d1, DataType *d2, const P
   Phrase *body;
   const Phrase **levels = NEWARRAY(b->arena, const Phrase *, MAX_LOCAL_NEST);
   int nlevels;
-  if (in_place_ok(s->b.arena, step, y, levels, &nlevels)) {
+  Phrase *first, *second;
+  if (by && two_phases(s, step, y, d2, &first, &second)) {
+    Prim saved_mem = s->temp_memory;
+    s->temp_memory = PRIM_NEW_LOCAL; /* as toLocal's (to_memory) */
+    Phrase *phase1 = acc_tr(s, first, b_var(b, o));
+    s->temp_memory = saved_mem;
+    body = b_seq(b, phase1, acc_tr(s, second, b_var(b, o)));
+  } else if (in_place_ok(s->b.arena, step, y, levels, &nlevels)) {
     body = acc_tr(s, step, b_var(b, o));
     if (nest && by && nlevels > 1) {
       nest->levels = levels;
