@@ -559,9 +559,12 @@ bool scir_owned_by_items(const Phrase *p, const Binder *x, const int *dims, int 
  * are those of element w (the pointwise rule above) and elements at
  * rows r with r <= T shown by phrase_at_most: X.2[r], and element r of
  * column c, idx (transpose X.2) c, read at r (a forRange's variable,
- * below its bound).  Within an iteration, the element's own reads come
- * before its write, the translation's obligation as for the pointwise
- * rule (translate/stage1.c, reads_apart). */
+ * below its bound).  parforLocal (transposeAcc X.1) is the same with
+ * X's rows and columns swapped: iteration c owns column c of X, its
+ * "rows" those of transpose X.2 (lud_diagonal's second phase).  Within
+ * an iteration, the element's own reads come before its write, the
+ * translation's obligation as for the pointwise rule
+ * (translate/in_place_step.c, reads_apart_ok). */
 
 static const Phrase *app1_arg(const Phrase *p, Prim prim) {
   return p->kind == PH_APP && p->fst->kind == PH_PRIM && p->fst->prim == prim ? p->snd : NULL;

@@ -436,10 +436,10 @@ static int local_nest(Arena *a, const Phrase *step, AccPart y, const Phrase **le
     return 0;
   const Phrase *f = sp.args[0], *in = sp.args[1];
   levels[0] = sp.head;
-  if (!phrase_has_prim(f, is_parallel_map)) return map_step_ok(a, step, &sp, y) ||
-                                                   (y.comp == ACC_WHOLE && reads_apart_ok(a, &sp, y.b, false))
-                                               ? 1
-                                               : 0;
+  /* one level: in place for its element, or reading other rows apart
+   * from the ones it writes (reads_apart_ok) */
+  if (!phrase_has_prim(f, is_parallel_map))
+    return map_step_ok(a, step, &sp, y) || (y.comp == ACC_WHOLE && reads_apart_ok(a, &sp, y.b, false)) ? 1 : 0;
   AccPart q;
   if (part_uses(a, f, y) || !pointwise_in(a, in, y) || !element_part(a, f, in, y, &q)) return 0;
   Spine inner;
