@@ -159,14 +159,30 @@ static bool check_settings(Ctx *c, const CheckedProgram *symbolic) {
   return c->diag.nerrors == 0;
 }
 
+/* The space of a kernel (--emit=space -k KERNEL) is the kernel's alone:
+ * a pipeline that launches it passes the kernel's tune parameters only
+ * when they are constants (they are not its arguments), so with them
+ * symbolic it would not check, and nothing of it enters the kernel's
+ * translation.  The program less its pipelines is checked then. */
+static const Program *without_pipelines(Arena *a, const Program *p) {
+  Program *q = NEW(a, Program);
+  *q = *p;
+  q->decls = NEWARRAY(a, Decl *, p->ndecls > 0 ? p->ndecls : 1);
+  q->ndecls = 0;
+  for (int i = 0; i < p->ndecls; i++)
+    if (!p->decls[i]->is_pipeline) q->decls[q->ndecls++] = p->decls[i];
+  return q;
+}
+
 static bool pass_check(Ctx *c) {
   const DpiaOptions *o = c->opt;
   /* the space lists the tune parameters as declared, defaults or not */
   bool declared = o->action == DPIA_TRANSLATE &&
                   (o->emit == DPIA_EMIT_SPACE || (o->emit_also & DPIA_EMIT_BIT(DPIA_EMIT_SPACE)));
   TuneSettings set = {o->nsets, o->set_names, o->set_values, tune_scope(c), declared};
+  const Program *prog = declared && set.kernel ? without_pipelines(c->arena, c->prog) : c->prog;
   if (!o->nsets) {
-    c->checked = check_program_set(c->arena, &c->in, &c->diag, &c->tc, c->prog, &c->backend->names, &set);
+    c->checked = check_program_set(c->arena, &c->in, &c->diag, &c->tc, prog, &c->backend->names, &set);
     return c->diag.nerrors == 0;
   }
   /* The symbolic check gives the preconditions that check_settings
@@ -176,14 +192,14 @@ static bool pass_check(Ctx *c) {
   Diag symbolic;
   diag_init(&symbolic, c->arena);
   symbolic.depth_scale = c->diag.depth_scale;
-  c->checked = check_program_for(c->arena, &c->in, &symbolic, &c->tc, c->prog, &c->backend->names);
+  c->checked = check_program_for(c->arena, &c->in, &symbolic, &c->tc, prog, &c->backend->names);
   if (!check_settings(c, symbolic.nerrors ? NULL : c->checked)) return false;
   /* Specialisation: the kernel is checked again with each set parameter
    * bound to its constant (check_program_set), which is exactly checking
    * the program with the literal written in its place: every size, local
    * array and loop bound that mentions it becomes the constant, and what
    * the symbolic check left as a precondition on it is decided. */
-  c->checked = check_program_set(c->arena, &c->in, &c->diag, &c->tc, c->prog, &c->backend->names, &set);
+  c->checked = check_program_set(c->arena, &c->in, &c->diag, &c->tc, prog, &c->backend->names, &set);
   return c->diag.nerrors == 0;
 }
 

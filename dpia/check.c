@@ -1276,8 +1276,9 @@ static void check_decl(Checker *c, int index) {
       /* a default (`(KS: tune [256, 512] = 512)`, docs/tune.md) is the
        * value when none is given, so every caller of the checker sees the
        * program as with the literal written; --emit=space asks for the
-       * parameters as declared */
-      bool by_default = set < 0 && pa->tune && pa->tune_has_default && d->is_kernel && !(c->set && c->set->declared);
+       * parameters of the kernels it lists as declared (the others, which
+       * it only checks, keep their defaults as for a translation) */
+      bool by_default = set < 0 && pa->tune && pa->tune_has_default && d->is_kernel && !(c->set && c->set->declared && here);
       if (set >= 0 || by_default) {
         env->fixed = true;
         env->value = set >= 0 ? c->set->values[set] : (long long)pa->tune_default;

@@ -587,9 +587,13 @@ bool phrase_at_most(const Phrase *e, const Phrase *t, int64_t off, const LoopBou
   if (e->kind == PH_BINOP && (e->op == BIN_ADD || e->op == BIN_SUB)) {
     int64_t c, o2;
     const Phrase *rest;
-    if (is_int_lit(e->snd)) c = e->snd->lit_int, rest = e->fst;
-    else if (e->op == BIN_ADD && is_int_lit(e->fst)) c = e->fst->lit_int, rest = e->snd;
-    else return false;
+    if (is_int_lit(e->snd)) {
+      c = e->snd->lit_int, rest = e->fst;
+    } else if (e->op == BIN_ADD && is_int_lit(e->fst)) {
+      c = e->fst->lit_int, rest = e->snd;
+    } else {
+      return false;
+    }
     if (e->op == BIN_SUB ? __builtin_add_overflow(off, c, &o2) : __builtin_sub_overflow(off, c, &o2)) return false;
     return phrase_at_most(rest, t, o2, bounds, nbounds);
   }
@@ -724,7 +728,10 @@ static void apart_write(Apart *c, const Phrase *lhs, const Phrase *rhs) {
     return; /* X.2[w][j] into itself */
   for (int g = 0; g < c->nguards; g++) {
     const Phrase *t = floor_of(c, c->guards[g], 0);
-    if (!t || !free_of_loop(t, c->lam) || t->type->kind != PT_EXP || dt_resolve(t->type->data)->kind != DT_IDX)
+    /* T the same in every iteration: nothing the body binds, and not X,
+     * which the iterations write (the body writes nothing else free in it) */
+    if (!t || !free_of_loop(t, c->lam) || count_uses(t, c->x) || t->type->kind != PT_EXP ||
+        dt_resolve(t->type->data)->kind != DT_IDX)
       continue;
     if (!c->t) c->t = t;
     if (phrase_alpha_equal(t, c->t)) return;
@@ -781,8 +788,9 @@ static void apart_flags(Apart *c, const Phrase *p, int *assigned) {
       const Binder *b = p->fst->fst->binder;
       int k = 0;
       while (k < c->nflags && c->flag[k] != b) k++;
-      if (k < c->nflags) assigned[k]++;
-      else if (c->nflags < APART_MAX && dt_resolve(p->snd->type->data)->kind == DT_SCALAR) {
+      if (k < c->nflags) {
+        assigned[k]++;
+      } else if (c->nflags < APART_MAX && dt_resolve(p->snd->type->data)->kind == DT_SCALAR) {
         c->flag[k] = b, c->flag_cond[k] = p->snd, assigned[k] = 1;
         c->nflags++;
       }

@@ -143,9 +143,124 @@ def main():
             if r["status"] != want:
                 failures.append("%s: run at %s: %s, expected %s: %s" % (sample, env, r["status"], want, r["diagnostics"]))
     failures += errors_kept(dpia)
+    failures += walk_samples(dpia, root)
     for f in failures:
         print("FAIL", f)
     return 1 if failures else 0
+
+
+def tuned_kernels(text):
+    """(name, [tune parameter names]) of each kernel of a program's text
+    that declares tune parameters: the header runs from `kernel NAME` to
+    the first `=` outside brackets (a default's `= 8` is inside one)"""
+    found = []
+    for m in re.finditer(r"^kernel\s+(\w+)", text, re.M):
+        depth, i = 0, m.end()
+        while i < len(text) and not (depth == 0 and text[i] == "="):
+            depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(text[i], 0)
+            i += 1
+        names = []
+        for group in re.finditer(r"\(([^():]*):\s*tune\b", text[m.end():i]):
+            names += group.group(1).split()
+        if names:
+            found.append((m.group(1), names))
+    return found
+
+
+# the values each size of a walked kernel is judged at (every combination)
+WALK_SIZES = [1, 12, 64, 96, 1000, 4096, 65536]
+# points of a kernel judged one by one (a larger space: every k-th point)
+WALK_POINTS = 48
+# the kernels also compared with `dpia tune --json`, and the sizes it runs
+# their points at (small spaces and sizes: every point runs on PoCL).  Not
+# nbodyLocal and gemv_tune's gemv: dpia tune takes a tune parameter
+# without a default (their WG) for a size to give with --size.
+TUNE_SIZES = {"gemvVecRows": {"M": 12, "N": 32}, "gemvVecRowsGroups": {"M": 96, "N": 32}}
+
+
+def walk_samples(dpia, root):
+    """Every kernel of samples/ that declares tune parameters has a space
+    (`dpia tune` tunes each of them): it lists every one of its tune
+    parameters, and the points its constraints accept at each combination
+    of WALK_SIZES are those at which the kernel specialised by "set" (all
+    its tune parameters, through dpia batch, as `dpia tune` runs a point)
+    has a space whose constraints, over the sizes only, hold.  The
+    spaces of TUNE_SIZES's kernels are also compared with `dpia tune
+    --json`'s points: it skips exactly the points the constraints reject at
+    its sizes."""
+    failures = []
+    programs = []
+    for top, _, files in os.walk(os.path.join(root, "samples")):
+        programs += [os.path.join(top, f) for f in files if f.endswith(".dpia")]
+    walked = 0
+    for path in sorted(programs):
+        text = open(path).read()
+        rel = os.path.relpath(path, root)
+        for kernel, declared in tuned_kernels(text):
+            walked += 1
+            out = subprocess.run([dpia, "translate", path, "-k", kernel, "--emit=space"], capture_output=True, text=True)
+            if out.returncode != 0:
+                failures.append("%s -k %s: --emit=space exit %d: %s" % (rel, kernel, out.returncode, out.stderr))
+                continue
+            space = json.loads(out.stdout)
+            names = [t["name"] for t in space["tune"]]
+            if sorted(names) != sorted(declared):
+                failures.append("%s -k %s: the space lists %s, the kernel declares %s" % (rel, kernel, names, declared))
+                continue
+            points = list(itertools.product(*[domain(t) for t in space["tune"]]))
+            judged = points[::max(1, -(-len(points) // WALK_POINTS))]
+            answers = batch(dpia, [{"id": i, "source": text, "name": rel, "kernel": kernel, "emit": "space",
+                                    "set": dict(zip(names, p))} for i, p in enumerate(judged)])
+            combos = [dict(zip(space["sizes"], v)) for v in itertools.product(WALK_SIZES, repeat=len(space["sizes"]))]
+            accepted = 0
+            for p, a in zip(judged, answers):
+                left = a["outputs"]["space"]["constraints"] if a["status"] == "ok" else None
+                if left is not None and a["outputs"]["space"]["tune"]:
+                    failures.append("%s -k %s at %s: tune parameters left symbolic: %s" % (rel, kernel, p, a))
+                    continue
+                for s in combos:
+                    env = dict(zip(names, p), **s)
+                    by_dpia = left is not None and all(holds(c, s) for c in left)
+                    by_space = all(holds(c, env) for c in space["constraints"])
+                    accepted += by_dpia
+                    if by_dpia != by_space:
+                        failures.append("%s -k %s at %s: dpia %s, the space %s" % (
+                            rel, kernel, env, "accepts" if by_dpia else "rejects",
+                            "accepts" if by_space else "rejects"))
+                        break
+            print("%s -k %s: %d points, %d judged at %d sizes, %d accepted" % (
+                rel, kernel, len(points), len(judged), len(combos), accepted))
+            if kernel in TUNE_SIZES:
+                failures += tune_agrees(dpia, path, rel, kernel, space, len(points))
+    if walked < 9:
+        failures.append("walked %d sample kernels with tune parameters, expected 9 at least" % walked)
+    return failures
+
+
+def tune_agrees(dpia, path, rel, kernel, space, npoints):
+    """dpia tune --json at TUNE_SIZES skips exactly the points the space's
+    constraints reject there, and tries every point"""
+    sizes = TUNE_SIZES[kernel]
+    out = subprocess.run([dpia, "tune", path, "-k", kernel, "--json", "--cache", "off", "--repeat", "1", "--seed", "1",
+                          "--size", ",".join("%s=%d" % kv for kv in sizes.items())],
+                         capture_output=True, text=True, timeout=600)
+    if out.returncode == 4 and "E0004" in out.stderr:
+        return []  # no OpenCL device
+    try:
+        report = json.loads(out.stdout)
+    except ValueError:
+        return ["%s -k %s: dpia tune exit %d: %s" % (rel, kernel, out.returncode, out.stderr)]
+    failures = []
+    if len(report["points"]) != npoints:
+        failures.append("%s -k %s: dpia tune has %d points, the space %d" % (rel, kernel, len(report["points"]), npoints))
+    for pt in report["points"]:
+        env = dict(pt["values"], **sizes)
+        by_space = all(holds(c, env) for c in space["constraints"])
+        if by_space != (pt["status"] != "skipped"):
+            failures.append("%s -k %s at %s: dpia tune %s, the space %s" % (
+                rel, kernel, env, pt["status"], "accepts" if by_space else "rejects"))
+    print("%s -k %s: dpia tune's %d points agree" % (rel, kernel, len(report["points"])))
+    return failures
 
 
 def errors_kept(dpia):
