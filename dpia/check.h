@@ -87,6 +87,17 @@ const Binder *scir_pointwise_parfor(const Phrase *p);
  * [i1]..[in] by iteration (i1, .., in) of nested parforLocals of
  * dimensions dims[0..n) (dpia/scir.c) */
 bool scir_owned_by_items(const Phrase *p, const Binder *x, const int *dims, int n);
+/* A sequential loop's variable below its bound: k < hi (forRange's, or
+ * the positions a reduceRange reads). */
+typedef struct LoopBound {
+  const Binder *k;
+  const Phrase *hi;
+} LoopBound;
+/* e <= t + off for every value of its variables, t an index (never
+ * negative), shown from e's form: t itself, a constant, toInt, clampIdx,
+ * an element of indices n, plus or minus a constant, a variable of
+ * bounds[0..nbounds) (dpia/scir.c, docs/language.md section 31) */
+bool phrase_at_most(const Phrase *e, const Phrase *t, int64_t off, const LoopBound *bounds, int nbounds);
 
 /* normalize.c: inline every def and beta-reduce, giving the first-order
  * program the translation works on (spec section 2: defs are inlined; let

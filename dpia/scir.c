@@ -540,17 +540,369 @@ bool scir_owned_by_items(const Phrase *p, const Binder *x, const int *dims, int 
   return owned_walk(p, &c, 0, NULL);
 }
 
+/* ---- reads apart from the writes ----
+ *
+ * parforLocal X.1 (\w o -> P) whose iteration w changes its element of X
+ * only when w > T, T the same for every iteration (it uses nothing P or
+ * the parfor binds), may read the rows of X.2 at or below T in every
+ * iteration: no iteration changes them.  That is the first phase of
+ * Rodinia's lud_diagonal, in place (docs/language.md section 31): work-item
+ * w > i updates its row's element i from column i above the diagonal and
+ * the pivot (i, i), which no work-item writes in the phase.  A write
+ * through o changes the store unless it is a write of the element into
+ * itself (idxAcc o j := X.2[w][j], the other side of the select that
+ * chose the element: code generation drops it, codegen/opencl.c store);
+ * each other write must be inside the chosen side of `if c {..}` whose
+ * c (or the condition a private bool it reads was assigned, once) has a
+ * conjunct pos(w) > T or T < pos(w), pos(w) the iteration's position
+ * (w, or element w of indices n or of a zip with it).  The reads of X
+ * are those of element w (the pointwise rule above) and elements at
+ * rows r with r <= T shown by phrase_at_most: X.2[r], and element r of
+ * column c, idx (transpose X.2) c, read at r (a forRange's variable,
+ * below its bound).  parforLocal (transposeAcc X.1) is the same with
+ * X's rows and columns swapped: iteration c owns column c of X, its
+ * "rows" those of transpose X.2 (lud_diagonal's second phase).  Within
+ * an iteration, the element's own reads come before its write, the
+ * translation's obligation as for the pointwise rule
+ * (translate/in_place_step.c, reads_apart_ok). */
+
+static const Phrase *app1_arg(const Phrase *p, Prim prim) {
+  return p->kind == PH_APP && p->fst->kind == PH_PRIM && p->fst->prim == prim ? p->snd : NULL;
+}
+
+static bool is_int_lit(const Phrase *p) {
+  return p->kind == PH_LIT && !p->lit_is_float && !p->lit_is_size && !p->lit_nelems;
+}
+
+bool phrase_at_most(const Phrase *e, const Phrase *t, int64_t off, const LoopBound *bounds, int nbounds) {
+  if (off >= 0 && phrase_alpha_equal(e, t)) return true;
+  if (is_int_lit(e)) return e->lit_int <= off; /* t >= 0 */
+  const Phrase *x;
+  if ((x = app1_arg(e, PRIM_TO_INT))) return phrase_at_most(x, t, off, bounds, nbounds);
+  /* clampIdx n x is x, or 0 below 0, or n - 1 above it: at most x or 0 */
+  if ((x = app1_arg(e, PRIM_CLAMP_IDX))) return off >= 0 && phrase_at_most(x, t, off, bounds, nbounds);
+  /* element x of indices n is x */
+  if (is_prim_app2(e, PRIM_IDX) && e->fst->snd->kind == PH_PRIM && e->fst->snd->prim == PRIM_INDICES)
+    return phrase_at_most(e->snd, t, off, bounds, nbounds);
+  if (e->kind == PH_BINOP && (e->op == BIN_ADD || e->op == BIN_SUB)) {
+    int64_t c, o2;
+    const Phrase *rest;
+    if (is_int_lit(e->snd)) {
+      c = e->snd->lit_int, rest = e->fst;
+    } else if (e->op == BIN_ADD && is_int_lit(e->fst)) {
+      c = e->fst->lit_int, rest = e->snd;
+    } else {
+      return false;
+    }
+    if (e->op == BIN_SUB ? __builtin_add_overflow(off, c, &o2) : __builtin_sub_overflow(off, c, &o2)) return false;
+    return phrase_at_most(rest, t, o2, bounds, nbounds);
+  }
+  if (e->kind == PH_VAR)
+    for (int b = nbounds - 1; b >= 0; b--)
+      if (bounds[b].k == e->binder) {
+        int64_t o2;
+        return !__builtin_add_overflow(off, 1, &o2) && phrase_at_most(bounds[b].hi, t, o2, bounds, b);
+      }
+  return false;
+}
+
+enum { APART_MAX = 16 };
+
+typedef struct Apart {
+  const Binder *x, *w, *o;
+  /* the parfor writes transposeAcc X.1: its rows are X's columns (the
+   * second phase of lud_diagonal, work-item c updating column c) */
+  bool tr;
+  const Phrase *lam; /* the parfor's \w o -> P */
+  const Phrase *t;   /* the threshold T, from the first changing write */
+  /* private bools assigned once in P, and their conditions */
+  const Binder *flag[APART_MAX];
+  const Phrase *flag_cond[APART_MAX];
+  int nflags;
+  LoopBound bounds[APART_MAX];
+  int nbounds;
+  const Phrase *guards[APART_MAX]; /* the tests of the chosen sides around */
+  int nguards;
+  bool ok;
+} Apart;
+
+/* e is fst/snd .. (idx Z v) with the projections picking the leaf *leaf
+ * of the zip tree Z (or e = idx L v, L no zip) */
+static bool element_of(const Phrase *e, const Phrase **leaf, const Phrase **v) {
+  Prim projs[64], which;
+  int np = 0;
+  for (const Phrase *q; np < 64 && (q = proj_arg(e, &which)); e = q) projs[np++] = which;
+  if (!is_prim_app2(e, PRIM_IDX)) return false;
+  const Phrase *z = e->fst->snd;
+  while (np > 0 && is_prim_app2(z, PRIM_ZIP)) z = projs[--np] == PRIM_FST ? z->fst->snd : z->snd;
+  if (np > 0) return false;
+  *leaf = z, *v = e->snd;
+  return true;
+}
+
+static bool is_var_of(const Phrase *p, const Binder *b) { return p->kind == PH_VAR && p->binder == b; }
+
+/* the array whose rows the iterations own: X.2, or transpose X.2 */
+static bool is_base(const Apart *c, const Phrase *e) {
+  const Phrase *t;
+  if (c->tr) return (t = app1_arg(e, PRIM_TRANSPOSE)) && is_proj_of_var(t, c->x, 2);
+  return is_proj_of_var(e, c->x, 2);
+}
+
+/* a column of the base, idx (transpose X.2) B (or idx X.2 B), B not
+ * using X */
+static bool is_column(const Apart *c, const Phrase *e) {
+  if (!is_prim_app2(e, PRIM_IDX) || count_uses(e->snd, c->x)) return false;
+  const Phrase *a = e->fst->snd, *t;
+  if (c->tr) return is_proj_of_var(a, c->x, 2);
+  return (t = app1_arg(a, PRIM_TRANSPOSE)) && is_proj_of_var(t, c->x, 2);
+}
+
+/* the leaves of the zip tree z that are the base (-1: another leaf uses X) */
+static int base_leaves(const Apart *c, const Phrase *z) {
+  if (is_base(c, z)) return 1;
+  if (!is_prim_app2(z, PRIM_ZIP)) return count_uses(z, c->x) ? -1 : 0;
+  int l = base_leaves(c, z->fst->snd), r = base_leaves(c, z->snd);
+  return l < 0 || r < 0 ? -1 : l + r;
+}
+
+/* the iteration's position: w, or element w of indices n, or of a zip
+ * with it */
+static bool is_position(const Apart *c, const Phrase *e) {
+  const Phrase *leaf, *v;
+  if (is_var_of(e, c->w)) return true;
+  return element_of(e, &leaf, &v) && is_var_of(v, c->w) && leaf->kind == PH_PRIM && leaf->prim == PRIM_INDICES;
+}
+
+/* T of a conjunct pos(w) > T or T < pos(w) of the test g */
+static const Phrase *floor_of(const Apart *c, const Phrase *g, int depth) {
+  if (depth > 8) return NULL;
+  const Phrase *b;
+  if (g->kind == PH_PROJ && g->index == 2 && g->fst->kind == PH_VAR)
+    for (int k = 0; k < c->nflags; k++)
+      if (c->flag[k] == g->fst->binder) return floor_of(c, c->flag_cond[k], depth + 1);
+  if (g->kind != PH_BINOP) return NULL;
+  if (g->op == BIN_AND) return (b = floor_of(c, g->fst, depth)) ? b : floor_of(c, g->snd, depth);
+  if (g->op == BIN_GT && is_position(c, g->fst)) return g->snd;
+  if (g->op == BIN_LT && is_position(c, g->snd)) return g->fst;
+  return NULL;
+}
+
+/* the binder b is bound inside p */
+static bool binds(const Phrase *p, const Binder *b) {
+  switch (p->kind) {
+  case PH_LAM: return p->lam_binder == b || binds(p->body, b);
+  case PH_PROJ:
+  case PH_UNOP: return binds(p->fst, b);
+  case PH_APP:
+  case PH_PAIR:
+  case PH_SEQ:
+  case PH_ASSIGN:
+  case PH_BINOP: return binds(p->fst, b) || binds(p->snd, b);
+  default: return false;
+  }
+}
+
+static bool free_of_loop(const Phrase *t, const Phrase *lam) {
+  switch (t->kind) {
+  case PH_VAR: return !binds(lam, t->binder);
+  case PH_LAM: return false;
+  case PH_PROJ:
+  case PH_UNOP: return free_of_loop(t->fst, lam);
+  case PH_APP:
+  case PH_PAIR:
+  case PH_SEQ:
+  case PH_ASSIGN:
+  case PH_BINOP: return free_of_loop(t->fst, lam) && free_of_loop(t->snd, lam);
+  default: return true;
+  }
+}
+
+/* a write through o: of element j of o, the element itself, or under a
+ * test that holds only when pos(w) > T */
+static void apart_write(Apart *c, const Phrase *lhs, const Phrase *rhs) {
+  const Phrase *leaf, *v, *row, *wv;
+  if (is_prim_app2(lhs, PRIM_IDX_ACC) && is_var_of(lhs->fst->snd, c->o) && lhs->snd->kind == PH_VAR &&
+      element_of(rhs, &leaf, &v) && is_var_of(v, lhs->snd->binder) && element_of(leaf, &row, &wv) &&
+      is_var_of(wv, c->w) && is_base(c, row))
+    return; /* X.2[w][j] into itself */
+  for (int g = 0; g < c->nguards; g++) {
+    const Phrase *t = floor_of(c, c->guards[g], 0);
+    /* T the same in every iteration: nothing the body binds, and not X,
+     * which the iterations write (the body writes nothing else free in it) */
+    if (!t || !free_of_loop(t, c->lam) || count_uses(t, c->x) || t->type->kind != PT_EXP ||
+        dt_resolve(t->type->data)->kind != DT_IDX)
+      continue;
+    if (!c->t) c->t = t;
+    if (phrase_alpha_equal(t, c->t)) return;
+  }
+  c->ok = false;
+}
+
+static void apart_writes(Apart *c, const Phrase *p) {
+  if (!c->ok) return;
+  if (is_prim_app2(p, PRIM_IF) && p->snd->kind == PH_PAIR) {
+    if (c->nguards == APART_MAX) {
+      c->ok = false;
+      return;
+    }
+    apart_writes(c, p->fst->snd);
+    c->guards[c->nguards++] = p->fst->snd;
+    apart_writes(c, p->snd->fst);
+    c->nguards--;
+    apart_writes(c, p->snd->snd);
+    return;
+  }
+  switch (p->kind) {
+  case PH_VAR:
+    if (p->binder == c->o) c->ok = false; /* o passed on otherwise */
+    return;
+  case PH_LIT:
+  case PH_PRIM:
+  case PH_DEF: return;
+  case PH_LAM: apart_writes(c, p->body); return;
+  case PH_PROJ:
+  case PH_UNOP: apart_writes(c, p->fst); return;
+  case PH_ASSIGN:
+    if (count_uses(p->fst, c->o)) {
+      apart_write(c, p->fst, p->snd);
+      apart_writes(c, p->snd);
+      return;
+    }
+    break;
+  case PH_APP:
+  case PH_PAIR:
+  case PH_SEQ:
+  case PH_BINOP: break;
+  case PH_COUNT: return;
+  }
+  apart_writes(c, p->fst);
+  apart_writes(c, p->snd);
+}
+
+/* the private bools assigned once in p (flag.1 := cond) */
+static void apart_flags(Apart *c, const Phrase *p, int *assigned) {
+  switch (p->kind) {
+  case PH_ASSIGN:
+    if (p->fst->kind == PH_PROJ && p->fst->index == 1 && p->fst->fst->kind == PH_VAR) {
+      const Binder *b = p->fst->fst->binder;
+      int k = 0;
+      while (k < c->nflags && c->flag[k] != b) k++;
+      if (k < c->nflags) {
+        assigned[k]++;
+      } else if (c->nflags < APART_MAX && dt_resolve(p->snd->type->data)->kind == DT_SCALAR) {
+        c->flag[k] = b, c->flag_cond[k] = p->snd, assigned[k] = 1;
+        c->nflags++;
+      }
+    }
+    apart_flags(c, p->snd, assigned);
+    return;
+  case PH_LAM: apart_flags(c, p->body, assigned); return;
+  case PH_PROJ:
+  case PH_UNOP: apart_flags(c, p->fst, assigned); return;
+  case PH_APP:
+  case PH_PAIR:
+  case PH_SEQ:
+  case PH_BINOP:
+    apart_flags(c, p->fst, assigned);
+    apart_flags(c, p->snd, assigned);
+    return;
+  default: return;
+  }
+}
+
+/* the uses of X in p that read element w or a row at most T */
+static int apart_reads(Apart *c, const Phrase *p) {
+  if (is_prim_app2(p, PRIM_IDX)) {
+    const Phrase *z = p->fst->snd, *v = p->snd;
+    if (is_var_of(v, c->w)) {
+      int n = base_leaves(c, z);
+      if (n > 0) return n;
+    }
+    /* the leaves of a zip read at v: a column of X.2 read at row v */
+    const Phrase *stack[64];
+    int top = 0, n = apart_reads(c, v);
+    bool below = phrase_at_most(v, c->t, 0, c->bounds, c->nbounds);
+    stack[top++] = z;
+    while (top > 0) {
+      const Phrase *l = stack[--top];
+      if (is_prim_app2(l, PRIM_ZIP) && top + 2 <= 64) {
+        stack[top++] = l->fst->snd;
+        stack[top++] = l->snd;
+      } else if (is_base(c, l)) {
+        n += below ? 1 : 0; /* row v */
+      } else if (is_column(c, l)) {
+        n += below ? 1 : 0; /* row v's element of a column */
+      } else {
+        n += apart_reads(c, l);
+      }
+    }
+    return n;
+  }
+  /* forRange n s lo hi (\k -> body): k below hi */
+  if (p->kind == PH_APP && p->fst->kind == PH_APP && p->fst->fst->kind == PH_APP &&
+      p->fst->fst->fst->kind == PH_PRIM && p->fst->fst->fst->prim == PRIM_FOR_RANGE && p->snd->kind == PH_LAM &&
+      c->nbounds < APART_MAX) {
+    int n = apart_reads(c, p->fst->fst->snd) + apart_reads(c, p->fst->snd);
+    c->bounds[c->nbounds++] = (LoopBound){p->snd->lam_binder, p->fst->snd};
+    n += apart_reads(c, p->snd->body);
+    c->nbounds--;
+    return n;
+  }
+  switch (p->kind) {
+  case PH_VAR:
+  case PH_LIT:
+  case PH_PRIM:
+  case PH_DEF: return 0;
+  case PH_LAM: return apart_reads(c, p->body);
+  case PH_PROJ:
+  case PH_UNOP: return apart_reads(c, p->fst);
+  case PH_APP:
+  case PH_PAIR:
+  case PH_SEQ:
+  case PH_ASSIGN:
+  case PH_BINOP: return apart_reads(c, p->fst) + apart_reads(c, p->snd);
+  case PH_COUNT: break;
+  }
+  INTERNAL("phrase kind %d", (int)p->kind);
+}
+
+static bool reads_apart(const Binder *x, bool tr, const Phrase *lam) {
+  const Phrase *p = lam->body->body;
+  if (phrase_has_prim(p, is_parfor_prim)) return false;
+  Apart c = {.x = x, .tr = tr, .w = lam->lam_binder, .o = lam->body->lam_binder, .lam = lam, .ok = true};
+  int assigned[APART_MAX] = {0};
+  apart_flags(&c, p, assigned);
+  for (int k = 0; k < c.nflags; k++)
+    if (assigned[k] != 1) c.flag_cond[k] = NULL;
+  /* a flag assigned more than once says nothing */
+  int kept = 0;
+  for (int k = 0; k < c.nflags; k++)
+    if (c.flag_cond[k]) c.flag[kept] = c.flag[k], c.flag_cond[kept++] = c.flag_cond[k];
+  c.nflags = kept;
+  apart_writes(&c, p);
+  if (!c.ok || !c.t) return false;
+  return apart_reads(&c, p) == count_uses(p, x);
+}
+
 const Binder *scir_pointwise_parfor(const Phrase *p) {
   if (p->kind != PH_APP) return NULL;
   const Phrase *fn = p->fst, *body = p->snd;
   if (fn->kind != PH_APP || fn->fst->kind != PH_PRIM || !is_parfor_prim(fn->fst->prim)) return NULL;
+  if (body->kind != PH_LAM || body->body->kind != PH_LAM) return NULL;
+  /* parforLocal (transposeAcc X.1): reads apart only */
+  const Phrase *tacc = app1_arg(fn->snd, PRIM_TRANSPOSE_ACC);
+  if (fn->fst->prim == PRIM_PARFOR_LOCAL && tacc && tacc->kind == PH_PROJ && tacc->index == 1 &&
+      tacc->fst->kind == PH_VAR)
+    return reads_apart(tacc->fst->binder, true, body) ? tacc->fst->binder : NULL;
   if (fn->snd->kind != PH_PROJ || fn->snd->index != 1 || fn->snd->fst->kind != PH_VAR) return NULL;
   if (body->kind != PH_LAM || body->body->kind != PH_LAM) return NULL;
   const Binder *x = fn->snd->fst->binder, *i = body->lam_binder;
   int all = count_uses(body, x);
   if (!all) return NULL;
   if (count_in(body, x, i, true) == all && !phrase_has_prim(body->body->body, is_parfor_prim)) return x;
-  return nested_pointwise(x, body) ? x : NULL;
+  if (nested_pointwise(x, body)) return x;
+  return fn->fst->prim == PRIM_PARFOR_LOCAL && reads_apart(x, false, body) ? x : NULL;
 }
 
 /* scatter p, scatterAcc A p (docs/language.md section 29): the acceptor

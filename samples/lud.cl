@@ -7,7 +7,6 @@
 kernel __attribute__((reqd_work_group_size(16, 1, 1)))
 void ludDiagonal(global float *m, int N, int O) {
   local float acc[256];
-  local float lower[256];
   /* mapWorkgroup over one element */
   int lid = get_local_id(0); /* mapLocal */
   for (int i = 0; i < 16; i += 1) { /* mapSeq */
@@ -23,24 +22,19 @@ void ludDiagonal(global float *m, int N, int O) {
         for (int i_3 = 0; i_3 < i; i_3 += 1) { /* reduceRange */
           acc_2 = acc_2 - acc[lid_2*16 + i_3] * acc[i_3*16 + i];
         }
-        lower[lid_2*16 + i_2] = acc_2 / acc[i*17];
-      }
-      if (!chosen) {
-        lower[lid_2*16 + i_2] = acc[lid_2*16 + i_2];
+        acc[lid_2*16 + i_2] = acc_2 / acc[i*17];
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     int lid_3 = get_local_id(0); /* mapLocal */
     for (int i_2 = 0; i_2 < 16; i_2 += 1) { /* mapSeq */
-      if (i_2 == i + 1 && lid_3 > i) {
-        float acc_2 = lower[i_2*16 + lid_3];
+      bool chosen = i_2 == i + 1 && lid_3 > i;
+      if (chosen) {
+        float acc_2 = acc[i_2*16 + lid_3];
         for (int i_3 = 0; i_3 < i + 1; i_3 += 1) { /* reduceRange */
-          acc_2 = acc_2 - lower[i*16 + i_3 + 16] * lower[i_3*16 + lid_3];
+          acc_2 = acc_2 - acc[i*16 + i_3 + 16] * acc[i_3*16 + lid_3];
         }
         acc[i_2*16 + lid_3] = acc_2;
-      }
-      if (!(i_2 == i + 1 && lid_3 > i)) {
-        acc[i_2*16 + lid_3] = lower[i_2*16 + lid_3];
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);

@@ -14,6 +14,7 @@
 
 #include "build.h"
 #include "in_place_groups.h"
+#include "in_place_step.h"
 
 #include <string.h>
 
@@ -28,17 +29,11 @@ typedef struct Stage1 {
   NameSet params;
 } Stage1;
 
-/* the most mapLocal levels a step may update an accumulator in place
- * through: nested levels have distinct dimensions, of which OpenCL has 3 */
-enum { MAX_LOCAL_NEST = 3 };
-
 static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc);
 static Phrase *con_tr(Stage1 *s, Phrase *e, Phrase *k);
 static Phrase *materialise(Stage1 *s, Prim memory, const char *name, Phrase *e, Phrase *k);
 
 /* ---- spines ---- */
-
-typedef PhraseSpine Spine;
 
 /* e's spine (phrase.h), true when its head is a primitive */
 static bool spine_of(Arena *a, Phrase *e, Spine *sp) {
@@ -168,352 +163,8 @@ static Phrase *map_i(Stage1 *s, const Spine *sp, Phrase *input, Phrase *acc) {
  * a deviation from the paper documented in docs/language.md.  The direct
  * form is kept where it provably reads before it writes (direct_ok), so
  * the common accumulators read as before, and for a work-group's
- * accumulator that each work-item updates element by element (in_place_ok). */
-
-/* uses of x that are `snd x` (second: true) or `fst x` (false), or inside
- * one */
-static bool is_proj_of(Arena *a, const Phrase *p, const Binder *x, bool second) {
-  Spine sp;
-  return (p->kind == PH_APP || p->kind == PH_PRIM) && spine_of(a, (Phrase *)p, &sp) &&
-         sp.head->prim == (second ? PRIM_SND : PRIM_FST) && sp.nargs == 1 && sp.args[0]->kind == PH_VAR &&
-         sp.args[0]->binder == x;
-}
-
-static int proj_uses_of(Arena *a, const Phrase *p, const Binder *x, bool second) {
-  if (is_proj_of(a, p, x, second)) return 1;
-  switch (p->kind) {
-  case PH_LAM: return proj_uses_of(a, p->body, x, second);
-  case PH_PROJ:
-  case PH_UNOP: return proj_uses_of(a, p->fst, x, second);
-  case PH_APP:
-  case PH_PAIR:
-  case PH_SEQ:
-  case PH_ASSIGN:
-  case PH_BINOP: return proj_uses_of(a, p->fst, x, second) + proj_uses_of(a, p->snd, x, second);
-  default: return 0;
-  }
-}
-
-/* The accumulator, or the part of it one element function sees: the
- * binder itself (ACC_WHOLE), or a component of an element of zip X acc
- * (ACC_SND) or zip acc X (ACC_FST), whose other component is not the
- * accumulator's. */
-typedef enum AccComp { ACC_WHOLE, ACC_FST, ACC_SND } AccComp;
-typedef struct AccPart {
-  const Binder *b;
-  AccComp comp;
-} AccPart;
-
-/* uses of the accumulator part in p: every use of its binder but the
- * projections on the other component */
-static int part_uses(Arena *a, const Phrase *p, AccPart y) {
-  int other = y.comp == ACC_WHOLE ? 0 : proj_uses_of(a, p, y.b, y.comp == ACC_FST);
-  return phrase_uses(p, y.b) - other;
-}
-
-static bool is_part(Arena *a, const Phrase *e, AccPart y) {
-  return y.comp == ACC_WHOLE ? e->kind == PH_VAR && e->binder == y.b : is_proj_of(a, e, y.b, y.comp == ACC_SND);
-}
-
-static bool is_scalar_data(const DataType *t) { return dt_resolve((DataType *)t)->kind == DT_SCALAR; }
-
-/* e reads element i of y only while it computes element i: y itself, or a
- * zip of such arrays and arrays that do not mention y */
-static bool pointwise_in(Arena *a, const Phrase *e, AccPart y) {
-  if (is_part(a, e, y) || !part_uses(a, e, y)) return true;
-  Spine sp;
-  if (!(e->kind == PH_APP && spine_of(a, (Phrase *)e, &sp))) return false;
-  return sp.head->prim == PRIM_ZIP && sp.nargs == 2 && pointwise_in(a, sp.args[0], y) &&
-         pointwise_in(a, sp.args[1], y);
-}
-
-static bool map_step_ok(Arena *a, const Phrase *e, const Spine *sp, AccPart y);
-static bool changes_one(Arena *a, const Phrase *e, const Phrase *f, const Phrase *in, AccPart y);
-static bool select_computes(const Spine *sp);
-static bool element_part(Arena *a, const Phrase *f, const Phrase *in, AccPart y, AccPart *q);
-static const Phrase *find_prim(const Phrase *p, Prim prim);
-
-/* A[[e]](o) reads every part of y before it writes that part of o */
-static bool direct_ok(Arena *a, const Phrase *e, AccPart y) {
-  if (!part_uses(a, e, y) || is_scalar_data(b_data(e))) return true;
-  /* a sharing let (docs/language.md section 4) computes its value, into a
-   * variable of its own, before its body runs (shared_let): whatever of y
-   * the value reads it has read when the body writes o, so the let is in
-   * place when its body is (the two phases of an LU step, and a pivot
-   * read before the elements are updated: section 31) */
-  if (e->kind == PH_APP && e->fst->kind == PH_LAM && e->fst->shares) return direct_ok(a, e->fst->body, y);
-  Spine sp;
-  if (!((e->kind == PH_APP || e->kind == PH_PRIM) && spine_of(a, (Phrase *)e, &sp))) return false;
-  /* a select whose sides compute tests its condition, then runs the side
-   * it chose, which writes o (select_if, docs/language.md section 28):
-   * in place when each side is, and the condition does not read y (a
-   * side that has written o may come before the other side's test) */
-  if (select_computes(&sp))
-    return !part_uses(a, sp.args[0], y) && direct_ok(a, sp.args[1], y) && direct_ok(a, sp.args[2], y);
-  DPIA_EXHAUSTIVE_BEGIN
-  switch (sp.head->prim) {
-  case PRIM_PAIR: {
-    if (sp.nargs != 2 || y.comp != ACC_WHOLE) return false;
-    /* o.1 is written first: the second component may read only snd y */
-    const Phrase *c1 = sp.args[0], *c2 = sp.args[1];
-    return (is_scalar_data(b_data(c1)) || !phrase_uses(c1, y.b)) &&
-           (is_scalar_data(b_data(c2)) || !phrase_uses(c2, y.b)) && proj_uses_of(a, c2, y.b, true) == phrase_uses(c2, y.b);
-  }
-  /* a reduction reads all of its initial value into an accumulator of its
-   * own before its loop and writes o from that after it (lower_reduce_i,
-   * stage2.c), so its initial value may read y; not one a work-group
-   * shares, whose accumulator a mapLocal initialises */
-  PRIM_CASES_REDUCE:
-    return sp.nargs == 3 && !part_uses(a, sp.args[0], y) && !part_uses(a, sp.args[2], y) &&
-           !find_prim(e, PRIM_MAP_LOCAL);
-  /* so does a reduction over a range (reduce_range, lower_reduce_i), and
-   * its bounds are read before o is written too: its loop writes only
-   * its own accumulator (docs/language.md section 25) */
-  PRIM_CASES_REDUCE_RANGE:
-    return sp.nargs == 5 && !part_uses(a, sp.args[0], y) && !part_uses(a, sp.args[4], y);
-  case PRIM_DEP_MAP_SEQ:
-  case PRIM_MAP_SEQ: return map_step_ok(a, e, &sp, y);
-  /* a scan writes o[i] at step i, not known to be after it reads y;
-   * so does a sliding window */
-  PRIM_CASES_SCAN:
-  PRIM_CASES_WINDOW:
-  /* a parallel map is in place only as the whole step (map_step_ok) */
-  case PRIM_MAP_GLOBAL:
-  case PRIM_DEP_MAP_GLOBAL:
-  case PRIM_MAP_WORKGROUP:
-  case PRIM_DEP_MAP_WORKGROUP:
-  case PRIM_MAP_LOCAL:
-  /* the others are not known to read y before they write o */
-  case PRIM_MAP:
-  case PRIM_ZIP:
-  case PRIM_SPLIT:
-  case PRIM_JOIN:
-  case PRIM_FST:
-  case PRIM_SND:
-  case PRIM_LANE:
-  case PRIM_AS_VECTOR:
-  case PRIM_AS_SCALAR:
-  case PRIM_TRANSPOSE:
-  case PRIM_SLIDE:
-  case PRIM_PAD_CLAMP:
-  case PRIM_PAD_CST:
-  case PRIM_REORDER_STRIDE:
-  case PRIM_TAKE:
-  case PRIM_DROP:
-  case PRIM_INDICES:
-  case PRIM_TRIANGLE:
-  case PRIM_DEP_JOIN:
-  case PRIM_UNZIP:
-  case PRIM_SCATTER:
-  case PRIM_MIRROR:
-  case PRIM_IDX:
-  PRIM_CASES_MEMORY:
-  PRIM_CASES_SCALAR:
-  PRIM_CASES_MATH:
-  PRIM_CASES_CONVERT:
-  PRIM_CASES_FOREIGN:
-  PRIM_CASES_SKIP:
-  PRIM_CASES_NEW:
-  PRIM_CASES_FOR:
-  PRIM_CASES_IF:
-  PRIM_CASES_PARFOR:
-  PRIM_CASES_VIEW_ACC:
-  PRIM_CASES_MAP_I:
-  PRIM_CASES_REDUCE_I:
-  PRIM_CASES_SCAN_I:
-  PRIM_CASES_FOR_RANGE:
-  PRIM_CASES_WINDOW_I:
-  case PRIM_COUNT: return false;
-  }
-  DPIA_EXHAUSTIVE_END
-  return false;
-}
-
-/* The test c holds only at the position k (a conjunct `pos == K` or
- * `K == pos`, K not using x): pos is x's index component. */
-static bool pins_position(Arena *a, const Phrase *c, const Binder *x, bool second) {
-  if (c->kind != PH_BINOP) return false;
-  if (c->op == BIN_AND) return pins_position(a, c->fst, x, second) || pins_position(a, c->snd, x, second);
-  if (c->op != BIN_EQ) return false;
-  return (is_proj_of(a, c->fst, x, second) && !phrase_uses(c->snd, x)) ||
-         (is_proj_of(a, c->snd, x, second) && !phrase_uses(c->fst, x));
-}
-
-/* A sequential map over zip y (indices n) (or zip (indices n) y) of
- * scalars whose function is `select C V own`, own the element of y, C
- * true at one position K at most (a conjunct `pos == K`) and reading no
- * part of y, changes element K only: every other iteration writes its
- * element's own value back, so V, computed whole before element K is
- * written, may read any element of y, and reads what the step found
- * (Rodinia's lud_diagonal: `shadow[tx][i] -= shadow[tx][j] * ..` for
- * j < i, one element of the row updated from the others;
- * docs/language.md section 31).  The sequential map alone: in a parallel
- * one, the iteration at K would read elements that the others write. */
-static bool changes_one(Arena *a, const Phrase *e, const Phrase *f, const Phrase *in, AccPart y) {
-  AccPart q;
-  if (!is_scalar_data(b_data(e)->elem) || !element_part(a, f, in, y, &q) || q.comp == ACC_WHOLE) return false;
-  Spine z, sel;
-  /* the other component of the zip counts the positions */
-  if (!(spine_of(a, (Phrase *)in, &z) && z.nargs == 2)) return false;
-  const Phrase *positions = z.args[q.comp == ACC_FST ? 1 : 0];
-  Spine ps;
-  if (!((positions->kind == PH_APP || positions->kind == PH_PRIM) && spine_of(a, (Phrase *)positions, &ps) &&
-        ps.head->kind == PH_PRIM && ps.head->prim == PRIM_INDICES && ps.nargs == 0))
-    return false;
-  const Phrase *body = f->body;
-  if (!((body->kind == PH_APP) && spine_of(a, (Phrase *)body, &sel) && sel.head->kind == PH_PRIM &&
-        sel.head->prim == PRIM_SELECT && sel.nargs == 3))
-    return false;
-  const Phrase *c = sel.args[0], *own = sel.args[2];
-  return is_part(a, own, q) && !part_uses(a, c, y) && !part_uses(a, c, q) &&
-         pins_position(a, c, q.b, q.comp == ACC_FST);
-}
-
-/* A map writes o[i] after reading y[i] only, when its element function
- * does not use y and y reaches its input only through zip; with elements
- * that are arrays or pairs, o[i] is written part by part, so the element
- * function must itself read each part of y[i] before it writes it: y[i]
- * is its parameter (a map over y) or the parameter's second component (a
- * map over zip X y).  True for the sequential and the parallel maps
- * alike: iteration i touches element i of y only. */
-static bool map_step_ok(Arena *a, const Phrase *e, const Spine *sp, AccPart y) {
-  if (sp->nargs != 2) return false;
-  const Phrase *f = sp->args[0], *in = sp->args[1];
-  if (sp->head->prim == PRIM_MAP_SEQ && changes_one(a, e, f, in, y)) return true;
-  if (part_uses(a, f, y) || !pointwise_in(a, in, y)) return false;
-  if (is_scalar_data(b_data(e)->elem)) return true;
-  AccPart q;
-  return element_part(a, f, in, y, &q) && direct_ok(a, f->body, q);
-}
-
-/* The part of y that the lambda f of a map over `in` sees as element i
- * of y: f's parameter when `in` is y, its second component when `in` is
- * zip X y with X not using y (false: neither, or f is not a lambda). */
-static bool element_part(Arena *a, const Phrase *f, const Phrase *in, AccPart y, AccPart *q) {
-  if (f->kind != PH_LAM) return false;
-  if (is_part(a, in, y)) {
-    *q = (AccPart){f->lam_binder, ACC_WHOLE};
-    return true;
-  }
-  Spine z;
-  if (!(in->kind == PH_APP && spine_of(a, (Phrase *)in, &z) && z.head->prim == PRIM_ZIP && z.nargs == 2))
-    return false;
-  for (int k = 0; k < 2; k++)
-    if (is_part(a, z.args[k], y) && !part_uses(a, z.args[1 - k], y)) {
-      *q = (AccPart){f->lam_binder, k == 0 ? ACC_FST : ACC_SND};
-      return true;
-    }
-  return false;
-}
-
-/* a map whose iterations run on different work-items */
-static bool is_parallel_map(Prim p) {
-  DPIA_EXHAUSTIVE_BEGIN
-  switch (p) {
-  case PRIM_MAP_GLOBAL:
-  case PRIM_DEP_MAP_GLOBAL:
-  case PRIM_MAP_WORKGROUP:
-  case PRIM_DEP_MAP_WORKGROUP:
-  case PRIM_MAP_LOCAL: return true;
-  case PRIM_MAP:
-  case PRIM_MAP_SEQ:
-  case PRIM_DEP_MAP_SEQ:
-  PRIM_CASES_REDUCE:
-  PRIM_CASES_SCAN:
-  PRIM_CASES_WINDOW:
-  PRIM_CASES_VIEW:
-  PRIM_CASES_MEMORY:
-  PRIM_CASES_SCALAR:
-  PRIM_CASES_MATH:
-  PRIM_CASES_CONVERT:
-  PRIM_CASES_FOREIGN:
-  PRIM_CASES_SKIP:
-  PRIM_CASES_NEW:
-  PRIM_CASES_FOR:
-  PRIM_CASES_IF:
-  PRIM_CASES_PARFOR:
-  PRIM_CASES_VIEW_ACC:
-  PRIM_CASES_MAP_I:
-  PRIM_CASES_REDUCE_I:
-  PRIM_CASES_SCAN_I:
-  PRIM_CASES_REDUCE_RANGE:
-  PRIM_CASES_FOR_RANGE:
-  PRIM_CASES_WINDOW_I:
-  case PRIM_COUNT: return false;
-  }
-  DPIA_EXHAUSTIVE_END
-  return false;
-}
-
-/* The mapLocal levels through which a step updates the accumulator y in
- * place, each work-item its own element at every level (docs/language.md
- * section 2.1): the step is a mapLocal over y (or zip X y) whose function
- * does not use y, and whose body either holds no parallel map and is in
- * place for its element (map_step_ok: one level), or is nothing but a
- * mapLocal of another dimension over that element (or zip X' of it), in
- * place in the same sense, whose input is a view (computed, it would be
- * computed by all the inner work-items, each reading the whole element
- * that the others write).  Work-item (i1, .., in) then reads and writes
- * element [i1]..[in] of y only, which is what the SCIR re-check's
- * pointwise-read rule accepts (dpia/scir.c, nested parfors).  The levels'
- * primitives go to levels[], outermost first; the number of levels is
- * returned, 0 when the step is not such a nest. */
-static int local_nest(Arena *a, const Phrase *step, AccPart y, const Phrase **levels, int max) {
-  Spine sp;
-  if (max == 0 || !(step->kind == PH_APP && spine_of(a, (Phrase *)step, &sp) &&
-                    sp.head->prim == PRIM_MAP_LOCAL && sp.nargs == 2))
-    return 0;
-  const Phrase *f = sp.args[0], *in = sp.args[1];
-  levels[0] = sp.head;
-  if (!phrase_has_prim(f, is_parallel_map)) return map_step_ok(a, step, &sp, y) ? 1 : 0;
-  AccPart q;
-  if (part_uses(a, f, y) || !pointwise_in(a, in, y) || !element_part(a, f, in, y, &q)) return 0;
-  Spine inner;
-  if (!(f->body->kind == PH_APP && spine_of(a, f->body, &inner) && inner.nargs == 2 &&
-        !phrase_computes(inner.args[1])))
-    return 0;
-  int depth = local_nest(a, f->body, q, levels + 1, max - 1);
-  for (int k = 1; k <= depth; k++)
-    if (levels[k]->dim == sp.head->dim) return 0;
-  return depth ? depth + 1 : 0;
-}
-
-/* The step of a reduction may update the accumulator in place: A[[f x y]](o)
- * reads every part of y before it writes that part of o (direct_ok), or
- * the step is a nest of mapLocals over the accumulator (a work-group's
- * accumulator, section 2.1 of docs/language.md) whose work-item reads
- * its own element of y only, before it writes that element (local_nest).
- * Then the imperative program is parforLocal acc.1 (\i o -> ... idx (zip ..
- * acc.2 ..) i ...), with nested levels parforLocal o (\j o' -> ...), which
- * the SCIR re-check accepts by its pointwise-read extension (dpia/scir.c):
- * distinct work-items touch distinct elements.  The levels go to
- * levels[] (*nlevels of them, 0 when the step is direct_ok). */
-static bool in_place_ok(Arena *a, const Phrase *step, const Binder *y, const Phrase **levels, int *nlevels) {
-  AccPart whole = {y, ACC_WHOLE};
-  *nlevels = 0;
-  if (direct_ok(a, step, whole)) return true;
-  *nlevels = local_nest(a, step, whole, levels, MAX_LOCAL_NEST);
-  return *nlevels > 0;
-}
-
-/* the first use of primitive prim in p, or NULL */
-static const Phrase *find_prim(const Phrase *p, Prim prim) {
-  switch (p->kind) {
-  case PH_PRIM: return p->prim == prim ? p : NULL;
-  case PH_LAM: return find_prim(p->body, prim);
-  case PH_PROJ:
-  case PH_UNOP: return find_prim(p->fst, prim);
-  case PH_APP:
-  case PH_PAIR:
-  case PH_SEQ:
-  case PH_ASSIGN:
-  case PH_BINOP: {
-    const Phrase *q = find_prim(p->fst, prim);
-    return q ? q : find_prim(p->snd, prim);
-  }
-  default: return NULL;
-  }
-}
+ * accumulator that each work-item updates element by element (in_place_ok,
+ * translate/in_place_step.c). */
 
 /* A[[level (\v -> v) e]](acc): e copied into acc by the map primitive
  * `level` (its work-items each copy their own elements) */
@@ -538,6 +189,36 @@ typedef struct Nest {
   int depth;
 } Nest;
 
+static bool is_sharing_let(const Phrase *e);
+
+/* The step `let v = toLocal F X in B` of a work-group's accumulator y
+ * (docs/language.md section 31: lud_diagonal's two phases in one local
+ * array): when F X is a mapLocal that updates y in place, B does not
+ * read y, and B with y for v updates y in place, v's array may be y's
+ * own: A[[F X]](o) writes the first phase into the accumulator, which
+ * the second, A[[B[y/v]]](o), reads as y and updates in place.  y's old
+ * value is read by the first phase alone (B does not read it), each
+ * phase is in place by in_place_ok, and the second reads what the first
+ * wrote in other work-items' rows after the barrier the barrier pass
+ * places between them.  *first and *second: the two phases. */
+static bool two_phases(Stage1 *s, Phrase *step, Binder *y, DataType *d2, Phrase **first, Phrase **second) {
+  Arena *a = s->b.arena;
+  Spine sp, p1s;
+  if (!is_sharing_let(step) || phrase_uses(step->fst->body, y) || !dt_equal(b_data(step->snd), d2)) return false;
+  if (!(step->snd->kind == PH_APP && spine_of(a, step->snd, &sp) && sp.head->prim == PRIM_TO_LOCAL && sp.nargs == 2))
+    return false;
+  const Phrase *levels[MAX_LOCAL_NEST];
+  int n;
+  Phrase *p1 = apply_fn(s, sp.args[0], sp.args[1]);
+  if (!(p1->kind == PH_APP && spine_of(a, p1, &p1s) && p1s.head->prim == PRIM_MAP_LOCAL) ||
+      !in_place_ok(a, p1, y, levels, &n) || n != 1)
+    return false;
+  Phrase *p2 = phrase_subst(a, s->b.tc, step->fst->body, step->fst->lam_binder, b_var(&s->b, y));
+  if (!in_place_ok(a, p2, y, levels, &n) || n != 1) return false;
+  *first = p1, *second = p2;
+  return true;
+}
+
 static Phrase *step_fn(Stage1 *s, Phrase *f, DataType *d1, DataType *d2, const Phrase **shared, Nest *nest) {
   Builder *b = &s->b;
   TypeCtx *tc = b->tc;
@@ -556,7 +237,14 @@ static Phrase *step_fn(Stage1 *s, Phrase *f, DataType *d1, DataType *d2, const P
   Phrase *body;
   const Phrase **levels = NEWARRAY(b->arena, const Phrase *, MAX_LOCAL_NEST);
   int nlevels;
-  if (in_place_ok(s->b.arena, step, y, levels, &nlevels)) {
+  Phrase *first, *second;
+  if (by && two_phases(s, step, y, d2, &first, &second)) {
+    Prim saved_mem = s->temp_memory;
+    s->temp_memory = PRIM_NEW_LOCAL; /* as toLocal's (to_memory) */
+    Phrase *phase1 = acc_tr(s, first, b_var(b, o));
+    s->temp_memory = saved_mem;
+    body = b_seq(b, phase1, acc_tr(s, second, b_var(b, o)));
+  } else if (in_place_ok(s->b.arena, step, y, levels, &nlevels)) {
     body = acc_tr(s, step, b_var(b, o));
     if (nest && by && nlevels > 1) {
       nest->levels = levels;
@@ -749,24 +437,6 @@ static Phrase *materialise(Stage1 *s, Prim memory, const char *name, Phrase *e, 
  * reference section 6).  A side in which the work-items of a group or of
  * the kernel work together (a parallel map, toLocal, toGlobal) keeps the
  * select: a work-item that skipped it would miss its barriers. */
-static bool computes_in_item(Prim p) { return prim_computes(p) && p != PRIM_MAP; /* a plain map is a view */ }
-
-static bool spans_items(Prim p) {
-  PrimLevel level = prim_level(p);
-  return prim_computes(p) && (level == PLVL_GLOBAL || level == PLVL_WORKGROUP || level == PLVL_LOCAL);
-}
-
-static bool select_computes(const Spine *sp) {
-  if (sp->head->prim != PRIM_SELECT || sp->nargs != 3) return false;
-  const DataType *c = dt_resolve(b_data(sp->args[0]));
-  if (c->kind != DT_SCALAR || c->width != 1) return false; /* a mask chooses lane by lane */
-  bool work = false;
-  for (int k = 1; k <= 2; k++) {
-    if (phrase_has_prim(sp->args[k], spans_items)) return false;
-    work = work || phrase_has_prim(sp->args[k], computes_in_item);
-  }
-  return work;
-}
 
 static bool holds_array(DataType *t) {
   t = dt_resolve(t);
