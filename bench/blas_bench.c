@@ -1021,6 +1021,7 @@ static void setup_impls(Op *op) {
     add_dpia(op, "jacobi2d.dpia", "jacobi2d");
     add_dpia(op, "jacobi2d.dpia", "jacobi2dTiled");
     add_dpia(op, "jacobi2d.dpia", "jacobi2dChunk");
+    add_dpia(op, "jacobi2d.dpia", "jacobi2dStrips"); /* strips of a page, R rows a work-item: three rows in L1 */
     size_t g[] = {(size_t)n, (size_t)m}, l[] = {64, 4};
     add_hand(op, "jacobi2d", "jacobi2d", 2, g, NULL, (size_t)(m * n), 3, (Arg[]){amem(op->dx), aint(m), aint(n)});
     /* the same kernel launched with jacobi2dTiled's work-groups: what a

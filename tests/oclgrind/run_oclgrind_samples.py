@@ -58,6 +58,7 @@ RUNS = [  # file, kernel, sizes: the kernels of run_samples.py, in its order
     ('jacobi2d.dpia', 'jacobi2dTiled', {'M': 8, 'N': 128}),      # 2x2 groups of 64x4
     ('jacobi2d.dpia', 'jacobi2dIdx', {'M': 5, 'N': 7}),
     ('jacobi2d.dpia', 'jacobi2dChunk', {'M': 5, 'N': 192}),
+    ('jacobi2d.dpia', 'jacobi2dStrips', {'M': 8, 'N': 2048}),   # 2x2 groups of one work-item
     ('jacobi2d.dpia', 'jacobi2dCopyBack', {'M': 5, 'N': 7}),
     ('heat3d.dpia', 'heat3d', {'P': 3, 'M': 4, 'N': 5}),
     ('heat3d.dpia', 'heat3dWindow', {'P': 3, 'M': 4, 'N': 5}),

@@ -30,6 +30,7 @@ RUNS = [  # file, kernel, sizes at two points
     ('jacobi2d.dpia', 'jacobi2dTiled', [{'M': 4, 'N': 64}, {'M': 100, 'N': 192}]),
     ('jacobi2d.dpia', 'jacobi2dIdx', [{'M': 100, 'N': 77}, {'M': 64, 'N': 128}]),
     ('jacobi2d.dpia', 'jacobi2dChunk', [{'M': 1, 'N': 64}, {'M': 100, 'N': 192}]),
+    ('jacobi2d.dpia', 'jacobi2dStrips', [{'M': 4, 'N': 1024}, {'M': 12, 'N': 3072}]),
     ('jacobi2d.dpia', 'jacobi2dCopyBack', [{'M': 100, 'N': 77}, {'M': 64, 'N': 128}]),
     ('heat3d.dpia', 'heat3d', [{'P': 9, 'M': 31, 'N': 50}, {'P': 32, 'M': 32, 'N': 64}]),
     ('heat3d.dpia', 'heat3dChunk', [{'P': 3, 'M': 5, 'N': 64}, {'P': 9, 'M': 31, 'N': 192}]),
