@@ -350,7 +350,7 @@ static J *dpia_metadata(const char *sample, const char *kernel, const Op *op) {
   const char *size_names[3];
   long long size_values[3];
   int nsizes = 0;
-  bool matrix = op->kind == OP_GEMM || op->kind == OP_GEMV;
+  bool matrix = op->kind == OP_GEMM || op->kind == OP_GEMV || op->kind == OP_JACOBI2D;
   if (matrix) size_names[nsizes] = "M", size_values[nsizes++] = op->m;
   if (matrix || op->kind == OP_ASUM) size_names[nsizes] = "N", size_values[nsizes++] = op->n;
   if (op->kind == OP_GEMM) size_names[nsizes] = "K", size_values[nsizes++] = op->k;

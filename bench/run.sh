@@ -125,8 +125,13 @@ tune_mem() { # FILE KERNEL SIZE VALID: one `dpia tune` at SIZE, its points valid
 tune_mem gemv_vec.dpia gemvVecRows "M=$gemv_sizes,N=$gemv_sizes" "M=$gemv_valid,N=$gemv_valid"
 tune_mem gemv_vec.dpia gemvVecRowsGroups "M=$gemv_sizes,N=$gemv_sizes" "M=$gemv_valid,N=$gemv_valid"
 tune_mem asum_vec.dpia asumVec16Groups "N=$asum_sizes" "N=$asum_valid"
+# jacobi2dStrips' strips (W columns, R rows a work-item,
+# samples/jacobi2d.dpia), at the one size timed
+jacobi_size=4096
+[ ${#quick[@]} -gt 0 ] && jacobi_size=1024
+tune_mem jacobi2d.dpia jacobi2dStrips "M=$jacobi_size,N=$jacobi_size" "M=$jacobi_size,N=$jacobi_size"
 tune_mem_s=$(($(date +%s) - mem_start))
-echo "tuning gemv and asum took $tune_mem_s s"
+echo "tuning gemv, asum and jacobi2d took $tune_mem_s s"
 cmd="build/bench/blas_bench --reps $reps --cold${quick:+ ${quick[*]}}"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 $cmd --md $out/results.md --dat $out/results.dat | tee $out/results.txt
@@ -220,7 +225,7 @@ section=$out/machine_section.md
   cat $out/tune.txt
   echo '```'
   echo
-  echo "### gemv and asum tuned on this machine"
+  echo "### gemv, asum and jacobi2d tuned on this machine"
   echo
   echo "Tuning took $tune_mem_s s: gemvVecRows' R, the rows a work-item reads side by side, and gemvVecRowsGroups'"
   echo "R and work-group size L at the larger gemv"
@@ -228,7 +233,7 @@ section=$out/machine_section.md
   echo "asum size ($asum_sizes), each choosing the fastest point checked against the reference; their rows above"
   echo "are translated with these values at both sizes (the smaller, $gemv_valid and $asum_valid, takes the nearest entry,"
   echo "whose points were kept only where their preconditions hold there too, --valid-at: docs/tune.md,"
-  echo "\"Memory-bound kernels\"):"
+  echo "\"Memory-bound kernels\"), and jacobi2dStrips' strip width W and rows R at $jacobi_size^2:"
   echo
   echo '```'
   cat $out/tune_mem.txt
