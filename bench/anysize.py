@@ -23,7 +23,7 @@ The multiple kernels are the samples a caller at a multiple size would
 use; where the any-size kernel's strategy differs (dotAny's 64 x 64 per
 group against dotPartial's 128 x 2048), the ratio measures the strategy
 and the tail together.  gemmAny has gemm's blocks, slices and register
-tiles, and a third launch that crops its result.  Prints the table; exit 0 unless a run failed.
+tiles, and writes its M x N result from the padded blocks directly.  Prints the table; exit 0 unless a run failed.
 """
 import argparse
 import json

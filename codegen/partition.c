@@ -687,9 +687,9 @@ static KirStmt *declare_int(Pass *p, KirBlock *b, KirStmt *prev, const char *nam
 
 /* the facts i < ceil(at/div), div*i < at: at - div*i - 1 >= 0 (below), or
  * i >= ceil(at/div): div*i - at >= 0 */
-static void push_side(Pass *p, const char *var, const Lin *at, bool below) {
+static void push_side(Pass *p, const char *var, const Lin *at, int64_t div, bool below) {
   Lin f = {0};
-  bool ok = lin_add(&f, at, below ? 1 : -1) && lin_term(&f, ix_var(&p->ix, var), below ? -p->div : p->div) &&
+  bool ok = lin_add(&f, at, below ? 1 : -1) && lin_term(&f, ix_var(&p->ix, var), below ? -div : div) &&
             lin_const(&f, below, -1);
   if (!ok) INTERNAL("partition: the split of loop %s overflows", var);
   push_fact(p, &f);
@@ -840,12 +840,17 @@ static KirStmt *split_loop(Pass *p, KirBlock *b, KirStmt *prev, KirStmt *s, cons
   loops[1]->loop.init = at_lo;
   if (three) loops[1]->loop.bound = loops[2]->loop.init = at_hi;
   int saved = p->nfacts;
+  /* this loop's divisor: walking a loop's body partitions the loops in
+   * it, which set p->div to theirs (a 16 x 32 tile's rows, divisor 1,
+   * around its panels, 32), and the facts of the loops after the first
+   * are this loop's */
+  int64_t div = p->div;
   for (int i = 0; i < n; i++) {
     /* every test decided below the first step, and from the last on; in
      * between, those that change there */
-    if (i == 0) push_side(p, var, &lo, true);
-    if (i > 0 && i < n - 1) push_side(p, var, &lo, false), push_side(p, var, &hi, true);
-    if (i == n - 1) push_side(p, var, &hi, false);
+    if (i == 0) push_side(p, var, &lo, div, true);
+    if (i > 0 && i < n - 1) push_side(p, var, &lo, div, false), push_side(p, var, &hi, div, true);
+    if (i == n - 1) push_side(p, var, &hi, div, false);
     walk_block(p, &loops[i]->loop.body);
     p->nfacts = saved;
   }

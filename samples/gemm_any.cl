@@ -210,27 +210,93 @@ void gemmAnyBlocks(global float *restrict output,
   }
   /* mapLocal over one element */
   for (int i = 0; i < 16; i += 1) { /* mapSeq */
-    for (int i_2 = 0; i_2 < 8; i_2 += 1) { /* mapSeq */
-      for (int i_3 = 0; i_3 < 8; i_3 += 1) { /* mapSeq */
+    int i_2_split = min(8, max(0, (M + 127)/128*128 - wg_2*128 - i*8 - M));
+    for (int i_2 = i_2_split; i_2 < 8; i_2 += 1) { /* mapSeq */
+      int i_3_lo_3 = min(8, (max(0, N - wg*256 - 31) + 31)/32);
+      int i_3_hi_3 = min(8, (max(0, N - wg*256) + 31)/32);
+      for (int i_3 = 0; i_3 < i_3_lo_3; i_3 += 1) { /* mapSeq */
         local float16 *acc_i_3_4 = acc + i_3*256 + i*16 + i_2*2;
         /* mapSeq, 2 steps */
-        vstore16(acc_i_3_4[0], ((N + 255)/256*(wg_2*128 + i*8 + i_2) + wg)*16 + i_3*2, output);
-        vstore16(acc_i_3_4[1], ((N + 255)/256*(wg_2*128 + i*8 + i_2) + wg)*16 + i_3*2 + 1, output);
+        {
+          float16 v = acc_i_3_4[0];
+          output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32] = v.s0;
+          output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 1] = v.s1;
+          output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 2] = v.s2;
+          output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 3] = v.s3;
+          output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 4] = v.s4;
+          output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 5] = v.s5;
+          output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 6] = v.s6;
+          output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 7] = v.s7;
+          output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 8] = v.s8;
+          output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 9] = v.s9;
+          output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 10] = v.sa;
+          output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 11] = v.sb;
+          output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 12] = v.sc;
+          output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 13] = v.sd;
+          output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 14] = v.se;
+          output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 15] = v.sf;
+        }
+        {
+          float16 v = acc_i_3_4[1];
+          output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 16] = v.s0;
+          output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 17] = v.s1;
+          output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 18] = v.s2;
+          output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 19] = v.s3;
+          output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 20] = v.s4;
+          output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 21] = v.s5;
+          output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 22] = v.s6;
+          output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 23] = v.s7;
+          output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 24] = v.s8;
+          output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 25] = v.s9;
+          output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 26] = v.sa;
+          output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 27] = v.sb;
+          output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 28] = v.sc;
+          output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 29] = v.sd;
+          output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 30] = v.se;
+          output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 31] = v.sf;
+        }
+      }
+      for (int i_3 = i_3_lo_3; i_3 < i_3_hi_3; i_3 += 1) { /* mapSeq */
+        local float16 *acc_i_3_5 = acc + i_3*256 + i*16 + i_2*2;
+        /* mapSeq, 2 steps */
+        {
+          float16 v = acc_i_3_5[0];
+          output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32] = v.s0;
+          if (wg*256 + i_3*32 + 1 < N) output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 1] = v.s1;
+          if (wg*256 + i_3*32 + 2 < N) output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 2] = v.s2;
+          if (wg*256 + i_3*32 + 3 < N) output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 3] = v.s3;
+          if (wg*256 + i_3*32 + 4 < N) output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 4] = v.s4;
+          if (wg*256 + i_3*32 + 5 < N) output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 5] = v.s5;
+          if (wg*256 + i_3*32 + 6 < N) output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 6] = v.s6;
+          if (wg*256 + i_3*32 + 7 < N) output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 7] = v.s7;
+          if (wg*256 + i_3*32 + 8 < N) output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 8] = v.s8;
+          if (wg*256 + i_3*32 + 9 < N) output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 9] = v.s9;
+          if (wg*256 + i_3*32 + 10 < N) output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 10] = v.sa;
+          if (wg*256 + i_3*32 + 11 < N) output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 11] = v.sb;
+          if (wg*256 + i_3*32 + 12 < N) output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 12] = v.sc;
+          if (wg*256 + i_3*32 + 13 < N) output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 13] = v.sd;
+          if (wg*256 + i_3*32 + 14 < N) output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 14] = v.se;
+          if (wg*256 + i_3*32 + 15 < N) output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 15] = v.sf;
+        }
+        {
+          float16 v = acc_i_3_5[1];
+          if (wg*256 + i_3*32 + 16 < N) output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 16] = v.s0;
+          if (wg*256 + i_3*32 + 17 < N) output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 17] = v.s1;
+          if (wg*256 + i_3*32 + 18 < N) output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 18] = v.s2;
+          if (wg*256 + i_3*32 + 19 < N) output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 19] = v.s3;
+          if (wg*256 + i_3*32 + 20 < N) output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 20] = v.s4;
+          if (wg*256 + i_3*32 + 21 < N) output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 21] = v.s5;
+          if (wg*256 + i_3*32 + 22 < N) output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 22] = v.s6;
+          if (wg*256 + i_3*32 + 23 < N) output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 23] = v.s7;
+          if (wg*256 + i_3*32 + 24 < N) output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 24] = v.s8;
+          if (wg*256 + i_3*32 + 25 < N) output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 25] = v.s9;
+          if (wg*256 + i_3*32 + 26 < N) output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 26] = v.sa;
+          if (wg*256 + i_3*32 + 27 < N) output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 27] = v.sb;
+          if (wg*256 + i_3*32 + 28 < N) output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 28] = v.sc;
+          if (wg*256 + i_3*32 + 29 < N) output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 29] = v.sd;
+          if (wg*256 + i_3*32 + 30 < N) output[((wg_2 - (M + 127)/128)*128 + i*8 + i_2 + M)*N + wg*256 + i_3*32 + 30] = v.se;
+        }
       }
     }
   }
-}
-
-/* Kernel gemmAnyCrop, generated by dpia from gemm_any.dpia
- * Preconditions: none
- * NDRange: global size (N, M), local size not fixed
- */
-
-kernel void gemmAnyCrop(global float *restrict output,
-                        const global float *restrict c,
-                        int M,
-                        int N) {
-  int gid = get_global_id(1); /* mapGlobal1 */
-  int gid_2 = get_global_id(0); /* mapGlobal */
-  output[gid*N + gid_2] = c[(N + 255)/256*(gid + (M + 127)/128*128 - M)*256 + gid_2];
 }

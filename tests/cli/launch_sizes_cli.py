@@ -68,7 +68,6 @@ SIZES = {
     'dotAny': {'N': 100003}, 'asumAny': {'N': 100003}, 'scalAny': {'N': 100003}, 'sumAny': {'M': 1000},
     'gemvAny': {'M': 66, 'N': 1001}, 'gesummvAny': {'N': 101},
     'gemmAnyPackB': {'N': 65, 'K': 37}, 'gemmAnyBlocks': {'M': 66, 'N': 65, 'K': 37},
-    'gemmAnyCrop': {'M': 66, 'N': 65},
     # the kernels of the sample pipelines (docs/language.md section 8)
     'dotParts': {'N': 262144}, 'dotSum': {'M': 1000}, 'asumParts': {'N': 262144}, 'asumSum': {'M': 1000},
     'ax': {'M': 64, 'N': 96}, 'atv': {'M': 64, 'N': 96}, 'axVec': {'M': 64, 'N': 96}, 'atvVec': {'M': 64, 'N': 96},

@@ -60,7 +60,6 @@ RUNS = [  # file, kernel, sizes at two points
     # empty), one of 257 a slice of its own (769)
     ('gemm_any.dpia', 'gemmAnyBlocks', [{'M': 67, 'N': 100, 'K': 37}, {'M': 1, 'N': 1, 'K': 1}, {'M': 9, 'N': 33, 'K': 600},
                                         {'M': 9, 'N': 33, 'K': 768}, {'M': 9, 'N': 33, 'K': 769}]),
-    ('gemm_any.dpia', 'gemmAnyCrop', [{'M': 67, 'N': 100}, {'M': 1, 'N': 1}]),
     ('scal_vec.dpia', 'scalVec16', [{'N': 1008}, {'N': 4096}]),
     ('scal_vec.dpia', 'scalChunk', [{'N': 1024}, {'N': 3072}]),
     ('gemv_vec.dpia', 'gemvVec', [{'M': 100, 'N': 640}, {'M': 64, 'N': 1024}]),

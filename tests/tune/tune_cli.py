@@ -262,9 +262,9 @@ def main():
 
         # samples/gemm_any.dpia has gemm's tune parameters: at sizes that are
         # no multiple of anything no point is skipped (CP=4 runs, with one
-        # panel of 64 columns past N), and its three kernels share CP (a
-        # packing of another width than the blocks read, or a crop of
-        # another padded width, would fail the check)
+        # panel of 64 columns past N), and its two kernels share CP (a
+        # packing of another width than the blocks read would fail the
+        # check)
         os.remove(cache)
         gemm_any = os.path.join(root, 'samples', 'gemm_any.dpia')
         sizes = 'M=67,N=100,K=37'
