@@ -670,7 +670,8 @@ bool size_solve(SizeCtx *sc, Size lhs, Size rhs, Sym m, Size *out) {
 static bool quotient_term(Arena *arena, Size rest, Size divisor, Size *out) {
   Size target;
   SizeTerm inverse;
-  if (rest.nterms == 0 || !negate_size(arena, rest, &target) || !invert_term(arena, &divisor.terms[0], &inverse))
+  if (rest.nterms == 0 || divisor.nterms == 0 || !negate_size(arena, rest, &target) ||
+      !invert_term(arena, &divisor.terms[0], &inverse))
     return false;
   for (int i = 0; i < target.nterms; i++) {
     Size q, back;
