@@ -111,20 +111,26 @@ echo "tuning gemm took $tune_s s"
 # the idle run of 2026-11-29 chose L=256 S=8 C=1024 for asum at 64M, which
 # needs N % 2^25 == 0: at 16M the lookup now passes that entry over for
 # the defaults (E1110), and before it the benchmark skipped the kernel
-# (asum at 16M fell to 0.78x the fastest other).
+# (asum at 16M fell to 0.78x the fastest other).  asumVec16Groups' C is
+# set to 1024 (float16 a stream: streams of 64 KiB), not tuned: in the
+# seven idle runs of 2026-11-29 the five whose point had C=1024 (S 2 to 8)
+# ran asum at 64M at 1.04x to 1.12x the fastest other, the two with C=256
+# (S 1 and 2) at 0.94x and 0.95x, an order the warm tuner does not see
+# (BENCHMARKS.md, "Reading the figures", asum at 64M).
 gemv_sizes="8192" asum_sizes="67108864" gemv_valid="4096" asum_valid="16777216"
 [ ${#quick[@]} -gt 0 ] && gemv_sizes="2048" asum_sizes="4194304" gemv_valid="1024" asum_valid="1048576"
 mem_start=$(date +%s)
 : > $out/tune_mem.txt
-tune_mem() { # FILE KERNEL SIZE VALID: one `dpia tune` at SIZE, its points valid at VALID too
+tune_mem() { # FILE KERNEL SIZE VALID [--set NAME=V ...]: one `dpia tune` at SIZE, its points valid at VALID too
   local file=$1 kernel=$2 size=$3 valid=$4
-  local tune_cmd="build/dpia tune samples/$file -k $kernel --size $size --valid-at $valid --seed 1 --repeat 15 --budget ${TUNE_BUDGET:-300}"
+  shift 4
+  local tune_cmd="build/dpia tune samples/$file -k $kernel --size $size --valid-at $valid${*:+ $*} --seed 1 --repeat 15 --budget ${TUNE_BUDGET:-300}"
   echo "$ $tune_cmd" | tee -a $out/tune_mem.txt
   $tune_cmd | tee -a $out/tune_mem.txt
 }
 tune_mem gemv_vec.dpia gemvVecRows "M=$gemv_sizes,N=$gemv_sizes" "M=$gemv_valid,N=$gemv_valid"
 tune_mem gemv_vec.dpia gemvVecRowsGroups "M=$gemv_sizes,N=$gemv_sizes" "M=$gemv_valid,N=$gemv_valid"
-tune_mem asum_vec.dpia asumVec16Groups "N=$asum_sizes" "N=$asum_valid"
+tune_mem asum_vec.dpia asumVec16Groups "N=$asum_sizes" "N=$asum_valid" --set C=1024
 # jacobi2dStrips' strips (W columns, R rows a work-item,
 # samples/jacobi2d.dpia), at the one size timed
 jacobi_size=4096
@@ -229,7 +235,7 @@ section=$out/machine_section.md
   echo
   echo "Tuning took $tune_mem_s s: gemvVecRows' R, the rows a work-item reads side by side, and gemvVecRowsGroups'"
   echo "R and work-group size L at the larger gemv"
-  echo "size ($gemv_sizes), and asumVec16Groups' work-group size L, streams S and float16 a stream C at the larger"
+  echo "size ($gemv_sizes), and asumVec16Groups' work-group size L and streams S (C=1024 float16 a stream, set) at the larger"
   echo "asum size ($asum_sizes), each choosing the fastest point checked against the reference; their rows above"
   echo "are translated with these values at both sizes (the smaller, $gemv_valid and $asum_valid, takes the nearest entry,"
   echo "whose points were kept only where their preconditions hold there too, --valid-at: docs/tune.md,"
