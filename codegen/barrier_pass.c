@@ -33,9 +33,10 @@
  * reads back what it wrote itself in program order), which become pending
  * writes after it.
  *
- * Two more barriers are for PoCL 3.1 alone (pocl_after_guard,
- * pocl_after_group_stage), where one is harmless; a backend that does not
- * run on PoCL leaves them out (Backend.no_pocl_barriers). */
+ * Three more barriers are for PoCL 3.1 alone (pocl_after_guard,
+ * pocl_after_group_stage, pocl_before_single_writer_nest), where one is
+ * harmless; a backend that does not run on PoCL leaves them out
+ * (Backend.no_pocl_barriers). */
 #include "kir.h"
 
 #include <string.h>
@@ -487,6 +488,42 @@ static void pocl_after_group_stage(Pass *p, KirBlock *out) {
   pocl_barrier(p, out, false, "PoCL 3.1 needs one after a work-group stage with barriers");
 }
 
+/* b holds a loop whose body holds a loop (at any depth) */
+static bool holds_nest(const KirBlock *b, int loops) {
+  for (const KirStmt *s = b->first; s; s = s->next) {
+    const KirBlock *body = kir_body((KirStmt *)s);
+    if (body && holds_nest(body, loops + (s->kind == KS_FOR))) return true;
+    if (s->kind == KS_FOR && loops > 0) return true;
+  }
+  return false;
+}
+
+/* Between a barrier that joins the branches of the statement before it
+ * (an if: a parforLocal's test of the id, a single writer's guard; or a
+ * loop, whose exit is a join too) and the guard of a group's single
+ * writer whose body holds a loop nest, in a work-group loop: PoCL 3.1
+ * (cbs and loopvec) drops that body whole, its stores lost, where the
+ * inner loop's bound is not a constant (its test for no steps is one more
+ * branch in the nest; tests/diff/known/pocl_group_loop_single_writer_nest.cl,
+ * regress/pocl_single_writer_nest_lost_store.dpia).  Its work-group
+ * compiler replicates the code after such a join (barrier tail
+ * replication); with a second barrier, whose region is empty, it does not,
+ * and the nest is compiled right.  No barrier is needed there, and one is
+ * harmless where every work-item gets.  out ends with the barrier before
+ * the command at hand, next is its code. */
+static void pocl_before_single_writer_nest(Pass *p, KirBlock *out, const KirStmt *next) {
+  if (!p->uniform || p->group_loop_depth == 0 || !out->last || out->last->kind != KS_BARRIER) return;
+  if (!next || next->kind != KS_IF || !next->cond.body.first) return;
+  const KirStmt *site = next->cond.body.first;
+  if (site->kind != KS_BARRIER || !site->barrier.site || site->barrier.site->kind != KSITE_SOLO ||
+      !site->barrier.site->group || !holds_nest(&next->cond.body, 0))
+    return;
+  const KirStmt *before = NULL;
+  for (const KirStmt *s = out->first; s != out->last; s = s->next) before = s;
+  if (!before || (before->kind != KS_IF && before->kind != KS_FOR)) return;
+  pocl_barrier(p, out, false, "PoCL 3.1 needs one here before a single writer's loop nest");
+}
+
 /* ---- the sites ---- */
 
 static void enter(Pass *p, const KirSite *site) {
@@ -637,6 +674,7 @@ static void at_site(Pass *p, KirBlock *out, const KirSite *site, int entry) {
     if (p->pocl && site->level == KL_LOCAL) pocl_after_guard(p, out);
     if (p->pocl && site->level == KL_WORKGROUP) pocl_after_group_stage(p, out);
     sync_before(p, out, site);
+    if (p->pocl && site->level == KL_NONE) pocl_before_single_writer_nest(p, out, p->command_code);
     /* OpenCL has no barrier across work-groups: nothing after a grid-level
      * loop of the group-less code may read what its groups wrote */
     if ((site->level == KL_GLOBAL || site->level == KL_WORKGROUP) && p->uniform && p->distributed == 0)

@@ -337,10 +337,16 @@ static void walk_stmt(Dead *d, KirBlock *b, KirStmt *prev, KirStmt *s) {
     if (s->cond.body.first != s->cond.body.last) s->cond.one_line = false;
     note_reads(d, s->cond.cond);
     return;
-  case KS_BLOCK:
+  case KS_BLOCK: {
     walk_block(d, &s->block.body);
-    if (!s->block.body.first) replace(b, prev, s, none);
+    /* a scope that declares nothing is its statements: a step partition.c
+     * peeled off a loop, { const int i = 0; ... }, whose variable its
+     * decided tests and indices no longer read */
+    bool declares = false;
+    for (const KirStmt *t = s->block.body.first; t && !declares; t = t->next) declares = t->kind == KS_DECL;
+    if (!declares) replace(b, prev, s, s->block.body);
     return;
+  }
   case KS_BARRIER: return;
   case KS_COMMENT:
     /* a comment line says what the statements after it do */

@@ -369,15 +369,28 @@ static const KirExpr *decide(Pass *p, const KirExpr *e) {
   }
   Lin ge;
   bool negated, v, w;
-  if (test_of(p, e, &ge, &negated)) {
-    int value = known(p, &ge);
-    return value < 0 ? e : truth(p, (value == 1) != negated);
+  int value;
+  bool test = test_of(p, e, &ge, &negated);
+  if (test) {
+    value = known(p, &ge);
+    if (value >= 0) return truth(p, (value == 1) != negated);
   }
   const KirExpr *buf[3];
   const KirExpr *const *old;
   int n = kir_expr_children(e, buf, &old);
   const KirExpr **kids = NEWARRAY(p->arena, const KirExpr *, n > 0 ? n : 1);
-  for (int i = 0; i < n; i++) kids[i] = decide(p, old[i]);
+  bool changed = false;
+  for (int i = 0; i < n; i++) changed |= (kids[i] = decide(p, old[i])) != old[i];
+  /* a test the facts do not decide as written may be once the clamps in
+   * its operands are: padCst's test on padClamp's index, clamp(i - 1, 0,
+   * 2) < 1, is 0 < 1 in the loop's first step, where the read it guards,
+   * priv[clamp(i - 1, 0, 2) - 1], is priv[-1] (a side never taken, but
+   * one clang warns of: tests/diff/regress/dead_side_index_folded_negative.dpia) */
+  if (test) {
+    const KirExpr *r = changed ? kir_expr_rebuilt(p->arena, e, kids) : e;
+    if (changed && test_of(p, r, &ge, &negated) && (value = known(p, &ge)) >= 0) return truth(p, (value == 1) != negated);
+    return r;
+  }
   if (e->kind == KE_COND && is_truth(kids[0], &v)) return v ? kids[1] : kids[2];
   if (e->kind == KE_UNARY && e->un.op == '!' && is_truth(kids[0], &v)) return truth(p, !v);
   if (e->kind == KE_BUILTIN && (e->call.builtin == KBI_MIN || e->call.builtin == KBI_MAX) && n == 2) {

@@ -2,25 +2,40 @@
  * kernel with the cbs and loopvec work-group methods (workitemrepl runs it
  * right): the block one work-item writes, if (get_local_id(0) == 0) { for
  * (i < 2) { ...; for (i_2 < N*2) ...; tmp_2[i] = acc_2; } }, is dropped
- * whole (the final IR of parallel.bc has no store to tmp_2), so tmp and
- * output_1 read NaN.  It is the kernel of
- * tests/diff/open/pocl_single_writer_nest_lost_store.dpia cut down by hand,
- * every step checked: what is left is a loop over work-group ids holding a
- * guarded mapLocal, a barrier, and the single writer's loop nest.  Any one
- * of these makes it right: no guarded region before the barrier (a barrier
- * alone is fine), the inner bound a constant (628), #pragma unroll on the
- * outer loop, every work-item computing with only the store guarded, or the
- * nest in a noinline function called by work-item 0.  It stays wrong with
- * the work-group loop's bound at 1, 2 or 100, with the guard inside the
- * outer loop, a strided loop in place of the mapLocal's if, the inner loop
- * reading only inputs, or a store inside the inner loop.  With the
- * mapLocal's guard removed (every work-item writing), PoCL aborts instead.
- * In the full kernel, an if (wg < 1) in place of the work-group loop does
- * not help either (two more guarded regions come before), and there the
- * noinline function does not help: the fault is in how PoCL forms the
- * regions around barriers, not in the single writer's code.
- * Run it in place of the kernel of the open program:
- *   dpia run tests/diff/open/pocl_single_writer_nest_lost_store.dpia -k k \
+ * whole (the final IR of parallel.bc has no store to tmp_2, and its blocks
+ * are those of barrier tail replication, *.btr), so tmp and output_1 read
+ * NaN.  It is the kernel of
+ * tests/diff/regress/pocl_single_writer_nest_lost_store.dpia cut down by
+ * hand, every step checked: a loop over work-group ids holding a guarded
+ * mapLocal, a barrier, and the single writer's loop nest.
+ *
+ * The trigger: the barrier before the single writer joins the branches of
+ * the statement before it, and the single writer's body is a loop nest
+ * whose inner loop may run no step.  It stays wrong with the mapLocal's if
+ * a strided loop, or a loop every work-item runs (for j < N: tmp_3[lid*N +
+ * j] = 1.0), both joins at the barrier too; with the work-group loop's
+ * bound at 1, 2 or 100, the guard inside the outer loop, the guard a
+ * variable's test (lid == 0, lid < 1), the barrier fencing both memories,
+ * the inner loop counting down or reading only inputs, a store inside the
+ * inner loop, or a barrier more at the loop's top or after the nest.
+ * Any one of these makes it right: a second barrier just before the
+ * single writer (an empty region between the join and the nest: what dpia
+ * generates, codegen/barrier_pass.c, pocl_before_single_writer_nest), a
+ * statement every work-item runs between the guarded region and the
+ * barrier (no join at the barrier), no guarded region before the barrier,
+ * the inner loop a do-while or its bound a constant (628; no test for no
+ * steps), #pragma unroll on the outer loop, a single loop in place of the
+ * nest, the results kept in a private array and stored after the nest,
+ * every work-item computing with only the store guarded, the nest in a
+ * noinline function called by work-item 0, or no work-group loop (its
+ * body once, or under if (wg < 1)).  With the mapLocal's guard removed
+ * (every work-item writing), PoCL aborts instead.
+ * In the full kernel with an if (wg < 1) in place of the work-group loop
+ * (not what dpia generates: two more guarded regions come before), the
+ * store is lost too, and neither the second barrier, the do-while, the
+ * private array nor every work-item computing helps there.
+ * Run it in place of the kernel of the regression program:
+ *   dpia run tests/diff/regress/pocl_single_writer_nest_lost_store.dpia -k k \
  *     --size M=38 N=314 --check \
  *     --opencl-source=tests/diff/known/pocl_group_loop_single_writer_nest.cl
  * expected: output_1 right (output_2 is left NaN by this cut-down kernel:
