@@ -380,6 +380,18 @@ static const char *point_text(const Tuner *t, const Point *pt) {
   return b.data;
 }
 
+/* a point as the report names it: its values, or when --set gives every
+ * tune parameter (nothing to search, one point: the report's first line
+ * says so) the values given, so that the report says what was timed */
+static const char *point_label(const Tuner *t, const Point *pt) {
+  if (t->nfree) return point_text(t, pt);
+  Buf b;
+  buf_init(&b, t->c->arena);
+  for (int i = 0; i < t->nuser; i++)
+    emit(&b, "%s%s=%lld", i ? " " : "", t->c->opt->set_names[i], t->c->opt->set_values[i]);
+  return t->nuser ? b.data : "(no tune parameter)";
+}
+
 /* the values of a point: the user's --set values, then the point's */
 static int point_sets(const Tuner *t, const Point *pt, const char ***names, long long **values) {
   int n = t->nuser + t->nfree;
@@ -438,10 +450,10 @@ static void time_point(Tuner *t, Point *pt) {
   if (t->x->progress) {
     const char *line = pt->state == PT_TIMED ? arena_printf(t->c->arena, "tune %s: %d of %d points, %.1f s; %s %.4f ms",
                                                      t->c->opt->kernel, t->tried, t->npoints, tuner_elapsed(t),
-                                                     point_text(t, pt), pt->min_ms)
+                                                     point_label(t, pt), pt->min_ms)
                                       : arena_printf(t->c->arena, "tune %s: %d of %d points, %.1f s; %s %s (%s%s%s)",
                                                      t->c->opt->kernel, t->tried, t->npoints, tuner_elapsed(t),
-                                                     point_text(t, pt),
+                                                     point_label(t, pt),
                                                      pt->state == PT_NOT_TIMED ? "not timed" : "skipped", pt->why,
                                                      pt->at ? " at " : "",
                                                      pt->at ? sizes_text(t->c->arena, pt->at) : "");
@@ -520,20 +532,22 @@ static void tune_report(Tuner *t, Point **ranked, const Point *best, const TuneE
   for (int i = 0; i < o->nsizes; i++) emit(out, " %s=%lld", o->size_names[i], o->size_values[i]);
   for (int v = 0; v < t->nvalid; v++)
     emit(out, "%s %s", v ? " and" : ", valid at", sizes_text(t->c->arena, &t->valid[v]));
-  emit(out, "; %d points, %d tried, %d timed in %.1f s (seed %llu)\n", t->npoints, t->tried, timed, tuner_elapsed(t),
-       (unsigned long long)o->seed);
+  emit(out, "; %d points, %d tried, %d timed in %.1f s (seed %llu)%s\n", t->npoints, t->tried, timed, tuner_elapsed(t),
+       (unsigned long long)o->seed,
+       t->nfree   ? ""
+       : t->nuser ? "; nothing to search: --set gives every tune parameter"
+                  : "; nothing to search: no tune parameter");
   for (int i = 0, k = 0; i < t->npoints; i++) {
     const Point *pt = ranked[i];
     if (pt->state != PT_TIMED) continue;
-    emit(out, "  %2d. %10.4f ms  %s%s\n", ++k, pt->min_ms, point_text(t, pt),
+    emit(out, "  %2d. %10.4f ms  %s%s\n", ++k, pt->min_ms, point_label(t, pt),
          pt->check < 0 ? "" : pt->check ? "  [checked: ok]" : "  [checked: differs]");
   }
   int untimed = 0;
   for (int i = 0; i < t->npoints; i++) {
     const Point *pt = ranked[i];
     if (pt->state != PT_NOT_TIMED) continue;
-    const char *text = point_text(t, pt);
-    emit(out, "  %3s %13s  %s\n", "--", "not timed", *text ? text : "(the --set values)");
+    emit(out, "  %3s %13s  %s\n", "--", "not timed", point_label(t, pt));
     untimed++;
   }
   if (untimed)
@@ -545,7 +559,7 @@ static void tune_report(Tuner *t, Point **ranked, const Point *best, const TuneE
   if (elsewhere) emit(out, "  (%d skipped: a precondition fails at the sizes of --valid-at)\n", elsewhere);
   if (best && stored)
     emit(out, "best: %s (%.4f ms), agrees with the reference interpreter; stored for %s (driver %s) in %s\n",
-         point_text(t, best), best->min_ms, stored->device, stored->driver, path ? path : "(no cache: off)");
+         point_label(t, best), best->min_ms, stored->device, stored->driver, path ? path : "(no cache: off)");
 }
 
 /* --valid-at (DpiaExplore.valid_at) into t: each a value for every size

@@ -177,6 +177,11 @@ def main():
                'another source used the entry', p)
         p = run(dpia, ['run', src, '-k', 'scalTune', '--size', 'N=1024', '--check'], cache)
         expect(p.returncode == 0 and '  tuned: C=16, tuned by dpia tune on' in p.stdout, 'run: not tuned', p)
+        # the race check of the run's own launch is of the launch C=16 gives
+        # (1024/16 work-items), not the default's (docs/language.md 20.1)
+        p = run(dpia, ['run', src, '-k', 'scalTune', '--size', 'N=1024', '-v'], cache)
+        expect(p.returncode == 0 and 'race check passed: ' in p.stdout and
+               'at N=1024 in launch global 64 local 1 (' in p.stdout, 'run -v: not the tuned launch checked', p)
         p = run(dpia, ['run', src, '-k', 'scalTune', '--size', 'N=1024', '--json'], cache)
         r = json.loads(p.stdout) if p.returncode == 0 else {}
         expect(r.get('tuned', '').startswith('C=16, tuned by dpia tune on '), 'run --json: no "tuned"', p)
@@ -212,6 +217,12 @@ def main():
         p = run(dpia, ['tune', whole, '-k', 'wholeTune', '--size', 'N=4', '--set', 'C=16', '--diagnostics=json'], 'off')
         expect(p.returncode == 1 and codes(p) == ['E1108'] and '1 not timed' in p.stdout,
                'tune: a single point that launches nothing is not E1108', p)
+        # every tune parameter given by --set: one point, nothing to search;
+        # the report names the values timed (it said "best:  (0.0020 ms)")
+        p = run(dpia, ['tune', src, '-k', 'scalTune', '--size', 'N=64', '--set', 'C=16', '--repeat', '1'], 'off')
+        expect(p.returncode == 0 and '; nothing to search: --set gives every tune parameter\n' in p.stdout and
+               ' ms  C=16  [checked: ok]\n' in p.stdout and '\nbest: C=16 (' in p.stdout and 'best:  (' not in p.stdout,
+               'tune with every value --set: the report does not say what was timed', p)
         p = run(dpia, ['tune', src, '-k', 'scalTune', '--size', 'M=64', '--diagnostics=json'], cache)
         expect(p.returncode == 1 and codes(p) == ['E1107'], 'a missing size: not E1107', p)
         p = run(dpia, ['tune', src, '--size', 'N=64'], cache)
