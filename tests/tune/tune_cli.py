@@ -129,6 +129,47 @@ def valid_at(dpia, src, tmp):
     expect(p.returncode == 2, '--valid-at N=0: not a usage error', p)
 
 
+def stage_points(dpia, root):
+    """every point of a pipeline stage's --emit=space translates with -k
+    STAGE (issue: gemmAnyPackB at BP=2 was refused, the pipeline gemmAny
+    seeing gemmAnyBlocks' default 8 beside it): each value of each
+    parameter with the others at their first, and the values in step; a
+    point that breaks a constraint of tune parameters alone is no point of
+    the space.  One such point verified, run and checked, and one tuned."""
+    import itertools
+    import re
+    for name in ('gemm.dpia', 'gemm_any.dpia'):
+        path = os.path.join(root, 'samples', name)
+        for k in re.findall(r'^kernel (\w+)', open(path).read(), re.M):
+            p = run(dpia, ['translate', path, '-k', k, '--emit=space'], 'off')
+            expect(p.returncode == 0, f'{name} {k}: no space', p)
+            if p.returncode != 0:
+                continue
+            space = json.loads(p.stdout)
+            tune = [(t['name'], t['values']) for t in space['tune']]
+            points = [{n: v[min(j, len(v) - 1)] for n, v in tune} for j in range(max(len(v) for _, v in tune))]
+            for i, (n, values) in enumerate(tune):
+                points += [dict({m: w[0] for m, w in tune}, **{n: v}) for v in values]
+            for point in points:
+                def holds(c):
+                    try:
+                        return eval(c, {}, dict(point))
+                    except NameError:  # a size: decided at the run
+                        return True
+                if not all(holds(c) for c in space['constraints']):
+                    continue
+                sets = list(itertools.chain(*(['--set', f'{n}={v}'] for n, v in point.items())))
+                p = run(dpia, ['translate', path, '-k', k, '--no-verify'] + sets, 'off')
+                expect(p.returncode == 0, f'translate {name} -k {k} {" ".join(sets)}: exit {p.returncode}', p)
+    gemm_any = os.path.join(root, 'samples', 'gemm_any.dpia')
+    p = run(dpia, ['run', gemm_any, '-k', 'gemmAnyPackB', '--set', 'BP=2', '--size', 'N=100,K=37', '--check'], 'off')
+    expect(p.returncode == 0 and 'check (seed' in p.stdout, 'run gemmAnyPackB --set BP=2', p)
+    p = run(dpia, ['tune', gemm_any, '-k', 'gemmAnyPackB', '--size', 'N=100,K=37', '--set', 'V=16', '--set', 'CP=2',
+                   '--repeat', '1', '--json'], 'off')
+    d = json.loads(p.stdout) if p.returncode == 0 else {}
+    expect(d.get('space') == 4 and d.get('timed') == 4, f'tune gemmAnyPackB: each BP timed: {d}', p)
+
+
 def main():
     dpia, root = sys.argv[1], sys.argv[2]
     src = os.path.join(root, 'tests', 'tune', 'scal_tune.dpia')
@@ -187,6 +228,7 @@ def main():
         expect(r.get('tuned', '').startswith('C=16, tuned by dpia tune on '), 'run --json: no "tuned"', p)
         expect(r.get('global_size') == [64], f'run: the launch of C=16 is 1024/16 work-items: {r.get("global_size")}')
 
+        stage_points(dpia, root)
         passed_over(dpia, src, tmp, c, e)
         valid_at(dpia, src, tmp)
 
