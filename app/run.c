@@ -496,7 +496,11 @@ static double run_gbps(Arena *a, const ImpKernel *k, const NatValues *nats, doub
  * cache, the kernel's own), on the run's inputs, within RACE_BUDGET_RUN.
  * A finding is E0008 (E0003 never: the values are --check's) and stops
  * the run before the device sees the kernel; *said gets what was checked
- * or why not, for -v. */
+ * or why not, for -v.  inputs NULL: a pipeline's launch, whose inputs are
+ * the buffers of the launches before it, gets random ones of the run's
+ * seed (when they are few enough: RUN_RACE_INPUTS values). */
+enum { RUN_RACE_INPUTS = 1 << 20 };
+
 static int run_race_check(Ctx *c, int index, const NatValues *nats, double **inputs, size_t *counts,
                           const char **said) {
   const DpiaOptions *o = c->opt;
@@ -504,6 +508,22 @@ static int run_race_check(Ctx *c, int index, const NatValues *nats, double **inp
   /* another source runs than the one checked; --no-verify checks none */
   if (!o->verify || o->skip_semantic_check || o->opencl_source || !c->facts[index].kir) return DPIA_OK;
   DefInfo *def = c->checked->defs[index];
+  if (!inputs) {
+    Buf why;
+    buf_init(&why, c->arena);
+    int64_t values = 0;
+    for (int i = 0; i < def->nparams && values <= RUN_RACE_INPUTS; i++) {
+      const Lay *l = interp_param_layout(c->arena, def, i, nats, &why);
+      values = l ? values + l->flat : RUN_RACE_INPUTS + 1;
+    }
+    Rng rng;
+    rng_seed(&rng, o->seed);
+    if (values > RUN_RACE_INPUTS || !interp_random_inputs(c->arena, def, nats, &rng, &inputs, &counts, &why)) {
+      *said = arena_printf(c->arena, "race check not done: the inputs of kernel '%s' are more than %d values", def->name,
+                           RUN_RACE_INPUTS);
+      return DPIA_OK;
+    }
+  }
   CodegenOptions user = {0};
   for (int d = 0; d < 3; d++) {
     user.local_size[d] = o->local_size[d];
@@ -527,7 +547,8 @@ static int run_race_check(Ctx *c, int index, const NatValues *nats, double **inp
   case RACE_NOT_CHECKED: *said = arena_printf(c->arena, "race check not done: %s", msg.data); return DPIA_OK;
   case RACE_FOUND:
   case RACE_MISMATCH: /* not made without a reference: a finding all the same */
-    diag_error(&c->diag, ERR_RACE, def->decl->name_span, "%s", msg.data);
+    diag_error(&c->diag, ERR_RACE, def->decl->name_span, "%s%s", msg.data,
+               c->pipe ? arena_printf(c->arena, " (launched by pipeline '%s')", c->pipe->def->name) : "");
     return DPIA_EVERIFY;
   case RACE_ERROR:
     diag_error(&c->diag, ERR_INTERNAL, def->decl->name_span, "internal: race check of kernel '%s' at the run's launch: %s",
@@ -648,7 +669,8 @@ int pass_run(Ctx *c) {
 }
 
 /* dpia run -k PIPELINE (docs/language.md section 8): its preconditions and
- * every launch's at the given sizes, then the whole pipeline on the device
+ * every launch's at the given sizes, each launch's race check there
+ * (run_race_check), then the whole pipeline on the device
  * (pipe_run.h), its time one figure from the first kernel's start to the
  * last one's end, and with --check its output against the reference
  * interpreter of the composed program (the kernels inlined into the
@@ -665,6 +687,7 @@ static int pass_run_pipeline(Ctx *c) {
   NatValues nats;
   if (!run_sizes(c, def, &nats)) return DPIA_EUSAGE;
   if (!check_run_preconditions(c, def, &d->iface, &nats)) return run_json_refused(c, "pipeline", def->name);
+  NatValues *launch_nats = NEWARRAY(a, NatValues, d->nlaunches + 1);
   for (int li = 0; li < d->nlaunches; li++) {
     const PipeLaunchDesc *l = &d->launches[li];
     const char **names = NEWARRAY(a, const char *, l->k->nparams + 1);
@@ -681,6 +704,18 @@ static int pass_run_pipeline(Ctx *c) {
                  l->k->name, def->name, err.data);
       return DPIA_EPRECONDITION;
     }
+    launch_nats[li] = kn;
+  }
+  /* each launch's race check at its sizes (run_race_check), before the
+   * device sees any: the kernel of the launch is the one of its name */
+  const char **race_said = NEWARRAY(a, const char *, d->nlaunches + 1);
+  for (int li = 0; li < d->nlaunches; li++) {
+    int index = -1;
+    for (int i = 0; i < c->checked->ndefs; i++)
+      if (c->kernels && c->kernels[i] && strcmp(c->kernels[i]->name, d->launches[li].k->name) == 0) index = i;
+    if (index < 0) continue;
+    int race = run_race_check(c, index, &launch_nats[li], NULL, NULL, &race_said[li]);
+    if (race != DPIA_OK) return race;
   }
   Phrase *body = normalize_def(a, &c->tc, &c->diag, def);
   if (!body) return DPIA_EUSER;
@@ -715,6 +750,8 @@ static int pass_run_pipeline(Ctx *c) {
       emit(&c->out, "%s%s%s", li ? ", " : " ", d->launches[li].k->name,
            res.skipped && res.skipped[li] ? " (left out: no work-item and nothing to write)" : "");
     run_time_line(c, &res, gbps);
+    for (int li = 0; li < d->nlaunches && o->verbose; li++)
+      if (race_said[li]) emit(&c->out, "  launch %d, %s: %s\n", li + 1, d->launches[li].k->name, race_said[li]);
   }
   rt_close(&rt);
   if (!o->check) {

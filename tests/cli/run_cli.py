@@ -288,6 +288,19 @@ expect(['run', scal, '-k', 'scal', '--size', 'N=131072', '-v'], 0,
        'race check not done: kernel \'scal\' at N=131072, launch global 131072 local 1 (the code emitted): launch '
        'global 131072 local 1 has 131072 work-items')
 expect(['run', regress, '-k', 'k', '--size', 'N=120', '-v', '--no-verify'], 0, 'NDRange', absent='race check')
+# a pipeline: each launch at its own sizes (dotSum's M is dotParts'
+# groups; dotParts, 2048 * 128 elements a group, is past the budget)
+out = expect(['run', os.path.join(samples, 'atax.dpia'), '-k', 'atax', '--size', 'M=64,N=64', '-v'], 0,
+             '  launch 1, ax: race check passed: no race, no access out of bounds, no barrier divergence: at M=64, N=64 in '
+             'launch global 64 local 1 (')
+expect(['run', os.path.join(samples, 'dot_full.dpia'), '-k', 'dot', '--size', 'N=262144', '-v'], 0,
+       '  launch 2, dotSum: race check passed: no race, no access out of bounds, no barrier divergence: at M=128 in '
+       'launch global 1 local 1 (')
+expect(['run', os.path.join(samples, 'dot_full.dpia'), '-k', 'dot', '--size', 'N=262144', '-v'], 0,
+       "  launch 1, dotParts: race check not done: kernel 'dotParts' at N=262144, launch global 128 local 128")
+if '  launch 2, atv: race check passed: ' not in out:
+    failed += 1
+    print(f'FAIL run -k atax -v: launch 2 not checked: {out[-600:]!r}')
 expect(['run', regress, '-k', 'k', '--size', 'N=120'], 0, 'NDRange', absent='race check')
 # a tune parameter with no default and no cache entry is --set's to give
 # (docs/tune.md), not --size's (no machine's cache gives it one here)
