@@ -165,7 +165,7 @@ static bool check_settings(Ctx *c, const CheckedProgram *symbolic) {
  * when they are constants (they are not its arguments), so with them
  * symbolic it would not check, and nothing of it enters the kernel's
  * translation.  The program less its pipelines is checked then. */
-static const Program *without_pipelines(Arena *a, const Program *p) {
+static Program *without_pipelines(Arena *a, const Program *p) {
   Program *q = NEW(a, Program);
   *q = *p;
   q->decls = NEWARRAY(a, Decl *, p->ndecls > 0 ? p->ndecls : 1);
@@ -181,7 +181,24 @@ static bool pass_check(Ctx *c) {
   bool declared = o->action == DPIA_TRANSLATE &&
                   (o->emit == DPIA_EMIT_SPACE || (o->emit_also & DPIA_EMIT_BIT(DPIA_EMIT_SPACE)));
   TuneSettings set = {o->nsets, o->set_names, o->set_values, tune_scope(c), declared};
-  const Program *prog = declared && set.kernel ? without_pipelines(c->arena, c->prog) : c->prog;
+  /* So too with values bound to -k KERNEL's tune parameters (--set, the
+   * tuning cache's): they are the kernel's alone (tune_scope), and a
+   * pipeline launching it with another kernel of a parameter of the same
+   * name (samples/gemm_any.dpia's BP, V and CP, of both its stages) would
+   * see two values of it and not check, though nothing of it enters the
+   * kernel's translation: every point of the kernel's --emit=space must
+   * translate, verify, run and tune with -k KERNEL (a search driver's
+   * need, docs/language.md section 6).  The program worked on is then the
+   * one checked (c->checked's definitions stay c->prog's, index for index);
+   * rewrite and explore print programs, and keep the whole text. */
+  bool bound = o->nsets && (o->action == DPIA_TRANSLATE || o->action == DPIA_VERIFY || o->action == DPIA_RUN ||
+                            o->action == DPIA_CHECK || o->action == DPIA_TUNE);
+  const Program *prog = c->prog;
+  if ((declared || bound) && set.kernel) {
+    Program *alone = without_pipelines(c->arena, c->prog);
+    if (!declared) c->prog = alone;
+    prog = alone;
+  }
   if (!o->nsets) {
     c->checked = check_program_set(c->arena, &c->in, &c->diag, &c->tc, prog, &c->backend->names, &set);
     return c->diag.nerrors == 0;

@@ -124,10 +124,12 @@ static const char run_help[] =
     "usage: dpia run FILE [-k KERNEL] --size N=VALUE... [--check] [--repeat R] [--seed S]\n"
     "                [--inputs=signed|positive|unit] [--input NAME=FILE]... [--platform P] [--device D]\n"
     "                [--local-size=...] [--global-size=...] [--set NAME=VALUE]...\n"
-    "                [--diagnostics=text|json] [--json] [--no-verify] [--target=NAME]\n"
+    "                [--diagnostics=text|json] [--json] [--no-verify] [--target=NAME] [-v]\n"
     "\n"
     "Translate and verify KERNEL (as 'dpia verify'; --no-verify skips that, as\n"
-    "in translate and batch: --check still compares the run with the reference), build it on an OpenCL device (platform P, device D;\n"
+    "in translate and batch: --check still compares the run with the reference), and\n"
+    "race-check the launch the run makes, at its sizes and on its inputs (-v says\n"
+    "what that covered, or why it was not done: sizes too large), build it on an OpenCL device (platform P, device D;\n"
     "default the first: PoCL on the CPU), run it on fresh random inputs (never zeros)\n"
     "with every output first poisoned with NaN, and print the NDRange, the time\n"
     "(min and median of R runs, OpenCL profiling events) and the bandwidth.  With\n"
@@ -562,7 +564,7 @@ static int run_command_in(const Command *cmd, int argc, char **argv, Owned *own)
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       fputs(cmd->help, stdout);
       return DPIA_OK;
-    } else if ((cmd->action == DPIA_CHECK || cmd->action == DPIA_VERIFY) &&
+    } else if ((cmd->action == DPIA_CHECK || cmd->action == DPIA_VERIFY || run) &&
                (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0)) {
       opt.verbose = 1;
     } else if (cmd->action == DPIA_CHECK && strcmp(a, "--high-level") == 0) {

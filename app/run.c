@@ -174,8 +174,24 @@ static void run_json_head(Buf *out, const DpiaOptions *o, const char *what, cons
   }
 }
 
+/* the tune parameter named name of def (a kernel), or of a kernel of the
+ * program (a pipeline's, which its launches pass on); NULL: a size */
+static const Param *tune_param_named(const Ctx *c, const DefInfo *def, const char *name) {
+  for (int i = 0; i < def->decl->nparams; i++)
+    if (def->decl->params[i].tune && strcmp(def->decl->params[i].name, name) == 0) return &def->decl->params[i];
+  for (int d = 0; def->is_pipeline && d < c->prog->ndecls; d++) {
+    const Decl *k = c->prog->decls[d];
+    for (int i = 0; k->is_kernel && i < k->nparams; i++)
+      if (k->params[i].tune && strcmp(k->params[i].name, name) == 0) return &k->params[i];
+  }
+  return NULL;
+}
+
 /* dpia run: the --size values, one for each nat parameter of def (a
- * kernel or a pipeline) and no other; false after a usage error */
+ * kernel or a pipeline) and no other; false after a usage error.  A tune
+ * parameter with no default that neither --set nor the tuning cache gave
+ * a value is one of them (left symbolic, it takes a --size), but its
+ * value is --set's to give, as docs/tune.md says: the message says so. */
 static bool run_sizes(Ctx *c, const DefInfo *def, NatValues *nats) {
   const DpiaOptions *o = c->opt;
   const char *what = def->is_pipeline ? "pipeline" : "kernel";
@@ -185,6 +201,17 @@ static bool run_sizes(Ctx *c, const DefInfo *def, NatValues *nats) {
   for (int i = 0; i < def->nsize_params; i++) {
     bool given = false;
     for (int j = 0; j < o->nsizes; j++) given |= strcmp(o->size_names[j], def->size_params[i]) == 0;
+    const Param *tune = given ? NULL : tune_param_named(c, def, def->size_params[i]);
+    if (tune) {
+      Buf dom;
+      buf_init(&dom, c->arena);
+      print_domain(&dom, tune);
+      diag_error(&c->diag, ERR_SIZE_MISSING, tune->span,
+                 "%s '%s' needs a value for its tune parameter %s, which has no default and no entry in the tuning "
+                 "cache: add --set %s=VALUE, a value of %s, or find one with 'dpia tune'",
+                 what, def->name, tune->name, tune->name, dom.data);
+      return false;
+    }
     if (!given) {
       diag_error(&c->diag, ERR_SIZE_MISSING, (Span){0}, "%s '%s' needs a value for its size %s: add --size %s=VALUE",
                  what, def->name, def->size_params[i], def->size_params[i]);
@@ -457,6 +484,81 @@ static double run_gbps(Arena *a, const ImpKernel *k, const NatValues *nats, doub
   return min_ms > 0 ? bytes / (min_ms * 1e6) : 0.0;
 }
 
+/* dpia run's race check of its own launch (verify/race.h,
+ * race_check_run; docs/language.md section 20.1): the quick check of
+ * every verifying translation (driver.c, pass_semantic) runs the emitted
+ * code at the smallest valid sizes, where a work-group loop may run once
+ * and a race between its iterations cannot show (the missing barrier of
+ * tests/diff/regress/group_loop_select_local_no_back_barrier.dpia, which
+ * only `dpia verify` found).  So the run checks besides the launch it
+ * makes: the kernel's NDRange at the run's sizes, whatever gave it
+ * (--local-size/--global-size, the tune values of --set or the tuning
+ * cache, the kernel's own), on the run's inputs, within RACE_BUDGET_RUN.
+ * A finding is E0008 (E0003 never: the values are --check's) and stops
+ * the run before the device sees the kernel; *said gets what was checked
+ * or why not, for -v.  inputs NULL: a pipeline's launch, whose inputs are
+ * the buffers of the launches before it, gets random ones of the run's
+ * seed (when they are few enough: RUN_RACE_INPUTS values). */
+enum { RUN_RACE_INPUTS = 1 << 20 };
+
+static int run_race_check(Ctx *c, int index, const NatValues *nats, double **inputs, size_t *counts,
+                          const char **said) {
+  const DpiaOptions *o = c->opt;
+  *said = NULL;
+  /* another source runs than the one checked; --no-verify checks none */
+  if (!o->verify || o->skip_semantic_check || o->opencl_source || !c->facts[index].kir) return DPIA_OK;
+  DefInfo *def = c->checked->defs[index];
+  if (!inputs) {
+    Buf why;
+    buf_init(&why, c->arena);
+    int64_t values = 0;
+    for (int i = 0; i < def->nparams && values <= RUN_RACE_INPUTS; i++) {
+      const Lay *l = interp_param_layout(c->arena, def, i, nats, &why);
+      values = l ? values + l->flat : RUN_RACE_INPUTS + 1;
+    }
+    Rng rng;
+    rng_seed(&rng, o->seed);
+    if (values > RUN_RACE_INPUTS || !interp_random_inputs(c->arena, def, nats, &rng, &inputs, &counts, &why)) {
+      *said = arena_printf(c->arena, "race check not done: the inputs of kernel '%s' are more than %d values", def->name,
+                           RUN_RACE_INPUTS);
+      return DPIA_OK;
+    }
+  }
+  CodegenOptions user = {0};
+  for (int d = 0; d < 3; d++) {
+    user.local_size[d] = o->local_size[d];
+    user.global_size[d] = o->global_size[d];
+  }
+  RaceKernel rk = {.tc = &c->tc,
+                   .k = c->natural[index],
+                   .user = &user,
+                   .kir = c->facts[index].kir,
+                   .drop_barriers = o->debug_drop_barriers != 0,
+                   .def = def,
+                   .body = c->normal[index],
+                   .imp = c->hoisted[index]};
+  SemanticSample run = {.nats = *nats, .ninputs = def->nparams, .inputs = inputs, .counts = counts};
+  Buf msg;
+  buf_init(&msg, c->arena);
+  RaceStatus rs = race_check_run(c->arena, &rk, &run, &RACE_BUDGET_RUN, &msg);
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (rs) {
+  case RACE_OK: *said = arena_printf(c->arena, "race check passed: %s", msg.data); return DPIA_OK;
+  case RACE_NOT_CHECKED: *said = arena_printf(c->arena, "race check not done: %s", msg.data); return DPIA_OK;
+  case RACE_FOUND:
+  case RACE_MISMATCH: /* not made without a reference: a finding all the same */
+    diag_error(&c->diag, ERR_RACE, def->decl->name_span, "%s%s", msg.data,
+               c->pipe ? arena_printf(c->arena, " (launched by pipeline '%s')", c->pipe->def->name) : "");
+    return DPIA_EVERIFY;
+  case RACE_ERROR:
+    diag_error(&c->diag, ERR_INTERNAL, def->decl->name_span, "internal: race check of kernel '%s' at the run's launch: %s",
+               def->name, msg.data);
+    return DPIA_EINTERNAL;
+  }
+  DPIA_EXHAUSTIVE_END
+  return DPIA_EINTERNAL;
+}
+
 int pass_run(Ctx *c) {
   const DpiaOptions *o = c->opt;
   if (c->pipe) return pass_run_pipeline(c);
@@ -533,6 +635,12 @@ int pass_run(Ctx *c) {
     rt_close(&rt);
     return DPIA_EUSER;
   }
+  const char *race_said;
+  int race = run_race_check(c, index, &nats, inputs, counts, &race_said);
+  if (race != DPIA_OK) {
+    rt_close(&rt);
+    return race;
+  }
   RtResult res;
   st = rt_run(&rt, a, k, source, &nats, def->nparams, (const double *const *)inputs, counts, &launch, &res, &err);
   int done = run_finished(c, &rt, st, &res, &err, def->decl->name_span);
@@ -550,6 +658,7 @@ int pass_run(Ctx *c) {
       for (int d = 0; d < res.ndims; d++) emit(&c->out, "%s%zu", d ? "," : " ", res.local_size[d]);
     }
     run_time_line(c, &res, gbps);
+    if (o->verbose && race_said) emit(&c->out, "  %s\n", race_said);
   }
   rt_close(&rt);
   if (!o->check) {
@@ -560,7 +669,8 @@ int pass_run(Ctx *c) {
 }
 
 /* dpia run -k PIPELINE (docs/language.md section 8): its preconditions and
- * every launch's at the given sizes, then the whole pipeline on the device
+ * every launch's at the given sizes, each launch's race check there
+ * (run_race_check), then the whole pipeline on the device
  * (pipe_run.h), its time one figure from the first kernel's start to the
  * last one's end, and with --check its output against the reference
  * interpreter of the composed program (the kernels inlined into the
@@ -577,6 +687,7 @@ static int pass_run_pipeline(Ctx *c) {
   NatValues nats;
   if (!run_sizes(c, def, &nats)) return DPIA_EUSAGE;
   if (!check_run_preconditions(c, def, &d->iface, &nats)) return run_json_refused(c, "pipeline", def->name);
+  NatValues *launch_nats = NEWARRAY(a, NatValues, d->nlaunches + 1);
   for (int li = 0; li < d->nlaunches; li++) {
     const PipeLaunchDesc *l = &d->launches[li];
     const char **names = NEWARRAY(a, const char *, l->k->nparams + 1);
@@ -593,6 +704,18 @@ static int pass_run_pipeline(Ctx *c) {
                  l->k->name, def->name, err.data);
       return DPIA_EPRECONDITION;
     }
+    launch_nats[li] = kn;
+  }
+  /* each launch's race check at its sizes (run_race_check), before the
+   * device sees any: the kernel of the launch is the one of its name */
+  const char **race_said = NEWARRAY(a, const char *, d->nlaunches + 1);
+  for (int li = 0; li < d->nlaunches; li++) {
+    int index = -1;
+    for (int i = 0; i < c->checked->ndefs; i++)
+      if (c->kernels && c->kernels[i] && strcmp(c->kernels[i]->name, d->launches[li].k->name) == 0) index = i;
+    if (index < 0) continue;
+    int race = run_race_check(c, index, &launch_nats[li], NULL, NULL, &race_said[li]);
+    if (race != DPIA_OK) return race;
   }
   Phrase *body = normalize_def(a, &c->tc, &c->diag, def);
   if (!body) return DPIA_EUSER;
@@ -627,6 +750,8 @@ static int pass_run_pipeline(Ctx *c) {
       emit(&c->out, "%s%s%s", li ? ", " : " ", d->launches[li].k->name,
            res.skipped && res.skipped[li] ? " (left out: no work-item and nothing to write)" : "");
     run_time_line(c, &res, gbps);
+    for (int li = 0; li < d->nlaunches && o->verbose; li++)
+      if (race_said[li]) emit(&c->out, "  launch %d, %s: %s\n", li + 1, d->launches[li].k->name, race_said[li]);
   }
   rt_close(&rt);
   if (!o->check) {

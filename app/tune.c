@@ -289,18 +289,45 @@ static const char *const point_state_names[] = {
 #undef X
 };
 
+/* X(ID, its --json "check" (NULL: null), its mark in the table): the
+ * reference check of a point, made of the fastest (up to CHECK_TRIES) */
+#define POINT_CHECKS(X)                                \
+  X(NOT_CHECKED, NULL, "")                             \
+  X(DIFFERS, "differs", "  [checked: differs]")        \
+  X(AGREES, "ok", "  [checked: ok]")
+
+typedef enum PointCheck {
+#define X(id, json, mark) PC_##id,
+  POINT_CHECKS(X)
+#undef X
+} PointCheck;
+
+static const char *const point_check_json[] = {
+#define X(id, json, mark) json,
+    POINT_CHECKS(X)
+#undef X
+};
+
+static const char *const point_check_mark[] = {
+#define X(id, json, mark) mark,
+    POINT_CHECKS(X)
+#undef X
+};
+
 typedef struct Point {
   long long *values; /* one per free parameter */
   PointState state;
   const char *why;
   const TuneSizes *at; /* skipped: the --valid-at sizes it breaks a precondition at; NULL: the sizes' */
   double min_ms, median_ms;
-  int check; /* -1 not checked, 0 differs, 1 agrees */
+  PointCheck check;
 } Point;
 
 typedef struct Tuner {
   Ctx *c;
   const DpiaExplore *x;
+  int nparams; /* the tune parameters in scope (tune_params), computed once */
+  const Param *params[MAX_TUNE];
   int nfree;
   const Param *free[MAX_TUNE];
   int nuser; /* the user's --set values: the first of c->opt's sets */
@@ -348,7 +375,7 @@ static void enumerate_points(Tuner *t) {
   for (t->npoints = 0; t->npoints < total; t->npoints++) {
     Point *pt = &t->points[t->npoints];
     pt->values = NEWARRAY(t->c->arena, long long, t->nfree ? t->nfree : 1);
-    pt->check = -1;
+    pt->check = PC_NOT_CHECKED;
     for (int p = 0; p < t->nfree; p++) pt->values[p] = dom[p][idx[p]];
     int p = t->nfree - 1; /* the next combination, odometer order */
     while (p >= 0 && ++idx[p] == nd[p]) idx[p--] = 0;
@@ -378,6 +405,18 @@ static const char *point_text(const Tuner *t, const Point *pt) {
   buf_init(&b, t->c->arena);
   for (int p = 0; p < t->nfree; p++) emit(&b, "%s%s=%lld", p ? " " : "", t->free[p]->name, pt->values[p]);
   return b.data;
+}
+
+/* a point as the report names it: its values, or when --set gives every
+ * tune parameter (nothing to search, one point: the report's first line
+ * says so) the values given, so that the report says what was timed */
+static const char *point_label(const Tuner *t, const Point *pt) {
+  if (t->nfree) return point_text(t, pt);
+  Buf b;
+  buf_init(&b, t->c->arena);
+  for (int i = 0; i < t->nuser; i++)
+    emit(&b, "%s%s=%lld", i ? " " : "", t->c->opt->set_names[i], t->c->opt->set_values[i]);
+  return t->nuser ? b.data : "(no tune parameter)";
 }
 
 /* the values of a point: the user's --set values, then the point's */
@@ -438,10 +477,10 @@ static void time_point(Tuner *t, Point *pt) {
   if (t->x->progress) {
     const char *line = pt->state == PT_TIMED ? arena_printf(t->c->arena, "tune %s: %d of %d points, %.1f s; %s %.4f ms",
                                                      t->c->opt->kernel, t->tried, t->npoints, tuner_elapsed(t),
-                                                     point_text(t, pt), pt->min_ms)
+                                                     point_label(t, pt), pt->min_ms)
                                       : arena_printf(t->c->arena, "tune %s: %d of %d points, %.1f s; %s %s (%s%s%s)",
                                                      t->c->opt->kernel, t->tried, t->npoints, tuner_elapsed(t),
-                                                     point_text(t, pt),
+                                                     point_label(t, pt),
                                                      pt->state == PT_NOT_TIMED ? "not timed" : "skipped", pt->why,
                                                      pt->at ? " at " : "",
                                                      pt->at ? sizes_text(t->c->arena, pt->at) : "");
@@ -503,7 +542,11 @@ static void tune_report(Tuner *t, Point **ranked, const Point *best, const TuneE
         buf_puts(out, ", \"at\": ");
         json_sizes(out, pt->at);
       }
-      emit(out, ", \"check\": %s}", pt->check < 0 ? "null" : pt->check ? "\"ok\"" : "\"differs\"");
+      const char *check = point_check_json[pt->check];
+      buf_puts(out, ", \"check\": ");
+      if (check) emit_json_string(out, check);
+      else buf_puts(out, "null");
+      buf_putc(out, '}');
     }
     buf_puts(out, "],\n \"best\": ");
     if (best) {
@@ -520,20 +563,22 @@ static void tune_report(Tuner *t, Point **ranked, const Point *best, const TuneE
   for (int i = 0; i < o->nsizes; i++) emit(out, " %s=%lld", o->size_names[i], o->size_values[i]);
   for (int v = 0; v < t->nvalid; v++)
     emit(out, "%s %s", v ? " and" : ", valid at", sizes_text(t->c->arena, &t->valid[v]));
-  emit(out, "; %d points, %d tried, %d timed in %.1f s (seed %llu)\n", t->npoints, t->tried, timed, tuner_elapsed(t),
-       (unsigned long long)o->seed);
+  emit(out, "; %d points, %d tried, %d timed in %.1f s (seed %llu)%s\n", t->npoints, t->tried, timed, tuner_elapsed(t),
+       (unsigned long long)o->seed,
+       t->nfree   ? ""
+       : t->nuser ? "; nothing to search: --set gives every tune parameter"
+                  : "; nothing to search: no tune parameter");
   for (int i = 0, k = 0; i < t->npoints; i++) {
     const Point *pt = ranked[i];
     if (pt->state != PT_TIMED) continue;
-    emit(out, "  %2d. %10.4f ms  %s%s\n", ++k, pt->min_ms, point_text(t, pt),
-         pt->check < 0 ? "" : pt->check ? "  [checked: ok]" : "  [checked: differs]");
+    emit(out, "  %2d. %10.4f ms  %s%s\n", ++k, pt->min_ms, point_label(t, pt),
+         point_check_mark[pt->check]);
   }
   int untimed = 0;
   for (int i = 0; i < t->npoints; i++) {
     const Point *pt = ranked[i];
     if (pt->state != PT_NOT_TIMED) continue;
-    const char *text = point_text(t, pt);
-    emit(out, "  %3s %13s  %s\n", "--", "not timed", *text ? text : "(the --set values)");
+    emit(out, "  %3s %13s  %s\n", "--", "not timed", point_label(t, pt));
     untimed++;
   }
   if (untimed)
@@ -545,7 +590,7 @@ static void tune_report(Tuner *t, Point **ranked, const Point *best, const TuneE
   if (elsewhere) emit(out, "  (%d skipped: a precondition fails at the sizes of --valid-at)\n", elsewhere);
   if (best && stored)
     emit(out, "best: %s (%.4f ms), agrees with the reference interpreter; stored for %s (driver %s) in %s\n",
-         point_text(t, best), best->min_ms, stored->device, stored->driver, path ? path : "(no cache: off)");
+         point_label(t, best), best->min_ms, stored->device, stored->driver, path ? path : "(no cache: off)");
 }
 
 /* --valid-at (DpiaExplore.valid_at) into t: each a value for every size
@@ -553,11 +598,9 @@ static void tune_report(Tuner *t, Point **ranked, const Point *best, const TuneE
 static bool valid_at_given(Tuner *t, const Decl *k, const DefInfo *def) {
   const DpiaExplore *x = t->x;
   Ctx *c = t->c;
-  const Param *params[MAX_TUNE];
-  int np = tune_params(c, params);
   const char *tuned[MAX_TUNE];
   int ntuned = 0;
-  for (int i = 0; i < np; i++) tuned[ntuned++] = params[i]->name;
+  for (int i = 0; i < t->nparams; i++) tuned[ntuned++] = t->params[i]->name;
   if (x->nvalid_at > TUNE_CACHE_MAX_VALID_AT) {
     diag_error(&c->diag, ERR_EXPLORE_BAD_REQUEST, k->name_span, "--valid-at: at most %d sizes, not %d",
                TUNE_CACHE_MAX_VALID_AT, x->nvalid_at);
@@ -614,10 +657,9 @@ int pass_tune(Ctx *c) {
                o->explore ? kernel_names(c) : "");
     return o->explore ? DPIA_EUSER : DPIA_EUSAGE;
   }
-  const Param *params[MAX_TUNE];
-  int np = tune_params(c, params);
-  if (!search_sizes_given(c, k, def, "tuned", ERR_EXPLORE_BAD_REQUEST, params, np)) return DPIA_EUSER;
   Tuner t = {.c = c, .x = o->explore};
+  t.nparams = tune_params(c, t.params);
+  if (!search_sizes_given(c, k, def, "tuned", ERR_EXPLORE_BAD_REQUEST, t.params, t.nparams)) return DPIA_EUSER;
   if (!valid_at_given(&t, k, def)) return DPIA_EUSER;
   clock_gettime(CLOCK_MONOTONIC, &t.start);
   t.budget = o->explore->budget_s > 0 ? o->explore->budget_s : DEFAULT_BUDGET_S;
@@ -626,8 +668,8 @@ int pass_tune(Ctx *c) {
    * the user's values; in DPIA_TUNE the cache gives none) */
   o = c->opt;
   t.nuser = c->nuser_sets;
-  for (int i = 0; i < np; i++)
-    if (find_name(o->set_names, t.nuser, params[i]->name) < 0) t.free[t.nfree++] = params[i];
+  for (int i = 0; i < t.nparams; i++)
+    if (find_name(o->set_names, t.nuser, t.params[i]->name) < 0) t.free[t.nfree++] = t.params[i];
   enumerate_points(&t);
   for (int i = 0; i < t.npoints && (i == 0 || tuner_elapsed(&t) <= t.budget); i++) time_point(&t, &t.points[i]);
   Point **ranked = NEWARRAY(c->arena, Point *, t.npoints ? t.npoints : 1);
@@ -636,9 +678,9 @@ int pass_tune(Ctx *c) {
   Point *best = NULL;
   for (int i = 0, tries = 0; i < t.npoints && ranked[i]->state == PT_TIMED && tries < CHECK_TRIES && !best; i++, tries++) {
     DpiaResult *r = run_point(&t, ranked[i], true, 1);
-    ranked[i]->check = dpia_result_status(r) == DPIA_OK;
+    ranked[i]->check = dpia_result_status(r) == DPIA_OK ? PC_AGREES : PC_DIFFERS;
     dpia_result_free(r);
-    if (ranked[i]->check) best = ranked[i];
+    if (ranked[i]->check == PC_AGREES) best = ranked[i];
   }
   TuneEntry e = {0};
   const char *path = tune_cache_path(c->arena, o->tune_cache);

@@ -188,7 +188,8 @@ DPIA_API void dpia_preload_finish(DpiaPreload *p);
 typedef struct DpiaOptions {
   DpiaAction action;
   int verbose;          /* DPIA_CHECK: print each kernel's type; DPIA_VERIFY: say what the
-                           semantic check did for each kernel (sizes used, or why not done) */
+                           semantic check did for each kernel (sizes used, or why not done);
+                           DPIA_RUN: what the race check of its launch covered (a report line) */
   const char *kernel;   /* only this kernel (NULL: all) */
   DpiaEmit emit;
   int verify;           /* DPIA_TRANSLATE: verify the result too */

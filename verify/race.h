@@ -27,7 +27,9 @@
  * other than the emitted one is generated for the check and not emitted.
  * Every translation that verifies (`dpia translate`, `dpia run`, batch)
  * checks the code it emits at the smallest sizes, quickly; `dpia verify`
- * checks all the launches. */
+ * checks all the launches; `dpia run` checks besides the launch it makes,
+ * at its own sizes and on its own inputs (race_check_run), so that what
+ * it executes is what was checked. */
 #ifndef DPIA_RACE_H
 #define DPIA_RACE_H
 
@@ -51,6 +53,11 @@ typedef struct RaceBudget {
  * interpreter runs about 20 million steps a second); launches past the
  * budget are left out and said so (-v), the emitted one first */
 #define RACE_BUDGET_THOROUGH ((RaceBudget){true, 10000000, 2000000, 3, {10000000, 1 << 16, 1024, 256 << 20}})
+
+/* what `dpia run` checks besides (race_check_run): the launch it makes,
+ * at its own sizes and on its own inputs, when that fits in about a
+ * tenth of a second; a larger run is not checked there (-v says so) */
+#define RACE_BUDGET_RUN ((RaceBudget){false, 2000000, 0, 0, {2000000, 1 << 16, 1024, 64 << 20}})
 
 typedef enum RaceStatus {
   RACE_OK,          /* every launch ran with no finding and computed the reference's values */
@@ -80,6 +87,15 @@ typedef struct RaceKernel {
  * checked). */
 RaceStatus race_check(Arena *a, const RaceKernel *rk, const SemanticSample *sample, const RaceBudget *budget,
                       Buf *message);
+
+/* dpia run's own launch (docs/language.md section 20.1): the code
+ * emitted at run's sizes and inputs (run->nats, inputs and counts; its
+ * ref NULL, so the values are not compared: the run's --check compares
+ * the device's with the reference interpreter), launched as the run
+ * launches it (rk->user, else the kernel's NDRange at those sizes).
+ * RACE_NOT_CHECKED past the budget or when it launches nothing. */
+RaceStatus race_check_run(Arena *a, const RaceKernel *rk, const SemanticSample *run, const RaceBudget *budget,
+                          Buf *message);
 
 /* The kernel IR k with every barrier statement left out (the race check's
  * own test: DPIA_DEBUG_DROP_BARRIERS). */

@@ -270,6 +270,50 @@ with tempfile.TemporaryDirectory() as tmp:
     expect(['run', half, '-k', 'k', '--size', 'N=0'], 2, 'half.dpia:1:8')
     expect(['run', half, '-k', 'k', '--size', 'N=3', '--check'], 0, 'relative error 0')
 
+# the race check of the launch the run makes (docs/language.md section
+# 20.1): at the run's sizes and NDRange, whatever gave it, not only at the
+# smallest sizes (where the work-group loop of
+# tests/diff/regress/group_loop_select_local_no_back_barrier.dpia ran once,
+# and its missing barrier, before 8df3669, showed only to dpia verify: with
+# this check, run at N=120 reported it, E0008, exit 3); -v says what it
+# covered, or why it was not done
+regress = os.path.join(os.path.dirname(samples), 'tests', 'diff', 'regress',
+                       'group_loop_select_local_no_back_barrier.dpia')
+expect(['run', regress, '-k', 'k', '--size', 'N=120', '--local-size=4', '--global-size=4', '--check', '-v'], 0,
+       'race check passed: no race, no access out of bounds, no barrier divergence: at N=120 in launch global 4 local 4 (')
+expect(['run', regress, '-k', 'k', '--size', 'N=120', '--local-size=26', '--global-size=26', '-v'], 0,
+       'at N=120 in launch global 26 local 26 (')
+expect(['run', regress, '-k', 'k', '--size', 'N=120', '-v'], 0, 'at N=120 in launch global 40 local 10 (')
+expect(['run', scal, '-k', 'scal', '--size', 'N=131072', '-v'], 0,
+       'race check not done: kernel \'scal\' at N=131072, launch global 131072 local 1 (the code emitted): launch '
+       'global 131072 local 1 has 131072 work-items')
+expect(['run', regress, '-k', 'k', '--size', 'N=120', '-v', '--no-verify'], 0, 'NDRange', absent='race check')
+# a pipeline: each launch at its own sizes (dotSum's M is dotParts'
+# groups; dotParts, 2048 * 128 elements a group, is past the budget)
+out = expect(['run', os.path.join(samples, 'atax.dpia'), '-k', 'atax', '--size', 'M=64,N=64', '-v'], 0,
+             '  launch 1, ax: race check passed: no race, no access out of bounds, no barrier divergence: at M=64, N=64 in '
+             'launch global 64 local 1 (')
+expect(['run', os.path.join(samples, 'dot_full.dpia'), '-k', 'dot', '--size', 'N=262144', '-v'], 0,
+       '  launch 2, dotSum: race check passed: no race, no access out of bounds, no barrier divergence: at M=128 in '
+       'launch global 1 local 1 (')
+expect(['run', os.path.join(samples, 'dot_full.dpia'), '-k', 'dot', '--size', 'N=262144', '-v'], 0,
+       "  launch 1, dotParts: race check not done: kernel 'dotParts' at N=262144, launch global 128 local 128")
+if '  launch 2, atv: race check passed: ' not in out:
+    failed += 1
+    print(f'FAIL run -k atax -v: launch 2 not checked: {out[-600:]!r}')
+expect(['run', regress, '-k', 'k', '--size', 'N=120'], 0, 'NDRange', absent='race check')
+# a tune parameter with no default and no cache entry is --set's to give
+# (docs/tune.md), not --size's (no machine's cache gives it one here)
+os.environ['DPIA_TUNE_CACHE'] = 'off'
+gemv_tune = os.path.join(samples, 'tune', 'gemv_tune.dpia')
+for way in ([], ['--diagnostics=json']):
+    expect(['run', gemv_tune, '-k', 'gemv', '--size', 'M=64,N=256'] + way, 2, 'add --set WG=VALUE', absent='--size WG')
+expect(['run', gemv_tune, '-k', 'gemv', '--size', 'M=64,N=256'], 2,
+       "needs a value for its tune parameter WG, which has no default and no entry in the tuning cache: add --set "
+       "WG=VALUE, a value of tune [16, 32, 64, 128, 256], or find one with 'dpia tune'")
+expect(['run', gemv_tune, '-k', 'gemv', '--size', 'M=64,N=256', '--set', 'WG=32', '--check', '-v'], 0,
+       'at M=64, N=256 in launch global 2048 local 32 (')
+
 # batch --help names every action and member a request may have
 for text in ('translate|check|verify|run|rewrite', '"set"', '"sizes"', '"repeat"', '"seed"', 'precondition_failed',
              '"apply"', '"params"', '"high_level"'):

@@ -129,6 +129,47 @@ def valid_at(dpia, src, tmp):
     expect(p.returncode == 2, '--valid-at N=0: not a usage error', p)
 
 
+def stage_points(dpia, root):
+    """every point of a pipeline stage's --emit=space translates with -k
+    STAGE (issue: gemmAnyPackB at BP=2 was refused, the pipeline gemmAny
+    seeing gemmAnyBlocks' default 8 beside it): each value of each
+    parameter with the others at their first, and the values in step; a
+    point that breaks a constraint of tune parameters alone is no point of
+    the space.  One such point verified, run and checked, and one tuned."""
+    import itertools
+    import re
+    for name in ('gemm.dpia', 'gemm_any.dpia'):
+        path = os.path.join(root, 'samples', name)
+        for k in re.findall(r'^kernel (\w+)', open(path).read(), re.M):
+            p = run(dpia, ['translate', path, '-k', k, '--emit=space'], 'off')
+            expect(p.returncode == 0, f'{name} {k}: no space', p)
+            if p.returncode != 0:
+                continue
+            space = json.loads(p.stdout)
+            tune = [(t['name'], t['values']) for t in space['tune']]
+            points = [{n: v[min(j, len(v) - 1)] for n, v in tune} for j in range(max(len(v) for _, v in tune))]
+            for i, (n, values) in enumerate(tune):
+                points += [dict({m: w[0] for m, w in tune}, **{n: v}) for v in values]
+            for point in points:
+                def holds(c):
+                    try:
+                        return eval(c, {}, dict(point))
+                    except NameError:  # a size: decided at the run
+                        return True
+                if not all(holds(c) for c in space['constraints']):
+                    continue
+                sets = list(itertools.chain(*(['--set', f'{n}={v}'] for n, v in point.items())))
+                p = run(dpia, ['translate', path, '-k', k, '--no-verify'] + sets, 'off')
+                expect(p.returncode == 0, f'translate {name} -k {k} {" ".join(sets)}: exit {p.returncode}', p)
+    gemm_any = os.path.join(root, 'samples', 'gemm_any.dpia')
+    p = run(dpia, ['run', gemm_any, '-k', 'gemmAnyPackB', '--set', 'BP=2', '--size', 'N=100,K=37', '--check'], 'off')
+    expect(p.returncode == 0 and 'check (seed' in p.stdout, 'run gemmAnyPackB --set BP=2', p)
+    p = run(dpia, ['tune', gemm_any, '-k', 'gemmAnyPackB', '--size', 'N=100,K=37', '--set', 'V=16', '--set', 'CP=2',
+                   '--repeat', '1', '--json'], 'off')
+    d = json.loads(p.stdout) if p.returncode == 0 else {}
+    expect(d.get('space') == 4 and d.get('timed') == 4, f'tune gemmAnyPackB: each BP timed: {d}', p)
+
+
 def main():
     dpia, root = sys.argv[1], sys.argv[2]
     src = os.path.join(root, 'tests', 'tune', 'scal_tune.dpia')
@@ -177,11 +218,17 @@ def main():
                'another source used the entry', p)
         p = run(dpia, ['run', src, '-k', 'scalTune', '--size', 'N=1024', '--check'], cache)
         expect(p.returncode == 0 and '  tuned: C=16, tuned by dpia tune on' in p.stdout, 'run: not tuned', p)
+        # the race check of the run's own launch is of the launch C=16 gives
+        # (1024/16 work-items), not the default's (docs/language.md 20.1)
+        p = run(dpia, ['run', src, '-k', 'scalTune', '--size', 'N=1024', '-v'], cache)
+        expect(p.returncode == 0 and 'race check passed: ' in p.stdout and
+               'at N=1024 in launch global 64 local 1 (' in p.stdout, 'run -v: not the tuned launch checked', p)
         p = run(dpia, ['run', src, '-k', 'scalTune', '--size', 'N=1024', '--json'], cache)
         r = json.loads(p.stdout) if p.returncode == 0 else {}
         expect(r.get('tuned', '').startswith('C=16, tuned by dpia tune on '), 'run --json: no "tuned"', p)
         expect(r.get('global_size') == [64], f'run: the launch of C=16 is 1024/16 work-items: {r.get("global_size")}')
 
+        stage_points(dpia, root)
         passed_over(dpia, src, tmp, c, e)
         valid_at(dpia, src, tmp)
 
@@ -212,6 +259,12 @@ def main():
         p = run(dpia, ['tune', whole, '-k', 'wholeTune', '--size', 'N=4', '--set', 'C=16', '--diagnostics=json'], 'off')
         expect(p.returncode == 1 and codes(p) == ['E1108'] and '1 not timed' in p.stdout,
                'tune: a single point that launches nothing is not E1108', p)
+        # every tune parameter given by --set: one point, nothing to search;
+        # the report names the values timed (it said "best:  (0.0020 ms)")
+        p = run(dpia, ['tune', src, '-k', 'scalTune', '--size', 'N=64', '--set', 'C=16', '--repeat', '1'], 'off')
+        expect(p.returncode == 0 and '; nothing to search: --set gives every tune parameter\n' in p.stdout and
+               ' ms  C=16  [checked: ok]\n' in p.stdout and '\nbest: C=16 (' in p.stdout and 'best:  (' not in p.stdout,
+               'tune with every value --set: the report does not say what was timed', p)
         p = run(dpia, ['tune', src, '-k', 'scalTune', '--size', 'M=64', '--diagnostics=json'], cache)
         expect(p.returncode == 1 and codes(p) == ['E1107'], 'a missing size: not E1107', p)
         p = run(dpia, ['tune', src, '--size', 'N=64'], cache)
