@@ -818,8 +818,13 @@ static CExpr gen_binop(CG *cg, const Phrase *e) {
   return folded ? folded : bin(cg, op[e->op], l, r);
 }
 
-static CExpr gen_unop(CG *cg, const Phrase *e) {
-  return kir_unary(cg->arena, e->unop, gen_exp_f(cg, e->fst, NULL, true));
+/* -x has x's type: a vector literal's negation is an operand of C's
+ * broadcast only where the negation is one (operand), else the vector,
+ * -(float8)(3.0f): toInt (-3.0) added to an int8 converted a scalar to a
+ * vector, an internal error (gen.py --seed 1004 --index 484,
+ * tests/diff/regress/negated_vector_literal_converted.dpia) */
+static CExpr gen_unop(CG *cg, const Phrase *e, bool operand) {
+  return kir_unary(cg->arena, e->unop, gen_exp_f(cg, e->fst, NULL, operand));
 }
 
 /* the built-in a math primitive is (dpia/prims.h MATH) */
@@ -1218,7 +1223,7 @@ static CExpr gen_exp_f(CG *cg, const Phrase *e, const Step *ps, bool operand) {
     return gen_binop(cg, e);
   case PH_UNOP:
     if (ps) return unsupported(cg, e->span, "a lane of an arithmetic result");
-    return gen_unop(cg, e);
+    return gen_unop(cg, e, operand);
   case PH_APP: {
     Spine s;
     if (!spine_of(cg->arena, e, &s)) return unsupported(cg, e->span, "this application");

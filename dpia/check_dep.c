@@ -102,6 +102,29 @@ Sym row_name(Checker *c, Env **envp, const Ast **f, const DataType *t, int param
   return k;
 }
 
+/* Whether t's unknowns, if any, are all literals' scalar types (a data
+ * metavariable of class MC_NUMERIC or MC_FLOATING): such a type becomes a
+ * scalar or a vector of one, whose width is a constant, so it holds no
+ * size and cannot come to use the row later; the dependent array keeps
+ * the metavariable, which the context or the defaulting of literal types
+ * solves (docs/reference.md section 4.5).  A row of literals alone,
+ * row |> mapSeq (\p -> 1.0), is float by default as anywhere else
+ * (tests/diff/regress/dep_row_of_literals.dpia; gen.py --seed 1002
+ * --index 1727 --with depmaps was refused with E0303). */
+static bool unknowns_are_scalars(const DataType *t) {
+  t = dt_resolve((DataType *)t);
+  switch (t->kind) {
+  case DT_META: return t->meta->cls != MC_ANY;
+  case DT_ARRAY:
+  case DT_DEPARRAY: return !size_first_meta(t->size) && unknowns_are_scalars(t->elem);
+  case DT_PAIR: return unknowns_are_scalars(t->fst) && unknowns_are_scalars(t->snd);
+  case DT_IDX: return !size_first_meta(t->size);
+  case DT_SCALAR:
+  case DT_VAR: return true;
+  }
+  return true;
+}
+
 bool dep_map_result(Checker *c, Phrase *fn, int first_req, Span span) {
   PhraseType *sig = fn->type;
   DataType *n_rows = dt_resolve(zonk_phrase_type(c, sig->snd->fst)->data);
@@ -111,7 +134,7 @@ bool dep_map_result(Checker *c, Phrase *fn, int first_req, Span span) {
   PhraseType *row = zonk_phrase_type(c, sig->fst->snd);
   bool dependent = dt_has_size_var(row->data, fn->dep_index);
   /* a dependent array is made of a type known to its sizes (dt_deparray) */
-  if (dependent && dt_has_unknowns(row->data)) {
+  if (dependent && !unknowns_are_scalars(row->data)) {
     TypeNamer tn;
     check_namer(c, &tn);
     check_error(c, ERR_CANNOT_INFER, span,

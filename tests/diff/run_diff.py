@@ -294,6 +294,10 @@ def main():
     ap.add_argument('--target', choices=['opencl', 'c'], default='opencl',
                     help='the target `dpia run` translates for and runs: OpenCL on the device (the default), or C '
                     'with OpenMP on the host CPU (docs/targets.md); --oracle oclgrind needs opencl')
+    ap.add_argument('--launch-fraction', type=float, default=LAUNCH_FRACTION,
+                    help=f'the share of generated programs run with another launch size than their natural '
+                    f'NDRange (default {LAUNCH_FRACTION}; 1 for all: a hunt for races under Oclgrind in the loops and '
+                    'guards of other launches)')
     ap.add_argument('--with', dest='extra', action='append', default=[], choices=sorted(gen.OPTIONAL),
                     help='a generator feature that is off by default (gen.py --with)')
     a = ap.parse_args()
@@ -319,7 +323,7 @@ def main():
         # a third of the programs run with another launch size than their natural NDRange
         lr = random.Random(f'launch:{a.seed}:{i}')
         cases.append((f'seed {a.seed} #{i}', p.text, p.kernel, p.size_args(), p.expect,
-                      lr if lr.random() < LAUNCH_FRACTION else None))
+                      lr if lr.random() < a.launch_fraction else None))
     for sub, wanted in (('regress', not a.no_regress), ('open', a.open)):
         folder = os.path.join(HERE, sub)
         if not wanted or not os.path.isdir(folder):
