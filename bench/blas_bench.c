@@ -933,6 +933,7 @@ static void setup_impls(Op *op) {
     add_dpia(op, "scal.dpia", "scal");
     add_dpia(op, "scal.dpia", "scalVec");
     add_dpia(op, "scal.dpia", "scalInPlace");
+    add_dpia(op, "scal.dpia", "scalInPlaceVec");
     add_dpia(op, "scal_vec.dpia", "scalVec16");
     add_dpia(op, "scal_vec.dpia", "scalChunk");
     size_t g1[] = {(size_t)n};

@@ -34,6 +34,7 @@ SIZES = {
     'covarMirror': {'M': 64, 'N': 48}, 'covarSquare': {'M': 64, 'N': 48}, 'covarDep': {'M': 64, 'N': 48},
     'covarPacked': {'M': 64, 'N': 48}, 'covarMirrorGroups': {'M': 64, 'N': 48},
     'dotVec': {'N': 524288}, 'scal': {'N': 4096}, 'scalVec': {'N': 4096}, 'scalInPlace': {'N': 4096},
+    'scalInPlaceVec': {'N': 8192},
     'asumPartial': {'N': 262144}, 'gemv': {'M': 64, 'N': 1024}, 'mmTiled': {'M': 64, 'N': 64, 'K': 64},
     'stencil': {'N': 1024}, 'stencilTiled': {'N': 1024}, 'stencilChunk': {'N': 1024}, 'jacobi2d': {'M': 64, 'N': 128},
     'jacobi2dTiled': {'M': 64, 'N': 128}, 'jacobi2dIdx': {'M': 64, 'N': 128}, 'jacobi2dChunk': {'M': 64, 'N': 128},

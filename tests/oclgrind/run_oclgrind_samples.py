@@ -48,6 +48,7 @@ RUNS = [  # file, kernel, sizes: the kernels of run_samples.py, in its order
     ('scal.dpia', 'scal', {'N': 67}),
     ('scal.dpia', 'scalVec', {'N': 68}),
     ('scal.dpia', 'scalInPlace', {'N': 67}),
+    ('scal.dpia', 'scalInPlaceVec', {'N': 8192}),                # 2 groups of 64, 4 float16 a work-item
     ('asum.dpia', 'asumPartial', {'N': 524288}),                 # 2 groups of 128
     ('gemv.dpia', 'gemv', {'M': 3, 'N': 64}),
     ('mm_tiled.dpia', 'mmTiled', {'M': 32, 'N': 32, 'K': 5}),    # 2x2 groups of 16x16

@@ -19,6 +19,7 @@ RUNS = [  # file, kernel, sizes at two points
     ('scal.dpia', 'scal', [{'N': 1000}, {'N': 4096}]),
     ('scal.dpia', 'scalVec', [{'N': 1000}, {'N': 4096}]),
     ('scal.dpia', 'scalInPlace', [{'N': 1000}, {'N': 4096}]),
+    ('scal.dpia', 'scalInPlaceVec', [{'N': 4096}, {'N': 12288}]),
     ('asum.dpia', 'asumPartial', [{'N': 262144}, {'N': 786432}]),
     ('gemv.dpia', 'gemv', [{'M': 100, 'N': 640}, {'M': 64, 'N': 1024}]),
     ('mm_tiled.dpia', 'mmTiled', [{'M': 32, 'N': 48, 'K': 40}, {'M': 64, 'N': 64, 'K': 64}]),
