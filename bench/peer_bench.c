@@ -22,7 +22,7 @@
  *   correlation  samples/correlation.dpia (pipelines correlation, PolyBench/GPU mean_kernel, std_kernel,
  *                correlationPad, correlationPadGroups)             reduce_kernel, corr_kernel, on rows of m
  *                                                                  and of m + 1 (PolyBench's own layout)
- *   adi          samples/adi.dpia (adiKernel1)                     PolyBench/GPU adi_kernel1 (in double)
+ *   adi          samples/adi.dpia (adiKernel1, adiRows)            PolyBench/GPU adi_kernel1 (in double)
  *   sgemm        samples/sgemm_shoc.dpia (sgemmNN)                 SHOC gemm, sgemmNN
  *   cfd          samples/cfd_flux.dpia (computeFlux)               Rodinia cfd, compute_flux
  *   lud          samples/lud.dpia (ludDiagonal, ludPerimeter,      Rodinia lud, lud_diagonal, lud_perimeter,
@@ -1132,6 +1132,7 @@ void peer_setup_impls(Op *op) {
   case OP_CORRELATION: add_datamining(op); break;
   case OP_ADI: {
     add_dpia(op, "adi.dpia", "adiKernel1");
+    add_dpia(op, "adi.dpia", "adiRows");
     size_t g[] = {(size_t)n};
     size_t bytes = sizeof(double) * (size_t)(n * n);
     cl_mem x = mem_of(op, "x_hand"), b = mem_of(op, "b_hand");

@@ -58,7 +58,7 @@ SIZES = {
     'mriqTwo': {'X': 1024, 'K': 64},
     'nbodyVec': {'N': 1024}, 'mriqVec': {'X': 1024, 'K': 64}, 'gesummvVec': {'N': 256},
     'kmeans': {'N': 1024, 'K': 5, 'F': 34}, 'kmeansVec': {'N': 1024, 'K': 5, 'F': 34},
-    'adiKernel1': {'N': 100}, 'bottomScan': {'G': 4}, 'computeFlux': {'N': 1000},
+    'adiKernel1': {'N': 100}, 'adiRows': {'N': 100}, 'bottomScan': {'G': 4}, 'computeFlux': {'N': 1000},
     'csrScalar': {'R': 1000, 'C': 77, 'NNZ': 3000},
     'spmvJds': {'D': 1000, 'L': 5000, 'K': 40, 'S': 32, 'X': 300}, 'csrVector': {'R': 1000, 'C': 77, 'NNZ': 3000},
     'hotspotOpt1': {'NZ': 8, 'NY': 16, 'NX': 32}, 'hotspotSlide': {'NZ': 8, 'NY': 16, 'NX': 32},

@@ -134,6 +134,7 @@ RUNS = [  # file, kernel, sizes: the kernels of run_samples.py, in its order
     ('covariance.dpia', 'covarMirrorGroups', {'M': 7, 'N': 5}),     # 7 groups of one
     ('covariance.dpia', 'covarianceGroups', {'M': 7, 'N': 5}),
     ('adi.dpia', 'adiKernel1', {'N': 37}),
+    ('adi.dpia', 'adiRows', {'N': 12}),                             # 3 work-items of 4 rows, 3 apart
     ('scan_bottom.dpia', 'bottomScan', {'G': 2}),                   # 2 groups of 256
     ('cfd_flux.dpia', 'computeFlux', {'N': 5}),                     # every kind of face (INPUTS)
     ('spmv.dpia', 'csrScalar', {'R': 5, 'C': 3, 'NNZ': 7}),          # row bounds out of range at both ends

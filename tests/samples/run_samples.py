@@ -124,6 +124,7 @@ RUNS = [  # file, kernel, sizes at two points
     ('covariance.dpia', 'covarianceGroups', [{'M': 33, 'N': 17}]),
     # scans (docs/language.md section 23)
     ('adi.dpia', 'adiKernel1', [{'N': 100}, {'N': 512}]),
+    ('adi.dpia', 'adiRows', [{'N': 100}, {'N': 512}]),
     ('scan_bottom.dpia', 'bottomScan', [{'G': 3}, {'G': 64}]),
     # Rodinia's compute_flux, its neighbours' codes made indices by clampIdx
     # (docs/language.md section 22), on inputs of its physical domain
