@@ -26,7 +26,9 @@ R+1` less that of `--repeat 1`, over R, the process and its children: the
 launches' work on all the device's threads, not when they end): on a
 machine whose cores other work shares, the wall-clock minimum moves with
 the load by more than the kernels differ, and the CPU time much less; but
-it does not see how evenly the work-groups are shared out.
+it does not see how evenly the work-groups are shared out.  A round's
+figure is the difference of two processes' CPU times, which has a run's
+noise: give it 20 runs or more (--repeat), not the default 5.
 
 The multiple kernels are the samples a caller at a multiple size would
 use; where the any-size kernel's strategy differs (dotAny's 64 x 64 per
@@ -123,8 +125,9 @@ def cpu_run(dpia, spec, repeat, env, warm):
     return max(many - one, 0.0) * 1e3 / repeat, tuned
 
 
-# the register tile's and the blocks' parameters, tuned in that order (bench/run.sh)
-TILE, BLOCKS = ('RT', 'CP'), ('KS', 'AP', 'BP')
+# the register tile's parameters, tuned first (bench/run.sh), then the
+# blocks' (KS, AP, BP) with the tile found
+TILE = ('RT', 'CP')
 
 
 def tune(dpia, specs, budget, env):
