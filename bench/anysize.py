@@ -215,7 +215,8 @@ def main():
         tm, ta = best[(name, 'multiple')], best[(name, 'any')]
         em, ea = tm * 1e6 / elems(multiple[2]), ta * 1e6 / elems(anysize[2])
         print(f'{name:10} {multiple[1]:16} {sizes_text(multiple[2]):>10} {em:9.4f}   '
-              f'{anysize[1]:16} {sizes_text(anysize[2]):>16} {ea:9.4f}   {em / ea:5.2f}')
+              f'{anysize[1]:16} {sizes_text(anysize[2]):>16} {ea:9.4f}   ' +
+              (f'{em / ea:5.2f}' if ea > 0 else '    -'))  # a CPU time of 0: too few runs to tell
     what = (f'CPU time per run, least of {a.rounds} rounds of {a.repeat} + 1 runs less 1' if a.cpu_time else
             f'fastest of {a.rounds} rounds x {a.repeat} runs each')
     print(f'({what}, one process per kernel and round; '
