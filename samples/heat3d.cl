@@ -112,7 +112,7 @@ kernel void heat3dWindow(global float *restrict output,
     output[(i*M + gid)*N + gid_2] = window[1].fst + 0.125f * (window[0].fst + window[2].fst + window[1].snd.fst.fst + window[1].snd.fst.snd + window[1].snd.snd.fst + window[1].snd.snd.snd - 6.0f * window[1].fst);
   }
   {
-    const int i = i_split; /* slideSeq */
+    const int i = P - 1; /* slideSeq */
     /* slideSeq rotation, 2 steps */
     window[0].fst = window[1].fst;
     window[0].snd.fst.fst = window[1].snd.fst.fst;

@@ -78,7 +78,7 @@ kernel void hotspotOpt1(global float *restrict output,
     output[(i*NY + gid)*NX + gid_2] = cc * window[1].fst + cw * window[2].snd.snd.fst.fst + ce * window[2].snd.snd.fst.snd + cs * window[2].snd.snd.snd.snd + cn * window[2].snd.snd.snd.fst + cb * window[0].fst + ct * window[2].fst + sdc * window[2].snd.fst + ct * 80.0f;
   }
   {
-    const int i = i_split; /* slideSeq */
+    const int i = NZ - 1; /* slideSeq */
     /* slideSeq rotation, 2 steps */
     window[0].fst = window[1].fst;
     window[0].snd.fst = window[1].snd.fst;
