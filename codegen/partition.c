@@ -565,6 +565,16 @@ static void note_le(Pass *p, const KirExpr *x, const KirExpr *y) {
   if (lin_add_expr(p, &ge, y, 1) && lin_add_expr(p, &ge, x, -1) && lin_fold_divmod(&ge)) note_ge(p, &ge);
 }
 
+/* e is an int whose value changes with the loop's variable (a term of
+ * it, as the combination has it) */
+static bool varies(Pass *p, const KirExpr *e) {
+  Lin l = {0};
+  if (!lin_add_expr(p, &l, e, 1) || !lin_fold_divmod(&l)) return false;
+  for (int i = 0; i < l.n; i++)
+    if (l.t[i].atom->kind == IX_VAR && strcmp(l.t[i].atom->name, p->var) == 0) return true;
+  return false;
+}
+
 /* A test of the loop's variable, or an int min or max of it (padClamp's
  * clamp, which decide_min_max takes off where the facts decide the
  * comparison x <= y), or a clamp of it (clampIdx's clamp(x, 0, N - 1): the
@@ -589,7 +599,20 @@ static void note_test(Pass *p, const KirExpr *e) {
   }
   if (e->kind != KE_BUILTIN || !int_scalar(e)) return;
   const KirExpr *const *a = e->call.args;
-  if ((e->call.builtin == KBI_MIN || e->call.builtin == KBI_MAX) && e->call.nargs == 2) note_le(p, a[0], a[1]);
+  if ((e->call.builtin == KBI_MIN || e->call.builtin == KBI_MAX) && e->call.nargs == 2) {
+    /* x, the operand of the loop's variable, against y: min(x, y) is x
+     * while x <= y, max(x, y) is x from x >= y on, and where x == y both
+     * are.  The test noted is the one that holds where the result is x,
+     * so that the step x == y goes with x, the loop's inner part: a
+     * padClamp's max(r - 1, 0) clamps row 0 alone, not rows 0 and 1
+     * (jacobi2dStrips), as clamp(x, lo, hi)'s x - lo >= 0 and hi - x >= 0
+     * do */
+    int x = varies(p, a[0]) ? 0 : varies(p, a[1]) ? 1 : 0;
+    if (e->call.builtin == KBI_MIN)
+      note_le(p, a[x], a[1 - x]);
+    else
+      note_le(p, a[1 - x], a[x]);
+  }
   if (e->call.builtin == KBI_CLAMP && e->call.nargs == 3) note_le(p, a[1], a[0]), note_le(p, a[0], a[2]);
 }
 

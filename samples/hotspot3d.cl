@@ -123,7 +123,7 @@ kernel void hotspotSlide(global float *restrict output,
                          int NX) {
   int gid = get_global_id(1); /* mapGlobal1 */
   int gid_2 = get_global_id(0); /* mapGlobal */
-  int i_lo = min(NZ, 2);
+  int i_lo = min(NZ, 1);
   int i_hi = min(NZ, max(i_lo, NZ - 1));
   for (int i = 0; i < i_lo; i += 1) { /* mapSeq */
     output[(i*NY + gid)*NX + gid_2] = cc * tIn[(i*NY + gid)*NX + gid_2] + cw * tIn[(i*NY + gid)*NX + max(gid_2 - 1, 0)] + ce * tIn[(i*NY + gid)*NX + min(gid_2 + 1, NX - 1)] + cs * tIn[(i*NY + min(gid + 1, NY - 1))*NX + gid_2] + cn * tIn[(i*NY + max(gid - 1, 0))*NX + gid_2] + cb * tIn[gid*NX + gid_2] + ct * tIn[(min(i + 1, NZ - 1)*NY + gid)*NX + gid_2] + sdc * p[(i*NY + gid)*NX + gid_2] + ct * 80.0f;
