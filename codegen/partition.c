@@ -72,6 +72,24 @@
  * lowering's do, gid*N before the sizes (index.c, atom_class), and reads
  * of one row share its pointer (pointers.c compares indices as written).
  *
+ * An equality of the loop's variable, i_2 == i (ludDiagonal's position
+ * equal to the step: docs/reference.md, "Sizes that do not divide"), is
+ * the two tests i_2 - i >= 0 and i - i_2 >= 0, which change one step
+ * apart: the loop runs as three, the middle one the step i alone, its
+ * variable declared as the split's value (const int i_2 = i + 1;, so that
+ * a split no loop is left to read is dead).  A min or max is noted by
+ * the comparison that holds where its result is the operand of the
+ * loop's variable, so the step where the operands are equal goes with
+ * the middle loop (padClamp's max(r - 1, 0) clamps row 0 alone).  A
+ * loop's own range, a <= i <= b - 1, is a fact in its body where the body
+ * assigns neither i nor the names of a and b: the split of the positions
+ * at the step i of an enclosing loop of 15 steps is i, not min(16, max(0,
+ * i)).  A bool declared with a value the facts decide (a choice's own
+ * condition, bool chosen = lid > i && false) has that value where it is
+ * read and not assigned again, so the test of it is decided too; and a
+ * private variable assigned to itself, what a decided choice leaves
+ * (acc[0] = 0 > i ? ... : acc[0] where i >= 0), does nothing and goes.
+ *
  * A vector of a padded row is built lane by lane, each lane a choice
  * (access.c: a choice is not the element it may read, so no vloadn); once
  * the choices are decided, lanes that read consecutive elements of one
