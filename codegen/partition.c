@@ -72,6 +72,24 @@
  * lowering's do, gid*N before the sizes (index.c, atom_class), and reads
  * of one row share its pointer (pointers.c compares indices as written).
  *
+ * An equality of the loop's variable, i_2 == i (ludDiagonal's position
+ * equal to the step: docs/reference.md, "Sizes that do not divide"), is
+ * the two tests i_2 - i >= 0 and i - i_2 >= 0, which change one step
+ * apart: the loop runs as three, the middle one the step i alone, its
+ * variable declared as the split's value (const int i_2 = i + 1;, so that
+ * a split no loop is left to read is dead).  A min or max is noted by
+ * the comparison that holds where its result is the operand of the
+ * loop's variable, so the step where the operands are equal goes with
+ * the middle loop (padClamp's max(r - 1, 0) clamps row 0 alone).  A
+ * loop's own range, a <= i <= b - 1, is a fact in its body where the body
+ * assigns neither i nor the names of a and b: the split of the positions
+ * at the step i of an enclosing loop of 15 steps is i, not min(16, max(0,
+ * i)).  A bool declared with a value the facts decide (a choice's own
+ * condition, bool chosen = lid > i && false) has that value where it is
+ * read and not assigned again, so the test of it is decided too; and a
+ * private variable assigned to itself, what a decided choice leaves
+ * (acc[0] = 0 > i ? ... : acc[0] where i >= 0), does nothing and goes.
+ *
  * A vector of a padded row is built lane by lane, each lane a choice
  * (access.c: a choice is not the element it may read, so no vloadn); once
  * the choices are decided, lanes that read consecutive elements of one
@@ -86,7 +104,7 @@
  * a test's two sides brought to one (lhs - rhs).  Atoms are variables and
  * what the combination does not look into (a quotient, a remainder, a
  * product of two variables, an expression). */
-enum { LIN_TERMS = 12, MAX_FACTS = 16 };
+enum { LIN_TERMS = 12, MAX_FACTS = 16, MAX_BOOLS = 8 };
 typedef struct Term {
   const Ix *atom;
   int64_t coef;
@@ -102,9 +120,18 @@ typedef struct Pass {
   const Backend *backend; /* whose reserved names a split's name avoids */
   IxCtx ix;
   NameSet names; /* every name of the kernel, and those made here */
+  /* names declared as private variables that are not volatile, and
+   * names declared otherwise (a name may be declared in two blocks) */
+  NameSet private_, other;
   /* what is known where the walk is: e >= 0 for each fact e */
   int nfacts;
   Lin facts[MAX_FACTS];
+  /* bool variables whose declaration the facts decided and that nothing
+   * assigns after it (a select's condition of its own, `bool chosen =
+   * false;` in the loop before an equality's step): their values */
+  int nbools;
+  const char *bool_names[MAX_BOOLS];
+  bool bool_values[MAX_BOOLS];
   /* a loop being considered: its variable, the names its body declares or
    * assigns, and the steps where its tests change, ceil((at + k)/div) for
    * lo <= k <= hi (found: one was seen; mixed: tests changing at steps
@@ -226,6 +253,16 @@ static bool test_of(Pass *p, const KirExpr *e, Lin *ge, bool *negated) {
          lin_fold_divmod(ge);
 }
 
+/* e is an equality of ints, the test *eq == 0, or its negation (!=,
+ * *negated): lhs - rhs == 0, which is lhs - rhs >= 0 and rhs - lhs >= 0
+ * at once (ludDiagonal's position equal to the step, i_2 == i) */
+static bool equality_of(Pass *p, const KirExpr *e, Lin *eq, bool *negated) {
+  if (e->kind != KE_BINARY || (e->bin.op != KB_EQ && e->bin.op != KB_NE)) return false;
+  *eq = (Lin){0};
+  *negated = e->bin.op == KB_NE;
+  return lin_add_expr(p, eq, e->bin.lhs, 1) && lin_add_expr(p, eq, e->bin.rhs, -1) && lin_fold_divmod(eq);
+}
+
 /* a constant c >= 0 with e - f == c */
 static bool exceeds_by_const(const Lin *e, const Lin *f) {
   Lin d = *e;
@@ -243,6 +280,15 @@ static int known(const Pass *p, const Lin *e) {
     if (exceeds_by_const(&not, &p->facts[i])) return 0;
   }
   return -1;
+}
+
+/* The value of the test e == 0 where the facts hold: 1 where they decide
+ * e >= 0 and -e >= 0 both, 0 where they decide either false, -1 else. */
+static int known_equal(const Pass *p, const Lin *e) {
+  Lin neg = {0};
+  if (!lin_add(&neg, e, -1)) return -1;
+  int ge = known(p, e), le = known(p, &neg);
+  return ge == 0 || le == 0 ? 0 : ge == 1 && le == 1 ? 1 : -1;
 }
 
 /* ---- deciding tests ---- */
@@ -298,6 +344,40 @@ static const KirExpr *as_vload(Pass *p, const KirExpr *v) {
 }
 
 static const KirExpr *decide(Pass *p, const KirExpr *e);
+
+static bool calls(const KirExpr *e);
+
+/* an index's expression atoms call a foreign function (a gather by a
+ * computed index) */
+static bool ix_calls(const Ix *e) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (e->kind) {
+  case IX_CONST:
+  case IX_VAR: return false;
+  case IX_EXPR: return calls(e->expr);
+  case IX_ADD:
+  case IX_SUB:
+  case IX_MUL:
+  case IX_DIV:
+  case IX_MOD: return ix_calls(e->a) || ix_calls(e->b);
+  }
+  DPIA_EXHAUSTIVE_END
+  return true;
+}
+
+/* e calls a foreign function (KE_CALL, the only effect an expression of
+ * the kernel IR has: dead.c) */
+static bool calls(const KirExpr *e) {
+  if (!e) return false;
+  if (e->kind == KE_IX) return ix_calls(e->ix);
+  if (e->kind == KE_CALL) return true;
+  const KirExpr *buf[3];
+  const KirExpr *const *kids;
+  int n = kir_expr_children(e, buf, &kids);
+  for (int i = 0; i < n; i++)
+    if (calls(kids[i])) return true;
+  return false;
+}
 
 /* An int min or max of x and y that the facts decide: x or y (a clamp of
  * padClamp's read that a test or a split already keeps inside, as
@@ -362,7 +442,10 @@ static const Ix *decide_ix(Pass *p, const Ix *e) {
  * (an operand that is not dropped keeps its effects), ! of a value; a min
  * or max they decide by the operand it is */
 static const KirExpr *decide(Pass *p, const KirExpr *e) {
-  if (!e || p->nfacts == 0) return e;
+  if (!e || (p->nfacts == 0 && p->nbools == 0)) return e;
+  if (e->kind == KE_VAR)
+    for (int i = p->nbools - 1; i >= 0; i--)
+      if (strcmp(p->bool_names[i], e->name) == 0) return truth(p, p->bool_values[i]);
   if (e->kind == KE_IX) {
     const Ix *d = decide_ix(p, e->ix);
     return d == e->ix ? e : kir_ix(p->arena, ix_simplify(&p->ix, d));
@@ -374,6 +457,10 @@ static const KirExpr *decide(Pass *p, const KirExpr *e) {
   if (test) {
     value = known(p, &ge);
     if (value >= 0) return truth(p, (value == 1) != negated);
+  }
+  if (equality_of(p, e, &ge, &negated)) {
+    int value = known_equal(p, &ge);
+    return value < 0 ? e : truth(p, (value == 1) != negated);
   }
   const KirExpr *buf[3];
   const KirExpr *const *old;
@@ -412,6 +499,9 @@ static const KirExpr *decide(Pass *p, const KirExpr *e) {
     if ((conj || disj) && lv) return v == conj ? kids[1] : truth(p, v);
     /* the right one leaves the left one's (a bool: a test) */
     if ((conj || disj) && rv && w == conj && is_bool(kids[0])) return kids[0];
+    /* or decides, where the left one has no effect to keep (no call of a
+     * foreign function: the kernel IR's only effects, dead.c) */
+    if ((conj || disj) && rv && w != conj && !calls(kids[0])) return truth(p, w);
   }
   const KirExpr *r = kir_expr_rebuilt(p->arena, e, kids);
   return r != e && r->kind == KE_VECTOR ? as_vload(p, r) : r;
@@ -506,6 +596,16 @@ static void note_le(Pass *p, const KirExpr *x, const KirExpr *y) {
   if (lin_add_expr(p, &ge, y, 1) && lin_add_expr(p, &ge, x, -1) && lin_fold_divmod(&ge)) note_ge(p, &ge);
 }
 
+/* e is an int whose value changes with the loop's variable (a term of
+ * it, as the combination has it) */
+static bool varies(Pass *p, const KirExpr *e) {
+  Lin l = {0};
+  if (!lin_add_expr(p, &l, e, 1) || !lin_fold_divmod(&l)) return false;
+  for (int i = 0; i < l.n; i++)
+    if (l.t[i].atom->kind == IX_VAR && strcmp(l.t[i].atom->name, p->var) == 0) return true;
+  return false;
+}
+
 /* A test of the loop's variable, or an int min or max of it (padClamp's
  * clamp, which decide_min_max takes off where the facts decide the
  * comparison x <= y), or a clamp of it (clampIdx's clamp(x, 0, N - 1): the
@@ -517,9 +617,33 @@ static void note_test(Pass *p, const KirExpr *e) {
     note_ge(p, &ge);
     return;
   }
+  /* an equality (or !=) is two tests: true from the step where e >= 0
+   * becomes true until the one where -e >= 0 becomes false, one step
+   * later for a variable of coefficient 1 (i_2 == i: below i, at i,
+   * above it) */
+  if (equality_of(p, e, &ge, &negated)) {
+    Lin neg = {0};
+    if (known_equal(p, &ge) >= 0) return;
+    note_ge(p, &ge);
+    if (lin_add(&neg, &ge, -1)) note_ge(p, &neg);
+    return;
+  }
   if (e->kind != KE_BUILTIN || !int_scalar(e)) return;
   const KirExpr *const *a = e->call.args;
-  if ((e->call.builtin == KBI_MIN || e->call.builtin == KBI_MAX) && e->call.nargs == 2) note_le(p, a[0], a[1]);
+  if ((e->call.builtin == KBI_MIN || e->call.builtin == KBI_MAX) && e->call.nargs == 2) {
+    /* x, the operand of the loop's variable, against y: min(x, y) is x
+     * while x <= y, max(x, y) is x from x >= y on, and where x == y both
+     * are.  The test noted is the one that holds where the result is x,
+     * so that the step x == y goes with x, the loop's inner part: a
+     * padClamp's max(r - 1, 0) clamps row 0 alone, not rows 0 and 1
+     * (jacobi2dStrips), as clamp(x, lo, hi)'s x - lo >= 0 and hi - x >= 0
+     * do */
+    int x = varies(p, a[0]) ? 0 : varies(p, a[1]) ? 1 : 0;
+    if (e->call.builtin == KBI_MIN)
+      note_le(p, a[x], a[1 - x]);
+    else
+      note_le(p, a[1 - x], a[x]);
+  }
   if (e->call.builtin == KBI_CLAMP && e->call.nargs == 3) note_le(p, a[1], a[0]), note_le(p, a[0], a[2]);
 }
 
@@ -743,6 +867,7 @@ static void one_step_block(Pass *p, KirStmt *s) {
 }
 
 static KirStmt *partition_apart(Pass *p, KirBlock *b, KirStmt *prev, KirStmt *s);
+static void push_loop_facts(Pass *p, const KirStmt *s);
 static KirStmt *split_loop(Pass *p, KirBlock *b, KirStmt *prev, KirStmt *s, const Lin *lo_at, const Lin *hi_at,
                            bool three, const KirExpr *split_lo, const KirExpr *split_hi);
 
@@ -841,6 +966,7 @@ static KirStmt *split_loop(Pass *p, KirBlock *b, KirStmt *prev, KirStmt *s, cons
     KirStmt *d = declare_int(p, b, prev, arena_printf(p->arena, "%s_hi", var), split_hi);
     at_hi = kir_var(p->arena, d->decl.name, kir_scalar1(SC_INT));
   }
+  KirStmt whole = *s; /* its range, facts in each loop (push_loop_facts) */
   KirStmt *loops[3] = {s, NULL, NULL};
   int n = three ? 3 : 2;
   for (int i = 1; i < n; i++) {
@@ -852,12 +978,14 @@ static KirStmt *split_loop(Pass *p, KirBlock *b, KirStmt *prev, KirStmt *s, cons
   s->loop.bound = at_lo;
   loops[1]->loop.init = at_lo;
   if (three) loops[1]->loop.bound = loops[2]->loop.init = at_hi;
+  int64_t div = p->div;
   int saved = p->nfacts;
+  push_loop_facts(p, &whole);
+  int ranged = p->nfacts;
   /* this loop's divisor: walking a loop's body partitions the loops in
    * it, which set p->div to theirs (a 16 x 32 tile's rows, divisor 1,
    * around its panels, 32), and the facts of the loops after the first
    * are this loop's */
-  int64_t div = p->div;
   for (int i = 0; i < n; i++) {
     /* every test decided below the first step, and from the last on; in
      * between, those that change there */
@@ -865,8 +993,9 @@ static KirStmt *split_loop(Pass *p, KirBlock *b, KirStmt *prev, KirStmt *s, cons
     if (i > 0 && i < n - 1) push_side(p, var, &lo, div, false), push_side(p, var, &hi, div, true);
     if (i == n - 1) push_side(p, var, &hi, div, false);
     walk_block(p, &loops[i]->loop.body);
-    p->nfacts = saved;
+    p->nfacts = ranged;
   }
+  p->nfacts = saved;
   /* a loop of one step, its ends a constant 1 apart (a window's last
    * layer after the clamp's split, from NZ - 1 to NZ), is its body with the
    * variable declared: no loop, and what the step loads for the steps
@@ -874,7 +1003,15 @@ static KirStmt *split_loop(Pass *p, KirBlock *b, KirStmt *prev, KirStmt *s, cons
   const KirExpr *ends[4] = {s->loop.init, split_lo, three ? split_hi : NULL, loops[n - 1]->loop.bound};
   if (!three) ends[2] = ends[3];
   for (int i = 0; i < n; i++)
-    if (ends[i] && ends[i + 1] && one_step(p, ends[i], ends[i + 1])) one_step_block(p, loops[i]);
+    if (ends[i] && ends[i + 1] && one_step(p, ends[i], ends[i + 1])) {
+      /* the split's value, not its name: the step reads const int i_2 = i
+       * + 1, and a split that no loop is left to read (the other loops'
+       * bodies decided empty, which kir_drop_dead removes) goes with them
+       * (the names of the split's value are not assigned by the loops
+       * before it: they are invariant in the loop's body) */
+      loops[i]->loop.init = ends[i];
+      one_step_block(p, loops[i]);
+    }
   /* a loop of no steps, between constant splits or between ends that
    * differ by a constant (a padCst's zeros before the diagonal, from gid
    * to gid, under a mirror's j >= i: docs/language.md section 29.1), is
@@ -935,17 +1072,96 @@ static void push_id_facts(Pass *p, const KirStmt *s) {
   if (lin_add_ix(&high, bound, 1) && lin_term(&high, v, -1) && lin_const(&high, 1, -1)) push_fact(p, &high);
 }
 
+/* l's atoms are all invariant (p->local the loop body's names) */
+static bool lin_invariant(const Pass *p, const Lin *l) {
+  for (int i = 0; i < l->n; i++)
+    if (!invariant(p, l->t[i].atom)) return false;
+  return true;
+}
+
+/* for (v = a; v < b; v += step), step > 0, v and the names of a and b
+ * not assigned in its body: v - a >= 0 and b - 1 - v >= 0 there, facts
+ * for its body (whichever loop a split makes of it, these hold): the
+ * step of lud's reduceSeq, 0 <= i <= 14, keeps a split at i_2 == i
+ * between 0 and 16, so min(16, max(0, i)) is i */
+static void push_loop_facts(Pass *p, const KirStmt *s) {
+  int64_t step;
+  if (!kir_const_int(s->loop.step, &step) || step <= 0) return;
+  p->local = (NameSet){.arena = p->arena};
+  kir_names_bound(&s->loop.body, &p->local);
+  if (nameset_has(&p->local, s->loop.var)) return;
+  const Ix *v = ix_var(&p->ix, s->loop.var);
+  Lin low = {0}, high = {0};
+  if (lin_term(&low, v, 1) && lin_add_end(p, &low, s->loop.init, -1) && lin_invariant(p, &low)) push_fact(p, &low);
+  if (lin_add_end(p, &high, s->loop.bound, 1) && lin_term(&high, v, -1) && lin_const(&high, 1, -1) &&
+      lin_invariant(p, &high))
+    push_fact(p, &high);
+}
+
+/* bool v = init, init decided true or false (a select's condition of its
+ * own, ludDiagonal's chosen, where a split decided its equality), and v
+ * not assigned after its declaration in b (a name is not declared again
+ * inside its scope: kir_invariant_violation): v's value, for the rest of
+ * the block */
+static void push_bool(Pass *p, const KirBlock *b, const KirStmt *s) {
+  bool v;
+  if (s->kind != KS_DECL || !s->decl.init || s->decl.array_len >= 0 || !is_truth(s->decl.init, &v) ||
+      p->nbools == MAX_BOOLS)
+    return;
+  NameSet after = {.arena = p->arena};
+  kir_names_bound(&(KirBlock){.first = s->next, .last = b->last}, &after);
+  if (nameset_has(&after, s->decl.name)) return;
+  p->bool_names[p->nbools] = s->decl.name;
+  p->bool_values[p->nbools++] = v;
+}
+
+/* the variable an l-value writes (x, x[k], x.f), or NULL */
+static const char *lvalue_root(const KirExpr *e) {
+  while (e->kind == KE_INDEX || e->kind == KE_MEMBER || e->kind == KE_LANE)
+    e = e->kind == KE_INDEX ? e->index.base : e->kind == KE_MEMBER ? e->member.base : e->lane.base;
+  return e->kind == KE_VAR ? e->name : NULL;
+}
+
+/* s is x = x for a private variable x (or an element of it), as a choice
+ * the facts decided leaves where its side kept the old value
+ * (ludPerimeter's acc[0] = 0 > i ? ... : acc[0] where i >= 0): it does
+ * nothing (a private variable is its work-item's alone and not volatile) */
+static bool self_assignment(const Pass *p, const KirStmt *s) {
+  if (s->kind != KS_ASSIGN || !kir_expr_equal(s->assign.lhs, s->assign.rhs) || calls(s->assign.lhs)) return false;
+  const char *root = lvalue_root(s->assign.lhs);
+  return root && nameset_has(&p->private_, root) && !nameset_has(&p->other, root);
+}
+
+/* s and the statements after it are tests that the facts decide false
+ * (none: true) */
+static bool vanishes(Pass *p, const KirStmt *s) {
+  bool v;
+  for (; s; s = s->next)
+    if (s->kind != KS_IF || !is_truth(decide(p, s->cond.cond), &v) || v) return false;
+  return true;
+}
+
 static void walk_block(Pass *p, KirBlock *b) {
   KirStmt *prev = NULL;
-  int outer_facts = p->nfacts, outer_ranges = p->ix.nranges;
+  int outer_facts = p->nfacts, outer_bools = p->nbools, outer_ranges = p->ix.nranges;
   for (KirStmt *s = b->first; s;) {
     kir_map_exprs(s, decided, p);
     push_id_facts(p, s);
+    push_bool(p, b, s);
+    if (self_assignment(p, s)) { /* nothing to do */
+      splice(b, prev, s, (KirBlock){0});
+      s = prev ? prev->next : b->first;
+      continue;
+    }
     bool v;
     if (s->kind == KS_IF && is_truth(s->cond.cond, &v)) {
       /* decided: its body in its place (a scope of its own if it declares
-       * names), or nothing */
-      if (v && declares(&s->cond.body)) {
+       * names and statements follow it, which may declare them again in
+       * their own scopes: a kernel never shadows a name, so the names of
+       * the block's last statement, or of one before tests that the facts
+       * decide false (the other side of a choice, if (!chosen)), are new
+       * to it), or nothing */
+      if (v && declares(&s->cond.body) && !vanishes(p, s->next)) {
         KirBlock body = s->cond.body;
         s->kind = KS_BLOCK;
         s->block.body = body;
@@ -971,18 +1187,34 @@ static void walk_block(Pass *p, KirBlock *b) {
         s = last->next;
         continue;
       }
+      int saved = p->nfacts;
+      push_loop_facts(p, s);
       walk_block(p, &s->loop.body);
+      p->nfacts = saved;
     } else if (s->kind == KS_BLOCK) {
       walk_block(p, &s->block.body);
     }
     prev = s;
     s = s->next;
   }
-  p->nfacts = outer_facts; /* the block's own ids are out of scope */
+  p->nfacts = outer_facts, p->nbools = outer_bools; /* the block's own ids and bools are out of scope */
   while (p->ix.nranges > outer_ranges) ix_pop_range(&p->ix);
   /* a scope alone in a block, which is a scope already (the side of an
    * if that a split decided, with the other side gone): its statements */
   if (b->first && b->first == b->last && b->first->kind == KS_BLOCK) *b = b->first->block.body;
+}
+
+/* the names b declares as private variables that are not volatile (into
+ * private), and those it declares otherwise (into other) */
+static void private_names(const KirBlock *b, NameSet *private_, NameSet *other) {
+  for (const KirStmt *s = b->first; s; s = s->next) {
+    if (s->kind == KS_DECL) {
+      NameSet *into = s->decl.space == KSP_PRIVATE && !s->decl.is_volatile ? private_ : other;
+      if (!nameset_has(into, s->decl.name)) nameset_add(into, s->decl.name);
+    }
+    const KirBlock *inner = kir_body((KirStmt *)s);
+    if (inner) private_names(inner, private_, other);
+  }
 }
 
 void kir_partition_loops(Arena *a, const Backend *backend, KirKernel *k, const KirIdBounds *ids) {
@@ -993,6 +1225,9 @@ void kir_partition_loops(Arena *a, const Backend *backend, KirKernel *k, const K
   for (int i = 0; i < k->ntops; i++) nameset_add(&p.names, k->tops[i].name);
   kir_names_bound(&k->locals, &p.names);
   kir_names_bound(&k->body, &p.names);
+  p.private_ = p.other = (NameSet){.arena = a};
+  private_names(&k->locals, &p.other, &p.other);
+  private_names(&k->body, &p.private_, &p.other);
   for (int i = 0; i < ids->nleast; i++) { /* lhs - rhs >= 0 */
     Lin f = {0};
     if (lin_add_ix(&f, ids->least_lhs[i], 1) && lin_add_ix(&f, ids->least_rhs[i], -1)) push_fact(&p, &f);

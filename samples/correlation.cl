@@ -84,11 +84,15 @@ kernel void corrUpper(global float *restrict output,
                       int M,
                       int N) {
   int gid = get_global_id(0); /* mapGlobal */
-  int i_split = gid + 1;
-  for (int i = 0; i < i_split; i += 1) { /* mapSeq */
-    output[gid*M + i] = i == gid ? 1.0f : 0.0f;
+  int i_hi = gid + 1;
+  for (int i = 0; i < gid; i += 1) { /* mapSeq */
+    output[gid*M + i] = 0.0f;
   }
-  for (int i = i_split; i < M; i += 1) { /* mapSeq */
+  {
+    const int i = gid; /* mapSeq */
+    output[gid*M + i] = 1.0f;
+  }
+  for (int i = i_hi; i < M; i += 1) { /* mapSeq */
     float acc = 0.0f;
     for (int i_2 = 0; i_2 < N; i_2 += 1) { /* reduceSeq */
       acc = acc + data[i_2*M + gid] * data[i_2*M + i];

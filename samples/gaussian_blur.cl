@@ -141,7 +141,7 @@ kernel void gaussian3x3Chunk(global float *restrict output,
                              int N) {
   int gid = get_global_id(1); /* mapGlobal1 */
   int gid_2 = get_global_id(0); /* mapGlobal */
-  int i_lo = min(64, max(0, 2 - gid_2*64));
+  int i_lo = min(64, max(0, 1 - gid_2*64));
   int i_hi = min(64, max(i_lo, N - gid_2*64 - 1));
   for (int i = 0; i < i_lo; i += 1) { /* mapSeq */
     float acc = 0.0f;

@@ -57,8 +57,8 @@ void gemmAnyBlocks(global float *restrict output,
   for (int i = 0; i < (K + 511)/512; i += 1) { /* reduceSeq */
     /* mapLocal over one element */
     for (int i_2 = 0; i_2 < 8; i_2 += 1) { /* mapSeq */
-      int i_3_lo = min(16, (max(0, (M + 127)/128*128 - wg_2*128 - M - 6) + 7)/8);
-      int i_3_hi = min(16, (max(0, (M + 127)/128*128 - wg_2*128 - M + 1) + 7)/8);
+      int i_3_lo = min(16, (max(0, (M + 127)/128*128 - wg_2*128 - M - 7) + 7)/8);
+      int i_3_hi = min(16, (max(0, (M + 127)/128*128 - wg_2*128 - M) + 7)/8);
       for (int i_3 = 0; i_3 < i_3_lo; i_3 += 1) { /* mapSeq */
         local float16 *acc_i_3 = acc + i_2*256 + i_3*16;
         float16 acc_2[16];
@@ -129,29 +129,29 @@ void gemmAnyBlocks(global float *restrict output,
         for (int i_4 = i * 512; i_4 < min((wg*8 + i_2) * 32 < N ? ((wg_2*16 + i_3) * 8 + 8 + M > (M + 128 - 1) / 128 * 128 ? (i * 512 + 512 / 2 >= K ? 512 : i * 512 + 512 + 512 / 2 >= K ? K : i * 512 + 512) : 0) : 0, K); i_4 += 1) { /* reduceRange */
           const global float *a_i_4_2 = a + i_4;
           const global float *bp_i_4_2 = bp + (wg*8 + i_2)*K*32 + i_4*32;
-          const global float *a_i_4_3 = a + max((wg_2 - (M + 127)/128)*128 + i_3*8 + M + 1, 0)*K + i_4;
-          const global float *a_i_4_4 = a + max((wg_2 - (M + 127)/128)*128 + i_3*8 + M + 2, 0)*K + i_4;
-          const global float *a_i_4_5 = a + max((wg_2 - (M + 127)/128)*128 + i_3*8 + M + 3, 0)*K + i_4;
-          const global float *a_i_4_6 = a + max((wg_2 - (M + 127)/128)*128 + i_3*8 + M + 4, 0)*K + i_4;
-          const global float *a_i_4_7 = a + max((wg_2 - (M + 127)/128)*128 + i_3*8 + M + 5, 0)*K + i_4;
-          const global float *a_i_4_8 = a + ((wg_2 - (M + 127)/128)*128 + i_3*8 + M + 6)*K + i_4;
+          const global float *a_i_4_3 = a + max((wg_2 - (M + 127)/128)*128 + i_3*8 + M + 2, 0)*K + i_4;
+          const global float *a_i_4_4 = a + max((wg_2 - (M + 127)/128)*128 + i_3*8 + M + 3, 0)*K + i_4;
+          const global float *a_i_4_5 = a + max((wg_2 - (M + 127)/128)*128 + i_3*8 + M + 4, 0)*K + i_4;
+          const global float *a_i_4_6 = a + max((wg_2 - (M + 127)/128)*128 + i_3*8 + M + 5, 0)*K + i_4;
+          const global float *a_i_4_7 = a + max((wg_2 - (M + 127)/128)*128 + i_3*8 + M + 6, 0)*K + i_4;
+          const global float *a_i_4_8 = a + ((wg_2 - (M + 127)/128)*128 + i_3*8 + M + 7)*K + i_4;
           /* mapSeq of mapSeq, 8 x 2 steps */
           acc_2[0] = a_i_4_2[0] * vload16(0, bp_i_4_2) + acc_2[0];
           acc_2[1] = a_i_4_2[0] * vload16(1, bp_i_4_2) + acc_2[1];
-          acc_2[2] = a_i_4_3[0] * vload16(0, bp_i_4_2) + acc_2[2];
-          acc_2[3] = a_i_4_3[0] * vload16(1, bp_i_4_2) + acc_2[3];
-          acc_2[4] = a_i_4_4[0] * vload16(0, bp_i_4_2) + acc_2[4];
-          acc_2[5] = a_i_4_4[0] * vload16(1, bp_i_4_2) + acc_2[5];
-          acc_2[6] = a_i_4_5[0] * vload16(0, bp_i_4_2) + acc_2[6];
-          acc_2[7] = a_i_4_5[0] * vload16(1, bp_i_4_2) + acc_2[7];
-          acc_2[8] = a_i_4_6[0] * vload16(0, bp_i_4_2) + acc_2[8];
-          acc_2[9] = a_i_4_6[0] * vload16(1, bp_i_4_2) + acc_2[9];
-          acc_2[10] = a_i_4_7[0] * vload16(0, bp_i_4_2) + acc_2[10];
-          acc_2[11] = a_i_4_7[0] * vload16(1, bp_i_4_2) + acc_2[11];
-          acc_2[12] = a_i_4_8[0] * vload16(0, bp_i_4_2) + acc_2[12];
-          acc_2[13] = a_i_4_8[0] * vload16(1, bp_i_4_2) + acc_2[13];
-          acc_2[14] = a_i_4_8[K] * vload16(0, bp_i_4_2) + acc_2[14];
-          acc_2[15] = a_i_4_8[K] * vload16(1, bp_i_4_2) + acc_2[15];
+          acc_2[2] = a_i_4_2[0] * vload16(0, bp_i_4_2) + acc_2[2];
+          acc_2[3] = a_i_4_2[0] * vload16(1, bp_i_4_2) + acc_2[3];
+          acc_2[4] = a_i_4_3[0] * vload16(0, bp_i_4_2) + acc_2[4];
+          acc_2[5] = a_i_4_3[0] * vload16(1, bp_i_4_2) + acc_2[5];
+          acc_2[6] = a_i_4_4[0] * vload16(0, bp_i_4_2) + acc_2[6];
+          acc_2[7] = a_i_4_4[0] * vload16(1, bp_i_4_2) + acc_2[7];
+          acc_2[8] = a_i_4_5[0] * vload16(0, bp_i_4_2) + acc_2[8];
+          acc_2[9] = a_i_4_5[0] * vload16(1, bp_i_4_2) + acc_2[9];
+          acc_2[10] = a_i_4_6[0] * vload16(0, bp_i_4_2) + acc_2[10];
+          acc_2[11] = a_i_4_6[0] * vload16(1, bp_i_4_2) + acc_2[11];
+          acc_2[12] = a_i_4_7[0] * vload16(0, bp_i_4_2) + acc_2[12];
+          acc_2[13] = a_i_4_7[0] * vload16(1, bp_i_4_2) + acc_2[13];
+          acc_2[14] = a_i_4_8[0] * vload16(0, bp_i_4_2) + acc_2[14];
+          acc_2[15] = a_i_4_8[0] * vload16(1, bp_i_4_2) + acc_2[15];
         }
         for (int i_4 = 0; i_4 < 8; i_4 += 1) { /* mapSeq */
           /* mapSeq, 2 steps */

@@ -29,7 +29,7 @@ kernel void heat3dChunk(global float *restrict output,
   int gid = get_global_id(2); /* mapGlobal2 */
   int gid_2 = get_global_id(1); /* mapGlobal1 */
   int gid_3 = get_global_id(0); /* mapGlobal */
-  int i_lo = min(64, max(0, 2 - gid_3*64));
+  int i_lo = min(64, max(0, 1 - gid_3*64));
   int i_hi = min(64, max(i_lo, N - gid_3*64 - 1));
   for (int i = 0; i < i_lo; i += 1) { /* mapSeq */
     float c = volume[(gid*M + gid_2)*N + gid_3*64 + i];
@@ -112,7 +112,7 @@ kernel void heat3dWindow(global float *restrict output,
     output[(i*M + gid)*N + gid_2] = window[1].fst + 0.125f * (window[0].fst + window[2].fst + window[1].snd.fst.fst + window[1].snd.fst.snd + window[1].snd.snd.fst + window[1].snd.snd.snd - 6.0f * window[1].fst);
   }
   {
-    const int i = i_split; /* slideSeq */
+    const int i = P - 1; /* slideSeq */
     /* slideSeq rotation, 2 steps */
     window[0].fst = window[1].fst;
     window[0].snd.fst.fst = window[1].snd.fst.fst;

@@ -78,7 +78,7 @@ kernel void hotspotOpt1(global float *restrict output,
     output[(i*NY + gid)*NX + gid_2] = cc * window[1].fst + cw * window[2].snd.snd.fst.fst + ce * window[2].snd.snd.fst.snd + cs * window[2].snd.snd.snd.snd + cn * window[2].snd.snd.snd.fst + cb * window[0].fst + ct * window[2].fst + sdc * window[2].snd.fst + ct * 80.0f;
   }
   {
-    const int i = i_split; /* slideSeq */
+    const int i = NZ - 1; /* slideSeq */
     /* slideSeq rotation, 2 steps */
     window[0].fst = window[1].fst;
     window[0].snd.fst = window[1].snd.fst;
@@ -123,7 +123,7 @@ kernel void hotspotSlide(global float *restrict output,
                          int NX) {
   int gid = get_global_id(1); /* mapGlobal1 */
   int gid_2 = get_global_id(0); /* mapGlobal */
-  int i_lo = min(NZ, 2);
+  int i_lo = min(NZ, 1);
   int i_hi = min(NZ, max(i_lo, NZ - 1));
   for (int i = 0; i < i_lo; i += 1) { /* mapSeq */
     output[(i*NY + gid)*NX + gid_2] = cc * tIn[(i*NY + gid)*NX + gid_2] + cw * tIn[(i*NY + gid)*NX + max(gid_2 - 1, 0)] + ce * tIn[(i*NY + gid)*NX + min(gid_2 + 1, NX - 1)] + cs * tIn[(i*NY + min(gid + 1, NY - 1))*NX + gid_2] + cn * tIn[(i*NY + max(gid - 1, 0))*NX + gid_2] + cb * tIn[gid*NX + gid_2] + ct * tIn[(min(i + 1, NZ - 1)*NY + gid)*NX + gid_2] + sdc * p[(i*NY + gid)*NX + gid_2] + ct * 80.0f;

@@ -54,7 +54,7 @@ kernel void jacobi2dChunk(global float *restrict output,
                           int N) {
   int gid = get_global_id(1); /* mapGlobal1 */
   int gid_2 = get_global_id(0); /* mapGlobal */
-  int i_lo = min(64, max(0, 2 - gid_2*64));
+  int i_lo = min(64, max(0, 1 - gid_2*64));
   int i_hi = min(64, max(i_lo, N - gid_2*64 - 1));
   for (int i = 0; i < i_lo; i += 1) { /* mapSeq */
     float acc = 0.0f;
@@ -133,10 +133,10 @@ kernel __attribute__((reqd_work_group_size(1, 1, 1)))
 void jacobi2dStrips(global float *restrict output, const global float *restrict xs, int M, int N) {
   int wg = get_group_id(1); /* mapWorkgroup1 */
   int wg_2 = get_group_id(0); /* mapWorkgroup */
-  int i_lo = min(4, max(0, 2 - wg*4));
+  int i_lo = min(4, max(0, 1 - wg*4));
   int i_hi = min(4, max(i_lo, M - wg*4 - 1));
   for (int i = 0; i < i_lo; i += 1) { /* mapSeq */
-    int i_2_lo = min(1024, max(0, 2 - wg_2*1024));
+    int i_2_lo = min(1024, max(0, 1 - wg_2*1024));
     int i_2_hi = min(1024, max(i_2_lo, N - wg_2*1024 - 1));
     for (int i_2 = 0; i_2 < i_2_lo; i_2 += 1) { /* mapSeq */
       float acc = 0.0f;
@@ -179,7 +179,7 @@ void jacobi2dStrips(global float *restrict output, const global float *restrict 
     }
   }
   for (int i = i_lo; i < i_hi; i += 1) { /* mapSeq */
-    int i_2_lo_2 = min(1024, max(0, 2 - wg_2*1024));
+    int i_2_lo_2 = min(1024, max(0, 1 - wg_2*1024));
     int i_2_hi_2 = min(1024, max(i_2_lo_2, N - wg_2*1024 - 1));
     for (int i_2 = 0; i_2 < i_2_lo_2; i_2 += 1) { /* mapSeq */
       const global float *xs_i_2_4 = xs + (wg*4 + i - 1)*N + wg_2*1024 + i_2;
@@ -222,7 +222,7 @@ void jacobi2dStrips(global float *restrict output, const global float *restrict 
     }
   }
   for (int i = i_hi; i < 4; i += 1) { /* mapSeq */
-    int i_2_lo_3 = min(1024, max(0, 2 - wg_2*1024));
+    int i_2_lo_3 = min(1024, max(0, 1 - wg_2*1024));
     int i_2_hi_3 = min(1024, max(i_2_lo_3, N - wg_2*1024 - 1));
     for (int i_2 = 0; i_2 < i_2_lo_3; i_2 += 1) { /* mapSeq */
       float acc = 0.0f;

@@ -15,8 +15,9 @@ void ludDiagonal(global float *m, int N, int O) {
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
   for (int i = 0; i < 15; i += 1) { /* reduceSeq */
     int lid_2 = get_local_id(0); /* mapLocal */
-    for (int i_2 = 0; i_2 < 16; i_2 += 1) { /* mapSeq */
-      bool chosen = lid_2 > i && i_2 == i;
+    {
+      const int i_2 = i; /* mapSeq */
+      bool chosen = lid_2 > i;
       if (chosen) {
         float acc_2 = acc[lid_2*16 + i_2];
         for (int i_3 = 0; i_3 < i; i_3 += 1) { /* reduceRange */
@@ -27,8 +28,9 @@ void ludDiagonal(global float *m, int N, int O) {
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     int lid_3 = get_local_id(0); /* mapLocal */
-    for (int i_2 = 0; i_2 < 16; i_2 += 1) { /* mapSeq */
-      bool chosen = i_2 == i + 1 && lid_3 > i;
+    {
+      const int i_2 = i + 1; /* mapSeq */
+      bool chosen = lid_3 > i;
       if (chosen) {
         float acc_2 = acc[i_2*16 + lid_3];
         for (int i_3 = 0; i_3 < i + 1; i_3 += 1) { /* reduceRange */
@@ -93,7 +95,6 @@ void ludPerimeter(global float *m, int N, int O, int B) {
   for (int i = 0; i < 16; i += 1) { /* reduceSeq */
     float xj = acc[i];
     /* mapSeq, 16 steps */
-    acc[0] = 0 > i ? acc[0] - d[i] * xj : acc[0];
     acc[1] = 1 > i ? acc[1] - d[i + 16] * xj : acc[1];
     acc[2] = 2 > i ? acc[2] - d[i + 32] * xj : acc[2];
     acc[3] = 3 > i ? acc[3] - d[i + 48] * xj : acc[3];
@@ -135,7 +136,7 @@ void ludPerimeter(global float *m, int N, int O, int B) {
   for (int i = 0; i < 16; i += 1) { /* reduceSeq */
     float yj = acc_2[i] / d[i*17];
     /* mapSeq, 16 steps */
-    acc_2[0] = 0 == i ? yj : 0 > i ? acc_2[0] - yj * d[i*16] : acc_2[0];
+    acc_2[0] = 0 == i ? yj : acc_2[0];
     acc_2[1] = 1 == i ? yj : 1 > i ? acc_2[1] - yj * d[i*16 + 1] : acc_2[1];
     acc_2[2] = 2 == i ? yj : 2 > i ? acc_2[2] - yj * d[i*16 + 2] : acc_2[2];
     acc_2[3] = 3 == i ? yj : 3 > i ? acc_2[3] - yj * d[i*16 + 3] : acc_2[3];

@@ -43,7 +43,7 @@ void stencilTiled(global float *restrict output, const global float *restrict xs
 
 kernel void stencilChunk(global float *restrict output, const global float *restrict xs, int N) {
   int gid = get_global_id(0); /* mapGlobal */
-  int i_lo = min(64, max(0, 2 - gid*64));
+  int i_lo = min(64, max(0, 1 - gid*64));
   int i_hi = min(64, max(i_lo, N - gid*64 - 1));
   for (int i = 0; i < i_lo; i += 1) { /* mapSeq */
     float acc = 0.0f;

@@ -271,7 +271,7 @@ kernel void paddedJoin(global float *restrict output, const global float *restri
 
 kernel void clampedWindow(global float *restrict output, const global float *restrict xs, int N) {
   int gid = get_global_id(0); /* mapGlobal */
-  int i_lo = min(16, max(0, 2 - gid*16));
+  int i_lo = min(16, max(0, 1 - gid*16));
   int i_hi = min(16, max(i_lo, N - gid*16 - 1));
   for (int i = 0; i < i_lo; i += 1) { /* mapSeq */
     float acc = 0.0f;
@@ -308,13 +308,13 @@ kernel void clampedWindow(global float *restrict output, const global float *res
 kernel void clampedSums(global float *restrict output, const global float *restrict xs, int N) {
   int gid = get_global_id(0); /* mapGlobal */
   float acc = 0.0f;
-  int i_lo = min(8, max(0, 5 - gid*8));
+  int i_lo = min(8, max(0, 4 - gid*8));
   int i_hi = min(8, max(i_lo, N - gid*8 - 4));
   for (int i = 0; i < i_lo; i += 1) { /* reduceSeq */
     float acc_2 = 0.0f;
     /* reduceSeq, 9 steps */
     acc_2 = acc_2 * 0.75f + xs[0];
-    acc_2 = acc_2 * 0.75f + xs[max(gid*8 + i - 3, 0)];
+    acc_2 = acc_2 * 0.75f + xs[0];
     acc_2 = acc_2 * 0.75f + xs[max(gid*8 + i - 2, 0)];
     acc_2 = acc_2 * 0.75f + xs[max(gid*8 + i - 1, 0)];
     acc_2 = acc_2 * 0.75f + xs[gid*8 + i];
