@@ -459,7 +459,7 @@ static const KirExpr *decide(Pass *p, const KirExpr *e) {
     if (value >= 0) return truth(p, (value == 1) != negated);
   }
   if (equality_of(p, e, &ge, &negated)) {
-    int value = known_equal(p, &ge);
+    value = known_equal(p, &ge);
     return value < 0 ? e : truth(p, (value == 1) != negated);
   }
   const KirExpr *buf[3];
