@@ -5,7 +5,6 @@
  * renames everything else away from them. */
 #include "backend_opencl.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 /* Kernel names (spec section 8: kernel void NAME(...)).
@@ -107,8 +106,6 @@ static const char *const opencl_prefixes[][2] = {
     {"work_group_", "an OpenCL C work-group function (it begins with 'work_group_')"},
 };
 
-static int compare_name(const void *key, const void *entry) { return strcmp(key, *(const char *const *)entry); }
-
 /* s begins with head: its first character compared before any call (every
  * C name the code generator makes is asked about, most against every
  * prefix and type name below) */
@@ -116,8 +113,24 @@ static bool starts_with(const char *s, const char *head) {
   return s[0] == head[0] && strncmp(s, head, strlen(head)) == 0;
 }
 
+/* strcmp's order, its first bytes compared inline: most comparisons of a
+ * binary search end there, and a name is searched in four tables
+ * (translation throughput, BENCHMARKS.md) */
+static int compare_name(const char *a, const char *b) {
+  int d = (unsigned char)a[0] - (unsigned char)b[0];
+  return d || !a[0] ? d : strcmp(a + 1, b + 1);
+}
+
 static bool in_table(const char *name, const char *const *table, size_t n) {
-  return bsearch(name, table, n, sizeof *table, compare_name) != NULL;
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    int d = compare_name(name, table[mid]);
+    if (d == 0) return true;
+    if (d < 0) hi = mid;
+    else lo = mid + 1;
+  }
+  return false;
 }
 
 /* s after an optional vector width 2 3 4 8 16 (*has_width says whether

@@ -46,14 +46,18 @@ const char *cg_c_name(Arena *a, const Backend *be, const char *base, CNameTaken 
   }
   const char *name = b.data ? b.data : "";
   if (!*name) name = "v";
-  if (cg_is_reserved(be, name)) {
+  /* asked once where the name stays as it is (most are free): every
+   * binder's name is, and each question searches the backend's tables */
+  bool reserved = cg_is_reserved(be, name);
+  if (reserved) {
     const char *t = name;
     while (*t == '_') t++;
     if (!*t) name = "v";
     else if (*t >= '0' && *t <= '9') name = arena_printf(a, "v_%s", t);
     else if (t != name) name = t;
+    reserved = cg_is_reserved(be, name);
   }
-  if (!cg_is_reserved(be, name) && !taken(ctx, name)) return name;
+  if (!reserved && !taken(ctx, name)) return name;
   int *hint = hints ? nameset_hint(hints, name) : NULL;
   for (int n = hint && *hint > 2 ? *hint : 2;; n++) {
     const char *c = arena_printf(a, "%s_%d", name, n);

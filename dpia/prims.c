@@ -4,7 +4,9 @@
 
 #include "prims.h"
 
+#include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
 const PrimInfo prim_info[PRIM_COUNT] = {
@@ -14,31 +16,60 @@ const PrimInfo prim_info[PRIM_COUNT] = {
 #undef X
 };
 
-/* Does the table name `full` spell exactly the len bytes at `name`?  The
- * first-byte test keeps the scan cheap: the parser asks about every
- * identifier of the program. */
+/* Does the table name `full` spell exactly the len bytes at `name`? */
 static bool spells(const char *full, const char *name, size_t len) {
   return full[0] == name[0] && strncmp(full, name, len) == 0 && full[len] == '\0';
+}
+
+/* The names' index: open addressing over the table's positions, built once
+ * per process (as prim_type.c's signatures are) and only read after, so
+ * that lookups stay reentrant.  The parser asks about every identifier of
+ * a program (most are not primitives): a scan of the whole table was the
+ * larger part of parsing a short program (translation throughput,
+ * BENCHMARKS.md). */
+enum { PRIM_INDEX_SIZE = 512 }; /* a power of two, under half full */
+_Static_assert(PRIM_COUNT * 2 <= PRIM_INDEX_SIZE, "the primitives' name index is too small");
+static short prim_index[PRIM_INDEX_SIZE]; /* a primitive + 1, 0: empty */
+static pthread_once_t prim_index_once = PTHREAD_ONCE_INIT;
+
+static uint32_t name_hash(const char *s, size_t n) {
+  uint32_t h = 2166136261u; /* FNV-1a */
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+  return h;
+}
+
+static void build_prim_index(void) {
+  for (int p = 0; p < PRIM_COUNT; p++) {
+    size_t len = strlen(prim_info[p].name);
+    uint32_t h = name_hash(prim_info[p].name, len) & (PRIM_INDEX_SIZE - 1);
+    /* a name listed twice keeps its first row, as the scan found it */
+    while (prim_index[h] && !spells(prim_info[prim_index[h] - 1].name, prim_info[p].name, len))
+      h = (h + 1) & (PRIM_INDEX_SIZE - 1);
+    if (!prim_index[h]) prim_index[h] = (short)(p + 1);
+  }
+}
+
+static Prim find_name(const char *name, size_t len) {
+  for (uint32_t h = name_hash(name, len) & (PRIM_INDEX_SIZE - 1); prim_index[h]; h = (h + 1) & (PRIM_INDEX_SIZE - 1))
+    if (spells(prim_info[prim_index[h] - 1].name, name, len)) return (Prim)(prim_index[h] - 1);
+  return PRIM_COUNT;
 }
 
 Prim prim_lookup(const char *name, size_t len, int *dim) {
   *dim = 0;
   if (len == 0) return PRIM_COUNT;
-  for (int p = 0; p < PRIM_COUNT; p++)
-    if (spells(prim_info[p].name, name, len)) return (Prim)p;
+  pthread_once(&prim_index_once, build_prim_index);
+  Prim p = find_name(name, len);
+  if (p != PRIM_COUNT) return p;
   /* Spec section 4: mapGlobal, mapWorkgroup, mapLocal (and their parfor and
    * mapI forms) take an optional OpenCL dimension suffix 0, 1 or 2; no other
    * primitive does, so `mapSeq1` is an ordinary identifier. */
   char last = name[len - 1];
   if (len < 2 || last < '0' || last > '2') return PRIM_COUNT;
-  for (int p = 0; p < PRIM_COUNT; p++) {
-    if (!(prim_info[p].flags & PF_DIM)) continue;
-    if (spells(prim_info[p].name, name, len - 1)) {
-      *dim = last - '0';
-      return (Prim)p;
-    }
-  }
-  return PRIM_COUNT;
+  p = find_name(name, len - 1);
+  if (p == PRIM_COUNT || !(prim_info[p].flags & PF_DIM)) return PRIM_COUNT;
+  *dim = last - '0';
+  return p;
 }
 
 const char *prim_level_index_name(PrimLevel level) {

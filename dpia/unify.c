@@ -269,52 +269,117 @@ bool unify_phrase_types(Checker *c, PhraseType *a, PhraseType *b) { return unify
 
 static bool same_size(Size a, Size b) { return a.terms == b.terms && a.nterms == b.nterms; }
 
-static DataType *zonk_data(Checker *c, DataType *t) {
+/* The results of zonking data types by the type (after dt_resolve), for
+ * one zonk_tree: no metavariable is solved while it runs, so a type zonks
+ * to the same result wherever it occurs, and the phrases of a declaration
+ * share their data types (unification binds a metavariable to the other
+ * side's type).  A result is only ever shared where a fresh equal type was
+ * made before; types are immutable once zonked, and equality on them is
+ * structural (types.c), so no output can tell (translation throughput,
+ * BENCHMARKS.md). */
+typedef struct DataZonks {
+  Arena *arena;
+  DataType **key, **value; /* open addressing; key NULL: free */
+  uint32_t cap, n;
+} DataZonks;
+
+static DataType **data_zonk_slot(const DataZonks *m, const DataType *t) {
+  uintptr_t h = (uintptr_t)t >> 4;
+  h ^= h >> 11;
+  for (uint32_t i = (uint32_t)(h * 0x9e3779b1u) & (m->cap - 1);; i = (i + 1) & (m->cap - 1))
+    if (!m->key[i] || m->key[i] == t) return &m->key[i];
+}
+
+static void data_zonk_put(DataZonks *m, DataType *t, DataType *z) {
+  if (2 * (m->n + 1) > m->cap) {
+    DataZonks grown = {m->arena, NULL, NULL, m->cap ? 2 * m->cap : 128, m->n};
+    grown.key = NEWARRAY(m->arena, DataType *, grown.cap);
+    grown.value = NEWARRAY(m->arena, DataType *, grown.cap);
+    for (uint32_t i = 0; i < m->cap; i++) {
+      if (!m->key[i]) continue;
+      DataType **k = data_zonk_slot(&grown, m->key[i]);
+      *k = m->key[i];
+      grown.value[k - grown.key] = m->value[i];
+    }
+    *m = grown;
+  }
+  DataType **k = data_zonk_slot(m, t);
+  *k = t;
+  m->value[k - m->key] = z;
+  m->n++;
+}
+
+/* zonk_data, its results kept in m (NULL: none) */
+static DataType *zonk_data_in(Checker *c, DataType *t, DataZonks *m) {
   t = dt_resolve(t);
   switch (t->kind) {
   case DT_SCALAR:
   case DT_VAR:
   case DT_META: return t;
+  case DT_ARRAY:
+  case DT_DEPARRAY:
+  case DT_PAIR:
+  case DT_IDX: break;
+  }
+  if (m && m->cap) {
+    DataType **k = data_zonk_slot(m, t);
+    if (*k) return m->value[k - m->key];
+  }
+  DataType *z = t;
+  switch (t->kind) {
+  case DT_SCALAR:
+  case DT_VAR:
+  case DT_META: break;
   case DT_ARRAY: {
     Size n = zonk_size(c, t->size);
-    DataType *e = zonk_data(c, t->elem);
-    return same_size(n, t->size) && e == t->elem ? t : dt_array(c->tc, n, e);
+    DataType *e = zonk_data_in(c, t->elem, m);
+    z = same_size(n, t->size) && e == t->elem ? t : dt_array(c->tc, n, e);
+    break;
   }
   case DT_DEPARRAY: {
     Size n = zonk_size(c, t->size);
-    DataType *e = zonk_data(c, t->elem);
-    return same_size(n, t->size) && e == t->elem ? t : dt_deparray(c->tc, n, t->index, t->name, e);
+    DataType *e = zonk_data_in(c, t->elem, m);
+    z = same_size(n, t->size) && e == t->elem ? t : dt_deparray(c->tc, n, t->index, t->name, e);
+    break;
   }
   case DT_PAIR: {
-    DataType *a = zonk_data(c, t->fst), *b = zonk_data(c, t->snd);
-    return a == t->fst && b == t->snd ? t : dt_pair(c->tc, a, b);
+    DataType *a = zonk_data_in(c, t->fst, m), *b = zonk_data_in(c, t->snd, m);
+    z = a == t->fst && b == t->snd ? t : dt_pair(c->tc, a, b);
+    break;
   }
   case DT_IDX: {
     Size n = zonk_size(c, t->size);
-    return same_size(n, t->size) ? t : dt_idx(c->tc, n);
+    z = same_size(n, t->size) ? t : dt_idx(c->tc, n);
+    break;
   }
   }
-  return t;
+  /* a size that overflowed is not kept (zonk_size keeps none either) */
+  if (m && !c->tc->sizes.overflow) data_zonk_put(m, t, z);
+  return z;
 }
 
-PhraseType *zonk_phrase_type(Checker *c, PhraseType *t) {
+static DataType *zonk_data(Checker *c, DataType *t) { return zonk_data_in(c, t, NULL); }
+
+static PhraseType *zonk_phrase_type_in(Checker *c, PhraseType *t, DataZonks *m) {
   switch (t->kind) {
   case PT_EXP:
   case PT_ACC: {
-    DataType *d = zonk_data(c, t->data);
+    DataType *d = zonk_data_in(c, t->data, m);
     return d == t->data ? t : t->kind == PT_EXP ? pt_exp(c->tc, d) : pt_acc(c->tc, d);
   }
   case PT_COMM: return t;
   case PT_WITH:
   case PT_FN:
   case PT_FN_P: {
-    PhraseType *a = zonk_phrase_type(c, t->fst), *b = zonk_phrase_type(c, t->snd);
+    PhraseType *a = zonk_phrase_type_in(c, t->fst, m), *b = zonk_phrase_type_in(c, t->snd, m);
     if (a == t->fst && b == t->snd) return t;
     return t->kind == PT_WITH ? pt_with(c->tc, a, b) : t->kind == PT_FN ? pt_fn(c->tc, a, b) : pt_fn_p(c->tc, a, b);
   }
   }
   return t;
 }
+
+PhraseType *zonk_phrase_type(Checker *c, PhraseType *t) { return zonk_phrase_type_in(c, t, NULL); }
 
 static bool pt_is_fn(const PhraseType *t) { return t->kind == PT_FN || t->kind == PT_FN_P; }
 
@@ -600,13 +665,14 @@ static bool pt_has_unsolved(PhraseType *t) {
 typedef struct Finish {
   Checker *c;
   bool reported_unsolved;
+  DataZonks zonks; /* zonk_data's results in this walk */
 } Finish;
 
 /* Zonk every type in the tree; report the first phrase whose type cannot
  * be inferred. */
 static void zonk_tree(Finish *f, Phrase *p) {
   Checker *c = f->c;
-  p->type = zonk_phrase_type(c, p->type);
+  p->type = zonk_phrase_type_in(c, p->type, &f->zonks);
   if (!f->reported_unsolved && pt_has_unsolved(p->type)) {
     f->reported_unsolved = true;
     TypeNamer tn;
@@ -621,12 +687,12 @@ static void zonk_tree(Finish *f, Phrase *p) {
     for (int i = 0; i < p->lit_nelems; i++) zonk_tree(f, p->lit_elems[i]);
     break;
   case PH_PRIM:
-    if (p->type_arg) p->type_arg = zonk_data(c, p->type_arg);
+    if (p->type_arg) p->type_arg = zonk_data_in(c, p->type_arg, &f->zonks);
     break;
   case PH_DEF:
     for (int i = 0; i < p->subst->n; i++) {
       if (p->subst->is_size[i]) p->subst->sizes[i] = zonk_size(c, p->subst->sizes[i]);
-      else p->subst->datas[i] = zonk_data(c, p->subst->datas[i]);
+      else p->subst->datas[i] = zonk_data_in(c, p->subst->datas[i], &f->zonks);
       bool unsolved = p->subst->is_size[i] ? size_first_meta(p->subst->sizes[i]) != NULL
                                            : has_unsolved(p->subst->datas[i]);
       if (unsolved && !f->reported_unsolved) {
@@ -645,7 +711,7 @@ static void zonk_tree(Finish *f, Phrase *p) {
     }
     break;
   case PH_LAM:
-    p->lam_binder->type = zonk_phrase_type(c, p->lam_binder->type);
+    p->lam_binder->type = zonk_phrase_type_in(c, p->lam_binder->type, &f->zonks);
     zonk_tree(f, p->body);
     break;
   default:
@@ -1037,7 +1103,7 @@ void finish_decl(Checker *c, DefInfo *def) {
     }
   }
   if (!c->failed && def->body) {
-    Finish f = {c, false};
+    Finish f = {c, false, {.arena = c->arena}};
     zonk_tree(&f, def->body);
     if (!c->failed) dep_scopes(c, def->body);
     for (int i = 0; i < def->nparams; i++) def->params[i]->type = zonk_phrase_type(c, def->params[i]->type);

@@ -383,12 +383,22 @@ Sym intern_cstr(Interner *in, const char *s) { return intern(in, s, strlen(s)); 
 
 /* ---- name sets ---- */
 
+/* hash_bytes(s, strlen(s)), in one pass */
+static uint32_t hash_cstr(const char *s) {
+  uint32_t h = 2166136261u;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+  return h;
+}
+
+/* The code generator's passes ask about a name at every statement
+ * (translation throughput, BENCHMARKS.md): the same string is most often
+ * the same pointer, and a slot of another name most often differs in its
+ * first character, so both are looked at before any call. */
 static NameEntry *nameset_find(const NameSet *s, const char *name) {
   if (!s->cap) return NULL;
-  size_t n = strlen(name);
-  for (uint32_t i = hash_bytes(name, n) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
+  for (uint32_t i = hash_cstr(name) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
     NameEntry *e = &s->slots[i];
-    if (!e->name || strcmp(e->name, name) == 0) return e;
+    if (!e->name || e->name == name || (e->name[0] == name[0] && strcmp(e->name, name) == 0)) return e;
   }
 }
 
