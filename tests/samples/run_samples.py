@@ -52,9 +52,8 @@ RUNS = [  # file, kernel, sizes at two points
     ('blas2_any.dpia', 'gesummvAny', [{'N': 1001}, {'N': 1}, {'N': 67}]),
     # the packing alone at awkward sizes against the reference interpreter:
     # one column, a panel of 32 less one column and plus one, a block of 8
-    # panels plus one column (b's columns padded at the start: the first
-    # block's last panel 31 zeros and one column of b, its other seven
-    # zeros); K = 1 and 3
+    # panels plus one column (the second block's first panel one column of
+    # b and 31 of zeros, its other seven zeros); K = 1 and 3
     ('gemm_any.dpia', 'gemmAnyPackB', [{'N': 1001, 'K': 3}, {'N': 1, 'K': 1}, {'N': 40, 'K': 9}, {'N': 1, 'K': 3},
                                        {'N': 31, 'K': 1}, {'N': 33, 'K': 3}, {'N': 257, 'K': 1}, {'N': 257, 'K': 3}]),
     # K: one short slice (37, 1), a remainder of 88 and of 256 = 512/2
