@@ -3,7 +3,7 @@
 tests/cli/options_cli.py, tests/pipeline/run_pipelines.py).
 
 Building a kernel is most of what a run costs on PoCL (about 0.9 s of the
-1 s of a sample's run; under the sanitizers 1.4 s of 1.8 s), and PoCL keys
+1 s of a sample's run; under the sanitizers 1.3 s of 1.7 s), and PoCL keys
 what it keeps by the program's source, its build options and the device,
 and a kernel's machine code also by the local size it was specialised for:
 a run that finds its kernel there builds exactly what it would have built.
