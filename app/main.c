@@ -153,8 +153,10 @@ static const char run_help[] =
     "space or commas between them, the elements in row-major order) in place of\n"
     "random ones: inputs of a physical domain (a density, a pressure, a mesh).\n"
     "--json prints the report as one JSON object (kernel, device, platform, sizes,\n"
-    "global_size, local_size, runs, min_ms, median_ms, gb_per_s, check: seed, ok,\n"
-    "relative_error, bound, report), also when the check fails; runs is 0 and\n"
+    "global_size, local_size, runs, min_ms, median_ms, gb_per_s, race_check: done,\n"
+    "sizes, report, or a list of launch, kernel, race_check for a pipeline, null if\n"
+    "not attempted; check: seed, ok, relative_error, bound, report), also when the\n"
+    "check fails; runs is 0 and\n"
     "min_ms, median_ms and gb_per_s are null when nothing is launched (an empty\n"
     "NDRange); when a precondition refuses the sizes, {kernel, sizes, status:\n"
     "\"precondition_failed\", diagnostics}.\n";

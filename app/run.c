@@ -140,7 +140,7 @@ static int run_json_refused(Ctx *c, const char *what, const char *name) {
 
 /* --json: the report up to the check, an object left open */
 static void run_json_head(Buf *out, const DpiaOptions *o, const char *what, const char *kernel, const Runtime *rt,
-                          const RtResult *res, double gbps, const char *tuned) {
+                          const RtResult *res, double gbps, const char *tuned, const Buf *race) {
   emit(out, "{\"%s\": ", what); /* "kernel", or "pipeline" (its NDRange: the last launch's) */
   emit_json_string(out, kernel);
   buf_puts(out, ", \"device\": ");
@@ -172,6 +172,8 @@ static void run_json_head(Buf *out, const DpiaOptions *o, const char *what, cons
     if (res->repeat > 0) json_number(out, values[i]);
     else buf_puts(out, "null");
   }
+  buf_puts(out, ", \"race_check\": ");
+  buf_put(out, race->data, race->len);
 }
 
 /* the tune parameter named name of def (a kernel), or of a kernel of the
@@ -501,10 +503,18 @@ static double run_gbps(Arena *a, const ImpKernel *k, const NatValues *nats, doub
  * seed (when they are few enough: RUN_RACE_INPUTS values). */
 enum { RUN_RACE_INPUTS = 1 << 20 };
 
-static int run_race_check(Ctx *c, int index, const NatValues *nats, double **inputs, size_t *counts,
-                          const char **said) {
+/* what run_race_check did: for -v its line, for --json its "race_check"
+ * (run_race_json) */
+typedef struct RunRace {
+  const char *said; /* NULL: no check attempted (--no-verify, --opencl-source, no kernel IR) */
+  bool done;        /* checked at the launch's sizes, and passed */
+  NatValues nats;   /* the launch's sizes */
+} RunRace;
+
+static int run_race_check(Ctx *c, int index, const NatValues *nats, double **inputs, size_t *counts, RunRace *rr) {
   const DpiaOptions *o = c->opt;
-  *said = NULL;
+  *rr = (RunRace){.nats = *nats};
+  const char **said = &rr->said;
   /* another source runs than the one checked; --no-verify checks none */
   if (!o->verify || o->skip_semantic_check || o->opencl_source || !c->facts[index].kir) return DPIA_OK;
   DefInfo *def = c->checked->defs[index];
@@ -543,7 +553,10 @@ static int run_race_check(Ctx *c, int index, const NatValues *nats, double **inp
   RaceStatus rs = race_check_run(c->arena, &rk, &run, &RACE_BUDGET_RUN, &msg);
   DPIA_EXHAUSTIVE_BEGIN
   switch (rs) {
-  case RACE_OK: *said = arena_printf(c->arena, "race check passed: %s", msg.data); return DPIA_OK;
+  case RACE_OK:
+    *said = arena_printf(c->arena, "race check passed: %s", msg.data);
+    rr->done = true;
+    return DPIA_OK;
   case RACE_NOT_CHECKED: *said = arena_printf(c->arena, "race check not done: %s", msg.data); return DPIA_OK;
   case RACE_FOUND:
   case RACE_MISMATCH: /* not made without a reference: a finding all the same */
@@ -557,6 +570,25 @@ static int run_race_check(Ctx *c, int index, const NatValues *nats, double **inp
   }
   DPIA_EXHAUSTIVE_END
   return DPIA_EINTERNAL;
+}
+
+/* --json's "race_check" for one launch (docs/reference.md section 8.5):
+ * null when none was attempted, else whether it was done at the sizes
+ * given and what -v says of it */
+static void run_race_json(Buf *out, const RunRace *rr) {
+  if (!rr->said) {
+    buf_puts(out, "null");
+    return;
+  }
+  emit(out, "{\"done\": %s, \"sizes\": {", rr->done ? "true" : "false");
+  for (int i = 0; i < rr->nats.n; i++) {
+    buf_puts(out, i ? ", " : "");
+    emit_json_string(out, rr->nats.names[i]);
+    emit(out, ": %lld", (long long)rr->nats.values[i]);
+  }
+  buf_puts(out, "}, \"report\": ");
+  emit_json_string(out, rr->said);
+  buf_putc(out, '}');
 }
 
 int pass_run(Ctx *c) {
@@ -635,8 +667,8 @@ int pass_run(Ctx *c) {
     rt_close(&rt);
     return DPIA_EUSER;
   }
-  const char *race_said;
-  int race = run_race_check(c, index, &nats, inputs, counts, &race_said);
+  RunRace rr;
+  int race = run_race_check(c, index, &nats, inputs, counts, &rr);
   if (race != DPIA_OK) {
     rt_close(&rt);
     return race;
@@ -647,7 +679,10 @@ int pass_run(Ctx *c) {
   if (done != DPIA_OK) return done;
   double gbps = run_gbps(a, k, &nats, res.min_ms);
   if (o->run_json) {
-    run_json_head(&c->out, o, "kernel", k->name, &rt, &res, gbps, c->tuned);
+    Buf rj;
+    buf_init(&rj, a);
+    run_race_json(&rj, &rr);
+    run_json_head(&c->out, o, "kernel", k->name, &rt, &res, gbps, c->tuned, &rj);
   } else {
     emit(&c->out, "kernel %s on %s (%s)\n", k->name, rt.info.device_name, rt.info.platform_name);
     run_sizes_line(c);
@@ -658,7 +693,7 @@ int pass_run(Ctx *c) {
       for (int d = 0; d < res.ndims; d++) emit(&c->out, "%s%zu", d ? "," : " ", res.local_size[d]);
     }
     run_time_line(c, &res, gbps);
-    if (o->verbose && race_said) emit(&c->out, "  %s\n", race_said);
+    if (o->verbose && rr.said) emit(&c->out, "  %s\n", rr.said);
   }
   rt_close(&rt);
   if (!o->check) {
@@ -707,14 +742,17 @@ static int pass_run_pipeline(Ctx *c) {
     launch_nats[li] = kn;
   }
   /* each launch's race check at its sizes (run_race_check), before the
-   * device sees any: the kernel of the launch is the one of its name */
-  const char **race_said = NEWARRAY(a, const char *, d->nlaunches + 1);
+   * device sees any: the kernel of the launch is its declaration's
+   * (dpia/pipeline.h, decl_index), the index of c->kernels too */
+  RunRace *races = NEWARRAY(a, RunRace, d->nlaunches + 1);
   for (int li = 0; li < d->nlaunches; li++) {
-    int index = -1;
-    for (int i = 0; i < c->checked->ndefs; i++)
-      if (c->kernels && c->kernels[i] && strcmp(c->kernels[i]->name, d->launches[li].k->name) == 0) index = i;
-    if (index < 0) continue;
-    int race = run_race_check(c, index, &launch_nats[li], NULL, NULL, &race_said[li]);
+    int index = d->launches[li].launch->decl_index;
+    if (!c->kernels || !c->kernels[index]) { /* pipeline_describe saw it generated */
+      diag_error(&c->diag, ERR_INTERNAL, d->launches[li].launch->span, "internal: kernel '%s' of pipeline '%s' was not generated",
+                 d->launches[li].k->name, def->name);
+      return DPIA_EINTERNAL;
+    }
+    int race = run_race_check(c, index, &launch_nats[li], NULL, NULL, &races[li]);
     if (race != DPIA_OK) return race;
   }
   Phrase *body = normalize_def(a, &c->tc, &c->diag, def);
@@ -741,7 +779,19 @@ static int pass_run_pipeline(Ctx *c) {
   if (done != DPIA_OK) return done;
   double gbps = run_gbps(a, &d->iface, &nats, res.min_ms);
   if (o->run_json) {
-    run_json_head(&c->out, o, "pipeline", def->name, &rt, &res, gbps, c->tuned);
+    /* one entry a launch, in launch order */
+    Buf rj;
+    buf_init(&rj, a);
+    buf_putc(&rj, '[');
+    for (int li = 0; li < d->nlaunches; li++) {
+      emit(&rj, "%s{\"launch\": %d, \"kernel\": ", li ? ", " : "", li + 1);
+      emit_json_string(&rj, d->launches[li].k->name);
+      buf_puts(&rj, ", \"race_check\": ");
+      run_race_json(&rj, &races[li]);
+      buf_putc(&rj, '}');
+    }
+    buf_putc(&rj, ']');
+    run_json_head(&c->out, o, "pipeline", def->name, &rt, &res, gbps, c->tuned, &rj);
   } else {
     emit(&c->out, "pipeline %s on %s (%s)\n", def->name, rt.info.device_name, rt.info.platform_name);
     run_sizes_line(c);
@@ -751,7 +801,7 @@ static int pass_run_pipeline(Ctx *c) {
            res.skipped && res.skipped[li] ? " (left out: no work-item and nothing to write)" : "");
     run_time_line(c, &res, gbps);
     for (int li = 0; li < d->nlaunches && o->verbose; li++)
-      if (race_said[li]) emit(&c->out, "  launch %d, %s: %s\n", li + 1, d->launches[li].k->name, race_said[li]);
+      if (races[li].said) emit(&c->out, "  launch %d, %s: %s\n", li + 1, d->launches[li].k->name, races[li].said);
   }
   rt_close(&rt);
   if (!o->check) {

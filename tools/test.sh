@@ -14,6 +14,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./tools/setup.sh --sanitize
+# one PoCL kernel cache for both stages (tests/pocl_cache.py): the
+# drivers that run the samples build each kernel once, the sanitized
+# stage's runs finding the machine code of the normal stage's
+DPIA_TEST_POCL_CACHE=$(mktemp -d "${TMPDIR:-/tmp}/dpia-pocl.XXXXXX")
+export DPIA_TEST_POCL_CACHE
+trap 'rm -rf "$DPIA_TEST_POCL_CACHE"' EXIT
 meson test -C build --print-errorlogs --no-suite valgrind
 # intercept_tls_get_addr=0: GCC 12's sanitizer runtime (up to GCC 13 and
 # LLVM 16) takes a dynamic TLS block that happens to start 16 bytes past a

@@ -14,10 +14,12 @@ usage: launch_sizes_cli.py DPIA SAMPLES_DIR"""
 import glob, json, os, re, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'samples'))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
 import cfd_inputs  # noqa: E402
+import pocl_cache  # noqa: E402
 
 dpia, samples = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-env = dict(os.environ, POCL_KERNEL_CACHE='0')
+env = pocl_cache.env()  # built once per test (tests/pocl_cache.py)
 # DPIA_SAMPLES_ONE_POINT (tools/test.sh's sanitized stage, as for
 # run_samples.py): one launch option a kernel, the user local size; the
 # normal build's run checks the user global sizes as well

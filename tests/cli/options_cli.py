@@ -11,8 +11,11 @@ catches an all-NaN result and a reference outside the domain
 usage: options_cli.py DPIA SAMPLES_DIR"""
 import json, os, stat, subprocess, sys, tempfile, time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+import pocl_cache  # noqa: E402
+
 dpia, samples = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-env = dict(os.environ, POCL_KERNEL_CACHE='0')
+env = pocl_cache.env()  # built once per test (tests/pocl_cache.py)
 passed = failed = 0
 
 def report(ok, what, detail=''):

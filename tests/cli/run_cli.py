@@ -185,7 +185,7 @@ def json_report(args, code, check):
     rc, out, err = run(args)
     try:
         d = json.loads(out)
-        ok = (rc == code and d['kernel'] and d['device'] and d['sizes'] and d['global_size']
+        ok = (rc == code and (d.get('kernel') or d['pipeline']) and d['device'] and d['sizes'] and d['global_size']
               and d['min_ms'] >= 0 and d['runs'] >= 1 and check(d))
     except (ValueError, KeyError, TypeError) as e:
         ok, d = False, repr(e)
@@ -200,6 +200,21 @@ json_report(['run', scal, '-k', 'scal', '--size', 'N=1024', '--json'], 0,
             lambda d: d['check'] is None and d['sizes'] == {'N': 1024} and d['local_size'] is None)
 json_report(['run', scal, '-k', 'scal', '--size', 'N=1024', '--json', '--check', '--seed', '5'], 0,
             lambda d: d['check']['ok'] is True and d['check']['seed'] == 5 and d['check']['relative_error'] < 1e-4)
+# "race_check" (docs/reference.md section 8.5): done at the run's sizes,
+# not done past the check's budget (dotPartial at N=262144: a work-group
+# of 128 summing 2048 elements each), null when none is attempted, and a
+# pipeline's one entry a launch at the sizes the launch passes its kernel
+json_report(['run', scal, '-k', 'scal', '--size', 'N=1024', '--json'], 0,
+            lambda d: d['race_check']['done'] is True and d['race_check']['sizes'] == {'N': 1024}
+            and d['race_check']['report'].startswith('race check passed: ') and 'at N=1024' in d['race_check']['report'])
+json_report(['run', os.path.join(samples, 'dot_partial.dpia'), '-k', 'dotPartial', '--size', 'N=262144', '--json'], 0,
+            lambda d: d['race_check']['done'] is False and d['race_check']['sizes'] == {'N': 262144}
+            and d['race_check']['report'].startswith('race check not done: '))
+json_report(['run', scal, '-k', 'scal', '--size', 'N=1024', '--json', '--no-verify'], 0,
+            lambda d: d['race_check'] is None)
+json_report(['run', os.path.join(samples, 'atax.dpia'), '-k', 'atax', '--size', 'M=64,N=128', '--json'], 0,
+            lambda d: [(r['launch'], r['kernel'], r['race_check']['done'], r['race_check']['sizes'])
+                       for r in d['race_check']] == [(1, 'ax', True, {'M': 64, 'N': 128}), (2, 'atv', True, {'M': 64, 'N': 128})])
 with tempfile.TemporaryDirectory() as tmp:
     wrong = os.path.join(tmp, 'wrong.cl')
     text = run(['translate', scal, '-k', 'scal'])[1]

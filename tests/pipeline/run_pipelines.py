@@ -11,8 +11,11 @@ is left out when what it writes is empty, and refused, naming the launch
 and the output, when it is not."""
 import json, os, re, subprocess, sys, tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+import pocl_cache  # noqa: E402
+
 dpia, samples = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-env = dict(os.environ, POCL_KERNEL_CACHE='0')
+env = pocl_cache.env()  # built once per test (tests/pocl_cache.py)
 
 RUNS = [  # file, pipeline, sizes at two points
     ('dot_full.dpia', 'dot', [{'N': 262144}, {'N': 786432}]),

@@ -6,10 +6,12 @@ is caught by --check."""
 import os, re, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
 import cfd_inputs  # noqa: E402
+import pocl_cache  # noqa: E402
 
 dpia, samples = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-env = dict(os.environ, POCL_KERNEL_CACHE='0')
+env = pocl_cache.env()  # built once per test (tests/pocl_cache.py)
 
 RUNS = [  # file, kernel, sizes at two points
     ('dot_partial.dpia', 'dotPartial', [{'N': 262144}, {'N': 786432}]),
