@@ -894,6 +894,79 @@ static bool tile_loop(const KirStmt *s, const NameSet *arrays, const NameSet *sc
   return assigns >= UNROLL_MIN_ASSIGNS;
 }
 
+/* ---- loops over a private array ---- */
+
+/* A constant loop of 2 to UNROLL_FULL_MAX steps whose body reads or
+ * writes a private array at an index of its variable (and constants) is
+ * unrolled whole too: a private array stays in registers only where every
+ * access has a constant index, and one loop that indexes it with a
+ * variable keeps the whole array in memory, on PoCL a context array a
+ * work-item in the work-group's loop around each region between barriers.
+ * samples/sgemm_shoc.dpia's 16 sums (SHOC's c[16]) stored by a loop of 16
+ * after the K loop were an array in memory across the kernel, read and
+ * written at every tile; with the store loop unrolled, in registers (16
+ * lanes of one vector), and the kernel about 1.3x faster (PoCL, 2 cores,
+ * 1024^3, BENCHMARKS.md).  The body must be straight-line (assignments and
+ * private scalars): no barrier, no nested loop. */
+
+/* e is built of constants and var, var at least once (*seen) */
+static bool ix_of_var(const Ix *e, const char *var, bool *seen) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (e->kind) {
+  case IX_CONST: return true;
+  case IX_VAR:
+    if (strcmp(e->name, var) != 0) return false;
+    *seen = true;
+    return true;
+  case IX_EXPR: return false;
+  case IX_ADD:
+  case IX_SUB:
+  case IX_MUL:
+  case IX_DIV:
+  case IX_MOD: return ix_of_var(e->a, var, seen) && ix_of_var(e->b, var, seen);
+  }
+  DPIA_EXHAUSTIVE_END
+  return false;
+}
+
+/* e reads or writes an element of a private array at an index of var */
+static bool indexes_array_by(const KirExpr *e, const NameSet *arrays, const char *var) {
+  if (e->kind == KE_INDEX && e->index.base->kind == KE_VAR && nameset_has(arrays, e->index.base->name)) {
+    bool seen = false;
+    const KirExpr *at = e->index.at;
+    if (at->kind == KE_VAR && strcmp(at->name, var) == 0) return true;
+    if (at->kind == KE_IX && ix_of_var(at->ix, var, &seen) && seen) return true;
+  }
+  const KirExpr *buf[3], *const *kids;
+  int n = kir_expr_children(e, buf, &kids);
+  for (int i = 0; i < n; i++)
+    if (kids[i] && indexes_array_by(kids[i], arrays, var)) return true;
+  return false;
+}
+
+static bool array_loop(const KirStmt *s, const NameSet *arrays, int64_t *trips) {
+  int64_t init, step;
+  if (!kir_const_int(s->loop.init, &init) || init != 0 || !kir_const_int(s->loop.step, &step) || step != 1 ||
+      !kir_const_int(s->loop.bound, trips) || *trips < 2 || *trips > UNROLL_FULL_MAX)
+    return false;
+  bool indexes = false;
+  for (const KirStmt *t = s->loop.body.first; t; t = t->next) {
+    switch (t->kind) {
+    case KS_COMMENT: break;
+    case KS_DECL:
+      if (t->decl.space != KSP_PRIVATE || t->decl.array_len >= 0) return false;
+      if (t->decl.init) indexes = indexes || indexes_array_by(t->decl.init, arrays, s->loop.var);
+      break;
+    case KS_ASSIGN:
+      indexes = indexes || indexes_array_by(t->assign.lhs, arrays, s->loop.var) ||
+                indexes_array_by(t->assign.rhs, arrays, s->loop.var);
+      break;
+    default: return false;
+    }
+  }
+  return indexes;
+}
+
 static void unroll_tiles(KirBlock *b, const NameSet *arrays, NameSet *scalars) {
   for (KirStmt *s = b->first; s; s = s->next) {
     if (s->kind == KS_DECL && s->decl.space == KSP_PRIVATE && s->decl.array_len < 0) nameset_add(scalars, s->decl.name);
@@ -902,6 +975,8 @@ static void unroll_tiles(KirBlock *b, const NameSet *arrays, NameSet *scalars) {
     int64_t trips;
     if (s->kind == KS_FOR && tile_loop(s, arrays, scalars, &trips))
       s->loop.unroll = trips <= UNROLL_FULL_MAX ? (int)trips : UNROLL_STEPS;
+    else if (s->kind == KS_FOR && array_loop(s, arrays, &trips))
+      s->loop.unroll = (int)trips;
   }
 }
 

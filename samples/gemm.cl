@@ -81,6 +81,7 @@ void gemmBlocks(global float *restrict output,
           acc_2[14] = a_i_4[K*7] * vload16(0, bp_i_4) + acc_2[14];
           acc_2[15] = a_i_4[K*7] * vload16(1, bp_i_4) + acc_2[15];
         }
+        #pragma unroll 8
         for (int i_4 = 0; i_4 < 8; i_4 += 1) { /* mapSeq */
           /* mapSeq, 2 steps */
           acc[i_2*256 + i_3*16 + i_4*2] = acc_2[i_4*2];

@@ -126,6 +126,7 @@ kernel void gemvVecRows(global float *restrict output,
     acc[6] = vload16((gid*8 + 6)*(N/16) + i, mat) * vload16(i, x) + acc[6];
     acc[7] = vload16((gid*8 + 7)*(N/16) + i, mat) * vload16(i, x) + acc[7];
   }
+  #pragma unroll 8
   for (int i = 0; i < 8; i += 1) { /* mapSeq */
     output[gid*8 + i] = alpha * (acc[i].s0 + acc[i].s1 + acc[i].s2 + acc[i].s3 + acc[i].s4 + acc[i].s5 + acc[i].s6 + acc[i].s7 + acc[i].s8 + acc[i].s9 + acc[i].sa + acc[i].sb + acc[i].sc + acc[i].sd + acc[i].se + acc[i].sf) + beta * y[gid*8 + i];
   }
@@ -168,6 +169,7 @@ void gemvVecRowsGroups(global float *restrict output,
     acc[6] = vload16((wg*64 + lid*8 + 6)*(N/16) + i, mat) * vload16(i, x) + acc[6];
     acc[7] = vload16((wg*64 + lid*8 + 7)*(N/16) + i, mat) * vload16(i, x) + acc[7];
   }
+  #pragma unroll 8
   for (int i = 0; i < 8; i += 1) { /* mapSeq */
     output[wg*64 + lid*8 + i] = alpha * (acc[i].s0 + acc[i].s1 + acc[i].s2 + acc[i].s3 + acc[i].s4 + acc[i].s5 + acc[i].s6 + acc[i].s7 + acc[i].s8 + acc[i].s9 + acc[i].sa + acc[i].sb + acc[i].sc + acc[i].sd + acc[i].se + acc[i].sf) + beta * y[wg*64 + lid*8 + i];
   }

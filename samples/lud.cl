@@ -111,6 +111,7 @@ void ludPerimeter(global float *m, int N, int O, int B) {
     acc[14] = 14 > i ? acc[14] - d[i + 224] * xj : acc[14];
     acc[15] = 15 > i ? acc[15] - d[i + 240] * xj : acc[15];
   }
+  #pragma unroll 16
   for (int i = 0; i < 16; i += 1) { /* mapSeq */
     m[(O + i)*N + O + 16 + wg*16 + lid_4] = acc[i];
   }
@@ -153,6 +154,7 @@ void ludPerimeter(global float *m, int N, int O, int B) {
     acc_2[14] = 14 == i ? yj : 14 > i ? acc_2[14] - yj * d[i*16 + 14] : acc_2[14];
     acc_2[15] = 15 == i ? yj : 15 > i ? acc_2[15] - yj * d[i*16 + 15] : acc_2[15];
   }
+  #pragma unroll 16
   for (int i = 0; i < 16; i += 1) { /* mapSeq */
     m[(wg*16 + lid_4 + O + 16)*N + i + O] = acc_2[i];
   }

@@ -108,6 +108,7 @@ kernel void mriqVec(global float2 *restrict output,
   priv_2[5] = q.snd.s5;
   priv_2[6] = q.snd.s6;
   priv_2[7] = q.snd.s7;
+  #pragma unroll 8
   for (int i = 0; i < 8; i += 1) { /* mapSeq */
     output[gid*8 + i] = (float2)(priv[i], priv_2[i]);
   }

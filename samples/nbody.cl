@@ -149,6 +149,7 @@ kernel void nbodyVec(global pair_float4_float4 *restrict output,
   priv_3[5] = acc_2.snd.snd.s5;
   priv_3[6] = acc_2.snd.snd.s6;
   priv_3[7] = acc_2.snd.snd.s7;
+  #pragma unroll 8
   for (int i = 0; i < 8; i += 1) { /* mapSeq */
     float4 a4 = (float4)(priv[i], priv_2[i], priv_3[i], 0.0f);
     float4 np = pos[gid*8 + i] + vel[gid*8 + i] * deltaTime + a4 * 0.5f * deltaTime * deltaTime;

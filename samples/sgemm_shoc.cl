@@ -106,6 +106,7 @@ void sgemmNN(global float *restrict output,
   }
   int lid_3 = get_local_id(1); /* mapLocal1 */
   int lid_4 = get_local_id(0); /* mapLocal */
+  #pragma unroll 16
   for (int i = 0; i < 16; i += 1) { /* mapSeq */
     output[(wg*M + wg_2*4 + lid_3)*16 + i*M + lid_4] = alpha * acc[i] + beta * c[(wg*M + wg_2*4 + lid_3)*16 + i*M + lid_4];
   }

@@ -35,6 +35,7 @@ kernel void privMatrix(global float *restrict output, const global float *restri
   pts[3] = xs[i*6 + 4];
   pts[4] = xs[i*6 + 2];
   pts[5] = xs[i*6 + 5];
+  #pragma unroll 3
   for (int r = 0; r < 3; r += 1) { /* mapSeq */
     /* mapSeq, 2 steps */
     output[i*6 + r*2] = pts[r*2] + 1.0f;
