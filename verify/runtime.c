@@ -269,7 +269,7 @@ TargetRange rt_range(const RtResult *res) {
  * kernel run again on its own result would sweep values that drift from
  * one run to the next (a scaling overflows to inf, a recurrence grows or
  * turns denormal), and time something other than one run on the input
- * (docs/tune.md, "Kernels that update their inputs").  pristine[j] is a
+ * (docs/tune.md, "adi").  pristine[j] is a
  * read-only copy of output j's buffer, made once; NULL (the device could
  * not make it) restores by making that buffer again from the host. */
 typedef struct Restore {
