@@ -61,6 +61,8 @@
 
 typedef struct InPlace {
   Arena *arena;
+  /* the index polynomials of a read and a store are compared in (same_index) */
+  IxCtx *ix;
   const char *out, *in;
   /* the variables of the sequential loops around the statement */
   const char *loops[64];
@@ -122,13 +124,48 @@ static const KirExpr *place_root(const KirExpr *e) {
   }
 }
 
+/* e as an index polynomial when it is one: a KE_IX, an int constant or
+ * variable, or their sum, difference or product; NULL for anything else
+ * (a division, a clamp, a load), which only an equal tree matches */
+static const Ix *as_ix(IxCtx *x, const KirExpr *e) {
+  switch (e->kind) {
+  case KE_IX: return e->ix;
+  case KE_INT: return ix_const(x, e->value);
+  case KE_VAR:
+    return e->type && e->type->kind == KTY_SCALAR && e->type->scalar == SC_INT && e->type->width == 1
+               ? ix_var(x, e->name)
+               : NULL;
+  case KE_BINARY: {
+    if (e->bin.op != KB_ADD && e->bin.op != KB_SUB && e->bin.op != KB_MUL) return NULL;
+    const Ix *l = as_ix(x, e->bin.lhs), *r = l ? as_ix(x, e->bin.rhs) : NULL;
+    if (!r) return NULL;
+    return e->bin.op == KB_ADD ? ix_add(x, l, r) : e->bin.op == KB_SUB ? ix_sub(x, l, r) : ix_mul(x, l, r);
+  }
+  default: return NULL;
+  }
+}
+
+/* Do the index expressions a and b name the same element: the same tree,
+ * or polynomials whose difference simplifies to 0 (gid*N*4 + N + i + 1
+ * and gid*N*4 + N + 1 + i, as a read through drop 1 and a store through
+ * padCst can come out).  The simplifier never changes a value (index.h),
+ * and no range is pushed here, so a difference that is 0 is 0 for every
+ * value of the variables, and the two name one element whenever both are
+ * evaluated in the same state, which the callers ensure (written_later:
+ * no assignment between). */
+static bool same_index(const InPlace *ip, const KirExpr *a, const KirExpr *b) {
+  if (kir_expr_equal(a, b)) return true;
+  const Ix *ia = as_ix(ip->ix, a), *ib = ia ? as_ix(ip->ix, b) : NULL;
+  return ib && ix_simplifies_to(ip->ix, ix_sub(ip->ix, ia, ib), 0);
+}
+
 /* the read r of the input is the place the store w of the output writes:
- * the same path of indices, lanes and fields */
+ * the same path of indices (as polynomials), lanes and fields */
 static bool same_place(const InPlace *ip, const KirExpr *w, const KirExpr *r) {
   if (w->kind != r->kind) return false;
   switch (w->kind) {
   case KE_VAR: return strcmp(w->name, ip->out) == 0 && strcmp(r->name, ip->in) == 0;
-  case KE_INDEX: return kir_expr_equal(w->index.at, r->index.at) && same_place(ip, w->index.base, r->index.base);
+  case KE_INDEX: return same_index(ip, w->index.at, r->index.at) && same_place(ip, w->index.base, r->index.base);
   case KE_LANE: return w->lane.lane == r->lane.lane && same_place(ip, w->lane.base, r->lane.base);
   case KE_MEMBER: return strcmp(w->member.name, r->member.name) == 0 && same_place(ip, w->member.base, r->member.base);
   default: return false;
@@ -173,7 +210,7 @@ static bool written_later(const InPlace *ip, const KirExpr *r, int width) {
   for (const KirStmt *s = ip->rest; s; s = s->next) {
     if (width == 0 && s->kind == KS_ASSIGN && same_place(ip, s->assign.lhs, r)) return true;
     if (width > 0 && s->kind == KS_VSTORE && s->vstore.ptr->kind == KE_VAR && strcmp(s->vstore.ptr->name, ip->out) == 0 &&
-        s->vstore.width == width && kir_expr_equal(s->vstore.offset, r->vload.offset))
+        s->vstore.width == width && same_index(ip, s->vstore.offset, r->vload.offset))
       return true;
     if (assigns(s, r)) return false;
   }
@@ -212,7 +249,7 @@ static void reads(InPlace *ip, const KirExpr *e, const KirExpr *w, const KirStmt
   if (e->kind == KE_VLOAD && e->vload.ptr->kind == KE_VAR && strcmp(e->vload.ptr->name, ip->in) == 0) {
     if (ip->staged) return;
     if (!vstore && !w && written_later(ip, e, e->vload.width)) return;
-    bool same = vstore && vstore->vstore.width == e->vload.width && kir_expr_equal(vstore->vstore.offset, e->vload.offset);
+    bool same = vstore && vstore->vstore.width == e->vload.width && same_index(ip, vstore->vstore.offset, e->vload.offset);
     if (!same)
       offence(ip, e, w, vstore || w ? "not the vector the statement writes"
                         : ip->current ? "no later store of its block writes that vector"
@@ -436,7 +473,7 @@ static Buf offence_message(Arena *a, const KirKernel *k, const InPlace *ip, cons
  * pointing at it; the first read of the prefix, which may well be the
  * group's own part, only when that proof named none */
 static void across_groups(Arena *a, Diag *diag, const KirKernel *k, const KirBlock *body, const KirStmt *sep,
-                          const char *out, const char *in, Span culprit, Span at,
+                          const char *out, const char *in, IxCtx *ix, Span culprit, Span at,
                           void (*print_expr)(Buf *out, const KirExpr *e)) {
   const char *tail = " before the barrier of its work-group, and the launch has more than one work-group: no barrier "
                      "orders another group's writes of the elements it reads";
@@ -452,7 +489,7 @@ static void across_groups(Arena *a, Diag *diag, const KirKernel *k, const KirBlo
               in);
     return;
   }
-  InPlace first = {.arena = a, .out = out, .in = in};
+  InPlace first = {.arena = a, .ix = ix, .out = out, .in = in};
   walk_from(&first, body->first, sep);
   Buf msg = offence_message(a, k, &first, in, print_expr);
   buf_puts(&msg, tail);
@@ -465,10 +502,13 @@ bool kir_check_in_place(Arena *a, Diag *diag, KirKernel *k, const char *out, con
   *staged = false;
   /* a kernel that never names the input has nothing to prove: with no
    * output to match, any use of it is an offence */
-  InPlace probe = {.arena = a, .out = "", .in = in};
+  IxCtx ix;
+  ix_init(&ix, a);
+  ix.print_expr = print_expr;
+  InPlace probe = {.arena = a, .ix = &ix, .out = "", .in = in};
   walk(&probe, &k->body);
   if (!probe.bad) return true;
-  InPlace ip = {.arena = a, .out = out, .in = in};
+  InPlace ip = {.arena = a, .ix = &ix, .out = out, .in = in};
   walk(&ip, &k->body);
   if (!ip.bad) return true;
   /* the staged rule: reads before a barrier of the group, the first rule
@@ -477,9 +517,9 @@ bool kir_check_in_place(Arena *a, Diag *diag, KirKernel *k, const char *out, con
   KirBlock *body = staged_block(k, &one_group, groups_apart);
   KirStmt *sep = separating_barrier(body, out);
   if (sep) {
-    InPlace before = {.arena = a, .out = out, .in = in, .staged = true};
+    InPlace before = {.arena = a, .ix = &ix, .out = out, .in = in, .staged = true};
     walk_from(&before, body->first, sep);
-    InPlace after = {.arena = a, .out = out, .in = in};
+    InPlace after = {.arena = a, .ix = &ix, .out = out, .in = in};
     walk_from(&after, sep->next, NULL);
     if (!before.bad && !after.bad) {
       if (one_group) {
@@ -487,7 +527,7 @@ bool kir_check_in_place(Arena *a, Diag *diag, KirKernel *k, const char *out, con
         *staged = true;
         return true;
       }
-      across_groups(a, diag, k, body, sep, out, in, culprit, at, print_expr);
+      across_groups(a, diag, k, body, sep, out, in, &ix, culprit, at, print_expr);
       return false;
     }
     if (!after.bad) after = before; /* the prefix's offence: a use that is no read */

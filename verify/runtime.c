@@ -264,14 +264,76 @@ TargetRange rt_range(const RtResult *res) {
   return r;
 }
 
-static RtStatus launch_timed(Runtime *rt, Arena *a, TargetKernel *kern, const RtLaunch *launch, RtResult *res,
-                             Buf *err) {
+/* The inputs an in-place kernel updates (docs/language.md section 27),
+ * each as it was before the first launch, for the launches after it: a
+ * kernel run again on its own result would sweep values that drift from
+ * one run to the next (a scaling overflows to inf, a recurrence grows or
+ * turns denormal), and time something other than one run on the input
+ * (docs/tune.md, "adi").  pristine[j] is a
+ * read-only copy of output j's buffer, made once; NULL (the device could
+ * not make it) restores by making that buffer again from the host. */
+typedef struct Restore {
+  const ImpKernel *k;
+  ParamPlan *plans;
+  TargetKernel *kern;
+  TargetBuffer **bufs, **pristine;
+} Restore;
+
+/* the copies of an in-place kernel's inputs to restore them from, when it
+ * is launched more than once (none otherwise) */
+static Restore restore_plan(Runtime *rt, Arena *a, const ImpKernel *k, ParamPlan *plans, TargetKernel *kern,
+                            TargetBuffer **bufs, int repeat) {
+  Restore rs = {k, plans, kern, bufs, NULL};
+  if (!k->in_place || repeat < 2) return rs;
+  rs.pristine = NEWARRAY(a, TargetBuffer *, k->nupdated > 0 ? k->nupdated : 1);
+  Buf ignored;
+  buf_init(&ignored, a);
+  for (int j = 0; j < k->nupdated; j++)
+    if (rt->target->buffer(rt->dev, a, plans[j].bytes, plans[j].packed, true, &rs.pristine[j], &ignored) != RT_OK)
+      rs.pristine[j] = NULL; /* the fallback: from the host */
+  return rs;
+}
+
+/* each input rs's kernel updates as it was before the first launch,
+ * untimed */
+static RtStatus restore_inputs(Runtime *rt, Arena *a, const Restore *rs, Buf *err) {
+  const Target *t = rt->target;
+  const ImpKernel *k = rs->k;
+  for (int j = 0; rs->pristine && j < k->nupdated; j++) {
+    Buf why;
+    buf_init(&why, a);
+    if (rs->pristine[j]) {
+      if (rs->plans[j].bytes == 0) continue;
+      RtStatus st = t->copy(rt->dev, rs->pristine[j], rs->bufs[j], rs->plans[j].bytes, &why);
+      if (st != RT_OK)
+        emit(err, "restoring %s before a timed run: %s", kparam_name(&k->params[k->updated[j]]), why.data);
+      if (st != RT_OK) return st;
+      continue;
+    }
+    RtStatus st = t->release_buffer(rs->bufs[j], &why);
+    rs->bufs[j] = NULL;
+    if (st != RT_OK) {
+      emit(err, "buffer %s: %s", kparam_name(&k->params[j]), why.data);
+      return st;
+    }
+    st = in_place_buffer(rt, a, k, j, rs->plans, rs->kern, rs->bufs, err);
+    if (st != RT_OK) return st;
+  }
+  return RT_OK;
+}
+
+/* launch->repeat timed launches, an in-place kernel's inputs restored
+ * (untimed) before each after the first: each is one run on the inputs,
+ * and the buffers hold the result of one after the last */
+static RtStatus launch_timed(Runtime *rt, Arena *a, TargetKernel *kern, const RtLaunch *launch, const Restore *rs,
+                             RtResult *res, Buf *err) {
   int repeat = launch->repeat > 0 ? launch->repeat : 1;
   res->repeat = repeat;
   res->times_ms = NEWARRAY(a, double, repeat);
   TargetRange range = rt_range(res);
   for (int r = 0; r < repeat; r++) {
-    RtStatus st = rt->target->launch(rt->dev, kern, &range, &res->times_ms[r], err);
+    RtStatus st = r > 0 ? restore_inputs(rt, a, rs, err) : RT_OK;
+    if (st == RT_OK) st = rt->target->launch(rt->dev, kern, &range, &res->times_ms[r], err);
     if (st != RT_OK) return st;
   }
   rt_time_stats(a, res);
@@ -410,24 +472,11 @@ RtStatus rt_run(Runtime *rt, Arena *a, const ImpKernel *k, const char *source, c
     TargetRange range = rt_range(res);
     st = run_check_built(rt, k->name, &ki, &range, err);
   }
+  Restore rs = {k, plans, kern, bufs, NULL};
   if (st == RT_OK) {
-    st = launch_timed(rt, a, kern, launch, res, err);
+    rs = restore_plan(rt, a, k, plans, kern, bufs, launch->repeat);
+    st = launch_timed(rt, a, kern, launch, &rs, res, err);
     if (st != RT_OK) launch_needs(&ki, err);
-  }
-  /* an in-place kernel run more than once has updated its buffer as many
-   * times: the result is that of one more run, untimed, on the input */
-  for (int j = 0; st == RT_OK && k->in_place && res->repeat > 1 && j < k->nupdated; j++) {
-    Buf why;
-    buf_init(&why, a);
-    st = t->release_buffer(bufs[j], &why);
-    bufs[j] = NULL;
-    if (st != RT_OK) emit(err, "buffer %s: %s", kparam_name(&k->params[j]), why.data);
-    if (st == RT_OK) st = in_place_buffer(rt, a, k, j, plans, kern, bufs, err);
-  }
-  if (st == RT_OK && k->in_place && res->repeat > 1) {
-    double ms;
-    TargetRange range = rt_range(res);
-    if (st == RT_OK) st = t->launch(rt->dev, kern, &range, &ms, err);
   }
   if (st == RT_OK) st = read_outputs(rt, a, k, plans, bufs, res, err);
 
@@ -437,6 +486,10 @@ RtStatus rt_run(Runtime *rt, Arena *a, const ImpKernel *k, const char *source, c
   buf_init(&first, a);
   buf_init(&later, a);
   RtStatus rel = RT_OK;
+  for (int j = 0; rs.pristine && j < k->nupdated; j++) {
+    RtStatus r = t->release_buffer(rs.pristine[j], rel == RT_OK ? &first : &later);
+    if (rel == RT_OK) rel = r;
+  }
   for (int i = 0; i <= k->nparams + 1; i++) {
     Buf *why = rel == RT_OK ? &first : &later;
     RtStatus r = i < k->nparams    ? t->release_buffer(bufs[i], why)

@@ -12,7 +12,7 @@
  *   - running: build a program from source, take a kernel of it, make
  *     buffers (filled from the host), bind arguments (a buffer, a value, a
  *     local scratch of some bytes), launch on an NDRange and time it,
- *     read a buffer back, release each object.
+ *     read a buffer back, copy one into another, release each object.
  *
  * What is not here stays target-independent: the host and device layouts
  * of data (layout.h: both OpenCL C and CUDA lay out the generated structs
@@ -148,6 +148,11 @@ typedef struct Target {
                      Buf *err);
   /* b's first bytes into dst, once every launch before has finished */
   RtStatus (*read)(TargetDevice *dev, TargetBuffer *b, void *dst, size_t bytes, Buf *err);
+  /* from's first bytes (at least 1) into to's, on the device, after every
+   * launch before and finished before it returns: the input an in-place
+   * kernel updates restored between timed launches (runtime.c), outside
+   * their times and without a transfer from the host */
+  RtStatus (*copy)(TargetDevice *dev, TargetBuffer *from, TargetBuffer *to, size_t bytes, Buf *err);
   /* argument index of k: a buffer, a value of bytes bytes, or local
    * (work-group) memory of bytes bytes */
   RtStatus (*arg_buffer)(TargetKernel *k, int index, TargetBuffer *b, Buf *err);
@@ -190,6 +195,7 @@ typedef struct Target {
   X(kernel, kernel)                                                                                                    \
   X(buffer, buffer)                                                                                                    \
   X(read, read_buffer)                                                                                                 \
+  X(copy, copy_buffer)                                                                                                 \
   X(arg_buffer, arg_buffer)                                                                                            \
   X(arg_value, arg_value)                                                                                              \
   X(arg_local, arg_local)                                                                                              \

@@ -243,6 +243,17 @@ static RtStatus read_buffer(TargetDevice *dev, TargetBuffer *b, void *dst, size_
   return RT_OK;
 }
 
+/* the kernels have returned when a launch does: a copy in memory */
+static RtStatus copy_buffer(TargetDevice *dev, TargetBuffer *from, TargetBuffer *to, size_t bytes, Buf *err) {
+  (void)dev;
+  if (bytes > from->bytes || bytes > to->bytes) {
+    emit(err, "copying %zu bytes between buffers of %zu and %zu", bytes, from->bytes, to->bytes);
+    return RT_LAUNCH_FAILED;
+  }
+  memcpy(to->data, from->data, bytes);
+  return RT_OK;
+}
+
 static RtStatus bad_index(TargetKernel *k, int index, Buf *err) {
   emit(err, "kernel %s has no argument %d (it takes %d)", k->name, index, k->nargs);
   return RT_BAD_ARGS;

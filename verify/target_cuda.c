@@ -146,6 +146,10 @@ static RtStatus read_buffer(TargetDevice *dev, TargetBuffer *b, void *dst, size_
   (void)dev, (void)b, (void)dst, (void)bytes;
   return unavailable(err);
 }
+static RtStatus copy_buffer(TargetDevice *dev, TargetBuffer *from, TargetBuffer *to, size_t bytes, Buf *err) {
+  (void)dev, (void)from, (void)to, (void)bytes;
+  return unavailable(err);
+}
 static RtStatus arg_buffer(TargetKernel *k, int index, TargetBuffer *b, Buf *err) {
   (void)k, (void)index, (void)b;
   return unavailable(err);

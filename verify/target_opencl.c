@@ -343,6 +343,16 @@ static RtStatus read_buffer(TargetDevice *dev, TargetBuffer *b, void *dst, size_
   return e == CL_SUCCESS ? RT_OK : cl_fail(err, RT_LAUNCH_FAILED, e, "clEnqueueReadBuffer");
 }
 
+/* clEnqueueCopyBuffer runs on the device (no transfer through the host);
+ * the queue is in order, so it follows every launch before, and clFinish
+ * has it done before the next launch's events are taken */
+static RtStatus copy_buffer(TargetDevice *dev, TargetBuffer *from, TargetBuffer *to, size_t bytes, Buf *err) {
+  cl_int e = clEnqueueCopyBuffer(dev->queue, from->mem, to->mem, 0, 0, bytes ? bytes : 1, 0, NULL, NULL);
+  if (e != CL_SUCCESS) return cl_fail(err, RT_LAUNCH_FAILED, e, "clEnqueueCopyBuffer");
+  e = clFinish(dev->queue);
+  return e == CL_SUCCESS ? RT_OK : cl_fail(err, RT_LAUNCH_FAILED, e, "clFinish (after clEnqueueCopyBuffer)");
+}
+
 static RtStatus arg_buffer(TargetKernel *k, int index, TargetBuffer *b, Buf *err) {
   cl_int e = clSetKernelArg(k->kernel, (cl_uint)index, sizeof(cl_mem), &b->mem);
   return e == CL_SUCCESS ? RT_OK : cl_fail(err, RT_LAUNCH_FAILED, e, "clSetKernelArg");

@@ -32,7 +32,10 @@ Usage: tune_cli.py DPIA ROOT
   runs), as any other;
 - the pipeline samples/gemm.dpia tuned on its register tile (the others
   --set), its entry used by `dpia run -k gemm`; samples/gemm_any.dpia's
-  gemmAny tuned on CP at sizes that divide nothing, likewise."""
+  gemmAny tuned on CP at sizes that divide nothing, likewise;
+- samples/adi.dpia's adiRows, which updates two inputs in place, tuned
+  (its inputs restored on the device before each timed launch) and run
+  with --repeat 7 --check."""
 import json
 import os
 import subprocess
@@ -333,6 +336,23 @@ def main():
             got = dict(w.split('=') for w in tuned[0][len('  tuned: '):].split(', tuned by')[0].split()) if tuned else {}
             want = {'KS': '128', 'AP': '4', 'BP': '2', 'V': '16', 'RT': '8', 'CP': str(d['best']['CP'])}
             expect(p.returncode == 0 and got == want, f'run gemmAny: tuned {got}, not {want}', p)
+
+        # samples/adi.dpia's adiRows updates X and B in place: every timed
+        # launch of a point starts from the inputs, restored on the device
+        # (clEnqueueCopyBuffer) before it, and the best, run again, agrees
+        # with the reference; so does a run whose result is that of the
+        # last of its timed launches
+        os.remove(cache)
+        adi = os.path.join(root, 'samples', 'adi.dpia')
+        p = run(dpia, ['tune', adi, '-k', 'adiRows', '--size', 'N=64', '--repeat', '4', '--budget', '120', '--json'],
+                cache)
+        expect(p.returncode == 0, f'tune adiRows: exit {p.returncode}', p)
+        if p.returncode == 0:
+            d = json.loads(p.stdout)
+            checked = [pt for pt in d['points'] if pt['check'] == 'ok']
+            expect(d['timed'] == 4 and len(checked) == 1 and checked[0]['values'] == d['best'], f'tune adiRows: {d}')
+        p = run(dpia, ['run', adi, '-k', 'adiRows', '--size', 'N=64', '--repeat', '7', '--check'], 'off')
+        expect(p.returncode == 0 and 'over 7 runs' in p.stdout and ': ok' in p.stdout, 'run adiRows --repeat 7', p)
 
 main()
 for f in failures:

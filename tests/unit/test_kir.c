@@ -692,6 +692,31 @@ static void test_in_place(Tester *t) {
   /* the next element: another work-item's */
   k = in_place_kernel(assign(a, out_i, in_i1));
   IN_PLACE(&k, "reads in[i + 1] where it writes out[i] (not the element the statement writes)");
+  /* one element written as two sums of the same terms, i + j + 1 and
+   * i + 1 + j, as operators and as index polynomials: compared as
+   * polynomials, accepted; i + j + 2 is another element */
+  const KirExpr *ij1 = kir_binary(a, KB_ADD, kir_binary(a, KB_ADD, i, j), kir_int(a, 1));
+  const KirExpr *i1j = kir_binary(a, KB_ADD, kir_binary(a, KB_ADD, i, kir_int(a, 1)), j);
+  k = in_place_kernel(assign(a, kir_index(a, pvar(a, "out"), ij1), kir_index(a, pvar(a, "in"), i1j)));
+  IN_PLACE(&k, NULL);
+  IxCtx ix;
+  ix_init(&ix, a);
+  const Ix *ixi = ix_var(&ix, "i"), *ixj = ix_var(&ix, "j"), *one = ix_const(&ix, 1);
+  const KirExpr *p_ij1 = kir_ix(a, ix_add(&ix, ix_add(&ix, ixi, ixj), one));
+  const KirExpr *p_i1j = kir_ix(a, ix_add(&ix, ix_add(&ix, ixi, one), ixj));
+  k = in_place_kernel(assign(a, kir_index(a, pvar(a, "out"), p_ij1), kir_index(a, pvar(a, "in"), p_i1j)));
+  IN_PLACE(&k, NULL);
+  k = in_place_kernel(fdecl(a, "x", -1, kir_index(a, pvar(a, "in"), p_i1j)));
+  kir_append(&k.body, assign(a, kir_index(a, pvar(a, "out"), ij1), fvar(a, "x")));
+  IN_PLACE(&k, NULL);
+  const KirExpr *ij2 = kir_binary(a, KB_ADD, kir_binary(a, KB_ADD, i, j), kir_int(a, 2));
+  k = in_place_kernel(assign(a, kir_index(a, pvar(a, "out"), ij1), kir_index(a, pvar(a, "in"), ij2)));
+  IN_PLACE(&k, "reads in[i + j + 2] where it writes out[i + j + 1] (not the element the statement writes)");
+  /* a quotient is no polynomial: only the same tree matches */
+  const KirExpr *half = kir_binary(a, KB_DIV, i, kir_int(a, 2));
+  k = in_place_kernel(assign(a, kir_index(a, pvar(a, "out"), kir_binary(a, KB_ADD, half, j)),
+                             kir_index(a, pvar(a, "in"), kir_binary(a, KB_ADD, j, half))));
+  IN_PLACE(&k, "not the element the statement writes");
   /* read into a private variable before the store of the same element,
    * later in the block: the work-item that writes in[i] reads it first */
   k = in_place_kernel(fdecl(a, "x", -1, in_i));

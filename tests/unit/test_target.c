@@ -19,6 +19,9 @@
  *     memory limit (named as the fake names it) exit 4, a re-parse that
  *     fails exit 3;
  *   - a pipeline is one launch_all of its kernels per run;
+ *   - an in-place kernel (scalInPlace) run 3 times finds its input at
+ *     every launch, restored by the fake's copy (or made again from the
+ *     host when the fake makes no read-only buffer);
  *   - a foreign function's body is parsed by the fake, after its
  *     preamble, and a rejected one is the program's error (exit 1) in the
  *     fake's terms;
@@ -40,10 +43,13 @@ typedef struct Fake {
   RtStatus open_status, launch_status;
   int nargs_delta;    /* added to the argument count the kernel reports */
   bool reject;        /* the re-parse fails */
+  bool no_read_only;  /* a read-only buffer cannot be made */
   uint64_t max_alloc; /* the device's largest buffer */
   /* what was called */
   int opened, closed, programs, programs_released, kernels, kernels_released, buffers, buffers_released;
-  int launches, launch_alls, last_nlaunch, reads, args;
+  int launches, launch_alls, last_nlaunch, reads, args, copies;
+  /* scalInPlace: xs[0] as each launch found it (up to 8) */
+  float in_place_seen[8];
   int verifiers, verifiers_freed, verified, preambles;
   char last_verified[64];
 } Fake;
@@ -162,6 +168,10 @@ static RtStatus f_kernel(TargetProgram *prog, Arena *a, const char *name, Target
 
 static RtStatus f_buffer(TargetDevice *dev, Arena *a, size_t bytes, const void *init, bool read_only, TargetBuffer **b,
                          Buf *err) {
+  if (read_only && fake.no_read_only) {
+    buf_puts(err, "FakeGPU error 5 in buffer (no read-only memory)");
+    return RT_LAUNCH_FAILED;
+  }
   fake.buffers++;
   *b = NEW(a, TargetBuffer);
   (*b)->bytes = arena_dup(a, init, bytes ? bytes : 1);
@@ -172,6 +182,13 @@ static RtStatus f_buffer(TargetDevice *dev, Arena *a, size_t bytes, const void *
 static RtStatus f_read(TargetDevice *dev, TargetBuffer *b, void *dst, size_t bytes, Buf *err) {
   fake.reads++;
   memcpy(dst, b->bytes, bytes < b->n ? bytes : b->n);
+  return RT_OK;
+}
+
+static RtStatus f_copy(TargetDevice *dev, TargetBuffer *from, TargetBuffer *to, size_t bytes, Buf *err) {
+  fake.copies++;
+  if (bytes > from->n || bytes > to->n) return RT_LAUNCH_FAILED;
+  memcpy(to->bytes, from->bytes, bytes);
   return RT_OK;
 }
 
@@ -204,6 +221,17 @@ static void run_scal(TargetKernel *k, const TargetRange *r) {
   for (size_t i = 0; i < r->global_size[0] && (int32_t)i < n; i++) out[i] = alpha * xs[i];
 }
 
+/* scalInPlace(alpha, xs, N): xs[i] = alpha * xs[i], what it found in
+ * xs[0] recorded */
+static void run_scal_in_place(TargetKernel *k, const TargetRange *r) {
+  float alpha, *xs = (float *)(void *)k->bufs[1]->bytes;
+  int32_t n;
+  memcpy(&alpha, k->values[0], sizeof alpha);
+  memcpy(&n, k->values[2], sizeof n);
+  if (fake.launches <= 8) fake.in_place_seen[fake.launches - 1] = xs[0];
+  for (size_t i = 0; i < r->global_size[0] && (int32_t)i < n; i++) xs[i] = alpha * xs[i];
+}
+
 static RtStatus f_launch(TargetDevice *dev, TargetKernel *k, const TargetRange *r, double *ms, Buf *err) {
   fake.launches++;
   if (fake.launch_status != RT_OK) {
@@ -211,6 +239,7 @@ static RtStatus f_launch(TargetDevice *dev, TargetKernel *k, const TargetRange *
     return fake.launch_status;
   }
   if (strcmp(k->name, "scal") == 0) run_scal(k, r);
+  if (strcmp(k->name, "scalInPlace") == 0) run_scal_in_place(k, r);
   *ms = 2.5;
   return RT_OK;
 }
@@ -265,6 +294,7 @@ static const Target target_fake = {
     .kernel = f_kernel,
     .buffer = f_buffer,
     .read = f_read,
+    .copy = f_copy,
     .arg_buffer = f_arg_buffer,
     .arg_value = f_arg_value,
     .arg_local = f_arg_local,
@@ -420,6 +450,38 @@ static void test_kernel(const char *path) {
   free(text);
 }
 
+/* samples/scal.dpia's scalInPlace run 3 times: each timed launch is one
+ * run on the input, restored before it by a copy on the device (or, with
+ * no read-only buffer to copy from, a buffer made again from the host),
+ * never the previous launch's result; the result read is one run's */
+static void test_in_place(const char *path) {
+  size_t len;
+  char *text = read_text(path, &len);
+  if (!text) return;
+  for (int host = 0; host < 2; host++) {
+    fake = (Fake){.max_alloc = (uint64_t)1 << 30, .no_read_only = host};
+    Run r = run_on_fake("scal.dpia", text, len, "scalInPlace", "N", 1000, true);
+    check(r.status == DPIA_OK && strstr(r.output, ": ok") != NULL, "scalInPlace --check --repeat 3 on the fake passes",
+          r.diagnostics && *r.diagnostics ? r.diagnostics : r.output);
+    char detail[160];
+    snprintf(detail, sizeof detail, "%d launches, %d copies, %d buffers; xs[0] found %g, %g, %g", fake.launches,
+             fake.copies, fake.buffers, fake.in_place_seen[0], fake.in_place_seen[1], fake.in_place_seen[2]);
+    check(fake.launches == 3 && fake.in_place_seen[1] == fake.in_place_seen[0] &&
+              fake.in_place_seen[2] == fake.in_place_seen[0],
+          host ? "each timed launch of an in-place kernel finds its input (made again from the host)"
+               : "each timed launch of an in-place kernel finds its input (copied on the device)",
+          detail);
+    check(host ? fake.copies == 0 && fake.buffers == 3 : fake.copies == 2 && fake.buffers == 2,
+          host ? "no pristine copy: the buffer made again before each launch after the first"
+               : "one pristine copy, copied from before each launch after the first",
+          detail);
+    check_released(host ? "an in-place run restored from the host releases everything"
+                        : "an in-place run with a pristine copy releases everything");
+    dpia_result_free(r.result);
+  }
+  free(text);
+}
+
 static void test_pipeline(const char *path) {
   size_t len;
   char *text = read_text(path, &len);
@@ -474,6 +536,7 @@ int main(int argc, char **argv) {
   check(target_named("opencl") == &target_opencl && target_named("fake") == NULL && target_default() == &target_opencl,
         "targets by name", "");
   test_kernel(argv[1]);
+  test_in_place(argv[1]);
   test_pipeline(argv[2]);
   test_foreign();
   printf("test_target: %d checks, %d failed\n", checks, failures);
