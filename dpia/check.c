@@ -344,6 +344,10 @@ static Phrase *elab_var(Checker *c, Env *env, const Ast *e) {
       check_error(c, ERR_WRONG_KIND_OF_NAME, e->span, "'%s' is a data type, not a value", e->name);
       return NULL;
     }
+    if (found->literal) { /* the literal as if written here (elab_let) */
+      found->literal_uses++;
+      return infer(c, NULL, found->literal);
+    }
     Binder *b = found->binder;
     if (!b->type) {
       c->failed = true; /* its definition failed and was reported */
@@ -941,18 +945,45 @@ static Phrase *elab_function_literal(Checker *c, Env *env, const Ast *e, PhraseT
   return e->kind == AST_LAMBDA ? elab_lambda(c, env, e, want) : elab_compose(c, env, e, want);
 }
 
+/* Is e a number literal or the negation of one (2, 1.5, 0.5f, -1.0)? */
+static bool is_number_literal(const Ast *e) {
+  const Ast *num = e->kind == AST_NEG ? e->lhs : e;
+  return num->kind == AST_INT || num->kind == AST_FLOAT;
+}
+
+/* let x = v in b  is  (\x -> b) v   (spec section 2) */
+static Phrase *let_phrase(Checker *c, Binder *b, Phrase *v, Phrase *body, Span span) {
+  Phrase *lam = mk(c, PH_LAM, span, pt_fn(c->tc, v->type, body->type));
+  lam->lam_binder = b;
+  lam->body = body;
+  return mk_app(c, lam, v, span, body->type);
+}
+
 static Phrase *elab_let(Checker *c, Env *env, const Ast *e, PhraseType *want) {
-  /* let x = v in b  is  (\x -> b) v   (spec section 2) */
+  if (is_number_literal(e->value)) {
+    /* A name bound to a number literal stands for the literal: each use
+     * is elaborated as the literal written there, with a type of its own
+     * (elab_var), so that `let t = 1.0 in (v + t) + vec 2 t` broadcasts t
+     * to v's float2 in the sum and gives vec its float, as the literal
+     * written twice would (docs/language.md section 11); one type for
+     * every use would be the first an operator gives it, float2.  A
+     * literal is a constant: the substitution computes what the let
+     * does. */
+    Env *inner = env_push(c, env, e->bound, ENV_BINDER, NULL);
+    inner->literal = e->value;
+    Phrase *body = want ? check(c, inner, e->body, want) : infer(c, inner, e->body);
+    if (!body || inner->literal_uses > 0) return body;
+    /* unused: the let itself, whose literal is still range checked */
+    Phrase *v = infer(c, env, e->value);
+    return v ? let_phrase(c, new_binder(c, e->bound, e->bound_span, v->type), v, body, e->span) : NULL;
+  }
   Phrase *v = infer(c, env, e->value);
   if (v && v->kind == PH_LIT && v->lit_nelems > 0 && !v->lit_name) v->lit_name = e->bound; /* its constant's name */
   Binder *b = new_binder(c, e->bound, e->bound_span, v ? v->type : NULL);
   Env *inner = env_push(c, env, e->bound, ENV_BINDER, b);
   Phrase *body = want ? check(c, inner, e->body, want) : infer(c, inner, e->body);
   if (!v || !body) return NULL;
-  Phrase *lam = mk(c, PH_LAM, e->span, pt_fn(c->tc, v->type, body->type));
-  lam->lam_binder = b;
-  lam->body = body;
-  return mk_app(c, lam, v, e->span, body->type);
+  return let_phrase(c, b, v, body, e->span);
 }
 
 /* ---- the two directions ---- */

@@ -121,6 +121,11 @@ struct Env {
    * its body too (docs/language.md section 30) */
   bool dep_index;
   bool used_as_size; /* ENV_BINDER with dep_index: a size names it */
+  /* ENV_BINDER of `let x = 2.0 in ...`: the number literal (or its
+   * negation) x stands for, elaborated afresh at each use (check.c,
+   * elab_let; docs/language.md section 11), and how many uses there were */
+  const Ast *literal;
+  int literal_uses;
   Env *next;
 };
 Env *env_find(Env *env, Sym name);
