@@ -33,8 +33,9 @@
  * reads back what it wrote itself in program order), which become pending
  * writes after it.
  *
- * Three more barriers are for PoCL 3.1 alone (pocl_after_guard,
- * pocl_after_group_stage, pocl_before_single_writer_nest), where one is
+ * Four more barriers are for PoCL 3.1 alone (pocl_after_guard,
+ * pocl_after_group_stage, pocl_before_single_writer_nest,
+ * pocl_before_local_single_writer), where one is
  * harmless; a backend that does not run on PoCL leaves them out
  * (Backend.no_pocl_barriers). */
 #include "kir.h"
@@ -524,6 +525,29 @@ static void pocl_before_single_writer_nest(Pass *p, KirBlock *out, const KirStmt
   pocl_barrier(p, out, false, "PoCL 3.1 needs one here before a single writer's loop nest");
 }
 
+/* The same join before the guard of a parforLocal's single writer (the
+ * body of a parforLocal in one dimension written by the work-item of local
+ * id 0 in another: `int lid = get_local_id(1); if (get_local_id(0) == 0)
+ * { ... }`), in a work-group loop: PoCL 3.1 loses or misreads its stores
+ * even where the guarded body holds no loop
+ * (tests/diff/regress/pocl_group_loop_single_writer_after_guarded_loop.dpia,
+ * right on Oclgrind, with no race; right on PoCL with a second barrier, or
+ * without the work-group loop).  out ends with the barrier before the
+ * parforLocal, next is its code: the id's declaration, then the guard. */
+static void pocl_before_local_single_writer(Pass *p, KirBlock *out, const KirStmt *next) {
+  if (!p->uniform || p->group_loop_depth == 0 || !out->last || out->last->kind != KS_BARRIER) return;
+  while (next && (next->kind == KS_DECL || next->kind == KS_COMMENT ||
+                  (next->kind == KS_BARRIER && next->barrier.site && next->barrier.site->kind == KSITE_PARFOR)))
+    next = next->next;
+  if (!next || next->kind != KS_IF || !next->cond.body.first) return;
+  const KirStmt *site = next->cond.body.first;
+  if (site->kind != KS_BARRIER || !site->barrier.site || site->barrier.site->kind != KSITE_SOLO) return;
+  const KirStmt *before = NULL;
+  for (const KirStmt *s = out->first; s != out->last; s = s->next) before = s;
+  if (!before || (before->kind != KS_IF && before->kind != KS_FOR)) return;
+  pocl_barrier(p, out, true, "PoCL 3.1 needs a second one before this single writer");
+}
+
 /* ---- the sites ---- */
 
 static void enter(Pass *p, const KirSite *site) {
@@ -675,6 +699,7 @@ static void at_site(Pass *p, KirBlock *out, const KirSite *site, int entry) {
     if (p->pocl && site->level == KL_WORKGROUP) pocl_after_group_stage(p, out);
     sync_before(p, out, site);
     if (p->pocl && site->level == KL_NONE) pocl_before_single_writer_nest(p, out, p->command_code);
+    if (p->pocl && site->level == KL_LOCAL) pocl_before_local_single_writer(p, out, p->command_code);
     /* OpenCL has no barrier across work-groups: nothing after a grid-level
      * loop of the group-less code may read what its groups wrote */
     if ((site->level == KL_GLOBAL || site->level == KL_WORKGROUP) && p->uniform && p->distributed == 0)
