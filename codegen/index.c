@@ -1318,8 +1318,20 @@ bool ix_steps_by_lane(IxCtx *x, const Ix *at0, const Ix *at, const Ix *lane) {
   if (known) return known->value == known->key; /* a true answer is its own key */
   Simplifier s;
   Poly p0, pl;
-  bool steps = lane_poly(x, at0, &s, &p0) && lane_poly(x, at, &s, &pl);
-  if (steps) {
+  /* at written at0 + lane (a lane probed at first + lane over an index
+   * that adds nothing to it, the usual vector read or write: issue 35, an
+   * unrolled step's two reads): to_poly(at) would be poly_add(p0, lane),
+   * which fold_identities leaves as it is (p0's atoms plain, so no quotient
+   * to fold), or at as an atom where the sum leaves MAX_POLY_TERMS; so at
+   * steps by lane exactly when that sum does not overflow, told without
+   * converting at again */
+  bool added = at->kind == IX_ADD && ix_equal(at->b, lane) && ix_equal(at->a, at0);
+  bool steps = lane_poly(x, at0, &s, &p0) && (added || lane_poly(x, at, &s, &pl));
+  if (steps && added) {
+    s.pc.overflow = false;
+    poly_add(&s.pc, p0, poly_atom(&s.pc, lane));
+    steps = !s.pc.overflow;
+  } else if (steps) {
     Poly want = poly_add(&s.pc, p0, poly_atom(&s.pc, lane));
     steps = !s.pc.overflow && poly_eq(&s.pc, pl, want);
   }
