@@ -709,6 +709,14 @@ static Poly divide_exactly(Simplifier *s, Poly p, const Term *g) {
   for (int i = 0; i < p.nterms; i++) {
     if (!poly_term_divide(&s->pc, &p.terms[i], g, &terms[i])) INTERNAL("common factor does not divide");
   }
+  /* by a constant (a vector offset's flat/16, each unrolled step's: issue
+   * 35): the monomials are p's, in its order and distinct, the
+   * coefficients exact quotients, none 0, so that poly_normalise would
+   * move and merge nothing (as try_factor's in_order, below) */
+  if (g->nfactors == 0) {
+    if (p.nterms > s->pc.max_terms) s->pc.overflow = true;
+    return (Poly){p.nterms, p.nterms > 0 ? terms : NULL};
+  }
   return poly_normalise(&s->pc, terms, p.nterms);
 }
 
