@@ -177,10 +177,30 @@ KirSite *cg_site(CG *cg, KirSiteKind kind, Span span) {
   return site;
 }
 
+/* p's reads and writes, scanned again only where the environment has
+ * changed in a way a scan sees since p's last (CG.site_scans) */
+static void command_scans(CG *cg, const Phrase *p, BinderSet *reads, BinderSet *writes) {
+  int n = (int)(sizeof cg->site_scans / sizeof cg->site_scans[0]);
+  for (int i = 0; i < n; i++) {
+    if (cg->site_scans[i].p == p && cg->site_scans[i].version == cg->env_version) {
+      *reads = cg->site_scans[i].reads;
+      *writes = cg->site_scans[i].writes;
+      return;
+    }
+  }
+  scan_reads(cg, p, reads);
+  scan_writes(cg, p, NULL, writes);
+  int i = cg->next_site_scan;
+  cg->next_site_scan = (i + 1) % n;
+  cg->site_scans[i].p = p;
+  cg->site_scans[i].version = cg->env_version;
+  cg->site_scans[i].reads = *reads;
+  cg->site_scans[i].writes = *writes;
+}
+
 KirSite *cg_command_site(CG *cg, const Phrase *p, KirLevel level) {
   BinderSet reads = {0}, writes = {0};
-  scan_reads(cg, p, &reads);
-  scan_writes(cg, p, NULL, &writes);
+  command_scans(cg, p, &reads, &writes);
   KirSite *site = cg_site(cg, KSITE_COMMAND, p->span);
   site->reads = buffers_of(cg, &reads);
   site->writes = buffers_of(cg, &writes);

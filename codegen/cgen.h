@@ -235,6 +235,22 @@ typedef struct CG {
    * (Binder -> KirBuffer), and the shared accesses since the last site */
   MemoTable buffers;
   Vec accesses;
+  /* The scans of a command's reads and writes (cg_command_site) kept for
+   * its next site: an unrolled loop's steps (opencl.c, gen_for_unrolled)
+   * are one body generated again and again (issue 35).  A scan sees only
+   * the environment's storage and alias entries (barriers.c), so
+   * env_version counts the changes to those (locals.c: each env_add, view
+   * and put-back but one that neither finds nor leaves such an entry, as
+   * a step's index bound where its binder had an index); a scan is reused
+   * at the same version only.  A few commands (a step's statements), the
+   * oldest replaced. */
+  uint64_t env_version;
+  struct {
+    const Phrase *p;
+    uint64_t version;
+    BinderSet reads, writes;
+  } site_scans[4];
+  int next_site_scan;
 } CG;
 
 /* Binds b to idx E i for the generation of one view map element and

@@ -709,6 +709,14 @@ static Poly divide_exactly(Simplifier *s, Poly p, const Term *g) {
   for (int i = 0; i < p.nterms; i++) {
     if (!poly_term_divide(&s->pc, &p.terms[i], g, &terms[i])) INTERNAL("common factor does not divide");
   }
+  /* by a constant (a vector offset's flat/16, each unrolled step's: issue
+   * 35): the monomials are p's, in its order and distinct, the
+   * coefficients exact quotients, none 0, so that poly_normalise would
+   * move and merge nothing (as try_factor's in_order, below) */
+  if (g->nfactors == 0) {
+    if (p.nterms > s->pc.max_terms) s->pc.overflow = true;
+    return (Poly){p.nterms, p.nterms > 0 ? terms : NULL};
+  }
   return poly_normalise(&s->pc, terms, p.nterms);
 }
 
@@ -1318,8 +1326,20 @@ bool ix_steps_by_lane(IxCtx *x, const Ix *at0, const Ix *at, const Ix *lane) {
   if (known) return known->value == known->key; /* a true answer is its own key */
   Simplifier s;
   Poly p0, pl;
-  bool steps = lane_poly(x, at0, &s, &p0) && lane_poly(x, at, &s, &pl);
-  if (steps) {
+  /* at written at0 + lane (a lane probed at first + lane over an index
+   * that adds nothing to it, the usual vector read or write: issue 35, an
+   * unrolled step's two reads): to_poly(at) would be poly_add(p0, lane),
+   * which fold_identities leaves as it is (p0's atoms plain, so no quotient
+   * to fold), or at as an atom where the sum leaves MAX_POLY_TERMS; so at
+   * steps by lane exactly when that sum does not overflow, told without
+   * converting at again */
+  bool added = at->kind == IX_ADD && ix_equal(at->b, lane) && ix_equal(at->a, at0);
+  bool steps = lane_poly(x, at0, &s, &p0) && (added || lane_poly(x, at, &s, &pl));
+  if (steps && added) {
+    s.pc.overflow = false;
+    poly_add(&s.pc, p0, poly_atom(&s.pc, lane));
+    steps = !s.pc.overflow;
+  } else if (steps) {
     Poly want = poly_add(&s.pc, p0, poly_atom(&s.pc, lane));
     steps = !s.pc.overflow && poly_eq(&s.pc, pl, want);
   }

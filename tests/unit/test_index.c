@@ -813,6 +813,30 @@ static void test_lane_steps(Tester *t) {
   CHECK(!STEPS("i*16", "i*16"));             /* one element for all lanes */
   CHECK(!STEPS("i*16", "i*16 + lane*N"));    /* a column */
   CHECK(!STEPS("i*16", "(i*16 + lane)/2*2")); /* a quotient: cannot tell */
+  /* at written at0 + lane is told from at0's polynomial alone (the
+   * shortcut of ix_steps_by_lane); lane + at0, the same index written the
+   * other way round, takes the general path: both answer alike */
+  static const char *const firsts[] = {"(wg*4096 + lid*16 + 3)*16", "i*4/4", "0", "i/2*2", "(i + 1)*16 - 16",
+                                       "i*16 - lane", "N%4 + i"};
+  for (int f = 0; f < (int)DPIA_COUNTOF(firsts); f++) {
+    const Ix *at0 = parse_at(t, &ix, firsts[f], strlen(firsts[f]), __LINE__);
+    bool added = ix_steps_by_lane(&ix, at0, ix_add(&ix, at0, lane), lane);
+    bool swapped = ix_steps_by_lane(&ix, at0, ix_add(&ix, lane, at0), lane);
+    if (added != swapped)
+      record_at(t, false, __LINE__, arena_printf(t->arena, "lanes of `%s`: %d added, %d the other way round",
+                                                 firsts[f], added, swapped));
+    /* a quotient left in at0 (its remainder may wrap): never */
+    CHECK(added == (f != 3 && f != 6));
+  }
+  /* a sum of MAX_POLY_TERMS (64) atoms: one more, the lane, leaves the
+   * polynomials, so the lanes cannot be told consecutive either way */
+  for (int n = 63; n <= 64; n++) {
+    const Ix *sum = ix_var(&ix, intern_cstr(t->names, "v0"));
+    for (int v = 1; v < n; v++)
+      sum = ix_add(&ix, sum, ix_var(&ix, intern_cstr(t->names, arena_printf(t->arena, "v%d", v))));
+    CHECK(ix_steps_by_lane(&ix, sum, ix_add(&ix, sum, lane), lane) == (n == 63));
+    CHECK(ix_steps_by_lane(&ix, sum, ix_add(&ix, lane, sum), lane) == (n == 63));
+  }
 #undef STEPS
   /* a vloadn's offset: the index a multiple of the width */
 #define MULTIPLE(e, k) ix_multiple_of(&ix, parse_at(t, &ix, e, strlen(e), __LINE__), k)
