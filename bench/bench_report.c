@@ -105,6 +105,18 @@ void print_op(FILE *f, const Op *op, bool markdown) {
              ratio);
     }
   }
+  /* not implementations: with Op.batch, each one's kernel alone (its
+   * launches' profiling events; its time above is a launch's of a batch) */
+  for (int i = 0; op->batch > 1 && i < op->nimpls; i++) {
+    const Impl *im = &op->impls[i];
+    if (!im->ok || !im->nkernel) continue;
+    if (markdown)
+      fprintf(f, "| %s, the kernel alone (profiling events; the times above a launch's of %d in a row) | %.4f | – | – |\n",
+              im->name, op->batch, im->kernel_ms);
+    else
+      printf("  %-44s %9.4f ms (the kernel alone, profiling events; above: a launch of %d in a row)\n", im->name,
+             im->kernel_ms, op->batch);
+  }
   /* not an implementation: the part of the best dpia strategy's time that
    * is its launch (measure_launch) */
   const Impl *ln = op->launch;
