@@ -37,7 +37,9 @@
  * worker threads of OpenMP and OpenBLAS must not spin after a call, or they
  * slow down whatever runs next: bench/run.sh sets OMP_WAIT_POLICY=passive
  * and OPENBLAS_THREAD_TIMEOUT=4.  Times are
- * wall clock around enqueue ... clFinish, plus, for the reductions, reading
+ * wall clock around enqueue ... clFinish (a launch-bound operation's
+ * around a batch of launches and one clFinish, over the launches:
+ * Op.batch), plus, for the reductions, reading
  * the partial sums back and adding them up on the host (CLBlast's events
  * may cover only one of its kernels).  GB/s counts the bytes the operation
  * must move: scal 8N, asum 4N, dot 8N, gemv 4(MN + N + 2M), stencils 8N.
