@@ -14,7 +14,7 @@
 
 #include "bench_meta.h"
 
-enum { MAX_IMPLS = 16, MAX_REPS = 200, MAX_ARGS = 16, MAX_OPS = 40, MAX_BINDS = 16 };
+enum { MAX_IMPLS = 16, MAX_REPS = 200, MAX_ARGS = 16, MAX_OPS = 40, MAX_BINDS = 16, MAX_BATCH = 200 };
 
 #define CL_CHECK(call)                                                               \
   do {                                                                               \
@@ -73,8 +73,14 @@ struct Impl {
   double scalar; /* the result of a reduction */
   /* figures */
   int ntimes;
-  double times[MAX_REPS];
+  double times[MAX_REPS]; /* seconds a run (with Op.batch, a launch: the batch's time over its launches) */
   double ms, gbs, gflops;
+  /* with Op.batch: the kernel's own time from the profiling events
+   * (COMMAND_START to COMMAND_END), the median of each timed batch's
+   * launches, and kernel_ms the median of those */
+  int nkernel;
+  double kernel_times[MAX_REPS];
+  double kernel_ms;
   bool ok;
   char note[160];
 };
@@ -124,6 +130,14 @@ typedef struct Op {
    * before every run (Impl.fresh_to): adi, whose repeated sweeps would
    * drift the values */
   bool fresh_inputs;
+  /* > 1: a launch-bound operation (a kernel of a few microseconds, whose
+   * one launch, enqueue to clFinish, is mostly PoCL waking its threads):
+   * each timed run is this many launches enqueued one after another, then
+   * one clFinish (run_batch), its time divided by them, for every
+   * implementation alike; the kernel's own time read from the launches'
+   * profiling events beside it (Impl.kernel_ms).  OpenCL kernels only,
+   * without Impl.before; at most MAX_BATCH */
+  int batch;
   /* if set, the error of a result in place of the relative norm (kmeans:
    * indices, an index is right if its centre is a nearest one), from
    * aux, a table of the op's own (freed with the op) */
@@ -147,6 +161,10 @@ enum { ROOF_CHUNK = 1 << 16 };
 extern const char *root; /* the source tree: samples/, bench/kernels/ */
 /* one run of an implementation (its result in im->scalar or its output) */
 void run_once(Op *op, Impl *im);
+/* Op.batch's timed run: n launches of im's kernel enqueued on a queue
+ * with profiling enabled, then one clFinish; events[i] is the i-th
+ * launch's event, for the caller to read and release */
+void run_batch(Op *op, Impl *im, int n, cl_event *events);
 /* the inputs im updates in place restored from the op's (Impl.fresh_to),
  * untimed, before each of its runs */
 void refresh(Impl *im);

@@ -98,12 +98,25 @@ void print_op(FILE *f, const Op *op, bool markdown) {
     double fig = gemm ? im->gflops : im->gbs;
     double ratio = dp ? im->ms / dp->ms : 0;
     if (markdown) {
-      fprintf(f, "| %s%s%s | %.2f | %.2f | %.2fx |\n", im == dp ? "**" : "", im->name, im == dp ? "**" : "", im->ms, fig,
-              ratio);
+      /* a launch of a batch (Op.batch) takes microseconds: four decimals */
+      fprintf(f, "| %s%s%s | %.*f | %.2f | %.2fx |\n", im == dp ? "**" : "", im->name, im == dp ? "**" : "",
+              op->batch > 1 ? 4 : 2, im->ms, fig, ratio);
     } else {
       printf("  %-44s %9.3f ms %8.2f %s  best dpia/this %5.2fx\n", im->name, im->ms, fig, gemm ? "GFLOP/s" : "GB/s ",
              ratio);
     }
+  }
+  /* not implementations: with Op.batch, each one's kernel alone (its
+   * launches' profiling events; its time above is a launch's of a batch) */
+  for (int i = 0; op->batch > 1 && i < op->nimpls; i++) {
+    const Impl *im = &op->impls[i];
+    if (!im->ok || !im->nkernel) continue;
+    if (markdown)
+      fprintf(f, "| %s, the kernel alone (profiling events; the times above a launch's of %d in a row) | %.4f | – | – |\n",
+              im->name, op->batch, im->kernel_ms);
+    else
+      printf("  %-44s %9.4f ms (the kernel alone, profiling events; above: a launch of %d in a row)\n", im->name,
+             im->kernel_ms, op->batch);
   }
   /* not an implementation: the part of the best dpia strategy's time that
    * is its launch (measure_launch) */

@@ -94,6 +94,30 @@ int check_all(Op *op) {
 enum { GEMM_LARGE_REPS = 3 };
 static const double GEMM_SLOW_S = 1.0;
 
+/* the median of a batch's kernel times (COMMAND_START to COMMAND_END of
+ * each launch's event, in seconds), its events released */
+static double batch_kernel_time(cl_event *events, int n) {
+  double k[MAX_BATCH];
+  for (int i = 0; i < n; i++) {
+    cl_ulong start, end;
+    CL_CHECK(clGetEventProfilingInfo(events[i], CL_PROFILING_COMMAND_START, sizeof start, &start, NULL));
+    CL_CHECK(clGetEventProfilingInfo(events[i], CL_PROFILING_COMMAND_END, sizeof end, &end, NULL));
+    k[i] = (double)(end - start) * 1e-9;
+    clReleaseEvent(events[i]);
+  }
+  return median(k, n);
+}
+
+/* Op.batch: why a launch-bound operation is timed in batches.  ludDiagonal
+ * and Rodinia's lud_diagonal take about 2 us each in the profiling events;
+ * one launch timed alone, enqueue to clFinish, took 35 to 100 us, after
+ * --cold's flush mostly PoCL's threads waking (submit to start), and
+ * which side drew the slower wake-ups decided the ratio: 0.85x to 1.08x
+ * in runs of 15 rounds, with the same launch for both (the same
+ * arguments, NDRange and buffer placement; in a host launching the two in
+ * turn 2000 times, 1.00x; BENCHMARKS.md, the notes on lud).  A batch
+ * times what a host's loop of launches costs a launch, and the profiling
+ * events what the kernel costs. */
 void measure(Op *op, int reps) {
   /* check each implementation once on fresh inputs */
   for (int i = 0; i < op->nimpls; i++) {
@@ -105,7 +129,8 @@ void measure(Op *op, int reps) {
   }
   /* each round starts with another implementation, so that none always
    * runs first (or right after the same neighbour) */
-  int warmup = 2;
+  int warmup = 2, batch = op->batch > 1 ? op->batch : 1;
+  cl_event events[MAX_BATCH];
   double warm_s[MAX_IMPLS] = {0};
   bool large_gemm = op->kind == OP_GEMM && op->large;
   if (large_gemm) warmup = 1;
@@ -118,8 +143,13 @@ void measure(Op *op, int reps) {
       refresh(im);
       flush_caches();
       double t0 = now();
-      run_once(op, im);
-      double t = now() - t0;
+      if (batch > 1) run_batch(op, im, batch, events);
+      else run_once(op, im);
+      double t = (now() - t0) / batch;
+      if (batch > 1) {
+        double k = batch_kernel_time(events, batch);
+        if (r >= 0) im->kernel_times[im->nkernel++] = k;
+      }
       if (r >= 0) im->times[im->ntimes++] = t;
       else warm_s[i] = t;
     }
@@ -131,6 +161,7 @@ void measure(Op *op, int reps) {
     im->ms = s * 1e3;
     im->gbs = op->bytes / s * 1e-9;
     im->gflops = op->flops / s * 1e-9;
+    if (im->nkernel) im->kernel_ms = median(im->kernel_times, im->nkernel) * 1e3;
   }
 }
 

@@ -37,7 +37,9 @@
  * worker threads of OpenMP and OpenBLAS must not spin after a call, or they
  * slow down whatever runs next: bench/run.sh sets OMP_WAIT_POLICY=passive
  * and OPENBLAS_THREAD_TIMEOUT=4.  Times are
- * wall clock around enqueue ... clFinish, plus, for the reductions, reading
+ * wall clock around enqueue ... clFinish (a launch-bound operation's
+ * around a batch of launches and one clFinish, over the launches:
+ * Op.batch), plus, for the reductions, reading
  * the partial sums back and adding them up on the host (CLBlast's events
  * may cover only one of its kernels).  GB/s counts the bytes the operation
  * must move: scal 8N, asum 4N, dot 8N, gemv 4(MN + N + 2M), stencils 8N.
@@ -130,6 +132,9 @@ void fill(float *p, size_t n, float lo, float hi) {
 
 static cl_context ctx;
 static cl_command_queue queue;
+/* the queue of Op.batch's timed runs (run_batch): profiling enabled, for
+ * the kernel's own time; every other run uses `queue` */
+static cl_command_queue prof_queue;
 static cl_device_id device;
 static bool place_buffers; /* a CPU device: buffer() places the buffers */
 static char device_name[256], platform_version[256];
@@ -149,6 +154,8 @@ static void cl_setup(void) {
   if (err != CL_SUCCESS) die("clCreateContext: %d", (int)err);
   queue = clCreateCommandQueue(ctx, device, 0, &err);
   if (err != CL_SUCCESS) die("clCreateCommandQueue: %d", (int)err);
+  prof_queue = clCreateCommandQueue(ctx, device, CL_QUEUE_PROFILING_ENABLE, &err);
+  if (err != CL_SUCCESS) die("clCreateCommandQueue(profiling): %d", (int)err);
 }
 
 /* Where a buffer starts in its 4 KiB page, on a CPU device (whose buffers
@@ -615,8 +622,8 @@ Impl *add_dpia_pipeline(Op *op, const char *sample, const char *pipeline) {
 
 /* ---- running one implementation once ---- */
 
-static void enqueue_cl(Impl *im) {
-  if (im->before) enqueue_cl(im->before);
+static void enqueue_cl(cl_command_queue q, Impl *im, cl_event *event) {
+  if (im->before) enqueue_cl(q, im->before, NULL);
   for (int i = 0; i < im->nargs; i++) {
     Arg *a = &im->args[i];
     switch (a->kind) {
@@ -626,13 +633,13 @@ static void enqueue_cl(Impl *im) {
     case A_LOCAL: CL_CHECK(clSetKernelArg(im->kernel, (cl_uint)i, a->bytes, NULL)); break;
     }
   }
-  CL_CHECK(clEnqueueNDRangeKernel(queue, im->kernel, im->ndims, NULL, im->global, im->has_local ? im->local : NULL,
-                                  0, NULL, NULL));
+  CL_CHECK(clEnqueueNDRangeKernel(q, im->kernel, im->ndims, NULL, im->global, im->has_local ? im->local : NULL, 0,
+                                  NULL, event));
 }
 
-static void run_cl(Op *op, Impl *im) {
-  enqueue_cl(im);
-  CL_CHECK(clFinish(queue));
+/* a reduction's partial sums read back and added on the host (after the
+ * kernels finished) */
+static void add_partials(Op *op, Impl *im) {
   if (is_reduction(op)) {
     read_buffer(im->out, im->out_floats * sizeof(float), im->partials);
     /* eight independent sums, so that kernels with many partial sums do
@@ -644,6 +651,22 @@ static void run_cl(Op *op, Impl *im) {
     for (; i < im->out_floats; i++) s[0] += im->partials[i];
     im->scalar = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
   }
+}
+
+static void run_cl(Op *op, Impl *im) {
+  enqueue_cl(queue, im, NULL);
+  CL_CHECK(clFinish(queue));
+  add_partials(op, im);
+}
+
+/* Op.batch: the launches back to back, as a host's loop of launches runs
+ * them (Rodinia's lud enqueues its kernels for every offset before it
+ * waits), one clFinish after the last */
+void run_batch(Op *op, Impl *im, int n, cl_event *events) {
+  if (im->kind != IK_CL || im->before || n > MAX_BATCH) die("%s: a batch of launches is for one OpenCL kernel", im->name);
+  for (int i = 0; i < n; i++) enqueue_cl(prof_queue, im, &events[i]);
+  CL_CHECK(clFinish(prof_queue));
+  add_partials(op, im);
 }
 
 #ifdef HAVE_CLBLAST
@@ -1294,6 +1317,7 @@ int main(int argc, char **argv) {
   clReleaseProgram(before_program);
   peer_release();
   timing_release();
+  clReleaseCommandQueue(prof_queue);
   clReleaseCommandQueue(queue);
   clReleaseContext(ctx);
   return 0;
