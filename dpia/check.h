@@ -108,9 +108,11 @@ Phrase *normalize_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def);
 Phrase *normalize_phrase(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p);
 /* copy with fresh binders (so a phrase can be used in two places) */
 Phrase *phrase_copy(Arena *a, TypeCtx *tc, const Phrase *p);
-/* A copy of p whose direct sub-phrases c are replaced by f(ctx, c): the
- * traversal every rewriting pass shares (stage II, hoisting).  Leaves
- * (variables, literals, primitives, defs) are returned as they are. */
+/* p with its direct sub-phrases c replaced by f(ctx, c): the traversal
+ * every rewriting pass shares (stage II, hoisting).  p itself when f gives
+ * every child back as it was (a pass shares what it leaves unchanged; the
+ * tree it returns stays a tree, each phrase in one place), else a copy.
+ * Leaves (variables, literals, primitives, defs) are returned as they are. */
 Phrase *phrase_map_children(Arena *a, const Phrase *p, Phrase *(*f)(void *ctx, Phrase *child), void *ctx);
 /* body with every use of x replaced by (a fresh copy of) value */
 Phrase *phrase_subst(Arena *a, TypeCtx *tc, const Phrase *body, const Binder *x, Phrase *value);

@@ -24,6 +24,9 @@ typedef struct Norm {
   TypeCtx *tc;
   Diag *diag;
   long nodes;
+  /* phrases norm_node walked: with nodes, a bound on the distinct nodes of
+   * the result, hence on its depth (normalize_phrase) */
+  long visits;
   bool too_big;
   Span where;
   /* recursion depth of copy and norm, which bounds the depth of the
@@ -406,6 +409,7 @@ static Phrase *head(Norm *n, Phrase *f) {
 static Phrase *norm(Norm *n, Phrase *p) {
   if (p && p->normal_run == n->run) return p;
   if (n->too_big || !p || !enter(n)) return NULL;
+  n->visits++;
   Phrase *q = norm_node(n, p);
   n->depth--;
   if (q) q->normal_run = n->run;
@@ -509,10 +513,17 @@ static bool deeper_than(Arena *a, const Phrase *p, int max) {
 }
 
 Phrase *normalize_phrase(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p) {
-  Norm n = {a, tc, diag, 0, false, p->span, 0, 0, false, ++tc->norm_runs, NULL, NULL};
+  Norm n = {a, tc, diag, 0, 0, false, p->span, 0, 0, false, ++tc->norm_runs, NULL, NULL};
   n.max_depth = diag_depth_limit(diag, DPIA_MAX_NORMAL_DEPTH);
   Phrase *r = norm(&n, p);
-  if (r && !n.too_big && deeper_than(a, r, n.max_depth)) n.too_deep = true;
+  /* Every node of the result is one this run made (nodes) or one norm_node
+   * walked (visits): an input phrase is returned as it is only from there,
+   * an argument is normalised before it is put in, and a phrase marked
+   * normal by this run was walked or made by it.  A path of the result
+   * repeats no node, so its depth is at most their number: only a result
+   * that could be deeper than the limit is walked again (the walk was a
+   * fifth of a translation's normalisations; issue 35). */
+  if (r && !n.too_big && n.visits + n.nodes > n.max_depth && deeper_than(a, r, n.max_depth)) n.too_deep = true;
   if (n.too_deep) {
     diag->limit_hit = true;
     diag_error(diag, ERR_TOO_DEEP, p->span, "program nested too deeply: more than %d levels after inlining defs",
@@ -534,12 +545,12 @@ Phrase *normalize_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def) {
 }
 
 Phrase *phrase_copy(Arena *a, TypeCtx *tc, const Phrase *p) {
-  Norm n = {a, tc, NULL, 0, false, p->span, 0, 0, false, 0, NULL, NULL};
+  Norm n = {a, tc, NULL, 0, 0, false, p->span, 0, 0, false, 0, NULL, NULL};
   return copy(&n, p, NULL, NULL);
 }
 
 Phrase *phrase_subst(Arena *a, TypeCtx *tc, const Phrase *body, const Binder *x, Phrase *value) {
-  Norm n = {a, tc, NULL, 0, false, body->span, 0, 0, false, 0, NULL, NULL};
+  Norm n = {a, tc, NULL, 0, 0, false, body->span, 0, 0, false, 0, NULL, NULL};
   /* value may be in use elsewhere: copied at every use (used already) */
   BindMap e = {x, value, value->kind == PH_VAR, true, NULL};
   return copy(&n, body, &e, NULL);
@@ -573,7 +584,7 @@ static Phrase *subst_shared(Norm *n, Phrase *p, BindMap *m) {
 }
 
 Phrase *phrase_subst_shared(Arena *a, TypeCtx *tc, Phrase *body, const Binder *x, Phrase *value) {
-  Norm n = {a, tc, NULL, 0, false, body->span, 0, 0, false, 0, NULL, NULL};
+  Norm n = {a, tc, NULL, 0, 0, false, body->span, 0, 0, false, 0, NULL, NULL};
   BindMap e = {x, value, value->kind == PH_VAR, true, NULL};
   return subst_shared(&n, body, &e);
 }
@@ -585,14 +596,21 @@ Phrase *phrase_map_children(Arena *a, const Phrase *p, Phrase *(*f)(void *ctx, P
   case PH_PRIM:
   case PH_DEF: return (Phrase *)p;
   case PH_LAM: {
+    Phrase *body = f(ctx, p->body);
+    if (body == p->body) return (Phrase *)p;
     Phrase *q = arena_dup(a, p, sizeof *p);
-    q->body = f(ctx, p->body);
+    q->normal_run = 0; /* a new child: not known to be normal */
+    q->body = body;
     return q;
   }
   default: {
+    Phrase *fst = f(ctx, p->fst);
+    Phrase *snd = p->kind != PH_PROJ && p->kind != PH_UNOP ? f(ctx, p->snd) : p->snd;
+    if (fst == p->fst && snd == p->snd) return (Phrase *)p;
     Phrase *q = arena_dup(a, p, sizeof *p);
-    q->fst = f(ctx, p->fst);
-    if (p->kind != PH_PROJ && p->kind != PH_UNOP) q->snd = f(ctx, p->snd);
+    q->normal_run = 0;
+    q->fst = fst;
+    q->snd = snd;
     return q;
   }
   }

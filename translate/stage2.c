@@ -254,6 +254,14 @@ static Phrase *lower_slide_seq_i(Stage2 *s, Phrase *head, Phrase *f, Phrase *e, 
 
 static Phrase *rewrite_child(void *s, Phrase *p) { return rewrite(s, p); }
 
+/* h args[0] .. args[k], the spine old was (old applies args[k]): old's own
+ * nodes where the arguments are the ones they hold, so that a spine stage
+ * II leaves as it was is not copied (issue 35) */
+static Phrase *respine(Stage2 *s, Phrase *old, Phrase *h, Phrase **args, int k) {
+  if (k < 0) return h;
+  return b_app_as(&s->b, old, respine(s, old->fst, h, args, k - 1), args[k]);
+}
+
 static Phrase *rewrite(Stage2 *s, Phrase *p) {
   if (p->kind == PH_APP) {
     /* the spine, its arguments rewritten first (the last one first) */
@@ -306,10 +314,7 @@ static Phrase *rewrite(Stage2 *s, Phrase *p) {
       }
       DPIA_EXHAUSTIVE_END
     }
-    if (!r) {
-      r = h;
-      for (int k = 0; k < n; k++) r = b_app(&s->b, r, args[k]); /* redexes: normalised below */
-    }
+    if (!r) r = respine(s, p, h, args, n - 1); /* redexes: normalised below */
     s->b.span = saved;
     return r;
   }
