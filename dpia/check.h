@@ -106,6 +106,11 @@ Phrase *normalize_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def);
 /* beta-normalise any phrase (also used after translation stage II);
  * NULL after reporting that the program grew beyond the node limit */
 Phrase *normalize_phrase(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p);
+/* The same for p made from the result of the last normalisation (of this
+ * tc) by a pass that copies what it changes (the copy unmarked) and shares
+ * the rest, changing no phrase in place (hoisting): a phrase that run
+ * marked normal is still normal and is not walked again (issue 35) */
+Phrase *normalize_phrase_again(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p);
 /* copy with fresh binders (so a phrase can be used in two places) */
 Phrase *phrase_copy(Arena *a, TypeCtx *tc, const Phrase *p);
 /* p with its direct sub-phrases c replaced by f(ctx, c): the traversal

@@ -34,6 +34,10 @@ typedef struct Norm {
   int depth, max_depth;
   bool too_deep;
   int run; /* this normalisation's Phrase.normal_run */
+  /* the earlier run whose marks this one takes as its own (-1: none), and
+   * the nodes that run walked and made (normalize_phrase_again) */
+  int trust;
+  long trust_reach;
   /* while a prelude def's body is copied: the span of its use, which every
    * node of the copy takes, so that a diagnostic about it (the strategy
    * check's, code generation's) points at the program's call of the def,
@@ -407,7 +411,7 @@ static Phrase *head(Norm *n, Phrase *f) {
  * nothing changes phrases during a run, and a normal phrase put somewhere
  * else can only make a redex at its root, which its parent reduces. */
 static Phrase *norm(Norm *n, Phrase *p) {
-  if (p && p->normal_run == n->run) return p;
+  if (p && (p->normal_run == n->run || p->normal_run == n->trust)) return p;
   if (n->too_big || !p || !enter(n)) return NULL;
   n->visits++;
   Phrase *q = norm_node(n, p);
@@ -512,18 +516,23 @@ static bool deeper_than(Arena *a, const Phrase *p, int max) {
   return false;
 }
 
-Phrase *normalize_phrase(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p) {
-  Norm n = {a, tc, diag, 0, 0, false, p->span, 0, 0, false, ++tc->norm_runs, NULL, NULL};
+/* norm p, trusting the marks of run trust (-1: none), whose walk and
+ * making reached trust_reach nodes */
+static Phrase *normalize(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p, int trust, long trust_reach) {
+  Norm n = {a, tc, diag, 0, 0, false, p->span, 0, 0, false, ++tc->norm_runs, trust, trust_reach, NULL, NULL};
   n.max_depth = diag_depth_limit(diag, DPIA_MAX_NORMAL_DEPTH);
   Phrase *r = norm(&n, p);
   /* Every node of the result is one this run made (nodes) or one norm_node
    * walked (visits): an input phrase is returned as it is only from there,
    * an argument is normalised before it is put in, and a phrase marked
-   * normal by this run was walked or made by it.  A path of the result
-   * repeats no node, so its depth is at most their number: only a result
-   * that could be deeper than the limit is walked again (the walk was a
-   * fifth of a translation's normalisations; issue 35). */
-  if (r && !n.too_big && n.visits + n.nodes > n.max_depth && deeper_than(a, r, n.max_depth)) n.too_deep = true;
+   * normal by this run was walked or made by it (one marked by the trusted
+   * run, and what is under it, by that run: trust_reach).  A path of the
+   * result repeats no node, so its depth is at most their number: only a
+   * result that could be deeper than the limit is walked again (the walk
+   * was a fifth of a translation's normalisations; issue 35). */
+  long reach = n.visits + n.nodes + trust_reach;
+  tc->norm_reach = reach;
+  if (r && !n.too_big && reach > n.max_depth && deeper_than(a, r, n.max_depth)) n.too_deep = true;
   if (n.too_deep) {
     diag->limit_hit = true;
     diag_error(diag, ERR_TOO_DEEP, p->span, "program nested too deeply: more than %d levels after inlining defs",
@@ -538,6 +547,13 @@ Phrase *normalize_phrase(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p) {
   return r;
 }
 
+Phrase *normalize_phrase(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p) { return normalize(a, tc, diag, p, -1, 0); }
+
+Phrase *normalize_phrase_again(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p) {
+  /* no run before: no mark to trust (0 is every unmarked phrase's) */
+  return tc->norm_runs ? normalize(a, tc, diag, p, tc->norm_runs, tc->norm_reach) : normalize_phrase(a, tc, diag, p);
+}
+
 Phrase *normalize_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def) {
   Phrase *body = normalize_phrase(a, tc, diag, def->body);
   /* a kernel's view maps after its grid maps write through (strategy.c) */
@@ -545,12 +561,12 @@ Phrase *normalize_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def) {
 }
 
 Phrase *phrase_copy(Arena *a, TypeCtx *tc, const Phrase *p) {
-  Norm n = {a, tc, NULL, 0, 0, false, p->span, 0, 0, false, 0, NULL, NULL};
+  Norm n = {a, tc, NULL, 0, 0, false, p->span, 0, 0, false, 0, 0, 0, NULL, NULL};
   return copy(&n, p, NULL, NULL);
 }
 
 Phrase *phrase_subst(Arena *a, TypeCtx *tc, const Phrase *body, const Binder *x, Phrase *value) {
-  Norm n = {a, tc, NULL, 0, 0, false, body->span, 0, 0, false, 0, NULL, NULL};
+  Norm n = {a, tc, NULL, 0, 0, false, body->span, 0, 0, false, 0, 0, 0, NULL, NULL};
   /* value may be in use elsewhere: copied at every use (used already) */
   BindMap e = {x, value, value->kind == PH_VAR, true, NULL};
   return copy(&n, body, &e, NULL);
@@ -584,7 +600,7 @@ static Phrase *subst_shared(Norm *n, Phrase *p, BindMap *m) {
 }
 
 Phrase *phrase_subst_shared(Arena *a, TypeCtx *tc, Phrase *body, const Binder *x, Phrase *value) {
-  Norm n = {a, tc, NULL, 0, 0, false, body->span, 0, 0, false, 0, NULL, NULL};
+  Norm n = {a, tc, NULL, 0, 0, false, body->span, 0, 0, false, 0, 0, 0, NULL, NULL};
   BindMap e = {x, value, value->kind == PH_VAR, true, NULL};
   return subst_shared(&n, body, &e);
 }

@@ -248,7 +248,9 @@ DefInfo *translate_hoist(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const 
     Binder *v = h.locals.items[k];
     body = b_new(&h.b, PRIM_NEW_LOCAL, v->type->fst->data, v, body);
   }
-  body = normalize_phrase(a, tc, diag, body);
+  /* stage II's normal form, hoisting's copies unmarked (phrase_map_children
+   * and above): only the paths hoisting changed are walked again */
+  body = normalize_phrase_again(a, tc, diag, body);
   if (!body) return NULL;
   DefInfo *d = NEW(a, DefInfo);
   *d = *imperative;
