@@ -125,6 +125,10 @@ Phrase *phrase_subst(Arena *a, TypeCtx *tc, const Phrase *body, const Binder *x,
  * own new tree, consumed here): only the path to each use of x is made
  * anew, the rest of body is shared, its binders kept (still bound once) */
 Phrase *phrase_subst_shared(Arena *a, TypeCtx *tc, Phrase *body, const Binder *x, Phrase *value);
+/* The same for count variables at once, xs[k] by values[k] (no value
+ * holding a variable of another xs): one walk of body, not count */
+Phrase *phrase_subst_shared_many(Arena *a, TypeCtx *tc, Phrase *body, int count, const Binder *const *xs,
+                                 Phrase *const *values);
 
 /* strategy.c: the OpenCL hierarchy and address space rules of spec
  * section 5 on a normalized kernel body. */

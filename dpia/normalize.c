@@ -572,11 +572,14 @@ Phrase *phrase_subst(Arena *a, TypeCtx *tc, const Phrase *body, const Binder *x,
   return copy(&n, body, &e, NULL);
 }
 
-/* p with the variable of m replaced as phrase_subst replaces it, the
- * sub-phrases without a use of it shared rather than copied */
+/* p with the variables of m (a list) replaced as phrase_subst replaces
+ * them, the sub-phrases without a use of one shared rather than copied */
 static Phrase *subst_shared(Norm *n, Phrase *p, BindMap *m) {
   switch (p->kind) {
-  case PH_VAR: return p->binder == m->from ? copy_node(n, p, m, NULL) : p;
+  case PH_VAR:
+    for (BindMap *e = m; e; e = e->next)
+      if (p->binder == e->from) return copy_node(n, p, e, NULL);
+    return p;
   case PH_LIT: /* array literals hold scalar literals; defs and primitives no variables */
   case PH_PRIM:
   case PH_DEF: return p;
@@ -603,6 +606,18 @@ Phrase *phrase_subst_shared(Arena *a, TypeCtx *tc, Phrase *body, const Binder *x
   Norm n = {a, tc, NULL, 0, 0, false, body->span, 0, 0, false, 0, 0, 0, NULL, NULL};
   BindMap e = {x, value, value->kind == PH_VAR, true, NULL};
   return subst_shared(&n, body, &e);
+}
+
+Phrase *phrase_subst_shared_many(Arena *a, TypeCtx *tc, Phrase *body, int count, const Binder *const *xs,
+                                 Phrase *const *values) {
+  Norm n = {a, tc, NULL, 0, 0, false, body->span, 0, 0, false, 0, 0, 0, NULL, NULL};
+  BindMap *m = NULL;
+  for (int k = count - 1; k >= 0; k--) {
+    BindMap *e = NEW(a, BindMap);
+    *e = (BindMap){xs[k], values[k], values[k]->kind == PH_VAR, true, m};
+    m = e;
+  }
+  return subst_shared(&n, body, m);
 }
 
 Phrase *phrase_map_children(Arena *a, const Phrase *p, Phrase *(*f)(void *ctx, Phrase *child), void *ctx) {
