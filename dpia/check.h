@@ -106,11 +106,18 @@ Phrase *normalize_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def);
 /* beta-normalise any phrase (also used after translation stage II);
  * NULL after reporting that the program grew beyond the node limit */
 Phrase *normalize_phrase(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p);
+/* The same for p made from the result of the last normalisation (of this
+ * tc) by a pass that copies what it changes (the copy unmarked) and shares
+ * the rest, changing no phrase in place (hoisting): a phrase that run
+ * marked normal is still normal and is not walked again (issue 35) */
+Phrase *normalize_phrase_again(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p);
 /* copy with fresh binders (so a phrase can be used in two places) */
 Phrase *phrase_copy(Arena *a, TypeCtx *tc, const Phrase *p);
-/* A copy of p whose direct sub-phrases c are replaced by f(ctx, c): the
- * traversal every rewriting pass shares (stage II, hoisting).  Leaves
- * (variables, literals, primitives, defs) are returned as they are. */
+/* p with its direct sub-phrases c replaced by f(ctx, c): the traversal
+ * every rewriting pass shares (stage II, hoisting).  p itself when f gives
+ * every child back as it was (a pass shares what it leaves unchanged; the
+ * tree it returns stays a tree, each phrase in one place), else a copy.
+ * Leaves (variables, literals, primitives, defs) are returned as they are. */
 Phrase *phrase_map_children(Arena *a, const Phrase *p, Phrase *(*f)(void *ctx, Phrase *child), void *ctx);
 /* body with every use of x replaced by (a fresh copy of) value */
 Phrase *phrase_subst(Arena *a, TypeCtx *tc, const Phrase *body, const Binder *x, Phrase *value);
@@ -118,6 +125,10 @@ Phrase *phrase_subst(Arena *a, TypeCtx *tc, const Phrase *body, const Binder *x,
  * own new tree, consumed here): only the path to each use of x is made
  * anew, the rest of body is shared, its binders kept (still bound once) */
 Phrase *phrase_subst_shared(Arena *a, TypeCtx *tc, Phrase *body, const Binder *x, Phrase *value);
+/* The same for count variables at once, xs[k] by values[k] (no value
+ * holding a variable of another xs): one walk of body, not count */
+Phrase *phrase_subst_shared_many(Arena *a, TypeCtx *tc, Phrase *body, int count, const Binder *const *xs,
+                                 Phrase *const *values);
 
 /* strategy.c: the OpenCL hierarchy and address space rules of spec
  * section 5 on a normalized kernel body. */

@@ -24,6 +24,9 @@ typedef struct Norm {
   TypeCtx *tc;
   Diag *diag;
   long nodes;
+  /* phrases norm_node walked: with nodes, a bound on the distinct nodes of
+   * the result, hence on its depth (normalize_phrase) */
+  long visits;
   bool too_big;
   Span where;
   /* recursion depth of copy and norm, which bounds the depth of the
@@ -31,6 +34,10 @@ typedef struct Norm {
   int depth, max_depth;
   bool too_deep;
   int run; /* this normalisation's Phrase.normal_run */
+  /* the earlier run whose marks this one takes as its own (-1: none), and
+   * the nodes that run walked and made (normalize_phrase_again) */
+  int trust;
+  long trust_reach;
   /* while a prelude def's body is copied: the span of its use, which every
    * node of the copy takes, so that a diagnostic about it (the strategy
    * check's, code generation's) points at the program's call of the def,
@@ -404,8 +411,9 @@ static Phrase *head(Norm *n, Phrase *f) {
  * nothing changes phrases during a run, and a normal phrase put somewhere
  * else can only make a redex at its root, which its parent reduces. */
 static Phrase *norm(Norm *n, Phrase *p) {
-  if (p && p->normal_run == n->run) return p;
+  if (p && (p->normal_run == n->run || p->normal_run == n->trust)) return p;
   if (n->too_big || !p || !enter(n)) return NULL;
+  n->visits++;
   Phrase *q = norm_node(n, p);
   n->depth--;
   if (q) q->normal_run = n->run;
@@ -508,11 +516,23 @@ static bool deeper_than(Arena *a, const Phrase *p, int max) {
   return false;
 }
 
-Phrase *normalize_phrase(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p) {
-  Norm n = {a, tc, diag, 0, false, p->span, 0, 0, false, ++tc->norm_runs, NULL, NULL};
+/* norm p, trusting the marks of run trust (-1: none), whose walk and
+ * making reached trust_reach nodes */
+static Phrase *normalize(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p, int trust, long trust_reach) {
+  Norm n = {a, tc, diag, 0, 0, false, p->span, 0, 0, false, ++tc->norm_runs, trust, trust_reach, NULL, NULL};
   n.max_depth = diag_depth_limit(diag, DPIA_MAX_NORMAL_DEPTH);
   Phrase *r = norm(&n, p);
-  if (r && !n.too_big && deeper_than(a, r, n.max_depth)) n.too_deep = true;
+  /* Every node of the result is one this run made (nodes) or one norm_node
+   * walked (visits): an input phrase is returned as it is only from there,
+   * an argument is normalised before it is put in, and a phrase marked
+   * normal by this run was walked or made by it (one marked by the trusted
+   * run, and what is under it, by that run: trust_reach).  A path of the
+   * result repeats no node, so its depth is at most their number: only a
+   * result that could be deeper than the limit is walked again (the walk
+   * was a fifth of a translation's normalisations; issue 35). */
+  long reach = n.visits + n.nodes + trust_reach;
+  tc->norm_reach = reach;
+  if (r && !n.too_big && reach > n.max_depth && deeper_than(a, r, n.max_depth)) n.too_deep = true;
   if (n.too_deep) {
     diag->limit_hit = true;
     diag_error(diag, ERR_TOO_DEEP, p->span, "program nested too deeply: more than %d levels after inlining defs",
@@ -527,6 +547,13 @@ Phrase *normalize_phrase(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p) {
   return r;
 }
 
+Phrase *normalize_phrase(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p) { return normalize(a, tc, diag, p, -1, 0); }
+
+Phrase *normalize_phrase_again(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p) {
+  /* no run before: no mark to trust (0 is every unmarked phrase's) */
+  return tc->norm_runs ? normalize(a, tc, diag, p, tc->norm_runs, tc->norm_reach) : normalize_phrase(a, tc, diag, p);
+}
+
 Phrase *normalize_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def) {
   Phrase *body = normalize_phrase(a, tc, diag, def->body);
   /* a kernel's view maps after its grid maps write through (strategy.c) */
@@ -534,22 +561,25 @@ Phrase *normalize_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def) {
 }
 
 Phrase *phrase_copy(Arena *a, TypeCtx *tc, const Phrase *p) {
-  Norm n = {a, tc, NULL, 0, false, p->span, 0, 0, false, 0, NULL, NULL};
+  Norm n = {a, tc, NULL, 0, 0, false, p->span, 0, 0, false, 0, 0, 0, NULL, NULL};
   return copy(&n, p, NULL, NULL);
 }
 
 Phrase *phrase_subst(Arena *a, TypeCtx *tc, const Phrase *body, const Binder *x, Phrase *value) {
-  Norm n = {a, tc, NULL, 0, false, body->span, 0, 0, false, 0, NULL, NULL};
+  Norm n = {a, tc, NULL, 0, 0, false, body->span, 0, 0, false, 0, 0, 0, NULL, NULL};
   /* value may be in use elsewhere: copied at every use (used already) */
   BindMap e = {x, value, value->kind == PH_VAR, true, NULL};
   return copy(&n, body, &e, NULL);
 }
 
-/* p with the variable of m replaced as phrase_subst replaces it, the
- * sub-phrases without a use of it shared rather than copied */
+/* p with the variables of m (a list) replaced as phrase_subst replaces
+ * them, the sub-phrases without a use of one shared rather than copied */
 static Phrase *subst_shared(Norm *n, Phrase *p, BindMap *m) {
   switch (p->kind) {
-  case PH_VAR: return p->binder == m->from ? copy_node(n, p, m, NULL) : p;
+  case PH_VAR:
+    for (BindMap *e = m; e; e = e->next)
+      if (p->binder == e->from) return copy_node(n, p, e, NULL);
+    return p;
   case PH_LIT: /* array literals hold scalar literals; defs and primitives no variables */
   case PH_PRIM:
   case PH_DEF: return p;
@@ -573,9 +603,21 @@ static Phrase *subst_shared(Norm *n, Phrase *p, BindMap *m) {
 }
 
 Phrase *phrase_subst_shared(Arena *a, TypeCtx *tc, Phrase *body, const Binder *x, Phrase *value) {
-  Norm n = {a, tc, NULL, 0, false, body->span, 0, 0, false, 0, NULL, NULL};
+  Norm n = {a, tc, NULL, 0, 0, false, body->span, 0, 0, false, 0, 0, 0, NULL, NULL};
   BindMap e = {x, value, value->kind == PH_VAR, true, NULL};
   return subst_shared(&n, body, &e);
+}
+
+Phrase *phrase_subst_shared_many(Arena *a, TypeCtx *tc, Phrase *body, int count, const Binder *const *xs,
+                                 Phrase *const *values) {
+  Norm n = {a, tc, NULL, 0, 0, false, body->span, 0, 0, false, 0, 0, 0, NULL, NULL};
+  BindMap *m = NULL;
+  for (int k = count - 1; k >= 0; k--) {
+    BindMap *e = NEW(a, BindMap);
+    *e = (BindMap){xs[k], values[k], values[k]->kind == PH_VAR, true, m};
+    m = e;
+  }
+  return subst_shared(&n, body, m);
 }
 
 Phrase *phrase_map_children(Arena *a, const Phrase *p, Phrase *(*f)(void *ctx, Phrase *child), void *ctx) {
@@ -585,14 +627,21 @@ Phrase *phrase_map_children(Arena *a, const Phrase *p, Phrase *(*f)(void *ctx, P
   case PH_PRIM:
   case PH_DEF: return (Phrase *)p;
   case PH_LAM: {
+    Phrase *body = f(ctx, p->body);
+    if (body == p->body) return (Phrase *)p;
     Phrase *q = arena_dup(a, p, sizeof *p);
-    q->body = f(ctx, p->body);
+    q->normal_run = 0; /* a new child: not known to be normal */
+    q->body = body;
     return q;
   }
   default: {
+    Phrase *fst = f(ctx, p->fst);
+    Phrase *snd = p->kind != PH_PROJ && p->kind != PH_UNOP ? f(ctx, p->snd) : p->snd;
+    if (fst == p->fst && snd == p->snd) return (Phrase *)p;
     Phrase *q = arena_dup(a, p, sizeof *p);
-    q->fst = f(ctx, p->fst);
-    if (p->kind != PH_PROJ && p->kind != PH_UNOP) q->snd = f(ctx, p->snd);
+    q->normal_run = 0;
+    q->fst = fst;
+    q->snd = snd;
     return q;
   }
   }

@@ -108,6 +108,7 @@ struct Frame {
   const Frame *up;
   bool has_nested_grid; /* a grid-level map whose body holds another one */
   Sym row;              /* a dependent map's row, a size of its body's types (Phrase.dep_index) */
+  bool gridless;        /* the argument walked with this frame holds no grid-level map */
 };
 
 typedef struct Strategy {
@@ -285,6 +286,15 @@ static bool contains_grid_map(const Phrase *p) {
   case PH_UNOP: return contains_grid_map(p->fst);
   default: return contains_grid_map(p->fst) || contains_grid_map(p->snd);
   }
+}
+
+/* contains_grid_map(p) for p walked with frame f: false at once inside
+ * an argument known to hold none (every phrase walked with f is inside
+ * the argument f was made for), so that the nested bodies of a kernel are
+ * not searched again at every level (issue 35) */
+static bool grid_below(const Strategy *s, const Frame *f, const Phrase *p) {
+  if (f ? f->gridless : !s->has_grid) return false;
+  return contains_grid_map(p);
 }
 
 static void violation(Strategy *s, DiagCode code, Span inner, const Frame *outer, const char *fmt, const char *a,
@@ -1077,7 +1087,7 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
                  "dependent array; read its rows where they are computed, or store them packed with depJoin",
                  construct_name(s->arena, prim, head->dim, head->span), dt_str(s->arena, kept));
   }
-  bool body_has_grid = nargs > 0 && is_body_arg(prim, 0) && contains_grid_map(args[0]);
+  bool body_has_grid = nargs > 0 && is_body_arg(prim, 0) && grid_below(s, f, args[0]);
   bool sequential_temp = materialises && !is_grid_map(role) && !body_has_grid;
   if (!g && s->has_grid && sequential_temp) {
     /* the same at the top of a kernel: every work-item of the grid would
@@ -1118,10 +1128,12 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
                  s->kernel->name);
     }
   }
-  Frame inner = {prim, role, head->dim, head->span, f, false, head->dep_index};
+  Frame inner = {prim, role, head->dim, head->span, f, false, head->dep_index, false};
   for (int i = 0; i < nargs; i++) {
     if (is_body_arg(prim, i)) {
-      inner.has_nested_grid = is_grid_map(role) && contains_grid_map(args[i]);
+      bool grid = i == 0 ? body_has_grid : grid_below(s, f, args[i]);
+      inner.has_nested_grid = is_grid_map(role) && grid;
+      inner.gridless = !grid;
       /* a misplaced toPrivate was reported: its body is not checked as
        * private code again (no cascade) */
       walk(s, args[i], result_in_private ? f : &inner, (Position){true, head->span, prim, head->prelude, NULL});

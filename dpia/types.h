@@ -86,6 +86,8 @@ typedef struct TypeCtx {
   int next_meta;
   int next_binder; /* ids of binders (phrase.h), unique per translation */
   int norm_runs;   /* normalisations so far (Phrase.normal_run) */
+  long norm_reach; /* the last one's phrases walked and made: a bound on the
+                      nodes under any phrase it marked (normalize.c) */
   int dep_rows;    /* dependent maps' rows named so far, each a name of its
                       own in the translation (check_dep.c) */
   /* common types, made once per context */

@@ -46,6 +46,23 @@ Phrase *b_app(Builder *b, Phrase *fn, Phrase *arg) {
   return p;
 }
 
+Phrase *b_app_as(Builder *b, Phrase *old, Phrase *fn, Phrase *arg) {
+  if (old->kind == PH_APP && old->fst == fn && old->snd == arg && (fn->type->kind == PT_FN || fn->type->kind == PT_FN_P)) {
+    /* byte for byte what node() and b_app make (arena memory is zeroed,
+     * padding included); any difference, a mark of normality included,
+     * builds anew as before */
+    Phrase like;
+    memset(&like, 0, sizeof like);
+    like.kind = PH_APP;
+    like.span = b->span;
+    like.type = fn->type->snd;
+    like.fst = fn;
+    like.snd = arg;
+    if (memcmp(&like, old, sizeof like) == 0) return old;
+  }
+  return b_app(b, fn, arg);
+}
+
 Phrase *b_app2(Builder *b, Phrase *fn, Phrase *a1, Phrase *a2) { return b_app(b, b_app(b, fn, a1), a2); }
 
 Phrase *b_proj(Builder *b, Phrase *pair, int index) {

@@ -22,6 +22,9 @@ Phrase *b_var(Builder *b, Binder *x);
 Phrase *b_lam(Builder *b, Binder *x, Phrase *body, bool passive);
 Phrase *b_app(Builder *b, Phrase *fn, Phrase *arg);
 Phrase *b_app2(Builder *b, Phrase *fn, Phrase *a1, Phrase *a2);
+/* b_app(b, fn, arg), or old itself when old is the very node b_app would
+ * build: a pass rewriting a tree shares what it leaves as it was */
+Phrase *b_app_as(Builder *b, Phrase *old, Phrase *fn, Phrase *arg);
 Phrase *b_proj(Builder *b, Phrase *pair, int index);
 Phrase *b_pair(Builder *b, Phrase *x, Phrase *y); /* phrase pair {x, y} */
 Phrase *b_seq(Builder *b, Phrase *c1, Phrase *c2);

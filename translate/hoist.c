@@ -227,10 +227,13 @@ static Phrase *hoist(Hoist *h, Phrase *p) {
       }
       Size n = parfor ? b_data(fn->snd)->size : range ? range->sizes[0] : fn->sizes[0];
       h->loops[h->nloops++] = (Loop){parfor ? loop : ROLE_FOR, n, p->snd->lam_binder};
-      Phrase *q = arena_dup(h->b.arena, p, sizeof *p);
-      q->fst = head;
-      q->snd = hoist(h, p->snd);
+      Phrase *body = hoist(h, p->snd);
       h->nloops--;
+      if (head == fn && body == p->snd) return p; /* as phrase_map_children shares */
+      Phrase *q = arena_dup(h->b.arena, p, sizeof *p);
+      q->normal_run = 0;
+      q->fst = head;
+      q->snd = body;
       return q;
     }
   }
@@ -245,7 +248,9 @@ DefInfo *translate_hoist(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const 
     Binder *v = h.locals.items[k];
     body = b_new(&h.b, PRIM_NEW_LOCAL, v->type->fst->data, v, body);
   }
-  body = normalize_phrase(a, tc, diag, body);
+  /* stage II's normal form, hoisting's copies unmarked (phrase_map_children
+   * and above): only the paths hoisting changed are walked again */
+  body = normalize_phrase_again(a, tc, diag, body);
   if (!body) return NULL;
   DefInfo *d = NEW(a, DefInfo);
   *d = *imperative;

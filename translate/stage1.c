@@ -27,6 +27,10 @@ typedef struct Stage1 {
    * the global temporaries, which hoisting makes parameters (see
    * param_name_for) */
   NameSet params;
+  /* the user's lambdas apply_fn has applied, by address (open addressing,
+   * at most half full): the first application of each shares its body */
+  const Phrase **applied;
+  int applied_cap, applied_len;
 } Stage1;
 
 static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc);
@@ -107,10 +111,42 @@ static void no_consumed_left(const Phrase *p) {
 /* K = \x -> body, where body is built by the caller after the binder exists */
 static Binder *k_binder(Stage1 *s, const char *name, DataType *t) { return b_binder(&s->b, name, pt_exp(s->b.tc, t)); }
 
-/* f applied to x, beta-reduced when f is a lambda: the body of a map */
+static unsigned applied_slot(const Stage1 *s, const Phrase *f) {
+  unsigned i = (unsigned)((uintptr_t)f >> 4) * 2654435761u & (unsigned)(s->applied_cap - 1);
+  while (s->applied[i] && s->applied[i] != f) i = (i + 1) & (unsigned)(s->applied_cap - 1);
+  return i;
+}
+
+/* Whether f is applied for the first time (and note that it is) */
+static bool first_application(Stage1 *s, const Phrase *f) {
+  if (2 * (s->applied_len + 1) > s->applied_cap) {
+    const Phrase **old = s->applied;
+    int old_cap = s->applied_cap;
+    s->applied_cap = old_cap ? 2 * old_cap : 32;
+    s->applied = NEWARRAY(s->b.arena, const Phrase *, s->applied_cap);
+    for (int k = 0; k < old_cap; k++)
+      if (old[k]) s->applied[applied_slot(s, old[k])] = old[k];
+  }
+  unsigned i = applied_slot(s, f);
+  if (s->applied[i]) return false;
+  s->applied[i] = f;
+  s->applied_len++;
+  return true;
+}
+
+/* f applied to x, beta-reduced when f is a lambda: the body of a map.
+ * The first application of a lambda shares its body but for the paths to
+ * x's uses (phrase_subst_shared), its binders kept: they are bound once
+ * in the result still, since every later application of it copies it
+ * with fresh binders.  A map's function holds the rest of its level of
+ * the program: copying it at every level made the stage quadratic in the
+ * depth of maps (issue 35).  Nothing here changes a phrase of the
+ * kernel's normal form in place (apply_k overwrites only variables this
+ * file builds), which the later passes (the reference interpreter) read. */
 static Phrase *apply_fn(Stage1 *s, Phrase *f, Phrase *x) {
-  if (f->kind == PH_LAM) return phrase_subst(s->b.arena, s->b.tc, f->body, f->lam_binder, x);
-  return b_app(&s->b, f, x);
+  if (f->kind != PH_LAM) return b_app(&s->b, f, x);
+  if (first_application(s, f)) return phrase_subst_shared(s->b.arena, s->b.tc, f->body, f->lam_binder, x);
+  return phrase_subst(s->b.arena, s->b.tc, f->body, f->lam_binder, x);
 }
 
 /* Name a new binder after the lambda it replaces, so generated code keeps
@@ -1028,7 +1064,7 @@ static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
 }
 
 DefInfo *translate_stage1(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *kernel, Phrase *normal_body) {
-  Stage1 s = {{a, tc, in, normal_body->span}, PRIM_NEW_GLOBAL, {.arena = a}};
+  Stage1 s = {{a, tc, in, normal_body->span}, PRIM_NEW_GLOBAL, {.arena = a}, NULL, 0, 0};
   DefInfo *d = NEW(a, DefInfo);
   *d = *kernel;
   d->is_kernel = false;

@@ -43,6 +43,40 @@ static Phrase *apply(Stage2 *s, Phrase *f, Phrase *x) {
   return b_app(&s->b, f, x);
 }
 
+static bool has_lambda(const Phrase *p) {
+  switch (p->kind) {
+  case PH_VAR:
+  case PH_LIT:
+  case PH_PRIM:
+  case PH_DEF: return false;
+  case PH_LAM: return true;
+  case PH_PROJ:
+  case PH_UNOP: return has_lambda(p->fst);
+  default: return has_lambda(p->fst) || has_lambda(p->snd);
+  }
+}
+
+/* F x1 ... xn, as apply one argument after the other: F's n parameters
+ * substituted in one walk of its body, not n (a reduction's step is
+ * applied to its element and both sides of its accumulator).  The same
+ * phrase results: the arguments are made outside F, so no argument holds
+ * a variable of another's parameter, and each path to a use is copied
+ * once where apply copied it once a parameter.  Where an argument holds a
+ * lambda (its copies number binders, in the order of the uses) or F has
+ * fewer lambdas than arguments, one at a time as before. */
+static Phrase *apply_n(Stage2 *s, Phrase *f, int n, Phrase *const *xs) {
+  const Binder *binders[4];
+  Phrase *body = f;
+  int k = 0;
+  while (k < n && k < (int)DPIA_COUNTOF(binders) && body->kind == PH_LAM && !has_lambda(xs[k])) {
+    binders[k++] = body->lam_binder;
+    body = body->body;
+  }
+  if (k == n) return phrase_subst_shared_many(s->b.arena, s->b.tc, body, n, binders, xs);
+  for (k = 0; k < n; k++) f = apply(s, f, xs[k]);
+  return f;
+}
+
 /* origin, fills_literal: the loop's (phrase.h) */
 static Phrase *for_loop(Stage2 *s, Size n, Binder *i, Phrase *body, const char *origin, bool fills_literal,
                         Sym row) {
@@ -84,13 +118,14 @@ static Phrase *lower_map_i(Stage2 *s, Phrase *head, Phrase *f, Phrase *e, Phrase
    * checked again as a size of the loop's body (check.c, row_loop) */
   if (head->dep_index) name = head->dep_index;
   Binder *i = b_binder(b, name, pt_exp(tc, dt_idx(tc, n)));
-  Phrase *fx = apply(s, f, b_idx_row(b, e, b_var(b, i), head->dep_index));
+  Phrase *x = b_idx_row(b, e, b_var(b, i), head->dep_index);
   if (prim_lowered(head->prim) == PRIM_FOR) {
     /* mapI with no OpenCL level runs sequentially: see b_assign */
-    return for_loop(s, n, i, apply(s, fx, b_idx_acc_row(b, acc, b_var(b, i), head->dep_index)),
-                    head->origin ? head->origin : "mapSeq",
-                    head->fills_literal, head->dep_index);
+    Phrase *xs[] = {x, b_idx_acc_row(b, acc, b_var(b, i), head->dep_index)};
+    return for_loop(s, n, i, apply_n(s, f, 2, xs), head->origin ? head->origin : "mapSeq", head->fills_literal,
+                    head->dep_index);
   }
+  Phrase *fx = apply(s, f, x);
   /* fx is \o -> body: keep its binder as the parfor's element acceptor */
   ASSERT(fx->kind == PH_LAM);
   Phrase *body = b_lam(b, i, b_lam(b, fx->lam_binder, fx->body, true), false);
@@ -138,15 +173,15 @@ static Phrase *own_condition(void *ctx, Phrase *p) {
   OwnCondition *o = ctx;
   Builder *b = &o->s->b;
   p = phrase_map_children(b->arena, p, own_condition, o);
-  PhraseSpine sp;
-  phrase_spine(b->arena, p, &sp);
-  if (sp.head->kind != PH_PRIM || prim_family(sp.head->prim) != PFAM_IF || sp.nargs != 2 ||
-      !phrase_uses(sp.args[0], o->acc) || !phrase_uses(sp.args[1], o->acc))
+  /* if c {t, e}: the spine of if and its two arguments */
+  if (p->kind != PH_APP || p->fst->kind != PH_APP || p->fst->fst->kind != PH_PRIM ||
+      prim_family(p->fst->fst->prim) != PFAM_IF || !phrase_uses(p->fst->snd, o->acc) || !phrase_uses(p->snd, o->acc))
     return p;
+  Phrase *head = p->fst->fst, *cond = p->fst->snd, *sides = p->snd;
   TypeCtx *tc = b->tc;
   Binder *chosen = b_binder(b, "chosen", pt_var(tc, tc->t_bool));
-  Phrase *store = b_assign(b, b_proj(b, b_var(b, chosen), 1), sp.args[0]);
-  Phrase *choice = b_app2(b, sp.head, b_proj(b, b_var(b, chosen), 2), sp.args[1]);
+  Phrase *store = b_assign(b, b_proj(b, b_var(b, chosen), 1), cond);
+  Phrase *choice = b_app2(b, head, b_proj(b, b_var(b, chosen), 2), sides);
   return b_new(b, PRIM_NEW_PRIVATE, tc->t_bool, chosen, b_seq(b, store, choice));
 }
 
@@ -166,8 +201,8 @@ static Phrase *lower_reduce_i(Stage2 *s, Phrase *head, Phrase *f, Phrase *init, 
   Phrase *v = b_var(b, acc);
   Binder *i = b_binder(b, "i", pt_exp(tc, dt_idx(tc, n)));
   /* F (idx E i) acc.2 acc.1 */
-  Phrase *step = apply(s, apply(s, apply(s, f, b_idx(b, e, b_var(b, i))), b_proj(b, v, 2)), b_proj(b, v, 1));
-  step = own_conditions(s, step, acc);
+  Phrase *xs[] = {b_idx(b, e, b_var(b, i)), b_proj(b, v, 2), b_proj(b, v, 1)};
+  Phrase *step = own_conditions(s, apply_n(s, f, 3, xs), acc);
   const Phrase *shared = head->shared_by;
   const Phrase *const *levels = head->shared_depth ? head->shared_nest : &shared;
   int nlevels = head->shared_depth ? head->shared_depth : 1;
@@ -202,7 +237,8 @@ static Phrase *lower_scan_i(Stage2 *s, Phrase *f, Phrase *init, Phrase *e, Phras
   Binder *acc = b_binder(b, "acc", pt_var(tc, d2));
   Phrase *v = b_var(b, acc);
   Binder *i = b_binder(b, "i", pt_exp(tc, dt_idx(tc, n)));
-  Phrase *step = own_conditions(s, apply(s, apply(s, apply(s, f, b_idx(b, e, b_var(b, i))), b_proj(b, v, 2)), b_proj(b, v, 1)), acc);
+  Phrase *xs[] = {b_idx(b, e, b_var(b, i)), b_proj(b, v, 2), b_proj(b, v, 1)};
+  Phrase *step = own_conditions(s, apply_n(s, f, 3, xs), acc);
   Phrase *write = b_assign(b, b_idx_acc(b, out, b_var(b, i)), b_proj(b, v, 2));
   Phrase *body = b_seq(b, b_assign(b, b_proj(b, v, 1), init), for_loop(s, n, i, b_seq(b, step, write), "scanSeq", false, NULL));
   return b_new(b, PRIM_NEW_PRIVATE, d2, acc, body);
@@ -231,7 +267,8 @@ static Phrase *lower_slide_seq_i(Stage2 *s, Phrase *head, Phrase *f, Phrase *e, 
   Binder *i = b_binder(b, "i", pt_exp(tc, dt_idx(tc, steps)));
   Phrase *load = b_assign(b, b_idx_acc(b, b_proj(b, b_var(b, w), 1), b_index(b, rest, size)),
                           b_idx(b, b_take_drop(b, PRIM_DROP, rest, e), b_var(b, i)));
-  Phrase *step = b_seq(b, load, apply(s, apply(s, f, b_proj(b, b_var(b, w), 2)), b_idx_acc(b, out, b_var(b, i))));
+  Phrase *xs[] = {b_proj(b, b_var(b, w), 2), b_idx_acc(b, out, b_var(b, i))};
+  Phrase *step = b_seq(b, load, apply_n(s, f, 2, xs));
   Phrase *body;
   if (size_is_zero(rest)) {
     body = for_loop(s, steps, i, step, "slideSeq", false, NULL);
@@ -253,6 +290,14 @@ static Phrase *lower_slide_seq_i(Stage2 *s, Phrase *head, Phrase *f, Phrase *e, 
 }
 
 static Phrase *rewrite_child(void *s, Phrase *p) { return rewrite(s, p); }
+
+/* h args[0] .. args[k], the spine old was (old applies args[k]): old's own
+ * nodes where the arguments are the ones they hold, so that a spine stage
+ * II leaves as it was is not copied (issue 35) */
+static Phrase *respine(Stage2 *s, Phrase *old, Phrase *h, Phrase **args, int k) {
+  if (k < 0) return h;
+  return b_app_as(&s->b, old, respine(s, old->fst, h, args, k - 1), args[k]);
+}
 
 static Phrase *rewrite(Stage2 *s, Phrase *p) {
   if (p->kind == PH_APP) {
@@ -306,10 +351,7 @@ static Phrase *rewrite(Stage2 *s, Phrase *p) {
       }
       DPIA_EXHAUSTIVE_END
     }
-    if (!r) {
-      r = h;
-      for (int k = 0; k < n; k++) r = b_app(&s->b, r, args[k]); /* redexes: normalised below */
-    }
+    if (!r) r = respine(s, p, h, args, n - 1); /* redexes: normalised below */
     s->b.span = saved;
     return r;
   }
