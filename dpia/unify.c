@@ -46,7 +46,7 @@ static SizeMeta *find_size_meta(Checker *c, Sym name) {
   return m;
 }
 
-static Size zonk_size_now(Checker *c, Size s);
+static Size zonk_size_now(Checker *c, Size s, bool *lasting);
 
 /* replace solved size metavariables */
 static Size zonk_size(Checker *c, Size s) {
@@ -54,30 +54,50 @@ static Size zonk_size(Checker *c, Size s) {
   ZonkMemo *memo = c->zonk_memo;
   size_t h = ((uintptr_t)s.terms >> 4) * 31 + (size_t)s.nterms;
   h = (h ^ (h >> 9)) % ZONK_MEMO_SIZE;
-  if (memo->entry[h].terms == s.terms && memo->entry[h].nterms == s.nterms && memo->entry[h].stamp == memo->solved)
+  if (memo->entry[h].terms == s.terms && memo->entry[h].nterms == s.nterms &&
+      (memo->entry[h].stamp == memo->solved || memo->entry[h].stamp == ZONK_LASTING))
     return memo->entry[h].value;
-  Size z = zonk_size_now(c, s);
+  bool lasting;
+  Size z = zonk_size_now(c, s, &lasting);
   if (c->tc->sizes.overflow) return z; /* reported once, where it happens */
   memo->entry[h].terms = s.terms;
   memo->entry[h].nterms = s.nterms;
-  memo->entry[h].stamp = memo->solved;
+  memo->entry[h].stamp = lasting ? ZONK_LASTING : memo->solved;
   memo->entry[h].value = z;
   return z;
 }
 
+/* is_solved_meta's question, and whether it met a metavariable not solved */
+typedef struct SolvedQuery {
+  Checker *c;
+  bool met_unsolved;
+} SolvedQuery;
+
 static bool is_solved_meta(const void *user, Sym v) {
-  return v[0] == '?' && find_size_meta((Checker *)user, v)->solved;
+  if (v[0] != '?') return false;
+  SolvedQuery *q = (SolvedQuery *)user;
+  if (find_size_meta(q->c, v)->solved) return true;
+  q->met_unsolved = true;
+  return false;
 }
 
 /* The solved metavariables replaced one at a time, the first (in the order
  * of size_vars) first, until none is left: their values may have solved
- * metavariables of their own (ceil(?n1/64) has ?n1). */
-static Size zonk_size_now(Checker *c, Size s) {
+ * metavariables of their own (ceil(?n1/64) has ?n1).  *lasting: no step met
+ * a metavariable not solved (each scan stops at the first solved one, the
+ * last scans all of the result), so solving more cannot change a step and
+ * the result holds from now on (ZonkMemo). */
+static Size zonk_size_now(Checker *c, Size s, bool *lasting) {
+  SolvedQuery q = {c, false};
   for (int guard = 0; guard < 10000; guard++) {
-    Sym v = size_first_var_where(s, is_solved_meta, c);
+    Sym v = size_first_var_where(s, is_solved_meta, &q);
+    *lasting = !q.met_unsolved;
     if (!v) return s;
     Size out;
-    if (!size_subst(&c->tc->sizes, s, v, find_size_meta(c, v)->value, &out)) return s;
+    if (!size_subst(&c->tc->sizes, s, v, find_size_meta(c, v)->value, &out)) {
+      *lasting = false;
+      return s;
+    }
     s = out;
   }
   INTERNAL("size metavariables do not settle");
@@ -146,6 +166,11 @@ static bool unify_size(Checker *c, Size a, Size b, Span span) {
     Size value;
     if (m[0] != '?' || !size_solve_difference(&c->tc->sizes, diff, m, &value) || size_has_var(value, m)) continue;
     SizeMeta *sm = find_size_meta(c, m);
+    /* solved again (only after an overflow left it in a zonked size):
+     * the lasting zonks of ZonkMemo may have used its old value */
+    if (sm->solved)
+      for (int e = 0; e < ZONK_MEMO_SIZE; e++)
+        if (c->zonk_memo->entry[e].stamp == ZONK_LASTING) c->zonk_memo->entry[e].terms = NULL;
     sm->solved = true;
     sm->value = value;
     c->zonk_memo->solved++;
