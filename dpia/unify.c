@@ -48,23 +48,55 @@ static SizeMeta *find_size_meta(Checker *c, Sym name) {
 
 static Size zonk_size_now(Checker *c, Size s, bool *lasting);
 
-/* replace solved size metavariables */
-static Size zonk_size(Checker *c, Size s) {
+/* the solved metavariable that s is alone (1*?n), or NULL */
+static SizeMeta *lone_solved_meta(Checker *c, Size s) {
+  if (s.nterms != 1) return NULL;
+  const SizeTerm *t = &s.terms[0];
+  if (t->num != 1 || t->den != 1 || t->nfactors != 1 || t->factors[0].exp != 1) return NULL;
+  Sym v = size_factor_var(&t->factors[0]);
+  if (!v || v[0] != '?') return NULL;
+  SizeMeta *m = find_size_meta(c, v);
+  return m->solved ? m : NULL;
+}
+
+/* zonk_size, and whether its result is lasting (ZonkMemo) */
+static Size zonk_size_at(Checker *c, Size s, bool *lasting) {
+  *lasting = true;
   if (s.nterms == 0) return s;
   ZonkMemo *memo = c->zonk_memo;
   size_t h = ((uintptr_t)s.terms >> 4) * 31 + (size_t)s.nterms;
   h = (h ^ (h >> 9)) % ZONK_MEMO_SIZE;
   if (memo->entry[h].terms == s.terms && memo->entry[h].nterms == s.nterms &&
-      (memo->entry[h].stamp == memo->solved || memo->entry[h].stamp == ZONK_LASTING))
+      (memo->entry[h].stamp == memo->solved || memo->entry[h].stamp == ZONK_LASTING)) {
+    *lasting = memo->entry[h].stamp == ZONK_LASTING;
     return memo->entry[h].value;
-  bool lasting;
-  Size z = zonk_size_now(c, s, &lasting);
+  }
+  /* A lone solved metavariable: zonk_size_now's first step replaces it by
+   * its value, that very Size (size_subst of 1*?n keeps the value as it is),
+   * and goes on from there, so the zonk of its value, kept in the memo
+   * under the value (not a lone solved metavariable itself), is its zonk (translation throughput: every phrase
+   * typed [?n]... asks this of ?n's value again). */
+  Size z;
+  SizeMeta *lone = lone_solved_meta(c, s);
+  if (lone) {
+    Size v = lone->value; /* a chain ?n1 := ?n2 := ... followed without recursion */
+    while ((lone = lone_solved_meta(c, v))) v = lone->value;
+    z = zonk_size_at(c, v, lasting);
+  } else {
+    z = zonk_size_now(c, s, lasting);
+  }
   if (c->tc->sizes.overflow) return z; /* reported once, where it happens */
   memo->entry[h].terms = s.terms;
   memo->entry[h].nterms = s.nterms;
-  memo->entry[h].stamp = lasting ? ZONK_LASTING : memo->solved;
+  memo->entry[h].stamp = *lasting ? ZONK_LASTING : memo->solved;
   memo->entry[h].value = z;
   return z;
+}
+
+/* replace solved size metavariables */
+static Size zonk_size(Checker *c, Size s) {
+  bool lasting;
+  return zonk_size_at(c, s, &lasting);
 }
 
 /* is_solved_meta's question, and whether it met a metavariable not solved */
