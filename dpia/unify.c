@@ -72,10 +72,11 @@ static Size zonk_size_at(Checker *c, Size s, bool *lasting) {
     return memo->entry[h].value;
   }
   /* A lone solved metavariable: zonk_size_now's first step replaces it by
-   * its value, that very Size (size_subst of 1*?n keeps the value as it is),
-   * and goes on from there, so the zonk of its value, kept in the memo
-   * under the value (not a lone solved metavariable itself), is its zonk (translation throughput: every phrase
-   * typed [?n]... asks this of ?n's value again). */
+   * its value, that very Size (size_subst of 1*?n keeps the value as it
+   * is), and goes on from there, so the zonk of its value (the end of a
+   * chain of them), kept in the memo under the value, is its zonk
+   * (translation throughput: every phrase typed [?n]... asks this of ?n's
+   * value again). */
   Size z;
   SizeMeta *lone = lone_solved_meta(c, s);
   if (lone) {
