@@ -181,6 +181,47 @@ static bool unify_size(Checker *c, Size a, Size b, Span span);
 
 bool unify_sizes(Checker *c, Size a, Size b, Span span) { return unify_size(c, a, b, span); }
 
+/* ?m := value, found from a == b (solve_from); reported there if value is
+ * not a natural number, else required to be one */
+static void solve_size_meta(Checker *c, SizeMeta *sm, Size value, Size a, Size b) {
+  /* solved again (only after an overflow left it in a zonked size):
+   * the lasting zonks of ZonkMemo may have used its old value */
+  if (sm->solved)
+    for (int e = 0; e < ZONK_MEMO_SIZE; e++)
+      if (c->zonk_memo->entry[e].stamp == ZONK_LASTING) c->zonk_memo->entry[e].terms = NULL;
+  sm->solved = true;
+  sm->value = value;
+  c->zonk_memo->solved++;
+  int64_t v;
+  if (size_first_meta(value) == NULL && size_const_value(value, &v) && v < 0) {
+    report_unfit(c, sm, a, b, value, "negative");
+  } else if (!size_first_meta(value) && !size_has_any_var(value) && !size_is_polynomial(value)) {
+    report_unfit(c, sm, a, b, value, "not a whole number");
+  } else {
+    /* a size is a natural number: N/2048 needs N % 2048 == 0 */
+    require(c, REQ_NATURAL, value, sm->origin, NULL);
+  }
+}
+
+/* The unsolved metavariable that s is alone (1*?m), when the other side
+ * has none: the general way below then solves ?m as other, the very
+ * terms, through other's negation twice (?m - other == 0, or other - ?m
+ * == 0 times -1), which the terms checked here cannot overflow
+ * (translation throughput: most equations a primitive's instance makes
+ * are of this form, ?n1 == N/1024).  NULL otherwise. */
+static SizeMeta *lone_meta_of(Checker *c, Size s, Size other) {
+  if (s.nterms != 1 || other.nterms >= SIZE_MAX_TERMS) return NULL;
+  const SizeTerm *t = &s.terms[0];
+  if (t->num != 1 || t->den != 1 || t->nfactors != 1 || t->factors[0].exp != 1) return NULL;
+  Sym v = size_factor_var(&t->factors[0]);
+  if (!v || v[0] != '?') return NULL;
+  SizeMeta *m = find_size_meta(c, v);
+  if (m->solved || size_first_meta(other)) return NULL;
+  for (int i = 0; i < other.nterms; i++)
+    if (other.terms[i].num == INT64_MIN) return NULL;
+  return m;
+}
+
 /* Unify two sizes; false if they are certainly different.  An equation
  * that no metavariable can be solved from yet is postponed. */
 static bool unify_size(Checker *c, Size a, Size b, Span span) {
@@ -190,6 +231,15 @@ static bool unify_size(Checker *c, Size a, Size b, Span span) {
   /* a constant that is not a natural number was already reported (by
    * report_unfit); equations about it would only repeat the message */
   if (c->failed && (is_unnatural_const(a) || is_unnatural_const(b))) return true;
+  SizeMeta *lone = lone_meta_of(c, a, b);
+  if (lone) {
+    solve_size_meta(c, lone, b, a, b);
+    return true;
+  }
+  if ((lone = lone_meta_of(c, b, a))) {
+    solve_size_meta(c, lone, a, a, b);
+    return true;
+  }
   Size diff = size_sub(&c->tc->sizes, a, b);
   if (!size_first_meta(diff)) return false;
   Sym *vars;
@@ -198,24 +248,7 @@ static bool unify_size(Checker *c, Size a, Size b, Span span) {
     Sym m = vars[j];
     Size value;
     if (m[0] != '?' || !size_solve_difference(&c->tc->sizes, diff, m, &value) || size_has_var(value, m)) continue;
-    SizeMeta *sm = find_size_meta(c, m);
-    /* solved again (only after an overflow left it in a zonked size):
-     * the lasting zonks of ZonkMemo may have used its old value */
-    if (sm->solved)
-      for (int e = 0; e < ZONK_MEMO_SIZE; e++)
-        if (c->zonk_memo->entry[e].stamp == ZONK_LASTING) c->zonk_memo->entry[e].terms = NULL;
-    sm->solved = true;
-    sm->value = value;
-    c->zonk_memo->solved++;
-    int64_t v;
-    if (size_first_meta(value) == NULL && size_const_value(value, &v) && v < 0) {
-      report_unfit(c, sm, a, b, value, "negative");
-    } else if (!size_first_meta(value) && !size_has_any_var(value) && !size_is_polynomial(value)) {
-      report_unfit(c, sm, a, b, value, "not a whole number");
-    } else {
-      /* a size is a natural number: N/2048 needs N % 2048 == 0 */
-      require(c, REQ_NATURAL, value, sm->origin, NULL);
-    }
+    solve_size_meta(c, find_size_meta(c, m), value, a, b);
     return true;
   }
   Postponed *p = NEW(c->arena, Postponed);
