@@ -744,20 +744,34 @@ static bool has_unsolved(DataType *t) {
   }
 }
 
-static bool pt_has_unsolved(PhraseType *t) {
-  switch (t->kind) {
-  case PT_EXP:
-  case PT_ACC: return has_unsolved(t->data);
-  case PT_COMM: return false;
-  default: return pt_has_unsolved(t->fst) || pt_has_unsolved(t->snd);
-  }
-}
-
+enum { CLEAN_TYPES = 64 };
 typedef struct Finish {
   Checker *c;
   bool reported_unsolved;
   DataZonks zonks; /* zonk_data's results in this walk */
+  /* phrase types found without unsolved metavariables, direct-mapped:
+   * zonk_spine's phrases share their types' parts (pt_unsolved_in) */
+  const PhraseType *clean[CLEAN_TYPES];
 } Finish;
+
+/* whether a zonked phrase type has an unsolved metavariable, asked of
+ * every phrase's: an application's type is part of its function's, asked
+ * next, so types found without are kept (nothing is solved during
+ * zonk_tree) */
+static bool pt_unsolved_in(Finish *f, const PhraseType *t) {
+  uintptr_t h = (uintptr_t)t >> 4;
+  h = (h ^ (h >> 6)) % CLEAN_TYPES;
+  if (f->clean[h] == t) return false;
+  bool unsolved;
+  switch (t->kind) {
+  case PT_EXP:
+  case PT_ACC: unsolved = has_unsolved(t->data); break;
+  case PT_COMM: return false;
+  default: unsolved = pt_unsolved_in(f, t->fst) || pt_unsolved_in(f, t->snd); break;
+  }
+  if (!unsolved) f->clean[h] = t;
+  return unsolved;
+}
 
 /* Whether p applies a function whose type's result is p's very type (as
  * apply_spine makes them): the zonk of that type then holds p's. */
@@ -800,7 +814,7 @@ static void zonk_node(Finish *f, Phrase *p, Zonked done) {
       p->type = zonk_phrase_type_in(c, p->type, &f->zonks);
     }
   }
-  if (!f->reported_unsolved && pt_has_unsolved(p->type)) {
+  if (!f->reported_unsolved && pt_unsolved_in(f, p->type)) {
     f->reported_unsolved = true;
     TypeNamer tn;
     check_namer(c, &tn);
@@ -1243,7 +1257,7 @@ void finish_decl(Checker *c, DefInfo *def) {
     }
   }
   if (!c->failed && def->body) {
-    Finish f = {c, false, {.arena = c->arena}};
+    Finish f = {.c = c, .zonks = {.arena = c->arena}};
     zonk_tree(&f, def->body);
     if (!c->failed) dep_scopes(c, def->body);
     for (int i = 0; i < def->nparams; i++) def->params[i]->type = zonk_phrase_type(c, def->params[i]->type);
