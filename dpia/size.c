@@ -737,6 +737,11 @@ bool size_solve_difference(SizeCtx *sc, Size difference, Sym m, Size *out) {
   return true;
 }
 
+bool size_solve_scaled(SizeCtx *sc, int64_t num, int64_t den, Size other, Size *out) {
+  SizeTerm k = {num, den, 0, NULL}, inverse;
+  return invert_term(sc->arena, &k, &inverse) && mul_sizes(sc->arena, other, single_term(sc->arena, inverse), out);
+}
+
 /* ---- evaluation ---- */
 
 static bool wide_power(Wide base, uint64_t exponent, Wide *out) {

@@ -203,16 +203,18 @@ static void solve_size_meta(Checker *c, SizeMeta *sm, Size value, Size a, Size b
   }
 }
 
-/* The unsolved metavariable that s is alone (1*?m), when the other side
- * has none: the general way below then solves ?m as other, the very
- * terms, through other's negation twice (?m - other == 0, or other - ?m
- * == 0 times -1), which the terms checked here cannot overflow
- * (translation throughput: most equations a primitive's instance makes
- * are of this form, ?n1 == N/1024).  NULL otherwise. */
-static SizeMeta *lone_meta_of(Checker *c, Size s, Size other) {
+/* The unsolved metavariable of s when s is k*?m for a constant k (*k
+ * set) and the other side has none: the general way below then solves ?m
+ * as other times 1/k (size_solve_scaled), through other's negation twice
+ * (k*?m - other == 0, or other - k*?m == 0 times -1), which the terms
+ * checked here cannot overflow (translation throughput: most equations a
+ * primitive's instance makes are of this form, ?n1 == N/1024 or 4*?n9 ==
+ * N).  NULL otherwise. */
+static SizeMeta *lone_meta_of(Checker *c, Size s, Size other, const SizeTerm **k) {
   if (s.nterms != 1 || other.nterms >= SIZE_MAX_TERMS) return NULL;
   const SizeTerm *t = &s.terms[0];
-  if (t->num != 1 || t->den != 1 || t->nfactors != 1 || t->factors[0].exp != 1) return NULL;
+  *k = t;
+  if (t->num == 0 || t->num == INT64_MIN || t->nfactors != 1 || t->factors[0].exp != 1) return NULL;
   Sym v = size_factor_var(&t->factors[0]);
   if (!v || v[0] != '?') return NULL;
   SizeMeta *m = find_size_meta(c, v);
@@ -231,13 +233,17 @@ static bool unify_size(Checker *c, Size a, Size b, Span span) {
   /* a constant that is not a natural number was already reported (by
    * report_unfit); equations about it would only repeat the message */
   if (c->failed && (is_unnatural_const(a) || is_unnatural_const(b))) return true;
-  SizeMeta *lone = lone_meta_of(c, a, b);
-  if (lone) {
-    solve_size_meta(c, lone, b, a, b);
+  const SizeTerm *k;
+  Size value;
+  SizeMeta *lone = lone_meta_of(c, a, b, &k);
+  Size other = b;
+  if (!lone) lone = lone_meta_of(c, b, a, &k), other = a;
+  if (lone && k->num == 1 && k->den == 1) {
+    solve_size_meta(c, lone, other, a, b); /* other itself */
     return true;
   }
-  if ((lone = lone_meta_of(c, b, a))) {
-    solve_size_meta(c, lone, a, a, b);
+  if (lone && size_solve_scaled(&c->tc->sizes, k->num, k->den, other, &value)) {
+    solve_size_meta(c, lone, value, a, b);
     return true;
   }
   Size diff = size_sub(&c->tc->sizes, a, b);
@@ -246,7 +252,6 @@ static bool unify_size(Checker *c, Size a, Size b, Span span) {
   int nvars = size_vars(c->arena, diff, &vars);
   for (int j = 0; j < nvars; j++) {
     Sym m = vars[j];
-    Size value;
     if (m[0] != '?' || !size_solve_difference(&c->tc->sizes, diff, m, &value) || size_has_var(value, m)) continue;
     solve_size_meta(c, find_size_meta(c, m), value, a, b);
     return true;
