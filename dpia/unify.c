@@ -181,7 +181,7 @@ static bool unify_size(Checker *c, Size a, Size b, Span span);
 
 bool unify_sizes(Checker *c, Size a, Size b, Span span) { return unify_size(c, a, b, span); }
 
-/* ?m := value, found from a == b (solve_from); reported there if value is
+/* ?m := value, found from a == b (unify_size); reported there if value is
  * not a natural number, else required to be one */
 static void solve_size_meta(Checker *c, SizeMeta *sm, Size value, Size a, Size b) {
   /* solved again (only after an overflow left it in a zonked size):
