@@ -50,6 +50,9 @@ typedef struct Postponed {
  * outside the Checker, which nested defs save and restore, so that its
  * stamp only grows. */
 enum { ZONK_MEMO_SIZE = 512 };
+/* the stamp of an entry whose zonk met no metavariable that was not
+ * solved: it holds however many more are solved (unify.c, zonk_size) */
+#define ZONK_LASTING (~0UL)
 typedef struct ZonkMemo {
   unsigned long solved; /* metavariables solved so far: the stamp of valid entries */
   struct {

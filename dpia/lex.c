@@ -195,9 +195,11 @@ static Token make_token(const Lexer *lx, TokKind kind, uint32_t begin) {
   return t;
 }
 
+/* (a keyword with a new first letter needs it in lex_identifier's
+ * first_letters too) */
 static const struct {
   const char *word;
-  size_t len; /* compared first: most identifiers are no keyword */
+  size_t len; /* compared first */
   TokKind kind;
 } keywords[] = {
     {"def", 3, TOK_KW_DEF},           {"kernel", 6, TOK_KW_KERNEL},
@@ -207,14 +209,31 @@ static const struct {
     {"foreign", 7, TOK_KW_FOREIGN},
 };
 
+/* is_ident_char of a byte, by bit c of two words (the lexer asks it of
+ * every letter of every identifier): ' (39) and the digits (48-57); A-Z
+ * (65-90), _ (95) and a-z (97-122) */
+static bool ident_byte(unsigned c) {
+  const uint64_t low = 0x03FF008000000000u, high = 0x07FFFFFE87FFFFFEu;
+  return c < 64 ? (low >> c) & 1 : c < 128 && ((high >> (c - 64)) & 1);
+}
+
 static Token lex_identifier(Lexer *lx) {
   uint32_t begin = lx->pos;
-  while (is_ident_char(peek(lx))) lx->pos++;
+  const unsigned char *all = (const unsigned char *)lx->src->text;
+  size_t at = begin, end = lx->src->len;
+  while (at < end && ident_byte(all[at])) at++;
+  lx->pos = (uint32_t)at;
   const char *text = lx->src->text + begin;
   size_t len = lx->pos - begin;
-  for (size_t i = 0; i < DPIA_COUNTOF(keywords); i++)
-    if (keywords[i].len == len && memcmp(keywords[i].word, text, len) == 0)
-      return make_token(lx, keywords[i].kind, begin);
+  /* most identifiers are no keyword: those that begin with another letter
+   * than keywords[]'s (d f i k l p t) are not looked up */
+  const uint32_t first_letters = 1u << ('d' - 'a') | 1u << ('f' - 'a') | 1u << ('i' - 'a') | 1u << ('k' - 'a') |
+                                 1u << ('l' - 'a') | 1u << ('p' - 'a') | 1u << ('t' - 'a');
+  unsigned first = (unsigned char)text[0] - 'a';
+  if (first < 26 && (first_letters >> first) & 1)
+    for (size_t i = 0; i < DPIA_COUNTOF(keywords); i++)
+      if (keywords[i].len == len && memcmp(keywords[i].word, text, len) == 0)
+        return make_token(lx, keywords[i].kind, begin);
   Token t = make_token(lx, TOK_IDENT, begin);
   t.ident = intern(lx->interner, text, len);
   return t;

@@ -66,22 +66,36 @@ static const char *const prelude_names[] = {"slide2D",  "slide3D",     "padClamp
                                             "padCst2D", "padCst3D",    "zip2D",      "splitPad",
                                             "mapPad",   "mapPadClamp", "tileIndices"};
 enum { NPRELUDE = sizeof prelude_names / sizeof prelude_names[0] };
+/* the lengths of the shortest and longest names (prelude_add checks them) */
+enum { PRELUDE_SHORTEST = sizeof "zip2D" - 1, PRELUDE_LONGEST = sizeof "mapPadClamp" - 1 };
 
-static bool ident_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+static bool ident_char(char ch) {
+  /* bit c of these: the digits (48-57); A-Z (65-90), _ (95), a-z (97-122) */
+  const uint64_t low = 0x03FF000000000000u, high = 0x07FFFFFE87FFFFFEu;
+  unsigned c = (unsigned char)ch;
+  return c < 64 ? (low >> c) & 1 : c < 128 && ((high >> (c - 64)) & 1);
 }
 
-/* does the text name `name` as a whole word?  (A mention in a comment
- * counts too: the def is then checked but changes nothing.) */
-static bool mentions(const Source *src, const char *name) {
-  size_t n = strlen(name);
-  for (const char *p = src->text, *end = src->text + src->len; p + n <= end; p++) {
-    p = memchr(p, name[0], (size_t)(end - p));
-    if (!p || p + n > end) return false;
-    if (memcmp(p, name, n) == 0 && (p == src->text || !ident_char(p[-1])) && (p + n == end || !ident_char(p[n])))
-      return true;
+/* Which prelude names the text has as whole words (maximal runs of
+ * ident_char), in one pass over it: a mention in a comment counts too (the
+ * def is then checked but changes nothing).  One pass rather than one
+ * search a name: the searches for names beginning with s, m, p or t
+ * stopped at most of a program's letters (translation throughput). */
+static void mentions(const Source *src, bool named[NPRELUDE]) {
+  for (int i = 0; i < NPRELUDE; i++) named[i] = false;
+  for (const char *p = src->text, *end = src->text + src->len; p < end;) {
+    if (!ident_char(*p)) {
+      p++;
+      continue;
+    }
+    const char *word = p;
+    while (p < end && ident_char(*p)) p++;
+    size_t n = (size_t)(p - word);
+    if (n < PRELUDE_SHORTEST || n > PRELUDE_LONGEST) continue;
+    for (int i = 0; i < NPRELUDE; i++)
+      if (prelude_names[i][0] == word[0] && strncmp(prelude_names[i], word, n) == 0 && prelude_names[i][n] == '\0')
+        named[i] = true;
   }
-  return false;
 }
 
 static bool declares(const Program *prog, const char *name) {
@@ -94,7 +108,13 @@ void prelude_add(Arena *a, Interner *in, Diag *diag, Program *prog) {
   bool wanted[NPRELUDE];
   int nwanted = 0;
   for (int i = 0; i < NPRELUDE; i++) {
-    wanted[i] = mentions(prog->src, prelude_names[i]) && !declares(prog, prelude_names[i]);
+    size_t n = strlen(prelude_names[i]);
+    if (n < PRELUDE_SHORTEST || n > PRELUDE_LONGEST)
+      INTERNAL("prelude name %s is not of %d to %d letters", prelude_names[i], PRELUDE_SHORTEST, PRELUDE_LONGEST);
+  }
+  mentions(prog->src, wanted);
+  for (int i = 0; i < NPRELUDE; i++) {
+    wanted[i] = wanted[i] && !declares(prog, prelude_names[i]);
     nwanted += wanted[i];
   }
   if (!nwanted) return;

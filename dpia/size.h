@@ -139,6 +139,10 @@ bool size_subst_many(SizeCtx *sc, Size a, int n, const Sym *vars, const Size *va
 bool size_solve(SizeCtx *sc, Size lhs, Size rhs, Sym m, Size *out);
 /* the same from lhs - rhs as size_sub made it (unify_size has it already) */
 bool size_solve_difference(SizeCtx *sc, Size difference, Sym m, Size *out);
+/* m from k*m == other, k the constant num/den (not 0) and other without
+ * m: other times 1/k, as size_solve_difference computes it; false on
+ * overflow (then nothing is marked) */
+bool size_solve_scaled(SizeCtx *sc, int64_t num, int64_t den, Size other, Size *out);
 
 /* Evaluate with integer values for the variables (lookup returns false for
  * an unknown variable).  Returns false if a variable is unknown, a division

@@ -46,38 +46,91 @@ static SizeMeta *find_size_meta(Checker *c, Sym name) {
   return m;
 }
 
-static Size zonk_size_now(Checker *c, Size s);
+static Size zonk_size_now(Checker *c, Size s, bool *lasting);
 
-/* replace solved size metavariables */
-static Size zonk_size(Checker *c, Size s) {
+/* the solved metavariable that s is alone (1*?n), or NULL */
+static SizeMeta *lone_solved_meta(Checker *c, Size s) {
+  if (s.nterms != 1) return NULL;
+  const SizeTerm *t = &s.terms[0];
+  if (t->num != 1 || t->den != 1 || t->nfactors != 1 || t->factors[0].exp != 1) return NULL;
+  Sym v = size_factor_var(&t->factors[0]);
+  if (!v || v[0] != '?') return NULL;
+  SizeMeta *m = find_size_meta(c, v);
+  return m->solved ? m : NULL;
+}
+
+/* zonk_size, and whether its result is lasting (ZonkMemo) */
+static Size zonk_size_at(Checker *c, Size s, bool *lasting) {
+  *lasting = true;
   if (s.nterms == 0) return s;
   ZonkMemo *memo = c->zonk_memo;
   size_t h = ((uintptr_t)s.terms >> 4) * 31 + (size_t)s.nterms;
   h = (h ^ (h >> 9)) % ZONK_MEMO_SIZE;
-  if (memo->entry[h].terms == s.terms && memo->entry[h].nterms == s.nterms && memo->entry[h].stamp == memo->solved)
+  if (memo->entry[h].terms == s.terms && memo->entry[h].nterms == s.nterms &&
+      (memo->entry[h].stamp == memo->solved || memo->entry[h].stamp == ZONK_LASTING)) {
+    *lasting = memo->entry[h].stamp == ZONK_LASTING;
     return memo->entry[h].value;
-  Size z = zonk_size_now(c, s);
+  }
+  /* A lone solved metavariable: zonk_size_now's first step replaces it by
+   * its value, that very Size (size_subst of 1*?n keeps the value as it
+   * is), and goes on from there, so the zonk of its value (the end of a
+   * chain of them), kept in the memo under the value, is its zonk
+   * (translation throughput: every phrase typed [?n]... asks this of ?n's
+   * value again). */
+  Size z;
+  SizeMeta *lone = lone_solved_meta(c, s);
+  if (lone) {
+    Size v = lone->value; /* a chain ?n1 := ?n2 := ... followed without recursion */
+    while ((lone = lone_solved_meta(c, v))) v = lone->value;
+    z = zonk_size_at(c, v, lasting);
+  } else {
+    z = zonk_size_now(c, s, lasting);
+  }
   if (c->tc->sizes.overflow) return z; /* reported once, where it happens */
   memo->entry[h].terms = s.terms;
   memo->entry[h].nterms = s.nterms;
-  memo->entry[h].stamp = memo->solved;
+  memo->entry[h].stamp = *lasting ? ZONK_LASTING : memo->solved;
   memo->entry[h].value = z;
   return z;
 }
 
+/* replace solved size metavariables */
+static Size zonk_size(Checker *c, Size s) {
+  bool lasting;
+  return zonk_size_at(c, s, &lasting);
+}
+
+/* is_solved_meta's question, and whether it met a metavariable not solved */
+typedef struct SolvedQuery {
+  Checker *c;
+  bool met_unsolved;
+} SolvedQuery;
+
 static bool is_solved_meta(const void *user, Sym v) {
-  return v[0] == '?' && find_size_meta((Checker *)user, v)->solved;
+  if (v[0] != '?') return false;
+  SolvedQuery *q = (SolvedQuery *)user;
+  if (find_size_meta(q->c, v)->solved) return true;
+  q->met_unsolved = true;
+  return false;
 }
 
 /* The solved metavariables replaced one at a time, the first (in the order
  * of size_vars) first, until none is left: their values may have solved
- * metavariables of their own (ceil(?n1/64) has ?n1). */
-static Size zonk_size_now(Checker *c, Size s) {
+ * metavariables of their own (ceil(?n1/64) has ?n1).  *lasting: no step met
+ * a metavariable not solved (each scan stops at the first solved one, the
+ * last scans all of the result), so solving more cannot change a step and
+ * the result holds from now on (ZonkMemo). */
+static Size zonk_size_now(Checker *c, Size s, bool *lasting) {
+  SolvedQuery q = {c, false};
   for (int guard = 0; guard < 10000; guard++) {
-    Sym v = size_first_var_where(s, is_solved_meta, c);
+    Sym v = size_first_var_where(s, is_solved_meta, &q);
+    *lasting = !q.met_unsolved;
     if (!v) return s;
     Size out;
-    if (!size_subst(&c->tc->sizes, s, v, find_size_meta(c, v)->value, &out)) return s;
+    if (!size_subst(&c->tc->sizes, s, v, find_size_meta(c, v)->value, &out)) {
+      *lasting = false;
+      return s;
+    }
     s = out;
   }
   INTERNAL("size metavariables do not settle");
@@ -128,6 +181,49 @@ static bool unify_size(Checker *c, Size a, Size b, Span span);
 
 bool unify_sizes(Checker *c, Size a, Size b, Span span) { return unify_size(c, a, b, span); }
 
+/* ?m := value, found from a == b (unify_size); reported there if value is
+ * not a natural number, else required to be one */
+static void solve_size_meta(Checker *c, SizeMeta *sm, Size value, Size a, Size b) {
+  /* solved again (only after an overflow left it in a zonked size):
+   * the lasting zonks of ZonkMemo may have used its old value */
+  if (sm->solved)
+    for (int e = 0; e < ZONK_MEMO_SIZE; e++)
+      if (c->zonk_memo->entry[e].stamp == ZONK_LASTING) c->zonk_memo->entry[e].terms = NULL;
+  sm->solved = true;
+  sm->value = value;
+  c->zonk_memo->solved++;
+  int64_t v;
+  if (size_first_meta(value) == NULL && size_const_value(value, &v) && v < 0) {
+    report_unfit(c, sm, a, b, value, "negative");
+  } else if (!size_first_meta(value) && !size_has_any_var(value) && !size_is_polynomial(value)) {
+    report_unfit(c, sm, a, b, value, "not a whole number");
+  } else {
+    /* a size is a natural number: N/2048 needs N % 2048 == 0 */
+    require(c, REQ_NATURAL, value, sm->origin, NULL);
+  }
+}
+
+/* The unsolved metavariable of s when s is k*?m for a constant k (*k
+ * set) and the other side has none: the general way below then solves ?m
+ * as other times 1/k (size_solve_scaled), through other's negation twice
+ * (k*?m - other == 0, or other - k*?m == 0 times -1), which the terms
+ * checked here cannot overflow (translation throughput: most equations a
+ * primitive's instance makes are of this form, ?n1 == N/1024 or 4*?n9 ==
+ * N).  NULL otherwise. */
+static SizeMeta *lone_meta_of(Checker *c, Size s, Size other, const SizeTerm **k) {
+  if (s.nterms != 1 || other.nterms >= SIZE_MAX_TERMS) return NULL;
+  const SizeTerm *t = &s.terms[0];
+  *k = t;
+  if (t->num == 0 || t->num == INT64_MIN || t->nfactors != 1 || t->factors[0].exp != 1) return NULL;
+  Sym v = size_factor_var(&t->factors[0]);
+  if (!v || v[0] != '?') return NULL;
+  SizeMeta *m = find_size_meta(c, v);
+  if (m->solved || size_first_meta(other)) return NULL;
+  for (int i = 0; i < other.nterms; i++)
+    if (other.terms[i].num == INT64_MIN) return NULL;
+  return m;
+}
+
 /* Unify two sizes; false if they are certainly different.  An equation
  * that no metavariable can be solved from yet is postponed. */
 static bool unify_size(Checker *c, Size a, Size b, Span span) {
@@ -137,27 +233,27 @@ static bool unify_size(Checker *c, Size a, Size b, Span span) {
   /* a constant that is not a natural number was already reported (by
    * report_unfit); equations about it would only repeat the message */
   if (c->failed && (is_unnatural_const(a) || is_unnatural_const(b))) return true;
+  const SizeTerm *k;
+  Size value;
+  SizeMeta *lone = lone_meta_of(c, a, b, &k);
+  Size other = b;
+  if (!lone) lone = lone_meta_of(c, b, a, &k), other = a;
+  if (lone && k->num == 1 && k->den == 1) {
+    solve_size_meta(c, lone, other, a, b); /* other itself */
+    return true;
+  }
+  if (lone && size_solve_scaled(&c->tc->sizes, k->num, k->den, other, &value)) {
+    solve_size_meta(c, lone, value, a, b);
+    return true;
+  }
   Size diff = size_sub(&c->tc->sizes, a, b);
   if (!size_first_meta(diff)) return false;
   Sym *vars;
   int nvars = size_vars(c->arena, diff, &vars);
   for (int j = 0; j < nvars; j++) {
     Sym m = vars[j];
-    Size value;
     if (m[0] != '?' || !size_solve_difference(&c->tc->sizes, diff, m, &value) || size_has_var(value, m)) continue;
-    SizeMeta *sm = find_size_meta(c, m);
-    sm->solved = true;
-    sm->value = value;
-    c->zonk_memo->solved++;
-    int64_t v;
-    if (size_first_meta(value) == NULL && size_const_value(value, &v) && v < 0) {
-      report_unfit(c, sm, a, b, value, "negative");
-    } else if (!size_first_meta(value) && !size_has_any_var(value) && !size_is_polynomial(value)) {
-      report_unfit(c, sm, a, b, value, "not a whole number");
-    } else {
-      /* a size is a natural number: N/2048 needs N % 2048 == 0 */
-      require(c, REQ_NATURAL, value, sm->origin, NULL);
-    }
+    solve_size_meta(c, find_size_meta(c, m), value, a, b);
     return true;
   }
   Postponed *p = NEW(c->arena, Postponed);
@@ -653,27 +749,77 @@ static bool has_unsolved(DataType *t) {
   }
 }
 
-static bool pt_has_unsolved(PhraseType *t) {
-  switch (t->kind) {
-  case PT_EXP:
-  case PT_ACC: return has_unsolved(t->data);
-  case PT_COMM: return false;
-  default: return pt_has_unsolved(t->fst) || pt_has_unsolved(t->snd);
-  }
-}
-
+enum { CLEAN_TYPES = 64 };
 typedef struct Finish {
   Checker *c;
   bool reported_unsolved;
   DataZonks zonks; /* zonk_data's results in this walk */
+  /* phrase types found without unsolved metavariables, direct-mapped:
+   * zonk_spine's phrases share their types' parts (pt_unsolved_in) */
+  const PhraseType *clean[CLEAN_TYPES];
 } Finish;
+
+/* whether a zonked phrase type has an unsolved metavariable, asked of
+ * every phrase's: an application's type is part of its function's, asked
+ * next, so types found without are kept (nothing is solved during
+ * zonk_tree) */
+static bool pt_unsolved_in(Finish *f, const PhraseType *t) {
+  uintptr_t h = (uintptr_t)t >> 4;
+  h = (h ^ (h >> 6)) % CLEAN_TYPES;
+  if (f->clean[h] == t) return false;
+  bool unsolved;
+  switch (t->kind) {
+  case PT_EXP:
+  case PT_ACC: unsolved = has_unsolved(t->data); break;
+  case PT_COMM: return false;
+  default: unsolved = pt_unsolved_in(f, t->fst) || pt_unsolved_in(f, t->snd); break;
+  }
+  if (!unsolved) f->clean[h] = t;
+  return unsolved;
+}
+
+/* Whether p applies a function whose type's result is p's very type (as
+ * apply_spine makes them): the zonk of that type then holds p's. */
+static bool result_of_fst(const Phrase *p) {
+  if (p->kind != PH_APP) return false;
+  const PhraseType *t = p->fst->type;
+  return (t->kind == PT_FN || t->kind == PT_FN_P) && t->snd == p->type;
+}
+
+/* Zonk the types of an application spine f a1 ... an at once, from the
+ * function's: each application's type is the result part of the one below
+ * (result_of_fst), so zonking each phrase's type apart walked the rest of
+ * the function's type again at every argument (translation throughput).
+ * Same types: zonk_phrase_type_in of a function type returns it or one
+ * made of its parts' zonks, which are then the zonks of those parts. */
+static PhraseType *zonk_spine(Finish *f, Phrase *p) {
+  if (result_of_fst(p)) return p->type = zonk_spine(f, p->fst)->snd;
+  return p->type = zonk_phrase_type_in(f->c, p->type, &f->zonks);
+}
+
+/* whether a phrase's type is zonked when zonk_node comes to it: not yet,
+ * by zonk_spine (with its function's, result_of_fst), or given alone (a
+ * lambda's body) */
+typedef enum Zonked { ZONKED_NOT, ZONKED_SPINE, ZONKED_ALONE } Zonked;
+
+static void zonk_node(Finish *f, Phrase *p, Zonked done);
 
 /* Zonk every type in the tree; report the first phrase whose type cannot
  * be inferred. */
-static void zonk_tree(Finish *f, Phrase *p) {
+static void zonk_tree(Finish *f, Phrase *p) { zonk_node(f, p, ZONKED_NOT); }
+
+static void zonk_node(Finish *f, Phrase *p, Zonked done) {
   Checker *c = f->c;
-  p->type = zonk_phrase_type_in(c, p->type, &f->zonks);
-  if (!f->reported_unsolved && pt_has_unsolved(p->type)) {
+  PhraseType *written = p->type;
+  if (done == ZONKED_NOT) {
+    if (p->kind == PH_APP) {
+      zonk_spine(f, p);
+      done = ZONKED_SPINE;
+    } else {
+      p->type = zonk_phrase_type_in(c, p->type, &f->zonks);
+    }
+  }
+  if (!f->reported_unsolved && pt_unsolved_in(f, p->type)) {
     f->reported_unsolved = true;
     TypeNamer tn;
     check_namer(c, &tn);
@@ -710,12 +856,25 @@ static void zonk_tree(Finish *f, Phrase *p) {
       }
     }
     break;
-  case PH_LAM:
-    p->lam_binder->type = zonk_phrase_type_in(c, p->lam_binder->type, &f->zonks);
-    zonk_tree(f, p->body);
+  case PH_LAM: {
+    /* \x -> body has type T -> (body's type), elab_lambda: its zonk holds
+     * the binder's and the body's (not known when a spine zonked it) */
+    bool parts = done == ZONKED_NOT && (written->kind == PT_FN || written->kind == PT_FN_P);
+    if (parts && written->fst == p->lam_binder->type) p->lam_binder->type = p->type->fst;
+    else p->lam_binder->type = zonk_phrase_type_in(c, p->lam_binder->type, &f->zonks);
+    if (parts && written->snd == p->body->type) {
+      p->body->type = p->type->snd;
+      zonk_node(f, p->body, ZONKED_ALONE);
+    } else {
+      zonk_tree(f, p->body);
+    }
     break;
+  }
   default:
-    zonk_tree(f, p->fst);
+    /* an application's function was zonked with it by zonk_spine if its
+     * type holds the application's (after the zonk too: a type zonked
+     * apart is its own or a new one, never the function's part) */
+    zonk_node(f, p->fst, done == ZONKED_SPINE && result_of_fst(p) ? ZONKED_SPINE : ZONKED_NOT);
     if (p->kind != PH_PROJ && p->kind != PH_UNOP) zonk_tree(f, p->snd);
     break;
   }
@@ -1103,7 +1262,7 @@ void finish_decl(Checker *c, DefInfo *def) {
     }
   }
   if (!c->failed && def->body) {
-    Finish f = {c, false, {.arena = c->arena}};
+    Finish f = {.c = c, .zonks = {.arena = c->arena}};
     zonk_tree(&f, def->body);
     if (!c->failed) dep_scopes(c, def->body);
     for (int i = 0; i < def->nparams; i++) def->params[i]->type = zonk_phrase_type(c, def->params[i]->type);
