@@ -78,9 +78,9 @@ static const Ix *fraction_ix(IxCtx *x, Size s) {
 
 static const Ix *size_ix(IxCtx *x, Size s) {
   if (s.nterms == 0) return ix_const(x, 0);
-  /* Most sizes are polynomials (a constant, N, N/1024 with its floor
-   * atom): their common denominator is 1, size_fraction would give s
-   * itself over 1, and fraction_ix its numerator_ix divided by 1, which
+  /* Most sizes are polynomials (a constant, N, N*K + 2, ceil(N/64) as its
+   * floor atom): their common denominator is 1, size_fraction would give
+   * s itself over 1, and fraction_ix its numerator_ix divided by 1, which
    * ix_div folds away.  So that numerator is taken at once (translation
    * throughput, BENCHMARKS.md). */
   if (size_is_polynomial(s)) {
