@@ -5,6 +5,7 @@
  * renames everything else away from them. */
 #include "backend_opencl.h"
 
+#include <pthread.h>
 #include <string.h>
 
 /* Kernel names (spec section 8: kernel void NAME(...)).
@@ -25,7 +26,8 @@
  * extensions and `CL_`, `CLK_` its macros.  `get_` is not reserved as a
  * whole: every get_* built-in is listed, and `get_rows` is a fine name.
  *
- * Each table is sorted (in strcmp order) for binary search. */
+ * Each table is sorted (in strcmp order): the listed names' index below is
+ * built from them, and the small ones are searched as they are. */
 
 static const char *const opencl_keywords[] = {
     "auto", "break", "case", "complex", "const", "constant", "continue", "default", "do", "else", "enum", "extern",
@@ -113,9 +115,8 @@ static bool starts_with(const char *s, const char *head) {
   return s[0] == head[0] && strncmp(s, head, strlen(head)) == 0;
 }
 
-/* strcmp's order, its first bytes compared inline: most comparisons of a
- * binary search end there, and a name is searched in four tables
- * (translation throughput, BENCHMARKS.md) */
+/* strcmp's order, its first bytes compared inline (most comparisons of a
+ * binary search end there) */
 static int compare_name(const char *a, const char *b) {
   int d = (unsigned char)a[0] - (unsigned char)b[0];
   return d || !a[0] ? d : strcmp(a + 1, b + 1);
@@ -131,6 +132,58 @@ static bool in_table(const char *name, const char *const *table, size_t n) {
     else lo = mid + 1;
   }
   return false;
+}
+
+/* The four lists' index: open addressing over every listed name with the
+ * lists it is in, built once per process (as dpia/prims.c's name index) and
+ * only read after, so that lookups stay reentrant.  The code generator asks
+ * about every C name it makes or keeps, which four binary searches made a
+ * tenth of generating a short kernel (translation throughput,
+ * BENCHMARKS.md); one hash and one comparison answer for all four. */
+enum { LIST_KEYWORD = 1, LIST_TYPE = 2, LIST_FUNCTION = 4, LIST_MACRO = 8 };
+enum { LISTED_SIZE = 1024 }; /* a power of two, under half full */
+_Static_assert(2 * (DPIA_COUNTOF(opencl_keywords) + DPIA_COUNTOF(opencl_types) + DPIA_COUNTOF(opencl_functions) +
+                    DPIA_COUNTOF(opencl_macros)) <=
+                   LISTED_SIZE,
+               "the listed names' index is too small");
+static struct {
+  const char *name; /* NULL: empty */
+  unsigned char lists;
+} listed[LISTED_SIZE];
+static pthread_once_t listed_once = PTHREAD_ONCE_INIT;
+
+static uint32_t name_hash(const char *s) {
+  uint32_t h = 2166136261u; /* FNV-1a */
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+  return h;
+}
+
+/* the slot of name: its own, or the empty one where it would go */
+static uint32_t listed_slot(const char *name) {
+  uint32_t h = name_hash(name) & (LISTED_SIZE - 1);
+  while (listed[h].name && compare_name(listed[h].name, name) != 0) h = (h + 1) & (LISTED_SIZE - 1);
+  return h;
+}
+
+static void add_list(const char *const *table, size_t n, unsigned char list) {
+  for (size_t i = 0; i < n; i++) {
+    uint32_t h = listed_slot(table[i]);
+    listed[h].name = table[i];
+    listed[h].lists |= list;
+  }
+}
+
+static void build_listed(void) {
+  add_list(opencl_keywords, DPIA_COUNTOF(opencl_keywords), LIST_KEYWORD);
+  add_list(opencl_types, DPIA_COUNTOF(opencl_types), LIST_TYPE);
+  add_list(opencl_functions, DPIA_COUNTOF(opencl_functions), LIST_FUNCTION);
+  add_list(opencl_macros, DPIA_COUNTOF(opencl_macros), LIST_MACRO);
+}
+
+/* the lists (LIST_*) name is in, 0 if none */
+static unsigned listed_in(const char *name) {
+  pthread_once(&listed_once, build_listed);
+  return listed[listed_slot(name)].lists;
 }
 
 /* s after an optional vector width 2 3 4 8 16 (*has_width says whether
@@ -203,14 +256,14 @@ const char *opencl_name_use(const char *name) {
     return "reserved in C and OpenCL C (it begins with '_' and a capital letter)";
   for (size_t i = 0; i < DPIA_COUNTOF(opencl_prefixes); i++)
     if (starts_with(name, opencl_prefixes[i][0])) return opencl_prefixes[i][1];
-  if (in_table(name, opencl_keywords, DPIA_COUNTOF(opencl_keywords))) return "an OpenCL C keyword";
-  if (in_table(name, opencl_types, DPIA_COUNTOF(opencl_types)) || is_type_name(name, TYPE_PLAIN))
-    return "an OpenCL C type name";
-  if (in_table(name, opencl_functions, DPIA_COUNTOF(opencl_functions)) || is_vector_load_store(name) ||
+  unsigned lists = listed_in(name);
+  if (lists & LIST_KEYWORD) return "an OpenCL C keyword";
+  if ((lists & LIST_TYPE) || is_type_name(name, TYPE_PLAIN)) return "an OpenCL C type name";
+  if ((lists & LIST_FUNCTION) || is_vector_load_store(name) ||
       (strncmp(name, "convert_", 8) == 0 && is_type_name(name + 8, TYPE_CONVERT)) ||
       (strncmp(name, "as_", 3) == 0 && is_type_name(name + 3, TYPE_AS)))
     return "an OpenCL C built-in function";
-  if (in_table(name, opencl_macros, DPIA_COUNTOF(opencl_macros))) return "an OpenCL C predefined macro or constant";
+  if (lists & LIST_MACRO) return "an OpenCL C predefined macro or constant";
   return NULL;
 }
 
@@ -218,4 +271,4 @@ const char *opencl_kernel_name_use(const char *name) {
   return strcmp(name, "main") == 0 ? "reserved in OpenCL C (a kernel cannot be called main)" : opencl_name_use(name);
 }
 
-bool opencl_name_macro(const char *name) { return in_table(name, opencl_macros, DPIA_COUNTOF(opencl_macros)); }
+bool opencl_name_macro(const char *name) { return (listed_in(name) & LIST_MACRO) != 0; }

@@ -78,6 +78,15 @@ static const Ix *fraction_ix(IxCtx *x, Size s) {
 
 static const Ix *size_ix(IxCtx *x, Size s) {
   if (s.nterms == 0) return ix_const(x, 0);
+  /* Most sizes are polynomials (a constant, N, N*K + 2, ceil(N/64) as its
+   * floor atom): their common denominator is 1, size_fraction would give
+   * s itself over 1, and fraction_ix its numerator_ix divided by 1, which
+   * ix_div folds away.  So that numerator is taken at once (translation
+   * throughput, BENCHMARKS.md). */
+  if (size_is_polynomial(s)) {
+    const Ix *top = numerator_ix(x, s);
+    if (top) return top;
+  }
   const Ix *whole = fraction_ix(x, s);
   if (whole) return whole;
   /* No common denominator fits in int64: one exact division per term. */
@@ -179,11 +188,21 @@ const Ix *ix_from_size(IxCtx *x, Size s) {
   /* the same terms are the same size (sizes are never changed, and the
    * request's arena gives no address twice) */
   if (s.terms && m->recent[slot].terms == s.terms && m->recent[slot].nterms == s.nterms) return m->recent[slot].value;
+  /* a constant (a type's extent, most often) is its index at once,
+   * cheaper than finding it in `sizes` (size_ix gives the same) */
+  const MemoEntry *known = NULL;
+  const Ix *e;
+  uint64_t hash = 0;
   MemoTable *memo = &m->sizes;
-  uint64_t hash = poly_hash(s, var_hash);
-  const MemoEntry *known = memo_find(memo, hash, 0, same_size, NULL, &s);
-  const Ix *e = known ? known->value : size_ix(x, s);
-  if (!known) {
+  bool constant = s.nterms == 1 && s.terms[0].nfactors == 0 && s.terms[0].den == 1 && s.terms[0].num != INT64_MIN;
+  if (constant) {
+    e = ix_const(x, s.terms[0].num);
+  } else {
+    hash = poly_hash(s, var_hash);
+    known = memo_find(memo, hash, 0, same_size, NULL, &s);
+    e = known ? known->value : size_ix(x, s);
+  }
+  if (!known && !constant) {
     Size *key = NEW(x->arena, Size);
     *key = s;
     memo_put(x->arena, memo, (MemoEntry){key, hash, 0, e, 0}, same_size, NULL);

@@ -115,7 +115,12 @@ typedef struct Pass {
   const Backend *backend; /* whose reserved names a pointer's name avoids */
   int nbufs;
   Buffer *bufs;
-  NameSet names; /* every name of the kernel, and those made here */
+  /* every name of the kernel, and those made here: gathered at the first
+   * pointer named (most kernels get none), when the kernel is as the pass
+   * found it (nothing is rewritten before a pointer has its name) */
+  const KirKernel *k;
+  bool names_known;
+  NameSet names;
   Vec rows;      /* Row *, of the loop body being rewritten */
   NameSet local; /* names the body declares or assigns */
   IxCtx ix;
@@ -468,6 +473,14 @@ static void visit_block(Pass *p, KirBlock *b, const char *var, bool rewrite, boo
 }
 
 static const char *fresh_name(Pass *p, const char *buf, const char *var) {
+  if (!p->names_known) {
+    const KirKernel *k = p->k;
+    for (int i = 0; i < k->nparams; i++) nameset_add(&p->names, k->params[i].name);
+    for (int i = 0; i < k->ntops; i++) nameset_add(&p->names, k->tops[i].name);
+    kir_names_bound(&k->locals, &p->names);
+    kir_names_bound(&k->body, &p->names);
+    p->names_known = true;
+  }
   const char *name = arena_printf(p->arena, "%s_%s", buf, var);
   for (int k = 2; nameset_has(&p->names, name) || backend_reserved(p->backend, name); k++)
     name = arena_printf(p->arena, "%s_%s_%d", buf, var, k);
@@ -655,12 +668,11 @@ static void rows_of_kernel(Pass *p, const KirKernel *k, KirBlock *body) {
 }
 
 void kir_row_pointers(Arena *a, const Backend *backend, KirKernel *k) {
-  Pass p = {.arena = a, .backend = backend, .names = {.arena = a}, .sizes = {.arena = a}};
+  Pass p = {.arena = a, .backend = backend, .k = k, .names = {.arena = a}, .sizes = {.arena = a}};
   ix_init(&p.ix, a);
   p.bufs = NEWARRAY(a, Buffer, k->nparams + 1);
   for (int i = 0; i < k->nparams; i++) {
     const KirParam *q = &k->params[i];
-    nameset_add(&p.names, q->name);
     KParamRole role = (KParamRole)q->role;
     if (role == KP_NAT) nameset_add(&p.sizes, q->name);
     if (role == KP_INPUT || role == KP_OUTPUT || role == KP_TEMP)
@@ -677,9 +689,6 @@ void kir_row_pointers(Arena *a, const Backend *backend, KirKernel *k) {
     if (s->kind == KS_DECL && s->decl.space == KSP_LOCAL && s->decl.array_len >= 0 && !s->decl.is_const &&
         !s->decl.is_volatile)
       p.bufs[p.nbufs++] = (Buffer){s->decl.name, s->decl.type, KSP_LOCAL, false};
-  for (int i = 0; i < k->ntops; i++) nameset_add(&p.names, k->tops[i].name);
-  kir_names_bound(&k->locals, &p.names);
-  kir_names_bound(&k->body, &p.names);
   walk_loops(&p, &k->body);
   rows_of_kernel(&p, k, &k->body);
 }

@@ -220,22 +220,6 @@ void buf_puts(Buf *b, const char *s) { buf_put(b, s, strlen(s)); }
 
 void buf_putc_slow(Buf *b, char c) { buf_put(b, &c, 1); }
 
-/* The conversions of the formats generated text uses most: %s %c %d %u
- * %ld %lu %lld %llu %zu %% with no flags, width or precision.  Anything
- * else goes to vsnprintf.  (Translation throughput, bench/throughput: emit was a
- * fifth of a translation's instructions, half of them measuring.) */
-static bool simple_format(const char *fmt) {
-  for (const char *p = fmt; (p = strchr(p, '%')) != NULL; p++) {
-    p++; /* the conversion */
-    if (*p == '%') continue;
-    if (p[0] == 'l' && p[1] == 'l') p += 2;
-    else if (*p == 'l' || *p == 'z') p++;
-    if ((*p == 's' || *p == 'c') && p[-1] == '%') continue;
-    if (*p != 'd' && *p != 'u') return false;
-  }
-  return true;
-}
-
 static void put_unsigned(Buf *b, unsigned long long v, bool negative) {
   char digits[24];
   int n = 0;
@@ -249,49 +233,66 @@ void buf_put_int(Buf *b, long long v) {
   put_unsigned(b, v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v, v < 0);
 }
 
+/* The conversions of the formats generated text uses most: %s %c %d %u
+ * %ld %lu %lld %llu %zu %% with no flags, width or precision, written as
+ * the format is read.  At anything else the text written so far is taken
+ * back and the whole format goes to vsnprintf.  (Translation throughput,
+ * bench/throughput and BENCHMARKS.md: emit was a fifth of a translation's
+ * instructions, half of them measuring; a first pass telling the format
+ * simple was a fifth of what remained.) */
 void vemit(Buf *b, const char *fmt, va_list ap) {
-  if (simple_format(fmt)) {
-    for (const char *p = fmt;;) {
-      const char *q = strchr(p, '%');
-      if (!q) {
-        buf_puts(b, p);
-        return;
-      }
-      if (q > p) buf_put(b, p, (size_t)(q - p));
-      q++;
+  size_t start = b->len;
+  va_list ap2;
+  va_copy(ap2, ap); /* the arguments as given, for vsnprintf */
+  for (const char *p = fmt;;) {
+    const char *q = strchr(p, '%');
+    if (!q) {
+      buf_puts(b, p);
+      va_end(ap2);
+      return;
+    }
+    if (q > p) buf_put(b, p, (size_t)(q - p));
+    q++; /* the conversion */
+    if (*q == '%') {
+      buf_putc(b, '%');
+    } else if (*q == 's') {
+      buf_puts(b, va_arg(ap, const char *));
+    } else if (*q == 'c') {
+      buf_putc(b, (char)va_arg(ap, int));
+    } else {
       int longs = 0;
       bool size = false;
-      while (*q == 'l') longs++, q++;
-      if (*q == 'z') size = true, q++;
-      switch (*q) {
-      case 's': buf_puts(b, va_arg(ap, const char *)); break;
-      case 'c': buf_putc(b, (char)va_arg(ap, int)); break;
-      case '%': buf_putc(b, '%'); break;
-      case 'd':
+      if (q[0] == 'l' && q[1] == 'l') longs = 2, q += 2;
+      else if (*q == 'l') longs = 1, q++;
+      else if (*q == 'z') size = true, q++;
+      if (*q == 'd') {
         buf_put_int(b, size ? (long long)va_arg(ap, ptrdiff_t)
                             : longs == 2 ? va_arg(ap, long long) : longs ? va_arg(ap, long) : va_arg(ap, int));
-        break;
-      default: /* 'u' */
+      } else if (*q == 'u') {
         put_unsigned(b, size ? va_arg(ap, size_t)
                              : longs == 2 ? va_arg(ap, unsigned long long)
                                           : longs ? va_arg(ap, unsigned long) : va_arg(ap, unsigned),
                      false);
-        break;
+      } else {
+        break; /* not one of those: vsnprintf, from the start */
       }
-      p = q + 1;
     }
+    p = q + 1;
   }
+  b->len = start;
+  if (b->cap) b->data[start] = 0;
   /* format into the room left; measure and grow only if it does not fit */
   buf_reserve(b, 64);
-  va_list ap2;
-  va_copy(ap2, ap);
-  int n = vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap2);
-  va_end(ap2);
+  va_list ap3;
+  va_copy(ap3, ap2);
+  int n = vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap3);
+  va_end(ap3);
   if (n < 0) INTERNAL("bad format string '%s'", fmt);
   if ((size_t)n >= b->cap - b->len) {
     buf_reserve(b, (size_t)n);
-    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap2);
   }
+  va_end(ap2);
   b->len += (size_t)n;
 }
 
