@@ -89,7 +89,7 @@ static RtStatus make_buffers(PR *r, int ninputs, const double *const *inputs, co
     if (p->role == KP_SCALAR) continue; /* passed by value */
     Buf why;
     buf_init(&why, r->a);
-    st = r->rt->target->buffer(r->rt->dev, r->a, plan->bytes, plan->packed, p->role == KP_INPUT, &r->bufs[s], &why);
+    st = r->rt->target->buffer(r->rt->dev, r->a, plan->bytes, plan->packed, rt_buffer_use(p->role), &r->bufs[s], &why);
     if (st != RT_OK) {
       emit(r->err, "buffer %s (%zu bytes): %s", p->name, plan->bytes, why.data);
       return st;
@@ -217,6 +217,19 @@ static RtStatus read_outputs(PR *r, RtResult *res) {
   return RT_OK;
 }
 
+/* one run of the pipeline's launches, for rt_time_launches */
+typedef struct PipeTimer {
+  Runtime *rt;
+  int n;
+  TargetKernel *const *kerns;
+  const TargetRange *ranges;
+} PipeTimer;
+
+static RtStatus pipe_launch(void *user, double *ms, Buf *err) {
+  PipeTimer *pt = user;
+  return pt->rt->target->launch_all(pt->rt->dev, pt->n, pt->kerns, pt->ranges, ms, err);
+}
+
 RtStatus rt_run_pipeline(Runtime *rt, Arena *a, const PipeDesc *d, const char *source, const NatValues *nats,
                          int ninputs, const double *const *inputs, const size_t *counts, int repeat, RtResult *res,
                          Buf *err) {
@@ -247,8 +260,9 @@ RtStatus rt_run_pipeline(Runtime *rt, Arena *a, const PipeDesc *d, const char *s
   if (st == RT_OK && nrun > 0) {
     res->repeat = repeat > 0 ? repeat : 1;
     res->times_ms = NEWARRAY(a, double, res->repeat);
-    for (int i = 0; i < res->repeat && st == RT_OK; i++)
-      st = t->launch_all(rt->dev, nrun, run_kerns, run_ranges, &res->times_ms[i], err);
+    PipeTimer pt = {rt, nrun, run_kerns, run_ranges};
+    RtTimer tm = {&pt, pipe_launch, NULL}; /* every run starts from the inputs: nothing to restore */
+    st = rt_time_launches(&tm, res->repeat, res->times_ms, err);
   }
   if (st == RT_OK) {
     if (nrun > 0) rt_time_stats(a, res); /* else nothing ran: no times (repeat 0) */

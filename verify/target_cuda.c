@@ -136,9 +136,9 @@ static RtStatus kernel(TargetProgram *prog, Arena *a, const char *name, TargetKe
   *k = NULL;
   return unavailable(err);
 }
-static RtStatus buffer(TargetDevice *dev, Arena *a, size_t bytes, const void *init, bool read_only, TargetBuffer **b,
+static RtStatus buffer(TargetDevice *dev, Arena *a, size_t bytes, const void *init, BufferUse use, TargetBuffer **b,
                        Buf *err) {
-  (void)dev, (void)a, (void)bytes, (void)init, (void)read_only;
+  (void)dev, (void)a, (void)bytes, (void)init, (void)use;
   *b = NULL;
   return unavailable(err);
 }

@@ -1,0 +1,60 @@
+/* placement.c: buffers placed in their page (placement.h). */
+#include "placement.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dpia_front.h" /* INTERNAL (dpia/util.h) */
+
+size_t place_offset(BufferUse use) {
+  switch (use) {
+#define X(id, offset, read_only, doc) \
+  case BUF_##id: return offset;
+    DPIA_BUFFER_USES(X)
+#undef X
+  case BUF_USE_COUNT: break;
+  }
+  INTERNAL("bad buffer use %d", (int)use);
+}
+
+bool place_read_only(BufferUse use) {
+  switch (use) {
+#define X(id, offset, read_only, doc) \
+  case BUF_##id: return read_only;
+    DPIA_BUFFER_USES(X)
+#undef X
+  case BUF_USE_COUNT: break;
+  }
+  INTERNAL("bad buffer use %d", (int)use);
+}
+
+const char *place_use_name(BufferUse use) {
+  switch (use) {
+#define X(id, offset, read_only, doc) \
+  case BUF_##id: return doc;
+    DPIA_BUFFER_USES(X)
+#undef X
+  case BUF_USE_COUNT: break;
+  }
+  INTERNAL("bad buffer use %d", (int)use);
+}
+
+void *place_alloc(size_t bytes, BufferUse use, const void *init, void **block) {
+  size_t offset = place_offset(use), want = bytes ? bytes : 1;
+  *block = NULL;
+  if (want > SIZE_MAX - offset - PLACE_PAGE) return NULL;
+  /* whole pages: aligned_alloc wants a multiple of the alignment */
+  size_t total = (offset + want + PLACE_PAGE - 1) / PLACE_PAGE * PLACE_PAGE;
+  unsigned char *b = aligned_alloc(PLACE_PAGE, total);
+  if (!b) return NULL;
+  unsigned char *p = b + offset;
+  if (init && bytes)
+    memcpy(p, init, bytes);
+  else
+    memset(p, 0, want);
+  *block = b;
+  return p;
+}
+
+void place_free(void *block) { free(block); }

@@ -1,0 +1,55 @@
+/* placement.h: where a run's buffers start in their 4 KiB page, on a
+ * device whose buffers are host memory (a CPU OpenCL device, the C
+ * target).  docs/reference.md, "Timing", says why in the user's terms.
+ *
+ * A load whose address has the same low 12 bits as a store still in
+ * flight waits for that store (4K aliasing: the core cannot tell them
+ * apart and takes the load to depend on it).  Left to the allocator
+ * (PoCL takes a buffer from malloc, aligned to 128 bytes), an output may
+ * start at an input's offset in its page, or one power-of-two row from
+ * it, depending on what the process allocated before; the same kernel then
+ * ran 2 to 2.7 times slower in one process than in another (bench/
+ * blas_bench.c, above placed_buffer, which places its buffers the same
+ * way).  So every buffer is given memory of its own: a whole number of
+ * pages, the buffer starting at its use's offset in the first one:
+ * inputs at the start of a page, outputs 256 bytes in, temporaries 128
+ * bytes in.  No two offsets are a multiple of 512 bytes apart, so an
+ * output's rows never share their page offset with an input's or a
+ * temporary's when the rows are 128 floats or longer, a power of two.  An input a kernel updates in place is
+ * made with its contents, as an input is, and placed as one. */
+#ifndef DPIA_PLACEMENT_H
+#define DPIA_PLACEMENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* X(ID, offset in the page, kernels only read it, what it is) */
+#define DPIA_BUFFER_USES(X)                                                   \
+  X(INPUT, 0, true, "an input (the kernels only read it)")                  \
+  X(UPDATED, 0, false, "an input a kernel updates in place")                \
+  X(OUTPUT, 256, false, "an output")                                        \
+  X(TEMP, 128, false, "a temporary (between a pipeline's kernels, or of one)")
+
+typedef enum BufferUse {
+#define X(id, offset, read_only, doc) BUF_##id,
+  DPIA_BUFFER_USES(X)
+#undef X
+  BUF_USE_COUNT
+} BufferUse;
+
+enum { PLACE_PAGE = 4096 };
+
+/* where a buffer of this use starts in its page */
+size_t place_offset(BufferUse use);
+/* the kernels only read a buffer of this use */
+bool place_read_only(BufferUse use);
+/* what a use is, for messages and tests */
+const char *place_use_name(BufferUse use);
+
+/* bytes of host memory (at least 1) starting place_offset(use) bytes into
+ * a page, filled from init (NULL: zeros); *block is what place_free takes.
+ * NULL when there is not enough memory. */
+void *place_alloc(size_t bytes, BufferUse use, const void *init, void **block);
+void place_free(void *block);
+
+#endif
