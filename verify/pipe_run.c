@@ -70,6 +70,7 @@ static RtStatus make_buffers(PR *r, int ninputs, const double *const *inputs, co
     emit(r->err, "pipeline %s takes %d inputs, %d given", d->iface.name, nin, ninputs);
     return RT_BAD_ARGS;
   }
+  int placed[BUF_USE_COUNT] = {0}; /* the buffers of each use made so far (placement.h) */
   for (int s = 0; s < n; s++) {
     const KParam *p = s < nout + nin ? &d->iface.params[s] : &d->temps[s - nout - nin];
     RtStatus st = rt_param_layout(r->a, p, r->nats, &r->plans[s], r->err);
@@ -89,7 +90,8 @@ static RtStatus make_buffers(PR *r, int ninputs, const double *const *inputs, co
     if (p->role == KP_SCALAR) continue; /* passed by value */
     Buf why;
     buf_init(&why, r->a);
-    st = r->rt->target->buffer(r->rt->dev, r->a, plan->bytes, plan->packed, rt_buffer_use(p->role), &r->bufs[s], &why);
+    st = r->rt->target->buffer(r->rt->dev, r->a, plan->bytes, plan->packed, rt_place(placed, rt_buffer_use(p->role)),
+                               &r->bufs[s], &why);
     if (st != RT_OK) {
       emit(r->err, "buffer %s (%zu bytes): %s", p->name, plan->bytes, why.data);
       return st;

@@ -7,7 +7,7 @@
 
 #include "dpia_front.h" /* INTERNAL (dpia/util.h) */
 
-size_t place_offset(BufferUse use) {
+static size_t first_offset(BufferUse use) {
   switch (use) {
 #define X(id, offset, read_only, doc) \
   case BUF_##id: return offset;
@@ -16,6 +16,11 @@ size_t place_offset(BufferUse use) {
   case BUF_USE_COUNT: break;
   }
   INTERNAL("bad buffer use %d", (int)use);
+}
+
+size_t place_offset(BufferPlace place) {
+  size_t nth = place.nth > 0 ? (size_t)place.nth : 0;
+  return (first_offset(place.use) + nth % (PLACE_PAGE / PLACE_SPREAD) * PLACE_SPREAD) % PLACE_PAGE;
 }
 
 bool place_read_only(BufferUse use) {
@@ -40,8 +45,8 @@ const char *place_use_name(BufferUse use) {
   INTERNAL("bad buffer use %d", (int)use);
 }
 
-void *place_alloc(size_t bytes, BufferUse use, const void *init, void **block) {
-  size_t offset = place_offset(use), want = bytes ? bytes : 1;
+void *place_alloc(size_t bytes, BufferPlace place, const void *init, void **block) {
+  size_t offset = place_offset(place), want = bytes ? bytes : 1;
   *block = NULL;
   if (want > SIZE_MAX - offset - PLACE_PAGE) return NULL;
   /* whole pages: aligned_alloc wants a multiple of the alignment */

@@ -11,22 +11,32 @@
  * ran 2 to 2.7 times slower in one process than in another (bench/
  * blas_bench.c, above placed_buffer, which places its buffers the same
  * way).  So every buffer is given memory of its own: a whole number of
- * pages, the buffer starting at its use's offset in the first one:
- * inputs at the start of a page, outputs 256 bytes in, temporaries 128
- * bytes in.  No two offsets are a multiple of 512 bytes apart, so an
- * output's rows never share their page offset with an input's or a
- * temporary's when the rows are 128 floats or longer, a power of two.  An input a kernel updates in place is
- * made with its contents, as an input is, and placed as one. */
+ * pages, the buffer starting at its place's offset in the first one:
+ * the first input at the start of a page, the first output 256 bytes
+ * in, the first temporary 128 bytes in, the first input a kernel updates
+ * in place 384 bytes in, and each next buffer of a use 512 bytes after
+ * the one before (modulo the page).  No two uses' offsets are a multiple
+ * of 512 bytes apart, so a buffer that is written never has its rows at
+ * another buffer's page offset when the rows are 128 floats or longer, a
+ * power of two; and buffers of one use, several read side by side at one
+ * index (adiRows' A, B and X rows, docs/tune.md "adi"), fall in
+ * different sets of the L1 cache.
+ *
+ * An input updated in place is both read and written: placed as an
+ * input (bench/blas_bench.c does so), it had the inputs' offset, and
+ * adiRows' eight rows of A, B and X a work-item at R=8 ran 20 times
+ * slower than at R=2 in `dpia tune` (BENCHMARKS.md's machine, loaded:
+ * every stream at one page offset). */
 #ifndef DPIA_PLACEMENT_H
 #define DPIA_PLACEMENT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-/* X(ID, offset in the page, kernels only read it, what it is) */
+/* X(ID, offset of the first in the page, kernels only read it, what it is) */
 #define DPIA_BUFFER_USES(X)                                                   \
   X(INPUT, 0, true, "an input (the kernels only read it)")                  \
-  X(UPDATED, 0, false, "an input a kernel updates in place")                \
+  X(UPDATED, 384, false, "an input a kernel updates in place")              \
   X(OUTPUT, 256, false, "an output")                                        \
   X(TEMP, 128, false, "a temporary (between a pipeline's kernels, or of one)")
 
@@ -37,19 +47,26 @@ typedef enum BufferUse {
   BUF_USE_COUNT
 } BufferUse;
 
-enum { PLACE_PAGE = 4096 };
+/* a buffer's place: its use, and how many buffers of that use the run
+ * made before it */
+typedef struct BufferPlace {
+  BufferUse use;
+  int nth;
+} BufferPlace;
 
-/* where a buffer of this use starts in its page */
-size_t place_offset(BufferUse use);
+enum { PLACE_PAGE = 4096, PLACE_SPREAD = 512 };
+
+/* where a buffer starts in its page */
+size_t place_offset(BufferPlace place);
 /* the kernels only read a buffer of this use */
 bool place_read_only(BufferUse use);
 /* what a use is, for messages and tests */
 const char *place_use_name(BufferUse use);
 
-/* bytes of host memory (at least 1) starting place_offset(use) bytes into
- * a page, filled from init (NULL: zeros); *block is what place_free takes.
- * NULL when there is not enough memory. */
-void *place_alloc(size_t bytes, BufferUse use, const void *init, void **block);
+/* bytes of host memory (at least 1) starting place_offset(place) bytes
+ * into a page, filled from init (NULL: zeros); *block is what place_free
+ * takes.  NULL when there is not enough memory. */
+void *place_alloc(size_t bytes, BufferPlace place, const void *init, void **block);
 void place_free(void *block);
 
 #endif

@@ -187,6 +187,8 @@ BufferUse rt_buffer_use(KParamRole role) {
   INTERNAL("kernel parameter role %d has no buffer", (int)role);
 }
 
+BufferPlace rt_place(int made[BUF_USE_COUNT], BufferUse use) { return (BufferPlace){use, made[use]++}; }
+
 /* The one buffer of an in-place kernel's output j and the input it
  * updates (docs/language.md section 27), holding the input: bufs[j], the
  * argument of the input (the output is no argument: kparam_arg;
@@ -198,7 +200,8 @@ static RtStatus in_place_buffer(Runtime *rt, Arena *a, const ImpKernel *k, int j
   Buf why;
   buf_init(&why, a);
   plans[j].packed = rt_pack_all(a, in, in->host);
-  RtStatus st = t->buffer(rt->dev, a, plans[j].bytes, plans[j].packed, BUF_UPDATED, &bufs[j], &why);
+  RtStatus st = t->buffer(rt->dev, a, plans[j].bytes, plans[j].packed, (BufferPlace){BUF_UPDATED, j}, &bufs[j],
+                            &why);
   if (st == RT_OK) st = t->arg_buffer(kern, kparam_arg(k, k->updated[j]), bufs[j], &why);
   if (st != RT_OK)
     emit(err, "buffer %s, updated in place as %s (%zu bytes): %s", kparam_name(&k->params[k->updated[j]]),
@@ -212,6 +215,7 @@ static RtStatus set_args(Runtime *rt, Arena *a, const ImpKernel *k, const NatVal
   const Target *t = rt->target;
   Buf why;
   buf_init(&why, a);
+  int placed[BUF_USE_COUNT] = {0}; /* the buffers of each use made so far (placement.h) */
   for (int i = 0; i < k->nparams; i++) {
     const KParam *p = &k->params[i];
     ParamPlan *plan = &plans[i];
@@ -228,7 +232,7 @@ static RtStatus set_args(Runtime *rt, Arena *a, const ImpKernel *k, const NatVal
         continue;
       }
       plan->packed = p->role == KP_INPUT ? rt_pack_all(a, plan, plan->host) : rt_poisoned(a, plan);
-      st = t->buffer(rt->dev, a, plan->bytes, plan->packed, rt_buffer_use(p->role), &bufs[i], &why);
+      st = t->buffer(rt->dev, a, plan->bytes, plan->packed, rt_place(placed, rt_buffer_use(p->role)), &bufs[i], &why);
       if (st != RT_OK) {
         emit(err, "buffer %s (%zu bytes): %s", kparam_name(p), plan->bytes, why.data);
         return st;
@@ -302,7 +306,8 @@ static Restore restore_plan(Runtime *rt, Arena *a, const ImpKernel *k, ParamPlan
   Buf ignored;
   buf_init(&ignored, a);
   for (int j = 0; j < k->nupdated; j++)
-    if (rt->target->buffer(rt->dev, a, plans[j].bytes, plans[j].packed, BUF_INPUT, &rs.pristine[j], &ignored) != RT_OK)
+    if (rt->target->buffer(rt->dev, a, plans[j].bytes, plans[j].packed, (BufferPlace){BUF_INPUT, j}, &rs.pristine[j],
+                           &ignored) != RT_OK)
       rs.pristine[j] = NULL; /* the fallback: from the host */
   return rs;
 }

@@ -17,6 +17,9 @@ typedef struct ParamPlan {
 /* the placement of a kernel parameter's buffer (placement.h; an input
  * updated in place is BUF_UPDATED, which no role says) */
 BufferUse rt_buffer_use(KParamRole role);
+/* the place of the next buffer of use, made[use] of them made before
+ * (counted here) */
+BufferPlace rt_place(int made[BUF_USE_COUNT], BufferUse use);
 /* the layout, elements and bytes of parameter p at nats (not KP_NAT) */
 RtStatus rt_param_layout(Arena *a, const KParam *p, const NatValues *nats, ParamPlan *plan, Buf *err);
 /* plan->elements values of src (host layout) in the device layout */

@@ -143,11 +143,12 @@ typedef struct Target {
   RtStatus (*kernel)(TargetProgram *prog, Arena *a, const char *name, TargetKernel **k, int *nargs, Buf *err);
 
   /* ---- buffers and arguments ---- */
-  /* bytes (at least 1) on dev, filled with init[0, bytes); use says
-   * whether the kernels only read it (place_read_only) and, where buffers
-   * are host memory, where it starts in its page (placement.h) */
-  RtStatus (*buffer)(TargetDevice *dev, Arena *a, size_t bytes, const void *init, BufferUse use, TargetBuffer **b,
-                     Buf *err);
+  /* bytes (at least 1) on dev, filled with init[0, bytes); place.use
+   * says whether the kernels only read it (place_read_only) and, where
+   * buffers are host memory, place where it starts in its page
+   * (placement.h) */
+  RtStatus (*buffer)(TargetDevice *dev, Arena *a, size_t bytes, const void *init, BufferPlace place,
+                     TargetBuffer **b, Buf *err);
   /* b's first bytes into dst, once every launch before has finished */
   RtStatus (*read)(TargetDevice *dev, TargetBuffer *b, void *dst, size_t bytes, Buf *err);
   /* from's first bytes (at least 1) into to's, on the device, after every

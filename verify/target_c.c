@@ -217,12 +217,12 @@ static RtStatus kernel(TargetProgram *prog, Arena *a, const char *name, TargetKe
   return RT_OK;
 }
 
-/* host memory placed in its page as its use says (placement.h) */
-static RtStatus buffer(TargetDevice *dev, Arena *a, size_t bytes, const void *init, BufferUse use, TargetBuffer **b,
-                       Buf *err) {
+/* host memory placed in its page (placement.h) */
+static RtStatus buffer(TargetDevice *dev, Arena *a, size_t bytes, const void *init, BufferPlace place,
+                       TargetBuffer **b, Buf *err) {
   (void)dev;
   *b = NULL;
-  void *block = NULL, *data = place_alloc(bytes, use, init, &block);
+  void *block = NULL, *data = place_alloc(bytes, place, init, &block);
   if (!data) {
     emit(err, "cannot allocate %zu bytes of host memory", bytes);
     return RT_LAUNCH_FAILED;

@@ -214,8 +214,9 @@ static bool places_buffers(cl_device_id d) {
     return false;
   size_t align = align_bits / 8 ? align_bits / 8 : 1;
   if (align > PLACE_PAGE) return false;
+  if (PLACE_SPREAD % align) return false;
   for (int u = 0; u < BUF_USE_COUNT; u++)
-    if (place_offset((BufferUse)u) % align) return false;
+    if (place_offset((BufferPlace){(BufferUse)u, 0}) % align) return false;
   return true;
 }
 
@@ -358,17 +359,17 @@ static void CL_CALLBACK free_placed(cl_mem mem, void *block) {
 }
 
 /* On a device that places_buffers, the buffer is memory of ours at its
- * use's offset (placement.h), filled from init here, made the buffer by
+ * place's offset (placement.h), filled from init here, made the buffer by
  * CL_MEM_USE_HOST_PTR and freed by free_placed; elsewhere clCreateBuffer
  * copies init into memory of the implementation's. */
-static RtStatus buffer(TargetDevice *dev, Arena *a, size_t bytes, const void *init, BufferUse use, TargetBuffer **out,
-                       Buf *err) {
+static RtStatus buffer(TargetDevice *dev, Arena *a, size_t bytes, const void *init, BufferPlace place,
+                       TargetBuffer **out, Buf *err) {
   cl_int e;
   *out = NULL;
-  cl_mem_flags flags = place_read_only(use) ? CL_MEM_READ_ONLY : CL_MEM_READ_WRITE;
+  cl_mem_flags flags = place_read_only(place.use) ? CL_MEM_READ_ONLY : CL_MEM_READ_WRITE;
   void *host = (void *)init, *block = NULL;
   if (dev->place) {
-    host = place_alloc(bytes, use, init, &block);
+    host = place_alloc(bytes, place, init, &block);
     if (!host) return cl_fail(err, RT_LAUNCH_FAILED, CL_OUT_OF_HOST_MEMORY, "allocating a buffer's host memory");
     flags |= CL_MEM_USE_HOST_PTR;
   } else {

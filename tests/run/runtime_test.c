@@ -658,8 +658,9 @@ static void placement(Tester *t) {
              res.output[2]);
     printf("  round %d: %s\n", round, got);
     check(t,
-          res.output[0] == (double)place_offset(BUF_INPUT) && res.output[1] == (double)place_offset(BUF_TEMP) &&
-              res.output[2] == (double)place_offset(BUF_OUTPUT),
+          res.output[0] == (double)place_offset((BufferPlace){BUF_INPUT, 0}) &&
+              res.output[1] == (double)place_offset((BufferPlace){BUF_TEMP, 0}) &&
+              res.output[2] == (double)place_offset((BufferPlace){BUF_OUTPUT, 0}),
           "each buffer starts at its use's offset in its page (0, 128, 256)", got);
   }
 }

@@ -173,9 +173,9 @@ static RtStatus f_kernel(TargetProgram *prog, Arena *a, const char *name, Target
   return RT_OK;
 }
 
-static RtStatus f_buffer(TargetDevice *dev, Arena *a, size_t bytes, const void *init, BufferUse use, TargetBuffer **b,
-                         Buf *err) {
-  if (place_read_only(use) && fake.no_read_only) {
+static RtStatus f_buffer(TargetDevice *dev, Arena *a, size_t bytes, const void *init, BufferPlace place,
+                         TargetBuffer **b, Buf *err) {
+  if (place_read_only(place.use) && fake.no_read_only) {
     buf_puts(err, "FakeGPU error 5 in buffer (no read-only memory)");
     return RT_LAUNCH_FAILED;
   }
@@ -580,6 +580,29 @@ static void check_timing(const char *what, const double *ms, bool restore, const
   arena_free(&a);
 }
 
+/* placement.h: the first 8 buffers of each use start at 32 different
+ * offsets of their pages, each a multiple of 128 bytes (PoCL's base
+ * address alignment), and place_alloc's memory starts there */
+static void test_placement(void) {
+  bool seen[PLACE_PAGE / 128] = {false}, ok = true;
+  for (int u = 0; u < BUF_USE_COUNT; u++)
+    for (int nth = 0; nth < PLACE_PAGE / PLACE_SPREAD; nth++) {
+      size_t off = place_offset((BufferPlace){(BufferUse)u, nth});
+      ok = ok && off % 128 == 0 && off < PLACE_PAGE && !seen[off / 128];
+      if (off % 128 == 0 && off < PLACE_PAGE) seen[off / 128] = true;
+    }
+  check(ok, "every use's first 8 buffers at offsets of their own, multiples of 128 bytes", "");
+  check(place_offset((BufferPlace){BUF_INPUT, 0}) == 0 && place_offset((BufferPlace){BUF_OUTPUT, 0}) == 256 &&
+            place_offset((BufferPlace){BUF_TEMP, 0}) == 128 && place_offset((BufferPlace){BUF_UPDATED, 1}) == 896,
+        "inputs at a page's start, outputs 256 bytes in, temporaries 128, the second updated input 896", "");
+  float init[3] = {1, 2, 3};
+  void *block;
+  float *p = place_alloc(sizeof init, (BufferPlace){BUF_OUTPUT, 2}, init, &block);
+  check(p && (uintptr_t)p % PLACE_PAGE == place_offset((BufferPlace){BUF_OUTPUT, 2}) && p[2] == 3,
+        "place_alloc's memory starts at the place's offset, filled", "");
+  place_free(block);
+}
+
 static void test_timing(void) {
   /* the first launch of tune's first point, or of any run: 10 ms where
    * the others take 1 ms, is not one of the times */
@@ -598,6 +621,7 @@ int main(int argc, char **argv) {
   }
   check(target_named("opencl") == &target_opencl && target_named("fake") == NULL && target_default() == &target_opencl,
         "targets by name", "");
+  test_placement();
   test_timing();
   test_kernel(argv[1]);
   test_in_place(argv[1]);
