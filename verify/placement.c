@@ -34,17 +34,6 @@ bool place_read_only(BufferUse use) {
   INTERNAL("bad buffer use %d", (int)use);
 }
 
-const char *place_use_name(BufferUse use) {
-  switch (use) {
-#define X(id, offset, read_only, doc) \
-  case BUF_##id: return doc;
-    DPIA_BUFFER_USES(X)
-#undef X
-  case BUF_USE_COUNT: break;
-  }
-  INTERNAL("bad buffer use %d", (int)use);
-}
-
 void *place_alloc(size_t bytes, BufferPlace place, const void *init, void **block) {
   size_t offset = place_offset(place), want = bytes ? bytes : 1;
   *block = NULL;

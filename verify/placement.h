@@ -9,8 +9,8 @@
  * start at an input's offset in its page, or one power-of-two row from
  * it, depending on what the process allocated before; the same kernel then
  * ran 2 to 2.7 times slower in one process than in another (bench/
- * blas_bench.c, above placed_buffer, which places its buffers the same
- * way).  So every buffer is given memory of its own: a whole number of
+ * blas_bench.c, above placed_buffer, which places its own buffers too,
+ * every input at a page's start).  So every buffer is given memory of its own: a whole number of
  * pages, the buffer starting at its place's offset in the first one:
  * the first input at the start of a page, the first output 256 bytes
  * in, the first temporary 128 bytes in, the first input a kernel updates
@@ -33,7 +33,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* X(ID, offset of the first in the page, kernels only read it, what it is) */
+/* X(ID, offset of the first in the page, kernels only read it, what it holds) */
 #define DPIA_BUFFER_USES(X)                                                   \
   X(INPUT, 0, true, "an input (the kernels only read it)")                  \
   X(UPDATED, 384, false, "an input a kernel updates in place")              \
@@ -60,8 +60,6 @@ enum { PLACE_PAGE = 4096, PLACE_SPREAD = 512 };
 size_t place_offset(BufferPlace place);
 /* the kernels only read a buffer of this use */
 bool place_read_only(BufferUse use);
-/* what a use is, for messages and tests */
-const char *place_use_name(BufferUse use);
 
 /* bytes of host memory (at least 1) starting place_offset(place) bytes
  * into a page, filled from init (NULL: zeros); *block is what place_free

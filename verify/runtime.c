@@ -5,7 +5,6 @@
 
 #include <inttypes.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -296,8 +295,9 @@ typedef struct Restore {
   TargetBuffer **bufs, **pristine;
 } Restore;
 
-/* the copies of an in-place kernel's inputs to restore them from, when it
- * is launched more than once (none otherwise) */
+/* the copies of an in-place kernel's inputs to restore them from (it is
+ * always launched more than once: rt_time_launches' first launch is not
+ * timed; none for another kernel) */
 static Restore restore_plan(Runtime *rt, Arena *a, const ImpKernel *k, ParamPlan *plans, TargetKernel *kern,
                             TargetBuffer **bufs) {
   Restore rs = {k, plans, kern, bufs, NULL};
