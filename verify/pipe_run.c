@@ -70,6 +70,7 @@ static RtStatus make_buffers(PR *r, int ninputs, const double *const *inputs, co
     emit(r->err, "pipeline %s takes %d inputs, %d given", d->iface.name, nin, ninputs);
     return RT_BAD_ARGS;
   }
+  int placed[BUF_USE_COUNT] = {0}; /* the buffers of each use made so far (placement.h) */
   for (int s = 0; s < n; s++) {
     const KParam *p = s < nout + nin ? &d->iface.params[s] : &d->temps[s - nout - nin];
     RtStatus st = rt_param_layout(r->a, p, r->nats, &r->plans[s], r->err);
@@ -89,7 +90,8 @@ static RtStatus make_buffers(PR *r, int ninputs, const double *const *inputs, co
     if (p->role == KP_SCALAR) continue; /* passed by value */
     Buf why;
     buf_init(&why, r->a);
-    st = r->rt->target->buffer(r->rt->dev, r->a, plan->bytes, plan->packed, p->role == KP_INPUT, &r->bufs[s], &why);
+    st = r->rt->target->buffer(r->rt->dev, r->a, plan->bytes, plan->packed, rt_place(placed, rt_buffer_use(p->role)),
+                               &r->bufs[s], &why);
     if (st != RT_OK) {
       emit(r->err, "buffer %s (%zu bytes): %s", p->name, plan->bytes, why.data);
       return st;
@@ -217,6 +219,19 @@ static RtStatus read_outputs(PR *r, RtResult *res) {
   return RT_OK;
 }
 
+/* one run of the pipeline's launches, for rt_time_launches */
+typedef struct PipeTimer {
+  Runtime *rt;
+  int n;
+  TargetKernel *const *kerns;
+  const TargetRange *ranges;
+} PipeTimer;
+
+static RtStatus pipe_launch(void *user, double *ms, Buf *err) {
+  PipeTimer *pt = user;
+  return pt->rt->target->launch_all(pt->rt->dev, pt->n, pt->kerns, pt->ranges, ms, err);
+}
+
 RtStatus rt_run_pipeline(Runtime *rt, Arena *a, const PipeDesc *d, const char *source, const NatValues *nats,
                          int ninputs, const double *const *inputs, const size_t *counts, int repeat, RtResult *res,
                          Buf *err) {
@@ -247,8 +262,9 @@ RtStatus rt_run_pipeline(Runtime *rt, Arena *a, const PipeDesc *d, const char *s
   if (st == RT_OK && nrun > 0) {
     res->repeat = repeat > 0 ? repeat : 1;
     res->times_ms = NEWARRAY(a, double, res->repeat);
-    for (int i = 0; i < res->repeat && st == RT_OK; i++)
-      st = t->launch_all(rt->dev, nrun, run_kerns, run_ranges, &res->times_ms[i], err);
+    PipeTimer pt = {rt, nrun, run_kerns, run_ranges};
+    RtTimer tm = {&pt, pipe_launch, NULL}; /* every run starts from the inputs: nothing to restore */
+    st = rt_time_launches(&tm, res->repeat, res->times_ms, err);
   }
   if (st == RT_OK) {
     if (nrun > 0) rt_time_stats(a, res); /* else nothing ran: no times (repeat 0) */

@@ -174,6 +174,20 @@ static RtStatus build(Runtime *rt, Arena *a, const ImpKernel *k, const char *sou
   return RT_OK;
 }
 
+BufferUse rt_buffer_use(KParamRole role) {
+  switch (role) {
+  case KP_INPUT: return BUF_INPUT;
+  case KP_OUTPUT: return BUF_OUTPUT;
+  case KP_TEMP: return BUF_TEMP;
+  case KP_SCALAR:
+  case KP_NAT:
+  case KP_LOCAL: break;
+  }
+  INTERNAL("kernel parameter role %d has no buffer", (int)role);
+}
+
+BufferPlace rt_place(int made[BUF_USE_COUNT], BufferUse use) { return (BufferPlace){use, made[use]++}; }
+
 /* The one buffer of an in-place kernel's output j and the input it
  * updates (docs/language.md section 27), holding the input: bufs[j], the
  * argument of the input (the output is no argument: kparam_arg;
@@ -185,7 +199,8 @@ static RtStatus in_place_buffer(Runtime *rt, Arena *a, const ImpKernel *k, int j
   Buf why;
   buf_init(&why, a);
   plans[j].packed = rt_pack_all(a, in, in->host);
-  RtStatus st = t->buffer(rt->dev, a, plans[j].bytes, plans[j].packed, false, &bufs[j], &why);
+  RtStatus st = t->buffer(rt->dev, a, plans[j].bytes, plans[j].packed, (BufferPlace){BUF_UPDATED, j}, &bufs[j],
+                            &why);
   if (st == RT_OK) st = t->arg_buffer(kern, kparam_arg(k, k->updated[j]), bufs[j], &why);
   if (st != RT_OK)
     emit(err, "buffer %s, updated in place as %s (%zu bytes): %s", kparam_name(&k->params[k->updated[j]]),
@@ -199,6 +214,7 @@ static RtStatus set_args(Runtime *rt, Arena *a, const ImpKernel *k, const NatVal
   const Target *t = rt->target;
   Buf why;
   buf_init(&why, a);
+  int placed[BUF_USE_COUNT] = {0}; /* the buffers of each use made so far (placement.h) */
   for (int i = 0; i < k->nparams; i++) {
     const KParam *p = &k->params[i];
     ParamPlan *plan = &plans[i];
@@ -215,7 +231,7 @@ static RtStatus set_args(Runtime *rt, Arena *a, const ImpKernel *k, const NatVal
         continue;
       }
       plan->packed = p->role == KP_INPUT ? rt_pack_all(a, plan, plan->host) : rt_poisoned(a, plan);
-      st = t->buffer(rt->dev, a, plan->bytes, plan->packed, p->role == KP_INPUT, &bufs[i], &why);
+      st = t->buffer(rt->dev, a, plan->bytes, plan->packed, rt_place(placed, rt_buffer_use(p->role)), &bufs[i], &why);
       if (st != RT_OK) {
         emit(err, "buffer %s (%zu bytes): %s", kparam_name(p), plan->bytes, why.data);
         return st;
@@ -279,17 +295,19 @@ typedef struct Restore {
   TargetBuffer **bufs, **pristine;
 } Restore;
 
-/* the copies of an in-place kernel's inputs to restore them from, when it
- * is launched more than once (none otherwise) */
+/* the copies of an in-place kernel's inputs to restore them from (it is
+ * always launched more than once: rt_time_launches' first launch is not
+ * timed; none for another kernel) */
 static Restore restore_plan(Runtime *rt, Arena *a, const ImpKernel *k, ParamPlan *plans, TargetKernel *kern,
-                            TargetBuffer **bufs, int repeat) {
+                            TargetBuffer **bufs) {
   Restore rs = {k, plans, kern, bufs, NULL};
-  if (!k->in_place || repeat < 2) return rs;
+  if (!k->in_place) return rs;
   rs.pristine = NEWARRAY(a, TargetBuffer *, k->nupdated > 0 ? k->nupdated : 1);
   Buf ignored;
   buf_init(&ignored, a);
   for (int j = 0; j < k->nupdated; j++)
-    if (rt->target->buffer(rt->dev, a, plans[j].bytes, plans[j].packed, true, &rs.pristine[j], &ignored) != RT_OK)
+    if (rt->target->buffer(rt->dev, a, plans[j].bytes, plans[j].packed, (BufferPlace){BUF_INPUT, j}, &rs.pristine[j],
+                           &ignored) != RT_OK)
       rs.pristine[j] = NULL; /* the fallback: from the host */
   return rs;
 }
@@ -322,22 +340,57 @@ static RtStatus restore_inputs(Runtime *rt, Arena *a, const Restore *rs, Buf *er
   return RT_OK;
 }
 
-/* launch->repeat timed launches, an in-place kernel's inputs restored
- * (untimed) before each after the first: each is one run on the inputs,
- * and the buffers hold the result of one after the last */
+RtStatus rt_time_launches(const RtTimer *tm, int repeat, double *times, Buf *err) {
+  /* The first launch of a kernel in a process pays for what the later ones
+   * find done: PoCL makes the work-group function for the launch's local
+   * size at the first launch, and the first touch of a buffer's pages
+   * faults them in; timed, it made whichever point tune timed first look
+   * slow (docs/tune.md, "adi").  A launch that long is not much changed by
+   * that, and running it again would spend as long once more. */
+  double first = 0;
+  RtStatus st = tm->launch(tm->user, &first, err);
+  if (st != RT_OK) return st;
+  int r = 0;
+  if (first >= RT_WARMUP_KEEP_MS) times[r++] = first;
+  for (; r < repeat; r++) {
+    if (tm->restore && (st = tm->restore(tm->user, err)) != RT_OK) return st;
+    if ((st = tm->launch(tm->user, &times[r], err)) != RT_OK) return st;
+  }
+  return RT_OK;
+}
+
+/* one launch of a kernel, for rt_time_launches */
+typedef struct KernelTimer {
+  Runtime *rt;
+  Arena *a;
+  TargetKernel *kern;
+  TargetRange range;
+  const Restore *rs;
+} KernelTimer;
+
+static RtStatus kernel_launch(void *user, double *ms, Buf *err) {
+  KernelTimer *kt = user;
+  return kt->rt->target->launch(kt->rt->dev, kt->kern, &kt->range, ms, err);
+}
+
+static RtStatus kernel_restore(void *user, Buf *err) {
+  KernelTimer *kt = user;
+  return restore_inputs(kt->rt, kt->a, kt->rs, err);
+}
+
+/* launch->repeat timed launches (rt_time_launches), an in-place kernel's
+ * inputs restored (untimed) before each after the first: each is one run
+ * on the inputs, and the buffers hold the result of one after the last */
 static RtStatus launch_timed(Runtime *rt, Arena *a, TargetKernel *kern, const RtLaunch *launch, const Restore *rs,
                              RtResult *res, Buf *err) {
   int repeat = launch->repeat > 0 ? launch->repeat : 1;
   res->repeat = repeat;
   res->times_ms = NEWARRAY(a, double, repeat);
-  TargetRange range = rt_range(res);
-  for (int r = 0; r < repeat; r++) {
-    RtStatus st = r > 0 ? restore_inputs(rt, a, rs, err) : RT_OK;
-    if (st == RT_OK) st = rt->target->launch(rt->dev, kern, &range, &res->times_ms[r], err);
-    if (st != RT_OK) return st;
-  }
-  rt_time_stats(a, res);
-  return RT_OK;
+  KernelTimer kt = {rt, a, kern, rt_range(res), rs};
+  RtTimer tm = {&kt, kernel_launch, rs->pristine ? kernel_restore : NULL};
+  RtStatus st = rt_time_launches(&tm, repeat, res->times_ms, err);
+  if (st == RT_OK) rt_time_stats(a, res);
+  return st;
 }
 
 void rt_time_stats(Arena *a, RtResult *res) {
@@ -474,7 +527,7 @@ RtStatus rt_run(Runtime *rt, Arena *a, const ImpKernel *k, const char *source, c
   }
   Restore rs = {k, plans, kern, bufs, NULL};
   if (st == RT_OK) {
-    rs = restore_plan(rt, a, k, plans, kern, bufs, launch->repeat);
+    rs = restore_plan(rt, a, k, plans, kern, bufs);
     st = launch_timed(rt, a, kern, launch, &rs, res, err);
     if (st != RT_OK) launch_needs(&ki, err);
   }

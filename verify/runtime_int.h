@@ -14,6 +14,12 @@ typedef struct ParamPlan {
   unsigned char *packed;
 } ParamPlan;
 
+/* the placement of a kernel parameter's buffer (placement.h; an input
+ * updated in place is BUF_UPDATED, which no role says) */
+BufferUse rt_buffer_use(KParamRole role);
+/* the place of the next buffer of use, made[use] of them made before
+ * (counted here) */
+BufferPlace rt_place(int made[BUF_USE_COUNT], BufferUse use);
 /* the layout, elements and bytes of parameter p at nats (not KP_NAT) */
 RtStatus rt_param_layout(Arena *a, const KParam *p, const NatValues *nats, ParamPlan *plan, Buf *err);
 /* plan->elements values of src (host layout) in the device layout */
@@ -38,6 +44,21 @@ void rt_refuse_empty(Buf *err, int dim, const char *output, int64_t elements);
 /* res's NDRange (ndims, has_local, global and local sizes) as k's sizes
  * give it at nats, zeros included: the report of a launch that did not run */
 void rt_natural_range(const ImpKernel *k, const NatValues *nats, Arena *a, RtResult *res);
+/* What rt_time_launches times: one launch of a kernel or a pipeline
+ * (its time on the device in *ms), and what puts its inputs back before
+ * another (NULL: nothing to put back) */
+typedef struct RtTimer {
+  void *user;
+  RtStatus (*launch)(void *user, double *ms, Buf *err);
+  RtStatus (*restore)(void *user, Buf *err);
+} RtTimer;
+/* The one rule of timing for run, tune and explore (docs/reference.md,
+ * "Timing"): a first launch that is not timed, unless it took
+ * RT_WARMUP_KEEP_MS or more (then it is the first timed one), then the
+ * timed launches, times[0..repeat), the inputs restored before every
+ * launch after the first.  The buffers hold one launch's result. */
+enum { RT_WARMUP_KEEP_MS = 100 };
+RtStatus rt_time_launches(const RtTimer *tm, int repeat, double *times, Buf *err);
 /* res->min_ms and median_ms from res->times_ms[0..repeat) */
 void rt_time_stats(Arena *a, RtResult *res);
 

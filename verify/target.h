@@ -39,6 +39,7 @@
 #define DPIA_TARGET_H
 
 #include "dpia_codegen.h"
+#include "placement.h"
 
 typedef enum RtStatus {
   RT_OK = 0,
@@ -142,10 +143,12 @@ typedef struct Target {
   RtStatus (*kernel)(TargetProgram *prog, Arena *a, const char *name, TargetKernel **k, int *nargs, Buf *err);
 
   /* ---- buffers and arguments ---- */
-  /* bytes (at least 1) on dev, filled with init[0, bytes); read_only: the
-   * kernels only read it */
-  RtStatus (*buffer)(TargetDevice *dev, Arena *a, size_t bytes, const void *init, bool read_only, TargetBuffer **b,
-                     Buf *err);
+  /* bytes (at least 1) on dev, filled with init[0, bytes); place.use
+   * says whether the kernels only read it (place_read_only) and, where
+   * buffers are host memory, place where it starts in its page
+   * (placement.h) */
+  RtStatus (*buffer)(TargetDevice *dev, Arena *a, size_t bytes, const void *init, BufferPlace place,
+                     TargetBuffer **b, Buf *err);
   /* b's first bytes into dst, once every launch before has finished */
   RtStatus (*read)(TargetDevice *dev, TargetBuffer *b, void *dst, size_t bytes, Buf *err);
   /* from's first bytes (at least 1) into to's, on the device, after every

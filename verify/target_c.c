@@ -10,8 +10,9 @@
  * -march=native -fopenmp -fPIC -shared` into a shared object in a fresh
  * temporary directory, loaded with dlopen and then removed; a kernel is
  * its entry dpia_args_NAME (which takes the arguments by address) and its
- * number of arguments dpia_nargs_NAME.  A buffer is host memory (aligned
- * to 64 bytes, so that any vector type's loads are aligned); a launch
+ * number of arguments dpia_nargs_NAME.  A buffer is host memory placed in
+ * its page as OpenCL's on a CPU device (placement.h; every offset a multiple
+ * of 128 bytes, so that any vector type's loads are aligned); a launch
  * calls the entry with the numbers of groups and the local size and is
  * timed by the monotonic clock.  ISO C mode (-std=c11) keeps GCC from
  * contracting a * b + c (-ffp-contract=off), as the reference does. */
@@ -56,6 +57,7 @@ struct TargetKernel {
 struct TargetBuffer {
   void *data;
   size_t bytes;
+  void *block; /* what place_free takes */
 };
 
 /* a HostVerifier: the compiler's path; none without a compiler, and
@@ -215,21 +217,20 @@ static RtStatus kernel(TargetProgram *prog, Arena *a, const char *name, TargetKe
   return RT_OK;
 }
 
-static RtStatus buffer(TargetDevice *dev, Arena *a, size_t bytes, const void *init, bool read_only, TargetBuffer **b,
-                       Buf *err) {
-  (void)dev, (void)read_only;
+/* host memory placed in its page (placement.h) */
+static RtStatus buffer(TargetDevice *dev, Arena *a, size_t bytes, const void *init, BufferPlace place,
+                       TargetBuffer **b, Buf *err) {
+  (void)dev;
   *b = NULL;
-  size_t size = ((bytes ? bytes : 1) + 63) / 64 * 64;
-  void *data = size >= bytes ? aligned_alloc(64, size) : NULL;
+  void *block = NULL, *data = place_alloc(bytes, place, init, &block);
   if (!data) {
     emit(err, "cannot allocate %zu bytes of host memory", bytes);
     return RT_LAUNCH_FAILED;
   }
-  if (init && bytes) memcpy(data, init, bytes);
-  else memset(data, 0, bytes);
   *b = NEW(a, TargetBuffer);
   (*b)->data = data;
   (*b)->bytes = bytes;
+  (*b)->block = block;
   return RT_OK;
 }
 
@@ -353,7 +354,7 @@ static RtStatus launch_all(TargetDevice *dev, int n, TargetKernel *const *ks, co
 
 static RtStatus release_buffer(TargetBuffer *b, Buf *err) {
   (void)err;
-  if (b) free(b->data);
+  if (b) place_free(b->block);
   return RT_OK;
 }
 

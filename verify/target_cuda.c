@@ -136,9 +136,9 @@ static RtStatus kernel(TargetProgram *prog, Arena *a, const char *name, TargetKe
   *k = NULL;
   return unavailable(err);
 }
-static RtStatus buffer(TargetDevice *dev, Arena *a, size_t bytes, const void *init, bool read_only, TargetBuffer **b,
-                       Buf *err) {
-  (void)dev, (void)a, (void)bytes, (void)init, (void)read_only;
+static RtStatus buffer(TargetDevice *dev, Arena *a, size_t bytes, const void *init, BufferPlace place,
+                       TargetBuffer **b, Buf *err) {
+  (void)dev, (void)a, (void)bytes, (void)init, (void)place;
   *b = NULL;
   return unavailable(err);
 }

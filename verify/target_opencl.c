@@ -23,6 +23,9 @@ struct TargetDevice {
   cl_device_id device;
   cl_context context;
   cl_command_queue queue;
+  /* buffers are host memory (a CPU device), placed in their page
+   * (placement.h); false: clCreateBuffer places them */
+  bool place;
 };
 
 struct TargetProgram {
@@ -196,6 +199,27 @@ static uint64_t device_ulong(cl_device_id d, cl_device_info what) {
   return (uint64_t)value;
 }
 
+/* A CPU device's buffers are the host's memory, so where they fall in
+ * their pages decides whether loads wait on stores (placement.h).
+ * CL_MEM_USE_HOST_PTR makes the implementation use memory of ours as the
+ * buffer when it is aligned to the device's base address alignment (in
+ * bits; 1024 on PoCL): every offset of placement.h must be a multiple of
+ * it, else clCreateBuffer places the buffers as before. */
+static bool places_buffers(cl_device_id d) {
+  cl_device_type type = 0;
+  cl_uint align_bits = 0;
+  if (clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof type, &type, NULL) != CL_SUCCESS || !(type & CL_DEVICE_TYPE_CPU))
+    return false;
+  if (clGetDeviceInfo(d, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL) != CL_SUCCESS)
+    return false;
+  size_t align = align_bits / 8 ? align_bits / 8 : 1;
+  if (align > PLACE_PAGE) return false;
+  if (PLACE_SPREAD % align) return false;
+  for (int u = 0; u < BUF_USE_COUNT; u++)
+    if (place_offset((BufferPlace){(BufferUse)u, 0}) % align) return false;
+  return true;
+}
+
 static RtStatus open_device(Arena *a, int platform_index, int device_index, TargetDevice **out, TargetDeviceInfo *info,
                             Buf *err) {
   *out = NULL;
@@ -238,7 +262,7 @@ static RtStatus open_device(Arena *a, int platform_index, int device_index, Targ
     return RT_UNAVAILABLE;
   }
   TargetDevice *dev = NEW(a, TargetDevice);
-  *dev = (TargetDevice){p, d, ctx, q};
+  *dev = (TargetDevice){p, d, ctx, q, places_buffers(d)};
   info->platform_name = pname;
   info->device_name = device_string(a, d, CL_DEVICE_NAME);
   info->driver_version = device_string(a, d, CL_DRIVER_VERSION);
@@ -326,13 +350,44 @@ static RtStatus kernel(TargetProgram *prog, Arena *a, const char *name, TargetKe
 
 /* ---- buffers and arguments ---- */
 
-static RtStatus buffer(TargetDevice *dev, Arena *a, size_t bytes, const void *init, bool read_only, TargetBuffer **out,
-                       Buf *err) {
+/* the implementation calls this once the buffer is gone (the last
+ * reference released, every command using it done): only then may its
+ * memory go */
+static void CL_CALLBACK free_placed(cl_mem mem, void *block) {
+  (void)mem;
+  place_free(block);
+}
+
+/* On a device that places_buffers, the buffer is memory of ours at its
+ * place's offset (placement.h), filled from init here, made the buffer by
+ * CL_MEM_USE_HOST_PTR and freed by free_placed; elsewhere clCreateBuffer
+ * copies init into memory of the implementation's. */
+static RtStatus buffer(TargetDevice *dev, Arena *a, size_t bytes, const void *init, BufferPlace place,
+                       TargetBuffer **out, Buf *err) {
   cl_int e;
   *out = NULL;
-  cl_mem_flags flags = (read_only ? CL_MEM_READ_ONLY : CL_MEM_READ_WRITE) | CL_MEM_COPY_HOST_PTR;
-  cl_mem mem = clCreateBuffer(dev->context, flags, bytes ? bytes : 1, (void *)init, &e);
-  if (e != CL_SUCCESS || !mem) return cl_fail(err, RT_LAUNCH_FAILED, e, "clCreateBuffer");
+  cl_mem_flags flags = place_read_only(place.use) ? CL_MEM_READ_ONLY : CL_MEM_READ_WRITE;
+  void *host = (void *)init, *block = NULL;
+  if (dev->place) {
+    host = place_alloc(bytes, place, init, &block);
+    if (!host) return cl_fail(err, RT_LAUNCH_FAILED, CL_OUT_OF_HOST_MEMORY, "allocating a buffer's host memory");
+    flags |= CL_MEM_USE_HOST_PTR;
+  } else {
+    flags |= CL_MEM_COPY_HOST_PTR;
+  }
+  cl_mem mem = clCreateBuffer(dev->context, flags, bytes ? bytes : 1, host, &e);
+  if (e != CL_SUCCESS || !mem) {
+    place_free(block);
+    return cl_fail(err, RT_LAUNCH_FAILED, e, "clCreateBuffer");
+  }
+  if (block && (e = clSetMemObjectDestructorCallback(mem, free_placed, block)) != CL_SUCCESS) {
+    /* released before any command used it: the implementation is done with block */
+    cl_int e2 = clReleaseMemObject(mem);
+    place_free(block);
+    cl_fail(err, RT_LAUNCH_FAILED, e, "clSetMemObjectDestructorCallback");
+    if (e2 != CL_SUCCESS) emit(err, "; then %s in clReleaseMemObject", error_name(e2));
+    return RT_LAUNCH_FAILED;
+  }
   *out = NEW(a, TargetBuffer);
   (*out)->mem = mem;
   return RT_OK;

@@ -14,6 +14,9 @@
  *   runtime_test preconds     the check of a kernel's preconditions
  *   runtime_test end-to-end   a functional kernel through the reference
  *                             interpreter against a hand-written OpenCL kernel
+ *   runtime_test placement    on a CPU device, where an input, a temporary
+ *                             and an output start in their pages
+ *                             (verify/placement.h), as the kernel sees them
  *
  * Without an OpenCL platform every mode that needs one FAILS (CI installs
  * PoCL, so a missing platform is a broken setup, not a reason to skip).
@@ -30,6 +33,11 @@
 #include "verify/compare.h"
 #include "verify/interp.h"
 #include "verify/runtime.h"
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
 
 typedef struct Tester {
   int checks, failures;
@@ -603,9 +611,63 @@ static void end_to_end(Tester *t) {
   }
 }
 
+/* ---- placement of buffers in their pages (verify/placement.h) ---- */
+
+/* each buffer's offset in its 4 KiB page, as the kernel sees its address:
+ * on a CPU device the device's addresses are the host's */
+static const char *const where_src =
+    "kernel void where(global int *restrict output, const global float *restrict xs,\n"
+    "                  global float *restrict tmp, int N) {\n"
+    "  if (get_global_id(0) != 0) return;\n"
+    "  tmp[0] = xs[0];\n"
+    "  output[0] = (int)((ulong)xs % 4096);\n"
+    "  output[1] = (int)((ulong)tmp % 4096);\n"
+    "  output[2] = (int)((ulong)output % 4096);\n"
+    "}\n";
+
+static bool first_device_is_cpu(void) {
+  cl_platform_id p;
+  cl_device_id d;
+  cl_device_type type = 0;
+  if (clGetPlatformIDs(1, &p, NULL) != CL_SUCCESS || clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, NULL) != CL_SUCCESS)
+    return false;
+  return clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof type, &type, NULL) == CL_SUCCESS && (type & CL_DEVICE_TYPE_CPU);
+}
+
+static void placement(Tester *t) {
+  if (!open_runtime(t)) return;
+  Size three = num(t, 3);
+  KParam ps[] = {buffer(t, "output", KP_OUTPUT, t->tc.t_int, three), buffer(t, "xs", KP_INPUT, t->tc.t_float, three),
+                 buffer(t, "tmp", KP_TEMP, t->tc.t_float, three), nat_param(t, "N")};
+  ImpKernel *k = kernel(t, "where", 4, ps, num(t, 1));
+  double xs[3] = {1, 2, 3};
+  const double *in[] = {xs};
+  size_t counts[] = {3};
+  RtResult res;
+  /* buffers this small come from the heap, 128-byte aligned where
+   * clCreateBuffer takes them (PoCL): all three at their offsets by chance
+   * is not what a run without the placement gives */
+  for (int round = 0; round < 3; round++) {
+    if (!run(t, "where runs", k, where_src, nat1(t, "N", 3), 1, in, counts, NULL, &res)) return;
+    if (!first_device_is_cpu()) {
+      printf("  not a CPU device: clCreateBuffer places the buffers, nothing to check\n");
+      return;
+    }
+    char got[96];
+    snprintf(got, sizeof got, "input at %g, temporary at %g, output at %g in their pages", res.output[0], res.output[1],
+             res.output[2]);
+    printf("  round %d: %s\n", round, got);
+    check(t,
+          res.output[0] == (double)place_offset((BufferPlace){BUF_INPUT, 0}) &&
+              res.output[1] == (double)place_offset((BufferPlace){BUF_TEMP, 0}) &&
+              res.output[2] == (double)place_offset((BufferPlace){BUF_OUTPUT, 0}),
+          "each buffer starts at its use's offset in its page (0, 128, 256)", got);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
-    fprintf(stderr, "usage: runtime_test basic|local|detect|build-error|types|errors|preconds|end-to-end\n");
+    fprintf(stderr, "usage: runtime_test basic|local|detect|build-error|types|errors|preconds|end-to-end|placement\n");
     return 2;
   }
   DpiaMem mem;
@@ -628,6 +690,7 @@ int main(int argc, char **argv) {
   } modes[] = {
       {"basic", basic},   {"local", local},   {"detect", detect},     {"build-error", build_error},
       {"types", types},   {"errors", errors}, {"preconds", preconds}, {"end-to-end", end_to_end},
+      {"placement", placement},
   };
   bool found = false;
   for (size_t i = 0; i < DPIA_COUNTOF(modes); i++) {

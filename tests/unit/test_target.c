@@ -18,10 +18,16 @@
  *     argument count does not match the interface exit 2, the fake's
  *     memory limit (named as the fake names it) exit 4, a re-parse that
  *     fails exit 3;
+ *   - a run's first launch is not timed (the fake's first launch of a
+ *     run is slow: the report has the others' times), whatever the run
+ *     (rt_time_launches: the one timing rule of run, tune and explore,
+ *     also tested alone on a scripted launch: its calls in order, and a
+ *     first launch of RT_WARMUP_KEEP_MS or more kept as a timed one);
  *   - a pipeline is one launch_all of its kernels per run;
  *   - an in-place kernel (scalInPlace) run 3 times finds its input at
- *     every launch, restored by the fake's copy (or made again from the
- *     host when the fake makes no read-only buffer);
+ *     every launch, the untimed first one included, restored by the
+ *     fake's copy (or made again from the host when the fake makes no
+ *     read-only buffer);
  *   - a foreign function's body is parsed by the fake, after its
  *     preamble, and a rejected one is the program's error (exit 1) in the
  *     fake's terms;
@@ -37,6 +43,7 @@
 #include <string.h>
 
 #include "driver.h"
+#include "verify/runtime_int.h"
 
 typedef struct Fake {
   /* what the next calls do */
@@ -166,9 +173,9 @@ static RtStatus f_kernel(TargetProgram *prog, Arena *a, const char *name, Target
   return RT_OK;
 }
 
-static RtStatus f_buffer(TargetDevice *dev, Arena *a, size_t bytes, const void *init, bool read_only, TargetBuffer **b,
-                         Buf *err) {
-  if (read_only && fake.no_read_only) {
+static RtStatus f_buffer(TargetDevice *dev, Arena *a, size_t bytes, const void *init, BufferPlace place,
+                         TargetBuffer **b, Buf *err) {
+  if (place_read_only(place.use) && fake.no_read_only) {
     buf_puts(err, "FakeGPU error 5 in buffer (no read-only memory)");
     return RT_LAUNCH_FAILED;
   }
@@ -240,7 +247,8 @@ static RtStatus f_launch(TargetDevice *dev, TargetKernel *k, const TargetRange *
   }
   if (strcmp(k->name, "scal") == 0) run_scal(k, r);
   if (strcmp(k->name, "scalInPlace") == 0) run_scal_in_place(k, r);
-  *ms = 2.5;
+  /* the first launch of a process's kernel is the slow one, as PoCL's */
+  *ms = fake.launches == 1 ? 40.0 : 2.5;
   return RT_OK;
 }
 
@@ -248,7 +256,7 @@ static RtStatus f_launch_all(TargetDevice *dev, int n, TargetKernel *const *ks, 
                              Buf *err) {
   fake.launch_alls++;
   fake.last_nlaunch = n;
-  *ms = 1.25;
+  *ms = fake.launch_alls == 1 ? 40.0 : 1.25;
   return RT_OK;
 }
 
@@ -390,8 +398,8 @@ static void test_kernel(const char *path) {
   check(strstr(r.output, "time: min 2.500 ms, median 2.500 ms over 3 runs") != NULL, "the report has the fake's times",
         r.output);
   check(strstr(r.output, "check (seed 7): ") != NULL && strstr(r.output, ": ok") != NULL, "the check passed", r.output);
-  check(fake.launches == 3 && fake.reads == 1 && fake.buffers == 2 && fake.args == 4,
-        "3 launches, 1 read, 2 buffers, 4 arguments", "");
+  check(fake.launches == 4 && fake.reads == 1 && fake.buffers == 2 && fake.args == 4,
+        "an untimed launch and 3 timed ones, 1 read, 2 buffers, 4 arguments", "");
   check(fake.verified == 1 && strcmp(fake.last_verified, "scal.fake") == 0,
         "the re-parse is the fake's, under its suffix", fake.last_verified);
   check_released("a run releases everything");
@@ -464,16 +472,17 @@ static void test_in_place(const char *path) {
     check(r.status == DPIA_OK && strstr(r.output, ": ok") != NULL, "scalInPlace --check --repeat 3 on the fake passes",
           r.diagnostics && *r.diagnostics ? r.diagnostics : r.output);
     char detail[160];
-    snprintf(detail, sizeof detail, "%d launches, %d copies, %d buffers; xs[0] found %g, %g, %g", fake.launches,
-             fake.copies, fake.buffers, fake.in_place_seen[0], fake.in_place_seen[1], fake.in_place_seen[2]);
-    check(fake.launches == 3 && fake.in_place_seen[1] == fake.in_place_seen[0] &&
-              fake.in_place_seen[2] == fake.in_place_seen[0],
+    snprintf(detail, sizeof detail, "%d launches, %d copies, %d buffers; xs[0] found %g, %g, %g, %g", fake.launches,
+             fake.copies, fake.buffers, fake.in_place_seen[0], fake.in_place_seen[1], fake.in_place_seen[2],
+             fake.in_place_seen[3]);
+    check(fake.launches == 4 && fake.in_place_seen[1] == fake.in_place_seen[0] &&
+              fake.in_place_seen[2] == fake.in_place_seen[0] && fake.in_place_seen[3] == fake.in_place_seen[0],
           host ? "each timed launch of an in-place kernel finds its input (made again from the host)"
                : "each timed launch of an in-place kernel finds its input (copied on the device)",
           detail);
-    check(host ? fake.copies == 0 && fake.buffers == 3 : fake.copies == 2 && fake.buffers == 2,
-          host ? "no pristine copy: the buffer made again before each launch after the first"
-               : "one pristine copy, copied from before each launch after the first",
+    check(host ? fake.copies == 0 && fake.buffers == 4 : fake.copies == 3 && fake.buffers == 2,
+          host ? "no pristine copy: the buffer made again before each launch after the untimed one"
+               : "one pristine copy, copied from before each launch after the untimed one",
           detail);
     check_released(host ? "an in-place run restored from the host releases everything"
                         : "an in-place run with a pristine copy releases everything");
@@ -493,8 +502,8 @@ static void test_pipeline(const char *path) {
   check(strstr(r.output, "pipeline dot on FakeDevice (FakePlatform)") != NULL &&
             strstr(r.output, "time: min 1.250 ms") != NULL,
         "the pipeline's report names the fake and its time", r.output);
-  check(fake.launch_alls == 3 && fake.last_nlaunch == 2 && fake.launches == 0,
-        "each run is one launch_all of both kernels", "");
+  check(fake.launch_alls == 4 && fake.last_nlaunch == 2 && fake.launches == 0,
+        "each run is one launch_all of both kernels, the first untimed", "");
   check(fake.programs == 1 && fake.kernels == 2, "one program, two kernels", "");
   check_released("a pipeline run releases everything");
   dpia_result_free(r.result);
@@ -528,6 +537,83 @@ static void test_foreign(void) {
   }
 }
 
+/* rt_time_launches alone: a launch whose times are scripted, each call
+ * written down in order (L a launch, R a restore) */
+typedef struct Script {
+  const double *ms; /* each launch's time in turn */
+  int launches;
+  char calls[32];
+  int ncalls;
+} Script;
+
+static RtStatus script_launch(void *user, double *ms, Buf *err) {
+  Script *sc = user;
+  if (sc->ncalls < 31) sc->calls[sc->ncalls++] = 'L';
+  *ms = sc->ms[sc->launches++];
+  return RT_OK;
+}
+
+static RtStatus script_restore(void *user, Buf *err) {
+  Script *sc = user;
+  if (sc->ncalls < 31) sc->calls[sc->ncalls++] = 'R';
+  return RT_OK;
+}
+
+/* repeat 3 on the script ms, restoring or not: the calls made and the
+ * times kept are those expected */
+static void check_timing(const char *what, const double *ms, bool restore, const char *calls, const double *times) {
+  Script sc = {ms, 0, {0}, 0};
+  RtTimer tm = {&sc, script_launch, restore ? script_restore : NULL};
+  double got[3] = {-1, -1, -1};
+  Buf err;
+  Arena a;
+  DpiaMem mem;
+  dpia_mem_default(&mem);
+  arena_init(&a, &mem);
+  buf_init(&err, &a);
+  RtStatus st = rt_time_launches(&tm, 3, got, &err);
+  char detail[160];
+  snprintf(detail, sizeof detail, "calls %s, times %g %g %g", sc.calls, got[0], got[1], got[2]);
+  check(st == RT_OK && strcmp(sc.calls, calls) == 0 && got[0] == times[0] && got[1] == times[1] &&
+            got[2] == times[2],
+        what, detail);
+  arena_free(&a);
+}
+
+/* placement.h: the first 8 buffers of each use start at 32 different
+ * offsets of their pages, each a multiple of 128 bytes (PoCL's base
+ * address alignment), and place_alloc's memory starts there */
+static void test_placement(void) {
+  bool seen[PLACE_PAGE / 128] = {false}, ok = true;
+  for (int u = 0; u < BUF_USE_COUNT; u++)
+    for (int nth = 0; nth < PLACE_PAGE / PLACE_SPREAD; nth++) {
+      size_t off = place_offset((BufferPlace){(BufferUse)u, nth});
+      ok = ok && off % 128 == 0 && off < PLACE_PAGE && !seen[off / 128];
+      if (off % 128 == 0 && off < PLACE_PAGE) seen[off / 128] = true;
+    }
+  check(ok, "every use's first 8 buffers at offsets of their own, multiples of 128 bytes", "");
+  check(place_offset((BufferPlace){BUF_INPUT, 0}) == 0 && place_offset((BufferPlace){BUF_OUTPUT, 0}) == 256 &&
+            place_offset((BufferPlace){BUF_TEMP, 0}) == 128 && place_offset((BufferPlace){BUF_UPDATED, 1}) == 896,
+        "inputs at a page's start, outputs 256 bytes in, temporaries 128, the second updated input 896", "");
+  float init[3] = {1, 2, 3};
+  void *block;
+  float *p = place_alloc(sizeof init, (BufferPlace){BUF_OUTPUT, 2}, init, &block);
+  check(p && (uintptr_t)p % PLACE_PAGE == place_offset((BufferPlace){BUF_OUTPUT, 2}) && p[2] == 3,
+        "place_alloc's memory starts at the place's offset, filled", "");
+  place_free(block);
+}
+
+static void test_timing(void) {
+  /* the first launch of tune's first point, or of any run: 10 ms where
+   * the others take 1 ms, is not one of the times */
+  const double slow_first[] = {10, 1, 2, 3}, kept[] = {RT_WARMUP_KEEP_MS, 1, 2, 3};
+  check_timing("an untimed launch, then 3 timed", slow_first, false, "LLLL", (const double[]){1, 2, 3});
+  check_timing("an in-place kernel's inputs restored before each timed launch", slow_first, true, "LRLRLRL",
+               (const double[]){1, 2, 3});
+  check_timing("a first launch of RT_WARMUP_KEEP_MS is the first timed one", kept, true, "LRLRL",
+               (const double[]){RT_WARMUP_KEEP_MS, 1, 2});
+}
+
 int main(int argc, char **argv) {
   if (argc != 3) {
     fprintf(stderr, "usage: test_target samples/scal.dpia tests/pipeline/dot.dpia\n");
@@ -535,6 +621,8 @@ int main(int argc, char **argv) {
   }
   check(target_named("opencl") == &target_opencl && target_named("fake") == NULL && target_default() == &target_opencl,
         "targets by name", "");
+  test_placement();
+  test_timing();
   test_kernel(argv[1]);
   test_in_place(argv[1]);
   test_pipeline(argv[2]);
