@@ -89,6 +89,12 @@ Coverage:
 - scatter (a stream of its own): a kernel's array written through an
   input declared a permutation, element i to position p[i] (`|> scatter
   p`, docs/language.md section 29; dpia run generates the permutation).
+- names bound by let to an integer literal (a stream of its own), used
+  at two types: added to a value of the program's type (maybe a vector's
+  broadcast) and converted from the other (`let c = 3 in e + c +
+  toFloat (c % 3 * c)`), and a slideSeq window's last position as an
+  index and a value (`let l = 2 in ... idx w (l - 1) * l`;
+  docs/language.md section 11);
 - kernels that update part of an input in place (a stream of its own, in
   place of about one kernel in thirteen): `updates xs [a .. N-1-b]`, in 2-D
   with a range of the rows too, or the whole of xs; each element of the
@@ -197,7 +203,7 @@ class Gen(Kernels, DepResults, DepMaps, Stages, Streams, Views, ScalarExprs, Siz
 
     def __init__(self, rng, avoid=(), extra=(), lit_rng=None, drop_rng=None, ix_rng=None, scan_rng=None, range_rng=None,
                  select_rng=None, slide_rng=None, unzip_rng=None, scatter_rng=None, dep_rng=None,
-                 res_rng=None, clamp_rng=None, upd_rng=None, nest_rng=None):
+                 res_rng=None, clamp_rng=None, upd_rng=None, nest_rng=None, letlit_rng=None):
         self.r = rng
         # array literals (docs/language.md section 13) are decided by a
         # stream of their own, so the programs of a seed are the ones they
@@ -229,6 +235,9 @@ class Gen(Kernels, DepResults, DepMaps, Stages, Streams, Views, ScalarExprs, Siz
         self.upd_r = upd_rng
         # and the accumulators updated by nested mapLocal levels (nested_acc_stage)
         self.nest_r = nest_rng
+        # and the names bound to a number literal used at two types
+        # (let_literal_value, slide_stage; docs/language.md section 11)
+        self.letlit_r = letlit_rng
         self.expect = 'ok'  # or 'reject E0505': a program the checker must refuse
         self.updates = None  # the input the kernel updates in place
         self.n_cap = None  # a bound on N for the solver (gen_depresults.py)
@@ -292,7 +301,7 @@ def generate(seed, index, avoid=(), extra=()):
                 random.Random(f'{seed}:{index}:{retry}:unzips'), random.Random(f'{seed}:{index}:{retry}:scatters'),
                 random.Random(f'{seed}:{index}:{retry}:depmaps'), random.Random(f'{seed}:{index}:{retry}:depresults'),
                 random.Random(f'{seed}:{index}:{retry}:clamps'), random.Random(f'{seed}:{index}:{retry}:updates'),
-                random.Random(f'{seed}:{index}:{retry}:nestaccs'))
+                random.Random(f'{seed}:{index}:{retry}:nestaccs'), random.Random(f'{seed}:{index}:{retry}:letlits'))
         try:
             text, nats = g.kernel()
             sizes = g.solve(nats)

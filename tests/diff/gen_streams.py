@@ -196,6 +196,14 @@ class Streams:
                            + (['reduceSeq (\\x a -> a * 0.5 + x) 0.0 {w}'] if el[2] == 1 else []))
         self.feat('slideSeq' + ('-vec' if el[2] > 1 else ''))
         body = bod.format(w=w, l=s - 1)
+        lr = self.letlit_r
+        if lr is not None and lr.random() < 0.5:
+            # the last position bound by let to its literal: an index of
+            # the window and a value of its elements' type (a vector's
+            # broadcast) at once (docs/language.md section 11)
+            last = self.fresh('l')
+            body = f'let {last} = {s - 1} in {bod.format(w=w, l=last)} + idx {w} ({last} - 1) * {last}'
+            self.feat('let-literal-index')
         return f'{e}{self.nl(ctx)}|> slideSeq {s} (\\{w} -> {body})', self.mk_arr(n - S(s - 1), el)
 
     def unzip_result(self, e, t, ctx):
