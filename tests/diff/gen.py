@@ -102,6 +102,15 @@ Coverage:
   same place) by mapGlobal, mapGlobal1 of mapGlobal or mapWorkgroup of
   mapLocal (docs/language.md section 27); run --check compares the whole
   buffer, the part outside the region never written.
+  Some 2-D ones (a stream of their own) scan K adjacent rows side by
+  side in place (`transpose |> drop 1 |> scanSeq ... |> padCst 1 0 |>
+  transpose`), the read and the store of an element different sums of
+  the same terms, one element for codegen/in_place.c's polynomial
+  comparison (tests/structure/in_place_rows.dpia);
+- work-items that copy a chunk of 5 to 16 elements to a private array
+  and loop over it, element by element or as a window of three (a
+  stream of its own): constant loops over a private array, which
+  codegen unrolls whole (`#pragma unroll K`, codegen/kir.c);
 - dependent maps (--with depmaps, a stream of its own: gen_depmaps.py):
   `triangle xs` mapped by depMapGlobal, depMapWorkgroup (dimension 0 or 1)
   or depMapSeq at a kernel's top, and depMapSeq as the last stage of a
@@ -203,7 +212,8 @@ class Gen(Kernels, DepResults, DepMaps, Stages, Streams, Views, ScalarExprs, Siz
 
     def __init__(self, rng, avoid=(), extra=(), lit_rng=None, drop_rng=None, ix_rng=None, scan_rng=None, range_rng=None,
                  select_rng=None, slide_rng=None, unzip_rng=None, scatter_rng=None, dep_rng=None,
-                 res_rng=None, clamp_rng=None, upd_rng=None, nest_rng=None, letlit_rng=None):
+                 res_rng=None, clamp_rng=None, upd_rng=None, nest_rng=None, letlit_rng=None,
+                 inplace_rng=None, unroll_rng=None):
         self.r = rng
         # array literals (docs/language.md section 13) are decided by a
         # stream of their own, so the programs of a seed are the ones they
@@ -238,6 +248,10 @@ class Gen(Kernels, DepResults, DepMaps, Stages, Streams, Views, ScalarExprs, Siz
         # and the names bound to a number literal used at two types
         # (let_literal_value, slide_stage; docs/language.md section 11)
         self.letlit_r = letlit_rng
+        # and the in-place row scans among the updates kernels (row_scan_update)
+        self.inplace_r = inplace_rng
+        # and the kernels looping over a private array (private_loop_stage)
+        self.unroll_r = unroll_rng
         self.expect = 'ok'  # or 'reject E0505': a program the checker must refuse
         self.updates = None  # the input the kernel updates in place
         self.n_cap = None  # a bound on N for the solver (gen_depresults.py)
@@ -301,7 +315,8 @@ def generate(seed, index, avoid=(), extra=()):
                 random.Random(f'{seed}:{index}:{retry}:unzips'), random.Random(f'{seed}:{index}:{retry}:scatters'),
                 random.Random(f'{seed}:{index}:{retry}:depmaps'), random.Random(f'{seed}:{index}:{retry}:depresults'),
                 random.Random(f'{seed}:{index}:{retry}:clamps'), random.Random(f'{seed}:{index}:{retry}:updates'),
-                random.Random(f'{seed}:{index}:{retry}:nestaccs'), random.Random(f'{seed}:{index}:{retry}:letlits'))
+                random.Random(f'{seed}:{index}:{retry}:nestaccs'), random.Random(f'{seed}:{index}:{retry}:letlits'),
+                random.Random(f'{seed}:{index}:{retry}:rowscans'), random.Random(f'{seed}:{index}:{retry}:unrolls'))
         try:
             text, nats = g.kernel()
             sizes = g.solve(nats)

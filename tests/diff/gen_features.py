@@ -17,6 +17,9 @@ generator meant them to be accepted, checked again.  Cheap: no OpenCL.
   least 10 used at two types (an int and a float, or a vector's
   broadcast) and one a window's index and a value (`idx w l` and `* l`,
   refused with E0301 before docs/language.md section 11 covered indices);
+- at seed 1 #0-299, at least one 2-D kernel scanning adjacent rows in
+  place (gen_streams.py, row_scan_update) and three looping over a
+  private array (gen_kernel.py, private_loop_stage);
 - seed 11 #793: a mapLocal over fewer elements than another of its
   dimension, whose body wrote a stage its nested mapLocal1 read: a
   barrier no work-item outside the guard reached, E0604 (gen_stages.py,
@@ -73,6 +76,8 @@ def main():
         # of a window and a value (docs/language.md section 11)
         'a let-bound literal at two types': (sum(f.startswith('let-literal-two-types') for f in feats), 10),
         'a let-bound literal as an index and a value': (sum(f == 'let-literal-index' for f in feats), 1),
+        'an in-place scan of adjacent rows': (sum(f.startswith('updates-row-scan-') for f in feats), 1),
+        'a loop over a private array': (sum(f.startswith('private-loop-') for f in feats), 3),
         'refused with E0602': (sum(p.expect == 'reject E0602' and 'nested-acc-reject-same-dim' in p.features
                                   for p in progs), 1),
     }
