@@ -269,6 +269,7 @@ class Gen(Kernels, DepResults, DepMaps, Stages, Streams, Views, ScalarExprs, Siz
         self.features = set()
         self.nested_grid = []
         self.helper = None  # (name, scalar type) of a def'd scalar function
+        self.helper_body = ''  # and its body
         self.local_sizes = {0: [], 1: []}  # trip counts of the mapLocal of each dimension
         self.fill_local = []  # (dim, n): mapLocals that must run once per work-item (the largest of dim)
         self.scalar_idx = []  # (name, Size) of the idx[n] kernel inputs

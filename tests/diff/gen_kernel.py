@@ -29,6 +29,7 @@ class Kernels:
             body = self.scalar_expr([('y', num(stype))], num(stype), 2)
             helper_def = f'def h (y: {stype}) =\n  {body}\n\n'
             self.helper = ('h', stype)
+            self.helper_body = body
             self.feat('def-helper')
         if self.chance(0.13):
             # an untyped def: a template checked at each use (spec section 2)

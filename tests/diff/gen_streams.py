@@ -309,11 +309,14 @@ class Streams:
             self.feat('updates-zip')
         else:
             f, _ = self.res_elem_fn(el, ictx.but(level='seq', grid_ok=False), el)
-        if re.search(r'\blet\b|\|> \(\\|\[', f):
+        statements = r'\blet\b|\|> \(\\|\['
+        if re.search(statements, f) or (re.search(r'\bh\b', f) and re.search(statements, self.helper_body)):
             # the element bound to a name (let, an applied lambda) or put
             # in an array literal is read by a statement before the store:
             # E0704, as docs/language.md section 27 says (only a read in the
-            # store's right-hand side is proved pointwise)
+            # store's right-hand side is proved pointwise); so is a helper
+            # def's (seed 1040 #838: h's array literal made a select two
+            # ifs, the second's test reading the element the first stored)
             raise GenFail('updates: the element read outside the store')
         nl = self.nl(ctx)
 
