@@ -1149,9 +1149,40 @@ static Phrase *elab_index_size(Checker *c, Env *env, const Ast *e, PhraseType *w
   return p;
 }
 
+/* e with each name bound by `let` to a number literal (elab_let) in it
+ * replaced by that literal, as if written there, through the arithmetic a
+ * size argument allows (is_size_arg): `i`, `i - 1`.  A replaced name's
+ * copy spans the use, so that an error it meets (an index out of range)
+ * points there.  e itself when it has none. */
+static const Ast *let_literals_here(Checker *c, Env *env, const Ast *e) {
+  if (e->kind == AST_VAR) {
+    Env *found = env_find(env, e->name);
+    if (!found || !found->literal) return e;
+    found->literal_uses++;
+    Ast *lit = NEW(c->arena, Ast);
+    *lit = *found->literal;
+    lit->span = e->span;
+    return lit;
+  }
+  if (e->kind != AST_BINOP) return e;
+  const Ast *lhs = let_literals_here(c, env, e->lhs), *rhs = let_literals_here(c, env, e->rhs);
+  if (lhs == e->lhs && rhs == e->rhs) return e;
+  Ast *op = NEW(c->arena, Ast);
+  *op = *e;
+  op->lhs = (Ast *)lhs;
+  op->rhs = (Ast *)rhs;
+  return op;
+}
+
 static Phrase *check(Checker *c, Env *env, const Ast *e, PhraseType *want) {
-  if (want->kind == PT_EXP && dt_resolve(want->data)->kind == DT_IDX && is_size_arg(env, e))
-    return elab_index_size(c, env, e, want);
+  if (want->kind == PT_EXP && dt_resolve(want->data)->kind == DT_IDX) {
+    /* an index position types a let-bound literal as the literal written
+     * there, `let i = 2 in idx r i` as `idx r 2`, `idx r (i - 1)` as
+     * `idx r (2 - 1)` (docs/language.md section 11); inferred (elab_var),
+     * it would be a number, not an index */
+    const Ast *sized = let_literals_here(c, env, e);
+    if (is_size_arg(env, sized)) return elab_index_size(c, env, sized, want);
+  }
   switch (e->kind) {
   case AST_LAMBDA:
     if (want->kind != PT_FN && want->kind != PT_FN_P) {

@@ -89,6 +89,12 @@ Coverage:
 - scatter (a stream of its own): a kernel's array written through an
   input declared a permutation, element i to position p[i] (`|> scatter
   p`, docs/language.md section 29; dpia run generates the permutation).
+- names bound by let to an integer literal (a stream of its own), used
+  at two types: added to a value of the program's type (maybe a vector's
+  broadcast) and converted from the other (`let c = 3 in e + c +
+  toFloat (c % 3 * c)`), and a slideSeq window's last position as an
+  index and a value (`let l = 2 in ... idx w (l - 1) * l`;
+  docs/language.md section 11);
 - kernels that update part of an input in place (a stream of its own, in
   place of about one kernel in thirteen): `updates xs [a .. N-1-b]`, in 2-D
   with a range of the rows too, or the whole of xs; each element of the
@@ -96,6 +102,15 @@ Coverage:
   same place) by mapGlobal, mapGlobal1 of mapGlobal or mapWorkgroup of
   mapLocal (docs/language.md section 27); run --check compares the whole
   buffer, the part outside the region never written.
+  Some 2-D ones (a stream of their own) scan K adjacent rows side by
+  side in place (`transpose |> drop 1 |> scanSeq ... |> padCst 1 0 |>
+  transpose`), the read and the store of an element different sums of
+  the same terms, one element for codegen/in_place.c's polynomial
+  comparison (tests/structure/in_place_rows.dpia);
+- work-items that copy a chunk of 5 to 16 elements to a private array
+  and loop over it, element by element or as a window of three (a
+  stream of its own): constant loops over a private array, which
+  codegen unrolls whole (`#pragma unroll K`, codegen/kir.c);
 - dependent maps (--with depmaps, a stream of its own: gen_depmaps.py):
   `triangle xs` mapped by depMapGlobal, depMapWorkgroup (dimension 0 or 1)
   or depMapSeq at a kernel's top, and depMapSeq as the last stage of a
@@ -197,7 +212,8 @@ class Gen(Kernels, DepResults, DepMaps, Stages, Streams, Views, ScalarExprs, Siz
 
     def __init__(self, rng, avoid=(), extra=(), lit_rng=None, drop_rng=None, ix_rng=None, scan_rng=None, range_rng=None,
                  select_rng=None, slide_rng=None, unzip_rng=None, scatter_rng=None, dep_rng=None,
-                 res_rng=None, clamp_rng=None, upd_rng=None, nest_rng=None):
+                 res_rng=None, clamp_rng=None, upd_rng=None, nest_rng=None, letlit_rng=None,
+                 inplace_rng=None, unroll_rng=None):
         self.r = rng
         # array literals (docs/language.md section 13) are decided by a
         # stream of their own, so the programs of a seed are the ones they
@@ -229,6 +245,13 @@ class Gen(Kernels, DepResults, DepMaps, Stages, Streams, Views, ScalarExprs, Siz
         self.upd_r = upd_rng
         # and the accumulators updated by nested mapLocal levels (nested_acc_stage)
         self.nest_r = nest_rng
+        # and the names bound to a number literal used at two types
+        # (let_literal_value, slide_stage; docs/language.md section 11)
+        self.letlit_r = letlit_rng
+        # and the in-place row scans among the updates kernels (row_scan_update)
+        self.inplace_r = inplace_rng
+        # and the kernels looping over a private array (private_loop_stage)
+        self.unroll_r = unroll_rng
         self.expect = 'ok'  # or 'reject E0505': a program the checker must refuse
         self.updates = None  # the input the kernel updates in place
         self.n_cap = None  # a bound on N for the solver (gen_depresults.py)
@@ -246,6 +269,7 @@ class Gen(Kernels, DepResults, DepMaps, Stages, Streams, Views, ScalarExprs, Siz
         self.features = set()
         self.nested_grid = []
         self.helper = None  # (name, scalar type) of a def'd scalar function
+        self.helper_body = ''  # and its body
         self.local_sizes = {0: [], 1: []}  # trip counts of the mapLocal of each dimension
         self.fill_local = []  # (dim, n): mapLocals that must run once per work-item (the largest of dim)
         self.scalar_idx = []  # (name, Size) of the idx[n] kernel inputs
@@ -292,7 +316,8 @@ def generate(seed, index, avoid=(), extra=()):
                 random.Random(f'{seed}:{index}:{retry}:unzips'), random.Random(f'{seed}:{index}:{retry}:scatters'),
                 random.Random(f'{seed}:{index}:{retry}:depmaps'), random.Random(f'{seed}:{index}:{retry}:depresults'),
                 random.Random(f'{seed}:{index}:{retry}:clamps'), random.Random(f'{seed}:{index}:{retry}:updates'),
-                random.Random(f'{seed}:{index}:{retry}:nestaccs'))
+                random.Random(f'{seed}:{index}:{retry}:nestaccs'), random.Random(f'{seed}:{index}:{retry}:letlits'),
+                random.Random(f'{seed}:{index}:{retry}:rowscans'), random.Random(f'{seed}:{index}:{retry}:unrolls'))
         try:
             text, nats = g.kernel()
             sizes = g.solve(nats)

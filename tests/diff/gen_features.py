@@ -12,6 +12,14 @@ generator meant them to be accepted, checked again.  Cheap: no OpenCL.
   a work-item's several elements, read after the loop by the same levels
   (private memory) and through join (local memory), and at least one that
   check must refuse (both levels of one dimension, E0602);
+- names bound by let to an integer literal (gen_scalar.py,
+  let_literal_value; gen_streams.py, slide_stage): at seed 1 #0-299, at
+  least 10 used at two types (an int and a float, or a vector's
+  broadcast) and one a window's index and a value (`idx w l` and `* l`,
+  refused with E0301 before docs/language.md section 11 covered indices);
+- at seed 1 #0-299, at least one 2-D kernel scanning adjacent rows in
+  place (gen_streams.py, row_scan_update) and three looping over a
+  private array (gen_kernel.py, private_loop_stage);
 - seed 11 #793: a mapLocal over fewer elements than another of its
   dimension, whose body wrote a stage its nested mapLocal1 read: a
   barrier no work-item outside the guard reached, E0604 (gen_stages.py,
@@ -64,6 +72,12 @@ def main():
         'several elements a work-item': (sum('-k2-' in f or '-k4-' in f for f in feats if f.startswith('nested-acc-')), 1),
         'read after by the same levels': (sum(f.startswith('nested-acc-') and f.endswith('-own') for f in feats), 1),
         'read after through join': (sum(f.startswith('nested-acc-') and f.endswith('-join') for f in feats), 1),
+        # a name bound by let to a literal used at two types, and as an index
+        # of a window and a value (docs/language.md section 11)
+        'a let-bound literal at two types': (sum(f.startswith('let-literal-two-types') for f in feats), 10),
+        'a let-bound literal as an index and a value': (sum(f == 'let-literal-index' for f in feats), 1),
+        'an in-place scan of adjacent rows': (sum(f.startswith('updates-row-scan-') for f in feats), 1),
+        'a loop over a private array': (sum(f.startswith('private-loop-') for f in feats), 3),
         'refused with E0602': (sum(p.expect == 'reject E0602' and 'nested-acc-reject-same-dim' in p.features
                                   for p in progs), 1),
     }

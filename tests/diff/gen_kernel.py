@@ -29,6 +29,7 @@ class Kernels:
             body = self.scalar_expr([('y', num(stype))], num(stype), 2)
             helper_def = f'def h (y: {stype}) =\n  {body}\n\n'
             self.helper = ('h', stype)
+            self.helper_body = body
             self.feat('def-helper')
         if self.chance(0.13):
             # an untyped def: a template checked at each use (spec section 2)
@@ -59,6 +60,8 @@ class Kernels:
         self.feat('kernel:' + shape)
         if shape == 'stage':
             res = self.updates_stage(ctx, two_d)
+            if res is None:
+                res = self.private_loop_stage(ctx, two_d)
             if res is None:
                 res = self.dep_result_stage(ctx, two_d)
             if res is not None:
@@ -166,6 +169,41 @@ class Kernels:
             # the particle with its neighbours (molecular dynamics)
             e, t = f'zip {data} {e}', arr(N, pair(num(s), t[2]))
         return e, t
+
+    def private_loop_stage(self, ctx, two_d):
+        """A 1-D kernel whose work-items each copy a chunk of K = 5 to 16
+        elements to a private array (toPrivate) and then loop over it,
+        mapped element by element or as a window of three (padClamp 1 1
+        |> slide 3 1): a constant loop reading a private array at its
+        variable plus constants, which codegen unrolls whole (`#pragma
+        unroll K`, codegen/kir.c, array_loop).  Loops of at most 4 steps
+        are written out instead.  Drawn from a stream of its own, in place
+        of a few kernels: None otherwise."""
+        r = self.unroll_r
+        if r is None or two_d or r.random() >= 0.04:
+            return None
+        el = num(ctx.stype)
+        k = r.choice([5, 6, 7, 8, 9, 12, 16])
+        n = Size.var('N')
+        self.need_div(n, k)
+        xs = self.new_input(arr(n, el))
+        self.cost(ctx, n)
+        c, x, y = self.fresh('c'), self.fresh('x'), self.fresh('y')
+        f = self.scalar_expr([(x, el)], el, 2)
+        if r.random() < 0.5:
+            g = self.scalar_expr([(y, el)], el, 2)
+            rest = f'mapSeq (\\{y} -> {g})'
+            self.feat('private-loop-map')
+        else:
+            w = self.fresh('w')
+            g = (f'(idx {w} 0 * 3 + idx {w} 2) % 1009' if el[1] == 'int'
+                 else f'idx {w} 0 * 0.5 + idx {w} 2 - idx {w} 1 * 0.25')
+            rest = f'padClamp 1 1 |> slide 3 1 |> mapSeq (\\{w} -> {g})'
+            self.feat('private-loop-window')
+        nl = self.nl(ctx)
+        e = (f'{xs}{nl}|> split {k}{nl}|> mapGlobal (\\{c} ->{nl}    {c} |> toPrivate (mapSeq (\\{x} -> {f}))'
+             f' |> {rest}){nl}|> join')
+        return e, arr(n, el)
 
     def top_stage(self, ctx, two_d, kind=None, dim=None):
         e, t = self.source(ctx, two_d)

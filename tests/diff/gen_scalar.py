@@ -261,6 +261,31 @@ class ScalarExprs:
             return pair(t, t2)
         return t
 
+    def let_literal_value(self, text, out):
+        """text, a value of the numeric type out, maybe plus a name bound to
+        an integer literal and used at two types (docs/language.md section
+        11): the program's (a float, a vector broadcast, or an int) and
+        another, an int under a conversion to a float program's type or a
+        float under toInt in an int program.  Added, not multiplied: the
+        value may be a reduction's step.  Drawn from a stream of its own,
+        so the programs of a seed are the ones they were, some of their
+        values wrapped."""
+        r = self.letlit_r
+        if r is None or out[0] != 'num' or out[1] == 'bool' or r.random() >= 0.06:
+            return text
+        s, w = out[1], out[2]
+        name = self.fresh('c')
+        k = r.choice(['2', '3', '5'])
+        if s == 'int':
+            other = f'toInt ({name} * 0.5)'  # a float there
+        else:
+            conv = 'toDouble' if s == 'double' else 'toFloat'
+            other = f'{conv} ({name} % 3 * {name})'  # an int there
+        if w > 1:
+            other = f'vec {w} ({other})'
+        self.feat('let-literal-two-types' + ('-vec' if w > 1 else ''))
+        return f'let {name} = {k} in {par(text)} + {name} + {other}'
+
     def value_of(self, vars_, out, ctx):
         if out[0] == 'pair':
             a = self.value_of(vars_, out[1], ctx)
@@ -273,4 +298,4 @@ class ScalarExprs:
             use = self.scalar_expr([(t, out)], out, 2)
             self.feat('let')
             return f'let {t} = {bound} in {use} + {t}'
-        return self.scalar_expr(vars_, out, self.pick([1, 2, 2, 3]))
+        return self.let_literal_value(self.scalar_expr(vars_, out, self.pick([1, 2, 2, 3])), out)

@@ -196,6 +196,14 @@ class Streams:
                            + (['reduceSeq (\\x a -> a * 0.5 + x) 0.0 {w}'] if el[2] == 1 else []))
         self.feat('slideSeq' + ('-vec' if el[2] > 1 else ''))
         body = bod.format(w=w, l=s - 1)
+        lr = self.letlit_r
+        if lr is not None and lr.random() < 0.5:
+            # the last position bound by let to its literal: an index of
+            # the window and a value of its elements' type (a vector's
+            # broadcast) at once (docs/language.md section 11)
+            last = self.fresh('l')
+            body = f'let {last} = {s - 1} in {bod.format(w=w, l=last)} + idx {w} ({last} - 1) * {last}'
+            self.feat('let-literal-index')
         return f'{e}{self.nl(ctx)}|> slideSeq {s} (\\{w} -> {body})', self.mk_arr(n - S(s - 1), el)
 
     def unzip_result(self, e, t, ctx):
@@ -226,6 +234,39 @@ class Streams:
         self.feat('scatter')
         return f'{e}{self.nl(ctx)}|> scatter {p}'
 
+    def row_scan_update(self, ctx):
+        """A 2-D kernel that updates its input in place, each work-item
+        scanning K adjacent rows of M elements side by side (K = 2 to 4):
+        element i + 1 of a row read through `transpose |> drop 1` and
+        stored through `padCst 1 0 |> transpose`, whose indices come out
+        as different sums of the same terms (gid*M*3 + M + i + 1 and
+        gid*M*3 + M + 1 + i), one element by codegen/in_place.c's
+        same_index, which compares them as polynomials
+        (tests/structure/in_place_rows.dpia).  In place of some of the
+        2-D updates kernels, from a stream of its own."""
+        r = self.inplace_r
+        el = num(ctx.stype)
+        k = r.choice([2, 3, 4])
+        m = Size.var('N')
+        self.need_ge(m, 2)
+        xs = self.new_input(arr(Size.var('M'), arr(m * S(k), el)))
+        self.cost(ctx, Size.var('M') * m * S(k))
+        if el[1] == 'int':
+            step = r.choice(['(fst p + snd p * 2) % 1009', '(fst p * 3 - snd p) % 1009'])
+        else:
+            step = r.choice(['fst p * 0.5 + snd p', 'fst p + 0.5 * snd p', 'fst p - snd p * 0.25',
+                             'fma (fst p) 0.5 (snd p)'])
+        blk, rows, firsts, rw, col, prevs = (self.fresh(x) for x in ('blk', 'rows', 'firsts', 'r', 'col', 'prevs'))
+        nl = self.nl(ctx)
+        e = (f'{xs}{nl}|> mapGlobal (\\{blk} ->{nl}    let {rows} = {blk} |> split N in{nl}'
+             f'    let {firsts} = {rows} |> toPrivate (mapSeq (\\{rw} -> idx {rw} 0)) in{nl}'
+             f'    {rows} |> transpose |> drop 1{nl}'
+             f'    |> scanSeq (\\{col} {prevs} -> zip {col} {prevs} |> mapSeq (\\p -> {step})) {firsts}{nl}'
+             f'    |> padCst 1 0 {firsts} |> transpose |> join)')
+        self.updates = xs
+        self.feat(f'updates-row-scan-{k}')
+        return e, arr(Size.var('M'), arr(m * S(k), el))
+
     def updates_stage(self, ctx, two_d):
         """A kernel that updates part of an input in place (docs/language.md
         section 27): `updates xs [a .. N-1-b]` (2-D: and `[c .. N-1-d]` of
@@ -238,6 +279,8 @@ class Streams:
         r = self.upd_r
         if r is None or 'updates' in self.avoid or r.random() >= 0.08:
             return None
+        if two_d and self.inplace_r is not None and self.inplace_r.random() < 0.5:
+            return self.row_scan_update(ctx)
         el = num(ctx.stype)
         dims = [Size.var('M'), Size.var('N')] if two_d else [Size.var('N')]
         xs = self.new_input(arr(dims[0], arr(dims[1], el)) if two_d else arr(dims[0], el))
@@ -266,11 +309,14 @@ class Streams:
             self.feat('updates-zip')
         else:
             f, _ = self.res_elem_fn(el, ictx.but(level='seq', grid_ok=False), el)
-        if re.search(r'\blet\b|\|> \(\\|\[', f):
+        statements = r'\blet\b|\|> \(\\|\['
+        if re.search(statements, f) or (re.search(r'\bh\b', f) and re.search(statements, self.helper_body)):
             # the element bound to a name (let, an applied lambda) or put
             # in an array literal is read by a statement before the store:
             # E0704, as docs/language.md section 27 says (only a read in the
-            # store's right-hand side is proved pointwise)
+            # store's right-hand side is proved pointwise); so is a helper
+            # def's (seed 1040 #838: h's array literal made a select two
+            # ifs, the second's test reading the element the first stored)
             raise GenFail('updates: the element read outside the store')
         nl = self.nl(ctx)
 

@@ -202,7 +202,9 @@ def summarize(text, source=None, limit=4, source_width=120):
         bufs = sorted({a['buffer'] for a in d['accesses'] if a['buffer']})
         where = f'buffer {", ".join(bufs)} in {d["space"]} memory' if bufs else f'{d["space"]} memory'
         addrs = sorted({x['addr'] for x in ds if x['addr']})
-        span = f'address {addrs[0]}' if len(addrs) == 1 else f'{len(addrs)} addresses from {addrs[0]}'
+        # a message may give no address (then its raw lines say what it is)
+        span = (f'address {addrs[0]}' if len(addrs) == 1 else f'{len(addrs)} addresses from {addrs[0]}' if addrs
+                else 'no address')
         lines.append(f'- {d["what"]}, {where} ({span}), kernel {d["kernel"]}')
         for a in d['accesses']:
             src = (a['source'] or '')[:source_width]
