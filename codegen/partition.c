@@ -826,6 +826,20 @@ static KirStmt *declare_int(Pass *p, KirBlock *b, KirStmt *prev, const char *nam
  * i >= ceil(at/div): div*i - at >= 0 */
 static void push_side(Pass *p, const char *var, const Lin *at, int64_t div, bool below) {
   Lin f = {0};
+  /* With a constant split and a divisor, the variable is an integer: div*i
+   * <= at - 1 is div*i <= div*floor((at - 1)/div), and div*i >= at is
+   * div*i >= div*ceil(at/div).  The tighter fact decides the tests whose
+   * own steps lie between (i*3 + 1 < 3 at the step i = 1 of a split at 2
+   * and 5, i.e. 3*i >= 2 and 3*i <= 4: tests/diff/regress/
+   * pad_guard_constant_row_warning.dpia). */
+  Lin tight = *at;
+  if (div > 1 && at->n == 0) {
+    int64_t k = below ? at->k - 1 : at->k, q = k / div; /* C's quotient truncates */
+    if (below && k % div != 0 && k < 0) q -= 1;         /* the floor */
+    if (!below && k % div != 0 && k > 0) q += 1;        /* the ceiling */
+    tight.k = q * div + (below ? 1 : 0);
+  }
+  at = &tight;
   bool ok = lin_add(&f, at, below ? 1 : -1) && lin_term(&f, ix_var(&p->ix, var), below ? -div : div) &&
             lin_const(&f, below, -1);
   if (!ok) INTERNAL("partition: the split of loop %s overflows", var);
