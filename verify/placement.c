@@ -7,31 +7,30 @@
 
 #include "dpia_front.h" /* INTERNAL (dpia/util.h) */
 
-static size_t first_offset(BufferUse use) {
-  switch (use) {
-#define X(id, offset, read_only, doc) \
-  case BUF_##id: return offset;
+/* each use's first offset and whether kernels only read it, a row a use
+ * in the order of the enum (both made from DPIA_BUFFER_USES) */
+static const struct {
+  size_t first_offset;
+  bool read_only;
+} uses[BUF_USE_COUNT] = {
+#define X(id, offset, read_only, doc) [BUF_##id] = {offset, read_only},
     DPIA_BUFFER_USES(X)
 #undef X
-  case BUF_USE_COUNT: break;
-  }
-  INTERNAL("bad buffer use %d", (int)use);
+};
+
+static void check_use(BufferUse use) {
+  if ((unsigned)use >= BUF_USE_COUNT) INTERNAL("bad buffer use %d", (int)use);
 }
 
 size_t place_offset(BufferPlace place) {
+  check_use(place.use);
   size_t nth = place.nth > 0 ? (size_t)place.nth : 0;
-  return (first_offset(place.use) + nth % (PLACE_PAGE / PLACE_SPREAD) * PLACE_SPREAD) % PLACE_PAGE;
+  return (uses[place.use].first_offset + nth % (PLACE_PAGE / PLACE_SPREAD) * PLACE_SPREAD) % PLACE_PAGE;
 }
 
 bool place_read_only(BufferUse use) {
-  switch (use) {
-#define X(id, offset, read_only, doc) \
-  case BUF_##id: return read_only;
-    DPIA_BUFFER_USES(X)
-#undef X
-  case BUF_USE_COUNT: break;
-  }
-  INTERNAL("bad buffer use %d", (int)use);
+  check_use(use);
+  return uses[use].read_only;
 }
 
 void *place_alloc(size_t bytes, BufferPlace place, const void *init, void **block) {
