@@ -1433,8 +1433,11 @@ static const Ix *exact_quotient(IxCtx *x, const Ix *at, int64_t k) {
   }
   /* the inner form S = ix_simplify(at) is at itself or build(p), whose
    * polynomial is p (remember_poly): the quotient's is then what to_poly
-   * makes of S/k, p divided exactly */
-  Poly q = simplify_division(&s, IX_DIV, p, poly_const(&s.pc, k));
+   * makes of S/k, simplify_division(p, k), which takes out the common
+   * factor of p's coefficients and k, k itself, and divides p by it
+   * exactly, leaving a division by 1: p's terms divided by k */
+  Term by_k = {k, 1, 0, NULL};
+  Poly q = divide_exactly(&s, p, &by_k);
   if (s.pc.overflow) return NULL;
   const Ix *quotient = build(&s, q);
   if (s.pc.overflow) return NULL;
