@@ -1439,7 +1439,9 @@ static const Ix *exact_quotient(IxCtx *x, const Ix *at, int64_t k) {
   Term by_k = {k, 1, 0, NULL};
   Poly q = divide_exactly(&s, p, &by_k);
   if (s.pc.overflow) return NULL;
-  const Ix *quotient = build(&s, q);
+  /* an unrolled step's quotient, wg*4096 + lid*16 + 3, is new at each
+   * step; where its flat sum is told shortest, the search is spared */
+  const Ix *quotient = ix_flat_is_shortest(q) ? assemble(&s, flat_parts(&s, q)) : build(&s, q);
   if (s.pc.overflow) return NULL;
   /* S/k prints at least S, '/' and k */
   size_t inner = shortest_bound(&s, p, parts_length(&s, flat_parts(&s, p)));

@@ -934,6 +934,31 @@ static void test_exact_quotient(Tester *t) {
       }
     }
   }
+  /* four terms whose coefficients share many factors, so that factorings
+   * (nested ones too) win as often as the flat sum: its shortcut
+   * (ix_flat_is_shortest) must tell them apart */
+  static const int64_t shared[] = {1, 2, 4, 6, 10, 12, 15, 18, 30, 100, 120, 1000, 1024};
+  static const int64_t constants[] = {0, 1, 2, 3, 5, 6, 12, 30, 60};
+  for (int i1 = 0; i1 < (int)DPIA_COUNTOF(shared); i1++) {
+    for (int i2 = 0; i2 < (int)DPIA_COUNTOF(shared); i2++) {
+      for (int i3 = 0; i3 < (int)DPIA_COUNTOF(shared); i3++) {
+        for (int i4 = 0; i4 < (int)DPIA_COUNTOF(constants); i4++) {
+          char text[128];
+          snprintf(text, sizeof text, "(i*%lld + j*%lld + l*%lld + %lld)*2", (long long)shared[i1],
+                   (long long)shared[i2], (long long)shared[i3], (long long)constants[i4]);
+          Text x = {t, text};
+          const char *fast = fast_quotient(t, ranges, make_text, &x, 2);
+          asked++;
+          if (!fast) continue;
+          answered++;
+          const char *general = general_quotient(t, ranges, make_text, &x, 2);
+          if ((!general || strcmp(fast, general) != 0) && wrong++ < 10)
+            fprintf(stderr, "test_index.c: %s: offset `%s`, the general path's `%s`\n", text, fast,
+                    general ? general : "(not a multiple)");
+        }
+      }
+    }
+  }
   record_at(t, wrong == 0, __LINE__, "ix_exact_quotient agrees with the general path (see above)");
   /* not vacuous: the steps of samples/dot_vec.dpia's space are answered */
   CHECK(answered > asked / 2);
