@@ -907,16 +907,16 @@ static const Ix *make_text(IxCtx *ix, void *arg) {
 }
 
 static void test_exact_quotient(Tester *t) {
-  static const int64_t coefficients[] = {1, 2, 3, 4, 6, 8, 12, 16, 48, 64, 256, 512, 4096, 65536};
-  static const int64_t widths[] = {2, 3, 4, 8, 16};
-  static const char *const names[][2] = {{"wg", "lid"}, {"i", "j"}, {"gid", "l"}};
+  static const int64_t coefficients[] = {1, 2, 3, 4, 8, 12, 16, 48, 256, 4096, 65536};
+  static const int64_t widths[] = {2, 3, 16};
+  static const char *const names[][2] = {{"wg", "lid"}, {"i", "j"}};
   const char *ranges = "wg<N; lid<256; i<N; j<N; gid<N; l<64";
   int answered = 0, asked = 0, wrong = 0;
   for (int n = 0; n < (int)DPIA_COUNTOF(names); n++) {
     for (int i1 = 0; i1 < (int)DPIA_COUNTOF(coefficients); i1++) {
       for (int i2 = 0; i2 < (int)DPIA_COUNTOF(coefficients); i2++) {
         for (int w = 0; w < (int)DPIA_COUNTOF(widths); w++) {
-          for (int64_t c3 = 0; c3 < 18; c3 += n == 0 ? 1 : 5) {
+          for (int64_t c3 = 0; c3 < 18; c3 += n == 0 ? 1 : 7) {
             Step3 st = {t, names[n][0], names[n][1], coefficients[i1], coefficients[i2], c3, widths[w]};
             const char *fast = fast_quotient(t, ranges, make_step, &st, st.k);
             asked++;
@@ -937,8 +937,8 @@ static void test_exact_quotient(Tester *t) {
   /* four terms whose coefficients share many factors, so that factorings
    * (nested ones too) win as often as the flat sum: its shortcut
    * (ix_flat_is_shortest) must tell them apart */
-  static const int64_t shared[] = {1, 2, 4, 6, 10, 12, 15, 18, 30, 100, 120, 1000, 1024};
-  static const int64_t constants[] = {0, 1, 2, 3, 5, 6, 12, 30, 60};
+  static const int64_t shared[] = {1, 2, 4, 6, 10, 12, 15, 30, 100, 1024};
+  static const int64_t constants[] = {0, 1, 3, 6, 12, 30};
   for (int i1 = 0; i1 < (int)DPIA_COUNTOF(shared); i1++) {
     for (int i2 = 0; i2 < (int)DPIA_COUNTOF(shared); i2++) {
       for (int i3 = 0; i3 < (int)DPIA_COUNTOF(shared); i3++) {
