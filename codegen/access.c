@@ -452,6 +452,18 @@ static const Ix *with_multiples(CG *cg, const Ix *flat, int k) {
 static void vector_address(CG *cg, const Probe *p, int k, CExpr *offset, CExpr *ptr) {
   int64_t r;
   const Ix *flat = p->flat;
+  if (p->simplify_flat) {
+    /* the offset told without lane 0's simplified index where it may be
+     * (ix_exact_quotient: an unrolled vector step's dearest search) */
+    const Ix *quotient = ix_exact_quotient(&cg->ix, flat, k);
+    if (quotient) {
+      *offset = cg_ix_expr(cg, quotient);
+      *ptr = p->base;
+      return;
+    }
+    flat = ix_simplify(&cg->ix, flat);
+  }
+  const Ix *at = flat; /* lane 0's index, simplified */
   /* the remainder flat % k simplified only where the coefficients do not
    * already tell it 0 */
   bool multiple = ix_multiple_of(&cg->ix, flat, k);
@@ -460,7 +472,7 @@ static void vector_address(CG *cg, const Probe *p, int k, CExpr *offset, CExpr *
     multiple = ix_const_value(rem, &r) && r == 0;
   }
   if (!multiple) {
-    flat = with_multiples(cg, p->flat, k);
+    flat = with_multiples(cg, at, k);
     const Ix *rem = ix_simplify(&cg->ix, ix_mod(&cg->ix, flat, K(cg, k)));
     multiple = ix_const_value(rem, &r) && r == 0;
   }
@@ -470,7 +482,7 @@ static void vector_address(CG *cg, const Probe *p, int k, CExpr *offset, CExpr *
   } else {
     int64_t z;
     *offset = kir_int(cg->arena, 0);
-    *ptr = ix_const_value(p->flat, &z) && z == 0 ? p->base : bin(cg, KB_PTR_ADD, p->base, cg_ix_expr(cg, p->flat));
+    *ptr = ix_const_value(at, &z) && z == 0 ? p->base : bin(cg, KB_PTR_ADD, p->base, cg_ix_expr(cg, at));
   }
 }
 
@@ -523,7 +535,10 @@ static bool lanes_by_one_probe(CG *cg, LaneProbe lp, LaneSide side, const Ix *fi
                kir_expr_equal(p.base, pr0->base) && ix_steps_by_lane(x, pr0->flat, p.flat, lane);
   cg->trial_failed = outer_failed;
   for (; cg->nranges_stmt > nranges; cg->nranges_stmt--) ix_pop_range(x);
-  if (steps) pr0->flat = ix_simplify(x, pr0->flat);
+  /* lane 0's index is simplified where its vector's address is made
+   * (vector_address), which may not need it (no range is pushed or
+   * popped in between) */
+  pr0->simplify_flat = steps;
   return steps;
 }
 

@@ -143,6 +143,9 @@ typedef struct Probe {
    * consecutive: access.c, gen_vector_read).  Set by the access: flat is so
    * kept, and base does not depend on it. */
   bool defer_simplify, unsimplified;
+  /* Set by lanes_by_one_probe: flat, lane 0's, is still as written, for
+   * vector_address to simplify (or to find the offset without it) */
+  bool simplify_flat;
 } Probe;
 
 /* Launch sizes known when generating (natural NDRange of the kernel or the

@@ -134,6 +134,7 @@ struct IxMemo {
   MemoTable parts;      /* Poly -> BestParts */
   MemoTable sizes;      /* Size -> Ix (scope 0: no range matters) */
   MemoTable steps;      /* (at0, at, lane) -> ix_steps_by_lane's answer */
+  MemoTable quotients;  /* at -> ix_exact_quotient's answer (its k in cost) */
   /* the sizes last asked for by the address of their terms: most are the
    * very sizes of the types, asked for again at each access (hashing a
    * size hashes its variables' names); direct-mapped, a lost entry is
@@ -1376,6 +1377,91 @@ bool ix_multiple_of(IxCtx *x, const Ix *e, int64_t k) {
     if (t->den != 1 || t->num == INT64_MIN || t->num % k != 0) return false; /* common_factor: no magnitude */
   }
   return true;
+}
+
+/* ---- a vector's offset without its element index's form ----
+ *
+ * A vloadn at the element index at (a multiple of k) is at offset
+ * ix_simplify(ix_div(ix_simplify(at), k)): the quotient's shortest form,
+ * or the division as written where that form is longer (ix_simplify).
+ * The inner form is needed for nothing but that length test, and its
+ * search is the dearest part of an unrolled vector step (issue 35: its
+ * constant's common factors with the other coefficients are tried as
+ * groups).  A lower bound of its length settles the test where the
+ * quotient's form is short enough, leaving only the quotient's search. */
+
+static size_t digits_of(uint64_t v) {
+  size_t n = 1;
+  for (; v >= 10; v /= 10) n++;
+  return n;
+}
+
+/* A length no form of p that build can give is shorter than; p of at
+ * least two terms, plain atoms, integral coefficients, none INT64_MIN.
+ * A form is the flat sum (whose length flat is) or has a group
+ * (...)*f, whose inner sum of at least two parts prints in parentheses
+ * (the innermost group's does) next to its '*'.  Either way every term
+ * is one summand (n - 1 operators " + " or " - ", of 3 characters),
+ * every atom prints at least once, and the constants along one term's
+ * way (its own coefficient and the factors of the groups holding it)
+ * multiply to its coefficient's magnitude, so print at least its digits
+ * (digits(a*b) <= digits(a) + digits(b)): these characters are all
+ * distinct. */
+static size_t shortest_bound(Simplifier *s, Poly p, size_t flat) {
+  size_t atoms = 0, digits = 0;
+  for (int i = 0; i < p.nterms; i++) {
+    const Term *t = &p.terms[i];
+    uint64_t c = magnitude(t->num);
+    if (c >= 2 || t->nfactors == 0) digits = digits_of(c) > digits ? digits_of(c) : digits;
+    for (int j = 0; j < t->nfactors; j++) {
+      const Ix *a = atom_of(&t->factors[j]);
+      if (!appears_before(s, p.terms, i, a)) atoms += a->length;
+    }
+  }
+  size_t grouped = 3 * (size_t)(p.nterms - 1) + atoms + digits + 3;
+  return grouped < flat ? grouped : flat;
+}
+
+static const Ix *exact_quotient(IxCtx *x, const Ix *at, int64_t k) {
+  Simplifier s;
+  simplifier_init(&s, x);
+  Poly p = to_poly(&s, at); /* ix_multiple_of's, and ix_simplify(at)'s */
+  if (s.pc.overflow || p.nterms < 2 || !plain_atoms(p)) return NULL;
+  for (int i = 0; i < p.nterms; i++) {
+    const Term *t = &p.terms[i];
+    if (t->den != 1 || t->num == INT64_MIN || t->num % k != 0) return NULL;
+  }
+  /* the inner form S = ix_simplify(at) is at itself or build(p), whose
+   * polynomial is p (remember_poly): the quotient's is then what to_poly
+   * makes of S/k, simplify_division(p, k), which takes out the common
+   * factor of p's coefficients and k, k itself, and divides p by it
+   * exactly, leaving a division by 1: p's terms divided by k */
+  Term by_k = {k, 1, 0, NULL};
+  Poly q = divide_exactly(&s, p, &by_k);
+  if (s.pc.overflow) return NULL;
+  /* an unrolled step's quotient, wg*4096 + lid*16 + 3, is new at each
+   * step; where its flat sum is told shortest, the search is spared */
+  const Ix *quotient = ix_flat_is_shortest(q) ? assemble(&s, flat_parts(&s, q)) : build(&s, q);
+  if (s.pc.overflow) return NULL;
+  /* S/k prints at least S, '/' and k */
+  size_t inner = shortest_bound(&s, p, parts_length(&s, flat_parts(&s, p)));
+  if (at->length < inner) inner = at->length;
+  return printed_length(quotient) <= inner + 1 + digits_of((uint64_t)k) ? quotient : NULL;
+}
+
+/* exact_quotient, kept for the next read at the same index (the other
+ * input of a zip: each unrolled step's two vloadn) */
+const Ix *ix_exact_quotient(IxCtx *x, const Ix *at, int64_t k) {
+  if (k < 2 || k > INT32_MAX) return NULL;
+  MemoTable *memo = &memo_of(x)->quotients;
+  const MemoEntry *known = memo_find(memo, at->hash, x->scope, same_ix, NULL, at);
+  if (known && known->cost == (int)k) return known->value == memo ? NULL : known->value;
+  const Ix *quotient = exact_quotient(x, at, k);
+  if (!known) {
+    memo_put(x->arena, memo, (MemoEntry){at, at->hash, x->scope, quotient ? (const void *)quotient : memo, (int)k},
+             same_ix, NULL);
+  }
+  return quotient;
 }
 
 bool ix_provably_less(IxCtx *x, const Ix *e, const Ix *bound) {

@@ -144,6 +144,13 @@ bool ix_steps_by_lane(IxCtx *x, const Ix *at0, const Ix *at, const Ix *lane);
  * (the caller then simplifies): a vloadn's offset (codegen/access.c). */
 bool ix_multiple_of(IxCtx *x, const Ix *e, int64_t k);
 
+/* ix_simplify(x, ix_div(x, ix_simplify(x, at), ix_const(x, k))), where
+ * ix_multiple_of(x, ix_simplify(x, at), k), for k >= 2, found without
+ * simplifying at: NULL where that cannot be told so (the caller then
+ * simplifies at and divides).  A vloadn's offset in vectors from its
+ * first element's index (codegen/access.c, vector_address). */
+const Ix *ix_exact_quotient(IxCtx *x, const Ix *at, int64_t k);
+
 /* Bounds: true and *out if e is provably < bound / >= 0 etc. */
 bool ix_provably_less(IxCtx *x, const Ix *e, const Ix *bound);
 /* min(a, b) (max false) or max(a, b) decided from the polynomials and the

@@ -32,6 +32,11 @@ IxPart ix_group_part(const Ix *group, bool negative, const PolyTerm *first);
 /* the printed length of the sum of parts[0, n) into *length; false where
  * it depends on their order, which it leaves to the caller */
 bool ix_parts_length(const IxPart *parts, int n, size_t *length);
+/* p's flat sum is the form build(p) gives (index.c), told without the
+ * search: no atom of two terms, integral positive coefficients, and no
+ * factoring by a common factor of two coefficients, nested, prints
+ * strictly shorter (index_flat.c); false also where it cannot tell */
+bool ix_flat_is_shortest(Poly p);
 /* a name's hash, by its text (not its address: deterministic) */
 uint64_t ix_name_hash(Sym name);
 /* the text of an expression atom (IX_EXPR), through the printer given */

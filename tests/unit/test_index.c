@@ -854,6 +854,138 @@ static void test_lane_steps(Tester *t) {
   CHECK(ix.nranges == 0);
 }
 
+/* ---- a vector's offset (ix_exact_quotient) ----
+ *
+ * Where it answers, the answer is the general path's: lane 0's index
+ * simplified, divided by the width and simplified again (codegen/access.c,
+ * vector_address), computed in a context of its own so that no memo entry
+ * of one reaches the other. */
+
+static const char *general_quotient(Tester *t, const char *ranges, const Ix *(*make)(IxCtx *, void *), void *arg,
+                                    int64_t k) {
+  IxCtx ix;
+  ix_init(&ix, t->arena);
+  push_ranges(t, &ix, ranges, __LINE__);
+  const Ix *at = ix_simplify(&ix, make(&ix, arg));
+  if (!ix_multiple_of(&ix, at, k)) return NULL;
+  return print(t, ix_simplify(&ix, ix_div(&ix, at, ix_const(&ix, k))));
+}
+
+static const char *fast_quotient(Tester *t, const char *ranges, const Ix *(*make)(IxCtx *, void *), void *arg,
+                                 int64_t k) {
+  IxCtx ix;
+  ix_init(&ix, t->arena);
+  push_ranges(t, &ix, ranges, __LINE__);
+  const Ix *q = ix_exact_quotient(&ix, make(&ix, arg), k);
+  return q ? print(t, q) : NULL;
+}
+
+/* (a*c1 + b*c2 + c3)*k, an unrolled step's lane 0 of a vector of k */
+typedef struct Step3 {
+  Tester *t;
+  const char *a, *b;
+  int64_t c1, c2, c3, k;
+} Step3;
+
+static const Ix *make_step(IxCtx *ix, void *arg) {
+  const Step3 *st = arg;
+  const Ix *a = ix_var(ix, intern_cstr(st->t->names, st->a)), *b = ix_var(ix, intern_cstr(st->t->names, st->b));
+  const Ix *x = ix_add(ix, ix_add(ix, ix_mul(ix, a, ix_const(ix, st->c1)), ix_mul(ix, b, ix_const(ix, st->c2))),
+                       ix_const(ix, st->c3));
+  return ix_mul(ix, x, ix_const(ix, st->k));
+}
+
+/* an index as text */
+typedef struct Text {
+  Tester *t;
+  const char *text;
+} Text;
+
+static const Ix *make_text(IxCtx *ix, void *arg) {
+  const Text *x = arg;
+  return parse_at(x->t, ix, x->text, strlen(x->text), __LINE__);
+}
+
+static void test_exact_quotient(Tester *t) {
+  static const int64_t coefficients[] = {1, 2, 3, 4, 8, 12, 16, 48, 256, 4096, 65536};
+  static const int64_t widths[] = {2, 3, 16};
+  static const char *const names[][2] = {{"wg", "lid"}, {"i", "j"}};
+  const char *ranges = "wg<N; lid<256; i<N; j<N; gid<N; l<64";
+  int answered = 0, asked = 0, wrong = 0;
+  for (int n = 0; n < (int)DPIA_COUNTOF(names); n++) {
+    for (int i1 = 0; i1 < (int)DPIA_COUNTOF(coefficients); i1++) {
+      for (int i2 = 0; i2 < (int)DPIA_COUNTOF(coefficients); i2++) {
+        for (int w = 0; w < (int)DPIA_COUNTOF(widths); w++) {
+          for (int64_t c3 = 0; c3 < 18; c3 += n == 0 ? 1 : 7) {
+            Step3 st = {t, names[n][0], names[n][1], coefficients[i1], coefficients[i2], c3, widths[w]};
+            const char *fast = fast_quotient(t, ranges, make_step, &st, st.k);
+            asked++;
+            if (!fast) continue;
+            answered++;
+            const char *general = general_quotient(t, ranges, make_step, &st, st.k);
+            if (!general || strcmp(fast, general) != 0) {
+              if (wrong++ < 10)
+                fprintf(stderr, "test_index.c: (%s*%lld + %s*%lld + %lld)*%lld: offset `%s`, the general path's `%s`\n",
+                        st.a, (long long)st.c1, st.b, (long long)st.c2, (long long)c3, (long long)st.k, fast,
+                        general ? general : "(not a multiple)");
+            }
+          }
+        }
+      }
+    }
+  }
+  /* four terms whose coefficients share many factors, so that factorings
+   * (nested ones too) win as often as the flat sum: its shortcut
+   * (ix_flat_is_shortest) must tell them apart */
+  static const int64_t shared[] = {1, 2, 4, 6, 10, 12, 15, 30, 100, 1024};
+  static const int64_t constants[] = {0, 1, 3, 6, 12, 30};
+  for (int i1 = 0; i1 < (int)DPIA_COUNTOF(shared); i1++) {
+    for (int i2 = 0; i2 < (int)DPIA_COUNTOF(shared); i2++) {
+      for (int i3 = 0; i3 < (int)DPIA_COUNTOF(shared); i3++) {
+        for (int i4 = 0; i4 < (int)DPIA_COUNTOF(constants); i4++) {
+          char text[128];
+          snprintf(text, sizeof text, "(i*%lld + j*%lld + l*%lld + %lld)*2", (long long)shared[i1],
+                   (long long)shared[i2], (long long)shared[i3], (long long)constants[i4]);
+          Text x = {t, text};
+          const char *fast = fast_quotient(t, ranges, make_text, &x, 2);
+          asked++;
+          if (!fast) continue;
+          answered++;
+          const char *general = general_quotient(t, ranges, make_text, &x, 2);
+          if ((!general || strcmp(fast, general) != 0) && wrong++ < 10)
+            fprintf(stderr, "test_index.c: %s: offset `%s`, the general path's `%s`\n", text, fast,
+                    general ? general : "(not a multiple)");
+        }
+      }
+    }
+  }
+  record_at(t, wrong == 0, __LINE__, "ix_exact_quotient agrees with the general path (see above)");
+  /* not vacuous: the steps of samples/dot_vec.dpia's space are answered */
+  CHECK(answered > asked / 2);
+  static const struct {
+    const char *at;
+    int64_t k;
+    const char *offset;
+  } known[] = {
+      {"(wg*4096 + lid*16 + 3)*16", 16, "wg*4096 + lid*16 + 3"},
+      {"(wg*512 + lid*16 + 15)*2", 2, "wg*512 + lid*16 + 15"},
+      {"(i + j + 1)*4", 4, "i + j + 1"},
+      {"(i*N + j)*8", 8, "i*N + j"},
+  };
+  for (int c = 0; c < (int)DPIA_COUNTOF(known); c++) {
+    Text x = {t, known[c].at};
+    const char *fast = fast_quotient(t, ranges, make_text, &x, known[c].k);
+    const char *general = general_quotient(t, ranges, make_text, &x, known[c].k);
+    CHECK(fast && general && strcmp(fast, known[c].offset) == 0 && strcmp(general, fast) == 0);
+  }
+  /* no answer: not a multiple of the width, a quotient atom, a width of 1 */
+  Text not_multiple = {t, "wg*512 + lid*16 + 3"}, quotient = {t, "(N/4 + i)*4"}, one = {t, "(i + j)*1"};
+  CHECK(!fast_quotient(t, ranges, make_text, &not_multiple, 4));
+  CHECK(!fast_quotient(t, ranges, make_text, &quotient, 4));
+  CHECK(!fast_quotient(t, ranges, make_text, &one, 1));
+  printf("index: exact quotient: %d of %d step indices answered\n", answered, asked);
+}
+
 /* ---- random expressions ---- */
 
 typedef struct Rng {
@@ -930,7 +1062,7 @@ static void test_random(Tester *t) {
   };
   enum { EXPRESSIONS = 4000 };
   Rng rng = {0x9e3779b97f4a7c15u};
-  int failures = 0, changed = 0, shorter = 0, multiples = 0;
+  int failures = 0, changed = 0, shorter = 0, multiples = 0, quotients = 0;
   long assignments = 0, defined = 0;
   for (int e = 0; e < EXPRESSIONS; e++) {
     IxCtx ix;
@@ -978,6 +1110,22 @@ static void test_random(Tester *t) {
       const Ix *k = ix_const(&ix, widths[w]);
       const Ix *candidates[] = {simplified, ix_mul(&ix, simplified, k), ix_add(&ix, ix_mul(&ix, input, k), k)};
       for (int m = 0; m < (int)DPIA_COUNTOF(candidates); m++) {
+        /* ix_exact_quotient, in a context of its own, where it answers:
+         * the general path's offset */
+        IxCtx fresh;
+        ix_init(&fresh, t->arena);
+        push_ranges(t, &fresh, range_sets[e % (int)DPIA_COUNTOF(range_sets)], __LINE__);
+        const Ix *fast = ix_exact_quotient(&fresh, candidates[m], widths[w]);
+        if (fast) {
+          quotients++;
+          const Ix *at = ix_simplify(&ix, candidates[m]);
+          const char *general = ix_multiple_of(&ix, at, widths[w]) ? print(t, ix_simplify(&ix, ix_div(&ix, at, k))) : "";
+          bool same = strcmp(print(t, fast), general) == 0;
+          if (!same && failures++ < 10)
+            fprintf(stderr, "test_index.c: random %d: offset of `%s` in vectors of %lld: `%s`, the general path's `%s`\n",
+                    e, print(t, candidates[m]), (long long)widths[w], print(t, fast), general);
+          record_at(t, same, __LINE__, "ix_exact_quotient (see above)");
+        }
         if (!ix_multiple_of(&ix, candidates[m], widths[w])) continue;
         multiples++;
         int64_t r;
@@ -990,8 +1138,10 @@ static void test_random(Tester *t) {
     }
   }
   CHECK(multiples > EXPRESSIONS); /* not vacuous: k times an expression is mostly told a multiple */
-  printf("index: random: %d expressions, %d changed, %d shorter, %ld assignments, %ld defined, %d multiples\n",
-         EXPRESSIONS, changed, shorter, assignments, defined, multiples);
+  CHECK(quotients > EXPRESSIONS / 2);
+  printf("index: random: %d expressions, %d changed, %d shorter, %ld assignments, %ld defined, %d multiples, "
+         "%d exact quotients\n",
+         EXPRESSIONS, changed, shorter, assignments, defined, multiples, quotients);
 }
 
 int main(void) {
@@ -1015,6 +1165,7 @@ int main(void) {
   test_bounds(t);
   test_min_max(t);
   test_lane_steps(t);
+  test_exact_quotient(t);
   test_cases(t);
   test_memo_cases(t);
   test_memo(t);

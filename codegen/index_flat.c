@@ -1,0 +1,129 @@
+/* index_flat.c: whether the simplifier's search would keep a sum flat,
+ * told without the search (index_int.h, ix_flat_is_shortest).
+ *
+ * An unrolled vector step's offset, wg*4096 + lid*16 + 3, is a new
+ * polynomial at every step, so its shortest form is searched afresh each
+ * time (index.c, search_parts: a factoring by each common factor of two
+ * coefficients, nested, each one a sum made and measured; issue 35).  Where
+ * no atom is shared by two terms there are no atom factorings, and the
+ * forms the search can make are the flat sum and, recursively, a sum of
+ * the other terms' form and a group (form of the divided terms)*g, g the
+ * gcd of two coefficients.  Their lengths are sums of the terms' lengths
+ * (ix_term_part, as the flat form's), operators and parentheses, so the
+ * least of them is found on integers alone.  The search replaces the flat
+ * sum only by a constant factoring strictly shorter; where none is, it
+ * keeps the flat sum, whatever its budget. */
+#include "index_int.h"
+
+#include <stdint.h>
+
+enum { FLAT_MAX_TERMS = 6 };
+
+typedef struct FlatTerms {
+  int n;
+  /* term i's flat part with coefficient 1 (ix_term_part), and whether it
+   * has atoms: with c != 1 an atom's part is followed by '*' and c's
+   * digits, neither atom nor product needing parentheses left of '*'
+   * (plain atoms bind as tightly as any), and a constant's is c's digits */
+  size_t base[FLAT_MAX_TERMS];
+  bool atoms[FLAT_MAX_TERMS];
+} FlatTerms;
+
+static size_t digits(int64_t v) {
+  size_t n = 1;
+  for (; v >= 10; v /= 10) n++;
+  return n;
+}
+
+/* ix_term_part(term i with the positive coefficient c).length */
+static size_t term_length(const FlatTerms *f, int i, int64_t c) {
+  if (!f->atoms[i]) return digits(c);
+  return c == 1 ? f->base[i] : f->base[i] + 1 + digits(c);
+}
+
+static size_t flat_length(const FlatTerms *f, const int64_t *c, unsigned mask) {
+  size_t length = 0, parts = 0;
+  for (int i = 0; i < f->n; i++) {
+    if (!(mask & (1u << i))) continue;
+    length += term_length(f, i, c[i]);
+    parts++;
+  }
+  return length + 3 * (parts - 1); /* " + " between positive parts */
+}
+
+/* The least lengths of the factored forms of the terms in mask
+ * (coefficients c[]): *single of a group alone, (...)*g, a product that
+ * needs no parentheses as an operand of '*'; *sum of the other terms'
+ * form plus a group.  SIZE_MAX where there is none. */
+static void factored(const FlatTerms *f, const int64_t *c, unsigned mask, size_t *single, size_t *sum);
+
+/* the least length of any form of the terms in mask (at least one) */
+static size_t least(const FlatTerms *f, const int64_t *c, unsigned mask) {
+  size_t single, sum, flat = flat_length(f, c, mask);
+  factored(f, c, mask, &single, &sum);
+  if (single < flat) flat = single;
+  return sum < flat ? sum : flat;
+}
+
+static void factored(const FlatTerms *f, const int64_t *c, unsigned mask, size_t *single, size_t *sum) {
+  *single = *sum = SIZE_MAX;
+  for (int i = 0; i < f->n; i++) {
+    for (int j = i + 1; j < f->n; j++) {
+      if (!(mask & (1u << i)) || !(mask & (1u << j))) continue;
+      int64_t g = poly_gcd(c[i], c[j]);
+      if (g <= 1) continue;
+      /* the terms g divides (i and j among them, so two or more) over g */
+      int64_t divided[FLAT_MAX_TERMS];
+      unsigned in = 0;
+      for (int k = 0; k < f->n; k++) {
+        divided[k] = c[k];
+        if ((mask & (1u << k)) && c[k] % g == 0) divided[k] = c[k] / g, in |= 1u << k;
+      }
+      /* their form as the left operand of '*': a sum (the flat one, or
+       * one with a group) in parentheses, a group alone as it is */
+      size_t inner_single, inner_sum, inner_flat = flat_length(f, divided, in) + 2;
+      factored(f, divided, in, &inner_single, &inner_sum);
+      size_t operand = inner_sum == SIZE_MAX ? inner_flat : (inner_sum + 2 < inner_flat ? inner_sum + 2 : inner_flat);
+      if (inner_single < operand) operand = inner_single;
+      size_t group = operand + 1 + digits(g);
+      unsigned rest = mask & ~in;
+      if (!rest) {
+        if (group < *single) *single = group;
+      } else {
+        size_t with_rest = least(f, c, rest) + 3 + group;
+        if (with_rest < *sum) *sum = with_rest;
+      }
+    }
+  }
+}
+
+bool ix_flat_is_shortest(Poly p) {
+  if (p.nterms < 2 || p.nterms > FLAT_MAX_TERMS) return false;
+  int64_t c[FLAT_MAX_TERMS];
+  for (int i = 0; i < p.nterms; i++) {
+    const PolyTerm *t = &p.terms[i];
+    if (t->den != 1 || t->num <= 0) return false;
+    c[i] = t->num;
+    for (int j = 0; j < t->nfactors; j++) {
+      const Ix *a = t->factors[j].atom;
+      if (a->kind != IX_VAR && a->kind != IX_EXPR) return false;
+      /* an atom of two terms is a factoring of its own */
+      for (int k = 0; k < i; k++)
+        for (int l = 0; l < p.terms[k].nfactors; l++)
+          if (ix_equal(p.terms[k].factors[l].atom, a)) return false;
+    }
+  }
+  FlatTerms f = {.n = p.nterms};
+  for (int i = 0; i < p.nterms; i++) {
+    PolyTerm one = p.terms[i];
+    one.num = 1;
+    f.base[i] = ix_term_part(&one).length;
+    f.atoms[i] = one.nfactors > 0;
+  }
+  unsigned all = (1u << p.nterms) - 1;
+  size_t single, sum;
+  factored(&f, c, all, &single, &sum);
+  /* a factoring replaces the flat sum only where strictly shorter */
+  size_t flat = flat_length(&f, c, all);
+  return single >= flat && sum >= flat;
+}
