@@ -126,9 +126,12 @@ Phrase *phrase_subst(Arena *a, TypeCtx *tc, const Phrase *body, const Binder *x,
  * anew, the rest of body is shared, its binders kept (still bound once) */
 Phrase *phrase_subst_shared(Arena *a, TypeCtx *tc, Phrase *body, const Binder *x, Phrase *value);
 /* The same for count variables at once, xs[k] by values[k] (no value
- * holding a variable of another xs): one walk of body, not count */
+ * holding a variable of another xs): one walk of body, not count.  With
+ * keep_marks, each phrase made anew on a path keeps the mark of normality
+ * of the one it replaces (Phrase.normal_run): for values the caller knows
+ * normal and unable to make a redex where they go (stage II's) */
 Phrase *phrase_subst_shared_many(Arena *a, TypeCtx *tc, Phrase *body, int count, const Binder *const *xs,
-                                 Phrase *const *values);
+                                 Phrase *const *values, bool keep_marks);
 
 /* strategy.c: the OpenCL hierarchy and address space rules of spec
  * section 5 on a normalized kernel body. */

@@ -5,67 +5,21 @@
  * happens rather than as a wrong kernel or a crash two stages later. */
 #include "phrase.h"
 
-/* The binders in scope, a set of pointers with a count each (a binder can
- * be bound again inside its own scope by a copied continuation), by open
- * addressing over a table kept at most half full: when it fills, it is
- * made again with room for four times the binders then in scope, without
- * those that went out of scope. */
-typedef struct Scope {
-  Arena *arena;
-  const Binder **keys;
-  int *count;
-  size_t mask;
-  size_t used, live; /* slots taken; binders in scope (count > 0) */
-} Scope;
-
-static void scope_init(Scope *s, Arena *a, size_t cap) {
-  *s = (Scope){a, NEWARRAY(a, const Binder *, cap), NEWARRAY(a, int, cap), cap - 1, 0, 0};
-}
-
-static size_t slot(const Scope *s, const Binder *b) {
-  size_t i = ((uintptr_t)b >> 4) * 0x9E3779B97F4A7C15u & s->mask;
-  while (s->keys[i] && s->keys[i] != b) i = (i + 1) & s->mask;
-  return i;
-}
-
-static void rehash(Scope *s) {
-  Scope old = *s;
-  size_t cap = 16;
-  while (cap < 4 * (old.live + 1)) cap *= 2;
-  scope_init(s, old.arena, cap);
-  for (size_t i = 0; i <= old.mask; i++) {
-    if (old.count[i] <= 0) continue;
-    size_t j = slot(s, old.keys[i]);
-    s->keys[j] = old.keys[i];
-    s->count[j] = old.count[i];
-    s->used++;
-    s->live++;
-  }
-}
-
-static void bind(Scope *s, const Binder *b) {
-  if (2 * (s->used + 1) > s->mask + 1) rehash(s);
-  size_t i = slot(s, b);
-  if (!s->keys[i]) {
-    s->keys[i] = b;
-    s->used++;
-  }
-  if (s->count[i]++ == 0) s->live++;
-}
-
-static void unbind(Scope *s, const Binder *b) {
-  size_t i = slot(s, b);
-  if (--s->count[i] == 0) s->live--;
-}
-
-static bool in_scope(const Scope *s, const Binder *b) {
-  size_t i = slot(s, b);
-  return s->keys[i] == b && s->count[i] > 0;
-}
+/* The binders in scope: each binder's count of the lambdas (or def
+ * parameters) binding it around the walk's position, kept in the binder
+ * itself (Binder.in_scope) rather than in a table of pointers, whose
+ * hashing and probing were a third of a walk's work (issue 35).  A binder
+ * can be bound again inside its own scope by a copied continuation, hence
+ * a count.  Every bind is undone before phrase_invariant_violation
+ * returns, so the binders of a def are as they were (a translation's
+ * binders are its own, not shared with another's: the library stays
+ * reentrant). */
+static void bind(const Binder *b) { ((Binder *)b)->in_scope++; }
+static void unbind(const Binder *b) { ((Binder *)b)->in_scope--; }
+static bool in_scope(const Binder *b) { return b->in_scope > 0; }
 
 typedef struct Checker {
   Arena *arena;
-  Scope scope;
   PhraseStage stage;
   const char *violation; /* the first one found */
 } Checker;
@@ -134,7 +88,7 @@ static void walk(Checker *c, const Phrase *p) {
   case PH_VAR:
     if (!p->binder)
       fail(c, p, "a variable without a binder");
-    else if (!in_scope(&c->scope, p->binder))
+    else if (!in_scope(p->binder))
       fail(c, p, arena_printf(c->arena, "variable '%s' used outside the scope of its binder", p->binder->name));
     return;
   case PH_PRIM:
@@ -143,9 +97,9 @@ static void walk(Checker *c, const Phrase *p) {
     return;
   case PH_LAM:
     if (!is_fn(p->type)) fail(c, p, "a lambda without a function type");
-    bind(&c->scope, p->lam_binder);
+    bind(p->lam_binder);
     walk(c, p->body);
-    unbind(&c->scope, p->lam_binder);
+    unbind(p->lam_binder);
     return;
   case PH_APP:
     if (!is_fn(p->fst->type)) fail(c, p, "an application of a phrase without a function type");
@@ -167,11 +121,11 @@ static void walk(Checker *c, const Phrase *p) {
 }
 
 const char *phrase_invariant_violation(Arena *a, const DefInfo *def, PhraseStage stage) {
-  Checker c = {a, {0}, stage, NULL};
+  Checker c = {a, stage, NULL};
   if (!def->body) return "a def without a body";
-  scope_init(&c.scope, a, 64);
-  for (int i = 0; i < def->nparams; i++) bind(&c.scope, def->params[i]);
   if (def->body->type && def->body->type->kind != PT_COMM) return "the body of the def is not a command";
+  for (int i = 0; i < def->nparams; i++) bind(def->params[i]);
   walk(&c, def->body);
+  for (int i = 0; i < def->nparams; i++) unbind(def->params[i]);
   return c.violation;
 }

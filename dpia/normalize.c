@@ -44,6 +44,9 @@ typedef struct Norm {
    * never into source the program does not contain (prelude.c) */
   const Span *relocate;
   const DefInfo *relocate_def; /* that def (Phrase.prelude) */
+  /* subst_shared: a path's new phrase keeps the mark of the one it
+   * replaces (phrase_subst_shared_many) */
+  bool keep_marks;
 } Norm;
 
 /* Enter one level of recursion; false (and the phrase counts as too big,
@@ -519,7 +522,7 @@ static bool deeper_than(Arena *a, const Phrase *p, int max) {
 /* norm p, trusting the marks of run trust (-1: none), whose walk and
  * making reached trust_reach nodes */
 static Phrase *normalize(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p, int trust, long trust_reach) {
-  Norm n = {a, tc, diag, 0, 0, false, p->span, 0, 0, false, ++tc->norm_runs, trust, trust_reach, NULL, NULL};
+  Norm n = {a, tc, diag, 0, 0, false, p->span, 0, 0, false, ++tc->norm_runs, trust, trust_reach, NULL, NULL, false};
   n.max_depth = diag_depth_limit(diag, DPIA_MAX_NORMAL_DEPTH);
   Phrase *r = norm(&n, p);
   /* Every node of the result is one this run made (nodes) or one norm_node
@@ -561,12 +564,12 @@ Phrase *normalize_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def) {
 }
 
 Phrase *phrase_copy(Arena *a, TypeCtx *tc, const Phrase *p) {
-  Norm n = {a, tc, NULL, 0, 0, false, p->span, 0, 0, false, 0, 0, 0, NULL, NULL};
+  Norm n = {a, tc, NULL, 0, 0, false, p->span, 0, 0, false, 0, 0, 0, NULL, NULL, false};
   return copy(&n, p, NULL, NULL);
 }
 
 Phrase *phrase_subst(Arena *a, TypeCtx *tc, const Phrase *body, const Binder *x, Phrase *value) {
-  Norm n = {a, tc, NULL, 0, 0, false, body->span, 0, 0, false, 0, 0, 0, NULL, NULL};
+  Norm n = {a, tc, NULL, 0, 0, false, body->span, 0, 0, false, 0, 0, 0, NULL, NULL, false};
   /* value may be in use elsewhere: copied at every use (used already) */
   BindMap e = {x, value, value->kind == PH_VAR, true, NULL};
   return copy(&n, body, &e, NULL);
@@ -587,6 +590,7 @@ static Phrase *subst_shared(Norm *n, Phrase *p, BindMap *m) {
     Phrase *body = subst_shared(n, p->body, m);
     if (body == p->body) return p;
     Phrase *q = node(n, p, p->type);
+    if (n->keep_marks) q->normal_run = p->normal_run;
     q->body = body;
     return q;
   }
@@ -595,6 +599,7 @@ static Phrase *subst_shared(Norm *n, Phrase *p, BindMap *m) {
     Phrase *b = p->kind == PH_PROJ || p->kind == PH_UNOP ? p->snd : subst_shared(n, p->snd, m);
     if (a == p->fst && b == p->snd) return p;
     Phrase *q = node(n, p, p->type);
+    if (n->keep_marks) q->normal_run = p->normal_run;
     q->fst = a;
     q->snd = b;
     return q;
@@ -603,19 +608,20 @@ static Phrase *subst_shared(Norm *n, Phrase *p, BindMap *m) {
 }
 
 Phrase *phrase_subst_shared(Arena *a, TypeCtx *tc, Phrase *body, const Binder *x, Phrase *value) {
-  Norm n = {a, tc, NULL, 0, 0, false, body->span, 0, 0, false, 0, 0, 0, NULL, NULL};
+  Norm n = {a, tc, NULL, 0, 0, false, body->span, 0, 0, false, 0, 0, 0, NULL, NULL, false};
   BindMap e = {x, value, value->kind == PH_VAR, true, NULL};
   return subst_shared(&n, body, &e);
 }
 
 Phrase *phrase_subst_shared_many(Arena *a, TypeCtx *tc, Phrase *body, int count, const Binder *const *xs,
-                                 Phrase *const *values) {
-  Norm n = {a, tc, NULL, 0, 0, false, body->span, 0, 0, false, 0, 0, 0, NULL, NULL};
-  BindMap *m = NULL;
+                                 Phrase *const *values, bool keep_marks) {
+  Norm n = {a, tc, NULL, 0, 0, false, body->span, 0, 0, false, 0, 0, 0, NULL, NULL, keep_marks};
+  /* the map on the stack for the few variables stage II substitutes */
+  BindMap few[4], *m = NULL;
+  BindMap *entries = count <= (int)DPIA_COUNTOF(few) ? few : NEWARRAY(a, BindMap, count);
   for (int k = count - 1; k >= 0; k--) {
-    BindMap *e = NEW(a, BindMap);
-    *e = (BindMap){xs[k], values[k], values[k]->kind == PH_VAR, true, m};
-    m = e;
+    entries[k] = (BindMap){xs[k], values[k], values[k]->kind == PH_VAR, true, m};
+    m = &entries[k];
   }
   return subst_shared(&n, body, m);
 }

@@ -37,6 +37,10 @@ typedef struct Binder {
    * code generation lets buffers whose lifetimes do not overlap share) */
   const struct Binder **hoisted_from;
   int nhoisted_from;
+  /* while phrase_invariant_violation walks a def: the enclosing lambdas
+   * (or the def's parameters) that bind it, 0 outside them and after the
+   * walk (invariant.c; here, in what was padding) */
+  int in_scope;
   /* a work-group's accumulator whose every access is a work-item's own
    * element: the dimensions of the nested parforLocals (outermost first,
    * nowned_by of them) through whose indices every read and write reaches

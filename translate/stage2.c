@@ -28,6 +28,14 @@
 
 typedef struct Stage2 {
   Builder b;
+  /* the normalisation this stage's result stands for (TypeCtx.norm_runs),
+   * which marks every phrase rewrite gives back; whether the result may
+   * hold something normalisation would change (a redex stage I left, a
+   * def); and the phrases rewrite walked, with the arena's bytes handed
+   * out before it: a bound on the result's nodes (translate_stage2) */
+  int run;
+  bool not_normal;
+  long visits;
 } Stage2;
 
 static Phrase *rewrite(Stage2 *s, Phrase *p);
@@ -39,7 +47,10 @@ static Phrase *rewrite(Stage2 *s, Phrase *p);
  * its level of the program; copying it at every level made the stage
  * quadratic in the depth of maps; issue 35) */
 static Phrase *apply(Stage2 *s, Phrase *f, Phrase *x) {
-  if (f->kind == PH_LAM) return phrase_subst_shared(s->b.arena, s->b.tc, f->body, f->lam_binder, x);
+  if (f->kind == PH_LAM) {
+    const Binder *binder = f->lam_binder;
+    return phrase_subst_shared_many(s->b.arena, s->b.tc, f->body, 1, &binder, &x, true);
+  }
   return b_app(&s->b, f, x);
 }
 
@@ -72,7 +83,7 @@ static Phrase *apply_n(Stage2 *s, Phrase *f, int n, Phrase *const *xs) {
     binders[k++] = body->lam_binder;
     body = body->body;
   }
-  if (k == n) return phrase_subst_shared_many(s->b.arena, s->b.tc, body, n, binders, xs);
+  if (k == n) return phrase_subst_shared_many(s->b.arena, s->b.tc, body, n, binders, xs, true);
   for (k = 0; k < n; k++) f = apply(s, f, xs[k]);
   return f;
 }
@@ -299,13 +310,35 @@ static Phrase *respine(Stage2 *s, Phrase *old, Phrase *h, Phrase **args, int k) 
   return b_app_as(&s->b, old, respine(s, old->fst, h, args, k - 1), args[k]);
 }
 
+static Phrase *rewrite_node(Stage2 *s, Phrase *p);
+
+/* rewrite_node p, noting what normalisation would change in the result.
+ * Every phrase of the result is one rewrite gave back, a spine's head, or
+ * one the lowering made: the builder's (b_proj takes a pair apart, and
+ * no constructor applies a lambda) or a copy by substitution of a
+ * parameter of F, K or the step, of type exp or acc, by an idx, idxAcc or
+ * projection of a variable, which neither is applied nor is a pair.  So
+ * the lowering makes no redex: only a spine whose head is not a primitive
+ * or variable, a def, or a projection of a pair, all of which the result
+ * keeps as rewrite finds them, can be one. */
 static Phrase *rewrite(Stage2 *s, Phrase *p) {
+  s->visits++;
+  if (p->kind == PH_DEF) s->not_normal = true;
+  Phrase *r = rewrite_node(s, p);
+  if (r->kind == PH_PROJ && r->fst->kind == PH_PAIR) s->not_normal = true;
+  r->normal_run = s->run;
+  return r;
+}
+
+static Phrase *rewrite_node(Stage2 *s, Phrase *p) {
   if (p->kind == PH_APP) {
     /* the spine, its arguments rewritten first (the last one first) */
     PhraseSpine sp;
     phrase_spine(s->b.arena, p, &sp);
     Phrase *h = sp.head, **args = sp.args;
     int n = sp.nargs;
+    s->visits += n; /* the head and the spine's inner applications */
+    if (h->kind != PH_PRIM && h->kind != PH_VAR) s->not_normal = true;
     for (int k = n - 1; k >= 0; k--) args[k] = rewrite(s, args[k]);
     Span saved = s->b.span;
     s->b.span = p->span;
@@ -359,10 +392,26 @@ static Phrase *rewrite(Stage2 *s, Phrase *p) {
 }
 
 DefInfo *translate_stage2(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *intermediate) {
-  Stage2 s = {{a, tc, in, intermediate->body->span}};
+  Stage2 s = {{a, tc, in, intermediate->body->span}, ++tc->norm_runs, false, 0};
   DefInfo *d = NEW(a, DefInfo);
   *d = *intermediate;
+  size_t before = a->total;
   Phrase *body = rewrite(&s, intermediate->body);
+  /* The result's nodes: those rewrite walked (with the spines' heads and
+   * inner applications) and at most one a sizeof(Phrase) of the arena's
+   * bytes handed out since.  With no redex (rewrite) and fewer nodes than
+   * the depth limit, normalisation would walk the whole result only to
+   * give it back as it is, every node marked normal: rewrite marked the
+   * phrases it gave back (run), which hoisting's normalisation trusts as
+   * its own (normalize_phrase_again, with this bound on the nodes under a
+   * mark).  Else it runs, as before (issue 35: it was a sixth of the
+   * stage's instructions). */
+  long reach = s.visits + (long)((a->total - before) / sizeof(Phrase));
+  if (!s.not_normal && reach < diag_depth_limit(diag, DPIA_MAX_NORMAL_DEPTH)) {
+    tc->norm_reach = reach;
+    d->body = body;
+    return d;
+  }
   d->body = normalize_phrase(a, tc, diag, body);
   return d->body ? d : NULL;
 }

@@ -60,6 +60,24 @@ static Phrase *first_of(Phrase *p, PhraseTermKind kind) {
   }
 }
 
+/* binders of p still counted in scope after a check (Binder.in_scope):
+ * every check must leave them as it found them, also one stopped early
+ * by a violation */
+static int left_bound(const Phrase *p) {
+  switch (p->kind) {
+  case PH_VAR: return p->binder && p->binder->in_scope != 0;
+  case PH_LAM: return (p->lam_binder->in_scope != 0) + left_bound(p->body);
+  case PH_PROJ:
+  case PH_UNOP: return left_bound(p->fst);
+  case PH_APP:
+  case PH_PAIR:
+  case PH_SEQ:
+  case PH_ASSIGN:
+  case PH_BINOP: return left_bound(p->fst) + left_bound(p->snd);
+  default: return 0;
+  }
+}
+
 int main(void) {
   UnitEnv env;
   UNIT_ENV_INIT(&env, "test_invariant");
@@ -119,6 +137,11 @@ int main(void) {
     expect(&t, "an assignment in the imperative program", NULL, "an assignment");
   }
   expect(&t, "stage II output, repaired", phrase_invariant_violation(&env.arena, imperative, PHRASE_IMPERATIVE), NULL);
+  /* the checks stopped early (mapI, the stray variable) unbound what
+   * they had bound */
+  int left = left_bound(intermediate->body) + left_bound(imperative->body) + left_bound(hoisted->body);
+  for (int i = 0; i < hoisted->nparams; i++) left += hoisted->params[i]->in_scope != 0;
+  expect(&t, "binders left in scope after the checks", left ? "some" : NULL, NULL);
   printf("invariant: %d passed, %d failed\n", t.passed, t.failed);
   arena_free(&env.arena);
   return t.failed ? 1 : 0;
