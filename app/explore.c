@@ -863,6 +863,27 @@ static bool other_last_step(const Explorer *e, const Candidate *cd, const Candid
   return true;
 }
 
+/* is o cd's strategy with a step inserted between two of its steps, one
+ * that is in the space only where it applies (accumulators between
+ * vectoriseSums and global), the steps' values the same, the new step's
+ * the middle of its slot's values?  So a search that found
+ * `vectoriseSums W=16, global` tries it with accumulators; no other
+ * steps are inserted, so the local search of a space without such a step
+ * is what it was */
+static bool inserted_step(const Explorer *e, const Candidate *cd, const Candidate *o) {
+  int len = template_length(cd->tmpl);
+  if (len < 2 || template_length(o->tmpl) != len + 1) return false;
+  int at = 0;
+  while (at < len && templates[o->tmpl][at] == templates[cd->tmpl][at]) at++;
+  if (at == 0 || at == len || !step_only_where_applies[templates[o->tmpl][at]]) return false;
+  for (int i = at; i < len; i++)
+    if (templates[o->tmpl][i + 1] != templates[cd->tmpl][i]) return false;
+  Slot added = step_info[templates[o->tmpl][at]].slot;
+  for (int s = 1; s < SLOT_COUNT; s++)
+    if (o->value[s] != (s == (int)added && !template_uses(cd->tmpl, (Slot)s) ? e->nvalues[s] / 2 : cd->value[s])) return false;
+  return true;
+}
+
 /* the untried neighbours of cd: the same strategy, one slot one value
  * up or down; or the strategy with another last step (other_last_step),
  * so that a search which found a good first step (vectoriseSums W=8)
@@ -873,7 +894,7 @@ static int neighbours(const Explorer *e, const Candidate *cd, int *out) {
     const Candidate *o = &e->cands[i];
     if (o->order >= 0) continue;
     if (o->tmpl != cd->tmpl) {
-      if (other_last_step(e, cd, o)) out[n++] = i;
+      if (other_last_step(e, cd, o) || inserted_step(e, cd, o)) out[n++] = i;
       continue;
     }
     int diff = 0;
