@@ -213,7 +213,8 @@ static const StepId templates[][MAX_TEMPLATE] = {
  * applies somewhere in the kernel's body: vectoriseLoop fits few kernels
  * (a map whose function is a loop over a shared array), and left out of
  * the others' spaces it keeps those spaces, and the seed's draw from
- * them, as they were before the step was added */
+ * them, as they were before the step was added; accumulators, where a
+ * sum is left after the steps before it (template_applies) */
 static const bool step_only_where_applies[STEP_COUNT] = {
     [STEP_VECTORISE_LOOP] = true, [STEP_REGISTER_TILE] = true, [STEP_ACCUMULATORS] = true};
 
