@@ -42,7 +42,8 @@
   X(GROUP_ANY, "L", "the work-group size, which some size is not a multiple of") \
   X(CHUNK_ANY, "C", "the chunk size, which some size is not a multiple of")      \
   X(TILE_ROWS, "RT", "the rows of a register tile")                              \
-  X(TILE_COLS, "CT", "the columns of a register tile, the lanes of its vectors")
+  X(TILE_COLS, "CT", "the columns of a register tile, the lanes of its vectors") \
+  X(ACCUMULATORS, "A", "the accumulators a sum is folded into, side by side")
 
 typedef enum Slot {
 #define X(id, name, doc) SLOT_##id,
@@ -102,6 +103,9 @@ enum { MAX_MOVES = 8 };
   X(PARTIAL_SUMS_ANY, "partialSumsAny", CHUNK_ANY,                                                            \
     "partialSums for a length C need not divide: tile t sums the elements from t*C that exist, the map "     \
     "before it fused into each tile's loop")                                                                   \
+  X(ACCUMULATORS, "accumulators", ACCUMULATORS,                                                              \
+    "the first sum (after vectoriseSums: the sum of the W-lane vectors) folded into A accumulators side by "   \
+    "side, each step A elements, the accumulators added together at the end")                                 \
   X(REGISTER_TILE, "registerTile", TILE_ROWS,                                                                 \
     "each work-item an RT x CT tile of the first map of maps whose elements reduce a row and a column: RT "    \
     "rows, CT columns one vector of CT lanes, the RT accumulators in registers; the tiles' rows in "          \
@@ -135,6 +139,7 @@ static const Move step_moves[STEP_COUNT][MAX_MOVES] = {
     [STEP_VECTORISE] = {{HOW_ONCE, RULE_VECTORISE, SLOT_WIDTH, 0}},
     [STEP_VECTORISE_SUMS] = {{HOW_ONCE, RULE_VECTORISE, SLOT_WIDTH, 0}, {HOW_ONCE, RULE_REDUCE_LANES, SLOT_WIDTH, 0}},
     [STEP_VECTORISE_LOOP] = {{HOW_ONCE, RULE_VECTORISE_LOOP, SLOT_WIDTH, 0}},
+    [STEP_ACCUMULATORS] = {{HOW_ONCE, RULE_ACCUMULATORS, SLOT_ACCUMULATORS, 0}},
     [STEP_ROWS] = {{HOW_ONCE, RULE_LOWER_GLOBAL, SLOT_NONE, 1}},
     [STEP_GLOBAL] = {{HOW_ONCE, RULE_LOWER_GLOBAL, SLOT_NONE, 0}},
     [STEP_WORKGROUP] = {{HOW_ONCE, RULE_SPLIT_JOIN, SLOT_GROUP, 0},
@@ -177,7 +182,7 @@ static const Move finish[] = {{HOW_ALL, RULE_FUSE_MAPS, SLOT_NONE, 0},
  * others of every other kernel.  After partialSumsAny the tiles' map has
  * ceil(N/C) elements, which a power of two L seldom divides: it is
  * lowered by global or workgroupAny. */
-enum { MAX_TEMPLATE = 3 };
+enum { MAX_TEMPLATE = 4 };
 static const StepId templates[][MAX_TEMPLATE] = {
     {STEP_GLOBAL, STEP_COUNT},
     {STEP_VECTORISE, STEP_GLOBAL, STEP_COUNT},
@@ -200,14 +205,18 @@ static const StepId templates[][MAX_TEMPLATE] = {
     {STEP_VECTORISE_LOOP, STEP_WORKGROUP, STEP_COUNT},
     {STEP_REGISTER_TILE, STEP_GLOBAL, STEP_COUNT},
     {STEP_REGISTER_TILE, STEP_WORKGROUP, STEP_COUNT},
+    {STEP_VECTORISE_SUMS, STEP_ACCUMULATORS, STEP_GLOBAL, STEP_COUNT},
+    {STEP_VECTORISE_SUMS, STEP_ACCUMULATORS, STEP_WORKGROUP, STEP_COUNT},
 };
 
 /* Steps whose strategies are in the space only where their first rule
  * applies somewhere in the kernel's body: vectoriseLoop fits few kernels
  * (a map whose function is a loop over a shared array), and left out of
  * the others' spaces it keeps those spaces, and the seed's draw from
- * them, as they were before the step was added */
-static const bool step_only_where_applies[STEP_COUNT] = {[STEP_VECTORISE_LOOP] = true, [STEP_REGISTER_TILE] = true};
+ * them, as they were before the step was added; accumulators, where a
+ * sum is left after the steps before it (template_applies) */
+static const bool step_only_where_applies[STEP_COUNT] = {
+    [STEP_VECTORISE_LOOP] = true, [STEP_REGISTER_TILE] = true, [STEP_ACCUMULATORS] = true};
 
 /* a step's second slot (SLOT_NONE: it has one at most): a register
  * tile's columns, beside its rows */
@@ -219,8 +228,8 @@ enum { NTEMPLATES = (int)DPIA_COUNTOF(templates) };
  * *_ANY slots, those that some size given is not a multiple of, so that
  * the any-length steps add nothing when every size divides (the plain
  * steps do the same without the padding) */
-static const long long slot_lo[SLOT_COUNT] = {0, 4, 16, 32, 32, 16, 2, 4};
-static const long long slot_hi[SLOT_COUNT] = {0, 16, 8192, 256, 256, 8192, 8, 16};
+static const long long slot_lo[SLOT_COUNT] = {0, 4, 16, 32, 32, 16, 2, 4, 2};
+static const long long slot_hi[SLOT_COUNT] = {0, 16, 8192, 256, 256, 8192, 8, 16, 4};
 static const bool slot_any[SLOT_COUNT] = {[SLOT_GROUP_ANY] = true, [SLOT_CHUNK_ANY] = true};
 
 enum {
@@ -394,21 +403,44 @@ static bool step_cuts(StepId st) {
 
 static const char *first_site(Arena *a, const Program *prog, const Ast *body, RuleId rule, bool root);
 
+static bool do_move(Explorer *e, Candidate *cd, const Move *m, Ast **body);
+
+/* Is template t in the space: each of its steps that is there only where
+ * its first rule applies (step_only_where_applies) has a position for
+ * that rule in the body as the steps before it leave it, derived with
+ * the first value of each slot (the values do not change where a rule
+ * applies, only its parameter): accumulators after vectoriseSums is
+ * judged on the sum of vectors, not on every sum of the body as written
+ * (stencil1d's windows, jacobi2d's neighbours) */
+static bool template_applies(Explorer *e, int t) {
+  Candidate scratch = {.tmpl = t};
+  buf_init(&scratch.derivation, e->c->arena);
+  Ast *body = e->k->body;
+  int last = -1; /* the last step that is there only where it applies */
+  for (int i = 0; i < MAX_TEMPLATE && templates[t][i] != STEP_COUNT; i++)
+    if (step_only_where_applies[templates[t][i]]) last = i;
+  for (int i = 0; i <= last; i++) {
+    StepId st = templates[t][i];
+    if (step_only_where_applies[st] && !first_site(e->c->arena, e->c->prog, body, step_moves[st][0].rule, false))
+      return false;
+    for (const Move *m = step_moves[st]; i < last && m->how != HOW_END; m++)
+      if (!do_move(e, &scratch, m, &body)) return false;
+  }
+  return true;
+}
+
 /* every template and value of its slots, in a fixed order */
 static void enumerate(Explorer *e) {
   Vec all = {0};
   for (int t = 0; t < NTEMPLATES; t++) {
     if (step_cuts(templates[t][0]) != e->whole) continue;
-    const Move *first = &step_moves[templates[t][0]][0];
-    if (step_only_where_applies[templates[t][0]] && !first_site(e->c->arena, e->c->prog, e->k->body, first->rule, false))
-      continue;
     int n[SLOT_COUNT], idx[SLOT_COUNT] = {0};
     bool empty = false;
     for (int s = 0; s < SLOT_COUNT; s++) {
       n[s] = s && template_uses(t, (Slot)s) ? e->nvalues[s] : 1;
       empty |= n[s] == 0;
     }
-    if (empty) continue;
+    if (empty || !template_applies(e, t)) continue;
     for (;;) {
       Candidate *cd = NEW(e->c->arena, Candidate);
       cd->tmpl = t;
@@ -832,6 +864,27 @@ static bool other_last_step(const Explorer *e, const Candidate *cd, const Candid
   return true;
 }
 
+/* is o cd's strategy with a step inserted between two of its steps, one
+ * that is in the space only where it applies (accumulators between
+ * vectoriseSums and global), the steps' values the same, the new step's
+ * the middle of its slot's values?  So a search that found
+ * `vectoriseSums W=16, global` tries it with accumulators; no other
+ * steps are inserted, so the local search of a space without such a step
+ * is what it was */
+static bool inserted_step(const Explorer *e, const Candidate *cd, const Candidate *o) {
+  int len = template_length(cd->tmpl);
+  if (len < 2 || template_length(o->tmpl) != len + 1) return false;
+  int at = 0;
+  while (at < len && templates[o->tmpl][at] == templates[cd->tmpl][at]) at++;
+  if (at == 0 || at == len || !step_only_where_applies[templates[o->tmpl][at]]) return false;
+  for (int i = at; i < len; i++)
+    if (templates[o->tmpl][i + 1] != templates[cd->tmpl][i]) return false;
+  Slot added = step_info[templates[o->tmpl][at]].slot;
+  for (int s = 1; s < SLOT_COUNT; s++)
+    if (o->value[s] != (s == (int)added && !template_uses(cd->tmpl, (Slot)s) ? e->nvalues[s] / 2 : cd->value[s])) return false;
+  return true;
+}
+
 /* the untried neighbours of cd: the same strategy, one slot one value
  * up or down; or the strategy with another last step (other_last_step),
  * so that a search which found a good first step (vectoriseSums W=8)
@@ -842,7 +895,7 @@ static int neighbours(const Explorer *e, const Candidate *cd, int *out) {
     const Candidate *o = &e->cands[i];
     if (o->order >= 0) continue;
     if (o->tmpl != cd->tmpl) {
-      if (other_last_step(e, cd, o)) out[n++] = i;
+      if (other_last_step(e, cd, o) || inserted_step(e, cd, o)) out[n++] = i;
       continue;
     }
     int diff = 0;

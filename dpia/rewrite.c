@@ -591,6 +591,85 @@ static Ast *rule_reduce_lanes(Match *m, const Spine *s) {
   return rw_mk_stages(a, (Ast *)sc.args[0], stages, 2);
 }
 
+/* z, or the literal k of a broadcast vec n k: the neutral element of a
+ * sum of vectors is the vector of the scalar's (reduceLanes' vec n z) */
+static const Ast *scalar_of(const Ast *z) {
+  Spine v;
+  return rw_is_app_of(z, PRIM_VEC, 1, &v) ? v.args[0] : z;
+}
+
+/* e is fst or snd (.1/.2) of a variable, or of such: a view of an
+ * element, which substitutes for a parameter without repeating work */
+static bool is_projection(const Ast *e) {
+  if (e->kind == AST_VAR) return true;
+  if (e->kind == AST_PROJ) return is_projection(e->lhs);
+  Spine s = rw_spine_of(e);
+  return (rw_head_is(&s, PRIM_FST) || rw_head_is(&s, PRIM_SND)) && s.nargs == 1 && is_projection(s.args[0]);
+}
+
+/* accumulators: a reduction folded into n accumulators side by side,
+ * reduce f z (map g xs) = xs |> split n |> reduce (\p acc -> zip p acc |>
+ * map (\q -> f (g (fst q)) (snd q))) (x0 |> take 0 |> padCst n 0 z) |>
+ * reduce f z.  Accumulator k folds the elements k, k + n, k + 2n, ...,
+ * then the n accumulators are combined by f: the regrouping of
+ * reduceLanes, so the same operators (+ with 0, * with 1, associative and
+ * commutative), z a literal or a vector of one (vec W 0.0, after
+ * reduceLanes).  On a CPU device n independent chains of additions in
+ * place of one, each step loading n elements (samples/gemv_vec.dpia,
+ * gemvVec2: two float16 accumulators a row).  The n copies of z are an
+ * array made from nothing, as registerTile's: x0 (xs, or the first array
+ * of the zip tree xs) taken to no element and padded with z, so x0
+ * computes nothing and its elements are z's type (the check refuses the
+ * result otherwise); g is fused into the update, so that no array of
+ * its results is made */
+static Ast *rule_accumulators(Match *m, const Spine *s) {
+  Arena *a = m->fr->arena;
+  const Fresh *fr = m->fr;
+  if (!rw_head_is(s, PRIM_REDUCE) || s->nargs != 3) return rw_refuse(m, "it is no plain reduce applied to its array");
+  Ast *f = (Ast *)s->args[0], *z = (Ast *)s->args[1], *xs = (Ast *)s->args[2], *g = NULL;
+  if (!associative_with_neutral(f, scalar_of(z)))
+    return rw_refuse(m, "its operator is not one known to be associative and commutative with the initial value as "
+                        "neutral element (\\x a -> x + a with 0 or vec n 0, \\x a -> x * a with 1 or vec n 1)");
+  Spine in, zp;
+  if (rw_is_app_of(xs, PRIM_MAP, 2, &in)) {
+    g = (Ast *)in.args[0];
+    xs = (Ast *)in.args[1];
+  }
+  const Ast *x0 = xs;
+  while (rw_is_app_of(x0, PRIM_ZIP, 2, &zp)) x0 = zp.args[0];
+  if (computes_any(fr, x0))
+    return rw_refuse(m, "the first array it reads (its array, or the first of the zip) is computed: the "
+                        "accumulators' initial array is made from it");
+  if (m->check_only) return (Ast *)m->e;
+  Span at = s->head->span;
+  const Ast *avoid[] = {f, g ? g : f, z, xs};
+  Sym p = rw_fresh_name(fr, "p", avoid, 4);
+  const Ast *avoid2[] = {f, g ? g : f, z, xs, rw_mk_var(a, p, at)};
+  Sym acc = rw_fresh_name(fr, "acc", avoid2, 5);
+  const Ast *avoid3[] = {f, g ? g : f, z, xs, rw_mk_var(a, p, at), rw_mk_var(a, acc, at)};
+  Sym q = rw_fresh_name(fr, "q", avoid3, 6);
+  /* f (g (fst q)) (snd q): g's parameter is a view of the element,
+   * substituted (fst (fst q) * snd (fst q), as gemvVec2 reads) */
+  Ast *elem = rw_mk_app(a, rw_mk_prim(a, PRIM_FST, 0, at), rw_mk_var(a, q, at), false);
+  if (g && g->kind == AST_LAMBDA && is_projection(elem))
+    elem = rw_subst(fr, g->body, g->bound, elem);
+  else if (g)
+    elem = rw_apply_fn(fr, g, elem);
+  Ast *upd = rw_apply_fn(fr, rw_apply_fn(fr, f, elem), rw_mk_app(a, rw_mk_prim(a, PRIM_SND, 0, at), rw_mk_var(a, q, at), false));
+  Ast *pairs = rw_mk_app(a, rw_mk_app(a, rw_mk_prim(a, PRIM_ZIP, 0, at), rw_mk_var(a, p, at), false), rw_mk_var(a, acc, at), false);
+  Ast *map_upd = rw_mk_app(a, rw_mk_prim(a, PRIM_MAP, 0, at), rw_mk_lambda(a, q, upd, at), false);
+  Ast *op = rw_mk_lambda(a, p, rw_mk_lambda(a, acc, rw_mk_stages(a, pairs, &map_upd, 1), at), at);
+  /* n copies of z, an array made from nothing: x0 |> take 0 |> padCst n 0 z */
+  Ast *pad = rw_mk_sized(a, PRIM_PAD_CST, rw_mk_num(a, m->param), at);
+  pad->sizes[1] = rw_mk_num(a, 0);
+  Ast *pad_stages[] = {rw_mk_sized(a, PRIM_TAKE, rw_mk_num(a, 0), at), rw_mk_app(a, pad, z, false)};
+  Ast *init = rw_mk_stages(a, (Ast *)x0, pad_stages, 2);
+  Ast *stages[] = {rw_mk_sized(a, PRIM_SPLIT, rw_mk_num(a, m->param), at),
+                   rw_mk_app(a, rw_mk_app(a, rw_mk_prim(a, PRIM_REDUCE, 0, at), op, false), init, false),
+                   reduce_with(a, s, at)};
+  return rw_mk_stages(a, xs, stages, 3);
+}
+
 static Ast *rule_match(Match *m, RuleId rule) {
   Arena *a = m->fr->arena;
   const Fresh *fr = m->fr;
@@ -713,6 +792,7 @@ static Ast *rule_match(Match *m, RuleId rule) {
   }
   case RULE_SPLIT_MAP: return rule_split_map(m, &s);
   case RULE_REDUCE_LANES: return rule_reduce_lanes(m, &s);
+  case RULE_ACCUMULATORS: return rule_accumulators(m, &s);
   case RULE_VECTORISE_LOOP: return rule_vectorise_loop(m, &s);
   case RULE_REGISTER_TILE: return rule_register_tile(m, &s);
   case RULE_VECTORISE_TILE: return rule_vectorise_tile(m, &s);

@@ -95,6 +95,14 @@ bool rule_param_allows(RuleParam p, long long v);
     "a plain reduce of the lanes of vectors of n lanes (the check refuses another n) whose operator is "    \
     "associative with neutral element z, as partialReduce, and commutative (+ and * are): lane k folds "    \
     "the elements k, k + n, ..., then the lanes are combined by the same operator")                       \
+  X(ACCUMULATORS, "accumulators", CHUNK,                                                                    \
+    "reduce f z (map g xs) = xs |> split n |> reduce (\\p acc -> zip p acc |> map (\\q -> f (g (fst q)) (snd "  \
+    "q))) (x0 |> take 0 |> padCst n 0 z) |> reduce f z",                                                    \
+    "a plain reduce (of a plain map g, or of xs itself: g the identity) whose operator is associative and "  \
+    "commutative with neutral element z, as reduceLanes (+ with 0, * with 1; z may be a vector of it, vec W " \
+    "0.0): accumulator k folds the elements k, k + n, k + 2n, ..., then the n accumulators are combined by " \
+    "f; x0 is xs, or the first array of the zip tree xs, which computes nothing, its elements of z's type "  \
+    "(else the check refuses the result): n copies of z are made from it")                                  \
   X(VECTORISE_LOOP, "vectoriseLoop", WIDTH,                                                                 \
     "map (\\x -> e) xs = xs |> asVector n |> map (\\x -> e') |> asScalar (a result of pairs: join of each "   \
     "vector's lanes, zip [v.s0, ...] ...), e' the loop of e over vectors of n lanes",                          \

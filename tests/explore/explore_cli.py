@@ -8,6 +8,10 @@ Usage: explore_cli.py DPIA ROOT
   writes a program that `dpia check` accepts and `dpia run --check` runs
   and agrees with the reference; its derivation is its comment;
 - gesummv: the best is a vectoriseSums strategy (reduceLanes), checked;
+- gemv: accumulators after vectoriseSums (gemvVec2's loop) in the space,
+  derived, one replayed by `dpia rewrite` runs and agrees; where no sum
+  of vectors is left after vectoriseSums (scal, nbody) the step adds
+  nothing to the space;
 - mriq: vectoriseLoop strategies derived and timed, one replayed by
   `dpia rewrite` runs and agrees; where the rule applies nowhere, the
   step adds nothing to the space;
@@ -202,6 +206,34 @@ def vector_loops(dpia, root, tmp):
                f'{kernel}: the space with vectoriseLoop: {d.get("space")} strategies, not {space}', p)
 
 
+def accumulators(dpia, root, tmp):
+    """gemv (samples/explore/gemv.dpia): vectoriseSums then accumulators
+    (the sum of the W-lane vectors folded into A accumulators side by
+    side: gemvVec2's loop) is in the space, derived and timed; replayed
+    rule by rule it runs and agrees with the reference.  The space at
+    M=N=64: 49 strategies without the step, then W in 4, 8, 16, A in 2, 4
+    and global or workgroup L=32 or 64: 18 more.  Seed 7's draw tries
+    accumulators strategies first (56, 54 of 67: the budget is small)."""
+    src = os.path.join(root, 'samples', 'explore', 'gemv.dpia')
+    p = run(dpia, ['explore', src, '-k', 'gemvHL', '--size', 'M=64,N=64', '--budget', '8', '--json', '--seed', '7'])
+    d = json.loads(p.stdout) if p.stdout.startswith('{') else None
+    expect(d is not None and p.returncode == 0, f'gemv: explore exit {p.returncode}', p)
+    if d is None:
+        return
+    accs = [c for c in d['candidates'] if ', accumulators A=' in c['strategy']]
+    timed = [c for c in accs if c['status'] == 'timed']
+    expect(d['space'] == 49 + 18 and timed and
+           all(c['status'] in ('timed', 'pending') for c in accs) and
+           all(re.match(r'vectorise@0\.1\.0\.0\.1\.1 n=(\d+), reduceLanes@0\.1\.0\.0\.1 n=\1, '
+                        r'accumulators@0\.1\.0\.0\.1\.1 n=(\d+), ', c['derivation'])
+               for c in accs if c['status'] != 'pending'),
+           f'gemv: accumulators candidates {d["space"]} {[(c["strategy"], c["status"], c["derivation"]) for c in accs]}')
+    if timed:
+        text = replay(dpia, tmp, src, 'gemvHL', timed[0], 'M=64,N=64', 'gemv',
+                      marks=('|> split ', 'padCst ', 'zip p acc', '(vec '))
+        expect(text is None or 'asVector' in text, f'gemv: the replayed derivation:\n{text}')
+
+
 def register_tiles(dpia, root, tmp):
     """mm (samples/explore/mm.dpia): registerTile (each work-item RT rows
     by a vector of CT columns, the RT vector accumulators in registers:
@@ -216,8 +248,10 @@ def register_tiles(dpia, root, tmp):
     tiles = [c for c in d['candidates'] if c['strategy'].startswith('registerTile RT=')]
     timed = [c for c in tiles if c['status'] == 'timed']
     # 58 strategies without the step; RT in 2, 4, 8, CT in 4, 8, 16, then
-    # global, or workgroup L=32 or 64: 27 more (the JSON lists those tried)
-    expect(d['space'] == 58 + 9 * 3 and timed and
+    # global, or workgroup L=32 or 64: 27 more; vectoriseSums, accumulators
+    # (W in 4, 8, 16, A in 2, 4, the same three): 18 more (the JSON lists
+    # those tried)
+    expect(d['space'] == 58 + 9 * 3 + 18 and timed and
            all(c['status'] in ('timed', 'pending', 'precondition') for c in tiles) and
            all(re.match(r'registerTile@\. n=(\d+), vectoriseTile@\. n=(\d+), lowerGlobal@[0-9.]+ dim=1, ', c['derivation'])
                for c in tiles if c['status'] != 'pending') and
@@ -397,6 +431,7 @@ def main():
         vector_sums(dpia, root, tmp)
         vector_loops(dpia, root, tmp)
         register_tiles(dpia, root, tmp)
+        accumulators(dpia, root, tmp)
         any_size(dpia, root, tmp)
         any_size_reductions(dpia, root, tmp)
         outside_domain(dpia, tmp)

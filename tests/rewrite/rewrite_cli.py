@@ -81,6 +81,30 @@ def derive(dpia, tmp, source, kernel, steps):
         f.write(text)
     return text, cur
 
+# gemv's sum of float16 vectors folded into two accumulators
+# (docs/language.md section 21.1, accumulators): the loop of
+# samples/gemv_vec.dpia's gemvVec2
+DERIVATION_ACCS = [
+    ('vectorise@0.1.0.0.1.1', ['--param', 'n=16']),
+    ('reduceLanes@0.1.0.0.1', ['--param', 'n=16']),
+    ('accumulators@0.1.0.0.1.1', ['--param', 'n=2']),
+    ('lowerGlobal@.', []),
+    ('lowerReduceSeq@0.1.0.0.1.1', []),
+    ('lowerReduceSeq@0.1.0.0.1.1.1', []),
+    ('lowerSeq@0.1.0.0.1.1.1.0.0.1.0.0', []),
+]
+
+
+def loop_of(cl):
+    """the accumulators' declaration to the end of the loop over the row"""
+    lines = cl.splitlines()
+    start = next((i for i, l in enumerate(lines) if l.strip().startswith('float16 acc[')), None)
+    if start is None:
+        return None
+    end = next((i for i in range(start, len(lines)) if lines[i] == '  }'), None)
+    return None if end is None else '\n'.join(lines[start:end + 1])
+
+
 ERRORS = [
     (['--apply', 'fuseAll@.'], 'E1101'),
     (['--apply', 'lowerSeq@1.9'], 'E1102'),
@@ -135,6 +159,34 @@ def main():
             if got.returncode != 0 or want.returncode != 0 or got.stdout != want.stdout:
                 failures.append(f'the derived dotVec does not translate to samples/dot_vec.dpia\'s OpenCL C:\n'
                                 f'{got.stdout}{got.stderr}')
+
+        text, cur = derive(dpia, tmp, os.path.join('samples', 'explore', 'gemv.dpia'), 'gemvHL', DERIVATION_ACCS)
+        if text is not None:
+            got = run(dpia, ['translate', cur, '-k', 'gemvHL'])
+            want = run(dpia, ['translate', os.path.join('samples', 'gemv_vec.dpia'), '-k', 'gemvVec2'])
+            if got.returncode != 0 or loop_of(got.stdout) is None or loop_of(got.stdout) != loop_of(want.stdout):
+                failures.append(f'accumulators: the derived gemv\'s loop is not gemvVec2\'s:\n{got.stdout}{got.stderr}')
+            r = run(dpia, ['run', cur, '-k', 'gemvHL', '--size', 'M=32,N=64', '--check'])
+            if r.returncode != 0 or 'ok' not in r.stdout:
+                failures.append(f'accumulators: run --check of the derived gemv: exit {r.returncode}\n{r.stdout}{r.stderr}')
+        # accumulators refused: an operator that does not regroup (max), the
+        # first array computed (the initial array is made from it) with
+        # E1104; an array whose elements are not the initial value's type
+        # (ints summed from 0.0) does not check, E1105
+        head = 'kernel k (N: nat) (xs ys: [N]float) (is: [N]int) =\n'
+        for name, body, code, why in (
+                ('max', '  zip xs ys |> map (\\p -> fst p * snd p) |> reduce (\\x a -> max x a) 0.0\n', 'E1104',
+                 'associative and commutative'),
+                ('computed', '  zip (xs |> map (\\x -> x * 2.0)) ys |> map (\\p -> fst p * snd p) |> reduce (\\x a -> x + a) 0.0\n',
+                 'E1104', 'is computed'),
+                ('types', '  zip is xs |> map (\\p -> snd p) |> reduce (\\x a -> x + a) 0.0\n', 'E1105', '')):
+            path = os.path.join(tmp, name + '.dpia')
+            with open(path, 'w') as f:
+                f.write(head + body)
+            r = run(dpia, ['rewrite', path, '-k', 'k', '--diagnostics=json', '--apply', 'accumulators@.', '--param', 'n=2'])
+            got = [d for d in json.loads(r.stdout or '[]') if d.get('level') == 'error']
+            if r.returncode != 1 or [d.get('code') for d in got][:1] != [code] or why not in got[0].get('message', ''):
+                failures.append(f'accumulators {name}: exit {r.returncode}, {got}, expected {code} ({why})\n{r.stderr}')
 
         for args, code in ERRORS:
             r = run(dpia, ['rewrite', rel, '-k', 'dotHL', '--diagnostics=json'] + args)
