@@ -202,7 +202,9 @@ void cprint_expr(const CExprHooks *h, Buf *out, const KirExpr *e) {
         (e->bin.lhs->type->space == KSP_LOCAL || e->bin.lhs->type->space == KSP_PRIVATE))
       rmin = prec + 1;
     cprint_operand(h, out, e->bin.lhs, lmin);
-    emit(out, " %s ", kir_binop_text[e->bin.op]);
+    buf_putc(out, ' ');
+    buf_puts(out, kir_binop_text[e->bin.op]);
+    buf_putc(out, ' ');
     cprint_operand(h, out, e->bin.rhs, rmin);
     return;
   }
@@ -221,7 +223,8 @@ void cprint_expr(const CExprHooks *h, Buf *out, const KirExpr *e) {
     return;
   case KE_MEMBER:
     cprint_operand(h, out, e->member.base, PREC_POSTFIX);
-    emit(out, ".%s", e->member.name);
+    buf_putc(out, '.');
+    buf_puts(out, e->member.name);
     return;
   case KE_CALL:
     buf_puts(out, e->call.fn);
