@@ -158,6 +158,20 @@ typedef struct BinderSet {
   const Binder **items;
 } BinderSet;
 
+/* The variables a phrase reads that a scan of its reads looks up
+ * (barriers.c, scan_reads): the phrase's occurrences of them, in the
+ * order of a walk, are [start, end) of CG.read_occ, a subphrase's within
+ * its phrase's. */
+typedef struct ReadVars {
+  int start, end;
+} ReadVars;
+/* phrase -> its ReadVars, open addressing by the phrase's address */
+typedef struct ReadVarsIndex {
+  const Phrase **keys;
+  ReadVars *vals;
+  uint32_t used, cap;
+} ReadVarsIndex;
+
 typedef struct CG {
   Arena *arena;
   TypeCtx *tc;
@@ -245,6 +259,11 @@ typedef struct CG {
    * at the same version only.  A few commands (a step's statements), the
    * oldest replaced. */
   uint64_t env_version;
+  /* each command's read variables, found in one walk of the kernel's
+   * body (barriers.c: every site scans its command's subtree, and the
+   * commands nest) */
+  ReadVarsIndex read_vars;
+  Vec read_occ; /* const Binder * */
   struct {
     const Phrase *p;
     uint64_t version;
