@@ -290,8 +290,10 @@ void collect_locals(CG *cg, const Phrase *body, KirBlock *decls) {
   }
   Lifetimes lt = {NEWARRAY(cg->arena, LocalBuf, found.len ? found.len : 1), found.len, 0, false, {0}, {0}, 0};
   for (int i = 0; i < found.len; i++) lt.bufs[i] = *(LocalBuf *)found.items[i];
-  /* the walk only notes uses of those buffers: none, nothing to note */
-  if (lt.nbufs > 0) lifetimes(&lt, cg, rest);
+  /* the walk only notes uses of those buffers, for the sharing of slots
+   * below: one buffer has a slot of its own whatever its lifetime, none
+   * nothing to note (issue 35: a walk of the whole kernel) */
+  if (lt.nbufs > 1) lifetimes(&lt, cg, rest);
   /* greedy by first use: each buffer takes the first slot of its name,
    * element type and loops whose last occupant is done before it starts */
   int *order = NEWARRAY(cg->arena, int, lt.nbufs ? lt.nbufs : 1);
