@@ -96,7 +96,19 @@ typedef struct EnvIndex {
   EnvEntry **vals;
   uint32_t used, cap;
 } EnvIndex;
-EnvEntry *env_index_get(const EnvIndex *x, const Binder *b);
+/* the slot of b: its own, or the empty one where it would go */
+static inline uint32_t env_slot(const EnvIndex *x, const Binder *b) {
+  uint32_t i = (uint32_t)(((uintptr_t)b >> 4) * 2654435761u) & (x->cap - 1);
+  while (x->keys[i] && x->keys[i] != b) i = (i + 1) & (x->cap - 1);
+  return i;
+}
+/* b's entry, or NULL (inline: every variable the generator meets is
+ * looked up, most several times, issue 35) */
+static inline EnvEntry *env_index_get(const EnvIndex *x, const Binder *b) {
+  if (!x->cap || !b) return NULL;
+  uint32_t i = env_slot(x, b);
+  return x->keys[i] ? x->vals[i] : NULL;
+}
 
 /* An expression of the kernel IR (kir.h), which prints itself with no
  * redundant parentheses. */

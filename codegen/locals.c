@@ -9,12 +9,6 @@
 
 /* ---- the environment ---- */
 
-static uint32_t env_slot(const EnvIndex *x, const Binder *b) {
-  uint32_t i = (uint32_t)(((uintptr_t)b >> 4) * 2654435761u) & (x->cap - 1);
-  while (x->keys[i] && x->keys[i] != b) i = (i + 1) & (x->cap - 1);
-  return i;
-}
-
 static void env_index_put(Arena *a, EnvIndex *x, const Binder *b, EnvEntry *e) {
   if (2 * (x->used + 1) > x->cap) {
     EnvIndex old = *x;
@@ -32,12 +26,6 @@ static void env_index_put(Arena *a, EnvIndex *x, const Binder *b, EnvEntry *e) {
   if (!x->keys[i]) x->used++;
   x->keys[i] = b;
   x->vals[i] = e;
-}
-
-EnvEntry *env_index_get(const EnvIndex *x, const Binder *b) {
-  if (!x->cap || !b) return NULL;
-  uint32_t i = env_slot(x, b);
-  return x->keys[i] ? x->vals[i] : NULL;
 }
 
 /* an entry a scan of reads or writes looks into (barriers.c: phrase_storage,
