@@ -106,11 +106,15 @@ void cprint_table(Buf *out, const char *head_text, const char *name, const KirTa
 
 void cprint_comment(Buf *out, const char *text) {
   buf_puts(out, "/* ");
-  for (const char *c = text; *c; c++) {
-    if (*c == '\n')
-      buf_puts(out, "\n * ");
-    else
-      buf_putc(out, *c);
+  for (const char *c = text;;) { /* a line at a time */
+    const char *nl = strchr(c, '\n');
+    if (!nl) {
+      buf_puts(out, c);
+      break;
+    }
+    buf_put(out, c, (size_t)(nl - c));
+    buf_puts(out, "\n * ");
+    c = nl + 1;
   }
   buf_puts(out, "\n */\n");
 }
@@ -198,7 +202,9 @@ void cprint_expr(const CExprHooks *h, Buf *out, const KirExpr *e) {
         (e->bin.lhs->type->space == KSP_LOCAL || e->bin.lhs->type->space == KSP_PRIVATE))
       rmin = prec + 1;
     cprint_operand(h, out, e->bin.lhs, lmin);
-    emit(out, " %s ", kir_binop_text[e->bin.op]);
+    buf_putc(out, ' ');
+    buf_puts(out, kir_binop_text[e->bin.op]);
+    buf_putc(out, ' ');
     cprint_operand(h, out, e->bin.rhs, rmin);
     return;
   }
@@ -217,7 +223,8 @@ void cprint_expr(const CExprHooks *h, Buf *out, const KirExpr *e) {
     return;
   case KE_MEMBER:
     cprint_operand(h, out, e->member.base, PREC_POSTFIX);
-    emit(out, ".%s", e->member.name);
+    buf_putc(out, '.');
+    buf_puts(out, e->member.name);
     return;
   case KE_CALL:
     buf_puts(out, e->call.fn);
@@ -241,7 +248,10 @@ void cprint_expr(const CExprHooks *h, Buf *out, const KirExpr *e) {
 }
 
 static void print_trailing_comment(Buf *out, const KirStmt *s) {
-  if (s->comment) emit(out, " /* %s */", s->comment);
+  if (!s->comment) return;
+  buf_puts(out, " /* ");
+  buf_puts(out, s->comment);
+  buf_puts(out, " */");
 }
 
 /* { comment, the body a level deeper, } at indent */
@@ -256,11 +266,17 @@ static void print_body(const CStmtHooks *h, Buf *out, const KirStmt *s, const Ki
 }
 
 void cprint_loop_head(const CStmtHooks *h, Buf *out, const KirStmt *s) {
-  emit(out, "for (int %s = ", s->loop.var);
+  buf_puts(out, "for (int ");
+  buf_puts(out, s->loop.var);
+  buf_puts(out, " = ");
   h->print_whole(out, s->loop.init);
-  emit(out, "; %s < ", s->loop.var);
+  buf_puts(out, "; ");
+  buf_puts(out, s->loop.var);
+  buf_puts(out, " < ");
   h->print_operand(out, s->loop.bound, kir_binop_prec[KB_LT] + 1);
-  emit(out, "; %s += ", s->loop.var);
+  buf_puts(out, "; ");
+  buf_puts(out, s->loop.var);
+  buf_puts(out, " += ");
   h->print_whole(out, s->loop.step);
   buf_puts(out, ") ");
 }
@@ -274,8 +290,13 @@ static void print_stmt(const CStmtHooks *h, Buf *out, const KirStmt *s, int inde
     if (s->decl.is_volatile) buf_puts(out, h->volatile_word);
     if (s->decl.is_const) buf_puts(out, "const ");
     h->print_type(out, s->decl.type); /* const global float *xs_i: no space after the * */
-    emit(out, s->decl.type->kind == KTY_POINTER ? "%s" : " %s", s->decl.name);
-    if (s->decl.array_len >= 0) emit(out, "[%lld]", (long long)s->decl.array_len);
+    if (s->decl.type->kind != KTY_POINTER) buf_putc(out, ' ');
+    buf_puts(out, s->decl.name);
+    if (s->decl.array_len >= 0) {
+      buf_putc(out, '[');
+      buf_put_int(out, (long long)s->decl.array_len);
+      buf_putc(out, ']');
+    }
     if (s->decl.init) {
       buf_puts(out, " = ");
       h->print_whole(out, s->decl.init);
@@ -332,7 +353,11 @@ static void print_stmt(const CStmtHooks *h, Buf *out, const KirStmt *s, int inde
     buf_putc(out, ';');
     print_trailing_comment(out, s);
     break;
-  case KS_COMMENT: emit(out, "/* %s */", s->text); break;
+  case KS_COMMENT:
+    buf_puts(out, "/* ");
+    buf_puts(out, s->text);
+    buf_puts(out, " */");
+    break;
   }
   DPIA_EXHAUSTIVE_END
   buf_putc(out, '\n');

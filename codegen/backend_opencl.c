@@ -43,11 +43,12 @@ static void print_type(Buf *out, const KirType *t) {
   switch (t->kind) {
   case KTY_SCALAR:
     buf_puts(out, scalar_name(t->scalar));
-    if (t->width > 1) emit(out, "%d", t->width);
+    if (t->width > 1) buf_put_int(out, t->width);
     return;
   case KTY_STRUCT: buf_puts(out, t->name); return;
   case KTY_POINTER:
-    emit(out, "%s%s", t->is_const ? "const " : "", space_name[t->space]);
+    if (t->is_const) buf_puts(out, "const ");
+    buf_puts(out, space_name[t->space]);
     print_type(out, t->to);
     buf_puts(out, " *");
     return;
@@ -79,7 +80,12 @@ static void print_vector_memory(Buf *out, const char *fn, int width, const KirEx
 /* what OpenCL C spells its own way (CExprHooks.print_own) */
 static void print_own(Buf *out, const KirExpr *e) {
   switch (e->kind) {
-  case KE_QUERY: emit(out, "%s(%d)", query_name[e->query.query], e->query.dim); return;
+  case KE_QUERY:
+    buf_puts(out, query_name[e->query.query]);
+    buf_putc(out, '(');
+    buf_put_int(out, e->query.dim);
+    buf_putc(out, ')');
+    return;
   case KE_LANE:
     print_operand(out, e->lane.base, PREC_POSTFIX);
     buf_puts(out, e->lane.width <= 4 ? xyzw_lane[e->lane.lane & 3] : numbered_lane[e->lane.lane & 15]);
@@ -175,7 +181,8 @@ static void print_param(Buf *out, const KirParam *p) {
   buf_puts(out, space);
   if (p->is_volatile) buf_puts(out, stmt_hooks.volatile_word); /* local volatile float *loc */
   print_type(out, p->type);
-  emit(out, "%s%s", pointer, p->name);
+  buf_puts(out, pointer);
+  buf_puts(out, p->name);
 }
 
 /* constant float name[n] = {...}; (cprint_table) */
@@ -220,20 +227,22 @@ static void print_tops(const KirKernel *k, NameSet *defined, Buf *out) {
 static void print_kernel_lines(const KirKernel *k, NameSet *defined, Buf *out, LineRec *rec) {
   cprint_comment(out, k->comment);
   if (k->uses_double) emit(out, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
-  emit(out, "\n");
+  buf_putc(out, '\n');
   print_tops(k, defined, out);
   size_t start = out->len;
   if (k->reqd_local) {
     emit(out, "kernel __attribute__((reqd_work_group_size(%lld, %lld, %lld)))\nvoid %s(", (long long)k->local_size[0],
          (long long)k->local_size[1], (long long)k->local_size[2], k->name);
   } else {
-    emit(out, "kernel void %s(", k->name);
+    buf_puts(out, "kernel void ");
+    buf_puts(out, k->name);
+    buf_putc(out, '(');
   }
   cprint_params(out, start, k, print_param);
-  emit(out, ") {\n");
+  buf_puts(out, ") {\n");
   cprint_block(&stmt_hooks, out, &k->locals, 1, rec);
   cprint_block(&stmt_hooks, out, &k->body, 1, rec);
-  emit(out, "}\n");
+  buf_puts(out, "}\n");
 }
 
 static void print_kernel(const KirKernel *k, NameSet *defined, Buf *out) { print_kernel_lines(k, defined, out, NULL); }

@@ -208,13 +208,15 @@ enum { TYPE_PLAIN, TYPE_CONVERT, TYPE_AS };
 /* s is an OpenCL C scalar or vector type name (float, float4; the
  * reserved bool2, quad, float4x4 too), followed for TYPE_CONVERT by an
  * optional _sat and rounding mode (convert_int4_sat_rte), for TYPE_AS
- * nothing (as_float4, as_size_t). */
+ * nothing (as_float4, as_size_t).  The scalars are in alphabetical order:
+ * the search stops past s's first letter (every C name the code generator
+ * makes is asked about). */
 static bool is_type_name(const char *s, int what) {
   static const char *const scalars[] = {"bool", "char", "double", "float", "half", "int", "long", "quad",
                                         "short", "uchar", "uint", "ulong", "ulonglong", "ushort"};
   static const char *const integer_types[] = {"intptr_t", "ptrdiff_t", "size_t", "uintptr_t"};
   if (what == TYPE_AS && in_table(s, integer_types, DPIA_COUNTOF(integer_types))) return true; /* as_size_t */
-  for (size_t i = 0; i < DPIA_COUNTOF(scalars); i++) {
+  for (size_t i = 0; i < DPIA_COUNTOF(scalars) && scalars[i][0] <= s[0]; i++) {
     if (!starts_with(s, scalars[i])) continue;
     bool width, width2;
     const char *p = skip_width(s + strlen(scalars[i]), &width);
@@ -260,8 +262,8 @@ const char *opencl_name_use(const char *name) {
   if (lists & LIST_KEYWORD) return "an OpenCL C keyword";
   if ((lists & LIST_TYPE) || is_type_name(name, TYPE_PLAIN)) return "an OpenCL C type name";
   if ((lists & LIST_FUNCTION) || is_vector_load_store(name) ||
-      (strncmp(name, "convert_", 8) == 0 && is_type_name(name + 8, TYPE_CONVERT)) ||
-      (strncmp(name, "as_", 3) == 0 && is_type_name(name + 3, TYPE_AS)))
+      (starts_with(name, "convert_") && is_type_name(name + 8, TYPE_CONVERT)) ||
+      (starts_with(name, "as_") && is_type_name(name + 3, TYPE_AS)))
     return "an OpenCL C built-in function";
   if (lists & LIST_MACRO) return "an OpenCL C predefined macro or constant";
   return NULL;

@@ -101,30 +101,104 @@ static void scan_writes_but(CG *cg, const Phrase *p, const Alias *al, const Bind
  * parfors entered on the way, which are not in the environment yet) */
 void scan_writes(CG *cg, const Phrase *p, const Alias *al, BinderSet *out) { scan_writes_but(cg, p, al, NULL, out); }
 
-/* buffers in global or local memory read by p */
-void scan_reads(CG *cg, const Phrase *p, BinderSet *out) {
+/* ---- the reads of a command ----
+ *
+ * A scan of p's reads takes each variable p reads (an expression variable,
+ * or the second half of a pair variable: phrase_storage's) to its storage's
+ * root, where that is in global or local memory.  Which variables p reads
+ * does not depend on the environment, only their storage does: so the
+ * occurrences are found once, in one walk of the body (the first scan,
+ * cg_lower's), in the order of the walk, where each subphrase's are a
+ * range of its phrase's; each command, scanned at its barrier site and
+ * nested in the commands around it, goes through its range (issue 35: the
+ * walk of each nested subtree again).  A phrase not met in that walk (none
+ * is made after it) is walked then. */
+
+static uint32_t read_vars_slot(const ReadVarsIndex *x, const Phrase *p) {
+  uint32_t i = (uint32_t)(((uintptr_t)p >> 4) * 2654435761u) & (x->cap - 1);
+  while (x->keys[i] && x->keys[i] != p) i = (i + 1) & (x->cap - 1);
+  return i;
+}
+
+static void read_vars_put(Arena *a, ReadVarsIndex *x, const Phrase *p, ReadVars v) {
+  if (2 * (x->used + 1) > x->cap) {
+    ReadVarsIndex old = *x;
+    x->cap = old.cap ? 2 * old.cap : 64;
+    x->keys = NEWARRAY(a, const Phrase *, x->cap);
+    x->vals = NEWARRAY(a, ReadVars, x->cap);
+    for (uint32_t i = 0; i < old.cap; i++) {
+      if (!old.keys[i]) continue;
+      uint32_t j = read_vars_slot(x, old.keys[i]);
+      x->keys[j] = old.keys[i];
+      x->vals[j] = old.vals[i];
+    }
+  }
+  uint32_t i = read_vars_slot(x, p);
+  if (!x->keys[i]) x->used++;
+  x->keys[i] = p;
+  x->vals[i] = v;
+}
+
+static bool read_vars_get(const ReadVarsIndex *x, const Phrase *p, ReadVars *v) {
+  if (!x->cap) return false;
+  uint32_t i = read_vars_slot(x, p);
+  if (!x->keys[i]) return false;
+  *v = x->vals[i];
+  return true;
+}
+
+/* a leaf p's read variable noted (a variable, a projection), or nothing
+ * (a literal, a primitive); false for any other phrase */
+static inline bool note_leaf_read(CG *cg, const Phrase *p) {
   switch (p->kind) {
   case PH_VAR:
-    if (p->type->kind == PT_EXP) {
-      Storage *st = phrase_storage(cg, p);
-      if (st && shared_root(cg, st->root)) binder_set_add(cg, out, st->root);
-    }
-    return;
+    if (p->type->kind == PT_EXP) vec_push(cg->arena, &cg->read_occ, p->binder);
+    return true;
   case PH_PROJ:
-    if (p->index == 2) {
-      Storage *st = phrase_storage(cg, p);
-      if (st && shared_root(cg, st->root)) binder_set_add(cg, out, st->root);
-    }
-    return;
+    /* the second half of a pair variable (phrase_storage: of a variable
+     * only); no other projection is read, nor looked into */
+    if (p->index == 2 && p->fst->kind == PH_VAR) vec_push(cg->arena, &cg->read_occ, p->fst->binder);
+    return true;
   case PH_LIT:
-  case PH_PRIM: return;
-  case PH_LAM: scan_reads(cg, p->body, out); return;
-  case PH_ASSIGN: scan_reads(cg, p->snd, out); return; /* the acceptor side only writes */
-  case PH_UNOP: scan_reads(cg, p->fst, out); return;
+  case PH_PRIM: return true;
+  default: return false;
+  }
+}
+
+/* p's read variables noted, and kept for p and its subphrases that are
+ * commands (an assignment, a sequence, a spine: what a site scans), but
+ * the function part of an application (a command is a whole spine) */
+static void note_reads(CG *cg, const Phrase *p, bool keep) {
+  if (note_leaf_read(cg, p)) return;
+  int start = cg->read_occ.len;
+  switch (p->kind) {
+  case PH_LAM: note_reads(cg, p->body, true); break;
+  case PH_ASSIGN: note_reads(cg, p->snd, true); break; /* the acceptor side only writes */
+  case PH_UNOP: note_reads(cg, p->fst, true); break;
   default:
-    if (p->fst) scan_reads(cg, p->fst, out);
-    if (p->snd) scan_reads(cg, p->snd, out);
-    return;
+    if (p->fst && !note_leaf_read(cg, p->fst)) note_reads(cg, p->fst, p->kind != PH_APP);
+    if (p->snd && !note_leaf_read(cg, p->snd)) note_reads(cg, p->snd, true);
+    break;
+  }
+  if (keep && (p->kind == PH_ASSIGN || p->kind == PH_SEQ || p->kind == PH_APP))
+    read_vars_put(cg->arena, &cg->read_vars, p, (ReadVars){start, cg->read_occ.len});
+}
+
+/* buffers in global or local memory read by p */
+void scan_reads(CG *cg, const Phrase *p, BinderSet *out) {
+  ReadVars v;
+  if (!read_vars_get(&cg->read_vars, p, &v)) {
+    v.start = cg->read_occ.len;
+    note_reads(cg, p, true);
+    v.end = cg->read_occ.len;
+  }
+  const Binder *last = NULL;
+  for (int i = v.start; i < v.end; i++) {
+    const Binder *b = cg->read_occ.items[i];
+    if (b == last) continue; /* x * x: the same answer */
+    last = b;
+    const EnvEntry *e = env_index_get(&cg->by_binder, b);
+    if (e && e->kind == ENV_STORAGE && e->st && shared_root(cg, e->st->root)) binder_set_add(cg, out, e->st->root);
   }
 }
 

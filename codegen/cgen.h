@@ -96,7 +96,19 @@ typedef struct EnvIndex {
   EnvEntry **vals;
   uint32_t used, cap;
 } EnvIndex;
-EnvEntry *env_index_get(const EnvIndex *x, const Binder *b);
+/* the slot of b: its own, or the empty one where it would go */
+static inline uint32_t env_slot(const EnvIndex *x, const Binder *b) {
+  uint32_t i = (uint32_t)(((uintptr_t)b >> 4) * 2654435761u) & (x->cap - 1);
+  while (x->keys[i] && x->keys[i] != b) i = (i + 1) & (x->cap - 1);
+  return i;
+}
+/* b's entry, or NULL (inline: every variable the generator meets is
+ * looked up, most several times, issue 35) */
+static inline EnvEntry *env_index_get(const EnvIndex *x, const Binder *b) {
+  if (!x->cap || !b) return NULL;
+  uint32_t i = env_slot(x, b);
+  return x->keys[i] ? x->vals[i] : NULL;
+}
 
 /* An expression of the kernel IR (kir.h), which prints itself with no
  * redundant parentheses. */
@@ -160,6 +172,20 @@ typedef struct BinderSet {
   int n, cap;
   const Binder **items;
 } BinderSet;
+
+/* The variables a phrase reads that a scan of its reads looks up
+ * (barriers.c, scan_reads): the phrase's occurrences of them, in the
+ * order of a walk, are [start, end) of CG.read_occ, a subphrase's within
+ * its phrase's. */
+typedef struct ReadVars {
+  int start, end;
+} ReadVars;
+/* phrase -> its ReadVars, open addressing by the phrase's address */
+typedef struct ReadVarsIndex {
+  const Phrase **keys;
+  ReadVars *vals;
+  uint32_t used, cap;
+} ReadVarsIndex;
 
 typedef struct CG {
   Arena *arena;
@@ -248,6 +274,11 @@ typedef struct CG {
    * at the same version only.  A few commands (a step's statements), the
    * oldest replaced. */
   uint64_t env_version;
+  /* each command's read variables, found in one walk of the kernel's
+   * body (barriers.c: every site scans its command's subtree, and the
+   * commands nest) */
+  ReadVarsIndex read_vars;
+  Vec read_occ; /* const Binder * */
   struct {
     const Phrase *p;
     uint64_t version;

@@ -73,11 +73,12 @@ static const char *table_name(CG *cg, const Phrase *lit) {
   return cg_declare(cg, cg_c_name(cg->arena, cg->backend, base, taken_in_program, cg, NULL));
 }
 
-void cg_collect_program_scope(CG *cg, const Phrase *body) {
-  Vec stack = {0};
-  vec_push(cg->arena, &stack, (void *)body);
-  while (stack.len > 0) {
-    const Phrase *p = stack.items[--stack.len];
+/* One phrase of the walk, in program order (pre-order, left to right):
+ * recursion on a node's first child, a loop on its last, so that a
+ * sequence or a lambda's body costs no call, and no stack of pending
+ * phrases is kept (issue 35: the walk visits every node of the kernel). */
+static void collect_scope(CG *cg, const Phrase *p) {
+  for (;;) {
     switch (p->kind) {
     case PH_LIT:
       /* a literal of equal elements is read as its value: no array, and
@@ -89,7 +90,7 @@ void cg_collect_program_scope(CG *cg, const Phrase *body) {
         vec_push(cg->arena, &cg->tables, t);
         if (cg_elem_type(p->type->data)->scalar == SC_DOUBLE) cg->uses_double = true;
       }
-      break;
+      return;
     case PH_PRIM:
       if (p->prim == PRIM_FOREIGN && !has_foreign(cg, p->foreign)) {
         if (nameset_has(&cg->visible, p->foreign->name))
@@ -101,18 +102,27 @@ void cg_collect_program_scope(CG *cg, const Phrase *body) {
         vec_push(cg->arena, &cg->foreigns, (void *)p->foreign);
         if (foreign_uses_double(p->foreign)) cg->uses_double = true;
       }
-      break;
+      return;
     case PH_VAR:
-    case PH_DEF: break;
-    case PH_LAM: vec_push(cg->arena, &stack, p->body); break;
-    default:
-      /* children pushed right first: found, and named, in program order */
-      if (p->kind != PH_PROJ && p->kind != PH_UNOP && p->snd) vec_push(cg->arena, &stack, p->snd);
-      if (p->fst) vec_push(cg->arena, &stack, p->fst);
-      break;
+    case PH_DEF: return;
+    case PH_LAM: p = p->body; continue;
+    default: {
+      /* the first child, then the second: found, and named, in program order */
+      const Phrase *next = p->kind != PH_PROJ && p->kind != PH_UNOP ? p->snd : NULL;
+      if (!next) {
+        if (!p->fst) return;
+        p = p->fst;
+        continue;
+      }
+      if (p->fst) collect_scope(cg, p->fst);
+      p = next;
+      continue;
+    }
     }
   }
 }
+
+void cg_collect_program_scope(CG *cg, const Phrase *body) { collect_scope(cg, body); }
 
 const char *cg_table_name(CG *cg, const Phrase *lit) {
   ConstTable *t = (ConstTable *)find_table(cg, lit);

@@ -522,23 +522,6 @@ void kir_insert_after(KirBlock *b, KirStmt *after, KirStmt *s) {
   if (!s->next) b->last = s;
 }
 
-KirBlock *kir_body(KirStmt *s) {
-  DPIA_EXHAUSTIVE_BEGIN
-  switch (s->kind) {
-  case KS_FOR: return &s->loop.body;
-  case KS_IF: return &s->cond.body;
-  case KS_BLOCK: return &s->block.body;
-  case KS_DECL:
-  case KS_ASSIGN:
-  case KS_VSTORE:
-  case KS_BARRIER:
-  case KS_EXPR:
-  case KS_COMMENT: return NULL;
-  }
-  DPIA_EXHAUSTIVE_END
-  return NULL;
-}
-
 KirBlock kir_block_copy(Arena *a, const KirBlock *b) {
   KirBlock out = {0};
   for (const KirStmt *s = b->first; s; s = s->next) {

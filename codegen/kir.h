@@ -468,8 +468,24 @@ KirStmt *kir_stmt(Arena *a, KirStmtKind kind);
 void kir_append(KirBlock *b, KirStmt *s);
 /* s after `after` in b, or first when after is NULL */
 void kir_insert_after(KirBlock *b, KirStmt *after, KirStmt *s);
-/* the block of statements a statement holds (FOR, IF, BLOCK), or NULL */
-KirBlock *kir_body(KirStmt *s);
+/* the block of statements a statement holds (FOR, IF, BLOCK), or NULL
+ * (inline: every pass over the kernel IR asks it of every statement) */
+static inline KirBlock *kir_body(KirStmt *s) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (s->kind) {
+  case KS_FOR: return &s->loop.body;
+  case KS_IF: return &s->cond.body;
+  case KS_BLOCK: return &s->block.body;
+  case KS_DECL:
+  case KS_ASSIGN:
+  case KS_VSTORE:
+  case KS_BARRIER:
+  case KS_EXPR:
+  case KS_COMMENT: return NULL;
+  }
+  DPIA_EXHAUSTIVE_END
+  return NULL;
+}
 /* a copy of b's statements, nested blocks copied too (expressions are
  * immutable and shared) */
 KirBlock kir_block_copy(Arena *a, const KirBlock *b);

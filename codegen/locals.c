@@ -9,12 +9,6 @@
 
 /* ---- the environment ---- */
 
-static uint32_t env_slot(const EnvIndex *x, const Binder *b) {
-  uint32_t i = (uint32_t)(((uintptr_t)b >> 4) * 2654435761u) & (x->cap - 1);
-  while (x->keys[i] && x->keys[i] != b) i = (i + 1) & (x->cap - 1);
-  return i;
-}
-
 static void env_index_put(Arena *a, EnvIndex *x, const Binder *b, EnvEntry *e) {
   if (2 * (x->used + 1) > x->cap) {
     EnvIndex old = *x;
@@ -32,12 +26,6 @@ static void env_index_put(Arena *a, EnvIndex *x, const Binder *b, EnvEntry *e) {
   if (!x->keys[i]) x->used++;
   x->keys[i] = b;
   x->vals[i] = e;
-}
-
-EnvEntry *env_index_get(const EnvIndex *x, const Binder *b) {
-  if (!x->cap || !b) return NULL;
-  uint32_t i = env_slot(x, b);
-  return x->keys[i] ? x->vals[i] : NULL;
 }
 
 /* an entry a scan of reads or writes looks into (barriers.c: phrase_storage,
@@ -290,8 +278,10 @@ void collect_locals(CG *cg, const Phrase *body, KirBlock *decls) {
   }
   Lifetimes lt = {NEWARRAY(cg->arena, LocalBuf, found.len ? found.len : 1), found.len, 0, false, {0}, {0}, 0};
   for (int i = 0; i < found.len; i++) lt.bufs[i] = *(LocalBuf *)found.items[i];
-  /* the walk only notes uses of those buffers: none, nothing to note */
-  if (lt.nbufs > 0) lifetimes(&lt, cg, rest);
+  /* the walk only notes uses of those buffers, for the sharing of slots
+   * below: one buffer has a slot of its own whatever its lifetime, none
+   * nothing to note (issue 35: a walk of the whole kernel) */
+  if (lt.nbufs > 1) lifetimes(&lt, cg, rest);
   /* greedy by first use: each buffer takes the first slot of its name,
    * element type and loops whose last occupant is done before it starts */
   int *order = NEWARRAY(cg->arena, int, lt.nbufs ? lt.nbufs : 1);

@@ -37,14 +37,18 @@ bool cg_is_reserved(const Backend *b, const char *name) { return backend_reserve
  *     there are taken names, so the search is quick and always ends. */
 const char *cg_c_name(Arena *a, const Backend *be, const char *base, CNameTaken taken, const void *ctx,
                       NameSet *hints) {
-  Buf b;
-  buf_init(&b, a);
-  for (const char *s = base; *s; s++) {
-    if (*s != '\'') buf_putc(&b, *s);
-    else if (s > base && s[-1] == '\'') buf_putc(&b, 'p');
-    else buf_puts(&b, "_p");
+  /* base itself where it has no prime (most names: no copy) */
+  const char *name = base;
+  if (strchr(base, '\'')) {
+    Buf b;
+    buf_init(&b, a);
+    for (const char *s = base; *s; s++) {
+      if (*s != '\'') buf_putc(&b, *s);
+      else if (s > base && s[-1] == '\'') buf_putc(&b, 'p');
+      else buf_puts(&b, "_p");
+    }
+    name = b.data ? b.data : "";
   }
-  const char *name = b.data ? b.data : "";
   if (!*name) name = "v";
   /* asked once where the name stays as it is (most are free): every
    * binder's name is, and each question searches the backend's tables */
