@@ -1215,6 +1215,10 @@ static const Ix *best_sum(Simplifier *s, Poly p, int *budget) {
 static const Ix *build(Simplifier *s, Poly p) {
   int64_t v;
   if (poly_const_value(p, &v)) return ix_const(s->x, v);
+  /* a sum whose atoms are each in one term, and that no constant
+   * factoring prints strictly shorter, stays flat: told on integers
+   * (index_flat.c), the search spared */
+  if (ix_flat_is_shortest(p)) return assemble(s, flat_parts(s, p));
   int budget = BUILD_BUDGET;
   return best_sum(s, p, &budget);
 }
