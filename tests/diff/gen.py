@@ -213,7 +213,7 @@ class Gen(Kernels, DepResults, DepMaps, Stages, Streams, Views, ScalarExprs, Siz
     def __init__(self, rng, avoid=(), extra=(), lit_rng=None, drop_rng=None, ix_rng=None, scan_rng=None, range_rng=None,
                  select_rng=None, slide_rng=None, unzip_rng=None, scatter_rng=None, dep_rng=None,
                  res_rng=None, clamp_rng=None, upd_rng=None, nest_rng=None, letlit_rng=None,
-                 inplace_rng=None, unroll_rng=None):
+                 inplace_rng=None, unroll_rng=None, padrow_rng=None):
         self.r = rng
         # array literals (docs/language.md section 13) are decided by a
         # stream of their own, so the programs of a seed are the ones they
@@ -252,6 +252,10 @@ class Gen(Kernels, DepResults, DepMaps, Stages, Streams, Views, ScalarExprs, Siz
         self.inplace_r = inplace_rng
         # and the kernels looping over a private array (private_loop_stage)
         self.unroll_r = unroll_rng
+        # and the rows padded at both ends: a reduction over padCst's rows
+        # (reduce_stage) and rows of a local or private temporary padded
+        # before a map reads them (padded_rows_stage)
+        self.padrow_r = padrow_rng
         self.expect = 'ok'  # or 'reject E0505': a program the checker must refuse
         self.updates = None  # the input the kernel updates in place
         self.n_cap = None  # a bound on N for the solver (gen_depresults.py)
@@ -317,7 +321,8 @@ def generate(seed, index, avoid=(), extra=()):
                 random.Random(f'{seed}:{index}:{retry}:depmaps'), random.Random(f'{seed}:{index}:{retry}:depresults'),
                 random.Random(f'{seed}:{index}:{retry}:clamps'), random.Random(f'{seed}:{index}:{retry}:updates'),
                 random.Random(f'{seed}:{index}:{retry}:nestaccs'), random.Random(f'{seed}:{index}:{retry}:letlits'),
-                random.Random(f'{seed}:{index}:{retry}:rowscans'), random.Random(f'{seed}:{index}:{retry}:unrolls'))
+                random.Random(f'{seed}:{index}:{retry}:rowscans'), random.Random(f'{seed}:{index}:{retry}:unrolls'),
+                random.Random(f'{seed}:{index}:{retry}:padrows'))
         try:
             text, nats = g.kernel()
             sizes = g.solve(nats)
