@@ -111,6 +111,13 @@ Coverage:
   and loop over it, element by element or as a window of three (a
   stream of its own): constant loops over a private array, which
   codegen unrolls whole (`#pragma unroll K`, codegen/kir.c);
+- rows padded at both ends (a stream of its own): reductions over
+  padCst's rows into an array accumulator, the padding whole rows or
+  shifted, the rows mostly of 2 to 4 elements and often the data one row
+  (the partition's constant middle step, codegen/partition.c), and
+  kernels padding a local or private temporary's rows by padClamp before
+  a map, a reduction or the copy out (a row pointer whose offset
+  subtracts the padding);
 - dependent maps (--with depmaps, a stream of its own: gen_depmaps.py):
   `triangle xs` mapped by depMapGlobal, depMapWorkgroup (dimension 0 or 1)
   or depMapSeq at a kernel's top, and depMapSeq as the last stage of a
