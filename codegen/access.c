@@ -826,8 +826,15 @@ static CExpr gen_binop(CG *cg, const Phrase *e) {
       [BIN_LT] = KB_LT,   [BIN_LE] = KB_LE,   [BIN_GT] = KB_GT,   [BIN_GE] = KB_GE,   [BIN_EQ] = KB_EQ,
       [BIN_NE] = KB_NE,   [BIN_AND] = KB_AND, [BIN_OR] = KB_OR,
   };
-  /* a vector literal next to a non-literal operand is broadcast by C */
-  CExpr l = gen_exp_f(cg, e->fst, NULL, e->snd->kind != PH_LIT);
+  /* a vector literal next to a non-literal operand is broadcast by C;
+   * next to a literal or a literal's negation (printed as a scalar too,
+   * gen_unop) it is the vector: 2.0 * (-0.75) converted by toInt to an
+   * int4 was a scalar product cast to a vector, an internal error (gen.py
+   * --seed 1051 --index 4375, tests/diff/regress/
+   * negated_literal_operand_converted.dpia) */
+  const Phrase *other = e->snd;
+  while (other->kind == PH_UNOP) other = other->fst;
+  CExpr l = gen_exp_f(cg, e->fst, NULL, other->kind != PH_LIT);
   CExpr r = gen_exp_f(cg, e->snd, NULL, true);
   CExpr folded = fold_binop(cg, e->op, l, r);
   return folded ? folded : bin(cg, op[e->op], l, r);

@@ -111,6 +111,13 @@ Coverage:
   and loop over it, element by element or as a window of three (a
   stream of its own): constant loops over a private array, which
   codegen unrolls whole (`#pragma unroll K`, codegen/kir.c);
+- rows padded at both ends (a stream of its own): reductions over
+  padCst's rows into an array accumulator, the padding whole rows or
+  shifted, the rows mostly of 2 to 4 elements and often the data one row
+  (the partition's constant middle step, codegen/partition.c), and
+  kernels padding a local or private temporary's rows by padClamp before
+  a map, a reduction or the copy out (a row pointer whose offset
+  subtracts the padding);
 - dependent maps (--with depmaps, a stream of its own: gen_depmaps.py):
   `triangle xs` mapped by depMapGlobal, depMapWorkgroup (dimension 0 or 1)
   or depMapSeq at a kernel's top, and depMapSeq as the last stage of a
@@ -213,7 +220,7 @@ class Gen(Kernels, DepResults, DepMaps, Stages, Streams, Views, ScalarExprs, Siz
     def __init__(self, rng, avoid=(), extra=(), lit_rng=None, drop_rng=None, ix_rng=None, scan_rng=None, range_rng=None,
                  select_rng=None, slide_rng=None, unzip_rng=None, scatter_rng=None, dep_rng=None,
                  res_rng=None, clamp_rng=None, upd_rng=None, nest_rng=None, letlit_rng=None,
-                 inplace_rng=None, unroll_rng=None):
+                 inplace_rng=None, unroll_rng=None, padrow_rng=None):
         self.r = rng
         # array literals (docs/language.md section 13) are decided by a
         # stream of their own, so the programs of a seed are the ones they
@@ -252,6 +259,10 @@ class Gen(Kernels, DepResults, DepMaps, Stages, Streams, Views, ScalarExprs, Siz
         self.inplace_r = inplace_rng
         # and the kernels looping over a private array (private_loop_stage)
         self.unroll_r = unroll_rng
+        # and the rows padded at both ends: a reduction over padCst's rows
+        # (reduce_stage) and rows of a local or private temporary padded
+        # before a map reads them (padded_rows_stage)
+        self.padrow_r = padrow_rng
         self.expect = 'ok'  # or 'reject E0505': a program the checker must refuse
         self.updates = None  # the input the kernel updates in place
         self.n_cap = None  # a bound on N for the solver (gen_depresults.py)
@@ -317,7 +328,8 @@ def generate(seed, index, avoid=(), extra=()):
                 random.Random(f'{seed}:{index}:{retry}:depmaps'), random.Random(f'{seed}:{index}:{retry}:depresults'),
                 random.Random(f'{seed}:{index}:{retry}:clamps'), random.Random(f'{seed}:{index}:{retry}:updates'),
                 random.Random(f'{seed}:{index}:{retry}:nestaccs'), random.Random(f'{seed}:{index}:{retry}:letlits'),
-                random.Random(f'{seed}:{index}:{retry}:rowscans'), random.Random(f'{seed}:{index}:{retry}:unrolls'))
+                random.Random(f'{seed}:{index}:{retry}:rowscans'), random.Random(f'{seed}:{index}:{retry}:unrolls'),
+                random.Random(f'{seed}:{index}:{retry}:padrows'))
         try:
             text, nats = g.kernel()
             sizes = g.solve(nats)

@@ -20,6 +20,14 @@ generator meant them to be accepted, checked again.  Cheap: no OpenCL.
 - at seed 1 #0-299, at least one 2-D kernel scanning adjacent rows in
   place (gen_streams.py, row_scan_update) and three looping over a
   private array (gen_kernel.py, private_loop_stage);
+- rows padded at both ends (a stream of their own): at seed 1 #0-299, at
+  least three reductions over padCst's rows (gen_stages.py, padded_rows),
+  one of them over an array that is one row itself, whose loop the
+  partition cuts into three with a constant middle step
+  (regress/pad_guard_constant_row_warning.dpia), and kernels padding the
+  rows of a local and of a private temporary by padClamp (gen_kernel.py,
+  padded_rows_stage: a row pointer whose offset subtracts,
+  regress/row_pointer_past_local_end.dpia);
 - seed 11 #793: a mapLocal over fewer elements than another of its
   dimension, whose body wrote a stage its nested mapLocal1 read: a
   barrier no work-item outside the guard reached, E0604 (gen_stages.py,
@@ -78,6 +86,13 @@ def main():
         'a let-bound literal as an index and a value': (sum(f == 'let-literal-index' for f in feats), 1),
         'an in-place scan of adjacent rows': (sum(f.startswith('updates-row-scan-') for f in feats), 1),
         'a loop over a private array': (sum(f.startswith('private-loop-') for f in feats), 3),
+        # rows padded at both ends: a reduction over padCst's rows, the
+        # data one row of them, and padClamp over a temporary's rows
+        'a reduction over padCst\'s rows': (sum(f.startswith('padded-rows-reduce') for f in feats), 3),
+        'a reduction over padCst\'s rows, the data one row': (
+            sum(f.startswith('padded-rows-reduce-one') for f in feats), 1),
+        'padClamp over a local temporary\'s rows': (sum(f.startswith('padded-rows-local-') for f in feats), 1),
+        'padClamp over a private temporary\'s rows': (sum(f.startswith('padded-rows-private-') for f in feats), 1),
         'refused with E0602': (sum(p.expect == 'reject E0602' and 'nested-acc-reject-same-dim' in p.features
                                   for p in progs), 1),
     }

@@ -63,6 +63,8 @@ class Kernels:
             if res is None:
                 res = self.private_loop_stage(ctx, two_d)
             if res is None:
+                res = self.padded_rows_stage(ctx, two_d)
+            if res is None:
                 res = self.dep_result_stage(ctx, two_d)
             if res is not None:
                 e, t = res
@@ -204,6 +206,58 @@ class Kernels:
         e = (f'{xs}{nl}|> split {k}{nl}|> mapGlobal (\\{c} ->{nl}    {c} |> toPrivate (mapSeq (\\{x} -> {f}))'
              f' |> {rest}){nl}|> join')
         return e, arr(n, el)
+
+    def padded_rows_stage(self, ctx, two_d):
+        """A 1-D kernel whose work-groups (or work-items) each copy K rows
+        of M elements to local (or private) memory, pad the rows by
+        padClamp l r and map or reduce each padded row, or return them:
+        the partition pass cuts the loop over the rows at the padding
+        (codegen/partition.c), and the rows of the unclamped middle are
+        read through a pointer into the temporary whose offset subtracts
+        the padding, `loc + (i*M - l*M)` (the C printer's parentheses:
+        regress/row_pointer_past_local_end.dpia).  Drawn from a stream
+        of its own, in place of a few kernels: None otherwise."""
+        r = self.padrow_r
+        if r is None or two_d or r.random() >= 0.04:
+            return None
+        el = num(ctx.stype)
+        local = r.random() < 0.5
+        # more than 4 rows in the middle for a private array, whose loops
+        # of at most 4 steps codegen writes out, constant offsets then
+        k = r.choice([2, 3, 4, 8] if local else [5, 6, 8])
+        m = r.choice([2, 3, 4])
+        lo, hi = r.choice([(1, 1), (2, 1), (1, 2), (2, 2), (3, 1)])
+        rest = r.choice(['map', 'reduce', 'copy'])
+        n = Size.var('N')
+        self.need_div(n, k * m)
+        xs = self.new_input(arr(n, el))
+        self.cost(ctx, n)
+        self.cost(ctx, n.divc(k * m) * S((k + lo + hi) * m))
+        c, row, x, y, a = (self.fresh(b) for b in ('c', 'r', 'x', 'y', 'a'))
+        f = self.scalar_expr([(x, el)], el, 2)
+        level = 'mapLocal' if local else 'mapSeq'
+        if rest == 'map':
+            g = self.scalar_expr([(y, el)], el, 2)
+            tail = f' |> {level} (mapSeq (\\{y} -> {g}))'
+        elif rest == 'reduce':
+            step = f'({a} * 3 + {y}) % 1009' if el[1] == 'int' else r.choice([f'{a} * 0.5 + {y}', f'{y} - {a} * 0.5'])
+            tail = f' |> {level} (\\{row} -> {row} |> reduceSeq (\\{y} {a} -> {step}) 0)'
+        else:
+            tail = ''
+        nl, nl2, nl3 = self.nl(ctx), self.nl(ctx) + '    ', self.nl(ctx) + '      '
+        if local:
+            self.local_sizes[0] += [S(k), S(k + lo + hi)]
+            body = f'{c}{nl3}|> split {m}{nl3}|> toLocal (mapLocal (mapSeq (\\{x} -> {f})))'
+            top = 'mapWorkgroup'
+        else:
+            body = f'{c}{nl3}|> split {m}{nl3}|> toPrivate (mapSeq (mapSeq (\\{x} -> {f})))'
+            top = 'mapGlobal'
+        body += f'{nl3}|> padClamp {lo} {hi}{tail}'
+        self.feat(f'padded-rows-{"local" if local else "private"}-{rest}')
+        e = f'{xs}{nl}|> split {k * m}{nl}|> {top} (\\{c} ->{nl2}{body}){nl}|> join'
+        if rest == 'reduce':
+            return e, arr(n.divc(k * m) * S(k + lo + hi), el)
+        return e, arr(n.divc(k * m) * S(k + lo + hi), arr(S(m), el))
 
     def top_stage(self, ctx, two_d, kind=None, dim=None):
         e, t = self.source(ctx, two_d)

@@ -303,11 +303,14 @@ class Stages:
         if (target is None and el[0] == 'arr' and el[1].is_const() and el[1].const_value() <= 16
                 and el[2][0] == 'num' and self.chance(0.5)):
             return self.reduce_array_acc(e, t, ctx)
-        if target is None and el[0] == 'num' and el[1] != 'bool' and self.chance(0.12):
+        padded = None
+        if target is None and el[0] == 'num' and el[1] != 'bool' and (
+                self.chance(0.12) or self.padrow_r is not None and (padded := self.padrow_r.random() < 0.12)):
             # rows of a split, reduced into an array accumulator
             c = self.chunk(n, (2, 4, 8, 16)) if n.is_const() else self.pick([2, 4, 8, 16])
             self.need_div(n, c)
-            e, t = f'{e}{self.nl(ctx)}|> split {c}', self.mk_arr(n.divc(c), arr(S(c), el))
+            e, rows, c = self.padded_rows(e, n, el, c, ctx, padded)
+            e, t = f'{e}{self.nl(ctx)}|> split {c}', self.mk_arr(rows, arr(S(c), el))
             return self.reduce_array_acc(e, t, ctx)
         if target is None:
             lv = [l for l in leaves(el) if l[1] != 'bool']
@@ -400,6 +403,50 @@ class Stages:
             self.feat('def-nat-firstN-both')
             return f'{e}{self.nl(ctx)}|> firstN {k.arg()} {n.arg()}', t[2]
         return f'{e}{self.nl(ctx)}|> firstN {k.arg()}', t[2]
+
+    def padded_rows(self, e, n, el, c, ctx, padded=None):
+        """e : [n]el about to be split into rows of c for a reduction, maybe
+        padded by padCst at both ends first, by whole rows (a*c and b*c) or
+        shifted by s < c (a*c + s and b*c - s): codegen/partition.c cuts
+        the reduction's loop into the padding's steps and the data's, each
+        with its padding tests decided.  The rows are mostly of 2 to 4
+        elements, whose loops codegen writes out, so that the partition
+        cuts the reduction's loop and not a row's; an array of 2 to 4 is
+        often one row itself, the data's step then a single one whose
+        variable is a constant (`const int i = 1`; push_side's tightened
+        facts, regress/pad_guard_constant_row_warning.dpia).  Drawn from a
+        stream of its own, so the programs of a seed are the ones they
+        were (padded: that stream chose this reduction, the main one did
+        not).  Returns e, the row count and c."""
+        r = self.padrow_r
+        if r is None or not padded and r.random() >= 0.4:
+            return e, n.divc(c), c
+        # rows of at most 4 elements, whose loops codegen writes out, so
+        # that the partition cuts the reduction's loop rather than a row's
+        if n.is_const():
+            nv = int(n.const_value())
+            small = [d for d in (2, 3, 4) if nv % d == 0 and d < nv]
+            if 2 <= nv <= 4 and r.random() < 0.6 or nv <= 4 and not small:
+                c = nv
+            elif small and r.random() < 0.8:
+                c = r.choice(small)
+        elif r.random() < 0.7:
+            c = r.choice([2, 3, 4])
+        self.need_div(n, c)
+        # most often 5 rows or more: a reduction of at most 4 steps is
+        # written out whole (codegen/opencl.c, UNROLL_MAX), no loop to cut
+        a, b = r.choice([(1, 1), (0, 2), (2, 2), (2, 2), (1, 3), (3, 1), (2, 3), (3, 2)])
+        s = r.randrange(1, c) if b > 0 and c > 1 and r.random() < 0.3 else 0
+        if el[1] == 'int':
+            v = r.choice(['1', '2', '3', '0'])
+        else:
+            v = r.choice(['0.5', '1.5', '2.0', '0.25'])
+        if el[2] != 1:
+            v = f'(vec {el[2]} {v})'
+        self.cost(ctx, S(c * (a + b)))
+        self.feat('padded-rows-reduce' + ('-one' if n.is_const() and n.const_value() == c else '')
+                  + ('-shift' if s else ''))
+        return f'{e}{self.nl(ctx)}|> padCst {a * c + s} {b * c - s} {v}', n.divc(c) + (a + b), c
 
     def reduce_array_acc(self, e, t, ctx):
         """reduceSeq with an array accumulator (compound assignment), its
