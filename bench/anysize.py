@@ -33,8 +33,10 @@ noise: give it 20 runs or more (--repeat), not the default 5.
 The multiple kernels are the samples a caller at a multiple size would
 use; where the any-size kernel's strategy differs (dotAny's 64 x 64 per
 group against dotPartial's 128 x 2048), the ratio measures the strategy
-and the tail together.  gemmAny has gemm's blocks, slices and register
-tiles, and writes its M x N result from the padded blocks directly.  Prints the table; exit 0 unless a run failed.
+and the tail together.  gemmAny has gemm's slices and register tiles,
+its blocks gemm's mirrored (256 x 128 against 128 x 256, for its order of
+work-groups: samples/gemm_any.dpia's comment), and writes its M x N result
+from the padded blocks directly.  Prints the table; exit 0 unless a run failed.
 
 Tune parameters (docs/tune.md): gemm and gemmAny have the same ones, and
 both kernels of a row must take their values the same way, or the ratio
@@ -42,7 +44,8 @@ measures the tuning.  `dpia run` reads the tuning cache of
 $DPIA_TUNE_CACHE, else ~/.cache/dpia/tune.json, where an earlier `dpia
 tune` of gemm alone would give gemm its tuned values and gemmAny its
 declared defaults; so every run here gets DPIA_TUNE_CACHE from
---tune-cache, by default off: the declared defaults for both.  --tune
+--tune-cache, by default off: the declared defaults for both (which
+differ in the block's shape only).  --tune
 first tunes the two kernels of each gemm row each at its own size (the
 multiple at 1024^3 and 2048^3, the any-size at 1025^3 and 2047^3), as
 bench/run.sh tunes gemm: the register tile (RT, CP) at the vector width of

@@ -78,9 +78,9 @@ RUNS = [  # file, kernel, sizes: the kernels of run_samples.py, in its order
     ('dot_any.dpia', 'sumAny', {'M': 67}),
     ('blas2_any.dpia', 'gemvAny', {'M': 3, 'N': 67}),              # chunks of 2, the last 3 padded
     ('blas2_any.dpia', 'gesummvAny', {'N': 11}),                 # the second vector 3 lanes of 8
-    ('gemm_any.dpia', 'gemmAnyPackB', {'N': 33, 'K': 3}),         # 8 panels, the second of 1 column of b and zeros, 6 of zeros
-    ('gemm_any.dpia', 'gemmAnyBlocks', {'M': 129, 'N': 33, 'K': 515}),  # 2 groups; 17 x 2 tiles computed, rows clamped; 3 steps past the slice merged into it, the second slice empty
-    ('gemm_any.dpia', 'gemmAnyBlocks', {'M': 9, 'N': 33, 'K': 3}),    # written at 9 x 33: 7 rows of P dropped, the second block's panel of 1 column
+    ('gemm_any.dpia', 'gemmAnyPackB', {'N': 33, 'K': 3}),         # 4 panels, the second of 1 column of b and zeros, 2 of zeros
+    ('gemm_any.dpia', 'gemmAnyBlocks', {'M': 9, 'N': 161, 'K': 515}),  # 2 groups; 2 x 6 tiles computed, rows clamped, the last panel narrow; 3 steps past the slice merged into it, the second slice empty
+    ('gemm_any.dpia', 'gemmAnyBlocks', {'M': 9, 'N': 33, 'K': 3}),    # written at 9 x 33: 247 rows of P dropped, the second panel narrow, of 1 column
     ('scal_vec.dpia', 'scalVec16', {'N': 48}),
     ('scal_vec.dpia', 'scalChunk', {'N': 2048}),
     ('gemv_vec.dpia', 'gemvVec', {'M': 3, 'N': 48}),

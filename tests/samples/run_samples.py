@@ -60,9 +60,12 @@ RUNS = [  # file, kernel, sizes at two points
                                        {'N': 31, 'K': 1}, {'N': 33, 'K': 3}, {'N': 257, 'K': 1}, {'N': 257, 'K': 3}]),
     # K: one short slice (37, 1), a remainder of 88 and of 256 = 512/2
     # merged into the slice before (600, 768; the slice it would have been
-    # empty), one of 257 a slice of its own (769)
+    # empty), one of 257 a slice of its own (769); the panel where N falls
+    # narrow (1, 4 and 16 of b's columns: N = 33, 100, 48) or full (17,
+    # 31: N = 49, 383); two blocks of rows, the first of 44 (M = 300)
     ('gemm_any.dpia', 'gemmAnyBlocks', [{'M': 67, 'N': 100, 'K': 37}, {'M': 1, 'N': 1, 'K': 1}, {'M': 9, 'N': 33, 'K': 600},
-                                        {'M': 9, 'N': 33, 'K': 768}, {'M': 9, 'N': 33, 'K': 769}]),
+                                        {'M': 9, 'N': 33, 'K': 768}, {'M': 9, 'N': 33, 'K': 769},
+                                        {'M': 300, 'N': 48, 'K': 5}, {'M': 9, 'N': 49, 'K': 37}, {'M': 17, 'N': 383, 'K': 3}]),
     ('scal_vec.dpia', 'scalVec16', [{'N': 1008}, {'N': 4096}]),
     ('scal_vec.dpia', 'scalChunk', [{'N': 1024}, {'N': 3072}]),
     ('gemv_vec.dpia', 'gemvVec', [{'M': 100, 'N': 640}, {'M': 64, 'N': 1024}]),
