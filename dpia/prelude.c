@@ -76,26 +76,61 @@ static bool ident_char(char ch) {
   return c < 64 ? (low >> c) & 1 : c < 128 && ((high >> (c - 64)) & 1);
 }
 
+/* Whether the word of n letters at word is a prelude name (marked in named). */
+static void mark_name(const char *word, size_t n, bool named[NPRELUDE]) {
+  if (n < PRELUDE_SHORTEST || n > PRELUDE_LONGEST) return;
+  for (int i = 0; i < NPRELUDE; i++)
+    if (prelude_names[i][0] == word[0] && strncmp(prelude_names[i], word, n) == 0 && prelude_names[i][n] == '\0')
+      named[i] = true;
+}
+
+/* Whether any of the 8 bytes of w is an upper-case ASCII letter: for a byte
+ * b, (b | 0x80) - 'A' keeps bit 7 exactly when b >= 'A' (no borrow crosses
+ * into the next byte, whose bit 7 is set), likewise for 'Z' + 1; a byte
+ * with bit 7 set (UTF-8) counts as no letter. */
+static bool has_upper(uint64_t w) {
+  const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
+  uint64_t at_least_a = (w | high) - 'A' * ones, past_z = (w | high) - ('Z' + 1) * ones;
+  return (at_least_a & ~past_z & ~w & high) != 0;
+}
+
 /* Which prelude names the text has as whole words (maximal runs of
- * ident_char), in one pass over it: a mention in a comment counts too (the
- * def is then checked but changes nothing).  One pass rather than one
- * search a name: the searches for names beginning with s, m, p or t
- * stopped at most of a program's letters (translation throughput). */
+ * ident_char): a mention in a comment counts too (the def is then checked
+ * but changes nothing).  Every prelude name has an upper-case letter
+ * (prelude_add checks it), so only the words around the text's upper-case
+ * letters are looked at, found 8 bytes at a time: a program has few of
+ * them, and the per-byte scan of every word was most of the parser's
+ * excess over a one-line kernel after the lexer (translation throughput,
+ * BENCHMARKS.md). */
 static void mentions(const Source *src, bool named[NPRELUDE]) {
   for (int i = 0; i < NPRELUDE; i++) named[i] = false;
-  for (const char *p = src->text, *end = src->text + src->len; p < end;) {
-    if (!ident_char(*p)) {
-      p++;
-      continue;
+  const char *text = src->text, *end = src->text + src->len;
+  const char *done = text; /* words before this are looked at */
+  for (const char *p = text; p < end;) {
+    if (end - p >= 8) {
+      uint64_t w;
+      memcpy(&w, p, sizeof w);
+      if (!has_upper(w)) {
+        p += 8;
+        continue;
+      }
     }
-    const char *word = p;
-    while (p < end && ident_char(*p)) p++;
-    size_t n = (size_t)(p - word);
-    if (n < PRELUDE_SHORTEST || n > PRELUDE_LONGEST) continue;
-    for (int i = 0; i < NPRELUDE; i++)
-      if (prelude_names[i][0] == word[0] && strncmp(prelude_names[i], word, n) == 0 && prelude_names[i][n] == '\0')
-        named[i] = true;
+    for (const char *stop = end - p >= 8 ? p + 8 : end; p < stop; p++) {
+      if (*p < 'A' || *p > 'Z' || p < done) continue;
+      const char *word = p;
+      while (word > text && ident_char(word[-1])) word--;
+      const char *after = p + 1;
+      while (after < end && ident_char(*after)) after++;
+      mark_name(word, (size_t)(after - word), named);
+      done = after;
+    }
   }
+}
+
+static bool has_upper_letter(const char *name) {
+  for (; *name; name++)
+    if (*name >= 'A' && *name <= 'Z') return true;
+  return false;
 }
 
 static bool declares(const Program *prog, const char *name) {
@@ -111,6 +146,7 @@ void prelude_add(Arena *a, Interner *in, Diag *diag, Program *prog) {
     size_t n = strlen(prelude_names[i]);
     if (n < PRELUDE_SHORTEST || n > PRELUDE_LONGEST)
       INTERNAL("prelude name %s is not of %d to %d letters", prelude_names[i], PRELUDE_SHORTEST, PRELUDE_LONGEST);
+    if (!has_upper_letter(prelude_names[i])) INTERNAL("prelude name %s has no upper-case letter (mentions)", prelude_names[i]);
   }
   mentions(prog->src, wanted);
   for (int i = 0; i < NPRELUDE; i++) {
