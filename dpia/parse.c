@@ -78,10 +78,22 @@ static const BinaryOp binary_ops[] = {
     {TOK_PERCENT, PREC_MUL, ASSOC_LEFT, AST_BINOP, BIN_MOD},
 };
 
+/* binary_ops' row of each token, 1-based (0: no binary operator), so that
+ * the operator loop, which asks at every operand's end, reads one entry
+ * instead of scanning the rows (translation throughput) */
+static const unsigned char binary_op_row[TOK_COUNT] = {
+    [TOK_ASSIGN] = 1, [TOK_PIPE] = 2, [TOK_COMPOSE] = 3, [TOK_OROR] = 4, [TOK_ANDAND] = 5, [TOK_LT] = 6,
+    [TOK_LE] = 7,     [TOK_GT] = 8,   [TOK_GE] = 9,       [TOK_EQEQ] = 10, [TOK_NE] = 11,   [TOK_PLUS] = 12,
+    [TOK_MINUS] = 13, [TOK_STAR] = 14, [TOK_SLASH] = 15,  [TOK_PERCENT] = 16,
+};
+
+_Static_assert(DPIA_COUNTOF(binary_ops) == 16, "binary_op_row names every row of binary_ops");
+
 static const BinaryOp *binary_op_of(TokKind kind) {
-  for (size_t i = 0; i < DPIA_COUNTOF(binary_ops); i++)
-    if (binary_ops[i].tok == kind) return &binary_ops[i];
-  return NULL;
+  unsigned row = binary_op_row[kind];
+  if (!row) return NULL;
+  ASSERT(binary_ops[row - 1].tok == kind);
+  return &binary_ops[row - 1];
 }
 
 /* ---- tokens ---- */
