@@ -1108,6 +1108,92 @@ static void check_bounds_meet(Checker *c, const Vec *pre) {
   }
 }
 
+/* One requirement r, its size s zonked, the i-th of c->reqs: its errors
+ * reported, its preconditions added to pre. */
+static void settle_requirement(Checker *c, Vec *pre, const Requirement *r, int i, Size s) {
+  if (size_first_meta(s)) return; /* reported as "cannot infer" */
+  int64_t v;
+  if (r->kind == REQ_POSITIVE) {
+    if (size_const_value(s, &v)) {
+      if (v < 1)
+        check_error(c, ERR_SIZE_TOO_SMALL, r->span, "%s needs a size of at least 1, found %lld", r->what,
+                    (long long)v);
+    } else {
+      /* s >= 1 as num >= den, e.g. N/64 >= 1 is N >= 64 */
+      Size num, den;
+      fraction_of(c, s, &num, &den);
+      /* ceil(N/64) + 1 >= 1 needs no check */
+      if (!size_provably_at_least(&c->tc->sizes, num, den)) add_precond(c, pre, PRECOND_AT_LEAST, num, den, r->span);
+    }
+    return;
+  }
+  Size num, den;
+  fraction_of(c, s, &num, &den);
+  if (!check_overflow(c, r->span)) return;
+  if (size_const_value(num, &v)) {
+    int64_t d;
+    if (!size_const_value(den, &d)) {
+      /* 1024/C (split C of a [1024] array, C a nat or tune parameter):
+       * C must divide 1024 (tests/check/accept_v/tune_params.dpia) */
+      if (v < 0)
+        check_error(c, ERR_SIZE_NEGATIVE, r->span, "size %s is negative", size_str(c, s));
+      else
+        add_precond(c, pre, PRECOND_DIVIDES, num, den, r->span);
+      return;
+    }
+    if (v % d != 0)
+      check_error(c, ERR_SIZE_NOT_WHOLE, r->span, "size %s is not a whole number: %lld is not divisible by %lld",
+                  size_str(c, s), (long long)v, (long long)d);
+    else if (v < 0)
+      check_error(c, ERR_SIZE_NEGATIVE, r->span, "size %s is negative", size_str(c, s));
+    return;
+  }
+  int64_t d;
+  if (!(size_const_value(den, &d) && d == 1)) {
+    Size rest = reduce_mod(c, num, den);
+    int64_t k;
+    if (size_const_value(den, &d) && size_always_divisible(c->arena, rest, d)) {
+      /* N*(N + 1)/2: whole for every N, no precondition */
+    } else if (size_const_value(den, &d) && size_const_value(rest, &k)) {
+      /* (4*N + 3)/4: the symbolic part divides, the constant never does */
+      bool reported = false; /* once per size, at its first use */
+      for (int j = 0; j < i && !reported; j++) {
+        const Requirement *q = c->reqs.items[j];
+        reported = q->kind == REQ_NATURAL && size_eq(zonk_size(c, q->size), s);
+      }
+      if (k % d != 0) {
+        if (!reported)
+          check_error(c, ERR_SIZE_NOT_WHOLE, r->span,
+                      "size %s is never a whole number: %lld is not divisible by %lld, whatever the sizes",
+                      size_str(c, s), (long long)k, (long long)d);
+        return;
+      }
+    } else {
+      add_precond(c, pre, PRECOND_DIVIDES, rest, den, r->span);
+    }
+  }
+  /* non-negativity: positive terms >= negated negative terms */
+  Size pos = {0}, neg = {0};
+  bool has_neg = false;
+  for (int t = 0; t < num.nterms; t++) {
+    Size term = {1, &num.terms[t]}; /* num outlives term */
+    if (num.terms[t].num < 0) {
+      neg = size_sub(&c->tc->sizes, neg, term);
+      has_neg = true;
+    } else {
+      pos = size_add(&c->tc->sizes, pos, term);
+    }
+  }
+  if (has_neg) {
+    if (size_is_zero(pos)) {
+      check_error(c, ERR_SIZE_NEGATIVE, r->span, "size %s is negative", size_str(c, s));
+      return;
+    }
+    /* 64*ceil(N/64) - N is natural by the facts of ceil (size.h) */
+    if (!size_provably_at_least(&c->tc->sizes, pos, neg)) add_precond(c, pre, PRECOND_AT_LEAST, pos, neg, r->span);
+  }
+}
+
 /* Settle the requirements of a declaration: constant ones are decided now,
  * symbolic ones become preconditions (spec section 3). */
 static void settle_requirements(Checker *c, DefInfo *def) {
@@ -1117,100 +1203,43 @@ static void settle_requirements(Checker *c, DefInfo *def) {
   def->nreqs = 0;
   def->req_sizes = NEWARRAY(c->arena, Size, c->reqs.len);
   def->req_positive = NEWARRAY(c->arena, bool, c->reqs.len);
+  /* each requirement's first of the same kind and size (itself if none
+   * before), and each distinct one's first */
+  int *first_of = NEWARRAY(c->arena, int, c->reqs.len > 0 ? c->reqs.len : 1);
+  int *first_req = NEWARRAY(c->arena, int, c->reqs.len > 0 ? c->reqs.len : 1);
   for (int i = 0; i < c->reqs.len; i++) {
     Requirement *r = c->reqs.items[i];
     Size s = zonk_size(c, r->size);
-    bool positive = r->kind == REQ_POSITIVE, seen = false;
-    for (int j = 0; j < def->nreqs && !seen; j++)
-      seen = def->req_positive[j] == positive && size_eq(def->req_sizes[j], s);
-    if (seen) continue;
+    bool positive = r->kind == REQ_POSITIVE;
+    int seen = -1;
+    for (int j = 0; j < def->nreqs && seen < 0; j++)
+      if (def->req_positive[j] == positive && size_eq(def->req_sizes[j], s)) seen = j;
+    if (seen >= 0) {
+      first_of[i] = first_req[seen];
+      continue;
+    }
+    first_of[i] = first_req[def->nreqs] = i;
     def->req_sizes[def->nreqs] = s;
     def->req_positive[def->nreqs++] = positive;
   }
+  /* A requirement of the same kind and size as one before it (a
+   * primitive's instance requires its sizes natural, and the next one
+   * requires the same again: 6 of a search variant's 14) adds nothing
+   * once the first was settled without a diagnostic or an overflow: the
+   * same size gives the same fraction and the same preconditions, which
+   * add_precond finds there already (equal, or merged into one that says
+   * them: an lcm or a maximum, whose span a repeat leaves as it is).  A
+   * first that reported something is repeated, so that every message
+   * stays (translation throughput). */
+  bool *clean = NEWARRAY(c->arena, bool, c->reqs.len > 0 ? c->reqs.len : 1);
   for (int i = 0; i < c->reqs.len; i++) {
     Requirement *r = c->reqs.items[i];
+    if (first_of[i] != i && clean[first_of[i]]) continue;
     Size s = zonk_size(c, r->size);
-    if (size_first_meta(s)) continue; /* reported as "cannot infer" */
-    int64_t v;
-    if (r->kind == REQ_POSITIVE) {
-      if (size_const_value(s, &v)) {
-        if (v < 1)
-          check_error(c, ERR_SIZE_TOO_SMALL, r->span, "%s needs a size of at least 1, found %lld", r->what,
-                      (long long)v);
-      } else {
-        /* s >= 1 as num >= den, e.g. N/64 >= 1 is N >= 64 */
-        Size num, den;
-        fraction_of(c, s, &num, &den);
-        /* ceil(N/64) + 1 >= 1 needs no check */
-        if (!size_provably_at_least(&c->tc->sizes, num, den)) add_precond(c, &pre, PRECOND_AT_LEAST, num, den, r->span);
-      }
-      continue;
-    }
-    Size num, den;
-    fraction_of(c, s, &num, &den);
-    if (!check_overflow(c, r->span)) continue;
-    if (size_const_value(num, &v)) {
-      int64_t d;
-      if (!size_const_value(den, &d)) {
-        /* 1024/C (split C of a [1024] array, C a nat or tune parameter):
-         * C must divide 1024 (tests/check/accept_v/tune_params.dpia) */
-        if (v < 0)
-          check_error(c, ERR_SIZE_NEGATIVE, r->span, "size %s is negative", size_str(c, s));
-        else
-          add_precond(c, &pre, PRECOND_DIVIDES, num, den, r->span);
-        continue;
-      }
-      if (v % d != 0)
-        check_error(c, ERR_SIZE_NOT_WHOLE, r->span, "size %s is not a whole number: %lld is not divisible by %lld",
-                    size_str(c, s), (long long)v, (long long)d);
-      else if (v < 0)
-        check_error(c, ERR_SIZE_NEGATIVE, r->span, "size %s is negative", size_str(c, s));
-      continue;
-    }
-    int64_t d;
-    if (!(size_const_value(den, &d) && d == 1)) {
-      Size rest = reduce_mod(c, num, den);
-      int64_t k;
-      if (size_const_value(den, &d) && size_always_divisible(c->arena, rest, d)) {
-        /* N*(N + 1)/2: whole for every N, no precondition */
-      } else if (size_const_value(den, &d) && size_const_value(rest, &k)) {
-        /* (4*N + 3)/4: the symbolic part divides, the constant never does */
-        bool reported = false; /* once per size, at its first use */
-        for (int j = 0; j < i && !reported; j++) {
-          const Requirement *q = c->reqs.items[j];
-          reported = q->kind == REQ_NATURAL && size_eq(zonk_size(c, q->size), s);
-        }
-        if (k % d != 0) {
-          if (!reported)
-            check_error(c, ERR_SIZE_NOT_WHOLE, r->span,
-                        "size %s is never a whole number: %lld is not divisible by %lld, whatever the sizes",
-                        size_str(c, s), (long long)k, (long long)d);
-          continue;
-        }
-      } else {
-        add_precond(c, &pre, PRECOND_DIVIDES, rest, den, r->span);
-      }
-    }
-    /* non-negativity: positive terms >= negated negative terms */
-    Size pos = {0}, neg = {0};
-    bool has_neg = false;
-    for (int t = 0; t < num.nterms; t++) {
-      Size term = {1, &num.terms[t]}; /* num outlives term */
-      if (num.terms[t].num < 0) {
-        neg = size_sub(&c->tc->sizes, neg, term);
-        has_neg = true;
-      } else {
-        pos = size_add(&c->tc->sizes, pos, term);
-      }
-    }
-    if (has_neg) {
-      if (size_is_zero(pos)) {
-        check_error(c, ERR_SIZE_NEGATIVE, r->span, "size %s is negative", size_str(c, s));
-        continue;
-      }
-      /* 64*ceil(N/64) - N is natural by the facts of ceil (size.h) */
-      if (!size_provably_at_least(&c->tc->sizes, pos, neg)) add_precond(c, &pre, PRECOND_AT_LEAST, pos, neg, r->span);
-    }
+    const Diagnostic *last = c->diag->last;
+    bool overflow = c->tc->sizes.overflow;
+    settle_requirement(c, &pre, r, i, s);
+    clean[i] = !overflow && !c->tc->sizes.overflow && c->diag->last == last;
   }
   drop_implied(c->arena, &pre);
   check_bounds_meet(c, &pre);
