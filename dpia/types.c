@@ -174,11 +174,6 @@ DataType *dt_meta(TypeCtx *tc, MetaClass cls, Span origin) {
   return t;
 }
 
-DataType *dt_resolve(DataType *t) {
-  while (t && t->kind == DT_META && t->meta->solution) t = t->meta->solution;
-  return t;
-}
-
 bool dt_is_numeric(const DataType *t) {
   t = dt_resolve((DataType *)t);
   return t && t->kind == DT_SCALAR && t->scalar != SC_BOOL;

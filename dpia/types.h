@@ -132,7 +132,12 @@ bool dt_has_deparray(const DataType *t);
 DataType *dt_var(TypeCtx *tc, Sym name);
 DataType *dt_meta(TypeCtx *tc, MetaClass cls, Span origin);
 /* follow solved metavariables (not inside sub-terms) */
-DataType *dt_resolve(DataType *t);
+/* inline: the checker resolves at every step of its walks over types
+ * (translation throughput) */
+static inline DataType *dt_resolve(DataType *t) {
+  while (t && t->kind == DT_META && t->meta->solution) t = t->meta->solution;
+  return t;
+}
 bool dt_is_numeric(const DataType *t); /* resolved scalar int/float/double, any width */
 bool dt_is_floating(const DataType *t);
 
