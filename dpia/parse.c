@@ -318,6 +318,7 @@ void parser_check_binder(Parser *p, Sym name, Span at_span) {
 
 static Ast *new_ast(Parser *p, AstKind kind, uint32_t begin) {
   Ast *e = NEW(p->arena, Ast);
+  p->nodes++;
   e->kind = kind;
   e->span = parser_span_from(p, begin);
   return e;
@@ -333,6 +334,7 @@ static Ast *placeholder(Parser *p) {
 
 static TypeAst *new_type(Parser *p, TypeAstKind kind, uint32_t begin) {
   TypeAst *t = NEW(p->arena, TypeAst);
+  p->nodes++;
   t->kind = kind;
   t->span = parser_span_from(p, begin);
   t->vec_width = 1;
@@ -341,6 +343,7 @@ static TypeAst *new_type(Parser *p, TypeAstKind kind, uint32_t begin) {
 
 static SizeAst *new_size(Parser *p, SizeAstKind kind, uint32_t begin) {
   SizeAst *s = NEW(p->arena, SizeAst);
+  p->nodes++;
   s->kind = kind;
   s->span = parser_span_from(p, begin);
   return s;
@@ -1139,10 +1142,19 @@ Program *parse_program_deep(Arena *a, Interner *in, Diag *diag, const Source *sr
   Vec decls = {0};
   while (!parser_at(p, TOK_EOF)) {
     if (parser_at(p, TOK_KW_DEF) || parser_at(p, TOK_KW_KERNEL) || parser_at(p, TOK_KW_PIPELINE) || parser_at(p, TOK_KW_FOREIGN)) {
+      uint64_t nodes_before = p->nodes;
       Decl *d = parse_decl(p);
       if (!p->failed) {
         ASSERT(d && p->depth == 0);
-        if (decl_within_depth(&p->depth_walk, p->diag, d, p->max_depth)) vec_push(a, &decls, d);
+        /* The nodes on a path from a root of the declaration to a node at
+         * depth k are k + 1 distinct nodes made by this parse (new_ast,
+         * new_type, new_size: the trees are acyclic, built bottom-up),
+         * so a declaration of at most max_depth + 1 nodes is within the
+         * limit without the walk (translation throughput: a program's
+         * whole tree walked again). */
+        if (p->nodes - nodes_before <= (uint64_t)p->max_depth + 1 ||
+            decl_within_depth(&p->depth_walk, p->diag, d, p->max_depth))
+          vec_push(a, &decls, d);
         continue;
       }
     } else {
