@@ -11,6 +11,7 @@
  * nothing, and `dpia check -v` lists the program's own declarations. */
 #include "check.h"
 
+#include <pthread.h>
 #include <string.h>
 
 /* slide2D s t: [n][m]d -> [..][..][s][s]d, windows indexed like the input
@@ -133,6 +134,21 @@ static bool has_upper_letter(const char *name) {
   return false;
 }
 
+/* Whether the names have the lengths and letters mentions relies on,
+ * found once per process (the names are constants; as prims.c builds its
+ * name index), read-only after; prelude_add reports it otherwise. */
+static bool names_fit;
+static pthread_once_t names_checked = PTHREAD_ONCE_INIT;
+
+static void check_names(void) {
+  bool fit = true;
+  for (int i = 0; i < NPRELUDE; i++) {
+    size_t n = strlen(prelude_names[i]);
+    fit = fit && n >= PRELUDE_SHORTEST && n <= PRELUDE_LONGEST && has_upper_letter(prelude_names[i]);
+  }
+  names_fit = fit;
+}
+
 static bool declares(const Program *prog, const char *name) {
   for (int i = 0; i < prog->ndecls; i++)
     if (strcmp(prog->decls[i]->name, name) == 0) return true;
@@ -142,12 +158,10 @@ static bool declares(const Program *prog, const char *name) {
 void prelude_add(Arena *a, Interner *in, Diag *diag, Program *prog) {
   bool wanted[NPRELUDE];
   int nwanted = 0;
-  for (int i = 0; i < NPRELUDE; i++) {
-    size_t n = strlen(prelude_names[i]);
-    if (n < PRELUDE_SHORTEST || n > PRELUDE_LONGEST)
-      INTERNAL("prelude name %s is not of %d to %d letters", prelude_names[i], PRELUDE_SHORTEST, PRELUDE_LONGEST);
-    if (!has_upper_letter(prelude_names[i])) INTERNAL("prelude name %s has no upper-case letter (mentions)", prelude_names[i]);
-  }
+  pthread_once(&names_checked, check_names);
+  if (!names_fit)
+    INTERNAL("a prelude name is not of %d to %d letters or has no upper-case letter (mentions)", PRELUDE_SHORTEST,
+             PRELUDE_LONGEST);
   mentions(prog->src, wanted);
   for (int i = 0; i < NPRELUDE; i++) {
     wanted[i] = wanted[i] && !declares(prog, prelude_names[i]);
