@@ -100,18 +100,31 @@ static Size zonk_size(Checker *c, Size s) {
   return zonk_size_at(c, s, &lasting);
 }
 
-/* is_solved_meta's question, and whether it met a metavariable not solved */
-typedef struct SolvedQuery {
-  Checker *c;
-  bool met_unsolved;
-} SolvedQuery;
-
-static bool is_solved_meta(const void *user, Sym v) {
-  if (v[0] != '?') return false;
-  SolvedQuery *q = (SolvedQuery *)user;
-  if (find_size_meta(q->c, v)->solved) return true;
-  q->met_unsolved = true;
-  return false;
+/* The first variable of s (in the order of size_vars, floor atoms
+ * included) that is a solved metavariable, or NULL; *met_unsolved is set
+ * if a metavariable not solved comes before it (or anywhere, when none
+ * is solved).  size_first_var_where's walk with the test written in, not
+ * called through a pointer at every variable (translation throughput). */
+static Sym first_solved_meta(Checker *c, Size s, bool *met_unsolved) {
+  for (int i = 0; i < s.nterms; i++) {
+    for (int j = 0; j < s.terms[i].nfactors; j++) {
+      const SizeAtom *x = size_factor_atom(&s.terms[i].factors[j]);
+      Sym found = NULL;
+      switch (x->kind) {
+      case SIZE_ATOM_VAR:
+        if (x->var[0] != '?') break;
+        if (find_size_meta(c, x->var)->solved) found = x->var;
+        else *met_unsolved = true;
+        break;
+      case SIZE_ATOM_FLOOR:
+        found = first_solved_meta(c, x->num, met_unsolved);
+        if (!found) found = first_solved_meta(c, x->den, met_unsolved);
+        break;
+      }
+      if (found) return found;
+    }
+  }
+  return NULL;
 }
 
 /* The solved metavariables replaced one at a time, the first (in the order
@@ -121,10 +134,10 @@ static bool is_solved_meta(const void *user, Sym v) {
  * last scans all of the result), so solving more cannot change a step and
  * the result holds from now on (ZonkMemo). */
 static Size zonk_size_now(Checker *c, Size s, bool *lasting) {
-  SolvedQuery q = {c, false};
+  bool met_unsolved = false;
   for (int guard = 0; guard < 10000; guard++) {
-    Sym v = size_first_var_where(s, is_solved_meta, &q);
-    *lasting = !q.met_unsolved;
+    Sym v = first_solved_meta(c, s, &met_unsolved);
+    *lasting = !met_unsolved;
     if (!v) return s;
     Size out;
     if (!size_subst(&c->tc->sizes, s, v, find_size_meta(c, v)->value, &out)) {
