@@ -753,6 +753,28 @@ bool size_solve_difference(SizeCtx *sc, Size difference, Sym m, Size *out) {
 }
 
 bool size_solve_scaled(SizeCtx *sc, int64_t num, int64_t den, Size other, Size *out) {
+  /* Each term's coefficient times den/num at once, reduced by the two
+   * cross gcds (both fractions are in lowest terms, so the product is):
+   * a constant factor keeps every monomial and so the terms' order, and
+   * the product through poly_mul (below) is this very size whenever no
+   * coefficient leaves int64 (translation throughput: 4*?n == N solves
+   * ?n as N/4 at most primitives' instances, and poly_mul's general
+   * product reduces in 128 bits) */
+  if (num != INT64_MIN && other.nterms > 0 && other.nterms <= SIZE_MAX_TERMS) {
+    int64_t kn = num < 0 ? -den : den, kd = num < 0 ? -num : num; /* den/num, kd > 0 */
+    SizeTerm *terms = NEWARRAY(sc->arena, SizeTerm, other.nterms);
+    int i = 0;
+    for (; i < other.nterms; i++) {
+      const SizeTerm *t = &other.terms[i];
+      int64_t g1 = poly_gcd(t->num, kd), g2 = poly_gcd(kn, t->den), n, d;
+      if (__builtin_mul_overflow(t->num / g1, kn / g2, &n) || __builtin_mul_overflow(t->den / g2, kd / g1, &d)) break;
+      terms[i] = (SizeTerm){n, d, t->nfactors, t->factors};
+    }
+    if (i == other.nterms) {
+      *out = (Size){other.nterms, terms};
+      return true;
+    }
+  }
   SizeTerm k = {num, den, 0, NULL}, inverse;
   return invert_term(sc->arena, &k, &inverse) && mul_sizes(sc->arena, other, single_term(sc->arena, inverse), out);
 }
