@@ -168,6 +168,7 @@ DataType *dt_meta(TypeCtx *tc, MetaClass cls, Span origin) {
   m->id = ++tc->next_meta;
   m->cls = cls;
   m->origin = origin;
+  vec_push(tc->arena, &tc->metas, m);
   DataType *t = NEW(tc->arena, DataType);
   t->kind = DT_META;
   t->meta = m;

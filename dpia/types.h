@@ -84,6 +84,8 @@ typedef struct TypeCtx {
   Arena *arena;
   SizeCtx sizes;
   int next_meta;
+  Vec metas; /* every DataMeta made (dt_meta): the checker defaults literal
+                types only when one could be (unify.c, finish_decl) */
   int next_binder; /* ids of binders (phrase.h), unique per translation */
   int norm_runs;   /* normalisations so far (Phrase.normal_run) */
   long norm_reach; /* the last one's phrases walked and made: a bound on the

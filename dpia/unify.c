@@ -934,6 +934,18 @@ static bool settle_conversion_cycles(Checker *c) {
   return progress;
 }
 
+/* Whether any data metavariable of the context could be defaulted: one
+ * not solved, of class numeric or floating (default_metas_in).  Without
+ * one, default_tree's walk of the whole tree changes nothing, as after
+ * most programs' inference (translation throughput). */
+static bool defaultable_metas(const TypeCtx *tc) {
+  for (int i = 0; i < tc->metas.len; i++) {
+    const DataMeta *m = tc->metas.items[i];
+    if (!m->solution && m->cls != MC_ANY) return true;
+  }
+  return false;
+}
+
 static void default_tree(Checker *c, Phrase *p) {
   if (p->type->kind == PT_EXP) default_metas_in(c, p->type->data);
   switch (p->kind) {
@@ -1299,7 +1311,7 @@ void finish_decl(Checker *c, DefInfo *def) {
         while (wake_deferred(c)) {
         }
       mark_awaited(c, true);
-      default_tree(c, def->body);
+      if (defaultable_metas(c->tc)) default_tree(c, def->body);
       mark_awaited(c, false);
     }
   }
