@@ -62,7 +62,9 @@ static SizeMeta *lone_solved_meta(Checker *c, Size s) {
 /* zonk_size, and whether its result is lasting (ZonkMemo) */
 static Size zonk_size_at(Checker *c, Size s, bool *lasting) {
   *lasting = true;
-  if (s.nterms == 0) return s;
+  /* a constant (a vector width, a chunk) is its own zonk, without the
+   * memo's lookup */
+  if (s.nterms == 0 || (s.nterms == 1 && s.terms[0].nfactors == 0)) return s;
   ZonkMemo *memo = c->zonk_memo;
   size_t h = ((uintptr_t)s.terms >> 4) * 31 + (size_t)s.nterms;
   h = (h ^ (h >> 9)) % ZONK_MEMO_SIZE;
