@@ -77,11 +77,14 @@ static bool ident_char(char ch) {
   return c < 64 ? (low >> c) & 1 : c < 128 && ((high >> (c - 64)) & 1);
 }
 
+/* Each name's length, found once per process with the names' check
+ * (check_names, below), read-only after. */
+static unsigned char prelude_lengths[NPRELUDE];
+
 /* Whether the word of n letters at word is a prelude name (marked in named). */
 static void mark_name(const char *word, size_t n, bool named[NPRELUDE]) {
-  if (n < PRELUDE_SHORTEST || n > PRELUDE_LONGEST) return;
   for (int i = 0; i < NPRELUDE; i++)
-    if (prelude_names[i][0] == word[0] && strncmp(prelude_names[i], word, n) == 0 && prelude_names[i][n] == '\0')
+    if (prelude_lengths[i] == n && prelude_names[i][0] == word[0] && memcmp(prelude_names[i], word, n) == 0)
       named[i] = true;
 }
 
@@ -106,7 +109,6 @@ static bool has_upper(uint64_t w) {
 static void mentions(const Source *src, bool named[NPRELUDE]) {
   for (int i = 0; i < NPRELUDE; i++) named[i] = false;
   const char *text = src->text, *end = src->text + src->len;
-  const char *done = text; /* words before this are looked at */
   for (const char *p = text; p < end;) {
     if (end - p >= 8) {
       uint64_t w;
@@ -115,16 +117,18 @@ static void mentions(const Source *src, bool named[NPRELUDE]) {
         p += 8;
         continue;
       }
+      while (*p < 'A' || *p > 'Z') p++; /* one of these 8 is */
+    } else if (*p < 'A' || *p > 'Z') {
+      p++;
+      continue;
     }
-    for (const char *stop = end - p >= 8 ? p + 8 : end; p < stop; p++) {
-      if (*p < 'A' || *p > 'Z' || p < done) continue;
-      const char *word = p;
-      while (word > text && ident_char(word[-1])) word--;
-      const char *after = p + 1;
-      while (after < end && ident_char(*after)) after++;
-      mark_name(word, (size_t)(after - word), named);
-      done = after;
-    }
+    /* p at an upper-case letter after the words looked at: its word */
+    const char *word = p;
+    while (word > text && ident_char(word[-1])) word--;
+    const char *after = p + 1;
+    while (after < end && ident_char(*after)) after++;
+    mark_name(word, (size_t)(after - word), named);
+    p = after;
   }
 }
 
@@ -145,6 +149,7 @@ static void check_names(void) {
   for (int i = 0; i < NPRELUDE; i++) {
     size_t n = strlen(prelude_names[i]);
     fit = fit && n >= PRELUDE_SHORTEST && n <= PRELUDE_LONGEST && has_upper_letter(prelude_names[i]);
+    prelude_lengths[i] = (unsigned char)n;
   }
   names_fit = fit;
 }
