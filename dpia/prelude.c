@@ -67,7 +67,7 @@ static const char *const prelude_names[] = {"slide2D",  "slide3D",     "padClamp
                                             "padCst2D", "padCst3D",    "zip2D",      "splitPad",
                                             "mapPad",   "mapPadClamp", "tileIndices"};
 enum { NPRELUDE = sizeof prelude_names / sizeof prelude_names[0] };
-/* the lengths of the shortest and longest names (prelude_add checks them) */
+/* the lengths of the shortest and longest names (check_names checks them: prelude_lengths holds them) */
 enum { PRELUDE_SHORTEST = sizeof "zip2D" - 1, PRELUDE_LONGEST = sizeof "mapPadClamp" - 1 };
 
 static bool ident_char(char ch) {
@@ -101,7 +101,7 @@ static bool has_upper(uint64_t w) {
 /* Which prelude names the text has as whole words (maximal runs of
  * ident_char): a mention in a comment counts too (the def is then checked
  * but changes nothing).  Every prelude name has an upper-case letter
- * (prelude_add checks it), so only the words around the text's upper-case
+ * (check_names checks it), so only the words around the text's upper-case
  * letters are looked at, found 8 bytes at a time: a program has few of
  * them, and the per-byte scan of every word was most of the parser's
  * excess over a one-line kernel after the lexer (translation throughput,
