@@ -103,9 +103,8 @@ static bool has_upper(uint64_t w) {
  * but changes nothing).  Every prelude name has an upper-case letter
  * (check_names checks it), so only the words around the text's upper-case
  * letters are looked at, found 8 bytes at a time: a program has few of
- * them, and the per-byte scan of every word was most of the parser's
- * excess over a one-line kernel after the lexer (translation throughput,
- * BENCHMARKS.md). */
+ * them, and the per-byte scan of every word was the parser's largest
+ * cost after the lexer's (translation throughput, BENCHMARKS.md). */
 static void mentions(const Source *src, bool named[NPRELUDE]) {
   for (int i = 0; i < NPRELUDE; i++) named[i] = false;
   const char *text = src->text, *end = src->text + src->len;
