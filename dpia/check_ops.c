@@ -87,6 +87,18 @@ bad : {
 }
 }
 
+/* "operator '+'" ..., what check_exp_data's message calls an operator: a
+ * table rather than a string made for every operator checked, which only
+ * an error reads (translation throughput); binop_spelling's spellings */
+static const char *const binop_what[BIN_COUNT] = {
+    [BIN_MUL] = "operator '*'",  [BIN_DIV] = "operator '/'",  [BIN_MOD] = "operator '%'",
+    [BIN_ADD] = "operator '+'",  [BIN_SUB] = "operator '-'",  [BIN_LT] = "operator '<'",
+    [BIN_LE] = "operator '<='",  [BIN_GT] = "operator '>'",   [BIN_GE] = "operator '>='",
+    [BIN_EQ] = "operator '=='",  [BIN_NE] = "operator '!='",  [BIN_AND] = "operator '&&'",
+    [BIN_OR] = "operator '||'",
+};
+_Static_assert(BIN_COUNT == 13, "binop_what names every operator");
+
 Phrase *check_binop(Checker *c, Env *env, const Ast *e) {
   const char *slip = static_size_operator_hint(c->arena, e); /* split 2048 * 128 */
   if (slip) {
@@ -97,7 +109,7 @@ Phrase *check_binop(Checker *c, Env *env, const Ast *e) {
   Phrase *r = check_infer(c, env, e->rhs);
   if (!l || !r) return NULL;
   const char *op = binop_spelling[e->op];
-  const char *what = arena_printf(c->arena, "operator '%s'", op);
+  const char *what = binop_what[e->op];
   DataType *a = check_exp_data(c, l, what), *b = a ? check_exp_data(c, r, what) : NULL;
   if (!a || !b) return NULL;
   /* an index is an int to the operators (docs/language.md section 22):

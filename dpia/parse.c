@@ -78,10 +78,22 @@ static const BinaryOp binary_ops[] = {
     {TOK_PERCENT, PREC_MUL, ASSOC_LEFT, AST_BINOP, BIN_MOD},
 };
 
+/* binary_ops' row of each token, 1-based (0: no binary operator), so that
+ * the operator loop, which asks at every operand's end, reads one entry
+ * instead of scanning the rows (translation throughput) */
+static const unsigned char binary_op_row[TOK_COUNT] = {
+    [TOK_ASSIGN] = 1, [TOK_PIPE] = 2, [TOK_COMPOSE] = 3, [TOK_OROR] = 4, [TOK_ANDAND] = 5, [TOK_LT] = 6,
+    [TOK_LE] = 7,     [TOK_GT] = 8,   [TOK_GE] = 9,       [TOK_EQEQ] = 10, [TOK_NE] = 11,   [TOK_PLUS] = 12,
+    [TOK_MINUS] = 13, [TOK_STAR] = 14, [TOK_SLASH] = 15,  [TOK_PERCENT] = 16,
+};
+
+_Static_assert(DPIA_COUNTOF(binary_ops) == 16, "binary_op_row names every row of binary_ops");
+
 static const BinaryOp *binary_op_of(TokKind kind) {
-  for (size_t i = 0; i < DPIA_COUNTOF(binary_ops); i++)
-    if (binary_ops[i].tok == kind) return &binary_ops[i];
-  return NULL;
+  unsigned row = binary_op_row[kind];
+  if (!row) return NULL;
+  ASSERT(binary_ops[row - 1].tok == kind);
+  return &binary_ops[row - 1];
 }
 
 /* ---- tokens ---- */
@@ -306,6 +318,7 @@ void parser_check_binder(Parser *p, Sym name, Span at_span) {
 
 static Ast *new_ast(Parser *p, AstKind kind, uint32_t begin) {
   Ast *e = NEW(p->arena, Ast);
+  p->nodes++;
   e->kind = kind;
   e->span = parser_span_from(p, begin);
   return e;
@@ -321,6 +334,7 @@ static Ast *placeholder(Parser *p) {
 
 static TypeAst *new_type(Parser *p, TypeAstKind kind, uint32_t begin) {
   TypeAst *t = NEW(p->arena, TypeAst);
+  p->nodes++;
   t->kind = kind;
   t->span = parser_span_from(p, begin);
   t->vec_width = 1;
@@ -329,6 +343,7 @@ static TypeAst *new_type(Parser *p, TypeAstKind kind, uint32_t begin) {
 
 static SizeAst *new_size(Parser *p, SizeAstKind kind, uint32_t begin) {
   SizeAst *s = NEW(p->arena, SizeAst);
+  p->nodes++;
   s->kind = kind;
   s->span = parser_span_from(p, begin);
   return s;
@@ -1127,10 +1142,19 @@ Program *parse_program_deep(Arena *a, Interner *in, Diag *diag, const Source *sr
   Vec decls = {0};
   while (!parser_at(p, TOK_EOF)) {
     if (parser_at(p, TOK_KW_DEF) || parser_at(p, TOK_KW_KERNEL) || parser_at(p, TOK_KW_PIPELINE) || parser_at(p, TOK_KW_FOREIGN)) {
+      uint64_t nodes_before = p->nodes;
       Decl *d = parse_decl(p);
       if (!p->failed) {
         ASSERT(d && p->depth == 0);
-        if (decl_within_depth(&p->depth_walk, p->diag, d, p->max_depth)) vec_push(a, &decls, d);
+        /* The nodes on a path from a root of the declaration to a node at
+         * depth k are k + 1 distinct nodes made by this parse (new_ast,
+         * new_type, new_size: the trees are acyclic, built bottom-up),
+         * so a declaration of at most max_depth + 1 nodes is within the
+         * limit without the walk (translation throughput: a program's
+         * whole tree walked again). */
+        if (p->nodes - nodes_before <= (uint64_t)p->max_depth + 1 ||
+            decl_within_depth(&p->depth_walk, p->diag, d, p->max_depth))
+          vec_push(a, &decls, d);
         continue;
       }
     } else {

@@ -34,6 +34,7 @@ typedef struct Parser {
   DepthWalk depth_walk;   /* the finished trees' depth check (tree_depth.c), reused */
   PrimMemo *prim_memo;    /* open addressing, a power of two in size */
   uint32_t prim_memo_cap, prim_memo_count;
+  uint64_t nodes;          /* Ast, TypeAst and SizeAst nodes made (parse_program_deep) */
 } Parser;
 
 /* tokens */

@@ -11,6 +11,7 @@
  * nothing, and `dpia check -v` lists the program's own declarations. */
 #include "check.h"
 
+#include <pthread.h>
 #include <string.h>
 
 /* slide2D s t: [n][m]d -> [..][..][s][s]d, windows indexed like the input
@@ -66,7 +67,7 @@ static const char *const prelude_names[] = {"slide2D",  "slide3D",     "padClamp
                                             "padCst2D", "padCst3D",    "zip2D",      "splitPad",
                                             "mapPad",   "mapPadClamp", "tileIndices"};
 enum { NPRELUDE = sizeof prelude_names / sizeof prelude_names[0] };
-/* the lengths of the shortest and longest names (prelude_add checks them) */
+/* the lengths of the shortest and longest names (check_names checks them: prelude_lengths holds them) */
 enum { PRELUDE_SHORTEST = sizeof "zip2D" - 1, PRELUDE_LONGEST = sizeof "mapPadClamp" - 1 };
 
 static bool ident_char(char ch) {
@@ -76,26 +77,80 @@ static bool ident_char(char ch) {
   return c < 64 ? (low >> c) & 1 : c < 128 && ((high >> (c - 64)) & 1);
 }
 
+/* Each name's length, found once per process with the names' check
+ * (check_names, below), read-only after. */
+static unsigned char prelude_lengths[NPRELUDE];
+
+/* Whether the word of n letters at word is a prelude name (marked in named). */
+static void mark_name(const char *word, size_t n, bool named[NPRELUDE]) {
+  for (int i = 0; i < NPRELUDE; i++)
+    if (prelude_lengths[i] == n && prelude_names[i][0] == word[0] && memcmp(prelude_names[i], word, n) == 0)
+      named[i] = true;
+}
+
+/* Whether any of the 8 bytes of w is an upper-case ASCII letter: for a byte
+ * b, (b | 0x80) - 'A' keeps bit 7 exactly when b >= 'A' (no borrow crosses
+ * into the next byte, whose bit 7 is set), likewise for 'Z' + 1; a byte
+ * with bit 7 set (UTF-8) counts as no letter. */
+static bool has_upper(uint64_t w) {
+  const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
+  uint64_t at_least_a = (w | high) - 'A' * ones, past_z = (w | high) - ('Z' + 1) * ones;
+  return (at_least_a & ~past_z & ~w & high) != 0;
+}
+
 /* Which prelude names the text has as whole words (maximal runs of
- * ident_char), in one pass over it: a mention in a comment counts too (the
- * def is then checked but changes nothing).  One pass rather than one
- * search a name: the searches for names beginning with s, m, p or t
- * stopped at most of a program's letters (translation throughput). */
+ * ident_char): a mention in a comment counts too (the def is then checked
+ * but changes nothing).  Every prelude name has an upper-case letter
+ * (check_names checks it), so only the words around the text's upper-case
+ * letters are looked at, found 8 bytes at a time: a program has few of
+ * them, and the per-byte scan of every word was the parser's largest
+ * cost after the lexer's (translation throughput, BENCHMARKS.md). */
 static void mentions(const Source *src, bool named[NPRELUDE]) {
   for (int i = 0; i < NPRELUDE; i++) named[i] = false;
-  for (const char *p = src->text, *end = src->text + src->len; p < end;) {
-    if (!ident_char(*p)) {
+  const char *text = src->text, *end = src->text + src->len;
+  for (const char *p = text; p < end;) {
+    if (end - p >= 8) {
+      uint64_t w;
+      memcpy(&w, p, sizeof w);
+      if (!has_upper(w)) {
+        p += 8;
+        continue;
+      }
+      while (*p < 'A' || *p > 'Z') p++; /* one of these 8 is */
+    } else if (*p < 'A' || *p > 'Z') {
       p++;
       continue;
     }
+    /* p at an upper-case letter after the words looked at: its word */
     const char *word = p;
-    while (p < end && ident_char(*p)) p++;
-    size_t n = (size_t)(p - word);
-    if (n < PRELUDE_SHORTEST || n > PRELUDE_LONGEST) continue;
-    for (int i = 0; i < NPRELUDE; i++)
-      if (prelude_names[i][0] == word[0] && strncmp(prelude_names[i], word, n) == 0 && prelude_names[i][n] == '\0')
-        named[i] = true;
+    while (word > text && ident_char(word[-1])) word--;
+    const char *after = p + 1;
+    while (after < end && ident_char(*after)) after++;
+    mark_name(word, (size_t)(after - word), named);
+    p = after;
   }
+}
+
+static bool has_upper_letter(const char *name) {
+  for (; *name; name++)
+    if (*name >= 'A' && *name <= 'Z') return true;
+  return false;
+}
+
+/* Whether the names have the lengths and letters mentions relies on,
+ * found once per process (the names are constants; as prims.c builds its
+ * name index), read-only after; prelude_add reports it otherwise. */
+static bool names_fit;
+static pthread_once_t names_checked = PTHREAD_ONCE_INIT;
+
+static void check_names(void) {
+  bool fit = true;
+  for (int i = 0; i < NPRELUDE; i++) {
+    size_t n = strlen(prelude_names[i]);
+    fit = fit && n >= PRELUDE_SHORTEST && n <= PRELUDE_LONGEST && has_upper_letter(prelude_names[i]);
+    prelude_lengths[i] = (unsigned char)n;
+  }
+  names_fit = fit;
 }
 
 static bool declares(const Program *prog, const char *name) {
@@ -107,11 +162,10 @@ static bool declares(const Program *prog, const char *name) {
 void prelude_add(Arena *a, Interner *in, Diag *diag, Program *prog) {
   bool wanted[NPRELUDE];
   int nwanted = 0;
-  for (int i = 0; i < NPRELUDE; i++) {
-    size_t n = strlen(prelude_names[i]);
-    if (n < PRELUDE_SHORTEST || n > PRELUDE_LONGEST)
-      INTERNAL("prelude name %s is not of %d to %d letters", prelude_names[i], PRELUDE_SHORTEST, PRELUDE_LONGEST);
-  }
+  pthread_once(&names_checked, check_names);
+  if (!names_fit)
+    INTERNAL("a prelude name is not of %d to %d letters or has no upper-case letter (mentions)", PRELUDE_SHORTEST,
+             PRELUDE_LONGEST);
   mentions(prog->src, wanted);
   for (int i = 0; i < NPRELUDE; i++) {
     wanted[i] = wanted[i] && !declares(prog, prelude_names[i]);

@@ -62,7 +62,10 @@ typedef struct Uses {
 
 /* The construct whose argument is being checked. */
 typedef struct Context {
-  const char *name; /* "parfor", "mapILocal", a def's name, for messages; NULL at top */
+  /* the function applied, whose head names the context in messages
+   * ("parfor", "mapILocal", a def's name: head_name, asked only when one
+   * is reported); NULL at top */
+  const Phrase *fn;
   Span span;
   Prim prim; /* the primitive at its head; PRIM_COUNT when it is none */
 } Context;
@@ -237,13 +240,14 @@ static void require_passive(Scir *s, Uses *u, Context ctx, const char *what, con
     }
     u->items[i--] = u->items[--u->n];
     s->ok = false;
-    if (ctx.name) {
+    const char *name = ctx.fn ? head_name(s->arena, ctx.fn) : NULL;
+    if (name) {
       diag_error(s->diag, ERR_ACTIVE_IN_PASSIVE, x->span,
                  "'%s' is used actively inside the body of a '%s', whose body must be passive", x->binder->name,
-                 ctx.name);
+                 name);
       diag_note(s->diag, ctx.span,
                 "the %s of this '%s' may write only through the acceptor it is given (SCIR Promote, paper Figure 3)",
-                what, ctx.name);
+                what, name);
     } else {
       diag_error(s->diag, ERR_ACTIVE_IN_PASSIVE, x->span,
                  "'%s' is used actively inside a function that must be passive", x->binder->name);
@@ -1068,7 +1072,7 @@ static void usage_app(Scir *s, const Phrase *p, Uses *out) {
     while (h->kind == PH_APP) h = h->fst;
     if (is_new_prim(h)) vec_push(s->arena, &s->temporaries, p->snd->lam_binder);
   }
-  Context inner = {head_name(s->arena, p->fst), head_span(p->fst), head_prim(p->fst)};
+  Context inner = {p->fst, head_span(p->fst), head_prim(p->fst)};
   usage(s, p->fst, inner, &fu);
   usage(s, p->snd, inner, &au);
 

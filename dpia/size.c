@@ -104,6 +104,29 @@ static bool mul_sizes(Arena *arena, Size a, Size b, Size *out) {
   return !pc.overflow;
 }
 
+/* a times the constant num/den (lowest terms, den > 0) into *out, each
+ * term's coefficient multiplied at once and reduced by the two cross gcds
+ * (both fractions are in lowest terms, so the product is): a constant
+ * factor keeps every monomial and so the terms' order, and the product
+ * through poly_mul is this very size whenever no coefficient leaves int64.
+ * False (nothing made) when one would, or for 0: then poly_mul's general
+ * product, which reduces in 128 bits, decides (translation throughput: a
+ * metavariable's scaled value, 4*?n == N solved as N/4, and a term k*?n
+ * whose ?n is replaced). */
+static bool scale_size(Arena *arena, Size a, int64_t num, int64_t den, Size *out) {
+  if (num == 0 || a.nterms == 0 || a.nterms > SIZE_MAX_TERMS) return false;
+  SizeTerm *terms = NEWARRAY(arena, SizeTerm, a.nterms);
+  for (int i = 0; i < a.nterms; i++) {
+    const SizeTerm *t = &a.terms[i];
+    int64_t g1 = poly_gcd(t->num, den), g2 = poly_gcd(num, t->den), n, d;
+    if (__builtin_mul_overflow(t->num / g1, num / g2, &n) || __builtin_mul_overflow(t->den / g2, den / g1, &d))
+      return false;
+    terms[i] = (SizeTerm){n, d, t->nfactors, t->factors};
+  }
+  *out = (Size){a.nterms, terms};
+  return true;
+}
+
 /* 1/t for a single non-zero term. */
 static bool invert_term(Arena *arena, const SizeTerm *t, SizeTerm *out) {
   ASSERT(t->num != 0);
@@ -242,8 +265,12 @@ static bool subst_sizes_by(Arena *arena, Size a, const Subst *s, Size *out, bool
     }
     SizeTerm rest = {t->num, t->den, nkept, nkept > 0 ? kept : NULL};
     if (!touched) piece = (Size){1, (SizeTerm *)t};
-    else if (!(nkept == 0 && t->num == 1 && t->den == 1) && !mul_sizes(arena, single_term(arena, rest), piece, &piece))
+    else if (nkept == 0 && t->num == 1 && t->den == 1) {
+      /* 1 * piece is piece */
+    } else if (!(nkept == 0 && scale_size(arena, piece, t->num, t->den, &piece)) &&
+               !mul_sizes(arena, single_term(arena, rest), piece, &piece)) {
       return false;
+    }
     if (!add_sizes(arena, sum, piece, &sum)) return false;
   }
   *out = sum;
@@ -565,10 +592,6 @@ static Sym find_var(Size a, SizeVarPred pred, const void *user) {
 
 static bool is_sym(const void *user, Sym v) { return v == (Sym)user; }
 static bool has_name(const void *user, Sym v) { return strcmp(v, (const char *)user) == 0; }
-static bool is_meta(const void *user, Sym v) {
-  (void)user;
-  return v[0] == '?';
-}
 
 bool size_has_var(Size a, Sym v) { return find_var(a, is_sym, v) != NULL; }
 
@@ -583,7 +606,26 @@ Sym size_lone_var(Size a) {
   return size_factor_var(&t->factors[0]);
 }
 
-Sym size_first_meta(Size a) { return find_var(a, is_meta, NULL); }
+/* find_var with the test v[0] == '?' written in, not called through a
+ * pointer at every variable: the checker asks it of most sizes it zonks
+ * (translation throughput) */
+Sym size_first_meta(Size a) {
+  for (int i = 0; i < a.nterms; i++) {
+    for (int j = 0; j < a.terms[i].nfactors; j++) {
+      const SizeAtom *x = size_factor_atom(&a.terms[i].factors[j]);
+      Sym found = NULL;
+      switch (x->kind) {
+      case SIZE_ATOM_VAR: found = x->var[0] == '?' ? x->var : NULL; break;
+      case SIZE_ATOM_FLOOR:
+        found = size_first_meta(x->num);
+        if (!found) found = size_first_meta(x->den);
+        break;
+      }
+      if (found) return found;
+    }
+  }
+  return NULL;
+}
 
 Sym size_first_var_where(Size a, SizeVarPred pred, const void *user) { return find_var(a, pred, user); }
 
@@ -738,6 +780,7 @@ bool size_solve_difference(SizeCtx *sc, Size difference, Sym m, Size *out) {
 }
 
 bool size_solve_scaled(SizeCtx *sc, int64_t num, int64_t den, Size other, Size *out) {
+  if (num != INT64_MIN && scale_size(sc->arena, other, num < 0 ? -den : den, num < 0 ? -num : num, out)) return true;
   SizeTerm k = {num, den, 0, NULL}, inverse;
   return invert_term(sc->arena, &k, &inverse) && mul_sizes(sc->arena, other, single_term(sc->arena, inverse), out);
 }

@@ -168,14 +168,10 @@ DataType *dt_meta(TypeCtx *tc, MetaClass cls, Span origin) {
   m->id = ++tc->next_meta;
   m->cls = cls;
   m->origin = origin;
+  vec_push(tc->arena, &tc->metas, m);
   DataType *t = NEW(tc->arena, DataType);
   t->kind = DT_META;
   t->meta = m;
-  return t;
-}
-
-DataType *dt_resolve(DataType *t) {
-  while (t && t->kind == DT_META && t->meta->solution) t = t->meta->solution;
   return t;
 }
 

@@ -84,6 +84,8 @@ typedef struct TypeCtx {
   Arena *arena;
   SizeCtx sizes;
   int next_meta;
+  Vec metas; /* every DataMeta made (dt_meta): the checker defaults literal
+                types only when one could be (unify.c, finish_decl) */
   int next_binder; /* ids of binders (phrase.h), unique per translation */
   int norm_runs;   /* normalisations so far (Phrase.normal_run) */
   long norm_reach; /* the last one's phrases walked and made: a bound on the
@@ -132,7 +134,12 @@ bool dt_has_deparray(const DataType *t);
 DataType *dt_var(TypeCtx *tc, Sym name);
 DataType *dt_meta(TypeCtx *tc, MetaClass cls, Span origin);
 /* follow solved metavariables (not inside sub-terms) */
-DataType *dt_resolve(DataType *t);
+/* inline: the checker resolves at every step of its walks over types
+ * (translation throughput) */
+static inline DataType *dt_resolve(DataType *t) {
+  while (t && t->kind == DT_META && t->meta->solution) t = t->meta->solution;
+  return t;
+}
 bool dt_is_numeric(const DataType *t); /* resolved scalar int/float/double, any width */
 bool dt_is_floating(const DataType *t);
 

@@ -62,7 +62,9 @@ static SizeMeta *lone_solved_meta(Checker *c, Size s) {
 /* zonk_size, and whether its result is lasting (ZonkMemo) */
 static Size zonk_size_at(Checker *c, Size s, bool *lasting) {
   *lasting = true;
-  if (s.nterms == 0) return s;
+  /* a constant (a vector width, a chunk) is its own zonk, without the
+   * memo's lookup */
+  if (s.nterms == 0 || (s.nterms == 1 && s.terms[0].nfactors == 0)) return s;
   ZonkMemo *memo = c->zonk_memo;
   size_t h = ((uintptr_t)s.terms >> 4) * 31 + (size_t)s.nterms;
   h = (h ^ (h >> 9)) % ZONK_MEMO_SIZE;
@@ -100,18 +102,31 @@ static Size zonk_size(Checker *c, Size s) {
   return zonk_size_at(c, s, &lasting);
 }
 
-/* is_solved_meta's question, and whether it met a metavariable not solved */
-typedef struct SolvedQuery {
-  Checker *c;
-  bool met_unsolved;
-} SolvedQuery;
-
-static bool is_solved_meta(const void *user, Sym v) {
-  if (v[0] != '?') return false;
-  SolvedQuery *q = (SolvedQuery *)user;
-  if (find_size_meta(q->c, v)->solved) return true;
-  q->met_unsolved = true;
-  return false;
+/* The first variable of s (in the order of size_vars, floor atoms
+ * included) that is a solved metavariable, or NULL; *met_unsolved is set
+ * if a metavariable not solved comes before it (or anywhere, when none
+ * is solved).  size_first_var_where's walk with the test written in, not
+ * called through a pointer at every variable (translation throughput). */
+static Sym first_solved_meta(Checker *c, Size s, bool *met_unsolved) {
+  for (int i = 0; i < s.nterms; i++) {
+    for (int j = 0; j < s.terms[i].nfactors; j++) {
+      const SizeAtom *x = size_factor_atom(&s.terms[i].factors[j]);
+      Sym found = NULL;
+      switch (x->kind) {
+      case SIZE_ATOM_VAR:
+        if (x->var[0] != '?') break;
+        if (find_size_meta(c, x->var)->solved) found = x->var;
+        else *met_unsolved = true;
+        break;
+      case SIZE_ATOM_FLOOR:
+        found = first_solved_meta(c, x->num, met_unsolved);
+        if (!found) found = first_solved_meta(c, x->den, met_unsolved);
+        break;
+      }
+      if (found) return found;
+    }
+  }
+  return NULL;
 }
 
 /* The solved metavariables replaced one at a time, the first (in the order
@@ -121,10 +136,10 @@ static bool is_solved_meta(const void *user, Sym v) {
  * last scans all of the result), so solving more cannot change a step and
  * the result holds from now on (ZonkMemo). */
 static Size zonk_size_now(Checker *c, Size s, bool *lasting) {
-  SolvedQuery q = {c, false};
+  bool met_unsolved = false;
   for (int guard = 0; guard < 10000; guard++) {
-    Sym v = size_first_var_where(s, is_solved_meta, &q);
-    *lasting = !q.met_unsolved;
+    Sym v = first_solved_meta(c, s, &met_unsolved);
+    *lasting = !met_unsolved;
     if (!v) return s;
     Size out;
     if (!size_subst(&c->tc->sizes, s, v, find_size_meta(c, v)->value, &out)) {
@@ -921,6 +936,18 @@ static bool settle_conversion_cycles(Checker *c) {
   return progress;
 }
 
+/* Whether any data metavariable of the context could be defaulted: one
+ * not solved, of class numeric or floating (default_metas_in).  Without
+ * one, default_tree's walk of the whole tree changes nothing, as after
+ * most programs' inference (translation throughput). */
+static bool defaultable_metas(const TypeCtx *tc) {
+  for (int i = 0; i < tc->metas.len; i++) {
+    const DataMeta *m = tc->metas.items[i];
+    if (!m->solution && m->cls != MC_ANY) return true;
+  }
+  return false;
+}
+
 static void default_tree(Checker *c, Phrase *p) {
   if (p->type->kind == PT_EXP) default_metas_in(c, p->type->data);
   switch (p->kind) {
@@ -1108,6 +1135,92 @@ static void check_bounds_meet(Checker *c, const Vec *pre) {
   }
 }
 
+/* One requirement r, its size s zonked, the i-th of c->reqs: its errors
+ * reported, its preconditions added to pre. */
+static void settle_requirement(Checker *c, Vec *pre, const Requirement *r, int i, Size s) {
+  if (size_first_meta(s)) return; /* reported as "cannot infer" */
+  int64_t v;
+  if (r->kind == REQ_POSITIVE) {
+    if (size_const_value(s, &v)) {
+      if (v < 1)
+        check_error(c, ERR_SIZE_TOO_SMALL, r->span, "%s needs a size of at least 1, found %lld", r->what,
+                    (long long)v);
+    } else {
+      /* s >= 1 as num >= den, e.g. N/64 >= 1 is N >= 64 */
+      Size num, den;
+      fraction_of(c, s, &num, &den);
+      /* ceil(N/64) + 1 >= 1 needs no check */
+      if (!size_provably_at_least(&c->tc->sizes, num, den)) add_precond(c, pre, PRECOND_AT_LEAST, num, den, r->span);
+    }
+    return;
+  }
+  Size num, den;
+  fraction_of(c, s, &num, &den);
+  if (!check_overflow(c, r->span)) return;
+  if (size_const_value(num, &v)) {
+    int64_t d;
+    if (!size_const_value(den, &d)) {
+      /* 1024/C (split C of a [1024] array, C a nat or tune parameter):
+       * C must divide 1024 (tests/check/accept_v/tune_params.dpia) */
+      if (v < 0)
+        check_error(c, ERR_SIZE_NEGATIVE, r->span, "size %s is negative", size_str(c, s));
+      else
+        add_precond(c, pre, PRECOND_DIVIDES, num, den, r->span);
+      return;
+    }
+    if (v % d != 0)
+      check_error(c, ERR_SIZE_NOT_WHOLE, r->span, "size %s is not a whole number: %lld is not divisible by %lld",
+                  size_str(c, s), (long long)v, (long long)d);
+    else if (v < 0)
+      check_error(c, ERR_SIZE_NEGATIVE, r->span, "size %s is negative", size_str(c, s));
+    return;
+  }
+  int64_t d;
+  if (!(size_const_value(den, &d) && d == 1)) {
+    Size rest = reduce_mod(c, num, den);
+    int64_t k;
+    if (size_const_value(den, &d) && size_always_divisible(c->arena, rest, d)) {
+      /* N*(N + 1)/2: whole for every N, no precondition */
+    } else if (size_const_value(den, &d) && size_const_value(rest, &k)) {
+      /* (4*N + 3)/4: the symbolic part divides, the constant never does */
+      bool reported = false; /* once per size, at its first use */
+      for (int j = 0; j < i && !reported; j++) {
+        const Requirement *q = c->reqs.items[j];
+        reported = q->kind == REQ_NATURAL && size_eq(zonk_size(c, q->size), s);
+      }
+      if (k % d != 0) {
+        if (!reported)
+          check_error(c, ERR_SIZE_NOT_WHOLE, r->span,
+                      "size %s is never a whole number: %lld is not divisible by %lld, whatever the sizes",
+                      size_str(c, s), (long long)k, (long long)d);
+        return;
+      }
+    } else {
+      add_precond(c, pre, PRECOND_DIVIDES, rest, den, r->span);
+    }
+  }
+  /* non-negativity: positive terms >= negated negative terms */
+  Size pos = {0}, neg = {0};
+  bool has_neg = false;
+  for (int t = 0; t < num.nterms; t++) {
+    Size term = {1, &num.terms[t]}; /* num outlives term */
+    if (num.terms[t].num < 0) {
+      neg = size_sub(&c->tc->sizes, neg, term);
+      has_neg = true;
+    } else {
+      pos = size_add(&c->tc->sizes, pos, term);
+    }
+  }
+  if (has_neg) {
+    if (size_is_zero(pos)) {
+      check_error(c, ERR_SIZE_NEGATIVE, r->span, "size %s is negative", size_str(c, s));
+      return;
+    }
+    /* 64*ceil(N/64) - N is natural by the facts of ceil (size.h) */
+    if (!size_provably_at_least(&c->tc->sizes, pos, neg)) add_precond(c, pre, PRECOND_AT_LEAST, pos, neg, r->span);
+  }
+}
+
 /* Settle the requirements of a declaration: constant ones are decided now,
  * symbolic ones become preconditions (spec section 3). */
 static void settle_requirements(Checker *c, DefInfo *def) {
@@ -1117,100 +1230,43 @@ static void settle_requirements(Checker *c, DefInfo *def) {
   def->nreqs = 0;
   def->req_sizes = NEWARRAY(c->arena, Size, c->reqs.len);
   def->req_positive = NEWARRAY(c->arena, bool, c->reqs.len);
+  /* each requirement's first of the same kind and size (itself if none
+   * before), and each distinct one's first */
+  int *first_of = NEWARRAY(c->arena, int, c->reqs.len > 0 ? c->reqs.len : 1);
+  int *first_req = NEWARRAY(c->arena, int, c->reqs.len > 0 ? c->reqs.len : 1);
   for (int i = 0; i < c->reqs.len; i++) {
     Requirement *r = c->reqs.items[i];
     Size s = zonk_size(c, r->size);
-    bool positive = r->kind == REQ_POSITIVE, seen = false;
-    for (int j = 0; j < def->nreqs && !seen; j++)
-      seen = def->req_positive[j] == positive && size_eq(def->req_sizes[j], s);
-    if (seen) continue;
+    bool positive = r->kind == REQ_POSITIVE;
+    int seen = -1;
+    for (int j = 0; j < def->nreqs && seen < 0; j++)
+      if (def->req_positive[j] == positive && size_eq(def->req_sizes[j], s)) seen = j;
+    if (seen >= 0) {
+      first_of[i] = first_req[seen];
+      continue;
+    }
+    first_of[i] = first_req[def->nreqs] = i;
     def->req_sizes[def->nreqs] = s;
     def->req_positive[def->nreqs++] = positive;
   }
+  /* A requirement of the same kind and size as one before it (a
+   * primitive's instance requires its sizes natural, and the next one
+   * requires the same again: 6 of a search variant's 14) adds nothing
+   * once the first was settled without a diagnostic or an overflow: the
+   * same size gives the same fraction and the same preconditions, which
+   * add_precond finds there already (equal, or merged into one that says
+   * them: an lcm or a maximum, whose span a repeat leaves as it is).  A
+   * first that reported something is repeated, so that every message
+   * stays (translation throughput). */
+  bool *clean = NEWARRAY(c->arena, bool, c->reqs.len > 0 ? c->reqs.len : 1);
   for (int i = 0; i < c->reqs.len; i++) {
     Requirement *r = c->reqs.items[i];
+    if (first_of[i] != i && clean[first_of[i]]) continue;
     Size s = zonk_size(c, r->size);
-    if (size_first_meta(s)) continue; /* reported as "cannot infer" */
-    int64_t v;
-    if (r->kind == REQ_POSITIVE) {
-      if (size_const_value(s, &v)) {
-        if (v < 1)
-          check_error(c, ERR_SIZE_TOO_SMALL, r->span, "%s needs a size of at least 1, found %lld", r->what,
-                      (long long)v);
-      } else {
-        /* s >= 1 as num >= den, e.g. N/64 >= 1 is N >= 64 */
-        Size num, den;
-        fraction_of(c, s, &num, &den);
-        /* ceil(N/64) + 1 >= 1 needs no check */
-        if (!size_provably_at_least(&c->tc->sizes, num, den)) add_precond(c, &pre, PRECOND_AT_LEAST, num, den, r->span);
-      }
-      continue;
-    }
-    Size num, den;
-    fraction_of(c, s, &num, &den);
-    if (!check_overflow(c, r->span)) continue;
-    if (size_const_value(num, &v)) {
-      int64_t d;
-      if (!size_const_value(den, &d)) {
-        /* 1024/C (split C of a [1024] array, C a nat or tune parameter):
-         * C must divide 1024 (tests/check/accept_v/tune_params.dpia) */
-        if (v < 0)
-          check_error(c, ERR_SIZE_NEGATIVE, r->span, "size %s is negative", size_str(c, s));
-        else
-          add_precond(c, &pre, PRECOND_DIVIDES, num, den, r->span);
-        continue;
-      }
-      if (v % d != 0)
-        check_error(c, ERR_SIZE_NOT_WHOLE, r->span, "size %s is not a whole number: %lld is not divisible by %lld",
-                    size_str(c, s), (long long)v, (long long)d);
-      else if (v < 0)
-        check_error(c, ERR_SIZE_NEGATIVE, r->span, "size %s is negative", size_str(c, s));
-      continue;
-    }
-    int64_t d;
-    if (!(size_const_value(den, &d) && d == 1)) {
-      Size rest = reduce_mod(c, num, den);
-      int64_t k;
-      if (size_const_value(den, &d) && size_always_divisible(c->arena, rest, d)) {
-        /* N*(N + 1)/2: whole for every N, no precondition */
-      } else if (size_const_value(den, &d) && size_const_value(rest, &k)) {
-        /* (4*N + 3)/4: the symbolic part divides, the constant never does */
-        bool reported = false; /* once per size, at its first use */
-        for (int j = 0; j < i && !reported; j++) {
-          const Requirement *q = c->reqs.items[j];
-          reported = q->kind == REQ_NATURAL && size_eq(zonk_size(c, q->size), s);
-        }
-        if (k % d != 0) {
-          if (!reported)
-            check_error(c, ERR_SIZE_NOT_WHOLE, r->span,
-                        "size %s is never a whole number: %lld is not divisible by %lld, whatever the sizes",
-                        size_str(c, s), (long long)k, (long long)d);
-          continue;
-        }
-      } else {
-        add_precond(c, &pre, PRECOND_DIVIDES, rest, den, r->span);
-      }
-    }
-    /* non-negativity: positive terms >= negated negative terms */
-    Size pos = {0}, neg = {0};
-    bool has_neg = false;
-    for (int t = 0; t < num.nterms; t++) {
-      Size term = {1, &num.terms[t]}; /* num outlives term */
-      if (num.terms[t].num < 0) {
-        neg = size_sub(&c->tc->sizes, neg, term);
-        has_neg = true;
-      } else {
-        pos = size_add(&c->tc->sizes, pos, term);
-      }
-    }
-    if (has_neg) {
-      if (size_is_zero(pos)) {
-        check_error(c, ERR_SIZE_NEGATIVE, r->span, "size %s is negative", size_str(c, s));
-        continue;
-      }
-      /* 64*ceil(N/64) - N is natural by the facts of ceil (size.h) */
-      if (!size_provably_at_least(&c->tc->sizes, pos, neg)) add_precond(c, &pre, PRECOND_AT_LEAST, pos, neg, r->span);
-    }
+    const Diagnostic *last = c->diag->last;
+    bool overflow = c->tc->sizes.overflow;
+    settle_requirement(c, &pre, r, i, s);
+    clean[i] = !overflow && !c->tc->sizes.overflow && c->diag->last == last;
   }
   drop_implied(c->arena, &pre);
   check_bounds_meet(c, &pre);
@@ -1257,7 +1313,7 @@ void finish_decl(Checker *c, DefInfo *def) {
         while (wake_deferred(c)) {
         }
       mark_awaited(c, true);
-      default_tree(c, def->body);
+      if (defaultable_metas(c->tc)) default_tree(c, def->body);
       mark_awaited(c, false);
     }
   }
