@@ -135,7 +135,7 @@ def valid_at(dpia, src, tmp):
 def stage_points(dpia, root):
     """every point of a pipeline stage's --emit=space translates with -k
     STAGE (issue: gemmAnyPackB at BP=2 was refused, the pipeline gemmAny
-    seeing gemmAnyBlocks' default 8 beside it): each value of each
+    seeing gemmAnyBlocks' default BP, then 8, beside it): each value of each
     parameter with the others at their first, and the values in step; a
     point that breaks a constraint of tune parameters alone is no point of
     the space.  One such point verified, run and checked, and one tuned."""
