@@ -43,7 +43,7 @@
   X(CHUNK_ANY, "C", "the chunk size, which some size is not a multiple of")      \
   X(TILE_ROWS, "RT", "the rows of a register tile")                              \
   X(TILE_COLS, "CT", "the columns of a register tile, the lanes of its vectors") \
-  X(ACCUMULATORS, "A", "the accumulators a sum is folded into, side by side") \
+  X(ACCUMULATORS, "A", "the accumulators a sum is folded into, side by side")    \
   X(ROW_SUMS, "R", "the rows a work-item sums side by side")
 
 typedef enum Slot {
@@ -222,7 +222,8 @@ static const StepId templates[][MAX_TEMPLATE] = {
  * (a map whose function is a loop over a shared array), and left out of
  * the others' spaces it keeps those spaces, and the seed's draw from
  * them, as they were before the step was added; accumulators, where a
- * sum is left after the steps before it (template_applies) */
+ * sum is left after the steps before it, and rowSums, where a map whose
+ * element is such a sum is (template_applies) */
 static const bool step_only_where_applies[STEP_COUNT] = {
     [STEP_VECTORISE_LOOP] = true, [STEP_REGISTER_TILE] = true, [STEP_ACCUMULATORS] = true,
     [STEP_ROW_SUMS] = true};

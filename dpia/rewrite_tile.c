@@ -15,7 +15,11 @@
  * lane computes what the scalar update computed, the row's scalar
  * broadcast.  Code generation keeps such an accumulator, an array built
  * from nothing (padCst of take 0: a view, no memory), in private
- * registers and unrolls its loops (samples/gemm.dpia's kernels). */
+ * registers and unrolls its loops (samples/gemm.dpia's kernels).
+ *
+ * rowTile is registerTile's first half for a map whose element is a sum
+ * beside a shared array (gemv's rows and x): n elements a tile, their n
+ * sums in one loop over the shared array, in the same order as before. */
 #include "rewrite_int.h"
 
 #include <string.h>
