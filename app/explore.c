@@ -43,7 +43,8 @@
   X(CHUNK_ANY, "C", "the chunk size, which some size is not a multiple of")      \
   X(TILE_ROWS, "RT", "the rows of a register tile")                              \
   X(TILE_COLS, "CT", "the columns of a register tile, the lanes of its vectors") \
-  X(ACCUMULATORS, "A", "the accumulators a sum is folded into, side by side")
+  X(ACCUMULATORS, "A", "the accumulators a sum is folded into, side by side")    \
+  X(ROW_SUMS, "R", "the rows a work-item sums side by side")
 
 typedef enum Slot {
 #define X(id, name, doc) SLOT_##id,
@@ -106,6 +107,10 @@ enum { MAX_MOVES = 8 };
   X(ACCUMULATORS, "accumulators", ACCUMULATORS,                                                              \
     "the first sum (after vectoriseSums: the sum of the W-lane vectors) folded into A accumulators side by "   \
     "side, each step A elements, the accumulators added together at the end")                                 \
+  X(ROW_SUMS, "rowSums", ROW_SUMS,                                                                            \
+    "R adjacent elements of the first map whose element is a sum (after vectoriseSums: a row's sum of W-lane " \
+    "vectors) in one tile, their R sums folded in one loop, each step one element of the array beside the "   \
+    "rows and one of each row, R accumulators")                                                                 \
   X(REGISTER_TILE, "registerTile", TILE_ROWS,                                                                 \
     "each work-item an RT x CT tile of the first map of maps whose elements reduce a row and a column: RT "    \
     "rows, CT columns one vector of CT lanes, the RT accumulators in registers; the tiles' rows in "          \
@@ -140,6 +145,7 @@ static const Move step_moves[STEP_COUNT][MAX_MOVES] = {
     [STEP_VECTORISE_SUMS] = {{HOW_ONCE, RULE_VECTORISE, SLOT_WIDTH, 0}, {HOW_ONCE, RULE_REDUCE_LANES, SLOT_WIDTH, 0}},
     [STEP_VECTORISE_LOOP] = {{HOW_ONCE, RULE_VECTORISE_LOOP, SLOT_WIDTH, 0}},
     [STEP_ACCUMULATORS] = {{HOW_ONCE, RULE_ACCUMULATORS, SLOT_ACCUMULATORS, 0}},
+    [STEP_ROW_SUMS] = {{HOW_ONCE, RULE_ROW_TILE, SLOT_ROW_SUMS, 0}},
     [STEP_ROWS] = {{HOW_ONCE, RULE_LOWER_GLOBAL, SLOT_NONE, 1}},
     [STEP_GLOBAL] = {{HOW_ONCE, RULE_LOWER_GLOBAL, SLOT_NONE, 0}},
     [STEP_WORKGROUP] = {{HOW_ONCE, RULE_SPLIT_JOIN, SLOT_GROUP, 0},
@@ -207,6 +213,8 @@ static const StepId templates[][MAX_TEMPLATE] = {
     {STEP_REGISTER_TILE, STEP_WORKGROUP, STEP_COUNT},
     {STEP_VECTORISE_SUMS, STEP_ACCUMULATORS, STEP_GLOBAL, STEP_COUNT},
     {STEP_VECTORISE_SUMS, STEP_ACCUMULATORS, STEP_WORKGROUP, STEP_COUNT},
+    {STEP_VECTORISE_SUMS, STEP_ROW_SUMS, STEP_GLOBAL, STEP_COUNT},
+    {STEP_VECTORISE_SUMS, STEP_ROW_SUMS, STEP_WORKGROUP, STEP_COUNT},
 };
 
 /* Steps whose strategies are in the space only where their first rule
@@ -214,9 +222,11 @@ static const StepId templates[][MAX_TEMPLATE] = {
  * (a map whose function is a loop over a shared array), and left out of
  * the others' spaces it keeps those spaces, and the seed's draw from
  * them, as they were before the step was added; accumulators, where a
- * sum is left after the steps before it (template_applies) */
+ * sum is left after the steps before it, and rowSums, where a map whose
+ * element is such a sum is (template_applies) */
 static const bool step_only_where_applies[STEP_COUNT] = {
-    [STEP_VECTORISE_LOOP] = true, [STEP_REGISTER_TILE] = true, [STEP_ACCUMULATORS] = true};
+    [STEP_VECTORISE_LOOP] = true, [STEP_REGISTER_TILE] = true, [STEP_ACCUMULATORS] = true,
+    [STEP_ROW_SUMS] = true};
 
 /* a step's second slot (SLOT_NONE: it has one at most): a register
  * tile's columns, beside its rows */
@@ -228,8 +238,8 @@ enum { NTEMPLATES = (int)DPIA_COUNTOF(templates) };
  * *_ANY slots, those that some size given is not a multiple of, so that
  * the any-length steps add nothing when every size divides (the plain
  * steps do the same without the padding) */
-static const long long slot_lo[SLOT_COUNT] = {0, 4, 16, 32, 32, 16, 2, 4, 2};
-static const long long slot_hi[SLOT_COUNT] = {0, 16, 8192, 256, 256, 8192, 8, 16, 4};
+static const long long slot_lo[SLOT_COUNT] = {0, 4, 16, 32, 32, 16, 2, 4, 2, 2};
+static const long long slot_hi[SLOT_COUNT] = {0, 16, 8192, 256, 256, 8192, 8, 16, 4, 8};
 static const bool slot_any[SLOT_COUNT] = {[SLOT_GROUP_ANY] = true, [SLOT_CHUNK_ANY] = true};
 
 enum {

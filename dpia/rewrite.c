@@ -524,6 +524,8 @@ static bool computes_any(const Fresh *fr, const Ast *e) {
   return false;
 }
 
+bool rw_computes_any(const Fresh *fr, const Ast *e) { return computes_any(fr, e); }
+
 static Ast *rule_partial_reduce_any(Match *m, const Spine *s) {
   Arena *a = m->fr->arena;
   const Fresh *fr = m->fr;
@@ -796,6 +798,7 @@ static Ast *rule_match(Match *m, RuleId rule) {
   case RULE_VECTORISE_LOOP: return rule_vectorise_loop(m, &s);
   case RULE_REGISTER_TILE: return rule_register_tile(m, &s);
   case RULE_VECTORISE_TILE: return rule_vectorise_tile(m, &s);
+  case RULE_ROW_TILE: return rule_row_tile(m, &s);
   case RULE_FUSE_REDUCE_MAP: {
     Spine in;
     bool red = (rw_head_is(&s, PRIM_REDUCE) || rw_head_is(&s, PRIM_REDUCE_SEQ)) && s.nargs == 3;

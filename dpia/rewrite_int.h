@@ -76,5 +76,9 @@ bool rw_soa_element(const Match *m, const Ast *xs);
 /* registerTile and vectoriseTile (rewrite_tile.c) */
 Ast *rule_register_tile(Match *m, const Spine *s);
 Ast *rule_vectorise_tile(Match *m, const Spine *s);
+/* rowTile (rewrite_tile.c): n rows of a map whose element is a sum */
+Ast *rule_row_tile(Match *m, const Spine *s);
+/* e computes something (a computing primitive, or a declaration) */
+bool rw_computes_any(const Fresh *fr, const Ast *e);
 
 #endif

@@ -1,4 +1,4 @@
-/* rewrite_tile.c: the rules registerTile and vectoriseTile (rules.h;
+/* rewrite_tile.c: the rules registerTile, vectoriseTile and rowTile (rules.h;
  * docs/language.md section 21): register tiles of a map of maps whose
  * elements are reductions over a row and a column, as the hand-written
  * mmBlock of samples/mm_vec.dpia computes a matrix product.
@@ -15,7 +15,11 @@
  * lane computes what the scalar update computed, the row's scalar
  * broadcast.  Code generation keeps such an accumulator, an array built
  * from nothing (padCst of take 0: a view, no memory), in private
- * registers and unrolls its loops (samples/gemm.dpia's kernels). */
+ * registers and unrolls its loops (samples/gemm.dpia's kernels).
+ *
+ * rowTile is registerTile's first half for a map whose element is a sum
+ * beside a shared array (gemv's rows and x): n elements a tile, their n
+ * sums in one loop over the shared array, in the same order as before. */
 #include "rewrite_int.h"
 
 #include <string.h>
@@ -255,4 +259,156 @@ Ast *rule_vectorise_tile(Match *m, const Spine *s) {
                    rw_mk_prim(a, PRIM_AS_SCALAR, 0, at),
                    rw_mk_sized(a, PRIM_SPLIT, (SizeAst *)n, at)};
   return rw_mk_stages(a, (Ast *)split.args[0], stages, 6);
+}
+
+/* ---- rowTile ---- */
+
+enum { MAX_VIEW_CHAIN = 16 };
+
+/* e is a view of the variable x alone: x, fst, snd, .1, .2 or asVector
+ * of such (a row of the element, read as vectors after vectoriseSums),
+ * so that the map of it over a tile's rows and its transpose compute
+ * nothing */
+static bool view_of(const Ast *e, Sym x, int depth) {
+  if (depth >= MAX_VIEW_CHAIN) return false;
+  if (e->kind == AST_VAR) return e->name == x;
+  if (e->kind == AST_PROJ) return (e->proj == 1 || e->proj == 2) && view_of(e->lhs, x, depth + 1);
+  Spine s = rw_spine_of(e);
+  return (rw_head_is(&s, PRIM_FST) || rw_head_is(&s, PRIM_SND) || rw_head_is(&s, PRIM_AS_VECTOR)) && s.nargs == 1 &&
+         view_of(s.args[0], x, depth + 1);
+}
+
+/* the stages map h1, ..., map hk of a view_of P x = hk (... (h1 x)),
+ * innermost first (.1 and .2 as fst and snd); their number */
+static int view_chain(Arena *a, const Ast *e, Ast **out, Span at) {
+  if (e->kind == AST_VAR) return 0;
+  Ast *h;
+  const Ast *inner;
+  if (e->kind == AST_PROJ) {
+    h = rw_mk_prim(a, e->proj == 1 ? PRIM_FST : PRIM_SND, 0, at);
+    inner = e->lhs;
+  } else {
+    Spine s = rw_spine_of(e);
+    h = (Ast *)s.head;
+    inner = s.args[0];
+  }
+  int n = view_chain(a, inner, out, at);
+  out[n] = rw_mk_app(a, rw_mk_prim(a, PRIM_MAP, 0, at), h, false);
+  return n + 1;
+}
+
+/* the first reduce applied to its array in e, in preorder, reached
+ * through no lambda or let (a binder between the element's lambda and
+ * the reduction would be free in it once the reduction leaves the
+ * lambda) */
+static const Ast *first_reduce(const Ast *e) {
+  if (rw_is_app_of(e, PRIM_REDUCE, 3, NULL)) return e;
+  if (e->kind == AST_LAMBDA || e->kind == AST_LET) return NULL;
+  for (int i = 0; i < rw_nchildren(e); i++) {
+    const Ast *r = first_reduce(rw_child(e, i));
+    if (r) return r;
+  }
+  return NULL;
+}
+
+/* e with the node old (the same pointer) replaced by v */
+static Ast *replace_node(Arena *a, const Ast *e, const Ast *old, Ast *v) {
+  if (e == old) return v;
+  Ast *n = (Ast *)e;
+  for (int i = 0; i < rw_nchildren(e); i++) {
+    Ast *c = replace_node(a, rw_child(e, i), old, v);
+    if (c != rw_child(e, i)) n = rw_with_child(a, n, i, c);
+  }
+  return n;
+}
+
+/* map (\x -> C[zip (P x) ys |> map g |> reduce f z]) xs
+ *   = xs |> split n
+ *        |> map (\xt -> zip ys (xt |> map (\x -> P x) |> transpose)
+ *             |> reduce (\p acc -> zip (snd p) acc |> map (\q -> f (g (fst q, fst p)) (snd q)))
+ *                       (ys |> take 0 |> padCst n 0 z)
+ *             |> zip xt
+ *             |> map (\r -> C[snd r] with x := fst r))
+ *        |> join
+ * Row i of tile t is x_(t*n+i): step k of the one loop reads ys[k] once
+ * and P(x_i)[k] of each of the n rows, accumulator i folds g (P(x_i)[k],
+ * ys[k]) by f from z in the order the row's own reduction did, so the
+ * rule is sound for any f and z, as registerTile (nothing is regrouped);
+ * then each row's context C takes its sum.  (zip ys (P x) is the same
+ * with the pair's halves swapped.)  samples/gemv_vec.dpia, gemvVecRows:
+ * R rows of float16 side by side, R float16 accumulators. */
+Ast *rule_row_tile(Match *m, const Spine *s) {
+  Arena *a = m->fr->arena;
+  const Fresh *fr = m->fr;
+  const Ast *fx = s->nargs == 2 && rw_head_is(s, PRIM_MAP) ? s->args[0] : NULL;
+  if (!fx || fx->kind != AST_LAMBDA) return rw_refuse(m, "it is no plain map, applied to its array, of a lambda");
+  Sym x = fx->bound;
+  const Ast *red_node = first_reduce(fx->body);
+  Spine red, gm, zp;
+  if (!red_node || !rw_is_app_of(red_node, PRIM_REDUCE, 3, &red))
+    return rw_refuse(m, "the lambda's body has no plain reduce applied to its array outside a lambda or let");
+  const Ast *f = red.args[0], *z = red.args[1], *arr = red.args[2], *g = NULL;
+  if (rw_is_app_of(arr, PRIM_MAP, 2, &gm)) {
+    g = gm.args[0];
+    arr = gm.args[1];
+  }
+  if (!rw_is_app_of(arr, PRIM_ZIP, 2, &zp))
+    return rw_refuse(m, "the reduction's array is not zip a b (or a plain map of it)");
+  bool row_first = view_of(zp.args[0], x, 0);
+  const Ast *px = row_first ? zp.args[0] : zp.args[1], *ys = row_first ? zp.args[1] : zp.args[0];
+  if (!view_of(px, x, 0) || rw_count_free(ys, x))
+    return rw_refuse(m, "no array of the zip is a view of the element alone (x, fst, snd, .1, .2 or asVector of "
+                        "it) with the other free of it");
+  if (rw_count_free(f, x) || rw_count_free(z, x) || (g && rw_count_free(g, x)))
+    return rw_refuse(m, "the element appears in the reduction's operator, initial value or map");
+  if (rw_computes_any(fr, ys))
+    return rw_refuse(m, "the array read beside the rows computes: the accumulators' initial array is made from it");
+  if (m->check_only) return (Ast *)m->e;
+  Span at = s->head->span;
+  const Ast *xs = s->args[1];
+  const Ast *avoid[] = {fx, xs};
+  Sym xt = rw_fresh_name(fr, arena_printf(a, "%ss", x), avoid, 2);
+  const Ast *avoid2[] = {fx, xs, rw_mk_var(a, xt, at)};
+  Sym p = rw_fresh_name(fr, "p", avoid2, 3);
+  const Ast *avoid3[] = {fx, xs, rw_mk_var(a, xt, at), rw_mk_var(a, p, at)};
+  Sym acc = rw_fresh_name(fr, "acc", avoid3, 4);
+  const Ast *avoid4[] = {fx, xs, rw_mk_var(a, xt, at), rw_mk_var(a, p, at), rw_mk_var(a, acc, at)};
+  Sym q = rw_fresh_name(fr, "q", avoid4, 5);
+  Sym r = rw_fresh_name(fr, "r", avoid4, 5);
+  /* the element of the old reduction, in the zip's order */
+  Ast *elem = rw_mk(a, AST_TUPLE, at);
+  Ast *mine = prim_of(a, PRIM_FST, rw_mk_var(a, q, at), at), *shared = prim_of(a, PRIM_FST, rw_mk_var(a, p, at), at);
+  elem->lhs = row_first ? mine : shared;
+  elem->rhs = row_first ? shared : mine;
+  Ast *gv = g ? apply_pair(fr, (Ast *)g, elem) : elem;
+  Ast *upd = rw_apply_fn(fr, apply_pair(fr, (Ast *)f, gv), prim_of(a, PRIM_SND, rw_mk_var(a, q, at), at));
+  Ast *accs =
+      rw_mk_app(a, rw_mk_app(a, rw_mk_prim(a, PRIM_ZIP, 0, at), prim_of(a, PRIM_SND, rw_mk_var(a, p, at), at), false),
+                rw_mk_var(a, acc, at), false);
+  Ast *map_upd = rw_mk_app(a, rw_mk_prim(a, PRIM_MAP, 0, at), rw_mk_lambda(a, q, upd, at), false);
+  Ast *op = rw_mk_lambda(a, p, rw_mk_lambda(a, acc, rw_mk_stages(a, accs, &map_upd, 1), at), at);
+  /* n copies of z, an array made from nothing: ys |> take 0 |> padCst n 0 z */
+  Ast *pad = rw_mk_sized(a, PRIM_PAD_CST, rw_mk_num(a, m->param), at);
+  pad->sizes[1] = rw_mk_num(a, 0);
+  Ast *pad_stages[] = {rw_mk_sized(a, PRIM_TAKE, rw_mk_num(a, 0), at), rw_mk_app(a, pad, (Ast *)z, false)};
+  Ast *init = rw_mk_stages(a, (Ast *)ys, pad_stages, 2);
+  /* the tile's rows side by side, [len][n] of P's elements: xt |> map h1
+   * |> ... |> map hk |> transpose for P x = hk (... (h1 x)), each map of
+   * a view primitive a view (a map of a lambda would be lowered to a
+   * loop that copies the rows) */
+  Ast *side_stages[MAX_VIEW_CHAIN + 1];
+  int nside = view_chain(a, px, side_stages, at);
+  side_stages[nside++] = rw_mk_prim(a, PRIM_TRANSPOSE, 0, at);
+  Ast *side = rw_mk_stages(a, rw_mk_var(a, xt, at), side_stages, nside);
+  Ast *pairs = rw_mk_app(a, rw_mk_app(a, rw_mk_prim(a, PRIM_ZIP, 0, at), (Ast *)ys, false), side, false);
+  /* each row's context, its sum snd r, its element fst r */
+  Ast *ctx = replace_node(a, fx->body, red_node, prim_of(a, PRIM_SND, rw_mk_var(a, r, at), at));
+  ctx = rw_subst(fr, ctx, x, prim_of(a, PRIM_FST, rw_mk_var(a, r, at), at));
+  Ast *tile_stages[] = {rw_mk_app(a, rw_mk_app(a, rw_mk_prim(a, PRIM_REDUCE, 0, at), op, false), init, false),
+                        rw_mk_app(a, rw_mk_prim(a, PRIM_ZIP, 0, at), rw_mk_var(a, xt, at), false),
+                        rw_mk_app(a, rw_mk_prim(a, PRIM_MAP, 0, at), rw_mk_lambda(a, r, ctx, fx->span), false)};
+  Ast *tile = rw_mk_lambda(a, xt, rw_mk_stages(a, pairs, tile_stages, 3), fx->span);
+  Ast *stages[] = {rw_mk_sized(a, PRIM_SPLIT, rw_mk_num(a, m->param), at),
+                   rw_mk_app(a, rw_mk_prim(a, PRIM_MAP, 0, at), tile, false), rw_mk_prim(a, PRIM_JOIN, 0, at)};
+  return rw_mk_stages(a, (Ast *)xs, stages, 3);
 }

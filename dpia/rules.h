@@ -142,6 +142,15 @@ bool rule_param_allows(RuleParam p, long long v);
     "reduce (\\p acc -> zip (fst p) acc |> map (\\q -> u)) (y |> take 0 |> padCst r 0 z) (zip c y), u "     \
     "computes lane by lane (+ - * /, math built-ins, variables, literals, fst and snd of variables) and y "   \
     "appears only where shown: each work-item computes an r x n tile, its accumulator r vectors of n lanes")  \
+  X(ROW_TILE, "rowTile", CHUNK,                                                                            \
+    "map (\\x -> C[zip (P x) ys |> map g |> reduce f z]) xs = xs |> split n |> map (\\xt -> zip ys (xt |> "  \
+    "map (\\x -> P x) |> transpose) |> reduce (\\p acc -> zip (snd p) acc |> map (\\q -> f (g (fst q, fst " \
+    "p)) (snd q))) (ys |> take 0 |> padCst n 0 z) |> zip xt |> map (\\r -> C[snd r][x := fst r])) |> join", \
+    "a plain map of a lambda whose body has a plain reduce (the first in preorder reached through no lambda " \
+    "or let) of zip (P x) ys or zip ys (P x), or a plain map g of it, with any f and z: P x is a view of "    \
+    "the element x alone (x, fst, snd, .1, .2, asVector of it), x appears in no f, g, z or ys, and ys "       \
+    "computes nothing; each tile of n rows folds its n sums in one loop over ys, each in the same order "    \
+    "as before, ys read once for the n rows (samples/gemv_vec.dpia's gemvVecRows)")                         \
   /* lowering rules: a level for each map and reduction, memory for results */                             \
   X(LOWER_GLOBAL, "lowerGlobal", DIM,                                                                       \
     "map = mapGlobal",                                                                                      \

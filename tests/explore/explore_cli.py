@@ -8,8 +8,9 @@ Usage: explore_cli.py DPIA ROOT
   writes a program that `dpia check` accepts and `dpia run --check` runs
   and agrees with the reference; its derivation is its comment;
 - gesummv: the best is a vectoriseSums strategy (reduceLanes), checked;
-- gemv: accumulators after vectoriseSums (gemvVec2's loop) in the space,
-  derived, one replayed by `dpia rewrite` runs and agrees; where no sum
+- gemv: accumulators after vectoriseSums (gemvVec2's loop) and rowSums
+  after it (gemvVecRows') in the space, derived, one of each replayed by
+  `dpia rewrite` runs and agrees; where no sum
   of vectors is left after vectoriseSums (scal, nbody) the step adds
   nothing to the space;
 - mriq: vectoriseLoop strategies derived and timed, one replayed by
@@ -210,10 +211,12 @@ def accumulators(dpia, root, tmp):
     """gemv (samples/explore/gemv.dpia): vectoriseSums then accumulators
     (the sum of the W-lane vectors folded into A accumulators side by
     side: gemvVec2's loop) is in the space, derived and timed; replayed
-    rule by rule it runs and agrees with the reference.  The space at
-    M=N=64: 49 strategies without the step, then W in 4, 8, 16, A in 2, 4
-    and global or workgroup L=32 or 64: 18 more.  Seed 7's draw tries
-    accumulators strategies first (56, 54 of 67: the budget is small)."""
+    rule by rule it runs and agrees with the reference; the same for
+    rowSums (R rows a work-item, their sums in one loop: gemvVecRows').
+    The space at M=N=64: 49 strategies without the steps, then W in 4, 8,
+    16, A in 2, 4 and global or workgroup L=32 or 64: 18 more; R in 2, 4,
+    8: 27 more.  Seed 7's draw tries strategies of both steps first (the
+    budget is small)."""
     src = os.path.join(root, 'samples', 'explore', 'gemv.dpia')
     p = run(dpia, ['explore', src, '-k', 'gemvHL', '--size', 'M=64,N=64', '--budget', '8', '--json', '--seed', '7'])
     d = json.loads(p.stdout) if p.stdout.startswith('{') else None
@@ -222,7 +225,7 @@ def accumulators(dpia, root, tmp):
         return
     accs = [c for c in d['candidates'] if ', accumulators A=' in c['strategy']]
     timed = [c for c in accs if c['status'] == 'timed']
-    expect(d['space'] == 49 + 18 and timed and
+    expect(d['space'] == 49 + 18 + 27 and timed and
            all(c['status'] in ('timed', 'pending') for c in accs) and
            all(re.match(r'vectorise@0\.1\.0\.0\.1\.1 n=(\d+), reduceLanes@0\.1\.0\.0\.1 n=\1, '
                         r'accumulators@0\.1\.0\.0\.1\.1 n=(\d+), ', c['derivation'])
@@ -232,6 +235,17 @@ def accumulators(dpia, root, tmp):
         text = replay(dpia, tmp, src, 'gemvHL', timed[0], 'M=64,N=64', 'gemv',
                       marks=('|> split ', 'padCst ', 'zip p acc', '(vec '))
         expect(text is None or 'asVector' in text, f'gemv: the replayed derivation:\n{text}')
+    rows = [c for c in d['candidates'] if ', rowSums R=' in c['strategy']]
+    timed = [c for c in rows if c['status'] == 'timed']
+    expect(timed and all(c['status'] in ('timed', 'pending', 'precondition') for c in rows) and
+           all(re.match(r'vectorise@0\.1\.0\.0\.1\.1 n=(\d+), reduceLanes@0\.1\.0\.0\.1 n=\1, rowTile@\. n=(\d+), ',
+                        c['derivation'])
+               for c in rows if c['status'] != 'pending'),
+           f'gemv: rowSums candidates {[(c["strategy"], c["status"], c["derivation"]) for c in rows]}')
+    if timed:
+        text = replay(dpia, tmp, src, 'gemvHL', timed[0], 'M=64,N=64', 'gemv rows',
+                      marks=('|> split ', 'padCst ', 'zip (snd p) acc', 'transpose'))
+        expect(text is None or 'asVector' in text, f'gemv rows: the replayed derivation:\n{text}')
 
 
 def register_tiles(dpia, root, tmp):
@@ -249,9 +263,10 @@ def register_tiles(dpia, root, tmp):
     timed = [c for c in tiles if c['status'] == 'timed']
     # 58 strategies without the step; RT in 2, 4, 8, CT in 4, 8, 16, then
     # global, or workgroup L=32 or 64: 27 more; vectoriseSums, accumulators
-    # (W in 4, 8, 16, A in 2, 4, the same three): 18 more (the JSON lists
-    # those tried)
-    expect(d['space'] == 58 + 9 * 3 + 18 and timed and
+    # (W in 4, 8, 16, A in 2, 4, the same three): 18 more; vectoriseSums,
+    # rowSums (R columns of a row a work-item, R in 2, 4, 8): 27 more (the
+    # JSON lists those tried)
+    expect(d['space'] == 58 + 9 * 3 + 18 + 27 and timed and
            all(c['status'] in ('timed', 'pending', 'precondition') for c in tiles) and
            all(re.match(r'registerTile@\. n=(\d+), vectoriseTile@\. n=(\d+), lowerGlobal@[0-9.]+ dim=1, ', c['derivation'])
                for c in tiles if c['status'] != 'pending') and

@@ -94,6 +94,26 @@ DERIVATION_ACCS = [
     ('lowerSeq@0.1.0.0.1.1.1.0.0.1.0.0', []),
 ]
 
+# gemv's rows eight a work-item, their sums of float16 vectors in one
+# loop (docs/language.md section 21.1, rowTile): the kernel of
+# samples/gemv_vec.dpia's gemvVecRows, its body line for line
+DERIVATION_ROWS = [
+    ('vectorise@0.1.0.0.1.1', ['--param', 'n=16']),
+    ('reduceLanes@0.1.0.0.1', ['--param', 'n=16']),
+    ('rowTile@.', ['--param', 'n=8']),
+    ('lowerGlobal@1', []),
+    ('lowerReduceSeq@1.0.1.0.1.1', []),
+    ('lowerSeq@1.0.1.0.1.1.0.0.1.0.0', []),
+    ('lowerSeq@1.0.1.0', []),
+]
+
+
+def body_of(cl):
+    """the kernel's body, from its first statement (its signature names it)"""
+    lines = cl.splitlines()
+    start = next((i for i, l in enumerate(lines) if l.startswith('  int gid')), None)
+    return None if start is None else '\n'.join(lines[start:])
+
 
 def loop_of(cl):
     """the accumulators' declaration to the end of the loop over the row"""
@@ -169,6 +189,32 @@ def main():
             r = run(dpia, ['run', cur, '-k', 'gemvHL', '--size', 'M=32,N=64', '--check'])
             if r.returncode != 0 or 'ok' not in r.stdout:
                 failures.append(f'accumulators: run --check of the derived gemv: exit {r.returncode}\n{r.stdout}{r.stderr}')
+        text, cur = derive(dpia, tmp, os.path.join('samples', 'explore', 'gemv.dpia'), 'gemvHL', DERIVATION_ROWS)
+        if text is not None:
+            got = run(dpia, ['translate', cur, '-k', 'gemvHL'])
+            want = run(dpia, ['translate', os.path.join('samples', 'gemv_vec.dpia'), '-k', 'gemvVecRows'])
+            if got.returncode != 0 or body_of(got.stdout) is None or body_of(got.stdout) != body_of(want.stdout):
+                failures.append(f'rowTile: the derived gemv is not gemvVecRows:\n{got.stdout}{got.stderr}')
+            r = run(dpia, ['run', cur, '-k', 'gemvHL', '--size', 'M=32,N=64', '--check'])
+            if r.returncode != 0 or 'ok' not in r.stdout:
+                failures.append(f'rowTile: run --check of the derived gemv: exit {r.returncode}\n{r.stdout}{r.stderr}')
+        # rowTile refused (E1104): no sum in the element's function, the
+        # array beside the rows computed (the accumulators' initial array is
+        # made from it), the element read in that array
+        head = 'kernel k (M N: nat) (m: [M][N]float) (xs: [N]float) =\n'
+        for name, body, why in (
+                ('nosum', '  m |> map (\\r -> r |> map (\\v -> v * 2.0))\n', 'has no plain reduce'),
+                ('computed', '  m |> map (\\r -> zip r (xs |> map (\\x -> x * 2.0)) |> map (\\p -> fst p * snd p) '
+                 '|> reduce (\\x a -> x + a) 0.0)\n', 'computes'),
+                ('mixed', '  m |> map (\\r -> zip r r |> map (\\p -> fst p * snd p) '
+                 '|> reduce (\\x a -> x + a) 0.0)\n', 'view of the element')):
+            path = os.path.join(tmp, 'rows_' + name + '.dpia')
+            with open(path, 'w') as f:
+                f.write(head + body)
+            r = run(dpia, ['rewrite', path, '-k', 'k', '--diagnostics=json', '--apply', 'rowTile@.', '--param', 'n=2'])
+            got = [d for d in json.loads(r.stdout or '[]') if d.get('level') == 'error']
+            if r.returncode != 1 or [d.get('code') for d in got][:1] != ['E1104'] or why not in got[0].get('message', ''):
+                failures.append(f'rowTile {name}: exit {r.returncode}, {got}, expected E1104 ({why})\n{r.stderr}')
         # accumulators refused: an operator that does not regroup (max), the
         # first array computed (the initial array is made from it) with
         # E1104; an array whose elements are not the initial value's type
