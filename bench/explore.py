@@ -5,6 +5,7 @@ against the best strategy written by hand for the same computation in
 samples/, timed side by side.  A benchmark that prints figures, not a test.
 
   bench/explore.py [--build build] [--budget 120] [--rounds 5] [--jobs 2]
+                   [--only PROGRAM ...] [--size PROGRAM:SIZES ...]
 
 For each program: `dpia explore` with the budget (-o the best), then the
 best and every hand-written kernel run by `dpia run --json` in turns,
@@ -98,7 +99,17 @@ def main():
     ap.add_argument('--jobs', type=int, default=2)
     ap.add_argument('--seed', type=int, default=1)
     ap.add_argument('--only', nargs='*', help='these programs only (scal asum dot gemv gesummv stencil1d jacobi2d kmeans mriq nbody mm)')
+    ap.add_argument('--size', action='append', default=[], metavar='PROGRAM:SIZES',
+                    help="another size for one program, e.g. 'gemv:M=4096,N=4096' (the search's "
+                         "and the timings'); may be given again for other programs")
     args = ap.parse_args()
+    names = [sample[:-len('.dpia')] for sample, _, _, _ in PROGRAMS]
+    other_sizes = {}
+    for spec in args.size:
+        program, sep, sizes = spec.partition(':')
+        if not sep or program not in names or not re.fullmatch(r'[A-Za-z_]\w*=\d+(,[A-Za-z_]\w*=\d+)*', sizes):
+            ap.error(f"--size {spec!r}: want PROGRAM:NAME=N,... with PROGRAM one of {' '.join(names)}")
+        other_sizes[program] = sizes
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     dpia = os.path.join(os.path.abspath(args.build), 'dpia')
     print(f'dpia explore, budget {args.budget:g} s, seed {args.seed}; load average {load()}')
@@ -108,6 +119,7 @@ def main():
         for sample, kernel, sizes, hand in PROGRAMS:
             if args.only and sample[:-len('.dpia')] not in args.only:
                 continue
+            sizes = other_sizes.get(sample[:-len('.dpia')], sizes)
             best_path = os.path.join(tmp, kernel + '_best.dpia')
             p = subprocess.run([dpia, 'explore', os.path.join(root, 'samples', 'explore', sample), '-k', kernel,
                                 '--size', sizes, '--budget', str(args.budget), '--jobs', str(args.jobs),
@@ -115,7 +127,7 @@ def main():
                                capture_output=True, text=True, timeout=args.budget * 10 + 600)
             if p.returncode != 0:
                 sys.stderr.write(f'explore {kernel}: exit {p.returncode}\n{p.stderr}')
-                rows.append((kernel, None, None, None, None, None, None))
+                rows.append((kernel, sizes, None, None, None, None, None, None))
                 continue
             d = json.loads(p.stdout)
             best = d['best']
@@ -134,18 +146,18 @@ def main():
             mine = opencl(dpia, best_path, kernel, sizes)
             same = [k for f, k in hand if mine and opencl(dpia, os.path.join(root, 'samples', f), k, sizes) == mine]
             hands = ', '.join(f'{n} {min(v):.4f}' for n, v in times.items() if n != 'found' and v)
-            rows.append((kernel, best['strategy'], best['rules'], d['tried'], d['space'], best['found_s'],
+            rows.append((kernel, sizes, best['strategy'], best['rules'], d['tried'], d['space'], best['found_s'],
                          (found, hand_best), hands, same))
-    print(f'{"program":10} {"strategy found":34} {"rules":>5} {"tried":>9} {"found at":>9} '
+    print(f'{"program":10} {"size":20} {"strategy found":34} {"rules":>5} {"tried":>9} {"found at":>9} '
           f'{"found ms":>9} {"hand ms":>9} {"hand-written":14} {"ratio":>6}')
-    for kernel, strategy, rules, tried, space, found_s, t, *more in rows:
+    for kernel, sizes, strategy, rules, tried, space, found_s, t, *more in rows:
         if strategy is None:
-            print(f'{kernel:10} (nothing found)')
+            print(f'{kernel:10} {sizes:20} (nothing found)')
             continue
         found, hand_best = t
         hand_ms, hand_name = hand_best if hand_best else (None, '-')
         ratio = f'{found / hand_ms:6.2f}' if found and hand_ms else '     -'
-        print(f'{kernel:10} {strategy:34} {rules:5} {tried:4}/{space:<4} {found_s:8.1f}s '
+        print(f'{kernel:10} {sizes:20} {strategy:34} {rules:5} {tried:4}/{space:<4} {found_s:8.1f}s '
               f'{found if found else float("nan"):9.4f} {hand_ms if hand_ms else float("nan"):9.4f} '
               f'{hand_name:14} {ratio}')
         print(f'    hand-written ms: {more[0]}' + (f'; same OpenCL as {", ".join(more[1])}' if more[1] else ''))
