@@ -64,6 +64,46 @@ static Ast *apply_pair(const Fresh *fr, Ast *f, Ast *x) {
 /* a of prim p applied to x: fst q, transpose xt */
 static Ast *prim_of(Arena *a, Prim p, Ast *x, Span at) { return rw_mk_app(a, rw_mk_prim(a, p, 0, at), x, false); }
 
+/* ---- the accumulators' reduction ----
+ * reduce (\p acc -> zip M acc |> map (\q -> f (g E) (snd q))) (from |> take 0 |> padCst n 0 z)
+ * The reduction of registerTile, rowTile and accumulators (rewrite.c):
+ * acc holds n sums side by side, each folded by the old f from the old
+ * z, and step k updates sum i from M[i], the i-th of the n elements
+ * that p brings (p itself for accumulators, a half of it for the tiles).
+ * E is what the old reduction's element was, fst q alone, or paired with
+ * S, the half of p shared by the n sums.  g's parameter is substituted
+ * (E is made of projections of variables: no work is repeated) and the
+ * pair's projections resolved; f is applied as rw_apply_fn does, unless
+ * it takes E itself as a pair.  The n copies of z are an array made from
+ * nothing (take 0 of from, padded): from must compute nothing and its
+ * elements be z's type, which the check of the result sees. */
+Ast *rw_accumulators_reduce(const Fresh *fr, const AccumulatorStep *st) {
+  Arena *a = fr->arena;
+  Span at = st->at;
+  Ast *elem = prim_of(a, PRIM_FST, rw_mk_var(a, st->q, at), at);
+  if (st->shared) {
+    Ast *pair = rw_mk(a, AST_TUPLE, at);
+    pair->lhs = st->mine_first ? elem : st->shared;
+    pair->rhs = st->mine_first ? st->shared : elem;
+    elem = pair;
+  }
+  Ast *gv = elem;
+  if (st->g && st->g->kind == AST_LAMBDA && elem->kind != AST_TUPLE)
+    gv = rw_subst(fr, st->g->body, st->g->bound, elem);
+  else if (st->g)
+    gv = apply_pair(fr, (Ast *)st->g, elem);
+  Ast *upd = rw_apply_fn(fr, apply_pair(fr, (Ast *)st->f, gv), prim_of(a, PRIM_SND, rw_mk_var(a, st->q, at), at));
+  Ast *accs =
+      rw_mk_app(a, rw_mk_app(a, rw_mk_prim(a, PRIM_ZIP, 0, at), st->mine, false), rw_mk_var(a, st->acc, at), false);
+  Ast *map_upd = rw_mk_app(a, rw_mk_prim(a, PRIM_MAP, 0, at), rw_mk_lambda(a, st->q, upd, at), false);
+  Ast *op = rw_mk_lambda(a, st->p, rw_mk_lambda(a, st->acc, rw_mk_stages(a, accs, &map_upd, 1), at), at);
+  Ast *pad = rw_mk_sized(a, PRIM_PAD_CST, rw_mk_num(a, st->n), at);
+  pad->sizes[1] = rw_mk_num(a, 0);
+  Ast *pad_stages[] = {rw_mk_sized(a, PRIM_TAKE, rw_mk_num(a, 0), at), rw_mk_app(a, pad, (Ast *)st->z, false)};
+  Ast *init = rw_mk_stages(a, (Ast *)st->from, pad_stages, 2);
+  return rw_mk_app(a, rw_mk_app(a, rw_mk_prim(a, PRIM_REDUCE, 0, at), op, false), init, false);
+}
+
 /* ---- registerTile ----
  * map (\x -> ys |> map (\y -> zip x y |> map g |> reduce f z)) xs
  *   = xs |> split n
@@ -109,27 +149,17 @@ Ast *rule_register_tile(Match *m, const Spine *s) {
   Sym acc = rw_fresh_name(fr, "acc", avoid2, 8);
   const Ast *avoid3[] = {f, g, z, ys, xs, body, rw_mk_var(a, xt, at), rw_mk_var(a, p, at), rw_mk_var(a, acc, at)};
   Sym q = rw_fresh_name(fr, "q", avoid3, 9);
-  /* the element of the old reduction, (x_i[k], y[k]) */
-  Ast *elem = rw_mk(a, AST_TUPLE, at);
-  elem->lhs = prim_of(a, PRIM_FST, rw_mk_var(a, q, at), at);
-  elem->rhs = prim_of(a, PRIM_SND, rw_mk_var(a, p, at), at);
-  Ast *gv = g ? apply_pair(fr, (Ast *)g, elem) : elem;
-  Ast *upd = rw_apply_fn(fr, apply_pair(fr, (Ast *)f, gv), prim_of(a, PRIM_SND, rw_mk_var(a, q, at), at));
-  Ast *accs =
-      rw_mk_app(a, rw_mk_app(a, rw_mk_prim(a, PRIM_ZIP, 0, at), prim_of(a, PRIM_FST, rw_mk_var(a, p, at), at), false),
-                rw_mk_var(a, acc, at), false);
-  Ast *map_upd = rw_mk_app(a, rw_mk_prim(a, PRIM_MAP, 0, at), rw_mk_lambda(a, q, upd, at), false);
-  Ast *op = rw_mk_lambda(a, p, rw_mk_lambda(a, acc, rw_mk_stages(a, accs, &map_upd, 1), at), at);
-  /* n copies of z, an array made from nothing: y |> take 0 |> padCst n 0 z */
-  Ast *take = rw_mk_sized(a, PRIM_TAKE, rw_mk_num(a, 0), at);
-  Ast *pad = rw_mk_sized(a, PRIM_PAD_CST, rw_mk_num(a, m->param), at);
-  pad->sizes[1] = rw_mk_num(a, 0);
-  Ast *pad_stages[] = {take, rw_mk_app(a, pad, (Ast *)z, false)};
-  Ast *init = rw_mk_stages(a, rw_mk_var(a, y, at), pad_stages, 2);
+  /* the element of the old reduction, (x_i[k], y[k]): row i's half of p
+   * is fst p, y[k] is snd p; n copies of z made from y */
+  AccumulatorStep st = {.p = p, .acc = acc, .q = q,
+                        .mine = prim_of(a, PRIM_FST, rw_mk_var(a, p, at), at),
+                        .shared = prim_of(a, PRIM_SND, rw_mk_var(a, p, at), at),
+                        .mine_first = true, .f = f, .g = g, .z = z,
+                        .from = rw_mk_var(a, y, at), .n = m->param, .at = at};
   Ast *pairs = rw_mk_app(
       a, rw_mk_app(a, rw_mk_prim(a, PRIM_ZIP, 0, at), prim_of(a, PRIM_TRANSPOSE, rw_mk_var(a, xt, at), at), false),
       rw_mk_var(a, y, at), false);
-  Ast *reduce = rw_mk_app(a, rw_mk_app(a, rw_mk_prim(a, PRIM_REDUCE, 0, at), op, false), init, false);
+  Ast *reduce = rw_accumulators_reduce(fr, &st);
   Ast *col = rw_mk_lambda(a, y, rw_mk_stages(a, pairs, &reduce, 1), inner.args[0]->span);
   Ast *col_stages[] = {rw_mk_app(a, rw_mk_prim(a, PRIM_MAP, 0, at), col, false), rw_mk_prim(a, PRIM_TRANSPOSE, 0, at)};
   Ast *row = rw_mk_lambda(a, xt, rw_mk_stages(a, (Ast *)ys, col_stages, 2), fx->span);
@@ -375,23 +405,13 @@ Ast *rule_row_tile(Match *m, const Spine *s) {
   const Ast *avoid4[] = {fx, xs, rw_mk_var(a, xt, at), rw_mk_var(a, p, at), rw_mk_var(a, acc, at)};
   Sym q = rw_fresh_name(fr, "q", avoid4, 5);
   Sym r = rw_fresh_name(fr, "r", avoid4, 5);
-  /* the element of the old reduction, in the zip's order */
-  Ast *elem = rw_mk(a, AST_TUPLE, at);
-  Ast *mine = prim_of(a, PRIM_FST, rw_mk_var(a, q, at), at), *shared = prim_of(a, PRIM_FST, rw_mk_var(a, p, at), at);
-  elem->lhs = row_first ? mine : shared;
-  elem->rhs = row_first ? shared : mine;
-  Ast *gv = g ? apply_pair(fr, (Ast *)g, elem) : elem;
-  Ast *upd = rw_apply_fn(fr, apply_pair(fr, (Ast *)f, gv), prim_of(a, PRIM_SND, rw_mk_var(a, q, at), at));
-  Ast *accs =
-      rw_mk_app(a, rw_mk_app(a, rw_mk_prim(a, PRIM_ZIP, 0, at), prim_of(a, PRIM_SND, rw_mk_var(a, p, at), at), false),
-                rw_mk_var(a, acc, at), false);
-  Ast *map_upd = rw_mk_app(a, rw_mk_prim(a, PRIM_MAP, 0, at), rw_mk_lambda(a, q, upd, at), false);
-  Ast *op = rw_mk_lambda(a, p, rw_mk_lambda(a, acc, rw_mk_stages(a, accs, &map_upd, 1), at), at);
-  /* n copies of z, an array made from nothing: ys |> take 0 |> padCst n 0 z */
-  Ast *pad = rw_mk_sized(a, PRIM_PAD_CST, rw_mk_num(a, m->param), at);
-  pad->sizes[1] = rw_mk_num(a, 0);
-  Ast *pad_stages[] = {rw_mk_sized(a, PRIM_TAKE, rw_mk_num(a, 0), at), rw_mk_app(a, pad, (Ast *)z, false)};
-  Ast *init = rw_mk_stages(a, (Ast *)ys, pad_stages, 2);
+  /* the element of the old reduction, in the zip's order: row i's half
+   * of p is snd p, ys[k] is fst p; n copies of z made from ys */
+  AccumulatorStep st = {.p = p, .acc = acc, .q = q,
+                        .mine = prim_of(a, PRIM_SND, rw_mk_var(a, p, at), at),
+                        .shared = prim_of(a, PRIM_FST, rw_mk_var(a, p, at), at),
+                        .mine_first = row_first, .f = f, .g = g, .z = z,
+                        .from = ys, .n = m->param, .at = at};
   /* the tile's rows side by side, [len][n] of P's elements: xt |> map h1
    * |> ... |> map hk |> transpose for P x = hk (... (h1 x)), each map of
    * a view primitive a view (a map of a lambda would be lowered to a
@@ -404,7 +424,7 @@ Ast *rule_row_tile(Match *m, const Spine *s) {
   /* each row's context, its sum snd r, its element fst r */
   Ast *ctx = replace_node(a, fx->body, red_node, prim_of(a, PRIM_SND, rw_mk_var(a, r, at), at));
   ctx = rw_subst(fr, ctx, x, prim_of(a, PRIM_FST, rw_mk_var(a, r, at), at));
-  Ast *tile_stages[] = {rw_mk_app(a, rw_mk_app(a, rw_mk_prim(a, PRIM_REDUCE, 0, at), op, false), init, false),
+  Ast *tile_stages[] = {rw_accumulators_reduce(fr, &st),
                         rw_mk_app(a, rw_mk_prim(a, PRIM_ZIP, 0, at), rw_mk_var(a, xt, at), false),
                         rw_mk_app(a, rw_mk_prim(a, PRIM_MAP, 0, at), rw_mk_lambda(a, r, ctx, fx->span), false)};
   Ast *tile = rw_mk_lambda(a, xt, rw_mk_stages(a, pairs, tile_stages, 3), fx->span);
