@@ -8,6 +8,8 @@ Usage: explore_cli.py DPIA ROOT
   writes a program that `dpia check` accepts and `dpia run --check` runs
   and agrees with the reference; its derivation is its comment;
 - gesummv: the best is a vectoriseSums strategy (reduceLanes), checked;
+  rowSums after it (its rows a zip of a's and b's) in the space, one
+  replayed by `dpia rewrite` runs and agrees;
 - gemv: accumulators after vectoriseSums (gemvVec2's loop) and rowSums
   after it (gemvVecRows') in the space, derived, one of each replayed by
   `dpia rewrite` runs and agrees; where no sum
@@ -142,11 +144,26 @@ def vector_sums(dpia, root, tmp):
         return
     sums = [c for c in d['candidates'] if c['strategy'].startswith('vectoriseSums W=')]
     timed = [c for c in sums if c['status'] == 'timed']
-    expect(timed and all(c['status'] in ('timed', 'pending') for c in sums) and
+    # (precondition: rowSums R then workgroup L where L does not divide N/R)
+    expect(timed and all(c['status'] in ('timed', 'pending', 'precondition') for c in sums) and
            all(re.match(r'vectorise@0\.1\.0\.1 n=(\d+), reduceLanes@0\.1\.0 n=\1, ', c['derivation']) for c in sums),
            f'gesummv: vectoriseSums candidates {[(c["strategy"], c["status"], c["derivation"]) for c in sums]}')
     if timed:
         replay(dpia, tmp, src, 'gesummvHL', timed[0], 'N=64', 'gesummv')
+    # rowSums after vectoriseSums: gesummv's rows are a zip of a's and b's
+    # (rowTile's rows a zip of views).  The space at N=64: 67 strategies
+    # without it, then W in 4, 8, 16, R in 2, 4, 8 and global or
+    # workgroup L=32 or 64: 27 more
+    rows = [c for c in d['candidates'] if ', rowSums R=' in c['strategy']]
+    timed = [c for c in rows if c['status'] == 'timed']
+    expect(d['space'] == 67 + 27 and timed and
+           all(c['status'] in ('timed', 'pending', 'precondition') for c in rows) and
+           all(re.match(r'vectorise@0\.1\.0\.1 n=(\d+), reduceLanes@0\.1\.0 n=\1, rowTile@\. n=(\d+), ', c['derivation'])
+               for c in rows if c['status'] != 'pending'),
+           f'gesummv: rowSums candidates {d["space"]} {[(c["strategy"], c["status"], c["derivation"]) for c in rows]}')
+    if timed:
+        replay(dpia, tmp, src, 'gesummvHL', timed[0], 'N=64', 'gesummv rows',
+               marks=('|> split ', 'padCst ', 'zip (zip (fst (snd p)) (snd (snd p))) acc', 'transpose'))
 
 
 def replay(dpia, tmp, src, kernel, cand, sizes, what, marks=('(vec ', 'asVector ')):
