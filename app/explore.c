@@ -486,6 +486,26 @@ static const char *strategy_text(const Explorer *e, const Candidate *cd) {
 
 /* ---- derivation ---- */
 
+/* e is map h xs, h a view primitive (fst, asVector W ...), written either
+ * way; *xs its array */
+static bool map_of_view(const Ast *e, const Ast **xs) {
+  if (e->kind != AST_APP || e->lhs->kind != AST_APP) return false;
+  const Ast *map = e->lhs->lhs, *h = e->lhs->rhs;
+  *xs = e->rhs;
+  return map->kind == AST_PRIM && map->prim == PRIM_MAP && h->kind == AST_PRIM && prim_family(h->prim) == PFAM_VIEW;
+}
+
+/* e is map h1 (map h2 xs) of two view primitives, such as rowSums leaves
+ * (rowTile's rows side by side, rows |> map fst |> map (asVector W) |>
+ * transpose): each map is a view, read in place, where fuseMaps would
+ * make a map of a lambda that the lowering copies into memory (a loop
+ * over the tile's rows before the sums), so the steps and the finish
+ * leave it */
+static bool maps_of_views(const Ast *e) {
+  const Ast *xs, *ys;
+  return map_of_view(e, &xs) && map_of_view(xs, &ys);
+}
+
 /* the first position of body where rule applies; NULL if none (root:
  * only the body itself) */
 static const char *first_site(Arena *a, const Program *prog, const Ast *body, RuleId rule, bool root) {
@@ -494,6 +514,7 @@ static const char *first_site(Arena *a, const Program *prog, const Ast *body, Ru
   rewrite_sites(a, prog, body, &sites, &n);
   for (int i = 0; i < n; i++) {
     if (root && sites[i].node != body) continue;
+    if (rule == RULE_FUSE_MAPS && maps_of_views(sites[i].node)) continue;
     for (int r = 0; r < sites[i].nrules; r++)
       if (sites[i].rules[r] == rule) return sites[i].path;
   }

@@ -600,15 +600,6 @@ static const Ast *scalar_of(const Ast *z) {
   return rw_is_app_of(z, PRIM_VEC, 1, &v) ? v.args[0] : z;
 }
 
-/* e is fst or snd (.1/.2) of a variable, or of such: a view of an
- * element, which substitutes for a parameter without repeating work */
-static bool is_projection(const Ast *e) {
-  if (e->kind == AST_VAR) return true;
-  if (e->kind == AST_PROJ) return is_projection(e->lhs);
-  Spine s = rw_spine_of(e);
-  return (rw_head_is(&s, PRIM_FST) || rw_head_is(&s, PRIM_SND)) && s.nargs == 1 && is_projection(s.args[0]);
-}
-
 /* accumulators: a reduction folded into n accumulators side by side,
  * reduce f z (map g xs) = xs |> split n |> reduce (\p acc -> zip p acc |>
  * map (\q -> f (g (fst q)) (snd q))) (x0 |> take 0 |> padCst n 0 z) |>
@@ -650,25 +641,13 @@ static Ast *rule_accumulators(Match *m, const Spine *s) {
   Sym acc = rw_fresh_name(fr, "acc", avoid2, 5);
   const Ast *avoid3[] = {f, g ? g : f, z, xs, rw_mk_var(a, p, at), rw_mk_var(a, acc, at)};
   Sym q = rw_fresh_name(fr, "q", avoid3, 6);
-  /* f (g (fst q)) (snd q): g's parameter is a view of the element,
-   * substituted (fst (fst q) * snd (fst q), as gemvVec2 reads) */
-  Ast *elem = rw_mk_app(a, rw_mk_prim(a, PRIM_FST, 0, at), rw_mk_var(a, q, at), false);
-  if (g && g->kind == AST_LAMBDA && is_projection(elem))
-    elem = rw_subst(fr, g->body, g->bound, elem);
-  else if (g)
-    elem = rw_apply_fn(fr, g, elem);
-  Ast *upd = rw_apply_fn(fr, rw_apply_fn(fr, f, elem), rw_mk_app(a, rw_mk_prim(a, PRIM_SND, 0, at), rw_mk_var(a, q, at), false));
-  Ast *pairs = rw_mk_app(a, rw_mk_app(a, rw_mk_prim(a, PRIM_ZIP, 0, at), rw_mk_var(a, p, at), false), rw_mk_var(a, acc, at), false);
-  Ast *map_upd = rw_mk_app(a, rw_mk_prim(a, PRIM_MAP, 0, at), rw_mk_lambda(a, q, upd, at), false);
-  Ast *op = rw_mk_lambda(a, p, rw_mk_lambda(a, acc, rw_mk_stages(a, pairs, &map_upd, 1), at), at);
-  /* n copies of z, an array made from nothing: x0 |> take 0 |> padCst n 0 z */
-  Ast *pad = rw_mk_sized(a, PRIM_PAD_CST, rw_mk_num(a, m->param), at);
-  pad->sizes[1] = rw_mk_num(a, 0);
-  Ast *pad_stages[] = {rw_mk_sized(a, PRIM_TAKE, rw_mk_num(a, 0), at), rw_mk_app(a, pad, z, false)};
-  Ast *init = rw_mk_stages(a, (Ast *)x0, pad_stages, 2);
+  /* f (g (fst q)) (snd q), g's parameter substituted by the projection
+   * (fst (fst q) * snd (fst q), as gemvVec2 reads); n copies of z made
+   * from x0 */
+  AccumulatorStep st = {.p = p, .acc = acc, .q = q, .mine = rw_mk_var(a, p, at), .shared = NULL,
+                        .f = f, .g = g, .z = z, .from = x0, .n = m->param, .at = at};
   Ast *stages[] = {rw_mk_sized(a, PRIM_SPLIT, rw_mk_num(a, m->param), at),
-                   rw_mk_app(a, rw_mk_app(a, rw_mk_prim(a, PRIM_REDUCE, 0, at), op, false), init, false),
-                   reduce_with(a, s, at)};
+                   rw_accumulators_reduce(fr, &st), reduce_with(a, s, at)};
   return rw_mk_stages(a, xs, stages, 3);
 }
 

@@ -1,5 +1,6 @@
 /* rewrite_int.h: what the files of the rewrite rules share (rewrite.c:
- * paths, matching and the rules; rewrite_vec.c: vectoriseLoop). */
+ * paths, matching and the rules; rewrite_vec.c: vectoriseLoop;
+ * rewrite_tile.c: the tiles and the accumulators' reduction). */
 #ifndef DPIA_REWRITE_INT_H
 #define DPIA_REWRITE_INT_H
 
@@ -78,6 +79,21 @@ Ast *rule_register_tile(Match *m, const Spine *s);
 Ast *rule_vectorise_tile(Match *m, const Spine *s);
 /* rowTile (rewrite_tile.c): n rows of a map whose element is a sum */
 Ast *rule_row_tile(Match *m, const Spine *s);
+/* The reduction of n accumulators side by side (rewrite_tile.c; of
+ * accumulators, registerTile and rowTile): reduce (\p acc -> zip mine
+ * acc |> map (\q -> f (g E) (snd q))) (from |> take 0 |> padCst n 0 z),
+ * E the old reduction's element, fst q or, with a shared half of p,
+ * (fst q, shared) if mine_first, else (shared, fst q).  p, acc, q are
+ * fresh; mine and shared are made of p. */
+typedef struct AccumulatorStep {
+  Sym p, acc, q;
+  Ast *mine, *shared;
+  bool mine_first;
+  const Ast *f, *g, *z, *from;
+  long long n;
+  Span at;
+} AccumulatorStep;
+Ast *rw_accumulators_reduce(const Fresh *fr, const AccumulatorStep *st);
 /* e computes something (a computing primitive, or a declaration) */
 bool rw_computes_any(const Fresh *fr, const Ast *e);
 

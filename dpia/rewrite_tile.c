@@ -64,6 +64,46 @@ static Ast *apply_pair(const Fresh *fr, Ast *f, Ast *x) {
 /* a of prim p applied to x: fst q, transpose xt */
 static Ast *prim_of(Arena *a, Prim p, Ast *x, Span at) { return rw_mk_app(a, rw_mk_prim(a, p, 0, at), x, false); }
 
+/* ---- the accumulators' reduction ----
+ * reduce (\p acc -> zip M acc |> map (\q -> f (g E) (snd q))) (from |> take 0 |> padCst n 0 z)
+ * The reduction of registerTile, rowTile and accumulators (rewrite.c):
+ * acc holds n sums side by side, each folded by the old f from the old
+ * z, and step k updates sum i from M[i], the i-th of the n elements
+ * that p brings (p itself for accumulators, a half of it for the tiles).
+ * E is what the old reduction's element was, fst q alone, or paired with
+ * S, the half of p shared by the n sums.  g's parameter is substituted
+ * (E is made of projections of variables: no work is repeated) and the
+ * pair's projections resolved; f is applied as rw_apply_fn does, unless
+ * it takes E itself as a pair.  The n copies of z are an array made from
+ * nothing (take 0 of from, padded): from must compute nothing and its
+ * elements be z's type, which the check of the result sees. */
+Ast *rw_accumulators_reduce(const Fresh *fr, const AccumulatorStep *st) {
+  Arena *a = fr->arena;
+  Span at = st->at;
+  Ast *elem = prim_of(a, PRIM_FST, rw_mk_var(a, st->q, at), at);
+  if (st->shared) {
+    Ast *pair = rw_mk(a, AST_TUPLE, at);
+    pair->lhs = st->mine_first ? elem : st->shared;
+    pair->rhs = st->mine_first ? st->shared : elem;
+    elem = pair;
+  }
+  Ast *gv = elem;
+  if (st->g && st->g->kind == AST_LAMBDA && elem->kind != AST_TUPLE)
+    gv = rw_subst(fr, st->g->body, st->g->bound, elem);
+  else if (st->g)
+    gv = apply_pair(fr, (Ast *)st->g, elem);
+  Ast *upd = rw_apply_fn(fr, apply_pair(fr, (Ast *)st->f, gv), prim_of(a, PRIM_SND, rw_mk_var(a, st->q, at), at));
+  Ast *accs =
+      rw_mk_app(a, rw_mk_app(a, rw_mk_prim(a, PRIM_ZIP, 0, at), st->mine, false), rw_mk_var(a, st->acc, at), false);
+  Ast *map_upd = rw_mk_app(a, rw_mk_prim(a, PRIM_MAP, 0, at), rw_mk_lambda(a, st->q, upd, at), false);
+  Ast *op = rw_mk_lambda(a, st->p, rw_mk_lambda(a, st->acc, rw_mk_stages(a, accs, &map_upd, 1), at), at);
+  Ast *pad = rw_mk_sized(a, PRIM_PAD_CST, rw_mk_num(a, st->n), at);
+  pad->sizes[1] = rw_mk_num(a, 0);
+  Ast *pad_stages[] = {rw_mk_sized(a, PRIM_TAKE, rw_mk_num(a, 0), at), rw_mk_app(a, pad, (Ast *)st->z, false)};
+  Ast *init = rw_mk_stages(a, (Ast *)st->from, pad_stages, 2);
+  return rw_mk_app(a, rw_mk_app(a, rw_mk_prim(a, PRIM_REDUCE, 0, at), op, false), init, false);
+}
+
 /* ---- registerTile ----
  * map (\x -> ys |> map (\y -> zip x y |> map g |> reduce f z)) xs
  *   = xs |> split n
@@ -109,27 +149,17 @@ Ast *rule_register_tile(Match *m, const Spine *s) {
   Sym acc = rw_fresh_name(fr, "acc", avoid2, 8);
   const Ast *avoid3[] = {f, g, z, ys, xs, body, rw_mk_var(a, xt, at), rw_mk_var(a, p, at), rw_mk_var(a, acc, at)};
   Sym q = rw_fresh_name(fr, "q", avoid3, 9);
-  /* the element of the old reduction, (x_i[k], y[k]) */
-  Ast *elem = rw_mk(a, AST_TUPLE, at);
-  elem->lhs = prim_of(a, PRIM_FST, rw_mk_var(a, q, at), at);
-  elem->rhs = prim_of(a, PRIM_SND, rw_mk_var(a, p, at), at);
-  Ast *gv = g ? apply_pair(fr, (Ast *)g, elem) : elem;
-  Ast *upd = rw_apply_fn(fr, apply_pair(fr, (Ast *)f, gv), prim_of(a, PRIM_SND, rw_mk_var(a, q, at), at));
-  Ast *accs =
-      rw_mk_app(a, rw_mk_app(a, rw_mk_prim(a, PRIM_ZIP, 0, at), prim_of(a, PRIM_FST, rw_mk_var(a, p, at), at), false),
-                rw_mk_var(a, acc, at), false);
-  Ast *map_upd = rw_mk_app(a, rw_mk_prim(a, PRIM_MAP, 0, at), rw_mk_lambda(a, q, upd, at), false);
-  Ast *op = rw_mk_lambda(a, p, rw_mk_lambda(a, acc, rw_mk_stages(a, accs, &map_upd, 1), at), at);
-  /* n copies of z, an array made from nothing: y |> take 0 |> padCst n 0 z */
-  Ast *take = rw_mk_sized(a, PRIM_TAKE, rw_mk_num(a, 0), at);
-  Ast *pad = rw_mk_sized(a, PRIM_PAD_CST, rw_mk_num(a, m->param), at);
-  pad->sizes[1] = rw_mk_num(a, 0);
-  Ast *pad_stages[] = {take, rw_mk_app(a, pad, (Ast *)z, false)};
-  Ast *init = rw_mk_stages(a, rw_mk_var(a, y, at), pad_stages, 2);
+  /* the element of the old reduction, (x_i[k], y[k]): row i's half of p
+   * is fst p, y[k] is snd p; n copies of z made from y */
+  AccumulatorStep st = {.p = p, .acc = acc, .q = q,
+                        .mine = prim_of(a, PRIM_FST, rw_mk_var(a, p, at), at),
+                        .shared = prim_of(a, PRIM_SND, rw_mk_var(a, p, at), at),
+                        .mine_first = true, .f = f, .g = g, .z = z,
+                        .from = rw_mk_var(a, y, at), .n = m->param, .at = at};
   Ast *pairs = rw_mk_app(
       a, rw_mk_app(a, rw_mk_prim(a, PRIM_ZIP, 0, at), prim_of(a, PRIM_TRANSPOSE, rw_mk_var(a, xt, at), at), false),
       rw_mk_var(a, y, at), false);
-  Ast *reduce = rw_mk_app(a, rw_mk_app(a, rw_mk_prim(a, PRIM_REDUCE, 0, at), op, false), init, false);
+  Ast *reduce = rw_accumulators_reduce(fr, &st);
   Ast *col = rw_mk_lambda(a, y, rw_mk_stages(a, pairs, &reduce, 1), inner.args[0]->span);
   Ast *col_stages[] = {rw_mk_app(a, rw_mk_prim(a, PRIM_MAP, 0, at), col, false), rw_mk_prim(a, PRIM_TRANSPOSE, 0, at)};
   Ast *row = rw_mk_lambda(a, xt, rw_mk_stages(a, (Ast *)ys, col_stages, 2), fx->span);
@@ -297,6 +327,51 @@ static int view_chain(Arena *a, const Ast *e, Ast **out, Span at) {
   return n + 1;
 }
 
+/* e is the row of x the reduction reads: a view_of x, or a zip of two
+ * such rows (gesummv's zip (fst rows) (snd rows), the rows of two
+ * matrices read side by side) */
+static bool row_of(const Ast *e, Sym x, int depth) {
+  Spine zp;
+  if (depth >= MAX_VIEW_CHAIN) return false;
+  if (rw_is_app_of(e, PRIM_ZIP, 2, &zp)) return row_of(zp.args[0], x, depth + 1) && row_of(zp.args[1], x, depth + 1);
+  return view_of(e, x, depth);
+}
+
+/* snd p followed by the projections of path (0 fst, 1 snd), len of them:
+ * made anew for each use, no node shared */
+static Ast *half_at(Arena *a, Sym p, const bool *path, int len, Span at) {
+  Ast *e = prim_of(a, PRIM_SND, rw_mk_var(a, p, at), at);
+  for (int i = 0; i < len; i++) e = prim_of(a, path[i] ? PRIM_SND : PRIM_FST, e, at);
+  return e;
+}
+
+/* for a row_of P x, the tile's rows side by side, [len][n] of P's
+ * elements (returned), and in *mine the n elements of step k made of p
+ * (whose snd is step k of the returned array).  A view hk (... (h1 x)):
+ * xt |> map h1 |> ... |> map hk |> transpose, each map of a view
+ * primitive a view (a map of a lambda would be lowered to a loop that
+ * copies the rows), and its half of p.  A zip of two rows: the zip of
+ * their sides, and the zip of their n elements, the pairs that P x's
+ * element i is for row i */
+static Ast *rows_side(Arena *a, const Ast *px, Sym xt, Sym p, bool *path, int len, Ast **mine, Span at) {
+  Spine zp;
+  if (rw_is_app_of(px, PRIM_ZIP, 2, &zp)) {
+    Ast *side[2], *half[2];
+    for (int i = 0; i < 2; i++) {
+      path[len] = i == 1;
+      side[i] = rows_side(a, zp.args[i], xt, p, path, len + 1, &half[i], at);
+    }
+    Ast *zip = rw_mk_prim(a, PRIM_ZIP, 0, at);
+    *mine = rw_mk_app(a, rw_mk_app(a, zip, half[0], false), half[1], false);
+    return rw_mk_app(a, rw_mk_app(a, rw_mk_prim(a, PRIM_ZIP, 0, at), side[0], false), side[1], false);
+  }
+  *mine = half_at(a, p, path, len, at);
+  Ast *stages[MAX_VIEW_CHAIN + 1];
+  int n = view_chain(a, px, stages, at);
+  stages[n++] = rw_mk_prim(a, PRIM_TRANSPOSE, 0, at);
+  return rw_mk_stages(a, rw_mk_var(a, xt, at), stages, n);
+}
+
 /* the first reduce applied to its array in e, in preorder, reached
  * through no lambda or let (a binder between the element's lambda and
  * the reduction would be free in it once the reduction leaves the
@@ -354,11 +429,11 @@ Ast *rule_row_tile(Match *m, const Spine *s) {
   }
   if (!rw_is_app_of(arr, PRIM_ZIP, 2, &zp))
     return rw_refuse(m, "the reduction's array is not zip a b (or a plain map of it)");
-  bool row_first = view_of(zp.args[0], x, 0);
+  bool row_first = row_of(zp.args[0], x, 0);
   const Ast *px = row_first ? zp.args[0] : zp.args[1], *ys = row_first ? zp.args[1] : zp.args[0];
-  if (!view_of(px, x, 0) || rw_count_free(ys, x))
+  if (!row_of(px, x, 0) || rw_count_free(ys, x))
     return rw_refuse(m, "no array of the zip is a view of the element alone (x, fst, snd, .1, .2 or asVector of "
-                        "it) with the other free of it");
+                        "it) or a zip of such views, with the other free of it");
   if (rw_count_free(f, x) || rw_count_free(z, x) || (g && rw_count_free(g, x)))
     return rw_refuse(m, "the element appears in the reduction's operator, initial value or map");
   if (rw_computes_any(fr, ys))
@@ -374,37 +449,27 @@ Ast *rule_row_tile(Match *m, const Spine *s) {
   Sym acc = rw_fresh_name(fr, "acc", avoid3, 4);
   const Ast *avoid4[] = {fx, xs, rw_mk_var(a, xt, at), rw_mk_var(a, p, at), rw_mk_var(a, acc, at)};
   Sym q = rw_fresh_name(fr, "q", avoid4, 5);
-  Sym r = rw_fresh_name(fr, "r", avoid4, 5);
-  /* the element of the old reduction, in the zip's order */
-  Ast *elem = rw_mk(a, AST_TUPLE, at);
-  Ast *mine = prim_of(a, PRIM_FST, rw_mk_var(a, q, at), at), *shared = prim_of(a, PRIM_FST, rw_mk_var(a, p, at), at);
-  elem->lhs = row_first ? mine : shared;
-  elem->rhs = row_first ? shared : mine;
-  Ast *gv = g ? apply_pair(fr, (Ast *)g, elem) : elem;
-  Ast *upd = rw_apply_fn(fr, apply_pair(fr, (Ast *)f, gv), prim_of(a, PRIM_SND, rw_mk_var(a, q, at), at));
-  Ast *accs =
-      rw_mk_app(a, rw_mk_app(a, rw_mk_prim(a, PRIM_ZIP, 0, at), prim_of(a, PRIM_SND, rw_mk_var(a, p, at), at), false),
-                rw_mk_var(a, acc, at), false);
-  Ast *map_upd = rw_mk_app(a, rw_mk_prim(a, PRIM_MAP, 0, at), rw_mk_lambda(a, q, upd, at), false);
-  Ast *op = rw_mk_lambda(a, p, rw_mk_lambda(a, acc, rw_mk_stages(a, accs, &map_upd, 1), at), at);
-  /* n copies of z, an array made from nothing: ys |> take 0 |> padCst n 0 z */
-  Ast *pad = rw_mk_sized(a, PRIM_PAD_CST, rw_mk_num(a, m->param), at);
-  pad->sizes[1] = rw_mk_num(a, 0);
-  Ast *pad_stages[] = {rw_mk_sized(a, PRIM_TAKE, rw_mk_num(a, 0), at), rw_mk_app(a, pad, (Ast *)z, false)};
-  Ast *init = rw_mk_stages(a, (Ast *)ys, pad_stages, 2);
-  /* the tile's rows side by side, [len][n] of P's elements: xt |> map h1
-   * |> ... |> map hk |> transpose for P x = hk (... (h1 x)), each map of
-   * a view primitive a view (a map of a lambda would be lowered to a
-   * loop that copies the rows) */
-  Ast *side_stages[MAX_VIEW_CHAIN + 1];
-  int nside = view_chain(a, px, side_stages, at);
-  side_stages[nside++] = rw_mk_prim(a, PRIM_TRANSPOSE, 0, at);
-  Ast *side = rw_mk_stages(a, rw_mk_var(a, xt, at), side_stages, nside);
+  /* r is bound around the context, where x is replaced by fst r: x's
+   * own name would be captured (a map of \r -> ... made snd (fst r) of
+   * the sum snd r) */
+  const Ast *avoid5[] = {fx, xs, rw_mk_var(a, xt, at), rw_mk_var(a, p, at), rw_mk_var(a, acc, at), rw_mk_var(a, x, at)};
+  Sym r = rw_fresh_name(fr, "r", avoid5, 6);
+  /* the tile's rows side by side, their elements k in snd p; ys[k] is
+   * fst p; the element of the old reduction in the zip's order; n copies
+   * of z made from ys */
+  bool path[MAX_VIEW_CHAIN];
+  Ast *mine;
+  Ast *side = rows_side(a, px, xt, p, path, 0, &mine, at);
+  AccumulatorStep st = {.p = p, .acc = acc, .q = q,
+                        .mine = mine,
+                        .shared = prim_of(a, PRIM_FST, rw_mk_var(a, p, at), at),
+                        .mine_first = row_first, .f = f, .g = g, .z = z,
+                        .from = ys, .n = m->param, .at = at};
   Ast *pairs = rw_mk_app(a, rw_mk_app(a, rw_mk_prim(a, PRIM_ZIP, 0, at), (Ast *)ys, false), side, false);
   /* each row's context, its sum snd r, its element fst r */
   Ast *ctx = replace_node(a, fx->body, red_node, prim_of(a, PRIM_SND, rw_mk_var(a, r, at), at));
   ctx = rw_subst(fr, ctx, x, prim_of(a, PRIM_FST, rw_mk_var(a, r, at), at));
-  Ast *tile_stages[] = {rw_mk_app(a, rw_mk_app(a, rw_mk_prim(a, PRIM_REDUCE, 0, at), op, false), init, false),
+  Ast *tile_stages[] = {rw_accumulators_reduce(fr, &st),
                         rw_mk_app(a, rw_mk_prim(a, PRIM_ZIP, 0, at), rw_mk_var(a, xt, at), false),
                         rw_mk_app(a, rw_mk_prim(a, PRIM_MAP, 0, at), rw_mk_lambda(a, r, ctx, fx->span), false)};
   Ast *tile = rw_mk_lambda(a, xt, rw_mk_stages(a, pairs, tile_stages, 3), fx->span);

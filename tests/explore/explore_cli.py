@@ -8,6 +8,8 @@ Usage: explore_cli.py DPIA ROOT
   writes a program that `dpia check` accepts and `dpia run --check` runs
   and agrees with the reference; its derivation is its comment;
 - gesummv: the best is a vectoriseSums strategy (reduceLanes), checked;
+  rowSums after it (its rows a zip of a's and b's) in the space, one
+  replayed by `dpia rewrite` runs and agrees;
 - gemv: accumulators after vectoriseSums (gemvVec2's loop) and rowSums
   after it (gemvVecRows') in the space, derived, one of each replayed by
   `dpia rewrite` runs and agrees; where no sum
@@ -142,11 +144,36 @@ def vector_sums(dpia, root, tmp):
         return
     sums = [c for c in d['candidates'] if c['strategy'].startswith('vectoriseSums W=')]
     timed = [c for c in sums if c['status'] == 'timed']
-    expect(timed and all(c['status'] in ('timed', 'pending') for c in sums) and
+    # (precondition: rowSums R then workgroup L where L does not divide N/R)
+    expect(timed and all(c['status'] in ('timed', 'pending', 'precondition') for c in sums) and
            all(re.match(r'vectorise@0\.1\.0\.1 n=(\d+), reduceLanes@0\.1\.0 n=\1, ', c['derivation']) for c in sums),
            f'gesummv: vectoriseSums candidates {[(c["strategy"], c["status"], c["derivation"]) for c in sums]}')
     if timed:
         replay(dpia, tmp, src, 'gesummvHL', timed[0], 'N=64', 'gesummv')
+    # rowSums after vectoriseSums: gesummv's rows are a zip of a's and b's
+    # (rowTile's rows a zip of views).  The space at N=64: 67 strategies
+    # without it, then W in 4, 8, 16, R in 2, 4, 8 and global or
+    # workgroup L=32 or 64: 27 more
+    expect(d['space'] == 67 + 27, f'gesummv: space {d["space"]}')
+    row_sums(dpia, tmp, src, 'gesummvHL', d, 'N=64', r'vectorise@0\.1\.0\.1 n=(\d+), reduceLanes@0\.1\.0 n=\1, ',
+             'zip (zip (fst (snd p)) (snd (snd p))) acc')
+
+
+def row_sums(dpia, tmp, src, kernel, d, sizes, sums, update):
+    """the rowSums candidates of d: derived after vectoriseSums (sums, its
+    derivation), one timed, replayed rule by rule it runs and agrees (its
+    accumulators' update); the rows side by side stay views (rows |> map
+    fst |> map (asVector W)): no fuseMaps makes them a map of a lambda,
+    which would copy the rows into memory before the sums"""
+    rows = [c for c in d['candidates'] if ', rowSums R=' in c['strategy']]
+    timed = [c for c in rows if c['status'] == 'timed']
+    expect(timed and all(c['status'] in ('timed', 'pending', 'precondition') for c in rows) and
+           all(re.match(sums + r'rowTile@\. n=(\d+), ', c['derivation']) and 'fuseMaps' not in c['derivation']
+               for c in rows if c['status'] != 'pending'),
+           f'{kernel}: rowSums candidates {[(c["strategy"], c["status"], c["derivation"]) for c in rows]}')
+    if timed:
+        replay(dpia, tmp, src, kernel, timed[0], sizes, kernel + ' rows',
+               marks=('|> split ', 'padCst ', update, 'transpose', '|> map fst |> map (asVector '))
 
 
 def replay(dpia, tmp, src, kernel, cand, sizes, what, marks=('(vec ', 'asVector ')):
@@ -235,17 +262,8 @@ def accumulators(dpia, root, tmp):
         text = replay(dpia, tmp, src, 'gemvHL', timed[0], 'M=64,N=64', 'gemv',
                       marks=('|> split ', 'padCst ', 'zip p acc', '(vec '))
         expect(text is None or 'asVector' in text, f'gemv: the replayed derivation:\n{text}')
-    rows = [c for c in d['candidates'] if ', rowSums R=' in c['strategy']]
-    timed = [c for c in rows if c['status'] == 'timed']
-    expect(timed and all(c['status'] in ('timed', 'pending', 'precondition') for c in rows) and
-           all(re.match(r'vectorise@0\.1\.0\.0\.1\.1 n=(\d+), reduceLanes@0\.1\.0\.0\.1 n=\1, rowTile@\. n=(\d+), ',
-                        c['derivation'])
-               for c in rows if c['status'] != 'pending'),
-           f'gemv: rowSums candidates {[(c["strategy"], c["status"], c["derivation"]) for c in rows]}')
-    if timed:
-        text = replay(dpia, tmp, src, 'gemvHL', timed[0], 'M=64,N=64', 'gemv rows',
-                      marks=('|> split ', 'padCst ', 'zip (snd p) acc', 'transpose'))
-        expect(text is None or 'asVector' in text, f'gemv rows: the replayed derivation:\n{text}')
+    row_sums(dpia, tmp, src, 'gemvHL', d, 'M=64,N=64',
+             r'vectorise@0\.1\.0\.0\.1\.1 n=(\d+), reduceLanes@0\.1\.0\.0\.1 n=\1, ', 'zip (snd p) acc')
 
 
 def register_tiles(dpia, root, tmp):

@@ -107,6 +107,20 @@ DERIVATION_ROWS = [
     ('lowerSeq@1.0.1.0', []),
 ]
 
+# gesummv's rows four a work-item, each row's sum reading a zip of the rows
+# of a and b (docs/language.md section 21.1, rowTile: a zip of views):
+# the rows read in place, one vector of a, b and x a step, four float16
+# accumulators, no copy of the rows
+DERIVATION_GESUMMV_ROWS = [
+    ('vectorise@0.1.0.1', ['--param', 'n=16']),
+    ('reduceLanes@0.1.0', ['--param', 'n=16']),
+    ('rowTile@.', ['--param', 'n=4']),
+    ('lowerGlobal@1', []),
+    ('lowerReduceSeq@1.0.1.0.1.1', []),
+    ('lowerSeq@1.0.1.0.1.1.0.0.1.0.0', []),
+    ('lowerSeq@1.0.1.0', []),
+]
+
 
 def body_of(cl):
     """the kernel's body, from its first statement (its signature names it)"""
@@ -198,6 +212,21 @@ def main():
             r = run(dpia, ['run', cur, '-k', 'gemvHL', '--size', 'M=32,N=64', '--check'])
             if r.returncode != 0 or 'ok' not in r.stdout:
                 failures.append(f'rowTile: run --check of the derived gemv: exit {r.returncode}\n{r.stdout}{r.stderr}')
+        text, cur = derive(dpia, tmp, os.path.join('samples', 'explore', 'gesummv.dpia'), 'gesummvHL',
+                           DERIVATION_GESUMMV_ROWS)
+        if text is not None:
+            got = run(dpia, ['translate', cur, '-k', 'gesummvHL'])
+            loop = loop_of(got.stdout) or ''
+            want = ['float16 acc[4];',
+                    'acc[1] = (alpha * vload16((gid*4 + 1)*(N/16) + i, a) + beta * vload16((gid*4 + 1)*(N/16) + i, b)) '
+                    '* vload16(i, x) + acc[1];']
+            if got.returncode != 0 or not all(w in loop for w in want) or ' *tmp' in got.stdout:
+                failures.append(f'rowTile: the derived gesummv does not read its rows in place:\n{got.stdout}{got.stderr}')
+            for size in ('N=64', 'N=1024'):
+                r = run(dpia, ['run', cur, '-k', 'gesummvHL', '--size', size, '--check'])
+                if r.returncode != 0 or 'ok' not in r.stdout:
+                    failures.append(f'rowTile: run --check of the derived gesummv at {size}: exit {r.returncode}\n'
+                                    f'{r.stdout}{r.stderr}')
         # rowTile refused (E1104): no sum in the element's function, the
         # array beside the rows computed (the accumulators' initial array is
         # made from it), the element read in that array
