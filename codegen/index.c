@@ -1447,10 +1447,22 @@ static const Ix *exact_quotient(IxCtx *x, const Ix *at, int64_t k) {
    * step; where its flat sum is told shortest, the search is spared */
   const Ix *quotient = ix_flat_is_shortest(q) ? assemble(&s, flat_parts(&s, q)) : build(&s, q);
   if (s.pc.overflow) return NULL;
-  /* S/k prints at least S, '/' and k */
-  size_t inner = shortest_bound(&s, p, parts_length(&s, flat_parts(&s, p)));
+  /* S/k prints at least S, '/' and k; S's length is at most at's, and
+   * at least shortest_bound's */
+  size_t flat = parts_length(&s, flat_parts(&s, p)), extra = 1 + digits_of((uint64_t)k);
+  size_t inner = shortest_bound(&s, p, flat);
   if (at->length < inner) inner = at->length;
-  return printed_length(quotient) <= inner + 1 + digits_of((uint64_t)k) ? quotient : NULL;
+  if (printed_length(quotient) <= inner + extra) return quotient;
+  /* The bound counts a group's parentheses and '*' where p may have none:
+   * a step whose constant has a digit more than the others' (wg*4096 +
+   * lid*64 + 40, quotient wg*1024 + lid*16 + 10) fails it, and its S was
+   * searched at each step.  Where no factoring of p prints strictly
+   * shorter than its flat sum (ix_flat_is_shortest), build(p) is that sum
+   * (build), so S's length is exactly the lesser of the flat sum's and
+   * at's (ix_simplify keeps at where the form is longer). */
+  if (!ix_flat_is_shortest(p)) return NULL;
+  inner = at->length < flat ? at->length : flat;
+  return printed_length(quotient) <= inner + extra ? quotient : NULL;
 }
 
 /* exact_quotient, kept for the next read at the same index (the other

@@ -969,6 +969,10 @@ static void test_exact_quotient(Tester *t) {
   } known[] = {
       {"(wg*4096 + lid*16 + 3)*16", 16, "wg*4096 + lid*16 + 3"},
       {"(wg*512 + lid*16 + 15)*2", 2, "wg*512 + lid*16 + 15"},
+      /* S's length told exactly where its flat sum is its form: the
+       * bound alone leaves these to the general path */
+      {"(wg*1024 + lid*16 + 10)*4", 4, "wg*1024 + lid*16 + 10"},
+      {"(wg*1024 + lid*16 + 12)*2", 2, "wg*1024 + lid*16 + 12"},
       {"(i + j + 1)*4", 4, "i + j + 1"},
       {"(i*N + j)*8", 8, "i*N + j"},
   };
