@@ -1341,6 +1341,24 @@ static bool same_steps(const void *user, const void *a, const void *b) {
   return ix_equal(p[0], q[0]) && ix_equal(p[1], q[1]) && ix_equal(p[2], q[2]);
 }
 
+/* poly_add(p0, lane) does not overflow, p0 canonical: where no term of
+ * p0 is lane alone (its monomial), poly_add merges nothing and makes
+ * p0's terms and lane's, which overflow exactly past max_terms; where one
+ * is, the added coefficient may overflow, and poly_add is asked.  Each
+ * unrolled vector step's trial probe (issue 35) asks this once, with a
+ * lane in no term, and the sum's terms were made and dropped. */
+static bool adds_within(PolyCtx *pc, Poly p0, const Ix *lane) {
+  for (int i = 0; i < p0.nterms; i++) {
+    const Term *t = &p0.terms[i];
+    if (t->nfactors == 1 && t->factors[0].exp == 1 && ix_equal(atom_of(&t->factors[0]), lane)) {
+      pc->overflow = false;
+      poly_add(pc, p0, poly_atom(pc, lane));
+      return !pc->overflow;
+    }
+  }
+  return p0.nterms < pc->max_terms;
+}
+
 bool ix_steps_by_lane(IxCtx *x, const Ix *at0, const Ix *at, const Ix *lane) {
   MemoTable *memo = &memo_of(x)->steps;
   const Ix **key = NEWARRAY(x->arena, const Ix *, 3);
@@ -1360,9 +1378,7 @@ bool ix_steps_by_lane(IxCtx *x, const Ix *at0, const Ix *at, const Ix *lane) {
   bool added = at->kind == IX_ADD && ix_equal(at->b, lane) && ix_equal(at->a, at0);
   bool steps = lane_poly(x, at0, &s, &p0) && (added || lane_poly(x, at, &s, &pl));
   if (steps && added) {
-    s.pc.overflow = false;
-    poly_add(&s.pc, p0, poly_atom(&s.pc, lane));
-    steps = !s.pc.overflow;
+    steps = adds_within(&s.pc, p0, lane);
   } else if (steps) {
     Poly want = poly_add(&s.pc, p0, poly_atom(&s.pc, lane));
     steps = !s.pc.overflow && poly_eq(&s.pc, pl, want);
