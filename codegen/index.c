@@ -1341,20 +1341,15 @@ static bool same_steps(const void *user, const void *a, const void *b) {
   return ix_equal(p[0], q[0]) && ix_equal(p[1], q[1]) && ix_equal(p[2], q[2]);
 }
 
-/* poly_add(p0, lane) does not overflow, p0 canonical: where no term of
- * p0 is lane alone (its monomial), poly_add merges nothing and makes
- * p0's terms and lane's, which overflow exactly past max_terms; where one
- * is, the added coefficient may overflow, and poly_add is asked.  Each
- * unrolled vector step's trial probe (issue 35) asks this once, with a
- * lane in no term, and the sum's terms were made and dropped. */
+/* poly_add(p0, lane) does not overflow: where no term of p0 is the lane alone, the
+ * sum merges nothing, one term more, counted, not made (a vector step's trial) */
 static bool adds_within(PolyCtx *pc, Poly p0, const Ix *lane) {
   for (int i = 0; i < p0.nterms; i++) {
-    const Term *t = &p0.terms[i];
-    if (t->nfactors == 1 && t->factors[0].exp == 1 && ix_equal(atom_of(&t->factors[0]), lane)) {
-      pc->overflow = false;
-      poly_add(pc, p0, poly_atom(pc, lane));
-      return !pc->overflow;
-    }
+    const PolyTerm *t = &p0.terms[i];
+    if (t->nfactors != 1 || t->factors->exp != 1 || !ix_equal(atom_of(t->factors), lane)) continue;
+    pc->overflow = false;
+    poly_add(pc, p0, poly_atom(pc, lane));
+    return !pc->overflow;
   }
   return p0.nterms < pc->max_terms;
 }
@@ -1463,22 +1458,12 @@ static const Ix *exact_quotient(IxCtx *x, const Ix *at, int64_t k) {
    * step; where its flat sum is told shortest, the search is spared */
   const Ix *quotient = ix_flat_is_shortest(q) ? assemble(&s, flat_parts(&s, q)) : build(&s, q);
   if (s.pc.overflow) return NULL;
-  /* S/k prints at least S, '/' and k; S's length is at most at's, and
-   * at least shortest_bound's */
-  size_t flat = parts_length(&s, flat_parts(&s, p)), extra = 1 + digits_of((uint64_t)k);
-  size_t inner = shortest_bound(&s, p, flat);
-  if (at->length < inner) inner = at->length;
-  if (printed_length(quotient) <= inner + extra) return quotient;
-  /* The bound counts a group's parentheses and '*' where p may have none:
-   * a step whose constant has a digit more than the others' (wg*4096 +
-   * lid*64 + 40, quotient wg*1024 + lid*16 + 10) fails it, and its S was
-   * searched at each step.  Where no factoring of p prints strictly
-   * shorter than its flat sum (ix_flat_is_shortest), build(p) is that sum
-   * (build), so S's length is exactly the lesser of the flat sum's and
-   * at's (ix_simplify keeps at where the form is longer). */
-  if (!ix_flat_is_shortest(p)) return NULL;
-  inner = at->length < flat ? at->length : flat;
-  return printed_length(quotient) <= inner + extra ? quotient : NULL;
+  /* S/k prints at least S, '/' and k; S's length is at most at's, at least shortest_bound's (which counts
+   * parentheses p may not have), and where ix_flat_is_shortest(p) the lesser of the flat sum's and at's */
+  size_t flat = parts_length(&s, flat_parts(&s, p)), bound = shortest_bound(&s, p, flat);
+  size_t extra = 1 + digits_of((uint64_t)k), length = printed_length(quotient);
+  if (length <= (at->length < bound ? at->length : bound) + extra) return quotient;
+  return ix_flat_is_shortest(p) && length <= (at->length < flat ? at->length : flat) + extra ? quotient : NULL;
 }
 
 /* exact_quotient, kept for the next read at the same index (the other
