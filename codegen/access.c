@@ -131,11 +131,20 @@ static const KirType *elements_of(CG *cg, const Storage *st, const KirType *elem
 /* the variable of a storage: a buffer's is a pointer to its elements (a
  * packed buffer of 3-vectors': to their scalars), as a C array decays to
  * one; a value's is of the value's type */
-static CExpr storage_var(CG *cg, const Storage *st) {
+static CExpr make_storage_var(CG *cg, const Storage *st) {
   if (st->kind != STORE_BUFFER) return kir_var(cg->arena, st->name, cg_value_type(cg, st->type));
   DataType *elem = dt_resolve(cg_elem_type(st->type));
   const KirType *t = st->packed3 ? kir_scalar1(elem->scalar) : cg_value_type(cg, elem);
   return kir_var(cg->arena, st->name, elements_of(cg, st, t));
+}
+
+/* made once per storage (Storage.var): the expressions of the kernel IR
+ * are never changed once made, so one node serves every access.  Its
+ * type's one effect, noting a use of double (cg_scalar_type), is made by
+ * the first. */
+static CExpr storage_var(CG *cg, const Storage *st) {
+  if (!st->var) ((Storage *)st)->var = make_storage_var(cg, st); /* a cache: st is the arena's, not const */
+  return st->var;
 }
 
 /* ---- literals ---- */

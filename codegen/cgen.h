@@ -59,6 +59,11 @@ struct Storage {
    * dimensions, which the private variable drops */
   const int *owned_by;
   int nowned_by;
+  /* its variable as an expression (access.c, storage_var), made at its
+   * first access and shared by the rest: every access names it, an
+   * unrolled step's several times (issue 35); the fields above are set
+   * before any access */
+  const KirExpr *var;
 };
 
 typedef enum StepKind { STEP_IDX, STEP_FIELD, STEP_LANE } StepKind;

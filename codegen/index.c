@@ -1341,6 +1341,19 @@ static bool same_steps(const void *user, const void *a, const void *b) {
   return ix_equal(p[0], q[0]) && ix_equal(p[1], q[1]) && ix_equal(p[2], q[2]);
 }
 
+/* poly_add(p0, lane) does not overflow: where no term of p0 is the lane alone, the
+ * sum merges nothing, one term more, counted, not made (a vector step's trial) */
+static bool adds_within(PolyCtx *pc, Poly p0, const Ix *lane) {
+  for (int i = 0; i < p0.nterms; i++) {
+    const PolyTerm *t = &p0.terms[i];
+    if (t->nfactors != 1 || t->factors->exp != 1 || !ix_equal(atom_of(t->factors), lane)) continue;
+    pc->overflow = false;
+    poly_add(pc, p0, poly_atom(pc, lane));
+    return !pc->overflow;
+  }
+  return p0.nterms < pc->max_terms;
+}
+
 bool ix_steps_by_lane(IxCtx *x, const Ix *at0, const Ix *at, const Ix *lane) {
   MemoTable *memo = &memo_of(x)->steps;
   const Ix **key = NEWARRAY(x->arena, const Ix *, 3);
@@ -1360,9 +1373,7 @@ bool ix_steps_by_lane(IxCtx *x, const Ix *at0, const Ix *at, const Ix *lane) {
   bool added = at->kind == IX_ADD && ix_equal(at->b, lane) && ix_equal(at->a, at0);
   bool steps = lane_poly(x, at0, &s, &p0) && (added || lane_poly(x, at, &s, &pl));
   if (steps && added) {
-    s.pc.overflow = false;
-    poly_add(&s.pc, p0, poly_atom(&s.pc, lane));
-    steps = !s.pc.overflow;
+    steps = adds_within(&s.pc, p0, lane);
   } else if (steps) {
     Poly want = poly_add(&s.pc, p0, poly_atom(&s.pc, lane));
     steps = !s.pc.overflow && poly_eq(&s.pc, pl, want);
@@ -1447,10 +1458,12 @@ static const Ix *exact_quotient(IxCtx *x, const Ix *at, int64_t k) {
    * step; where its flat sum is told shortest, the search is spared */
   const Ix *quotient = ix_flat_is_shortest(q) ? assemble(&s, flat_parts(&s, q)) : build(&s, q);
   if (s.pc.overflow) return NULL;
-  /* S/k prints at least S, '/' and k */
-  size_t inner = shortest_bound(&s, p, parts_length(&s, flat_parts(&s, p)));
-  if (at->length < inner) inner = at->length;
-  return printed_length(quotient) <= inner + 1 + digits_of((uint64_t)k) ? quotient : NULL;
+  /* S/k prints at least S, '/' and k; S's length is at most at's, at least shortest_bound's (which counts
+   * parentheses p may not have), and where ix_flat_is_shortest(p) the lesser of the flat sum's and at's */
+  size_t flat = parts_length(&s, flat_parts(&s, p)), bound = shortest_bound(&s, p, flat);
+  size_t extra = 1 + digits_of((uint64_t)k), length = printed_length(quotient);
+  if (length <= (at->length < bound ? at->length : bound) + extra) return quotient;
+  return ix_flat_is_shortest(p) && length <= (at->length < flat ? at->length : flat) + extra ? quotient : NULL;
 }
 
 /* exact_quotient, kept for the next read at the same index (the other

@@ -837,6 +837,14 @@ static void test_lane_steps(Tester *t) {
     CHECK(ix_steps_by_lane(&ix, sum, ix_add(&ix, sum, lane), lane) == (n == 63));
     CHECK(ix_steps_by_lane(&ix, sum, ix_add(&ix, lane, sum), lane) == (n == 63));
   }
+  /* the same 64 terms with the lane one of them (a lane of an enclosing
+   * trial: access.c): adding it again merges, no term more, so the
+   * shortcut's count of terms must not decide */
+  const Ix *with_lane = lane;
+  for (int v = 1; v < 64; v++)
+    with_lane = ix_add(&ix, with_lane, ix_var(&ix, intern_cstr(t->names, arena_printf(t->arena, "w%d", v))));
+  CHECK(ix_steps_by_lane(&ix, with_lane, ix_add(&ix, with_lane, lane), lane));
+  CHECK(ix_steps_by_lane(&ix, with_lane, ix_add(&ix, lane, with_lane), lane));
 #undef STEPS
   /* a vloadn's offset: the index a multiple of the width */
 #define MULTIPLE(e, k) ix_multiple_of(&ix, parse_at(t, &ix, e, strlen(e), __LINE__), k)
@@ -969,6 +977,10 @@ static void test_exact_quotient(Tester *t) {
   } known[] = {
       {"(wg*4096 + lid*16 + 3)*16", 16, "wg*4096 + lid*16 + 3"},
       {"(wg*512 + lid*16 + 15)*2", 2, "wg*512 + lid*16 + 15"},
+      /* S's length told exactly where its flat sum is its form: the
+       * bound alone leaves these to the general path */
+      {"(wg*1024 + lid*16 + 10)*4", 4, "wg*1024 + lid*16 + 10"},
+      {"(wg*1024 + lid*16 + 12)*2", 2, "wg*1024 + lid*16 + 12"},
       {"(i + j + 1)*4", 4, "i + j + 1"},
       {"(i*N + j)*8", 8, "i*N + j"},
   };
