@@ -8,7 +8,7 @@
 
 /* Without an exponent where a person writes none: 10.0f and 250000.0f,
  * not 1e+01f and 2.5e+05f (%g's choice for one or two digits). */
-void cprint_float(Buf *out, double v, bool single) {
+void cprint_float_shortest(Buf *out, double v, bool single) {
   Arena *a = out->arena;
   char *s = NULL;
   int digits = 17;
@@ -34,6 +34,23 @@ void cprint_float(Buf *out, double v, bool single) {
   buf_puts(out, s);
   if (!strpbrk(s, ".e")) buf_puts(out, ".0");
   if (single) buf_putc(out, 'f');
+}
+
+/* A whole number below 10^5 in magnitude (0.0f, 2.0f: most literals of a
+ * kernel) is its digits and .0, which is what the search above gives: the
+ * first precision that reads back prints the integer's digits, in full
+ * or as an exponent of at most 4 that is written out (float holds such an
+ * integer exactly); -0.0 keeps its sign there.  Without the search's
+ * printf and strtod calls (translation throughput, BENCHMARKS.md;
+ * tests/unit/test_kir.c compares the two on such numbers and those
+ * around them). */
+void cprint_float(Buf *out, double v, bool single) {
+  if (v > -1e5 && v < 1e5 && v == (double)(long long)v && !(v == 0 && signbit(v))) {
+    buf_put_int(out, (long long)v);
+    buf_put(out, single ? ".0f" : ".0", single ? 3 : 2);
+    return;
+  }
+  cprint_float_shortest(out, v, single);
 }
 
 void cprint_lit(Buf *out, KirLit l) {

@@ -10,6 +10,9 @@
 /* the shortest decimal that reads back as the same float (or double),
  * with a point or an exponent, and f for a float; infinity as the macro */
 void cprint_float(Buf *out, double v, bool single);
+/* the same by its general path, a search of the precision (cprint_float
+ * takes a shorter one for small whole numbers; tests/unit compare them) */
+void cprint_float_shortest(Buf *out, double v, bool single);
 /* a typed literal: true, 42, 0.5f, 0.5 */
 void cprint_lit(Buf *out, KirLit l);
 /* text as a block comment, a line of the comment per line of text */

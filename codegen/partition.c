@@ -119,10 +119,18 @@ typedef struct Pass {
   Arena *arena;
   const Backend *backend; /* whose reserved names a split's name avoids */
   IxCtx ix;
-  NameSet names; /* every name of the kernel, and those made here */
-  /* names declared as private variables that are not volatile, and
-   * names declared otherwise (a name may be declared in two blocks) */
+  /* every name of the kernel as the pass found it, and those made here;
+   * and the names it declared as private variables that are not
+   * volatile, and those it declared otherwise (a name may be declared in
+   * two blocks).  Both are gathered when first needed (most kernels never
+   * need them: translation throughput, BENCHMARKS.md), from the kernel
+   * as it is then and the statements dropped before (dropped), which
+   * together bind the names it bound at first (known_names) */
+  const KirKernel *k;
+  bool known_names, known_privates;
+  NameSet names;
   NameSet private_, other;
+  Vec dropped; /* KirStmt *: taken out of the kernel before both were gathered */
   /* what is known where the walk is: e >= 0 for each fact e */
   int nfacts;
   Lin facts[MAX_FACTS];
@@ -775,7 +783,10 @@ static bool computed(const KirExpr *e) {
   return !kir_const_int(e, &c) && e->kind != KE_VAR && !(e->kind == KE_IX && e->ix->kind == IX_VAR);
 }
 
+static void known_names(Pass *p);
+
 static const char *fresh_name(Pass *p, const char *base) {
+  known_names(p);
   const char *name = base;
   for (int k = 2; nameset_has(&p->names, name) || backend_reserved(p->backend, name); k++)
     name = arena_printf(p->arena, "%s_%d", base, k);
@@ -784,6 +795,7 @@ static const char *fresh_name(Pass *p, const char *base) {
 }
 
 static void walk_block(Pass *p, KirBlock *b);
+static void known_privates(Pass *p);
 
 /* replace s (after prev in b) with the statements of body */
 static void splice(KirBlock *b, KirStmt *prev, KirStmt *s, KirBlock body) {
@@ -802,6 +814,13 @@ static void splice(KirBlock *b, KirStmt *prev, KirStmt *s, KirBlock body) {
     b->first = body.first;
   body.last->next = next;
   if (b->last == s) b->last = body.last;
+}
+
+/* s (after prev in b) taken out, its names kept for the sets gathered
+ * later (Pass.dropped) */
+static void drop(Pass *p, KirBlock *b, KirStmt *prev, KirStmt *s) {
+  if (!p->known_names || !p->known_privates) vec_push(p->arena, &p->dropped, s);
+  splice(b, prev, s, (KirBlock){0});
 }
 
 /* int name = init; */
@@ -961,6 +980,10 @@ static KirStmt *split_loop(Pass *p, KirBlock *b, KirStmt *prev, KirStmt *s, cons
                            bool three, const KirExpr *split_lo, const KirExpr *split_hi) {
   const char *var = s->loop.var;
   Lin lo = *lo_at, hi = *hi_at;
+  /* gathered before the loops are made: a loop of one step becomes a
+   * declaration of its variable (one_step_block), which private_names
+   * would count */
+  known_privates(p);
   /* a split that is not a constant or a variable (the loops' tests'
    * bounds do not change in them) is computed once, before the loops */
   const KirExpr *at_lo = split_lo, *at_hi = three ? split_hi : split_lo;
@@ -1039,7 +1062,7 @@ static KirStmt *split_loop(Pass *p, KirBlock *b, KirStmt *prev, KirStmt *s, cons
     KirStmt *before = NULL;
     for (KirStmt *t = b->first; t != loops[i]; t = t->next) before = t;
     if (last == loops[i]) last = before;
-    splice(b, before, loops[i], (KirBlock){0});
+    drop(p, b, before, loops[i]);
   }
   return last;
 }
@@ -1140,10 +1163,12 @@ static const char *lvalue_root(const KirExpr *e) {
  * the facts decided leaves where its side kept the old value
  * (ludPerimeter's acc[0] = 0 > i ? ... : acc[0] where i >= 0): it does
  * nothing (a private variable is its work-item's alone and not volatile) */
-static bool self_assignment(const Pass *p, const KirStmt *s) {
+static bool self_assignment(Pass *p, const KirStmt *s) {
   if (s->kind != KS_ASSIGN || !kir_expr_equal(s->assign.lhs, s->assign.rhs) || calls(s->assign.lhs)) return false;
   const char *root = lvalue_root(s->assign.lhs);
-  return root && nameset_has(&p->private_, root) && !nameset_has(&p->other, root);
+  if (!root) return false;
+  known_privates(p);
+  return nameset_has(&p->private_, root) && !nameset_has(&p->other, root);
 }
 
 /* s and the statements after it are tests that the facts decide false
@@ -1163,7 +1188,7 @@ static void walk_block(Pass *p, KirBlock *b) {
     push_id_facts(p, s);
     push_bool(p, b, s);
     if (self_assignment(p, s)) { /* nothing to do */
-      splice(b, prev, s, (KirBlock){0});
+      drop(p, b, prev, s);
       s = prev ? prev->next : b->first;
       continue;
     }
@@ -1182,7 +1207,10 @@ static void walk_block(Pass *p, KirBlock *b) {
         continue;
       }
       KirStmt *first = v ? s->cond.body.first : NULL;
-      splice(b, prev, s, v ? s->cond.body : (KirBlock){0});
+      if (v)
+        splice(b, prev, s, s->cond.body);
+      else
+        drop(p, b, prev, s);
       s = first ? first : prev ? prev->next : b->first;
       continue;
     }
@@ -1231,17 +1259,56 @@ static void private_names(const KirBlock *b, NameSet *private_, NameSet *other) 
   }
 }
 
+/* the names s binds, as kir_names_bound's of a block of s alone */
+static void stmt_names_bound(const KirStmt *s, NameSet *names) {
+  if (s->kind == KS_DECL) nameset_add(names, s->decl.name);
+  if (s->kind == KS_FOR) nameset_add(names, s->loop.var);
+  if (s->kind == KS_ASSIGN && s->assign.lhs->kind == KE_VAR) nameset_add(names, s->assign.lhs->name);
+  const KirBlock *inner = kir_body((KirStmt *)s);
+  if (inner) kir_names_bound(inner, names);
+}
+
+/* Pass.names, once: the kernel's names and those of the statements
+ * dropped, which are the names the kernel bound when the pass began (no
+ * step before the first fresh name makes a name: a decided test's body
+ * keeps its statements, a split's copies repeat names, a loop of one step
+ * declares its own variable) */
+static void known_names(Pass *p) {
+  if (p->known_names) return;
+  p->known_names = true;
+  const KirKernel *k = p->k;
+  for (int i = 0; i < k->nparams; i++) nameset_add(&p->names, k->params[i].name);
+  for (int i = 0; i < k->ntops; i++) nameset_add(&p->names, k->tops[i].name);
+  kir_names_bound(&k->locals, &p->names);
+  kir_names_bound(&k->body, &p->names);
+  for (int i = 0; i < p->dropped.len; i++) stmt_names_bound(p->dropped.items[i], &p->names);
+}
+
+/* Pass.private_ and Pass.other, once, before any loop is split (its
+ * declarations are then those the kernel had when the pass began, less
+ * the dropped ones, whose names count as declared) */
+static void known_privates(Pass *p) {
+  if (p->known_privates) return;
+  p->known_privates = true;
+  const KirKernel *k = p->k;
+  private_names(&k->locals, &p->other, &p->other);
+  private_names(&k->body, &p->private_, &p->other);
+  for (int i = 0; i < p->dropped.len; i++) {
+    const KirStmt *s = p->dropped.items[i];
+    if (s->kind == KS_DECL) {
+      NameSet *into = s->decl.space == KSP_PRIVATE && !s->decl.is_volatile ? &p->private_ : &p->other;
+      if (!nameset_has(into, s->decl.name)) nameset_add(into, s->decl.name);
+    }
+    const KirBlock *inner = kir_body((KirStmt *)s);
+    if (inner) private_names(inner, &p->private_, &p->other);
+  }
+}
+
 void kir_partition_loops(Arena *a, const Backend *backend, KirKernel *k, const KirIdBounds *ids) {
-  Pass p = {.arena = a, .backend = backend, .names = {.arena = a}, .ids = ids};
+  Pass p = {.arena = a, .backend = backend, .k = k, .names = {.arena = a}, .ids = ids};
   ix_init(&p.ix, a);
   p.ix.print_expr = backend->print_expr;
-  for (int i = 0; i < k->nparams; i++) nameset_add(&p.names, k->params[i].name);
-  for (int i = 0; i < k->ntops; i++) nameset_add(&p.names, k->tops[i].name);
-  kir_names_bound(&k->locals, &p.names);
-  kir_names_bound(&k->body, &p.names);
   p.private_ = p.other = (NameSet){.arena = a};
-  private_names(&k->locals, &p.other, &p.other);
-  private_names(&k->body, &p.private_, &p.other);
   for (int i = 0; i < ids->nleast; i++) { /* lhs - rhs >= 0 */
     Lin f = {0};
     if (lin_add_ix(&f, ids->least_lhs[i], 1) && lin_add_ix(&f, ids->least_rhs[i], -1)) push_fact(&p, &f);

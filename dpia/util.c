@@ -209,14 +209,12 @@ static void buf_reserve(Buf *b, size_t extra) {
   b->cap = cap;
 }
 
-void buf_put(Buf *b, const char *s, size_t n) {
+void buf_put_slow(Buf *b, const char *s, size_t n) {
   buf_reserve(b, n);
   memcpy(b->data + b->len, s, n);
   b->len += n;
   b->data[b->len] = 0;
 }
-
-void buf_puts(Buf *b, const char *s) { buf_put(b, s, strlen(s)); }
 
 void buf_putc_slow(Buf *b, char c) { buf_put(b, &c, 1); }
 

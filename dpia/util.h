@@ -125,8 +125,20 @@ typedef struct Buf {
 void buf_init(Buf *b, Arena *a);
 void emit(Buf *b, const char *fmt, ...) DPIA_PRINTF(2, 3);
 void vemit(Buf *b, const char *fmt, va_list ap);
-void buf_put(Buf *b, const char *s, size_t n);
-void buf_puts(Buf *b, const char *s);
+void buf_put_slow(Buf *b, const char *s, size_t n);
+/* n bytes of s, then s as a C string: inline where there is room, so
+ * that a literal's length and copy are the compiler's (the printers write
+ * their fixed text so: translation throughput, BENCHMARKS.md) */
+static inline void buf_put(Buf *b, const char *s, size_t n) {
+  if (b->len + n + 1 <= b->cap) {
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = 0;
+    return;
+  }
+  buf_put_slow(b, s, n);
+}
+static inline void buf_puts(Buf *b, const char *s) { buf_put(b, s, strlen(s)); }
 /* v in decimal, as emit's %lld: without the format (generated code prints
  * an integer for every constant of an index) */
 void buf_put_int(Buf *b, long long v);

@@ -12,6 +12,7 @@
  *
  * Prints `kir: P passed, F failed` and exits non-zero if anything failed. */
 #include "backend.h"
+#include "backend_c.h"
 #include "unit_env.h"
 
 #include <math.h>
@@ -186,6 +187,27 @@ static void test_literals(Tester *t) {
   EXPECT(kir_expr_equal(lit_float(a, 0.5), lit_float(a, 0.5)));
   EXPECT(!kir_expr_equal(lit_float(a, 0.5), lit_double(a, 0.5)));
   EXPECT(!kir_expr_equal(lit_float(a, 0.5), lit_float(a, 0.25)));
+  /* a whole number below 10^5, printed at once (cprint_float), as the
+   * general search prints it; and the numbers around that range */
+  int differ = 0;
+  for (int single = 0; single <= 1; single++)
+    for (int64_t n = -100003; n <= 100003; n += n > -1100 && n < 1100 ? 1 : n > -100020 && n < -99980 ? 1 : n > 99980 ? 1 : 37) {
+      Arena scratch; /* the search's strings, let go every number */
+      arena_init(&scratch, t->a->mem);
+      double vs[3] = {(double)n, (double)n + 0.5, n == 0 ? -0.0 : (double)n * 0.25};
+      for (int k = 0; k < 3; k++) {
+        Buf fast, general;
+        buf_init(&fast, &scratch);
+        buf_init(&general, &scratch);
+        cprint_float(&fast, vs[k], single);
+        cprint_float_shortest(&general, vs[k], single);
+        if (strcmp(fast.data, general.data) != 0 && differ++ < 5)
+          printf("FAIL: %.17g (%s) printed %s, the search prints %s\n", vs[k], single ? "float" : "double",
+                 fast.data, general.data);
+      }
+      arena_free(&scratch);
+    }
+  EXPECT(differ == 0);
 }
 
 /* Index atoms that are expressions (a clamp, a gather) print as their
