@@ -129,9 +129,13 @@ Phrase *phrase_subst_shared(Arena *a, TypeCtx *tc, Phrase *body, const Binder *x
  * holding a variable of another xs): one walk of body, not count.  With
  * keep_marks, each phrase made anew on a path keeps the mark of normality
  * of the one it replaces (Phrase.normal_run): for values the caller knows
- * normal and unable to make a redex where they go (stage II's) */
+ * normal and unable to make a redex where they go (stage II's).  With
+ * share_values, a value that holds no lambda is put at each of its uses
+ * as it is, not copied: the result is then a tree no more but a DAG, for
+ * a caller whose later passes only read it (stage II's; normalisation
+ * marks a node normal in place, which holds wherever the node is) */
 Phrase *phrase_subst_shared_many(Arena *a, TypeCtx *tc, Phrase *body, int count, const Binder *const *xs,
-                                 Phrase *const *values, bool keep_marks);
+                                 Phrase *const *values, bool keep_marks, bool share_values);
 
 /* strategy.c: the OpenCL hierarchy and address space rules of spec
  * section 5 on a normalized kernel body. */

@@ -17,6 +17,9 @@ struct BindMap {
   bool fresh_var; /* to is a VAR of a fresh binder: no need to copy again */
   bool used;      /* to itself is in the result */
   BindMap *next;
+  /* to is put at every use as it is (Norm.share_values): 0 not known yet,
+   * 1 yes (it holds no lambda), -1 no */
+  signed char share;
 };
 
 typedef struct Norm {
@@ -47,6 +50,9 @@ typedef struct Norm {
   /* subst_shared: a path's new phrase keeps the mark of the one it
    * replaces (phrase_subst_shared_many) */
   bool keep_marks;
+  /* subst_shared: a value that holds no lambda goes to each of its uses
+   * as it is, not copied (phrase_subst_shared_many) */
+  bool share_values;
 } Norm;
 
 /* Enter one level of recursion; false (and the phrase counts as too big,
@@ -82,6 +88,31 @@ static Binder *fresh_binder(Norm *n, const Binder *b, PhraseType *type) {
   return c;
 }
 
+/* a lambda anywhere in p */
+static bool holds_lambda(const Phrase *p) {
+  for (;;) {
+    switch (p->kind) {
+    case PH_VAR:
+    case PH_LIT: /* an array literal's elements are scalar literals */
+    case PH_PRIM:
+    case PH_DEF: return false;
+    case PH_LAM: return true;
+    case PH_PROJ:
+    case PH_UNOP: p = p->fst; continue;
+    case PH_APP:
+    case PH_PAIR:
+    case PH_SEQ:
+    case PH_ASSIGN:
+    case PH_BINOP:
+      if (holds_lambda(p->fst)) return true;
+      p = p->snd;
+      continue;
+    case PH_COUNT: return true;
+    }
+    return true;
+  }
+}
+
 static Phrase *copy(Norm *n, const Phrase *p, BindMap *m, const TypeSubst *ts);
 static Phrase *copy_node(Norm *n, const Phrase *p, BindMap *m, const TypeSubst *ts);
 
@@ -114,6 +145,16 @@ static Phrase *copy_node(Norm *n, const Phrase *p, BindMap *m, const TypeSubst *
       if (!e->used) {
         e->used = true;
         return e->to;
+      }
+      /* A value without a lambda binds nothing: in two places it binds
+       * no binder twice, and no pass after stage II changes a phrase in
+       * place, so each place reads it as its own copy (issue 35: the
+       * copies of a map's element at each of its uses, and of that
+       * element's own uses at every level around it, were a quarter of
+       * stage II) */
+      if (n->share_values) {
+        if (!e->share) e->share = holds_lambda(e->to) ? -1 : 1;
+        if (e->share > 0) return e->to;
       }
       /* an argument is the program's own: its spans stay */
       const Span *relocate = n->relocate;
@@ -164,7 +205,7 @@ static Phrase *copy_node(Norm *n, const Phrase *p, BindMap *m, const TypeSubst *
     Phrase *v = node(n, p, b->type);
     v->kind = PH_VAR;
     v->binder = b;
-    BindMap e = {p->lam_binder, v, true, false, m};
+    BindMap e = {p->lam_binder, v, true, false, m, 0};
     q->lam_binder = b;
     q->body = copy(n, p->body, &e, ts);
     return q->body ? q : NULL;
@@ -198,7 +239,7 @@ static Phrase *instantiate(Norm *n, const Phrase *use) {
     v->type = fresh[i]->type;
     v->binder = fresh[i];
     BindMap *e = NEW(n->arena, BindMap);
-    *e = (BindMap){def->params[i], v, true, false, m};
+    *e = (BindMap){def->params[i], v, true, false, m, 0};
     m = e;
   }
   Phrase *body = copy(n, def->body, m, use->subst);
@@ -389,7 +430,7 @@ static Phrase *beta(Norm *n, Phrase *lam, Phrase *arg, Span span) {
     }
     return share(n, lam, arg, span);
   }
-  BindMap e = {lam->lam_binder, arg, arg->kind == PH_VAR, false, NULL};
+  BindMap e = {lam->lam_binder, arg, arg->kind == PH_VAR, false, NULL, 0};
   Phrase *body = copy(n, lam->body, &e, NULL);
   if (!body) return NULL;
   (void)span;
@@ -522,7 +563,7 @@ static bool deeper_than(Arena *a, const Phrase *p, int max) {
 /* norm p, trusting the marks of run trust (-1: none), whose walk and
  * making reached trust_reach nodes */
 static Phrase *normalize(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p, int trust, long trust_reach) {
-  Norm n = {a, tc, diag, 0, 0, false, p->span, 0, 0, false, ++tc->norm_runs, trust, trust_reach, NULL, NULL, false};
+  Norm n = {a, tc, diag, 0, 0, false, p->span, 0, 0, false, ++tc->norm_runs, trust, trust_reach, NULL, NULL, false, false};
   n.max_depth = diag_depth_limit(diag, DPIA_MAX_NORMAL_DEPTH);
   Phrase *r = norm(&n, p);
   /* Every node of the result is one this run made (nodes) or one norm_node
@@ -564,14 +605,14 @@ Phrase *normalize_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def) {
 }
 
 Phrase *phrase_copy(Arena *a, TypeCtx *tc, const Phrase *p) {
-  Norm n = {a, tc, NULL, 0, 0, false, p->span, 0, 0, false, 0, 0, 0, NULL, NULL, false};
+  Norm n = {a, tc, NULL, 0, 0, false, p->span, 0, 0, false, 0, 0, 0, NULL, NULL, false, false};
   return copy(&n, p, NULL, NULL);
 }
 
 Phrase *phrase_subst(Arena *a, TypeCtx *tc, const Phrase *body, const Binder *x, Phrase *value) {
-  Norm n = {a, tc, NULL, 0, 0, false, body->span, 0, 0, false, 0, 0, 0, NULL, NULL, false};
+  Norm n = {a, tc, NULL, 0, 0, false, body->span, 0, 0, false, 0, 0, 0, NULL, NULL, false, false};
   /* value may be in use elsewhere: copied at every use (used already) */
-  BindMap e = {x, value, value->kind == PH_VAR, true, NULL};
+  BindMap e = {x, value, value->kind == PH_VAR, true, NULL, 0};
   return copy(&n, body, &e, NULL);
 }
 
@@ -608,19 +649,19 @@ static Phrase *subst_shared(Norm *n, Phrase *p, BindMap *m) {
 }
 
 Phrase *phrase_subst_shared(Arena *a, TypeCtx *tc, Phrase *body, const Binder *x, Phrase *value) {
-  Norm n = {a, tc, NULL, 0, 0, false, body->span, 0, 0, false, 0, 0, 0, NULL, NULL, false};
-  BindMap e = {x, value, value->kind == PH_VAR, true, NULL};
+  Norm n = {a, tc, NULL, 0, 0, false, body->span, 0, 0, false, 0, 0, 0, NULL, NULL, false, false};
+  BindMap e = {x, value, value->kind == PH_VAR, true, NULL, 0};
   return subst_shared(&n, body, &e);
 }
 
 Phrase *phrase_subst_shared_many(Arena *a, TypeCtx *tc, Phrase *body, int count, const Binder *const *xs,
-                                 Phrase *const *values, bool keep_marks) {
-  Norm n = {a, tc, NULL, 0, 0, false, body->span, 0, 0, false, 0, 0, 0, NULL, NULL, keep_marks};
+                                 Phrase *const *values, bool keep_marks, bool share_values) {
+  Norm n = {a, tc, NULL, 0, 0, false, body->span, 0, 0, false, 0, 0, 0, NULL, NULL, keep_marks, share_values};
   /* the map on the stack for the few variables stage II substitutes */
   BindMap few[4], *m = NULL;
   BindMap *entries = count <= (int)DPIA_COUNTOF(few) ? few : NEWARRAY(a, BindMap, count);
   for (int k = count - 1; k >= 0; k--) {
-    entries[k] = (BindMap){xs[k], values[k], values[k]->kind == PH_VAR, true, m};
+    entries[k] = (BindMap){xs[k], values[k], values[k]->kind == PH_VAR, true, m, 0};
     m = &entries[k];
   }
   return subst_shared(&n, body, m);

@@ -93,6 +93,10 @@ typedef struct Hoist {
    * quadratic in the number of stages) */
   Hoisted **table;
   int table_cap, table_len;
+  /* a use of a hoisted variable as a whole was replaced by a phrase pair
+   * (hoisted_use): the one thing hoisting makes that normalisation could
+   * take apart (translate_hoist) */
+  bool made_pair;
 } Hoist;
 
 static Hoisted **slot(Hoist *h, const Binder *v) {
@@ -188,6 +192,7 @@ static Phrase *hoist(Hoist *h, Phrase *p) {
     if (!e) return p;
     Span saved = h->b.span;
     h->b.span = p->span;
+    if (p->kind == PH_VAR) h->made_pair = true;
     Phrase *r = hoisted_use(h, e, p->kind == PH_VAR ? 0 : p->index);
     h->b.span = saved;
     return r;
@@ -241,17 +246,34 @@ static Phrase *hoist(Hoist *h, Phrase *p) {
 }
 
 DefInfo *translate_hoist(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *imperative) {
-  Hoist h = {{a, tc, in, imperative->body->span}, NULL, 0, 0, {0}, {0}, NULL, 0, 0};
+  Hoist h = {{a, tc, in, imperative->body->span}, NULL, 0, 0, {0}, {0}, NULL, 0, 0, false};
+  size_t before = a->total;
   Phrase *body = hoist(&h, imperative->body);
   /* local memory at kernel scope, first allocation outermost */
   for (int k = h.locals.len - 1; k >= 0; k--) {
     Binder *v = h.locals.items[k];
     body = b_new(&h.b, PRIM_NEW_LOCAL, v->type->fst->data, v, body);
   }
-  /* stage II's normal form, hoisting's copies unmarked (phrase_map_children
-   * and above): only the paths hoisting changed are walked again */
-  body = normalize_phrase_again(a, tc, diag, body);
-  if (!body) return NULL;
+  /* Stage II's result is normal (translate_stage2), and hoisting makes no
+   * redex in it: it applies no lambda (an allocation's lambda goes, its
+   * body in its place; b_new applies a primitive), inlines no def, and
+   * projects no pair (a projection of a hoisted variable is replaced
+   * whole, hoisted_use); only a pair put for a whole variable could
+   * meet a projection made elsewhere.  Its result's nodes are at most
+   * stage II's bound (TypeCtx.norm_reach) and those hoisting made, at
+   * most one a sizeof(Phrase) of the arena's bytes handed out since: with
+   * fewer than the depth limit, normalisation would give the result back
+   * as it is, and is not run (issue 35: its walk of the paths hoisting
+   * copied was a fifth of the pass).  Else it runs, as before: stage II's
+   * marks trusted, hoisting's copies unmarked (phrase_map_children and
+   * above), so only the paths hoisting changed are walked again. */
+  long reach = tc->norm_reach + (long)((a->total - before) / sizeof(Phrase));
+  if (h.made_pair || reach >= diag_depth_limit(diag, DPIA_MAX_NORMAL_DEPTH)) {
+    body = normalize_phrase_again(a, tc, diag, body);
+    if (!body) return NULL;
+  } else {
+    tc->norm_reach = reach;
+  }
   DefInfo *d = NEW(a, DefInfo);
   *d = *imperative;
   d->nparams = imperative->nparams + h.globals.len;

@@ -49,7 +49,7 @@ static Phrase *rewrite(Stage2 *s, Phrase *p);
 static Phrase *apply(Stage2 *s, Phrase *f, Phrase *x) {
   if (f->kind == PH_LAM) {
     const Binder *binder = f->lam_binder;
-    return phrase_subst_shared_many(s->b.arena, s->b.tc, f->body, 1, &binder, &x, true);
+    return phrase_subst_shared_many(s->b.arena, s->b.tc, f->body, 1, &binder, &x, true, true);
   }
   return b_app(&s->b, f, x);
 }
@@ -83,7 +83,7 @@ static Phrase *apply_n(Stage2 *s, Phrase *f, int n, Phrase *const *xs) {
     binders[k++] = body->lam_binder;
     body = body->body;
   }
-  if (k == n) return phrase_subst_shared_many(s->b.arena, s->b.tc, body, n, binders, xs, true);
+  if (k == n) return phrase_subst_shared_many(s->b.arena, s->b.tc, body, n, binders, xs, true, true);
   for (k = 0; k < n; k++) f = apply(s, f, xs[k]);
   return f;
 }
