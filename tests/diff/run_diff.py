@@ -55,6 +55,17 @@ work-items and their source lines.  With --keep the log is kept next to
 the program (NAME.oclgrind.log).  The meson test diff-oclgrind runs
 300 programs with vectors this way, and the regression programs:
     tests/diff/run_diff.py --dpia build/dpia --seed 2 --count 300 --with vectors --oracle oclgrind
+Programs named on the command line (FILE.dpia, with their `-- run:` line,
+a kept failure say) run after those, the same way.
+A program is skipped, not failed, when it cannot be checked here: exit 4
+(no OpenCL device, or one failing), an int overflow on its inputs, a
+reference of zeros for every kind of inputs, or Oclgrind stopping at an
+LLVM intrinsic it does not implement (`Undefined external function:
+llvm.abs.i32`, clang's form of an int's absolute value: the kernel is not
+created, dpia run exits 4).  Each skip names its reason, and the summary
+counts each reason on a line of its own (`skipped 2: Oclgrind cannot run
+llvm.abs.i32 ...`), so that a sweep says how many programs went unchecked
+and why (tests/diff/skip_reasons.py tests this).
 Prints `N passed, M failed` at the end; exit 1 if anything failed.
 """
 import argparse
@@ -84,6 +95,25 @@ ORACLE_LOCAL_MEM = 262144
 LAUNCH_FRACTION = 0.3
 # what dpia run --check says of a reference that is 0 everywhere
 ZERO_REFERENCE = 'the reference is 0 at all'
+# what Oclgrind says when its interpreter meets an LLVM intrinsic it does
+# not implement: llvm.abs.i32, which clang makes of an int's absolute
+# value written select ((-x) > x) (-x) x.  Creating the kernel fails, so
+# dpia run finds no kernel and exits 4 as if no device were there.
+UNDEFINED_EXTERNAL = re.compile(r'Undefined external function: (\S+)')
+
+
+def skip_reason(detail):
+    """Why a program was skipped (its output and command line in detail):
+    the summary counts each reason on a line of its own, so that a sweep's
+    report says how many programs went unchecked, and why."""
+    m = UNDEFINED_EXTERNAL.search(detail)
+    if m:
+        return f'Oclgrind cannot run {m.group(1)} (undefined external function, exit 4)'
+    if ZERO_REFERENCE in detail:
+        return 'a reference of zeros for every kind of inputs (E0006)'
+    if 'leaves the 32-bit range' in detail:
+        return 'an int overflow on these inputs'
+    return 'OpenCL unavailable or failing (exit 4)'
 
 
 def run(cmd, env, split=False):
@@ -300,6 +330,8 @@ def main():
                     'guards of other launches)')
     ap.add_argument('--with', dest='extra', action='append', default=[], choices=sorted(gen.OPTIONAL),
                     help='a generator feature that is off by default (gen.py --with)')
+    ap.add_argument('programs', nargs='*', metavar='FILE.dpia',
+                    help='also run these programs, each with its -- run: line (a kept failure again, say)')
     a = ap.parse_args()
     dpia = os.path.abspath(a.dpia)
     env = dict(os.environ, POCL_KERNEL_CACHE='0')
@@ -334,8 +366,16 @@ def main():
                     text = fh.read()
                 kernel, sizes, expect = parse_header(text)
                 cases.append((f'{sub}/{f}', text, kernel, sizes, expect, None))
+    for f in a.programs:
+        with open(f) as fh:
+            text = fh.read()
+        kernel, sizes, expect = parse_header(text)
+        if kernel is None:
+            ap.error(f'{f}: no `-- run: -k KERNEL ...` line in its first lines')
+        cases.append((f, text, kernel, sizes, expect, None))
 
     passed = failed = skipped = rejected_launches = 0
+    skip_reasons = {}  # reason: how many programs
     durations = []
     start = time.time()
     with tempfile.TemporaryDirectory() as tmp:
@@ -382,8 +422,9 @@ def main():
                         print(f'PASS {name}', flush=True)
                 elif status == 'skip':
                     skipped += 1
-                    print(f'SKIP {name}: OpenCL unavailable or failing (exit 4), or inputs that cannot be checked '
-                          f'(an int overflow, a reference of zeros):\n{detail.rstrip()}', flush=True)
+                    reason = skip_reason(detail)
+                    skip_reasons[reason] = skip_reasons.get(reason, 0) + 1
+                    print(f'SKIP {name}: {reason}:\n{detail.rstrip()}', flush=True)
                 else:
                     failed += 1
                     print(f'FAILURE {name}\n--- program ---\n{text}--- output ---\n{detail.rstrip()}\n---', flush=True)
@@ -398,6 +439,8 @@ def main():
     print(f'({time.time() - start:.0f} s, {skipped} skipped, {rejected_launches} launch variations refused '
           '(E0604); slowest: '
           + ', '.join(f'{n} {d:.1f} s' for d, n in durations[:3]) + ')')
+    for reason, n in sorted(skip_reasons.items(), key=lambda x: (-x[1], x[0])):
+        print(f'skipped {n}: {reason}')
     print(f'{passed} passed, {failed} failed')
     return 1 if failed else 0
 
