@@ -21,15 +21,23 @@ void check_namer(Checker *c, TypeNamer *tn) {
 
 /* ---- sizes ---- */
 
+/* A metavariable's name is its text in the SizeMeta, not interned: no
+ * other name is spelled ?n<k> (no identifier has a '?'), and every size
+ * that has it got it from here, so within the checker the pointer is the
+ * name, as an interned one is; sizes order their variables by strcmp
+ * (size.c), which is the same for both.  Every primitive's instance makes
+ * a few: interning each (a hash, a probe, the interner's growth) was a
+ * third of their cost (translation throughput). */
 Sym fresh_size_meta(Checker *c, Span origin) {
   SizeMeta *m = NEW(c->arena, SizeMeta);
-  /* ?n<k>, k = len + 1, written without snprintf: every primitive's
-   * instance makes a few (translation throughput) */
-  char digits[16], name[20] = "?n";
+  /* ?n<k>, k = len + 1, written without snprintf */
+  char digits[16];
   int nd = 0, len = 2;
   for (unsigned k = (unsigned)c->size_metas.len + 1; k > 0; k /= 10) digits[nd++] = (char)('0' + k % 10);
-  while (nd > 0) name[len++] = digits[--nd];
-  m->name = intern(c->in, name, (size_t)len);
+  m->text[0] = '?';
+  m->text[1] = 'n';
+  while (nd > 0) m->text[len++] = digits[--nd];
+  m->name = m->text;
   m->origin = origin;
   vec_push(c->arena, &c->size_metas, m);
   return m->name;
