@@ -568,8 +568,13 @@ bool expect_type(Checker *c, Span span, PhraseType *want, PhraseType *have, cons
   bool flatten = false;
   if (want->kind == PT_EXP && have->kind == PT_EXP) {
     DataType *wi, *hi;
-    int dw = array_depth(want->data, &wi), dh = array_depth(have->data, &hi);
-    flatten = dw >= 1 && dh > dw && wi->kind == DT_SCALAR && hi->kind == DT_SCALAR && dt_equal(wi, hi);
+    int dw = array_depth(want->data, &wi);
+    /* have's shape matters only under a wanted array (most often a
+     * metavariable or a scalar is wanted: translation throughput) */
+    if (dw >= 1) {
+      int dh = array_depth(have->data, &hi);
+      flatten = dh > dw && wi->kind == DT_SCALAR && hi->kind == DT_SCALAR && dt_equal(wi, hi);
+    }
   }
   Span saved = c->unify_span;
   c->unify_span = span;
