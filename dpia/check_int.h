@@ -9,10 +9,11 @@
 #include "check.h"
 
 typedef struct SizeMeta {
-  Sym name;
+  Sym name; /* text: unique in the checker, not interned (fresh_size_meta) */
   bool solved;
   Size value;
   Span origin;
+  char text[16]; /* ?n<k> */
 } SizeMeta;
 
 /* A size that must be a natural number (kind NATURAL) or at least one

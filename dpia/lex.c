@@ -236,7 +236,10 @@ static Token lex_identifier(Lexer *lx) {
   uint32_t begin = lx->pos;
   const unsigned char *all = (const unsigned char *)lx->src->text;
   size_t at = begin, end = lx->src->len;
-  while (at < end && (byte_class[all[at]] & BYTE_IDENT)) at++;
+  /* the interner's hash made as the letters are scanned, not in a second
+   * pass (intern_hashed; translation throughput) */
+  uint32_t hash = INTERN_HASH_START;
+  while (at < end && (byte_class[all[at]] & BYTE_IDENT)) hash = intern_hash_step(hash, all[at++]);
   lx->pos = (uint32_t)at;
   const char *text = lx->src->text + begin;
   size_t len = lx->pos - begin;
@@ -250,7 +253,7 @@ static Token lex_identifier(Lexer *lx) {
       if (keywords[i].len == len && memcmp(keywords[i].word, text, len) == 0)
         return make_token(lx, keywords[i].kind, begin);
   Token t = make_token(lx, TOK_IDENT, begin);
-  t.ident = intern(lx->interner, text, len);
+  t.ident = intern_hashed(lx->interner, text, len, hash);
   return t;
 }
 

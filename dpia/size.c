@@ -472,12 +472,22 @@ Size size_const(SizeCtx *sc, int64_t n) {
   return poly_const(&pc, n);
 }
 
+/* 1*v: poly_atom's term, its factor and the atom made in one allocation
+ * (the checker makes one for every size metavariable and parameter;
+ * translation throughput) */
+typedef struct VarSize {
+  SizeAtom atom;
+  SizeFactor factor;
+  SizeTerm term;
+} VarSize;
+
 Size size_var(SizeCtx *sc, Sym v) {
-  PolyCtx pc;
-  size_poly(&pc, sc->arena);
-  SizeAtom *x = NEW(sc->arena, SizeAtom);
-  *x = var_key(v);
-  return poly_atom(&pc, x);
+  VarSize *one = NEW(sc->arena, VarSize);
+  one->atom = var_key(v);
+  one->factor.atom = &one->atom;
+  one->factor.exp = 1;
+  one->term = (SizeTerm){1, 1, 1, &one->factor};
+  return (Size){1, &one->term};
 }
 
 Size size_add(SizeCtx *sc, Size a, Size b) {

@@ -15,6 +15,7 @@ void type_ctx_init(TypeCtx *tc, Arena *a) {
   tc->t_bool = dt_scalar(tc, SC_BOOL, 1);
   tc->t_comm = NEW(a, PhraseType);
   tc->t_comm->kind = PT_COMM;
+  tc->t_comm->ground = true;
 }
 
 DataType *dt_scalar(TypeCtx *tc, ScalarKind s, int width) {
@@ -30,6 +31,7 @@ DataType *dt_scalar(TypeCtx *tc, ScalarKind s, int width) {
   t->kind = DT_SCALAR;
   t->scalar = s;
   t->width = width;
+  t->ground = true;
   return t;
 }
 
@@ -160,6 +162,7 @@ DataType *dt_var(TypeCtx *tc, Sym name) {
   DataType *t = NEW(tc->arena, DataType);
   t->kind = DT_VAR;
   t->name = name;
+  t->ground = true;
   return t;
 }
 

@@ -51,6 +51,11 @@ struct DataType {
   DataKind kind;
   ScalarKind scalar; /* DT_SCALAR */
   int width;         /* DT_SCALAR: 1 for a scalar, 2 3 4 8 16 for a vector */
+  /* known to hold no metavariable, data or size, solved or not: the
+   * checker's zonk returns it as it is without a walk (unify.c; set by
+   * dt_scalar and dt_var, and on the zonk's results).  False says nothing.
+   * Types are immutable, so a type once ground stays so. */
+  bool ground;
   Size size;         /* DT_ARRAY, DT_DEPARRAY, DT_IDX */
   DataType *elem;    /* DT_ARRAY, DT_DEPARRAY */
   DataType *fst, *snd; /* DT_PAIR */
@@ -76,6 +81,7 @@ typedef enum PhraseKind {
 typedef struct PhraseType PhraseType;
 struct PhraseType {
   PhraseKind kind;
+  bool ground; /* no metavariable in its data types (DataType.ground) */
   DataType *data;           /* PT_EXP, PT_ACC */
   PhraseType *fst, *snd;    /* PT_WITH, PT_FN, PT_FN_P */
 };

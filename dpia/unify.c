@@ -21,15 +21,23 @@ void check_namer(Checker *c, TypeNamer *tn) {
 
 /* ---- sizes ---- */
 
+/* A metavariable's name is its text in the SizeMeta, not interned: no
+ * other name is spelled ?n<k> (no identifier has a '?'), and every size
+ * that has it got it from here, so within the checker the pointer is the
+ * name, as an interned one is; sizes order their variables by strcmp
+ * (size.c), which is the same for both.  Every primitive's instance makes
+ * a few: interning each (a hash, a probe, the interner's growth) was a
+ * third of their cost (translation throughput). */
 Sym fresh_size_meta(Checker *c, Span origin) {
   SizeMeta *m = NEW(c->arena, SizeMeta);
-  /* ?n<k>, k = len + 1, written without snprintf: every primitive's
-   * instance makes a few (translation throughput) */
-  char digits[16], name[20] = "?n";
+  /* ?n<k>, k = len + 1, written without snprintf */
+  char digits[16];
   int nd = 0, len = 2;
   for (unsigned k = (unsigned)c->size_metas.len + 1; k > 0; k /= 10) digits[nd++] = (char)('0' + k % 10);
-  while (nd > 0) name[len++] = digits[--nd];
-  m->name = intern(c->in, name, (size_t)len);
+  m->text[0] = '?';
+  m->text[1] = 'n';
+  while (nd > 0) m->text[len++] = digits[--nd];
+  m->name = m->text;
   m->origin = origin;
   vec_push(c->arena, &c->size_metas, m);
   return m->name;
@@ -420,9 +428,17 @@ static void data_zonk_put(DataZonks *m, DataType *t, DataType *z) {
   m->n++;
 }
 
-/* zonk_data, its results kept in m (NULL: none) */
+/* zonk_data, its results kept in m (NULL: none).  A type known to hold no
+ * metavariable (DataType.ground) is its own zonk at once; the results are
+ * marked so where they hold none (a size's zonk is lasting exactly when it
+ * met no unsolved metavariable, and it replaces every solved one), so a
+ * type is walked by the zonks at most until it is ground: the final zonk
+ * of the tree, the "cannot infer" scan after it (has_unsolved) and the
+ * zonks of the def's parameters and result then stop at its top
+ * (translation throughput, BENCHMARKS.md). */
 static DataType *zonk_data_in(Checker *c, DataType *t, DataZonks *m) {
   t = dt_resolve(t);
+  if (t->ground) return t;
   switch (t->kind) {
   case DT_SCALAR:
   case DT_VAR:
@@ -437,54 +453,69 @@ static DataType *zonk_data_in(Checker *c, DataType *t, DataZonks *m) {
     if (*k) return m->value[k - m->key];
   }
   DataType *z = t;
+  bool ground = false, lasting;
   switch (t->kind) {
   case DT_SCALAR:
   case DT_VAR:
   case DT_META: break;
   case DT_ARRAY: {
-    Size n = zonk_size(c, t->size);
+    Size n = zonk_size_at(c, t->size, &lasting);
     DataType *e = zonk_data_in(c, t->elem, m);
     z = same_size(n, t->size) && e == t->elem ? t : dt_array(c->tc, n, e);
+    ground = lasting && e->ground;
     break;
   }
   case DT_DEPARRAY: {
-    Size n = zonk_size(c, t->size);
+    Size n = zonk_size_at(c, t->size, &lasting);
     DataType *e = zonk_data_in(c, t->elem, m);
     z = same_size(n, t->size) && e == t->elem ? t : dt_deparray(c->tc, n, t->index, t->name, e);
+    ground = lasting && e->ground;
     break;
   }
   case DT_PAIR: {
     DataType *a = zonk_data_in(c, t->fst, m), *b = zonk_data_in(c, t->snd, m);
     z = a == t->fst && b == t->snd ? t : dt_pair(c->tc, a, b);
+    ground = a->ground && b->ground;
     break;
   }
   case DT_IDX: {
-    Size n = zonk_size(c, t->size);
+    Size n = zonk_size_at(c, t->size, &lasting);
     z = same_size(n, t->size) ? t : dt_idx(c->tc, n);
+    ground = lasting;
     break;
   }
   }
   /* a size that overflowed is not kept (zonk_size keeps none either) */
-  if (m && !c->tc->sizes.overflow) data_zonk_put(m, t, z);
+  if (c->tc->sizes.overflow) return z;
+  if (ground) z->ground = true;
+  if (m) data_zonk_put(m, t, z);
   return z;
 }
 
 static DataType *zonk_data(Checker *c, DataType *t) { return zonk_data_in(c, t, NULL); }
 
+/* the zonk of a phrase type, marked ground (PhraseType.ground) where its
+ * data types are */
 static PhraseType *zonk_phrase_type_in(Checker *c, PhraseType *t, DataZonks *m) {
+  if (t->ground) return t;
+  PhraseType *z = t;
   switch (t->kind) {
   case PT_EXP:
   case PT_ACC: {
     DataType *d = zonk_data_in(c, t->data, m);
-    return d == t->data ? t : t->kind == PT_EXP ? pt_exp(c->tc, d) : pt_acc(c->tc, d);
+    if (d != t->data) z = t->kind == PT_EXP ? pt_exp(c->tc, d) : pt_acc(c->tc, d);
+    if (d->ground && !c->tc->sizes.overflow) z->ground = true;
+    return z;
   }
   case PT_COMM: return t;
   case PT_WITH:
   case PT_FN:
   case PT_FN_P: {
     PhraseType *a = zonk_phrase_type_in(c, t->fst, m), *b = zonk_phrase_type_in(c, t->snd, m);
-    if (a == t->fst && b == t->snd) return t;
-    return t->kind == PT_WITH ? pt_with(c->tc, a, b) : t->kind == PT_FN ? pt_fn(c->tc, a, b) : pt_fn_p(c->tc, a, b);
+    if (a != t->fst || b != t->snd)
+      z = t->kind == PT_WITH ? pt_with(c->tc, a, b) : t->kind == PT_FN ? pt_fn(c->tc, a, b) : pt_fn_p(c->tc, a, b);
+    if (a->ground && b->ground) z->ground = true;
+    return z;
   }
   }
   return t;
@@ -537,8 +568,13 @@ bool expect_type(Checker *c, Span span, PhraseType *want, PhraseType *have, cons
   bool flatten = false;
   if (want->kind == PT_EXP && have->kind == PT_EXP) {
     DataType *wi, *hi;
-    int dw = array_depth(want->data, &wi), dh = array_depth(have->data, &hi);
-    flatten = dw >= 1 && dh > dw && wi->kind == DT_SCALAR && hi->kind == DT_SCALAR && dt_equal(wi, hi);
+    int dw = array_depth(want->data, &wi);
+    /* have's shape matters only under a wanted array (most often a
+     * metavariable or a scalar is wanted: translation throughput) */
+    if (dw >= 1) {
+      int dh = array_depth(have->data, &hi);
+      flatten = dh > dw && wi->kind == DT_SCALAR && hi->kind == DT_SCALAR && dt_equal(wi, hi);
+    }
   }
   Span saved = c->unify_span;
   c->unify_span = span;
@@ -754,6 +790,7 @@ static void default_metas_in(Checker *c, DataType *t) {
  * (zonk_size), so none is zonked again */
 static bool has_unsolved(DataType *t) {
   t = dt_resolve(t);
+  if (t->ground) return false;
   switch (t->kind) {
   case DT_META: return true;
   case DT_ARRAY:
@@ -779,6 +816,7 @@ typedef struct Finish {
  * next, so types found without are kept (nothing is solved during
  * zonk_tree) */
 static bool pt_unsolved_in(Finish *f, const PhraseType *t) {
+  if (t->ground) return false;
   uintptr_t h = (uintptr_t)t >> 4;
   h = (h ^ (h >> 6)) % CLEAN_TYPES;
   if (f->clean[h] == t) return false;

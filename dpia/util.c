@@ -337,8 +337,8 @@ void vec_push(Arena *a, Vec *v, void *item) {
 /* ---- interner: open addressing, FNV-1a ---- */
 
 static uint32_t hash_bytes(const char *s, size_t n) {
-  uint32_t h = 2166136261u;
-  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+  uint32_t h = INTERN_HASH_START;
+  for (size_t i = 0; i < n; i++) h = intern_hash_step(h, (unsigned char)s[i]);
   return h;
 }
 
@@ -363,9 +363,11 @@ static void intern_grow(Interner *in) {
   in->cap = cap;
 }
 
-Sym intern(Interner *in, const char *s, size_t n) {
+Sym intern(Interner *in, const char *s, size_t n) { return intern_hashed(in, s, n, hash_bytes(s, n)); }
+
+Sym intern_hashed(Interner *in, const char *s, size_t n, uint32_t hash) {
   if ((in->count + 1) * 2 > in->cap) intern_grow(in);
-  uint32_t h = hash_bytes(s, n) & (in->cap - 1);
+  uint32_t h = hash & (in->cap - 1);
   for (;;) {
     Sym t = in->slots[h];
     if (!t) break;

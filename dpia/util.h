@@ -177,6 +177,12 @@ typedef struct Interner {
 void intern_init(Interner *in, Arena *a);
 Sym intern(Interner *in, const char *s, size_t n);
 Sym intern_cstr(Interner *in, const char *s);
+/* intern with the FNV-1a hash of s[0, n) already computed (INTERN_HASH_*,
+ * the lexer's, as it scans an identifier): no second pass over it */
+#define INTERN_HASH_START 2166136261u
+#define INTERN_HASH_PRIME 16777619u
+static inline uint32_t intern_hash_step(uint32_t h, unsigned char c) { return (h ^ c) * INTERN_HASH_PRIME; }
+Sym intern_hashed(Interner *in, const char *s, size_t n, uint32_t hash);
 
 /* A multiset of names (a zeroed NameSet is empty), for choosing fresh
  * names in constant time: base, base_2, base_3 ...  Each entry also keeps
