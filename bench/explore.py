@@ -4,29 +4,39 @@ program of samples/explore, the best strategy it finds within the budget
 against the best strategy written by hand for the same computation in
 samples/, timed side by side.  A benchmark that prints figures, not a test.
 
-  bench/explore.py [--build build] [--budget 120] [--rounds 5] [--jobs 2]
+  bench/explore.py [--build build] [--budget 120] [--seconds 20] [--jobs 2]
                    [--only PROGRAM ...] [--size PROGRAM:SIZES ...]
+                   [--processes [--rounds 5]]
 
 For each program: `dpia explore` with the budget (-o the best), then the
-best and every hand-written kernel run by `dpia run --json` in turns,
---rounds times, each round in a new order; a kernel's time is its fastest
-launch over all rounds (each run launches --repeat 10 times).  The table:
-the program, the rules the best applied, the strategies tried, when the
-best was found (seconds from the start of the search), the best's time,
-the hand-written one's (which kernel) and the ratio found / hand-written
-(below 1: the search found a faster one).  A whole reduction (asum, dot):
-the search derives a pipeline of two kernels, so it is compared with the
-hand-written pipelines (asum_full.dpia, dot_full.dpia), timed as
-`dpia run -k PIPELINE` times them.  The machine's load is printed: on a
-shared machine the times vary with it.
+best and every hand-written kernel timed together by bench/interleave.py:
+built once in one process, each on its own buffers, launched in rounds
+(every kernel once a round, in a new order each round) for --seconds.
+A kernel's time is the median over the rounds; the best hand-written
+kernel is the one of the lowest median; the ratio is the median over the
+rounds of found / that hand-written kernel's time in the same round
+(below 1: the search found a faster one).  Both kernels of a round ran
+within milliseconds of each other, so the load of the shared machine
+falls on both alike.  --processes times as before session 32 instead:
+each kernel in its own `dpia run --repeat 10` process, --rounds times in
+a new order, a kernel's time its fastest launch, the ratio of the
+fastest launches; on this 2-core virtual machine that minimum is
+whichever process met an idle moment (four scal kernels moving the same
+bytes spread over 2.8 to 4.3 ms in one such run).
+
+The table: the program, the rules the best applied, the strategies tried,
+when the best was found (seconds from the start of the search), the
+best's time, the hand-written one's (which kernel) and the ratio.  A
+whole reduction (asum, dot): the search derives a pipeline of two
+kernels, so it is compared with the hand-written pipelines
+(asum_full.dpia, dot_full.dpia), a round's time being the sum of the
+pipeline's launches.  The machine's load is printed: on a shared machine
+the times vary with it.
 
 Under each row: every hand-written kernel's time, and `same OpenCL as K`
 when the found kernel translates to the OpenCL C of the hand-written K
 (`dpia translate`, but for the kernel's name and the header comment):
-then the two differ only by the noise of the timing, which the ratio
-against the fastest of several hand-written kernels, each timed --rounds
-times, is biased by (the fastest of more timings of the same speed is
-lower).
+then the two differ only by the noise of the timing.
 """
 import re
 import argparse
@@ -35,7 +45,10 @@ import os
 import random
 import subprocess
 import sys
+import statistics
 import tempfile
+
+import interleave
 
 # program, kernel, sizes, hand-written (file, kernel) of the same computation.
 # The memory-bound programs' arrays are 64 MB or more (gesummv: two), larger than the
@@ -100,7 +113,12 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--build', default='build')
     ap.add_argument('--budget', type=float, default=120)
-    ap.add_argument('--rounds', type=int, default=5)
+    ap.add_argument('--seconds', type=float, default=20,
+                    help='the interleaved timing of each program: rounds for this long (at least 20 rounds)')
+    ap.add_argument('--processes', action='store_true',
+                    help="time each kernel in its own `dpia run` process, --rounds times (the method before "
+                         "session 32), in place of the interleaved timing")
+    ap.add_argument('--rounds', type=int, default=5, help='with --processes: the rounds')
     ap.add_argument('--jobs', type=int, default=2)
     ap.add_argument('--seed', type=int, default=1)
     ap.add_argument('--only', nargs='*', help='these programs only (scal asum dot gemv gesummv stencil1d jacobi2d kmeans mriq nbody mm)')
@@ -138,30 +156,45 @@ def main():
             best = d['best']
             entries = [('found', best_path, kernel)] + [
                 (k, os.path.join(root, 'samples', f), k) for f, k in hand]
-            times = {name: [] for name, _, _ in entries}
-            for _ in range(args.rounds):
-                order = entries[:]
-                rng.shuffle(order)
-                for name, path, k in order:
-                    t = time_of(dpia, path, k, sizes)
-                    if t is not None:
-                        times[name].append(t)
+            if args.processes:
+                times = {name: [] for name, _, _ in entries}
+                for _ in range(args.rounds):
+                    order = entries[:]
+                    rng.shuffle(order)
+                    for name, path, k in order:
+                        t = time_of(dpia, path, k, sizes)
+                        if t is not None:
+                            times[name].append(t)
+            else:
+                times = {name: [t * 1e3 for t in ts] for name, ts in interleave.time_interleaved(
+                    dpia, entries, dict((n, int(v)) for n, v in (a.split('=') for a in sizes.split(','))),
+                    seconds=args.seconds, seed=args.seed).items()}
             found = min(times['found']) if times['found'] else None
             hand_best = min(((min(v), n) for n, v in times.items() if n != 'found' and v), default=None)
+            if not args.processes:
+                # the hand-written kernel of the lowest median, and the median
+                # of the found kernel's time over its time in the same round
+                reference = min((n for n in times if n != 'found'), key=lambda n: statistics.median(times[n]))
+                paired = interleave.compare(times, 'found', reference)
+                found, hand_best = statistics.median(times['found']), (statistics.median(times[reference]), reference)
+            else:
+                paired = None
             mine = opencl(dpia, best_path, kernel, sizes)
             same = [k for f, k in hand if mine and opencl(dpia, os.path.join(root, 'samples', f), k, sizes) == mine]
-            hands = ', '.join(f'{n} {min(v):.4f}' for n, v in times.items() if n != 'found' and v)
+            stat = min if args.processes else statistics.median
+            hands = ', '.join(f'{n} {stat(v):.4f}' for n, v in times.items() if n != 'found' and v)
             rows.append((kernel, sizes, best['strategy'], best['rules'], d['tried'], d['space'], best['found_s'],
-                         (found, hand_best), hands, same))
+                         (found, hand_best, paired), hands, same))
     print(f'{"program":10} {"size":20} {"strategy found":34} {"rules":>5} {"tried":>9} {"found at":>9} '
           f'{"found ms":>9} {"hand ms":>9} {"hand-written":14} {"ratio":>6}')
     for kernel, sizes, strategy, rules, tried, space, found_s, t, *more in rows:
         if strategy is None:
             print(f'{kernel:10} {sizes:20} (nothing found)')
             continue
-        found, hand_best = t
+        found, hand_best, paired = t
         hand_ms, hand_name = hand_best if hand_best else (None, '-')
-        ratio = f'{found / hand_ms:6.2f}' if found and hand_ms else '     -'
+        ratio = (f'{paired:6.2f}' if paired is not None else
+                 f'{found / hand_ms:6.2f}' if found and hand_ms else '     -')
         print(f'{kernel:10} {sizes:20} {strategy:34} {rules:5} {tried:4}/{space:<4} {found_s:8.1f}s '
               f'{found if found else float("nan"):9.4f} {hand_ms if hand_ms else float("nan"):9.4f} '
               f'{hand_name:14} {ratio}')
