@@ -1174,6 +1174,20 @@ static const char *division_operator(SizeSyntax syntax) {
 /* numerator/denominator over the common denominator; false (and nothing
  * printed) if that leaves int64. */
 static bool print_fraction(Buf *out, Size a, SizeSyntax syntax) {
+  /* Most sizes printed are polynomials (N, 64, the NDRange's N*M; a
+   * header comment, each precondition): their common denominator is 1,
+   * and the numerator a times 1, a itself (scale_size's note: a constant
+   * factor keeps every term, in order).  So a is printed at once, without
+   * the product (translation throughput, issue 35; tests/unit/test_size.c
+   * compares the two ways). */
+  if (size_is_polynomial(a)) {
+    print_polynomial(out, a, syntax);
+    return true;
+  }
+  return size_print_fraction_general(out, a, syntax);
+}
+
+bool size_print_fraction_general(Buf *out, Size a, SizeSyntax syntax) {
   Size denominator, numerator;
   if (!size_fraction(out->arena, a, &numerator, &denominator)) return false;
   int64_t d;

@@ -678,6 +678,29 @@ static void check_point(Tester *t, const Expr *e, Size s, const char *printed, c
   }
 }
 
+/* a polynomial printed at once (print_fraction) as the general path,
+ * the product of a and its common denominator, prints it, in every
+ * syntax; a fraction (no polynomial) by the general path alone */
+static void check_fraction_paths(Tester *t, Size a) {
+  static const SizeSyntax syntaxes[] = {SIZE_SYNTAX_C, SIZE_SYNTAX_PYTHON, SIZE_SYNTAX_DPIA};
+  if (a.nterms == 0) return; /* 0: printed before either */
+  for (int i = 0; i < 3; i++) {
+    Buf fast, general;
+    buf_init(&fast, t->arena);
+    buf_init(&general, t->arena);
+    size_print_in(&fast, a, syntaxes[i], SIZE_ALONE);
+    bool ok = size_print_fraction_general(&general, a, syntaxes[i]);
+    /* a lone floor atom prints bare alone (ceil(N/64), no fraction) */
+    const SizeTerm *t0 = &a.terms[0];
+    if (!ok || (a.nterms == 1 && t0->num == 1 && t0->den == 1 && t0->nfactors == 1 && t0->factors[0].exp == 1 &&
+                size_factor_atom(&t0->factors[0])->kind == SIZE_ATOM_FLOOR))
+      continue;
+    bool same = strcmp(fast.data, general.data) == 0;
+    record(t, same, __LINE__, "a size prints alike with and without the fraction's product");
+    if (!same) fprintf(stderr, "  `%s` vs `%s`\n", fast.data, general.data);
+  }
+}
+
 static void test_properties(Tester *t) {
   Rng rng = {UINT64_C(0x9E3779B97F4A7C15)};
   PropertyStats stats = {0, 0, 0, 0};
@@ -693,6 +716,7 @@ static void test_properties(Tester *t) {
     }
     stats.expressions++;
     const char *printed = print(t, s);
+    check_fraction_paths(t, s);
     for (int point = 0; point < 6; point++) {
       int64_t values[NVARS];
       for (int i = 0; i < NVARS; i++) values[i] = rng_below(&rng, 10);
@@ -758,6 +782,9 @@ static void test_floor(Tester *t) {
   CHECK(size_eq(ceil_of(t, num(t, 100), c64), num(t, 2)));
   CHECK(size_eq(mod_of(t, mul(t, c64, n), c64), num(t, 0)));
   CHECK(size_eq(mod_of(t, add(t, mul(t, c64, n), num(t, 3)), c64), num(t, 3)));
+  check_fraction_paths(t, add(t, cn, m));
+  check_fraction_paths(t, mul(t, cn, sub(t, mod_of(t, n, k), num(t, 2))));
+  check_fraction_paths(t, add(t, divide(t, floor_of(t, n, k), num(t, 3)), m));
   CHECK(size_eq(ceil_of(t, mul(t, k, n), k), n));                        /* a symbolic divisor that divides */
   CHECK(size_has_floor(cn) && !size_has_floor(n));
   /* equalities that must not hold */
