@@ -177,22 +177,28 @@ bool gen_single_writer(CG *cg, const Phrase *p) {
       (cg->distributed != __builtin_popcount(dims) || (group ? cg->global_dims : cg->local_dims)))
     return false;
   const Launch *l = &cg->launch;
-  const KirExpr *cond = NULL;
+  /* the dimensions whose ids the guard tests, the test itself made only
+   * for a command that qualifies (most do not: every command is asked) */
+  unsigned group_ids = 0, item_ids = 0;
   /* the groups of a dimension whose mapWorkgroup is not around p all run
    * p too (a nested grid's outer body) */
   for (int d = 0; group && d < 3; d++)
-    if (!(cg->group_dims & 1u << d) && launch_many(cg, d, l->groups_known[d], l->groups[d]))
-      cond = and_query_zero(cg, cond, KQ_GROUP_ID, d);
+    if (!(cg->group_dims & 1u << d) && launch_many(cg, d, l->groups_known[d], l->groups[d])) group_ids |= 1u << d;
   for (int d = 0; d < 3; d++) {
     if (dims & 1u << d) continue; /* distributed: each work-item its own */
     if (group ? launch_many(cg, d, l->local_known[d], l->local[d])
               : launch_many(cg, d, l->global_known[d], l->global[d]))
-      cond = and_query_zero(cg, cond, group ? KQ_LOCAL_ID : KQ_GLOBAL_ID, d);
+      item_ids |= 1u << d;
   }
-  if (!cond) return false; /* one work-item anyway */
+  if (!group_ids && !item_ids) return false; /* one work-item anyway */
   BinderSet inner = {0};
   bool writes_output = false;
   if (!writes_outputs_only(cg, p, &inner, &writes_output) || !writes_output) return false;
+  const KirExpr *cond = NULL;
+  for (int d = 0; d < 3; d++)
+    if (group_ids & 1u << d) cond = and_query_zero(cg, cond, KQ_GROUP_ID, d);
+  for (int d = 0; d < 3; d++)
+    if (item_ids & 1u << d) cond = and_query_zero(cg, cond, group ? KQ_LOCAL_ID : KQ_GLOBAL_ID, d);
   /* outside a group no barrier orders the other work-items after the one
    * that writes a temporary here: none of them may read it after p
    * (barrier_pass.c, NB_ONE_WRITER) */
