@@ -1154,6 +1154,22 @@ static bool common_denominator(Arena *arena, Size a, Size *out) {
 }
 
 bool size_fraction(Arena *arena, Size a, Size *numerator, Size *denominator) {
+  /* One term with positive exponents (N/256, the size of a split's rows,
+   * a launch's groups): its common denominator is its coefficient's den,
+   * and the product num/den*N times den is num*N, the term's own
+   * monomial, made at once instead of by a product (translation
+   * throughput, issue 35; tests/unit/test_size.c checks it against
+   * size_mul). */
+  if (a.nterms == 1 && a.terms[0].den > 0) {
+    const SizeTerm *t = &a.terms[0];
+    bool positive = t->num != 0;
+    for (int j = 0; j < t->nfactors; j++) positive = positive && t->factors[j].exp > 0;
+    if (positive) {
+      *denominator = single_term(arena, (SizeTerm){t->den, 1, 0, NULL});
+      *numerator = single_term(arena, (SizeTerm){t->num, 1, t->nfactors, t->factors});
+      return true;
+    }
+  }
   if (!common_denominator(arena, a, denominator) || !mul_sizes(arena, a, *denominator, numerator)) return false;
   ASSERT(size_is_polynomial(*numerator) && numerator->nterms == a.nterms);
   return true;

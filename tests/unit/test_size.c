@@ -684,6 +684,20 @@ static void check_point(Tester *t, const Expr *e, Size s, const char *printed, c
 static void check_fraction_paths(Tester *t, Size a) {
   static const SizeSyntax syntaxes[] = {SIZE_SYNTAX_C, SIZE_SYNTAX_PYTHON, SIZE_SYNTAX_DPIA};
   if (a.nterms == 0) return; /* 0: printed before either */
+  /* size_fraction (a single term's at once): a polynomial numerator, a
+   * times the one-term denominator, which is the coefficient's den for a
+   * term with positive exponents */
+  Size numerator, denominator;
+  if (size_fraction(t->arena, a, &numerator, &denominator)) {
+    bool positive = a.nterms == 1;
+    for (int j = 0; positive && j < a.terms[0].nfactors; j++) positive = a.terms[0].factors[j].exp > 0;
+    int64_t d;
+    bool ok = denominator.nterms == 1 && size_is_polynomial(numerator) && numerator.nterms == a.nterms &&
+              size_eq(numerator, mul(t, a, denominator)) &&
+              (!positive || (size_const_value(denominator, &d) && d == a.terms[0].den));
+    record(t, ok, __LINE__, "size_fraction's numerator is the size times its denominator");
+    if (!ok) fprintf(stderr, "  `%s` = `%s` / `%s`\n", print(t, a), print(t, numerator), print(t, denominator));
+  }
   for (int i = 0; i < 3; i++) {
     Buf fast, general;
     buf_init(&fast, t->arena);
@@ -783,6 +797,9 @@ static void test_floor(Tester *t) {
   CHECK(size_eq(mod_of(t, mul(t, c64, n), c64), num(t, 0)));
   CHECK(size_eq(mod_of(t, add(t, mul(t, c64, n), num(t, 3)), c64), num(t, 3)));
   check_fraction_paths(t, add(t, cn, m));
+  check_fraction_paths(t, divide(t, mul(t, num(t, 3), n), num(t, 2048)));
+  check_fraction_paths(t, divide(t, mul(t, cn, k), num(t, 6)));
+  check_fraction_paths(t, divide(t, num(t, -5), mul(t, num(t, 3), n)));
   check_fraction_paths(t, mul(t, cn, sub(t, mod_of(t, n, k), num(t, 2))));
   check_fraction_paths(t, add(t, divide(t, floor_of(t, n, k), num(t, 3)), m));
   CHECK(size_eq(ceil_of(t, mul(t, k, n), k), n));                        /* a symbolic divisor that divides */
