@@ -232,6 +232,13 @@ typedef struct CG {
     const Phrase **slots;
     uint32_t used, cap;
   } refused_seqs;
+  /* bit d: the launch may hold more than one group, work-item of a
+   * group, or work-item in dimension d (single_writer.c, launch_many),
+   * found at the first command asked about, of launch, which never changes */
+  struct {
+    bool known;
+    unsigned groups, local, global;
+  } launch_many;
   int solo;                 /* > 0 inside a single writer's guard (gen_single_writer,
                              * gen_local_single_writer): one work-item of those that would
                              * run the code alike runs it */
