@@ -275,6 +275,13 @@ typedef struct CG {
   /* barrier sites (kir.h, KirSite): the buffer of each root binder
    * (Binder -> KirBuffer), and the shared accesses since the last site */
   MemoTable buffers;
+  /* the buffers last found, direct-mapped by the binder's address: each
+   * site asks for those of its reads and writes, a few binders again and
+   * again (a lost entry is found in `buffers`) */
+  struct {
+    const Binder *binder;
+    const KirBuffer *buffer;
+  } recent_buffers[16];
   Vec accesses;
   /* The scans of a command's reads and writes (cg_command_site) kept for
    * its next site: an unrolled loop's steps (opencl.c, gen_for_unrolled)
