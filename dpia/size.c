@@ -511,6 +511,15 @@ Size size_mul(SizeCtx *sc, Size a, Size b) {
 bool size_div(SizeCtx *sc, Size a, Size b, Size *out) {
   if (b.nterms != 1) return false;
   SizeTerm inverse;
+  /* by a constant (N/256, a split's rows, a launch's groups): a's
+   * coefficients scaled, each term kept, as the product would (scale_size;
+   * translation throughput, issue 35; tests/unit/test_size.c multiplies
+   * back) */
+  const SizeTerm *c = &b.terms[0];
+  if (c->nfactors == 0 && c->num != 0 && c->num != INT64_MIN) {
+    int64_t magnitude = c->num < 0 ? -c->num : c->num, g = poly_gcd(c->den, magnitude);
+    if (scale_size(sc->arena, a, (c->num < 0 ? -c->den : c->den) / g, magnitude / g, out)) return true;
+  }
   if (!invert_term(sc->arena, &b.terms[0], &inverse) ||
       !mul_sizes(sc->arena, a, single_term(sc->arena, inverse), out)) {
     *out = overflowed(sc);

@@ -687,6 +687,17 @@ static void check_fraction_paths(Tester *t, Size a) {
   /* size_fraction (a single term's at once): a polynomial numerator, a
    * times the one-term denominator, which is the coefficient's den for a
    * term with positive exponents */
+  /* a divided by a constant (size_div's scaling) times it is a again */
+  static const int64_t divisors[] = {1, 2, 3, -4, 6, 256, -1024, 7};
+  bool overflow_before = t->sc->overflow;
+  for (int i = 0; i < (int)(sizeof divisors / sizeof divisors[0]); i++) {
+    Size q = {0, NULL};
+    bool divided = size_div(t->sc, a, num(t, divisors[i]), &q);
+    bool ok = divided && (t->sc->overflow || size_eq(mul(t, q, num(t, divisors[i])), a));
+    record(t, ok, __LINE__, "a size divided by a constant and multiplied back");
+    if (!ok) fprintf(stderr, "  `%s` / %" PRId64 " = `%s`\n", print(t, a), divisors[i], print(t, q));
+    t->sc->overflow = overflow_before;
+  }
   Size numerator, denominator;
   if (size_fraction(t->arena, a, &numerator, &denominator)) {
     bool positive = a.nterms == 1;
