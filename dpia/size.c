@@ -1000,7 +1000,12 @@ bool size_provably_at_least(SizeCtx *sc, Size lhs, Size rhs) {
 /* ---- printing ---- */
 
 static void print_magnitude(Buf *out, int64_t v) {
-  uint64_t magnitude = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+  /* the digits at once, but INT64_MIN's magnitude, no long long */
+  if (v != INT64_MIN) {
+    buf_put_int(out, v < 0 ? -v : v);
+    return;
+  }
+  uint64_t magnitude = (uint64_t)0 - (uint64_t)v;
   emit(out, "%" PRIu64, magnitude);
 }
 
