@@ -1086,7 +1086,7 @@ static const Ix *id_bound(const Pass *p, const KirExpr *init) {
   int d = q->query.dim;
   DPIA_EXHAUSTIVE_BEGIN
   switch (q->query.query) {
-  case KQ_GLOBAL_ID: return p->ids->global[d];
+  case KQ_GLOBAL_ID: return p->ids->global_known[d] ? ix_from_size(p->ids->ix, p->ids->global[d]) : NULL;
   case KQ_GROUP_ID: return p->ids->groups[d];
   case KQ_LOCAL_ID: return p->ids->local[d];
   case KQ_GLOBAL_SIZE:
