@@ -231,8 +231,13 @@ static void print_kernel_lines(const KirKernel *k, NameSet *defined, Buf *out, L
   print_tops(k, defined, out);
   size_t start = out->len;
   if (k->reqd_local) {
-    emit(out, "kernel __attribute__((reqd_work_group_size(%lld, %lld, %lld)))\nvoid %s(", (long long)k->local_size[0],
-         (long long)k->local_size[1], (long long)k->local_size[2], k->name);
+    buf_puts(out, "kernel __attribute__((reqd_work_group_size(");
+    for (int d = 0; d < 3; d++) {
+      buf_put_int(out, (long long)k->local_size[d]);
+      buf_puts(out, d < 2 ? ", " : ")))\nvoid ");
+    }
+    buf_puts(out, k->name);
+    buf_putc(out, '(');
   } else {
     buf_puts(out, "kernel void ");
     buf_puts(out, k->name);

@@ -38,6 +38,7 @@
  * pocl_before_local_single_writer), where one is
  * harmless; a backend that does not run on PoCL leaves them out
  * (Backend.no_pocl_barriers). */
+#include "kernel.h"
 #include "kir.h"
 
 #include <string.h>
@@ -90,6 +91,11 @@ typedef struct Pass {
   int nbarriers;
   Frame *frames;
   const KirIdNames *ids; /* the kernel's id variables, for kir_own_elements */
+  /* ids are asked for (ids_wanted): by a loop whose bounds or step name a
+   * variable (kir_group_alike; a constant is alike without them), or of a
+   * local buffer (kir_own_elements, own_pending: of those alone); else
+   * they are not gathered (most kernels: issue 35) */
+  bool ids_wanted;
   /* The pointwise rule before a command (own_pending): the buffers
    * proven touched by each work-item at its own elements only, from the
    * last barrier through the command's code, with the depth of the block
@@ -110,6 +116,17 @@ typedef struct Exempt {
 /* ---- sets of buffers ---- */
 
 static const KirBuffer *item(const KirBufferSet *s, int i) { return s->items[i]; }
+
+/* a loop's bound alike in every work-item without a look at the ids */
+static bool constant_bound(const KirExpr *e) {
+  return !e || e->kind == KE_INT || e->kind == KE_LIT || (e->kind == KE_IX && e->ix->kind == IX_CONST);
+}
+
+/* the ids, where collect_sites found them wanted (Pass.ids_wanted) */
+static const KirIdNames *ids_of(const Pass *p) {
+  if (!p->ids) INTERNAL("the barrier pass asks for the kernel's ids it did not gather");
+  return p->ids;
+}
 
 static bool set_has(const KirBufferSet *s, const KirBuffer *b) {
   for (int i = 0; i < s->len; i++)
@@ -316,7 +333,8 @@ static bool own_pending(Pass *p, const KirBlock *out, const KirBuffer *b) {
   /* the command's code itself uses it (else the proof is the next
    * command's, where a barrier, if one is needed, goes as it did) */
   KirStmtRange code[2] = {{p->command_code, stop}, {from, NULL}};
-  if (!kir_own_elements_in(p->ids, code, 1, b->var) || !kir_own_elements_in(p->ids, code, 2, b->var)) return false;
+  if (!kir_own_elements_in(ids_of(p), code, 1, b->var) || !kir_own_elements_in(ids_of(p), code, 2, b->var))
+    return false;
   Exempt *e = NEW(p->arena, Exempt);
   *e = (Exempt){b, p->depth};
   vec_push(p->arena, &p->exempt, e);
@@ -375,7 +393,7 @@ static KirBufferSet loop_carried(Pass *p, const KirSite *site, const KirBlock *b
   int n = 0;
   for (int i = 0; i < need.len; i++) {
     const KirBuffer *b = item(&need, i);
-    if (b->space == KSP_LOCAL && (exempt_has(p, b) || kir_own_elements(p->ids, body, b->var))) continue;
+    if (b->space == KSP_LOCAL && (exempt_has(p, b) || kir_own_elements(ids_of(p), body, b->var))) continue;
     need.items[n++] = (void *)b;
   }
   need.len = n;
@@ -724,8 +742,11 @@ static void place_block(Pass *p, KirBlock *b);
  * go there, one the body needs is refused (E0604, sync_before and
  * loop_end), and the loop's variable is not alike. */
 static void place_loop_body(Pass *p, KirStmt *s) {
-  bool alike = kir_group_alike(p->ids, s->loop.init, &p->alike) && kir_group_alike(p->ids, s->loop.bound, &p->alike) &&
-               kir_group_alike(p->ids, s->loop.step, &p->alike);
+  const KirIdNames *ids = constant_bound(s->loop.init) && constant_bound(s->loop.bound) && constant_bound(s->loop.step)
+                              ? p->ids
+                              : ids_of(p);
+  bool alike = kir_group_alike(ids, s->loop.init, &p->alike) && kir_group_alike(ids, s->loop.bound, &p->alike) &&
+               kir_group_alike(ids, s->loop.step, &p->alike);
   bool uniform = p->uniform, divergent = p->divergent_loop;
   if (alike) vec_push(p->arena, &p->alike, (void *)s->loop.var);
   else
@@ -772,11 +793,23 @@ static void place_block(Pass *p, KirBlock *b) {
 /* the sites of b in order (loop_start: that of the outermost loop around
  * b, or -1; open: the sites that begin code not ended yet, innermost
  * last) */
+static bool any_local(const KirBufferSet *s) {
+  for (int i = 0; i < s->len; i++)
+    if (item(s, i)->space == KSP_LOCAL) return true;
+  return false;
+}
+
 static void collect_sites(Pass *p, const KirBlock *b, int loop_start, Vec *open) {
   for (const KirStmt *st = b->first; st; st = st->next) {
     KirBlock *body = kir_body((KirStmt *)st);
+    if (st->kind == KS_FOR &&
+        !(constant_bound(st->loop.init) && constant_bound(st->loop.bound) && constant_bound(st->loop.step)))
+      p->ids_wanted = true;
     if (body) collect_sites(p, body, loop_start < 0 && st->kind == KS_FOR ? p->sites.len : loop_start, open);
     if (st->kind != KS_BARRIER || !st->barrier.site) continue;
+    const KirSite *site = st->barrier.site;
+    for (int i = 0; i < site->naccesses; i++) p->ids_wanted |= site->accesses[i].buffer->space == KSP_LOCAL;
+    p->ids_wanted |= any_local(&site->reads) || any_local(&site->writes) || any_local(&site->unindexed);
     SiteAt *at = NEW(p->arena, SiteAt);
     *at = (SiteAt){st->barrier.site, -1, loop_start};
     vec_push(p->arena, &p->sites, at);
@@ -815,11 +848,17 @@ bool kir_place_barriers(Arena *a, Diag *diag, KirKernel *k, int ndims, bool pocl
             .ndims = ndims > 0 ? ndims : 1,
             .pocl = pocl,
             .uniform = true,
-            .skip_until = -1,
-            .ids = kir_id_names(a, k)};
+            .skip_until = -1};
   Vec open = {0};
   collect_sites(&p, &k->body, -1, &open);
   if (open.len) INTERNAL("a barrier site begins what no site ends");
+  /* a local buffer the kernel declares, whether or not a site names it */
+  for (int i = 0; i < k->nparams; i++) p.ids_wanted |= (KParamRole)k->params[i].role == KP_LOCAL;
+  for (const KirStmt *s = k->locals.first; s; s = s->next)
+    p.ids_wanted |= s->kind == KS_DECL && s->decl.space == KSP_LOCAL;
+  /* gathered before the blocks are rebuilt (place_block), from the kernel
+   * as lowering made it; collect_sites changes nothing */
+  if (p.ids_wanted) p.ids = kir_id_names(a, k);
   place_block(&p, &k->body);
   /* A group of one work-item, its local size fixed to 1 in every
    * dimension (reqd_work_group_size(1, 1, 1): a mapWorkgroup over a

@@ -208,9 +208,16 @@ void scan_reads(CG *cg, const Phrase *p, BinderSet *out) {
 static bool same_binder(const void *user, const void *a, const void *b) { return a == b; }
 
 const KirBuffer *cg_buffer(CG *cg, const Binder *b) {
+  int n = (int)(sizeof cg->recent_buffers / sizeof cg->recent_buffers[0]);
+  int slot = (int)(((uintptr_t)b >> 4) % (uintptr_t)n);
+  if (b && cg->recent_buffers[slot].binder == b) return cg->recent_buffers[slot].buffer;
   uint64_t hash = hash_mix(0, (uint64_t)(uintptr_t)b);
   const MemoEntry *known = memo_find(&cg->buffers, hash, 0, same_binder, NULL, b);
-  if (known) return known->value;
+  if (known) {
+    cg->recent_buffers[slot].binder = b;
+    cg->recent_buffers[slot].buffer = known->value;
+    return known->value;
+  }
   KirBuffer *buf = NEW(cg->arena, KirBuffer);
   bool found;
   Space sp = root_space(cg, b, &found);
@@ -219,6 +226,8 @@ const KirBuffer *cg_buffer(CG *cg, const Binder *b) {
   const char *var = e && e->kind == ENV_STORAGE && e->st->kind == STORE_BUFFER ? e->st->name : NULL;
   *buf = (KirBuffer){b->name, var, sp == SP_LOCAL ? KSP_LOCAL : sp == SP_GLOBAL ? KSP_GLOBAL : KSP_PRIVATE};
   memo_put(cg->arena, &cg->buffers, (MemoEntry){b, hash, 0, buf, 0}, same_binder, NULL);
+  cg->recent_buffers[slot].binder = b;
+  cg->recent_buffers[slot].buffer = buf;
   return buf;
 }
 

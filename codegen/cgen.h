@@ -232,6 +232,13 @@ typedef struct CG {
     const Phrase **slots;
     uint32_t used, cap;
   } refused_seqs;
+  /* bit d: the launch may hold more than one group, work-item of a
+   * group, or work-item in dimension d (single_writer.c, launch_many),
+   * found at the first command asked about, of launch, which never changes */
+  struct {
+    bool known;
+    unsigned groups, local, global;
+  } launch_many;
   int solo;                 /* > 0 inside a single writer's guard (gen_single_writer,
                              * gen_local_single_writer): one work-item of those that would
                              * run the code alike runs it */
@@ -268,6 +275,13 @@ typedef struct CG {
   /* barrier sites (kir.h, KirSite): the buffer of each root binder
    * (Binder -> KirBuffer), and the shared accesses since the last site */
   MemoTable buffers;
+  /* the buffers last found, direct-mapped by the binder's address: each
+   * site asks for those of its reads and writes, a few binders again and
+   * again (a lost entry is found in `buffers`) */
+  struct {
+    const Binder *binder;
+    const KirBuffer *buffer;
+  } recent_buffers[16];
   Vec accesses;
   /* The scans of a command's reads and writes (cg_command_site) kept for
    * its next site: an unrolled loop's steps (opencl.c, gen_for_unrolled)

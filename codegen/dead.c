@@ -51,13 +51,9 @@ typedef struct Dead {
 } Dead;
 
 /* the sets hold each name at most once */
-static void mark(NameSet *s, const char *name) {
-  if (!nameset_has(s, name)) nameset_add(s, name);
-}
+static void mark(NameSet *s, const char *name) { nameset_add_once(s, name); }
 
-static void unmark(NameSet *s, const char *name) {
-  if (nameset_has(s, name)) nameset_remove(s, name);
-}
+static void unmark(NameSet *s, const char *name) { nameset_remove_if_has(s, name); }
 
 /* ---- what an expression reads, whether it has an effect ---- */
 

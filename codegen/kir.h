@@ -651,7 +651,12 @@ typedef struct Backend Backend; /* backend.h */
  * global[d]; OpenCL 1.2 section 3.2).  The partition pass takes them as
  * facts about the variables declared from the ids. */
 typedef struct KirIdBounds {
-  const Ix *global[3], *groups[3], *local[3];
+  const Ix *groups[3], *local[3];
+  /* the global sizes, made indices (by ix, ix_from_size) only where a
+   * global id is asked about: a kernel of work-groups has none (issue 35) */
+  bool global_known[3];
+  Size global[3];
+  IxCtx *ix;
   /* the kernel's preconditions lhs >= rhs (NZ >= 1: spec section 3), facts
    * everywhere in the kernel, since its launcher checks them first */
   int nleast;

@@ -257,10 +257,10 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   kk->foreigns = (const DefInfo *const *)cg->foreigns.items;
   kk->nforeigns = cg->foreigns.len;
 
-  KirIdBounds ids = {0};
+  KirIdBounds ids = {.ix = &cg->ix};
   for (int d = 0; d < 3; d++) {
     const Launch *l = &cg->launch;
-    if (l->global_known[d]) ids.global[d] = ix_from_size(&cg->ix, l->global[d]);
+    if (l->global_known[d]) ids.global_known[d] = true, ids.global[d] = l->global[d];
     if (l->groups_known[d]) ids.groups[d] = ix_from_size(&cg->ix, l->groups[d]);
     if (l->local_known[d]) ids.local[d] = ix_from_size(&cg->ix, l->local[d]);
   }

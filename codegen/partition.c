@@ -146,6 +146,9 @@ typedef struct Pass {
    * that differ by more than a constant) */
   const char *var;
   NameSet local;
+  /* the loop whose body's names local holds, where partition gathered
+   * them and left the loop as it was: push_loop_facts's, the same */
+  const KirStmt *local_loop;
   bool found, mixed, barrier;
   int64_t div, lo, hi;
   Lin at; /* its constant 0 */
@@ -916,6 +919,7 @@ static KirStmt *partition(Pass *p, KirBlock *b, KirStmt *prev, KirStmt *s) {
   p->var = var;
   p->local = (NameSet){.arena = p->arena};
   kir_names_bound(&s->loop.body, &p->local);
+  p->local_loop = s;
   p->found = p->mixed = p->barrier = p->apart_bad = false;
   p->napart = 0;
   note_block(p, &s->loop.body);
@@ -1082,7 +1086,7 @@ static const Ix *id_bound(const Pass *p, const KirExpr *init) {
   int d = q->query.dim;
   DPIA_EXHAUSTIVE_BEGIN
   switch (q->query.query) {
-  case KQ_GLOBAL_ID: return p->ids->global[d];
+  case KQ_GLOBAL_ID: return p->ids->global_known[d] ? ix_from_size(p->ids->ix, p->ids->global[d]) : NULL;
   case KQ_GROUP_ID: return p->ids->groups[d];
   case KQ_LOCAL_ID: return p->ids->local[d];
   case KQ_GLOBAL_SIZE:
@@ -1123,9 +1127,13 @@ static bool lin_invariant(const Pass *p, const Lin *l) {
  * between 0 and 16, so min(16, max(0, i)) is i */
 static void push_loop_facts(Pass *p, const KirStmt *s) {
   int64_t step;
+  bool gathered = p->local_loop == s;
+  p->local_loop = NULL;
   if (!kir_const_int(s->loop.step, &step) || step <= 0) return;
-  p->local = (NameSet){.arena = p->arena};
-  kir_names_bound(&s->loop.body, &p->local);
+  if (!gathered) {
+    p->local = (NameSet){.arena = p->arena};
+    kir_names_bound(&s->loop.body, &p->local);
+  }
   if (nameset_has(&p->local, s->loop.var)) return;
   const Ix *v = ix_var(&p->ix, s->loop.var);
   Lin low = {0}, high = {0};
@@ -1217,6 +1225,7 @@ static void walk_block(Pass *p, KirBlock *b) {
     if (s->kind == KS_IF) {
       int saved = p->nfacts;
       p->local = (NameSet){.arena = p->arena};
+      p->local_loop = NULL;
       kir_names_bound(&s->cond.body, &p->local);
       push_condition(p, s->cond.cond);
       walk_block(p, &s->cond.body);
@@ -1225,6 +1234,7 @@ static void walk_block(Pass *p, KirBlock *b) {
     } else if (s->kind == KS_FOR) {
       KirStmt *last = partition(p, b, prev, s);
       if (last) {
+        p->local_loop = NULL; /* split: s's body walked, its names no longer kept */
         prev = last;
         s = last->next;
         continue;

@@ -126,7 +126,13 @@ typedef struct Pass {
   IxCtx ix;
   /* rows of straight-line code (the kernel's top-level statements) */
   bool straight;
-  NameSet stable, params; /* names a row may mention; the size parameters */
+  /* names a row may mention; the size parameters: gathered (known_stable)
+   * at the first row with a size parameter's factor, which most kernels
+   * never get, from the kernel as the pass found it before its straight
+   * code is visited (the first visit rewrites nothing) */
+  const KirBlock *straight_body;
+  bool stable_known;
+  NameSet stable, params;
   NameSet sizes;          /* the size parameters, for the loops' strided reads */
   KirStmt *top;           /* the top-level statement being visited */
 } Pass;
@@ -260,10 +266,23 @@ static bool stable_expr(Stable st, const KirExpr *e) {
   return false;
 }
 
+static void known_stable(Pass *p);
+
+/* name is a size parameter that a row may mention: asked of every
+ * variable of every product in straight code, and most are no parameter */
+static bool row_param(Pass *p, const char *name) {
+  bool nat = false;
+  for (int i = 0; i < p->k->nparams && !nat; i++)
+    nat = (KParamRole)p->k->params[i].role == KP_NAT && strcmp(p->k->params[i].name, name) == 0;
+  if (!nat) return false;
+  known_stable(p);
+  return nameset_has(&p->params, name);
+}
+
 /* a term of an index with a factor that is a size parameter: the row
  * stride's, max(gid - 1, 0)*N */
-static bool row_term(const Pass *p, const Ix *t) {
-  if (t->kind == IX_VAR) return nameset_has(&p->params, t->name);
+static bool row_term(Pass *p, const Ix *t) {
+  if (t->kind == IX_VAR) return row_param(p, t->name);
   return t->kind == IX_MUL && (row_term(p, t->a) || row_term(p, t->b));
 }
 
@@ -295,6 +314,7 @@ static bool has_sub(const Ix *e) {
 static Row *row_of_straight(Pass *p, const Buffer *buf, const Ix *at, bool add, bool guarded) {
   const Ix *row, *col;
   split_row(p, at, &row, &col);
+  if (row) known_stable(p);
   if (!row || !stable_ix((Stable){&p->stable, false, NULL}, row)) return NULL;
   if (!col) col = ix_const(&p->ix, 0);
   Row *r = NULL;
@@ -614,7 +634,11 @@ static void note_unstable(const KirBlock *b, NameSet *declared, NameSet *bad) {
   }
 }
 
-static void rows_of_kernel(Pass *p, const KirKernel *k, KirBlock *body) {
+static void known_stable(Pass *p) {
+  if (p->stable_known) return;
+  p->stable_known = true;
+  const KirKernel *k = p->k;
+  const KirBlock *body = p->straight_body;
   NameSet declared = {.arena = p->arena}, bad = {.arena = p->arena};
   note_unstable(&k->locals, &declared, &bad);
   note_unstable(body, &declared, &bad);
@@ -627,6 +651,10 @@ static void rows_of_kernel(Pass *p, const KirKernel *k, KirBlock *body) {
   }
   for (const KirStmt *s = body->first; s; s = s->next)
     if (s->kind == KS_DECL && !nameset_has(&bad, s->decl.name)) nameset_add(&p->stable, s->decl.name);
+}
+
+static void rows_of_kernel(Pass *p, const KirKernel *k, KirBlock *body) {
+  p->straight_body = body;
   p->straight = true;
   p->rows = (Vec){0};
   visit_block(p, body, NULL, false, false, true);
@@ -639,6 +667,15 @@ static void rows_of_kernel(Pass *p, const KirKernel *k, KirBlock *body) {
       const Row *r = p->rows.items[i];
       if (r->varied && r->sure && r->first == s) first = s;
     }
+  bool wanted = false; /* a row with a pointer: most kernels have none */
+  for (int i = 0; i < p->rows.len; i++) {
+    const Row *r = p->rows.items[i];
+    wanted = wanted || (r->varied && r->sure);
+  }
+  if (!wanted) {
+    p->straight = false;
+    return;
+  }
   NameSet declared_before = {.arena = p->arena};
   for (int i = 0; i < k->nparams; i++) nameset_add(&declared_before, k->params[i].name);
   for (KirStmt *s = body->first; s && s != first; s = s->next)

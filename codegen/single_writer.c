@@ -32,6 +32,18 @@ static bool launch_many(const CG *cg, int d, bool known, Size n) {
   return d < ndims ? !size_is_one(known, n) : known && !size_is_one(known, n);
 }
 
+/* launch_many of every dimension, the same at every command (CG.launch_many) */
+static void know_launch_many(CG *cg) {
+  if (cg->launch_many.known) return;
+  const Launch *l = &cg->launch;
+  cg->launch_many.known = true;
+  for (int d = 0; d < 3; d++) {
+    if (launch_many(cg, d, l->groups_known[d], l->groups[d])) cg->launch_many.groups |= 1u << d;
+    if (launch_many(cg, d, l->local_known[d], l->local[d])) cg->launch_many.local |= 1u << d;
+    if (launch_many(cg, d, l->global_known[d], l->global[d])) cg->launch_many.global |= 1u << d;
+  }
+}
+
 static uint32_t phrase_slot(const CG *cg, const Phrase *p) {
   uintptr_t h = (uintptr_t)p >> 4;
   return (uint32_t)(h * 2654435761u) & (cg->refused_seqs.cap - 1);
@@ -176,23 +188,23 @@ bool gen_single_writer(CG *cg, const Phrase *p) {
   if (cg->distributed > 0 &&
       (cg->distributed != __builtin_popcount(dims) || (group ? cg->global_dims : cg->local_dims)))
     return false;
-  const Launch *l = &cg->launch;
-  const KirExpr *cond = NULL;
-  /* the groups of a dimension whose mapWorkgroup is not around p all run
-   * p too (a nested grid's outer body) */
-  for (int d = 0; group && d < 3; d++)
-    if (!(cg->group_dims & 1u << d) && launch_many(cg, d, l->groups_known[d], l->groups[d]))
-      cond = and_query_zero(cg, cond, KQ_GROUP_ID, d);
-  for (int d = 0; d < 3; d++) {
-    if (dims & 1u << d) continue; /* distributed: each work-item its own */
-    if (group ? launch_many(cg, d, l->local_known[d], l->local[d])
-              : launch_many(cg, d, l->global_known[d], l->global[d]))
-      cond = and_query_zero(cg, cond, group ? KQ_LOCAL_ID : KQ_GLOBAL_ID, d);
-  }
-  if (!cond) return false; /* one work-item anyway */
+  know_launch_many(cg);
+  /* the dimensions whose ids the guard tests, the test itself made only
+   * for a command that qualifies (most do not: every command is asked);
+   * the groups of a dimension whose mapWorkgroup is not around p all run
+   * p too (a nested grid's outer body); a distributed dimension's
+   * work-items each run their own */
+  unsigned group_ids = group ? cg->launch_many.groups & ~cg->group_dims & 7u : 0;
+  unsigned item_ids = (group ? cg->launch_many.local : cg->launch_many.global) & ~dims & 7u;
+  if (!group_ids && !item_ids) return false; /* one work-item anyway */
   BinderSet inner = {0};
   bool writes_output = false;
   if (!writes_outputs_only(cg, p, &inner, &writes_output) || !writes_output) return false;
+  const KirExpr *cond = NULL;
+  for (int d = 0; d < 3; d++)
+    if (group_ids & 1u << d) cond = and_query_zero(cg, cond, KQ_GROUP_ID, d);
+  for (int d = 0; d < 3; d++)
+    if (item_ids & 1u << d) cond = and_query_zero(cg, cond, group ? KQ_LOCAL_ID : KQ_GLOBAL_ID, d);
   /* outside a group no barrier orders the other work-items after the one
    * that writes a temporary here: none of them may read it after p
    * (barrier_pass.c, NB_ONE_WRITER) */
@@ -229,11 +241,10 @@ bool gen_local_single_writer(CG *cg, const Phrase *body) {
   BinderSet inner = {0};
   bool writes_output = false;
   if (!writes_outputs_only(cg, body, &inner, &writes_output) || !writes_output) return false;
-  const Launch *l = &cg->launch;
+  know_launch_many(cg);
   const KirExpr *cond = NULL;
   for (int d = 0; d < 3; d++)
-    if (!(cg->local_dims & 1u << d) && launch_many(cg, d, l->local_known[d], l->local[d]))
-      cond = and_query_zero(cg, cond, KQ_LOCAL_ID, d);
+    if (!(cg->local_dims & 1u << d) && cg->launch_many.local & 1u << d) cond = and_query_zero(cg, cond, KQ_LOCAL_ID, d);
   if (!cond) return false;
   KirBlock *outer = cg_enter(cg, add_if(cg, cond, "the other work-items would write the same"));
   /* only some work-items run the guarded body: no barrier may go in it

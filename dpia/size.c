@@ -511,6 +511,15 @@ Size size_mul(SizeCtx *sc, Size a, Size b) {
 bool size_div(SizeCtx *sc, Size a, Size b, Size *out) {
   if (b.nterms != 1) return false;
   SizeTerm inverse;
+  /* by a constant (N/256, a split's rows, a launch's groups): a's
+   * coefficients scaled, each term kept, as the product would (scale_size;
+   * translation throughput, issue 35; tests/unit/test_size.c multiplies
+   * back) */
+  const SizeTerm *c = &b.terms[0];
+  if (c->nfactors == 0 && c->num != 0 && c->num != INT64_MIN) {
+    int64_t magnitude = c->num < 0 ? -c->num : c->num, g = poly_gcd(c->den, magnitude);
+    if (scale_size(sc->arena, a, (c->num < 0 ? -c->den : c->den) / g, magnitude / g, out)) return true;
+  }
   if (!invert_term(sc->arena, &b.terms[0], &inverse) ||
       !mul_sizes(sc->arena, a, single_term(sc->arena, inverse), out)) {
     *out = overflowed(sc);
@@ -991,7 +1000,12 @@ bool size_provably_at_least(SizeCtx *sc, Size lhs, Size rhs) {
 /* ---- printing ---- */
 
 static void print_magnitude(Buf *out, int64_t v) {
-  uint64_t magnitude = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+  /* the digits at once, but INT64_MIN's magnitude, no long long */
+  if (v != INT64_MIN) {
+    buf_put_int(out, v < 0 ? -v : v);
+    return;
+  }
+  uint64_t magnitude = (uint64_t)0 - (uint64_t)v;
   emit(out, "%" PRIu64, magnitude);
 }
 
@@ -1154,6 +1168,22 @@ static bool common_denominator(Arena *arena, Size a, Size *out) {
 }
 
 bool size_fraction(Arena *arena, Size a, Size *numerator, Size *denominator) {
+  /* One term with positive exponents (N/256, the size of a split's rows,
+   * a launch's groups): its common denominator is its coefficient's den,
+   * and the product num/den*N times den is num*N, the term's own
+   * monomial, made at once instead of by a product (translation
+   * throughput, issue 35; tests/unit/test_size.c checks it against
+   * size_mul). */
+  if (a.nterms == 1 && a.terms[0].den > 0) {
+    const SizeTerm *t = &a.terms[0];
+    bool positive = t->num != 0;
+    for (int j = 0; j < t->nfactors; j++) positive = positive && t->factors[j].exp > 0;
+    if (positive) {
+      *denominator = single_term(arena, (SizeTerm){t->den, 1, 0, NULL});
+      *numerator = single_term(arena, (SizeTerm){t->num, 1, t->nfactors, t->factors});
+      return true;
+    }
+  }
   if (!common_denominator(arena, a, denominator) || !mul_sizes(arena, a, *denominator, numerator)) return false;
   ASSERT(size_is_polynomial(*numerator) && numerator->nterms == a.nterms);
   return true;
@@ -1174,6 +1204,20 @@ static const char *division_operator(SizeSyntax syntax) {
 /* numerator/denominator over the common denominator; false (and nothing
  * printed) if that leaves int64. */
 static bool print_fraction(Buf *out, Size a, SizeSyntax syntax) {
+  /* Most sizes printed are polynomials (N, 64, the NDRange's N*M; a
+   * header comment, each precondition): their common denominator is 1,
+   * and the numerator a times 1, a itself (scale_size's note: a constant
+   * factor keeps every term, in order).  So a is printed at once, without
+   * the product (translation throughput, issue 35; tests/unit/test_size.c
+   * compares the two ways). */
+  if (size_is_polynomial(a)) {
+    print_polynomial(out, a, syntax);
+    return true;
+  }
+  return size_print_fraction_general(out, a, syntax);
+}
+
+bool size_print_fraction_general(Buf *out, Size a, SizeSyntax syntax) {
   Size denominator, numerator;
   if (!size_fraction(out->arena, a, &numerator, &denominator)) return false;
   int64_t d;

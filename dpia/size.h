@@ -180,6 +180,11 @@ typedef enum SizeSyntax { SIZE_SYNTAX_C, SIZE_SYNTAX_PYTHON, SIZE_SYNTAX_DPIA } 
  * (size_print_operand) or as the right operand of / and % (size_print_divisor). */
 typedef enum SizePosition { SIZE_ALONE, SIZE_OPERAND, SIZE_DIVISOR } SizePosition;
 void size_print_in(Buf *out, Size a, SizeSyntax syntax, SizePosition position);
+/* a over its common denominator by the general path, the product a times
+ * it, which size_print skips for a polynomial (its denominator 1): false
+ * (nothing printed) where that leaves int64.  For tests/unit/test_size.c,
+ * which compares the two. */
+bool size_print_fraction_general(Buf *out, Size a, SizeSyntax syntax);
 
 /* Print as a C integer expression over the variables, with `/` exact:
  * terms over a common denominator,  N/2048,  (N + M)/2,  2*N + 1,  N*M/K.

@@ -435,4 +435,14 @@ bool nameset_has(const NameSet *s, const char *name) {
   return e && e->name && e->count > 0;
 }
 
+void nameset_add_once(NameSet *s, const char *name) {
+  const NameEntry *e = nameset_find(s, name);
+  if (!(e && e->name && e->count > 0)) nameset_entry(s, name)->count++;
+}
+
+void nameset_remove_if_has(NameSet *s, const char *name) {
+  NameEntry *e = nameset_find(s, name);
+  if (e && e->name && e->count > 0) e->count--;
+}
+
 int *nameset_hint(NameSet *s, const char *base) { return &nameset_entry(s, base)->hint; }

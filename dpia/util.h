@@ -202,6 +202,10 @@ typedef struct NameSet {
 void nameset_add(NameSet *s, const char *name);
 void nameset_remove(NameSet *s, const char *name);
 bool nameset_has(const NameSet *s, const char *name);
+/* as a set: name added where nameset_has says it is not, taken out (once)
+ * where it says it is, each with one look-up where it need not change */
+void nameset_add_once(NameSet *s, const char *name);
+void nameset_remove_if_has(NameSet *s, const char *name);
 /* the hint of base (created at 0) */
 int *nameset_hint(NameSet *s, const char *base);
 

@@ -678,6 +678,54 @@ static void check_point(Tester *t, const Expr *e, Size s, const char *printed, c
   }
 }
 
+/* a polynomial printed at once (print_fraction) as the general path,
+ * the product of a and its common denominator, prints it, in every
+ * syntax; a fraction (no polynomial) by the general path alone */
+static void check_fraction_paths(Tester *t, Size a) {
+  static const SizeSyntax syntaxes[] = {SIZE_SYNTAX_C, SIZE_SYNTAX_PYTHON, SIZE_SYNTAX_DPIA};
+  if (a.nterms == 0) return; /* 0: printed before either */
+  /* size_fraction (a single term's at once): a polynomial numerator, a
+   * times the one-term denominator, which is the coefficient's den for a
+   * term with positive exponents */
+  /* a divided by a constant (size_div's scaling) times it is a again */
+  static const int64_t divisors[] = {1, 2, 3, -4, 6, 256, -1024, 7};
+  bool overflow_before = t->sc->overflow;
+  for (int i = 0; i < (int)(sizeof divisors / sizeof divisors[0]); i++) {
+    Size q = {0, NULL};
+    bool divided = size_div(t->sc, a, num(t, divisors[i]), &q);
+    bool ok = divided && (t->sc->overflow || size_eq(mul(t, q, num(t, divisors[i])), a));
+    record(t, ok, __LINE__, "a size divided by a constant and multiplied back");
+    if (!ok) fprintf(stderr, "  `%s` / %" PRId64 " = `%s`\n", print(t, a), divisors[i], print(t, q));
+    t->sc->overflow = overflow_before;
+  }
+  Size numerator, denominator;
+  if (size_fraction(t->arena, a, &numerator, &denominator)) {
+    bool positive = a.nterms == 1;
+    for (int j = 0; positive && j < a.terms[0].nfactors; j++) positive = a.terms[0].factors[j].exp > 0;
+    int64_t d;
+    bool ok = denominator.nterms == 1 && size_is_polynomial(numerator) && numerator.nterms == a.nterms &&
+              size_eq(numerator, mul(t, a, denominator)) &&
+              (!positive || (size_const_value(denominator, &d) && d == a.terms[0].den));
+    record(t, ok, __LINE__, "size_fraction's numerator is the size times its denominator");
+    if (!ok) fprintf(stderr, "  `%s` = `%s` / `%s`\n", print(t, a), print(t, numerator), print(t, denominator));
+  }
+  for (int i = 0; i < 3; i++) {
+    Buf fast, general;
+    buf_init(&fast, t->arena);
+    buf_init(&general, t->arena);
+    size_print_in(&fast, a, syntaxes[i], SIZE_ALONE);
+    bool ok = size_print_fraction_general(&general, a, syntaxes[i]);
+    /* a lone floor atom prints bare alone (ceil(N/64), no fraction) */
+    const SizeTerm *t0 = &a.terms[0];
+    if (!ok || (a.nterms == 1 && t0->num == 1 && t0->den == 1 && t0->nfactors == 1 && t0->factors[0].exp == 1 &&
+                size_factor_atom(&t0->factors[0])->kind == SIZE_ATOM_FLOOR))
+      continue;
+    bool same = strcmp(fast.data, general.data) == 0;
+    record(t, same, __LINE__, "a size prints alike with and without the fraction's product");
+    if (!same) fprintf(stderr, "  `%s` vs `%s`\n", fast.data, general.data);
+  }
+}
+
 static void test_properties(Tester *t) {
   Rng rng = {UINT64_C(0x9E3779B97F4A7C15)};
   PropertyStats stats = {0, 0, 0, 0};
@@ -693,6 +741,7 @@ static void test_properties(Tester *t) {
     }
     stats.expressions++;
     const char *printed = print(t, s);
+    check_fraction_paths(t, s);
     for (int point = 0; point < 6; point++) {
       int64_t values[NVARS];
       for (int i = 0; i < NVARS; i++) values[i] = rng_below(&rng, 10);
@@ -758,6 +807,12 @@ static void test_floor(Tester *t) {
   CHECK(size_eq(ceil_of(t, num(t, 100), c64), num(t, 2)));
   CHECK(size_eq(mod_of(t, mul(t, c64, n), c64), num(t, 0)));
   CHECK(size_eq(mod_of(t, add(t, mul(t, c64, n), num(t, 3)), c64), num(t, 3)));
+  check_fraction_paths(t, add(t, cn, m));
+  check_fraction_paths(t, divide(t, mul(t, num(t, 3), n), num(t, 2048)));
+  check_fraction_paths(t, divide(t, mul(t, cn, k), num(t, 6)));
+  check_fraction_paths(t, divide(t, num(t, -5), mul(t, num(t, 3), n)));
+  check_fraction_paths(t, mul(t, cn, sub(t, mod_of(t, n, k), num(t, 2))));
+  check_fraction_paths(t, add(t, divide(t, floor_of(t, n, k), num(t, 3)), m));
   CHECK(size_eq(ceil_of(t, mul(t, k, n), k), n));                        /* a symbolic divisor that divides */
   CHECK(size_has_floor(cn) && !size_has_floor(n));
   /* equalities that must not hold */

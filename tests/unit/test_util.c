@@ -93,7 +93,46 @@ static void test_arena(void) {
   block_cache_free(&c);
 }
 
+/* nameset_add_once and nameset_remove_if_has against nameset_has followed
+ * by nameset_add or nameset_remove (dead.c's marks), on a fixed
+ * pseudo-random sequence over 40 names (the sets grow past 64 slots, and
+ * names are added again after they are taken out) */
+static void test_nameset_once(void) {
+  DpiaMem mem;
+  dpia_mem_default(&mem);
+  jmp_buf oom;
+  mem.on_oom = &oom;
+  if (setjmp(oom)) {
+    CHECK(!"out of memory");
+    return;
+  }
+  Arena a;
+  arena_init(&a, &mem);
+  enum { NAMES = 40 };
+  const char *names[NAMES];
+  for (int i = 0; i < NAMES; i++) names[i] = arena_printf(&a, "v%d", i);
+  NameSet once = {.arena = &a}, general = {.arena = &a};
+  uint64_t x = 0x9E3779B97F4A7C15u;
+  bool same = true;
+  for (int step = 0; step < 4000; step++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    /* the same name, written again: equal text at another address */
+    const char *name = x % 3 ? names[x % NAMES] : arena_printf(&a, "v%d", (int)(x % NAMES));
+    if (x & 1024) {
+      nameset_add_once(&once, name);
+      if (!nameset_has(&general, name)) nameset_add(&general, name);
+    } else {
+      nameset_remove_if_has(&once, name);
+      if (nameset_has(&general, name)) nameset_remove(&general, name);
+    }
+    for (int i = 0; i < NAMES; i++) same = same && nameset_has(&once, names[i]) == nameset_has(&general, names[i]);
+  }
+  CHECK(same);
+  arena_free(&a);
+}
+
 int main(void) {
+  test_nameset_once();
   test_reuse();
   test_small_and_limit();
   test_arena();
