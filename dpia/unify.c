@@ -56,15 +56,20 @@ static SizeMeta *find_size_meta(Checker *c, Sym name) {
 
 static Size zonk_size_now(Checker *c, Size s, bool *lasting);
 
-/* the solved metavariable that s is alone (1*?n), or NULL */
-static SizeMeta *lone_solved_meta(Checker *c, Size s) {
+/* the metavariable that s is alone (1*?n), solved or not, or NULL */
+static SizeMeta *lone_meta(Checker *c, Size s) {
   if (s.nterms != 1) return NULL;
   const SizeTerm *t = &s.terms[0];
   if (t->num != 1 || t->den != 1 || t->nfactors != 1 || t->factors[0].exp != 1) return NULL;
   Sym v = size_factor_var(&t->factors[0]);
   if (!v || v[0] != '?') return NULL;
-  SizeMeta *m = find_size_meta(c, v);
-  return m->solved ? m : NULL;
+  return find_size_meta(c, v);
+}
+
+/* the solved metavariable that s is alone, or NULL */
+static SizeMeta *lone_solved_meta(Checker *c, Size s) {
+  SizeMeta *m = lone_meta(c, s);
+  return m && m->solved ? m : NULL;
 }
 
 /* zonk_size, and whether its result is lasting (ZonkMemo) */
@@ -81,6 +86,17 @@ static Size zonk_size_at(Checker *c, Size s, bool *lasting) {
     *lasting = memo->entry[h].stamp == ZONK_LASTING;
     return memo->entry[h].value;
   }
+  /* A lone metavariable not solved yet (a primitive's fresh size, which
+   * unify_size zonks before it solves it; asScalar's width at every
+   * wake_deferred until it is known) is its own zonk, not lasting: what
+   * zonk_size_now finds, after a scan that meets it unsolved, and what
+   * the memo could only keep until the next metavariable is solved
+   * (translation throughput). */
+  SizeMeta *lone = lone_meta(c, s);
+  if (lone && !lone->solved) {
+    *lasting = false;
+    return s;
+  }
   /* A lone solved metavariable: zonk_size_now's first step replaces it by
    * its value, that very Size (size_subst of 1*?n keeps the value as it
    * is), and goes on from there, so the zonk of its value (the end of a
@@ -88,7 +104,6 @@ static Size zonk_size_at(Checker *c, Size s, bool *lasting) {
    * (translation throughput: every phrase typed [?n]... asks this of ?n's
    * value again). */
   Size z;
-  SizeMeta *lone = lone_solved_meta(c, s);
   if (lone) {
     Size v = lone->value; /* a chain ?n1 := ?n2 := ... followed without recursion */
     while ((lone = lone_solved_meta(c, v))) v = lone->value;
