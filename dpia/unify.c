@@ -72,13 +72,18 @@ static SizeMeta *lone_solved_meta(Checker *c, Size s) {
   return m && m->solved ? m : NULL;
 }
 
-/* zonk_size, and whether its result is lasting (ZonkMemo) */
-static Size zonk_size_at(Checker *c, Size s, bool *lasting) {
+static Size zonk_size_anew(Checker *c, Size s, bool *lasting, size_t h);
+
+/* zonk_size, and whether its result is lasting (ZonkMemo).  The answers
+ * found at once (a constant, the memo's) in a function of their own, which
+ * the callers inline, apart from the work of zonk_size_anew: every array's
+ * size is zonked, most of them found so (translation throughput). */
+static inline Size zonk_size_at(Checker *c, Size s, bool *lasting) {
   *lasting = true;
   /* a constant (a vector width, a chunk) is its own zonk, without the
    * memo's lookup */
   if (s.nterms == 0 || (s.nterms == 1 && s.terms[0].nfactors == 0)) return s;
-  ZonkMemo *memo = c->zonk_memo;
+  const ZonkMemo *memo = c->zonk_memo;
   size_t h = ((uintptr_t)s.terms >> 4) * 31 + (size_t)s.nterms;
   h = (h ^ (h >> 9)) % ZONK_MEMO_SIZE;
   if (memo->entry[h].terms == s.terms && memo->entry[h].nterms == s.nterms &&
@@ -86,6 +91,12 @@ static Size zonk_size_at(Checker *c, Size s, bool *lasting) {
     *lasting = memo->entry[h].stamp == ZONK_LASTING;
     return memo->entry[h].value;
   }
+  return zonk_size_anew(c, s, lasting, h);
+}
+
+/* zonk_size_at's s, not in the memo (slot h), zonked and kept there */
+static Size zonk_size_anew(Checker *c, Size s, bool *lasting, size_t h) {
+  ZonkMemo *memo = c->zonk_memo;
   /* A lone metavariable not solved yet (a primitive's fresh size, which
    * unify_size zonks before it solves it; asScalar's width at every
    * wake_deferred until it is known) is its own zonk, not lasting: what
@@ -443,6 +454,8 @@ static void data_zonk_put(DataZonks *m, DataType *t, DataType *z) {
   m->n++;
 }
 
+static DataType *zonk_data_anew(Checker *c, DataType *t, DataZonks *m);
+
 /* zonk_data, its results kept in m (NULL: none).  A type known to hold no
  * metavariable (DataType.ground) is its own zonk at once; the results are
  * marked so where they hold none (a size's zonk is lasting exactly when it
@@ -450,8 +463,10 @@ static void data_zonk_put(DataZonks *m, DataType *t, DataType *z) {
  * type is walked by the zonks at most until it is ground: the final zonk
  * of the tree, the "cannot infer" scan after it (has_unsolved) and the
  * zonks of the def's parameters and result then stop at its top
- * (translation throughput, BENCHMARKS.md). */
-static DataType *zonk_data_in(Checker *c, DataType *t, DataZonks *m) {
+ * (translation throughput, BENCHMARKS.md).  The answers found at once
+ * (those, the scalars, the memo's) here, which the callers inline; the work
+ * in zonk_data_anew (as for sizes: zonk_size_at). */
+static inline DataType *zonk_data_in(Checker *c, DataType *t, DataZonks *m) {
   t = dt_resolve(t);
   if (t->ground) return t;
   switch (t->kind) {
@@ -467,6 +482,12 @@ static DataType *zonk_data_in(Checker *c, DataType *t, DataZonks *m) {
     DataType **k = data_zonk_slot(m, t);
     if (*k) return m->value[k - m->key];
   }
+  return zonk_data_anew(c, t, m);
+}
+
+/* zonk_data_in's t, a compound type not ground and not in m, zonked (and
+ * kept in m) */
+static DataType *zonk_data_anew(Checker *c, DataType *t, DataZonks *m) {
   DataType *z = t;
   bool ground = false, lasting;
   switch (t->kind) {
