@@ -43,7 +43,7 @@ Sym fresh_size_meta(Checker *c, Span origin) {
   return m->name;
 }
 
-static SizeMeta *find_size_meta(Checker *c, Sym name) {
+static inline SizeMeta *find_size_meta(Checker *c, Sym name) {
   /* metas are named ?n<k> with k their 1-based position (fresh_size_meta);
    * read here at every zonk, so without strtol's generality */
   int k = 0;
