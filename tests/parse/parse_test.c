@@ -898,10 +898,10 @@ static void test_lexer(Tester *t, DpiaMem *mem) {
       want = lexer_next(&lf);
       lexer_scan(&lr, &one);
       bool same = one.kind == want.kind && one.span.begin == want.span.begin && one.span.end == want.span.end &&
-                  (one.ident == NULL) == (want.ident == NULL) &&
-                  (!one.ident || strcmp(one.ident, want.ident) == 0) && one.int_value == want.int_value &&
-                  one.float_value == want.float_value && one.int_overflow == want.int_overflow &&
-                  one.float_suffix_f == want.float_suffix_f && (one.str_value == NULL) == (want.str_value == NULL) &&
+                  (one.ident == NULL) == (want.ident == NULL) && (!one.ident || strcmp(one.ident, want.ident) == 0) &&
+                  one.int_value == want.int_value && one.float_value == want.float_value &&
+                  one.int_overflow == want.int_overflow && one.float_suffix_f == want.float_suffix_f &&
+                  (one.str_value == NULL) == (want.str_value == NULL) &&
                   (!one.str_value || strcmp(one.str_value, want.str_value) == 0);
       if (!same && differ++ < 3)
         check(t, false, "a token scanned over the one before is the token alone",
