@@ -345,6 +345,8 @@ typedef struct Lexer {
 } Lexer;
 void lexer_init(Lexer *lx, const Source *src, Interner *in, Diag *diag);
 /* Next token; lexical errors are reported to diag and skipped. */
+/* the next token, written to *t (the parser's current one: lexer_scan), or returned */
+void lexer_scan(Lexer *lx, Token *t);
 Token lexer_next(Lexer *lx);
 
 /* prelude.c: puts the prelude's defs that the program names and does not

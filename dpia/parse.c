@@ -102,7 +102,7 @@ void parser_advance(Parser *p) {
   if (p->failed) return; /* stay on the end-of-file that stops the parse */
   p->prev = p->tok.span;
   int errors_before = p->diag->nerrors;
-  p->tok = lexer_next(&p->lexer);
+  lexer_scan(&p->lexer, &p->tok);
   p->tok_after_lex_error = p->diag->nerrors != errors_before;
 }
 

@@ -182,7 +182,12 @@ typedef struct Inst {
   Sym dep_written, dep_index;
 } Inst;
 
-static Binding *bind(Inst *in, Sym name, bool is_size) {
+static Binding *bind_fresh(Inst *in, Sym name, bool is_size);
+
+/* the binding of a name of the signature: found here, inlined into the
+ * walk (a signature has a few names, each met several times: translation
+ * throughput), made by bind_fresh at the first */
+static inline Binding *bind(Inst *in, Sym name, bool is_size) {
   for (int i = 0; i < in->nnames; i++) {
     Binding *b = &in->names[i];
     if (b->name != name) continue;
@@ -190,6 +195,10 @@ static Binding *bind(Inst *in, Sym name, bool is_size) {
       INTERNAL("the signature of %s in prims.h uses '%s' as a size and as a type", prim_info[in->prim].name, name);
     return b;
   }
+  return bind_fresh(in, name, is_size);
+}
+
+static Binding *bind_fresh(Inst *in, Sym name, bool is_size) {
   if (in->nnames == SIG_MAX_NAMES) INTERNAL("the signature of %s in prims.h has too many names", prim_info[in->prim].name);
   Binding *b = &in->names[in->nnames++];
   b->name = name;

@@ -43,7 +43,7 @@ Sym fresh_size_meta(Checker *c, Span origin) {
   return m->name;
 }
 
-static SizeMeta *find_size_meta(Checker *c, Sym name) {
+static inline SizeMeta *find_size_meta(Checker *c, Sym name) {
   /* metas are named ?n<k> with k their 1-based position (fresh_size_meta);
    * read here at every zonk, so without strtol's generality */
   int k = 0;
@@ -56,30 +56,57 @@ static SizeMeta *find_size_meta(Checker *c, Sym name) {
 
 static Size zonk_size_now(Checker *c, Size s, bool *lasting);
 
-/* the solved metavariable that s is alone (1*?n), or NULL */
-static SizeMeta *lone_solved_meta(Checker *c, Size s) {
+/* the metavariable that s is alone (1*?n), solved or not, or NULL */
+static SizeMeta *lone_meta(Checker *c, Size s) {
   if (s.nterms != 1) return NULL;
   const SizeTerm *t = &s.terms[0];
   if (t->num != 1 || t->den != 1 || t->nfactors != 1 || t->factors[0].exp != 1) return NULL;
   Sym v = size_factor_var(&t->factors[0]);
   if (!v || v[0] != '?') return NULL;
-  SizeMeta *m = find_size_meta(c, v);
-  return m->solved ? m : NULL;
+  return find_size_meta(c, v);
 }
 
-/* zonk_size, and whether its result is lasting (ZonkMemo) */
-static Size zonk_size_at(Checker *c, Size s, bool *lasting) {
+/* the solved metavariable that s is alone, or NULL */
+static SizeMeta *lone_solved_meta(Checker *c, Size s) {
+  SizeMeta *m = lone_meta(c, s);
+  return m && m->solved ? m : NULL;
+}
+
+static Size zonk_size_anew(Checker *c, Size s, bool *lasting, size_t h);
+
+/* zonk_size, and whether its result is lasting (ZonkMemo).  The answers
+ * found at once (a constant, the memo's) in a function of their own, which
+ * the callers inline, apart from the work of zonk_size_anew: every array's
+ * size is zonked, most of them found so (translation throughput). */
+static inline Size zonk_size_at(Checker *c, Size s, bool *lasting) {
   *lasting = true;
   /* a constant (a vector width, a chunk) is its own zonk, without the
    * memo's lookup */
   if (s.nterms == 0 || (s.nterms == 1 && s.terms[0].nfactors == 0)) return s;
-  ZonkMemo *memo = c->zonk_memo;
+  const ZonkMemo *memo = c->zonk_memo;
   size_t h = ((uintptr_t)s.terms >> 4) * 31 + (size_t)s.nterms;
   h = (h ^ (h >> 9)) % ZONK_MEMO_SIZE;
   if (memo->entry[h].terms == s.terms && memo->entry[h].nterms == s.nterms &&
       (memo->entry[h].stamp == memo->solved || memo->entry[h].stamp == ZONK_LASTING)) {
     *lasting = memo->entry[h].stamp == ZONK_LASTING;
     return memo->entry[h].value;
+  }
+  return zonk_size_anew(c, s, lasting, h);
+}
+
+/* zonk_size_at's s, not in the memo (slot h), zonked and kept there */
+static Size zonk_size_anew(Checker *c, Size s, bool *lasting, size_t h) {
+  ZonkMemo *memo = c->zonk_memo;
+  /* A lone metavariable not solved yet (a primitive's fresh size, which
+   * unify_size zonks before it solves it; asScalar's width at every
+   * wake_deferred until it is known) is its own zonk, not lasting: what
+   * zonk_size_now finds, after a scan that meets it unsolved, and what
+   * the memo could only keep until the next metavariable is solved
+   * (translation throughput). */
+  SizeMeta *lone = lone_meta(c, s);
+  if (lone && !lone->solved) {
+    *lasting = false;
+    return s;
   }
   /* A lone solved metavariable: zonk_size_now's first step replaces it by
    * its value, that very Size (size_subst of 1*?n keeps the value as it
@@ -88,7 +115,6 @@ static Size zonk_size_at(Checker *c, Size s, bool *lasting) {
    * (translation throughput: every phrase typed [?n]... asks this of ?n's
    * value again). */
   Size z;
-  SizeMeta *lone = lone_solved_meta(c, s);
   if (lone) {
     Size v = lone->value; /* a chain ?n1 := ?n2 := ... followed without recursion */
     while ((lone = lone_solved_meta(c, v))) v = lone->value;
@@ -428,6 +454,8 @@ static void data_zonk_put(DataZonks *m, DataType *t, DataType *z) {
   m->n++;
 }
 
+static DataType *zonk_data_anew(Checker *c, DataType *t, DataZonks *m);
+
 /* zonk_data, its results kept in m (NULL: none).  A type known to hold no
  * metavariable (DataType.ground) is its own zonk at once; the results are
  * marked so where they hold none (a size's zonk is lasting exactly when it
@@ -435,8 +463,10 @@ static void data_zonk_put(DataZonks *m, DataType *t, DataType *z) {
  * type is walked by the zonks at most until it is ground: the final zonk
  * of the tree, the "cannot infer" scan after it (has_unsolved) and the
  * zonks of the def's parameters and result then stop at its top
- * (translation throughput, BENCHMARKS.md). */
-static DataType *zonk_data_in(Checker *c, DataType *t, DataZonks *m) {
+ * (translation throughput, BENCHMARKS.md).  The answers found at once
+ * (those, the scalars, the memo's) here, which the callers inline; the work
+ * in zonk_data_anew (as for sizes: zonk_size_at). */
+static inline DataType *zonk_data_in(Checker *c, DataType *t, DataZonks *m) {
   t = dt_resolve(t);
   if (t->ground) return t;
   switch (t->kind) {
@@ -452,6 +482,12 @@ static DataType *zonk_data_in(Checker *c, DataType *t, DataZonks *m) {
     DataType **k = data_zonk_slot(m, t);
     if (*k) return m->value[k - m->key];
   }
+  return zonk_data_anew(c, t, m);
+}
+
+/* zonk_data_in's t, a compound type not ground and not in m, zonked (and
+ * kept in m) */
+static DataType *zonk_data_anew(Checker *c, DataType *t, DataZonks *m) {
   DataType *z = t;
   bool ground = false, lasting;
   switch (t->kind) {

@@ -875,6 +875,44 @@ static void test_lexer(Tester *t, DpiaMem *mem) {
   check(t, c.kind == TOK_FLOAT && c.float_value == 0.1 && d.kind == TOK_EOF, "0.1 is exact", "");
   check(t, d.span.begin == 45 && d.span.end == 45, "end of file is at the end", "");
   arena_free(&ps.arena);
+  /* lexer_scan writes each token over the parser's current one: every
+   * field must be the token's own, none left from the token before (a
+   * string's text after an identifier, an integer's value after a lane),
+   * so scanning into one Token gives what a fresh, zeroed one gets */
+  {
+    static const char text[] = "\"c\" x 7 .w 1.5f 18446744073709551616 \"\" y .s3 def ( 2e3 z";
+    Parsed fresh, reused;
+    parse_text(&fresh, mem, "t.dpia", "", 0);
+    parse_text(&reused, mem, "t.dpia", "", 0);
+    source_init(&fresh.src, &fresh.arena, "t.dpia", text, sizeof text - 1);
+    source_init(&reused.src, &reused.arena, "t.dpia", text, sizeof text - 1);
+    Lexer lf, lr;
+    lexer_init(&lf, &fresh.src, &fresh.interner, &fresh.diag);
+    lexer_init(&lr, &reused.src, &reused.interner, &reused.diag);
+    Token one;
+    memset(&one, 0, sizeof one);
+    int n = 0, differ = 0;
+    for (;; n++) {
+      Token want;
+      memset(&want, 0, sizeof want);
+      want = lexer_next(&lf);
+      lexer_scan(&lr, &one);
+      bool same = one.kind == want.kind && one.span.begin == want.span.begin && one.span.end == want.span.end &&
+                  (one.ident == NULL) == (want.ident == NULL) && (!one.ident || strcmp(one.ident, want.ident) == 0) &&
+                  one.int_value == want.int_value && one.float_value == want.float_value &&
+                  one.int_overflow == want.int_overflow && one.float_suffix_f == want.float_suffix_f &&
+                  (one.str_value == NULL) == (want.str_value == NULL) &&
+                  (!one.str_value || strcmp(one.str_value, want.str_value) == 0);
+      if (!same && differ++ < 3)
+        check(t, false, "a token scanned over the one before is the token alone",
+              arena_printf(&reused.arena, "token %d (%s) differs", n, tok_spelling[want.kind]));
+      if (want.kind == TOK_EOF) break;
+    }
+    check(t, differ == 0 && n == 13, "tokens scanned into one Token are the tokens alone",
+          arena_printf(&reused.arena, "%d tokens, %d differ", n, differ));
+    arena_free(&fresh.arena);
+    arena_free(&reused.arena);
+  }
   /* printed decimal literals read back as the same double (ast_print.c):
    * edge values, then pseudo-random finite bit patterns */
   static const double edges[] = {0.0, 0.1, 0.5, 1.0, 1.5, 100.0, 123456789.0, 1e22, 1e23,
