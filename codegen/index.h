@@ -159,7 +159,7 @@ const Ix *ix_exact_quotient(IxCtx *x, const Ix *at, int64_t k);
  * written (a form of the same length is not kept over the flat one).
  * false also where it cannot tell.  An unrolled step's index, copied from
  * the step a variable (codegen/unroll_step.c). */
-bool ix_is_flat_and_shortest(Arena *a, const Ix *e);
+bool ix_is_flat_and_shortest(const Ix *e);
 
 /* Bounds: true and *out if e is provably < bound / >= 0 etc. */
 bool ix_provably_less(IxCtx *x, const Ix *e, const Ix *bound);

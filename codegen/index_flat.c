@@ -130,12 +130,13 @@ bool ix_flat_is_shortest(Poly p) {
 
 /* the terms of a flat sum e (ix_is_flat_and_shortest): each a product of
  * variables, none twice, and a coefficient > 0 */
-static bool flat_terms(Arena *a, const Ix *e, PolyTerm *terms, int *n) {
-  if (e->kind == IX_ADD) return flat_terms(a, e->a, terms, n) && flat_terms(a, e->b, terms, n);
+enum { FLAT_MAX_FACTORS = 4 };
+
+static bool flat_terms(const Ix *e, PolyTerm *terms, PolyFactor (*factors)[FLAT_MAX_FACTORS], int *n) {
+  if (e->kind == IX_ADD) return flat_terms(e->a, terms, factors, n) && flat_terms(e->b, terms, factors, n);
   if (*n == FLAT_MAX_TERMS) return false;
-  PolyTerm *t = &terms[(*n)++];
-  *t = (PolyTerm){.num = 1, .den = 1};
-  t->factors = NEWARRAY(a, PolyFactor, 4);
+  PolyTerm *t = &terms[*n];
+  *t = (PolyTerm){.num = 1, .den = 1, .factors = factors[(*n)++]};
   const Ix *stack[8];
   int top = 0;
   stack[top++] = e;
@@ -152,7 +153,7 @@ static bool flat_terms(Arena *a, const Ix *e, PolyTerm *terms, int *n) {
       t->num = f->value;
       break;
     case IX_VAR:
-      if (t->nfactors == 4) return false;
+      if (t->nfactors == FLAT_MAX_FACTORS) return false;
       for (int i = 0; i < t->nfactors; i++)
         if (ix_same_name(((const Ix *)t->factors[i].atom)->name, f->name)) return false;
       t->factors[t->nfactors++] = (PolyFactor){.atom = f, .exp = 1};
@@ -167,11 +168,12 @@ static bool flat_terms(Arena *a, const Ix *e, PolyTerm *terms, int *n) {
   return true;
 }
 
-bool ix_is_flat_and_shortest(Arena *a, const Ix *e) {
+bool ix_is_flat_and_shortest(const Ix *e) {
   if (e->kind == IX_CONST) return true;
   PolyTerm terms[FLAT_MAX_TERMS];
+  PolyFactor factors[FLAT_MAX_TERMS][FLAT_MAX_FACTORS];
   int n = 0;
-  if (!flat_terms(a, e, terms, &n)) return false;
+  if (!flat_terms(e, terms, factors, &n)) return false;
   /* one term: its atoms and coefficient, no form shorter */
   if (n == 1) return true;
   /* the constant last, as the canonical order has it; a constant among

@@ -10,8 +10,10 @@
  * reported, noted or marked), with the step the variable $step of range
  * [0, trips), as the body of a loop would be; each step is then that
  * kernel IR with $step replaced by the step's constant in its indices,
- * each index simplified again (index.h, ix_simplify: the form of a
- * polynomial, as each step's own lowering simplifies it).
+ * each index the form each step's own lowering gives it (index.h,
+ * ix_simplify), found without the simplifier's search where the index is
+ * a flat sum (flat_at_step: the term of $step dropped, its value added to
+ * the constant).
  *
  * Only where that gives what lowering the step gives: every leaf of the
  * body an assignment, lowered to assignments and stores alone (no test, no
@@ -30,6 +32,7 @@
 #include "cgen.h"
 #include "kir.h"
 
+#include <stdint.h>
 #include <string.h>
 
 /* '$' is in no DPIA name, nor in any C name made from one */
@@ -164,9 +167,58 @@ static bool copyable(const StepStmts *s, int leaves) {
 
 /* ---- the copy of a step ---- */
 
+/* A flat sum s with the term $step*c (c > 0, or $step alone) at step t:
+ * the other terms as they are, in their order, and c*t added to the
+ * constant, which comes last (NULL where s is not such a sum).  Where the
+ * sum is the shortest form of its polynomial (ix_is_flat_and_shortest)
+ * this is what ix_simplify gives for it, the order of the terms that are
+ * not constant being the polynomial's whatever the constant; the steps
+ * check it against ix_simplify at steps 0 and 1 (AtStep.both), the form
+ * of the sum and of its constant being the same at every step after. */
+static const Ix *flat_at_step(IxCtx *x, const Ix *s, int64_t t) {
+  enum { MOST = 8 };
+  const Ix *terms[MOST];
+  int n = 0;
+  for (; s->kind == IX_ADD; s = s->a) {
+    if (n == MOST - 1) return NULL;
+    terms[n++] = s->b;
+  }
+  terms[n++] = s;
+  int64_t c = 0, c0 = 0;
+  const Ix *sum = NULL;
+  for (int i = n - 1; i >= 0; i--) { /* first term first */
+    const Ix *term = terms[i];
+    if (term->kind == IX_ADD || term->kind == IX_SUB) return NULL;
+    if (ix_mentions_step(term)) {
+      if (c) return NULL;
+      if (term->kind == IX_VAR)
+        c = 1;
+      else if (term->kind == IX_MUL && term->a->kind == IX_VAR && ix_mentions_step(term->a) &&
+               term->b->kind == IX_CONST && term->b->value > 0)
+        c = term->b->value;
+      else
+        return NULL;
+      continue;
+    }
+    if (term->kind == IX_CONST) {
+      if (i != 0 || term->value < 0) return NULL; /* the last term */
+      c0 = term->value;
+      continue;
+    }
+    sum = sum ? ix_add(x, sum, term) : term;
+  }
+  if (!c || t < 0 || t > (INT32_MAX - c0) / c) return NULL;
+  int64_t k = c0 + c * t;
+  if (!sum) return ix_const(x, k);
+  return k ? ix_add(x, sum, ix_const(x, k)) : sum;
+}
+
 typedef struct AtStep {
   CG *cg;
   const Ix *value; /* the step's constant */
+  /* the index made by flat_at_step where it applies (cheap) and
+   * checked against ix_simplify's (both); else ix_simplify's */
+  bool cheap, both;
   /* every index made is one that lowering the step gives too: a flat sum
    * no other form prints shorter (ix_is_flat_and_shortest), which
    * ix_simplify gives however the step's lowering wrote the index; where
@@ -174,6 +226,13 @@ typedef struct AtStep {
    * lowering keeps its order as written), the steps are lowered on their
    * own */
   bool same;
+  /* the indices made at this step, by the index with $step they come
+   * from: a step's reads of several buffers at one index (a zip's two
+   * inputs) make it once; a few, the oldest replaced */
+  struct {
+    const Ix *from, *made;
+  } known[4];
+  int next_known;
 } AtStep;
 
 static const Ix *ix_at_step(IxCtx *x, const Ix *e, const Ix *value) {
@@ -199,9 +258,21 @@ static const KirExpr *expr_at_step(void *ctx, const KirExpr *e) {
   AtStep *at = ctx;
   if (e->kind == KE_IX) {
     if (!ix_mentions_step(e->ix)) return e;
+    int n = (int)(sizeof at->known / sizeof at->known[0]);
+    for (int i = 0; i < n; i++)
+      if (at->known[i].from && (at->known[i].from == e->ix || ix_equal(at->known[i].from, e->ix)))
+        return kir_ix(at->cg->arena, at->known[i].made);
     IxCtx *x = &at->cg->ix;
-    const Ix *made = ix_simplify(x, ix_at_step(x, e->ix, at->value));
-    if (!ix_is_flat_and_shortest(at->cg->arena, made)) at->same = false;
+    const Ix *made = at->cheap || at->both ? flat_at_step(x, e->ix, at->value->value) : NULL;
+    if (!made || at->both) {
+      const Ix *simplified = ix_simplify(x, ix_at_step(x, e->ix, at->value));
+      if (made && !ix_equal(made, simplified)) at->same = false;
+      made = simplified;
+    }
+    if (!ix_is_flat_and_shortest(made)) at->same = false;
+    at->known[at->next_known].from = e->ix;
+    at->known[at->next_known].made = made;
+    at->next_known = (at->next_known + 1) % n;
     return kir_ix(at->cg->arena, made);
   }
   const KirExpr *buf[3];
@@ -221,23 +292,22 @@ static const KirExpr *expr_at_step(void *ctx, const KirExpr *e) {
  * an assignment of a value to itself is none (gen_assign's x = x:
  * acc[2] = acc[2] at the step where its two indices meet).  false where
  * an index is not the one the step's lowering gives (AtStep.same). */
-static bool add_at_step(CG *cg, KirBlock *b, const KirStmt *x, const Ix *value) {
-  AtStep at = {cg, value, true};
-  KirStmt *c = kir_stmt(cg->arena, x->kind);
+static bool add_at_step(AtStep *at, KirBlock *b, const KirStmt *x) {
+  KirStmt *c = kir_stmt(at->cg->arena, x->kind);
   *c = *x;
   c->next = NULL;
-  kir_map_exprs(c, expr_at_step, &at);
-  if (c->kind == KS_ASSIGN && kir_expr_equal(c->assign.lhs, c->assign.rhs)) return at.same;
+  kir_map_exprs(c, expr_at_step, at);
+  if (c->kind == KS_ASSIGN && kir_expr_equal(c->assign.lhs, c->assign.rhs)) return at->same;
   kir_append(b, c);
-  return at.same;
+  return at->same;
 }
 
 /* the copy at step 0 is what lowering step 0 gave */
 static bool same_as_step0(CG *cg, const StepStmts *sym, const StepStmts *step0) {
   KirBlock check = {0};
-  const Ix *zero = ix_const(&cg->ix, 0);
+  AtStep at = {.cg = cg, .value = ix_const(&cg->ix, 0), .both = true, .same = true};
   for (int i = 0; i < sym->n; i++)
-    if (sym->items[i]->kind != KS_BARRIER && !add_at_step(cg, &check, sym->items[i], zero)) return false;
+    if (sym->items[i]->kind != KS_BARRIER && !add_at_step(&at, &check, sym->items[i])) return false;
   int j = 0;
   const KirStmt *c = check.first;
   for (; j < step0->n; j++) {
@@ -329,13 +399,13 @@ int64_t gen_steps_by_copy(CG *cg, const Phrase *loop, const Phrase *lam, int64_t
   int nleaves = leaves.len;
   KirBlock *made = NEWARRAY(cg->arena, KirBlock, (size_t)(trips - 1) * (size_t)nleaves);
   for (int64_t t = 1; t < trips; t++) {
-    const Ix *value = ix_const(x, t);
+    AtStep at = {.cg = cg, .value = ix_const(x, t), .cheap = t > 1, .both = t == 1, .same = true};
     int leaf = -1;
     for (int i = 0; i < sym.n; i++) {
       const KirStmt *s = sym.items[i];
       if (s->kind == KS_BARRIER)
         leaf++;
-      else if (!add_at_step(cg, &made[(t - 1) * nleaves + leaf], s, value))
+      else if (!add_at_step(&at, &made[(t - 1) * nleaves + leaf], s))
         return 1;
     }
   }
