@@ -370,8 +370,12 @@ int64_t gen_steps_by_copy(CG *cg, const Phrase *loop, const Phrase *lam, int64_t
   StepStmts step0 = statements_after(cg, before, cg->block);
 
   /* the body with the step a variable, in a trial, into a block of its
-   * own; the accesses step 0 left pending kept for its next site */
+   * own; the accesses step 0 left pending kept for its next site, and
+   * what the kernel declares (its structs, a use of double) as step 0
+   * left it: the copies use only what step 0 did (same_as_step0) */
   Vec pending = cg->accesses;
+  int nstructs = cg->structs.len;
+  bool uses_double = cg->uses_double;
   cg->accesses = (Vec){0};
   KirBlock trial = {0}, *outer = cg->block;
   cg->block = &trial;
@@ -391,6 +395,8 @@ int64_t gen_steps_by_copy(CG *cg, const Phrase *loop, const Phrase *lam, int64_t
   cg_scope_leave(cg, mark);
   cg->block = outer;
   cg->accesses = pending;
+  cg->structs.len = nstructs;
+  cg->uses_double = uses_double;
   StepStmts sym = statements_after(cg, NULL, &trial);
   if (!lowered || !copyable(&sym, leaves.len) || !same_as_step0(cg, &sym, &step0)) return 1;
 
