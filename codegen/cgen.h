@@ -304,6 +304,10 @@ typedef struct CG {
     BinderSet reads, writes;
   } site_scans[4];
   int next_site_scan;
+  /* CodegenOptions.unroll_directly; the steps gen_steps_by_copy made
+   * (KirKernel.steps_copied) */
+  bool unroll_directly;
+  int steps_copied;
 } CG;
 
 /* Binds b to idx E i for the generation of one view map element and
@@ -429,6 +433,13 @@ void cg_comment(CG *cg, const char *fmt, ...) DPIA_PRINTF(2, 3);
 void gen_comm(CG *cg, const Phrase *p);
 /* an if statement with a trailing comment, appended to the current block */
 KirStmt *add_if(CG *cg, const KirExpr *cond, const char *comment);
+
+/* unroll_step.c: the steps of `for trips lam` written out (loop: its
+ * primitive), step 0 lowered on its own and the others copied from one
+ * lowering of the body with the step a variable, where that gives the
+ * same statements; returns the steps generated, from 0 (the caller
+ * lowers the rest on their own) */
+int64_t gen_steps_by_copy(CG *cg, const Phrase *loop, const Phrase *lam, int64_t trips);
 
 /* single_writer.c: p generated under a guard that lets one work-item of
  * those that would run it alike write what it writes (false: p does not

@@ -151,6 +151,16 @@ bool ix_multiple_of(IxCtx *x, const Ix *e, int64_t k);
  * first element's index (codegen/access.c, vector_address). */
 const Ix *ix_exact_quotient(IxCtx *x, const Ix *at, int64_t k);
 
+/* e is a constant, or a sum of products of variables with positive
+ * coefficients, no variable in two terms nor twice in one, its constant
+ * last, and no other form of its polynomial prints shorter
+ * (index_flat.c): what ix_simplify gives for any index of that
+ * polynomial with no quotient nor atom it does not see into, however
+ * written (a form of the same length is not kept over the flat one).
+ * false also where it cannot tell.  An unrolled step's index, copied from
+ * the step a variable (codegen/unroll_step.c). */
+bool ix_is_flat_and_shortest(const Ix *e);
+
 /* Bounds: true and *out if e is provably < bound / >= 0 etc. */
 bool ix_provably_less(IxCtx *x, const Ix *e, const Ix *bound);
 /* min(a, b) (max false) or max(a, b) decided from the polynomials and the

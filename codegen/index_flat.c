@@ -127,3 +127,58 @@ bool ix_flat_is_shortest(Poly p) {
   size_t flat = flat_length(&f, c, all);
   return single >= flat && sum >= flat;
 }
+
+/* the terms of a flat sum e (ix_is_flat_and_shortest): each a product of
+ * variables, none twice, and a coefficient > 0 */
+enum { FLAT_MAX_FACTORS = 4 };
+
+static bool flat_terms(const Ix *e, PolyTerm *terms, PolyFactor (*factors)[FLAT_MAX_FACTORS], int *n) {
+  if (e->kind == IX_ADD) return flat_terms(e->a, terms, factors, n) && flat_terms(e->b, terms, factors, n);
+  if (*n == FLAT_MAX_TERMS) return false;
+  PolyTerm *t = &terms[*n];
+  *t = (PolyTerm){.num = 1, .den = 1, .factors = factors[(*n)++]};
+  const Ix *stack[8];
+  int top = 0;
+  stack[top++] = e;
+  while (top > 0) {
+    const Ix *f = stack[--top];
+    switch (f->kind) {
+    case IX_MUL:
+      if (top + 2 > (int)(sizeof stack / sizeof stack[0])) return false;
+      stack[top++] = f->b;
+      stack[top++] = f->a;
+      break;
+    case IX_CONST:
+      if (f->value <= 0 || t->num != 1) return false;
+      t->num = f->value;
+      break;
+    case IX_VAR:
+      if (t->nfactors == FLAT_MAX_FACTORS) return false;
+      for (int i = 0; i < t->nfactors; i++)
+        if (ix_same_name(((const Ix *)t->factors[i].atom)->name, f->name)) return false;
+      t->factors[t->nfactors++] = (PolyFactor){.atom = f, .exp = 1};
+      break;
+    case IX_EXPR:
+    case IX_ADD:
+    case IX_SUB:
+    case IX_DIV:
+    case IX_MOD: return false;
+    }
+  }
+  return true;
+}
+
+bool ix_is_flat_and_shortest(const Ix *e) {
+  if (e->kind == IX_CONST) return true;
+  PolyTerm terms[FLAT_MAX_TERMS];
+  PolyFactor factors[FLAT_MAX_TERMS][FLAT_MAX_FACTORS];
+  int n = 0;
+  if (!flat_terms(e, terms, factors, &n)) return false;
+  /* one term: its atoms and coefficient, no form shorter */
+  if (n == 1) return true;
+  /* the constant last, as the canonical order has it; a constant among
+   * the others is not the form build gives */
+  for (int i = 0; i < n - 1; i++)
+    if (terms[i].nfactors == 0) return false;
+  return ix_flat_is_shortest((Poly){n, terms});
+}

@@ -182,6 +182,10 @@ typedef struct CodegenOptions {
    * header's leading comment: "KS=256 AP=16, tuned by dpia tune on DEVICE
    * (driver D) at M=1024 ..." (docs/tune.md); NULL: none */
   const char *tuned;
+  /* every step of a loop written out lowered on its own, none copied
+   * (unroll_step.c): the general way, which the copies must agree with
+   * (tests/unit/test_unroll.c) */
+  bool unroll_directly;
 } CodegenOptions;
 
 /* codegen/opencl.c: the source of one kernel in its target's language

@@ -566,6 +566,9 @@ typedef struct KirKernel {
   KirParam *params;
   KirBlock locals; /* local buffers of kernel scope */
   KirBlock body;
+  /* the steps of loops written out that lowering copied from one
+   * lowering of their body (codegen/unroll_step.c), for the tests */
+  int steps_copied;
 } KirKernel;
 
 /* The first invariant of the IR that k breaks, or NULL: no name declared

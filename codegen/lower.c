@@ -148,6 +148,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   cg->k = k;
   cg->backend = k->backend;
   cg->program = opt ? opt->program : NULL;
+  cg->unroll_directly = opt && opt->unroll_directly;
   cg->where = k->def->body->span;
   ix_init(&cg->ix, a);
   cg->ix.print_expr = k->backend->print_expr;
@@ -188,6 +189,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   collect_locals(cg, k->def->body, &kk->locals);
   cg->block = &kk->body;
   gen_comm(cg, k->def->body);
+  kk->steps_copied = cg->steps_copied;
   /* the local size the code is for, fixed when known (the barrier pass's
    * pointwise rule needs it: own_elements.c) */
   kk->reqd_local = cg->launch.local_known[0];

@@ -812,7 +812,7 @@ static bool gen_for_unrolled(CG *cg, const Phrase *loop, const Phrase *lam, Size
   else if (trips > 1 && !quiet)
     cg_comment(cg, "%s, %lld steps", loop_label(cg, loop, lam), (long long)trips);
   cg->unrolled_nest = quiet || inner;
-  for (int64_t t = 0; t < trips; t++) {
+  for (int64_t t = gen_steps_by_copy(cg, loop, lam, trips); t < trips; t++) {
     env_add(cg, lam->lam_binder, ENV_INDEX, NULL, ix_const(&cg->ix, t), NULL);
     if (loop->dep_index) ix_push_row(&cg->ix, loop->dep_index, ix_const(&cg->ix, t));
     gen_comm(cg, lam->body);

@@ -12,11 +12,19 @@
  *             with zero launch sizes, for every imperative def of the given
  *             files and for the imperative programs of the given kernels
  *
+ *   unroll    the steps of loops written out copied from one lowering of
+ *             their body (codegen/unroll_step.c) give the text of each
+ *             step lowered on its own (CodegenOptions.unroll_directly), for
+ *             every imperative def of the given files (and of the .dpia
+ *             files in the given directories) and the imperative programs
+ *             of their kernels; some steps must have been copied
+ *
  *   subst     phrase_subst_shared (stage II's substitution, which shares
  *             what it does not change) prints as phrase_subst's copy, for
  *             every lambda of the given files' defs, and changes nothing
  *
- * usage: throughput_test emit | arena | natural FILE.dpia... | subst FILE.dpia... */
+ * usage: throughput_test emit | arena | natural FILE.dpia... | unroll FILE.dpia|DIR... | subst FILE.dpia... */
+#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,7 +159,7 @@ static int compare_natural(const char *name, const char *text, size_t len) {
     ImpKernel *k = kernel_from_def(&f.a, &f.tc, &f.diag, backend_of(TARGET_OPENCL), d, name);
     if (!k) continue;
     CHECK(k->natural_source != NULL, "%s: %s has no dry-run text", name, d->name);
-    CodegenOptions zero = {{0}, {0}, false, NULL, NULL};
+    CodegenOptions zero = {{0}, {0}, false, NULL, NULL, false};
     Buf fresh, shortcut;
     buf_init(&fresh, &f.a);
     buf_init(&shortcut, &f.a);
@@ -159,11 +167,60 @@ static int compare_natural(const char *name, const char *text, size_t len) {
     CHECK(ok && strcmp(fresh.data, k->natural_source) == 0 && strcmp(shortcut.data, fresh.data) == 0,
           "%s: %s: the dry run's text differs from a fresh generation", name, d->name);
     /* user launch sizes are generated afresh */
-    CodegenOptions user = {{32, 0, 0}, {0}, false, NULL, NULL};
+    CodegenOptions user = {{32, 0, 0}, {0}, false, NULL, NULL, false};
     Buf sized;
     buf_init(&sized, &f.a);
     if (codegen_kernel(&f.a, &f.tc, k, &user, &sized, NULL))
       CHECK(strstr(sized.data, "given by the user") != NULL, "%s: %s: --local-size=32 ignored", name, d->name);
+    compared++;
+  }
+  arena_free(&f.a);
+  return compared;
+}
+
+/* The imperative defs of text generated with the steps of unrolled loops
+ * copied and with each lowered on its own: the same text, or the same
+ * error.  *copied: the steps copied. */
+static int compare_unrolled(const char *name, const char *text, size_t len, long *copied) {
+  DpiaMem mem;
+  dpia_mem_default(&mem);
+  jmp_buf oom;
+  mem.on_oom = &oom;
+  if (setjmp(oom)) {
+    fprintf(stderr, "out of memory\n");
+    exit(1);
+  }
+  Front f;
+  CheckedProgram *cp = front(&f, &mem, name, text, len);
+  int compared = 0;
+  for (int i = 0; cp && i < cp->ndefs; i++) {
+    DefInfo *d = cp->defs[i];
+    if (d->is_kernel || !d->ok || d->result->kind != PT_COMM) continue;
+    Phrase *body = normalize_def(&f.a, &f.tc, &f.diag, d);
+    if (!body) continue;
+    d->body = body;
+    ImpKernel *k = kernel_from_def(&f.a, &f.tc, &f.diag, backend_of(TARGET_OPENCL), d, name);
+    if (!k) continue;
+    CodegenOptions copy = {0}, direct = {0};
+    direct.unroll_directly = true;
+    Buf a, b;
+    buf_init(&a, &f.a);
+    buf_init(&b, &f.a);
+    KernelFacts facts = {0};
+    int errors = f.diag.nerrors;
+    bool ok_copy = cg_generate(&f.a, &f.tc, k, &copy, &a, &facts);
+    int errors_copy = f.diag.nerrors - errors;
+    bool ok_direct = cg_generate(&f.a, &f.tc, k, &direct, &b, NULL);
+    int errors_direct = f.diag.nerrors - errors - errors_copy;
+    CHECK(ok_copy == ok_direct && errors_copy == errors_direct, "%s: %s: generated %d/%d (errors %d/%d)", name, d->name,
+          ok_copy, ok_direct, errors_copy, errors_direct);
+    if (ok_copy && ok_direct) {
+      CHECK(strcmp(a.data, b.data) == 0,
+            "%s: %s: the copied steps differ from the steps lowered on their own:\n%s\n"
+            "--- each step lowered on its own:\n%s",
+            name, d->name, a.data, b.data);
+      if (facts.kir) *copied += facts.kir->steps_copied;
+    }
     compared++;
   }
   arena_free(&f.a);
@@ -266,6 +323,58 @@ static void test_natural(int nfiles, char **files) {
   printf("%d kernels compared\n", total);
 }
 
+/* compare_unrolled on path, a file of kernels or imperative defs */
+static int unrolled_file(const char *path, long *copied) {
+  size_t len;
+  char *text = slurp(path, &len);
+  if (!text) {
+    CHECK(0, "cannot read %s", path);
+    return 0;
+  }
+  DpiaOptions opt;
+  dpia_options_init(&opt);
+  opt.action = DPIA_TRANSLATE;
+  opt.emit = DPIA_EMIT_IMPERATIVE;
+  DpiaResult *r;
+  int total = 0;
+  if (strstr(text, "kernel ") && dpia_process(path, text, len, &opt, &r) == DPIA_OK) {
+    size_t n;
+    const char *imp = dpia_result_output(r, &n);
+    total += compare_unrolled(path, imp, n, copied);
+    dpia_result_free(r);
+  } else {
+    if (strstr(text, "kernel ")) dpia_result_free(r);
+    total += compare_unrolled(path, text, len, copied);
+  }
+  return total;
+}
+
+static void test_unroll(int nargs, char **args) {
+  int total = 0, files = 0;
+  long copied = 0;
+  for (int i = 0; i < nargs; i++) {
+    DIR *dir = opendir(args[i]);
+    if (!dir) {
+      total += unrolled_file(args[i], &copied);
+      files++;
+      continue;
+    }
+    for (struct dirent *e; (e = readdir(dir));) {
+      size_t n = strlen(e->d_name);
+      if (n < 6 || strcmp(e->d_name + n - 5, ".dpia") != 0) continue;
+      Buf path;
+      buf_init(&path, &arena);
+      emit(&path, "%s/%s", args[i], e->d_name);
+      total += unrolled_file(path.data, &copied);
+      files++;
+    }
+    closedir(dir);
+  }
+  CHECK(total >= files / 2, "only %d kernels compared for %d files", total, files);
+  CHECK(copied > 0, "no step of an unrolled loop was copied in %d kernels", total);
+  printf("%d kernels compared, %ld unrolled steps copied\n", total, copied);
+}
+
 int main(int argc, char **argv) {
   DpiaMem mem;
   dpia_mem_default(&mem);
@@ -280,8 +389,11 @@ int main(int argc, char **argv) {
   else if (argc >= 2 && strcmp(argv[1], "arena") == 0) test_arena();
   else if (argc >= 3 && strcmp(argv[1], "natural") == 0) test_natural(argc - 2, argv + 2);
   else if (argc >= 3 && strcmp(argv[1], "subst") == 0) test_subst(argc - 2, argv + 2);
+  else if (argc >= 3 && strcmp(argv[1], "unroll") == 0)
+    test_unroll(argc - 2, argv + 2);
   else {
-    fprintf(stderr, "usage: throughput_test emit | arena | natural FILE.dpia... | subst FILE.dpia...\n");
+    fprintf(stderr, "usage: throughput_test emit | arena | natural FILE.dpia... | unroll FILE.dpia|DIR... | subst "
+                    "FILE.dpia...\n");
     return 2;
   }
   arena_free(&arena);

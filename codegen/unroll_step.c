@@ -1,0 +1,435 @@
+/* unroll_step.c: the steps of a loop written out (opencl.c,
+ * gen_for_unrolled) copied from one lowering of its body, the step a
+ * variable, instead of each lowered again with its own constant.
+ *
+ * A reduceSeq over 16 elements is 16 statements that differ only in the
+ * step's constant, and lowering each walks the whole chain of views again
+ * (zip, split, asVector: access.c) and simplifies its indices afresh; that
+ * walk was most of what an unrolled step cost (issue 35, BENCHMARKS.md).
+ * Here the body is lowered once more, in a trial (CG.trial: nothing
+ * reported, noted or marked), with the step the variable $step of range
+ * [0, trips), as the body of a loop would be; each step is then that
+ * kernel IR with $step replaced by the step's constant in its indices,
+ * each index the form each step's own lowering gives it (index.h,
+ * ix_simplify), found without the simplifier's search where the index is
+ * a flat sum (flat_at_step: the term of $step dropped, its value added to
+ * the constant).
+ *
+ * Only where that gives what lowering the step gives: every leaf of the
+ * body an assignment, lowered to assignments and stores alone (no test, no
+ * declaration, no block), and $step only in the indices of elements and
+ * vector loads and stores, as a sum of products (no quotient or remainder,
+ * no clamp or other atom the simplifier does not see into): where the
+ * lowering decides something by the step's value (a clamp or guard dropped
+ * at a constant index, padCst's test, a vector's lanes found consecutive at
+ * some steps only) $step is elsewhere or under a quotient, and each step is
+ * lowered on its own as before.  Step 0 is always lowered on its own, and
+ * the copy must give back its statements exactly (kir_expr_equal), else the
+ * steps after it are lowered on their own too.  The barrier pass sees each
+ * step as it would: before each assignment the site of its command, with
+ * the shared accesses the assignment before it made (step 0's, which are
+ * each step's: an access is noted by its buffer, not its index). */
+#include "cgen.h"
+#include "kir.h"
+
+#include <stdint.h>
+#include <string.h>
+
+/* '$' is in no DPIA name, nor in any C name made from one */
+static const char STEP_VAR[] = "$step";
+
+static bool kir_mentions_step(const KirExpr *e);
+
+static bool ix_mentions_step(const Ix *e) {
+  switch (e->kind) {
+  case IX_CONST: return false;
+  case IX_VAR: return e->name == STEP_VAR || strcmp(e->name, STEP_VAR) == 0;
+  case IX_EXPR: return kir_mentions_step(e->expr);
+  case IX_ADD:
+  case IX_SUB:
+  case IX_MUL:
+  case IX_DIV:
+  case IX_MOD: return ix_mentions_step(e->a) || ix_mentions_step(e->b);
+  }
+  return true;
+}
+
+static bool kir_mentions_step(const KirExpr *e) {
+  if (e->kind == KE_IX) return ix_mentions_step(e->ix);
+  const KirExpr *buf[3];
+  const KirExpr *const *kids;
+  int n = kir_expr_children(e, buf, &kids);
+  for (int i = 0; i < n; i++)
+    if (kir_mentions_step(kids[i])) return true;
+  return false;
+}
+
+/* a sum of products of variables and constants: what the simplifier
+ * gives the same form for as each step's own index (no atom it does not
+ * see into, whose range a statement may have pushed; no quotient) */
+static bool ix_plain(const Ix *e) {
+  switch (e->kind) {
+  case IX_CONST:
+  case IX_VAR: return true;
+  case IX_ADD:
+  case IX_SUB:
+  case IX_MUL: return ix_plain(e->a) && ix_plain(e->b);
+  case IX_EXPR:
+  case IX_DIV:
+  case IX_MOD: return false;
+  }
+  return false;
+}
+
+static bool step_only_in_indices(const KirExpr *e);
+
+/* an element's index or a vector's offset: $step in a plain sum */
+static bool step_index_ok(const KirExpr *at) {
+  if (at->kind == KE_IX) return ix_plain(at->ix) || !ix_mentions_step(at->ix);
+  return step_only_in_indices(at);
+}
+
+static bool step_only_in_indices(const KirExpr *e) {
+  switch (e->kind) {
+  case KE_IX: return !ix_mentions_step(e->ix);
+  case KE_INDEX: return step_only_in_indices(e->index.base) && step_index_ok(e->index.at);
+  case KE_VLOAD: return step_index_ok(e->vload.offset) && step_only_in_indices(e->vload.ptr);
+  /* lanes made one by one: found not consecutive for the variable, which
+   * they may be at some steps */
+  case KE_VECTOR: return !kir_mentions_step(e);
+  case KE_INT:
+  case KE_VAR:
+  case KE_LIT:
+  case KE_QUERY:
+  case KE_UNARY:
+  case KE_BINARY:
+  case KE_COND:
+  case KE_MEMBER:
+  case KE_LANE:
+  case KE_CALL:
+  case KE_BUILTIN:
+  case KE_CAST: break;
+  }
+  const KirExpr *buf[3];
+  const KirExpr *const *kids;
+  int n = kir_expr_children(e, buf, &kids);
+  for (int i = 0; i < n; i++)
+    if (!step_only_in_indices(kids[i])) return false;
+  return true;
+}
+
+/* the statements of one lowering of the body: before each leaf's, the
+ * barrier statement of its command's site */
+typedef struct StepStmts {
+  int n;
+  const KirStmt **items;
+} StepStmts;
+
+static StepStmts statements_after(CG *cg, const KirStmt *before, const KirBlock *b) {
+  StepStmts s = {0};
+  for (const KirStmt *x = before ? before->next : b->first; x; x = x->next) s.n++;
+  s.items = NEWARRAY(cg->arena, const KirStmt *, s.n > 0 ? s.n : 1);
+  int i = 0;
+  for (const KirStmt *x = before ? before->next : b->first; x; x = x->next) s.items[i++] = x;
+  return s;
+}
+
+/* the body lowered with the step the variable: sites and assignments or
+ * stores alone, $step only where step_only_in_indices allows it, one
+ * site per leaf */
+static bool copyable(const StepStmts *s, int leaves) {
+  int sites = 0;
+  for (int i = 0; i < s->n; i++) {
+    const KirStmt *x = s->items[i];
+    switch (x->kind) {
+    case KS_BARRIER:
+      if (!x->barrier.site || x->barrier.site->kind != KSITE_COMMAND) return false;
+      sites++;
+      break;
+    case KS_ASSIGN:
+      if (i == 0 || !step_only_in_indices(x->assign.lhs) || !step_only_in_indices(x->assign.rhs)) return false;
+      break;
+    case KS_VSTORE:
+      if (i == 0 || !step_index_ok(x->vstore.offset) || !step_only_in_indices(x->vstore.value) ||
+          !step_only_in_indices(x->vstore.ptr))
+        return false;
+      break;
+    case KS_DECL:
+    case KS_FOR:
+    case KS_IF:
+    case KS_BLOCK:
+    case KS_EXPR:
+    case KS_COMMENT: return false;
+    }
+  }
+  return sites == leaves;
+}
+
+/* ---- the copy of a step ---- */
+
+/* A flat sum s with the term $step*c (c > 0, or $step alone) at step t:
+ * the other terms as they are, in their order, and c*t added to the
+ * constant, which comes last (NULL where s is not such a sum).  Where the
+ * sum is the shortest form of its polynomial (ix_is_flat_and_shortest)
+ * this is what ix_simplify gives for it, the order of the terms that are
+ * not constant being the polynomial's whatever the constant; the steps
+ * check it against ix_simplify at steps 0 and 1 (AtStep.both), the form
+ * of the sum and of its constant being the same at every step after. */
+static const Ix *flat_at_step(IxCtx *x, const Ix *s, int64_t t) {
+  enum { MOST = 8 };
+  const Ix *terms[MOST];
+  int n = 0;
+  for (; s->kind == IX_ADD; s = s->a) {
+    if (n == MOST - 1) return NULL;
+    terms[n++] = s->b;
+  }
+  terms[n++] = s;
+  int64_t c = 0, c0 = 0;
+  const Ix *sum = NULL;
+  for (int i = n - 1; i >= 0; i--) { /* first term first */
+    const Ix *term = terms[i];
+    if (term->kind == IX_ADD || term->kind == IX_SUB) return NULL;
+    if (ix_mentions_step(term)) {
+      if (c) return NULL;
+      if (term->kind == IX_VAR)
+        c = 1;
+      else if (term->kind == IX_MUL && term->a->kind == IX_VAR && ix_mentions_step(term->a) &&
+               term->b->kind == IX_CONST && term->b->value > 0)
+        c = term->b->value;
+      else
+        return NULL;
+      continue;
+    }
+    if (term->kind == IX_CONST) {
+      if (i != 0 || term->value < 0) return NULL; /* the last term */
+      c0 = term->value;
+      continue;
+    }
+    sum = sum ? ix_add(x, sum, term) : term;
+  }
+  if (!c || t < 0 || t > (INT32_MAX - c0) / c) return NULL;
+  int64_t k = c0 + c * t;
+  if (!sum) return ix_const(x, k);
+  return k ? ix_add(x, sum, ix_const(x, k)) : sum;
+}
+
+typedef struct AtStep {
+  CG *cg;
+  const Ix *value; /* the step's constant */
+  /* the index made by flat_at_step where it applies (cheap) and
+   * checked against ix_simplify's (both); else ix_simplify's */
+  bool cheap, both;
+  /* every index made is one that lowering the step gives too: a flat sum
+   * no other form prints shorter (ix_is_flat_and_shortest), which
+   * ix_simplify gives however the step's lowering wrote the index; where
+   * one is not (a sum that factors, gid*M*2 + M + 1 + i: the step's own
+   * lowering keeps its order as written), the steps are lowered on their
+   * own */
+  bool same;
+  /* the indices made at this step, by the index with $step they come
+   * from: a step's reads of several buffers at one index (a zip's two
+   * inputs) make it once; a few, the oldest replaced */
+  struct {
+    const Ix *from, *made;
+  } known[4];
+  int next_known;
+} AtStep;
+
+static const Ix *ix_at_step(IxCtx *x, const Ix *e, const Ix *value) {
+  const Ix *a, *b;
+  switch (e->kind) {
+  case IX_CONST: return e;
+  case IX_VAR: return e->name == STEP_VAR || strcmp(e->name, STEP_VAR) == 0 ? value : e;
+  case IX_ADD:
+  case IX_SUB:
+  case IX_MUL:
+    a = ix_at_step(x, e->a, value);
+    b = ix_at_step(x, e->b, value);
+    if (a == e->a && b == e->b) return e;
+    return e->kind == IX_ADD ? ix_add(x, a, b) : e->kind == IX_SUB ? ix_sub(x, a, b) : ix_mul(x, a, b);
+  case IX_EXPR:
+  case IX_DIV:
+  case IX_MOD: break;
+  }
+  return e; /* not plain: copyable keeps $step out of these */
+}
+
+static const KirExpr *expr_at_step(void *ctx, const KirExpr *e) {
+  AtStep *at = ctx;
+  if (e->kind == KE_IX) {
+    if (!ix_mentions_step(e->ix)) return e;
+    int n = (int)(sizeof at->known / sizeof at->known[0]);
+    for (int i = 0; i < n; i++)
+      if (at->known[i].from && (at->known[i].from == e->ix || ix_equal(at->known[i].from, e->ix)))
+        return kir_ix(at->cg->arena, at->known[i].made);
+    IxCtx *x = &at->cg->ix;
+    const Ix *made = at->cheap || at->both ? flat_at_step(x, e->ix, at->value->value) : NULL;
+    if (!made || at->both) {
+      const Ix *simplified = ix_simplify(x, ix_at_step(x, e->ix, at->value));
+      if (made && !ix_equal(made, simplified)) at->same = false;
+      made = simplified;
+    }
+    if (!ix_is_flat_and_shortest(made)) at->same = false;
+    at->known[at->next_known].from = e->ix;
+    at->known[at->next_known].made = made;
+    at->next_known = (at->next_known + 1) % n;
+    return kir_ix(at->cg->arena, made);
+  }
+  const KirExpr *buf[3];
+  const KirExpr *const *kids;
+  int n = kir_expr_children(e, buf, &kids);
+  if (n == 0) return e;
+  const KirExpr **made = NEWARRAY(at->cg->arena, const KirExpr *, n);
+  bool changed = false;
+  for (int i = 0; i < n; i++) {
+    made[i] = expr_at_step(ctx, kids[i]);
+    changed |= made[i] != kids[i];
+  }
+  return changed ? kir_expr_rebuilt(at->cg->arena, e, made) : e;
+}
+
+/* statement x (an assignment or store) at step value, appended to b;
+ * an assignment of a value to itself is none (gen_assign's x = x:
+ * acc[2] = acc[2] at the step where its two indices meet).  false where
+ * an index is not the one the step's lowering gives (AtStep.same). */
+static bool add_at_step(AtStep *at, KirBlock *b, const KirStmt *x) {
+  KirStmt *c = kir_stmt(at->cg->arena, x->kind);
+  *c = *x;
+  c->next = NULL;
+  kir_map_exprs(c, expr_at_step, at);
+  if (c->kind == KS_ASSIGN && kir_expr_equal(c->assign.lhs, c->assign.rhs)) return at->same;
+  kir_append(b, c);
+  return at->same;
+}
+
+/* the copy at step 0 is what lowering step 0 gave */
+static bool same_as_step0(CG *cg, const StepStmts *sym, const StepStmts *step0) {
+  KirBlock check = {0};
+  AtStep at = {.cg = cg, .value = ix_const(&cg->ix, 0), .both = true, .same = true};
+  for (int i = 0; i < sym->n; i++)
+    if (sym->items[i]->kind != KS_BARRIER && !add_at_step(&at, &check, sym->items[i])) return false;
+  int j = 0;
+  const KirStmt *c = check.first;
+  for (; j < step0->n; j++) {
+    const KirStmt *d = step0->items[j];
+    if (d->kind == KS_BARRIER) continue;
+    if (!c || c->kind != d->kind) return false;
+    bool same = d->kind == KS_ASSIGN
+                    ? kir_expr_equal(c->assign.lhs, d->assign.lhs) && kir_expr_equal(c->assign.rhs, d->assign.rhs)
+                    : c->vstore.width == d->vstore.width && kir_expr_equal(c->vstore.value, d->vstore.value) &&
+                          kir_expr_equal(c->vstore.offset, d->vstore.offset) &&
+                          kir_expr_equal(c->vstore.ptr, d->vstore.ptr);
+    if (!same) return false;
+    c = c->next;
+  }
+  return c == NULL;
+}
+
+static void leaves_of(CG *cg, const Phrase *p, Vec *out) {
+  if (p->kind == PH_SEQ) {
+    leaves_of(cg, p->fst, out);
+    leaves_of(cg, p->snd, out);
+  } else {
+    vec_push(cg->arena, out, (void *)p);
+  }
+}
+
+/* the shared accesses each leaf of step 0 made: those of the site after
+ * its own, the last leaf's still pending (CG.accesses) */
+static Vec *leaf_accesses(CG *cg, const StepStmts *step0, int leaves) {
+  Vec *made = NEWARRAY(cg->arena, Vec, leaves);
+  int leaf = -1;
+  for (int i = 0; i < step0->n; i++) {
+    const KirStmt *x = step0->items[i];
+    if (x->kind != KS_BARRIER) continue;
+    if (leaf >= 0) {
+      const KirSite *site = x->barrier.site;
+      made[leaf] = (Vec){0};
+      for (int a = 0; a < site->naccesses; a++) vec_push(cg->arena, &made[leaf], (void *)&site->accesses[a]);
+    }
+    leaf++;
+  }
+  made[leaves - 1] = (Vec){0};
+  for (int a = 0; a < cg->accesses.len; a++) vec_push(cg->arena, &made[leaves - 1], cg->accesses.items[a]);
+  return made;
+}
+
+int64_t gen_steps_by_copy(CG *cg, const Phrase *loop, const Phrase *lam, int64_t trips) {
+  if (cg->unroll_directly || trips < 2 || loop->dep_index || cg->probe || cg->trial || cg->failed) return 0;
+  Vec leaves = {0};
+  leaves_of(cg, lam->body, &leaves);
+  for (int i = 0; i < leaves.len; i++)
+    if (((const Phrase *)leaves.items[i])->kind != PH_ASSIGN) return 0;
+  IxCtx *x = &cg->ix;
+
+  /* step 0, lowered on its own */
+  KirStmt *before = cg->block->last;
+  env_add(cg, lam->lam_binder, ENV_INDEX, NULL, ix_const(x, 0), NULL);
+  gen_comm(cg, lam->body);
+  if (cg->failed) return 1;
+  StepStmts step0 = statements_after(cg, before, cg->block);
+
+  /* the body with the step a variable, in a trial, into a block of its
+   * own; the accesses step 0 left pending kept for its next site, and
+   * what the kernel declares (its structs, a use of double) as step 0
+   * left it: the copies use only what step 0 did (same_as_step0) */
+  Vec pending = cg->accesses;
+  int nstructs = cg->structs.len;
+  bool uses_double = cg->uses_double;
+  cg->accesses = (Vec){0};
+  KirBlock trial = {0}, *outer = cg->block;
+  cg->block = &trial;
+  int mark;
+  cg_scope_enter(cg, &mark);
+  bool outer_failed = cg->trial_failed;
+  cg->trial_failed = false;
+  cg->trial++;
+  const Ix *step = ix_var(x, STEP_VAR);
+  ix_push_range(x, step, NULL, ix_const(x, trips));
+  env_add(cg, lam->lam_binder, ENV_INDEX, NULL, step, NULL);
+  gen_comm(cg, lam->body);
+  ix_pop_range(x);
+  cg->trial--;
+  bool lowered = !cg->trial_failed;
+  cg->trial_failed = outer_failed;
+  cg_scope_leave(cg, mark);
+  cg->block = outer;
+  cg->accesses = pending;
+  cg->structs.len = nstructs;
+  cg->uses_double = uses_double;
+  StepStmts sym = statements_after(cg, NULL, &trial);
+  if (!lowered || !copyable(&sym, leaves.len) || !same_as_step0(cg, &sym, &step0)) return 1;
+
+  /* each step's statements, a block per leaf, all made before any is
+   * added: where one is not what the step's lowering gives, none is */
+  int nleaves = leaves.len;
+  KirBlock *made = NEWARRAY(cg->arena, KirBlock, (size_t)(trips - 1) * (size_t)nleaves);
+  for (int64_t t = 1; t < trips; t++) {
+    AtStep at = {.cg = cg, .value = ix_const(x, t), .cheap = t > 1, .both = t == 1, .same = true};
+    int leaf = -1;
+    for (int i = 0; i < sym.n; i++) {
+      const KirStmt *s = sym.items[i];
+      if (s->kind == KS_BARRIER)
+        leaf++;
+      else if (!add_at_step(&at, &made[(t - 1) * nleaves + leaf], s))
+        return 1;
+    }
+  }
+  Vec *accesses = leaf_accesses(cg, &step0, nleaves);
+  for (int64_t t = 1; t < trips; t++) {
+    env_add(cg, lam->lam_binder, ENV_INDEX, NULL, ix_const(x, t), NULL);
+    for (int leaf = 0; leaf < nleaves; leaf++) {
+      const Phrase *p = leaves.items[leaf];
+      cg->where = p->span;
+      cg_command_site(cg, p, KL_NONE);
+      for (int a = 0; a < accesses[leaf].len; a++) vec_push(cg->arena, &cg->accesses, accesses[leaf].items[a]);
+      for (KirStmt *c = made[(t - 1) * nleaves + leaf].first, *next; c; c = next) {
+        next = c->next;
+        c->next = NULL;
+        kir_append(cg->block, c);
+      }
+    }
+    cg->steps_copied++;
+  }
+  return trips;
+}
