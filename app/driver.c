@@ -38,6 +38,7 @@ struct DpiaResult {
   const DpiaDiagnostic *diags;
   bool ran; /* DPIA_RUN launched the kernel: its times */
   double min_ms, median_ms;
+  int launches;              /* Ctx.launches */
   const char *not_checkable; /* Ctx.not_checkable */
   const char *explored; /* DPIA_EXPLORE: the best program ("" if none) */
   const char *tuned;    /* the values taken from the tuning cache, or NULL */
@@ -854,7 +855,7 @@ static const DpiaDiagnostic limit_diagnostic = {0, NULL, 0, 0, 0, 0, LIMIT_MESSA
 /* One translation on the current stack, with the nesting limits scaled by
  * depth_scale (Diag.depth_scale). */
 static int process(const Target *target, const char *name, const char *text, size_t len, const DpiaOptions *opt,
-                   int depth_scale, DpiaResult **result) {
+                   const RunHooks *hooks, int depth_scale, DpiaResult **result) {
   DpiaMem boot;
   dpia_mem_default(&boot);
   if (opt->alloc) {
@@ -903,6 +904,7 @@ static int process(const Target *target, const char *name, const char *text, siz
   }
   c = NEW(&r->arena, Ctx);
   c->opt = opt;
+  c->hooks = hooks;
   c->target = target;
   c->backend = target ? backend_of(target->id) : NULL;
   c->arena = &r->arena;
@@ -920,6 +922,7 @@ static int process(const Target *target, const char *name, const char *text, siz
   r->ran = c->ran;
   r->min_ms = c->min_ms;
   r->median_ms = c->median_ms;
+  r->launches = c->launches;
   r->not_checkable = c->not_checkable;
   r->output = c->out.data;
   r->output_len = c->out.len;
@@ -966,22 +969,28 @@ typedef struct DeepCall {
   const char *name, *text;
   size_t len;
   const DpiaOptions *opt;
+  const RunHooks *hooks;
   DpiaResult *result;
   int status;
 } DeepCall;
 
 static void *deep_main(void *arg) {
   DeepCall *d = arg;
-  d->status = process(d->target, d->name, d->text, d->len, d->opt, DPIA_DEEP_SCALE, &d->result);
+  d->status = process(d->target, d->name, d->text, d->len, d->opt, d->hooks, DPIA_DEEP_SCALE, &d->result);
   return NULL;
 }
 
 int driver_process(const Target *target, const char *name, const char *text, size_t len, const DpiaOptions *opt,
                    DpiaResult **result) {
-  int status = process(target, name, text, len, opt, 1, result);
+  return driver_process_hooked(target, name, text, len, opt, NULL, result);
+}
+
+int driver_process_hooked(const Target *target, const char *name, const char *text, size_t len, const DpiaOptions *opt,
+                          const RunHooks *hooks, DpiaResult **result) {
+  int status = process(target, name, text, len, opt, hooks, 1, result);
   if (!*result || !(*result)->depth_limited) return status;
   dpia_result_free(*result); /* its memory is needed for the second try */
-  DeepCall d = {target, name, text, len, opt, NULL, 0};
+  DeepCall d = {target, name, text, len, opt, hooks, NULL, 0};
   pthread_attr_t attr;
   pthread_t thread;
   bool started = false;
@@ -991,7 +1000,7 @@ int driver_process(const Target *target, const char *name, const char *text, siz
     pthread_attr_destroy(&attr);
   }
   /* without the thread, the limit's error again */
-  if (!started) return process(target, name, text, len, opt, 1, result);
+  if (!started) return process(target, name, text, len, opt, hooks, 1, result);
   pthread_join(thread, NULL);
   *result = d.result;
   return d.status;
@@ -1074,6 +1083,8 @@ const DpiaDiagnostic *dpia_result_diagnostic(const DpiaResult *r, int i) {
 }
 
 const char *search_not_checkable(const DpiaResult *r) { return r ? r->not_checkable : NULL; }
+
+int search_launches(const DpiaResult *r) { return r && r->ran ? r->launches : 0; }
 
 int dpia_result_run_time(const DpiaResult *r, double *min_ms, double *median_ms) {
   bool ran = r && r->ran;

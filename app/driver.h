@@ -10,4 +10,11 @@
 int driver_process(const Target *target, const char *name, const char *text, size_t len, const DpiaOptions *opt,
                    DpiaResult **result);
 
+/* driver_process for a search's run of a candidate: hooks (driver_int.h)
+ * cut its timing short and share its inputs with the search's other
+ * runs; NULL: driver_process */
+typedef struct RunHooks RunHooks;
+int driver_process_hooked(const Target *target, const char *name, const char *text, size_t len, const DpiaOptions *opt,
+                          const RunHooks *hooks, DpiaResult **result);
+
 #endif

@@ -8,11 +8,43 @@
 #include "dpia_front.h"
 #include "dpia_translate.h"
 #include "dpia_verify.h"
+#include "driver.h"
 
 enum { NEMIT = DPIA_EMIT_SPACE + 1 }; /* the DpiaEmit kinds */
 
+/* The random inputs of a search's runs (dpia explore: every candidate
+ * is the one kernel, or pipeline, with the same parameters, run at the
+ * same sizes on the same seed's inputs), made by the first run that
+ * needs them and read by the others: at the benchmark's sizes (two 64 MB
+ * matrices) making them took longer than the launches.  key: the
+ * parameters' layouts, seed and kind they were made for (a run whose key
+ * differs makes its own, as without a share); NULL: none made yet.  The
+ * values are never written after they are made: each run packs its own
+ * device copies from them (an in-place candidate updates its buffer,
+ * not these). */
+typedef struct SharedInputs {
+  /* theirs, with no limit: they are as large as the sizes say; out of
+   * memory in it goes to the run making them (its mem.on_oom) */
+  DpiaMem mem;
+  Arena arena;
+  const char *key;
+  double **inputs;
+  size_t *counts;
+  RtPackCache packs; /* their device layout (runtime.h), packed by the first run of each layout */
+} SharedInputs;
+
+/* what a search gives the runs of its candidates (search_run), through
+ * driver_process_hooked; NULL for any other run */
+struct RunHooks {
+  /* > 0: a first timed launch longer than this ends the timing (the
+   * probe of docs/explore.md "The search"; RtLaunch.cut_ms) */
+  double cut_ms;
+  SharedInputs *inputs; /* NULL: the run makes its own */
+};
+
 typedef struct Ctx {
   const DpiaOptions *opt;
+  const RunHooks *hooks;  /* a search's run (search_run), or NULL */
   const Target *target;   /* verifies and runs the kernels (target.h); NULL: an unknown one was asked for */
   const Backend *backend; /* prints them: the target's (backend.h) */
   Arena *arena;
@@ -40,6 +72,7 @@ typedef struct Ctx {
   Buf *also[NEMIT]; /* the outputs of opt->emit_also */
   bool ran;         /* pass_run launched the kernel, in these times */
   double min_ms, median_ms;
+  int launches; /* and this many timed launches: fewer than the repeat when RunHooks.cut_ms cut them short */
   /* pass_run's check said E0006: why the reference cannot be compared on
    * these inputs (compare_report's text, and the int overflow when one
    * is the cause); NULL otherwise */
@@ -79,8 +112,10 @@ bool search_sizes_given(Ctx *c, const Decl *k, const DefInfo *def, const char *w
  * checked against the reference interpreter and verified */
 /* the not_checkable of the Ctx that made r (a search_run's), or NULL */
 const char *search_not_checkable(const DpiaResult *r);
+/* the timed launches of a search_run's run (Ctx.launches), 0 if none ran */
+int search_launches(const DpiaResult *r);
 DpiaResult *search_run(const Ctx *c, const char *program, const char *kernel, int nsets, const char *const *set_names,
-                       const long long *set_values, bool check, int repeat);
+                       const long long *set_values, bool check, int repeat, const RunHooks *hooks);
 /* explore.c: 0 .. n-1 in the order the seed draws them (the searches'
  * sample, reproducible from the printed seed) */
 int *seed_order(Arena *a, int n, uint64_t seed);

@@ -325,6 +325,9 @@ typedef struct Candidate {
   bool partial;
   const char *why;     /* the code of the first error, when refused */
   double min_ms, median_ms;
+  /* timed by its first launches alone, which took more than PROBE_CUT
+   * times the best's time so far (time_one) */
+  bool probe_cut;
   double found_s;      /* when it was timed, from the start */
   int nrounds;         /* the re-timing's rounds that ran it (0: not re-timed) */
   double rounds_ms[RETIME_ROUNDS]; /* each round's fastest launch */
@@ -357,6 +360,8 @@ typedef struct Explorer {
    * meaning); why: the check's message, NULL from an evaluator */
   bool not_checkable;
   const char *not_checkable_why;
+  /* the candidates' random inputs, made once (driver_int.h) */
+  SharedInputs inputs;
 } Explorer;
 
 static double elapsed(const Explorer *e) {
@@ -670,7 +675,7 @@ static void check_all(const Explorer *e, Candidate **cands, int n) {
 /* ---- timing ---- */
 
 DpiaResult *search_run(const Ctx *c, const char *program, const char *kernel, int nsets, const char *const *set_names,
-                       const long long *set_values, bool check, int repeat) {
+                       const long long *set_values, bool check, int repeat, const RunHooks *hooks) {
   const DpiaOptions *co = c->opt;
   DpiaOptions o;
   dpia_options_init(&o);
@@ -692,12 +697,18 @@ DpiaResult *search_run(const Ctx *c, const char *program, const char *kernel, in
   o.verify = check; /* as dpia run: the SCIR re-check, libclang, the semantic and race checks */
   o.tune_cache = "off"; /* the values asked for, nothing else */
   DpiaResult *r = NULL;
-  driver_process(c->target, c->opt->action == DPIA_TUNE ? c->src.name : "<explored>", program, strlen(program), &o, &r);
+  driver_process_hooked(c->target, c->opt->action == DPIA_TUNE ? c->src.name : "<explored>", program, strlen(program),
+                        &o, hooks, &r);
   return r;
 }
 
-static DpiaResult *run_candidate(const Explorer *e, const Candidate *cd, bool check, int repeat) {
-  return search_run(e->c, cd->program, cd->kname, 0, NULL, NULL, check, repeat);
+/* a candidate's run: a timing run (check false) on the search's shared
+ * inputs, its timing cut short when its first two launches took more
+ * than cut_ms > 0 (time_one); a check (check true) on inputs of its own,
+ * as dpia run --check makes them */
+static DpiaResult *run_candidate(Explorer *e, const Candidate *cd, bool check, int repeat, double cut_ms) {
+  RunHooks hooks = {cut_ms, &e->inputs};
+  return search_run(e->c, cd->program, cd->kname, 0, NULL, NULL, check, repeat, check ? NULL : &hooks);
 }
 
 static int repeat_of(const Explorer *e) { return e->c->opt->repeat > 0 ? e->c->opt->repeat : DEFAULT_REPEAT; }
@@ -729,32 +740,30 @@ static const char *first_code(const DpiaResult *r) {
 
 static const Candidate *best_timed(const Explorer *e);
 
-/* Timed with the full repeat, after a probe of one launch once some
- * candidate has been timed: a candidate PROBE_CUT times slower than the
- * best so far keeps the probe's time (it cannot come near the best), so
- * that the slow strategies of a large size (a scalar matrix product at
- * 512^3 runs about a second a launch) spend one launch each, not the
- * repeat's, and the budget reaches more of the space */
+/* Timed with the full repeat, its first launches a probe once some
+ * candidate has been timed: a candidate whose first two launches (the
+ * untimed one included) each take more than PROBE_CUT times the best so
+ * far keeps their time (it cannot come near the best) and is launched no
+ * more, so that the slow strategies of a large size (a scalar matrix
+ * product at 512^3 runs about a second a launch) spend two launches
+ * each, not the repeat's, and the budget reaches more of the space.  The
+ * probe is the run's own first launches (RtLaunch.cut_ms): one
+ * translation, one OpenCL build and one upload a candidate, whether cut
+ * or not. */
 static void time_one(Explorer *e, Candidate *cd) {
   const Candidate *best = best_timed(e);
+  double cut_ms = best && repeat_of(e) > 1 ? PROBE_CUT * best->min_ms : 0;
   double min_ms = 0, median_ms = 0;
-  if (best && repeat_of(e) > 1) {
-    DpiaResult *probe = run_candidate(e, cd, false, 1);
-    bool ran = dpia_result_run_time(probe, &min_ms, &median_ms);
-    if (dpia_result_status(probe) != DPIA_OK || !ran || min_ms > PROBE_CUT * best->min_ms) {
-      timed(e, cd, dpia_result_status(probe), ran, min_ms, median_ms, first_code(probe));
-      dpia_result_free(probe);
-      return;
-    }
-    dpia_result_free(probe);
-  }
+  double t0 = elapsed(e);
+  DpiaResult *r = run_candidate(e, cd, false, repeat_of(e), cut_ms);
+  bool ran = dpia_result_run_time(r, &min_ms, &median_ms);
+  cd->probe_cut = dpia_result_status(r) == DPIA_OK && ran && search_launches(r) < repeat_of(e);
   /* the full runs' time foresees the re-timing's (retime_reserve): the
    * candidates a probe leaves out are not among the fastest it re-times */
-  double t0 = elapsed(e);
-  DpiaResult *r = run_candidate(e, cd, false, repeat_of(e));
-  e->run_s += elapsed(e) - t0;
-  e->nruns++;
-  bool ran = dpia_result_run_time(r, &min_ms, &median_ms);
+  if (dpia_result_status(r) == DPIA_OK && !cd->probe_cut) {
+    e->run_s += elapsed(e) - t0;
+    e->nruns++;
+  }
   timed(e, cd, dpia_result_status(r), ran, min_ms, median_ms, first_code(r));
   dpia_result_free(r);
 }
@@ -1035,7 +1044,7 @@ static void retime(Explorer *e, Candidate **ranked, int n) {
       continue;
     }
     for (int i = 0; i < k; i++) {
-      DpiaResult *res = run_candidate(e, turn[i], false, repeat[i]);
+      DpiaResult *res = run_candidate(e, turn[i], false, repeat[i], 0);
       double min_ms = 0, median_ms = 0;
       if (dpia_result_status(res) == DPIA_OK && dpia_result_run_time(res, &min_ms, &median_ms))
         turn[i]->rounds_ms[turn[i]->nrounds++] = min_ms;
@@ -1066,7 +1075,7 @@ static Candidate *check_best(Explorer *e, Candidate **ranked, int n) {
       ranked[i]->check = run->status == DPIA_OK ? CHECK_OK : CHECK_DIFFERS;
       vacuous = run->status != DPIA_OK && strcmp(run->reason, not_checkable) == 0;
     } else {
-      DpiaResult *r = run_candidate(e, ranked[i], true, 1);
+      DpiaResult *r = run_candidate(e, ranked[i], true, 1, 0);
       ranked[i]->check = dpia_result_status(r) == DPIA_OK ? CHECK_OK : CHECK_DIFFERS;
       /* the run's own reason (app/run.c), copied before the free */
       const char *why = search_not_checkable(r);
@@ -1116,6 +1125,7 @@ static void emit_candidate_json(const Explorer *e, Buf *out, const Candidate *cd
   if (cd->state == CAND_TIMED) emit(out, ", \"min_ms\": %.6g, \"median_ms\": %.6g, \"found_s\": %.3f", cd->min_ms,
                                     cd->median_ms, cd->found_s);
   else buf_puts(out, ", \"min_ms\": null, \"median_ms\": null, \"found_s\": null");
+  emit(out, ", \"probe_cut\": %s", cd->probe_cut ? "true" : "false");
   if (cd->nrounds) {
     emit(out, ", \"retimed_ms\": %.6g, \"rounds_ms\": [", cd->retimed_ms);
     for (int r = 0; r < cd->nrounds; r++) emit(out, "%s%.6g", r ? ", " : "", cd->rounds_ms[r]);
@@ -1264,6 +1274,8 @@ int pass_explore(Ctx *c) {
   e.budget = x->budget_s > 0 ? x->budget_s : DEFAULT_BUDGET_S;
   e.whole = is_reduce(k->body);
   c->arena->limit = 0; /* the candidates' programs add up; each translation has its own limit */
+  e.inputs.mem = *c->arena->mem;
+  arena_init(&e.inputs.arena, &e.inputs.mem);
   slot_values(&e);
   enumerate(&e);
   search(&e);
@@ -1271,6 +1283,7 @@ int pass_explore(Ctx *c) {
   for (int i = 0; i < e.ncands; i++) ranked[i] = &e.cands[i];
   qsort(ranked, (size_t)e.ncands, sizeof *ranked, by_time);
   retime(&e, ranked, e.ncands);
+  arena_free(&e.inputs.arena); /* the checks make their own, as dpia run --check */
   qsort(ranked, (size_t)e.ncands, sizeof *ranked, by_time);
   Candidate *best = check_best(&e, ranked, e.ncands);
   report(&e, ranked, e.ncands, best);

@@ -401,16 +401,82 @@ static bool given_inputs(Ctx *c, const DefInfo *def, const NatValues *nats, doub
   return true;
 }
 
+/* a key of what a run's random inputs are made from (SharedInputs.key):
+ * each data parameter's layout at the sizes, whether it is a
+ * permutation, the seed and the kind of values */
+static void lay_key(Buf *b, const Lay *l) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (l->kind) {
+  case LAY_NUM: emit(b, "n%dx%d/%lld", (int)l->scalar, l->width, (long long)l->bound); return;
+  case LAY_ARRAY:
+    emit(b, "[%lld]", (long long)l->n);
+    lay_key(b, l->elem);
+    return;
+  case LAY_PAIR:
+    buf_putc(b, '(');
+    lay_key(b, l->fst);
+    buf_putc(b, ',');
+    lay_key(b, l->snd);
+    buf_putc(b, ')');
+    return;
+  }
+  DPIA_EXHAUSTIVE_END
+}
+
+static const char *inputs_key(Ctx *c, const DefInfo *def, const NatValues *nats) {
+  Buf key, why;
+  buf_init(&key, c->arena);
+  buf_init(&why, c->arena);
+  emit(&key, "seed %llu, inputs %d:", (unsigned long long)c->opt->seed, c->opt->inputs);
+  for (int i = 0; i < def->nparams; i++) {
+    const Lay *l = interp_param_layout(c->arena, def, i, nats, &why);
+    if (!l) return NULL; /* run_inputs reports it */
+    buf_puts(&key, def->params[i]->permutation ? " perm " : " ");
+    lay_key(&key, l);
+  }
+  return key.data;
+}
+
+static bool run_inputs_made(Ctx *c, Arena *into, const DefInfo *def, const NatValues *nats, double ***inputs,
+                            size_t **counts);
+
+/* the packed copies of the search's shared inputs, when this run's
+ * inputs are those (run_inputs), else NULL: every run packs its own */
+static RtPackCache *run_packs(Ctx *c, double **inputs) {
+  SharedInputs *share = c->hooks ? c->hooks->inputs : NULL;
+  return share && share->key && inputs == share->inputs ? &share->packs : NULL;
+}
+
 /* dpia run: fresh random inputs for def's data parameters (--seed,
- * --inputs), but those given by --input */
+ * --inputs), but those given by --input; a search's run (RunHooks.inputs)
+ * reads those its first run made, when they were made for the same
+ * parameters (inputs_key) */
 static bool run_inputs(Ctx *c, const DefInfo *def, const NatValues *nats, double ***inputs, size_t **counts) {
+  SharedInputs *share = c->hooks && c->opt->ninputs_given == 0 ? c->hooks->inputs : NULL;
+  const char *key = share ? inputs_key(c, def, nats) : NULL;
+  if (!key) return run_inputs_made(c, c->arena, def, nats, inputs, counts);
+  if (!share->key || strcmp(share->key, key) != 0) {
+    share->key = NULL; /* those of another key are left in the arena, as if made by a run of their own */
+    share->mem.on_oom = c->arena->mem->on_oom;
+    if (!run_inputs_made(c, &share->arena, def, nats, &share->inputs, &share->counts)) return false;
+    share->key = arena_strndup(&share->arena, key, strlen(key));
+    share->packs = (RtPackCache){.arena = &share->arena}; /* those of other values are left */
+  }
+  *inputs = share->inputs;
+  *counts = share->counts;
+  return true;
+}
+
+/* run_inputs' values, made in the arena into */
+static bool run_inputs_made(Ctx *c, Arena *into, const DefInfo *def, const NatValues *nats, double ***inputs,
+                            size_t **counts) {
   const DpiaOptions *o = c->opt;
   Rng rng;
   rng_seed(&rng, o->seed);
   rng.inputs = o->inputs == DPIA_INPUTS_POSITIVE ? RNG_POSITIVE : o->inputs == DPIA_INPUTS_UNIT ? RNG_UNIT : RNG_SIGNED;
   Buf err;
   buf_init(&err, c->arena);
-  if (interp_random_inputs(c->arena, def, nats, &rng, inputs, counts, &err))
+  if (interp_random_inputs(into, def, nats, &rng, inputs, counts, &err))
     return given_inputs(c, def, nats, *inputs, *counts);
   diag_error(&c->diag, ERR_SIZES_TOO_LARGE, def->decl->name_span, "%s", err.data);
   return false;
@@ -466,6 +532,7 @@ static int run_finished(Ctx *c, Runtime *rt, RtStatus st, const RtResult *res, c
    * nothing to write) ran nothing: no times (dpia_result_run_time 0),
    * which dpia tune and dpia explore must not rank as 0 ms */
   c->ran = res->repeat > 0;
+  c->launches = res->repeat;
   c->min_ms = res->min_ms;
   c->median_ms = res->median_ms;
   return DPIA_OK;
@@ -638,6 +705,7 @@ int pass_run(Ctx *c) {
   RtLaunch launch;
   rt_launch_init(&launch);
   launch.repeat = o->repeat > 0 ? o->repeat : 1;
+  launch.cut_ms = c->hooks ? c->hooks->cut_ms : 0;
   /* k already holds the user's launch sizes (kernel_with_launch) */
   /* sizes the generated code's int indices and the device can take,
    * before anything is allocated (run_limits.h, tests/limits) */
@@ -667,6 +735,7 @@ int pass_run(Ctx *c) {
     rt_close(&rt);
     return DPIA_EUSER;
   }
+  launch.packs = run_packs(c, inputs);
   RunRace rr;
   int race = run_race_check(c, index, &nats, inputs, counts, &rr);
   if (race != DPIA_OK) {
@@ -772,8 +841,13 @@ static int pass_run_pipeline(Ctx *c) {
     return DPIA_EUSER;
   }
   const char *source = o->opencl_source ? o->opencl_source : all_sources(c);
-  st = rt_run_pipeline(&rt, a, d, source, &nats, def->nparams, (const double *const *)inputs, counts,
-                       o->repeat > 0 ? o->repeat : 1, &res, &err);
+  RtLaunch launch;
+  rt_launch_init(&launch);
+  launch.repeat = o->repeat > 0 ? o->repeat : 1;
+  launch.cut_ms = c->hooks ? c->hooks->cut_ms : 0;
+  launch.packs = run_packs(c, inputs);
+  st = rt_run_pipeline(&rt, a, d, source, &nats, def->nparams, (const double *const *)inputs, counts, &launch, &res,
+                       &err);
   int done = run_finished(c, &rt, st, &res, &err,
                           st == RT_EMPTY_RANGE ? d->launches[res.empty_launch].launch->span : def->decl->name_span);
   if (done != DPIA_OK) return done;

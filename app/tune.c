@@ -434,7 +434,7 @@ static DpiaResult *run_point(const Tuner *t, const Point *pt, bool check, int re
   const char **names;
   long long *values;
   int n = point_sets(t, pt, &names, &values);
-  return search_run(t->c, t->c->src.text, t->c->opt->kernel, n, names, values, check, repeat);
+  return search_run(t->c, t->c->src.text, t->c->opt->kernel, n, names, values, check, repeat, NULL);
 }
 
 static void time_run(Tuner *t, Point *pt) {

@@ -213,6 +213,25 @@ void lay_pack(const Lay *l, const double *src, unsigned char *dst) {
   }
 }
 
+const Lay *lay_copy(Arena *a, const Lay *l) {
+  Lay *c = NEW(a, Lay);
+  *c = *l;
+  if (l->elem) c->elem = lay_copy(a, l->elem);
+  if (l->fst) c->fst = lay_copy(a, l->fst);
+  if (l->snd) c->snd = lay_copy(a, l->snd);
+  return c;
+}
+
+bool lay_same(const Lay *l, const Lay *m) {
+  if (l->kind != m->kind || l->flat != m->flat || l->bytes != m->bytes || l->align != m->align) return false;
+  switch (l->kind) {
+  case LAY_NUM: return l->scalar == m->scalar && l->width == m->width && l->bound == m->bound;
+  case LAY_ARRAY: return l->n == m->n && lay_same(l->elem, m->elem);
+  case LAY_PAIR: return l->snd_offset == m->snd_offset && lay_same(l->fst, m->fst) && lay_same(l->snd, m->snd);
+  }
+  return false;
+}
+
 void lay_unpack(const Lay *l, const unsigned char *src, double *dst) {
   switch (l->kind) {
   case LAY_NUM: {

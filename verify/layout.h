@@ -85,6 +85,10 @@ const Lay *lay_of_buffer_element(Arena *a, const DataType *t, const NatValues *n
  * INT32_MIN in an int or bool lane back as NaN (a poisoned, unwritten
  * element). */
 void lay_pack(const Lay *l, const double *src, unsigned char *dst);
+/* a copy of l in a (lay_same compares it with another run's layouts) */
+const Lay *lay_copy(Arena *a, const Lay *l);
+/* l and m are the same layout: the same values packed the same way */
+bool lay_same(const Lay *l, const Lay *m);
 void lay_unpack(const Lay *l, const unsigned char *src, double *dst);
 
 /* The value of layout l at vals (l->flat doubles), in place, as the device

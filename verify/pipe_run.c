@@ -34,6 +34,7 @@ typedef struct PR {
   Buf *err;
   TargetBuffer **bufs; /* per pipeline buffer, in pipeline_slot's order: outputs, inputs, temporaries */
   ParamPlan *plans; /* the same */
+  RtPackCache *packs; /* RtLaunch.packs */
 } PR;
 
 /* the values of launch li's kernel's nat parameters, by their names */
@@ -83,14 +84,18 @@ static RtStatus make_buffers(PR *r, int ninputs, const double *const *inputs, co
         return RT_BAD_ARGS;
       }
       plan->host = inputs[s - nout];
-      plan->packed = rt_pack_all(r->a, plan, plan->host);
+      if (p->role == KP_SCALAR) {
+        plan->packed = rt_pack_all(r->a, plan, plan->host);
+        continue; /* passed by value */
+      }
     } else {
       plan->packed = rt_poisoned(r->a, plan);
     }
-    if (p->role == KP_SCALAR) continue; /* passed by value */
+    /* an input's bytes are only read (the outputs' hold what is read back) */
+    const unsigned char *init = plan->packed ? plan->packed : rt_pack_input(r->a, r->packs, plan);
     Buf why;
     buf_init(&why, r->a);
-    st = r->rt->target->buffer(r->rt->dev, r->a, plan->bytes, plan->packed, rt_place(placed, rt_buffer_use(p->role)),
+    st = r->rt->target->buffer(r->rt->dev, r->a, plan->bytes, init, rt_place(placed, rt_buffer_use(p->role)),
                                &r->bufs[s], &why);
     if (st != RT_OK) {
       emit(r->err, "buffer %s (%zu bytes): %s", p->name, plan->bytes, why.data);
@@ -233,10 +238,11 @@ static RtStatus pipe_launch(void *user, double *ms, Buf *err) {
 }
 
 RtStatus rt_run_pipeline(Runtime *rt, Arena *a, const PipeDesc *d, const char *source, const NatValues *nats,
-                         int ninputs, const double *const *inputs, const size_t *counts, int repeat, RtResult *res,
-                         Buf *err) {
+                         int ninputs, const double *const *inputs, const size_t *counts, const RtLaunch *launch,
+                         RtResult *res, Buf *err) {
   memset(res, 0, sizeof *res);
-  PR r = {rt, a, d, nats, err, NULL, NULL};
+  PR r = {rt, a, d, nats, err, NULL, NULL, launch->packs};
+  int repeat = launch->repeat;
   int n = d->nlaunches;
   const Target *t = rt->target;
   TargetProgram *prog = NULL;
@@ -263,8 +269,8 @@ RtStatus rt_run_pipeline(Runtime *rt, Arena *a, const PipeDesc *d, const char *s
     res->repeat = repeat > 0 ? repeat : 1;
     res->times_ms = NEWARRAY(a, double, res->repeat);
     PipeTimer pt = {rt, nrun, run_kerns, run_ranges};
-    RtTimer tm = {&pt, pipe_launch, NULL}; /* every run starts from the inputs: nothing to restore */
-    st = rt_time_launches(&tm, res->repeat, res->times_ms, err);
+    RtTimer tm = {&pt, pipe_launch, NULL, launch->cut_ms}; /* every run starts from the inputs: nothing to restore */
+    st = rt_time_launches(&tm, &res->repeat, res->times_ms, err);
   }
   if (st == RT_OK) {
     if (nrun > 0) rt_time_stats(a, res); /* else nothing ran: no times (repeat 0) */

@@ -60,11 +60,33 @@ void rt_close(Runtime *rt);
 /* "Platform #0: NAME" / " `-- Device #0: NAME" lines, like clinfo -l. */
 RtStatus rt_list_devices(const Target *t, Arena *a, Buf *out, Buf *err);
 
+/* Inputs packed in the device layout, kept for the next run of the same
+ * host values: a search's runs share their inputs (app/driver_int.h,
+ * SharedInputs), and packing 32 million values took longer than the
+ * launches.  An entry is the host values' address, their layout (a copy)
+ * and element count; the host values must stay unchanged and allocated
+ * as long as the cache is used, and the packed bytes are only read (an
+ * input updated in place is packed afresh: its copy is overwritten). */
+enum { RT_PACKED_MAX = 16 };
+typedef struct RtPacked {
+  const double *host;
+  const Lay *lay;
+  int64_t elements;
+  const unsigned char *packed;
+} RtPacked;
+typedef struct RtPackCache {
+  Arena *arena; /* the entries' and the packed bytes' */
+  int n;
+  RtPacked entries[RT_PACKED_MAX];
+} RtPackCache;
+
 typedef struct RtLaunch {
   int64_t global_size[3]; /* per dimension; 0: the kernel's natural size */
   int64_t local_size[3];  /* 0: natural (NULL local size if it has none) */
   int repeat;             /* timed launches, at least 1 */
   const char *build_options; /* the target's build options, NULL for none */
+  double cut_ms;             /* > 0: the timing cut short if the first two launches take longer (RtTimer.cut_ms) */
+  RtPackCache *packs;        /* NULL: every input packed for this run */
 } RtLaunch;
 
 void rt_launch_init(RtLaunch *l); /* everything natural, repeat 1 */

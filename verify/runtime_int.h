@@ -14,6 +14,10 @@ typedef struct ParamPlan {
   unsigned char *packed;
 } ParamPlan;
 
+/* plan's input values packed (rt_pack_all), or the copy cache keeps of
+ * them (NULL: none), which is only read */
+const unsigned char *rt_pack_input(Arena *a, RtPackCache *cache, const ParamPlan *plan);
+
 /* the placement of a kernel parameter's buffer (placement.h; an input
  * updated in place is BUF_UPDATED, which no role says) */
 BufferUse rt_buffer_use(KParamRole role);
@@ -51,14 +55,21 @@ typedef struct RtTimer {
   void *user;
   RtStatus (*launch)(void *user, double *ms, Buf *err);
   RtStatus (*restore)(void *user, Buf *err);
+  /* > 0: the first two launches (the untimed one and the first timed,
+   * or the first two timed when the first is kept) both longer than this
+   * end the timing (explore's probe, docs/explore.md "The search": a
+   * candidate that slow cannot come near the best; RtLaunch.cut_ms) */
+  double cut_ms;
 } RtTimer;
 /* The one rule of timing for run, tune and explore (docs/reference.md,
  * "Timing"): a first launch that is not timed, unless it took
  * RT_WARMUP_KEEP_MS or more (then it is the first timed one), then the
- * timed launches, times[0..repeat), the inputs restored before every
- * launch after the first.  The buffers hold one launch's result. */
+ * timed launches, times[0..*repeat), the inputs restored before every
+ * launch after the first; *repeat becomes the launches timed when
+ * tm->cut_ms cut the timing short (1, or 2 when the first was kept).
+ * The buffers hold one launch's result. */
 enum { RT_WARMUP_KEEP_MS = 100 };
-RtStatus rt_time_launches(const RtTimer *tm, int repeat, double *times, Buf *err);
+RtStatus rt_time_launches(const RtTimer *tm, int *repeat, double *times, Buf *err);
 /* res->min_ms and median_ms from res->times_ms[0..repeat) */
 void rt_time_stats(Arena *a, RtResult *res);
 

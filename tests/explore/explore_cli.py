@@ -47,8 +47,9 @@ failures = []
 TOP_KEYS = {'kernel', 'sizes', 'seed', 'budget_s', 'search', 'space', 'tried', 'timed', 'elapsed_s',
             'pipeline', 'retiming', 'sample', 'best', 'candidates'}
 CAND_KEYS = {'id', 'strategy', 'steps', 'derivation', 'rules', 'status', 'reason', 'min_ms', 'median_ms',
-             'found_s', 'order', 'retimed_ms', 'rounds_ms', 'check'}
+             'found_s', 'order', 'retimed_ms', 'rounds_ms', 'check', 'probe_cut'}
 RETIME, RETIME_ROUNDS = 4, 3  # app/explore.c: the fastest re-timed at the end, in rounds
+PROBE_CUT = 3  # app/explore.c: first launches this many times the best so far are the only ones
 STATES = {'pending', 'not_derived', 'rejected', 'precondition', 'failed', 'not_timed', 'timed'}
 
 
@@ -69,6 +70,33 @@ def shape(d, what):
         expect((c['min_ms'] is None) == (c['status'] != 'timed'), f'{what}: a time without a run, or none')
         expect((c['order'] is None) == (c['status'] == 'pending'), f'{what}: order {c["order"]} of {c["status"]}')
     retimed(d, what)
+    probed(d, what)
+
+
+def probed(d, what):
+    """the probe (docs/explore.md "The search"): once one candidate has
+    been timed, a candidate whose first two launches (the untimed one
+    included) each took more than PROBE_CUT times the best so far (the
+    fastest of those timed before it, in the order tried) keeps their
+    time and is launched no more ("probe_cut"): so a cut one's time is
+    over that limit, and one within it was not cut.  A cut one is ranked
+    by that time, unless the re-timing ran it again; the best is a cut
+    one only when re-timed.  Returns the candidates cut."""
+    timed = sorted((c for c in d.get('candidates', []) if c['status'] == 'timed'), key=lambda c: c['order'])
+    best, cut = None, []
+    for c in timed:
+        limit = PROBE_CUT * best if best is not None else None
+        if c['probe_cut']:
+            cut.append(c)
+            # the times are printed to 6 digits
+            expect(limit is not None and c['min_ms'] >= limit * (1 - 1e-5),
+                   f'{what}: {c["strategy"]} cut at {c["min_ms"]} ms, the best so far {best} ms')
+        best = c['min_ms'] if best is None else min(best, c['min_ms'])
+    expect(all(not c['probe_cut'] for c in d.get('candidates', []) if c['status'] != 'timed'),
+           f'{what}: an untimed candidate cut')
+    expect(not d.get('best') or not d['best']['probe_cut'] or d['best']['retimed_ms'] is not None,
+           f'{what}: the best was cut and not re-timed')
+    return cut
 
 
 def retimed(d, what):
@@ -308,6 +336,7 @@ def any_size(dpia, root, tmp):
         return
     d = json.loads(p.stdout)
     shape(d, 'any size')
+    expect(not probed(d, 'any size'), 'any size: cut with --repeat 1 (no probe)')
     steps = {}
     for c in d['candidates']:
         steps.setdefault(c['strategy'].split(' ')[0], []).append(c)
@@ -324,6 +353,26 @@ def any_size(dpia, root, tmp):
         d = json.loads(p.stdout)
         expect(not any(c['strategy'].endswith('Any') or 'Any ' in c['strategy'] for c in d['candidates']),
                'a power of two: any-length candidates in the space')
+
+
+def probe_cut(dpia, root):
+    """At a length no tile divides, `global` leaves the work-group size
+    to the device (PoCL: 1), tens of times slower than the tiled
+    strategies (docs/explore.md): tried after one of them, its first two
+    launches are its only ones, its time theirs (probe_cut)."""
+    scal = os.path.join(root, 'samples', 'explore', 'scal.dpia')
+    p = run(dpia, ['explore', scal, '-k', 'scalHL', '--size', 'N=100003', '--budget', '45', '--seed', '7',
+                   '--repeat', '3', '--json'])
+    expect(p.returncode == 0, f'probe: exit {p.returncode}', p)
+    if p.returncode != 0:
+        return
+    d = json.loads(p.stdout)
+    shape(d, 'probe')
+    cut = probed(d, 'probe')
+    glob = [c for c in d['candidates'] if c['strategy'] == 'global' and c['status'] == 'timed']
+    if glob and glob[0]['order'] > min(c['order'] for c in d['candidates'] if c['status'] == 'timed'):
+        expect(glob[0] in cut, f'probe: global after a faster one not cut: {glob[0]}')
+    expect(cut, f'probe: none cut: {[(c["strategy"], c["min_ms"], c["order"]) for c in d["candidates"]]}')
 
 
 def any_size_reductions(dpia, root, tmp):
@@ -466,6 +515,7 @@ def main():
         register_tiles(dpia, root, tmp)
         accumulators(dpia, root, tmp)
         any_size(dpia, root, tmp)
+        probe_cut(dpia, root)
         any_size_reductions(dpia, root, tmp)
         outside_domain(dpia, tmp)
         a, b, c = sample_of(dpia, root, 11), sample_of(dpia, root, 11), sample_of(dpia, root, 12)

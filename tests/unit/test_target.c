@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "driver.h"
+#include "driver_int.h"
 #include "verify/runtime_int.h"
 
 typedef struct Fake {
@@ -55,6 +56,8 @@ typedef struct Fake {
   /* what was called */
   int opened, closed, programs, programs_released, kernels, kernels_released, buffers, buffers_released;
   int launches, launch_alls, last_nlaunch, reads, args, copies;
+  const void *input_inits[8]; /* what each input buffer (BUF_INPUT) was made from, in order (up to 8) */
+  int ninputs;
   /* scalInPlace: xs[0] as each launch found it (up to 8) */
   float in_place_seen[8];
   int verifiers, verifiers_freed, verified, preambles;
@@ -180,6 +183,7 @@ static RtStatus f_buffer(TargetDevice *dev, Arena *a, size_t bytes, const void *
     return RT_LAUNCH_FAILED;
   }
   fake.buffers++;
+  if (place.use == BUF_INPUT && fake.ninputs < 8) fake.input_inits[fake.ninputs++] = init;
   *b = NEW(a, TargetBuffer);
   (*b)->bytes = arena_dup(a, init, bytes ? bytes : 1);
   (*b)->n = bytes;
@@ -349,9 +353,10 @@ typedef struct Run {
   DpiaResult *result;
 } Run;
 
-/* dpia run -k kernel --size size_name=size [--check] of text on the fake */
-static Run run_on_fake(const char *name, const char *text, size_t len, const char *kernel, const char *size_name,
-                       long long size, bool check_result) {
+/* dpia run -k kernel --size size_name=size [--check] of text on the
+ * fake, as a search's run (hooks) or not (NULL) */
+static Run run_hooked(const char *name, const char *text, size_t len, const char *kernel, const char *size_name,
+                      long long size, bool check_result, const RunHooks *hooks) {
   DpiaOptions opt;
   dpia_options_init(&opt);
   opt.action = DPIA_RUN;
@@ -364,10 +369,15 @@ static Run run_on_fake(const char *name, const char *text, size_t len, const cha
   opt.repeat = 3;
   opt.seed = 7;
   Run r;
-  r.status = driver_process(&target_fake, name, text, len, &opt, &r.result);
+  r.status = driver_process_hooked(&target_fake, name, text, len, &opt, hooks, &r.result);
   r.output = dpia_result_output(r.result, NULL);
   r.diagnostics = dpia_result_diagnostics(r.result);
   return r;
+}
+
+static Run run_on_fake(const char *name, const char *text, size_t len, const char *kernel, const char *size_name,
+                       long long size, bool check_result) {
+  return run_hooked(name, text, len, kernel, size_name, size, check_result, NULL);
 }
 
 /* every object the fake made was released, the device closed once */
@@ -491,6 +501,67 @@ static void test_in_place(const char *path) {
   free(text);
 }
 
+/* A search's runs (RunHooks: dpia explore's candidates) on the fake:
+ * the inputs made by the first run and packed once, the later runs'
+ * input buffers made from that one copy (their --check still passing on
+ * them), and a run cut after its first timed launch when that is over
+ * cut_ms, a kernel's or a pipeline's. */
+static void test_search_runs(const char *kernel_path, const char *pipeline_path) {
+  size_t len, plen;
+  char *text = read_text(kernel_path, &len), *ptext = read_text(pipeline_path, &plen);
+  check(text && ptext, "read samples/scal.dpia and tests/pipeline/dot.dpia", kernel_path);
+  if (!text || !ptext) {
+    free(text);
+    free(ptext);
+    return;
+  }
+  DpiaMem mem;
+  dpia_mem_default(&mem);
+  SharedInputs share = {.mem = mem};
+  arena_init(&share.arena, &share.mem);
+  RunHooks hooks = {0, &share};
+  const void *first = NULL;
+  for (int i = 0; i < 2; i++) {
+    fake = (Fake){.max_alloc = (uint64_t)1 << 30};
+    Run r = run_hooked("scal.dpia", text, len, "scal", "N", 1000, true, &hooks);
+    check(r.status == DPIA_OK && strstr(r.output, ": ok") != NULL, "a search's run on the shared inputs checks",
+          r.diagnostics);
+    check(fake.ninputs == 1 && share.key && share.packs.n == 1 && fake.input_inits[0] == share.packs.entries[0].packed,
+          "the input buffer made from the search's one packed copy", "");
+    if (i == 0) first = fake.input_inits[0];
+    check(fake.input_inits[0] == first, "the second run's input buffer made from the first run's copy", "");
+    check(strstr(r.output, "over 3 runs") != NULL, "no cut: every timed launch", r.output);
+    check_released("a search's run releases everything");
+    dpia_result_free(r.result);
+  }
+  /* the fake's launches take 2.5 ms: a cut at 1 ms leaves the first timed one */
+  hooks.cut_ms = 1.0;
+  fake = (Fake){.max_alloc = (uint64_t)1 << 30};
+  Run r = run_hooked("scal.dpia", text, len, "scal", "N", 1000, false, &hooks);
+  check(r.status == DPIA_OK && strstr(r.output, "time: min 2.500 ms, median 2.500 ms over 1 run;") != NULL &&
+            fake.launches == 2,
+        "a run cut after its first timed launch over cut_ms: the untimed one and one timed", r.output);
+  dpia_result_free(r.result);
+  /* a pipeline's: its own inputs (other parameters: another key), packed
+   * once for its runs, its runs cut as a kernel's (1.25 ms a run) */
+  for (int i = 0; i < 2; i++) {
+    fake = (Fake){.max_alloc = (uint64_t)1 << 30};
+    hooks.cut_ms = i ? 1.0 : 0;
+    r = run_hooked("dot.dpia", ptext, plen, "dot", "N", 262144, false, &hooks);
+    check(r.status == DPIA_OK && fake.launch_alls == (i ? 2 : 4) && share.packs.n == 2 && fake.ninputs == 2 &&
+              fake.input_inits[0] == share.packs.entries[0].packed &&
+              fake.input_inits[1] == share.packs.entries[1].packed,
+          i ? "a pipeline's run cut, its inputs from the search's copies"
+            : "a pipeline's run, its inputs from the search's copies",
+          r.output);
+    check_released("a search's pipeline run releases everything");
+    dpia_result_free(r.result);
+  }
+  arena_free(&share.arena);
+  free(text);
+  free(ptext);
+}
+
 static void test_pipeline(const char *path) {
   size_t len;
   char *text = read_text(path, &len);
@@ -559,11 +630,13 @@ static RtStatus script_restore(void *user, Buf *err) {
   return RT_OK;
 }
 
-/* repeat 3 on the script ms, restoring or not: the calls made and the
- * times kept are those expected */
-static void check_timing(const char *what, const double *ms, bool restore, const char *calls, const double *times) {
+/* repeat 3 on the script ms, restoring or not, cut after a first timed
+ * launch over cut_ms or not (0): the calls made, the times kept (-1: none)
+ * and their count are those expected */
+static void check_timing(const char *what, const double *ms, bool restore, double cut_ms, const char *calls,
+                         const double *times, int ntimes) {
   Script sc = {ms, 0, {0}, 0};
-  RtTimer tm = {&sc, script_launch, restore ? script_restore : NULL};
+  RtTimer tm = {&sc, script_launch, restore ? script_restore : NULL, cut_ms};
   double got[3] = {-1, -1, -1};
   Buf err;
   Arena a;
@@ -571,11 +644,12 @@ static void check_timing(const char *what, const double *ms, bool restore, const
   dpia_mem_default(&mem);
   arena_init(&a, &mem);
   buf_init(&err, &a);
-  RtStatus st = rt_time_launches(&tm, 3, got, &err);
+  int repeat = 3;
+  RtStatus st = rt_time_launches(&tm, &repeat, got, &err);
   char detail[160];
-  snprintf(detail, sizeof detail, "calls %s, times %g %g %g", sc.calls, got[0], got[1], got[2]);
-  check(st == RT_OK && strcmp(sc.calls, calls) == 0 && got[0] == times[0] && got[1] == times[1] &&
-            got[2] == times[2],
+  snprintf(detail, sizeof detail, "calls %s, %d times %g %g %g", sc.calls, repeat, got[0], got[1], got[2]);
+  check(st == RT_OK && strcmp(sc.calls, calls) == 0 && got[0] == times[0] && got[1] == times[1] && got[2] == times[2] &&
+            repeat == ntimes,
         what, detail);
   arena_free(&a);
 }
@@ -607,11 +681,25 @@ static void test_timing(void) {
   /* the first launch of tune's first point, or of any run: 10 ms where
    * the others take 1 ms, is not one of the times */
   const double slow_first[] = {10, 1, 2, 3}, kept[] = {RT_WARMUP_KEEP_MS, 1, 2, 3};
-  check_timing("an untimed launch, then 3 timed", slow_first, false, "LLLL", (const double[]){1, 2, 3});
-  check_timing("an in-place kernel's inputs restored before each timed launch", slow_first, true, "LRLRLRL",
-               (const double[]){1, 2, 3});
-  check_timing("a first launch of RT_WARMUP_KEEP_MS is the first timed one", kept, true, "LRLRL",
-               (const double[]){RT_WARMUP_KEEP_MS, 1, 2});
+  check_timing("an untimed launch, then 3 timed", slow_first, false, 0, "LLLL", (const double[]){1, 2, 3}, 3);
+  check_timing("an in-place kernel's inputs restored before each timed launch", slow_first, true, 0, "LRLRLRL",
+               (const double[]){1, 2, 3}, 3);
+  check_timing("a first launch of RT_WARMUP_KEEP_MS is the first timed one", kept, true, 0, "LRLRL",
+               (const double[]){RT_WARMUP_KEEP_MS, 1, 2}, 3);
+  /* explore's probe (RtTimer.cut_ms, docs/explore.md "The search"): the
+   * first two launches, the untimed one included, both over the cut are
+   * the only ones; one within it, and the others follow */
+  check_timing("a first timed launch within the cut: all 3 timed", slow_first, true, 1, "LRLRLRL",
+               (const double[]){1, 2, 3}, 3);
+  check_timing("the untimed launch and the first timed over the cut: nothing after them", slow_first, true, 0.5, "LRL",
+               (const double[]){1, -1, -1}, 1);
+  check_timing("the untimed launch within the cut: all 3 timed", (const double[]){0.4, 1, 2, 3}, true, 0.5, "LRLRLRL",
+               (const double[]){1, 2, 3}, 3);
+  check_timing("a kept first launch over the cut, the next within: all 3 timed", kept, true, RT_WARMUP_KEEP_MS - 1,
+               "LRLRL", (const double[]){RT_WARMUP_KEEP_MS, 1, 2}, 3);
+  check_timing("a kept first launch and the next over the cut: those two",
+               (const double[]){RT_WARMUP_KEEP_MS, 150, 2, 3}, true, RT_WARMUP_KEEP_MS - 1, "LRL",
+               (const double[]){RT_WARMUP_KEEP_MS, 150, -1}, 2);
 }
 
 int main(int argc, char **argv) {
@@ -626,6 +714,7 @@ int main(int argc, char **argv) {
   test_kernel(argv[1]);
   test_in_place(argv[1]);
   test_pipeline(argv[2]);
+  test_search_runs(argv[1], argv[2]);
   test_foreign();
   printf("test_target: %d checks, %d failed\n", checks, failures);
   return failures ? 1 : 0;
