@@ -186,6 +186,12 @@ static Phrase *hoist_allocation(Hoist *h, Role memory, DataType *t, Phrase *lam)
 static Phrase *hoist_child(void *h, Phrase *p) { return hoist(h, p); }
 
 static Phrase *hoist(Hoist *h, Phrase *p) {
+  /* Before the first allocation is hoisted, a value holds nothing to
+   * change: no allocation (a command: phrase_is_value) and no use of a
+   * hoisted variable (whose uses are all inside its allocation).  Stage
+   * II shares a value at each of its uses: not walked as a tree here
+   * (issue 35) */
+  if (!h->table_len && phrase_is_value(p)) return p;
   if (p->kind == PH_VAR || (p->kind == PH_PROJ && p->fst->kind == PH_VAR)) {
     const Binder *v = p->kind == PH_VAR ? p->binder : p->fst->binder;
     const Hoisted *e = hoisted(h, v);
