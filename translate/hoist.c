@@ -252,7 +252,7 @@ static Phrase *hoist(Hoist *h, Phrase *p) {
 }
 
 DefInfo *translate_hoist(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *imperative) {
-  Hoist h = {{a, tc, in, imperative->body->span}, NULL, 0, 0, {0}, {0}, NULL, 0, 0, false};
+  Hoist h = {{a, tc, in, imperative->body->span, {{0}}}, NULL, 0, 0, {0}, {0}, NULL, 0, 0, false};
   size_t before = a->total;
   Phrase *body = hoist(&h, imperative->body);
   /* local memory at kernel scope, first allocation outermost */

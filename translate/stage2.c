@@ -395,7 +395,7 @@ static Phrase *rewrite_node(Stage2 *s, Phrase *p) {
 }
 
 DefInfo *translate_stage2(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *intermediate) {
-  Stage2 s = {{a, tc, in, intermediate->body->span}, ++tc->norm_runs, false, 0};
+  Stage2 s = {{a, tc, in, intermediate->body->span, {{0}}}, ++tc->norm_runs, false, 0};
   DefInfo *d = NEW(a, DefInfo);
   *d = *intermediate;
   size_t before = a->total;
