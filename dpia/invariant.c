@@ -120,7 +120,7 @@ static void walk(Checker *c, const Phrase *p) {
      * rewrite commands only skip: every primitive that takes one gives
      * a command (test prims-table), and a value applies nothing else to
      * one */
-    if (phrase_is_value(p) && p->snd->type && holds_comm(p->snd->type))
+    if (phrase_is_value(p) && !phrase_is_value(p->snd) && p->snd->type && holds_comm(p->snd->type))
       fail(c, p, "an expression or acceptor applied to a command");
     break;
   case PH_SEQ:
