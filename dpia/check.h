@@ -106,6 +106,10 @@ Phrase *normalize_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def);
 /* beta-normalise any phrase (also used after translation stage II);
  * NULL after reporting that the program grew beyond the node limit */
 Phrase *normalize_phrase(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p);
+/* normalize_phrase by norm's walk alone, without its look for a phrase
+ * normal as it is (already_normal): for test normalize, which compares
+ * the two */
+Phrase *normalize_phrase_walked(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p);
 /* The same for p made from the result of the last normalisation (of this
  * tc) by a pass that copies what it changes (the copy unmarked) and shares
  * the rest, changing no phrase in place (hoisting): a phrase that run

@@ -560,11 +560,66 @@ static bool deeper_than(Arena *a, const Phrase *p, int max) {
   return false;
 }
 
+/* Whether p is normal as it is, marked by run as norm marks what it
+ * walks: no def (instantiated), no lambda applied (a redex, or a sharing
+ * let, which beta makes again), no projection of a pair, and fewer than
+ * levels levels deep.  These are the only phrases norm_node changes, so
+ * on a phrase without them norm would give each phrase back as it is:
+ * a checked kernel without a def or a let (its lambdas its primitives'
+ * arguments) is normal as the checker made it, and norm's walk of it was
+ * a third of the strategy pass (issue 35).  A phrase is marked once all
+ * of it is found normal, so a phrase met again is not walked again;
+ * *visits counts the phrases marked, as norm counts the phrases it walks.
+ * false: something to normalise, or too deep; the marks of a false walk
+ * are not trusted (normalize runs norm under a new run). */
+static bool already_normal(Phrase *p, int run, int levels, long *visits) {
+  if (p->normal_run == run) return true;
+  if (levels <= 0) return false;
+  switch (p->kind) {
+  case PH_VAR:
+  case PH_LIT:
+  case PH_PRIM: break;
+  case PH_DEF:
+  case PH_COUNT: return false;
+  case PH_LAM:
+    if (!already_normal(p->body, run, levels - 1, visits)) return false;
+    break;
+  case PH_APP:
+    if (p->fst->kind == PH_LAM || p->fst->kind == PH_DEF) return false;
+    if (!already_normal(p->fst, run, levels - 1, visits) || !already_normal(p->snd, run, levels - 1, visits))
+      return false;
+    break;
+  case PH_PROJ:
+    if (p->fst->kind == PH_PAIR) return false;
+    /* fall through */
+  case PH_UNOP:
+    if (!already_normal(p->fst, run, levels - 1, visits)) return false;
+    break;
+  default:
+    if (!already_normal(p->fst, run, levels - 1, visits) || !already_normal(p->snd, run, levels - 1, visits))
+      return false;
+    break;
+  }
+  p->normal_run = run;
+  ++*visits;
+  return true;
+}
+
 /* norm p, trusting the marks of run trust (-1: none), whose walk and
- * making reached trust_reach nodes */
-static Phrase *normalize(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p, int trust, long trust_reach) {
+ * making reached trust_reach nodes; first looking whether p is normal as
+ * it is (already_normal) when look */
+static Phrase *normalize(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p, int trust, long trust_reach, bool look) {
   Norm n = {a, tc, diag, 0, 0, false, p->span, 0, 0, false, ++tc->norm_runs, trust, trust_reach, NULL, NULL, false, false};
   n.max_depth = diag_depth_limit(diag, DPIA_MAX_NORMAL_DEPTH);
+  if (look && trust < 0) {
+    /* what norm would find: p as it is, marked, its phrases the reach */
+    long visits = 0;
+    if (already_normal(p, n.run, n.max_depth - 1, &visits)) {
+      tc->norm_reach = visits;
+      return p;
+    }
+    n.run = ++tc->norm_runs;
+  }
   Phrase *r = norm(&n, p);
   /* Every node of the result is one this run made (nodes) or one norm_node
    * walked (visits): an input phrase is returned as it is only from there,
@@ -591,11 +646,15 @@ static Phrase *normalize(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p, int trust
   return r;
 }
 
-Phrase *normalize_phrase(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p) { return normalize(a, tc, diag, p, -1, 0); }
+Phrase *normalize_phrase(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p) { return normalize(a, tc, diag, p, -1, 0, true); }
+
+Phrase *normalize_phrase_walked(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p) {
+  return normalize(a, tc, diag, p, -1, 0, false);
+}
 
 Phrase *normalize_phrase_again(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p) {
   /* no run before: no mark to trust (0 is every unmarked phrase's) */
-  return tc->norm_runs ? normalize(a, tc, diag, p, tc->norm_runs, tc->norm_reach) : normalize_phrase(a, tc, diag, p);
+  return tc->norm_runs ? normalize(a, tc, diag, p, tc->norm_runs, tc->norm_reach, false) : normalize_phrase(a, tc, diag, p);
 }
 
 Phrase *normalize_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def) {

@@ -212,6 +212,19 @@ bool phrase_alpha_equal(const Phrase *a, const Phrase *b);
 bool phrase_has_prim(const Phrase *p, bool (*pred)(Prim));
 /* a map, reduction or materialisation anywhere in p (prim_computes) */
 bool phrase_computes(const Phrase *p);
+/* p is an expression or an acceptor: a value, which holds no command.
+ * Every primitive that takes a command (or a function giving one) gives a
+ * command itself (prims.h: new*, for, parfor, if and the intermediate
+ * combinators), and the translation applies no lambda to a command, so
+ * no command is below a phrase of type exp[d] or acc[d].  A pass that
+ * rewrites commands only (stage II's own_condition, hoisting's
+ * allocations) need not walk a value, which stage II shares at each of
+ * its uses: a DAG walked as a tree (issue 35).  Test prims-table checks
+ * the primitives' side, phrase_invariant_violation the rest between the
+ * stages (no value applies anything to a command). */
+static inline bool phrase_is_value(const Phrase *p) {
+  return p->type && (p->type->kind == PT_EXP || p->type->kind == PT_ACC);
+}
 /* literal p holds the size k: its constant when k is one, else k itself
  * (lit_is_size: an index or int whose value is a size, `idx row (N - 1)`) */
 void phrase_set_size_literal(Phrase *p, Size k);
@@ -297,7 +310,8 @@ static inline DataType *def_updated_type(TypeCtx *tc, const DefInfo *def) {
 /* invariant.c: what is wrong with def, the output of stage, or NULL when
  * its invariants hold: every phrase has a type, a lambda's is a function
  * type, a command's is comm, every variable is in the scope of its binder
- * (an enclosing lambda or a parameter of def), and no primitive that the
+ * (an enclosing lambda or a parameter of def), no value is applied to a
+ * command (phrase_is_value), and no primitive that the
  * stages so far translate away is left (functional maps, reductions and
  * toX after stage I, mapI and reduceI after stage II, newGlobal after
  * hoisting).  The driver checks it between the passes in debug builds

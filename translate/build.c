@@ -11,9 +11,19 @@ static Phrase *node(Builder *b, PhraseTermKind k, PhraseType *type) {
   return p;
 }
 
+/* name interned (Builder.names) */
+static Sym interned(Builder *b, const char *name) {
+  unsigned slot = (unsigned)((uintptr_t)name >> 3) % DPIA_COUNTOF(b->names);
+  if (b->names[slot].given != name) {
+    b->names[slot].given = name;
+    b->names[slot].interned = intern_cstr(b->in, name);
+  }
+  return b->names[slot].interned;
+}
+
 Binder *b_binder(Builder *b, const char *name, PhraseType *type) {
   Binder *x = NEW(b->arena, Binder);
-  x->name = intern_cstr(b->in, name);
+  x->name = interned(b, name);
   x->span = b->span;
   x->type = type;
   x->id = ++b->tc->next_binder;

@@ -15,6 +15,17 @@ typedef struct Builder {
   TypeCtx *tc;
   Interner *in;
   Span span; /* given to every phrase built: the source construct it comes from */
+  /* the names b_binder interned, by the address they were given at: the
+   * few a stage names its binders (a literal "o", a lambda's binder's
+   * name) are given again and again, each interned once per stage
+   * instead of hashed and probed at every binder (issue 35).  Keyed by
+   * address, so it answers only for the very string it interned: a
+   * literal or a name in the arena, neither changed nor freed while the
+   * stage runs.  Zero: empty. */
+  struct {
+    const char *given;
+    Sym interned;
+  } names[16];
 } Builder;
 
 Binder *b_binder(Builder *b, const char *name, PhraseType *type);

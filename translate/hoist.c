@@ -97,6 +97,8 @@ typedef struct Hoist {
    * (hoisted_use): the one thing hoisting makes that normalisation could
    * take apart (translate_hoist) */
   bool made_pair;
+  bool inside_value; /* hoist is inside a value it found a use in */
+  bool walk_values;  /* no value skipped (translate_hoist_walked) */
 } Hoist;
 
 static Hoisted **slot(Hoist *h, const Binder *v) {
@@ -185,7 +187,51 @@ static Phrase *hoist_allocation(Hoist *h, Role memory, DataType *t, Phrase *lam)
 
 static Phrase *hoist_child(void *h, Phrase *p) { return hoist(h, p); }
 
+/* a variable of a hoisted allocation in p */
+static bool uses_hoisted(Hoist *h, const Phrase *p) {
+  for (;;) {
+    switch (p->kind) {
+    case PH_VAR: return hoisted(h, p->binder) != NULL;
+    case PH_LIT:
+    case PH_PRIM:
+    case PH_DEF:
+    case PH_COUNT: return false;
+    case PH_LAM: p = p->body; continue;
+    case PH_PROJ:
+    case PH_UNOP: p = p->fst; continue;
+    case PH_APP:
+    case PH_PAIR:
+    case PH_SEQ:
+    case PH_ASSIGN:
+    case PH_BINOP:
+      if (uses_hoisted(h, p->fst)) return true;
+      p = p->snd;
+      continue;
+    }
+    return true;
+  }
+}
+
+static Phrase *hoist_node(Hoist *h, Phrase *p);
+
 static Phrase *hoist(Hoist *h, Phrase *p) {
+  /* A value holds no allocation (a command: phrase_is_value), so all
+   * hoisting changes in it is the uses of hoisted variables: one without
+   * any is given back as it is, as the walk would give it (stage II
+   * shares a value at each of its uses, which the walk took as a tree;
+   * issue 35).  Looked at from the value's top only (inside_value), so
+   * that a value with a use is looked through once. */
+  if (!h->inside_value && !h->walk_values && phrase_is_value(p)) {
+    if (!h->table_len || !uses_hoisted(h, p)) return p;
+    h->inside_value = true;
+    Phrase *r = hoist_node(h, p);
+    h->inside_value = false;
+    return r;
+  }
+  return hoist_node(h, p);
+}
+
+static Phrase *hoist_node(Hoist *h, Phrase *p) {
   if (p->kind == PH_VAR || (p->kind == PH_PROJ && p->fst->kind == PH_VAR)) {
     const Binder *v = p->kind == PH_VAR ? p->binder : p->fst->binder;
     const Hoisted *e = hoisted(h, v);
@@ -245,8 +291,9 @@ static Phrase *hoist(Hoist *h, Phrase *p) {
   return phrase_map_children(h->b.arena, p, hoist_child, h);
 }
 
-DefInfo *translate_hoist(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *imperative) {
-  Hoist h = {{a, tc, in, imperative->body->span}, NULL, 0, 0, {0}, {0}, NULL, 0, 0, false};
+static DefInfo *hoist_def(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *imperative,
+                          bool walk_values) {
+  Hoist h = {{a, tc, in, imperative->body->span, {{0}}}, NULL, 0, 0, {0}, {0}, NULL, 0, 0, false, false, walk_values};
   size_t before = a->total;
   Phrase *body = hoist(&h, imperative->body);
   /* local memory at kernel scope, first allocation outermost */
@@ -285,4 +332,12 @@ DefInfo *translate_hoist(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const 
   for (int k = d->nparams - 1; k >= 0; k--) t = pt_fn(tc, d->params[k]->type, t);
   d->type = t;
   return d;
+}
+
+DefInfo *translate_hoist(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *imperative) {
+  return hoist_def(a, tc, in, diag, imperative, false);
+}
+
+DefInfo *translate_hoist_walked(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *imperative) {
+  return hoist_def(a, tc, in, diag, imperative, true);
 }

@@ -1064,7 +1064,7 @@ static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
 }
 
 DefInfo *translate_stage1(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *kernel, Phrase *normal_body) {
-  Stage1 s = {{a, tc, in, normal_body->span}, PRIM_NEW_GLOBAL, {.arena = a}, NULL, 0, 0};
+  Stage1 s = {{a, tc, in, normal_body->span, {{0}}}, PRIM_NEW_GLOBAL, {.arena = a}, NULL, 0, 0};
   DefInfo *d = NEW(a, DefInfo);
   *d = *kernel;
   d->is_kernel = false;

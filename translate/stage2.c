@@ -183,6 +183,9 @@ typedef struct OwnCondition {
 static Phrase *own_condition(void *ctx, Phrase *p) {
   OwnCondition *o = ctx;
   Builder *b = &o->s->b;
+  /* an if is a command: none is inside a value (phrase_is_value), the
+   * step's element and accumulator among them */
+  if (phrase_is_value(p)) return p;
   p = phrase_map_children(b->arena, p, own_condition, o);
   /* if c {t, e}: the spine of if and its two arguments */
   if (p->kind != PH_APP || p->fst->kind != PH_APP || p->fst->fst->kind != PH_PRIM ||
@@ -392,7 +395,7 @@ static Phrase *rewrite_node(Stage2 *s, Phrase *p) {
 }
 
 DefInfo *translate_stage2(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *intermediate) {
-  Stage2 s = {{a, tc, in, intermediate->body->span}, ++tc->norm_runs, false, 0};
+  Stage2 s = {{a, tc, in, intermediate->body->span, {{0}}}, ++tc->norm_runs, false, 0};
   DefInfo *d = NEW(a, DefInfo);
   *d = *intermediate;
   size_t before = a->total;

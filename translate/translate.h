@@ -19,5 +19,9 @@ DefInfo *translate_stage2(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const
 /* Hoisting (section 6.4, spec section 7): newGlobal to kernel parameters,
  * newLocal to kernel scope, widened across the parallel loops they leave. */
 DefInfo *translate_hoist(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *imperative);
+/* The same by a walk of every phrase, values included (hoist.c skips a
+ * value that holds no use of a hoisted variable): for test hoist, which
+ * compares the two */
+DefInfo *translate_hoist_walked(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *imperative);
 
 #endif

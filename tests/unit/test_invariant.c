@@ -2,7 +2,8 @@
  * in debug builds (dpia/invariant.c, phrase_invariant_violation): each
  * stage's real output holds those of its stage, and outputs broken on
  * purpose (a primitive the stage should have removed, a variable out of
- * its binder's scope, a phrase without a type) are caught with the reason.
+ * its binder's scope, a phrase without a type, a command below an
+ * expression) are caught with the reason.
  * Prints `invariant: P passed, F failed`. */
 #include <stdio.h>
 #include <string.h>
@@ -135,6 +136,22 @@ int main(void) {
     assign->snd->type = saved;
   } else {
     expect(&t, "an assignment in the imperative program", NULL, "an assignment");
+  }
+  /* a command below an expression: (\c -> E) skip for the assignment's
+   * E, which the passes that rewrite commands only would not enter */
+  if (assign) {
+    Phrase *saved = assign->snd;
+    Binder *c = NEW(&env.arena, Binder);
+    c->name = intern_cstr(&env.in, "c");
+    c->type = env.tc.t_comm;
+    Phrase *lam = NEW(&env.arena, Phrase), *skip = NEW(&env.arena, Phrase), *app = NEW(&env.arena, Phrase);
+    *lam = (Phrase){.kind = PH_LAM, .type = pt_fn(&env.tc, c->type, saved->type), .lam_binder = c, .body = saved};
+    *skip = (Phrase){.kind = PH_PRIM, .type = env.tc.t_comm, .prim = PRIM_SKIP};
+    *app = (Phrase){.kind = PH_APP, .type = saved->type, .fst = lam, .snd = skip};
+    assign->snd = app;
+    expect(&t, "a command below an expression", phrase_invariant_violation(&env.arena, imperative, PHRASE_IMPERATIVE),
+           "applied to a command");
+    assign->snd = saved;
   }
   expect(&t, "stage II output, repaired", phrase_invariant_violation(&env.arena, imperative, PHRASE_IMPERATIVE), NULL);
   /* the checks stopped early (mapI, the stray variable) unbound what

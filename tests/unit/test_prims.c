@@ -115,6 +115,28 @@ static int type_arity(const PhraseType *t) {
   return n;
 }
 
+/* a command, or a function or pair with one in its type */
+static bool holds_comm(const PhraseType *t) {
+  switch (t->kind) {
+  case PT_EXP:
+  case PT_ACC: return false;
+  case PT_COMM: return true;
+  case PT_WITH:
+  case PT_FN:
+  case PT_FN_P: return holds_comm(t->fst) || holds_comm(t->snd);
+  }
+  return true;
+}
+
+/* a primitive that takes a command, or a function giving one, gives a
+ * command: so no command is below an expression or acceptor, which the
+ * passes that rewrite commands only skip (dpia/phrase.h, phrase_is_value) */
+static bool command_in_command_out(const PhraseType *t) {
+  bool takes = false;
+  for (; t->kind == PT_FN || t->kind == PT_FN_P; t = t->snd) takes = takes || holds_comm(t->fst);
+  return !takes || t->kind == PT_COMM;
+}
+
 int main(int argc, char **argv) {
   bool update = argc == 3 && strcmp(argv[1], "--update") == 0;
   if (argc != 2 && !update) {
@@ -148,6 +170,7 @@ int main(int argc, char **argv) {
     if (t) emit(&listing, "%s: %s\n", prim_info[p].name, pt_str(&env.arena, t));
     expect(t && prim_arity_of((Prim)p) == type_arity(t), prim_info[p].name,
            "prim_arity_of counts the arguments of the signature");
+    expect(t && command_in_command_out(t), prim_info[p].name, "a primitive that takes a command gives one");
     expect(listed_family((Prim)p) == prim_family((Prim)p), prim_info[p].name,
            "the PRIM_CASES_ list of its family names it");
   }
