@@ -18,8 +18,12 @@ cd "$(dirname "$0")/.."
 # drivers that run the samples build each kernel once, the sanitized
 # stage's runs finding the machine code of the normal stage's
 DPIA_TEST_POCL_CACHE=$(mktemp -d "${TMPDIR:-/tmp}/dpia-pocl.XXXXXX")
-export DPIA_TEST_POCL_CACHE
-trap 'rm -rf "$DPIA_TEST_POCL_CACHE"' EXIT
+# and one cache of nvcc's verdicts on the CUDA kernels dpia verifies
+# (tests/cuda/nvcc_cache.py): the sanitized stage's test cuda translates
+# the same texts and replays the normal stage's compiles
+DPIA_TEST_NVCC_CACHE=$(mktemp -d "${TMPDIR:-/tmp}/dpia-nvcc.XXXXXX")
+export DPIA_TEST_POCL_CACHE DPIA_TEST_NVCC_CACHE
+trap 'rm -rf "$DPIA_TEST_POCL_CACHE" "$DPIA_TEST_NVCC_CACHE"' EXIT
 meson test -C build --print-errorlogs --no-suite valgrind
 # intercept_tls_get_addr=0: GCC 12's sanitizer runtime (up to GCC 13 and
 # LLVM 16) takes a dynamic TLS block that happens to start 16 bytes past a

@@ -14,8 +14,15 @@ that build dpia (/usr/local/cuda/bin/nvcc), so its absence is a failure,
 not a skip.  Programs that fail for the OpenCL target too (a test of an
 error) are expected to fail here with the same exit status; a foreign
 function whose body is OpenCL C (clamp) is not CUDA C++ and is rejected
-with E0327 (EXPECTED: a part of its message)."""
+with E0327 (EXPECTED: a part of its message).
+
+Under DPIA_TEST_NVCC_CACHE=DIR (tools/test.sh) dpia's nvcc is
+nvcc_cache.py, which keeps nvcc's verdict on each text in DIR: the
+sanitized stage, translating the same texts, replays the normal stage's
+compiles (cache_replay checks that a replay is nvcc's own)."""
 import argparse, concurrent.futures, glob, os, shutil, subprocess, sys, tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 # a kernel whose static shared memory exceeds the 48 KiB CUDA compiles
 # (gemmBlocks and gemmAnyBlocks keep 128 KiB; for OpenCL it is E0007 at the
@@ -112,6 +119,30 @@ def kept(dpia, env, p, update):
     return [], False
 
 
+def cache_replay(nvcc, tmp):
+    """nvcc_cache.py replays a compile: a kernel with an error compiled
+    at one path, then the same text at another, in a cache of their own:
+    the second is not compiled (its entry is the only one) and says what
+    nvcc said, naming its own file, with nvcc's exit status"""
+    cache = os.path.join(tmp, "cache-check")
+    env = dict(os.environ, DPIA_TEST_NVCC_REAL=nvcc, DPIA_TEST_NVCC_CACHE=cache)
+    said = []
+    for d in ("first", "second"):
+        os.makedirs(os.path.join(tmp, d))
+        src = os.path.join(tmp, d, "kernel.cu")
+        with open(src, "w") as f:
+            f.write("__global__ void k(float *x) { x[0] = undeclared; }\n")
+        r = subprocess.run([sys.executable, os.path.join(HERE, "nvcc_cache.py"), "-ptx", "-std=c++17", "-o", "/dev/null",
+                            src], capture_output=True, text=True, env=env)
+        said.append((r.returncode, r.stdout + r.stderr, src))
+    (code1, out1, src1), (code2, out2, src2) = said
+    if not (code1 != 0 and code1 == code2 and src1 in out1 and out2 == out1.replace(src1, src2)
+            and os.path.isdir(cache) and len(os.listdir(cache)) == 1):
+        return [f"FAIL nvcc_cache.py does not replay nvcc: exit {code1} then {code2}, entries "
+                f"{os.listdir(cache) if os.path.isdir(cache) else None}:\n{out1}\n{out2}"], False
+    return [], False
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dpia", required=True)
@@ -131,6 +162,16 @@ def main():
     progs = sorted(glob.glob("samples/*.dpia") + glob.glob("tests/pipeline/*.dpia") + glob.glob("tests/vectors/*.dpia"))
     fails = []
     with tempfile.TemporaryDirectory() as tmp:
+        if os.environ.get("DPIA_TEST_NVCC_CACHE"):
+            # dpia's verifications through nvcc_cache.py (tools/test.sh):
+            # the sanitized stage replays the normal stage's compiles of
+            # the same texts; this script's own nvcc runs stay real
+            wrapper = os.path.join(tmp, "nvcc")
+            with open(wrapper, "w") as f:
+                f.write(f"#!/bin/sh\nexec '{sys.executable}' '{os.path.join(HERE, 'nvcc_cache.py')}' \"$@\"\n")
+            os.chmod(wrapper, 0o755)
+            env = dict(env, DPIA_NVCC=wrapper, DPIA_TEST_NVCC_REAL=nvcc)
+            fails += cache_replay(nvcc, tmp)[0]
         # first the quick translations without nvcc: each program's OpenCL
         # exit status (a test of an error fails for both targets) and the
         # samples' headers

@@ -27,8 +27,19 @@
  *   - passes `dpia check` when it is fully lowered (plain check fails only
  *     with E0601, a map with no level, while it is not).
  * Every rule of the table must be applied soundly at least once: a rule
- * that no sample exercises fails the test.  Prints a summary line. */
+ * that no sample exercises fails the test.  Prints a summary line.
+ *
+ * Many applications give a program another one gave already (splitJoin
+ * then lowerSeq, or lowerSeq then splitJoin: half the results at depth 3
+ * are such repeats).  The interpreter's values and check's verdict are
+ * functions of the program's text (the inputs drawn from one seed, the
+ * sizes from one list), so a repeated text takes the outcome of its first
+ * occurrence, failures included, instead of being evaluated and checked
+ * again, and is not searched from a second time: the first occurrence,
+ * found no deeper (the search is breadth first), is searched from as
+ * deep.  Every application is still made and its status checked. */
 #define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +190,16 @@ static int run(const char *text, const DpiaOptions *o, char **output, const char
   return status;
 }
 
+/* what became of a result: evaluated and compared (sound or not), or not
+ * compared (no size satisfies its preconditions); and check's verdict */
+typedef enum { RESULT_SOUND, RESULT_NOT_COMPARED, RESULT_NOT_RUN, RESULT_DIFFERS } ResultValues;
+typedef struct Result {
+  char *text; /* NULL: a free slot */
+  uint64_t hash;
+  ResultValues values;
+  bool check_ok;
+} Result;
+
 typedef struct Search {
   const char *kernel;
   int max_depth;
@@ -187,7 +208,40 @@ typedef struct Search {
   char *programs[MAX_PROGRAMS];
   int depth[MAX_PROGRAMS];
   int n;
+  /* every distinct result of this kernel's search, by text (open
+   * addressing, at most half full) */
+  Result *results;
+  size_t nresults, cap, repeats;
 } Search;
+
+static uint64_t text_hash(const char *text) {
+  uint64_t h = 14695981039346656037ull; /* FNV-1a */
+  for (const unsigned char *c = (const unsigned char *)text; *c; c++) h = (h ^ *c) * 1099511628211ull;
+  return h;
+}
+
+/* the slot of text: its entry, or the free slot where it goes */
+static Result *result_slot(Search *s, const char *text, uint64_t hash) {
+  size_t i = hash & (s->cap - 1);
+  while (s->results[i].text && (s->results[i].hash != hash || strcmp(s->results[i].text, text) != 0))
+    i = (i + 1) & (s->cap - 1);
+  return &s->results[i];
+}
+
+/* text (owned by the table from now on) with its outcome */
+static void result_add(Search *s, char *text, uint64_t hash, ResultValues values, bool check_ok) {
+  if (2 * (s->nresults + 1) > s->cap) {
+    Result *old = s->results;
+    size_t old_cap = s->cap;
+    s->cap = old_cap ? 2 * old_cap : 256;
+    s->results = calloc(s->cap, sizeof *s->results);
+    for (size_t i = 0; i < old_cap; i++)
+      if (old[i].text) *result_slot(s, old[i].text, old[i].hash) = old[i];
+    free(old);
+  }
+  *result_slot(s, text, hash) = (Result){text, hash, values, check_ok};
+  s->nresults++;
+}
 
 static void try_rule(Search *s, int from, RuleId rule, const char *path, long long param) {
   DpiaRewrite rw = {0};
@@ -215,6 +269,22 @@ static void try_rule(Search *s, int from, RuleId rule, const char *path, long lo
     free(text);
     return;
   }
+  uint64_t hash = text_hash(text);
+  const Result *seen = s->cap ? result_slot(s, text, hash) : NULL;
+  if (seen && seen->text) {
+    /* a repeat: the outcome of its first occurrence (see the top) */
+    s->repeats++;
+    if (seen->values == RESULT_SOUND)
+      applied[rule]++;
+    else if (seen->values == RESULT_NOT_COMPARED)
+      printf("%s: %s not compared: no size of the list satisfies its preconditions\n", s->kernel, spec);
+    else
+      FAIL("%s: %s gives the program of an earlier application, which failed above", s->kernel, spec);
+    if (!seen->check_ok) FAIL("%s: %s gives a program dpia check rejects (above)", s->kernel, spec);
+    free(text);
+    return;
+  }
+  ResultValues values;
   /* soundness: the same values as the original kernel */
   long long size = 0;
   Eval ev = evaluate(text, s->kernel, &size);
@@ -223,16 +293,21 @@ static void try_rule(Search *s, int from, RuleId rule, const char *path, long lo
   if (!size) {
     /* not counted as applied: said, never passed silently */
     printf("%s: %s not compared: no size of the list satisfies its preconditions\n", s->kernel, spec);
+    values = RESULT_NOT_COMPARED;
   } else if (!ev.ok || !ref.ok) {
     FAIL("%s: %s: the interpreter cannot run the result or the original", s->kernel, spec);
+    values = RESULT_NOT_RUN;
   } else {
     Comparison cmp;
     compare_values(ev.out, ref.out, ev.n < ref.n ? ev.n : ref.n, COMPARE_BOUND_FLOAT, &cmp);
-    if (ev.n != ref.n || !cmp.ok)
+    if (ev.n != ref.n || !cmp.ok) {
       FAIL("%s: %s computes other values than the original (N=%lld, relative error %g):\n%s", s->kernel, spec, size,
            cmp.rel_error, text);
-    else
+      values = RESULT_DIFFERS;
+    } else {
       applied[rule]++;
+      values = RESULT_SOUND;
+    }
   }
   free(ev.out);
   if (ref.out != s->reference.out) free(ref.out);
@@ -242,14 +317,14 @@ static void try_rule(Search *s, int from, RuleId rule, const char *path, long lo
   c.action = DPIA_CHECK;
   c.kernel = s->kernel;
   int st = run(text, &c, NULL, &code);
-  if (st != DPIA_OK && (!code || strcmp(code, "E0601") != 0))
+  bool check_ok = st == DPIA_OK || (code && strcmp(code, "E0601") == 0);
+  if (!check_ok)
     FAIL("%s: %s was accepted, but dpia check rejects it with %s:\n%s", s->kernel, spec, code ? code : "no code",
          text);
+  result_add(s, text, hash, values, check_ok);
   if (s->depth[from] + 1 < s->max_depth && s->n < MAX_PROGRAMS) {
     s->depth[s->n] = s->depth[from] + 1;
-    s->programs[s->n++] = text;
-  } else {
-    free(text);
+    s->programs[s->n++] = text; /* the table's: freed with it */
   }
 }
 
@@ -286,8 +361,10 @@ static void search_kernel(const char *text, const char *kernel, int max_depth) {
       }
     arena_free(&env.arena);
   }
-  printf("%s: %d programs derived\n", kernel, s->n - 1);
-  for (int i = 0; i < s->n; i++) free(s->programs[i]);
+  printf("%s: %d programs derived, %zu distinct results, %zu repeats\n", kernel, s->n - 1, s->nresults, s->repeats);
+  free(s->programs[0]); /* the others are results */
+  for (size_t i = 0; i < s->cap; i++) free(s->results[i].text);
+  free(s->results);
   free(s->reference.out);
   free(s);
 }
