@@ -172,16 +172,22 @@ bool gen_single_writer(CG *cg, const Phrase *p) {
    * nested grid's outer body, which may write the output (padCst's
    * borders, docs/language.md section 16); in a group: at its top, or in
    * the body of parforLocals only */
-  unsigned dims = group ? cg->local_dims : cg->global_dims;
-  if (cg->distributed > 0 &&
-      (cg->distributed != __builtin_popcount(dims) || (group ? cg->global_dims : cg->local_dims)))
+  /* In a group, a mapGlobal's dimension distributes the work-items as
+   * a parforLocal's does, each its own global id there, whether the
+   * mapGlobal is around the mapWorkgroup (mapGlobal1 (mapWorkgroup ...))
+   * or in its body across dimensions (spec section 5): the code is run
+   * alike by the work-items of the other dimensions only (run_diff.py
+   * --derived, seed 1100 #67: a reduceSeq's local accumulator copied by
+   * every work-item of a group inside a mapGlobal1). */
+  unsigned dims = group ? cg->local_dims | cg->global_dims : cg->global_dims;
+  if (cg->distributed > 0 && (cg->distributed != __builtin_popcount(dims) || (!group && cg->local_dims)))
     return false;
   const Launch *l = &cg->launch;
   const KirExpr *cond = NULL;
   /* the groups of a dimension whose mapWorkgroup is not around p all run
-   * p too (a nested grid's outer body) */
+   * p too (a nested grid's outer body), unless a mapGlobal distributes it */
   for (int d = 0; group && d < 3; d++)
-    if (!(cg->group_dims & 1u << d) && launch_many(cg, d, l->groups_known[d], l->groups[d]))
+    if (!((cg->group_dims | cg->global_dims) & 1u << d) && launch_many(cg, d, l->groups_known[d], l->groups[d]))
       cond = and_query_zero(cg, cond, KQ_GROUP_ID, d);
   for (int d = 0; d < 3; d++) {
     if (dims & 1u << d) continue; /* distributed: each work-item its own */
