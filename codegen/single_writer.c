@@ -184,17 +184,22 @@ bool gen_single_writer(CG *cg, const Phrase *p) {
    * nested grid's outer body, which may write the output (padCst's
    * borders, docs/language.md section 16); in a group: at its top, or in
    * the body of parforLocals only */
-  unsigned dims = group ? cg->local_dims : cg->global_dims;
-  if (cg->distributed > 0 &&
-      (cg->distributed != __builtin_popcount(dims) || (group ? cg->global_dims : cg->local_dims)))
-    return false;
+  /* In a group, a mapGlobal's dimension distributes the work-items as
+   * a parforLocal's does, each its own global id there, whether the
+   * mapGlobal is around the mapWorkgroup (mapGlobal1 (mapWorkgroup ...))
+   * or in its body across dimensions (spec section 5): the code is run
+   * alike by the work-items of the other dimensions only (run_diff.py
+   * --derived, seed 1100 #67: a reduceSeq's local accumulator copied by
+   * every work-item of a group inside a mapGlobal1). */
+  unsigned dims = group ? cg->local_dims | cg->global_dims : cg->global_dims;
+  if (cg->distributed > 0 && (cg->distributed != __builtin_popcount(dims) || (!group && cg->local_dims))) return false;
   know_launch_many(cg);
   /* the dimensions whose ids the guard tests, the test itself made only
    * for a command that qualifies (most do not: every command is asked);
    * the groups of a dimension whose mapWorkgroup is not around p all run
-   * p too (a nested grid's outer body); a distributed dimension's
-   * work-items each run their own */
-  unsigned group_ids = group ? cg->launch_many.groups & ~cg->group_dims & 7u : 0;
+   * p too (a nested grid's outer body), unless a mapGlobal distributes
+   * it; a distributed dimension's work-items each run their own */
+  unsigned group_ids = group ? cg->launch_many.groups & ~(cg->group_dims | cg->global_dims) & 7u : 0;
   unsigned item_ids = (group ? cg->launch_many.local : cg->launch_many.global) & ~dims & 7u;
   if (!group_ids && !item_ids) return false; /* one work-item anyway */
   BinderSet inner = {0};
@@ -243,8 +248,13 @@ bool gen_local_single_writer(CG *cg, const Phrase *body) {
   if (!writes_outputs_only(cg, body, &inner, &writes_output) || !writes_output) return false;
   know_launch_many(cg);
   const KirExpr *cond = NULL;
+  /* a mapGlobal's dimension (mapGlobal1 (mapWorkgroup (mapLocal ...)))
+   * gives each work-item its own global id there, whatever its local id
+   * (run_diff.py --derived, seed 1118 #54: local size 2 in dimension 1
+   * left the odd global ids' elements unwritten) */
   for (int d = 0; d < 3; d++)
-    if (!(cg->local_dims & 1u << d) && cg->launch_many.local & 1u << d) cond = and_query_zero(cg, cond, KQ_LOCAL_ID, d);
+    if (!((cg->local_dims | cg->global_dims) & 1u << d) && cg->launch_many.local & 1u << d)
+      cond = and_query_zero(cg, cond, KQ_LOCAL_ID, d);
   if (!cond) return false;
   KirBlock *outer = cg_enter(cg, add_if(cg, cond, "the other work-items would write the same"));
   /* only some work-items run the guarded body: no barrier may go in it

@@ -824,6 +824,8 @@ static Ast *rule_match(Match *m, RuleId rule) {
     int dim = (int)m->param;
     if (!encloses(en, PRIM_MAP_WORKGROUP, -1)) return rw_refuse(m, "it is not inside a mapWorkgroup");
     if (encloses(en, PRIM_MAP_LOCAL, dim)) return rw_refuse(m, "it is inside a mapLocal of the same dimension");
+    /* the global id of dim holds the local id of dim (strategy.c) */
+    if (encloses(en, PRIM_MAP_GLOBAL, dim)) return rw_refuse(m, "it is inside a mapGlobal of the same dimension");
     if (encloses(en, PRIM_TO_PRIVATE, -1)) return rw_refuse(m, "it is inside a toPrivate");
     return relevel(m, &s, PRIM_MAP_LOCAL, dim);
   }

@@ -160,7 +160,7 @@ bool rule_param_allows(RuleParam p, long long v);
     "no enclosing mapLocal, mapSeq, reduction or toPrivate, no enclosing grid map of the same dimension")  \
   X(LOWER_LOCAL, "lowerLocal", DIM,                                                                         \
     "map = mapLocal",                                                                                       \
-    "inside a mapWorkgroup, no enclosing mapLocal of the same dimension, no enclosing toPrivate")           \
+    "inside a mapWorkgroup, no enclosing mapLocal or mapGlobal of the same dimension, no enclosing toPrivate") \
   X(LOWER_SEQ, "lowerSeq", NONE,                                                                            \
     "map = mapSeq",                                                                                         \
     "a plain map, whose function is no view primitive (map (asVector n) is a view, with no level)")          \

@@ -164,6 +164,10 @@ static bool is_local_same_dim(const Frame *f, const void *arg) {
   return f->role == ROLE_LOCAL_MAP && f->dim == *(const int *)arg;
 }
 
+static bool is_global_same_dim(const Frame *f, const void *arg) {
+  return f->role == ROLE_GLOBAL_MAP && f->dim == *(const int *)arg;
+}
+
 /* a loop whose state (a scan's accumulator, a window, reduceRange's
  * accumulator and its trip count, that work-item's own data) is one
  * work-item's: the work-items of a group would not all run the barriers
@@ -447,6 +451,16 @@ static void check_placement(Strategy *s, const Phrase *head, const PhraseSpine *
                    "mapWorkgroup",
                    name);
     }
+    /* a mapGlobal of dimension d gives each element a global id of d,
+     * which holds the local id of d: a mapLocal of d inside would share
+     * it (a mapWorkgroup of another dimension between them, spec section
+     * 5, does not separate them), and each work-item would compute the
+     * one element where both ids agree */
+    else if ((o = find(f, is_global_same_dim, &head->dim)))
+      violation(s, ERR_BAD_PARALLEL_NESTING, head->span, o,
+                "'%s' inside '%s' of the same dimension: a work-item's global id in that dimension holds its local "
+                "id, so the two maps cannot share it; use another dimension for one of them",
+                name, construct_name(s->arena, o->prim, o->dim, o->span));
     return;
   case ROLE_GLOBAL_MAP:
   case ROLE_WORKGROUP_MAP:

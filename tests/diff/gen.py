@@ -164,7 +164,9 @@ gen_stages.py (bodies, maps, reductions), gen_streams.py (constructs
 drawn from streams of their own), gen_depmaps.py (dependent maps, --with
 depmaps), gen_depresults.py (mirror and depJoin, --with depmaps),
 gen_kernel.py (kernels); class Gen
-combines them with the random streams of one program.
+combines them with the random streams of one program.  gen_derived.py
+(run_diff.py --derived) lowers the high-level programs by random walks
+of the rewrite rules instead; it leaves this module's programs as they are.
 """
 import argparse
 import random

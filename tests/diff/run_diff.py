@@ -66,6 +66,12 @@ created, dpia run exits 4).  Each skip names its reason, and the summary
 counts each reason on a line of its own (`skipped 2: Oclgrind cannot run
 llvm.abs.i32 ...`), so that a sweep says how many programs went unchecked
 and why (tests/diff/skip_reasons.py tests this).
+With --derived the programs are gen_derived.py's instead of gen.py's:
+each high-level program of `gen.py --high-level --seed S --index I`
+lowered by a random walk of the rewrite rules (`dpia rewrite`, through
+one `dpia batch` process) until `dpia check` accepts it, at sizes that
+satisfy its preconditions (the meson test diff-derived runs 100 on
+Oclgrind).
 Prints `N passed, M failed` at the end; exit 1 if anything failed.
 """
 import argparse
@@ -85,6 +91,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, '..', 'oclgrind'))
 import gen  # noqa: E402
+import gen_derived  # noqa: E402
 import oclgrind_log  # noqa: E402
 
 RUN_TIMEOUT = 300
@@ -330,6 +337,9 @@ def main():
                     'guards of other launches)')
     ap.add_argument('--with', dest='extra', action='append', default=[], choices=sorted(gen.OPTIONAL),
                     help='a generator feature that is off by default (gen.py --with)')
+    ap.add_argument('--derived', action='store_true',
+                    help='programs derived from gen.py --high-level ones by random walks of the rewrite rules '
+                    '(gen_derived.py) instead of gen.py\'s strategy programs')
     ap.add_argument('programs', nargs='*', metavar='FILE.dpia',
                     help='also run these programs, each with its -- run: line (a kept failure again, say)')
     a = ap.parse_args()
@@ -350,12 +360,17 @@ def main():
             return oclgrind_log.missing_status()
 
     cases = []  # (name, text, kernel, sizes, expect, launch rng)
+    if a.derived and (avoid or a.extra):
+        ap.error('--derived programs are derived from high-level ones: no --avoid or --with')
+    batch = gen_derived.Batch(dpia) if a.derived and a.count else None
     for i in range(a.start, a.start + a.count):
-        p = gen.generate(a.seed, i, avoid, a.extra)
+        p = gen_derived.derive(batch, a.seed, i) if batch else gen.generate(a.seed, i, avoid, a.extra)
         # a third of the programs run with another launch size than their natural NDRange
         lr = random.Random(f'launch:{a.seed}:{i}')
         cases.append((f'seed {a.seed} #{i}', p.text, p.kernel, p.size_args(), p.expect,
                       lr if lr.random() < a.launch_fraction else None))
+    if batch:
+        batch.close()
     for sub, wanted in (('regress', not a.no_regress), ('open', a.open)):
         folder = os.path.join(HERE, sub)
         if not wanted or not os.path.isdir(folder):
