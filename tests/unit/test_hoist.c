@@ -11,24 +11,6 @@
 #include "unit_env.h"
 #include "translate.h"
 
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *text = malloc((size_t)n + 1);
-  if (!text || fread(text, 1, (size_t)n, f) != (size_t)n) {
-    fclose(f);
-    free(text);
-    return NULL;
-  }
-  fclose(f);
-  text[n] = '\0';
-  *len = (size_t)n;
-  return text;
-}
-
 typedef struct Tally {
   int kernels, hoisting, failed;
 } Tally;
@@ -42,7 +24,7 @@ static const char *printed(Arena *a, const DefInfo *d) {
 
 static void check_file(const char *path, Tally *t) {
   size_t len;
-  char *text = slurp(path, &len);
+  char *text = unit_slurp(path, &len);
   if (!text) {
     perror(path);
     t->failed++;

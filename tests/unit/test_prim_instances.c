@@ -55,29 +55,11 @@ static void walk(Walk *w, const Phrase *p) {
   }
 }
 
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *text = malloc((size_t)n + 1);
-  if (!text || fread(text, 1, (size_t)n, f) != (size_t)n) {
-    fclose(f);
-    free(text);
-    return NULL;
-  }
-  fclose(f);
-  text[n] = '\0';
-  *len = (size_t)n;
-  return text;
-}
-
 /* every kernel of the file, through the three stages; false if the file
  * cannot be read or has no kernel that translates */
 static bool check_file(const char *path, Walk *total, int *kernels) {
   size_t len;
-  char *text = slurp(path, &len);
+  char *text = unit_slurp(path, &len);
   if (!text) {
     perror(path);
     return false;

@@ -35,4 +35,24 @@ typedef struct UnitEnv {
     type_ctx_init(&(env)->tc, &(env)->arena);                      \
   } while (0)
 
+/* the whole file at path, NUL-terminated, malloc'd, its length in *len;
+ * NULL if it cannot be read (the tests that read the samples) */
+static inline char *unit_slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *text = n < 0 ? NULL : malloc((size_t)n + 1);
+  if (!text || fread(text, 1, (size_t)n, f) != (size_t)n) {
+    fclose(f);
+    free(text);
+    return NULL;
+  }
+  fclose(f);
+  text[n] = '\0';
+  *len = (size_t)n;
+  return text;
+}
+
 #endif
