@@ -195,7 +195,8 @@ static int compare_unrolled(const char *name, const char *text, size_t len, long
   int compared = 0;
   for (int i = 0; cp && i < cp->ndefs; i++) {
     DefInfo *d = cp->defs[i];
-    if (d->is_kernel || !d->ok || d->result->kind != PT_COMM) continue;
+    /* a def of a program check rejected may have no type */
+    if (d->is_kernel || !d->ok || !d->result || d->result->kind != PT_COMM) continue;
     Phrase *body = normalize_def(&f.a, &f.tc, &f.diag, d);
     if (!body) continue;
     d->body = body;
