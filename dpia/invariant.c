@@ -77,19 +77,6 @@ static void fail(Checker *c, const Phrase *p, const char *what) {
 
 static bool is_fn(const PhraseType *t) { return t && (t->kind == PT_FN || t->kind == PT_FN_P); }
 
-/* a command, or a function or pair with one in its type */
-static bool holds_comm(const PhraseType *t) {
-  switch (t->kind) {
-  case PT_EXP:
-  case PT_ACC: return false;
-  case PT_COMM: return true;
-  case PT_WITH:
-  case PT_FN:
-  case PT_FN_P: return holds_comm(t->fst) || holds_comm(t->snd);
-  }
-  return true;
-}
-
 /* records the first violation in p; the walk stops there */
 static void walk(Checker *c, const Phrase *p) {
   if (c->violation) return;
@@ -120,7 +107,7 @@ static void walk(Checker *c, const Phrase *p) {
      * rewrite commands only skip: every primitive that takes one gives
      * a command (test prims-table), and a value applies nothing else to
      * one */
-    if (phrase_is_value(p) && !phrase_is_value(p->snd) && p->snd->type && holds_comm(p->snd->type))
+    if (phrase_is_value(p) && !phrase_is_value(p->snd) && p->snd->type && phrase_type_holds_comm(p->snd->type))
       fail(c, p, "an expression or acceptor applied to a command");
     break;
   case PH_SEQ:

@@ -225,6 +225,20 @@ bool phrase_computes(const Phrase *p);
 static inline bool phrase_is_value(const Phrase *p) {
   return p->type && (p->type->kind == PT_EXP || p->type->kind == PT_ACC);
 }
+/* t is a command, or a function or pair with one in its type: what
+ * phrase_is_value's argument says no value holds (invariant.c checks the
+ * phrases, test prims-table the primitives) */
+static inline bool phrase_type_holds_comm(const PhraseType *t) {
+  switch (t->kind) {
+  case PT_EXP:
+  case PT_ACC: return false;
+  case PT_COMM: return true;
+  case PT_WITH:
+  case PT_FN:
+  case PT_FN_P: return phrase_type_holds_comm(t->fst) || phrase_type_holds_comm(t->snd);
+  }
+  return true;
+}
 /* literal p holds the size k: its constant when k is one, else k itself
  * (lit_is_size: an index or int whose value is a size, `idx row (N - 1)`) */
 void phrase_set_size_literal(Phrase *p, Size k);

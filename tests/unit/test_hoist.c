@@ -32,10 +32,7 @@ static void check_file(const char *path, Tally *t) {
   }
   UnitEnv env;
   UNIT_ENV_INIT(&env, "test_hoist");
-  Source src;
-  source_init(&src, &env.arena, path, text, len);
-  Program *prog = parse_program(&env.arena, &env.in, &env.diag, &src);
-  CheckedProgram *cp = env.diag.nerrors ? NULL : check_program(&env.arena, &env.in, &env.diag, &env.tc, prog);
+  CheckedProgram *cp = unit_check_text(&env, path, text, len);
   for (int i = 0; cp && i < cp->ndefs; i++) {
     DefInfo *def = cp->defs[i];
     if (!def->is_kernel || !def->ok) continue;

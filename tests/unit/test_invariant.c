@@ -82,10 +82,7 @@ static int left_bound(const Phrase *p) {
 int main(void) {
   UnitEnv env;
   UNIT_ENV_INIT(&env, "test_invariant");
-  Source src;
-  source_init(&src, &env.arena, "invariant.dpia", program, strlen(program));
-  Program *p = parse_program(&env.arena, &env.in, &env.diag, &src);
-  CheckedProgram *cp = env.diag.nerrors ? NULL : check_program(&env.arena, &env.in, &env.diag, &env.tc, p);
+  CheckedProgram *cp = unit_check_text(&env, "invariant.dpia", program, strlen(program));
   DefInfo *k = cp ? find(cp, "scal") : NULL, *staged = cp ? find(cp, "staged") : NULL;
   Phrase *body = k ? normalize_def(&env.arena, &env.tc, &env.diag, k) : NULL;
   if (env.diag.nerrors || !body || !staged) {

@@ -27,10 +27,7 @@ static void check_file(const char *path, Tally *t) {
   }
   UnitEnv env;
   UNIT_ENV_INIT(&env, "test_normalize");
-  Source src;
-  source_init(&src, &env.arena, path, text, len);
-  Program *prog = parse_program(&env.arena, &env.in, &env.diag, &src);
-  CheckedProgram *cp = env.diag.nerrors ? NULL : check_program(&env.arena, &env.in, &env.diag, &env.tc, prog);
+  CheckedProgram *cp = unit_check_text(&env, path, text, len);
   if (!cp) {
     fprintf(stderr, "test_normalize: %s does not check\n", path);
     t->failed++;

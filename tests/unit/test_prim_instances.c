@@ -66,10 +66,7 @@ static bool check_file(const char *path, Walk *total, int *kernels) {
   }
   UnitEnv env;
   UNIT_ENV_INIT(&env, "test_prim_instances");
-  Source src;
-  source_init(&src, &env.arena, path, text, len);
-  Program *prog = parse_program(&env.arena, &env.in, &env.diag, &src);
-  CheckedProgram *cp = env.diag.nerrors ? NULL : check_program(&env.arena, &env.in, &env.diag, &env.tc, prog);
+  CheckedProgram *cp = unit_check_text(&env, path, text, len);
   int translated = 0;
   for (int i = 0; cp && i < cp->ndefs; i++) {
     DefInfo *def = cp->defs[i];

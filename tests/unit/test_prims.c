@@ -115,25 +115,12 @@ static int type_arity(const PhraseType *t) {
   return n;
 }
 
-/* a command, or a function or pair with one in its type */
-static bool holds_comm(const PhraseType *t) {
-  switch (t->kind) {
-  case PT_EXP:
-  case PT_ACC: return false;
-  case PT_COMM: return true;
-  case PT_WITH:
-  case PT_FN:
-  case PT_FN_P: return holds_comm(t->fst) || holds_comm(t->snd);
-  }
-  return true;
-}
-
 /* a primitive that takes a command, or a function giving one, gives a
  * command: so no command is below an expression or acceptor, which the
  * passes that rewrite commands only skip (dpia/phrase.h, phrase_is_value) */
 static bool command_in_command_out(const PhraseType *t) {
   bool takes = false;
-  for (; t->kind == PT_FN || t->kind == PT_FN_P; t = t->snd) takes = takes || holds_comm(t->fst);
+  for (; t->kind == PT_FN || t->kind == PT_FN_P; t = t->snd) takes = takes || phrase_type_holds_comm(t->fst);
   return !takes || t->kind == PT_COMM;
 }
 

@@ -83,10 +83,7 @@ static DefInfo *find(CheckedProgram *cp, const char *name) {
 int main(void) {
   UnitEnv env;
   UNIT_ENV_INIT(&env, "test_semantic");
-  Source src;
-  source_init(&src, &env.arena, "semantic.dpia", program, strlen(program));
-  Program *p = parse_program(&env.arena, &env.in, &env.diag, &src);
-  CheckedProgram *cp = env.diag.nerrors ? NULL : check_program(&env.arena, &env.in, &env.diag, &env.tc, p);
+  CheckedProgram *cp = unit_check_text(&env, "semantic.dpia", program, strlen(program));
   if (env.diag.nerrors) {
     Buf b;
     buf_init(&b, &env.arena);

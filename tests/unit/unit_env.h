@@ -55,4 +55,13 @@ static inline char *unit_slurp(const char *path, size_t *len) {
   return text;
 }
 
+/* text parsed and checked in env (its Source in env's arena, which the
+ * diagnostics point into); NULL when it does not parse */
+static inline CheckedProgram *unit_check_text(UnitEnv *env, const char *name, const char *text, size_t len) {
+  Source *src = arena_alloc(&env->arena, sizeof *src);
+  source_init(src, &env->arena, name, text, len);
+  Program *prog = parse_program(&env->arena, &env->in, &env->diag, src);
+  return env->diag.nerrors ? NULL : check_program(&env->arena, &env->in, &env->diag, &env->tc, prog);
+}
+
 #endif
