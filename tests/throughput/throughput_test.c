@@ -136,52 +136,12 @@ static CheckedProgram *front(Front *f, DpiaMem *mem, const char *name, const cha
   return f->diag.nerrors ? NULL : check_program(&f->a, &f->in, &f->diag, &f->tc, prog);
 }
 
-/* The imperative defs of text: parse, check, normalise, kernel_from_def,
- * then a fresh generation with zero launch sizes against the dry run's. */
-static int compare_natural(const char *name, const char *text, size_t len) {
-  DpiaMem mem;
-  dpia_mem_default(&mem);
-  jmp_buf oom;
-  mem.on_oom = &oom;
-  if (setjmp(oom)) {
-    fprintf(stderr, "out of memory\n");
-    exit(1);
-  }
-  Front f;
-  CheckedProgram *cp = front(&f, &mem, name, text, len);
-  int compared = 0;
-  for (int i = 0; cp && i < cp->ndefs; i++) {
-    DefInfo *d = cp->defs[i];
-    if (d->is_kernel || !d->ok || d->result->kind != PT_COMM) continue;
-    Phrase *body = normalize_def(&f.a, &f.tc, &f.diag, d);
-    if (!body) continue;
-    d->body = body;
-    ImpKernel *k = kernel_from_def(&f.a, &f.tc, &f.diag, backend_of(TARGET_OPENCL), d, name);
-    if (!k) continue;
-    CHECK(k->natural_source != NULL, "%s: %s has no dry-run text", name, d->name);
-    CodegenOptions zero = {{0}, {0}, false, NULL, NULL, false};
-    Buf fresh, shortcut;
-    buf_init(&fresh, &f.a);
-    buf_init(&shortcut, &f.a);
-    bool ok = cg_generate(&f.a, &f.tc, k, &zero, &fresh, NULL) && codegen_kernel(&f.a, &f.tc, k, &zero, &shortcut, NULL);
-    CHECK(ok && strcmp(fresh.data, k->natural_source) == 0 && strcmp(shortcut.data, fresh.data) == 0,
-          "%s: %s: the dry run's text differs from a fresh generation", name, d->name);
-    /* user launch sizes are generated afresh */
-    CodegenOptions user = {{32, 0, 0}, {0}, false, NULL, NULL, false};
-    Buf sized;
-    buf_init(&sized, &f.a);
-    if (codegen_kernel(&f.a, &f.tc, k, &user, &sized, NULL))
-      CHECK(strstr(sized.data, "given by the user") != NULL, "%s: %s: --local-size=32 ignored", name, d->name);
-    compared++;
-  }
-  arena_free(&f.a);
-  return compared;
-}
+/* a comparison of one imperative def's kernel (name: the file's) */
+typedef void CompareKernel(Front *f, const char *name, const DefInfo *d, ImpKernel *k, void *ctx);
 
-/* The imperative defs of text generated with the steps of unrolled loops
- * copied and with each lowered on its own: the same text, or the same
- * error.  *copied: the steps copied. */
-static int compare_unrolled(const char *name, const char *text, size_t len, long *copied) {
+/* The imperative defs of text: parse, check, normalise, kernel_from_def,
+ * then compare each kernel; returns how many were compared. */
+static int each_imperative_kernel(const char *name, const char *text, size_t len, CompareKernel *compare, void *ctx) {
   DpiaMem mem;
   dpia_mem_default(&mem);
   jmp_buf oom;
@@ -202,30 +162,63 @@ static int compare_unrolled(const char *name, const char *text, size_t len, long
     d->body = body;
     ImpKernel *k = kernel_from_def(&f.a, &f.tc, &f.diag, backend_of(TARGET_OPENCL), d, name);
     if (!k) continue;
-    CodegenOptions copy = {0}, direct = {0};
-    direct.unroll_directly = true;
-    Buf a, b;
-    buf_init(&a, &f.a);
-    buf_init(&b, &f.a);
-    KernelFacts facts = {0};
-    int errors = f.diag.nerrors;
-    bool ok_copy = cg_generate(&f.a, &f.tc, k, &copy, &a, &facts);
-    int errors_copy = f.diag.nerrors - errors;
-    bool ok_direct = cg_generate(&f.a, &f.tc, k, &direct, &b, NULL);
-    int errors_direct = f.diag.nerrors - errors - errors_copy;
-    CHECK(ok_copy == ok_direct && errors_copy == errors_direct, "%s: %s: generated %d/%d (errors %d/%d)", name, d->name,
-          ok_copy, ok_direct, errors_copy, errors_direct);
-    if (ok_copy && ok_direct) {
-      CHECK(strcmp(a.data, b.data) == 0,
-            "%s: %s: the copied steps differ from the steps lowered on their own:\n%s\n"
-            "--- each step lowered on its own:\n%s",
-            name, d->name, a.data, b.data);
-      if (facts.kir) *copied += facts.kir->steps_copied;
-    }
+    compare(&f, name, d, k, ctx);
     compared++;
   }
   arena_free(&f.a);
   return compared;
+}
+
+/* a fresh generation with zero launch sizes against the dry run's */
+static void natural_kernel(Front *f, const char *name, const DefInfo *d, ImpKernel *k, void *ctx) {
+  (void)ctx;
+  CHECK(k->natural_source != NULL, "%s: %s has no dry-run text", name, d->name);
+  CodegenOptions zero = {{0}, {0}, false, NULL, NULL, false};
+  Buf fresh, shortcut;
+  buf_init(&fresh, &f->a);
+  buf_init(&shortcut, &f->a);
+  bool ok = cg_generate(&f->a, &f->tc, k, &zero, &fresh, NULL) && codegen_kernel(&f->a, &f->tc, k, &zero, &shortcut, NULL);
+  CHECK(ok && strcmp(fresh.data, k->natural_source) == 0 && strcmp(shortcut.data, fresh.data) == 0,
+        "%s: %s: the dry run's text differs from a fresh generation", name, d->name);
+  /* user launch sizes are generated afresh */
+  CodegenOptions user = {{32, 0, 0}, {0}, false, NULL, NULL, false};
+  Buf sized;
+  buf_init(&sized, &f->a);
+  if (codegen_kernel(&f->a, &f->tc, k, &user, &sized, NULL))
+    CHECK(strstr(sized.data, "given by the user") != NULL, "%s: %s: --local-size=32 ignored", name, d->name);
+}
+
+static int compare_natural(const char *name, const char *text, size_t len) {
+  return each_imperative_kernel(name, text, len, natural_kernel, NULL);
+}
+
+/* generated with the steps of unrolled loops copied and with each lowered
+ * on its own: the same text, or the same error; ctx: the steps copied */
+static void unrolled_kernel(Front *f, const char *name, const DefInfo *d, ImpKernel *k, void *copied) {
+  CodegenOptions copy = {0}, direct = {0};
+  direct.unroll_directly = true;
+  Buf a, b;
+  buf_init(&a, &f->a);
+  buf_init(&b, &f->a);
+  KernelFacts facts = {0};
+  int errors = f->diag.nerrors;
+  bool ok_copy = cg_generate(&f->a, &f->tc, k, &copy, &a, &facts);
+  int errors_copy = f->diag.nerrors - errors;
+  bool ok_direct = cg_generate(&f->a, &f->tc, k, &direct, &b, NULL);
+  int errors_direct = f->diag.nerrors - errors - errors_copy;
+  CHECK(ok_copy == ok_direct && errors_copy == errors_direct, "%s: %s: generated %d/%d (errors %d/%d)", name, d->name,
+        ok_copy, ok_direct, errors_copy, errors_direct);
+  if (ok_copy && ok_direct) {
+    CHECK(strcmp(a.data, b.data) == 0,
+          "%s: %s: the copied steps differ from the steps lowered on their own:\n%s\n"
+          "--- each step lowered on its own:\n%s",
+          name, d->name, a.data, b.data);
+    if (facts.kir) *(long *)copied += facts.kir->steps_copied;
+  }
+}
+
+static int compare_unrolled(const char *name, const char *text, size_t len, long *copied) {
+  return each_imperative_kernel(name, text, len, unrolled_kernel, copied);
 }
 
 static char *slurp(const char *path, size_t *len);
