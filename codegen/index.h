@@ -89,6 +89,13 @@ typedef struct IxCtx {
   int nrows, row_cap;
   Sym *row;
   const Ix **row_ix;
+  /* the constants and variables made last, direct-mapped by value and by
+   * name (its pointer), kept apart so that a context that makes no leaf
+   * does not clear them: a leaf is immutable once sealed, so an equal one
+   * asked for again is the one made before, not a new node sealed again
+   * (translation throughput: a loop variant's accesses ask for the same
+   * sizes, strides and loop indices dozens of times) */
+  struct IxRecentLeaves *recent; /* made at the first leaf (index_build.c) */
 } IxCtx;
 
 void ix_init(IxCtx *x, Arena *a);

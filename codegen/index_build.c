@@ -21,6 +21,7 @@ void ix_init(IxCtx *x, Arena *a) {
   x->nrows = x->row_cap = 0;
   x->row = NULL;
   x->row_ix = NULL;
+  x->recent = NULL;
 }
 
 void ix_push_row(IxCtx *x, Sym row, const Ix *index) {
@@ -84,18 +85,38 @@ Ix *ix_node(IxCtx *x, IxKind kind, const Ix *a, const Ix *b) {
   return e;
 }
 
+/* IxCtx.recent: 32 slots of each kind, a leaf's slot the top bits of a
+ * Fibonacci hash of its value or its name's pointer */
+typedef struct IxRecentLeaves {
+  const Ix *consts[32];
+  const Ix *vars[32];
+} IxRecentLeaves;
+
+static inline unsigned recent_slot(uint64_t key) { return (unsigned)((key * 0x9e3779b97f4a7c15u) >> 59); }
+
+static IxRecentLeaves *recent_leaves(IxCtx *x) {
+  if (!x->recent) x->recent = NEW(x->arena, IxRecentLeaves);
+  return x->recent;
+}
+
 const Ix *ix_const(IxCtx *x, int64_t v) {
+  const Ix **slot = &recent_leaves(x)->consts[recent_slot((uint64_t)v)];
+  if (*slot && (*slot)->value == v) return *slot;
   Ix *e = new_leaf(x, IX_CONST);
   e->value = v;
   ix_seal(e);
+  *slot = e;
   return e;
 }
 
 const Ix *ix_var(IxCtx *x, Sym name) {
   ASSERT(name != NULL);
+  const Ix **slot = &recent_leaves(x)->vars[recent_slot((uint64_t)(uintptr_t)name)];
+  if (*slot && (*slot)->name == name) return *slot;
   Ix *e = new_leaf(x, IX_VAR);
   e->name = name;
   ix_seal(e);
+  *slot = e;
   return e;
 }
 
