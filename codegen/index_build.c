@@ -77,19 +77,13 @@ static Ix *new_leaf(IxCtx *x, IxKind kind) {
   return e;
 }
 
-Ix *ix_node(IxCtx *x, IxKind kind, const Ix *a, const Ix *b) {
-  Ix *e = new_leaf(x, kind);
-  e->a = a;
-  e->b = b;
-  ix_seal(e);
-  return e;
-}
 
 /* IxCtx.recent: 32 slots of each kind, a leaf's slot the top bits of a
  * Fibonacci hash of its value or its name's pointer */
 typedef struct IxRecentLeaves {
   const Ix *consts[32];
   const Ix *vars[32];
+  const Ix *nodes[64];
 } IxRecentLeaves;
 
 static inline unsigned recent_slot(uint64_t key) { return (unsigned)((key * 0x9e3779b97f4a7c15u) >> 59); }
@@ -97,6 +91,21 @@ static inline unsigned recent_slot(uint64_t key) { return (unsigned)((key * 0x9e
 static IxRecentLeaves *recent_leaves(IxCtx *x) {
   if (!x->recent) x->recent = NEW(x->arena, IxRecentLeaves);
   return x->recent;
+}
+
+/* an operator node of operands a and b: the one made last of the same
+ * operator and the very same operands where its slot holds it (equal
+ * operands that are other nodes make another node, equal to it) */
+const Ix *ix_node(IxCtx *x, IxKind kind, const Ix *a, const Ix *b) {
+  uint64_t key = ((uint64_t)(uintptr_t)a * 31 + (uint64_t)(uintptr_t)b) * 8 + (uint64_t)kind;
+  const Ix **slot = &recent_leaves(x)->nodes[(key * 0x9e3779b97f4a7c15u) >> 58];
+  if (*slot && (*slot)->kind == kind && (*slot)->a == a && (*slot)->b == b) return *slot;
+  Ix *e = new_leaf(x, kind);
+  e->a = a;
+  e->b = b;
+  ix_seal(e);
+  *slot = e;
+  return e;
 }
 
 const Ix *ix_const(IxCtx *x, int64_t v) {

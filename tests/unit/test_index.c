@@ -11,6 +11,7 @@
  *
  * Prints `index: P passed, F failed` and exits non-zero if anything failed. */
 #include "index.h"
+#include "index_int.h" /* ix_node, ix_seal: the nodes test_recent_leaves compares */
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -629,6 +630,26 @@ static void test_recent_leaves(Tester *t) {
       CHECK(got->kind == IX_VAR && got->name == name && got->length == made->length && got->hash == made->hash);
       CHECK(ix_var(&ix, name) == got);
     }
+  }
+  /* operator nodes (ix_node): of leaves and of nodes made before, each
+   * with the operator and the very operands asked for, the length and hash
+   * of the node made alone */
+  const Ix *made[64];
+  int nmade = 0;
+  for (int n = 0; n < 8; n++) made[nmade++] = n % 2 ? ix_var(&ix, intern_cstr(t->names, names[n])) : ix_const(&ix, n + 2);
+  static const IxKind kinds[] = {IX_ADD, IX_SUB, IX_MUL, IX_DIV, IX_MOD};
+  uint32_t seed = 12345;
+  for (int n = 0; n < 3000; n++) {
+    seed = seed * 1103515245u + 12345u;
+    IxKind kind = kinds[(seed >> 16) % 5];
+    const Ix *a = made[(seed >> 8) % (uint32_t)nmade], *b = made[(seed >> 20) % (uint32_t)nmade];
+    const Ix *got = ix_node(&ix, kind, a, b);
+    Ix alone_node = {.kind = kind, .a = a, .b = b};
+    ix_seal(&alone_node);
+    CHECK(got->kind == kind && got->a == a && got->b == b && got->length == alone_node.length &&
+          got->hash == alone_node.hash && got->divides == alone_node.divides);
+    CHECK(ix_node(&ix, kind, a, b) == got);
+    if (nmade < 64 && got->length < 40) made[nmade++] = got;
   }
 }
 
