@@ -77,9 +77,12 @@ static Ix *new_leaf(IxCtx *x, IxKind kind) {
   return e;
 }
 
-
-/* IxCtx.recent: 32 slots of each kind, a leaf's slot the top bits of a
- * Fibonacci hash of its value or its name's pointer */
+/* IxCtx.recent: 32 slots for constants and 32 for variables, a leaf's
+ * slot the top bits of a Fibonacci hash of its value or of its name's
+ * pointer; 64 for operator nodes, by their operator and operands'
+ * pointers.  A hit or a miss depends on addresses, never the result: the
+ * node kept is equal to the one that would be made (tests/unit/test_index,
+ * test_recent_leaves) */
 typedef struct IxRecentLeaves {
   const Ix *consts[32];
   const Ix *vars[32];
