@@ -108,11 +108,16 @@ void scan_writes(CG *cg, const Phrase *p, const Alias *al, BinderSet *out) { sca
  * root, where that is in global or local memory.  Which variables p reads
  * does not depend on the environment, only their storage does: so the
  * occurrences are found once, in one walk of the body (the first scan,
- * cg_lower's), in the order of the walk, where each subphrase's are a
- * range of its phrase's; each command, scanned at its barrier site and
+ * cg_lower's), in the order of the walk, where each subcommand's are a
+ * range of its command's; each command, scanned at its barrier site and
  * nested in the commands around it, goes through its range (issue 35: the
- * walk of each nested subtree again).  A phrase not met in that walk (none
- * is made after it) is walked then. */
+ * walk of each nested subtree again).  A variable read again in the same
+ * innermost command (the two reads of a zip, wg, lid and i in each) is
+ * noted once: a range then has each variable's first occurrence in it
+ * first, which is all a scan uses (the same variable, the same root), and
+ * the commands around it, whose ranges hold it, go through it once at each
+ * site, not once an occurrence.  A phrase not met in that walk (none is
+ * made after it, and only commands are kept) is walked then. */
 
 static uint32_t read_vars_slot(const ReadVarsIndex *x, const Phrase *p) {
   uint32_t i = (uint32_t)(((uintptr_t)p >> 4) * 2654435761u) & (x->cap - 1);
@@ -147,17 +152,25 @@ static bool read_vars_get(const ReadVarsIndex *x, const Phrase *p, ReadVars *v) 
   return true;
 }
 
+/* b noted as read, unless the innermost command has read it already (or
+ * at each occurrence: CG.scan_each_site, the general way) */
+static inline void note_read(CG *cg, const Binder *b) {
+  for (int i = cg->read_occ.len - 1; i >= cg->read_scope && !cg->scan_each_site; i--)
+    if (cg->read_occ.items[i] == b) return;
+  vec_push(cg->arena, &cg->read_occ, (void *)b);
+}
+
 /* a leaf p's read variable noted (a variable, a projection), or nothing
  * (a literal, a primitive); false for any other phrase */
 static inline bool note_leaf_read(CG *cg, const Phrase *p) {
   switch (p->kind) {
   case PH_VAR:
-    if (p->type->kind == PT_EXP) vec_push(cg->arena, &cg->read_occ, p->binder);
+    if (p->type->kind == PT_EXP) note_read(cg, p->binder);
     return true;
   case PH_PROJ:
     /* the second half of a pair variable (phrase_storage: of a variable
      * only); no other projection is read, nor looked into */
-    if (p->index == 2 && p->fst->kind == PH_VAR) vec_push(cg->arena, &cg->read_occ, p->fst->binder);
+    if (p->index == 2 && p->fst->kind == PH_VAR) note_read(cg, p->fst->binder);
     return true;
   case PH_LIT:
   case PH_PRIM: return true;
@@ -166,11 +179,14 @@ static inline bool note_leaf_read(CG *cg, const Phrase *p) {
 }
 
 /* p's read variables noted, and kept for p and its subphrases that are
- * commands (an assignment, a sequence, a spine: what a site scans), but
- * the function part of an application (a command is a whole spine) */
+ * commands (an assignment, a sequence, a spine of type comm: what a site
+ * scans), but the function part of an application (a command is a whole
+ * spine) */
 static void note_reads(CG *cg, const Phrase *p, bool keep) {
   if (note_leaf_read(cg, p)) return;
-  int start = cg->read_occ.len;
+  int start = cg->read_occ.len, outer = cg->read_scope;
+  bool command = (p->kind == PH_ASSIGN || p->kind == PH_SEQ || p->kind == PH_APP) && p->type->kind == PT_COMM;
+  if (command) cg->read_scope = start;
   switch (p->kind) {
   case PH_LAM: note_reads(cg, p->body, true); break;
   case PH_ASSIGN: note_reads(cg, p->snd, true); break; /* the acceptor side only writes */
@@ -180,15 +196,15 @@ static void note_reads(CG *cg, const Phrase *p, bool keep) {
     if (p->snd && !note_leaf_read(cg, p->snd)) note_reads(cg, p->snd, true);
     break;
   }
-  if (keep && (p->kind == PH_ASSIGN || p->kind == PH_SEQ || p->kind == PH_APP))
-    read_vars_put(cg->arena, &cg->read_vars, p, (ReadVars){start, cg->read_occ.len});
+  cg->read_scope = outer;
+  if (keep && command) read_vars_put(cg->arena, &cg->read_vars, p, (ReadVars){start, cg->read_occ.len});
 }
 
 /* buffers in global or local memory read by p */
 void scan_reads(CG *cg, const Phrase *p, BinderSet *out) {
   ReadVars v;
-  if (!read_vars_get(&cg->read_vars, p, &v)) {
-    v.start = cg->read_occ.len;
+  if (cg->scan_each_site || !read_vars_get(&cg->read_vars, p, &v)) {
+    v.start = cg->read_scope = cg->read_occ.len;
     note_reads(cg, p, true);
     v.end = cg->read_occ.len;
   }

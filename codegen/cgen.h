@@ -178,10 +178,11 @@ typedef struct BinderSet {
   const Binder **items;
 } BinderSet;
 
-/* The variables a phrase reads that a scan of its reads looks up
- * (barriers.c, scan_reads): the phrase's occurrences of them, in the
- * order of a walk, are [start, end) of CG.read_occ, a subphrase's within
- * its phrase's. */
+/* The variables a command reads that a scan of its reads looks up
+ * (barriers.c, scan_reads): the command's occurrences of them, in the
+ * order of a walk, are [start, end) of CG.read_occ, a subcommand's within
+ * its command's; within the innermost command around it, a variable is
+ * noted at its first occurrence only. */
 typedef struct ReadVars {
   int start, end;
 } ReadVars;
@@ -297,7 +298,9 @@ typedef struct CG {
    * body (barriers.c: every site scans its command's subtree, and the
    * commands nest) */
   ReadVarsIndex read_vars;
-  Vec read_occ; /* const Binder * */
+  Vec read_occ;   /* const Binder * */
+  int read_scope;      /* where in read_occ the walk's innermost command began */
+  bool scan_each_site; /* CodegenOptions.scan_each_site */
   struct {
     const Phrase *p;
     uint64_t version;

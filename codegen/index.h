@@ -89,6 +89,14 @@ typedef struct IxCtx {
   int nrows, row_cap;
   Sym *row;
   const Ix **row_ix;
+  /* the constants, variables and operator nodes made last, direct-mapped
+   * by value, by name (its pointer) and by operator and operands, kept
+   * apart so that a context that makes no node does not clear them: a node
+   * is immutable once sealed, so an equal one asked for again is the one
+   * made before, not a new one sealed again (translation throughput: a
+   * loop variant's accesses ask for the same sizes, strides, loop indices
+   * and sums dozens of times, the two reads of a zip all of them twice) */
+  struct IxRecentLeaves *recent; /* made at the first leaf (index_build.c) */
 } IxCtx;
 
 void ix_init(IxCtx *x, Arena *a);

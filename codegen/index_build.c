@@ -21,6 +21,7 @@ void ix_init(IxCtx *x, Arena *a) {
   x->nrows = x->row_cap = 0;
   x->row = NULL;
   x->row_ix = NULL;
+  x->recent = NULL;
 }
 
 void ix_push_row(IxCtx *x, Sym row, const Ix *index) {
@@ -76,26 +77,58 @@ static Ix *new_leaf(IxCtx *x, IxKind kind) {
   return e;
 }
 
-Ix *ix_node(IxCtx *x, IxKind kind, const Ix *a, const Ix *b) {
+/* IxCtx.recent: 32 slots for constants and 32 for variables, a leaf's
+ * slot the top bits of a Fibonacci hash of its value or of its name's
+ * pointer; 64 for operator nodes, by their operator and operands'
+ * pointers.  A hit or a miss depends on addresses, never the result: the
+ * node kept is equal to the one that would be made (tests/unit/test_index,
+ * test_recent_leaves) */
+typedef struct IxRecentLeaves {
+  const Ix *consts[32];
+  const Ix *vars[32];
+  const Ix *nodes[64];
+} IxRecentLeaves;
+
+static inline unsigned recent_slot(uint64_t key) { return (unsigned)((key * 0x9e3779b97f4a7c15u) >> 59); }
+
+static IxRecentLeaves *recent_leaves(IxCtx *x) {
+  if (!x->recent) x->recent = NEW(x->arena, IxRecentLeaves);
+  return x->recent;
+}
+
+/* an operator node of operands a and b: the one made last of the same
+ * operator and the very same operands where its slot holds it (equal
+ * operands that are other nodes make another node, equal to it) */
+const Ix *ix_node(IxCtx *x, IxKind kind, const Ix *a, const Ix *b) {
+  uint64_t key = ((uint64_t)(uintptr_t)a * 31 + (uint64_t)(uintptr_t)b) * 8 + (uint64_t)kind;
+  const Ix **slot = &recent_leaves(x)->nodes[(key * 0x9e3779b97f4a7c15u) >> 58];
+  if (*slot && (*slot)->kind == kind && (*slot)->a == a && (*slot)->b == b) return *slot;
   Ix *e = new_leaf(x, kind);
   e->a = a;
   e->b = b;
   ix_seal(e);
+  *slot = e;
   return e;
 }
 
 const Ix *ix_const(IxCtx *x, int64_t v) {
+  const Ix **slot = &recent_leaves(x)->consts[recent_slot((uint64_t)v)];
+  if (*slot && (*slot)->value == v) return *slot;
   Ix *e = new_leaf(x, IX_CONST);
   e->value = v;
   ix_seal(e);
+  *slot = e;
   return e;
 }
 
 const Ix *ix_var(IxCtx *x, Sym name) {
   ASSERT(name != NULL);
+  const Ix **slot = &recent_leaves(x)->vars[recent_slot((uint64_t)(uintptr_t)name)];
+  if (*slot && (*slot)->name == name) return *slot;
   Ix *e = new_leaf(x, IX_VAR);
   e->name = name;
   ix_seal(e);
+  *slot = e;
   return e;
 }
 

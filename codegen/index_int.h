@@ -46,7 +46,7 @@ void ix_print_atom(Buf *out, const KirExpr *e, IxExprPrinter print_expr);
  * sealed; the index a dependent map's row stands for (NULL: v is none);
  * C's truncating division or remainder of constants, false where C leaves
  * it undefined; two names equal as text */
-Ix *ix_node(IxCtx *x, IxKind kind, const Ix *a, const Ix *b);
+const Ix *ix_node(IxCtx *x, IxKind kind, const Ix *a, const Ix *b);
 const Ix *ix_row_index(const IxCtx *x, Sym v);
 bool ix_fold_division(IxKind kind, int64_t a, int64_t b, int64_t *out);
 bool ix_same_name(Sym a, Sym b);

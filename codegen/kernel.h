@@ -186,6 +186,10 @@ typedef struct CodegenOptions {
    * (unroll_step.c): the general way, which the copies must agree with
    * (tests/unit/test_unroll.c) */
   bool unroll_directly;
+  /* each barrier site's command walked anew for its reads, every
+   * occurrence noted (barriers.c): the general way, which the reads kept
+   * from one walk of the body must agree with (tests/throughput, sites) */
+  bool scan_each_site;
 } CodegenOptions;
 
 /* codegen/opencl.c: the source of one kernel in its target's language

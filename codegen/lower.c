@@ -149,6 +149,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   cg->backend = k->backend;
   cg->program = opt ? opt->program : NULL;
   cg->unroll_directly = opt && opt->unroll_directly;
+  cg->scan_each_site = opt && opt->scan_each_site;
   cg->where = k->def->body->span;
   ix_init(&cg->ix, a);
   cg->ix.print_expr = k->backend->print_expr;

@@ -19,11 +19,19 @@
  *             files in the given directories) and the imperative programs
  *             of their kernels; some steps must have been copied
  *
+ *   sites     the reads of each barrier site's command, kept from one walk
+ *             of the body with each variable once in its innermost command
+ *             (codegen/barriers.c), give the text of each site's command
+ *             walked anew, every occurrence noted
+ *             (CodegenOptions.scan_each_site), for every imperative def of
+ *             the given files and directories and their kernels' programs
+ *
  *   subst     phrase_subst_shared (stage II's substitution, which shares
  *             what it does not change) prints as phrase_subst's copy, for
  *             every lambda of the given files' defs, and changes nothing
  *
- * usage: throughput_test emit | arena | natural FILE.dpia... | unroll FILE.dpia|DIR... | subst FILE.dpia... */
+ * usage: throughput_test emit | arena | natural FILE.dpia... | unroll FILE.dpia|DIR... | sites FILE.dpia|DIR... |
+ *        subst FILE.dpia... */
 #include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
@@ -173,7 +181,7 @@ static int each_imperative_kernel(const char *name, const char *text, size_t len
 static void natural_kernel(Front *f, const char *name, const DefInfo *d, ImpKernel *k, void *ctx) {
   (void)ctx;
   CHECK(k->natural_source != NULL, "%s: %s has no dry-run text", name, d->name);
-  CodegenOptions zero = {{0}, {0}, false, NULL, NULL, false};
+  CodegenOptions zero = {{0}, {0}, false, NULL, NULL, false, false};
   Buf fresh, shortcut;
   buf_init(&fresh, &f->a);
   buf_init(&shortcut, &f->a);
@@ -181,7 +189,7 @@ static void natural_kernel(Front *f, const char *name, const DefInfo *d, ImpKern
   CHECK(ok && strcmp(fresh.data, k->natural_source) == 0 && strcmp(shortcut.data, fresh.data) == 0,
         "%s: %s: the dry run's text differs from a fresh generation", name, d->name);
   /* user launch sizes are generated afresh */
-  CodegenOptions user = {{32, 0, 0}, {0}, false, NULL, NULL, false};
+  CodegenOptions user = {{32, 0, 0}, {0}, false, NULL, NULL, false, false};
   Buf sized;
   buf_init(&sized, &f->a);
   if (codegen_kernel(&f->a, &f->tc, k, &user, &sized, NULL))
@@ -220,6 +228,37 @@ static void unrolled_kernel(Front *f, const char *name, const DefInfo *d, ImpKer
 static int compare_unrolled(const char *name, const char *text, size_t len, long *copied) {
   return each_imperative_kernel(name, text, len, unrolled_kernel, copied);
 }
+
+/* generated with the sites' reads kept from one walk and with each site's
+ * command walked anew: the same text, or the same error; ctx: the kernels
+ * with a barrier */
+static void sites_kernel(Front *f, const char *name, const DefInfo *d, ImpKernel *k, void *with_barrier) {
+  CodegenOptions kept = {0}, anew = {0};
+  anew.scan_each_site = true;
+  Buf a, b;
+  buf_init(&a, &f->a);
+  buf_init(&b, &f->a);
+  int errors = f->diag.nerrors;
+  bool ok_kept = cg_generate(&f->a, &f->tc, k, &kept, &a, NULL);
+  int errors_kept = f->diag.nerrors - errors;
+  bool ok_anew = cg_generate(&f->a, &f->tc, k, &anew, &b, NULL);
+  int errors_anew = f->diag.nerrors - errors - errors_kept;
+  CHECK(ok_kept == ok_anew && errors_kept == errors_anew, "%s: %s: generated %d/%d (errors %d/%d)", name, d->name,
+        ok_kept, ok_anew, errors_kept, errors_anew);
+  if (ok_kept && ok_anew) {
+    CHECK(strcmp(a.data, b.data) == 0,
+          "%s: %s: the reads kept from one walk differ from each site's walked anew:\n%s\n"
+          "--- each site walked anew:\n%s",
+          name, d->name, a.data, b.data);
+    if (strstr(a.data, "barrier(")) ++*(long *)with_barrier;
+  }
+}
+
+static int compare_sites(const char *name, const char *text, size_t len, long *with_barrier) {
+  return each_imperative_kernel(name, text, len, sites_kernel, with_barrier);
+}
+
+typedef int CompareFile(const char *name, const char *text, size_t len, long *count);
 
 static char *slurp(const char *path, size_t *len);
 
@@ -317,8 +356,8 @@ static void test_natural(int nfiles, char **files) {
   printf("%d kernels compared\n", total);
 }
 
-/* compare_unrolled on path, a file of kernels or imperative defs */
-static int unrolled_file(const char *path, long *copied) {
+/* compare on path, a file of kernels or imperative defs */
+static int compared_file(const char *path, CompareFile *compare, long *count) {
   size_t len;
   char *text = slurp(path, &len);
   if (!text) {
@@ -334,22 +373,23 @@ static int unrolled_file(const char *path, long *copied) {
   if (strstr(text, "kernel ") && dpia_process(path, text, len, &opt, &r) == DPIA_OK) {
     size_t n;
     const char *imp = dpia_result_output(r, &n);
-    total += compare_unrolled(path, imp, n, copied);
+    total += compare(path, imp, n, count);
     dpia_result_free(r);
   } else {
     if (strstr(text, "kernel ")) dpia_result_free(r);
-    total += compare_unrolled(path, text, len, copied);
+    total += compare(path, text, len, count);
   }
   return total;
 }
 
-static void test_unroll(int nargs, char **args) {
+/* compare on every file of args (a directory's .dpia files); the kernels
+ * compared, and how many files */
+static int compared_files(int nargs, char **args, CompareFile *compare, long *count, int *nfiles) {
   int total = 0, files = 0;
-  long copied = 0;
   for (int i = 0; i < nargs; i++) {
     DIR *dir = opendir(args[i]);
     if (!dir) {
-      total += unrolled_file(args[i], &copied);
+      total += compared_file(args[i], compare, count);
       files++;
       continue;
     }
@@ -359,14 +399,31 @@ static void test_unroll(int nargs, char **args) {
       Buf path;
       buf_init(&path, &arena);
       emit(&path, "%s/%s", args[i], e->d_name);
-      total += unrolled_file(path.data, &copied);
+      total += compared_file(path.data, compare, count);
       files++;
     }
     closedir(dir);
   }
+  *nfiles = files;
+  return total;
+}
+
+static void test_unroll(int nargs, char **args) {
+  int files;
+  long copied = 0;
+  int total = compared_files(nargs, args, compare_unrolled, &copied, &files);
   CHECK(total >= files / 2, "only %d kernels compared for %d files", total, files);
   CHECK(copied > 0, "no step of an unrolled loop was copied in %d kernels", total);
   printf("%d kernels compared, %ld unrolled steps copied\n", total, copied);
+}
+
+static void test_sites(int nargs, char **args) {
+  int files;
+  long with_barrier = 0;
+  int total = compared_files(nargs, args, compare_sites, &with_barrier, &files);
+  CHECK(total >= files / 2, "only %d kernels compared for %d files", total, files);
+  CHECK(with_barrier > 0, "no kernel with a barrier in %d kernels", total);
+  printf("%d kernels compared, %ld with a barrier\n", total, with_barrier);
 }
 
 int main(int argc, char **argv) {
@@ -385,9 +442,11 @@ int main(int argc, char **argv) {
   else if (argc >= 3 && strcmp(argv[1], "subst") == 0) test_subst(argc - 2, argv + 2);
   else if (argc >= 3 && strcmp(argv[1], "unroll") == 0)
     test_unroll(argc - 2, argv + 2);
+  else if (argc >= 3 && strcmp(argv[1], "sites") == 0)
+    test_sites(argc - 2, argv + 2);
   else {
-    fprintf(stderr, "usage: throughput_test emit | arena | natural FILE.dpia... | unroll FILE.dpia|DIR... | subst "
-                    "FILE.dpia...\n");
+    fprintf(stderr, "usage: throughput_test emit | arena | natural FILE.dpia... | unroll FILE.dpia|DIR... | sites "
+                    "FILE.dpia|DIR... | subst FILE.dpia...\n");
     return 2;
   }
   arena_free(&arena);

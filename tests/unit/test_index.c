@@ -11,6 +11,7 @@
  *
  * Prints `index: P passed, F failed` and exits non-zero if anything failed. */
 #include "index.h"
+#include "index_int.h" /* ix_node, ix_seal: the nodes test_recent_leaves compares */
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -600,6 +601,58 @@ static void test_memo(Tester *t) {
         ix_from_size(&ix, size_mul(&sc, size_const(&sc, 4), size_var(&sc, intern_cstr(t->names, "N")))));
 }
 
+/* The leaves of a context (IxCtx.recent): a constant or a variable asked
+ * for again is the node made before where its slot still holds it, and
+ * whatever the slot holds the node has the value or name asked for, with
+ * the length and hash a leaf made alone (another context's) has: values
+ * and names that share slots, asked for in turns. */
+static void test_recent_leaves(Tester *t) {
+  IxCtx ix, alone;
+  ix_init(&ix, t->arena);
+  static const int64_t values[] = {0, 1, -1, 2, 4, 16, 32, 64, 96, 128, 4096, 65536, -4096, INT64_MAX, INT64_MIN};
+  static const char *const names[] = {"i", "j", "wg", "lid", "N", "M", "i_2", "gid"};
+  int nvalues = (int)(sizeof values / sizeof values[0]), nnames = (int)(sizeof names / sizeof names[0]);
+  for (int round = 0; round < 3; round++) {
+    for (int64_t v = -70; v < 70 + round * 500; v += 1 + round) {
+      int64_t w = v % 3 == 0 ? values[(v < 0 ? -v : v) % nvalues] : v;
+      const Ix *got = ix_const(&ix, w);
+      ix_init(&alone, t->arena);
+      const Ix *made = ix_const(&alone, w);
+      CHECK(got->kind == IX_CONST && got->value == w && got->length == made->length && got->hash == made->hash);
+      CHECK(ix_const(&ix, w) == got); /* asked again at once: the same node */
+    }
+    for (int n = 0; n < 120; n++) { /* more names than slots: some share one */
+      const char *text = n < nnames ? names[n] : arena_printf(t->arena, "v%d", (n * (round + 1)) % 97);
+      Sym name = intern_cstr(t->names, text);
+      const Ix *got = ix_var(&ix, name);
+      ix_init(&alone, t->arena);
+      const Ix *made = ix_var(&alone, name);
+      CHECK(got->kind == IX_VAR && got->name == name && got->length == made->length && got->hash == made->hash);
+      CHECK(ix_var(&ix, name) == got);
+    }
+  }
+  /* operator nodes (ix_node): of leaves and of nodes made before, each
+   * with the operator and the very operands asked for, the length and hash
+   * of the node made alone */
+  const Ix *made[64];
+  int nmade = 0;
+  for (int n = 0; n < 8; n++) made[nmade++] = n % 2 ? ix_var(&ix, intern_cstr(t->names, names[n])) : ix_const(&ix, n + 2);
+  static const IxKind kinds[] = {IX_ADD, IX_SUB, IX_MUL, IX_DIV, IX_MOD};
+  uint32_t seed = 12345;
+  for (int n = 0; n < 3000; n++) {
+    seed = seed * 1103515245u + 12345u;
+    IxKind kind = kinds[(seed >> 16) % 5];
+    const Ix *a = made[(seed >> 8) % (uint32_t)nmade], *b = made[(seed >> 20) % (uint32_t)nmade];
+    const Ix *got = ix_node(&ix, kind, a, b);
+    Ix alone_node = {.kind = kind, .a = a, .b = b};
+    ix_seal(&alone_node);
+    CHECK(got->kind == kind && got->a == a && got->b == b && got->length == alone_node.length &&
+          got->hash == alone_node.hash && got->divides == alone_node.divides);
+    CHECK(ix_node(&ix, kind, a, b) == got);
+    if (nmade < 64 && got->length < 40) made[nmade++] = got;
+  }
+}
+
 /* ---- printing: the fewest parentheses that keep the value ---- */
 
 static void check_print_at(Tester *t, const Ix *e, const char *expected, int line) {
@@ -1181,6 +1234,7 @@ int main(void) {
   test_cases(t);
   test_memo_cases(t);
   test_memo(t);
+  test_recent_leaves(t);
   test_random(t);
 
   printf("index: %d passed, %d failed\n", t->passed, t->failed);
