@@ -47,6 +47,9 @@ typedef struct Stage2 {
    * its argument, innermost first: rewrite puts the argument where it
    * meets a variable of one (apply_in_walk) */
   const Bound *bound;
+  /* rewrite met a lambda (or a spine's head that holds one) since this
+   * was last cleared (rewrite_value) */
+  bool met_lambda;
   /* each lambda applied by a substitution into its rewritten body, as
    * before the substitution moved into the walk (translate_stage2_late:
    * test stage2 compares the two) */
@@ -103,6 +106,22 @@ static Phrase *apply_n(Stage2 *s, Phrase *f, int n, Phrase *const *xs) {
   return f;
 }
 
+/* rewrite p, a value, and whether the result holds a lambda (has_lambda),
+ * known from the walk: rewrite walks all of a value but for a spine's
+ * head, noting a lambda among them (rewrite_node), and puts for a
+ * parameter an argument without one (apply_in_walk); so the arguments a
+ * lowering makes of its values are not walked again to find out
+ * (test stage2: an argument with a lambda shared is a binder bound
+ * twice, and marks the substitution would not have set) */
+static Phrase *rewrite_value(Stage2 *s, Phrase *p, bool *holds_lambda) {
+  bool outer = s->met_lambda;
+  s->met_lambda = false;
+  Phrase *r = rewrite(s, p);
+  *holds_lambda = s->met_lambda;
+  s->met_lambda |= outer;
+  return r;
+}
+
 /* F x1 ... xn for F as stage I left it (not yet rewritten): F's body
  * rewritten with its n parameters bound to xs, rewrite putting each
  * argument where it meets a variable of its parameter.  Rewriting F and
@@ -133,20 +152,20 @@ static Phrase *apply_n(Stage2 *s, Phrase *f, int n, Phrase *const *xs) {
  *    table's probes, and the only order-dependent builder state, the
  *    names of a dependent array's rows (b_assign), is reached in the same
  *    order.
- * An argument that holds a lambda (each of its copies numbers binders)
+ * An argument that holds a lambda (lambdas[k]: each of its copies numbers binders)
  * or is a variable (copied at each use with the use's span), or an F
  * with fewer lambdas than arguments, is applied as before: F rewritten,
  * then apply_n.  Its copies of such an argument then copy the outer
  * arguments in it too, unmarked, where the substitution shared them
  * marked: the one difference, which normalisation only walks again (a
  * mark is never set where the substitution set none). */
-static Phrase *apply_in_walk(Stage2 *s, Phrase *f, int n, Phrase *const *xs) {
+static Phrase *apply_in_walk(Stage2 *s, Phrase *f, int n, Phrase *const *xs, const bool *lambdas) {
   Bound bound[3];
   const Bound *outer = s->bound;
   Phrase *body = f;
   int k = 0;
   while (!s->apply_late && k < n && k < (int)DPIA_COUNTOF(bound) && body->kind == PH_LAM && xs[k]->kind != PH_VAR &&
-         !has_lambda(xs[k])) {
+         !lambdas[k]) {
     bound[k] = (Bound){body->lam_binder, xs[k], k ? &bound[k - 1] : outer};
     body = body->body;
     k++;
@@ -191,7 +210,8 @@ static Phrase *range_loop(Stage2 *s, Size n, Size step, Phrase *lo, Phrase *hi, 
 static Phrase *lower_map_i(Stage2 *s, Phrase *head, Phrase *const *args) {
   Builder *b = &s->b;
   TypeCtx *tc = b->tc;
-  Phrase *f = args[0], *acc = rewrite(s, args[2]), *e = rewrite(s, args[1]);
+  bool acc_lambda, e_lambda;
+  Phrase *f = args[0], *acc = rewrite_value(s, args[2], &acc_lambda), *e = rewrite_value(s, args[1], &e_lambda);
   DataType *out_t = b_data(acc);
   Size n = out_t->size;
   /* loop variables named after the level they iterate over, as a person
@@ -206,10 +226,10 @@ static Phrase *lower_map_i(Stage2 *s, Phrase *head, Phrase *const *args) {
   if (prim_lowered(head->prim) == PRIM_FOR) {
     /* mapI with no OpenCL level runs sequentially: see b_assign */
     Phrase *xs[] = {x, b_idx_acc_row(b, acc, b_var(b, i), head->dep_index)};
-    return for_loop(s, n, i, apply_in_walk(s, f, 2, xs), head->origin ? head->origin : "mapSeq", head->fills_literal,
+    return for_loop(s, n, i, apply_in_walk(s, f, 2, xs, (bool[]){e_lambda, acc_lambda}), head->origin ? head->origin : "mapSeq", head->fills_literal,
                     head->dep_index);
   }
-  Phrase *fx = apply_in_walk(s, f, 1, &x);
+  Phrase *fx = apply_in_walk(s, f, 1, &x, &e_lambda);
   /* fx is \o -> body: keep its binder as the parfor's element acceptor */
   ASSERT(fx->kind == PH_LAM);
   Phrase *body = b_lam(b, i, b_lam(b, fx->lam_binder, fx->body, true), false);
@@ -288,7 +308,8 @@ static Phrase *lower_reduce_i(Stage2 *s, Phrase *head, Phrase *const *args, bool
    * lowers nothing and makes no binder), for the accumulator K is
    * applied to; K's rewrite before F's, as when each argument was
    * rewritten before the lowering, the last first */
-  Phrase *e = rewrite(s, args[last - 1]);
+  bool e_lambda;
+  Phrase *e = rewrite_value(s, args[last - 1], &e_lambda);
   Phrase *hi = ranged ? rewrite(s, args[3]) : NULL, *lo = ranged ? rewrite(s, args[2]) : NULL;
   Phrase *init = rewrite(s, args[1]);
   DataType *d2 = b_data(init);
@@ -297,11 +318,11 @@ static Phrase *lower_reduce_i(Stage2 *s, Phrase *head, Phrase *const *args, bool
   Phrase *v = b_var(b, acc);
   /* K acc.2 */
   Phrase *result = b_proj(b, v, 2);
-  Phrase *rest = apply_in_walk(s, k, 1, &result);
+  Phrase *rest = apply_in_walk(s, k, 1, &result, (bool[]){false});
   Binder *i = b_binder(b, "i", pt_exp(tc, dt_idx(tc, n)));
   /* F (idx E i) acc.2 acc.1 */
   Phrase *xs[] = {b_idx(b, e, b_var(b, i)), b_proj(b, v, 2), b_proj(b, v, 1)};
-  Phrase *step = own_conditions(s, apply_in_walk(s, f, 3, xs), acc);
+  Phrase *step = own_conditions(s, apply_in_walk(s, f, 3, xs, (bool[]){e_lambda, false, false}), acc);
   const Phrase *shared = head->shared_by;
   const Phrase *const *levels = head->shared_depth ? head->shared_nest : &shared;
   int nlevels = head->shared_depth ? head->shared_depth : 1;
@@ -327,19 +348,20 @@ static Phrase *lower_reduce_i(Stage2 *s, Phrase *head, Phrase *const *args, bool
 
 /* shine's ScanSeqI: reduceI's loop, each step's accumulator written to
  * its element of A by the work-item that made it (A's element i, and
- * only it, in step i: what a mapSeq over A writes) */
-/* scanI F I E A (args, not yet rewritten) */
+ * only it, in step i: what a mapSeq over A writes).  scanI F I E A, its
+ * arguments not yet rewritten. */
 static Phrase *lower_scan_i(Stage2 *s, Phrase *const *args) {
   Builder *b = &s->b;
   TypeCtx *tc = b->tc;
-  Phrase *f = args[0], *out = rewrite(s, args[3]), *e = rewrite(s, args[2]), *init = rewrite(s, args[1]);
+  bool e_lambda;
+  Phrase *f = args[0], *out = rewrite(s, args[3]), *e = rewrite_value(s, args[2], &e_lambda), *init = rewrite(s, args[1]);
   DataType *d2 = b_data(init);
   Size n = b_data(e)->size;
   Binder *acc = b_binder(b, "acc", pt_var(tc, d2));
   Phrase *v = b_var(b, acc);
   Binder *i = b_binder(b, "i", pt_exp(tc, dt_idx(tc, n)));
   Phrase *xs[] = {b_idx(b, e, b_var(b, i)), b_proj(b, v, 2), b_proj(b, v, 1)};
-  Phrase *step = own_conditions(s, apply_in_walk(s, f, 3, xs), acc);
+  Phrase *step = own_conditions(s, apply_in_walk(s, f, 3, xs, (bool[]){e_lambda, false, false}), acc);
   Phrase *write = b_assign(b, b_idx_acc(b, out, b_var(b, i)), b_proj(b, v, 2));
   Phrase *body = b_seq(b, b_assign(b, b_proj(b, v, 1), init), for_loop(s, n, i, b_seq(b, step, write), "scanSeq", false, NULL));
   return b_new(b, PRIM_NEW_PRIVATE, d2, acc, body);
@@ -356,12 +378,13 @@ static Phrase *lower_scan_i(Stage2 *s, Phrase *const *args) {
  * generation writes out (w[0] = w[1]; w[1] = w[2]; w[2] = load): an array
  * indexed by constants only, which the OpenCL compiler keeps in registers.
  * Race freedom: w is the work-item's own, and step i writes element i of A
- * and nothing else of it, as the mapSeq's step i would. */
-/* slideSeqI F E A (args, not yet rewritten) */
+ * and nothing else of it, as the mapSeq's step i would.  slideSeqI F E A,
+ * its arguments not yet rewritten. */
 static Phrase *lower_slide_seq_i(Stage2 *s, Phrase *head, Phrase *const *args) {
   Builder *b = &s->b;
   TypeCtx *tc = b->tc;
-  Phrase *f = args[0], *out = rewrite(s, args[2]), *e = rewrite(s, args[1]);
+  bool out_lambda;
+  Phrase *f = args[0], *out = rewrite_value(s, args[2], &out_lambda), *e = rewrite(s, args[1]);
   SizeCtx *sc = &tc->sizes;
   Size size = head->sizes[0], one = size_const(sc, 1), rest = size_sub(sc, size, one);
   Size steps = b_data(out)->size;
@@ -369,7 +392,7 @@ static Phrase *lower_slide_seq_i(Stage2 *s, Phrase *head, Phrase *const *args) {
   Binder *w = b_binder(b, "window", pt_var(tc, win_t));
   Binder *i = b_binder(b, "i", pt_exp(tc, dt_idx(tc, steps)));
   Phrase *xs[] = {b_proj(b, b_var(b, w), 2), b_idx_acc(b, out, b_var(b, i))};
-  Phrase *applied = apply_in_walk(s, f, 2, xs);
+  Phrase *applied = apply_in_walk(s, f, 2, xs, (bool[]){false, out_lambda});
   /* the load after F's walk, as after its rewrite before: its b_assign
    * names a dependent array's rows in the same order */
   Phrase *load = b_assign(b, b_idx_acc(b, b_proj(b, b_var(b, w), 1), b_index(b, rest, size)),
@@ -442,6 +465,7 @@ static Phrase *rewrite(Stage2 *s, Phrase *p) {
     for (const Bound *b = s->bound; b; b = b->next)
       if (b->param == p->binder) return b->arg;
   if (p->kind == PH_DEF) s->not_normal = true;
+  if (p->kind == PH_LAM) s->met_lambda = true;
   Phrase *r = rewrite_node(s, p);
   if (r->kind == PH_PROJ && r->fst->kind == PH_PAIR) s->not_normal = true;
   r->normal_run = s->run;
@@ -457,7 +481,10 @@ static Phrase *rewrite_node(Stage2 *s, Phrase *p) {
     Phrase *h = sp.head, **args = sp.args;
     int n = sp.nargs;
     s->visits += n; /* the head and the spine's inner applications */
-    if (h->kind != PH_PRIM && h->kind != PH_VAR) s->not_normal = true;
+    if (h->kind != PH_PRIM && h->kind != PH_VAR) {
+      s->not_normal = true;
+      if (has_lambda(h)) s->met_lambda = true; /* not walked */
+    }
     /* the builder's span for what the lowering and respine make (what
      * the arguments' rewrite makes takes their own spines' spans) */
     Span saved = s->b.span;
@@ -516,7 +543,7 @@ static Phrase *rewrite_node(Stage2 *s, Phrase *p) {
 }
 
 static DefInfo *stage2(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *intermediate, bool apply_late) {
-  Stage2 s = {{a, tc, in, intermediate->body->span, {{0}}}, ++tc->norm_runs, false, 0, NULL, apply_late};
+  Stage2 s = {{a, tc, in, intermediate->body->span, {{0}}}, ++tc->norm_runs, false, 0, NULL, false, apply_late};
   DefInfo *d = NEW(a, DefInfo);
   *d = *intermediate;
   size_t before = a->total;
