@@ -226,8 +226,8 @@ static Phrase *lower_map_i(Stage2 *s, Phrase *head, Phrase *const *args) {
   if (prim_lowered(head->prim) == PRIM_FOR) {
     /* mapI with no OpenCL level runs sequentially: see b_assign */
     Phrase *xs[] = {x, b_idx_acc_row(b, acc, b_var(b, i), head->dep_index)};
-    return for_loop(s, n, i, apply_in_walk(s, f, 2, xs, (bool[]){e_lambda, acc_lambda}), head->origin ? head->origin : "mapSeq", head->fills_literal,
-                    head->dep_index);
+    return for_loop(s, n, i, apply_in_walk(s, f, 2, xs, (bool[]){e_lambda, acc_lambda}),
+                    head->origin ? head->origin : "mapSeq", head->fills_literal, head->dep_index);
   }
   Phrase *fx = apply_in_walk(s, f, 1, &x, &e_lambda);
   /* fx is \o -> body: keep its binder as the parfor's element acceptor */
@@ -354,7 +354,8 @@ static Phrase *lower_scan_i(Stage2 *s, Phrase *const *args) {
   Builder *b = &s->b;
   TypeCtx *tc = b->tc;
   bool e_lambda;
-  Phrase *f = args[0], *out = rewrite(s, args[3]), *e = rewrite_value(s, args[2], &e_lambda), *init = rewrite(s, args[1]);
+  Phrase *f = args[0], *out = rewrite(s, args[3]), *e = rewrite_value(s, args[2], &e_lambda),
+         *init = rewrite(s, args[1]);
   DataType *d2 = b_data(init);
   Size n = b_data(e)->size;
   Binder *acc = b_binder(b, "acc", pt_var(tc, d2));

@@ -126,9 +126,10 @@ int main(void) {
   expect(&t, "newGlobal given back by hoisting",
          phrase_invariant_violation_after(&env.arena, staged, PHRASE_HOISTED, staged, PHRASE_IMPERATIVE),
          "primitive newGlobal");
-  expect(&t, "stage I output given back by stage II",
-         phrase_invariant_violation_after(&env.arena, intermediate, PHRASE_IMPERATIVE, intermediate, PHRASE_INTERMEDIATE),
-         "primitive mapI");
+  expect(
+      &t, "stage I output given back by stage II",
+      phrase_invariant_violation_after(&env.arena, intermediate, PHRASE_IMPERATIVE, intermediate, PHRASE_INTERMEDIATE),
+      "primitive mapI");
   /* a variable whose binder is nowhere above it */
   Phrase *var = first_of(imperative->body, PH_VAR);
   if (var) {
@@ -137,9 +138,10 @@ int main(void) {
     expect(&t, "a stray variable", phrase_invariant_violation(&env.arena, imperative, PHRASE_IMPERATIVE),
            "outside the scope of its binder");
     /* another program than the stage before's: checked in full */
-    expect(&t, "a stray variable after stage I's output",
-           phrase_invariant_violation_after(&env.arena, imperative, PHRASE_IMPERATIVE, intermediate, PHRASE_INTERMEDIATE),
-           "outside the scope of its binder");
+    expect(
+        &t, "a stray variable after stage I's output",
+        phrase_invariant_violation_after(&env.arena, imperative, PHRASE_IMPERATIVE, intermediate, PHRASE_INTERMEDIATE),
+        "outside the scope of its binder");
     var->binder = saved;
   } else {
     expect(&t, "a variable in the imperative program", NULL, "a variable");

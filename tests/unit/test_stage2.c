@@ -197,10 +197,12 @@ static void save_marks(Marks *m, Phrase *p) {
   case PH_LAM: save_marks(m, p->body); return;
   case PH_PROJ:
   case PH_UNOP: save_marks(m, p->fst); return;
-  default: save_marks(m, p->fst); save_marks(m, p->snd); return;
+  default:
+    save_marks(m, p->fst);
+    save_marks(m, p->snd);
+    return;
   }
 }
-
 
 static void compare(UnitEnv *env, const char *path, const DefInfo *def, const DefInfo *intermediate, Tally *t) {
   Compare c = {.arena = &env->arena};
