@@ -141,10 +141,14 @@ const char *phrase_invariant_violation(Arena *a, const DefInfo *def, PhraseStage
 }
 
 /* the first primitive in p left by stage that was not by the stage
- * before (left_over) */
+ * before (left_over), p's invariants holding at before.  Those are the
+ * intermediate combinators and newGlobal (the functional ones are left
+ * over from the first stage on), each of a type that holds a command,
+ * which no value holds (the check of before, walk): values are not
+ * looked into. */
 static void walk_left_over(Checker *c, const Phrase *p, PhraseStage before) {
   for (;;) {
-    if (c->violation) return;
+    if (c->violation || phrase_is_value(p)) return;
     switch (p->kind) {
     case PH_PRIM:
       if (left_over(p->prim, c->stage) && !left_over(p->prim, before))
