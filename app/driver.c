@@ -339,6 +339,16 @@ static bool pass_select(Ctx *c) {
 #define DPIA_CHECK_INVARIANTS 0
 #endif
 
+/* why (NULL: nothing) the output of stage broke an invariant, reported */
+static bool invariant_reported(Ctx *c, const DefInfo *kernel, PhraseStage stage, const char *why) {
+  if (!why) return true;
+  static const char *const stage_name[] = {"stage I", "stage II", "hoisting"};
+  diag_error(&c->diag, ERR_INTERNAL, kernel->decl->name_span, "internal: %s broke an invariant of kernel '%s': %s",
+             stage_name[stage], kernel->name, why);
+  c->status = DPIA_EINTERNAL;
+  return false;
+}
+
 /* Debug builds (meson.build sets DPIA_CHECK_INVARIANTS) check each
  * stage's output before the next stage reads it, as QBE's ssacheck does:
  * a broken invariant is a bug of the stage that made it, reported there
@@ -346,12 +356,18 @@ static bool pass_select(Ctx *c) {
 static bool invariants_hold(Ctx *c, const DefInfo *kernel, const DefInfo *out, PhraseStage stage) {
   if (!DPIA_CHECK_INVARIANTS || !out) return true;
   const char *why = phrase_invariant_violation(c->arena, out, stage);
-  if (!why) return true;
-  static const char *const stage_name[] = {"stage I", "stage II", "hoisting"};
-  diag_error(&c->diag, ERR_INTERNAL, kernel->decl->name_span, "internal: %s broke an invariant of kernel '%s': %s",
-             stage_name[stage], kernel->name, why);
-  c->status = DPIA_EINTERNAL;
-  return false;
+  return invariant_reported(c, kernel, stage, why);
+}
+
+/* the same for out, made by its stage from before, the output of the
+ * stage before, whose invariants held: where out is that very program
+ * (hoisting without memory to hoist), only the primitives its stage
+ * removes are looked for (phrase_invariant_violation_after) */
+static bool invariants_hold_after(Ctx *c, const DefInfo *kernel, const DefInfo *out, PhraseStage stage,
+                                  const DefInfo *before) {
+  if (!DPIA_CHECK_INVARIANTS || !out) return true;
+  const char *why = phrase_invariant_violation_after(c->arena, out, stage, before, (PhraseStage)(stage - 1));
+  return invariant_reported(c, kernel, stage, why);
 }
 
 /* Stages I and II and hoisting, for each selected kernel. */
@@ -366,9 +382,10 @@ static bool pass_translate(Ctx *c) {
     c->intermediate[i] = translate_stage1(c->arena, &c->tc, &c->in, def, c->normal[i]);
     if (!invariants_hold(c, def, c->intermediate[i], PHRASE_INTERMEDIATE)) return false;
     c->imperative[i] = translate_stage2(c->arena, &c->tc, &c->in, &c->diag, c->intermediate[i]);
-    if (!c->imperative[i] || !invariants_hold(c, def, c->imperative[i], PHRASE_IMPERATIVE)) return false;
+    if (!c->imperative[i] || !invariants_hold_after(c, def, c->imperative[i], PHRASE_IMPERATIVE, c->intermediate[i]))
+      return false;
     c->hoisted[i] = translate_hoist(c->arena, &c->tc, &c->in, &c->diag, c->imperative[i]);
-    if (!c->hoisted[i] || !invariants_hold(c, def, c->hoisted[i], PHRASE_HOISTED)) return false;
+    if (!c->hoisted[i] || !invariants_hold_after(c, def, c->hoisted[i], PHRASE_HOISTED, c->imperative[i])) return false;
   }
   return true;
 }

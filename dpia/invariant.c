@@ -126,12 +126,62 @@ static void walk(Checker *c, const Phrase *p) {
   walk(c, p->snd);
 }
 
-const char *phrase_invariant_violation(Arena *a, const DefInfo *def, PhraseStage stage) {
+static const char *violation(Arena *a, const DefInfo *def, PhraseStage stage) {
   Checker c = {a, stage, NULL};
   if (!def->body) return "a def without a body";
   if (def->body->type && def->body->type->kind != PT_COMM) return "the body of the def is not a command";
   for (int i = 0; i < def->nparams; i++) bind(def->params[i]);
   walk(&c, def->body);
   for (int i = 0; i < def->nparams; i++) unbind(def->params[i]);
+  return c.violation;
+}
+
+const char *phrase_invariant_violation(Arena *a, const DefInfo *def, PhraseStage stage) {
+  return violation(a, def, stage);
+}
+
+/* the first primitive in p left by stage that was not by the stage
+ * before (left_over), p's invariants holding at before.  Those are the
+ * intermediate combinators and newGlobal (the functional ones are left
+ * over from the first stage on), each of a type that holds a command,
+ * which no value holds (the check of before, walk): values are not
+ * looked into. */
+static void walk_left_over(Checker *c, const Phrase *p, PhraseStage before) {
+  for (;;) {
+    if (c->violation || phrase_is_value(p)) return;
+    switch (p->kind) {
+    case PH_PRIM:
+      if (left_over(p->prim, c->stage) && !left_over(p->prim, before))
+        fail(c, p, arena_printf(c->arena, "primitive %s left by the stage", prim_info[p->prim].name));
+      return;
+    case PH_VAR:
+    case PH_LIT:
+    case PH_DEF:
+    case PH_COUNT: return;
+    case PH_LAM: p = p->body; continue;
+    case PH_PROJ:
+    case PH_UNOP: p = p->fst; continue;
+    case PH_APP:
+    case PH_PAIR:
+    case PH_SEQ:
+    case PH_ASSIGN:
+    case PH_BINOP:
+      walk_left_over(c, p->fst, before);
+      p = p->snd;
+      continue;
+    }
+    return;
+  }
+}
+
+const char *phrase_invariant_violation_after(Arena *a, const DefInfo *def, PhraseStage stage, const DefInfo *before,
+                                             PhraseStage before_stage) {
+  bool same = def->body && def->body == before->body && def->nparams == before->nparams;
+  for (int i = 0; same && i < def->nparams; i++) same = def->params[i] == before->params[i];
+  if (!same || before_stage > stage) return violation(a, def, stage);
+  /* the very phrases under the very parameters: every check gives what it
+   * gave for before, but the primitives this stage should have removed */
+  Checker c = {a, stage, NULL};
+  walk_left_over(&c, def->body, before_stage);
   return c.violation;
 }

@@ -331,5 +331,13 @@ static inline DataType *def_updated_type(TypeCtx *tc, const DefInfo *def) {
  * hoisting).  The driver checks it between the passes in debug builds
  * (DPIA_CHECK_INVARIANTS). */
 const char *phrase_invariant_violation(Arena *a, const DefInfo *def, PhraseStage stage);
+/* The same for def, the output of stage made from before, the output of
+ * before_stage whose invariants hold: where the stage gave back before's
+ * very body and parameters (hoisting where there is no memory to hoist),
+ * only the primitives the stage should have removed are looked for, the
+ * rest holding as it held for before (issue 35: a second walk of the
+ * whole program); else phrase_invariant_violation. */
+const char *phrase_invariant_violation_after(Arena *a, const DefInfo *def, PhraseStage stage, const DefInfo *before,
+                                             PhraseStage before_stage);
 
 #endif

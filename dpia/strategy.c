@@ -389,10 +389,16 @@ static void volatile_elements(Strategy *s, const Phrase *head) {
                dt_str(s->arena, t));
 }
 
+/* the name of head as the program spelled it, for a message: made only
+ * where one is reported (issue 35: made for every primitive, it was a
+ * twentieth of the pass) */
+static const char *head_name(Strategy *s, const Phrase *head) {
+  return construct_name(s->arena, head->prim, head->dim, head->span);
+}
+
 /* The rules about where a primitive may appear.  A plain map is a view
  * when its function is one, allowed anywhere; otherwise it has no level. */
 static void check_placement(Strategy *s, const Phrase *head, const PhraseSpine *sp, const Frame *f) {
-  const char *name = construct_name(s->arena, head->prim, head->dim, head->span);
   const Frame *o;
   DPIA_EXHAUSTIVE_BEGIN
   switch (role_of(head->prim)) {
@@ -420,16 +426,16 @@ static void check_placement(Strategy *s, const Phrase *head, const PhraseSpine *
       violation(s, ERR_BAD_ADDRESS_SPACE, head->span, o,
                 "'%s' inside '%s': private memory belongs to one work-item, so a parallel map "
                 "cannot produce it",
-                name, construct_name(s->arena, o->prim, o->dim, o->span));
+                head_name(s, head), construct_name(s->arena, o->prim, o->dim, o->span));
     else if ((o = find(f, is_local_same_dim, &head->dim)))
-      violation(s, ERR_BAD_PARALLEL_NESTING, head->span, o, "'%s' inside another '%s' of the same dimension", name,
-                construct_name(s->arena, o->prim, o->dim, o->span));
+      violation(s, ERR_BAD_PARALLEL_NESTING, head->span, o, "'%s' inside another '%s' of the same dimension",
+                head_name(s, head), construct_name(s->arena, o->prim, o->dim, o->span));
     else if ((o = find(f, has_private_state, NULL)) && prim_family(o->prim) == PFAM_REDUCE_RANGE)
       violation(s, ERR_BAD_PARALLEL_NESTING, head->span, o,
                 "'%s' inside the function of '%s': its trip count is one work-item's data and its accumulator "
                 "that work-item's (private), so the work-items of a group cannot compute its steps together; "
                 "give each work-item a range of its own instead (docs/language.md section 25)",
-                name, construct_name(s->arena, o->prim, o->dim, o->span));
+                head_name(s, head), construct_name(s->arena, o->prim, o->dim, o->span));
     else if (o)
       /* a scan's accumulator is one work-item's, and each step's is
        * written to the result by that work-item (stage1.c, scan_seq); so
@@ -442,14 +448,14 @@ static void check_placement(Strategy *s, const Phrase *head, const PhraseSpine *
                              "inside a mapLocal instead",
                              o->role == ROLE_SCAN ? "a scan's accumulator" : "a sliding window",
                              o->role == ROLE_SCAN ? "scan" : "slide over"),
-                name, construct_name(s->arena, o->prim, o->dim, o->span));
+                head_name(s, head), construct_name(s->arena, o->prim, o->dim, o->span));
     else if (!find(f, is_workgroup, NULL)) {
       s->ok = false;
       if (first_report(s, head->span))
         diag_error(s->diag, ERR_BAD_PARALLEL_NESTING, head->span,
                    "'%s' outside of any mapWorkgroup: mapLocal must be inside the body of a "
                    "mapWorkgroup",
-                   name);
+                   head_name(s, head));
     }
     /* a mapGlobal of dimension d gives each element a global id of d,
      * which holds the local id of d: a mapLocal of d inside would share
@@ -460,7 +466,7 @@ static void check_placement(Strategy *s, const Phrase *head, const PhraseSpine *
       violation(s, ERR_BAD_PARALLEL_NESTING, head->span, o,
                 "'%s' inside '%s' of the same dimension: a work-item's global id in that dimension holds its local "
                 "id, so the two maps cannot share it; use another dimension for one of them",
-                name, construct_name(s->arena, o->prim, o->dim, o->span));
+                head_name(s, head), construct_name(s->arena, o->prim, o->dim, o->span));
     return;
   case ROLE_GLOBAL_MAP:
   case ROLE_WORKGROUP_MAP:
@@ -468,15 +474,15 @@ static void check_placement(Strategy *s, const Phrase *head, const PhraseSpine *
       violation(s, ERR_BAD_ADDRESS_SPACE, head->span, o,
                 "'%s' inside '%s': private memory belongs to one work-item, so a parallel map "
                 "cannot produce it",
-                name, construct_name(s->arena, o->prim, o->dim, o->span));
+                head_name(s, head), construct_name(s->arena, o->prim, o->dim, o->span));
     else if ((o = find(f, is_sequential_or_local, NULL)))
       violation(s, ERR_BAD_PARALLEL_NESTING, head->span, o,
                 "'%s' inside '%s': work-group and global parallelism cannot be nested in "
                 "local or sequential code",
-                name, construct_name(s->arena, o->prim, o->dim, o->span));
+                head_name(s, head), construct_name(s->arena, o->prim, o->dim, o->span));
     else if ((o = find(f, is_grid_same_dim, &head->dim)))
-      violation(s, ERR_BAD_PARALLEL_NESTING, head->span, o, "'%s' inside '%s' of the same dimension", name,
-                construct_name(s->arena, o->prim, o->dim, o->span));
+      violation(s, ERR_BAD_PARALLEL_NESTING, head->span, o, "'%s' inside '%s' of the same dimension",
+                head_name(s, head), construct_name(s->arena, o->prim, o->dim, o->span));
     return;
   case ROLE_TO_LOCAL:
     if (!find(f, is_workgroup, NULL)) {
@@ -485,7 +491,7 @@ static void check_placement(Strategy *s, const Phrase *head, const PhraseSpine *
         diag_error(s->diag, ERR_BAD_ADDRESS_SPACE, head->span,
                    "'%s' outside of any mapWorkgroup: local memory belongs to a "
                    "work-group, so %s must be inside the body of a mapWorkgroup",
-                   name, name);
+                   head_name(s, head), head_name(s, head));
     } else if (head->prim == PRIM_TO_LOCAL_VOLATILE) {
       volatile_elements(s, head);
     }

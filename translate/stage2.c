@@ -26,6 +26,13 @@
 
 #include "build.h"
 
+typedef struct Bound Bound;
+struct Bound {
+  const Binder *param;
+  Phrase *arg;
+  const Bound *next;
+};
+
 typedef struct Stage2 {
   Builder b;
   /* the normalisation this stage's result stands for (TypeCtx.norm_runs),
@@ -36,6 +43,17 @@ typedef struct Stage2 {
   int run;
   bool not_normal;
   long visits;
+  /* the parameters of the lambdas being applied (F's, K's), each bound to
+   * its argument, innermost first: rewrite puts the argument where it
+   * meets a variable of one (apply_in_walk) */
+  const Bound *bound;
+  /* rewrite met a lambda (or a spine's head that holds one) since this
+   * was last cleared (rewrite_value) */
+  bool met_lambda;
+  /* each lambda applied by a substitution into its rewritten body, as
+   * before the substitution moved into the walk (translate_stage2_late:
+   * test stage2 compares the two) */
+  bool apply_late;
 } Stage2;
 
 static Phrase *rewrite(Stage2 *s, Phrase *p);
@@ -88,6 +106,78 @@ static Phrase *apply_n(Stage2 *s, Phrase *f, int n, Phrase *const *xs) {
   return f;
 }
 
+/* rewrite p, a value, and whether the result holds a lambda (has_lambda),
+ * known from the walk: rewrite walks all of a value but for a spine's
+ * head, noting a lambda among them (rewrite_node), and puts for a
+ * parameter an argument without one (apply_in_walk); so the arguments a
+ * lowering makes of its values are not walked again to find out
+ * (test stage2: an argument with a lambda shared is a binder bound
+ * twice, and marks the substitution would not have set) */
+static Phrase *rewrite_value(Stage2 *s, Phrase *p, bool *holds_lambda) {
+  bool outer = s->met_lambda;
+  s->met_lambda = false;
+  Phrase *r = rewrite(s, p);
+  *holds_lambda = s->met_lambda;
+  s->met_lambda |= outer;
+  return r;
+}
+
+/* F x1 ... xn for F as stage I left it (not yet rewritten): F's body
+ * rewritten with its n parameters bound to xs, rewrite putting each
+ * argument where it meets a variable of its parameter.  Rewriting F and
+ * then substituting (apply_n) walked F's body once to rewrite it, then
+ * again at each level of maps around it to substitute that level's
+ * element: the whole lowered body below each level (issue 35); this is
+ * one walk.  The same phrase results, node for node (test stage2
+ * compares both ways on every sample's kernels):
+ *  - a phrase without a use rewrite gives back as apply_n's substitution
+ *    then did, itself;
+ *  - a use gives the argument itself, shared and unmarked, where the
+ *    substitution of a value without a lambda put it (share_values);
+ *  - a phrase with a use below is built anew from its new children in
+ *    both: phrase_map_children's copy of it, which rewrite marks, as the
+ *    substitution's copy of rewrite's marked phrase; a spine's
+ *    application as b_app_as builds it, with the spine's span, which is
+ *    also the span of the one the substitution copied (b_app_as gives
+ *    back an old application only when it has that span and no mark);
+ *    a lowering's phrases, which it builds from children that already
+ *    hold the arguments, as the substitution copied them;
+ *  - a spine's head that is no primitive, which rewrite does not walk,
+ *    is substituted as apply_n substituted it (substituted);
+ *  - the lowerings make the same binders and calls of the builder in the
+ *    same order but for where a level's own binder and element are made
+ *    (before its F is walked, not after) and a reduction's values are
+ *    rewritten (before K, to type its accumulator; values lower nothing):
+ *    binder ids say nothing about the result but the order of a hoisting
+ *    table's probes, and the only order-dependent builder state, the
+ *    names of a dependent array's rows (b_assign), is reached in the same
+ *    order.
+ * An argument that holds a lambda (lambdas[k]: each of its copies numbers binders)
+ * or is a variable (copied at each use with the use's span), or an F
+ * with fewer lambdas than arguments, is applied as before: F rewritten,
+ * then apply_n.  Its copies of such an argument then copy the outer
+ * arguments in it too, unmarked, where the substitution shared them
+ * marked: the one difference, which normalisation only walks again (a
+ * mark is never set where the substitution set none). */
+static Phrase *apply_in_walk(Stage2 *s, Phrase *f, int n, Phrase *const *xs, const bool *lambdas) {
+  Bound bound[3];
+  const Bound *outer = s->bound;
+  Phrase *body = f;
+  int k = 0;
+  while (!s->apply_late && k < n && k < (int)DPIA_COUNTOF(bound) && body->kind == PH_LAM && xs[k]->kind != PH_VAR &&
+         !lambdas[k]) {
+    bound[k] = (Bound){body->lam_binder, xs[k], k ? &bound[k - 1] : outer};
+    body = body->body;
+    k++;
+  }
+  if (k < n) return apply_n(s, rewrite(s, f), n, xs);
+  s->visits += n; /* F's lambdas, which rewrite f walked */
+  s->bound = &bound[n - 1];
+  Phrase *r = rewrite(s, body);
+  s->bound = outer;
+  return r;
+}
+
 /* origin, fills_literal: the loop's (phrase.h) */
 static Phrase *for_loop(Stage2 *s, Size n, Binder *i, Phrase *body, const char *origin, bool fills_literal,
                         Sym row) {
@@ -116,9 +206,12 @@ static Phrase *range_loop(Stage2 *s, Size n, Size step, Phrase *lo, Phrase *hi, 
   return b_app(b, b_app2(b, loop, lo, hi), lam);
 }
 
-static Phrase *lower_map_i(Stage2 *s, Phrase *head, Phrase *f, Phrase *e, Phrase *acc) {
+/* mapI F E A (args, not yet rewritten) */
+static Phrase *lower_map_i(Stage2 *s, Phrase *head, Phrase *const *args) {
   Builder *b = &s->b;
   TypeCtx *tc = b->tc;
+  bool acc_lambda, e_lambda;
+  Phrase *f = args[0], *acc = rewrite_value(s, args[2], &acc_lambda), *e = rewrite_value(s, args[1], &e_lambda);
   DataType *out_t = b_data(acc);
   Size n = out_t->size;
   /* loop variables named after the level they iterate over, as a person
@@ -133,10 +226,10 @@ static Phrase *lower_map_i(Stage2 *s, Phrase *head, Phrase *f, Phrase *e, Phrase
   if (prim_lowered(head->prim) == PRIM_FOR) {
     /* mapI with no OpenCL level runs sequentially: see b_assign */
     Phrase *xs[] = {x, b_idx_acc_row(b, acc, b_var(b, i), head->dep_index)};
-    return for_loop(s, n, i, apply_n(s, f, 2, xs), head->origin ? head->origin : "mapSeq", head->fills_literal,
-                    head->dep_index);
+    return for_loop(s, n, i, apply_in_walk(s, f, 2, xs, (bool[]){e_lambda, acc_lambda}),
+                    head->origin ? head->origin : "mapSeq", head->fills_literal, head->dep_index);
   }
-  Phrase *fx = apply(s, f, x);
+  Phrase *fx = apply_in_walk(s, f, 1, &x, &e_lambda);
   /* fx is \o -> body: keep its binder as the parfor's element acceptor */
   ASSERT(fx->kind == PH_LAM);
   Phrase *body = b_lam(b, i, b_lam(b, fx->lam_binder, fx->body, true), false);
@@ -204,26 +297,39 @@ static Phrase *own_conditions(Stage2 *s, Phrase *step, const Binder *acc) {
   return own_condition(&o, step);
 }
 
-/* reduceI, and reduceRangeI with its bounds lo and hi (NULL for reduceI) */
-static Phrase *lower_reduce_i(Stage2 *s, Phrase *head, Phrase *f, Phrase *init, Phrase *lo, Phrase *hi, Phrase *e,
-                              Phrase *k) {
+/* reduceI F I E K, and reduceRangeI F I lo hi E K (ranged) (args, not
+ * yet rewritten) */
+static Phrase *lower_reduce_i(Stage2 *s, Phrase *head, Phrase *const *args, bool ranged) {
   Builder *b = &s->b;
   TypeCtx *tc = b->tc;
+  int last = ranged ? 5 : 3;
+  Phrase *f = args[0], *k = args[last];
+  /* the values first (as values they hold no command: their rewrite
+   * lowers nothing and makes no binder), for the accumulator K is
+   * applied to; K's rewrite before F's, as when each argument was
+   * rewritten before the lowering, the last first */
+  bool e_lambda;
+  Phrase *e = rewrite_value(s, args[last - 1], &e_lambda);
+  Phrase *hi = ranged ? rewrite(s, args[3]) : NULL, *lo = ranged ? rewrite(s, args[2]) : NULL;
+  Phrase *init = rewrite(s, args[1]);
   DataType *d2 = b_data(init);
   Size n = b_data(e)->size;
   Binder *acc = b_binder(b, "acc", pt_var(tc, d2));
   Phrase *v = b_var(b, acc);
+  /* K acc.2 */
+  Phrase *result = b_proj(b, v, 2);
+  Phrase *rest = apply_in_walk(s, k, 1, &result, (bool[]){false});
   Binder *i = b_binder(b, "i", pt_exp(tc, dt_idx(tc, n)));
   /* F (idx E i) acc.2 acc.1 */
   Phrase *xs[] = {b_idx(b, e, b_var(b, i)), b_proj(b, v, 2), b_proj(b, v, 1)};
-  Phrase *step = own_conditions(s, apply_n(s, f, 3, xs), acc);
+  Phrase *step = own_conditions(s, apply_in_walk(s, f, 3, xs, (bool[]){e_lambda, false, false}), acc);
   const Phrase *shared = head->shared_by;
   const Phrase *const *levels = head->shared_depth ? head->shared_nest : &shared;
   int nlevels = head->shared_depth ? head->shared_depth : 1;
   Phrase *start = shared && d2->kind == DT_ARRAY ? parallel_copy(s, levels, nlevels, init, b_proj(b, v, 1))
                                                  : b_assign(b, b_proj(b, v, 1), init);
   Phrase *loop = lo ? range_loop(s, n, head->sizes[0], lo, hi, i, step) : for_loop(s, n, i, step, "reduceSeq", false, NULL);
-  Phrase *body = b_seq(b, start, b_seq(b, loop, apply(s, k, b_proj(b, v, 2))));
+  Phrase *body = b_seq(b, start, b_seq(b, loop, rest));
   /* Updated in place through nested mapLocals, initialised through the
    * same levels, and read after the loop by work-items of those levels
    * each at its own element only: every element belongs to one work-item
@@ -242,17 +348,21 @@ static Phrase *lower_reduce_i(Stage2 *s, Phrase *head, Phrase *f, Phrase *init, 
 
 /* shine's ScanSeqI: reduceI's loop, each step's accumulator written to
  * its element of A by the work-item that made it (A's element i, and
- * only it, in step i: what a mapSeq over A writes) */
-static Phrase *lower_scan_i(Stage2 *s, Phrase *f, Phrase *init, Phrase *e, Phrase *out) {
+ * only it, in step i: what a mapSeq over A writes).  scanI F I E A, its
+ * arguments not yet rewritten. */
+static Phrase *lower_scan_i(Stage2 *s, Phrase *const *args) {
   Builder *b = &s->b;
   TypeCtx *tc = b->tc;
+  bool e_lambda;
+  Phrase *f = args[0], *out = rewrite(s, args[3]), *e = rewrite_value(s, args[2], &e_lambda),
+         *init = rewrite(s, args[1]);
   DataType *d2 = b_data(init);
   Size n = b_data(e)->size;
   Binder *acc = b_binder(b, "acc", pt_var(tc, d2));
   Phrase *v = b_var(b, acc);
   Binder *i = b_binder(b, "i", pt_exp(tc, dt_idx(tc, n)));
   Phrase *xs[] = {b_idx(b, e, b_var(b, i)), b_proj(b, v, 2), b_proj(b, v, 1)};
-  Phrase *step = own_conditions(s, apply_n(s, f, 3, xs), acc);
+  Phrase *step = own_conditions(s, apply_in_walk(s, f, 3, xs, (bool[]){e_lambda, false, false}), acc);
   Phrase *write = b_assign(b, b_idx_acc(b, out, b_var(b, i)), b_proj(b, v, 2));
   Phrase *body = b_seq(b, b_assign(b, b_proj(b, v, 1), init), for_loop(s, n, i, b_seq(b, step, write), "scanSeq", false, NULL));
   return b_new(b, PRIM_NEW_PRIVATE, d2, acc, body);
@@ -269,20 +379,26 @@ static Phrase *lower_scan_i(Stage2 *s, Phrase *f, Phrase *init, Phrase *e, Phras
  * generation writes out (w[0] = w[1]; w[1] = w[2]; w[2] = load): an array
  * indexed by constants only, which the OpenCL compiler keeps in registers.
  * Race freedom: w is the work-item's own, and step i writes element i of A
- * and nothing else of it, as the mapSeq's step i would. */
-static Phrase *lower_slide_seq_i(Stage2 *s, Phrase *head, Phrase *f, Phrase *e, Phrase *out) {
+ * and nothing else of it, as the mapSeq's step i would.  slideSeqI F E A,
+ * its arguments not yet rewritten. */
+static Phrase *lower_slide_seq_i(Stage2 *s, Phrase *head, Phrase *const *args) {
   Builder *b = &s->b;
   TypeCtx *tc = b->tc;
+  bool out_lambda;
+  Phrase *f = args[0], *out = rewrite_value(s, args[2], &out_lambda), *e = rewrite(s, args[1]);
   SizeCtx *sc = &tc->sizes;
   Size size = head->sizes[0], one = size_const(sc, 1), rest = size_sub(sc, size, one);
   Size steps = b_data(out)->size;
   DataType *win_t = dt_array(tc, size, b_data(e)->elem);
   Binder *w = b_binder(b, "window", pt_var(tc, win_t));
   Binder *i = b_binder(b, "i", pt_exp(tc, dt_idx(tc, steps)));
+  Phrase *xs[] = {b_proj(b, b_var(b, w), 2), b_idx_acc(b, out, b_var(b, i))};
+  Phrase *applied = apply_in_walk(s, f, 2, xs, (bool[]){false, out_lambda});
+  /* the load after F's walk, as after its rewrite before: its b_assign
+   * names a dependent array's rows in the same order */
   Phrase *load = b_assign(b, b_idx_acc(b, b_proj(b, b_var(b, w), 1), b_index(b, rest, size)),
                           b_idx(b, b_take_drop(b, PRIM_DROP, rest, e), b_var(b, i)));
-  Phrase *xs[] = {b_proj(b, b_var(b, w), 2), b_idx_acc(b, out, b_var(b, i))};
-  Phrase *step = b_seq(b, load, apply_n(s, f, 2, xs));
+  Phrase *step = b_seq(b, load, applied);
   Phrase *body;
   if (size_is_zero(rest)) {
     body = for_loop(s, steps, i, step, "slideSeq", false, NULL);
@@ -315,9 +431,27 @@ static Phrase *respine(Stage2 *s, Phrase *old, Phrase *h, Phrase **args, int k) 
 
 static Phrase *rewrite_node(Stage2 *s, Phrase *p);
 
+/* A spine's head that is no primitive, which rewrite does not walk (a
+ * lambda applied, normalised below; a variable), with the parameters
+ * bound (apply_in_walk) substituted, as apply_n substituted them in the
+ * spine the head stays at the head of */
+static Phrase *substituted(Stage2 *s, Phrase *h) {
+  int n = 0;
+  for (const Bound *b = s->bound; b; b = b->next) n++;
+  const Binder **params = NEWARRAY(s->b.arena, const Binder *, n);
+  Phrase **args = NEWARRAY(s->b.arena, Phrase *, n);
+  n = 0;
+  for (const Bound *b = s->bound; b; b = b->next) {
+    params[n] = b->param;
+    args[n++] = b->arg;
+  }
+  return phrase_subst_shared_many(s->b.arena, s->b.tc, h, n, params, args, true, true);
+}
+
 /* rewrite_node p, noting what normalisation would change in the result.
- * Every phrase of the result is one rewrite gave back, a spine's head, or
- * one the lowering made: the builder's (b_proj takes a pair apart, and
+ * Every phrase of the result is one rewrite gave back, a spine's head (or
+ * its copy, substituted), or one the lowering made (an argument bound,
+ * apply_in_walk, among them): the builder's (b_proj takes a pair apart, and
  * no constructor applies a lambda) or a copy by substitution of a
  * parameter of F, K or the step, of type exp or acc, by an idx, idxAcc or
  * projection of a variable, which neither is applied nor is a pair.  So
@@ -326,7 +460,13 @@ static Phrase *rewrite_node(Stage2 *s, Phrase *p);
  * keeps as rewrite finds them, can be one. */
 static Phrase *rewrite(Stage2 *s, Phrase *p) {
   s->visits++;
+  /* a parameter of a lambda being applied: its argument, which the
+   * lowering made (apply_in_walk), unmarked as substitution left it */
+  if (p->kind == PH_VAR)
+    for (const Bound *b = s->bound; b; b = b->next)
+      if (b->param == p->binder) return b->arg;
   if (p->kind == PH_DEF) s->not_normal = true;
+  if (p->kind == PH_LAM) s->met_lambda = true;
   Phrase *r = rewrite_node(s, p);
   if (r->kind == PH_PROJ && r->fst->kind == PH_PAIR) s->not_normal = true;
   r->normal_run = s->run;
@@ -335,14 +475,19 @@ static Phrase *rewrite(Stage2 *s, Phrase *p) {
 
 static Phrase *rewrite_node(Stage2 *s, Phrase *p) {
   if (p->kind == PH_APP) {
-    /* the spine, its arguments rewritten first (the last one first) */
+    /* the spine; a lowering rewrites its arguments, the rest are
+     * rewritten here (the last one first) */
     PhraseSpine sp;
     phrase_spine(s->b.arena, p, &sp);
     Phrase *h = sp.head, **args = sp.args;
     int n = sp.nargs;
     s->visits += n; /* the head and the spine's inner applications */
-    if (h->kind != PH_PRIM && h->kind != PH_VAR) s->not_normal = true;
-    for (int k = n - 1; k >= 0; k--) args[k] = rewrite(s, args[k]);
+    if (h->kind != PH_PRIM && h->kind != PH_VAR) {
+      s->not_normal = true;
+      if (has_lambda(h)) s->met_lambda = true; /* not walked */
+    }
+    /* the builder's span for what the lowering and respine make (what
+     * the arguments' rewrite makes takes their own spines' spans) */
     Span saved = s->b.span;
     s->b.span = p->span;
     Phrase *r = NULL;
@@ -351,19 +496,19 @@ static Phrase *rewrite_node(Stage2 *s, Phrase *p) {
       DPIA_EXHAUSTIVE_BEGIN
       switch (h->prim) {
       PRIM_CASES_MAP_I:
-        if (n == 3) r = lower_map_i(s, h, args[0], args[1], args[2]);
+        if (n == 3) r = lower_map_i(s, h, args);
         break;
       case PRIM_REDUCE_I:
-        if (n == 4) r = lower_reduce_i(s, h, args[0], args[1], NULL, NULL, args[2], args[3]);
+        if (n == 4) r = lower_reduce_i(s, h, args, false);
         break;
       case PRIM_REDUCE_RANGE_I:
-        if (n == 6) r = lower_reduce_i(s, h, args[0], args[1], args[2], args[3], args[4], args[5]);
+        if (n == 6) r = lower_reduce_i(s, h, args, true);
         break;
       PRIM_CASES_SCAN_I:
-        if (n == 4) r = lower_scan_i(s, args[0], args[1], args[2], args[3]);
+        if (n == 4) r = lower_scan_i(s, args);
         break;
       PRIM_CASES_WINDOW_I:
-        if (n == 3) r = lower_slide_seq_i(s, h, args[0], args[1], args[2]);
+        if (n == 3) r = lower_slide_seq_i(s, h, args);
         break;
       PRIM_CASES_MAP:
       PRIM_CASES_REDUCE:
@@ -387,15 +532,19 @@ static Phrase *rewrite_node(Stage2 *s, Phrase *p) {
       }
       DPIA_EXHAUSTIVE_END
     }
-    if (!r) r = respine(s, p, h, args, n - 1); /* redexes: normalised below */
+    if (!r) {
+      for (int k = n - 1; k >= 0; k--) args[k] = rewrite(s, args[k]);
+      if (s->bound && h->kind != PH_PRIM) h = substituted(s, h);
+      r = respine(s, p, h, args, n - 1); /* redexes: normalised below */
+    }
     s->b.span = saved;
     return r;
   }
   return phrase_map_children(s->b.arena, p, rewrite_child, s);
 }
 
-DefInfo *translate_stage2(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *intermediate) {
-  Stage2 s = {{a, tc, in, intermediate->body->span, {{0}}}, ++tc->norm_runs, false, 0};
+static DefInfo *stage2(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *intermediate, bool apply_late) {
+  Stage2 s = {{a, tc, in, intermediate->body->span, {{0}}}, ++tc->norm_runs, false, 0, NULL, false, apply_late};
   DefInfo *d = NEW(a, DefInfo);
   *d = *intermediate;
   size_t before = a->total;
@@ -417,4 +566,12 @@ DefInfo *translate_stage2(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const
   }
   d->body = normalize_phrase(a, tc, diag, body);
   return d->body ? d : NULL;
+}
+
+DefInfo *translate_stage2(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *intermediate) {
+  return stage2(a, tc, in, diag, intermediate, false);
+}
+
+DefInfo *translate_stage2_late(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *intermediate) {
+  return stage2(a, tc, in, diag, intermediate, true);
 }

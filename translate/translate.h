@@ -16,6 +16,10 @@ DefInfo *translate_stage1(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *ke
 /* Stage II (section 4.2): mapI/reduceI replaced by parfor/for loops, then
  * beta-normalised. */
 DefInfo *translate_stage2(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *intermediate);
+/* The same, each lambda applied by a substitution into its rewritten body
+ * (stage2.c substitutes in its rewrite walk, apply_in_walk): for test
+ * stage2, which compares the two node for node */
+DefInfo *translate_stage2_late(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *intermediate);
 /* Hoisting (section 6.4, spec section 7): newGlobal to kernel parameters,
  * newLocal to kernel scope, widened across the parallel loops they leave. */
 DefInfo *translate_hoist(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *imperative);

@@ -3,7 +3,8 @@
  * stage's real output holds those of its stage, and outputs broken on
  * purpose (a primitive the stage should have removed, a variable out of
  * its binder's scope, a phrase without a type, a command below an
- * expression) are caught with the reason.
+ * expression) are caught with the reason; and checked as made from the
+ * stage before's output (phrase_invariant_violation_after), the same.
  * Prints `invariant: P passed, F failed`. */
 #include <stdio.h>
 #include <string.h>
@@ -112,6 +113,23 @@ int main(void) {
   expect(&t, "newGlobal before hoisting", phrase_invariant_violation(&env.arena, staged, PHRASE_IMPERATIVE), NULL);
   expect(&t, "newGlobal after hoisting", phrase_invariant_violation(&env.arena, staged, PHRASE_HOISTED),
          "primitive newGlobal");
+  /* a stage's output checked as made from the stage before's: where it
+   * is that very program, only for what the stage removes (a newGlobal
+   * hoisting left, found by the light walk); else in full */
+  expect(&t, "hoisted output after stage II's",
+         phrase_invariant_violation_after(&env.arena, hoisted, PHRASE_HOISTED, imperative, PHRASE_IMPERATIVE), NULL);
+  expect(&t, "stage II output after stage I's",
+         phrase_invariant_violation_after(&env.arena, imperative, PHRASE_IMPERATIVE, intermediate, PHRASE_INTERMEDIATE),
+         NULL);
+  expect(&t, "stage II output given back by hoisting",
+         phrase_invariant_violation_after(&env.arena, imperative, PHRASE_HOISTED, imperative, PHRASE_IMPERATIVE), NULL);
+  expect(&t, "newGlobal given back by hoisting",
+         phrase_invariant_violation_after(&env.arena, staged, PHRASE_HOISTED, staged, PHRASE_IMPERATIVE),
+         "primitive newGlobal");
+  expect(
+      &t, "stage I output given back by stage II",
+      phrase_invariant_violation_after(&env.arena, intermediate, PHRASE_IMPERATIVE, intermediate, PHRASE_INTERMEDIATE),
+      "primitive mapI");
   /* a variable whose binder is nowhere above it */
   Phrase *var = first_of(imperative->body, PH_VAR);
   if (var) {
@@ -119,6 +137,11 @@ int main(void) {
     var->binder = &stray;
     expect(&t, "a stray variable", phrase_invariant_violation(&env.arena, imperative, PHRASE_IMPERATIVE),
            "outside the scope of its binder");
+    /* another program than the stage before's: checked in full */
+    expect(
+        &t, "a stray variable after stage I's output",
+        phrase_invariant_violation_after(&env.arena, imperative, PHRASE_IMPERATIVE, intermediate, PHRASE_INTERMEDIATE),
+        "outside the scope of its binder");
     var->binder = saved;
   } else {
     expect(&t, "a variable in the imperative program", NULL, "a variable");
