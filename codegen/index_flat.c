@@ -16,6 +16,7 @@
 #include "index_int.h"
 
 #include <stdint.h>
+#include <string.h>
 
 enum { FLAT_MAX_TERMS = 6 };
 
@@ -181,4 +182,47 @@ bool ix_is_flat_and_shortest(const Ix *e) {
   for (int i = 0; i < n - 1; i++)
     if (terms[i].nfactors == 0) return false;
   return ix_flat_is_shortest((Poly){n, terms});
+}
+
+/* ---- the same answer at every constant (an unrolled loop's steps) ----
+ *
+ * The steps of a loop written out (codegen/unroll_step.c) index with
+ * s + k, s one flat sum and k the step's constant, so only k changes from
+ * step to step.  ix_is_flat_and_shortest(s + k), k > 0, is s's structure
+ * (fixed) and then `factored` on the coefficients c[0..n) of s and k.
+ * Every divisor that search divides by, nested groups included, is the
+ * gcd of two of the coefficients: the first group's g is, and a nested
+ * group's gcd of two coefficients over D is their gcd over D (D divides
+ * both), so its divisor D*g is their gcd again.  So what the search reads
+ * of k is: k's digits; for each c[i], gcd(c[i], k) and the digits of k
+ * over it (k in that group); for each pair of the others, whether their
+ * gcd G divides k (k in the group) and the digits of k/G.  Equal keys are
+ * the same search, so the same answer. */
+bool ix_flat_constant_key(const int64_t *c, int n, int64_t k, IxFlatConstantKey *key) {
+  if (n < 0 || n >= FLAT_MAX_TERMS || k < 0) return false;
+  memset(key, 0, sizeof *key);
+  int v = 0;
+  key->v[v++] = n;
+  key->v[v++] = k == 0 ? 0 : (int64_t)digits(k); /* 0: s alone, no constant */
+  for (int i = 0; i < n && k > 0; i++) {
+    if (c[i] <= 0) return false;
+    int64_t g = poly_gcd(c[i], k);
+    key->v[v++] = g;
+    key->v[v++] = (int64_t)digits(k / g);
+    for (int j = i + 1; j < n; j++) {
+      if (c[j] <= 0) return false;
+      int64_t pair = poly_gcd(c[i], c[j]);
+      key->v[v++] = k % pair == 0 ? (int64_t)digits(k / pair) : 0;
+    }
+  }
+  return true;
+}
+
+bool ix_flat_coefficients(const Ix *s, int64_t *c, int *n) {
+  PolyTerm terms[FLAT_MAX_TERMS];
+  PolyFactor factors[FLAT_MAX_TERMS][FLAT_MAX_FACTORS];
+  *n = 0;
+  if (!flat_terms(s, terms, factors, n)) return false;
+  for (int i = 0; i < *n; i++) c[i] = terms[i].num;
+  return true;
 }

@@ -43,7 +43,7 @@ static bool kir_mentions_step(const KirExpr *e);
 static bool ix_mentions_step(const Ix *e) {
   switch (e->kind) {
   case IX_CONST: return false;
-  case IX_VAR: return e->name == STEP_VAR || strcmp(e->name, STEP_VAR) == 0;
+  case IX_VAR: return e->name == STEP_VAR || (e->name[0] == '$' && strcmp(e->name, STEP_VAR) == 0);
   case IX_EXPR: return kir_mentions_step(e->expr);
   case IX_ADD:
   case IX_SUB:
@@ -167,20 +167,46 @@ static bool copyable(const StepStmts *s, int leaves) {
 
 /* ---- the copy of a step ---- */
 
-/* A flat sum s with the term $step*c (c > 0, or $step alone) at step t:
- * the other terms as they are, in their order, and c*t added to the
- * constant, which comes last (NULL where s is not such a sum).  Where the
- * sum is the shortest form of its polynomial (ix_is_flat_and_shortest)
- * this is what ix_simplify gives for it, the order of the terms that are
- * not constant being the polynomial's whatever the constant; the steps
- * check it against ix_simplify at steps 0 and 1 (AtStep.both), the form
- * of the sum and of its constant being the same at every step after. */
-static const Ix *flat_at_step(IxCtx *x, const Ix *s, int64_t t) {
+/* An index with $step as every step reads it (StepIndex): a flat sum s
+ * with the term $step*c (c > 0, or $step alone) is at step t the other
+ * terms as they are, in their order, and c*t added to the constant, which
+ * comes last.  Where the sum is the shortest form of its polynomial
+ * (ix_is_flat_and_shortest) this is what ix_simplify gives for it, the
+ * order of the terms that are not constant being the polynomial's
+ * whatever the constant; the steps check it against ix_simplify at steps
+ * 0 and 1 (AtStep.both), the form of the sum and of its constant being
+ * the same at every step after.  The other terms' sum is made once for
+ * all the steps, and whether the index at a step is the shortest form is
+ * found once for each key of its constant (ix_flat_constant_key): the
+ * same sum and a constant of the same key are the same search. */
+enum { STEP_INDEX_ANSWERS = 16, STEP_INDICES = 8 };
+
+typedef struct StepIndex {
+  const Ix *from;
+  bool flat;          /* the form above: others, c, c0 */
+  const Ix *others;   /* the terms but $step's and the constant; NULL: none */
+  int64_t c, c0;
+  bool keyed;         /* others' coefficients read (ix_flat_coefficients) */
+  int ncoefs;
+  int64_t coefs[6];
+  int nanswers;
+  IxFlatConstantKey keys[STEP_INDEX_ANSWERS];
+  bool shortest[STEP_INDEX_ANSWERS];
+} StepIndex;
+
+/* the indices with $step of one copy of the body, read once */
+typedef struct StepIndices {
+  int n;
+  StepIndex *items[STEP_INDICES];
+} StepIndices;
+
+static void read_step_index(IxCtx *x, const Ix *s, StepIndex *si) {
   enum { MOST = 8 };
+  *si = (StepIndex){.from = s};
   const Ix *terms[MOST];
   int n = 0;
   for (; s->kind == IX_ADD; s = s->a) {
-    if (n == MOST - 1) return NULL;
+    if (n == MOST - 1) return;
     terms[n++] = s->b;
   }
   terms[n++] = s;
@@ -188,34 +214,68 @@ static const Ix *flat_at_step(IxCtx *x, const Ix *s, int64_t t) {
   const Ix *sum = NULL;
   for (int i = n - 1; i >= 0; i--) { /* first term first */
     const Ix *term = terms[i];
-    if (term->kind == IX_ADD || term->kind == IX_SUB) return NULL;
+    if (term->kind == IX_ADD || term->kind == IX_SUB) return;
     if (ix_mentions_step(term)) {
-      if (c) return NULL;
+      if (c) return;
       if (term->kind == IX_VAR)
         c = 1;
       else if (term->kind == IX_MUL && term->a->kind == IX_VAR && ix_mentions_step(term->a) &&
                term->b->kind == IX_CONST && term->b->value > 0)
         c = term->b->value;
       else
-        return NULL;
+        return;
       continue;
     }
     if (term->kind == IX_CONST) {
-      if (i != 0 || term->value < 0) return NULL; /* the last term */
+      if (i != 0 || term->value < 0) return; /* the last term */
       c0 = term->value;
       continue;
     }
     sum = sum ? ix_add(x, sum, term) : term;
   }
-  if (!c || t < 0 || t > (INT32_MAX - c0) / c) return NULL;
-  int64_t k = c0 + c * t;
-  if (!sum) return ix_const(x, k);
-  return k ? ix_add(x, sum, ix_const(x, k)) : sum;
+  if (!c) return;
+  si->flat = true;
+  si->others = sum, si->c = c, si->c0 = c0;
+  si->keyed = !sum || ix_flat_coefficients(sum, si->coefs, &si->ncoefs);
+  if (!sum) si->ncoefs = 0;
+}
+
+static StepIndex *step_index(CG *cg, StepIndices *known, const Ix *from) {
+  for (int i = 0; i < known->n; i++)
+    if (known->items[i]->from == from) return known->items[i];
+  StepIndex *si = NEW(cg->arena, StepIndex);
+  read_step_index(&cg->ix, from, si);
+  if (known->n < STEP_INDICES) known->items[known->n++] = si;
+  return si;
+}
+
+/* the index at step t where it has the form above, else NULL */
+static const Ix *flat_at_step(IxCtx *x, const StepIndex *si, int64_t t) {
+  if (!si->flat || t < 0 || t > (INT32_MAX - si->c0) / si->c) return NULL;
+  int64_t k = si->c0 + si->c * t;
+  if (!si->others) return ix_const(x, k);
+  return k ? ix_add(x, si->others, ix_const(x, k)) : si->others;
+}
+
+/* ix_is_flat_and_shortest(made), made = flat_at_step(si, t) */
+static bool flat_at_step_shortest(StepIndex *si, const Ix *made, int64_t t) {
+  IxFlatConstantKey key;
+  if (!si->keyed || !ix_flat_constant_key(si->coefs, si->ncoefs, si->c0 + si->c * t, &key))
+    return ix_is_flat_and_shortest(made);
+  for (int i = 0; i < si->nanswers; i++)
+    if (memcmp(&si->keys[i], &key, sizeof key) == 0) return si->shortest[i];
+  bool shortest = ix_is_flat_and_shortest(made);
+  if (si->nanswers < STEP_INDEX_ANSWERS) {
+    si->keys[si->nanswers] = key;
+    si->shortest[si->nanswers++] = shortest;
+  }
+  return shortest;
 }
 
 typedef struct AtStep {
   CG *cg;
   const Ix *value; /* the step's constant */
+  StepIndices *indices;
   /* the index made by flat_at_step where it applies (cheap) and
    * checked against ix_simplify's (both); else ix_simplify's */
   bool cheap, both;
@@ -239,7 +299,7 @@ static const Ix *ix_at_step(IxCtx *x, const Ix *e, const Ix *value) {
   const Ix *a, *b;
   switch (e->kind) {
   case IX_CONST: return e;
-  case IX_VAR: return e->name == STEP_VAR || strcmp(e->name, STEP_VAR) == 0 ? value : e;
+  case IX_VAR: return e->name == STEP_VAR || (e->name[0] == '$' && strcmp(e->name, STEP_VAR) == 0) ? value : e;
   case IX_ADD:
   case IX_SUB:
   case IX_MUL:
@@ -263,13 +323,18 @@ static const KirExpr *expr_at_step(void *ctx, const KirExpr *e) {
       if (at->known[i].from && (at->known[i].from == e->ix || ix_equal(at->known[i].from, e->ix)))
         return kir_ix(at->cg->arena, at->known[i].made);
     IxCtx *x = &at->cg->ix;
-    const Ix *made = at->cheap || at->both ? flat_at_step(x, e->ix, at->value->value) : NULL;
+    StepIndex *si = at->cheap || at->both ? step_index(at->cg, at->indices, e->ix) : NULL;
+    const Ix *made = si ? flat_at_step(x, si, at->value->value) : NULL;
+    bool shortest;
     if (!made || at->both) {
       const Ix *simplified = ix_simplify(x, ix_at_step(x, e->ix, at->value));
       if (made && !ix_equal(made, simplified)) at->same = false;
       made = simplified;
+      shortest = ix_is_flat_and_shortest(made);
+    } else {
+      shortest = flat_at_step_shortest(si, made, at->value->value);
     }
-    if (!ix_is_flat_and_shortest(made)) at->same = false;
+    if (!shortest) at->same = false;
     at->known[at->next_known].from = e->ix;
     at->known[at->next_known].made = made;
     at->next_known = (at->next_known + 1) % n;
@@ -305,7 +370,8 @@ static bool add_at_step(AtStep *at, KirBlock *b, const KirStmt *x) {
 /* the copy at step 0 is what lowering step 0 gave */
 static bool same_as_step0(CG *cg, const StepStmts *sym, const StepStmts *step0) {
   KirBlock check = {0};
-  AtStep at = {.cg = cg, .value = ix_const(&cg->ix, 0), .both = true, .same = true};
+  StepIndices indices = {0};
+  AtStep at = {.cg = cg, .value = ix_const(&cg->ix, 0), .indices = &indices, .both = true, .same = true};
   for (int i = 0; i < sym->n; i++)
     if (sym->items[i]->kind != KS_BARRIER && !add_at_step(&at, &check, sym->items[i])) return false;
   int j = 0;
@@ -404,8 +470,10 @@ int64_t gen_steps_by_copy(CG *cg, const Phrase *loop, const Phrase *lam, int64_t
    * added: where one is not what the step's lowering gives, none is */
   int nleaves = leaves.len;
   KirBlock *made = NEWARRAY(cg->arena, KirBlock, (size_t)(trips - 1) * (size_t)nleaves);
+  StepIndices indices = {0};
   for (int64_t t = 1; t < trips; t++) {
-    AtStep at = {.cg = cg, .value = ix_const(x, t), .cheap = t > 1, .both = t == 1, .same = true};
+    AtStep at = {
+        .cg = cg, .value = ix_const(x, t), .indices = &indices, .cheap = t > 1, .both = t == 1, .same = true};
     int leaf = -1;
     for (int i = 0; i < sym.n; i++) {
       const KirStmt *s = sym.items[i];

@@ -1156,6 +1156,68 @@ static void test_random(Tester *t) {
          EXPRESSIONS, changed, shorter, assignments, defined, multiples, quotients);
 }
 
+/* ix_flat_constant_key: one flat sum s with a constant k, k the step of an
+ * unrolled loop (codegen/unroll_step.c takes ix_is_flat_and_shortest's
+ * answer of the first constant of a key for every other).  For many s
+ * whose coefficients share factors, so that groups with the constant win
+ * at some constants and not at others, every constant of a key seen
+ * before must have that constant's answer. */
+static void test_flat_constant_key(Tester *t) {
+  static const int64_t coefficients[] = {1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 16, 20, 24, 30, 32, 48, 64, 100, 128, 512, 1000, 4096};
+  static const char *const names[] = {"wg", "lid", "i", "j", "gid"};
+  enum { SUMS = 400, CONSTANTS = 260 };
+  Rng rng = {0x2545f4914f6cdd1du};
+  IxCtx ix;
+  ix_init(&ix, t->arena);
+  int shared = 0, wrong = 0, shortest = 0, not_shortest = 0;
+  for (int n = 0; n < SUMS; n++) {
+    int terms = (int)rng_below(&rng, 5) + (n < 10 ? 0 : 1);
+    const Ix *s = NULL;
+    int64_t c[6];
+    for (int i = 0; i < terms; i++) {
+      const Ix *term = ix_var(&ix, intern_cstr(t->names, names[i]));
+      /* now and then a product of two variables, a longer term */
+      if (rng_below(&rng, 4) == 0) term = ix_mul(&ix, term, ix_var(&ix, intern_cstr(t->names, "N")));
+      if (i > 0 && ix_equal(term, s)) continue;
+      c[i] = coefficients[rng_below(&rng, (int)DPIA_COUNTOF(coefficients))];
+      term = ix_mul(&ix, term, ix_const(&ix, c[i]));
+      s = s ? ix_add(&ix, s, term) : term;
+    }
+    int ncoefs = 0;
+    int64_t read[6];
+    if (s && !ix_flat_coefficients(s, read, &ncoefs)) continue;
+    IxFlatConstantKey *keys = NEWARRAY(t->arena, IxFlatConstantKey, CONSTANTS);
+    bool *answers = NEWARRAY(t->arena, bool, CONSTANTS);
+    int nkeys = 0;
+    for (int m = 0; m < CONSTANTS; m++) {
+      int64_t k = m < 200 ? m : (int64_t)rng_below(&rng, 100000);
+      const Ix *made = !s ? ix_const(&ix, k) : k ? ix_add(&ix, s, ix_const(&ix, k)) : s;
+      bool answer = ix_is_flat_and_shortest(made);
+      IxFlatConstantKey key;
+      if (!ix_flat_constant_key(read, ncoefs, k, &key)) continue;
+      int seen = -1;
+      for (int q = 0; q < nkeys && seen < 0; q++)
+        if (memcmp(&keys[q], &key, sizeof key) == 0) seen = q;
+      if (seen < 0) {
+        keys[nkeys] = key;
+        answers[nkeys++] = answer;
+        continue;
+      }
+      shared++;
+      answer ? shortest++ : not_shortest++;
+      if (answers[seen] != answer && wrong++ < 10)
+        fprintf(stderr, "test_index.c: %s + %lld: shortest %d, another constant of its key %d\n",
+                s ? print(t, s) : "0", (long long)k, answer, answers[seen]);
+    }
+  }
+  record_at(t, wrong == 0, __LINE__, "a constant's key tells ix_is_flat_and_shortest's answer (see above)");
+  /* not vacuous: keys shared, with answers of both kinds */
+  CHECK(shared > SUMS * CONSTANTS / 2);
+  CHECK(shortest > 1000 && not_shortest > 1000);
+  printf("index: flat constant keys: %d constants answered by a key seen before (%d shortest, %d not)\n", shared,
+         shortest, not_shortest);
+}
+
 int main(void) {
   DpiaMem mem;
   jmp_buf on_oom;
@@ -1182,6 +1244,7 @@ int main(void) {
   test_memo_cases(t);
   test_memo(t);
   test_random(t);
+  test_flat_constant_key(t);
 
   printf("index: %d passed, %d failed\n", t->passed, t->failed);
   arena_free(&arena);
