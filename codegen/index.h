@@ -161,19 +161,26 @@ const Ix *ix_exact_quotient(IxCtx *x, const Ix *at, int64_t k);
  * the step a variable (codegen/unroll_step.c). */
 bool ix_is_flat_and_shortest(const Ix *e);
 
-/* What ix_is_flat_and_shortest(s + k) reads of the constant k >= 0, s a
- * flat sum with no constant whose n terms (0 <= n < 6) have the
- * coefficients c[] (ix_flat_coefficients): for one s, two constants of
- * equal keys have the same answer (index_flat.c), which an unrolled
- * loop's steps, s + k at every step, find once (codegen/unroll_step.c).
- * false where it makes no key. */
+/* A flat sum s with no constant term read once, for
+ * ix_is_flat_and_shortest(s + k) at many constants k (s alone at 0, k
+ * alone where s is NULL): an unrolled loop's steps, s + k at every step
+ * (codegen/unroll_step.c). */
+typedef struct IxFlatSum {
+  int n;      /* its terms; -1: not a flat sum of products of variables with no constant term */
+  bool apart; /* no variable in two terms */
+  int64_t c[6];
+  size_t base[6];
+  bool atoms[6];
+} IxFlatSum;
+void ix_flat_sum_read(const Ix *s, IxFlatSum *sum);
+/* ix_is_flat_and_shortest(s + k), k >= 0 (index_flat.c) */
+bool ix_flat_sum_shortest(const IxFlatSum *sum, int64_t k);
+/* What ix_flat_sum_shortest(sum, k) reads of k: two constants of equal
+ * keys have the same answer (index_flat.c); false where it makes no key */
 typedef struct IxFlatConstantKey {
   int64_t v[24];
 } IxFlatConstantKey;
-bool ix_flat_constant_key(const int64_t *c, int n, int64_t k, IxFlatConstantKey *key);
-/* the coefficients of the terms of a flat sum s as ix_is_flat_and_shortest
- * reads them, *n of them (at most 6); false where s is not such a sum */
-bool ix_flat_coefficients(const Ix *s, int64_t *c, int *n);
+bool ix_flat_constant_key(const IxFlatSum *sum, int64_t k, IxFlatConstantKey *key);
 
 /* Bounds: true and *out if e is provably < bound / >= 0 etc. */
 bool ix_provably_less(IxCtx *x, const Ix *e, const Ix *bound);

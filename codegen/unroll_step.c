@@ -186,9 +186,7 @@ typedef struct StepIndex {
   bool flat;          /* the form above: others, c, c0 */
   const Ix *others;   /* the terms but $step's and the constant; NULL: none */
   int64_t c, c0;
-  bool keyed;         /* others' coefficients read (ix_flat_coefficients) */
-  int ncoefs;
-  int64_t coefs[6];
+  IxFlatSum read;     /* others read once for every step's constant */
   int nanswers;
   IxFlatConstantKey keys[STEP_INDEX_ANSWERS];
   bool shortest[STEP_INDEX_ANSWERS];
@@ -236,8 +234,7 @@ static void read_step_index(IxCtx *x, const Ix *s, StepIndex *si) {
   if (!c) return;
   si->flat = true;
   si->others = sum, si->c = c, si->c0 = c0;
-  si->keyed = !sum || ix_flat_coefficients(sum, si->coefs, &si->ncoefs);
-  if (!sum) si->ncoefs = 0;
+  ix_flat_sum_read(sum, &si->read);
 }
 
 static StepIndex *step_index(CG *cg, StepIndices *known, const Ix *from) {
@@ -259,12 +256,13 @@ static const Ix *flat_at_step(IxCtx *x, const StepIndex *si, int64_t t) {
 
 /* ix_is_flat_and_shortest(made), made = flat_at_step(si, t) */
 static bool flat_at_step_shortest(StepIndex *si, const Ix *made, int64_t t) {
+  int64_t k = si->c0 + si->c * t;
   IxFlatConstantKey key;
-  if (!si->keyed || !ix_flat_constant_key(si->coefs, si->ncoefs, si->c0 + si->c * t, &key))
-    return ix_is_flat_and_shortest(made);
+  if (si->read.n < 0) return ix_is_flat_and_shortest(made);
+  if (!ix_flat_constant_key(&si->read, k, &key)) return ix_flat_sum_shortest(&si->read, k);
   for (int i = 0; i < si->nanswers; i++)
     if (memcmp(&si->keys[i], &key, sizeof key) == 0) return si->shortest[i];
-  bool shortest = ix_is_flat_and_shortest(made);
+  bool shortest = ix_flat_sum_shortest(&si->read, k);
   if (si->nanswers < STEP_INDEX_ANSWERS) {
     si->keys[si->nanswers] = key;
     si->shortest[si->nanswers++] = shortest;
