@@ -312,66 +312,136 @@ static const Ix *ix_at_step(IxCtx *x, const Ix *e, const Ix *value) {
   return e; /* not plain: copyable keeps $step out of these */
 }
 
-static const KirExpr *expr_at_step(void *ctx, const KirExpr *e) {
-  AtStep *at = ctx;
+/* the index e (with $step) at the step */
+static const KirExpr *index_at_step(AtStep *at, const KirExpr *e) {
+  int n = (int)(sizeof at->known / sizeof at->known[0]);
+  for (int i = 0; i < n; i++)
+    if (at->known[i].from && (at->known[i].from == e->ix || ix_equal(at->known[i].from, e->ix)))
+      return kir_ix(at->cg->arena, at->known[i].made);
+  IxCtx *x = &at->cg->ix;
+  StepIndex *si = at->cheap || at->both ? step_index(at->cg, at->indices, e->ix) : NULL;
+  const Ix *made = si ? flat_at_step(x, si, at->value->value) : NULL;
+  bool shortest;
+  if (!made || at->both) {
+    const Ix *simplified = ix_simplify(x, ix_at_step(x, e->ix, at->value));
+    if (made && !ix_equal(made, simplified)) at->same = false;
+    made = simplified;
+    shortest = ix_is_flat_and_shortest(made);
+  } else {
+    shortest = flat_at_step_shortest(si, made, at->value->value);
+  }
+  if (!shortest) at->same = false;
+  at->known[at->next_known].from = e->ix;
+  at->known[at->next_known].made = made;
+  at->next_known = (at->next_known + 1) % n;
+  return kir_ix(at->cg->arena, made);
+}
+
+/* The way from an expression of the body's lowering to its indices with
+ * $step, found once for all the steps: each step walks and rebuilds only
+ * the nodes on it, and keeps every other subexpression as it is (no
+ * $step: the same at every step). */
+typedef struct StepPath {
+  const KirExpr *e;
+  const struct StepPath **kids; /* by e's children; NULL where one has no $step */
+} StepPath;
+
+static const StepPath *step_path(Arena *a, const KirExpr *e) {
   if (e->kind == KE_IX) {
-    if (!ix_mentions_step(e->ix)) return e;
-    int n = (int)(sizeof at->known / sizeof at->known[0]);
-    for (int i = 0; i < n; i++)
-      if (at->known[i].from && (at->known[i].from == e->ix || ix_equal(at->known[i].from, e->ix)))
-        return kir_ix(at->cg->arena, at->known[i].made);
-    IxCtx *x = &at->cg->ix;
-    StepIndex *si = at->cheap || at->both ? step_index(at->cg, at->indices, e->ix) : NULL;
-    const Ix *made = si ? flat_at_step(x, si, at->value->value) : NULL;
-    bool shortest;
-    if (!made || at->both) {
-      const Ix *simplified = ix_simplify(x, ix_at_step(x, e->ix, at->value));
-      if (made && !ix_equal(made, simplified)) at->same = false;
-      made = simplified;
-      shortest = ix_is_flat_and_shortest(made);
-    } else {
-      shortest = flat_at_step_shortest(si, made, at->value->value);
-    }
-    if (!shortest) at->same = false;
-    at->known[at->next_known].from = e->ix;
-    at->known[at->next_known].made = made;
-    at->next_known = (at->next_known + 1) % n;
-    return kir_ix(at->cg->arena, made);
+    if (!ix_mentions_step(e->ix)) return NULL;
+    StepPath *leaf = NEW(a, StepPath);
+    leaf->e = e;
+    return leaf;
   }
   const KirExpr *buf[3];
   const KirExpr *const *kids;
   int n = kir_expr_children(e, buf, &kids);
-  if (n == 0) return e;
-  const KirExpr **made = NEWARRAY(at->cg->arena, const KirExpr *, n);
-  bool changed = false;
+  const StepPath **ways = NULL;
   for (int i = 0; i < n; i++) {
-    made[i] = expr_at_step(ctx, kids[i]);
-    changed |= made[i] != kids[i];
+    const StepPath *way = step_path(a, kids[i]);
+    if (!way) continue;
+    if (!ways) ways = NEWARRAY(a, const StepPath *, n);
+    ways[i] = way;
   }
-  return changed ? kir_expr_rebuilt(at->cg->arena, e, made) : e;
+  if (!ways) return NULL;
+  StepPath *p = NEW(a, StepPath);
+  p->e = e;
+  p->kids = ways;
+  return p;
+}
+
+static const KirExpr *path_at_step(AtStep *at, const StepPath *p) {
+  if (!p->kids) return index_at_step(at, p->e);
+  const KirExpr *buf[3];
+  const KirExpr *const *kids;
+  int n = kir_expr_children(p->e, buf, &kids);
+  const KirExpr **made = NEWARRAY(at->cg->arena, const KirExpr *, n);
+  for (int i = 0; i < n; i++) made[i] = p->kids[i] ? path_at_step(at, p->kids[i]) : kids[i];
+  return kir_expr_rebuilt(at->cg->arena, p->e, made);
+}
+
+/* the expressions of an assignment or a store (copyable's statements),
+ * *slots[i] each; 0 for any other statement */
+static int expr_slots(KirStmt *x, const KirExpr **slots[3]) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (x->kind) {
+  case KS_ASSIGN:
+    slots[0] = &x->assign.lhs, slots[1] = &x->assign.rhs;
+    return 2;
+  case KS_VSTORE:
+    slots[0] = &x->vstore.value, slots[1] = &x->vstore.offset, slots[2] = &x->vstore.ptr;
+    return 3;
+  case KS_DECL:
+  case KS_FOR:
+  case KS_IF:
+  case KS_BLOCK:
+  case KS_EXPR:
+  case KS_BARRIER:
+  case KS_COMMENT: return 0;
+  }
+  DPIA_EXHAUSTIVE_END
+  return 0;
+}
+
+/* a statement of the body's lowering and the ways to its indices */
+typedef struct StepStmt {
+  const KirStmt *x;
+  const StepPath *ways[3];
+} StepStmt;
+
+static StepStmt step_stmt(Arena *a, const KirStmt *x) {
+  StepStmt s = {.x = x};
+  KirStmt copy = *x;
+  const KirExpr **slots[3];
+  int n = expr_slots(&copy, slots);
+  for (int i = 0; i < n; i++) s.ways[i] = step_path(a, *slots[i]);
+  return s;
 }
 
 /* statement x (an assignment or store) at step value, appended to b;
  * an assignment of a value to itself is none (gen_assign's x = x:
  * acc[2] = acc[2] at the step where its two indices meet).  false where
  * an index is not the one the step's lowering gives (AtStep.same). */
-static bool add_at_step(AtStep *at, KirBlock *b, const KirStmt *x) {
-  KirStmt *c = kir_stmt(at->cg->arena, x->kind);
-  *c = *x;
+static bool add_at_step(AtStep *at, KirBlock *b, const StepStmt *x) {
+  KirStmt *c = kir_stmt(at->cg->arena, x->x->kind);
+  *c = *x->x;
   c->next = NULL;
-  kir_map_exprs(c, expr_at_step, at);
+  const KirExpr **slots[3];
+  int n = expr_slots(c, slots);
+  for (int i = 0; i < n; i++)
+    if (x->ways[i]) *slots[i] = path_at_step(at, x->ways[i]);
   if (c->kind == KS_ASSIGN && kir_expr_equal(c->assign.lhs, c->assign.rhs)) return at->same;
   kir_append(b, c);
   return at->same;
 }
 
 /* the copy at step 0 is what lowering step 0 gave */
-static bool same_as_step0(CG *cg, const StepStmts *sym, const StepStmts *step0) {
+static bool same_as_step0(CG *cg, const StepStmts *sym, const StepStmt *ways, const StepStmts *step0) {
   KirBlock check = {0};
   StepIndices indices = {0};
   AtStep at = {.cg = cg, .value = ix_const(&cg->ix, 0), .indices = &indices, .both = true, .same = true};
   for (int i = 0; i < sym->n; i++)
-    if (sym->items[i]->kind != KS_BARRIER && !add_at_step(&at, &check, sym->items[i])) return false;
+    if (sym->items[i]->kind != KS_BARRIER && !add_at_step(&at, &check, &ways[i])) return false;
   int j = 0;
   const KirStmt *c = check.first;
   for (; j < step0->n; j++) {
@@ -462,7 +532,10 @@ int64_t gen_steps_by_copy(CG *cg, const Phrase *loop, const Phrase *lam, int64_t
   cg->structs.len = nstructs;
   cg->uses_double = uses_double;
   StepStmts sym = statements_after(cg, NULL, &trial);
-  if (!lowered || !copyable(&sym, leaves.len) || !same_as_step0(cg, &sym, &step0)) return 1;
+  if (!lowered || !copyable(&sym, leaves.len)) return 1;
+  StepStmt *ways = NEWARRAY(cg->arena, StepStmt, sym.n > 0 ? sym.n : 1);
+  for (int i = 0; i < sym.n; i++) ways[i] = step_stmt(cg->arena, sym.items[i]);
+  if (!same_as_step0(cg, &sym, ways, &step0)) return 1;
 
   /* each step's statements, a block per leaf, all made before any is
    * added: where one is not what the step's lowering gives, none is */
@@ -477,7 +550,7 @@ int64_t gen_steps_by_copy(CG *cg, const Phrase *loop, const Phrase *lam, int64_t
       const KirStmt *s = sym.items[i];
       if (s->kind == KS_BARRIER)
         leaf++;
-      else if (!add_at_step(&at, &made[(t - 1) * nleaves + leaf], s))
+      else if (!add_at_step(&at, &made[(t - 1) * nleaves + leaf], &ways[i]))
         return 1;
     }
   }
