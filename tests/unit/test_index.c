@@ -1223,6 +1223,63 @@ static void test_flat_constant_key(Tester *t) {
          shortest, not_shortest);
 }
 
+/* sums of terms as an unrolled step's indices are, wg*512 + lid*16 + 5,
+ * which ix_print writes without asking each node for parentheses
+ * (index_print.c, print_flat_sum), and sums it must leave to the general
+ * printer (a negative constant, a product of two variables): each text
+ * as C needs it and of the length the constructor counted */
+static void test_printing_sums(Tester *t) {
+  static const char *const names[] = {"wg", "lid", "i", "j", "gid", "N"};
+  static const int64_t coefficients[] = {2, 3, 16, 512, 1000, 4096, -2, -16};
+  enum { SUMS = 3000 };
+  Rng rng = {0x5deece66du};
+  IxCtx ix;
+  ix_init(&ix, t->arena);
+  int wrong = 0;
+  for (int n = 0; n < SUMS; n++) {
+    int terms = 1 + (int)rng_below(&rng, 6);
+    const Ix *sum = NULL;
+    Buf expected;
+    buf_init(&expected, t->arena);
+    for (int i = 0; i < terms; i++) {
+      const Ix *v = ix_var(&ix, intern_cstr(t->names, names[rng_below(&rng, (int)DPIA_COUNTOF(names))]));
+      int64_t c = coefficients[rng_below(&rng, (int)DPIA_COUNTOF(coefficients))];
+      const Ix *term;
+      const char *text;
+      switch (i + 1 == terms && terms > 1 ? 3 : rng_below(&rng, 3)) {
+      case 0:
+        term = v;
+        text = v->name;
+        break;
+      case 1: /* a product of two variables: the general printer's */
+        term = ix_mul(&ix, v, ix_var(&ix, intern_cstr(t->names, "M")));
+        text = arena_printf(t->arena, "%s*M", v->name);
+        break;
+      case 2:
+        term = ix_mul(&ix, v, ix_const(&ix, c));
+        text = arena_printf(t->arena, c < 0 ? "%s*(%lld)" : "%s*%lld", v->name, (long long)c);
+        break;
+      default: /* the constant, last */
+        term = ix_const(&ix, c);
+        text = arena_printf(t->arena, c < 0 ? "(%lld)" : "%lld", (long long)c);
+        break;
+      }
+      sum = sum ? ix_add(&ix, sum, term) : term;
+      buf_puts(&expected, i == 0 ? "" : " + ");
+      buf_puts(&expected, text);
+    }
+    const char *got = print(t, sum);
+    if ((strcmp(got, expected.data) != 0 || strlen(got) != sum->length) && wrong++ < 10)
+      fprintf(stderr, "test_index.c: printed `%s` (length %zu), expected `%s` (length %zu)\n", got, strlen(got),
+              expected.data, sum->length);
+  }
+  record_at(t, wrong == 0, __LINE__, "sums print as C needs them (see above)");
+  CHECK_PRINT(ix_add(&ix, ix_add(&ix, ix_mul(&ix, ix_var(&ix, intern_cstr(t->names, "wg")), ix_const(&ix, 512)),
+                                 ix_mul(&ix, ix_var(&ix, intern_cstr(t->names, "lid")), ix_const(&ix, 16))),
+                     ix_const(&ix, 5)),
+              "wg*512 + lid*16 + 5");
+}
+
 int main(void) {
   DpiaMem mem;
   jmp_buf on_oom;
@@ -1240,6 +1297,7 @@ int main(void) {
   Tester *t = &tester;
 
   test_printing(t);
+  test_printing_sums(t);
   test_from_size(t);
   test_bounds(t);
   test_min_max(t);
