@@ -13,7 +13,11 @@
  * each index the form each step's own lowering gives it (index.h,
  * ix_simplify), found without the simplifier's search where the index is
  * a flat sum (flat_at_step: the term of $step dropped, its value added to
- * the constant).
+ * the constant).  What does not change from step to step is found once:
+ * the way from each statement to its indices with $step (StepPath), each
+ * index's other terms and their coefficients (StepIndex), and whether its
+ * sum at a step is the shortest form, once for each key of the step's
+ * constant (index_flat.c, ix_flat_constant_key).
  *
  * Only where that gives what lowering the step gives: every leaf of the
  * body an assignment, lowered to assignments and stores alone (no test, no
