@@ -210,7 +210,10 @@ bool ix_is_flat_and_shortest(const Ix *e) {
  * of k is: k's digits; for each c[i], gcd(c[i], k) and the digits of k
  * over it (k in that group); for each pair of the others, whether their
  * gcd G divides k (k in the group) and the digits of k/G.  Equal keys are
- * the same search, so the same answer. */
+ * the same search, so the same answer.  Where k has no common factor with
+ * any c[i], it is in no group (a pair's gcd that divides k divides a
+ * c[i] too), so every form of s + k is a form of s and " + k", the flat
+ * one too, and the answer is s's whatever k's digits: one key. */
 void ix_flat_sum_read(const Ix *s, IxFlatSum *sum) {
   memset(sum, 0, sizeof *sum);
   if (!s) return;
@@ -254,7 +257,10 @@ bool ix_flat_sum_shortest(const IxFlatSum *sum, int64_t k) {
  * of k is: k's digits; for each c[i], gcd(c[i], k) and the digits of k
  * over it (k in that group); for each pair of the others, whether their
  * gcd G divides k (k in the group) and the digits of k/G.  Equal keys are
- * the same search, so the same answer. */
+ * the same search, so the same answer.  Where k has no common factor with
+ * any c[i], it is in no group (a pair's gcd that divides k divides a
+ * c[i] too), so every form of s + k is a form of s and " + k", the flat
+ * one too, and the answer is s's whatever k's digits: one key. */
 bool ix_flat_constant_key(const IxFlatSum *sum, int64_t k, IxFlatConstantKey *key) {
   int n = sum->n;
   const int64_t *c = sum->c;
@@ -264,6 +270,12 @@ bool ix_flat_constant_key(const IxFlatSum *sum, int64_t k, IxFlatConstantKey *ke
   memset(key, 0, sizeof *key);
   int v = 0;
   key->v[v++] = n;
+  bool apart_from_k = k > 0;
+  for (int i = 0; i < n && apart_from_k; i++) apart_from_k = poly_gcd(c[i], k) == 1;
+  if (apart_from_k) {
+    key->v[v++] = -1;
+    return true;
+  }
   key->v[v++] = k == 0 ? 0 : (int64_t)digits(k); /* 0: s alone, no constant */
   for (int i = 0; i < n && k > 0; i++) {
     int64_t g = poly_gcd(c[i], k);
