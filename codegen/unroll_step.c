@@ -440,10 +440,10 @@ static bool add_at_step(AtStep *at, KirBlock *b, const StepStmt *x) {
 }
 
 /* the copy at step 0 is what lowering step 0 gave */
-static bool same_as_step0(CG *cg, const StepStmts *sym, const StepStmt *ways, const StepStmts *step0) {
+static bool same_as_step0(CG *cg, const StepStmts *sym, const StepStmt *ways, StepIndices *indices,
+                          const StepStmts *step0) {
   KirBlock check = {0};
-  StepIndices indices = {0};
-  AtStep at = {.cg = cg, .value = ix_const(&cg->ix, 0), .indices = &indices, .both = true, .same = true};
+  AtStep at = {.cg = cg, .value = ix_const(&cg->ix, 0), .indices = indices, .both = true, .same = true};
   for (int i = 0; i < sym->n; i++)
     if (sym->items[i]->kind != KS_BARRIER && !add_at_step(&at, &check, &ways[i])) return false;
   int j = 0;
@@ -539,13 +539,14 @@ int64_t gen_steps_by_copy(CG *cg, const Phrase *loop, const Phrase *lam, int64_t
   if (!lowered || !copyable(&sym, leaves.len)) return 1;
   StepStmt *ways = NEWARRAY(cg->arena, StepStmt, sym.n > 0 ? sym.n : 1);
   for (int i = 0; i < sym.n; i++) ways[i] = step_stmt(cg->arena, sym.items[i]);
-  if (!same_as_step0(cg, &sym, ways, &step0)) return 1;
+  /* the indices read once, for the check at step 0 and every step */
+  StepIndices indices = {0};
+  if (!same_as_step0(cg, &sym, ways, &indices, &step0)) return 1;
 
   /* each step's statements, a block per leaf, all made before any is
    * added: where one is not what the step's lowering gives, none is */
   int nleaves = leaves.len;
   KirBlock *made = NEWARRAY(cg->arena, KirBlock, (size_t)(trips - 1) * (size_t)nleaves);
-  StepIndices indices = {0};
   for (int64_t t = 1; t < trips; t++) {
     AtStep at = {
         .cg = cg, .value = ix_const(x, t), .indices = &indices, .cheap = t > 1, .both = t == 1, .same = true};
