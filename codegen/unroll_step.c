@@ -202,9 +202,10 @@ typedef struct StepIndices {
   StepIndex *items[STEP_INDICES];
 } StepIndices;
 
+/* si zeroed (NEW), filled where from has the form above */
 static void read_step_index(IxCtx *x, const Ix *s, StepIndex *si) {
   enum { MOST = 8 };
-  *si = (StepIndex){.from = s};
+  si->from = s;
   const Ix *terms[MOST];
   int n = 0;
   for (; s->kind == IX_ADD; s = s->a) {
