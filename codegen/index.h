@@ -169,6 +169,27 @@ const Ix *ix_exact_quotient(IxCtx *x, const Ix *at, int64_t k);
  * the step a variable (codegen/unroll_step.c). */
 bool ix_is_flat_and_shortest(const Ix *e);
 
+/* A flat sum s with no constant term read once, for
+ * ix_is_flat_and_shortest(s + k) at many constants k (s alone at 0, k
+ * alone where s is NULL): an unrolled loop's steps, s + k at every step
+ * (codegen/unroll_step.c). */
+typedef struct IxFlatSum {
+  int n;      /* its terms; -1: not a flat sum of products of variables with no constant term */
+  bool apart; /* no variable in two terms */
+  int64_t c[6];
+  size_t base[6];
+  bool atoms[6];
+} IxFlatSum;
+void ix_flat_sum_read(const Ix *s, IxFlatSum *sum);
+/* ix_is_flat_and_shortest(s + k), k >= 0 (index_flat.c) */
+bool ix_flat_sum_shortest(const IxFlatSum *sum, int64_t k);
+/* What ix_flat_sum_shortest(sum, k) reads of k: two constants of equal
+ * keys have the same answer (index_flat.c); false where it makes no key */
+typedef struct IxFlatConstantKey {
+  int64_t v[24];
+} IxFlatConstantKey;
+bool ix_flat_constant_key(const IxFlatSum *sum, int64_t k, IxFlatConstantKey *key);
+
 /* Bounds: true and *out if e is provably < bound / >= 0 etc. */
 bool ix_provably_less(IxCtx *x, const Ix *e, const Ix *bound);
 /* min(a, b) (max false) or max(a, b) decided from the polynomials and the

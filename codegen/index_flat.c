@@ -16,6 +16,7 @@
 #include "index_int.h"
 
 #include <stdint.h>
+#include <string.h>
 
 enum { FLAT_MAX_TERMS = 6 };
 
@@ -97,9 +98,12 @@ static void factored(const FlatTerms *f, const int64_t *c, unsigned mask, size_t
   }
 }
 
-bool ix_flat_is_shortest(Poly p) {
-  if (p.nterms < 2 || p.nterms > FLAT_MAX_TERMS) return false;
-  int64_t c[FLAT_MAX_TERMS];
+/* p's terms as FlatTerms and their coefficients c[]: false where p has
+ * a term the search above does not measure so (a fraction, a coefficient
+ * not positive, an atom that is not a variable or an expression) or where
+ * an atom is in two terms, a factoring of its own */
+static bool read_terms(Poly p, FlatTerms *f, int64_t *c) {
+  if (p.nterms > FLAT_MAX_TERMS) return false;
   for (int i = 0; i < p.nterms; i++) {
     const PolyTerm *t = &p.terms[i];
     if (t->den != 1 || t->num <= 0) return false;
@@ -107,25 +111,35 @@ bool ix_flat_is_shortest(Poly p) {
     for (int j = 0; j < t->nfactors; j++) {
       const Ix *a = t->factors[j].atom;
       if (a->kind != IX_VAR && a->kind != IX_EXPR) return false;
-      /* an atom of two terms is a factoring of its own */
       for (int k = 0; k < i; k++)
         for (int l = 0; l < p.terms[k].nfactors; l++)
           if (ix_equal(p.terms[k].factors[l].atom, a)) return false;
     }
   }
-  FlatTerms f = {.n = p.nterms};
+  f->n = p.nterms;
   for (int i = 0; i < p.nterms; i++) {
     PolyTerm one = p.terms[i];
     one.num = 1;
-    f.base[i] = ix_term_part(&one).length;
-    f.atoms[i] = one.nfactors > 0;
+    f->base[i] = ix_term_part(&one).length;
+    f->atoms[i] = one.nfactors > 0;
   }
-  unsigned all = (1u << p.nterms) - 1;
+  return true;
+}
+
+/* a factoring replaces the flat sum only where strictly shorter */
+static bool no_factoring_shorter(const FlatTerms *f, const int64_t *c) {
+  unsigned all = (1u << f->n) - 1;
   size_t single, sum;
-  factored(&f, c, all, &single, &sum);
-  /* a factoring replaces the flat sum only where strictly shorter */
-  size_t flat = flat_length(&f, c, all);
+  factored(f, c, all, &single, &sum);
+  size_t flat = flat_length(f, c, all);
   return single >= flat && sum >= flat;
+}
+
+bool ix_flat_is_shortest(Poly p) {
+  if (p.nterms < 2 || p.nterms > FLAT_MAX_TERMS) return false;
+  FlatTerms f;
+  int64_t c[FLAT_MAX_TERMS];
+  return read_terms(p, &f, c) && no_factoring_shorter(&f, c);
 }
 
 /* the terms of a flat sum e (ix_is_flat_and_shortest): each a product of
@@ -181,4 +195,96 @@ bool ix_is_flat_and_shortest(const Ix *e) {
   for (int i = 0; i < n - 1; i++)
     if (terms[i].nfactors == 0) return false;
   return ix_flat_is_shortest((Poly){n, terms});
+}
+
+/* ---- the same answer at every constant (an unrolled loop's steps) ----
+ *
+ * The steps of a loop written out (codegen/unroll_step.c) index with
+ * s + k, s one flat sum and k the step's constant, so only k changes from
+ * step to step.  ix_is_flat_and_shortest(s + k), k > 0, is s's structure
+ * (fixed) and then `factored` on the coefficients c[0..n) of s and k.
+ * Every divisor that search divides by, nested groups included, is the
+ * gcd of two of the coefficients: the first group's g is, and a nested
+ * group's gcd of two coefficients over D is their gcd over D (D divides
+ * both), so its divisor D*g is their gcd again.  So what the search reads
+ * of k is: k's digits; for each c[i], gcd(c[i], k) and the digits of k
+ * over it (k in that group); for each pair of the others, whether their
+ * gcd G divides k (k in the group) and the digits of k/G.  Equal keys are
+ * the same search, so the same answer.  Where k has no common factor with
+ * any c[i], it is in no group (a pair's gcd that divides k divides a
+ * c[i] too), so every form of s + k is a form of s and " + k", the flat
+ * one too, and the answer is s's whatever k's digits: one key. */
+void ix_flat_sum_read(const Ix *s, IxFlatSum *sum) {
+  memset(sum, 0, sizeof *sum);
+  if (!s) return;
+  PolyTerm terms[FLAT_MAX_TERMS];
+  PolyFactor factors[FLAT_MAX_TERMS][FLAT_MAX_FACTORS];
+  int n = 0;
+  sum->n = -1;
+  if (!flat_terms(s, terms, factors, &n)) return;
+  for (int i = 0; i < n; i++)
+    if (terms[i].nfactors == 0) return; /* a constant: s + k is not the form build gives */
+  FlatTerms f;
+  sum->apart = read_terms((Poly){n, terms}, &f, sum->c);
+  for (int i = 0; i < n; i++) sum->base[i] = f.base[i], sum->atoms[i] = f.atoms[i];
+  sum->n = n;
+}
+
+/* ix_is_flat_and_shortest(s + k) without s's walk: its terms (flat_terms)
+ * and then ix_flat_is_shortest on them and k, as that reads them */
+bool ix_flat_sum_shortest(const IxFlatSum *sum, int64_t k) {
+  if (k < 0 || sum->n < 0) return false;
+  int n = sum->n;
+  if (n == 0 || (k == 0 && n == 1)) return true; /* k alone, s's one term alone */
+  if (!sum->apart || (k > 0 && n == FLAT_MAX_TERMS)) return false;
+  FlatTerms f = {.n = n};
+  int64_t c[FLAT_MAX_TERMS];
+  for (int i = 0; i < n; i++) f.base[i] = sum->base[i], f.atoms[i] = sum->atoms[i], c[i] = sum->c[i];
+  if (k > 0) f.base[n] = 1, f.atoms[n] = false, c[n] = k, f.n++;
+  return no_factoring_shorter(&f, c);
+}
+
+/* ---- the same answer at every constant (an unrolled loop's steps) ----
+ *
+ * The steps of a loop written out (codegen/unroll_step.c) index with
+ * s + k, s one flat sum and k the step's constant, so only k changes from
+ * step to step.  ix_flat_sum_shortest(s, k), k > 0, is s's structure
+ * (fixed) and then `factored` on the coefficients c[0..n) of s and k.
+ * Every divisor that search divides by, nested groups included, is the
+ * gcd of two of the coefficients: the first group's g is, and a nested
+ * group's gcd of two coefficients over D is their gcd over D (D divides
+ * both), so its divisor D*g is their gcd again.  So what the search reads
+ * of k is: k's digits; for each c[i], gcd(c[i], k) and the digits of k
+ * over it (k in that group); for each pair of the others, whether their
+ * gcd G divides k (k in the group) and the digits of k/G.  Equal keys are
+ * the same search, so the same answer.  Where k has no common factor with
+ * any c[i], it is in no group (a pair's gcd that divides k divides a
+ * c[i] too), so every form of s + k is a form of s and " + k", the flat
+ * one too, and the answer is s's whatever k's digits: one key. */
+bool ix_flat_constant_key(const IxFlatSum *sum, int64_t k, IxFlatConstantKey *key) {
+  int n = sum->n;
+  const int64_t *c = sum->c;
+  if (n < 0 || n >= FLAT_MAX_TERMS || k < 0 || (n >= 2 && !sum->apart)) return false;
+  for (int i = 0; i < n; i++)
+    if (c[i] <= 0) return false;
+  memset(key, 0, sizeof *key);
+  int v = 0;
+  key->v[v++] = n;
+  bool apart_from_k = k > 0;
+  for (int i = 0; i < n && apart_from_k; i++) apart_from_k = poly_gcd(c[i], k) == 1;
+  if (apart_from_k) {
+    key->v[v++] = -1;
+    return true;
+  }
+  key->v[v++] = k == 0 ? 0 : (int64_t)digits(k); /* 0: s alone, no constant */
+  for (int i = 0; i < n && k > 0; i++) {
+    int64_t g = poly_gcd(c[i], k);
+    key->v[v++] = g;
+    key->v[v++] = (int64_t)digits(k / g);
+    for (int j = i + 1; j < n; j++) {
+      int64_t pair = poly_gcd(c[i], c[j]);
+      key->v[v++] = k % pair == 0 ? (int64_t)digits(k / pair) : 0;
+    }
+  }
+  return true;
 }

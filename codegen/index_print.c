@@ -103,12 +103,66 @@ static void print_operand(Printer *p, const Ix *e, bool parens) {
   if (parens) print_text(p, ")");
 }
 
+/* A term of a flat sum: a variable, a constant >= 0 or a variable times
+ * one, which print_node writes with no parentheses wherever it is in a
+ * sum (precedence 3, or 2 with an atom on each side of its '*'). */
+static bool flat_term(const Ix *e) {
+  switch (e->kind) {
+  case IX_VAR: return true;
+  case IX_CONST: return e->value >= 0;
+  case IX_MUL: return e->a->kind == IX_VAR && e->b->kind == IX_CONST && e->b->value >= 0;
+  case IX_EXPR:
+  case IX_ADD:
+  case IX_SUB:
+  case IX_DIV:
+  case IX_MOD: return false;
+  }
+  return false;
+}
+
+static void print_flat_term(Printer *p, const Ix *e) {
+  const Ix *v = e->kind == IX_MUL ? e->a : e;
+  if (v->kind == IX_VAR)
+    print_text(p, v->name);
+  else
+    buf_put_int(p->out, v->value);
+  if (e->kind == IX_MUL) {
+    buf_putc(p->out, '*');
+    buf_put_int(p->out, e->b->value);
+  }
+}
+
+/* A sum of flat terms, ((t1 + t2) + t3) + ..., as print_node writes it
+ * (a sum left of " + " and a flat term right of it need no parentheses):
+ * the terms and " + " between them, without asking each node's
+ * neighbours for parentheses.  An unrolled step's indices, wg*512 +
+ * lid*16 + 5, are such sums (codegen/unroll_step.c).  false (nothing
+ * written) where e is not one. */
+static bool print_flat_sum(Printer *p, const Ix *e) {
+  enum { MOST = 8 };
+  const Ix *terms[MOST];
+  int n = 0;
+  for (; e->kind == IX_ADD; e = e->a) {
+    if (n == MOST - 1 || !flat_term(e->b)) return false;
+    terms[n++] = e->b;
+  }
+  if (!flat_term(e)) return false;
+  terms[n++] = e;
+  for (int i = n - 1; i >= 0; i--) {
+    print_flat_term(p, terms[i]);
+    if (i > 0) buf_put(p->out, " + ", 3);
+  }
+  return true;
+}
+
 static void print_node(Printer *p, const Ix *e) {
   switch (e->kind) {
   case IX_CONST: buf_put_int(p->out, e->value); return;
   case IX_VAR: print_text(p, e->name); return;
   case IX_EXPR: ix_print_atom(p->out, e->expr, p->print_expr); return;
   case IX_ADD:
+    if (print_flat_sum(p, e)) return;
+    /* fall through */
   case IX_SUB:
   case IX_MUL:
   case IX_DIV:

@@ -13,7 +13,11 @@
  * each index the form each step's own lowering gives it (index.h,
  * ix_simplify), found without the simplifier's search where the index is
  * a flat sum (flat_at_step: the term of $step dropped, its value added to
- * the constant).
+ * the constant).  What does not change from step to step is found once:
+ * the way from each statement to its indices with $step (StepPath), each
+ * index's other terms and their coefficients (StepIndex), and whether its
+ * sum at a step is the shortest form, once for each key of the step's
+ * constant (index_flat.c, ix_flat_constant_key).
  *
  * Only where that gives what lowering the step gives: every leaf of the
  * body an assignment, lowered to assignments and stores alone (no test, no
@@ -43,7 +47,7 @@ static bool kir_mentions_step(const KirExpr *e);
 static bool ix_mentions_step(const Ix *e) {
   switch (e->kind) {
   case IX_CONST: return false;
-  case IX_VAR: return e->name == STEP_VAR || strcmp(e->name, STEP_VAR) == 0;
+  case IX_VAR: return e->name == STEP_VAR || (e->name[0] == '$' && strcmp(e->name, STEP_VAR) == 0);
   case IX_EXPR: return kir_mentions_step(e->expr);
   case IX_ADD:
   case IX_SUB:
@@ -167,20 +171,45 @@ static bool copyable(const StepStmts *s, int leaves) {
 
 /* ---- the copy of a step ---- */
 
-/* A flat sum s with the term $step*c (c > 0, or $step alone) at step t:
- * the other terms as they are, in their order, and c*t added to the
- * constant, which comes last (NULL where s is not such a sum).  Where the
- * sum is the shortest form of its polynomial (ix_is_flat_and_shortest)
- * this is what ix_simplify gives for it, the order of the terms that are
- * not constant being the polynomial's whatever the constant; the steps
- * check it against ix_simplify at steps 0 and 1 (AtStep.both), the form
- * of the sum and of its constant being the same at every step after. */
-static const Ix *flat_at_step(IxCtx *x, const Ix *s, int64_t t) {
+/* An index with $step as every step reads it (StepIndex): a flat sum s
+ * with the term $step*c (c > 0, or $step alone) is at step t the other
+ * terms as they are, in their order, and c*t added to the constant, which
+ * comes last.  Where the sum is the shortest form of its polynomial
+ * (ix_is_flat_and_shortest) this is what ix_simplify gives for it, the
+ * order of the terms that are not constant being the polynomial's
+ * whatever the constant; the steps check it against ix_simplify at steps
+ * 0 and 1 (AtStep.both), the form of the sum and of its constant being
+ * the same at every step after.  The other terms' sum is made once for
+ * all the steps, and whether the index at a step is the shortest form is
+ * found once for each key of its constant (ix_flat_constant_key): the
+ * same sum and a constant of the same key are the same search. */
+enum { STEP_INDEX_ANSWERS = 16, STEP_INDICES = 8 };
+
+typedef struct StepIndex {
+  const Ix *from;
+  bool flat;          /* the form above: others, c, c0 */
+  const Ix *others;   /* the terms but $step's and the constant; NULL: none */
+  int64_t c, c0;
+  IxFlatSum read;     /* others read once for every step's constant */
+  int nanswers;
+  IxFlatConstantKey keys[STEP_INDEX_ANSWERS];
+  bool shortest[STEP_INDEX_ANSWERS];
+} StepIndex;
+
+/* the indices with $step of one copy of the body, read once */
+typedef struct StepIndices {
+  int n;
+  StepIndex *items[STEP_INDICES];
+} StepIndices;
+
+/* si zeroed (NEW), filled where from has the form above */
+static void read_step_index(IxCtx *x, const Ix *s, StepIndex *si) {
   enum { MOST = 8 };
+  si->from = s;
   const Ix *terms[MOST];
   int n = 0;
   for (; s->kind == IX_ADD; s = s->a) {
-    if (n == MOST - 1) return NULL;
+    if (n == MOST - 1) return;
     terms[n++] = s->b;
   }
   terms[n++] = s;
@@ -188,34 +217,68 @@ static const Ix *flat_at_step(IxCtx *x, const Ix *s, int64_t t) {
   const Ix *sum = NULL;
   for (int i = n - 1; i >= 0; i--) { /* first term first */
     const Ix *term = terms[i];
-    if (term->kind == IX_ADD || term->kind == IX_SUB) return NULL;
+    if (term->kind == IX_ADD || term->kind == IX_SUB) return;
     if (ix_mentions_step(term)) {
-      if (c) return NULL;
+      if (c) return;
       if (term->kind == IX_VAR)
         c = 1;
       else if (term->kind == IX_MUL && term->a->kind == IX_VAR && ix_mentions_step(term->a) &&
                term->b->kind == IX_CONST && term->b->value > 0)
         c = term->b->value;
       else
-        return NULL;
+        return;
       continue;
     }
     if (term->kind == IX_CONST) {
-      if (i != 0 || term->value < 0) return NULL; /* the last term */
+      if (i != 0 || term->value < 0) return; /* the last term */
       c0 = term->value;
       continue;
     }
     sum = sum ? ix_add(x, sum, term) : term;
   }
-  if (!c || t < 0 || t > (INT32_MAX - c0) / c) return NULL;
-  int64_t k = c0 + c * t;
-  if (!sum) return ix_const(x, k);
-  return k ? ix_add(x, sum, ix_const(x, k)) : sum;
+  if (!c) return;
+  si->flat = true;
+  si->others = sum, si->c = c, si->c0 = c0;
+  ix_flat_sum_read(sum, &si->read);
+}
+
+static StepIndex *step_index(CG *cg, StepIndices *known, const Ix *from) {
+  for (int i = 0; i < known->n; i++)
+    if (known->items[i]->from == from) return known->items[i];
+  StepIndex *si = NEW(cg->arena, StepIndex);
+  read_step_index(&cg->ix, from, si);
+  if (known->n < STEP_INDICES) known->items[known->n++] = si;
+  return si;
+}
+
+/* the index at step t where it has the form above, else NULL */
+static const Ix *flat_at_step(IxCtx *x, const StepIndex *si, int64_t t) {
+  if (!si->flat || t < 0 || t > (INT32_MAX - si->c0) / si->c) return NULL;
+  int64_t k = si->c0 + si->c * t;
+  if (!si->others) return ix_const(x, k);
+  return k ? ix_add(x, si->others, ix_const(x, k)) : si->others;
+}
+
+/* ix_is_flat_and_shortest(made), made = flat_at_step(si, t) */
+static bool flat_at_step_shortest(StepIndex *si, const Ix *made, int64_t t) {
+  int64_t k = si->c0 + si->c * t;
+  IxFlatConstantKey key;
+  if (si->read.n < 0) return ix_is_flat_and_shortest(made);
+  if (!ix_flat_constant_key(&si->read, k, &key)) return ix_flat_sum_shortest(&si->read, k);
+  for (int i = 0; i < si->nanswers; i++)
+    if (memcmp(&si->keys[i], &key, sizeof key) == 0) return si->shortest[i];
+  bool shortest = ix_flat_sum_shortest(&si->read, k);
+  if (si->nanswers < STEP_INDEX_ANSWERS) {
+    si->keys[si->nanswers] = key;
+    si->shortest[si->nanswers++] = shortest;
+  }
+  return shortest;
 }
 
 typedef struct AtStep {
   CG *cg;
   const Ix *value; /* the step's constant */
+  StepIndices *indices;
   /* the index made by flat_at_step where it applies (cheap) and
    * checked against ix_simplify's (both); else ix_simplify's */
   bool cheap, both;
@@ -239,7 +302,7 @@ static const Ix *ix_at_step(IxCtx *x, const Ix *e, const Ix *value) {
   const Ix *a, *b;
   switch (e->kind) {
   case IX_CONST: return e;
-  case IX_VAR: return e->name == STEP_VAR || strcmp(e->name, STEP_VAR) == 0 ? value : e;
+  case IX_VAR: return e->name == STEP_VAR || (e->name[0] == '$' && strcmp(e->name, STEP_VAR) == 0) ? value : e;
   case IX_ADD:
   case IX_SUB:
   case IX_MUL:
@@ -254,60 +317,136 @@ static const Ix *ix_at_step(IxCtx *x, const Ix *e, const Ix *value) {
   return e; /* not plain: copyable keeps $step out of these */
 }
 
-static const KirExpr *expr_at_step(void *ctx, const KirExpr *e) {
-  AtStep *at = ctx;
+/* the index e (with $step) at the step */
+static const KirExpr *index_at_step(AtStep *at, const KirExpr *e) {
+  int n = (int)(sizeof at->known / sizeof at->known[0]);
+  for (int i = 0; i < n; i++)
+    if (at->known[i].from && (at->known[i].from == e->ix || ix_equal(at->known[i].from, e->ix)))
+      return kir_ix(at->cg->arena, at->known[i].made);
+  IxCtx *x = &at->cg->ix;
+  StepIndex *si = at->cheap || at->both ? step_index(at->cg, at->indices, e->ix) : NULL;
+  const Ix *made = si ? flat_at_step(x, si, at->value->value) : NULL;
+  bool shortest;
+  if (!made || at->both) {
+    const Ix *simplified = ix_simplify(x, ix_at_step(x, e->ix, at->value));
+    if (made && !ix_equal(made, simplified)) at->same = false;
+    made = simplified;
+    shortest = ix_is_flat_and_shortest(made);
+  } else {
+    shortest = flat_at_step_shortest(si, made, at->value->value);
+  }
+  if (!shortest) at->same = false;
+  at->known[at->next_known].from = e->ix;
+  at->known[at->next_known].made = made;
+  at->next_known = (at->next_known + 1) % n;
+  return kir_ix(at->cg->arena, made);
+}
+
+/* The way from an expression of the body's lowering to its indices with
+ * $step, found once for all the steps: each step walks and rebuilds only
+ * the nodes on it, and keeps every other subexpression as it is (no
+ * $step: the same at every step). */
+typedef struct StepPath {
+  const KirExpr *e;
+  const struct StepPath **kids; /* by e's children; NULL where one has no $step */
+} StepPath;
+
+static const StepPath *step_path(Arena *a, const KirExpr *e) {
   if (e->kind == KE_IX) {
-    if (!ix_mentions_step(e->ix)) return e;
-    int n = (int)(sizeof at->known / sizeof at->known[0]);
-    for (int i = 0; i < n; i++)
-      if (at->known[i].from && (at->known[i].from == e->ix || ix_equal(at->known[i].from, e->ix)))
-        return kir_ix(at->cg->arena, at->known[i].made);
-    IxCtx *x = &at->cg->ix;
-    const Ix *made = at->cheap || at->both ? flat_at_step(x, e->ix, at->value->value) : NULL;
-    if (!made || at->both) {
-      const Ix *simplified = ix_simplify(x, ix_at_step(x, e->ix, at->value));
-      if (made && !ix_equal(made, simplified)) at->same = false;
-      made = simplified;
-    }
-    if (!ix_is_flat_and_shortest(made)) at->same = false;
-    at->known[at->next_known].from = e->ix;
-    at->known[at->next_known].made = made;
-    at->next_known = (at->next_known + 1) % n;
-    return kir_ix(at->cg->arena, made);
+    if (!ix_mentions_step(e->ix)) return NULL;
+    StepPath *leaf = NEW(a, StepPath);
+    leaf->e = e;
+    return leaf;
   }
   const KirExpr *buf[3];
   const KirExpr *const *kids;
   int n = kir_expr_children(e, buf, &kids);
-  if (n == 0) return e;
-  const KirExpr **made = NEWARRAY(at->cg->arena, const KirExpr *, n);
-  bool changed = false;
+  const StepPath **ways = NULL;
   for (int i = 0; i < n; i++) {
-    made[i] = expr_at_step(ctx, kids[i]);
-    changed |= made[i] != kids[i];
+    const StepPath *way = step_path(a, kids[i]);
+    if (!way) continue;
+    if (!ways) ways = NEWARRAY(a, const StepPath *, n);
+    ways[i] = way;
   }
-  return changed ? kir_expr_rebuilt(at->cg->arena, e, made) : e;
+  if (!ways) return NULL;
+  StepPath *p = NEW(a, StepPath);
+  p->e = e;
+  p->kids = ways;
+  return p;
+}
+
+static const KirExpr *path_at_step(AtStep *at, const StepPath *p) {
+  if (!p->kids) return index_at_step(at, p->e);
+  const KirExpr *buf[3];
+  const KirExpr *const *kids;
+  int n = kir_expr_children(p->e, buf, &kids);
+  const KirExpr **made = NEWARRAY(at->cg->arena, const KirExpr *, n);
+  for (int i = 0; i < n; i++) made[i] = p->kids[i] ? path_at_step(at, p->kids[i]) : kids[i];
+  return kir_expr_rebuilt(at->cg->arena, p->e, made);
+}
+
+/* the expressions of an assignment or a store (copyable's statements),
+ * *slots[i] each; 0 for any other statement */
+static int expr_slots(KirStmt *x, const KirExpr **slots[3]) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (x->kind) {
+  case KS_ASSIGN:
+    slots[0] = &x->assign.lhs, slots[1] = &x->assign.rhs;
+    return 2;
+  case KS_VSTORE:
+    slots[0] = &x->vstore.value, slots[1] = &x->vstore.offset, slots[2] = &x->vstore.ptr;
+    return 3;
+  case KS_DECL:
+  case KS_FOR:
+  case KS_IF:
+  case KS_BLOCK:
+  case KS_EXPR:
+  case KS_BARRIER:
+  case KS_COMMENT: return 0;
+  }
+  DPIA_EXHAUSTIVE_END
+  return 0;
+}
+
+/* a statement of the body's lowering and the ways to its indices */
+typedef struct StepStmt {
+  const KirStmt *x;
+  const StepPath *ways[3];
+} StepStmt;
+
+static StepStmt step_stmt(Arena *a, const KirStmt *x) {
+  StepStmt s = {.x = x};
+  KirStmt copy = *x;
+  const KirExpr **slots[3];
+  int n = expr_slots(&copy, slots);
+  for (int i = 0; i < n; i++) s.ways[i] = step_path(a, *slots[i]);
+  return s;
 }
 
 /* statement x (an assignment or store) at step value, appended to b;
  * an assignment of a value to itself is none (gen_assign's x = x:
  * acc[2] = acc[2] at the step where its two indices meet).  false where
  * an index is not the one the step's lowering gives (AtStep.same). */
-static bool add_at_step(AtStep *at, KirBlock *b, const KirStmt *x) {
-  KirStmt *c = kir_stmt(at->cg->arena, x->kind);
-  *c = *x;
+static bool add_at_step(AtStep *at, KirBlock *b, const StepStmt *x) {
+  KirStmt *c = kir_stmt(at->cg->arena, x->x->kind);
+  *c = *x->x;
   c->next = NULL;
-  kir_map_exprs(c, expr_at_step, at);
+  const KirExpr **slots[3];
+  int n = expr_slots(c, slots);
+  for (int i = 0; i < n; i++)
+    if (x->ways[i]) *slots[i] = path_at_step(at, x->ways[i]);
   if (c->kind == KS_ASSIGN && kir_expr_equal(c->assign.lhs, c->assign.rhs)) return at->same;
   kir_append(b, c);
   return at->same;
 }
 
 /* the copy at step 0 is what lowering step 0 gave */
-static bool same_as_step0(CG *cg, const StepStmts *sym, const StepStmts *step0) {
+static bool same_as_step0(CG *cg, const StepStmts *sym, const StepStmt *ways, StepIndices *indices,
+                          const StepStmts *step0) {
   KirBlock check = {0};
-  AtStep at = {.cg = cg, .value = ix_const(&cg->ix, 0), .both = true, .same = true};
+  AtStep at = {.cg = cg, .value = ix_const(&cg->ix, 0), .indices = indices, .both = true, .same = true};
   for (int i = 0; i < sym->n; i++)
-    if (sym->items[i]->kind != KS_BARRIER && !add_at_step(&at, &check, sym->items[i])) return false;
+    if (sym->items[i]->kind != KS_BARRIER && !add_at_step(&at, &check, &ways[i])) return false;
   int j = 0;
   const KirStmt *c = check.first;
   for (; j < step0->n; j++) {
@@ -398,20 +537,26 @@ int64_t gen_steps_by_copy(CG *cg, const Phrase *loop, const Phrase *lam, int64_t
   cg->structs.len = nstructs;
   cg->uses_double = uses_double;
   StepStmts sym = statements_after(cg, NULL, &trial);
-  if (!lowered || !copyable(&sym, leaves.len) || !same_as_step0(cg, &sym, &step0)) return 1;
+  if (!lowered || !copyable(&sym, leaves.len)) return 1;
+  StepStmt *ways = NEWARRAY(cg->arena, StepStmt, sym.n > 0 ? sym.n : 1);
+  for (int i = 0; i < sym.n; i++) ways[i] = step_stmt(cg->arena, sym.items[i]);
+  /* the indices read once, for the check at step 0 and every step */
+  StepIndices indices = {0};
+  if (!same_as_step0(cg, &sym, ways, &indices, &step0)) return 1;
 
   /* each step's statements, a block per leaf, all made before any is
    * added: where one is not what the step's lowering gives, none is */
   int nleaves = leaves.len;
   KirBlock *made = NEWARRAY(cg->arena, KirBlock, (size_t)(trips - 1) * (size_t)nleaves);
   for (int64_t t = 1; t < trips; t++) {
-    AtStep at = {.cg = cg, .value = ix_const(x, t), .cheap = t > 1, .both = t == 1, .same = true};
+    AtStep at = {
+        .cg = cg, .value = ix_const(x, t), .indices = &indices, .cheap = t > 1, .both = t == 1, .same = true};
     int leaf = -1;
     for (int i = 0; i < sym.n; i++) {
       const KirStmt *s = sym.items[i];
       if (s->kind == KS_BARRIER)
         leaf++;
-      else if (!add_at_step(&at, &made[(t - 1) * nleaves + leaf], s))
+      else if (!add_at_step(&at, &made[(t - 1) * nleaves + leaf], &ways[i]))
         return 1;
     }
   }

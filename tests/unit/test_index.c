@@ -1209,6 +1209,129 @@ static void test_random(Tester *t) {
          EXPRESSIONS, changed, shorter, assignments, defined, multiples, quotients);
 }
 
+/* ix_flat_sum_shortest and ix_flat_constant_key: one flat sum s with a
+ * constant k, k the step of an unrolled loop (codegen/unroll_step.c reads
+ * s once, and takes the answer of the first constant of a key for every
+ * other).  For many s whose coefficients share factors, so that groups
+ * with the constant win at some constants and not at others, the sum read
+ * once must answer as ix_is_flat_and_shortest(s + k), and every constant
+ * of a key seen before must have that constant's answer. */
+static void test_flat_constant_key(Tester *t) {
+  static const int64_t coefficients[] = {1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 16, 20, 24, 30, 32, 48, 64, 100, 128, 512, 1000, 4096};
+  static const char *const names[] = {"wg", "lid", "i", "j", "gid"};
+  enum { SUMS = 400, CONSTANTS = 260 };
+  Rng rng = {0x2545f4914f6cdd1du};
+  IxCtx ix;
+  ix_init(&ix, t->arena);
+  int shared = 0, wrong = 0, shortest = 0, not_shortest = 0;
+  for (int n = 0; n < SUMS; n++) {
+    int terms = (int)rng_below(&rng, 5) + (n < 10 ? 0 : 1);
+    const Ix *s = NULL;
+    for (int i = 0; i < terms; i++) {
+      const Ix *term = ix_var(&ix, intern_cstr(t->names, names[i]));
+      /* now and then a product of two variables, a longer term (N in two
+       * terms: a sum whose variables are not apart) */
+      if (rng_below(&rng, 4) == 0) term = ix_mul(&ix, term, ix_var(&ix, intern_cstr(t->names, "N")));
+      int64_t c = coefficients[rng_below(&rng, (int)DPIA_COUNTOF(coefficients))];
+      term = ix_mul(&ix, term, ix_const(&ix, c));
+      s = s ? ix_add(&ix, s, term) : term;
+    }
+    IxFlatSum read;
+    ix_flat_sum_read(s, &read);
+    if (read.n < 0) continue;
+    IxFlatConstantKey *keys = NEWARRAY(t->arena, IxFlatConstantKey, CONSTANTS);
+    bool *answers = NEWARRAY(t->arena, bool, CONSTANTS);
+    int nkeys = 0;
+    for (int m = 0; m < CONSTANTS; m++) {
+      int64_t k = m < 200 ? m : (int64_t)rng_below(&rng, 100000);
+      const Ix *made = !s ? ix_const(&ix, k) : k ? ix_add(&ix, s, ix_const(&ix, k)) : s;
+      bool answer = ix_is_flat_and_shortest(made);
+      /* the sum read once answers as the sum made */
+      if (ix_flat_sum_shortest(&read, k) != answer && wrong++ < 10)
+        fprintf(stderr, "test_index.c: %s + %lld: shortest %d, read once %d\n", s ? print(t, s) : "0", (long long)k,
+                answer, !answer);
+      IxFlatConstantKey key;
+      if (!ix_flat_constant_key(&read, k, &key)) continue;
+      int seen = -1;
+      for (int q = 0; q < nkeys && seen < 0; q++)
+        if (memcmp(&keys[q], &key, sizeof key) == 0) seen = q;
+      if (seen < 0) {
+        keys[nkeys] = key;
+        answers[nkeys++] = answer;
+        continue;
+      }
+      shared++;
+      answer ? shortest++ : not_shortest++;
+      if (answers[seen] != answer && wrong++ < 10)
+        fprintf(stderr, "test_index.c: %s + %lld: shortest %d, another constant of its key %d\n",
+                s ? print(t, s) : "0", (long long)k, answer, answers[seen]);
+    }
+  }
+  record_at(t, wrong == 0, __LINE__, "the sum read once and a constant's key tell ix_is_flat_and_shortest's answer (see above)");
+  /* not vacuous: keys shared, with answers of both kinds */
+  CHECK(shared > SUMS * CONSTANTS / 2);
+  CHECK(shortest > 1000 && not_shortest > 1000);
+  printf("index: flat constant keys: %d constants answered by a key seen before (%d shortest, %d not)\n", shared,
+         shortest, not_shortest);
+}
+
+/* sums of terms as an unrolled step's indices are, wg*512 + lid*16 + 5,
+ * which ix_print writes without asking each node for parentheses
+ * (index_print.c, print_flat_sum), and sums it must leave to the general
+ * printer (a negative constant, a product of two variables): each text
+ * as C needs it and of the length the constructor counted */
+static void test_printing_sums(Tester *t) {
+  static const char *const names[] = {"wg", "lid", "i", "j", "gid", "N"};
+  static const int64_t coefficients[] = {2, 3, 16, 512, 1000, 4096, -2, -16};
+  enum { SUMS = 3000 };
+  Rng rng = {0x5deece66du};
+  IxCtx ix;
+  ix_init(&ix, t->arena);
+  int wrong = 0;
+  for (int n = 0; n < SUMS; n++) {
+    int terms = 1 + (int)rng_below(&rng, 6);
+    const Ix *sum = NULL;
+    Buf expected;
+    buf_init(&expected, t->arena);
+    for (int i = 0; i < terms; i++) {
+      const Ix *v = ix_var(&ix, intern_cstr(t->names, names[rng_below(&rng, (int)DPIA_COUNTOF(names))]));
+      int64_t c = coefficients[rng_below(&rng, (int)DPIA_COUNTOF(coefficients))];
+      const Ix *term;
+      const char *text;
+      switch (i + 1 == terms && terms > 1 ? 3 : rng_below(&rng, 3)) {
+      case 0:
+        term = v;
+        text = v->name;
+        break;
+      case 1: /* a product of two variables: the general printer's */
+        term = ix_mul(&ix, v, ix_var(&ix, intern_cstr(t->names, "M")));
+        text = arena_printf(t->arena, "%s*M", v->name);
+        break;
+      case 2:
+        term = ix_mul(&ix, v, ix_const(&ix, c));
+        text = arena_printf(t->arena, c < 0 ? "%s*(%lld)" : "%s*%lld", v->name, (long long)c);
+        break;
+      default: /* the constant, last */
+        term = ix_const(&ix, c);
+        text = arena_printf(t->arena, c < 0 ? "(%lld)" : "%lld", (long long)c);
+        break;
+      }
+      sum = sum ? ix_add(&ix, sum, term) : term;
+      buf_puts(&expected, i == 0 ? "" : " + ");
+      buf_puts(&expected, text);
+    }
+    const char *got = print(t, sum);
+    if ((strcmp(got, expected.data) != 0 || strlen(got) != sum->length) && wrong++ < 10)
+      fprintf(stderr, "test_index.c: printed `%s` (length %zu), expected `%s` (length %zu)\n", got, strlen(got),
+              expected.data, sum->length);
+  }
+  record_at(t, wrong == 0, __LINE__, "sums print as C needs them (see above)");
+  CHECK_PRINT(ix_add(&ix, ix_add(&ix, ix_mul(&ix, ix_var(&ix, intern_cstr(t->names, "wg")), ix_const(&ix, 512)),
+                                 ix_mul(&ix, ix_var(&ix, intern_cstr(t->names, "lid")), ix_const(&ix, 16))),
+                     ix_const(&ix, 5)),
+              "wg*512 + lid*16 + 5");
+}
+
 int main(void) {
   DpiaMem mem;
   jmp_buf on_oom;
@@ -1226,6 +1349,7 @@ int main(void) {
   Tester *t = &tester;
 
   test_printing(t);
+  test_printing_sums(t);
   test_from_size(t);
   test_bounds(t);
   test_min_max(t);
@@ -1236,6 +1360,7 @@ int main(void) {
   test_memo(t);
   test_recent_leaves(t);
   test_random(t);
+  test_flat_constant_key(t);
 
   printf("index: %d passed, %d failed\n", t->passed, t->failed);
   arena_free(&arena);
