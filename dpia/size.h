@@ -72,6 +72,10 @@ Size size_var(SizeCtx *sc, Sym v);
 Size size_add(SizeCtx *sc, Size a, Size b);
 Size size_sub(SizeCtx *sc, Size a, Size b);
 Size size_mul(SizeCtx *sc, Size a, Size b);
+/* size_mul by the polynomial core's general product alone, without its
+ * scaling of a size by a constant: for tests/unit/test_size.c, which
+ * compares the two */
+Size size_mul_general(SizeCtx *sc, Size a, Size b);
 /* Exact division a / b.  b must be a single non-zero term (a monomial with
  * a coefficient); otherwise returns false and leaves *out untouched (the
  * canonical form has no room for 1/(N+1)). */

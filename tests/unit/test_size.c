@@ -726,6 +726,36 @@ static void check_fraction_paths(Tester *t, Size a) {
   }
 }
 
+/* a times a constant, by size_mul's scaling, is the general product, on
+ * either side, overflow included */
+static void check_scaled_products(Tester *t, Size a) {
+  static const int64_t constants[] = {1, 2, 3, -4, 6, 256, -1024, 7, INT64_MAX / 3, INT64_MIN + 1};
+  bool overflow_before = t->sc->overflow;
+  for (int i = 0; i < (int)(sizeof constants / sizeof constants[0]); i++) {
+    Size k = num(t, constants[i]);
+    /* and a fraction: k/3 */
+    Size ks[2] = {k, divide(t, k, num(t, 3))};
+    for (int j = 0; j < 2; j++) {
+      t->sc->overflow = false;
+      Size general = size_mul_general(t->sc, a, ks[j]);
+      bool general_overflow = t->sc->overflow;
+      t->sc->overflow = false;
+      Size right = size_mul(t->sc, a, ks[j]);
+      bool right_overflow = t->sc->overflow;
+      t->sc->overflow = false;
+      Size left = size_mul(t->sc, ks[j], a);
+      bool left_overflow = t->sc->overflow;
+      bool ok = right_overflow == general_overflow && left_overflow == general_overflow &&
+                (general_overflow || (size_eq(right, general) && size_eq(left, general) &&
+                                      strcmp(print(t, right), print(t, general)) == 0));
+      record(t, ok, __LINE__, "a size times a constant is the general product");
+      if (!ok) fprintf(stderr, "  `%s` * `%s` = `%s`, generally `%s`\n", print(t, a), print(t, ks[j]), print(t, right),
+                       print(t, general));
+    }
+  }
+  t->sc->overflow = overflow_before;
+}
+
 static void test_properties(Tester *t) {
   Rng rng = {UINT64_C(0x9E3779B97F4A7C15)};
   PropertyStats stats = {0, 0, 0, 0};
@@ -742,6 +772,7 @@ static void test_properties(Tester *t) {
     stats.expressions++;
     const char *printed = print(t, s);
     check_fraction_paths(t, s);
+    check_scaled_products(t, s);
     for (int point = 0; point < 6; point++) {
       int64_t values[NVARS];
       for (int i = 0; i < NVARS; i++) values[i] = rng_below(&rng, 10);
