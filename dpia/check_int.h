@@ -10,6 +10,7 @@
 
 typedef struct SizeMeta {
   Sym name; /* text: unique in the checker, not interned (fresh_size_meta) */
+  int index; /* in the checker's size_metas */
   bool solved;
   Size value;
   Span origin;

@@ -8,6 +8,7 @@
 #include "check_int.h"
 
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,19 +39,19 @@ Sym fresh_size_meta(Checker *c, Span origin) {
   m->text[1] = 'n';
   while (nd > 0) m->text[len++] = digits[--nd];
   m->name = m->text;
+  m->index = c->size_metas.len;
   m->origin = origin;
   vec_push(c->arena, &c->size_metas, m);
   return m->name;
 }
 
 static inline SizeMeta *find_size_meta(Checker *c, Sym name) {
-  /* metas are named ?n<k> with k their 1-based position (fresh_size_meta);
-   * read here at every zonk, so without strtol's generality */
-  int k = 0;
-  for (const char *d = name + 2; *d >= '0' && *d <= '9' && k <= c->size_metas.len; d++) k = k * 10 + (*d - '0');
-  ASSERT(k >= 1 && k <= c->size_metas.len);
-  SizeMeta *m = c->size_metas.items[k - 1];
-  ASSERT(m->name == name);
+  /* a metavariable's name is its SizeMeta's text (fresh_size_meta), so
+   * the SizeMeta is the one around it: found at every zonk without
+   * reading the number in the name (translation throughput); one of this
+   * checker's, at the place its index says */
+  SizeMeta *m = (SizeMeta *)(uintptr_t)(name - offsetof(SizeMeta, text));
+  ASSERT(m->index >= 0 && m->index < c->size_metas.len && c->size_metas.items[m->index] == m);
   return m;
 }
 
