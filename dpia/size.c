@@ -503,26 +503,19 @@ Size size_sub(SizeCtx *sc, Size a, Size b) {
   return out;
 }
 
-/* whether s is a single constant term, neither 0 nor a coefficient
- * scale_size cannot take */
-static bool scalable_constant(Size s) {
-  return s.nterms == 1 && s.terms[0].nfactors == 0 && s.terms[0].num != 0 && s.terms[0].num != INT64_MIN;
-}
-
 Size size_mul(SizeCtx *sc, Size a, Size b) {
   Size out;
-  /* by a constant (a split's n*k, a zonk's k times a value): each
-   * coefficient scaled, as size_div does (scale_size; translation
-   * throughput; tests/unit/test_size.c compares with the general
-   * product) */
-  if (scalable_constant(b) && scale_size(sc->arena, a, b.terms[0].num, b.terms[0].den, &out)) return out;
-  if (scalable_constant(a) && scale_size(sc->arena, b, a.terms[0].num, a.terms[0].den, &out)) return out;
-  return size_mul_general(sc, a, b);
+  return mul_sizes(sc->arena, a, b, &out) ? out : overflowed(sc);
 }
 
-Size size_mul_general(SizeCtx *sc, Size a, Size b) {
+Size size_scale(SizeCtx *sc, Size a, int64_t num, int64_t den) {
   Size out;
-  return mul_sizes(sc->arena, a, b, &out) ? out : overflowed(sc);
+  /* each coefficient scaled, as size_div does (scale_size); the general
+   * product where a coefficient would leave int64 */
+  if (num != INT64_MIN && scale_size(sc->arena, a, num, den, &out)) return out;
+  SizeTerm *k = NEW(sc->arena, SizeTerm);
+  *k = (SizeTerm){num, den, 0, NULL};
+  return size_mul(sc, a, (Size){num != 0, k});
 }
 
 bool size_div(SizeCtx *sc, Size a, Size b, Size *out) {

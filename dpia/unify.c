@@ -131,12 +131,7 @@ static bool zonk_product(Checker *c, Size s, Size *out) {
       return false;
   }
   Size product = t->nfactors == 2 ? size_mul(&c->tc->sizes, values[0], values[1]) : values[0];
-  if (t->num != 1 || t->den != 1) {
-    /* k alone: t without its factors (its coefficient in lowest terms) */
-    SizeTerm *k = NEW(c->arena, SizeTerm);
-    *k = (SizeTerm){t->num, t->den, 0, NULL};
-    product = size_mul(&c->tc->sizes, (Size){1, k}, product);
-  }
+  if (t->num != 1 || t->den != 1) product = size_scale(&c->tc->sizes, product, t->num, t->den);
   *out = product;
   return true;
 }

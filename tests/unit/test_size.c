@@ -726,31 +726,28 @@ static void check_fraction_paths(Tester *t, Size a) {
   }
 }
 
-/* a times a constant, by size_mul's scaling, is the general product, on
- * either side, overflow included */
+/* a times a constant by size_scale is size_mul's product, overflow
+ * included */
 static void check_scaled_products(Tester *t, Size a) {
   static const int64_t constants[] = {1, 2, 3, -4, 6, 256, -1024, 7, INT64_MAX / 3, INT64_MIN + 1};
   bool overflow_before = t->sc->overflow;
   for (int i = 0; i < (int)(sizeof constants / sizeof constants[0]); i++) {
-    Size k = num(t, constants[i]);
-    /* and a fraction: k/3 */
-    Size ks[2] = {k, divide(t, k, num(t, 3))};
+    /* k and k/3 */
+    int64_t g = constants[i] % 3 == 0 ? 3 : 1;
+    int64_t nums[2] = {constants[i], constants[i] / g}, dens[2] = {1, 3 / g};
     for (int j = 0; j < 2; j++) {
       t->sc->overflow = false;
-      Size general = size_mul_general(t->sc, a, ks[j]);
+      Size k = divide(t, num(t, nums[j]), num(t, dens[j]));
+      Size general = size_mul(t->sc, a, k);
       bool general_overflow = t->sc->overflow;
       t->sc->overflow = false;
-      Size right = size_mul(t->sc, a, ks[j]);
-      bool right_overflow = t->sc->overflow;
-      t->sc->overflow = false;
-      Size left = size_mul(t->sc, ks[j], a);
-      bool left_overflow = t->sc->overflow;
-      bool ok = right_overflow == general_overflow && left_overflow == general_overflow &&
-                (general_overflow || (size_eq(right, general) && size_eq(left, general) &&
-                                      strcmp(print(t, right), print(t, general)) == 0));
-      record(t, ok, __LINE__, "a size times a constant is the general product");
-      if (!ok) fprintf(stderr, "  `%s` * `%s` = `%s`, generally `%s`\n", print(t, a), print(t, ks[j]), print(t, right),
-                       print(t, general));
+      Size scaled = size_scale(t->sc, a, nums[j], dens[j]);
+      bool scaled_overflow = t->sc->overflow;
+      bool ok = scaled_overflow == general_overflow &&
+                (general_overflow || (size_eq(scaled, general) && strcmp(print(t, scaled), print(t, general)) == 0));
+      record(t, ok, __LINE__, "a size scaled by a constant is its product with it");
+      if (!ok) fprintf(stderr, "  `%s` * %" PRId64 "/%" PRId64 " = `%s`, by size_mul `%s`\n", print(t, a), nums[j],
+                       dens[j], print(t, scaled), print(t, general));
     }
   }
   t->sc->overflow = overflow_before;
