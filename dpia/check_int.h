@@ -10,6 +10,7 @@
 
 typedef struct SizeMeta {
   Sym name; /* text: unique in the checker, not interned (fresh_size_meta) */
+  int index; /* in the checker's size_metas */
   bool solved;
   Size value;
   Span origin;
@@ -230,6 +231,11 @@ void dep_scopes(Checker *c, const Phrase *body);
 /* The type of primitive p (its sizes and type argument converted) at one
  * use, from its signature in prims.h; NULL after reporting an error at span. */
 PhraseType *prim_type(Checker *c, const Phrase *p, Span span);
+/* prim_type by the walk of the signature's type alone, without its recipe
+ * (the same steps written once per process): for test recipes, which
+ * compares the two; and whether p's signature has a recipe */
+PhraseType *prim_type_walked(Checker *c, const Phrase *p, Span span);
+bool prim_type_has_recipe(Prim prim);
 
 /* ---- unify.c ---- */
 

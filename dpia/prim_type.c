@@ -43,12 +43,15 @@ typedef struct Clause {
 
 enum { SIG_MAX_STATICS = 3, SIG_MAX_CLAUSES = 4, SIG_MAX_NAMES = 12 };
 
+typedef struct Recipe Recipe;
+
 typedef struct PrimSig {
   Sym statics[SIG_MAX_STATICS]; /* the static sizes, then the type argument */
   int nstatics;
   const TypeAst *type;
   Clause clauses[SIG_MAX_CLAUSES];
   int nclauses;
+  const Recipe *recipe; /* the type as a recipe (below); NULL: walk the type */
 } PrimSig;
 
 /* ---- reading a signature ---- */
@@ -310,48 +313,404 @@ static PhraseType *inst_phrase(Inst *in, const TypeAst *t) {
 static bool vector_width_ok(int64_t w) { return w == 2 || w == 3 || w == 4 || w == 8 || w == 16; }
 
 /* Constraints that must hold before the type is built: a vector width must
- * be a constant now, because the type's vector depends on it. */
+ * be a constant now, because the type's vector depends on it.  k is the
+ * width named by a CL_WIDTH clause. */
+static bool width_ok(Checker *c, Prim prim, Span span, Size k) {
+  int64_t kv;
+  if (size_const_value(k, &kv) && vector_width_ok(kv)) return true;
+  /* a width of tune parameters is known once --set gives them
+   * (docs/language.md section 6) */
+  check_error(c, ERR_BAD_VECTOR_WIDTH, span, "%s needs a vector width of 2, 3, 4, 8 or 16%s", prim_info[prim].name,
+              size_const_value(k, &kv) ? "" : " (a constant: a tune parameter used as the width needs --set)");
+  return false;
+}
+
 static bool check_widths(Inst *in, const PrimSig *sig) {
   for (int i = 0; i < sig->nclauses; i++) {
     const Clause *cl = &sig->clauses[i];
     if (cl->kind != CL_WIDTH) continue;
-    int64_t kv;
-    Size k = bind(in, cl->a, true)->size;
-    if (!size_const_value(k, &kv) || !vector_width_ok(kv)) {
-      /* a width of tune parameters is known once --set gives them
-       * (docs/language.md section 6) */
-      check_error(in->c, ERR_BAD_VECTOR_WIDTH, in->span, "%s needs a vector width of 2, 3, 4, 8 or 16%s",
-                  prim_info[in->prim].name,
-                  size_const_value(k, &kv) ? "" : " (a constant: a tune parameter used as the width needs --set)");
-      return false;
-    }
+    if (!width_ok(in->c, in->prim, in->span, bind(in, cl->a, true)->size)) return false;
   }
   return true;
 }
 
+/* One constraint recorded, its names' bindings given (a, b, c as the
+ * Clause names them; each NULL where the kind has none). */
+static void record_clause(Checker *c, const Clause *cl, const Binding *a, const Binding *b, const Binding *k,
+                          Span span) {
+  switch (cl->kind) {
+  case CL_VECTOR: defer(c, DEFER_VECTOR_OF, b->data, a->data, k->size, SC_INT, span); break;
+  case CL_CONVERT:
+    defer(c, DEFER_CONVERT, a->data, b->data, size_const(&c->tc->sizes, 0), cl->target, span);
+    break;
+  case CL_POSITIVE: require(c, REQ_POSITIVE, a->size, span, cl->what); break;
+  case CL_LANE: defer(c, DEFER_LANE, a->data, b->data, k->size, SC_INT, span); break;
+  case CL_NUMERIC:
+  case CL_FLOATING:
+  case CL_WIDTH: break; /* before the type was built */
+  }
+}
+
+/* whether a clause's names a, b, c are sizes (true) or types (false), by
+ * its kind; a name a kind does not have is NULL in the Clause */
+static void clause_name_kinds(const Clause *cl, bool *a, bool *b, bool *k) {
+  *a = cl->kind == CL_POSITIVE || cl->kind == CL_WIDTH;
+  *b = false;
+  *k = true;
+}
+
 static void record_constraints(Inst *in, const PrimSig *sig) {
-  Checker *c = in->c;
   for (int i = 0; i < sig->nclauses; i++) {
     const Clause *cl = &sig->clauses[i];
-    switch (cl->kind) {
-    case CL_VECTOR:
-      defer(c, DEFER_VECTOR_OF, bind(in, cl->b, false)->data, bind(in, cl->a, false)->data,
-            bind(in, cl->c, true)->size, SC_INT, in->span);
-      break;
-    case CL_CONVERT:
-      defer(c, DEFER_CONVERT, bind(in, cl->a, false)->data, bind(in, cl->b, false)->data,
-            size_const(&c->tc->sizes, 0), cl->target, in->span);
-      break;
-    case CL_POSITIVE: require(c, REQ_POSITIVE, bind(in, cl->a, true)->size, in->span, cl->what); break;
-    case CL_LANE:
-      defer(c, DEFER_LANE, bind(in, cl->a, false)->data, bind(in, cl->b, false)->data, bind(in, cl->c, true)->size,
-            SC_INT, in->span);
-      break;
-    case CL_NUMERIC:
-    case CL_FLOATING:
-    case CL_WIDTH: break; /* before the type was built */
+    if (cl->kind == CL_NUMERIC || cl->kind == CL_FLOATING || cl->kind == CL_WIDTH) continue;
+    bool a_size, b_size, k_size;
+    clause_name_kinds(cl, &a_size, &b_size, &k_size);
+    /* in the order the clause names them */
+    const Binding *a = bind(in, cl->a, a_size);
+    const Binding *b = cl->b ? bind(in, cl->b, b_size) : NULL;
+    const Binding *k = cl->c ? bind(in, cl->c, k_size) : NULL;
+    record_clause(in->c, cl, a, b, k, in->span);
+  }
+}
+
+/* ---- recipes: a signature's type as a template filled at each use ----
+ *
+ * The walk above finds every name of the signature by its text, at every
+ * use, in a type tree read from the table, and makes each part of the type
+ * by a call of its own.  A recipe is that walk done once, when the table is
+ * read: the type's sizes in the order the walk makes them, its data and
+ * phrase types as nodes whose parts are other nodes or slots, every name
+ * resolved to a slot (the statics, then the class metavariables, then the
+ * implicit names in order of first occurrence).  An instance makes the
+ * sizes (a fresh size metavariable at a name's first occurrence, sums and
+ * products of the rest), then the fresh data metavariables, in the walk's
+ * order, so that they are numbered as the walk numbers them (the numbers
+ * reach messages and the order of requirements); then it fills every node
+ * of the type in one allocation per kind, without a lookup, a recursion or
+ * a constructor call (translation throughput; tests/unit test_recipes
+ * compares the two, sharing included, on every row).  A signature the
+ * recipe does not cover (a dependent array, a name used as a size and as a
+ * type, a constraint on a name the type does not have, more parts than the
+ * recipe holds) keeps the walk, which reports the table's bugs. */
+
+/* a part of a type: a node of the recipe, a slot, or a scalar type */
+typedef enum RefKind { REF_NODE, REF_SLOT, REF_SCALAR, REF_COMM } RefKind;
+typedef struct Ref {
+  RefKind kind;
+  int index;         /* REF_NODE: the node; REF_SLOT: the slot */
+  ScalarKind scalar; /* REF_SCALAR */
+  int width;         /* REF_SCALAR */
+} Ref;
+
+typedef enum RecipeSizeKind { RS_SLOT, RS_FRESH, RS_CONST, RS_ADD, RS_MUL } RecipeSizeKind;
+typedef struct RecipeSize {
+  RecipeSizeKind kind;
+  int slot;    /* RS_SLOT, RS_FRESH */
+  int64_t num; /* RS_CONST */
+  int a, b;    /* RS_ADD, RS_MUL: earlier sizes */
+} RecipeSize;
+
+/* a data node (DT_ARRAY, DT_PAIR, DT_IDX) or a phrase node (PT_EXP,
+ * PT_ACC, PT_WITH, PT_FN, PT_FN_P) */
+typedef struct RecipeNode {
+  int kind;  /* a DataKind or a PhraseKind */
+  int size;  /* DT_ARRAY, DT_IDX: the size */
+  Ref a, b;  /* elem; fst and snd; data (PT_EXP, PT_ACC) */
+} RecipeNode;
+
+/* the most a recipe holds (float16's 16 arguments take 33 phrase nodes) */
+enum { RECIPE_MAX_SIZES = 16, RECIPE_MAX_NODES = 40 };
+
+struct Recipe {
+  const RecipeSize *sizes;
+  int nsizes;
+  int fresh_data[SIG_MAX_NAMES]; /* the slots of the implicit type names, in order */
+  int nfresh_data;
+  const RecipeNode *datas, *phrases;
+  int ndatas, nphrases;
+  Ref root;
+  /* per clause: the slots of its names a, b, c (-1: none) */
+  int clause_slot[SIG_MAX_CLAUSES][3];
+};
+
+/* the names as the walk binds them, and the parts written so far, while a
+ * recipe is written */
+typedef struct RecipeWriter {
+  Recipe *r;
+  RecipeSize sizes[RECIPE_MAX_SIZES];
+  RecipeNode datas[RECIPE_MAX_NODES], phrases[RECIPE_MAX_NODES];
+  Sym names[SIG_MAX_NAMES];
+  bool is_size[SIG_MAX_NAMES];
+  int nnames;
+  bool ok; /* false: the recipe does not cover this signature */
+} RecipeWriter;
+
+/* bind()'s slot for a name, a new one at the first occurrence (*fresh);
+ * -1 where bind would stop */
+static int recipe_slot(RecipeWriter *w, Sym name, bool is_size, bool *fresh) {
+  *fresh = false;
+  for (int i = 0; i < w->nnames; i++) {
+    if (w->names[i] != name) continue;
+    if (w->is_size[i] != is_size) w->ok = false;
+    return i;
+  }
+  if (w->nnames == SIG_MAX_NAMES) {
+    w->ok = false;
+    return -1;
+  }
+  *fresh = true;
+  w->names[w->nnames] = name;
+  w->is_size[w->nnames] = is_size;
+  return w->nnames++;
+}
+
+static int recipe_add_size(RecipeWriter *w, RecipeSize s) {
+  if (w->r->nsizes == RECIPE_MAX_SIZES) {
+    w->ok = false;
+    return 0;
+  }
+  w->sizes[w->r->nsizes] = s;
+  return w->r->nsizes++;
+}
+
+static Ref recipe_add_node(RecipeWriter *w, bool data, RecipeNode n) {
+  RecipeNode *nodes = data ? w->datas : w->phrases;
+  int *count = data ? &w->r->ndatas : &w->r->nphrases;
+  if (*count == RECIPE_MAX_NODES) {
+    w->ok = false;
+    return (Ref){REF_NODE, 0, 0, 0};
+  }
+  nodes[*count] = n;
+  return (Ref){REF_NODE, (*count)++, 0, 0};
+}
+
+/* inst_size's order: left first */
+static int recipe_size(RecipeWriter *w, const SizeAst *s) {
+  switch (s->kind) {
+  case SZA_NUM: return recipe_add_size(w, (RecipeSize){.kind = RS_CONST, .num = (int64_t)s->num});
+  case SZA_VAR: {
+    bool fresh;
+    int slot = recipe_slot(w, s->name, true, &fresh);
+    return recipe_add_size(w, (RecipeSize){.kind = fresh ? RS_FRESH : RS_SLOT, .slot = slot});
+  }
+  case SZA_ADD:
+  case SZA_MUL: {
+    int a = recipe_size(w, s->lhs), b = recipe_size(w, s->rhs);
+    return recipe_add_size(w, (RecipeSize){.kind = s->kind == SZA_ADD ? RS_ADD : RS_MUL, .a = a, .b = b});
+  }
+  case SZA_SUB: /* only inside a dependent array, which the walk makes */
+  case SZA_DIV:
+  case SZA_MOD:
+  case SZA_CEIL:
+  case SZA_FLOOR: break;
+  }
+  w->ok = false;
+  return 0;
+}
+
+/* inst_data's order: a size before the element, the left part first */
+static Ref recipe_data(RecipeWriter *w, const TypeAst *t) {
+  switch (t->kind) {
+  case TYA_SCALAR: return (Ref){REF_SCALAR, 0, t->scalar, t->vec_width};
+  case TYA_ARRAY: {
+    int n = recipe_size(w, t->size);
+    Ref elem = recipe_data(w, t->elem);
+    return recipe_add_node(w, true, (RecipeNode){.kind = DT_ARRAY, .size = n, .a = elem});
+  }
+  case TYA_IDX: return recipe_add_node(w, true, (RecipeNode){.kind = DT_IDX, .size = recipe_size(w, t->size)});
+  case TYA_PAIR: {
+    Ref a = recipe_data(w, t->fst);
+    Ref b = recipe_data(w, t->snd);
+    return recipe_add_node(w, true, (RecipeNode){.kind = DT_PAIR, .a = a, .b = b});
+  }
+  case TYA_NAMED: {
+    bool fresh;
+    int slot = recipe_slot(w, t->name, false, &fresh);
+    if (fresh) w->r->fresh_data[w->r->nfresh_data++] = slot;
+    return (Ref){REF_SLOT, slot, 0, 0};
+  }
+  case TYA_DEPARRAY: /* its element's index renamed: the walk's */
+  case TYA_EXP:
+  case TYA_ACC:
+  case TYA_VAR:
+  case TYA_COMM:
+  case TYA_WITH:
+  case TYA_FN:
+  case TYA_FN_P: break;
+  }
+  w->ok = false;
+  return (Ref){REF_SLOT, 0, 0, 0};
+}
+
+static Ref recipe_phrase(RecipeWriter *w, const TypeAst *t) {
+  switch (t->kind) {
+  case TYA_EXP:
+  case TYA_ACC: {
+    Ref d = recipe_data(w, t->elem);
+    return recipe_add_node(w, false, (RecipeNode){.kind = t->kind == TYA_EXP ? PT_EXP : PT_ACC, .a = d});
+  }
+  case TYA_VAR: { /* acc[d] & exp[d], pt_var */
+    Ref d = recipe_data(w, t->elem);
+    Ref acc = recipe_add_node(w, false, (RecipeNode){.kind = PT_ACC, .a = d});
+    Ref exp = recipe_add_node(w, false, (RecipeNode){.kind = PT_EXP, .a = d});
+    return recipe_add_node(w, false, (RecipeNode){.kind = PT_WITH, .a = acc, .b = exp});
+  }
+  case TYA_COMM: return (Ref){REF_COMM, 0, 0, 0};
+  case TYA_WITH:
+  case TYA_FN:
+  case TYA_FN_P: {
+    Ref a = recipe_phrase(w, t->fst);
+    Ref b = recipe_phrase(w, t->snd);
+    int kind = t->kind == TYA_WITH ? PT_WITH : t->kind == TYA_FN ? PT_FN : PT_FN_P;
+    return recipe_add_node(w, false, (RecipeNode){.kind = kind, .a = a, .b = b});
+  }
+  case TYA_SCALAR:
+  case TYA_ARRAY:
+  case TYA_PAIR:
+  case TYA_IDX:
+  case TYA_DEPARRAY:
+  case TYA_NAMED: break;
+  }
+  w->ok = false;
+  return (Ref){REF_COMM, 0, 0, 0};
+}
+
+/* The recipe of a signature, in the table's arena, or NULL where the walk
+ * stays: written in prim_type's order (statics, widths, class
+ * metavariables, the type, the constraints) so that its slots are bind's. */
+static const Recipe *write_recipe(Arena *a, Prim prim, const PrimSig *sig) {
+  RecipeWriter w;
+  w.r = NEW(a, Recipe);
+  w.nnames = 0;
+  w.ok = true;
+  for (int i = 0; i < sig->nstatics; i++) {
+    w.names[w.nnames] = sig->statics[i];
+    w.is_size[w.nnames++] = i < prim_info[prim].nsizes;
+  }
+  bool fresh;
+  for (int i = 0; i < sig->nclauses; i++) {
+    const Clause *cl = &sig->clauses[i];
+    /* a width is a static size (a fresh one is never a constant) */
+    if (cl->kind == CL_WIDTH && (recipe_slot(&w, cl->a, true, &fresh) < 0 || fresh)) w.ok = false;
+  }
+  /* the class metavariables, appended as prim_type appends them */
+  for (int i = 0; i < sig->nclauses && w.ok; i++) {
+    const Clause *cl = &sig->clauses[i];
+    if (cl->kind != CL_NUMERIC && cl->kind != CL_FLOATING) continue;
+    if (w.nnames == SIG_MAX_NAMES) w.ok = false;
+    else {
+      w.names[w.nnames] = cl->a;
+      w.is_size[w.nnames++] = false;
     }
   }
+  if (w.ok) w.r->root = recipe_phrase(&w, sig->type);
+  for (int i = 0; i < sig->nclauses && w.ok; i++) {
+    const Clause *cl = &sig->clauses[i];
+    Sym names[3] = {cl->a, cl->b, cl->c};
+    bool kinds[3];
+    clause_name_kinds(cl, &kinds[0], &kinds[1], &kinds[2]);
+    for (int j = 0; j < 3; j++) {
+      w.r->clause_slot[i][j] = names[j] ? recipe_slot(&w, names[j], kinds[j], &fresh) : -1;
+      /* a constraint on a name the type does not have: the walk's */
+      if (names[j] && fresh) w.ok = false;
+    }
+  }
+  if (!w.ok) return NULL;
+  w.r->sizes = arena_dup(a, w.sizes, sizeof(RecipeSize) * (size_t)w.r->nsizes);
+  w.r->datas = arena_dup(a, w.datas, sizeof(RecipeNode) * (size_t)w.r->ndatas);
+  w.r->phrases = arena_dup(a, w.phrases, sizeof(RecipeNode) * (size_t)w.r->nphrases);
+  return w.r;
+}
+
+static inline DataType *data_ref(TypeCtx *tc, const Binding *slot, DataType *block, Ref r) {
+  switch (r.kind) {
+  case REF_NODE: return &block[r.index];
+  case REF_SLOT: return slot[r.index].data;
+  case REF_SCALAR: return dt_scalar(tc, r.scalar, r.width);
+  case REF_COMM: break;
+  }
+  INTERNAL("a recipe's data type is a phrase type");
+}
+
+static inline PhraseType *phrase_ref(TypeCtx *tc, PhraseType *block, Ref r) {
+  return r.kind == REF_COMM ? tc->t_comm : &block[r.index];
+}
+
+/* prim_type by the recipe of its signature */
+static PhraseType *cook(Checker *c, const Phrase *p, Span span, const PrimSig *sig) {
+  const Recipe *r = sig->recipe;
+  TypeCtx *tc = c->tc;
+  SizeCtx *sc = &tc->sizes;
+  /* the slots, as Bindings for record_clause; written before read */
+  Binding slot[SIG_MAX_NAMES];
+  int nslots = 0;
+  for (; nslots < sig->nstatics; nslots++) {
+    if (nslots < prim_info[p->prim].nsizes) slot[nslots].size = p->sizes[nslots];
+    else slot[nslots].data = p->type_arg;
+  }
+  for (int i = 0; i < sig->nclauses; i++)
+    if (sig->clauses[i].kind == CL_WIDTH && !width_ok(c, p->prim, span, slot[r->clause_slot[i][0]].size))
+      return NULL;
+  for (int i = 0; i < sig->nclauses; i++) {
+    const Clause *cl = &sig->clauses[i];
+    if (cl->kind == CL_NUMERIC || cl->kind == CL_FLOATING)
+      slot[nslots++].data = dt_meta(tc, cl->kind == CL_NUMERIC ? MC_NUMERIC : MC_FLOATING, span);
+  }
+  /* the sizes, then the data metavariables: each kind in the walk's order */
+  Size sizes[RECIPE_MAX_SIZES];
+  for (int i = 0; i < r->nsizes; i++) {
+    const RecipeSize *s = &r->sizes[i];
+    switch (s->kind) {
+    case RS_SLOT: sizes[i] = slot[s->slot].size; break;
+    case RS_FRESH: sizes[i] = slot[s->slot].size = size_var(sc, fresh_size_meta(c, span)); break;
+    case RS_CONST: sizes[i] = size_const(sc, s->num); break;
+    case RS_ADD: sizes[i] = size_add(sc, sizes[s->a], sizes[s->b]); break;
+    case RS_MUL: sizes[i] = size_mul(sc, sizes[s->a], sizes[s->b]); break;
+    }
+  }
+  for (int i = 0; i < r->nfresh_data; i++) slot[r->fresh_data[i]].data = dt_meta(tc, MC_ANY, span);
+  /* the nodes, zeroed as the constructors make them (types.c) */
+  DataType *datas = r->ndatas ? NEWARRAY(tc->arena, DataType, r->ndatas) : NULL;
+  for (int i = 0; i < r->ndatas; i++) {
+    const RecipeNode *n = &r->datas[i];
+    DataType *t = &datas[i];
+    t->kind = (DataKind)n->kind;
+    switch (t->kind) {
+    case DT_ARRAY: t->elem = data_ref(tc, slot, datas, n->a); /* fall through */
+    case DT_IDX: t->size = sizes[n->size]; break;
+    case DT_PAIR:
+      t->fst = data_ref(tc, slot, datas, n->a);
+      t->snd = data_ref(tc, slot, datas, n->b);
+      break;
+    case DT_SCALAR:
+    case DT_DEPARRAY:
+    case DT_VAR:
+    case DT_META: INTERNAL("a recipe's data node is not a compound");
+    }
+  }
+  PhraseType *phrases = r->nphrases ? NEWARRAY(tc->arena, PhraseType, r->nphrases) : NULL;
+  for (int i = 0; i < r->nphrases; i++) {
+    const RecipeNode *n = &r->phrases[i];
+    PhraseType *t = &phrases[i];
+    t->kind = (PhraseKind)n->kind;
+    switch (t->kind) {
+    case PT_EXP:
+    case PT_ACC: t->data = data_ref(tc, slot, datas, n->a); break;
+    case PT_WITH:
+    case PT_FN:
+    case PT_FN_P:
+      t->fst = phrase_ref(tc, phrases, n->a);
+      t->snd = phrase_ref(tc, phrases, n->b);
+      break;
+    case PT_COMM: INTERNAL("a recipe's phrase node is comm");
+    }
+  }
+  for (int i = 0; i < sig->nclauses; i++) {
+    const int *k = r->clause_slot[i];
+    record_clause(c, &sig->clauses[i], k[0] >= 0 ? &slot[k[0]] : NULL, k[1] >= 0 ? &slot[k[1]] : NULL,
+                  k[2] >= 0 ? &slot[k[2]] : NULL, span);
+  }
+  return phrase_ref(tc, phrases, r->root);
 }
 
 typedef struct SigTable {
@@ -369,7 +728,11 @@ static void read_sig_table(void) {
   dpia_mem_default(&t->mem); /* no on_oom handler: running out aborts */
   arena_init(&t->arena, &t->mem);
   intern_init(&t->in, &t->arena);
-  for (int p = 0; p < PRIM_COUNT; p++) t->sigs[p] = read_signature(&t->arena, &t->in, (Prim)p);
+  for (int p = 0; p < PRIM_COUNT; p++) {
+    PrimSig *sig = read_signature(&t->arena, &t->in, (Prim)p);
+    sig->recipe = write_recipe(&t->arena, (Prim)p, sig);
+    t->sigs[p] = sig;
+  }
 }
 
 static const PrimSig *prim_signature(Prim prim) {
@@ -393,8 +756,8 @@ static PhraseType *dep_join_acc_type(Checker *c, const Phrase *p, Span span) {
   return pt_fn(c->tc, pt_acc(c->tc, flat), pt_acc(c->tc, p->type_arg));
 }
 
-PhraseType *prim_type(Checker *c, const Phrase *p, Span span) {
-  const PrimSig *sig = prim_signature(p->prim);
+/* prim_type by the walk of its signature's type */
+static PhraseType *walk_type(Checker *c, const Phrase *p, Span span, const PrimSig *sig) {
   /* the bindings are written before they are read (nnames counts them):
    * not zeroed, 12 of them at every instance (translation throughput) */
   Inst in;
@@ -423,9 +786,24 @@ PhraseType *prim_type(Checker *c, const Phrase *p, Span span) {
   }
   PhraseType *t = inst_phrase(&in, sig->type);
   record_constraints(&in, sig);
-  if (p->prim == PRIM_DEP_JOIN_ACC) return dep_join_acc_type(c, p, span);
   return t;
 }
+
+static PhraseType *finish_prim_type(Checker *c, const Phrase *p, Span span, PhraseType *t) {
+  if (t && p->prim == PRIM_DEP_JOIN_ACC) return dep_join_acc_type(c, p, span);
+  return t;
+}
+
+PhraseType *prim_type(Checker *c, const Phrase *p, Span span) {
+  const PrimSig *sig = prim_signature(p->prim);
+  return finish_prim_type(c, p, span, sig->recipe ? cook(c, p, span, sig) : walk_type(c, p, span, sig));
+}
+
+PhraseType *prim_type_walked(Checker *c, const Phrase *p, Span span) {
+  return finish_prim_type(c, p, span, walk_type(c, p, span, prim_signature(p->prim)));
+}
+
+bool prim_type_has_recipe(Prim prim) { return prim_signature(prim)->recipe != NULL; }
 
 /* a checker for one primitive outside a program */
 static Checker scratch_checker(Arena *a, Interner *in, Diag *diag, TypeCtx *tc) {

@@ -508,6 +508,16 @@ Size size_mul(SizeCtx *sc, Size a, Size b) {
   return mul_sizes(sc->arena, a, b, &out) ? out : overflowed(sc);
 }
 
+Size size_scale(SizeCtx *sc, Size a, int64_t num, int64_t den) {
+  Size out;
+  /* each coefficient scaled, as size_div does (scale_size); the general
+   * product where a coefficient would leave int64 */
+  if (num != INT64_MIN && scale_size(sc->arena, a, num, den, &out)) return out;
+  SizeTerm *k = NEW(sc->arena, SizeTerm);
+  *k = (SizeTerm){num, den, 0, NULL};
+  return size_mul(sc, a, (Size){num != 0, k});
+}
+
 bool size_div(SizeCtx *sc, Size a, Size b, Size *out) {
   if (b.nterms != 1) return false;
   SizeTerm inverse;

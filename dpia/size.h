@@ -72,6 +72,10 @@ Size size_var(SizeCtx *sc, Sym v);
 Size size_add(SizeCtx *sc, Size a, Size b);
 Size size_sub(SizeCtx *sc, Size a, Size b);
 Size size_mul(SizeCtx *sc, Size a, Size b);
+/* a times the constant num/den (lowest terms, den > 0): size_mul's
+ * product, each coefficient scaled at once where none leaves int64
+ * (tests/unit/test_size.c compares the two) */
+Size size_scale(SizeCtx *sc, Size a, int64_t num, int64_t den);
 /* Exact division a / b.  b must be a single non-zero term (a monomial with
  * a coefficient); otherwise returns false and leaves *out untouched (the
  * canonical form has no room for 1/(N+1)). */

@@ -8,6 +8,7 @@
 #include "check_int.h"
 
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,19 +39,19 @@ Sym fresh_size_meta(Checker *c, Span origin) {
   m->text[1] = 'n';
   while (nd > 0) m->text[len++] = digits[--nd];
   m->name = m->text;
+  m->index = c->size_metas.len;
   m->origin = origin;
   vec_push(c->arena, &c->size_metas, m);
   return m->name;
 }
 
 static inline SizeMeta *find_size_meta(Checker *c, Sym name) {
-  /* metas are named ?n<k> with k their 1-based position (fresh_size_meta);
-   * read here at every zonk, so without strtol's generality */
-  int k = 0;
-  for (const char *d = name + 2; *d >= '0' && *d <= '9' && k <= c->size_metas.len; d++) k = k * 10 + (*d - '0');
-  ASSERT(k >= 1 && k <= c->size_metas.len);
-  SizeMeta *m = c->size_metas.items[k - 1];
-  ASSERT(m->name == name);
+  /* a metavariable's name is its SizeMeta's text (fresh_size_meta), so
+   * the SizeMeta is the one around it: found at every zonk without
+   * reading the number in the name (translation throughput); one of this
+   * checker's, at the place its index says */
+  SizeMeta *m = (SizeMeta *)(uintptr_t)(name - offsetof(SizeMeta, text));
+  ASSERT(m->index >= 0 && m->index < c->size_metas.len && c->size_metas.items[m->index] == m);
   return m;
 }
 
@@ -94,6 +95,47 @@ static inline Size zonk_size_at(Checker *c, Size s, bool *lasting) {
   return zonk_size_anew(c, s, lasting, h);
 }
 
+/* coefficients this small cannot overflow in a product of zonk_product's
+ * (three factors of at most four terms each: 2^48 times 16 terms) */
+static bool small_coefficients(Size s) {
+  enum { SMALL = 1 << 16 };
+  for (int i = 0; i < s.nterms; i++)
+    if (s.terms[i].num <= -SMALL || s.terms[i].num >= SMALL || s.terms[i].den >= SMALL) return false;
+  return true;
+}
+
+/* The zonk of s when s is one term k*?a*?b (k a constant, one or two
+ * metavariables, each solved, to the power 1) whose values zonk lastingly
+ * to sizes without floor atoms: k times the product of those zonks, the
+ * metavariables' values' zonks found once (in the memo) and multiplied,
+ * rather than substituted one at a time into s (a split's [?n*k], a
+ * join's [?n*?m]: translation throughput).  The same size: neither s, the
+ * values nor their zonks have a floor atom, so every step of the
+ * substitutions is a product of polynomials, whose canonical form is
+ * unique, and small coefficients leave no step an overflow
+ * (tests/unit test_zonk compares both with substitution by hand).  False
+ * where it does not apply. */
+static bool zonk_product(Checker *c, Size s, Size *out) {
+  if (s.nterms != 1 || !small_coefficients(s)) return false;
+  const SizeTerm *t = &s.terms[0];
+  if (t->nfactors < 1 || t->nfactors > 2) return false;
+  Size values[2];
+  for (int i = 0; i < t->nfactors; i++) {
+    Sym v = size_factor_var(&t->factors[i]);
+    if (!v || v[0] != '?' || t->factors[i].exp != 1) return false;
+    SizeMeta *m = find_size_meta(c, v);
+    if (!m->solved || size_has_floor(m->value)) return false;
+    bool lasting;
+    values[i] = zonk_size_at(c, m->value, &lasting);
+    if (!lasting || values[i].nterms > 4 || size_has_floor(values[i]) || !small_coefficients(values[i]))
+      return false;
+  }
+  Size product = t->nfactors == 2 ? size_mul(&c->tc->sizes, values[0], values[1]) : values[0];
+  if (t->num != 1 || t->den != 1) product = size_scale(&c->tc->sizes, product, t->num, t->den);
+  *out = product;
+  return true;
+}
+
 /* zonk_size_at's s, not in the memo (slot h), zonked and kept there */
 static Size zonk_size_anew(Checker *c, Size s, bool *lasting, size_t h) {
   ZonkMemo *memo = c->zonk_memo;
@@ -119,6 +161,8 @@ static Size zonk_size_anew(Checker *c, Size s, bool *lasting, size_t h) {
     Size v = lone->value; /* a chain ?n1 := ?n2 := ... followed without recursion */
     while ((lone = lone_solved_meta(c, v))) v = lone->value;
     z = zonk_size_at(c, v, lasting);
+  } else if (zonk_product(c, s, &z)) {
+    *lasting = true;
   } else {
     z = zonk_size_now(c, s, lasting);
   }

@@ -726,6 +726,33 @@ static void check_fraction_paths(Tester *t, Size a) {
   }
 }
 
+/* a times a constant by size_scale is size_mul's product, overflow
+ * included */
+static void check_scaled_products(Tester *t, Size a) {
+  static const int64_t constants[] = {1, 2, 3, -4, 6, 256, -1024, 7, INT64_MAX / 3, INT64_MIN + 1};
+  bool overflow_before = t->sc->overflow;
+  for (int i = 0; i < (int)(sizeof constants / sizeof constants[0]); i++) {
+    /* k and k/3 */
+    int64_t g = constants[i] % 3 == 0 ? 3 : 1;
+    int64_t nums[2] = {constants[i], constants[i] / g}, dens[2] = {1, 3 / g};
+    for (int j = 0; j < 2; j++) {
+      t->sc->overflow = false;
+      Size k = divide(t, num(t, nums[j]), num(t, dens[j]));
+      Size general = size_mul(t->sc, a, k);
+      bool general_overflow = t->sc->overflow;
+      t->sc->overflow = false;
+      Size scaled = size_scale(t->sc, a, nums[j], dens[j]);
+      bool scaled_overflow = t->sc->overflow;
+      bool ok = scaled_overflow == general_overflow &&
+                (general_overflow || (size_eq(scaled, general) && strcmp(print(t, scaled), print(t, general)) == 0));
+      record(t, ok, __LINE__, "a size scaled by a constant is its product with it");
+      if (!ok) fprintf(stderr, "  `%s` * %" PRId64 "/%" PRId64 " = `%s`, by size_mul `%s`\n", print(t, a), nums[j],
+                       dens[j], print(t, scaled), print(t, general));
+    }
+  }
+  t->sc->overflow = overflow_before;
+}
+
 static void test_properties(Tester *t) {
   Rng rng = {UINT64_C(0x9E3779B97F4A7C15)};
   PropertyStats stats = {0, 0, 0, 0};
@@ -742,6 +769,7 @@ static void test_properties(Tester *t) {
     stats.expressions++;
     const char *printed = print(t, s);
     check_fraction_paths(t, s);
+    check_scaled_products(t, s);
     for (int point = 0; point < 6; point++) {
       int64_t values[NVARS];
       for (int i = 0; i < NVARS; i++) values[i] = rng_below(&rng, 10);

@@ -3,15 +3,18 @@
  *
  * The checker replaces solved size metavariables through a memo of earlier
  * zonks (ZonkMemo) and through fast paths for the commonest forms (a lone
- * metavariable, solved or not; a constant).  Each must give what replacing
+ * metavariable, solved or not; a constant; a product of solved ones, by
+ * multiplying their values' zonks).  Each must give what replacing
  * every solved metavariable by its value, until none is left, gives.  This
  * test makes metavariables, solves them one at a time in a pseudo-random
  * order by unify_sizes (some by another metavariable, so that values chain),
  * and after every step zonks every size made so far, again and again (the
  * memo's entries from before a solution must not be taken after it), and
- * compares each with the substitution of its own.  The sizes have no floor
- * atoms, whose canonical forms are unique, so the two agree exactly when
- * size_eq says so.  Prints `zonk: N sizes zonked, M steps, F wrong`. */
+ * compares each with the substitution of its own, done in the order the
+ * checker's general way does it, so that the two agree exactly when
+ * size_eq says so: also where a value has a floor atom (ceil(N/k)), whose
+ * normal form could depend on that order (size.h).  Prints `zonk: N sizes
+ * zonked, M steps, F wrong`. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,7 +95,7 @@ int main(void) {
       }
     }
     /* solve them in a random order: by N times a constant, by a constant,
-     * or by a metavariable solved later (a chain) */
+     * by ceil(N/k), or by a metavariable solved later (a chain) */
     int order[METAS];
     for (int i = 0; i < METAS; i++) order[i] = i;
     for (int i = METAS - 1; i > 0; i--) {
@@ -103,9 +106,13 @@ int main(void) {
     for (int step = 0; step < METAS; step++) {
       int m = order[step];
       Size value;
-      switch (rnd(3)) {
+      switch (rnd(4)) {
       case 0: value = size_mul(sc, n, size_const(sc, 1 + rnd(16))); break;
       case 1: value = size_const(sc, 1 + rnd(4096)); break;
+      case 2: /* a floor atom (splitPad's ceil(N/k)), which products of
+                 solved metavariables do not zonk by multiplying */
+        size_ceil_div(sc, n, size_const(sc, 2 + rnd(63)), &value);
+        break;
       default: value = step + 1 < METAS ? metas[order[step + 1 + rnd((unsigned)(METAS - step - 1))]] : n; break;
       }
       unify_sizes(&c, metas[m], value, nowhere);
