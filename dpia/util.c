@@ -199,7 +199,7 @@ void buf_init(Buf *b, Arena *a) {
   b->cap = 0;
 }
 
-static void buf_reserve(Buf *b, size_t extra) {
+void buf_reserve(Buf *b, size_t extra) {
   if (b->len + extra + 1 <= b->cap) return;
   size_t cap = b->cap ? b->cap : 64;
   while (cap < b->len + extra + 1) cap *= 2;

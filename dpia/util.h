@@ -26,6 +26,27 @@
 
 #define DPIA_COUNTOF(a) (sizeof(a) / sizeof((a)[0]))
 
+/* Scanning text 8 bytes at a time (JSON escaping and unescaping, batch
+ * requests and answers): the tests of "Bit Twiddling Hacks" (haszero,
+ * hasless) set bit 7 of every byte that matches and may set it wrongly only
+ * in bytes after the first match (a borrow starts at a match), so the
+ * first byte marked is exactly the first match.  The index, in memory
+ * order, of the first byte whose bit 7 is set in marks (nonzero) of the
+ * word read from those 8 bytes by memcpy. */
+static inline unsigned first_marked_byte(uint64_t marks) {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  return (unsigned)__builtin_ctzll(marks) / 8;
+#elif defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  return (unsigned)__builtin_clzll(marks) / 8;
+#else
+  unsigned char bytes[8];
+  memcpy(bytes, &marks, sizeof bytes);
+  unsigned i = 0;
+  while (!(bytes[i] & 0x80)) i++;
+  return i;
+#endif
+}
+
 /* The one allocation function of a translation.  alloc(user, n) returns n
  * bytes or NULL; release(user, p) frees what alloc returned. */
 typedef struct DpiaMem {
@@ -125,6 +146,8 @@ typedef struct Buf {
 void buf_init(Buf *b, Arena *a);
 void emit(Buf *b, const char *fmt, ...) DPIA_PRINTF(2, 3);
 void vemit(Buf *b, const char *fmt, va_list ap);
+/* room for extra more bytes (and the NUL) without growing again */
+void buf_reserve(Buf *b, size_t extra);
 void buf_put_slow(Buf *b, const char *s, size_t n);
 /* n bytes of s, then s as a C string: inline where there is room, so
  * that a literal's length and copy are the compiler's (the printers write
