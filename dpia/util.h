@@ -197,6 +197,20 @@ typedef struct Interner {
   uint32_t count, cap;
 } Interner;
 
+/* What the interner keeps of each name, just before its text: its hash
+ * and length (a lookup compares them before any byte, and growing the
+ * table hashes nothing again), and one fact a client may cache about the
+ * name for as long as the interner lives, 0 until it does: the parser's
+ * primitive lookup (parse.c, parser_lookup_prim), which asks about every
+ * identifier and so costs no table of its own. */
+typedef struct SymInfo {
+  uint32_t hash; /* FNV-1a, INTERN_HASH_* below */
+  uint32_t len;
+  uint32_t memo;
+} SymInfo;
+/* the SymInfo of a name interned by an Interner (of no other string) */
+static inline SymInfo *sym_info(Sym s) { return (SymInfo *)(void *)((char *)(uintptr_t)s - sizeof(SymInfo)); }
+
 void intern_init(Interner *in, Arena *a);
 Sym intern(Interner *in, const char *s, size_t n);
 Sym intern_cstr(Interner *in, const char *s);
