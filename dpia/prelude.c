@@ -189,7 +189,7 @@ void prelude_add(Arena *a, Interner *in, Diag *diag, Program *prog) {
   }
   if (!nwanted) return;
   Source *src = NEW(a, Source);
-  source_init(src, a, "<prelude>", prelude_text, sizeof prelude_text - 1);
+  source_init_lazy(src, a, "<prelude>", prelude_text, sizeof prelude_text - 1);
   Program *prelude = parse_program_deep(a, in, diag, src, DPIA_MAX_NESTING);
   if (prelude->ndecls != NPRELUDE) INTERNAL("the prelude does not parse");
   Decl **decls = NEWARRAY(a, Decl *, prog->ndecls + nwanted);

@@ -7,7 +7,7 @@
  *   parse_test errors         syntax errors: the exact error lines
  *   parse_test limits         nesting limits, bad bytes, huge literals,
  *                             empty and comment-only files
- *   parse_test spans          source spans of nodes
+ *   parse_test spans          source spans of nodes; lazy line starts
  *   parse_test prelude        the prelude defs random texts name; the
  *                             parser's primitive lookup against prim_lookup
  *   parse_test roundtrip DIR...   parse -> print -> parse -> print is a
@@ -1165,6 +1165,42 @@ static void test_prim_lookup(Tester *t, DpiaMem *mem) {
   arena_free(&ps.arena);
 }
 
+/* A source whose line starts are made at its first position
+ * (source_init_lazy), and one made at once (source_init), give every
+ * offset the line and column counted by hand: random texts of short and
+ * empty lines, CRLF, with and without a last newline. */
+static void test_lazy_lines(Tester *t, DpiaMem *mem) {
+  Arena a;
+  arena_init(&a, mem);
+  uint64_t rng = 0x9E3779B97F4A7C15u;
+  int differ = 0, offsets = 0;
+  for (int round = 0; round < 300; round++) {
+    char text[64];
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    size_t len = rng % sizeof text;
+    for (size_t i = 0; i < len; i++) text[i] = "ab \n\r"[(rng >> (i % 29)) % 5];
+    Source eager, lazy;
+    source_init(&eager, &a, "e.dpia", text, len);
+    source_init_lazy(&lazy, &a, "l.dpia", text, len);
+    for (uint32_t off = 0; off <= len + 1; off++) {
+      uint32_t l1, c1, l2, c2;
+      /* the lazy one asked at a random offset first */
+      source_position(&lazy, (uint32_t)((off + rng) % (len + 2)), &l2, &c2);
+      source_position(&lazy, off, &l2, &c2);
+      source_position(&eager, off, &l1, &c1);
+      /* by hand: the newlines before the offset (clamped to the text) */
+      uint32_t at = off > len ? (uint32_t)len : off, line = 1, start = 0;
+      for (uint32_t i = 0; i < at; i++)
+        if (text[i] == '\n') line++, start = i + 1;
+      differ += l1 != line || c1 != at - start + 1 || l2 != line || c2 != at - start + 1;
+      offsets++;
+    }
+  }
+  check(t, differ == 0 && offsets > 1000, "lazy line starts agree with eager ones",
+        arena_printf(&a, "%d of %d offsets differ", differ, offsets));
+  arena_free(&a);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: %s lexer|precedence|errors|limits|spans|prelude|perf|roundtrip DIR...\n",
@@ -1191,6 +1227,7 @@ int main(int argc, char **argv) {
     test_limits(&t, &mem);
   } else if (strcmp(mode, "spans") == 0) {
     test_spans(&t, &mem);
+    test_lazy_lines(&t, &mem);
   } else if (strcmp(mode, "prelude") == 0) {
     test_prelude(&t, &mem);
     test_prim_lookup(&t, &mem);
