@@ -164,16 +164,6 @@ static size_t utf8_length(const unsigned char *s, size_t n) {
   return k;
 }
 
-/* The bytes of w that end a run of characters copied as they are, bit 7
- * of each set: below 0x20, '"', '\\', or 0x80 and above (UTF-8, checked a
- * sequence at a time); exact up to the first (util.h, first_marked_byte). */
-static uint64_t stops_in8(uint64_t w) {
-  const uint64_t ones = 0x0101010101010101u;
-  uint64_t quote = w ^ (ones * '"'), backslash = w ^ (ones * '\\');
-  uint64_t t = ((w - ones * 0x20) & ~w) | ((quote - ones) & ~quote) | ((backslash - ones) & ~backslash) | w;
-  return t & ones * 0x80;
-}
-
 /* A string after its opening quote, decoded to out; false after a
  * message.  No string decodes to more bytes than it is written with (an
  * escape of 2 bytes is 1, \\u escapes of 6 or 12 are at most 4), so out
@@ -182,25 +172,12 @@ static uint64_t stops_in8(uint64_t w) {
 static bool parse_string_body(Parser *p, char *out, size_t *len) {
   size_t n = 0;
   for (;;) {
-    /* a run of ASCII characters with no escape, copied at once, its end
-     * found 8 bytes at a time (a request's program text is most of a
-     * batch request: issue 35) */
-    size_t end = p->pos;
-    for (uint64_t w; p->len - end >= 8; end += 8) {
-      memcpy(&w, p->s + end, sizeof w);
-      uint64_t stops = stops_in8(w);
-      if (stops) {
-        end += first_marked_byte(stops);
-        goto found;
-      }
-    }
-    while (end < p->len && (unsigned char)p->s[end] >= 0x20 && (unsigned char)p->s[end] < 0x80 &&
-           p->s[end] != '"' && p->s[end] != '\\')
-      end++;
-  found:
-    memcpy(out + n, p->s + p->pos, end - p->pos);
-    n += end - p->pos;
-    p->pos = end;
+    /* a run of ASCII characters with no escape, copied at once (a
+     * request's program text is most of a batch request: issue 35) */
+    size_t run = json_plain_run(p->s + p->pos, p->len - p->pos, true);
+    memcpy(out + n, p->s + p->pos, run);
+    n += run;
+    p->pos += run;
     int c = peek(p);
     if (c < 0) return fail(p, "%s", "unterminated string");
     if (c == '"') {

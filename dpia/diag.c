@@ -223,37 +223,17 @@ void diag_render_text(const Diag *d, Buf *out) {
 
 /* ---- JSON rendering ---- */
 
-/* The bytes of w that need an escape in a JSON string, bit 7 of each set:
- * below 0x20, '"' or '\\' (a byte of 0x80 or above, UTF-8, matches none);
- * exact up to the first (util.h, first_marked_byte). */
-static uint64_t escapes_in8(uint64_t w) {
-  const uint64_t ones = 0x0101010101010101u;
-  uint64_t quote = w ^ (ones * '"'), backslash = w ^ (ones * '\\');
-  uint64_t t = ((w - ones * 0x20) & ~w) | ((quote - ones) & ~quote) | ((backslash - ones) & ~backslash);
-  return t & ones * 0x80;
-}
-
 void emit_json_string(Buf *out, const char *s) {
-  const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
+  const char *p = s, *end = s + strlen(s);
   /* room for the text and its quotes at once: most of it is copied as it
    * is (a kernel's text is most of a batch answer: issue 35) */
   buf_reserve(out, (size_t)(end - p) + 2);
   buf_putc(out, '"');
   while (p < end) {
-    /* a run of characters that need no escape, copied at once, its end
-     * found 8 bytes at a time */
-    const unsigned char *run = p;
-    for (uint64_t w; end - p >= 8; p += 8) {
-      memcpy(&w, p, sizeof w);
-      uint64_t escapes = escapes_in8(w);
-      if (escapes) {
-        p += first_marked_byte(escapes);
-        goto found;
-      }
-    }
-    while (p < end && *p >= 0x20 && *p != '"' && *p != '\\') p++;
-  found:
-    if (p > run) buf_put(out, (const char *)run, (size_t)(p - run));
+    /* a run of characters that need no escape, copied at once */
+    size_t run = json_plain_run(p, (size_t)(end - p), false);
+    if (run) buf_put(out, p, run);
+    p += run;
     if (p == end) break;
     switch (*p) {
     case '"': buf_put(out, "\\\"", 2); break;
@@ -261,7 +241,7 @@ void emit_json_string(Buf *out, const char *s) {
     case '\n': buf_put(out, "\\n", 2); break;
     case '\t': buf_put(out, "\\t", 2); break;
     case '\r': buf_put(out, "\\r", 2); break;
-    default: emit(out, "\\u%04x", *p); /* the other control characters */
+    default: emit(out, "\\u%04x", (unsigned char)*p); /* the other control characters */
     }
     p++;
   }
