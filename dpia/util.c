@@ -380,11 +380,10 @@ Sym intern_hashed(Interner *in, const char *s, size_t n, uint32_t hash) {
     }
     h = (h + 1) & (in->cap - 1);
   }
-  if (n >= UINT32_MAX) INTERNAL("a name of %zu bytes", n);
   /* the SymInfo, then the text (aligned for it: the arena's blocks are) */
   SymInfo *info = arena_alloc(in->arena, sizeof(SymInfo) + n + 1);
   info->hash = hash;
-  info->len = (uint32_t)n;
+  info->len = n;
   char *t = (char *)(info + 1);
   memcpy(t, s, n);
   t[n] = 0;

@@ -258,9 +258,10 @@ typedef struct Interner {
  * identifier and so costs no table of its own. */
 typedef struct SymInfo {
   uint32_t hash; /* FNV-1a, INTERN_HASH_* below */
-  uint32_t len;
   uint32_t memo;
+  size_t len;    /* 16 bytes in all: the text after it is aligned as any arena object */
 } SymInfo;
+_Static_assert(sizeof(SymInfo) % 16 == 0, "an interned name's text starts aligned as the arena's objects");
 /* the SymInfo of a name interned by an Interner (of no other string) */
 static inline SymInfo *sym_info(Sym s) { return (SymInfo *)(void *)((char *)(uintptr_t)s - sizeof(SymInfo)); }
 
