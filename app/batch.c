@@ -395,6 +395,7 @@ static void error_response(Buf *out, const Json *id, int code, const char *messa
 /* the response when an output that is JSON by construction does not
  * parse (a bug of dpia): the pending result is freed */
 static void invalid_output(Batch *b, Arena *a, const Request *rq, Buf *out, const char *what, const char *why) {
+  buf_clear(out); /* the response begun */
   Buf message;
   buf_init(&message, a);
   emit(&message, "internal: %s is not valid JSON: %s", what, why);
@@ -408,16 +409,18 @@ static void translate_request(Batch *b, Arena *a, const Request *rq, Buf *out) {
   DpiaResult *r;
   int code = dpia_process(rq->name, rq->source, rq->source_len, &rq->opt, &r);
   b->pending = r;
-  Buf outputs;
-  buf_init(&outputs, a);
+  /* the outputs are written into the response after its start, not into
+   * a buffer of their own copied there (a kernel's text is most of an
+   * answer: issue 35); invalid_output takes the start back */
+  response_start(out, rq->id, code);
   if (code == DPIA_OK && rq->opt.action == DPIA_TRANSLATE) {
-    buf_puts(&outputs, ", \"outputs\": {");
+    buf_puts(out, ", \"outputs\": {");
     bool first = true;
     for (int k = 0; k <= DPIA_EMIT_SPACE; k++) {
       if (!rq->want[k]) continue;
       size_t len;
       const char *text = dpia_result_emitted(r, (DpiaEmit)k, &len);
-      emit(&outputs, "%s\"%s\": ", first ? "" : ", ", dpia_emit_name((DpiaEmit)k));
+      emit(out, "%s\"%s\": ", first ? "" : ", ", dpia_emit_name((DpiaEmit)k));
       first = false;
       if (k == DPIA_EMIT_JSON || k == DPIA_EMIT_SPACE) {
         /* the metadata (or space) as a JSON value, on one line */
@@ -428,12 +431,12 @@ static void translate_request(Batch *b, Arena *a, const Request *rq, Buf *out) {
           invalid_output(b, a, rq, out, "the metadata of this translation", why.data);
           return;
         }
-        json_write(&outputs, meta);
+        json_write(out, meta);
       } else {
-        emit_json_string(&outputs, text ? text : "");
+        emit_json_string(out, text ? text : "");
       }
     }
-    buf_putc(&outputs, '}');
+    buf_putc(out, '}');
   }
   if (rq->opt.action == DPIA_REWRITE && code == DPIA_OK) {
     /* the listing's positions as a JSON value; the rewritten program as a string */
@@ -448,13 +451,13 @@ static void translate_request(Batch *b, Arena *a, const Request *rq, Buf *out) {
         invalid_output(b, a, rq, out, "the listing of the rewrite rules", why.data);
         return;
       }
-      buf_puts(&outputs, ", \"outputs\": {\"positions\": ");
-      json_write(&outputs, positions);
+      buf_puts(out, ", \"outputs\": {\"positions\": ");
+      json_write(out, positions);
     } else {
-      buf_puts(&outputs, ", \"outputs\": {\"program\": ");
-      emit_json_string(&outputs, text);
+      buf_puts(out, ", \"outputs\": {\"program\": ");
+      emit_json_string(out, text);
     }
-    buf_putc(&outputs, '}');
+    buf_putc(out, '}');
   }
   if (rq->opt.action == DPIA_RUN && code != DPIA_EPRECONDITION) {
     /* the report of a launched kernel, also when its check failed (not
@@ -466,12 +469,10 @@ static void translate_request(Batch *b, Arena *a, const Request *rq, Buf *out) {
     buf_init(&why, a);
     Json *report = len ? json_parse(a, text, len, &why) : NULL;
     if (report) {
-      buf_puts(&outputs, ", \"run\": ");
-      json_write(&outputs, report);
+      buf_puts(out, ", \"run\": ");
+      json_write(out, report);
     }
   }
-  response_start(out, rq->id, code);
-  buf_puts(out, outputs.data);
   buf_puts(out, ", \"diagnostics\": ");
   const char *diags = dpia_result_diagnostics_json(r);
   size_t n = strlen(diags);

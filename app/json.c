@@ -22,6 +22,7 @@ typedef struct Parser {
   size_t len, pos;
   Buf *err;
   bool failed;
+  char *decoded; /* the strings' decoding area (parse_string), NULL until the first */
 } Parser;
 
 static bool fail(Parser *p, const char *fmt, const char *arg) {
@@ -117,22 +118,29 @@ static int hex4(Parser *p) {
   return v;
 }
 
-static void put_utf8(Buf *b, unsigned cp) {
+/* cp's UTF-8 bytes at out (at most 4, from a \\u escape of 6 or 12 bytes):
+ * how many */
+static size_t put_utf8(char *out, unsigned cp) {
   if (cp < 0x80) {
-    buf_putc(b, (char)cp);
-  } else if (cp < 0x800) {
-    buf_putc(b, (char)(0xC0 | (cp >> 6)));
-    buf_putc(b, (char)(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    buf_putc(b, (char)(0xE0 | (cp >> 12)));
-    buf_putc(b, (char)(0x80 | ((cp >> 6) & 0x3F)));
-    buf_putc(b, (char)(0x80 | (cp & 0x3F)));
-  } else {
-    buf_putc(b, (char)(0xF0 | (cp >> 18)));
-    buf_putc(b, (char)(0x80 | ((cp >> 12) & 0x3F)));
-    buf_putc(b, (char)(0x80 | ((cp >> 6) & 0x3F)));
-    buf_putc(b, (char)(0x80 | (cp & 0x3F)));
+    out[0] = (char)cp;
+    return 1;
   }
+  if (cp < 0x800) {
+    out[0] = (char)(0xC0 | (cp >> 6));
+    out[1] = (char)(0x80 | (cp & 0x3F));
+    return 2;
+  }
+  if (cp < 0x10000) {
+    out[0] = (char)(0xE0 | (cp >> 12));
+    out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    out[2] = (char)(0x80 | (cp & 0x3F));
+    return 3;
+  }
+  out[0] = (char)(0xF0 | (cp >> 18));
+  out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+  out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+  out[3] = (char)(0x80 | (cp & 0x3F));
+  return 4;
 }
 
 /* the length of the valid UTF-8 sequence at s[0, n) (RFC 3629: shortest
@@ -156,26 +164,26 @@ static size_t utf8_length(const unsigned char *s, size_t n) {
   return k;
 }
 
-/* Whether one of the 8 bytes of w ends a run of characters copied as
- * they are: below 0x20, '"', '\\', or 0x80 and above (UTF-8, checked a
- * sequence at a time).  The zero-byte test of "Bit Twiddling Hacks" never
- * misses a match (as dpia/diag.c's escape_in8); a byte it takes for one
- * wrongly only ends the 8-byte scan, the byte loop after it deciding. */
-static bool stop_in8(uint64_t w) {
-  const uint64_t ones = 0x0101010101010101u;
-  uint64_t quote = w ^ (ones * '"'), backslash = w ^ (ones * '\\');
-  uint64_t t = ((w - ones * 0x20) & ~w) | ((quote - ones) & ~quote) | ((backslash - ones) & ~backslash) | w;
-  return (t & ones * 0x80) != 0;
-}
-
-/* a string after its opening quote; *out gets the decoded bytes */
-static bool parse_string_body(Parser *p, Buf *out, size_t *len) {
+/* A string after its opening quote, decoded to out; false after a
+ * message.  No string decodes to more bytes than it is written with (an
+ * escape of 2 bytes is 1, \\u escapes of 6 or 12 are at most 4), so out
+ * may be the string's own place in the decoding area (parse_string): its
+ * NUL lands before the closing quote's place. */
+static bool parse_string_body(Parser *p, char *out, size_t *len) {
+  size_t n = 0;
   for (;;) {
+    /* a run of ASCII characters with no escape, copied at once (a
+     * request's program text is most of a batch request: issue 35) */
+    size_t run = json_plain_run(p->s + p->pos, p->len - p->pos, true);
+    memcpy(out + n, p->s + p->pos, run);
+    n += run;
+    p->pos += run;
     int c = peek(p);
     if (c < 0) return fail(p, "%s", "unterminated string");
     if (c == '"') {
       p->pos++;
-      *len = out->len;
+      out[n] = 0;
+      *len = n;
       return true;
     }
     if (c < 0x20) return fail(p, "a string cannot hold the control character %s (escape it)", found(p));
@@ -184,14 +192,14 @@ static bool parse_string_body(Parser *p, Buf *out, size_t *len) {
       int e = peek(p);
       p->pos++;
       switch (e) {
-      case '"': buf_putc(out, '"'); break;
-      case '\\': buf_putc(out, '\\'); break;
-      case '/': buf_putc(out, '/'); break;
-      case 'b': buf_putc(out, '\b'); break;
-      case 'f': buf_putc(out, '\f'); break;
-      case 'n': buf_putc(out, '\n'); break;
-      case 'r': buf_putc(out, '\r'); break;
-      case 't': buf_putc(out, '\t'); break;
+      case '"': out[n++] = '"'; break;
+      case '\\': out[n++] = '\\'; break;
+      case '/': out[n++] = '/'; break;
+      case 'b': out[n++] = '\b'; break;
+      case 'f': out[n++] = '\f'; break;
+      case 'n': out[n++] = '\n'; break;
+      case 'r': out[n++] = '\r'; break;
+      case 't': out[n++] = '\t'; break;
       case 'u': {
         int u = hex4(p);
         if (u < 0) return fail(p, "%s", "\\u needs four hexadecimal digits");
@@ -205,7 +213,7 @@ static bool parse_string_body(Parser *p, Buf *out, size_t *len) {
           if (lo < 0xDC00 || lo > 0xDFFF) return fail(p, "%s", "a \\u high surrogate must be followed by a \\u low surrogate");
           cp = 0x10000 + ((cp - 0xD800) << 10) + ((unsigned)lo - 0xDC00);
         }
-        put_utf8(out, cp);
+        n += put_utf8(out + n, cp);
         break;
       }
       default:
@@ -214,37 +222,27 @@ static bool parse_string_body(Parser *p, Buf *out, size_t *len) {
       }
       continue;
     }
-    /* a run of ASCII characters with no escape, copied at once, found 8
-     * bytes at a time (a request's program text is most of a batch
-     * request: issue 35); the rest a UTF-8 sequence at a time */
-    size_t end = p->pos;
-    for (uint64_t w; p->len - end >= 8; end += 8) {
-      memcpy(&w, p->s + end, sizeof w);
-      if (stop_in8(w)) break;
-    }
-    while (end < p->len && (unsigned char)p->s[end] >= 0x20 && (unsigned char)p->s[end] < 0x80 &&
-           p->s[end] != '"' && p->s[end] != '\\')
-      end++;
-    if (end > p->pos) {
-      buf_put(out, p->s + p->pos, end - p->pos);
-      p->pos = end;
-      continue;
-    }
+    /* a byte of 0x80 or above: a whole UTF-8 sequence */
     size_t k = utf8_length((const unsigned char *)p->s + p->pos, p->len - p->pos);
     if (!k) return fail(p, "%s", "invalid UTF-8 in a string");
-    buf_put(out, p->s + p->pos, k);
+    memcpy(out + n, p->s + p->pos, k);
+    n += k;
     p->pos += k;
   }
 }
 
+/* Every string of the text is decoded into one area as long as the text,
+ * each at the place of its opening quote (parse_string_body says why
+ * they fit), made at the first string: no buffer grown and copied per
+ * string. */
 static Json *parse_string(Parser *p) {
+  if (!p->decoded) p->decoded = NEWARRAY(p->a, char, p->len + 1);
+  char *out = p->decoded + p->pos;
   p->pos++; /* the opening quote */
-  Buf b;
-  buf_init(&b, p->a);
   size_t len;
-  if (!parse_string_body(p, &b, &len)) return NULL;
+  if (!parse_string_body(p, out, &len)) return NULL;
   Json *v = new_value(p, JSON_STRING);
-  v->str = b.data;
+  v->str = out;
   v->len = len;
   return v;
 }
@@ -342,7 +340,7 @@ static Json *parse_value(Parser *p, int depth) {
 }
 
 Json *json_parse(Arena *a, const char *text, size_t len, Buf *err) {
-  Parser p = {a, text, len, 0, err, false};
+  Parser p = {a, text, len, 0, err, false, NULL};
   Json *v = parse_value(&p, 0);
   if (!v) return NULL;
   skip_ws(&p);

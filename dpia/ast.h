@@ -342,6 +342,9 @@ typedef struct Lexer {
   Interner *interner;
   Diag *diag;
   uint32_t pos;
+  /* src's text and length, read at every byte: kept here, not behind src */
+  const char *text;
+  size_t len;
 } Lexer;
 void lexer_init(Lexer *lx, const Source *src, Interner *in, Diag *diag);
 /* Next token; lexical errors are reported to diag and skipped. */

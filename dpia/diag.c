@@ -99,21 +99,39 @@ const char *diag_code_summary(DiagCode code) {
 
 /* ---- sources ---- */
 
-void source_init(Source *src, Arena *a, const char *name, const char *text, size_t len) {
+/* The line starts of src, made at the first call (source_init_lazy) or by
+ * source_init.  A Source is written through a const pointer here only:
+ * its table, once, before anything reads it.  A source that threads may
+ * share (the primitives' signatures) is made with source_init, so that
+ * it is never written after. */
+static const uint32_t *line_starts(const Source *src) {
+  if (src->line_starts) return src->line_starts;
+  Source *mut = (Source *)(uintptr_t)src;
+  const char *text = src->text, *end = src->len ? text + src->len : text;
+  /* memchr: the whole text, over comments and all */
+  uint32_t n = 1;
+  for (const char *p = text; p != end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++) n++;
+  uint32_t *starts = NEWARRAY(src->arena, uint32_t, n);
+  uint32_t k = 0;
+  starts[k++] = 0;
+  for (const char *p = text; p != end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
+    starts[k++] = (uint32_t)(p - text + 1);
+  mut->nlines = n;
+  mut->line_starts = starts;
+  return starts;
+}
+
+void source_init_lazy(Source *src, Arena *a, const char *name, const char *text, size_t len) {
   memset(src, 0, sizeof *src);
   src->name = name;
   src->text = text;
   src->len = len;
-  /* memchr: every translation starts here, over comments and all */
-  uint32_t n = 1;
-  const char *end = len ? text + len : text;
-  for (const char *p = text; p != end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++) n++;
-  src->line_starts = NEWARRAY(a, uint32_t, n);
-  src->nlines = n;
-  uint32_t k = 0;
-  src->line_starts[k++] = 0;
-  for (const char *p = text; p != end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
-    src->line_starts[k++] = (uint32_t)(p - text + 1);
+  src->arena = a;
+}
+
+void source_init(Source *src, Arena *a, const char *name, const char *text, size_t len) {
+  source_init_lazy(src, a, name, text, len);
+  line_starts(src);
 }
 
 /* binary search for the line holding offset */
@@ -128,15 +146,16 @@ static uint32_t line_index(const Source *src, uint32_t offset) {
 }
 
 void source_position(const Source *src, uint32_t offset, uint32_t *line, uint32_t *col) {
-  if (!src || !src->line_starts) {
+  if (!src || !src->arena) {
     *line = 0;
     *col = 0;
     return;
   }
+  const uint32_t *starts = line_starts(src);
   if (offset > src->len) offset = (uint32_t)src->len;
   uint32_t li = line_index(src, offset);
   *line = li + 1;
-  *col = offset - src->line_starts[li] + 1;
+  *col = offset - starts[li] + 1;
 }
 
 /* ---- text rendering ---- */
@@ -173,7 +192,7 @@ static void render_one(Buf *out, const Diagnostic *g, bool top) {
 
   /* the source line, then a caret under the span (clipped to this line);
    * tabs are copied into the caret line so the caret stays aligned */
-  uint32_t start = src->line_starts[line - 1];
+  uint32_t start = line_starts(src)[line - 1];
   uint32_t end = start;
   while (end < src->len && src->text[end] != '\n' && src->text[end] != '\r') end++;
   buf_put(out, src->text + start, end - start);
@@ -204,40 +223,25 @@ void diag_render_text(const Diag *d, Buf *out) {
 
 /* ---- JSON rendering ---- */
 
-/* Whether one of the 8 bytes of w needs an escape in a JSON string: below
- * 0x20, '"' or '\\' (the tests of "Bit Twiddling Hacks", hasless and
- * haszero: exact for whether any byte matches, and a byte of 0x80 or above,
- * UTF-8, matches none) */
-static bool escape_in8(uint64_t w) {
-  const uint64_t ones = 0x0101010101010101u;
-  uint64_t quote = w ^ (ones * '"'), backslash = w ^ (ones * '\\');
-  uint64_t t = ((w - ones * 0x20) & ~w) | ((quote - ones) & ~quote) | ((backslash - ones) & ~backslash);
-  return (t & ones * 0x80) != 0;
-}
-
 void emit_json_string(Buf *out, const char *s) {
+  const char *p = s, *end = s + strlen(s);
+  /* room for the text and its quotes at once: most of it is copied as it
+   * is (a kernel's text is most of a batch answer: issue 35) */
+  buf_reserve(out, (size_t)(end - p) + 2);
   buf_putc(out, '"');
-  const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
   while (p < end) {
-    /* a run of characters that need no escape, copied at once; scanned 8
-     * bytes at a time (a kernel's text is most of a batch answer: issue 35) */
-    const unsigned char *run = p;
-    for (uint64_t w; end - p >= 8; p += 8) {
-      memcpy(&w, p, sizeof w);
-      if (escape_in8(w)) break;
-    }
-    while (p < end && *p >= 0x20 && *p != '"' && *p != '\\') p++;
-    if (p > run) buf_put(out, (const char *)run, (size_t)(p - run));
+    /* a run of characters that need no escape, copied at once */
+    size_t run = json_plain_run(p, (size_t)(end - p), false);
+    if (run) buf_put(out, p, run);
+    p += run;
     if (p == end) break;
     switch (*p) {
-    case '"': buf_puts(out, "\\\""); break;
-    case '\\': buf_puts(out, "\\\\"); break;
-    case '\n': buf_puts(out, "\\n"); break;
-    case '\t': buf_puts(out, "\\t"); break;
-    case '\r': buf_puts(out, "\\r"); break;
-    default:
-      if (*p < 0x20) emit(out, "\\u%04x", *p);
-      else buf_putc(out, (char)*p);
+    case '"': buf_put(out, "\\\"", 2); break;
+    case '\\': buf_put(out, "\\\\", 2); break;
+    case '\n': buf_put(out, "\\n", 2); break;
+    case '\t': buf_put(out, "\\t", 2); break;
+    case '\r': buf_put(out, "\\r", 2); break;
+    default: emit(out, "\\u%04x", (unsigned char)*p); /* the other control characters */
     }
     p++;
   }

@@ -14,12 +14,15 @@
 #include "diag_codes.h"
 #include "util.h"
 
-/* One source text.  Line starts are computed on first use. */
+/* One source text.  Line starts are computed on first use (a diagnostic's
+ * position), in arena: a translation that reports nothing never reads
+ * them (translation throughput). */
 typedef struct Source {
   const char *name; /* as given on the command line, or "<input>" */
   const char *text;
   size_t len;
-  uint32_t *line_starts;
+  Arena *arena;          /* of line_starts; NULL: no positions (line 0) */
+  uint32_t *line_starts; /* NULL until first used */
   uint32_t nlines;
 } Source;
 
@@ -76,6 +79,10 @@ void diag_remark(Diag *d, DiagCode code, Span span, const char *fmt, ...) DPIA_P
 /* Line and column (both 1-based, column counted in bytes) of an offset. */
 void source_position(const Source *src, uint32_t offset, uint32_t *line, uint32_t *col);
 void source_init(Source *src, Arena *a, const char *name, const char *text, size_t len);
+/* The same, the line starts made at the first diagnostic's position: for
+ * a source one translation reads alone (the program, the prelude), which
+ * most often has nothing to report. */
+void source_init_lazy(Source *src, Arena *a, const char *name, const char *text, size_t len);
 
 /* Render every diagnostic as text (with source lines and carets) or as one
  * JSON array. */

@@ -42,6 +42,8 @@ void lexer_init(Lexer *lx, const Source *src, Interner *in, Diag *diag) {
   lx->interner = in;
   lx->diag = diag;
   lx->pos = 0;
+  lx->text = src->text;
+  lx->len = src->len;
   const unsigned char *t = (const unsigned char *)src->text;
   if (src->len >= 3 && t[0] == 0xEF && t[1] == 0xBB && t[2] == 0xBF) lx->pos = 3;
 }
@@ -51,8 +53,8 @@ void lexer_init(Lexer *lx, const Source *src, Interner *in, Diag *diag) {
 /* The byte at pos + ahead, or -1 past the end of the source. */
 static int peek_at(const Lexer *lx, uint32_t ahead) {
   size_t at = (size_t)lx->pos + ahead;
-  if (at >= lx->src->len) return -1;
-  return (unsigned char)lx->src->text[at];
+  if (at >= lx->len) return -1;
+  return (unsigned char)lx->text[at];
 }
 
 static int peek(const Lexer *lx) { return peek_at(lx, 0); }
@@ -163,8 +165,8 @@ static void skip_comment(Lexer *lx) {
 }
 
 static void skip_whitespace_and_comments(Lexer *lx) {
-  const unsigned char *text = (const unsigned char *)lx->src->text;
-  size_t at = lx->pos, end = lx->src->len;
+  const unsigned char *text = (const unsigned char *)lx->text;
+  size_t at = lx->pos, end = lx->len;
   for (;;) {
     while (at < end && byte_class[text[at]] == BYTE_BLANK) at++;
     lx->pos = (uint32_t)at;
@@ -194,7 +196,7 @@ static void skip_stray_character(Lexer *lx) {
     }
     lx->pos += (uint32_t)n;
     diag_error(lx->diag, ERR_BAD_CHARACTER, span_of(lx, begin, lx->pos), "unexpected character '%.*s' (U+%04X)", n,
-               lx->src->text + begin, (unsigned)cp);
+               lx->text + begin, (unsigned)cp);
     return;
   }
   lx->pos++;
@@ -241,14 +243,14 @@ static const struct {
 
 static void lex_identifier(Lexer *lx, Token *t) {
   uint32_t begin = lx->pos;
-  const unsigned char *all = (const unsigned char *)lx->src->text;
-  size_t at = begin, end = lx->src->len;
+  const unsigned char *all = (const unsigned char *)lx->text;
+  size_t at = begin, end = lx->len;
   /* the interner's hash made as the letters are scanned, not in a second
    * pass (intern_hashed; translation throughput) */
   uint32_t hash = INTERN_HASH_START;
   while (at < end && (byte_class[all[at]] & BYTE_IDENT)) hash = intern_hash_step(hash, all[at++]);
   lx->pos = (uint32_t)at;
-  const char *text = lx->src->text + begin;
+  const char *text = lx->text + begin;
   size_t len = lx->pos - begin;
   /* most identifiers are no keyword: those that begin with another letter
    * than keywords[]'s (d f i k l p t) are not looked up */
@@ -308,14 +310,14 @@ static void lex_number(Lexer *lx, Token *t) {
     /* 2f, 12abc, 1.5x: one error for the whole glued suffix */
     uint32_t suffix_begin = lx->pos;
     while (is_ident_char(peek(lx))) lx->pos++;
-    const char *suffix = lx->src->text + suffix_begin;
+    const char *suffix = lx->text + suffix_begin;
     int suffix_len = (int)(lx->pos - suffix_begin);
     Span at = span_of(lx, suffix_begin, lx->pos);
     if (!decimal && suffix_len == 1 && suffix[0] == 'f')
       diag_error(lx->diag, ERR_BAD_LITERAL, at,
                  "invalid suffix 'f' on integer literal: a decimal literal needs a '.' or an "
                  "exponent, as in %.*s.0f",
-                 (int)(number_end - begin), lx->src->text + begin);
+                 (int)(number_end - begin), lx->text + begin);
     else
       diag_error(lx->diag, ERR_BAD_LITERAL, at, "invalid suffix '%.*s' on %s literal", suffix_len, suffix,
                  decimal ? "decimal" : "integer");
@@ -329,7 +331,7 @@ static void lex_number(Lexer *lx, Token *t) {
   make_token(lx, t, TOK_FLOAT, begin);
   t->float_suffix_f = suffix_f;
   /* strtod needs a terminated copy: the source text need not end in NUL */
-  char *text = arena_strndup(lx->interner->arena, lx->src->text + begin, number_end - begin);
+  char *text = arena_strndup(lx->interner->arena, lx->text + begin, number_end - begin);
   double d = strtod(text, NULL);
   if (isinf(d)) {
     diag_error(lx->diag, ERR_BAD_LITERAL, span_of(lx, begin, number_end), "decimal literal too large");
@@ -373,7 +375,7 @@ static void lex_lane(Lexer *lx, Token *t) {
   lx->pos++;
   uint32_t name = lx->pos;
   while (is_ident_char(peek(lx))) lx->pos++;
-  const char *text = lx->src->text + name;
+  const char *text = lx->text + name;
   size_t len = lx->pos - name;
   static const char hex[] = "0123456789abcdef";
   int lane = -1;

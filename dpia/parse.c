@@ -265,40 +265,21 @@ void parser_report(Parser *p, DiagCode code, Span at_span, const char *fmt, ...)
   diag_error(p->diag, code, at_span, "%s", msg.data);
 }
 
-static uint32_t memo_slot(Sym name, uint32_t cap) {
-  uint64_t h = (uint64_t)(uintptr_t)name * UINT64_C(0x9E3779B97F4A7C15);
-  return (uint32_t)(h >> 32) & (cap - 1);
-}
+/* prim_lookup of a name of the parser's interner, cached in the name's
+ * SymInfo (util.h) as the primitive and dimension + 1, and looked up with
+ * the hash the lexer made: the parser asks about every identifier. */
+_Static_assert(PRIM_COUNT < 0xFFFF, "a primitive fits the low 16 bits of a SymInfo memo");
 
-static void prim_memo_grow(Parser *p) {
-  uint32_t cap = p->prim_memo_cap ? p->prim_memo_cap * 2 : 256;
-  PrimMemo *memo = NEWARRAY(p->arena, PrimMemo, cap);
-  for (uint32_t i = 0; i < p->prim_memo_cap; i++) {
-    if (!p->prim_memo[i].name) continue;
-    uint32_t h = memo_slot(p->prim_memo[i].name, cap);
-    while (memo[h].name) h = (h + 1) & (cap - 1);
-    memo[h] = p->prim_memo[i];
-  }
-  p->prim_memo = memo;
-  p->prim_memo_cap = cap;
-}
-
-/* prim_lookup of an interned name, memoised. */
 Prim parser_lookup_prim(Parser *p, Sym name, int *dim) {
-  if ((p->prim_memo_count + 1) * 2 > p->prim_memo_cap) prim_memo_grow(p);
-  uint32_t h = memo_slot(name, p->prim_memo_cap);
-  for (; p->prim_memo[h].name; h = (h + 1) & (p->prim_memo_cap - 1)) {
-    if (p->prim_memo[h].name == name) {
-      *dim = p->prim_memo[h].dim;
-      return p->prim_memo[h].prim;
-    }
+  (void)p;
+  SymInfo *info = sym_info(name);
+  if (!info->memo) {
+    int d;
+    Prim prim = prim_lookup_hashed(name, info->len, info->hash, &d);
+    info->memo = ((uint32_t)d << 16 | (uint32_t)prim) + 1;
   }
-  PrimMemo *m = &p->prim_memo[h];
-  m->name = name;
-  m->prim = prim_lookup(name, strlen(name), &m->dim);
-  p->prim_memo_count++;
-  *dim = m->dim;
-  return m->prim;
+  *dim = (int)((info->memo - 1) >> 16);
+  return (Prim)((info->memo - 1) & 0xFFFF);
 }
 
 /* prims.h: primitive names are reserved and cannot be rebound.  The error

@@ -8,14 +8,6 @@
 #include "ast.h"
 #include "tree_depth.h"
 
-/* Which identifiers are primitives, memoised per interned name: the parser
- * asks about every identifier, and prim_lookup scans the whole table. */
-typedef struct PrimMemo {
-  Sym name; /* NULL: empty slot */
-  Prim prim;
-  int dim;
-} PrimMemo;
-
 typedef struct Parser {
   Arena *arena;
   Interner *interner;
@@ -32,8 +24,6 @@ typedef struct Parser {
   Token resume;           /* the real token where the declaration failed */
   Sym error_name;         /* name of the placeholder nodes built after an error */
   DepthWalk depth_walk;   /* the finished trees' depth check (tree_depth.c), reused */
-  PrimMemo *prim_memo;    /* open addressing, a power of two in size */
-  uint32_t prim_memo_cap, prim_memo_count;
   uint64_t nodes;          /* Ast, TypeAst and SizeAst nodes made (parse_program_deep) */
 } Parser;
 
@@ -58,7 +48,7 @@ bool parser_expect(Parser *p, TokKind kind, const char *after_fmt, ...) DPIA_PRI
 bool parser_expect_closer(Parser *p, TokKind closer, Span opener, const char *after_fmt, ...) DPIA_PRINTF(4, 5);
 void parser_report(Parser *p, DiagCode code, Span at_span, const char *fmt, ...) DPIA_PRINTF(4, 5);
 
-/* names: primitives are reserved (prims.h) */
+/* names: primitives are reserved (prims.h); name is of the parser's interner */
 Prim parser_lookup_prim(Parser *p, Sym name, int *dim);
 void parser_check_binder(Parser *p, Sym name, Span at_span);
 

@@ -104,8 +104,12 @@ static bool has_upper(uint64_t w) {
  * (check_names checks it), so only the words around the text's upper-case
  * letters are looked at, found 8 bytes at a time: a program has few of
  * them, and the per-byte scan of every word was the parser's largest
- * cost after the lexer's (translation throughput, BENCHMARKS.md). */
-static void mentions(const Source *src, bool named[NPRELUDE]) {
+ * cost after the lexer's (translation throughput, BENCHMARKS.md).  And
+ * only the words around the letters of triggers, the first upper-case
+ * letter of each name (C D I P): a word that is a name has that name's,
+ * and most of a program's upper-case letters (mapWorkgroup, reduceSeq,
+ * asVector) are none of them, so their words are not compared at all. */
+static void mentions(const Source *src, uint32_t triggers, bool named[NPRELUDE]) {
   for (int i = 0; i < NPRELUDE; i++) named[i] = false;
   const char *text = src->text, *end = src->text + src->len;
   for (const char *p = text; p < end;) {
@@ -121,7 +125,11 @@ static void mentions(const Source *src, bool named[NPRELUDE]) {
       p++;
       continue;
     }
-    /* p at an upper-case letter after the words looked at: its word */
+    if (!((triggers >> (*p - 'A')) & 1)) {
+      p++; /* the word's other letters are looked at on the way */
+      continue;
+    }
+    /* p at a trigger letter after the words looked at: its word */
     const char *word = p;
     while (word > text && ident_char(word[-1])) word--;
     const char *after = p + 1;
@@ -131,26 +139,34 @@ static void mentions(const Source *src, bool named[NPRELUDE]) {
   }
 }
 
-static bool has_upper_letter(const char *name) {
+/* The first upper-case letter of name, or 0. */
+static char first_upper_letter(const char *name) {
   for (; *name; name++)
-    if (*name >= 'A' && *name <= 'Z') return true;
-  return false;
+    if (*name >= 'A' && *name <= 'Z') return *name;
+  return 0;
 }
 
-/* Whether the names have the lengths and letters mentions relies on,
- * found once per process (the names are constants; as prims.c builds its
- * name index), read-only after; prelude_add reports it otherwise. */
+/* Whether the names have the lengths and letters mentions relies on, and
+ * the set of their first upper-case letters (bit c - 'A' for a letter c:
+ * mentions' triggers), found once per process (the names are constants;
+ * as prims.c builds its name index), read-only after; prelude_add reports
+ * it otherwise. */
 static bool names_fit;
+static uint32_t name_triggers;
 static pthread_once_t names_checked = PTHREAD_ONCE_INIT;
 
 static void check_names(void) {
   bool fit = true;
+  uint32_t triggers = 0;
   for (int i = 0; i < NPRELUDE; i++) {
     size_t n = strlen(prelude_names[i]);
-    fit = fit && n >= PRELUDE_SHORTEST && n <= PRELUDE_LONGEST && has_upper_letter(prelude_names[i]);
+    char upper = first_upper_letter(prelude_names[i]);
+    fit = fit && n >= PRELUDE_SHORTEST && n <= PRELUDE_LONGEST && upper;
+    if (upper) triggers |= 1u << (upper - 'A');
     prelude_lengths[i] = (unsigned char)n;
   }
   names_fit = fit;
+  name_triggers = triggers;
 }
 
 static bool declares(const Program *prog, const char *name) {
@@ -166,14 +182,14 @@ void prelude_add(Arena *a, Interner *in, Diag *diag, Program *prog) {
   if (!names_fit)
     INTERNAL("a prelude name is not of %d to %d letters or has no upper-case letter (mentions)", PRELUDE_SHORTEST,
              PRELUDE_LONGEST);
-  mentions(prog->src, wanted);
+  mentions(prog->src, name_triggers, wanted);
   for (int i = 0; i < NPRELUDE; i++) {
     wanted[i] = wanted[i] && !declares(prog, prelude_names[i]);
     nwanted += wanted[i];
   }
   if (!nwanted) return;
   Source *src = NEW(a, Source);
-  source_init(src, a, "<prelude>", prelude_text, sizeof prelude_text - 1);
+  source_init_lazy(src, a, "<prelude>", prelude_text, sizeof prelude_text - 1);
   Program *prelude = parse_program_deep(a, in, diag, src, DPIA_MAX_NESTING);
   if (prelude->ndecls != NPRELUDE) INTERNAL("the prelude does not parse");
   Decl **decls = NEWARRAY(a, Decl *, prog->ndecls + nwanted);

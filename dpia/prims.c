@@ -3,6 +3,7 @@
 #include <stddef.h>
 
 #include "prims.h"
+#include "util.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -32,9 +33,11 @@ _Static_assert(PRIM_COUNT * 2 <= PRIM_INDEX_SIZE, "the primitives' name index is
 static short prim_index[PRIM_INDEX_SIZE]; /* a primitive + 1, 0: empty */
 static pthread_once_t prim_index_once = PTHREAD_ONCE_INIT;
 
+/* FNV-1a, the interner's hash (util.h), so that the parser looks a name
+ * up with the hash the lexer made of it (prim_lookup_hashed) */
 static uint32_t name_hash(const char *s, size_t n) {
-  uint32_t h = 2166136261u; /* FNV-1a */
-  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+  uint32_t h = INTERN_HASH_START;
+  for (size_t i = 0; i < n; i++) h = intern_hash_step(h, (unsigned char)s[i]);
   return h;
 }
 
@@ -49,24 +52,26 @@ static void build_prim_index(void) {
   }
 }
 
-static Prim find_name(const char *name, size_t len) {
-  for (uint32_t h = name_hash(name, len) & (PRIM_INDEX_SIZE - 1); prim_index[h]; h = (h + 1) & (PRIM_INDEX_SIZE - 1))
+static Prim find_name(const char *name, size_t len, uint32_t hash) {
+  for (uint32_t h = hash & (PRIM_INDEX_SIZE - 1); prim_index[h]; h = (h + 1) & (PRIM_INDEX_SIZE - 1))
     if (spells(prim_info[prim_index[h] - 1].name, name, len)) return (Prim)(prim_index[h] - 1);
   return PRIM_COUNT;
 }
 
-Prim prim_lookup(const char *name, size_t len, int *dim) {
+Prim prim_lookup(const char *name, size_t len, int *dim) { return prim_lookup_hashed(name, len, name_hash(name, len), dim); }
+
+Prim prim_lookup_hashed(const char *name, size_t len, uint32_t hash, int *dim) {
   *dim = 0;
   if (len == 0) return PRIM_COUNT;
   pthread_once(&prim_index_once, build_prim_index);
-  Prim p = find_name(name, len);
+  Prim p = find_name(name, len, hash);
   if (p != PRIM_COUNT) return p;
   /* Spec section 4: mapGlobal, mapWorkgroup, mapLocal (and their parfor and
    * mapI forms) take an optional OpenCL dimension suffix 0, 1 or 2; no other
    * primitive does, so `mapSeq1` is an ordinary identifier. */
   char last = name[len - 1];
   if (len < 2 || last < '0' || last > '2') return PRIM_COUNT;
-  p = find_name(name, len - 1);
+  p = find_name(name, len - 1, name_hash(name, len - 1));
   if (p == PRIM_COUNT || !(prim_info[p].flags & PF_DIM)) return PRIM_COUNT;
   *dim = last - '0';
   return p;

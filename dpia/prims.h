@@ -67,6 +67,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* flags */
 #define PF_FUNC 0x01       /* functional primitive (Figure 4a, section 6.2, views) */
@@ -494,6 +495,10 @@ bool prim_computes(Prim p);
  * Returns PRIM_COUNT if the name is not a primitive; *dim gets the suffix
  * (0 when absent). */
 Prim prim_lookup(const char *name, size_t len, int *dim);
+/* The same, given hash, the FNV-1a hash of name[0, len) (util.h,
+ * INTERN_HASH_START: the interner's, which the lexer makes as it reads a
+ * name). */
+Prim prim_lookup_hashed(const char *name, size_t len, uint32_t hash, int *dim);
 
 /* A switch over Prim (or PrimFamily) between these has no default and
  * names every value, so that a new row breaks the build at each place that

@@ -199,7 +199,7 @@ void buf_init(Buf *b, Arena *a) {
   b->cap = 0;
 }
 
-static void buf_reserve(Buf *b, size_t extra) {
+void buf_reserve(Buf *b, size_t extra) {
   if (b->len + extra + 1 <= b->cap) return;
   size_t cap = b->cap ? b->cap : 64;
   while (cap < b->len + extra + 1) cap *= 2;
@@ -355,7 +355,7 @@ static void intern_grow(Interner *in) {
   for (uint32_t i = 0; i < in->cap; i++) {
     Sym s = in->slots[i];
     if (!s) continue;
-    uint32_t h = hash_bytes(s, strlen(s)) & (cap - 1);
+    uint32_t h = sym_info(s)->hash & (cap - 1);
     while (slots[h]) h = (h + 1) & (cap - 1);
     slots[h] = s;
   }
@@ -371,10 +371,22 @@ Sym intern_hashed(Interner *in, const char *s, size_t n, uint32_t hash) {
   for (;;) {
     Sym t = in->slots[h];
     if (!t) break;
-    if (strncmp(t, s, n) == 0 && t[n] == 0) return t;
+    const SymInfo *info = sym_info(t);
+    if (info->hash == hash && info->len == n) {
+      /* names are short: a loop, not a call (translation throughput) */
+      size_t i = 0;
+      while (i < n && t[i] == s[i]) i++;
+      if (i == n) return t;
+    }
     h = (h + 1) & (in->cap - 1);
   }
-  Sym t = arena_strndup(in->arena, s, n);
+  /* the SymInfo, then the text (aligned for it: the arena's blocks are) */
+  SymInfo *info = arena_alloc(in->arena, sizeof(SymInfo) + n + 1);
+  info->hash = hash;
+  info->len = n;
+  char *t = (char *)(info + 1);
+  memcpy(t, s, n);
+  t[n] = 0;
   in->slots[h] = t;
   in->count++;
   return t;

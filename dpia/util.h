@@ -15,6 +15,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #if defined(__GNUC__)
 #define DPIA_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -25,6 +28,77 @@
 #endif
 
 #define DPIA_COUNTOF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Scanning text many bytes at a time (JSON escaping and unescaping, batch
+ * requests and answers): the tests of "Bit Twiddling Hacks" (haszero,
+ * hasless) set bit 7 of every byte that matches and may set it wrongly only
+ * in bytes after the first match (a borrow starts at a match), so the
+ * first byte marked is exactly the first match.  The index, in memory
+ * order, of the first byte whose bit 7 is set in marks (nonzero) of the
+ * word read from those 8 bytes by memcpy. */
+static inline unsigned first_marked_byte(uint64_t marks) {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  return (unsigned)__builtin_ctzll(marks) / 8;
+#elif defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  return (unsigned)__builtin_clzll(marks) / 8;
+#else
+  unsigned char bytes[8];
+  memcpy(bytes, &marks, sizeof bytes);
+  unsigned i = 0;
+  while (!(bytes[i] & 0x80)) i++;
+  return i;
+#endif
+}
+
+/* The bytes of w that end a run a JSON string holds as it is, bit 7 of
+ * each set, exact up to the first: below 0x20, '"', '\\', and with
+ * high_stops 0x80 and above (the decoder checks UTF-8 a sequence at a
+ * time). */
+static inline uint64_t json_stops_in8(uint64_t w, bool high_stops) {
+  const uint64_t ones = 0x0101010101010101u;
+  uint64_t quote = w ^ (ones * '"'), backslash = w ^ (ones * '\\');
+  uint64_t t = ((w - ones * 0x20) & ~w) | ((quote - ones) & ~quote) | ((backslash - ones) & ~backslash);
+  return (high_stops ? t | w : t) & ones * 0x80;
+}
+
+/* How many bytes of s[0, n) come before the first json_stops_in8 stops
+ * at: 16 bytes at a time where SSE2 is (x86-64 always), then 8, then 1
+ * (translation throughput: a batch request is mostly a program's text, an
+ * answer a kernel's, issue 35). */
+static inline size_t json_plain_run(const char *s, size_t n, bool high_stops) {
+  size_t at = 0;
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20),
+                minus_one = _mm_set1_epi8(-1);
+  for (; n - at >= 16; at += 16) {
+    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + at));
+    /* as signed bytes: below 0x20 is 0 to 0x1f, 0x80 and above negative */
+    __m128i low = _mm_cmplt_epi8(x, space);
+    if (!high_stops) low = _mm_and_si128(low, _mm_cmpgt_epi8(x, minus_one));
+    __m128i stops = _mm_or_si128(low, _mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)));
+    unsigned mask = (unsigned)_mm_movemask_epi8(stops);
+    if (mask) {
+#if defined(__GNUC__)
+      return at + (unsigned)__builtin_ctz(mask);
+#else
+      unsigned i = 0;
+      while (!((mask >> i) & 1)) i++;
+      return at + i;
+#endif
+    }
+  }
+#endif
+  for (uint64_t w, stops; n - at >= 8; at += 8) {
+    memcpy(&w, s + at, sizeof w);
+    if ((stops = json_stops_in8(w, high_stops)) != 0) return at + first_marked_byte(stops);
+  }
+  while (at < n) {
+    unsigned char c = (unsigned char)s[at];
+    if (c < 0x20 || c == '"' || c == '\\' || (high_stops && c >= 0x80)) break;
+    at++;
+  }
+  return at;
+}
 
 /* The one allocation function of a translation.  alloc(user, n) returns n
  * bytes or NULL; release(user, p) frees what alloc returned. */
@@ -125,6 +199,8 @@ typedef struct Buf {
 void buf_init(Buf *b, Arena *a);
 void emit(Buf *b, const char *fmt, ...) DPIA_PRINTF(2, 3);
 void vemit(Buf *b, const char *fmt, va_list ap);
+/* room for extra more bytes (and the NUL) without growing again */
+void buf_reserve(Buf *b, size_t extra);
 void buf_put_slow(Buf *b, const char *s, size_t n);
 /* n bytes of s, then s as a C string: inline where there is room, so
  * that a literal's length and copy are the compiler's (the printers write
@@ -173,6 +249,21 @@ typedef struct Interner {
   Sym *slots;
   uint32_t count, cap;
 } Interner;
+
+/* What the interner keeps of each name, just before its text: its hash
+ * and length (a lookup compares them before any byte, and growing the
+ * table hashes nothing again), and one fact a client may cache about the
+ * name for as long as the interner lives, 0 until it does: the parser's
+ * primitive lookup (parse.c, parser_lookup_prim), which asks about every
+ * identifier and so costs no table of its own. */
+typedef struct SymInfo {
+  uint32_t hash; /* FNV-1a, INTERN_HASH_* below */
+  uint32_t memo;
+  size_t len;    /* 16 bytes in all: the text after it is aligned as any arena object */
+} SymInfo;
+_Static_assert(sizeof(SymInfo) % 16 == 0, "an interned name's text starts aligned as the arena's objects");
+/* the SymInfo of a name interned by an Interner (of no other string) */
+static inline SymInfo *sym_info(Sym s) { return (SymInfo *)(void *)((char *)(uintptr_t)s - sizeof(SymInfo)); }
 
 void intern_init(Interner *in, Arena *a);
 Sym intern(Interner *in, const char *s, size_t n);

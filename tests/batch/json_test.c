@@ -133,6 +133,129 @@ static void test_reject(Arena *a) {
   reject(a, deep, k, "nested deeper than");
 }
 
+/* ---- the 8-bytes-at-a-time paths against byte-at-a-time references ---- */
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15u;
+static unsigned rnd(unsigned n) {
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return (unsigned)(rng_state % n);
+}
+
+/* A random valid UTF-8 text of n pieces, runs of plain letters long and
+ * short between the characters that stop a run (quotes, backslashes,
+ * control characters, multi-byte sequences) at every offset of a word;
+ * NULs only if nul. */
+static size_t random_text(char *t, int pieces, bool nul) {
+  static const char *const specials[] = {"\"", "\\", "\n", "\t", "\r", "\x01", "\x1f", "\x7f", "/",
+                                         "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", " "};
+  size_t n = 0;
+  for (int i = 0; i < pieces; i++) {
+    unsigned what = rnd(4);
+    if (what < 2) {
+      unsigned run = rnd(what ? 3 : 20);
+      for (unsigned k = 0; k < run; k++) t[n++] = (char)('a' + rnd(26));
+    } else if (what == 2 && nul && rnd(4) == 0) {
+      t[n++] = 0;
+    } else {
+      const char *sp = specials[rnd(DPIA_COUNTOF(specials))];
+      size_t len = strlen(sp);
+      memcpy(t + n, sp, len);
+      n += len;
+    }
+  }
+  return n;
+}
+
+/* JSON for t[0, n), byte at a time: some characters as \u escapes (a
+ * surrogate pair for the 4-byte one), '/' sometimes as \/ */
+static void encode_by_hand(Buf *out, const char *t, size_t n) {
+  buf_putc(out, '"');
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)t[i];
+    if (c == 0xF0 && rnd(2)) {
+      buf_puts(out, "\\ud83d\\ude00");
+      i += 3;
+    } else if (c == 0xE2 && rnd(2)) {
+      buf_puts(out, "\\u20AC");
+      i += 2;
+    } else if (c == '"' || c == '\\') {
+      buf_putc(out, '\\');
+      buf_putc(out, (char)c);
+    } else if (c == '/' && rnd(2)) {
+      buf_puts(out, "\\/");
+    } else if (c == '\n' && rnd(2)) {
+      buf_puts(out, "\\n");
+    } else if (c < 0x20) {
+      emit(out, "\\u%04x", c);
+    } else if (c == 'q' && rnd(2)) {
+      buf_puts(out, "\\u0071");
+    } else {
+      buf_putc(out, (char)c);
+    }
+  }
+  buf_putc(out, '"');
+}
+
+/* emit_json_string, as it was written a byte at a time */
+static void escape_by_hand(Buf *out, const char *s) {
+  buf_putc(out, '"');
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"') buf_puts(out, "\\\"");
+    else if (c == '\\') buf_puts(out, "\\\\");
+    else if (c == '\n') buf_puts(out, "\\n");
+    else if (c == '\t') buf_puts(out, "\\t");
+    else if (c == '\r') buf_puts(out, "\\r");
+    else if (c < 0x20) emit(out, "\\u%04x", c);
+    else buf_putc(out, (char)c);
+  }
+  buf_putc(out, '"');
+}
+
+static void test_fast_paths(Arena *a) {
+  enum { ROUNDS = 20000, PIECES = 24 };
+  char t[3][PIECES * 20 + 1];
+  size_t n[3];
+  for (int round = 0; round < ROUNDS; round++) {
+    /* decoding: three strings in one text (they share its decoding area),
+     * a value and a key among them */
+    Buf text;
+    buf_init(&text, a);
+    for (int i = 0; i < 3; i++) n[i] = random_text(t[i], (int)rnd(PIECES) + 1, i != 1);
+    buf_puts(&text, "[");
+    encode_by_hand(&text, t[0], n[0]);
+    buf_puts(&text, ", {");
+    encode_by_hand(&text, t[1], n[1]);
+    buf_puts(&text, ": ");
+    encode_by_hand(&text, t[2], n[2]);
+    buf_puts(&text, "}]");
+    Buf err;
+    buf_init(&err, a);
+    Json *v = json_parse(a, text.data, text.len, &err);
+    CHECK(v && v->n == 2 && v->items[1]->n == 1, "rejected %s: %s", text.data, err.data);
+    if (!v || v->n != 2 || v->items[1]->n != 1) continue;
+    const Json *s0 = v->items[0], *s2 = v->items[1]->items[0];
+    const char *key = v->items[1]->keys[0];
+    CHECK(s0->len == n[0] && memcmp(s0->str, t[0], n[0]) == 0 && s0->str[n[0]] == 0, "decoded %s wrongly",
+          text.data);
+    CHECK(strlen(key) == n[1] && memcmp(key, t[1], n[1]) == 0, "decoded the key of %s wrongly", text.data);
+    CHECK(s2->len == n[2] && memcmp(s2->str, t[2], n[2]) == 0 && s2->str[n[2]] == 0, "decoded %s wrongly",
+          text.data);
+    /* escaping: as a byte at a time does, after text of any length */
+    t[1][n[1]] = 0;
+    Buf fast, slow;
+    buf_init(&fast, a);
+    buf_init(&slow, a);
+    for (unsigned k = rnd(12); k > 0; k--) buf_putc(&fast, 'x'), buf_putc(&slow, 'x');
+    emit_json_string(&fast, t[1]);
+    escape_by_hand(&slow, t[1]);
+    CHECK(fast.len == slow.len && memcmp(fast.data, slow.data, fast.len) == 0, "escaped %s as %s, not %s", t[1],
+          fast.data, slow.data);
+  }
+}
+
 int main(void) {
   DpiaMem mem;
   dpia_mem_default(&mem);
@@ -146,6 +269,7 @@ int main(void) {
   arena_init(&a, &mem);
   test_accept(&a);
   test_reject(&a);
+  test_fast_paths(&a);
   arena_free(&a);
   if (failures) fprintf(stderr, "%d failure(s)\n", failures);
   else printf("ok\n");

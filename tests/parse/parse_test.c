@@ -7,7 +7,9 @@
  *   parse_test errors         syntax errors: the exact error lines
  *   parse_test limits         nesting limits, bad bytes, huge literals,
  *                             empty and comment-only files
- *   parse_test spans          source spans of nodes
+ *   parse_test spans          source spans of nodes; lazy line starts
+ *   parse_test prelude        the prelude defs random texts name; the
+ *                             parser's primitive lookup against prim_lookup
  *   parse_test roundtrip DIR...   parse -> print -> parse -> print is a
  *                             fixed point for every .dpia file under DIRs
  *                             (found at test time) and the inline programs
@@ -18,6 +20,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "ast.h"
+#include "parse_int.h"
 
 #include <dirent.h>
 #include <inttypes.h>
@@ -1074,9 +1077,133 @@ static void test_perf(Tester *t, DpiaMem *mem) {
   arena_free(&scratch);
 }
 
+/* ---- the prelude's defs a program names (prelude.c, mentions) ---- */
+
+/* Random texts of words around the prelude's names (the names, their
+ * prefixes and extensions, other words with upper-case letters, glued by
+ * identifier characters or not) in comments and code: the program gets
+ * exactly the prelude defs whose names are whole words of its text
+ * (maximal runs of letters, digits and '_'), found here word by word. */
+static void test_prelude(Tester *t, DpiaMem *mem) {
+  static const char *const names[] = {"slide2D",  "slide3D",  "padClamp2D", "padClamp3D", "padCst2D",   "padCst3D",
+                                      "zip2D",    "splitPad", "mapPad",     "mapPadClamp", "tileIndices"};
+  static const char *const pieces[] = {"slide2D", "slide3D", "padClamp2D", "padClamp3D", "padCst2D", "padCst3D",
+                                       "zip2D", "splitPad", "mapPad", "mapPadClamp", "tileIndices", "mapWorkgroup",
+                                       "reduceSeq", "asVector", "Pad", "Clamp", "D", "Indices", "2D", "Cst", "x",
+                                       "_", "'", "1", " ", " ", "\n-- ", "(", ".", "-", "\xce\xbb"};
+  uint64_t rng = 88172645463325252u;
+  int cases = 0;
+  for (int round = 0; round < 800; round++) {
+    Arena scratch;
+    arena_init(&scratch, mem);
+    Buf text;
+    buf_init(&text, &scratch);
+    buf_puts(&text, "kernel k (N: nat) (xs: [N]float) = xs |> mapGlobal (\\x -> x)\n-- ");
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    int n = (int)(rng % 16);
+    for (int i = 0; i < n; i++) {
+      rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+      buf_puts(&text, pieces[rng % DPIA_COUNTOF(pieces)]);
+    }
+    buf_putc(&text, '\n');
+    bool want[DPIA_COUNTOF(names)] = {false};
+    for (size_t i = 0; i < text.len;) {
+      size_t j = i;
+      while (j < text.len && (text.data[j] == '_' || (text.data[j] >= '0' && text.data[j] <= '9') ||
+                              ((text.data[j] | 0x20) >= 'a' && (text.data[j] | 0x20) <= 'z')))
+        j++;
+      for (size_t k = 0; k < DPIA_COUNTOF(names); k++)
+        if (j - i == strlen(names[k]) && memcmp(text.data + i, names[k], j - i) == 0) want[k] = true;
+      i = j > i ? j : i + 1;
+    }
+    Parsed ps;
+    parse_text(&ps, mem, "prelude.dpia", text.data, text.len);
+    bool got[DPIA_COUNTOF(names)] = {false};
+    for (int d = 0; d < ps.program->ndecls; d++)
+      for (size_t k = 0; k < DPIA_COUNTOF(names); k++)
+        if (ps.program->decls[d]->from_prelude && strcmp(ps.program->decls[d]->name, names[k]) == 0) got[k] = true;
+    bool same = ps.diag.nerrors == 0 && memcmp(want, got, sizeof want) == 0;
+    check(t, same, arena_printf(&scratch, "the prelude defs named by %s", text.data), error_lines(&ps));
+    cases += n > 0;
+    arena_free(&ps.arena);
+    arena_free(&scratch);
+  }
+  check(t, cases > 700, "random texts tried", "");
+}
+
+/* The parser's primitive lookup (parse.c, parser_lookup_prim: the lexer's
+ * hash, the answer cached in the name's SymInfo) against prim_lookup, for
+ * every primitive's name, with dimension suffixes 0-3, cut short and
+ * extended, each asked twice (the second answer from the cache). */
+static void test_prim_lookup(Tester *t, DpiaMem *mem) {
+  Parsed ps;
+  parse_cstr(&ps, mem, "def f (x: exp[float]) = x\n");
+  Parser p;
+  memset(&p, 0, sizeof p);
+  p.arena = &ps.arena;
+  p.interner = &ps.interner;
+  int tried = 0;
+  for (int i = 0; i < PRIM_COUNT; i++) {
+    const char *name = prim_info[i].name;
+    const char *forms[] = {name, arena_printf(&ps.arena, "%s0", name), arena_printf(&ps.arena, "%s2", name),
+                           arena_printf(&ps.arena, "%s3", name), arena_printf(&ps.arena, "%sx", name),
+                           arena_printf(&ps.arena, "%.*s", (int)strlen(name) - 1, name)};
+    for (size_t f = 0; f < DPIA_COUNTOF(forms); f++) {
+      Sym s = intern_cstr(&ps.interner, forms[f]);
+      int want_dim = -1;
+      Prim want = prim_lookup(forms[f], strlen(forms[f]), &want_dim);
+      for (int again = 0; again < 2; again++) {
+        int dim = -1;
+        Prim got = parser_lookup_prim(&p, s, &dim);
+        check(t, got == want && dim == want_dim, arena_printf(&ps.arena, "the primitive named %s", forms[f]),
+              arena_printf(&ps.arena, "%d (dimension %d), not %d (dimension %d)", (int)got, dim, (int)want, want_dim));
+        tried++;
+      }
+    }
+  }
+  check(t, tried > 1000, "names tried", "");
+  arena_free(&ps.arena);
+}
+
+/* A source whose line starts are made at its first position
+ * (source_init_lazy), and one made at once (source_init), give every
+ * offset the line and column counted by hand: random texts of short and
+ * empty lines, CRLF, with and without a last newline. */
+static void test_lazy_lines(Tester *t, DpiaMem *mem) {
+  Arena a;
+  arena_init(&a, mem);
+  uint64_t rng = 0x9E3779B97F4A7C15u;
+  int differ = 0, offsets = 0;
+  for (int round = 0; round < 300; round++) {
+    char text[64];
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    size_t len = rng % sizeof text;
+    for (size_t i = 0; i < len; i++) text[i] = "ab \n\r"[(rng >> (i % 29)) % 5];
+    Source eager, lazy;
+    source_init(&eager, &a, "e.dpia", text, len);
+    source_init_lazy(&lazy, &a, "l.dpia", text, len);
+    for (uint32_t off = 0; off <= len + 1; off++) {
+      uint32_t l1, c1, l2, c2;
+      /* the lazy one asked at a random offset first */
+      source_position(&lazy, (uint32_t)((off + rng) % (len + 2)), &l2, &c2);
+      source_position(&lazy, off, &l2, &c2);
+      source_position(&eager, off, &l1, &c1);
+      /* by hand: the newlines before the offset (clamped to the text) */
+      uint32_t at = off > len ? (uint32_t)len : off, line = 1, start = 0;
+      for (uint32_t i = 0; i < at; i++)
+        if (text[i] == '\n') line++, start = i + 1;
+      differ += l1 != line || c1 != at - start + 1 || l2 != line || c2 != at - start + 1;
+      offsets++;
+    }
+  }
+  check(t, differ == 0 && offsets > 1000, "lazy line starts agree with eager ones",
+        arena_printf(&a, "%d of %d offsets differ", differ, offsets));
+  arena_free(&a);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: %s lexer|precedence|errors|limits|spans|perf|roundtrip DIR...\n",
+    fprintf(stderr, "usage: %s lexer|precedence|errors|limits|spans|prelude|perf|roundtrip DIR...\n",
             argv[0]);
     return 2;
   }
@@ -1100,6 +1227,10 @@ int main(int argc, char **argv) {
     test_limits(&t, &mem);
   } else if (strcmp(mode, "spans") == 0) {
     test_spans(&t, &mem);
+    test_lazy_lines(&t, &mem);
+  } else if (strcmp(mode, "prelude") == 0) {
+    test_prelude(&t, &mem);
+    test_prim_lookup(&t, &mem);
   } else if (strcmp(mode, "perf") == 0) {
     test_perf(&t, &mem);
   } else if (strcmp(mode, "roundtrip") == 0) {

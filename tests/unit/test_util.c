@@ -1,6 +1,7 @@
 /* test_util.c: tests of the block cache (dpia/util.h, BlockCache): the
  * large blocks one translation's arenas free are the next one's, so that
- * `dpia batch` does not page-fault them in again for every line.
+ * `dpia batch` does not page-fault them in again for every line; and of
+ * the interner and name sets against lists kept by hand.
  *
  * Prints `util: P passed, F failed` and exits non-zero if anything failed. */
 #include "util.h"
@@ -131,7 +132,65 @@ static void test_nameset_once(void) {
   arena_free(&a);
 }
 
+/* The interner against a list of distinct texts kept by hand: equal text
+ * is the same name (also after the table grew), distinct text another,
+ * each name's SymInfo (util.h) its length and the hash intern_hashed was
+ * given; texts that share prefixes, differ in length only, or are empty. */
+static void test_interner(void) {
+  DpiaMem mem;
+  dpia_mem_default(&mem);
+  jmp_buf oom;
+  mem.on_oom = &oom;
+  if (setjmp(oom)) {
+    CHECK(!"out of memory");
+    return;
+  }
+  Arena a;
+  arena_init(&a, &mem);
+  Interner in;
+  intern_init(&in, &a);
+  enum { TEXTS = 3000 };
+  static char texts[TEXTS][16];
+  static Sym syms[TEXTS];
+  int ntexts = 0;
+  bool same = true, distinct = true, info = true;
+  uint64_t x = 0x2545F4914F6CDD1Du;
+  for (int step = 0; step < 20000; step++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    char text[16];
+    size_t n = x % 7;
+    for (size_t i = 0; i < n; i++) text[i] = "ab_1"[(x >> (8 + 2 * i)) & 3];
+    text[n] = 0;
+    int known = -1;
+    for (int i = 0; i < ntexts; i++)
+      if (strcmp(texts[i], text) == 0) known = i;
+    /* an unterminated copy: intern reads n bytes only */
+    char copy[16];
+    memset(copy, 'z', sizeof copy);
+    memcpy(copy, text, n);
+    Sym s = step & 1 ? intern(&in, copy, n) : intern_cstr(&in, text);
+    info = info && strcmp(s, text) == 0 && sym_info(s)->len == n;
+    uint32_t h = INTERN_HASH_START;
+    for (size_t i = 0; i < n; i++) h = intern_hash_step(h, (unsigned char)text[i]);
+    info = info && sym_info(s)->hash == h;
+    if (known >= 0) {
+      same = same && syms[known] == s;
+    } else if (ntexts < TEXTS) {
+      for (int i = 0; i < ntexts; i++) distinct = distinct && syms[i] != s;
+      strcpy(texts[ntexts], text);
+      syms[ntexts++] = s;
+    }
+  }
+  for (int i = 0; i < ntexts; i++) same = same && intern_cstr(&in, texts[i]) == syms[i];
+  CHECK(same);
+  CHECK(distinct);
+  CHECK(info);
+  CHECK(ntexts > 1000 && in.cap > 512); /* the table grew */
+  arena_free(&a);
+}
+
 int main(void) {
+  test_interner();
   test_nameset_once();
   test_reuse();
   test_small_and_limit();
