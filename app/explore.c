@@ -355,6 +355,7 @@ typedef struct Explorer {
   int nretimed;          /* candidates re-timed at the end */
   double retime_s;       /* the time the re-timing took */
   double retime_ended_s; /* when it ended (the search, when none), from the start: within the budget */
+  int retime_rounds;     /* the rounds it ran: RETIME_ROUNDS, fewer when the budget ended it (retime) */
   /* the check of a candidate said E0006: the reference cannot be compared
    * on the seed's inputs, for any strategy (the reference is the kernel's
    * meaning); why: the check's message, NULL from an evaluator */
@@ -374,15 +375,16 @@ static int repeat_of(const Explorer *e);
 static int retime_repeat(const Explorer *e, const Candidate *cd);
 
 /* The time the re-timing at the end is expected to take (docs/explore.md
- * "The re-timing"): RETIME_ROUNDS runs of each of the RETIME fastest so
- * far, each as long as its own timing run (the same translation and
- * upload; the OpenCL build, which the driver's cache then has, makes it
- * an over-estimate) and the launches the re-timing adds (retime_repeat).
- * It was RETIME * RETIME_ROUNDS runs of the search's mean run, at most a
- * quarter of the budget: the mean counts the slow strategies' long
- * launches, which the fastest do not have, so that a search of a large
- * space ended up to a quarter of its budget early; and the quarter, when
- * it bound, let the re-timing go past the budget. */
+ * "The re-timing"): RETIME_ROUNDS rounds of a run of each of the RETIME
+ * fastest so far, with the launches the re-timing adds (retime_repeat),
+ * each run as long as the less of two over-estimates: its own timing run
+ * (the same translation and upload; but the OpenCL build, which the
+ * re-timing finds in the driver's cache), and the search's mean run
+ * (which counts the slow strategies' long launches, which the fastest
+ * do not have).  The second alone, at most a quarter of the
+ * budget, let a search of a large space end up to a quarter of its
+ * budget early, and the quarter, when it bound, the re-timing go past
+ * the budget; the re-timing leaves out a round that would (retime). */
 static double retime_reserve(const Explorer *e) {
   const Candidate *fastest[RETIME];
   int k = 0;
@@ -397,12 +399,14 @@ static double retime_reserve(const Explorer *e) {
     if (at < RETIME) fastest[at] = cd;
   }
   if (k < 2) return 0; /* retime: one alone is not re-timed */
-  double r = 0;
+  double runs = 0, launches = 0;
   for (int i = 0; i < k; i++) {
     int more = retime_repeat(e, fastest[i]) - repeat_of(e);
-    r += fastest[i]->run_s + (more > 0 ? more * fastest[i]->median_ms * 1e-3 : 0);
+    runs += fastest[i]->run_s;
+    launches += more > 0 ? more * fastest[i]->median_ms * 1e-3 : 0;
   }
-  return RETIME_ROUNDS * r;
+  double mean = e->nruns ? k * e->run_s / e->nruns : runs;
+  return RETIME_ROUNDS * ((runs < mean ? runs : mean) + launches);
 }
 
 /* the search goes on while the budget, less the re-timing's share and
@@ -1068,7 +1072,15 @@ static void retime(Explorer *e, Candidate **ranked, int n) {
   double t0 = elapsed(e);
   Candidate *turn[RETIME];
   int repeat[RETIME];
+  double round_s = 0;
   for (int r = 0; r < RETIME_ROUNDS && !e->evaluator_failed; r++) {
+    /* the first round was foreseen (retime_reserve); a later one that
+     * would end after the budget, as long as the one before it, is left
+     * out: a load that grew since the search foresaw them does not take
+     * the re-timing past the budget by more than a round */
+    if (r > 0 && elapsed(e) + round_s > e->budget) break;
+    double r0 = elapsed(e);
+    e->retime_rounds = r + 1;
     for (int i = 0; i < k; i++) {
       turn[i] = ranked[(i + r) % k];
       repeat[i] = retime_repeat(e, turn[i]);
@@ -1078,6 +1090,7 @@ static void retime(Explorer *e, Candidate **ranked, int n) {
       if (!evaluate_elsewhere(e, turn, k, false, repeat, &runs)) break; /* the rounds so far count */
       for (int i = 0; i < k; i++)
         if (runs[i].status == DPIA_OK) turn[i]->rounds_ms[turn[i]->nrounds++] = runs[i].min_ms;
+      round_s = elapsed(e) - r0;
       continue;
     }
     for (int i = 0; i < k; i++) {
@@ -1087,6 +1100,7 @@ static void retime(Explorer *e, Candidate **ranked, int n) {
         turn[i]->rounds_ms[turn[i]->nrounds++] = min_ms;
       dpia_result_free(res);
     }
+    round_s = elapsed(e) - r0;
   }
   for (int i = 0; i < k; i++) {
     Candidate *cd = ranked[i];
@@ -1193,7 +1207,7 @@ static void report(Explorer *e, Candidate **ranked, int n, const Candidate *best
          (unsigned long long)o->seed, e->budget, exhaustive ? "exhaustive" : "sampled", e->ncands, e->tried, timed);
     emit(out, "\"elapsed_s\": %.3f, \"pipeline\": %s, ", elapsed(e), e->whole ? "true" : "false");
     emit(out, "\"retiming\": {\"candidates\": %d, \"rounds\": %d, \"elapsed_s\": %.3f, \"ended_s\": %.3f}, \"sample\": [",
-         e->nretimed, e->nretimed ? RETIME_ROUNDS : 0, e->retime_s, e->retime_ended_s);
+         e->nretimed, e->nretimed ? e->retime_rounds : 0, e->retime_s, e->retime_ended_s);
     for (int i = 0; i < e->nsample; i++) emit(out, "%s%d", i ? ", " : "", e->sample[i]);
     buf_puts(out, "], \"best\": ");
     if (best) emit_candidate_json(e, out, best);
@@ -1223,8 +1237,8 @@ static void report(Explorer *e, Candidate **ranked, int n, const Candidate *best
               "on one work-item (%sSum), timed together\n",
          e->k->name, e->k->name, e->k->name);
   if (e->nretimed)
-    emit(out, "  the %d fastest re-timed: %d rounds of each in turn, %.1f s; ranked by the fastest of the rounds\n",
-         e->nretimed, RETIME_ROUNDS, e->retime_s);
+    emit(out, "  the %d fastest re-timed: %d round%s of each in turn, %.1f s; ranked by the fastest of the rounds\n",
+         e->nretimed, e->retime_rounds, e->retime_rounds == 1 ? "" : "s", e->retime_s);
   for (int i = 0, rank = 0; i < n && ranked[i]->state == CAND_TIMED; i++) {
     const Candidate *cd = ranked[i];
     emit(out, "%3d. %9.4f ms  %s%s\n", ++rank, rank_ms(cd), strategy_text(e, cd), cand_check_marks[cd->check]);
