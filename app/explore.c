@@ -1206,7 +1206,8 @@ static void report(Explorer *e, Candidate **ranked, int n, const Candidate *best
     emit(out, "}, \"seed\": %llu, \"budget_s\": %g, \"search\": \"%s\", \"space\": %d, \"tried\": %d, \"timed\": %d, ",
          (unsigned long long)o->seed, e->budget, exhaustive ? "exhaustive" : "sampled", e->ncands, e->tried, timed);
     emit(out, "\"elapsed_s\": %.3f, \"pipeline\": %s, ", elapsed(e), e->whole ? "true" : "false");
-    emit(out, "\"retiming\": {\"candidates\": %d, \"rounds\": %d, \"elapsed_s\": %.3f, \"ended_s\": %.3f}, \"sample\": [",
+    emit(out,
+         "\"retiming\": {\"candidates\": %d, \"rounds\": %d, \"elapsed_s\": %.3f, \"ended_s\": %.3f}, \"sample\": [",
          e->nretimed, e->nretimed ? e->retime_rounds : 0, e->retime_s, e->retime_ended_s);
     for (int i = 0; i < e->nsample; i++) emit(out, "%s%d", i ? ", " : "", e->sample[i]);
     buf_puts(out, "], \"best\": ");
@@ -1226,12 +1227,11 @@ static void report(Explorer *e, Candidate **ranked, int n, const Candidate *best
   for (int i = 0; i < o->nsizes; i++) emit(out, " %s=%lld", o->size_names[i], o->size_values[i]);
   emit(out, "; %d strategies, %d tried (%s, seed %llu%s), %d timed in %.1f s\n", e->ncands, e->tried,
        exhaustive ? "exhaustive" : "sampled, then local search", (unsigned long long)o->seed,
-       e->tried == e->ncands     ? ""
-       : e->evaluator_failed     ? "; the evaluator failed"
-       : tries_spent(e)          ? "; --tries ended it"
-                                 : "; the budget ended it",
-       timed,
-       elapsed(e));
+       e->tried == e->ncands ? ""
+       : e->evaluator_failed ? "; the evaluator failed"
+       : tries_spent(e)      ? "; --tries ended it"
+                             : "; the budget ended it",
+       timed, elapsed(e));
   if (e->whole)
     emit(out, "  %s is a whole reduction: each strategy is a pipeline of its partial sums (%sParts) and their sum "
               "on one work-item (%sSum), timed together\n",

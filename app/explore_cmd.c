@@ -144,7 +144,8 @@ static int read_args(Request *q, int argc, char **argv) {
       q->x.budget_s = v;
       i++;
     } else if (!q->tune && strcmp(a, "--tries") == 0) {
-      if (!next || !number(next, 1, 1e9, &v) || v != (int)v) return usage("bad --tries '%s' (a count, at least 1)", next ? next : "");
+      if (!next || !number(next, 1, 1e9, &v) || v != (int)v)
+        return usage("bad --tries '%s' (a count, at least 1)", next ? next : "");
       q->x.max_tries = (int)v;
       i++;
     } else if (!q->tune && strcmp(a, "--jobs") == 0) {
