@@ -258,8 +258,6 @@ enum {
   RETIME_MAX_FACTOR = 10,
 };
 #define RETIME_LAUNCH_MS 200.0
-/* the most of the budget the search leaves the re-timing */
-#define RETIME_BUDGET_SHARE 0.25
 #define DEFAULT_BUDGET_S 60.0
 
 /* ---- candidates ---- */
@@ -329,6 +327,7 @@ typedef struct Candidate {
    * times the best's time so far (time_one) */
   bool probe_cut;
   double found_s;      /* when it was timed, from the start */
+  double run_s;        /* the wall time of its timing run (an evaluator's: its share of the batch's) */
   int nrounds;         /* the re-timing's rounds that ran it (0: not re-timed) */
   double rounds_ms[RETIME_ROUNDS]; /* each round's fastest launch */
   double retimed_ms;   /* the fastest of the rounds: its time in the ranking */
@@ -351,10 +350,12 @@ typedef struct Explorer {
   int *sample; /* the seed's draw: candidate indices */
   int nsample;
   bool evaluator_failed; /* DpiaExplore.evaluate returned non-zero: the search stops */
-  double run_s;          /* the time the timing runs took, to foresee the re-timing's */
+  double run_s;          /* the time the full timing runs took, to foresee the next one's */
   int nruns;
   int nretimed;          /* candidates re-timed at the end */
   double retime_s;       /* the time the re-timing took */
+  double retime_ended_s; /* when it ended (the search, when none), from the start: within the budget */
+  int retime_rounds;     /* the rounds it ran: RETIME_ROUNDS, fewer when the budget ended it (retime) */
   /* the check of a candidate said E0006: the reference cannot be compared
    * on the seed's inputs, for any strategy (the reference is the kernel's
    * meaning); why: the check's message, NULL from an evaluator */
@@ -370,20 +371,56 @@ static double elapsed(const Explorer *e) {
   return (double)(now.tv_sec - e->start.tv_sec) + (double)(now.tv_nsec - e->start.tv_nsec) * 1e-9;
 }
 
-/* the time the re-timing at the end is expected to take: RETIME *
- * RETIME_ROUNDS runs of the mean time of a run so far, at most a share of
- * the budget (a first run is slower: the OpenCL build; later ones of the
- * same program find it in the driver's cache) */
+static int repeat_of(const Explorer *e);
+static int retime_repeat(const Explorer *e, const Candidate *cd);
+
+/* The time the re-timing at the end is expected to take (docs/explore.md
+ * "The re-timing"): RETIME_ROUNDS rounds of a run of each of the RETIME
+ * fastest so far, with the launches the re-timing adds (retime_repeat),
+ * each run as long as the less of two over-estimates: its own timing run
+ * (the same translation and upload; but the OpenCL build, which the
+ * re-timing finds in the driver's cache), and the search's mean run
+ * (which counts the slow strategies' long launches, which the fastest
+ * do not have).  The second alone, at most a quarter of the
+ * budget, let a search of a large space end up to a quarter of its
+ * budget early, and the quarter, when it bound, the re-timing go past
+ * the budget; the re-timing leaves out a round that would (retime). */
 static double retime_reserve(const Explorer *e) {
-  if (e->nruns == 0) return 0;
-  double r = RETIME * RETIME_ROUNDS * e->run_s / e->nruns;
-  return r < e->budget * RETIME_BUDGET_SHARE ? r : e->budget * RETIME_BUDGET_SHARE;
+  const Candidate *fastest[RETIME];
+  int k = 0;
+  for (int i = 0; i < e->ncands; i++) {
+    const Candidate *cd = &e->cands[i];
+    if (cd->state != CAND_TIMED) continue;
+    int at = k < RETIME ? k++ : RETIME;
+    while (at > 0 && fastest[at - 1]->min_ms > cd->min_ms) {
+      if (at < RETIME) fastest[at] = fastest[at - 1];
+      at--;
+    }
+    if (at < RETIME) fastest[at] = cd;
+  }
+  if (k < 2) return 0; /* retime: one alone is not re-timed */
+  double runs = 0, launches = 0;
+  for (int i = 0; i < k; i++) {
+    int more = retime_repeat(e, fastest[i]) - repeat_of(e);
+    runs += fastest[i]->run_s;
+    launches += more > 0 ? more * fastest[i]->median_ms * 1e-3 : 0;
+  }
+  double mean = e->nruns ? k * e->run_s / e->nruns : runs;
+  return RETIME_ROUNDS * ((runs < mean ? runs : mean) + launches);
 }
 
-/* the search goes on while the budget, less the re-timing's share,
- * lasts and the evaluator answers */
-static bool over_time(const Explorer *e) { return elapsed(e) > e->budget - retime_reserve(e); }
-static bool spent(const Explorer *e) { return e->evaluator_failed || over_time(e); }
+/* the search goes on while the budget, less the re-timing's share and
+ * the next run (the mean of the full runs so far), lasts and the
+ * evaluator answers: so a search that the budget ends uses it, and its
+ * re-timing ends within it */
+static bool over_time(const Explorer *e) {
+  double next = e->nruns ? e->run_s / e->nruns : 0;
+  return elapsed(e) + next > e->budget - retime_reserve(e);
+}
+/* DpiaExplore.max_tries: a search that ends at a count of strategies,
+ * not of seconds, goes as far on a loaded machine as on an idle one */
+static bool tries_spent(const Explorer *e) { return e->x->max_tries > 0 && e->tried >= e->x->max_tries; }
+static bool spent(const Explorer *e) { return e->evaluator_failed || tries_spent(e) || over_time(e); }
 
 static bool is_reduce(const Ast *e) {
   while (e->kind == AST_APP) e = e->lhs;
@@ -756,6 +793,7 @@ static void time_one(Explorer *e, Candidate *cd) {
   double min_ms = 0, median_ms = 0;
   double t0 = elapsed(e);
   DpiaResult *r = run_candidate(e, cd, false, repeat_of(e), cut_ms);
+  cd->run_s = elapsed(e) - t0;
   bool ran = dpia_result_run_time(r, &min_ms, &median_ms);
   cd->probe_cut = dpia_result_status(r) == DPIA_OK && ran && search_launches(r) < repeat_of(e);
   /* the full runs' time foresees the re-timing's (retime_reserve): the
@@ -802,8 +840,10 @@ static void time_elsewhere(Explorer *e, Candidate **batch, int n) {
   if (n == 0) return; /* none of the batch checks: nothing to ask */
   double t0 = elapsed(e);
   bool answered = evaluate_elsewhere(e, batch, n, false, NULL, &runs);
-  e->run_s += elapsed(e) - t0; /* a batch may run at once on several workers: the share of each */
+  double share = elapsed(e) - t0; /* a batch may run at once on several workers: the share of each */
+  e->run_s += share;
   e->nruns += n;
+  for (int i = 0; i < n; i++) batch[i]->run_s = share / n;
   if (!answered) {
     for (int i = 0; i < n; i++) { /* not timed: not tried */
       batch[i]->order = -1;
@@ -1027,11 +1067,20 @@ static int retime_repeat(const Explorer *e, const Candidate *cd) {
 static void retime(Explorer *e, Candidate **ranked, int n) {
   int k = 0;
   while (k < n && k < RETIME && ranked[k]->state == CAND_TIMED) k++;
+  e->retime_ended_s = elapsed(e);
   if (k < 2 || e->evaluator_failed) return; /* one alone has nothing to be compared with */
   double t0 = elapsed(e);
   Candidate *turn[RETIME];
   int repeat[RETIME];
+  double round_s = 0;
   for (int r = 0; r < RETIME_ROUNDS && !e->evaluator_failed; r++) {
+    /* the first round was foreseen (retime_reserve); a later one that
+     * would end after the budget, as long as the one before it, is left
+     * out: a load that grew since the search foresaw them does not take
+     * the re-timing past the budget by more than a round */
+    if (r > 0 && elapsed(e) + round_s > e->budget) break;
+    double r0 = elapsed(e);
+    e->retime_rounds = r + 1;
     for (int i = 0; i < k; i++) {
       turn[i] = ranked[(i + r) % k];
       repeat[i] = retime_repeat(e, turn[i]);
@@ -1041,6 +1090,7 @@ static void retime(Explorer *e, Candidate **ranked, int n) {
       if (!evaluate_elsewhere(e, turn, k, false, repeat, &runs)) break; /* the rounds so far count */
       for (int i = 0; i < k; i++)
         if (runs[i].status == DPIA_OK) turn[i]->rounds_ms[turn[i]->nrounds++] = runs[i].min_ms;
+      round_s = elapsed(e) - r0;
       continue;
     }
     for (int i = 0; i < k; i++) {
@@ -1050,6 +1100,7 @@ static void retime(Explorer *e, Candidate **ranked, int n) {
         turn[i]->rounds_ms[turn[i]->nrounds++] = min_ms;
       dpia_result_free(res);
     }
+    round_s = elapsed(e) - r0;
   }
   for (int i = 0; i < k; i++) {
     Candidate *cd = ranked[i];
@@ -1057,7 +1108,8 @@ static void retime(Explorer *e, Candidate **ranked, int n) {
       if (r == 0 || cd->rounds_ms[r] < cd->retimed_ms) cd->retimed_ms = cd->rounds_ms[r];
   }
   e->nretimed = k;
-  e->retime_s = elapsed(e) - t0;
+  e->retime_ended_s = elapsed(e);
+  e->retime_s = e->retime_ended_s - t0;
 }
 
 /* the fastest that agrees with the reference interpreter.  A check that
@@ -1154,8 +1206,9 @@ static void report(Explorer *e, Candidate **ranked, int n, const Candidate *best
     emit(out, "}, \"seed\": %llu, \"budget_s\": %g, \"search\": \"%s\", \"space\": %d, \"tried\": %d, \"timed\": %d, ",
          (unsigned long long)o->seed, e->budget, exhaustive ? "exhaustive" : "sampled", e->ncands, e->tried, timed);
     emit(out, "\"elapsed_s\": %.3f, \"pipeline\": %s, ", elapsed(e), e->whole ? "true" : "false");
-    emit(out, "\"retiming\": {\"candidates\": %d, \"rounds\": %d, \"elapsed_s\": %.3f}, \"sample\": [", e->nretimed,
-         e->nretimed ? RETIME_ROUNDS : 0, e->retime_s);
+    emit(out,
+         "\"retiming\": {\"candidates\": %d, \"rounds\": %d, \"elapsed_s\": %.3f, \"ended_s\": %.3f}, \"sample\": [",
+         e->nretimed, e->nretimed ? e->retime_rounds : 0, e->retime_s, e->retime_ended_s);
     for (int i = 0; i < e->nsample; i++) emit(out, "%s%d", i ? ", " : "", e->sample[i]);
     buf_puts(out, "], \"best\": ");
     if (best) emit_candidate_json(e, out, best);
@@ -1174,15 +1227,18 @@ static void report(Explorer *e, Candidate **ranked, int n, const Candidate *best
   for (int i = 0; i < o->nsizes; i++) emit(out, " %s=%lld", o->size_names[i], o->size_values[i]);
   emit(out, "; %d strategies, %d tried (%s, seed %llu%s), %d timed in %.1f s\n", e->ncands, e->tried,
        exhaustive ? "exhaustive" : "sampled, then local search", (unsigned long long)o->seed,
-       e->tried == e->ncands ? "" : e->evaluator_failed ? "; the evaluator failed" : "; the budget ended it", timed,
-       elapsed(e));
+       e->tried == e->ncands ? ""
+       : e->evaluator_failed ? "; the evaluator failed"
+       : tries_spent(e)      ? "; --tries ended it"
+                             : "; the budget ended it",
+       timed, elapsed(e));
   if (e->whole)
     emit(out, "  %s is a whole reduction: each strategy is a pipeline of its partial sums (%sParts) and their sum "
               "on one work-item (%sSum), timed together\n",
          e->k->name, e->k->name, e->k->name);
   if (e->nretimed)
-    emit(out, "  the %d fastest re-timed: %d rounds of each in turn, %.1f s; ranked by the fastest of the rounds\n",
-         e->nretimed, RETIME_ROUNDS, e->retime_s);
+    emit(out, "  the %d fastest re-timed: %d round%s of each in turn, %.1f s; ranked by the fastest of the rounds\n",
+         e->nretimed, e->retime_rounds, e->retime_rounds == 1 ? "" : "s", e->retime_s);
   for (int i = 0, rank = 0; i < n && ranked[i]->state == CAND_TIMED; i++) {
     const Candidate *cd = ranked[i];
     emit(out, "%3d. %9.4f ms  %s%s\n", ++rank, rank_ms(cd), strategy_text(e, cd), cand_check_marks[cd->check]);

@@ -15,8 +15,8 @@
 #include "dpia.h"
 
 static const char explore_help[] =
-    "usage: dpia explore FILE -k KERNEL --size N=VALUE... [--budget SECONDS] [--jobs J]\n"
-    "                    [-o BEST.dpia] [--json] [--seed S] [--repeat R] [--progress]\n"
+    "usage: dpia explore FILE -k KERNEL --size N=VALUE... [--budget SECONDS] [--tries N]\n"
+    "                    [--jobs J] [-o BEST.dpia] [--json] [--seed S] [--repeat R] [--progress]\n"
     "                    [--inputs=signed|positive|unit] [--diagnostics=text|json]\n"
     "\n"
     "Derive strategies for the high-level KERNEL (docs/language.md section 21) by\n"
@@ -27,7 +27,8 @@ static const char explore_help[] =
     "'dpia run' does (one at a time, R launches, default 5), and check the fastest\n"
     "against the reference interpreter.  The whole space is searched when it is\n"
     "small, else a sample drawn by the seed, then local search around the fastest,\n"
-    "within the budget (default 60 s).  Prints the ranking with each strategy's\n"
+    "within the budget (default 60 s), or until N strategies are tried (--tries: as\n"
+    "far on a loaded machine as on an idle one).  Prints the ranking with each strategy's\n"
     "derivation (RULE@PATH ...) and time, or one JSON object with --json; -o writes\n"
     "the best as a dpia program with its derivation as a comment.  A progress line\n"
     "goes to stderr when it is a terminal, or with --progress.  A kernel that is a\n"
@@ -141,6 +142,11 @@ static int read_args(Request *q, int argc, char **argv) {
     } else if (strcmp(a, "--budget") == 0) {
       if (!next || !number(next, 0.001, 1e6, &v)) return usage("bad --budget '%s' (seconds, more than 0)", next ? next : "");
       q->x.budget_s = v;
+      i++;
+    } else if (!q->tune && strcmp(a, "--tries") == 0) {
+      if (!next || !number(next, 1, 1e9, &v) || v != (int)v)
+        return usage("bad --tries '%s' (a count, at least 1)", next ? next : "");
+      q->x.max_tries = (int)v;
       i++;
     } else if (!q->tune && strcmp(a, "--jobs") == 0) {
       if (!next || !number(next, 1, 64, &v) || v != (int)v) return usage("bad --jobs '%s' (1 to 64)", next ? next : "");

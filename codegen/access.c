@@ -796,7 +796,6 @@ static bool bool_literal(CExpr e, bool *v) {
  * || with such a value: folded, as C compilers warn about a constant
  * operand of && and || (docs/language.md section 22); NULL otherwise. */
 static CExpr fold_binop(CG *cg, BinOp op, CExpr l, CExpr r) {
-  const Ix *a = as_index(cg, l), *b = as_index(cg, r);
   int64_t d;
   bool x, y;
   switch (op) {
@@ -806,6 +805,10 @@ static CExpr fold_binop(CG *cg, BinOp op, CExpr l, CExpr r) {
   case BIN_GE:
   case BIN_EQ:
   case BIN_NE: {
+    /* the operands as indices only here: as_index walks its operand, so
+     * asking it of every sum made a chain of D float additions cost D^2
+     * (tests/limits, 16000 defs each nesting 21 more levels) */
+    const Ix *a = as_index(cg, l), *b = as_index(cg, r);
     if (!a || !b || !ix_const_value(ix_simplify(&cg->ix, ix_sub(&cg->ix, a, b)), &d)) return NULL;
     bool v = op == BIN_LT ? d < 0 : op == BIN_LE ? d <= 0 : op == BIN_GT ? d > 0 : op == BIN_GE ? d >= 0
            : op == BIN_EQ ? d == 0 : d != 0;

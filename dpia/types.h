@@ -92,6 +92,9 @@ typedef struct TypeCtx {
   int next_meta;
   Vec metas; /* every DataMeta made (dt_meta): the checker defaults literal
                 types only when one could be (unify.c, finish_decl) */
+  int metas_solved; /* metas[0..metas_solved) are solved, for good (a
+                       solution is never undone): that check starts after
+                       them, not at every declaration's first meta */
   int next_binder; /* ids of binders (phrase.h), unique per translation */
   int norm_runs;   /* normalisations so far (Phrase.normal_run) */
   long norm_reach; /* the last one's phrases walked and made: a bound on the

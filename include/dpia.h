@@ -112,6 +112,11 @@ typedef struct DpiaExplore {
    * entry, so that runs at those sizes can take its values */
   int nvalid_at;
   const DpiaSizes *valid_at;
+  /* DPIA_EXPLORE: the search ends once this many strategies have been
+   * tried, as the budget ends it (whichever comes first; 0: no limit),
+   * so that how far it goes does not depend on the machine's speed or
+   * load (`dpia explore --tries`) */
+  int max_tries;
 } DpiaExplore;
 
 /* DPIA_REWRITE: what to do with the kernel DpiaOptions.kernel (required).

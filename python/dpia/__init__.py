@@ -129,6 +129,7 @@ class _Explore(ctypes.Structure):
         ("evaluate_user", ctypes.c_void_p),
         ("nvalid_at", ctypes.c_int),  # DPIA_TUNE only (dpia tune --valid-at)
         ("valid_at", ctypes.c_void_p),
+        ("max_tries", ctypes.c_int),  # DPIA_EXPLORE only (dpia explore --tries)
     ]
 
 

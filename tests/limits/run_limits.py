@@ -22,25 +22,42 @@ The other limits:
   sizes               64-bit arithmetic, exact; split k, asVector k
   dpia run            int indices: sizes, element counts and loop steps
                       below 2^31; buffers within the device's
-                      CL_DEVICE_MAX_MEM_ALLOC_SIZE (verify/run_limits.h)"""
-import os, subprocess, sys, tempfile, time
+                      CL_DEVICE_MAX_MEM_ALLOC_SIZE (verify/run_limits.h)
+
+Time: each case has a wall-clock limit (240 s) that only catches a hang,
+never a slow machine: CI runs this under the sanitizers on a shared
+machine whose load multiplies wall times many times over.  That a case
+scales (no quadratic blow-up) is checked in the same run by the ratio of
+the processor time (user + system, of the dpia process alone) of two
+sizes of one program (linear), which load changes far less than wall
+time, and which a slower build changes alike at both sizes."""
+import os, resource, subprocess, sys, tempfile, time
 
 dpia = os.path.abspath(sys.argv[1])
 samples = os.path.abspath(sys.argv[2])
 with_run = '--no-run' not in sys.argv[3:]
 passed = failed = 0
 
-def expect(what, args, code, text, seconds=240):
-    """dpia ARGS must exit with code, with text in its output, in time"""
+HANG_S = 240  # a wall-clock limit that only a hang reaches (module docstring)
+
+
+def cpu_children():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def expect(what, args, code, text, seconds=HANG_S):
+    """dpia ARGS must exit with code, with text in its output, before a
+    hang's limit; its processor time in seconds (None if it failed)"""
     global passed, failed
-    start = time.monotonic()
+    start, cpu0 = time.monotonic(), cpu_children()
     try:
         p = subprocess.run([dpia] + args, capture_output=True, timeout=seconds)
     except subprocess.TimeoutExpired:
         failed += 1
         print(f'FAIL {what}: no answer within {seconds} s')
-        return
-    took = time.monotonic() - start
+        return None
+    took, cpu = time.monotonic() - start, cpu_children() - cpu0
     out = p.stdout.decode(errors='replace') + p.stderr.decode(errors='replace')
     problems = []
     if p.returncode != code:
@@ -50,9 +67,29 @@ def expect(what, args, code, text, seconds=240):
     if problems:
         failed += 1
         print(f'FAIL {what}: {"; ".join(problems)}\n  output: {out[:700]}')
+        return None
+    passed += 1
+    print(f'PASS {what} ({took:.1f} s, processor {cpu:.2f} s)')
+    return cpu
+
+
+def linear(what, small, large, times):
+    """the processor times small and large (expect's) of a program at two
+    sizes, large `times` times small: linear, the ratio about `times`
+    (less: a run's fixed cost); quadratic, times^2.  Fails above
+    times^1.5, the two's geometric mean"""
+    global passed, failed
+    if small is None or large is None:
+        return  # the case itself failed
+    bound = times ** 1.5
+    ratio = large / max(small, 1e-3)
+    if ratio > bound:
+        failed += 1
+        print(f'FAIL {what}: {times}x the size took {ratio:.1f}x the processor time ({small:.3f} s, then '
+              f'{large:.3f} s), more than {bound:.1f}x: not linear')
     else:
         passed += 1
-        print(f'PASS {what} ({took:.1f} s)')
+        print(f'PASS {what}: {times}x the size, {ratio:.1f}x the processor time (at most {bound:.1f}x)')
 
 def write(directory, name, text):
     path = os.path.join(directory, name)
@@ -95,15 +132,25 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # nesting after inlining: each def one level deeper than the one before
     # (normalisation was quadratic in the number of defs: 1.5 s for 2000)
-    linear = write(tmp, 'linear.dpia', defs_chain(
+    linear_defs = write(tmp, 'linear.dpia', defs_chain(
         '(x: float) = x + 1.0', lambda f: f'(x: float) = {f} x + 1.0', 4000,
         lambda f: f'kernel k (N: nat) (xs: [N]float) = xs |> mapGlobal (\\x -> {f} x)'))
-    expect('translate: 4000 defs, each nesting one more level', ['translate', '--no-verify', linear], 0,
-           'kernel void k(', seconds=60)
-    # ... and 20 levels more each: past the deep limit
-    deeper_defs = write(tmp, 'deeper_defs.dpia', defs_chain(
-        '(x: float) = x + 1.0', lambda f: f'(x: float) = {f} x' + ' + 1.0' * 20, 16000,
-        lambda f: f'kernel k (N: nat) (xs: [N]float) = xs |> mapGlobal (\\x -> {f} x)'))
+    expect('translate: 4000 defs, each nesting one more level', ['translate', '--no-verify', linear_defs], 0,
+           'kernel void k(')
+    # ... and 20 levels more each, within the deep limit, linear in the
+    # defs: 4000 take about 8 times what 500 take (finishing each def
+    # looked at every type variable of the defs before it, and code
+    # generation walked each sum's whole left operand: 21 more levels a
+    # def made both quadratic, 16000 defs 23 s, minutes under the
+    # sanitizers)
+    def deeper_chain(count):
+        return defs_chain('(x: float) = x + 1.0', lambda f: f'(x: float) = {f} x' + ' + 1.0' * 20, count,
+                          lambda f: f'kernel k (N: nat) (xs: [N]float) = xs |> mapGlobal (\\x -> {f} x)')
+    deeper = [expect(f'check: {n} defs, each nesting 21 more levels', ['check', write(tmp, f'deeper{n}.dpia', deeper_chain(n))],
+                     0, '') for n in (500, 4000)]
+    linear('check: defs each nesting 21 more levels', deeper[0], deeper[1], 8)
+    # ... and past the deep limit
+    deeper_defs = write(tmp, 'deeper_defs.dpia', deeper_chain(16000))
     expect('check: 16000 defs, each nesting 21 more levels', ['check', deeper_defs], 1,
            'error[E0901]: program nested too deeply: more than 320000 levels after inlining defs')
     # ... and a chain of maps whose length doubles with each def
@@ -115,7 +162,7 @@ with tempfile.TemporaryDirectory() as tmp:
     # the argument at every level; and normalisation's recursion no longer
     # bounds the result's depth, which is measured: stage I overflowed the
     # stack, and on the deep stack the strategy check did)
-    expect('check: 2^14 maps in sequence by doubling defs', ['check', maps], 0, '', seconds=60)
+    expect('check: 2^14 maps in sequence by doubling defs', ['check', maps], 0, '')
 
     # phrase nodes after inlining: defs that double in size each level
     wide = write(tmp, 'wide.dpia', defs_chain(
@@ -130,7 +177,7 @@ with tempfile.TemporaryDirectory() as tmp:
         '(N: nat) (xs: [N]float) = xs |> split 2 |> join',
         lambda f: f'(N: nat) (xs: [N]float) = xs |> {f} |> {f}', 60, lambda f: ''))
     expect('check: 60 defs each using the one before twice (no kernel)', ['check', '-v', defs_only], 0,
-           'def f60 : (N: nat) -> exp[[N]float] -> exp[[N]float]', seconds=60)
+           'def f60 : (N: nat) -> exp[[N]float] -> exp[[N]float]')
 
     # verification re-parses and re-checks the imperative program, which
     # nests deeper than its source (about 2.5 levels a materialised stage):
@@ -194,21 +241,19 @@ with tempfile.TemporaryDirectory() as tmp:
         # refused before anything is allocated (N = 2^31 would be 8 GiB of
         # floats on the device and 16 GiB of doubles on the host)
         expect('run: scal with N = 2^31', ['run', scal, '-k', 'scal', '--size', 'N=2147483648'], 2,
-               'size N = 2147483648 is too large: the generated kernel takes it as an int (at most 2147483647)',
-               seconds=120)
+               'size N = 2147483648 is too large: the generated kernel takes it as an int (at most 2147483647)')
         expect('run: scal with N = 2^31, its buffers',
                ['run', scal, '-k', 'scal', '--size', 'N=2147483648'], 2,
-               'input buffer xs would have 2147483648 elements: the generated kernel indexes it with int',
-               seconds=120)
+               'input buffer xs would have 2147483648 elements: the generated kernel indexes it with int')
         matrix = write(tmp, 'matrix.dpia',
                        'kernel rows (N M: nat) (xs: [N][M]float) =\n'
                        '  xs |> mapGlobal (\\row -> reduceSeq (\\x a -> x + a) 0.0 row)\n')
         expect('run: N*M = 2^32 elements, N and M below 2^31',
                ['run', matrix, '--size', 'N=65536', '--size', 'M=65536'], 2,
-               'input buffer xs would have 4294967296 elements', seconds=120)
+               'input buffer xs would have 4294967296 elements')
         expect('run: a loop index stepping by the global size past 2^31 - 1',
                ['run', scal, '-k', 'scal', '--size', 'N=2000000000', '--global-size=1000000000'], 2,
-               'global size 1000000000 of dimension 0 is too large for int indices', seconds=120)
+               'global size 1000000000 of dimension 0 is too large for int indices')
         # a temporary larger than any device allows (256 GiB of double16,
         # 2^31 - 1024 elements), refused with the device's limit
         temp = write(tmp, 'temp.dpia',
@@ -218,7 +263,7 @@ with tempfile.TemporaryDirectory() as tmp:
                      '                           |> reduceSeq (\\v a -> a + v) (vec 16 0.0))\n')
         expect('run: a 256 GiB temporary', ['run', temp, '--size', 'N=2097151'], 4,
                "temporary tmp needs 274877775872 bytes, more than the device's largest buffer "
-               "(CL_DEVICE_MAX_MEM_ALLOC_SIZE", seconds=120)
+               "(CL_DEVICE_MAX_MEM_ALLOC_SIZE")
 
 print(f'{passed} passed, {failed} failed')
 sys.exit(1 if failed else 0)
