@@ -21,12 +21,14 @@
 /* Where C[[map]] allocates its temporary: newGlobal, or the memory of the
  * enclosing toLocal/toPrivate (spec section 6), whose argument's maps
  * make theirs there too (any).  A parallel map's (mapGlobal, mapWorkgroup,
- * mapLocal) is never private (parallel): each work-item would hold only
- * the elements it wrote, where the others read them all; in toPrivate's
+ * mapLocal), or that of a sequential map or scan whose function holds one,
+ * is never private (parallel): each work-item would hold only the
+ * elements it wrote, where the others read them all; in toPrivate's
  * function a parallel map is refused (E0603), and one in its argument
  * (xs |> mapLocal f |> toPrivate (mapSeq g)) has its temporary where it
  * would have it without the toPrivate (run_diff.py --derived, seed 1126
- * #92: a mapLocal's private tmp, read whole by every work-item, E0003). */
+ * #92: a mapLocal's private tmp, read whole by every work-item, E0003;
+ * seed 1127 #183: a mapSeq (mapLocal f)'s). */
 typedef struct TempMemory {
   Prim any, parallel;
 } TempMemory;
@@ -47,6 +49,12 @@ typedef struct Stage1 {
 static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc);
 static Phrase *con_tr(Stage1 *s, Phrase *e, Phrase *k);
 static Phrase *materialise(Stage1 *s, Prim memory, const char *name, Phrase *e, Phrase *k);
+
+/* the memory of the temporary of map, scan or window e whose function is f */
+static Prim temp_memory_of(const Stage1 *s, const Phrase *head, const Phrase *f) {
+  return prim_spans_items(head->prim) || phrase_has_prim(f, prim_spans_items) ? s->temp_memory.parallel
+                                                                                : s->temp_memory.any;
+}
 
 /* the temporaries of the maps inside (and in the argument of) toM are in
  * memory M, a parallel map's only if M is shared: the memory before */
@@ -636,23 +644,21 @@ static Phrase *con_tr(Stage1 *s, Phrase *e, Phrase *k) {
     switch (sp.head->prim) {
     case PRIM_MAP_SEQ:
     case PRIM_DEP_MAP_SEQ:
-      /* C[[map f e]](K) = newM (n.d2) (\tmp -> A[[map f e]](tmp.1); K(tmp.2)) */
-      if (sp.nargs == 2) r = materialise(s, s->temp_memory.any, "tmp", e, k);
-      break;
     case PRIM_MAP_GLOBAL:
     case PRIM_DEP_MAP_GLOBAL:
     case PRIM_MAP_WORKGROUP:
     case PRIM_DEP_MAP_WORKGROUP:
     case PRIM_MAP_LOCAL:
-      if (sp.nargs == 2) r = materialise(s, s->temp_memory.parallel, "tmp", e, k);
+      /* C[[map f e]](K) = newM (n.d2) (\tmp -> A[[map f e]](tmp.1); K(tmp.2)) */
+      if (sp.nargs == 2) r = materialise(s, temp_memory_of(s, sp.head, sp.args[0]), "tmp", e, k);
       break;
     /* the same for a scan's array */
     PRIM_CASES_SCAN:
-      if (sp.nargs == 3) r = materialise(s, s->temp_memory.any, "tmp", e, k);
+      if (sp.nargs == 3) r = materialise(s, temp_memory_of(s, sp.head, sp.args[0]), "tmp", e, k);
       break;
     /* and for a sliding window's */
     PRIM_CASES_WINDOW:
-      if (sp.nargs == 2) r = materialise(s, s->temp_memory.any, "tmp", e, k);
+      if (sp.nargs == 2) r = materialise(s, temp_memory_of(s, sp.head, sp.args[0]), "tmp", e, k);
       break;
     PRIM_CASES_REDUCE:
       if (sp.nargs == 3) {
