@@ -93,8 +93,7 @@ static bool writes_outputs_only(CG *cg, const Phrase *p, BinderSet *inner, Write
   case PH_PRIM: return p->prim == PRIM_SKIP;
   case PH_SEQ:
     if (seq_refused(cg, p)) return false;
-    if (writes_outputs_only(cg, p->fst, inner, writes) && writes_outputs_only(cg, p->snd, inner, writes))
-      return true;
+    if (writes_outputs_only(cg, p->fst, inner, writes) && writes_outputs_only(cg, p->snd, inner, writes)) return true;
     refuse_seq(cg, p);
     return false;
   case PH_ASSIGN: {

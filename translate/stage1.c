@@ -53,7 +53,7 @@ static Phrase *materialise(Stage1 *s, Prim memory, const char *name, Phrase *e, 
 /* the memory of the temporary of map, scan or window e whose function is f */
 static Prim temp_memory_of(const Stage1 *s, const Phrase *head, const Phrase *f) {
   return prim_spans_items(head->prim) || phrase_has_prim(f, prim_spans_items) ? s->temp_memory.parallel
-                                                                                : s->temp_memory.any;
+                                                                              : s->temp_memory.any;
 }
 
 /* the temporaries of the maps inside (and in the argument of) toM are in
