@@ -809,7 +809,8 @@ static void place_block(Pass *p, KirBlock *b) {
     }
     KirBlock *body = kir_body(s);
     if (body && s->kind == KS_FOR) place_loop_body(p, s);
-    else if (body && s->kind == KS_IF && reads_memory(s->cond.cond)) place_data_if_body(p, s);
+    else if (body && s->kind == KS_IF && reads_memory(s->cond.cond))
+      place_data_if_body(p, s);
     else if (body) place_block(p, body);
     kir_append(&out, s);
   }

@@ -74,12 +74,13 @@ static void refuse_seq(CG *cg, const Phrase *p) {
 }
 
 /* What a command writes besides its own private variables: any kernel
- * output or temporary in global or local memory, and a temporary among
- * them (which the work-items, or the groups, that skip the command may
- * read after it). */
+ * output or temporary in global or local memory, a temporary among them
+ * (which the work-items, or the groups, that skip the command may read
+ * after it), and one in local memory (each group's own). */
 typedef struct Writes {
   bool shared;
   bool temporary;
+  bool local;
 } Writes;
 
 /* Does command p write nothing but kernel outputs, temporaries in global
@@ -114,6 +115,7 @@ static bool writes_outputs_only(CG *cg, const Phrase *p, BinderSet *inner, Write
     if (!root || !(output || shared_root(cg, root))) return false;
     writes->shared = true;
     writes->temporary |= !output;
+    writes->local |= !output && cg_buffer(cg, root)->space == KSP_LOCAL;
     return true;
   }
   case PH_APP: {
@@ -216,6 +218,13 @@ bool gen_single_writer(CG *cg, const Phrase *p) {
   BinderSet inner = {0};
   Writes writes = {0};
   if (!writes_outputs_only(cg, p, &inner, &writes) || !writes.shared) return false;
+  /* local memory is each group's own: every group writes its copy, which
+   * its work-items read (a reduceSeq's local accumulator in a
+   * mapWorkgroup whose body's mapWorkgroup1 reads it, launched with 2
+   * groups in dimension 1: group id 1 read an accumulator only group id
+   * 0 wrote; run_diff.py --derived, seed 1144 #38) */
+  if (writes.local) group_ids = 0;
+  if (!group_ids && !item_ids) return false;
   const KirExpr *cond = NULL;
   for (int d = 0; d < 3; d++)
     if (group_ids & 1u << d) cond = and_query_zero(cg, cond, KQ_GROUP_ID, d);
