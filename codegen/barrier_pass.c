@@ -734,6 +734,34 @@ static void at_site(Pass *p, KirBlock *out, const KirSite *site, int entry) {
 
 static void place_block(Pass *p, KirBlock *b);
 
+/* Does e read memory (an element, a field or lane of one, a vector load,
+ * a call)?  Not a test the barrier pass may take as alike across the
+ * group, nor one the kernel IR's invariant lets a barrier stand under
+ * (kir.c, check_block) */
+static bool reads_memory(const KirExpr *e) {
+  if (!e) return false;
+  if (e->kind == KE_INDEX || e->kind == KE_VLOAD || e->kind == KE_CALL) return true;
+  const KirExpr *buf[3], *const *sub;
+  int n = kir_expr_children(e, buf, &sub);
+  for (int i = 0; i < n; i++)
+    if (reads_memory(sub[i])) return true;
+  return false;
+}
+
+/* The body of an if on data (a select whose sides compute, stage1.c's
+ * select_if: `if (tmp[0] > 0.0f)`): not every work-item of the group is
+ * shown to take it, so no barrier can go in it, and one its code would
+ * need is refused (E0604, as in a loop whose bounds are not alike)
+ * rather than placed under the test, which broke the kernel IR's
+ * invariant (an internal error: gen.py --seed 1141 --index 667, gen49's
+ * check sweep) */
+static void place_data_if_body(Pass *p, KirStmt *s) {
+  bool uniform = p->uniform;
+  p->uniform = false;
+  place_block(p, &s->cond.body);
+  p->uniform = uniform;
+}
+
 /* A loop's body.  A loop whose bounds every work-item of the group has
  * alike (kir_group_alike) runs as often in each, and its variable is
  * alike in its body.  Else (a dependent map's row of M - gid elements,
@@ -781,6 +809,8 @@ static void place_block(Pass *p, KirBlock *b) {
     }
     KirBlock *body = kir_body(s);
     if (body && s->kind == KS_FOR) place_loop_body(p, s);
+    else if (body && s->kind == KS_IF && reads_memory(s->cond.cond))
+      place_data_if_body(p, s);
     else if (body) place_block(p, body);
     kir_append(&out, s);
   }

@@ -73,18 +73,28 @@ static void refuse_seq(CG *cg, const Phrase *p) {
   cg->refused_seqs.used++;
 }
 
-/* Does command p write nothing but kernel outputs and private variables it
- * declares itself, with no parallel loop inside?  *writes_output: it writes
- * an output.  inner: the private variables declared in p so far.  A part
+/* What a command writes besides its own private variables: any kernel
+ * output or temporary in global or local memory, a temporary among them
+ * (which the work-items, or the groups, that skip the command may read
+ * after it), and one in local memory (each group's own). */
+typedef struct Writes {
+  bool shared;
+  bool temporary;
+  bool local;
+} Writes;
+
+/* Does command p write nothing but kernel outputs, temporaries in global
+ * or local memory and private variables it declares itself, with no
+ * parallel loop inside?  *writes: what it writes of the first two.
+ * inner: the private variables declared in p so far.  A part
  * of p is refused whenever p is (it sees fewer of p's variables), so a
  * refused sequence is remembered (cg->refused_seqs). */
-static bool writes_outputs_only(CG *cg, const Phrase *p, BinderSet *inner, bool *writes_output) {
+static bool writes_outputs_only(CG *cg, const Phrase *p, BinderSet *inner, Writes *writes) {
   switch (p->kind) {
   case PH_PRIM: return p->prim == PRIM_SKIP;
   case PH_SEQ:
     if (seq_refused(cg, p)) return false;
-    if (writes_outputs_only(cg, p->fst, inner, writes_output) && writes_outputs_only(cg, p->snd, inner, writes_output))
-      return true;
+    if (writes_outputs_only(cg, p->fst, inner, writes) && writes_outputs_only(cg, p->snd, inner, writes)) return true;
     refuse_seq(cg, p);
     return false;
   case PH_ASSIGN: {
@@ -101,8 +111,11 @@ static bool writes_outputs_only(CG *cg, const Phrase *p, BinderSet *inner, bool 
     /* a temporary in global or local memory too: outside a group body,
      * where no barrier orders the others' reads after the one writer's
      * writes, the barrier pass refuses it when code after p reads it */
-    if (!root || !(is_output(cg, root) || shared_root(cg, root))) return false;
-    *writes_output = true;
+    bool output = root && is_output(cg, root);
+    if (!root || !(output || shared_root(cg, root))) return false;
+    writes->shared = true;
+    writes->temporary |= !output;
+    writes->local |= !output && cg_buffer(cg, root)->space == KSP_LOCAL;
     return true;
   }
   case PH_APP: {
@@ -111,8 +124,8 @@ static bool writes_outputs_only(CG *cg, const Phrase *p, BinderSet *inner, bool 
     /* if c {t, e}: either side may run, so both must qualify */
     if (s.head->kind == PH_PRIM && prim_family(s.head->prim) == PFAM_IF && s.nargs == 2 &&
         s.args[1]->kind == PH_PAIR)
-      return writes_outputs_only(cg, s.args[1]->fst, inner, writes_output) &&
-             writes_outputs_only(cg, s.args[1]->snd, inner, writes_output);
+      return writes_outputs_only(cg, s.args[1]->fst, inner, writes) &&
+             writes_outputs_only(cg, s.args[1]->snd, inner, writes);
     /* the body: new's and for's one argument, forRange's last (after its
      * bounds, which only read) */
     if (s.nargs < 1 || s.args[s.nargs - 1]->kind != PH_LAM) return false;
@@ -153,7 +166,7 @@ static bool writes_outputs_only(CG *cg, const Phrase *p, BinderSet *inner, bool 
     case PFAM_WINDOW_I: return false;
     }
     DPIA_EXHAUSTIVE_END
-    return writes_outputs_only(cg, body->body, inner, writes_output);
+    return writes_outputs_only(cg, body->body, inner, writes);
   }
   default: return false;
   }
@@ -203,8 +216,15 @@ bool gen_single_writer(CG *cg, const Phrase *p) {
   unsigned item_ids = (group ? cg->launch_many.local : cg->launch_many.global) & ~dims & 7u;
   if (!group_ids && !item_ids) return false; /* one work-item anyway */
   BinderSet inner = {0};
-  bool writes_output = false;
-  if (!writes_outputs_only(cg, p, &inner, &writes_output) || !writes_output) return false;
+  Writes writes = {0};
+  if (!writes_outputs_only(cg, p, &inner, &writes) || !writes.shared) return false;
+  /* local memory is each group's own: every group writes its copy, which
+   * its work-items read (a reduceSeq's local accumulator in a
+   * mapWorkgroup whose body's mapWorkgroup1 reads it, launched with 2
+   * groups in dimension 1: group id 1 read an accumulator only group id
+   * 0 wrote; run_diff.py --derived, seed 1144 #38) */
+  if (writes.local) group_ids = 0;
+  if (!group_ids && !item_ids) return false;
   const KirExpr *cond = NULL;
   for (int d = 0; d < 3; d++)
     if (group_ids & 1u << d) cond = and_query_zero(cg, cond, KQ_GROUP_ID, d);
@@ -244,8 +264,8 @@ bool gen_single_writer(CG *cg, const Phrase *p) {
 bool gen_local_single_writer(CG *cg, const Phrase *body) {
   if (cg->group_depth == 0) return false;
   BinderSet inner = {0};
-  bool writes_output = false;
-  if (!writes_outputs_only(cg, body, &inner, &writes_output) || !writes_output) return false;
+  Writes writes = {0};
+  if (!writes_outputs_only(cg, body, &inner, &writes) || !writes.shared) return false;
   know_launch_many(cg);
   const KirExpr *cond = NULL;
   /* a mapGlobal's dimension (mapGlobal1 (mapWorkgroup (mapLocal ...)))
@@ -255,7 +275,19 @@ bool gen_local_single_writer(CG *cg, const Phrase *body) {
   for (int d = 0; d < 3; d++)
     if (!((cg->local_dims | cg->global_dims) & 1u << d) && cg->launch_many.local & 1u << d)
       cond = and_query_zero(cg, cond, KQ_LOCAL_ID, d);
-  if (!cond) return false;
+  if (!cond) return false; /* gen_single_writer guards the body's commands, group ids included */
+  /* the groups of a dimension no mapWorkgroup or mapGlobal around the
+   * body distributes all run it too (a mapLocal beside a mapGlobal of its
+   * dimension in a mapWorkgroup1, launched with several groups in
+   * dimension 0, wrote the output's elements from each: a race between
+   * groups), so group id 0 of those writes the output, as in
+   * gen_single_writer, which the guard here (cg->solo) keeps from adding
+   * it.  Not a temporary: each group reads its own local memory, and no
+   * barrier would order the others' reads of a global one after group 0 */
+  if (!writes.temporary)
+    for (int d = 0; d < 3; d++)
+      if (cg->launch_many.groups & ~(cg->group_dims | cg->global_dims) & 1u << d)
+        cond = and_query_zero(cg, cond, KQ_GROUP_ID, d);
   KirBlock *outer = cg_enter(cg, add_if(cg, cond, "the other work-items would write the same"));
   /* only some work-items run the guarded body: no barrier may go in it
    * (a barrier in a sequential loop there hung PoCL: seed 52 #730); one

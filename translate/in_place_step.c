@@ -504,7 +504,7 @@ const Phrase *find_prim(const Phrase *p, Prim prim) {
  * docs/language.md section 28) ---- */
 static bool computes_in_item(Prim p) { return prim_computes(p) && p != PRIM_MAP; /* a plain map is a view */ }
 
-static bool spans_items(Prim p) {
+bool prim_spans_items(Prim p) {
   PrimLevel level = prim_level(p);
   return prim_computes(p) && (level == PLVL_GLOBAL || level == PLVL_WORKGROUP || level == PLVL_LOCAL);
 }
@@ -515,7 +515,7 @@ bool select_computes(const Spine *sp) {
   if (c->kind != DT_SCALAR || c->width != 1) return false; /* a mask chooses lane by lane */
   bool work = false;
   for (int k = 1; k <= 2; k++) {
-    if (phrase_has_prim(sp->args[k], spans_items)) return false;
+    if (phrase_has_prim(sp->args[k], prim_spans_items)) return false;
     work = work || phrase_has_prim(sp->args[k], computes_in_item);
   }
   return work;

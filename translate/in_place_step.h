@@ -20,6 +20,9 @@ enum { MAX_LOCAL_NEST = 3 };
 bool in_place_ok(Arena *a, const Phrase *step, const Binder *y, const Phrase **levels, int *nlevels);
 /* the first use of primitive prim in p, or NULL */
 const Phrase *find_prim(const Phrase *p, Prim prim);
+/* a parallel map (mapGlobal, mapWorkgroup, mapLocal and their dependent
+ * forms): its work spans work-items */
+bool prim_spans_items(Prim p);
 /* select c a b whose sides compute in one work-item: the choice is made
  * first, and only the chosen side runs (stage1.c, select_if) */
 bool select_computes(const Spine *sp);

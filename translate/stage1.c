@@ -18,11 +18,24 @@
 
 #include <string.h>
 
+/* Where C[[map]] allocates its temporary: newGlobal, or the memory of the
+ * enclosing toLocal/toPrivate (spec section 6), whose argument's maps
+ * make theirs there too (any).  A parallel map's (mapGlobal, mapWorkgroup,
+ * mapLocal), or that of a sequential map or scan whose function holds one,
+ * is never private (parallel): each work-item would hold only the
+ * elements it wrote, where the others read them all; in toPrivate's
+ * function a parallel map is refused (E0603), and one in its argument
+ * (xs |> mapLocal f |> toPrivate (mapSeq g)) has its temporary where it
+ * would have it without the toPrivate (run_diff.py --derived, seed 1126
+ * #92: a mapLocal's private tmp, read whole by every work-item, E0003;
+ * seed 1127 #183: a mapSeq (mapLocal f)'s). */
+typedef struct TempMemory {
+  Prim any, parallel;
+} TempMemory;
+
 typedef struct Stage1 {
   Builder b;
-  /* where C[[map]] allocates its temporary: newGlobal, or the memory of the
-   * enclosing toLocal/toPrivate (spec section 6) */
-  Prim temp_memory;
+  TempMemory temp_memory;
   /* names of the def's parameters so far: the kernel's, the output and
    * the global temporaries, which hoisting makes parameters (see
    * param_name_for) */
@@ -36,6 +49,21 @@ typedef struct Stage1 {
 static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc);
 static Phrase *con_tr(Stage1 *s, Phrase *e, Phrase *k);
 static Phrase *materialise(Stage1 *s, Prim memory, const char *name, Phrase *e, Phrase *k);
+
+/* the memory of the temporary of map, scan or window e whose function is f */
+static Prim temp_memory_of(const Stage1 *s, const Phrase *head, const Phrase *f) {
+  return prim_spans_items(head->prim) || phrase_has_prim(f, prim_spans_items) ? s->temp_memory.parallel
+                                                                              : s->temp_memory.any;
+}
+
+/* the temporaries of the maps inside (and in the argument of) toM are in
+ * memory M, a parallel map's only if M is shared: the memory before */
+static TempMemory enter_memory(Stage1 *s, Prim memory) {
+  TempMemory saved = s->temp_memory;
+  s->temp_memory.any = memory;
+  if (memory != PRIM_NEW_PRIVATE) s->temp_memory.parallel = memory;
+  return saved;
+}
 
 /* ---- spines ---- */
 
@@ -275,8 +303,7 @@ static Phrase *step_fn(Stage1 *s, Phrase *f, DataType *d1, DataType *d2, const P
   int nlevels;
   Phrase *first, *second;
   if (by && two_phases(s, step, y, d2, &first, &second)) {
-    Prim saved_mem = s->temp_memory;
-    s->temp_memory = PRIM_NEW_LOCAL; /* as toLocal's (to_memory) */
+    TempMemory saved_mem = enter_memory(s, PRIM_NEW_LOCAL); /* as toLocal's (to_memory) */
     Phrase *phase1 = acc_tr(s, first, b_var(b, o));
     s->temp_memory = saved_mem;
     body = b_seq(b, phase1, acc_tr(s, second, b_var(b, o)));
@@ -538,11 +565,11 @@ static Phrase *shared_array(Stage1 *s, Phrase *e, Phrase *acc, Phrase *k) {
   if (!spine_of(b->arena, e->snd, &sp) || prim_family(sp.head->prim) != PFAM_MEMORY || sp.nargs != 2)
     INTERNAL("stage I: a shared array that is not materialised");
   DataType *t = b_data(e->snd);
-  Prim memory = prim_lowered(sp.head->prim), saved_mem = s->temp_memory;
+  Prim memory = prim_lowered(sp.head->prim);
   const Binder *x = e->fst->lam_binder;
   Binder *tmp = temporary(s, memory, x->name, t);
   tmp->volatile_local = sp.head->prim == PRIM_TO_LOCAL_VOLATILE; /* as to_memory's */
-  s->temp_memory = memory; /* the maps inside f make their temporaries there too (to_memory) */
+  TempMemory saved_mem = enter_memory(s, memory); /* the maps inside f make their temporaries there too (to_memory) */
   Phrase *fill = acc_tr(s, apply_fn(s, sp.args[0], sp.args[1]), b_proj(b, b_var(b, tmp), 1));
   s->temp_memory = saved_mem;
   Phrase *body = phrase_subst(b->arena, b->tc, e->fst->body, x, b_proj(b, b_var(b, tmp), 2));
@@ -571,8 +598,8 @@ static Phrase *shared_let(Stage1 *s, Phrase *e, Phrase *acc, Phrase *k) {
  * are not, the program having asked for the qualifier on t alone. */
 static Phrase *to_memory(Stage1 *s, const Spine *sp, const char *name, Phrase *k) {
   if (sp->nargs != 2) return NULL;
-  Prim memory = prim_lowered(sp->head->prim), saved_mem = s->temp_memory;
-  s->temp_memory = memory;
+  Prim memory = prim_lowered(sp->head->prim);
+  TempMemory saved_mem = enter_memory(s, memory);
   Phrase *r = materialise(s, memory, name, apply_fn(s, sp->args[0], sp->args[1]), k);
   s->temp_memory = saved_mem;
   if (sp->head->prim == PRIM_TO_LOCAL_VOLATILE) r->snd->lam_binder->volatile_local = true; /* r = newLocal (\t -> ..) */
@@ -623,15 +650,15 @@ static Phrase *con_tr(Stage1 *s, Phrase *e, Phrase *k) {
     case PRIM_DEP_MAP_WORKGROUP:
     case PRIM_MAP_LOCAL:
       /* C[[map f e]](K) = newM (n.d2) (\tmp -> A[[map f e]](tmp.1); K(tmp.2)) */
-      if (sp.nargs == 2) r = materialise(s, s->temp_memory, "tmp", e, k);
+      if (sp.nargs == 2) r = materialise(s, temp_memory_of(s, sp.head, sp.args[0]), "tmp", e, k);
       break;
     /* the same for a scan's array */
     PRIM_CASES_SCAN:
-      if (sp.nargs == 3) r = materialise(s, s->temp_memory, "tmp", e, k);
+      if (sp.nargs == 3) r = materialise(s, temp_memory_of(s, sp.head, sp.args[0]), "tmp", e, k);
       break;
     /* and for a sliding window's */
     PRIM_CASES_WINDOW:
-      if (sp.nargs == 2) r = materialise(s, s->temp_memory, "tmp", e, k);
+      if (sp.nargs == 2) r = materialise(s, temp_memory_of(s, sp.head, sp.args[0]), "tmp", e, k);
       break;
     PRIM_CASES_REDUCE:
       if (sp.nargs == 3) {
@@ -652,7 +679,7 @@ static Phrase *con_tr(Stage1 *s, Phrase *e, Phrase *k) {
     /* its value made by the side chosen, in a variable of its own */
     case PRIM_SELECT:
       if (select_computes(&sp))
-        r = materialise(s, holds_array(b_data(e)) ? s->temp_memory : PRIM_NEW_PRIVATE, "chosen", e, k);
+        r = materialise(s, holds_array(b_data(e)) ? s->temp_memory.any : PRIM_NEW_PRIVATE, "chosen", e, k);
       break;
     /* a plain map is a view (its function only rearranges data, as the
      * strategy check made sure): it passes through like the views and
@@ -1064,7 +1091,7 @@ static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
 }
 
 DefInfo *translate_stage1(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *kernel, Phrase *normal_body) {
-  Stage1 s = {{a, tc, in, normal_body->span, {{0}}}, PRIM_NEW_GLOBAL, {.arena = a}, NULL, 0, 0};
+  Stage1 s = {{a, tc, in, normal_body->span, {{0}}}, {PRIM_NEW_GLOBAL, PRIM_NEW_GLOBAL}, {.arena = a}, NULL, 0, 0};
   DefInfo *d = NEW(a, DefInfo);
   *d = *kernel;
   d->is_kernel = false;

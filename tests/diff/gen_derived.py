@@ -73,6 +73,17 @@ LOOPS = ('ws |> reduce', 'qs |> reduce', 'mat |> transpose |> map')
 # FP_CONTRACT), which a sqrt then makes 1e-4 (seed 1 #78, E0005): no
 # program has it
 CANCELLING = re.compile(r'(?<![\w.])(\w+(?: \* [\w.]+)?) - \1(?![\w.])')
+# a product of a row's vectors (gen_high.py's vector_sum_kernel: `reduce
+# (\x a -> x * a) (vec W 1.0)` over asVector W of a row of N): each factor
+# is at least 2^-8 in magnitude (alpha * p or p * p, the inputs at least
+# 1/16: verify/compare.h, RNG_MIN_MAGNITUDE), and the reference computes
+# float arithmetic in double (spec section 11), so at more than 126 / 8
+# factors a lane the product may leave float's normal range (2^-126): the
+# reference keeps 1.96e-52 where the device's float is 0, a relative error
+# of 1 that is no fault of the kernel (seed 1119 #43 at N = 84, W = 2: 42
+# factors).  No row has more than PRODUCT_FACTORS vectors.
+PRODUCT = re.compile(r'reduce \(\\x a -> x \* a\) \(vec (\d+) 1\.0\)')
+PRODUCT_FACTORS = 126 // 8
 
 
 class DeriveFail(Exception):
@@ -168,11 +179,13 @@ def size_value(expr, values):
     return eval(py, {'__builtins__': {}}, dict(values))  # noqa: S307
 
 
-def choose_sizes(rng, names, input_dims, preconds, launch, loops):
+def choose_sizes(rng, names, input_dims, preconds, launch, loops, caps=None):
     """Values of the size variables satisfying every precondition, every
     input within SIZE_ELEMS elements (and LOOP_WORK when the program
-    loops over an input in each element's function), and every
-    work-group within MAX_LOCAL work-items; None when the draws find none."""
+    loops over an input in each element's function), every size within
+    its cap (caps: {name: largest value}), and every work-group within
+    MAX_LOCAL work-items; None when the draws find none."""
+    caps = caps or {}
     multiple = {n: 1 for n in names}
     for p in preconds:
         m = re.fullmatch(r'(\w+) % (\d+) == 0', p)
@@ -186,6 +199,10 @@ def choose_sizes(rng, names, input_dims, preconds, launch, loops):
         if any(math.prod(values[d] for d in dims) > SIZE_ELEMS for dims in input_dims):
             continue
         if loops and math.prod(values.values()) * max(values.values()) > LOOP_WORK:
+            continue
+        # drawn and refused (not drawn below the cap): the programs of
+        # the sizes that were within it stay as they were
+        if any(values[n] > cap for n, cap in caps.items() if n in values):
             continue
         try:
             if not all(size_value(p, values) for p in preconds):
@@ -245,8 +262,10 @@ def derive(batch, seed, index):
                 continue
             meta = res['outputs']['json']
             names, dims = kernel_sizes(src)
+            product = PRODUCT.search(source)
             sizes = choose_sizes(rng, names, dims, meta.get('preconditions') or [], meta,
-                                 any(x in source for x in LOOPS))
+                                 any(x in source for x in LOOPS),
+                                 {'N': PRODUCT_FACTORS * int(product.group(1))} if product else None)
         except DeriveFail:
             continue
         if sizes is None:

@@ -51,16 +51,44 @@ generator meant them to be accepted, checked again.  Cheap: no OpenCL.
 - high-level seed 101 #52 (gen.py --high-level, checked with --high-level):
   a matrix product's row zipped with a column, its function written for
   the zip of a zip of a nested program, E0301 (gen_high.py, fn).
+- derived seed 1119 #43 (gen_derived.py, run_diff.py --derived): a
+  product of each row's float2 vectors at N = 84, 42 factors a lane, whose
+  reference (in double, spec section 11) was 1.96e-52 where the device's
+  float is 0, E0005: a row of a product has at most PRODUCT_FACTORS
+  vectors (gen_derived.py, choose_sizes), so that the product stays in
+  float's normal range.
 
 Usage: gen_features.py --dpia build/dpia"""
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen  # noqa: E402
+import gen_derived  # noqa: E402
+
+
+def derived_product_sizes(dpia):
+    """derived seed 1119 #43, a product of each row's vectors: at most
+    126 / 8 factors a lane (each at least 2^-8, float's normal range down
+    to 2^-126), written here apart from gen_derived.py's own cap (the
+    failures, [] when so)"""
+    batch = gen_derived.Batch(dpia)
+    try:
+        p = gen_derived.derive(batch, 1119, 43)
+    finally:
+        batch.close()
+    product = re.search(r'reduce \(\\x a -> x \* a\) \(vec (\d+) 1\.0\)', p.text)
+    if not product:
+        return [f'derived seed 1119 #43 is no longer a product of vectors (the rules changed its walk?):\n{p.text}']
+    factors, most = p.sizes['N'] // int(product.group(1)), 126 // 8
+    print(f'derived seed 1119 #43: a product of {factors} vectors a row (at most {most})')
+    if factors > most:
+        return [f'derived seed 1119 #43: a product of {factors} vectors a row, which may leave float\'s range:\n{p.text}']
+    return []
 
 
 def main():
@@ -121,6 +149,7 @@ def main():
             print(f'high-level seed {seed} #{index}: dpia check --high-level exits {r.returncode}')
             if r.returncode != 0:
                 failures.append(f'high-level seed {seed} #{index}: dpia check refuses it:\n{text}\n{r.stdout}{r.stderr}')
+        failures += derived_product_sizes(a.dpia)
     for f in failures:
         print('FAIL ' + f)
     return 1 if failures else 0
