@@ -106,7 +106,7 @@ static void print_operand(Printer *p, const Ix *e, bool parens) {
 static void print_node(Printer *p, const Ix *e) {
   switch (e->kind) {
   case IX_CONST: buf_put_int(p->out, e->value); return;
-  case IX_VAR: print_text(p, e->name); return;
+  case IX_VAR: buf_put(p->out, e->name, e->length); return; /* its length, strlen(name): ix_seal */
   case IX_EXPR: ix_print_atom(p->out, e->expr, p->print_expr); return;
   case IX_ADD:
   case IX_SUB:
