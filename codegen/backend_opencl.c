@@ -226,8 +226,8 @@ static void print_tops(const KirKernel *k, NameSet *defined, Buf *out) {
 
 /* what most kernels' text fits in (a loop variant of bench/variants.py is
  * about 900 bytes): one allocation rather than five doublings, each
- * copying the text so far; 1 KiB with its NUL, what an arena chunk holds
- * without waste */
+ * copying the text so far; 1 KiB with its NUL (2 KiB or 4 KiB cost the
+ * one-line kernel of bench/variants.py more: BENCHMARKS.md) */
 enum { KERNEL_TEXT_ROOM = 1024 - 1 };
 
 static void print_kernel_lines(const KirKernel *k, NameSet *defined, Buf *out, LineRec *rec) {
