@@ -434,9 +434,13 @@ void cprint_params(Buf *out, size_t start, const KirKernel *k, void (*print_para
 
 void cprint_params_more(Buf *out, size_t start, const KirKernel *k, void (*print_param)(Buf *out, const KirParam *p),
                         int nextra, const char *const *extra) {
+  /* the column after the last line break since start */
   size_t col = out->len - start;
-  for (size_t i = start; i < out->len; i++)
-    if (out->data[i] == '\n') col = out->len - i - 1;
+  for (size_t i = out->len; i > start; i--)
+    if (out->data[i - 1] == '\n') {
+      col = out->len - i;
+      break;
+    }
   Buf decls;
   buf_init(&decls, out->arena);
   int n = k->nparams + nextra;
@@ -450,13 +454,15 @@ void cprint_params_more(Buf *out, size_t start, const KirKernel *k, void (*print
     width += decls.len - from + 2;
   }
   bool one_line = col + width <= 100;
+  static const char blanks[] = "                                "; /* a continuation line's indentation */
   for (int i = 0; i < n; i++) {
     if (i) {
       if (one_line) {
         buf_puts(out, ", ");
       } else {
-        buf_puts(out, ",\n");
-        for (size_t c = 0; c < col; c++) buf_putc(out, ' ');
+        buf_put(out, ",\n", 2);
+        for (size_t c = 0; c < col; c += sizeof blanks - 1)
+          buf_put(out, blanks, col - c < sizeof blanks - 1 ? col - c : sizeof blanks - 1);
       }
     }
     size_t from = i ? ends[i - 1] : 0;

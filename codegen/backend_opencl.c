@@ -224,7 +224,14 @@ static void print_tops(const KirKernel *k, NameSet *defined, Buf *out) {
   if (table) buf_putc(out, '\n');
 }
 
+/* what most kernels' text fits in (a loop variant of bench/variants.py is
+ * about 900 bytes): one allocation rather than five doublings, each
+ * copying the text so far; 1 KiB with its NUL (2 KiB or 4 KiB cost the
+ * one-line kernel of bench/variants.py more: BENCHMARKS.md) */
+enum { KERNEL_TEXT_ROOM = 1024 - 1 };
+
 static void print_kernel_lines(const KirKernel *k, NameSet *defined, Buf *out, LineRec *rec) {
+  buf_reserve(out, KERNEL_TEXT_ROOM);
   cprint_comment(out, k->comment);
   if (k->uses_double) emit(out, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
   buf_putc(out, '\n');

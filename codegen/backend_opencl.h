@@ -1,7 +1,7 @@
 /* backend_opencl.h: what the files of the OpenCL backend share
  * (backend_opencl.c, backend_opencl_names.c, and header.c, its host
- * header).  Nothing else includes it: the rest of dpia reaches the backend
- * through its Backend (backend.h). */
+ * header).  Nothing else includes it but a unit test (test_names.c): the
+ * rest of dpia reaches the backend through its Backend (backend.h). */
 #ifndef DPIA_BACKEND_OPENCL_H
 #define DPIA_BACKEND_OPENCL_H
 
@@ -14,6 +14,10 @@
  * identifier (it has a prime).  No name beginning with `v_` is reserved
  * (cg_c_name relies on it to leave the reserved set). */
 const char *opencl_name_use(const char *name);
+/* the same, each family asked in turn: the reference opencl_name_use, which
+ * skips the families a name's first character rules out, agrees with
+ * (tests/unit/test_names.c) */
+const char *opencl_name_use_each(const char *name);
 /* the same for a kernel's name: main too */
 const char *opencl_kernel_name_use(const char *name);
 /* name is one of OpenCL C's predefined macros or constants (CHAR_BIT,

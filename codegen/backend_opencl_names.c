@@ -158,12 +158,15 @@ static uint32_t name_hash(const char *s) {
   return h;
 }
 
-/* the slot of name: its own, or the empty one where it would go */
-static uint32_t listed_slot(const char *name) {
-  uint32_t h = name_hash(name) & (LISTED_SIZE - 1);
+/* the slot of name, whose name_hash is hash: its own, or the empty one
+ * where it would go */
+static uint32_t listed_slot_hashed(const char *name, uint32_t hash) {
+  uint32_t h = hash & (LISTED_SIZE - 1);
   while (listed[h].name && compare_name(listed[h].name, name) != 0) h = (h + 1) & (LISTED_SIZE - 1);
   return h;
 }
+
+static uint32_t listed_slot(const char *name) { return listed_slot_hashed(name, name_hash(name)); }
 
 static void add_list(const char *const *table, size_t n, unsigned char list) {
   for (size_t i = 0; i < n; i++) {
@@ -184,6 +187,12 @@ static void build_listed(void) {
 static unsigned listed_in(const char *name) {
   pthread_once(&listed_once, build_listed);
   return listed[listed_slot(name)].lists;
+}
+
+/* the same, name_hash(name) given */
+static unsigned listed_in_hashed(const char *name, uint32_t hash) {
+  pthread_once(&listed_once, build_listed);
+  return listed[listed_slot_hashed(name, hash)].lists;
 }
 
 /* s after an optional vector width 2 3 4 8 16 (*has_width says whether
@@ -216,7 +225,9 @@ static bool is_type_name(const char *s, int what) {
                                         "short", "uchar", "uint", "ulong", "ulonglong", "ushort"};
   static const char *const integer_types[] = {"intptr_t", "ptrdiff_t", "size_t", "uintptr_t"};
   if (what == TYPE_AS && in_table(s, integer_types, DPIA_COUNTOF(integer_types))) return true; /* as_size_t */
-  for (size_t i = 0; i < DPIA_COUNTOF(scalars) && scalars[i][0] <= s[0]; i++) {
+  size_t first = 0; /* the first scalar that can begin s */
+  while (first < DPIA_COUNTOF(scalars) && scalars[first][0] < s[0]) first++;
+  for (size_t i = first; i < DPIA_COUNTOF(scalars) && scalars[i][0] == s[0]; i++) {
     if (!starts_with(s, scalars[i])) continue;
     bool width, width2;
     const char *p = skip_width(s + strlen(scalars[i]), &width);
@@ -251,8 +262,10 @@ static bool is_vector_load_store(const char *s) {
   return false;
 }
 
-/* What name is in OpenCL C, for a message, or NULL if it is free. */
-const char *opencl_name_use(const char *name) {
+/* What name is in OpenCL C, for a message, or NULL if it is free: each
+ * family asked in turn (the reference opencl_name_use agrees with, which
+ * tests/unit/test_names.c checks on many names). */
+const char *opencl_name_use_each(const char *name) {
   if (strchr(name, '\'')) return "not an OpenCL C identifier (C names have no ')";
   if (name[0] == '_' && name[1] >= 'A' && name[1] <= 'Z')
     return "reserved in C and OpenCL C (it begins with '_' and a capital letter)";
@@ -264,6 +277,64 @@ const char *opencl_name_use(const char *name) {
   if ((lists & LIST_FUNCTION) || is_vector_load_store(name) ||
       (starts_with(name, "convert_") && is_type_name(name + 8, TYPE_CONVERT)) ||
       (starts_with(name, "as_") && is_type_name(name + 3, TYPE_AS)))
+    return "an OpenCL C built-in function";
+  if (lists & LIST_MACRO) return "an OpenCL C predefined macro or constant";
+  return NULL;
+}
+
+/* Can name begin with one of opencl_prefixes (its first character is one
+ * of theirs)? */
+static bool may_have_prefix(char first) {
+  return first == '_' || first == 'c' || first == 'C' || first == 'a' || first == 's' || first == 'w';
+}
+
+/* Can name be one of is_type_name's shapes (its first character begins
+ * one of the scalars)? */
+static bool may_be_type(char first) {
+  switch (first) {
+  case 'b': /* bool */
+  case 'c': /* char */
+  case 'd': /* double */
+  case 'f': /* float */
+  case 'h': /* half */
+  case 'i': /* int */
+  case 'l': /* long */
+  case 'q': /* quad */
+  case 's': /* short */
+  case 'u': /* uchar uint ulong ulonglong ushort */ return true;
+  default: return false;
+  }
+}
+
+/* What name is in OpenCL C, for a message, or NULL if it is free.  The code
+ * generator asks about every name it makes or keeps (a loop variant of
+ * bench/variants.py about a dozen times, 300 to 400 instructions each):
+ * one pass over the characters finds a prime and the listed names' hash,
+ * and each family matched by its shape is asked only of a name whose
+ * first character can begin it.  The families are asked in
+ * opencl_name_use_each's order, each skipped only where it cannot match,
+ * so the answer, message included, is that one's (tests/unit/test_names.c
+ * compares the two on many names). */
+const char *opencl_name_use(const char *name) {
+  uint32_t hash = 2166136261u; /* name_hash's */
+  bool prime = false;
+  for (const char *c = name; *c; c++) {
+    prime |= *c == '\'';
+    hash = (hash ^ (unsigned char)*c) * 16777619u;
+  }
+  if (prime) return "not an OpenCL C identifier (C names have no ')";
+  char first = name[0];
+  if (first == '_' && name[1] >= 'A' && name[1] <= 'Z')
+    return "reserved in C and OpenCL C (it begins with '_' and a capital letter)";
+  if (may_have_prefix(first))
+    for (size_t i = 0; i < DPIA_COUNTOF(opencl_prefixes); i++)
+      if (starts_with(name, opencl_prefixes[i][0])) return opencl_prefixes[i][1];
+  unsigned lists = listed_in_hashed(name, hash);
+  if (lists & LIST_KEYWORD) return "an OpenCL C keyword";
+  if ((lists & LIST_TYPE) || (may_be_type(first) && is_type_name(name, TYPE_PLAIN))) return "an OpenCL C type name";
+  if ((lists & LIST_FUNCTION) || (first == 'v' && is_vector_load_store(name)) ||
+      (first == 'c' && starts_with(name, "convert_") && is_type_name(name + 8, TYPE_CONVERT)) ||
+      (first == 'a' && starts_with(name, "as_") && is_type_name(name + 3, TYPE_AS)))
     return "an OpenCL C built-in function";
   if (lists & LIST_MACRO) return "an OpenCL C predefined macro or constant";
   return NULL;

@@ -158,7 +158,7 @@ static bool print_flat_sum(Printer *p, const Ix *e) {
 static void print_node(Printer *p, const Ix *e) {
   switch (e->kind) {
   case IX_CONST: buf_put_int(p->out, e->value); return;
-  case IX_VAR: print_text(p, e->name); return;
+  case IX_VAR: buf_put(p->out, e->name, e->length); return; /* its length, strlen(name): ix_seal */
   case IX_EXPR: ix_print_atom(p->out, e->expr, p->print_expr); return;
   case IX_ADD:
     if (print_flat_sum(p, e)) return;

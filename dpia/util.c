@@ -218,16 +218,30 @@ void buf_put_slow(Buf *b, const char *s, size_t n) {
 
 void buf_putc_slow(Buf *b, char c) { buf_put(b, &c, 1); }
 
+/* "00" "01" ... "99": two digits a division (put_unsigned) */
+static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                     "8081828384858687888990919293949596979899";
+
 static void put_unsigned(Buf *b, unsigned long long v, bool negative) {
   char digits[24];
   int n = 0;
-  do digits[sizeof digits - 1 - n++] = (char)('0' + v % 10);
-  while ((v /= 10) != 0);
+  while (v >= 100) {
+    n += 2;
+    memcpy(digits + sizeof digits - n, digit_pairs + 2 * (v % 100), 2);
+    v /= 100;
+  }
+  if (v >= 10) {
+    n += 2;
+    memcpy(digits + sizeof digits - n, digit_pairs + 2 * v, 2);
+  } else {
+    digits[sizeof digits - 1 - n++] = (char)('0' + v);
+  }
   if (negative) digits[sizeof digits - 1 - n++] = '-';
   buf_put(b, digits + sizeof digits - n, (size_t)n);
 }
 
-void buf_put_int(Buf *b, long long v) {
+void buf_put_int_slow(Buf *b, long long v) {
   put_unsigned(b, v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v, v < 0);
 }
 
@@ -264,8 +278,10 @@ void vemit(Buf *b, const char *fmt, va_list ap) {
       else if (*q == 'l') longs = 1, q++;
       else if (*q == 'z') size = true, q++;
       if (*q == 'd') {
-        buf_put_int(b, size ? (long long)va_arg(ap, ptrdiff_t)
-                            : longs == 2 ? va_arg(ap, long long) : longs ? va_arg(ap, long) : va_arg(ap, int));
+        buf_put_int_slow(b, size         ? (long long)va_arg(ap, ptrdiff_t)
+                            : longs == 2 ? va_arg(ap, long long)
+                            : longs      ? va_arg(ap, long)
+                                         : va_arg(ap, int));
       } else if (*q == 'u') {
         put_unsigned(b, size ? va_arg(ap, size_t)
                              : longs == 2 ? va_arg(ap, unsigned long long)

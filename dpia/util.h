@@ -199,9 +199,11 @@ typedef struct Buf {
 void buf_init(Buf *b, Arena *a);
 void emit(Buf *b, const char *fmt, ...) DPIA_PRINTF(2, 3);
 void vemit(Buf *b, const char *fmt, va_list ap);
-/* room for extra more bytes (and the NUL) without growing again */
-void buf_reserve(Buf *b, size_t extra);
 void buf_put_slow(Buf *b, const char *s, size_t n);
+/* room for extra more bytes (and the NUL) without another allocation: a
+ * printer that knows about how much it writes grows the buffer once, not
+ * by doubling from 64 bytes with a copy each time */
+void buf_reserve(Buf *b, size_t extra);
 /* n bytes of s, then s as a C string: inline where there is room, so
  * that a literal's length and copy are the compiler's (the printers write
  * their fixed text so: translation throughput, BENCHMARKS.md) */
@@ -215,9 +217,6 @@ static inline void buf_put(Buf *b, const char *s, size_t n) {
   buf_put_slow(b, s, n);
 }
 static inline void buf_puts(Buf *b, const char *s) { buf_put(b, s, strlen(s)); }
-/* v in decimal, as emit's %lld: without the format (generated code prints
- * an integer for every constant of an index) */
-void buf_put_int(Buf *b, long long v);
 void buf_putc_slow(Buf *b, char c);
 /* one character: inline where there is room (generated text is mostly
  * written a character at a time) */
@@ -228,6 +227,17 @@ static inline void buf_putc(Buf *b, char c) {
     return;
   }
   buf_putc_slow(b, c);
+}
+/* v in decimal, as emit's %lld: without the format (generated code prints
+ * an integer for every constant of an index); a digit inline, as most of a
+ * kernel's are (dimensions, vector widths, steps) */
+void buf_put_int_slow(Buf *b, long long v);
+static inline void buf_put_int(Buf *b, long long v) {
+  if ((unsigned long long)v < 10) {
+    buf_putc(b, (char)('0' + v));
+    return;
+  }
+  buf_put_int_slow(b, v);
 }
 void buf_indent(Buf *b, int level); /* 2 spaces a level (spec section 8) */
 void buf_clear(Buf *b);

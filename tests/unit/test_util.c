@@ -1,11 +1,14 @@
 /* test_util.c: tests of the block cache (dpia/util.h, BlockCache): the
  * large blocks one translation's arenas free are the next one's, so that
  * `dpia batch` does not page-fault them in again for every line; and of
- * the interner and name sets against lists kept by hand.
+ * the interner and name sets against lists kept by hand; and of the
+ * integers the printers write (buf_put_int, emit's %d family) against the
+ * C library's.
  *
  * Prints `util: P passed, F failed` and exits non-zero if anything failed. */
 #include "util.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -189,8 +192,54 @@ static void test_interner(void) {
   arena_free(&a);
 }
 
+/* v as buf_put_int writes it (inline for a digit, two digits a division
+ * otherwise), as emit's %lld, %d and %zu write it, and as snprintf does,
+ * after text already in the buffer */
+static bool integer_as_printf(Arena *a, long long v) {
+  char want[32];
+  snprintf(want, sizeof want, "%lld", v);
+  Buf b;
+  buf_init(&b, a);
+  buf_puts(&b, "x=");
+  buf_put_int(&b, v);
+  bool ok = strcmp(b.data + 2, want) == 0 && b.len == 2 + strlen(want);
+  buf_clear(&b);
+  emit(&b, "%lld", v);
+  ok = ok && strcmp(b.data, want) == 0;
+  if (v >= INT_MIN && v <= INT_MAX) {
+    buf_clear(&b);
+    emit(&b, "%d", (int)v);
+    ok = ok && strcmp(b.data, want) == 0;
+  }
+  if (v >= 0) {
+    buf_clear(&b);
+    emit(&b, "%zu", (size_t)v);
+    ok = ok && strcmp(b.data, want) == 0;
+  }
+  if (!ok) fprintf(stderr, "test_util.c: %lld printed as '%s'\n", v, b.data);
+  return ok;
+}
+
+static void test_integers(void) {
+  DpiaMem mem;
+  dpia_mem_default(&mem);
+  Arena a;
+  arena_init(&a, &mem);
+  bool all = true;
+  /* every number of up to four digits, each power of ten and its
+   * neighbours, the extremes */
+  for (long long v = -10000; v <= 10000; v++) all &= integer_as_printf(&a, v);
+  for (long long p = 10; p <= LLONG_MAX / 10; p *= 10)
+    for (long long d = -1; d <= 1; d++) all &= integer_as_printf(&a, p + d) & integer_as_printf(&a, -p - d);
+  all &= integer_as_printf(&a, LLONG_MAX) & integer_as_printf(&a, LLONG_MIN) & integer_as_printf(&a, LLONG_MIN + 1);
+  all &= integer_as_printf(&a, INT_MAX) & integer_as_printf(&a, INT_MIN);
+  CHECK(all);
+  arena_free(&a);
+}
+
 int main(void) {
   test_interner();
+  test_integers();
   test_nameset_once();
   test_reuse();
   test_small_and_limit();

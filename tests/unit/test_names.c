@@ -1,0 +1,245 @@
+/* test_names.c: OpenCL C's reserved names (codegen/backend_opencl_names.c).
+ * opencl_name_use, which the code generator asks about every name it makes
+ * or keeps, skips the families a name's first character rules out and
+ * hashes the name in the pass that looks for a prime; it must answer as
+ * opencl_name_use_each, which asks every family in turn, message
+ * included.  Compared on every name of up to two characters, on names
+ * made from each family's members (keywords, types with vector widths and
+ * matrix forms, conversions, vector loads and stores, prefixes, macros)
+ * with prefixes and suffixes added, and on pseudo-random names.
+ *
+ * Prints `names: P passed, F failed` and exits non-zero if anything failed. */
+#include "backend_opencl.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int passed, failed;
+static long compared, reserved;
+static int shown;
+
+static void record_at(bool ok, int line, const char *what) {
+  if (ok) {
+    passed++;
+  } else {
+    failed++;
+    fprintf(stderr, "test_names.c:%d: FAILED: %s\n", line, what);
+  }
+}
+#define CHECK(cond) record_at((cond), __LINE__, #cond)
+
+/* the two answers for name agree (NULL, or the same message) */
+static bool agrees(const char *name) {
+  const char *fast = opencl_name_use(name), *each = opencl_name_use_each(name);
+  compared++;
+  reserved += each != NULL;
+  bool same = fast == each || (fast && each && strcmp(fast, each) == 0);
+  if (!same && shown++ < 10)
+    fprintf(stderr, "test_names.c: '%s': %s, each family asked: %s\n", name, fast ? fast : "free",
+            each ? each : "free");
+  return same;
+}
+
+static const char alphabet[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_'";
+
+static bool short_names(void) {
+  bool all = true;
+  char name[3] = {0};
+  for (size_t i = 0; alphabet[i]; i++) {
+    name[0] = alphabet[i];
+    name[1] = 0;
+    all &= agrees(name);
+    for (size_t j = 0; alphabet[j]; j++) {
+      name[1] = alphabet[j];
+      all &= agrees(name);
+    }
+  }
+  return all;
+}
+
+/* members of each family, free names beside them, and names a kernel
+ * has (binders, fresh names, pair typedefs) */
+static const char *const stems[] = {
+    "auto",
+    "const",
+    "constant",
+    "global",
+    "local",
+    "kernel",
+    "private",
+    "restrict",
+    "vec_step",
+    "while",
+    "void",
+    "size_t",
+    "intptr_t",
+    "uintptr_t",
+    "ptrdiff_t",
+    "image2d_t",
+    "sampler_t",
+    "event_t",
+    "bool",
+    "char",
+    "uchar",
+    "short",
+    "ushort",
+    "int",
+    "uint",
+    "long",
+    "ulong",
+    "ulonglong",
+    "half",
+    "float",
+    "double",
+    "quad",
+    "float4x4",
+    "double2x16",
+    "int3",
+    "convert_int",
+    "convert_float4_sat_rte",
+    "convert_uchar16_rtz",
+    "convert_",
+    "as_float",
+    "as_size_t",
+    "as_intptr_t",
+    "as_",
+    "vload",
+    "vload4",
+    "vload16",
+    "vstore8",
+    "vload_half",
+    "vload_half4",
+    "vloada_half8",
+    "vstore_half_rte",
+    "vstorea_half2_rtn",
+    "vstore",
+    "get_global_id",
+    "get_local_id",
+    "get_group_id",
+    "get_rows",
+    "barrier",
+    "mad24",
+    "dot",
+    "min",
+    "max",
+    "select",
+    "shuffle2",
+    "ndrange_1D",
+    "M_PI",
+    "M_PI_2",
+    "M_PI_4",
+    "M_PI_F",
+    "M_1_PI",
+    "INT_MAX",
+    "FLT_MAX",
+    "NULL",
+    "NAN",
+    "INFINITY",
+    "CHAR_BIT",
+    "kernel_exec",
+    "memory_order",
+    "memory_order_relaxed",
+    "memory_scope_device",
+    "main",
+    "__x",
+    "__",
+    "_",
+    "_Tmp",
+    "_tmp",
+    "cl_khr",
+    "cl",
+    "CL_X",
+    "CL",
+    "CLK_LOCAL_MEM_FENCE",
+    "CLK",
+    "atomic_inc",
+    "atomic",
+    "atom_add",
+    "atom",
+    "sub_group_reduce_add",
+    "sub_group",
+    "work_group_barrier",
+    "work_group",
+    "pair_float_int",
+    "pair",
+    "acc",
+    "lid",
+    "lid_2",
+    "loc",
+    "wg",
+    "gid",
+    "i",
+    "i_2",
+    "x",
+    "a",
+    "xs",
+    "ys",
+    "zs1",
+    "output",
+    "N",
+    "v",
+    "v_x",
+    "s",
+    "tmp",
+    "float_",
+    "int_",
+    "floaty",
+    "integer",
+    "lng",
+    "ulongs",
+    "halfway",
+    "quadrant",
+    "vloadx",
+    "vstore_halfx",
+};
+
+static const char *const heads[] = {"", "_", "__", "v_", "x", "convert_", "as_", "vload", "get_", "M_", "cl_"};
+static const char *const tails[] = {"",    "_2",  "_3",       "2",      "3",     "4",  "8", "16", "1",
+                                    "x4",  "4x4", "_sat",     "_rte",   "_rtz",  "_t", "'", "''", "_p",
+                                    "_1D", "_F",  "_sat_rte", "16_sat", "_half", "a",  "_", "0"};
+
+static bool family_names(void) {
+  bool all = true;
+  char name[128];
+  for (size_t h = 0; h < DPIA_COUNTOF(heads); h++)
+    for (size_t s = 0; s < DPIA_COUNTOF(stems); s++)
+      for (size_t t = 0; t < DPIA_COUNTOF(tails); t++) {
+        snprintf(name, sizeof name, "%s%s%s", heads[h], stems[s], tails[t]);
+        all &= agrees(name);
+      }
+  return all;
+}
+
+/* names of 1 to 14 characters, mostly of the letters that begin a family */
+static bool random_names(void) {
+  static const char likely[] = "abcfilsuvwxC_'0123456789";
+  bool all = true;
+  uint64_t state = 0x2545F4914F6CDD1Du;
+  char name[16];
+  for (int n = 0; n < 200000; n++) {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    int len = 1 + (int)(state % 14);
+    uint64_t r = state >> 8;
+    for (int i = 0; i < len; i++) {
+      const char *from = (r & 1) ? likely : alphabet;
+      size_t size = (r & 1) ? sizeof likely - 1 : sizeof alphabet - 1;
+      r = r * 6364136223846793005u + 1442695040888963407u;
+      name[i] = from[(r >> 33) % size];
+    }
+    name[len] = 0;
+    all &= agrees(name);
+  }
+  return all;
+}
+
+int main(void) {
+  CHECK(short_names());
+  CHECK(family_names());
+  CHECK(random_names());
+  /* both kinds of answer were compared, not only free names */
+  CHECK(reserved > 5000 && compared - reserved > 100000);
+  printf("names: %d passed, %d failed (%ld names, %ld reserved)\n", passed, failed, compared, reserved);
+  return failed == 0 ? 0 : 1;
+}
