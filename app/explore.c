@@ -1365,9 +1365,12 @@ int pass_explore(Ctx *c) {
     int untimed = 0;
     for (int i = 0; i < e.ncands; i++) untimed += e.cands[i].state == CAND_NOT_TIMED;
     diag_error(&c->diag, ERR_EXPLORE_NOTHING_FOUND, k->name_span,
-               "no strategy for kernel '%s' checks, runs and agrees with the reference interpreter within %g s (%d of "
+               "no strategy for kernel '%s' checks, runs and agrees with the reference interpreter within %s (%d of "
                "%d strategies tried%s)",
-               k->name, e.budget, e.tried, e.ncands,
+               k->name,
+               tries_spent(&e) ? arena_printf(c->arena, "--tries %d", e.x->max_tries)
+                               : arena_printf(c->arena, "%g s", e.budget),
+               e.tried, e.ncands,
                untimed ? arena_printf(c->arena, "; %d not timed: every launch has no work-item at these sizes", untimed)
                        : "");
     return DPIA_EUSER;

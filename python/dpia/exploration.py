@@ -146,9 +146,10 @@ class _RayEvaluator:
 
 
 def explore(src, kernel, sizes, budget=60, jobs=None, address=None, seed=1, repeat=5, workers=None, evaluate=None,
-            name="<python>", platform=0, device=0, inputs="signed", runtime_env=None):
+            name="<python>", platform=0, device=0, inputs="signed", runtime_env=None, tries=None):
     """Explore the strategies of the high-level kernel of src at sizes
-    ({"N": 65536}), as `dpia explore --json` does: budget seconds, jobs
+    ({"N": 65536}), as `dpia explore --json` does: budget seconds (or
+    tries strategies tried, whichever ends it first: --tries), jobs
     candidates checked at once (and 4 * jobs a batch; None: 1, on Ray
     enough for a batch to busy every worker), the seed's draw, repeat
     timed launches.  An Exploration.
@@ -196,6 +197,10 @@ def explore(src, kernel, sizes, budget=60, jobs=None, address=None, seed=1, repe
     if jobs is None:  # a batch is 4 * jobs candidates (app/explore.c): one at least a worker
         jobs = min(64, (len(ray_evaluator.actors) + 3) // 4) if ray_evaluator else 1
     x.budget_s, x.jobs, x.json = float(budget), int(jobs), 1
+    if tries is not None:
+        if int(tries) != tries or tries < 1:
+            raise ValueError("dpia.explore: tries must be a positive whole number, not %r" % (tries,))
+        x.max_tries = int(tries)
     if evaluate is not None:
         x.evaluate = _EVALUATE(callback)
     try:

@@ -613,6 +613,8 @@ def main():
             d = json.loads(p.stdout)
             shape(d, 'launching nothing')
             untimed = [c for c in d['candidates'] if c['status'] == 'not_timed']
+            # E1106 names what ended the search: --tries where the count did
+            expect(('within --tries 8 (' in p.stderr) == (d['tried'] >= 8), f'launching nothing: {p.stderr}')
             expect(d['best'] is None and d['timed'] == 0 and untimed and
                    all(c['min_ms'] is None and c['reason'] == 'no launch' for c in untimed) and
                    all(c['status'] in ('not_timed', 'not_derived') for c in d['candidates']),

@@ -10,6 +10,7 @@ Usage: explore_python.py DPIA LIBDPIA ROOT BUILD
   DpiaExplore.evaluate) give the CLI's space, draw, and each candidate's
   derivation, status and reason; the best of each agrees with the
   reference interpreter;
+- tries= ends the search at a count of strategies, as --tries does;
 - an evaluator that raises stops the search and its exception comes out
   of dpia.explore; one that answers too few requests is a ValueError;
 - without Ray (its import made to fail), address= is a
@@ -103,6 +104,15 @@ def local(dpia, root, src):
     same_search('dpia.explore', cli, x.report)
     chk = dpia.check(x.best_program)
     expect(chk.ok, f'dpia.explore: the best does not check: {chk.diagnostics}')
+    # tries= is --tries: the search ends at 5 strategies tried, well before its budget
+    t = dpia.explore(src, SAMPLE[1], SAMPLE[2], budget=120, seed=SEED, repeat=REPEAT, tries=5)
+    expect(t.ok and t.report['tried'] == 5 and t.report['space'] > 5,
+           f'dpia.explore(tries=5): tried {t.report and t.report["tried"]}, {t.diagnostics}')
+    try:
+        dpia.explore(src, SAMPLE[1], SAMPLE[2], tries=0)
+        expect(False, 'dpia.explore(tries=0) was accepted')
+    except ValueError:
+        pass
 
     asked = []
 
