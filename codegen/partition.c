@@ -476,9 +476,21 @@ static const KirExpr *decide(Pass *p, const KirExpr *e) {
   const KirExpr *buf[3];
   const KirExpr *const *old;
   int n = kir_expr_children(e, buf, &old);
-  const KirExpr **kids = NEWARRAY(p->arena, const KirExpr *, n > 0 ? n : 1);
-  bool changed = false;
-  for (int i = 0; i < n; i++) changed |= (kids[i] = decide(p, old[i])) != old[i];
+  /* the children as decided: old itself until one changes (most do not:
+   * an array per node would be an allocation per node of every kernel),
+   * then a copy made at the first change */
+  const KirExpr **changed_kids = NULL;
+  for (int i = 0; i < n; i++) {
+    const KirExpr *d = decide(p, old[i]);
+    if (d == old[i] && !changed_kids) continue;
+    if (!changed_kids) {
+      changed_kids = NEWARRAY(p->arena, const KirExpr *, n);
+      for (int j = 0; j < i; j++) changed_kids[j] = old[j];
+    }
+    changed_kids[i] = d;
+  }
+  bool changed = changed_kids != NULL;
+  const KirExpr *const *kids = changed ? changed_kids : old;
   /* a test the facts do not decide as written may be once the clamps in
    * its operands are: padCst's test on padClamp's index, clamp(i - 1, 0,
    * 2) < 1, is 0 < 1 in the loop's first step, where the read it guards,
@@ -514,8 +526,9 @@ static const KirExpr *decide(Pass *p, const KirExpr *e) {
      * foreign function: the kernel IR's only effects, dead.c) */
     if ((conj || disj) && rv && w != conj && !calls(kids[0])) return truth(p, w);
   }
+  if (!changed) return e;
   const KirExpr *r = kir_expr_rebuilt(p->arena, e, kids);
-  return r != e && r->kind == KE_VECTOR ? as_vload(p, r) : r;
+  return r->kind == KE_VECTOR ? as_vload(p, r) : r;
 }
 
 /* ---- where a loop's tests change ---- */
