@@ -683,7 +683,10 @@ static bool field_typed(const KirCheck *c, const KirExpr *e) {
  * (kir_type_violation), a field as its struct's typedef says. */
 static void check_expr(KirCheck *c, const KirExpr *e) {
   if (!e || c->why) return;
-  const char *mistyped = kir_type_violation(c->arena, e);
+  /* the children once, for the type rule and the walk */
+  const KirExpr *buf[3], *const *sub;
+  int n = kir_expr_children(e, buf, &sub);
+  const char *mistyped = kir_type_violation_of(c->arena, e, n, sub);
   if (!mistyped && e->kind == KE_MEMBER && !field_typed(c, e)) mistyped = "a field not of its struct's field type";
   if (mistyped) violation(c, mistyped);
   if (e->kind == KE_IX) {
@@ -697,8 +700,6 @@ static void check_expr(KirCheck *c, const KirExpr *e) {
     if (compare && unsigned_expr(l) != unsigned_expr(r) && !nonnegative_const(unsigned_expr(l) ? r : l))
       violation(c, "a comparison of an unsigned work-item function with a signed value");
   }
-  const KirExpr *buf[3], *const *sub;
-  int n = kir_expr_children(e, buf, &sub);
   for (int i = 0; i < n; i++) check_expr(c, sub[i]);
 }
 
