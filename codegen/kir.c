@@ -651,11 +651,13 @@ static bool nonnegative_const(const KirExpr *e) {
 
 static void check_expr(KirCheck *c, const KirExpr *e);
 
+/* the expression atoms of index e, left to right (a constant or a
+ * variable, most of an index's leaves, holds none: no call for it) */
 static void check_ix(KirCheck *c, const Ix *e) {
-  if (!e) return;
-  if (e->kind == IX_EXPR) check_expr(c, e->expr);
-  check_ix(c, e->a);
-  check_ix(c, e->b);
+  for (; e; e = e->b) {
+    if (e->kind == IX_EXPR) check_expr(c, e->expr);
+    if (e->a && (e->a->kind == IX_EXPR || e->a->a || e->a->b)) check_ix(c, e->a);
+  }
 }
 
 /* e, a field of a struct, has the type its struct's typedef gives the

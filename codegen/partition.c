@@ -435,7 +435,10 @@ static const Ix *decide_ix(Pass *p, const Ix *e) {
   case IX_MUL:
   case IX_DIV:
   case IX_MOD: {
-    const Ix *a = decide_ix(p, e->a), *b = decide_ix(p, e->b);
+    /* a constant or a variable is as it is (no call for it: most of an
+     * index's leaves) */
+    const Ix *a = e->a->kind == IX_CONST || e->a->kind == IX_VAR ? e->a : decide_ix(p, e->a);
+    const Ix *b = e->b->kind == IX_CONST || e->b->kind == IX_VAR ? e->b : decide_ix(p, e->b);
     if (a == e->a && b == e->b) return e;
     if (e->kind == IX_ADD) return ix_add(&p->ix, a, b);
     if (e->kind == IX_SUB) return ix_sub(&p->ix, a, b);
