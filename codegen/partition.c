@@ -464,6 +464,8 @@ static const KirExpr *decide(Pass *p, const KirExpr *e) {
     const Ix *d = decide_ix(p, e->ix);
     return d == e->ix ? e : kir_ix(p->arena, ix_simplify(&p->ix, d));
   }
+  /* any other leaf is as it is (a test or an equality is a KE_BINARY) */
+  if (e->kind == KE_INT || e->kind == KE_LIT || e->kind == KE_QUERY || e->kind == KE_VAR) return e;
   Lin ge;
   bool negated, v, w;
   int value;
