@@ -651,11 +651,13 @@ static bool nonnegative_const(const KirExpr *e) {
 
 static void check_expr(KirCheck *c, const KirExpr *e);
 
+/* the expression atoms of index e, left to right (a constant or a
+ * variable, most of an index's leaves, holds none: no call for it) */
 static void check_ix(KirCheck *c, const Ix *e) {
-  if (!e) return;
-  if (e->kind == IX_EXPR) check_expr(c, e->expr);
-  check_ix(c, e->a);
-  check_ix(c, e->b);
+  for (; e; e = e->b) {
+    if (e->kind == IX_EXPR) check_expr(c, e->expr);
+    if (e->a && (e->a->kind == IX_EXPR || e->a->a || e->a->b)) check_ix(c, e->a);
+  }
 }
 
 /* e, a field of a struct, has the type its struct's typedef gives the
@@ -683,7 +685,10 @@ static bool field_typed(const KirCheck *c, const KirExpr *e) {
  * (kir_type_violation), a field as its struct's typedef says. */
 static void check_expr(KirCheck *c, const KirExpr *e) {
   if (!e || c->why) return;
-  const char *mistyped = kir_type_violation(c->arena, e);
+  /* the children once, for the type rule and the walk */
+  const KirExpr *buf[3], *const *sub;
+  int n = kir_expr_children(e, buf, &sub);
+  const char *mistyped = kir_type_violation_of(c->arena, e, n, sub);
   if (!mistyped && e->kind == KE_MEMBER && !field_typed(c, e)) mistyped = "a field not of its struct's field type";
   if (mistyped) violation(c, mistyped);
   if (e->kind == KE_IX) {
@@ -697,8 +702,6 @@ static void check_expr(KirCheck *c, const KirExpr *e) {
     if (compare && unsigned_expr(l) != unsigned_expr(r) && !nonnegative_const(unsigned_expr(l) ? r : l))
       violation(c, "a comparison of an unsigned work-item function with a signed value");
   }
-  const KirExpr *buf[3], *const *sub;
-  int n = kir_expr_children(e, buf, &sub);
   for (int i = 0; i < n; i++) check_expr(c, sub[i]);
 }
 

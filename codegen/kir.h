@@ -591,6 +591,9 @@ const char *kir_invariant_violation(Arena *a, const KirKernel *k);
  * between pointers, a vector built from scalars of its kind, one or one
  * per lane (kir_types.c). */
 const char *kir_type_violation(Arena *a, const KirExpr *e);
+/* the same, given e's n children sub (kir_expr_children): for a walk
+ * that has them already (kir_invariant_violation's) */
+const char *kir_type_violation_of(Arena *a, const KirExpr *e, int n, const KirExpr *const *sub);
 /* Why statement s's expressions disagree with where they go, or NULL: a
  * declaration's initial value and an assignment's right-hand side of the
  * variable's type (or its scalar, broadcast), a vstore's value a vector

@@ -112,6 +112,12 @@ static const char *vector_violation(const KirExpr *e) {
 }
 
 const char *kir_type_violation(Arena *a, const KirExpr *e) {
+  const KirExpr *buf[3], *const *sub;
+  int n = kir_expr_children(e, buf, &sub);
+  return kir_type_violation_of(a, e, n, sub);
+}
+
+const char *kir_type_violation_of(Arena *a, const KirExpr *e, int n, const KirExpr *const *sub) {
   const KirType *t = e->type;
   static const char *const kind_name[] = {
 #define X(id) #id,
@@ -119,8 +125,6 @@ const char *kir_type_violation(Arena *a, const KirExpr *e) {
 #undef X
   };
   if (!t) return arena_printf(a, "an expression without a type (a KE_%s)", kind_name[e->kind]);
-  const KirExpr *buf[3], *const *sub;
-  int n = kir_expr_children(e, buf, &sub);
   for (int i = 0; i < n; i++)
     if (!sub[i]->type) return NULL; /* the operand's own violation */
   DPIA_EXHAUSTIVE_BEGIN

@@ -435,7 +435,10 @@ static const Ix *decide_ix(Pass *p, const Ix *e) {
   case IX_MUL:
   case IX_DIV:
   case IX_MOD: {
-    const Ix *a = decide_ix(p, e->a), *b = decide_ix(p, e->b);
+    /* a constant or a variable is as it is (no call for it: most of an
+     * index's leaves) */
+    const Ix *a = e->a->kind == IX_CONST || e->a->kind == IX_VAR ? e->a : decide_ix(p, e->a);
+    const Ix *b = e->b->kind == IX_CONST || e->b->kind == IX_VAR ? e->b : decide_ix(p, e->b);
     if (a == e->a && b == e->b) return e;
     if (e->kind == IX_ADD) return ix_add(&p->ix, a, b);
     if (e->kind == IX_SUB) return ix_sub(&p->ix, a, b);
@@ -461,6 +464,8 @@ static const KirExpr *decide(Pass *p, const KirExpr *e) {
     const Ix *d = decide_ix(p, e->ix);
     return d == e->ix ? e : kir_ix(p->arena, ix_simplify(&p->ix, d));
   }
+  /* any other leaf is as it is (a test or an equality is a KE_BINARY) */
+  if (e->kind == KE_INT || e->kind == KE_LIT || e->kind == KE_QUERY || e->kind == KE_VAR) return e;
   Lin ge;
   bool negated, v, w;
   int value;
@@ -476,9 +481,21 @@ static const KirExpr *decide(Pass *p, const KirExpr *e) {
   const KirExpr *buf[3];
   const KirExpr *const *old;
   int n = kir_expr_children(e, buf, &old);
-  const KirExpr **kids = NEWARRAY(p->arena, const KirExpr *, n > 0 ? n : 1);
-  bool changed = false;
-  for (int i = 0; i < n; i++) changed |= (kids[i] = decide(p, old[i])) != old[i];
+  /* the children as decided: old itself until one changes (most do not:
+   * an array per node would be an allocation per node of every kernel),
+   * then a copy made at the first change */
+  const KirExpr **changed_kids = NULL;
+  for (int i = 0; i < n; i++) {
+    const KirExpr *d = decide(p, old[i]);
+    if (d == old[i] && !changed_kids) continue;
+    if (!changed_kids) {
+      changed_kids = NEWARRAY(p->arena, const KirExpr *, n);
+      for (int j = 0; j < i; j++) changed_kids[j] = old[j];
+    }
+    changed_kids[i] = d;
+  }
+  bool changed = changed_kids != NULL;
+  const KirExpr *const *kids = changed ? changed_kids : old;
   /* a test the facts do not decide as written may be once the clamps in
    * its operands are: padCst's test on padClamp's index, clamp(i - 1, 0,
    * 2) < 1, is 0 < 1 in the loop's first step, where the read it guards,
@@ -514,8 +531,9 @@ static const KirExpr *decide(Pass *p, const KirExpr *e) {
      * foreign function: the kernel IR's only effects, dead.c) */
     if ((conj || disj) && rv && w != conj && !calls(kids[0])) return truth(p, w);
   }
+  if (!changed) return e;
   const KirExpr *r = kir_expr_rebuilt(p->arena, e, kids);
-  return r != e && r->kind == KE_VECTOR ? as_vload(p, r) : r;
+  return r->kind == KE_VECTOR ? as_vload(p, r) : r;
 }
 
 /* ---- where a loop's tests change ---- */

@@ -8,7 +8,8 @@
  * drops the bindings nothing reads (dead.c); the C target's split of a
  * work-group into work-item loops at its barriers, and its refusal; the
  * proof that a kernel computing in place reads its updated input only
- * where it writes (in_place.c).
+ * where it writes (in_place.c); the partition pass's sharing of what it
+ * does not decide (partition.c).
  *
  * Prints `kir: P passed, F failed` and exits non-zero if anything failed. */
 #include "backend.h"
@@ -866,6 +867,33 @@ static void test_in_place(Tester *t) {
   IN_PLACE_STAGED(&k, true, ERR_UPDATE_NOT_POINTWISE, "reads in[i + 1] (no later store of its block writes that element)");
 }
 
+/* ---- the partition pass (partition.c) shares what it does not decide ---- */
+
+/* the bytes kir_partition_loops allocates for out[0] = a sum of n reads
+ * of in, which the kernel's one fact (N >= 1) decides nothing in; the
+ * sum is left the very node it was */
+static size_t partition_bytes(Tester *t, int n) {
+  Arena *a = t->a;
+  KirParam ps[3] = {{0, float_type(a), "out", false, false, false},
+                    {0, float_type(a), "in", false, false, false},
+                    {0, kir_scalar1(SC_INT), "N", false, false, false}};
+  const KirExpr *sum = elem(a, "in", 0);
+  for (int i = 1; i < n; i++) sum = kir_binary(a, KB_ADD, sum, kir_binary(a, KB_MUL, elem(a, "in", i), flit(a, 2)));
+  KirKernel k = {.name = "k", .comment = "k", .nparams = 3, .params = ps};
+  kir_append(&k.body, assign(a, elem(a, "out", 0), sum));
+  const Ix *lhs = ix_var(&t->ix, "N"), *rhs = ix_const(&t->ix, 1);
+  KirIdBounds ids = {.ix = &t->ix, .nleast = 1, .least_lhs = &lhs, .least_rhs = &rhs};
+  size_t before = a->total;
+  kir_partition_loops(a, backend_of(TARGET_OPENCL), &k, &ids);
+  EXPECT(k.body.first && k.body.first->kind == KS_ASSIGN && k.body.first->assign.rhs == sum);
+  return a->total - before;
+}
+
+/* what partition does not change it neither copies nor allocates for: a
+ * kernel's expressions cost it nothing per node where nothing is decided
+ * (no array of children per node: issue 35) */
+static void test_partition_shares(Tester *t) { EXPECT(partition_bytes(t, 2) == partition_bytes(t, 64)); }
+
 int main(void) {
   UnitEnv env;
   UNIT_ENV_INIT(&env, "kir");
@@ -885,6 +913,7 @@ int main(void) {
   test_guard_sink(t);
   test_c_target(t);
   test_in_place(t);
+  test_partition_shares(t);
   printf("kir: %d passed, %d failed\n", t->passed, t->failed);
   arena_free(&env.arena);
   return t->failed ? 1 : 0;
