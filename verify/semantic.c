@@ -211,6 +211,7 @@ static int prepare(Arena *a, const DefInfo *def, const Phrase *body, const DefIn
     return SEM_ERROR;
   }
   sample->bound = interp_bound(body, rl);
+  sample->float_rounding = false;
   return SEM_OK;
 }
 
@@ -317,7 +318,10 @@ static int run_at(Arena *a, const DefInfo *def, const Phrase *body, const DefInf
      * everywhere makes a weak sample, yet the translation must compute the
      * same values there, non-finite ones included */
     if (cmp.agree) continue;
-    if (agrees_in_reference_precision(a, imp, sample, pass == 1, budget->max_steps)) continue;
+    if (agrees_in_reference_precision(a, imp, sample, pass == 1, budget->max_steps)) {
+      sample->float_rounding = true;
+      continue;
+    }
     int64_t i = first_difference(outs[pass], ref, nref, bound, &cmp);
     emit(msg, "the imperative program of kernel '%s' computes other values than the reference interpreter at ",
          def->name);
@@ -359,7 +363,7 @@ SemStatus semantic_check(Arena *a, const DefInfo *def, const Phrase *body, const
   /* a second, larger assignment (every parameter at a larger candidate),
    * when the first was cheap: loops of one iteration cannot show an
    * ordering fault */
-  bool second = false;
+  bool second = false, second_rounding = false;
   NatValues next = s.nats;
   if (s.np > 0 && steps < budget->second_steps) {
     for (int j = 0; j < s.np; j++) s.lower[j] = rank[j] + 1 < s.len[j] ? rank[j] + 1 : rank[j];
@@ -375,6 +379,7 @@ SemStatus semantic_check(Arena *a, const DefInfo *def, const Phrase *body, const
         return (SemStatus)st;
       }
       second = st == SEM_OK;
+      second_rounding = second && second_sample.float_rounding;
     }
   }
   emit(message, "the imperative program computes the reference's values at ");
@@ -384,6 +389,14 @@ SemStatus semantic_check(Arena *a, const DefInfo *def, const Phrase *body, const
     print_sizes(message, &next);
   }
   emit(message, " (parallel loops in increasing and in decreasing order; %" PRId64 " interpreter steps)", steps);
+  if (sample->float_rounding || second_rounding)
+    emit(message,
+         ", at %s with its floats kept in double: stored in float, a comparison takes another side, as on the "
+         "device (dpia run --check: E0005)",
+         !second                  ? "these sizes"
+         : !second_rounding       ? "the first sizes"
+         : sample->float_rounding ? "both"
+                                  : "the second sizes");
   return SEM_OK;
 }
 

@@ -56,6 +56,9 @@ typedef struct SemanticSample {
   double *ref;
   size_t nref;
   double bound;
+  /* the imperative program agreed only with its floats kept in double
+   * (semantic.c, agrees_in_reference_precision) */
+  bool float_rounding;
 } SemanticSample;
 
 /* Check the imperative kernel imp (after stage II and hoisting) against
