@@ -468,12 +468,18 @@ static const Acc *acc_index(Imp *I, const Acc *a, int64_t i, const Phrase *where
 
 static void write_lane(Imp *I, const Acc *a, int j, double x, const Phrase *where);
 
+/* x as a location of scalar type s holds it: as the device holds it, or a
+ * float exactly when the run asks for the reference's precision (ImpRun) */
+static double stored_lane(const Imp *I, ScalarKind s, double x) {
+  return s == SC_FLOAT && I->run->float_stores_exact ? x : lay_round_lane(s, x);
+}
+
 /* store a number (width lanes) through a */
 static void write_num(Imp *I, const Acc *a, Val v, const Phrase *where) {
   switch (a->kind) {
   case C_BUF:
     if (a->lay->kind != LAY_NUM) fail(I, where, "a number written to an acceptor of compound data");
-    for (int j = 0; j < a->lay->width; j++) a->mem[j] = lay_round_lane(a->lay->scalar, lane(v, j));
+    for (int j = 0; j < a->lay->width; j++) a->mem[j] = stored_lane(I, a->lay->scalar, lane(v, j));
     return;
   case C_VECOF:
     for (int j = 0; j < a->k; j++) write_num(I, acc_index(I, a->src, a->off + j, where), num1(I, lane(v, j)), where);
@@ -493,7 +499,7 @@ static void write_lane(Imp *I, const Acc *a, int j, double x, const Phrase *wher
   switch (a->kind) {
   case C_BUF:
     if (a->lay->kind != LAY_NUM || j >= a->lay->width) fail(I, where, "a lane of an acceptor that is not a vector");
-    a->mem[j] = lay_round_lane(a->lay->scalar, x);
+    a->mem[j] = stored_lane(I, a->lay->scalar, x);
     return;
   case C_VECOF: write_num(I, acc_index(I, a->src, a->off + j, where), num1(I, x), where); return;
   case C_NONE: return;

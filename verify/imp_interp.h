@@ -47,6 +47,11 @@ typedef struct ImpRun {
   bool reverse_parallel; /* run parallel loops from n-1 down to 0 */
   int64_t max_steps;     /* 0: no limit; a step is one phrase evaluated */
   int64_t steps;         /* out: steps taken */
+  /* a float stored keeps its double value instead of the float the device
+   * holds: the reference's precision (interp.c, precision rule), which
+   * semantic.c asks for to tell a rounding a comparison magnifies from a
+   * wrong translation */
+  bool float_stores_exact;
 } ImpRun;
 
 /* Run the imperative kernel def imp (kernel.h: first parameter the output

@@ -56,6 +56,9 @@ typedef struct SemanticSample {
   double *ref;
   size_t nref;
   double bound;
+  /* the imperative program agreed only with its floats kept in double
+   * (semantic.c, agrees_in_reference_precision) */
+  bool float_rounding;
 } SemanticSample;
 
 /* Check the imperative kernel imp (after stage II and hoisting) against
@@ -75,6 +78,19 @@ SemStatus semantic_check(Arena *a, const DefInfo *def, const Phrase *body, const
  * memory, an int overflow of the reference). */
 SemStatus semantic_sample(Arena *a, const DefInfo *def, const Phrase *body, const DefInfo *imp, int raise,
                           const SemanticBudget *budget, SemanticSample *sample, Buf *message);
+
+/* When the code's values disagree with sample's reference: the values the
+ * imperative program imp computes on the sample with its floats stored as
+ * the device stores them, provided it computes the reference's values
+ * once they are kept in double (its difference is then the program's own
+ * float arithmetic, semantic.c), which the code must compute; else NULL
+ * (a wrong translation or wrong code).  Runs of at most max_steps (> 0)
+ * steps. */
+double *semantic_device_values(Arena *a, const DefInfo *imp, const SemanticSample *sample, int64_t max_steps);
+
+/* out (nout values) against expected (sample->nref values; NULL: none) by
+ * sample's bound */
+bool semantic_agree_with(const double *out, size_t nout, const double *expected, const SemanticSample *sample);
 
 /* Does out (nout doubles, host layout) agree with the sample's reference
  * within its bound (non-finite reference values matched exactly)?  If not,

@@ -142,7 +142,11 @@ class Streams:
             return None
         self.need_ge(n, 1)
         zs = self.fresh('zs')
-        c = r.choice(['0', '2'] if target[1] == 'int' else ['0.0', '0.5', '(-0.25)'])
+        # not 0.5: the reductions' `a * 0.5` and inits of 2.0 make values
+        # 0.5 plus a residue float cannot hold (seed 1127 #17: 0.5 + 2e-8,
+        # 0.5 once stored), which the device's select sees as not above
+        # 0.5 and the reference's double as above (dpia run --check: E0005)
+        c = r.choice(['0', '2'] if target[1] == 'int' else ['0.0', '0.45', '(-0.25)'])
         self.feat('select-sides')
         return (f'{e}{self.nl(ctx)}|> (\\{zs} -> select (idx {zs} 0 > {c}) ({zs} |> reduceSeq {lam} {init}) '
                 f'(idx {zs} 0))')
