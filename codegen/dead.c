@@ -126,7 +126,7 @@ static void note_reads(Dead *d, const KirExpr *e) { kir_names_read(e, &d->read);
 static bool has_effect(const Dead *d, const KirExpr *e);
 
 static bool ix_has_effect(const Dead *d, const Ix *e) {
-  if (!e) return false;
+  if (!e || !e->exprs) return false; /* only an expression atom may call */
   if (e->kind == IX_EXPR) return has_effect(d, e->expr);
   return ix_has_effect(d, e->a) || ix_has_effect(d, e->b);
 }

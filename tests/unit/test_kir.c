@@ -6,7 +6,8 @@
  * barrier where not every work-item of the group gets, no comparison of a
  * work-item function with a signed value), and the pass that
  * drops the bindings nothing reads (dead.c) and its walk of the names an
- * expression reads; the C target's split of a
+ * expression reads; the index flag of a tree with an expression atom
+ * (Ix.exprs); the C target's split of a
  * work-group into work-item loops at its barriers, and its refusal; the
  * proof that a kernel computing in place reads its updated input only
  * where it writes (in_place.c); the partition pass's sharing of what it
@@ -680,6 +681,29 @@ static void test_names_read(Tester *t) {
   EXPECT(read_some > 200); /* the expressions read names: the test can fail */
 }
 
+/* Ix.exprs, set by the constructors (index_print.c, ix_seal), is whether
+ * the tree has an IX_EXPR node: the passes that look at expression atoms
+ * only skip a tree without one (partition.c's decide_ix and ix_calls,
+ * kir.c's check_ix, dead.c's ix_has_effect).  The reference walks it. */
+static bool ref_has_expr(const Ix *e) {
+  if (!e) return false;
+  return e->kind == IX_EXPR || ref_has_expr(e->a) || ref_has_expr(e->b);
+}
+
+static void test_ix_exprs_flag(Tester *t) {
+  uint32_t seed = 11;
+  int wrong = 0, with = 0, without = 0;
+  for (int n = 0; n < 400; n++) {
+    const Ix *e = random_ix(t, &seed, 1 + n % 5);
+    const Ix *simple = ix_simplify(&t->ix, e);
+    wrong += e->exprs != ref_has_expr(e);
+    wrong += simple->exprs != ref_has_expr(simple);
+    with += ref_has_expr(e), without += !ref_has_expr(e);
+  }
+  EXPECT(wrong == 0);
+  EXPECT(with > 50 && without > 50); /* both kinds of tree were made */
+}
+
 static void test_guard_sink(Tester *t) {
   Arena *a = t->a;
   KirParam ps[2] = {{0, float_type(a), "out", false, false, false}, {0, float_type(a), "in", false, false, false}};
@@ -1008,6 +1032,7 @@ int main(void) {
   test_mistyped(t);
   test_dead_bindings(t);
   test_names_read(t);
+  test_ix_exprs_flag(t);
   test_guard_sink(t);
   test_c_target(t);
   test_in_place(t);
