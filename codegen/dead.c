@@ -76,13 +76,49 @@ static void note_ix_reads(const Ix *e, NameSet *read) {
   DPIA_EXHAUSTIVE_END
 }
 
+/* The children of kir_expr_children, in its order, each kind's own: with
+ * the call of the general one per node this walk was most of the dead code
+ * pass in an unrolled kernel (translation throughput, BENCHMARKS.md); the
+ * last child is a loop's next step, not a call. */
 void kir_names_read(const KirExpr *e, NameSet *read) {
-  if (!e) return;
-  if (e->kind == KE_VAR) mark(read, e->name);
-  if (e->kind == KE_IX) note_ix_reads(e->ix, read);
-  const KirExpr *buf[3], *const *sub;
-  int n = kir_expr_children(e, buf, &sub);
-  for (int i = 0; i < n; i++) kir_names_read(sub[i], read);
+  while (e) {
+    DPIA_EXHAUSTIVE_BEGIN
+    switch (e->kind) {
+    case KE_INT:
+    case KE_LIT:
+    case KE_QUERY: return;
+    case KE_VAR: mark(read, e->name); return;
+    case KE_IX: note_ix_reads(e->ix, read); return;
+    case KE_UNARY: e = e->un.operand; break;
+    case KE_BINARY:
+      kir_names_read(e->bin.lhs, read);
+      e = e->bin.rhs;
+      break;
+    case KE_COND:
+      kir_names_read(e->cond.test, read);
+      kir_names_read(e->cond.then, read);
+      e = e->cond.other;
+      break;
+    case KE_INDEX:
+      kir_names_read(e->index.base, read);
+      e = e->index.at;
+      break;
+    case KE_MEMBER: e = e->member.base; break;
+    case KE_LANE: e = e->lane.base; break;
+    case KE_VLOAD:
+      kir_names_read(e->vload.offset, read);
+      e = e->vload.ptr;
+      break;
+    case KE_CALL:
+    case KE_BUILTIN:
+    case KE_CAST:
+    case KE_VECTOR:
+      for (int i = 0; i + 1 < e->call.nargs; i++) kir_names_read(e->call.args[i], read);
+      e = e->call.nargs ? e->call.args[e->call.nargs - 1] : NULL;
+      break;
+    }
+    DPIA_EXHAUSTIVE_END
+  }
 }
 
 static void note_reads(Dead *d, const KirExpr *e) { kir_names_read(e, &d->read); }
@@ -90,7 +126,7 @@ static void note_reads(Dead *d, const KirExpr *e) { kir_names_read(e, &d->read);
 static bool has_effect(const Dead *d, const KirExpr *e);
 
 static bool ix_has_effect(const Dead *d, const Ix *e) {
-  if (!e) return false;
+  if (!e || !e->exprs) return false; /* only an expression atom may call */
   if (e->kind == IX_EXPR) return has_effect(d, e->expr);
   return ix_has_effect(d, e->a) || ix_has_effect(d, e->b);
 }

@@ -48,10 +48,14 @@ struct Ix {
   /* set by the constructor, for the simplifier's search and memo: length,
    * the characters ix_print gives (the shortest form is chosen by it);
    * hash, a structural hash (ix_equal nodes have equal hashes);
-   * divides, whether it has an IX_DIV or IX_MOD node */
+   * divides, whether it has an IX_DIV or IX_MOD node;
+   * exprs, whether it has an IX_EXPR node (the passes that look at an
+   * index's expression atoms only, partition.c, kir.c's check, dead.c,
+   * pass over a tree of none: most are) */
   size_t length;
   uint64_t hash;
   bool divides;
+  bool exprs;
 };
 
 /* What is known about an atom (a variable or an IX_EXPR): lo <= v < hi

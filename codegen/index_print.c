@@ -208,6 +208,7 @@ void ix_seal(Ix *e) {
     e->hash = hash_mix(h, ix_name_hash(e->name));
     return;
   case IX_EXPR: /* equal atoms print alike, so have one width */
+    e->exprs = true;
     e->length = e->width;
     e->hash = hash_mix(h, e->width);
     return;
@@ -220,6 +221,7 @@ void ix_seal(Ix *e) {
                 operand_length(e->b, right_needs_parens(e->kind, e->b));
     e->hash = hash_mix(hash_mix(h, e->a->hash), e->b->hash);
     e->divides = e->kind == IX_DIV || e->kind == IX_MOD || e->a->divides || e->b->divides;
+    e->exprs = e->a->exprs || e->b->exprs;
     return;
   }
   INTERNAL("bad index kind %d", (int)e->kind);

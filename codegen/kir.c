@@ -654,9 +654,9 @@ static void check_expr(KirCheck *c, const KirExpr *e);
 /* the expression atoms of index e, left to right (a constant or a
  * variable, most of an index's leaves, holds none: no call for it) */
 static void check_ix(KirCheck *c, const Ix *e) {
-  for (; e; e = e->b) {
+  for (; e && e->exprs; e = e->b) {
     if (e->kind == IX_EXPR) check_expr(c, e->expr);
-    if (e->a && (e->a->kind == IX_EXPR || e->a->a || e->a->b)) check_ix(c, e->a);
+    if (e->a && e->a->exprs) check_ix(c, e->a);
   }
 }
 

@@ -361,6 +361,7 @@ static bool calls(const KirExpr *e);
 /* an index's expression atoms call a foreign function (a gather by a
  * computed index) */
 static bool ix_calls(const Ix *e) {
+  if (!e->exprs) return false; /* no expression atom: no call */
   DPIA_EXHAUSTIVE_BEGIN
   switch (e->kind) {
   case IX_CONST:
@@ -417,6 +418,7 @@ static bool has_positive(const Lin *l) {
 
 /* an index with the min and max that the facts decide taken off */
 static const Ix *decide_ix(Pass *p, const Ix *e) {
+  if (!e->exprs) return e; /* only expression atoms are decided */
   DPIA_EXHAUSTIVE_BEGIN
   switch (e->kind) {
   case IX_CONST:

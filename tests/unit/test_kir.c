@@ -5,7 +5,9 @@
  * equality, the invariants checked after lowering (no shadowing, no
  * barrier where not every work-item of the group gets, no comparison of a
  * work-item function with a signed value), and the pass that
- * drops the bindings nothing reads (dead.c); the C target's split of a
+ * drops the bindings nothing reads (dead.c) and its walk of the names an
+ * expression reads; the index flag of a tree with an expression atom
+ * (Ix.exprs); the C target's split of a
  * work-group into work-item loops at its barriers, and its refusal; the
  * proof that a kernel computing in place reads its updated input only
  * where it writes (in_place.c); the partition pass's sharing of what it
@@ -583,6 +585,125 @@ static KirStmt *guard(Arena *a, const KirExpr *cond, KirStmt *body) {
 }
 
 /* codegen/guard_sink.c: what only a test's body reads goes into it */
+/* ---- the names an expression reads (dead.c, kir_names_read) ----
+ * kir_names_read walks each kind's children itself; the reference here
+ * walks those kir_expr_children gives.  On pseudo-random expressions of
+ * every kind they must read the same names. */
+
+static void ref_ix_reads(const Ix *e, NameSet *read);
+
+static void ref_names_read(const KirExpr *e, NameSet *read) {
+  if (!e) return;
+  if (e->kind == KE_VAR) nameset_add_once(read, e->name);
+  if (e->kind == KE_IX) ref_ix_reads(e->ix, read);
+  const KirExpr *buf[3], *const *sub;
+  int n = kir_expr_children(e, buf, &sub);
+  for (int i = 0; i < n; i++) ref_names_read(sub[i], read);
+}
+
+static void ref_ix_reads(const Ix *e, NameSet *read) {
+  if (!e) return;
+  if (e->kind == IX_VAR) nameset_add_once(read, e->name);
+  if (e->kind == IX_EXPR) ref_names_read(e->expr, read);
+  if (e->kind != IX_CONST && e->kind != IX_VAR && e->kind != IX_EXPR) {
+    ref_ix_reads(e->a, read);
+    ref_ix_reads(e->b, read);
+  }
+}
+
+enum { READ_POOL = 12 };
+static const char *const read_pool[READ_POOL] = {"a", "b", "c", "d", "e", "f", "g", "h", "x_1", "x_2", "y", "z"};
+
+static uint32_t next_random(uint32_t *seed) { return *seed = *seed * 1103515245u + 12345u, *seed >> 16; }
+
+static const KirExpr *random_expr(Tester *t, uint32_t *seed, int depth);
+
+static const Ix *random_ix(Tester *t, uint32_t *seed, int depth) {
+  IxCtx *x = &t->ix;
+  uint32_t r = next_random(seed) % (depth > 0 ? 5 : 2);
+  switch (r) {
+  case 0: return ix_const(x, (int64_t)(next_random(seed) % 7));
+  case 1: return ix_var(x, read_pool[next_random(seed) % READ_POOL]);
+  case 2: return ix_expr(x, random_expr(t, seed, depth - 1));
+  case 3: return ix_add(x, random_ix(t, seed, depth - 1), random_ix(t, seed, depth - 1));
+  default: return ix_mul(x, random_ix(t, seed, depth - 1), ix_var(x, read_pool[next_random(seed) % READ_POOL]));
+  }
+}
+
+static const KirExpr *random_expr(Tester *t, uint32_t *seed, int depth) {
+  Arena *a = t->a;
+  const KirType *int1 = kir_scalar1(SC_INT);
+  const char *name = read_pool[next_random(seed) % READ_POOL];
+  if (depth <= 0) return next_random(seed) % 3 ? ivar(a, name) : kir_int(a, 3);
+  const KirExpr *args[3];
+  switch (next_random(seed) % 14) {
+  case 0: return kir_query(a, KQ_LOCAL_ID, 0);
+  case 1: return kir_ix(a, random_ix(t, seed, depth - 1));
+  case 2: return kir_unary(a, '-', random_expr(t, seed, depth - 1));
+  case 3: return kir_binary(a, KB_ADD, random_expr(t, seed, depth - 1), random_expr(t, seed, depth - 1));
+  case 4:
+    return kir_cond(a, random_expr(t, seed, depth - 1), random_expr(t, seed, depth - 1),
+                    random_expr(t, seed, depth - 1));
+  case 5: return kir_index(a, pvar(a, name), random_expr(t, seed, depth - 1));
+  case 6: return kir_lane(a, random_expr(t, seed, depth - 1), 1, 4);
+  case 7: return kir_vload(a, 4, random_expr(t, seed, depth - 1), pvar(a, name));
+  case 8:
+    for (int i = 0; i < 3; i++) args[i] = random_expr(t, seed, depth - 1);
+    return kir_call(a, "f", int1, (int)(next_random(seed) % 4), args);
+  case 9:
+    for (int i = 0; i < 3; i++) args[i] = random_expr(t, seed, depth - 1);
+    return kir_builtin(a, KBI_CLAMP, int1, args);
+  case 10: return kir_cast(a, int1, random_expr(t, seed, depth - 1));
+  case 11:
+    for (int i = 0; i < 3; i++) args[i] = random_expr(t, seed, depth - 1);
+    return kir_vector(a, kir_scalar_type(a, SC_INT, 3), 3, args);
+  case 12: return kir_member(a, random_expr(t, seed, depth - 1), "m", int1);
+  default: return fvar(a, name);
+  }
+}
+
+static void test_names_read(Tester *t) {
+  uint32_t seed = 7;
+  int differ = 0, read_some = 0;
+  for (int n = 0; n < 400; n++) {
+    const KirExpr *e = random_expr(t, &seed, 1 + n % 5);
+    NameSet fast = {.arena = t->a}, ref = {.arena = t->a};
+    kir_names_read(e, &fast);
+    ref_names_read(e, &ref);
+    int count = 0;
+    for (int i = 0; i < READ_POOL; i++) {
+      differ += nameset_has(&fast, read_pool[i]) != nameset_has(&ref, read_pool[i]);
+      count += nameset_has(&ref, read_pool[i]);
+    }
+    read_some += count > 1;
+  }
+  EXPECT(differ == 0);
+  EXPECT(read_some > 200); /* the expressions read names: the test can fail */
+}
+
+/* Ix.exprs, set by the constructors (index_print.c, ix_seal), is whether
+ * the tree has an IX_EXPR node: the passes that look at expression atoms
+ * only skip a tree without one (partition.c's decide_ix and ix_calls,
+ * kir.c's check_ix, dead.c's ix_has_effect).  The reference walks it. */
+static bool ref_has_expr(const Ix *e) {
+  if (!e) return false;
+  return e->kind == IX_EXPR || ref_has_expr(e->a) || ref_has_expr(e->b);
+}
+
+static void test_ix_exprs_flag(Tester *t) {
+  uint32_t seed = 11;
+  int wrong = 0, with = 0, without = 0;
+  for (int n = 0; n < 400; n++) {
+    const Ix *e = random_ix(t, &seed, 1 + n % 5);
+    const Ix *simple = ix_simplify(&t->ix, e);
+    wrong += e->exprs != ref_has_expr(e);
+    wrong += simple->exprs != ref_has_expr(simple);
+    with += ref_has_expr(e), without += !ref_has_expr(e);
+  }
+  EXPECT(wrong == 0);
+  EXPECT(with > 50 && without > 50); /* both kinds of tree were made */
+}
+
 static void test_guard_sink(Tester *t) {
   Arena *a = t->a;
   KirParam ps[2] = {{0, float_type(a), "out", false, false, false}, {0, float_type(a), "in", false, false, false}};
@@ -910,6 +1031,8 @@ int main(void) {
   test_expression_types(t);
   test_mistyped(t);
   test_dead_bindings(t);
+  test_names_read(t);
+  test_ix_exprs_flag(t);
   test_guard_sink(t);
   test_c_target(t);
   test_in_place(t);
