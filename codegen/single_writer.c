@@ -237,7 +237,7 @@ bool gen_single_writer(CG *cg, const Phrase *p) {
      * writes, the temporary's by local id 0 in every group, the output's
      * by group id 0 too, and the barrier after the temporary's writes
      * orders the group's reads of it (barrier_pass.c). */
-    if (writes.output) return false;
+    if (writes.output && group_ids) return false;
     group_ids = 0;
   }
   if (!group_ids && !item_ids) return false;
@@ -299,7 +299,21 @@ bool gen_local_single_writer(CG *cg, const Phrase *body) {
    * groups), so group id 0 of those writes the output, as in
    * gen_single_writer, which the guard here (cg->solo) keeps from adding
    * it.  Not a temporary: each group reads its own local memory, and no
-   * barrier would order the others' reads of a global one after group 0 */
+   * barrier would order the others' reads of a global one after group 0.
+   * A body never writes both: the body of a parforLocal writes its one
+   * acceptor, out[i] of the map's (the paper's translation of a parallel
+   * map, section 4; spec section 5), and temporaries it declares itself,
+   * which it does not qualify with (writes_outputs_only refuses a new
+   * in local or global memory); a temporary allocated outside the body
+   * is written there only as that acceptor (a toLocal's producer, a
+   * reduction's accumulator).  A command of a group body that writes
+   * both, a sequence under the temporary's new, is gen_single_writer's,
+   * which guards its parts each by what it writes
+   * (tests/diff/regress/local_temporary_and_output_one_command.dpia).
+   * Were the invariant broken, the groups would all write the output: an
+   * internal error, not a race. */
+  if (writes.temporary && writes.output && cg->launch_many.groups & ~(cg->group_dims | cg->global_dims) & 7u)
+    INTERNAL("single writer: a parforLocal body writes a temporary and the output, which every group would write");
   if (!writes.temporary)
     for (int d = 0; d < 3; d++)
       if (cg->launch_many.groups & ~(cg->group_dims | cg->global_dims) & 1u << d)
