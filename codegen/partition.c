@@ -104,7 +104,7 @@
  * a test's two sides brought to one (lhs - rhs).  Atoms are variables and
  * what the combination does not look into (a quotient, a remainder, a
  * product of two variables, an expression). */
-enum { LIN_TERMS = 12, MAX_FACTS = 16, MAX_BOOLS = 8 };
+enum { LIN_TERMS = 12, MAX_BOOLS = 8 };
 typedef struct Term {
   const Ix *atom;
   int64_t coef;
@@ -131,9 +131,13 @@ typedef struct Pass {
   NameSet names;
   NameSet private_, other;
   Vec dropped; /* KirStmt *: taken out of the kernel before both were gathered */
-  /* what is known where the walk is: e >= 0 for each fact e */
-  int nfacts;
-  Lin facts[MAX_FACTS];
+  /* what is known where the walk is: e >= 0 for each fact e, a stack
+   * that grows as deep as the walk goes (no fact is dropped: a split's
+   * side dropped left the tests it decides in the loop, as written,
+   * `i_2 < 1 || i_2 >= 3` in the step i_2 = 0, a constant operand of ||
+   * clang warns of: tests/diff/regress/pad_guard_facts_deep_nest.dpia) */
+  int nfacts, facts_cap;
+  Lin *facts;
   /* bool variables whose declaration the facts decided and that nothing
    * assigns after it (a select's condition of its own, `bool chosen =
    * false;` in the loop before an equality's step): their values */
@@ -728,7 +732,13 @@ static void note_block(Pass *p, KirBlock *b) {
 /* ---- the walk ---- */
 
 static void push_fact(Pass *p, const Lin *f) {
-  if (p->nfacts < MAX_FACTS) p->facts[p->nfacts++] = *f;
+  if (p->nfacts == p->facts_cap) { /* the arena's: the old stack is left to it */
+    int cap = p->facts_cap ? 2 * p->facts_cap : 16;
+    Lin *grown = NEWARRAY(p->arena, Lin, cap);
+    if (p->nfacts) memcpy(grown, p->facts, sizeof *grown * (size_t)p->nfacts);
+    p->facts = grown, p->facts_cap = cap;
+  }
+  p->facts[p->nfacts++] = *f;
 }
 
 /* the comparisons of a condition (a conjunction's each) whose names the

@@ -76,11 +76,13 @@ static void refuse_seq(CG *cg, const Phrase *p) {
 /* What a command writes besides its own private variables: any kernel
  * output or temporary in global or local memory, a temporary among them
  * (which the work-items, or the groups, that skip the command may read
- * after it), and one in local memory (each group's own). */
+ * after it), one in local memory (each group's own), and a kernel
+ * output. */
 typedef struct Writes {
   bool shared;
   bool temporary;
   bool local;
+  bool output;
 } Writes;
 
 /* Does command p write nothing but kernel outputs, temporaries in global
@@ -114,6 +116,7 @@ static bool writes_outputs_only(CG *cg, const Phrase *p, BinderSet *inner, Write
     bool output = root && is_output(cg, root);
     if (!root || !(output || shared_root(cg, root))) return false;
     writes->shared = true;
+    writes->output |= output;
     writes->temporary |= !output;
     writes->local |= !output && cg_buffer(cg, root)->space == KSP_LOCAL;
     return true;
@@ -223,7 +226,20 @@ bool gen_single_writer(CG *cg, const Phrase *p) {
    * mapWorkgroup whose body's mapWorkgroup1 reads it, launched with 2
    * groups in dimension 1: group id 1 read an accumulator only group id
    * 0 wrote; run_diff.py --derived, seed 1144 #38) */
-  if (writes.local) group_ids = 0;
+  if (writes.local) {
+    /* A command that writes the output too (a sequence: a local
+     * temporary's writes, then the output's from it) would then write
+     * the output from every group of those dimensions, the same value to
+     * the same element: a race between groups (OpenCL 1.2 section 3.3.1;
+     * a one-dimensional mapWorkgroup launched with 2 groups in dimension
+     * 1, tests/diff/regress/local_temporary_and_output_one_command.dpia).
+     * It is not guarded as one: its commands are, each by what it
+     * writes, the temporary's by local id 0 in every group, the output's
+     * by group id 0 too, and the barrier after the temporary's writes
+     * orders the group's reads of it (barrier_pass.c). */
+    if (writes.output && group_ids) return false;
+    group_ids = 0;
+  }
   if (!group_ids && !item_ids) return false;
   const KirExpr *cond = NULL;
   for (int d = 0; d < 3; d++)
@@ -283,7 +299,21 @@ bool gen_local_single_writer(CG *cg, const Phrase *body) {
    * groups), so group id 0 of those writes the output, as in
    * gen_single_writer, which the guard here (cg->solo) keeps from adding
    * it.  Not a temporary: each group reads its own local memory, and no
-   * barrier would order the others' reads of a global one after group 0 */
+   * barrier would order the others' reads of a global one after group 0.
+   * A body never writes both: the body of a parforLocal writes its one
+   * acceptor, out[i] of the map's (the paper's translation of a parallel
+   * map, section 4; spec section 5), and temporaries it declares itself,
+   * which it does not qualify with (writes_outputs_only refuses a new
+   * in local or global memory); a temporary allocated outside the body
+   * is written there only as that acceptor (a toLocal's producer, a
+   * reduction's accumulator).  A command of a group body that writes
+   * both, a sequence under the temporary's new, is gen_single_writer's,
+   * which guards its parts each by what it writes
+   * (tests/diff/regress/local_temporary_and_output_one_command.dpia).
+   * Were the invariant broken, the groups would all write the output: an
+   * internal error, not a race. */
+  if (writes.temporary && writes.output && cg->launch_many.groups & ~(cg->group_dims | cg->global_dims) & 7u)
+    INTERNAL("single writer: a parforLocal body writes a temporary and the output, which every group would write");
   if (!writes.temporary)
     for (int d = 0; d < 3; d++)
       if (cg->launch_many.groups & ~(cg->group_dims | cg->global_dims) & 1u << d)
