@@ -226,7 +226,10 @@ void ix_flat_sum_read(const Ix *s, IxFlatSum *sum) {
     if (terms[i].nfactors == 0) return; /* a constant: s + k is not the form build gives */
   FlatTerms f;
   sum->apart = read_terms((Poly){n, terms}, &f, sum->c);
-  for (int i = 0; i < n; i++) sum->base[i] = f.base[i], sum->atoms[i] = f.atoms[i];
+  /* f is filled only where read_terms says yes (ix_flat_sum_shortest
+   * reads these only then; copying f's unset bools was undefined) */
+  if (sum->apart)
+    for (int i = 0; i < n; i++) sum->base[i] = f.base[i], sum->atoms[i] = f.atoms[i];
   sum->n = n;
 }
 
