@@ -202,29 +202,37 @@ static int compare_natural(const char *name, const char *text, size_t len) {
   return each_imperative_kernel(name, text, len, natural_kernel, NULL);
 }
 
-/* generated with the steps of unrolled loops copied and with each lowered
- * on its own: the same text, or the same error; ctx: the steps copied */
-static void unrolled_kernel(Front *f, const char *name, const DefInfo *d, ImpKernel *k, void *copied) {
-  CodegenOptions copy = {0}, direct = {0};
-  direct.unroll_directly = true;
+/* k generated with options one and two: the same text, or the same
+ * error (what two ways of the same generation must give); the text made
+ * the first way in *text where both succeed, else NULL; facts of the first */
+static const char *same_both_ways(Front *f, const char *name, const DefInfo *d, ImpKernel *k,
+                                  const CodegenOptions *one, const CodegenOptions *two, KernelFacts *facts,
+                                  const char *way_one, const char *way_two) {
   Buf a, b;
   buf_init(&a, &f->a);
   buf_init(&b, &f->a);
-  KernelFacts facts = {0};
   int errors = f->diag.nerrors;
-  bool ok_copy = cg_generate(&f->a, &f->tc, k, &copy, &a, &facts);
-  int errors_copy = f->diag.nerrors - errors;
-  bool ok_direct = cg_generate(&f->a, &f->tc, k, &direct, &b, NULL);
-  int errors_direct = f->diag.nerrors - errors - errors_copy;
-  CHECK(ok_copy == ok_direct && errors_copy == errors_direct, "%s: %s: generated %d/%d (errors %d/%d)", name, d->name,
-        ok_copy, ok_direct, errors_copy, errors_direct);
-  if (ok_copy && ok_direct) {
-    CHECK(strcmp(a.data, b.data) == 0,
-          "%s: %s: the copied steps differ from the steps lowered on their own:\n%s\n"
-          "--- each step lowered on its own:\n%s",
-          name, d->name, a.data, b.data);
-    if (facts.kir) *(long *)copied += facts.kir->steps_copied;
-  }
+  bool ok_one = cg_generate(&f->a, &f->tc, k, one, &a, facts);
+  int errors_one = f->diag.nerrors - errors;
+  bool ok_two = cg_generate(&f->a, &f->tc, k, two, &b, NULL);
+  int errors_two = f->diag.nerrors - errors - errors_one;
+  CHECK(ok_one == ok_two && errors_one == errors_two, "%s: %s: generated %d/%d (errors %d/%d)", name, d->name,
+        ok_one, ok_two, errors_one, errors_two);
+  if (!ok_one || !ok_two) return NULL;
+  CHECK(strcmp(a.data, b.data) == 0, "%s: %s: %s differ from %s:\n%s\n--- %s:\n%s", name, d->name, way_one, way_two,
+        a.data, way_two, b.data);
+  return a.data;
+}
+
+/* generated with the steps of unrolled loops copied and with each lowered
+ * on its own; ctx: the steps copied */
+static void unrolled_kernel(Front *f, const char *name, const DefInfo *d, ImpKernel *k, void *copied) {
+  CodegenOptions copy = {0}, direct = {0};
+  direct.unroll_directly = true;
+  KernelFacts facts = {0};
+  if (same_both_ways(f, name, d, k, &copy, &direct, &facts, "the copied steps", "the steps lowered on their own") &&
+      facts.kir)
+    *(long *)copied += facts.kir->steps_copied;
 }
 
 static int compare_unrolled(const char *name, const char *text, size_t len, long *copied) {
@@ -232,28 +240,13 @@ static int compare_unrolled(const char *name, const char *text, size_t len, long
 }
 
 /* generated with the sites' reads kept from one walk and with each site's
- * command walked anew: the same text, or the same error; ctx: the kernels
- * with a barrier */
+ * command walked anew; ctx: the kernels with a barrier */
 static void sites_kernel(Front *f, const char *name, const DefInfo *d, ImpKernel *k, void *with_barrier) {
   CodegenOptions kept = {0}, anew = {0};
   anew.scan_each_site = true;
-  Buf a, b;
-  buf_init(&a, &f->a);
-  buf_init(&b, &f->a);
-  int errors = f->diag.nerrors;
-  bool ok_kept = cg_generate(&f->a, &f->tc, k, &kept, &a, NULL);
-  int errors_kept = f->diag.nerrors - errors;
-  bool ok_anew = cg_generate(&f->a, &f->tc, k, &anew, &b, NULL);
-  int errors_anew = f->diag.nerrors - errors - errors_kept;
-  CHECK(ok_kept == ok_anew && errors_kept == errors_anew, "%s: %s: generated %d/%d (errors %d/%d)", name, d->name,
-        ok_kept, ok_anew, errors_kept, errors_anew);
-  if (ok_kept && ok_anew) {
-    CHECK(strcmp(a.data, b.data) == 0,
-          "%s: %s: the reads kept from one walk differ from each site's walked anew:\n%s\n"
-          "--- each site walked anew:\n%s",
-          name, d->name, a.data, b.data);
-    if (strstr(a.data, "barrier(")) ++*(long *)with_barrier;
-  }
+  const char *text = same_both_ways(f, name, d, k, &kept, &anew, NULL, "the reads kept from one walk",
+                                    "each site's walked anew");
+  if (text && strstr(text, "barrier(")) ++*(long *)with_barrier;
 }
 
 static int compare_sites(const char *name, const char *text, size_t len, long *with_barrier) {
