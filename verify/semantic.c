@@ -233,9 +233,7 @@ static double *imp_outputs(Arena *a, const DefInfo *imp, const SemanticSample *s
 }
 
 static bool agree(const double *out, const SemanticSample *sample) {
-  Comparison cmp;
-  compare_values(out, sample->ref, sample->nref, sample->bound, &cmp);
-  return cmp.agree;
+  return semantic_agree_with(out, sample->nref, sample->ref, sample);
 }
 
 /* Whether the imperative program computes the reference's values once the
