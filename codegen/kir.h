@@ -569,7 +569,19 @@ typedef struct KirKernel {
   /* the steps of loops written out that lowering copied from one
    * lowering of their body (codegen/unroll_step.c), for the tests */
   int steps_copied;
+  /* the work code generation skipped where a precondition showed it
+   * would find or change nothing (CodegenOptions.no_shortcuts), bits of
+   * KirShortcut, for the tests */
+  unsigned shortcuts;
 } KirKernel;
+
+/* The shortcuts of KirKernel.shortcuts. */
+typedef enum KirShortcut {
+  KIR_SHORTCUT_READS = 1u << 0,  /* no site's reads scanned (codegen/barriers.c) */
+  KIR_SHORTCUT_WRITES = 1u << 1, /* no site's writes scanned */
+  KIR_SHORTCUT_SITES = 1u << 2,  /* the sites taken out, no barrier placed (barrier_pass.c) */
+} KirShortcut;
+enum { KIR_SHORTCUTS = 3 };
 
 /* The first invariant of the IR that k breaks, or NULL: no name declared
  * where the same name is visible (spec section 8: no shadowing), no
@@ -701,8 +713,10 @@ void kir_unroll_tiles(Arena *a, KirKernel *k);
  * dimensions.  pocl: also the barriers PoCL 3.1 alone needs (a Backend
  * may leave them out, Backend.no_pocl_barriers).  Where a barrier is
  * needed and none can go, reports E0604 to diag and returns false.  A
- * kernel whose local size is fixed to 1 in every dimension keeps none. */
-bool kir_place_barriers(Arena *a, Diag *diag, KirKernel *k, int ndims, bool pocl);
+ * kernel whose local size is fixed to 1 in every dimension keeps none.
+ * no_shortcuts: placed site by site also where no site can need one
+ * (CodegenOptions.no_shortcuts). */
+bool kir_place_barriers(Arena *a, Diag *diag, KirKernel *k, int ndims, bool pocl, bool no_shortcuts);
 /* The pointwise rule of the barrier pass through nested levels
  * (own_elements.c): every use of the buffer variable var in body is an
  * element at one index, the same for all, which is a one-to-one function
