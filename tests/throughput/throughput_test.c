@@ -493,7 +493,8 @@ static void test_shortcuts(int nargs, char **args) {
   CHECK(counts[0] > 0 && counts[0] < total, "%ld kernels with a barrier of %d", counts[0], total);
   printf("%d kernels compared, %ld with a barrier; shortcuts taken:", total, counts[0]);
   for (int i = 0; i < KIR_SHORTCUTS; i++) {
-    CHECK(counts[1 + i] > 0 && counts[1 + i] < total, "shortcut %d taken by %ld kernels of %d", i, counts[1 + i], total);
+    CHECK(counts[1 + i] > 0 && counts[1 + i] < total, "shortcut %d taken by %ld kernels of %d", i, counts[1 + i],
+          total);
     printf(" %ld", counts[1 + i]);
   }
   printf("\n");
