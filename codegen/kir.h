@@ -577,11 +577,12 @@ typedef struct KirKernel {
 
 /* The shortcuts of KirKernel.shortcuts. */
 typedef enum KirShortcut {
-  KIR_SHORTCUT_READS = 1u << 0,  /* no site's reads scanned (codegen/barriers.c) */
-  KIR_SHORTCUT_WRITES = 1u << 1, /* no site's writes scanned */
-  KIR_SHORTCUT_SITES = 1u << 2,  /* the sites taken out, no barrier placed (barrier_pass.c) */
+  KIR_SHORTCUT_READS = 1u << 0,     /* no site's reads scanned (codegen/barriers.c) */
+  KIR_SHORTCUT_WRITES = 1u << 1,    /* no site's writes scanned */
+  KIR_SHORTCUT_SITES = 1u << 2,     /* the sites taken out, no barrier placed (barrier_pass.c) */
+  KIR_SHORTCUT_PARTITION = 1u << 3, /* no test to decide, no walk (partition.c) */
 } KirShortcut;
-enum { KIR_SHORTCUTS = 3 };
+enum { KIR_SHORTCUTS = 4 };
 
 /* The first invariant of the IR that k breaks, or NULL: no name declared
  * where the same name is visible (spec section 8: no shadowing), no
@@ -680,7 +681,9 @@ typedef struct KirIdBounds {
   int nleast;
   const Ix *const *least_lhs, *const *least_rhs;
 } KirIdBounds;
-void kir_partition_loops(Arena *a, const Backend *backend, KirKernel *k, const KirIdBounds *ids);
+/* no_shortcuts: walked also where nothing can be decided (a kernel of no
+ * tests: CodegenOptions.no_shortcuts) */
+void kir_partition_loops(Arena *a, const Backend *backend, KirKernel *k, const KirIdBounds *ids, bool no_shortcuts);
 
 /* Loop bodies that read a buffer at several constant offsets from one
  * index that depends on the loop's variable read it through a pointer to

@@ -289,7 +289,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   }
   ids.least_lhs = lhs, ids.least_rhs = rhs;
   kir_sink_into_guards(a, kk);
-  kir_partition_loops(a, k->backend, kk, &ids);
+  kir_partition_loops(a, k->backend, kk, &ids, cg->no_shortcuts);
   kir_drop_dead(a, kk);
   kir_hoist_guards(&kk->body);
   bool one_group = true; /* the staged rule of in_place.c: no other group to race with */
