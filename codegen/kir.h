@@ -581,8 +581,9 @@ typedef enum KirShortcut {
   KIR_SHORTCUT_WRITES = 1u << 1,    /* no site's writes scanned */
   KIR_SHORTCUT_SITES = 1u << 2,     /* the sites taken out, no barrier placed (barrier_pass.c) */
   KIR_SHORTCUT_PARTITION = 1u << 3, /* no test to decide, no walk (partition.c) */
+  KIR_SHORTCUT_ROWS = 1u << 4,      /* a block reading no buffer twice not visited (pointers.c) */
 } KirShortcut;
-enum { KIR_SHORTCUTS = 4 };
+enum { KIR_SHORTCUTS = 5 };
 
 /* The first invariant of the IR that k breaks, or NULL: no name declared
  * where the same name is visible (spec section 8: no shadowing), no
@@ -688,8 +689,9 @@ void kir_partition_loops(Arena *a, const Backend *backend, KirKernel *k, const K
 /* Loop bodies that read a buffer at several constant offsets from one
  * index that depends on the loop's variable read it through a pointer to
  * that row, declared where the body begins (pointers.c), named away from
- * backend's reserved names. */
-void kir_row_pointers(Arena *a, const Backend *backend, KirKernel *k);
+ * backend's reserved names.  no_shortcuts: every loop body visited, also
+ * one that reads no buffer twice (CodegenOptions.no_shortcuts). */
+void kir_row_pointers(Arena *a, const Backend *backend, KirKernel *k, bool no_shortcuts);
 
 /* A loop whose whole body is one test of work-item ids (a single writer's
  * guard, get_local_id(1) == 0, inside a mapLocal over dimension 0) becomes

@@ -320,7 +320,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   kk->comment = c.data;
   for (int j = 0; k->in_place && j < k->nupdated; j++)
     kir_in_place_one_param(a, kk, k->params[j].name, k->params[k->updated[j]].name);
-  kir_row_pointers(a, k->backend, kk);
+  kir_row_pointers(a, k->backend, kk, cg->no_shortcuts);
   kir_unroll_tiles(a, kk);
   const char *refused = k->backend->refusal ? k->backend->refusal(a, kk) : NULL;
   if (refused) {
