@@ -96,6 +96,16 @@ typedef struct Pass {
    * local buffer (kir_own_elements, own_pending: of those alone); else
    * they are not gathered (most kernels: issue 35) */
   bool ids_wanted;
+  /* Can any barrier or E0604 come of the sites (collect_sites)?  Not
+   * where no site reads a buffer, no access reads one, no parfor updates
+   * an accumulator in place and no buffer is local, and no work-group
+   * loop runs a body: then every set of reads a command meets, pending or
+   * after it, is empty, so is every set a barrier or an error is made
+   * of, but for PoCL's barriers, of which the first can come only in a
+   * work-group loop (pocl_after_guard) and the others after a barrier.
+   * The pass then only takes the sites out (strip_sites; issue 35: most
+   * kernels without toLocal). */
+  bool may_place;
   /* The pointwise rule before a command (own_pending): the buffers
    * proven touched by each work-item at its own elements only, from the
    * last barrier through the command's code, with the depth of the block
@@ -838,8 +848,13 @@ static void collect_sites(Pass *p, const KirBlock *b, int loop_start, Vec *open)
     if (body) collect_sites(p, body, loop_start < 0 && st->kind == KS_FOR ? p->sites.len : loop_start, open);
     if (st->kind != KS_BARRIER || !st->barrier.site) continue;
     const KirSite *site = st->barrier.site;
-    for (int i = 0; i < site->naccesses; i++) p->ids_wanted |= site->accesses[i].buffer->space == KSP_LOCAL;
+    for (int i = 0; i < site->naccesses; i++) {
+      p->ids_wanted |= site->accesses[i].buffer->space == KSP_LOCAL;
+      p->may_place |= !site->accesses[i].write;
+    }
     p->ids_wanted |= any_local(&site->reads) || any_local(&site->writes) || any_local(&site->unindexed);
+    p->may_place |= site->reads.len > 0 || site->accumulator ||
+                    (site->kind == KSITE_PARFOR && site->level == KL_WORKGROUP && site->form == KF_LOOP);
     SiteAt *at = NEW(p->arena, SiteAt);
     *at = (SiteAt){st->barrier.site, -1, loop_start};
     vec_push(p->arena, &p->sites, at);
@@ -859,6 +874,19 @@ static void collect_sites(Pass *p, const KirBlock *b, int loop_start, Vec *open)
   }
 }
 
+/* b without its barrier sites (where none can need a barrier: Pass.may_place) */
+static void strip_sites(KirBlock *b) {
+  KirBlock out = {0};
+  for (KirStmt *s = b->first, *next; s; s = next) {
+    next = s->next;
+    if (s->kind == KS_BARRIER && s->barrier.site) continue;
+    KirBlock *body = kir_body(s);
+    if (body) strip_sites(body);
+    kir_append(&out, s);
+  }
+  *b = out;
+}
+
 /* b without its barriers (a group of one work-item: kir_place_barriers) */
 static void drop_barriers(KirBlock *b) {
   KirBlock out = {0};
@@ -872,7 +900,7 @@ static void drop_barriers(KirBlock *b) {
   *b = out;
 }
 
-bool kir_place_barriers(Arena *a, Diag *diag, KirKernel *k, int ndims, bool pocl) {
+bool kir_place_barriers(Arena *a, Diag *diag, KirKernel *k, int ndims, bool pocl, bool no_shortcuts) {
   Pass p = {.arena = a,
             .diag = diag,
             .ndims = ndims > 0 ? ndims : 1,
@@ -886,10 +914,17 @@ bool kir_place_barriers(Arena *a, Diag *diag, KirKernel *k, int ndims, bool pocl
   for (int i = 0; i < k->nparams; i++) p.ids_wanted |= (KParamRole)k->params[i].role == KP_LOCAL;
   for (const KirStmt *s = k->locals.first; s; s = s->next)
     p.ids_wanted |= s->kind == KS_DECL && s->decl.space == KSP_LOCAL;
+  /* local buffers may be written twice (local_waw) */
+  p.may_place |= p.ids_wanted;
   /* gathered before the blocks are rebuilt (place_block), from the kernel
    * as lowering made it; collect_sites changes nothing */
   if (p.ids_wanted) p.ids = kir_id_names(a, k);
-  place_block(&p, &k->body);
+  if (p.may_place || no_shortcuts) {
+    place_block(&p, &k->body);
+  } else {
+    strip_sites(&k->body);
+    k->shortcuts |= KIR_SHORTCUT_SITES;
+  }
   /* A group of one work-item, its local size fixed to 1 in every
    * dimension (reqd_work_group_size(1, 1, 1): a mapWorkgroup over a
    * mapLocal of one element), has no other work-item to wait for: it reads

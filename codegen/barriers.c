@@ -20,10 +20,14 @@ static Space root_space(CG *cg, const Binder *b, bool *found) {
   return SP_PRIVATE;
 }
 
+bool shared_storage(const Storage *st) {
+  while (st->kind == STORE_SPLIT) st = st->part[0];
+  return !st->read_only && st->space != SP_PRIVATE;
+}
+
 bool shared_root(CG *cg, const Binder *b) {
-  bool found;
-  Space sp = root_space(cg, b, &found);
-  return found && sp != SP_PRIVATE;
+  const EnvEntry *e = env_index_get(&cg->by_root, b);
+  return e && shared_storage(e->st);
 }
 
 static const Binder *static_acc_root(CG *cg, const Phrase *a, const Alias *al) {
@@ -200,8 +204,16 @@ static void note_reads(CG *cg, const Phrase *p, bool keep) {
   if (keep && command) read_vars_put(cg->arena, &cg->read_vars, p, (ReadVars){start, cg->read_occ.len});
 }
 
-/* buffers in global or local memory read by p */
+/* buffers in global or local memory read by p.  None while no variable
+ * a command reads is bound to one (CG.reads_shared): a variable noted
+ * read has type exp or var (note_leaf_read), never acc, and without the
+ * flag every storage entry is its own binder's root and holds private or
+ * read-only memory where its binder is not an acceptor, so the root of
+ * each variable p reads is not shared (shared_root).  Nor is the walk
+ * made (the loop variants of issue 35 without toLocal: their shared
+ * memory is their output, which only their acceptors reach). */
 void scan_reads(CG *cg, const Phrase *p, BinderSet *out) {
+  if (!cg->reads_shared && !cg->no_shortcuts) return;
   ReadVars v;
   if (cg->scan_each_site || !read_vars_get(&cg->read_vars, p, &v)) {
     v.start = cg->read_scope = cg->read_occ.len;
@@ -249,6 +261,7 @@ const KirBuffer *cg_buffer(CG *cg, const Binder *b) {
 
 void cg_note_access(CG *cg, const Binder *root, bool write) {
   if (cg->trial) return; /* a trial's accesses are not made (CG.trial) */
+  if (!write) cg->writes_matter = true; /* pending after the next site */
   const KirBuffer *b = cg_buffer(cg, root);
   for (int i = 0; i < cg->accesses.len; i++) {
     const KirAccess *x = cg->accesses.items[i];
@@ -276,25 +289,32 @@ KirSite *cg_site(CG *cg, KirSiteKind kind, Span span) {
   return site;
 }
 
-/* p's reads and writes, scanned again only where the environment has
- * changed in a way a scan sees since p's last (CG.site_scans) */
+/* Are a site's writes wanted (CG.writes_matter)? */
+static bool site_writes_wanted(const CG *cg) { return cg->writes_matter || cg->no_shortcuts; }
+
+/* p's reads and writes (those only where wanted), scanned again only
+ * where the environment has changed in a way a scan sees since p's last
+ * (CG.site_scans) */
 static void command_scans(CG *cg, const Phrase *p, BinderSet *reads, BinderSet *writes) {
   int n = (int)(sizeof cg->site_scans / sizeof cg->site_scans[0]);
+  bool want_writes = site_writes_wanted(cg);
   for (int i = 0; i < n; i++) {
-    if (cg->site_scans[i].p == p && cg->site_scans[i].version == cg->env_version) {
+    if (cg->site_scans[i].p == p && cg->site_scans[i].version == cg->env_version &&
+        (cg->site_scans[i].writes_scanned || !want_writes)) {
       *reads = cg->site_scans[i].reads;
       *writes = cg->site_scans[i].writes;
       return;
     }
   }
   scan_reads(cg, p, reads);
-  scan_writes(cg, p, NULL, writes);
+  if (want_writes) scan_writes(cg, p, NULL, writes);
   int i = cg->next_site_scan;
   cg->next_site_scan = (i + 1) % n;
   cg->site_scans[i].p = p;
   cg->site_scans[i].version = cg->env_version;
   cg->site_scans[i].reads = *reads;
   cg->site_scans[i].writes = *writes;
+  cg->site_scans[i].writes_scanned = want_writes;
 }
 
 KirSite *cg_command_site(CG *cg, const Phrase *p, KirLevel level) {
@@ -310,8 +330,10 @@ KirSite *cg_command_site(CG *cg, const Phrase *p, KirLevel level) {
 void cg_body_end_site(CG *cg, KirSiteKind kind, const Phrase *body, const Binder *index) {
   BinderSet reads = {0}, writes = {0}, unindexed = {0};
   scan_reads(cg, body, &reads);
-  scan_writes(cg, body, NULL, &writes);
-  scan_writes_but(cg, body, NULL, index, &unindexed);
+  if (site_writes_wanted(cg)) {
+    scan_writes(cg, body, NULL, &writes);
+    scan_writes_but(cg, body, NULL, index, &unindexed);
+  }
   KirSite *site = cg_site(cg, kind, body->span);
   site->reads = buffers_of(cg, &reads);
   site->writes = buffers_of(cg, &writes);

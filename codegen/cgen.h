@@ -301,10 +301,30 @@ typedef struct CG {
   Vec read_occ;   /* const Binder * */
   int read_scope;      /* where in read_occ the walk's innermost command began */
   bool scan_each_site; /* CodegenOptions.scan_each_site */
+  bool no_shortcuts;   /* CodegenOptions.no_shortcuts */
+  /* Some variable a command may read is bound to memory a barrier is
+   * about (global or local, not read-only), or to a storage of another
+   * root: set by env_add (locals.c) and never cleared.  Until then every
+   * scan of reads finds none (barriers.c, scan_reads), and none is made:
+   * a kernel whose shared memory is its outputs alone (the acceptors of
+   * its parameters, which no command reads) is most kernels (issue 35) */
+  bool reads_shared;
+  /* What a site writes can need a barrier (barrier_pass.c): some buffer
+   * read may be pending when a command writes it (a read of shared
+   * memory, reads_shared or an access read, or an accumulator a parfor
+   * updates in place, pending after it), or a local buffer is bound,
+   * which a command may write again.  Set when the first is made and
+   * never cleared; until then a site's writes are not scanned (barriers.c,
+   * cg_command_site), as no barrier or error can come of them: what a
+   * command writes meets only reads pending when the pass gets to it, or
+   * reads after it, and neither holds what it can write (the roots of
+   * acceptors, which no variable read has) */
+  bool writes_matter;
   struct {
     const Phrase *p;
     uint64_t version;
     BinderSet reads, writes;
+    bool writes_scanned;
   } site_scans[4];
   int next_site_scan;
   /* CodegenOptions.unroll_directly; the steps gen_steps_by_copy made
@@ -462,6 +482,8 @@ struct Alias {
 };
 
 bool shared_root(CG *cg, const Binder *b); /* a buffer in global or local memory */
+/* st (the first part of a split pair) in global or local memory, and not read-only */
+bool shared_storage(const Storage *st);
 /* the buffers in global or local memory p writes (al: the o of the
  * parfors entered on the way, which are not in the environment yet) and
  * reads */

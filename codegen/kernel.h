@@ -190,6 +190,12 @@ typedef struct CodegenOptions {
    * occurrence noted (barriers.c): the general way, which the reads kept
    * from one walk of the body must agree with (tests/throughput, sites) */
   bool scan_each_site;
+  /* every scan and pass over the kernel IR run in full, also where a
+   * precondition shows it finds or changes nothing (barriers.c's reads of
+   * a kernel whose readable variables are all in private or read-only
+   * memory, barrier_pass.c ...): the general way, which the shortcuts
+   * must agree with (tests/throughput, shortcuts) */
+  bool no_shortcuts;
 } CodegenOptions;
 
 /* codegen/opencl.c: the source of one kernel in its target's language

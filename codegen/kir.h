@@ -569,7 +569,21 @@ typedef struct KirKernel {
   /* the steps of loops written out that lowering copied from one
    * lowering of their body (codegen/unroll_step.c), for the tests */
   int steps_copied;
+  /* the work code generation skipped where a precondition showed it
+   * would find or change nothing (CodegenOptions.no_shortcuts), bits of
+   * KirShortcut, for the tests */
+  unsigned shortcuts;
 } KirKernel;
+
+/* The shortcuts of KirKernel.shortcuts. */
+typedef enum KirShortcut {
+  KIR_SHORTCUT_READS = 1u << 0,     /* no site's reads scanned (codegen/barriers.c) */
+  KIR_SHORTCUT_WRITES = 1u << 1,    /* no site's writes scanned */
+  KIR_SHORTCUT_SITES = 1u << 2,     /* the sites taken out, no barrier placed (barrier_pass.c) */
+  KIR_SHORTCUT_PARTITION = 1u << 3, /* no test to decide, no walk (partition.c) */
+  KIR_SHORTCUT_ROWS = 1u << 4,      /* a block reading no buffer twice not visited (pointers.c) */
+} KirShortcut;
+enum { KIR_SHORTCUTS = 5 };
 
 /* The first invariant of the IR that k breaks, or NULL: no name declared
  * where the same name is visible (spec section 8: no shadowing), no
@@ -668,13 +682,16 @@ typedef struct KirIdBounds {
   int nleast;
   const Ix *const *least_lhs, *const *least_rhs;
 } KirIdBounds;
-void kir_partition_loops(Arena *a, const Backend *backend, KirKernel *k, const KirIdBounds *ids);
+/* no_shortcuts: walked also where nothing can be decided (a kernel of no
+ * tests: CodegenOptions.no_shortcuts) */
+void kir_partition_loops(Arena *a, const Backend *backend, KirKernel *k, const KirIdBounds *ids, bool no_shortcuts);
 
 /* Loop bodies that read a buffer at several constant offsets from one
  * index that depends on the loop's variable read it through a pointer to
  * that row, declared where the body begins (pointers.c), named away from
- * backend's reserved names. */
-void kir_row_pointers(Arena *a, const Backend *backend, KirKernel *k);
+ * backend's reserved names.  no_shortcuts: every loop body visited, also
+ * one that reads no buffer twice (CodegenOptions.no_shortcuts). */
+void kir_row_pointers(Arena *a, const Backend *backend, KirKernel *k, bool no_shortcuts);
 
 /* A loop whose whole body is one test of work-item ids (a single writer's
  * guard, get_local_id(1) == 0, inside a mapLocal over dimension 0) becomes
@@ -701,8 +718,10 @@ void kir_unroll_tiles(Arena *a, KirKernel *k);
  * dimensions.  pocl: also the barriers PoCL 3.1 alone needs (a Backend
  * may leave them out, Backend.no_pocl_barriers).  Where a barrier is
  * needed and none can go, reports E0604 to diag and returns false.  A
- * kernel whose local size is fixed to 1 in every dimension keeps none. */
-bool kir_place_barriers(Arena *a, Diag *diag, KirKernel *k, int ndims, bool pocl);
+ * kernel whose local size is fixed to 1 in every dimension keeps none.
+ * no_shortcuts: placed site by site also where no site can need one
+ * (CodegenOptions.no_shortcuts). */
+bool kir_place_barriers(Arena *a, Diag *diag, KirKernel *k, int ndims, bool pocl, bool no_shortcuts);
 /* The pointwise rule of the barrier pass through nested levels
  * (own_elements.c): every use of the buffer variable var in body is an
  * element at one index, the same for all, which is a one-to-one function

@@ -50,6 +50,11 @@ void env_add(CG *cg, const Binder *b, EnvKind kind, Storage *st, const Ix *ix, c
   note_rebinding(cg, b, e);
   env_index_put(cg->arena, &cg->by_binder, b, e);
   if (kind == ENV_STORAGE && st->root) env_index_put(cg->arena, &cg->by_root, st->root, e);
+  /* a variable a command may read reaches shared memory (barriers.c,
+   * scan_reads): any but an acceptor's own storage there */
+  if (kind == ENV_STORAGE && (st->root != b || (b->type->kind != PT_ACC && shared_storage(st))))
+    cg->reads_shared = cg->writes_matter = true;
+  if (kind == ENV_STORAGE && st->space == SP_LOCAL) cg->writes_matter = true;
 }
 
 EnvEntry *env_put_view(CG *cg, const Binder *b, const Phrase *array, const Ix *i) {

@@ -150,6 +150,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   cg->program = opt ? opt->program : NULL;
   cg->unroll_directly = opt && opt->unroll_directly;
   cg->scan_each_site = opt && opt->scan_each_site;
+  cg->no_shortcuts = opt && opt->no_shortcuts;
   cg->where = k->def->body->span;
   ix_init(&cg->ix, a);
   cg->ix.print_expr = k->backend->print_expr;
@@ -177,6 +178,9 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
     if (pt->kind == DT_IDX) /* an index parameter: 0 <= i < n */
       ix_push_range(&cg->ix, ix_var(&cg->ix, p->name), NULL, ix_from_size(&cg->ix, pt->size));
   }
+  /* the reads of the whole body (the sites' commands take theirs from
+   * this walk: barriers.c); none, and no walk, while no variable a command
+   * may read is bound to shared memory (CG.reads_shared) */
   BinderSet read_back = {0};
   scan_reads(cg, k->def->body, &read_back);
   KirKernel *kk = NEW(a, KirKernel);
@@ -191,6 +195,8 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   cg->block = &kk->body;
   gen_comm(cg, k->def->body);
   kk->steps_copied = cg->steps_copied;
+  if (!cg->no_shortcuts && !cg->reads_shared) kk->shortcuts |= KIR_SHORTCUT_READS;
+  if (!cg->no_shortcuts && !cg->writes_matter) kk->shortcuts |= KIR_SHORTCUT_WRITES;
   /* the local size the code is for, fixed when known (the barrier pass's
    * pointwise rule needs it: own_elements.c) */
   kk->reqd_local = cg->launch.local_known[0];
@@ -199,7 +205,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
     kk->reqd_local = size_const_value(cg->launch.local[d], &kk->local_size[d]);
   /* the barriers, and where one is needed and none can go the errors,
    * even after the lowering's own: each E0604 of the kernel is reported */
-  bool placed = kir_place_barriers(a, cg->diag, kk, k->ndims, !k->backend->no_pocl_barriers);
+  bool placed = kir_place_barriers(a, cg->diag, kk, k->ndims, !k->backend->no_pocl_barriers, cg->no_shortcuts);
   if (cg->failed || !placed) return NULL;
 
   /* header comment (spec section 8) */
@@ -283,7 +289,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   }
   ids.least_lhs = lhs, ids.least_rhs = rhs;
   kir_sink_into_guards(a, kk);
-  kir_partition_loops(a, k->backend, kk, &ids);
+  kir_partition_loops(a, k->backend, kk, &ids, cg->no_shortcuts);
   kir_drop_dead(a, kk);
   kir_hoist_guards(&kk->body);
   bool one_group = true; /* the staged rule of in_place.c: no other group to race with */
@@ -314,7 +320,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   kk->comment = c.data;
   for (int j = 0; k->in_place && j < k->nupdated; j++)
     kir_in_place_one_param(a, kk, k->params[j].name, k->params[k->updated[j]].name);
-  kir_row_pointers(a, k->backend, kk);
+  kir_row_pointers(a, k->backend, kk, cg->no_shortcuts);
   kir_unroll_tiles(a, kk);
   const char *refused = k->backend->refusal ? k->backend->refusal(a, kk) : NULL;
   if (refused) {

@@ -1092,6 +1092,7 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s) {
     site->pointwise = scir_pointwise_parfor(p) != NULL;
     const Binder *acc = site->pointwise ? acc_root(cg, s->args[0]) : NULL;
     if (acc) site->accumulator = cg_buffer(cg, acc);
+    if (acc) cg->writes_matter = true; /* pending after the parfor (barriers.c) */
     unsigned saved_local = cg->local_dims, saved_global = cg->global_dims;
     const Ix *saved_index = cg->local_index[d];
     if (is_local) {

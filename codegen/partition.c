@@ -1344,7 +1344,96 @@ static void known_privates(Pass *p) {
   }
 }
 
-void kir_partition_loops(Arena *a, const Backend *backend, KirKernel *k, const KirIdBounds *ids) {
+/* ---- kernels with nothing to decide ----
+ *
+ * What the pass changes comes of a test: an expression it decides (a
+ * comparison, an equality, && or ||, a choice, !, an int min, max or
+ * clamp: decide's cases, the only nodes it replaces; every other node is
+ * rebuilt only where a child changed), a loop split where such a test in
+ * its body changes (note_test's are among them), an if's test (decided,
+ * or facts for its body), a bool declared with a value whose reads it
+ * decides (push_bool), a self-assignment it drops, and the scope alone
+ * in a block it flattens.  A kernel with none of them (the loop variants
+ * of issue 35, whose tests lowering never made: no padding, no guard)
+ * goes through the walk unchanged: the walk is not made. */
+
+static bool decidable_expr(const KirExpr *e);
+
+/* an index's expression atoms hold a decidable node */
+static bool decidable_ix(const Ix *e) {
+  for (; e && e->exprs; e = e->b) {
+    if (e->kind == IX_EXPR) return decidable_expr(e->expr);
+    if (e->a && e->a->exprs && decidable_ix(e->a)) return true;
+  }
+  return false;
+}
+
+static bool decidable_expr(const KirExpr *e) {
+  if (!e) return false;
+  switch (e->kind) {
+  case KE_IX: return decidable_ix(e->ix);
+  case KE_COND: return true;
+  case KE_UNARY:
+    if (e->un.op == '!') return true;
+    break;
+  case KE_BINARY:
+    switch (e->bin.op) {
+    case KB_MUL:
+    case KB_DIV:
+    case KB_MOD:
+    case KB_ADD:
+    case KB_SUB:
+    case KB_PTR_ADD: break;
+    case KB_LT:
+    case KB_LE:
+    case KB_GT:
+    case KB_GE:
+    case KB_EQ:
+    case KB_NE:
+    case KB_AND:
+    case KB_ALL:
+    case KB_OR: return true;
+    }
+    break;
+  case KE_BUILTIN:
+    if (e->call.builtin == KBI_MIN || e->call.builtin == KBI_MAX || e->call.builtin == KBI_CLAMP) return true;
+    break;
+  default: break;
+  }
+  const KirExpr *buf[3];
+  const KirExpr *const *kids;
+  int n = kir_expr_children(e, buf, &kids);
+  for (int i = 0; i < n; i++)
+    if (decidable_expr(kids[i])) return true;
+  return false;
+}
+
+static const KirExpr *note_decidable(void *found, const KirExpr *e) {
+  if (!*(bool *)found && decidable_expr(e)) *(bool *)found = true;
+  return e;
+}
+
+/* b holds something the pass may change (above) */
+static bool decidable_block(const KirBlock *b) {
+  if (b->first && b->first == b->last && b->first->kind == KS_BLOCK) return true;
+  for (KirStmt *s = b->first; s; s = s->next) {
+    bool v, found = false;
+    if (s->kind == KS_IF) return true;
+    if (s->kind == KS_DECL && s->decl.init && is_truth(s->decl.init, &v)) return true;
+    if (s->kind == KS_ASSIGN && kir_expr_equal(s->assign.lhs, s->assign.rhs)) return true;
+    kir_map_exprs(s, note_decidable, &found);
+    if (found) return true;
+    const KirBlock *inner = kir_body(s);
+    if (inner && decidable_block(inner)) return true;
+  }
+  return false;
+}
+
+void kir_partition_loops(Arena *a, const Backend *backend, KirKernel *k, const KirIdBounds *ids, bool no_shortcuts) {
+  if (!no_shortcuts && !decidable_block(&k->body)) {
+    k->shortcuts |= KIR_SHORTCUT_PARTITION;
+    return;
+  }
   Pass p = {.arena = a, .backend = backend, .k = k, .names = {.arena = a}, .ids = ids};
   ix_init(&p.ix, a);
   p.ix.print_expr = backend->print_expr;

@@ -135,6 +135,8 @@ typedef struct Pass {
   NameSet stable, params;
   NameSet sizes;          /* the size parameters, for the loops' strided reads */
   KirStmt *top;           /* the top-level statement being visited */
+  bool no_shortcuts;      /* CodegenOptions.no_shortcuts: every loop body visited */
+  bool skipped;           /* a loop body not visited (may_share_rows) */
 } Pass;
 
 static const Buffer *buffer_named(const Pass *p, const char *name) {
@@ -610,12 +612,73 @@ static void rows_of_loop(Pass *p, KirStmt *loop) {
   }
 }
 
+/* ---- blocks with no row to share ----
+ *
+ * A loop's body gets a pointer for a row read at two offsets, or at a
+ * column of another row (rows_of_loop: its one-offset rows get theirs
+ * only beside such a row): for a buffer that the body reads twice at
+ * least, in the reads row_of takes.  Where no buffer is, the body's visit
+ * finds no pointer and rewrites nothing, and is not made (issue 35: a
+ * reduction's loop reads each input once a step).  The straight code is
+ * visited as it is: its count would cost what its visit does. */
+
+enum { COUNTED_BUFFERS = 16 };
+
+/* the reads of e that row_of may take in a loop, counted by buffer (counts, by
+ * index in Pass.bufs); *twice once a buffer has two */
+static void count_reads(const Pass *p, const KirExpr *e, int *counts, bool *twice) {
+  if (!e || *twice) return;
+  bool vector = e->kind == KE_VLOAD;
+  const KirExpr *from = vector ? e->vload.ptr : e->kind == KE_INDEX ? e->index.base : NULL;
+  const KirExpr *index = vector ? e->vload.offset : e->kind == KE_INDEX ? e->index.at : NULL;
+  if (from && from->kind == KE_VAR && index->kind == KE_IX)
+    for (int i = 0; i < p->nbufs; i++)
+      if (strcmp(p->bufs[i].name, from->name) == 0 && ++counts[i] == 2) *twice = true;
+  const KirExpr *buf[3];
+  const KirExpr *const *kids;
+  int n = kir_expr_children(e, buf, &kids);
+  for (int i = 0; i < n; i++) count_reads(p, kids[i], counts, twice);
+}
+
+/* the statements visit_block visits */
+static void count_block_reads(const Pass *p, const KirBlock *b, int *counts, bool *twice) {
+  for (const KirStmt *s = b->first; s && !*twice; s = s->next) {
+    DPIA_EXHAUSTIVE_BEGIN
+    switch (s->kind) {
+    case KS_DECL: count_reads(p, s->decl.init, counts, twice); break;
+    case KS_ASSIGN: count_reads(p, s->assign.rhs, counts, twice); break;
+    case KS_VSTORE: count_reads(p, s->vstore.value, counts, twice); break;
+    case KS_EXPR: count_reads(p, s->expr, counts, twice); break;
+    case KS_IF:
+      count_reads(p, s->cond.cond, counts, twice);
+      count_block_reads(p, &s->cond.body, counts, twice);
+      break;
+    case KS_BLOCK: count_block_reads(p, &s->block.body, counts, twice); break;
+    case KS_FOR:
+    case KS_BARRIER:
+    case KS_COMMENT: break;
+    }
+    DPIA_EXHAUSTIVE_END
+  }
+}
+
+/* Can b, a loop's body, share a row?  Always where the shortcut is not
+ * taken (CodegenOptions.no_shortcuts) */
+static bool may_share_rows(Pass *p, const KirBlock *b) {
+  if (p->no_shortcuts || p->nbufs > COUNTED_BUFFERS) return true;
+  int counts[COUNTED_BUFFERS] = {0};
+  bool twice = false;
+  count_block_reads(p, b, counts, &twice);
+  if (!twice) p->skipped = true;
+  return twice;
+}
+
 static void walk_loops(Pass *p, KirBlock *b) {
   for (KirStmt *s = b->first; s; s = s->next) {
     KirBlock *inner = kir_body(s);
     if (!inner) continue;
     walk_loops(p, inner);
-    if (s->kind == KS_FOR) rows_of_loop(p, s);
+    if (s->kind == KS_FOR && may_share_rows(p, &s->loop.body)) rows_of_loop(p, s);
   }
 }
 
@@ -704,8 +767,13 @@ static void rows_of_kernel(Pass *p, const KirKernel *k, KirBlock *body) {
   p->straight = false;
 }
 
-void kir_row_pointers(Arena *a, const Backend *backend, KirKernel *k) {
-  Pass p = {.arena = a, .backend = backend, .k = k, .names = {.arena = a}, .sizes = {.arena = a}};
+void kir_row_pointers(Arena *a, const Backend *backend, KirKernel *k, bool no_shortcuts) {
+  Pass p = {.arena = a,
+            .backend = backend,
+            .k = k,
+            .names = {.arena = a},
+            .sizes = {.arena = a},
+            .no_shortcuts = no_shortcuts};
   ix_init(&p.ix, a);
   p.bufs = NEWARRAY(a, Buffer, k->nparams + 1);
   for (int i = 0; i < k->nparams; i++) {
@@ -728,4 +796,5 @@ void kir_row_pointers(Arena *a, const Backend *backend, KirKernel *k) {
       p.bufs[p.nbufs++] = (Buffer){s->decl.name, s->decl.type, KSP_LOCAL, false};
   walk_loops(&p, &k->body);
   rows_of_kernel(&p, k, &k->body);
+  if (p.skipped) k->shortcuts |= KIR_SHORTCUT_ROWS;
 }

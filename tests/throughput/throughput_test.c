@@ -28,12 +28,23 @@
  *             (CodegenOptions.scan_each_site), for every imperative def of
  *             the given files and directories and their kernels' programs
  *
+ *   shortcuts the passes and scans skipped where a precondition shows
+ *             they find or change nothing (a kernel whose readable
+ *             variables reach no shared memory: no reads scanned at its
+ *             barrier sites, codegen/barriers.c; no barrier possible: the
+ *             sites taken out, codegen/barrier_pass.c) give the text, or
+ *             the errors, of every scan and pass run in full
+ *             (CodegenOptions.no_shortcuts), for every imperative def of
+ *             the given files and directories and their kernels'
+ *             programs; some kernels must have taken each shortcut and
+ *             some not
+ *
  *   subst     phrase_subst_shared (stage II's substitution, which shares
  *             what it does not change) prints as phrase_subst's copy, for
  *             every lambda of the given files' defs, and changes nothing
  *
  * usage: throughput_test emit | arena | natural FILE.dpia... | unroll FILE.dpia|DIR... | sites FILE.dpia|DIR... |
- *        subst FILE.dpia... */
+ *        shortcuts FILE.dpia|DIR... | subst FILE.dpia... */
 #include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
@@ -183,7 +194,7 @@ static int each_imperative_kernel(const char *name, const char *text, size_t len
 static void natural_kernel(Front *f, const char *name, const DefInfo *d, ImpKernel *k, void *ctx) {
   (void)ctx;
   CHECK(k->natural_source != NULL, "%s: %s has no dry-run text", name, d->name);
-  CodegenOptions zero = {{0}, {0}, false, NULL, NULL, false, false};
+  CodegenOptions zero = {{0}, {0}, false, NULL, NULL, false, false, false};
   Buf fresh, shortcut;
   buf_init(&fresh, &f->a);
   buf_init(&shortcut, &f->a);
@@ -191,7 +202,7 @@ static void natural_kernel(Front *f, const char *name, const DefInfo *d, ImpKern
   CHECK(ok && strcmp(fresh.data, k->natural_source) == 0 && strcmp(shortcut.data, fresh.data) == 0,
         "%s: %s: the dry run's text differs from a fresh generation", name, d->name);
   /* user launch sizes are generated afresh */
-  CodegenOptions user = {{32, 0, 0}, {0}, false, NULL, NULL, false, false};
+  CodegenOptions user = {{32, 0, 0}, {0}, false, NULL, NULL, false, false, false};
   Buf sized;
   buf_init(&sized, &f->a);
   if (codegen_kernel(&f->a, &f->tc, k, &user, &sized, NULL))
@@ -251,6 +262,24 @@ static void sites_kernel(Front *f, const char *name, const DefInfo *d, ImpKernel
 
 static int compare_sites(const char *name, const char *text, size_t len, long *with_barrier) {
   return each_imperative_kernel(name, text, len, sites_kernel, with_barrier);
+}
+
+/* generated with the shortcuts and with every scan and pass in full;
+ * ctx: counts[0] the kernels with a barrier, counts[1 + i] those that
+ * took shortcut i (KirShortcut) */
+static void shortcuts_kernel(Front *f, const char *name, const DefInfo *d, ImpKernel *k, void *counts) {
+  CodegenOptions fast = {0}, full = {0};
+  full.no_shortcuts = true;
+  KernelFacts facts = {0};
+  const char *text =
+      same_both_ways(f, name, d, k, &fast, &full, &facts, "the shortcuts", "every scan and pass in full");
+  long *n = counts;
+  if (text && strstr(text, "barrier(")) n[0]++;
+  for (int i = 0; text && facts.kir && i < KIR_SHORTCUTS; i++) n[1 + i] += (facts.kir->shortcuts >> i) & 1;
+}
+
+static int compare_shortcuts(const char *name, const char *text, size_t len, long *counts) {
+  return each_imperative_kernel(name, text, len, shortcuts_kernel, counts);
 }
 
 typedef int CompareFile(const char *name, const char *text, size_t len, long *count);
@@ -456,6 +485,21 @@ static void test_sites(int nargs, char **args) {
   printf("%d kernels compared, %ld with a barrier\n", total, with_barrier);
 }
 
+static void test_shortcuts(int nargs, char **args) {
+  int files;
+  long counts[1 + KIR_SHORTCUTS] = {0};
+  int total = compared_files(nargs, args, compare_shortcuts, counts, &files);
+  CHECK(total >= files / 2, "only %d kernels compared for %d files", total, files);
+  CHECK(counts[0] > 0 && counts[0] < total, "%ld kernels with a barrier of %d", counts[0], total);
+  printf("%d kernels compared, %ld with a barrier; shortcuts taken:", total, counts[0]);
+  for (int i = 0; i < KIR_SHORTCUTS; i++) {
+    CHECK(counts[1 + i] > 0 && counts[1 + i] < total, "shortcut %d taken by %ld kernels of %d", i, counts[1 + i],
+          total);
+    printf(" %ld", counts[1 + i]);
+  }
+  printf("\n");
+}
+
 int main(int argc, char **argv) {
   DpiaMem mem;
   dpia_mem_default(&mem);
@@ -474,9 +518,11 @@ int main(int argc, char **argv) {
     test_unroll(argc - 2, argv + 2);
   else if (argc >= 3 && strcmp(argv[1], "sites") == 0)
     test_sites(argc - 2, argv + 2);
+  else if (argc >= 3 && strcmp(argv[1], "shortcuts") == 0)
+    test_shortcuts(argc - 2, argv + 2);
   else {
     fprintf(stderr, "usage: throughput_test emit | arena | natural FILE.dpia... | unroll FILE.dpia|DIR... | sites "
-                    "FILE.dpia|DIR... | subst FILE.dpia...\n");
+                    "FILE.dpia|DIR... | shortcuts FILE.dpia|DIR... | subst FILE.dpia...\n");
     return 2;
   }
   arena_free(&arena);

@@ -132,7 +132,7 @@ static KirKernel *kernel(void) {
 }
 
 static bool place(KirKernel *k, bool pocl) {
-  bool ok = kir_place_barriers(A, D, k, 1, pocl);
+  bool ok = kir_place_barriers(A, D, k, 1, pocl, false);
   EXPECT(no_sites(&k->body));
   return ok;
 }

@@ -1005,7 +1005,7 @@ static size_t partition_bytes(Tester *t, int n) {
   const Ix *lhs = ix_var(&t->ix, "N"), *rhs = ix_const(&t->ix, 1);
   KirIdBounds ids = {.ix = &t->ix, .nleast = 1, .least_lhs = &lhs, .least_rhs = &rhs};
   size_t before = a->total;
-  kir_partition_loops(a, backend_of(TARGET_OPENCL), &k, &ids);
+  kir_partition_loops(a, backend_of(TARGET_OPENCL), &k, &ids, true);
   EXPECT(k.body.first && k.body.first->kind == KS_ASSIGN && k.body.first->assign.rhs == sum);
   return a->total - before;
 }
