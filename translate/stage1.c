@@ -40,10 +40,16 @@ typedef struct Stage1 {
    * the global temporaries, which hoisting makes parameters (see
    * param_name_for) */
   NameSet params;
-  /* the user's lambdas apply_fn has applied, by address (open addressing,
-   * at most half full): the first application of each shares its body */
-  const Phrase **applied;
+  /* the user's lambdas apply_fn has applied, and the parameters open_fn
+   * has taken, by address (open addressing, at most half full): the first
+   * application of each lambda shares its body, and a parameter is bound
+   * by one lambda of the result */
+  const void **applied;
   int applied_cap, applied_len;
+  /* every application of a user's lambda by substitution, none taking
+   * its parameter as it is (open_fn): translate_stage1_substituted, for
+   * test stage1, which compares the two */
+  bool substitute_all;
 } Stage1;
 
 static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc);
@@ -139,28 +145,31 @@ static void no_consumed_left(const Phrase *p) {
 /* K = \x -> body, where body is built by the caller after the binder exists */
 static Binder *k_binder(Stage1 *s, const char *name, DataType *t) { return b_binder(&s->b, name, pt_exp(s->b.tc, t)); }
 
-static unsigned applied_slot(const Stage1 *s, const Phrase *f) {
-  unsigned i = (unsigned)((uintptr_t)f >> 4) * 2654435761u & (unsigned)(s->applied_cap - 1);
-  while (s->applied[i] && s->applied[i] != f) i = (i + 1) & (unsigned)(s->applied_cap - 1);
+static unsigned applied_slot(const Stage1 *s, const void *key) {
+  unsigned i = (unsigned)((uintptr_t)key >> 4) * 2654435761u & (unsigned)(s->applied_cap - 1);
+  while (s->applied[i] && s->applied[i] != key) i = (i + 1) & (unsigned)(s->applied_cap - 1);
   return i;
 }
 
-/* Whether f is applied for the first time (and note that it is) */
-static bool first_application(Stage1 *s, const Phrase *f) {
+/* Whether key (a lambda, or a binder) is met for the first time (and
+ * note that it is) */
+static bool first_time(Stage1 *s, const void *key) {
   if (2 * (s->applied_len + 1) > s->applied_cap) {
-    const Phrase **old = s->applied;
+    const void **old = s->applied;
     int old_cap = s->applied_cap;
     s->applied_cap = old_cap ? 2 * old_cap : 32;
-    s->applied = NEWARRAY(s->b.arena, const Phrase *, s->applied_cap);
+    s->applied = NEWARRAY(s->b.arena, const void *, s->applied_cap);
     for (int k = 0; k < old_cap; k++)
       if (old[k]) s->applied[applied_slot(s, old[k])] = old[k];
   }
-  unsigned i = applied_slot(s, f);
+  unsigned i = applied_slot(s, key);
   if (s->applied[i]) return false;
-  s->applied[i] = f;
+  s->applied[i] = key;
   s->applied_len++;
   return true;
 }
+
+static bool first_application(Stage1 *s, const Phrase *f) { return first_time(s, f); }
 
 /* f applied to x, beta-reduced when f is a lambda: the body of a map.
  * The first application of a lambda shares its body but for the paths to
@@ -183,6 +192,32 @@ static const char *param_name(const Phrase *f, const char *fallback) {
   return f->kind == PH_LAM ? f->lam_binder->name : fallback;
 }
 
+/* f applied to a variable of a new binder *x, of type t, named after f's
+ * parameter: the body of a map or of a reduction's step, *x the
+ * parameter of the lambda the translation makes of it (Figure 5:
+ * \x o -> A[[f x]](o)).  The first application of a lambda takes f's own
+ * parameter for *x and gives f's body as it is: the substitution of a
+ * variable for f's parameter would only rename it (apply_fn's copies of
+ * the paths to its uses were a tenth of the stage, issue 35).  f's binder
+ * is then bound once in the result still, by the new lambda in place of
+ * f, which the result no longer holds (every later application copies
+ * f's body with fresh binders, apply_fn); its type is t (the checker
+ * typed f's parameter with the element type, check_dep.c for a dependent
+ * map's row), and the stages after this one substitute the element for
+ * it (stage II) before any of its variables reaches code generation. */
+static Phrase *open_fn(Stage1 *s, Phrase *f, const char *fallback, PhraseType *t, Binder **x) {
+  /* a parameter is taken once: a lambda met again (a value the normal
+   * body shares between two places, padCst's at both borders) or a copy
+   * of one that keeps its binder (a path copy, phrase_subst_shared) is
+   * applied by substitution */
+  if (f->kind == PH_LAM && !s->substitute_all && first_application(s, f) && first_time(s, f->lam_binder)) {
+    *x = f->lam_binder;
+    return f->body;
+  }
+  *x = b_binder(&s->b, param_name(f, fallback), t);
+  return apply_fn(s, f, b_var(&s->b, *x));
+}
+
 /* ---- maps and reductions ---- */
 
 /* mapIX n d1 d2 (\x o -> A[[f x]](o)) input acc */
@@ -198,9 +233,10 @@ static Phrase *map_i(Stage1 *s, const Spine *sp, Phrase *input, Phrase *acc) {
   /* and of the output, a dependent array when the rows' types use k
    * (docs/language.md section 30.2) */
   DataType *d2 = out_t->kind == DT_DEPARRAY ? dt_dep_elem(tc, out_t, size_var(&tc->sizes, row)) : out_t->elem;
-  Binder *x = b_binder(b, param_name(f, "x"), pt_exp(tc, d1));
+  Binder *x;
+  Phrase *fx = open_fn(s, f, "x", pt_exp(tc, d1), &x);
   Binder *o = b_binder(b, "o", pt_acc(tc, d2));
-  Phrase *body = acc_tr(s, apply_fn(s, f, b_var(b, x)), b_var(b, o));
+  Phrase *body = acc_tr(s, fx, b_var(b, o));
   /* the body is passive (->p): each iteration writes only through o */
   Phrase *fn = b_lam(b, x, b_lam(b, o, body, true), false);
   PhraseType *ty = pt_fn(tc, fn->type, pt_fn(tc, input->type, pt_fn(tc, acc->type, tc->t_comm)));
@@ -286,11 +322,10 @@ static bool two_phases(Stage1 *s, Phrase *step, Binder *y, DataType *d2, Phrase 
 static Phrase *step_fn(Stage1 *s, Phrase *f, DataType *d1, DataType *d2, const Phrase **shared, Nest *nest) {
   Builder *b = &s->b;
   TypeCtx *tc = b->tc;
-  Binder *x = b_binder(b, param_name(f, "x"), pt_exp(tc, d1));
-  Phrase *fx = apply_fn(s, f, b_var(b, x));
-  Binder *y = b_binder(b, param_name(fx, "acc"), pt_exp(tc, d2));
+  Binder *x, *y;
+  Phrase *fx = open_fn(s, f, "x", pt_exp(tc, d1), &x);
+  Phrase *step = open_fn(s, fx, "acc", pt_exp(tc, d2), &y);
   Binder *o = b_binder(b, "o", pt_acc(tc, d2));
-  Phrase *step = apply_fn(s, fx, b_var(b, y));
   /* The work-items of a group write an array accumulator together when a
    * mapLocal computes the step (each its elements; all read them after):
    * it lives in local memory then, not in each work-item's private memory
@@ -401,9 +436,10 @@ static Phrase *slide_seq(Stage1 *s, const Spine *sp, Phrase *acc) {
   TypeCtx *tc = b->tc;
   Phrase *f = sp->args[0];
   DataType *in_t = b_data(sp->args[1]);
-  Binder *w = b_binder(b, param_name(f, "w"), f->type->fst);
+  Binder *w;
+  Phrase *fw = open_fn(s, f, "w", f->type->fst, &w);
   Binder *o = b_binder(b, "o", pt_acc(tc, b_data(acc)->elem));
-  Phrase *fn = b_lam(b, w, b_lam(b, o, acc_tr(s, apply_fn(s, f, b_var(b, w)), b_var(b, o)), true), false);
+  Phrase *fn = b_lam(b, w, b_lam(b, o, acc_tr(s, fw, b_var(b, o)), true), false);
   Binder *x = k_binder(s, "x", in_t);
   PhraseType *ty = pt_fn(tc, fn->type, pt_fn(tc, pt_exp(tc, in_t), pt_fn(tc, acc->type, tc->t_comm)));
   Phrase *prim = b_prim(b, prim_lowered(sp->head->prim), 0, ty);
@@ -1090,8 +1126,12 @@ static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
   return r;
 }
 
-DefInfo *translate_stage1(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *kernel, Phrase *normal_body) {
-  Stage1 s = {{a, tc, in, normal_body->span, {{0}}}, {PRIM_NEW_GLOBAL, PRIM_NEW_GLOBAL}, {.arena = a}, NULL, 0, 0};
+static DefInfo *stage1(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *kernel, Phrase *normal_body,
+                       bool substitute_all) {
+  Stage1 s = {.b = {a, tc, in, normal_body->span, {{0}}},
+              .temp_memory = {PRIM_NEW_GLOBAL, PRIM_NEW_GLOBAL},
+              .params = {.arena = a},
+              .substitute_all = substitute_all};
   DefInfo *d = NEW(a, DefInfo);
   *d = *kernel;
   d->is_kernel = false;
@@ -1117,4 +1157,12 @@ DefInfo *translate_stage1(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *ke
   for (int i = d->nparams - 1; i >= 0; i--) t = pt_fn(tc, d->params[i]->type, t);
   d->type = t;
   return d;
+}
+
+DefInfo *translate_stage1(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *kernel, Phrase *normal_body) {
+  return stage1(a, tc, in, kernel, normal_body, false);
+}
+
+DefInfo *translate_stage1_substituted(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *kernel, Phrase *normal_body) {
+  return stage1(a, tc, in, kernel, normal_body, true);
 }
