@@ -30,9 +30,10 @@ DefInfo *translate_stage2_late(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, 
 /* Hoisting (section 6.4, spec section 7): newGlobal to kernel parameters,
  * newLocal to kernel scope, widened across the parallel loops they leave. */
 DefInfo *translate_hoist(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *imperative);
-/* The same by a walk of every phrase, values included (hoist.c skips a
- * value that holds no use of a hoisted variable): for test hoist, which
- * compares the two */
+/* The same by a walk of every phrase, values included, with a new binder
+ * for every buffer moved (hoist.c skips a value that holds no use of a
+ * hoisted variable, and keeps the binder of a buffer widened by no loop):
+ * for test hoist, which compares the two */
 DefInfo *translate_hoist_walked(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *imperative);
 
 #endif
