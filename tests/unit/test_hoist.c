@@ -4,7 +4,8 @@
  * phrase with a new binder for every buffer (translate_hoist_walked) on
  * every kernel of the files given (the samples): the same hoisted
  * program, printed, the same parameters, and the same binders as code
- * generation reads them (same_binders).  Prints `hoist: K kernels, L with hoisted memory,
+ * generation reads them (same_binders); and the invariants of its result
+ * hold, checked in full and walked together with stage II's output.  Prints `hoist: K kernels, L with hoisted memory,
  * F failed`. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,7 @@
 #include "translate.h"
 
 typedef struct Tally {
-  int kernels, hoisting, failed;
+  int kernels, hoisting, checked, failed;
 } Tally;
 
 static const char *printed(Arena *a, const DefInfo *d) {
@@ -92,6 +93,19 @@ static void check_file(const char *path, Tally *t) {
       wrong = "the hoisted programs differ";
     else
       wrong = same_binders(&env.arena, walked->body, looked->body);
+    /* where stage II's output holds its invariants (not a kernel the
+     * strategy check refuses, which this test translates too), those of
+     * hoisting's hold, checked in full and walked together with stage
+     * II's output (dpia/invariant.c, walk_both) */
+    if (!wrong && looked && !phrase_invariant_violation(&env.arena, imperative, PHRASE_IMPERATIVE)) {
+      t->checked++;
+      const char *full = phrase_invariant_violation(&env.arena, looked, PHRASE_HOISTED);
+      const char *both =
+          phrase_invariant_violation_after(&env.arena, looked, PHRASE_HOISTED, imperative, PHRASE_IMPERATIVE);
+      if (full || both)
+        wrong = arena_printf(&env.arena, "invariants: %s; walked with stage II's: %s", full ? full : "hold",
+                             both ? both : "hold");
+    }
     for (int k = 0; !wrong && walked && looked && k < walked->nparams; k++)
       if (strcmp(walked->params[k]->name, looked->params[k]->name) != 0 ||
           strcmp(pt_str(&env.arena, walked->params[k]->type), pt_str(&env.arena, looked->params[k]->type)) != 0)
@@ -111,12 +125,13 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: test_hoist FILE.dpia...\n");
     return 2;
   }
-  Tally t = {0, 0, 0};
+  Tally t = {0, 0, 0, 0};
   for (int i = 1; i < argc; i++) check_file(argv[i], &t);
   if (!t.hoisting) {
     fprintf(stderr, "test_hoist: no kernel hoists memory: the skip is not tested\n");
     t.failed++;
   }
-  printf("hoist: %d kernels, %d with hoisted memory, %d failed\n", t.kernels, t.hoisting, t.failed);
+  printf("hoist: %d kernels, %d with hoisted memory, %d with their invariants checked, %d failed\n", t.kernels,
+         t.hoisting, t.checked, t.failed);
   return t.failed ? 1 : 0;
 }
