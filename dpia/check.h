@@ -106,6 +106,10 @@ Phrase *normalize_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def);
 /* beta-normalise any phrase (also used after translation stage II);
  * NULL after reporting that the program grew beyond the node limit */
 Phrase *normalize_phrase(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p);
+/* The same, *holds_map whether the result holds a plain map (PRIM_MAP),
+ * found by the look for a phrase normal as it is: 1 or 0 where p is, -1
+ * (not known) where norm walked it (test normalize checks it) */
+Phrase *normalize_phrase_holding(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p, int *holds_map);
 /* normalize_phrase by norm's walk alone, without its look for a phrase
  * normal as it is (already_normal): for test normalize, which compares
  * the two */
@@ -156,6 +160,9 @@ bool strategy_check_high_level(Arena *a, Diag *diag, DefInfo *kernel, Phrase *no
  * function whose views have acceptor forms (docs/language.md section 16);
  * normalize_def applies it to kernels.  The same phrase when none is. */
 Phrase *strategy_write_through(Arena *a, TypeCtx *tc, Phrase *normal_body);
+/* The same where whether normal_body holds a plain map is known
+ * (normalize_phrase_holding: 1 or 0; -1, not known: looked for) */
+Phrase *strategy_write_through_known(Arena *a, TypeCtx *tc, Phrase *normal_body, int holds_map);
 /* e computes nothing: variables and literals under views and view maps of
  * view functions (docs/language.md section 9) */
 bool phrase_is_view(Arena *a, const Phrase *e);

@@ -77,8 +77,13 @@ static void fail(Checker *c, const Phrase *p, const char *what) {
 
 static bool is_fn(const PhraseType *t) { return t && (t->kind == PT_FN || t->kind == PT_FN_P); }
 
-/* records the first violation in p; the walk stops there */
-static void walk(Checker *c, const Phrase *p) {
+static void walk(Checker *c, const Phrase *p);
+
+/* The invariants of p, and with descend those of its sub-phrases (walk),
+ * the first violation recorded, the walk stopping there; without, of p
+ * itself (walk_both).  Inlined in both, so that walk is one switch a
+ * phrase (a few instructions each: issue 35) */
+static inline __attribute__((always_inline)) void check(Checker *c, const Phrase *p, bool descend) {
   if (c->violation) return;
   if (!p->type) {
     fail(c, p, "a phrase without a type");
@@ -97,6 +102,7 @@ static void walk(Checker *c, const Phrase *p) {
     return;
   case PH_LAM:
     if (!is_fn(p->type)) fail(c, p, "a lambda without a function type");
+    if (!descend) return;
     bind(p->lam_binder);
     walk(c, p->body);
     unbind(p->lam_binder);
@@ -117,14 +123,19 @@ static void walk(Checker *c, const Phrase *p) {
   case PH_PAIR:
   case PH_BINOP: break;
   case PH_PROJ:
-  case PH_UNOP: walk(c, p->fst); return;
+  case PH_UNOP:
+    if (descend) walk(c, p->fst);
+    return;
   case PH_LIT:
   case PH_DEF: return;
   case PH_COUNT: fail(c, p, "a phrase of no known kind"); return;
   }
+  if (!descend) return;
   walk(c, p->fst);
   walk(c, p->snd);
 }
+
+static void walk(Checker *c, const Phrase *p) { check(c, p, true); }
 
 static const char *violation(Arena *a, const DefInfo *def, PhraseStage stage) {
   Checker c = {a, stage, NULL};
@@ -174,14 +185,104 @@ static void walk_left_over(Checker *c, const Phrase *p, PhraseStage before) {
   }
 }
 
+/* newGlobal or newLocal d (\v -> body): an allocation hoisting moves */
+static const Binder *moved_allocation(const Phrase *p) {
+  return p->kind == PH_APP && p->fst->kind == PH_PRIM &&
+                 (p->fst->prim == PRIM_NEW_GLOBAL || p->fst->prim == PRIM_NEW_LOCAL) && p->snd->kind == PH_LAM
+             ? p->snd->lam_binder
+             : NULL;
+}
+
+/* a, the output of the stage, walked together with b, the phrase of the
+ * stage before's output in its place, whose invariants held there.  At
+ * every pair the binders around a are at least those around b: the walk
+ * goes down a lambda of both only where it is the same binder's, past
+ * an allocation of a (one hoisting put at the kernel's scope) binding
+ * its variable, and past an allocation of b only where a binds its
+ * variable already (hoisting moved it out, keeping its binder).  So a
+ * phrase of b given back as it is (a == b) holds every invariant it held
+ * in b, its variables in scope among them, but for the primitives the
+ * stage removes: only those are looked for (walk_left_over).  Where the
+ * two part (a stage's rewrite: a lowered combinator, a use of a buffer
+ * hoisting widened), a is walked in full. */
+static void walk_both(Checker *c, const Phrase *a, const Phrase *b, PhraseStage before) {
+  if (c->violation) return;
+  if (a == b) {
+    walk_left_over(c, a, before);
+    return;
+  }
+  const Binder *moved = moved_allocation(b), *made = moved_allocation(a);
+  if (moved && moved != made && in_scope(moved)) {
+    walk_both(c, a, b->snd->body, before);
+    return;
+  }
+  if (made && made != moved) {
+    check(c, a, false);
+    check(c, a->fst, false);
+    check(c, a->snd, false);
+    if (c->violation) return;
+    bind(made);
+    walk_both(c, a->snd->body, b, before);
+    unbind(made);
+    return;
+  }
+  if (a->kind != b->kind || (a->kind == PH_LAM && a->lam_binder != b->lam_binder)) {
+    walk(c, a);
+    return;
+  }
+  check(c, a, false);
+  if (c->violation) return;
+  switch (a->kind) {
+  case PH_LAM:
+    bind(a->lam_binder);
+    walk_both(c, a->body, b->body, before);
+    unbind(a->lam_binder);
+    return;
+  case PH_APP:
+  case PH_SEQ:
+  case PH_ASSIGN:
+  case PH_PAIR:
+  case PH_BINOP:
+    walk_both(c, a->fst, b->fst, before);
+    walk_both(c, a->snd, b->snd, before);
+    return;
+  case PH_PROJ:
+  case PH_UNOP: walk_both(c, a->fst, b->fst, before); return;
+  case PH_VAR:
+  case PH_PRIM:
+  case PH_LIT:
+  case PH_DEF:
+  case PH_COUNT: return;
+  }
+}
+
 const char *phrase_invariant_violation_after(Arena *a, const DefInfo *def, PhraseStage stage, const DefInfo *before,
                                              PhraseStage before_stage) {
-  bool same = def->body && def->body == before->body && def->nparams == before->nparams;
-  for (int i = 0; same && i < def->nparams; i++) same = def->params[i] == before->params[i];
-  if (!same || before_stage > stage) return violation(a, def, stage);
-  /* the very phrases under the very parameters: every check gives what it
-   * gave for before, but the primitives this stage should have removed */
+  if (before_stage > stage || !def->body || !before->body) return violation(a, def, stage);
   Checker c = {a, stage, NULL};
-  walk_left_over(&c, def->body, before_stage);
+  bool same = def->body == before->body && def->nparams == before->nparams;
+  for (int i = 0; same && i < def->nparams; i++) same = def->params[i] == before->params[i];
+  if (same) {
+    /* the very phrases under the very parameters: every check gives what
+     * it gave for before, but the primitives this stage should have
+     * removed */
+    walk_left_over(&c, def->body, before_stage);
+    return c.violation;
+  }
+  /* The walk together pays where the stage gives back most of the
+   * program as it was (hoisting: all but the paths to the buffers it
+   * moves); stage II rewrites most of it (each map's body lowered, its
+   * element substituted), which is walked in full.  before's parameters
+   * must be among def's (hoisting adds its global buffers). */
+  if (stage != PHRASE_HOISTED) return violation(a, def, stage);
+  for (int i = 0; i < before->nparams; i++) {
+    bool kept = false;
+    for (int j = 0; j < def->nparams && !kept; j++) kept = def->params[j] == before->params[i];
+    if (!kept) return violation(a, def, stage);
+  }
+  if (def->body->type && def->body->type->kind != PT_COMM) return "the body of the def is not a command";
+  for (int i = 0; i < def->nparams; i++) bind(def->params[i]);
+  walk_both(&c, def->body, before->body, before_stage);
+  for (int i = 0; i < def->nparams; i++) unbind(def->params[i]);
   return c.violation;
 }

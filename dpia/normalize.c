@@ -569,53 +569,65 @@ static bool deeper_than(Arena *a, const Phrase *p, int max) {
  * arguments) is normal as the checker made it, and norm's walk of it was
  * a third of the strategy pass (issue 35).  A phrase is marked once all
  * of it is found normal, so a phrase met again is not walked again;
- * *visits counts the phrases marked, as norm counts the phrases it walks.
+ * look->visits counts the phrases marked, as norm counts the phrases it
+ * walks; look->holds_map whether a plain map is among them, which the
+ * write-through of a kernel's view maps looks for next (normalize_def,
+ * strategy_write_through_known: one walk of the body less).
  * false: something to normalise, or too deep; the marks of a false walk
  * are not trusted (normalize runs norm under a new run). */
-static bool already_normal(Phrase *p, int run, int levels, long *visits) {
-  if (p->normal_run == run) return true;
+typedef struct Look {
+  int run;
+  long visits;
+  bool holds_map;
+} Look;
+
+static bool already_normal(Look *look, Phrase *p, int levels) {
+  if (p->normal_run == look->run) return true;
   if (levels <= 0) return false;
   switch (p->kind) {
   case PH_VAR:
-  case PH_LIT:
-  case PH_PRIM: break;
+  case PH_LIT: break;
+  case PH_PRIM:
+    if (p->prim == PRIM_MAP) look->holds_map = true;
+    break;
   case PH_DEF:
   case PH_COUNT: return false;
   case PH_LAM:
-    if (!already_normal(p->body, run, levels - 1, visits)) return false;
+    if (!already_normal(look, p->body, levels - 1)) return false;
     break;
   case PH_APP:
     if (p->fst->kind == PH_LAM || p->fst->kind == PH_DEF) return false;
-    if (!already_normal(p->fst, run, levels - 1, visits) || !already_normal(p->snd, run, levels - 1, visits))
-      return false;
+    if (!already_normal(look, p->fst, levels - 1) || !already_normal(look, p->snd, levels - 1)) return false;
     break;
   case PH_PROJ:
     if (p->fst->kind == PH_PAIR) return false;
     /* fall through */
   case PH_UNOP:
-    if (!already_normal(p->fst, run, levels - 1, visits)) return false;
+    if (!already_normal(look, p->fst, levels - 1)) return false;
     break;
   default:
-    if (!already_normal(p->fst, run, levels - 1, visits) || !already_normal(p->snd, run, levels - 1, visits))
-      return false;
+    if (!already_normal(look, p->fst, levels - 1) || !already_normal(look, p->snd, levels - 1)) return false;
     break;
   }
-  p->normal_run = run;
-  ++*visits;
+  p->normal_run = look->run;
+  look->visits++;
   return true;
 }
 
 /* norm p, trusting the marks of run trust (-1: none), whose walk and
  * making reached trust_reach nodes; first looking whether p is normal as
  * it is (already_normal) when look */
-static Phrase *normalize(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p, int trust, long trust_reach, bool look) {
+static Phrase *normalize(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p, int trust, long trust_reach, bool look,
+                         int *holds_map) {
   Norm n = {a, tc, diag, 0, 0, false, p->span, 0, 0, false, ++tc->norm_runs, trust, trust_reach, NULL, NULL, false, false};
   n.max_depth = diag_depth_limit(diag, DPIA_MAX_NORMAL_DEPTH);
+  if (holds_map) *holds_map = -1; /* not known */
   if (look && trust < 0) {
     /* what norm would find: p as it is, marked, its phrases the reach */
-    long visits = 0;
-    if (already_normal(p, n.run, n.max_depth - 1, &visits)) {
-      tc->norm_reach = visits;
+    Look l = {n.run, 0, false};
+    if (already_normal(&l, p, n.max_depth - 1)) {
+      tc->norm_reach = l.visits;
+      if (holds_map) *holds_map = l.holds_map;
       return p;
     }
     n.run = ++tc->norm_runs;
@@ -646,21 +658,30 @@ static Phrase *normalize(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p, int trust
   return r;
 }
 
-Phrase *normalize_phrase(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p) { return normalize(a, tc, diag, p, -1, 0, true); }
+Phrase *normalize_phrase(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p) {
+  return normalize(a, tc, diag, p, -1, 0, true, NULL);
+}
+
+Phrase *normalize_phrase_holding(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p, int *holds_map) {
+  return normalize(a, tc, diag, p, -1, 0, true, holds_map);
+}
 
 Phrase *normalize_phrase_walked(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p) {
-  return normalize(a, tc, diag, p, -1, 0, false);
+  return normalize(a, tc, diag, p, -1, 0, false, NULL);
 }
 
 Phrase *normalize_phrase_again(Arena *a, TypeCtx *tc, Diag *diag, Phrase *p) {
   /* no run before: no mark to trust (0 is every unmarked phrase's) */
-  return tc->norm_runs ? normalize(a, tc, diag, p, tc->norm_runs, tc->norm_reach, false) : normalize_phrase(a, tc, diag, p);
+  return tc->norm_runs ? normalize(a, tc, diag, p, tc->norm_runs, tc->norm_reach, false, NULL)
+                       : normalize_phrase(a, tc, diag, p);
 }
 
 Phrase *normalize_def(Arena *a, TypeCtx *tc, Diag *diag, DefInfo *def) {
-  Phrase *body = normalize_phrase(a, tc, diag, def->body);
-  /* a kernel's view maps after its grid maps write through (strategy.c) */
-  return body && def->is_kernel ? strategy_write_through(a, tc, body) : body;
+  int holds_map;
+  Phrase *body = normalize_phrase_holding(a, tc, diag, def->body, &holds_map);
+  /* a kernel's view maps after its grid maps write through (strategy.c),
+   * which the look for a normal body found none of, or not */
+  return body && def->is_kernel ? strategy_write_through_known(a, tc, body, holds_map) : body;
 }
 
 Phrase *phrase_copy(Arena *a, TypeCtx *tc, const Phrase *p) {

@@ -336,7 +336,11 @@ const char *phrase_invariant_violation(Arena *a, const DefInfo *def, PhraseStage
  * very body and parameters (hoisting where there is no memory to hoist),
  * only the primitives the stage should have removed are looked for, the
  * rest holding as it held for before (issue 35: a second walk of the
- * whole program); else phrase_invariant_violation. */
+ * whole program).  Hoisting's output is walked together with before's
+ * (invariant.c, walk_both): a phrase of before given back as it is, under
+ * at least the binders that bound it there, is looked into for those
+ * primitives only, the paths hoisting made anew in full.  Else
+ * phrase_invariant_violation. */
 const char *phrase_invariant_violation_after(Arena *a, const DefInfo *def, PhraseStage stage, const DefInfo *before,
                                              PhraseStage before_stage);
 

@@ -796,10 +796,15 @@ static Phrase *through(Through *t, Phrase *p, bool to_output) {
   INTERNAL("phrase kind %d", (int)p->kind);
 }
 
-Phrase *strategy_write_through(Arena *a, TypeCtx *tc, Phrase *normal_body) {
-  if (!contains_prim(normal_body, PRIM_MAP)) return normal_body;
+Phrase *strategy_write_through_known(Arena *a, TypeCtx *tc, Phrase *normal_body, int holds_map) {
+  /* only a view map moves: a body without one is given back as it is */
+  if (holds_map == 0 || (holds_map < 0 && !contains_prim(normal_body, PRIM_MAP))) return normal_body;
   Through t = {a, tc};
   return through(&t, normal_body, true);
+}
+
+Phrase *strategy_write_through(Arena *a, TypeCtx *tc, Phrase *normal_body) {
+  return strategy_write_through_known(a, tc, normal_body, -1);
 }
 
 bool phrase_is_view(Arena *a, const Phrase *e) { return computing_part(a, e) == NULL; }

@@ -98,7 +98,7 @@ typedef struct Hoist {
    * take apart (translate_hoist) */
   bool made_pair;
   bool inside_value; /* hoist is inside a value it found a use in */
-  bool walk_values;  /* no value skipped (translate_hoist_walked) */
+  bool walk_values;  /* no value skipped, no binder kept (translate_hoist_walked) */
 } Hoist;
 
 static Hoisted **slot(Hoist *h, const Binder *v) {
@@ -155,6 +155,22 @@ static bool widens(Role memory, Role loop) {
   return false;
 }
 
+/* v is a kernel parameter or kernel-scope buffer already */
+static bool moved_already(const Hoist *h, const Binder *v) {
+  for (int k = 0; k < h->locals.len; k++)
+    if (h->locals.items[k] == v) return true;
+  for (int k = 0; k < h->globals.len; k++)
+    if (h->globals.items[k] == v) return true;
+  return false;
+}
+
+/* the loop binders an allocation is moved out of (Binder.hoisted_from) */
+static void note_loops(Hoist *h, Binder *nv) {
+  nv->hoisted_from = NEWARRAY(h->b.arena, const Binder *, h->nloops);
+  for (int k = 0; k < h->nloops; k++) nv->hoisted_from[k] = h->loops[k].index;
+  nv->nhoisted_from = h->nloops;
+}
+
 /* memory: ROLE_NEW_GLOBAL or ROLE_NEW_LOCAL */
 static Phrase *hoist_allocation(Hoist *h, Role memory, DataType *t, Phrase *lam) {
   Builder *b = &h->b;
@@ -162,6 +178,24 @@ static Phrase *hoist_allocation(Hoist *h, Role memory, DataType *t, Phrase *lam)
   DataType *wide = t;
   for (int k = h->nloops - 1; k >= 0; k--)
     if (widens(memory, h->loops[k].role)) wide = dt_array(tc, h->loops[k].n, wide);
+  /* Widened by no loop (local memory in a work-group's body, memory at
+   * the top of the kernel): the variable is the allocation's own, of its
+   * type, each use v.1 and v.2 as it is, so the allocation keeps its
+   * binder, which the kernel's scope now binds, and its uses are not
+   * looked for (a new binder's hoisted_use would be the same projection
+   * of a variable of the same name and type; the stages before make no
+   * use of a new's variable but its projections, so no pair is made
+   * either).  With the binder it keeps what the stages before gave it
+   * (owned_by, volatile_local).  Not where the program was walked
+   * whole (translate_hoist_walked renames, as the paper's hoisting: test
+   * hoist compares the two) or the binder was moved already (a command
+   * met twice) */
+  if (wide == t && !h->walk_values && !moved_already(h, lam->lam_binder)) {
+    Binder *v = lam->lam_binder;
+    if (memory == ROLE_NEW_LOCAL && h->nloops) note_loops(h, v);
+    vec_push(b->arena, memory == ROLE_NEW_LOCAL ? &h->locals : &h->globals, v);
+    return hoist(h, lam->body);
+  }
   Hoisted *e = NEW(b->arena, Hoisted);
   e->v = lam->lam_binder;
   e->nv = b_binder(b, e->v->name, pt_var(tc, wide));
@@ -175,11 +209,7 @@ static Phrase *hoist_allocation(Hoist *h, Role memory, DataType *t, Phrase *lam)
   e->indices = NEWARRAY(b->arena, Binder *, h->nloops ? h->nloops : 1);
   for (int k = 0; k < h->nloops; k++)
     if (widens(memory, h->loops[k].role)) e->indices[e->nindices++] = h->loops[k].index;
-  if (memory == ROLE_NEW_LOCAL && h->nloops) {
-    e->nv->hoisted_from = NEWARRAY(b->arena, const Binder *, h->nloops);
-    for (int k = 0; k < h->nloops; k++) e->nv->hoisted_from[k] = h->loops[k].index;
-    e->nv->nhoisted_from = h->nloops;
-  }
+  if (memory == ROLE_NEW_LOCAL && h->nloops) note_loops(h, e->nv);
   vec_push(b->arena, memory == ROLE_NEW_LOCAL ? &h->locals : &h->globals, e->nv);
   remember(h, e);
   return hoist(h, lam->body);

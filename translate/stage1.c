@@ -40,14 +40,25 @@ typedef struct Stage1 {
    * the global temporaries, which hoisting makes parameters (see
    * param_name_for) */
   NameSet params;
-  /* the user's lambdas apply_fn has applied, by address (open addressing,
-   * at most half full): the first application of each shares its body */
-  const Phrase **applied;
+  /* the user's lambdas apply_fn has applied, and the parameters open_fn
+   * has taken, by address (open addressing, at most half full): the first
+   * application of each lambda shares its body, and a parameter is bound
+   * by one lambda of the result */
+  const void **applied;
   int applied_cap, applied_len;
+  /* Figure 5's rules as written: every application of a user's lambda
+   * by substitution, none taking its parameter as it is (open_fn), and
+   * every operand of a value by a continuation of its own, none made
+   * directly (passed_through): translate_stage1_plain, for test stage1,
+   * which compares the two */
+  bool plain;
 } Stage1;
 
 static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc);
 static Phrase *con_tr(Stage1 *s, Phrase *e, Phrase *k);
+static Phrase *con_rules(Stage1 *s, Phrase *e, Phrase *k);
+static Phrase *passed_through(Stage1 *s, Phrase *e);
+static bool handed_on(const Phrase *a);
 static Phrase *materialise(Stage1 *s, Prim memory, const char *name, Phrase *e, Phrase *k);
 
 /* the memory of the temporary of map, scan or window e whose function is f */
@@ -139,28 +150,31 @@ static void no_consumed_left(const Phrase *p) {
 /* K = \x -> body, where body is built by the caller after the binder exists */
 static Binder *k_binder(Stage1 *s, const char *name, DataType *t) { return b_binder(&s->b, name, pt_exp(s->b.tc, t)); }
 
-static unsigned applied_slot(const Stage1 *s, const Phrase *f) {
-  unsigned i = (unsigned)((uintptr_t)f >> 4) * 2654435761u & (unsigned)(s->applied_cap - 1);
-  while (s->applied[i] && s->applied[i] != f) i = (i + 1) & (unsigned)(s->applied_cap - 1);
+static unsigned applied_slot(const Stage1 *s, const void *key) {
+  unsigned i = (unsigned)((uintptr_t)key >> 4) * 2654435761u & (unsigned)(s->applied_cap - 1);
+  while (s->applied[i] && s->applied[i] != key) i = (i + 1) & (unsigned)(s->applied_cap - 1);
   return i;
 }
 
-/* Whether f is applied for the first time (and note that it is) */
-static bool first_application(Stage1 *s, const Phrase *f) {
+/* Whether key (a lambda, or a binder) is met for the first time (and
+ * note that it is) */
+static bool first_time(Stage1 *s, const void *key) {
   if (2 * (s->applied_len + 1) > s->applied_cap) {
-    const Phrase **old = s->applied;
+    const void **old = s->applied;
     int old_cap = s->applied_cap;
     s->applied_cap = old_cap ? 2 * old_cap : 32;
-    s->applied = NEWARRAY(s->b.arena, const Phrase *, s->applied_cap);
+    s->applied = NEWARRAY(s->b.arena, const void *, s->applied_cap);
     for (int k = 0; k < old_cap; k++)
       if (old[k]) s->applied[applied_slot(s, old[k])] = old[k];
   }
-  unsigned i = applied_slot(s, f);
+  unsigned i = applied_slot(s, key);
   if (s->applied[i]) return false;
-  s->applied[i] = f;
+  s->applied[i] = key;
   s->applied_len++;
   return true;
 }
+
+static bool first_application(Stage1 *s, const Phrase *f) { return first_time(s, f); }
 
 /* f applied to x, beta-reduced when f is a lambda: the body of a map.
  * The first application of a lambda shares its body but for the paths to
@@ -183,6 +197,32 @@ static const char *param_name(const Phrase *f, const char *fallback) {
   return f->kind == PH_LAM ? f->lam_binder->name : fallback;
 }
 
+/* f applied to a variable of a new binder *x, of type t, named after f's
+ * parameter: the body of a map or of a reduction's step, *x the
+ * parameter of the lambda the translation makes of it (Figure 5:
+ * \x o -> A[[f x]](o)).  The first application of a lambda takes f's own
+ * parameter for *x and gives f's body as it is: the substitution of a
+ * variable for f's parameter would only rename it (apply_fn's copies of
+ * the paths to its uses were a tenth of the stage, issue 35).  f's binder
+ * is then bound once in the result still, by the new lambda in place of
+ * f, which the result no longer holds (every later application copies
+ * f's body with fresh binders, apply_fn); its type is t (the checker
+ * typed f's parameter with the element type, check_dep.c for a dependent
+ * map's row), and the stages after this one substitute the element for
+ * it (stage II) before any of its variables reaches code generation. */
+static Phrase *open_fn(Stage1 *s, Phrase *f, const char *fallback, PhraseType *t, Binder **x) {
+  /* a parameter is taken once: a lambda met again (a value the normal
+   * body shares between two places, padCst's at both borders) or a copy
+   * of one that keeps its binder (a path copy, phrase_subst_shared) is
+   * applied by substitution */
+  if (f->kind == PH_LAM && !s->plain && first_application(s, f) && first_time(s, f->lam_binder)) {
+    *x = f->lam_binder;
+    return f->body;
+  }
+  *x = b_binder(&s->b, param_name(f, fallback), t);
+  return apply_fn(s, f, b_var(&s->b, *x));
+}
+
 /* ---- maps and reductions ---- */
 
 /* mapIX n d1 d2 (\x o -> A[[f x]](o)) input acc */
@@ -198,9 +238,10 @@ static Phrase *map_i(Stage1 *s, const Spine *sp, Phrase *input, Phrase *acc) {
   /* and of the output, a dependent array when the rows' types use k
    * (docs/language.md section 30.2) */
   DataType *d2 = out_t->kind == DT_DEPARRAY ? dt_dep_elem(tc, out_t, size_var(&tc->sizes, row)) : out_t->elem;
-  Binder *x = b_binder(b, param_name(f, "x"), pt_exp(tc, d1));
+  Binder *x;
+  Phrase *fx = open_fn(s, f, "x", pt_exp(tc, d1), &x);
   Binder *o = b_binder(b, "o", pt_acc(tc, d2));
-  Phrase *body = acc_tr(s, apply_fn(s, f, b_var(b, x)), b_var(b, o));
+  Phrase *body = acc_tr(s, fx, b_var(b, o));
   /* the body is passive (->p): each iteration writes only through o */
   Phrase *fn = b_lam(b, x, b_lam(b, o, body, true), false);
   PhraseType *ty = pt_fn(tc, fn->type, pt_fn(tc, input->type, pt_fn(tc, acc->type, tc->t_comm)));
@@ -286,11 +327,10 @@ static bool two_phases(Stage1 *s, Phrase *step, Binder *y, DataType *d2, Phrase 
 static Phrase *step_fn(Stage1 *s, Phrase *f, DataType *d1, DataType *d2, const Phrase **shared, Nest *nest) {
   Builder *b = &s->b;
   TypeCtx *tc = b->tc;
-  Binder *x = b_binder(b, param_name(f, "x"), pt_exp(tc, d1));
-  Phrase *fx = apply_fn(s, f, b_var(b, x));
-  Binder *y = b_binder(b, param_name(fx, "acc"), pt_exp(tc, d2));
+  Binder *x, *y;
+  Phrase *fx = open_fn(s, f, "x", pt_exp(tc, d1), &x);
+  Phrase *step = open_fn(s, fx, "acc", pt_exp(tc, d2), &y);
   Binder *o = b_binder(b, "o", pt_acc(tc, d2));
-  Phrase *step = apply_fn(s, fx, b_var(b, y));
   /* The work-items of a group write an array accumulator together when a
    * mapLocal computes the step (each its elements; all read them after):
    * it lives in local memory then, not in each work-item's private memory
@@ -401,9 +441,10 @@ static Phrase *slide_seq(Stage1 *s, const Spine *sp, Phrase *acc) {
   TypeCtx *tc = b->tc;
   Phrase *f = sp->args[0];
   DataType *in_t = b_data(sp->args[1]);
-  Binder *w = b_binder(b, param_name(f, "w"), f->type->fst);
+  Binder *w;
+  Phrase *fw = open_fn(s, f, "w", f->type->fst, &w);
   Binder *o = b_binder(b, "o", pt_acc(tc, b_data(acc)->elem));
-  Phrase *fn = b_lam(b, w, b_lam(b, o, acc_tr(s, apply_fn(s, f, b_var(b, w)), b_var(b, o)), true), false);
+  Phrase *fn = b_lam(b, w, b_lam(b, o, acc_tr(s, fw, b_var(b, o)), true), false);
   Binder *x = k_binder(s, "x", in_t);
   PhraseType *ty = pt_fn(tc, fn->type, pt_fn(tc, pt_exp(tc, in_t), pt_fn(tc, acc->type, tc->t_comm)));
   Phrase *prim = b_prim(b, prim_lowered(sp->head->prim), 0, ty);
@@ -528,14 +569,15 @@ static Phrase *con_args(Stage1 *s, const Spine *sp, int from, Phrase **vals, Phr
     return apply_k(s, k, e);
   }
   Phrase *a = sp->args[from];
-  if (a->type->kind != PT_EXP || a->kind == PH_VAR || a->kind == PH_LIT || a->kind == PH_PROJ) {
-    vals[from] = a;
+  Phrase *v = handed_on(a) ? a : passed_through(s, a);
+  if (v) {
+    vals[from] = v;
     return con_args(s, sp, from + 1, vals, k);
   }
   Binder *x = k_binder(s, "x", b_data(a));
   vals[from] = b_var(b, x);
   Phrase *rest = con_args(s, sp, from + 1, vals, k);
-  return con_tr(s, a, b_lam(b, x, rest, false));
+  return con_rules(s, a, b_lam(b, x, rest, false));
 }
 
 /* A sharing let, (\x -> body) arg with the lambda marked `shares`
@@ -606,7 +648,128 @@ static Phrase *to_memory(Stage1 *s, const Spine *sp, const char *name, Phrase *k
   return r;
 }
 
+/* Whether C[[E]], E a spine sp whose head is a primitive, has a rule of
+ * its own (Figure 5b, spec section 6: a map, scan or window makes a
+ * temporary, a reduction passes its result on, toX materialises, a select
+ * whose sides compute chooses first); else E passes through: its
+ * arguments are translated in turn and K takes E rebuilt from them
+ * (con_args).  The one test of both con_tr and passed_through. */
+static bool con_has_rule(const Spine *sp) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (sp->head->prim) {
+  case PRIM_MAP_SEQ:
+  case PRIM_DEP_MAP_SEQ:
+  case PRIM_MAP_GLOBAL:
+  case PRIM_DEP_MAP_GLOBAL:
+  case PRIM_MAP_WORKGROUP:
+  case PRIM_DEP_MAP_WORKGROUP:
+  case PRIM_MAP_LOCAL:
+  PRIM_CASES_WINDOW:
+  case PRIM_TO_GLOBAL:
+  case PRIM_TO_LOCAL:
+  case PRIM_TO_LOCAL_VOLATILE:
+  case PRIM_TO_PRIVATE:
+    return sp->nargs == 2;
+  PRIM_CASES_SCAN:
+  PRIM_CASES_REDUCE:
+    return sp->nargs == 3;
+  PRIM_CASES_REDUCE_RANGE:
+    return sp->nargs == 5;
+  case PRIM_SELECT: return select_computes(sp);
+  /* a plain map is a view (its function only rearranges data, as the
+   * strategy check made sure): it passes through like the views and
+   * scalar primitives (Figure 5b) */
+  /* scatter only in acceptor position (strategy.c): its read form is
+   * refused before translation */
+  case PRIM_MAP:
+  PRIM_CASES_VIEW:
+  case PRIM_VEC:
+  case PRIM_CLAMP_IDX:
+  PRIM_CASES_VECTOR:
+  PRIM_CASES_MATH:
+  PRIM_CASES_CONVERT:
+  PRIM_CASES_FOREIGN:
+  /* a kernel's body is an expression: the imperative primitives come only from the stages after this one */
+  PRIM_CASES_SKIP:
+  PRIM_CASES_NEW:
+  PRIM_CASES_FOR:
+  PRIM_CASES_IF:
+  PRIM_CASES_PARFOR:
+  PRIM_CASES_VIEW_ACC:
+  PRIM_CASES_MAP_I:
+  PRIM_CASES_REDUCE_I:
+  PRIM_CASES_SCAN_I:
+  PRIM_CASES_FOR_RANGE:
+  PRIM_CASES_WINDOW_I:
+  case PRIM_COUNT: return false;
+  }
+  DPIA_EXHAUSTIVE_END
+  return false;
+}
+
+/* An argument con_args hands on as it is: a phrase that is no expression
+ * (a view map's function), a variable, a literal or a projection (a
+ * sharing let's x.2) */
+static bool handed_on(const Phrase *a) {
+  return a->type->kind != PT_EXP || a->kind == PH_VAR || a->kind == PH_LIT || a->kind == PH_PROJ;
+}
+
+/* E as C[[E]](K) hands it to K, or NULL: for E made of variables,
+ * literals, projections, operators and primitives that pass through
+ * (con_has_rule), C[[E]](K) = K(E'), E' rebuilt as con_args and con_tr
+ * rebuild it (each spine's applications with its span, each operator a
+ * copy of E's with its operands' E'), where each operand went to K by a
+ * continuation of its own, \x -> ..., applied at once (apply_k: its one
+ * variable overwritten with the operand).  Made directly, without the
+ * continuations (a binder, a variable and a lambda an operand: the
+ * administrative part of the translation, issue 35).  An operand
+ * con_args hands on as it is (handed_on) is shared, where apply_k made
+ * a copy of its node in the variable's place: no later pass changes a
+ * phrase in place but for those apply_k overwrites, variables this file
+ * builds for its continuations, which no value of the normal body holds.
+ * Nothing that depends on the order of the builder's calls is made (a
+ * temporary's name, a dependent array's rows: both by the rules). */
+static Phrase *passed_through(Stage1 *s, Phrase *e) {
+  if (s->plain || is_sharing_let(e)) return NULL;
+  switch (e->kind) {
+  case PH_VAR:
+  case PH_LIT:
+  case PH_PROJ: return e;
+  case PH_UNOP:
+  case PH_BINOP: {
+    Phrase *x = passed_through(s, e->fst);
+    Phrase *y = x && e->kind == PH_BINOP ? passed_through(s, e->snd) : NULL;
+    if (!x || (e->kind == PH_BINOP && !y)) return NULL;
+    Phrase *op = arena_dup(s->b.arena, e, sizeof *e);
+    op->fst = x;
+    if (y) op->snd = y;
+    return op;
+  }
+  case PH_APP:
+  case PH_PRIM: {
+    Spine sp;
+    if (!spine_of(s->b.arena, e, &sp) || con_has_rule(&sp)) return NULL;
+    for (int i = 0; i < sp.nargs; i++)
+      if (!handed_on(sp.args[i]) && !(sp.args[i] = passed_through(s, sp.args[i]))) return NULL;
+    Span saved = s->b.span;
+    s->b.span = e->span;
+    Phrase *r = sp.head;
+    for (int i = 0; i < sp.nargs; i++) r = b_app(&s->b, r, sp.args[i]);
+    s->b.span = saved;
+    return r;
+  }
+  default: return NULL;
+  }
+}
+
+/* C[[E]](K) (Figure 5b) */
 static Phrase *con_tr(Stage1 *s, Phrase *e, Phrase *k) {
+  Phrase *v = passed_through(s, e);
+  return v ? apply_k(s, k, v) : con_rules(s, e, k);
+}
+
+/* C[[E]](K) by the rules, E's operands each by con_tr */
+static Phrase *con_rules(Stage1 *s, Phrase *e, Phrase *k) {
   Builder *b = &s->b;
   Span saved = b->span;
   b->span = e->span;
@@ -640,75 +803,65 @@ static Phrase *con_tr(Stage1 *s, Phrase *e, Phrase *k) {
     Spine sp;
     if (!spine_of(s->b.arena, e, &sp)) INTERNAL("stage I: application of a %s", phrase_kind_name[sp.head->kind]);
     r = NULL;
-    DPIA_EXHAUSTIVE_BEGIN
-    switch (sp.head->prim) {
-    case PRIM_MAP_SEQ:
-    case PRIM_DEP_MAP_SEQ:
-    case PRIM_MAP_GLOBAL:
-    case PRIM_DEP_MAP_GLOBAL:
-    case PRIM_MAP_WORKGROUP:
-    case PRIM_DEP_MAP_WORKGROUP:
-    case PRIM_MAP_LOCAL:
+    if (con_has_rule(&sp)) {
+      DPIA_EXHAUSTIVE_BEGIN
+      switch (sp.head->prim) {
+      case PRIM_MAP_SEQ:
+      case PRIM_DEP_MAP_SEQ:
+      case PRIM_MAP_GLOBAL:
+      case PRIM_DEP_MAP_GLOBAL:
+      case PRIM_MAP_WORKGROUP:
+      case PRIM_DEP_MAP_WORKGROUP:
+      case PRIM_MAP_LOCAL:
       /* C[[map f e]](K) = newM (n.d2) (\tmp -> A[[map f e]](tmp.1); K(tmp.2)) */
-      if (sp.nargs == 2) r = materialise(s, temp_memory_of(s, sp.head, sp.args[0]), "tmp", e, k);
-      break;
-    /* the same for a scan's array */
-    PRIM_CASES_SCAN:
-      if (sp.nargs == 3) r = materialise(s, temp_memory_of(s, sp.head, sp.args[0]), "tmp", e, k);
-      break;
-    /* and for a sliding window's */
-    PRIM_CASES_WINDOW:
-      if (sp.nargs == 2) r = materialise(s, temp_memory_of(s, sp.head, sp.args[0]), "tmp", e, k);
-      break;
-    PRIM_CASES_REDUCE:
-      if (sp.nargs == 3) {
+      /* the same for a scan's array, and for a sliding window's */
+      PRIM_CASES_SCAN:
+      PRIM_CASES_WINDOW:
+        r = materialise(s, temp_memory_of(s, sp.head, sp.args[0]), "tmp", e, k);
+        break;
+      PRIM_CASES_REDUCE : {
         Binder *x = k_binder(s, "x", b_data(sp.args[2]));
         Binder *y = k_binder(s, "y", b_data(sp.args[1]));
         Phrase *red = reduce_i(s, &sp, b_var(b, y), b_var(b, x), k);
         r = con_tr(s, sp.args[2], b_lam(b, x, con_tr(s, sp.args[1], b_lam(b, y, red, false)), false));
+        break;
       }
-      break;
-    PRIM_CASES_REDUCE_RANGE:
-      if (sp.nargs == 5) r = reduce_range(s, &sp, k);
-      break;
-    /* the temporaries named after their memory */
-    case PRIM_TO_GLOBAL: r = to_memory(s, &sp, "tmp", k); break;
-    case PRIM_TO_LOCAL:
-    case PRIM_TO_LOCAL_VOLATILE: r = to_memory(s, &sp, "loc", k); break;
-    case PRIM_TO_PRIVATE: r = to_memory(s, &sp, "priv", k); break;
-    /* its value made by the side chosen, in a variable of its own */
-    case PRIM_SELECT:
-      if (select_computes(&sp))
+      PRIM_CASES_REDUCE_RANGE:
+        r = reduce_range(s, &sp, k);
+        break;
+      /* the temporaries named after their memory */
+      case PRIM_TO_GLOBAL: r = to_memory(s, &sp, "tmp", k); break;
+      case PRIM_TO_LOCAL:
+      case PRIM_TO_LOCAL_VOLATILE: r = to_memory(s, &sp, "loc", k); break;
+      case PRIM_TO_PRIVATE: r = to_memory(s, &sp, "priv", k); break;
+      /* its value made by the side chosen, in a variable of its own */
+      case PRIM_SELECT:
         r = materialise(s, holds_array(b_data(e)) ? s->temp_memory.any : PRIM_NEW_PRIVATE, "chosen", e, k);
-      break;
-    /* a plain map is a view (its function only rearranges data, as the
-     * strategy check made sure): it passes through like the views and
-     * scalar primitives (Figure 5b) */
-    /* scatter only in acceptor position (strategy.c): its read form is
-     * refused before translation */
-    case PRIM_MAP:
-    PRIM_CASES_VIEW:
-    case PRIM_VEC:
-    case PRIM_CLAMP_IDX:
-    PRIM_CASES_VECTOR:
-    PRIM_CASES_MATH:
-    PRIM_CASES_CONVERT:
-    PRIM_CASES_FOREIGN:
-    /* a kernel's body is an expression: the imperative primitives come only from the stages after this one */
-    PRIM_CASES_SKIP:
-    PRIM_CASES_NEW:
-    PRIM_CASES_FOR:
-    PRIM_CASES_IF:
-    PRIM_CASES_PARFOR:
-    PRIM_CASES_VIEW_ACC:
-    PRIM_CASES_MAP_I:
-    PRIM_CASES_REDUCE_I:
-    PRIM_CASES_SCAN_I:
-    PRIM_CASES_FOR_RANGE:
-    PRIM_CASES_WINDOW_I:
-    case PRIM_COUNT: break;
+        break;
+      /* passing through (con_has_rule) */
+      case PRIM_MAP:
+      PRIM_CASES_VIEW:
+      case PRIM_VEC:
+      case PRIM_CLAMP_IDX:
+      PRIM_CASES_VECTOR:
+      PRIM_CASES_MATH:
+      PRIM_CASES_CONVERT:
+      PRIM_CASES_FOREIGN:
+      PRIM_CASES_SKIP:
+      PRIM_CASES_NEW:
+      PRIM_CASES_FOR:
+      PRIM_CASES_IF:
+      PRIM_CASES_PARFOR:
+      PRIM_CASES_VIEW_ACC:
+      PRIM_CASES_MAP_I:
+      PRIM_CASES_REDUCE_I:
+      PRIM_CASES_SCAN_I:
+      PRIM_CASES_FOR_RANGE:
+      PRIM_CASES_WINDOW_I:
+      case PRIM_COUNT: break;
+      }
+      DPIA_EXHAUSTIVE_END
     }
-    DPIA_EXHAUSTIVE_END
     if (!r) {
       Phrase **vals = NEWARRAY(b->arena, Phrase *, sp.nargs);
       r = con_args(s, &sp, 0, vals, k);
@@ -1090,8 +1243,11 @@ static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
   return r;
 }
 
-DefInfo *translate_stage1(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *kernel, Phrase *normal_body) {
-  Stage1 s = {{a, tc, in, normal_body->span, {{0}}}, {PRIM_NEW_GLOBAL, PRIM_NEW_GLOBAL}, {.arena = a}, NULL, 0, 0};
+static DefInfo *stage1(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *kernel, Phrase *normal_body, bool plain) {
+  Stage1 s = {.b = {a, tc, in, normal_body->span, {{0}}},
+              .temp_memory = {PRIM_NEW_GLOBAL, PRIM_NEW_GLOBAL},
+              .params = {.arena = a},
+              .plain = plain};
   DefInfo *d = NEW(a, DefInfo);
   *d = *kernel;
   d->is_kernel = false;
@@ -1117,4 +1273,12 @@ DefInfo *translate_stage1(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *ke
   for (int i = d->nparams - 1; i >= 0; i--) t = pt_fn(tc, d->params[i]->type, t);
   d->type = t;
   return d;
+}
+
+DefInfo *translate_stage1(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *kernel, Phrase *normal_body) {
+  return stage1(a, tc, in, kernel, normal_body, false);
+}
+
+DefInfo *translate_stage1_plain(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *kernel, Phrase *normal_body) {
+  return stage1(a, tc, in, kernel, normal_body, true);
 }

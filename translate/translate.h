@@ -13,6 +13,13 @@
  * first parameter, named `output`, or output_2 ... when the kernel has a
  * parameter of that name (the program's own names are kept). */
 DefInfo *translate_stage1(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *kernel, Phrase *normal_body);
+/* The same by Figure 5's rules as written: every application of a user's
+ * lambda (a map's function, a reduction's step) substitutes a new variable
+ * for its parameter, where stage1.c takes the parameter as it is at the
+ * first (open_fn), and every operand of a value passes through a
+ * continuation of its own, where stage1.c makes the value directly
+ * (passed_through): for test stage1, which compares the two */
+DefInfo *translate_stage1_plain(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *kernel, Phrase *normal_body);
 /* Stage II (section 4.2): mapI/reduceI replaced by parfor/for loops, then
  * beta-normalised. */
 DefInfo *translate_stage2(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *intermediate);
@@ -23,9 +30,10 @@ DefInfo *translate_stage2_late(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, 
 /* Hoisting (section 6.4, spec section 7): newGlobal to kernel parameters,
  * newLocal to kernel scope, widened across the parallel loops they leave. */
 DefInfo *translate_hoist(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *imperative);
-/* The same by a walk of every phrase, values included (hoist.c skips a
- * value that holds no use of a hoisted variable): for test hoist, which
- * compares the two */
+/* The same by a walk of every phrase, values included, with a new binder
+ * for every buffer moved (hoist.c skips a value that holds no use of a
+ * hoisted variable, and keeps the binder of a buffer widened by no loop):
+ * for test hoist, which compares the two */
 DefInfo *translate_hoist_walked(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *imperative);
 
 #endif

@@ -16,6 +16,10 @@ static const char program[] =
     "kernel scal (N: nat) (alpha: float) (xs: [N]float) =\n"
     "  xs |> split 64 |> mapWorkgroup (\\c -> c |> mapLocal (\\x -> alpha * x)) |> join\n"
     "\n"
+    "kernel shared (N: nat) (xs: [N]float) =\n"
+    "  xs |> split 64 |> mapWorkgroup (\\c -> c |> toLocal (mapLocal (\\x -> x * 2.0)) |> mapLocal (\\y -> y + 1.0))\n"
+    "     |> join\n"
+    "\n"
     "def staged (N: nat) (output: acc[[N]float]) (xs: exp[[N]float]) =\n"
     "  newGlobal [N]float (\\tmp ->\n"
     "    parforGlobal tmp.1 (\\i o -> o := idx xs i);\n"
@@ -95,6 +99,7 @@ int main(void) {
     return 1;
   }
   Tally t = {0, 0};
+  int left = 0;
   DefInfo *intermediate = translate_stage1(&env.arena, &env.tc, &env.in, k, body);
   DefInfo *imperative = translate_stage2(&env.arena, &env.tc, &env.in, &env.diag, intermediate);
   DefInfo *hoisted = imperative ? translate_hoist(&env.arena, &env.tc, &env.in, &env.diag, imperative) : NULL;
@@ -130,6 +135,37 @@ int main(void) {
       &t, "stage I output given back by stage II",
       phrase_invariant_violation_after(&env.arena, intermediate, PHRASE_IMPERATIVE, intermediate, PHRASE_INTERMEDIATE),
       "primitive mapI");
+  /* hoisting's output walked with stage II's (walk_both): a local buffer
+   * moved to the kernel's scope, its binder kept */
+  DefInfo *sk = find(cp, "shared");
+  Phrase *sbody = sk ? normalize_def(&env.arena, &env.tc, &env.diag, sk) : NULL;
+  DefInfo *s1 = sbody ? translate_stage1(&env.arena, &env.tc, &env.in, sk, sbody) : NULL;
+  DefInfo *s2 = s1 ? translate_stage2(&env.arena, &env.tc, &env.in, &env.diag, s1) : NULL;
+  DefInfo *s3 = s2 ? translate_hoist(&env.arena, &env.tc, &env.in, &env.diag, s2) : NULL;
+  if (s3 && s3->body != s2->body && s3->body->kind == PH_APP && s3->body->snd->kind == PH_LAM) {
+    expect(&t, "a local buffer hoisted, after stage II's",
+           phrase_invariant_violation_after(&env.arena, s3, PHRASE_HOISTED, s2, PHRASE_IMPERATIVE), NULL);
+    /* the buffer moved out, but bound nowhere */
+    DefInfo unbound = *s3;
+    unbound.body = s3->body->snd->body;
+    expect(&t, "a hoisted buffer bound nowhere",
+           phrase_invariant_violation_after(&env.arena, &unbound, PHRASE_HOISTED, s2, PHRASE_IMPERATIVE),
+           "outside the scope of its binder");
+    left += left_bound(s3->body) + left_bound(s2->body);
+  } else {
+    expect(&t, "a local buffer hoisted", NULL, "a hoisted local buffer");
+  }
+  /* a program given back with a parameter more (not the very def): its
+   * phrases given back as they are looked into for what hoisting
+   * removes */
+  DefInfo more = *staged;
+  more.nparams = staged->nparams + 1;
+  more.params = NEWARRAY(&env.arena, Binder *, more.nparams);
+  for (int i = 0; i < staged->nparams; i++) more.params[i] = staged->params[i];
+  more.params[staged->nparams] = hoisted->params[0];
+  expect(&t, "newGlobal given back by hoisting, a parameter added",
+         phrase_invariant_violation_after(&env.arena, &more, PHRASE_HOISTED, staged, PHRASE_IMPERATIVE),
+         "primitive newGlobal");
   /* a variable whose binder is nowhere above it */
   Phrase *var = first_of(imperative->body, PH_VAR);
   if (var) {
@@ -176,7 +212,7 @@ int main(void) {
   expect(&t, "stage II output, repaired", phrase_invariant_violation(&env.arena, imperative, PHRASE_IMPERATIVE), NULL);
   /* the checks stopped early (mapI, the stray variable) unbound what
    * they had bound */
-  int left = left_bound(intermediate->body) + left_bound(imperative->body) + left_bound(hoisted->body);
+  left += left_bound(intermediate->body) + left_bound(imperative->body) + left_bound(hoisted->body);
   for (int i = 0; i < hoisted->nparams; i++) left += hoisted->params[i]->in_scope != 0;
   expect(&t, "binders left in scope after the checks", left ? "some" : NULL, NULL);
   printf("invariant: %d passed, %d failed\n", t.passed, t.failed);

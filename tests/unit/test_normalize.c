@@ -5,8 +5,12 @@
  * the walk gives it back and only there, and the same reach (the bound
  * on the result's nodes the later stages trust, TypeCtx.norm_reach).
  * Both paths must be taken: some kernels normal as checked, others with
- * a def or a let to inline.  Prints `normalize: K kernels, N normal as
- * checked, F failed`. */
+ * a def or a let to inline.  And the look's by-product, whether the
+ * result holds a plain map (normalize_phrase_holding, which spares the
+ * write-through of view maps its own look): known exactly where the look
+ * found the body normal, and right there (phrase_has_prim), both ways.
+ * Prints `normalize: K kernels, N normal as checked (M with a plain map),
+ * F failed`. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +18,10 @@
 #include "unit_env.h"
 
 typedef struct Tally {
-  int kernels, as_checked, failed;
+  int kernels, as_checked, with_map, failed;
 } Tally;
+
+static bool is_plain_map(Prim p) { return p == PRIM_MAP; }
 
 static void check_file(const char *path, Tally *t) {
   size_t len;
@@ -38,7 +44,8 @@ static void check_file(const char *path, Tally *t) {
     t->kernels++;
     Phrase *walked = normalize_phrase_walked(&env.arena, &env.tc, &env.diag, def->body);
     long walked_reach = env.tc.norm_reach;
-    Phrase *looked = normalize_phrase(&env.arena, &env.tc, &env.diag, def->body);
+    int holds_map;
+    Phrase *looked = normalize_phrase_holding(&env.arena, &env.tc, &env.diag, def->body, &holds_map);
     long looked_reach = env.tc.norm_reach;
     const char *wrong = NULL;
     if (!walked || !looked)
@@ -49,6 +56,11 @@ static void check_file(const char *path, Tally *t) {
       wrong = "the two normal forms differ";
     else if (walked_reach != looked_reach)
       wrong = "the two reaches differ";
+    else if ((holds_map >= 0) != (looked == def->body))
+      wrong = "whether the result holds a plain map is known where the look did not find the body normal";
+    else if (holds_map >= 0 && holds_map != phrase_has_prim(looked, is_plain_map))
+      wrong = "the look says wrongly whether the result holds a plain map";
+    if (holds_map > 0) t->with_map++;
     if (wrong) {
       fprintf(stderr, "test_normalize: %s: kernel %s: %s (reach %ld and %ld)\n", path, def->name, wrong, walked_reach,
               looked_reach);
@@ -65,7 +77,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: test_normalize FILE.dpia...\n");
     return 2;
   }
-  Tally t = {0, 0, 0};
+  Tally t = {0, 0, 0, 0};
   for (int i = 1; i < argc; i++) check_file(argv[i], &t);
   /* both paths taken */
   if (t.as_checked == 0 || t.as_checked == t.kernels) {
@@ -73,6 +85,13 @@ int main(int argc, char **argv) {
             t.kernels);
     t.failed++;
   }
-  printf("normalize: %d kernels, %d normal as checked, %d failed\n", t.kernels, t.as_checked, t.failed);
+  /* and the look's answer about plain maps both ways */
+  if (t.with_map == 0 || t.with_map == t.as_checked) {
+    fprintf(stderr, "test_normalize: %d of %d kernels normal as checked hold a plain map: one answer is not tested\n",
+            t.with_map, t.as_checked);
+    t.failed++;
+  }
+  printf("normalize: %d kernels, %d normal as checked (%d with a plain map), %d failed\n", t.kernels, t.as_checked,
+         t.with_map, t.failed);
   return t.failed ? 1 : 0;
 }
