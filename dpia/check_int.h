@@ -260,8 +260,13 @@ bool unify_sizes(Checker *c, Size a, Size b, Span span);
 /* Unify want with have; report a mismatch at span (ctx, if not NULL,
  * names the context). */
 bool expect_type(Checker *c, Span span, PhraseType *want, PhraseType *have, const char *ctx);
-/* t with solved metavariables replaced */
+/* t with solved metavariables replaced: a new type where t has any */
 PhraseType *zonk_phrase_type(Checker *c, PhraseType *t);
+/* the same replaced in t itself, and t returned (a copy only after a size
+ * overflowed): the final zonk of a checked declaration (finish_decl),
+ * whose types are no longer unified; for tests/unit test_zonk, which
+ * compares the two */
+PhraseType *zonk_phrase_type_in_place(Checker *c, PhraseType *t);
 void defer(Checker *c, DeferKind kind, DataType *a, DataType *b, Size width, ScalarKind target, Span span);
 bool wake_deferred(Checker *c);
 /* Settle a checked declaration: deferred constraints, postponed size
