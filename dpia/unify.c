@@ -762,6 +762,12 @@ bool wake_deferred(Checker *c) {
     Deferred *d = c->deferred.items[i];
     if (d->done) continue;
     DataType *a = dt_resolve(d->a), *b = dt_resolve(d->b);
+    /* both sides unknown: every kind waits for one of them (a lane for
+     * its vector a; a vector or a conversion for a or b to be a type),
+     * whatever the width, and does nothing until then; most calls find
+     * a primitive's constraints so until its argument is unified
+     * (translation throughput) */
+    if (a->kind == DT_META && b->kind == DT_META) continue;
     Span saved = c->unify_span;
     c->unify_span = d->span;
     if (d->kind == DEFER_LANE) {
