@@ -1453,4 +1453,8 @@ void finish_decl(Checker *c, DefInfo *def) {
     check_literal_ranges(c);
   }
   if (!c->failed) settle_requirements(c, def);
+  /* counted anew for the next declaration (one that stops before its
+   * finish keeps the count: its successor's body is then walked, as
+   * every body was) */
+  c->rows_given = 0;
 }
