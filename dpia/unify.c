@@ -891,7 +891,7 @@ typedef struct Finish {
   Checker *c;
   bool reported_unsolved;
   /* phrase types found without unsolved metavariables, direct-mapped:
-   * zonk_spine's phrases share their types' parts (pt_unsolved_in) */
+   * the phrases share their types' parts (zonk_tree, pt_unsolved_in) */
   const PhraseType *clean[CLEAN_TYPES];
 } Finish;
 
@@ -915,47 +915,18 @@ static bool pt_unsolved_in(Finish *f, const PhraseType *t) {
   return unsolved;
 }
 
-/* Whether p applies a function whose type's result is p's very type (as
- * apply_spine makes them): the zonk of that type then holds p's. */
-static bool result_of_fst(const Phrase *p) {
-  if (p->kind != PH_APP) return false;
-  const PhraseType *t = p->fst->type;
-  return (t->kind == PT_FN || t->kind == PT_FN_P) && t->snd == p->type;
-}
-
-/* Zonk the types of an application spine f a1 ... an at once, from the
- * function's: each application's type is the result part of the one below
- * (result_of_fst), so zonking each phrase's type apart walked the rest of
- * the function's type again at every argument (translation throughput).
- * Same types: zonk_phrase_type_in of a function type returns it or one
- * made of its parts' zonks, which are then the zonks of those parts. */
-static PhraseType *zonk_spine(Finish *f, Phrase *p) {
-  if (result_of_fst(p)) return p->type = zonk_spine(f, p->fst)->snd;
-  return p->type = zonk_phrase_type_in(f->c, p->type, true);
-}
-
-/* whether a phrase's type is zonked when zonk_node comes to it: not yet,
- * by zonk_spine (with its function's, result_of_fst), or given alone (a
- * lambda's body) */
-typedef enum Zonked { ZONKED_NOT, ZONKED_SPINE, ZONKED_ALONE } Zonked;
-
-static void zonk_node(Finish *f, Phrase *p, Zonked done);
-
-/* Zonk every type in the tree; report the first phrase whose type cannot
- * be inferred. */
-static void zonk_tree(Finish *f, Phrase *p) { zonk_node(f, p, ZONKED_NOT); }
-
-static void zonk_node(Finish *f, Phrase *p, Zonked done) {
+/* Zonk every type in the tree in place (zonk_phrase_type_in_place) and
+ * report the first phrase whose type cannot be inferred.  The phrases
+ * share their types' objects (an application's type is the result part of
+ * its function's, as apply_spine makes them; a variable's is its
+ * binder's; a lambda's parts are its binder's and its body's): each
+ * object is zonked at the first phrase that holds it and marked ground
+ * there, and found so at the others, so no type is walked twice (the
+ * spines were zonked from their functions' types for that, when the zonk
+ * made new types: translation throughput). */
+static void zonk_tree(Finish *f, Phrase *p) {
   Checker *c = f->c;
-  PhraseType *written = p->type;
-  if (done == ZONKED_NOT) {
-    if (p->kind == PH_APP) {
-      zonk_spine(f, p);
-      done = ZONKED_SPINE;
-    } else {
-      p->type = zonk_phrase_type_in(c, p->type, true);
-    }
-  }
+  p->type = zonk_phrase_type_in(c, p->type, true);
   if (!f->reported_unsolved && pt_unsolved_in(f, p->type)) {
     f->reported_unsolved = true;
     TypeNamer tn;
@@ -993,25 +964,12 @@ static void zonk_node(Finish *f, Phrase *p, Zonked done) {
       }
     }
     break;
-  case PH_LAM: {
-    /* \x -> body has type T -> (body's type), elab_lambda: its zonk holds
-     * the binder's and the body's (not known when a spine zonked it) */
-    bool parts = done == ZONKED_NOT && (written->kind == PT_FN || written->kind == PT_FN_P);
-    if (parts && written->fst == p->lam_binder->type) p->lam_binder->type = p->type->fst;
-    else p->lam_binder->type = zonk_phrase_type_in(c, p->lam_binder->type, true);
-    if (parts && written->snd == p->body->type) {
-      p->body->type = p->type->snd;
-      zonk_node(f, p->body, ZONKED_ALONE);
-    } else {
-      zonk_tree(f, p->body);
-    }
+  case PH_LAM:
+    p->lam_binder->type = zonk_phrase_type_in(c, p->lam_binder->type, true);
+    zonk_tree(f, p->body);
     break;
-  }
   default:
-    /* an application's function was zonked with it by zonk_spine if its
-     * type holds the application's (after the zonk too: a type zonked
-     * apart is its own or a new one, never the function's part) */
-    zonk_node(f, p->fst, done == ZONKED_SPINE && result_of_fst(p) ? ZONKED_SPINE : ZONKED_NOT);
+    zonk_tree(f, p->fst);
     if (p->kind != PH_PROJ && p->kind != PH_UNOP) zonk_tree(f, p->snd);
     break;
   }
