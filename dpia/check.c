@@ -828,7 +828,7 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
     }
     if (loop) {
       c->loop_lambda = loop;
-      fn->dep_index = loop->bound;
+      dep_row_given(c, fn, loop->bound);
       dep_first_req = c->reqs.len;
     }
     int given = fn ? explicit_sizes(c, env, fn, args, nargs) : 0;

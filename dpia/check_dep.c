@@ -36,7 +36,7 @@ bool dep_map_type(Checker *c, Env **envp, Phrase *fn, Phrase *xs, int nargs, con
   }
   Sym k = row_name(c, envp, f, t, 1, name);
   if (!k) return false;
-  fn->dep_index = k;
+  dep_row_given(c, fn, k);
   fn->origin = name; /* its loop's comment in generated code */
   SizeCtx *sc = &c->tc->sizes;
   /* (exp[a] -> exp[b]) -> exp[c] -> exp[d], d made of b once f is
@@ -51,7 +51,7 @@ bool dep_map_type(Checker *c, Env **envp, Phrase *fn, Phrase *xs, int nargs, con
 bool dep_map_i_type(Checker *c, Env **envp, Phrase *fn, const DataType *t, const DataType *out_t, const Ast **f) {
   Sym k = row_name(c, envp, f, t, 2, prim_info[fn->prim].name);
   if (!k) return false;
-  fn->dep_index = k;
+  dep_row_given(c, fn, k);
   TypeCtx *tc = c->tc;
   /* (exp[a] -> acc[b] ->p comm) -> exp[[n]a] -> acc[[n]b] -> comm, a the
    * row k, and b too when the output is a dependent array (section 30.2) */
@@ -272,7 +272,16 @@ static void walk(DepScope *s, const Phrase *p, const Inside *inside) {
   }
 }
 
+void dep_row_given(Checker *c, Phrase *fn, Sym k) {
+  fn->dep_index = k;
+  c->rows_given++;
+}
+
 void dep_scopes(Checker *c, const Phrase *body) {
+  /* no primitive of the declaration was given a row: no type can name
+   * one, and the walks below would find nothing (translation throughput:
+   * most programs have no dependent map) */
+  if (!c->rows_given) return;
   DepScope s = {.c = c};
   collect(&s, body);
   if (s.indices.len) walk(&s, body, NULL);
@@ -295,7 +304,7 @@ bool dep_idx_type(Checker *c, Env *env, Phrase *fn, Phrase *xs, const Ast *index
     return false;
   }
   found->used_as_size = true;
-  fn->dep_index = index->name; /* the row it takes */
+  dep_row_given(c, fn, index->name); /* the row it takes */
   SizeCtx *sc = &c->tc->sizes;
   /* exp[[n]a] -> exp[idx[n]] -> exp[a], or acc[...] -> ... -> acc[a] */
   TypeCtx *tc = c->tc;

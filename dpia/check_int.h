@@ -92,6 +92,11 @@ typedef struct Checker {
   int depth;
   int def_depth;
   bool failed; /* the current declaration has an error */
+  /* the phrases of the current declaration given a row so far
+   * (dep_row_given; 0 again after finish_decl, saved with the rest where
+   * a def is checked at its first use): dep_scopes walks a body only if
+   * there are any */
+  int rows_given;
   const TuneSettings *set; /* tune parameters bound to constants; NULL: none */
   /* the lambda of an imperative loop being checked, whose index is a
    * size of its body too (check.c, row_loop) */
@@ -222,6 +227,9 @@ bool dep_join_result(Checker *c, Phrase *fn, Span span);
  * that of the row i, a loop's index (row_loop), else left as it is;
  * false after reporting any other index of a dependent array (E0336) */
 bool dep_idx_type(Checker *c, Env *env, Phrase *fn, Phrase *xs, const Ast *index);
+/* fn->dep_index = k, counted in c->rows_given: every phrase of a
+ * declaration given a row (Phrase.dep_index) is given it here */
+void dep_row_given(Checker *c, Phrase *fn, Sym k);
 /* a checked and zonked body: no type outside a dependent map's function
  * names its row (E0335) */
 void dep_scopes(Checker *c, const Phrase *body);
@@ -260,8 +268,13 @@ bool unify_sizes(Checker *c, Size a, Size b, Span span);
 /* Unify want with have; report a mismatch at span (ctx, if not NULL,
  * names the context). */
 bool expect_type(Checker *c, Span span, PhraseType *want, PhraseType *have, const char *ctx);
-/* t with solved metavariables replaced */
+/* t with solved metavariables replaced: a new type where t has any */
 PhraseType *zonk_phrase_type(Checker *c, PhraseType *t);
+/* the same replaced in t itself, and t returned (a copy only after a size
+ * overflowed): the final zonk of a checked declaration (finish_decl),
+ * whose types are no longer unified; for tests/unit test_zonk, which
+ * compares the two */
+PhraseType *zonk_phrase_type_in_place(Checker *c, PhraseType *t);
 void defer(Checker *c, DeferKind kind, DataType *a, DataType *b, Size width, ScalarKind target, Span span);
 bool wake_deferred(Checker *c);
 /* Settle a checked declaration: deferred constraints, postponed size

@@ -5,7 +5,9 @@
  * solved at most once; follow it with dt_resolve) and size variables named
  * "?n..." inside Size values (solved in the checker's size table).  After a
  * declaration is checked, every type it carries is "zonked": no solved
- * metavariable remains. */
+ * metavariable remains (replaced in the type objects themselves, which
+ * changes no type's meaning: unify.c, zonk_phrase_type_in_place); from
+ * then on they are not changed. */
 #ifndef DPIA_TYPES_H
 #define DPIA_TYPES_H
 
@@ -54,7 +56,7 @@ struct DataType {
   /* known to hold no metavariable, data or size, solved or not: the
    * checker's zonk returns it as it is without a walk (unify.c; set by
    * dt_scalar and dt_var, and on the zonk's results).  False says nothing.
-   * Types are immutable, so a type once ground stays so. */
+   * A ground type is never changed, so it stays ground. */
   bool ground;
   Size size;         /* DT_ARRAY, DT_DEPARRAY, DT_IDX */
   DataType *elem;    /* DT_ARRAY, DT_DEPARRAY */

@@ -452,65 +452,40 @@ bool unify_phrase_types(Checker *c, PhraseType *a, PhraseType *b) { return unify
 
 /* ---- zonking: replace solved metavariables everywhere ----
  *
- * A type with nothing to replace is returned as it is, not copied: zonking
- * runs over every phrase of a declaration (translation throughput, issue
- * 5), and types are immutable once zonked. */
+ * Two ways.  A zonk during inference (a type for a message, a dependent
+ * map's row) copies: a type with nothing to replace is returned as it is,
+ * any other is made anew of its parts' zonks, and the type itself is left
+ * as it was.  The final zonk of a checked declaration (zonk_tree,
+ * finish_decl) replaces in place instead: its types are no longer unified,
+ * no metavariable is solved again (a solution is never undone), so a type
+ * means the same as its zonk for every holder of it; the zonk is written
+ * into the type object itself (a part that was a solved DT_META becomes
+ * its solution, a size its zonk) and the object marked ground, so every
+ * other holder of it (a variable's type is its binder's, an application's
+ * the result part of its function's, the data types unification shared)
+ * finds it ground at its flag.  Rebuilding every phrase's type there made
+ * a new object for each that held a solved metavariable (75 of the 76
+ * phrase types of a search variant) and needed a table of the walk's data
+ * zonks so that a shared type was not walked again (translation
+ * throughput, BENCHMARKS.md).  A size whose zonk overflowed (the sticky
+ * flag of SizeCtx) is written nowhere: from there on the final zonk copies
+ * as the other does, and the error is reported where it is found. */
 
 static bool same_size(Size a, Size b) { return a.terms == b.terms && a.nterms == b.nterms; }
 
-/* The results of zonking data types by the type (after dt_resolve), for
- * one zonk_tree: no metavariable is solved while it runs, so a type zonks
- * to the same result wherever it occurs, and the phrases of a declaration
- * share their data types (unification binds a metavariable to the other
- * side's type).  A result is only ever shared where a fresh equal type was
- * made before; types are immutable once zonked, and equality on them is
- * structural (types.c), so no output can tell (translation throughput,
- * BENCHMARKS.md). */
-typedef struct DataZonks {
-  Arena *arena;
-  DataType **key, **value; /* open addressing; key NULL: free */
-  uint32_t cap, n;
-} DataZonks;
+static DataType *zonk_data_anew(Checker *c, DataType *t, bool in_place);
 
-static DataType **data_zonk_slot(const DataZonks *m, const DataType *t) {
-  uintptr_t h = (uintptr_t)t >> 4;
-  h ^= h >> 11;
-  for (uint32_t i = (uint32_t)(h * 0x9e3779b1u) & (m->cap - 1);; i = (i + 1) & (m->cap - 1))
-    if (!m->key[i] || m->key[i] == t) return &m->key[i];
-}
-
-static void data_zonk_put(DataZonks *m, DataType *t, DataType *z) {
-  if (2 * (m->n + 1) > m->cap) {
-    DataZonks grown = {m->arena, NULL, NULL, m->cap ? 2 * m->cap : 128, m->n};
-    grown.key = NEWARRAY(m->arena, DataType *, grown.cap);
-    grown.value = NEWARRAY(m->arena, DataType *, grown.cap);
-    for (uint32_t i = 0; i < m->cap; i++) {
-      if (!m->key[i]) continue;
-      DataType **k = data_zonk_slot(&grown, m->key[i]);
-      *k = m->key[i];
-      grown.value[k - grown.key] = m->value[i];
-    }
-    *m = grown;
-  }
-  DataType **k = data_zonk_slot(m, t);
-  *k = t;
-  m->value[k - m->key] = z;
-  m->n++;
-}
-
-static DataType *zonk_data_anew(Checker *c, DataType *t, DataZonks *m);
-
-/* zonk_data, its results kept in m (NULL: none).  A type known to hold no
- * metavariable (DataType.ground) is its own zonk at once; the results are
- * marked so where they hold none (a size's zonk is lasting exactly when it
- * met no unsolved metavariable, and it replaces every solved one), so a
- * type is walked by the zonks at most until it is ground: the final zonk
- * of the tree, the "cannot infer" scan after it (has_unsolved) and the
- * zonks of the def's parameters and result then stop at its top
+/* zonk_data, in place (the final zonk) or by copying.  A type known to
+ * hold no metavariable (DataType.ground) is its own zonk at once; the
+ * results are marked so where they hold none (a size's zonk is lasting
+ * exactly when it met no unsolved metavariable, and it replaces every
+ * solved one), so a type is walked by the zonks at most until it is
+ * ground: the "cannot infer" scan after the final zonk (has_unsolved) and
+ * the zonks of the def's parameters and result then stop at its top
  * (translation throughput, BENCHMARKS.md).  The answers found at once
- * (those, the scalars, the memo's) here, which the callers inline; the work
- * in zonk_data_anew (as for sizes: zonk_size_at). */
-static inline DataType *zonk_data_in(Checker *c, DataType *t, DataZonks *m) {
+ * (those, the scalars) here, which the callers inline; the work in
+ * zonk_data_anew (as for sizes: zonk_size_at). */
+static inline DataType *zonk_data_in(Checker *c, DataType *t, bool in_place) {
   t = dt_resolve(t);
   if (t->ground) return t;
   switch (t->kind) {
@@ -522,68 +497,89 @@ static inline DataType *zonk_data_in(Checker *c, DataType *t, DataZonks *m) {
   case DT_PAIR:
   case DT_IDX: break;
   }
-  if (m && m->cap) {
-    DataType **k = data_zonk_slot(m, t);
-    if (*k) return m->value[k - m->key];
-  }
-  return zonk_data_anew(c, t, m);
+  return zonk_data_anew(c, t, in_place);
 }
 
-/* zonk_data_in's t, a compound type not ground and not in m, zonked (and
- * kept in m) */
-static DataType *zonk_data_anew(Checker *c, DataType *t, DataZonks *m) {
-  DataType *z = t;
+/* zonk_data_in's t, a compound type not ground, zonked: in place when
+ * in_place and no size overflowed, else t itself if nothing changed or a
+ * new type */
+static DataType *zonk_data_anew(Checker *c, DataType *t, bool in_place) {
   bool ground = false, lasting;
+  Size n = {0};
+  DataType *a = NULL, *b = NULL;
   switch (t->kind) {
   case DT_SCALAR:
   case DT_VAR:
-  case DT_META: break;
-  case DT_ARRAY: {
-    Size n = zonk_size_at(c, t->size, &lasting);
-    DataType *e = zonk_data_in(c, t->elem, m);
-    z = same_size(n, t->size) && e == t->elem ? t : dt_array(c->tc, n, e);
-    ground = lasting && e->ground;
+  case DT_META: return t;
+  case DT_ARRAY:
+  case DT_DEPARRAY:
+    n = zonk_size_at(c, t->size, &lasting);
+    a = zonk_data_in(c, t->elem, in_place);
+    ground = lasting && a->ground;
     break;
-  }
-  case DT_DEPARRAY: {
-    Size n = zonk_size_at(c, t->size, &lasting);
-    DataType *e = zonk_data_in(c, t->elem, m);
-    z = same_size(n, t->size) && e == t->elem ? t : dt_deparray(c->tc, n, t->index, t->name, e);
-    ground = lasting && e->ground;
-    break;
-  }
-  case DT_PAIR: {
-    DataType *a = zonk_data_in(c, t->fst, m), *b = zonk_data_in(c, t->snd, m);
-    z = a == t->fst && b == t->snd ? t : dt_pair(c->tc, a, b);
+  case DT_PAIR:
+    a = zonk_data_in(c, t->fst, in_place);
+    b = zonk_data_in(c, t->snd, in_place);
     ground = a->ground && b->ground;
     break;
-  }
-  case DT_IDX: {
-    Size n = zonk_size_at(c, t->size, &lasting);
-    z = same_size(n, t->size) ? t : dt_idx(c->tc, n);
+  case DT_IDX:
+    n = zonk_size_at(c, t->size, &lasting);
     ground = lasting;
     break;
   }
+  /* a size that overflowed is written nowhere (zonk_size keeps none
+   * either), nor is t marked */
+  bool overflow = c->tc->sizes.overflow;
+  DataType *z = t;
+  if (in_place && !overflow) {
+    switch (t->kind) {
+    case DT_ARRAY:
+    case DT_DEPARRAY: t->size = n, t->elem = a; break;
+    case DT_PAIR: t->fst = a, t->snd = b; break;
+    case DT_IDX: t->size = n; break;
+    case DT_SCALAR:
+    case DT_VAR:
+    case DT_META: break;
+    }
+  } else {
+    switch (t->kind) {
+    case DT_ARRAY:
+      if (!same_size(n, t->size) || a != t->elem) z = dt_array(c->tc, n, a);
+      break;
+    case DT_DEPARRAY:
+      if (!same_size(n, t->size) || a != t->elem) z = dt_deparray(c->tc, n, t->index, t->name, a);
+      break;
+    case DT_PAIR:
+      if (a != t->fst || b != t->snd) z = dt_pair(c->tc, a, b);
+      break;
+    case DT_IDX:
+      if (!same_size(n, t->size)) z = dt_idx(c->tc, n);
+      break;
+    case DT_SCALAR:
+    case DT_VAR:
+    case DT_META: break;
+    }
   }
-  /* a size that overflowed is not kept (zonk_size keeps none either) */
-  if (c->tc->sizes.overflow) return z;
-  if (ground) z->ground = true;
-  if (m) data_zonk_put(m, t, z);
+  if (ground && !overflow) z->ground = true;
   return z;
 }
 
-static DataType *zonk_data(Checker *c, DataType *t) { return zonk_data_in(c, t, NULL); }
+static DataType *zonk_data(Checker *c, DataType *t) { return zonk_data_in(c, t, false); }
 
 /* the zonk of a phrase type, marked ground (PhraseType.ground) where its
- * data types are */
-static PhraseType *zonk_phrase_type_in(Checker *c, PhraseType *t, DataZonks *m) {
+ * data types are; in place as zonk_data_in: a phrase type's own parts are
+ * phrase types, never replaced, only its data types are */
+static PhraseType *zonk_phrase_type_in(Checker *c, PhraseType *t, bool in_place) {
   if (t->ground) return t;
   PhraseType *z = t;
   switch (t->kind) {
   case PT_EXP:
   case PT_ACC: {
-    DataType *d = zonk_data_in(c, t->data, m);
-    if (d != t->data) z = t->kind == PT_EXP ? pt_exp(c->tc, d) : pt_acc(c->tc, d);
+    DataType *d = zonk_data_in(c, t->data, in_place);
+    if (d != t->data) {
+      if (in_place && !c->tc->sizes.overflow) t->data = d;
+      else z = t->kind == PT_EXP ? pt_exp(c->tc, d) : pt_acc(c->tc, d);
+    }
     if (d->ground && !c->tc->sizes.overflow) z->ground = true;
     return z;
   }
@@ -591,7 +587,9 @@ static PhraseType *zonk_phrase_type_in(Checker *c, PhraseType *t, DataZonks *m) 
   case PT_WITH:
   case PT_FN:
   case PT_FN_P: {
-    PhraseType *a = zonk_phrase_type_in(c, t->fst, m), *b = zonk_phrase_type_in(c, t->snd, m);
+    PhraseType *a = zonk_phrase_type_in(c, t->fst, in_place), *b = zonk_phrase_type_in(c, t->snd, in_place);
+    /* in place, a and b are t's own parts unless one was copied after an
+     * overflow */
     if (a != t->fst || b != t->snd)
       z = t->kind == PT_WITH ? pt_with(c->tc, a, b) : t->kind == PT_FN ? pt_fn(c->tc, a, b) : pt_fn_p(c->tc, a, b);
     if (a->ground && b->ground) z->ground = true;
@@ -601,7 +599,8 @@ static PhraseType *zonk_phrase_type_in(Checker *c, PhraseType *t, DataZonks *m) 
   return t;
 }
 
-PhraseType *zonk_phrase_type(Checker *c, PhraseType *t) { return zonk_phrase_type_in(c, t, NULL); }
+PhraseType *zonk_phrase_type(Checker *c, PhraseType *t) { return zonk_phrase_type_in(c, t, false); }
+PhraseType *zonk_phrase_type_in_place(Checker *c, PhraseType *t) { return zonk_phrase_type_in(c, t, true); }
 
 static bool pt_is_fn(const PhraseType *t) { return t->kind == PT_FN || t->kind == PT_FN_P; }
 
@@ -763,6 +762,12 @@ bool wake_deferred(Checker *c) {
     Deferred *d = c->deferred.items[i];
     if (d->done) continue;
     DataType *a = dt_resolve(d->a), *b = dt_resolve(d->b);
+    /* both sides unknown: every kind waits for one of them (a lane for
+     * its vector a; a vector or a conversion for a or b to be a type),
+     * whatever the width, and does nothing until then; most calls find
+     * a primitive's constraints so until its argument is unified
+     * (translation throughput) */
+    if (a->kind == DT_META && b->kind == DT_META) continue;
     Span saved = c->unify_span;
     c->unify_span = d->span;
     if (d->kind == DEFER_LANE) {
@@ -885,9 +890,8 @@ enum { CLEAN_TYPES = 64 };
 typedef struct Finish {
   Checker *c;
   bool reported_unsolved;
-  DataZonks zonks; /* zonk_data's results in this walk */
   /* phrase types found without unsolved metavariables, direct-mapped:
-   * zonk_spine's phrases share their types' parts (pt_unsolved_in) */
+   * the phrases share their types' parts (zonk_tree, pt_unsolved_in) */
   const PhraseType *clean[CLEAN_TYPES];
 } Finish;
 
@@ -911,47 +915,18 @@ static bool pt_unsolved_in(Finish *f, const PhraseType *t) {
   return unsolved;
 }
 
-/* Whether p applies a function whose type's result is p's very type (as
- * apply_spine makes them): the zonk of that type then holds p's. */
-static bool result_of_fst(const Phrase *p) {
-  if (p->kind != PH_APP) return false;
-  const PhraseType *t = p->fst->type;
-  return (t->kind == PT_FN || t->kind == PT_FN_P) && t->snd == p->type;
-}
-
-/* Zonk the types of an application spine f a1 ... an at once, from the
- * function's: each application's type is the result part of the one below
- * (result_of_fst), so zonking each phrase's type apart walked the rest of
- * the function's type again at every argument (translation throughput).
- * Same types: zonk_phrase_type_in of a function type returns it or one
- * made of its parts' zonks, which are then the zonks of those parts. */
-static PhraseType *zonk_spine(Finish *f, Phrase *p) {
-  if (result_of_fst(p)) return p->type = zonk_spine(f, p->fst)->snd;
-  return p->type = zonk_phrase_type_in(f->c, p->type, &f->zonks);
-}
-
-/* whether a phrase's type is zonked when zonk_node comes to it: not yet,
- * by zonk_spine (with its function's, result_of_fst), or given alone (a
- * lambda's body) */
-typedef enum Zonked { ZONKED_NOT, ZONKED_SPINE, ZONKED_ALONE } Zonked;
-
-static void zonk_node(Finish *f, Phrase *p, Zonked done);
-
-/* Zonk every type in the tree; report the first phrase whose type cannot
- * be inferred. */
-static void zonk_tree(Finish *f, Phrase *p) { zonk_node(f, p, ZONKED_NOT); }
-
-static void zonk_node(Finish *f, Phrase *p, Zonked done) {
+/* Zonk every type in the tree in place (zonk_phrase_type_in_place) and
+ * report the first phrase whose type cannot be inferred.  The phrases
+ * share their types' objects (an application's type is the result part of
+ * its function's, as apply_spine makes them; a variable's is its
+ * binder's; a lambda's parts are its binder's and its body's): each
+ * object is zonked at the first phrase that holds it and marked ground
+ * there, and found so at the others, so no type is walked twice (the
+ * spines were zonked from their functions' types for that, when the zonk
+ * made new types: translation throughput). */
+static void zonk_tree(Finish *f, Phrase *p) {
   Checker *c = f->c;
-  PhraseType *written = p->type;
-  if (done == ZONKED_NOT) {
-    if (p->kind == PH_APP) {
-      zonk_spine(f, p);
-      done = ZONKED_SPINE;
-    } else {
-      p->type = zonk_phrase_type_in(c, p->type, &f->zonks);
-    }
-  }
+  p->type = zonk_phrase_type_in(c, p->type, true);
   if (!f->reported_unsolved && pt_unsolved_in(f, p->type)) {
     f->reported_unsolved = true;
     TypeNamer tn;
@@ -966,12 +941,12 @@ static void zonk_node(Finish *f, Phrase *p, Zonked done) {
     for (int i = 0; i < p->lit_nelems; i++) zonk_tree(f, p->lit_elems[i]);
     break;
   case PH_PRIM:
-    if (p->type_arg) p->type_arg = zonk_data_in(c, p->type_arg, &f->zonks);
+    if (p->type_arg) p->type_arg = zonk_data_in(c, p->type_arg, true);
     break;
   case PH_DEF:
     for (int i = 0; i < p->subst->n; i++) {
       if (p->subst->is_size[i]) p->subst->sizes[i] = zonk_size(c, p->subst->sizes[i]);
-      else p->subst->datas[i] = zonk_data_in(c, p->subst->datas[i], &f->zonks);
+      else p->subst->datas[i] = zonk_data_in(c, p->subst->datas[i], true);
       bool unsolved = p->subst->is_size[i] ? size_first_meta(p->subst->sizes[i]) != NULL
                                            : has_unsolved(p->subst->datas[i]);
       if (unsolved && !f->reported_unsolved) {
@@ -989,25 +964,12 @@ static void zonk_node(Finish *f, Phrase *p, Zonked done) {
       }
     }
     break;
-  case PH_LAM: {
-    /* \x -> body has type T -> (body's type), elab_lambda: its zonk holds
-     * the binder's and the body's (not known when a spine zonked it) */
-    bool parts = done == ZONKED_NOT && (written->kind == PT_FN || written->kind == PT_FN_P);
-    if (parts && written->fst == p->lam_binder->type) p->lam_binder->type = p->type->fst;
-    else p->lam_binder->type = zonk_phrase_type_in(c, p->lam_binder->type, &f->zonks);
-    if (parts && written->snd == p->body->type) {
-      p->body->type = p->type->snd;
-      zonk_node(f, p->body, ZONKED_ALONE);
-    } else {
-      zonk_tree(f, p->body);
-    }
+  case PH_LAM:
+    p->lam_binder->type = zonk_phrase_type_in(c, p->lam_binder->type, true);
+    zonk_tree(f, p->body);
     break;
-  }
   default:
-    /* an application's function was zonked with it by zonk_spine if its
-     * type holds the application's (after the zonk too: a type zonked
-     * apart is its own or a new one, never the function's part) */
-    zonk_node(f, p->fst, done == ZONKED_SPINE && result_of_fst(p) ? ZONKED_SPINE : ZONKED_NOT);
+    zonk_tree(f, p->fst);
     if (p->kind != PH_PROJ && p->kind != PH_UNOP) zonk_tree(f, p->snd);
     break;
   }
@@ -1440,7 +1402,7 @@ void finish_decl(Checker *c, DefInfo *def) {
     }
   }
   if (!c->failed && def->body) {
-    Finish f = {.c = c, .zonks = {.arena = c->arena}};
+    Finish f = {.c = c};
     zonk_tree(&f, def->body);
     if (!c->failed) dep_scopes(c, def->body);
     for (int i = 0; i < def->nparams; i++) def->params[i]->type = zonk_phrase_type(c, def->params[i]->type);
@@ -1449,4 +1411,8 @@ void finish_decl(Checker *c, DefInfo *def) {
     check_literal_ranges(c);
   }
   if (!c->failed) settle_requirements(c, def);
+  /* counted anew for the next declaration (one that stops before its
+   * finish keeps the count: its successor's body is then walked, as
+   * every body was) */
+  c->rows_given = 0;
 }
