@@ -190,6 +190,11 @@ typedef struct CodegenOptions {
    * occurrence noted (barriers.c): the general way, which the reads kept
    * from one walk of the body must agree with (tests/throughput, sites) */
   bool scan_each_site;
+  /* the lanes of every vector read or written probed through its path,
+   * none of a plain buffer told at once (access_vector.c): the general
+   * way, which the plain vectors must agree with (tests/throughput,
+   * vectors) */
+  bool probe_lanes;
 } CodegenOptions;
 
 /* codegen/opencl.c: the source of one kernel in its target's language

@@ -569,6 +569,9 @@ typedef struct KirKernel {
   /* the steps of loops written out that lowering copied from one
    * lowering of their body (codegen/unroll_step.c), for the tests */
   int steps_copied;
+  /* the vectors of plain buffers read or written without probing their
+   * lanes (codegen/access_vector.c), for the tests */
+  int plain_vectors;
 } KirKernel;
 
 /* The first invariant of the IR that k breaks, or NULL: no name declared

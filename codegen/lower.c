@@ -150,6 +150,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   cg->program = opt ? opt->program : NULL;
   cg->unroll_directly = opt && opt->unroll_directly;
   cg->scan_each_site = opt && opt->scan_each_site;
+  cg->probe_lanes = opt && opt->probe_lanes;
   cg->where = k->def->body->span;
   ix_init(&cg->ix, a);
   cg->ix.print_expr = k->backend->print_expr;
@@ -191,6 +192,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   cg->block = &kk->body;
   gen_comm(cg, k->def->body);
   kk->steps_copied = cg->steps_copied;
+  kk->plain_vectors = cg->plain_vectors;
   /* the local size the code is for, fixed when known (the barrier pass's
    * pointwise rule needs it: own_elements.c) */
   kk->reqd_local = cg->launch.local_known[0];
