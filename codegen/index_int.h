@@ -51,4 +51,8 @@ const Ix *ix_row_index(const IxCtx *x, Sym v);
 bool ix_fold_division(IxKind kind, int64_t a, int64_t b, int64_t *out);
 bool ix_same_name(Sym a, Sym b);
 
+/* index_size.c: the index expression of a size, made anew (ix_from_size
+ * keeps it for the next equal size) */
+const Ix *ix_size_ix(IxCtx *x, Size s);
+
 #endif
