@@ -171,6 +171,7 @@ typedef struct Simplifier {
   int prover_budget;
   bool budget_ran_out; /* a factoring search stopped at BUILD_BUDGET */
   int factor_depth;    /* divide_by_one_factor calls in progress */
+  int poly_depth;      /* to_poly calls in progress */
   Quotient *quotients;
   int nquotients, quotients_cap;
   RangeBounds *bounds; /* indexed like x->ranges */
@@ -187,6 +188,7 @@ static void simplifier_init(Simplifier *s, IxCtx *x) {
   s->prover_budget = PROVER_BUDGET;
   s->budget_ran_out = false;
   s->factor_depth = 0;
+  s->poly_depth = 0;
   s->quotients = NULL;
   s->nquotients = s->quotients_cap = 0;
   /* zeroed: every state KNOWN_NOT_YET */
@@ -813,6 +815,7 @@ static bool fold_remainder(Simplifier *s, Poly p, Poly *out) {
 }
 
 static Poly fold_identities(Simplifier *s, Poly p) {
+  if (s->nquotients == 0) return p; /* both identities fold a quotient atom the simplifier made */
   for (int round = 0; round < MAX_IDENTITY_ROUNDS; round++) {
     Poly next;
     if (!fold_quotient_and_remainder(s, p, &next) && !fold_remainder(s, p, &next)) break;
@@ -837,7 +840,20 @@ static Poly to_poly(Simplifier *s, const Ix *e) {
   if (known) return *(const Poly *)known->value;
   bool outer = s->pc.overflow;
   s->pc.overflow = false;
-  Poly a = to_poly(s, e->a), b = to_poly(s, e->b), result;
+  /* a sum of atoms times constants, most indices: its terms sorted, in one
+   * walk (ix_linear_terms says why that is what the arithmetic below
+   * gives), tried on the whole index only: a part of one that is not so
+   * sum is not walked again for each of its parts */
+  PolyTerm *terms;
+  int n = e->divides || s->poly_depth || s->x->general_polys ? -1 : ix_linear_terms(s->arena, e, &terms);
+  Poly a, b, result;
+  if (n >= 0) {
+    result = poly_normalise(&s->pc, terms, n);
+    goto made;
+  }
+  s->poly_depth++;
+  a = to_poly(s, e->a), b = to_poly(s, e->b);
+  s->poly_depth--;
   switch (e->kind) {
   case IX_ADD: result = fold_identities(s, poly_add(&s->pc, a, b)); break;
   case IX_SUB: result = fold_identities(s, poly_sub(&s->pc, a, b)); break;
@@ -845,6 +861,7 @@ static Poly to_poly(Simplifier *s, const Ix *e) {
   default: result = simplify_division(s, e->kind, a, b); break;
   }
   if (s->pc.overflow) result = poly_atom(&s->pc, e); /* kept as written */
+made:
   s->pc.overflow = outer;
   if (memo) {
     Poly *kept = NEW(s->arena, Poly);

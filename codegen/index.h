@@ -101,6 +101,10 @@ typedef struct IxCtx {
    * loop variant's accesses ask for the same sizes, strides, loop indices
    * and sums dozens of times, the two reads of a zip all of them twice) */
   struct IxRecentLeaves *recent; /* made at the first leaf (index_build.c) */
+  /* every polynomial made node by node, none of a sum of atoms times
+   * constants read in one walk (index.c, to_poly): the general way, which
+   * that walk must agree with (tests/unit/test_index.c) */
+  bool general_polys;
 } IxCtx;
 
 void ix_init(IxCtx *x, Arena *a);
