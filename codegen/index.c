@@ -824,6 +824,39 @@ static Poly fold_identities(Simplifier *s, Poly p) {
   return p;
 }
 
+/* poly_normalise(terms, n) of ix_linear_terms' terms (the constant, if
+ * any, last): their monomials are single atoms to the power 1, which
+ * poly_compare_monomials orders as compare_atoms does the atoms, so the
+ * canonical form is the atom terms sorted by it (stable: of equal atoms
+ * the first kept, as merge_sorted keeps it), equal atoms merged, zeros
+ * dropped (no sum leaves int64, ix_linear_terms), and the constant last;
+ * made here with each atom's class found once, not at every comparison */
+static Poly linear_poly(Simplifier *s, PolyTerm *terms, int n) {
+  int natoms = n > 0 && terms[n - 1].nfactors == 0 ? n - 1 : n;
+  int cls[IX_LINEAR_TERMS];
+  for (int i = 0; i < natoms; i++) {
+    PolyTerm key = terms[i];
+    int c = atom_class(s, atom_of(key.factors)), j = i;
+    for (; j > 0; j--) { /* compare_atoms(terms[j - 1], key) > 0 */
+      const Ix *a = atom_of(terms[j - 1].factors), *b = atom_of(key.factors);
+      if (cls[j - 1] < c || (cls[j - 1] == c && (a == b || ix_compare(a, b) <= 0))) break;
+      terms[j] = terms[j - 1], cls[j] = cls[j - 1];
+    }
+    terms[j] = key, cls[j] = c;
+  }
+  int kept = 0;
+  for (int i = 0; i < natoms;) {
+    PolyTerm merged = terms[i];
+    int j = i + 1;
+    for (; j < natoms && cls[j] == cls[i] && ix_compare(atom_of(terms[i].factors), atom_of(terms[j].factors)) == 0; j++)
+      merged.num += terms[j].num;
+    if (merged.num != 0) terms[kept++] = merged;
+    i = j;
+  }
+  if (natoms < n) terms[kept++] = terms[n - 1];
+  return (Poly){kept, kept > 0 ? terms : NULL};
+}
+
 static Poly to_poly(Simplifier *s, const Ix *e) {
   switch (e->kind) {
   case IX_CONST: return poly_const(&s->pc, e->value);
@@ -848,7 +881,7 @@ static Poly to_poly(Simplifier *s, const Ix *e) {
   int n = e->divides || s->poly_depth || s->x->general_polys ? -1 : ix_linear_terms(s->arena, e, &terms);
   Poly a, b, result;
   if (n >= 0) {
-    result = poly_normalise(&s->pc, terms, n);
+    result = linear_poly(s, terms, n);
     goto made;
   }
   s->poly_depth++;
