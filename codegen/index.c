@@ -963,6 +963,16 @@ static Parts flat_parts(Simplifier *s, Poly p) {
   return parts;
 }
 
+/* the flat sum's parts for assemble alone, which reads a part's sign,
+ * leading term and magnitude (made from the term), not its length:
+ * ix_term_part's signs, with no length measured */
+static Parts signed_parts(Simplifier *s, Poly p) {
+  Parts parts = {p.nterms, NEWARRAY(s->arena, Part, p.nterms > 0 ? p.nterms : 1)};
+  for (int i = 0; i < p.nterms; i++)
+    parts.items[i] = (Part){NULL, p.terms[i].num < 0 && p.terms[i].num != INT64_MIN, &p.terms[i], 0, false, false};
+  return parts;
+}
+
 /* added parts first, each group in the order of its leading term */
 static const Ix *assemble(Simplifier *s, Parts parts) {
   if (parts.n == 0) return ix_const(s->x, 0);
@@ -1166,7 +1176,7 @@ static const Ix *build(Simplifier *s, Poly p) {
   /* a sum whose atoms are each in one term, and that no constant
    * factoring prints strictly shorter, stays flat: told on integers
    * (index_flat.c), the search spared */
-  if (ix_flat_is_shortest(p)) return assemble(s, flat_parts(s, p));
+  if (ix_flat_is_shortest(p)) return assemble(s, signed_parts(s, p));
   int budget = BUILD_BUDGET;
   return best_sum(s, p, &budget);
 }
@@ -1404,7 +1414,7 @@ static const Ix *exact_quotient(IxCtx *x, const Ix *at, int64_t k) {
   if (s.pc.overflow) return NULL;
   /* an unrolled step's quotient, wg*4096 + lid*16 + 3, is new at each
    * step; where its flat sum is told shortest, the search is spared */
-  const Ix *quotient = ix_flat_is_shortest(q) ? assemble(&s, flat_parts(&s, q)) : build(&s, q);
+  const Ix *quotient = ix_flat_is_shortest(q) ? assemble(&s, signed_parts(&s, q)) : build(&s, q);
   if (s.pc.overflow) return NULL;
   /* S/k prints at least S, '/' and k; S's length is at most at's, at least shortest_bound's (which counts
    * parentheses p may not have), and where ix_flat_is_shortest(p) the lesser of the flat sum's and at's */
