@@ -207,7 +207,8 @@ static bool lanes_by_one_probe(CG *cg, LaneProbe lp, LaneSide side, const Ix *fi
  * every lane at once (lanes_by_one_probe) records first + $lane of the
  * same base, so the lanes are consecutive exactly when ix_steps_by_lane
  * says so of those two indices; and mirrored_lanes' trial finds one
- * place.  The vector's address is then vector_address's of lane 0's
+ * place (a linear index steps by lane whatever the lane: ix_linear,
+ * not asked).  The vector's address is then vector_address's of lane 0's
  * probe, as made here, with the one access noted (a trial's is not,
  * cg_note_access).  So a plain vector costs one steps question and its
  * address, not two or three walks of the path down to the buffer and two
@@ -224,8 +225,10 @@ static bool plain_vector_address(CG *cg, const Phrase *p, const Ix *first, int k
   if (!st) return false;
   IxCtx *x = &cg->ix;
   const Ix *flat = ix_add(x, first, K(cg, 0)); /* read_lanes' lane 0 */
-  const Ix *lane = ix_var(x, "$lane");         /* lanes_by_one_probe's */
-  if (!ix_steps_by_lane(x, flat, ix_add(x, first, lane), lane)) return false;
+  /* lanes_by_one_probe's question, of a flat index that is no linear sum
+   * (which steps by any lane, ix_linear) */
+  const Ix *lane = ix_linear(flat) ? NULL : ix_var(x, "$lane");
+  if (lane && !ix_steps_by_lane(x, flat, ix_add(x, first, lane), lane)) return false;
   Probe lane0 = {.count = 1, .ok = true, .base = cg_plain_element_base(cg, st, write), .flat = flat, .lane = -1,
                  .space = st->space, .read_only = st->read_only, .defer_simplify = true, .unsimplified = true,
                  .simplify_flat = true};

@@ -52,6 +52,13 @@ static bool collect(Linear *l, const Ix *e, int64_t c) {
   return false;
 }
 
+bool ix_linear(const Ix *e) {
+  Linear l;
+  l.n = l.leaves = 0;
+  l.constant = 0;
+  return collect(&l, e, 1);
+}
+
 int ix_linear_terms(Arena *a, const Ix *e, PolyTerm **terms) {
   Linear l;
   l.n = l.leaves = 0;
