@@ -198,8 +198,9 @@ static bool split_indices(CG *cg, DataType **t, const Step **ps, const Ix **flat
   const Ix *f = NULL;
   while ((*t)->kind == DT_ARRAY) {
     if (!*ps || (*ps)->kind != STEP_IDX) return false;
-    const Ix *n = ix_from_size(&cg->ix, (*t)->size);
-    f = f ? ix_add(&cg->ix, ix_mul(&cg->ix, f, n), (*ps)->ix) : (*ps)->ix;
+    /* the extent of the outermost dimension multiplies nothing: not made
+     * (N/64 of a kernel's output, a fraction, is dear to make) */
+    f = f ? ix_add(&cg->ix, ix_mul(&cg->ix, f, ix_from_size(&cg->ix, (*t)->size)), (*ps)->ix) : (*ps)->ix;
     *t = (*t)->elem;
     *ps = (*ps)->next;
   }
