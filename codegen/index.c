@@ -864,6 +864,14 @@ static Poly to_poly(Simplifier *s, const Ix *e) {
   case IX_EXPR: return poly_atom(&s->pc, e);
   default: break;
   }
+  /* a sum of atoms times constants, most indices: its terms sorted, in one
+   * walk (ix_linear_terms says why that is what the arithmetic below
+   * gives), which is cheaper than finding it kept; tried on the whole
+   * index only: a part of one that is not such a sum is not walked again
+   * for each of its parts */
+  PolyTerm *terms;
+  int n = e->divides || s->poly_depth || s->x->general_polys ? -1 : ix_linear_terms(s->arena, e, &terms);
+  if (n >= 0) return linear_poly(s, terms, n);
   /* With no division in e, its polynomial is arithmetic on its atoms
    * alone (no quotient is made, the prover does not run, fold_identities
    * finds nothing): a function of e and the atom order, which the ranges
@@ -873,17 +881,7 @@ static Poly to_poly(Simplifier *s, const Ix *e) {
   if (known) return *(const Poly *)known->value;
   bool outer = s->pc.overflow;
   s->pc.overflow = false;
-  /* a sum of atoms times constants, most indices: its terms sorted, in one
-   * walk (ix_linear_terms says why that is what the arithmetic below
-   * gives), tried on the whole index only: a part of one that is not so
-   * sum is not walked again for each of its parts */
-  PolyTerm *terms;
-  int n = e->divides || s->poly_depth || s->x->general_polys ? -1 : ix_linear_terms(s->arena, e, &terms);
   Poly a, b, result;
-  if (n >= 0) {
-    result = linear_poly(s, terms, n);
-    goto made;
-  }
   s->poly_depth++;
   a = to_poly(s, e->a), b = to_poly(s, e->b);
   s->poly_depth--;
@@ -894,7 +892,6 @@ static Poly to_poly(Simplifier *s, const Ix *e) {
   default: result = simplify_division(s, e->kind, a, b); break;
   }
   if (s->pc.overflow) result = poly_atom(&s->pc, e); /* kept as written */
-made:
   s->pc.overflow = outer;
   if (memo) {
     Poly *kept = NEW(s->arena, Poly);
@@ -1205,7 +1202,8 @@ static void remember_poly(Simplifier *s, const Ix *simplified, Poly p) {
       simplified->kind == IX_EXPR) {
     return;
   }
-  if (!plain_atoms(p)) return;
+  /* a linear sum's is read in one walk (to_poly), not found kept */
+  if (!plain_atoms(p) || ix_linear(simplified)) return;
   MemoTable *memo = &memo_of(s->x)->polys;
   if (memo_find(memo, simplified->hash, s->x->scope, same_ix, NULL, simplified)) return;
   Poly *kept = NEW(s->arena, Poly);
