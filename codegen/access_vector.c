@@ -149,8 +149,10 @@ typedef struct LaneSide {
 static void probe_lane(CG *cg, LaneSide side, const Ix *at, bool defer, Probe *pr, CExpr *lane, Target *target) {
   *pr = (Probe){.defer_simplify = defer};
   cg->probe = pr;
-  if (side.write) *target = gen_acc(cg, side.p, step_idx(cg, at, NULL));
-  else *lane = gen_exp(cg, side.p, step_idx(cg, at, NULL));
+  if (side.write)
+    *target = gen_acc(cg, side.p, step_idx(cg, at, NULL));
+  else
+    *lane = gen_exp(cg, side.p, step_idx(cg, at, NULL));
 }
 
 /* the one access of a lane: a scalar element of a buffer, its index kept
@@ -229,8 +231,15 @@ static bool plain_vector_address(CG *cg, const Phrase *p, const Ix *first, int k
    * (which steps by any lane, ix_linear) */
   const Ix *lane = ix_linear(flat) ? NULL : ix_var(x, "$lane");
   if (lane && !ix_steps_by_lane(x, flat, ix_add(x, first, lane), lane)) return false;
-  Probe lane0 = {.count = 1, .ok = true, .base = cg_plain_element_base(cg, st, write), .flat = flat, .lane = -1,
-                 .space = st->space, .read_only = st->read_only, .defer_simplify = true, .unsimplified = true,
+  Probe lane0 = {.count = 1,
+                 .ok = true,
+                 .base = cg_plain_element_base(cg, st, write),
+                 .flat = flat,
+                 .lane = -1,
+                 .space = st->space,
+                 .read_only = st->read_only,
+                 .defer_simplify = true,
+                 .unsimplified = true,
                  .simplify_flat = true};
   vector_address(cg, &lane0, k, offset, ptr);
   cg->plain_vectors++;
@@ -239,8 +248,7 @@ static bool plain_vector_address(CG *cg, const Phrase *p, const Ix *first, int k
 
 /* E read as a vector of k scalars E[first + l] (asVector k, section 6.3),
  * lanes from to k - 1 */
-static void read_lanes(CG *cg, const Phrase *e, const Ix *first, int from, int k, bool defer, Probe *pr,
-                       CExpr *lanes) {
+static void read_lanes(CG *cg, const Phrase *e, const Ix *first, int from, int k, bool defer, Probe *pr, CExpr *lanes) {
   for (int l = from; l < k; l++)
     probe_lane(cg, (LaneSide){e, false}, ix_add(&cg->ix, first, K(cg, l)), defer, &pr[l], &lanes[l], NULL);
 }
@@ -278,8 +286,8 @@ CExpr gen_vector_read(CG *cg, const Phrase *e, const Ix *first, int k, DataType 
 /* A written as a vector of k scalars A[first + l] (asScalarAcc k), lanes
  * from to k - 1 (plain and *any_guard: of lanes 0 to from - 1 before) */
 /* whether every lane is an lvalue; *any_guard: some lane is written under a test */
-static bool write_lanes(CG *cg, const Phrase *a, const Ix *first, int from, int k, bool defer, Probe *pr,
-                        CExpr *lanes, CExpr *guards, bool plain, bool *any_guard) {
+static bool write_lanes(CG *cg, const Phrase *a, const Ix *first, int from, int k, bool defer, Probe *pr, CExpr *lanes,
+                        CExpr *guards, bool plain, bool *any_guard) {
   for (int l = from; l < k; l++) {
     Target t;
     probe_lane(cg, (LaneSide){a, true}, ix_add(&cg->ix, first, K(cg, l)), defer, &pr[l], NULL, &t);

@@ -24,7 +24,8 @@ static bool collect(Linear *l, const Ix *e, int64_t c) {
   case IX_CONST: {
     int64_t v;
     if (++l->leaves > IX_LINEAR_TERMS) return false;
-    if (__builtin_mul_overflow(e->value, c, &v) || v > LINEAR_MAX_COEFFICIENT || v < -LINEAR_MAX_COEFFICIENT) return false;
+    if (__builtin_mul_overflow(e->value, c, &v) || v > LINEAR_MAX_COEFFICIENT || v < -LINEAR_MAX_COEFFICIENT)
+      return false;
     l->constant += v;
     return true;
   }
@@ -43,7 +44,8 @@ static bool collect(Linear *l, const Ix *e, int64_t c) {
     const Ix *k = e->a->kind == IX_CONST ? e->a : e->b->kind == IX_CONST ? e->b : NULL;
     if (!k || k->value == 0) return false;
     int64_t v;
-    if (__builtin_mul_overflow(k->value, c, &v) || v > LINEAR_MAX_COEFFICIENT || v < -LINEAR_MAX_COEFFICIENT) return false;
+    if (__builtin_mul_overflow(k->value, c, &v) || v > LINEAR_MAX_COEFFICIENT || v < -LINEAR_MAX_COEFFICIENT)
+      return false;
     return collect(l, k == e->a ? e->b : e->a, v);
   }
   case IX_DIV:

@@ -498,19 +498,21 @@ static void test_vectors(int nargs, char **args) {
                       "           |> mapLocal (\\zs2 -> reduceSeq (\\x a -> fst x * snd x + a) 0.0 zs2))\n"
                       "  |> join\n"
                       "  |> asScalar\n"},
-      {"v16_wg128_c256_local", "kernel dotVar (N: nat) (xs ys: [N]float) =\n"
-                               "  zip (asVector 16 xs) (asVector 16 ys)\n"
-                               "  |> split (256 * 128)\n"
-                               "  |> mapWorkgroup (\\zs1 ->\n"
-                               "       zs1 |> split 256\n"
-                               "           |> toLocal (mapLocal (\\zs2 -> reduceSeq (\\x a -> fst x * snd x + a) 0.0 zs2))\n"
-                               "           |> mapLocal (\\s -> s))\n"
-                               "  |> join\n"
-                               "  |> asScalar\n"},
+      {"v16_wg128_c256_local",
+       "kernel dotVar (N: nat) (xs ys: [N]float) =\n"
+       "  zip (asVector 16 xs) (asVector 16 ys)\n"
+       "  |> split (256 * 128)\n"
+       "  |> mapWorkgroup (\\zs1 ->\n"
+       "       zs1 |> split 256\n"
+       "           |> toLocal (mapLocal (\\zs2 -> reduceSeq (\\x a -> fst x * snd x + a) 0.0 zs2))\n"
+       "           |> mapLocal (\\s -> s))\n"
+       "  |> join\n"
+       "  |> asScalar\n"},
   };
   for (int i = 0; i < (int)(sizeof benchmark / sizeof benchmark[0]); i++) {
     long told = 0;
-    int kernels = compared_text(benchmark[i].name, benchmark[i].text, strlen(benchmark[i].text), compare_vectors, &told);
+    int kernels =
+        compared_text(benchmark[i].name, benchmark[i].text, strlen(benchmark[i].text), compare_vectors, &told);
     CHECK(kernels == 1 && told == 3, "%s: %d kernels, %ld of its 3 vectors told at once", benchmark[i].name, kernels,
           told);
   }

@@ -1219,8 +1219,16 @@ static void test_random(Tester *t) {
  * polynomial answers alike: the simplified form, a constant difference,
  * the vector offset of k times it, a bound and the steps of a lane. */
 static const Ix *random_linear(Generator *g, int depth) {
-  static const int64_t big[] = {1000, 4096, 65536, (int64_t)1 << 20, (int64_t)1 << 39, (int64_t)1 << 40,
-                                ((int64_t)1 << 40) + 1, (int64_t)1 << 41, (int64_t)1 << 62, -((int64_t)1 << 40)};
+  static const int64_t big[] = {1000,
+                                4096,
+                                65536,
+                                (int64_t)1 << 20,
+                                (int64_t)1 << 39,
+                                (int64_t)1 << 40,
+                                ((int64_t)1 << 40) + 1,
+                                (int64_t)1 << 41,
+                                (int64_t)1 << 62,
+                                -((int64_t)1 << 40)};
   IxCtx *ix = g->ix;
   if (depth == 0 || rng_below(g->rng, 6) == 0) {
     int pick = rng_below(g->rng, 10);
@@ -1298,14 +1306,15 @@ static void test_linear_polys(Tester *t) {
   Rng rng = {0x2545f4914f6cdd1du};
   int linear = 0;
   for (int e = 0; e < EXPRESSIONS && differing < 10; e++) {
-    Generator g = {&build, &rng, {i, j, ix_var(&build, intern_cstr(t->names, "k"))},
-                   ix_var(&build, intern_cstr(t->names, "n"))};
+    Generator g = {
+        &build, &rng, {i, j, ix_var(&build, intern_cstr(t->names, "k"))}, ix_var(&build, intern_cstr(t->names, "n"))};
     const Ix *input = random_linear(&g, 1 + rng_below(&rng, 5));
     PolyTerm *terms;
     bool walked = ix_linear_terms(t->arena, input, &terms) >= 0;
     CHECK(walked == ix_linear(input));
     /* a linear sum steps by any lane (codegen/access_vector.c asks no more) */
-    if (walked && strcmp(linear_answer(t, range_sets[e % (int)DPIA_COUNTOF(range_sets)], input, 5, true), "steps") != 0) {
+    if (walked &&
+        strcmp(linear_answer(t, range_sets[e % (int)DPIA_COUNTOF(range_sets)], input, 5, true), "steps") != 0) {
       fprintf(stderr, "test_index.c: linear %d: `%s` is linear but does not step by a lane\n", e, print(t, input));
       CHECK(!"a linear sum steps by a lane");
     }
