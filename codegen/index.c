@@ -1079,13 +1079,36 @@ static bool appears_before(Simplifier *s, const Term *terms, int upto, const Ix 
   return false;
 }
 
+/* Two of p's terms have an atom in common (equal atoms are the same atom
+ * of the core: compare_atoms is 0 exactly for ix_equal ones), told by
+ * structure, without the atom order's range look-ups: where none has,
+ * the search has no atom factor to try */
+static bool shares_atom(Poly p) {
+  for (int i = 0; i < p.nterms; i++)
+    for (int k = i + 1; k < p.nterms; k++)
+      for (int a = 0; a < p.terms[i].nfactors; a++)
+        for (int b = 0; b < p.terms[k].nfactors; b++)
+          if (ix_equal(atom_of(&p.terms[i].factors[a]), atom_of(&p.terms[k].factors[b]))) return true;
+  return false;
+}
+
+/* no two of p's coefficients with a common factor the search would try */
+static bool coprime_coefficients(Poly p) {
+  for (int i = 0; i < p.nterms; i++)
+    for (int j = i + 1; j < p.nterms; j++)
+      if (p.terms[i].num != INT64_MIN && p.terms[j].num != INT64_MIN && poly_gcd(p.terms[i].num, p.terms[j].num) > 1)
+        return false;
+  return true;
+}
+
 static Parts search_parts(Simplifier *s, Poly p, int *budget) {
   Parts best = flat_parts(s, p);
   if (p.nterms < 2) return best;
   size_t best_length = parts_length(s, best);
   /* atom factors: atoms of at least two terms; first, and kept on a tie,
    * for the row-major form (bi*16 + i)*N + bj*16 + j */
-  for (int i = 0; i < p.nterms; i++) {
+  bool shared = shares_atom(p);
+  for (int i = 0; i < p.nterms && shared; i++) {
     for (int j = 0; j < p.terms[i].nfactors; j++) {
       const Ix *a = atom_of(&p.terms[i].factors[j]);
       if (appears_before(s, p.terms, i, a)) continue;
@@ -1132,7 +1155,10 @@ typedef struct BestParts {
 } BestParts;
 
 static BestParts *best_parts_of(Simplifier *s, Poly p, int *budget) {
-  if (p.nterms < 2) { /* nothing to search */
+  /* nothing to search: search_parts would try no factoring (so take none
+   * of the budget) and keep the flat sum, not worth keeping (the inner sum
+   * of wg*64 + lid in (wg*64 + lid)*1024 + i) */
+  if (p.nterms < 2 || (coprime_coefficients(p) && !shares_atom(p))) {
     BestParts *flat = NEW(s->arena, BestParts);
     flat->parts = flat_parts(s, p);
     return flat;

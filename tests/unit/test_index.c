@@ -406,6 +406,8 @@ static const Case cases[] = {
     CASE("", "", "j + i", "i + j"),
     CASE("", "", "i + j - i", "j"),
     CASE("", "", "i*2 + i*3", "i*5"),
+    /* a common factor of 2 only: the search tries it (index.c, coprime_coefficients) */
+    CASE("", "", "abc*2 + de*2 + f*2", "(abc + de + f)*2"),
     CASE("", "", "(a - b) - (a - b)", "0"),
     CASE("", "", "a - (b + c)", "a - b - c"),
     CASE("", "", "0 - x", "0 - x"),
