@@ -1154,11 +1154,13 @@ typedef struct BestParts {
   const Ix *sum; /* assemble(parts), made when first asked for */
 } BestParts;
 
+static bool nothing_to_search(Poly p) { return p.nterms < 2 || (coprime_coefficients(p) && !shares_atom(p)); }
+
 static BestParts *best_parts_of(Simplifier *s, Poly p, int *budget) {
   /* nothing to search: search_parts would try no factoring (so take none
    * of the budget) and keep the flat sum, not worth keeping (the inner sum
    * of wg*64 + lid in (wg*64 + lid)*1024 + i) */
-  if (p.nterms < 2 || (coprime_coefficients(p) && !shares_atom(p))) {
+  if (nothing_to_search(p)) {
     BestParts *flat = NEW(s->arena, BestParts);
     flat->parts = flat_parts(s, p);
     return flat;
@@ -1188,6 +1190,7 @@ static Parts best_parts(Simplifier *s, Poly p, int *budget) { return best_parts_
 
 /* assemble(best_parts(p)) */
 static const Ix *best_sum(Simplifier *s, Poly p, int *budget) {
+  if (nothing_to_search(p)) return assemble(s, signed_parts(s, p)); /* its flat parts, unmeasured */
   BestParts *best = best_parts_of(s, p, budget);
   if (!best->sum) best->sum = assemble(s, best->parts);
   return best->sum;
