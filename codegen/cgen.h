@@ -331,6 +331,10 @@ typedef struct CG {
    * (KirKernel.steps_copied) */
   bool unroll_directly;
   int steps_copied;
+  /* CodegenOptions.probe_lanes: a vector of a plain buffer probed lane
+   * by lane too (access_vector.c) */
+  bool probe_lanes;
+  int plain_vectors; /* KirKernel.plain_vectors */
 } CG;
 
 /* Binds b to idx E i for the generation of one view map element and
@@ -380,6 +384,19 @@ CExpr cg_int_min_max(CG *cg, KirBuiltin f, CExpr a, CExpr b);
 const Binder *acc_root(CG *cg, const Phrase *a);
 /* the storage of a phrase that denotes an identifier (var, param) or NULL */
 Storage *phrase_storage(CG *cg, const Phrase *p);
+
+/* A flat buffer of scalars of one dimension that p names (a variable or
+ * its projection, read or written) and whose element at an index is an
+ * access of that index alone, or NULL; the access made: noted, and the
+ * buffer's variable (the base of its elements) */
+const Storage *cg_plain_scalar_buffer(CG *cg, const Phrase *p, bool write);
+CExpr cg_plain_element_base(CG *cg, const Storage *st, bool write);
+
+/* ---- access_vector.c: whole vectors (asVector, asScalarAcc) ---- */
+/* E read as a vector of k scalars E[first + l] */
+CExpr gen_vector_read(CG *cg, const Phrase *e, const Ix *first, int k, DataType *scalar);
+/* A written as a vector of k scalars A[first + l] */
+Target gen_vector_write(CG *cg, const Phrase *a, const Ix *first, int k);
 
 /* decomposition of an application spine  prim a1 ... an */
 typedef PhraseSpine Spine;

@@ -7,108 +7,6 @@
 #include <inttypes.h>
 #include <string.h>
 
-/* ---- sizes ----
- *
- * A size is the core's polynomial over size atoms (size.h, spec
- * section 3); its index expression is the numerator over the common
- * denominator (size_fraction), term by term, divided once: the
- * preconditions make the division exact (spec section 8). */
-
-static const Ix *numerator_ix(IxCtx *x, Size p);
-static const Ix *monomial_ix(IxCtx *x, const SizeTerm *t);
-
-/* A size atom: a variable, or floor(num/den) (size.h) as the truncating
- * division of its non-negative num by its den (NULL if a coefficient has
- * no magnitude). */
-static const Ix *atom_ix(IxCtx *x, const SizeAtom *a) {
-  switch (a->kind) {
-  case SIZE_ATOM_VAR: {
-    const Ix *row = ix_row_index(x, a->var);
-    return row ? row : ix_var(x, a->var);
-  }
-  case SIZE_ATOM_FLOOR: break;
-  }
-  const Ix *num = numerator_ix(x, a->num), *den = numerator_ix(x, a->den);
-  return num && den ? ix_div(x, num, den) : NULL;
-}
-
-/* The monomial of t (positive exponents), atoms first, then the
- * coefficient's magnitude unless it is 1: N*M*2, not 2*N*M. */
-static const Ix *monomial_ix(IxCtx *x, const SizeTerm *t) {
-  const Ix *e = ix_const(x, 1);
-  for (int i = 0; i < t->nfactors; i++) {
-    ASSERT(t->factors[i].exp > 0);
-    const Ix *a = atom_ix(x, size_factor_atom(&t->factors[i]));
-    if (!a) return NULL;
-    for (int64_t k = 0; k < t->factors[i].exp; k++) e = ix_mul(x, e, a);
-  }
-  return ix_mul(x, e, ix_const(x, t->num < 0 ? -t->num : t->num));
-}
-
-/* The sum of a polynomial's terms (integer coefficients, positive
- * exponents), positive terms first so that no sum starts with a
- * subtraction from 0; NULL if a coefficient is INT64_MIN (no magnitude). */
-static const Ix *numerator_ix(IxCtx *x, Size p) {
-  const Ix *sum = NULL;
-  for (int pass = 0; pass < 2; pass++) {
-    for (int i = 0; i < p.nterms; i++) {
-      const SizeTerm *t = &p.terms[i];
-      bool negative = t->num < 0;
-      if (negative != (pass == 1)) continue;
-      if (t->num == INT64_MIN) return NULL;
-      const Ix *term = monomial_ix(x, t);
-      if (!term) return NULL;
-      if (!sum) {
-        sum = negative ? ix_sub(x, ix_const(x, 0), term) : term;
-      } else {
-        sum = negative ? ix_sub(x, sum, term) : ix_add(x, sum, term);
-      }
-    }
-  }
-  return sum ? sum : ix_const(x, 0);
-}
-
-/* numerator/denominator of s, or NULL if that leaves int64 */
-static const Ix *fraction_ix(IxCtx *x, Size s) {
-  Size numerator, denominator;
-  if (!size_fraction(x->arena, s, &numerator, &denominator)) return NULL;
-  const Ix *top = numerator_ix(x, numerator), *bottom = monomial_ix(x, &denominator.terms[0]);
-  return top && bottom ? ix_div(x, top, bottom) : NULL;
-}
-
-static const Ix *size_ix(IxCtx *x, Size s) {
-  if (s.nterms == 0) return ix_const(x, 0);
-  /* Most sizes are polynomials (a constant, N, N*K + 2, ceil(N/64) as its
-   * floor atom): their common denominator is 1, size_fraction would give
-   * s itself over 1, and fraction_ix its numerator_ix divided by 1, which
-   * ix_div folds away.  So that numerator is taken at once (translation
-   * throughput, BENCHMARKS.md). */
-  if (size_is_polynomial(s)) {
-    const Ix *top = numerator_ix(x, s);
-    if (top) return top;
-  }
-  const Ix *whole = fraction_ix(x, s);
-  if (whole) return whole;
-  /* No common denominator fits in int64: one exact division per term. */
-  const Ix *sum = NULL;
-  for (int pass = 0; pass < 2; pass++) {
-    for (int i = 0; i < s.nterms; i++) {
-      SizeTerm t = s.terms[i];
-      bool negative = t.num < 0;
-      if (negative != (pass == 1)) continue;
-      if (negative) t.num = -t.num; /* a canonical coefficient is > INT64_MIN/1 or has den 1 */
-      const Ix *term = fraction_ix(x, (Size){1, &t});
-      if (!term) INTERNAL("size term with a coefficient beyond int64");
-      if (!sum) {
-        sum = negative ? ix_sub(x, ix_const(x, 0), term) : term;
-      } else {
-        sum = negative ? ix_sub(x, sum, term) : ix_add(x, sum, term);
-      }
-    }
-  }
-  return sum;
-}
-
 static size_t printed_length(const Ix *e) { return e->length; }
 
 /* ---- the memo ----
@@ -182,7 +80,7 @@ const Ix *ix_from_size(IxCtx *x, Size s) {
   /* a size with a row is its loop's index: not kept, the same row may be
    * another loop's elsewhere (a def's dependent map inlined twice) */
   for (int k = 0; k < x->nrows; k++)
-    if (size_has_var(s, x->row[k])) return size_ix(x, s);
+    if (size_has_var(s, x->row[k])) return ix_size_ix(x, s);
   IxMemo *m = memo_of(x);
   uintptr_t at = (uintptr_t)s.terms >> 4;
   size_t slot = (size_t)((at ^ (at >> 7)) % RECENT_SIZES);
@@ -201,7 +99,7 @@ const Ix *ix_from_size(IxCtx *x, Size s) {
   } else {
     hash = poly_hash(s, var_hash);
     known = memo_find(memo, hash, 0, same_size, NULL, &s);
-    e = known ? known->value : size_ix(x, s);
+    e = known ? known->value : ix_size_ix(x, s);
   }
   if (!known && !constant) {
     Size *key = NEW(x->arena, Size);
@@ -273,6 +171,7 @@ typedef struct Simplifier {
   int prover_budget;
   bool budget_ran_out; /* a factoring search stopped at BUILD_BUDGET */
   int factor_depth;    /* divide_by_one_factor calls in progress */
+  int poly_depth;      /* to_poly calls in progress */
   Quotient *quotients;
   int nquotients, quotients_cap;
   RangeBounds *bounds; /* indexed like x->ranges */
@@ -289,6 +188,7 @@ static void simplifier_init(Simplifier *s, IxCtx *x) {
   s->prover_budget = PROVER_BUDGET;
   s->budget_ran_out = false;
   s->factor_depth = 0;
+  s->poly_depth = 0;
   s->quotients = NULL;
   s->nquotients = s->quotients_cap = 0;
   /* zeroed: every state KNOWN_NOT_YET */
@@ -915,12 +815,46 @@ static bool fold_remainder(Simplifier *s, Poly p, Poly *out) {
 }
 
 static Poly fold_identities(Simplifier *s, Poly p) {
+  if (s->nquotients == 0) return p; /* both identities fold a quotient atom the simplifier made */
   for (int round = 0; round < MAX_IDENTITY_ROUNDS; round++) {
     Poly next;
     if (!fold_quotient_and_remainder(s, p, &next) && !fold_remainder(s, p, &next)) break;
     p = next;
   }
   return p;
+}
+
+/* poly_normalise(terms, n) of ix_linear_terms' terms (the constant, if
+ * any, last): their monomials are single atoms to the power 1, which
+ * poly_compare_monomials orders as compare_atoms does the atoms, so the
+ * canonical form is the atom terms sorted by it (stable: of equal atoms
+ * the first kept, as merge_sorted keeps it), equal atoms merged, zeros
+ * dropped (no sum leaves int64, ix_linear_terms), and the constant last;
+ * made here with each atom's class found once, not at every comparison */
+static Poly linear_poly(Simplifier *s, PolyTerm *terms, int n) {
+  int natoms = n > 0 && terms[n - 1].nfactors == 0 ? n - 1 : n;
+  int cls[IX_LINEAR_TERMS];
+  for (int i = 0; i < natoms; i++) {
+    PolyTerm key = terms[i];
+    int c = atom_class(s, atom_of(key.factors)), j = i;
+    for (; j > 0; j--) { /* compare_atoms(terms[j - 1], key) > 0 */
+      const Ix *a = atom_of(terms[j - 1].factors), *b = atom_of(key.factors);
+      if (cls[j - 1] < c || (cls[j - 1] == c && (a == b || ix_compare(a, b) <= 0))) break;
+      terms[j] = terms[j - 1], cls[j] = cls[j - 1];
+    }
+    terms[j] = key, cls[j] = c;
+  }
+  int kept = 0;
+  for (int i = 0; i < natoms;) {
+    PolyTerm merged = terms[i];
+    int j = i + 1;
+    for (; j < natoms && cls[j] == cls[i] && ix_compare(atom_of(terms[i].factors), atom_of(terms[j].factors)) == 0; j++)
+      merged.num += terms[j].num;
+    if (merged.num != 0) terms[kept++] = merged;
+    i = j;
+  }
+  if (natoms < n) terms[kept++] = terms[n - 1];
+  return (Poly){kept, kept > 0 ? terms : NULL};
 }
 
 static Poly to_poly(Simplifier *s, const Ix *e) {
@@ -930,6 +864,14 @@ static Poly to_poly(Simplifier *s, const Ix *e) {
   case IX_EXPR: return poly_atom(&s->pc, e);
   default: break;
   }
+  /* a sum of atoms times constants, most indices: its terms sorted, in one
+   * walk (ix_linear_terms says why that is what the arithmetic below
+   * gives), which is cheaper than finding it kept; tried on the whole
+   * index only: a part of one that is not such a sum is not walked again
+   * for each of its parts */
+  PolyTerm *terms;
+  int n = e->divides || s->poly_depth || s->x->general_polys ? -1 : ix_linear_terms(s->arena, e, &terms);
+  if (n >= 0) return linear_poly(s, terms, n);
   /* With no division in e, its polynomial is arithmetic on its atoms
    * alone (no quotient is made, the prover does not run, fold_identities
    * finds nothing): a function of e and the atom order, which the ranges
@@ -939,7 +881,10 @@ static Poly to_poly(Simplifier *s, const Ix *e) {
   if (known) return *(const Poly *)known->value;
   bool outer = s->pc.overflow;
   s->pc.overflow = false;
-  Poly a = to_poly(s, e->a), b = to_poly(s, e->b), result;
+  Poly a, b, result;
+  s->poly_depth++;
+  a = to_poly(s, e->a), b = to_poly(s, e->b);
+  s->poly_depth--;
   switch (e->kind) {
   case IX_ADD: result = fold_identities(s, poly_add(&s->pc, a, b)); break;
   case IX_SUB: result = fold_identities(s, poly_sub(&s->pc, a, b)); break;
@@ -1012,6 +957,16 @@ static const Ix *term_magnitude(Simplifier *s, const Term *t, bool *negative) {
 static Parts flat_parts(Simplifier *s, Poly p) {
   Parts parts = {p.nterms, NEWARRAY(s->arena, Part, p.nterms > 0 ? p.nterms : 1)};
   for (int i = 0; i < p.nterms; i++) parts.items[i] = ix_term_part(&p.terms[i]);
+  return parts;
+}
+
+/* the flat sum's parts for assemble alone, which reads a part's sign,
+ * leading term and magnitude (made from the term), not its length:
+ * ix_term_part's signs, with no length measured */
+static Parts signed_parts(Simplifier *s, Poly p) {
+  Parts parts = {p.nterms, NEWARRAY(s->arena, Part, p.nterms > 0 ? p.nterms : 1)};
+  for (int i = 0; i < p.nterms; i++)
+    parts.items[i] = (Part){NULL, p.terms[i].num < 0 && p.terms[i].num != INT64_MIN, &p.terms[i], 0, false, false};
   return parts;
 }
 
@@ -1124,13 +1079,36 @@ static bool appears_before(Simplifier *s, const Term *terms, int upto, const Ix 
   return false;
 }
 
+/* Two of p's terms have an atom in common (equal atoms are the same atom
+ * of the core: compare_atoms is 0 exactly for ix_equal ones), told by
+ * structure, without the atom order's range look-ups: where none has,
+ * the search has no atom factor to try */
+static bool shares_atom(Poly p) {
+  for (int i = 0; i < p.nterms; i++)
+    for (int k = i + 1; k < p.nterms; k++)
+      for (int a = 0; a < p.terms[i].nfactors; a++)
+        for (int b = 0; b < p.terms[k].nfactors; b++)
+          if (ix_equal(atom_of(&p.terms[i].factors[a]), atom_of(&p.terms[k].factors[b]))) return true;
+  return false;
+}
+
+/* no two of p's coefficients with a common factor the search would try */
+static bool coprime_coefficients(Poly p) {
+  for (int i = 0; i < p.nterms; i++)
+    for (int j = i + 1; j < p.nterms; j++)
+      if (p.terms[i].num != INT64_MIN && p.terms[j].num != INT64_MIN && poly_gcd(p.terms[i].num, p.terms[j].num) > 1)
+        return false;
+  return true;
+}
+
 static Parts search_parts(Simplifier *s, Poly p, int *budget) {
   Parts best = flat_parts(s, p);
   if (p.nterms < 2) return best;
   size_t best_length = parts_length(s, best);
   /* atom factors: atoms of at least two terms; first, and kept on a tie,
    * for the row-major form (bi*16 + i)*N + bj*16 + j */
-  for (int i = 0; i < p.nterms; i++) {
+  bool shared = shares_atom(p);
+  for (int i = 0; i < p.nterms && shared; i++) {
     for (int j = 0; j < p.terms[i].nfactors; j++) {
       const Ix *a = atom_of(&p.terms[i].factors[j]);
       if (appears_before(s, p.terms, i, a)) continue;
@@ -1176,8 +1154,13 @@ typedef struct BestParts {
   const Ix *sum; /* assemble(parts), made when first asked for */
 } BestParts;
 
+static bool nothing_to_search(Poly p) { return p.nterms < 2 || (coprime_coefficients(p) && !shares_atom(p)); }
+
 static BestParts *best_parts_of(Simplifier *s, Poly p, int *budget) {
-  if (p.nterms < 2) { /* nothing to search */
+  /* nothing to search: search_parts would try no factoring (so take none
+   * of the budget) and keep the flat sum, not worth keeping (the inner sum
+   * of wg*64 + lid in (wg*64 + lid)*1024 + i) */
+  if (nothing_to_search(p)) {
     BestParts *flat = NEW(s->arena, BestParts);
     flat->parts = flat_parts(s, p);
     return flat;
@@ -1207,6 +1190,7 @@ static Parts best_parts(Simplifier *s, Poly p, int *budget) { return best_parts_
 
 /* assemble(best_parts(p)) */
 static const Ix *best_sum(Simplifier *s, Poly p, int *budget) {
+  if (nothing_to_search(p)) return assemble(s, signed_parts(s, p)); /* its flat parts, unmeasured */
   BestParts *best = best_parts_of(s, p, budget);
   if (!best->sum) best->sum = assemble(s, best->parts);
   return best->sum;
@@ -1218,7 +1202,7 @@ static const Ix *build(Simplifier *s, Poly p) {
   /* a sum whose atoms are each in one term, and that no constant
    * factoring prints strictly shorter, stays flat: told on integers
    * (index_flat.c), the search spared */
-  if (ix_flat_is_shortest(p)) return assemble(s, flat_parts(s, p));
+  if (ix_flat_is_shortest(p)) return assemble(s, signed_parts(s, p));
   int budget = BUILD_BUDGET;
   return best_sum(s, p, &budget);
 }
@@ -1247,7 +1231,8 @@ static void remember_poly(Simplifier *s, const Ix *simplified, Poly p) {
       simplified->kind == IX_EXPR) {
     return;
   }
-  if (!plain_atoms(p)) return;
+  /* a linear sum's is read in one walk (to_poly), not found kept */
+  if (!plain_atoms(p) || ix_linear(simplified)) return;
   MemoTable *memo = &memo_of(s->x)->polys;
   if (memo_find(memo, simplified->hash, s->x->scope, same_ix, NULL, simplified)) return;
   Poly *kept = NEW(s->arena, Poly);
@@ -1456,7 +1441,7 @@ static const Ix *exact_quotient(IxCtx *x, const Ix *at, int64_t k) {
   if (s.pc.overflow) return NULL;
   /* an unrolled step's quotient, wg*4096 + lid*16 + 3, is new at each
    * step; where its flat sum is told shortest, the search is spared */
-  const Ix *quotient = ix_flat_is_shortest(q) ? assemble(&s, flat_parts(&s, q)) : build(&s, q);
+  const Ix *quotient = ix_flat_is_shortest(q) ? assemble(&s, signed_parts(&s, q)) : build(&s, q);
   if (s.pc.overflow) return NULL;
   /* S/k prints at least S, '/' and k; S's length is at most at's, at least shortest_bound's (which counts
    * parentheses p may not have), and where ix_flat_is_shortest(p) the lesser of the flat sum's and at's */

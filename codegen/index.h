@@ -101,6 +101,10 @@ typedef struct IxCtx {
    * loop variant's accesses ask for the same sizes, strides, loop indices
    * and sums dozens of times, the two reads of a zip all of them twice) */
   struct IxRecentLeaves *recent; /* made at the first leaf (index_build.c) */
+  /* every polynomial made node by node, none of a sum of atoms times
+   * constants read in one walk (index.c, to_poly): the general way, which
+   * that walk must agree with (tests/unit/test_index.c) */
+  bool general_polys;
 } IxCtx;
 
 void ix_init(IxCtx *x, Arena *a);
@@ -148,6 +152,12 @@ bool ix_steps_before_simplify(IxCtx *x, const Ix *const *at, int k);
  * ix_steps_before_simplify: false also where they cannot tell.  The lanes of a vector access probed once, lane a variable
  * (codegen/access.c). */
 bool ix_steps_by_lane(IxCtx *x, const Ix *at0, const Ix *at, const Ix *lane);
+/* e is a sum of its atoms times constants within the bounds of
+ * index_linear.c (index_int.h, ix_linear_terms): its polynomial has plain
+ * atoms and leaves no bound of the core when a term is added to it, so
+ * ix_steps_by_lane(x, e, ix_add(x, e, lane), lane) holds for any lane
+ * variable (tests/unit/test_index.c checks it) */
+bool ix_linear(const Ix *e);
 
 /* ix_simplify(x, ix_mod(x, e, ix_const(x, k))) is 0, k > 0, told from
  * e's polynomial without simplifying the remainder: every coefficient an

@@ -22,6 +22,7 @@ void ix_init(IxCtx *x, Arena *a) {
   x->row = NULL;
   x->row_ix = NULL;
   x->recent = NULL;
+  x->general_polys = false;
 }
 
 void ix_push_row(IxCtx *x, Sym row, const Ix *index) {

@@ -51,4 +51,24 @@ const Ix *ix_row_index(const IxCtx *x, Sym v);
 bool ix_fold_division(IxKind kind, int64_t a, int64_t b, int64_t *out);
 bool ix_same_name(Sym a, Sym b);
 
+/* index_linear.c: e as a sum of its atoms (variables, expression atoms)
+ * times integer coefficients and a constant: the terms of its polynomial
+ * into *terms, in the arena, in any order and with an atom met twice in
+ * two terms (poly_normalise sorts and merges them), and their number; -1
+ * where e is no such sum (a quotient, a remainder, a product of two
+ * non-constants or by 0) or leaves its bounds: more than
+ * IX_LINEAR_TERMS leaves, or a leaf whose constants on the way multiply
+ * beyond 2^40 in magnitude.  Within them, no sum of the leaves' terms
+ * leaves int64, nor does any coefficient of the polynomials of e's
+ * subexpressions (each a sum of some leaves' terms by the constants
+ * below the subexpression, which are at most those from the top, none
+ * 0), so to_poly's arithmetic overflows nowhere on e and its polynomial
+ * is the canonical form of these terms (poly.h). */
+enum { IX_LINEAR_TERMS = 32 };
+int ix_linear_terms(Arena *a, const Ix *e, PolyTerm **terms);
+
+/* index_size.c: the index expression of a size, made anew (ix_from_size
+ * keeps it for the next equal size) */
+const Ix *ix_size_ix(IxCtx *x, Size s);
+
 #endif

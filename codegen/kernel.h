@@ -196,6 +196,11 @@ typedef struct CodegenOptions {
    * memory, barrier_pass.c ...): the general way, which the shortcuts
    * must agree with (tests/throughput, shortcuts) */
   bool no_shortcuts;
+  /* the lanes of every vector read or written probed through its path,
+   * none of a plain buffer told at once (access_vector.c): the general
+   * way, which the plain vectors must agree with (tests/throughput,
+   * vectors) */
+  bool probe_lanes;
 } CodegenOptions;
 
 /* codegen/opencl.c: the source of one kernel in its target's language

@@ -573,6 +573,9 @@ typedef struct KirKernel {
    * would find or change nothing (CodegenOptions.no_shortcuts), bits of
    * KirShortcut, for the tests */
   unsigned shortcuts;
+  /* the vectors of plain buffers read or written without probing their
+   * lanes (codegen/access_vector.c), for the tests */
+  int plain_vectors;
 } KirKernel;
 
 /* The shortcuts of KirKernel.shortcuts. */

@@ -151,6 +151,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   cg->unroll_directly = opt && opt->unroll_directly;
   cg->scan_each_site = opt && opt->scan_each_site;
   cg->no_shortcuts = opt && opt->no_shortcuts;
+  cg->probe_lanes = opt && opt->probe_lanes;
   cg->where = k->def->body->span;
   ix_init(&cg->ix, a);
   cg->ix.print_expr = k->backend->print_expr;
@@ -197,6 +198,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   kk->steps_copied = cg->steps_copied;
   if (!cg->no_shortcuts && !cg->reads_shared) kk->shortcuts |= KIR_SHORTCUT_READS;
   if (!cg->no_shortcuts && !cg->writes_matter) kk->shortcuts |= KIR_SHORTCUT_WRITES;
+  kk->plain_vectors = cg->plain_vectors;
   /* the local size the code is for, fixed when known (the barrier pass's
    * pointwise rule needs it: own_elements.c) */
   kk->reqd_local = cg->launch.local_known[0];

@@ -38,13 +38,21 @@
  *             the given files and directories and their kernels'
  *             programs; some kernels must have taken each shortcut and
  *             some not
+
+ *   vectors   the vectors of plain buffers read and written without
+ *             probing their lanes (codegen/access_vector.c) give the text
+ *             of every vector probed lane by lane
+ *             (CodegenOptions.probe_lanes), for every imperative def of
+ *             the given files and directories and their kernels'
+ *             programs; some vectors must have been plain, and each of
+ *             two of bench/variants.py's kernels' three
  *
  *   subst     phrase_subst_shared (stage II's substitution, which shares
  *             what it does not change) prints as phrase_subst's copy, for
  *             every lambda of the given files' defs, and changes nothing
  *
  * usage: throughput_test emit | arena | natural FILE.dpia... | unroll FILE.dpia|DIR... | sites FILE.dpia|DIR... |
- *        shortcuts FILE.dpia|DIR... | subst FILE.dpia... */
+ *        shortcuts FILE.dpia|DIR... | vectors FILE.dpia|DIR... | subst FILE.dpia... */
 #include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
@@ -194,7 +202,7 @@ static int each_imperative_kernel(const char *name, const char *text, size_t len
 static void natural_kernel(Front *f, const char *name, const DefInfo *d, ImpKernel *k, void *ctx) {
   (void)ctx;
   CHECK(k->natural_source != NULL, "%s: %s has no dry-run text", name, d->name);
-  CodegenOptions zero = {{0}, {0}, false, NULL, NULL, false, false, false};
+  CodegenOptions zero = {{0}, {0}, false, NULL, NULL, false, false, false, false};
   Buf fresh, shortcut;
   buf_init(&fresh, &f->a);
   buf_init(&shortcut, &f->a);
@@ -202,7 +210,7 @@ static void natural_kernel(Front *f, const char *name, const DefInfo *d, ImpKern
   CHECK(ok && strcmp(fresh.data, k->natural_source) == 0 && strcmp(shortcut.data, fresh.data) == 0,
         "%s: %s: the dry run's text differs from a fresh generation", name, d->name);
   /* user launch sizes are generated afresh */
-  CodegenOptions user = {{32, 0, 0}, {0}, false, NULL, NULL, false, false, false};
+  CodegenOptions user = {{32, 0, 0}, {0}, false, NULL, NULL, false, false, false, false};
   Buf sized;
   buf_init(&sized, &f->a);
   if (codegen_kernel(&f->a, &f->tc, k, &user, &sized, NULL))
@@ -280,6 +288,22 @@ static void shortcuts_kernel(Front *f, const char *name, const DefInfo *d, ImpKe
 
 static int compare_shortcuts(const char *name, const char *text, size_t len, long *counts) {
   return each_imperative_kernel(name, text, len, shortcuts_kernel, counts);
+}
+
+/* generated with the vectors of plain buffers told at once and with
+ * every vector's lanes probed; ctx: the plain vectors */
+static void vectors_kernel(Front *f, const char *name, const DefInfo *d, ImpKernel *k, void *plain) {
+  CodegenOptions told = {0}, probed = {0};
+  probed.probe_lanes = true;
+  KernelFacts facts = {0};
+  if (same_both_ways(f, name, d, k, &told, &probed, &facts, "the plain vectors told at once",
+                     "every vector's lanes probed") &&
+      facts.kir)
+    *(long *)plain += facts.kir->plain_vectors;
+}
+
+static int compare_vectors(const char *name, const char *text, size_t len, long *plain) {
+  return each_imperative_kernel(name, text, len, vectors_kernel, plain);
 }
 
 typedef int CompareFile(const char *name, const char *text, size_t len, long *count);
@@ -500,6 +524,45 @@ static void test_shortcuts(int nargs, char **args) {
   printf("\n");
 }
 
+static void test_vectors(int nargs, char **args) {
+  int files;
+  long plain = 0;
+  int total = compared_files(nargs, args, compare_vectors, &plain, &files);
+  CHECK(total >= files / 2, "only %d kernels compared for %d files", total, files);
+  CHECK(plain > 0, "no vector of a plain buffer in %d kernels", total);
+  /* bench/variants.py's vector kernels: both reads and the write plain */
+  static const struct {
+    const char *name, *text;
+  } benchmark[] = {
+      {"v4_wg64_c64", "kernel dotVar (N: nat) (xs ys: [N]float) =\n"
+                      "  zip (asVector 4 xs) (asVector 4 ys)\n"
+                      "  |> split (64 * 64)\n"
+                      "  |> mapWorkgroup (\\zs1 ->\n"
+                      "       zs1 |> split 64\n"
+                      "           |> mapLocal (\\zs2 -> reduceSeq (\\x a -> fst x * snd x + a) 0.0 zs2))\n"
+                      "  |> join\n"
+                      "  |> asScalar\n"},
+      {"v16_wg128_c256_local",
+       "kernel dotVar (N: nat) (xs ys: [N]float) =\n"
+       "  zip (asVector 16 xs) (asVector 16 ys)\n"
+       "  |> split (256 * 128)\n"
+       "  |> mapWorkgroup (\\zs1 ->\n"
+       "       zs1 |> split 256\n"
+       "           |> toLocal (mapLocal (\\zs2 -> reduceSeq (\\x a -> fst x * snd x + a) 0.0 zs2))\n"
+       "           |> mapLocal (\\s -> s))\n"
+       "  |> join\n"
+       "  |> asScalar\n"},
+  };
+  for (int i = 0; i < (int)(sizeof benchmark / sizeof benchmark[0]); i++) {
+    long told = 0;
+    int kernels =
+        compared_text(benchmark[i].name, benchmark[i].text, strlen(benchmark[i].text), compare_vectors, &told);
+    CHECK(kernels == 1 && told == 3, "%s: %d kernels, %ld of its 3 vectors told at once", benchmark[i].name, kernels,
+          told);
+  }
+  printf("%d kernels compared, %ld plain vectors\n", total, plain);
+}
+
 int main(int argc, char **argv) {
   DpiaMem mem;
   dpia_mem_default(&mem);
@@ -520,9 +583,12 @@ int main(int argc, char **argv) {
     test_sites(argc - 2, argv + 2);
   else if (argc >= 3 && strcmp(argv[1], "shortcuts") == 0)
     test_shortcuts(argc - 2, argv + 2);
+  else if (argc >= 3 && strcmp(argv[1], "vectors") == 0)
+    test_vectors(argc - 2, argv + 2);
   else {
     fprintf(stderr, "usage: throughput_test emit | arena | natural FILE.dpia... | unroll FILE.dpia|DIR... | sites "
-                    "FILE.dpia|DIR... | shortcuts FILE.dpia|DIR... | subst FILE.dpia...\n");
+                    "FILE.dpia|DIR... | shortcuts FILE.dpia|DIR... | vectors FILE.dpia|DIR... | subst "
+                    "FILE.dpia...\n");
     return 2;
   }
   arena_free(&arena);

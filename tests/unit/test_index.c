@@ -406,6 +406,8 @@ static const Case cases[] = {
     CASE("", "", "j + i", "i + j"),
     CASE("", "", "i + j - i", "j"),
     CASE("", "", "i*2 + i*3", "i*5"),
+    /* a common factor of 2 only: the search tries it (index.c, coprime_coefficients) */
+    CASE("", "", "abc*2 + de*2 + f*2", "(abc + de + f)*2"),
     CASE("", "", "(a - b) - (a - b)", "0"),
     CASE("", "", "a - (b + c)", "a - b - c"),
     CASE("", "", "0 - x", "0 - x"),
@@ -1209,6 +1211,122 @@ static void test_random(Tester *t) {
          EXPRESSIONS, changed, shorter, assignments, defined, multiples, quotients);
 }
 
+/* The polynomial of a sum of atoms times constants read in one walk
+ * (codegen/index_linear.c) against the one made node by node
+ * (IxCtx.general_polys): for many random sums, differences and products
+ * by constants of variables and constants (the constants now and then
+ * near the walk's bounds, 2^40, and beyond, where the general path keeps
+ * an overflowing part as written), and some with a product of two
+ * variables or a division in them, whatever asks the simplifier for a
+ * polynomial answers alike: the simplified form, a constant difference,
+ * the vector offset of k times it, a bound and the steps of a lane. */
+static const Ix *random_linear(Generator *g, int depth) {
+  static const int64_t big[] = {1000,
+                                4096,
+                                65536,
+                                (int64_t)1 << 20,
+                                (int64_t)1 << 39,
+                                (int64_t)1 << 40,
+                                ((int64_t)1 << 40) + 1,
+                                (int64_t)1 << 41,
+                                (int64_t)1 << 62,
+                                -((int64_t)1 << 40)};
+  IxCtx *ix = g->ix;
+  if (depth == 0 || rng_below(g->rng, 6) == 0) {
+    int pick = rng_below(g->rng, 10);
+    if (pick == 0) return ix_const(ix, big[rng_below(g->rng, (int)DPIA_COUNTOF(big))]);
+    return random_leaf(g);
+  }
+  switch (rng_below(g->rng, 12)) {
+  case 0:
+  case 1:
+  case 2: return ix_add(ix, random_linear(g, depth - 1), random_linear(g, depth - 1));
+  case 3:
+  case 4: return ix_sub(ix, random_linear(g, depth - 1), random_linear(g, depth - 1));
+  case 5:
+  case 6: return ix_mul(ix, random_linear(g, depth - 1), random_constant(g));
+  case 7: return ix_mul(ix, ix_const(ix, big[rng_below(g->rng, (int)DPIA_COUNTOF(big))]), random_linear(g, depth - 1));
+  /* a product by 0 the constructors do not fold (the simplifier's nodes) */
+  case 8: return ix_node(ix, IX_MUL, random_linear(g, depth - 1), ix_const(ix, 0));
+  case 9: return ix_mul(ix, random_linear(g, depth - 1), random_leaf(g));
+  case 10: return ix_div(ix, random_linear(g, depth - 1), random_divisor(g));
+  default: return random_linear(g, depth - 1);
+  }
+}
+
+/* query q of input under ranges (a fresh context each: what one asks
+ * would be kept in the memo for the next) */
+static const char *linear_answer(Tester *t, const char *ranges, const Ix *input, int q, bool general) {
+  IxCtx ctx, *x = &ctx;
+  ix_init(x, t->arena);
+  x->general_polys = general;
+  push_ranges(t, x, ranges, __LINE__);
+  const Ix *lane = ix_var(x, intern_cstr(t->names, "lane")), *four = ix_const(x, 4), *quotient;
+  switch (q) {
+  case 0: return print(t, ix_simplify(x, input));
+  case 1: return ix_simplifies_to(x, ix_sub(x, ix_add(x, input, ix_const(x, 3)), input), 3) ? "3" : "not 3";
+  case 2: return ix_multiple_of(x, ix_mul(x, input, four), 4) ? "multiple" : "not multiple";
+  case 3: quotient = ix_exact_quotient(x, ix_mul(x, input, four), 4); return quotient ? print(t, quotient) : "-";
+  case 4: return ix_provably_less(x, input, ix_const(x, 100)) ? "< 100" : "not < 100";
+  default: return ix_steps_by_lane(x, input, ix_add(x, input, lane), lane) ? "steps" : "no steps";
+  }
+}
+
+/* what both ways answer of input under ranges, 1 where they differ
+ * (reported) */
+static int linear_differs(Tester *t, const char *ranges, const Ix *input, int e) {
+  for (int q = 0; q < 6; q++) {
+    const char *walked = linear_answer(t, ranges, input, q, false), *general = linear_answer(t, ranges, input, q, true);
+    bool same = strcmp(walked, general) == 0;
+    if (!same)
+      fprintf(stderr, "test_index.c: linear %d [%s]: `%s`, question %d: walked `%s`, node by node `%s`\n", e, ranges,
+              print(t, input), q, walked, general);
+    record_at(t, same, __LINE__, "a sum read in one walk (see above)");
+    if (!same) return 1;
+  }
+  return 0;
+}
+
+static void test_linear_polys(Tester *t) {
+  static const char *const range_sets[] = {"i<4; j<n; k<8", "i<n; j<3; 1<=k<i + 2", "", "k<n*3"};
+  enum { EXPRESSIONS = 6000 };
+  IxCtx build;
+  ix_init(&build, t->arena);
+  const Ix *i = ix_var(&build, intern_cstr(t->names, "i")), *j = ix_var(&build, intern_cstr(t->names, "j"));
+  const Ix *two62 = ix_const(&build, (int64_t)1 << 62), *two40 = ix_const(&build, (int64_t)1 << 40);
+  /* at the walk's bounds: i*2^62 twice overflows in the sum of the two,
+   * node by node, before the third takes one away; 2^40 on the way is
+   * still read in one walk, 2^40 + 1 (2^40 times 2) not */
+  const Ix *bounds[] = {
+      ix_sub(&build, ix_add(&build, ix_mul(&build, i, two62), ix_mul(&build, i, two62)), ix_mul(&build, i, two62)),
+      ix_sub(&build, ix_mul(&build, i, two62), ix_add(&build, ix_mul(&build, i, two62), ix_mul(&build, j, two62))),
+      ix_add(&build, ix_mul(&build, ix_add(&build, i, ix_const(&build, 1)), two40), ix_mul(&build, j, two40)),
+      ix_mul(&build, ix_add(&build, ix_mul(&build, i, two40), j), ix_const(&build, 2)),
+  };
+  int differing = 0;
+  for (int b = 0; b < (int)DPIA_COUNTOF(bounds); b++) differing += linear_differs(t, "i<4; j<n", bounds[b], -1 - b);
+  Rng rng = {0x2545f4914f6cdd1du};
+  int linear = 0;
+  for (int e = 0; e < EXPRESSIONS && differing < 10; e++) {
+    Generator g = {
+        &build, &rng, {i, j, ix_var(&build, intern_cstr(t->names, "k"))}, ix_var(&build, intern_cstr(t->names, "n"))};
+    const Ix *input = random_linear(&g, 1 + rng_below(&rng, 5));
+    PolyTerm *terms;
+    bool walked = ix_linear_terms(t->arena, input, &terms) >= 0;
+    CHECK(walked == ix_linear(input));
+    /* a linear sum steps by any lane (codegen/access_vector.c asks no more) */
+    if (walked &&
+        strcmp(linear_answer(t, range_sets[e % (int)DPIA_COUNTOF(range_sets)], input, 5, true), "steps") != 0) {
+      fprintf(stderr, "test_index.c: linear %d: `%s` is linear but does not step by a lane\n", e, print(t, input));
+      CHECK(!"a linear sum steps by a lane");
+    }
+    linear += walked;
+    differing += linear_differs(t, range_sets[e % (int)DPIA_COUNTOF(range_sets)], input, e);
+  }
+  CHECK(linear > EXPRESSIONS / 2); /* not vacuous: most are read in one walk */
+  printf("index: linear: %d expressions, %d read in one walk\n", EXPRESSIONS, linear);
+}
+
 /* ix_flat_sum_shortest and ix_flat_constant_key: one flat sum s with a
  * constant k, k the step of an unrolled loop (codegen/unroll_step.c reads
  * s once, and takes the answer of the first constant of a key for every
@@ -1360,6 +1478,7 @@ int main(void) {
   test_memo(t);
   test_recent_leaves(t);
   test_random(t);
+  test_linear_polys(t);
   test_flat_constant_key(t);
 
   printf("index: %d passed, %d failed\n", t->passed, t->failed);
