@@ -311,6 +311,10 @@ typedef struct CG {
    * (KirKernel.steps_copied) */
   bool unroll_directly;
   int steps_copied;
+  /* CodegenOptions.runs_written_out; the runs gen_steps_by_copy made
+   * (KirKernel.runs_made) */
+  bool runs_written_out;
+  int runs_made;
 } CG;
 
 /* Binds b to idx E i for the generation of one view map element and

@@ -303,6 +303,7 @@ void kir_map_exprs(KirStmt *s, KirExprMap f, void *ctx) {
   case KS_BLOCK:
   case KS_BARRIER:
   case KS_COMMENT: break;
+  case KS_RUN: break; /* its template's are its steps', never changed (kir.h) */
   }
   DPIA_EXHAUSTIVE_END
 }
@@ -526,7 +527,7 @@ KirBlock kir_block_copy(Arena *a, const KirBlock *b) {
   KirBlock out = {0};
   for (const KirStmt *s = b->first; s; s = s->next) {
     KirStmt *c = NEW(a, KirStmt);
-    *c = *s;
+    *c = *s; /* a run's template is shared: it is never changed */
     KirBlock *inner = kir_body(c);
     if (inner) *inner = kir_block_copy(a, inner);
     kir_append(&out, c);
@@ -539,6 +540,8 @@ void kir_names_bound(const KirBlock *b, NameSet *names) {
     if (s->kind == KS_DECL) nameset_add(names, s->decl.name);
     if (s->kind == KS_FOR) nameset_add(names, s->loop.var);
     if (s->kind == KS_ASSIGN && s->assign.lhs->kind == KE_VAR) nameset_add(names, s->assign.lhs->name);
+    /* a run's steps assign what its template assigns (its sites bind none) */
+    if (s->kind == KS_RUN) kir_names_bound(&s->run.body, names);
     const KirBlock *inner = kir_body((KirStmt *)s);
     if (inner) kir_names_bound(inner, names);
   }
@@ -759,6 +762,7 @@ static void check_block(KirCheck *c, const KirBlock *b, bool diverged) {
       if (diverged) violation(c, "a barrier where not every work-item of the group gets");
       if (!s->barrier.local && !s->barrier.global) violation(c, "a barrier that fences nothing");
       break;
+    case KS_RUN: violation(c, "a run of steps not written out (kir_write_out_runs)"); break;
     }
     DPIA_EXHAUSTIVE_END
     /* after its expressions: an operand's own type first */

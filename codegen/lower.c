@@ -149,6 +149,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   cg->backend = k->backend;
   cg->program = opt ? opt->program : NULL;
   cg->unroll_directly = opt && opt->unroll_directly;
+  cg->runs_written_out = opt && opt->runs_written_out;
   cg->scan_each_site = opt && opt->scan_each_site;
   cg->where = k->def->body->span;
   ix_init(&cg->ix, a);
@@ -191,6 +192,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   cg->block = &kk->body;
   gen_comm(cg, k->def->body);
   kk->steps_copied = cg->steps_copied;
+  kk->runs_made = cg->runs_made;
   /* the local size the code is for, fixed when known (the barrier pass's
    * pointwise rule needs it: own_elements.c) */
   kk->reqd_local = cg->launch.local_known[0];
@@ -293,6 +295,9 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   bool staged = false;
   Buf into;
   buf_init(&into, a);
+  /* the in-place check compares each read with the write of its own
+   * statement, index by index: every step's own */
+  if (k->in_place) kir_write_out_runs(a, kk);
   for (int j = 0; k->in_place && j < k->nupdated; j++) {
     bool staged_j = false;
     const char *in = k->params[k->updated[j]].name;
@@ -314,6 +319,13 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   kk->comment = c.data;
   for (int j = 0; k->in_place && j < k->nupdated; j++)
     kir_in_place_one_param(a, kk, k->params[j].name, k->params[k->updated[j]].name);
+  /* The runs of steps (KS_RUN) end here: the passes above took each run
+   * as its template once; the row pointers compare the constants of
+   * indices across statements, and what follows (the tiles' unrolling,
+   * a backend's refusal, the invariant check, the printer, and whatever
+   * reads KernelFacts.kir) sees the steps as lowering each on its own
+   * writes them. */
+  kir_write_out_runs(a, kk);
   kir_row_pointers(a, k->backend, kk);
   kir_unroll_tiles(a, kk);
   const char *refused = k->backend->refusal ? k->backend->refusal(a, kk) : NULL;

@@ -487,6 +487,7 @@ static void visit_block(Pass *p, KirBlock *b, const char *var, bool rewrite, boo
     case KS_FOR:
     case KS_BARRIER:
     case KS_COMMENT: break;
+    case KS_RUN: INTERNAL("a run of steps reaches the row pointers: runs are written out before kir_row_pointers (kir_write_out_runs)");
     }
     DPIA_EXHAUSTIVE_END
   }
