@@ -762,7 +762,26 @@ static void check_block(KirCheck *c, const KirBlock *b, bool diverged) {
       if (diverged) violation(c, "a barrier where not every work-item of the group gets");
       if (!s->barrier.local && !s->barrier.global) violation(c, "a barrier that fences nothing");
       break;
-    case KS_RUN: violation(c, "a run of steps not written out (kir_write_out_runs)"); break;
+    case KS_RUN:
+      /* Its steps are its template's statements but for their indices
+       * with $step: sums of the same atoms and a constant, ints built by
+       * the same constructors (unroll_step.c), under an element or a
+       * vector load or store only, so that no step's types, tests or
+       * declarations differ from its template's: the template's
+       * expressions checked once stand for every step's; its shape
+       * (steps, only assignments and stores after their sites) is
+       * kir_stmt_type_violation's, below. */
+      for (const KirStmt *t = s->run.body.first; t; t = t->next) {
+        if (t->kind == KS_ASSIGN) {
+          check_expr(c, t->assign.lhs);
+          check_expr(c, t->assign.rhs);
+        } else if (t->kind == KS_VSTORE) {
+          check_expr(c, t->vstore.value);
+          check_expr(c, t->vstore.offset);
+          check_expr(c, t->vstore.ptr);
+        }
+      }
+      break;
     }
     DPIA_EXHAUSTIVE_END
     /* after its expressions: an operand's own type first */

@@ -319,15 +319,10 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   kk->comment = c.data;
   for (int j = 0; k->in_place && j < k->nupdated; j++)
     kir_in_place_one_param(a, kk, k->params[j].name, k->params[k->updated[j]].name);
-  /* The runs of steps (KS_RUN) end here: the passes above took each run
-   * as its template once; the row pointers compare the constants of
-   * indices across statements, and what follows (the tiles' unrolling,
-   * a backend's refusal, the invariant check, the printer, and whatever
-   * reads KernelFacts.kir) sees the steps as lowering each on its own
-   * writes them. */
-  kir_write_out_runs(a, kk);
   kir_row_pointers(a, k->backend, kk);
   kir_unroll_tiles(a, kk);
+  /* a backend's refusal looks at each step */
+  if (k->backend->refusal) kir_write_out_runs(a, kk);
   const char *refused = k->backend->refusal ? k->backend->refusal(a, kk) : NULL;
   if (refused) {
     diag_error(k->diag, ERR_BARRIER_NOT_SPLIT, k->def->body->span, "kernel '%s' cannot be written in %s: %s", k->name,
@@ -338,6 +333,11 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
     const char *why = kir_invariant_violation(a, kk);
     if (why) INTERNAL("code generation broke an invariant of kernel '%s': %s", k->name, why);
   }
+  /* The runs of steps (KS_RUN) end here: the passes above took each run
+   * as its template once (or wrote it out where they could not); the
+   * printer, and whatever reads KernelFacts.kir, sees the steps as
+   * lowering each on its own writes them. */
+  kir_write_out_runs(a, kk);
   return kk;
 }
 
