@@ -588,15 +588,55 @@ typedef struct MadeAt {
   const Ix *const *made; /* the step's row */
 } MadeAt;
 
+/* The node on a way at a step: the template's node with the children on
+ * the way made at the step.  A copy of the node, its type kept: every
+ * child on a way has its template child's type (an index is an int, and
+ * each node above keeps its kind and its children's types), so that the
+ * constructors (kir_expr_rebuilt) would derive the same type again. */
 static const KirExpr *path_made(void *ctx, const StepPath *p) {
   const MadeAt *m = ctx;
   if (!p->kids) return kir_ix(m->arena, m->made[p->slot]);
+  const KirExpr *e = p->e;
+  KirExpr *c = NEW(m->arena, KirExpr);
+  *c = *e;
   const KirExpr *buf[3];
   const KirExpr *const *kids;
-  int n = kir_expr_children(p->e, buf, &kids);
-  const KirExpr **made = NEWARRAY(m->arena, const KirExpr *, n);
-  for (int i = 0; i < n; i++) made[i] = p->kids[i] ? path_made(ctx, p->kids[i]) : kids[i];
-  return kir_expr_rebuilt(m->arena, p->e, made);
+  int n = kir_expr_children(e, buf, &kids);
+  const KirExpr **args = NULL; /* a call's, a cast's, a vector's own */
+  if (kids != buf) {
+    args = NEWARRAY(m->arena, const KirExpr *, n > 0 ? n : 1);
+    for (int i = 0; i < n; i++) args[i] = kids[i];
+    c->call.args = args;
+  }
+  for (int i = 0; i < n; i++) {
+    if (!p->kids[i]) continue;
+    const KirExpr *made = path_made(ctx, p->kids[i]);
+    if (args) {
+      args[i] = made;
+      continue;
+    }
+    DPIA_EXHAUSTIVE_BEGIN
+    switch (e->kind) {
+    case KE_UNARY: c->un.operand = made; break;
+    case KE_BINARY: *(i == 0 ? &c->bin.lhs : &c->bin.rhs) = made; break;
+    case KE_COND: *(i == 0 ? &c->cond.test : i == 1 ? &c->cond.then : &c->cond.other) = made; break;
+    case KE_INDEX: *(i == 0 ? &c->index.base : &c->index.at) = made; break;
+    case KE_MEMBER: c->member.base = made; break;
+    case KE_LANE: c->lane.base = made; break;
+    case KE_VLOAD: *(i == 0 ? &c->vload.offset : &c->vload.ptr) = made; break;
+    case KE_INT:
+    case KE_VAR:
+    case KE_LIT:
+    case KE_IX:
+    case KE_QUERY:
+    case KE_CALL:
+    case KE_BUILTIN:
+    case KE_CAST:
+    case KE_VECTOR: INTERNAL("a way through a node of kind %d with no children of its own", (int)e->kind);
+    }
+    DPIA_EXHAUSTIVE_END
+  }
+  return c;
 }
 
 /* the statements of step first + t of rs appended to b, the sites
