@@ -261,7 +261,7 @@ static bool any_stmt(const KirStmt *s, NodeTest t, const void *ctx) {
   case KS_EXPR: return any_expr(s->expr, t, ctx);
   case KS_BARRIER:
   case KS_COMMENT: return false;
-  case KS_RUN: INTERNAL("a run of steps reaches the C backend: runs are written out before kir_row_pointers (kir_write_out_runs)");
+  case KS_RUN: INTERNAL("a run of steps reaches the C backend: cg_lower writes every run out (kir_write_out_runs)");
   }
   DPIA_EXHAUSTIVE_END
   return false;

@@ -197,7 +197,8 @@ static bool assigns(const KirStmt *s, const KirExpr *e) {
   case KS_EXPR:
   case KS_BARRIER:
   case KS_COMMENT: return false;
-  case KS_RUN: INTERNAL("a run of steps reaches the in-place check: runs are written out before kir_row_pointers (kir_write_out_runs)");
+  case KS_RUN:
+    INTERNAL("a run of steps reaches the in-place check: cg_lower writes every run out (kir_write_out_runs)");
   }
   return true;
 }
@@ -373,7 +374,8 @@ static void stmt(InPlace *ip, const KirStmt *s) {
     return;
   case KS_BARRIER:
   case KS_COMMENT: return;
-  case KS_RUN: INTERNAL("a run of steps reaches the in-place check: runs are written out before kir_row_pointers (kir_write_out_runs)");
+  case KS_RUN:
+    INTERNAL("a run of steps reaches the in-place check: cg_lower writes every run out (kir_write_out_runs)");
   }
 }
 

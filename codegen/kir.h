@@ -269,7 +269,7 @@ struct KirExpr {
                 foreign function whose binding nothing reads: kir_drop_dead) */         \
   X(COMMENT) /* text: a comment line of its own */                                  \
   X(RUN)     /* run: steps of a loop written out, each its template at its step       \
-                (below; unroll_step.c), written out before kir_row_pointers */
+                (below; unroll_step.c), written out before the printer */
 
 typedef enum KirStmtKind {
 #define X(id) KS_##id,
@@ -338,7 +338,7 @@ struct KirStmt {
      * then those statements.  The template is never changed: a pass that
      * would change a step's statements, or cannot show that it treats every
      * step as it treats the template, writes the run out first
-     * (kir_run_write_out), as it is when kir_row_pointers begins. */
+     * (kir_run_write_out); cg_lower writes every run out before printing. */
     struct {
       KirBlock body;
       int64_t first, count;

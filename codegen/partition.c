@@ -1235,8 +1235,8 @@ static bool run_decided(Pass *p, KirStmt *run) {
     KirStmt copy = *t;
     kir_map_exprs(&copy, decided, p);
     bool same = t->kind == KS_ASSIGN ? copy.assign.lhs == t->assign.lhs && copy.assign.rhs == t->assign.rhs
-                                     : copy.vstore.value == t->vstore.value &&
-                                           copy.vstore.offset == t->vstore.offset && copy.vstore.ptr == t->vstore.ptr;
+                                     : copy.vstore.value == t->vstore.value && copy.vstore.offset == t->vstore.offset &&
+                                           copy.vstore.ptr == t->vstore.ptr;
     if (!same) return true;
   }
   return false;

@@ -745,7 +745,7 @@ static void straight_runs(Pass *p, KirBlock *b) {
   for (KirStmt *s = b->first; s;) {
     bool may_row = false;
     for (const KirStmt *t = s->kind == KS_RUN ? s->run.body.first : NULL; t && !may_row; t = t->next)
-      may_row = t->kind == KS_ASSIGN    ? expr_may_row(p, t->assign.lhs) || expr_may_row(p, t->assign.rhs)
+      may_row = t->kind == KS_ASSIGN   ? expr_may_row(p, t->assign.lhs) || expr_may_row(p, t->assign.rhs)
                 : t->kind == KS_VSTORE ? expr_may_row(p, t->vstore.value) || expr_may_row(p, t->vstore.offset) ||
                                              expr_may_row(p, t->vstore.ptr)
                                        : false;

@@ -530,10 +530,10 @@ static Vec *leaf_accesses(CG *cg, const StepStmts *step0, int leaves) {
  * template that is not a site, in the template's order. */
 struct KirRunSteps {
   int nslots;
-  const Ix **from;  /* [nslots] */
-  const Ix **made;  /* [count][nslots]: the step first + t at t */
+  const Ix **from; /* [nslots] */
+  const Ix **made; /* [count][nslots]: the step first + t at t */
   int nstmts;
-  StepStmt *stmts;  /* [nstmts] */
+  StepStmt *stmts; /* [nstmts] */
 };
 
 static void note_slots(Arena *a, StepPath *p, Vec *from) {

@@ -426,8 +426,9 @@ static void test_unroll(int nargs, char **args) {
   Unrolled all = {0};
   int total = compared_files(nargs, args, compare_unrolled, &all, &files);
   CHECK(total >= files / 2, "only %d kernels compared for %d files", total, files);
-  CHECK(all.copied > 0 && all.runs > 0, "no step of an unrolled loop was copied (%ld), or no run made (%ld), in %d kernels",
-        all.copied, all.runs, total);
+  CHECK(all.copied > 0 && all.runs > 0,
+        "no step of an unrolled loop was copied (%ld), or no run made (%ld), in %d kernels", all.copied, all.runs,
+        total);
   /* the benchmark's unrolled loops (bench/variants.py): every step after
    * step 0 copied, none lowered on its own again (a copy that stops
    * matching step 0's lowering falls back to that, slower but the same
@@ -456,8 +457,9 @@ static void test_unroll(int nargs, char **args) {
     Unrolled one = {0};
     int kernels =
         compared_text(benchmark[i].name, benchmark[i].text, strlen(benchmark[i].text), compare_unrolled, &one);
-    CHECK(kernels == 1 && one.copied == 15 && one.runs == 1, "%s: %d kernels, %ld of its 15 steps after step 0 copied, %ld runs",
-          benchmark[i].name, kernels, one.copied, one.runs);
+    CHECK(kernels == 1 && one.copied == 15 && one.runs == 1,
+          "%s: %d kernels, %ld of its 15 steps after step 0 copied, %ld runs", benchmark[i].name, kernels, one.copied,
+          one.runs);
   }
   printf("%d kernels compared, %ld unrolled steps copied, %ld runs made\n", total, all.copied, all.runs);
 }
