@@ -375,6 +375,7 @@ static void print_stmt(const CStmtHooks *h, Buf *out, const KirStmt *s, int inde
     buf_puts(out, s->text);
     buf_puts(out, " */");
     break;
+  case KS_RUN: INTERNAL("a run of steps reaches the printer: cg_lower writes every run out (kir_write_out_runs)");
   }
   DPIA_EXHAUSTIVE_END
   buf_putc(out, '\n');
@@ -567,6 +568,8 @@ static void walk_block(const CWalk *w, const KirBlock *b) {
     case KS_EXPR: walk_expr(w, s->expr); break;
     case KS_BARRIER:
     case KS_COMMENT: break;
+    case KS_RUN:
+      INTERNAL("a run of steps reaches a backend's walk: cg_lower writes every run out (kir_write_out_runs)");
     }
     DPIA_EXHAUSTIVE_END
   }

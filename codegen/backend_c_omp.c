@@ -261,6 +261,7 @@ static bool any_stmt(const KirStmt *s, NodeTest t, const void *ctx) {
   case KS_EXPR: return any_expr(s->expr, t, ctx);
   case KS_BARRIER:
   case KS_COMMENT: return false;
+  case KS_RUN: INTERNAL("a run of steps reaches the C backend: cg_lower writes every run out (kir_write_out_runs)");
   }
   DPIA_EXHAUSTIVE_END
   return false;
@@ -511,7 +512,8 @@ static void group_stmt(P *p, const KirStmt *s, int indent) {
   case KS_ASSIGN:
   case KS_VSTORE:
   case KS_EXPR:
-  case KS_COMMENT: INTERNAL("statement kind %d holds no barrier", (int)s->kind);
+  case KS_COMMENT:
+  case KS_RUN: INTERNAL("statement kind %d holds no barrier", (int)s->kind);
   }
   DPIA_EXHAUSTIVE_END
   buf_indent(out, indent);

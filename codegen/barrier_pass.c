@@ -80,6 +80,7 @@ typedef struct Pass {
   bool divergent_loop;         /* in the body of a loop that made uniform false (place_loop_body) */
   Vec alike;                   /* const char *: the enclosing loops' variables alike in the group */
   int distributed;             /* > 0 in a work-item loop's body or a single writer's */
+  int uncounted;               /* the sites of a run written out still ahead (place_run): not in sites */
   /* the accumulator a parforLocal body updates in place, each work-item
    * its own element: its reads there are not pending for its own writes */
   const KirBuffer *pointwise;
@@ -700,7 +701,7 @@ static void solo_end(Pass *p) {
 /* what the lowering accessed before the site: a write in a work-item's
  * body is its own, a read (but of the accumulator it updates in place)
  * pending */
-static void note_accesses(Pass *p, const KirSite *site) {
+static inline void note_accesses(Pass *p, const KirSite *site) {
   for (int i = 0; i < site->naccesses; i++) {
     const KirAccess *x = &site->accesses[i];
     if (x->write) {
@@ -743,6 +744,74 @@ static void at_site(Pass *p, KirBlock *out, const KirSite *site, int entry) {
 }
 
 static void place_block(Pass *p, KirBlock *b);
+
+/* ---- a run of steps (KS_RUN) ---- */
+
+static bool meets(const KirBufferSet *a, const KirBufferSet *b, bool local_only) {
+  for (int i = 0; i < a->len; i++)
+    if ((!local_only || item(a, i)->space == KSP_LOCAL) && set_has(b, item(a, i))) return true;
+  return false;
+}
+
+/* The sites of a run's steps need no barrier and report nothing, every
+ * step's as the first's: each is a command of no parallel level
+ * (KL_NONE, no single writer: at_site then only notes its accesses and
+ * syncs before it), followed in the template by its statements (the
+ * PoCL rule before a single writer's nest looks at an if there: none),
+ * and before none of them does sync_before find a buffer to fence,
+ * taking the pending reads with every read the run's sites note
+ * (own_pending is not asked: with nothing found it would have nothing to
+ * prove).  No barrier being placed, the pending writes stay as they are
+ * and the reads noted are the same at every step: what the first step's
+ * sites find, every step's do. */
+static bool run_needs_nothing(Pass *p, const KirStmt *run) {
+  KirBufferSet reads = {0};
+  set_union(p->arena, &reads, &p->pending_reads);
+  for (const KirStmt *t = run->run.body.first; t; t = t->next) {
+    if (kir_run_template_stmt(t)) continue;
+    const KirSite *site = t->barrier.site;
+    if (site->kind != KSITE_COMMAND || site->level != KL_NONE || site->one_writer || !t->next ||
+        !kir_run_template_stmt(t->next))
+      return false;
+    for (int i = 0; i < site->naccesses; i++)
+      if (!site->accesses[i].write && site->accesses[i].buffer != p->pointwise)
+        set_add(p->arena, &reads, site->accesses[i].buffer);
+  }
+  for (const KirStmt *t = run->run.body.first; t; t = t->next) {
+    if (kir_run_template_stmt(t)) continue;
+    const KirSite *site = t->barrier.site;
+    if (meets(&p->pending_writes, &site->reads, false)) return false;
+    if (p->uniform && (meets(&site->writes, &reads, false) || meets(&site->writes, &p->pending_writes, true)))
+      return false;
+  }
+  return true;
+}
+
+/* A run (s, after prev in the block, whose rebuilt part is out): where its
+ * sites need nothing (run_needs_nothing), it stays, its sites' accesses
+ * noted; else its steps are written out with their sites, which
+ * place_block then takes as lowering's (they are not among Pass.sites,
+ * and at_site asks the index of none of them: a command of no parallel
+ * level that is no single writer).  Returns the statement to go on with. */
+static KirStmt *place_run(Pass *p, KirBlock *out, KirStmt *s) {
+  KirStmt *next = s->next;
+  if (p->at <= p->skip_until) { /* in code refused: its sites skipped, as the steps' would be */
+    kir_append(out, s);
+    return next;
+  }
+  if (run_needs_nothing(p, s)) {
+    exempt_drop(p, p->depth); /* the block's previous command is done */
+    for (const KirStmt *t = s->run.body.first; t; t = t->next)
+      if (!kir_run_template_stmt(t)) note_accesses(p, t->barrier.site);
+    kir_append(out, s);
+    return next;
+  }
+  KirBlock steps = kir_run_steps(p->arena, s, true);
+  if (!steps.first) return next;
+  for (const KirStmt *t = steps.first; t; t = t->next) p->uncounted += t->kind == KS_BARRIER;
+  steps.last->next = next;
+  return steps.first;
+}
 
 /* Does e read memory (an element, a field or lane of one, a vector load,
  * a call)?  Not a test the barrier pass may take as alike across the
@@ -813,8 +882,12 @@ static void place_block(Pass *p, KirBlock *b) {
     next = s->next;
     if (s->kind == KS_BARRIER && s->barrier.site) {
       p->command_code = next;
-      if (p->at > p->skip_until) at_site(p, &out, s->barrier.site, entry);
-      p->at++;
+      /* a site of a run written out (place_run) is not among the sites */
+      if (p->at > p->skip_until || p->uncounted) at_site(p, &out, s->barrier.site, entry);
+      if (p->uncounted)
+        p->uncounted--;
+      else
+        p->at++;
       continue;
     }
     KirBlock *body = kir_body(s);
@@ -822,6 +895,10 @@ static void place_block(Pass *p, KirBlock *b) {
     else if (body && s->kind == KS_IF && reads_memory(s->cond.cond))
       place_data_if_body(p, s);
     else if (body) place_block(p, body);
+    else if (s->kind == KS_RUN) {
+      next = place_run(p, &out, s);
+      continue;
+    }
     kir_append(&out, s);
   }
   exempt_drop(p, p->depth);
@@ -839,6 +916,19 @@ static bool any_local(const KirBufferSet *s) {
   return false;
 }
 
+/* what a site asks of the pass: the ids, where it names a local buffer
+ * (Pass.ids_wanted); the placement, where it reads, updates an
+ * accumulator or runs a work-group loop's body (Pass.may_place) */
+static inline void note_site(Pass *p, const KirSite *site) {
+  for (int i = 0; i < site->naccesses; i++) {
+    p->ids_wanted |= site->accesses[i].buffer->space == KSP_LOCAL;
+    p->may_place |= !site->accesses[i].write;
+  }
+  p->ids_wanted |= any_local(&site->reads) || any_local(&site->writes) || any_local(&site->unindexed);
+  p->may_place |= site->reads.len > 0 || site->accumulator ||
+                  (site->kind == KSITE_PARFOR && site->level == KL_WORKGROUP && site->form == KF_LOOP);
+}
+
 static void collect_sites(Pass *p, const KirBlock *b, int loop_start, Vec *open) {
   for (const KirStmt *st = b->first; st; st = st->next) {
     KirBlock *body = kir_body((KirStmt *)st);
@@ -846,15 +936,15 @@ static void collect_sites(Pass *p, const KirBlock *b, int loop_start, Vec *open)
         !(constant_bound(st->loop.init) && constant_bound(st->loop.bound) && constant_bound(st->loop.step)))
       p->ids_wanted = true;
     if (body) collect_sites(p, body, loop_start < 0 && st->kind == KS_FOR ? p->sites.len : loop_start, open);
-    if (st->kind != KS_BARRIER || !st->barrier.site) continue;
-    const KirSite *site = st->barrier.site;
-    for (int i = 0; i < site->naccesses; i++) {
-      p->ids_wanted |= site->accesses[i].buffer->space == KSP_LOCAL;
-      p->may_place |= !site->accesses[i].write;
+    if (st->kind != KS_BARRIER || !st->barrier.site) {
+      /* a run's sites are not among the sites (place_run), but ask for
+       * the ids and the placement as its steps' would */
+      for (const KirStmt *t = st->kind == KS_RUN ? st->run.body.first : NULL; t; t = t->next)
+        if (t->kind == KS_BARRIER) note_site(p, t->barrier.site);
+      continue;
     }
-    p->ids_wanted |= any_local(&site->reads) || any_local(&site->writes) || any_local(&site->unindexed);
-    p->may_place |= site->reads.len > 0 || site->accumulator ||
-                    (site->kind == KSITE_PARFOR && site->level == KL_WORKGROUP && site->form == KF_LOOP);
+    const KirSite *site = st->barrier.site;
+    note_site(p, site);
     SiteAt *at = NEW(p->arena, SiteAt);
     *at = (SiteAt){st->barrier.site, -1, loop_start};
     vec_push(p->arena, &p->sites, at);

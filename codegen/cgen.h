@@ -335,6 +335,10 @@ typedef struct CG {
    * by lane too (access_vector.c) */
   bool probe_lanes;
   int plain_vectors; /* KirKernel.plain_vectors */
+  /* CodegenOptions.runs_written_out; the runs gen_steps_by_copy made
+   * (KirKernel.runs_made) */
+  bool runs_written_out;
+  int runs_made;
 } CG;
 
 /* Binds b to idx E i for the generation of one view map element and

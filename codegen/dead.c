@@ -242,7 +242,7 @@ static void keep_lvalue_effects(Dead *d, const KirExpr *lhs, KirBlock *out) {
 
 /* what an l-value reads: the indices on the way to its variable, or all
  * of it when it has none */
-static void note_lvalue(Dead *d, const KirExpr *lhs) {
+static inline void note_lvalue(Dead *d, const KirExpr *lhs) {
   const char *var = kir_lvalue_var(lhs);
   if (!var) {
     note_reads(d, lhs);
@@ -274,10 +274,24 @@ static void replace(KirBlock *b, KirStmt *prev, KirStmt *s, KirBlock with) {
   if (!next) b->last = with.last ? with.last : prev;
 }
 
+/* does a run's template assign to var? */
+static bool run_assigns(const KirStmt *run, const char *var) {
+  for (const KirStmt *t = run->run.body.first; t; t = t->next) {
+    const char *assigned = t->kind == KS_ASSIGN ? kir_lvalue_var(t->assign.lhs) : NULL;
+    if (assigned && strcmp(assigned, var) == 0) return true;
+  }
+  return false;
+}
+
 /* The assignments to var in b from s on, and in the blocks inside,
- * replaced by their effects. */
+ * replaced by their effects (a run that assigns var written out first:
+ * its template is never changed). */
 static void drop_writes(Dead *d, KirBlock *b, KirStmt *s, KirStmt *prev, const char *var) {
   while (s) {
+    if (s->kind == KS_RUN && run_assigns(s, var)) {
+      s = kir_run_write_out(d->arena, b, prev, s);
+      continue;
+    }
     KirStmt *next = s->next;
     KirBlock *inner = kir_body(s);
     if (inner) drop_writes(d, inner, inner->first, NULL, var);
@@ -292,6 +306,20 @@ static void drop_writes(Dead *d, KirBlock *b, KirStmt *s, KirStmt *prev, const c
       prev = s;
     }
     s = next;
+  }
+}
+
+/* what a run's template reads and assigns (walk_stmt, KS_RUN) */
+static void note_run(Dead *d, const KirStmt *run) {
+  for (const KirStmt *t = run->run.body.first; t; t = t->next) {
+    if (t->kind == KS_ASSIGN) {
+      note_lvalue(d, t->assign.lhs);
+      note_reads(d, t->assign.rhs);
+    } else if (t->kind == KS_VSTORE) {
+      note_reads(d, t->vstore.value);
+      note_reads(d, t->vstore.offset);
+      note_reads(d, t->vstore.ptr);
+    }
   }
 }
 
@@ -380,6 +408,15 @@ static void walk_stmt(Dead *d, KirBlock *b, KirStmt *prev, KirStmt *s) {
     return;
   }
   case KS_BARRIER: return;
+  case KS_RUN:
+    /* Every step reads and assigns the names its template does (a step
+     * differs from it only in the constants of its indices, and $step is
+     * declared nowhere), and within the run nothing is dropped (only a
+     * declaration's death drops an assignment: drop_writes, which writes
+     * the run out first): the sets after the run are those after its
+     * template's statements, noted once. */
+    note_run(d, s);
+    return;
   case KS_COMMENT:
     /* a comment line says what the statements after it do */
     if (!s->next || s->next->kind == KS_COMMENT) replace(b, prev, s, none);

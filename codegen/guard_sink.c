@@ -63,6 +63,9 @@ static void stmt_mentions(const KirStmt *s, NameSet *names) {
   case KS_BLOCK:
   case KS_BARRIER:
   case KS_COMMENT: break;
+  case KS_RUN: /* its steps mention what its template does, but $step (declared nowhere) */
+    for (const KirStmt *t = s->run.body.first; t; t = t->next) stmt_mentions(t, names);
+    break;
   }
   DPIA_EXHAUSTIVE_END
   const KirBlock *body = kir_body((KirStmt *)s);
@@ -117,6 +120,12 @@ static bool computes_only(const KirStmt *s, Run *r, bool top) {
   case KS_VSTORE:
   case KS_BARRIER:
   case KS_EXPR: return false;
+  case KS_RUN:
+    /* its steps are its template's statements (not its sites, which
+     * the barrier pass has decided), their calls and kinds the same */
+    for (const KirStmt *t = s->run.body.first; t; t = t->next)
+      if (kir_run_template_stmt(t) && !computes_only(t, r, false)) return false;
+    return true;
   }
   DPIA_EXHAUSTIVE_END
   const KirBlock *body = kir_body((KirStmt *)s);
@@ -132,6 +141,9 @@ static bool writes_own(const KirStmt *s, const Run *r) {
     const char *var = kir_lvalue_var(s->assign.lhs);
     return var && nameset_has(&r->declared, var);
   }
+  if (s->kind == KS_RUN) /* what its template writes */
+    for (const KirStmt *t = s->run.body.first; t; t = t->next)
+      if (!writes_own(t, r)) return false;
   const KirBlock *body = kir_body((KirStmt *)s);
   for (const KirStmt *t = body ? body->first : NULL; t; t = t->next)
     if (!writes_own(t, r)) return false;
@@ -202,6 +214,8 @@ static void stmt_binds(const KirStmt *s, NameSet *names) {
   if (s->kind == KS_ASSIGN && kir_lvalue_var(s->assign.lhs)) nameset_add(names, kir_lvalue_var(s->assign.lhs));
   if (s->kind == KS_DECL) nameset_add(names, s->decl.name);
   if (s->kind == KS_FOR) nameset_add(names, s->loop.var);
+  if (s->kind == KS_RUN) /* what its template assigns */
+    for (const KirStmt *t = s->run.body.first; t; t = t->next) stmt_binds(t, names);
   const KirBlock *body = kir_body((KirStmt *)s);
   for (const KirStmt *t = body ? body->first : NULL; t; t = t->next) stmt_binds(t, names);
 }

@@ -197,6 +197,8 @@ static bool assigns(const KirStmt *s, const KirExpr *e) {
   case KS_EXPR:
   case KS_BARRIER:
   case KS_COMMENT: return false;
+  case KS_RUN:
+    INTERNAL("a run of steps reaches the in-place check: cg_lower writes every run out (kir_write_out_runs)");
   }
   return true;
 }
@@ -372,6 +374,8 @@ static void stmt(InPlace *ip, const KirStmt *s) {
     return;
   case KS_BARRIER:
   case KS_COMMENT: return;
+  case KS_RUN:
+    INTERNAL("a run of steps reaches the in-place check: cg_lower writes every run out (kir_write_out_runs)");
   }
 }
 

@@ -123,7 +123,7 @@ static bool flat_term(const Ix *e) {
 static void print_flat_term(Printer *p, const Ix *e) {
   const Ix *v = e->kind == IX_MUL ? e->a : e;
   if (v->kind == IX_VAR)
-    print_text(p, v->name);
+    buf_put(p->out, v->name, v->length); /* its length, strlen(name): ix_seal */
   else
     buf_put_int(p->out, v->value);
   if (e->kind == IX_MUL) {

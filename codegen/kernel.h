@@ -186,6 +186,10 @@ typedef struct CodegenOptions {
    * (unroll_step.c): the general way, which the copies must agree with
    * (tests/unit/test_unroll.c) */
   bool unroll_directly;
+  /* the steps copied written out where they are made, none kept as a run
+   * for the passes to see once (KS_RUN, unroll_step.c): what the runs
+   * must agree with (tests/throughput, unroll) */
+  bool runs_written_out;
   /* each barrier site's command walked anew for its reads, every
    * occurrence noted (barriers.c): the general way, which the reads kept
    * from one walk of the body must agree with (tests/throughput, sites) */

@@ -303,6 +303,7 @@ void kir_map_exprs(KirStmt *s, KirExprMap f, void *ctx) {
   case KS_BLOCK:
   case KS_BARRIER:
   case KS_COMMENT: break;
+  case KS_RUN: break; /* its template's are its steps', never changed (kir.h) */
   }
   DPIA_EXHAUSTIVE_END
 }
@@ -526,7 +527,7 @@ KirBlock kir_block_copy(Arena *a, const KirBlock *b) {
   KirBlock out = {0};
   for (const KirStmt *s = b->first; s; s = s->next) {
     KirStmt *c = NEW(a, KirStmt);
-    *c = *s;
+    *c = *s; /* a run's template is shared: it is never changed */
     KirBlock *inner = kir_body(c);
     if (inner) *inner = kir_block_copy(a, inner);
     kir_append(&out, c);
@@ -539,6 +540,8 @@ void kir_names_bound(const KirBlock *b, NameSet *names) {
     if (s->kind == KS_DECL) nameset_add(names, s->decl.name);
     if (s->kind == KS_FOR) nameset_add(names, s->loop.var);
     if (s->kind == KS_ASSIGN && s->assign.lhs->kind == KE_VAR) nameset_add(names, s->assign.lhs->name);
+    /* a run's steps assign what its template assigns (its sites bind none) */
+    if (s->kind == KS_RUN) kir_names_bound(&s->run.body, names);
     const KirBlock *inner = kir_body((KirStmt *)s);
     if (inner) kir_names_bound(inner, names);
   }
@@ -758,6 +761,26 @@ static void check_block(KirCheck *c, const KirBlock *b, bool diverged) {
     case KS_BARRIER:
       if (diverged) violation(c, "a barrier where not every work-item of the group gets");
       if (!s->barrier.local && !s->barrier.global) violation(c, "a barrier that fences nothing");
+      break;
+    case KS_RUN:
+      /* Its steps are its template's statements but for their indices
+       * with $step: sums of the same atoms and a constant, ints built by
+       * the same constructors (unroll_step.c), under an element or a
+       * vector load or store only, so that no step's types, tests or
+       * declarations differ from its template's: the template's
+       * expressions checked once stand for every step's; its shape
+       * (steps, only assignments and stores after their sites) is
+       * kir_stmt_type_violation's, below. */
+      for (const KirStmt *t = s->run.body.first; t; t = t->next) {
+        if (t->kind == KS_ASSIGN) {
+          check_expr(c, t->assign.lhs);
+          check_expr(c, t->assign.rhs);
+        } else if (t->kind == KS_VSTORE) {
+          check_expr(c, t->vstore.value);
+          check_expr(c, t->vstore.offset);
+          check_expr(c, t->vstore.ptr);
+        }
+      }
       break;
     }
     DPIA_EXHAUSTIVE_END

@@ -267,7 +267,9 @@ struct KirExpr {
   X(BARRIER) /* barrier: a work-group barrier fencing local and/or global memory */     \
   X(EXPR)    /* expr: evaluated for its effect alone, its value unused (the call of a   \
                 foreign function whose binding nothing reads: kir_drop_dead) */         \
-  X(COMMENT) /* text: a comment line of its own */
+  X(COMMENT) /* text: a comment line of its own */                                  \
+  X(RUN)     /* run: steps of a loop written out, each its template at its step       \
+                (below; unroll_step.c), written out before the printer */
 
 typedef enum KirStmtKind {
 #define X(id) KS_##id,
@@ -327,6 +329,21 @@ struct KirStmt {
     } barrier;
     const KirExpr *expr; /* KS_EXPR */
     const char *text;    /* KS_COMMENT */
+    /* KS_RUN: the steps first .. first + count - 1 of a loop written out
+     * (opencl.c, gen_for_unrolled), each what `body` is at that step.
+     * body, the template, is the loop's body lowered once with the step a
+     * variable ($step) that appears only in plain sums that index elements
+     * and vector loads and stores: before each leaf's assignments or
+     * stores, the barrier site of its command (the same at every step),
+     * then those statements.  The template is never changed: a pass that
+     * would change a step's statements, or cannot show that it treats every
+     * step as it treats the template, writes the run out first
+     * (kir_run_write_out); cg_lower writes every run out before printing. */
+    struct {
+      KirBlock body;
+      int64_t first, count;
+      const struct KirRunSteps *steps; /* each step's indices (unroll_step.c) */
+    } run;
   };
 };
 
@@ -481,7 +498,8 @@ static inline KirBlock *kir_body(KirStmt *s) {
   case KS_VSTORE:
   case KS_BARRIER:
   case KS_EXPR:
-  case KS_COMMENT: return NULL;
+  case KS_COMMENT:
+  case KS_RUN: return NULL; /* a template, not a block run once: never walked as one */
   }
   DPIA_EXHAUSTIVE_END
   return NULL;
@@ -576,6 +594,9 @@ typedef struct KirKernel {
   /* the vectors of plain buffers read or written without probing their
    * lanes (codegen/access_vector.c), for the tests */
   int plain_vectors;
+  /* the runs (KS_RUN) lowering made, for the tests and for
+   * kir_write_out_runs (none: nothing to look for) */
+  int runs_made;
 } KirKernel;
 
 /* The shortcuts of KirKernel.shortcuts. */
@@ -587,6 +608,23 @@ typedef enum KirShortcut {
   KIR_SHORTCUT_ROWS = 1u << 4,      /* a block reading no buffer twice not visited (pointers.c) */
 } KirShortcut;
 enum { KIR_SHORTCUTS = 5 };
+
+/* ---- runs of steps (KS_RUN, unroll_step.c) ---- */
+
+/* run's statements at each of its steps in order, written out (with the
+ * barrier site before each leaf where sites: for the barrier pass only),
+ * as lowering each step on its own writes them */
+KirBlock kir_run_steps(Arena *a, const KirStmt *run, bool sites);
+/* run, the statement after prev in b (NULL: first), replaced by its
+ * steps; returns the first of them (or the statement after the run, if
+ * the run has none) */
+KirStmt *kir_run_write_out(Arena *a, KirBlock *b, KirStmt *prev, KirStmt *run);
+/* every run of k written out */
+void kir_write_out_runs(Arena *a, KirKernel *k);
+/* every run in b and the blocks inside it written out */
+void kir_write_out_runs_in(Arena *a, KirBlock *b);
+/* the template statements of a run that are its steps' own (not sites) */
+static inline bool kir_run_template_stmt(const KirStmt *t) { return t->kind != KS_BARRIER; }
 
 /* The first invariant of the IR that k breaks, or NULL: no name declared
  * where the same name is visible (spec section 8: no shadowing), no

@@ -209,6 +209,17 @@ const char *kir_stmt_type_violation(const KirStmt *s) {
   case KS_BARRIER:
   case KS_EXPR:
   case KS_COMMENT: return NULL;
+  case KS_RUN:
+    /* the run's shape (kir.h): steps, and a template of assignments and
+     * stores, each after its command's site */
+    if (s->run.count < 1 || !s->run.steps || !s->run.body.first) return "a run of no steps";
+    for (const KirStmt *t = s->run.body.first; t; t = t->next) {
+      if (t->kind == KS_BARRIER ? !t->barrier.site : t->kind != KS_ASSIGN && t->kind != KS_VSTORE)
+        return "a run whose template holds other than assignments, stores and their sites";
+      const char *why = kir_stmt_type_violation(t);
+      if (why) return why;
+    }
+    return NULL;
   }
   DPIA_EXHAUSTIVE_END
   return NULL;

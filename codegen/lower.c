@@ -149,6 +149,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   cg->backend = k->backend;
   cg->program = opt ? opt->program : NULL;
   cg->unroll_directly = opt && opt->unroll_directly;
+  cg->runs_written_out = opt && opt->runs_written_out;
   cg->scan_each_site = opt && opt->scan_each_site;
   cg->no_shortcuts = opt && opt->no_shortcuts;
   cg->probe_lanes = opt && opt->probe_lanes;
@@ -199,6 +200,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   if (!cg->no_shortcuts && !cg->reads_shared) kk->shortcuts |= KIR_SHORTCUT_READS;
   if (!cg->no_shortcuts && !cg->writes_matter) kk->shortcuts |= KIR_SHORTCUT_WRITES;
   kk->plain_vectors = cg->plain_vectors;
+  kk->runs_made = cg->runs_made;
   /* the local size the code is for, fixed when known (the barrier pass's
    * pointwise rule needs it: own_elements.c) */
   kk->reqd_local = cg->launch.local_known[0];
@@ -301,6 +303,9 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   bool staged = false;
   Buf into;
   buf_init(&into, a);
+  /* the in-place check compares each read with the write of its own
+   * statement, index by index: every step's own */
+  if (k->in_place) kir_write_out_runs(a, kk);
   for (int j = 0; k->in_place && j < k->nupdated; j++) {
     bool staged_j = false;
     const char *in = k->params[k->updated[j]].name;
@@ -324,6 +329,8 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
     kir_in_place_one_param(a, kk, k->params[j].name, k->params[k->updated[j]].name);
   kir_row_pointers(a, k->backend, kk, cg->no_shortcuts);
   kir_unroll_tiles(a, kk);
+  /* a backend's refusal looks at each step */
+  if (k->backend->refusal) kir_write_out_runs(a, kk);
   const char *refused = k->backend->refusal ? k->backend->refusal(a, kk) : NULL;
   if (refused) {
     diag_error(k->diag, ERR_BARRIER_NOT_SPLIT, k->def->body->span, "kernel '%s' cannot be written in %s: %s", k->name,
@@ -334,6 +341,11 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
     const char *why = kir_invariant_violation(a, kk);
     if (why) INTERNAL("code generation broke an invariant of kernel '%s': %s", k->name, why);
   }
+  /* The runs of steps (KS_RUN) end here: the passes above took each run
+   * as its template once (or wrote it out where they could not); the
+   * printer, and whatever reads KernelFacts.kir, sees the steps as
+   * lowering each on its own writes them. */
+  kir_write_out_runs(a, kk);
   return kk;
 }
 

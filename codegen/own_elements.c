@@ -132,6 +132,8 @@ static void collect_ids(KirIdNames *ids, const KirStmt *first, const KirStmt *st
       if (s->assign.lhs->kind == KE_VAR) id_note(ids, s->assign.lhs->name, false, kind, dim);
       break;
     case KS_FOR: id_note(ids, s->loop.var, false, kind, dim); break;
+    /* each step assigns what its template does */
+    case KS_RUN: collect_ids(ids, s->run.body.first, NULL); break;
     case KS_VSTORE:
     case KS_IF:
     case KS_BLOCK:
@@ -247,6 +249,8 @@ static void collect_ranges(KirIdNames *ids, const KirStmt *first) {
       }
       break;
     }
+    /* each step assigns what its template does (and declares no loop) */
+    case KS_RUN: collect_ranges(ids, s->run.body.first); break;
     case KS_VSTORE:
     case KS_IF:
     case KS_BLOCK:
@@ -586,6 +590,18 @@ static void uses_block(Uses *u, const KirStmt *first, const KirStmt *stop) {
     case KS_EXPR: uses_expr(u, s->expr); break;
     case KS_BARRIER:
     case KS_COMMENT: break;
+    case KS_RUN: {
+      /* Each step's uses are at its own constants: where the template
+       * uses var at all (or its $step hides a use's form), the steps
+       * written out are walked; else no step uses it (a step's names are
+       * its template's, $step aside). */
+      Uses probe = {.ids = u->ids, .var = u->var, .ok = true};
+      uses_block(&probe, s->run.body.first, NULL);
+      if (probe.ok && !probe.any) break;
+      KirBlock steps = kir_run_steps(u->ids->arena, s, false);
+      uses_block(u, steps.first, NULL);
+      break;
+    }
     }
   }
 }

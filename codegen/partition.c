@@ -1218,11 +1218,35 @@ static bool vanishes(Pass *p, const KirStmt *s) {
   return true;
 }
 
+/* Does any statement of a run's template have a test or a min or max the
+ * facts decide?  The steps are written out where one has: the template is
+ * never changed.  Where none has, no step has either (a run is kept as it
+ * is): the facts are the same at every step (the steps declare nothing
+ * and test nothing); a step's expressions are its template's but for
+ * their indices with $step, plain sums (no clamp or other expression
+ * atom, which decide_ix alone looks into) under an element or a vector
+ * load or store (a test's ints, lin_add_expr, never look under those);
+ * and the steps assign what the template does, none a value to itself
+ * (self_assignment: gen_steps_by_copy makes no run of a template whose
+ * assignment has two sides of one kind, which that needs). */
+static bool run_decided(Pass *p, KirStmt *run) {
+  for (KirStmt *t = run->run.body.first; t; t = t->next) {
+    if (!kir_run_template_stmt(t)) continue;
+    KirStmt copy = *t;
+    kir_map_exprs(&copy, decided, p);
+    bool same = t->kind == KS_ASSIGN ? copy.assign.lhs == t->assign.lhs && copy.assign.rhs == t->assign.rhs
+                                     : copy.vstore.value == t->vstore.value && copy.vstore.offset == t->vstore.offset &&
+                                           copy.vstore.ptr == t->vstore.ptr;
+    if (!same) return true;
+  }
+  return false;
+}
+
 static void walk_block(Pass *p, KirBlock *b) {
   KirStmt *prev = NULL;
   int outer_facts = p->nfacts, outer_bools = p->nbools, outer_ranges = p->ix.nranges;
   for (KirStmt *s = b->first; s;) {
-    kir_map_exprs(s, decided, p);
+    kir_map_exprs(s, decided, p); /* none of a run's */
     push_id_facts(p, s);
     push_bool(p, b, s);
     if (self_assignment(p, s)) { /* nothing to do */
@@ -1262,6 +1286,10 @@ static void walk_block(Pass *p, KirBlock *b) {
       p->nfacts = saved;
       if (s->cond.body.first != s->cond.body.last) s->cond.one_line = false;
     } else if (s->kind == KS_FOR) {
+      /* the tests of its variable are found in every statement of its
+       * body, and a split copies and decides the body: its runs written
+       * out first */
+      if (p->k->runs_made) kir_write_out_runs_in(p->arena, &s->loop.body);
       KirStmt *last = partition(p, b, prev, s);
       if (last) {
         p->local_loop = NULL; /* split: s's body walked, its names no longer kept */
@@ -1275,6 +1303,9 @@ static void walk_block(Pass *p, KirBlock *b) {
       p->nfacts = saved;
     } else if (s->kind == KS_BLOCK) {
       walk_block(p, &s->block.body);
+    } else if (s->kind == KS_RUN && run_decided(p, s)) {
+      s = kir_run_write_out(p->arena, b, prev, s); /* its steps decided one by one */
+      continue;
     }
     prev = s;
     s = s->next;
@@ -1413,24 +1444,28 @@ static const KirExpr *note_decidable(void *found, const KirExpr *e) {
   return e;
 }
 
-/* b holds something the pass may change (above) */
-static bool decidable_block(const KirBlock *b) {
+/* b holds something the pass may change (above).  A run (KS_RUN) in a
+ * loop's body is written out by the pass (walk_block), so changed; one
+ * outside loops only where its template holds something decidable
+ * (run_decided) */
+static bool decidable_block(const KirBlock *b, bool in_loop) {
   if (b->first && b->first == b->last && b->first->kind == KS_BLOCK) return true;
   for (KirStmt *s = b->first; s; s = s->next) {
     bool v, found = false;
+    if (s->kind == KS_RUN && (in_loop || decidable_block(&s->run.body, in_loop))) return true;
     if (s->kind == KS_IF) return true;
     if (s->kind == KS_DECL && s->decl.init && is_truth(s->decl.init, &v)) return true;
     if (s->kind == KS_ASSIGN && kir_expr_equal(s->assign.lhs, s->assign.rhs)) return true;
     kir_map_exprs(s, note_decidable, &found);
     if (found) return true;
     const KirBlock *inner = kir_body(s);
-    if (inner && decidable_block(inner)) return true;
+    if (inner && decidable_block(inner, in_loop || s->kind == KS_FOR)) return true;
   }
   return false;
 }
 
 void kir_partition_loops(Arena *a, const Backend *backend, KirKernel *k, const KirIdBounds *ids, bool no_shortcuts) {
-  if (!no_shortcuts && !decidable_block(&k->body)) {
+  if (!no_shortcuts && !decidable_block(&k->body, false)) {
     k->shortcuts |= KIR_SHORTCUT_PARTITION;
     return;
   }

@@ -489,6 +489,7 @@ static void visit_block(Pass *p, KirBlock *b, const char *var, bool rewrite, boo
     case KS_FOR:
     case KS_BARRIER:
     case KS_COMMENT: break;
+    case KS_RUN: break; /* reads no row (straight_runs), and in no loop (partition.c writes those out) */
     }
     DPIA_EXHAUSTIVE_END
   }
@@ -656,7 +657,8 @@ static void count_block_reads(const Pass *p, const KirBlock *b, int *counts, boo
     case KS_BLOCK: count_block_reads(p, &s->block.body, counts, twice); break;
     case KS_FOR:
     case KS_BARRIER:
-    case KS_COMMENT: break;
+    case KS_COMMENT:
+    case KS_RUN: break; /* visit_block visits no run (in no loop body: partition.c) */
     }
     DPIA_EXHAUSTIVE_END
   }
@@ -692,6 +694,7 @@ static void note_unstable(const KirBlock *b, NameSet *declared, NameSet *bad) {
     }
     if (s->kind == KS_FOR) nameset_add(bad, s->loop.var);
     if (s->kind == KS_ASSIGN && s->assign.lhs->kind == KE_VAR) nameset_add(bad, s->assign.lhs->name);
+    if (s->kind == KS_RUN) note_unstable(&s->run.body, declared, bad); /* assigns what its template does */
     const KirBlock *inner = kir_body((KirStmt *)s);
     if (inner) note_unstable(inner, declared, bad);
   }
@@ -767,6 +770,60 @@ static void rows_of_kernel(Pass *p, const KirKernel *k, KirBlock *body) {
   p->straight = false;
 }
 
+/* ---- runs of steps (KS_RUN) ---- */
+
+/* does index e name a size parameter, or hold an expression atom? */
+static bool ix_may_row(Pass *p, const Ix *e) {
+  switch (e->kind) {
+  case IX_CONST: return false;
+  case IX_VAR: /* a size parameter, stable or not (row_param asks more) */
+    for (int i = 0; i < p->k->nparams; i++)
+      if ((KParamRole)p->k->params[i].role == KP_NAT && strcmp(p->k->params[i].name, e->name) == 0) return true;
+    return false;
+  case IX_EXPR: return true;
+  case IX_ADD:
+  case IX_SUB:
+  case IX_MUL:
+  case IX_DIV:
+  case IX_MOD: return ix_may_row(p, e->a) || ix_may_row(p, e->b);
+  }
+  return true;
+}
+
+static bool expr_may_row(Pass *p, const KirExpr *e) {
+  if (e->kind == KE_IX) return ix_may_row(p, e->ix);
+  const KirExpr *buf[3], *const *kids;
+  int n = kir_expr_children(e, buf, &kids);
+  for (int i = 0; i < n; i++)
+    if (expr_may_row(p, kids[i])) return true;
+  return false;
+}
+
+/* The runs of b (outside loops: partition.c wrote out those in loops)
+ * whose template has an index that names a size parameter (or holds an
+ * atom that may), written out: only such an index has a row (row_term),
+ * so that the other runs' reads are of no row, neither note one nor go
+ * through one, and the pass leaves them as they are (visit_block). */
+static void straight_runs(Pass *p, KirBlock *b) {
+  KirStmt *prev = NULL;
+  for (KirStmt *s = b->first; s;) {
+    bool may_row = false;
+    for (const KirStmt *t = s->kind == KS_RUN ? s->run.body.first : NULL; t && !may_row; t = t->next)
+      may_row = t->kind == KS_ASSIGN   ? expr_may_row(p, t->assign.lhs) || expr_may_row(p, t->assign.rhs)
+                : t->kind == KS_VSTORE ? expr_may_row(p, t->vstore.value) || expr_may_row(p, t->vstore.offset) ||
+                                             expr_may_row(p, t->vstore.ptr)
+                                       : false;
+    if (may_row) {
+      s = kir_run_write_out(p->arena, b, prev, s);
+      continue;
+    }
+    KirBlock *inner = kir_body(s);
+    if (inner) straight_runs(p, inner);
+    prev = s;
+    s = s->next;
+  }
+}
+
 void kir_row_pointers(Arena *a, const Backend *backend, KirKernel *k, bool no_shortcuts) {
   Pass p = {.arena = a,
             .backend = backend,
@@ -794,6 +851,7 @@ void kir_row_pointers(Arena *a, const Backend *backend, KirKernel *k, bool no_sh
     if (s->kind == KS_DECL && s->decl.space == KSP_LOCAL && s->decl.array_len >= 0 && !s->decl.is_const &&
         !s->decl.is_volatile)
       p.bufs[p.nbufs++] = (Buffer){s->decl.name, s->decl.type, KSP_LOCAL, false};
+  if (k->runs_made) straight_runs(&p, &k->body);
   walk_loops(&p, &k->body);
   rows_of_kernel(&p, k, &k->body);
   if (p.skipped) k->shortcuts |= KIR_SHORTCUT_ROWS;

@@ -32,7 +32,18 @@
  * steps after it are lowered on their own too.  The barrier pass sees each
  * step as it would: before each assignment the site of its command, with
  * the shared accesses the assignment before it made (step 0's, which are
- * each step's: an access is noted by its buffer, not its index). */
+ * each step's: an access is noted by its buffer, not its index).
+ *
+ * The steps after step 0 are one statement, a run (KS_RUN, kir.h): the
+ * trial's statements as a template, each leaf's after its command's site,
+ * and each step's indices (KirRunSteps), all found when the run is made,
+ * so that whether the copy gives each step's own lowering is decided
+ * there.  The passes take the run once where they treat every step as its
+ * template (the names it reads and assigns, the tests it holds, the
+ * buffers its sites name: each pass says why at its KS_RUN case), and
+ * write it out (kir_run_write_out) where they cannot; the rest are
+ * written out before the printer.  A 16-step reduction was 16 statements
+ * that every pass walked, differing only in their constants (issue 35). */
 #include "cgen.h"
 #include "kir.h"
 
@@ -163,7 +174,8 @@ static bool copyable(const StepStmts *s, int leaves) {
     case KS_IF:
     case KS_BLOCK:
     case KS_EXPR:
-    case KS_COMMENT: return false;
+    case KS_COMMENT:
+    case KS_RUN: return false;
     }
   }
   return sites == leaves;
@@ -318,17 +330,16 @@ static const Ix *ix_at_step(IxCtx *x, const Ix *e, const Ix *value) {
 }
 
 /* the index e (with $step) at the step */
-static const KirExpr *index_at_step(AtStep *at, const KirExpr *e) {
+static const Ix *ix_index_at_step(AtStep *at, const Ix *e) {
   int n = (int)(sizeof at->known / sizeof at->known[0]);
   for (int i = 0; i < n; i++)
-    if (at->known[i].from && (at->known[i].from == e->ix || ix_equal(at->known[i].from, e->ix)))
-      return kir_ix(at->cg->arena, at->known[i].made);
+    if (at->known[i].from && (at->known[i].from == e || ix_equal(at->known[i].from, e))) return at->known[i].made;
   IxCtx *x = &at->cg->ix;
-  StepIndex *si = at->cheap || at->both ? step_index(at->cg, at->indices, e->ix) : NULL;
+  StepIndex *si = at->cheap || at->both ? step_index(at->cg, at->indices, e) : NULL;
   const Ix *made = si ? flat_at_step(x, si, at->value->value) : NULL;
   bool shortest;
   if (!made || at->both) {
-    const Ix *simplified = ix_simplify(x, ix_at_step(x, e->ix, at->value));
+    const Ix *simplified = ix_simplify(x, ix_at_step(x, e, at->value));
     if (made && !ix_equal(made, simplified)) at->same = false;
     made = simplified;
     shortest = ix_is_flat_and_shortest(made);
@@ -336,19 +347,25 @@ static const KirExpr *index_at_step(AtStep *at, const KirExpr *e) {
     shortest = flat_at_step_shortest(si, made, at->value->value);
   }
   if (!shortest) at->same = false;
-  at->known[at->next_known].from = e->ix;
+  at->known[at->next_known].from = e;
   at->known[at->next_known].made = made;
   at->next_known = (at->next_known + 1) % n;
-  return kir_ix(at->cg->arena, made);
+  return made;
+}
+
+static const KirExpr *index_at_step(AtStep *at, const KirExpr *e) {
+  return kir_ix(at->cg->arena, ix_index_at_step(at, e->ix));
 }
 
 /* The way from an expression of the body's lowering to its indices with
  * $step, found once for all the steps: each step walks and rebuilds only
  * the nodes on it, and keeps every other subexpression as it is (no
- * $step: the same at every step). */
+ * $step: the same at every step).  A leaf (an index with $step) has its
+ * slot among the run's distinct indices (KirRunSteps). */
 typedef struct StepPath {
   const KirExpr *e;
   const struct StepPath **kids; /* by e's children; NULL where one has no $step */
+  int slot;                     /* a leaf's */
 } StepPath;
 
 static const StepPath *step_path(Arena *a, const KirExpr *e) {
@@ -402,7 +419,8 @@ static int expr_slots(KirStmt *x, const KirExpr **slots[3]) {
   case KS_BLOCK:
   case KS_EXPR:
   case KS_BARRIER:
-  case KS_COMMENT: return 0;
+  case KS_COMMENT:
+  case KS_RUN: return 0;
   }
   DPIA_EXHAUSTIVE_END
   return 0;
@@ -411,7 +429,7 @@ static int expr_slots(KirStmt *x, const KirExpr **slots[3]) {
 /* a statement of the body's lowering and the ways to its indices */
 typedef struct StepStmt {
   const KirStmt *x;
-  const StepPath *ways[3];
+  StepPath *ways[3];
 } StepStmt;
 
 static StepStmt step_stmt(Arena *a, const KirStmt *x) {
@@ -419,22 +437,32 @@ static StepStmt step_stmt(Arena *a, const KirStmt *x) {
   KirStmt copy = *x;
   const KirExpr **slots[3];
   int n = expr_slots(&copy, slots);
-  for (int i = 0; i < n; i++) s.ways[i] = step_path(a, *slots[i]);
+  for (int i = 0; i < n; i++) s.ways[i] = (StepPath *)step_path(a, *slots[i]);
   return s;
 }
+
+/* x (an assignment or store) with the expressions of ways made by f */
+typedef const KirExpr *(*PathMade)(void *ctx, const StepPath *way);
+
+static KirStmt *stmt_made(Arena *a, const StepStmt *x, PathMade f, void *ctx) {
+  KirStmt *c = kir_stmt(a, x->x->kind);
+  *c = *x->x;
+  c->next = NULL;
+  const KirExpr **slots[3];
+  int n = expr_slots(c, slots);
+  for (int i = 0; i < n; i++)
+    if (x->ways[i]) *slots[i] = f(ctx, x->ways[i]);
+  return c;
+}
+
+static const KirExpr *path_made_at_step(void *at, const StepPath *way) { return path_at_step(at, way); }
 
 /* statement x (an assignment or store) at step value, appended to b;
  * an assignment of a value to itself is none (gen_assign's x = x:
  * acc[2] = acc[2] at the step where its two indices meet).  false where
  * an index is not the one the step's lowering gives (AtStep.same). */
 static bool add_at_step(AtStep *at, KirBlock *b, const StepStmt *x) {
-  KirStmt *c = kir_stmt(at->cg->arena, x->x->kind);
-  *c = *x->x;
-  c->next = NULL;
-  const KirExpr **slots[3];
-  int n = expr_slots(c, slots);
-  for (int i = 0; i < n; i++)
-    if (x->ways[i]) *slots[i] = path_at_step(at, x->ways[i]);
+  KirStmt *c = stmt_made(at->cg->arena, x, path_made_at_step, at);
   if (c->kind == KS_ASSIGN && kir_expr_equal(c->assign.lhs, c->assign.rhs)) return at->same;
   kir_append(b, c);
   return at->same;
@@ -493,6 +521,198 @@ static Vec *leaf_accesses(CG *cg, const StepStmts *step0, int leaves) {
   return made;
 }
 
+/* ---- the steps as one run (KS_RUN) ---- */
+
+/* What a run's steps differ in: the indices with $step of its template
+ * (its slots, each distinct index once) at each step, found when the run
+ * is made, where they decide whether the copy gives each step's own
+ * lowering (AtStep.same); and the ways to them from each statement of the
+ * template that is not a site, in the template's order. */
+struct KirRunSteps {
+  int nslots;
+  const Ix **from; /* [nslots] */
+  const Ix **made; /* [count][nslots]: the step first + t at t */
+  int nstmts;
+  StepStmt *stmts; /* [nstmts] */
+};
+
+static void note_slots(Arena *a, StepPath *p, Vec *from) {
+  if (!p) return;
+  if (!p->kids) {
+    for (int i = 0; i < from->len; i++)
+      if (from->items[i] == p->e->ix || ix_equal(from->items[i], p->e->ix)) {
+        p->slot = i;
+        return;
+      }
+    p->slot = from->len;
+    vec_push(a, from, (void *)p->e->ix);
+    return;
+  }
+  const KirExpr *buf[3];
+  const KirExpr *const *kids;
+  int n = kir_expr_children(p->e, buf, &kids);
+  for (int i = 0; i < n; i++) note_slots(a, (StepPath *)p->kids[i], from);
+}
+
+/* the indices of steps 1 .. trips - 1, or NULL where one is not what
+ * the step's own lowering gives (then each step is lowered on its own) */
+static struct KirRunSteps *indices_of_steps(CG *cg, StepStmt *ways, int n, StepIndices *indices, int64_t trips) {
+  struct KirRunSteps *rs = NEW(cg->arena, struct KirRunSteps);
+  Vec from = {0};
+  int nstmts = 0;
+  for (int i = 0; i < n; i++) {
+    if (ways[i].x->kind == KS_BARRIER) continue;
+    for (int w = 0; w < 3; w++) note_slots(cg->arena, ways[i].ways[w], &from);
+    nstmts++;
+  }
+  rs->nslots = from.len;
+  rs->from = (const Ix **)from.items;
+  rs->made = NEWARRAY(cg->arena, const Ix *, (size_t)(trips - 1) * (size_t)(from.len > 0 ? from.len : 1));
+  rs->nstmts = nstmts;
+  rs->stmts = NEWARRAY(cg->arena, StepStmt, nstmts > 0 ? nstmts : 1);
+  int j = 0;
+  for (int i = 0; i < n; i++)
+    if (ways[i].x->kind != KS_BARRIER) rs->stmts[j++] = ways[i];
+  for (int64_t t = 1; t < trips; t++) {
+    AtStep at = {
+        .cg = cg, .value = ix_const(&cg->ix, t), .indices = indices, .cheap = t > 1, .both = t == 1, .same = true};
+    for (int s = 0; s < from.len; s++) rs->made[(t - 1) * from.len + s] = ix_index_at_step(&at, from.items[s]);
+    if (!at.same) return NULL;
+  }
+  return rs;
+}
+
+/* the ways of a run at one of its steps: each leaf the slot's index */
+typedef struct MadeAt {
+  Arena *arena;
+  const Ix *const *made; /* the step's row */
+} MadeAt;
+
+/* The node on a way at a step: the template's node with the children on
+ * the way made at the step.  A copy of the node, its type kept: every
+ * child on a way has its template child's type (an index is an int, and
+ * each node above keeps its kind and its children's types), so that the
+ * constructors (kir_expr_rebuilt) would derive the same type again. */
+static const KirExpr *path_made(void *ctx, const StepPath *p) {
+  const MadeAt *m = ctx;
+  if (!p->kids) return kir_ix(m->arena, m->made[p->slot]);
+  const KirExpr *e = p->e;
+  KirExpr *c = NEW(m->arena, KirExpr);
+  *c = *e;
+  const KirExpr *buf[3];
+  const KirExpr *const *kids;
+  int n = kir_expr_children(e, buf, &kids);
+  const KirExpr **args = NULL; /* a call's, a cast's, a vector's own */
+  if (kids != buf) {
+    args = NEWARRAY(m->arena, const KirExpr *, n > 0 ? n : 1);
+    for (int i = 0; i < n; i++) args[i] = kids[i];
+    c->call.args = args;
+  }
+  for (int i = 0; i < n; i++) {
+    if (!p->kids[i]) continue;
+    const KirExpr *made = path_made(ctx, p->kids[i]);
+    if (args) {
+      args[i] = made;
+      continue;
+    }
+    DPIA_EXHAUSTIVE_BEGIN
+    switch (e->kind) {
+    case KE_UNARY: c->un.operand = made; break;
+    case KE_BINARY: *(i == 0 ? &c->bin.lhs : &c->bin.rhs) = made; break;
+    case KE_COND: *(i == 0 ? &c->cond.test : i == 1 ? &c->cond.then : &c->cond.other) = made; break;
+    case KE_INDEX: *(i == 0 ? &c->index.base : &c->index.at) = made; break;
+    case KE_MEMBER: c->member.base = made; break;
+    case KE_LANE: c->lane.base = made; break;
+    case KE_VLOAD: *(i == 0 ? &c->vload.offset : &c->vload.ptr) = made; break;
+    case KE_INT:
+    case KE_VAR:
+    case KE_LIT:
+    case KE_IX:
+    case KE_QUERY:
+    case KE_CALL:
+    case KE_BUILTIN:
+    case KE_CAST:
+    case KE_VECTOR: INTERNAL("a way through a node of kind %d with no children of its own", (int)e->kind);
+    }
+    DPIA_EXHAUSTIVE_END
+  }
+  return c;
+}
+
+/* the statements of step first + t of rs appended to b, the sites
+ * (copies of the template's site statements) where sites; an assignment
+ * of a value to itself left out, as add_at_step does */
+static void append_step(Arena *a, const struct KirRunSteps *rs, const KirBlock *template, int64_t t, bool sites,
+                        KirBlock *b) {
+  MadeAt m = {a, rs->made + t * rs->nslots};
+  int j = 0;
+  for (const KirStmt *x = template->first; x; x = x->next) {
+    if (!kir_run_template_stmt(x)) {
+      if (!sites) continue;
+      KirStmt *c = kir_stmt(a, KS_BARRIER);
+      *c = *x;
+      c->next = NULL;
+      kir_append(b, c);
+      continue;
+    }
+    KirStmt *c = stmt_made(a, &rs->stmts[j++], path_made, &m);
+    if (c->kind == KS_ASSIGN && kir_expr_equal(c->assign.lhs, c->assign.rhs)) continue;
+    kir_append(b, c);
+  }
+}
+
+KirBlock kir_run_steps(Arena *a, const KirStmt *run, bool sites) {
+  if (run->kind != KS_RUN) INTERNAL("kir_run_steps of a statement that is not a run");
+  const char *why = kir_stmt_type_violation(run);
+  if (why) INTERNAL("a run of steps is not of its shape: %s", why);
+  KirBlock out = {0};
+  for (int64_t t = 0; t < run->run.count; t++) append_step(a, run->run.steps, &run->run.body, t, sites, &out);
+  return out;
+}
+
+KirStmt *kir_run_write_out(Arena *a, KirBlock *b, KirStmt *prev, KirStmt *run) {
+  KirBlock steps = kir_run_steps(a, run, false);
+  KirStmt *next = run->next;
+  KirStmt *first = steps.first ? steps.first : next;
+  if (steps.last) steps.last->next = next;
+  if (prev)
+    prev->next = first;
+  else
+    b->first = first;
+  if (!next) b->last = steps.last ? steps.last : prev;
+  return first;
+}
+
+void kir_write_out_runs_in(Arena *a, KirBlock *b) {
+  KirStmt *prev = NULL;
+  for (KirStmt *s = b->first; s;) {
+    if (s->kind == KS_RUN) {
+      s = kir_run_write_out(a, b, prev, s); /* its steps: assignments and stores */
+      continue;
+    }
+    KirBlock *inner = kir_body(s);
+    if (inner) kir_write_out_runs_in(a, inner);
+    prev = s;
+    s = s->next;
+  }
+}
+
+void kir_write_out_runs(Arena *a, KirKernel *k) {
+  if (k->runs_made) kir_write_out_runs_in(a, &k->body);
+}
+
+/* An assignment that may be one of a value to itself at some step (its
+ * two sides of one kind, acc[$step] = acc[2]): add_at_step leaves such
+ * a step out, and a pass that looks at the template would not know; the
+ * steps are written out where they are made. */
+static bool may_assign_itself(const struct KirRunSteps *rs) {
+  for (int i = 0; i < rs->nstmts; i++) {
+    const KirStmt *x = rs->stmts[i].x;
+    if (x->kind == KS_ASSIGN && x->assign.lhs->kind == x->assign.rhs->kind) return true;
+  }
+  return false;
+}
+
 int64_t gen_steps_by_copy(CG *cg, const Phrase *loop, const Phrase *lam, int64_t trips) {
   if (cg->unroll_directly || trips < 2 || loop->dep_index || cg->probe || cg->trial || cg->failed) return 0;
   Vec leaves = {0};
@@ -543,36 +763,73 @@ int64_t gen_steps_by_copy(CG *cg, const Phrase *loop, const Phrase *lam, int64_t
   /* the indices read once, for the check at step 0 and every step */
   StepIndices indices = {0};
   if (!same_as_step0(cg, &sym, ways, &indices, &step0)) return 1;
+  /* each step's indices, all found before any step is added: where one
+   * is not what the step's lowering gives, no step is copied */
+  struct KirRunSteps *rs = indices_of_steps(cg, ways, sym.n, &indices, trips);
+  if (!rs) return 1;
 
-  /* each step's statements, a block per leaf, all made before any is
-   * added: where one is not what the step's lowering gives, none is */
   int nleaves = leaves.len;
-  KirBlock *made = NEWARRAY(cg->arena, KirBlock, (size_t)(trips - 1) * (size_t)nleaves);
-  for (int64_t t = 1; t < trips; t++) {
-    AtStep at = {
-        .cg = cg, .value = ix_const(x, t), .indices = &indices, .cheap = t > 1, .both = t == 1, .same = true};
+  Vec *accesses = leaf_accesses(cg, &step0, nleaves);
+  if (!cg->runs_written_out && !may_assign_itself(rs)) {
+    /* One run: the template is the trial's statements, each leaf's after
+     * the site of its command, made once: a site holds the command's
+     * buffers (the same at every step, as the environment differs only in
+     * the step's value) and the accesses the command before it made (the
+     * leaf before's, or the last leaf's of the step before: the same at
+     * every step after step 0). */
+    KirStmt *run = kir_stmt(cg->arena, KS_RUN);
+    run->run.first = 1;
+    run->run.count = trips - 1;
+    run->run.steps = rs;
+    KirBlock sites = {0};
+    cg->block = &sites;
+    env_add(cg, lam->lam_binder, ENV_INDEX, NULL, ix_const(x, 1), NULL);
     int leaf = -1;
     for (int i = 0; i < sym.n; i++) {
-      const KirStmt *s = sym.items[i];
-      if (s->kind == KS_BARRIER)
-        leaf++;
-      else if (!add_at_step(&at, &made[(t - 1) * nleaves + leaf], &ways[i]))
-        return 1;
+      KirStmt *s = (KirStmt *)sym.items[i];
+      if (s->kind == KS_BARRIER) {
+        const Phrase *p = leaves.items[++leaf];
+        cg->where = p->span;
+        cg_command_site(cg, p, KL_NONE);
+        for (int a = 0; a < accesses[leaf].len; a++) vec_push(cg->arena, &cg->accesses, accesses[leaf].items[a]);
+        s = sites.last;
+        sites = (KirBlock){0}; /* the next site's statement is not linked after it */
+      }
+      s->next = NULL;
+      kir_append(&run->run.body, s);
     }
+    cg->block = outer;
+    if (trips > 2) env_add(cg, lam->lam_binder, ENV_INDEX, NULL, ix_const(x, trips - 1), NULL);
+    kir_append(cg->block, run);
+    cg->steps_copied += (int)(trips - 1);
+    cg->runs_made++;
+    return trips;
   }
-  Vec *accesses = leaf_accesses(cg, &step0, nleaves);
+
+  /* each step's statements written out, with the site of each leaf's
+   * command before its statements */
+  KirBlock template = {0};
+  for (int i = 0; i < sym.n; i++) {
+    KirStmt *s = (KirStmt *)sym.items[i];
+    s->next = NULL;
+    kir_append(&template, s);
+  }
   for (int64_t t = 1; t < trips; t++) {
     env_add(cg, lam->lam_binder, ENV_INDEX, NULL, ix_const(x, t), NULL);
-    for (int leaf = 0; leaf < nleaves; leaf++) {
-      const Phrase *p = leaves.items[leaf];
-      cg->where = p->span;
-      cg_command_site(cg, p, KL_NONE);
-      for (int a = 0; a < accesses[leaf].len; a++) vec_push(cg->arena, &cg->accesses, accesses[leaf].items[a]);
-      for (KirStmt *c = made[(t - 1) * nleaves + leaf].first, *next; c; c = next) {
-        next = c->next;
-        c->next = NULL;
-        kir_append(cg->block, c);
+    KirBlock made = {0};
+    append_step(cg->arena, rs, &template, t - 1, true, &made);
+    int leaf = -1;
+    for (KirStmt *c = made.first, *next; c; c = next) {
+      next = c->next;
+      c->next = NULL;
+      if (c->kind == KS_BARRIER) {
+        const Phrase *p = leaves.items[++leaf];
+        cg->where = p->span;
+        cg_command_site(cg, p, KL_NONE);
+        for (int a = 0; a < accesses[leaf].len; a++) vec_push(cg->arena, &cg->accesses, accesses[leaf].items[a]);
+        continue;
       }
+      kir_append(cg->block, c);
     }
     cg->steps_copied++;
   }

@@ -467,6 +467,7 @@ void ki_scan_block(R *r, const KirBlock *b, int depth, bool declare) {
       case KS_BLOCK:
       case KS_BARRIER:
       case KS_COMMENT: break;
+      case KS_RUN: INTERNAL("a run of steps in a kernel out of code generation (written out by kir_write_out_runs)");
       }
     }
     const KirBlock *body = kir_body((KirStmt *)s);

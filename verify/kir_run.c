@@ -191,6 +191,7 @@ static void run_item(R *r, WI *w) {
     case KS_BLOCK: push(r, w, s->block.body.first, NULL); break;
     case KS_BARRIER: w->at = s; return;
     case KS_COMMENT: break;
+    case KS_RUN: INTERNAL("a run of steps in a kernel out of code generation (written out by kir_write_out_runs)");
     }
   }
   if (w->nframes == 0) w->done = true;

@@ -202,7 +202,7 @@ static int each_imperative_kernel(const char *name, const char *text, size_t len
 static void natural_kernel(Front *f, const char *name, const DefInfo *d, ImpKernel *k, void *ctx) {
   (void)ctx;
   CHECK(k->natural_source != NULL, "%s: %s has no dry-run text", name, d->name);
-  CodegenOptions zero = {{0}, {0}, false, NULL, NULL, false, false, false, false};
+  CodegenOptions zero = {{0}, {0}, false, NULL, NULL, false, false, false, false, false};
   Buf fresh, shortcut;
   buf_init(&fresh, &f->a);
   buf_init(&shortcut, &f->a);
@@ -210,7 +210,7 @@ static void natural_kernel(Front *f, const char *name, const DefInfo *d, ImpKern
   CHECK(ok && strcmp(fresh.data, k->natural_source) == 0 && strcmp(shortcut.data, fresh.data) == 0,
         "%s: %s: the dry run's text differs from a fresh generation", name, d->name);
   /* user launch sizes are generated afresh */
-  CodegenOptions user = {{32, 0, 0}, {0}, false, NULL, NULL, false, false, false, false};
+  CodegenOptions user = {{32, 0, 0}, {0}, false, NULL, NULL, false, false, false, false, false};
   Buf sized;
   buf_init(&sized, &f->a);
   if (codegen_kernel(&f->a, &f->tc, k, &user, &sized, NULL))
@@ -243,19 +243,32 @@ static const char *same_both_ways(Front *f, const char *name, const DefInfo *d, 
   return a.data;
 }
 
-/* generated with the steps of unrolled loops copied and with each lowered
- * on its own; ctx: the steps copied */
-static void unrolled_kernel(Front *f, const char *name, const DefInfo *d, ImpKernel *k, void *copied) {
-  CodegenOptions copy = {0}, direct = {0};
+/* the steps copied, and the runs of steps made (KS_RUN) */
+typedef struct Unrolled {
+  long copied, runs;
+} Unrolled;
+
+/* generated with the steps of unrolled loops copied, kept as runs that
+ * the passes take once (KS_RUN), against the same steps written out
+ * where they are made, every pass seeing each step, and against each
+ * step lowered on its own; ctx: an Unrolled */
+static void unrolled_kernel(Front *f, const char *name, const DefInfo *d, ImpKernel *k, void *ctx) {
+  Unrolled *u = ctx;
+  CodegenOptions copy = {0}, written = {0}, direct = {0};
+  written.runs_written_out = true;
   direct.unroll_directly = true;
   KernelFacts facts = {0};
-  if (same_both_ways(f, name, d, k, &copy, &direct, &facts, "the copied steps", "the steps lowered on their own") &&
-      facts.kir)
-    *(long *)copied += facts.kir->steps_copied;
+  if (same_both_ways(f, name, d, k, &copy, &written, &facts, "the steps kept as runs",
+                     "the steps written out where made") &&
+      facts.kir) {
+    u->copied += facts.kir->steps_copied;
+    u->runs += facts.kir->runs_made;
+  }
+  same_both_ways(f, name, d, k, &written, &direct, NULL, "the copied steps", "the steps lowered on their own");
 }
 
-static int compare_unrolled(const char *name, const char *text, size_t len, long *copied) {
-  return each_imperative_kernel(name, text, len, unrolled_kernel, copied);
+static int compare_unrolled(const char *name, const char *text, size_t len, void *ctx) {
+  return each_imperative_kernel(name, text, len, unrolled_kernel, ctx);
 }
 
 /* generated with the sites' reads kept from one walk and with each site's
@@ -268,7 +281,7 @@ static void sites_kernel(Front *f, const char *name, const DefInfo *d, ImpKernel
   if (text && strstr(text, "barrier(")) ++*(long *)with_barrier;
 }
 
-static int compare_sites(const char *name, const char *text, size_t len, long *with_barrier) {
+static int compare_sites(const char *name, const char *text, size_t len, void *with_barrier) {
   return each_imperative_kernel(name, text, len, sites_kernel, with_barrier);
 }
 
@@ -286,7 +299,7 @@ static void shortcuts_kernel(Front *f, const char *name, const DefInfo *d, ImpKe
   for (int i = 0; text && facts.kir && i < KIR_SHORTCUTS; i++) n[1 + i] += (facts.kir->shortcuts >> i) & 1;
 }
 
-static int compare_shortcuts(const char *name, const char *text, size_t len, long *counts) {
+static int compare_shortcuts(const char *name, const char *text, size_t len, void *counts) {
   return each_imperative_kernel(name, text, len, shortcuts_kernel, counts);
 }
 
@@ -302,11 +315,11 @@ static void vectors_kernel(Front *f, const char *name, const DefInfo *d, ImpKern
     *(long *)plain += facts.kir->plain_vectors;
 }
 
-static int compare_vectors(const char *name, const char *text, size_t len, long *plain) {
+static int compare_vectors(const char *name, const char *text, size_t len, void *plain) {
   return each_imperative_kernel(name, text, len, vectors_kernel, plain);
 }
 
-typedef int CompareFile(const char *name, const char *text, size_t len, long *count);
+typedef int CompareFile(const char *name, const char *text, size_t len, void *ctx);
 
 static char *slurp(const char *path, size_t *len);
 
@@ -405,7 +418,7 @@ static void test_natural(int nfiles, char **files) {
 }
 
 /* compare on a text of kernels or imperative defs */
-static int compared_text(const char *path, const char *text, size_t len, CompareFile *compare, long *count) {
+static int compared_text(const char *path, const char *text, size_t len, CompareFile *compare, void *count) {
   DpiaOptions opt;
   dpia_options_init(&opt);
   opt.action = DPIA_TRANSLATE;
@@ -425,7 +438,7 @@ static int compared_text(const char *path, const char *text, size_t len, Compare
 }
 
 /* compare on path, a file of kernels or imperative defs */
-static int compared_file(const char *path, CompareFile *compare, long *count) {
+static int compared_file(const char *path, CompareFile *compare, void *count) {
   size_t len;
   char *text = slurp(path, &len);
   if (!text) {
@@ -437,7 +450,7 @@ static int compared_file(const char *path, CompareFile *compare, long *count) {
 
 /* compare on every file of args (a directory's .dpia files); the kernels
  * compared, and how many files */
-static int compared_files(int nargs, char **args, CompareFile *compare, long *count, int *nfiles) {
+static int compared_files(int nargs, char **args, CompareFile *compare, void *count, int *nfiles) {
   int total = 0, files = 0;
   for (int i = 0; i < nargs; i++) {
     DIR *dir = opendir(args[i]);
@@ -463,10 +476,12 @@ static int compared_files(int nargs, char **args, CompareFile *compare, long *co
 
 static void test_unroll(int nargs, char **args) {
   int files;
-  long copied = 0;
-  int total = compared_files(nargs, args, compare_unrolled, &copied, &files);
+  Unrolled all = {0};
+  int total = compared_files(nargs, args, compare_unrolled, &all, &files);
   CHECK(total >= files / 2, "only %d kernels compared for %d files", total, files);
-  CHECK(copied > 0, "no step of an unrolled loop was copied in %d kernels", total);
+  CHECK(all.copied > 0 && all.runs > 0,
+        "no step of an unrolled loop was copied (%ld), or no run made (%ld), in %d kernels", all.copied, all.runs,
+        total);
   /* the benchmark's unrolled loops (bench/variants.py): every step after
    * step 0 copied, none lowered on its own again (a copy that stops
    * matching step 0's lowering falls back to that, slower but the same
@@ -492,12 +507,14 @@ static void test_unroll(int nargs, char **args) {
                       "  |> join\n"},
   };
   for (int i = 0; i < (int)(sizeof benchmark / sizeof benchmark[0]); i++) {
-    long steps = 0;
-    int kernels = compared_text(benchmark[i].name, benchmark[i].text, strlen(benchmark[i].text), compare_unrolled, &steps);
-    CHECK(kernels == 1 && steps == 15, "%s: %d kernels, %ld of its 15 steps after step 0 copied", benchmark[i].name,
-          kernels, steps);
+    Unrolled one = {0};
+    int kernels =
+        compared_text(benchmark[i].name, benchmark[i].text, strlen(benchmark[i].text), compare_unrolled, &one);
+    CHECK(kernels == 1 && one.copied == 15 && one.runs == 1,
+          "%s: %d kernels, %ld of its 15 steps after step 0 copied, %ld runs", benchmark[i].name, kernels, one.copied,
+          one.runs);
   }
-  printf("%d kernels compared, %ld unrolled steps copied\n", total, copied);
+  printf("%d kernels compared, %ld unrolled steps copied, %ld runs made\n", total, all.copied, all.runs);
 }
 
 static void test_sites(int nargs, char **args) {

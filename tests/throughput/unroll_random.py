@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""unroll_random.py: throughput_test unroll over random programs.
+
+Writes COUNT random well-typed strategy programs of tests/diff/gen.py
+(seed SEED; a quarter of them with vector lanes, --with vectors) into a
+temporary directory and runs `throughput_test unroll` on it: each kernel
+generated with the steps of its unrolled loops kept as runs (KS_RUN), with
+the same steps written out where they are made, and with each step lowered
+on its own must have the same text.  The generator's small constant sizes
+(slide 5 1, split 2, take 4) make loops of a few steps that code generation
+writes out, in places the samples do not: under guards, in loops, with
+dead bindings, with barriers.
+
+usage: unroll_random.py THROUGHPUT_TEST GEN_PY [--seed S] [--count N]
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("throughput_test")
+    ap.add_argument("gen_py")
+    ap.add_argument("--seed", type=int, default=50)
+    ap.add_argument("--count", type=int, default=400)
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="unroll_random") as d:
+        for i in range(a.count):
+            extra = ["--with", "vectors"] if i % 4 == 3 else []
+            gen = subprocess.run([sys.executable, a.gen_py, "--seed", str(a.seed), "--index", str(i)] + extra,
+                                 capture_output=True, text=True)
+            if gen.returncode != 0:
+                print(f"gen.py --seed {a.seed} --index {i} failed:\n{gen.stderr}", file=sys.stderr)
+                return 1
+            with open(os.path.join(d, f"r{i}.dpia"), "w") as f:
+                f.write(gen.stdout)
+        run = subprocess.run([a.throughput_test, "unroll", d], capture_output=True, text=True)
+        sys.stdout.write(run.stdout)
+        sys.stderr.write(run.stderr)
+        return run.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())
