@@ -77,6 +77,12 @@ typedef struct Token {
   TokKind kind;
   Span span;
   Sym ident;          /* TOK_IDENT: interned name */
+  /* TOK_IDENT: the primitive the name spells (PRIM_COUNT: none), with its
+   * dimension suffix (mapGlobal1: dim 1, dim_written), found by the lexer
+   * in its table of reserved names (lex.c) */
+  uint16_t prim;
+  uint8_t dim;
+  bool dim_written;
   uint64_t int_value; /* TOK_INT; int_overflow set if it does not fit 64 bits */
   double float_value; /* TOK_FLOAT */
   bool int_overflow;
@@ -337,6 +343,7 @@ typedef struct Program {
 enum { DPIA_MAX_NESTING = 1000 };
 
 /* lex.c */
+typedef struct ReservedName ReservedName;
 typedef struct Lexer {
   const Source *src;
   Interner *interner;
@@ -345,6 +352,14 @@ typedef struct Lexer {
   /* src's text and length, read at every byte: kept here, not behind src */
   const char *text;
   size_t len;
+  const ReservedName *reserved; /* lex.c's table of reserved names, built once per process */
+  /* The prelude's defs the text names (bit i: prelude.c's def i), as
+   * prelude_add would find them by scanning the text: the identifiers
+   * that spell one, and the words of comments and strings; unless
+   * prelude_unsure, when a word is not one token (an identifier glued to
+   * a projection, `x.1slide2D`) and only the scan of the whole text says. */
+  uint32_t prelude_named;
+  bool prelude_unsure;
 } Lexer;
 void lexer_init(Lexer *lx, const Source *src, Interner *in, Diag *diag);
 /* Next token; lexical errors are reported to diag and skipped. */
@@ -354,8 +369,18 @@ Token lexer_next(Lexer *lx);
 
 /* prelude.c: puts the prelude's defs that the program names and does not
  * declare itself before its declarations (docs/language.md section 10);
- * parse_program calls it, parse_program_deep (text dpia printed) not. */
-void prelude_add(Arena *a, Interner *in, Diag *diag, Program *prog);
+ * parse_program calls it, parse_program_deep (text dpia printed) not.
+ * named: the defs the program's text names (bit i: def i), as the lexer
+ * found them (Lexer's prelude_named), or NULL for a scan of the text. */
+void prelude_add(Arena *a, Interner *in, Diag *diag, Program *prog, const uint32_t *named);
+/* the prelude's defs, in order: their number and names */
+int prelude_def_count(void);
+const char *prelude_def_name(int i);
+/* The prelude's defs named by whole words (maximal runs of letters,
+ * digits and '_') of text[begin, end) whose first and last words end
+ * there (the bytes around are no letters, digits or '_'), ORed into
+ * *named (bit i: def i): for the lexer, of a comment or a string. */
+void prelude_words_in(const char *begin, const char *end, uint32_t *named);
 
 /* parse.c: parse a whole file.  Returns a Program even with errors (the
  * declarations that parsed); diag->nerrors tells whether it is usable. */

@@ -28,6 +28,7 @@
 #include "ast.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,7 +38,124 @@ const char *const tok_spelling[TOK_COUNT] = {
 #undef X
 };
 
+/* ---- the reserved names ---- */
+
+/* Every name an identifier's letters may spell that means something of
+ * its own: the keywords, the primitives (those that take one with each
+ * dimension suffix, mapGlobal1) and the prelude's defs, in one table
+ * built once per process and only read after (as prims.c's index), so
+ * that the lexer finds what an identifier is with one look-up, by the
+ * hash it makes while scanning the letters, rather than a keyword table,
+ * then the primitive index at the parser, then a scan of the whole text
+ * for prelude names (translation throughput, issue 35). */
+struct ReservedName {
+  const char *text; /* NULL: an empty slot */
+  uint32_t hash;    /* INTERN_HASH_* of text */
+  uint8_t len;
+  uint8_t kind;     /* TOK_IDENT, or the keyword's token */
+  uint8_t dim;      /* the dimension suffix, 0-2 */
+  bool dim_written;
+  uint16_t prim;    /* PRIM_COUNT: none */
+  int8_t prelude;   /* the prelude def (prelude_def_name), -1: none */
+};
+
+enum { RESERVED_SIZE = 512 }; /* a power of two, under half full */
+static ReservedName reserved_names[RESERVED_SIZE];
+static pthread_once_t reserved_once = PTHREAD_ONCE_INIT;
+
+/* (a keyword is lexed as one whatever else its name is: first in the
+ * table) */
+static const struct {
+  const char *word;
+  TokKind kind;
+} keywords[] = {
+    {"def", TOK_KW_DEF},           {"kernel", TOK_KW_KERNEL}, {"let", TOK_KW_LET},
+    {"in", TOK_KW_IN},             {"true", TOK_KW_TRUE},     {"false", TOK_KW_FALSE},
+    {"pipeline", TOK_KW_PIPELINE}, {"iterate", TOK_KW_ITERATE}, {"foreign", TOK_KW_FOREIGN},
+};
+
+static uint32_t reserved_hash(const char *s, size_t n) {
+  uint32_t h = INTERN_HASH_START;
+  for (size_t i = 0; i < n; i++) h = intern_hash_step(h, (unsigned char)s[i]);
+  return h;
+}
+
+/* The slot of the n bytes at s with hash h: theirs, or the empty one
+ * where they would go. */
+static ReservedName *reserved_slot(ReservedName *table, const char *s, size_t n, uint32_t h) {
+  for (uint32_t i = h & (RESERVED_SIZE - 1);; i = (i + 1) & (RESERVED_SIZE - 1)) {
+    ReservedName *r = &table[i];
+    if (!r->text || (r->hash == h && r->len == n && memcmp(r->text, s, n) == 0)) return r;
+  }
+}
+
+/* The slot of text (of the arena-less table: texts are the primitive
+ * table's and these literals, or made once here), created empty. */
+static ReservedName *reserved_add(const char *text, size_t n) {
+  if (n > UINT8_MAX) INTERNAL("reserved name '%s' too long", text);
+  uint32_t h = reserved_hash(text, n);
+  ReservedName *r = reserved_slot(reserved_names, text, n, h);
+  if (!r->text) {
+    r->text = text;
+    r->hash = h;
+    r->len = (uint8_t)n;
+    r->kind = TOK_IDENT;
+    r->prim = PRIM_COUNT;
+    r->prelude = -1;
+  }
+  return r;
+}
+
+static void build_reserved(void) {
+  int used = 0;
+  for (size_t i = 0; i < DPIA_COUNTOF(keywords); i++, used++)
+    reserved_add(keywords[i].word, strlen(keywords[i].word))->kind = (uint8_t)keywords[i].kind;
+  /* a name listed twice is its first row's, as prim_lookup finds it */
+  static char suffixed[PRIM_COUNT][3][40];
+  for (int p = 0; p < PRIM_COUNT; p++, used++) {
+    ReservedName *r = reserved_add(prim_info[p].name, strlen(prim_info[p].name));
+    if (r->kind == TOK_IDENT && r->prim == PRIM_COUNT) r->prim = (uint16_t)p;
+  }
+  /* mapGlobal0, mapGlobal1, mapGlobal2 (spec section 4), where the name
+   * without the suffix is a primitive that takes one and the name with it
+   * no primitive of its own (prim_lookup) */
+  for (int p = 0; p < PRIM_COUNT; p++) {
+    size_t n = strlen(prim_info[p].name);
+    if (!(prim_info[p].flags & PF_DIM)) continue;
+    const ReservedName *plain = reserved_slot(reserved_names, prim_info[p].name, n, reserved_hash(prim_info[p].name, n));
+    if (plain->prim != p || plain->kind != TOK_IDENT) continue;
+    if (n + 2 > sizeof suffixed[p][0]) INTERNAL("primitive name '%s' too long", prim_info[p].name);
+    for (int d = 0; d < 3; d++, used++) {
+      memcpy(suffixed[p][d], prim_info[p].name, n);
+      suffixed[p][d][n] = (char)('0' + d);
+      suffixed[p][d][n + 1] = 0;
+      ReservedName *r = reserved_add(suffixed[p][d], n + 1);
+      if (r->kind != TOK_IDENT || r->prim != PRIM_COUNT) continue;
+      r->prim = (uint16_t)p;
+      r->dim = (uint8_t)d;
+      r->dim_written = true;
+    }
+  }
+  for (int i = 0; i < prelude_def_count(); i++, used++)
+    reserved_add(prelude_def_name(i), strlen(prelude_def_name(i)))->prelude = (int8_t)i;
+  if (used * 2 > RESERVED_SIZE) INTERNAL("the reserved names' table is too small (%d names)", used);
+}
+
+/* What the identifier of n bytes at s, whose hash is h, is: NULL for an
+ * ordinary name. */
+static const ReservedName *reserved_find(const ReservedName *table, const char *s, size_t n, uint32_t h) {
+  for (uint32_t i = h & (RESERVED_SIZE - 1);; i = (i + 1) & (RESERVED_SIZE - 1)) {
+    const ReservedName *r = &table[i];
+    if (!r->text) return NULL;
+    if (r->hash == h && r->len == n && memcmp(r->text, s, n) == 0) return r;
+  }
+}
+
 void lexer_init(Lexer *lx, const Source *src, Interner *in, Diag *diag) {
+  pthread_once(&reserved_once, build_reserved);
+  lx->reserved = reserved_names;
+  lx->prelude_named = 0;
+  lx->prelude_unsure = false;
   lx->src = src;
   lx->interner = in;
   lx->diag = diag;
@@ -145,12 +263,14 @@ static void skip_nul_bytes(Lexer *lx) {
 }
 
 /* Skip a `--` comment to the end of the line.  Its text is free, but must
- * still be UTF-8 without NUL bytes: diagnostics quote source lines. */
+ * still be UTF-8 without NUL bytes: diagnostics quote source lines.  A
+ * prelude def it names counts (prelude.c, mentions). */
 static void skip_comment(Lexer *lx) {
+  uint32_t begin = lx->pos;
   lx->pos += 2;
   for (;;) {
     int c = peek(lx);
-    if (c < 0 || c == '\n') return;
+    if (c < 0 || c == '\n') break;
     if (c == 0) {
       skip_nul_bytes(lx);
     } else if (c >= 0x80) {
@@ -162,6 +282,7 @@ static void skip_comment(Lexer *lx) {
       lx->pos++;
     }
   }
+  prelude_words_in(lx->text + begin, lx->text + lx->pos, &lx->prelude_named);
 }
 
 static void skip_whitespace_and_comments(Lexer *lx) {
@@ -225,46 +346,44 @@ static void make_token(const Lexer *lx, Token *t, TokKind kind, uint32_t begin) 
   t->int_overflow = false;
   t->float_suffix_f = false;
   t->str_value = NULL;
+  t->prim = PRIM_COUNT;
+  t->dim = 0;
+  t->dim_written = false;
 }
 
-/* (a keyword with a new first letter needs it in lex_identifier's
- * first_letters too) */
-static const struct {
-  const char *word;
-  size_t len; /* compared first */
-  TokKind kind;
-} keywords[] = {
-    {"def", 3, TOK_KW_DEF},           {"kernel", 6, TOK_KW_KERNEL},
-    {"let", 3, TOK_KW_LET},           {"in", 2, TOK_KW_IN},
-    {"true", 4, TOK_KW_TRUE},         {"false", 5, TOK_KW_FALSE},
-    {"pipeline", 8, TOK_KW_PIPELINE}, {"iterate", 7, TOK_KW_ITERATE},
-    {"foreign", 7, TOK_KW_FOREIGN},
-};
-
+/* An identifier, or the keyword it spells.  What its name is (a keyword,
+ * a primitive, a prelude def) is found in the reserved names with the
+ * interner's hash, made as the letters are scanned (no second pass). */
 static void lex_identifier(Lexer *lx, Token *t) {
   uint32_t begin = lx->pos;
   const unsigned char *all = (const unsigned char *)lx->text;
   size_t at = begin, end = lx->len;
-  /* the interner's hash made as the letters are scanned, not in a second
-   * pass (intern_hashed; translation throughput) */
   uint32_t hash = INTERN_HASH_START;
-  while (at < end && (byte_class[all[at]] & BYTE_IDENT)) hash = intern_hash_step(hash, all[at++]);
+  bool quote = false;
+  for (unsigned cls; at < end && ((cls = byte_class[all[at]]) & BYTE_IDENT); at++) {
+    hash = intern_hash_step(hash, all[at]);
+    quote |= cls == BYTE_QUOTE;
+  }
   lx->pos = (uint32_t)at;
   const char *text = lx->text + begin;
   size_t len = lx->pos - begin;
-  /* most identifiers are no keyword: those that begin with another letter
-   * than keywords[]'s (d f i k l p t) are not looked up */
-  const uint32_t first_letters = 1u << ('d' - 'a') | 1u << ('f' - 'a') | 1u << ('i' - 'a') | 1u << ('k' - 'a') |
-                                 1u << ('l' - 'a') | 1u << ('p' - 'a') | 1u << ('t' - 'a');
-  unsigned first = (unsigned char)text[0] - 'a';
-  if (first < 26 && (first_letters >> first) & 1)
-    for (size_t i = 0; i < DPIA_COUNTOF(keywords); i++)
-      if (keywords[i].len == len && memcmp(keywords[i].word, text, len) == 0) {
-        make_token(lx, t, keywords[i].kind, begin);
-        return;
-      }
+  /* prelude.c's words are runs of letters, digits and '_': a quote splits
+   * the identifier into several, and one glued to a digit before it
+   * (`x.1slide2D`) is part of a longer word */
+  if (quote) prelude_words_in(text, text + len, &lx->prelude_named);
+  if (begin > 0 && (byte_class[all[begin - 1]] & (BYTE_START | BYTE_DIGIT))) lx->prelude_unsure = true;
+  const ReservedName *r = len <= UINT8_MAX ? reserved_find(lx->reserved, text, len, hash) : NULL;
+  if (r && r->kind != TOK_IDENT) {
+    make_token(lx, t, (TokKind)r->kind, begin);
+    return;
+  }
   make_token(lx, t, TOK_IDENT, begin);
   t->ident = intern_hashed(lx->interner, text, len, hash);
+  if (!r) return;
+  t->prim = r->prim;
+  t->dim = r->dim;
+  t->dim_written = r->dim_written;
+  if (r->prelude >= 0) lx->prelude_named |= 1u << r->prelude;
 }
 
 static void skip_digits(Lexer *lx) {
@@ -363,6 +482,8 @@ static void lex_string(Lexer *lx, Token *t) {
   }
   make_token(lx, t, TOK_STRING, begin);
   t->str_value = b.data ? b.data : "";
+  /* a prelude def named in a string counts (prelude.c, mentions) */
+  prelude_words_in(lx->text + begin, lx->text + lx->pos, &lx->prelude_named);
 }
 
 /* A vector lane, '.' then a letter (docs/language.md section 11): .x .y

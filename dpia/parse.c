@@ -265,32 +265,14 @@ void parser_report(Parser *p, DiagCode code, Span at_span, const char *fmt, ...)
   diag_error(p->diag, code, at_span, "%s", msg.data);
 }
 
-/* prim_lookup of a name of the parser's interner, cached in the name's
- * SymInfo (util.h) as the primitive and dimension + 1, and looked up with
- * the hash the lexer made: the parser asks about every identifier. */
-_Static_assert(PRIM_COUNT < 0xFFFF, "a primitive fits the low 16 bits of a SymInfo memo");
-
-Prim parser_lookup_prim(Parser *p, Sym name, int *dim) {
-  (void)p;
-  SymInfo *info = sym_info(name);
-  if (!info->memo) {
-    int d;
-    Prim prim = prim_lookup_hashed(name, info->len, info->hash, &d);
-    info->memo = ((uint32_t)d << 16 | (uint32_t)prim) + 1;
-  }
-  *dim = (int)((info->memo - 1) >> 16);
-  return (Prim)((info->memo - 1) & 0xFFFF);
-}
-
 /* prims.h: primitive names are reserved and cannot be rebound.  The error
  * abandons the declaration, as a syntax error does: the binder's uses would
  * still parse as the primitive (`vec * x` as `vec` missing its size
  * argument) and each would cascade into an error about text that is right
  * once the name is changed. */
-void parser_check_binder(Parser *p, Sym name, Span at_span) {
-  int dim;
-  if (parser_lookup_prim(p, name, &dim) == PRIM_COUNT || p->failed) return;
-  parser_report(p, ERR_PRIMITIVE_REBOUND, at_span, "'%s' is a primitive and cannot be rebound", name);
+void parser_check_binder(Parser *p) {
+  if (p->tok.kind != TOK_IDENT || p->tok.prim == PRIM_COUNT || p->failed) return;
+  parser_report(p, ERR_PRIMITIVE_REBOUND, p->tok.span, "'%s' is a primitive and cannot be rebound", p->tok.ident);
   p->error_reported = true;
   abandon(p);
 }
@@ -563,7 +545,7 @@ static TypeAst *parse_paren_type(Parser *p, SizeAst *size, uint32_t begin) {
     t->size = size;
     t->name = p->tok.ident;
     t->name_span = p->tok.span;
-    if (parser_at(p, TOK_IDENT)) parser_check_binder(p, t->name, t->name_span);
+    parser_check_binder(p);
     parser_expect(p, TOK_IDENT, "'\\' in a dependent array's element type");
     parser_expect(p, TOK_ARROW, "the index of a dependent array");
     t->elem = parse_data_type(p, NULL, "->");
@@ -702,7 +684,7 @@ static bool starts_atom(TokKind kind) {
 static Ast *parse_prim(Parser *p, Prim prim, int dim) {
   uint32_t begin = p->tok.span.begin;
   const PrimInfo *info = &prim_info[prim];
-  bool dim_written = (size_t)parser_length_of(p->tok.span) > strlen(info->name);
+  bool dim_written = p->tok.dim_written;
   parser_advance(p);
   Ast *e = new_ast(p, AST_PRIM, begin);
   e->prim = prim;
@@ -729,7 +711,7 @@ static Ast *parse_lambda(Parser *p) {
     Ast *lam = new_ast(p, AST_LAMBDA, outer ? p->tok.span.begin : begin);
     lam->bound = p->tok.ident;
     lam->bound_span = p->tok.span;
-    parser_check_binder(p, lam->bound, lam->bound_span);
+    parser_check_binder(p);
     if (innermost) innermost->body = lam;
     else outer = lam;
     innermost = lam;
@@ -753,6 +735,7 @@ static Ast *parse_lambda(Parser *p) {
     p->tok.kind = TOK_IDENT;
     p->tok.span.begin = arrow.end - 1;
     p->tok.ident = intern(p->interner, "p", 1);
+    p->tok.prim = PRIM_COUNT;
     p->tok_after_lex_error = false;
   } else if (!parser_expect(p, TOK_ARROW, "the parameters of the lambda")) {
     return placeholder(p);
@@ -778,7 +761,7 @@ static Ast *parse_let(Parser *p) {
   }
   Sym name = p->tok.ident;
   Span name_span = p->tok.span;
-  parser_check_binder(p, name, name_span);
+  parser_check_binder(p);
   parser_advance(p);
   if (!parser_expect(p, TOK_EQ, "'let %s'", name)) return placeholder(p);
   if (!enter(p)) return placeholder(p);
@@ -910,9 +893,7 @@ static Ast *parse_atom(Parser *p) {
   switch (p->tok.kind) {
   case TOK_IDENT: {
     Sym name = p->tok.ident;
-    int dim;
-    Prim prim = parser_lookup_prim(p, name, &dim);
-    if (prim != PRIM_COUNT) return parse_prim(p, prim, dim);
+    if (p->tok.prim != PRIM_COUNT) return parse_prim(p, (Prim)p->tok.prim, p->tok.dim);
     parser_advance(p);
     Ast *e = new_ast(p, AST_VAR, begin);
     e->name = name;
@@ -1101,24 +1082,34 @@ TypeAst *parse_phrase_type_text(Arena *a, Interner *in, Diag *diag, const Source
   return parser.failed ? NULL : t;
 }
 
+static Program *parse_program_in(Parser *p, Arena *a, Interner *in, Diag *diag, const Source *src, int max_nesting);
+
 /* program ::= decl* */
 Program *parse_program(Arena *a, Interner *in, Diag *diag, const Source *src) {
-  Program *prog = parse_program_deep(a, in, diag, src, diag_depth_limit(diag, DPIA_MAX_NESTING));
-  if (diag->nerrors == 0) prelude_add(a, in, diag, prog);
+  Parser parser;
+  Program *prog = parse_program_in(&parser, a, in, diag, src, diag_depth_limit(diag, DPIA_MAX_NESTING));
+  /* without errors, the lexer has read the whole text: the prelude defs it
+   * names are those its words spelled */
+  if (diag->nerrors == 0)
+    prelude_add(a, in, diag, prog, parser.lexer.prelude_unsure ? NULL : &parser.lexer.prelude_named);
   return prog;
 }
 
 Program *parse_program_deep(Arena *a, Interner *in, Diag *diag, const Source *src, int max_nesting) {
+  Parser parser;
+  return parse_program_in(&parser, a, in, diag, src, max_nesting);
+}
+
+static Program *parse_program_in(Parser *p, Arena *a, Interner *in, Diag *diag, const Source *src, int max_nesting) {
   Program *prog = NEW(a, Program);
   prog->src = src;
+  p->lexer.prelude_unsure = true; /* (not read: an error) */
   if (src->len >= UINT32_MAX) {
     /* spans are 32-bit offsets */
     Span whole = {src, 0, 0};
     diag_error(diag, ERR_TOO_LARGE, whole, "file too large (4 GiB or more)");
     return prog;
   }
-  Parser parser;
-  Parser *p = &parser;
   parser_init(p, a, in, diag, src, max_nesting);
   Vec decls = {0};
   while (!parser_at(p, TOK_EOF)) {

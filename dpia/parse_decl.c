@@ -96,7 +96,7 @@ static void parse_param_group(Parser *p, Vec *params) {
     Param *param = NEW(p->arena, Param);
     param->name = p->tok.ident;
     param->span = p->tok.span;
-    parser_check_binder(p, param->name, param->span);
+    parser_check_binder(p);
     vec_push(p->arena, params, param);
     parser_advance(p);
   }
@@ -250,8 +250,7 @@ Decl *parse_decl(Parser *p) {
   d->name_span = p->tok.span;
   /* a kernel named float4 is reported by the checker as an OpenCL C type
    * name, as it was before float4 was also a primitive */
-  int dim;
-  if (!(d->is_kernel && prim_builds_vector(parser_lookup_prim(p, d->name, &dim)))) parser_check_binder(p, d->name, d->name_span);
+  if (!(d->is_kernel && prim_builds_vector((Prim)p->tok.prim))) parser_check_binder(p);
   parser_advance(p);
   Vec params = {0};
   int untyped = 0;
@@ -268,7 +267,7 @@ Decl *parse_decl(Parser *p) {
     param->name = p->tok.ident;
     param->span = p->tok.span;
     param->kind = PARAM_UNTYPED;
-    parser_check_binder(p, param->name, param->span);
+    parser_check_binder(p);
     vec_push(p->arena, &params, param);
     untyped++;
     parser_advance(p);

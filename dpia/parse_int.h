@@ -48,9 +48,9 @@ bool parser_expect(Parser *p, TokKind kind, const char *after_fmt, ...) DPIA_PRI
 bool parser_expect_closer(Parser *p, TokKind closer, Span opener, const char *after_fmt, ...) DPIA_PRINTF(4, 5);
 void parser_report(Parser *p, DiagCode code, Span at_span, const char *fmt, ...) DPIA_PRINTF(4, 5);
 
-/* names: primitives are reserved (prims.h); name is of the parser's interner */
-Prim parser_lookup_prim(Parser *p, Sym name, int *dim);
-void parser_check_binder(Parser *p, Sym name, Span at_span);
+/* names: primitives are reserved (prims.h): the current token, a name
+ * about to be bound, is none */
+void parser_check_binder(Parser *p);
 
 /* the grammar's rules the declarations use (parse.c) */
 SizeAst *parse_size(Parser *p);

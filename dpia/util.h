@@ -262,13 +262,9 @@ typedef struct Interner {
 
 /* What the interner keeps of each name, just before its text: its hash
  * and length (a lookup compares them before any byte, and growing the
- * table hashes nothing again), and one fact a client may cache about the
- * name for as long as the interner lives, 0 until it does: the parser's
- * primitive lookup (parse.c, parser_lookup_prim), which asks about every
- * identifier and so costs no table of its own. */
+ * table hashes nothing again). */
 typedef struct SymInfo {
   uint32_t hash; /* FNV-1a, INTERN_HASH_* below */
-  uint32_t memo;
   size_t len;    /* 16 bytes in all: the text after it is aligned as any arena object */
 } SymInfo;
 _Static_assert(sizeof(SymInfo) % 16 == 0, "an interned name's text starts aligned as the arena's objects");

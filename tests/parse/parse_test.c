@@ -1131,38 +1131,68 @@ static void test_prelude(Tester *t, DpiaMem *mem) {
   check(t, cases > 700, "random texts tried", "");
 }
 
-/* The parser's primitive lookup (parse.c, parser_lookup_prim: the lexer's
- * hash, the answer cached in the name's SymInfo) against prim_lookup, for
- * every primitive's name, with dimension suffixes 0-3, cut short and
- * extended, each asked twice (the second answer from the cache). */
+/* The lexer's reserved names (lex.c: keywords, primitives with their
+ * dimension suffixes) against prim_lookup and the keywords' spellings, for
+ * every primitive's name and every keyword, with dimension suffixes 0-3,
+ * cut short and extended: each form lexed alone, then in a line of them
+ * all (the same names again, as the interner has them by then). */
 static void test_prim_lookup(Tester *t, DpiaMem *mem) {
-  Parsed ps;
-  parse_cstr(&ps, mem, "def f (x: exp[float]) = x\n");
-  Parser p;
-  memset(&p, 0, sizeof p);
-  p.arena = &ps.arena;
-  p.interner = &ps.interner;
+  Arena a;
+  arena_init(&a, mem);
+  Interner in;
+  intern_init(&in, &a);
+  Diag diag;
+  diag_init(&diag, &a);
+  /* the names that are identifiers (not `.lane`, nor "string literal") */
+  Vec names = {0};
+  for (int i = 0; i < PRIM_COUNT + TOK_COUNT; i++) {
+    const char *name = i < PRIM_COUNT ? prim_info[i].name : tok_spelling[i - PRIM_COUNT];
+    bool ident = (*name >= 'a' && *name <= 'z') || (*name >= 'A' && *name <= 'Z');
+    for (const char *c = name; *c; c++)
+      ident = ident && (*c == '_' || (*c >= '0' && *c <= '9') || ((*c | 0x20) >= 'a' && (*c | 0x20) <= 'z'));
+    if (ident) vec_push(&a, &names, (void *)name);
+  }
+  Buf line;
+  buf_init(&line, &a);
   int tried = 0;
-  for (int i = 0; i < PRIM_COUNT; i++) {
-    const char *name = prim_info[i].name;
-    const char *forms[] = {name, arena_printf(&ps.arena, "%s0", name), arena_printf(&ps.arena, "%s2", name),
-                           arena_printf(&ps.arena, "%s3", name), arena_printf(&ps.arena, "%sx", name),
-                           arena_printf(&ps.arena, "%.*s", (int)strlen(name) - 1, name)};
-    for (size_t f = 0; f < DPIA_COUNTOF(forms); f++) {
-      Sym s = intern_cstr(&ps.interner, forms[f]);
-      int want_dim = -1;
-      Prim want = prim_lookup(forms[f], strlen(forms[f]), &want_dim);
-      for (int again = 0; again < 2; again++) {
-        int dim = -1;
-        Prim got = parser_lookup_prim(&p, s, &dim);
-        check(t, got == want && dim == want_dim, arena_printf(&ps.arena, "the primitive named %s", forms[f]),
-              arena_printf(&ps.arena, "%d (dimension %d), not %d (dimension %d)", (int)got, dim, (int)want, want_dim));
+  for (int round = 0; round < 2; round++) {
+    for (int i = 0; i < names.len; i++) {
+      const char *name = names.items[i];
+      const char *forms[] = {name, arena_printf(&a, "%s0", name), arena_printf(&a, "%s2", name),
+                             arena_printf(&a, "%s3", name), arena_printf(&a, "%sx", name),
+                             arena_printf(&a, "%.*s", (int)strlen(name) - 1, name)};
+      for (size_t f = 0; f < DPIA_COUNTOF(forms); f++) {
+        if (!*forms[f]) continue;
+        int want_dim = -1;
+        Prim want = prim_lookup(forms[f], strlen(forms[f]), &want_dim);
+        TokKind want_kind = TOK_IDENT;
+        for (int k = TOK_KW_DEF; k < TOK_COUNT; k++)
+          if (strcmp(tok_spelling[k], forms[f]) == 0) want_kind = (TokKind)k;
+        if (want_kind != TOK_IDENT) want = PRIM_COUNT, want_dim = 0;
+        bool want_written = want != PRIM_COUNT && strlen(forms[f]) > strlen(prim_info[want].name);
+        Source src;
+        const char *text = round == 0 ? forms[f] : arena_printf(&a, "%s%s", line.data, forms[f]);
+        source_init(&src, &a, "names.dpia", text, strlen(text));
+        Lexer lx;
+        lexer_init(&lx, &src, &in, &diag);
+        Token tok;
+        size_t len = strlen(text);
+        do
+          lexer_scan(&lx, &tok);
+        while (tok.span.end < len && tok.kind != TOK_EOF);
+        bool ok = tok.kind == want_kind && tok.prim == (uint16_t)want && (want == PRIM_COUNT || tok.dim == want_dim) &&
+                  tok.dim_written == want_written && (tok.kind != TOK_IDENT || strcmp(tok.ident, forms[f]) == 0);
+        check(t, ok, arena_printf(&a, "the name %s", forms[f]),
+              arena_printf(&a, "token %s, primitive %d (dimension %d%s), not %s, %d (dimension %d)",
+                           tok_spelling[tok.kind], (int)tok.prim, tok.dim, tok.dim_written ? ", written" : "",
+                           tok_spelling[want_kind], (int)want, want_dim));
+        if (round == 0) emit(&line, "%s ", forms[f]);
         tried++;
       }
     }
   }
-  check(t, tried > 1000, "names tried", "");
-  arena_free(&ps.arena);
+  check(t, diag.nerrors == 0 && tried > 1000, "names tried", "");
+  arena_free(&a);
 }
 
 /* A source whose line starts are made at its first position
