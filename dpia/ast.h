@@ -83,11 +83,14 @@ typedef struct Token {
   uint16_t prim;
   uint8_t dim;
   bool dim_written;
-  uint64_t int_value; /* TOK_INT; int_overflow set if it does not fit 64 bits */
-  double float_value; /* TOK_FLOAT */
-  bool int_overflow;
-  bool float_suffix_f; /* 1.5f */
-  const char *str_value; /* TOK_STRING: the text with \" and \\ unescaped, NUL-terminated */
+  bool int_overflow;   /* TOK_INT: the literal does not fit 64 bits */
+  bool float_suffix_f; /* TOK_FLOAT: 1.5f */
+  /* set for their kinds only */
+  union {
+    uint64_t int_value;    /* TOK_INT (UINT64_MAX if int_overflow); TOK_LANE: the lane */
+    double float_value;    /* TOK_FLOAT */
+    const char *str_value; /* TOK_STRING: the text with \" and \\ unescaped, NUL-terminated */
+  };
 } Token;
 
 /* ---- sizes in source form (`nat` in the grammar) ---- */

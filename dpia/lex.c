@@ -285,23 +285,8 @@ static void skip_comment(Lexer *lx) {
   prelude_words_in(lx->text + begin, lx->text + lx->pos, &lx->prelude_named);
 }
 
-static void skip_whitespace_and_comments(Lexer *lx) {
-  const unsigned char *text = (const unsigned char *)lx->text;
-  size_t at = lx->pos, end = lx->len;
-  for (;;) {
-    while (at < end && byte_class[text[at]] == BYTE_BLANK) at++;
-    lx->pos = (uint32_t)at;
-    if (at + 1 < end && text[at] == '-' && text[at + 1] == '-') {
-      skip_comment(lx);
-      at = lx->pos;
-    } else {
-      return;
-    }
-  }
-}
-
 /* A character no token starts with: report it and skip it. */
-static void skip_stray_character(Lexer *lx) {
+static DPIA_NOINLINE void skip_stray_character(Lexer *lx) {
   uint32_t begin = lx->pos;
   int c = peek(lx);
   if (c == 0) {
@@ -334,44 +319,52 @@ static void skip_stray_character(Lexer *lx) {
 /* ---- tokens ---- */
 
 /* The tokens are written where the parser keeps its current one
- * (lexer_scan), every field set here, rather than built and returned by
- * value: a token is 72 bytes, and each was copied out of every function on
- * the way (translation throughput: about a third of the lexer's cost). */
-static void make_token(const Lexer *lx, Token *t, TokKind kind, uint32_t begin) {
+ * (lexer_scan), rather than built and returned by value (each was copied
+ * out of every function on the way), and only the fields every token has
+ * are set here: a literal's value is set by its own lexer, and the parser
+ * reads it for that kind only (translation throughput). */
+static inline void make_token(const Lexer *lx, Token *t, TokKind kind, uint32_t begin) {
   t->kind = kind;
   t->span = span_of(lx, begin, lx->pos);
   t->ident = NULL;
-  t->int_value = 0;
-  t->float_value = 0.0;
-  t->int_overflow = false;
-  t->float_suffix_f = false;
-  t->str_value = NULL;
   t->prim = PRIM_COUNT;
   t->dim = 0;
   t->dim_written = false;
 }
 
+/* The end of an identifier with a quote in it, from begin, and its hash
+ * (*hash).  prelude.c's words are runs of letters, digits and '_': the
+ * quotes split the identifier into several (mentions). */
+static DPIA_NOINLINE size_t identifier_with_quote(Lexer *lx, size_t begin, uint32_t *hash) {
+  const unsigned char *all = (const unsigned char *)lx->text;
+  size_t at = begin;
+  uint32_t h = INTERN_HASH_START;
+  while (at < lx->len && (byte_class[all[at]] & BYTE_IDENT)) h = intern_hash_step(h, all[at++]);
+  prelude_words_in(lx->text + begin, lx->text + at, &lx->prelude_named);
+  *hash = h;
+  return at;
+}
+
 /* An identifier, or the keyword it spells.  What its name is (a keyword,
  * a primitive, a prelude def) is found in the reserved names with the
  * interner's hash, made as the letters are scanned (no second pass). */
-static void lex_identifier(Lexer *lx, Token *t) {
+static DPIA_NOINLINE void lex_identifier(Lexer *lx, Token *t) {
   uint32_t begin = lx->pos;
   const unsigned char *all = (const unsigned char *)lx->text;
   size_t at = begin, end = lx->len;
   uint32_t hash = INTERN_HASH_START;
-  bool quote = false;
-  for (unsigned cls; at < end && ((cls = byte_class[all[at]]) & BYTE_IDENT); at++) {
-    hash = intern_hash_step(hash, all[at]);
-    quote |= cls == BYTE_QUOTE;
+  while (at < end && (byte_class[all[at]] & (BYTE_START | BYTE_DIGIT))) hash = intern_hash_step(hash, all[at++]);
+  if (at < end && all[at] == '\'') {
+    uint32_t quoted;
+    at = identifier_with_quote(lx, begin, &quoted);
+    hash = quoted;
   }
+  /* a word of prelude.c glued to a digit before it (`x.1slide2D`) is
+   * longer than the identifier: only the scan of the text says */
+  if (begin > 0 && (byte_class[all[begin - 1]] & BYTE_DIGIT)) lx->prelude_unsure = true;
   lx->pos = (uint32_t)at;
   const char *text = lx->text + begin;
-  size_t len = lx->pos - begin;
-  /* prelude.c's words are runs of letters, digits and '_': a quote splits
-   * the identifier into several, and one glued to a digit before it
-   * (`x.1slide2D`) is part of a longer word */
-  if (quote) prelude_words_in(text, text + len, &lx->prelude_named);
-  if (begin > 0 && (byte_class[all[begin - 1]] & (BYTE_START | BYTE_DIGIT))) lx->prelude_unsure = true;
+  size_t len = at - begin;
   const ReservedName *r = len <= UINT8_MAX ? reserved_find(lx->reserved, text, len, hash) : NULL;
   if (r && r->kind != TOK_IDENT) {
     make_token(lx, t, (TokKind)r->kind, begin);
@@ -393,7 +386,7 @@ static void skip_digits(Lexer *lx) {
 /* INT:   digits
  * FLOAT: digits '.' digits [exponent] ['f'] | digits exponent ['f']
  * exponent: ('e'|'E') ['+'|'-'] digits */
-static void lex_number(Lexer *lx, Token *t) {
+static DPIA_NOINLINE void lex_number(Lexer *lx, Token *t) {
   uint32_t begin = lx->pos;
   uint64_t value = 0;
   bool overflow = false;
@@ -463,7 +456,7 @@ static void lex_number(Lexer *lx, Token *t) {
  * section 14).  It may span lines; \" is a quote and \\ a backslash, and
  * any other backslash is kept with the character after it, so that the C
  * text inside ('\0', "\n") reaches the OpenCL compiler as written. */
-static void lex_string(Lexer *lx, Token *t) {
+static DPIA_NOINLINE void lex_string(Lexer *lx, Token *t) {
   uint32_t begin = lx->pos;
   lx->pos++;
   Buf b;
@@ -491,7 +484,7 @@ static void lex_string(Lexer *lx, Token *t) {
  * them; the width is checked with the type.  Any other name (.q, .xy: no
  * swizzles) is an error at the name, and the token is lane 0 so that the
  * parse goes on. */
-static void lex_lane(Lexer *lx, Token *t) {
+static DPIA_NOINLINE void lex_lane(Lexer *lx, Token *t) {
   uint32_t begin = lx->pos;
   lx->pos++;
   uint32_t name = lx->pos;
@@ -524,117 +517,141 @@ static void one_or_two(Lexer *lx, Token *t, int second, TokKind two, TokKind one
   make_token(lx, t, lx->pos - begin == 2 ? two : one, begin);
 }
 
-/* A two-byte token already recognised at pos. */
-static void pair(Lexer *lx, Token *t, TokKind kind) {
+/* A token of n bytes already recognised at pos. */
+static void fixed(Lexer *lx, Token *t, TokKind kind, uint32_t n) {
   uint32_t begin = lx->pos;
-  lx->pos += 2;
+  lx->pos += n;
   make_token(lx, t, kind, begin);
 }
 
-static void single(Lexer *lx, Token *t, TokKind kind) {
-  uint32_t begin = lx->pos;
-  lx->pos += 1;
-  make_token(lx, t, kind, begin);
+/* The tokens of one byte whatever follows it, by byte (TOK_EOF: none):
+ * read at once by lexer_scan, as the identifiers are. */
+_Static_assert(TOK_EOF == 0, "a byte that is no token of its own is 0 in single_tokens");
+static const unsigned char single_tokens[256] = {
+    ['('] = TOK_LPAREN, [')'] = TOK_RPAREN, ['['] = TOK_LBRACKET, [']'] = TOK_RBRACKET, ['{'] = TOK_LBRACE,
+    ['}'] = TOK_RBRACE, [','] = TOK_COMMA,  [';'] = TOK_SEMI,     ['\\'] = TOK_LAMBDA, ['+'] = TOK_PLUS,
+    ['*'] = TOK_STAR,   ['/'] = TOK_SLASH,  ['%'] = TOK_PERCENT,
+};
+
+/* The token at pos, c, that is no blank, identifier or single_tokens':
+ * false if none was made (a comment or a stray character skipped).  Out
+ * of line, so that lexer_scan's own path (blanks, names, brackets) keeps
+ * its few registers. */
+static DPIA_NOINLINE bool lex_other(Lexer *lx, Token *t, int c) {
+  if (is_digit(c)) {
+    lex_number(lx, t);
+    return true;
+  }
+  switch (c) {
+  case '"': lex_string(lx, t); return true;
+  case ':': one_or_two(lx, t, '=', TOK_ASSIGN, TOK_COLON); return true;
+  case '=': one_or_two(lx, t, '=', TOK_EQEQ, TOK_EQ); return true;
+  case '<': one_or_two(lx, t, '=', TOK_LE, TOK_LT); return true;
+  case '!': one_or_two(lx, t, '=', TOK_NE, TOK_BANG); return true;
+  case '&': one_or_two(lx, t, '&', TOK_ANDAND, TOK_AMP); return true;
+  case '>':
+    if (peek_at(lx, 1) == '>') fixed(lx, t, TOK_COMPOSE, 2);
+    else one_or_two(lx, t, '=', TOK_GE, TOK_GT);
+    return true;
+  case '|':
+    if (peek_at(lx, 1) == '>') {
+      fixed(lx, t, TOK_PIPE, 2);
+      return true;
+    }
+    if (peek_at(lx, 1) == '|') {
+      fixed(lx, t, TOK_OROR, 2);
+      return true;
+    }
+    break; /* a lone '|' is a stray character */
+  case '-':
+    if (peek_at(lx, 1) == '-') {
+      skip_comment(lx);
+      return false;
+    }
+    if (peek_at(lx, 1) == '>') {
+      if (peek_at(lx, 2) == 'p' && !is_ident_char(peek_at(lx, 3))) fixed(lx, t, TOK_ARROW_P, 3);
+      else fixed(lx, t, TOK_ARROW, 2);
+      return true;
+    }
+    fixed(lx, t, TOK_MINUS, 1);
+    return true;
+  case '.': {
+    int digit = peek_at(lx, 1);
+    if (digit == '.') { /* a tune range, [1 .. 4096] */
+      fixed(lx, t, TOK_DOTDOT, 2);
+      return true;
+    }
+    if ((digit == '1' || digit == '2') && !is_digit(peek_at(lx, 2))) {
+      fixed(lx, t, digit == '1' ? TOK_PROJ1 : TOK_PROJ2, 2);
+      return true;
+    }
+    if (is_ident_start(digit)) {
+      lex_lane(lx, t);
+      return true;
+    }
+    break;
+  }
+  case 0xCE:
+    if (peek_at(lx, 1) == 0xBB) { /* λ, U+03BB */
+      fixed(lx, t, TOK_LAMBDA, 2);
+      return true;
+    }
+    break;
+  default:
+    break;
+  }
+  skip_stray_character(lx);
+  return false;
 }
 
-void lexer_scan(Lexer *lx, Token *t) {
+/* The token after any comments and stray characters from pos: lexer_scan's
+ * slow path, with the loop it needs (out of line, so that lexer_scan's
+ * own path saves no registers). */
+static DPIA_NOINLINE void lex_skipping(Lexer *lx, Token *t) {
+  const unsigned char *text = (const unsigned char *)lx->text;
   for (;;) {
-    skip_whitespace_and_comments(lx);
-    uint32_t begin = lx->pos;
-    int c = peek(lx);
-    if (c < 0) {
-      make_token(lx, t, TOK_EOF, begin);
+    size_t at = lx->pos, end = lx->len;
+    while (at < end && byte_class[text[at]] == BYTE_BLANK) at++;
+    lx->pos = (uint32_t)at;
+    if (at >= end) {
+      make_token(lx, t, TOK_EOF, (uint32_t)at);
       return;
     }
-    unsigned cls = byte_class[c];
-    if (cls == BYTE_START) {
+    unsigned c = text[at];
+    if (byte_class[c] == BYTE_START) {
       lex_identifier(lx, t);
       return;
     }
-    if (cls == BYTE_DIGIT) {
-      lex_number(lx, t);
+    if (single_tokens[c]) {
+      lx->pos++;
+      make_token(lx, t, (TokKind)single_tokens[c], (uint32_t)at);
       return;
     }
-    switch (c) {
-    case '"': lex_string(lx, t); return;
-    case '(': single(lx, t, TOK_LPAREN); return;
-    case ')': single(lx, t, TOK_RPAREN); return;
-    case '[': single(lx, t, TOK_LBRACKET); return;
-    case ']': single(lx, t, TOK_RBRACKET); return;
-    case '{': single(lx, t, TOK_LBRACE); return;
-    case '}': single(lx, t, TOK_RBRACE); return;
-    case ',': single(lx, t, TOK_COMMA); return;
-    case ';': single(lx, t, TOK_SEMI); return;
-    case '\\': single(lx, t, TOK_LAMBDA); return;
-    case '+': single(lx, t, TOK_PLUS); return;
-    case '*': single(lx, t, TOK_STAR); return;
-    case '/': single(lx, t, TOK_SLASH); return;
-    case '%': single(lx, t, TOK_PERCENT); return;
-    case ':': one_or_two(lx, t, '=', TOK_ASSIGN, TOK_COLON); return;
-    case '=': one_or_two(lx, t, '=', TOK_EQEQ, TOK_EQ); return;
-    case '<': one_or_two(lx, t, '=', TOK_LE, TOK_LT); return;
-    case '!': one_or_two(lx, t, '=', TOK_NE, TOK_BANG); return;
-    case '&': one_or_two(lx, t, '&', TOK_ANDAND, TOK_AMP); return;
-    case '>':
-      if (peek_at(lx, 1) == '>') {
-        pair(lx, t, TOK_COMPOSE);
-        return;
-      }
-      one_or_two(lx, t, '=', TOK_GE, TOK_GT);
-      return;
-    case '|':
-      if (peek_at(lx, 1) == '>') {
-        pair(lx, t, TOK_PIPE);
-        return;
-      }
-      if (peek_at(lx, 1) == '|') {
-        pair(lx, t, TOK_OROR);
-        return;
-      }
-      break; /* a lone '|' is a stray character */
-    case '-':
-      if (peek_at(lx, 1) == '>') {
-        if (peek_at(lx, 2) == 'p' && !is_ident_char(peek_at(lx, 3))) {
-          lx->pos += 3;
-          make_token(lx, t, TOK_ARROW_P, begin);
-          return;
-        }
-        lx->pos += 2;
-        make_token(lx, t, TOK_ARROW, begin);
-        return;
-      }
-      single(lx, t, TOK_MINUS);
-      return;
-    case '.': {
-      int digit = peek_at(lx, 1);
-      if (digit == '.') { /* a tune range, [1 .. 4096] */
-        lx->pos += 2;
-        make_token(lx, t, TOK_DOTDOT, begin);
-        return;
-      }
-      if ((digit == '1' || digit == '2') && !is_digit(peek_at(lx, 2))) {
-        lx->pos += 2;
-        make_token(lx, t, digit == '1' ? TOK_PROJ1 : TOK_PROJ2, begin);
-        return;
-      }
-      if (is_ident_start(digit)) {
-        lex_lane(lx, t);
-        return;
-      }
-      break;
-    }
-    case 0xCE:
-      if (peek_at(lx, 1) == 0xBB) { /* λ, U+03BB */
-        lx->pos += 2;
-        make_token(lx, t, TOK_LAMBDA, begin);
-        return;
-      }
-      break;
-    default:
-      break;
-    }
-    skip_stray_character(lx);
+    if (lex_other(lx, t, (int)c)) return;
   }
+}
+
+/* The blanks, then the token that follows: a name or a bracket here, any
+ * other in lex_skipping (translation throughput: most tokens are names
+ * and brackets). */
+void lexer_scan(Lexer *lx, Token *t) {
+  const unsigned char *text = (const unsigned char *)lx->text;
+  size_t at = lx->pos, end = lx->len;
+  while (at < end && byte_class[text[at]] == BYTE_BLANK) at++;
+  lx->pos = (uint32_t)at;
+  if (at < end) {
+    unsigned c = text[at];
+    if (byte_class[c] == BYTE_START) {
+      lex_identifier(lx, t);
+      return;
+    }
+    if (single_tokens[c]) {
+      lx->pos++;
+      make_token(lx, t, (TokKind)single_tokens[c], (uint32_t)at);
+      return;
+    }
+  }
+  lex_skipping(lx, t);
 }
 
 Token lexer_next(Lexer *lx) {

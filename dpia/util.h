@@ -22,9 +22,13 @@
 #if defined(__GNUC__)
 #define DPIA_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #define DPIA_NORETURN __attribute__((noreturn))
+/* a function kept out of its callers: the rarer paths of a hot one, so
+ * that the hot path's registers need not be saved on every call */
+#define DPIA_NOINLINE __attribute__((noinline))
 #else
 #define DPIA_PRINTF(f, a)
 #define DPIA_NORETURN
+#define DPIA_NOINLINE
 #endif
 
 #define DPIA_COUNTOF(a) (sizeof(a) / sizeof((a)[0]))
