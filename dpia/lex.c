@@ -392,7 +392,7 @@ static DPIA_NOINLINE void lex_number(Lexer *lx, Token *t) {
   bool overflow = false;
   while (is_digit(peek(lx))) {
     unsigned digit = (unsigned)(peek(lx) - '0');
-    if (value > (UINT64_MAX - digit) / 10) overflow = true;
+    if (value > UINT64_MAX / 10 || (value == UINT64_MAX / 10 && digit > UINT64_MAX % 10)) overflow = true;
     else value = value * 10 + digit;
     lx->pos++;
   }
@@ -648,6 +648,12 @@ void lexer_scan(Lexer *lx, Token *t) {
     if (single_tokens[c]) {
       lx->pos++;
       make_token(lx, t, (TokKind)single_tokens[c], (uint32_t)at);
+      return;
+    }
+    /* the pipe and the arrow (not `->p`, lex_other's) */
+    if ((c == '|' || c == '-') && end - at >= 3 && text[at + 1] == '>' && (c == '|' || text[at + 2] != 'p')) {
+      lx->pos += 2;
+      make_token(lx, t, c == '|' ? TOK_PIPE : TOK_ARROW, (uint32_t)at);
       return;
     }
   }

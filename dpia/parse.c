@@ -98,15 +98,6 @@ static const BinaryOp *binary_op_of(TokKind kind) {
 
 /* ---- tokens ---- */
 
-void parser_advance(Parser *p) {
-  if (p->failed) return; /* stay on the end-of-file that stops the parse */
-  p->prev = p->tok.span;
-  int errors_before = p->diag->nerrors;
-  lexer_scan(&p->lexer, &p->tok);
-  p->tok_after_lex_error = p->diag->nerrors != errors_before;
-}
-
-bool parser_at(const Parser *p, TokKind kind) { return p->tok.kind == kind; }
 
 Span parser_span_from(const Parser *p, uint32_t begin) {
   Span s = {p->src, begin, p->prev.end};
@@ -213,7 +204,7 @@ static bool vexpect(Parser *p, TokKind kind, const char *after_fmt, va_list ap) 
   return false;
 }
 
-bool parser_expect(Parser *p, TokKind kind, const char *after_fmt, ...) {
+bool parser_expect_report(Parser *p, TokKind kind, const char *after_fmt, ...) {
   va_list ap;
   va_start(ap, after_fmt);
   bool ok = vexpect(p, kind, after_fmt, ap);
@@ -222,7 +213,7 @@ bool parser_expect(Parser *p, TokKind kind, const char *after_fmt, ...) {
 }
 
 /* Consume the closing bracket of `opener`, or report and point at both. */
-bool parser_expect_closer(Parser *p, TokKind closer, Span opener, const char *after_fmt, ...) {
+bool parser_expect_closer_report(Parser *p, TokKind closer, Span opener, const char *after_fmt, ...) {
   bool failed_before = p->failed;
   va_list ap;
   va_start(ap, after_fmt);
