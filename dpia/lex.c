@@ -353,15 +353,21 @@ static DPIA_NOINLINE void lex_identifier(Lexer *lx, Token *t) {
   const unsigned char *all = (const unsigned char *)lx->text;
   size_t at = begin, end = lx->len;
   uint32_t hash = INTERN_HASH_START;
-  while (at < end && (byte_class[all[at]] & (BYTE_START | BYTE_DIGIT))) hash = intern_hash_step(hash, all[at++]);
+  /* most names are short: within the next 16 bytes, no test of the end
+   * of the text per letter */
+  if (end - at > 16) {
+    size_t stop = at + 16;
+    while (at < stop && (byte_class[all[at]] & (BYTE_START | BYTE_DIGIT))) hash = intern_hash_step(hash, all[at++]);
+    if (at == stop)
+      while (at < end && (byte_class[all[at]] & (BYTE_START | BYTE_DIGIT))) hash = intern_hash_step(hash, all[at++]);
+  } else {
+    while (at < end && (byte_class[all[at]] & (BYTE_START | BYTE_DIGIT))) hash = intern_hash_step(hash, all[at++]);
+  }
   if (at < end && all[at] == '\'') {
     uint32_t quoted;
     at = identifier_with_quote(lx, begin, &quoted);
     hash = quoted;
   }
-  /* a word of prelude.c glued to a digit before it (`x.1slide2D`) is
-   * longer than the identifier: only the scan of the text says */
-  if (begin > 0 && (byte_class[all[begin - 1]] & BYTE_DIGIT)) lx->prelude_unsure = true;
   lx->pos = (uint32_t)at;
   const char *text = lx->text + begin;
   size_t len = at - begin;
@@ -583,6 +589,11 @@ static DPIA_NOINLINE bool lex_other(Lexer *lx, Token *t, int c) {
     }
     if ((digit == '1' || digit == '2') && !is_digit(peek_at(lx, 2))) {
       fixed(lx, t, digit == '1' ? TOK_PROJ1 : TOK_PROJ2, 2);
+      /* a word of prelude.c glued to the digit (`x.1slide2D`) is longer
+       * than the identifier after it, the one token an identifier follows
+       * with no blank between that ends in a digit (a number glued to
+       * letters is an error): only the scan of the text says */
+      if (is_ident_start(peek(lx))) lx->prelude_unsure = true;
       return true;
     }
     if (is_ident_start(digit)) {

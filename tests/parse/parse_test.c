@@ -1135,6 +1135,72 @@ static void test_prelude(Tester *t, DpiaMem *mem) {
   check(t, cases > 700, "random texts tried", "");
 }
 
+/* The prelude defs the lexer finds a text to name (Lexer's prelude_named,
+ * which prelude_add reads instead of scanning the text) against the words
+ * of the text found by hand, for random texts of names, pieces of names,
+ * quotes, projections, comments, strings and stray bytes that lex without
+ * an error (prelude_add runs only then); and that the lexer is unsure
+ * (leaves it to the scan) only where a projection's digit is glued to a
+ * name. */
+static void test_prelude_marks(Tester *t, DpiaMem *mem) {
+  static const char *const pieces[] = {"slide2D", "padCst3D", "zip2D", "splitPad", "mapPadClamp", "tileIndices",
+                                       "mapPad", "Pad", "x", "_", "'", "1", "2", ".1", ".2", " ", "\n", "-- ",
+                                       "\"", "(", "\\", ".", "-", "\xce\xbb", "λ", "mapGlobal1", "kernel", "|>"};
+  uint64_t rng = 0x2545F4914F6CDD1Du;
+  int sure = 0, unsure = 0;
+  for (int round = 0; round < 20000; round++) {
+    Arena a;
+    arena_init(&a, mem);
+    Buf text;
+    buf_init(&text, &a);
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    for (int i = (int)(rng % 12); i >= 0; i--) {
+      rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+      buf_puts(&text, pieces[rng % DPIA_COUNTOF(pieces)]);
+    }
+    uint32_t want = 0;
+    bool glued = false;
+    for (size_t i = 0; i < text.len;) {
+      size_t j = i;
+      while (j < text.len && (text.data[j] == '_' || (text.data[j] >= '0' && text.data[j] <= '9') ||
+                              ((text.data[j] | 0x20) >= 'a' && (text.data[j] | 0x20) <= 'z')))
+        j++;
+      for (int k = 0; k < prelude_def_count(); k++)
+        if (j - i == strlen(prelude_def_name(k)) && memcmp(text.data + i, prelude_def_name(k), j - i) == 0)
+          want |= 1u << k;
+      i = j > i ? j : i + 1;
+    }
+    for (size_t i = 0; i + 2 < text.len; i++)
+      glued |= text.data[i] == '.' && (text.data[i + 1] == '1' || text.data[i + 1] == '2') &&
+               (text.data[i + 2] == '_' || ((text.data[i + 2] | 0x20) >= 'a' && (text.data[i + 2] | 0x20) <= 'z'));
+    Interner in;
+    intern_init(&in, &a);
+    Diag diag;
+    diag_init(&diag, &a);
+    Source src;
+    source_init(&src, &a, "marks.dpia", text.data, text.len);
+    Lexer lx;
+    lexer_init(&lx, &src, &in, &diag);
+    Token tok;
+    do
+      lexer_scan(&lx, &tok);
+    while (tok.kind != TOK_EOF);
+    if (diag.nerrors) {
+      arena_free(&a);
+      continue;
+    }
+    if (lx.prelude_unsure) unsure++;
+    else sure++;
+    check(t, lx.prelude_unsure ? glued : lx.prelude_named == want,
+          arena_printf(&a, "the prelude defs the lexer finds in %s", text.data),
+          arena_printf(&a, "0x%x%s, not 0x%x", lx.prelude_named, lx.prelude_unsure ? " (unsure)" : "", want));
+    arena_free(&a);
+  }
+  char counts[64];
+  snprintf(counts, sizeof counts, "%d sure, %d unsure", sure, unsure);
+  check(t, sure > 1000 && unsure > 50, "texts without errors, with and without a glued projection", counts);
+}
+
 /* The lexer's reserved names (lex.c: keywords, primitives with their
  * dimension suffixes) against prim_lookup and the keywords' spellings, for
  * every primitive's name and every keyword, with dimension suffixes 0-3,
@@ -1264,6 +1330,7 @@ int main(int argc, char **argv) {
     test_lazy_lines(&t, &mem);
   } else if (strcmp(mode, "prelude") == 0) {
     test_prelude(&t, &mem);
+    test_prelude_marks(&t, &mem);
     test_prim_lookup(&t, &mem);
   } else if (strcmp(mode, "perf") == 0) {
     test_perf(&t, &mem);
