@@ -75,8 +75,12 @@ extern const char *const tok_spelling[TOK_COUNT];
 
 typedef struct Token {
   TokKind kind;
+  uint32_t hash; /* TOK_IDENT: the interner's hash of the name (lexer_ident) */
   Span span;
-  Sym ident;          /* TOK_IDENT: interned name */
+  /* TOK_IDENT: the interned name, but NULL for a primitive's until
+   * lexer_ident is asked (the parser needs only the primitive of most:
+   * translation throughput) */
+  Sym ident;
   /* TOK_IDENT: the primitive the name spells (PRIM_COUNT: none), with its
    * dimension suffix (mapGlobal1: dim 1, dim_written), found by the lexer
    * in its table of reserved names (lex.c) */
@@ -369,6 +373,9 @@ void lexer_init(Lexer *lx, const Source *src, Interner *in, Diag *diag);
 /* the next token, written to *t (the parser's current one: lexer_scan), or returned */
 void lexer_scan(Lexer *lx, Token *t);
 Token lexer_next(Lexer *lx);
+/* t's interned name (t an identifier lx made), interned now if it was
+ * not; NULL for a token of another kind */
+Sym lexer_ident(Lexer *lx, Token *t);
 
 /* prelude.c: puts the prelude's defs that the program names and does not
  * declare itself before its declarations (docs/language.md section 10);

@@ -377,7 +377,8 @@ static DPIA_NOINLINE void lex_identifier(Lexer *lx, Token *t) {
     return;
   }
   make_token(lx, t, TOK_IDENT, begin);
-  t->ident = intern_hashed(lx->interner, text, len, hash);
+  t->hash = hash;
+  if (!r || r->prim == PRIM_COUNT) t->ident = intern_hashed(lx->interner, text, len, hash);
   if (!r) return;
   t->prim = r->prim;
   t->dim = r->dim;
@@ -669,6 +670,12 @@ void lexer_scan(Lexer *lx, Token *t) {
     }
   }
   lex_skipping(lx, t);
+}
+
+Sym lexer_ident(Lexer *lx, Token *t) {
+  if (!t->ident && t->kind == TOK_IDENT)
+    t->ident = intern_hashed(lx->interner, lx->text + t->span.begin, t->span.end - t->span.begin, t->hash);
+  return t->ident;
 }
 
 Token lexer_next(Lexer *lx) {

@@ -263,7 +263,7 @@ void parser_report(Parser *p, DiagCode code, Span at_span, const char *fmt, ...)
  * once the name is changed. */
 void parser_check_binder(Parser *p) {
   if (p->tok.kind != TOK_IDENT || p->tok.prim == PRIM_COUNT || p->failed) return;
-  parser_report(p, ERR_PRIMITIVE_REBOUND, p->tok.span, "'%s' is a primitive and cannot be rebound", p->tok.ident);
+  parser_report(p, ERR_PRIMITIVE_REBOUND, p->tok.span, "'%s' is a primitive and cannot be rebound", parser_ident(p));
   p->error_reported = true;
   abandon(p);
 }
@@ -344,7 +344,7 @@ static SizeAst *parse_size_atom(Parser *p, const PrimInfo *prim, int arg) {
     return s;
   }
   if (parser_at(p, TOK_IDENT)) {
-    Sym name = p->tok.ident;
+    Sym name = parser_ident(p);
     parser_advance(p);
     /* ceil(a / b) and floor(a / b) inside a size (as a primitive's size
      * argument they go in parentheses: `split ceil (xs)` would read an
@@ -534,7 +534,7 @@ static TypeAst *parse_paren_type(Parser *p, SizeAst *size, uint32_t begin) {
     parser_advance(p);
     TypeAst *t = new_type(p, TYA_DEPARRAY, begin);
     t->size = size;
-    t->name = p->tok.ident;
+    t->name = parser_ident(p);
     t->name_span = p->tok.span;
     parser_check_binder(p);
     parser_expect(p, TOK_IDENT, "'\\' in a dependent array's element type");
@@ -551,7 +551,7 @@ static TypeAst *parse_paren_type(Parser *p, SizeAst *size, uint32_t begin) {
 /* the types that start with a name: idx[n], scalars and vectors, data
  * parameters (and the kinds and phrase type words, refused here) */
 static TypeAst *parse_named_type(Parser *p, uint32_t begin) {
-  Sym name = p->tok.ident;
+  Sym name = parser_ident(p);
   Span name_span = p->tok.span;
   if (parser_name_is(name, "idx")) {
     parser_advance(p);
@@ -584,8 +584,8 @@ static TypeAst *parse_named_type(Parser *p, uint32_t begin) {
  *              | 'comm' | '(' ptype ')' | '(' type ',' type ')' | type */
 static TypeAst *parse_ptype_atom(Parser *p) {
   uint32_t begin = p->tok.span.begin;
-  if (parser_at(p, TOK_IDENT) && is_phrase_type_word(p->tok.ident)) {
-    Sym word = p->tok.ident;
+  if (parser_at(p, TOK_IDENT) && is_phrase_type_word(parser_ident(p))) {
+    Sym word = parser_ident(p);
     parser_advance(p);
     if (parser_name_is(word, "comm")) return new_type(p, TYA_COMM, begin);
     TypeAstKind kind = parser_name_is(word, "exp") ? TYA_EXP : parser_name_is(word, "acc") ? TYA_ACC : TYA_VAR;
@@ -682,7 +682,7 @@ static Ast *parse_prim(Parser *p, Prim prim, int dim) {
   e->dim = dim;
   e->dim_written = dim_written;
   for (int i = 0; i < info->nsizes; i++) e->sizes[i] = parse_size_atom(p, info, i);
-  if (prim == PRIM_NEW_LOCAL && parser_at(p, TOK_IDENT) && parser_name_is(p->tok.ident, "volatile")) {
+  if (prim == PRIM_NEW_LOCAL && parser_at(p, TOK_IDENT) && parser_name_is(parser_ident(p), "volatile")) {
     e->volatile_new = true;
     parser_advance(p);
   }
@@ -700,7 +700,7 @@ static Ast *parse_lambda(Parser *p) {
   Ast *outer = NULL, *innermost = NULL;
   while (parser_at(p, TOK_IDENT)) {
     Ast *lam = new_ast(p, AST_LAMBDA, outer ? p->tok.span.begin : begin);
-    lam->bound = p->tok.ident;
+    lam->bound = parser_ident(p);
     lam->bound_span = p->tok.span;
     parser_check_binder(p);
     if (innermost) innermost->body = lam;
@@ -750,7 +750,7 @@ static Ast *parse_let(Parser *p) {
     parser_expected(p, "a name after 'let'");
     return placeholder(p);
   }
-  Sym name = p->tok.ident;
+  Sym name = parser_ident(p);
   Span name_span = p->tok.span;
   parser_check_binder(p);
   parser_advance(p);
@@ -883,8 +883,8 @@ static Ast *parse_atom(Parser *p) {
   uint32_t begin = p->tok.span.begin;
   switch (p->tok.kind) {
   case TOK_IDENT: {
-    Sym name = p->tok.ident;
     if (p->tok.prim != PRIM_COUNT) return parse_prim(p, (Prim)p->tok.prim, p->tok.dim);
+    Sym name = p->tok.ident; /* no primitive's: interned */
     parser_advance(p);
     Ast *e = new_ast(p, AST_VAR, begin);
     e->name = name;

@@ -37,6 +37,9 @@ static inline void parser_advance(Parser *p) {
   p->tok_after_lex_error = p->diag->nerrors != errors_before;
 }
 static inline bool parser_at(const Parser *p, TokKind kind) { return p->tok.kind == kind; }
+/* the current token's name (interned now if it is a primitive's: Token,
+ * lexer_ident); NULL for a token of another kind */
+static inline Sym parser_ident(Parser *p) { return p->tok.ident ? p->tok.ident : lexer_ident(&p->lexer, &p->tok); }
 /* the span from begin to the end of the last consumed token */
 Span parser_span_from(const Parser *p, uint32_t begin);
 const char *parser_text_of(const Parser *p, Span s);

@@ -843,7 +843,7 @@ static void describe_tokens(Buf *b, Parsed *ps) {
     if (tok.kind == TOK_EOF) break;
     if (!first) buf_putc(b, ' ');
     switch (tok.kind) {
-    case TOK_IDENT: emit(b, "identifier(%s)", tok.ident); break;
+    case TOK_IDENT: emit(b, "identifier(%s)", lexer_ident(&lx, &tok)); break;
     case TOK_INT: emit(b, "integer(%" PRIu64 ")", tok.int_value); break;
     case TOK_FLOAT: emit(b, "decimal(%g%s)", tok.float_value, tok.float_suffix_f ? "f" : ""); break;
     default: buf_puts(b, tok_spelling[tok.kind]); break;
@@ -904,7 +904,8 @@ static void test_lexer(Tester *t, DpiaMem *mem) {
       lexer_scan(&lr, &one);
       TokKind k = want.kind;
       bool same = one.kind == want.kind && one.span.begin == want.span.begin && one.span.end == want.span.end &&
-                  (one.ident == NULL) == (want.ident == NULL) && (!one.ident || strcmp(one.ident, want.ident) == 0) &&
+                  (one.ident == NULL) == (want.ident == NULL) &&
+                  (k != TOK_IDENT || strcmp(lexer_ident(&lr, &one), lexer_ident(&lf, &want)) == 0) &&
                   one.prim == want.prim && one.dim == want.dim && one.dim_written == want.dim_written &&
                   ((k != TOK_INT && k != TOK_LANE) || one.int_value == want.int_value) &&
                   (k != TOK_INT || one.int_overflow == want.int_overflow) &&
@@ -1251,7 +1252,7 @@ static void test_prim_lookup(Tester *t, DpiaMem *mem) {
           lexer_scan(&lx, &tok);
         while (tok.span.end < len && tok.kind != TOK_EOF);
         bool ok = tok.kind == want_kind && tok.prim == (uint16_t)want && (want == PRIM_COUNT || tok.dim == want_dim) &&
-                  tok.dim_written == want_written && (tok.kind != TOK_IDENT || strcmp(tok.ident, forms[f]) == 0);
+                  tok.dim_written == want_written && (tok.kind != TOK_IDENT || strcmp(lexer_ident(&lx, &tok), forms[f]) == 0);
         check(t, ok, arena_printf(&a, "the name %s", forms[f]),
               arena_printf(&a, "token %s, primitive %d (dimension %d%s), not %s, %d (dimension %d)",
                            tok_spelling[tok.kind], (int)tok.prim, tok.dim, tok.dim_written ? ", written" : "",
