@@ -395,13 +395,22 @@ static void skip_digits(Lexer *lx) {
  * exponent: ('e'|'E') ['+'|'-'] digits */
 static DPIA_NOINLINE void lex_number(Lexer *lx, Token *t) {
   uint32_t begin = lx->pos;
+  const unsigned char *all = (const unsigned char *)lx->text;
+  size_t at = begin, end = lx->len;
   uint64_t value = 0;
   bool overflow = false;
-  while (is_digit(peek(lx))) {
-    unsigned digit = (unsigned)(peek(lx) - '0');
+  for (unsigned digit; at < end && (digit = (unsigned)(all[at] - '0')) < 10; at++) {
     if (value > UINT64_MAX / 10 || (value == UINT64_MAX / 10 && digit > UINT64_MAX % 10)) overflow = true;
     else value = value * 10 + digit;
-    lx->pos++;
+  }
+  lx->pos = (uint32_t)at;
+  /* most numbers are integers (sizes): done when nothing follows that
+   * makes one a decimal or an error */
+  if (at == end || (!(byte_class[all[at]] & BYTE_IDENT) && all[at] != '.')) {
+    make_token(lx, t, TOK_INT, begin);
+    t->int_value = overflow ? UINT64_MAX : value;
+    t->int_overflow = overflow;
+    return;
   }
   bool decimal = false;
   if (peek(lx) == '.' && is_digit(peek_at(lx, 1))) {
@@ -431,14 +440,14 @@ static DPIA_NOINLINE void lex_number(Lexer *lx, Token *t) {
     while (is_ident_char(peek(lx))) lx->pos++;
     const char *suffix = lx->text + suffix_begin;
     int suffix_len = (int)(lx->pos - suffix_begin);
-    Span at = span_of(lx, suffix_begin, lx->pos);
+    Span suffix_span = span_of(lx, suffix_begin, lx->pos);
     if (!decimal && suffix_len == 1 && suffix[0] == 'f')
-      diag_error(lx->diag, ERR_BAD_LITERAL, at,
+      diag_error(lx->diag, ERR_BAD_LITERAL, suffix_span,
                  "invalid suffix 'f' on integer literal: a decimal literal needs a '.' or an "
                  "exponent, as in %.*s.0f",
                  (int)(number_end - begin), lx->text + begin);
     else
-      diag_error(lx->diag, ERR_BAD_LITERAL, at, "invalid suffix '%.*s' on %s literal", suffix_len, suffix,
+      diag_error(lx->diag, ERR_BAD_LITERAL, suffix_span, "invalid suffix '%.*s' on %s literal", suffix_len, suffix,
                  decimal ? "decimal" : "integer");
   }
   if (!decimal) {
