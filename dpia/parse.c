@@ -58,42 +58,51 @@ typedef struct BinaryOp {
   BinOp op;     /* AST_BINOP */
 } BinaryOp;
 
-/* ';' is not here: it is right associative and parsed by parse_expr. */
+/* ';' is not here: it is right associative and parsed by parse_expr.
+ * X(token, precedence, associativity, node kind, BinOp) */
+#define DPIA_BINARY_OPS(X)                                   \
+  X(ASSIGN, PREC_ASSIGN, ASSOC_NONE, AST_ASSIGN, BIN_COUNT)  \
+  X(PIPE, PREC_PIPE, ASSOC_LEFT, AST_APP, BIN_COUNT)         \
+  X(COMPOSE, PREC_COMPOSE, ASSOC_LEFT, AST_COMPOSE, BIN_COUNT) \
+  X(OROR, PREC_OR, ASSOC_LEFT, AST_BINOP, BIN_OR)            \
+  X(ANDAND, PREC_AND, ASSOC_LEFT, AST_BINOP, BIN_AND)        \
+  X(LT, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_LT)             \
+  X(LE, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_LE)             \
+  X(GT, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_GT)             \
+  X(GE, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_GE)             \
+  X(EQEQ, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_EQ)           \
+  X(NE, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_NE)             \
+  X(PLUS, PREC_ADD, ASSOC_LEFT, AST_BINOP, BIN_ADD)          \
+  X(MINUS, PREC_ADD, ASSOC_LEFT, AST_BINOP, BIN_SUB)         \
+  X(STAR, PREC_MUL, ASSOC_LEFT, AST_BINOP, BIN_MUL)          \
+  X(SLASH, PREC_MUL, ASSOC_LEFT, AST_BINOP, BIN_DIV)         \
+  X(PERCENT, PREC_MUL, ASSOC_LEFT, AST_BINOP, BIN_MOD)
+
+enum BinaryOpRow {
+#define X(tok, prec, assoc, kind, op) BINARY_ROW_##tok,
+  DPIA_BINARY_OPS(X)
+#undef X
+};
+
 static const BinaryOp binary_ops[] = {
-    {TOK_ASSIGN, PREC_ASSIGN, ASSOC_NONE, AST_ASSIGN, BIN_COUNT},
-    {TOK_PIPE, PREC_PIPE, ASSOC_LEFT, AST_APP, BIN_COUNT},
-    {TOK_COMPOSE, PREC_COMPOSE, ASSOC_LEFT, AST_COMPOSE, BIN_COUNT},
-    {TOK_OROR, PREC_OR, ASSOC_LEFT, AST_BINOP, BIN_OR},
-    {TOK_ANDAND, PREC_AND, ASSOC_LEFT, AST_BINOP, BIN_AND},
-    {TOK_LT, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_LT},
-    {TOK_LE, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_LE},
-    {TOK_GT, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_GT},
-    {TOK_GE, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_GE},
-    {TOK_EQEQ, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_EQ},
-    {TOK_NE, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_NE},
-    {TOK_PLUS, PREC_ADD, ASSOC_LEFT, AST_BINOP, BIN_ADD},
-    {TOK_MINUS, PREC_ADD, ASSOC_LEFT, AST_BINOP, BIN_SUB},
-    {TOK_STAR, PREC_MUL, ASSOC_LEFT, AST_BINOP, BIN_MUL},
-    {TOK_SLASH, PREC_MUL, ASSOC_LEFT, AST_BINOP, BIN_DIV},
-    {TOK_PERCENT, PREC_MUL, ASSOC_LEFT, AST_BINOP, BIN_MOD},
+#define X(tok, prec, assoc, kind, op) [BINARY_ROW_##tok] = {TOK_##tok, prec, assoc, kind, op},
+    DPIA_BINARY_OPS(X)
+#undef X
 };
 
-/* binary_ops' row of each token, 1-based (0: no binary operator), so that
- * the operator loop, which asks at every operand's end, reads one entry
- * instead of scanning the rows (translation throughput) */
+/* binary_ops' row of each token, 1-based (0: no binary operator), made
+ * from the same list, so that the operator loop, which asks at every
+ * operand's end, reads one entry instead of scanning the rows
+ * (translation throughput) */
 static const unsigned char binary_op_row[TOK_COUNT] = {
-    [TOK_ASSIGN] = 1, [TOK_PIPE] = 2, [TOK_COMPOSE] = 3, [TOK_OROR] = 4, [TOK_ANDAND] = 5, [TOK_LT] = 6,
-    [TOK_LE] = 7,     [TOK_GT] = 8,   [TOK_GE] = 9,       [TOK_EQEQ] = 10, [TOK_NE] = 11,   [TOK_PLUS] = 12,
-    [TOK_MINUS] = 13, [TOK_STAR] = 14, [TOK_SLASH] = 15,  [TOK_PERCENT] = 16,
+#define X(tok, prec, assoc, kind, op) [TOK_##tok] = BINARY_ROW_##tok + 1,
+    DPIA_BINARY_OPS(X)
+#undef X
 };
-
-_Static_assert(DPIA_COUNTOF(binary_ops) == 16, "binary_op_row names every row of binary_ops");
 
 static const BinaryOp *binary_op_of(TokKind kind) {
   unsigned row = binary_op_row[kind];
-  if (!row) return NULL;
-  ASSERT(binary_ops[row - 1].tok == kind);
-  return &binary_ops[row - 1];
+  return row ? &binary_ops[row - 1] : NULL;
 }
 
 /* ---- tokens ---- */
@@ -1002,8 +1011,9 @@ static Ast *parse_binary(Parser *p, int min_prec) {
     parser_advance(p);
     Ast *rhs = parse_binary(p, op->prec + 1);
     lhs = make_binary(p, op, lhs, rhs, begin);
+    if (op->assoc != ASSOC_NONE) continue;
     const BinaryOp *next = binary_op_of(p->tok.kind);
-    if (op->assoc == ASSOC_NONE && next && next->prec == op->prec) {
+    if (next && next->prec == op->prec) {
       if (op->prec == PREC_CMP)
         parser_syntax_error(p, ERR_CHAINED_OPERATOR,
                      "comparisons do not chain: '%s' cannot follow another comparison "
