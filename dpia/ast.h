@@ -370,8 +370,9 @@ typedef struct Lexer {
 } Lexer;
 void lexer_init(Lexer *lx, const Source *src, Interner *in, Diag *diag);
 /* Next token; lexical errors are reported to diag and skipped. */
-/* the next token, written to *t (the parser's current one: lexer_scan), or returned */
-void lexer_scan(Lexer *lx, Token *t);
+/* the next token, written to *t (the parser's current one: lexer_scan),
+ * and whether errors were reported on the way to it; or returned */
+bool lexer_scan(Lexer *lx, Token *t);
 Token lexer_next(Lexer *lx);
 /* t's interned name (t an identifier lx made), interned now if it was
  * not; NULL for a token of another kind */

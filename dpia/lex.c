@@ -626,9 +626,8 @@ static DPIA_NOINLINE bool lex_other(Lexer *lx, Token *t, int c) {
 }
 
 /* The token after any comments and stray characters from pos: lexer_scan's
- * slow path, with the loop it needs (out of line, so that lexer_scan's
- * own path saves no registers). */
-static DPIA_NOINLINE void lex_skipping(Lexer *lx, Token *t) {
+ * slow path, with the loop it needs. */
+static inline void lex_skipping_to(Lexer *lx, Token *t) {
   const unsigned char *text = (const unsigned char *)lx->text;
   for (;;) {
     size_t at = lx->pos, end = lx->len;
@@ -652,10 +651,18 @@ static DPIA_NOINLINE void lex_skipping(Lexer *lx, Token *t) {
   }
 }
 
+/* lex_skipping_to, and whether it reported errors (lexer_scan): out of
+ * line, so that lexer_scan's own path saves no registers */
+static DPIA_NOINLINE bool lex_skipping(Lexer *lx, Token *t) {
+  int errors_before = lx->diag->nerrors;
+  lex_skipping_to(lx, t);
+  return lx->diag->nerrors != errors_before;
+}
+
 /* The blanks, then the token that follows: a name or a bracket here, any
  * other in lex_skipping (translation throughput: most tokens are names
- * and brackets). */
-void lexer_scan(Lexer *lx, Token *t) {
+ * and brackets), the only path that reports errors. */
+bool lexer_scan(Lexer *lx, Token *t) {
   const unsigned char *text = (const unsigned char *)lx->text;
   size_t at = lx->pos, end = lx->len;
   while (at < end && byte_class[text[at]] == BYTE_BLANK) at++;
@@ -664,21 +671,21 @@ void lexer_scan(Lexer *lx, Token *t) {
     unsigned c = text[at];
     if (byte_class[c] == BYTE_START) {
       lex_identifier(lx, t);
-      return;
+      return false;
     }
     if (single_tokens[c]) {
       lx->pos++;
       make_token(lx, t, (TokKind)single_tokens[c], (uint32_t)at);
-      return;
+      return false;
     }
     /* the pipe and the arrow (not `->p`, lex_other's) */
     if ((c == '|' || c == '-') && end - at >= 3 && text[at + 1] == '>' && (c == '|' || text[at + 2] != 'p')) {
       lx->pos += 2;
       make_token(lx, t, c == '|' ? TOK_PIPE : TOK_ARROW, (uint32_t)at);
-      return;
+      return false;
     }
   }
-  lex_skipping(lx, t);
+  return lex_skipping(lx, t);
 }
 
 Sym lexer_ident(Lexer *lx, Token *t) {

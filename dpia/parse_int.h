@@ -32,9 +32,7 @@ typedef struct Parser {
 static inline void parser_advance(Parser *p) {
   if (p->failed) return; /* stay on the end-of-file that stops the parse */
   p->prev = p->tok.span;
-  int errors_before = p->diag->nerrors;
-  lexer_scan(&p->lexer, &p->tok);
-  p->tok_after_lex_error = p->diag->nerrors != errors_before;
+  p->tok_after_lex_error = lexer_scan(&p->lexer, &p->tok);
 }
 static inline bool parser_at(const Parser *p, TokKind kind) { return p->tok.kind == kind; }
 /* the current token's name (interned now if it is a primitive's: Token,
