@@ -52,11 +52,11 @@ struct ReservedName {
   const char *text; /* NULL: an empty slot */
   uint32_t hash;    /* INTERN_HASH_* of text */
   uint8_t len;
-  uint8_t kind;     /* TOK_IDENT, or the keyword's token */
-  uint8_t dim;      /* the dimension suffix, 0-2 */
+  uint8_t kind; /* TOK_IDENT, or the keyword's token */
+  uint8_t dim;  /* the dimension suffix, 0-2 */
   bool dim_written;
-  uint16_t prim;    /* PRIM_COUNT: none */
-  int8_t prelude;   /* the prelude def (prelude_def_name), -1: none */
+  uint16_t prim;  /* PRIM_COUNT: none */
+  int8_t prelude; /* the prelude def (prelude_def_name), -1: none */
 };
 
 enum { RESERVED_SIZE = 512 }; /* a power of two, under half full */
@@ -69,9 +69,9 @@ static const struct {
   const char *word;
   TokKind kind;
 } keywords[] = {
-    {"def", TOK_KW_DEF},           {"kernel", TOK_KW_KERNEL}, {"let", TOK_KW_LET},
-    {"in", TOK_KW_IN},             {"true", TOK_KW_TRUE},     {"false", TOK_KW_FALSE},
-    {"pipeline", TOK_KW_PIPELINE}, {"iterate", TOK_KW_ITERATE}, {"foreign", TOK_KW_FOREIGN},
+    {"def", TOK_KW_DEF},         {"kernel", TOK_KW_KERNEL}, {"let", TOK_KW_LET},           {"in", TOK_KW_IN},
+    {"true", TOK_KW_TRUE},       {"false", TOK_KW_FALSE},   {"pipeline", TOK_KW_PIPELINE}, {"iterate", TOK_KW_ITERATE},
+    {"foreign", TOK_KW_FOREIGN},
 };
 
 static uint32_t reserved_hash(const char *s, size_t n) {
@@ -122,7 +122,8 @@ static void build_reserved(void) {
   for (int p = 0; p < PRIM_COUNT; p++) {
     size_t n = strlen(prim_info[p].name);
     if (!(prim_info[p].flags & PF_DIM)) continue;
-    const ReservedName *plain = reserved_slot(reserved_names, prim_info[p].name, n, reserved_hash(prim_info[p].name, n));
+    const ReservedName *plain =
+        reserved_slot(reserved_names, prim_info[p].name, n, reserved_hash(prim_info[p].name, n));
     if (plain->prim != p || plain->kind != TOK_IDENT) continue;
     if (n + 2 > sizeof suffixed[p][0]) INTERNAL("primitive name '%s' too long", prim_info[p].name);
     for (int d = 0; d < 3; d++, used++) {
@@ -400,7 +401,8 @@ static DPIA_NOINLINE void lex_number(Lexer *lx, Token *t) {
   uint64_t value = 0;
   bool overflow = false;
   for (unsigned digit; at < end && (digit = (unsigned)(all[at] - '0')) < 10; at++) {
-    if (value > UINT64_MAX / 10 || (value == UINT64_MAX / 10 && digit > UINT64_MAX % 10)) overflow = true;
+    if (value > UINT64_MAX / 10 || (value == UINT64_MAX / 10 && digit > UINT64_MAX % 10))
+      overflow = true;
     else value = value * 10 + digit;
   }
   lx->pos = (uint32_t)at;
@@ -545,7 +547,7 @@ static void fixed(Lexer *lx, Token *t, TokKind kind, uint32_t n) {
 _Static_assert(TOK_EOF == 0, "a byte that is no token of its own is 0 in single_tokens");
 static const unsigned char single_tokens[256] = {
     ['('] = TOK_LPAREN, [')'] = TOK_RPAREN, ['['] = TOK_LBRACKET, [']'] = TOK_RBRACKET, ['{'] = TOK_LBRACE,
-    ['}'] = TOK_RBRACE, [','] = TOK_COMMA,  [';'] = TOK_SEMI,     ['\\'] = TOK_LAMBDA, ['+'] = TOK_PLUS,
+    ['}'] = TOK_RBRACE, [','] = TOK_COMMA,  [';'] = TOK_SEMI,     ['\\'] = TOK_LAMBDA,  ['+'] = TOK_PLUS,
     ['*'] = TOK_STAR,   ['/'] = TOK_SLASH,  ['%'] = TOK_PERCENT,
 };
 
@@ -566,8 +568,10 @@ static DPIA_NOINLINE bool lex_other(Lexer *lx, Token *t, int c) {
   case '!': one_or_two(lx, t, '=', TOK_NE, TOK_BANG); return true;
   case '&': one_or_two(lx, t, '&', TOK_ANDAND, TOK_AMP); return true;
   case '>':
-    if (peek_at(lx, 1) == '>') fixed(lx, t, TOK_COMPOSE, 2);
-    else one_or_two(lx, t, '=', TOK_GE, TOK_GT);
+    if (peek_at(lx, 1) == '>')
+      fixed(lx, t, TOK_COMPOSE, 2);
+    else
+      one_or_two(lx, t, '=', TOK_GE, TOK_GT);
     return true;
   case '|':
     if (peek_at(lx, 1) == '>') {
@@ -585,8 +589,10 @@ static DPIA_NOINLINE bool lex_other(Lexer *lx, Token *t, int c) {
       return false;
     }
     if (peek_at(lx, 1) == '>') {
-      if (peek_at(lx, 2) == 'p' && !is_ident_char(peek_at(lx, 3))) fixed(lx, t, TOK_ARROW_P, 3);
-      else fixed(lx, t, TOK_ARROW, 2);
+      if (peek_at(lx, 2) == 'p' && !is_ident_char(peek_at(lx, 3)))
+        fixed(lx, t, TOK_ARROW_P, 3);
+      else
+        fixed(lx, t, TOK_ARROW, 2);
       return true;
     }
     fixed(lx, t, TOK_MINUS, 1);
@@ -618,8 +624,7 @@ static DPIA_NOINLINE bool lex_other(Lexer *lx, Token *t, int c) {
       return true;
     }
     break;
-  default:
-    break;
+  default: break;
   }
   skip_stray_character(lx);
   return false;

@@ -60,22 +60,22 @@ typedef struct BinaryOp {
 
 /* ';' is not here: it is right associative and parsed by parse_expr.
  * X(token, precedence, associativity, node kind, BinOp) */
-#define DPIA_BINARY_OPS(X)                                   \
-  X(ASSIGN, PREC_ASSIGN, ASSOC_NONE, AST_ASSIGN, BIN_COUNT)  \
-  X(PIPE, PREC_PIPE, ASSOC_LEFT, AST_APP, BIN_COUNT)         \
-  X(COMPOSE, PREC_COMPOSE, ASSOC_LEFT, AST_COMPOSE, BIN_COUNT) \
-  X(OROR, PREC_OR, ASSOC_LEFT, AST_BINOP, BIN_OR)            \
-  X(ANDAND, PREC_AND, ASSOC_LEFT, AST_BINOP, BIN_AND)        \
-  X(LT, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_LT)             \
-  X(LE, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_LE)             \
-  X(GT, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_GT)             \
-  X(GE, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_GE)             \
-  X(EQEQ, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_EQ)           \
-  X(NE, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_NE)             \
-  X(PLUS, PREC_ADD, ASSOC_LEFT, AST_BINOP, BIN_ADD)          \
-  X(MINUS, PREC_ADD, ASSOC_LEFT, AST_BINOP, BIN_SUB)         \
-  X(STAR, PREC_MUL, ASSOC_LEFT, AST_BINOP, BIN_MUL)          \
-  X(SLASH, PREC_MUL, ASSOC_LEFT, AST_BINOP, BIN_DIV)         \
+#define DPIA_BINARY_OPS(X)                                                                                             \
+  X(ASSIGN, PREC_ASSIGN, ASSOC_NONE, AST_ASSIGN, BIN_COUNT)                                                            \
+  X(PIPE, PREC_PIPE, ASSOC_LEFT, AST_APP, BIN_COUNT)                                                                   \
+  X(COMPOSE, PREC_COMPOSE, ASSOC_LEFT, AST_COMPOSE, BIN_COUNT)                                                         \
+  X(OROR, PREC_OR, ASSOC_LEFT, AST_BINOP, BIN_OR)                                                                      \
+  X(ANDAND, PREC_AND, ASSOC_LEFT, AST_BINOP, BIN_AND)                                                                  \
+  X(LT, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_LT)                                                                       \
+  X(LE, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_LE)                                                                       \
+  X(GT, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_GT)                                                                       \
+  X(GE, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_GE)                                                                       \
+  X(EQEQ, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_EQ)                                                                     \
+  X(NE, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_NE)                                                                       \
+  X(PLUS, PREC_ADD, ASSOC_LEFT, AST_BINOP, BIN_ADD)                                                                    \
+  X(MINUS, PREC_ADD, ASSOC_LEFT, AST_BINOP, BIN_SUB)                                                                   \
+  X(STAR, PREC_MUL, ASSOC_LEFT, AST_BINOP, BIN_MUL)                                                                    \
+  X(SLASH, PREC_MUL, ASSOC_LEFT, AST_BINOP, BIN_DIV)                                                                   \
   X(PERCENT, PREC_MUL, ASSOC_LEFT, AST_BINOP, BIN_MOD)
 
 enum BinaryOpRow {
@@ -106,7 +106,6 @@ static const BinaryOp *binary_op_of(TokKind kind) {
 }
 
 /* ---- tokens ---- */
-
 
 Span parser_span_from(const Parser *p, uint32_t begin) {
   Span s = {p->src, begin, p->prev.end};

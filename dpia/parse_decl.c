@@ -299,8 +299,8 @@ Decl *parse_decl(Parser *p) {
     d->result = parse_ptype(p);
   } else if (parser_at(p, TOK_IDENT)) {
     /* a kernel parameter lacks its parentheses */
-    parser_expected(p, "'=' after the parameters of '%s' (a parameter is written '(%s: type)')",
-             d->name, parser_ident(p));
+    parser_expected(p, "'=' after the parameters of '%s' (a parameter is written '(%s: type)')", d->name,
+                    parser_ident(p));
     return NULL;
   }
   if (d->is_foreign && !d->result) {

@@ -59,12 +59,11 @@ void parser_syntax_error(Parser *p, DiagCode code, const char *fmt, ...) DPIA_PR
  * inline, without the variadic call (its registers saved for the
  * message's arguments: translation throughput); p is evaluated again. */
 bool parser_expect_report(Parser *p, TokKind kind, const char *after_fmt, ...) DPIA_PRINTF(3, 4);
-bool parser_expect_closer_report(Parser *p, TokKind closer, Span opener, const char *after_fmt, ...)
-    DPIA_PRINTF(4, 5);
-#define parser_expect(p, kind, ...) \
+bool parser_expect_closer_report(Parser *p, TokKind closer, Span opener, const char *after_fmt, ...) DPIA_PRINTF(4, 5);
+#define parser_expect(p, kind, ...)                                                                                    \
   (parser_at((p), (kind)) ? (parser_advance(p), true) : parser_expect_report((p), (kind), __VA_ARGS__))
-#define parser_expect_closer(p, closer, opener, ...)                                     \
-  (parser_at((p), (closer)) ? (parser_advance(p), true)                                   \
+#define parser_expect_closer(p, closer, opener, ...)                                                                   \
+  (parser_at((p), (closer)) ? (parser_advance(p), true)                                                                \
                             : parser_expect_closer_report((p), (closer), (opener), __VA_ARGS__))
 void parser_report(Parser *p, DiagCode code, Span at_span, const char *fmt, ...) DPIA_PRINTF(4, 5);
 

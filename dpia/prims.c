@@ -72,7 +72,9 @@ static Prim prim_lookup_hashed(const char *name, size_t len, uint32_t hash, int 
   return p;
 }
 
-Prim prim_lookup(const char *name, size_t len, int *dim) { return prim_lookup_hashed(name, len, name_hash(name, len), dim); }
+Prim prim_lookup(const char *name, size_t len, int *dim) {
+  return prim_lookup_hashed(name, len, name_hash(name, len), dim);
+}
 
 const char *prim_level_index_name(PrimLevel level) {
   DPIA_EXHAUSTIVE_BEGIN

@@ -903,14 +903,15 @@ static void test_lexer(Tester *t, DpiaMem *mem) {
       want = lexer_next(&lf);
       lexer_scan(&lr, &one);
       TokKind k = want.kind;
-      bool same = one.kind == want.kind && one.span.begin == want.span.begin && one.span.end == want.span.end &&
-                  (one.ident == NULL) == (want.ident == NULL) &&
-                  (k != TOK_IDENT || strcmp(lexer_ident(&lr, &one), lexer_ident(&lf, &want)) == 0) &&
-                  one.prim == want.prim && one.dim == want.dim && one.dim_written == want.dim_written &&
-                  ((k != TOK_INT && k != TOK_LANE) || one.int_value == want.int_value) &&
-                  (k != TOK_INT || one.int_overflow == want.int_overflow) &&
-                  (k != TOK_FLOAT || (one.float_value == want.float_value && one.float_suffix_f == want.float_suffix_f)) &&
-                  (k != TOK_STRING || strcmp(one.str_value, want.str_value) == 0);
+      bool same =
+          one.kind == want.kind && one.span.begin == want.span.begin && one.span.end == want.span.end &&
+          (one.ident == NULL) == (want.ident == NULL) &&
+          (k != TOK_IDENT || strcmp(lexer_ident(&lr, &one), lexer_ident(&lf, &want)) == 0) && one.prim == want.prim &&
+          one.dim == want.dim && one.dim_written == want.dim_written &&
+          ((k != TOK_INT && k != TOK_LANE) || one.int_value == want.int_value) &&
+          (k != TOK_INT || one.int_overflow == want.int_overflow) &&
+          (k != TOK_FLOAT || (one.float_value == want.float_value && one.float_suffix_f == want.float_suffix_f)) &&
+          (k != TOK_STRING || strcmp(one.str_value, want.str_value) == 0);
       if (!same && differ++ < 3)
         check(t, false, "a token scanned over the one before is the token alone",
               arena_printf(&reused.arena, "token %d (%s) differs", n, tok_spelling[want.kind]));
@@ -1144,9 +1145,10 @@ static void test_prelude(Tester *t, DpiaMem *mem) {
  * (leaves it to the scan) only where a projection's digit is glued to a
  * name. */
 static void test_prelude_marks(Tester *t, DpiaMem *mem) {
-  static const char *const pieces[] = {"slide2D", "padCst3D", "zip2D", "splitPad", "mapPadClamp", "tileIndices",
-                                       "mapPad", "Pad", "x", "_", "'", "1", "2", ".1", ".2", " ", "\n", "-- ",
-                                       "\"", "(", "\\", ".", "-", "\xce\xbb", "λ", "mapGlobal1", "kernel", "|>"};
+  static const char *const pieces[] = {
+      "slide2D", "padCst3D", "zip2D", "splitPad", "mapPadClamp", "tileIndices", "mapPad", "Pad", "x",  "_",
+      "'",       "1",        "2",     ".1",       ".2",          " ",           "\n",     "-- ", "\"", "(",
+      "\\",      ".",        "-",     "\xce\xbb", "λ",           "mapGlobal1",  "kernel", "|>"};
   uint64_t rng = 0x2545F4914F6CDD1Du;
   int sure = 0, unsure = 0;
   for (int round = 0; round < 20000; round++) {
@@ -1183,15 +1185,16 @@ static void test_prelude_marks(Tester *t, DpiaMem *mem) {
     Lexer lx;
     lexer_init(&lx, &src, &in, &diag);
     Token tok;
-    do
-      lexer_scan(&lx, &tok);
+    do lexer_scan(&lx, &tok);
     while (tok.kind != TOK_EOF);
     if (diag.nerrors) {
       arena_free(&a);
       continue;
     }
-    if (lx.prelude_unsure) unsure++;
-    else sure++;
+    if (lx.prelude_unsure)
+      unsure++;
+    else
+      sure++;
     check(t, lx.prelude_unsure ? glued : lx.prelude_named == want,
           arena_printf(&a, "the prelude defs the lexer finds in %s", text.data),
           arena_printf(&a, "0x%x%s, not 0x%x", lx.prelude_named, lx.prelude_unsure ? " (unsure)" : "", want));
@@ -1229,8 +1232,11 @@ static void test_prim_lookup(Tester *t, DpiaMem *mem) {
   for (int round = 0; round < 2; round++) {
     for (int i = 0; i < names.len; i++) {
       const char *name = names.items[i];
-      const char *forms[] = {name, arena_printf(&a, "%s0", name), arena_printf(&a, "%s2", name),
-                             arena_printf(&a, "%s3", name), arena_printf(&a, "%sx", name),
+      const char *forms[] = {name,
+                             arena_printf(&a, "%s0", name),
+                             arena_printf(&a, "%s2", name),
+                             arena_printf(&a, "%s3", name),
+                             arena_printf(&a, "%sx", name),
                              arena_printf(&a, "%.*s", (int)strlen(name) - 1, name)};
       for (size_t f = 0; f < DPIA_COUNTOF(forms); f++) {
         if (!*forms[f]) continue;
@@ -1248,11 +1254,11 @@ static void test_prim_lookup(Tester *t, DpiaMem *mem) {
         lexer_init(&lx, &src, &in, &diag);
         Token tok;
         size_t len = strlen(text);
-        do
-          lexer_scan(&lx, &tok);
+        do lexer_scan(&lx, &tok);
         while (tok.span.end < len && tok.kind != TOK_EOF);
         bool ok = tok.kind == want_kind && tok.prim == (uint16_t)want && (want == PRIM_COUNT || tok.dim == want_dim) &&
-                  tok.dim_written == want_written && (tok.kind != TOK_IDENT || strcmp(lexer_ident(&lx, &tok), forms[f]) == 0);
+                  tok.dim_written == want_written &&
+                  (tok.kind != TOK_IDENT || strcmp(lexer_ident(&lx, &tok), forms[f]) == 0);
         check(t, ok, arena_printf(&a, "the name %s", forms[f]),
               arena_printf(&a, "token %s, primitive %d (dimension %d%s), not %s, %d (dimension %d)",
                            tok_spelling[tok.kind], (int)tok.prim, tok.dim, tok.dim_written ? ", written" : "",
