@@ -1234,6 +1234,7 @@ static void test_prim_lookup(Tester *t, DpiaMem *mem) {
       const char *name = names.items[i];
       const char *forms[] = {name,
                              arena_printf(&a, "%s0", name),
+                             arena_printf(&a, "%s1", name),
                              arena_printf(&a, "%s2", name),
                              arena_printf(&a, "%s3", name),
                              arena_printf(&a, "%sx", name),
