@@ -75,13 +75,26 @@ extern const char *const tok_spelling[TOK_COUNT];
 
 typedef struct Token {
   TokKind kind;
+  uint32_t hash; /* TOK_IDENT: the interner's hash of the name (lexer_ident) */
   Span span;
-  Sym ident;          /* TOK_IDENT: interned name */
-  uint64_t int_value; /* TOK_INT; int_overflow set if it does not fit 64 bits */
-  double float_value; /* TOK_FLOAT */
-  bool int_overflow;
-  bool float_suffix_f; /* 1.5f */
-  const char *str_value; /* TOK_STRING: the text with \" and \\ unescaped, NUL-terminated */
+  /* TOK_IDENT: the interned name, but NULL for a primitive's until
+   * lexer_ident is asked (the parser needs only the primitive of most:
+   * translation throughput) */
+  Sym ident;
+  /* TOK_IDENT: the primitive the name spells (PRIM_COUNT: none), with its
+   * dimension suffix (mapGlobal1: dim 1, dim_written), found by the lexer
+   * in its table of reserved names (lex.c) */
+  uint16_t prim;
+  uint8_t dim;
+  bool dim_written;
+  bool int_overflow;   /* TOK_INT: the literal does not fit 64 bits */
+  bool float_suffix_f; /* TOK_FLOAT: 1.5f */
+  /* set for their kinds only */
+  union {
+    uint64_t int_value;    /* TOK_INT (UINT64_MAX if int_overflow); TOK_LANE: the lane */
+    double float_value;    /* TOK_FLOAT */
+    const char *str_value; /* TOK_STRING: the text with \" and \\ unescaped, NUL-terminated */
+  };
 } Token;
 
 /* ---- sizes in source form (`nat` in the grammar) ---- */
@@ -337,6 +350,7 @@ typedef struct Program {
 enum { DPIA_MAX_NESTING = 1000 };
 
 /* lex.c */
+typedef struct ReservedName ReservedName;
 typedef struct Lexer {
   const Source *src;
   Interner *interner;
@@ -345,17 +359,39 @@ typedef struct Lexer {
   /* src's text and length, read at every byte: kept here, not behind src */
   const char *text;
   size_t len;
+  const ReservedName *reserved; /* lex.c's table of reserved names, built once per process */
+  /* The prelude's defs the text names (bit i: prelude.c's def i), as
+   * prelude_add would find them by scanning the text: the identifiers
+   * that spell one, and the words of comments and strings; unless
+   * prelude_unsure, when a word is not one token (an identifier glued to
+   * a projection, `x.1slide2D`) and only the scan of the whole text says. */
+  uint32_t prelude_named;
+  bool prelude_unsure;
 } Lexer;
 void lexer_init(Lexer *lx, const Source *src, Interner *in, Diag *diag);
 /* Next token; lexical errors are reported to diag and skipped. */
-/* the next token, written to *t (the parser's current one: lexer_scan), or returned */
-void lexer_scan(Lexer *lx, Token *t);
+/* the next token, written to *t (the parser's current one: lexer_scan),
+ * and whether errors were reported on the way to it; or returned */
+bool lexer_scan(Lexer *lx, Token *t);
 Token lexer_next(Lexer *lx);
+/* t's interned name (t an identifier lx made), interned now if it was
+ * not; NULL for a token of another kind */
+Sym lexer_ident(Lexer *lx, Token *t);
 
 /* prelude.c: puts the prelude's defs that the program names and does not
  * declare itself before its declarations (docs/language.md section 10);
- * parse_program calls it, parse_program_deep (text dpia printed) not. */
-void prelude_add(Arena *a, Interner *in, Diag *diag, Program *prog);
+ * parse_program calls it, parse_program_deep (text dpia printed) not.
+ * named: the defs the program's text names (bit i: def i), as the lexer
+ * found them (Lexer's prelude_named), or NULL for a scan of the text. */
+void prelude_add(Arena *a, Interner *in, Diag *diag, Program *prog, const uint32_t *named);
+/* the prelude's defs, in order: their number and names */
+int prelude_def_count(void);
+const char *prelude_def_name(int i);
+/* The prelude's defs named by whole words (maximal runs of letters,
+ * digits and '_') of text[begin, end) whose first and last words end
+ * there (the bytes around are no letters, digits or '_'), ORed into
+ * *named (bit i: def i): for the lexer, of a comment or a string. */
+void prelude_words_in(const char *begin, const char *end, uint32_t *named);
 
 /* parse.c: parse a whole file.  Returns a Program even with errors (the
  * declarations that parsed); diag->nerrors tells whether it is usable. */

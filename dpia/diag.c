@@ -223,29 +223,59 @@ void diag_render_text(const Diag *d, Buf *out) {
 
 /* ---- JSON rendering ---- */
 
-void emit_json_string(Buf *out, const char *s) {
-  const char *p = s, *end = s + strlen(s);
-  /* room for the text and its quotes at once: most of it is copied as it
-   * is (a kernel's text is most of a batch answer: issue 35) */
-  buf_reserve(out, (size_t)(end - p) + 2);
-  buf_putc(out, '"');
-  while (p < end) {
-    /* a run of characters that need no escape, copied at once */
-    size_t run = json_plain_run(p, (size_t)(end - p), false);
-    if (run) buf_put(out, p, run);
-    p += run;
-    if (p == end) break;
-    switch (*p) {
-    case '"': buf_put(out, "\\\"", 2); break;
-    case '\\': buf_put(out, "\\\\", 2); break;
-    case '\n': buf_put(out, "\\n", 2); break;
-    case '\t': buf_put(out, "\\t", 2); break;
-    case '\r': buf_put(out, "\\r", 2); break;
-    default: emit(out, "\\u%04x", (unsigned char)*p); /* the other control characters */
-    }
-    p++;
+/* s's escape for JSON at o (s[0] a byte json_plain_run stops at without
+ * high_stops): how many bytes it took, at most 6. */
+static size_t json_escape(char *o, char c) {
+  static const char hex[] = "0123456789abcdef";
+  o[0] = '\\';
+  switch (c) {
+  case '"': o[1] = '"'; return 2;
+  case '\\': o[1] = '\\'; return 2;
+  case '\n': o[1] = 'n'; return 2;
+  case '\t': o[1] = 't'; return 2;
+  case '\r': o[1] = 'r'; return 2;
+  default: /* the other control characters, \u00XX */
+    memcpy(o + 1, "u00", 3);
+    o[4] = hex[((unsigned char)c >> 4) & 0xF];
+    o[5] = hex[(unsigned char)c & 0xF];
+    return 6;
   }
-  buf_putc(out, '"');
+}
+
+/* Written straight into out's data, a block at a time (json_block_stop:
+ * most of an answer is a kernel's text), with room kept for what is left
+ * of s (as it is), the closing quote and a block's store past it: an
+ * escape, at most 5 bytes more than its character, grows the room first
+ * when it must. */
+void emit_json_string(Buf *out, const char *s) {
+  size_t n = strlen(s), at = 0;
+  enum { MAX_ESCAPE = 6 };
+  buf_reserve(out, n + n / 8 + 2 + JSON_BLOCK + MAX_ESCAPE);
+  char *o = out->data + out->len;
+  *o++ = '"';
+  for (;;) {
+    if (n - at >= JSON_BLOCK) {
+      unsigned k = json_block_stop(s + at, false);
+      memcpy(o, s + at, JSON_BLOCK);
+      o += k;
+      at += k;
+      if (k == JSON_BLOCK) continue;
+    } else {
+      for (unsigned char c; at < n && (c = (unsigned char)s[at]) >= 0x20 && c != '"' && c != '\\'; at++) *o++ = (char)c;
+      if (at == n) break;
+    }
+    /* an escape: room for it and for the rest as before */
+    size_t room = (size_t)(out->data + out->cap - 1 - o), need = (n - at) + 1 + JSON_BLOCK + MAX_ESCAPE;
+    if (room < need) {
+      out->len = (size_t)(o - out->data);
+      buf_reserve(out, need + (n - at) / 8);
+      o = out->data + out->len;
+    }
+    o += json_escape(o, s[at++]);
+  }
+  *o++ = '"';
+  *o = 0;
+  out->len = (size_t)(o - out->data);
 }
 
 static void render_json_one(Buf *out, const Diagnostic *g, bool top) {

@@ -28,6 +28,7 @@
 #include "ast.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,7 +38,125 @@ const char *const tok_spelling[TOK_COUNT] = {
 #undef X
 };
 
+/* ---- the reserved names ---- */
+
+/* Every name an identifier's letters may spell that means something of
+ * its own: the keywords, the primitives (those that take one with each
+ * dimension suffix, mapGlobal1) and the prelude's defs, in one table
+ * built once per process and only read after (as prims.c's index), so
+ * that the lexer finds what an identifier is with one look-up, by the
+ * hash it makes while scanning the letters, rather than a keyword table,
+ * then the primitive index at the parser, then a scan of the whole text
+ * for prelude names (translation throughput, issue 35). */
+struct ReservedName {
+  const char *text; /* NULL: an empty slot */
+  uint32_t hash;    /* INTERN_HASH_* of text */
+  uint8_t len;
+  uint8_t kind; /* TOK_IDENT, or the keyword's token */
+  uint8_t dim;  /* the dimension suffix, 0-2 */
+  bool dim_written;
+  uint16_t prim;  /* PRIM_COUNT: none */
+  int8_t prelude; /* the prelude def (prelude_def_name), -1: none */
+};
+
+enum { RESERVED_SIZE = 512 }; /* a power of two, under half full */
+static ReservedName reserved_names[RESERVED_SIZE];
+static pthread_once_t reserved_once = PTHREAD_ONCE_INIT;
+
+/* (a keyword is lexed as one whatever else its name is: first in the
+ * table) */
+static const struct {
+  const char *word;
+  TokKind kind;
+} keywords[] = {
+    {"def", TOK_KW_DEF},         {"kernel", TOK_KW_KERNEL}, {"let", TOK_KW_LET},           {"in", TOK_KW_IN},
+    {"true", TOK_KW_TRUE},       {"false", TOK_KW_FALSE},   {"pipeline", TOK_KW_PIPELINE}, {"iterate", TOK_KW_ITERATE},
+    {"foreign", TOK_KW_FOREIGN},
+};
+
+static uint32_t reserved_hash(const char *s, size_t n) {
+  uint32_t h = INTERN_HASH_START;
+  for (size_t i = 0; i < n; i++) h = intern_hash_step(h, (unsigned char)s[i]);
+  return h;
+}
+
+/* The slot of the n bytes at s with hash h: theirs, or the empty one
+ * where they would go. */
+static ReservedName *reserved_slot(ReservedName *table, const char *s, size_t n, uint32_t h) {
+  for (uint32_t i = h & (RESERVED_SIZE - 1);; i = (i + 1) & (RESERVED_SIZE - 1)) {
+    ReservedName *r = &table[i];
+    if (!r->text || (r->hash == h && r->len == n && memcmp(r->text, s, n) == 0)) return r;
+  }
+}
+
+/* The slot of text (of the arena-less table: texts are the primitive
+ * table's and these literals, or made once here), created empty. */
+static ReservedName *reserved_add(const char *text, size_t n) {
+  if (n > UINT8_MAX) INTERNAL("reserved name '%s' too long", text);
+  uint32_t h = reserved_hash(text, n);
+  ReservedName *r = reserved_slot(reserved_names, text, n, h);
+  if (!r->text) {
+    r->text = text;
+    r->hash = h;
+    r->len = (uint8_t)n;
+    r->kind = TOK_IDENT;
+    r->prim = PRIM_COUNT;
+    r->prelude = -1;
+  }
+  return r;
+}
+
+static void build_reserved(void) {
+  int used = 0;
+  for (size_t i = 0; i < DPIA_COUNTOF(keywords); i++, used++)
+    reserved_add(keywords[i].word, strlen(keywords[i].word))->kind = (uint8_t)keywords[i].kind;
+  /* a name listed twice is its first row's, as prim_lookup finds it */
+  static char suffixed[PRIM_COUNT][3][40];
+  for (int p = 0; p < PRIM_COUNT; p++, used++) {
+    ReservedName *r = reserved_add(prim_info[p].name, strlen(prim_info[p].name));
+    if (r->kind == TOK_IDENT && r->prim == PRIM_COUNT) r->prim = (uint16_t)p;
+  }
+  /* mapGlobal0, mapGlobal1, mapGlobal2 (spec section 4), where the name
+   * without the suffix is a primitive that takes one and the name with it
+   * no primitive of its own (prim_lookup) */
+  for (int p = 0; p < PRIM_COUNT; p++) {
+    size_t n = strlen(prim_info[p].name);
+    if (!(prim_info[p].flags & PF_DIM)) continue;
+    const ReservedName *plain =
+        reserved_slot(reserved_names, prim_info[p].name, n, reserved_hash(prim_info[p].name, n));
+    if (plain->prim != p || plain->kind != TOK_IDENT) continue;
+    if (n + 2 > sizeof suffixed[p][0]) INTERNAL("primitive name '%s' too long", prim_info[p].name);
+    for (int d = 0; d < 3; d++, used++) {
+      memcpy(suffixed[p][d], prim_info[p].name, n);
+      suffixed[p][d][n] = (char)('0' + d);
+      suffixed[p][d][n + 1] = 0;
+      ReservedName *r = reserved_add(suffixed[p][d], n + 1);
+      if (r->kind != TOK_IDENT || r->prim != PRIM_COUNT) continue;
+      r->prim = (uint16_t)p;
+      r->dim = (uint8_t)d;
+      r->dim_written = true;
+    }
+  }
+  for (int i = 0; i < prelude_def_count(); i++, used++)
+    reserved_add(prelude_def_name(i), strlen(prelude_def_name(i)))->prelude = (int8_t)i;
+  if (used * 2 > RESERVED_SIZE) INTERNAL("the reserved names' table is too small (%d names)", used);
+}
+
+/* What the identifier of n bytes at s, whose hash is h, is: NULL for an
+ * ordinary name. */
+static const ReservedName *reserved_find(const ReservedName *table, const char *s, size_t n, uint32_t h) {
+  for (uint32_t i = h & (RESERVED_SIZE - 1);; i = (i + 1) & (RESERVED_SIZE - 1)) {
+    const ReservedName *r = &table[i];
+    if (!r->text) return NULL;
+    if (r->hash == h && r->len == n && memcmp(r->text, s, n) == 0) return r;
+  }
+}
+
 void lexer_init(Lexer *lx, const Source *src, Interner *in, Diag *diag) {
+  pthread_once(&reserved_once, build_reserved);
+  lx->reserved = reserved_names;
+  lx->prelude_named = 0;
+  lx->prelude_unsure = false;
   lx->src = src;
   lx->interner = in;
   lx->diag = diag;
@@ -145,12 +264,14 @@ static void skip_nul_bytes(Lexer *lx) {
 }
 
 /* Skip a `--` comment to the end of the line.  Its text is free, but must
- * still be UTF-8 without NUL bytes: diagnostics quote source lines. */
+ * still be UTF-8 without NUL bytes: diagnostics quote source lines.  A
+ * prelude def it names counts (prelude.c, mentions). */
 static void skip_comment(Lexer *lx) {
+  uint32_t begin = lx->pos;
   lx->pos += 2;
   for (;;) {
     int c = peek(lx);
-    if (c < 0 || c == '\n') return;
+    if (c < 0 || c == '\n') break;
     if (c == 0) {
       skip_nul_bytes(lx);
     } else if (c >= 0x80) {
@@ -162,25 +283,11 @@ static void skip_comment(Lexer *lx) {
       lx->pos++;
     }
   }
-}
-
-static void skip_whitespace_and_comments(Lexer *lx) {
-  const unsigned char *text = (const unsigned char *)lx->text;
-  size_t at = lx->pos, end = lx->len;
-  for (;;) {
-    while (at < end && byte_class[text[at]] == BYTE_BLANK) at++;
-    lx->pos = (uint32_t)at;
-    if (at + 1 < end && text[at] == '-' && text[at + 1] == '-') {
-      skip_comment(lx);
-      at = lx->pos;
-    } else {
-      return;
-    }
-  }
+  prelude_words_in(lx->text + begin, lx->text + lx->pos, &lx->prelude_named);
 }
 
 /* A character no token starts with: report it and skip it. */
-static void skip_stray_character(Lexer *lx) {
+static DPIA_NOINLINE void skip_stray_character(Lexer *lx) {
   uint32_t begin = lx->pos;
   int c = peek(lx);
   if (c == 0) {
@@ -213,58 +320,71 @@ static void skip_stray_character(Lexer *lx) {
 /* ---- tokens ---- */
 
 /* The tokens are written where the parser keeps its current one
- * (lexer_scan), every field set here, rather than built and returned by
- * value: a token is 72 bytes, and each was copied out of every function on
- * the way (translation throughput: about a third of the lexer's cost). */
-static void make_token(const Lexer *lx, Token *t, TokKind kind, uint32_t begin) {
+ * (lexer_scan), rather than built and returned by value (each was copied
+ * out of every function on the way), and only the fields every token has
+ * are set here: a literal's value is set by its own lexer, and the parser
+ * reads it for that kind only (translation throughput). */
+static inline void make_token(const Lexer *lx, Token *t, TokKind kind, uint32_t begin) {
   t->kind = kind;
   t->span = span_of(lx, begin, lx->pos);
   t->ident = NULL;
-  t->int_value = 0;
-  t->float_value = 0.0;
-  t->int_overflow = false;
-  t->float_suffix_f = false;
-  t->str_value = NULL;
+  t->prim = PRIM_COUNT;
+  t->dim = 0;
+  t->dim_written = false;
 }
 
-/* (a keyword with a new first letter needs it in lex_identifier's
- * first_letters too) */
-static const struct {
-  const char *word;
-  size_t len; /* compared first */
-  TokKind kind;
-} keywords[] = {
-    {"def", 3, TOK_KW_DEF},           {"kernel", 6, TOK_KW_KERNEL},
-    {"let", 3, TOK_KW_LET},           {"in", 2, TOK_KW_IN},
-    {"true", 4, TOK_KW_TRUE},         {"false", 5, TOK_KW_FALSE},
-    {"pipeline", 8, TOK_KW_PIPELINE}, {"iterate", 7, TOK_KW_ITERATE},
-    {"foreign", 7, TOK_KW_FOREIGN},
-};
+/* The end of an identifier with a quote in it, from begin, and its hash
+ * (*hash).  prelude.c's words are runs of letters, digits and '_': the
+ * quotes split the identifier into several (mentions). */
+static DPIA_NOINLINE size_t identifier_with_quote(Lexer *lx, size_t begin, uint32_t *hash) {
+  const unsigned char *all = (const unsigned char *)lx->text;
+  size_t at = begin;
+  uint32_t h = INTERN_HASH_START;
+  while (at < lx->len && (byte_class[all[at]] & BYTE_IDENT)) h = intern_hash_step(h, all[at++]);
+  prelude_words_in(lx->text + begin, lx->text + at, &lx->prelude_named);
+  *hash = h;
+  return at;
+}
 
-static void lex_identifier(Lexer *lx, Token *t) {
+/* An identifier, or the keyword it spells.  What its name is (a keyword,
+ * a primitive, a prelude def) is found in the reserved names with the
+ * interner's hash, made as the letters are scanned (no second pass). */
+static DPIA_NOINLINE void lex_identifier(Lexer *lx, Token *t) {
   uint32_t begin = lx->pos;
   const unsigned char *all = (const unsigned char *)lx->text;
   size_t at = begin, end = lx->len;
-  /* the interner's hash made as the letters are scanned, not in a second
-   * pass (intern_hashed; translation throughput) */
   uint32_t hash = INTERN_HASH_START;
-  while (at < end && (byte_class[all[at]] & BYTE_IDENT)) hash = intern_hash_step(hash, all[at++]);
+  /* most names are short: within the next 16 bytes, no test of the end
+   * of the text per letter */
+  if (end - at > 16) {
+    size_t stop = at + 16;
+    while (at < stop && (byte_class[all[at]] & (BYTE_START | BYTE_DIGIT))) hash = intern_hash_step(hash, all[at++]);
+    if (at == stop)
+      while (at < end && (byte_class[all[at]] & (BYTE_START | BYTE_DIGIT))) hash = intern_hash_step(hash, all[at++]);
+  } else {
+    while (at < end && (byte_class[all[at]] & (BYTE_START | BYTE_DIGIT))) hash = intern_hash_step(hash, all[at++]);
+  }
+  if (at < end && all[at] == '\'') {
+    uint32_t quoted;
+    at = identifier_with_quote(lx, begin, &quoted);
+    hash = quoted;
+  }
   lx->pos = (uint32_t)at;
   const char *text = lx->text + begin;
-  size_t len = lx->pos - begin;
-  /* most identifiers are no keyword: those that begin with another letter
-   * than keywords[]'s (d f i k l p t) are not looked up */
-  const uint32_t first_letters = 1u << ('d' - 'a') | 1u << ('f' - 'a') | 1u << ('i' - 'a') | 1u << ('k' - 'a') |
-                                 1u << ('l' - 'a') | 1u << ('p' - 'a') | 1u << ('t' - 'a');
-  unsigned first = (unsigned char)text[0] - 'a';
-  if (first < 26 && (first_letters >> first) & 1)
-    for (size_t i = 0; i < DPIA_COUNTOF(keywords); i++)
-      if (keywords[i].len == len && memcmp(keywords[i].word, text, len) == 0) {
-        make_token(lx, t, keywords[i].kind, begin);
-        return;
-      }
+  size_t len = at - begin;
+  const ReservedName *r = len <= UINT8_MAX ? reserved_find(lx->reserved, text, len, hash) : NULL;
+  if (r && r->kind != TOK_IDENT) {
+    make_token(lx, t, (TokKind)r->kind, begin);
+    return;
+  }
   make_token(lx, t, TOK_IDENT, begin);
-  t->ident = intern_hashed(lx->interner, text, len, hash);
+  t->hash = hash;
+  if (!r || r->prim == PRIM_COUNT) t->ident = intern_hashed(lx->interner, text, len, hash);
+  if (!r) return;
+  t->prim = r->prim;
+  t->dim = r->dim;
+  t->dim_written = r->dim_written;
+  if (r->prelude >= 0) lx->prelude_named |= 1u << r->prelude;
 }
 
 static void skip_digits(Lexer *lx) {
@@ -274,15 +394,25 @@ static void skip_digits(Lexer *lx) {
 /* INT:   digits
  * FLOAT: digits '.' digits [exponent] ['f'] | digits exponent ['f']
  * exponent: ('e'|'E') ['+'|'-'] digits */
-static void lex_number(Lexer *lx, Token *t) {
+static DPIA_NOINLINE void lex_number(Lexer *lx, Token *t) {
   uint32_t begin = lx->pos;
+  const unsigned char *all = (const unsigned char *)lx->text;
+  size_t at = begin, end = lx->len;
   uint64_t value = 0;
   bool overflow = false;
-  while (is_digit(peek(lx))) {
-    unsigned digit = (unsigned)(peek(lx) - '0');
-    if (value > (UINT64_MAX - digit) / 10) overflow = true;
+  for (unsigned digit; at < end && (digit = (unsigned)(all[at] - '0')) < 10; at++) {
+    if (value > UINT64_MAX / 10 || (value == UINT64_MAX / 10 && digit > UINT64_MAX % 10))
+      overflow = true;
     else value = value * 10 + digit;
-    lx->pos++;
+  }
+  lx->pos = (uint32_t)at;
+  /* most numbers are integers (sizes): done when nothing follows that
+   * makes one a decimal or an error */
+  if (at == end || (!(byte_class[all[at]] & BYTE_IDENT) && all[at] != '.')) {
+    make_token(lx, t, TOK_INT, begin);
+    t->int_value = overflow ? UINT64_MAX : value;
+    t->int_overflow = overflow;
+    return;
   }
   bool decimal = false;
   if (peek(lx) == '.' && is_digit(peek_at(lx, 1))) {
@@ -312,14 +442,14 @@ static void lex_number(Lexer *lx, Token *t) {
     while (is_ident_char(peek(lx))) lx->pos++;
     const char *suffix = lx->text + suffix_begin;
     int suffix_len = (int)(lx->pos - suffix_begin);
-    Span at = span_of(lx, suffix_begin, lx->pos);
+    Span suffix_span = span_of(lx, suffix_begin, lx->pos);
     if (!decimal && suffix_len == 1 && suffix[0] == 'f')
-      diag_error(lx->diag, ERR_BAD_LITERAL, at,
+      diag_error(lx->diag, ERR_BAD_LITERAL, suffix_span,
                  "invalid suffix 'f' on integer literal: a decimal literal needs a '.' or an "
                  "exponent, as in %.*s.0f",
                  (int)(number_end - begin), lx->text + begin);
     else
-      diag_error(lx->diag, ERR_BAD_LITERAL, at, "invalid suffix '%.*s' on %s literal", suffix_len, suffix,
+      diag_error(lx->diag, ERR_BAD_LITERAL, suffix_span, "invalid suffix '%.*s' on %s literal", suffix_len, suffix,
                  decimal ? "decimal" : "integer");
   }
   if (!decimal) {
@@ -344,7 +474,7 @@ static void lex_number(Lexer *lx, Token *t) {
  * section 14).  It may span lines; \" is a quote and \\ a backslash, and
  * any other backslash is kept with the character after it, so that the C
  * text inside ('\0', "\n") reaches the OpenCL compiler as written. */
-static void lex_string(Lexer *lx, Token *t) {
+static DPIA_NOINLINE void lex_string(Lexer *lx, Token *t) {
   uint32_t begin = lx->pos;
   lx->pos++;
   Buf b;
@@ -363,6 +493,8 @@ static void lex_string(Lexer *lx, Token *t) {
   }
   make_token(lx, t, TOK_STRING, begin);
   t->str_value = b.data ? b.data : "";
+  /* a prelude def named in a string counts (prelude.c, mentions) */
+  prelude_words_in(lx->text + begin, lx->text + lx->pos, &lx->prelude_named);
 }
 
 /* A vector lane, '.' then a letter (docs/language.md section 11): .x .y
@@ -370,7 +502,7 @@ static void lex_string(Lexer *lx, Token *t) {
  * them; the width is checked with the type.  Any other name (.q, .xy: no
  * swizzles) is an error at the name, and the token is lane 0 so that the
  * parse goes on. */
-static void lex_lane(Lexer *lx, Token *t) {
+static DPIA_NOINLINE void lex_lane(Lexer *lx, Token *t) {
   uint32_t begin = lx->pos;
   lx->pos++;
   uint32_t name = lx->pos;
@@ -403,117 +535,168 @@ static void one_or_two(Lexer *lx, Token *t, int second, TokKind two, TokKind one
   make_token(lx, t, lx->pos - begin == 2 ? two : one, begin);
 }
 
-/* A two-byte token already recognised at pos. */
-static void pair(Lexer *lx, Token *t, TokKind kind) {
+/* A token of n bytes already recognised at pos. */
+static void fixed(Lexer *lx, Token *t, TokKind kind, uint32_t n) {
   uint32_t begin = lx->pos;
-  lx->pos += 2;
+  lx->pos += n;
   make_token(lx, t, kind, begin);
 }
 
-static void single(Lexer *lx, Token *t, TokKind kind) {
-  uint32_t begin = lx->pos;
-  lx->pos += 1;
-  make_token(lx, t, kind, begin);
+/* The tokens of one byte whatever follows it, by byte (TOK_EOF: none):
+ * read at once by lexer_scan, as the identifiers are. */
+_Static_assert(TOK_EOF == 0, "a byte that is no token of its own is 0 in single_tokens");
+static const unsigned char single_tokens[256] = {
+    ['('] = TOK_LPAREN, [')'] = TOK_RPAREN, ['['] = TOK_LBRACKET, [']'] = TOK_RBRACKET, ['{'] = TOK_LBRACE,
+    ['}'] = TOK_RBRACE, [','] = TOK_COMMA,  [';'] = TOK_SEMI,     ['\\'] = TOK_LAMBDA,  ['+'] = TOK_PLUS,
+    ['*'] = TOK_STAR,   ['/'] = TOK_SLASH,  ['%'] = TOK_PERCENT,
+};
+
+/* The token at pos, c, that is no blank, identifier or single_tokens':
+ * false if none was made (a comment or a stray character skipped).  Out
+ * of line, so that lexer_scan's own path (blanks, names, brackets) keeps
+ * its few registers. */
+static DPIA_NOINLINE bool lex_other(Lexer *lx, Token *t, int c) {
+  if (is_digit(c)) {
+    lex_number(lx, t);
+    return true;
+  }
+  switch (c) {
+  case '"': lex_string(lx, t); return true;
+  case ':': one_or_two(lx, t, '=', TOK_ASSIGN, TOK_COLON); return true;
+  case '=': one_or_two(lx, t, '=', TOK_EQEQ, TOK_EQ); return true;
+  case '<': one_or_two(lx, t, '=', TOK_LE, TOK_LT); return true;
+  case '!': one_or_two(lx, t, '=', TOK_NE, TOK_BANG); return true;
+  case '&': one_or_two(lx, t, '&', TOK_ANDAND, TOK_AMP); return true;
+  case '>':
+    if (peek_at(lx, 1) == '>')
+      fixed(lx, t, TOK_COMPOSE, 2);
+    else
+      one_or_two(lx, t, '=', TOK_GE, TOK_GT);
+    return true;
+  case '|':
+    if (peek_at(lx, 1) == '>') {
+      fixed(lx, t, TOK_PIPE, 2);
+      return true;
+    }
+    if (peek_at(lx, 1) == '|') {
+      fixed(lx, t, TOK_OROR, 2);
+      return true;
+    }
+    break; /* a lone '|' is a stray character */
+  case '-':
+    if (peek_at(lx, 1) == '-') {
+      skip_comment(lx);
+      return false;
+    }
+    if (peek_at(lx, 1) == '>') {
+      if (peek_at(lx, 2) == 'p' && !is_ident_char(peek_at(lx, 3)))
+        fixed(lx, t, TOK_ARROW_P, 3);
+      else
+        fixed(lx, t, TOK_ARROW, 2);
+      return true;
+    }
+    fixed(lx, t, TOK_MINUS, 1);
+    return true;
+  case '.': {
+    int digit = peek_at(lx, 1);
+    if (digit == '.') { /* a tune range, [1 .. 4096] */
+      fixed(lx, t, TOK_DOTDOT, 2);
+      return true;
+    }
+    if ((digit == '1' || digit == '2') && !is_digit(peek_at(lx, 2))) {
+      fixed(lx, t, digit == '1' ? TOK_PROJ1 : TOK_PROJ2, 2);
+      /* a word of prelude.c glued to the digit (`x.1slide2D`) is longer
+       * than the identifier after it, the one token an identifier follows
+       * with no blank between that ends in a digit (a number glued to
+       * letters is an error): only the scan of the text says */
+      if (is_ident_start(peek(lx))) lx->prelude_unsure = true;
+      return true;
+    }
+    if (is_ident_start(digit)) {
+      lex_lane(lx, t);
+      return true;
+    }
+    break;
+  }
+  case 0xCE:
+    if (peek_at(lx, 1) == 0xBB) { /* λ, U+03BB */
+      fixed(lx, t, TOK_LAMBDA, 2);
+      return true;
+    }
+    break;
+  default: break;
+  }
+  skip_stray_character(lx);
+  return false;
 }
 
-void lexer_scan(Lexer *lx, Token *t) {
+/* The token after any comments and stray characters from pos: lexer_scan's
+ * slow path, with the loop it needs. */
+static inline void lex_skipping_to(Lexer *lx, Token *t) {
+  const unsigned char *text = (const unsigned char *)lx->text;
   for (;;) {
-    skip_whitespace_and_comments(lx);
-    uint32_t begin = lx->pos;
-    int c = peek(lx);
-    if (c < 0) {
-      make_token(lx, t, TOK_EOF, begin);
+    size_t at = lx->pos, end = lx->len;
+    while (at < end && byte_class[text[at]] == BYTE_BLANK) at++;
+    lx->pos = (uint32_t)at;
+    if (at >= end) {
+      make_token(lx, t, TOK_EOF, (uint32_t)at);
       return;
     }
-    unsigned cls = byte_class[c];
-    if (cls == BYTE_START) {
+    unsigned c = text[at];
+    if (byte_class[c] == BYTE_START) {
       lex_identifier(lx, t);
       return;
     }
-    if (cls == BYTE_DIGIT) {
-      lex_number(lx, t);
+    if (single_tokens[c]) {
+      lx->pos++;
+      make_token(lx, t, (TokKind)single_tokens[c], (uint32_t)at);
       return;
     }
-    switch (c) {
-    case '"': lex_string(lx, t); return;
-    case '(': single(lx, t, TOK_LPAREN); return;
-    case ')': single(lx, t, TOK_RPAREN); return;
-    case '[': single(lx, t, TOK_LBRACKET); return;
-    case ']': single(lx, t, TOK_RBRACKET); return;
-    case '{': single(lx, t, TOK_LBRACE); return;
-    case '}': single(lx, t, TOK_RBRACE); return;
-    case ',': single(lx, t, TOK_COMMA); return;
-    case ';': single(lx, t, TOK_SEMI); return;
-    case '\\': single(lx, t, TOK_LAMBDA); return;
-    case '+': single(lx, t, TOK_PLUS); return;
-    case '*': single(lx, t, TOK_STAR); return;
-    case '/': single(lx, t, TOK_SLASH); return;
-    case '%': single(lx, t, TOK_PERCENT); return;
-    case ':': one_or_two(lx, t, '=', TOK_ASSIGN, TOK_COLON); return;
-    case '=': one_or_two(lx, t, '=', TOK_EQEQ, TOK_EQ); return;
-    case '<': one_or_two(lx, t, '=', TOK_LE, TOK_LT); return;
-    case '!': one_or_two(lx, t, '=', TOK_NE, TOK_BANG); return;
-    case '&': one_or_two(lx, t, '&', TOK_ANDAND, TOK_AMP); return;
-    case '>':
-      if (peek_at(lx, 1) == '>') {
-        pair(lx, t, TOK_COMPOSE);
-        return;
-      }
-      one_or_two(lx, t, '=', TOK_GE, TOK_GT);
-      return;
-    case '|':
-      if (peek_at(lx, 1) == '>') {
-        pair(lx, t, TOK_PIPE);
-        return;
-      }
-      if (peek_at(lx, 1) == '|') {
-        pair(lx, t, TOK_OROR);
-        return;
-      }
-      break; /* a lone '|' is a stray character */
-    case '-':
-      if (peek_at(lx, 1) == '>') {
-        if (peek_at(lx, 2) == 'p' && !is_ident_char(peek_at(lx, 3))) {
-          lx->pos += 3;
-          make_token(lx, t, TOK_ARROW_P, begin);
-          return;
-        }
-        lx->pos += 2;
-        make_token(lx, t, TOK_ARROW, begin);
-        return;
-      }
-      single(lx, t, TOK_MINUS);
-      return;
-    case '.': {
-      int digit = peek_at(lx, 1);
-      if (digit == '.') { /* a tune range, [1 .. 4096] */
-        lx->pos += 2;
-        make_token(lx, t, TOK_DOTDOT, begin);
-        return;
-      }
-      if ((digit == '1' || digit == '2') && !is_digit(peek_at(lx, 2))) {
-        lx->pos += 2;
-        make_token(lx, t, digit == '1' ? TOK_PROJ1 : TOK_PROJ2, begin);
-        return;
-      }
-      if (is_ident_start(digit)) {
-        lex_lane(lx, t);
-        return;
-      }
-      break;
-    }
-    case 0xCE:
-      if (peek_at(lx, 1) == 0xBB) { /* λ, U+03BB */
-        lx->pos += 2;
-        make_token(lx, t, TOK_LAMBDA, begin);
-        return;
-      }
-      break;
-    default:
-      break;
-    }
-    skip_stray_character(lx);
+    if (lex_other(lx, t, (int)c)) return;
   }
+}
+
+/* lex_skipping_to, and whether it reported errors (lexer_scan): out of
+ * line, so that lexer_scan's own path saves no registers */
+static DPIA_NOINLINE bool lex_skipping(Lexer *lx, Token *t) {
+  int errors_before = lx->diag->nerrors;
+  lex_skipping_to(lx, t);
+  return lx->diag->nerrors != errors_before;
+}
+
+/* The blanks, then the token that follows: a name or a bracket here, any
+ * other in lex_skipping (translation throughput: most tokens are names
+ * and brackets), the only path that reports errors. */
+bool lexer_scan(Lexer *lx, Token *t) {
+  const unsigned char *text = (const unsigned char *)lx->text;
+  size_t at = lx->pos, end = lx->len;
+  while (at < end && byte_class[text[at]] == BYTE_BLANK) at++;
+  lx->pos = (uint32_t)at;
+  if (at < end) {
+    unsigned c = text[at];
+    if (byte_class[c] == BYTE_START) {
+      lex_identifier(lx, t);
+      return false;
+    }
+    if (single_tokens[c]) {
+      lx->pos++;
+      make_token(lx, t, (TokKind)single_tokens[c], (uint32_t)at);
+      return false;
+    }
+    /* the pipe and the arrow (not `->p`, lex_other's) */
+    if ((c == '|' || c == '-') && end - at >= 3 && text[at + 1] == '>' && (c == '|' || text[at + 2] != 'p')) {
+      lx->pos += 2;
+      make_token(lx, t, c == '|' ? TOK_PIPE : TOK_ARROW, (uint32_t)at);
+      return false;
+    }
+  }
+  return lex_skipping(lx, t);
+}
+
+Sym lexer_ident(Lexer *lx, Token *t) {
+  if (!t->ident && t->kind == TOK_IDENT)
+    t->ident = intern_hashed(lx->interner, lx->text + t->span.begin, t->span.end - t->span.begin, t->hash);
+  return t->ident;
 }
 
 Token lexer_next(Lexer *lx) {

@@ -58,55 +58,54 @@ typedef struct BinaryOp {
   BinOp op;     /* AST_BINOP */
 } BinaryOp;
 
-/* ';' is not here: it is right associative and parsed by parse_expr. */
+/* ';' is not here: it is right associative and parsed by parse_expr.
+ * X(token, precedence, associativity, node kind, BinOp) */
+#define DPIA_BINARY_OPS(X)                                                                                             \
+  X(ASSIGN, PREC_ASSIGN, ASSOC_NONE, AST_ASSIGN, BIN_COUNT)                                                            \
+  X(PIPE, PREC_PIPE, ASSOC_LEFT, AST_APP, BIN_COUNT)                                                                   \
+  X(COMPOSE, PREC_COMPOSE, ASSOC_LEFT, AST_COMPOSE, BIN_COUNT)                                                         \
+  X(OROR, PREC_OR, ASSOC_LEFT, AST_BINOP, BIN_OR)                                                                      \
+  X(ANDAND, PREC_AND, ASSOC_LEFT, AST_BINOP, BIN_AND)                                                                  \
+  X(LT, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_LT)                                                                       \
+  X(LE, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_LE)                                                                       \
+  X(GT, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_GT)                                                                       \
+  X(GE, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_GE)                                                                       \
+  X(EQEQ, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_EQ)                                                                     \
+  X(NE, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_NE)                                                                       \
+  X(PLUS, PREC_ADD, ASSOC_LEFT, AST_BINOP, BIN_ADD)                                                                    \
+  X(MINUS, PREC_ADD, ASSOC_LEFT, AST_BINOP, BIN_SUB)                                                                   \
+  X(STAR, PREC_MUL, ASSOC_LEFT, AST_BINOP, BIN_MUL)                                                                    \
+  X(SLASH, PREC_MUL, ASSOC_LEFT, AST_BINOP, BIN_DIV)                                                                   \
+  X(PERCENT, PREC_MUL, ASSOC_LEFT, AST_BINOP, BIN_MOD)
+
+enum BinaryOpRow {
+#define X(tok, prec, assoc, kind, op) BINARY_ROW_##tok,
+  DPIA_BINARY_OPS(X)
+#undef X
+};
+
 static const BinaryOp binary_ops[] = {
-    {TOK_ASSIGN, PREC_ASSIGN, ASSOC_NONE, AST_ASSIGN, BIN_COUNT},
-    {TOK_PIPE, PREC_PIPE, ASSOC_LEFT, AST_APP, BIN_COUNT},
-    {TOK_COMPOSE, PREC_COMPOSE, ASSOC_LEFT, AST_COMPOSE, BIN_COUNT},
-    {TOK_OROR, PREC_OR, ASSOC_LEFT, AST_BINOP, BIN_OR},
-    {TOK_ANDAND, PREC_AND, ASSOC_LEFT, AST_BINOP, BIN_AND},
-    {TOK_LT, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_LT},
-    {TOK_LE, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_LE},
-    {TOK_GT, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_GT},
-    {TOK_GE, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_GE},
-    {TOK_EQEQ, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_EQ},
-    {TOK_NE, PREC_CMP, ASSOC_NONE, AST_BINOP, BIN_NE},
-    {TOK_PLUS, PREC_ADD, ASSOC_LEFT, AST_BINOP, BIN_ADD},
-    {TOK_MINUS, PREC_ADD, ASSOC_LEFT, AST_BINOP, BIN_SUB},
-    {TOK_STAR, PREC_MUL, ASSOC_LEFT, AST_BINOP, BIN_MUL},
-    {TOK_SLASH, PREC_MUL, ASSOC_LEFT, AST_BINOP, BIN_DIV},
-    {TOK_PERCENT, PREC_MUL, ASSOC_LEFT, AST_BINOP, BIN_MOD},
+#define X(tok, prec, assoc, kind, op) [BINARY_ROW_##tok] = {TOK_##tok, prec, assoc, kind, op},
+    DPIA_BINARY_OPS(X)
+#undef X
 };
 
-/* binary_ops' row of each token, 1-based (0: no binary operator), so that
- * the operator loop, which asks at every operand's end, reads one entry
- * instead of scanning the rows (translation throughput) */
+/* binary_ops' row of each token, 1-based (0: no binary operator), made
+ * from the same list, so that the operator loop, which asks at every
+ * operand's end, reads one entry instead of scanning the rows
+ * (translation throughput) */
 static const unsigned char binary_op_row[TOK_COUNT] = {
-    [TOK_ASSIGN] = 1, [TOK_PIPE] = 2, [TOK_COMPOSE] = 3, [TOK_OROR] = 4, [TOK_ANDAND] = 5, [TOK_LT] = 6,
-    [TOK_LE] = 7,     [TOK_GT] = 8,   [TOK_GE] = 9,       [TOK_EQEQ] = 10, [TOK_NE] = 11,   [TOK_PLUS] = 12,
-    [TOK_MINUS] = 13, [TOK_STAR] = 14, [TOK_SLASH] = 15,  [TOK_PERCENT] = 16,
+#define X(tok, prec, assoc, kind, op) [TOK_##tok] = BINARY_ROW_##tok + 1,
+    DPIA_BINARY_OPS(X)
+#undef X
 };
-
-_Static_assert(DPIA_COUNTOF(binary_ops) == 16, "binary_op_row names every row of binary_ops");
 
 static const BinaryOp *binary_op_of(TokKind kind) {
   unsigned row = binary_op_row[kind];
-  if (!row) return NULL;
-  ASSERT(binary_ops[row - 1].tok == kind);
-  return &binary_ops[row - 1];
+  return row ? &binary_ops[row - 1] : NULL;
 }
 
 /* ---- tokens ---- */
-
-void parser_advance(Parser *p) {
-  if (p->failed) return; /* stay on the end-of-file that stops the parse */
-  p->prev = p->tok.span;
-  int errors_before = p->diag->nerrors;
-  lexer_scan(&p->lexer, &p->tok);
-  p->tok_after_lex_error = p->diag->nerrors != errors_before;
-}
-
-bool parser_at(const Parser *p, TokKind kind) { return p->tok.kind == kind; }
 
 Span parser_span_from(const Parser *p, uint32_t begin) {
   Span s = {p->src, begin, p->prev.end};
@@ -213,7 +212,7 @@ static bool vexpect(Parser *p, TokKind kind, const char *after_fmt, va_list ap) 
   return false;
 }
 
-bool parser_expect(Parser *p, TokKind kind, const char *after_fmt, ...) {
+bool parser_expect_report(Parser *p, TokKind kind, const char *after_fmt, ...) {
   va_list ap;
   va_start(ap, after_fmt);
   bool ok = vexpect(p, kind, after_fmt, ap);
@@ -222,7 +221,7 @@ bool parser_expect(Parser *p, TokKind kind, const char *after_fmt, ...) {
 }
 
 /* Consume the closing bracket of `opener`, or report and point at both. */
-bool parser_expect_closer(Parser *p, TokKind closer, Span opener, const char *after_fmt, ...) {
+bool parser_expect_closer_report(Parser *p, TokKind closer, Span opener, const char *after_fmt, ...) {
   bool failed_before = p->failed;
   va_list ap;
   va_start(ap, after_fmt);
@@ -265,32 +264,14 @@ void parser_report(Parser *p, DiagCode code, Span at_span, const char *fmt, ...)
   diag_error(p->diag, code, at_span, "%s", msg.data);
 }
 
-/* prim_lookup of a name of the parser's interner, cached in the name's
- * SymInfo (util.h) as the primitive and dimension + 1, and looked up with
- * the hash the lexer made: the parser asks about every identifier. */
-_Static_assert(PRIM_COUNT < 0xFFFF, "a primitive fits the low 16 bits of a SymInfo memo");
-
-Prim parser_lookup_prim(Parser *p, Sym name, int *dim) {
-  (void)p;
-  SymInfo *info = sym_info(name);
-  if (!info->memo) {
-    int d;
-    Prim prim = prim_lookup_hashed(name, info->len, info->hash, &d);
-    info->memo = ((uint32_t)d << 16 | (uint32_t)prim) + 1;
-  }
-  *dim = (int)((info->memo - 1) >> 16);
-  return (Prim)((info->memo - 1) & 0xFFFF);
-}
-
 /* prims.h: primitive names are reserved and cannot be rebound.  The error
  * abandons the declaration, as a syntax error does: the binder's uses would
  * still parse as the primitive (`vec * x` as `vec` missing its size
  * argument) and each would cascade into an error about text that is right
  * once the name is changed. */
-void parser_check_binder(Parser *p, Sym name, Span at_span) {
-  int dim;
-  if (parser_lookup_prim(p, name, &dim) == PRIM_COUNT || p->failed) return;
-  parser_report(p, ERR_PRIMITIVE_REBOUND, at_span, "'%s' is a primitive and cannot be rebound", name);
+void parser_check_binder(Parser *p) {
+  if (p->tok.kind != TOK_IDENT || p->tok.prim == PRIM_COUNT || p->failed) return;
+  parser_report(p, ERR_PRIMITIVE_REBOUND, p->tok.span, "'%s' is a primitive and cannot be rebound", parser_ident(p));
   p->error_reported = true;
   abandon(p);
 }
@@ -371,7 +352,7 @@ static SizeAst *parse_size_atom(Parser *p, const PrimInfo *prim, int arg) {
     return s;
   }
   if (parser_at(p, TOK_IDENT)) {
-    Sym name = p->tok.ident;
+    Sym name = parser_ident(p);
     parser_advance(p);
     /* ceil(a / b) and floor(a / b) inside a size (as a primitive's size
      * argument they go in parentheses: `split ceil (xs)` would read an
@@ -561,9 +542,9 @@ static TypeAst *parse_paren_type(Parser *p, SizeAst *size, uint32_t begin) {
     parser_advance(p);
     TypeAst *t = new_type(p, TYA_DEPARRAY, begin);
     t->size = size;
-    t->name = p->tok.ident;
+    t->name = parser_ident(p);
     t->name_span = p->tok.span;
-    if (parser_at(p, TOK_IDENT)) parser_check_binder(p, t->name, t->name_span);
+    parser_check_binder(p);
     parser_expect(p, TOK_IDENT, "'\\' in a dependent array's element type");
     parser_expect(p, TOK_ARROW, "the index of a dependent array");
     t->elem = parse_data_type(p, NULL, "->");
@@ -578,7 +559,7 @@ static TypeAst *parse_paren_type(Parser *p, SizeAst *size, uint32_t begin) {
 /* the types that start with a name: idx[n], scalars and vectors, data
  * parameters (and the kinds and phrase type words, refused here) */
 static TypeAst *parse_named_type(Parser *p, uint32_t begin) {
-  Sym name = p->tok.ident;
+  Sym name = parser_ident(p);
   Span name_span = p->tok.span;
   if (parser_name_is(name, "idx")) {
     parser_advance(p);
@@ -611,8 +592,8 @@ static TypeAst *parse_named_type(Parser *p, uint32_t begin) {
  *              | 'comm' | '(' ptype ')' | '(' type ',' type ')' | type */
 static TypeAst *parse_ptype_atom(Parser *p) {
   uint32_t begin = p->tok.span.begin;
-  if (parser_at(p, TOK_IDENT) && is_phrase_type_word(p->tok.ident)) {
-    Sym word = p->tok.ident;
+  if (parser_at(p, TOK_IDENT) && is_phrase_type_word(parser_ident(p))) {
+    Sym word = parser_ident(p);
     parser_advance(p);
     if (parser_name_is(word, "comm")) return new_type(p, TYA_COMM, begin);
     TypeAstKind kind = parser_name_is(word, "exp") ? TYA_EXP : parser_name_is(word, "acc") ? TYA_ACC : TYA_VAR;
@@ -702,14 +683,14 @@ static bool starts_atom(TokKind kind) {
 static Ast *parse_prim(Parser *p, Prim prim, int dim) {
   uint32_t begin = p->tok.span.begin;
   const PrimInfo *info = &prim_info[prim];
-  bool dim_written = (size_t)parser_length_of(p->tok.span) > strlen(info->name);
+  bool dim_written = p->tok.dim_written;
   parser_advance(p);
   Ast *e = new_ast(p, AST_PRIM, begin);
   e->prim = prim;
   e->dim = dim;
   e->dim_written = dim_written;
   for (int i = 0; i < info->nsizes; i++) e->sizes[i] = parse_size_atom(p, info, i);
-  if (prim == PRIM_NEW_LOCAL && parser_at(p, TOK_IDENT) && parser_name_is(p->tok.ident, "volatile")) {
+  if (prim == PRIM_NEW_LOCAL && parser_at(p, TOK_IDENT) && parser_name_is(parser_ident(p), "volatile")) {
     e->volatile_new = true;
     parser_advance(p);
   }
@@ -727,9 +708,9 @@ static Ast *parse_lambda(Parser *p) {
   Ast *outer = NULL, *innermost = NULL;
   while (parser_at(p, TOK_IDENT)) {
     Ast *lam = new_ast(p, AST_LAMBDA, outer ? p->tok.span.begin : begin);
-    lam->bound = p->tok.ident;
+    lam->bound = parser_ident(p);
     lam->bound_span = p->tok.span;
-    parser_check_binder(p, lam->bound, lam->bound_span);
+    parser_check_binder(p);
     if (innermost) innermost->body = lam;
     else outer = lam;
     innermost = lam;
@@ -753,6 +734,7 @@ static Ast *parse_lambda(Parser *p) {
     p->tok.kind = TOK_IDENT;
     p->tok.span.begin = arrow.end - 1;
     p->tok.ident = intern(p->interner, "p", 1);
+    p->tok.prim = PRIM_COUNT;
     p->tok_after_lex_error = false;
   } else if (!parser_expect(p, TOK_ARROW, "the parameters of the lambda")) {
     return placeholder(p);
@@ -776,9 +758,9 @@ static Ast *parse_let(Parser *p) {
     parser_expected(p, "a name after 'let'");
     return placeholder(p);
   }
-  Sym name = p->tok.ident;
+  Sym name = parser_ident(p);
   Span name_span = p->tok.span;
-  parser_check_binder(p, name, name_span);
+  parser_check_binder(p);
   parser_advance(p);
   if (!parser_expect(p, TOK_EQ, "'let %s'", name)) return placeholder(p);
   if (!enter(p)) return placeholder(p);
@@ -909,10 +891,8 @@ static Ast *parse_atom(Parser *p) {
   uint32_t begin = p->tok.span.begin;
   switch (p->tok.kind) {
   case TOK_IDENT: {
-    Sym name = p->tok.ident;
-    int dim;
-    Prim prim = parser_lookup_prim(p, name, &dim);
-    if (prim != PRIM_COUNT) return parse_prim(p, prim, dim);
+    if (p->tok.prim != PRIM_COUNT) return parse_prim(p, (Prim)p->tok.prim, p->tok.dim);
+    Sym name = p->tok.ident; /* no primitive's: interned */
     parser_advance(p);
     Ast *e = new_ast(p, AST_VAR, begin);
     e->name = name;
@@ -1030,8 +1010,9 @@ static Ast *parse_binary(Parser *p, int min_prec) {
     parser_advance(p);
     Ast *rhs = parse_binary(p, op->prec + 1);
     lhs = make_binary(p, op, lhs, rhs, begin);
+    if (op->assoc != ASSOC_NONE) continue;
     const BinaryOp *next = binary_op_of(p->tok.kind);
-    if (op->assoc == ASSOC_NONE && next && next->prec == op->prec) {
+    if (next && next->prec == op->prec) {
       if (op->prec == PREC_CMP)
         parser_syntax_error(p, ERR_CHAINED_OPERATOR,
                      "comparisons do not chain: '%s' cannot follow another comparison "
@@ -1101,24 +1082,34 @@ TypeAst *parse_phrase_type_text(Arena *a, Interner *in, Diag *diag, const Source
   return parser.failed ? NULL : t;
 }
 
+static Program *parse_program_in(Parser *p, Arena *a, Interner *in, Diag *diag, const Source *src, int max_nesting);
+
 /* program ::= decl* */
 Program *parse_program(Arena *a, Interner *in, Diag *diag, const Source *src) {
-  Program *prog = parse_program_deep(a, in, diag, src, diag_depth_limit(diag, DPIA_MAX_NESTING));
-  if (diag->nerrors == 0) prelude_add(a, in, diag, prog);
+  Parser parser;
+  Program *prog = parse_program_in(&parser, a, in, diag, src, diag_depth_limit(diag, DPIA_MAX_NESTING));
+  /* without errors, the lexer has read the whole text: the prelude defs it
+   * names are those its words spelled */
+  if (diag->nerrors == 0)
+    prelude_add(a, in, diag, prog, parser.lexer.prelude_unsure ? NULL : &parser.lexer.prelude_named);
   return prog;
 }
 
 Program *parse_program_deep(Arena *a, Interner *in, Diag *diag, const Source *src, int max_nesting) {
+  Parser parser;
+  return parse_program_in(&parser, a, in, diag, src, max_nesting);
+}
+
+static Program *parse_program_in(Parser *p, Arena *a, Interner *in, Diag *diag, const Source *src, int max_nesting) {
   Program *prog = NEW(a, Program);
   prog->src = src;
+  p->lexer.prelude_unsure = true; /* (not read: an error) */
   if (src->len >= UINT32_MAX) {
     /* spans are 32-bit offsets */
     Span whole = {src, 0, 0};
     diag_error(diag, ERR_TOO_LARGE, whole, "file too large (4 GiB or more)");
     return prog;
   }
-  Parser parser;
-  Parser *p = &parser;
   parser_init(p, a, in, diag, src, max_nesting);
   Vec decls = {0};
   while (!parser_at(p, TOK_EOF)) {

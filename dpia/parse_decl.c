@@ -94,9 +94,9 @@ static void parse_param_group(Parser *p, Vec *params) {
   int first = params->len;
   while (parser_at(p, TOK_IDENT)) {
     Param *param = NEW(p->arena, Param);
-    param->name = p->tok.ident;
+    param->name = parser_ident(p);
     param->span = p->tok.span;
-    parser_check_binder(p, param->name, param->span);
+    parser_check_binder(p);
     vec_push(p->arena, params, param);
     parser_advance(p);
   }
@@ -108,10 +108,10 @@ static void parse_param_group(Parser *p, Vec *params) {
   ParamKind kind = PARAM_PHRASE;
   TypeAst *type = NULL;
   Param tune = {0};
-  if (parser_at(p, TOK_IDENT) && (parser_name_is(p->tok.ident, "nat") || parser_name_is(p->tok.ident, "data"))) {
-    kind = parser_name_is(p->tok.ident, "nat") ? PARAM_NAT : PARAM_DATA;
+  if (parser_at(p, TOK_IDENT) && (parser_name_is(parser_ident(p), "nat") || parser_name_is(parser_ident(p), "data"))) {
+    kind = parser_name_is(parser_ident(p), "nat") ? PARAM_NAT : PARAM_DATA;
     parser_advance(p);
-  } else if (parser_at(p, TOK_IDENT) && parser_name_is(p->tok.ident, "tune")) {
+  } else if (parser_at(p, TOK_IDENT) && parser_name_is(parser_ident(p), "tune")) {
     kind = PARAM_NAT;
     parser_advance(p);
     if (!parse_tune_domain(p, &tune)) return;
@@ -164,8 +164,8 @@ static bool parse_updates(Parser *p, Decl *d) {
     parser_expected(p, "the name of the input that kernel '%s' updates after 'updates'", d->name);
     return false;
   }
-  d->updates = p->tok.ident;
-  d->updated[d->nupdated++] = p->tok.ident;
+  d->updates = parser_ident(p);
+  d->updated[d->nupdated++] = parser_ident(p);
   parser_advance(p);
   while (parser_at(p, TOK_COMMA)) { /* several inputs, each updated as a whole */
     parser_advance(p);
@@ -177,7 +177,7 @@ static bool parse_updates(Parser *p, Decl *d) {
       parser_fail(p, ERR_BAD_UPDATES, "'updates' names at most 4 inputs");
       return false;
     }
-    d->updated[d->nupdated++] = p->tok.ident;
+    d->updated[d->nupdated++] = parser_ident(p);
     parser_advance(p);
     if (parser_at(p, TOK_LBRACKET)) {
       parser_fail(p, ERR_BAD_UPDATES, "'updates' of several inputs updates each as a whole: no region");
@@ -210,8 +210,8 @@ static bool parse_updates(Parser *p, Decl *d) {
 static bool parse_permutation(Parser *p, Decl *d) {
   parser_advance(p);
   Vec names = {0}, spans = {0};
-  while (parser_at(p, TOK_IDENT) && strcmp(p->tok.ident, "updates") != 0) {
-    vec_push(p->arena, &names, (void *)p->tok.ident);
+  while (parser_at(p, TOK_IDENT) && strcmp(parser_ident(p), "updates") != 0) {
+    vec_push(p->arena, &names, (void *)parser_ident(p));
     Span *sp = NEW(p->arena, Span);
     *sp = p->tok.span;
     vec_push(p->arena, &spans, sp);
@@ -246,12 +246,11 @@ Decl *parse_decl(Parser *p) {
     parser_expected(p, "a name after '%s'", keyword);
     return NULL;
   }
-  d->name = p->tok.ident;
+  d->name = parser_ident(p);
   d->name_span = p->tok.span;
   /* a kernel named float4 is reported by the checker as an OpenCL C type
    * name, as it was before float4 was also a primitive */
-  int dim;
-  if (!(d->is_kernel && prim_builds_vector(parser_lookup_prim(p, d->name, &dim)))) parser_check_binder(p, d->name, d->name_span);
+  if (!(d->is_kernel && prim_builds_vector((Prim)p->tok.prim))) parser_check_binder(p);
   parser_advance(p);
   Vec params = {0};
   int untyped = 0;
@@ -262,13 +261,13 @@ Decl *parse_decl(Parser *p) {
     }
     /* after typed parameters, the clause of an imperative program's
      * permutations (def_print), not a template parameter */
-    if (!untyped && params.len && strcmp(p->tok.ident, "permutation") == 0) break;
+    if (!untyped && params.len && strcmp(parser_ident(p), "permutation") == 0) break;
     /* def square x = x * x: a template parameter (ast.h, PARAM_UNTYPED) */
     Param *param = NEW(p->arena, Param);
-    param->name = p->tok.ident;
+    param->name = parser_ident(p);
     param->span = p->tok.span;
     param->kind = PARAM_UNTYPED;
-    parser_check_binder(p, param->name, param->span);
+    parser_check_binder(p);
     vec_push(p->arena, &params, param);
     untyped++;
     parser_advance(p);
@@ -290,18 +289,18 @@ Decl *parse_decl(Parser *p) {
   d->nparams = params.len;
   d->params = NEWARRAY(p->arena, Param, params.len);
   for (int i = 0; i < params.len; i++) d->params[i] = *(Param *)params.items[i];
-  if (!d->is_pipeline && !d->is_foreign && parser_at(p, TOK_IDENT) && strcmp(p->tok.ident, "permutation") == 0 &&
+  if (!d->is_pipeline && !d->is_foreign && parser_at(p, TOK_IDENT) && strcmp(parser_ident(p), "permutation") == 0 &&
       !parse_permutation(p, d))
     return NULL;
-  if (d->is_kernel && parser_at(p, TOK_IDENT) && strcmp(p->tok.ident, "updates") == 0 && !parse_updates(p, d))
+  if (d->is_kernel && parser_at(p, TOK_IDENT) && strcmp(parser_ident(p), "updates") == 0 && !parse_updates(p, d))
     return NULL;
   if (parser_at(p, TOK_COLON)) {
     parser_advance(p);
     d->result = parse_ptype(p);
   } else if (parser_at(p, TOK_IDENT)) {
     /* a kernel parameter lacks its parentheses */
-    parser_expected(p, "'=' after the parameters of '%s' (a parameter is written '(%s: type)')",
-             d->name, p->tok.ident);
+    parser_expected(p, "'=' after the parameters of '%s' (a parameter is written '(%s: type)')", d->name,
+                    parser_ident(p));
     return NULL;
   }
   if (d->is_foreign && !d->result) {

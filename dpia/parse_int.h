@@ -27,9 +27,17 @@ typedef struct Parser {
   uint64_t nodes;          /* Ast, TypeAst and SizeAst nodes made (parse_program_deep) */
 } Parser;
 
-/* tokens */
-void parser_advance(Parser *p);
-bool parser_at(const Parser *p, TokKind kind);
+/* tokens: inline (the parser asks about and consumes every token of a
+ * program; translation throughput) */
+static inline void parser_advance(Parser *p) {
+  if (p->failed) return; /* stay on the end-of-file that stops the parse */
+  p->prev = p->tok.span;
+  p->tok_after_lex_error = lexer_scan(&p->lexer, &p->tok);
+}
+static inline bool parser_at(const Parser *p, TokKind kind) { return p->tok.kind == kind; }
+/* the current token's name (interned now if it is a primitive's: Token,
+ * lexer_ident); NULL for a token of another kind */
+static inline Sym parser_ident(Parser *p) { return p->tok.ident ? p->tok.ident : lexer_ident(&p->lexer, &p->tok); }
 /* the span from begin to the end of the last consumed token */
 Span parser_span_from(const Parser *p, uint32_t begin);
 const char *parser_text_of(const Parser *p, Span s);
@@ -44,13 +52,24 @@ void parser_fail_at(Parser *p, DiagCode code, Span at_span, const char *message)
 void parser_fail(Parser *p, DiagCode code, const char *message);
 void parser_expected(Parser *p, const char *fmt, ...) DPIA_PRINTF(2, 3);
 void parser_syntax_error(Parser *p, DiagCode code, const char *fmt, ...) DPIA_PRINTF(3, 4);
-bool parser_expect(Parser *p, TokKind kind, const char *after_fmt, ...) DPIA_PRINTF(3, 4);
-bool parser_expect_closer(Parser *p, TokKind closer, Span opener, const char *after_fmt, ...) DPIA_PRINTF(4, 5);
+/* parser_expect(p, kind, after_fmt, ...): consume a token of the given
+ * kind, or report "expected 'k' after <after>"; parser_expect_closer(p,
+ * closer, opener, after_fmt, ...): the closing bracket of opener, or the
+ * report with a note at both.  The token that is there is consumed
+ * inline, without the variadic call (its registers saved for the
+ * message's arguments: translation throughput); p is evaluated again. */
+bool parser_expect_report(Parser *p, TokKind kind, const char *after_fmt, ...) DPIA_PRINTF(3, 4);
+bool parser_expect_closer_report(Parser *p, TokKind closer, Span opener, const char *after_fmt, ...) DPIA_PRINTF(4, 5);
+#define parser_expect(p, kind, ...)                                                                                    \
+  (parser_at((p), (kind)) ? (parser_advance(p), true) : parser_expect_report((p), (kind), __VA_ARGS__))
+#define parser_expect_closer(p, closer, opener, ...)                                                                   \
+  (parser_at((p), (closer)) ? (parser_advance(p), true)                                                                \
+                            : parser_expect_closer_report((p), (closer), (opener), __VA_ARGS__))
 void parser_report(Parser *p, DiagCode code, Span at_span, const char *fmt, ...) DPIA_PRINTF(4, 5);
 
-/* names: primitives are reserved (prims.h); name is of the parser's interner */
-Prim parser_lookup_prim(Parser *p, Sym name, int *dim);
-void parser_check_binder(Parser *p, Sym name, Span at_span);
+/* names: primitives are reserved (prims.h): the current token, a name
+ * about to be bound, is none */
+void parser_check_binder(Parser *p);
 
 /* the grammar's rules the declarations use (parse.c) */
 SizeAst *parse_size(Parser *p);

@@ -67,6 +67,7 @@ static const char *const prelude_names[] = {"slide2D",  "slide3D",     "padClamp
                                             "padCst2D", "padCst3D",    "zip2D",      "splitPad",
                                             "mapPad",   "mapPadClamp", "tileIndices"};
 enum { NPRELUDE = sizeof prelude_names / sizeof prelude_names[0] };
+_Static_assert(NPRELUDE <= 32, "a prelude def is one bit of a mask (Lexer's prelude_named)");
 /* the lengths of the shortest and longest names (check_names checks them: prelude_lengths holds them) */
 enum { PRELUDE_SHORTEST = sizeof "zip2D" - 1, PRELUDE_LONGEST = sizeof "mapPadClamp" - 1 };
 
@@ -81,11 +82,12 @@ static bool ident_char(char ch) {
  * (check_names, below), read-only after. */
 static unsigned char prelude_lengths[NPRELUDE];
 
-/* Whether the word of n letters at word is a prelude name (marked in named). */
-static void mark_name(const char *word, size_t n, bool named[NPRELUDE]) {
+/* Whether the word of n letters at word is a prelude name (its bit set in
+ * named). */
+static void mark_name(const char *word, size_t n, uint32_t *named) {
   for (int i = 0; i < NPRELUDE; i++)
     if (prelude_lengths[i] == n && prelude_names[i][0] == word[0] && memcmp(prelude_names[i], word, n) == 0)
-      named[i] = true;
+      *named |= 1u << i;
 }
 
 /* Whether any of the 8 bytes of w is an upper-case ASCII letter: for a byte
@@ -109,9 +111,7 @@ static bool has_upper(uint64_t w) {
  * letter of each name (C D I P): a word that is a name has that name's,
  * and most of a program's upper-case letters (mapWorkgroup, reduceSeq,
  * asVector) are none of them, so their words are not compared at all. */
-static void mentions(const Source *src, uint32_t triggers, bool named[NPRELUDE]) {
-  for (int i = 0; i < NPRELUDE; i++) named[i] = false;
-  const char *text = src->text, *end = src->text + src->len;
+static void mentions(const char *text, const char *end, uint32_t triggers, uint32_t *named) {
   for (const char *p = text; p < end;) {
     if (end - p >= 8) {
       uint64_t w;
@@ -169,22 +169,39 @@ static void check_names(void) {
   name_triggers = triggers;
 }
 
+static void check_names_once(void) {
+  pthread_once(&names_checked, check_names);
+  if (!names_fit)
+    INTERNAL("a prelude name is not of %d to %d letters or has no upper-case letter (mentions)", PRELUDE_SHORTEST,
+             PRELUDE_LONGEST);
+}
+
+int prelude_def_count(void) { return NPRELUDE; }
+const char *prelude_def_name(int i) { return prelude_names[i]; }
+
+void prelude_words_in(const char *begin, const char *end, uint32_t *named) {
+  check_names_once();
+  mentions(begin, end, name_triggers, named);
+}
+
 static bool declares(const Program *prog, const char *name) {
   for (int i = 0; i < prog->ndecls; i++)
     if (strcmp(prog->decls[i]->name, name) == 0) return true;
   return false;
 }
 
-void prelude_add(Arena *a, Interner *in, Diag *diag, Program *prog) {
+void prelude_add(Arena *a, Interner *in, Diag *diag, Program *prog, const uint32_t *named) {
   bool wanted[NPRELUDE];
   int nwanted = 0;
-  pthread_once(&names_checked, check_names);
-  if (!names_fit)
-    INTERNAL("a prelude name is not of %d to %d letters or has no upper-case letter (mentions)", PRELUDE_SHORTEST,
-             PRELUDE_LONGEST);
-  mentions(prog->src, name_triggers, wanted);
+  uint32_t scanned = 0;
+  if (!named) {
+    check_names_once();
+    mentions(prog->src->text, prog->src->text + prog->src->len, name_triggers, &scanned);
+    named = &scanned;
+  }
+  if (!*named) return; /* most programs: no def declared or made */
   for (int i = 0; i < NPRELUDE; i++) {
-    wanted[i] = wanted[i] && !declares(prog, prelude_names[i]);
+    wanted[i] = ((*named >> i) & 1) && !declares(prog, prelude_names[i]);
     nwanted += wanted[i];
   }
   if (!nwanted) return;

@@ -24,17 +24,14 @@ static bool spells(const char *full, const char *name, size_t len) {
 
 /* The names' index: open addressing over the table's positions, built once
  * per process (as prim_type.c's signatures are) and only read after, so
- * that lookups stay reentrant.  The parser asks about every identifier of
- * a program (most are not primitives): a scan of the whole table was the
- * larger part of parsing a short program (translation throughput,
- * BENCHMARKS.md). */
+ * that lookups stay reentrant (the checker and the printers ask by name;
+ * a scan of the whole table was costly). */
 enum { PRIM_INDEX_SIZE = 512 }; /* a power of two, under half full */
 _Static_assert(PRIM_COUNT * 2 <= PRIM_INDEX_SIZE, "the primitives' name index is too small");
 static short prim_index[PRIM_INDEX_SIZE]; /* a primitive + 1, 0: empty */
 static pthread_once_t prim_index_once = PTHREAD_ONCE_INIT;
 
-/* FNV-1a, the interner's hash (util.h), so that the parser looks a name
- * up with the hash the lexer made of it (prim_lookup_hashed) */
+/* FNV-1a, the interner's hash (util.h) */
 static uint32_t name_hash(const char *s, size_t n) {
   uint32_t h = INTERN_HASH_START;
   for (size_t i = 0; i < n; i++) h = intern_hash_step(h, (unsigned char)s[i]);
@@ -58,9 +55,7 @@ static Prim find_name(const char *name, size_t len, uint32_t hash) {
   return PRIM_COUNT;
 }
 
-Prim prim_lookup(const char *name, size_t len, int *dim) { return prim_lookup_hashed(name, len, name_hash(name, len), dim); }
-
-Prim prim_lookup_hashed(const char *name, size_t len, uint32_t hash, int *dim) {
+static Prim prim_lookup_hashed(const char *name, size_t len, uint32_t hash, int *dim) {
   *dim = 0;
   if (len == 0) return PRIM_COUNT;
   pthread_once(&prim_index_once, build_prim_index);
@@ -75,6 +70,10 @@ Prim prim_lookup_hashed(const char *name, size_t len, uint32_t hash, int *dim) {
   if (p == PRIM_COUNT || !(prim_info[p].flags & PF_DIM)) return PRIM_COUNT;
   *dim = last - '0';
   return p;
+}
+
+Prim prim_lookup(const char *name, size_t len, int *dim) {
+  return prim_lookup_hashed(name, len, name_hash(name, len), dim);
 }
 
 const char *prim_level_index_name(PrimLevel level) {

@@ -493,12 +493,9 @@ bool prim_computes(Prim p);
 
 /* Look a name up, accepting a dimension suffix 0-2 on PF_DIM primitives.
  * Returns PRIM_COUNT if the name is not a primitive; *dim gets the suffix
- * (0 when absent). */
+ * (0 when absent).  (The lexer finds the primitives a program's names
+ * spell in its own table of reserved names, lex.c, made from this one.) */
 Prim prim_lookup(const char *name, size_t len, int *dim);
-/* The same, given hash, the FNV-1a hash of name[0, len) (util.h,
- * INTERN_HASH_START: the interner's, which the lexer makes as it reads a
- * name). */
-Prim prim_lookup_hashed(const char *name, size_t len, uint32_t hash, int *dim);
 
 /* A switch over Prim (or PrimFamily) between these has no default and
  * names every value, so that a new row breaks the build at each place that

@@ -22,9 +22,13 @@
 #if defined(__GNUC__)
 #define DPIA_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #define DPIA_NORETURN __attribute__((noreturn))
+/* a function kept out of its callers: the rarer paths of a hot one, so
+ * that the hot path's registers need not be saved on every call */
+#define DPIA_NOINLINE __attribute__((noinline))
 #else
 #define DPIA_PRINTF(f, a)
 #define DPIA_NORETURN
+#define DPIA_NOINLINE
 #endif
 
 #define DPIA_COUNTOF(a) (sizeof(a) / sizeof((a)[0]))
@@ -98,6 +102,40 @@ static inline size_t json_plain_run(const char *s, size_t n, bool high_stops) {
     at++;
   }
   return at;
+}
+
+/* JSON_BLOCK bytes at a time (translation throughput: an answer's kernel
+ * text, and a request's program, are lines of a few dozen characters, and
+ * each line's newline is escaped): the index of the first byte of
+ * s[0, JSON_BLOCK) that json_plain_run stops at, or JSON_BLOCK; all
+ * JSON_BLOCK bytes must be readable.  The caller copies the whole block
+ * where the text goes, then keeps the bytes before the stop: one pass
+ * for the scan and the copy. */
+enum { JSON_BLOCK = 16 };
+static inline unsigned json_block_stop(const char *s, bool high_stops) {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20),
+                minus_one = _mm_set1_epi8(-1);
+  __m128i x = _mm_loadu_si128((const __m128i *)(const void *)s);
+  __m128i low = _mm_cmplt_epi8(x, space);
+  if (!high_stops) low = _mm_and_si128(low, _mm_cmpgt_epi8(x, minus_one));
+  __m128i stops = _mm_or_si128(low, _mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)));
+  unsigned mask = (unsigned)_mm_movemask_epi8(stops) | 1u << JSON_BLOCK;
+#if defined(__GNUC__)
+  return (unsigned)__builtin_ctz(mask);
+#else
+  unsigned i = 0;
+  while (!((mask >> i) & 1)) i++;
+  return i;
+#endif
+#else
+  for (unsigned at = 0; at < JSON_BLOCK; at += 8) {
+    uint64_t w, stops;
+    memcpy(&w, s + at, sizeof w);
+    if ((stops = json_stops_in8(w, high_stops)) != 0) return at + first_marked_byte(stops);
+  }
+  return JSON_BLOCK;
+#endif
 }
 
 /* The one allocation function of a translation.  alloc(user, n) returns n
@@ -262,13 +300,9 @@ typedef struct Interner {
 
 /* What the interner keeps of each name, just before its text: its hash
  * and length (a lookup compares them before any byte, and growing the
- * table hashes nothing again), and one fact a client may cache about the
- * name for as long as the interner lives, 0 until it does: the parser's
- * primitive lookup (parse.c, parser_lookup_prim), which asks about every
- * identifier and so costs no table of its own. */
+ * table hashes nothing again). */
 typedef struct SymInfo {
   uint32_t hash; /* FNV-1a, INTERN_HASH_* below */
-  uint32_t memo;
   size_t len;    /* 16 bytes in all: the text after it is aligned as any arena object */
 } SymInfo;
 _Static_assert(sizeof(SymInfo) % 16 == 0, "an interned name's text starts aligned as the arena's objects");

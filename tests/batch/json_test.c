@@ -256,6 +256,30 @@ static void test_fast_paths(Arena *a) {
   }
 }
 
+/* Escaping text that grows most (control characters, 6 bytes each, among
+ * quotes and letters) after text of any length in the buffer: the room
+ * emit_json_string keeps for a block's store past the text is grown at
+ * escapes, so the buffer ends with its NUL inside its capacity and the
+ * bytes are a byte at a time's. */
+static void test_escape_growth(Arena *a) {
+  static const char pieces[] = "\x01\x02\x1f\"\\\nab\x7f";
+  for (int round = 0; round < 3000; round++) {
+    char t[300];
+    size_t n = rnd(sizeof t - 1);
+    for (size_t i = 0; i < n; i++) t[i] = pieces[rnd(sizeof pieces - 1)];
+    t[n] = 0;
+    Buf fast, slow;
+    buf_init(&fast, a);
+    buf_init(&slow, a);
+    for (unsigned k = rnd(70); k > 0; k--) buf_putc(&fast, 'x'), buf_putc(&slow, 'x');
+    emit_json_string(&fast, t);
+    escape_by_hand(&slow, t);
+    CHECK(fast.len < fast.cap && fast.data[fast.len] == 0 && fast.len == slow.len &&
+              memcmp(fast.data, slow.data, fast.len) == 0,
+          "escaped %zu bytes as %s, not %s", n, fast.data, slow.data);
+  }
+}
+
 int main(void) {
   DpiaMem mem;
   dpia_mem_default(&mem);
@@ -270,6 +294,7 @@ int main(void) {
   test_accept(&a);
   test_reject(&a);
   test_fast_paths(&a);
+  test_escape_growth(&a);
   arena_free(&a);
   if (failures) fprintf(stderr, "%d failure(s)\n", failures);
   else printf("ok\n");

@@ -843,7 +843,7 @@ static void describe_tokens(Buf *b, Parsed *ps) {
     if (tok.kind == TOK_EOF) break;
     if (!first) buf_putc(b, ' ');
     switch (tok.kind) {
-    case TOK_IDENT: emit(b, "identifier(%s)", tok.ident); break;
+    case TOK_IDENT: emit(b, "identifier(%s)", lexer_ident(&lx, &tok)); break;
     case TOK_INT: emit(b, "integer(%" PRIu64 ")", tok.int_value); break;
     case TOK_FLOAT: emit(b, "decimal(%g%s)", tok.float_value, tok.float_suffix_f ? "f" : ""); break;
     default: buf_puts(b, tok_spelling[tok.kind]); break;
@@ -879,11 +879,13 @@ static void test_lexer(Tester *t, DpiaMem *mem) {
   check(t, d.span.begin == 45 && d.span.end == 45, "end of file is at the end", "");
   arena_free(&ps.arena);
   /* lexer_scan writes each token over the parser's current one: every
-   * field must be the token's own, none left from the token before (a
-   * string's text after an identifier, an integer's value after a lane),
-   * so scanning into one Token gives what a fresh, zeroed one gets */
+   * field its kind has (ast.h: the name and primitive of any, the value of
+   * a literal or lane) must be the token's own, none left from the token
+   * before (a string's text after an identifier, an integer's value after
+   * a lane, a primitive after a primitive's name), so scanning into one
+   * Token gives what a fresh, zeroed one gets */
   {
-    static const char text[] = "\"c\" x 7 .w 1.5f 18446744073709551616 \"\" y .s3 def ( 2e3 z";
+    static const char text[] = "\"c\" x 7 .w 1.5f 18446744073709551616 \"\" y .s3 def ( 2e3 z mapLocal1 split zip n";
     Parsed fresh, reused;
     parse_text(&fresh, mem, "t.dpia", "", 0);
     parse_text(&reused, mem, "t.dpia", "", 0);
@@ -900,18 +902,22 @@ static void test_lexer(Tester *t, DpiaMem *mem) {
       memset(&want, 0, sizeof want);
       want = lexer_next(&lf);
       lexer_scan(&lr, &one);
-      bool same = one.kind == want.kind && one.span.begin == want.span.begin && one.span.end == want.span.end &&
-                  (one.ident == NULL) == (want.ident == NULL) && (!one.ident || strcmp(one.ident, want.ident) == 0) &&
-                  one.int_value == want.int_value && one.float_value == want.float_value &&
-                  one.int_overflow == want.int_overflow && one.float_suffix_f == want.float_suffix_f &&
-                  (one.str_value == NULL) == (want.str_value == NULL) &&
-                  (!one.str_value || strcmp(one.str_value, want.str_value) == 0);
+      TokKind k = want.kind;
+      bool same =
+          one.kind == want.kind && one.span.begin == want.span.begin && one.span.end == want.span.end &&
+          (one.ident == NULL) == (want.ident == NULL) &&
+          (k != TOK_IDENT || strcmp(lexer_ident(&lr, &one), lexer_ident(&lf, &want)) == 0) && one.prim == want.prim &&
+          one.dim == want.dim && one.dim_written == want.dim_written &&
+          ((k != TOK_INT && k != TOK_LANE) || one.int_value == want.int_value) &&
+          (k != TOK_INT || one.int_overflow == want.int_overflow) &&
+          (k != TOK_FLOAT || (one.float_value == want.float_value && one.float_suffix_f == want.float_suffix_f)) &&
+          (k != TOK_STRING || strcmp(one.str_value, want.str_value) == 0);
       if (!same && differ++ < 3)
         check(t, false, "a token scanned over the one before is the token alone",
               arena_printf(&reused.arena, "token %d (%s) differs", n, tok_spelling[want.kind]));
       if (want.kind == TOK_EOF) break;
     }
-    check(t, differ == 0 && n == 13, "tokens scanned into one Token are the tokens alone",
+    check(t, differ == 0 && n == 17, "tokens scanned into one Token are the tokens alone",
           arena_printf(&reused.arena, "%d tokens, %d differ", n, differ));
     arena_free(&fresh.arena);
     arena_free(&reused.arena);
@@ -1131,38 +1137,140 @@ static void test_prelude(Tester *t, DpiaMem *mem) {
   check(t, cases > 700, "random texts tried", "");
 }
 
-/* The parser's primitive lookup (parse.c, parser_lookup_prim: the lexer's
- * hash, the answer cached in the name's SymInfo) against prim_lookup, for
- * every primitive's name, with dimension suffixes 0-3, cut short and
- * extended, each asked twice (the second answer from the cache). */
+/* The prelude defs the lexer finds a text to name (Lexer's prelude_named,
+ * which prelude_add reads instead of scanning the text) against the words
+ * of the text found by hand, for random texts of names, pieces of names,
+ * quotes, projections, comments, strings and stray bytes that lex without
+ * an error (prelude_add runs only then); and that the lexer is unsure
+ * (leaves it to the scan) only where a projection's digit is glued to a
+ * name. */
+static void test_prelude_marks(Tester *t, DpiaMem *mem) {
+  static const char *const pieces[] = {
+      "slide2D", "padCst3D", "zip2D", "splitPad", "mapPadClamp", "tileIndices", "mapPad", "Pad", "x",  "_",
+      "'",       "1",        "2",     ".1",       ".2",          " ",           "\n",     "-- ", "\"", "(",
+      "\\",      ".",        "-",     "\xce\xbb", "λ",           "mapGlobal1",  "kernel", "|>"};
+  uint64_t rng = 0x2545F4914F6CDD1Du;
+  int sure = 0, unsure = 0;
+  for (int round = 0; round < 20000; round++) {
+    Arena a;
+    arena_init(&a, mem);
+    Buf text;
+    buf_init(&text, &a);
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    for (int i = (int)(rng % 12); i >= 0; i--) {
+      rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+      buf_puts(&text, pieces[rng % DPIA_COUNTOF(pieces)]);
+    }
+    uint32_t want = 0;
+    bool glued = false;
+    for (size_t i = 0; i < text.len;) {
+      size_t j = i;
+      while (j < text.len && (text.data[j] == '_' || (text.data[j] >= '0' && text.data[j] <= '9') ||
+                              ((text.data[j] | 0x20) >= 'a' && (text.data[j] | 0x20) <= 'z')))
+        j++;
+      for (int k = 0; k < prelude_def_count(); k++)
+        if (j - i == strlen(prelude_def_name(k)) && memcmp(text.data + i, prelude_def_name(k), j - i) == 0)
+          want |= 1u << k;
+      i = j > i ? j : i + 1;
+    }
+    for (size_t i = 0; i + 2 < text.len; i++)
+      glued |= text.data[i] == '.' && (text.data[i + 1] == '1' || text.data[i + 1] == '2') &&
+               (text.data[i + 2] == '_' || ((text.data[i + 2] | 0x20) >= 'a' && (text.data[i + 2] | 0x20) <= 'z'));
+    Interner in;
+    intern_init(&in, &a);
+    Diag diag;
+    diag_init(&diag, &a);
+    Source src;
+    source_init(&src, &a, "marks.dpia", text.data, text.len);
+    Lexer lx;
+    lexer_init(&lx, &src, &in, &diag);
+    Token tok;
+    do lexer_scan(&lx, &tok);
+    while (tok.kind != TOK_EOF);
+    if (diag.nerrors) {
+      arena_free(&a);
+      continue;
+    }
+    if (lx.prelude_unsure)
+      unsure++;
+    else
+      sure++;
+    check(t, lx.prelude_unsure ? glued : lx.prelude_named == want,
+          arena_printf(&a, "the prelude defs the lexer finds in %s", text.data),
+          arena_printf(&a, "0x%x%s, not 0x%x", lx.prelude_named, lx.prelude_unsure ? " (unsure)" : "", want));
+    arena_free(&a);
+  }
+  char counts[64];
+  snprintf(counts, sizeof counts, "%d sure, %d unsure", sure, unsure);
+  check(t, sure > 1000 && unsure > 50, "texts without errors, with and without a glued projection", counts);
+}
+
+/* The lexer's reserved names (lex.c: keywords, primitives with their
+ * dimension suffixes) against prim_lookup and the keywords' spellings, for
+ * every primitive's name and every keyword, with dimension suffixes 0-3,
+ * cut short and extended: each form lexed alone, then in a line of them
+ * all (the same names again, as the interner has them by then). */
 static void test_prim_lookup(Tester *t, DpiaMem *mem) {
-  Parsed ps;
-  parse_cstr(&ps, mem, "def f (x: exp[float]) = x\n");
-  Parser p;
-  memset(&p, 0, sizeof p);
-  p.arena = &ps.arena;
-  p.interner = &ps.interner;
+  Arena a;
+  arena_init(&a, mem);
+  Interner in;
+  intern_init(&in, &a);
+  Diag diag;
+  diag_init(&diag, &a);
+  /* the names that are identifiers (not `.lane`, nor "string literal") */
+  Vec names = {0};
+  for (int i = 0; i < PRIM_COUNT + TOK_COUNT; i++) {
+    const char *name = i < PRIM_COUNT ? prim_info[i].name : tok_spelling[i - PRIM_COUNT];
+    bool ident = (*name >= 'a' && *name <= 'z') || (*name >= 'A' && *name <= 'Z');
+    for (const char *c = name; *c; c++)
+      ident = ident && (*c == '_' || (*c >= '0' && *c <= '9') || ((*c | 0x20) >= 'a' && (*c | 0x20) <= 'z'));
+    if (ident) vec_push(&a, &names, (void *)name);
+  }
+  Buf line;
+  buf_init(&line, &a);
   int tried = 0;
-  for (int i = 0; i < PRIM_COUNT; i++) {
-    const char *name = prim_info[i].name;
-    const char *forms[] = {name, arena_printf(&ps.arena, "%s0", name), arena_printf(&ps.arena, "%s2", name),
-                           arena_printf(&ps.arena, "%s3", name), arena_printf(&ps.arena, "%sx", name),
-                           arena_printf(&ps.arena, "%.*s", (int)strlen(name) - 1, name)};
-    for (size_t f = 0; f < DPIA_COUNTOF(forms); f++) {
-      Sym s = intern_cstr(&ps.interner, forms[f]);
-      int want_dim = -1;
-      Prim want = prim_lookup(forms[f], strlen(forms[f]), &want_dim);
-      for (int again = 0; again < 2; again++) {
-        int dim = -1;
-        Prim got = parser_lookup_prim(&p, s, &dim);
-        check(t, got == want && dim == want_dim, arena_printf(&ps.arena, "the primitive named %s", forms[f]),
-              arena_printf(&ps.arena, "%d (dimension %d), not %d (dimension %d)", (int)got, dim, (int)want, want_dim));
+  for (int round = 0; round < 2; round++) {
+    for (int i = 0; i < names.len; i++) {
+      const char *name = names.items[i];
+      const char *forms[] = {name,
+                             arena_printf(&a, "%s0", name),
+                             arena_printf(&a, "%s1", name),
+                             arena_printf(&a, "%s2", name),
+                             arena_printf(&a, "%s3", name),
+                             arena_printf(&a, "%sx", name),
+                             arena_printf(&a, "%.*s", (int)strlen(name) - 1, name)};
+      for (size_t f = 0; f < DPIA_COUNTOF(forms); f++) {
+        if (!*forms[f]) continue;
+        int want_dim = -1;
+        Prim want = prim_lookup(forms[f], strlen(forms[f]), &want_dim);
+        TokKind want_kind = TOK_IDENT;
+        for (int k = TOK_KW_DEF; k < TOK_COUNT; k++)
+          if (strcmp(tok_spelling[k], forms[f]) == 0) want_kind = (TokKind)k;
+        if (want_kind != TOK_IDENT) want = PRIM_COUNT, want_dim = 0;
+        bool want_written = want != PRIM_COUNT && strlen(forms[f]) > strlen(prim_info[want].name);
+        Source src;
+        const char *text = round == 0 ? forms[f] : arena_printf(&a, "%s%s", line.data, forms[f]);
+        source_init(&src, &a, "names.dpia", text, strlen(text));
+        Lexer lx;
+        lexer_init(&lx, &src, &in, &diag);
+        Token tok;
+        size_t len = strlen(text);
+        do lexer_scan(&lx, &tok);
+        while (tok.span.end < len && tok.kind != TOK_EOF);
+        bool ok = tok.kind == want_kind && tok.prim == (uint16_t)want && (want == PRIM_COUNT || tok.dim == want_dim) &&
+                  tok.dim_written == want_written &&
+                  (tok.kind != TOK_IDENT || strcmp(lexer_ident(&lx, &tok), forms[f]) == 0);
+        check(t, ok, arena_printf(&a, "the name %s", forms[f]),
+              arena_printf(&a, "token %s, primitive %d (dimension %d%s), not %s, %d (dimension %d)",
+                           tok_spelling[tok.kind], (int)tok.prim, tok.dim, tok.dim_written ? ", written" : "",
+                           tok_spelling[want_kind], (int)want, want_dim));
+        if (round == 0) emit(&line, "%s ", forms[f]);
         tried++;
       }
     }
   }
-  check(t, tried > 1000, "names tried", "");
-  arena_free(&ps.arena);
+  check(t, diag.nerrors == 0 && tried > 1000, "names tried", "");
+  arena_free(&a);
 }
 
 /* A source whose line starts are made at its first position
@@ -1230,6 +1338,7 @@ int main(int argc, char **argv) {
     test_lazy_lines(&t, &mem);
   } else if (strcmp(mode, "prelude") == 0) {
     test_prelude(&t, &mem);
+    test_prelude_marks(&t, &mem);
     test_prim_lookup(&t, &mem);
   } else if (strcmp(mode, "perf") == 0) {
     test_perf(&t, &mem);
