@@ -67,22 +67,27 @@ static bool acc_indexed_by(CG *cg, const Phrase *a, const Alias *al, const Binde
   }
 }
 
-/* scan_writes, leaving out the writes indexed by index (NULL: none) */
-static void scan_writes_but(CG *cg, const Phrase *p, const Alias *al, const Binder *index, BinderSet *out) {
+/* scan_writes, leaving out the writes indexed by index (NULL: none);
+ * and, where all is not NULL, every write in all too: a loop's end site
+ * wants both of its body, in one walk (issue 35) */
+static void scan_writes_but(CG *cg, const Phrase *p, const Alias *al, const Binder *index, BinderSet *out,
+                            BinderSet *all) {
   switch (p->kind) {
   case PH_ASSIGN: {
     const Binder *r = static_acc_root(cg, p->fst, al);
-    if (r && shared_root(cg, r) && !(index && acc_indexed_by(cg, p->fst, al, index))) binder_set_add(cg, out, r);
+    if (!r || !shared_root(cg, r)) return;
+    if (all) binder_set_add(cg, all, r);
+    if (!(index && acc_indexed_by(cg, p->fst, al, index))) binder_set_add(cg, out, r);
     return;
   }
   case PH_SEQ:
-    scan_writes_but(cg, p->fst, al, index, out);
-    scan_writes_but(cg, p->snd, al, index, out);
+    scan_writes_but(cg, p->fst, al, index, out, all);
+    scan_writes_but(cg, p->snd, al, index, out, all);
     return;
-  case PH_LAM: scan_writes_but(cg, p->body, al, index, out); return;
+  case PH_LAM: scan_writes_but(cg, p->body, al, index, out, all); return;
   case PH_PAIR: /* the sides of an if (PRIM_IF: comm & comm), each writing */
-    scan_writes_but(cg, p->fst, al, index, out);
-    scan_writes_but(cg, p->snd, al, index, out);
+    scan_writes_but(cg, p->fst, al, index, out, all);
+    scan_writes_but(cg, p->snd, al, index, out, all);
     return;
   case PH_APP: {
     Spine s;
@@ -90,11 +95,11 @@ static void scan_writes_but(CG *cg, const Phrase *p, const Alias *al, const Bind
     if (is_parfor(s.head->prim) && s.nargs == 2 && s.args[1]->kind == PH_LAM && s.args[1]->body->kind == PH_LAM) {
       const Phrase *inner = s.args[1]->body;
       Alias a = {inner->lam_binder, s.args[0], al};
-      scan_writes_but(cg, inner->body, &a, index, out);
+      scan_writes_but(cg, inner->body, &a, index, out, all);
       return;
     }
     for (int i = 0; i < s.nargs; i++)
-      if (s.args[i]->kind == PH_LAM || s.args[i]->kind == PH_PAIR) scan_writes_but(cg, s.args[i], al, index, out);
+      if (s.args[i]->kind == PH_LAM || s.args[i]->kind == PH_PAIR) scan_writes_but(cg, s.args[i], al, index, out, all);
     return;
   }
   default: return;
@@ -103,7 +108,9 @@ static void scan_writes_but(CG *cg, const Phrase *p, const Alias *al, const Bind
 
 /* buffers in global or local memory written by p (al: the o of the
  * parfors entered on the way, which are not in the environment yet) */
-void scan_writes(CG *cg, const Phrase *p, const Alias *al, BinderSet *out) { scan_writes_but(cg, p, al, NULL, out); }
+void scan_writes(CG *cg, const Phrase *p, const Alias *al, BinderSet *out) {
+  scan_writes_but(cg, p, al, NULL, out, NULL);
+}
 
 /* ---- the reads of a command ----
  *
@@ -370,10 +377,11 @@ KirSite *cg_command_site(CG *cg, const Phrase *p, KirLevel level) {
 void cg_body_end_site(CG *cg, KirSiteKind kind, const Phrase *body, const Binder *index) {
   BinderSet reads = {0}, writes = {0}, unindexed = {0};
   scan_reads(cg, body, &reads);
-  if (site_writes_wanted(cg)) {
+  if (site_writes_wanted(cg) && cg->scan_each_site) { /* the general way: a walk each */
     scan_writes(cg, body, NULL, &writes);
-    scan_writes_but(cg, body, NULL, index, &unindexed);
-  }
+    scan_writes_but(cg, body, NULL, index, &unindexed, NULL);
+  } else if (site_writes_wanted(cg))
+    scan_writes_but(cg, body, NULL, index, &unindexed, &writes);
   KirSite *site = cg_site(cg, kind, body->span);
   site->reads = buffers_of(cg, &reads);
   site->writes = buffers_of(cg, &writes);
