@@ -83,8 +83,6 @@ typedef struct Printer {
   IxExprPrinter print_expr; /* IX_EXPR atoms */
 } Printer;
 
-static void print_text(Printer *p, const char *s) { buf_put(p->out, s, strlen(s)); }
-
 static size_t decimal_length(int64_t v) {
   uint64_t magnitude = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
   size_t n = v < 0 ? 2 : 1;
@@ -98,9 +96,9 @@ static size_t decimal_length(int64_t v) {
 static void print_node(Printer *p, const Ix *e);
 
 static void print_operand(Printer *p, const Ix *e, bool parens) {
-  if (parens) print_text(p, "(");
+  if (parens) buf_putc(p->out, '(');
   print_node(p, e);
-  if (parens) print_text(p, ")");
+  if (parens) buf_putc(p->out, ')');
 }
 
 /* A term of a flat sum: a variable, a constant >= 0 or a variable times
@@ -123,7 +121,7 @@ static bool flat_term(const Ix *e) {
 static void print_flat_term(Printer *p, const Ix *e) {
   const Ix *v = e->kind == IX_MUL ? e->a : e;
   if (v->kind == IX_VAR)
-    print_text(p, v->name);
+    buf_put(p->out, v->name, v->length); /* strlen(name): ix_seal */
   else
     buf_put_int(p->out, v->value);
   if (e->kind == IX_MUL) {
