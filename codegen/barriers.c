@@ -67,22 +67,27 @@ static bool acc_indexed_by(CG *cg, const Phrase *a, const Alias *al, const Binde
   }
 }
 
-/* scan_writes, leaving out the writes indexed by index (NULL: none) */
-static void scan_writes_but(CG *cg, const Phrase *p, const Alias *al, const Binder *index, BinderSet *out) {
+/* scan_writes, leaving out the writes indexed by index (NULL: none);
+ * and, where all is not NULL, every write in all too: a loop's end site
+ * wants both of its body, in one walk (issue 35) */
+static void scan_writes_but(CG *cg, const Phrase *p, const Alias *al, const Binder *index, BinderSet *out,
+                            BinderSet *all) {
   switch (p->kind) {
   case PH_ASSIGN: {
     const Binder *r = static_acc_root(cg, p->fst, al);
-    if (r && shared_root(cg, r) && !(index && acc_indexed_by(cg, p->fst, al, index))) binder_set_add(cg, out, r);
+    if (!r || !shared_root(cg, r)) return;
+    if (all) binder_set_add(cg, all, r);
+    if (!(index && acc_indexed_by(cg, p->fst, al, index))) binder_set_add(cg, out, r);
     return;
   }
   case PH_SEQ:
-    scan_writes_but(cg, p->fst, al, index, out);
-    scan_writes_but(cg, p->snd, al, index, out);
+    scan_writes_but(cg, p->fst, al, index, out, all);
+    scan_writes_but(cg, p->snd, al, index, out, all);
     return;
-  case PH_LAM: scan_writes_but(cg, p->body, al, index, out); return;
+  case PH_LAM: scan_writes_but(cg, p->body, al, index, out, all); return;
   case PH_PAIR: /* the sides of an if (PRIM_IF: comm & comm), each writing */
-    scan_writes_but(cg, p->fst, al, index, out);
-    scan_writes_but(cg, p->snd, al, index, out);
+    scan_writes_but(cg, p->fst, al, index, out, all);
+    scan_writes_but(cg, p->snd, al, index, out, all);
     return;
   case PH_APP: {
     Spine s;
@@ -90,11 +95,11 @@ static void scan_writes_but(CG *cg, const Phrase *p, const Alias *al, const Bind
     if (is_parfor(s.head->prim) && s.nargs == 2 && s.args[1]->kind == PH_LAM && s.args[1]->body->kind == PH_LAM) {
       const Phrase *inner = s.args[1]->body;
       Alias a = {inner->lam_binder, s.args[0], al};
-      scan_writes_but(cg, inner->body, &a, index, out);
+      scan_writes_but(cg, inner->body, &a, index, out, all);
       return;
     }
     for (int i = 0; i < s.nargs; i++)
-      if (s.args[i]->kind == PH_LAM || s.args[i]->kind == PH_PAIR) scan_writes_but(cg, s.args[i], al, index, out);
+      if (s.args[i]->kind == PH_LAM || s.args[i]->kind == PH_PAIR) scan_writes_but(cg, s.args[i], al, index, out, all);
     return;
   }
   default: return;
@@ -103,7 +108,9 @@ static void scan_writes_but(CG *cg, const Phrase *p, const Alias *al, const Bind
 
 /* buffers in global or local memory written by p (al: the o of the
  * parfors entered on the way, which are not in the environment yet) */
-void scan_writes(CG *cg, const Phrase *p, const Alias *al, BinderSet *out) { scan_writes_but(cg, p, al, NULL, out); }
+void scan_writes(CG *cg, const Phrase *p, const Alias *al, BinderSet *out) {
+  scan_writes_but(cg, p, al, NULL, out, NULL);
+}
 
 /* ---- the reads of a command ----
  *
@@ -156,10 +163,9 @@ static bool read_vars_get(const ReadVarsIndex *x, const Phrase *p, ReadVars *v) 
   return true;
 }
 
-/* b noted as read, unless the innermost command has read it already (or
- * at each occurrence: CG.scan_each_site, the general way) */
+/* b noted as read, unless the innermost command has read it already */
 static inline void note_read(CG *cg, const Binder *b) {
-  for (int i = cg->read_occ.len - 1; i >= cg->read_scope && !cg->scan_each_site; i--)
+  for (int i = cg->read_occ.len - 1; i >= cg->read_scope; i--)
     if (cg->read_occ.items[i] == b) return;
   vec_push(cg->arena, &cg->read_occ, (void *)b);
 }
@@ -195,13 +201,50 @@ static void note_reads(CG *cg, const Phrase *p, bool keep) {
   case PH_LAM: note_reads(cg, p->body, true); break;
   case PH_ASSIGN: note_reads(cg, p->snd, true); break; /* the acceptor side only writes */
   case PH_UNOP: note_reads(cg, p->fst, true); break;
+  case PH_APP: {
+    /* a spine: its head, then its arguments in order, as the walk through
+     * each partial application (a function, never a command) would note
+     * them, without a call a partial application (issue 35) */
+    const Phrase *args[8];
+    int n = 0;
+    const Phrase *head = p;
+    while (head->kind == PH_APP && n < (int)DPIA_COUNTOF(args)) args[n++] = head->snd, head = head->fst;
+    if (!note_leaf_read(cg, head)) note_reads(cg, head, false);
+    while (n > 0)
+      if (!note_leaf_read(cg, args[--n])) note_reads(cg, args[n], true);
+    break;
+  }
   default:
-    if (p->fst && !note_leaf_read(cg, p->fst)) note_reads(cg, p->fst, p->kind != PH_APP);
+    if (p->fst && !note_leaf_read(cg, p->fst)) note_reads(cg, p->fst, true);
     if (p->snd && !note_leaf_read(cg, p->snd)) note_reads(cg, p->snd, true);
     break;
   }
   cg->read_scope = outer;
   if (keep && command) read_vars_put(cg->arena, &cg->read_vars, p, (ReadVars){start, cg->read_occ.len});
+}
+
+/* The general way (CG.scan_each_site), which the kept walk must agree
+ * with (test throughput-sites): every occurrence of p's read variables
+ * noted, in a plain walk of p, subphrase by subphrase, nothing kept.  What
+ * is read is note_leaf_read's: a variable of type exp, the second half of
+ * a pair variable, not an assignment's acceptor side. */
+static void note_reads_each(CG *cg, const Phrase *p) {
+  switch (p->kind) {
+  case PH_VAR:
+    if (p->type->kind == PT_EXP) vec_push(cg->arena, &cg->read_occ, (void *)p->binder);
+    return;
+  case PH_PROJ:
+    if (p->index == 2 && p->fst->kind == PH_VAR) vec_push(cg->arena, &cg->read_occ, (void *)p->fst->binder);
+    return;
+  case PH_LIT:
+  case PH_PRIM: return;
+  case PH_LAM: note_reads_each(cg, p->body); return;
+  case PH_ASSIGN: note_reads_each(cg, p->snd); return;
+  default:
+    if (p->fst) note_reads_each(cg, p->fst);
+    if (p->snd) note_reads_each(cg, p->snd);
+    return;
+  }
 }
 
 /* buffers in global or local memory read by p.  None while no variable
@@ -215,7 +258,11 @@ static void note_reads(CG *cg, const Phrase *p, bool keep) {
 void scan_reads(CG *cg, const Phrase *p, BinderSet *out) {
   if (!cg->reads_shared && !cg->no_shortcuts) return;
   ReadVars v;
-  if (cg->scan_each_site || !read_vars_get(&cg->read_vars, p, &v)) {
+  if (cg->scan_each_site) {
+    v.start = cg->read_occ.len;
+    note_reads_each(cg, p);
+    v.end = cg->read_occ.len;
+  } else if (!read_vars_get(&cg->read_vars, p, &v)) {
     v.start = cg->read_scope = cg->read_occ.len;
     note_reads(cg, p, true);
     v.end = cg->read_occ.len;
@@ -330,10 +377,11 @@ KirSite *cg_command_site(CG *cg, const Phrase *p, KirLevel level) {
 void cg_body_end_site(CG *cg, KirSiteKind kind, const Phrase *body, const Binder *index) {
   BinderSet reads = {0}, writes = {0}, unindexed = {0};
   scan_reads(cg, body, &reads);
-  if (site_writes_wanted(cg)) {
+  if (site_writes_wanted(cg) && cg->scan_each_site) { /* the general way: a walk each */
     scan_writes(cg, body, NULL, &writes);
-    scan_writes_but(cg, body, NULL, index, &unindexed);
-  }
+    scan_writes_but(cg, body, NULL, index, &unindexed, NULL);
+  } else if (site_writes_wanted(cg))
+    scan_writes_but(cg, body, NULL, index, &unindexed, &writes);
   KirSite *site = cg_site(cg, kind, body->span);
   site->reads = buffers_of(cg, &reads);
   site->writes = buffers_of(cg, &writes);

@@ -83,8 +83,6 @@ typedef struct Printer {
   IxExprPrinter print_expr; /* IX_EXPR atoms */
 } Printer;
 
-static void print_text(Printer *p, const char *s) { buf_put(p->out, s, strlen(s)); }
-
 static size_t decimal_length(int64_t v) {
   uint64_t magnitude = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
   size_t n = v < 0 ? 2 : 1;
@@ -98,9 +96,9 @@ static size_t decimal_length(int64_t v) {
 static void print_node(Printer *p, const Ix *e);
 
 static void print_operand(Printer *p, const Ix *e, bool parens) {
-  if (parens) print_text(p, "(");
+  if (parens) buf_putc(p->out, '(');
   print_node(p, e);
-  if (parens) print_text(p, ")");
+  if (parens) buf_putc(p->out, ')');
 }
 
 /* A term of a flat sum: a variable, a constant >= 0 or a variable times

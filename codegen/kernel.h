@@ -190,9 +190,11 @@ typedef struct CodegenOptions {
    * for the passes to see once (KS_RUN, unroll_step.c): what the runs
    * must agree with (tests/throughput, unroll) */
   bool runs_written_out;
-  /* each barrier site's command walked anew for its reads, every
-   * occurrence noted (barriers.c): the general way, which the reads kept
-   * from one walk of the body must agree with (tests/throughput, sites) */
+  /* each barrier site's command walked anew for its reads by a plain
+   * walk, every occurrence noted, and a loop end's writes and unindexed
+   * writes found in a walk each (barriers.c): the general way, which the
+   * reads kept from one walk of the body and the loop end's one walk must
+   * agree with (tests/throughput, sites) */
   bool scan_each_site;
   /* every scan and pass over the kernel IR run in full, also where a
    * precondition shows it finds or changes nothing (barriers.c's reads of

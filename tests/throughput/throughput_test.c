@@ -23,8 +23,10 @@
  *
  *   sites     the reads of each barrier site's command, kept from one walk
  *             of the body with each variable once in its innermost command
- *             (codegen/barriers.c), give the text of each site's command
- *             walked anew, every occurrence noted
+ *             (codegen/barriers.c), and a loop end's writes and unindexed
+ *             writes, found in one walk of its body, give the text of each
+ *             site's command walked anew by a plain walk of its own, every
+ *             occurrence noted, and a walk for each of the loop end's sets
  *             (CodegenOptions.scan_each_site), for every imperative def of
  *             the given files and directories and their kernels' programs
  *
