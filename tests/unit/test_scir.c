@@ -28,9 +28,8 @@ static bool is_scir_code(DiagCode c) {
 
 static bool same_diagnostic(const Diagnostic *a, const Diagnostic *b) {
   for (; a && b; a = a->next, b = b->next) {
-    if (a->level != b->level || a->code != b->code || a->span.src != b->span.src ||
-        a->span.begin != b->span.begin || a->span.end != b->span.end || strcmp(a->message, b->message) != 0 ||
-        !same_diagnostic(a->notes, b->notes))
+    if (a->level != b->level || a->code != b->code || a->span.src != b->span.src || a->span.begin != b->span.begin ||
+        a->span.end != b->span.end || strcmp(a->message, b->message) != 0 || !same_diagnostic(a->notes, b->notes))
       return false;
   }
   return !a && !b;
@@ -99,7 +98,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "test_scir: no def rejected: the messages are not compared\n");
     t.failed++;
   }
-  printf("scir: %d defs, %d spared the walk, %d rejected, %d failed (%d files not typed, left out)\n", t.defs,
-         t.spared, t.rejected, t.failed, t.files_left);
+  printf("scir: %d defs, %d spared the walk, %d rejected, %d failed (%d files not typed, left out)\n", t.defs, t.spared,
+         t.rejected, t.failed, t.files_left);
   return t.failed ? 1 : 0;
 }
