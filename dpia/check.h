@@ -79,6 +79,11 @@ bool prim_type_is_instance(Arena *a, Interner *in, TypeCtx *tc, const Phrase *p)
 /* scir.c: Syntactic Control of Interference with passivity over a checked
  * body (paper Figure 3).  Returns false after reporting errors. */
 bool scir_check_def(Arena *a, Diag *diag, DefInfo *def);
+/* the same by the walk alone, and whether scir_check_def spares it: no
+ * identifier of the body is active, so nothing can interfere (scir.c;
+ * tests/unit/test_scir.c compares the two) */
+bool scir_check_def_walked(Arena *a, Diag *diag, DefInfo *def);
+bool scir_body_uses_nothing_actively(const Phrase *body);
 /* X, when p is parfor X.1 (\i o -> P) and P uses X only to read element
  * i of it, with no parallel loop inside (scir.c: the pointwise-read
  * extension); NULL otherwise */
