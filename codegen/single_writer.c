@@ -364,16 +364,15 @@ bool gen_local_single_writer(CG *cg, const Phrase *body) {
  * where the sizes leave its number unknown ((N - 64)/64 work-items of
  * (N - 64)/64 a group). */
 void cg_note_group_access(CG *cg, const Binder *root, const KirBuffer *buffer, bool write) {
-  if (cg->replica_reported || buffer->space != KSP_GLOBAL || is_output(cg, root)) return;
+  if (cg->replica_reported || buffer->space != KSP_GLOBAL) return;
   const Launch *l = &cg->launch;
+  unsigned covered = cg->group_dims | cg->global_dims | cg->group_id_guards;
   int replica = -1;
   for (int d = 0; d < 3 && replica < 0; d++) {
     int64_t n;
-    if (l->groups_known[d] && size_const_value(l->groups[d], &n) && n > 1 &&
-        !((cg->group_dims | cg->global_dims | cg->group_id_guards) & 1u << d))
-      replica = d;
+    if (!(covered & 1u << d) && l->groups_known[d] && size_const_value(l->groups[d], &n) && n > 1) replica = d;
   }
-  if (replica < 0) return;
+  if (replica < 0 || is_output(cg, root)) return;
   cg->replica_reported = true;
   int64_t n = 0;
   size_const_value(l->groups[replica], &n);
