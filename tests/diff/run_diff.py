@@ -14,7 +14,12 @@ launch size other than their natural NDRange (--global-size/--local-size
 from the kernel's metadata: fewer groups or work-items than elements, so
 that the maps become loops, more work-items than elements, so that they
 become guarded, another local size), exercising the other loop forms of
-spec section 8.  PoCL compiles every kernel afresh (POCL_KERNEL_CACHE=0).
+spec section 8.  With --replica-dims F, a share F of those launches also
+has 2 or 3 work-groups (or 2 to 4 work-items) in one or two dimensions
+the kernel does not use: replicas that run its code alike, whose writes
+the single writers' guards on group and global ids must keep apart
+(codegen/single_writer.c; drawn from a stream of their own, so that the
+other launches stay as they were).  PoCL compiles every kernel afresh (POCL_KERNEL_CACHE=0).
 Then every tests/diff/regress/*.dpia file (a fixed bug) is run the same
 way, and with --open every open/*.dpia file (an open bug; reported, not
 counted): its first line says which bug it shows, its second `-- run: -k KERNEL --size N=...`
