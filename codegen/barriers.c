@@ -310,6 +310,7 @@ void cg_note_access(CG *cg, const Binder *root, bool write) {
   if (cg->trial) return; /* a trial's accesses are not made (CG.trial) */
   if (!write) cg->writes_matter = true; /* pending after the next site */
   const KirBuffer *b = cg_buffer(cg, root);
+  if (cg->group_depth > 0 && b->space == KSP_GLOBAL) cg_note_group_access(cg, root, b, write);
   for (int i = 0; i < cg->accesses.len; i++) {
     const KirAccess *x = cg->accesses.items[i];
     if (x->buffer == b && x->write == write) return; /* noted since the last site */

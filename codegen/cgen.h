@@ -249,6 +249,8 @@ typedef struct CG {
   const Ix *local_index[3]; /* the index of the innermost parforLocal of dimension d around,
                                when it runs at most once per work-item (else NULL) */
   unsigned global_dims;     /* bit d: inside the body of a parforGlobal of dimension d */
+  unsigned group_id_guards;  /* bit d: inside a single writer's guard on group id d == 0 */
+  bool replica_reported;     /* cg_note_group_access reported E0604 for this kernel */
   int64_t private_live;     /* bytes of the private arrays in scope (gen_new) */
   bool private_reported;    /* the private memory limit was reported for this kernel */
   bool unrolled_nest;       /* generating the steps of a loop whose steps are loops written out, which
@@ -491,6 +493,10 @@ int64_t gen_steps_by_copy(CG *cg, const Phrase *loop, const Phrase *lam, int64_t
 bool gen_single_writer(CG *cg, const Phrase *p);
 /* the same for the body of a parforLocal that writes outputs only */
 bool gen_local_single_writer(CG *cg, const Phrase *body);
+/* cg_note_access of an access to root in a parforWorkgroup body: one to
+ * a global temporary that other work-groups would make unordered with
+ * this one's is refused (E0604) */
+void cg_note_group_access(CG *cg, const Binder *root, const KirBuffer *buffer, bool write);
 
 /* ---- barriers.c: what the barrier pass needs to know of the program
  * (barrier sites, kir.h; the pass: barrier_pass.c) ---- */

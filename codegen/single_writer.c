@@ -82,6 +82,7 @@ typedef struct Writes {
   bool shared;
   bool temporary;
   bool local;
+  bool global_temporary;
   bool output;
 } Writes;
 
@@ -119,6 +120,7 @@ static bool writes_outputs_only(CG *cg, const Phrase *p, BinderSet *inner, Write
     writes->output |= output;
     writes->temporary |= !output;
     writes->local |= !output && cg_buffer(cg, root)->space == KSP_LOCAL;
+    writes->global_temporary |= !output && cg_buffer(cg, root)->space == KSP_GLOBAL;
     return true;
   }
   case PH_APP: {
@@ -258,7 +260,10 @@ bool gen_single_writer(CG *cg, const Phrase *p) {
   cg_scope_enter(cg, &mark);
   cg->distributed++;
   cg->solo++;
+  unsigned guards = cg->group_id_guards;
+  cg->group_id_guards |= group_ids;
   gen_comm(cg, p);
+  cg->group_id_guards = guards;
   cg_site(cg, KSITE_SOLO_END, p->span);
   cg->solo--;
   cg->distributed--;
@@ -296,28 +301,30 @@ bool gen_local_single_writer(CG *cg, const Phrase *body) {
    * body distributes all run it too (a mapLocal beside a mapGlobal of its
    * dimension in a mapWorkgroup1, launched with several groups in
    * dimension 0, wrote the output's elements from each: a race between
-   * groups), so group id 0 of those writes the output, as in
-   * gen_single_writer, which the guard here (cg->solo) keeps from adding
-   * it.  Not a temporary: each group reads its own local memory, and no
-   * barrier would order the others' reads of a global one after group 0.
-   * A body never writes both: the body of a parforLocal writes its one
-   * acceptor, out[i] of the map's (the paper's translation of a parallel
-   * map, section 4; spec section 5), and temporaries it declares itself,
-   * which it does not qualify with (writes_outputs_only refuses a new
-   * in local or global memory); a temporary allocated outside the body
-   * is written there only as that acceptor (a toLocal's producer, a
-   * reduction's accumulator).  A command of a group body that writes
-   * both, a sequence under the temporary's new, is gen_single_writer's,
-   * which guards its parts each by what it writes
-   * (tests/diff/regress/local_temporary_and_output_one_command.dpia).
-   * Were the invariant broken, the groups would all write the output: an
-   * internal error, not a race. */
-  if (writes.temporary && writes.output && cg->launch_many.groups & ~(cg->group_dims | cg->global_dims) & 7u)
-    INTERNAL("single writer: a parforLocal body writes a temporary and the output, which every group would write");
-  if (!writes.temporary)
-    for (int d = 0; d < 3; d++)
-      if (cg->launch_many.groups & ~(cg->group_dims | cg->global_dims) & 1u << d)
-        cond = and_query_zero(cg, cond, KQ_GROUP_ID, d);
+   * groups), so group id 0 of those runs a body that writes the output
+   * or a global temporary, as in gen_single_writer, which the guard here
+   * (cg->solo) keeps from adding it: a toGlobal's mapLocal launched with
+   * 2 groups and 2 work-items a group in dimension 1 had each group write
+   * the temporary's elements (E0008 at verification;
+   * tests/diff/regress/global_temporary_replica_groups.dpia).  The other
+   * groups may not read a global temporary after group 0 wrote it (no
+   * barrier orders them): cg_note_group_access refuses the launch where
+   * they would.  Not a body that writes a local temporary alone: each
+   * group reads its own local memory after it.  A body that writes the
+   * output and temporaries too writes them as its own: its acceptor is
+   * the output, and the temporaries are those of its sequential stages
+   * (a mapSeq's result that a select and a reduceSeq read), allocated in
+   * the body and hoisted out of it, widened by the index, which no other
+   * work-item reads; the groups that skip the body skip their reads too.
+   * It was an internal error (gen.py --seed 1153 --index 504 --with
+   * vectors, gen50's check sweep: a mapLocal1 of N/64 - 1 elements made
+   * the number of groups in dimension 1 unknown;
+   * tests/diff/regress/local_body_temporary_and_output.dpia). */
+  unsigned group_ids = 0;
+  if (writes.output || writes.global_temporary)
+    group_ids = cg->launch_many.groups & ~(cg->group_dims | cg->global_dims) & 7u;
+  for (int d = 0; d < 3; d++)
+    if (group_ids & 1u << d) cond = and_query_zero(cg, cond, KQ_GROUP_ID, d);
   KirBlock *outer = cg_enter(cg, add_if(cg, cond, "the other work-items would write the same"));
   /* only some work-items run the guarded body: no barrier may go in it
    * (a barrier in a sequential loop there hung PoCL: seed 52 #730); one
@@ -326,10 +333,55 @@ bool gen_local_single_writer(CG *cg, const Phrase *body) {
   int mark;
   cg_scope_enter(cg, &mark);
   cg->solo++;
+  unsigned guards = cg->group_id_guards;
+  cg->group_id_guards |= group_ids;
   gen_comm(cg, body);
+  cg->group_id_guards = guards;
   cg_site(cg, KSITE_SOLO_END, body->span);
   cg->solo--;
   cg_scope_leave(cg, mark);
   cg_leave(cg, outer);
   return true;
+}
+
+/* The work-groups of a dimension that no mapWorkgroup or mapGlobal around
+ * the code distributes, where the launch has more than one (a
+ * one-dimensional kernel launched with --global-size=16,2
+ * --local-size=8,1), all run a group body alike: replicas, whose writes
+ * of the output the guards on group id 0 leave out (gen_single_writer,
+ * gen_local_single_writer), so that they have no effect.  A global
+ * temporary is one buffer for all of them, and no barrier orders
+ * work-groups (spec section 5; OpenCL 1.2 section 3.3.1): a group body's
+ * access to one outside such a guard is either a write every replica
+ * makes too, at the same elements, or a read of what group id 0 wrote
+ * under the guard, unordered after it (a toLocal's mapLocal copying a
+ * toGlobal's sequential result: E0008 at verification; gen50's probe of
+ * session 33's suspicion).  Local memory is each group's own.  Such a
+ * launch is refused as the others that would need a barrier OpenCL does
+ * not have (E0604, docs/errors.md); the natural launch has one group in
+ * those dimensions.  Only a number of groups known above 1: at the
+ * natural launch a dimension no grid map distributes has one group, also
+ * where the sizes leave its number unknown ((N - 64)/64 work-items of
+ * (N - 64)/64 a group). */
+void cg_note_group_access(CG *cg, const Binder *root, const KirBuffer *buffer, bool write) {
+  if (cg->replica_reported || buffer->space != KSP_GLOBAL) return;
+  const Launch *l = &cg->launch;
+  unsigned covered = cg->group_dims | cg->global_dims | cg->group_id_guards;
+  int replica = -1;
+  for (int d = 0; d < 3 && replica < 0; d++) {
+    int64_t n;
+    if (!(covered & 1u << d) && l->groups_known[d] && size_const_value(l->groups[d], &n) && n > 1) replica = d;
+  }
+  if (replica < 0 || is_output(cg, root)) return;
+  cg->replica_reported = true;
+  int64_t n = 0;
+  size_const_value(l->groups[replica], &n);
+  cg_error(cg, ERR_NO_BARRIER, cg->where,
+           "the launch has %lld work-groups in dimension %d, which no map around this code distributes: they all "
+           "run it alike, and '%s', a temporary in global memory, is one buffer for all of them, %s; OpenCL has no "
+           "barrier across work-groups to order them: launch one work-group in dimension %d, or make it a toLocal",
+           (long long)n, replica, buffer->name,
+           write ? "which each would write here at the same elements"
+                 : "which one of them wrote and the others would read here unordered after it",
+           replica);
 }

@@ -14,7 +14,12 @@ launch size other than their natural NDRange (--global-size/--local-size
 from the kernel's metadata: fewer groups or work-items than elements, so
 that the maps become loops, more work-items than elements, so that they
 become guarded, another local size), exercising the other loop forms of
-spec section 8.  PoCL compiles every kernel afresh (POCL_KERNEL_CACHE=0).
+spec section 8.  With --replica-dims F, a share F of those launches also
+has 2 or 3 work-groups (or 2 to 4 work-items) in one or two dimensions
+the kernel does not use: replicas that run its code alike, whose writes
+the single writers' guards on group and global ids must keep apart
+(codegen/single_writer.c; drawn from a stream of their own, so that the
+other launches stay as they were).  PoCL compiles every kernel afresh (POCL_KERNEL_CACHE=0).
 Then every tests/diff/regress/*.dpia file (a fixed bug) is run the same
 way, and with --open every open/*.dpia file (an open bug; reported, not
 counted): its first line says which bug it shows, its second `-- run: -k KERNEL --size N=...`
@@ -175,11 +180,14 @@ def size_expr(expr, values):
     return eval(expr.replace('/', '//'), {'__builtins__': {}}, dict(values))  # noqa: S307
 
 
-def choose_launch(dpia, path, kernel, sizes, rng, env):
+def choose_launch(dpia, path, kernel, sizes, rng, env, replica_rng=None):
     """Launch options other than the kernel's natural NDRange (fewer
     work-items or groups than elements: loops; more work-items than
     elements: guards; another local size), chosen with rng from the
-    kernel's metadata.  [] when there is nothing to vary."""
+    kernel's metadata.  [] when there is nothing to vary.  replica_rng
+    (--replica-dims): also work-items or work-groups in one or two
+    dimensions the kernel does not use, which run its code alike
+    (replicas: codegen/single_writer.c)."""
     rc, out, _ = run([dpia, 'translate', path, '-k', kernel, '--emit=json', '--no-verify'], env, split=True)
     if rc != 0:
         return []
@@ -193,11 +201,11 @@ def choose_launch(dpia, path, kernel, sizes, rng, env):
         return []
     if loc is None:
         g2 = [rng.randint(1, g) if g > 1 and rng.random() < 0.8 else g for g in glob]
+        l2 = None
         if rng.random() < 0.3:
             l2 = [rng.choice([1, 2, 4, 8, 16, 32]) if d == 0 else 1 for d in range(len(g2))]
             g2 = [-(-g // l) * l for g, l in zip(g2, l2)]
-            return [f'--global-size={",".join(map(str, g2))}', f'--local-size={",".join(map(str, l2))}']
-        return [f'--global-size={",".join(map(str, g2))}']
+        return replica_dims(replica_rng, l2, g2, global_first=True)
     groups = [max(1, g // max(1, l)) for g, l in zip(glob, loc)]
     l2 = []
     for l in loc:
@@ -210,14 +218,37 @@ def choose_launch(dpia, path, kernel, sizes, rng, env):
     while math.prod(l2) > 256:
         l2[l2.index(max(l2))] //= 2
     gr2 = [rng.randint(1, g) if rng.random() < 0.5 else g for g in groups]
-    opts = [f'--local-size={",".join(map(str, l2))}']
     if gr2 != groups or l2 != loc or rng.random() < 0.5:
-        opts.append(f'--global-size={",".join(str(a * b) for a, b in zip(gr2, l2))}')
+        return replica_dims(replica_rng, l2, [a * b for a, b in zip(gr2, l2)])
+    if replica_rng:  # the natural number of groups, given in full for the added dimensions
+        return replica_dims(replica_rng, l2, [a * b for a, b in zip(groups, l2)])
+    return [f'--local-size={",".join(map(str, l2))}']
+
+
+def replica_dims(rng, local, glob, global_first=False):
+    """The options of these local and global sizes (local None: not
+    given), with one or two dimensions beyond the kernel's own added when
+    rng is given: 2 or 3 work-groups there of 1 or 2 work-items each (2
+    to 4 work-items where the local size is not given), replicas of a
+    group body or of the kernel's code, which the single writers' guards
+    on group and global ids keep from writing twice (gen49's and gen50's
+    races and internal error were found only at such launches)."""
+    if rng:
+        for _ in range(min(3 - len(glob), rng.choice([1, 1, 1, 2]))):
+            if local is None:
+                glob.append(rng.choice([2, 3, 4]))
+                continue
+            lsize, groups = rng.choice([1, 1, 2]), rng.choice([2, 2, 3])
+            local.append(lsize)
+            glob.append(lsize * groups)
+    opts = [f'--global-size={",".join(map(str, glob))}']
+    if local is not None:
+        opts.insert(0 if not global_first else 1, f'--local-size={",".join(map(str, local))}')
     return opts
 
 
 def test_one(dpia, path, kernel, sizes, expect, seed, env, launch_rng=None, check_only=False, oclgrind_log_path=None,
-             target=()):
+             target=(), replica_rng=None):
     """(status, detail, launch options): status in ok, skip, FAIL.
     oclgrind_log_path: run on Oclgrind, its findings to this file (a
     finding is a FAIL).  target: `--target=c` to run the C target, or ()."""
@@ -251,7 +282,7 @@ def test_one(dpia, path, kernel, sizes, expect, seed, env, launch_rng=None, chec
         return 'FAIL', f'{what}:\n{out}', []
     if check_only:
         return 'ok', out, []
-    launch = choose_launch(dpia, path, kernel, sizes, launch_rng, env) if launch_rng else []
+    launch = choose_launch(dpia, path, kernel, sizes, launch_rng, env, replica_rng) if launch_rng else []
     rest = ['-k', kernel, *sizes, *launch, '--check', '--seed', str(seed)]
     cmd = ['dpia', 'run', *target, os.path.basename(path), *rest]
     full = [dpia, 'run', *target, path, *rest]
@@ -335,6 +366,10 @@ def main():
                     help=f'the share of generated programs run with another launch size than their natural '
                     f'NDRange (default {LAUNCH_FRACTION}; 1 for all: a hunt for races under Oclgrind in the loops and '
                     'guards of other launches)')
+    ap.add_argument('--replica-dims', type=float, default=0.0,
+                    help='the share of the programs run at another launch (--launch-fraction) that also get work-items '
+                    'or work-groups in one or two dimensions the kernel does not use (default 0; a hunt for races '
+                    'between the replicas that run its code alike, codegen/single_writer.c)')
     ap.add_argument('--with', dest='extra', action='append', default=[], choices=sorted(gen.OPTIONAL),
                     help='a generator feature that is off by default (gen.py --with)')
     ap.add_argument('--derived', action='store_true',
@@ -360,6 +395,7 @@ def main():
             return oclgrind_log.missing_status()
 
     cases = []  # (name, text, kernel, sizes, expect, launch rng)
+    replicas = {}  # case index: the rng of its replica dimensions (--replica-dims)
     if a.derived and (avoid or a.extra):
         ap.error('--derived programs are derived from high-level ones: no --avoid or --with')
     batch = gen_derived.Batch(dpia) if a.derived and a.count else None
@@ -369,6 +405,12 @@ def main():
         lr = random.Random(f'launch:{a.seed}:{i}')
         cases.append((f'seed {a.seed} #{i}', p.text, p.kernel, p.size_args(), p.expect,
                       lr if lr.random() < a.launch_fraction else None))
+        # and some of those with replicas in dimensions the kernel does not
+        # use (--replica-dims): a stream of its own, so that without the
+        # option the launches are as they were
+        rr = random.Random(f'replicas:{a.seed}:{i}')
+        if a.replica_dims and rr.random() < a.replica_dims:
+            replicas[len(cases) - 1] = rr
     if batch:
         batch.close()
     for sub, wanted in (('regress', not a.no_regress), ('open', a.open)):
@@ -402,7 +444,7 @@ def main():
             log = os.path.join(tmp, f'p{k}.oclgrind.log') if a.oracle == 'oclgrind' else None
             t0 = time.time()
             res = test_one(dpia, path, kernel, sizes, expect, a.seed, env, lr, a.check_only, log,
-                           [f'--target={a.target}'] if a.target != 'opencl' else [])
+                           [f'--target={a.target}'] if a.target != 'opencl' else [], replicas.get(k))
             durations.append((time.time() - t0, name))
             return res
 
